@@ -1,0 +1,120 @@
+/**
+ * The arithmetic operators, spelled for the type they compute in (C semantics, as
+ * the OpenCL target computes them):
+ *
+ *   int32, uint32   + - * wrap modulo 2^32 (Math.imul for *), / truncates, // floors,
+ *                   % has the sign of the divisor (Python, as loopy), ** wraps.
+ *                   Integer division or remainder by zero gives 0 (undefined in C).
+ *   int64, uint64   the same on bigints, wrapping modulo 2^64.
+ *   float64         JavaScript's own operators; // is floor(a/b); % is Python's.
+ *   float32         as float64, with every result rounded to float32 (Math.fround):
+ *                   for + - * / the double result rounded once is the correctly
+ *                   rounded float32 result, so a GPU's float32 agrees to the last bit.
+ *
+ * Narrower integers never compute here: C promotes them to int (`computeType`).
+ */
+import type { DType, expr } from '@loom/core';
+import {
+  MAX_UNREDUCED, Prec, atom, convert, infix, isBigIntType, isFloatType, operand, reduce, type JsValue,
+} from './values.ts';
+
+type BinaryOp = expr.BinaryOp;
+
+/** `left op right` computed in type `c`. The operands may have any representation. */
+export function binaryOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
+  if (isFloatType(c)) return floatOp(op, convert(left, c), convert(right, c), c);
+  if (isBigIntType(c)) return bigintOp(op, left, right, c);
+  return int32Op(op, left, right, c);
+}
+
+/** `-v` computed in type `c`. */
+export function negate(v: JsValue, c: DType): JsValue {
+  const x = isFloatType(c) ? convert(v, c) : modular(v, c);
+  // `- -x` must not become the decrement `--x`
+  const inner = x.code.startsWith('-') ? `(${x.code})` : operand(x, Prec.Unary);
+  const code = `-${inner}`;
+  // negation is exact in floats; for integers the result is congruent, so unreduced
+  return isFloatType(c) ? { code, prec: Prec.Unary, repr: c } : { code, prec: Prec.Unary, repr: c, unreduced: x.unreduced ?? 1 };
+}
+
+function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
+  const f32 = c === 'float32';
+  const rounded = (v: JsValue): JsValue => (f32 ? atom(`Math.fround(${v.code})`, c) : v);
+  switch (op) {
+    case '+': case '-':
+      return rounded({ code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c });
+    case '*': case '/':
+      return rounded({ code: infix(a, op, b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c });
+    case '//': {
+      const quotient = rounded({ code: infix(a, '/', b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c });
+      return atom(`Math.floor(${quotient.code})`, c);
+    }
+    case '%':
+      return rounded(atom(`loom.floorMod(${a.code}, ${b.code})`, c));
+    case '**':
+      return rounded(atom(`loom.pow(${a.code}, ${b.code})`, c));
+  }
+}
+
+/** int32 or uint32. */
+function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
+  const unsigned = c === 'uint32';
+  switch (op) {
+    case '+': case '-': {
+      let a = modular(left, c);
+      let b = modular(right, c);
+      if (a.unreduced! + b.unreduced! > MAX_UNREDUCED) {
+        a = { ...reduce(a), unreduced: 1 };
+        b = { ...reduce(b), unreduced: 1 };
+      }
+      return { code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c, unreduced: a.unreduced! + b.unreduced! };
+    }
+    case '*': {
+      // Math.imul wraps its arguments itself, so they may be unreduced
+      const product = atom(`Math.imul(${modular(left, c).code}, ${modular(right, c).code})`, c);
+      return unsigned ? { ...product, unreduced: 1 } : product;
+    }
+    case '/': case '//': {
+      const a = convert(left, c);
+      const b = convert(right, c);
+      const quotient = { code: infix(a, '/', b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c };
+      // unsigned: both are non-negative, so truncating and flooring agree; x / 0 → 0 either way
+      if (unsigned) return { code: `${operand(quotient, Prec.Unary)} >>> 0`, prec: Prec.Shift, repr: c };
+      const rounded = op === '/' ? operand(quotient, Prec.Unary) : `Math.floor(${quotient.code})`;
+      return { code: `${rounded} | 0`, prec: Prec.BitOr, repr: c };
+    }
+    case '%':
+      return atom(`loom.${unsigned ? 'modU32' : 'mod'}(${convert(left, c).code}, ${convert(right, c).code})`, c);
+    case '**': {
+      const power = atom(`loom.ipow(${convert(left, c).code}, ${convert(right, c).code})`, c);
+      return unsigned ? { ...power, unreduced: 1 } : power;
+    }
+  }
+}
+
+/** int64 or uint64, as bigints. */
+function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
+  const unsigned = c === 'uint64';
+  switch (op) {
+    case '+': case '-':
+      return { code: infix(modular(left, c), op, modular(right, c), Prec.Additive), prec: Prec.Additive, repr: c, unreduced: 1 };
+    case '*':
+      return { code: infix(modular(left, c), op, modular(right, c), Prec.Multiplicative), prec: Prec.Multiplicative, repr: c, unreduced: 1 };
+    default: {
+      const helper = { '/': 'div64', '//': 'floorDiv64', '%': 'mod64', '**': 'ipow64' }[op];
+      const unsignedHelper = { '/': 'divU64', '//': 'divU64', '%': 'modU64', '**': 'ipowU64' }[op];
+      return atom(`loom.${unsigned ? unsignedHelper : helper}(${convert(left, c).code}, ${convert(right, c).code})`, c);
+    }
+  }
+}
+
+/**
+ * `v` as an operand of a wrapping operation in `c`: any value congruent to it
+ * modulo 2^32 (2^64 for bigints) will do, so values already of that kind pass
+ * unreduced. Everything else (floats, literals, the other kind) is converted.
+ */
+function modular(v: JsValue, c: DType): JsValue {
+  const sameKind = v.literal === undefined && !v.condition && (isBigIntType(c) ? isBigIntType(v.repr) : !isBigIntType(v.repr) && !isFloatType(v.repr));
+  if (sameKind) return { ...v, repr: c, unreduced: v.unreduced ?? 1 };
+  return { ...convert(v, c), unreduced: 1 };
+}

@@ -1,0 +1,144 @@
+/**
+ * The CPU device: buffers are host ArrayBuffers, "compiling" turns the generated
+ * JavaScript into functions, and a launch runs every work-group and work-item on
+ * this thread. It needs nothing installed, so it is the device of last resort, and
+ * being exact it is the one other devices' results are compared with.
+ */
+import {
+  byteSize, hostArrayConstructor, LoomError,
+  type Device, type DeviceBuffer, type GeneratedCode, type KernelFunction, type LaunchArgument,
+} from '@loom/core';
+import { kernelLayout } from './layout.ts';
+import { HELPERS_PARAM } from './names.ts';
+import { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';
+import { jsTarget } from './target.ts';
+import { runWorkGroups, type CompiledKernel } from './workgroups.ts';
+
+export const CPU_DEVICE_NAME = 'CPU (generated JavaScript)';
+
+class HostBuffer implements DeviceBuffer {
+  #data: ArrayBuffer | undefined;
+
+  constructor(readonly byteLength: number) {
+    this.#data = new ArrayBuffer(byteLength); // zero-filled
+  }
+
+  get data(): ArrayBuffer {
+    if (!this.#data) throw new LoomError('a CPU buffer was used after it was released');
+    return this.#data;
+  }
+
+  release(): void {
+    this.#data = undefined;
+  }
+}
+
+/** A compiled program: its kernels by (Loom) name. */
+class CompiledProgram {
+  constructor(readonly kernels: ReadonlyMap<string, CompiledKernel>) {}
+}
+
+/** Compiled programs by source text: the same text always compiles to the same functions. */
+const compiled = new Map<string, CompiledProgram>();
+const MAX_CACHED = 256;
+
+export function cpuDevice(): Device {
+  return {
+    name: CPU_DEVICE_NAME,
+    target: jsTarget(),
+
+    async compile(code: GeneratedCode): Promise<unknown> {
+      if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
+      return compileProgram(code);
+    },
+
+    allocate(byteLength: number): DeviceBuffer {
+      if (!Number.isInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes`);
+      return new HostBuffer(byteLength);
+    },
+
+    async write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void> {
+      const target = hostBuffer(buffer);
+      if (data.byteLength > target.byteLength) {
+        throw new LoomError(`cannot write ${data.byteLength} bytes into a CPU buffer of ${target.byteLength}`);
+      }
+      new Uint8Array(target.data).set(bytesOf(data));
+    },
+
+    async read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void> {
+      const source = hostBuffer(buffer);
+      if (into.byteLength > source.byteLength) {
+        throw new LoomError(`cannot read ${into.byteLength} bytes from a CPU buffer of ${source.byteLength}`);
+      }
+      bytesOf(into).set(new Uint8Array(source.data, 0, into.byteLength));
+    },
+
+    async launch(program: unknown, kernel: KernelFunction, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+      if (!(program instanceof CompiledProgram)) throw new LoomError('the CPU device can only launch programs it compiled');
+      const entry = program.kernels.get(kernel.name);
+      if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
+      const values = kernelArguments(kernel, args);
+      try {
+        runWorkGroups(entry, values, groupCount, localSize);
+      } catch (e) {
+        if (e instanceof LoomError) throw e;
+        throw withCause(new LoomError(`kernel '${kernel.name}' failed on the CPU: ${e instanceof Error ? e.message : String(e)}`), e);
+      }
+    },
+
+    release(buffer: DeviceBuffer): void {
+      hostBuffer(buffer).release();
+    },
+  };
+}
+
+function compileProgram(code: GeneratedCode): CompiledProgram {
+  const cached = compiled.get(code.code);
+  if (cached) return cached;
+  const layouts = code.program.kernels.map(kernelLayout);
+  const exports = layouts.map((l) => `${JSON.stringify(l.name)}: ${l.jsName}`).join(', ');
+  let functions: Record<string, (...args: unknown[]) => unknown>;
+  try {
+    // the code's own 'use strict' applies: it opens the function body
+    functions = new Function(HELPERS_PARAM, `${code.code}\nreturn { ${exports} };`)(runtimeHelpers);
+  } catch (e) {
+    const names = layouts.map((l) => `'${l.name}'`).join(', ');
+    throw withCause(new LoomError(`internal: the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`), e);
+  }
+  const program = new CompiledProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
+  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(code.code, program);
+  return program;
+}
+
+/** Buffers viewed as TypedArrays of their parameter's dtype; values in the dtype's representation. */
+function kernelArguments(kernel: KernelFunction, args: readonly LaunchArgument[]): unknown[] {
+  if (args.length !== kernel.params.length) {
+    throw new LoomError(`kernel '${kernel.name}' takes ${kernel.params.length} arguments, got ${args.length}`);
+  }
+  return kernel.params.map((p, k) => {
+    const arg = args[k];
+    if (p.kind === 'value') {
+      if (arg.kind !== 'value') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is a value, not a buffer`);
+      return toRepresentation(arg.value, p.dtype);
+    }
+    if (arg.kind !== 'buffer') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is an array: pass a buffer`);
+    const buffer = hostBuffer(arg.buffer);
+    const Ctor = hostArrayConstructor(p.dtype);
+    return new Ctor(buffer.data, 0, Math.floor(buffer.byteLength / byteSize(p.dtype)));
+  });
+}
+
+function hostBuffer(b: DeviceBuffer): HostBuffer {
+  if (!(b instanceof HostBuffer)) throw new LoomError('this buffer belongs to another device, not the CPU device');
+  return b;
+}
+
+function bytesOf(view: ArrayBufferView): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+function withCause(error: LoomError, cause: unknown): LoomError {
+  Object.defineProperty(error, 'cause', { value: cause, configurable: true, writable: true });
+  return error;
+}

@@ -1,0 +1,152 @@
+/**
+ * Expressions of the program AST as JavaScript.
+ *
+ * Every node is computed in the type numpy's promotion gives it (`exprType` from
+ * the core, with weak literals: `2*a` stays float32, `0.5*k` is float64 for an
+ * int32 `k`), its operands converted to that type first, exactly as the OpenCL
+ * target's C does. Literals are converted while printing (`0.1` in a float32
+ * computation is written as float32's 0.10000000149011612).
+ */
+import { combineTypes, exprType, isDType, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
+import { binaryOp, negate } from './arithmetic.ts';
+import { callFunction } from './functions.ts';
+import { jsName, workItemIdParam } from './names.ts';
+import {
+  Prec, asCondition, asNumber, atom, computeType, convert, infix, isBigIntType, isFloatType, isSmallIntType, literal,
+  operand, reduce, storable, type JsValue,
+} from './values.ts';
+
+export class ExpressionPrinter {
+  /** The dtype of every name, work-item ids (`lid(0)`) included. */
+  readonly typeOf: (name: string) => DType | undefined;
+
+  constructor(
+    private readonly kernel: KernelFunction,
+    /** Scalars shared by work-items, kept as one-element arrays: read and written as `name[0]`. */
+    private readonly sharedScalars: ReadonlySet<string>,
+  ) {
+    this.typeOf = (name) => kernel.types.get(name) ?? (workItemIdParam(name) ? 'int32' : undefined);
+  }
+
+  /** The value of `e`, in its own type's representation (possibly unreduced or a JS boolean). */
+  value(e: Expr): JsValue {
+    switch (e.kind) {
+      case 'int': return literal(e.value, 'int32');
+      case 'float': return literal(e.value, 'float64');
+      case 'bool': return literal(e.value ? 1 : 0, 'bool');
+      case 'var': return this.variable(e.name);
+      case 'subscript': return atom(`${this.arrayName(e.array)}[${this.index(e.indices, e).code}]`, this.declaredType(e.array));
+      case 'neg': {
+        // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
+        const x = e.operand;
+        if (x.kind === 'int' || x.kind === 'float') return literal(-x.value, x.kind === 'int' ? 'int32' : 'float64');
+        return negate(asNumber(this.value(x)), computeType(this.dtype(e)));
+      }
+      case 'binary': return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
+      case 'compare': return this.comparison(e);
+      case 'logical': {
+        const op = e.op === 'and' ? '&&' : '||';
+        const prec = e.op === 'and' ? Prec.LogicalAnd : Prec.LogicalOr;
+        return { code: infix(this.condition(e.left), op, this.condition(e.right), prec), prec, repr: 'bool', condition: true };
+      }
+      case 'not': return { code: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, repr: 'bool', condition: true };
+      case 'if': return this.conditional(e);
+      case 'call': return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
+      case 'cast': {
+        if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
+        return convert(this.value(e.operand), e.dtype);
+      }
+      case 'reduce': throw new LoomError(`internal: the reduction ${printExpr(e)} reached code generation unrealized`);
+      default: return unknownNode(e);
+    }
+  }
+
+  /** `e` as a JavaScript condition (C's truth: non-zero, NaN included). */
+  condition(e: Expr): JsValue {
+    return asCondition(this.value(e));
+  }
+
+  /** `e` converted to `dtype` and ready to be stored into an array of that dtype (see `storable`). */
+  stored(e: Expr, dtype: DType): JsValue {
+    return storable(this.value(e), dtype);
+  }
+
+  /** `e` converted to `dtype`, for a scalar variable. */
+  converted(e: Expr, dtype: DType): JsValue {
+    return convert(this.value(e), dtype);
+  }
+
+  /**
+   * An integer used as an array index or loop bound, as a number. An int32 may stay
+   * unreduced here: it can only be out of range after a signed overflow, undefined
+   * behavior in C, and then the index is out of bounds either way.
+   */
+  integer(e: Expr, what: string): JsValue {
+    const v = asNumber(this.value(e));
+    if (isFloatType(v.repr)) throw new LoomError(`${what} '${printExpr(e)}' is ${v.repr}, not an integer`);
+    if (v.literal !== undefined) return convert(v, 'int32');
+    if (isBigIntType(v.repr)) return atom(`Number(${reduce(v).code})`, 'int32');
+    return v.repr === 'int32' ? v : reduce(v);
+  }
+
+  /** The dtype numpy's promotion gives `e`. */
+  dtype(e: Expr): DType {
+    return exprType(e, this.typeOf).dtype;
+  }
+
+  /** The JavaScript spelling of an array (argument or temporary). */
+  arrayName(name: string): string {
+    this.declaredType(name);
+    return jsName(name);
+  }
+
+  private index(indices: readonly Expr[], e: Expr): JsValue {
+    if (indices.length !== 1) {
+      throw new LoomError(`internal: '${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`);
+    }
+    return this.integer(indices[0], 'the array index');
+  }
+
+  private variable(name: string): JsValue {
+    const id = workItemIdParam(name);
+    if (id !== undefined && !this.kernel.types.has(name)) return atom(id, 'int32');
+    const dtype = this.declaredType(name);
+    return atom(this.sharedScalars.has(name) ? `${jsName(name)}[0]` : jsName(name), dtype);
+  }
+
+  private declaredType(name: string): DType {
+    const t = this.kernel.types.get(name);
+    if (t === undefined) throw new LoomError(`kernel '${this.kernel.name}' uses '${name}', whose type is not known`);
+    return t;
+  }
+
+  /** Comparisons in the promoted type of both sides, like C's usual arithmetic conversions. */
+  private comparison(e: Extract<Expr, { kind: 'compare' }>): JsValue {
+    const left = asNumber(this.value(e.left));
+    const right = asNumber(this.value(e.right));
+    const common = computeType(combineTypes(exprType(e.left, this.typeOf), exprType(e.right, this.typeOf)).dtype);
+    // int32 against uint32 promotes to int64; as numbers both compare exactly without bigints
+    const bothNumbers = isBigIntType(common) && isSmallIntType(left.repr) && isSmallIntType(right.repr) && left.literal === undefined && right.literal === undefined;
+    const a = bothNumbers ? reduce(left) : convert(left, common);
+    const b = bothNumbers ? reduce(right) : convert(right, common);
+    const op = e.op === '==' ? '===' : e.op === '!=' ? '!==' : e.op;
+    const prec = op === '===' || op === '!==' ? Prec.Equality : Prec.Relational;
+    return { code: infix(a, op, b, prec), prec, repr: 'bool', condition: true };
+  }
+
+  /** `if(c, a, b)`: both branches in their common type. */
+  private conditional(e: Extract<Expr, { kind: 'if' }>): JsValue {
+    const c = computeType(this.dtype(e));
+    const test = operand(this.condition(e.condition), Prec.LogicalOr);
+    const then = convert(this.value(e.then), c);
+    const otherwise = convert(this.value(e.otherwise), c);
+    // nested conditionals are parenthesized: legal without, but hard to read
+    const branch = (x: JsValue) => operand(x, Prec.Conditional + 1);
+    return { code: `${test} ? ${branch(then)} : ${branch(otherwise)}`, prec: Prec.Conditional, repr: c };
+  }
+}
+
+/** A node kind this printer was written before: fail loudly rather than print something wrong. */
+function unknownNode(e: never): never {
+  throw new LoomError(`internal: the JavaScript target cannot print expression nodes of kind '${(e as { kind: string }).kind}'`);
+}

@@ -1,0 +1,78 @@
+/**
+ * Calls of the functions the expression language knows (`KNOWN_FUNCTIONS`), with
+ * C's semantics: `round` rounds halves away from zero, `min`/`max` on floats are
+ * `fmin`/`fmax` (a NaN argument loses), `fmod` has the sign of the dividend, `abs`,
+ * `min`, `max` on integers stay integers. For float32 every result is rounded to
+ * float32, except where the exact result already is one (fabs, fmod, floor, ...).
+ */
+import { LoomError, type DType } from '@loom/core';
+import { atom, computeType, convert, isBigIntType, isFloatType, Prec, infix, type JsValue } from './values.ts';
+
+/** Functions that are `Math.<name>` of one argument. */
+const MATH_UNARY = new Set([
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10', 'sqrt', 'cbrt',
+]);
+
+/** `fn(...args)` whose (numpy) result type is `resultType`. */
+export function callFunction(fn: string, args: readonly JsValue[], resultType: DType): JsValue {
+  const arity = ARITY[fn];
+  if (arity === undefined) throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
+  if (arity > 0 ? args.length !== arity : args.length === 0) {
+    throw new LoomError(`'${fn}' takes ${arity > 0 ? arity : 'at least one'} argument${arity === 1 ? '' : 's'}, got ${args.length}`);
+  }
+  switch (fn) {
+    case 'min': case 'max': return minMax(fn, args, computeType(resultType));
+    case 'abs': return abs(args[0], computeType(resultType));
+    case 'floor': case 'ceil': case 'trunc': case 'round': return rounding(fn, args[0], computeType(resultType));
+    default: return floatFunction(fn, args, isFloatType(resultType) ? resultType : 'float64');
+  }
+}
+
+const ARITY: Readonly<Record<string, number>> = {
+  sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2, sinh: 1, cosh: 1, tanh: 1,
+  exp: 1, log: 1, log2: 1, log10: 1, sqrt: 1, rsqrt: 1, cbrt: 1,
+  abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
+  min: 0, max: 0, pow: 2, fmod: 2, erf: 1,
+};
+
+function minMax(fn: 'min' | 'max', args: readonly JsValue[], c: DType): JsValue {
+  if (args.length === 1) return convert(args[0], c);
+  const list = args.map((a) => convert(a, c).code).join(', ');
+  if (isFloatType(c)) return atom(`loom.${fn === 'min' ? 'fmin' : 'fmax'}(${list})`, c);
+  if (isBigIntType(c)) return atom(`loom.${fn}64(${list})`, c);
+  return atom(`Math.${fn}(${list})`, c); // integers: exact, and never NaN
+}
+
+function abs(arg: JsValue, c: DType): JsValue {
+  const x = convert(arg, c);
+  switch (c) {
+    case 'float32': case 'float64': return atom(`Math.abs(${x.code})`, c);
+    case 'int32': return { code: `Math.abs(${x.code}) | 0`, prec: Prec.BitOr, repr: c }; // abs(INT_MIN) wraps, as in C
+    case 'int64': return atom(`loom.abs64(${x.code})`, c);
+    default: return x; // unsigned
+  }
+}
+
+/** floor, ceil, trunc, round: exact on floats (no float32 rounding needed), no-ops on integers. */
+function rounding(fn: string, arg: JsValue, c: DType): JsValue {
+  const x = convert(arg, c);
+  if (!isFloatType(c)) return x;
+  return atom(fn === 'round' ? `loom.round(${x.code})` : `Math.${fn}(${x.code})`, c);
+}
+
+function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue {
+  const xs = args.map((a) => convert(a, t));
+  const [x, y] = xs;
+  const rounded = (code: string) => atom(t === 'float32' ? `Math.fround(${code})` : code, t);
+  if (MATH_UNARY.has(fn)) return rounded(`Math.${fn}(${x.code})`);
+  switch (fn) {
+    case 'fabs': return atom(`Math.abs(${x.code})`, t);
+    case 'rsqrt': return rounded(`1 / Math.sqrt(${x.code})`);
+    case 'atan2': return rounded(`Math.atan2(${x.code}, ${y.code})`);
+    case 'pow': return rounded(`loom.pow(${x.code}, ${y.code})`);
+    // JavaScript's % on floats is exactly C's fmod, and its result is representable
+    case 'fmod': return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };
+    case 'erf': return rounded(`loom.erf(${x.code})`);
+    default: throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
+  }
+}

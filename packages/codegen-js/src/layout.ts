@@ -1,0 +1,62 @@
+/**
+ * What the printer and the launcher must agree on about a kernel function: its
+ * JavaScript name, the order of its parameters, which temporaries live outside a
+ * single work-item (and so are allocated by the launcher and passed in), and
+ * whether it synchronizes at barriers (and so is a generator).
+ *
+ * A generated kernel function is
+ *
+ *   function[*] name(gid0, gid1, gid2, lid0, lid1, lid2, ...kernel params, ...shared temporaries)
+ *
+ * Both sides compute this from the same `KernelFunction`, never from each other.
+ */
+import { LoomError, type DType, type KernelFunction, type Stmt } from '@loom/core';
+import { jsName } from './names.ts';
+
+/** A temporary shared by several work-items: one array per work-group (`local`) or per launch (`global`). */
+export interface SharedTemporary {
+  readonly name: string;
+  readonly dtype: DType;
+  /** Elements; a shared scalar is an array of one, read and written as `name[0]`. */
+  readonly length: number;
+  readonly scalar: boolean;
+  readonly scope: 'local' | 'global';
+}
+
+export interface KernelLayout {
+  readonly name: string;
+  readonly jsName: string;
+  readonly shared: readonly SharedTemporary[];
+  /** Barrier statements in order of appearance; each yields its index. */
+  readonly barriers: number;
+}
+
+export function kernelLayout(kernel: KernelFunction): KernelLayout {
+  const shared: SharedTemporary[] = [];
+  let barriers = 0;
+  const visit = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'block': s.body.forEach(visit); break;
+      case 'for': visit(s.body); break;
+      case 'if': visit(s.then); break;
+      case 'barrier': barriers++; break;
+      case 'declare':
+        if (s.addressSpace !== 'private') {
+          shared.push({ name: s.name, dtype: s.dtype, length: declaredLength(s), scalar: s.length === undefined, scope: s.addressSpace });
+        }
+        break;
+      case 'assign': case 'comment': break;
+    }
+  };
+  visit(kernel.body);
+  return { name: kernel.name, jsName: jsName(kernel.name), shared, barriers };
+}
+
+/** Elements of a declared temporary (1 for a scalar). */
+export function declaredLength(s: Extract<Stmt, { kind: 'declare' }>): number {
+  if (s.length === undefined) return 1;
+  if (!Number.isInteger(s.length) || s.length < 0) {
+    throw new LoomError(`temporary '${s.name}' needs a constant size to be allocated, got ${s.length}`);
+  }
+  return s.length;
+}

@@ -1,0 +1,209 @@
+/**
+ * The functions generated code calls as `loom.<name>(...)`: the parts of C and
+ * Python arithmetic that JavaScript has no operator for. Each one is small and
+ * written for exactly the representation the printer gives its arguments (see
+ * `values.ts`): 32-bit integers and floats as numbers, 64-bit integers as bigints.
+ *
+ * Division or remainder by an integer zero is undefined in C; here it gives 0, so
+ * that a kernel's result never depends on which JavaScript engine ran it.
+ */
+import type { DType } from '@loom/core';
+import { erf } from './erf.ts';
+
+// --- 32-bit integers ----------------------------------------------------------------------------
+
+/** Python's `a % b` for int32 (sign of the divisor): `a - b*floor(a/b)`. */
+function mod(a: number, b: number): number {
+  if (b === 0) return 0;
+  const r = a % b; // exact for integers, sign of the dividend; may be -0
+  return (r !== 0 && r < 0 !== b < 0 ? r + b : r) | 0;
+}
+
+/** `a % b` for uint32 (both non-negative, so C and Python agree). */
+function modU32(a: number, b: number): number {
+  return b === 0 ? 0 : a % b;
+}
+
+/**
+ * `a ** b` for 32-bit integers, by squaring with wrapping multiplications, so large
+ * powers wrap exactly like repeated C multiplication (Math.pow would round first).
+ * A negative exponent gives the integer part of 1/a^|b|: ±1 for a = ±1, else 0.
+ */
+function ipow(base: number, exponent: number): number {
+  if (exponent < 0) return base === 1 ? 1 : base === -1 ? (exponent & 1 ? -1 : 1) : 0;
+  let result = 1;
+  let square = base;
+  for (let e = exponent; e > 0; e = Math.floor(e / 2)) {
+    if (e % 2 === 1) result = Math.imul(result, square);
+    square = Math.imul(square, square);
+  }
+  return result;
+}
+
+// --- floats -------------------------------------------------------------------------------------
+
+/**
+ * Python's float `a % b`: the exact remainder (JavaScript's `%` is C's fmod), moved
+ * into the divisor's sign. A zero result carries the divisor's sign, as in Python.
+ */
+function floorMod(a: number, b: number): number {
+  const r = a % b;
+  if (r === 0) return b < 0 || Object.is(b, -0) ? -0 : 0;
+  return r < 0 !== b < 0 ? r + b : r;
+}
+
+/** C's `round`: halfway cases away from zero (Math.round rounds them up). */
+function round(x: number): number {
+  return x < 0 ? -Math.round(-x) : Math.round(x);
+}
+
+/** C's `pow`, which differs from Math.pow at pow(1, NaN) and pow(-1, ±inf): both 1. */
+function pow(a: number, b: number): number {
+  if (a === 1 || (a === -1 && !Number.isFinite(b) && !Number.isNaN(b))) return 1;
+  return Math.pow(a, b);
+}
+
+/** C's `fmin` over any number of arguments: a NaN loses to any number. */
+function fmin(...xs: number[]): number {
+  let m = xs[0];
+  for (let k = 1; k < xs.length; k++) if (xs[k] < m || m !== m) m = xs[k];
+  return m;
+}
+
+/** C's `fmax` over any number of arguments: a NaN loses to any number. */
+function fmax(...xs: number[]): number {
+  let m = xs[0];
+  for (let k = 1; k < xs.length; k++) if (xs[k] > m || m !== m) m = xs[k];
+  return m;
+}
+
+// --- 64-bit integers (bigint) -------------------------------------------------------------------
+
+const wrap64 = (x: bigint) => BigInt.asIntN(64, x);
+
+/** C's truncating `a / b` for int64 (bigint `/` truncates, but throws on zero). */
+function div64(a: bigint, b: bigint): bigint {
+  return b === 0n ? 0n : wrap64(a / b);
+}
+
+/** `a / b` (and `a // b`) for uint64. */
+function divU64(a: bigint, b: bigint): bigint {
+  return b === 0n ? 0n : a / b;
+}
+
+/** Python's `a // b` for int64: the quotient rounded down. */
+function floorDiv64(a: bigint, b: bigint): bigint {
+  if (b === 0n) return 0n;
+  const q = a / b;
+  return wrap64(a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q);
+}
+
+/** Python's `a % b` for int64 (sign of the divisor). */
+function mod64(a: bigint, b: bigint): bigint {
+  if (b === 0n) return 0n;
+  const r = a % b;
+  return r !== 0n && r < 0n !== b < 0n ? r + b : r;
+}
+
+/** `a % b` for uint64. */
+function modU64(a: bigint, b: bigint): bigint {
+  return b === 0n ? 0n : a % b;
+}
+
+/** `a ** b` for int64 (or uint64 with `bits` unsigned), wrapping like repeated multiplication. */
+function ipow64(base: bigint, exponent: bigint, unsigned = false): bigint {
+  const wrap = unsigned ? (x: bigint) => BigInt.asUintN(64, x) : wrap64;
+  if (exponent < 0n) return base === 1n ? 1n : base === -1n ? (exponent % 2n !== 0n ? -1n : 1n) : 0n;
+  let result = 1n;
+  let square = base;
+  for (let e = exponent; e > 0n; e >>= 1n) {
+    if (e & 1n) result = wrap(result * square);
+    square = wrap(square * square);
+  }
+  return result;
+}
+
+function ipowU64(base: bigint, exponent: bigint): bigint {
+  return ipow64(base, exponent, true);
+}
+
+/** `abs` for int64: |INT64_MIN| wraps to itself, as in C. */
+function abs64(a: bigint): bigint {
+  return wrap64(a < 0n ? -a : a);
+}
+
+function min64(...xs: bigint[]): bigint {
+  return xs.reduce((m, x) => (x < m ? x : m));
+}
+
+function max64(...xs: bigint[]): bigint {
+  return xs.reduce((m, x) => (x > m ? x : m));
+}
+
+/** A float converted to int64 (C truncates; out of range is undefined there, here it wraps). NaN → 0. */
+function floatToInt64(x: number): bigint {
+  return Number.isFinite(x) ? BigInt.asIntN(64, BigInt(Math.trunc(x))) : 0n;
+}
+
+function floatToUint64(x: number): bigint {
+  return Number.isFinite(x) ? BigInt.asUintN(64, BigInt(Math.trunc(x))) : 0n;
+}
+
+/**
+ * A 64-bit integer rounded to float32 once, correctly. `Math.fround(Number(x))`
+ * would round twice (to 53 bits, then to 24) and can land on the wrong side of a
+ * halfway point; instead the bits below the 30th are folded into one sticky bit,
+ * which makes the conversion to a double exact and leaves one rounding.
+ */
+function bigintToFloat32(x: bigint): number {
+  const negative = x < 0n;
+  const magnitude = negative ? -x : x;
+  const bits = magnitude.toString(2).length;
+  if (bits <= 53) return Math.fround(Number(x));
+  const shift = BigInt(bits - 30);
+  let kept = magnitude >> shift;
+  if (kept << shift !== magnitude) kept |= 1n;
+  const value = Number(kept) * 2 ** Number(shift);
+  return Math.fround(negative ? -value : value);
+}
+
+/** The helpers object generated code receives as its `loom` parameter. */
+export const runtimeHelpers = Object.freeze({
+  mod, modU32, ipow,
+  floorMod, round, pow, fmin, fmax, erf,
+  div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
+  floatToInt64, floatToUint64, bigintToFloat32,
+});
+
+export type RuntimeHelper = keyof typeof runtimeHelpers;
+
+/**
+ * A value (a literal, a kernel argument) in the representation generated code uses
+ * for `dtype`, converted with the same semantics as a cast in the kernel: bool is
+ * 0/1, integers wrap, float32 is rounded, int64/uint64 are bigints.
+ */
+export function toRepresentation(value: number | bigint | boolean, dtype: DType): number | bigint {
+  if (typeof value === 'boolean') value = value ? 1 : 0;
+  switch (dtype) {
+    case 'bool':
+      return typeof value === 'bigint' ? (value !== 0n ? 1 : 0) : value !== 0 ? 1 : 0;
+    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32': {
+      const bits = INTEGER_BITS[dtype];
+      const signed = dtype.startsWith('int');
+      const big = typeof value === 'bigint' ? value : floatToInt64(value);
+      return Number(signed ? BigInt.asIntN(bits, big) : BigInt.asUintN(bits, big));
+    }
+    case 'int64':
+      return typeof value === 'bigint' ? BigInt.asIntN(64, value) : floatToInt64(value);
+    case 'uint64':
+      return typeof value === 'bigint' ? BigInt.asUintN(64, value) : floatToUint64(value);
+    case 'float32':
+      return typeof value === 'bigint' ? bigintToFloat32(value) : Math.fround(value);
+    case 'float64':
+      return Number(value);
+    case 'float16':
+      throw new RangeError('float16 has no representation on the CPU target');
+  }
+}
+
+const INTEGER_BITS = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, uint32: 32 } as const;

@@ -1,0 +1,171 @@
+/**
+ * Expressions in OpenCL C. Every operand is converted to the type numpy's promotion
+ * gives the operation (`exprType`), so C's own conversion rules never decide a
+ * result; literals are spelled in the type they take (`2*a[i]` → `2.0f * a[i]`).
+ * Python-semantics operators (`//`, `%` on integers, integer `**`) use small helper
+ * functions that the printer records as needed.
+ */
+import { exprType, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
+import { clLiteral, clType } from './c-types.ts';
+
+/** Binding strength, higher binds tighter (C's precedence table). */
+const PRECEDENCE = {
+  ternary: 1, or: 2, and: 3, equality: 7, relational: 8, additive: 10, multiplicative: 11, unary: 12, postfix: 13, atom: 14,
+} as const;
+
+export interface Printed {
+  readonly text: string;
+  readonly precedence: number;
+}
+
+const FLOAT_BUILTINS: Record<string, string> = {
+  sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', log10: 'log10',
+  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
+  round: 'round', trunc: 'trunc', min: 'fmin', max: 'fmax', pow: 'pow', fmod: 'fmod', erf: 'erf',
+};
+
+export class ClExpressionPrinter {
+  /** Helper functions the printed code needs, by name → definition. */
+  readonly helpers = new Map<string, string>();
+  usesDouble = false;
+
+  constructor(private readonly typeOf: NameTypes) {}
+
+  /** Prints `e` converted to `want` (when given). */
+  print(e: Expr, want?: DType): string {
+    return this.expr(e, want).text;
+  }
+
+  typeOfExpr(e: Expr): DType {
+    return exprType(e, this.typeOf).dtype;
+  }
+
+  expr(e: Expr, want?: DType): Printed {
+    const t = this.typeOfExpr(e);
+    if (t === 'float64' || want === 'float64') this.usesDouble = true;
+    if (e.kind === 'int' || e.kind === 'float') return atom(clLiteral(e.value, want ?? t));
+    if (e.kind === 'bool') return atom(e.value ? '1' : '0');
+    const printed = this.raw(e, t);
+    if (want === undefined || want === t || (isBoolish(want) && isBoolish(t))) return printed;
+    return { text: `(${clType(want)}) ${paren(printed, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+  }
+
+  private raw(e: Expr, t: DType): Printed {
+    switch (e.kind) {
+      case 'var': return atom(e.name);
+      case 'subscript': {
+        if (e.indices.length !== 1) throw new LoomError(`internal: '${e.array}' reached the printer unflattened`);
+        return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
+      }
+      case 'neg': return { text: `-${paren(this.expr(e.operand, t), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+      case 'not': return { text: `!${paren(this.expr(e.operand), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+      case 'cast': return { text: `(${clType(e.dtype as DType)}) ${paren(this.expr(e.operand), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+      case 'binary': return this.binary(e, t);
+      case 'compare': {
+        const divisibility = this.divisibilityTest(e);
+        if (divisibility) return divisibility;
+        const common = exprType({ kind: 'binary', op: '+', left: e.left, right: e.right }, this.typeOf).dtype;
+        const p = e.op === '==' || e.op === '!=' ? PRECEDENCE.equality : PRECEDENCE.relational;
+        return infix(this.expr(e.left, common), e.op, this.expr(e.right, common), p);
+      }
+      case 'logical': {
+        const p = e.op === 'and' ? PRECEDENCE.and : PRECEDENCE.or;
+        return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
+      }
+      case 'if': {
+        const c = paren(this.expr(e.condition), PRECEDENCE.or);
+        return { text: `${c} ? ${paren(this.expr(e.then, t), PRECEDENCE.ternary)} : ${paren(this.expr(e.otherwise, t), PRECEDENCE.ternary)}`, precedence: PRECEDENCE.ternary };
+      }
+      case 'call': return this.call(e, t);
+      case 'reduce': throw new LoomError('internal: a reduction reached the printer');
+      default: throw new LoomError(`internal: cannot print ${(e as Expr).kind}`);
+    }
+  }
+
+  /** `x % k == 0` with a constant k: C's remainder gives the same answer as Python's, no helper needed. */
+  private divisibilityTest(e: Extract<Expr, { kind: 'compare' }>): Printed | undefined {
+    const { left, right } = e;
+    if ((e.op !== '==' && e.op !== '!=') || right.kind !== 'int' || right.value !== 0) return undefined;
+    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0) return undefined;
+    const t = this.typeOfExpr(left);
+    if (!isInteger(t)) return undefined;
+    const rem = infix(this.expr(left.left, t), '%', this.expr(left.right, t), PRECEDENCE.multiplicative);
+    return infix(rem, e.op, atom('0'), PRECEDENCE.equality);
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
+    const l = this.expr(e.left, t);
+    const r = this.expr(e.right, t);
+    switch (e.op) {
+      case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive, e.op === '-');
+      case '*': return infix(l, '*', r, PRECEDENCE.multiplicative);
+      case '/': return infix(l, '/', r, PRECEDENCE.multiplicative, true);
+      case '//':
+        if (isFloat(t)) return call('floor', [infix(l, '/', r, PRECEDENCE.multiplicative, true).text]);
+        return call(this.helper('floor_div', t), [l.text, r.text]);
+      case '%':
+        if (isFloat(t)) return call(this.helper('mod', t), [l.text, r.text]);
+        return call(this.helper('mod', t), [l.text, r.text]);
+      case '**':
+        if (isFloat(t)) return call('pow', [l.text, r.text]);
+        return call(this.helper('pow', t), [l.text, r.text]);
+    }
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
+    const float = isFloat(t);
+    if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
+      const [first, ...rest] = e.args;
+      return rest.reduce<Printed>((acc, a) => call(float ? `f${e.fn}` : e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+    }
+    if (!float && isInteger(t)) {
+      if (e.fn === 'min' || e.fn === 'max') return call(e.fn, e.args.map((a) => this.print(a, t)));
+      if (e.fn === 'abs') return { text: `(${clType(t)}) abs(${this.print(e.args[0], t)})`, precedence: PRECEDENCE.unary };
+      if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
+    }
+    const name = FLOAT_BUILTINS[e.fn];
+    if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
+    return call(name, e.args.map((a) => this.print(a, t)));
+  }
+
+  /** Records a helper function with Python semantics for integer operators. */
+  private helper(kind: 'floor_div' | 'mod' | 'pow', t: DType): string {
+    const ct = clType(t);
+    const name = `loopy_${kind}_${t}`;
+    if (this.helpers.has(name)) return name;
+    let body: string;
+    if (kind === 'floor_div') {
+      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  ${ct} q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}`;
+    } else if (kind === 'mod' && isFloat(t)) {
+      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  return a - b * floor(a / b);\n}`;
+    } else if (kind === 'mod') {
+      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  ${ct} r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}`;
+    } else {
+      body = `inline ${ct} ${name}(${ct} base, ${ct} exp)\n{\n  ${ct} result = 1;\n  for (; exp > 0; exp >>= 1)\n  {\n    if (exp & 1)\n      result *= base;\n    base *= base;\n  }\n  return result;\n}`;
+    }
+    this.helpers.set(name, body);
+    return name;
+  }
+}
+
+function isBoolish(t: DType): boolean {
+  return t === 'bool';
+}
+
+function atom(text: string): Printed {
+  return { text, precedence: PRECEDENCE.atom };
+}
+
+function call(fn: string, args: readonly string[]): Printed {
+  return { text: `${fn}(${args.join(', ')})`, precedence: PRECEDENCE.postfix };
+}
+
+function paren(p: Printed, needed: number): string {
+  return p.precedence < needed ? `(${p.text})` : p.text;
+}
+
+function infix(l: Printed, op: string, r: Printed, precedence: number, rightStrict = true): Printed {
+  const right = rightStrict ? (r.precedence <= precedence ? `(${r.text})` : r.text) : paren(r, precedence);
+  return { text: `${paren(l, precedence)} ${op} ${right}`, precedence };
+}

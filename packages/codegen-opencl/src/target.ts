@@ -1,0 +1,90 @@
+/**
+ * `openclTarget()`: the program AST as OpenCL C that reads like loopy's output:
+ *
+ *   __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float const *__restrict__ a, int const n, __global float *__restrict__ out)
+ *   {
+ *     for (int i = 0; i <= -1 + n; ++i)
+ *       out[i] = 2.0f * a[i];
+ *   }
+ */
+import { expr as E, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
+import { clType } from './c-types.ts';
+import { ClExpressionPrinter } from './expressions.ts';
+
+const INDENT = '  ';
+
+export function openclTarget(): Target {
+  return {
+    name: 'opencl',
+    generate: (program) => generateOpenCL(program),
+  };
+}
+
+export function generateOpenCL(program: ProgramAst): string {
+  const parts: string[] = [];
+  const helpers = new Map<string, string>();
+  let usesDouble = false;
+  const kernels = program.kernels.map((k) => {
+    const printer = new ClExpressionPrinter((name) => k.types.get(name));
+    const text = printKernel(k, printer);
+    for (const [n, h] of printer.helpers) helpers.set(n, h);
+    usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
+    return text;
+  });
+  if (usesDouble) parts.push('#pragma OPENCL EXTENSION cl_khr_fp64: enable');
+  parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
+  if (helpers.size) parts.push('', ...helpers.values());
+  parts.push('', ...kernels.join('\n\n').split('\n'));
+  return parts.join('\n') + '\n';
+}
+
+function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
+  const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
+  const params = k.params.map((p) => {
+    const t = clType(p.dtype);
+    if (p.kind === 'value') return `${t} const ${p.name}`;
+    const space = p.kind === 'constant' ? '__constant' : '__global';
+    return `${space} ${t}${p.written ? '' : ' const'} *__restrict__ ${p.name}`;
+  });
+  const header = `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
+  const body = k.body.kind === 'block' ? k.body.body : [k.body];
+  return [header, '{', ...body.flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+}
+
+function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
+  const pad = INDENT.repeat(depth);
+  switch (s.kind) {
+    case 'block':
+      return [`${pad}{`, ...s.body.flatMap((x) => printStmt(x, printer, depth + 1)), `${pad}}`];
+    case 'for': {
+      const lower = printBound(s.lower, printer);
+      const upper = printBound(s.upper, printer);
+      return [`${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printStmt(s.body, printer, depth + 1)];
+    }
+    case 'if':
+      return [`${pad}if (${printer.print(s.condition)})`, ...printStmt(s.then, printer, depth + 1)];
+    case 'assign':
+      return [`${pad}${printer.print(s.target)} = ${printer.print(s.value, s.dtype)};`];
+    case 'declare': {
+      const space = s.addressSpace === 'local' ? '__local ' : '';
+      const dims = s.length !== undefined ? `[${s.length}]` : '';
+      return [`${pad}${space}${clType(s.dtype as DType)} ${s.name}${dims};`];
+    }
+    case 'barrier': {
+      const fence = s.scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE';
+      return [`${pad}barrier(${fence})${s.comment ? ` /* ${s.comment} */` : ''};`];
+    }
+    case 'comment':
+      return [`${pad}/* ${s.text} */`];
+  }
+}
+
+/** Loop bounds read like loopy's: affine ones with the constant first (`-1 + n`). */
+function printBound(e: Expr, printer: ClExpressionPrinter): string {
+  const lin = E.toLinear(e);
+  if (!lin || lin.isConstant) return printer.print(e, 'int32');
+  const terms: string[] = [];
+  if (lin.constant !== 0) terms.push(String(lin.constant));
+  for (const [name, c] of lin.coeffs) terms.push(c === 1 ? name : c === -1 ? `-1 * ${name}` : `${c} * ${name}`);
+  return terms.join(' + ');
+}

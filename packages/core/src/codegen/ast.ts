@@ -1,0 +1,46 @@
+/**
+ * The target-independent program that code generation produces: kernels with typed
+ * parameters, loops, guards, assignments. A target (OpenCL C, WGSL, JavaScript)
+ * only decides how to spell it. Array accesses are already flattened to one
+ * index (row-major strides applied); types of names are in `KernelFunction.types`.
+ */
+import type { DType } from '../dtypes.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { AddressSpace } from '../kernel/model.ts';
+
+export type Stmt =
+  | { readonly kind: 'block'; readonly body: readonly Stmt[] }
+  /** `for (int iname = lower; iname <= upper; ++iname)`: both bounds inclusive. */
+  | { readonly kind: 'for'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: Stmt }
+  | { readonly kind: 'if'; readonly condition: Expr; readonly then: Stmt }
+  /** `target = value`; `target` is a `var` or a one-index `subscript`. */
+  | { readonly kind: 'assign'; readonly target: Expr; readonly value: Expr; readonly dtype: DType; readonly atomic: boolean; readonly insnId: string }
+  | { readonly kind: 'declare'; readonly name: string; readonly dtype: DType; readonly addressSpace: AddressSpace; readonly length?: number }
+  | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
+  | { readonly kind: 'comment'; readonly text: string };
+
+export interface KernelParam {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly kind: 'global' | 'value' | 'constant';
+  /** Arrays: written by the kernel (no `const`). */
+  readonly written: boolean;
+}
+
+export interface KernelFunction {
+  readonly name: string;
+  readonly params: readonly KernelParam[];
+  readonly body: Stmt;
+  /** Work-group size per axis (all 1 for sequential kernels). */
+  readonly localSize: readonly number[];
+  /** Number of work-groups per axis, as expressions in the parameters. */
+  readonly groupCount: readonly Expr[];
+  /** Every name's dtype: arguments, temporaries, inames. */
+  readonly types: ReadonlyMap<string, DType>;
+}
+
+export interface ProgramAst {
+  readonly kernels: readonly KernelFunction[];
+}
+
+export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

@@ -1,0 +1,99 @@
+/**
+ * Element types, named as numpy names them. A dtype is just its name; this module
+ * knows their properties and numpy's promotion rules.
+ */
+export type DType =
+  | 'bool'
+  | 'int8' | 'int16' | 'int32' | 'int64'
+  | 'uint8' | 'uint16' | 'uint32' | 'uint64'
+  | 'float16' | 'float32' | 'float64';
+
+export const DTYPES: readonly DType[] = [
+  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float16', 'float32', 'float64',
+];
+
+export function isDType(name: string): name is DType {
+  return (DTYPES as readonly string[]).includes(name);
+}
+
+export const isFloat = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
+export const isSigned = (t: DType) => t.startsWith('int') || isFloat(t);
+export const isInteger = (t: DType) => t !== 'bool' && !isFloat(t);
+
+export function byteSize(t: DType): number {
+  switch (t) {
+    case 'bool': case 'int8': case 'uint8': return 1;
+    case 'int16': case 'uint16': case 'float16': return 2;
+    case 'int32': case 'uint32': case 'float32': return 4;
+    default: return 8;
+  }
+}
+
+/** The TypedArray constructor that holds a dtype's values on the host. */
+export type HostArray =
+  | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+
+export function hostArrayConstructor(t: DType) {
+  switch (t) {
+    case 'bool': case 'uint8': return Uint8Array;
+    case 'int8': return Int8Array;
+    case 'int16': return Int16Array;
+    case 'uint16': case 'float16': return Uint16Array;
+    case 'int32': return Int32Array;
+    case 'uint32': return Uint32Array;
+    case 'int64': return BigInt64Array;
+    case 'uint64': return BigUint64Array;
+    case 'float32': return Float32Array;
+    case 'float64': return Float64Array;
+  }
+}
+
+/** The dtype a host TypedArray carries (Uint8Array is uint8; bool must be declared). */
+export function dtypeOfHostArray(a: unknown): DType | undefined {
+  if (a instanceof Float32Array) return 'float32';
+  if (a instanceof Float64Array) return 'float64';
+  if (a instanceof Int32Array) return 'int32';
+  if (a instanceof Uint32Array) return 'uint32';
+  if (a instanceof Int16Array) return 'int16';
+  if (a instanceof Uint16Array) return 'uint16';
+  if (a instanceof Int8Array) return 'int8';
+  if (a instanceof Uint8Array) return 'uint8';
+  if (a instanceof BigInt64Array) return 'int64';
+  if (a instanceof BigUint64Array) return 'uint64';
+  return undefined;
+}
+
+const INT_ORDER: DType[] = ['int8', 'int16', 'int32', 'int64'];
+const UINT_ORDER: DType[] = ['uint8', 'uint16', 'uint32', 'uint64'];
+const FLOAT_ORDER: DType[] = ['float16', 'float32', 'float64'];
+
+/**
+ * numpy's result type of a binary operation on two arrays' dtypes (no weak scalars:
+ * literals are handled by the caller, where an int literal never widens a float).
+ */
+export function promote(a: DType, b: DType): DType {
+  if (a === b) return a;
+  if (a === 'bool') return b;
+  if (b === 'bool') return a;
+  if (isFloat(a) || isFloat(b)) {
+    if (isFloat(a) && isFloat(b)) return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(a), FLOAT_ORDER.indexOf(b))];
+    const f = isFloat(a) ? a : b;
+    const i = isFloat(a) ? b : a;
+    // an integer needs a float wide enough for it (numpy: int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
+    const need: DType = byteSize(i) === 1 ? 'float16' : byteSize(i) === 2 ? 'float32' : 'float64';
+    return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(f), FLOAT_ORDER.indexOf(need))];
+  }
+  const aSigned = a.startsWith('int');
+  const bSigned = b.startsWith('int');
+  if (aSigned === bSigned) {
+    const order = aSigned ? INT_ORDER : UINT_ORDER;
+    return order[Math.max(order.indexOf(a), order.indexOf(b))];
+  }
+  const s = aSigned ? a : b;
+  const u = aSigned ? b : a;
+  // a signed type that holds every value of the unsigned one
+  const needed = byteSize(u) * 2;
+  if (needed > 8) return 'float64';
+  return INT_ORDER[Math.max(INT_ORDER.indexOf(s), INT_ORDER.findIndex((t) => byteSize(t) >= needed))];
+}

@@ -1,0 +1,96 @@
+/**
+ * Every problem Loom reports to a user is a `LoomError` (or a subclass). When the
+ * problem sits in a piece of source text (a domain, an instruction), the error
+ * carries that text and the offending span, and its message ends with the line
+ * and a caret under the token, so the user sees where without counting columns.
+ */
+
+export interface SourceSpan {
+  /** The whole text that was being read (a domain string, an instruction block). */
+  readonly text: string;
+  /** Offset of the first offending character. */
+  readonly start: number;
+  /** Offset one past the last offending character (at least start + 1 for the caret). */
+  readonly end: number;
+}
+
+export class LoomError extends Error {
+  readonly span: SourceSpan | undefined;
+
+  constructor(message: string, span?: SourceSpan) {
+    super(span ? `${message}\n${pointAt(span)}` : message);
+    this.name = new.target.name;
+    this.span = span;
+  }
+}
+
+/** Loopy's StaticValueFindingError: no single affine expression bounds a piecewise one. */
+export class StaticValueFindingError extends LoomError {}
+
+/** No order of loops and instructions satisfies the dependencies and nesting constraints. */
+export class LinearizationError extends LoomError {}
+
+/** A value (argument, temporary) is read but never given. */
+export class MissingDefinitionError extends LoomError {}
+
+/**
+ * Warnings are values, not exceptions: they are collected where they arise and reported
+ * through `reportWarning`, which by default prints them once. Tests (and users who want
+ * loopy's `filterwarnings('error')`) can turn them into errors with `setWarningHandler`.
+ */
+export class LoomWarning {
+  readonly name: string = 'LoomWarning';
+  constructor(readonly message: string, readonly category: string = 'LoomWarning') {}
+  toString(): string {
+    return `${this.category}: ${this.message}`;
+  }
+}
+
+export type WarningHandler = (warning: LoomWarning) => void;
+
+const printOnce = new Set<string>();
+const defaultHandler: WarningHandler = (w) => {
+  const key = w.toString();
+  if (printOnce.has(key)) return;
+  printOnce.add(key);
+  console.warn(`loom: ${key}`);
+};
+let handler: WarningHandler = defaultHandler;
+
+/** Replace the warning handler; returns the previous one so it can be restored. */
+export function setWarningHandler(next: WarningHandler | undefined): WarningHandler {
+  const previous = handler;
+  handler = next ?? defaultHandler;
+  return previous;
+}
+
+export function reportWarning(warning: LoomWarning): void {
+  handler(warning);
+}
+
+/** Collects the warnings raised while `fn` runs instead of reporting them. */
+export function collectWarnings<T>(fn: () => T): { result: T; warnings: LoomWarning[] } {
+  const warnings: LoomWarning[] = [];
+  const previous = setWarningHandler((w) => warnings.push(w));
+  try {
+    return { result: fn(), warnings };
+  } finally {
+    setWarningHandler(previous);
+  }
+}
+
+/** Renders the line containing the span with a caret (or carets) under it. */
+export function pointAt(span: SourceSpan): string {
+  const { text } = span;
+  const start = Math.max(0, Math.min(span.start, text.length));
+  const end = Math.max(start + 1, Math.min(span.end, text.length + 1));
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  let lineEnd = text.indexOf('\n', start);
+  if (lineEnd < 0) lineEnd = text.length;
+  const line = text.slice(lineStart, lineEnd);
+  const column = start - lineStart;
+  const width = Math.max(1, Math.min(end, lineEnd + 1) - start);
+  const lineNumber = text.slice(0, lineStart).split('\n').length;
+  const prefix = text.includes('\n') ? `line ${lineNumber}: ` : '';
+  return `  ${prefix}${line}\n  ${' '.repeat(prefix.length + column)}${'^'.repeat(width)}`;
+}

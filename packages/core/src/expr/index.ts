@@ -1,0 +1,12 @@
+/**
+ * The expression layer: the IR (`nodes.ts`), reading (`parse.ts`) and printing
+ * (`print.ts`) it, traversals (`visit.ts`), analyses (`analysis.ts`) and the affine view
+ * with simplification (`affine.ts`, `simplify.ts`).
+ */
+export * from './nodes.ts';
+export { parseExpression, type ParseOptions } from './parse.ts';
+export { printExpr, formatFloat } from './print.ts';
+export { children, mapChildren, walk, mapExpr, someExpr } from './visit.ts';
+export { freeVariables, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
+export { toLinear, fromLinear, foldInteger } from './affine.ts';
+export { simplify, type SimplifyOptions } from './simplify.ts';

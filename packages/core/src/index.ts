@@ -1,0 +1,36 @@
+/**
+ * @loom/core — the kernel model, its transformations and analyses, target-independent
+ * code generation, and the `Device` interface. No native dependency.
+ */
+export { LoomError, StaticValueFindingError, LinearizationError, MissingDefinitionError, LoomWarning } from './errors.ts';
+export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
+export { Linear } from './linear.ts';
+export * from './dtypes.ts';
+
+export * as expr from './expr/index.ts';
+export { parseExpression, printExpr } from './expr/index.ts';
+export type { Expr } from './expr/nodes.ts';
+export { BasicSet, staticMax, staticMin } from './sets/index.ts';
+
+export { LoopKernel, tagToString, isParallelTag } from './kernel/model.ts';
+export type {
+  KernelArg, ArgKind, AddressSpace, TemporaryVariable, Instruction, SubstitutionRule, InameTag, KernelOptions,
+} from './kernel/model.ts';
+export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './kernel/make-kernel.ts';
+export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
+export { parseInstructions } from './kernel/parse-instructions.ts';
+export { exprType, combineTypes, INDEX_DTYPE, type ExprType, type NameTypes } from './kernel/type-inference.ts';
+export { domainOf } from './kernel/domains.ts';
+
+export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
+export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';
+
+export { linearize, scheduleToString, type ScheduleItem } from './schedule/linearize.ts';
+export { generateCode, buildProgram } from './codegen/generate.ts';
+export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export type { Target, GeneratedCode } from './codegen/target.ts';
+
+export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
+export { run, compileFor, type RunOutputs } from './runtime/run.ts';
+export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
+export { backendRequired, noteBackendMissing } from './runtime/availability.ts';

@@ -1,0 +1,58 @@
+/**
+ * The domain list as a tree: a domain may use inames of earlier domains as
+ * parameters (`{[j]: 0 <= j < i}` under `{[i]: 0 <= i < n}`). These helpers find the
+ * combined domain of a set of inames, with the parents it depends on.
+ */
+import { BasicSet } from '../sets/index.ts';
+import { LoomError } from '../errors.ts';
+import type { LoopKernel } from './model.ts';
+
+/** Index of the domain that introduces `iname`. */
+export function homeDomainIndex(knl: Pick<LoopKernel, 'domains'>, iname: string): number {
+  const i = knl.domains.findIndex((d) => d.dims.includes(iname));
+  if (i < 0) throw new LoomError(`unknown iname '${iname}'`);
+  return i;
+}
+
+/** The inames that the bounds of `iname` depend on (parameters of its domain that are inames). */
+export function parentInames(knl: Pick<LoopKernel, 'domains'>, iname: string): string[] {
+  const all = allInames(knl);
+  const home = knl.domains[homeDomainIndex(knl, iname)];
+  return home.params.filter((p) => all.has(p));
+}
+
+export function allInames(knl: Pick<LoopKernel, 'domains'>): Set<string> {
+  return new Set(knl.domains.flatMap((d) => d.dims));
+}
+
+/**
+ * The set of values of `inames` (and of any parent inames they need), over the
+ * kernel's parameters, intersected with the assumptions. Inames not asked for are
+ * projected out unless `keepParents` is set.
+ */
+export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, inames: Iterable<string>, keepParents = false): BasicSet {
+  const wanted = new Set(inames);
+  const all = allInames(knl);
+  const needed = new Set<number>();
+  const stack = [...wanted];
+  const closure = new Set<string>();
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (closure.has(n)) continue;
+    closure.add(n);
+    const idx = homeDomainIndex(knl, n);
+    needed.add(idx);
+    for (const p of knl.domains[idx].params) if (all.has(p)) stack.push(p);
+    // a domain introducing several inames brings all of them: they share constraints
+    for (const d of knl.domains[idx].dims) if (!closure.has(d)) stack.push(d);
+  }
+  let set = BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions);
+  for (const idx of [...needed].sort((a, b) => a - b)) {
+    const d = knl.domains[idx];
+    const inameParams = d.params.filter((p) => all.has(p));
+    set = set.intersect(d.moveParamsToDims(inameParams));
+  }
+  // a parent's iname may have been made a dim by a child before its home domain was intersected
+  const extra = set.dims.filter((d) => !wanted.has(d) && !(keepParents && closure.has(d)));
+  return extra.length ? set.project(extra) : set;
+}

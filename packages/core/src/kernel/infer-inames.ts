@@ -1,0 +1,82 @@
+/**
+ * Which loops each instruction lives in (loopy's `within_inames`), when not given:
+ * the inames it uses, those of enclosing `for` blocks, the inames its domain's
+ * bounds depend on, and — loopy's heuristic — the inames shared by every writer of
+ * a variable it reads that are not visible in that writer's assignee
+ * (`<> t = a[i]` carries `i` to the readers of `t`).
+ */
+import type { SubstitutionRule } from './model.ts';
+import type { Instruction } from './model.ts';
+import type { BasicSet } from '../sets/index.ts';
+import { nameWritten, namesRead, readExpressions, reductionInames, scalarNamesRead } from './accesses.ts';
+
+export interface InameRequest {
+  readonly insn: Instruction;
+  /** From `for` blocks. */
+  readonly forInames: readonly string[];
+  /** From the `inames=` attribute. */
+  readonly explicit?: { readonly names: readonly string[]; readonly additive: boolean };
+}
+
+export function inferWithinInames(
+  requests: readonly InameRequest[],
+  domains: readonly BasicSet[],
+  rules: ReadonlyMap<string, SubstitutionRule>,
+): Map<string, string[]> {
+  const allInames = new Set(domains.flatMap((d) => d.dims));
+  const parents = new Map<string, string[]>();
+  for (const d of domains) for (const dim of d.dims) parents.set(dim, d.params.filter((p) => allInames.has(p)));
+
+  const result = new Map<string, Set<string>>();
+  const fixed = new Set<string>();
+  const reduction = new Map<string, Set<string>>();
+  for (const { insn, forInames, explicit } of requests) {
+    reduction.set(insn.id, reductionInames(insn, rules));
+    if (explicit && !explicit.additive) {
+      result.set(insn.id, new Set(explicit.names));
+      fixed.add(insn.id);
+      continue;
+    }
+    const used = new Set<string>();
+    for (const e of readExpressions(insn, rules)) for (const n of scalarNamesRead(e)) if (allInames.has(n)) used.add(n);
+    for (const n of forInames) used.add(n);
+    for (const n of explicit?.names ?? []) used.add(n);
+    result.set(insn.id, used);
+  }
+
+  const byId = new Map(requests.map((r) => [r.insn.id, r.insn]));
+  const writers = new Map<string, string[]>();
+  for (const { insn } of requests) {
+    const w = nameWritten(insn);
+    if (w !== undefined) writers.set(w, [...(writers.get(w) ?? []), insn.id]);
+  }
+  const assigneeInames = (insn: Instruction): Set<string> => {
+    const out = new Set<string>();
+    if (insn.assignee?.kind === 'subscript') for (const ix of insn.assignee.indices) for (const n of scalarNamesRead(ix)) out.add(n);
+    return out;
+  };
+
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const { insn } of requests) {
+      if (fixed.has(insn.id)) continue;
+      const mine = result.get(insn.id)!;
+      const before = mine.size;
+      for (const name of namesRead(insn, rules)) {
+        const ws = writers.get(name);
+        if (!ws) continue;
+        let common: Set<string> | undefined;
+        for (const wid of ws) {
+          const implicit = new Set(result.get(wid)!);
+          for (const n of assigneeInames(byId.get(wid)!)) implicit.delete(n);
+          common = common ? new Set([...common].filter((n) => implicit.has(n))) : implicit;
+        }
+        for (const n of common ?? []) if (!reduction.get(insn.id)!.has(n)) mine.add(n);
+      }
+      for (const n of [...mine]) for (const p of parents.get(n) ?? []) mine.add(p);
+      if (mine.size !== before) changed = true;
+    }
+  }
+  const ordered = [...allInames];
+  return new Map([...result].map(([id, s]) => [id, ordered.filter((n) => s.has(n)).concat([...s].filter((n) => !allInames.has(n)))]));
+}

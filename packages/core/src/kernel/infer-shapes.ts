@@ -1,0 +1,58 @@
+/**
+ * Array shapes from access footprints: along each axis, the static maximum of
+ * `index + 1` over the domains of every access, under the assumptions (loopy's
+ * `shape=auto`). Temporaries must come out constant.
+ */
+import { LoomError, StaticValueFindingError } from '../errors.ts';
+import { toLinear, fromLinear, printExpr } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { staticMax, type PieceTerm } from '../sets/index.ts';
+import type { Access } from './accesses.ts';
+import { domainOf } from './domains.ts';
+import type { LoopKernel } from './model.ts';
+
+export function inferShape(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
+  array: string,
+  accesses: readonly Access[],
+  what: 'argument' | 'temporary',
+): Expr[] {
+  const mine = accesses.filter((a) => a.array === array);
+  if (mine.length === 0) return [];
+  const rank = mine[0].indices.length;
+  for (const a of mine) {
+    if (a.indices.length !== rank) {
+      throw new LoomError(
+        `${what} '${array}' is indexed with ${rank} and with ${a.indices.length} indices`,
+        a.instruction.span,
+      );
+    }
+  }
+  const shape: Expr[] = [];
+  for (let axis = 0; axis < rank; axis++) {
+    const terms: PieceTerm[] = mine.map((a) => {
+      const index = a.indices[axis];
+      const lin = toLinear(index);
+      if (!lin) {
+        throw new LoomError(
+          `cannot infer the shape of ${what} '${array}': index '${printExpr(index)}' (axis ${axis}) is not affine in the inames and parameters; declare its shape`,
+          a.instruction.span,
+        );
+      }
+      const inames = [...a.instruction.withinInames, ...a.reductionInames];
+      return { set: domainOf(knl, inames), expr: lin.add(1) };
+    });
+    try {
+      const max = staticMax(terms, knl.assumptions);
+      shape.push(fromLinear(max));
+    } catch (e) {
+      if (e instanceof StaticValueFindingError) {
+        throw new StaticValueFindingError(
+          `while trying to find shape axis ${axis} of ${what} '${array}': ${e.message.split('\n')[0]}`,
+        );
+      }
+      throw e;
+    }
+  }
+  return shape;
+}

@@ -1,0 +1,364 @@
+/**
+ * `makeKernel`: from loopy's textual kernel description to a `LoopKernel`.
+ *
+ *   makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]')
+ *
+ * Reads the domains and instructions, then infers what was not said: which names
+ * are arrays, values, temporaries; what is read and written; instruction ids;
+ * the loops each instruction lives in; dependencies; array shapes.
+ */
+import { isDType, type DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { KNOWN_FUNCTIONS, type Expr } from '../expr/nodes.ts';
+import { parseExpression, printExpr } from '../expr/index.ts';
+import { BasicSet } from '../sets/index.ts';
+import { allAccesses, forEachSubscript, nameWritten, readExpressions, scalarNamesRead } from './accesses.ts';
+import { resolveDependencies } from './dependencies.ts';
+import { inferWithinInames } from './infer-inames.ts';
+import { inferShape } from './infer-shapes.ts';
+import {
+  DEFAULT_OPTIONS,
+  LoopKernel,
+  type ArgKind,
+  type Instruction,
+  type KernelArg,
+  type SubstitutionRule,
+  type TemporaryVariable,
+} from './model.ts';
+import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
+import { duplicateInames } from '../transform/duplicate-inames.ts';
+import './print.ts';
+
+/** An argument as the user declares it; unspecified fields are inferred. */
+export interface ArgSpec {
+  readonly name: string;
+  readonly kind?: ArgKind;
+  readonly dtype?: DType;
+  readonly shape?: readonly (number | string)[] | 'auto';
+  readonly isInput?: boolean;
+  readonly isOutput?: boolean;
+  readonly forAtomic?: boolean;
+}
+
+export interface MakeKernelOptions {
+  readonly name?: string;
+  /** Conditions on the parameters, e.g. `"n >= 1 and n mod 16 = 0"`. */
+  readonly assumptions?: string;
+  readonly silencedWarnings?: readonly string[];
+}
+
+export function globalArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
+  return { ...spec, name, kind: 'global' };
+}
+export function valueArg(name: string, dtype?: DType): ArgSpec {
+  return { name, kind: 'value', dtype };
+}
+export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
+  return { ...spec, name, kind: 'constant' };
+}
+
+export function makeKernel(
+  domains: string | readonly string[],
+  instructions: string | readonly string[],
+  args?: readonly (ArgSpec | '...')[],
+  options: MakeKernelOptions = {},
+): LoopKernel {
+  const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));
+  checkInamesUnique(domainSets);
+  const inames = new Set(domainSets.flatMap((d) => d.dims));
+  const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
+
+  const parsed = parseInstructions(instructions);
+  const substitutions = new Map<string, SubstitutionRule>();
+  for (const s of parsed.substitutions) {
+    if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
+    substitutions.set(s.name, { name: s.name, params: s.params, expression: s.expression });
+  }
+
+  const ids = assignIds(parsed.instructions);
+  let insns: Instruction[] = parsed.instructions.map((p, k) => ({
+    kind: p.kind,
+    id: ids[k],
+    assignee: p.assignee,
+    expression: p.expression,
+    barrierScope: p.barrierScope,
+    withinInames: [],
+    dependsOn: [],
+    noSyncWith: p.nosync,
+    priority: p.priority,
+    predicates: p.predicates,
+    tags: p.tags,
+    groups: p.groups,
+    conflictsWithGroups: p.conflictsWithGroups,
+    atomic: p.atomic,
+    span: p.span,
+  }));
+
+  const temporaries = declaredTemporaries(parsed.instructions, inames);
+  const argList = args ?? ['...'];
+  const inferRest = argList.includes('...');
+  const declared = argList.filter((a): a is ArgSpec => a !== '...');
+  checkDeclaredArgs(declared, inames, temporaries);
+
+  const withinInames = inferWithinInames(
+    insns.map((insn, k) => ({ insn, forInames: parsed.instructions[k].forInames, explicit: parsed.instructions[k].inames })),
+    domainSets,
+    substitutions,
+  );
+  const deps = resolveDependencies(
+    insns.map((insn, k) => ({ insn, deps: parsed.instructions[k].deps, exhaustive: parsed.instructions[k].depsExhaustive })),
+    substitutions,
+  );
+  insns = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)!, dependsOn: deps.get(insn.id)! }));
+  for (const insn of insns) checkInamesKnown(insn, inames, substitutions);
+
+  const kernelArgs = classifyArguments(insns, domainSets, inames, temporaries, substitutions, declared, inferRest);
+
+  let knl = new LoopKernel({
+    name: options.name ?? 'loopy_kernel',
+    domains: domainSets,
+    instructions: insns,
+    args: kernelArgs,
+    temporaries,
+    substitutions,
+    inameTags: new Map(),
+    assumptions,
+    loopPriorities: [],
+    options: DEFAULT_OPTIONS,
+    silencedWarnings: options.silencedWarnings ?? [],
+  });
+
+  // `dup=` attributes are duplicate_inames applied to one instruction
+  parsed.instructions.forEach((p, k) => {
+    if (p.dup.length) {
+      knl = duplicateInames(knl, p.dup.map((d) => d.iname), { within: ids[k], newNames: p.dup.map((d) => d.newName) });
+    }
+  });
+
+  return inferShapes(knl);
+}
+
+function checkInamesUnique(domains: readonly BasicSet[]): void {
+  const seen = new Set<string>();
+  for (const d of domains) {
+    for (const n of d.dims) {
+      if (seen.has(n)) throw new LoomError(`iname '${n}' is introduced by more than one domain`);
+      seen.add(n);
+    }
+  }
+}
+
+/** loopy's unique names: `insn`, `insn_0`, `insn_1`, ...; explicit ids first, then prefixes. */
+function assignIds(parsed: readonly ParsedInstruction[]): string[] {
+  const taken = new Set<string>();
+  for (const p of parsed) {
+    if (p.id === undefined) continue;
+    if (taken.has(p.id)) throw new LoomError(`instruction id '${p.id}' is used twice`, p.span);
+    taken.add(p.id);
+  }
+  const fresh = (prefix: string) => {
+    if (!taken.has(prefix)) {
+      taken.add(prefix);
+      return prefix;
+    }
+    for (let k = 0; ; k++) {
+      const candidate = `${prefix}_${k}`;
+      if (!taken.has(candidate)) {
+        taken.add(candidate);
+        return candidate;
+      }
+    }
+  };
+  return parsed.map((p) => p.id ?? fresh(p.idPrefix ?? 'insn'));
+}
+
+function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: ReadonlySet<string>): Map<string, TemporaryVariable> {
+  const temps = new Map<string, TemporaryVariable>();
+  for (const p of parsed) {
+    if (!p.temporary || !p.assignee) continue;
+    const name = p.assignee.kind === 'var' ? p.assignee.name : (p.assignee as Extract<Expr, { kind: 'subscript' }>).array;
+    if (inames.has(name)) throw new LoomError(`'${name}' is an iname and cannot be declared as a temporary`, p.span);
+    const previous = temps.get(name);
+    const dtype = p.temporary.dtype ?? previous?.dtype;
+    if (previous && p.temporary.dtype && previous.dtype && previous.dtype !== p.temporary.dtype) {
+      throw new LoomError(`temporary '${name}' is declared as ${previous.dtype} and as ${p.temporary.dtype}`, p.span);
+    }
+    temps.set(name, { name, dtype, shape: [], addressSpace: 'auto' });
+  }
+  return temps;
+}
+
+function checkDeclaredArgs(declared: readonly ArgSpec[], inames: ReadonlySet<string>, temps: ReadonlyMap<string, TemporaryVariable>): void {
+  const seen = new Set<string>();
+  for (const a of declared) {
+    if (typeof a !== 'object' || typeof a.name !== 'string' || !/^[A-Za-z_]\w*$/.test(a.name)) {
+      throw new LoomError(`argument ${JSON.stringify(a)} needs a 'name' that is an identifier`);
+    }
+    if (seen.has(a.name)) throw new LoomError(`argument '${a.name}' is declared twice`);
+    seen.add(a.name);
+    if (inames.has(a.name)) throw new LoomError(`argument '${a.name}' has the name of an iname`);
+    if (temps.has(a.name)) throw new LoomError(`argument '${a.name}' is also declared as a temporary with '<>'`);
+    if (a.dtype !== undefined && !isDType(a.dtype)) throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
+    if (a.kind !== undefined && !['global', 'value', 'constant'].includes(a.kind)) {
+      throw new LoomError(`argument '${a.name}': kind must be 'global', 'value' or 'constant', got '${a.kind}'`);
+    }
+  }
+}
+
+function checkInamesKnown(insn: Instruction, inames: ReadonlySet<string>, rules: ReadonlyMap<string, SubstitutionRule>): void {
+  for (const n of insn.withinInames) {
+    if (!inames.has(n)) throw new LoomError(`instruction '${insn.id}' names '${n}' as an iname, but no domain defines it`, insn.span);
+  }
+  const check = (e: Expr) => {
+    if (e.kind === 'reduce') {
+      for (const n of e.inames) {
+        if (!inames.has(n)) throw new LoomError(`reduction over '${n}', which no domain defines as an iname`, insn.span && wordSpan(insn, n));
+      }
+    }
+  };
+  for (const e of readExpressions(insn, rules)) walkAll(e, check);
+}
+
+function walkAll(e: Expr, f: (e: Expr) => void): void {
+  f(e);
+  switch (e.kind) {
+    case 'subscript': e.indices.forEach((x) => walkAll(x, f)); break;
+    case 'neg': case 'not': case 'cast': walkAll(e.operand, f); break;
+    case 'binary': case 'compare': case 'logical': walkAll(e.left, f); walkAll(e.right, f); break;
+    case 'if': walkAll(e.condition, f); walkAll(e.then, f); walkAll(e.otherwise, f); break;
+    case 'call': e.args.forEach((x) => walkAll(x, f)); break;
+    case 'reduce': walkAll(e.body, f); break;
+    default: break;
+  }
+}
+
+/** A span under the first whole-word occurrence of `word` in the instruction's text. */
+export function wordSpan(insn: Instruction, word: string) {
+  const span = insn.span!;
+  const line = span.text.slice(span.start, span.end);
+  const m = new RegExp(`\\b${word.replace(/[^\w]/g, '')}\\b`).exec(line);
+  return m ? { text: span.text, start: span.start + m.index, end: span.start + m.index + word.length } : span;
+}
+
+/**
+ * Decide, for every name the kernel uses, what it is. Arrays (subscripted names)
+ * are global arguments; other free names are value arguments (domain parameters
+ * among them). Declared arguments keep what they say.
+ */
+function classifyArguments(
+  insns: readonly Instruction[],
+  domains: readonly BasicSet[],
+  inames: ReadonlySet<string>,
+  temps: ReadonlyMap<string, TemporaryVariable>,
+  rules: ReadonlyMap<string, SubstitutionRule>,
+  declared: readonly ArgSpec[],
+  inferRest: boolean,
+): KernelArg[] {
+  const arrays = new Map<string, Instruction>();
+  const scalars = new Map<string, Instruction | undefined>();
+  const written = new Set<string>();
+  const read = new Set<string>();
+  for (const insn of insns) {
+    const w = nameWritten(insn);
+    if (w !== undefined) written.add(w);
+    if (insn.assignee?.kind === 'subscript') arrays.set(insn.assignee.array, arrays.get(insn.assignee.array) ?? insn);
+    else if (insn.assignee?.kind === 'var' && !temps.has(insn.assignee.name)) {
+      // a written scalar that is not a temporary is a zero-dimensional global array
+      arrays.set(insn.assignee.name, arrays.get(insn.assignee.name) ?? insn);
+    }
+    for (const e of readExpressions(insn, rules)) {
+      forEachSubscript(e, (s) => {
+        read.add(s.array);
+        if (!arrays.has(s.array)) arrays.set(s.array, insn);
+      });
+      for (const n of scalarNamesRead(e)) {
+        read.add(n);
+        if (!scalars.has(n)) scalars.set(n, insn);
+      }
+    }
+  }
+  for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
+
+  const byName = new Map(declared.map((a) => [a.name, a]));
+  const result: KernelArg[] = [];
+  const seen = new Set<string>();
+  const add = (arg: KernelArg) => {
+    if (seen.has(arg.name)) return;
+    seen.add(arg.name);
+    result.push(arg);
+  };
+  const isArrayName = (n: string) => arrays.has(n) && !temps.has(n);
+  const isScalarName = (n: string) =>
+    !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n) && !(n in KNOWN_FUNCTIONS);
+
+  const unknown = (name: string, insn: Instruction | undefined): never => {
+    throw new LoomError(
+      `unknown variable '${name}'${insn ? ` in instruction '${insn.id}'` : ''}: it is not an iname, a temporary or a declared argument (add it to the arguments, or add "..." to infer the rest)`,
+      insn?.span && wordSpan(insn, name),
+    );
+  };
+
+  // order: declared arguments first in their order, then the inferred ones by name (as loopy does)
+  const inferred = [...new Set([...arrays.keys(), ...scalars.keys()])].filter((n) => !byName.has(n)).sort();
+  const order = [...declared.map((a) => a.name), ...inferred];
+  for (const name of order) {
+    const spec = byName.get(name);
+    if (!spec && temps.has(name)) continue;
+    if (!spec && !isArrayName(name) && !isScalarName(name)) continue;
+    if (!spec && !inferRest) unknown(name, arrays.get(name) ?? scalars.get(name));
+    const kind: ArgKind = spec?.kind ?? (isArrayName(name) ? 'global' : 'value');
+    if (kind === 'value' && arrays.has(name)) {
+      throw new LoomError(`'${name}' is declared as a value argument but is used as an array`, arrays.get(name)!.span);
+    }
+    if (kind === 'value' && written.has(name)) {
+      throw new LoomError(`value argument '${name}' cannot be written by the kernel`);
+    }
+    const shape = kind === 'value' ? undefined : spec?.shape === undefined || spec.shape === 'auto' ? undefined : spec.shape.map(parseShapeEntry(name));
+    add({
+      name,
+      kind,
+      dtype: spec?.dtype,
+      shape,
+      isInput: spec?.isInput ?? (kind === 'value' || read.has(name)),
+      isOutput: spec?.isOutput ?? written.has(name),
+      forAtomic: spec?.forAtomic ?? false,
+    });
+  }
+  return result;
+}
+
+function parseShapeEntry(argName: string) {
+  return (entry: number | string): Expr => {
+    if (typeof entry === 'number') {
+      if (!Number.isInteger(entry) || entry < 0) throw new LoomError(`argument '${argName}': shape entries must be non-negative integers, got ${entry}`);
+      return parseExpression(String(entry));
+    }
+    return parseExpression(entry);
+  };
+}
+
+/** Shapes of arguments declared `auto` (or not given) and of array temporaries. */
+function inferShapes(knl: LoopKernel): LoopKernel {
+  const accesses = allAccesses(knl);
+  const args = knl.args.map((arg) => {
+    if (arg.kind === 'value' || arg.shape !== undefined) return arg;
+    const zeroDim = knl.instructions.some((i) => i.assignee?.kind === 'var' && i.assignee.name === arg.name);
+    if (zeroDim) return { ...arg, shape: [] };
+    if (!accesses.some((a) => a.array === arg.name)) {
+      throw new LoomError(`cannot infer the shape of argument '${arg.name}': the kernel never accesses it; declare its shape`);
+    }
+    return { ...arg, shape: inferShape(knl, arg.name, accesses, 'argument') };
+  });
+  const temporaries = new Map(knl.temporaries);
+  for (const [name, t] of knl.temporaries) {
+    if (!accesses.some((a) => a.array === name)) continue;
+    const shape = inferShape(knl, name, accesses, 'temporary');
+    for (const [axis, s] of shape.entries()) {
+      if (s.kind !== 'int') {
+        throw new LoomError(`temporary '${name}' needs a constant size, but axis ${axis} has size ${printExpr(s)} (fix the parameters or split the loop)`);
+      }
+    }
+    temporaries.set(name, { ...t, shape });
+  }
+  return knl.with({ args, temporaries });
+}

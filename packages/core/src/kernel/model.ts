@@ -1,0 +1,188 @@
+/**
+ * The kernel model: an immutable `LoopKernel` and the records it is made of.
+ *
+ * Every transformation returns a new kernel through `kernel.with({...})`; nothing
+ * here is ever mutated after construction (arrays and maps are frozen copies).
+ */
+import type { DType } from '../dtypes.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { BasicSet } from '../sets/index.ts';
+import type { SourceSpan } from '../errors.ts';
+
+export type ArgKind = 'global' | 'value' | 'constant';
+export type AddressSpace = 'private' | 'local' | 'global';
+
+/** A kernel argument: an array in global/constant memory, or a value passed by copy. */
+export interface KernelArg {
+  readonly name: string;
+  readonly kind: ArgKind;
+  /** `undefined`: decided by the data passed at run time (`<auto/runtime>`). */
+  readonly dtype: DType | undefined;
+  /** Arrays: one expression per axis, in the parameters. Values: `undefined`. */
+  readonly shape: readonly Expr[] | undefined;
+  readonly isInput: boolean;
+  readonly isOutput: boolean;
+  readonly forAtomic: boolean;
+}
+
+export interface TemporaryVariable {
+  readonly name: string;
+  readonly dtype: DType | undefined;
+  /** Empty for a scalar. Entries are constant integers once the kernel is made. */
+  readonly shape: readonly Expr[];
+  /** `'auto'` until placement decides (private unless written across local ids). */
+  readonly addressSpace: AddressSpace | 'auto';
+}
+
+/** An assignment `assignee = expression`, or a barrier / no-op placeholder. */
+export interface Instruction {
+  readonly kind: 'assign' | 'barrier' | 'nop';
+  readonly id: string;
+  /** `Var` or `Subscript`; absent for barriers and no-ops. */
+  readonly assignee?: Expr;
+  readonly expression?: Expr;
+  /** For barriers: which memory the barrier synchronizes. */
+  readonly barrierScope?: 'global' | 'local';
+  /** The loops this instruction lives in (loopy's `within_inames`). */
+  readonly withinInames: readonly string[];
+  readonly dependsOn: readonly string[];
+  readonly noSyncWith: readonly string[];
+  readonly priority: number;
+  /** Conditions that must all hold for the instruction to execute. */
+  readonly predicates: readonly Expr[];
+  readonly tags: readonly string[];
+  readonly groups: readonly string[];
+  readonly conflictsWithGroups: readonly string[];
+  readonly atomic: boolean;
+  /** Where the instruction was written, for error messages. */
+  readonly span?: SourceSpan;
+}
+
+export interface SubstitutionRule {
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly expression: Expr;
+}
+
+/** Iname implementation tags, as loopy spells them. */
+export type InameTag =
+  | { readonly kind: 'for' }
+  | { readonly kind: 'local'; readonly axis: number }
+  | { readonly kind: 'group'; readonly axis: number }
+  | { readonly kind: 'unroll' }
+  | { readonly kind: 'ilp'; readonly unrolled: boolean }
+  | { readonly kind: 'vec' };
+
+export interface KernelOptions {
+  /** Print generated device code when the kernel runs (loopy's write_code). */
+  readonly writeCode: boolean;
+  /** Extra options for the device compiler (OpenCL build options). */
+  readonly buildOptions: readonly string[];
+  readonly allowTerminalColors: boolean;
+}
+
+export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
+  writeCode: false,
+  buildOptions: Object.freeze([]) as readonly string[],
+  allowTerminalColors: false,
+});
+
+export interface LoopKernelFields {
+  readonly name: string;
+  /** The domain list; a later domain may use an earlier one's inames as parameters. */
+  readonly domains: readonly BasicSet[];
+  readonly instructions: readonly Instruction[];
+  readonly args: readonly KernelArg[];
+  readonly temporaries: ReadonlyMap<string, TemporaryVariable>;
+  readonly substitutions: ReadonlyMap<string, SubstitutionRule>;
+  readonly inameTags: ReadonlyMap<string, InameTag>;
+  /** Parameter-only set: what the user promised about the parameters. */
+  readonly assumptions: BasicSet;
+  /** Advisory loop nestings, outermost first (from `prioritizeLoops`). */
+  readonly loopPriorities: readonly (readonly string[])[];
+  readonly options: KernelOptions;
+  readonly silencedWarnings: readonly string[];
+}
+
+export class LoopKernel implements LoopKernelFields {
+  readonly name!: string;
+  readonly domains!: readonly BasicSet[];
+  readonly instructions!: readonly Instruction[];
+  readonly args!: readonly KernelArg[];
+  readonly temporaries!: ReadonlyMap<string, TemporaryVariable>;
+  readonly substitutions!: ReadonlyMap<string, SubstitutionRule>;
+  readonly inameTags!: ReadonlyMap<string, InameTag>;
+  readonly assumptions!: BasicSet;
+  readonly loopPriorities!: readonly (readonly string[])[];
+  readonly options!: KernelOptions;
+  readonly silencedWarnings!: readonly string[];
+
+  constructor(fields: LoopKernelFields) {
+    Object.assign(this, fields);
+    Object.freeze(this);
+  }
+
+  /** A copy with some fields replaced: the one way transformations build kernels. */
+  with(changes: Partial<LoopKernelFields>): LoopKernel {
+    return new LoopKernel({ ...this.fields(), ...changes });
+  }
+
+  fields(): LoopKernelFields {
+    const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
+    const { loopPriorities, options, silencedWarnings } = this;
+    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, options, silencedWarnings };
+  }
+
+  /** Every iname of every domain, in order of first appearance. */
+  get inames(): string[] {
+    const seen = new Set<string>();
+    for (const d of this.domains) for (const n of d.dims) seen.add(n);
+    return [...seen];
+  }
+
+  arg(name: string): KernelArg | undefined {
+    return this.args.find((a) => a.name === name);
+  }
+
+  instruction(id: string): Instruction {
+    const insn = this.instructions.find((i) => i.id === id);
+    if (!insn) throw new Error(`no instruction '${id}'`);
+    return insn;
+  }
+
+  /** Value arguments and domain parameters: the integers the launch needs. */
+  get valueArgs(): KernelArg[] {
+    return this.args.filter((a) => a.kind === 'value');
+  }
+
+  toString(): string {
+    return printKernelHook(this);
+  }
+}
+
+// The printer lives in print.ts; a hook avoids an import cycle between model and printer.
+let printKernelHook: (k: LoopKernel) => string = (k) => `LoopKernel(${k.name})`;
+export function registerKernelPrinter(printer: (k: LoopKernel) => string): void {
+  printKernelHook = printer;
+}
+
+export function isArrayArg(arg: KernelArg): boolean {
+  return arg.kind !== 'value';
+}
+
+export function tagToString(tag: InameTag | undefined): string {
+  if (!tag) return 'None';
+  switch (tag.kind) {
+    case 'for': return 'for';
+    case 'local': return `l.${tag.axis}`;
+    case 'group': return `g.${tag.axis}`;
+    case 'unroll': return 'unr';
+    case 'ilp': return tag.unrolled ? 'ilp.unr' : 'ilp.seq';
+    case 'vec': return 'vec';
+  }
+}
+
+/** Parallel inames are not loops in the generated code: the hardware runs them. */
+export function isParallelTag(tag: InameTag | undefined): boolean {
+  return tag?.kind === 'local' || tag?.kind === 'group';
+}

@@ -1,0 +1,386 @@
+/**
+ * The textual instruction language of loopy's reference ("Textual Assignment Syntax"):
+ *
+ *   LHS = EXPRESSION {attr1, attr2=value1:value2}
+ *   <> tmp = EXPRESSION            <float32> tmp[i] = EXPRESSION
+ *   for i, j ... end               if COND ... elif COND ... else ... end
+ *   ... gbarrier   ... lbarrier   ... nop
+ *   rule(x, y) := EXPRESSION
+ *
+ * This module only reads text into records; what the names mean (arrays, inames,
+ * temporaries) is decided by `makeKernel`.
+ */
+import { isDType, type DType } from '../dtypes.ts';
+import { LoomError, type SourceSpan } from '../errors.ts';
+import { not, type Expr } from '../expr/nodes.ts';
+import { parseExpression } from '../expr/index.ts';
+
+export interface ParsedInstruction {
+  readonly kind: 'assign' | 'barrier' | 'nop';
+  readonly id?: string;
+  readonly idPrefix?: string;
+  readonly assignee?: Expr;
+  readonly expression?: Expr;
+  /** Present when the line declares a temporary (`<>` or `<dtype>`). */
+  readonly temporary?: { readonly dtype: DType | undefined };
+  readonly inames?: { readonly names: readonly string[]; readonly additive: boolean };
+  readonly dup: readonly { readonly iname: string; readonly newName?: string }[];
+  readonly deps: readonly string[];
+  /** `dep=*...`: the listed dependencies are all there are (no single-writer heuristic). */
+  readonly depsExhaustive: boolean;
+  readonly nosync: readonly string[];
+  readonly priority: number;
+  /** `if=a:b` condition variables and the conditions of enclosing `if` blocks. */
+  readonly predicates: readonly Expr[];
+  /** Inames of enclosing `for` blocks. */
+  readonly forInames: readonly string[];
+  readonly tags: readonly string[];
+  readonly groups: readonly string[];
+  readonly conflictsWithGroups: readonly string[];
+  readonly atomic: boolean;
+  readonly barrierScope?: 'global' | 'local';
+  readonly span: SourceSpan;
+}
+
+export interface ParsedSubstitution {
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly expression: Expr;
+  readonly span: SourceSpan;
+}
+
+export interface ParsedInstructions {
+  readonly instructions: readonly ParsedInstruction[];
+  readonly substitutions: readonly ParsedSubstitution[];
+}
+
+interface Block {
+  readonly kind: 'for' | 'if';
+  readonly inames: readonly string[];
+  /** For `if` blocks: the condition of the current branch (negations of earlier branches included). */
+  predicates: Expr[];
+  /** For `if` blocks: the conditions of the branches seen so far, negated for `else`. */
+  previous: Expr[];
+  readonly span: SourceSpan;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function parseInstructions(source: string | readonly string[]): ParsedInstructions {
+  const text = typeof source === 'string' ? source : source.join('\n');
+  const instructions: ParsedInstruction[] = [];
+  const substitutions: ParsedSubstitution[] = [];
+  const blocks: Block[] = [];
+
+  let offset = 0;
+  for (const rawLine of text.split('\n')) {
+    const lineStart = offset;
+    offset += rawLine.length + 1;
+    const hash = rawLine.indexOf('#');
+    const line = hash >= 0 ? rawLine.slice(0, hash) : rawLine;
+    const trimmed = line.trim();
+    if (trimmed === '') continue;
+    const start = lineStart + line.indexOf(trimmed);
+    const span: SourceSpan = { text, start, end: start + trimmed.length };
+    const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
+
+    const keyword = /^(for|end|if|elif|else)\b/.exec(trimmed)?.[1];
+    if (keyword) {
+      handleBlockLine(keyword, trimmed, start, text, blocks);
+      continue;
+    }
+
+    const context = { forInames: blocks.flatMap((b) => b.inames), blockPredicates: blocks.flatMap((b) => b.predicates) };
+    if (trimmed.startsWith('...')) {
+      instructions.push(parseSpecial(trimmed, at, span, context));
+      continue;
+    }
+    const rule = /^([A-Za-z_]\w*)\s*(\(([^)]*)\))?\s*:=/.exec(trimmed);
+    if (rule) {
+      if (blocks.length) throw new LoomError('substitution rules cannot be defined inside for/if blocks', span);
+      const params = rule[3] === undefined ? [] : rule[3].split(',').map((p) => p.trim()).filter((p) => p !== '');
+      for (const p of params) {
+        if (!IDENT.test(p)) throw new LoomError(`substitution rule parameter '${p}' is not a name`, at(trimmed.indexOf(p), p.length));
+      }
+      const exprText = trimmed.slice(rule[0].length);
+      substitutions.push({
+        name: rule[1],
+        params,
+        expression: parseExpression(exprText, { source: text, offset: start + rule[0].length }),
+        span,
+      });
+      continue;
+    }
+    instructions.push(parseAssignment(trimmed, text, start, span, context));
+  }
+  if (blocks.length) {
+    const open = blocks[blocks.length - 1];
+    throw new LoomError(`'${open.kind}' block is never closed with 'end'`, open.span);
+  }
+  return { instructions, substitutions };
+}
+
+function handleBlockLine(keyword: string, line: string, start: number, text: string, blocks: Block[]): void {
+  const span: SourceSpan = { text, start, end: start + line.length };
+  const rest = line.slice(keyword.length).trim();
+  const restOffset = start + line.indexOf(rest, keyword.length);
+  switch (keyword) {
+    case 'for': {
+      const names = rest.split(',').map((s) => s.trim());
+      if (rest === '' || names.some((n) => !IDENT.test(n))) {
+        throw new LoomError("'for' expects a comma-separated list of inames, e.g. 'for i, j'", span);
+      }
+      blocks.push({ kind: 'for', inames: names, predicates: [], previous: [], span });
+      return;
+    }
+    case 'if': {
+      if (rest === '') throw new LoomError("'if' expects a condition", span);
+      const cond = parseExpression(rest, { source: text, offset: restOffset });
+      blocks.push({ kind: 'if', inames: [], predicates: [cond], previous: [cond], span });
+      return;
+    }
+    case 'elif':
+    case 'else': {
+      const top = blocks[blocks.length - 1];
+      if (!top || top.kind !== 'if') throw new LoomError(`'${keyword}' without a matching 'if'`, span);
+      const negated = top.previous.map((c) => not(c));
+      if (keyword === 'else') {
+        if (rest !== '') throw new LoomError("'else' takes no condition (use 'elif')", span);
+        top.predicates = negated;
+      } else {
+        const cond = parseExpression(rest, { source: text, offset: restOffset });
+        top.predicates = [...negated, cond];
+        top.previous = [...top.previous, cond];
+      }
+      return;
+    }
+    case 'end': {
+      if (rest !== '' && !/^[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*$/.test(rest)) throw new LoomError("unexpected text after 'end'", span);
+      if (!blocks.pop()) throw new LoomError("'end' without an open 'for' or 'if' block", span);
+      return;
+    }
+  }
+}
+
+interface BlockContext {
+  readonly forInames: readonly string[];
+  readonly blockPredicates: readonly Expr[];
+}
+
+function parseSpecial(
+  line: string,
+  at: (from: number, length: number) => SourceSpan,
+  span: SourceSpan,
+  context: BlockContext,
+): ParsedInstruction {
+  const m = /^\.\.\.\s*(\w+)\s*/.exec(line)!;
+  const what = m[1];
+  if (what !== 'gbarrier' && what !== 'lbarrier' && what !== 'nop') {
+    throw new LoomError(`unknown special instruction '... ${what}' (expected gbarrier, lbarrier or nop)`, at(line.indexOf(what), what.length));
+  }
+  const restStart = m[0].length;
+  const rest = line.slice(restStart).trim();
+  let attrs = emptyAttributes();
+  if (rest !== '') {
+    if (!rest.startsWith('{') || !rest.endsWith('}')) throw new LoomError('expected attributes in braces', at(restStart, rest.length));
+    attrs = parseAttributes(rest.slice(1, -1), (from, len) => at(restStart + 1 + from, len));
+  }
+  return {
+    kind: what === 'nop' ? 'nop' : 'barrier',
+    barrierScope: what === 'gbarrier' ? 'global' : what === 'lbarrier' ? 'local' : undefined,
+    ...attrs,
+    predicates: [...context.blockPredicates, ...attrs.predicates],
+    forInames: context.forInames,
+    span,
+  };
+}
+
+function parseAssignment(line: string, text: string, start: number, span: SourceSpan, context: BlockContext): ParsedInstruction {
+  const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
+  let body = line;
+  let bodyStart = 0;
+
+  let temporary: ParsedInstruction['temporary'];
+  const decl = /^<\s*([A-Za-z0-9_]*)\s*>\s*/.exec(body);
+  if (decl) {
+    const typeName = decl[1];
+    if (typeName !== '' && !isDType(typeName)) {
+      throw new LoomError(`unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`, at(line.indexOf(typeName), typeName.length));
+    }
+    temporary = { dtype: typeName === '' ? undefined : typeName };
+    bodyStart = decl[0].length;
+    body = line.slice(bodyStart);
+  }
+
+  let attrs = emptyAttributes();
+  const braceAt = findTrailingBraces(body);
+  if (braceAt >= 0) {
+    const inner = body.slice(braceAt + 1, body.lastIndexOf('}'));
+    const innerStart = bodyStart + braceAt + 1;
+    attrs = parseAttributes(inner, (from, len) => at(innerStart + from, len));
+    body = body.slice(0, braceAt);
+  }
+
+  const eq = findAssignmentEquals(body);
+  if (eq < 0) {
+    throw new LoomError("expected an assignment 'LHS = EXPRESSION' (or 'for', 'if', 'end', '... gbarrier', 'rule(x) := ...')", span);
+  }
+  const lhsText = body.slice(0, eq);
+  const rhsText = body.slice(eq + 1);
+  if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(bodyStart + eq, 1));
+  if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(bodyStart + eq, 1));
+  const assignee = parseExpression(lhsText, { source: text, offset: start + bodyStart });
+  if (assignee.kind !== 'var' && assignee.kind !== 'subscript') {
+    const lhsTrim = lhsText.trim();
+    throw new LoomError('the left-hand side must be a variable or an array element', at(bodyStart + lhsText.indexOf(lhsTrim), lhsTrim.length));
+  }
+  const expression = parseExpression(rhsText, { source: text, offset: start + bodyStart + eq + 1 });
+  return {
+    kind: 'assign',
+    assignee,
+    expression,
+    temporary,
+    ...attrs,
+    predicates: [...context.blockPredicates, ...attrs.predicates],
+    forInames: context.forInames,
+    span,
+  };
+}
+
+/** Index of the `{` that opens a trailing attribute block, or -1. */
+function findTrailingBraces(body: string): number {
+  const trimmed = body.trimEnd();
+  if (!trimmed.endsWith('}')) return -1;
+  let depth = 0;
+  for (let i = trimmed.length - 1; i >= 0; i--) {
+    if (trimmed[i] === '}') depth++;
+    else if (trimmed[i] === '{') {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** The `=` that separates LHS and RHS: top level, not part of `==`, `<=`, `>=`, `!=`, `:=`. */
+function findAssignmentEquals(body: string): number {
+  let depth = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === '=' && depth === 0) {
+      const prev = body[i - 1];
+      const next = body[i + 1];
+      if (next === '=' || prev === '=' || prev === '<' || prev === '>' || prev === '!' || prev === ':') continue;
+      return i;
+    }
+  }
+  return -1;
+}
+
+type Attributes = Omit<ParsedInstruction, 'kind' | 'assignee' | 'expression' | 'temporary' | 'forInames' | 'span' | 'barrierScope'>;
+
+function emptyAttributes(): Attributes {
+  return {
+    dup: [], deps: [], depsExhaustive: false, nosync: [], priority: 0, predicates: [],
+    tags: [], groups: [], conflictsWithGroups: [], atomic: false,
+  };
+}
+
+const ATTRIBUTE_NAMES = ['id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'priority', 'if', 'tags', 'groups', 'conflicts_grp', 'atomic', 'mem_kind'];
+
+function parseAttributes(inner: string, at: (from: number, length: number) => SourceSpan): Attributes {
+  const attrs: { -readonly [K in keyof Attributes]: Attributes[K] } = emptyAttributes();
+  let pos = 0;
+  for (const part of inner.split(',')) {
+    const partStart = pos + (part.length - part.trimStart().length);
+    pos += part.length + 1;
+    const item = part.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const key = (eq < 0 ? item : item.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : item.slice(eq + 1).trim();
+    const valueAt = (len = value.length) => at(partStart + eq + 1 + (item.slice(eq + 1).length - item.slice(eq + 1).trimStart().length), len);
+    const list = () => value.split(':').map((s) => s.trim()).filter((s) => s !== '');
+    const needsValue = () => {
+      if (eq < 0 || value === '') throw new LoomError(`attribute '${key}' needs a value (${key}=...)`, at(partStart, item.length));
+    };
+    switch (key) {
+      case 'id':
+        needsValue();
+        if (!IDENT.test(value)) throw new LoomError(`instruction id '${value}' is not a name`, valueAt());
+        attrs.id = value;
+        break;
+      case 'id_prefix':
+        needsValue();
+        attrs.idPrefix = value;
+        break;
+      case 'inames': {
+        needsValue();
+        const additive = value.startsWith('+');
+        const names = (additive ? value.slice(1) : value).split(':').map((s) => s.trim()).filter((s) => s !== '');
+        for (const n of names) if (!IDENT.test(n)) throw new LoomError(`'${n}' is not an iname`, valueAt());
+        attrs.inames = { names, additive };
+        break;
+      }
+      case 'dup':
+        needsValue();
+        attrs.dup = list().map((entry) => {
+          const [iname, newName] = entry.split('->').map((s) => s.trim());
+          if (!IDENT.test(iname) || (newName !== undefined && !IDENT.test(newName))) {
+            throw new LoomError(`malformed dup entry '${entry}' (expected 'i' or 'i->i_new')`, valueAt());
+          }
+          return newName === undefined ? { iname } : { iname, newName };
+        });
+        break;
+      case 'dep': {
+        needsValue();
+        const exhaustive = value.startsWith('*');
+        attrs.depsExhaustive = exhaustive;
+        attrs.deps = (exhaustive ? value.slice(1) : value).split(':').map((s) => s.trim()).filter((s) => s !== '');
+        break;
+      }
+      case 'nosync':
+        needsValue();
+        attrs.nosync = list().map((s) => s.split('@')[0]);
+        break;
+      case 'priority':
+        needsValue();
+        if (!/^-?\d+$/.test(value)) throw new LoomError(`priority must be an integer, got '${value}'`, valueAt());
+        attrs.priority = Number(value);
+        break;
+      case 'if':
+        needsValue();
+        attrs.predicates = list().map((name) => {
+          if (!IDENT.test(name)) throw new LoomError(`'if' attribute takes scalar variable names, got '${name}'`, valueAt());
+          return parseExpression(name);
+        });
+        break;
+      case 'tags':
+        needsValue();
+        attrs.tags = list();
+        break;
+      case 'groups':
+        needsValue();
+        attrs.groups = list();
+        break;
+      case 'conflicts_grp':
+        needsValue();
+        attrs.conflictsWithGroups = list();
+        break;
+      case 'atomic':
+        if (eq >= 0) throw new LoomError("attribute 'atomic' takes no value", at(partStart, item.length));
+        attrs.atomic = true;
+        break;
+      case 'mem_kind':
+        break;
+      default:
+        throw new LoomError(
+          `unknown instruction attribute '${key}' (known: ${ATTRIBUTE_NAMES.join(', ')})`,
+          at(partStart, key.length),
+        );
+    }
+  }
+  return attrs;
+}

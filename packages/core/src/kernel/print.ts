@@ -1,0 +1,138 @@
+/**
+ * The kernel as text, in the layout of loopy's `print(knl)`: ARGUMENTS, DOMAINS,
+ * INAME TAGS, TEMPORARIES, INSTRUCTIONS (nested in `for i ... end i`), DEPENDENCIES.
+ */
+import { printExpr } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
+import { rowMajorStrides } from './strides.ts';
+
+const RULE = '-'.repeat(75);
+
+export interface StringifyOptions {
+  /** Include the DEPENDENCIES section (default: when there are dependencies). */
+  readonly withDependencies?: boolean;
+}
+
+export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {}): string {
+  const lines: string[] = [RULE, `KERNEL: ${knl.name}`, RULE, 'ARGUMENTS:'];
+  for (const arg of [...knl.args].sort((a, b) => compareNames(a.name, b.name))) lines.push(printArg(arg));
+  lines.push(RULE, 'DOMAINS:');
+  for (const d of knl.domains) lines.push(d.toString());
+  lines.push(RULE, 'INAME TAGS:');
+  for (const iname of [...knl.inames].sort(compareNames)) lines.push(`${iname}: ${tagToString(knl.inameTags.get(iname))}`);
+  if (knl.temporaries.size) {
+    lines.push(RULE, 'TEMPORARIES:');
+    for (const t of [...knl.temporaries.values()].sort((a, b) => compareNames(a.name, b.name))) {
+      const shape = t.shape.length ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${dimTags(t.shape)})` : 'shape: ()';
+      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}`);
+    }
+  }
+  if (knl.substitutions.size) {
+    lines.push(RULE, 'SUBSTITUTION RULES:');
+    for (const r of knl.substitutions.values()) lines.push(`${r.name}(${r.params.join(', ')}) := ${printExpr(r.expression)}`);
+  }
+  lines.push(RULE, 'INSTRUCTIONS:');
+  lines.push(...printInstructions(knl));
+  const withDeps = options.withDependencies ?? knl.instructions.some((i) => i.dependsOn.length > 0);
+  if (withDeps) {
+    lines.push(RULE, 'DEPENDENCIES: (use dependencyGraph to visualize)');
+    for (const insn of knl.instructions) if (insn.dependsOn.length) lines.push(`${insn.id} : ${insn.dependsOn.join(', ')}`);
+  }
+  lines.push(RULE);
+  return lines.join('\n');
+}
+
+registerKernelPrinter((k) => stringifyKernel(k));
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function printArg(arg: KernelArg): string {
+  const type = arg.dtype ?? '<auto/runtime>';
+  if (arg.kind === 'value') return `${arg.name}: ValueArg, type: ${type}`;
+  const shape = arg.shape === undefined ? '<auto>' : `(${arg.shape.map(printExpr).join(', ')})`;
+  const tags = arg.shape === undefined ? '' : `, dim_tags: (${dimTags(arg.shape)})`;
+  const direction = [arg.isInput ? 'in' : '', arg.isOutput ? 'out' : ''].filter(Boolean).join('/');
+  const aspace = arg.kind === 'constant' ? 'constant' : 'global';
+  const atomic = arg.forAtomic ? ' for_atomic' : '';
+  return `${arg.name}: type: ${type}, shape: ${shape}${tags}${direction ? ` ${direction}` : ''} aspace: ${aspace}${atomic}`;
+}
+
+/** loopy's dim tags for a row-major array: `N1:stride:n, N0:stride:1`. */
+function dimTags(shape: readonly Expr[]): string {
+  const strides = rowMajorStrides(shape);
+  return strides.map((s, axis) => `N${shape.length - 1 - axis}:stride:${printExpr(s)}`).join(', ');
+}
+
+/** Instructions in dependency order, with `for`/`end` lines where the loop nest changes. */
+function printInstructions(knl: LoopKernel): string[] {
+  const order = topologicalOrder(knl.instructions);
+  const rank = loopRank(knl);
+  const lines: string[] = [];
+  let open: string[] = [];
+  for (const insn of order) {
+    const wanted = [...insn.withinInames].sort((a, b) => rank(a) - rank(b));
+    let common = 0;
+    while (common < open.length && common < wanted.length && open[common] === wanted[common]) common++;
+    for (let k = open.length - 1; k >= common; k--) lines.push(`${'  '.repeat(k)}end ${open[k]}`);
+    open = open.slice(0, common);
+    for (let k = common; k < wanted.length; k++) {
+      lines.push(`${'  '.repeat(k)}for ${wanted[k]}`);
+      open.push(wanted[k]);
+    }
+    lines.push(`${'  '.repeat(open.length)}${printInstruction(insn, knl)}`);
+  }
+  for (let k = open.length - 1; k >= 0; k--) lines.push(`${'  '.repeat(k)}end ${open[k]}`);
+  return lines;
+}
+
+export function printInstruction(insn: Instruction, knl?: LoopKernel): string {
+  const attrs = [`id=${insn.id}`];
+  if (insn.dependsOn.length) attrs.push(`dep=${insn.dependsOn.join(':')}`);
+  if (insn.noSyncWith.length) attrs.push(`nosync=${insn.noSyncWith.join(':')}`);
+  if (insn.priority) attrs.push(`priority=${insn.priority}`);
+  if (insn.groups.length) attrs.push(`groups=${insn.groups.join(':')}`);
+  if (insn.conflictsWithGroups.length) attrs.push(`conflicts_grp=${insn.conflictsWithGroups.join(':')}`);
+  if (insn.tags.length) attrs.push(`tags=${insn.tags.join(':')}`);
+  if (insn.atomic) attrs.push('atomic');
+  const pred = insn.predicates.length ? `if (${insn.predicates.map(printExpr).join(' and ')}) ` : '';
+  let body: string;
+  if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
+  else if (insn.kind === 'nop') body = '... nop';
+  else {
+    const target = printExpr(insn.assignee!);
+    const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
+    const decl = knl?.temporaries.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';
+    body = `${decl}${target} = ${printExpr(insn.expression!)}`;
+  }
+  return `${pred}${body} {${attrs.join(', ')}}`;
+}
+
+/** Kahn's algorithm, stable in declaration order; cycles fall back to declaration order. */
+export function topologicalOrder(insns: readonly Instruction[]): Instruction[] {
+  const done = new Set<string>();
+  const ids = new Set(insns.map((i) => i.id));
+  const out: Instruction[] = [];
+  let remaining = [...insns];
+  while (remaining.length) {
+    const ready = remaining.find((i) => i.dependsOn.every((d) => done.has(d) || !ids.has(d)));
+    const next = ready ?? remaining[0];
+    out.push(next);
+    done.add(next.id);
+    remaining = remaining.filter((i) => i !== next);
+  }
+  return out;
+}
+
+/** Position of an iname in the preferred nesting (priorities first, then declaration order). */
+export function loopRank(knl: LoopKernel): (iname: string) => number {
+  const order: string[] = [];
+  for (const p of knl.loopPriorities) for (const n of p) if (!order.includes(n)) order.push(n);
+  for (const n of knl.inames) if (!order.includes(n)) order.push(n);
+  return (n) => {
+    const i = order.indexOf(n);
+    return i < 0 ? order.length : i;
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Reductions become loops: `out[i] = sum(k, e)` turns into
+ *
+ *   acc = 0                  {id=out_init}      within i
+ *   acc = acc + e            {id=out_update}    within i, k
+ *   out[i] = acc             (the original)     within i
+ *
+ * with a private accumulator per reduction. Done before linearization, after types
+ * are known (the neutral element depends on the dtype).
+ */
+import { isFloat, type DType } from '../dtypes.ts';
+import { binary, call, float, int, variable, type Expr, type Reduce } from '../expr/nodes.ts';
+import { mapChildren } from '../expr/index.ts';
+import { expandSubstitutions } from './accesses.ts';
+import type { Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+import { exprType, INDEX_DTYPE } from './type-inference.ts';
+import { uniqueName } from '../transform/rename.ts';
+
+export function realizeReductions(knl: LoopKernel): LoopKernel {
+  const temporaries = new Map(knl.temporaries);
+  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+  const inames = new Set(knl.inames);
+  const typeOf = (name: string): DType | undefined =>
+    inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? temporaries.get(name)?.dtype;
+  const out: Instruction[] = [];
+
+  for (const insn of knl.instructions) {
+    if (!insn.expression) {
+      out.push(insn);
+      continue;
+    }
+    const added: Instruction[] = [];
+    const realize = (e: Expr, outerInames: readonly string[]): Expr => {
+      if (e.kind !== 'reduce') return mapChildren(e, (c) => realize(c, outerInames));
+      // inner reductions are realized inside the update, with the outer reduction's inames
+      const within = [...outerInames, ...e.inames];
+      const body = realize(e.body, within);
+      const dtype = exprType(e, typeOf).dtype;
+      const acc = uniqueName(`acc_${e.inames.join('_')}`, taken);
+      taken.add(acc);
+      temporaries.set(acc, { name: acc, dtype, shape: [], addressSpace: 'private' } satisfies TemporaryVariable);
+      const initId = uniqueName(`${insn.id}_${acc}_init`, taken);
+      taken.add(initId);
+      const updateId = uniqueName(`${insn.id}_${acc}_update`, taken);
+      taken.add(updateId);
+      const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: insn.predicates };
+      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: insn.dependsOn });
+      added.push({
+        ...base,
+        id: updateId,
+        assignee: variable(acc),
+        expression: combine(e, variable(acc), body),
+        withinInames: within,
+        dependsOn: [...insn.dependsOn, initId, ...added.slice(0, -1).map((a) => a.id).filter((id) => id !== initId)],
+      });
+      return variable(acc);
+    };
+    const expanded = expandSubstitutions(insn.expression, knl.substitutions);
+    const expression = realize(expanded, insn.withinInames);
+    if (added.length === 0) {
+      out.push(expression === insn.expression ? insn : { ...insn, expression });
+      continue;
+    }
+    out.push(...added);
+    out.push({ ...insn, expression, dependsOn: [...insn.dependsOn, ...added.map((a) => a.id)] });
+  }
+  return knl.with({ instructions: out, temporaries });
+}
+
+function neutral(r: Reduce, dtype: DType): Expr {
+  const f = isFloat(dtype);
+  switch (r.op) {
+    case 'sum': return f ? float(0) : int(0);
+    case 'product': return f ? float(1) : int(1);
+    case 'max': return f ? float(-Infinity) : int(minOf(dtype));
+    case 'min': return f ? float(Infinity) : int(maxOf(dtype));
+  }
+}
+
+function combine(r: Reduce, acc: Expr, value: Expr): Expr {
+  switch (r.op) {
+    case 'sum': return binary('+', acc, value);
+    case 'product': return binary('*', acc, value);
+    case 'max': return call('max', [acc, value]);
+    case 'min': return call('min', [acc, value]);
+  }
+}
+
+function minOf(t: DType): number {
+  switch (t) {
+    case 'int8': return -128;
+    case 'int16': return -32768;
+    case 'int32': return -2147483648;
+    case 'int64': return Number.MIN_SAFE_INTEGER;
+    default: return 0;
+  }
+}
+
+function maxOf(t: DType): number {
+  switch (t) {
+    case 'int8': return 127;
+    case 'uint8': case 'bool': return 255;
+    case 'int16': return 32767;
+    case 'uint16': return 65535;
+    case 'int32': return 2147483647;
+    case 'uint32': return 4294967295;
+    default: return Number.MAX_SAFE_INTEGER;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Types of expressions and temporaries, numpy-style, with literals as *weak*
+ * scalars (NEP 50): `2*a` stays float32 for a float32 `a`; `2.0*k` is float64 for
+ * an int32 `k`. Inames and domain parameters are int32. Integer `/` stays integer
+ * (C division), as loopy does.
+ */
+import { isFloat, promote, type DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { printExpr } from '../expr/index.ts';
+import type { LoopKernel } from './model.ts';
+
+export interface ExprType {
+  readonly dtype: DType;
+  /** A literal's type, which yields to the other operand's kind-compatible type. */
+  readonly weak: boolean;
+}
+
+const WEAK_INT: ExprType = { dtype: 'int32', weak: true };
+const WEAK_FLOAT: ExprType = { dtype: 'float64', weak: true };
+const BOOL: ExprType = { dtype: 'bool', weak: false };
+export const INDEX_DTYPE: DType = 'int32';
+
+/** Functions whose result is a float even for integer arguments. */
+const FLOAT_FUNCTIONS = new Set([
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10',
+  'sqrt', 'rsqrt', 'cbrt', 'pow', 'fmod', 'erf', 'fabs',
+]);
+
+export function combineTypes(a: ExprType, b: ExprType): ExprType {
+  if (a.weak && b.weak) return isFloat(a.dtype) || isFloat(b.dtype) ? WEAK_FLOAT : WEAK_INT;
+  if (a.weak || b.weak) {
+    const strong = a.weak ? b : a;
+    const weak = a.weak ? a : b;
+    if (isFloat(weak.dtype) && !isFloat(strong.dtype)) return { dtype: 'float64', weak: false };
+    if (strong.dtype === 'bool') return { dtype: weak.dtype, weak: false };
+    return strong;
+  }
+  return { dtype: promote(a.dtype, b.dtype), weak: false };
+}
+
+export type NameTypes = (name: string) => DType | undefined;
+
+export function exprType(e: Expr, typeOf: NameTypes): ExprType {
+  const rec = (x: Expr): ExprType => exprType(x, typeOf);
+  switch (e.kind) {
+    case 'int': return WEAK_INT;
+    case 'float': return WEAK_FLOAT;
+    case 'bool': return BOOL;
+    case 'var':
+    case 'subscript': {
+      const name = e.kind === 'var' ? e.name : e.array;
+      const t = typeOf(name);
+      if (t === undefined) throw new LoomError(`the type of '${name}' is not known yet (pass data for it, or use addDtypes)`);
+      return { dtype: t, weak: false };
+    }
+    case 'neg': return rec(e.operand);
+    case 'binary': return combineTypes(rec(e.left), rec(e.right));
+    case 'compare':
+    case 'logical':
+    case 'not':
+      return BOOL;
+    case 'if': return combineTypes(rec(e.then), rec(e.otherwise));
+    case 'cast': return { dtype: e.dtype as DType, weak: false };
+    case 'reduce': return rec(e.body);
+    case 'call': {
+      if (e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
+      const args = e.args.map(rec);
+      const joined = args.reduce(combineTypes);
+      if (FLOAT_FUNCTIONS.has(e.fn) && !isFloat(joined.dtype)) return { dtype: 'float64', weak: joined.weak };
+      return joined;
+    }
+  }
+}
+
+/** Resolves a possibly weak type to a concrete dtype. */
+export function concrete(t: ExprType): DType {
+  return t.dtype;
+}
+
+/**
+ * Fills in the dtypes of temporaries, and of arguments nobody typed that the kernel
+ * writes, from the expressions assigned to them (loopy's type inference: typing `a`
+ * as float32 makes `out = 2*a` float32). Names that stay unknown are left for the
+ * caller to report.
+ */
+export function inferTypes(knl: LoopKernel): LoopKernel {
+  const temps = new Map(knl.temporaries);
+  const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
+  const inames = new Set(knl.inames);
+  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
+  const unknown = () => [
+    ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
+    ...knl.args.filter((a) => argTypes.get(a.name) === undefined).map((a) => a.name),
+  ];
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of unknown()) {
+      const writers = knl.instructions.filter((insn) => {
+        const target = insn.assignee;
+        return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
+      });
+      // writers that read the variable itself (out = 2*out) are typed once the others have given it a type
+      const attempt = (selfType: DType | undefined) => {
+        let found: ExprType | undefined;
+        let blocked = false;
+        const lookup: NameTypes = (n) => (n === name ? selfType : typeOf(n));
+        for (const insn of writers) {
+          try {
+            const ty = exprType(insn.expression!, lookup);
+            found = found ? combineTypes(found, ty) : ty;
+          } catch {
+            blocked = true;
+          }
+        }
+        return { found, blocked };
+      };
+      let { found, blocked } = attempt(undefined);
+      if (found && blocked) ({ found, blocked } = attempt(found.dtype));
+      if (!found || blocked) continue;
+      if (temps.has(name)) temps.set(name, { ...temps.get(name)!, dtype: found.dtype });
+      else argTypes.set(name, found.dtype);
+      changed = true;
+    }
+  }
+  for (const t of temps.values()) {
+    if (t.dtype === undefined) {
+      throw new LoomError(`could not infer the type of temporary '${t.name}' (it depends on itself or on untyped data); declare it as <float32> ${t.name} = ...`);
+    }
+  }
+  const args = knl.args.map((a) => (a.dtype === undefined && argTypes.get(a.name) !== undefined ? { ...a, dtype: argTypes.get(a.name) } : a));
+  return knl.with({ temporaries: temps, args });
+}

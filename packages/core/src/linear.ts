@@ -1,0 +1,158 @@
+/**
+ * Linear (affine) forms over named integer variables: `c0 + c1*x1 + ... + ck*xk`.
+ *
+ * This is the one representation of "affine" shared by the integer-set library
+ * (constraints, bounds) and the expression IR (its affine view of an index or a
+ * bound). Immutable; coefficients are JavaScript integers (checked safe), zero
+ * coefficients are never stored.
+ */
+export class Linear {
+  private constructor(
+    /** Non-zero coefficients by variable name, in insertion order. */
+    readonly coeffs: ReadonlyMap<string, number>,
+    readonly constant: number,
+  ) {}
+
+  static readonly zero = new Linear(new Map(), 0);
+
+  static of(coeffs: Iterable<readonly [string, number]> | Record<string, number>, constant = 0): Linear {
+    const entries = Symbol.iterator in coeffs ? coeffs : Object.entries(coeffs);
+    const map = new Map<string, number>();
+    for (const [name, c] of entries as Iterable<readonly [string, number]>) {
+      const next = checked((map.get(name) ?? 0) + c);
+      if (next === 0) map.delete(name);
+      else map.set(name, next);
+    }
+    return new Linear(map, checked(constant));
+  }
+
+  static constant(value: number): Linear {
+    return new Linear(new Map(), checked(value));
+  }
+
+  static variable(name: string, coefficient = 1): Linear {
+    return Linear.of([[name, coefficient]]);
+  }
+
+  coeff(name: string): number {
+    return this.coeffs.get(name) ?? 0;
+  }
+
+  get variables(): string[] {
+    return [...this.coeffs.keys()];
+  }
+
+  get isConstant(): boolean {
+    return this.coeffs.size === 0;
+  }
+
+  dependsOn(name: string): boolean {
+    return this.coeffs.has(name);
+  }
+
+  add(other: Linear | number): Linear {
+    if (typeof other === 'number') return new Linear(this.coeffs, checked(this.constant + other));
+    return Linear.of([...this.coeffs, ...other.coeffs], this.constant + other.constant);
+  }
+
+  sub(other: Linear | number): Linear {
+    return this.add(typeof other === 'number' ? -other : other.scale(-1));
+  }
+
+  scale(factor: number): Linear {
+    if (factor === 0) return Linear.zero;
+    return Linear.of(
+      [...this.coeffs].map(([n, c]) => [n, c * factor] as const),
+      this.constant * factor,
+    );
+  }
+
+  negate(): Linear {
+    return this.scale(-1);
+  }
+
+  /** Replaces `name` by `value` (another linear form). */
+  substitute(name: string, value: Linear): Linear {
+    const c = this.coeff(name);
+    if (c === 0) return this;
+    const rest = Linear.of([...this.coeffs].filter(([n]) => n !== name), this.constant);
+    return rest.add(value.scale(c));
+  }
+
+  /** Drops the given variables' terms (keeps the rest). */
+  without(names: Iterable<string>): Linear {
+    const drop = new Set(names);
+    return Linear.of([...this.coeffs].filter(([n]) => !drop.has(n)), this.constant);
+  }
+
+  /** Value at an assignment; throws if a variable is missing. */
+  evaluate(env: ReadonlyMap<string, number> | Record<string, number>): number {
+    const get = env instanceof Map ? (n: string) => env.get(n) : (n: string) => (env as Record<string, number>)[n];
+    let total = this.constant;
+    for (const [name, c] of this.coeffs) {
+      const v = get(name);
+      if (v === undefined) throw new Error(`Linear.evaluate: no value for '${name}'`);
+      total += c * v;
+    }
+    return total;
+  }
+
+  /** Greatest common divisor of the variable coefficients (0 for a constant form). */
+  coefficientGcd(): number {
+    let g = 0;
+    for (const c of this.coeffs.values()) g = gcd(g, c);
+    return g;
+  }
+
+  equals(other: Linear): boolean {
+    if (this.constant !== other.constant || this.coeffs.size !== other.coeffs.size) return false;
+    for (const [n, c] of this.coeffs) if (other.coeff(n) !== c) return false;
+    return true;
+  }
+
+  /**
+   * ISL-like text: variables in the given order (default: insertion order), constant last,
+   * e.g. `n - 1`, `2i + j`, `-i + 3`. `orderBy` lists preferred variable order.
+   */
+  toString(orderBy?: readonly string[]): string {
+    const names = this.variables;
+    if (orderBy) names.sort((a, b) => rank(orderBy, a) - rank(orderBy, b));
+    let out = '';
+    for (const name of names) {
+      const c = this.coeff(name);
+      const mag = Math.abs(c) === 1 ? '' : String(Math.abs(c));
+      if (out === '') out = `${c < 0 ? '-' : ''}${mag}${name}`;
+      else out += ` ${c < 0 ? '-' : '+'} ${mag}${name}`;
+    }
+    if (out === '') return String(this.constant);
+    if (this.constant !== 0) out += ` ${this.constant < 0 ? '-' : '+'} ${Math.abs(this.constant)}`;
+    return out;
+  }
+}
+
+function rank(order: readonly string[], name: string): number {
+  const i = order.indexOf(name);
+  return i < 0 ? order.length : i;
+}
+
+function checked(n: number): number {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`integer coefficient out of range: ${n}`);
+  return n === 0 ? 0 : n; // normalize -0
+}
+
+export function gcd(a: number, b: number): number {
+  a = Math.abs(a);
+  b = Math.abs(b);
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Floor division on integers (rounds toward negative infinity). */
+export function floorDiv(a: number, b: number): number {
+  return Math.floor(a / b);
+}
+
+/** Ceiling division on integers. */
+export function ceilDiv(a: number, b: number): number {
+  return Math.ceil(a / b);
+}

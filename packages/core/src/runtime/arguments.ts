@@ -1,0 +1,280 @@
+/**
+ * Binding what the caller passes to `run` to the kernel's arguments: dtypes,
+ * parameter values (given, or found from array sizes), shapes, and the checks that
+ * keep a kernel from ever touching memory outside the caller's arrays.
+ */
+import { byteSize, dtypeOfHostArray, isDType, type DType, type HostArray } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { printExpr, toLinear } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { KernelArg, LoopKernel } from '../kernel/model.ts';
+import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
+import { addDtypes } from '../transform/basic.ts';
+import { DeviceArray } from './device.ts';
+
+/** A host array with an explicit shape. */
+export interface ShapedHostArray {
+  readonly data: HostArray;
+  readonly shape: readonly number[];
+}
+
+export type RunArgument = HostArray | ShapedHostArray | DeviceArray | number | bigint;
+
+export interface BoundArray {
+  readonly arg: KernelArg;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  /** What the caller passed, if anything. */
+  readonly given?: HostArray | DeviceArray;
+}
+
+export interface Binding {
+  readonly dtypes: ReadonlyMap<string, DType>;
+  readonly values: ReadonlyMap<string, number | bigint>;
+  readonly arrays: readonly BoundArray[];
+}
+
+function isHostArray(x: unknown): x is HostArray {
+  return ArrayBuffer.isView(x) && !(x instanceof DataView);
+}
+
+function isShaped(x: unknown): x is ShapedHostArray {
+  return typeof x === 'object' && x !== null && !isHostArray(x) && !(x instanceof DeviceArray) && 'data' in x && 'shape' in x;
+}
+
+export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): Binding {
+  const known = new Map(knl.args.map((a) => [a.name, a]));
+  for (const name of Object.keys(given)) {
+    if (!known.has(name)) {
+      throw new LoomError(`kernel '${knl.name}' has no argument '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
+    }
+  }
+  const dtypes = new Map<string, DType>();
+  const values = new Map<string, number | bigint>();
+  const domainParams = new Set(knl.domains.flatMap((d) => d.params));
+
+  for (const arg of knl.args) {
+    const v = given[arg.name];
+    if (arg.kind === 'value') {
+      if (v === undefined) continue;
+      if (typeof v !== 'number' && typeof v !== 'bigint') {
+        throw new LoomError(`argument '${arg.name}' is a value argument: pass a number, not ${describe(v)}`);
+      }
+      if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !arg.dtype.startsWith('float'))) {
+        throw new LoomError(`argument '${arg.name}' must be a finite number, got ${v}`);
+      }
+      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : 'float64');
+      if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
+        throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
+      }
+      dtypes.set(arg.name, dtype);
+      values.set(arg.name, v);
+      continue;
+    }
+    if (v === undefined) continue;
+    const data = v instanceof DeviceArray ? undefined : isShaped(v) ? v.data : v;
+    if (!(v instanceof DeviceArray) && !isHostArray(data)) {
+      throw new LoomError(`argument '${arg.name}' is an array: pass a TypedArray, { data, shape } or a DeviceArray, not ${describe(v)}`);
+    }
+    const passed: DType = v instanceof DeviceArray ? v.dtype : dtypeOfHostArray(data)!;
+    const compatible = arg.dtype === undefined || arg.dtype === passed || (arg.dtype === 'bool' && passed === 'uint8') || (arg.dtype === 'float16' && passed === 'uint16');
+    if (!compatible) {
+      throw new LoomError(`argument '${arg.name}' is ${arg.dtype}, but ${describe(v)} (${passed}) was passed`);
+    }
+    dtypes.set(arg.name, arg.dtype ?? passed);
+  }
+  for (const arg of knl.args) if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
+
+  inferParameters(knl, given, values);
+  for (const arg of knl.args) {
+    if (arg.kind === 'value' && !values.has(arg.name)) {
+      throw new LoomError(`missing value for argument '${arg.name}': pass it, or pass an array whose size determines it`);
+    }
+  }
+  checkAssumptions(knl, values);
+  inferOutputDTypes(knl, dtypes);
+
+  const arrays: BoundArray[] = [];
+  for (const arg of knl.args) {
+    if (arg.kind === 'value') continue;
+    const shape = arg.shape!.map((s, axis) => {
+      const n = evaluate(s, values, `axis ${axis} of '${arg.name}'`);
+      if (n < 0) throw new LoomError(`argument '${arg.name}' would have a negative size ${n} along axis ${axis} (shape ${printExpr(s)})`);
+      return n;
+    });
+    const v = given[arg.name];
+    if (v === undefined) {
+      if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
+      arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape });
+      continue;
+    }
+    const expected = shape.reduce((a, b) => a * b, 1);
+    if (v instanceof DeviceArray || isShaped(v)) {
+      const got = v.shape;
+      if (got.length !== shape.length || got.some((g, k) => g !== shape[k])) {
+        throw new LoomError(`argument '${arg.name}' has shape (${got.join(', ')}), but the kernel needs (${shape.join(', ')})`);
+      }
+      if (isShaped(v) && v.data.length !== expected) {
+        throw new LoomError(`argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`);
+      }
+      arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: v instanceof DeviceArray ? v : v.data });
+    } else {
+      const data = v as HostArray;
+      if (data.length !== expected) {
+        throw new LoomError(
+          `argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`,
+        );
+      }
+      arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: data });
+    }
+  }
+  return { dtypes, values, arrays };
+}
+
+function describe(v: unknown): string {
+  if (v instanceof DeviceArray) return `a DeviceArray of ${v.dtype}`;
+  if (isHostArray(v)) return `a ${v.constructor.name}`;
+  if (isShaped(v)) return `a { data: ${v.data?.constructor?.name} } array`;
+  return typeof v === 'object' ? JSON.stringify(v)?.slice(0, 40) ?? String(v) : `${typeof v} ${String(v)}`;
+}
+
+function evaluate(e: Expr, values: ReadonlyMap<string, number | bigint>, what: string): number {
+  const lin = toLinear(e);
+  const env = (name: string) => {
+    const v = values.get(name);
+    if (v === undefined) throw new LoomError(`cannot compute ${what}: no value for '${name}'`);
+    return Number(v);
+  };
+  if (lin) {
+    let total = lin.constant;
+    for (const [n, c] of lin.coeffs) total += c * env(n);
+    return total;
+  }
+  return evalInt(e, env, what);
+}
+
+/** Integer evaluation of shape expressions that are not affine (products of parameters). */
+function evalInt(e: Expr, env: (n: string) => number, what: string): number {
+  const rec = (x: Expr) => evalInt(x, env, what);
+  switch (e.kind) {
+    case 'int': return e.value;
+    case 'var': return env(e.name);
+    case 'neg': return -rec(e.operand);
+    case 'binary': {
+      const a = rec(e.left);
+      const b = rec(e.right);
+      switch (e.op) {
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        case '//': return Math.floor(a / b);
+        case '/': return Math.trunc(a / b);
+        case '%': return a - b * Math.floor(a / b);
+        case '**': return a ** b;
+      }
+    }
+    // falls through
+    default:
+      throw new LoomError(`cannot compute ${what}: '${printExpr(e)}' is not an integer expression of the parameters`);
+  }
+}
+
+/** Finds missing parameters from array sizes: `n` from `a`'s length when `a` has shape (n) or (n, n). */
+function inferParameters(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>, values: Map<string, number | bigint>): void {
+  const missing = () => knl.args.filter((a) => a.kind === 'value' && !values.has(a.name)).map((a) => a.name);
+  for (let progress = true; progress && missing().length; ) {
+    progress = false;
+    for (const arg of knl.args) {
+      const v = given[arg.name];
+      if (arg.kind === 'value' || v === undefined || !arg.shape) continue;
+      const dims = v instanceof DeviceArray || isShaped(v) ? v.shape : undefined;
+      if (dims) {
+        arg.shape.forEach((s, axis) => {
+          const lin = toLinear(s);
+          if (!lin || dims.length !== arg.shape!.length) return;
+          const unknown = lin.variables.filter((n) => !values.has(n));
+          if (unknown.length !== 1) return;
+          const p = unknown[0];
+          const rest = lin.without([p]).evaluate(Object.fromEntries([...values].map(([k, x]) => [k, Number(x)])));
+          const c = lin.coeff(p);
+          if ((dims[axis] - rest) % c === 0) {
+            values.set(p, (dims[axis] - rest) / c);
+            progress = true;
+          }
+        });
+        continue;
+      }
+      // a flat host array: its length is the product of the shape; solve for a single unknown
+      const length = (v as HostArray).length;
+      const names = new Set(arg.shape.flatMap((s) => [...freeNames(s)]));
+      const unknown = [...names].filter((n) => !values.has(n) && knl.arg(n)?.kind === 'value');
+      if (unknown.length !== 1) continue;
+      const p = unknown[0];
+      const size = (x: number) => {
+        const env = new Map(values);
+        env.set(p, x);
+        return arg.shape!.reduce((acc, s) => acc * evaluate(s, env, 'a size'), 1);
+      };
+      let lo = 0;
+      let hi = Math.max(1, length);
+      while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (size(mid) < length) lo = mid + 1;
+        else hi = mid;
+      }
+      if (size(lo) === length) {
+        values.set(p, lo);
+        progress = true;
+      }
+    }
+  }
+}
+
+function freeNames(e: Expr): Set<string> {
+  const out = new Set<string>();
+  const walk = (x: Expr) => {
+    if (x.kind === 'var') out.add(x.name);
+    else if (x.kind === 'binary') {
+      walk(x.left);
+      walk(x.right);
+    } else if (x.kind === 'neg') walk(x.operand);
+  };
+  walk(e);
+  return out;
+}
+
+function checkAssumptions(knl: LoopKernel, values: ReadonlyMap<string, number | bigint>): void {
+  const params = knl.assumptions.params;
+  if (params.length === 0 && knl.assumptions.constraints.length === 0) return;
+  const point: Record<string, number> = {};
+  for (const p of params) {
+    const v = values.get(p);
+    if (v === undefined) return;
+    point[p] = Number(v);
+  }
+  if (!knl.assumptions.contains(point)) {
+    const given = params.map((p) => `${p} = ${point[p]}`).join(', ');
+    throw new LoomError(`${given} violates the kernel's assumptions ${knl.assumptions.toString()}`);
+  }
+}
+
+/** Outputs nobody passed get the type of what is assigned to them (numpy promotion). */
+function inferOutputDTypes(knl: LoopKernel, dtypes: Map<string, DType>): void {
+  const known = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
+  const typed = inferTypes(Object.keys(known).length ? addDtypes(knl, known) : knl);
+  for (const arg of typed.args) {
+    if (arg.dtype === undefined) {
+      throw new LoomError(`cannot determine the dtype of '${arg.name}': pass an array for it or use addDtypes(knl, { ${arg.name}: 'float32' })`);
+    }
+    dtypes.set(arg.name, arg.dtype);
+  }
+}
+
+export function checkDTypeName(d: string): DType {
+  if (!isDType(d)) throw new LoomError(`unknown dtype '${d}'`);
+  return d;
+}
+
+export function byteLengthOf(dtype: DType, shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1) * byteSize(dtype);
+}

@@ -1,0 +1,56 @@
+/**
+ * Before a launch: every affine access of an argument with a declared shape stays
+ * inside that shape for the parameter values given. (Inferred shapes hold by
+ * construction once the assumptions are checked.) Accesses whose index depends on
+ * data cannot be checked here.
+ */
+import { LoomError } from '../errors.ts';
+import { printExpr, toLinear } from '../expr/index.ts';
+import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import { Linear } from '../linear.ts';
+import { allAccesses } from '../kernel/accesses.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+
+const checked = new WeakMap<LoopKernel, Set<string>>();
+
+export function checkAccessBounds(
+  knl: LoopKernel,
+  values: ReadonlyMap<string, number | bigint>,
+  shapes: ReadonlyMap<string, readonly number[]>,
+): void {
+  const key = [...values].map(([k, v]) => `${k}=${v}`).join(',');
+  let done = checked.get(knl);
+  if (!done) checked.set(knl, (done = new Set()));
+  if (done.has(key)) return;
+
+  const params = knl.domains.flatMap((d) => d.params).filter((p) => values.has(p));
+  const fixed = BasicSet.universe([...new Set(params)], []).addConstraints(
+    [...new Set(params)].map((p) => ({ kind: 'eq' as const, expr: Linear.variable(p).sub(Number(values.get(p))) })),
+  );
+  for (const access of allAccesses(knl)) {
+    const arg = knl.arg(access.array);
+    const shape = shapes.get(access.array);
+    if (!arg || !shape) continue;
+    const domain = domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]).intersect(fixed);
+    if (domain.isEmpty()) continue;
+    access.indices.forEach((index, axis) => {
+      const lin = toLinear(index);
+      if (!lin || lin.variables.some((v) => !domain.dims.includes(v) && !values.has(v))) return;
+      const hi = staticMax([{ set: domain, expr: lin }], fixed).evaluate(numeric(values));
+      const lo = staticMin([{ set: domain, expr: lin }], fixed).evaluate(numeric(values));
+      if (lo < 0 || hi >= shape[axis]) {
+        throw new LoomError(
+          `instruction '${access.instruction.id}' would access '${access.array}' at index ${printExpr(index)} from ${lo} to ${hi} along axis ${axis}, ` +
+            `outside its shape (${shape.join(', ')})`,
+          access.instruction.span,
+        );
+      }
+    });
+  }
+  done.add(key);
+}
+
+function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, number> {
+  return Object.fromEntries([...values].map(([k, v]) => [k, Number(v)]));
+}

@@ -1,0 +1,70 @@
+/**
+ * The `Device` interface every backend implements (OpenCL, WebGPU, the CPU), and
+ * `DeviceArray`, a shaped array living in a device's memory.
+ */
+import type { DType, HostArray } from '../dtypes.ts';
+import { hostArrayConstructor } from '../dtypes.ts';
+import type { KernelFunction } from '../codegen/ast.ts';
+import type { GeneratedCode, Target } from '../codegen/target.ts';
+
+/** Opaque handle to device memory. */
+export interface DeviceBuffer {
+  readonly byteLength: number;
+}
+
+export type LaunchArgument =
+  | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
+  | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
+
+export interface Device {
+  /** Human-readable, e.g. 'OpenCL: pthread-AMD EPYC (Portable Computing Language)'. */
+  readonly name: string;
+  /** How code for this device is spelled. */
+  readonly target: Target;
+  /** Builds generated code into something `launch` can run. Devices may cache by code. */
+  compile(code: GeneratedCode, options?: { buildOptions?: readonly string[] }): Promise<unknown>;
+  allocate(byteLength: number): DeviceBuffer;
+  write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
+  read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
+  /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
+  launch(
+    compiled: unknown,
+    kernel: KernelFunction,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): Promise<void>;
+  release(buffer: DeviceBuffer): void;
+}
+
+/** A shaped, typed array in a device's memory (row-major). */
+export class DeviceArray {
+  constructor(
+    readonly device: Device,
+    readonly buffer: DeviceBuffer,
+    readonly dtype: DType,
+    readonly shape: readonly number[],
+  ) {}
+
+  get size(): number {
+    return this.shape.reduce((a, b) => a * b, 1);
+  }
+
+  /** Copies `data` (row-major) to `device` with the given shape (default: one axis). */
+  static async from(device: Device, data: HostArray, dtype: DType, shape: readonly number[] = [data.length]): Promise<DeviceArray> {
+    const buffer = device.allocate(Math.max(data.byteLength, 4));
+    await device.write(buffer, data);
+    return new DeviceArray(device, buffer, dtype, shape);
+  }
+
+  async toHost(): Promise<HostArray> {
+    const Ctor = hostArrayConstructor(this.dtype);
+    const out = new Ctor(this.size);
+    if (out.byteLength > 0) await this.device.read(this.buffer, out);
+    return out;
+  }
+
+  release(): void {
+    this.device.release(this.buffer);
+  }
+}

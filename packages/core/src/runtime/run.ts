@@ -1,0 +1,104 @@
+/**
+ * `run(knl, device, { a })`: types the kernel from the data, generates and compiles
+ * code for the device (cached per kernel, device and dtypes), moves data, launches,
+ * and returns the outputs by name.
+ */
+import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { toLinear } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { generateCode } from '../codegen/generate.ts';
+import type { GeneratedCode } from '../codegen/target.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { addDtypes } from '../transform/basic.ts';
+import { bindArguments, byteLengthOf, type RunArgument } from './arguments.ts';
+import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
+import { checkAccessBounds } from './bounds-check.ts';
+
+export type RunOutputs = Record<string, HostArray | DeviceArray>;
+
+interface Compiled {
+  readonly code: GeneratedCode;
+  readonly compiled: unknown;
+}
+
+const cache = new WeakMap<Device, WeakMap<LoopKernel, Map<string, Promise<Compiled>>>>();
+
+/** Generates and compiles the variant of `knl` for these dtypes on `device`, cached. */
+export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>): Promise<Compiled> {
+  let perDevice = cache.get(device);
+  if (!perDevice) cache.set(device, (perDevice = new WeakMap()));
+  let perKernel = perDevice.get(knl);
+  if (!perKernel) perDevice.set(knl, (perKernel = new Map()));
+  const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name)}`).join(',');
+  let entry = perKernel.get(key);
+  if (!entry) {
+    entry = (async () => {
+      const untyped = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined).map((a) => [a.name, dtypes.get(a.name)!]));
+      const typed = Object.keys(untyped).length ? addDtypes(knl, untyped) : knl;
+      const code = generateCode(typed, device.target);
+      if (knl.options.writeCode) console.log(code.code);
+      const compiled = await device.compile(code, { buildOptions: knl.options.buildOptions });
+      return { code, compiled };
+    })();
+    perKernel.set(key, entry);
+    entry.catch(() => perKernel!.delete(key));
+  }
+  return entry;
+}
+
+export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}): Promise<RunOutputs> {
+  const binding = bindArguments(knl, args);
+  checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
+  const { code, compiled } = await compileFor(knl, device, binding.dtypes);
+
+  const owned: DeviceBuffer[] = [];
+  const buffers = new Map<string, DeviceBuffer>();
+  try {
+    for (const a of binding.arrays) {
+      if (a.given instanceof DeviceArray) {
+        if (a.given.device !== device) throw new LoomError(`argument '${a.arg.name}' lives on another device (${a.given.device.name})`);
+        buffers.set(a.arg.name, a.given.buffer);
+        continue;
+      }
+      const byteLength = byteLengthOf(a.dtype, a.shape);
+      const buffer = device.allocate(Math.max(byteLength, 4));
+      owned.push(buffer);
+      if (a.given && byteLength > 0) await device.write(buffer, a.given);
+      else if (byteLength > 0) await device.write(buffer, new Uint8Array(byteLength));
+      buffers.set(a.arg.name, buffer);
+    }
+
+    for (const kernel of code.program.kernels) {
+      const launchArgs: LaunchArgument[] = kernel.params.map((p) =>
+        p.kind === 'value'
+          ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.name)! }
+          : { kind: 'buffer', buffer: buffers.get(p.name)! },
+      );
+      const groups = kernel.groupCount.map((g) => evaluateSize(g, binding.values));
+      if (groups.some((g) => g <= 0)) continue;
+      await device.launch(compiled, kernel, launchArgs, groups, kernel.localSize);
+    }
+
+    const outputs: RunOutputs = {};
+    for (const a of binding.arrays) {
+      if (!a.arg.isOutput) continue;
+      if (a.given instanceof DeviceArray) {
+        outputs[a.arg.name] = a.given;
+        continue;
+      }
+      const target = a.given ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
+      if (target.byteLength > 0) await device.read(buffers.get(a.arg.name)!, target);
+      outputs[a.arg.name] = target;
+    }
+    return outputs;
+  } finally {
+    for (const b of owned) device.release(b);
+  }
+}
+
+function evaluateSize(e: Expr, values: ReadonlyMap<string, number | bigint>): number {
+  const lin = toLinear(e);
+  if (!lin) throw new LoomError('internal: a grid size is not affine in the parameters');
+  return lin.evaluate(Object.fromEntries([...lin.variables].map((n) => [n, Number(values.get(n))])));
+}

@@ -1,0 +1,229 @@
+/**
+ * Linearization: an order of loops and instructions that honours every dependency,
+ * with each sequential loop entered exactly once.
+ *
+ * The search enters loops, schedules ready instructions, and leaves loops, with
+ * backtracking over the choice of which loop to enter next. Loop priorities
+ * (`prioritizeLoops`) are advice used to break ties. When no order exists, the
+ * error says why: a dependency cycle, or a loop that would have to be entered
+ * twice because something outside it sits between two of its instructions.
+ */
+import { LinearizationError, LoomWarning, reportWarning } from '../errors.ts';
+import { isParallelTag, type Instruction, type LoopKernel } from '../kernel/model.ts';
+import { parentInames } from '../kernel/domains.ts';
+
+export type ScheduleItem =
+  | { readonly kind: 'loop'; readonly iname: string; readonly body: readonly ScheduleItem[] }
+  | { readonly kind: 'insn'; readonly id: string };
+
+export function linearize(knl: LoopKernel): ScheduleItem[] {
+  const insns = knl.instructions;
+  const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter((n) => !isParallelTag(knl.inameTags.get(n))))]));
+  explainImpossibleOrders(insns, loopsOf);
+
+  const search = new Search(knl, loopsOf);
+  const result = search.run();
+  if (!result) throw new LinearizationError(search.explainFailure());
+  for (const [a, b] of search.ambiguities) {
+    reportWarning(new LoomWarning(
+      `kernel '${knl.name}': the nesting of loops '${a}' and '${b}' is ambiguous; chose '${a}' outside '${b}' (use prioritizeLoops(knl, "${a},${b}") to decide)`,
+      'LoopNestAmbiguityWarning',
+    ));
+  }
+  return result;
+}
+
+/** Loop and instruction ids, depth first, for printing and tests. */
+export function scheduleToString(items: readonly ScheduleItem[], indent = ''): string {
+  return items
+    .map((it) => (it.kind === 'insn' ? `${indent}${it.id}` : `${indent}for ${it.iname}\n${scheduleToString(it.body, indent + '  ')}\n${indent}end ${it.iname}`))
+    .join('\n');
+}
+
+function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: ReadonlyMap<string, ReadonlySet<string>>): void {
+  const byId = new Map(insns.map((i) => [i.id, i]));
+  // dependency cycles
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string) => {
+    if (state.get(id) === 'done') return;
+    if (state.get(id) === 'visiting') {
+      const cycle = [...path.slice(path.indexOf(id)), id];
+      throw new LinearizationError(`dependency cycle: ${cycle.map((c) => `'${c}'`).join(' depends on ')}; no instruction can go first`);
+    }
+    state.set(id, 'visiting');
+    path.push(id);
+    for (const d of byId.get(id)?.dependsOn ?? []) if (byId.has(d)) visit(d);
+    path.pop();
+    state.set(id, 'done');
+  };
+  for (const i of insns) visit(i.id);
+
+  // a loop entered once cannot surround both ends of a chain that leaves it in the middle
+  const reach = new Map<string, Set<string>>(); // id -> everything it (transitively) depends on
+  const prereqs = (id: string): Set<string> => {
+    const known = reach.get(id);
+    if (known) return known;
+    const out = new Set<string>();
+    reach.set(id, out);
+    for (const d of byId.get(id)?.dependsOn ?? []) {
+      if (!byId.has(d)) continue;
+      out.add(d);
+      for (const x of prereqs(d)) out.add(x);
+    }
+    return out;
+  };
+  const allLoops = new Set(insns.flatMap((i) => [...loopsOf.get(i.id)!]));
+  for (const loop of allLoops) {
+    for (const b of insns) {
+      if (!loopsOf.get(b.id)!.has(loop)) continue;
+      for (const x of prereqs(b.id)) {
+        if (loopsOf.get(x)!.has(loop)) continue;
+        const a = [...prereqs(x)].find((id) => loopsOf.get(id)!.has(loop));
+        if (a) {
+          throw new LinearizationError(
+            `no valid order: instruction '${b.id}' (inside loop '${loop}') depends on '${x}' (outside loop '${loop}'), ` +
+              `which depends on '${a}' (inside loop '${loop}'). Each loop is entered once, so '${x}' would have to run ` +
+              `both after and inside loop '${loop}'. Put '${x}' into loop '${loop}' (inames=+${loop}), or give one side its own iname (duplicateInames).`,
+          );
+        }
+      }
+    }
+  }
+}
+
+interface State {
+  readonly stack: readonly string[];
+  readonly scheduled: ReadonlySet<string>;
+  readonly closed: ReadonlySet<string>;
+}
+
+class Search {
+  readonly ambiguities: [string, string][] = [];
+  private readonly failed = new Set<string>();
+  private steps = 0;
+  private furthest: State | undefined;
+  private readonly insns: readonly Instruction[];
+  private readonly order: readonly Instruction[];
+
+  constructor(private readonly knl: LoopKernel, private readonly loopsOf: ReadonlyMap<string, ReadonlySet<string>>) {
+    this.insns = knl.instructions;
+    // higher priority first, then declaration order
+    this.order = [...this.insns].sort((a, b) => b.priority - a.priority);
+  }
+
+  run(): ScheduleItem[] | undefined {
+    const start: State = { stack: [], scheduled: new Set(), closed: new Set() };
+    const items = this.step(start);
+    return items && buildTree(items);
+  }
+
+  /** A flat list of events ('enter i', 'insn x', 'leave i') that completes the schedule, or undefined. */
+  private step(s: State): string[] | undefined {
+    if (++this.steps > 200_000) return undefined;
+    if (!this.furthest || s.scheduled.size > this.furthest.scheduled.size) this.furthest = s;
+    if (s.scheduled.size === this.insns.length && s.stack.length === 0) return [];
+    const key = `${[...s.scheduled].sort().join(',')}|${s.stack.join(',')}|${[...s.closed].sort().join(',')}`;
+    if (this.failed.has(key)) return undefined;
+
+    const active = new Set(s.stack);
+    // 1. an instruction that is ready here: always safe to do it now
+    const ready = this.order.find(
+      (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)),
+    );
+    if (ready) {
+      const rest = this.step({ ...s, scheduled: new Set([...s.scheduled, ready.id]) });
+      if (rest) return [`insn ${ready.id}`, ...rest];
+      this.failed.add(key);
+      return undefined;
+    }
+    // 2. enter a loop that some waiting instruction needs
+    for (const loop of this.candidates(s, active)) {
+      const rest = this.step({ ...s, stack: [...s.stack, loop] });
+      if (rest) return [`enter ${loop}`, ...rest];
+    }
+    // 3. leave the innermost loop once nothing left needs it
+    const top = s.stack[s.stack.length - 1];
+    if (top !== undefined && !this.insns.some((i) => !s.scheduled.has(i.id) && this.loopsOf.get(i.id)!.has(top))) {
+      const rest = this.step({ ...s, stack: s.stack.slice(0, -1), closed: new Set([...s.closed, top]) });
+      if (rest) return [`leave ${top}`, ...rest];
+    }
+    this.failed.add(key);
+    return undefined;
+  }
+
+  private has(id: string): boolean {
+    return this.insns.some((i) => i.id === id);
+  }
+
+  /** Loops that may be entered now, best first (needed by a ready instruction, then by priority). */
+  private candidates(s: State, active: ReadonlySet<string>): string[] {
+    const needing = this.insns.filter((i) => !s.scheduled.has(i.id) && [...active].every((n) => this.loopsOf.get(i.id)!.has(n)));
+    const depsDone = (i: Instruction) => i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d) || this.loopsOf.get(d) === undefined);
+    const score = new Map<string, number>();
+    for (const insn of needing) {
+      for (const loop of this.loopsOf.get(insn.id)!) {
+        if (active.has(loop) || s.closed.has(loop)) continue;
+        if (!parentInames(this.knl, loop).every((p) => active.has(p) || isParallelTag(this.knl.inameTags.get(p)))) continue;
+        score.set(loop, Math.max(score.get(loop) ?? 0, depsDone(insn) ? 2 : 1));
+      }
+    }
+    const loops = [...score.keys()];
+    const mustBeOutside = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
+    const declared = this.knl.inames;
+    loops.sort((a, b) => {
+      if (mustBeOutside(a, b)) return -1;
+      if (mustBeOutside(b, a)) return 1;
+      return (score.get(b)! - score.get(a)!) || declared.indexOf(a) - declared.indexOf(b);
+    });
+    // an ambiguity: the first choice and another are both required by one ready instruction, with no priority between them
+    if (loops.length > 1) {
+      const first = loops[0];
+      const readyNeeding = needing.filter(depsDone);
+      for (const other of loops.slice(1)) {
+        const together = readyNeeding.some((i) => this.loopsOf.get(i.id)!.has(first) && this.loopsOf.get(i.id)!.has(other));
+        if (together && !mustBeOutside(first, other) && !mustBeOutside(other, first) && !this.ambiguities.some(([x, y]) => x === first && y === other)) {
+          this.ambiguities.push([first, other]);
+        }
+      }
+    }
+    return loops;
+  }
+
+  explainFailure(): string {
+    const s = this.furthest;
+    if (!s) return `kernel '${this.knl.name}': no valid order of loops and instructions was found`;
+    const waiting = this.insns.filter((i) => !s.scheduled.has(i.id)).map((i) => {
+      const missing = i.dependsOn.filter((d) => !s.scheduled.has(d));
+      const loops = [...this.loopsOf.get(i.id)!];
+      return `'${i.id}' (loops: ${loops.join(', ') || 'none'}${missing.length ? `; waits for ${missing.join(', ')}` : ''})`;
+    });
+    return (
+      `kernel '${this.knl.name}': no valid order of loops and instructions was found. ` +
+      `Furthest point: scheduled ${[...s.scheduled].join(', ') || 'nothing'}; open loops: ${s.stack.join(', ') || 'none'}; ` +
+      `loops already closed (each loop is entered once): ${[...s.closed].join(', ') || 'none'}. Still waiting: ${waiting.join('; ')}.`
+    );
+  }
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const x of a) if (!b.has(x)) return false;
+  return true;
+}
+
+function buildTree(events: readonly string[]): ScheduleItem[] {
+  const root: ScheduleItem[] = [];
+  const stack: { iname: string; body: ScheduleItem[] }[] = [];
+  const current = () => (stack.length ? stack[stack.length - 1].body : root);
+  for (const ev of events) {
+    const [what, name] = ev.split(' ');
+    if (what === 'insn') current().push({ kind: 'insn', id: name });
+    else if (what === 'enter') stack.push({ iname: name, body: [] });
+    else {
+      const done = stack.pop()!;
+      current().push({ kind: 'loop', iname: done.iname, body: done.body });
+    }
+  }
+  return root;
+}

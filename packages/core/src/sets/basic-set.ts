@@ -1,0 +1,236 @@
+/**
+ * `BasicSet`: a conjunction of affine constraints over integer variables, as loop
+ * domains are. Three kinds of variables:
+ *  - params: symbolic constants (`n`), ordered;
+ *  - dims: the set's own variables (inames), in declared order;
+ *  - existentials: internal variables that are quantified away (`i mod 3 = 0` is
+ *    `exists e: i = 3e`); they keep projections and strides exact.
+ *
+ * Immutable. Every operation returns a simplified set (existentials eliminated where
+ * that is exact, constraints normalized and deduplicated). Variables of two sets are
+ * matched by name. Emptiness, membership and implication are exact on the integers
+ * (omega.ts); bounds come from Fourier–Motzkin (projection.ts), valid and as tight as
+ * FM gives.
+ */
+import { Linear, gcd } from '../linear.ts';
+import {
+  type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf,
+} from './constraint.ts';
+import { simplifyExistentials } from './existentials.ts';
+import { freshName } from './names.ts';
+import { hasIntegerPoint, implies } from './omega.ts';
+import { parseConditions, parseSet } from './parse.ts';
+import { printSet } from './print.ts';
+import { eliminateApprox, removeRedundant } from './projection.ts';
+
+export type { Bound, Constraint } from './constraint.ts';
+
+export class BasicSet {
+  private constructor(
+    readonly params: readonly string[],
+    readonly dims: readonly string[],
+    readonly existentials: readonly string[],
+    readonly constraints: readonly Constraint[],
+  ) {
+    Object.freeze(this);
+  }
+
+  // ---- construction ------------------------------------------------------------------
+
+  static universe(params: readonly string[], dims: readonly string[]): BasicSet {
+    return BasicSet.fromConstraints(params, dims, []);
+  }
+
+  /** ISL set syntax, e.g. `[n] -> { [i, j] : 0 <= i, j < n }`; throws a LoomError pointing at the problem. */
+  static parse(text: string): BasicSet {
+    const p = parseSet(text);
+    return BasicSet.fromConstraints(p.params, p.dims, p.constraints, p.existentials);
+  }
+
+  /** A bare condition such as loopy's assumptions, `n >= 1 and n mod 16 = 0`: every name is a parameter. */
+  static parseConditions(text: string, params: readonly string[] = []): BasicSet {
+    const p = parseConditions(text, params);
+    return BasicSet.fromConstraints(p.params, [], p.constraints, p.existentials);
+  }
+
+  /**
+   * A set from its parts. Names used by the constraints but not declared become
+   * parameters; `existentials` lists the names that are quantified away.
+   */
+  static fromConstraints(
+    params: readonly string[],
+    dims: readonly string[],
+    constraints: readonly Constraint[],
+    existentials: readonly string[] = [],
+  ): BasicSet {
+    const declared = [...params, ...dims, ...existentials];
+    const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
+    if (duplicate !== undefined) throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);
+    const extra = variablesOf(constraints).filter((n) => !declared.includes(n));
+    const simple = simplifyExistentials(constraints, existentials);
+    return new BasicSet([...params, ...extra], [...dims], simple.existentials, simple.constraints);
+  }
+
+  // ---- changing the space ------------------------------------------------------------
+
+  addConstraints(cs: readonly Constraint[]): BasicSet {
+    return BasicSet.fromConstraints(this.params, this.dims, [...this.constraints, ...cs], this.existentials);
+  }
+
+  addDims(names: readonly string[]): BasicSet {
+    return BasicSet.fromConstraints(this.params, [...this.dims, ...names], this.constraints, this.existentials);
+  }
+
+  addParams(names: readonly string[]): BasicSet {
+    return BasicSet.fromConstraints([...this.params, ...names], this.dims, this.constraints, this.existentials);
+  }
+
+  /** Makes set variables parameters (a later loop domain sees an outer iname as a parameter). */
+  moveDimsToParams(names: readonly string[]): BasicSet {
+    for (const n of names) this.require(n, this.dims, 'a set variable');
+    const dims = this.dims.filter((d) => !names.includes(d));
+    return new BasicSet([...this.params, ...names], dims, this.existentials, this.constraints);
+  }
+
+  moveParamsToDims(names: readonly string[]): BasicSet {
+    for (const n of names) this.require(n, this.params, 'a parameter');
+    const params = this.params.filter((p) => !names.includes(p));
+    return new BasicSet(params, [...this.dims, ...names], this.existentials, this.constraints);
+  }
+
+  renameVariable(from: string, to: string): BasicSet {
+    if (from === to) return this;
+    this.require(from, [...this.params, ...this.dims], 'a parameter or set variable');
+    if (this.has(to)) throw new Error(`BasicSet.renameVariable: '${to}' already exists in ${this.toString()}`);
+    const swap = (names: readonly string[]) => names.map((n) => (n === from ? to : n));
+    const renaming = new Map([[from, to]]);
+    const constraints = this.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) }));
+    return new BasicSet(swap(this.params), swap(this.dims), this.existentials, constraints);
+  }
+
+  /**
+   * Both sets' constraints. Variables are matched by name; a name that is a set variable
+   * in either set is one in the result (an outer iname used as a parameter meets its loop).
+   */
+  intersect(other: BasicSet): BasicSet {
+    const dims = [...this.dims, ...other.dims.filter((d) => !this.dims.includes(d))];
+    const params = [...this.params, ...other.params.filter((p) => !this.params.includes(p))].filter((p) => !dims.includes(p));
+    // Existentials are local to each set: rename the other's apart if a name is shared.
+    const renaming = new Map(other.existentials.filter((e) => this.has(e)).map((e) => [e, freshName('e')] as const));
+    const theirs = other.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) }));
+    const existentials = [...this.existentials, ...other.existentials.map((e) => renaming.get(e) ?? e)];
+    return BasicSet.fromConstraints(params, dims, [...this.constraints, ...theirs], existentials);
+  }
+
+  /** Exact projection: the named params/dims become existentials (and vanish where that is exact). */
+  project(names: readonly string[]): BasicSet {
+    for (const n of names) this.require(n, [...this.params, ...this.dims], 'a parameter or set variable');
+    const keep = (list: readonly string[]) => list.filter((n) => !names.includes(n));
+    return BasicSet.fromConstraints(keep(this.params), keep(this.dims), this.constraints, [...this.existentials, ...names]);
+  }
+
+  // ---- questions ---------------------------------------------------------------------
+
+  /** v >= max(ceil(expr/divisor)) over the returned bounds, in terms of `keep` and the params. */
+  lowerBounds(v: string, keep: readonly string[]): Bound[] {
+    return this.bounds(v, keep, 1);
+  }
+
+  /** v <= min(floor(expr/divisor)) over the returned bounds, in terms of `keep` and the params. */
+  upperBounds(v: string, keep: readonly string[]): Bound[] {
+    return this.bounds(v, keep, -1);
+  }
+
+  isEmpty(): boolean {
+    return isFalse(this.constraints) || !hasIntegerPoint(this.constraints);
+  }
+
+  /** `point` gives every parameter and set variable; existentials are searched for. */
+  contains(point: Readonly<Record<string, number>>): boolean {
+    const values = new Map<string, number>();
+    for (const n of [...this.params, ...this.dims]) {
+      const v = point[n];
+      if (v === undefined) throw new Error(`BasicSet.contains: no value for '${n}' in ${this.toString()}`);
+      values.set(n, v);
+    }
+    return hasIntegerPoint(this.constraints.map((c) => ({ kind: c.kind, expr: assign(c.expr, values) })));
+  }
+
+  /** Every integer point of the set satisfies `c` (over its params and dims). */
+  implies(c: Constraint): boolean {
+    return implies(this.constraints, c);
+  }
+
+  /**
+   * Like isl's gist: drops each constraint that the context together with the remaining
+   * constraints implies, so the result has the same points as this set within `context`
+   * (loop guards implied by the assumptions disappear). Variables are matched by name.
+   */
+  gist(context: BasicSet): BasicSet {
+    const ctx = context.constraintsApartFrom(this);
+    if (!hasIntegerPoint([...ctx, ...this.constraints])) return this.emptied();
+    const kept = [...this.constraints];
+    for (let i = 0; i < kept.length; ) {
+      const others = [...ctx, ...kept.filter((_, j) => j !== i)];
+      if (implies(others, kept[i]!)) kept.splice(i, 1);
+      else i++;
+    }
+    return BasicSet.fromConstraints(this.params, this.dims, kept, this.existentials);
+  }
+
+  toString(): string {
+    return printSet(this);
+  }
+
+  // ---- helpers -----------------------------------------------------------------------
+
+  private bounds(v: string, keep: readonly string[], direction: 1 | -1): Bound[] {
+    this.require(v, [...this.params, ...this.dims], 'a parameter or set variable');
+    const kept = new Set([...this.params, ...keep, v]);
+    const eliminate = [...this.dims, ...this.existentials].filter((n) => !kept.has(n));
+    const projected = eliminateApprox(this.constraints, eliminate);
+    if (isFalse(projected)) return [];
+    // Constraints on v are tested for redundancy first, so the bounds come out minimal.
+    const onV = projected.filter((c) => c.expr.dependsOn(v));
+    const others = projected.filter((c) => !c.expr.dependsOn(v));
+    const tight = removeRedundant([...onV, ...others]).filter((c) => c.expr.dependsOn(v));
+    const out: Bound[] = [];
+    for (const c of tight) {
+      const a = c.expr.coeff(v);
+      // a·v + R >= 0: a lower bound -R/a when a > 0, an upper bound R/|a| when a < 0;
+      // an equality is both.
+      if (c.kind === 'ge' && Math.sign(a) !== direction) continue;
+      const rest = c.expr.without([v]);
+      out.push(boundOf(a > 0 ? rest.negate() : rest, Math.abs(a)));
+    }
+    return out;
+  }
+
+  /** The context's constraints, its existentials renamed apart from this set's. */
+  private constraintsApartFrom(other: BasicSet): Constraint[] {
+    const renaming = new Map(this.existentials.filter((e) => other.has(e)).map((e) => [e, freshName('e')] as const));
+    return this.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) }));
+  }
+
+  private emptied(): BasicSet {
+    return new BasicSet(this.params, this.dims, [], [FALSE]);
+  }
+
+  private has(name: string): boolean {
+    return this.params.includes(name) || this.dims.includes(name) || this.existentials.includes(name);
+  }
+
+  private require(name: string, among: readonly string[], what: string): void {
+    if (!among.includes(name)) throw new Error(`BasicSet: '${name}' is not ${what} of ${this.toString()}`);
+  }
+}
+
+/** A bound with common factors of expression and divisor cancelled. */
+function boundOf(expr: Linear, divisor: number): Bound {
+  const g = gcdAll(expr, divisor);
+  return Object.freeze({ expr: g > 1 ? divideFloor(expr, g) : expr, divisor: divisor / g });
+}
+
+function gcdAll(expr: Linear, divisor: number): number {
+  return gcd(gcd(expr.coefficientGcd(), expr.constant), divisor);
+}

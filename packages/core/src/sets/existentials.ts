@@ -1,0 +1,96 @@
+/**
+ * Exact simplification of existential variables: a set keeps an existential only when
+ * removing it would change the set's integer points (or would need a disjunction).
+ *
+ *  - unused: dropped;
+ *  - in an equality with a unit coefficient: substituted away;
+ *  - in an equality `a·e + W = 0` with |a| > 1: the equality is used to remove e from the
+ *    other constraints (exact, the equality stays), leaving a pure stride "W ≡ 0 mod a";
+ *    W's coefficients are then reduced mod a (replacing e by e + k·x), which can make
+ *    the stride vanish or give another existential a unit coefficient;
+ *  - only in inequalities: dropped with them when it is unbounded on one side, replaced
+ *    by Fourier–Motzkin's shadow when that is exact (a unit coefficient in every pair,
+ *    or a real shadow that implies the dark shadow);
+ *  - otherwise kept.
+ */
+import { Linear } from '../linear.ts';
+import { type Constraint, eliminateWith, isFalse, tidy } from './constraint.ts';
+import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn } from './fourier-motzkin.ts';
+import { implies } from './omega.ts';
+
+export interface System {
+  readonly constraints: readonly Constraint[];
+  readonly existentials: readonly string[];
+}
+
+const MAX_ROUNDS = 64;
+
+export function simplifyExistentials(constraints: readonly Constraint[], existentials: readonly string[]): System {
+  let cs = tidy(constraints);
+  let exists = [...existentials];
+  for (let round = 0; round < MAX_ROUNDS && !isFalse(cs); round++) {
+    let changed = false;
+    for (const e of [...exists]) {
+      const step = simplifyOne(cs, e);
+      if (!step) continue;
+      changed = true;
+      cs = step.constraints;
+      if (step.removed) exists = exists.filter((x) => x !== e);
+      if (isFalse(cs)) break;
+    }
+    if (!changed) break;
+  }
+  // An empty set needs no existentials; anything still unused is dropped too.
+  if (isFalse(cs)) return { constraints: cs, existentials: [] };
+  return { constraints: cs, existentials: exists.filter((e) => cs.some((c) => c.expr.dependsOn(e))) };
+}
+
+interface Step {
+  readonly constraints: Constraint[];
+  readonly removed: boolean;
+}
+
+/** One simplification of `e`, or undefined when none applies. */
+function simplifyOne(cs: readonly Constraint[], e: string): Step | undefined {
+  const uses = cs.filter((c) => c.expr.dependsOn(e));
+  if (uses.length === 0) return { constraints: [...cs], removed: true };
+
+  const pivot = bestEquality(cs, e);
+  if (pivot) {
+    if (Math.abs(pivot.expr.coeff(e)) === 1) return { constraints: eliminateByEquality(cs, pivot, e), removed: true };
+    if (uses.length > 1) {
+      const isolated = cs.map((c) => (c === pivot ? c : eliminateWith(c, pivot, e)));
+      return { constraints: tidy(isolated), removed: false };
+    }
+    const reduced = reduceStride(pivot, e);
+    if (reduced.expr.equals(pivot.expr)) return undefined;
+    return { constraints: tidy(cs.map((c) => (c === pivot ? reduced : c))), removed: false };
+  }
+
+  const split = splitOn(cs, e);
+  if (split.lower.length === 0 || split.upper.length === 0) return { constraints: tidy(split.rest), removed: true };
+  if (isExact(split)) return { constraints: realShadow(split), removed: true };
+  // The integer projection lies between the dark and the real shadow: when the real
+  // shadow implies the dark one, the two coincide with it.
+  const real = realShadow(split);
+  if (darkShadow(split).every((c) => implies(real, c))) return { constraints: real, removed: true };
+  return undefined;
+}
+
+/**
+ * `a·e + Σ c_i·x_i + c = 0`, with e nowhere else, only says Σ c_i·x_i + c ≡ 0 (mod a):
+ * each c_i may be replaced by its remainder closest to zero, the constant by its
+ * remainder in [0, |a|).
+ */
+function reduceStride(pivot: Constraint, e: string): Constraint {
+  const a = pivot.expr.coeff(e);
+  const m = Math.abs(a);
+  const coeffs = [...pivot.expr.coeffs].map(([n, c]) => [n, n === e ? c : closestRemainder(c, m)] as const);
+  const constant = ((pivot.expr.constant % m) + m) % m;
+  return { kind: 'eq', expr: Linear.of(coeffs, constant) };
+}
+
+function closestRemainder(c: number, m: number): number {
+  const r = ((c % m) + m) % m;
+  return r > m / 2 ? r - m : r;
+}

@@ -1,0 +1,100 @@
+/**
+ * Exact integer emptiness: does a conjunction of constraints have an integer solution?
+ *
+ * This is Pugh's Omega test. Equalities are removed first (by substitution, or with the
+ * "mod-hat" step that shrinks coefficients until one is ±1). Then variables are removed
+ * one at a time from the inequalities: exactly when a variable has no lower (or no upper)
+ * bound, or when every pair of its bounds has a unit coefficient; otherwise the real
+ * shadow (empty => no solution), the dark shadow (non-empty => a solution) and, between
+ * the two, the "splinters": a solution outside the dark shadow lies close to one of the
+ * lower bounds, so that bound is tried as an equality at each of the few offsets left.
+ *
+ * Every answer is exact; soundness never depends on a heuristic, only speed does.
+ */
+import { Linear, floorDiv } from '../linear.ts';
+import { type Constraint, eq, isFalse, negation, substitute, tidy, variablesOf } from './constraint.ts';
+import { type Split, darkShadow, eliminateByEquality, isExact, pairCount, realShadow, splitOn } from './fourier-motzkin.ts';
+import { freshName } from './names.ts';
+
+export function hasIntegerPoint(constraints: readonly Constraint[]): boolean {
+  let cs = tidy(constraints);
+  for (;;) {
+    if (isFalse(cs)) return false;
+    const pivot = cs.find((c) => c.kind === 'eq');
+    if (pivot) {
+      cs = removeEquality(cs, pivot);
+      continue;
+    }
+    const choice = chooseVariable(cs);
+    if (choice === 'none') return true; // no variable left, and tidy found no false constant
+    if (choice.kind === 'unbounded') cs = [...choice.split.rest];
+    else if (choice.kind === 'exact') cs = realShadow(choice.split);
+    else return inexactStep(cs, choice.split);
+  }
+}
+
+/** True when every integer solution of `cs` satisfies `c`. */
+export function implies(cs: readonly Constraint[], c: Constraint): boolean {
+  return negation(c).every((not) => !hasIntegerPoint([...cs, not]));
+}
+
+type Choice = 'none' | { kind: 'unbounded' | 'exact' | 'inexact'; split: Split };
+
+/** Prefers what is free (an unbounded variable), then exact eliminations, then the cheapest. */
+function chooseVariable(cs: readonly Constraint[]): Choice {
+  let exact: Split | undefined;
+  let inexact: Split | undefined;
+  for (const v of variablesOf(cs)) {
+    const split = splitOn(cs, v);
+    if (split.lower.length === 0 || split.upper.length === 0) return { kind: 'unbounded', split };
+    if (isExact(split)) {
+      if (!exact || pairCount(split) < pairCount(exact)) exact = split;
+    } else if (!inexact || pairCount(split) < pairCount(inexact)) {
+      inexact = split;
+    }
+  }
+  if (exact) return { kind: 'exact', split: exact };
+  if (inexact) return { kind: 'inexact', split: inexact };
+  return 'none';
+}
+
+function inexactStep(cs: readonly Constraint[], split: Split): boolean {
+  if (!hasIntegerPoint(realShadow(split))) return false;
+  if (hasIntegerPoint(darkShadow(split))) return true;
+  const x = split.variable;
+  const m = Math.max(...split.upper.map((u) => -u.expr.coeff(x)));
+  for (const l of split.lower) {
+    const a = l.expr.coeff(x);
+    const last = floorDiv(a * m - a - m, m);
+    for (let i = 0; i <= last; i++) {
+      // a·x + R = i: x sits i above this lower bound.
+      if (hasIntegerPoint([...cs, eq(l.expr.sub(i))])) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Removes one variable of the equality `pivot` (or, in the mod-hat case, replaces it by
+ * a fresh one with smaller coefficients everywhere; repeating terminates).
+ */
+function removeEquality(cs: readonly Constraint[], pivot: Constraint): Constraint[] {
+  let k = '';
+  for (const [name, c] of pivot.expr.coeffs) if (!k || Math.abs(c) < Math.abs(pivot.expr.coeff(k))) k = name;
+  const ak = pivot.expr.coeff(k);
+  if (Math.abs(ak) === 1) return eliminateByEquality(cs, pivot, k);
+
+  // Pugh's step: with m = |a_k| + 1 and σ fresh, m·σ = Σ modhat(a_i)·x_i + modhat(c) holds
+  // for some integer σ (both sides are ≡ 0 mod m), and modhat(a_k) = -sign(a_k), so it
+  // can be solved for x_k:  x_k = sign(a_k)·(Σ_{i≠k} modhat(a_i)·x_i + modhat(c) - m·σ).
+  const m = Math.abs(ak) + 1;
+  const sigma = freshName('σ');
+  const others = [...pivot.expr.coeffs].filter(([n]) => n !== k).map(([n, c]) => [n, modHat(c, m)] as const);
+  const value = Linear.of([...others, [sigma, -m]], modHat(pivot.expr.constant, m)).scale(Math.sign(ak));
+  return tidy(cs.map((c) => substitute(c, k, value)));
+}
+
+/** The remainder of a by m closest to zero (in (-m/2, m/2]). */
+function modHat(a: number, m: number): number {
+  return a - m * floorDiv(2 * a + m, 2 * m);
+}

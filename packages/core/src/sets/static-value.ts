@@ -1,0 +1,111 @@
+/**
+ * Static values: one affine expression that bounds a quantity everywhere it is defined,
+ * e.g. the length of an array written at `out[i]` for 0 <= i < n and at `out[0]`.
+ *
+ * Each term says "expr, over the integer points of set". Its maximum is read from the
+ * upper bounds of a new variable v = expr once everything but v and the parameters is
+ * projected away. The candidates for the answer are these pieces' expressions; one is
+ * valid when, for every term, every point of the set within the context has
+ * expr <= candidate, which is an exact implication test. Of several valid candidates
+ * the tightest is chosen. When none is valid the error shows the piecewise maximum,
+ * as loopy's StaticValueFindingError does.
+ */
+import { StaticValueFindingError } from '../errors.ts';
+import { Linear } from '../linear.ts';
+import type { BasicSet } from './basic-set.ts';
+import { type Bound, eq, ge } from './constraint.ts';
+import { freshName } from './names.ts';
+import { type Piece, type Sense, coalesce, combine, printPiecewise, whereCompared } from './piecewise.ts';
+
+export interface PieceTerm {
+  readonly set: BasicSet;
+  readonly expr: Linear;
+}
+
+/** An expression >= every term's expr on its set, for parameters satisfying `context`. */
+export function staticMax(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[] = []): Linear {
+  return staticExtremum(terms, context, keep, 'max');
+}
+
+/** An expression <= every term's expr on its set, for parameters satisfying `context`. */
+export function staticMin(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[] = []): Linear {
+  return staticExtremum(terms, context, keep, 'min');
+}
+
+const WORD: Readonly<Record<Sense, string>> = { max: 'maximum', min: 'minimum' };
+
+function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[], sense: Sense): Linear {
+  // `keep` variables are symbols of the answer, like parameters.
+  const live = terms
+    .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
+    .map((t) => ({ ...t, within: t.set.intersect(context) }))
+    .filter((t) => !t.within.isEmpty());
+  const pieces = live.map((t) => termPieces(t.set, t.expr, sense));
+
+  // Is `c` on the right side of expr at every point of every term (within the context)?
+  const bounds = (c: Linear) => live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
+  const valid = candidates(pieces.flat()).filter(bounds);
+  if (valid.length > 0) return tightest(valid, context, sense);
+
+  const params = unique([...live.flatMap((t) => t.set.params), ...context.params]);
+  let pw = pieces[0] ?? [];
+  for (const next of pieces.slice(1)) pw = combine(pw, next, sense);
+  const inContext = pw
+    .map((p) => ({ domain: p.domain.intersect(context), value: p.value }))
+    .filter((p) => !p.domain.isEmpty());
+  const shown = coalesce(inContext).map((p) => ({ domain: p.domain.gist(context), value: p.value }));
+  throw new StaticValueFindingError(
+    `a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`,
+  );
+}
+
+/** The term's maximum (minimum) as pieces over the parameters where its set is non-empty. */
+function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
+  const v = freshName('v');
+  const withV = set.addDims([v]).addConstraints([eq(Linear.variable(v).sub(expr))]);
+  const bounds = sense === 'max' ? withV.upperBounds(v, []) : withV.lowerBounds(v, []);
+  if (bounds.length === 0) {
+    const side = sense === 'max' ? 'above' : 'below';
+    throw new StaticValueFindingError(
+      `a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`,
+    );
+  }
+  const domain = set.project(set.dims);
+  // Several bounds: the value is their min (max), so each bound owns the part of the
+  // domain where it is the smallest (largest), ties going to the first.
+  return bounds.map((bound, k) => {
+    let part = domain;
+    bounds.forEach((other, j) => {
+      if (j === k) return;
+      const op = j < k ? '<' : '<=';
+      part = sense === 'max' ? whereCompared(part, bound, op, other, sense) : whereCompared(part, other, op, bound, sense);
+    });
+    return { domain: part, value: bound };
+  }).filter((p) => !p.domain.isEmpty());
+}
+
+/** The pieces' values that are affine: divisor 1, or a divisor that divides exactly. */
+function candidates(pieces: readonly Piece[]): Linear[] {
+  const out: Linear[] = [];
+  for (const { value } of pieces) {
+    const exact = asAffine(value);
+    if (exact && !out.some((c) => c.equals(exact))) out.push(exact);
+  }
+  return out;
+}
+
+function asAffine({ expr, divisor }: Bound): Linear | undefined {
+  if (divisor === 1) return expr;
+  const divisible = expr.constant % divisor === 0 && [...expr.coeffs.values()].every((c) => c % divisor === 0);
+  return divisible ? Linear.of([...expr.coeffs].map(([n, c]) => [n, c / divisor] as const), expr.constant / divisor) : undefined;
+}
+
+/** The valid candidate that is below (above) all others within the context, else the first. */
+function tightest(valid: readonly Linear[], context: BasicSet, sense: Sense): Linear {
+  const atMost = (a: Linear, b: Linear) => context.implies(ge(sense === 'max' ? b.sub(a) : a.sub(b)));
+  return valid.find((c) => valid.every((o) => o === c || atMost(c, o))) ?? valid[0]!;
+}
+
+function unique(names: readonly string[]): string[] {
+  return [...new Set(names)];
+}

@@ -1,0 +1,55 @@
+/** Small transformations that only record a decision: loop priorities, dtypes, options, assumptions. */
+import { isDType, type DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { BasicSet } from '../sets/index.ts';
+import type { KernelOptions, LoopKernel } from '../kernel/model.ts';
+
+/**
+ * `prioritizeLoops(knl, "i,j")`: when the nesting of these loops is not forced by
+ * dependencies, nest `i` outside `j`. Advisory: a required nesting wins.
+ */
+export function prioritizeLoops(knl: LoopKernel, order: string | readonly string[]): LoopKernel {
+  const names = typeof order === 'string' ? order.split(',').map((s) => s.trim()).filter(Boolean) : [...order];
+  const known = new Set(knl.inames);
+  for (const n of names) if (!known.has(n)) throw new LoomError(`prioritizeLoops: unknown iname '${n}' (inames: ${[...known].join(', ')})`);
+  if (new Set(names).size !== names.length) throw new LoomError(`prioritizeLoops: an iname is listed twice in '${names.join(',')}'`);
+  return knl.with({ loopPriorities: [...knl.loopPriorities, names] });
+}
+
+/** `addDtypes(knl, { a: 'float32' })`: fix argument (or temporary) dtypes ahead of running. */
+export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>): LoopKernel {
+  let args = knl.args;
+  const temporaries = new Map(knl.temporaries);
+  for (const [name, dtype] of Object.entries(dtypes)) {
+    if (!isDType(dtype)) throw new LoomError(`addDtypes: unknown dtype '${dtype}' for '${name}'`);
+    const arg = knl.arg(name);
+    const temp = temporaries.get(name);
+    if (arg) {
+      if (arg.dtype !== undefined && arg.dtype !== dtype) {
+        throw new LoomError(`addDtypes: '${name}' already has dtype ${arg.dtype}, cannot change it to ${dtype}`);
+      }
+      args = args.map((a) => (a.name === name ? { ...a, dtype } : a));
+    } else if (temp) {
+      if (temp.dtype !== undefined && temp.dtype !== dtype) {
+        throw new LoomError(`addDtypes: temporary '${name}' already has dtype ${temp.dtype}`);
+      }
+      temporaries.set(name, { ...temp, dtype });
+    } else {
+      throw new LoomError(`addDtypes: the kernel has no argument or temporary '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
+    }
+  }
+  return knl.with({ args, temporaries });
+}
+
+export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {
+  const known = ['writeCode', 'buildOptions', 'allowTerminalColors'];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new LoomError(`setOptions: unknown option '${key}' (known: ${known.join(', ')})`);
+  }
+  return knl.with({ options: { ...knl.options, ...options } });
+}
+
+/** `assume(knl, "n mod 16 = 0")`: add to what the parameters are promised to satisfy. */
+export function assume(knl: LoopKernel, conditions: string): LoopKernel {
+  return knl.with({ assumptions: knl.assumptions.intersect(BasicSet.parseConditions(conditions)) });
+}

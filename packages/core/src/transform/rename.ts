@@ -1,0 +1,35 @@
+/** Renaming inames inside expressions and instructions (shared by several transformations). */
+import { mapExpr } from '../expr/index.ts';
+import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
+import type { Instruction } from '../kernel/model.ts';
+
+export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Expr {
+  if (renames.size === 0) return e;
+  return mapExpr(e, (x) => {
+    if (x.kind === 'var' && renames.has(x.name)) return variable(renames.get(x.name)!);
+    if (x.kind === 'reduce' && x.inames.some((n) => renames.has(n))) {
+      return reduce(x.op, x.inames.map((n) => renames.get(n) ?? n), x.body);
+    }
+    return x;
+  });
+}
+
+export function renameInInstruction(insn: Instruction, renames: ReadonlyMap<string, string>): Instruction {
+  const assignee =
+    insn.assignee?.kind === 'subscript'
+      ? subscript(insn.assignee.array, insn.assignee.indices.map((i) => renameInExpr(i, renames)))
+      : insn.assignee;
+  return {
+    ...insn,
+    assignee,
+    expression: insn.expression && renameInExpr(insn.expression, renames),
+    predicates: insn.predicates.map((p) => renameInExpr(p, renames)),
+    withinInames: insn.withinInames.map((n) => renames.get(n) ?? n),
+  };
+}
+
+/** A name not in `taken`: `base`, else `base_0`, `base_1`, ... */
+export function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let k = 0; ; k++) if (!taken.has(`${base}_${k}`)) return `${base}_${k}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The devices the tests run on: the CPU device always, OpenCL when a driver is
+ * present (required under CI=true or LOOM_REQUIRE=opencl, else skipped with a notice).
+ */
+import type { Device } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
+import { openclDeviceOrSkip } from '@loom/codegen-opencl';
+
+let devices: Device[] | undefined;
+
+export function testDevices(): Device[] {
+  if (!devices) {
+    devices = [cpuDevice()];
+    const cl = openclDeviceOrSkip();
+    if (cl) devices.push(cl);
+  }
+  return devices;
+}
+
+/** Deterministic pseudo-random floats in [-1, 1), so failures reproduce. */
+export function randomFloat32(n: number, seed = 1): Float32Array {
+  const out = new Float32Array(n);
+  let s = seed >>> 0 || 1;
+  for (let k = 0; k < n; k++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    out[k] = ((s >>> 0) / 2 ** 32) * 2 - 1;
+  }
+  return out;
+}
+
+export function assertClose(actual: ArrayLike<number>, expected: ArrayLike<number>, what: string, rtol = 1e-6, atol = 1e-6): void {
+  if (actual.length !== expected.length) throw new Error(`${what}: length ${actual.length}, expected ${expected.length}`);
+  for (let k = 0; k < expected.length; k++) {
+    const a = actual[k];
+    const e = expected[k];
+    if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) {
+      throw new Error(`${what}: element ${k} is ${a}, expected ${e}`);
+    }
+  }
+}
