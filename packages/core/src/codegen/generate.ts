@@ -8,7 +8,7 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { binary, compare, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { fromLinear, simplify } from '../expr/index.ts';
+import { fromLinear, simplify, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Bound, type Constraint } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -129,9 +129,28 @@ class KernelBuilder {
     const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
     let stmt: Stmt = { kind: 'assign', target, value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
     const predicates = insn.predicates.map((p) => this.flattenAll(p));
-    const conditions = [...(guard ? [guard] : []), ...predicates];
+    const conditions = [...(guard ? [guard] : []), ...predicates, ...this.writeBoundsGuard(insn)];
     if (conditions.length) stmt = { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt };
     return [stmt];
+  }
+
+  /**
+   * A write whose index depends on data (`out[idx[i]] = ...`) cannot be checked before
+   * the launch, so it is guarded: it never lands outside the array.
+   */
+  private writeBoundsGuard(insn: Instruction): Expr[] {
+    const target = insn.assignee;
+    if (target?.kind !== 'subscript') return [];
+    const arg = this.knl.arg(target.array);
+    const shape = arg?.shape ?? this.knl.temporaries.get(target.array)?.shape;
+    if (!shape) return [];
+    const guards: Expr[] = [];
+    target.indices.forEach((index, axis) => {
+      if (toLinear(index)) return;
+      const flat = this.flattenAll(index);
+      guards.push(logical('and', compare('<=', int(0), flat), compare('<', flat, shape[axis])));
+    });
+    return guards;
   }
 
   /** `a[i, j]` → `a[n*i + j]`; a zero-dimensional array `x` → `x[0]`. */

@@ -278,6 +278,13 @@ function classifyArguments(
     }
   }
   for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
+  // names in declared shapes (shape: ['m']) are parameters too
+  for (const spec of declared) {
+    if (spec.shape === undefined || spec.shape === 'auto') continue;
+    for (const entry of spec.shape.map(parseShapeEntry(spec.name))) {
+      for (const n of scalarNamesRead(entry)) if (!inames.has(n) && !scalars.has(n)) scalars.set(n, undefined);
+    }
+  }
 
   const byName = new Map(declared.map((a) => [a.name, a]));
   const result: KernelArg[] = [];

@@ -12,7 +12,7 @@
  * Every answer is exact; soundness never depends on a heuristic, only speed does.
  */
 import { Linear, floorDiv } from '../linear.ts';
-import { type Constraint, eq, isFalse, negation, substitute, tidy, variablesOf } from './constraint.ts';
+import { type Constraint, FALSE, eq, isFalse, negation, normalize, substitute, tidy, variablesOf } from './constraint.ts';
 import { type Split, darkShadow, eliminateByEquality, isExact, pairCount, realShadow, splitOn } from './fourier-motzkin.ts';
 import { freshName } from './names.ts';
 
@@ -20,7 +20,7 @@ export function hasIntegerPoint(constraints: readonly Constraint[]): boolean {
   let cs = tidy(constraints);
   for (;;) {
     if (isFalse(cs)) return false;
-    const pivot = cs.find((c) => c.kind === 'eq');
+    const pivot = choosePivot(cs);
     if (pivot) {
       cs = removeEquality(cs, pivot);
       continue;
@@ -75,23 +75,48 @@ function inexactStep(cs: readonly Constraint[], split: Split): boolean {
 }
 
 /**
- * Removes one variable of the equality `pivot` (or, in the mod-hat case, replaces it by
- * a fresh one with smaller coefficients everywhere; repeating terminates).
+ * The equality to remove first: one with a unit coefficient if any (plain substitution),
+ * else the one with the smallest coefficient.
+ */
+function choosePivot(cs: readonly Constraint[]): Constraint | undefined {
+  let best: Constraint | undefined;
+  let bestSize = Infinity;
+  for (const c of cs) {
+    if (c.kind !== 'eq') continue;
+    const size = Math.min(...[...c.expr.coeffs.values()].map(Math.abs));
+    if (size < bestSize) [best, bestSize] = [c, size];
+  }
+  return best;
+}
+
+/**
+ * Removes one variable through the equality `pivot`. Without a unit coefficient, Pugh's
+ * "mod-hat" step replaces a variable by a fresh one so that the pivot's coefficients
+ * shrink; it is repeated on the same pivot (held apart from the other constraints, so
+ * that no other equality takes its place) until a coefficient is ±1.
  */
 function removeEquality(cs: readonly Constraint[], pivot: Constraint): Constraint[] {
-  let k = '';
-  for (const [name, c] of pivot.expr.coeffs) if (!k || Math.abs(c) < Math.abs(pivot.expr.coeff(k))) k = name;
-  const ak = pivot.expr.coeff(k);
-  if (Math.abs(ak) === 1) return eliminateByEquality(cs, pivot, k);
+  let rest = cs.filter((c) => c !== pivot);
+  let current: Constraint = pivot;
+  for (;;) {
+    let k = '';
+    for (const [name, c] of current.expr.coeffs) if (!k || Math.abs(c) < Math.abs(current.expr.coeff(k))) k = name;
+    const ak = current.expr.coeff(k);
+    if (Math.abs(ak) === 1) return eliminateByEquality([...rest, current], current, k);
 
-  // Pugh's step: with m = |a_k| + 1 and σ fresh, m·σ = Σ modhat(a_i)·x_i + modhat(c) holds
-  // for some integer σ (both sides are ≡ 0 mod m), and modhat(a_k) = -sign(a_k), so it
-  // can be solved for x_k:  x_k = sign(a_k)·(Σ_{i≠k} modhat(a_i)·x_i + modhat(c) - m·σ).
-  const m = Math.abs(ak) + 1;
-  const sigma = freshName('σ');
-  const others = [...pivot.expr.coeffs].filter(([n]) => n !== k).map(([n, c]) => [n, modHat(c, m)] as const);
-  const value = Linear.of([...others, [sigma, -m]], modHat(pivot.expr.constant, m)).scale(Math.sign(ak));
-  return tidy(cs.map((c) => substitute(c, k, value)));
+    // With m = |a_k| + 1 and σ fresh, m·σ = Σ modhat(a_i)·x_i + modhat(c) holds for some
+    // integer σ (both sides are ≡ 0 mod m), and modhat(a_k) = -sign(a_k), so it can be
+    // solved for x_k:  x_k = sign(a_k)·(Σ_{i≠k} modhat(a_i)·x_i + modhat(c) - m·σ).
+    const m = Math.abs(ak) + 1;
+    const sigma = freshName('σ');
+    const others = [...current.expr.coeffs].filter(([n]) => n !== k).map(([n, c]) => [n, modHat(c, m)] as const);
+    const value = Linear.of([...others, [sigma, -m]], modHat(current.expr.constant, m)).scale(Math.sign(ak));
+    rest = rest.map((c) => substitute(c, k, value));
+    const next = normalize(substitute(current, k, value));
+    if (next === false) return [FALSE];
+    if (next === true) return tidy(rest);
+    current = next;
+  }
 }
 
 /** The remainder of a by m closest to zero (in (-m/2, m/2]). */
