@@ -261,8 +261,8 @@ test('work-items of a group meet at a barrier: a local temporary written by one 
   // work-item 1 writes the local tile, work-item 0 reads it after the barrier: run one after
   // the other without synchronization, work-item 0 would read the zero it started with.
   // Three groups: each has its own tile.
-  const lid0 = v('lid(0)');
-  const gid0 = v('gid(0)');
+  const lid0 = call('lid', [int(0)]);
+  const gid0 = call('gid', [int(0)]);
   const k = kernel({
     params: ['a: float32', 'out: float32'],
     types: { tile: 'float32' },
@@ -290,9 +290,9 @@ test('a local scalar is shared by the work-items of a group', async () => {
     localSize: [4],
     body: [
       { kind: 'declare', name: 's', dtype: 'int32', addressSpace: 'local' },
-      when(compare('==', v('lid(0)'), int(3)), assign(v('s'), int(42), 'int32')),
+      when(compare('==', call('lid', [int(0)]), int(3)), assign(v('s'), int(42), 'int32')),
       barrier,
-      assign(at('out', v('lid(0)')), binary('+', v('s'), v('lid(0)')), 'int32'),
+      assign(at('out', call('lid', [int(0)])), binary('+', v('s'), call('lid', [int(0)])), 'int32'),
     ],
   });
   const { out } = await launch(k, { out: new Int32Array(4) }, { local: [4] });
@@ -300,7 +300,7 @@ test('a local scalar is shared by the work-items of a group', async () => {
 });
 
 test('barrier divergence is a LoomError: some work-items finishing, or waiting at another barrier', async () => {
-  const lid0 = v('lid(0)');
+  const lid0 = call('lid', [int(0)]);
   const onlyFirst = kernel({
     params: ['out: int32'],
     body: [when(compare('==', lid0, int(0)), barrier), assign(at('out', lid0), int(1), 'int32')],
@@ -414,6 +414,25 @@ test('int64: bigint arithmetic wrapping at 64 bits, mixed with int32 indices and
   assert.equal([...(out as BigInt64Array)], [BigInt.asIntN(64, 3n * 2n ** 62n), -14n, BigInt.asIntN(64, 3n * (2n ** 62n + 2n ** 38n + 1n) + 2n), 2n]);
   sameBits(f as Float32Array, [2 ** 62, -5, 2 ** 62 + 2 ** 39, 0], 'float32(a)');
   assert.is(Math.fround(Number(a[2])), 2 ** 62); // the double rounding the target avoids
+});
+
+test('corner cases found by differential testing against gcc-compiled C', async () => {
+  const k = kernel({
+    params: ['q: uint64', 'f: float64', 'flag: bool', 'z: float64', 'n: int32 value'],
+    body: [
+      // uint64 max + 1 wraps to 0 before it is tested for truth
+      assign(at('flag', int(0)), neg(binary('+', at('q', int(0)), int(1))), 'bool'),
+      // the integer -(0) is 0, not the float -0
+      assign(at('f', int(0)), neg(int(0)), 'float64'),
+      assign(at('f', int(1)), neg(float(0)), 'float64'),
+      // fmin/fmax order -0 below +0 (C leaves it open; IEEE 754-2019 minimumNumber does this)
+      assign(at('f', int(2)), call('min', [at('z', int(0)), at('z', int(1))]), 'float64'),
+      assign(at('f', int(3)), call('max', [at('z', int(1)), at('z', int(0))]), 'float64'),
+    ],
+  });
+  const out = await launch(k, { q: BigUint64Array.from([2n ** 64n - 1n]), f: new Float64Array(4), flag: new Uint8Array(1), z: Float64Array.from([0, -0]), n: 0 });
+  sameBits(out.flag as Uint8Array, [0], 'bool(-(q + 1))');
+  sameBits(out.f as Float64Array, [0, -0, -0, 0], 'f');
 });
 
 test('names that are JavaScript keywords or globals are renamed, not broken', async () => {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { globalArg, makeKernel, prioritizeLoops, run } from '@loom/core';
-import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
+import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
 
 const SIZES = [1, 2, 7, 13, 64, 257];
 
@@ -149,6 +149,14 @@ for (const device of testDevices()) {
     assert.equal(Array.from(out as Int32Array), Array.from(a, (x, k) => 3 * x - floorDiv(b[k], 2) + mod(b[k], 3)));
     const d = makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(a[i]) * 0.1');
     const x = Float64Array.from([0, 1, 2, 1e10, 0.5]);
+    if (!supportsDType(device, 'float64')) {
+      // WGSL has no 64-bit floats: a clear error naming the argument, before anything runs
+      await run(d, device, { a: x }).then(
+        () => assert.unreachable('float64 should be rejected'),
+        (e) => assert.match(String(e), /argument 'a' has dtype float64/),
+      );
+      return;
+    }
     const res = await run(d, device, { a: x });
     assert.instance(res.out, Float64Array);
     assertClose(res.out as Float64Array, Array.from(x, (v) => Math.sqrt(v) * 0.1), 'float64', 1e-15, 0);

@@ -1,11 +1,14 @@
 /**
- * The devices the tests run on: the CPU device always, OpenCL when a driver is
- * present (required under CI=true or LOOM_REQUIRE=opencl, else skipped with a notice).
+ * The devices the tests run on: the CPU device always, OpenCL and WebGPU when a
+ * driver is present (required under CI=true or LOOM_REQUIRE, else skipped with a notice).
  */
-import type { Device } from '@loom/core';
+import type { Device, DType } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDeviceOrSkip } from '@loom/codegen-opencl';
+import { webgpuDeviceOrSkip } from '@loom/codegen-wgsl';
 
+// WebGPU adapters are created asynchronously: once per process
+const webgpu = await webgpuDeviceOrSkip();
 let devices: Device[] | undefined;
 
 export function testDevices(): Device[] {
@@ -13,9 +16,13 @@ export function testDevices(): Device[] {
     devices = [cpuDevice()];
     const cl = openclDeviceOrSkip();
     if (cl) devices.push(cl);
+    if (webgpu) devices.push(webgpu);
   }
   return devices;
 }
+
+/** Whether the device's target can hold `dtype` at all (WGSL has no float64). */
+export const supportsDType = (device: Device, dtype: DType): boolean => !device.target.unsupportedDType?.(dtype);
 
 /** Deterministic pseudo-random floats in [-1, 1), so failures reproduce. */
 export function randomFloat32(n: number, seed = 1): Float32Array {

@@ -7,17 +7,16 @@
  * target's C does. Literals are converted while printing (`0.1` in a float32
  * computation is written as float32's 0.10000000149011612).
  */
-import { combineTypes, exprType, isDType, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
+import { combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
 import { binaryOp, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
-import { jsName, workItemIdParam } from './names.ts';
+import { jsName } from './names.ts';
 import {
   Prec, asCondition, asNumber, atom, computeType, convert, infix, isBigIntType, isFloatType, isSmallIntType, literal,
   operand, reduce, storable, type JsValue,
 } from './values.ts';
 
 export class ExpressionPrinter {
-  /** The dtype of every name, work-item ids (`lid(0)`) included. */
   readonly typeOf: (name: string) => DType | undefined;
 
   constructor(
@@ -25,7 +24,7 @@ export class ExpressionPrinter {
     /** Scalars shared by work-items, kept as one-element arrays: read and written as `name[0]`. */
     private readonly sharedScalars: ReadonlySet<string>,
   ) {
-    this.typeOf = (name) => kernel.types.get(name) ?? (workItemIdParam(name) ? 'int32' : undefined);
+    this.typeOf = (name) => kernel.types.get(name);
   }
 
   /** The value of `e`, in its own type's representation (possibly unreduced or a JS boolean). */
@@ -35,11 +34,12 @@ export class ExpressionPrinter {
       case 'float': return literal(e.value, 'float64');
       case 'bool': return literal(e.value ? 1 : 0, 'bool');
       case 'var': return this.variable(e.name);
-      case 'subscript': return atom(`${this.arrayName(e.array)}[${this.index(e.indices, e).code}]`, this.declaredType(e.array));
+      case 'subscript': return atom(`${jsName(e.array)}[${this.index(e.indices, e).code}]`, this.declaredType(e.array));
       case 'neg': {
         // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
         const x = e.operand;
-        if (x.kind === 'int' || x.kind === 'float') return literal(-x.value, x.kind === 'int' ? 'int32' : 'float64');
+        if (x.kind === 'int') return literal(0 - x.value, 'int32'); // integers have no -0
+        if (x.kind === 'float') return literal(-x.value, 'float64');
         return negate(asNumber(this.value(x)), computeType(this.dtype(e)));
       }
       case 'binary': return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
@@ -51,7 +51,9 @@ export class ExpressionPrinter {
       }
       case 'not': return { code: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, repr: 'bool', condition: true };
       case 'if': return this.conditional(e);
-      case 'call': return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
+      case 'call':
+        if (isHardwareId(e)) return this.hardwareId(e);
+        return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
       case 'cast': {
         if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
         return convert(this.value(e.operand), e.dtype);
@@ -94,12 +96,6 @@ export class ExpressionPrinter {
     return exprType(e, this.typeOf).dtype;
   }
 
-  /** The JavaScript spelling of an array (argument or temporary). */
-  arrayName(name: string): string {
-    this.declaredType(name);
-    return jsName(name);
-  }
-
   private index(indices: readonly Expr[], e: Expr): JsValue {
     if (indices.length !== 1) {
       throw new LoomError(`internal: '${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`);
@@ -108,10 +104,15 @@ export class ExpressionPrinter {
   }
 
   private variable(name: string): JsValue {
-    const id = workItemIdParam(name);
-    if (id !== undefined && !this.kernel.types.has(name)) return atom(id, 'int32');
     const dtype = this.declaredType(name);
     return atom(this.sharedScalars.has(name) ? `${jsName(name)}[0]` : jsName(name), dtype);
+  }
+
+  /** `gid(0)`, `lid(2)`: the kernel function's `gid0`, `lid2` parameters. */
+  private hardwareId(e: Extract<Expr, { kind: 'call' }>): JsValue {
+    const axis = (e.args[0] as Extract<Expr, { kind: 'int' }>).value;
+    if (axis < 0 || axis > 2) throw new LoomError(`'${printExpr(e)}': work-item ids have axes 0, 1 and 2`);
+    return atom(`${e.fn}${axis}`, 'int32');
   }
 
   private declaredType(name: string): DType {

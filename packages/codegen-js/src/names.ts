@@ -40,12 +40,3 @@ export function jsName(name: string): string {
   const escaped = name.replace(/[^A-Za-z0-9_]/g, (c) => `$${c.codePointAt(0)!.toString(16)}$`);
   return /^[0-9]/.test(escaped) ? `$${escaped}` : escaped;
 }
-
-/**
- * Names that stand for a work-item's ids rather than for data: `lid(0)`, `gid(2)`
- * (loopy's spelling). They become the kernel function's `lid0`, `gid2` parameters.
- */
-export function workItemIdParam(name: string): string | undefined {
-  const m = /^(lid|gid)\(([0-2])\)$/.exec(name);
-  return m ? `${m[1]}${m[2]}` : undefined;
-}

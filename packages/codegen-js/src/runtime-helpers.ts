@@ -63,17 +63,26 @@ function pow(a: number, b: number): number {
   return Math.pow(a, b);
 }
 
-/** C's `fmin` over any number of arguments: a NaN loses to any number. */
+/**
+ * C's `fmin` over any number of arguments: a NaN loses to any number. C leaves the
+ * sign of fmin(-0, +0) open; here -0 is the smaller, as in IEEE 754-2019's minimumNumber.
+ */
 function fmin(...xs: number[]): number {
   let m = xs[0];
-  for (let k = 1; k < xs.length; k++) if (xs[k] < m || m !== m) m = xs[k];
+  for (let k = 1; k < xs.length; k++) {
+    const x = xs[k];
+    if (x < m || m !== m || (x === 0 && m === 0 && Object.is(x, -0))) m = x;
+  }
   return m;
 }
 
-/** C's `fmax` over any number of arguments: a NaN loses to any number. */
+/** C's `fmax` over any number of arguments: a NaN loses to any number; +0 is larger than -0. */
 function fmax(...xs: number[]): number {
   let m = xs[0];
-  for (let k = 1; k < xs.length; k++) if (xs[k] > m || m !== m) m = xs[k];
+  for (let k = 1; k < xs.length; k++) {
+    const x = xs[k];
+    if (x > m || m !== m || (x === 0 && m === 0 && Object.is(m, -0))) m = x;
+  }
   return m;
 }
 

@@ -170,8 +170,8 @@ export function convert(v: JsValue, to: DType): JsValue {
   }
 
   if (isBigIntType(from)) {
-    if (to === 'bool') return { code: `${operand(v, Prec.Relational)} !== 0n ? 1 : 0`, prec: Prec.Conditional, repr: 'bool' };
     const value = reduce(v);
+    if (to === 'bool') return { code: `${operand(value, Prec.Relational)} !== 0n ? 1 : 0`, prec: Prec.Conditional, repr: 'bool' };
     if (to === 'float64') return atom(`Number(${value.code})`, to);
     if (to === 'float32') return atom(`loom.bigintToFloat32(${value.code})`, to);
     const fn = to.startsWith('int') ? 'asIntN' : 'asUintN';

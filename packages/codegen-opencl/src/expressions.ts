@@ -5,7 +5,7 @@
  * Python-semantics operators (`//`, `%` on integers, integer `**`) use small helper
  * functions that the printer records as needed.
  */
-import { exprType, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
+import { exprType, isHardwareId, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
 import { clLiteral, clType } from './c-types.ts';
 
 /** Binding strength, higher binds tighter (C's precedence table). */
@@ -28,6 +28,8 @@ const FLOAT_BUILTINS: Record<string, string> = {
 export class ClExpressionPrinter {
   /** Helper functions the printed code needs, by name → definition. */
   readonly helpers = new Map<string, string>();
+  /** OpenCL extensions the printed code needs enabled. */
+  readonly extensions = new Set<string>();
   usesDouble = false;
 
   constructor(private readonly typeOf: NameTypes) {}
@@ -43,8 +45,12 @@ export class ClExpressionPrinter {
 
   expr(e: Expr, want?: DType): Printed {
     const t = this.typeOfExpr(e);
+    if (e.kind === 'int' || e.kind === 'float') {
+      // a literal is spelled in the type it takes: float64 only when it really is double
+      if ((want ?? t) === 'float64') this.usesDouble = true;
+      return atom(clLiteral(e.value, want ?? t));
+    }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
-    if (e.kind === 'int' || e.kind === 'float') return atom(clLiteral(e.value, want ?? t));
     if (e.kind === 'bool') return atom(e.value ? '1' : '0');
     const printed = this.raw(e, t);
     if (want === undefined || want === t || (isBoolish(want) && isBoolish(t))) return printed;
@@ -114,6 +120,7 @@ export class ClExpressionPrinter {
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
+    if (isHardwareId(e)) return call(e.fn, [String((e.args[0] as { value: number }).value)]);
     const float = isFloat(t);
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;

@@ -10,6 +10,7 @@
 import { expr as E, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter } from './expressions.ts';
+import { printAtomic } from './atomics.ts';
 
 const INDENT = '  ';
 
@@ -23,15 +24,18 @@ export function openclTarget(): Target {
 export function generateOpenCL(program: ProgramAst): string {
   const parts: string[] = [];
   const helpers = new Map<string, string>();
+  const extensions = new Set<string>();
   let usesDouble = false;
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
+    for (const x of printer.extensions) extensions.add(x);
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
     return text;
   });
-  if (usesDouble) parts.push('#pragma OPENCL EXTENSION cl_khr_fp64: enable');
+  if (usesDouble) extensions.add('cl_khr_fp64');
+  for (const x of [...extensions].sort()) parts.push(`#pragma OPENCL EXTENSION ${x}: enable`);
   parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
   if (helpers.size) parts.push('', ...helpers.values());
   parts.push('', ...kernels.join('\n\n').split('\n'));
@@ -59,11 +63,12 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     case 'for': {
       const lower = printBound(s.lower, printer);
       const upper = printBound(s.upper, printer);
-      return [`${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printStmt(s.body, printer, depth + 1)];
+      return [`${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printBody(s.body, printer, depth)];
     }
     case 'if':
-      return [`${pad}if (${printer.print(s.condition)})`, ...printStmt(s.then, printer, depth + 1)];
+      return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
     case 'assign':
+      if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
       return [`${pad}${printer.print(s.target)} = ${printer.print(s.value, s.dtype)};`];
     case 'declare': {
       const space = s.addressSpace === 'local' ? '__local ' : '';
@@ -77,6 +82,11 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     case 'comment':
       return [`${pad}/* ${s.text} */`];
   }
+}
+
+/** A loop's or guard's body: a block's braces line up with the statement that owns it. */
+function printBody(body: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
+  return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);
 }
 
 /** Loop bounds read like loopy's: affine ones with the constant first (`-1 + n`). */

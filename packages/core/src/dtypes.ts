@@ -69,8 +69,11 @@ const UINT_ORDER: DType[] = ['uint8', 'uint16', 'uint32', 'uint64'];
 const FLOAT_ORDER: DType[] = ['float16', 'float32', 'float64'];
 
 /**
- * numpy's result type of a binary operation on two arrays' dtypes (no weak scalars:
- * literals are handled by the caller, where an int literal never widens a float).
+ * The result type of a binary operation on two strongly typed operands. Within a
+ * category (ints, floats) this is numpy's rule. Across categories it is PyTorch's
+ * (and C's): an integer meets a float in that float's type — `a[i] + i` on float32
+ * data stays float32 instead of becoming float64, which no GPU wants and WGSL lacks.
+ * Literals are weak and handled by the caller (`combineTypes`).
  */
 export function promote(a: DType, b: DType): DType {
   if (a === b) return a;
@@ -78,11 +81,7 @@ export function promote(a: DType, b: DType): DType {
   if (b === 'bool') return a;
   if (isFloat(a) || isFloat(b)) {
     if (isFloat(a) && isFloat(b)) return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(a), FLOAT_ORDER.indexOf(b))];
-    const f = isFloat(a) ? a : b;
-    const i = isFloat(a) ? b : a;
-    // an integer needs a float wide enough for it (numpy: int8/uint8 -> float16, 16-bit -> float32, wider -> float64)
-    const need: DType = byteSize(i) === 1 ? 'float16' : byteSize(i) === 2 ? 'float32' : 'float64';
-    return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(f), FLOAT_ORDER.indexOf(need))];
+    return isFloat(a) ? a : b;
   }
   const aSigned = a.startsWith('int');
   const bSigned = b.startsWith('int');

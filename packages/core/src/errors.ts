@@ -33,6 +33,9 @@ export class LinearizationError extends LoomError {}
 /** A value (argument, temporary) is read but never given. */
 export class MissingDefinitionError extends LoomError {}
 
+/** A dependency needs a synchronization the generated code cannot provide (a global barrier). */
+export class MissingBarrierError extends LoomError {}
+
 /**
  * Warnings are values, not exceptions: they are collected where they arise and reported
  * through `reportWarning`, which by default prints them once. Tests (and users who want

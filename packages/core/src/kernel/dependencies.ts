@@ -5,7 +5,7 @@
  * the list is exhaustive.
  */
 import { LoomError } from '../errors.ts';
-import type { Instruction, SubstitutionRule } from './model.ts';
+import { parseNoSync, type Instruction, type SubstitutionRule } from './model.ts';
 import { nameWritten, namesRead } from './accesses.ts';
 
 /** fnmatch-style pattern (`*`, `?`, `[seq]`) as a RegExp. */
@@ -33,6 +33,19 @@ export function matchIds(pattern: string, ids: readonly string[]): string[] {
   if (!/[*?[]/.test(pattern)) return ids.includes(pattern) ? [pattern] : [];
   const re = wildcardToRegExp(pattern);
   return ids.filter((id) => re.test(id));
+}
+
+/**
+ * Whether `insn` waives a barrier of `scope` between itself and the instruction
+ * `otherId`: one of its `noSyncWith` entries (`ID`, `ID@SCOPE`, wildcards allowed)
+ * names that id with the same scope or `any`. What the barrier pass asks before
+ * inserting a barrier for a dependency (see `addNosync`).
+ */
+export function waivesBarrier(insn: Instruction, otherId: string, scope: 'local' | 'global'): boolean {
+  return insn.noSyncWith.some((entry) => {
+    const { pattern, scope: waived } = parseNoSync(entry);
+    return (waived === 'any' || waived === scope) && matchIds(pattern, [otherId]).length > 0;
+  });
 }
 
 export interface DependencyRequest {

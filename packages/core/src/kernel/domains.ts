@@ -27,10 +27,16 @@ export function allInames(knl: Pick<LoopKernel, 'domains'>): Set<string> {
 
 /**
  * The set of values of `inames` (and of any parent inames they need), over the
- * kernel's parameters, intersected with the assumptions. Inames not asked for are
+ * kernel's parameters, intersected with the assumptions (unless told not to: a guard
+ * must not re-check what the assumptions promise). Inames not asked for are
  * projected out unless `keepParents` is set.
  */
-export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, inames: Iterable<string>, keepParents = false): BasicSet {
+export function domainOf(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
+  inames: Iterable<string>,
+  keepParents = false,
+  withAssumptions = true,
+): BasicSet {
   const wanted = new Set(inames);
   const all = allInames(knl);
   const needed = new Set<number>();
@@ -46,7 +52,7 @@ export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, iname
     // a domain introducing several inames brings all of them: they share constraints
     for (const d of knl.domains[idx].dims) if (!closure.has(d)) stack.push(d);
   }
-  let set = BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions);
+  let set = withAssumptions ? BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions) : BasicSet.universe([], []);
   for (const idx of [...needed].sort((a, b) => a - b)) {
     const d = knl.domains[idx];
     const inameParams = d.params.filter((p) => all.has(p));

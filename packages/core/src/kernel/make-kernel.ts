@@ -124,6 +124,7 @@ export function makeKernel(
     inameTags: new Map(),
     assumptions,
     loopPriorities: [],
+    loopSlabs: new Map(),
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
   });

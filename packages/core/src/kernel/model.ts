@@ -12,6 +12,23 @@ import type { SourceSpan } from '../errors.ts';
 export type ArgKind = 'global' | 'value' | 'constant';
 export type AddressSpace = 'private' | 'local' | 'global';
 
+/**
+ * How one axis of an array is laid out in linear memory (loopy's data axis tags),
+ * after `tagArrayAxes` has resolved what the user wrote:
+ *  - `nested`: the axis takes part in the nesting of axes; level 0 moves fastest, and
+ *    each level's stride is the product of the lengths of the levels below it
+ *    (`c` and `f` become levels: `c,c,c` is N2,N1,N0 and `f,f,f` is N0,N1,N2);
+ *  - `stride`: a stride the user fixed (`stride:EXPR`), in elements (in vectors for an
+ *    array with a `vec` axis);
+ *  - `sep`: each index of the axis is a separate array;
+ *  - `vec`: the axis is the lanes of a vector type.
+ */
+export type DimTag =
+  | { readonly kind: 'nested'; readonly level: number }
+  | { readonly kind: 'stride'; readonly stride: Expr }
+  | { readonly kind: 'sep' }
+  | { readonly kind: 'vec' };
+
 /** A kernel argument: an array in global/constant memory, or a value passed by copy. */
 export interface KernelArg {
   readonly name: string;
@@ -23,6 +40,8 @@ export interface KernelArg {
   readonly isInput: boolean;
   readonly isOutput: boolean;
   readonly forAtomic: boolean;
+  /** One tag per axis of `shape`; `undefined`: row-major (`c` on every axis). */
+  readonly dimTags?: readonly DimTag[];
 }
 
 export interface TemporaryVariable {
@@ -32,6 +51,8 @@ export interface TemporaryVariable {
   readonly shape: readonly Expr[];
   /** `'auto'` until placement decides (private unless written across local ids). */
   readonly addressSpace: AddressSpace | 'auto';
+  /** One tag per axis of `shape`; `undefined`: row-major. */
+  readonly dimTags?: readonly DimTag[];
 }
 
 /** An assignment `assignee = expression`, or a barrier / no-op placeholder. */
@@ -46,6 +67,11 @@ export interface Instruction {
   /** The loops this instruction lives in (loopy's `within_inames`). */
   readonly withinInames: readonly string[];
   readonly dependsOn: readonly string[];
+  /**
+   * Instructions this one needs no barrier with, even where a dependency or a conflict
+   * would ask for one: `ID` or `ID@SCOPE` (wildcards allowed in ID; SCOPE is `local`,
+   * `global` or `any`, and a missing scope means `any`). Read them with `parseNoSync`.
+   */
   readonly noSyncWith: readonly string[];
   readonly priority: number;
   /** Conditions that must all hold for the instruction to execute. */
@@ -64,6 +90,17 @@ export interface SubstitutionRule {
   readonly expression: Expr;
 }
 
+/** Which barriers a `noSyncWith` entry waives: local ones, global ones, or both. */
+export type NoSyncScope = 'local' | 'global' | 'any';
+export const NO_SYNC_SCOPES: readonly NoSyncScope[] = ['local', 'global', 'any'];
+
+/** `'w2@local'` → `{ pattern: 'w2', scope: 'local' }`; `'w2'` → scope `any`. */
+export function parseNoSync(entry: string): { readonly pattern: string; readonly scope: NoSyncScope } {
+  const at = entry.lastIndexOf('@');
+  if (at < 0) return { pattern: entry, scope: 'any' };
+  return { pattern: entry.slice(0, at), scope: entry.slice(at + 1) as NoSyncScope };
+}
+
 /** Iname implementation tags, as loopy spells them. */
 export type InameTag =
   | { readonly kind: 'for' }
@@ -72,6 +109,9 @@ export type InameTag =
   | { readonly kind: 'unroll' }
   | { readonly kind: 'ilp'; readonly unrolled: boolean }
   | { readonly kind: 'vec' };
+
+/** `slabs: [head, tail]` from `splitIname`: peel that many iterations off each end of the loop. */
+export type Slabs = readonly [number, number];
 
 export interface KernelOptions {
   /** Print generated device code when the kernel runs (loopy's write_code). */
@@ -100,6 +140,8 @@ export interface LoopKernelFields {
   readonly assumptions: BasicSet;
   /** Advisory loop nestings, outermost first (from `prioritizeLoops`). */
   readonly loopPriorities: readonly (readonly string[])[];
+  /** Loops generated as a bulk part without guards plus separate first/last iterations. */
+  readonly loopSlabs: ReadonlyMap<string, Slabs>;
   readonly options: KernelOptions;
   readonly silencedWarnings: readonly string[];
 }
@@ -114,6 +156,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly inameTags!: ReadonlyMap<string, InameTag>;
   readonly assumptions!: BasicSet;
   readonly loopPriorities!: readonly (readonly string[])[];
+  readonly loopSlabs!: ReadonlyMap<string, Slabs>;
   readonly options!: KernelOptions;
   readonly silencedWarnings!: readonly string[];
 
@@ -129,8 +172,8 @@ export class LoopKernel implements LoopKernelFields {
 
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
-    const { loopPriorities, options, silencedWarnings } = this;
-    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, options, silencedWarnings };
+    const { loopPriorities, loopSlabs, options, silencedWarnings } = this;
+    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, loopSlabs, options, silencedWarnings };
   }
 
   /** Every iname of every domain, in order of first appearance. */

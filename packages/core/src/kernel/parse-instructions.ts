@@ -14,6 +14,7 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression } from '../expr/index.ts';
+import { NO_SYNC_SCOPES, parseNoSync } from './model.ts';
 
 export interface ParsedInstruction {
   readonly kind: 'assign' | 'barrier' | 'nop';
@@ -343,7 +344,14 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
       }
       case 'nosync':
         needsValue();
-        attrs.nosync = list().map((s) => s.split('@')[0]);
+        // `id` or `id@scope`: the scope says which barriers are waived (missing: any)
+        attrs.nosync = list().map((entry) => {
+          const { pattern, scope } = parseNoSync(entry);
+          if (pattern === '' || !NO_SYNC_SCOPES.includes(scope)) {
+            throw new LoomError(`malformed nosync entry '${entry}' (expected 'id' or 'id@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`, valueAt());
+          }
+          return entry;
+        });
         break;
       case 'priority':
         needsValue();

@@ -3,9 +3,8 @@
  * INAME TAGS, TEMPORARIES, INSTRUCTIONS (nested in `for i ... end i`), DEPENDENCIES.
  */
 import { printExpr } from '../expr/index.ts';
-import type { Expr } from '../expr/nodes.ts';
 import { registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
-import { rowMajorStrides } from './strides.ts';
+import { formatDimTags } from './strides.ts';
 
 const RULE = '-'.repeat(75);
 
@@ -24,7 +23,7 @@ export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {})
   if (knl.temporaries.size) {
     lines.push(RULE, 'TEMPORARIES:');
     for (const t of [...knl.temporaries.values()].sort((a, b) => compareNames(a.name, b.name))) {
-      const shape = t.shape.length ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${dimTags(t.shape)})` : 'shape: ()';
+      const shape = t.shape.length ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})` : 'shape: ()';
       lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}`);
     }
   }
@@ -53,17 +52,11 @@ function printArg(arg: KernelArg): string {
   const type = arg.dtype ?? '<auto/runtime>';
   if (arg.kind === 'value') return `${arg.name}: ValueArg, type: ${type}`;
   const shape = arg.shape === undefined ? '<auto>' : `(${arg.shape.map(printExpr).join(', ')})`;
-  const tags = arg.shape === undefined ? '' : `, dim_tags: (${dimTags(arg.shape)})`;
+  const tags = arg.shape === undefined ? '' : `, dim_tags: (${formatDimTags(arg.shape, arg.dimTags)})`;
   const direction = [arg.isInput ? 'in' : '', arg.isOutput ? 'out' : ''].filter(Boolean).join('/');
   const aspace = arg.kind === 'constant' ? 'constant' : 'global';
   const atomic = arg.forAtomic ? ' for_atomic' : '';
   return `${arg.name}: type: ${type}, shape: ${shape}${tags}${direction ? ` ${direction}` : ''} aspace: ${aspace}${atomic}`;
-}
-
-/** loopy's dim tags for a row-major array: `N1:stride:n, N0:stride:1`. */
-function dimTags(shape: readonly Expr[]): string {
-  const strides = rowMajorStrides(shape);
-  return strides.map((s, axis) => `N${shape.length - 1 - axis}:stride:${printExpr(s)}`).join(', ');
 }
 
 /** Instructions in dependency order, with `for`/`end` lines where the loop nest changes. */

@@ -44,7 +44,9 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       const updateId = uniqueName(`${insn.id}_${acc}_update`, taken);
       taken.add(updateId);
       const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: insn.predicates };
-      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: insn.dependsOn });
+      // the initialization only writes the accumulator: it waits for nothing (the
+      // instruction's own dependencies are for the reads, in the update)
+      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: [] });
       added.push({
         ...base,
         id: updateId,

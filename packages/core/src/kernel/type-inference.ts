@@ -21,6 +21,14 @@ const WEAK_FLOAT: ExprType = { dtype: 'float64', weak: true };
 const BOOL: ExprType = { dtype: 'bool', weak: false };
 export const INDEX_DTYPE: DType = 'int32';
 
+/**
+ * `gid(N)` and `lid(N)`: the work-group and work-item index along axis N. Code
+ * generation puts them where inames tagged `g.N` / `l.N` were; every target spells them.
+ */
+export function isHardwareId(e: Expr): boolean {
+  return e.kind === 'call' && (e.fn === 'gid' || e.fn === 'lid') && e.args.length === 1 && e.args[0].kind === 'int';
+}
+
 /** Functions whose result is a float even for integer arguments. */
 const FLOAT_FUNCTIONS = new Set([
   'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10',
@@ -64,6 +72,7 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
     case 'cast': return { dtype: e.dtype as DType, weak: false };
     case 'reduce': return rec(e.body);
     case 'call': {
+      if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
       if (e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       const args = e.args.map(rec);
       const joined = args.reduce(combineTypes);
@@ -89,37 +98,34 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
   const inames = new Set(knl.inames);
   const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
-  const unknown = () => [
+  // only what nobody declared is inferred; it may widen as more writers become typeable
+  const inferred = [
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
-    ...knl.args.filter((a) => argTypes.get(a.name) === undefined).map((a) => a.name),
+    ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
   ];
-  for (let changed = true; changed; ) {
+  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.filter((insn) => {
+    const target = insn.assignee;
+    return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
+  })]));
+  for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
     changed = false;
-    for (const name of unknown()) {
-      const writers = knl.instructions.filter((insn) => {
-        const target = insn.assignee;
-        return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
-      });
-      // writers that read the variable itself (out = 2*out) are typed once the others have given it a type
-      const attempt = (selfType: DType | undefined) => {
-        let found: ExprType | undefined;
-        let blocked = false;
-        const lookup: NameTypes = (n) => (n === name ? selfType : typeOf(n));
-        for (const insn of writers) {
-          try {
-            const ty = exprType(insn.expression!, lookup);
-            found = found ? combineTypes(found, ty) : ty;
-          } catch {
-            blocked = true;
-          }
+    for (const name of inferred) {
+      // writers that cannot be typed yet (they read something untyped, or the variable
+      // itself: out = 2*out) contribute once the others have given types
+      let found: ExprType | undefined;
+      for (const insn of writersOf.get(name)!) {
+        try {
+          const ty = exprType(insn.expression!, typeOf);
+          found = found ? combineTypes(found, ty) : ty;
+        } catch {
+          // not typeable yet
         }
-        return { found, blocked };
-      };
-      let { found, blocked } = attempt(undefined);
-      if (found && blocked) ({ found, blocked } = attempt(found.dtype));
-      if (!found || blocked) continue;
-      if (temps.has(name)) temps.set(name, { ...temps.get(name)!, dtype: found.dtype });
-      else argTypes.set(name, found.dtype);
+      }
+      if (!found || found.dtype === typeOf(name)) continue;
+      const dtype = typeOf(name) === undefined ? found.dtype : combineTypes({ dtype: typeOf(name)!, weak: false }, found).dtype;
+      if (dtype === typeOf(name)) continue;
+      if (temps.has(name)) temps.set(name, { ...temps.get(name)!, dtype });
+      else argTypes.set(name, dtype);
       changed = true;
     }
   }

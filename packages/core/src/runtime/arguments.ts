@@ -11,6 +11,7 @@ import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { addDtypes } from '../transform/basic.ts';
 import { DeviceArray } from './device.ts';
+import { evaluateInt, valuesEnv } from './evaluate.ts';
 
 /** A host array with an explicit shape. */
 export interface ShapedHostArray {
@@ -63,7 +64,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
       if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !arg.dtype.startsWith('float'))) {
         throw new LoomError(`argument '${arg.name}' must be a finite number, got ${v}`);
       }
-      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : 'float64');
+      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : floatForScalar(knl, given));
       if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
         throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
       }
@@ -131,6 +132,21 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
   return { dtypes, values, arrays };
 }
 
+/**
+ * A JS number with a fraction, for an undeclared value argument: like a Python float
+ * next to numpy arrays (a weak scalar), it takes the widest float type of the arrays
+ * passed — float32 data keeps the kernel in float32 — and float64 when there is none.
+ */
+function floatForScalar(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): DType {
+  const floats = knl.args.flatMap((a) => {
+    const v = given[a.name];
+    const t = a.dtype ?? (v instanceof DeviceArray ? v.dtype : isHostArray(v) ? dtypeOfHostArray(v) : isShaped(v) ? dtypeOfHostArray(v.data) : undefined);
+    return t === 'float16' || t === 'float32' || t === 'float64' ? [t] : [];
+  });
+  if (floats.length === 0) return 'float64';
+  return floats.includes('float64') ? 'float64' : floats.includes('float32') ? 'float32' : 'float16';
+}
+
 function describe(v: unknown): string {
   if (v instanceof DeviceArray) return `a DeviceArray of ${v.dtype}`;
   if (isHostArray(v)) return `a ${v.constructor.name}`;
@@ -139,44 +155,7 @@ function describe(v: unknown): string {
 }
 
 function evaluate(e: Expr, values: ReadonlyMap<string, number | bigint>, what: string): number {
-  const lin = toLinear(e);
-  const env = (name: string) => {
-    const v = values.get(name);
-    if (v === undefined) throw new LoomError(`cannot compute ${what}: no value for '${name}'`);
-    return Number(v);
-  };
-  if (lin) {
-    let total = lin.constant;
-    for (const [n, c] of lin.coeffs) total += c * env(n);
-    return total;
-  }
-  return evalInt(e, env, what);
-}
-
-/** Integer evaluation of shape expressions that are not affine (products of parameters). */
-function evalInt(e: Expr, env: (n: string) => number, what: string): number {
-  const rec = (x: Expr) => evalInt(x, env, what);
-  switch (e.kind) {
-    case 'int': return e.value;
-    case 'var': return env(e.name);
-    case 'neg': return -rec(e.operand);
-    case 'binary': {
-      const a = rec(e.left);
-      const b = rec(e.right);
-      switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '//': return Math.floor(a / b);
-        case '/': return Math.trunc(a / b);
-        case '%': return a - b * Math.floor(a / b);
-        case '**': return a ** b;
-      }
-    }
-    // falls through
-    default:
-      throw new LoomError(`cannot compute ${what}: '${printExpr(e)}' is not an integer expression of the parameters`);
-  }
+  return evaluateInt(e, valuesEnv(values, what), what);
 }
 
 /** Finds missing parameters from array sizes: `n` from `a`'s length when `a` has shape (n) or (n, n). */

@@ -32,13 +32,14 @@ export function checkAccessBounds(
     const arg = knl.arg(access.array);
     const shape = shapes.get(access.array);
     if (!arg || !shape) continue;
-    const domain = domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]).intersect(fixed);
+    const symbolic = domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]);
+    const domain = symbolic.intersect(fixed);
     if (domain.isEmpty()) continue;
     access.indices.forEach((index, axis) => {
       const lin = toLinear(index);
       if (!lin || lin.variables.some((v) => !domain.dims.includes(v) && !values.has(v))) return;
-      const hi = staticMax([{ set: domain, expr: lin }], fixed).evaluate(numeric(values));
-      const lo = staticMin([{ set: domain, expr: lin }], fixed).evaluate(numeric(values));
+      const hi = extremum(staticMax, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
+      const lo = extremum(staticMin, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
       if (lo < 0 || hi >= shape[axis]) {
         throw new LoomError(
           `instruction '${access.instruction.id}' would access '${access.array}' at index ${printExpr(index)} from ${lo} to ${hi} along axis ${axis}, ` +
@@ -49,6 +50,25 @@ export function checkAccessBounds(
     });
   }
   done.add(key);
+}
+
+/**
+ * The bound as a function of the parameters (then evaluated), which projection gets
+ * tightest; with the parameters fixed only when no single symbolic bound exists.
+ */
+function extremum(
+  find: typeof staticMax,
+  symbolic: BasicSet,
+  fixedDomain: BasicSet,
+  index: Linear,
+  knl: LoopKernel,
+  fixed: BasicSet,
+): Linear {
+  try {
+    return find([{ set: symbolic, expr: index }], knl.assumptions);
+  } catch {
+    return find([{ set: fixedDomain, expr: index }], fixed);
+  }
 }
 
 function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, number> {

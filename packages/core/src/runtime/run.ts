@@ -5,7 +5,6 @@
  */
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { generateCode } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
@@ -14,6 +13,7 @@ import { addDtypes } from '../transform/basic.ts';
 import { bindArguments, byteLengthOf, type RunArgument } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { checkAccessBounds } from './bounds-check.ts';
+import { evaluateInt, valuesEnv } from './evaluate.ts';
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
@@ -69,6 +69,17 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       buffers.set(a.arg.name, buffer);
     }
 
+    // global temporaries (save slots, user-placed ones) live for the whole run
+    for (const kernel of code.program.kernels) {
+      for (const p of kernel.params) {
+        if (!p.temporaryShape || buffers.has(p.name)) continue;
+        const shape = p.temporaryShape.map((s) => evaluateSize(s, binding.values));
+        const buffer = device.allocate(Math.max(byteLengthOf(p.dtype, shape), 4));
+        owned.push(buffer);
+        buffers.set(p.name, buffer);
+      }
+    }
+
     for (const kernel of code.program.kernels) {
       const launchArgs: LaunchArgument[] = kernel.params.map((p) =>
         p.kind === 'value'
@@ -98,7 +109,5 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
 }
 
 function evaluateSize(e: Expr, values: ReadonlyMap<string, number | bigint>): number {
-  const lin = toLinear(e);
-  if (!lin) throw new LoomError('internal: a grid size is not affine in the parameters');
-  return lin.evaluate(Object.fromEntries([...lin.variables].map((n) => [n, Number(values.get(n))])));
+  return evaluateInt(e, valuesEnv(values, 'the grid size'), 'the grid size');
 }

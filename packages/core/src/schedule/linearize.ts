@@ -14,7 +14,9 @@ import { parentInames } from '../kernel/domains.ts';
 
 export type ScheduleItem =
   | { readonly kind: 'loop'; readonly iname: string; readonly body: readonly ScheduleItem[] }
-  | { readonly kind: 'insn'; readonly id: string };
+  | { readonly kind: 'insn'; readonly id: string }
+  /** Inserted by the barrier pass (`schedule/barriers.ts`), or a user's `... lbarrier`. */
+  | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string };
 
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
@@ -36,7 +38,13 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
 /** Loop and instruction ids, depth first, for printing and tests. */
 export function scheduleToString(items: readonly ScheduleItem[], indent = ''): string {
   return items
-    .map((it) => (it.kind === 'insn' ? `${indent}${it.id}` : `${indent}for ${it.iname}\n${scheduleToString(it.body, indent + '  ')}\n${indent}end ${it.iname}`))
+    .map((it) =>
+      it.kind === 'insn'
+        ? `${indent}${it.id}`
+        : it.kind === 'barrier'
+          ? `${indent}... ${it.scope === 'global' ? 'gbarrier' : 'lbarrier'}`
+          : `${indent}for ${it.iname}\n${scheduleToString(it.body, indent + '  ')}\n${indent}end ${it.iname}`,
+    )
     .join('\n');
 }
 

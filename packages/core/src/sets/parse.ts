@@ -92,10 +92,9 @@ class Parser {
       }
       if (this.at('}')) return this.closeSet();
       this.expect(':', `expected ':' between the set variables and the conditions (as in '{ [i] : 0 <= i < n }')`);
-    } else if (!this.at(':')) {
-      this.failAt(this.peek(), `expected '[' to start the list of set variables (as in '{ [i] : 0 <= i < n }')`);
     } else {
-      this.next();
+      // `{ : n >= 1 }`, a set without variables, is the only other shape.
+      this.expect(':', `expected '[' to start the list of set variables (as in '{ [i] : 0 <= i < n }')`);
     }
     this.formula();
     this.closeSet();
@@ -113,7 +112,7 @@ class Parser {
     while (!this.at(']')) {
       if (out.length > 0) this.expect(',', `expected ',' or ']'`);
       const t = this.next();
-      if (t.kind !== 'ident') this.failAt(t, `expected ${what}, found '${t.text}'`);
+      if (t.kind !== 'ident') this.failAt(t, `expected ${what}, found ${describe(t)}`);
       out.push(t);
     }
     this.next();
@@ -174,16 +173,18 @@ class Parser {
     const parenthesized = this.at('(');
     if (parenthesized) this.next();
     const scope = new Map<string, string>();
-    do {
+    for (;;) {
       const t = this.next();
-      if (t.kind !== 'ident') this.failAt(t, `expected the name of an existential variable, found '${t.text}'`);
+      if (t.kind !== 'ident') this.failAt(t, `expected the name of an existential variable, found ${describe(t)}`);
       if (this.dims.includes(t.text)) {
         this.failAt(t, `'${t.text}' is already a set variable; an existential variable needs a name of its own`);
       }
       const internal = freshName(t.text);
       scope.set(t.text, internal);
       this.existentials.push(internal);
-    } while (this.at(',') && this.next());
+      if (!this.at(',')) break;
+      this.next();
+    }
     this.expect(':', `expected ':' after the existential variables (as in 'exists l: i = 3*l')`);
     this.scopes.push(scope);
     this.formula();

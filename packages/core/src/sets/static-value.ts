@@ -45,7 +45,7 @@ function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: re
   // Is `c` on the right side of expr at every point of every term (within the context)?
   const bounds = (c: Linear) => live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
   const valid = candidates(pieces.flat()).filter(bounds);
-  if (valid.length > 0) return tightest(valid, context, sense);
+  if (valid.length > 0) return tightest(valid, live.map((t) => t.within), sense);
 
   const params = unique([...live.flatMap((t) => t.set.params), ...context.params]);
   let pw = pieces[0] ?? [];
@@ -100,9 +100,13 @@ function asAffine({ expr, divisor }: Bound): Linear | undefined {
   return divisible ? Linear.of([...expr.coeffs].map(([n, c]) => [n, c / divisor] as const), expr.constant / divisor) : undefined;
 }
 
-/** The valid candidate that is below (above) all others within the context, else the first. */
-function tightest(valid: readonly Linear[], context: BasicSet, sense: Sense): Linear {
-  const atMost = (a: Linear, b: Linear) => context.implies(ge(sense === 'max' ? b.sub(a) : a.sub(b)));
+/**
+ * The valid candidate that is below (above) all others wherever the terms live, else
+ * the first. Judged on the terms' sets, not only the context: with an outer iname
+ * kept as a symbol, `16*i_outer` beats `0` because the set says `i_outer >= 0`.
+ */
+function tightest(valid: readonly Linear[], where: readonly BasicSet[], sense: Sense): Linear {
+  const atMost = (a: Linear, b: Linear) => where.every((w) => w.implies(ge(sense === 'max' ? b.sub(a) : a.sub(b))));
   return valid.find((c) => valid.every((o) => o === c || atMost(c, o))) ?? valid[0]!;
 }
 

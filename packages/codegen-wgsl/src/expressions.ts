@@ -1,0 +1,362 @@
+/**
+ * Expressions in WGSL.
+ *
+ * WGSL converts nothing implicitly, so every operation is printed in one type, the one
+ * numpy's promotion gives it (`exprType`, mapped by `arithmeticType`), and every operand
+ * is converted to that type first: `f32(i) * a[i]`. Literals are printed in the type
+ * they are used in (`2*a[i]` → `2.0 * a[i]`, `i + 1` → `i + 1i`). Python's `//`, `%` and
+ * integer `**` and some C functions are small helper functions (`helpers.ts`).
+ *
+ * WGSL's grammar is stricter than C's about mixing operators: `a && b || c`, `a < b == c`
+ * and `a & b + c` need parentheses, so the precedence levels below follow its grammar.
+ */
+import {
+  combineTypes, exprType, isFloat, isHardwareId, LoomError, printExpr, expr as E, type DType, type Expr, type NameTypes,
+} from '@loom/core';
+import type { HelperKind } from './helpers.ts';
+import {
+  arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar,
+} from './types.ts';
+
+/** Binding strength, loosest first, after WGSL's grammar. */
+export const Prec = {
+  /** `a && b && c` or `a || b || c`: never mixed without parentheses. */
+  Logical: 1,
+  /** `a < b`: one comparison, never chained. */
+  Relational: 2,
+  /** `a & b`, `a << b`: operands must be unary expressions. */
+  Bitwise: 3,
+  Additive: 4,
+  Multiplicative: 5,
+  Unary: 6,
+  /** Literals, names, calls, `a[i]`, `v.x`. */
+  Primary: 7,
+} as const;
+
+export interface Printed {
+  readonly text: string;
+  readonly prec: number;
+  readonly type: WgslScalar;
+  /** For a `&&` or `||` chain: which one (they may not be mixed without parentheses). */
+  readonly logical?: '&&' | '||';
+}
+
+/** What the printer needs from the module around it. */
+export interface ExpressionContext {
+  /** The dtype of a Loom name (arguments, temporaries, inames). */
+  readonly typeOf: NameTypes;
+  /** The WGSL spelling of a scalar name (a loop index, a temporary, a value argument). */
+  nameOf(loomName: string): string;
+  /** An element of an array argument or temporary, in the computation type of its dtype. */
+  loadElement(array: string, index: Printed): Printed;
+  /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
+  hardwareId(kind: 'gid' | 'lid', axis: number): string;
+  /** Registers a helper function and returns its name. */
+  helper(kind: HelperKind, t: WgslScalar): string;
+}
+
+const AXES = ['x', 'y', 'z'];
+export const axisName = (axis: number) => AXES[axis];
+
+/** Functions whose WGSL built-in has the same meaning (on floats). */
+const SAME_BUILTINS: Record<string, string> = {
+  sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', sqrt: 'sqrt',
+  rsqrt: 'inverseSqrt',
+};
+
+export class ExpressionPrinter {
+  /** Sub-expressions to print as given text instead (an atomic update's old value). */
+  private readonly replacements: { readonly expr: Expr; readonly printed: Printed }[] = [];
+
+  constructor(private readonly context: ExpressionContext) {}
+
+  /** `e` converted to WGSL type `want` (default: its own computation type). */
+  print(e: Expr, want?: WgslScalar): Printed {
+    for (const r of this.replacements) if (E.exprEquals(r.expr, e)) return want ? convert(r.printed, want) : r.printed;
+    switch (e.kind) {
+      case 'int': return this.number(e.value, want ?? 'i32');
+      case 'float': return this.number(e.value, want ?? 'f32');
+      case 'bool': return want && want !== 'bool' ? this.number(e.value ? 1 : 0, want) : primary(e.value ? 'true' : 'false', 'bool');
+      default: {
+        const printed = this.compute(e);
+        return want ? convert(printed, want) : printed;
+      }
+    }
+  }
+
+  /** `e` as a condition. */
+  condition(e: Expr): Printed {
+    return this.print(e, 'bool');
+  }
+
+  /** `e` as an array index or loop bound (i32). */
+  index(e: Expr): Printed {
+    return this.print(e, 'i32');
+  }
+
+  /**
+   * `e` converted to `dtype` as C converts it, ready to be stored in a variable or an array
+   * of that dtype: to the computation type, then wrapped into the range of a narrow integer
+   * type (a uint8 holds `x & 255`).
+   */
+  converted(e: Expr, dtype: DType): Printed {
+    if (e.kind === 'int' || e.kind === 'float' || e.kind === 'bool') return this.print(wrapLiteral(e, dtype), computeType(dtype));
+    const printed = this.print(e, computeType(dtype));
+    return fitsIn(this.dtype(e), dtype) ? printed : wrapNarrow(printed, dtype);
+  }
+
+  /** Prints `e`, with every occurrence of `expr` in it printed as `printed`. */
+  withReplacement<T>(expr: Expr, printed: Printed, print: () => T): T {
+    this.replacements.push({ expr, printed });
+    try {
+      return print();
+    } finally {
+      this.replacements.pop();
+    }
+  }
+
+  /** The Loom dtype numpy's promotion gives `e`. */
+  dtype(e: Expr): DType {
+    return exprType(e, this.context.typeOf).dtype;
+  }
+
+  /** A number literal in type `t` (a NaN or infinity through a helper: WGSL has no literal for them). */
+  private number(value: number, t: WgslScalar): Printed {
+    if (t === 'bool') return primary(value !== 0 ? 'true' : 'false', 'bool');
+    if (isNonFiniteIn(value, t)) {
+      if (Number.isNaN(value)) return primary(`${this.context.helper('nan', t)}()`, t);
+      const inf = `${this.context.helper('infinity', t)}()`;
+      return value > 0 ? primary(inf, t) : { text: `-${inf}`, prec: Prec.Unary, type: t };
+    }
+    const text = literal(value, t);
+    return { text, prec: text.startsWith('-') ? Prec.Unary : Prec.Primary, type: t };
+  }
+
+  /** `e` in its own computation type. */
+  private compute(e: Expr): Printed {
+    const c = this.context;
+    switch (e.kind) {
+      case 'var': return primary(c.nameOf(e.name), this.scalarType(e));
+      case 'subscript': {
+        if (e.indices.length !== 1) throw new LoomError(`internal: '${printExpr(e)}' reached the WGSL printer unflattened`);
+        return c.loadElement(e.array, this.index(e.indices[0]));
+      }
+      case 'neg': {
+        const t = arithmeticType(this.dtype(e));
+        const x = e.operand;
+        if (x.kind === 'int' || x.kind === 'float') return this.number(-x.value, t);
+        const operand = this.print(x, t);
+        // WGSL has no unary minus on u32: negation modulo 2^32 is a subtraction from zero
+        if (t === 'u32') return infix(this.number(0, t), '-', operand, Prec.Additive, t);
+        // `- -x` would read as a decrement
+        const text = operand.text.startsWith('-') || operand.prec < Prec.Unary ? `(${operand.text})` : operand.text;
+        return { text: `-${text}`, prec: Prec.Unary, type: t };
+      }
+      case 'binary': return this.binary(e);
+      case 'compare': return this.comparison(e);
+      case 'logical': {
+        const op = e.op === 'and' ? '&&' : '||';
+        const side = (x: Expr) => {
+          const p = this.condition(x);
+          return p.prec > Prec.Logical || p.logical === op ? p.text : `(${p.text})`;
+        };
+        return { text: `${side(e.left)} ${op} ${side(e.right)}`, prec: Prec.Logical, type: 'bool', logical: op };
+      }
+      case 'not': return { text: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, type: 'bool' };
+      case 'if': {
+        // select(otherwise, then, condition): both sides are evaluated, and WGSL's accesses never fault
+        const t = computeType(this.dtype(e));
+        const args = [this.print(e.otherwise, t), this.print(e.then, t), this.condition(e.condition)];
+        return call('select', args.map((a) => a.text), t);
+      }
+      case 'cast': return this.converted(e.operand, castDType(e));
+      case 'call': return this.call(e);
+      case 'reduce': throw new LoomError(`internal: the reduction ${printExpr(e)} reached code generation unrealized`);
+      default: throw new LoomError(`internal: the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
+    }
+  }
+
+  /** The type a name holds: a scalar of its dtype's computation type. */
+  private scalarType(e: Extract<Expr, { kind: 'var' }>): WgslScalar {
+    const t = this.context.typeOf(e.name);
+    if (t === undefined) throw new LoomError(`the type of '${e.name}' is not known`);
+    return computeType(t);
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>): Printed {
+    const t = arithmeticType(this.checked(e));
+    const l = this.print(e.left, t);
+    const r = this.print(e.right, t);
+    const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
+    switch (e.op) {
+      case '+': case '-': return infix(l, e.op, r, Prec.Additive, t);
+      case '*': case '/': return infix(l, e.op, r, Prec.Multiplicative, t);
+      case '//':
+        if (isFloatScalar(t)) return call('floor', [infix(l, '/', r, Prec.Multiplicative, t).text], t);
+        return t === 'u32' ? infix(l, '/', r, Prec.Multiplicative, t) : helper('floor_div');
+      case '%':
+        return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
+      case '**':
+        return helper('pow');
+    }
+  }
+
+  /** Comparisons in the promoted type of both sides. */
+  private comparison(e: Extract<Expr, { kind: 'compare' }>): Printed {
+    const divisibility = this.divisibilityTest(e);
+    if (divisibility) return divisibility;
+    const lt = this.dtype(e.left);
+    const rt = this.dtype(e.right);
+    const common = combineTypes(exprType(e.left, this.context.typeOf), exprType(e.right, this.context.typeOf)).dtype;
+    if (common === 'int64' && (computeType(lt) === 'u32') !== (computeType(rt) === 'u32')) return this.mixedSignComparison(e);
+    const t = common === 'bool' && (e.op === '==' || e.op === '!=') ? 'bool' : arithmeticType(this.checked(e, common));
+    return relation(this.print(e.left, t), e.op, this.print(e.right, t));
+  }
+
+  /** `x % k == 0` with a constant k: WGSL's remainder and Python's agree on zero, no helper needed. */
+  private divisibilityTest(e: Extract<Expr, { kind: 'compare' }>): Printed | undefined {
+    const { left, right } = e;
+    if ((e.op !== '==' && e.op !== '!=') || right.kind !== 'int' || right.value !== 0) return undefined;
+    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0) return undefined;
+    const t = arithmeticType(this.dtype(left));
+    if (isFloatScalar(t)) return undefined;
+    const rem = infix(this.print(left.left, t), '%', this.print(left.right, t), Prec.Multiplicative, t);
+    return relation(rem, e.op, this.number(0, t));
+  }
+
+  /**
+   * An int32 compared with a uint32: numpy compares them as int64, which WGSL lacks; the
+   * same answer comes from the sign of the int32 and an unsigned comparison.
+   */
+  private mixedSignComparison(e: Extract<Expr, { kind: 'compare' }>): Printed {
+    const signedOnLeft = computeType(this.dtype(e.left)) !== 'u32';
+    const s = this.print(signedOnLeft ? e.left : e.right, 'i32');
+    const u = this.print(signedOnLeft ? e.right : e.left, 'u32');
+    // the comparison read as `s op u`
+    const flipped: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
+    const op = signedOnLeft ? e.op : flipped[e.op];
+    const negative = relation(s, '<', this.number(0, 'i32'));
+    const nonNegative = relation(s, '>=', this.number(0, 'i32'));
+    const unsigned = relation(primary(`u32(${s.text})`, 'u32'), op, u);
+    const either = (a: Printed, joiner: '&&' | '||', b: Printed): Printed => ({ text: `(${a.text} ${joiner} ${b.text})`, prec: Prec.Primary, type: 'bool' });
+    // below zero, the int32 is smaller than every uint32
+    return op === '<' || op === '<=' || op === '!=' ? either(negative, '||', unsigned) : either(nonNegative, '&&', unsigned);
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>): Printed {
+    if (isHardwareId(e)) {
+      const axis = (e.args[0] as { value: number }).value;
+      return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
+    }
+    const t = arithmeticType(this.checked(e));
+    const args = e.args.map((a) => this.print(a, t));
+    const float = isFloatScalar(t);
+    switch (e.fn) {
+      case 'min': case 'max':
+        if (args.length === 1) return args[0];
+        return args.slice(1).reduce((acc, a) => call(e.fn, [acc.text, a.text], t), args[0]);
+      case 'abs': case 'fabs':
+        return t === 'u32' ? args[0] : call('abs', [args[0].text], t);
+      case 'floor': case 'ceil': case 'trunc': case 'round':
+        if (!float) return args[0]; // already whole
+        return e.fn === 'round' ? call(this.context.helper('round', t), [args[0].text], t) : call(e.fn, [args[0].text], t);
+      case 'pow': return call(this.context.helper('pow', t), args.map((a) => a.text), t);
+      case 'cbrt': return call(this.context.helper('cbrt', t), [args[0].text], t);
+      case 'erf': return call(this.context.helper('erf', t), [args[0].text], t);
+      case 'log10': {
+        // WGSL has log2 only: log10(x) = log2(x) * log10(2)
+        const scale = this.number(Math.LOG10E / Math.LOG2E, t);
+        return { text: `log2(${args[0].text}) * ${scale.text}`, prec: Prec.Multiplicative, type: t };
+      }
+      case 'fmod': return infix(args[0], '%', args[1], Prec.Multiplicative, t); // WGSL's float % is C's fmod
+      default: {
+        const builtin = SAME_BUILTINS[e.fn];
+        if (!builtin || !float) {
+          throw new LoomError(`function '${e.fn}' is not available in WGSL (unknown function or unexpanded substitution rule): ${printExpr(e)}`);
+        }
+        return call(builtin, args.map((a) => a.text), t);
+      }
+    }
+  }
+
+  /** The dtype of `e` (or `dtype`), refusing what WGSL cannot compute. */
+  private checked(e: Expr, dtype: DType = this.dtype(e)): DType {
+    if (dtype === 'int64' || dtype === 'uint64') {
+      throw new LoomError(
+        `'${printExpr(e)}' is computed in ${dtype} (numpy promotes int32 with uint32 to int64), which WGSL lacks; ` +
+        'convert one operand explicitly (int32(x) or uint32(x)), or run on the OpenCL or CPU device',
+      );
+    }
+    return dtype;
+  }
+}
+
+function castDType(e: Extract<Expr, { kind: 'cast' }>): DType {
+  const t = e.dtype as DType;
+  if (isFloat(t) || ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'].includes(t)) return t;
+  throw new LoomError(`cannot convert to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
+}
+
+/** `p` converted to WGSL type `to` (a bool becomes 0/1; a number becomes a bool when non-zero). */
+export function convert(p: Printed, to: WgslScalar): Printed {
+  if (p.type === to) return p;
+  if (to === 'bool') return relation(p, '!=', primary(zero(p.type), p.type));
+  return call(to, [p.text], to);
+}
+
+/** Literal `e` as the value a variable of `dtype` would hold (wrapped into a narrow type's range). */
+function wrapLiteral(e: Extract<Expr, { kind: 'int' | 'float' | 'bool' }>, dtype: DType): Expr {
+  if (e.kind === 'bool' || isFloat(dtype)) return e;
+  const bits = { int8: 8, int16: 16, uint8: 8, uint16: 16 }[dtype as string];
+  if (bits === undefined) return e;
+  const whole = Number.isFinite(e.value) ? Math.trunc(e.value) : 0;
+  const wrapped = dtype.startsWith('u') ? BigInt.asUintN(bits, BigInt(whole)) : BigInt.asIntN(bits, BigInt(whole));
+  return E.int(Number(wrapped));
+}
+
+const RANGES: Partial<Record<DType, readonly [number, number]>> = {
+  bool: [0, 1], int8: [-128, 127], int16: [-32768, 32767], int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint8: [0, 255], uint16: [0, 65535], uint32: [0, 2 ** 32 - 1],
+};
+
+function fitsIn(from: DType, to: DType): boolean {
+  if (from === to) return true;
+  const a = RANGES[from];
+  const b = RANGES[to];
+  return a !== undefined && b !== undefined && a[0] >= b[0] && a[1] <= b[1];
+}
+
+/** An i32 wrapped into a narrow integer dtype's range, as C's conversion to that type wraps it. */
+function wrapNarrow(p: Printed, dtype: DType): Printed {
+  switch (dtype) {
+    case 'int8': return call('extractBits', [p.text, '0u', '8u'], 'i32'); // sign-extends bits 0..7
+    case 'int16': return call('extractBits', [p.text, '0u', '16u'], 'i32');
+    case 'uint8': return { text: `${operand(p, Prec.Unary)} & 255i`, prec: Prec.Bitwise, type: 'i32' };
+    case 'uint16': return { text: `${operand(p, Prec.Unary)} & 65535i`, prec: Prec.Bitwise, type: 'i32' };
+    default: return p;
+  }
+}
+
+export function primary(text: string, type: WgslScalar): Printed {
+  return { text, prec: Prec.Primary, type };
+}
+
+export function call(fn: string, args: readonly string[], type: WgslScalar): Printed {
+  return primary(`${fn}(${args.join(', ')})`, type);
+}
+
+/** `p` as an operand that needs at least precedence `min`. */
+export function operand(p: Printed, min: number): string {
+  return p.prec >= min ? p.text : `(${p.text})`;
+}
+
+/** A left-associative arithmetic operator: `a - (b - c)` keeps its parentheses. */
+function infix(l: Printed, op: string, r: Printed, prec: number, type: WgslScalar): Printed {
+  return { text: `${operand(l, prec)} ${op} ${operand(r, prec + 1)}`, prec, type };
+}
+
+/** A comparison: both sides must be arithmetic expressions (WGSL chains no comparisons, and `a & b < c` needs parentheses). */
+export function relation(l: Printed, op: string, r: Printed): Printed {
+  return { text: `${operand(l, Prec.Additive)} ${op} ${operand(r, Prec.Additive)}`, prec: Prec.Relational, type: 'bool' };
+}

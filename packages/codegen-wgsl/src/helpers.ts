@@ -1,0 +1,130 @@
+/**
+ * Small WGSL functions for what WGSL has no operator or built-in for, with the semantics
+ * the CPU reference (and OpenCL C) give: Python's `//` and `%`, integer `**`, C's `round`
+ * (halves away from zero) and `pow` (negative bases with whole exponents), `cbrt`, `erf`.
+ * An integer division by zero gives 0, as on the CPU device (undefined in C). NaN and
+ * infinity are made at run time: WGSL rejects them as constants.
+ *
+ * The printer asks for a helper by kind and type; the module prints each one used, once.
+ */
+import type { WgslScalar } from './types.ts';
+
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity';
+
+export function helperName(kind: HelperKind, t: WgslScalar): string {
+  return `${kind}_${t}`;
+}
+
+/** The definition of helper `kind` for type `t`. */
+export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
+  const name = helperName(kind, t);
+  const one = t === 'f16' ? '1.0h' : '1.0';
+  const zero = t === 'f16' ? '0.0h' : '0.0';
+  switch (kind) {
+    case 'floor_div':
+      return [
+        `// Python's a // b: the quotient rounded down (WGSL's / truncates)`,
+        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+        `  if (b == 0i) { return 0i; }`,
+        `  let q = a / b;`,
+        `  return select(q, q - 1i, a % b != 0i && ((a < 0i) != (b < 0i)));`,
+        `}`,
+      ].join('\n');
+    case 'mod':
+      if (t === 'i32') {
+        return [
+          `// Python's a % b: the remainder has the sign of b (WGSL's % takes a's)`,
+          `fn ${name}(a: i32, b: i32) -> i32 {`,
+          `  if (b == 0i) { return 0i; }`,
+          `  let r = a % b;`,
+          `  return select(r, r + b, r != 0i && ((r < 0i) != (b < 0i)));`,
+          `}`,
+        ].join('\n');
+      }
+      return [
+        `// Python's a % b for floats: the remainder has the sign of b (WGSL's % takes a's)`,
+        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+        `  let r = a % b;`,
+        `  return select(r, r + b, r != ${zero} && ((r < ${zero}) != (b < ${zero})));`,
+        `}`,
+      ].join('\n');
+    case 'pow':
+      if (t === 'i32' || t === 'u32') {
+        const lit = (n: number) => `${n}${t === 'i32' ? 'i' : 'u'}`;
+        const negative = t === 'i32'
+          ? [
+            `  if (exponent < 0i) {`,
+            `    // the integer part of 1 / base^-exponent`,
+            `    if (base == 1i) { return 1i; }`,
+            `    if (base == -1i) { return select(1i, -1i, (exponent & 1i) != 0i); }`,
+            `    return 0i;`,
+            `  }`,
+          ]
+          : [];
+        return [
+          `// integer a ** b by repeated squaring; products wrap, as repeated multiplication would`,
+          `fn ${name}(base: ${t}, exponent: ${t}) -> ${t} {`,
+          ...negative,
+          `  var result = ${lit(1)};`,
+          `  var square = base;`,
+          `  for (var e = exponent; e > ${lit(0)}; e = e / ${lit(2)}) {`,
+          `    if ((e & ${lit(1)}) != ${lit(0)}) { result = result * square; }`,
+          `    square = square * square;`,
+          `  }`,
+          `  return result;`,
+          `}`,
+        ].join('\n');
+      }
+      return [
+        `// C's pow: WGSL's pow(x, y) is exp2(y * log2(x)), undefined for x < 0 and wrong at y = 0`,
+        `fn ${name}(x: ${t}, y: ${t}) -> ${t} {`,
+        `  if (y == ${zero} || x == ${one}) { return ${one}; }`,
+        `  let magnitude = pow(abs(x), y);`,
+        `  if (x >= ${zero}) { return magnitude; }`,
+        `  if (y != trunc(y)) { return (x - x) / (x - x); } // a negative base and a fractional power: NaN`,
+        `  return select(magnitude, -magnitude, trunc(y * ${t === 'f16' ? '0.5h' : '0.5'}) * ${t === 'f16' ? '2.0h' : '2.0'} != y);`,
+        `}`,
+      ].join('\n');
+    case 'round':
+      return [
+        `// C's round: halves away from zero (WGSL's round takes them to even)`,
+        `fn ${name}(x: ${t}) -> ${t} {`,
+        `  let whole = trunc(x);`,
+        `  return select(whole, whole + sign(x), abs(x - whole) >= ${t === 'f16' ? '0.5h' : '0.5'});`,
+        `}`,
+      ].join('\n');
+    case 'cbrt':
+      return [
+        `// the real cube root, negative for negative x`,
+        `fn ${name}(x: ${t}) -> ${t} {`,
+        `  return sign(x) * pow(abs(x), ${one} / ${t === 'f16' ? '3.0h' : '3.0'});`,
+        `}`,
+      ].join('\n');
+    case 'erf': {
+      // Abramowitz and Stegun 7.1.26: absolute error below 1.5e-7, about float32's resolution
+      const x = t === 'f32' ? 'x' : 'f32(x)';
+      const result = 'sign(x32) * (1.0 - poly * exp(-a * a))';
+      return [
+        `// the error function (Abramowitz & Stegun 7.1.26, absolute error < 1.5e-7)`,
+        `fn ${name}(x: ${t}) -> ${t} {`,
+        `  let x32 = ${x};`,
+        `  let a = abs(x32);`,
+        `  let t = 1.0 / (1.0 + 0.3275911 * a);`,
+        `  let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));`,
+        `  return ${t === 'f32' ? result : `f16(${result})`};`,
+        `}`,
+      ].join('\n');
+    }
+    case 'nan': case 'infinity': {
+      const bits = kind === 'nan' ? '0x7fc00000u' : '0x7f800000u';
+      const value = t === 'f32' ? 'bitcast<f32>(bits)' : 'f16(bitcast<f32>(bits))';
+      return [
+        `// ${kind === 'nan' ? 'NaN' : 'positive infinity'}, made at run time: WGSL refuses it as a constant`,
+        `fn ${name}() -> ${t} {`,
+        `  var bits = ${bits};`,
+        `  return ${value};`,
+        `}`,
+      ].join('\n');
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The WebGPU limits code generation and launches respect, and what to do at each:
+ *
+ *   work-group size, invocations, workgroup storage   a LoomError naming the limit and the value
+ *   storage buffers per shader stage                  arrays beyond it share buffers (`bindings.ts`)
+ *   work-groups per dispatch dimension (65535)        the grid is folded into y and z (`foldGrid`)
+ *   storage buffer binding size (128 MiB default)     the device asks the adapter for its maximum;
+ *                                                     beyond that, a LoomError naming the limit
+ *
+ * `DEFAULT_LIMITS` are the limits every WebGPU device has, which code generated without a
+ * device (`generateCode(knl, wgslTarget())`) is checked against.
+ */
+import { LoomError } from '@loom/core';
+
+export interface WgslLimits {
+  readonly maxStorageBuffersPerShaderStage: number;
+  readonly maxStorageBufferBindingSize: number;
+  readonly maxBufferSize: number;
+  readonly maxComputeWorkgroupStorageSize: number;
+  readonly maxComputeInvocationsPerWorkgroup: number;
+  readonly maxComputeWorkgroupSizeX: number;
+  readonly maxComputeWorkgroupSizeY: number;
+  readonly maxComputeWorkgroupSizeZ: number;
+  readonly maxComputeWorkgroupsPerDimension: number;
+}
+
+export const DEFAULT_LIMITS: WgslLimits = Object.freeze({
+  maxStorageBuffersPerShaderStage: 8,
+  maxStorageBufferBindingSize: 134217728,
+  maxBufferSize: 268435456,
+  maxComputeWorkgroupStorageSize: 16384,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupSizeX: 256,
+  maxComputeWorkgroupSizeY: 256,
+  maxComputeWorkgroupSizeZ: 64,
+  maxComputeWorkgroupsPerDimension: 65535,
+});
+
+export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof WgslLimits)[];
+
+/** The work-group size must fit the device: per axis and in total. */
+export function checkWorkgroupSize(kernel: string, localSize: readonly number[], limits: WgslLimits): void {
+  const perAxis = [limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY, limits.maxComputeWorkgroupSizeZ];
+  const names = ['maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ'];
+  if (localSize.length > 3) throw new LoomError(`kernel '${kernel}': WebGPU work-groups have at most 3 axes, not ${localSize.length}`);
+  localSize.forEach((size, axis) => {
+    if (size > perAxis[axis]) {
+      throw new LoomError(`kernel '${kernel}': the work-group size ${size} along axis ${axis} exceeds the device's ${names[axis]} (${perAxis[axis]})`);
+    }
+  });
+  const total = localSize.reduce((a, b) => a * b, 1);
+  if (total > limits.maxComputeInvocationsPerWorkgroup) {
+    throw new LoomError(
+      `kernel '${kernel}': a work-group of ${localSize.join(' x ')} = ${total} work-items exceeds the device's maxComputeInvocationsPerWorkgroup (${limits.maxComputeInvocationsPerWorkgroup})`,
+    );
+  }
+}
+
+/** The local (workgroup) temporaries must fit the device's workgroup storage. */
+export function checkWorkgroupStorage(kernel: string, bytes: number, what: string, limits: WgslLimits): void {
+  if (bytes > limits.maxComputeWorkgroupStorageSize) {
+    throw new LoomError(
+      `kernel '${kernel}': its local temporaries (${what}) need ${bytes} bytes of workgroup storage, more than the device's maxComputeWorkgroupStorageSize (${limits.maxComputeWorkgroupStorageSize})`,
+    );
+  }
+}
+
+/** How a grid of work-groups is dispatched. */
+export interface Dispatch {
+  /** The `dispatchWorkgroups` sizes. */
+  readonly size: readonly [number, number, number];
+  /** Whether the kernel's grid is folded into it (the shader then recovers its group ids). */
+  readonly folded: boolean;
+}
+
+/**
+ * The dispatch for `groups` work-groups per axis. A grid that fits is dispatched as it is;
+ * one with more groups along an axis than a dispatch dimension holds is folded: its groups
+ * are numbered linearly (axis 0 fastest) and laid out over x, then y, then z, and the
+ * shader (`target.ts`) recovers each group's ids from that number and skips the few
+ * groups past the end.
+ */
+export function planDispatch(kernel: string, groups: readonly number[], localSize: readonly number[], limits: WgslLimits): Dispatch {
+  const max = limits.maxComputeWorkgroupsPerDimension;
+  const counts = [0, 1, 2].map((axis) => groups[axis] ?? 1);
+  counts.forEach((g, axis) => {
+    // a global index gid*size + lid is an i32 in the generated code: WGSL has no 64-bit integers
+    const items = g * (localSize[axis] ?? 1);
+    if (items > 2 ** 31 - 1) {
+      throw new LoomError(`kernel '${kernel}': ${items} work-items along axis ${axis} do not fit WGSL's 32-bit indices; split the launch`);
+    }
+  });
+  if (counts.every((g) => g <= max)) return { size: [counts[0], counts[1], counts[2]], folded: false };
+  const total = counts[0] * counts[1] * counts[2];
+  if (total > 2 ** 32 - 1 || total > max ** 3) {
+    throw new LoomError(
+      `kernel '${kernel}': ${counts.join(' x ')} = ${total} work-groups are more than one dispatch can hold (maxComputeWorkgroupsPerDimension ${max} per axis, and 2^32 in all); split the launch`,
+    );
+  }
+  const x = Math.min(total, max);
+  const y = Math.min(Math.ceil(total / x), max);
+  const z = Math.ceil(total / (x * y));
+  return { size: [x, y, z], folded: true };
+}

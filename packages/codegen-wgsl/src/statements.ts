@@ -1,0 +1,343 @@
+/**
+ * One kernel as a WGSL entry point: its header and prologue (value arguments, work-group
+ * and work-item ids), then its statements.
+ *
+ * Barriers and uniformity. WGSL rejects a barrier that some invocations of a work-group
+ * might not reach: one inside an `if` whose condition may differ between them, or inside
+ * a loop whose bounds may. Guards are therefore never printed around a barrier. A guard
+ * whose statements contain one is evaluated once into a `let`, and each statement around
+ * the barrier is guarded on its own:
+ *
+ *   if (c) { s1; barrier; s2; }   →   let guard = c;  if (guard) { s1 }  barrier;  if (guard) { s2 }
+ *
+ * Every work-item now reaches the barrier, which is what OpenCL requires of the original
+ * too, and does the same work. Loop bounds cannot be treated so: a loop containing a barrier
+ * must have bounds that are the same for all work-items of a group (parameters, group ids,
+ * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
+ */
+import {
+  expr as E, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction, type Stmt,
+} from '@loom/core';
+import type { ArrayAccess, AtomicOperation } from './arrays.ts';
+import type { ModuleLayout } from './bindings.ts';
+import { axisName, ExpressionPrinter, primary, type ExpressionContext, type Printed } from './expressions.ts';
+import type { HelperKind } from './helpers.ts';
+import type { NameTable } from './names.ts';
+import { computeType, type WgslScalar } from './types.ts';
+
+const INDENT = '  ';
+
+export interface KernelContext {
+  readonly names: NameTable;
+  readonly layout: ModuleLayout;
+  readonly arrays: ArrayAccess;
+  helper(kind: HelperKind, t: WgslScalar): string;
+  /** The grid is folded into the dispatch (`limits.ts`): group ids are recovered from a linear index. */
+  readonly foldedGrid: boolean;
+}
+
+export function printKernel(kernel: KernelFunction, entryPoint: string, context: KernelContext): string {
+  return new KernelPrinter(kernel, entryPoint, context).print();
+}
+
+class KernelPrinter {
+  private readonly lines: string[] = [];
+  private depth = 0;
+  private readonly exprs: ExpressionPrinter;
+  private readonly ids: { readonly gid: boolean; readonly lid: boolean };
+  /** Names whose value is the same in every work-item of a group. */
+  private readonly uniformNames = new Set<string>();
+  private readonly barriers = new Map<Stmt, boolean>();
+
+  constructor(
+    private readonly kernel: KernelFunction,
+    private readonly entryPoint: string,
+    private readonly context: KernelContext,
+  ) {
+    const { names, arrays } = context;
+    const expressions: ExpressionContext = {
+      typeOf: (name) => kernel.types.get(name),
+      nameOf: (name) => names.of(name),
+      loadElement: (array, index) => (arrays.has(array) ? arrays.load(array, index) : primary(`${names.of(array)}[${index.text}]`, this.elementType(array))),
+      hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
+      helper: (kind, t) => context.helper(kind, t),
+    };
+    this.exprs = new ExpressionPrinter(expressions);
+    this.ids = hardwareIdsUsed(kernel.body);
+    for (const p of kernel.params) if (p.kind === 'value') this.uniformNames.add(p.name);
+  }
+
+  print(): string {
+    const k = this.kernel;
+    const builtins: string[] = [];
+    const groupIds = this.ids.gid || this.context.foldedGrid;
+    if (groupIds) builtins.push('@builtin(workgroup_id) workgroup_id: vec3<u32>');
+    if (this.context.foldedGrid) builtins.push('@builtin(num_workgroups) num_workgroups: vec3<u32>');
+    if (this.ids.lid) builtins.push('@builtin(local_invocation_id) local_invocation_id: vec3<u32>');
+    this.line(`@compute @workgroup_size(${k.localSize.join(', ')})`);
+    this.line(`fn ${this.entryPoint}(${builtins.join(', ')}) {`);
+    this.nested(() => {
+      this.prologue();
+      this.body(k.body, undefined);
+    });
+    this.line('}');
+    return this.lines.join('\n');
+  }
+
+  /** Value arguments from the uniform, and the ids the body uses. */
+  private prologue(): void {
+    const { layout, names } = this.context;
+    for (const p of this.kernel.params) {
+      if (p.kind !== 'value') continue;
+      const member = `${layout.uniform!.variable}.${names.of(p.name)}`;
+      const value = p.dtype === 'bool' ? `${member} != 0u` : p.dtype === 'float16' ? `f16(${member})` : member;
+      this.line(`let ${names.of(p.name)} = ${value};`);
+    }
+    if (this.context.foldedGrid) {
+      this.line('// more work-groups than one dispatch dimension holds: numbered across x, y and z, the few past the end idle');
+      this.line(`let group_count = ${layout.uniform!.variable}.group_count;`);
+      this.line('let group_index = workgroup_id.x + num_workgroups.x * (workgroup_id.y + num_workgroups.y * workgroup_id.z);');
+      this.line('if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
+      this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y, group_index / (group_count.x * group_count.y)));');
+    } else if (this.ids.gid) {
+      this.line('let group_id = vec3<i32>(workgroup_id);');
+    }
+    if (this.ids.lid) this.line('let local_id = vec3<i32>(local_invocation_id);');
+  }
+
+  /** The statements of a body (a block's, or the one statement), under `guard` when given. */
+  private body(s: Stmt, guard: string | undefined): void {
+    const statements = s.kind === 'block' ? s.body : [s];
+    if (guard === undefined) {
+      statements.forEach((x) => this.statement(x, undefined));
+      return;
+    }
+    // consecutive statements without barriers share one `if (guard)`
+    let run: Stmt[] = [];
+    const flush = () => {
+      if (run.length === 0) return;
+      const group = run;
+      run = [];
+      this.line(`if (${guard}) {`);
+      this.nested(() => group.forEach((x) => this.statement(x, undefined)));
+      this.line('}');
+    };
+    for (const x of statements) {
+      if (x.kind === 'declare' || x.kind === 'comment' || this.hasBarrier(x)) {
+        flush();
+        this.statement(x, guard);
+      } else {
+        run.push(x);
+      }
+    }
+    flush();
+  }
+
+  private statement(s: Stmt, guard: string | undefined): void {
+    switch (s.kind) {
+      case 'block':
+        if (guard !== undefined || this.hasBarrier(s)) return this.body(s, guard);
+        this.line('{');
+        this.nested(() => this.body(s, undefined));
+        this.line('}');
+        return;
+      case 'for': return this.loop(s, guard);
+      case 'if': {
+        const condition = this.exprs.condition(s.condition);
+        if (!this.hasBarrier(s.then)) {
+          if (guard !== undefined) throw new LoomError('internal: a guarded statement without barriers reached the printer');
+          this.line(`if (${condition.text}) {`);
+          this.nested(() => this.body(s.then, undefined));
+          this.line('}');
+          return;
+        }
+        // a barrier inside: evaluate the condition once, guard the statements around the barrier
+        const name = this.context.names.fresh('guard');
+        const combined = guard === undefined ? condition.text : `${guard} && ${condition.prec > 1 || condition.logical === '&&' ? condition.text : `(${condition.text})`}`;
+        this.line(`let ${name} = ${combined};`);
+        return this.body(s.then, name);
+      }
+      case 'assign': return this.assignment(s);
+      case 'declare': return this.declaration(s);
+      case 'barrier': {
+        const note = s.comment ? ` // ${s.comment.replace(/\s*\n\s*/g, ' ')}` : '';
+        // storageBarrier orders the work-group's accesses to storage buffers, workgroupBarrier those to var<workgroup>
+        if (s.scope === 'global') this.line('storageBarrier();');
+        this.line(`workgroupBarrier();${note}`);
+        return;
+      }
+      case 'comment':
+        for (const text of s.text.split('\n')) this.line(`// ${text}`);
+        return;
+      default: throw new LoomError(`internal: the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+    }
+  }
+
+  private loop(s: Extract<Stmt, { kind: 'for' }>, guard: string | undefined): void {
+    const barrier = this.hasBarrier(s.body);
+    const uniform = this.isUniform(s.lower) && this.isUniform(s.upper);
+    if (barrier && !uniform) {
+      throw new LoomError(
+        `kernel '${this.kernel.name}': the loop over '${s.iname}' contains a barrier, but its bounds (${printExpr(s.lower)} .. ${printExpr(s.upper)}) ` +
+        'may differ between the work-items of a work-group; WGSL requires every work-item to reach each barrier',
+      );
+    }
+    if (guard !== undefined && !barrier) throw new LoomError('internal: a guarded loop without barriers reached the printer');
+    const i = this.context.names.of(s.iname);
+    const lower = this.exprs.index(affineFirst(s.lower));
+    const upper = this.exprs.index(affineFirst(s.upper));
+    if (uniform) this.uniformNames.add(s.iname);
+    this.line(`for (var ${i}: i32 = ${lower.text}; ${i} <= ${upper.text}; ${i}++) {`);
+    this.nested(() => this.body(s.body, guard));
+    this.line('}');
+    this.uniformNames.delete(s.iname);
+  }
+
+  private assignment(s: Extract<Stmt, { kind: 'assign' }>): void {
+    const { names, arrays } = this.context;
+    const target = s.target;
+    if (target.kind === 'var') {
+      if (s.atomic) throw new LoomError(`instruction '${s.insnId}': atomic updates of the scalar '${target.name}' are not supported by the WGSL target`);
+      const dtype = this.kernel.types.get(target.name) ?? s.dtype;
+      this.line(`${names.of(target.name)} = ${this.exprs.converted(s.value, dtype).text};`);
+      return;
+    }
+    if (target.kind !== 'subscript' || target.indices.length !== 1) {
+      throw new LoomError(`internal: cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+    }
+    const dtype = this.kernel.types.get(target.array) ?? s.dtype;
+    const index = this.exprs.index(target.indices[0]);
+    if (!arrays.has(target.array)) {
+      if (s.atomic) throw new LoomError(`instruction '${s.insnId}': atomic updates of the temporary '${target.array}' are not supported by the WGSL target`);
+      this.line(`${names.of(target.array)}[${index.text}] = ${this.exprs.converted(s.value, dtype).text};`);
+      return;
+    }
+    if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
+      const update = (old: Printed) => this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
+      this.line(`// ${printExpr(target)} = ${printExpr(s.value)}, atomically`);
+      for (const l of arrays.atomicUpdate(target.array, index, update, this.simpleAtomic(s.value, target, dtype))) this.line(l);
+      return;
+    }
+    this.line(arrays.store(target.array, index, this.exprs.converted(s.value, dtype)));
+  }
+
+  /** `a[i] + x`, `a[i] - x`, `min(a[i], x)`, `max(a[i], x)` on an integer array: one atomic instruction. */
+  private simpleAtomic(value: Expr, target: Expr, dtype: DType): AtomicOperation | undefined {
+    if (dtype !== 'int32' && dtype !== 'uint32') return undefined;
+    const same = (x: Expr) => E.exprEquals(x, target);
+    const operand = (x: Expr) => {
+      // only where the update computes in the array's own type, as the instruction does
+      if (E.someExpr(x, same)) return undefined;
+      if (x.kind !== 'int' && this.exprs.dtype(x) !== dtype) return undefined;
+      return this.exprs.print(x, computeType(dtype));
+    };
+    const make = (op: AtomicOperation['op'], x: Expr) => {
+      const printed = operand(x);
+      return printed && { op, operand: printed };
+    };
+    if (value.kind === 'binary' && value.op === '+') {
+      if (same(value.left)) return make('add', value.right);
+      if (same(value.right)) return make('add', value.left);
+    }
+    if (value.kind === 'binary' && value.op === '-' && same(value.left)) return make('sub', value.right);
+    if (value.kind === 'call' && (value.fn === 'min' || value.fn === 'max') && value.args.length === 2) {
+      if (same(value.args[0])) return make(value.fn, value.args[1]);
+      if (same(value.args[1])) return make(value.fn, value.args[0]);
+    }
+    return undefined;
+  }
+
+  private declaration(s: Extract<Stmt, { kind: 'declare' }>): void {
+    switch (s.addressSpace) {
+      case 'local': return; // a var<workgroup> at module scope (target.ts)
+      case 'global':
+        throw new LoomError(`temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`);
+      default: {
+        const t = computeType(s.dtype);
+        const type = s.length === undefined ? t : `array<${t}, ${s.length}>`;
+        this.line(`var ${this.context.names.of(s.name)}: ${type};`);
+      }
+    }
+  }
+
+  private elementType(array: string): WgslScalar {
+    const t = this.kernel.types.get(array);
+    if (t === undefined) throw new LoomError(`the type of '${array}' is not known`);
+    return computeType(t);
+  }
+
+  private hasBarrier(s: Stmt): boolean {
+    let known = this.barriers.get(s);
+    if (known === undefined) {
+      switch (s.kind) {
+        case 'barrier': known = true; break;
+        case 'block': known = s.body.some((x) => this.hasBarrier(x)); break;
+        case 'for': known = this.hasBarrier(s.body); break;
+        case 'if': known = this.hasBarrier(s.then); break;
+        default: known = false;
+      }
+      this.barriers.set(s, known);
+    }
+    return known;
+  }
+
+  /**
+   * Whether `e` has the same value in every work-item of a work-group, as WGSL's uniformity
+   * analysis sees it: parameters, group ids, loop indices of such loops, and reads of
+   * read-only storage at such indices are; work-item ids and temporaries are not.
+   */
+  private isUniform(e: Expr): boolean {
+    if (e.kind === 'var') return this.uniformNames.has(e.name);
+    if (e.kind === 'call' && isHardwareId(e)) return e.fn === 'gid';
+    if (e.kind === 'subscript') {
+      const a = this.context.layout.arrays.get(e.array);
+      if (!a || a.storage.access !== 'read') return false;
+    }
+    return E.children(e).every((x) => this.isUniform(x));
+  }
+
+  private nested(print: () => void): void {
+    this.depth++;
+    try {
+      print();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private line(text: string): void {
+    this.lines.push(`${INDENT.repeat(this.depth)}${text}`);
+  }
+}
+
+/** Which work-group and work-item ids a kernel body reads. */
+function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean } {
+  const used = { gid: false, lid: false };
+  const expr = (e: Expr) => E.walk(e, (x) => {
+    if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
+  });
+  const visit = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'block': s.body.forEach(visit); return;
+      case 'for': expr(s.lower); expr(s.upper); visit(s.body); return;
+      case 'if': expr(s.condition); visit(s.then); return;
+      case 'assign': expr(s.target); expr(s.value); return;
+      default: return;
+    }
+  };
+  visit(body);
+  return used;
+}
+
+/** An affine bound written as loopy writes it, constant first: `-1 + n`. */
+function affineFirst(e: Expr): Expr {
+  const lin = E.toLinear(e);
+  if (!lin || lin.isConstant) return e;
+  const terms: Expr[] = [];
+  if (lin.constant !== 0) terms.push(E.int(lin.constant));
+  for (const [name, c] of lin.coeffs) {
+    const v = E.variable(name);
+    terms.push(c === 1 ? v : c === -1 ? E.neg(v) : E.mul(E.int(c), v));
+  }
+  return terms.slice(1).reduce((acc, t) => E.add(acc, t), terms[0]);
+}

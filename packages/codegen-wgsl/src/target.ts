@@ -1,0 +1,122 @@
+/**
+ * `wgslTarget()`: the program AST as a WGSL module that reads like careful hand-written code:
+ *
+ *   struct Params {
+ *     n: i32,
+ *   }
+ *
+ *   @group(0) @binding(0) var<storage, read> a: array<f32>;
+ *   @group(0) @binding(1) var<storage, read_write> out: array<f32>;
+ *   @group(0) @binding(2) var<uniform> params: Params;
+ *
+ *   @compute @workgroup_size(1)
+ *   fn loopy_kernel() {
+ *     let n = params.n;
+ *     for (var i: i32 = 0i; i <= -1i + n; i++) {
+ *       out[i] = 2.0 * a[i];
+ *     }
+ *   }
+ *
+ * The module is: `enable f16;` where float16 is used, the uniform struct and the bindings
+ * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
+ * one entry point per kernel (`statements.ts`).
+ */
+import { LoomError, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
+import { ArrayAccess } from './arrays.ts';
+import { layoutModule, type ModuleLayout } from './bindings.ts';
+import { helperDefinition, helperName, type HelperKind } from './helpers.ts';
+import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
+import { NameTable } from './names.ts';
+import { printKernel } from './statements.ts';
+import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
+
+export interface WgslTargetOptions {
+  /** Whether float16 may be used: the device has the 'shader-f16' feature (default true: code only). */
+  readonly shaderF16?: boolean;
+  /** The limits the code must respect (default: those every WebGPU device has). */
+  readonly limits?: Partial<WgslLimits>;
+}
+
+export interface WgslModuleOptions extends WgslTargetOptions {
+  /** Generate entry points that recover their group ids from a folded grid (`limits.ts`). */
+  readonly foldedGrid?: boolean;
+}
+
+/** A generated module: the code, and where its arguments live (for the device). */
+export interface WgslModule {
+  readonly code: string;
+  readonly layout: ModuleLayout;
+  /** Each kernel's entry point (its name, unless WGSL reserves it). */
+  readonly entryPoints: ReadonlyMap<string, string>;
+}
+
+export function wgslTarget(options: WgslTargetOptions = {}): Target {
+  const shaderF16 = options.shaderF16 ?? true;
+  return {
+    name: 'wgsl',
+    generate: (program) => generateWgsl(program, options).code,
+    unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
+  };
+}
+
+export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {}): WgslModule {
+  const limits: WgslLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const shaderF16 = options.shaderF16 ?? true;
+  const foldedGrid = options.foldedGrid ?? false;
+  for (const k of program.kernels) checkKernel(k, shaderF16, limits);
+
+  const names = new NameTable();
+  const layout = layoutModule(program, names, { maxStorageBuffers: limits.maxStorageBuffersPerShaderStage, foldedGrid });
+  const arrays = new ArrayAccess(layout, names);
+  const helpers = new Map<string, string>();
+  const helper = (kind: HelperKind, t: WgslScalar) => {
+    const name = helperName(kind, t);
+    if (!helpers.has(name)) helpers.set(name, helperDefinition(kind, t));
+    return name;
+  };
+  const workgroupVars = program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits));
+  const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
+  const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, foldedGrid }));
+
+  const sections: string[][] = [];
+  if (program.kernels.some((k) => [...k.types.values()].includes('float16'))) sections.push(['enable f16;']);
+  sections.push(arrays.declarations());
+  if (workgroupVars.length) sections.push(workgroupVars);
+  const functions = [...helpers.values(), ...arrays.accessorFunctions()];
+  if (functions.length) sections.push(functions.join('\n\n').split('\n'));
+  sections.push(entryPoints.join('\n\n').split('\n'));
+  const code = sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
+  return { code, layout, entryPoints: entryNames };
+}
+
+function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits): void {
+  for (const [name, dtype] of k.types) {
+    // float64 only as intermediate values (see types.ts); as a name's type it is data
+    const why = unsupportedDType(dtype, shaderF16);
+    if (why) throw new LoomError(`kernel '${k.name}': '${name}' has dtype ${dtype}: ${why}`);
+  }
+  checkWorkgroupSize(k.name, k.localSize, limits);
+}
+
+/** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */
+function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: WgslLimits): string[] {
+  const locals = declarations(k.body).filter((d) => d.addressSpace === 'local');
+  let bytes = 0;
+  const lines = locals.map((d) => {
+    const t = computeType(d.dtype as DType);
+    bytes += (d.length ?? 1) * (t === 'f16' ? 2 : 4);
+    return `var<workgroup> ${names.of(d.name)}: ${d.length === undefined ? t : `array<${t}, ${d.length}>`};`;
+  });
+  checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);
+  return lines;
+}
+
+function declarations(s: Stmt): Extract<Stmt, { kind: 'declare' }>[] {
+  switch (s.kind) {
+    case 'declare': return [s];
+    case 'block': return s.body.flatMap(declarations);
+    case 'for': return declarations(s.body);
+    case 'if': return declarations(s.then);
+    default: return [];
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Loom's dtypes in WGSL, and WGSL literals.
+ *
+ * WGSL computes in five scalar types: bool, i32, u32, f32 and f16 (with `enable f16;`).
+ * A value of a Loom dtype is computed in one of them, as OpenCL C computes it:
+ *
+ *   bool                          bool (a comparison's result; 0/1 when used as a number)
+ *   int8, int16, int32            i32 (C promotes the narrow ones to int)
+ *   uint8, uint16                 i32 (likewise)
+ *   uint32                        u32
+ *   float16                       f16 (only where the device has 'shader-f16')
+ *   float32                       f32
+ *   float64                       f32 for intermediate values only: numpy promotes int32 with
+ *                                 float32 (and a float literal with an int) to float64, which WGSL
+ *                                 lacks; such values are computed in f32. float64 *data*
+ *                                 (arguments, temporaries) is refused, see `unsupportedDType`.
+ *   int64, uint64                 none: refused, as data and as intermediate values.
+ */
+import { LoomError, type DType } from '@loom/core';
+
+export type WgslScalar = 'bool' | 'i32' | 'u32' | 'f32' | 'f16';
+
+/** Why WGSL cannot hold `dtype` as data, or undefined when it can. */
+export function unsupportedDType(dtype: DType, shaderF16: boolean): string | undefined {
+  switch (dtype) {
+    case 'float64':
+      return 'WGSL has no 64-bit floats; use float32, or run on the OpenCL or CPU device, which support float64';
+    case 'int64': case 'uint64':
+      return 'WGSL has no 64-bit integers; use int32/uint32, or run on the OpenCL or CPU device, which support 64-bit integers';
+    case 'float16':
+      return shaderF16 ? undefined : "this WebGPU adapter lacks the 'shader-f16' feature; use float32";
+    default:
+      return undefined;
+  }
+}
+
+/** The WGSL type a value of `dtype` is computed and held in (see the table above). */
+export function computeType(dtype: DType): WgslScalar {
+  switch (dtype) {
+    case 'bool': return 'bool';
+    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': return 'i32';
+    case 'uint32': return 'u32';
+    case 'float16': return 'f16';
+    case 'float32': case 'float64': return 'f32';
+    case 'int64': case 'uint64':
+      throw new LoomError(`WGSL has no 64-bit integers (${dtype}); use int32/uint32, or the OpenCL or CPU device`);
+  }
+}
+
+/** The type arithmetic on values of `dtype` happens in: as `computeType`, but bools add as integers (C). */
+export function arithmeticType(dtype: DType): WgslScalar {
+  const t = computeType(dtype);
+  return t === 'bool' ? 'i32' : t;
+}
+
+export const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
+
+/** Dtypes stored narrower than the 32-bit word WGSL's storage buffers hold: packed, 4 or 2 to a word. */
+export function packedBits(dtype: DType): 8 | 16 | undefined {
+  switch (dtype) {
+    case 'bool': case 'int8': case 'uint8': return 8;
+    case 'int16': case 'uint16': return 16;
+    default: return undefined;
+  }
+}
+
+/** `0`, `1` of a type, for comparisons with zero. */
+export function zero(t: WgslScalar): string {
+  return literal(0, t);
+}
+
+/**
+ * A literal of type `t`, spelled so that its type is never in doubt: `2i`, `2u`, `2.0h`,
+ * `true`, and f32's `2.0` (an unsuffixed float literal, which WGSL makes f32 wherever an
+ * f32 is expected, as it always is here). The value is first converted as C converts it
+ * (a float to an integer type truncates, integers wrap), and a float is written with the
+ * fewest digits that give back exactly the f32 (or f16) value, so the shader compiler has
+ * no rounding left to do. NaN and the infinities have no literal (see `isNonFiniteIn`).
+ */
+export function literal(value: number, t: WgslScalar): string {
+  switch (t) {
+    case 'bool': return value !== 0 ? 'true' : 'false';
+    case 'i32': {
+      const v = wrapInt(value) | 0;
+      // -2147483648i would be the negation of the out-of-range 2147483648i
+      return v === -2147483648 ? 'i32(-2147483648)' : `${v}i`;
+    }
+    case 'u32': return `${wrapInt(value) >>> 0}u`;
+    case 'f32': return floatLiteral(Math.fround(value), 'f32');
+    case 'f16': return floatLiteral(value, 'f16');
+  }
+}
+
+function wrapInt(value: number): number {
+  if (!Number.isFinite(value)) return 0;
+  const t = Math.trunc(value);
+  return Number(BigInt.asIntN(32, BigInt(t)));
+}
+
+function floatLiteral(value: number, t: 'f32' | 'f16'): string {
+  const v = t === 'f16' ? roundToF16(value) : value;
+  // WGSL rejects a constant NaN or infinity; the printer makes them at run time (`nan_f32()`)
+  if (!Number.isFinite(v)) throw new Error(`internal: ${value} has no ${t} literal`);
+  return t === 'f16' ? `${decimal(v, roundToF16)}h` : decimal(v, Math.fround);
+}
+
+/** Whether `value` as a literal of float type `t` is a NaN or an infinity (no literal spells them). */
+export function isNonFiniteIn(value: number, t: WgslScalar): boolean {
+  if (t === 'f32') return !Number.isFinite(Math.fround(value));
+  if (t === 'f16') return !Number.isFinite(roundToF16(value));
+  return false;
+}
+
+/** The shortest decimal spelling of `value` that `round` maps back to it, with a `.` or exponent. */
+function decimal(value: number, round: (x: number) => number): string {
+  let text = String(value);
+  for (let digits = 1; digits <= 17; digits++) {
+    const candidate = Number(value.toPrecision(digits));
+    if (round(candidate) === value) {
+      text = String(candidate);
+      break;
+    }
+  }
+  if (Object.is(value, -0)) text = '-0.0';
+  return /[.e]/.test(text) ? text : `${text}.0`;
+}
+
+/** `x` rounded to the nearest float16 (ties to even), as a number; beyond its range, ±Infinity. */
+export function roundToF16(x: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const sign = Math.sign(x);
+  const a = Math.abs(x);
+  if (a >= 65520) return sign * Infinity; // halfway between 65504 and the next power of two
+  // spacing of float16 values near a: 2^(e-10) for normals, 2^-24 for subnormals
+  const e = Math.max(Math.floor(Math.log2(a)), -14);
+  const ulp = 2 ** (e - 10);
+  const q = a / ulp;
+  let r = Math.round(q);
+  if (Math.abs(q - Math.trunc(q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1; // ties to even
+  return sign * r * ulp;
+}

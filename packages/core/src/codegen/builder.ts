@@ -1,0 +1,260 @@
+/**
+ * Schedule → statements for one device kernel: loops with bounds from the domain,
+ * unrolled copies, slabs, guards for what loop bounds and the hardware grid do not
+ * already ensure, and flat array indices.
+ */
+import type { DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { binary, compare, int, logical, subscript, type Expr } from '../expr/nodes.ts';
+import { exprEquals, mapExpr, simplify, substitute, toLinear } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
+import { domainOf, parentInames } from '../kernel/domains.ts';
+import { namesRead } from '../kernel/accesses.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import { stridesOf } from '../kernel/strides.ts';
+import { INDEX_DTYPE } from '../kernel/type-inference.ts';
+import type { ScheduleItem } from '../schedule/linearize.ts';
+import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
+import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
+
+type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
+
+export class KernelBuilder {
+  private readonly types = new Map<string, DType>();
+  private readonly strides = new Map<string, Expr[]>();
+  private readonly byId: Map<string, Instruction>;
+  private grid: Grid;
+
+  constructor(private readonly knl: LoopKernel) {
+    this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
+    for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
+    for (const a of knl.args) {
+      this.types.set(a.name, a.dtype!);
+      if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
+    }
+    for (const t of knl.temporaries.values()) {
+      this.types.set(t.name, t.dtype!);
+      this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
+    }
+    this.grid = findGrid(knl);
+  }
+
+  /** One device kernel running `schedule` (the whole kernel, or a part between global barriers). */
+  build(schedule: readonly ScheduleItem[], name = this.knl.name): KernelFunction {
+    const insns = scheduledInstructions(schedule).map((id) => this.byId.get(id)!);
+    this.grid = findGrid(this.knl, new Set(insns.flatMap((i) => i.withinInames)));
+    const written = new Set(insns.map((i) => (i.assignee?.kind === 'subscript' ? i.assignee.array : i.assignee?.kind === 'var' ? i.assignee.name : '')));
+    const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
+    const globals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace === 'global');
+    const params: KernelParam[] = [
+      ...this.knl.args
+        .filter((a) => a.kind === 'value' || used.has(a.name))
+        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name) })),
+      ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
+    ];
+    const locals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && used.has(t.name));
+    const declarations: Stmt[] = locals.map((t) => ({
+      kind: 'declare',
+      name: t.name,
+      dtype: t.dtype!,
+      addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
+      length: t.shape.length ? t.shape.reduce((acc, s) => acc * (s.kind === 'int' ? s.value : NaN), 1) : undefined,
+    }));
+    const enforced = hardwareContext(this.grid, this.knl.assumptions);
+    const statements = this.items(schedule, [], enforced);
+    const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
+    const substituted = [...declarations, ...statements].map((s) => mapStmtExprs(s, (e) => (hardware.size ? substitute(e, hardware) : e)));
+    const body = mergeGuards(substituted, exprEquals);
+    return {
+      name,
+      params,
+      body: { kind: 'block', body },
+      localSize: this.grid.localSize,
+      groupCount: this.grid.groupCount,
+      types: this.types,
+    };
+  }
+
+  /** `enforced`: the parameter, loop and hardware values the enclosing code already guarantees. */
+  private items(items: readonly ScheduleItem[], loops: readonly string[], enforced: BasicSet): Stmt[] {
+    return items.flatMap((item): Stmt[] => {
+      if (item.kind === 'insn') return this.instruction(this.byId.get(item.id)!, enforced);
+      if (item.kind === 'barrier') return [{ kind: 'barrier', scope: item.scope, comment: item.comment }];
+      return this.loop(item, loops, enforced);
+    });
+  }
+
+  private loop(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] {
+    const tag = this.knl.inameTags.get(item.iname);
+    if (tag?.kind === 'unroll' || tag?.kind === 'ilp') return this.unrolled(item, outer, enforced);
+    const iname = item.iname;
+    // bounds in the enclosing loops and the hardware inames this loop's domain hangs from,
+    // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
+    const keep = [...this.hardwareAncestors(iname), ...outer];
+    const domain = domainOf(this.knl, [...keep, iname]);
+    const lower = nonRedundant(domain.lowerBounds(iname, keep), 'lower', iname, enforced);
+    const upper = nonRedundant(domain.upperBounds(iname, keep), 'upper', iname, enforced);
+    if (lower.length === 0 || upper.length === 0) {
+      throw new LoomError(`loop '${iname}' has no ${lower.length === 0 ? 'lower' : 'upper'} bound in its domain (${domain.toString()}); it cannot be generated`);
+    }
+    const slabs = this.knl.loopSlabs.get(iname);
+    if (slabs && lower.length === 1 && upper.length === 1) return this.slabbed(item, outer, enforced, lower[0], upper[0], slabs);
+    return [this.forLoop(item, outer, enforced, lower, upper)];
+  }
+
+  private forLoop(item: Loop, outer: readonly string[], enforced: BasicSet, lower: readonly Bound[], upper: readonly Bound[], extra: readonly ReturnType<typeof boundConstraint>[] = []): Stmt {
+    const iname = item.iname;
+    const inner = withDim(enforced, iname).addConstraints([
+      ...lower.map((b) => boundConstraint(iname, b, 'lower')),
+      ...upper.map((b) => boundConstraint(iname, b, 'upper')),
+      ...extra,
+    ]);
+    return {
+      kind: 'for',
+      iname,
+      lower: combineBounds(lower, 'lower', enforced),
+      upper: combineBounds(upper, 'upper', enforced),
+      body: block(this.items(item.body, [...outer, iname], inner)),
+    };
+  }
+
+  /**
+   * Slabs: the bulk of the loop, where the enclosing bounds imply every guard, and
+   * separate first/last iterations that keep their guards.
+   */
+  private slabbed(item: Loop, outer: readonly string[], enforced: BasicSet, lower: Bound, upper: Bound, [head, tail]: readonly [number, number]): Stmt[] {
+    const iname = item.iname;
+    const shift = (b: Bound, by: number): Bound => ({ expr: b.expr.add(by * b.divisor), divisor: b.divisor });
+    const out: Stmt[] = [];
+    for (let k = 0; k < head; k++) {
+      out.push({ kind: 'comment', text: `initial slab ${k} for '${iname}'` });
+      // the single iteration lower + k, if it exists
+      out.push(this.forLoop(item, outer, enforced, [shift(lower, k)], [upper, { expr: lowerAsUpper(lower).add(k * lower.divisor), divisor: lower.divisor }]));
+    }
+    out.push({ kind: 'comment', text: `bulk slab for '${iname}'` });
+    out.push(this.forLoop(item, outer, enforced, [shift(lower, head)], [shift(upper, -tail)]));
+    for (let k = tail - 1; k >= 0; k--) {
+      out.push({ kind: 'comment', text: `final slab for '${iname}'` });
+      // the single iteration upper - k, if it is not already covered by the initial slabs
+      out.push(this.forLoop(item, outer, enforced, [shift(lower, head), upperAsLower(upper, -k)], [shift(upper, -k)]));
+    }
+    return out;
+  }
+
+  /** An unrolled loop: one copy of the body per value, each with the guards it needs. */
+  private unrolled(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] {
+    const iname = item.iname;
+    const domain = domainOf(this.knl, [...this.hardwareAncestors(iname), ...outer, iname]);
+    const term = [{ set: domain, expr: Linear.variable(iname) }];
+    const lo = staticMin(term, this.knl.assumptions);
+    const hi = staticMax(term, this.knl.assumptions);
+    if (!lo.isConstant || !hi.isConstant) {
+      throw new LoomError(`cannot unroll '${iname}': its length is not a constant (it runs from ${lo.toString()} to ${hi.toString()}); split it and unroll the inner part`);
+    }
+    if (hi.constant - lo.constant >= 1024) throw new LoomError(`cannot unroll '${iname}': ${hi.constant - lo.constant + 1} copies is too many (at most 1024)`);
+    const out: Stmt[] = [];
+    for (let v = lo.constant; v <= hi.constant; v++) {
+      const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
+      if (fixed.isEmpty()) continue;
+      const copies = this.items(item.body, [...outer, iname], fixed);
+      const value = new Map([[iname, int(v)]]);
+      out.push(...copies.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE }))));
+    }
+    return out;
+  }
+
+  /** Hardware inames that `iname`'s domain depends on, directly or through other inames. */
+  private hardwareAncestors(iname: string): string[] {
+    const out = new Set<string>();
+    const stack = parentInames(this.knl, iname);
+    while (stack.length) {
+      const p = stack.pop()!;
+      if (out.has(p)) continue;
+      out.add(p);
+      stack.push(...parentInames(this.knl, p));
+    }
+    return [...out].filter((n) => this.grid.inames.has(n));
+  }
+
+  private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
+    if (insn.kind !== 'assign') return [];
+    const domain = domainOf(this.knl, insn.withinInames, false, false);
+    const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
+    const guard = constraintsToCondition(domain.gist(context), insn);
+    const target = this.flatten(insn.assignee!);
+    const value = this.flattenAll(insn.expression!);
+    const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
+    let stmt: Stmt = { kind: 'assign', target, value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
+    const predicates = insn.predicates.map((p) => this.flattenAll(p));
+    const conditions = [...(guard ? [guard] : []), ...predicates, ...this.writeBoundsGuard(insn)];
+    if (conditions.length) stmt = { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt };
+    return [stmt];
+  }
+
+  /**
+   * A write whose index depends on data (`out[idx[i]] = ...`) cannot be checked before
+   * the launch, so it is guarded: it never lands outside the array.
+   */
+  private writeBoundsGuard(insn: Instruction): Expr[] {
+    const target = insn.assignee;
+    if (target?.kind !== 'subscript') return [];
+    const shape = this.knl.arg(target.array)?.shape ?? this.knl.temporaries.get(target.array)?.shape;
+    if (!shape) return [];
+    const guards: Expr[] = [];
+    target.indices.forEach((index, axis) => {
+      if (toLinear(index)) return;
+      // Python's `e % c` is always in [0, c): in bounds when c fits the axis
+      const size = shape[axis];
+      if (index.kind === 'binary' && index.op === '%' && index.right.kind === 'int' && index.right.value > 0 && size.kind === 'int' && index.right.value <= size.value) return;
+      const flat = this.flattenAll(index);
+      guards.push(logical('and', compare('<=', int(0), flat), compare('<', flat, shape[axis])));
+    });
+    return guards;
+  }
+
+  /** `a[i, j]` → `a[n*i + j]`; a zero-dimensional array argument `x` → `x[0]`. */
+  private flatten(e: Expr): Expr {
+    if (e.kind === 'var' && this.knl.arg(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
+    if (e.kind !== 'subscript') return e;
+    const strides = this.strides.get(e.array);
+    if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
+    if (strides.length !== e.indices.length) throw new LoomError(`'${e.array}' has ${strides.length} axes but is indexed with ${e.indices.length}`);
+    let flat: Expr | undefined;
+    e.indices.forEach((index, axis) => {
+      const s = strides[axis];
+      const term = s.kind === 'int' && s.value === 1 ? index : isZero(index) ? int(0) : binary('*', s, index);
+      if (isZero(term)) return;
+      flat = flat === undefined ? term : binary('+', flat, term);
+    });
+    return subscript(e.array, [flat ?? int(0)]);
+  }
+
+  private flattenAll(e: Expr): Expr {
+    return mapExpr(e, (x) => {
+      if (x.kind === 'reduce') throw new LoomError('internal: a reduction survived realization');
+      return x.kind === 'subscript' || x.kind === 'var' ? this.flatten(x) : x;
+    });
+  }
+}
+
+/** Ids of the instructions in a schedule, in order. */
+export function scheduledInstructions(items: readonly ScheduleItem[]): string[] {
+  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? scheduledInstructions(it.body) : []));
+}
+
+function isZero(e: Expr): boolean {
+  return e.kind === 'int' && e.value === 0;
+}
+
+/** The lower bound ceil(e/d) read as an upper bound on the same value: floor((e + d - 1)/d). */
+function lowerAsUpper(b: Bound): Linear {
+  return b.expr.add(b.divisor - 1);
+}
+
+/** floor(e/d) + k as a lower bound: ceil((e - d + 1)/d) + k = floor(e/d) + k. */
+function upperAsLower(b: Bound, k: number): Bound {
+  return { expr: b.expr.sub(b.divisor - 1).add(k * b.divisor), divisor: b.divisor };
+}
+

@@ -1,0 +1,99 @@
+/** Turning sets and bounds into expressions: loop bounds, guards, divisibility tests. */
+import { LoomError } from '../errors.ts';
+import { binary, compare, int, logical, type Expr } from '../expr/nodes.ts';
+import { fromLinear, simplify } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import type { BasicSet, Bound, Constraint } from '../sets/index.ts';
+import type { Instruction } from '../kernel/model.ts';
+
+export type Side = 'lower' | 'upper';
+
+/** `iname >= ceil(expr/d)` or `iname <= floor(expr/d)` as a constraint. */
+export function boundConstraint(iname: string, b: Bound, side: Side): Constraint {
+  return side === 'lower'
+    ? { kind: 'ge', expr: Linear.variable(iname, b.divisor).sub(b.expr) }
+    : { kind: 'ge', expr: b.expr.sub(Linear.variable(iname, b.divisor)) };
+}
+
+/** Drops bounds that the others (with what is enforced) already imply. */
+export function nonRedundant(bounds: readonly Bound[], side: Side, iname: string, enforced: BasicSet): Bound[] {
+  const unique = bounds.filter((b, k) => bounds.findIndex((c) => c.divisor === b.divisor && c.expr.equals(b.expr)) === k);
+  if (unique.length <= 1) return unique;
+  const kept = [...unique];
+  for (const b of unique) {
+    const others = kept.filter((c) => c !== b);
+    if (others.length === 0) break;
+    const set = withDim(enforced, iname).addConstraints(others.map((o) => boundConstraint(iname, o, side)));
+    if (set.implies(boundConstraint(iname, b, side))) kept.splice(kept.indexOf(b), 1);
+  }
+  return kept;
+}
+
+export function withDim(set: BasicSet, name: string): BasicSet {
+  return set.dims.includes(name) || set.params.includes(name) ? set : set.addDims([name]);
+}
+
+/**
+ * ceil(e/d) = (e + d - 1) // d ; floor(e/d) = e // d. Where the enclosing code
+ * guarantees a non-negative numerator, C's truncating `/` gives the same value and
+ * reads better (loopy's `(15 + n) / 16` under `n >= 0`).
+ */
+export function boundExpr(b: Bound, side: Side, enforced?: BasicSet): Expr {
+  if (b.divisor === 1) return fromLinear(b.expr);
+  const numerator = side === 'lower' ? b.expr.add(b.divisor - 1) : b.expr;
+  const nonNegative = (e: Linear) => enforced?.implies({ kind: 'ge', expr: e }) ?? false;
+  if (nonNegative(numerator)) return binary('/', fromLinear(numerator), int(b.divisor));
+  // floor(e/d) = floor((e + k*d)/d) - k: one shift often makes the numerator non-negative
+  for (const k of [1, 2]) {
+    const shifted = numerator.add(k * b.divisor);
+    if (nonNegative(shifted)) return binary('-', binary('/', fromLinear(shifted), int(b.divisor)), int(k));
+  }
+  return binary('//', fromLinear(numerator), int(b.divisor));
+}
+
+export function combineBounds(bounds: readonly Bound[], side: Side, enforced?: BasicSet): Expr {
+  const exprs = bounds.map((b) => boundExpr(b, side, enforced));
+  return exprs.slice(1).reduce<Expr>((acc, x) => ({ kind: 'call', fn: side === 'lower' ? 'max' : 'min', args: [acc, x] }), exprs[0]);
+}
+
+/** The constraints of a (gisted) set as one condition, or undefined when none remain. */
+export function constraintsToCondition(set: BasicSet, insn: Instruction): Expr | undefined {
+  const existentials = new Set(set.existentials);
+  const parts: Expr[] = [];
+  for (const c of set.constraints) {
+    const ex = c.expr.variables.filter((v) => existentials.has(v));
+    if (ex.length === 0) {
+      parts.push(linearCondition(c, set.dims));
+      continue;
+    }
+    if (c.kind === 'eq' && ex.length === 1) {
+      const k = Math.abs(c.expr.coeff(ex[0]));
+      let rest = c.expr.without(ex);
+      // divisibility reads better with a positive leading coefficient: i % 3 == 0
+      if ((rest.coeffs.values().next().value ?? 0) < 0) rest = rest.negate();
+      parts.push(compare('==', binary('%', fromLinear(rest), int(k)), int(0)));
+      continue;
+    }
+    // bounds on existentials alone say nothing about the inames
+    if (c.expr.variables.every((v) => existentials.has(v))) continue;
+    throw new LoomError(
+      `instruction '${insn.id}': cannot generate a guard for the domain constraint '${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0'`,
+      insn.span,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  return parts.reduce((a, b) => logical('and', a, b));
+}
+
+/** `expr >= 0` written around one of the inames: `i <= n - 1`, `j >= 2`. */
+function linearCondition(c: Constraint, dims: readonly string[]): Expr {
+  const v = c.expr.variables.find((x) => dims.includes(x)) ?? c.expr.variables[0];
+  if (v === undefined) return compare(c.kind === 'eq' ? '==' : '>=', int(c.expr.constant), int(0));
+  const k = c.expr.coeff(v);
+  const rest = c.expr.without([v]);
+  const lhs = simplify(fromLinear(Linear.variable(v, Math.abs(k))));
+  // k*v + rest >= 0  →  k>0: |k|v >= -rest ;  k<0: |k|v <= rest
+  const rhs = fromLinear(k > 0 ? rest.negate() : rest);
+  if (c.kind === 'eq') return compare('==', lhs, rhs);
+  return compare(k > 0 ? '>=' : '<=', lhs, rhs);
+}

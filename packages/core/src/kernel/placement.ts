@@ -1,0 +1,41 @@
+/**
+ * Where temporaries live. A temporary left at `auto` goes to local memory when it is
+ * written in parallel across local ids and indexed by them (every work-item of a
+ * group writes its own part), otherwise to private memory. Writing it across only
+ * some of the local ids that run the writer would be a race — loopy's
+ * WriteRaceConditionWarning.
+ */
+import { LoomWarning, reportWarning } from '../errors.ts';
+import { scalarNamesRead } from './accesses.ts';
+import type { AddressSpace, LoopKernel, TemporaryVariable } from './model.ts';
+
+export function placeTemporaries(knl: LoopKernel): LoopKernel {
+  const temporaries = new Map<string, TemporaryVariable>();
+  for (const [name, t] of knl.temporaries) {
+    temporaries.set(name, t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t);
+  }
+  return knl.with({ temporaries });
+}
+
+function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
+  let local = false;
+  for (const insn of knl.instructions) {
+    const a = insn.assignee;
+    if (a?.kind !== 'subscript' || a.array !== t.name) continue;
+    const localInames = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
+    if (localInames.length === 0) continue;
+    const indexNames = new Set(a.indices.flatMap((ix) => [...scalarNamesRead(ix)]));
+    const indexed = localInames.filter((n) => indexNames.has(n));
+    if (indexed.length === 0) continue;
+    const missing = localInames.filter((n) => !indexNames.has(n));
+    if (missing.length && !knl.silencedWarnings.includes(`write_race_local(${insn.id})`)) {
+      reportWarning(new LoomWarning(
+        `in kernel ${knl.name}: instruction '${insn.id}' looks invalid: it assigns to indices based on local IDs, but its temporary '${t.name}' cannot be made local because a write race across the iname(s) '${missing.join(', ')}' would emerge. (Do you need to add an extra iname to your prefetch?) (add 'write_race_local(${insn.id})' to silenced_warnings kernel attribute to disable)`,
+        'WriteRaceConditionWarning',
+      ));
+      return 'private';
+    }
+    local = true;
+  }
+  return local ? 'local' : 'private';
+}

@@ -1,0 +1,191 @@
+/**
+ * Synchronization. Within one device kernel, a dependency between instructions run
+ * by different work-items of a group, through local memory (or global memory within
+ * a single group), needs a local barrier between them; this pass inserts one where
+ * the dependency is realized — before the dependent instruction, or at the end of a
+ * loop body for a dependency carried to the next iteration. A dependency that may
+ * cross work-groups through global memory needs a global barrier, which only a
+ * `... gbarrier` (splitting the kernel) provides: otherwise `MissingBarrierError`.
+ */
+import { MissingBarrierError } from '../errors.ts';
+import { exprEquals, freeVariables } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { allAccesses, type Access } from '../kernel/accesses.ts';
+import { waivesBarrier } from '../kernel/dependencies.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { ScheduleItem } from './linearize.ts';
+
+interface Need {
+  readonly scope: 'local';
+  readonly comment: string;
+}
+
+export function insertBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): ScheduleItem[] {
+  const analysis = new SyncAnalysis(knl);
+  return analysis.walk(items, []).out;
+}
+
+function instructionsIn(items: readonly ScheduleItem[]): string[] {
+  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? instructionsIn(it.body) : []));
+}
+
+class SyncAnalysis {
+  private readonly byId: Map<string, Instruction>;
+  private readonly accesses: Map<string, Access[]>;
+  private readonly prereqs = new Map<string, Set<string>>();
+  private readonly parallel: boolean;
+
+  constructor(private readonly knl: LoopKernel) {
+    this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
+    this.accesses = new Map();
+    for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
+    for (const insn of knl.instructions) {
+      if (insn.assignee?.kind === 'var') {
+        const list = this.accesses.get(insn.id) ?? [];
+        list.push({ array: insn.assignee.name, indices: [], isWrite: true, reductionInames: [], instruction: insn });
+        this.accesses.set(insn.id, list);
+      }
+    }
+    this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
+  }
+
+  walk(items: readonly ScheduleItem[], since: readonly string[]): { out: ScheduleItem[]; since: string[] } {
+    const out: ScheduleItem[] = [];
+    let pending = [...since];
+    for (const item of items) {
+      if (item.kind === 'barrier') {
+        out.push(item);
+        pending = [];
+      } else if (item.kind === 'insn') {
+        const insn = this.byId.get(item.id)!;
+        if (insn.kind === 'barrier') {
+          out.push({ kind: 'barrier', scope: insn.barrierScope ?? 'local' });
+          pending = [];
+          continue;
+        }
+        const need = this.firstNeed(pending, insn.id, 'forward');
+        if (need) {
+          out.push({ kind: 'barrier', scope: 'local', comment: need.comment });
+          pending = [];
+        }
+        out.push(item);
+        pending.push(insn.id);
+      } else {
+        // a write before the loop that something in the loop depends on: synchronize once, before the loop
+        const entry = instructionsIn(item.body).map((r) => this.firstNeed(pending, r, 'forward')).find((n) => n);
+        if (entry) {
+          out.push({ kind: 'barrier', scope: 'local', comment: entry.comment });
+          pending = [];
+        }
+        const inner = this.walk(item.body, pending);
+        const body = [...inner.out];
+        let after = inner.since;
+        // the next iteration's first instructions (before any barrier) meet this iteration's last ones
+        const head: string[] = [];
+        for (const x of inner.out) {
+          if (x.kind === 'barrier') break;
+          if (x.kind === 'insn') head.push(x.id);
+          else break;
+        }
+        const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried')).find((n) => n);
+        if (carried) {
+          body.push({ kind: 'barrier', scope: 'local', comment: `${carried.comment} across iterations of '${item.iname}'` });
+          after = [];
+        }
+        out.push({ kind: 'loop', iname: item.iname, body });
+        pending = [...new Set([...pending, ...after])];
+      }
+    }
+    return { out, since: pending };
+  }
+
+  private firstNeed(pending: readonly string[], reader: string, mode: 'forward' | 'carried'): Need | undefined {
+    if (!this.parallel) return undefined;
+    for (const writer of pending) {
+      const need = this.need(writer, reader, mode);
+      if (need) return need;
+    }
+    return undefined;
+  }
+
+  /** Whether `later` (after `earlier` in the schedule) must wait for it at a barrier. */
+  private need(earlier: string, later: string, mode: 'forward' | 'carried'): Need | undefined {
+    if (earlier === later) return undefined;
+    const related = mode === 'forward' ? this.dependsOn(later, earlier) : this.dependsOn(later, earlier) || this.dependsOn(earlier, later);
+    if (!related) return undefined;
+    const a = this.byId.get(earlier)!;
+    const b = this.byId.get(later)!;
+    for (const v of this.sharedWrittenVariables(earlier, later)) {
+      const space = this.addressSpaceOf(v);
+      if (space === 'private') continue;
+      if (a.atomic && b.atomic) continue;
+      if (this.sameWorkItem(v, a, b)) continue;
+      const scope = space === 'global' && this.usesGroups(a, b) ? 'global' : 'local';
+      if (waivesBarrier(a, b.id, scope) || waivesBarrier(b, a.id, scope)) continue;
+      const [dependent, prerequisite] = this.dependsOn(later, earlier) ? [later, earlier] : [earlier, later];
+      if (scope === 'global') {
+        throw new MissingBarrierError(
+          `${this.knl.name}: Dependency '${dependent} depends on ${prerequisite}' (for variable '${v}') requires synchronization by a global barrier (add a 'no_sync_with' instruction option to state that no synchronization is needed)`,
+        );
+      }
+      return { scope: 'local', comment: `for ${v} (${dependent} depends on ${prerequisite})` };
+    }
+    return undefined;
+  }
+
+  private dependsOn(a: string, b: string): boolean {
+    return this.prerequisitesOf(a).has(b);
+  }
+
+  private prerequisitesOf(id: string): Set<string> {
+    const known = this.prereqs.get(id);
+    if (known) return known;
+    const out = new Set<string>();
+    this.prereqs.set(id, out);
+    for (const d of this.byId.get(id)?.dependsOn ?? []) {
+      if (!this.byId.has(d)) continue;
+      out.add(d);
+      for (const x of this.prerequisitesOf(d)) out.add(x);
+    }
+    return out;
+  }
+
+  private sharedWrittenVariables(a: string, b: string): string[] {
+    const mine = this.accesses.get(a) ?? [];
+    const theirs = this.accesses.get(b) ?? [];
+    const names = new Set<string>();
+    for (const x of mine) {
+      for (const y of theirs) if (x.array === y.array && (x.isWrite || y.isWrite)) names.add(x.array);
+    }
+    return [...names];
+  }
+
+  private addressSpaceOf(name: string): 'private' | 'local' | 'global' {
+    const t = this.knl.temporaries.get(name);
+    if (t) return t.addressSpace === 'auto' ? 'private' : t.addressSpace;
+    return 'global';
+  }
+
+  /** Each work-item touches only its own elements: identical indices covering every parallel iname. */
+  private sameWorkItem(v: string, a: Instruction, b: Instruction): boolean {
+    const parallelOf = (i: Instruction) =>
+      i.withinInames.filter((n) => {
+        const t = this.knl.inameTags.get(n);
+        return t?.kind === 'local' || t?.kind === 'group';
+      });
+    const pa = parallelOf(a);
+    const pb = parallelOf(b);
+    if (pa.length !== pb.length || pa.some((n) => !pb.includes(n))) return false;
+    const indexLists = [...(this.accesses.get(a.id) ?? []), ...(this.accesses.get(b.id) ?? [])].filter((x) => x.array === v).map((x) => x.indices);
+    const first = indexLists[0];
+    if (!first) return true;
+    const same = (x: readonly Expr[]) => x.length === first.length && x.every((e, k) => exprEquals(e, first[k]));
+    if (!indexLists.every(same)) return false;
+    const used = new Set(first.flatMap((e) => [...freeVariables(e)]));
+    return pa.every((n) => used.has(n));
+  }
+
+  private usesGroups(a: Instruction, b: Instruction): boolean {
+    return [...a.withinInames, ...b.withinInames].some((n) => this.knl.inameTags.get(n)?.kind === 'group');
+  }
+}

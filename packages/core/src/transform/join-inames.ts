@@ -1,0 +1,230 @@
+/**
+ * `joinInames(knl, ['i', 'j'], 'ij')`: the two loops become one. With `j` running over
+ * `len_j` values, `ij` runs over `len_i * len_j` values and
+ *
+ *     i = lo_i + ij // len_j,    j = lo_j + ij % len_j
+ *
+ * The last iname moves fastest (as in loopy). More than two inames join the same way,
+ * each one's stride the product of the lengths after it. Typical use: one long
+ * parallel axis out of a small 2-D loop nest (`tag: 'l.0'`).
+ *
+ * That arithmetic only enumerates the old points when the old domain is a box: each
+ * iname between two constants, independent of the others and of the parameters.
+ * Anything else (`j <= i`, `i < n`, `i mod 2 = 0`) is refused with the reason.
+ */
+import { LoomError } from '../errors.ts';
+import { mapExpr, walk } from '../expr/index.ts';
+import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts';
+import { Linear } from '../linear.ts';
+import { BasicSet, type Constraint } from '../sets/index.ts';
+import { homeDomainIndex } from '../kernel/domains.ts';
+import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
+import { uniqueName } from './rename.ts';
+import { tagInames, type TagSpec } from './tag-inames.ts';
+
+export interface JoinInamesOptions {
+  /** An implementation tag for the joined iname (`'l.0'`, `'g.0'`, `'unr'`, ...). */
+  readonly tag?: TagSpec;
+}
+
+/** One joined iname's box: `lower <= iname < lower + length`. */
+interface Extent {
+  readonly iname: string;
+  readonly lower: number;
+  readonly length: number;
+}
+
+const IDENTIFIER = /^[A-Za-z_]\w*$/;
+
+export function joinInames(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  newIname?: string,
+  options: JoinInamesOptions = {},
+): LoopKernel {
+  const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames];
+  checkJoinable(knl, list);
+  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
+  // a name of our choosing steps aside; a name the caller chose must be free
+  const joined = newIname ?? uniqueName(list.join('_and_'), taken);
+  if (!IDENTIFIER.test(joined)) throw new LoomError(`joinInames: '${joined}' is not a valid name`);
+  if (taken.has(joined)) throw new LoomError(`joinInames: the name '${joined}' is already used`);
+
+  const { extents, coupled } = boxOf(knl, list);
+  const total = extents.reduce((acc, e) => acc * e.length, 1);
+  const domains = joinDomains(knl, list, joined, total, coupled);
+
+  // i_m = lo_m + (ij // stride_m) % len_m, stride_m = product of the lengths after m
+  const values = new Map<string, Expr>();
+  let stride = 1;
+  for (let m = extents.length - 1; m >= 0; m--) {
+    const { iname, lower, length } = extents[m];
+    let value: Expr = variable(joined);
+    if (stride !== 1) value = binary('//', value, int(stride));
+    if (m > 0) value = binary('%', value, int(length)); // the first one never wraps
+    if (lower !== 0) value = add(value, int(lower));
+    values.set(iname, value);
+    stride *= length;
+  }
+
+  const instructions = knl.instructions.map((insn) => joinInInstruction(insn, list, joined, values));
+  const substitutions = new Map(
+    [...knl.substitutions].map(([name, rule]) => [
+      name,
+      { ...rule, expression: replaceJoined(rule.expression, list, joined, new Map([...values].filter(([n]) => !rule.params.includes(n)))) },
+    ]),
+  );
+  const loopPriorities = knl.loopPriorities.map((p) => replaceInList(p, list, joined));
+  let result = knl.with({ domains, instructions, substitutions, loopPriorities });
+  if (options.tag !== undefined) result = tagInames(result, { [joined]: options.tag });
+  return result;
+}
+
+function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
+  if (list.length < 2) throw new LoomError(`joinInames: give at least two inames to join (got ${list.length === 0 ? 'none' : `'${list[0]}'`}; renameIname renames one)`);
+  if (new Set(list).size !== list.length) throw new LoomError(`joinInames: an iname is listed twice in '${list.join(', ')}'`);
+  for (const n of list) {
+    if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+    const tag = knl.inameTags.get(n);
+    if (tag && tag.kind !== 'for') {
+      throw new LoomError(`joinInames: '${n}' is tagged '${tagToString(tag)}'; join untagged loops and tag the result (option tag)`);
+    }
+    if (knl.loopSlabs.has(n)) throw new LoomError(`joinInames: '${n}' has slabs; join before asking for slabs`);
+    const nested = knl.domains.find((d) => d.params.includes(n));
+    if (nested) {
+      throw new LoomError(`joinInames: the bounds of ${nested.dims.map((d) => `'${d}'`).join(', ')} depend on '${n}' (${nested.toString()}); only independent loops can be joined`);
+    }
+  }
+  // The joined loops must be used together: an instruction inside `i` but not `j`
+  // would run len_j times in the joined loop.
+  const joined = new Set(list);
+  for (const insn of knl.instructions) {
+    const within = insn.withinInames.filter((n) => joined.has(n));
+    if (within.length > 0 && within.length < list.length) {
+      const missing = list.filter((n) => !within.includes(n));
+      throw new LoomError(`joinInames: instruction '${insn.id}' is inside '${within.join("', '")}' but not '${missing.join("', '")}'; joining would repeat it`);
+    }
+    for (const e of [insn.expression, ...insn.predicates]) {
+      if (!e) continue;
+      walk(e, (x) => {
+        if (x.kind !== 'reduce') return;
+        const reduced = x.inames.filter((n) => joined.has(n));
+        if (reduced.length > 0 && (reduced.length < list.length || within.length > 0)) {
+          throw new LoomError(`joinInames: in instruction '${insn.id}', ${x.op}(${x.inames.join(', ')}, ...) reduces over only some of '${list.join("', '")}'; a reduction must cover all joined inames or none`);
+        }
+      });
+    }
+  }
+}
+
+/**
+ * The constant bounds of each iname, and the domain constraints that mention them,
+ * after checking those constraints describe exactly the box the bounds span.
+ */
+function boxOf(knl: LoopKernel, list: readonly string[]): { extents: Extent[]; coupled: Constraint[] } {
+  const joined = new Set(list);
+  const coupled: Constraint[] = [];
+  for (const index of new Set(list.map((n) => homeDomainIndex(knl, n)))) {
+    const domain = knl.domains[index];
+    for (const c of domain.constraints) {
+      const vars = c.expr.variables;
+      if (!vars.some((v) => joined.has(v))) continue;
+      const other = vars.find((v) => !joined.has(v));
+      if (other !== undefined) {
+        const about = vars.find((v) => joined.has(v))!;
+        const why = domain.existentials.includes(other)
+          ? `'${about}' has a stride or modulus condition`
+          : domain.dims.includes(other)
+            ? `'${about}' is tied to the iname '${other}'`
+            : `the bounds of '${about}' depend on '${other}'`;
+        throw new LoomError(`joinInames: ${why} in ${domain.toString()}; only loops with constant bounds over a rectangle can be joined (fixParameters can make bounds constant)`);
+      }
+      coupled.push(c);
+    }
+  }
+  const set = BasicSet.fromConstraints([], list, coupled);
+  const extents = list.map((iname) => {
+    const lowers = set.lowerBounds(iname, []).map((b) => Math.ceil(b.expr.constant / b.divisor));
+    const uppers = set.upperBounds(iname, []).map((b) => Math.floor(b.expr.constant / b.divisor));
+    if (!lowers.length || !uppers.length) throw new LoomError(`joinInames: '${iname}' has no ${lowers.length ? 'upper' : 'lower'} bound`);
+    const lower = Math.max(...lowers);
+    const length = Math.min(...uppers) - lower + 1;
+    if (length <= 0) throw new LoomError(`joinInames: the loop over '${iname}' is empty`);
+    return { iname, lower, length };
+  });
+  // The bounds hold on every point of the domain; the domain must also hold on every
+  // point within the bounds, or the joined loop would visit points that do not exist.
+  const box = BasicSet.fromConstraints([], list, extents.flatMap(boxConstraints));
+  const cut = coupled.find((c) => !box.implies(c));
+  if (cut) {
+    throw new LoomError(`joinInames: the domain of '${list.join("', '")}' is not a rectangle (the condition ${cut.expr.toString()} ${cut.kind === 'eq' ? '=' : '>='} 0 cuts the box ${box.toString()})`);
+  }
+  return { extents, coupled };
+}
+
+function boxConstraints({ iname, lower, length }: Extent): Constraint[] {
+  const v = Linear.variable(iname);
+  return [{ kind: 'ge', expr: v.sub(lower) }, { kind: 'ge', expr: Linear.constant(lower + length - 1).sub(v) }];
+}
+
+/**
+ * The joined iname takes the place of the first of the old ones in the first domain
+ * that had one; the old inames and their box constraints leave every domain. A domain
+ * left without inames hands its remaining conditions (on parameters) to the new one.
+ */
+function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, total: number, coupled: readonly Constraint[]): BasicSet[] {
+  const homes = [...new Set(list.map((n) => homeDomainIndex(knl, n)))].sort((a, b) => a - b);
+  const old = new Set(list);
+  const range: Constraint[] = [
+    { kind: 'ge', expr: Linear.variable(joined) },
+    { kind: 'ge', expr: Linear.constant(total - 1).sub(Linear.variable(joined)) },
+  ];
+  const strip = (d: BasicSet, extraDims: (dims: string[]) => string[], extra: readonly Constraint[]) =>
+    BasicSet.fromConstraints(d.params, extraDims(d.dims.filter((n) => !old.has(n))), [...d.constraints.filter((c) => !coupled.includes(c)), ...extra], d.existentials);
+
+  const first = knl.domains[homes[0]];
+  const at = first.dims.findIndex((n) => old.has(n));
+  let target = strip(first, (dims) => [...dims.slice(0, at), joined, ...dims.slice(at)], range);
+  const out: (BasicSet | undefined)[] = [...knl.domains];
+  for (const h of homes.slice(1)) {
+    const rest = strip(knl.domains[h], (dims) => dims, []);
+    if (rest.dims.length > 0) out[h] = rest;
+    else {
+      if (rest.constraints.length > 0) target = target.intersect(rest);
+      out[h] = undefined;
+    }
+  }
+  out[homes[0]] = target;
+  return out.filter((d): d is BasicSet => d !== undefined);
+}
+
+function joinInInstruction(insn: Instruction, list: readonly string[], joined: string, values: ReadonlyMap<string, Expr>): Instruction {
+  const sub = (e: Expr) => replaceJoined(e, list, joined, values);
+  const assignee = insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(sub) } : insn.assignee;
+  return {
+    ...insn,
+    assignee,
+    expression: insn.expression && sub(insn.expression),
+    predicates: insn.predicates.map(sub),
+    withinInames: replaceInList(insn.withinInames, list, joined),
+  };
+}
+
+/** Uses of the old inames become their values; a reduction over them reduces over the joined one. */
+function replaceJoined(e: Expr, list: readonly string[], joined: string, values: ReadonlyMap<string, Expr>): Expr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'var') return values.get(x.name) ?? x;
+    if (x.kind === 'reduce' && x.inames.some((n) => list.includes(n))) return reduce(x.op, replaceInList(x.inames, list, joined), x.body);
+    return x;
+  });
+}
+
+/** The first of the old inames becomes the joined one; the others disappear. */
+function replaceInList(names: readonly string[], list: readonly string[], joined: string): string[] {
+  const out: string[] = [];
+  for (const n of names) {
+    const m = list.includes(n) ? joined : n;
+    if (!out.includes(m)) out.push(m);
+  }
+  return out;
+}

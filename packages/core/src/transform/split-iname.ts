@@ -1,0 +1,106 @@
+/**
+ * `splitIname(knl, 'i', 16)`: `i` becomes `i_outer` and `i_inner` with
+ * `i = 16*i_outer + i_inner` and `0 <= i_inner < 16`. Both can be tagged at once
+ * (`outerTag: 'g.0', innerTag: 'l.0'`); `slabs: [0, 1]` generates the last
+ * iteration of the outer loop separately so the bulk needs no guard.
+ */
+import { LoomError } from '../errors.ts';
+import { add, int, mul, variable, type Expr } from '../expr/nodes.ts';
+import { mapExpr } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import { BasicSet, type Constraint } from '../sets/index.ts';
+import { homeDomainIndex } from '../kernel/domains.ts';
+import { matchIds } from '../kernel/dependencies.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import { tagInames, type TagSpec } from './tag-inames.ts';
+
+export interface SplitInameOptions {
+  readonly outerIname?: string;
+  readonly innerIname?: string;
+  readonly outerTag?: TagSpec;
+  readonly innerTag?: TagSpec;
+  /** Iterations of the outer loop to generate separately at its start and end. */
+  readonly slabs?: readonly [number, number];
+  /** Only these instructions use the split (ids, wildcards allowed); default: all. */
+  readonly within?: string | readonly string[];
+}
+
+export function splitIname(knl: LoopKernel, iname: string, factor: number, options: SplitInameOptions = {}): LoopKernel {
+  if (!knl.inames.includes(iname)) throw new LoomError(`splitIname: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
+  if (!Number.isInteger(factor) || factor < 1) throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);
+  const tag = knl.inameTags.get(iname);
+  if (tag && tag.kind !== 'for') {
+    throw new LoomError(`splitIname: '${iname}' is tagged '${tag.kind}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`);
+  }
+  const outer = options.outerIname ?? `${iname}_outer`;
+  const inner = options.innerIname ?? `${iname}_inner`;
+  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
+  for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`splitIname: the name '${name}' is already used`);
+  const ids = knl.instructions.map((i) => i.id);
+  const within = options.within === undefined
+    ? undefined
+    : new Set((typeof options.within === 'string' ? options.within.split(':') : options.within).flatMap((p) => matchIds(p.trim(), ids)));
+  if (within && knl.instructions.some((i) => !within.has(i.id) && i.withinInames.includes(iname))) {
+    throw new LoomError('splitIname: splitting for only some instructions is not supported yet; duplicate the iname first (duplicateInames) and split the copy');
+  }
+
+  const domains = [...knl.domains];
+  const index = homeDomainIndex(knl, iname);
+  domains[index] = splitDomain(domains[index], iname, outer, inner, factor);
+  // later domains that use the iname as a parameter now see the two new ones
+  for (let k = 0; k < domains.length; k++) {
+    if (k !== index && domains[k].params.includes(iname)) domains[k] = splitDomain(domains[k].moveParamsToDims([iname]), iname, outer, inner, factor).moveDimsToParams([outer, inner]);
+  }
+
+  const replacement: Expr = add(mul(int(factor), variable(outer)), variable(inner));
+  const instructions = knl.instructions.map((insn) => splitInInstruction(insn, iname, outer, inner, replacement));
+  const loopPriorities = knl.loopPriorities.map((p) => p.flatMap((n) => (n === iname ? [outer, inner] : [n])));
+  const loopSlabs = new Map(knl.loopSlabs);
+  if (options.slabs && (options.slabs[0] || options.slabs[1])) {
+    const [head, tail] = options.slabs;
+    if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`splitIname: slabs must be non-negative integers, got [${head}, ${tail}]`);
+    loopSlabs.set(outer, [head, tail]);
+  }
+  let result = knl.with({ domains, instructions, loopPriorities, loopSlabs });
+  const tags: [string, TagSpec][] = [];
+  if (options.outerTag !== undefined) tags.push([outer, options.outerTag]);
+  if (options.innerTag !== undefined) tags.push([inner, options.innerTag]);
+  if (tags.length) result = tagInames(result, tags);
+  return result;
+}
+
+function splitDomain(set: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
+  const value = Linear.of({ [outer]: factor, [inner]: 1 });
+  const constraints: Constraint[] = set.constraints.map((c) => ({ kind: c.kind, expr: c.expr.substitute(iname, value) }));
+  constraints.push({ kind: 'ge', expr: Linear.variable(inner) });
+  constraints.push({ kind: 'ge', expr: Linear.constant(factor - 1).sub(Linear.variable(inner)) });
+  const dims = set.dims.flatMap((d) => (d === iname ? [outer, inner] : [d]));
+  return BasicSet.fromConstraints(set.params, dims, constraints, set.existentials);
+}
+
+function splitInInstruction(insn: Instruction, iname: string, outer: string, inner: string, replacement: Expr): Instruction {
+  const sub = (e: Expr) => replaceIname(e, iname, [outer, inner], replacement);
+  const assignee = insn.assignee?.kind === 'subscript'
+    ? { ...insn.assignee, indices: insn.assignee.indices.map(sub) }
+    : insn.assignee;
+  return {
+    ...insn,
+    assignee,
+    expression: insn.expression && sub(insn.expression),
+    predicates: insn.predicates.map(sub),
+    withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])),
+  };
+}
+
+/**
+ * Every use of the old iname becomes `factor*outer + inner`, and a reduction over
+ * it runs over both halves: after the split the old name exists nowhere, so free
+ * and reduction-bound uses are replaced alike.
+ */
+export function replaceIname(e: Expr, iname: string, halves: readonly string[], replacement: Expr): Expr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'var' && x.name === iname) return replacement;
+    if (x.kind === 'reduce' && x.inames.includes(iname)) return { ...x, inames: x.inames.flatMap((n) => (n === iname ? [...halves] : [n])) };
+    return x;
+  });
+}

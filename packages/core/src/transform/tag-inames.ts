@@ -1,0 +1,77 @@
+/**
+ * `tagInames`: choose how each iname is implemented — a loop (`for`), a local or
+ * group hardware axis (`l.N`, `g.N`), unrolled (`unr`), ILP (`ilp`, `ilp.unr`,
+ * `ilp.seq`), a vector lane (`vec`), or like another iname (`like.i`), or the next
+ * unused hardware axis (`unused.l`, `unused.g`, `l.auto`).
+ */
+import { LoomError } from '../errors.ts';
+import { tagToString, type InameTag, type LoopKernel } from '../kernel/model.ts';
+
+export type TagSpec = string | null | undefined;
+
+export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending: ReadonlyMap<string, InameTag>): InameTag {
+  if (spec === null || spec === undefined || spec === 'for' || spec === 'None') return { kind: 'for' };
+  const text = spec.trim();
+  let m: RegExpExecArray | null;
+  if ((m = /^l\.(\d)$/.exec(text))) return { kind: 'local', axis: Number(m[1]) };
+  if ((m = /^g\.(\d)$/.exec(text))) return { kind: 'group', axis: Number(m[1]) };
+  if (text === 'unr') return { kind: 'unroll' };
+  if (text === 'ilp' || text === 'ilp.unr') return { kind: 'ilp', unrolled: true };
+  if (text === 'ilp.seq') return { kind: 'ilp', unrolled: false };
+  if (text === 'vec') return { kind: 'vec' };
+  if (text === 'unused.l') return { kind: 'local', axis: nextUnusedAxis('local', knl, pending) };
+  // l.auto: the next local axis among the inames tagged together (a prefetch's fetch inames
+  // take l.0, l.1, ... like the work-group they run in)
+  if (text === 'l.auto') return { kind: 'local', axis: nextUnusedAxis('local', undefined, pending) };
+  if (text === 'unused.g') return { kind: 'group', axis: nextUnusedAxis('group', knl, pending) };
+  if ((m = /^like\.([A-Za-z_]\w*)$/.exec(text))) {
+    const other = m[1];
+    if (!knl.inames.includes(other)) throw new LoomError(`tag '${text}' for '${iname}': there is no iname '${other}'`);
+    return pending.get(other) ?? knl.inameTags.get(other) ?? { kind: 'for' };
+  }
+  throw new LoomError(
+    `unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`,
+  );
+}
+
+function nextUnusedAxis(kind: 'local' | 'group', knl: LoopKernel | undefined, pending: ReadonlyMap<string, InameTag>): number {
+  const used = new Set<number>();
+  for (const tag of [...(knl?.inameTags.values() ?? []), ...pending.values()]) if (tag.kind === kind) used.add(tag.axis);
+  for (let axis = 0; axis < 3; axis++) if (!used.has(axis)) return axis;
+  throw new LoomError(`no unused ${kind} axis is left (all three are taken)`);
+}
+
+/**
+ * `tagInames(knl, { i_inner: 'l.0', i_outer: 'g.0' })` or `tagInames(knl, 'i_inner:l.0, i_outer:g.0')`.
+ * An iname that already has a different implementation tag cannot be retagged.
+ */
+export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[]): LoopKernel {
+  const entries: [string, TagSpec][] =
+    typeof tags === 'string'
+      ? tags.split(',').map((s) => s.trim()).filter(Boolean).map((pair) => {
+          const at = pair.indexOf(':');
+          if (at < 0) throw new LoomError(`tagInames: expected 'iname:tag', got '${pair}'`);
+          return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+        })
+      : Array.isArray(tags)
+        ? tags.map(([a, b]) => [a, b] as [string, TagSpec])
+        : Object.entries(tags as Record<string, TagSpec>);
+  const pending = new Map<string, InameTag>();
+  for (const [iname, spec] of entries) {
+    if (!knl.inames.includes(iname)) {
+      throw new LoomError(`tagInames: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
+    }
+    const tag = parseTag(spec, iname, knl, pending);
+    const existing = pending.get(iname) ?? knl.inameTags.get(iname);
+    if (existing && existing.kind !== 'for' && tag.kind !== 'for' && tagToString(existing) !== tagToString(tag)) {
+      throw new LoomError(`tagInames: '${iname}' is already tagged '${tagToString(existing)}'; it cannot also be '${tagToString(tag)}'`);
+    }
+    pending.set(iname, tag);
+  }
+  const inameTags = new Map(knl.inameTags);
+  for (const [iname, tag] of pending) {
+    if (tag.kind === 'for') inameTags.delete(iname);
+    else inameTags.set(iname, tag);
+  }
+  return knl.with({ inameTags });
+}
