@@ -36,10 +36,11 @@ export { stridesOf, rowMajorStrides, arrayLayout, formatDimTags, requiredLength,
 export { waivesBarrier } from './kernel/dependencies.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
+export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
 
 export { linearize, scheduleToString, type ScheduleItem } from './schedule/linearize.ts';
-export { generateCode, buildProgram, preprocess } from './codegen/generate.ts';
+export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinearized } from './codegen/generate.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
 export type { Target, GeneratedCode } from './codegen/target.ts';
 

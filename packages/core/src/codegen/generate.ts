@@ -10,7 +10,9 @@ import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
 import { placeTemporaries } from '../kernel/placement.ts';
-import { splitAtGlobalBarriers } from './subkernels.ts';
+import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
+import { printLinearization } from '../schedule/print-linearization.ts';
+import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
 import { KernelBuilder } from './builder.ts';
 import type { GeneratedCode, Target } from './target.ts';
@@ -30,11 +32,27 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target): ProgramAst {
-  const typed = preprocess(knl, target);
-  const schedule = linearize(typed);
-  const builder = new KernelBuilder(typed);
-  const kernels = splitAtGlobalBarriers(typed, schedule).map((sub) => builder.build(insertBarriers(typed, sub.schedule), sub.name));
-  return { kernels };
+  const { kernel, subkernels } = linearizeKernel(knl, target);
+  const builder = new KernelBuilder(kernel);
+  return { kernels: subkernels.map((sub) => builder.build(sub.schedule, sub.name)) };
+}
+
+/**
+ * The preprocessed kernel and its device kernels' schedules, barriers included
+ * (loopy's get_one_linearized_kernel).
+ */
+export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: LoopKernel; subkernels: Subkernel[] } {
+  const kernel = preprocess(knl, target);
+  const subkernels = splitAtGlobalBarriers(kernel, linearize(kernel)).map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
+  return { kernel, subkernels };
+}
+
+/** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */
+export function stringifyLinearized(knl: LoopKernel): string {
+  const { kernel, subkernels } = linearizeKernel(knl);
+  const view = stringifyKernel(kernel).split('\n');
+  const rule = view[view.length - 1];
+  return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, subkernels), rule].join('\n');
 }
 
 /** Domain parameters and other untyped value arguments are int32, as in loopy's generated code. */

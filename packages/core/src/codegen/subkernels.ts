@@ -10,10 +10,8 @@ import { nameWritten, namesRead } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
 
-export interface Subkernel {
-  readonly name: string;
-  readonly schedule: readonly ScheduleItem[];
-}
+import type { Subkernel } from '../schedule/print-linearization.ts';
+export type { Subkernel };
 
 export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly ScheduleItem[]): Subkernel[] {
   const isGlobalBarrier = (it: ScheduleItem) => it.kind === 'insn' && knl.instruction(it.id).kind === 'barrier' && knl.instruction(it.id).barrierScope === 'global';

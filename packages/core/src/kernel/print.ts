@@ -65,6 +65,7 @@ function printInstructions(knl: LoopKernel): string[] {
   const rank = loopRank(knl);
   const lines: string[] = [];
   let open: string[] = [];
+  const declared = new Set<string>();
   for (const insn of order) {
     const wanted = [...insn.withinInames].sort((a, b) => rank(a) - rank(b));
     let common = 0;
@@ -75,7 +76,11 @@ function printInstructions(knl: LoopKernel): string[] {
       lines.push(`${'  '.repeat(k)}for ${wanted[k]}`);
       open.push(wanted[k]);
     }
-    lines.push(`${'  '.repeat(open.length)}${printInstruction(insn, knl)}`);
+    // a temporary is declared (`<float32> t = ...`) where it is first written
+    const target = insn.assignee?.kind === 'var' ? insn.assignee.name : insn.assignee?.kind === 'subscript' ? insn.assignee.array : undefined;
+    const declares = target !== undefined && knl.temporaries.has(target) && !declared.has(target);
+    if (target !== undefined) declared.add(target);
+    lines.push(`${'  '.repeat(open.length)}${printInstruction(insn, declares ? knl : undefined)}`);
   }
   for (let k = open.length - 1; k >= 0; k--) lines.push(`${'  '.repeat(k)}end ${open[k]}`);
   return lines;

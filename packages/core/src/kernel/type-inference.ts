@@ -9,6 +9,7 @@ import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
 import type { LoopKernel } from './model.ts';
+import { expandSubstitutions } from './accesses.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -115,7 +116,7 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
       let found: ExprType | undefined;
       for (const insn of writersOf.get(name)!) {
         try {
-          const ty = exprType(insn.expression!, typeOf);
+          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf);
           found = found ? combineTypes(found, ty) : ty;
         } catch {
           // not typeable yet

@@ -1,0 +1,176 @@
+/**
+ * The engine behind `addPrefetch` and `precompute`: store the values that a set of
+ * uses (array reads, substitution-rule calls) takes while the swept inames run,
+ * in a temporary computed up front, and make the uses read the temporary.
+ *
+ * Along each argument the footprint is `[base, base + extent)`: `base` is affine in
+ * the inames that are not swept, `extent` a constant. Arguments the swept inames do
+ * not move are passed through unchanged (no axis in the temporary).
+ */
+import { LoomError } from '../errors.ts';
+import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { fromLinear, toLinear } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import { BasicSet, staticMax, staticMin, type Constraint } from '../sets/index.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
+import type { DType } from '../dtypes.ts';
+import { tagInames, type TagSpec } from './tag-inames.ts';
+import { uniqueName } from './rename.ts';
+
+/** One use: where it is, and its arguments (array indices or rule arguments), affine. */
+export interface Use {
+  readonly instruction: Instruction;
+  readonly args: readonly Linear[];
+  readonly reductionInames: readonly string[];
+}
+
+export interface FootprintStore {
+  /** Transformation name, for messages. */
+  readonly what: string;
+  /** Base name for the temporary, fetch inames and instruction (`a` → `a_fetch`, `a_dim_0`, `a_fetch_rule`). */
+  readonly base: string;
+  readonly tempSuffix: string;
+  readonly uses: readonly Use[];
+  readonly sweep: readonly string[];
+  readonly fetchOuterInames?: readonly string[];
+  readonly temporaryName?: string;
+  readonly dimNames?: readonly string[];
+  readonly defaultTag?: TagSpec;
+  readonly addressSpace?: AddressSpace;
+  readonly dtype?: DType;
+  /** Valid argument values along an axis are below this (clips the stored box to an array). */
+  readonly limit?: (axis: number) => Linear | undefined;
+  /** The value to store for these arguments. */
+  readonly value: (args: readonly Expr[]) => Expr;
+  /** Rewrites an instruction's expression so its uses read the temporary through `read`. */
+  readonly rewrite: (e: Expr, read: (args: readonly Linear[]) => Expr) => Expr;
+}
+
+export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKernel {
+  const { uses, what } = spec;
+  if (uses.length === 0) throw new LoomError(`${what}: nothing to store: '${spec.base}' is never used`);
+  for (const n of spec.sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' to sweep (inames: ${knl.inames.join(', ')})`);
+  const rank = uses[0].args.length;
+  if (uses.some((u) => u.args.length !== rank)) throw new LoomError(`${what}: '${spec.base}' is used with different numbers of arguments`);
+  const inames = new Set(knl.inames);
+  const outer = [...new Set([
+    ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v) && !spec.sweep.includes(v)))),
+    ...(spec.fetchOuterInames ?? []),
+  ])];
+
+  const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, outer));
+  const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
+
+  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+  const tempName = spec.temporaryName ?? uniqueName(`${spec.base}_${spec.tempSuffix}`, taken);
+  if (spec.temporaryName && taken.has(tempName)) throw new LoomError(`${what}: the name '${tempName}' is already used`);
+  taken.add(tempName);
+  const dimNames = stored.map((f, k) => {
+    const wanted = spec.dimNames?.[k] ?? uniqueName(`${spec.base}_dim_${f.axis}`, taken);
+    if (knl.inames.includes(wanted)) throw new LoomError(`${what}: the iname name '${wanted}' is already used`);
+    taken.add(wanted);
+    return wanted;
+  });
+  const storeId = uniqueName(`${tempName}_rule`, taken);
+
+  // the stored inames' domain: the footprint box (clipped to valid arguments)
+  const constraints: Constraint[] = [];
+  stored.forEach((f, k) => {
+    const v = Linear.variable(dimNames[k]);
+    constraints.push({ kind: 'ge', expr: v }, { kind: 'ge', expr: Linear.constant(f.extent! - 1).sub(v) });
+    const at = f.base.add(v);
+    for (const lo of f.lower ?? []) constraints.push({ kind: 'ge', expr: at.sub(lo) });
+    for (const hi of f.upper ?? []) constraints.push({ kind: 'ge', expr: hi.sub(at) });
+    const limit = spec.limit?.(f.axis);
+    if (limit) constraints.push({ kind: 'ge', expr: at }, { kind: 'ge', expr: limit.sub(1).sub(at) });
+  });
+  const domain = BasicSet.fromConstraints([], dimNames, constraints);
+
+  const args = axes.map((a, d) => {
+    const k = stored.findIndex((f) => f.axis === d);
+    return tidy(k < 0 ? fromLinear(a.base) : add(fromLinear(a.base), variable(dimNames[k])));
+  });
+  const store: Instruction = {
+    kind: 'assign',
+    id: storeId,
+    assignee: stored.length ? subscript(tempName, dimNames.map((n) => variable(n))) : variable(tempName),
+    expression: spec.value(args),
+    withinInames: [...knl.inames.filter((n) => outer.includes(n)), ...dimNames],
+    dependsOn: [],
+    noSyncWith: [],
+    priority: 0,
+    predicates: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  };
+
+  const read = (useArgs: readonly Linear[]): Expr =>
+    stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
+  const users = new Set(uses.map((u) => u.instruction.id));
+  const instructions = knl.instructions.map((insn) =>
+    users.has(insn.id)
+      ? { ...insn, expression: insn.expression && spec.rewrite(insn.expression, read), predicates: insn.predicates.map((p) => spec.rewrite(p, read)), dependsOn: [...insn.dependsOn, storeId] }
+      : insn,
+  );
+  const temporaries = new Map(knl.temporaries);
+  temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent!)), addressSpace: spec.addressSpace ?? 'auto' });
+  let result = knl.with({ domains: [...knl.domains, domain], instructions: [store, ...instructions], temporaries });
+  if (spec.defaultTag !== undefined && spec.defaultTag !== null && dimNames.length) {
+    const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
+    // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
+    const order = auto ? [...dimNames].reverse() : dimNames;
+    result = tagInames(result, order.map((dim) => [dim, spec.defaultTag] as const));
+  }
+  return result;
+}
+
+interface AxisFootprint {
+  readonly base: Linear;
+  /** Undefined when the swept inames do not move this argument. */
+  readonly extent?: number;
+  /** Affine bounds (in the outer inames) that every use's argument keeps: they clip the box. */
+  readonly lower?: readonly Linear[];
+  readonly upper?: readonly Linear[];
+}
+
+function axisFootprint(knl: LoopKernel, spec: FootprintStore, axis: number, outer: readonly string[]): AxisFootprint {
+  const args = spec.uses.map((u) => u.args[axis]);
+  const moves = args.some((l) => spec.sweep.some((s) => l.dependsOn(s)));
+  if (!moves && args.every((l) => l.equals(args[0]))) return { base: args[0] };
+  const terms = spec.uses.map((u, k) => ({
+    set: domainOf(knl, [...new Set([...u.instruction.withinInames, ...u.reductionInames, ...outer])]),
+    expr: args[k],
+  }));
+  const base = staticMin(terms, knl.assumptions, outer);
+  const spread = staticMax(terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })), knl.assumptions);
+  if (!spread.isConstant) {
+    throw new LoomError(`${spec.what}: the footprint of '${spec.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them`);
+  }
+  return { base, extent: spread.constant + 1, lower: commonBounds(terms, outer, 'lower'), upper: commonBounds(terms, outer, 'upper') };
+}
+
+/**
+ * Bounds of the argument, from any use, that hold for every use: the stored box is
+ * cut down to them, so nothing is computed where no use will look (at the end of
+ * the data, the last group's box would otherwise run past the array).
+ */
+function commonBounds(terms: readonly { set: BasicSet; expr: Linear }[], outer: readonly string[], side: 'lower' | 'upper'): Linear[] {
+  const v = '__footprint_value';
+  const candidates: Linear[] = [];
+  for (const t of terms) {
+    const withV = t.set.addDims([v]).addConstraints([{ kind: 'eq', expr: Linear.variable(v).sub(t.expr) }]);
+    for (const b of side === 'upper' ? withV.upperBounds(v, outer) : withV.lowerBounds(v, outer)) {
+      if (b.divisor === 1 && !candidates.some((c) => c.equals(b.expr))) candidates.push(b.expr);
+    }
+  }
+  return candidates.filter((c) => terms.every((t) => t.set.implies({ kind: 'ge', expr: side === 'upper' ? c.sub(t.expr) : t.expr.sub(c) })));
+}
+
+/** `x + 0` and friends, from adding a zero base. */
+export function tidy(e: Expr): Expr {
+  const lin = toLinear(e);
+  return lin ? fromLinear(lin) : e;
+}
