@@ -5,13 +5,17 @@
  * some of the local ids that run the writer would be a race — loopy's
  * WriteRaceConditionWarning.
  */
-import { LoomWarning, reportWarning } from '../errors.ts';
+import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { scalarNamesRead } from './accesses.ts';
-import type { AddressSpace, LoopKernel, TemporaryVariable } from './model.ts';
+import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from './model.ts';
 
 export function placeTemporaries(knl: LoopKernel): LoopKernel {
   const temporaries = new Map<string, TemporaryVariable>();
   for (const [name, t] of knl.temporaries) {
+    if (t.addressSpace !== 'auto' && t.addressSpace !== 'global') for (const insn of knl.instructions) {
+      if (insn.assignee?.kind === 'subscript' && insn.assignee.array === name) checkNotSplitAcrossGroups(knl, t, insn, insn.assignee.indices);
+    }
     temporaries.set(name, t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t);
   }
   return knl.with({ temporaries });
@@ -22,6 +26,7 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
   for (const insn of knl.instructions) {
     const a = insn.assignee;
     if (a?.kind !== 'subscript' || a.array !== t.name) continue;
+    checkNotSplitAcrossGroups(knl, t, insn, a.indices);
     const localInames = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
     if (localInames.length === 0) continue;
     const indexNames = new Set(a.indices.flatMap((ix) => [...scalarNamesRead(ix)]));
@@ -38,4 +43,20 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
     local = true;
   }
   return local ? 'local' : 'private';
+}
+
+/**
+ * Each work-group has its own private and local memory: a temporary indexed by a
+ * group iname would be filled piecewise, each group seeing only its own piece.
+ */
+function checkNotSplitAcrossGroups(knl: LoopKernel, t: TemporaryVariable, insn: Instruction, indices: readonly Expr[]): void {
+  const names = new Set(indices.flatMap((ix) => [...scalarNamesRead(ix)]));
+  const across = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'group' && names.has(n));
+  if (across.length) {
+    throw new LoomError(
+      `temporary '${t.name}' is written by '${insn.id}' at indices that depend on the group iname(s) '${across.join(', ')}': each work-group would hold only its own part of it. ` +
+        `Do not map '${across.join(', ')}' to a group axis, or place '${t.name}' in global memory (setTemporaryAddressSpace).`,
+      insn.span,
+    );
+  }
 }

@@ -12,7 +12,8 @@ import { isFloat, type DType } from '../dtypes.ts';
 import { binary, call, float, int, variable, type Expr, type Reduce } from '../expr/nodes.ts';
 import { mapChildren } from '../expr/index.ts';
 import { expandSubstitutions } from './accesses.ts';
-import type { Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+import { isParallelTag, tagToString, type Instruction, type LoopKernel, type TemporaryVariable } from './model.ts';
+import { LoomError } from '../errors.ts';
 import { exprType, INDEX_DTYPE } from './type-inference.ts';
 import { uniqueName } from '../transform/rename.ts';
 
@@ -32,6 +33,14 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
     const added: Instruction[] = [];
     const realize = (e: Expr, outerInames: readonly string[]): Expr => {
       if (e.kind !== 'reduce') return mapChildren(e, (c) => realize(c, outerInames));
+      const parallel = e.inames.filter((n) => isParallelTag(knl.inameTags.get(n)));
+      if (parallel.length) {
+        const tags = parallel.map((n) => `'${n}' (${tagToString(knl.inameTags.get(n))})`).join(', ');
+        throw new LoomError(
+          `instruction '${insn.id}' reduces over ${tags}, which run in parallel: parallel reductions are not supported yet; keep reduction inames sequential ('for', 'unr') and parallelize the other loops`,
+          insn.span,
+        );
+      }
       // inner reductions are realized inside the update, with the outer reduction's inames
       const within = [...outerInames, ...e.inames];
       const body = realize(e.body, within);

@@ -29,6 +29,23 @@ function instructionsIn(items: readonly ScheduleItem[]): string[] {
   return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? instructionsIn(it.body) : []));
 }
 
+function containsBarrier(items: readonly ScheduleItem[]): boolean {
+  return items.some((it) => it.kind === 'barrier' || (it.kind === 'loop' && containsBarrier(it.body)));
+}
+
+function instructionsBeforeBarrier(items: readonly ScheduleItem[]): string[] {
+  const out: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'barrier') break;
+    if (it.kind === 'insn') out.push(it.id);
+    else {
+      out.push(...instructionsBeforeBarrier(it.body));
+      if (containsBarrier(it.body)) break;
+    }
+  }
+  return out;
+}
+
 class SyncAnalysis {
   private readonly byId: Map<string, Instruction>;
   private readonly accesses: Map<string, Access[]>;
@@ -85,7 +102,11 @@ class SyncAnalysis {
         for (const x of inner.out) {
           if (x.kind === 'barrier') break;
           if (x.kind === 'insn') head.push(x.id);
-          else break;
+          else {
+            // a nested loop: its instructions up to its own first barrier run before any barrier here
+            head.push(...instructionsBeforeBarrier(x.body));
+            if (containsBarrier(x.body)) break;
+          }
         }
         const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried')).find((n) => n);
         if (carried) {
