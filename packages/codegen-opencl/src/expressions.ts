@@ -5,7 +5,7 @@
  * Python-semantics operators (`//`, `%` on integers, integer `**`) use small helper
  * functions that the printer records as needed.
  */
-import { exprType, isHardwareId, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
+import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
 import { clLiteral, clType } from './c-types.ts';
 
 /** Binding strength, higher binds tighter (C's precedence table). */
@@ -30,6 +30,8 @@ export class ClExpressionPrinter {
   readonly helpers = new Map<string, string>();
   /** OpenCL extensions the printed code needs enabled. */
   readonly extensions = new Set<string>();
+  /** Arrays passed as vectors (`float4 *`), from their `vec` axis. */
+  readonly vectorWidths = new Map<string, { lanes: number; space: string }>();
   usesDouble = false;
 
   constructor(private readonly typeOf: NameTypes) {}
@@ -62,6 +64,8 @@ export class ClExpressionPrinter {
       case 'var': return atom(e.name);
       case 'subscript': {
         if (e.indices.length !== 1) throw new LoomError(`internal: '${e.array}' reached the printer unflattened`);
+        const vector = this.vectorWidths.get(e.array);
+        if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
       }
       case 'neg': return { text: `-${paren(this.expr(e.operand, t), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
@@ -87,6 +91,20 @@ export class ClExpressionPrinter {
       case 'reduce': throw new LoomError('internal: a reduction reached the printer');
       default: throw new LoomError(`internal: cannot print ${(e as Expr).kind}`);
     }
+  }
+
+  /**
+   * An element of a vector array: `a[4*i + 2]` → `a[i].s2` when the lane is known;
+   * otherwise the vectors are read as a plain array of elements.
+   */
+  private vectorElement(array: string, index: Expr, { lanes, space }: { lanes: number; space: string }, t: DType): Printed {
+    const lin = E.toLinear(index);
+    const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
+    if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
+      const vectorIndex = E.fromLinear(Linear.of([...lin.coeffs].map(([n, c]) => [n, c / lanes] as const), (lin.constant - lane) / lanes));
+      return { text: `${array}[${this.print(vectorIndex, 'int32')}].s${lane.toString(16)}`, precedence: PRECEDENCE.postfix };
+    }
+    return { text: `((${space} ${clType(t)} *) ${array})[${this.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
   }
 
   /** `x % k == 0` with a constant k: C's remainder gives the same answer as Python's, no helper needed. */

@@ -44,8 +44,9 @@ export function generateOpenCL(program: ProgramAst): string {
 
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
+  for (const p of k.params) if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global' });
   const params = k.params.map((p) => {
-    const t = clType(p.dtype);
+    const t = clType(p.dtype) + (p.vectorWidth ?? '');
     if (p.kind === 'value') return `${t} const ${p.name}`;
     const space = p.kind === 'constant' ? '__constant' : '__global';
     return `${space} ${t}${p.written ? '' : ' const'} *__restrict__ ${p.name}`;

@@ -27,6 +27,8 @@ export interface KernelParam {
   readonly written: boolean;
   /** A global temporary: `run` allocates it with this shape (in the parameters). */
   readonly temporaryShape?: readonly Expr[];
+  /** An array with a `vec` axis: this many consecutive elements form one vector. */
+  readonly vectorWidth?: number;
 }
 
 export interface KernelFunction {

@@ -6,12 +6,12 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { binary, compare, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, mapExpr, simplify, substitute, toLinear } from '../expr/index.ts';
+import { exprEquals, mapExpr, printExpr, simplify, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { namesRead } from '../kernel/accesses.ts';
-import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
@@ -51,7 +51,7 @@ export class KernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name) })),
+        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
       ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
     ];
     const locals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && used.has(t.name));
@@ -237,6 +237,17 @@ export class KernelBuilder {
       return x.kind === 'subscript' || x.kind === 'var' ? this.flatten(x) : x;
     });
   }
+}
+
+/** The lanes of an argument's `vec` axis, if it has one. */
+function vectorWidthOf(arg: KernelArg): number | undefined {
+  const axis = arg.dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
+  if (axis < 0 || !arg.shape) return undefined;
+  const lanes = arg.shape[axis];
+  if (lanes.kind !== 'int' || ![2, 4, 8, 16].includes(lanes.value)) {
+    throw new LoomError(`'${arg.name}': a 'vec' axis needs 2, 4, 8 or 16 lanes, not ${printExpr(lanes)}`);
+  }
+  return lanes.value;
 }
 
 /** Ids of the instructions in a schedule, in order. */

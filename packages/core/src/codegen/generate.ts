@@ -11,6 +11,7 @@ import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
 import { placeTemporaries } from '../kernel/placement.ts';
 import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
+import { separateArrays } from './separate-arrays.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
@@ -26,7 +27,7 @@ export function generateCode(knl: LoopKernel, target: Target): GeneratedCode {
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */
 export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
-  const typed = placeTemporaries(realizeReductions(inferTypes(withDefaultValueTypes(knl))));
+  const typed = placeTemporaries(realizeReductions(separateArrays(inferTypes(withDefaultValueTypes(knl)))));
   checkTypes(typed, target);
   return typed;
 }

@@ -14,6 +14,7 @@ import { bindArguments, byteLengthOf, type RunArgument } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { checkAccessBounds } from './bounds-check.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { sepAxisOf, separateName } from '../codegen/separate-arrays.ts';
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
@@ -56,6 +57,18 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
   const buffers = new Map<string, DeviceBuffer>();
   try {
     for (const a of binding.arrays) {
+      const sep = sepAxisOf(a.arg);
+      if (sep) {
+        // a 'sep' axis: one device array per index along it
+        if (a.given instanceof DeviceArray) throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
+        for (const [k, slice] of sliceAlong(a, sep.axis).entries()) {
+          const buffer = device.allocate(Math.max(slice.byteLength, 4));
+          owned.push(buffer);
+          if (slice.byteLength > 0) await device.write(buffer, slice);
+          buffers.set(separateName(a.arg.name, k), buffer);
+        }
+        continue;
+      }
       if (a.given instanceof DeviceArray) {
         if (a.given.device !== device) throw new LoomError(`argument '${a.arg.name}' lives on another device (${a.given.device.name})`);
         buffers.set(a.arg.name, a.given.buffer);
@@ -94,6 +107,15 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
     const outputs: RunOutputs = {};
     for (const a of binding.arrays) {
       if (!a.arg.isOutput) continue;
+      const sep = sepAxisOf(a.arg);
+      if (sep) {
+        const target = (a.given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
+        const slices = sliceAlong({ ...a, given: target }, sep.axis);
+        for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers.get(separateName(a.arg.name, k))!, slice);
+        scatterAlong(target, a.shape, sep.axis, slices);
+        outputs[a.arg.name] = target;
+        continue;
+      }
       if (a.given instanceof DeviceArray) {
         outputs[a.arg.name] = a.given;
         continue;
@@ -106,6 +128,27 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
   } finally {
     for (const b of owned) device.release(b);
   }
+}
+
+/** The row-major slices of a host array at each index along `axis` (zeros when nothing was given). */
+function sliceAlong(a: { dtype: DType; shape: readonly number[]; given?: HostArray | DeviceArray }, axis: number): HostArray[] {
+  const Ctor = hostArrayConstructor(a.dtype);
+  const outer = a.shape.slice(0, axis).reduce((x, y) => x * y, 1);
+  const inner = a.shape.slice(axis + 1).reduce((x, y) => x * y, 1);
+  const data = a.given as HostArray | undefined;
+  return Array.from({ length: a.shape[axis] }, (_, k) => {
+    const slice = new Ctor(outer * inner);
+    if (data) for (let o = 0; o < outer; o++) (slice as Float64Array).set((data as Float64Array).subarray((o * a.shape[axis] + k) * inner, (o * a.shape[axis] + k + 1) * inner), o * inner);
+    return slice;
+  });
+}
+
+function scatterAlong(target: HostArray, shape: readonly number[], axis: number, slices: readonly HostArray[]): void {
+  const outer = shape.slice(0, axis).reduce((x, y) => x * y, 1);
+  const inner = shape.slice(axis + 1).reduce((x, y) => x * y, 1);
+  slices.forEach((slice, k) => {
+    for (let o = 0; o < outer; o++) (target as Float64Array).set((slice as Float64Array).subarray(o * inner, (o + 1) * inner), (o * shape[axis] + k) * inner);
+  });
 }
 
 function evaluateSize(e: Expr, values: ReadonlyMap<string, number | bigint>): number {
