@@ -8,11 +8,15 @@
 import { addDtypes, generateCode, globalArg, makeKernel, prioritizeLoops, run, setOptions, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDevice, openclTarget, openclUnavailableReason } from '@loom/codegen-opencl';
+import { webgpuDevice, webgpuUnavailableReason, wgslTarget } from '@loom/codegen-wgsl';
 
 const devices: Device[] = [cpuDevice()];
 const cl = openclDevice();
 if (cl) devices.push(cl);
 else console.log(`(OpenCL not available: ${openclUnavailableReason()})`);
+const gpu = await webgpuDevice();
+if (gpu) devices.push(gpu);
+else console.log(`(WebGPU not available: ${webgpuUnavailableReason()})`);
 
 const n = 16 * 16;
 const random = (count: number) => Float32Array.from({ length: count }, () => Math.random());
@@ -43,6 +47,7 @@ for (const device of devices) {
 heading('Generating code');
 const typed = addDtypes(knl, { a: 'float32' });
 console.log(generateCode(typed, openclTarget()).code);
+console.log(generateCode(typed, wgslTarget()).code);
 
 // Ordering: the wrong transpose-and-double, then the corrected one.
 heading('Ordering (incorrect: dependencies act within the shared loops)');
