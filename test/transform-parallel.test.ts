@@ -174,4 +174,41 @@ for (const device of testDevices()) {
   });
 }
 
+function registerTiledMatmul(): LoopKernel {
+  let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
+  mm = splitIname(mm, 'i', 32, { outerTag: 'g.1' });
+  mm = splitIname(mm, 'i_inner', 4, { outerTag: 'l.1', innerTag: 'ilp' });
+  mm = splitIname(mm, 'j', 32, { outerTag: 'g.0' });
+  mm = splitIname(mm, 'j_inner', 4, { outerTag: 'l.0', innerTag: 'ilp' });
+  mm = splitIname(mm, 'k', 8);
+  mm = addPrefetch(mm, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner']);
+  mm = addPrefetch(mm, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner']);
+  mm = tagInames(splitIname(mm, 'a_dim_0', 8, { innerTag: 'l.1', outerTag: 'unr' }), { a_dim_1: 'l.0' });
+  mm = tagInames(splitIname(mm, 'b_dim_1', 8, { innerTag: 'l.0', outerTag: 'unr' }), { b_dim_0: 'l.1' });
+  return prioritizeLoops(mm, 'k_outer,k_inner');
+}
+
+test('ilp inames give each work-item a register tile: privatized accumulators, no loop around the group', () => {
+  const c = generateCode(addDtypes(registerTiledMatmul(), { a: 'float32', b: 'float32' }), openclTarget()).code;
+  assert.match(c, 'float acc_k_outer_k_inner[16];');
+  assert.match(c, 'acc_k_outer_k_inner[15] = acc_k_outer_k_inner[15] + a_fetch[');
+  assert.not.match(c, /for \(int i_inner_inner/);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: the register-tiled matrix multiply (ilp)`, async () => {
+    for (const n of [64, 45]) {
+      const a = Float32Array.from({ length: n * n }, (_, k) => (k % 7) - 3);
+      const b = Float32Array.from({ length: n * n }, (_, k) => (k % 5) - 2);
+      const { c } = await run(registerTiledMatmul(), device, { a, b });
+      const expected = Array.from({ length: n * n }, (_, k) => {
+        let s = 0;
+        for (let t = 0; t < n; t++) s += a[Math.floor(k / n) * n + t] * b[t * n + (k % n)];
+        return s;
+      });
+      assert.equal(Array.from(c as Float32Array), expected, `n=${n}`);
+    }
+  });
+}
+
 test.run();

@@ -11,6 +11,7 @@ import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { namesRead } from '../kernel/accesses.ts';
+import { ilpRange, isIlpIname } from '../kernel/privatize-ilp.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
@@ -88,7 +89,7 @@ export class KernelBuilder {
 
   private loop(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] {
     const tag = this.knl.inameTags.get(item.iname);
-    if (tag?.kind === 'unroll' || tag?.kind === 'ilp') return this.unrolled(item, outer, enforced);
+    if (tag?.kind === 'unroll' || (tag?.kind === 'ilp' && tag.unrolled)) return this.unrolled(item, outer, enforced);
     const iname = item.iname;
     // bounds in the enclosing loops and the hardware inames this loop's domain hangs from,
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
@@ -180,6 +181,8 @@ export class KernelBuilder {
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
     if (insn.kind !== 'assign') return [];
+    const ilp = insn.withinInames.filter((n) => isIlpIname(this.knl, n) && !enforced.dims.includes(n));
+    if (ilp.length) return this.ilpCopies(insn, ilp[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     const guard = constraintsToCondition(domain.gist(context), insn);
@@ -191,6 +194,30 @@ export class KernelBuilder {
     const conditions = [...(guard ? [guard] : []), ...predicates, ...this.writeBoundsGuard(insn)];
     if (conditions.length) stmt = { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt };
     return [stmt];
+  }
+
+  /**
+   * The instruction opened innermost over one of its ILP inames: unrolled copies
+   * (`ilp`, `ilp.unr`) or a loop of its own (`ilp.seq`), each with its own guards.
+   */
+  private ilpCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
+    const { lo, hi } = ilpRange(this.knl, iname);
+    const tag = this.knl.inameTags.get(iname);
+    if (tag?.kind === 'ilp' && !tag.unrolled) {
+      const inner = withDim(enforced, iname).addConstraints([
+        { kind: 'ge', expr: Linear.variable(iname).sub(lo) },
+        { kind: 'ge', expr: Linear.constant(hi).sub(Linear.variable(iname)) },
+      ]);
+      return [{ kind: 'for', iname, lower: int(lo), upper: int(hi), body: block(this.instruction(insn, inner)) }];
+    }
+    const out: Stmt[] = [];
+    for (let v = lo; v <= hi; v++) {
+      const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
+      if (fixed.isEmpty()) continue;
+      const value = new Map([[iname, int(v)]]);
+      out.push(...this.instruction(insn, fixed).map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE }))));
+    }
+    return out;
   }
 
   /**

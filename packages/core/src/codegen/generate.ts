@@ -12,6 +12,7 @@ import { insertBarriers } from '../schedule/barriers.ts';
 import { placeTemporaries } from '../kernel/placement.ts';
 import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
 import { separateArrays } from './separate-arrays.ts';
+import { privatizeIlpTemporaries } from '../kernel/privatize-ilp.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
@@ -27,7 +28,7 @@ export function generateCode(knl: LoopKernel, target: Target): GeneratedCode {
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */
 export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
-  const typed = placeTemporaries(realizeReductions(separateArrays(inferTypes(withDefaultValueTypes(knl)))));
+  const typed = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(inferTypes(withDefaultValueTypes(knl))))));
   checkTypes(typed, target);
   return typed;
 }

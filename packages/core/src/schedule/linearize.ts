@@ -20,7 +20,9 @@ export type ScheduleItem =
 
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
-  const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter((n) => !isParallelTag(knl.inameTags.get(n))))]));
+  // hardware axes are not loops, and ILP inames are opened around each instruction by itself
+  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp';
+  const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
 
   const search = new Search(knl, loopsOf);

@@ -1,0 +1,85 @@
+/**
+ * ILP (loopy's "instruction-level parallelism"): an `ilp` iname is not a loop around a
+ * group of instructions but is opened innermost around each instruction on its own,
+ * so a work-item interleaves independent copies (register tiles). For that to keep
+ * meaning, every private temporary written inside an ILP iname gets one copy per
+ * value of it: `acc` becomes `acc[i_ilp]`.
+ */
+import { LoomError } from '../errors.ts';
+import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { mapExpr, printExpr } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import { staticMax, staticMin } from '../sets/index.ts';
+import { nameWritten } from './accesses.ts';
+import { domainOf } from './domains.ts';
+import type { Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+
+export function isIlpIname(knl: LoopKernel, iname: string): boolean {
+  return knl.inameTags.get(iname)?.kind === 'ilp';
+}
+
+/** The constant range of an ILP iname. */
+export function ilpRange(knl: LoopKernel, iname: string): { lo: number; hi: number } {
+  const term = [{ set: domainOf(knl, [iname]), expr: Linear.variable(iname) }];
+  const lo = staticMin(term, knl.assumptions);
+  const hi = staticMax(term, knl.assumptions);
+  if (!lo.isConstant || !hi.isConstant) {
+    throw new LoomError(`'${iname}' is tagged ilp, but its range (${lo.toString()} to ${hi.toString()}) is not constant; split it and tag the inner part`);
+  }
+  return { lo: lo.constant, hi: hi.constant };
+}
+
+export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
+  const ilpOf = (insn: Instruction) => insn.withinInames.filter((n) => isIlpIname(knl, n));
+  if (!knl.instructions.some((i) => ilpOf(i).length)) return knl;
+
+  // which ILP inames each private temporary must be expanded by
+  const expand = new Map<string, string[]>();
+  for (const insn of knl.instructions) {
+    const target = nameWritten(insn);
+    const t = target === undefined ? undefined : knl.temporaries.get(target);
+    if (!t || t.addressSpace === 'local' || t.addressSpace === 'global') continue;
+    const inames = ilpOf(insn);
+    if (!inames.length) continue;
+    const known = expand.get(t.name) ?? [];
+    expand.set(t.name, [...known, ...inames.filter((n) => !known.includes(n))]);
+  }
+  if (expand.size === 0) return knl;
+
+  const temporaries = new Map(knl.temporaries);
+  for (const [name, inames] of expand) {
+    const t = temporaries.get(name)!;
+    const extents = inames.map((n) => {
+      const { lo, hi } = ilpRange(knl, n);
+      if (lo !== 0) throw new LoomError(`ILP iname '${n}' must start at 0 to index the private copies of '${name}'`);
+      return int(hi + 1);
+    });
+    temporaries.set(name, { ...t, shape: [...extents, ...t.shape] } satisfies TemporaryVariable);
+  }
+
+  const rewrite = (insn: Instruction) => (e: Expr): Expr =>
+    mapExpr(e, (x) => {
+      const name = x.kind === 'var' ? x.name : x.kind === 'subscript' ? x.array : undefined;
+      const inames = name === undefined ? undefined : expand.get(name);
+      if (!inames || name === undefined) return x;
+      const missing = inames.filter((n) => !insn.withinInames.includes(n));
+      if (missing.length) {
+        throw new LoomError(
+          `instruction '${insn.id}' uses '${name}', which has one copy per value of the ILP iname(s) '${missing.join(', ')}', outside of them: ${printExpr(x)}`,
+          insn.span,
+        );
+      }
+      const rest = x.kind === 'subscript' ? x.indices : [];
+      return subscript(name, [...inames.map((n) => variable(n)), ...rest]);
+    });
+  const instructions = knl.instructions.map((insn) => {
+    const f = rewrite(insn);
+    return {
+      ...insn,
+      assignee: insn.assignee && f(insn.assignee),
+      expression: insn.expression && f(insn.expression),
+      predicates: insn.predicates.map(f),
+    };
+  });
+  return knl.with({ temporaries, instructions });
+}
