@@ -26,7 +26,8 @@ export class KernelBuilder {
   private readonly types = new Map<string, DType>();
   private readonly strides = new Map<string, Expr[]>();
   private readonly byId: Map<string, Instruction>;
-  private grid: Grid;
+  /** The grid of the device kernel being built (set by `build`). */
+  private grid!: Grid;
 
   constructor(private readonly knl: LoopKernel) {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
@@ -39,7 +40,6 @@ export class KernelBuilder {
       this.types.set(t.name, t.dtype!);
       this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
     }
-    this.grid = findGrid(knl);
   }
 
   /** One device kernel running `schedule` (the whole kernel, or a part between global barriers). */
