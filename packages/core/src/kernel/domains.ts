@@ -37,7 +37,28 @@ export function domainOf(
   keepParents = false,
   withAssumptions = true,
 ): BasicSet {
+  // kernels are immutable and share their domain lists: the same question gets the same set
   const wanted = new Set(inames);
+  const key = `${[...wanted].sort().join(',')}|${keepParents}|${withAssumptions}`;
+  let perDomains = memo.get(knl.domains);
+  if (!perDomains) memo.set(knl.domains, (perDomains = new WeakMap()));
+  let answers = perDomains.get(knl.assumptions);
+  if (!answers) perDomains.set(knl.assumptions, (answers = new Map()));
+  const known = answers.get(key);
+  if (known) return known;
+  const set = computeDomainOf(knl, wanted, keepParents, withAssumptions);
+  answers.set(key, set);
+  return set;
+}
+
+const memo = new WeakMap<readonly BasicSet[], WeakMap<BasicSet, Map<string, BasicSet>>>();
+
+function computeDomainOf(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
+  wanted: ReadonlySet<string>,
+  keepParents: boolean,
+  withAssumptions: boolean,
+): BasicSet {
   const all = allInames(knl);
   const needed = new Set<number>();
   const stack = [...wanted];

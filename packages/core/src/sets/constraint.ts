@@ -103,9 +103,18 @@ export function eliminateWith(c: Constraint, pivot: Constraint, name: string): C
 }
 
 /** Variable part of a form as a string key (sorted by name): parallel constraints share it. */
-function shapeKey(expr: Linear): string {
-  return [...expr.coeffs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, c]) => `${n}:${c}`).join(',');
+/** The variable part of a linear form as a string (sign flipped for `sign = -1`); hot, so cached. */
+function shapeKey(expr: Linear, sign: 1 | -1 = 1): string {
+  let keys = shapeKeys.get(expr);
+  if (!keys) {
+    const sorted = [...expr.coeffs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    keys = [sorted.map(([n, c]) => `${n}:${c}`).join(','), sorted.map(([n, c]) => `${n}:${-c}`).join(',')];
+    shapeKeys.set(expr, keys);
+  }
+  return sign === 1 ? keys[0] : keys[1];
 }
+
+const shapeKeys = new WeakMap<Linear, [string, string]>();
 
 /**
  * Cleans a conjunction without changing its integer points: normalizes every constraint,
@@ -126,7 +135,7 @@ export function tidy(constraints: readonly Constraint[]): Constraint[] {
     if (c === true) continue;
     if (c === false) return contradiction;
     const key = shapeKey(c.expr);
-    const negKey = shapeKey(c.expr.negate());
+    const negKey = shapeKey(c.expr, -1);
 
     // An equality with the same (or opposite) variable part decides this constraint outright.
     const eqSlot = eqAt.get(key) ?? eqAt.get(negKey);

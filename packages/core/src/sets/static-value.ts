@@ -40,12 +40,12 @@ function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: re
     .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
     .map((t) => ({ ...t, within: t.set.intersect(context) }))
     .filter((t) => !t.within.isEmpty());
-  const pieces = live.map((t) => termPieces(t.set, t.expr, sense));
-
   // Is `c` on the right side of expr at every point of every term (within the context)?
   const bounds = (c: Linear) => live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
-  const valid = candidates(pieces.flat()).filter(bounds);
+  // the candidates are the terms' bounds; where each one holds (the pieces) matters only for the error message
+  const valid = candidates(live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set })))).filter(bounds);
   if (valid.length > 0) return tightest(valid, live.map((t) => t.within), sense);
+  const pieces = live.map((t) => termPieces(t.set, t.expr, sense));
 
   const params = unique([...live.flatMap((t) => t.set.params), ...context.params]);
   let pw = pieces[0] ?? [];
@@ -59,8 +59,8 @@ function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: re
   );
 }
 
-/** The term's maximum (minimum) as pieces over the parameters where its set is non-empty. */
-function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
+/** The bounds of `expr` over the set, in the parameters (its max is their min, and vice versa). */
+function termBounds(set: BasicSet, expr: Linear, sense: Sense): Bound[] {
   const v = freshName('v');
   const withV = set.addDims([v]).addConstraints([eq(Linear.variable(v).sub(expr))]);
   const bounds = sense === 'max' ? withV.upperBounds(v, []) : withV.lowerBounds(v, []);
@@ -70,6 +70,12 @@ function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
       `a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`,
     );
   }
+  return bounds;
+}
+
+/** The term's maximum (minimum) as pieces over the parameters where its set is non-empty. */
+function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
+  const bounds = termBounds(set, expr, sense);
   const domain = set.project(set.dims);
   // Several bounds: the value is their min (max), so each bound owns the part of the
   // domain where it is the smallest (largest), ties going to the first.
