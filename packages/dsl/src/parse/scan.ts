@@ -9,8 +9,9 @@
  * parameter, a value). Numbers (`2`, `1e-5`, `0.5`) are not identifiers.
  *
  * Everything here is tail-recursive with accumulators, so TypeScript evaluates it as a
- * loop (up to 1000 steps per string) instead of nesting instantiations; the parsers feed
- * it one line at a time to stay well inside that.
+ * loop (up to 1000 steps per loop) instead of nesting instantiations; the parsers feed it
+ * one line at a time, and it reads a line a word at a time (a single word of more than
+ * 1000 characters is the one thing too long for it).
  */
 
 type Letter =
@@ -35,18 +36,32 @@ type Emit<Word extends string, Next extends string> = Word extends ''
     ? never
     : `${Mark<Next>}:${Word}`;
 
-export type Scan<S extends string, Word extends string = '', Found extends string = never> =
+export type Scan<S extends string> = ScanWords<S>;
+
+/**
+ * Word by word (split at spaces), each word character by character: each loop then
+ * stays far below TypeScript's limit of 1000 steps, even for long lines.
+ */
+type ScanWords<S extends string, Found extends string = never> = S extends `${infer Word} ${infer Rest}`
+  ? ScanWords<Rest, Found | ScanChars<Word, FirstNonBlank<Rest>>>
+  : Found | ScanChars<S, ''>;
+
+/** The identifiers of one word; `After` is what follows the word (for `a [i]`). */
+type ScanChars<S extends string, After extends string, Word extends string = '', Found extends string = never> =
   S extends `${infer C}${infer Rest}`
     ? C extends IdentifierChar
-      ? Scan<Rest, `${Word}${C}`, Found>
-      : Scan<Rest, '', Found | Emit<Word, C extends Blank ? FirstNonBlank<Rest> : C>>
-    : Found | Emit<Word, ''>;
+      ? ScanChars<Rest, After, `${Word}${C}`, Found>
+      : ScanChars<Rest, After, '', Found | Emit<Word, C extends Blank ? FirstNonBlank<Rest> : C>>
+    : Found | Emit<Word, After>;
 
 /** The names `Scan` found with a mark: `Marked<'a:x' | 's:n', 'a'>` = `'x'`. */
 export type Marked<Entries extends string, M extends string> = Entries extends `${M}:${infer Name}` ? Name : never;
 
 /** Every identifier `Scan` found, whatever follows it. */
 export type Identifiers<S extends string> = Marked<Scan<S>, string>;
+
+/** The identifiers of `S` that are neither subscripted nor called: variables. */
+export type Variables<S extends string> = Marked<Scan<S>, 's'>;
 
 export type TrimStart<S extends string> = S extends `${Blank}${infer R}` ? TrimStart<R> : S;
 export type TrimEnd<S extends string> = S extends `${infer R}${Blank}` ? TrimEnd<R> : S;

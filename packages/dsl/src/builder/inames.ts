@@ -1,0 +1,48 @@
+/**
+ * Inames at the type level: the builder carries the union `I` of a kernel's inames, and
+ * each transformation says how it changes — `.split('i', ...)` trades `i` for `i_outer`
+ * and `i_inner`, `.rename('i', 'row')` trades `i` for `row`. When the inames are not
+ * known (`string`), every name is accepted and every result is `string` again.
+ */
+import type { SplitList } from '../parse/scan.ts';
+
+export type Axis = 0 | 1 | 2;
+
+/** Iname implementation tags, as `tagInames` reads them. */
+export type Tag<I extends string = string> =
+  | 'for'
+  | 'unr'
+  | 'ilp'
+  | 'ilp.unr'
+  | 'ilp.seq'
+  | 'vec'
+  | `l.${Axis}`
+  | `g.${Axis}`
+  | 'l.auto'
+  | 'unused.l'
+  | 'unused.g'
+  | `like.${I}`
+  | null;
+
+/**
+ * A comma-separated list of inames, checked: the list itself when every name is an
+ * iname, else a message naming the first unknown ones, which the argument then fails to
+ * match (`'i,q'` is not assignable to `"unknown iname: q"`).
+ */
+export type CheckedInameList<O extends string, I extends string> = string extends I
+  ? O
+  : string extends O
+    ? O
+    : [Exclude<SplitList<O>, I>] extends [never]
+      ? O
+      : `unknown iname: ${Exclude<SplitList<O>, I>}`;
+
+/** `Join<['i', 'j'], '_and_'>` = `'i_and_j'`, the name `joinInames` gives by default. */
+export type Join<L extends readonly string[], Sep extends string> = L extends readonly [infer H extends string]
+  ? H
+  : L extends readonly [infer H extends string, ...infer R extends readonly string[]]
+    ? `${H}${Sep}${Join<R, Sep>}`
+    : string;
+
+/** Names a transformation invents from a base name (`uniqueName` in the core): `i_0`, `i_1`, ... */
+export type Numbered<Base extends string> = `${Base}_${number}`;

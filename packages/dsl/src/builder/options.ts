@@ -1,0 +1,44 @@
+/** The options of the builder's verbs (each maps onto the options of a core function). */
+import type { AddressSpace, MakeKernelOptions } from '@loom/core';
+import type { ArgDecls } from '../signature/arg-decls.ts';
+import type { Tag } from './inames.ts';
+
+/**
+ * `makeKernel`'s options, and two of the DSL's own: a literal `name` also looks a
+ * template kernel up in the `KernelRegistry`, and `args` declares the arguments from the
+ * start (like `.args()`, for kernels that need declarations to be built at all).
+ */
+export interface KernelBuilderOptions<Name extends string = string, A extends ArgDecls = ArgDecls> extends MakeKernelOptions {
+  readonly name?: Name;
+  readonly args?: A;
+}
+
+export interface SplitOptions<I extends string, O extends string, In extends string> {
+  /** Tag for the outer iname (`'g.0'`, `'unr'`, ...). */
+  readonly outer?: Tag<I>;
+  /** Tag for the inner iname (`'l.0'`, `'unr'`, ...). */
+  readonly inner?: Tag<I>;
+  readonly outerIname?: O;
+  readonly innerIname?: In;
+  /** Outer iterations generated apart at the start and end, so the bulk needs no guard. */
+  readonly slabs?: readonly [number, number];
+  /** Only these instructions (ids, wildcards). */
+  readonly within?: string | readonly string[];
+}
+
+export interface TileOptions<I extends string> {
+  /** The two outer inames: `'g'` puts them on group axes (the second iname on g.0), `'l'` on local axes, or one tag for both. */
+  readonly outer?: 'g' | 'l' | Tag<I>;
+  /** The two inner inames, likewise: `inner: 'l'` gives the second iname l.0 (consecutive work-items, consecutive addresses). */
+  readonly inner?: 'g' | 'l' | Tag<I>;
+}
+
+export interface PrefetchOptions<I extends string, Dims extends readonly string[]> {
+  /** Tag of the fetch inames; `'l.auto'` spreads them over the local axes. */
+  readonly defaultTag?: Tag<I>;
+  readonly fetchOuterInames?: readonly I[];
+  readonly temporaryName?: string;
+  readonly space?: AddressSpace;
+  /** Names for the fetch inames, one per fetched axis (default `a_dim_0`, ...). */
+  readonly dimNames?: Dims;
+}

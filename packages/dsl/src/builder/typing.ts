@@ -1,0 +1,46 @@
+/**
+ * How the builder's types are worked out: where a new kernel's types come from (declared
+ * arguments, literal text, the typegen registry, in that order), and how verbs change a
+ * signature.
+ */
+import type { InamesOfDomains } from '../parse/domain.ts';
+import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
+import type { InferredSignature } from '../signature/infer.ts';
+import type { AnySignature, KernelRegistry, LooseSignature, OnlyKnown, RunArgs, Signature, Simplify } from '../signature/signature.ts';
+import type { KernelBuilder } from './builder.ts';
+
+type Registered<Name extends string> = Name extends keyof KernelRegistry
+  ? KernelRegistry[Name] extends { readonly inames: infer I extends string; readonly args: infer S extends Signature }
+    ? { inames: I; args: S }
+    : never
+  : never;
+
+/** The inames: from literal domains, else from the registry, else any. */
+type InamesFor<D, Name extends string> = string extends InamesOfDomains<D>
+  ? [Registered<Name>] extends [never]
+    ? string
+    : Registered<Name>['inames']
+  : InamesOfDomains<D>;
+
+/** The signature: declared, else read from literal text, else from the registry, else loose. */
+type SignatureFor<D, X, Name extends string, A extends ArgDecls> = [A] extends [never]
+  ? InferredSignature<D, X> extends LooseSignature
+    ? [Registered<Name>] extends [never]
+      ? LooseSignature
+      : Registered<Name>['args']
+    : InferredSignature<D, X>
+  : DeclaredSignature<A>;
+
+/** The builder `kernel()` returns, typed by the best source there is. */
+export type BuilderFor<D, X, Name extends string, A extends ArgDecls = never> = KernelBuilder<InamesFor<D, Name>, SignatureFor<D, X, Name, A>>;
+
+/** `.dtypes({ a: 'float32' })`: those arguments now have that dtype. */
+export type WithDtypes<S extends AnySignature, T> = S extends Signature
+  ? Simplify<{ readonly [K in keyof S]: K extends keyof T ? Simplify<Omit<S[K], 'dtype'> & { readonly dtype: T[K] }> : S[K] }>
+  : S;
+
+/** `.fix({ n: 8 })`: `n` is no longer an argument. */
+export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simplify<Omit<S, K & string>> : S;
+
+/** When nothing is required, `run`'s arguments may be left out. */
+export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];

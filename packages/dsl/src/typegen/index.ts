@@ -1,0 +1,113 @@
+/**
+ * `loom typegen`: types the kernels written with `domain`/`insn` templates.
+ *
+ * Template literals reach the compiler only as `string`, so the type-level reader cannot
+ * see a template kernel's text. Typegen reads the project's sources (the files of its
+ * tsconfig that import `@loom/dsl`), evaluates each template kernel statically, builds it
+ * with the DSL, and writes what it found — inames and signature, under the kernel's name —
+ * into a declaration file next to the source. With `check`, it writes nothing and reports
+ * declaration files that are missing, out of date or left over: `npm test` runs that.
+ */
+import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { Project, ts } from 'ts-morph';
+import { describeKernel } from './describe.ts';
+import { declarationPathFor, emitDeclarations, GENERATED_HEADER } from './emit.ts';
+import { Evaluator } from './evaluate.ts';
+import { findKernels, type FoundKernel } from './find.ts';
+import { DSL_MODULE } from './dsl-imports.ts';
+
+export interface TypegenOptions {
+  /** The tsconfig.json whose files are scanned (default: `tsconfig.json` in the working directory). */
+  readonly project?: string;
+  /** Only compare: write nothing, report what is stale. */
+  readonly check?: boolean;
+}
+
+export interface TypegenReport {
+  readonly kernels: readonly FoundKernel[];
+  /** Declaration files written or removed (not in check mode). */
+  readonly written: readonly string[];
+  readonly removed: readonly string[];
+  /** Check mode: declaration files that are missing, out of date, or left over. */
+  readonly stale: readonly { readonly file: string; readonly why: 'missing' | 'out of date' | 'left over' }[];
+  /** Kernels left loosely typed, and why. */
+  readonly notes: readonly string[];
+  /** Kernels that do not build, or names used twice. */
+  readonly errors: readonly string[];
+  readonly ok: boolean;
+}
+
+export function typegen(options: TypegenOptions = {}): TypegenReport {
+  const configPath = path.resolve(options.project ?? 'tsconfig.json');
+  const root = path.dirname(configPath);
+  const relative = (file: string) => path.relative(root, file) || file;
+  const files = projectFiles(configPath);
+
+  const project = new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+  const evaluator = new Evaluator(project);
+  const kernels: FoundKernel[] = [];
+  const notes: string[] = [];
+  const errors: string[] = [];
+  const expected = new Map<string, string>();
+  for (const file of files.filter(isSource)) {
+    if (!readFileSync(file, 'utf8').includes(DSL_MODULE)) continue;
+    const scan = findKernels(project.addSourceFileAtPath(file), evaluator, relative);
+    notes.push(...scan.notes);
+    errors.push(...scan.errors);
+    kernels.push(...scan.kernels);
+    if (scan.kernels.length === 0) continue;
+    const described = scan.kernels.map((k) => ({ name: k.name, line: k.line, description: describeKernel(k.kernel) }));
+    expected.set(declarationPathFor(file), emitDeclarations(path.basename(file), described));
+  }
+  errors.push(...duplicateNames(kernels, relative));
+
+  const generated = files.filter((f) => f.endsWith('.loom.d.ts') && readFileSync(f, 'utf8').startsWith(GENERATED_HEADER));
+  const stale: { file: string; why: 'missing' | 'out of date' | 'left over' }[] = [];
+  for (const [file, content] of expected) {
+    if (!existsSync(file)) stale.push({ file, why: 'missing' });
+    else if (readFileSync(file, 'utf8') !== content) stale.push({ file, why: 'out of date' });
+  }
+  for (const file of generated) if (!expected.has(file)) stale.push({ file, why: 'left over' });
+
+  const written: string[] = [];
+  const removed: string[] = [];
+  if (!options.check && errors.length === 0) {
+    for (const { file, why } of stale) {
+      if (why === 'left over') {
+        rmSync(file);
+        removed.push(file);
+      } else {
+        writeFileSync(file, expected.get(file)!);
+        written.push(file);
+      }
+    }
+  }
+  const ok = errors.length === 0 && (!options.check || stale.length === 0);
+  return { kernels, written, removed, stale: options.check ? stale : [], notes, errors, ok };
+}
+
+/** The files a tsconfig takes in, as absolute paths. */
+function projectFiles(configPath: string): string[] {
+  const diagnostics: ts.Diagnostic[] = [];
+  const host: ts.ParseConfigFileHost = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => diagnostics.push(d),
+  };
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, host);
+  if (!parsed || diagnostics.length) {
+    const message = diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n');
+    throw new Error(`cannot read ${configPath}${message ? `: ${message}` : ''}`);
+  }
+  return parsed.fileNames.map((f) => path.resolve(f));
+}
+
+const isSource = (file: string) => /\.(m|c)?tsx?$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
+
+function duplicateNames(kernels: readonly FoundKernel[], relative: (file: string) => string): string[] {
+  const byName = new Map<string, FoundKernel[]>();
+  for (const k of kernels) byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
+  return [...byName]
+    .filter(([, found]) => found.length > 1)
+    .map(([name, found]) => `kernel name '${name}' is used by ${found.length} template kernels (${found.map((k) => `${relative(k.file)}:${k.line}`).join(', ')}); typegen types kernels by name, so give each its own`);
+}

@@ -1,0 +1,232 @@
+/**
+ * The fluent builder is the functional API with types: a chain of verbs gives exactly the
+ * kernel the core functions give (same fields, same printout, same generated code), and
+ * builders never change.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addDtypes,
+  addNosync,
+  addPrefetch,
+  assume,
+  duplicateInames,
+  fixParameters,
+  generateCode,
+  globalArg,
+  joinInames,
+  LoomError,
+  makeKernel,
+  precompute,
+  prioritizeLoops,
+  renameIname,
+  saveAndReloadTemporaries,
+  setOptions,
+  setTemporaryAddressSpace,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  valueArg,
+  type LoopKernel,
+} from '@loom/core';
+import { jsTarget } from '@loom/codegen-js';
+import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
+import { domain, f32, i32, insn, kernel } from '@loom/dsl';
+
+/**
+ * Every field as JSON, with the sets' fresh existential names (`q~17`: numbered by a
+ * counter, so they differ between two builds of one kernel) renumbered by first use.
+ */
+function canonical(knl: LoopKernel): string {
+  const json = JSON.stringify(knl.fields(), (_, v) => (v instanceof Map ? [...v] : v));
+  const fresh = new Map<string, string>();
+  return json.replace(/\w+~\d+/g, (name) => fresh.get(name) ?? (fresh.set(name, `fresh${fresh.size}`), `fresh${fresh.size - 1}`));
+}
+
+/** Same kernel: every field equal, the same printout, the same code for every target. */
+function assertSameKernel(built: LoopKernel, functional: LoopKernel, dtypes: Record<string, 'float32' | 'int32'> = {}): void {
+  assert.is(canonical(built), canonical(functional));
+  assert.is(built.toString(), functional.toString());
+  const typed = (k: LoopKernel) => addDtypes(k, Object.fromEntries(Object.entries(dtypes).filter(([name]) => k.arg(name)?.dtype === undefined)));
+  for (const target of [jsTarget(), openclTarget(), wgslTarget()]) {
+    assert.is(generateCode(typed(built), target).code, generateCode(typed(functional), target).code);
+  }
+}
+
+test('the tutorial: double a vector', () => {
+  assertSameKernel(kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').kernel, makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), { a: 'float32' });
+});
+
+test('the tutorial: transpose and double, declared arguments and loop priorities', () => {
+  const text = `
+    out[j,i] = a[i,j] {id=transpose}
+    out[ii,jj] = 2*out[ii,jj] {dep=transpose}
+  `;
+  const built = kernel('{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }', text, { name: 'transpose_and_dbl' })
+    .args({ a: f32('n', 'n'), out: f32.out('n', 'n') })
+    .prioritize('i,j')
+    .prioritize(['ii', 'jj']);
+  let functional = makeKernel(
+    '{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }',
+    text,
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n', 'n'], isInput: true, isOutput: false }),
+      globalArg('out', { dtype: 'float32', shape: ['n', 'n'], isInput: false, isOutput: true }),
+      valueArg('n'),
+      '...',
+    ],
+    { name: 'transpose_and_dbl' },
+  );
+  functional = prioritizeLoops(prioritizeLoops(functional, 'i,j'), 'ii,jj');
+  assertSameKernel(built.kernel, functional);
+});
+
+test('the tutorial: loop nesting and options', () => {
+  const built = kernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0').prioritize('j,i').options({ writeCode: false });
+  const functional = setOptions(prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i'), { writeCode: false });
+  assertSameKernel(built.kernel, functional, { a: 'float32' });
+});
+
+test('split, tag, unroll, slabs, assumptions', () => {
+  const base = () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
+  const built = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]')
+    .assume('n mod 16 = 0')
+    .split('i', 16, { outer: 'g.0', slabs: [0, 1] })
+    .split('i_inner', 4, { inner: 'unr', outerIname: 'lane', innerIname: 'u' })
+    .tag({ lane: 'l.0' });
+  let functional = assume(base(), 'n mod 16 = 0');
+  functional = splitIname(functional, 'i', 16, { outerTag: 'g.0', slabs: [0, 1] });
+  functional = splitIname(functional, 'i_inner', 4, { innerTag: 'unr', outerIname: 'lane', innerIname: 'u' });
+  functional = tagInames(functional, { lane: 'l.0' });
+  assertSameKernel(built.kernel, functional, { a: 'float32' });
+});
+
+test('tile = two splits, their tags and the loop order', () => {
+  const text = ['{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'] as const;
+  const built = kernel(...text)
+    .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
+    .split('k', 16)
+    .prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' })
+    .prefetch('b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' })
+    .prioritize('k_outer,k_inner');
+  let functional = makeKernel(...text);
+  functional = splitIname(functional, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+  functional = splitIname(functional, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  functional = prioritizeLoops(functional, 'i_outer,j_outer,i_inner,j_inner');
+  functional = splitIname(functional, 'k', 16);
+  functional = addPrefetch(functional, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
+  functional = addPrefetch(functional, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
+  functional = prioritizeLoops(functional, 'k_outer,k_inner');
+  assertSameKernel(built.kernel, functional, { a: 'float32', b: 'float32' });
+
+  // without tags: loops, outer ones outside
+  const loops = kernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]').tile('i', 'j', 8, 4);
+  assert.equal(loops.kernel.loopPriorities, [['i_outer', 'j_outer', 'i_inner', 'j_inner']]);
+  assert.equal(loops.kernel.inameTags.size, 0);
+  // one tag for both
+  const unrolled = kernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]').tile('i', 'j', 4, 4, { inner: 'unr' });
+  assert.equal([...unrolled.kernel.inameTags.keys()].sort(), ['i_inner', 'j_inner']);
+});
+
+test('dup, rename, join, fix, dtypes, space, layout, nosync, saveReload', () => {
+  const text = `
+    out[i, j] = a[i, j] + 1 {id=w}
+    b[i, j] = 2 {id=z}
+  `;
+  const base = () => makeKernel('{ [i,j]: 0<=i<n and 0<=j<4 }', text);
+  const built = kernel('{ [i,j]: 0<=i<n and 0<=j<4 }', text)
+    .rename('i', 'row')
+    .fix({ n: 8 })
+    .join(['row', 'j'], 'rj', { tag: 'l.0' })
+    .dup('rj', { within: 'z' })
+    .dtypes({ a: 'float32' })
+    .layout('a', 'f,f');
+  let functional = renameIname(base(), 'i', 'row');
+  functional = fixParameters(functional, { n: 8 });
+  functional = joinInames(functional, ['row', 'j'], 'rj', { tag: 'l.0' });
+  functional = duplicateInames(functional, 'rj', { within: 'z' });
+  functional = addDtypes(functional, { a: 'float32' });
+  functional = tagArrayAxes(functional, 'a', 'f,f');
+  assertSameKernel(built.kernel, functional);
+  assert.equal(built.inames, ['rj', 'rj_0']);
+
+  // the tutorial's rotation across a global barrier
+  const rotate = `
+    for i
+      <>tmp = arr[i] {id=maketmp,dep=*}
+      ... gbarrier {id=bar,dep=*maketmp}
+      arr[(i + 1) % n] = tmp {id=rotate,dep=*bar}
+    end
+  `;
+  // the shape of `arr` cannot be inferred (its index is not affine): declared from the start
+  const saved = kernel('[n] -> {[i] : 0<=i<n}', rotate, { name: 'rotate_v2', assumptions: 'n mod 16 = 0', args: { arr: i32.inout('n') } })
+    .split('i', 16, { inner: 'l.0', outer: 'g.0' })
+    .saveReload();
+  let savedFunctional = makeKernel(
+    '[n] -> {[i] : 0<=i<n}',
+    rotate,
+    [globalArg('arr', { shape: ['n'], dtype: 'int32', isInput: true, isOutput: true }), valueArg('n'), '...'],
+    { name: 'rotate_v2', assumptions: 'n mod 16 = 0' },
+  );
+  savedFunctional = saveAndReloadTemporaries(splitIname(savedFunctional, 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' }));
+  assertSameKernel(saved.kernel, savedFunctional);
+
+  const syncText = `
+    <float32> t[i] = a[i] {id=w}
+    out[i] = t[i] {id=r, dep=w}
+  `;
+  const noSync = kernel('{ [i]: 0<=i<16 }', syncText).tag({ i: 'l.0' }).space('t', 'local').nosync('local', 'w', 'r');
+  const noSyncFunctional = addNosync(setTemporaryAddressSpace(tagInames(makeKernel('{ [i]: 0<=i<16 }', syncText), { i: 'l.0' }), 't', 'local'), 'local', 'w', 'r');
+  assertSameKernel(noSync.kernel, noSyncFunctional, { a: 'float32' });
+});
+
+test('builders are immutable: a verb returns a new builder and leaves the old one as it was', () => {
+  const start = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
+  const before = start.toString();
+  const split = start.split('i', 4);
+  assert.is.not(split, start);
+  assert.is(start.toString(), before);
+  assert.equal(start.inames, ['i']);
+  assert.equal(split.inames, ['i_outer', 'i_inner']);
+  assert.ok(Object.isFrozen(start));
+  // branching from one builder gives independent kernels
+  const other = start.split('i', 8);
+  assert.not.equal(other.kernel.domains, split.kernel.domains);
+});
+
+test('.args() rebuilds the kernel from its text and replays the transformations', () => {
+  const late = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`).split('i', 4, { inner: 'unr' }).args({ a: f32('n'), out: f32.out('n') });
+  const early = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`).args({ a: f32('n'), out: f32.out('n') }).split('i', 4, { inner: 'unr' });
+  assert.is(late.toString(), early.toString());
+  assert.is(late.kernel.arg('a')?.dtype, 'float32');
+  assert.equal(late.inames, ['i_outer', 'i_inner']);
+});
+
+test('.args() must say the whole truth', () => {
+  const double = () => kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
+  const throws = (fn: () => unknown, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
+  throws(() => double().args({ a: f32('n') }), /the kernel writes the array 'out', which is not declared/);
+  throws(() => double().args({ out: f32.out('n') }), /the kernel reads the array 'a', which is not declared/);
+  throws(() => double().args({ a: f32.inout('n'), out: f32.out('n') }), /'a' is declared as an output, but the kernel never writes it/);
+  throws(() => double().args({ a: f32('n'), out: f32('n') }), /'out' is declared as an input, but the kernel writes it/);
+  throws(() => double().args({ a: f32(), out: f32.out() }), /parameter 'n' is not declared/);
+  // a parameter may be declared as a value instead
+  const declared = double().args({ a: f32(), out: f32.out(), n: i32.value() });
+  assert.is(declared.kernel.arg('n')?.dtype, 'int32');
+});
+
+test('errors surface at the verb that causes them', () => {
+  const double = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
+  assert.throws(() => double.split('i', 0), /split factor must be a positive integer/);
+  assert.throws(() => double.tag({ i: 'bogus' as never }), /unknown iname tag 'bogus'/);
+});
+
+test('precompute: the verb is the core function', () => {
+  const text = ['{ [i]: 0<=i<n }', 'f(x) := x*x + 1\nout[i] = f(i) + f(i + 1)'] as const;
+  const built = kernel(text[0], text[1]).split('i', 16, { outer: 'g.0', inner: 'l.0' }).precompute('f', ['i_inner'], { defaultTag: 'l.0' });
+  const functional = precompute(splitIname(makeKernel(text[0], text[1]), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner'], { defaultTag: 'l.0' });
+  assertSameKernel(built.kernel, functional);
+});
+
+test.run();

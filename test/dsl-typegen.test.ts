@@ -1,0 +1,166 @@
+/**
+ * `loom typegen` on a small project of its own in a temporary directory: it writes the
+ * declarations of the template kernels, `--check` passes while they are fresh and fails
+ * once a kernel changes (or the file goes missing, or outlives its kernels).
+ */
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { typegen } from '@loom/dsl/typegen';
+import { main } from '../packages/dsl/src/cli.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'loom-typegen-'));
+const project = path.join(dir, 'tsconfig.json');
+const source = path.join(dir, 'src', 'kernels.ts');
+const declarations = path.join(dir, 'src', 'kernels.loom.d.ts');
+
+const FRAGMENTS = `
+import { insn } from '@loom/dsl';
+export const scale = 3;
+export const twice = insn\`out[i] = 2*a[i]\`;
+`;
+
+const KERNELS = `
+import { domain, insn, kernel as makeDslKernel, f32 } from '@loom/dsl';
+import * as loom from '@loom/dsl';
+import { scale, twice } from './fragments.ts';
+
+const n = 'n';
+const body = insn\`out[i] = \${scale}*a[i] + b[i + 1]\`;
+
+// a named template kernel, with an interpolated name, a const fragment and an imported number
+export const scaled = makeDslKernel(domain\`{ [i]: 0<=i<\${n} }\`, body, { name: 'scaled' });
+// spliced fragments from another file, through a namespace import
+export const doubled = loom.kernel([domain\`{ [i]: 0<=i<n }\`], loom.insn\`
+  \${twice}
+  total = 0
+\`, { name: 'doubled' });
+// declared arguments
+export const declared = makeDslKernel(domain\`{ [i]: 0<=i<n }\`, insn\`y[i] = a[i]\`, { name: 'declared', args: { a: f32('n'), y: f32.out('n') } });
+// typed by the compiler already: typegen leaves it alone
+export const literal = makeDslKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', { name: 'literal' });
+// unnamed: left loosely typed, with a note
+export const unnamed = makeDslKernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = a[i]\`);
+`;
+
+/** The CLI's exit code, its output kept off the test report. */
+function cli(...argv: string[]): number {
+  const { log, error } = console;
+  console.log = console.error = () => {};
+  try {
+    return main(argv);
+  } finally {
+    Object.assign(console, { log, error });
+  }
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+write(project, JSON.stringify({ compilerOptions: { strict: true }, include: ['src'] }));
+write(path.join(dir, 'src', 'fragments.ts'), FRAGMENTS);
+write(source, KERNELS);
+
+test('typegen writes the declarations of the named template kernels', () => {
+  const report = typegen({ project });
+  assert.ok(report.ok, report.errors.join('\n'));
+  assert.equal(report.kernels.map((k) => k.name), ['scaled', 'doubled', 'declared']);
+  assert.equal(report.written, [declarations]);
+  assert.equal(report.notes.length, 1);
+  assert.match(report.notes[0], /src\/kernels\.ts:21: kernel left loosely typed: give it a name/);
+
+  const text = readFileSync(declarations, 'utf8');
+  assert.match(text, "declare module '@loom/dsl'");
+  // `a` is read at i and `b` at i + 1: both inputs; `n` follows from a's size
+  assert.match(text, `    scaled: {
+      inames: 'i';
+      args: {
+        a: { kind: 'array'; dtype: 'auto'; required: true; output: false };
+        b: { kind: 'array'; dtype: 'auto'; required: true; output: false };
+        n: { kind: 'value'; dtype: 'int32'; required: false; output: false };
+        out: { kind: 'array'; dtype: 'auto'; required: false; output: true };
+      };
+    };`);
+  // the spliced fragment's instruction is there, and so is the 0-d output `total`
+  assert.match(text, "out: { kind: 'array'; dtype: 'auto'; required: false; output: true };\n        total: { kind: 'array'; dtype: 'auto'; required: false; output: true };");
+  assert.match(text, "a: { kind: 'array'; dtype: 'float32'; required: true; output: false };");
+  assert.not.match(text, 'literal');
+});
+
+test('--check passes while the declarations are fresh', () => {
+  const report = typegen({ project, check: true });
+  assert.ok(report.ok);
+  assert.equal(report.stale, []);
+  assert.equal(report.written, []);
+  assert.is(cli('typegen', '--check', '--project', project), 0);
+});
+
+test('--check fails once a kernel changes, and typegen brings it up to date', () => {
+  write(source, KERNELS.replace('b[i + 1]', 'b[i + 1] + c[i]'));
+  const report = typegen({ project, check: true });
+  assert.not.ok(report.ok);
+  assert.equal(report.stale, [{ file: declarations, why: 'out of date' }]);
+  assert.is(cli('typegen', '--check', '--project', project), 1);
+  // check mode writes nothing
+  assert.not.match(readFileSync(declarations, 'utf8'), ' c: ');
+
+  assert.ok(typegen({ project }).ok);
+  assert.match(readFileSync(declarations, 'utf8'), "c: { kind: 'array'; dtype: 'auto'; required: true; output: false };");
+  assert.ok(typegen({ project, check: true }).ok);
+});
+
+test('--check fails when the declarations are missing or left over', () => {
+  rmSync(declarations);
+  assert.equal(typegen({ project, check: true }).stale, [{ file: declarations, why: 'missing' }]);
+  assert.ok(typegen({ project }).ok);
+  assert.ok(existsSync(declarations));
+
+  // the kernels go: their declarations must go too
+  write(source, "export const nothing = 1;\n");
+  assert.equal(typegen({ project, check: true }).stale, [{ file: declarations, why: 'left over' }]);
+  assert.equal(typegen({ project }).removed, [declarations]);
+  assert.not.ok(existsSync(declarations));
+  assert.ok(typegen({ project, check: true }).ok);
+});
+
+test('a kernel that does not build is an error pointing into its template', () => {
+  write(source, "import { domain, insn, kernel } from '@loom/dsl';\nexport const broken = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i] + @`, { name: 'broken' });\n");
+  const report = typegen({ project });
+  assert.not.ok(report.ok);
+  assert.equal(report.written, []);
+  assert.is(report.errors.length, 1);
+  assert.match(report.errors[0], "src/kernels.ts:2: kernel 'broken' does not build: unexpected character '@'");
+  // line 2, column of the '@'
+  const column = readFileSync(source, 'utf8').split('\n')[1].indexOf('@') + 1;
+  assert.match(report.errors[0], `at ${source}:2:${column}`);
+});
+
+test('names are the registry keys: two template kernels may not share one', () => {
+  write(source, `import { domain, insn, kernel } from '@loom/dsl';
+export const one = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = a[i]\`, { name: 'same' });
+export const two = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = b[i]\`, { name: 'same' });
+`);
+  const report = typegen({ project });
+  assert.not.ok(report.ok);
+  assert.match(report.errors[0], "kernel name 'same' is used by 2 template kernels (src/kernels.ts:2, src/kernels.ts:3)");
+});
+
+test('values typegen cannot know leave the kernel loose, with a note saying where', () => {
+  write(source, `import { domain, insn, kernel } from '@loom/dsl';
+export function make(k: number) {
+  return kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = \${k}*a[i]\`, { name: 'dynamic' });
+}
+`);
+  const report = typegen({ project });
+  assert.ok(report.ok);
+  assert.equal(report.kernels, []);
+  assert.match(report.notes[0], "src/kernels.ts:3: kernel left loosely typed: 'k' is not a const with a static value (src/kernels.ts:3:");
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test.run();
