@@ -46,5 +46,6 @@ export type { Target, GeneratedCode } from './codegen/target.ts';
 
 export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
 export { run, compileFor, type RunOutputs } from './runtime/run.ts';
+export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { backendRequired, noteBackendMissing } from './runtime/availability.ts';

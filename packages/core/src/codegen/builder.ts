@@ -13,7 +13,7 @@ import { domainOf, parentInames } from '../kernel/domains.ts';
 import { namesRead } from '../kernel/accesses.ts';
 import { ilpRange, isIlpIname } from '../kernel/privatize-ilp.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
-import { stridesOf } from '../kernel/strides.ts';
+import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
 import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
@@ -61,7 +61,7 @@ export class KernelBuilder {
       name: t.name,
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
-      length: t.shape.length ? t.shape.reduce((acc, s) => acc * (s.kind === 'int' ? s.value : NaN), 1) : undefined,
+      length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
     }));
     const enforced = hardwareContext(this.grid, this.knl.assumptions);
     const statements = this.items(schedule, [], enforced);
@@ -202,20 +202,22 @@ export class KernelBuilder {
    */
   private ilpCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
     const { lo, hi } = ilpRange(this.knl, iname);
+    const ranged = withDim(enforced, iname).addConstraints([
+      { kind: 'ge', expr: Linear.variable(iname).sub(lo) },
+      { kind: 'ge', expr: Linear.constant(hi).sub(Linear.variable(iname)) },
+    ]);
     const tag = this.knl.inameTags.get(iname);
     if (tag?.kind === 'ilp' && !tag.unrolled) {
-      const inner = withDim(enforced, iname).addConstraints([
-        { kind: 'ge', expr: Linear.variable(iname).sub(lo) },
-        { kind: 'ge', expr: Linear.constant(hi).sub(Linear.variable(iname)) },
-      ]);
-      return [{ kind: 'for', iname, lower: int(lo), upper: int(hi), body: block(this.instruction(insn, inner)) }];
+      return [{ kind: 'for', iname, lower: int(lo), upper: int(hi), body: block(this.instruction(insn, ranged)) }];
     }
+    // guards are worked out once, with the lane as a variable, then specialized per lane:
+    // an 8x8 register tile would otherwise redo the set work 64 times
+    const generic = this.instruction(insn, ranged);
     const out: Stmt[] = [];
     for (let v = lo; v <= hi; v++) {
-      const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
-      if (fixed.isEmpty()) continue;
       const value = new Map([[iname, int(v)]]);
-      out.push(...this.instruction(insn, fixed).map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE }))));
+      const specialized = generic.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE })));
+      out.push(...specialized.flatMap(dropDecidedGuards));
     }
     return out;
   }
@@ -264,6 +266,22 @@ export class KernelBuilder {
       return x.kind === 'subscript' || x.kind === 'var' ? this.flatten(x) : x;
     });
   }
+}
+
+/** `if (true) s` is `s`; `if (false) s` is nothing (guards that a lane's value settled). */
+function dropDecidedGuards(s: Stmt): Stmt[] {
+  if (s.kind !== 'if') return [s];
+  if (s.condition.kind === 'bool') return s.condition.value ? dropDecidedGuards(s.then) : [];
+  return [s];
+}
+
+/** Elements a temporary needs: the largest offset its strides reach, plus one (padding included). */
+function declaredLength(name: string, shape: readonly Expr[], strides: readonly Expr[]): number {
+  const constant = (e: Expr, what: string) => {
+    if (e.kind !== 'int') throw new LoomError(`temporary '${name}' needs a constant ${what}, not ${printExpr(e)}`);
+    return e.value;
+  };
+  return requiredLength(shape.map((s) => constant(s, 'shape')), strides.map((s) => constant(s, 'stride')));
 }
 
 /** The lanes of an argument's `vec` axis, if it has one. */

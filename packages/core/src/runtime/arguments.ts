@@ -231,23 +231,42 @@ function checkAssumptions(knl: LoopKernel, values: ReadonlyMap<string, number | 
     if (v === undefined) return;
     point[p] = Number(v);
   }
+  const key = params.map((p) => point[p]).join(',');
+  let ok = assumptionsHold.get(knl);
+  if (!ok) assumptionsHold.set(knl, (ok = new Set()));
+  if (ok.has(key)) return;
   if (!knl.assumptions.contains(point)) {
     const given = params.map((p) => `${p} = ${point[p]}`).join(', ');
     throw new LoomError(`${given} violates the kernel's assumptions ${knl.assumptions.toString()}`);
   }
+  if (ok.size > 256) ok.clear();
+  ok.add(key);
 }
 
-/** Outputs nobody passed get the type of what is assigned to them (numpy promotion). */
+const assumptionsHold = new WeakMap<LoopKernel, Set<string>>();
+
+/** Outputs nobody passed get the type of what is assigned to them; remembered per kernel and input dtypes. */
 function inferOutputDTypes(knl: LoopKernel, dtypes: Map<string, DType>): void {
-  const known = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
-  const typed = inferTypes(Object.keys(known).length ? addDtypes(knl, known) : knl);
-  for (const arg of typed.args) {
-    if (arg.dtype === undefined) {
+  const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name) ?? ''}`).join(',');
+  let perKernel = outputTypes.get(knl);
+  if (!perKernel) outputTypes.set(knl, (perKernel = new Map()));
+  let inferred = perKernel.get(key);
+  if (!inferred) {
+    const known = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
+    const typed = inferTypes(Object.keys(known).length ? addDtypes(knl, known) : knl);
+    inferred = new Map(typed.args.map((a) => [a.name, a.dtype]));
+    perKernel.set(key, inferred);
+  }
+  for (const arg of knl.args) {
+    const dtype = inferred.get(arg.name);
+    if (dtype === undefined) {
       throw new LoomError(`cannot determine the dtype of '${arg.name}': pass an array for it or use addDtypes(knl, { ${arg.name}: 'float32' })`);
     }
-    dtypes.set(arg.name, arg.dtype);
+    dtypes.set(arg.name, dtype);
   }
 }
+
+const outputTypes = new WeakMap<LoopKernel, Map<string, Map<string, DType | undefined>>>();
 
 export function checkDTypeName(d: string): DType {
   if (!isDType(d)) throw new LoomError(`unknown dtype '${d}'`);

@@ -38,17 +38,22 @@ export function checkAccessBounds(
     access.indices.forEach((index, axis) => {
       const lin = toLinear(index);
       if (!lin || lin.variables.some((v) => !domain.dims.includes(v) && !values.has(v))) return;
+      // exact: is there an iteration whose index falls below 0 or reaches the size?
+      const at = lin.without([...values.keys()]).add(lin.variables.filter((v) => values.has(v)).reduce((s, v) => s + lin.coeff(v) * Number(values.get(v)), 0));
+      const below = domain.addConstraints([{ kind: 'ge', expr: at.negate().sub(1) }]);
+      const beyond = domain.addConstraints([{ kind: 'ge', expr: at.sub(shape[axis]) }]);
+      if (below.isEmpty() && beyond.isEmpty()) return;
       const hi = extremum(staticMax, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
       const lo = extremum(staticMin, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
-      if (lo < 0 || hi >= shape[axis]) {
-        throw new LoomError(
-          `instruction '${access.instruction.id}' would access '${access.array}' at index ${printExpr(index)} from ${lo} to ${hi} along axis ${axis}, ` +
-            `outside its shape (${shape.join(', ')})`,
-          access.instruction.span,
-        );
-      }
+      throw new LoomError(
+        `instruction '${access.instruction.id}' would access '${access.array}' at index ${printExpr(index)} ` +
+          `${below.isEmpty() ? '' : `below 0 `}${beyond.isEmpty() ? '' : `up to ${Math.max(hi, shape[axis])} `}(from about ${lo} to ${hi}) along axis ${axis}, outside its shape (${shape.join(', ')})`,
+        access.instruction.span,
+      );
     });
   }
+  // many shapes (elementwise kernels see every size): remember a bounded number
+  if (done.size > 256) done.clear();
   done.add(key);
 }
 

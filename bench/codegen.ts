@@ -1,0 +1,51 @@
+/**
+ * Code generation speed: the median time from `makeKernel` to generated code, for each tutorial
+ * kernel and the tuned SGEMM, for each target (OpenCL C, WGSL, JavaScript). CPU-side only: the same
+ * figures anywhere (on a comparable CPU). The reference is the issue's target, 5 ms per kernel.
+ *
+ * Each kernel is built afresh for every sample (nothing cached between them but what Loom caches
+ * across kernels); the first, cold sample is reported apart in the note.
+ *
+ *   node --import tsx bench/codegen.ts [--json] [--samples=20]
+ */
+import { generateCode, type Target } from '@loom/core';
+import { jsTarget } from '@loom/codegen-js';
+import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
+import { numberFlag, parseOptions } from './lib/cli.ts';
+import { Reporter, round, type Backend } from './lib/records.ts';
+import { median } from './lib/timing.ts';
+import { MATMUL_KERNELS, TUTORIAL_KERNELS } from './codegen-kernels.ts';
+
+const options = parseOptions(process.argv.slice(2), ['opencl', 'webgpu', 'cpu']);
+const samples = numberFlag(options, 'samples', 20);
+const TARGET_MS = 5;
+const reporter = new Reporter(options.json);
+
+const targets: { backend: Backend; target: Target }[] = [
+  { backend: 'opencl', target: openclTarget() },
+  { backend: 'webgpu', target: wgslTarget() },
+  { backend: 'cpu', target: jsTarget() },
+];
+
+reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}` });
+for (const { backend, target } of targets.filter((t) => options.backends.has(t.backend))) {
+  for (const kernel of [...TUTORIAL_KERNELS, ...MATMUL_KERNELS]) {
+    const times: number[] = [];
+    let lines = 0;
+    // at least 3 samples, at most `samples`, and no more than about 2 s per kernel
+    const deadline = performance.now() + 2000;
+    for (let s = 0; s < samples && (s < 3 || performance.now() < deadline); s++) {
+      const start = performance.now();
+      const code = generateCode(kernel.build(), target).code;
+      times.push(performance.now() - start);
+      lines = code.split('\n').length;
+    }
+    const cold = times[0];
+    reporter.add({
+      bench: 'codegen', backend, case: kernel.name, size: lines, value: median(times.slice(1)), unit: 'ms',
+      reference: `target ${TARGET_MS} ms`, referenceValue: TARGET_MS, device: 'host CPU', note: `first call ${round(cold)} ms; size = lines of code`,
+    });
+  }
+}
+reporter.printTable(`code generation, makeKernel to code (median of up to ${samples}; target ${TARGET_MS} ms)`);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Every benchmark figure of issue 7 in one command, PyTorch's included, then the report.
+#
+# On the GPU machine, from the repository root, with .device/ carried along (packed here first:
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/codegen.ts bench/launch.ts bench/report.ts):
+#     bash bench/h100.sh
+# Here (CPU devices, small sizes, the TypeScript run directly):
+#     bash bench/h100.sh --local
+#
+# Writes into $OUT (default bench/results/run/ there, /tmp/loom-bench here): h100.jsonl (every JSON line), a log per step (its
+# notices and readable table), and BENCHMARKS.md + h100.json from bench/report.ts. Each step has its
+# own time limit and the whole run stays under TOTAL seconds (default 560), so nothing can hang it;
+# a step that fails or times out is recorded and the next one runs.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+local_run=false
+[ "${1:-}" = --local ] && local_run=true
+if $local_run; then out=${OUT:-/tmp/loom-bench}; else out=${OUT:-bench/results/run}; fi
+mkdir -p "$out"
+lines="$out/h100.jsonl"
+: > "$lines"
+total=${TOTAL:-560}
+began=$(date +%s)
+
+# a step: NAME LIMIT COMMAND...; its stdout (JSON lines) joins h100.jsonl, its stderr goes to NAME.log
+step() {
+  local name=$1 limit=$2; shift 2
+  # `ours NAME FLAGS...`: our benchmark, the bundle there (with --full), the TypeScript here
+  if [ "$1" = ours ]; then
+    local script=$2; shift 2
+    if $local_run; then set -- node --import tsx "bench/$script.ts" "$@"; else set -- bash .device/run.sh ".device/$script.mjs" --full "$@"; fi
+  fi
+  local left=$(( total - ($(date +%s) - began) - 20 ))   # keep 20 s for the report
+  [ "$name" = report ] && left=$(( total - ($(date +%s) - began) ))
+  [ "$left" -lt "$limit" ] && limit=$left
+  if [ "$limit" -le 5 ]; then
+    echo "== $name: skipped, no time left" >&2
+    echo "{\"info\":\"step\",\"step\":\"$name\",\"rc\":124,\"seconds\":0}" >> "$lines"
+    return
+  fi
+  echo "== $name (at most ${limit} s)" >&2
+  local t0
+  t0=$(date +%s)
+  timeout -k 5 "$limit" "$@" >> "$lines" 2> "$out/$name.log"
+  local rc=$?
+  echo "{\"info\":\"step\",\"step\":\"$name\",\"rc\":$rc,\"seconds\":$(( $(date +%s) - t0 ))}" >> "$lines"
+  grep -v '^Warning: maxDynamic' "$out/$name.log" | tail -n 60 >&2
+  echo "== $name: exit $rc after $(( $(date +%s) - t0 )) s" >&2
+}
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
+echo "{\"info\":\"gpu\",\"gpu\":\"${gpu:-none}\",\"cpu\":\"${cpu:-unknown}\",\"cores\":$(nproc)}" >> "$lines"
+
+full=--full
+$local_run && full=
+step torch 100 python3 bench/torch_side.py $full --json
+step elementwise 120 ours elementwise --json
+step matmul 210 ours matmul --json --budget=40
+step codegen 60 ours codegen --json --samples=10
+step launch 45 ours launch --json
+if $local_run; then
+  step report 30 node --import tsx bench/report.ts "$lines" --out="$out"
+else
+  step report 30 bash .device/run.sh .device/report.mjs "$lines" --out="$out"
+fi
+echo "== all done in $(( $(date +%s) - began )) s; results in $out" >&2
+[ -f "$out/BENCHMARKS.md" ] && sed -n '/^## Targets/,/^## Elementwise/p' "$out/BENCHMARKS.md" >&2
+exit 0

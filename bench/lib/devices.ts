@@ -1,0 +1,30 @@
+/**
+ * The devices a benchmark runs on: each backend asked for that is present here. A missing
+ * one is a notice on stderr, not a failure: the same script runs on a laptop and the H100.
+ */
+import type { Device } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
+import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
+import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice } from '@loom/codegen-wgsl';
+import { progress, type Backend } from './records.ts';
+
+export type BenchDevice =
+  | { readonly backend: 'opencl'; readonly device: OpenCLDevice }
+  | { readonly backend: 'webgpu'; readonly device: WebGPUDevice }
+  | { readonly backend: 'cpu'; readonly device: Device };
+
+export async function openDevices(backends: ReadonlySet<Backend>): Promise<BenchDevice[]> {
+  const found: BenchDevice[] = [];
+  if (backends.has('opencl')) {
+    const device = openclDevice();
+    if (device) found.push({ backend: 'opencl', device });
+    else progress(`(OpenCL skipped: ${openclUnavailableReason()})`);
+  }
+  if (backends.has('webgpu')) {
+    const device = await webgpuDevice();
+    if (device) found.push({ backend: 'webgpu', device });
+    else progress(`(WebGPU skipped: ${webgpuUnavailableReason()})`);
+  }
+  if (backends.has('cpu')) found.push({ backend: 'cpu', device: cpuDevice() });
+  return found;
+}

@@ -1,0 +1,90 @@
+/**
+ * How long a prepared kernel runs on its device, measured the way each backend allows best:
+ *
+ *   OpenCL   event profiling (`launchTimed`): the device's own start and end stamps of each launch
+ *   WebGPU   many dispatches in one submit, wall time to `onSubmittedWorkDone` (webgpu-timer.ts)
+ *   CPU      wall time around `launch`
+ *
+ * Each returns the median of several samples, after a warm-up launch (which also pays for
+ * any lazy compilation), in seconds per launch of the whole program.
+ */
+import { type PreparedLaunch } from '@loom/core';
+import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
+import type { BenchDevice } from './devices.ts';
+import { loomKernels, timeDispatches, type DirectKernel } from './webgpu-timer.ts';
+
+export interface TimingOptions {
+  /** Samples to take the median of. */
+  readonly samples?: number;
+  /** Stop sampling after about this long (at least one sample is always taken). */
+  readonly maxSeconds?: number;
+}
+
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Seconds per launch of `prepared` on `d`'s device. */
+export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, options: TimingOptions = {}): Promise<number> {
+  switch (d.backend) {
+    case 'opencl': return openclSeconds(d, prepared, options);
+    case 'webgpu': {
+      let kernels: DirectKernel[];
+      try {
+        kernels = await loomKernels(d.device, prepared);
+      } catch {
+        return wallSeconds(() => prepared.launch(), () => d.device.gpuDevice.queue.onSubmittedWorkDone(), options);
+      }
+      return batchedSeconds((count) => timeDispatches(d.device, kernels, count), options);
+    }
+    case 'cpu': return wallSeconds(() => prepared.launch(), async () => {}, options);
+  }
+}
+
+function openclSeconds(d: Extract<BenchDevice, { backend: 'opencl' }>, prepared: PreparedLaunch, options: TimingOptions): number {
+  const context = d.device.context;
+  const launches = prepared.kernels.map((k) => ({
+    name: k.kernel.name,
+    args: k.args.map((a): KernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+    global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
+    local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
+  }));
+  const once = () => launches.reduce((ns, l) => ns + context.launchTimed(prepared.compiled as OpenCLProgram, l.name, l.args, l.global, l.local), 0) / 1e9;
+  return sampled(once, options);
+}
+
+/** Takes `once()` samples (after one warm-up) until enough are taken or the time is up; their median. */
+export function sampled(once: () => number, options: TimingOptions): number {
+  const { samples = 10, maxSeconds = 2 } = options;
+  const warm = once();
+  const times: number[] = [];
+  const deadline = performance.now() + 1000 * Math.max(0, maxSeconds - warm);
+  do times.push(once());
+  while (times.length < samples && performance.now() < deadline);
+  return median(times);
+}
+
+/** For timers that batch: a batch lasts about 20 ms (at most 50 launches), and batches are sampled. */
+export async function batchedSeconds(batch: (count: number) => Promise<number>, options: TimingOptions): Promise<number> {
+  const { samples = 5, maxSeconds = 2 } = options;
+  const warm = await batch(1);
+  const count = Math.max(1, Math.min(50, Math.round(0.02 / Math.max(warm, 1e-6))));
+  const times: number[] = [];
+  const deadline = performance.now() + 1000 * maxSeconds;
+  do times.push((await batch(count)) / count);
+  while (times.length < samples && performance.now() < deadline);
+  return median(times);
+}
+
+/** Wall time of `launch` then `settle` (wait for the device), per launch, in batches. */
+export async function wallSeconds(launch: () => Promise<void>, settle: () => Promise<unknown>, options: TimingOptions): Promise<number> {
+  return batchedSeconds(async (count) => {
+    await settle();
+    const start = performance.now();
+    for (let r = 0; r < count; r++) await launch();
+    await settle();
+    return (performance.now() - start) / 1000;
+  }, options);
+}

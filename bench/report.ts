@@ -1,0 +1,162 @@
+/**
+ * Turns the JSON lines of a benchmark run (ours and bench/torch_side.py's) into
+ *
+ *   BENCHMARKS.md             the figures, hardware, date, commands, and the issue's targets met or missed
+ *   bench/results/h100.json   the records { bench, backend, case, size, value, unit, reference, referenceValue, ratio, date }
+ *
+ * Our elementwise and SGEMM lines are paired with PyTorch's on the same case and size (ratio =
+ * ours / PyTorch's throughput); lines without a PyTorch counterpart keep the reference they were
+ * measured with (a hand-written kernel, a raw dispatch, the code generation target).
+ *
+ *   node --import tsx bench/report.ts RUN.jsonl [MORE.jsonl ...] [--out=DIR]
+ *
+ * With --out, both files go to DIR; otherwise to the repository's BENCHMARKS.md and bench/results/.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ratioOf, type Measurement, type MeasurementLine } from './lib/records.ts';
+
+type Line = Omit<MeasurementLine, 'backend'> & { backend: MeasurementLine['backend'] | 'torch' };
+type Info = { info: string; [key: string]: unknown };
+
+const args = process.argv.slice(2);
+const files = args.filter((a) => !a.startsWith('--'));
+const outDir = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+if (files.length === 0) {
+  console.error('usage: node --import tsx bench/report.ts RUN.jsonl [MORE.jsonl ...] [--out=DIR]');
+  process.exit(2);
+}
+
+const lines: Line[] = [];
+const infos: Info[] = [];
+for (const file of files) {
+  for (const text of readFileSync(file, 'utf8').split('\n')) {
+    if (!text.startsWith('{')) continue; // notices, tables, anything that is not a record
+    try {
+      const parsed = JSON.parse(text) as Line | Info;
+      if ('info' in parsed) infos.push(parsed);
+      else if ('bench' in parsed && typeof parsed.value === 'number') lines.push(parsed);
+    } catch {
+      // a line cut short by a timeout: skip it
+    }
+  }
+}
+
+// --- pairing with PyTorch ---------------------------------------------------------------------------
+
+const torch = new Map(lines.filter((l) => l.backend === 'torch').map((l) => [`${l.bench}|${l.case}|${l.size}`, l]));
+const TORCH_NAME: Record<string, string> = { elementwise: 'torch.add', matmul: 'torch.matmul (cuBLAS, TF32 off)' };
+
+/** Our line with PyTorch as its reference, when PyTorch measured the same case and size. */
+function paired(l: Line): MeasurementLine {
+  const base = l.case.replace(/ \(.*\)$/, ''); // 'rows (loom kernel)' compares with torch's 'rows'
+  const t = torch.get(`${l.bench}|${base}|${l.size}`);
+  if (!t) return l as MeasurementLine;
+  return { ...(l as MeasurementLine), reference: TORCH_NAME[l.bench] ?? 'PyTorch', referenceValue: t.value, ratio: roundRatio(ratioOf(l.unit, l.value, t.value)) };
+}
+
+const ours = lines.filter((l) => l.backend !== 'torch').map(paired);
+const records: Measurement[] = ours.map(({ bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date }) => ({
+  bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date,
+}));
+
+// --- BENCHMARKS.md ----------------------------------------------------------------------------------
+
+const date = ours[0]?.date ?? new Date().toISOString().slice(0, 10);
+const torchInfo = infos.find((i) => i.info === 'torch');
+const gpuInfo = infos.find((i) => i.info === 'gpu');
+const devices = [...new Set(ours.filter((l) => l.device !== 'host CPU').map((l) => `${l.backend}: ${l.device}`))];
+const tuned = infos.filter((i) => i.info === 'autotune-best');
+
+const md: string[] = [];
+md.push('# Benchmarks', '');
+md.push(`Figures of ${date}. Ratios compare with PyTorch on the same machine and run where PyTorch has the`);
+md.push('operation (higher is better: ours/theirs for throughputs, theirs/ours for times); otherwise with the');
+md.push('reference named in the row (a hand-written kernel through the same API, a raw dispatch, the target).', '');
+md.push('## Hardware and software', '');
+if (gpuInfo) md.push(`- GPU: ${String(gpuInfo.gpu ?? '')}`);
+if (torchInfo) md.push(`- PyTorch ${String(torchInfo.torch)} (CUDA ${String(torchInfo.cuda)}) on ${String(torchInfo.device)}`);
+for (const d of devices) md.push(`- ${d}`);
+const host = infos.find((i) => i.info === 'host');
+if (host) md.push(`- host: Node ${String(host.node)}, ${String(host.platform)}${gpuInfo?.cpu ? `, ${String(gpuInfo.cpu)}` : ''}`);
+md.push('', '## How they were made', '');
+md.push('On the GPU machine (see `../shared/device/README.md`), from the repository root:', '');
+md.push('```sh');
+md.push('../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/codegen.ts bench/launch.ts bench/report.ts   # here');
+md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
+md.push('```', '');
+md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
+md.push('without `--full`, small sizes for CPU devices: PoCL, lavapipe). Timing: OpenCL kernels by event');
+md.push('profiling (median of launches); WebGPU kernels by wall time over dozens of dispatches in one submit;');
+md.push('PyTorch by CUDA events over back-to-back calls; `pointwise()` calls by wall time, back to back.', '');
+
+md.push('## Targets (issue 7)', '');
+md.push('| target | measured | met |', '| --- | --- | --- |');
+for (const row of targetRows()) md.push(`| ${row.join(' | ')} |`);
+md.push('');
+
+for (const [bench, title, note] of [
+  ['elementwise', 'Elementwise add, float32 (size: elements)', 'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.'],
+  ['matmul', 'SGEMM, float32 (size: n)', 'TFLOP/s = 2n³ / time. `sgemm` is the autotuned transformation of `c[i,j] = sum(k, a[i,k]*b[k,j])` (examples/matmul.ts).'],
+  ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
+  ['launch', 'Launch overhead, tiny kernel', 'Microseconds per launch of out = 2*a over 1024 floats on the device, waited for; reference is a raw dispatch through the same API.'],
+] as const) {
+  const rows = ours.filter((l) => l.bench === bench);
+  if (rows.length === 0) continue;
+  md.push(`## ${title}`, '', note, '');
+  md.push('| backend | case | size | value | reference | ratio |', '| --- | --- | --- | --- | --- | --- |');
+  for (const l of rows) {
+    md.push(`| ${l.backend} | ${l.case}${l.note ? ` <br><sub>${l.note}</sub>` : ''} | ${l.size} | ${l.value} ${l.unit} | ${l.referenceValue === null ? '' : `${l.referenceValue} ${l.unit} (${l.reference})`} | ${l.ratio === null ? '' : `${l.ratio}x`} |`);
+  }
+  md.push('');
+  if (bench === 'matmul' && tuned.length) {
+    md.push('Autotuned configurations:', '');
+    for (const t of tuned) md.push(`- ${String(t.backend)} at n = ${String(t.n)}: \`${JSON.stringify(t.config)}\`, ${String(t.tflops)} TFLOP/s (${String(t.tried)} tried)`);
+    md.push('');
+  }
+}
+const failures = infos.filter((i) => i.info === 'step' && i.rc !== 0);
+if (failures.length) {
+  md.push('## Steps that did not finish cleanly', '');
+  for (const f of failures) md.push(`- ${String(f.step)}: exit status ${String(f.rc)}${f.rc === 124 ? ' (timed out)' : ''}`);
+  md.push('');
+}
+
+const mdPath = outDir ? path.join(outDir, 'BENCHMARKS.md') : 'BENCHMARKS.md';
+const jsonPath = outDir ? path.join(outDir, 'h100.json') : path.join('bench', 'results', 'h100.json');
+mkdirSync(path.dirname(jsonPath), { recursive: true });
+writeFileSync(mdPath, md.join('\n'));
+writeFileSync(jsonPath, JSON.stringify(records, null, 2) + '\n');
+console.error(`wrote ${mdPath} and ${jsonPath} (${records.length} records)`);
+
+/** The issue's targets, each with what was measured and whether it is met. */
+function targetRows(): string[][] {
+  const rows: string[][] = [];
+  const find = (bench: string, backend: string, c: string, size?: number) =>
+    ours.find((l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size));
+  const verdict = (ratio: number | null | undefined, bar: number) => (ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no');
+  for (const [backend, bar] of [['opencl', 0.95], ['webgpu', 0.85]] as const) {
+    for (const layout of ['contiguous', 'rows', 'transposed']) {
+      const l = find('elementwise', backend, layout);
+      rows.push([`elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`, l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
+    }
+  }
+  for (const [backend, bar] of [['opencl', 0.6], ['webgpu', 0.4]] as const) {
+    const l = find('matmul', backend, 'sgemm', 4096);
+    rows.push([`SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`, l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
+  }
+  const tutorial = ours.filter((l) => l.bench === 'codegen' && !l.case.startsWith('sgemm'));
+  if (tutorial.length) {
+    const worst = tutorial.reduce((x, y) => (y.value > x.value ? y : x));
+    rows.push(['code generation ≤ 5 ms median per tutorial kernel', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, worst.value <= 5 ? 'yes' : 'no']);
+  }
+  for (const backend of ['opencl', 'webgpu']) {
+    const l = find('launch', backend, 'run');
+    rows.push([`run host overhead ≤ 1.5x raw dispatch, ${backend}`, l ? `${l.value} us vs ${l.referenceValue ?? '?'} us` : '', verdict(l?.ratio, 1 / 1.5)]);
+  }
+  return rows;
+}
+
+function roundRatio(x: number | null): number | null {
+  return x === null ? null : Math.round(x * 1000) / 1000;
+}

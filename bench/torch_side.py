@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""PyTorch's side of the benchmarks: the same operations, shapes and layouts as bench/elementwise.ts
+and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/report.ts pairs with ours.
+
+    python3 bench/torch_side.py [--full] [--json]
+
+  elementwise  torch.add(x, y, out=out) on float32 rows x cols (8192 x 8192 = 2^26 with --full), y
+               contiguous, broadcast along the rows (shape (cols,)), or transposed (y.t() of a
+               contiguous cols x rows tensor); GB/s counting x, y and out once, as ours do
+  matmul       torch.matmul(a, b, out=c), float32, n = 1024 .. 8192, TF32 off (cuBLAS SGEMM); TFLOP/s
+
+Without a CUDA device it says so and exits cleanly: the other benchmarks still run.
+"""
+import argparse
+import datetime
+import json
+import statistics
+import sys
+
+
+def emit(record, as_json):
+    if as_json:
+        print(json.dumps(record), flush=True)
+    else:
+        value = record.get("value")
+        print(f"  torch {record.get('bench', record.get('info'))} {record.get('case', '')} {record.get('size', '')}: "
+              f"{value if value is not None else json.dumps(record)} {record.get('unit', '')}", file=sys.stderr, flush=True)
+
+
+def time_per_call(torch, call, budget_seconds=2.0, rounds=5):
+    """Median seconds per call: rounds of back-to-back calls between two CUDA events, after a warm-up."""
+    for _ in range(3):
+        call()
+    torch.cuda.synchronize()
+    # size a round to about 20 ms (at most 50 calls), as bench/lib/timing.ts does for WebGPU
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    call()
+    end.record()
+    end.synchronize()
+    once = start.elapsed_time(end) / 1000
+    count = max(1, min(50, round(0.02 / max(once, 1e-6))))
+    times = []
+    spent = 0.0
+    while len(times) < rounds and (len(times) < 2 or spent < budget_seconds):
+        start.record()
+        for _ in range(count):
+            call()
+        end.record()
+        end.synchronize()
+        seconds = start.elapsed_time(end) / 1000
+        times.append(seconds / count)
+        spent += seconds
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="the issue's sizes (2^26 elements, n = 1024..8192)")
+    parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
+    args = parser.parse_args()
+    today = datetime.date.today().isoformat()
+
+    try:
+        import torch
+    except ImportError:
+        print("(torch_side.py: PyTorch is not installed here; nothing to compare with)", file=sys.stderr)
+        return 0
+    if not torch.cuda.is_available():
+        print("(torch_side.py: PyTorch has no CUDA device here; nothing to compare with)", file=sys.stderr)
+        return 0
+
+    # cuBLAS's true float32 GEMM, not TF32 (which Ampere and later would otherwise be allowed to use)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    cuda = torch.device("cuda")
+    name = torch.cuda.get_device_name(0)
+    emit({"info": "torch", "torch": torch.__version__, "cuda": torch.version.cuda, "device": name, "date": today}, args.json)
+
+    def record(bench, case, size, value, unit):
+        emit({"bench": bench, "backend": "torch", "case": case, "size": size, "value": float(f"{value:.4g}"), "unit": unit,
+              "device": name, "date": today}, args.json)
+
+    rows, cols = (8192, 8192) if args.full else (1024, 2048)
+    n = rows * cols
+    try:
+        x = torch.rand(rows, cols, device=cuda)
+        y = torch.rand(rows, cols, device=cuda)
+        y_t = torch.rand(cols, rows, device=cuda)
+        row = torch.rand(cols, device=cuda)
+        out = torch.empty(rows, cols, device=cuda)
+        layouts = {
+            "contiguous": (y, 12 * n),
+            "rows": (row, 8 * n + 4 * cols),
+            "transposed": (y_t.t(), 12 * n),
+        }
+        for case, (other, moved) in layouts.items():
+            try:
+                seconds = time_per_call(torch, lambda: torch.add(x, other, out=out))
+                assert torch.equal(out, x + other), "torch.add gave an unexpected result"
+                record("elementwise", case, n, moved / seconds / 1e9, "GB/s")
+            except Exception as e:  # one failure must not cost the other figures
+                print(f"  torch elementwise {case}: FAILED: {e}", file=sys.stderr)
+        del x, y, y_t, row, out
+        torch.cuda.empty_cache()
+    except Exception as e:
+        print(f"  torch elementwise: FAILED: {e}", file=sys.stderr)
+
+    for size in ([1024, 2048, 4096, 8192] if args.full else [128, 256]):
+        try:
+            a = torch.rand(size, size, device=cuda) * 2 - 1
+            b = torch.rand(size, size, device=cuda) * 2 - 1
+            c = torch.empty(size, size, device=cuda)
+            seconds = time_per_call(torch, lambda: torch.matmul(a, b, out=c))
+            record("matmul", "sgemm", size, 2 * size**3 / seconds / 1e12, "TFLOP/s")
+            del a, b, c
+            torch.cuda.empty_cache()
+        except Exception as e:
+            print(f"  torch matmul {size}: FAILED: {e}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+/**
+ * A fast SGEMM made of one line of math and a handful of transformations.
+ *
+ *     c[i, j] = sum(k, a[i, k]*b[k, j])
+ *
+ * is the whole kernel. Everything that makes it fast is a transformation applied afterwards:
+ *
+ *   1. work-group tiles   each work-group computes a tileM x tileN block of c (split i and j, tag g.*)
+ *   2. register tiles     each work-item holds regM x regN results in registers (split again, tag `ilp`):
+ *                         one value of a is reused regN times, one of b regM times
+ *   3. local memory       the a and b panels a work-group needs for tileK steps of k are staged in
+ *                         local memory (addPrefetch), read from global memory once per work-group
+ *   4. cooperative fetch  all work-items of the group share the staging, neighbours reading
+ *                         neighbouring words (splitIname onto l.0/l.1)
+ *
+ * `matmulKernel(config)` applies them; `bench/autotune-matmul.ts` searches the configurations on the
+ * device at hand. Run this file to see the generated OpenCL C and WGSL and check the result on every
+ * device present against the CPU device:
+ *
+ *     npx tsx examples/matmul.ts
+ */
+import { pathToFileURL } from 'node:url';
+import {
+  addDtypes, addPrefetch, assume, fixParameters, generateCode, makeKernel, prioritizeLoops, run, splitIname, tagInames,
+  type Device, type LoopKernel,
+} from '@loom/core';
+
+export interface MatmulConfig {
+  /** Rows and columns of c computed by one work-group. */
+  readonly tileM: number;
+  readonly tileN: number;
+  /** Steps of k staged in local memory at a time. */
+  readonly tileK: number;
+  /** Rows and columns of c held in registers by one work-item. */
+  readonly regM: number;
+  readonly regN: number;
+  /**
+   * How a work-item's register tile sits in the work-group's tile: `strided` (rows t, t+T, t+2T...,
+   * where T is the number of work-items along the axis: neighbouring work-items read neighbouring
+   * words of local memory, with no bank conflicts) or `blocked` (rows regM*t ... regM*t + regM-1).
+   */
+  readonly layout: 'strided' | 'blocked';
+  /** Stage a and b in local memory (otherwise every work-item reads global memory, through the caches). */
+  readonly prefetch: boolean;
+  /** Unroll the loop over the tileK staged steps. */
+  readonly unrollK: boolean;
+}
+
+/** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
+export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: true, unrollK: false };
+
+/** The work-group's shape: work-items along j (l.0) and along i (l.1). */
+export function workGroupOf(config: MatmulConfig): { along0: number; along1: number } {
+  return { along0: config.tileN / config.regN, along1: config.tileM / config.regM };
+}
+
+/** Why a configuration cannot be built (sizes that do not divide), or undefined when it can. */
+export function configProblem(config: MatmulConfig): string | undefined {
+  const { tileM, tileN, tileK, regM, regN } = config;
+  if (tileM % regM || tileN % regN) return 'the register tile must divide the work-group tile';
+  const { along0, along1 } = workGroupOf(config);
+  // a's panel is tileM x tileK, b's tileK x tileN: k runs along l.0 for a and along l.1 for b
+  if (config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  return undefined;
+}
+
+/** The plain kernel: one line of math, for square n x n matrices. */
+export function plainMatmul(): LoopKernel {
+  return makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm', assumptions: 'n >= 1' });
+}
+
+/**
+ * The plain kernel, transformed by `config`, for n x n matrices: n fixed when given (a kernel
+ * per size, as BLAS libraries pick one per shape), otherwise any multiple of the tile sizes.
+ */
+export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number): LoopKernel {
+  const problem = configProblem(config) ?? (n !== undefined && n % lcm(config.tileM, config.tileN, config.tileK) ? `n = ${n} is not a multiple of the tiles` : undefined);
+  if (problem) throw new Error(`matmulKernel(${JSON.stringify(config)}): ${problem}`);
+  const { tileM, tileN, tileK, regM, regN } = config;
+  const { along0, along1 } = workGroupOf(config);
+
+  // Whole tiles only: no guards at the edges of c (the caller pads, as BLAS wrappers do).
+  let knl = plainMatmul();
+  knl = n === undefined ? assume(knl, `n mod ${lcm(tileM, tileN, tileK)} = 0`) : fixParameters(knl, { n });
+
+  // 1. Work-group tiles: i = tileM*i_outer + i_inner, i_outer on the group grid's axis 1 (j on axis 0).
+  knl = splitIname(knl, 'i', tileM, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', tileN, { outerTag: 'g.0' });
+
+  // 2. Register tiles: each tile row index splits into a work-item part (l.*) and a register
+  //    part (ilp): the ilp inames become unrolled copies of every instruction inside them, and
+  //    the sum's accumulator becomes a small private array, one entry per copy.
+  if (config.layout === 'strided') {
+    knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
+    knl = splitIname(knl, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
+  } else {
+    knl = splitIname(knl, 'i_inner', regM, { outerTag: 'l.1', innerTag: 'ilp' });
+    knl = splitIname(knl, 'j_inner', regN, { outerTag: 'l.0', innerTag: 'ilp' });
+  }
+
+  // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
+  knl = splitIname(knl, 'k', tileK);
+  if (config.prefetch) {
+    knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
+    knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], { temporaryAddressSpace: 'local' });
+    // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
+    //    words of a panel row, so each row is read from global memory in whole lines.
+    knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
+    knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
+  }
+  if (config.unrollK) knl = tagInames(knl, { k_inner: 'unr' });
+  return prioritizeLoops(knl, 'k_outer,k_inner');
+}
+
+/**
+ * Spreads a fetch's two loops over the work-group: the panel's last axis (contiguous in memory)
+ * over l.0, its first over l.1, each in unrolled rounds when the panel is larger than the group.
+ * (Joining the two loops first would let any panel shape fit, but the fetch's bounds depend on
+ * the group's position, which joinInames does not allow.)
+ */
+function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number], row: string, column: string, along0: number, along1: number): LoopKernel {
+  const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
+    extent === along ? tagInames(k, { [iname]: axis }) : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
+  knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
+  // when both axes take several rounds, go row by row, as the panel lies in memory
+  return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
+}
+
+function lcm(...values: number[]): number {
+  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
+  return values.reduce((x, y) => (x * y) / gcd(x, y), 1);
+}
+
+/** c = a*b on the CPU in float64, for checking. */
+export function referenceMatmul(a: Float32Array, b: Float32Array, n: number): Float64Array {
+  const c = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < n; k++) {
+      const aik = a[i * n + k];
+      for (let j = 0; j < n; j++) c[i * n + j] += aik * b[k * n + j];
+    }
+  }
+  return c;
+}
+
+/** Largest difference from the reference, relative to the size of the terms summed. */
+export function matmulError(c: ArrayLike<number>, reference: ArrayLike<number>, n: number): number {
+  let worst = 0;
+  for (let x = 0; x < reference.length; x++) worst = Math.max(worst, Math.abs(c[x] - reference[x]));
+  return worst / n;
+}
+
+// --- run as a script: show the code, check every device -------------------------------------------------
+
+async function main(): Promise<void> {
+  const { cpuDevice } = await import('@loom/codegen-js');
+  const { openclDevice, openclTarget } = await import('@loom/codegen-opencl');
+  const { webgpuDevice, wgslTarget } = await import('@loom/codegen-wgsl');
+  const n = 128;
+  const knl = matmulKernel(DEFAULT_MATMUL, n);
+  const typed = addDtypes(knl, { a: 'float32', b: 'float32' });
+  console.log(`=== ${JSON.stringify(DEFAULT_MATMUL)}, n = ${n}: OpenCL C ===\n`);
+  console.log(generateCode(typed, openclTarget()).code);
+  console.log('=== WGSL ===\n');
+  console.log(generateCode(typed, wgslTarget()).code);
+
+  const devices: Device[] = [cpuDevice()];
+  const cl = openclDevice();
+  if (cl) devices.push(cl);
+  const gpu = await webgpuDevice();
+  if (gpu) devices.push(gpu);
+
+  const a = Float32Array.from({ length: n * n }, (_, x) => ((x * 7) % 13) / 13 - 0.5);
+  const b = Float32Array.from({ length: n * n }, (_, x) => ((x * 5) % 11) / 11 - 0.5);
+  const expected = referenceMatmul(a, b, n);
+  const configs: MatmulConfig[] = [
+    DEFAULT_MATMUL,
+    { ...DEFAULT_MATMUL, layout: 'blocked', unrollK: true },
+    { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true },
+    { ...DEFAULT_MATMUL, prefetch: false },
+  ];
+  for (const config of configs) {
+    for (const device of devices) {
+      const { c } = await run(matmulKernel(config, n), device, { a, b });
+      const error = matmulError(c as Float32Array, expected, n);
+      const ok = error < 1e-6;
+      console.log(`  ${device.name}: ${JSON.stringify(config)}: ${ok ? 'ok' : `WRONG (error ${error})`}`);
+      if (!ok) process.exitCode = 1;
+    }
+  }
+  gpu?.destroy();
+}
+
+// Only when run directly (not when the benchmarks import the recipe, bundled or not).
+if (import.meta.url.endsWith('/examples/matmul.ts') && process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

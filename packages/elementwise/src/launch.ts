@@ -1,0 +1,133 @@
+/**
+ * From a prepared call to a kernel launch: which distinct storages the operands
+ * view (each becomes one kernel argument), the variant's spec, and the values of
+ * its arguments — sizes, strides, offsets, scalars.
+ */
+import { LoomError, run, type RunArgument } from '@loom/core';
+import type { InputOperand } from './arguments.ts';
+import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
+import { roundToFloat16 } from './float16.ts';
+import type { Scalar } from './host.ts';
+import type { KernelSpec, PointwiseKernel } from './kernel.ts';
+import type { TaskSpace } from './layout.ts';
+import type { DTypes } from './metadata.ts';
+import { isComplexScalar } from './promotion.ts';
+import { Storage } from './storage.ts';
+import type { Tensor } from './tensor.ts';
+
+/** The kernel's indices are int32. */
+const INT32_MAX = 2 ** 31 - 1;
+
+export interface Operands {
+  readonly inputs: readonly InputOperand[];
+  readonly outputs: readonly Tensor[];
+}
+
+/** The distinct storages the tensors view, in order of first use, and each tensor's index among them. */
+function storagesOf(tensors: readonly Tensor[]): { storages: Storage[]; index: Map<Tensor, number> } {
+  const storages: Storage[] = [];
+  const index = new Map<Tensor, number>();
+  for (const t of tensors) {
+    let k = storages.indexOf(t.storage);
+    if (k < 0) k = storages.push(t.storage) - 1;
+    index.set(t, k);
+  }
+  return { storages, index };
+}
+
+/**
+ * The spec of the variant a call needs. `outputs` are the given output tensors,
+ * undefined for those yet to be allocated (each will have a storage of its own).
+ */
+export function kernelSpec(inputs: readonly InputOperand[], outputs: readonly (Tensor | undefined)[], dtypes: DTypes, rank: number, blockSize: number): KernelSpec {
+  const { storages, index } = storagesOf(inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])));
+  const storageDTypes = storages.map((s) => s.dtype);
+  // outputs in order, as launch() will meet them: a given one may share an input's storage, a fresh one has its own
+  const outputStorage = outputs.map((t, k) => {
+    const shared = t ? storages.indexOf(t.storage) : -1;
+    if (shared >= 0) return shared;
+    if (t) storages.push(t.storage);
+    return storageDTypes.push(componentDType(dtypes.outputs[k])) - 1;
+  });
+  return {
+    rank,
+    storages: storageDTypes,
+    inputs: inputs.map((input, k) =>
+      input.kind === 'tensor'
+        ? { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k] }
+        : { kind: 'scalar', as: dtypes.inputs[k] },
+    ),
+    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k] })),
+    blockSize,
+  };
+}
+
+/** Runs `variant` over `task` once everything queued on the operands' storages is done. */
+export function launch(variant: PointwiseKernel, operands: Operands, task: TaskSpace): Promise<void> {
+  const tensors = [...operands.inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])), ...operands.outputs];
+  const { storages } = storagesOf(tensors);
+  const numel = task.shape.reduce((a, b) => a * b, 1);
+  if (numel > INT32_MAX) throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
+  for (const s of storages) {
+    if (s.length > INT32_MAX) throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
+  }
+  if (numel === 0) return Promise.resolve();
+
+  const values: Record<string, RunArgument> = { n: numel };
+  const { rank } = variant.spec;
+  for (let d = 0; d < rank; d++) {
+    if (rank >= 2 && d < rank - 1) values[`span${d}`] = task.shape.slice(d + 1).reduce((a, b) => a * b, 1);
+    if (rank >= 2 && d > 0) values[`size${d}`] = task.shape[d];
+  }
+  let operand = 0;
+  const place = (prefix: string, t: Tensor) => {
+    values[`${prefix}_offset`] = t.offset;
+    task.strides[operand++].forEach((s, d) => (values[`${prefix}_stride${d}`] = s));
+  };
+  operands.inputs.forEach((input, k) => {
+    if (input.kind === 'tensor') place(`in${k}`, input.tensor);
+    else Object.assign(values, scalarValues(`in${k}`, input.value, variant.spec.inputs[k].as));
+  });
+  operands.outputs.forEach((t, k) => place(`out${k}`, t));
+  for (const [name, value] of variant.constants) values[name] = value;
+
+  return Storage.after(storages, async () => {
+    storages.forEach((s, k) => {
+      values[`buf${k}`] = s.asDeviceArray();
+      values[`buf${k}_size`] = s.length;
+    });
+    await run(variant.kernel, storages[0].device, values);
+  });
+}
+
+/** A scalar as the kernel takes it in `dtype`: converted as a cast would (ints wrap), complex as two parts. */
+function scalarValues(name: string, value: Scalar, dtype: TensorDType): Record<string, RunArgument> {
+  if (isComplex(dtype)) {
+    const c = isComplexScalar(value) ? value : { re: Number(value), im: 0 };
+    return { [`${name}_re`]: toDType(c.re, componentDType(dtype)), [`${name}_im`]: toDType(c.im, componentDType(dtype)) };
+  }
+  if (isComplexScalar(value)) return { [name]: toDType(value.re, dtype) };
+  return { [name]: toDType(value, dtype) };
+}
+
+function toDType(value: number | boolean | bigint, dtype: TensorDType): number | bigint {
+  if (dtype === 'bool') return value ? 1 : 0;
+  if (isFloating(dtype)) {
+    const x = Number(value);
+    return dtype === 'float32' ? Math.fround(x) : dtype === 'float16' ? roundToFloat16(x) : x;
+  }
+  // as C converts: fractions truncate (a non-finite number has no integer: 0)
+  const whole = typeof value === 'bigint' ? value : Number.isFinite(Number(value)) ? BigInt(Math.trunc(Number(value))) : 0n;
+  switch (dtype) {
+    case 'int64': return BigInt.asIntN(64, whole);
+    case 'uint64': return BigInt.asUintN(64, whole);
+    case 'int32': case 'int16': case 'int8': {
+      const bits = dtype === 'int32' ? 32 : dtype === 'int16' ? 16 : 8;
+      return Number(BigInt.asIntN(bits, whole));
+    }
+    default: {
+      const bits = dtype === 'uint32' ? 32 : dtype === 'uint16' ? 16 : 8;
+      return Number(BigInt.asUintN(bits, whole));
+    }
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * From a payload expression to what a kernel computes, once the dtypes are known.
+ *
+ * The payload is written once, for any dtypes; this pass makes its meaning exact for
+ * one set of them:
+ * - `truediv(a, b)` (JS `/`) divides exactly: integer operands become float32 first,
+ *   as PyTorch's true_divide does;
+ * - `fmod(a, b)` (JS `%`) on integers is the truncated remainder in integers;
+ * - float functions (`sin`, `sqrt`, ...) of integers compute in float32 (PyTorch's
+ *   default float), not in the float64 the core would choose;
+ * - conditions and boolean outputs test `!= 0` explicitly, as a cast to bool means;
+ * - complex values, which the core does not have, are pairs of real expressions, and
+ *   complex arithmetic is expanded into real arithmetic on them (PyTorch's formulas:
+ *   Smith's division, as c10::complex divides);
+ * - non-finite constants, which the instruction language cannot spell, become value
+ *   arguments.
+ * Everything else is left to the core's own typing, which is PyTorch's across
+ * categories and keeps literals weak.
+ */
+import { exprType, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
+import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
+
+const { binary, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+
+/** A lowered value: one real expression, or a complex number as two. */
+export type Value =
+  | { readonly kind: 'real'; readonly expr: Expr }
+  | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
+
+export const real = (e: Expr): Value => ({ kind: 'real', expr: e });
+export const complex = (re: Expr, im: Expr, dtype: ComplexDType): Value => ({ kind: 'complex', re, im, dtype });
+
+export interface LowerEnv {
+  /** The value of each payload parameter. */
+  readonly params: ReadonlyMap<string, Value>;
+  /** The dtypes of the names real expressions mention (temporaries, value arguments). */
+  readonly typeOf: (name: string) => DType | undefined;
+  /** A name holding a non-finite constant (a value argument). */
+  readonly constant: (value: number) => Expr;
+  /** A temporary holding `e`, so that a value used several times is computed once. */
+  readonly bind: (e: Expr) => Expr;
+}
+
+/** The dtype PyTorch gives an integer that must become a float (its default float). */
+const INT_TO_FLOAT: DType = 'float32';
+/** Functions whose value is a float for any argument (the core computes them in float64 for integers). */
+const FLOAT_FUNCTIONS = new Set([
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10',
+  'sqrt', 'rsqrt', 'cbrt', 'pow', 'erf', 'fabs',
+]);
+/** Rounding functions: the identity on integers. */
+const ROUNDING = new Set(['floor', 'ceil', 'trunc', 'round']);
+
+export function lower(e: Expr, env: LowerEnv): Value {
+  return new Lowering(env).value(e);
+}
+
+class Lowering {
+  constructor(private readonly env: LowerEnv) {}
+
+  value(e: Expr): Value {
+    switch (e.kind) {
+      case 'int': case 'bool':
+        return real(e);
+      case 'float':
+        return real(Number.isFinite(e.value) ? e : this.env.constant(e.value));
+      case 'var': {
+        const v = this.env.params.get(e.name);
+        if (!v) throw new LoomError(`'${e.name}' is not a parameter of the payload`);
+        return v;
+      }
+      case 'neg': {
+        const v = this.value(e.operand);
+        return v.kind === 'complex' ? complex(neg(v.re), neg(v.im), v.dtype) : real(neg(v.expr));
+      }
+      case 'binary':
+        return this.binary(e.op, this.value(e.left), this.value(e.right));
+      case 'compare':
+        return this.compare(e.op, this.value(e.left), this.value(e.right));
+      case 'logical':
+        return real(logical(e.op, this.truthy(this.value(e.left)), this.truthy(this.value(e.right))));
+      case 'not':
+        return real(not(this.truthy(this.value(e.operand))));
+      case 'if': {
+        const condition = this.truthy(this.value(e.condition));
+        const [a, b] = [this.value(e.then), this.value(e.otherwise)];
+        if (a.kind === 'real' && b.kind === 'real') return real(ifThenElse(condition, a.expr, b.expr));
+        const t = this.complexType(a, b);
+        const [ca, cb] = [this.asComplex(a, t), this.asComplex(b, t)];
+        return complex(ifThenElse(condition, ca.re, cb.re), ifThenElse(condition, ca.im, cb.im), t);
+      }
+      case 'cast': {
+        const v = this.value(e.operand);
+        if (isComplex(e.dtype as TensorDType)) return this.asComplex(v, e.dtype as ComplexDType);
+        return real(cast(e.dtype, v.kind === 'complex' ? v.re : v.expr));
+      }
+      case 'call':
+        return this.call(e.fn, e.args.map((a) => this.value(a)));
+      case 'subscript': case 'reduce':
+        throw new LoomError(`a pointwise payload works on single elements: '${printExpr(e)}' is not allowed`);
+    }
+  }
+
+  // -- real helpers ------------------------------------------------------------
+
+  private typeOf(e: Expr) {
+    return exprType(e, this.env.typeOf);
+  }
+
+  /** `e` as a float: integers (and bools) become float32, integer literals float literals. */
+  private toFloat(e: Expr): Expr {
+    if (e.kind === 'int') return float(e.value);
+    const t = this.typeOf(e);
+    return isFloating(t.dtype) ? e : cast(INT_TO_FLOAT, e);
+  }
+
+  private isFloat(v: Value): boolean {
+    return v.kind === 'real' && isFloating(this.typeOf(v.expr).dtype);
+  }
+
+  /** A value as a condition: bools as they are, anything else `!= 0`. */
+  truthy(v: Value): Expr {
+    if (v.kind === 'complex') return logical('or', compare('!=', v.re, int(0)), compare('!=', v.im, int(0)));
+    // a bool variable is a truth value; bool arithmetic (true + true) is not: C computes it in int
+    const isBoolVariable = v.expr.kind === 'var' && this.typeOf(v.expr).dtype === 'bool';
+    return isBoolean(v.expr) || isBoolVariable ? v.expr : compare('!=', v.expr, int(0));
+  }
+
+  /** `e` converted to `dtype`, unless it already has it (or is a literal, which takes any type). */
+  castTo(e: Expr, dtype: DType): Expr {
+    if (dtype === 'bool') return this.truthy(real(e));
+    if (e.kind === 'int' || e.kind === 'float') return isFloating(dtype) || e.kind === 'int' ? e : cast(dtype, e);
+    const t = this.typeOf(e);
+    return !t.weak && t.dtype === dtype ? e : cast(dtype, e);
+  }
+
+  // -- complex helpers -----------------------------------------------------------
+
+  /** The complex dtype two operands meet in: complex128 when either needs float64 parts. */
+  private complexType(a: Value, b: Value): ComplexDType {
+    const wide = (v: Value) => (v.kind === 'complex' ? v.dtype === 'complex128' : !this.typeOf(v.expr).weak && this.typeOf(v.expr).dtype === 'float64');
+    return wide(a) || wide(b) ? 'complex128' : 'complex64';
+  }
+
+  asComplex(v: Value, dtype: ComplexDType): Extract<Value, { kind: 'complex' }> {
+    const part = componentDType(dtype);
+    if (v.kind === 'complex') {
+      return v.dtype === dtype ? v : { kind: 'complex', re: this.castTo(v.re, part), im: this.castTo(v.im, part), dtype };
+    }
+    return { kind: 'complex', re: this.castTo(v.expr, part), im: float(0), dtype };
+  }
+
+  // -- operators -----------------------------------------------------------------
+
+  private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
+    if (a.kind === 'real' && b.kind === 'real') return real(binary(op, a.expr, b.expr));
+    const t = this.complexType(a, b);
+    const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
+    switch (op) {
+      case '+': case '-':
+        return complex(binary(op, x.re, y.re), binary(op, x.im, y.im), t);
+      case '*':
+        return complex(
+          binary('-', binary('*', x.re, y.re), binary('*', x.im, y.im)),
+          binary('+', binary('*', x.re, y.im), binary('*', x.im, y.re)),
+          t,
+        );
+      case '/':
+        return this.complexDivide(x, y);
+      default:
+        throw new LoomError(`the operator ${op} is not defined for complex values here`);
+    }
+  }
+
+  /** Smith's algorithm, as c10::complex (and numpy) divide: no overflow from squaring the divisor. */
+  private complexDivide(x: Extract<Value, { kind: 'complex' }>, y: Extract<Value, { kind: 'complex' }>): Value {
+    const { bind } = this.env;
+    const [a, b, c, d] = [bind(x.re), bind(x.im), bind(y.re), bind(y.im)];
+    const [absC, absD] = [call('abs', [c]), call('abs', [d])];
+    const cWider = bind(compare('>=', absC, absD));
+    const bothZero = logical('and', compare('==', c, int(0)), compare('==', d, int(0)));
+    const rat = bind(ifThenElse(cWider, binary('/', d, c), binary('/', c, d)));
+    const scl = bind(binary('/', float(1), ifThenElse(cWider, binary('+', c, binary('*', d, rat)), binary('+', d, binary('*', c, rat)))));
+    const re = ifThenElse(
+      cWider,
+      ifThenElse(bothZero, binary('/', a, absC), binary('*', binary('+', a, binary('*', b, rat)), scl)),
+      binary('*', binary('+', binary('*', a, rat), b), scl),
+    );
+    const im = ifThenElse(
+      cWider,
+      ifThenElse(bothZero, binary('/', b, absD), binary('*', binary('-', b, binary('*', a, rat)), scl)),
+      binary('*', binary('-', binary('*', b, rat), a), scl),
+    );
+    return complex(re, im, x.dtype);
+  }
+
+  private compare(op: Extract<Expr, { kind: 'compare' }>['op'], a: Value, b: Value): Value {
+    if (a.kind === 'real' && b.kind === 'real') return real(compare(op, a.expr, b.expr));
+    if (op !== '==' && op !== '!=') throw new LoomError(`complex values cannot be ordered (${op})`);
+    const t = this.complexType(a, b);
+    const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
+    const equal = logical('and', compare('==', x.re, y.re), compare('==', x.im, y.im));
+    return real(op === '==' ? equal : not(equal));
+  }
+
+  private call(fn: string, args: Value[]): Value {
+    switch (fn) {
+      case 'truediv': {
+        const [a, b] = args;
+        if (a.kind === 'complex' || b.kind === 'complex') return this.binary('/', a, b);
+        // exact division: at least one side must be a float
+        if (this.isFloat(a) || this.isFloat(b)) return real(binary('/', a.expr, b.expr));
+        return real(binary('/', this.toFloat(a.expr), this.toFloat(b.expr)));
+      }
+      case 'fmod': {
+        const [a, b] = args;
+        if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('the remainder (%) is not defined for complex values');
+        if (this.isFloat(a) || this.isFloat(b)) return real(call('fmod', [a.expr, b.expr]));
+        // integers: JS's remainder takes the dividend's sign, as C's division truncates; x % 0 gives 0
+        const [x, y] = [this.env.bind(a.expr), this.env.bind(b.expr)];
+        return real(ifThenElse(compare('==', y, int(0)), int(0), binary('-', x, binary('*', y, binary('/', x, y)))));
+      }
+      case 'real': {
+        const [z] = args;
+        return real(z.kind === 'complex' ? z.re : z.expr);
+      }
+      case 'imag': {
+        const [z] = args;
+        return real(z.kind === 'complex' ? z.im : int(0));
+      }
+      case 'conj': {
+        const [z] = args;
+        return z.kind === 'complex' ? complex(z.re, neg(z.im), z.dtype) : z;
+      }
+      case 'complex': {
+        const [re, im] = args;
+        if (re.kind === 'complex' || im.kind === 'complex') throw new LoomError('complex(re, im) takes two real values');
+        const t = this.complexType(re, im);
+        const part = componentDType(t);
+        return complex(this.castTo(this.toFloat(re.expr), part), this.castTo(this.toFloat(im.expr), part), t);
+      }
+      case 'complex64': case 'complex128':
+        return this.asComplex(args[0], fn);
+      default:
+        if (args.some((a) => a.kind === 'complex')) return this.complexFunction(fn, args);
+        return real(this.realFunction(fn, args.map((a) => (a as Extract<Value, { kind: 'real' }>).expr)));
+    }
+  }
+
+  private realFunction(fn: string, args: Expr[]): Expr {
+    if (FLOAT_FUNCTIONS.has(fn) && !args.some((a) => isFloating(this.typeOf(a).dtype))) return call(fn, args.map((a) => this.toFloat(a)));
+    if (ROUNDING.has(fn) && !isFloating(this.typeOf(args[0]).dtype)) return args[0];
+    return call(fn, args);
+  }
+
+  private complexFunction(fn: string, args: Value[]): Value {
+    if (args.length !== 1 || args[0].kind !== 'complex') throw new LoomError(`${fn} is not defined for complex values here`);
+    const { bind } = this.env;
+    const z = args[0];
+    const [re, im] = [bind(z.re), bind(z.im)];
+    const modulus = () => call('sqrt', [binary('+', binary('*', re, re), binary('*', im, im))]);
+    switch (fn) {
+      case 'abs':
+        return real(modulus());
+      case 'exp': {
+        const e = bind(call('exp', [re]));
+        return complex(binary('*', e, call('cos', [im])), binary('*', e, call('sin', [im])), z.dtype);
+      }
+      case 'log':
+        return complex(call('log', [modulus()]), call('atan2', [im, re]), z.dtype);
+      case 'sqrt': {
+        // the principal root: real part >= 0, imaginary part with the sign of im
+        const r = bind(modulus());
+        const x = call('sqrt', [binary('/', binary('+', r, re), float(2))]);
+        const y = call('sqrt', [binary('/', binary('-', r, re), float(2))]);
+        return complex(x, ifThenElse(compare('<', im, int(0)), neg(y), y), z.dtype);
+      }
+      case 'sin':
+        return complex(binary('*', call('sin', [re]), call('cosh', [im])), binary('*', call('cos', [re]), call('sinh', [im])), z.dtype);
+      case 'cos':
+        return complex(binary('*', call('cos', [re]), call('cosh', [im])), neg(binary('*', call('sin', [re]), call('sinh', [im]))), z.dtype);
+      default:
+        throw new LoomError(`${fn} is not defined for complex values here (abs, exp, log, sqrt, sin, cos are)`);
+    }
+  }
+}
+
+/** Whether `e` is a truth value by construction (a comparison, a connective, a bool literal or cast). */
+function isBoolean(e: Expr): boolean {
+  switch (e.kind) {
+    case 'compare': case 'logical': case 'not': case 'bool':
+      return true;
+    case 'cast':
+      return e.dtype === 'bool';
+    case 'if':
+      return isBoolean(e.then) && isBoolean(e.otherwise);
+    default:
+      return false;
+  }
+}
+
+/** What an output of `dtype` stores for a lowered value: one expression, or a complex's two. */
+export function storedParts(v: Value, dtype: TensorDType, env: LowerEnv): Expr[] {
+  const lowering = new Lowering(env);
+  if (isComplex(dtype)) {
+    const c = lowering.asComplex(v, dtype);
+    return [c.re, c.im];
+  }
+  // a complex stored into a real output keeps its real part (PyTorch discards the imaginary one)
+  const e = v.kind === 'complex' ? v.re : v.expr;
+  return [lowering.castTo(e, dtype)];
+}

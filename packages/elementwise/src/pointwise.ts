@@ -1,0 +1,141 @@
+/**
+ * `pointwise(options, payload)`: FlagGems' pointwise_dynamic for Loom.
+ *
+ *     const add = pointwise({ isTensor: [true, true, false], promotionMethods: [[0, 1, 'DEFAULT']] },
+ *       (x, y, alpha) => x + y * alpha);
+ *     const z = await add(a, b, 0.5);                 // broadcasting, promotion, a new output
+ *     await add(a, b, 1, { out0: a });                // in place
+ *
+ * The payload is read once, here (an untranslatable one fails now, pointing at the
+ * construct). Each call computes its metadata on the host (`metadata.ts`), then
+ * dispatches on the task rank and dtypes to a cached kernel variant (`kernel.ts`):
+ * new shapes of a known kind generate no code. `instantiate(rank)` skips the
+ * metadata for callers who prepared every operand, as the seed's flip does.
+ */
+import { generateCode, type Device, type LoopKernel } from '@loom/core';
+import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
+import type { Scalar } from './host.ts';
+import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
+import { kernelSpec, launch } from './launch.ts';
+import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type DTypes, type Layout } from './metadata.ts';
+import { checkOptions, type CheckedOptions, type PointwiseOptions } from './options.ts';
+import { readPayload, type Payload, type PayloadSource } from './payload.ts';
+import { empty, Tensor } from './tensor.ts';
+
+export type PointwiseArgument = Tensor | Scalar | OutputArguments;
+
+/** What a call will do, computed without running anything: `fn.plan(...args)`. */
+export interface PointwisePlan {
+  readonly device: Device;
+  /** The outputs' shape (the inputs' broadcast shape). */
+  readonly shape: readonly number[];
+  readonly dtypes: DTypes;
+  /** The task space the kernel iterates over, after rank reduction. */
+  readonly taskShape: readonly number[];
+  readonly rank: number;
+  /** The variant's Loom kernel (inspect it, or `generateCode(kernel, device.target)`). */
+  readonly kernel: LoopKernel;
+  /** The generated code for the device. */
+  code(): string;
+}
+
+export interface PointwiseFunction<R> {
+  (...args: PointwiseArgument[]): Promise<R>;
+  /** The same function with the metadata skipped: every operand has the rank-`rank` shape of the outputs, all given. */
+  instantiate(rank: number): (...args: PointwiseArgument[]) => Promise<R>;
+  /** The metadata of a call and its kernel, without running it. */
+  plan(...args: PointwiseArgument[]): PointwisePlan;
+  readonly payload: Payload;
+  readonly numInputs: number;
+  readonly numOutputs: number;
+  /** The kernel variants generated so far, by spec. */
+  readonly variants: ReadonlyMap<string, PointwiseKernel>;
+}
+
+/** A pointwise function with one output resolves to a Tensor, with several to an array of them. */
+export function pointwise(options: PointwiseOptions & { readonly numOutputs?: 1 }, payload: PayloadSource): PointwiseFunction<Tensor>;
+export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor[]>;
+export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor | Tensor[]> {
+  const read = readPayload(payload, options.params);
+  const checked = checkOptions(options, read.params, read.outputs.length);
+  return new Pointwise(read, checked, options.name ?? read.name).asFunction();
+}
+
+interface Prepared {
+  readonly call: CallArguments;
+  readonly device: Device;
+  readonly dtypes: DTypes;
+  readonly layout: Layout;
+  readonly variant: PointwiseKernel;
+}
+
+class Pointwise {
+  readonly #variants = new Map<string, PointwiseKernel>();
+
+  constructor(
+    readonly payload: Payload,
+    readonly options: CheckedOptions,
+    readonly name: string,
+  ) {}
+
+  asFunction(): PointwiseFunction<Tensor | Tensor[]> {
+    const fn = ((...args: PointwiseArgument[]) => this.run(this.prepare(args))) as PointwiseFunction<Tensor | Tensor[]>;
+    Object.defineProperties(fn, {
+      instantiate: { value: (rank: number) => (...args: PointwiseArgument[]) => this.run(this.prepare(args, rank)) },
+      plan: { value: (...args: PointwiseArgument[]) => this.plan(args) },
+      payload: { value: this.payload },
+      numInputs: { value: this.options.numInputs },
+      numOutputs: { value: this.options.numOutputs },
+      variants: { get: () => this.#variants },
+    });
+    return fn;
+  }
+
+  /** The metadata (or, for an instantiated rank, only the dtypes) and the variant for a call. */
+  prepare(args: readonly unknown[], rank?: number): Prepared {
+    const params = this.payload.params;
+    const call = readArguments(args, this.options, params);
+    const device = inferDevice(call, params);
+    const dtypes = inferDTypes(call, this.options, rank === undefined);
+    checkDevice(device, dtypes);
+    const layout = rank === undefined ? inferLayout(call, params) : fixedLayout(call, params, rank);
+    const spec = kernelSpec(call.inputs, call.outputs, dtypes, layout.task.shape.length, this.options.blockSize);
+    return { call, device, dtypes, layout, variant: this.variant(spec) };
+  }
+
+  /** The cached variant for `spec`, built on first use. */
+  variant(spec: KernelSpec): PointwiseKernel {
+    const key = specKey(spec);
+    let v = this.#variants.get(key);
+    if (!v) {
+      v = buildKernel(this.payload, spec, kernelName(this.name, spec.rank));
+      this.#variants.set(key, v);
+    }
+    return v;
+  }
+
+  async run(prepared: Prepared): Promise<Tensor | Tensor[]> {
+    const { call, device, dtypes, layout, variant } = prepared;
+    const outputs = call.outputs.map((out, k) => out ?? empty(layout.shape, { dtype: dtypes.outputs[k], device, strides: layout.allocate[k] }));
+    await launch(variant, { inputs: call.inputs, outputs }, layout.task);
+    return this.options.numOutputs === 1 ? outputs[0] : outputs;
+  }
+
+  plan(args: readonly unknown[]): PointwisePlan {
+    const { device, dtypes, layout, variant } = this.prepare(args);
+    return {
+      device,
+      shape: layout.shape,
+      dtypes,
+      taskShape: layout.task.shape,
+      rank: layout.task.shape.length,
+      kernel: variant.kernel,
+      code: () => generateCode(variant.kernel, device.target).code,
+    };
+  }
+}
+
+function kernelName(name: string, rank: number): string {
+  const safe = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^([^A-Za-z_])/, '_$1') || 'pointwise';
+  return `${safe}_rank${rank}`;
+}

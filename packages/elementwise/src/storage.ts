@@ -1,0 +1,78 @@
+/**
+ * A buffer in a device's memory that tensors view, and the order of the work on it.
+ *
+ * Uploads, kernel launches and reads are asynchronous. Each storage remembers the
+ * last operation that touched it, and every new operation waits for those of all
+ * the storages it touches: a launch sees its inputs uploaded, a read sees the
+ * launch that wrote, and an in-place update waits for earlier readers — the order in
+ * which the calls were made, as on a CUDA stream, whether or not the caller awaits
+ * each call.
+ */
+import { byteSize, DeviceArray, LoomError, type Device, type DeviceBuffer, type DType } from '@loom/core';
+
+/**
+ * Device memory nobody can reach any more goes back to the device, as PyTorch frees a
+ * tensor's memory with its last reference. Queued work holds its storages, so memory
+ * in use is never collected; `release()` frees earlier, deterministically.
+ */
+const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuffer }>(({ device, buffer }) => device.release(buffer));
+
+export class Storage {
+  #buffer: DeviceBuffer | undefined;
+  /** Settles when the last operation queued on this storage has finished (never rejects). */
+  #last: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly device: Device,
+    buffer: DeviceBuffer,
+    /** The dtype of each stored number (a complex tensor's storage holds its parts). */
+    readonly dtype: DType,
+    /** How many numbers it holds. */
+    readonly length: number,
+  ) {
+    this.#buffer = buffer;
+    unreachable.register(this, { device, buffer }, this);
+  }
+
+  /** New, zero-filled storage for `length` numbers of `dtype`. */
+  static allocate(device: Device, dtype: DType, length: number): Storage {
+    // WebGPU moves whole 4-byte words; no device minds the rounding
+    const bytes = Math.max(4, Math.ceil((length * byteSize(dtype)) / 4) * 4);
+    return new Storage(device, device.allocate(bytes), dtype, length);
+  }
+
+  get buffer(): DeviceBuffer {
+    if (!this.#buffer) throw new LoomError('this tensor\'s storage was released');
+    return this.#buffer;
+  }
+
+  get released(): boolean {
+    return this.#buffer === undefined;
+  }
+
+  /** The storage as the core's `run` takes an array: flat, `length` numbers. */
+  asDeviceArray(): DeviceArray {
+    return new DeviceArray(this.device, this.buffer, this.dtype, [this.length]);
+  }
+
+  /** Frees the device memory once the work queued on it is done; every view of it becomes unusable. */
+  release(): void {
+    const buffer = this.#buffer;
+    if (!buffer) return;
+    this.#buffer = undefined;
+    unreachable.unregister(this);
+    void this.#last.then(() => this.device.release(buffer));
+  }
+
+  /**
+   * Runs `op` once every operation queued on `storages` has finished, and queues it on
+   * them. The returned promise carries `op`'s result or error; the queue only its end.
+   */
+  static after<T>(storages: readonly Storage[], op: () => Promise<T>): Promise<T> {
+    const unique = [...new Set(storages)];
+    const result = Promise.all(unique.map((s) => s.#last)).then(op);
+    const settled = result.then(() => undefined, () => undefined);
+    for (const s of unique) s.#last = settled;
+    return result;
+  }
+}
