@@ -28,6 +28,21 @@ for (const device of testDevices()) {
     assert.is(compiles(), 2);
   });
 
+  test(`${device.name}: repeated calls reuse the binding but never the data, and still check every call`, async () => {
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * 3');
+    for (let round = 0; round < 3; round++) {
+      const a = Float32Array.from({ length: 5 }, (_, k) => k + round);
+      const { out } = await run(knl, device, { a });
+      assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => x * 3), `round ${round}`);
+    }
+    await run(knl, device, { a: new Float32Array(5), n: 6 }).then(
+      () => assert.unreachable('a short array must be refused'),
+      (e) => assert.match(String(e), /has 5 elements/),
+    );
+    const other = await run(knl, device, { a: new Int32Array([1, 2]) });
+    assert.equal(Array.from(other.out as Int32Array), [3, 6]);
+  });
+
   test(`${device.name}: sizes come from shaped arrays and from flat lengths`, async () => {
     const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i,j] = a[i,j] * 2');
     const a = randomFloat32(12, 2);

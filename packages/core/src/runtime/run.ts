@@ -10,7 +10,7 @@ import { generateCode } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { addDtypes } from '../transform/basic.ts';
-import { bindArguments, byteLengthOf, type RunArgument } from './arguments.ts';
+import { bindArguments, byteLengthOf, type Binding, type RunArgument, type ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { checkAccessBounds } from './bounds-check.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
@@ -49,9 +49,7 @@ export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<
 }
 
 export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}): Promise<RunOutputs> {
-  const binding = bindArguments(knl, args);
-  checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
-  const { code, compiled } = await compileFor(knl, device, binding.dtypes);
+  const { binding, code, compiled } = await prepare(knl, device, args);
 
   const owned: DeviceBuffer[] = [];
   const buffers = new Map<string, DeviceBuffer>();
@@ -149,6 +147,62 @@ function scatterAlong(target: HostArray, shape: readonly number[], axis: number,
   slices.forEach((slice, k) => {
     for (let o = 0; o < outer; o++) (target as Float64Array).set((slice as Float64Array).subarray(o * inner, (o + 1) * inner), (o * shape[axis] + k) * inner);
   });
+}
+
+interface Prepared {
+  readonly binding: Binding;
+  readonly code: GeneratedCode;
+  readonly compiled: unknown;
+}
+
+/**
+ * Binding, bounds checks and compilation, remembered per kernel, device and call
+ * signature (dtypes, shapes, values): a loop calling `run` with the same kinds of
+ * arguments pays for them once. The arrays themselves are bound afresh every call.
+ */
+async function prepare(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>): Promise<Prepared> {
+  const signature = callSignature(knl, args);
+  let perDevice = prepared.get(device);
+  if (!perDevice) prepared.set(device, (perDevice = new WeakMap()));
+  let perKernel = perDevice.get(knl);
+  if (!perKernel) perDevice.set(knl, (perKernel = new Map()));
+  const known = signature === undefined ? undefined : perKernel.get(signature);
+  if (known) {
+    const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(args[a.arg.name]) }));
+    return { ...known, binding: { ...known.binding, arrays } };
+  }
+  const binding = bindArguments(knl, args);
+  checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
+  const { code, compiled } = await compileFor(knl, device, binding.dtypes);
+  if (signature !== undefined) {
+    if (perKernel.size > 64) perKernel.clear();
+    perKernel.set(signature, { binding, code, compiled });
+  }
+  return { binding, code, compiled };
+}
+
+const prepared = new WeakMap<Device, WeakMap<LoopKernel, Map<string, Prepared>>>();
+
+/** What binding depends on, as a string; undefined for arguments it cannot describe (then no reuse). */
+function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>): string | undefined {
+  const parts: string[] = [];
+  for (const name of Object.keys(args)) {
+    if (!knl.arg(name)) return undefined; // bindArguments reports it
+    const v = args[name];
+    if (typeof v === 'number' || typeof v === 'bigint') parts.push(`${name}=${typeof v}:${v}`);
+    else if (v instanceof DeviceArray) parts.push(`${name}@${v.dtype}[${v.shape.join(',')}]`);
+    else if (ArrayBuffer.isView(v)) parts.push(`${name}:${v.constructor.name}[${(v as HostArray).length}]`);
+    else if (typeof v === 'object' && v !== null && 'data' in v && 'shape' in v && ArrayBuffer.isView(v.data)) {
+      parts.push(`${name}:${v.data.constructor.name}[${v.data.length}](${v.shape.join(',')})`);
+    } else return undefined;
+  }
+  return parts.sort().join(';');
+}
+
+function givenArray(v: RunArgument | undefined): HostArray | DeviceArray | undefined {
+  if (v === undefined || typeof v === 'number' || typeof v === 'bigint') return undefined;
+  if (v instanceof DeviceArray || ArrayBuffer.isView(v)) return v as HostArray | DeviceArray;
+  return (v as ShapedHostArray).data;
 }
 
 function evaluateSize(e: Expr, values: ReadonlyMap<string, number | bigint>): number {
