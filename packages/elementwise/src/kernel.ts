@@ -87,7 +87,10 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // the multi-index, from the flat task index t (rank 1 uses t itself)
   if (rank >= 2) {
     for (let d = 0; d < rank; d++) {
-      const index = d === 0 ? 't // span0' : d === rank - 1 ? `t % size${d}` : `(t // span${d}) % size${d}`;
+      // t is never negative, so C's truncating division (integer `/`) is floor division, and
+      // q - s*(q/s) is the remainder: no Python-semantics helper calls in the hottest arithmetic
+      const quotient = d === rank - 1 ? 't' : `(t / span${d})`;
+      const index = d === 0 ? 't / span0' : `${quotient} - size${d}*(${quotient} / size${d})`;
       if (d < rank - 1) indexParams.push(`span${d}`);
       if (d > 0) indexParams.push(`size${d}`);
       lines.push(`<int32> i${d} = ${index} {id=index${d}}`);
