@@ -29,6 +29,16 @@ const targets: { backend: Backend; target: Target }[] = [
 ];
 
 reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}` });
+// steady state: one pass over every kernel and target first, so the JIT has compiled Loom itself
+// (each kernel's own first call is still reported, as `first call` in its note)
+const coldFirst = new Map<string, number>();
+for (const { target } of targets) {
+  for (const kernel of [...TUTORIAL_KERNELS, ...MATMUL_KERNELS]) {
+    const start = performance.now();
+    generateCode(kernel.build(), target);
+    if (!coldFirst.has(kernel.name)) coldFirst.set(kernel.name, performance.now() - start);
+  }
+}
 for (const { backend, target } of targets.filter((t) => options.backends.has(t.backend))) {
   for (const kernel of [...TUTORIAL_KERNELS, ...MATMUL_KERNELS]) {
     const times: number[] = [];
@@ -41,9 +51,9 @@ for (const { backend, target } of targets.filter((t) => options.backends.has(t.b
       times.push(performance.now() - start);
       lines = code.split('\n').length;
     }
-    const cold = times[0];
+    const cold = coldFirst.get(kernel.name) ?? times[0];
     reporter.add({
-      bench: 'codegen', backend, case: kernel.name, size: lines, value: median(times.slice(1)), unit: 'ms',
+      bench: 'codegen', backend, case: kernel.name, size: lines, value: median(times), unit: 'ms',
       reference: `target ${TARGET_MS} ms`, referenceValue: TARGET_MS, device: 'host CPU', note: `first call ${round(cold)} ms; size = lines of code`,
     });
   }
