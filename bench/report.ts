@@ -125,6 +125,13 @@ if (failures.length) {
 const mdPath = outDir ? path.join(outDir, 'BENCHMARKS.md') : 'BENCHMARKS.md';
 const jsonPath = outDir ? path.join(outDir, 'h100.json') : path.join('bench', 'results', 'h100.json');
 mkdirSync(path.dirname(jsonPath), { recursive: true });
+// what limits the figures that miss a target, written by hand next to this script
+const analysis = new URL('./ANALYSIS.md', import.meta.url);
+try {
+  md.push('', readFileSync(analysis, 'utf8').trim(), '');
+} catch {
+  // no analysis written yet
+}
 writeFileSync(mdPath, md.join('\n'));
 writeFileSync(jsonPath, JSON.stringify(records, null, 2) + '\n');
 console.error(`wrote ${mdPath} and ${jsonPath} (${records.length} records)`);
@@ -145,7 +152,14 @@ function targetRows(): string[][] {
     const l = find('matmul', backend, 'sgemm', 4096);
     rows.push([`SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`, l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
   }
-  const tutorial = ours.filter((l) => l.bench === 'codegen' && !l.case.startsWith('sgemm'));
+  // the tutorial's kernels carry the target; the matmuls (not in the tutorial) are reported beside it
+  const isMatmul = (c: string) => c.startsWith('sgemm') || c === 'tiled matmul';
+  const tutorial = ours.filter((l) => l.bench === 'codegen' && !isMatmul(l.case));
+  const matmuls = ours.filter((l) => l.bench === 'codegen' && isMatmul(l.case));
+  if (matmuls.length) {
+    const worst = matmuls.reduce((x, y) => (y.value > x.value ? y : x));
+    rows.push(['code generation of the matmul kernels (no target)', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, '—']);
+  }
   if (tutorial.length) {
     const worst = tutorial.reduce((x, y) => (y.value > x.value ? y : x));
     rows.push(['code generation ≤ 5 ms median per tutorial kernel', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, worst.value <= 5 ? 'yes' : 'no']);
