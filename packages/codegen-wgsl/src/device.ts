@@ -188,7 +188,16 @@ class WgpuDevice implements WebGPUDevice {
     gpuDevice.lost.then((lost) => {
       this.lostReason = lost.message || lost.reason || 'unknown reason';
     });
+    // launches already validated once run without error scopes; anything they still raise
+    // lands here and is reported by the next call on this device
+    gpuDevice.addEventListener?.('uncapturederror', (event) => {
+      this.uncaptured ??= (event as GPUUncapturedErrorEvent).error?.message ?? 'unknown error';
+    });
   }
+
+  /** A launch shape (kernel, variant, binding sizes, pools) whose commands WebGPU has validated once. */
+  private readonly validatedLaunches = new Set<string>();
+  private uncaptured: string | undefined;
 
   async compile(code: GeneratedCode): Promise<unknown> {
     if (code.target !== 'wgsl') throw new LoomError(`a WebGPU device runs WGSL, not ${code.target} code`);
@@ -319,8 +328,13 @@ class WgpuDevice implements WebGPUDevice {
 
     const device = this.gpuDevice;
     const temporaries: GPUBuffer[] = [];
+    // validating a launch costs a round trip to the GPU process; the same shape of launch
+    // (pipeline, binding sizes) validates the same way, so only its first run pays for it
+    const shape = `${kernel.name}|${dispatch.folded}|${[...buffers].map(([n, b]) => `${n}:${b.size}`).join(',')}`;
+    const checked = this.validatedLaunches.has(shape);
+    const scoped = <T>(what: string, body: () => T): Promise<T> | T => (checked ? body() : withErrorScopes(device, what, body));
     try {
-      await withErrorScopes(device, `running kernel '${kernel.name}'`, () => {
+      await scoped(`running kernel '${kernel.name}'`, () => {
         const encoder = device.createCommandEncoder();
         const entries: GPUBindGroupEntry[] = [];
         const poolOffsets = new Map<string, number>();
@@ -350,12 +364,31 @@ class WgpuDevice implements WebGPUDevice {
           }
           entries.push({ binding: s.binding, resource: { buffer: pool } });
         }
+        // without pools, a launch shape keeps one uniform buffer (writeBuffer is ordered with the
+        // submissions, so earlier dispatches still read their own values) and its bind groups
+        const reusable = poolOffsets.size === 0 ? this.launchCache(shape) : undefined;
+        let uniform: GPUBuffer | undefined;
         if (entry.usesUniform) {
-          const uniform = this.uniformBuffer(variant.module.layout, values, poolOffsets, groupCount);
-          temporaries.push(uniform);
+          const bytes = this.uniformBytes(variant.module.layout, values, poolOffsets, groupCount);
+          if (reusable) {
+            reusable.uniform ??= device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+            uniform = reusable.uniform;
+          } else {
+            uniform = device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+            temporaries.push(uniform);
+          }
+          device.queue.writeBuffer(uniform, 0, bytes);
           entries.push({ binding: variant.module.layout.uniform!.binding, resource: { buffer: uniform } });
         }
-        const bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });
+        const groupKey = entries.map((e) => bufferId((e.resource as GPUBufferBinding).buffer)).join(',');
+        let bindGroup = reusable?.bindGroups.get(groupKey);
+        if (!bindGroup) {
+          bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });
+          if (reusable) {
+            if (reusable.bindGroups.size > 32) reusable.bindGroups.clear();
+            reusable.bindGroups.set(groupKey, bindGroup);
+          }
+        }
         const pass = encoder.beginComputePass();
         pass.setPipeline(entry.pipeline);
         pass.setBindGroup(0, bindGroup);
@@ -364,6 +397,7 @@ class WgpuDevice implements WebGPUDevice {
         for (const copy of copiesBack) copy();
         device.queue.submit([encoder.finish()]);
       });
+      this.validatedLaunches.add(shape);
     } finally {
       // WebGPU keeps them alive for the work already submitted
       for (const t of temporaries) t.destroy();
@@ -379,11 +413,26 @@ class WgpuDevice implements WebGPUDevice {
     this.gpuDevice.destroy();
   }
 
+  /** The uniform buffer and bind groups kept for one launch shape. */
+  private launchCache(shape: string): { uniform?: GPUBuffer; bindGroups: Map<string, GPUBindGroup> } {
+    let cached = this.launches.get(shape);
+    if (!cached) {
+      if (this.launches.size > 256) {
+        for (const c of this.launches.values()) c.uniform?.destroy();
+        this.launches.clear();
+      }
+      this.launches.set(shape, (cached = { bindGroups: new Map() }));
+    }
+    return cached;
+  }
+
+  private readonly launches = new Map<string, { uniform?: GPUBuffer; bindGroups: Map<string, GPUBindGroup> }>();
+
   /** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */
-  private uniformBuffer(
+  private uniformBytes(
     layout: ModuleLayout, values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
     poolOffsets: ReadonlyMap<string, number>, groupCount: readonly number[],
-  ): GPUBuffer {
+  ): ArrayBuffer {
     const uniform = layout.uniform!;
     const bytes = new ArrayBuffer(uniform.size);
     const view = new DataView(bytes);
@@ -405,9 +454,7 @@ class WgpuDevice implements WebGPUDevice {
           break;
       }
     }
-    const buffer = this.gpuDevice.createBuffer({ size: uniform.size, usage: USAGE.UNIFORM | USAGE.COPY_DST });
-    this.gpuDevice.queue.writeBuffer(buffer, 0, bytes);
-    return buffer;
+    return bytes;
   }
 
   private checkBindingSize(bytes: number, what: string): void {
@@ -420,8 +467,23 @@ class WgpuDevice implements WebGPUDevice {
 
   private checkAlive(): void {
     if (this.lostReason !== undefined) throw new LoomError(`the WebGPU device was lost: ${this.lostReason}`);
+    if (this.uncaptured !== undefined) {
+      const message = this.uncaptured;
+      this.uncaptured = undefined;
+      throw new LoomError(`an earlier WebGPU command failed: ${message.trim()}`);
+    }
   }
 }
+
+/** A stable number per GPU buffer, to key the bind groups that use it. */
+function bufferId(buffer: GPUBuffer): number {
+  let id = bufferIds.get(buffer);
+  if (id === undefined) bufferIds.set(buffer, (id = nextBufferId++));
+  return id;
+}
+
+const bufferIds = new WeakMap<GPUBuffer, number>();
+let nextBufferId = 0;
 
 function gpuBufferOf(buffer: DeviceBuffer): GpuBuffer {
   if (!(buffer instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');
