@@ -188,7 +188,7 @@ for (const device of testDevices()) {
     const mixed = add.plan(x.t, yT, 1);
     assert.is(mixed.rank, 3);
     assert.equal(mixed.taskShape, [6, 4, 5]);
-    assert.match(mixed.kernel.toString(), /i0 = .* \/ span0/);
+    assert.match(mixed.kernel.toString(), /q0 = .* \/ size1/);
   });
 
   // -- outputs ----------------------------------------------------------------------

@@ -6,12 +6,13 @@
  * The task space is flat, `{ [t]: 0 <= t < n }`, split into work-groups of
  * `blockSize` work-items (`t_outer` on g.0, `t_inner` on l.0), each handling one
  * element — the 1-D partition the seed describes. A rank-r variant recovers the
- * multi-index from t (`i0 = t // span0`, `i1 = (t // span1) % size1`, ...), and
- * each operand is a flat array with its own offset and strides, so broadcast (0),
+ * multi-index from t, innermost axis first, one division per axis, and each
+ * operand is a flat array with its own offset and strides, so broadcast (0),
  * negative and arbitrary strides all read the same way:
  *
- *     <int32> i0 = t // span0
- *     <int32> i1 = t % size1
+ *     <int32> q0 = t / size1
+ *     <int32> i1 = t - size1*q0
+ *     <int32> i0 = q0
  *     <float32> in0 = float32(buf0[in0_offset + in0_stride0*i0 + in0_stride1*i1])
  *     <float32> in1 = float32(buf1[in1_offset + in1_stride0*i0 + in1_stride1*i1])
  *     buf2[out0_offset + out0_stride0*i0 + out0_stride1*i1] = in0 + in1*in2
@@ -30,13 +31,15 @@ const { add, float, int, mul, variable } = expr;
 
 export type InputSpec =
   /** A tensor in storage `storage`, loaded as `as` (its computation dtype, or its own). */
-  | { readonly kind: 'tensor'; readonly storage: number; readonly dtype: TensorDType; readonly as: TensorDType }
+  | { readonly kind: 'tensor'; readonly storage: number; readonly dtype: TensorDType; readonly as: TensorDType; readonly unitInner: boolean }
   /** A scalar passed by value as `as`. */
   | { readonly kind: 'scalar'; readonly as: TensorDType };
 
 export interface OutputSpec {
   readonly storage: number;
   readonly dtype: TensorDType;
+  /** Its stride along the innermost task axis is 1 (baked in: plainer, guard-free addressing). */
+  readonly unitInner: boolean;
 }
 
 /** Everything that shapes a variant's code. */
@@ -61,10 +64,18 @@ export const specKey = (spec: KernelSpec): string => JSON.stringify(spec);
 const operandName = (kind: 'in' | 'out', k: number) => `${kind}${k}`;
 
 /** The flat index of an operand's element at the current multi-index. */
-function elementIndex(prefix: string, rank: number): Expr {
+function elementIndex(prefix: string, rank: number, unitInner: boolean): Expr {
   let e: Expr = variable(`${prefix}_offset`);
-  for (let d = 0; d < rank; d++) e = add(e, mul(variable(`${prefix}_stride${d}`), variable(rank === 1 ? 't' : `i${d}`)));
+  for (let d = 0; d < rank; d++) {
+    const index = variable(rank === 1 ? 't' : `i${d}`);
+    e = add(e, unitInner && d === rank - 1 ? index : mul(variable(`${prefix}_stride${d}`), index));
+  }
   return e;
+}
+
+/** The stride parameters an operand needs (the innermost one is baked in when it is 1). */
+export function strideParams(prefix: string, rank: number, unitInner: boolean): string[] {
+  return Array.from({ length: rank }, (_, d) => `${prefix}_stride${d}`).filter((_, d) => !(unitInner && d === rank - 1));
 }
 
 /** The stored numbers of one element: itself, or a complex's two parts. */
@@ -84,19 +95,23 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // every dependency is spelled out (dep=*...): the single-writer guess would see loads wait for stores of in-place outputs
   const deps = (...lists: string[][]) => `dep=*${lists.flat().join(':')}`;
 
-  // the multi-index, from the flat task index t (rank 1 uses t itself)
+  // the multi-index, from the flat task index t (rank 1 uses t itself), peeled innermost first:
+  // q_{d-1} = q_d / size_d and i_d = q_d - size_d*q_{d-1}, one division per axis. t is never
+  // negative, so C's truncating `/` is floor division: no Python-semantics helpers here
   if (rank >= 2) {
-    for (let d = 0; d < rank; d++) {
-      // t is never negative, so C's truncating division (integer `/`) is floor division, and
-      // q - s*(q/s) is the remainder: no Python-semantics helper calls in the hottest arithmetic
-      const quotient = d === rank - 1 ? 't' : `(t / span${d})`;
-      const index = d === 0 ? 't / span0' : `${quotient} - size${d}*(${quotient} / size${d})`;
-      if (d < rank - 1) indexParams.push(`span${d}`);
-      if (d > 0) indexParams.push(`size${d}`);
-      lines.push(`<int32> i${d} = ${index} {id=index${d}}`);
-      ids.index.push(`index${d}`);
+    let q = 't';
+    for (let d = rank - 1; d >= 1; d--) {
+      indexParams.push(`size${d}`);
+      lines.push(`<int32> q${d - 1} = ${q} / size${d} {id=quotient${d - 1}}`);
+      lines.push(`<int32> i${d} = ${q} - size${d}*q${d - 1} {id=index${d}}`);
+      ids.index.push(`quotient${d - 1}`, `index${d}`);
+      types.set(`q${d - 1}`, 'int32');
       types.set(`i${d}`, 'int32');
+      q = `q${d - 1}`;
     }
+    lines.push(`<int32> i0 = q0 {id=index0}`);
+    ids.index.push('index0');
+    types.set('i0', 'int32');
   }
 
   // inputs: tensors loaded into temporaries, scalars passed by value
@@ -115,9 +130,9 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       params.set(payload.params[k], isComplex(as) ? complex(variable(names[0]), variable(names[1]), as) : real(variable(name)));
       return;
     }
-    for (let d = 0; d < rank; d++) indexParams.push(`${name}_stride${d}`);
+    indexParams.push(...strideParams(name, rank, input.unitInner));
     indexParams.push(`${name}_offset`);
-    const stored = elementParts(`buf${input.storage}`, elementIndex(name, rank), input.dtype);
+    const stored = elementParts(`buf${input.storage}`, elementIndex(name, rank, input.unitInner), input.dtype);
     const load = (target: string, source: Expr) => {
       const value = componentDType(input.dtype) === part ? printExpr(source) : `${part}(${printExpr(source)})`;
       lines.push(`<${part}> ${target} = ${value} {id=load_${target}, ${deps(ids.index)}}`);
@@ -161,11 +176,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // outputs: stored after every load (nosync: each work-item reads and writes only its own elements)
   spec.outputs.forEach((output, k) => {
     const name = operandName('out', k);
-    for (let d = 0; d < rank; d++) indexParams.push(`${name}_stride${d}`);
+    indexParams.push(...strideParams(name, rank, output.unitInner));
     indexParams.push(`${name}_offset`);
     const value = lower(payload.outputs[k], env);
     const parts = storedParts(value, output.dtype, env);
-    const targets = elementParts(`buf${output.storage}`, elementIndex(name, rank), output.dtype);
+    const targets = elementParts(`buf${output.storage}`, elementIndex(name, rank, output.unitInner), output.dtype);
     targets.forEach((target, p) => {
       const suffix = targets.length > 1 ? (p === 0 ? '_re' : '_im') : '';
       const nosync = ids.load.length ? ', nosync=load_*' : '';

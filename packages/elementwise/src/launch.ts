@@ -8,7 +8,7 @@ import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import { roundToFloat16 } from './float16.ts';
 import type { Scalar } from './host.ts';
-import type { KernelSpec, PointwiseKernel } from './kernel.ts';
+import { strideParams, type KernelSpec, type PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
 import type { DTypes } from './metadata.ts';
 import { isComplexScalar } from './promotion.ts';
@@ -39,7 +39,14 @@ function storagesOf(tensors: readonly Tensor[]): { storages: Storage[]; index: M
  * The spec of the variant a call needs. `outputs` are the given output tensors,
  * undefined for those yet to be allocated (each will have a storage of its own).
  */
-export function kernelSpec(inputs: readonly InputOperand[], outputs: readonly (Tensor | undefined)[], dtypes: DTypes, rank: number, blockSize: number): KernelSpec {
+/** `innerStrides`: each tensor operand's stride along the innermost task axis (inputs, then outputs). */
+export function kernelSpec(
+  inputs: readonly InputOperand[], outputs: readonly (Tensor | undefined)[], dtypes: DTypes, rank: number, blockSize: number,
+  innerStrides: readonly number[] = [],
+): KernelSpec {
+  const unit = (operand: number) => rank > 0 && innerStrides[operand] === 1;
+  const tensorInputs = inputs.filter((i) => i.kind === 'tensor').length;
+  let operand = 0;
   const { storages, index } = storagesOf(inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])));
   const storageDTypes = storages.map((s) => s.dtype);
   // outputs in order, as launch() will meet them: a given one may share an input's storage, a fresh one has its own
@@ -54,10 +61,10 @@ export function kernelSpec(inputs: readonly InputOperand[], outputs: readonly (T
     storages: storageDTypes,
     inputs: inputs.map((input, k) =>
       input.kind === 'tensor'
-        ? { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k] }
+        ? { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k], unitInner: unit(operand++) }
         : { kind: 'scalar', as: dtypes.inputs[k] },
     ),
-    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k] })),
+    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k], unitInner: unit(tensorInputs + k) })),
     blockSize,
   };
 }
@@ -76,19 +83,20 @@ export function launch(variant: PointwiseKernel, operands: Operands, task: TaskS
   const values: Record<string, RunArgument> = { n: numel };
   const { rank } = variant.spec;
   for (let d = 0; d < rank; d++) {
-    if (rank >= 2 && d < rank - 1) values[`span${d}`] = task.shape.slice(d + 1).reduce((a, b) => a * b, 1);
     if (rank >= 2 && d > 0) values[`size${d}`] = task.shape[d];
   }
   let operand = 0;
-  const place = (prefix: string, t: Tensor) => {
+  const place = (prefix: string, t: Tensor, unitInner: boolean) => {
     values[`${prefix}_offset`] = t.offset;
-    task.strides[operand++].forEach((s, d) => (values[`${prefix}_stride${d}`] = s));
+    const strides = task.strides[operand++];
+    for (const name of strideParams(prefix, rank, unitInner)) values[name] = strides[Number(name.slice(name.lastIndexOf('stride') + 6))];
   };
   operands.inputs.forEach((input, k) => {
-    if (input.kind === 'tensor') place(`in${k}`, input.tensor);
-    else Object.assign(values, scalarValues(`in${k}`, input.value, variant.spec.inputs[k].as));
+    const spec = variant.spec.inputs[k];
+    if (input.kind === 'tensor') place(`in${k}`, input.tensor, spec.kind === 'tensor' && spec.unitInner);
+    else Object.assign(values, scalarValues(`in${k}`, input.value, spec.as));
   });
-  operands.outputs.forEach((t, k) => place(`out${k}`, t));
+  operands.outputs.forEach((t, k) => place(`out${k}`, t, variant.spec.outputs[k].unitInner));
   for (const [name, value] of variant.constants) values[name] = value;
 
   return Storage.after(storages, async () => {

@@ -99,7 +99,9 @@ class Pointwise {
     const dtypes = inferDTypes(call, this.options, rank === undefined);
     checkDevice(device, dtypes);
     const layout = rank === undefined ? inferLayout(call, params) : fixedLayout(call, params, rank);
-    const spec = kernelSpec(call.inputs, call.outputs, dtypes, layout.task.shape.length, this.options.blockSize);
+    const rankOf = layout.task.shape.length;
+    const inner = layout.task.strides.map((s) => (rankOf > 0 ? s[rankOf - 1] : 0));
+    const spec = kernelSpec(call.inputs, call.outputs, dtypes, rankOf, this.options.blockSize, inner);
     return { call, device, dtypes, layout, variant: this.variant(spec) };
   }
 
