@@ -95,6 +95,21 @@ class Pointwise {
   prepare(args: readonly unknown[], rank?: number): Prepared {
     const params = this.payload.params;
     const call = readArguments(args, this.options, params);
+    // everything below depends only on the operands' metadata: a call like an earlier one
+    // (same storages, dtypes, shapes, strides, offsets, scalar kinds) reuses its plan
+    const key = `${rank ?? ''}|${metadataKey(call)}`;
+    const known = this.#plans.get(key);
+    if (known) return { ...known, call };
+    const planned = this.plan0(call, rank);
+    if (this.#plans.size > 64) this.#plans.clear();
+    this.#plans.set(key, planned);
+    return { ...planned, call };
+  }
+
+  readonly #plans = new Map<string, Omit<Prepared, 'call'>>();
+
+  private plan0(call: Prepared['call'], rank?: number): Omit<Prepared, 'call'> {
+    const params = this.payload.params;
     const device = inferDevice(call, params);
     const dtypes = inferDTypes(call, this.options, rank === undefined);
     checkDevice(device, dtypes);
@@ -102,7 +117,7 @@ class Pointwise {
     const rankOf = layout.task.shape.length;
     const inner = layout.task.strides.map((s) => (rankOf > 0 ? s[rankOf - 1] : 0));
     const spec = kernelSpec(call.inputs, call.outputs, dtypes, rankOf, this.options.blockSize, inner);
-    return { call, device, dtypes, layout, variant: this.variant(spec) };
+    return { device, dtypes, layout, variant: this.variant(spec) };
   }
 
   /** The cached variant for `spec`, built on first use. */
@@ -141,3 +156,20 @@ function kernelName(name: string, rank: number): string {
   const safe = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^([^A-Za-z_])/, '_$1') || 'pointwise';
   return `${safe}_rank${rank}`;
 }
+
+/** What a call's plan depends on, as a string: storages by identity, tensors' layout, scalars' kinds. */
+function metadataKey(call: Prepared['call']): string {
+  const tensor = (t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`;
+  const inputs = call.inputs.map((i) => (i.kind === 'tensor' ? tensor(i.tensor) : `s:${i.type}:${i.dtype ?? ''}`));
+  const outputs = call.outputs.map((t) => (t ? tensor(t) : 'fresh'));
+  return `${inputs.join(';')}>${outputs.join(';')}`;
+}
+
+function storageId(storage: object): number {
+  let id = storageIds.get(storage);
+  if (id === undefined) storageIds.set(storage, (id = nextStorageId++));
+  return id;
+}
+
+const storageIds = new WeakMap<object, number>();
+let nextStorageId = 0;
