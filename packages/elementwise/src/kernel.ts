@@ -63,6 +63,9 @@ export const specKey = (spec: KernelSpec): string => JSON.stringify(spec);
 
 const operandName = (kind: 'in' | 'out', k: number) => `${kind}${k}`;
 
+/** Elements per work-item (unrolled, a work-group apart). */
+const ELEMENTS_PER_ITEM = 4;
+
 /** The flat index of an operand's element at the current multi-index. */
 function elementIndex(prefix: string, rank: number, unitInner: boolean): Expr {
   let e: Expr = variable(`${prefix}_offset`);
@@ -195,7 +198,10 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     ...[...new Set(indexParams)].map((n) => valueArg(n, 'int32')),
   ];
   let kernel = makeKernel('{ [t]: 0 <= t < n }', lines, allArgs, { name });
-  kernel = splitIname(kernel, 't', spec.blockSize, { outerTag: 'g.0', innerTag: 'l.0' });
+  // each work-item handles ELEMENTS_PER_ITEM elements a work-group apart (t = G*g + B*u + l):
+  // loads stay coalesced and every work-item keeps several independent loads in flight
+  kernel = splitIname(kernel, 't', spec.blockSize * ELEMENTS_PER_ITEM, { outerTag: 'g.0' });
+  kernel = splitIname(kernel, 't_inner', spec.blockSize, { outerTag: 'ilp', innerTag: 'l.0' });
   return { spec, kernel, constants };
 }
 
