@@ -373,11 +373,17 @@ class WgpuDevice implements WebGPUDevice {
           if (reusable) {
             reusable.uniform ??= device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
             uniform = reusable.uniform;
+            // the queue applies writes in order: unchanged values are already in the buffer
+            const fresh = new Uint8Array(bytes);
+            if (!reusable.lastUniform || !sameBytes(reusable.lastUniform, fresh)) {
+              device.queue.writeBuffer(uniform, 0, bytes);
+              reusable.lastUniform = fresh;
+            }
           } else {
             uniform = device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
             temporaries.push(uniform);
+            device.queue.writeBuffer(uniform, 0, bytes);
           }
-          device.queue.writeBuffer(uniform, 0, bytes);
           entries.push({ binding: variant.module.layout.uniform!.binding, resource: { buffer: uniform } });
         }
         const groupKey = entries.map((e) => bufferId((e.resource as GPUBufferBinding).buffer)).join(',');
@@ -414,7 +420,7 @@ class WgpuDevice implements WebGPUDevice {
   }
 
   /** The uniform buffer and bind groups kept for one launch shape. */
-  private launchCache(shape: string): { uniform?: GPUBuffer; bindGroups: Map<string, GPUBindGroup> } {
+  private launchCache(shape: string): LaunchCache {
     let cached = this.launches.get(shape);
     if (!cached) {
       if (this.launches.size > 256) {
@@ -426,7 +432,7 @@ class WgpuDevice implements WebGPUDevice {
     return cached;
   }
 
-  private readonly launches = new Map<string, { uniform?: GPUBuffer; bindGroups: Map<string, GPUBindGroup> }>();
+  private readonly launches = new Map<string, LaunchCache>();
 
   /** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */
   private uniformBytes(
@@ -473,6 +479,19 @@ class WgpuDevice implements WebGPUDevice {
       throw new LoomError(`an earlier WebGPU command failed: ${message.trim()}`);
     }
   }
+}
+
+/** What a launch shape keeps between launches. */
+interface LaunchCache {
+  uniform?: GPUBuffer;
+  lastUniform?: Uint8Array;
+  readonly bindGroups: Map<string, GPUBindGroup>;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** A stable number per GPU buffer, to key the bind groups that use it. */
