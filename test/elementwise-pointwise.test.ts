@@ -6,9 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, type Device, type GeneratedCode } from '@loom/core';
+import { LoomError, type Device } from '@loom/core';
 import { empty, pointwise, Tensor, tensor } from '@loom/elementwise';
-import { testDevices } from './support/devices.ts';
+import { countingCompiles as counting, testDevices } from './support/devices.ts';
 import { assertNumbers, broadcastApply, numbers, sample, toDType } from './elementwise-reference.ts';
 
 const f32 = Math.fround;
@@ -31,16 +31,6 @@ function floats(device: Device, shape: number[], seed: number): { t: Tensor; v: 
   return { t: tensor(Float32Array.from(v), shape, { device }), v };
 }
 
-/** Wraps a device to count compilations (tensors made on the wrapper count). */
-function counting(device: Device): { device: Device; compiles: () => number } {
-  let count = 0;
-  const wrapped: Device = Object.create(device);
-  wrapped.compile = (code: GeneratedCode, options?: { buildOptions?: readonly string[] }) => {
-    count++;
-    return device.compile(code, options);
-  };
-  return { device: wrapped, compiles: () => count };
-}
 
 for (const device of testDevices()) {
   const on = { device };

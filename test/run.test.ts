@@ -1,19 +1,9 @@
 /** `run`: binding data to arguments, inferring sizes, caching variants, device arrays. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, globalArg, makeKernel, run, type Device, type GeneratedCode } from '@loom/core';
-import { randomFloat32, testDevices } from './support/devices.ts';
+import { DeviceArray, globalArg, makeKernel, run } from '@loom/core';
+import { countingCompiles as counting, randomFloat32, testDevices } from './support/devices.ts';
 
-/** Wraps a device to count compilations. */
-function counting(device: Device): { device: Device; compiles: () => number } {
-  let count = 0;
-  const wrapped: Device = Object.create(device);
-  wrapped.compile = (code: GeneratedCode, options?: { buildOptions?: readonly string[] }) => {
-    count++;
-    return device.compile(code, options);
-  };
-  return { device: wrapped, compiles: () => count };
-}
 
 for (const device of testDevices()) {
   test(`${device.name}: one compiled variant per dtype combination`, async () => {

@@ -2,7 +2,7 @@
  * The devices the tests run on: the CPU device always, OpenCL and WebGPU when a
  * driver is present (required under CI=true or LOOM_REQUIRE, else skipped with a notice).
  */
-import type { Device, DType } from '@loom/core';
+import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDeviceOrSkip } from '@loom/codegen-opencl';
 import { webgpuDeviceOrSkip } from '@loom/codegen-wgsl';
@@ -23,6 +23,17 @@ export function testDevices(): Device[] {
 
 /** Whether the device's target can hold `dtype` at all (WGSL has no float64). */
 export const supportsDType = (device: Device, dtype: DType): boolean => !device.target.unsupportedDType?.(dtype);
+
+/** Wraps a device to count its compilations (a cache test asserts how many happened). */
+export function countingCompiles(device: Device): { device: Device; compiles: () => number } {
+  let count = 0;
+  const wrapped: Device = Object.create(device);
+  wrapped.compile = (code: GeneratedCode, options?: { buildOptions?: readonly string[] }) => {
+    count++;
+    return device.compile(code, options);
+  };
+  return { device: wrapped, compiles: () => count };
+}
 
 /** Deterministic pseudo-random floats in [-1, 1), so failures reproduce. */
 export function randomFloat32(n: number, seed = 1): Float32Array {

@@ -15,7 +15,7 @@ import { ilpRange, isIlpIname } from '../kernel/privatize-ilp.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
-import type { ScheduleItem } from '../schedule/linearize.ts';
+import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
@@ -293,11 +293,6 @@ function vectorWidthOf(arg: KernelArg): number | undefined {
     throw new LoomError(`'${arg.name}': a 'vec' axis needs 2, 4, 8 or 16 lanes, not ${printExpr(lanes)}`);
   }
   return lanes.value;
-}
-
-/** Ids of the instructions in a schedule, in order. */
-export function scheduledInstructions(items: readonly ScheduleItem[]): string[] {
-  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? scheduledInstructions(it.body) : []));
 }
 
 function isZero(e: Expr): boolean {

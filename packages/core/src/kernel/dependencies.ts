@@ -94,3 +94,25 @@ function spanOf(insn: Instruction, word: string) {
   const at = line.lastIndexOf(word);
   return at < 0 ? span : { text: span.text, start: span.start + at, end: span.start + at + word.length };
 }
+
+/**
+ * Everything each instruction waits for, directly or through others: `prerequisites(id)`
+ * is computed on first use and remembered. Dependencies on unknown ids are ignored.
+ */
+export function prerequisiteClosure(insns: readonly Instruction[]): (id: string) => ReadonlySet<string> {
+  const byId = new Map(insns.map((i) => [i.id, i]));
+  const memo = new Map<string, Set<string>>();
+  const prerequisites = (id: string): Set<string> => {
+    const known = memo.get(id);
+    if (known) return known;
+    const out = new Set<string>();
+    memo.set(id, out); // a cycle ends here instead of recursing forever
+    for (const d of byId.get(id)?.dependsOn ?? []) {
+      if (!byId.has(d)) continue;
+      out.add(d);
+      for (const x of prerequisites(d)) out.add(x);
+    }
+    return out;
+  };
+  return prerequisites;
+}

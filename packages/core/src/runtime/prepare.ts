@@ -9,23 +9,14 @@
  * caller decides when data moves (`DeviceArray.from`, `toHost`).
  */
 import { LoomError } from '../errors.ts';
-import type { KernelFunction } from '../codegen/ast.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
 import { sepAxisOf } from '../codegen/separate-arrays.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { bindArguments, byteLengthOf } from './arguments.ts';
-import { checkAccessBounds } from './bounds-check.ts';
-import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
-import { evaluateInt, valuesEnv } from './evaluate.ts';
-import { compileFor } from './run.ts';
+import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
+import { allocateTemporaries, planLaunches, type PreparedKernel } from './launch-plan.ts';
+import { prepareCall } from './run.ts';
 
-/** One kernel of the program, with its arguments and grid fixed. */
-export interface PreparedKernel {
-  readonly kernel: KernelFunction;
-  readonly args: readonly LaunchArgument[];
-  readonly groupCount: readonly number[];
-  readonly localSize: readonly number[];
-}
+export type { PreparedKernel };
 
 export interface PreparedLaunch {
   readonly device: Device;
@@ -45,9 +36,7 @@ export async function prepareLaunch(
   device: Device,
   args: Readonly<Record<string, DeviceArray | number | bigint>>,
 ): Promise<PreparedLaunch> {
-  const binding = bindArguments(knl, args);
-  checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
-  const { code, compiled } = await compileFor(knl, device, binding.dtypes);
+  const { binding, code, compiled } = await prepareCall(knl, device, args);
 
   const buffers = new Map<string, DeviceBuffer>();
   for (const a of binding.arrays) {
@@ -58,30 +47,8 @@ export async function prepareLaunch(
     if (sepAxisOf(a.arg)) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' has a 'sep' axis; use run`);
     buffers.set(a.arg.name, a.given.buffer);
   }
-
-  const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
-  const owned: DeviceBuffer[] = [];
-  for (const kernel of code.program.kernels) {
-    for (const p of kernel.params) {
-      if (!p.temporaryShape || buffers.has(p.name)) continue;
-      const shape = p.temporaryShape.map((s) => size(s, `the shape of '${p.name}'`));
-      const buffer = device.allocate(Math.max(byteLengthOf(p.dtype, shape), 4));
-      owned.push(buffer);
-      buffers.set(p.name, buffer);
-    }
-  }
-
-  const kernels: PreparedKernel[] = [];
-  for (const kernel of code.program.kernels) {
-    const groupCount = kernel.groupCount.map((g) => size(g, 'the grid size'));
-    if (groupCount.some((g) => g <= 0)) continue;
-    const launchArgs: LaunchArgument[] = kernel.params.map((p) =>
-      p.kind === 'value'
-        ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.name)! }
-        : { kind: 'buffer', buffer: buffers.get(p.name)! },
-    );
-    kernels.push({ kernel, args: launchArgs, groupCount, localSize: kernel.localSize });
-  }
+  const owned = allocateTemporaries(device, code.program, binding.values, buffers);
+  const kernels = planLaunches(code.program, binding.values, buffers);
 
   return {
     device,

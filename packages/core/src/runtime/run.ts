@@ -5,15 +5,14 @@
  */
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import type { Expr } from '../expr/nodes.ts';
 import { generateCode } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { addDtypes } from '../transform/basic.ts';
 import { bindArguments, byteLengthOf, type Binding, type RunArgument, type ShapedHostArray } from './arguments.ts';
-import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
+import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { checkAccessBounds } from './bounds-check.ts';
-import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { allocateTemporaries, planLaunches } from './launch-plan.ts';
 import { sepAxisOf, separateName } from '../codegen/separate-arrays.ts';
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
@@ -49,7 +48,7 @@ export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<
 }
 
 export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}): Promise<RunOutputs> {
-  const { binding, code, compiled } = await prepare(knl, device, args);
+  const { binding, code, compiled } = await prepareCall(knl, device, args);
 
   const owned: DeviceBuffer[] = [];
   const buffers = new Map<string, DeviceBuffer>();
@@ -81,25 +80,9 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
     }
 
     // global temporaries (save slots, user-placed ones) live for the whole run
-    for (const kernel of code.program.kernels) {
-      for (const p of kernel.params) {
-        if (!p.temporaryShape || buffers.has(p.name)) continue;
-        const shape = p.temporaryShape.map((s) => evaluateSize(s, binding.values));
-        const buffer = device.allocate(Math.max(byteLengthOf(p.dtype, shape), 4));
-        owned.push(buffer);
-        buffers.set(p.name, buffer);
-      }
-    }
-
-    for (const kernel of code.program.kernels) {
-      const launchArgs: LaunchArgument[] = kernel.params.map((p) =>
-        p.kind === 'value'
-          ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.name)! }
-          : { kind: 'buffer', buffer: buffers.get(p.name)! },
-      );
-      const groups = kernel.groupCount.map((g) => evaluateSize(g, binding.values));
-      if (groups.some((g) => g <= 0)) continue;
-      await device.launch(compiled, kernel, launchArgs, groups, kernel.localSize);
+    owned.push(...allocateTemporaries(device, code.program, binding.values, buffers));
+    for (const k of planLaunches(code.program, binding.values, buffers)) {
+      await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
     }
 
     const outputs: RunOutputs = {};
@@ -149,7 +132,7 @@ function scatterAlong(target: HostArray, shape: readonly number[], axis: number,
   });
 }
 
-interface Prepared {
+export interface PreparedCall {
   readonly binding: Binding;
   readonly code: GeneratedCode;
   readonly compiled: unknown;
@@ -160,7 +143,7 @@ interface Prepared {
  * signature (dtypes, shapes, values): a loop calling `run` with the same kinds of
  * arguments pays for them once. The arrays themselves are bound afresh every call.
  */
-async function prepare(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>): Promise<Prepared> {
+export async function prepareCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>): Promise<PreparedCall> {
   const signature = callSignature(knl, args);
   let perDevice = prepared.get(device);
   if (!perDevice) prepared.set(device, (perDevice = new WeakMap()));
@@ -181,7 +164,7 @@ async function prepare(knl: LoopKernel, device: Device, args: Readonly<Record<st
   return { binding, code, compiled };
 }
 
-const prepared = new WeakMap<Device, WeakMap<LoopKernel, Map<string, Prepared>>>();
+const prepared = new WeakMap<Device, WeakMap<LoopKernel, Map<string, PreparedCall>>>();
 
 /** What binding depends on, as a string; undefined for arguments it cannot describe (then no reuse). */
 function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>): string | undefined {
@@ -205,6 +188,3 @@ function givenArray(v: RunArgument | undefined): HostArray | DeviceArray | undef
   return (v as ShapedHostArray).data;
 }
 
-function evaluateSize(e: Expr, values: ReadonlyMap<string, number | bigint>): number {
-  return evaluateInt(e, valuesEnv(values, 'the grid size'), 'the grid size');
-}

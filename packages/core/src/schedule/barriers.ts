@@ -11,9 +11,9 @@ import { MissingBarrierError } from '../errors.ts';
 import { exprEquals, freeVariables } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses, type Access } from '../kernel/accesses.ts';
-import { waivesBarrier } from '../kernel/dependencies.ts';
+import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
-import type { ScheduleItem } from './linearize.ts';
+import { scheduledInstructions, type ScheduleItem } from './linearize.ts';
 
 interface Need {
   readonly scope: 'local';
@@ -23,10 +23,6 @@ interface Need {
 export function insertBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): ScheduleItem[] {
   const analysis = new SyncAnalysis(knl);
   return analysis.walk(items, []).out;
-}
-
-function instructionsIn(items: readonly ScheduleItem[]): string[] {
-  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? instructionsIn(it.body) : []));
 }
 
 function containsBarrier(items: readonly ScheduleItem[]): boolean {
@@ -49,11 +45,12 @@ function instructionsBeforeBarrier(items: readonly ScheduleItem[]): string[] {
 class SyncAnalysis {
   private readonly byId: Map<string, Instruction>;
   private readonly accesses: Map<string, Access[]>;
-  private readonly prereqs = new Map<string, Set<string>>();
+  private readonly prerequisites: (id: string) => ReadonlySet<string>;
   private readonly parallel: boolean;
 
   constructor(private readonly knl: LoopKernel) {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
+    this.prerequisites = prerequisiteClosure(knl.instructions);
     this.accesses = new Map();
     for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
     for (const insn of knl.instructions) {
@@ -89,7 +86,7 @@ class SyncAnalysis {
         pending.push(insn.id);
       } else {
         // a write before the loop that something in the loop depends on: synchronize once, before the loop
-        const entry = instructionsIn(item.body).map((r) => this.firstNeed(pending, r, 'forward')).find((n) => n);
+        const entry = scheduledInstructions(item.body).map((r) => this.firstNeed(pending, r, 'forward')).find((n) => n);
         if (entry) {
           out.push({ kind: 'barrier', scope: 'local', comment: entry.comment });
           pending = [];
@@ -155,20 +152,7 @@ class SyncAnalysis {
   }
 
   private dependsOn(a: string, b: string): boolean {
-    return this.prerequisitesOf(a).has(b);
-  }
-
-  private prerequisitesOf(id: string): Set<string> {
-    const known = this.prereqs.get(id);
-    if (known) return known;
-    const out = new Set<string>();
-    this.prereqs.set(id, out);
-    for (const d of this.byId.get(id)?.dependsOn ?? []) {
-      if (!this.byId.has(d)) continue;
-      out.add(d);
-      for (const x of this.prerequisitesOf(d)) out.add(x);
-    }
-    return out;
+    return this.prerequisites(a).has(b);
   }
 
   private sharedWrittenVariables(a: string, b: string): string[] {

@@ -11,6 +11,7 @@
 import { LinearizationError, LoomWarning, reportWarning } from '../errors.ts';
 import { isParallelTag, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { parentInames } from '../kernel/domains.ts';
+import { prerequisiteClosure } from '../kernel/dependencies.ts';
 
 export type ScheduleItem =
   | { readonly kind: 'loop'; readonly iname: string; readonly body: readonly ScheduleItem[] }
@@ -35,6 +36,11 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
     ));
   }
   return result;
+}
+
+/** Ids of the instructions in a schedule, in order (loops entered). */
+export function scheduledInstructions(items: readonly ScheduleItem[]): string[] {
+  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? scheduledInstructions(it.body) : []));
 }
 
 /** Loop and instruction ids, depth first, for printing and tests. */
@@ -70,19 +76,7 @@ function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: Readonl
   for (const i of insns) visit(i.id);
 
   // a loop entered once cannot surround both ends of a chain that leaves it in the middle
-  const reach = new Map<string, Set<string>>(); // id -> everything it (transitively) depends on
-  const prereqs = (id: string): Set<string> => {
-    const known = reach.get(id);
-    if (known) return known;
-    const out = new Set<string>();
-    reach.set(id, out);
-    for (const d of byId.get(id)?.dependsOn ?? []) {
-      if (!byId.has(d)) continue;
-      out.add(d);
-      for (const x of prereqs(d)) out.add(x);
-    }
-    return out;
-  };
+  const prereqs = prerequisiteClosure(insns);
   const allLoops = new Set(insns.flatMap((i) => [...loopsOf.get(i.id)!]));
   for (const loop of allLoops) {
     for (const b of insns) {

@@ -12,14 +12,15 @@ import { fromLinear } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { nameWritten, namesRead } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
+import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));
-  const prereqs = transitive(knl.instructions, (i) => i.dependsOn);
+  const prerequisites = prerequisiteClosure(knl.instructions);
   const dependents = new Map<string, Set<string>>();
-  for (const [id, ps] of prereqs) for (const p of ps) dependents.set(p, new Set([...(dependents.get(p) ?? []), id]));
+  for (const i of knl.instructions) for (const p of prerequisites(i.id)) dependents.set(p, new Set([...(dependents.get(p) ?? []), i.id]));
 
   let instructions = [...knl.instructions];
   const temporaries = new Map(knl.temporaries);
@@ -32,7 +33,7 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
   };
 
   for (const barrier of knl.instructions.filter((i) => i.kind === 'barrier' && i.barrierScope === 'global')) {
-    const before = prereqs.get(barrier.id) ?? new Set<string>();
+    const before = prerequisites(barrier.id);
     const after = dependents.get(barrier.id) ?? new Set<string>();
     for (const t of knl.temporaries.values()) {
       if (t.addressSpace === 'global') continue;
@@ -92,24 +93,4 @@ function extentOf(knl: LoopKernel, iname: string): Expr {
   if (!up) throw new LoomError(`saveAndReloadTemporaries: '${iname}' has no upper bound`);
   const plusOne = up.expr.add(up.divisor);
   return up.divisor === 1 ? fromLinear(plusOne) : binary('//', fromLinear(plusOne), int(up.divisor));
-}
-
-
-function transitive(insns: readonly Instruction[], edges: (i: Instruction) => readonly string[]): Map<string, Set<string>> {
-  const byId = new Map(insns.map((i) => [i.id, i]));
-  const memo = new Map<string, Set<string>>();
-  const visit = (id: string): Set<string> => {
-    const known = memo.get(id);
-    if (known) return known;
-    const out = new Set<string>();
-    memo.set(id, out);
-    for (const d of edges(byId.get(id)!)) {
-      if (!byId.has(d)) continue;
-      out.add(d);
-      for (const x of visit(d)) out.add(x);
-    }
-    return out;
-  };
-  for (const i of insns) visit(i.id);
-  return memo;
 }
