@@ -233,3 +233,37 @@ export function markdownTable(): string {
   for (const r of ROWS) lines.push(`| \`${r.operation}\` | ${r.dtypeClass} | ${r.result} |`);
   return lines.join('\n');
 }
+
+/**
+ * Payloads of `pointwise()` mean what JavaScript means: each case is a payload, run on
+ * the operands' pairs, and its defined value is the payload itself run by JavaScript
+ * (rounded to the dtype). The README states these in its pointwise section.
+ */
+export interface PayloadCase {
+  readonly what: string;
+  readonly payload: (x: number, y: number) => number | boolean;
+  readonly xs: readonly number[];
+  readonly ys: readonly number[];
+  /** Relative tolerance for finite, non-zero results (hypot in float32 is not correctly rounded). */
+  readonly tolerance?: number;
+}
+
+const ODD = [2, 0, -0, NaN, 1, -3.5, Infinity];
+export const PAYLOAD_CASES: readonly PayloadCase[] = [
+  { what: 'x && y gives an operand; NaN and -0 are false', payload: (x, y) => x && y, xs: ODD, ys: [3, 0, NaN] },
+  { what: 'x || y gives an operand', payload: (x, y) => x || y, xs: ODD, ys: [3, -0, NaN] },
+  { what: '!x and x ? a : b take NaN as false', payload: (x) => (!x ? 1 : x ? 2 : 3), xs: ODD, ys: [0] },
+  { what: '-0 keeps its sign', payload: (x) => x * -0 + (-x), xs: [0, -0, 1, -2], ys: [0] },
+  {
+    what: 'Math.round rounds halves up, exactly, keeping the sign of zero',
+    payload: (x) => Math.round(x), xs: [0.49999999999999994, 0.5, -0.5, 2.5, -2.5, -0.2, 0.2, -0, NaN, Infinity, 1e300, 8388609.5], ys: [0],
+  },
+  {
+    what: 'Math.hypot neither overflows nor underflows; Infinity beats NaN',
+    payload: (x, y) => Math.hypot(x, y), xs: [1e300, 1e-300, 3e38, 1e-40, 3, 0, NaN, Infinity], ys: [1e300, 4, 0, NaN, -Infinity], tolerance: 1e-6,
+  },
+  {
+    what: 'x ** y is NaN for a NaN exponent and for (±1) ** ±Infinity (C\'s pow gives 1)',
+    payload: (x, y) => x ** y, xs: [1, -1, 2, 0, -0, NaN], ys: [NaN, Infinity, -Infinity, 3, -1, 0], tolerance: 1e-6,
+  },
+];

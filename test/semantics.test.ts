@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeKernel, run, type Device, type DType } from '@loom/core';
-import { EDGES, markdownTable, ROWS, type SemanticsRow, type Value } from './semantics-table.ts';
+import { pointwise, tensor } from '@loom/elementwise';
+import { EDGES, markdownTable, PAYLOAD_CASES, ROWS, type PayloadCase, type SemanticsRow, type Value } from './semantics-table.ts';
 import { supportsDType, testDevices } from './support/devices.ts';
 
 type HostArray = Int32Array | Uint32Array | BigInt64Array | Float32Array | Float64Array;
@@ -64,6 +65,41 @@ for (const row of ROWS) {
         if (!supportsDType(device, dtype) || (row.resultDType && !supportsDType(device, row.resultDType))) continue;
         ran++;
         const wrong = await mismatches(row, dtype, device);
+        if (wrong.length) failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
+      }
+    }
+    assert.ok(ran > 0, 'ran on at least one device');
+    assert.ok(failures.length === 0, `\n${failures.join('\n')}`);
+  });
+}
+
+/** Runs payload case `c` in `dtype` on `device`; returns one line per element that is not JavaScript's value. */
+async function payloadMismatches(c: PayloadCase, dtype: 'float32' | 'float64', device: Device): Promise<string[]> {
+  const pairs = c.xs.flatMap((x) => c.ys.map((y) => [x, y] as const));
+  const round = dtype === 'float32' ? Math.fround : (v: number) => v;
+  const xs = pairs.map(([x]) => round(x));
+  const ys = pairs.map(([, y]) => round(y));
+  const op = pointwise({}, c.payload);
+  const inputs = [tensor(xs, undefined, { device, dtype }), tensor(ys, undefined, { device, dtype })].slice(0, c.payload.length);
+  const result = await op(...inputs);
+  const values = Array.from(await result.toArray() as ArrayLike<number | bigint>, Number);
+  const wrong: string[] = [];
+  xs.forEach((x, k) => {
+    const expected = round(Number(c.payload(x, ys[k])));
+    if (!matches(values[k], expected, c.tolerance)) wrong.push(`x=${show(x)}, y=${show(ys[k])}: ${show(values[k])}, JavaScript ${show(expected)}`);
+  });
+  return wrong;
+}
+
+for (const c of PAYLOAD_CASES) {
+  test(`pointwise payloads: ${c.what}`, async () => {
+    const failures: string[] = [];
+    let ran = 0;
+    for (const device of testDevices()) {
+      for (const dtype of ['float32', 'float64'] as const) {
+        if (!supportsDType(device, dtype)) continue;
+        ran++;
+        const wrong = await payloadMismatches(c, dtype, device);
         if (wrong.length) failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
       }
     }
