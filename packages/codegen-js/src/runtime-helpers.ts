@@ -225,7 +225,7 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
       const signed = dtype.startsWith('int');
       if (isFloat) {
         const lo = signed ? -(2 ** (bits - 1)) : 0;
-        return saturate(value, lo, signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1);
+        return saturate(value as number, lo, signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1);
       }
       const big = BigInt(value as number | bigint);
       return Number(signed ? BigInt.asIntN(bits, big) : BigInt.asUintN(bits, big));

@@ -187,7 +187,7 @@ export class ClExpressionPrinter {
  * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
  */
 function converted(p: Printed, from: DType, to: DType): Printed {
-  if (isFloat(from) && isInteger(to) && to !== 'bool') return atom(floatToInteger(p.text, to));
+  if (isFloat(from) && isInteger(to)) return atom(floatToInteger(p.text, to));
   if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
   return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
 }
