@@ -65,12 +65,12 @@ test('guards appear only where the domain is not rectangular', () => {
   assert.match(generateCode(strided, openclTarget()).code, /if \(.*% 3.*== 0\)/);
 });
 
-test('float64 enables cl_khr_fp64; Python semantics for // and % use helpers', () => {
+test('float64 enables cl_khr_fp64; Loom\'s // and % use helpers', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] // 2 + b[i] % 3');
   const code = generateCode(addDtypes(knl, { a: 'int32', b: 'float64' }), openclTarget()).code;
   assert.match(code, /#pragma OPENCL EXTENSION cl_khr_fp64: enable/);
-  assert.match(code, /loopy_floor_div_int32\(a\[i\], 2\)/);
-  assert.match(code, /loopy_mod_float64/);
+  assert.match(code, /loom_floor_div_int32\(a\[i\], 2\)/);
+  assert.match(code, /loom_mod_float64/);
 });
 
 test.run();

@@ -1,7 +1,7 @@
 /**
  * Calls of the functions the expression language knows (`KNOWN_FUNCTIONS`), with
  * C's semantics: `round` rounds halves away from zero, `min`/`max` on floats are
- * `fmin`/`fmax` (a NaN argument loses), `fmod` has the sign of the dividend, `abs`,
+ * `torch.minimum`/`torch.maximum` (a NaN argument wins), `fmod` has the sign of the dividend, `abs`,
  * `min`, `max` on integers stay integers. For float32 every result is rounded to
  * float32, except where the exact result already is one (fabs, fmod, floor, ...).
  */
@@ -38,7 +38,7 @@ const ARITY: Readonly<Record<string, number>> = {
 function minMax(fn: 'min' | 'max', args: readonly JsValue[], c: DType): JsValue {
   if (args.length === 1) return convert(args[0], c);
   const list = args.map((a) => convert(a, c).code).join(', ');
-  if (isFloatType(c)) return atom(`loom.${fn === 'min' ? 'fmin' : 'fmax'}(${list})`, c);
+  if (isFloatType(c)) return atom(`loom.${fn === 'min' ? 'minimum' : 'maximum'}(${list})`, c);
   if (isBigIntType(c)) return atom(`loom.${fn}64(${list})`, c);
   return atom(`Math.${fn}(${list})`, c); // integers: exact, and never NaN
 }

@@ -4,8 +4,10 @@
  * written for exactly the representation the printer gives its arguments (see
  * `values.ts`): 32-bit integers and floats as numbers, 64-bit integers as bigints.
  *
- * Division or remainder by an integer zero is undefined in C; here it gives 0, so
- * that a kernel's result never depends on which JavaScript engine ran it.
+ * They follow Loom's one meaning of arithmetic (the README's table, which every
+ * device's code agrees with): division or remainder by an integer zero gives 0, a
+ * float becomes an integer saturated at the type's range (NaN → 0), float `min` and
+ * `max` propagate NaN.
  */
 import type { DType } from '@loom/core';
 import { erf } from './erf.ts';
@@ -43,13 +45,12 @@ function ipow(base: number, exponent: number): number {
 // --- floats -------------------------------------------------------------------------------------
 
 /**
- * Python's float `a % b`: the exact remainder (JavaScript's `%` is C's fmod), moved
- * into the divisor's sign. A zero result carries the divisor's sign, as in Python.
+ * PyTorch's float `a % b` (`torch.remainder`): C's exact `fmod` (JavaScript's `%`),
+ * moved into the divisor's sign when it is non-zero. A zero keeps the dividend's sign.
  */
 function floorMod(a: number, b: number): number {
   const r = a % b;
-  if (r === 0) return b < 0 || Object.is(b, -0) ? -0 : 0;
-  return r < 0 !== b < 0 ? r + b : r;
+  return r !== 0 && r < 0 !== b < 0 ? r + b : r;
 }
 
 /** C's `round`: halfway cases away from zero (Math.round rounds them up). */
@@ -64,26 +65,39 @@ function pow(a: number, b: number): number {
 }
 
 /**
- * C's `fmin` over any number of arguments: a NaN loses to any number. C leaves the
- * sign of fmin(-0, +0) open; here -0 is the smaller, as in IEEE 754-2019's minimumNumber.
+ * `min` of floats, over any number of arguments, as `torch.minimum`: a NaN argument
+ * makes the result NaN, and -0 is smaller than +0 (IEEE 754-2019's minimum).
  */
-function fmin(...xs: number[]): number {
+function minimum(...xs: number[]): number {
   let m = xs[0];
   for (let k = 1; k < xs.length; k++) {
     const x = xs[k];
-    if (x < m || m !== m || (x === 0 && m === 0 && Object.is(x, -0))) m = x;
+    if (x < m || x !== x || (x === 0 && m === 0 && Object.is(x, -0))) m = x;
+    if (m !== m) return m;
   }
   return m;
 }
 
-/** C's `fmax` over any number of arguments: a NaN loses to any number; +0 is larger than -0. */
-function fmax(...xs: number[]): number {
+/** `max` of floats, as `torch.maximum`: a NaN argument makes the result NaN; +0 is larger than -0. */
+function maximum(...xs: number[]): number {
   let m = xs[0];
   for (let k = 1; k < xs.length; k++) {
     const x = xs[k];
-    if (x > m || m !== m || (x === 0 && m === 0 && Object.is(m, -0))) m = x;
+    if (x > m || x !== x || (x === 0 && m === 0 && Object.is(m, -0))) m = x;
+    if (m !== m) return m;
   }
   return m;
+}
+
+/**
+ * A float converted to an integer type whose range is [lo, hi]: truncated toward zero,
+ * saturated at the range, NaN → 0 (Loom's one meaning for every device: C leaves it
+ * undefined, WGSL saturates at the nearest float, x86 gives INT_MIN). `+ 0` turns the
+ * -0 that Math.trunc gives for -0.5 into the integer 0.
+ */
+function saturate(x: number, lo: number, hi: number): number {
+  if (x !== x) return 0;
+  return x <= lo ? lo : x >= hi ? hi : Math.trunc(x) + 0;
 }
 
 // --- 64-bit integers (bigint) -------------------------------------------------------------------
@@ -149,13 +163,20 @@ function max64(...xs: bigint[]): bigint {
   return xs.reduce((m, x) => (x > m ? x : m));
 }
 
-/** A float converted to int64 (C truncates; out of range is undefined there, here it wraps). NaN → 0. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** A float converted to int64: truncated, saturated at int64's range, NaN → 0 (see `saturate`). */
 function floatToInt64(x: number): bigint {
-  return Number.isFinite(x) ? BigInt.asIntN(64, BigInt(Math.trunc(x))) : 0n;
+  if (x !== x) return 0n;
+  return x <= -(2 ** 63) ? INT64_MIN : x >= 2 ** 63 ? INT64_MAX : BigInt(Math.trunc(x));
 }
 
+/** A float converted to uint64: truncated, saturated at 0 and 2^64 - 1, NaN → 0. */
 function floatToUint64(x: number): bigint {
-  return Number.isFinite(x) ? BigInt.asUintN(64, BigInt(Math.trunc(x))) : 0n;
+  if (x !== x) return 0n;
+  return x <= 0 ? 0n : x >= 2 ** 64 ? UINT64_MAX : BigInt(Math.trunc(x));
 }
 
 /**
@@ -179,7 +200,7 @@ function bigintToFloat32(x: bigint): number {
 /** The helpers object generated code receives as its `loom` parameter. */
 export const runtimeHelpers = Object.freeze({
   mod, modU32, ipow,
-  floorMod, round, pow, fmin, fmax, erf,
+  floorMod, round, pow, minimum, maximum, saturate, erf,
   div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
   floatToInt64, floatToUint64, bigintToFloat32,
 });
@@ -189,23 +210,30 @@ export type RuntimeHelper = keyof typeof runtimeHelpers;
 /**
  * A value (a literal, a kernel argument) in the representation generated code uses
  * for `dtype`, converted with the same semantics as a cast in the kernel: bool is
- * 0/1, integers wrap, float32 is rounded, int64/uint64 are bigints.
+ * 0/1, integers wrap, floats saturate into an integer type, float32 is rounded,
+ * int64/uint64 are bigints. A number is a float when `from` is a float dtype, or
+ * (with no `from`) when it is not a whole number.
  */
-export function toRepresentation(value: number | bigint | boolean, dtype: DType): number | bigint {
+export function toRepresentation(value: number | bigint | boolean, dtype: DType, from?: DType): number | bigint {
   if (typeof value === 'boolean') value = value ? 1 : 0;
+  const isFloat = typeof value === 'number' && (from === 'float32' || from === 'float64' || (from === undefined && !Number.isInteger(value)));
   switch (dtype) {
     case 'bool':
       return typeof value === 'bigint' ? (value !== 0n ? 1 : 0) : value !== 0 ? 1 : 0;
     case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32': {
       const bits = INTEGER_BITS[dtype];
       const signed = dtype.startsWith('int');
-      const big = typeof value === 'bigint' ? value : floatToInt64(value);
+      if (isFloat) {
+        const lo = signed ? -(2 ** (bits - 1)) : 0;
+        return saturate(value as number, lo, signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1);
+      }
+      const big = BigInt(value as number | bigint);
       return Number(signed ? BigInt.asIntN(bits, big) : BigInt.asUintN(bits, big));
     }
     case 'int64':
-      return typeof value === 'bigint' ? BigInt.asIntN(64, value) : floatToInt64(value);
+      return isFloat ? floatToInt64(value as number) : BigInt.asIntN(64, BigInt(value));
     case 'uint64':
-      return typeof value === 'bigint' ? BigInt.asUintN(64, value) : floatToUint64(value);
+      return isFloat ? floatToUint64(value as number) : BigInt.asUintN(64, BigInt(value));
     case 'float32':
       return typeof value === 'bigint' ? bigintToFloat32(value) : Math.fround(value);
     case 'float64':

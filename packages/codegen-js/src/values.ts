@@ -146,14 +146,15 @@ const WRAP_TO: Partial<Record<DType, (code: JsValue) => JsValue>> = {
 const BITS: Partial<Record<DType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, uint32: 32 };
 
 /**
- * `v` converted to dtype `to` with C's conversion semantics (as OpenCL C computes
- * them): to an integer, floats truncate toward zero and everything wraps modulo
- * 2^bits (an out-of-range float is undefined in C; here it wraps, NaN gives 0); to
- * bool, non-zero is 1; to float32, one correct rounding. The result is reduced.
+ * `v` converted to dtype `to` with C's conversion semantics where C defines them:
+ * integers wrap modulo 2^bits; to bool, non-zero is 1; to float32, one correct
+ * rounding. A float becomes an integer truncated toward zero and saturated at the
+ * type's range, NaN → 0 (Loom's meaning for what C leaves undefined, on every
+ * device). The result is reduced.
  */
 export function convert(v: JsValue, to: DType): JsValue {
   if (to === 'float16') throw new LoomError('float16 is not supported by the JavaScript target');
-  if (v.literal !== undefined) return literal(toRepresentation(v.literal, to), to);
+  if (v.literal !== undefined) return literal(toRepresentation(v.literal, to, v.repr), to);
   if (v.condition) {
     if (isBigIntType(to)) return { code: `${operand(v, Prec.LogicalOr)} ? 1n : 0n`, prec: Prec.Conditional, repr: to };
     return retag(asNumber(v), to); // 0 and 1 are the same in every number dtype
@@ -190,20 +191,24 @@ export function convert(v: JsValue, to: DType): JsValue {
     if (fitsIn(from, 'int16') || fitsIn(from, 'uint16')) return retag(value, to); // at most 16 bits: exact
     return atom(`Math.fround(${value.code})`, to);
   }
-  // to a small integer: the JavaScript bit operators truncate floats and wrap, as wanted
+  // from a float to a small integer: saturated (the bit operators would wrap)
+  if (isFloatType(from)) return atom(`loom.saturate(${v.code}, ${RANGES[to]![0]}, ${RANGES[to]![1]})`, to);
+  // from an integer: the JavaScript bit operators wrap, as wanted
   if (v.unreduced === undefined && fitsIn(from, to)) return retag(v, to);
   return WRAP_TO[to]!(v);
 }
 
 /**
  * `v` as the value to store into a TypedArray of `dtype`. Typed arrays convert a
- * number themselves exactly as `convert` would (Int8Array truncates and wraps,
+ * number themselves exactly as `convert` would (Int8Array wraps an integer,
  * Float32Array rounds to nearest even), so only what they cannot do is spelled out:
- * bool (Uint8Array would keep 2 as 2), bigints, and unreduced values headed for a
+ * bool (Uint8Array would keep 2 as 2), bigints, floats headed for an integer array
+ * (which saturate, where Int32Array would wrap), and unreduced values headed for a
  * float array.
  */
 export function storable(v: JsValue, dtype: DType): JsValue {
-  if (v.literal !== undefined || v.condition || dtype === 'bool' || isBigIntType(dtype) || isBigIntType(v.repr)) {
+  const floatToInteger = isFloatType(v.repr) && !isFloatType(dtype);
+  if (v.literal !== undefined || v.condition || dtype === 'bool' || isBigIntType(dtype) || isBigIntType(v.repr) || floatToInteger) {
     return convert(v, dtype);
   }
   return isFloatType(dtype) ? reduce(v) : v;

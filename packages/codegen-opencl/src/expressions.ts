@@ -2,10 +2,13 @@
  * Expressions in OpenCL C. Every operand is converted to the type numpy's promotion
  * gives the operation (`exprType`), so C's own conversion rules never decide a
  * result; literals are spelled in the type they take (`2*a[i]` → `2.0f * a[i]`).
- * Python-semantics operators (`//`, `%` on integers, integer `**`) use small helper
- * functions that the printer records as needed.
+ * Where C leaves a result undefined or means something else than Loom (integer
+ * division by zero, `//`, `%`, integer `**`, float min/max with NaN, float to integer
+ * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
+ * the printer records the ones it uses.
  */
 import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
+import { clHelperDefinition, clHelperName, floatToInteger, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
 /** Binding strength, higher binds tighter (C's precedence table). */
@@ -56,7 +59,7 @@ export class ClExpressionPrinter {
     if (e.kind === 'bool') return atom(e.value ? '1' : '0');
     const printed = this.raw(e, t);
     if (want === undefined || want === t || (isBoolish(want) && isBoolish(t))) return printed;
-    return { text: `(${clType(want)}) ${paren(printed, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+    return converted(printed, t, want);
   }
 
   private raw(e: Expr, t: DType): Printed {
@@ -70,7 +73,11 @@ export class ClExpressionPrinter {
       }
       case 'neg': return { text: `-${paren(this.expr(e.operand, t), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
       case 'not': return { text: `!${paren(this.expr(e.operand), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
-      case 'cast': return { text: `(${clType(e.dtype as DType)}) ${paren(this.expr(e.operand), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+      case 'cast': {
+        const from = this.typeOfExpr(e.operand);
+        const operand = this.expr(e.operand);
+        return from === e.dtype ? operand : converted(operand, from, e.dtype as DType);
+      }
       case 'binary': return this.binary(e, t);
       case 'compare': {
         const divisibility = this.divisibilityTest(e);
@@ -84,7 +91,9 @@ export class ClExpressionPrinter {
         return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
       }
       case 'if': {
-        const c = paren(this.expr(e.condition), PRECEDENCE.or);
+        // OpenCL C refuses a float as the condition of ?: (C takes it as != 0)
+        const condition = isFloat(this.typeOfExpr(e.condition)) ? E.compare('!=', e.condition, E.int(0)) : e.condition;
+        const c = paren(this.expr(condition), PRECEDENCE.or);
         return { text: `${c} ? ${paren(this.expr(e.then, t), PRECEDENCE.ternary)} : ${paren(this.expr(e.otherwise, t), PRECEDENCE.ternary)}`, precedence: PRECEDENCE.ternary };
       }
       case 'call': return this.call(e, t);
@@ -124,7 +133,12 @@ export class ClExpressionPrinter {
     switch (e.op) {
       case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive, e.op === '-');
       case '*': return infix(l, '*', r, PRECEDENCE.multiplicative);
-      case '/': return infix(l, '/', r, PRECEDENCE.multiplicative, true);
+      case '/':
+        // an integer divisor that may be 0 or -1 needs the helper (C: undefined, x86: a trap)
+        if (isInteger(t) && !(e.right.kind === 'int' && e.right.value !== 0 && e.right.value !== -1)) {
+          return call(this.helper('div', t), [l.text, r.text]);
+        }
+        return infix(l, '/', r, PRECEDENCE.multiplicative, true);
       case '//':
         if (isFloat(t)) return call('floor', [infix(l, '/', r, PRECEDENCE.multiplicative, true).text]);
         return call(this.helper('floor_div', t), [l.text, r.text]);
@@ -140,9 +154,15 @@ export class ClExpressionPrinter {
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e)) return call(e.fn, [String((e.args[0] as { value: number }).value)]);
     const float = isFloat(t);
+    if (float && (e.fn === 'min' || e.fn === 'max')) {
+      // NaN-propagating, unlike C's fmin/fmax
+      const fn = this.helper(e.fn === 'min' ? 'minimum' : 'maximum', t);
+      const [first, ...rest] = e.args;
+      return rest.reduce<Printed>((acc, a) => call(fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+    }
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;
-      return rest.reduce<Printed>((acc, a) => call(float ? `f${e.fn}` : e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+      return rest.reduce<Printed>((acc, a) => call(e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
     }
     if (!float && isInteger(t)) {
       if (e.fn === 'min' || e.fn === 'max') return call(e.fn, e.args.map((a) => this.print(a, t)));
@@ -154,24 +174,22 @@ export class ClExpressionPrinter {
     return call(name, e.args.map((a) => this.print(a, t)));
   }
 
-  /** Records a helper function with Python semantics for integer operators. */
-  private helper(kind: 'floor_div' | 'mod' | 'pow', t: DType): string {
-    const ct = clType(t);
-    const name = `loopy_${kind}_${t}`;
-    if (this.helpers.has(name)) return name;
-    let body: string;
-    if (kind === 'floor_div') {
-      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  ${ct} q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}`;
-    } else if (kind === 'mod' && isFloat(t)) {
-      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  return a - b * floor(a / b);\n}`;
-    } else if (kind === 'mod') {
-      body = `inline ${ct} ${name}(${ct} a, ${ct} b)\n{\n  ${ct} r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n}`;
-    } else {
-      body = `inline ${ct} ${name}(${ct} base, ${ct} exp)\n{\n  ${ct} result = 1;\n  for (; exp > 0; exp >>= 1)\n  {\n    if (exp & 1)\n      result *= base;\n    base *= base;\n  }\n  return result;\n}`;
-    }
-    this.helpers.set(name, body);
+  /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
+  private helper(kind: ClHelperKind, t: DType): string {
+    const name = clHelperName(kind, t);
+    if (!this.helpers.has(name)) this.helpers.set(name, clHelperDefinition(kind, t));
     return name;
   }
+}
+
+/**
+ * `p`, of dtype `from`, converted to `to`: a float to an integer saturates (NaN → 0),
+ * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
+ */
+function converted(p: Printed, from: DType, to: DType): Printed {
+  if (isFloat(from) && isInteger(to)) return atom(floatToInteger(p.text, to));
+  if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
+  return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
 }
 
 function isBoolish(t: DType): boolean {

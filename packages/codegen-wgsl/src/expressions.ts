@@ -73,14 +73,14 @@ export class ExpressionPrinter {
 
   /** `e` converted to WGSL type `want` (default: its own computation type). */
   print(e: Expr, want?: WgslScalar): Printed {
-    for (const r of this.replacements) if (E.exprEquals(r.expr, e)) return want ? convert(r.printed, want) : r.printed;
+    for (const r of this.replacements) if (E.exprEquals(r.expr, e)) return want ? this.convert(r.printed, want) : r.printed;
     switch (e.kind) {
       case 'int': return this.number(e.value, want ?? 'i32');
       case 'float': return this.number(e.value, want ?? 'f32');
       case 'bool': return want && want !== 'bool' ? this.number(e.value ? 1 : 0, want) : primary(e.value ? 'true' : 'false', 'bool');
       default: {
         const printed = this.compute(e);
-        return want ? convert(printed, want) : printed;
+        return want ? this.convert(printed, want) : printed;
       }
     }
   }
@@ -103,7 +103,23 @@ export class ExpressionPrinter {
   converted(e: Expr, dtype: DType): Printed {
     if (e.kind === 'int' || e.kind === 'float' || e.kind === 'bool') return this.print(wrapLiteral(e, dtype), computeType(dtype));
     const printed = this.print(e, computeType(dtype));
-    return fitsIn(this.dtype(e), dtype) ? printed : wrapNarrow(printed, dtype);
+    if (fitsIn(this.dtype(e), dtype)) return printed;
+    // a float saturates at the narrow type's range (already at i32's); an integer wraps, as in C
+    const range = NARROW.has(dtype) ? RANGES[dtype] : undefined;
+    if (isFloat(this.dtype(e)) && range) return call('clamp', [printed.text, literal(range[0], 'i32'), literal(range[1], 'i32')], 'i32');
+    return wrapNarrow(printed, dtype);
+  }
+
+  /**
+   * `p` converted to WGSL type `to`, as Loom means it: a float as a condition is true
+   * when non-zero or NaN, and a float becomes an integer saturated at the type's range
+   * with NaN → 0 — both told on the bits (`ieee-helpers.ts`). Everything else is `convert`.
+   */
+  private convert(p: Printed, to: WgslScalar): Printed {
+    if (!isFloatScalar(p.type) || p.type === to) return convert(p, to);
+    if (to === 'bool') return call(this.context.helper('truthy', p.type), [p.text], 'bool');
+    if (to === 'i32' || to === 'u32') return call(this.context.helper(to === 'i32' ? 'to_i32' : 'to_u32', p.type), [p.text], to);
+    return convert(p, to);
   }
 
   /** Prints `e`, with every occurrence of `expr` in it printed as `printed`. */
@@ -191,11 +207,16 @@ export class ExpressionPrinter {
     const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
     switch (e.op) {
       case '+': case '-': return infix(l, e.op, r, Prec.Additive, t);
-      case '*': case '/': return infix(l, e.op, r, Prec.Multiplicative, t);
+      case '*': return infix(l, e.op, r, Prec.Multiplicative, t);
+      case '/':
+        // an integer x / 0 is x in WGSL, 0 in Loom: the helper unless the divisor is a non-zero literal
+        return isFloatScalar(t) || nonZeroLiteral(e.right) ? infix(l, e.op, r, Prec.Multiplicative, t) : helper('div');
       case '//':
         if (isFloatScalar(t)) return call('floor', [infix(l, '/', r, Prec.Multiplicative, t).text], t);
-        return t === 'u32' ? infix(l, '/', r, Prec.Multiplicative, t) : helper('floor_div');
+        if (t === 'u32') return nonZeroLiteral(e.right) ? infix(l, '/', r, Prec.Multiplicative, t) : helper('div');
+        return helper('floor_div');
       case '%':
+        if (isFloatScalar(t)) return helper('remainder');
         return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
       case '**':
         return helper('pow');
@@ -211,6 +232,11 @@ export class ExpressionPrinter {
     const common = combineTypes(exprType(e.left, this.context.typeOf), exprType(e.right, this.context.typeOf)).dtype;
     if (common === 'int64' && (computeType(lt) === 'u32') !== (computeType(rt) === 'u32')) return this.mixedSignComparison(e);
     const t = common === 'bool' && (e.op === '==' || e.op === '!=') ? 'bool' : arithmeticType(this.checked(e, common));
+    if (isFloatScalar(t) && (e.op === '==' || e.op === '!=') && E.exprEquals(e.left, e.right)) {
+      // `x != x` is the NaN test, which a compiler assuming finite floats folds to false
+      const nan = call(this.context.helper('is_nan', t), [this.print(e.left, t).text], 'bool');
+      return e.op === '!=' ? nan : { text: `!${nan.text}`, prec: Prec.Unary, type: 'bool' };
+    }
     return relation(this.print(e.left, t), e.op, this.print(e.right, t));
   }
 
@@ -253,9 +279,12 @@ export class ExpressionPrinter {
     const args = e.args.map((a) => this.print(a, t));
     const float = isFloatScalar(t);
     switch (e.fn) {
-      case 'min': case 'max':
+      case 'min': case 'max': {
         if (args.length === 1) return args[0];
-        return args.slice(1).reduce((acc, a) => call(e.fn, [acc.text, a.text], t), args[0]);
+        // floats: NaN-propagating (WGSL's min/max may return either operand for NaN)
+        const fn = float ? this.context.helper(e.fn === 'min' ? 'minimum' : 'maximum', t) : e.fn;
+        return args.slice(1).reduce((acc, a) => call(fn, [acc.text, a.text], t), args[0]);
+      }
       case 'abs': case 'fabs':
         return t === 'u32' ? args[0] : call('abs', [args[0].text], t);
       case 'floor': case 'ceil': case 'trunc': case 'round':
@@ -269,7 +298,7 @@ export class ExpressionPrinter {
         const scale = this.number(Math.LOG10E / Math.LOG2E, t);
         return { text: `log2(${args[0].text}) * ${scale.text}`, prec: Prec.Multiplicative, type: t };
       }
-      case 'fmod': return infix(args[0], '%', args[1], Prec.Multiplicative, t); // WGSL's float % is C's fmod
+      case 'fmod': return call(this.context.helper('fmod', t), args.map((a) => a.text), t); // WGSL's float % is inexact
       default: {
         const builtin = SAME_BUILTINS[e.fn];
         if (!builtin || !float) {
@@ -290,6 +319,11 @@ export class ExpressionPrinter {
     }
     return dtype;
   }
+}
+
+/** An integer literal other than 0: a divisor that needs no guard. */
+function nonZeroLiteral(e: Expr): boolean {
+  return e.kind === 'int' && e.value !== 0;
 }
 
 function castDType(e: Extract<Expr, { kind: 'cast' }>): DType {
@@ -319,6 +353,8 @@ const RANGES: Partial<Record<DType, readonly [number, number]>> = {
   bool: [0, 1], int8: [-128, 127], int16: [-32768, 32767], int32: [-(2 ** 31), 2 ** 31 - 1],
   uint8: [0, 255], uint16: [0, 65535], uint32: [0, 2 ** 32 - 1],
 };
+
+const NARROW: ReadonlySet<DType> = new Set(['int8', 'int16', 'uint8', 'uint16']);
 
 function fitsIn(from: DType, to: DType): boolean {
   if (from === to) return true;

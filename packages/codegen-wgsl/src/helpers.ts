@@ -3,13 +3,28 @@
  * the CPU reference (and OpenCL C) give: Python's `//` and `%`, integer `**`, C's `round`
  * (halves away from zero) and `pow` (negative bases with whole exponents), `cbrt`, `erf`.
  * An integer division by zero gives 0, as on the CPU device (undefined in C). NaN and
- * infinity are made at run time: WGSL rejects them as constants.
+ * infinity are made at run time: WGSL rejects them as constants. What needs the bits of
+ * a float (NaN tests, exact fmod, saturating conversions, C's pow) is in `ieee-helpers.ts`.
  *
  * The printer asks for a helper by kind and type; the module prints each one used, once.
  */
+import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity';
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | IeeeHelperKind;
+
+const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
+const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
+
+/** Whether `kind` for `t` is one of `ieee-helpers.ts` (float pow is; integer pow is here). */
+function isIeee(kind: HelperKind, t: WgslScalar): boolean {
+  return IEEE_KINDS.has(kind) && (kind !== 'pow' || isFloatScalar(t));
+}
+
+/** The helpers that helper `kind` for `t` calls, to be defined with it. */
+export function helperDependencies(kind: HelperKind, t: WgslScalar): readonly (readonly [HelperKind, WgslScalar])[] {
+  return isIeee(kind, t) ? ieeeHelperDependencies(kind as IeeeHelperKind, t) : [];
+}
 
 export function helperName(kind: HelperKind, t: WgslScalar): string {
   return `${kind}_${t}`;
@@ -18,6 +33,7 @@ export function helperName(kind: HelperKind, t: WgslScalar): string {
 /** The definition of helper `kind` for type `t`. */
 export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   const name = helperName(kind, t);
+  if (isIeee(kind, t)) return ieeeHelperDefinition(kind as IeeeHelperKind, t, name);
   const one = t === 'f16' ? '1.0h' : '1.0';
   const zero = t === 'f16' ? '0.0h' : '0.0';
   switch (kind) {
@@ -41,13 +57,7 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
           `}`,
         ].join('\n');
       }
-      return [
-        `// Python's a % b for floats: the remainder has the sign of b (WGSL's % takes a's)`,
-        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
-        `  let r = a % b;`,
-        `  return select(r, r + b, r != ${zero} && ((r < ${zero}) != (b < ${zero})));`,
-        `}`,
-      ].join('\n');
+      throw new Error(`internal: float % is the 'remainder' helper, not 'mod'`);
     case 'pow':
       if (t === 'i32' || t === 'u32') {
         const lit = (n: number) => `${n}${t === 'i32' ? 'i' : 'u'}`;
@@ -75,16 +85,7 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
           `}`,
         ].join('\n');
       }
-      return [
-        `// C's pow: WGSL's pow(x, y) is exp2(y * log2(x)), undefined for x < 0 and wrong at y = 0`,
-        `fn ${name}(x: ${t}, y: ${t}) -> ${t} {`,
-        `  if (y == ${zero} || x == ${one}) { return ${one}; }`,
-        `  let magnitude = pow(abs(x), y);`,
-        `  if (x >= ${zero}) { return magnitude; }`,
-        `  if (y != trunc(y)) { return (x - x) / (x - x); } // a negative base and a fractional power: NaN`,
-        `  return select(magnitude, -magnitude, trunc(y * ${t === 'f16' ? '0.5h' : '0.5'}) * ${t === 'f16' ? '2.0h' : '2.0'} != y);`,
-        `}`,
-      ].join('\n');
+      throw new Error(`internal: float pow is in ieee-helpers.ts`);
     case 'round':
       return [
         `// C's round: halves away from zero (WGSL's round takes them to even)`,
@@ -126,5 +127,7 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `}`,
       ].join('\n');
     }
+    default:
+      throw new Error(`internal: no WGSL helper '${kind}' for ${t}`);
   }
 }

@@ -24,7 +24,7 @@
 import { LoomError, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
-import { helperDefinition, helperName, type HelperKind } from './helpers.ts';
+import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
 import { printKernel } from './statements.ts';
@@ -69,9 +69,12 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   const layout = layoutModule(program, names, { maxStorageBuffers: limits.maxStorageBuffersPerShaderStage, foldedGrid });
   const arrays = new ArrayAccess(layout, names);
   const helpers = new Map<string, string>();
-  const helper = (kind: HelperKind, t: WgslScalar) => {
+  const helper = (kind: HelperKind, t: WgslScalar): string => {
     const name = helperName(kind, t);
-    if (!helpers.has(name)) helpers.set(name, helperDefinition(kind, t));
+    if (!helpers.has(name)) {
+      helpers.set(name, helperDefinition(kind, t));
+      for (const [k, u] of helperDependencies(kind, t)) helper(k, u);
+    }
     return name;
   };
   const workgroupVars = program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits));

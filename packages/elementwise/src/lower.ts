@@ -12,13 +12,16 @@
  * - complex values, which the core does not have, are pairs of real expressions, and
  *   complex arithmetic is expanded into real arithmetic on them (PyTorch's formulas:
  *   Smith's division, as c10::complex divides);
- * - non-finite constants, which the instruction language cannot spell, become value
- *   arguments.
+ * - non-finite constants and -0, which the instruction language cannot spell, become
+ *   value arguments;
+ * - conditions, `!`, `&&`, `||`, `**`, `Math.round` and `Math.hypot` mean what they
+ *   mean in JavaScript (`js-semantics.ts`): NaN is false, `2 && 3` is 3.
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
 import { exprType, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
+import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
 const { binary, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
 
@@ -63,7 +66,7 @@ class Lowering {
       case 'int': case 'bool':
         return real(e);
       case 'float':
-        return real(Number.isFinite(e.value) ? e : this.env.constant(e.value));
+        return real(Number.isFinite(e.value) && !Object.is(e.value, -0) ? e : this.env.constant(e.value));
       case 'var': {
         const v = this.env.params.get(e.name);
         if (!v) throw new LoomError(`'${e.name}' is not a parameter of the payload`);
@@ -77,12 +80,18 @@ class Lowering {
         return this.binary(e.op, this.value(e.left), this.value(e.right));
       case 'compare':
         return this.compare(e.op, this.value(e.left), this.value(e.right));
-      case 'logical':
-        return real(logical(e.op, this.truthy(this.value(e.left)), this.truthy(this.value(e.right))));
+      case 'logical': {
+        const [a, b] = [this.value(e.left), this.value(e.right)];
+        // truth values combine as truth values; numbers give the deciding operand, as in JavaScript
+        if (a.kind === 'complex' || b.kind === 'complex' || (isBoolean(a.expr) && isBoolean(b.expr))) {
+          return real(logical(e.op, this.condition(a), this.condition(b)));
+        }
+        return real(jsLogical(e.op, a.expr, b.expr, this.js));
+      }
       case 'not':
-        return real(not(this.truthy(this.value(e.operand))));
+        return real(not(this.condition(this.value(e.operand))));
       case 'if': {
-        const condition = this.truthy(this.value(e.condition));
+        const condition = this.condition(this.value(e.condition));
         const [a, b] = [this.value(e.then), this.value(e.otherwise)];
         if (a.kind === 'real' && b.kind === 'real') return real(ifThenElse(condition, a.expr, b.expr));
         const t = this.complexType(a, b);
@@ -118,7 +127,20 @@ class Lowering {
     return v.kind === 'real' && isFloating(this.typeOf(v.expr).dtype);
   }
 
-  /** A value as a condition: bools as they are, anything else `!= 0`. */
+  /** What JavaScript's semantics need from the lowering (`js-semantics.ts`). */
+  private readonly js: JsContext = {
+    bind: (e) => this.env.bind(e),
+    constant: (value) => this.env.constant(value),
+    isFloat: (e) => isFloating(this.typeOf(e).dtype),
+  };
+
+  /** A value as a JavaScript condition: NaN is false (`truthy`, a conversion to bool, takes it as true). */
+  private condition(v: Value): Expr {
+    if (v.kind === 'complex' || isBoolean(v.expr) || this.typeOf(v.expr).dtype === 'bool') return this.truthy(v);
+    return jsTruthy(v.expr, this.js);
+  }
+
+  /** A value as a bool: bools as they are, anything else `!= 0` (NaN is true, as in PyTorch's bool()). */
   truthy(v: Value): Expr {
     if (v.kind === 'complex') return logical('or', compare('!=', v.re, int(0)), compare('!=', v.im, int(0)));
     // a bool variable is a truth value; bool arithmetic (true + true) is not: C computes it in int
@@ -219,6 +241,20 @@ class Lowering {
         // integers: JS's remainder takes the dividend's sign, as C's division truncates; x % 0 gives 0
         const [x, y] = [this.env.bind(a.expr), this.env.bind(b.expr)];
         return real(ifThenElse(compare('==', y, int(0)), int(0), binary('-', x, binary('*', y, binary('/', x, y)))));
+      }
+      case 'jspow': {
+        const [a, b] = args;
+        if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('** is not defined for complex values here');
+        return real(this.isFloat(a) || this.isFloat(b) ? jsPow(a.expr, b.expr, this.js) : binary('**', a.expr, b.expr));
+      }
+      case 'jsround': {
+        const [x] = args;
+        if (x.kind === 'complex') throw new LoomError('Math.round is not defined for complex values');
+        return real(this.isFloat(x) ? jsRound(x.expr, this.js) : x.expr);
+      }
+      case 'jshypot': {
+        if (args.some((a) => a.kind === 'complex')) throw new LoomError('Math.hypot is not defined for complex values');
+        return real(jsHypot(args.map((a) => this.toFloat((a as Extract<Value, { kind: 'real' }>).expr)), this.js));
       }
       case 'real': {
         const [z] = args;

@@ -14,9 +14,11 @@
  * order of appearance.
  *
  * A function means what JavaScript means, element by element: `/` divides exactly
- * (integers included), `%` is the truncated remainder, `Math.round` rounds halves up.
- * Those become the pseudo-functions `truediv`, `fmod` and `floor(x + 0.5)`, which the
- * kernel builder resolves once the dtypes are known. JavaScript does not keep `2.0`
+ * (integers included), `%` is the truncated remainder, `Math.round` rounds halves up,
+ * `**` is NaN for a NaN exponent, `Math.hypot` does not overflow, `&&` and `||` give an
+ * operand and NaN is false. Those become pseudo-functions (`truediv`, `fmod`, `jspow`,
+ * `jsround`, `jshypot`) and JavaScript truthiness, which the kernel builder resolves
+ * once the dtypes are known (`lower.ts`, `js-semantics.ts`). JavaScript does not keep `2.0`
  * apart from `2` (and bundlers print both as `2`), so a literal with an integral value
  * is an integer — a weak one, which never widens a float computation. What has no
  * counterpart in the IR (bitwise operators, loops, calls of other functions) is a
@@ -41,8 +43,10 @@ export interface Payload {
 
 /** Functions the payload may call besides the core's: JS semantics and complex numbers. */
 export const PAYLOAD_FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
-  truediv: 2, real: 1, imag: 1, conj: 1, complex: 2,
+  truediv: 2, jspow: 2, jsround: 1, jshypot: 0, real: 1, imag: 1, conj: 1, complex: 2,
 });
+/** The payload functions a payload may call by name (the others stand for JS operators and Math functions). */
+const CALLABLE = new Set(['real', 'imag', 'conj', 'complex']);
 
 export type PayloadSource = string | readonly string[] | ((...args: never[]) => unknown);
 
@@ -175,11 +179,11 @@ const MATH_FUNCTIONS: Readonly<Record<string, { arity: number | 'variadic'; buil
   atan2: { arity: 2, build: (args) => call('atan2', args) },
   min: { arity: 'variadic', build: (args) => call('min', args) },
   max: { arity: 'variadic', build: (args) => call('max', args) },
-  pow: { arity: 2, build: ([a, b]) => binary('**', a, b) },
+  pow: { arity: 2, build: ([a, b]) => call('jspow', [a, b]) },
   // JS rounds halves towards +infinity (C's round goes away from zero)
-  round: { arity: 1, build: ([x]) => call('floor', [binary('+', x, float(0.5))]) },
+  round: { arity: 1, build: ([x]) => call('jsround', [x]) },
   sign: { arity: 1, build: ([x]) => ifThenElse(compare('>', x, int(0)), int(1), ifThenElse(compare('<', x, int(0)), int(-1), x)) },
-  hypot: { arity: 'variadic', build: (args) => call('sqrt', [args.map((a) => binary('*', a, a)).reduce((s, t) => binary('+', s, t))]) },
+  hypot: { arity: 'variadic', build: (args) => call('jshypot', args) },
   fround: { arity: 1, build: ([x]) => cast('float32', x) },
 };
 
@@ -263,8 +267,8 @@ class Translator {
     const operand = this.expression(e.operand);
     switch (e.operator) {
       case ts.SyntaxKind.MinusToken:
-        // fold -2 into a literal, so it prints (and types) as one
-        if (operand.kind === 'int' || operand.kind === 'float') return operand.kind === 'int' ? int(-operand.value) : float(-operand.value);
+        // fold -2 into a literal, so it prints (and types) as one; -0 is a float, as integers have no -0
+        if (operand.kind === 'int' || operand.kind === 'float') return operand.kind === 'int' && operand.value !== 0 ? int(-operand.value) : float(-operand.value);
         return neg(operand);
       case ts.SyntaxKind.PlusToken:
         return operand;
@@ -286,7 +290,7 @@ class Translator {
       case K.PlusToken: return binary('+', ...both());
       case K.MinusToken: return binary('-', ...both());
       case K.AsteriskToken: return binary('*', ...both());
-      case K.AsteriskAsteriskToken: return binary('**', ...both());
+      case K.AsteriskAsteriskToken: return call('jspow', [...both()]);
       case K.SlashToken: return call('truediv', both());
       case K.PercentToken: return call('fmod', both());
       case K.LessThanToken: return compare('<', ...both());
@@ -320,7 +324,7 @@ class Translator {
     }
     // real(z), imag(z), conj(z), complex(re, im): by name, however they were imported
     const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
-    if (name && name in PAYLOAD_FUNCTIONS && name !== 'truediv') {
+    if (name && CALLABLE.has(name)) {
       const given = args();
       if (given.length !== PAYLOAD_FUNCTIONS[name]) fail(e, `${name} takes ${PAYLOAD_FUNCTIONS[name]} argument(s), got ${given.length}`);
       return call(name, given);
