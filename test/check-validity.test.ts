@@ -115,6 +115,21 @@ test('c: a write to global memory across a parallel iname it is not indexed by w
   assert.equal(collectWarnings(() => generateCode(fine, jsTarget())).warnings.map(String), []);
 });
 
+test('c: an index computed in a private temporary from the parallel iname is no race', () => {
+  // the elementwise kernels' multi-indices: each work-item writes its own element
+  const knl = tagInames(
+    makeKernel('{ [t]: 0<=t<64 }', '<int32> q = t // 8 {id=q}\n<int32> r = t - 8*q {id=r, dep=q}\nout[q, r] = 1 {dep=r}', [globalArg('out', { dtype: 'float32', shape: [8, 8] })]),
+    { t: 'l.0' },
+  );
+  assert.equal(collectWarnings(() => generateCode(knl, jsTarget())).warnings.map(String), []);
+  // a private temporary that does not depend on the iname does not index by it
+  const constant = tagInames(
+    makeKernel('{ [t]: 0<=t<64 }', '<int32> q = 3 {id=q}\nout[q] = t {dep=q}', [globalArg('out', { dtype: 'float32', shape: [8] })]),
+    { t: 'l.0' },
+  );
+  assert.ok(collectWarnings(() => generateCode(constant, jsTarget())).warnings.some((w) => w.category === 'WriteRaceConditionWarning'));
+});
+
 test('c: the race warning is silenced by write_race(insn)', () => {
   const knl = tagInames(
     makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i', [globalArg('out', { dtype: 'float32', shape: [16] })], { silencedWarnings: ['write_race(insn)'] }),
