@@ -41,6 +41,7 @@ export { getGridSizeUpperBounds } from './codegen/grid.ts';
 
 export { linearize, scheduleToString, type ScheduleItem } from './schedule/linearize.ts';
 export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinearized } from './codegen/generate.ts';
+export { KernelCheckError } from './check/index.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
 export type { Target, GeneratedCode } from './codegen/target.ts';
 

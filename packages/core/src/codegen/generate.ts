@@ -1,7 +1,9 @@
 /**
  * From a kernel to the target-independent program AST, then to code:
  *
- *   types inferred → reductions realized → linearized → statements (builder.ts)
+ *   types inferred → checked → reductions realized → linearized → checked → statements (builder.ts)
+ *
+ * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -17,6 +19,7 @@ import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
 import { KernelBuilder } from './builder.ts';
+import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
 import type { GeneratedCode, Target } from './target.ts';
 
 /** The kernel's code for `target`. Every input array's dtype must be known (`addDtypes`). */
@@ -28,9 +31,11 @@ export function generateCode(knl: LoopKernel, target: Target): GeneratedCode {
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */
 export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
-  const typed = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(inferTypes(withDefaultValueTypes(knl))))));
-  checkTypes(typed, target);
-  return typed;
+  const typed = inferTypes(withDefaultValueTypes(knl));
+  checkTypedKernel(typed);
+  const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(typed))));
+  checkTypes(prepared, target);
+  return prepared;
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target): ProgramAst {
@@ -45,7 +50,9 @@ export function buildProgram(knl: LoopKernel, target?: Target): ProgramAst {
  */
 export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: LoopKernel; subkernels: Subkernel[] } {
   const kernel = preprocess(knl, target);
-  const subkernels = splitAtGlobalBarriers(kernel, linearize(kernel)).map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
+  const split = splitAtGlobalBarriers(kernel, linearize(kernel));
+  checkLinearizedKernel(kernel, split);
+  const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
   return { kernel, subkernels };
 }
 

@@ -1,0 +1,35 @@
+/**
+ * Validity checks: kernels that would compute wrong numbers (or different numbers on
+ * different devices) are refused before any code is generated, each with a
+ * `KernelCheckError` naming the kernel, the instruction, the inames and a fix.
+ * Modelled on loopy's `check` module; the checks run in two groups, at the points of
+ * code generation where what they need is known:
+ *
+ *  - on the typed kernel as the user wrote it (reductions not yet loops);
+ *  - on the preprocessed kernel (reductions realized, temporaries placed, ILP
+ *    temporaries privatized), with its schedule split into device kernels.
+ */
+import type { LoopKernel } from '../kernel/model.ts';
+import type { Subkernel } from '../schedule/print-linearization.ts';
+import { checkConstantExtents } from './constant-extents.ts';
+import { checkHardwareAxesUsedOnce } from './hardware-axes.ts';
+import { checkIntegerIndices } from './integer-indices.ts';
+import { checkReductionInamesNotSurrounding } from './reduction-inames.ts';
+import { checkWriteRaces } from './write-races.ts';
+import { checkLocalTemporaryWrites } from './local-writes.ts';
+
+export { KernelCheckError } from './check-error.ts';
+
+/** loopy's pre-schedule checks that look at instructions as written. */
+export function checkTypedKernel(knl: LoopKernel): void {
+  checkIntegerIndices(knl);
+  checkHardwareAxesUsedOnce(knl);
+  checkReductionInamesNotSurrounding(knl);
+  checkConstantExtents(knl);
+}
+
+/** Checks that need the final instructions and temporaries, and the device kernels. */
+export function checkLinearizedKernel(knl: LoopKernel, subkernels: readonly Subkernel[]): void {
+  checkWriteRaces(knl);
+  checkLocalTemporaryWrites(knl, subkernels);
+}

@@ -1,0 +1,37 @@
+/**
+ * A reduction runs its own loop over its inames. Reducing over an iname the
+ * instruction already sits in (`a[i] = sum(i, 2)`, or `sum(i, sum(i, ...))`) would
+ * reuse the outer loop's variable for the inner loop: loopy's realize_reduction
+ * refuses with "reduction used within loop(s) that it was supposed to reduce over".
+ */
+import type { Expr } from '../expr/nodes.ts';
+import { children } from '../expr/index.ts';
+import { expandSubstitutions } from '../kernel/accesses.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { fail, quoted } from './check-error.ts';
+
+export function checkReductionInamesNotSurrounding(knl: LoopKernel): void {
+  for (const insn of knl.instructions) {
+    const visit = (e: Expr, surrounding: readonly string[]): void => {
+      if (e.kind === 'reduce') {
+        const bad = e.inames.filter((n) => surrounding.includes(n));
+        if (bad.length) {
+          const within = bad.filter((n) => insn.withinInames.includes(n));
+          fail(knl, insn, {
+            check: 'reduction_within_its_inames',
+            inames: bad,
+            problem:
+              `uses a reduction within loop(s) that it was supposed to reduce over: ${quoted(bad)} ` +
+              (within.length ? '(the instruction already runs inside them)' : '(an enclosing reduction already runs over them)'),
+            fix: `Reduce over a fresh iname with the same range (add it to the domain, e.g. duplicate the iname), or take ${quoted(bad)} out of the instruction.`,
+          });
+        }
+        visit(e.body, [...surrounding, ...e.inames]);
+        return;
+      }
+      for (const c of children(e)) visit(c, surrounding);
+    };
+    const exprs = [insn.expression, ...insn.predicates].filter((e): e is Expr => e !== undefined);
+    for (const e of exprs) visit(expandSubstitutions(e, knl.substitutions), insn.withinInames);
+  }
+}
