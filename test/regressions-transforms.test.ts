@@ -4,7 +4,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, globalArg, LoomError, makeKernel, run, splitIname, valueArg, type LoopKernel } from '@loom/core';
+import {
+  addPrefetch, duplicateInames, fixParameters, globalArg, joinInames, LoomError, makeKernel, precompute, renameIname, run, splitIname, stringifyKernel, valueArg,
+  type LoopKernel,
+} from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
 const throwsLoom = (f: () => unknown, message: RegExp) =>
@@ -42,6 +45,85 @@ test('3. a local box that moves with an unswept local iname is refused', () => {
   );
   throwsLoom(() => addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: ['j_middle'] }), /unknown iname 'j_middle' in fetchOuterInames/);
 });
+
+// }}}
+
+// {{{ 7: substitution rules are rewritten with the instructions
+
+/** `f` reads the iname `i` free; its own argument `x` is not an iname. */
+function ruleReadingIname(): LoopKernel {
+  return makeKernel('{[i, j]: 0<=i<n and 0<=j<4}', `
+    f(x) := x + a[i]
+    out[i] = f(2) {id=w1}
+    out2[i, j] = f(j) {id=w2}
+  `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']);
+}
+
+const ruleOf = (knl: LoopKernel, name: string) => stringifyKernel(knl).split('\n').find((l) => l.startsWith(`${name}(`));
+
+for (const device of testDevices()) {
+  test(`${device.name}: 7. every iname transformation rewrites substitution-rule bodies`, async () => {
+    const n = 10;
+    const a = randomFloat32(n, 7);
+    const out = Array.from({ length: n }, (_, i) => Math.fround(2 + a[i]));
+    const out2 = Array.from({ length: n * 4 }, (_, k) => Math.fround((k % 4) + a[Math.floor(k / 4)]));
+    const variants: [string, LoopKernel, Record<string, number>][] = [
+      ['split', splitIname(ruleReadingIname(), 'i', 4, { outerTag: 'g.0', innerTag: 'l.0' }), { n }],
+      ['rename', renameIname(ruleReadingIname(), 'i', 'row'), { n }],
+      ['duplicate within w2', duplicateInames(ruleReadingIname(), 'i', { within: 'w2' }), { n }],
+      ['fixParameters', fixParameters(ruleReadingIname(), { n }), {}],
+    ];
+    for (const [what, knl, params] of variants) {
+      const result = await run(knl, device, { a, ...params });
+      assertClose(result.out as Float32Array, out, `${what}: out`, 0, 0);
+      assertClose(result.out2 as Float32Array, out2, `${what}: out2`, 0, 0);
+    }
+    const square = makeKernel('{[i, j]: 0<=i<10 and 0<=j<4}', 'f(x) := x + a[i]\nout2[i, j] = f(j)', [globalArg('a', { dtype: 'float32', shape: [10] }), '...']);
+    assertClose((await run(joinInames(square, ['i', 'j']), device, { a })).out2 as Float32Array, out2, 'join: out2', 0, 0);
+  });
+}
+
+test('7. rule bodies after each transformation (arguments are not inames; copies where callers differ)', () => {
+  assert.is(ruleOf(splitIname(ruleReadingIname(), 'i', 4), 'f'), 'f(x) := x + a[4*i_outer + i_inner]');
+  const dup = duplicateInames(ruleReadingIname(), 'i', { within: 'w2' });
+  assert.is(ruleOf(dup, 'f'), 'f(x) := x + a[i]');
+  assert.is(ruleOf(dup, 'f_0'), 'f_0(x) := x + a[i_0]');
+  assert.match(stringifyKernel(dup), 'out2[i_0, j] = f_0(j)');
+  const shadow = makeKernel('{[i]: 0<=i<n}', 'g(i) := 2*i\nout[i] = g(i + 1)', [valueArg('n', 'int32'), '...']);
+  assert.is(ruleOf(splitIname(shadow, 'i', 4), 'g'), 'g(i) := 2*i');
+  const capture = makeKernel('{[i]: 0<=i<n}', 'h(i_inner) := i_inner + i\nout[i] = h(1)', [valueArg('n', 'int32'), '...']);
+  throwsLoom(() => splitIname(capture, 'i', 4), /splitIname: the substitution rule 'h' has a parameter named 'i_inner'/);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: 7. prefetch and precompute reach into rule bodies`, async () => {
+    const n = 40;
+    const a = randomFloat32(n + 1, 9);
+    const base = () => splitIname(makeKernel('{[i]: 0<=i<n}', `
+      f(x) := a[x]*2
+      g(x) := f(x) + f(x + 1)
+      out[i] = g(i)
+    `, [globalArg('a', { dtype: 'float32', shape: ['n + 1'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const expected = Array.from({ length: n }, (_, i) => Math.fround(Math.fround(a[i] * 2) + Math.fround(a[i + 1] * 2)));
+    const fetched = addPrefetch(base(), 'a', ['i_inner'], { defaultTag: 'l.0' });
+    assert.match(stringifyKernel(fetched), 'a_fetch[i_inner + 1]');
+    const precomputed = precompute(base(), 'f', ['i_inner'], { defaultTag: 'l.0' });
+    assert.equal(precomputed.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value), [17]);
+    for (const knl of [fetched, precomputed]) assertClose((await run(knl, device, { a, n })).out as Float32Array, expected, 'out', 0, 0);
+  });
+
+  test(`${device.name}: 7. a loop bounded by a temporary (test_bare_data_dependency) runs`, async () => {
+    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['a[i] = 1', '<> znirp = n'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')]);
+    for (const k of [knl, splitIname(knl, 'i', 16, { innerTag: 'l.0' })]) {
+      const { a } = await run(k, device, { n: 37 });
+      assert.ok((a as Float32Array).every((x) => x === 1));
+    }
+    await run(splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), device, { n: 37 }).then(
+      () => assert.unreachable('a group count read from a temporary must be refused'),
+      (e: unknown) => assert.ok(e instanceof LoomError && /'i_outer' is tagged g.0, but its bound reads the temporary 'znirp'/.test((e as Error).message)),
+    );
+  });
+}
 
 // }}}
 

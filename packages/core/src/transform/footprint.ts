@@ -37,6 +37,8 @@ export interface FootprintStore {
   readonly fetchOuterInames?: readonly string[];
   readonly temporaryName?: string;
   readonly dimNames?: readonly string[];
+  /** The id of the store instruction (default `<temporary>_rule`). */
+  readonly storeId?: string;
   readonly defaultTag?: TagSpec;
   readonly addressSpace?: AddressSpace;
   readonly dtype?: DType;
@@ -81,7 +83,9 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     taken.add(wanted);
     return wanted;
   });
-  const storeId = uniqueName(`${tempName}_rule`, taken);
+  if (spec.storeId !== undefined && !/^[A-Za-z_]\w*$/.test(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is not a name`);
+  if (spec.storeId !== undefined && taken.has(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is already used`);
+  const storeId = spec.storeId ?? uniqueName(`${tempName}_rule`, taken);
 
   // the stored inames' domain: the footprint box (clipped to valid arguments)
   const constraints: Constraint[] = [];
