@@ -5,8 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addPrefetch, duplicateInames, fixParameters, globalArg, joinInames, LoomError, makeKernel, precompute, renameIname, run, splitIname, stringifyKernel, valueArg,
-  type LoopKernel,
+  addPrefetch, duplicateInames, fixParameters, generateCode, globalArg, joinInames, LoomError, makeKernel, precompute, renameIname, run, splitIname, stringifyKernel,
+  tagArrayAxes, tagInames, valueArg, type LoopKernel,
 } from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
@@ -44,6 +44,69 @@ test('3. a local box that moves with an unswept local iname is refused', () => {
     /addPrefetch: the local temporary for 'b' would hold a different part for each work-item along the local iname\(s\) 'j_inner'/,
   );
   throwsLoom(() => addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: ['j_middle'] }), /unknown iname 'j_middle' in fetchOuterInames/);
+});
+
+// }}}
+
+// {{{ 5: options are honoured or refused, never parsed and dropped
+
+/** Each work-item reads what its neighbour wrote to global memory, across a local barrier. */
+function rotateThroughGlobal(memKind: string): LoopKernel {
+  const knl = makeKernel('{[i]: 0<=i<32}', `
+    a[i] = i {id=w}
+    ... lbarrier {id=b, dep=w, mem_kind=${memKind}}
+    out[i] = a[(i + 1) % 32] {dep=b, nosync=w}
+  `, [globalArg('a', { dtype: 'float32', shape: [32] }), globalArg('out', { dtype: 'float32', shape: [32] })]);
+  return tagInames(knl, { i: 'l.0' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: 5. a local barrier with mem_kind=global fences global memory`, async () => {
+    const knl = rotateThroughGlobal('global');
+    const code = generateCode(knl, device.target).code;
+    if (device.target.name === 'opencl') assert.match(code, 'barrier(CLK_GLOBAL_MEM_FENCE)');
+    if (device.target.name === 'wgsl') assert.match(code, 'storageBarrier()');
+    assert.match(stringifyKernel(knl), '... lbarrier {id=b, dep=w, mem_kind=global}');
+    const { out } = await run(knl, device, { a: new Float32Array(32) });
+    assertClose(out as Float32Array, Array.from({ length: 32 }, (_, i) => (i + 1) % 32), 'out', 0, 0);
+  });
+
+  test(`${device.name}: 5. addPrefetch within some instructions, with a named fetch`, async () => {
+    const knl = splitIname(makeKernel('{[i]: 0<=i<n}', `
+      out1[i] = 2*a[i] {id=first}
+      out2[i] = 3*a[i] {id=second}
+    `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const fetched = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0', within: 'second', prefetchInsnId: 'load_a' });
+    assert.match(stringifyKernel(fetched), 'out1[16*i_outer + i_inner] = 2*a[16*i_outer + i_inner] {id=first}');
+    assert.match(stringifyKernel(fetched), 'out2[16*i_outer + i_inner] = 3*a_fetch[i_inner] {id=second, dep=load_a}');
+    const n = 40;
+    const a = randomFloat32(n, 5);
+    const result = await run(fetched, device, { a, n });
+    assertClose(result.out1 as Float32Array, Array.from(a, (x) => Math.fround(2 * x)), 'out1', 0, 0);
+    assertClose(result.out2 as Float32Array, Array.from(a, (x) => Math.fround(3 * x)), 'out2', 0, 0);
+  });
+
+  test(`${device.name}: 5. seqDependencies orders the instructions as written`, async () => {
+    const text = 'out[k] = 1 {id=w1}\nout[k] = 2 {id=w2, priority=1}';
+    const args = [globalArg('out', { dtype: 'int32', shape: [1] })];
+    const seq = makeKernel('{[k]: 0<=k<1}', text, args, { seqDependencies: true });
+    assert.equal(seq.instruction('w2').dependsOn, ['w1']);
+    assert.equal([...((await run(seq, device, {})).out as Int32Array)], [2]);
+    // without it, the higher priority runs first (and the later write wins)
+    assert.equal([...((await run(makeKernel('{[k]: 0<=k<1}', text, args), device, {})).out as Int32Array)], [1]);
+  });
+}
+
+test('5. malformed or misplaced options are LoomErrors', () => {
+  throwsLoom(() => rotateThroughGlobal('shared'), /mem_kind must be 'local' or 'global', got 'shared'/);
+  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1 {mem_kind=global}'), /the attribute 'mem_kind' belongs on barriers/);
+  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1', undefined, { seqDependencies: true, seqDependences: true } as object), /makeKernel: unknown option 'seqDependences'/);
+  const knl = makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i] {id=only}');
+  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { within: 'nobody' }), /no instruction within 'nobody' reads 'a' \(readers: only\)/);
+  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { prefetchInsnId: 'only' }), /the instruction id 'only' is already used/);
+  const cube = makeKernel('{ [i,j,k]: 0<=i<3 and 0<=j<4 and 0<=k<5 }', 'out[i, j, k] = 2*a[i, j, k]');
+  throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,N5'), /nesting levels of 'a' \(N1, N0, N5\) are not contiguous/);
+  throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,c'), /mixes explicit nesting levels \(N0-N9\) with 'c'/);
 });
 
 // }}}
