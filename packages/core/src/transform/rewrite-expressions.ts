@@ -22,8 +22,11 @@ import { renameInExpr, uniqueName } from './rename.ts';
 
 export type ExprRewrite = (e: Expr) => Expr;
 
-/** `what`: the transformation, for messages. */
-
+/**
+ * The kernel's instructions and rules with `rewrite` applied (`within`: ids of the
+ * instructions to rewrite; default all). `what` names the transformation in messages.
+ * The caller puts them into its kernel with whatever else it changes.
+ */
 export function rewriteExpressions(
   knl: LoopKernel,
   what: string,
