@@ -221,15 +221,24 @@ test("tagArrayAxes: the reference's examples on shape (3, M, 4)", () => {
   assert.match(view, 'out: type: <auto/runtime>, shape: (3, m, 4), dim_tags: (N2:stride:m*4, N1:stride:4, N0:stride:1) out');
 });
 
-test('tagArrayAxes: stride:EXPR, optional tags, c/f around explicit levels', () => {
+test('tagArrayAxes: stride:EXPR, optional tags; explicit levels are contiguous and not mixed (as in loopy)', () => {
   assert.equal(stridesFor('stride:1, stride:3, stride:3*m'), ['1', '3', '3*m']);
   assert.match(tagArrayAxes(cube(), 'a', 'stride:4*m,stride:4,stride:1').toString(), 'dim_tags: (stride:4*m, stride:4, stride:1)');
   // optional tags are dropped left first until one tag per axis remains
   assert.equal(stridesFor('c?,f?,f,f,f'), ['1', '3', 'm*3']);
   assert.equal(stridesFor('f?,c,c,c'), ['m*4', '4', '1']);
-  // c axes take the levels N2 leaves free: N0 and N1, the rightmost c the fastest
-  assert.equal(stridesFor('c,N2,c'), ['4', '12', '1']);
-  assert.equal(stridesFor('N0,f,f'), ['1', '3', 'm*3']);
+  // loopy's parse_array_dim_tags: explicit levels count from the lowest, must be
+  // contiguous, and may not be mixed with c/f/stride
+  assert.equal(stridesFor('N2,N1,N3'), stridesFor('N1,N0,N2'));
+  for (const [tags, message] of [
+    ['c,N2,c', /mixes explicit nesting levels \(N0-N9\) with 'c'/],
+    ['N0,f,f', /mixes explicit nesting levels \(N0-N9\) with 'f'/],
+    ['N1,N0,c', /mixes explicit nesting levels \(N0-N9\) with 'c'/],
+    ['N0,stride:3,N1', /mixes explicit nesting levels \(N0-N9\) with 'stride'/],
+    ['N1,N0,N5', /the nesting levels of 'a' \(N1, N0, N5\) are not contiguous/],
+  ] as const) {
+    assert.throws(() => tagArrayAxes(cube(), 'a', tags), (e: unknown) => e instanceof LoomError && message.test((e as Error).message), tags);
+  }
 });
 
 test('tagArrayAxes: sep and vec are stored for code generation; vec lanes are adjacent', () => {

@@ -1,13 +1,15 @@
 /**
- * Ports of loopy's test/test_loopy.py: the tests of its validity checks (loopy/check.py)
- * and of the preprocessing they rely on. Names are the originals'.
+ * Ports of loopy's test/test_loopy.py: the tests of its validity checks (loopy/check.py),
+ * of the preprocessing they rely on, and kernels run on every test device against plain
+ * JavaScript. Names are the originals'.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  collectWarnings, generateCode, globalArg, KernelCheckError, LoomError, linearizeKernel, makeKernel, preprocess, printExpr, tagInames, valueArg,
+  collectWarnings, generateCode, globalArg, KernelCheckError, LoomError, linearizeKernel, makeKernel, preprocess, printExpr, run, tagInames, valueArg,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { testDevices } from '../support/devices.ts';
 
 // {{{ test race detection
 
@@ -60,5 +62,19 @@ test('test_non_integral_array_idx_raises', () => {
   assert.throws(() => generateCode(knl, openclTarget()), (e: unknown) => e instanceof KernelCheckError && e.check === 'integer_subscript_indices');
   assert.throws(() => makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [globalArg('a', { dtype: 'float64' }), '...']), (e: unknown) => e instanceof LoomError);
 });
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_bare_data_dependency`, async () => {
+    // the loop bound is a temporary, read from the argument n when the kernel runs
+    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['<> znirp = n', 'a[i] = 1'], [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      valueArg('n', 'int32'),
+    ]);
+    const n = 20000;
+    const { a } = await run(knl, device, { n });
+    assert.is((a as Float32Array).length, n);
+    assert.ok((a as Float32Array).every((x) => x === 1));
+  });
+}
 
 test.run();

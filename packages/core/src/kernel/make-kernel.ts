@@ -45,7 +45,14 @@ export interface MakeKernelOptions {
   /** Conditions on the parameters, e.g. `"n >= 1 and n mod 16 = 0"`. */
   readonly assumptions?: string;
   readonly silencedWarnings?: readonly string[];
+  /**
+   * Each instruction depends on the one written before it, and on nothing inferred
+   * (loopy's `seq_dependencies=True`); `dep=` attributes still add to that.
+   */
+  readonly seqDependencies?: boolean;
 }
+
+const MAKE_KERNEL_OPTIONS = ['name', 'assumptions', 'silencedWarnings', 'seqDependencies'];
 
 export function globalArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
   return { ...spec, name, kind: 'global' };
@@ -63,6 +70,10 @@ export function makeKernel(
   args?: readonly (ArgSpec | '...')[],
   options: MakeKernelOptions = {},
 ): LoopKernel {
+  // an option nobody reads would be silently ignored
+  for (const key of Object.keys(options)) {
+    if (!MAKE_KERNEL_OPTIONS.includes(key)) throw new LoomError(`makeKernel: unknown option '${key}' (known: ${MAKE_KERNEL_OPTIONS.join(', ')})`);
+  }
   const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));
   checkInamesUnique(domainSets);
   const inames = new Set(domainSets.flatMap((d) => d.dims));
@@ -82,6 +93,7 @@ export function makeKernel(
     assignee: p.assignee,
     expression: p.expression,
     barrierScope: p.barrierScope,
+    memKind: p.memKind,
     withinInames: [],
     dependsOn: [],
     noSyncWith: p.nosync,
@@ -106,7 +118,11 @@ export function makeKernel(
     substitutions,
   );
   const deps = resolveDependencies(
-    insns.map((insn, k) => ({ insn, deps: parsed.instructions[k].deps, exhaustive: parsed.instructions[k].depsExhaustive })),
+    insns.map((insn, k) => {
+      const { deps, depsExhaustive } = parsed.instructions[k];
+      if (!options.seqDependencies || k === 0) return { insn, deps, exhaustive: depsExhaustive || !!options.seqDependencies };
+      return { insn, deps: [...deps, insns[k - 1].id], exhaustive: true };
+    }),
     substitutions,
   );
   insns = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)!, dependsOn: deps.get(insn.id)! }));

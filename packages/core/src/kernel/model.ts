@@ -64,6 +64,12 @@ export interface Instruction {
   readonly expression?: Expr;
   /** For barriers: which memory the barrier synchronizes. */
   readonly barrierScope?: 'global' | 'local';
+  /**
+   * For local barriers (`{mem_kind=global}`): which memory the barrier also makes
+   * consistent within the work-group; default local. A global barrier ends the
+   * device kernel, after which all memory is consistent whatever this says.
+   */
+  readonly memKind?: 'global' | 'local';
   /** The loops this instruction lives in (loopy's `within_inames`). */
   readonly withinInames: readonly string[];
   readonly dependsOn: readonly string[];

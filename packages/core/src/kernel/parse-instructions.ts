@@ -40,6 +40,7 @@ export interface ParsedInstruction {
   readonly conflictsWithGroups: readonly string[];
   readonly atomic: boolean;
   readonly barrierScope?: 'global' | 'local';
+  readonly memKind?: 'global' | 'local';
   readonly span: SourceSpan;
 }
 
@@ -186,6 +187,7 @@ function parseSpecial(
     if (!rest.startsWith('{') || !rest.endsWith('}')) throw new LoomError('expected attributes in braces', at(restStart, rest.length));
     attrs = parseAttributes(rest.slice(1, -1), (from, len) => at(restStart + 1 + from, len));
   }
+  if (what === 'nop' && attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers, not '... nop'", span);
   return {
     kind: what === 'nop' ? 'nop' : 'barrier',
     barrierScope: what === 'gbarrier' ? 'global' : what === 'lbarrier' ? 'local' : undefined,
@@ -236,6 +238,7 @@ function parseAssignment(line: string, text: string, start: number, span: Source
     throw new LoomError('the left-hand side must be a variable or an array element', at(bodyStart + lhsText.indexOf(lhsTrim), lhsTrim.length));
   }
   const expression = parseExpression(rhsText, { source: text, offset: start + bodyStart + eq + 1 });
+  if (attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   return {
     kind: 'assign',
     assignee,
@@ -382,6 +385,9 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.atomic = true;
         break;
       case 'mem_kind':
+        needsValue();
+        if (value !== 'local' && value !== 'global') throw new LoomError(`mem_kind must be 'local' or 'global', got '${value}'`, valueAt());
+        attrs.memKind = value;
         break;
       default:
         throw new LoomError(

@@ -95,6 +95,7 @@ export function printInstruction(insn: Instruction, knl?: LoopKernel): string {
   if (insn.conflictsWithGroups.length) attrs.push(`conflicts_grp=${insn.conflictsWithGroups.join(':')}`);
   if (insn.tags.length) attrs.push(`tags=${insn.tags.join(':')}`);
   if (insn.atomic) attrs.push('atomic');
+  if (insn.memKind) attrs.push(`mem_kind=${insn.memKind}`);
   const pred = insn.predicates.length ? `if (${insn.predicates.map(printExpr).join(' and ')}) ` : '';
   let body: string;
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;

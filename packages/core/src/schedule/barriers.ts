@@ -73,7 +73,8 @@ class SyncAnalysis {
       } else if (item.kind === 'insn') {
         const insn = this.byId.get(item.id)!;
         if (insn.kind === 'barrier') {
-          out.push({ kind: 'barrier', scope: insn.barrierScope ?? 'local' });
+          // a barrier item's scope is the memory it fences: `{mem_kind=global}` asks for global memory too
+          out.push({ kind: 'barrier', scope: insn.memKind === 'global' ? 'global' : insn.barrierScope ?? 'local' });
           pending = [];
           continue;
         }

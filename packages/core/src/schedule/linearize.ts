@@ -10,7 +10,8 @@
  */
 import { LinearizationError, LoomWarning, reportWarning } from '../errors.ts';
 import { isParallelTag, type Instruction, type LoopKernel } from '../kernel/model.ts';
-import { parentInames } from '../kernel/domains.ts';
+import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
+import { nameWritten } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 
 export type ScheduleItem =
@@ -110,10 +111,22 @@ class Search {
   private readonly insns: readonly Instruction[];
   private readonly order: readonly Instruction[];
 
+  /** Per iname: the writers of the temporaries its bounds read (loopy's data-dependent domains). */
+  private readonly boundWriters: ReadonlyMap<string, readonly string[]>;
+
   constructor(private readonly knl: LoopKernel, private readonly loopsOf: ReadonlyMap<string, ReadonlySet<string>>) {
     this.insns = knl.instructions;
     // higher priority first, then declaration order
     this.order = [...this.insns].sort((a, b) => b.priority - a.priority);
+    this.boundWriters = new Map(knl.inames.map((n) => {
+      const read = knl.domains[homeDomainIndex(knl, n)].params.filter((p) => knl.temporaries.has(p));
+      return [n, this.insns.filter((i) => read.includes(nameWritten(i) ?? '')).map((i) => i.id)];
+    }));
+  }
+
+  /** Whether the temporaries that bound these inames are all written already. */
+  private boundsKnown(inames: Iterable<string>, s: State): boolean {
+    return [...inames].every((n) => this.boundWriters.get(n)!.every((w) => s.scheduled.has(w)));
   }
 
   run(): ScheduleItem[] | undefined {
@@ -133,7 +146,8 @@ class Search {
     const active = new Set(s.stack);
     // 1. an instruction that is ready here: always safe to do it now
     const ready = this.order.find(
-      (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)),
+      (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) &&
+        this.boundsKnown(i.withinInames, s),
     );
     if (ready) {
       const rest = this.step({ ...s, scheduled: new Set([...s.scheduled, ready.id]) });
@@ -169,6 +183,8 @@ class Search {
       for (const loop of this.loopsOf.get(insn.id)!) {
         if (active.has(loop) || s.closed.has(loop)) continue;
         if (!parentInames(this.knl, loop).every((p) => active.has(p) || isParallelTag(this.knl.inameTags.get(p)))) continue;
+        // a loop bounded by a temporary starts once the temporary is written
+        if (!this.boundsKnown([loop], s)) continue;
         score.set(loop, Math.max(score.get(loop) ?? 0, depsDone(insn) ? 2 : 1));
       }
     }

@@ -5,8 +5,9 @@
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
-import { matchIds } from '../kernel/dependencies.ts';
-import { renameInInstruction, uniqueName } from './rename.ts';
+import { instructionsWithin } from '../kernel/dependencies.ts';
+import { renameInExpr, uniqueName } from './rename.ts';
+import { rewriteExpressions } from './rewrite-expressions.ts';
 
 export interface DuplicateInamesOptions {
   /** Instruction ids (wildcards allowed, `:`-separated or an array); default: every instruction. */
@@ -17,10 +18,7 @@ export interface DuplicateInamesOptions {
 
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
   const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : inames;
-  const ids = knl.instructions.map((i) => i.id);
-  const within = options.within === undefined
-    ? ids
-    : (typeof options.within === 'string' ? options.within.split(':') : options.within).flatMap((p) => matchIds(p.trim(), ids));
+  const chosen = instructionsWithin(knl.instructions, options.within);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
   const renames = new Map<string, string>();
   let domains = [...knl.domains];
@@ -34,6 +32,10 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
     const siblings = home.dims.filter((d) => d !== iname);
     domains.push(home.moveDimsToParams(siblings).renameVariable(iname, chosen));
   });
-  const instructions = knl.instructions.map((insn) => (within.includes(insn.id) ? renameInInstruction(insn, renames) : insn));
-  return knl.with({ domains, instructions });
+  // rules called by the chosen instructions use the copies too (see rewriteExpressions)
+  const rewritten = rewriteExpressions(knl.with({ domains }), 'duplicateInames', (e) => renameInExpr(e, renames), chosen);
+  const instructions = rewritten.instructions.map((insn) =>
+    chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
+  );
+  return knl.with({ domains, instructions, substitutions: rewritten.substitutions });
 }

@@ -11,7 +11,8 @@ import { int, type Expr } from '../expr/nodes.ts';
 import { simplify, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
-import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { rewriteExpressions } from './rewrite-expressions.ts';
 
 export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, number>>): LoopKernel {
   const fixed = new Map(Object.entries(values));
@@ -31,14 +32,7 @@ export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, n
     .filter((a) => !(a.kind === 'value' && fixed.has(a.name)))
     .map((a) => (a.shape ? { ...a, shape: a.shape.map(inShape) } : a));
   const temporaries = new Map([...knl.temporaries].map(([name, t]) => [name, { ...t, shape: t.shape.map(inShape) }]));
-  const instructions = knl.instructions.map((insn) => fixInInstruction(insn, literals));
-  // a rule's own parameters shadow the kernel's
-  const substitutions = new Map(
-    [...knl.substitutions].map(([name, rule]) => {
-      const visible = new Map([...literals].filter(([n]) => !rule.params.includes(n)));
-      return [name, { ...rule, expression: substitute(rule.expression, visible) }];
-    }),
-  );
+  const { instructions, substitutions } = rewriteExpressions(knl, 'fixParameters', (e) => substitute(e, literals));
   return knl.with({ domains, assumptions, args, temporaries, instructions, substitutions });
 }
 
@@ -75,14 +69,4 @@ function fixInSet(set: BasicSet, fixed: ReadonlyMap<string, number>): BasicSet {
     expr: names.reduce((e, n) => e.substitute(n, Linear.constant(fixed.get(n)!)), c.expr),
   }));
   return BasicSet.fromConstraints(set.params.filter((p) => !fixed.has(p)), set.dims, constraints, set.existentials);
-}
-
-function fixInInstruction(insn: Instruction, literals: ReadonlyMap<string, Expr>): Instruction {
-  const sub = (e: Expr) => substitute(e, literals);
-  return {
-    ...insn,
-    assignee: insn.assignee && sub(insn.assignee),
-    expression: insn.expression && sub(insn.expression),
-    predicates: insn.predicates.map(sub),
-  };
 }

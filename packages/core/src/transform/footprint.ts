@@ -5,7 +5,8 @@
  *
  * Along each argument the footprint is `[base, base + extent)`: `base` is affine in
  * the inames that are not swept, `extent` a constant. Arguments the swept inames do
- * not move are passed through unchanged (no axis in the temporary).
+ * not move are passed through unchanged (no axis in the temporary). The store runs
+ * inside the fixed inames and `fetchOuterInames`, which may include swept ones.
  */
 import { LoomError } from '../errors.ts';
 import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -36,6 +37,8 @@ export interface FootprintStore {
   readonly fetchOuterInames?: readonly string[];
   readonly temporaryName?: string;
   readonly dimNames?: readonly string[];
+  /** The id of the store instruction (default `<temporary>_rule`). */
+  readonly storeId?: string;
   readonly defaultTag?: TagSpec;
   readonly addressSpace?: AddressSpace;
   readonly dtype?: DType;
@@ -53,14 +56,22 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   for (const n of spec.sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' to sweep (inames: ${knl.inames.join(', ')})`);
   const rank = uses[0].args.length;
   if (uses.some((u) => u.args.length !== rank)) throw new LoomError(`${what}: '${spec.base}' is used with different numbers of arguments`);
+  for (const n of spec.fetchOuterInames ?? []) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' in fetchOuterInames (inames: ${knl.inames.join(', ')})`);
   const inames = new Set(knl.inames);
-  const outer = [...new Set([
-    ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v) && !spec.sweep.includes(v)))),
+  // The footprint is taken with the swept inames running and every other iname fixed.
+  // An iname may be both swept and an outer loop of the store (loopy's test_rank_one
+  // fetches `b` over `j_inner` inside the local loop `j_inner`): the storage must still
+  // cover the whole sweep, because all work-items along `j_inner` share it; each of
+  // them then stores the whole footprint (the same values), none stores only its own.
+  const fixed = [...new Set([
+    ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))),
     ...(spec.fetchOuterInames ?? []),
-  ])];
+  ])].filter((n) => !spec.sweep.includes(n));
+  const storeWithin = new Set([...fixed, ...(spec.fetchOuterInames ?? [])]);
 
-  const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, outer));
+  const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, fixed));
   const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
+  if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
 
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
   const tempName = spec.temporaryName ?? uniqueName(`${spec.base}_${spec.tempSuffix}`, taken);
@@ -72,7 +83,9 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     taken.add(wanted);
     return wanted;
   });
-  const storeId = uniqueName(`${tempName}_rule`, taken);
+  if (spec.storeId !== undefined && !/^[A-Za-z_]\w*$/.test(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is not a name`);
+  if (spec.storeId !== undefined && taken.has(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is already used`);
+  const storeId = spec.storeId ?? uniqueName(`${tempName}_rule`, taken);
 
   // the stored inames' domain: the footprint box (clipped to valid arguments)
   const constraints: Constraint[] = [];
@@ -96,7 +109,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     id: storeId,
     assignee: stored.length ? subscript(tempName, dimNames.map((n) => variable(n))) : variable(tempName),
     expression: spec.value(args),
-    withinInames: [...knl.inames.filter((n) => outer.includes(n)), ...dimNames],
+    withinInames: [...knl.inames.filter((n) => storeWithin.has(n)), ...dimNames],
     dependsOn: [],
     noSyncWith: [],
     priority: 0,
@@ -127,29 +140,44 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   return result;
 }
 
+/**
+ * Local memory is shared by the work-items of a group: a box that moves with a local
+ * iname the store runs in (not swept) would be a different box for each work-item,
+ * all written into the same cells at once.
+ */
+function checkSharedBox(knl: LoopKernel, spec: FootprintStore, axes: readonly AxisFootprint[], fixed: readonly string[]): void {
+  const local = fixed.filter((n) => knl.inameTags.get(n)?.kind === 'local');
+  const moving = local.filter((n) => axes.some((a) => a.base.dependsOn(n)));
+  if (moving.length === 0) return;
+  throw new LoomError(
+    `${spec.what}: the local temporary for '${spec.base}' would hold a different part for each work-item along the local iname(s) '${moving.join("', '")}', ` +
+      `all written into the same cells; sweep '${moving.join("', '")}' too (the storage then covers them) or leave the temporary private`,
+  );
+}
+
 interface AxisFootprint {
   readonly base: Linear;
   /** Undefined when the swept inames do not move this argument. */
   readonly extent?: number;
-  /** Affine bounds (in the outer inames) that every use's argument keeps: they clip the box. */
+  /** Affine bounds (in the fixed inames) that every use's argument keeps: they clip the box. */
   readonly lower?: readonly Linear[];
   readonly upper?: readonly Linear[];
 }
 
-function axisFootprint(knl: LoopKernel, spec: FootprintStore, axis: number, outer: readonly string[]): AxisFootprint {
+function axisFootprint(knl: LoopKernel, spec: FootprintStore, axis: number, fixed: readonly string[]): AxisFootprint {
   const args = spec.uses.map((u) => u.args[axis]);
   const moves = args.some((l) => spec.sweep.some((s) => l.dependsOn(s)));
   if (!moves && args.every((l) => l.equals(args[0]))) return { base: args[0] };
   const terms = spec.uses.map((u, k) => ({
-    set: domainOf(knl, [...new Set([...u.instruction.withinInames, ...u.reductionInames, ...outer])]),
+    set: domainOf(knl, [...new Set([...u.instruction.withinInames, ...u.reductionInames, ...fixed])]),
     expr: args[k],
   }));
-  const base = staticMin(terms, knl.assumptions, outer);
+  const base = staticMin(terms, knl.assumptions, fixed);
   const spread = staticMax(terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })), knl.assumptions);
   if (!spread.isConstant) {
     throw new LoomError(`${spec.what}: the footprint of '${spec.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them`);
   }
-  return { base, extent: spread.constant + 1, lower: commonBounds(terms, outer, 'lower'), upper: commonBounds(terms, outer, 'upper') };
+  return { base, extent: spread.constant + 1, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
 }
 
 /**

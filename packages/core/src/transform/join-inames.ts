@@ -18,8 +18,9 @@ import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts'
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
-import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
+import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
+import { rewriteExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 export interface JoinInamesOptions {
@@ -67,13 +68,9 @@ export function joinInames(
     stride *= length;
   }
 
-  const instructions = knl.instructions.map((insn) => joinInInstruction(insn, list, joined, values));
-  const substitutions = new Map(
-    [...knl.substitutions].map(([name, rule]) => [
-      name,
-      { ...rule, expression: replaceJoined(rule.expression, list, joined, new Map([...values].filter(([n]) => !rule.params.includes(n)))) },
-    ]),
-  );
+  const rewritten = rewriteExpressions(knl, 'joinInames', (e) => replaceJoined(e, list, joined, values));
+  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: replaceInList(insn.withinInames, list, joined) }));
+  const substitutions = rewritten.substitutions;
   const loopPriorities = knl.loopPriorities.map((p) => replaceInList(p, list, joined));
   let result = knl.with({ domains, instructions, substitutions, loopPriorities });
   if (options.tag !== undefined) result = tagInames(result, { [joined]: options.tag });
@@ -196,18 +193,6 @@ function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, t
   }
   out[homes[0]] = target;
   return out.filter((d): d is BasicSet => d !== undefined);
-}
-
-function joinInInstruction(insn: Instruction, list: readonly string[], joined: string, values: ReadonlyMap<string, Expr>): Instruction {
-  const sub = (e: Expr) => replaceJoined(e, list, joined, values);
-  const assignee = insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(sub) } : insn.assignee;
-  return {
-    ...insn,
-    assignee,
-    expression: insn.expression && sub(insn.expression),
-    predicates: insn.predicates.map(sub),
-    withinInames: replaceInList(insn.withinInames, list, joined),
-  };
 }
 
 /** Uses of the old inames become their values; a reduction over them reduces over the joined one. */

@@ -8,6 +8,7 @@ import type { Expr } from '../expr/nodes.ts';
 import { children, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
 import { storeFootprint, type Use } from './footprint.ts';
+import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 export interface PrecomputeOptions {
@@ -22,6 +23,8 @@ export interface PrecomputeOptions {
 export function precompute(knl: LoopKernel, ruleName: string, sweep: string | readonly string[] = [], options: PrecomputeOptions = {}): LoopKernel {
   const rule = knl.substitutions.get(ruleName);
   if (!rule) throw new LoomError(`precompute: no substitution rule '${ruleName}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`);
+  // calls inside other rules become calls in the instructions that use those rules
+  knl = inlineRulesThat(knl, (other) => other.name !== ruleName && callsRule(other.expression, ruleName));
   const swept = typeof sweep === 'string' ? sweep.split(',').map((s) => s.trim()).filter(Boolean) : [...sweep];
   const uses: Use[] = [];
   for (const insn of knl.instructions) {
@@ -62,4 +65,10 @@ function forEachCall(e: Expr, fn: string, bound: readonly string[], visit: (args
   if (e.kind === 'call' && e.fn === fn) visit(e.args, bound);
   const inner = e.kind === 'reduce' ? [...bound, ...e.inames] : bound;
   for (const c of children(e)) forEachCall(c, fn, inner, visit);
+}
+
+function callsRule(e: Expr, fn: string): boolean {
+  let found = false;
+  forEachCall(e, fn, [], () => (found = true));
+  return found;
 }

@@ -5,10 +5,13 @@
  */
 import { LoomError } from '../errors.ts';
 import { subscript } from '../expr/nodes.ts';
-import { mapExpr, printExpr, toLinear } from '../expr/index.ts';
+import { mapExpr, printExpr, toLinear, walk } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
+import { instructionsWithin } from '../kernel/dependencies.ts';
 import { storeFootprint } from './footprint.ts';
+import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 export interface PrefetchOptions {
@@ -20,6 +23,10 @@ export interface PrefetchOptions {
   readonly temporaryAddressSpace?: AddressSpace;
   /** Names of the fetch inames, one per fetched axis. */
   readonly dimNames?: readonly string[];
+  /** Only the reads in these instructions (ids, wildcards allowed) read the fetched copy; default: all. */
+  readonly within?: string | readonly string[];
+  /** The id of the fetch instruction (default `<temporary>_rule`). */
+  readonly prefetchInsnId?: string;
 }
 
 export function addPrefetch(knl: LoopKernel, name: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
@@ -27,9 +34,16 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
   if (arg?.kind === 'value') throw new LoomError(`addPrefetch: '${name}' is a value argument, not an array`);
-  const accesses = allAccesses(knl).filter((a) => a.array === name);
-  if (accesses.some((a) => a.isWrite)) throw new LoomError(`addPrefetch: '${name}' is written by the kernel; only data that is only read can be prefetched`);
-  if (accesses.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
+  // reads inside substitution rules become reads in the instructions that call them
+  knl = inlineRulesThat(knl, (rule) => readsArray(rule.expression, name));
+  const all = allAccesses(knl).filter((a) => a.array === name);
+  if (all.some((a) => a.isWrite)) throw new LoomError(`addPrefetch: '${name}' is written by the kernel; only data that is only read can be prefetched`);
+  if (all.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
+  const within = instructionsWithin(knl.instructions, options.within);
+  const accesses = all.filter((a) => within.has(a.instruction.id));
+  if (accesses.length === 0) {
+    throw new LoomError(`addPrefetch: no instruction within '${[options.within].flat().join(':')}' reads '${name}' (readers: ${[...new Set(all.map((a) => a.instruction.id))].join(', ')})`);
+  }
   const uses = accesses.map((a) => ({
     instruction: a.instruction,
     reductionInames: a.reductionInames,
@@ -49,6 +63,7 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
     fetchOuterInames: options.fetchOuterInames,
     temporaryName: options.temporaryName,
     dimNames: options.dimNames,
+    storeId: options.prefetchInsnId,
     defaultTag: options.defaultTag,
     addressSpace: options.temporaryAddressSpace,
     dtype: arg?.dtype ?? knl.temporaries.get(name)?.dtype,
@@ -56,4 +71,12 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
     value: (args) => subscript(name, args),
     rewrite: (e, read) => mapExpr(e, (x) => (x.kind === 'subscript' && x.array === name ? read(x.indices.map((ix) => toLinear(ix)!)) : x)),
   });
+}
+
+function readsArray(e: Expr, name: string): boolean {
+  let found = false;
+  walk(e, (x) => {
+    if (x.kind === 'subscript' && x.array === name) found = true;
+  });
+  return found;
 }

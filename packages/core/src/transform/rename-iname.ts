@@ -15,7 +15,8 @@ import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
-import { renameInExpr, renameInInstruction, uniqueName } from './rename.ts';
+import { renameInExpr, uniqueName } from './rename.ts';
+import { rewriteExpressions } from './rewrite-expressions.ts';
 
 export interface RenameInameOptions {
   /** When the new name is already an iname over the same domain, merge the two loops. */
@@ -117,17 +118,9 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
 
 /** Instructions, substitution rules, tags, priorities and slabs: the same for both cases. */
 function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string, renames: ReadonlyMap<string, string>): LoopKernel {
-  const instructions = knl.instructions.map((insn) => {
-    const renamed = renameInInstruction(insn, renames);
-    return { ...renamed, withinInames: [...new Set(renamed.withinInames)] };
-  });
-  // a rule's own parameters shadow the iname
-  const substitutions = new Map(
-    [...knl.substitutions].map(([name, rule]) => [
-      name,
-      rule.params.includes(oldName) ? rule : { ...rule, expression: renameInExpr(rule.expression, renames) },
-    ]),
-  );
+  const rewritten = rewriteExpressions(knl, 'renameIname', (e) => renameInExpr(e, renames));
+  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: [...new Set(insn.withinInames.map((n) => (n === oldName ? newName : n)))] }));
+  const substitutions = rewritten.substitutions;
   const inameTags = new Map(knl.inameTags);
   const tag = inameTags.get(oldName);
   inameTags.delete(oldName);

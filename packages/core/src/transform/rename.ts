@@ -1,7 +1,6 @@
-/** Renaming inames inside expressions and instructions (shared by several transformations). */
+/** Renaming inames inside expressions, and picking fresh names (shared by several transformations). */
 import { mapExpr } from '../expr/index.ts';
-import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
-import type { Instruction } from '../kernel/model.ts';
+import { reduce, variable, type Expr } from '../expr/nodes.ts';
 
 export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Expr {
   if (renames.size === 0) return e;
@@ -12,20 +11,6 @@ export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Exp
     }
     return x;
   });
-}
-
-export function renameInInstruction(insn: Instruction, renames: ReadonlyMap<string, string>): Instruction {
-  const assignee =
-    insn.assignee?.kind === 'subscript'
-      ? subscript(insn.assignee.array, insn.assignee.indices.map((i) => renameInExpr(i, renames)))
-      : insn.assignee;
-  return {
-    ...insn,
-    assignee,
-    expression: insn.expression && renameInExpr(insn.expression, renames),
-    predicates: insn.predicates.map((p) => renameInExpr(p, renames)),
-    withinInames: insn.withinInames.map((n) => renames.get(n) ?? n),
-  };
 }
 
 /** A name not in `taken`: `base`, else `base_0`, `base_1`, ... */

@@ -10,8 +10,9 @@ import { mapExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
-import { matchIds } from '../kernel/dependencies.ts';
-import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import { instructionsWithin } from '../kernel/dependencies.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { rewriteExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 export interface SplitInameOptions {
@@ -36,11 +37,8 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
   const inner = options.innerIname ?? `${iname}_inner`;
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
   for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`splitIname: the name '${name}' is already used`);
-  const ids = knl.instructions.map((i) => i.id);
-  const within = options.within === undefined
-    ? undefined
-    : new Set((typeof options.within === 'string' ? options.within.split(':') : options.within).flatMap((p) => matchIds(p.trim(), ids)));
-  if (within && knl.instructions.some((i) => !within.has(i.id) && i.withinInames.includes(iname))) {
+  const within = instructionsWithin(knl.instructions, options.within);
+  if (knl.instructions.some((i) => !within.has(i.id) && i.withinInames.includes(iname))) {
     throw new LoomError('splitIname: splitting for only some instructions is not supported yet; duplicate the iname first (duplicateInames) and split the copy');
   }
 
@@ -53,7 +51,8 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
   }
 
   const replacement: Expr = add(mul(int(factor), variable(outer)), variable(inner));
-  const instructions = knl.instructions.map((insn) => splitInInstruction(insn, iname, outer, inner, replacement));
+  const rewritten = rewriteExpressions(knl, 'splitIname', (e) => replaceIname(e, iname, [outer, inner], replacement));
+  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])) }));
   const loopPriorities = knl.loopPriorities.map((p) => p.flatMap((n) => (n === iname ? [outer, inner] : [n])));
   const loopSlabs = new Map(knl.loopSlabs);
   if (options.slabs && (options.slabs[0] || options.slabs[1])) {
@@ -61,7 +60,7 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
     if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`splitIname: slabs must be non-negative integers, got [${head}, ${tail}]`);
     loopSlabs.set(outer, [head, tail]);
   }
-  let result = knl.with({ domains, instructions, loopPriorities, loopSlabs });
+  let result = knl.with({ domains, instructions, substitutions: rewritten.substitutions, loopPriorities, loopSlabs });
   const tags: [string, TagSpec][] = [];
   if (options.outerTag !== undefined) tags.push([outer, options.outerTag]);
   if (options.innerTag !== undefined) tags.push([inner, options.innerTag]);
@@ -76,20 +75,6 @@ function splitDomain(set: BasicSet, iname: string, outer: string, inner: string,
   constraints.push({ kind: 'ge', expr: Linear.constant(factor - 1).sub(Linear.variable(inner)) });
   const dims = set.dims.flatMap((d) => (d === iname ? [outer, inner] : [d]));
   return BasicSet.fromConstraints(set.params, dims, constraints, set.existentials);
-}
-
-function splitInInstruction(insn: Instruction, iname: string, outer: string, inner: string, replacement: Expr): Instruction {
-  const sub = (e: Expr) => replaceIname(e, iname, [outer, inner], replacement);
-  const assignee = insn.assignee?.kind === 'subscript'
-    ? { ...insn.assignee, indices: insn.assignee.indices.map(sub) }
-    : insn.assignee;
-  return {
-    ...insn,
-    assignee,
-    expression: insn.expression && sub(insn.expression),
-    predicates: insn.predicates.map(sub),
-    withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])),
-  };
 }
 
 /**

@@ -4,7 +4,8 @@
  *
  *   c             nest this axis around the ones after it (row-major, the default)
  *   f             nest this axis inside the ones after it (column-major)
- *   N0 ... N9     an explicit nesting level; N0 moves fastest
+ *   N0 ... N9     an explicit nesting level; N0 moves fastest (levels must be
+ *                 contiguous, and not mixed with c, f or stride:)
  *   stride:EXPR   a fixed stride, in elements (an expression in the parameters)
  *   sep           one separate array per index of this axis
  *   vec           the axis is the lanes of a vector type
@@ -85,6 +86,7 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
   const explicit = written.flatMap((w) => (w.kind === 'N' ? [w.level] : []));
   const twice = explicit.find((l, k) => explicit.indexOf(l) !== k);
   if (twice !== undefined) throw new LoomError(`tagArrayAxes: ${what} has two axes at nesting level N${twice}`);
+  checkExplicitLevels(written, explicit, what, raw);
   const vecAxes = written.flatMap((w, axis) => (w.kind === 'vec' ? [axis] : []));
   if (vecAxes.length > 1) throw new LoomError(`tagArrayAxes: ${what} has ${vecAxes.length} 'vec' axes; at most one axis can be a vector`);
   written.forEach((w, axis) => {
@@ -95,13 +97,12 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
     }
   });
 
-  // c/f axes take the nesting levels the explicit ones leave free, lowest first:
-  // for `c` the rightmost axis is the fastest, for `f` the leftmost.
+  // c/f axes take levels from 0: for `c` the rightmost axis is the fastest, for `f` the leftmost
   const ordered = written.flatMap((w, axis) => (w.kind === 'c' || w.kind === 'f' ? [axis] : []));
   if (written.some((w) => w.kind === 'c')) ordered.reverse();
-  const free: number[] = [];
-  for (let level = 0; free.length < ordered.length; level++) if (!explicit.includes(level)) free.push(level);
-  const levelOf = new Map(ordered.map((axis, k) => [axis, free[k]] as const));
+  const levelOf = new Map(ordered.map((axis, k) => [axis, k] as const));
+  // explicit levels count from the lowest one given (loopy: N1,N2 is N0,N1)
+  const lowest = Math.min(...explicit);
 
   return written.map((w, axis): DimTag => {
     switch (w.kind) {
@@ -109,7 +110,7 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
       case 'f':
         return { kind: 'nested', level: levelOf.get(axis)! };
       case 'N':
-        return { kind: 'nested', level: w.level };
+        return { kind: 'nested', level: w.level - lowest };
       case 'stride':
         return { kind: 'stride', stride: w.stride };
       case 'sep':
@@ -118,6 +119,23 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
         return { kind: 'vec' };
     }
   });
+}
+
+/**
+ * loopy's rules for explicit nesting levels: they may not be mixed with `c`, `f` or
+ * `stride:` (which level would those take?), and they must be contiguous (in
+ * `N1,N0,N5` nothing says what lies between N1 and N5).
+ */
+function checkExplicitLevels(written: readonly Written[], explicit: readonly number[], what: string, raw: readonly string[]): void {
+  if (explicit.length === 0) return;
+  const other = written.find((w) => w.kind === 'c' || w.kind === 'f' || w.kind === 'stride');
+  if (other) {
+    throw new LoomError(`tagArrayAxes: ${what} mixes explicit nesting levels (N0-N9) with '${other.kind}' in '${raw.join(',')}'; give every strided axis a level, or none`);
+  }
+  const sorted = [...explicit].sort((a, b) => a - b);
+  if (sorted.some((l, k) => l !== sorted[0] + k)) {
+    throw new LoomError(`tagArrayAxes: the nesting levels of ${what} (${explicit.map((l) => `N${l}`).join(', ')}) are not contiguous`);
+  }
 }
 
 function readTag(text: string, axis: number, what: string, parameters: ReadonlySet<string>): Written {

@@ -1,0 +1,145 @@
+/**
+ * The one way a transformation rewrites the expressions of a kernel: each
+ * instruction's indices, expression and conditions, and each substitution rule's
+ * body. Rules need the same care as instructions: `f(x) := x + a[i]` reads the iname
+ * `i` too, and code generation expands `f` where it is called, so a rule left behind
+ * would name an iname that no longer exists (or compute something else).
+ *
+ * A rule's own parameters shadow the kernel's names: in `f(i) := 2*i` the `i` is the
+ * argument, not the iname, and is left alone.
+ *
+ * With `within` only some instructions are rewritten (loopy's rule-aware mapping): a
+ * rule whose body changes is rewritten in place when only those instructions call it,
+ * left alone when only others do, and copied (`f` → `f_0`) when both do, the chosen
+ * instructions then calling the copy.
+ */
+import { call, type Expr } from '../expr/nodes.ts';
+import { freeVariables, mapExpr, walk } from '../expr/index.ts';
+import { LoomError } from '../errors.ts';
+import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
+import { expandSubstitutions } from '../kernel/accesses.ts';
+import { renameInExpr, uniqueName } from './rename.ts';
+
+export type ExprRewrite = (e: Expr) => Expr;
+
+/**
+ * The kernel's instructions and rules with `rewrite` applied (`within`: ids of the
+ * instructions to rewrite; default all). `what` names the transformation in messages.
+ * The caller puts them into its kernel with whatever else it changes.
+ */
+export function rewriteExpressions(
+  knl: LoopKernel,
+  what: string,
+  rewrite: ExprRewrite,
+  within?: ReadonlySet<string>,
+): { instructions: Instruction[]; substitutions: Map<string, SubstitutionRule> } {
+  const rules = knl.substitutions;
+  const chosen = (insn: Instruction) => !within || within.has(insn.id);
+  const bodies = new Map([...rules].map(([name, rule]) => [name, rewriteBody(rule, rewrite, what)]));
+  const changes = affectedRules(rules, bodies);
+  // without `within` every rule is rewritten, called or not
+  const fromChosen = within ? calledFrom(knl.instructions.filter(chosen), rules) : new Set(rules.keys());
+  const fromOthers = calledFrom(knl.instructions.filter((i) => !chosen(i)), rules);
+
+  // what the chosen code calls instead of each changed rule (itself, or a copy)
+  const target = new Map<string, string>();
+  const taken = new Set([...rules.keys(), ...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
+  for (const name of changes) {
+    if (!fromChosen.has(name)) continue;
+    const copy = fromOthers.has(name) ? uniqueName(name, taken) : name;
+    taken.add(copy);
+    target.set(name, copy);
+  }
+  const redirect = (e: Expr) => mapExpr(e, (x) => (x.kind === 'call' && target.has(x.fn) && target.get(x.fn) !== x.fn ? call(target.get(x.fn)!, x.args) : x));
+
+  const substitutions = new Map<string, SubstitutionRule>();
+  for (const [name, rule] of rules) {
+    const rewritten = { ...rule, expression: redirect(bodies.get(name)!) };
+    const copy = target.get(name);
+    if (copy === undefined) substitutions.set(name, rule);
+    else if (copy === name) substitutions.set(name, rewritten);
+    else substitutions.set(name, rule).set(copy, { ...rewritten, name: copy });
+  }
+
+  const inInstruction = (e: Expr) => redirect(rewrite(e));
+  const instructions = knl.instructions.map((insn) => {
+    if (!chosen(insn)) return insn;
+    const assignee = insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(inInstruction) } : insn.assignee;
+    return { ...insn, assignee, expression: insn.expression && inInstruction(insn.expression), predicates: insn.predicates.map(inInstruction) };
+  });
+  return { instructions, substitutions };
+}
+
+/**
+ * A rule's body, rewritten. Its parameters are renamed apart first, so the rewrite
+ * cannot touch them (in `f(i) := 2*i` the `i` is the argument, not the iname); a
+ * parameter name that then turns up is a name the rewrite brought in, which the
+ * parameter would capture (`f(i_inner) := i_inner + a[i]` with `i` split).
+ */
+function rewriteBody(rule: SubstitutionRule, rewrite: ExprRewrite, what: string): Expr {
+  const apart = new Map(rule.params.map((p, k) => [p, `__${rule.name}_argument_${k}`]));
+  const renamed = renameInExpr(rule.expression, apart);
+  const body = rewrite(renamed);
+  if (body === renamed) return rule.expression;
+  const captured = [...freeVariables(body)].filter((n) => apart.has(n));
+  if (captured.length) {
+    throw new LoomError(`${what}: the substitution rule '${rule.name}' has a parameter named '${captured.join("', '")}', which its rewritten body would need as an iname; rename the parameter`);
+  }
+  return renameInExpr(body, new Map([...apart].map(([p, q]) => [q, p])));
+}
+
+/** Rules whose body the rewrite changes, or that call (directly or not) such a rule. */
+function affectedRules(rules: ReadonlyMap<string, SubstitutionRule>, bodies: ReadonlyMap<string, Expr>): Set<string> {
+  return withCallers(rules, new Set([...rules.keys()].filter((n) => bodies.get(n) !== rules.get(n)!.expression)));
+}
+
+/** `names` and every rule that calls one of them, directly or through other rules. */
+function withCallers(rules: ReadonlyMap<string, SubstitutionRule>, names: ReadonlySet<string>): Set<string> {
+  const out = new Set(names);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, rule] of rules) {
+      if (!out.has(name) && [...callsIn(rule.expression, rules)].some((c) => out.has(c))) {
+        out.add(name);
+        grew = true;
+      }
+    }
+  }
+  return out;
+}
+
+/** The rules these instructions call, directly or through other rules. */
+function calledFrom(insns: readonly Instruction[], rules: ReadonlyMap<string, SubstitutionRule>): Set<string> {
+  const out = new Set<string>();
+  const pending: string[] = [];
+  const note = (e: Expr | undefined) => {
+    if (e) for (const c of callsIn(e, rules)) if (!out.has(c)) out.add(c), pending.push(c);
+  };
+  for (const insn of insns) [insn.assignee, insn.expression, ...insn.predicates].forEach(note);
+  while (pending.length) note(rules.get(pending.pop()!)!.expression);
+  return out;
+}
+
+function callsIn(e: Expr, rules: ReadonlyMap<string, SubstitutionRule>): Set<string> {
+  const out = new Set<string>();
+  walk(e, (x) => {
+    if (x.kind === 'call' && rules.has(x.fn)) out.add(x.fn);
+  });
+  return out;
+}
+
+/**
+ * The kernel with calls of the rules that satisfy `test` (or call, through other
+ * rules, one that does) replaced by their bodies in the instructions. Prefetching `a`
+ * must see and replace the reads of `a` inside `f(x) := a[x]` where `f` is called:
+ * each call is a different footprint, which one rule body cannot name.
+ */
+export function inlineRulesThat(knl: LoopKernel, test: (rule: SubstitutionRule) => boolean): LoopKernel {
+  const rules = knl.substitutions;
+  const inlined = withCallers(rules, new Set([...rules.values()].filter(test).map((r) => r.name)));
+  if (inlined.size === 0) return knl;
+  const only = new Map([...rules].filter(([name]) => inlined.has(name)));
+  const expand = (e: Expr) => expandSubstitutions(e, only);
+  const instructions = knl.instructions.map((insn) => ({ ...insn, expression: insn.expression && expand(insn.expression), predicates: insn.predicates.map(expand) }));
+  return knl.with({ instructions });
+}

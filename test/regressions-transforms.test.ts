@@ -1,0 +1,193 @@
+/**
+ * Issue 10, "No silent wrong results": transformations that produced wrong results
+ * (or crashed late) where loopy computes the right thing, each pinned on every device.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addPrefetch, duplicateInames, fixParameters, generateCode, globalArg, joinInames, LoomError, makeKernel, precompute, renameIname, run, splitIname, stringifyKernel,
+  tagArrayAxes, tagInames, valueArg, type LoopKernel,
+} from '@loom/core';
+import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
+
+const throwsLoom = (f: () => unknown, message: RegExp) =>
+  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+
+// {{{ 3: a local prefetch swept over an iname that is also an outer iname of the fetch
+
+function rankOneSplit(): LoopKernel {
+  let knl = makeKernel('[n] -> {[i,j]: 0<=i,j<n}', 'c[i, j] = a[i]*b[j]', [
+    globalArg('a', { dtype: 'float32', shape: ['n'] }),
+    globalArg('b', { dtype: 'float32', shape: ['n'] }),
+    globalArg('c', { dtype: 'float32', shape: ['n', 'n'] }),
+    valueArg('n', 'int32'),
+  ], { assumptions: 'n >= 16' });
+  knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  return splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: 3. a local prefetch over j_inner, inside j_inner, holds all 16 values`, async () => {
+    const outer = ['i_outer', 'j_outer', 'j_inner'];
+    const knl = addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: outer, temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    const n = 32;
+    const a = randomFloat32(n, 3);
+    const b = randomFloat32(n, 4);
+    const { c } = await run(knl, device, { a, b, n });
+    assertClose(c as Float32Array, Array.from({ length: n * n }, (_, k) => Math.fround(a[Math.floor(k / n)] * b[k % n])), 'c', 0, 0);
+  });
+}
+
+test('3. a local box that moves with an unswept local iname is refused', () => {
+  throwsLoom(
+    () => addPrefetch(rankOneSplit(), 'b', [], { fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'], temporaryAddressSpace: 'local' }),
+    /addPrefetch: the local temporary for 'b' would hold a different part for each work-item along the local iname\(s\) 'j_inner'/,
+  );
+  throwsLoom(() => addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: ['j_middle'] }), /unknown iname 'j_middle' in fetchOuterInames/);
+});
+
+// }}}
+
+// {{{ 5: options are honoured or refused, never parsed and dropped
+
+/** Each work-item reads what its neighbour wrote to global memory, across a local barrier. */
+function rotateThroughGlobal(memKind: string): LoopKernel {
+  const knl = makeKernel('{[i]: 0<=i<32}', `
+    a[i] = i {id=w}
+    ... lbarrier {id=b, dep=w, mem_kind=${memKind}}
+    out[i] = a[(i + 1) % 32] {dep=b, nosync=w}
+  `, [globalArg('a', { dtype: 'float32', shape: [32] }), globalArg('out', { dtype: 'float32', shape: [32] })]);
+  return tagInames(knl, { i: 'l.0' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: 5. a local barrier with mem_kind=global fences global memory`, async () => {
+    const knl = rotateThroughGlobal('global');
+    const code = generateCode(knl, device.target).code;
+    if (device.target.name === 'opencl') assert.match(code, 'barrier(CLK_GLOBAL_MEM_FENCE)');
+    if (device.target.name === 'wgsl') assert.match(code, 'storageBarrier()');
+    assert.match(stringifyKernel(knl), '... lbarrier {id=b, dep=w, mem_kind=global}');
+    const { out } = await run(knl, device, { a: new Float32Array(32) });
+    assertClose(out as Float32Array, Array.from({ length: 32 }, (_, i) => (i + 1) % 32), 'out', 0, 0);
+  });
+
+  test(`${device.name}: 5. addPrefetch within some instructions, with a named fetch`, async () => {
+    const knl = splitIname(makeKernel('{[i]: 0<=i<n}', `
+      out1[i] = 2*a[i] {id=first}
+      out2[i] = 3*a[i] {id=second}
+    `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const fetched = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0', within: 'second', prefetchInsnId: 'load_a' });
+    assert.match(stringifyKernel(fetched), 'out1[16*i_outer + i_inner] = 2*a[16*i_outer + i_inner] {id=first}');
+    assert.match(stringifyKernel(fetched), 'out2[16*i_outer + i_inner] = 3*a_fetch[i_inner] {id=second, dep=load_a}');
+    const n = 40;
+    const a = randomFloat32(n, 5);
+    const result = await run(fetched, device, { a, n });
+    assertClose(result.out1 as Float32Array, Array.from(a, (x) => Math.fround(2 * x)), 'out1', 0, 0);
+    assertClose(result.out2 as Float32Array, Array.from(a, (x) => Math.fround(3 * x)), 'out2', 0, 0);
+  });
+
+  test(`${device.name}: 5. seqDependencies orders the instructions as written`, async () => {
+    const text = 'out[k] = 1 {id=w1}\nout[k] = 2 {id=w2, priority=1}';
+    const args = [globalArg('out', { dtype: 'int32', shape: [1] })];
+    const seq = makeKernel('{[k]: 0<=k<1}', text, args, { seqDependencies: true });
+    assert.equal(seq.instruction('w2').dependsOn, ['w1']);
+    assert.equal([...((await run(seq, device, {})).out as Int32Array)], [2]);
+    // without it, the higher priority runs first (and the later write wins)
+    assert.equal([...((await run(makeKernel('{[k]: 0<=k<1}', text, args), device, {})).out as Int32Array)], [1]);
+  });
+}
+
+test('5. malformed or misplaced options are LoomErrors', () => {
+  throwsLoom(() => rotateThroughGlobal('shared'), /mem_kind must be 'local' or 'global', got 'shared'/);
+  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1 {mem_kind=global}'), /the attribute 'mem_kind' belongs on barriers/);
+  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1', undefined, { seqDependencies: true, seqDependences: true } as object), /makeKernel: unknown option 'seqDependences'/);
+  const knl = makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i] {id=only}');
+  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { within: 'nobody' }), /no instruction within 'nobody' reads 'a' \(readers: only\)/);
+  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { prefetchInsnId: 'only' }), /the instruction id 'only' is already used/);
+  const cube = makeKernel('{ [i,j,k]: 0<=i<3 and 0<=j<4 and 0<=k<5 }', 'out[i, j, k] = 2*a[i, j, k]');
+  throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,N5'), /nesting levels of 'a' \(N1, N0, N5\) are not contiguous/);
+  throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,c'), /mixes explicit nesting levels \(N0-N9\) with 'c'/);
+});
+
+// }}}
+
+// {{{ 7: substitution rules are rewritten with the instructions
+
+/** `f` reads the iname `i` free; its own argument `x` is not an iname. */
+function ruleReadingIname(): LoopKernel {
+  return makeKernel('{[i, j]: 0<=i<n and 0<=j<4}', `
+    f(x) := x + a[i]
+    out[i] = f(2) {id=w1}
+    out2[i, j] = f(j) {id=w2}
+  `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']);
+}
+
+const ruleOf = (knl: LoopKernel, name: string) => stringifyKernel(knl).split('\n').find((l) => l.startsWith(`${name}(`));
+
+for (const device of testDevices()) {
+  test(`${device.name}: 7. every iname transformation rewrites substitution-rule bodies`, async () => {
+    const n = 10;
+    const a = randomFloat32(n, 7);
+    const out = Array.from({ length: n }, (_, i) => Math.fround(2 + a[i]));
+    const out2 = Array.from({ length: n * 4 }, (_, k) => Math.fround((k % 4) + a[Math.floor(k / 4)]));
+    const variants: [string, LoopKernel, Record<string, number>][] = [
+      ['split', splitIname(ruleReadingIname(), 'i', 4, { outerTag: 'g.0', innerTag: 'l.0' }), { n }],
+      ['rename', renameIname(ruleReadingIname(), 'i', 'row'), { n }],
+      ['duplicate within w2', duplicateInames(ruleReadingIname(), 'i', { within: 'w2' }), { n }],
+      ['fixParameters', fixParameters(ruleReadingIname(), { n }), {}],
+    ];
+    for (const [what, knl, params] of variants) {
+      const result = await run(knl, device, { a, ...params });
+      assertClose(result.out as Float32Array, out, `${what}: out`, 0, 0);
+      assertClose(result.out2 as Float32Array, out2, `${what}: out2`, 0, 0);
+    }
+    const square = makeKernel('{[i, j]: 0<=i<10 and 0<=j<4}', 'f(x) := x + a[i]\nout2[i, j] = f(j)', [globalArg('a', { dtype: 'float32', shape: [10] }), '...']);
+    assertClose((await run(joinInames(square, ['i', 'j']), device, { a })).out2 as Float32Array, out2, 'join: out2', 0, 0);
+  });
+}
+
+test('7. rule bodies after each transformation (arguments are not inames; copies where callers differ)', () => {
+  assert.is(ruleOf(splitIname(ruleReadingIname(), 'i', 4), 'f'), 'f(x) := x + a[4*i_outer + i_inner]');
+  const dup = duplicateInames(ruleReadingIname(), 'i', { within: 'w2' });
+  assert.is(ruleOf(dup, 'f'), 'f(x) := x + a[i]');
+  assert.is(ruleOf(dup, 'f_0'), 'f_0(x) := x + a[i_0]');
+  assert.match(stringifyKernel(dup), 'out2[i_0, j] = f_0(j)');
+  const shadow = makeKernel('{[i]: 0<=i<n}', 'g(i) := 2*i\nout[i] = g(i + 1)', [valueArg('n', 'int32'), '...']);
+  assert.is(ruleOf(splitIname(shadow, 'i', 4), 'g'), 'g(i) := 2*i');
+  const capture = makeKernel('{[i]: 0<=i<n}', 'h(i_inner) := i_inner + i\nout[i] = h(1)', [valueArg('n', 'int32'), '...']);
+  throwsLoom(() => splitIname(capture, 'i', 4), /splitIname: the substitution rule 'h' has a parameter named 'i_inner'/);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: 7. prefetch and precompute reach into rule bodies`, async () => {
+    const n = 40;
+    const a = randomFloat32(n + 1, 9);
+    const base = () => splitIname(makeKernel('{[i]: 0<=i<n}', `
+      f(x) := a[x]*2
+      g(x) := f(x) + f(x + 1)
+      out[i] = g(i)
+    `, [globalArg('a', { dtype: 'float32', shape: ['n + 1'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const expected = Array.from({ length: n }, (_, i) => Math.fround(Math.fround(a[i] * 2) + Math.fround(a[i + 1] * 2)));
+    const fetched = addPrefetch(base(), 'a', ['i_inner'], { defaultTag: 'l.0' });
+    assert.match(stringifyKernel(fetched), 'a_fetch[i_inner + 1]');
+    const precomputed = precompute(base(), 'f', ['i_inner'], { defaultTag: 'l.0' });
+    assert.equal(precomputed.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value), [17]);
+    for (const knl of [fetched, precomputed]) assertClose((await run(knl, device, { a, n })).out as Float32Array, expected, 'out', 0, 0);
+  });
+
+  test(`${device.name}: 7. a loop bounded by a temporary (test_bare_data_dependency) runs`, async () => {
+    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['a[i] = 1', '<> znirp = n'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')]);
+    for (const k of [knl, splitIname(knl, 'i', 16, { innerTag: 'l.0' })]) {
+      const { a } = await run(k, device, { n: 37 });
+      assert.ok((a as Float32Array).every((x) => x === 1));
+    }
+    await run(splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), device, { n: 37 }).then(
+      () => assert.unreachable('a group count read from a temporary must be refused'),
+      (e: unknown) => assert.ok(e instanceof LoomError && /'i_outer' is tagged g.0, but its bound reads the temporary 'znirp'/.test((e as Error).message)),
+    );
+  });
+}
+
+// }}}
+
+test.run();
