@@ -89,8 +89,9 @@ export class ClExpressionPrinter {
         return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
       }
       case 'if': {
-        const c = paren(this.expr(e.condition), PRECEDENCE.or);
-        return { text: `${c} ? ${paren(this.expr(e.then, t), PRECEDENCE.ternary)} : ${paren(this.expr(e.otherwise, t), PRECEDENCE.ternary)}`, precedence: PRECEDENCE.ternary };
+        // nested conditionals are parenthesized everywhere: legal without, but hard to read
+        const [c, then, otherwise] = [this.expr(e.condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) => paren(p, PRECEDENCE.or));
+        return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
       case 'call': return this.call(e, t);
       case 'reduce': throw new LoomError('internal: a reduction reached the printer');
