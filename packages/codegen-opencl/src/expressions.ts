@@ -11,8 +11,13 @@ import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isIntege
 import { clHelperDefinition, clHelperName, floatToInteger, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
-/** Binding strength, higher binds tighter (C's precedence table). */
-const PRECEDENCE = {
+/**
+ * Binding strength, higher binds tighter (C's precedence table). Parentheses follow the
+ * tree, never arithmetic: every binary operator here is left-associative, so a right
+ * operand of the same strength keeps its parentheses (`c + (a - b)`, `a / (b * c)`):
+ * in floats (and for `-` and `/` everywhere) regrouping changes the result.
+ */
+export const PRECEDENCE = {
   ternary: 1, or: 2, and: 3, equality: 7, relational: 8, additive: 10, multiplicative: 11, unary: 12, postfix: 13, atom: 14,
 } as const;
 
@@ -53,7 +58,7 @@ export class ClExpressionPrinter {
     if (e.kind === 'int' || e.kind === 'float') {
       // a literal is spelled in the type it takes: float64 only when it really is double
       if ((want ?? t) === 'float64') this.usesDouble = true;
-      return atom(clLiteral(e.value, want ?? t));
+      return literal(clLiteral(e.value, want ?? t));
     }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
     if (e.kind === 'bool') return atom(e.value ? '1' : '0');
@@ -71,8 +76,8 @@ export class ClExpressionPrinter {
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
       }
-      case 'neg': return { text: `-${paren(this.expr(e.operand, t), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
-      case 'not': return { text: `!${paren(this.expr(e.operand), PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+      case 'neg': return prefix('-', this.expr(e.operand, t));
+      case 'not': return prefix('!', this.expr(e.operand));
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
@@ -93,8 +98,9 @@ export class ClExpressionPrinter {
       case 'if': {
         // OpenCL C refuses a float as the condition of ?: (C takes it as != 0)
         const condition = isFloat(this.typeOfExpr(e.condition)) ? E.compare('!=', e.condition, E.int(0)) : e.condition;
-        const c = paren(this.expr(condition), PRECEDENCE.or);
-        return { text: `${c} ? ${paren(this.expr(e.then, t), PRECEDENCE.ternary)} : ${paren(this.expr(e.otherwise, t), PRECEDENCE.ternary)}`, precedence: PRECEDENCE.ternary };
+        // nested conditionals are parenthesized everywhere: legal without, but hard to read
+        const [c, then, otherwise] = [this.expr(condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) => paren(p, PRECEDENCE.or));
+        return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
       case 'call': return this.call(e, t);
       case 'reduce': throw new LoomError('internal: a reduction reached the printer');
@@ -131,16 +137,16 @@ export class ClExpressionPrinter {
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
-      case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive, e.op === '-');
+      case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive);
       case '*': return infix(l, '*', r, PRECEDENCE.multiplicative);
       case '/':
         // an integer divisor that may be 0 or -1 needs the helper (C: undefined, x86: a trap)
         if (isInteger(t) && !(e.right.kind === 'int' && e.right.value !== 0 && e.right.value !== -1)) {
           return call(this.helper('div', t), [l.text, r.text]);
         }
-        return infix(l, '/', r, PRECEDENCE.multiplicative, true);
+        return infix(l, '/', r, PRECEDENCE.multiplicative);
       case '//':
-        if (isFloat(t)) return call('floor', [infix(l, '/', r, PRECEDENCE.multiplicative, true).text]);
+        if (isFloat(t)) return call('floor', [infix(l, '/', r, PRECEDENCE.multiplicative).text]);
         return call(this.helper('floor_div', t), [l.text, r.text]);
       case '%':
         if (isFloat(t)) return call(this.helper('mod', t), [l.text, r.text]);
@@ -200,15 +206,30 @@ function atom(text: string): Printed {
   return { text, precedence: PRECEDENCE.atom };
 }
 
+/**
+ * A literal as `clLiteral` spells it: `2.0f` and `NAN` are atoms, but `-1`, `-INFINITY` and
+ * `(half) 2.0f` are unary expressions, which `-(-1)` and casts of them must know.
+ */
+function literal(text: string): Printed {
+  return /^[0-9A-Za-z]/.test(text) ? atom(text) : { text, precedence: PRECEDENCE.unary };
+}
+
+/** `-x`, `!x`: never `--x` or `- -x` glued into C's decrement. */
+function prefix(op: '-' | '!', p: Printed): Printed {
+  const glued = op === '-' && p.text.startsWith('-');
+  return { text: `${op}${glued ? `(${p.text})` : paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+}
+
 function call(fn: string, args: readonly string[]): Printed {
   return { text: `${fn}(${args.join(', ')})`, precedence: PRECEDENCE.postfix };
 }
 
-function paren(p: Printed, needed: number): string {
+/** `p` as an operand that needs at least precedence `needed`. */
+export function paren(p: Printed, needed: number): string {
   return p.precedence < needed ? `(${p.text})` : p.text;
 }
 
-function infix(l: Printed, op: string, r: Printed, precedence: number, rightStrict = true): Printed {
-  const right = rightStrict ? (r.precedence <= precedence ? `(${r.text})` : r.text) : paren(r, precedence);
-  return { text: `${paren(l, precedence)} ${op} ${right}`, precedence };
+/** A left-associative binary operator: the right operand must bind strictly tighter. */
+function infix(l: Printed, op: string, r: Printed, precedence: number): Printed {
+  return { text: `${paren(l, precedence)} ${op} ${paren(r, precedence + 1)}`, precedence };
 }

@@ -9,7 +9,7 @@
  */
 import { expr as E, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
 import { clType } from './c-types.ts';
-import { ClExpressionPrinter } from './expressions.ts';
+import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
 
 const INDENT = '  ';
@@ -90,10 +90,14 @@ function printBody(body: Stmt, printer: ClExpressionPrinter, depth: number): str
   return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);
 }
 
-/** Loop bounds read like loopy's: affine ones with the constant first (`-1 + n`). */
+/**
+ * Loop bounds read like loopy's: affine ones with the constant first (`-1 + n`). Either
+ * is at least an additive expression, as the `i <= bound` it goes into needs (a bare
+ * `c ? a : b` there would read as `(i <= c) ? a : b`).
+ */
 function printBound(e: Expr, printer: ClExpressionPrinter): string {
   const lin = E.toLinear(e);
-  if (!lin || lin.isConstant) return printer.print(e, 'int32');
+  if (!lin || lin.isConstant) return paren(printer.expr(e, 'int32'), PRECEDENCE.additive);
   const terms: string[] = [];
   if (lin.constant !== 0) terms.push(String(lin.constant));
   for (const [name, c] of lin.coeffs) terms.push(c === 1 ? name : c === -1 ? `-1 * ${name}` : `${c} * ${name}`);

@@ -136,6 +136,12 @@ class GpuBuffer implements DeviceBuffer {
 
 /** One kernel's pipeline and which bindings it uses. */
 interface KernelPipeline {
+  /**
+   * Unique per pipeline, to key what launches keep (`launchCache`): kernels of different
+   * programs share names (every `pointwise` variant's kernel is the op's name) but not
+   * their uniform struct or bindings.
+   */
+  readonly id: number;
   readonly pipeline: GPUComputePipeline;
   readonly storage: readonly StorageBinding[];
   readonly usesUniform: boolean;
@@ -241,7 +247,7 @@ class WgpuDevice implements WebGPUDevice {
           throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
         }
       });
-      kernels.set(k.name, { pipeline, storage, usesUniform });
+      kernels.set(k.name, { id: nextPipelineId++, pipeline, storage, usesUniform });
     }
     return { module, kernels };
   }
@@ -329,8 +335,9 @@ class WgpuDevice implements WebGPUDevice {
     const device = this.gpuDevice;
     const temporaries: GPUBuffer[] = [];
     // validating a launch costs a round trip to the GPU process; the same shape of launch
-    // (pipeline, binding sizes) validates the same way, so only its first run pays for it
-    const shape = `${kernel.name}|${dispatch.folded}|${[...buffers].map(([n, b]) => `${n}:${b.size}`).join(',')}`;
+    // (pipeline, binding sizes) validates the same way, so only its first run pays for it.
+    // The pipeline, not the kernel's name: programs compiled for other layouts reuse names.
+    const shape = `${entry.id}|${[...buffers].map(([n, b]) => `${n}:${b.size}`).join(',')}`;
     const checked = this.validatedLaunches.has(shape);
     const scoped = <T>(what: string, body: () => T): Promise<T> | T => (checked ? body() : withErrorScopes(device, what, body));
     try {
@@ -503,6 +510,7 @@ function bufferId(buffer: GPUBuffer): number {
 
 const bufferIds = new WeakMap<GPUBuffer, number>();
 let nextBufferId = 0;
+let nextPipelineId = 0;
 
 function gpuBufferOf(buffer: DeviceBuffer): GpuBuffer {
   if (!(buffer instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');

@@ -173,9 +173,10 @@ export class ExpressionPrinter {
       case 'compare': return this.comparison(e);
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
+        // an operand is a comparison or tighter (never `a & b`), or a chain of the same operator
         const side = (x: Expr) => {
           const p = this.condition(x);
-          return p.prec > Prec.Logical || p.logical === op ? p.text : `(${p.text})`;
+          return (p.prec > Prec.Logical && p.prec !== Prec.Bitwise) || p.logical === op ? p.text : `(${p.text})`;
         };
         return { text: `${side(e.left)} ${op} ${side(e.right)}`, prec: Prec.Logical, type: 'bool', logical: op };
       }

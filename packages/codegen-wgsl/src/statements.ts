@@ -20,7 +20,7 @@ import {
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
-import { axisName, ExpressionPrinter, primary, type ExpressionContext, type Printed } from './expressions.ts';
+import { axisName, ExpressionPrinter, operand, Prec, primary, type ExpressionContext, type Printed } from './expressions.ts';
 import type { HelperKind } from './helpers.ts';
 import type { NameTable } from './names.ts';
 import { computeType, type WgslScalar } from './types.ts';
@@ -187,7 +187,8 @@ class KernelPrinter {
     const lower = this.exprs.index(affineFirst(s.lower));
     const upper = this.exprs.index(affineFirst(s.upper));
     if (uniform) this.uniformNames.add(s.iname);
-    this.line(`for (var ${i}: i32 = ${lower.text}; ${i} <= ${upper.text}; ${i}++) {`);
+    // a comparison's operands must be arithmetic expressions in WGSL (`i <= (a & b)`)
+    this.line(`for (var ${i}: i32 = ${lower.text}; ${i} <= ${operand(upper, Prec.Additive)}; ${i}++) {`);
     this.nested(() => this.body(s.body, guard));
     this.line('}');
     this.uniformNames.delete(s.iname);
