@@ -69,13 +69,14 @@ export function ownEntry<T>(record: Readonly<Record<string, T>>, key: string): T
 }
 
 /**
- * Text for a comment in generated code, in any target: only the characters of names,
- * digits, spaces and harmless punctuation survive. Comments are built from checked names
- * already; this is the second lock, so no comment can ever end early (a comment closer, a newline,
- * U+2028 in JavaScript) or hold a directive.
+ * Text for a comment in generated code, in any target. Comments are built from checked
+ * names already; this is the second lock, so that no comment can ever end early: only
+ * printable ASCII survives (no newline, no U+2028, which ends a line in JavaScript and
+ * WGSL), without backslashes (C splices a line ending in one onto the next), and block
+ * comment delimiters are broken apart.
  */
 export function commentText(text: string): string {
-  return text.replace(/[^A-Za-z0-9_ '.,:;()[\]<>=+\-@|]/g, '?');
+  return text.replace(/[^\x20-\x7e]|\\/g, '_').replace(/\*\//g, '* /').replace(/\/\*/g, '/ *');
 }
 
 /** Whether a target cannot use a name as it is: a keyword, a built-in, a name of its own. */
