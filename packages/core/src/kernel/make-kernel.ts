@@ -10,7 +10,7 @@
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { KNOWN_FUNCTIONS, type Expr } from '../expr/nodes.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { parseExpression, printExpr } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses, forEachSubscript, nameWritten, readExpressions, scalarNamesRead } from './accesses.ts';
@@ -314,8 +314,8 @@ function classifyArguments(
     result.push(arg);
   };
   const isArrayName = (n: string) => arrays.has(n) && !temps.has(n);
-  const isScalarName = (n: string) =>
-    !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n) && !Object.hasOwn(KNOWN_FUNCTIONS, n);
+  // a name read as a variable is one, even where a function has the same name (`sqrt` as a size)
+  const isScalarName = (n: string) => !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n);
 
   const unknown = (name: string, insn: Instruction | undefined): never => {
     throw new LoomError(
