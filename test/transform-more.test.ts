@@ -68,7 +68,7 @@ test('renameIname: refuses unknown inames and names already taken', () => {
   refuses(() => renameIname(knl, 'q', 'r'), /unknown iname 'q'/);
   refuses(() => renameIname(knl, 'i', 'a'), /'a' is already an argument/);
   refuses(() => renameIname(knl, 'i', 'n'), /'n' is already a parameter/);
-  refuses(() => renameIname(knl, 'i', '2x'), /not a valid name/);
+  refuses(() => renameIname(knl, 'i', '2x'), /renameIname: the new name: "2x" is not a name/);
   // merging two inames one instruction uses would make a[i, j] a[i, i]
   refuses(() => renameIname(knl, 'j', 'i', { existingOk: true }), /instruction 'insn' uses both 'j' and 'i'/);
 });

@@ -96,7 +96,8 @@ function compileProgram(code: GeneratedCode): CompiledProgram {
   const cached = compiled.get(code.code);
   if (cached) return cached;
   const layouts = code.program.kernels.map(kernelLayout);
-  const exports = layouts.map((l) => `${JSON.stringify(l.name)}: ${l.jsName}`).join(', ');
+  // computed keys: a kernel called `__proto__` is exported as itself, not as the object's prototype
+  const exports = layouts.map((l) => `[${JSON.stringify(l.name)}]: ${l.jsName}`).join(', ');
   let functions: Record<string, (...args: unknown[]) => unknown>;
   try {
     // the code's own 'use strict' applies: it opens the function body

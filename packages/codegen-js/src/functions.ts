@@ -5,7 +5,7 @@
  * `min`, `max` on integers stay integers. For float32 every result is rounded to
  * float32, except where the exact result already is one (fabs, fmod, floor, ...).
  */
-import { LoomError, type DType } from '@loom/core';
+import { LoomError, nameTable, type DType } from '@loom/core';
 import { atom, computeType, convert, isBigIntType, isFloatType, Prec, infix, type JsValue } from './values.ts';
 
 /** Functions that are `Math.<name>` of one argument. */
@@ -28,12 +28,13 @@ export function callFunction(fn: string, args: readonly JsValue[], resultType: D
   }
 }
 
-const ARITY: Readonly<Record<string, number>> = {
+// no prototype: `toString` is an unknown function here like any other
+const ARITY: Readonly<Record<string, number>> = nameTable({
   sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2, sinh: 1, cosh: 1, tanh: 1,
   exp: 1, log: 1, log2: 1, log10: 1, sqrt: 1, rsqrt: 1, cbrt: 1,
   abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
   min: 0, max: 0, pow: 2, fmod: 2, erf: 1,
-};
+});
 
 function minMax(fn: 'min' | 'max', args: readonly JsValue[], c: DType): JsValue {
   if (args.length === 1) return convert(args[0], c);

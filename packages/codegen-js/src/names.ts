@@ -1,13 +1,18 @@
 /**
  * JavaScript identifiers for Loom names.
  *
- * Loom names are Python-style identifiers, but a kernel may well call an array `new`,
- * `Math` or `loom`, and the generated code must neither fail to parse nor shadow the
- * globals and helpers it relies on. Such names get a `$` appended (`new` → `new$`);
- * characters JavaScript does not allow in identifiers are spelled `$<hex>$`. Loom
- * names never contain `$`, so the mapping is one-to-one and readable for every
- * ordinary name, which is printed as is.
+ * Loom names are checked identifiers (see @loom/core's names.ts), but a kernel may well
+ * call an array `new`, `Math` or `loom`, and the generated code must neither fail to
+ * parse nor shadow the globals and helpers it relies on. Such names get a `$` appended
+ * (`new` → `new$`). Loom names never contain `$`, so the mapping is one-to-one without a
+ * table, and every other name is printed as it is.
+ *
+ * The code runs on the host through `new Function`: a name that is not an identifier
+ * never gets this far (core checks every name where it enters and again before code is
+ * generated), and `jsName` refuses one all the same rather than print it.
  */
+import { checkName } from '@loom/core';
+
 
 /** The parameters every kernel function receives before its own: group and local ids per axis. */
 export const WORK_ITEM_PARAMS = ['gid0', 'gid1', 'gid2', 'lid0', 'lid1', 'lid2'] as const;
@@ -33,10 +38,13 @@ const GLOBALS = [
 
 const RESERVED = new Set<string>([...KEYWORDS, ...GLOBALS, ...WORK_ITEM_PARAMS, HELPERS_PARAM]);
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Whether JavaScript cannot use `name` as it is (a keyword, or a name the generated code relies on). */
+export function isReservedInJs(name: string): boolean {
+  return RESERVED.has(name);
+}
 
+/** The JavaScript spelling of a Loom name. */
 export function jsName(name: string): string {
-  if (IDENTIFIER.test(name)) return RESERVED.has(name) ? `${name}$` : name;
-  const escaped = name.replace(/[^A-Za-z0-9_]/g, (c) => `$${c.codePointAt(0)!.toString(16)}$`);
-  return /^[0-9]/.test(escaped) ? `$${escaped}` : escaped;
+  checkName(name, 'internal: a name in the generated JavaScript');
+  return RESERVED.has(name) ? `${name}$` : name;
 }

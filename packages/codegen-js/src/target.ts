@@ -10,7 +10,7 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
-  hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target,
+  commentText, hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
@@ -59,7 +59,7 @@ class KernelPrinter {
     const k = this.kernel;
     const params = [...WORK_ITEM_PARAMS, ...k.params.map((p) => jsName(p.name)), ...this.layout.shared.map((s) => jsName(s.name))];
     const groups = k.groupCount.map(printExpr).join(', ');
-    this.line(`// kernel '${k.name}': work-groups (${groups}), work-items per group (${k.localSize.join(', ')})`);
+    this.line(`// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.join(', ')})`);
     this.line(`function${this.layout.barriers > 0 ? '*' : ''} ${this.layout.jsName}(${params.join(', ')}) {`);
     this.nested(() => this.body(k.body));
     this.line('}');
@@ -89,12 +89,12 @@ class KernelPrinter {
       case 'declare': return this.declaration(s);
       case 'barrier': {
         // every work-item of the group stops here until all have arrived (workgroups.ts)
-        const note = s.comment ? `: ${oneLine(s.comment)}` : '';
+        const note = s.comment ? `: ${commentText(s.comment)}` : '';
         this.line(`yield ${this.barriersSeen++}; // barrier (${s.scope})${note}`);
         return;
       }
       case 'comment':
-        for (const text of s.text.split('\n')) this.line(`// ${text}`);
+        for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
       default: unknownStatement(s);
     }
@@ -158,10 +158,6 @@ class KernelPrinter {
   private line(text: string): void {
     this.lines.push(`${'  '.repeat(this.depth)}${text}`);
   }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ');
 }
 
 function unknownStatement(s: never): never {

@@ -7,6 +7,8 @@ import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
 import { openclTarget } from './target.ts';
+import { openclNames } from './names.ts';
+import type { TargetNames } from '@loom/core';
 
 export interface OpenCLDevice extends Device {
   readonly context: OpenCLContext;
@@ -34,6 +36,13 @@ export function openclDeviceOrSkip(options: OpenCLContextOptions = {}): OpenCLDe
   return device;
 }
 
+/**
+ * Each compiled program's OpenCL spellings, for the kernel names `launch` asks the driver
+ * for (a kernel called `kernel` is `kernel_` in OpenCL C). Module-wide rather than a
+ * private field, so that a device wrapped with `Object.create` still finds them.
+ */
+const spellings = new WeakMap<OpenCLProgram, TargetNames>();
+
 class ClDevice implements OpenCLDevice {
   readonly target = openclTarget();
   readonly name: string;
@@ -44,7 +53,9 @@ class ClDevice implements OpenCLDevice {
 
   async compile(code: GeneratedCode, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
-    return this.context.buildProgram(code.code, options.buildOptions ?? []);
+    const program = this.context.buildProgram(code.code, options.buildOptions ?? []);
+    spellings.set(program, openclNames(code.program));
+    return program;
   }
 
   allocate(byteLength: number): DeviceBuffer {
@@ -70,7 +81,7 @@ class ClDevice implements OpenCLDevice {
     const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
     this.context.launch(
       compiled as OpenCLProgram,
-      kernel.name,
+      spellings.get(compiled as OpenCLProgram)?.of(kernel.name) ?? kernel.name,
       args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
       global,
       local,

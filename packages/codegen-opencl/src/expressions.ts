@@ -7,7 +7,7 @@
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses.
  */
-import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, type DType, type Expr, type NameTypes } from '@loom/core';
+import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
 import { clHelperDefinition, clHelperName, floatToInteger, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
@@ -26,12 +26,13 @@ export interface Printed {
   readonly precedence: number;
 }
 
-const FLOAT_BUILTINS: Record<string, string> = {
+// no prototype: a call of `constructor` finds nothing here, like any unknown function
+const FLOAT_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
   sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', log10: 'log10',
   sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
   round: 'round', trunc: 'trunc', min: 'fmin', max: 'fmax', pow: 'pow', fmod: 'fmod', erf: 'erf',
-};
+});
 
 export class ClExpressionPrinter {
   /** Helper functions the printed code needs, by name → definition. */

@@ -7,10 +7,11 @@
  *       out[i] = 2.0f * a[i];
  *   }
  */
-import { expr as E, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
+import { commentText, expr as E, renameProgram, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
+import { openclNames } from './names.ts';
 
 const INDENT = '  ';
 
@@ -22,6 +23,12 @@ export function openclTarget(): Target {
 }
 
 export function generateOpenCL(program: ProgramAst): string {
+  // from here on the names are OpenCL's spellings (`int` → `int_`): see names.ts
+  const names = openclNames(program);
+  return printProgram(renameProgram(program, (n) => names.of(n)));
+}
+
+function printProgram(program: ProgramAst): string {
   const parts: string[] = [];
   const helpers = new Map<string, string>();
   const extensions = new Set<string>();
@@ -78,10 +85,10 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     }
     case 'barrier': {
       const fence = s.scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE';
-      return [`${pad}barrier(${fence})${s.comment ? ` /* ${s.comment} */` : ''};`];
+      return [`${pad}barrier(${fence})${s.comment ? ` /* ${commentText(s.comment)} */` : ''};`];
     }
     case 'comment':
-      return [`${pad}/* ${s.text} */`];
+      return [`${pad}/* ${commentText(s.text)} */`];
   }
 }
 

@@ -11,7 +11,7 @@
  * and `a & b + c` need parentheses, so the precedence levels below follow its grammar.
  */
 import {
-  combineTypes, exprType, isFloat, isHardwareId, LoomError, printExpr, expr as E, type DType, type Expr, type NameTypes,
+  combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import {
@@ -59,11 +59,12 @@ const AXES = ['x', 'y', 'z'];
 export const axisName = (axis: number) => AXES[axis];
 
 /** Functions whose WGSL built-in has the same meaning (on floats). */
-const SAME_BUILTINS: Record<string, string> = {
+// no prototype: a call of `constructor` finds nothing here, like any unknown function
+const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
   sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', sqrt: 'sqrt',
   rsqrt: 'inverseSqrt',
-};
+});
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */

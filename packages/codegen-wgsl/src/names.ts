@@ -7,10 +7,14 @@
  * names get underscores appended (`filter` → `filter_`) until the result is free; every
  * other name is printed as it is, so generated code reads with the kernel's own names.
  *
+ * Loom names are checked identifiers (see @loom/core's names.ts); this table adds WGSL's
+ * own reserved words, as OpenCL's and JavaScript's names.ts add theirs.
+ *
  * One `NameTable` serves a whole WGSL module: the target's own names are taken from the
  * start, the kernel's names and names derived from them (`load_flags`) are given out as
  * they come, each one unique.
  */
+import { checkName } from '@loom/core';
 
 /** Keywords: the grammar's own words. */
 const KEYWORDS = [
@@ -83,8 +87,6 @@ export function isReservedInWgsl(name: string): boolean {
   return UNAVAILABLE.has(name);
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /**
  * The names generated code uses besides the kernel's: module-scope ones (the uniform, pools,
  * helper functions) and those of entry points and accessor functions, whose locals and
@@ -135,12 +137,11 @@ export class NameTable {
 }
 
 /**
- * A legal identifier for `name`: WGSL forbids a leading `__` and the lone `_`, and allows
- * only letters, digits and underscores here (Loom's names already are such, as a rule).
+ * A legal WGSL identifier for a Loom name: WGSL forbids a leading `__` and the lone `_`.
+ * Anything but a name is refused, never repaired: core has checked every name already.
  */
 function spellable(name: string): string {
-  let s = IDENTIFIER.test(name) ? name : name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^(?=[0-9])/, 'n');
-  if (s.startsWith('__')) s = `v${s}`;
-  if (s === '_' || s === '') s = 'v_';
-  return s;
+  checkName(name, 'internal: a name in the generated WGSL');
+  if (name.startsWith('__')) return `v${name}`;
+  return name === '_' ? 'v_' : name;
 }

@@ -16,7 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
-  expr as E, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction, type Stmt,
+  commentText, expr as E, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction, type Stmt,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
@@ -160,14 +160,14 @@ class KernelPrinter {
       case 'assign': return this.assignment(s);
       case 'declare': return this.declaration(s);
       case 'barrier': {
-        const note = s.comment ? ` // ${s.comment.replace(/\s*\n\s*/g, ' ')}` : '';
+        const note = s.comment ? ` // ${commentText(s.comment)}` : '';
         // storageBarrier orders the work-group's accesses to storage buffers, workgroupBarrier those to var<workgroup>
         if (s.scope === 'global') this.line('storageBarrier();');
         this.line(`workgroupBarrier();${note}`);
         return;
       }
       case 'comment':
-        for (const text of s.text.split('\n')) this.line(`// ${text}`);
+        for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
       default: throw new LoomError(`internal: the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
     }
@@ -215,7 +215,7 @@ class KernelPrinter {
     }
     if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
       const update = (old: Printed) => this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
-      this.line(`// ${printExpr(target)} = ${printExpr(s.value)}, atomically`);
+      this.line(`// ${commentText(`${printExpr(target)} = ${printExpr(s.value)}`)}, atomically`);
       for (const l of arrays.atomicUpdate(target.array, index, update, this.simpleAtomic(s.value, target, dtype))) this.line(l);
       return;
     }

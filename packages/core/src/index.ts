@@ -5,6 +5,10 @@
 export { LoomError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
 export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
 export { Linear } from './linear.ts';
+export {
+  NAME_PATTERN, isName, checkName, checkNames, showName, nameTable, ownEntry, commentText, TargetNames, type ReservedTest,
+} from './names.ts';
+export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
 export * from './dtypes.ts';
 
 export * as expr from './expr/index.ts';

@@ -82,7 +82,7 @@ function fromExpressions(texts: readonly string[], params: readonly string[] | u
 }
 
 export function isKnownFunction(name: string): boolean {
-  return name in expr.KNOWN_FUNCTIONS || name in PAYLOAD_FUNCTIONS || name === 'complex64' || name === 'complex128';
+  return Object.hasOwn(expr.KNOWN_FUNCTIONS, name) || Object.hasOwn(PAYLOAD_FUNCTIONS, name) || name === 'complex64' || name === 'complex128';
 }
 
 /** Where a node's text appears in `text` (found by printing it; the whole text when it cannot be). */
@@ -245,7 +245,7 @@ class Translator {
     if (ts.isConditionalExpression(e)) return ifThenElse(this.expression(e.condition), this.expression(e.whenTrue), this.expression(e.whenFalse));
     if (ts.isCallExpression(e)) return this.callExpression(e);
     if (ts.isPropertyAccessExpression(e)) {
-      if (isMath(ts, e.expression) && e.name.text in MATH_CONSTANTS) return float(MATH_CONSTANTS[e.name.text]);
+      if (isMath(ts, e.expression) && Object.hasOwn(MATH_CONSTANTS, e.name.text)) return float(MATH_CONSTANTS[e.name.text]);
       return fail(e, `'${e.getText()}' cannot be read in a payload (only parameters, locals and Math constants)`);
     }
     if (ts.isArrayLiteralExpression(e)) return fail(e, 'an array can only be the returned list of outputs');

@@ -19,6 +19,7 @@ import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
 import { KernelBuilder } from './builder.ts';
+import { checkProgramNames } from './program-names.ts';
 import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
 import type { GeneratedCode, Target } from './target.ts';
 
@@ -41,7 +42,9 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
 export function buildProgram(knl: LoopKernel, target?: Target): ProgramAst {
   const { kernel, subkernels } = linearizeKernel(knl, target);
   const builder = new KernelBuilder(kernel);
-  return { kernels: subkernels.map((sub) => builder.build(sub.schedule, sub.name)) };
+  const program = { kernels: subkernels.map((sub) => builder.build(sub.schedule, sub.name)) };
+  checkProgramNames(program);
+  return program;
 }
 
 /**

@@ -9,7 +9,8 @@
  */
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { KNOWN_FUNCTIONS, type Expr } from '../expr/nodes.ts';
+import { checkName } from '../names.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { parseExpression, printExpr } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses, forEachSubscript, nameWritten, readExpressions, scalarNamesRead } from './accesses.ts';
@@ -74,6 +75,8 @@ export function makeKernel(
   for (const key of Object.keys(options)) {
     if (!MAKE_KERNEL_OPTIONS.includes(key)) throw new LoomError(`makeKernel: unknown option '${key}' (known: ${MAKE_KERNEL_OPTIONS.join(', ')})`);
   }
+  // the kernel's name is spelled in every target's code (see ../names.ts)
+  const name = checkName(options.name ?? 'loopy_kernel', 'makeKernel: the kernel name (option name)');
   const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));
   checkInamesUnique(domainSets);
   const inames = new Set(domainSets.flatMap((d) => d.dims));
@@ -131,7 +134,7 @@ export function makeKernel(
   const kernelArgs = classifyArguments(insns, domainSets, inames, temporaries, substitutions, declared, inferRest);
 
   let knl = new LoopKernel({
-    name: options.name ?? 'loopy_kernel',
+    name,
     domains: domainSets,
     instructions: insns,
     args: kernelArgs,
@@ -208,9 +211,8 @@ function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: Reado
 function checkDeclaredArgs(declared: readonly ArgSpec[], inames: ReadonlySet<string>, temps: ReadonlyMap<string, TemporaryVariable>): void {
   const seen = new Set<string>();
   for (const a of declared) {
-    if (typeof a !== 'object' || typeof a.name !== 'string' || !/^[A-Za-z_]\w*$/.test(a.name)) {
-      throw new LoomError(`argument ${JSON.stringify(a)} needs a 'name' that is an identifier`);
-    }
+    if (typeof a !== 'object' || a === null) throw new LoomError(`makeKernel: argument ${String(a)} must be an object with a 'name'`);
+    checkName(a.name, 'makeKernel: argument name');
     if (seen.has(a.name)) throw new LoomError(`argument '${a.name}' is declared twice`);
     seen.add(a.name);
     if (inames.has(a.name)) throw new LoomError(`argument '${a.name}' has the name of an iname`);
@@ -312,8 +314,8 @@ function classifyArguments(
     result.push(arg);
   };
   const isArrayName = (n: string) => arrays.has(n) && !temps.has(n);
-  const isScalarName = (n: string) =>
-    !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n) && !(n in KNOWN_FUNCTIONS);
+  // a name read as a variable is one, even where a function has the same name (`sqrt` as a size)
+  const isScalarName = (n: string) => !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n);
 
   const unknown = (name: string, insn: Instruction | undefined): never => {
     throw new LoomError(

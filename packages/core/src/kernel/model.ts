@@ -8,6 +8,7 @@ import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
 import type { SourceSpan } from '../errors.ts';
+import { checkName } from '../names.ts';
 
 export type ArgKind = 'global' | 'value' | 'constant';
 export type AddressSpace = 'private' | 'local' | 'global';
@@ -167,6 +168,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly silencedWarnings!: readonly string[];
 
   constructor(fields: LoopKernelFields) {
+    checkFieldNames(fields);
     Object.assign(this, fields);
     Object.freeze(this);
   }
@@ -207,6 +209,26 @@ export class LoopKernel implements LoopKernelFields {
   toString(): string {
     return printKernelHook(this);
   }
+}
+
+/**
+ * The backstop of the name policy (../names.ts): whatever built the fields, every name a
+ * kernel holds is an identifier. The APIs check the names they receive first, with
+ * messages that say which API got which name; this catches anything that bypasses them.
+ */
+function checkFieldNames(fields: LoopKernelFields): void {
+  checkName(fields.name, 'kernel name');
+  for (const d of fields.domains) for (const n of d.dims) checkName(n, `kernel '${fields.name}': iname`);
+  for (const a of fields.args) checkName(a.name, `kernel '${fields.name}': argument`);
+  for (const [key, t] of fields.temporaries) {
+    checkName(key, `kernel '${fields.name}': temporary`);
+    if (t.name !== key) checkName(t.name, `kernel '${fields.name}': temporary`);
+  }
+  for (const [key, rule] of fields.substitutions) {
+    checkName(key, `kernel '${fields.name}': substitution rule`);
+    for (const p of rule.params) checkName(p, `kernel '${fields.name}': parameter of rule '${key}'`);
+  }
+  for (const insn of fields.instructions) checkName(insn.id, `kernel '${fields.name}': instruction id`, insn.span);
 }
 
 // The printer lives in print.ts; a hook avoids an import cycle between model and printer.

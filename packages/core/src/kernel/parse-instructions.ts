@@ -15,6 +15,7 @@ import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression } from '../expr/index.ts';
 import { NO_SYNC_SCOPES, parseNoSync } from './model.ts';
+import { checkName } from '../names.ts';
 
 export interface ParsedInstruction {
   readonly kind: 'assign' | 'barrier' | 'nop';
@@ -313,12 +314,12 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
     switch (key) {
       case 'id':
         needsValue();
-        if (!IDENT.test(value)) throw new LoomError(`instruction id '${value}' is not a name`, valueAt());
-        attrs.id = value;
+        attrs.id = checkName(value, "instruction attribute 'id'", valueAt());
         break;
       case 'id_prefix':
         needsValue();
-        attrs.idPrefix = value;
+        // ids made from the prefix (`prefix_0`) are names: the prefix must be one too
+        attrs.idPrefix = checkName(value, "instruction attribute 'id_prefix'", valueAt());
         break;
       case 'inames': {
         needsValue();

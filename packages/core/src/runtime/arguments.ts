@@ -3,6 +3,7 @@
  * parameter values (given, or found from array sizes), shapes, and the checks that
  * keep a kernel from ever touching memory outside the caller's arrays.
  */
+import { ownEntry } from '../names.ts';
 import { byteSize, dtypeOfHostArray, isDType, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
@@ -55,7 +56,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
   const domainParams = new Set(knl.domains.flatMap((d) => d.params));
 
   for (const arg of knl.args) {
-    const v = given[arg.name];
+    const v = ownEntry(given, arg.name);
     if (arg.kind === 'value') {
       if (v === undefined) continue;
       if (typeof v !== 'number' && typeof v !== 'bigint') {
@@ -103,7 +104,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
       if (n < 0) throw new LoomError(`argument '${arg.name}' would have a negative size ${n} along axis ${axis} (shape ${printExpr(s)})`);
       return n;
     });
-    const v = given[arg.name];
+    const v = ownEntry(given, arg.name);
     if (v === undefined) {
       if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape });
@@ -139,7 +140,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
  */
 function floatForScalar(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): DType {
   const floats = knl.args.flatMap((a) => {
-    const v = given[a.name];
+    const v = ownEntry(given, a.name);
     const t = a.dtype ?? (v instanceof DeviceArray ? v.dtype : isHostArray(v) ? dtypeOfHostArray(v) : isShaped(v) ? dtypeOfHostArray(v.data) : undefined);
     return t === 'float16' || t === 'float32' || t === 'float64' ? [t] : [];
   });
@@ -164,7 +165,7 @@ function inferParameters(knl: LoopKernel, given: Readonly<Record<string, RunArgu
   for (let progress = true; progress && missing().length; ) {
     progress = false;
     for (const arg of knl.args) {
-      const v = given[arg.name];
+      const v = ownEntry(given, arg.name);
       if (arg.kind === 'value' || v === undefined || !arg.shape) continue;
       const dims = v instanceof DeviceArray || isShaped(v) ? v.shape : undefined;
       if (dims) {
@@ -225,7 +226,8 @@ function freeNames(e: Expr): Set<string> {
 function checkAssumptions(knl: LoopKernel, values: ReadonlyMap<string, number | bigint>): void {
   const params = knl.assumptions.params;
   if (params.length === 0 && knl.assumptions.constraints.length === 0) return;
-  const point: Record<string, number> = {};
+  // no prototype: a parameter called `__proto__` or `constructor` is a key like any other
+  const point: Record<string, number> = Object.create(null);
   for (const p of params) {
     const v = values.get(p);
     if (v === undefined) return;

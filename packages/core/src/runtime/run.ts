@@ -3,6 +3,7 @@
  * code for the device (cached per kernel, device and dtypes), moves data, launches,
  * and returns the outputs by name.
  */
+import { ownEntry } from '../names.ts';
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { generateCode } from '../codegen/generate.ts';
@@ -85,7 +86,10 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
     }
 
+    // outputs are defined, not assigned: an array called `__proto__` is an output like any other
     const outputs: RunOutputs = {};
+    const output = (name: string, value: RunOutputs[string]) =>
+      Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
     for (const a of binding.arrays) {
       if (!a.arg.isOutput) continue;
       const sep = sepAxisOf(a.arg);
@@ -94,16 +98,16 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
         const slices = sliceAlong({ ...a, given: target }, sep.axis);
         for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers.get(separateName(a.arg.name, k))!, slice);
         scatterAlong(target, a.shape, sep.axis, slices);
-        outputs[a.arg.name] = target;
+        output(a.arg.name, target);
         continue;
       }
       if (a.given instanceof DeviceArray) {
-        outputs[a.arg.name] = a.given;
+        output(a.arg.name, a.given);
         continue;
       }
       const target = a.given ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
       if (target.byteLength > 0) await device.read(buffers.get(a.arg.name)!, target);
-      outputs[a.arg.name] = target;
+      output(a.arg.name, target);
     }
     return outputs;
   } finally {
@@ -151,7 +155,7 @@ export async function prepareCall(knl: LoopKernel, device: Device, args: Readonl
   if (!perKernel) perDevice.set(knl, (perKernel = new Map()));
   const known = signature === undefined ? undefined : perKernel.get(signature);
   if (known) {
-    const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(args[a.arg.name]) }));
+    const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(ownEntry(args, a.arg.name)) }));
     return { ...known, binding: { ...known.binding, arrays } };
   }
   const binding = bindArguments(knl, args);
@@ -171,7 +175,7 @@ function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgumen
   const parts: string[] = [];
   for (const name of Object.keys(args)) {
     if (!knl.arg(name)) return undefined; // bindArguments reports it
-    const v = args[name];
+    const v = ownEntry(args, name);
     if (typeof v === 'number' || typeof v === 'bigint') parts.push(`${name}=${typeof v}:${v}`);
     else if (v instanceof DeviceArray) parts.push(`${name}@${v.dtype}[${v.shape.join(',')}]`);
     else if (ArrayBuffer.isView(v)) parts.push(`${name}:${v.constructor.name}[${(v as HostArray).length}]`);

@@ -3,6 +3,7 @@
  * same bounds, so that they get a loop of their own (the tutorial's transpose fix).
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
@@ -24,7 +25,8 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   let domains = [...knl.domains];
   list.forEach((iname, k) => {
     if (!knl.inames.includes(iname)) throw new LoomError(`duplicateInames: unknown iname '${iname}'`);
-    const chosen = options.newNames?.[k] ?? uniqueName(iname, taken);
+    const wanted = options.newNames?.[k];
+    const chosen = wanted === undefined ? uniqueName(iname, taken) : checkName(wanted, 'duplicateInames: option newNames');
     if (taken.has(chosen)) throw new LoomError(`duplicateInames: the name '${chosen}' is already used`);
     taken.add(chosen);
     renames.set(iname, chosen);

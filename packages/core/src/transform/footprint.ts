@@ -9,6 +9,7 @@
  * inside the fixed inames and `fetchOuterInames`, which may include swept ones.
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -74,16 +75,18 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
 
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+  if (spec.temporaryName !== undefined) checkName(spec.temporaryName, `${what}: the temporary's name`);
   const tempName = spec.temporaryName ?? uniqueName(`${spec.base}_${spec.tempSuffix}`, taken);
   if (spec.temporaryName && taken.has(tempName)) throw new LoomError(`${what}: the name '${tempName}' is already used`);
   taken.add(tempName);
   const dimNames = stored.map((f, k) => {
-    const wanted = spec.dimNames?.[k] ?? uniqueName(`${spec.base}_dim_${f.axis}`, taken);
+    const given = spec.dimNames?.[k];
+    const wanted = given === undefined ? uniqueName(`${spec.base}_dim_${f.axis}`, taken) : checkName(given, `${what}: the name of a new iname`);
     if (knl.inames.includes(wanted)) throw new LoomError(`${what}: the iname name '${wanted}' is already used`);
     taken.add(wanted);
     return wanted;
   });
-  if (spec.storeId !== undefined && !/^[A-Za-z_]\w*$/.test(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is not a name`);
+  if (spec.storeId !== undefined) checkName(spec.storeId, `${what}: the store instruction's id`);
   if (spec.storeId !== undefined && taken.has(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is already used`);
   const storeId = spec.storeId ?? uniqueName(`${tempName}_rule`, taken);
 

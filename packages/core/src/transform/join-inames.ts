@@ -13,6 +13,7 @@
  * Anything else (`j <= i`, `i < n`, `i mod 2 = 0`) is refused with the reason.
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { mapExpr, walk } from '../expr/index.ts';
 import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
@@ -35,8 +36,6 @@ interface Extent {
   readonly length: number;
 }
 
-const IDENTIFIER = /^[A-Za-z_]\w*$/;
-
 export function joinInames(
   knl: LoopKernel,
   inames: string | readonly string[],
@@ -48,7 +47,7 @@ export function joinInames(
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   // a name of our choosing steps aside; a name the caller chose must be free
   const joined = newIname ?? uniqueName(list.join('_and_'), taken);
-  if (!IDENTIFIER.test(joined)) throw new LoomError(`joinInames: '${joined}' is not a valid name`);
+  checkName(joined, 'joinInames: the new iname');
   if (taken.has(joined)) throw new LoomError(`joinInames: the name '${joined}' is already used`);
 
   const { extents, coupled } = boxOf(knl, list);

@@ -4,6 +4,7 @@
  * called (loopy's precompute; `addPrefetch` is the same for array reads).
  */
 import { LoomError } from '../errors.ts';
+import { checkName, checkNames } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { children, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
@@ -21,6 +22,8 @@ export interface PrecomputeOptions {
 }
 
 export function precompute(knl: LoopKernel, ruleName: string, sweep: string | readonly string[] = [], options: PrecomputeOptions = {}): LoopKernel {
+  if (options.temporaryName !== undefined) checkName(options.temporaryName, 'precompute: option temporaryName');
+  if (options.precomputeInames !== undefined) checkNames(options.precomputeInames, 'precompute: option precomputeInames');
   const rule = knl.substitutions.get(ruleName);
   if (!rule) throw new LoomError(`precompute: no substitution rule '${ruleName}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`);
   // calls inside other rules become calls in the instructions that use those rules

@@ -4,6 +4,7 @@
  * from the temporary (see `footprint.ts`).
  */
 import { LoomError } from '../errors.ts';
+import { checkName, checkNames } from '../names.ts';
 import { subscript } from '../expr/nodes.ts';
 import { mapExpr, printExpr, toLinear, walk } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
@@ -30,6 +31,7 @@ export interface PrefetchOptions {
 }
 
 export function addPrefetch(knl: LoopKernel, name: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
+  checkPrefetchNames(options);
   const swept = typeof sweep === 'string' ? sweep.split(',').map((s) => s.trim()).filter(Boolean) : [...sweep];
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
@@ -79,4 +81,11 @@ function readsArray(e: Expr, name: string): boolean {
     if (x.kind === 'subscript' && x.array === name) found = true;
   });
   return found;
+}
+
+/** The names `addPrefetch` is given become a temporary, inames and an instruction id: they must be names. */
+function checkPrefetchNames(options: PrefetchOptions): void {
+  if (options.temporaryName !== undefined) checkName(options.temporaryName, 'addPrefetch: option temporaryName');
+  if (options.dimNames !== undefined) checkNames(options.dimNames, 'addPrefetch: option dimNames');
+  if (options.prefetchInsnId !== undefined) checkName(options.prefetchInsnId, 'addPrefetch: option prefetchInsnId');
 }

@@ -10,6 +10,7 @@
  * domains must be identical, and no instruction may use both (it would see them equal).
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { freeVariables, walk } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
@@ -23,11 +24,9 @@ export interface RenameInameOptions {
   readonly existingOk?: boolean;
 }
 
-const IDENTIFIER = /^[A-Za-z_]\w*$/;
-
 export function renameIname(knl: LoopKernel, oldName: string, newName: string, options: RenameInameOptions = {}): LoopKernel {
   if (!knl.inames.includes(oldName)) throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);
-  if (!IDENTIFIER.test(newName)) throw new LoomError(`renameIname: '${newName}' is not a valid name`);
+  checkName(newName, 'renameIname: the new name');
   if (newName === oldName) return knl;
   const clash = nonInameUse(knl, newName);
   if (clash) throw new LoomError(`renameIname: cannot rename '${oldName}' to '${newName}': '${newName}' is already ${clash}`);

@@ -5,6 +5,7 @@
  * iteration of the outer loop separately so the bulk needs no guard.
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { add, int, mul, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -33,8 +34,8 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
   if (tag && tag.kind !== 'for') {
     throw new LoomError(`splitIname: '${iname}' is tagged '${tag.kind}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`);
   }
-  const outer = options.outerIname ?? `${iname}_outer`;
-  const inner = options.innerIname ?? `${iname}_inner`;
+  const outer = options.outerIname === undefined ? `${iname}_outer` : checkName(options.outerIname, 'splitIname: option outerIname');
+  const inner = options.innerIname === undefined ? `${iname}_inner` : checkName(options.innerIname, 'splitIname: option innerIname');
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
   for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`splitIname: the name '${name}' is already used`);
   const within = instructionsWithin(knl.instructions, options.within);

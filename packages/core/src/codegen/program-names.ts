@@ -1,0 +1,83 @@
+/**
+ * The names of a program AST, gathered and renamed as a whole: what a target needs to
+ * spell them with `TargetNames` (see ../names.ts).
+ *
+ * The names are those of kernels, parameters, temporaries, loop indices and the
+ * variables and arrays expressions refer to. Function names in calls are not among
+ * them: they are Loom's own built-ins, which each target translates from a table.
+ */
+import { LoomError } from '../errors.ts';
+import { mapExpr, walk } from '../expr/index.ts';
+import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { isName, showName } from '../names.ts';
+import type { KernelFunction, ProgramAst, Stmt } from './ast.ts';
+
+/** Every name the program's code spells, kernel names included. */
+export function programNames(program: ProgramAst): Set<string> {
+  const names = new Set<string>();
+  const fromExpr = (e: Expr) =>
+    walk(e, (x) => {
+      if (x.kind === 'var') names.add(x.name);
+      else if (x.kind === 'subscript') names.add(x.array);
+      else if (x.kind === 'reduce') x.inames.forEach((n) => names.add(n));
+    });
+  const fromStmt = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'block': s.body.forEach(fromStmt); return;
+      case 'for': names.add(s.iname); fromExpr(s.lower); fromExpr(s.upper); fromStmt(s.body); return;
+      case 'if': fromExpr(s.condition); fromStmt(s.then); return;
+      case 'assign': fromExpr(s.target); fromExpr(s.value); return;
+      case 'declare': names.add(s.name); return;
+      default: return;
+    }
+  };
+  for (const k of program.kernels) {
+    names.add(k.name);
+    k.params.forEach((p) => names.add(p.name));
+    for (const n of k.types.keys()) names.add(n);
+    fromStmt(k.body);
+    k.groupCount.forEach(fromExpr);
+  }
+  return names;
+}
+
+/**
+ * The backstop of the name policy: every name a target is about to print is an
+ * identifier. Names are checked where they enter Loom; a kernel built around those
+ * checks (`kernel.with({ name })` by hand) still stops here, before any code exists.
+ */
+export function checkProgramNames(program: ProgramAst): void {
+  for (const n of programNames(program)) {
+    if (!isName(n)) throw new LoomError(`the kernel uses ${showName(n)} as a name, which is not one (a name is a letter or '_' followed by letters, digits and '_')`);
+  }
+}
+
+/** The program with every name replaced by `spell(name)` (kernel names included). */
+export function renameProgram(program: ProgramAst, spell: (name: string) => string): ProgramAst {
+  const expr = (e: Expr): Expr =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'var') return variable(spell(x.name));
+      if (x.kind === 'subscript') return subscript(spell(x.array), x.indices);
+      if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.body);
+      return x;
+    });
+  const stmt = (s: Stmt): Stmt => {
+    switch (s.kind) {
+      case 'block': return { ...s, body: s.body.map(stmt) };
+      case 'for': return { ...s, iname: spell(s.iname), lower: expr(s.lower), upper: expr(s.upper), body: stmt(s.body) };
+      case 'if': return { ...s, condition: expr(s.condition), then: stmt(s.then) };
+      case 'assign': return { ...s, target: expr(s.target), value: expr(s.value) };
+      case 'declare': return { ...s, name: spell(s.name) };
+      default: return s;
+    }
+  };
+  const kernel = (k: KernelFunction): KernelFunction => ({
+    ...k,
+    name: spell(k.name),
+    params: k.params.map((p) => ({ ...p, name: spell(p.name) })),
+    body: stmt(k.body),
+    groupCount: k.groupCount.map(expr),
+    types: new Map([...k.types].map(([n, t]) => [spell(n), t])),
+  });
+  return { ...program, kernels: program.kernels.map(kernel) };
+}
