@@ -93,7 +93,7 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       if (!free.length) return undefined;
       const iname = rng.pick(free);
       const users = knl.instructions.filter((i) => i.withinInames.includes(iname)).map((i) => i.id);
-      const options = users.length > 1 && rng.chance(0.5) ? { within: `id:${rng.pick(users)}` } : {};
+      const options = users.length > 1 && features.has('duplicateWithin') && rng.chance(0.5) ? { within: `id:${rng.pick(users)}` } : {};
       return step(`duplicateInames(knl, ${q(iname)}, ${JSON.stringify(options)})`, (k) => duplicateInames(k, iname, options));
     }
     case 'join': {

@@ -52,9 +52,19 @@ function describeError(e: unknown): string {
   return `${err?.constructor?.name ?? 'Error'}: ${String(err?.message ?? e).split('\n').slice(0, 6).join('\n    ')}${where}`;
 }
 
-/** A LoomError is Loom declining the case, unless it reports a broken invariant ('internal: …'). */
+/**
+ * A LoomError is Loom declining the case, except when it reports Loom's own failure: a
+ * broken invariant ('internal: …'), generated OpenCL that does not build, WGSL that does
+ * not compile or make a pipeline. Those are findings like any other exception.
+ */
+function declines(e: unknown): boolean {
+  if (!(e instanceof LoomError)) return false;
+  if ((e as LoomError & { call?: string }).call === 'clBuildProgram') return false;
+  return !/^internal|does not compile|could not create the pipeline/.test(e.message);
+}
+
 function outcomeOf(e: unknown): Outcome {
-  return e instanceof LoomError && !/^internal/.test(e.message) ? { kind: 'rejected', message: String(e.message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
+  return declines(e) ? { kind: 'rejected', message: String(e.message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
 }
 
 /** The inputs and parameters `knl` still takes (fixParameters removes a parameter). */
