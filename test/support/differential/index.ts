@@ -60,11 +60,11 @@ function describeError(e: unknown): string {
 function declines(e: unknown): boolean {
   if (!(e instanceof LoomError)) return false;
   if ((e as LoomError & { call?: string }).call === 'clBuildProgram') return false;
-  return !/^internal|does not compile|could not create the pipeline/.test(e.message);
+  return !/^internal|does not compile|could not create the pipeline/.test((e as LoomError).message);
 }
 
 function outcomeOf(e: unknown): Outcome {
-  return declines(e) ? { kind: 'rejected', message: String(e.message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
+  return declines(e) ? { kind: 'rejected', message: String((e as Error).message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
 }
 
 /** The inputs and parameters `knl` still takes (fixParameters removes a parameter). */
