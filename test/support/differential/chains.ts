@@ -114,9 +114,11 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       return step(`renameIname(knl, ${q(iname)}, ${q(`${iname}_r`)})`, (k) => renameIname(k, iname, `${iname}_r`));
     }
     case 'space': {
-      if (!knl.temporaries.size) return undefined;
-      const temp = rng.pick([...knl.temporaries.keys()]);
-      const space = rng.pick(['private', 'local', 'global'] as const);
+      // tiles of prefetch and precompute are written across work-items: moving them is a feature of its own
+      const temps = [...knl.temporaries.keys()].filter((t) => features.has('spaceOfTiles') || t === 't' || t === 's');
+      if (!temps.length) return undefined;
+      const temp = rng.pick(temps);
+      const space = rng.pick(['private', 'local', ...(features.has('globalTemporaries') ? (['global'] as const) : [])] as const);
       return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) => setTemporaryAddressSpace(k, temp, space));
     }
     default:

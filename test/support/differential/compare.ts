@@ -8,7 +8,9 @@
  *  - when the case allows a tolerance (a float division or sqrt as the last operation,
  *    see kernels.ts), two values also agree when they are at most `ulps` representable
  *    floats apart, counting across zero (+0 and −0 are the same point) and up to ±Inf
- *    (the largest finite float is 1 ulp from Inf). A NaN never agrees with a number.
+ *    (the largest finite float is 1 ulp from Inf). A NaN never agrees with a number;
+ *  - on WebGPU, −0 equals +0: WGSL does not promise to keep the sign of zero, and lavapipe
+ *    does not ((−b + b) − j gives −0 there).
  */
 import type { HostArray } from '@loom/core';
 
@@ -47,15 +49,17 @@ function sameBits(a: number, b: number, width: 32 | 64): boolean {
   return Object.is(a, b);
 }
 
-export function floatsAgree(expected: number, got: number, width: 32 | 64, ulps: number): boolean {
+export function floatsAgree(expected: number, got: number, width: 32 | 64, ulps: number, zeroSign = true): boolean {
   if (Number.isNaN(expected) || Number.isNaN(got)) return Number.isNaN(expected) && Number.isNaN(got);
   if (sameBits(expected, got, width)) return true;
+  if (!zeroSign && expected === 0 && got === 0) return true;
   if (ulps === 0) return false;
   const d = ordinal(expected, width) - ordinal(got, width);
   return (d < 0n ? -d : d) <= BigInt(ulps);
 }
 
-export function compareArrays(expected: HostArray, got: HostArray, ulps: number, keep = 6): Comparison {
+/** `zeroSign: false` for a device that need not keep the sign of zero (WGSL, see index.ts). */
+export function compareArrays(expected: HostArray, got: HostArray, ulps: number, zeroSign = true, keep = 6): Comparison {
   const mismatches: Mismatch[] = [];
   const float = expected instanceof Float32Array || expected instanceof Float64Array;
   const width = expected instanceof Float32Array ? 32 : 64;
@@ -69,7 +73,7 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
   for (let k = 0; k < expected.length; k++) {
     const e = expected[k];
     const g = got[k];
-    const agree = float ? floatsAgree(e as number, g as number, width, ulps) : e === g;
+    const agree = float ? floatsAgree(e as number, g as number, width, ulps, zeroSign) : e === g;
     if (agree) continue;
     count++;
     if (mismatches.length < keep) mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });

@@ -76,7 +76,7 @@ export class ExpressionGenerator {
     const values = this.float
       ? ['0', '1', '2', '0.5', '-1', ...(exactOnly ? [] : ['3', '-2.5', ...(this.features.has('floatSpecials') ? ['1e30'] : [])])]
       : ['0', '1', '2', '3', '-1', ...(exactOnly ? [] : ['7', '-3'])];
-    const v = this.rng.pick(values);
+    const v = this.rng.pick(this.features.has('nestedRightOperands') ? values : values.filter((x) => !x.startsWith('-')));
     return v.startsWith('-') ? { kind: 'neg', x: leaf(v.slice(1)) } : leaf(v);
   }
 
@@ -92,7 +92,9 @@ export class ExpressionGenerator {
     const sub = () => this.expr(depth - 1, scope);
     switch (op) {
       case 'neg': {
-        const x = this.features.has('nestedRightOperands') ? sub() : this.leaf(scope);
+        // without nested operands only an array element is negated: a literal may be negative
+        // already (−(−1)) and a rule's body may be a negation itself
+        const x = this.features.has('nestedRightOperands') ? sub() : leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
         return { kind: 'neg', x };
       }
       case 'if': return { kind: 'if', c: this.condition(scope), t: sub(), e: sub() };
@@ -187,7 +189,8 @@ export class ExpressionGenerator {
   reductionBody(op: string, scope: Scope): GenExpr {
     if (op === 'product') {
       const x = this.leaf(scope);
-      return this.rng.pick([x, bin('*', x, this.leaf(scope)), { kind: 'neg', x } as GenExpr]);
+      const negated: GenExpr[] = this.features.has('nestedRightOperands') ? [{ kind: 'neg', x }] : [];
+      return this.rng.pick([x, bin('*', x, this.leaf(scope)), ...negated]);
     }
     return this.expr(scope.extra.length ? 1 : 2, scope);
   }

@@ -10,7 +10,7 @@ export const FEATURES = {
   intExtremes: 'INT_MIN and INT_MAX among integer inputs (wrapping overflow)',
   intDivByZero: 'integer / // % by 0 and by −1 (INT_MIN / −1 overflows)',
   nanComparisons: 'comparisons, min and max on floats that may be NaN or −0',
-  nestedRightOperands: 'a − (b − c), a // (b * c), −(a + b): parentheses the printers must keep',
+  nestedRightOperands: 'a − (b − c), a // (b * c), −(a + b), −(−1): parentheses the printers must keep',
   mulAdd: 'a*b + c and a*b − c on floats (a device that fuses them into fma rounds once)',
   inexactFloat: 'float division and sqrt (as the last operation, compared within a few ulps)',
   wideTypes: 'float64 and int64 (not on WebGPU)',
@@ -21,6 +21,7 @@ export const FEATURES = {
   conditionals: 'if(c, a, b) expressions and if/else instruction blocks',
   rules: 'substitution rules (f(x) := …), which precompute can store',
   rulePredicates: 'a rule call in the condition of an if-block',
+  warnedRaces: 'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
   // transformations
   split: 'splitIname, with g./l. tags on either half',
   unroll: "the 'unr' tag on a constant-length iname",
@@ -33,7 +34,9 @@ export const FEATURES = {
   join: 'joinInames of two constant-length inames',
   fix: 'fixParameters with the value the case runs with',
   rename: 'renameIname',
-  space: 'setTemporaryAddressSpace of a temporary (private, local or global)',
+  space: 'setTemporaryAddressSpace of an instruction temporary (t, s) to private or local',
+  spaceOfTiles: 'setTemporaryAddressSpace of a prefetch or precompute tile (may be written across work-items)',
+  globalTemporaries: "setTemporaryAddressSpace of a temporary to 'global'",
 } as const;
 
 export type Feature = keyof typeof FEATURES;
