@@ -3,7 +3,10 @@
  * transformation chains on every device present, compared with the untransformed
  * kernel on the CPU device (see test/support/differential/).
  *
- *   npx tsx bench/differential.ts [minutes=10] [--exclude feature,feature] [--seed S ...] [--quiet]
+ *   npx tsx bench/differential.ts [minutes=10] [--exclude feature,feature] [--seed S ...] [--quiet] [--trace]
+ *
+ * --trace writes each seed to stderr before its case runs: a case that kills the process
+ * (a native crash in a driver) can then be found and replayed.
  *
  * Fresh random seeds each run; every disagreement is printed as it is found, with its
  * seed, and `--seed S` replays exactly that case (with the same --exclude). Exits 1 if
@@ -19,18 +22,20 @@ function parseArgs(argv: readonly string[]) {
   const seeds: number[] = [];
   let excluded: Feature[] = [];
   let quiet = false;
+  let trace = false;
   for (let k = 0; k < argv.length; k++) {
     const a = argv[k];
     if (a === '--seed') seeds.push(Number(argv[++k]));
     else if (a === '--exclude') excluded = argv[++k].split(',').map((s) => s.trim()).filter(Boolean) as Feature[];
     else if (a === '--quiet') quiet = true;
+    else if (a === '--trace') trace = true;
     else if (/^\d+(\.\d+)?$/.test(a)) minutes = Number(a);
     else throw new Error(`unknown argument '${a}' (features: ${ALL_FEATURES.join(', ')})`);
   }
-  return { minutes, seeds, features: new FeatureSet(excluded), quiet };
+  return { minutes, seeds, features: new FeatureSet(excluded), quiet, trace };
 }
 
-const { minutes, seeds, features, quiet } = parseArgs(process.argv.slice(2));
+const { minutes, seeds, features, quiet, trace } = parseArgs(process.argv.slice(2));
 const devices = testDevices();
 const reference = cpuDevice();
 console.log(`differential: ${features.describe()}; devices: ${devices.map((d) => d.name).join(' | ')}`);
@@ -51,6 +56,7 @@ let steps = 0;
 const queue = [...seeds];
 while (seeds.length ? queue.length : Date.now() < deadline) {
   const seed = seeds.length ? queue.shift()! : randomInt(2 ** 32 - 1);
+  if (trace) process.stderr.write(`case ${seed}\n`);
   const result = await runCase(seed, features, devices, reference);
   cases++;
   steps += result.chain?.steps.length ?? 0;
