@@ -4,8 +4,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { duplicateInames, LoomError, makeKernel, run, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
+import { testDevices } from './support/devices.ts';
 
 const cpu = cpuDevice();
 
@@ -36,5 +37,19 @@ test('duplicateInames of i in one triangular domain still writes only the triang
   const got = (await run(splitIname(duplicateInames(single, 'i'), 'i_0', 2), cpu, { n: 5 })).out as Int32Array;
   assert.equal(Array.from(got), Array.from(expected));
 });
+
+for (const device of testDevices()) {
+  test(`${device.name}: a reduction under an if-block reading prefetched data starts from its neutral element`, async () => {
+    // before: the accumulator's initialization carried the block's condition, which read
+    // c_fetch before the fetch wrote it; the CPU device saw zeros there, left acc = 0,
+    // and min(k, i + k) came out 0 (seed 2805913043: expected -1, got 0)
+    const insns = 'if c[i] > 0\n  out[i] = min(k, i + k)\nelse\n  out[i] = -min(k, i + k)\nend';
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', insns, [globalArg('c', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    knl = splitIname(fixParameters(knl, { n: 5 }), 'i', 5, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = addPrefetch(knl, 'c', ['i_inner']);
+    const { out } = await run(knl, device, { c: new Int32Array([5, 1, 1, 2, -3]), m: 6 });
+    assert.equal(Array.from(out as Int32Array), [0, 1, 2, 3, -4]);
+  });
+}
 
 test.run();
