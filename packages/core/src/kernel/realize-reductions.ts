@@ -54,8 +54,11 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       taken.add(updateId);
       const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: insn.predicates };
       // the initialization only writes the accumulator: it waits for nothing (the
-      // instruction's own dependencies are for the reads, in the update)
-      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: [] });
+      // instruction's own dependencies are for the reads, in the update). So it takes no
+      // predicate either: a condition reads (`if c_fetch[i] > 0`), and evaluated before
+      // its data was written it left the accumulator uninitialized. An accumulator set
+      // where the instruction is skipped is never read.
+      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: [], predicates: [] });
       added.push({
         ...base,
         id: updateId,

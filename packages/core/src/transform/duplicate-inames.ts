@@ -5,7 +5,8 @@
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { homeDomainIndex } from '../kernel/domains.ts';
+import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
+import { reductionInames } from '../kernel/accesses.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 import { rewriteExpressions } from './rewrite-expressions.ts';
@@ -22,22 +23,52 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   const chosen = instructionsWithin(knl.instructions, options.within);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
   const renames = new Map<string, string>();
-  let domains = [...knl.domains];
+  const domains = [...knl.domains];
+  const copies: number[] = [];
   list.forEach((iname, k) => {
     if (!knl.inames.includes(iname)) throw new LoomError(`duplicateInames: unknown iname '${iname}'`);
     const wanted = options.newNames?.[k];
-    const chosen = wanted === undefined ? uniqueName(iname, taken) : checkName(wanted, 'duplicateInames: option newNames');
-    if (taken.has(chosen)) throw new LoomError(`duplicateInames: the name '${chosen}' is already used`);
-    taken.add(chosen);
-    renames.set(iname, chosen);
+    const copyName = wanted === undefined ? uniqueName(iname, taken) : checkName(wanted, 'duplicateInames: option newNames');
+    if (taken.has(copyName)) throw new LoomError(`duplicateInames: the name '${copyName}' is already used`);
+    taken.add(copyName);
+    renames.set(iname, copyName);
     const home = domains[homeDomainIndex(knl, iname)];
     const siblings = home.dims.filter((d) => d !== iname);
-    domains.push(home.moveDimsToParams(siblings).renameVariable(iname, chosen));
+    domains.push(home.moveDimsToParams(siblings).renameVariable(iname, copyName));
+    copies.push(domains.length - 1);
   });
+  // a copy bounded by another duplicated iname (j <= i, both duplicated) is bounded by that one's copy
+  for (const c of copies) {
+    for (const [old, copy] of renames) if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
+  }
+  for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
   // rules called by the chosen instructions use the copies too (see rewriteExpressions)
   const rewritten = rewriteExpressions(knl.with({ domains }), 'duplicateInames', (e) => renameInExpr(e, renames), chosen);
   const instructions = rewritten.instructions.map((insn) =>
     chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
   );
   return knl.with({ domains, instructions, substitutions: rewritten.substitutions });
+}
+
+/**
+ * An instruction that gets the copy of `i` must not keep a loop whose bounds depend on
+ * `i` (`{ [j]: 0 <= j <= i }`): that loop would still be bounded by the old `i`, which
+ * the instruction no longer runs in, and would silently run over the wrong values.
+ * Duplicating the dependent iname as well gives both copies.
+ */
+function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][number], renames: ReadonlyMap<string, string>): void {
+  const kept = [...insn.withinInames, ...reductionInames(insn, knl.substitutions)].filter((x) => !renames.has(x));
+  for (const x of kept) {
+    // the inames x's bounds depend on, directly or through other inames
+    const ancestors = new Set<string>();
+    const pending = [x];
+    while (pending.length) for (const p of parentInames(knl, pending.pop()!)) if (!ancestors.has(p)) ancestors.add(p), pending.push(p);
+    const old = [...renames.keys()].find((r) => ancestors.has(r));
+    if (old !== undefined) {
+      throw new LoomError(
+        `duplicateInames: the bounds of '${x}' (used by instruction '${insn.id}') depend on '${old}'; ` +
+        `duplicating '${old}' alone would leave them on the old loop: duplicate '${x}' with it`,
+      );
+    }
+  }
 }

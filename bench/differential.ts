@@ -1,0 +1,79 @@
+/**
+ * Differential testing for as long as you like: random kernels under random
+ * transformation chains on every device present, compared with the untransformed
+ * kernel on the CPU device (see test/support/differential/).
+ *
+ *   npx tsx bench/differential.ts [minutes=10] [--exclude feature,feature] [--seed S ...] [--quiet] [--trace]
+ *
+ * --trace writes each seed to stderr before its case runs: a case that kills the process
+ * (a native crash in a driver) can then be found and replayed.
+ *
+ * Fresh random seeds each run; every disagreement is printed as it is found, with its
+ * seed, and `--seed S` replays exactly that case (with the same --exclude). Exits 1 if
+ * anything disagreed or threw something other than a LoomError.
+ */
+import { randomInt } from 'node:crypto';
+import { cpuDevice } from '@loom/codegen-js';
+import { testDevices } from '../test/support/devices.ts';
+import { ALL_FEATURES, caseHasFinding, FeatureSet, formatReport, runCase, type Feature } from '../test/support/differential/index.ts';
+
+function parseArgs(argv: readonly string[]) {
+  let minutes = 10;
+  const seeds: number[] = [];
+  let excluded: Feature[] = [];
+  let quiet = false;
+  let trace = false;
+  for (let k = 0; k < argv.length; k++) {
+    const a = argv[k];
+    if (a === '--seed') seeds.push(Number(argv[++k]));
+    else if (a === '--exclude') excluded = argv[++k].split(',').map((s) => s.trim()).filter(Boolean) as Feature[];
+    else if (a === '--quiet') quiet = true;
+    else if (a === '--trace') trace = true;
+    else if (/^\d+(\.\d+)?$/.test(a)) minutes = Number(a);
+    else throw new Error(`unknown argument '${a}' (features: ${ALL_FEATURES.join(', ')})`);
+  }
+  return { minutes, seeds, features: new FeatureSet(excluded), quiet, trace };
+}
+
+const { minutes, seeds, features, quiet, trace } = parseArgs(process.argv.slice(2));
+const devices = testDevices();
+const reference = cpuDevice();
+console.log(`differential: ${features.describe()}; devices: ${devices.map((d) => d.name).join(' | ')}`);
+console.log(seeds.length ? `replaying seeds ${seeds.join(', ')}` : `running for ${minutes} minute(s) with fresh seeds`);
+
+/** Counts per device and outcome, and the reference's own refusals. */
+const counts = new Map<string, Map<string, number>>();
+const bump = (device: string, kind: string) => {
+  const row = counts.get(device) ?? new Map<string, number>();
+  row.set(kind, (row.get(kind) ?? 0) + 1);
+  counts.set(device, row);
+};
+
+const deadline = Date.now() + minutes * 60_000;
+const failingSeeds: number[] = [];
+let cases = 0;
+let steps = 0;
+const queue = [...seeds];
+while (seeds.length ? queue.length : Date.now() < deadline) {
+  const seed = seeds.length ? queue.shift()! : randomInt(2 ** 32 - 1);
+  if (trace) process.stderr.write(`case ${seed}\n`);
+  const result = await runCase(seed, features, devices, reference);
+  cases++;
+  steps += result.chain?.steps.length ?? 0;
+  if (result.reference) bump('reference', result.reference.kind);
+  for (const d of result.devices) bump(d.device, d.outcome.kind);
+  if (caseHasFinding(result)) {
+    failingSeeds.push(seed);
+    console.log(`\n${formatReport(result)}`);
+  } else if (seeds.length && !quiet) {
+    console.log(`seed ${seed}: no disagreement (${result.chain?.steps.length ?? 0} steps)`);
+  }
+  if (!quiet && !seeds.length && cases % 50 === 0) console.log(`... ${cases} cases, ${failingSeeds.length} with findings`);
+}
+
+console.log(`\nSUMMARY: ${cases} cases (${steps} transformation steps applied), ${failingSeeds.length} with findings`);
+for (const [device, row] of counts) {
+  console.log(`  ${device}: ${[...row].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
+}
+if (failingSeeds.length) console.log(`  seeds with findings: ${failingSeeds.join(' ')}`);
+process.exit(failingSeeds.length ? 1 : 0);

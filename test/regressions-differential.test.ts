@@ -1,0 +1,55 @@
+/**
+ * Regressions found by differential testing (test/differential.test.ts,
+ * bench/differential.ts): each test names the bug and carries its minimal reproduction.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, splitIname } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
+import { testDevices } from './support/devices.ts';
+
+const cpu = cpuDevice();
+
+const triangle = (domains: string | string[], insn = 'out[i, j] = 1 + j') => makeKernel(domains, insn, undefined, { assumptions: 'n >= 1' });
+
+test('duplicateInames refuses to part an instruction from the loop its other loop is bounded by (j <= i)', async () => {
+  // before: the copy i_0 ran the instruction while j stayed bounded by the old i, and
+  // out[i, j] was written above the diagonal (seed 1033267503: expected 0, got 2)
+  const nested = triangle(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }']);
+  assert.throws(() => duplicateInames(nested, 'i'), (e: unknown) => e instanceof LoomError && /bounds of 'j'.*depend on 'i'/.test((e as Error).message));
+  // the same through a reduction iname: out[i] = sum(k, b[i, k]) over k <= i (seed 909237950)
+  const reduction = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], 'out[i] = sum(k, b[i, k])', undefined, { assumptions: 'n >= 1' });
+  assert.throws(() => duplicateInames(reduction, 'i'), (e: unknown) => e instanceof LoomError && /bounds of 'k'/.test((e as Error).message));
+});
+
+test('duplicateInames of i and j together keeps j <= i between the copies', async () => {
+  const n = 4;
+  const nested = triangle(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }']);
+  const expected = (await run(nested, cpu, { n })).out as Int32Array;
+  const both = splitIname(duplicateInames(nested, ['i', 'j']), 'i_0', 3);
+  assert.equal(Array.from((await run(both, cpu, { n })).out as Int32Array), Array.from(expected));
+  assert.equal(Array.from(expected).filter((v) => v !== 0).length, (n * (n + 1)) / 2);
+});
+
+test('duplicateInames of i in one triangular domain still writes only the triangle', async () => {
+  const single = triangle('{ [i,j]: 0<=i<n and 0<=j<=i }');
+  const expected = (await run(single, cpu, { n: 5 })).out as Int32Array;
+  const got = (await run(splitIname(duplicateInames(single, 'i'), 'i_0', 2), cpu, { n: 5 })).out as Int32Array;
+  assert.equal(Array.from(got), Array.from(expected));
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: a reduction under an if-block reading prefetched data starts from its neutral element`, async () => {
+    // before: the accumulator's initialization carried the block's condition, which read
+    // c_fetch before the fetch wrote it; the CPU device saw zeros there, left acc = 0,
+    // and min(k, i + k) came out 0 (seed 2805913043: expected -1, got 0)
+    const insns = 'if c[i] > 0\n  out[i] = min(k, i + k)\nelse\n  out[i] = -min(k, i + k)\nend';
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', insns, [globalArg('c', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    knl = splitIname(fixParameters(knl, { n: 5 }), 'i', 5, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = addPrefetch(knl, 'c', ['i_inner']);
+    const { out } = await run(knl, device, { c: new Int32Array([5, 1, 1, 2, -3]), m: 6 });
+    assert.equal(Array.from(out as Int32Array), [0, 1, 2, 3, -4]);
+  });
+}
+
+test.run();

@@ -1,0 +1,147 @@
+/**
+ * Random transformation chains. Each step is chosen against the kernel as it stands
+ * (its inames, tags, temporaries, rules), printed as the TypeScript call that applies
+ * it, so a report's chain can be pasted after the kernel's `makeKernel` to reproduce.
+ * A step Loom refuses with a LoomError is dropped (a refusal is Loom's right); any other
+ * exception propagates, because it is a finding.
+ */
+import {
+  addPrefetch, duplicateInames, fixParameters, joinInames, LoomError, precompute, prioritizeLoops, renameIname,
+  setTemporaryAddressSpace, splitIname, tagInames, type LoopKernel,
+} from '@loom/core';
+import type { Feature, FeatureSet } from './features.ts';
+import type { KernelCase } from './kernels.ts';
+import type { Rng } from './random.ts';
+
+export interface Step {
+  readonly feature: Feature;
+  /** The call, with `knl` for the kernel so far. */
+  readonly text: string;
+  readonly apply: (knl: LoopKernel) => LoopKernel;
+}
+
+export interface Chain {
+  readonly steps: readonly Step[];
+  /** Steps that Loom refused (LoomError), with the reason: not applied. */
+  readonly refused: readonly string[];
+  readonly kernel: LoopKernel;
+}
+
+const STEP_FEATURES: readonly Feature[] = ['split', 'split', 'split', 'unroll', 'ilp', 'prioritize', 'prefetch', 'precompute', 'duplicate', 'join', 'fix', 'rename', 'space'];
+
+const q = (s: string) => `'${s}'`;
+const list = (xs: readonly string[]) => `[${xs.map(q).join(', ')}]`;
+
+/** Inames without a hardware or unroll tag: the ones a step may still split, order or tag. */
+function freeInames(knl: LoopKernel): string[] {
+  return knl.inames.filter((n) => (knl.inameTags.get(n)?.kind ?? 'for') === 'for');
+}
+
+/** The first axis of a kind ('l' or 'g') no iname uses yet. */
+function freeAxis(knl: LoopKernel, kind: 'local' | 'group'): number | undefined {
+  const used = new Set([...knl.inameTags.values()].filter((t) => t.kind === kind).map((t) => (t as { axis: number }).axis));
+  return [0, 1, 2].find((a) => !used.has(a));
+}
+
+/** One random step that fits `knl`, or undefined when the chosen kind has nothing to act on. */
+function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: FeatureSet): Step | undefined {
+  const feature = rng.pick(STEP_FEATURES.filter((f) => features.has(f)));
+  const free = freeInames(knl);
+  const inner = free.filter((n) => n.endsWith('_inner'));
+  const step = (text: string, apply: (k: LoopKernel) => LoopKernel): Step => ({ feature, text, apply });
+  switch (feature) {
+    case 'split': {
+      if (!free.length) return undefined;
+      const iname = rng.pick(free);
+      const factor = rng.int(1, 5);
+      const g = freeAxis(knl, 'group');
+      const l = freeAxis(knl, 'local');
+      const options: Record<string, unknown> = {};
+      // a reduction iname (k and what it splits into) cannot run in parallel: Loom says so, and the step would be lost
+      const parallel = !iname.startsWith('k');
+      if (parallel && rng.chance(0.5) && g !== undefined) options.outerTag = `g.${g}`;
+      if (parallel && rng.chance(0.5) && l !== undefined) options.innerTag = `l.${l}`;
+      if (rng.chance(0.15)) options.slabs = [0, 1];
+      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
+    }
+    case 'unroll': case 'ilp': {
+      if (!inner.length) return undefined;
+      const iname = rng.pick(inner);
+      const tag = feature === 'unroll' ? 'unr' : rng.pick(['ilp', 'ilp.seq']);
+      return step(`tagInames(knl, { ${iname}: ${q(tag)} })`, (k) => tagInames(k, { [iname]: tag }));
+    }
+    case 'prioritize': {
+      if (free.length < 2) return undefined;
+      const order = rng.shuffle(free).slice(0, rng.int(2, Math.min(3, free.length)));
+      return step(`prioritizeLoops(knl, ${list(order)})`, (k) => prioritizeLoops(k, order));
+    }
+    case 'prefetch': {
+      const arrays = [...kcase.arrays.keys()].filter((a) => knl.arg(a) && !knl.temporaries.has(`${a}_fetch`));
+      if (!arrays.length) return undefined;
+      const array = rng.pick(arrays);
+      const sweep = rng.subset(knl.inames);
+      const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
+      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) => addPrefetch(k, array, sweep, options));
+    }
+    case 'precompute': {
+      if (!knl.substitutions.has('f')) return undefined;
+      const sweep = rng.subset(knl.inames);
+      const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
+      return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) => precompute(k, 'f', sweep, options));
+    }
+    case 'duplicate': {
+      if (!free.length) return undefined;
+      const iname = rng.pick(free);
+      const users = knl.instructions.filter((i) => i.withinInames.includes(iname)).map((i) => i.id);
+      const options = users.length > 1 && features.has('duplicateWithin') && rng.chance(0.5) ? { within: `id:${rng.pick(users)}` } : {};
+      return step(`duplicateInames(knl, ${q(iname)}, ${JSON.stringify(options)})`, (k) => duplicateInames(k, iname, options));
+    }
+    case 'join': {
+      if (free.length < 2) return undefined;
+      const pair = rng.shuffle(free).slice(0, 2);
+      return step(`joinInames(knl, ${list(pair)})`, (k) => joinInames(k, pair));
+    }
+    case 'fix': {
+      const params = (['n', 'm'] as const).filter((p) => knl.arg(p));
+      if (!params.length) return undefined;
+      const p = rng.pick(params);
+      const value = kcase.params[p];
+      return step(`fixParameters(knl, { ${p}: ${value} })`, (k) => fixParameters(k, { [p]: value }));
+    }
+    case 'rename': {
+      if (!knl.inames.length) return undefined;
+      const iname = rng.pick(knl.inames);
+      return step(`renameIname(knl, ${q(iname)}, ${q(`${iname}_r`)})`, (k) => renameIname(k, iname, `${iname}_r`));
+    }
+    case 'space': {
+      // tiles of prefetch and precompute are written across work-items: moving them is a feature of its own
+      const temps = [...knl.temporaries.keys()].filter((t) => features.has('spaceOfTiles') || t === 't' || t === 's');
+      if (!temps.length) return undefined;
+      const temp = rng.pick(temps);
+      const space = rng.pick(['private', 'local', ...(features.has('globalTemporaries') ? (['global'] as const) : [])] as const);
+      return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) => setTemporaryAddressSpace(k, temp, space));
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Up to `maxSteps` steps on `kcase`'s kernel; refused steps are listed, not applied. */
+export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet, maxSteps = 5): Chain {
+  let knl = kcase.build();
+  const steps: Step[] = [];
+  const refused: string[] = [];
+  const length = rng.int(0, maxSteps);
+  for (let tries = 0; steps.length < length && tries < 3 * maxSteps; tries++) {
+    const s = randomStep(rng, knl, kcase, features);
+    if (!s) continue;
+    try {
+      knl = s.apply(knl);
+      steps.push(s);
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw Object.assign(e as Error, { step: s.text });
+      refused.push(`${s.text}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  return { steps, refused, kernel: knl };
+}

@@ -1,0 +1,62 @@
+/**
+ * The feature classes a differential case may use. Each can be excluded by name, so a
+ * class whose bug is still being fixed does not hide every other disagreement behind it:
+ * the CI test excludes exactly the classes listed (with the bug each waits for) in
+ * test/differential.test.ts, and the bench enables everything unless told otherwise.
+ */
+export const FEATURES = {
+  // values and operations
+  floatSpecials: 'NaN, ±Inf, −0 and ±1e30 among float inputs',
+  intExtremes: 'INT_MIN and INT_MAX among integer inputs (wrapping overflow)',
+  intDivByZero: 'integer / // % by 0 and by −1 (INT_MIN / −1 overflows)',
+  nanComparisons: 'comparisons, min and max on floats that may be NaN or −0',
+  nestedRightOperands: 'a − (b − c), a // (b * c), −(a + b), −(−1): parentheses the printers must keep',
+  mulAdd: 'a*b + c and a*b − c on floats (a device that fuses them into fma rounds once)',
+  inexactFloat: 'float division and sqrt (as the last operation, compared within a few ulps)',
+  wideTypes: 'float64 and int64 (not on WebGPU)',
+  // kernel shapes
+  triangular: 'domains with j <= i, as one set or as a nested domain list',
+  reductions: 'sum, product, max and min reductions',
+  temporaries: 'private temporaries holding an intermediate value',
+  conditionals: 'if(c, a, b) expressions and if/else instruction blocks',
+  rules: 'substitution rules (f(x) := …), which precompute can store',
+  rulePredicates: 'a rule call in the condition of an if-block',
+  warnedRaces: 'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
+  // transformations
+  split: 'splitIname, with g./l. tags on either half',
+  unroll: "the 'unr' tag on a constant-length iname",
+  ilp: "the 'ilp' tag on a constant-length iname",
+  prioritize: 'prioritizeLoops on two or three inames',
+  prefetch: 'addPrefetch of an input array over some inames',
+  precompute: 'precompute of a substitution rule over some inames',
+  duplicate: 'duplicateInames for all instructions',
+  duplicateWithin: 'duplicateInames within one instruction (which may part a temporary from its readers)',
+  join: 'joinInames of two constant-length inames',
+  fix: 'fixParameters with the value the case runs with',
+  rename: 'renameIname',
+  space: 'setTemporaryAddressSpace of an instruction temporary (t, s) to private or local',
+  spaceOfTiles: 'setTemporaryAddressSpace of a prefetch or precompute tile (may be written across work-items)',
+  globalTemporaries: "setTemporaryAddressSpace of a temporary to 'global'",
+} as const;
+
+export type Feature = keyof typeof FEATURES;
+
+export const ALL_FEATURES = Object.keys(FEATURES) as Feature[];
+
+/** Which features a run may use: all but the excluded ones. */
+export class FeatureSet {
+  private readonly excluded: ReadonlySet<Feature>;
+
+  constructor(excluded: Iterable<Feature> = []) {
+    this.excluded = new Set(excluded);
+    for (const f of this.excluded) if (!(f in FEATURES)) throw new Error(`unknown feature '${f}' (known: ${ALL_FEATURES.join(', ')})`);
+  }
+
+  has(f: Feature): boolean {
+    return !this.excluded.has(f);
+  }
+
+  describe(): string {
+    return this.excluded.size ? `all features except ${[...this.excluded].join(', ')}` : 'all features';
+  }
+}

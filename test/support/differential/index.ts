@@ -1,0 +1,160 @@
+/**
+ * Differential testing: one seed gives a random kernel, its inputs and a random
+ * transformation chain; the transformed kernel runs on every device and each output is
+ * compared with the untransformed kernel's on the CPU device (the reference backend).
+ *
+ * A LoomError anywhere is Loom declining the case (counted, not compared); any other
+ * exception is a finding, as is every disagreement. `formatReport` prints what it takes
+ * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
+ * first elements that differ.
+ */
+import { isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import { generateChain, type Chain } from './chains.ts';
+import { compareArrays, formatValue, type Comparison } from './compare.ts';
+import type { FeatureSet } from './features.ts';
+import { generateKernel, type KernelCase } from './kernels.ts';
+import { Rng } from './random.ts';
+
+export { FeatureSet, FEATURES, ALL_FEATURES, type Feature } from './features.ts';
+
+export type Outcome =
+  | { readonly kind: 'agree' }
+  | { readonly kind: 'unsupported' }
+  | { readonly kind: 'rejected'; readonly message: string }
+  | { readonly kind: 'mismatch'; readonly comparison: Comparison }
+  | { readonly kind: 'crash'; readonly message: string };
+
+export interface DeviceResult {
+  readonly device: string;
+  readonly outcome: Outcome;
+}
+
+export interface CaseResult {
+  readonly seed: number;
+  readonly features: FeatureSet;
+  readonly kcase: KernelCase;
+  /** Undefined when the reference itself was rejected or the chain crashed. */
+  readonly chain?: Chain;
+  /** The reference's own outcome when it did not run: 'rejected' or 'crash'. */
+  readonly reference?: Outcome;
+  readonly devices: readonly DeviceResult[];
+  readonly warnings: readonly string[];
+}
+
+/** A finding: a disagreement or an exception that is not a LoomError. */
+export const isFinding = (o: Outcome | undefined): boolean => o?.kind === 'mismatch' || o?.kind === 'crash';
+
+export const caseHasFinding = (r: CaseResult): boolean => isFinding(r.reference) || r.devices.some((d) => isFinding(d.outcome));
+
+function describeError(e: unknown): string {
+  const err = e as Error & { step?: string };
+  const where = err.step ? ` (in ${err.step})` : '';
+  return `${err?.constructor?.name ?? 'Error'}: ${String(err?.message ?? e).split('\n').slice(0, 6).join('\n    ')}${where}`;
+}
+
+/**
+ * A LoomError is Loom declining the case, except when it reports Loom's own failure: a
+ * broken invariant ('internal: …'), generated OpenCL that does not build, WGSL that does
+ * not compile or make a pipeline. Those are findings like any other exception.
+ */
+function declines(e: unknown): boolean {
+  if (!(e instanceof LoomError)) return false;
+  if ((e as LoomError & { call?: string }).call === 'clBuildProgram') return false;
+  return !/^internal|does not compile|could not create the pipeline/.test((e as LoomError).message);
+}
+
+function outcomeOf(e: unknown): Outcome {
+  return declines(e) ? { kind: 'rejected', message: String((e as Error).message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
+}
+
+/** The inputs and parameters `knl` still takes (fixParameters removes a parameter). */
+function argumentsFor(knl: LoopKernel, kcase: KernelCase): Record<string, HostArray | number> {
+  const args: Record<string, HostArray | number> = {};
+  for (const [name, values] of Object.entries(kcase.inputs)) if (knl.arg(name)) args[name] = values.slice();
+  for (const [name, value] of Object.entries(kcase.params)) if (knl.arg(name)) args[name] = value;
+  return args;
+}
+
+export async function runCase(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device): Promise<CaseResult> {
+  const warnings: string[] = [];
+  const previous = setWarningHandler((w) => warnings.push(w.toString()));
+  try {
+    const rng = new Rng(seed);
+    const kcase = generateKernel(seed, rng, features);
+    const base = { seed, features, kcase, warnings };
+    let expected: HostArray;
+    try {
+      const knl = kcase.build();
+      expected = (await run(knl, reference, argumentsFor(knl, kcase))).out as HostArray;
+    } catch (e) {
+      return { ...base, reference: outcomeOf(e), devices: [] };
+    }
+    let chain: Chain;
+    try {
+      chain = generateChain(rng, kcase, features);
+    } catch (e) {
+      return { ...base, reference: { kind: 'crash', message: `while transforming: ${describeError(e)}` }, devices: [] };
+    }
+    const results: DeviceResult[] = [];
+    for (const device of devices) {
+      if (device.target.unsupportedDType?.(kcase.dtype)) {
+        results.push({ device: device.name, outcome: { kind: 'unsupported' } });
+        continue;
+      }
+      let outcome: Outcome;
+      try {
+        const got = (await run(chain.kernel, device, argumentsFor(chain.kernel, kcase))).out as HostArray;
+        // WGSL need not keep the sign of zero (see compare.ts)
+        const zeroSign = !device.name.startsWith('WebGPU');
+        const comparison = compareArrays(expected, got, kcase.ulpTolerance, zeroSign);
+        outcome = comparison.count ? { kind: 'mismatch', comparison } : { kind: 'agree' };
+        // Loom said the kernel looks invalid: a wrong result is then only a finding with warnedRaces
+        const warned = warnings.find((w) => w.startsWith('WriteRaceConditionWarning'));
+        if (comparison.count && warned && !features.has('warnedRaces')) outcome = { kind: 'rejected', message: warned };
+      } catch (e) {
+        outcome = outcomeOf(e);
+      }
+      results.push({ device: device.name, outcome });
+    }
+    return { ...base, chain, devices: results };
+  } finally {
+    setWarningHandler(previous);
+  }
+}
+
+const indent = (text: string, by = '    ') => text.split('\n').map((l) => by + l).join('\n');
+
+function formatInputs(kcase: KernelCase): string {
+  const float = isFloat(kcase.dtype);
+  return Object.entries(kcase.inputs)
+    .map(([name, values]) => `${name} = [${Array.from(values as ArrayLike<number | bigint>, (v) => formatValue(v, float)).join(', ')}]`)
+    .join('\n');
+}
+
+/** Everything needed to reproduce the findings of one case (empty when it has none). */
+export function formatReport(r: CaseResult): string {
+  const findings = [
+    ...(isFinding(r.reference) ? [{ device: 'reference (untransformed, CPU) or transformation', outcome: r.reference! }] : []),
+    ...r.devices.filter((d) => isFinding(d.outcome)),
+  ];
+  if (!findings.length) return '';
+  const k = r.kcase;
+  const lines = [
+    `DISAGREEMENT seed=${r.seed} (${r.features.describe()}): ${k.dtype} ${k.shape}, n=${k.params.n} m=${k.params.m}, tolerance ${k.ulpTolerance} ulp`,
+    '  kernel:', indent(`let knl = ${k.source};`),
+    '  chain:', indent(r.chain?.steps.map((s) => `knl = ${s.text};`).join('\n') || '(none)'),
+  ];
+  if (r.chain?.refused.length) lines.push('  refused steps (LoomError, not applied):', indent(r.chain.refused.join('\n')));
+  lines.push('  inputs:', indent(formatInputs(k)));
+  for (const { device, outcome } of findings) {
+    if (outcome.kind === 'crash') {
+      lines.push(`  ${device}: ${outcome.message}`);
+    } else if (outcome.kind === 'mismatch') {
+      const c = outcome.comparison;
+      lines.push(`  ${device}: ${c.count} of ${c.total} elements differ`);
+      for (const m of c.mismatches) lines.push(`    out[${m.index}]: expected ${m.expected}, got ${m.got}`);
+    }
+  }
+  if (r.warnings.length) lines.push('  warnings:', indent([...new Set(r.warnings)].join('\n')));
+  return lines.join('\n');
+}

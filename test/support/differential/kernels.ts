@@ -1,0 +1,132 @@
+/**
+ * Random kernels and their inputs. A case is a domain (1-D, 2-D, triangular, with or
+ * without a reduction iname), a few instructions over arrays a, b, c, d, and inputs
+ * drawn from value pools that include the edge values (0, −0, ±1, INT_MIN, NaN, ±Inf,
+ * 1e30) when the feature set allows them.
+ *
+ * Two rules keep the untransformed kernel on the CPU a fair reference:
+ *  - a reduction's terms come from pools whose partial sums and products are exact
+ *    (small multiples of 1/2, ±0, ±Inf, NaN), so a transformation that reorders the
+ *    accumulation (prioritizing k_inner outside k_outer) cannot change a correct result;
+ *  - a float division or sqrt is only ever the last operation of an output, so its
+ *    allowed error (OpenCL and WGSL permit 2.5 ulp) is not amplified and the case can be
+ *    compared within `ulpTolerance` (every other float output must match bit for bit).
+ */
+import { globalArg, makeKernel, type DType, type HostArray, type LoopKernel } from '@loom/core';
+import type { FeatureSet } from './features.ts';
+import type { Rng } from './random.ts';
+import { ExpressionGenerator, exprToString, leaf, type GenExpr, type Scope } from './expressions.ts';
+
+export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri';
+
+export interface KernelCase {
+  readonly seed: number;
+  readonly dtype: DType;
+  readonly shape: Shape;
+  readonly domains: string | readonly string[];
+  readonly instructions: string;
+  /** The input arrays with their shapes (in parameter names); `out` is inferred. */
+  readonly arrays: ReadonlyMap<string, readonly string[]>;
+  readonly params: { readonly n: number; readonly m: number };
+  readonly inputs: Readonly<Record<string, HostArray>>;
+  readonly hasRule: boolean;
+  /** Allowed distance in ulps of float outputs (0: bit for bit). */
+  readonly ulpTolerance: number;
+  build(): LoopKernel;
+  /** The TypeScript that builds the kernel, for a report. */
+  readonly source: string;
+}
+
+const ASSUMPTIONS = 'n >= 1 and m >= 1';
+
+export function generateKernel(seed: number, rng: Rng, features: FeatureSet): KernelCase {
+  const dtypes: DType[] = ['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : [])];
+  const dtype = rng.pick(dtypes);
+  const shapes: Shape[] = ['map1', 'map2'];
+  if (features.has('triangular')) shapes.push('tri2');
+  if (features.has('reductions')) shapes.push('reduce', 'reduce');
+  if (features.has('reductions') && features.has('triangular')) shapes.push('reduceTri');
+  const shape = rng.pick(shapes);
+  const params = { n: rng.int(1, 9), m: rng.int(1, 9) };
+  const gen = new ExpressionGenerator(rng, features, dtype);
+
+  const outer = shape === 'map1' ? ['i'] : shape === 'map2' || shape === 'tri2' ? ['i', 'j'] : ['i'];
+  const reduction = shape === 'reduce' || shape === 'reduceTri';
+  const triangular = shape === 'tri2' || shape === 'reduceTri';
+  const second = reduction ? 'k' : 'j';
+  const domains: string | string[] = shape === 'map1'
+    ? '{ [i]: 0<=i<n }'
+    : triangular
+      ? rng.chance(0.5) ? `{ [i,${second}]: 0<=i<n and 0<=${second}<=i }` : ['{ [i]: 0<=i<n }', `{ [${second}]: 0<=${second}<=i }`]
+      : `{ [i,${second}]: 0<=i<n and 0<=${second}<m }`;
+  const wide = shape === 'map1' ? ['n'] : triangular ? ['n', 'n'] : ['n', 'm'];
+  const index = shape === 'map1' ? ['i'] : ['i', second];
+
+  const lines: string[] = [];
+  const arrays = new Map<string, readonly string[]>();
+  const use = (name: string, dims: readonly string[]) => arrays.set(name, dims);
+
+  // a substitution rule over the element arrays, called at the kernel's own indices
+  let ruleCall: GenExpr | undefined;
+  if (features.has('rules') && rng.chance(0.3)) {
+    const formals = index.map((_, k) => ['x', 'y'][k]);
+    const body = gen.expr(2, { index: formals, inames: formals, arrays: ['a', 'b'], reduction: reduction ? 'sum' : undefined, extra: [] });
+    lines.push(`f(${formals.join(', ')}) := ${exprToString(body)}`);
+    ruleCall = leaf(`f(${index.join(', ')})`);
+  }
+
+  const elementScope: Scope = {
+    index, inames: [...outer, ...(reduction ? ['k'] : [])], arrays: ['a', 'b'], divisor: 'd', extra: ruleCall ? [ruleCall] : [],
+  };
+  let outputExpr: (scope: Scope) => GenExpr;
+  if (reduction) {
+    // the reduction is one leaf of the output expression, which also reads c[i]
+    const op = gen.reductionOp();
+    const body = gen.reductionBody(op, { ...elementScope, reduction: op });
+    let red = leaf(`${op}(k, ${exprToString(body)})`);
+    if (features.has('temporaries') && rng.chance(0.4)) {
+      lines.push(`<> s = ${exprToString(red)}`);
+      red = leaf('s');
+    }
+    // outside the reduction only c[i] and literals are read: d is indexed by [i, k]
+    const outerScope: Scope = { index: ['i'], inames: ['i'], arrays: ['c'], extra: [] };
+    outputExpr = (scope) => gen.around(red, gen.expr(2, scope));
+    use('c', ['n']);
+    return finish(outerScope);
+  }
+  outputExpr = (scope) => gen.expr(3, scope);
+  if (features.has('temporaries') && rng.chance(0.4)) {
+    lines.push(`<> t = ${exprToString(gen.expr(2, elementScope))}`);
+    const t = leaf('t');
+    outputExpr = (scope) => gen.around(t, gen.expr(3, scope));
+  }
+  return finish(elementScope);
+
+  function finish(scope: Scope): KernelCase {
+    const outIndex = reduction ? '[i]' : `[${index.join(', ')}]`;
+    const top = () => gen.top(outputExpr(scope), scope);
+    if (features.has('conditionals') && rng.chance(0.25)) {
+      lines.push(`if ${exprToString(gen.condition(scope, true))}`, `  out${outIndex} = ${exprToString(top())}`, 'else', `  out${outIndex} = ${exprToString(top())}`, 'end');
+    } else {
+      lines.push(`out${outIndex} = ${exprToString(top())}`);
+    }
+    const instructions = lines.join('\n');
+    for (const name of ['a', 'b', 'd', 'c']) {
+      if (name !== 'c' && new RegExp(`\\b${name}\\[`).test(instructions)) use(name, wide);
+    }
+    if (!/\bc\[/.test(instructions)) arrays.delete('c');
+    const inputs = Object.fromEntries([...arrays].map(([name, dims]) => {
+      const size = dims.reduce((p, d) => p * params[d as 'n' | 'm'], 1);
+      return [name, gen.values(name === 'd' ? 'divisor' : name === 'c' || !reduction ? 'full' : 'reduction', size)];
+    }));
+    const argSpecs = [...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype }));
+    const argText = [...arrays].map(([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`);
+    const source = `makeKernel(${JSON.stringify(domains)}, \`\n${instructions}\n\`, [${[...argText, "'...'"].join(', ')}], { assumptions: '${ASSUMPTIONS}' })`;
+    return {
+      seed, dtype, shape, domains, instructions, arrays, params, inputs, source,
+      hasRule: ruleCall !== undefined,
+      ulpTolerance: gen.usedInexact ? 3 : 0,
+      build: () => makeKernel(domains, instructions, [...argSpecs, '...'], { assumptions: ASSUMPTIONS }),
+    };
+  }
+}
