@@ -22,15 +22,6 @@ import { caseHasFinding, FeatureSet, formatReport, runCase, type CaseResult, typ
  * a line when its fix lands, and the sample must stay green):
  */
 const EXCLUDED: readonly Feature[] = [
-  // printers: −(−a) prints as `--a` in OpenCL C (pre-decrement: "read-only variable is not
-  // assignable"), and OpenCL prints a + (b − c) as a + b − c (floats: 1 + (1e30 − 1e30) gives 0)
-  'nestedRightOperands',
-  // arithmetic semantics: integer / and % by 0 and INT_MIN / −1 differ across devices
-  // (7 / 0: 0 on the CPU device, 7 on OpenCL and WebGPU; −7 % 0: 0, −1, 0)
-  'intDivByZero',
-  // arithmetic semantics: max(0, −0) is +0 on the CPU device, −0 on OpenCL and WebGPU;
-  // min/max and comparisons on NaN under WebGPU
-  'nanComparisons',
   // substitution rules: a rule called in an if-block condition is never expanded
   // ("the JavaScript target does not know the function 'f'", on every device)
   'rulePredicates',
