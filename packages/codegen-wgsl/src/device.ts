@@ -12,14 +12,14 @@
  */
 /// <reference types="@webgpu/types" />
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, getDefaultCacheSize, LoomError, LruCache, noteBackendMissing,
+  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, noteBackendMissing,
   type Device, type DeviceBuffer, type DeviceLimits, type DType, type GeneratedCode, type KernelFunction,
   type LaunchArgument, type ProgramAst, type Target,
 } from '@loom/core';
 import { roundUp, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { dawnGpu, isNode } from './dawn.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
-import { DEFAULT_LIMITS, LIMIT_NAMES, planDispatch, type WgslLimits } from './limits.ts';
+import { DEFAULT_LIMITS, LIMIT_NAMES, loomLimits, planDispatch, type WgslLimits } from './limits.ts';
 import { generateWgsl, wgslTarget, type WgslModule } from './target.ts';
 
 // WebGPU's flag values (the GPUBufferUsage, GPUMapMode and GPUShaderStage globals exist in
@@ -197,7 +197,7 @@ class WgpuDevice implements WebGPUDevice {
     readonly shaderF16: boolean,
     cacheSize: number,
   ) {
-    this.limits = deviceLimits(wgslLimits);
+    this.limits = loomLimits(wgslLimits);
     this.programs = new LruCache(cacheSize);
     this.validatedLaunches = new LruCache(cacheSize);
     // WebGPU keeps a destroyed buffer alive for the work already submitted with it
@@ -515,20 +515,6 @@ interface LaunchCache {
 }
 
 const BIND_GROUPS_PER_SHAPE = 32;
-
-/**
- * Loom's limits from WebGPU's. Private memory: WGSL arrays hold fewer than 65536 elements
- * (Tint refuses more), so one byte under 64 KiB keeps even an array of bytes within it.
- */
-function deviceLimits(limits: WgslLimits): DeviceLimits {
-  return Object.freeze({
-    maxWorkGroupSize: limits.maxComputeInvocationsPerWorkgroup,
-    maxWorkGroupSizes: [limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY, limits.maxComputeWorkgroupSizeZ] as const,
-    maxLocalMemoryBytes: limits.maxComputeWorkgroupStorageSize,
-    maxPrivateMemoryBytes: Math.min(COMMON_LIMITS.maxPrivateMemoryBytes, 65535),
-    maxBufferBytes: limits.maxBufferSize,
-  });
-}
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
