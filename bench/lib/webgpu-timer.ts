@@ -73,9 +73,9 @@ export async function wgslKernel(
  * caller times it through `launch()` instead.
  */
 export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch): Promise<DirectKernel[]> {
-  const max = device.limits.maxComputeWorkgroupsPerDimension;
+  const max = device.wgslLimits.maxComputeWorkgroupsPerDimension;
   const folded = prepared.kernels.some((k) => k.groupCount.some((g) => g > max));
-  const module = generateWgsl(prepared.code.program, { shaderF16: device.shaderF16, limits: device.limits, foldedGrid: folded });
+  const module = generateWgsl(prepared.code.program, { shaderF16: device.shaderF16, limits: device.wgslLimits, foldedGrid: folded });
   if (module.layout.storage.some((s) => s.pool)) throw new LoomError('pooled arrays: time this kernel through launch()');
   const gpu = device.gpuDevice;
   return checked(gpu, 'building the generated WGSL', async () => {

@@ -5,8 +5,8 @@
  * being exact it is the one other devices' results are compared with.
  */
 import {
-  byteSize, hostArrayConstructor, LoomError,
-  type Device, type DeviceBuffer, type GeneratedCode, type KernelFunction, type LaunchArgument,
+  byteSize, checkBufferSize, checkProgramLimits, COMMON_LIMITS, getDefaultCacheSize, hostArrayConstructor, LoomError, LruCache,
+  type Device, type DeviceBuffer, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
 } from '@loom/core';
 import { kernelLayout } from './layout.ts';
 import { HELPERS_PARAM } from './names.ts';
@@ -38,63 +38,103 @@ class CompiledProgram {
   constructor(readonly kernels: ReadonlyMap<string, CompiledKernel>) {}
 }
 
-/** Compiled programs by source text: the same text always compiles to the same functions. */
-const compiled = new Map<string, CompiledProgram>();
-const MAX_CACHED = 256;
+export interface CpuDeviceOptions {
+  /** How many compiled programs the device keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
+  readonly cacheSize?: number;
+}
 
-export function cpuDevice(): Device {
-  return {
-    name: CPU_DEVICE_NAME,
-    target: jsTarget(),
+/**
+ * A CPU device. It has no hardware limits, so it takes those of a typical GPU
+ * (`COMMON_LIMITS`): a kernel it accepts runs on the GPUs too, and one they refuse it
+ * refuses, with the same LoomError, instead of running a 100,000-wide work-group.
+ */
+export function cpuDevice(options: CpuDeviceOptions = {}): Device {
+  return new CpuDevice(options.cacheSize ?? getDefaultCacheSize());
+}
 
-    async compile(code: GeneratedCode): Promise<unknown> {
-      if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
-      return compileProgram(code);
-    },
+// TypeScript-private members, not #fields: wrappers made with Object.create(device) (tests
+// count compilations so) call these methods with themselves as `this`
+class CpuDevice implements Device {
+  readonly name = CPU_DEVICE_NAME;
+  readonly target = jsTarget();
+  readonly limits: DeviceLimits = COMMON_LIMITS;
+  /** Compiled programs by source text: the same text always compiles to the same functions. */
+  private readonly programs: LruCache<string, CompiledProgram>;
+  private disposed = false;
 
-    allocate(byteLength: number): DeviceBuffer {
-      if (!Number.isInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes`);
-      return new HostBuffer(byteLength);
-    },
+  constructor(cacheSize: number) {
+    this.programs = new LruCache(cacheSize);
+  }
 
-    async write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void> {
-      const target = hostBuffer(buffer);
-      if (data.byteLength > target.byteLength) {
-        throw new LoomError(`cannot write ${data.byteLength} bytes into a CPU buffer of ${target.byteLength}`);
-      }
-      new Uint8Array(target.data).set(bytesOf(data));
-    },
+  async compile(code: GeneratedCode): Promise<unknown> {
+    this.alive('compile');
+    if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
+    const cached = this.programs.get(code.code);
+    if (cached) return cached;
+    checkProgramLimits(code.program, this.limits, this.name);
+    const program = compileProgram(code);
+    this.programs.set(code.code, program);
+    return program;
+  }
 
-    async read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void> {
-      const source = hostBuffer(buffer);
-      if (into.byteLength > source.byteLength) {
-        throw new LoomError(`cannot read ${into.byteLength} bytes from a CPU buffer of ${source.byteLength}`);
-      }
-      bytesOf(into).set(new Uint8Array(source.data, 0, into.byteLength));
-    },
+  allocate(byteLength: number): DeviceBuffer {
+    this.alive('allocate');
+    checkBufferSize(byteLength, this.limits, this.name);
+    return new HostBuffer(byteLength);
+  }
 
-    async launch(program: unknown, kernel: KernelFunction, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
-      if (!(program instanceof CompiledProgram)) throw new LoomError('the CPU device can only launch programs it compiled');
-      const entry = program.kernels.get(kernel.name);
-      if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
-      const values = kernelArguments(kernel, args);
-      try {
-        runWorkGroups(entry, values, groupCount, localSize);
-      } catch (e) {
-        if (e instanceof LoomError) throw e;
-        throw withCause(new LoomError(`kernel '${kernel.name}' failed on the CPU: ${e instanceof Error ? e.message : String(e)}`), e);
-      }
-    },
+  async write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void> {
+    this.alive('write');
+    const target = hostBuffer(buffer);
+    if (data.byteLength > target.byteLength) {
+      throw new LoomError(`cannot write ${data.byteLength} bytes into a CPU buffer of ${target.byteLength}`);
+    }
+    new Uint8Array(target.data).set(bytesOf(data));
+  }
 
-    release(buffer: DeviceBuffer): void {
-      hostBuffer(buffer).release();
-    },
-  };
+  async read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void> {
+    this.alive('read');
+    const source = hostBuffer(buffer);
+    if (into.byteLength > source.byteLength) {
+      throw new LoomError(`cannot read ${into.byteLength} bytes from a CPU buffer of ${source.byteLength}`);
+    }
+    bytesOf(into).set(new Uint8Array(source.data, 0, into.byteLength));
+  }
+
+  async launch(program: unknown, kernel: KernelFunction, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+    this.alive('launch');
+    if (!(program instanceof CompiledProgram)) throw new LoomError('the CPU device can only launch programs it compiled');
+    const entry = program.kernels.get(kernel.name);
+    if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
+    const values = kernelArguments(kernel, args);
+    try {
+      runWorkGroups(entry, values, groupCount, localSize);
+    } catch (e) {
+      if (e instanceof LoomError) throw e;
+      throw withCause(new LoomError(`kernel '${kernel.name}' failed on the CPU: ${e instanceof Error ? e.message : String(e)}`), e);
+    }
+  }
+
+  release(buffer: DeviceBuffer): void {
+    hostBuffer(buffer).release();
+  }
+
+  cacheStats(): Readonly<Record<string, number>> {
+    return { programs: this.programs.size };
+  }
+
+  /** Drops the compiled programs; the buffers' memory goes with the last reference to them. */
+  dispose(): void {
+    this.programs.clear();
+    this.disposed = true;
+  }
+
+  private alive(use: string): void {
+    if (this.disposed) throw new LoomError(`${use}: the CPU device was disposed; make a new one with cpuDevice()`);
+  }
 }
 
 function compileProgram(code: GeneratedCode): CompiledProgram {
-  const cached = compiled.get(code.code);
-  if (cached) return cached;
   const layouts = code.program.kernels.map(kernelLayout);
   // computed keys: a kernel called `__proto__` is exported as itself, not as the object's prototype
   const exports = layouts.map((l) => `[${JSON.stringify(l.name)}]: ${l.jsName}`).join(', ');
@@ -106,10 +146,7 @@ function compileProgram(code: GeneratedCode): CompiledProgram {
     const names = layouts.map((l) => `'${l.name}'`).join(', ');
     throw withCause(new LoomError(`internal: the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`), e);
   }
-  const program = new CompiledProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
-  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!);
-  compiled.set(code.code, program);
-  return program;
+  return new CompiledProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
 }
 
 /** Buffers viewed as TypedArrays of their parameter's dtype; values in the dtype's representation. */

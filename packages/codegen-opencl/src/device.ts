@@ -2,7 +2,10 @@
  * `openclDevice()`: runs Loom kernels through any OpenCL driver (PoCL on CPUs,
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
-import { LoomError, noteBackendMissing, type Device, type DeviceBuffer, type GeneratedCode, type KernelFunction, type LaunchArgument } from '@loom/core';
+import {
+  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError, noteBackendMissing,
+  type Device, type DeviceBuffer, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
+} from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
@@ -46,19 +49,24 @@ const spellings = new WeakMap<OpenCLProgram, TargetNames>();
 class ClDevice implements OpenCLDevice {
   readonly target = openclTarget();
   readonly name: string;
+  readonly limits: DeviceLimits;
 
   constructor(readonly context: OpenCLContext) {
     this.name = `OpenCL: ${context.info.deviceName} (${context.info.platformName})`;
+    this.limits = openclLimits(context.info);
   }
 
   async compile(code: GeneratedCode, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
+    // before the driver sees it: PoCL crashes the process on a huge private array
+    checkProgramLimits(code.program, this.limits, this.name);
     const program = this.context.buildProgram(code.code, options.buildOptions ?? []);
     spellings.set(program, openclNames(code.program));
     return program;
   }
 
   allocate(byteLength: number): DeviceBuffer {
+    checkBufferSize(byteLength, this.limits, this.name);
     return this.context.createBuffer(byteLength);
   }
 
@@ -91,4 +99,28 @@ class ClDevice implements OpenCLDevice {
   release(buffer: DeviceBuffer): void {
     (buffer as OpenCLBuffer).release();
   }
+
+  cacheStats(): Readonly<Record<string, number>> {
+    return { programs: this.context.cacheStats().programs };
+  }
+
+  /** Releases every program, kernel and buffer, then the queue and the context (clRelease*). */
+  dispose(): void {
+    this.context.dispose();
+  }
+}
+
+/**
+ * What the device reports, and for private memory, which OpenCL does not report, the common
+ * 64 KiB (`COMMON_LIMITS`): beyond it GPUs spill or refuse and PoCL crashes.
+ */
+function openclLimits(info: OpenCLContext['info']): DeviceLimits {
+  const sizes = [0, 1, 2].map((axis) => info.maxWorkItemSizes[axis] ?? 1);
+  return Object.freeze({
+    maxWorkGroupSize: info.maxWorkGroupSize,
+    maxWorkGroupSizes: [sizes[0], sizes[1], sizes[2]] as const,
+    maxLocalMemoryBytes: info.localMemSize,
+    maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
+    maxBufferBytes: info.maxMemAllocSize,
+  });
 }

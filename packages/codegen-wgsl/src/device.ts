@@ -12,13 +12,14 @@
  */
 /// <reference types="@webgpu/types" />
 import {
-  LoomError, noteBackendMissing, type Device, type DeviceBuffer, type DType, type GeneratedCode, type KernelFunction,
+  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, noteBackendMissing,
+  type Device, type DeviceBuffer, type DeviceLimits, type DType, type GeneratedCode, type KernelFunction,
   type LaunchArgument, type ProgramAst, type Target,
 } from '@loom/core';
 import { roundUp, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { dawnGpu, isNode } from './dawn.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
-import { DEFAULT_LIMITS, LIMIT_NAMES, planDispatch, type WgslLimits } from './limits.ts';
+import { DEFAULT_LIMITS, LIMIT_NAMES, loomLimits, planDispatch, type WgslLimits } from './limits.ts';
 import { generateWgsl, wgslTarget, type WgslModule } from './target.ts';
 
 // WebGPU's flag values (the GPUBufferUsage, GPUMapMode and GPUShaderStage globals exist in
@@ -33,17 +34,19 @@ export interface WebGPUDeviceOptions {
   readonly powerPreference?: GPUPowerPreference;
   /** Options for Dawn's instance (e.g. `['backend=vulkan']`); only the first device of a process creates it. */
   readonly dawnOptions?: readonly string[];
+  /** How many programs and launch shapes the device keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
+  readonly cacheSize?: number;
 }
 
 export interface WebGPUDevice extends Device {
   readonly adapterInfo: GPUAdapterInfo;
-  /** The limits granted: the adapter's own, asked for when the device was created. */
-  readonly limits: WgslLimits;
+  /** The WebGPU limits granted: the adapter's own, asked for when the device was created. */
+  readonly wgslLimits: WgslLimits;
   /** Whether float16 is available ('shader-f16'). */
   readonly shaderF16: boolean;
   /** The underlying GPUDevice, for interoperation. */
   readonly gpuDevice: GPUDevice;
-  /** Releases the device; it cannot be used afterwards. */
+  /** The same as `dispose()`. */
   destroy(): void;
 }
 
@@ -78,7 +81,7 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
       requiredLimits: { ...limits },
       requiredFeatures: shaderF16 ? ['shader-f16'] : [],
     });
-    return new WgpuDevice(gpu, adapter.info, device, limits, shaderF16);
+    return new WgpuDevice(gpu, adapter.info, device, limits, shaderF16, options.cacheSize ?? getDefaultCacheSize());
   } catch (e) {
     unavailable = `the WebGPU adapter refused a device: ${(e as Error).message}`;
     return undefined;
@@ -175,22 +178,35 @@ class CompiledProgram {
 class WgpuDevice implements WebGPUDevice {
   readonly name: string;
   readonly target: Target;
+  readonly limits: DeviceLimits;
   private lostReason: string | undefined;
-  private readonly programs = new Map<string, Promise<CompiledProgram>>();
+  private disposed = false;
+  /** Compiled programs by their code; a dropped one's pipelines go with the last reference to it. */
+  private readonly programs: LruCache<string, Promise<CompiledProgram>>;
+  /** A launch shape (kernel, variant, binding sizes, pools) whose commands WebGPU has validated once. */
+  private readonly validatedLaunches: LruCache<string, true>;
+  /** What a launch shape keeps between launches; a dropped one's uniform buffer is destroyed. */
+  private readonly launches: LruCache<string, LaunchCache>;
 
   constructor(
     /** Held so that Dawn's instance outlives the device (see dawn.ts). */
     private readonly gpu: GPU,
     readonly adapterInfo: GPUAdapterInfo,
     readonly gpuDevice: GPUDevice,
-    readonly limits: WgslLimits,
+    readonly wgslLimits: WgslLimits,
     readonly shaderF16: boolean,
+    cacheSize: number,
   ) {
+    this.limits = loomLimits(wgslLimits);
+    this.programs = new LruCache(cacheSize);
+    this.validatedLaunches = new LruCache(cacheSize);
+    // WebGPU keeps a destroyed buffer alive for the work already submitted with it
+    this.launches = new LruCache(cacheSize, (evicted) => evicted.uniform?.destroy());
     // e.g. 'WebGPU: nvidia-h100-80gb-hbm3 (NVIDIA: 580.159.04)', 'WebGPU: llvmpipe-... (llvmpipe: Mesa 25.0.7 ...)'
     const { device, vendor, description } = adapterInfo;
     const what = device || vendor || 'unknown adapter';
     this.name = `WebGPU: ${description && description !== what ? `${what} (${description})` : what}`;
-    this.target = wgslTarget({ shaderF16, limits });
+    this.target = wgslTarget({ shaderF16, limits: wgslLimits });
     gpuDevice.lost.then((lost) => {
       this.lostReason = lost.message || lost.reason || 'unknown reason';
     });
@@ -201,8 +217,6 @@ class WgpuDevice implements WebGPUDevice {
     });
   }
 
-  /** A launch shape (kernel, variant, binding sizes, pools) whose commands WebGPU has validated once. */
-  private readonly validatedLaunches = new Set<string>();
   private uncaptured: string | undefined;
 
   async compile(code: GeneratedCode): Promise<unknown> {
@@ -210,6 +224,8 @@ class WgpuDevice implements WebGPUDevice {
     this.checkAlive();
     let entry = this.programs.get(code.code);
     if (!entry) {
+      // before Dawn sees it: a private array past WGSL's limits is otherwise "a bug in Loom's WGSL target"
+      checkProgramLimits(code.program, this.limits, this.name);
       const program = new CompiledProgram(this, code.program);
       entry = program.variant(false).then(() => program);
       this.programs.set(code.code, entry);
@@ -220,7 +236,7 @@ class WgpuDevice implements WebGPUDevice {
 
   /** Generates, compiles and makes pipelines for one variant of a program. */
   async build(program: ProgramAst, foldedGrid: boolean): Promise<Variant> {
-    const module = generateWgsl(program, { shaderF16: this.shaderF16, limits: this.limits, foldedGrid });
+    const module = generateWgsl(program, { shaderF16: this.shaderF16, limits: this.wgslLimits, foldedGrid });
     const kernelNames = program.kernels.map((k) => `'${k.name}'`).join(', ');
     const device = this.gpuDevice;
     const shader = await withErrorScopes(device, `compiling the WGSL of ${kernelNames}`, async () => {
@@ -255,9 +271,7 @@ class WgpuDevice implements WebGPUDevice {
   allocate(byteLength: number): DeviceBuffer {
     this.checkAlive();
     if (!Number.isInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes`);
-    if (byteLength > this.limits.maxBufferSize) {
-      throw new LoomError(`cannot allocate ${byteLength} bytes: more than this WebGPU device's maxBufferSize (${this.limits.maxBufferSize})`);
-    }
+    checkBufferSize(byteLength, this.limits, `${this.name} (maxBufferSize)`);
     const device = this.gpuDevice;
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
@@ -318,7 +332,7 @@ class WgpuDevice implements WebGPUDevice {
   ): Promise<void> {
     this.checkAlive();
     if (!(compiled instanceof CompiledProgram)) throw new LoomError('a WebGPU device can only launch programs it compiled');
-    const dispatch = planDispatch(kernel.name, groupCount, kernel.localSize, this.limits);
+    const dispatch = planDispatch(kernel.name, groupCount, kernel.localSize, this.wgslLimits);
     const variant = await compiled.variant(dispatch.folded);
     const entry = variant.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
@@ -397,10 +411,7 @@ class WgpuDevice implements WebGPUDevice {
         let bindGroup = reusable?.bindGroups.get(groupKey);
         if (!bindGroup) {
           bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });
-          if (reusable) {
-            if (reusable.bindGroups.size > 32) reusable.bindGroups.clear();
-            reusable.bindGroups.set(groupKey, bindGroup);
-          }
+          reusable?.bindGroups.set(groupKey, bindGroup);
         }
         const pass = encoder.beginComputePass();
         pass.setPipeline(entry.pipeline);
@@ -410,7 +421,7 @@ class WgpuDevice implements WebGPUDevice {
         for (const copy of copiesBack) copy();
         device.queue.submit([encoder.finish()]);
       });
-      this.validatedLaunches.add(shape);
+      if (!checked) this.validatedLaunches.set(shape, true);
     } finally {
       // WebGPU keeps them alive for the work already submitted
       for (const t of temporaries) t.destroy();
@@ -421,25 +432,31 @@ class WgpuDevice implements WebGPUDevice {
     gpuBufferOf(buffer).release();
   }
 
-  destroy(): void {
+  cacheStats(): Readonly<Record<string, number>> {
+    return { programs: this.programs.size, launches: this.launches.size, validatedLaunches: this.validatedLaunches.size };
+  }
+
+  /** Drops the programs and pipelines, destroys the uniform buffers, then the GPUDevice (which destroys every buffer). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.programs.clear();
+    for (const c of this.launches.values()) c.uniform?.destroy();
+    this.launches.clear();
+    this.validatedLaunches.clear();
     this.gpuDevice.destroy();
+  }
+
+  destroy(): void {
+    this.dispose();
   }
 
   /** The uniform buffer and bind groups kept for one launch shape. */
   private launchCache(shape: string): LaunchCache {
     let cached = this.launches.get(shape);
-    if (!cached) {
-      if (this.launches.size > 256) {
-        for (const c of this.launches.values()) c.uniform?.destroy();
-        this.launches.clear();
-      }
-      this.launches.set(shape, (cached = { bindGroups: new Map() }));
-    }
+    if (!cached) this.launches.set(shape, (cached = { bindGroups: new LruCache(BIND_GROUPS_PER_SHAPE) }));
     return cached;
   }
-
-  private readonly launches = new Map<string, LaunchCache>();
 
   /** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */
   private uniformBytes(
@@ -471,14 +488,15 @@ class WgpuDevice implements WebGPUDevice {
   }
 
   private checkBindingSize(bytes: number, what: string): void {
-    if (bytes > this.limits.maxStorageBufferBindingSize) {
+    if (bytes > this.wgslLimits.maxStorageBufferBindingSize) {
       throw new LoomError(
-        `${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`,
+        `${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.wgslLimits.maxStorageBufferBindingSize})`,
       );
     }
   }
 
   private checkAlive(): void {
+    if (this.disposed) throw new LoomError('the WebGPU device was disposed; make a new one with webgpuDevice()');
     if (this.lostReason !== undefined) throw new LoomError(`the WebGPU device was lost: ${this.lostReason}`);
     if (this.uncaptured !== undefined) {
       const message = this.uncaptured;
@@ -492,8 +510,11 @@ class WgpuDevice implements WebGPUDevice {
 interface LaunchCache {
   uniform?: GPUBuffer;
   lastUniform?: Uint8Array;
-  readonly bindGroups: Map<string, GPUBindGroup>;
+  /** By the buffers bound: a launch shape is usually run on a few sets of arrays. */
+  readonly bindGroups: LruCache<string, GPUBindGroup>;
 }
+
+const BIND_GROUPS_PER_SHAPE = 32;
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

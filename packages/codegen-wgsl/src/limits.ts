@@ -7,10 +7,12 @@
  *   storage buffer binding size (128 MiB default)     the device asks the adapter for its maximum;
  *                                                     beyond that, a LoomError naming the limit
  *
+ * `loomLimits` states them as Loom's `DeviceLimits`, which every device's compile and launch check.
+ *
  * `DEFAULT_LIMITS` are the limits every WebGPU device has, which code generated without a
  * device (`generateCode(knl, wgslTarget())`) is checked against.
  */
-import { LoomError } from '@loom/core';
+import { COMMON_LIMITS, LoomError, type DeviceLimits } from '@loom/core';
 
 export interface WgslLimits {
   readonly maxStorageBuffersPerShaderStage: number;
@@ -37,6 +39,20 @@ export const DEFAULT_LIMITS: WgslLimits = Object.freeze({
 });
 
 export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof WgslLimits)[];
+
+/**
+ * Loom's limits from WebGPU's. Private memory: WGSL arrays hold fewer than 65536 elements
+ * (Tint refuses more), so one byte under 64 KiB keeps even an array of bytes within it.
+ */
+export function loomLimits(limits: WgslLimits): DeviceLimits {
+  return Object.freeze({
+    maxWorkGroupSize: limits.maxComputeInvocationsPerWorkgroup,
+    maxWorkGroupSizes: [limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY, limits.maxComputeWorkgroupSizeZ] as const,
+    maxLocalMemoryBytes: limits.maxComputeWorkgroupStorageSize,
+    maxPrivateMemoryBytes: Math.min(COMMON_LIMITS.maxPrivateMemoryBytes, 65535),
+    maxBufferBytes: limits.maxBufferSize,
+  });
+}
 
 /** The work-group size must fit the device: per axis and in total. */
 export function checkWorkgroupSize(kernel: string, localSize: readonly number[], limits: WgslLimits): void {

@@ -33,6 +33,24 @@ export class LinearizationError extends LoomError {}
 /** A value (argument, temporary) is read but never given. */
 export class MissingDefinitionError extends LoomError {}
 
+/**
+ * An integer in a set's arithmetic (a coefficient, a bound, a divisor, a product of them
+ * during elimination) left the range of integers JavaScript numbers hold exactly
+ * (2^53 - 1): beyond it, results would be silently wrong, so the computation stops.
+ */
+export class CoefficientRangeError extends LoomError {
+  constructor(
+    readonly value: number,
+    /** The kernel being worked on, when the code that caught it knows (code generation does). */
+    readonly kernel?: string,
+  ) {
+    super(
+      `${kernel === undefined ? '' : `kernel '${kernel}': `}an integer in Loom's set arithmetic reached ${value}, beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest it computes with exactly; ` +
+        'use smaller constants in domains, split factors and divisors (products of two of them must stay below 2^53)',
+    );
+  }
+}
+
 /** A dependency needs a synchronization the generated code cannot provide (a global barrier). */
 export class MissingBarrierError extends LoomError {}
 

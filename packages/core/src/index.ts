@@ -2,13 +2,14 @@
  * @loom/core — the kernel model, its transformations and analyses, target-independent
  * code generation, and the `Device` interface. No native dependency.
  */
-export { LoomError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
+export { LoomError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
 export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
 export { Linear } from './linear.ts';
 export {
   NAME_PATTERN, isName, checkName, checkNames, showName, nameTable, ownEntry, commentText, TargetNames, type ReservedTest,
 } from './names.ts';
 export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
+export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export * from './dtypes.ts';
 
 export * as expr from './expr/index.ts';
@@ -50,6 +51,7 @@ export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/as
 export type { Target, GeneratedCode } from './codegen/target.ts';
 
 export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
+export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkGridLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
 export { run, compileFor, type RunOutputs } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';

@@ -6,6 +6,8 @@
  * bound). Immutable; coefficients are JavaScript integers (checked safe), zero
  * coefficients are never stored.
  */
+import { CoefficientRangeError } from './errors.ts';
+
 export class Linear {
   private constructor(
     /** Non-zero coefficients by variable name, in insertion order. */
@@ -136,7 +138,7 @@ function rank(order: readonly string[], name: string): number {
 }
 
 function checked(n: number): number {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`integer coefficient out of range: ${n}`);
+  if (!Number.isSafeInteger(n)) throw new CoefficientRangeError(n);
   return n === 0 ? 0 : n; // normalize -0
 }
 

@@ -12,7 +12,7 @@
  * new shapes of a known kind generate no code. `instantiate(rank)` skips the
  * metadata for callers who prepared every operand, as the seed's flip does.
  */
-import { generateCode, type Device, type LoopKernel } from '@loom/core';
+import { generateCode, LruCache, type Device, type LoopKernel } from '@loom/core';
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
@@ -48,8 +48,8 @@ export interface PointwiseFunction<R> {
   readonly payload: Payload;
   readonly numInputs: number;
   readonly numOutputs: number;
-  /** The kernel variants generated so far, by spec. */
-  readonly variants: ReadonlyMap<string, PointwiseKernel>;
+  /** The kernel variants generated and still cached, by spec (the least recently used are dropped beyond the cache size). */
+  readonly variants: Pick<LruCache<string, PointwiseKernel>, 'size' | 'capacity' | 'get' | 'values'>;
 }
 
 /** A pointwise function with one output resolves to a Tensor, with several to an array of them. */
@@ -70,7 +70,8 @@ interface Prepared {
 }
 
 class Pointwise {
-  readonly #variants = new Map<string, PointwiseKernel>();
+  /** Kernel variants by spec (rank, dtypes, contiguity...): bounded, as a function may meet many. */
+  readonly #variants = new LruCache<string, PointwiseKernel>();
 
   constructor(
     readonly payload: Payload,
@@ -101,12 +102,12 @@ class Pointwise {
     const known = this.#plans.get(key);
     if (known) return { ...known, call };
     const planned = this.plan0(call, rank);
-    if (this.#plans.size > 64) this.#plans.clear();
     this.#plans.set(key, planned);
     return { ...planned, call };
   }
 
-  readonly #plans = new Map<string, Omit<Prepared, 'call'>>();
+  /** Plans by the operands' metadata: every new shape or storage makes one, so bounded. */
+  readonly #plans = new LruCache<string, Omit<Prepared, 'call'>>(PLANS_PER_FUNCTION);
 
   private plan0(call: Prepared['call'], rank?: number): Omit<Prepared, 'call'> {
     const params = this.payload.params;
@@ -151,6 +152,8 @@ class Pointwise {
     };
   }
 }
+
+const PLANS_PER_FUNCTION = 64;
 
 function kernelName(name: string, rank: number): string {
   const safe = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^([^A-Za-z_])/, '_$1') || 'pointwise';

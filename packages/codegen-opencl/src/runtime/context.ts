@@ -10,7 +10,7 @@
  * `openclDevice()`) can decide between skipping and failing. Everything after opening reports
  * problems as `LoomError`s.
  */
-import { LoomError } from '@loom/core';
+import { getDefaultCacheSize, LoomError, LruCache } from '@loom/core';
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
 import { check, created, errorName, OpenCLError } from './errors.ts';
@@ -29,6 +29,8 @@ export interface OpenCLContextOptions {
   device?: string | RegExp;
   /** Which kind of device; 'all' (the default) still prefers a GPU when there is one. */
   type?: 'gpu' | 'cpu' | 'all';
+  /** How many built programs the context keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
+  cacheSize?: number;
 }
 
 /** A device found while opening, before any context exists for it. */
@@ -59,7 +61,7 @@ export class OpenCLContext {
     try {
       const choice = chooseDevice(loaded.api, options);
       if (typeof choice === 'string') return failed(choice);
-      const context = new OpenCLContext(loaded.api, choice.platform, choice.device);
+      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize());
       OpenCLContext.#lastFailure = undefined;
       return context;
     } catch (e) {
@@ -77,10 +79,14 @@ export class OpenCLContext {
   readonly #device: Handle;
   #context: Handle | undefined;
   #queue: Handle | undefined;
-  readonly #programs = new Map<string, OpenCLProgram>();
+  /** Built programs by options and source, the recently used ones (a dropped one is released once unreachable). */
+  readonly #programs: LruCache<string, OpenCLProgram>;
+  /** Every program not yet released, cached or not: disposing releases them all. */
+  readonly #livePrograms = new Set<WeakRef<OpenCLProgram>>();
   readonly #buffers = new Set<WeakRef<OpenCLBuffer>>();
 
-  private constructor(api: OpenCLApi, platform: Handle, device: Handle) {
+  private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number) {
+    this.#programs = new LruCache(cacheSize);
     this.#api = api;
     this.#device = device;
     this.info = readDeviceInfo(api, platform, device);
@@ -107,7 +113,7 @@ export class OpenCLContext {
     const cached = this.#programs.get(key);
     if (cached) return cached;
     const { handle, buildLog } = compileProgram(this.#api, context, this.#device, source, options);
-    const program = new OpenCLProgram(this, this.#api, handle, source, [...options], buildLog);
+    const program = new OpenCLProgram(this, this.#api, handle, source, [...options], buildLog, this.#livePrograms);
     this.#programs.set(key, program);
     return program;
   }
@@ -286,6 +292,11 @@ export class OpenCLContext {
 
   // --- lifetime -------------------------------------------------------------------------------
 
+  /** How many programs the cache holds, how many are alive in all (cached or still held elsewhere), and live buffers. */
+  cacheStats(): { programs: number; livePrograms: number; buffers: number } {
+    return { programs: this.#programs.size, livePrograms: this.#livePrograms.size, buffers: this.#buffers.size };
+  }
+
   get disposed(): boolean {
     return this.#context === undefined;
   }
@@ -294,7 +305,8 @@ export class OpenCLContext {
   dispose(): void {
     if (this.#context === undefined || this.#queue === undefined) return;
     this.#api.clFinish(this.#queue);
-    for (const program of this.#programs.values()) program.release();
+    for (const ref of [...this.#livePrograms]) ref.deref()?.release();
+    this.#livePrograms.clear();
     this.#programs.clear();
     for (const ref of [...this.#buffers]) ref.deref()?.release();
     this.#buffers.clear();

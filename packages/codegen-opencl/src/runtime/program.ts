@@ -1,6 +1,7 @@
 /**
  * A built OpenCL program and the kernels taken from it. Building is the expensive step (a compiler
- * run), so the context caches programs by source and options; kernels are cached here by name.
+ * run), so the context caches programs by source and options (a bounded cache); kernels are
+ * cached here by name.
  */
 import { LoomError } from '@loom/core';
 import type { Handle, OpenCLApi } from './bindings.ts';
@@ -15,10 +16,37 @@ export interface KernelHandle {
   readonly argumentCount: number;
 }
 
+/**
+ * What releasing a program takes; the garbage-collection safety net holds it, so it must not
+ * reference the program itself.
+ */
+interface NativeProgram {
+  readonly api: OpenCLApi;
+  readonly handle: Handle;
+  /** The kernels made from the program, by name: released with it. */
+  readonly kernels: Map<string, KernelHandle>;
+  /** The context's set of live programs, from which a collected program is removed. */
+  readonly live: Set<WeakRef<OpenCLProgram>>;
+  readonly ref: WeakRef<OpenCLProgram>;
+}
+
+function releaseNative(native: NativeProgram): void {
+  native.live.delete(native.ref);
+  // nobody to report a failure to (a finalizer, a dispose): return codes are deliberately ignored
+  for (const kernel of native.kernels.values()) native.api.clReleaseKernel(kernel.handle);
+  native.kernels.clear();
+  native.api.clReleaseProgram(native.handle);
+}
+
+/**
+ * The context's program cache is bounded: a program it drops may still be held (by a
+ * prepared launch, by `run`'s per-kernel cache), so it is not released then, but when
+ * nobody holds it any more, here, or when the context is disposed.
+ */
+const collected = new FinalizationRegistry<NativeProgram>(releaseNative);
+
 export class OpenCLProgram {
-  #handle: Handle | undefined;
-  readonly #api: OpenCLApi;
-  readonly #kernels = new Map<string, KernelHandle>();
+  #native: NativeProgram | undefined;
 
   /** Made by `OpenCLContext.buildProgram`. */
   constructor(
@@ -29,27 +57,35 @@ export class OpenCLProgram {
     readonly options: readonly string[],
     /** The compiler's output for a successful build: usually empty, otherwise its warnings. */
     readonly buildLog: string,
+    live: Set<WeakRef<OpenCLProgram>>,
   ) {
-    this.#api = api;
-    this.#handle = handle;
+    const ref = new WeakRef(this);
+    this.#native = { api, handle, kernels: new Map(), live, ref };
+    live.add(ref);
+    collected.register(this, this.#native, this);
+  }
+
+  get released(): boolean {
+    return this.#native === undefined;
   }
 
   /** The kernels the program defines, as the driver lists them. */
   get kernelNames(): string[] {
-    const handle = this.#live('kernelNames');
+    const { api, handle } = this.#live('kernelNames');
     const bytes = readInfo('clGetProgramInfo', (size, value, ret) =>
-      this.#api.clGetProgramInfo(handle, CL.CL_PROGRAM_KERNEL_NAMES, size, value, ret));
+      api.clGetProgramInfo(handle, CL.CL_PROGRAM_KERNEL_NAMES, size, value, ret));
     return asString(bytes).split(';').filter(Boolean);
   }
 
   /** The kernel called `name`, created on first use. */
   kernel(name: string): KernelHandle {
-    const cached = this.#kernels.get(name);
+    const native = this.#live(`kernel '${name}'`);
+    const cached = native.kernels.get(name);
     if (cached) return cached;
-    const program = this.#live(`kernel '${name}'`);
+    const { api } = native;
     let handle: Handle;
     try {
-      handle = created('clCreateKernel', (error) => this.#api.clCreateKernel(program, name, error));
+      handle = created('clCreateKernel', (error) => api.clCreateKernel(native.handle, name, error));
     } catch (e) {
       if (e instanceof OpenCLError && e.codeName === 'CL_INVALID_KERNEL_NAME') {
         throw new OpenCLError(e.call, e.code, `the program has no kernel '${name}' (it has: ${this.kernelNames.join(', ') || 'none'})`);
@@ -57,23 +93,24 @@ export class OpenCLProgram {
       throw e;
     }
     const count = readInfo('clGetKernelInfo', (size, value, ret) =>
-      this.#api.clGetKernelInfo(handle, CL.CL_KERNEL_NUM_ARGS, size, value, ret));
+      api.clGetKernelInfo(handle, CL.CL_KERNEL_NUM_ARGS, size, value, ret));
     const kernel = { handle, argumentCount: asUint32(count) };
-    this.#kernels.set(name, kernel);
+    native.kernels.set(name, kernel);
     return kernel;
   }
 
-  /** Releases the kernels and the program; done by the context when it is disposed. */
+  /** Releases the kernels and the program now (the context does, when disposed). Releasing twice is harmless. */
   release(): void {
-    for (const kernel of this.#kernels.values()) this.#api.clReleaseKernel(kernel.handle);
-    this.#kernels.clear();
-    if (this.#handle !== undefined) this.#api.clReleaseProgram(this.#handle);
-    this.#handle = undefined;
+    const native = this.#native;
+    if (!native) return;
+    this.#native = undefined;
+    collected.unregister(this);
+    releaseNative(native);
   }
 
-  #live(use: string): Handle {
-    if (this.#handle === undefined) throw new LoomError(`${use}: the program was released with its OpenCLContext`);
-    return this.#handle;
+  #live(use: string): NativeProgram {
+    if (this.#native === undefined) throw new LoomError(`${use}: the program was released with its OpenCLContext`);
+    return this.#native;
   }
 }
 

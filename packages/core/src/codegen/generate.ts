@@ -5,7 +5,7 @@
  *
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
-import { LoomError } from '../errors.ts';
+import { CoefficientRangeError, LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { realizeReductions } from '../kernel/realize-reductions.ts';
 import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
@@ -25,9 +25,15 @@ import type { GeneratedCode, Target } from './target.ts';
 
 /** The kernel's code for `target`. Every input array's dtype must be known (`addDtypes`). */
 export function generateCode(knl: LoopKernel, target: Target): GeneratedCode {
-  const program = buildProgram(knl, target);
-  const code = target.generate(program);
-  return { target: target.name, code, program, toString: () => code };
+  try {
+    const program = buildProgram(knl, target);
+    const code = target.generate(program);
+    return { target: target.name, code, program, toString: () => code };
+  } catch (e) {
+    // the set arithmetic does not know which kernel it works for: say it here
+    if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
+    throw e;
+  }
 }
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */

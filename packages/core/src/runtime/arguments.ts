@@ -4,8 +4,9 @@
  * keep a kernel from ever touching memory outside the caller's arrays.
  */
 import { ownEntry } from '../names.ts';
-import { byteSize, dtypeOfHostArray, isDType, type DType, type HostArray } from '../dtypes.ts';
+import { byteSize, dtypeOfHostArray, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { LruCache } from '../lru.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
@@ -13,6 +14,7 @@ import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { addDtypes } from '../transform/basic.ts';
 import { DeviceArray } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { MAX_INDEX } from './limits.ts';
 
 /** A host array with an explicit shape. */
 export interface ShapedHostArray {
@@ -69,6 +71,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
       if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
         throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
       }
+      checkFits(knl, arg.name, dtype, v);
       dtypes.set(arg.name, dtype);
       values.set(arg.name, v);
       continue;
@@ -104,6 +107,13 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
       if (n < 0) throw new LoomError(`argument '${arg.name}' would have a negative size ${n} along axis ${axis} (shape ${printExpr(s)})`);
       return n;
     });
+    const elements = shape.reduce((a, b) => a * b, 1);
+    if (elements > MAX_INDEX) {
+      throw new LoomError(
+        `kernel '${knl.name}': argument '${arg.name}' would have ${elements} elements (shape (${shape.join(', ')})), ` +
+          `more than the ${MAX_INDEX} that the generated code's 32-bit indices reach; split the problem into smaller arrays`,
+      );
+    }
     const v = ownEntry(given, arg.name);
     if (v === undefined) {
       if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
@@ -235,23 +245,42 @@ function checkAssumptions(knl: LoopKernel, values: ReadonlyMap<string, number | 
   }
   const key = params.map((p) => point[p]).join(',');
   let ok = assumptionsHold.get(knl);
-  if (!ok) assumptionsHold.set(knl, (ok = new Set()));
+  if (!ok) assumptionsHold.set(knl, (ok = new LruCache(CHECKED_PER_KERNEL)));
   if (ok.has(key)) return;
   if (!knl.assumptions.contains(point)) {
     const given = params.map((p) => `${p} = ${point[p]}`).join(', ');
     throw new LoomError(`${given} violates the kernel's assumptions ${knl.assumptions.toString()}`);
   }
-  if (ok.size > 256) ok.clear();
-  ok.add(key);
+  ok.set(key, true);
 }
 
-const assumptionsHold = new WeakMap<LoopKernel, Set<string>>();
+/**
+ * A value must fit its dtype: the generated code would otherwise see it wrapped (2^31 as an
+ * int32 is -2^31, and a loop to n never runs, or indices overflow).
+ */
+function checkFits(knl: LoopKernel, name: string, dtype: DType, v: number | bigint): void {
+  if (!isInteger(dtype)) return;
+  const bits = BigInt(byteSize(dtype) * 8);
+  const signed = dtype.startsWith('int');
+  const [lo, hi] = signed ? [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n] : [0n, 2n ** bits - 1n];
+  const value = BigInt(v);
+  if (value >= lo && value <= hi) return;
+  const index = dtype === INDEX_DTYPE && knl.domains.some((d) => d.params.includes(name));
+  throw new LoomError(
+    `kernel '${knl.name}': argument '${name}' = ${v} does not fit its dtype ${dtype} (${lo} to ${hi})` +
+      (index ? '; loop bounds and indices are 32-bit integers in the generated code: split the problem into launches with smaller sizes' : ''),
+  );
+}
+
+/** Per kernel (weakly), the parameter values known to satisfy its assumptions; bounded, as every size may come. */
+const assumptionsHold = new WeakMap<LoopKernel, LruCache<string, true>>();
+const CHECKED_PER_KERNEL = 256;
 
 /** Outputs nobody passed get the type of what is assigned to them; remembered per kernel and input dtypes. */
 function inferOutputDTypes(knl: LoopKernel, dtypes: Map<string, DType>): void {
   const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name) ?? ''}`).join(',');
   let perKernel = outputTypes.get(knl);
-  if (!perKernel) outputTypes.set(knl, (perKernel = new Map()));
+  if (!perKernel) outputTypes.set(knl, (perKernel = new LruCache(DTYPE_SETS_PER_KERNEL)));
   let inferred = perKernel.get(key);
   if (!inferred) {
     const known = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
@@ -268,7 +297,9 @@ function inferOutputDTypes(knl: LoopKernel, dtypes: Map<string, DType>): void {
   }
 }
 
-const outputTypes = new WeakMap<LoopKernel, Map<string, Map<string, DType | undefined>>>();
+/** Per kernel (weakly), the output dtypes inferred for each set of input dtypes. */
+const outputTypes = new WeakMap<LoopKernel, LruCache<string, Map<string, DType | undefined>>>();
+const DTYPE_SETS_PER_KERNEL = 16;
 
 export function checkDTypeName(d: string): DType {
   if (!isDType(d)) throw new LoomError(`unknown dtype '${d}'`);

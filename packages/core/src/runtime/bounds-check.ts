@@ -5,6 +5,7 @@
  * bounds depend on data cannot be checked here.
  */
 import { LoomError } from '../errors.ts';
+import { LruCache } from '../lru.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
 import { Linear } from '../linear.ts';
@@ -12,7 +13,9 @@ import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 
-const checked = new WeakMap<LoopKernel, Set<string>>();
+/** Per kernel (weakly), the parameter values already checked: elementwise kernels see every size, so bounded. */
+const checked = new WeakMap<LoopKernel, LruCache<string, true>>();
+const CHECKED_PER_KERNEL = 256;
 
 export function checkAccessBounds(
   knl: LoopKernel,
@@ -21,7 +24,7 @@ export function checkAccessBounds(
 ): void {
   const key = [...values].map(([k, v]) => `${k}=${v}`).join(',');
   let done = checked.get(knl);
-  if (!done) checked.set(knl, (done = new Set()));
+  if (!done) checked.set(knl, (done = new LruCache(CHECKED_PER_KERNEL)));
   if (done.has(key)) return;
 
   const params = knl.domains.flatMap((d) => d.params).filter((p) => values.has(p));
@@ -54,9 +57,7 @@ export function checkAccessBounds(
       );
     });
   }
-  // many shapes (elementwise kernels see every size): remember a bounded number
-  if (done.size > 256) done.clear();
-  done.add(key);
+  done.set(key, true);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DType, HostArray } from '../dtypes.ts';
 import { hostArrayConstructor } from '../dtypes.ts';
 import type { KernelFunction } from '../codegen/ast.ts';
 import type { GeneratedCode, Target } from '../codegen/target.ts';
+import type { DeviceLimits } from './limits.ts';
 
 /** Opaque handle to device memory. */
 export interface DeviceBuffer {
@@ -35,6 +36,21 @@ export interface Device {
     localSize: readonly number[],
   ): Promise<void>;
   release(buffer: DeviceBuffer): void;
+  /**
+   * What kernels the device accepts (`limits.ts`): work-group sizes, local and private
+   * memory, buffer sizes. Compiling and launching check them, on every device alike.
+   */
+  readonly limits: DeviceLimits;
+  /**
+   * How many entries each of the device's caches (programs, pipelines, launch shapes...)
+   * holds now: each stays at most at the device's cache size.
+   */
+  cacheStats(): Readonly<Record<string, number>>;
+  /**
+   * Releases what the device holds (programs, pipelines, buffers; on OpenCL the context,
+   * on WebGPU the GPUDevice). Using the device or its arrays afterwards is a LoomError.
+   */
+  dispose(): void;
 }
 
 /** A shaped, typed array in a device's memory (row-major). */

@@ -9,6 +9,7 @@ import type { Binding } from './arguments.ts';
 import { byteLengthOf } from './arguments.ts';
 import type { Device, DeviceBuffer, LaunchArgument } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { checkGridLimits } from './limits.ts';
 
 /** One kernel of the program, with its arguments and grid fixed. */
 export interface PreparedKernel {
@@ -43,6 +44,7 @@ export function planLaunches(program: ProgramAst, values: Binding['values'], buf
   for (const kernel of program.kernels) {
     const groupCount = kernel.groupCount.map((g) => size(g, values, 'the grid size'));
     if (groupCount.some((g) => g <= 0)) continue;
+    checkGridLimits(kernel, groupCount);
     const args: LaunchArgument[] = kernel.params.map((p) =>
       p.kind === 'value' ? { kind: 'value', dtype: p.dtype, value: values.get(p.name)! } : { kind: 'buffer', buffer: buffers.get(p.name)! },
     );

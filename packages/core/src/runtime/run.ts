@@ -6,6 +6,7 @@
 import { ownEntry } from '../names.ts';
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { LruCache } from '../lru.ts';
 import { generateCode } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -23,14 +24,19 @@ interface Compiled {
   readonly compiled: unknown;
 }
 
-const cache = new WeakMap<Device, WeakMap<LoopKernel, Map<string, Promise<Compiled>>>>();
+/**
+ * Per device and kernel (both weakly: a dropped kernel's entries go with it), the variants
+ * compiled for each set of dtypes: a kernel sees few, and an LRU bounds the rest.
+ */
+const cache = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, Promise<Compiled>>>>();
+const VARIANTS_PER_KERNEL = 16;
 
 /** Generates and compiles the variant of `knl` for these dtypes on `device`, cached. */
 export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>): Promise<Compiled> {
   let perDevice = cache.get(device);
   if (!perDevice) cache.set(device, (perDevice = new WeakMap()));
   let perKernel = perDevice.get(knl);
-  if (!perKernel) perDevice.set(knl, (perKernel = new Map()));
+  if (!perKernel) perDevice.set(knl, (perKernel = new LruCache(VARIANTS_PER_KERNEL)));
   const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name)}`).join(',');
   let entry = perKernel.get(key);
   if (!entry) {
@@ -152,7 +158,7 @@ export async function prepareCall(knl: LoopKernel, device: Device, args: Readonl
   let perDevice = prepared.get(device);
   if (!perDevice) prepared.set(device, (perDevice = new WeakMap()));
   let perKernel = perDevice.get(knl);
-  if (!perKernel) perDevice.set(knl, (perKernel = new Map()));
+  if (!perKernel) perDevice.set(knl, (perKernel = new LruCache(CALLS_PER_KERNEL)));
   const known = signature === undefined ? undefined : perKernel.get(signature);
   if (known) {
     const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(ownEntry(args, a.arg.name)) }));
@@ -161,14 +167,13 @@ export async function prepareCall(knl: LoopKernel, device: Device, args: Readonl
   const binding = bindArguments(knl, args);
   checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
   const { code, compiled } = await compileFor(knl, device, binding.dtypes);
-  if (signature !== undefined) {
-    if (perKernel.size > 64) perKernel.clear();
-    perKernel.set(signature, { binding, code, compiled });
-  }
+  if (signature !== undefined) perKernel.set(signature, { binding, code, compiled });
   return { binding, code, compiled };
 }
 
-const prepared = new WeakMap<Device, WeakMap<LoopKernel, Map<string, PreparedCall>>>();
+/** Per device and kernel (weakly), the calls prepared for each signature: elementwise kernels see every shape, so bounded. */
+const prepared = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, PreparedCall>>>();
+const CALLS_PER_KERNEL = 64;
 
 /** What binding depends on, as a string; undefined for arguments it cannot describe (then no reuse). */
 function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>): string | undefined {

@@ -12,6 +12,23 @@ export interface Token {
   /** Offsets into the source: [start, end). */
   readonly start: number;
   readonly end: number;
+  /** A number in exponent form (`1e3`, `1e+21`): read by the parser (`exponentForm`). */
+  readonly exponent?: ExponentForm;
+}
+
+/**
+ * `1e3` is the integer 1000, but ISL also writes a coefficient against a name (`3e0` is 3
+ * times the existential `e0`): the parser knows which names are in scope, so the lexer
+ * keeps both readings and the parser picks.
+ */
+export interface ExponentForm {
+  /** The integer it denotes, in decimal; undefined when it is not an exact integer in range. */
+  readonly value?: string;
+  /** Why it is not (the message for a caret under it). */
+  readonly error?: string;
+  /** The coefficient-and-name reading of an unsigned form: `3e0` → 3 and `e0`. */
+  readonly coefficient?: string;
+  readonly name?: string;
 }
 
 export const KEYWORDS: ReadonlySet<string> = new Set(['and', 'or', 'not', 'exists', 'mod', 'floor', 'ceil', 'true', 'false']);
@@ -42,6 +59,18 @@ export function tokenize(text: string): Token[] {
     const start = i;
     if (/[0-9]/.test(ch)) {
       while (i < text.length && /[0-9]/.test(text[i]!)) i++;
+      // exponent digits end at a letter-free boundary: `2e3x` stays 2 times the name `e3x`
+      const exponent = /^[eE][+-]?[0-9]+(?![A-Za-z0-9_])/.exec(text.slice(i, i + 24));
+      if (exponent) {
+        const digitsEnd = i;
+        i += exponent[0].length;
+        const written = text.slice(start, i);
+        const form = exponentForm(written);
+        const signed = /[+-]/.test(exponent[0]);
+        const exponentToken = signed ? form : { ...form, coefficient: text.slice(start, digitsEnd), name: exponent[0] };
+        tokens.push({ kind: 'int', text: written, start, end: i, exponent: exponentToken });
+        continue;
+      }
       tokens.push({ kind: 'int', text: text.slice(start, i), start, end: i });
       continue;
     }
@@ -63,6 +92,26 @@ export function tokenize(text: string): Token[] {
   }
   tokens.push({ kind: 'eof', text: '', start: text.length, end: text.length });
   return tokens;
+}
+
+/**
+ * `1e3`, `25e-1`... (what JavaScript prints for large numbers: `${1e21}` is `1e+21`) as the
+ * integer they denote, when it is exact and within the integers sets compute with exactly.
+ */
+function exponentForm(written: string): ExponentForm {
+  const [mantissa, power] = written.toLowerCase().split('e') as [string, string];
+  const exp = Number(power);
+  let value: bigint | undefined;
+  if (exp >= 0 && exp <= 32) value = BigInt(mantissa) * 10n ** BigInt(exp);
+  else if (exp < 0 && -exp <= 32) {
+    const divisor = 10n ** BigInt(-exp);
+    if (BigInt(mantissa) % divisor !== 0n) return { error: `${written} is not an integer: set constraints hold integers only` };
+    value = BigInt(mantissa) / divisor;
+  }
+  if (value === undefined || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    return { error: `${written} is beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer Loom's sets compute with exactly` };
+  }
+  return { value: String(value) };
 }
 
 const CLOSER: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };

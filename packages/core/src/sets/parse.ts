@@ -281,7 +281,15 @@ class Parser {
     }
     if (t.kind === 'int') {
       this.next();
-      const n = Number(t.text);
+      const written = t.exponent;
+      if (written?.name !== undefined && this.inScope(written.name)) {
+        // ISL's own juxtaposition: `3e0` is 3 times the name `e0` declared here
+        const split = t.start + written.coefficient!.length;
+        const coefficient = value(Linear.constant(Number(written.coefficient)), t.start, split);
+        return this.product(coefficient, value(Linear.variable(this.resolve(written.name)), split, t.end));
+      }
+      if (written?.error !== undefined) this.failAt(t, written.error);
+      const n = Number(written?.value ?? t.text);
       if (!Number.isSafeInteger(n)) this.failAt(t, `integer constant ${t.text} is too large`);
       const constant = value(Linear.constant(n), t.start, t.end);
       // `3l`, `2(i + 1)`: a constant written right against what it multiplies.
@@ -344,6 +352,11 @@ class Parser {
     const rest = v.lin.sub(Linear.variable(q, v.den)); // lin - den·q, in [0, den - 1]
     this.constraints.push(ge(rest), ge(rest.negate().add(v.den - 1)));
     return value(Linear.variable(q), v.start, v.end);
+  }
+
+  /** Whether `name` is declared here or already used (an existential, a set variable, a parameter). */
+  private inScope(name: string): boolean {
+    return this.scopes.some((scope) => scope.has(name)) || this.dims.includes(name) || this.params.includes(name);
   }
 
   private resolve(name: string): string {

@@ -14,6 +14,7 @@
  * Node's `fs` is reached through `process.getBuiltinModule`, not imported, so that the
  * DSL also loads in a browser (where positions stay inside the template).
  */
+import { LruCache } from '@loom/core';
 
 /** A 1-based line and column, as editors and stack traces count them. */
 export interface SourceLocation {
@@ -58,19 +59,24 @@ export function pathOf(location: string): string {
   return /^\/[A-Za-z]:\//.test(path) ? path.slice(1) : path;
 }
 
+const SOURCE_FILES_KEPT = 32;
+
 type FileSystem = { readFileSync(path: string, encoding: 'utf8'): string };
 const nodeFs = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:fs') as FileSystem | undefined;
-const files = new Map<string, string | undefined>();
+/** Source files read to place template errors (null: unreadable); a few, the recently used. */
+const files = new LruCache<string, string | null>(SOURCE_FILES_KEPT);
 
 function readSource(file: string): string | undefined {
-  if (!files.has(file)) {
+  let text = files.get(file);
+  if (text === undefined) {
     try {
-      files.set(file, nodeFs?.readFileSync(file, 'utf8'));
+      text = nodeFs?.readFileSync(file, 'utf8') ?? null;
     } catch {
-      files.set(file, undefined);
+      text = null;
     }
+    files.set(file, text);
   }
-  return files.get(file);
+  return text ?? undefined;
 }
 
 /** Finds the template whose tag starts at `site` and checks that its pieces are `raw`. */

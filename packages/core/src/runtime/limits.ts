@@ -1,0 +1,148 @@
+/**
+ * What a device can run, checked before anything reaches a driver. A kernel past a limit
+ * used to meet each backend's own reaction: PoCL crashed the process on a 400 MB private
+ * array, WebGPU blamed "a bug in Loom's WGSL target", the CPU device ran a 100,000-wide
+ * work-group that every GPU refuses. Now every device states its `DeviceLimits`, and
+ * these checks refuse the same kernels everywhere with a LoomError naming the limit, the
+ * value, the kernel and what to do.
+ *
+ *   checkProgramLimits   work-group size (in all, per axis), local and private memory:
+ *                        fixed by the code, checked when a device compiles it
+ *   checkGridLimits      work-items per axis: every index is a 32-bit integer in the
+ *                        generated code, so a grid of 2^31 work-items along an axis would
+ *                        overflow; checked when a launch is planned
+ *   checkBufferSize      one buffer's bytes, checked when a device allocates
+ *
+ * The CPU device has no hardware limits of its own; it takes `COMMON_LIMITS`, those of a
+ * typical GPU, so a kernel that runs there runs on the GPUs too.
+ */
+import { byteSize } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import type { KernelFunction, ProgramAst, Stmt } from '../codegen/ast.ts';
+
+export interface DeviceLimits {
+  /** Work-items in one work-group (OpenCL's CL_DEVICE_MAX_WORK_GROUP_SIZE, WebGPU's maxComputeInvocationsPerWorkgroup). */
+  readonly maxWorkGroupSize: number;
+  /** Work-items along each axis of a work-group: x, y, z. */
+  readonly maxWorkGroupSizes: readonly [number, number, number];
+  /** Bytes of local (OpenCL `__local`, WGSL `var<workgroup>`) memory one work-group may use. */
+  readonly maxLocalMemoryBytes: number;
+  /** Bytes of private temporaries one work-item may declare. */
+  readonly maxPrivateMemoryBytes: number;
+  /** Bytes in one buffer. */
+  readonly maxBufferBytes: number;
+}
+
+/**
+ * The limits of a typical GPU, which the CPU device takes: NVIDIA's and WebGPU's work-group
+ * sizes (1024 in all, 1024 x 1024 x 64), WebGPU adapters' common workgroup storage (32 KiB,
+ * below NVIDIA's 48 KiB), 64 KiB of private memory per work-item (no API reports it; beyond
+ * this GPUs spill to slow memory or refuse, and PoCL crashes), and 2 GiB buffers (the
+ * largest allocation common OpenCL devices grant).
+ */
+export const COMMON_LIMITS: DeviceLimits = Object.freeze({
+  maxWorkGroupSize: 1024,
+  maxWorkGroupSizes: Object.freeze([1024, 1024, 64]) as unknown as readonly [number, number, number],
+  maxLocalMemoryBytes: 32 * 1024,
+  maxPrivateMemoryBytes: 64 * 1024,
+  maxBufferBytes: 2 ** 31,
+});
+
+/** The largest index the generated code can hold: indices are 32-bit signed integers (`INDEX_DTYPE`). */
+export const MAX_INDEX = 2 ** 31 - 1;
+
+const AXES = ['x', 'y', 'z'];
+
+/** Refuses a program whose work-groups or temporaries do not fit the device: call before compiling it. */
+export function checkProgramLimits(program: ProgramAst, limits: DeviceLimits, device: string): void {
+  for (const kernel of program.kernels) checkKernelLimits(kernel, limits, device);
+}
+
+function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device: string): void {
+  const where = `kernel '${kernel.name}'`;
+  const on = `on ${device}`;
+  const size = kernel.localSize;
+  if (size.length > 3) throw new LoomError(`${where}: work-groups have at most 3 axes, not ${size.length} (tag fewer inames 'l.N')`);
+  size.forEach((n, axis) => {
+    if (n > limits.maxWorkGroupSizes[axis]) {
+      throw new LoomError(
+        `${where}: its work-group has ${n} work-items along axis ${axis} (${AXES[axis]}), more than the ${limits.maxWorkGroupSizes[axis]} allowed ${on}; ` +
+          `split the iname tagged 'l.${axis}' (splitIname) and tag the outer part 'g.${axis}'`,
+      );
+    }
+  });
+  const total = size.reduce((a, b) => a * b, 1);
+  if (total > limits.maxWorkGroupSize) {
+    throw new LoomError(
+      `${where}: its work-group of ${size.join(' x ')} = ${total} work-items exceeds the maximum work-group size ${on} (${limits.maxWorkGroupSize}); ` +
+        "split an iname tagged 'l.N' (splitIname) and tag the outer part 'g.N'",
+    );
+  }
+  const memory = declaredMemory(kernel.body);
+  if (memory.private > limits.maxPrivateMemoryBytes) {
+    throw new LoomError(
+      `${where}: its private temporaries (${memory.privateNames.join(', ')}) take ${memory.private} bytes per work-item, ` +
+        `more than the ${limits.maxPrivateMemoryBytes} bytes of private memory allowed ${on}; ` +
+        "make them smaller, or give them a global address space (setTemporaryAddressSpace(knl, name, 'global'))",
+    );
+  }
+  if (memory.local > limits.maxLocalMemoryBytes) {
+    throw new LoomError(
+      `${where}: its local temporaries (${memory.localNames.join(', ')}) take ${memory.local} bytes per work-group, ` +
+        `more than the ${limits.maxLocalMemoryBytes} bytes of local memory ${on}; use smaller tiles (split factors, prefetch footprints)`,
+    );
+  }
+}
+
+/** The bytes of private and local temporaries a kernel declares, and their names. */
+function declaredMemory(body: Stmt): { private: number; local: number; privateNames: string[]; localNames: string[] } {
+  const out = { private: 0, local: 0, privateNames: [] as string[], localNames: [] as string[] };
+  const visit = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'block': s.body.forEach(visit); return;
+      case 'for': visit(s.body); return;
+      case 'if': visit(s.then); return;
+      case 'declare': {
+        const bytes = (s.length ?? 1) * byteSize(s.dtype);
+        if (s.addressSpace === 'private') {
+          out.private += bytes;
+          out.privateNames.push(`'${s.name}'`);
+        } else if (s.addressSpace === 'local') {
+          out.local += bytes;
+          out.localNames.push(`'${s.name}'`);
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  visit(body);
+  return out;
+}
+
+/**
+ * Refuses a launch whose global index along an axis (group id x work-group size + local id)
+ * would not fit the generated code's 32-bit indices. Allocates nothing: it runs per launch.
+ */
+export function checkGridLimits(kernel: KernelFunction, groupCount: readonly number[]): void {
+  for (let axis = 0; axis < groupCount.length; axis++) {
+    const items = groupCount[axis] * (kernel.localSize[axis] ?? 1);
+    if (items > MAX_INDEX) {
+      throw new LoomError(
+        `kernel '${kernel.name}': a grid of ${items} work-items along axis ${axis} does not fit the 32-bit indices of the generated code (at most ${MAX_INDEX}); ` +
+          'split the problem into several launches of smaller parameter values',
+      );
+    }
+  }
+}
+
+/** Refuses a buffer larger than the device allows. */
+export function checkBufferSize(byteLength: number, limits: DeviceLimits, device: string): void {
+  if (!Number.isSafeInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: not a whole number of bytes`);
+  if (byteLength > limits.maxBufferBytes) {
+    throw new LoomError(
+      `cannot allocate ${byteLength} bytes on ${device}: one buffer holds at most ${limits.maxBufferBytes} bytes there; split the data into smaller arrays`,
+    );
+  }
+}
