@@ -46,6 +46,8 @@ export function cpuDevice(): Device {
   return {
     name: CPU_DEVICE_NAME,
     target: jsTarget(),
+    // exact and unhurried: the device where a wrong data-dependent index should be found
+    checksBoundsByDefault: true,
 
     async compile(code: GeneratedCode): Promise<unknown> {
       if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
