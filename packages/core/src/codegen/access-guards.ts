@@ -19,8 +19,10 @@
  * in range the flat offset is in range too, because `run` refuses buffers smaller than
  * the layout's largest offset (strided and padded layouts included; arguments.ts).
  *
- * The semantics (README, "Out-of-bounds accesses"): a write out of bounds is dropped,
- * a read out of bounds gives 0 of the array's dtype. With `checkBounds`, each guard
+ * The semantics (README, "The language"): a write out of bounds is dropped (an `if`
+ * around it), a read out of bounds gives 0 of the array's dtype (`if(inBounds, a[k], 0)`:
+ * C's and JS's `?:` evaluate only the side taken; WGSL's `select` evaluates both, but
+ * WGSL's own accesses are clamped into the buffer, so that read is harmless and unused). With `checkBounds`, each guard
  * that fails also records itself in a small flag buffer, which `run` reads after the
  * launch and turns into a LoomError naming the array, the instruction and the index.
  */
