@@ -58,6 +58,8 @@ class CpuDevice implements Device {
   readonly name = CPU_DEVICE_NAME;
   readonly target = jsTarget();
   readonly limits: DeviceLimits = COMMON_LIMITS;
+  // exact and unhurried: the device where a wrong data-dependent index should be found
+  readonly checksBoundsByDefault = true;
   /** Compiled programs by source text: the same text always compiles to the same functions. */
   private readonly programs: LruCache<string, CompiledProgram>;
   private disposed = false;

@@ -45,14 +45,15 @@ export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
 
 export { linearize, scheduleToString, type ScheduleItem } from './schedule/linearize.ts';
-export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinearized } from './codegen/generate.ts';
+export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
+export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { KernelCheckError } from './check/index.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
 export type { Target, GeneratedCode } from './codegen/target.ts';
 
 export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkGridLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
-export { run, compileFor, type RunOutputs } from './runtime/run.ts';
+export { run, compileFor, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { backendRequired, noteBackendMissing } from './runtime/availability.ts';

@@ -7,6 +7,7 @@
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { AddressSpace } from '../kernel/model.ts';
+import type { BoundsChecks } from './access-guards.ts';
 
 export type Stmt =
   | { readonly kind: 'block'; readonly body: readonly Stmt[] }
@@ -45,6 +46,11 @@ export interface KernelFunction {
 
 export interface ProgramAst {
   readonly kernels: readonly KernelFunction[];
+  /**
+   * Compiled with bounds checking and some access needed a guard: the flag buffer
+   * (a parameter of the kernels that have such accesses) and what each slot reports.
+   */
+  readonly boundsChecks?: BoundsChecks;
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

@@ -16,6 +16,7 @@ import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
+import { AccessGuards, type BoundsChecks } from './access-guards.ts';
 import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
@@ -28,9 +29,12 @@ export class KernelBuilder {
   private readonly byId: Map<string, Instruction>;
   /** The grid of the device kernel being built (set by `build`). */
   private grid!: Grid;
+  /** Guards for the accesses not proven in bounds, shared by the program's kernels. */
+  private readonly guards: AccessGuards;
 
-  constructor(private readonly knl: LoopKernel) {
+  constructor(private readonly knl: LoopKernel, options: { checkBounds?: boolean } = {}) {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
+    this.guards = new AccessGuards(knl, (e) => this.flatten(e), this.types, options.checkBounds ?? false);
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
     for (const a of knl.args) {
       this.types.set(a.name, a.dtype!);
@@ -40,12 +44,23 @@ export class KernelBuilder {
       this.types.set(t.name, t.dtype!);
       this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
     }
+    if (this.guards.flagsName) this.types.set(this.guards.flagsName, 'int32');
+  }
+
+  /** The flag buffer and its sites, once every kernel is built (when checking bounds). */
+  get boundsChecks(): BoundsChecks | undefined {
+    return this.guards.checks;
   }
 
   /** One device kernel running `schedule` (the whole kernel, or a part between global barriers). */
   build(schedule: readonly ScheduleItem[], name = this.knl.name): KernelFunction {
     const insns = scheduledInstructions(schedule).map((id) => this.byId.get(id)!);
     this.grid = findGrid(this.knl, new Set(insns.flatMap((i) => i.withinInames)));
+    // statements first: the guards they need decide whether the kernel takes the flag buffer
+    const sitesBefore = this.guards.siteCount;
+    const enforced = hardwareContext(this.grid, this.knl.assumptions);
+    const statements = this.items(schedule, [], enforced);
+    const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
     const written = new Set(insns.map((i) => (i.assignee?.kind === 'subscript' ? i.assignee.array : i.assignee?.kind === 'var' ? i.assignee.name : '')));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
     const globals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace === 'global');
@@ -54,6 +69,7 @@ export class KernelBuilder {
         .filter((a) => a.kind === 'value' || used.has(a.name))
         .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
       ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
+      ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
     const locals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && used.has(t.name));
     const declarations: Stmt[] = locals.map((t) => ({
@@ -63,8 +79,6 @@ export class KernelBuilder {
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
     }));
-    const enforced = hardwareContext(this.grid, this.knl.assumptions);
-    const statements = this.items(schedule, [], enforced);
     const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
     const substituted = [...declarations, ...statements].map((s) => mapStmtExprs(s, (e) => (hardware.size ? substitute(e, hardware) : e)));
     const body = mergeGuards(substituted, exprEquals);
@@ -186,14 +200,20 @@ export class KernelBuilder {
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     const guard = constraintsToCondition(domain.gist(context), insn);
-    const target = this.flatten(insn.assignee!);
-    const value = this.flattenAll(insn.expression!);
+    const guarded = this.guards.instruction(insn);
     const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
-    let stmt: Stmt = { kind: 'assign', target, value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
-    const predicates = insn.predicates.map((p) => this.flattenAll(p));
-    const conditions = [...(guard ? [guard] : []), ...predicates, ...this.writeBoundsGuard(insn)];
-    if (conditions.length) stmt = { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt };
-    return [stmt];
+    const assign: Stmt = { kind: 'assign', target: guarded.target, value: guarded.value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
+    const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
+      conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;
+    if (guarded.predicateReports.length + guarded.reports.length === 0) {
+      return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], assign)];
+    }
+    // bounds checking: each report runs where its access is evaluated, inside the domain
+    // guard, and (but for the predicates' own reads) where the predicates hold
+    const underPredicates = [...guarded.reports, when(guarded.writeConditions, assign)];
+    const checked = guarded.predicates.length ? [when(guarded.predicates, block(underPredicates))] : underPredicates;
+    const all = [...guarded.predicateReports, ...checked];
+    return guard ? [when([guard], block(all))] : all;
   }
 
   /**
@@ -222,27 +242,6 @@ export class KernelBuilder {
     return out;
   }
 
-  /**
-   * A write whose index depends on data (`out[idx[i]] = ...`) cannot be checked before
-   * the launch, so it is guarded: it never lands outside the array.
-   */
-  private writeBoundsGuard(insn: Instruction): Expr[] {
-    const target = insn.assignee;
-    if (target?.kind !== 'subscript') return [];
-    const shape = this.knl.arg(target.array)?.shape ?? this.knl.temporaries.get(target.array)?.shape;
-    if (!shape) return [];
-    const guards: Expr[] = [];
-    target.indices.forEach((index, axis) => {
-      if (toLinear(index)) return;
-      // Python's `e % c` is always in [0, c): in bounds when c fits the axis
-      const size = shape[axis];
-      if (index.kind === 'binary' && index.op === '%' && index.right.kind === 'int' && index.right.value > 0 && size.kind === 'int' && index.right.value <= size.value) return;
-      const flat = this.flattenAll(index);
-      guards.push(logical('and', compare('<=', int(0), flat), compare('<', flat, shape[axis])));
-    });
-    return guards;
-  }
-
   /** `a[i, j]` → `a[n*i + j]`; a zero-dimensional array argument `x` → `x[0]`. */
   private flatten(e: Expr): Expr {
     if (e.kind === 'var' && this.knl.arg(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
@@ -260,12 +259,6 @@ export class KernelBuilder {
     return subscript(e.array, [flat ?? int(0)]);
   }
 
-  private flattenAll(e: Expr): Expr {
-    return mapExpr(e, (x) => {
-      if (x.kind === 'reduce') throw new LoomError('internal: a reduction survived realization');
-      return x.kind === 'subscript' || x.kind === 'var' ? this.flatten(x) : x;
-    });
-  }
 }
 
 /** `if (true) s` is `s`; `if (false) s` is nothing (guards that a lane's value settled). */

@@ -23,10 +23,19 @@ import { checkProgramNames } from './program-names.ts';
 import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
 import type { GeneratedCode, Target } from './target.ts';
 
+export interface CodegenOptions {
+  /**
+   * Guards that fail also record themselves in a flag buffer, which `run` reads back
+   * and reports as a LoomError (access-guards.ts). Off, the guards only keep accesses
+   * in bounds, and the code takes no extra buffer.
+   */
+  readonly checkBounds?: boolean;
+}
+
 /** The kernel's code for `target`. Every input array's dtype must be known (`addDtypes`). */
-export function generateCode(knl: LoopKernel, target: Target): GeneratedCode {
+export function generateCode(knl: LoopKernel, target: Target, options: CodegenOptions = {}): GeneratedCode {
   try {
-    const program = buildProgram(knl, target);
+    const program = buildProgram(knl, target, options);
     const code = target.generate(program);
     return { target: target.name, code, program, toString: () => code };
   } catch (e) {
@@ -45,10 +54,12 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
   return prepared;
 }
 
-export function buildProgram(knl: LoopKernel, target?: Target): ProgramAst {
+export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
   const { kernel, subkernels } = linearizeKernel(knl, target);
-  const builder = new KernelBuilder(kernel);
-  const program = { kernels: subkernels.map((sub) => builder.build(sub.schedule, sub.name)) };
+  const builder = new KernelBuilder(kernel, options);
+  const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
+  const boundsChecks = builder.boundsChecks;
+  const program = boundsChecks ? { kernels, boundsChecks } : { kernels };
   checkProgramNames(program);
   return program;
 }

@@ -15,7 +15,8 @@ export type BackendName = 'opencl' | 'webgpu' | 'cpu';
 
 const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU' };
 
-function environment(name: string): string | undefined {
+/** An environment variable, where there is an environment (Node; not a browser). */
+export function environment(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.[name];
 }

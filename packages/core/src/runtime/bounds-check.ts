@@ -2,7 +2,9 @@
  * Before a launch: every affine access of an argument with a declared shape stays
  * inside that shape for the parameter values given. (Inferred shapes hold by
  * construction once the assumptions are checked.) Accesses whose index or loop
- * bounds depend on data cannot be checked here.
+ * bounds depend on data cannot be checked here: the generated code guards them
+ * (codegen/access-guards.ts). And every array's buffer holds its layout's largest
+ * offset, so that an index in range on every axis is in range in memory too.
  */
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
@@ -12,6 +14,12 @@ import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
+import { requiredLength, stridesOf } from '../kernel/strides.ts';
+import { byteSize } from '../dtypes.ts';
+import { sepAxisOf } from '../codegen/separate-arrays.ts';
+import type { Binding } from './arguments.ts';
+import { DeviceArray } from './device.ts';
+import { evaluateInt, valuesEnv } from './evaluate.ts';
 
 /** Per kernel (weakly), the parameter values already checked: elementwise kernels see every size, so bounded. */
 const checked = new WeakMap<LoopKernel, LruCache<string, true>>();
@@ -81,4 +89,27 @@ function extremum(
 
 function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, number> {
   return Object.fromEntries([...values].map(([k, v]) => [k, Number(v)]));
+}
+
+/**
+ * Strided and padded layouts (`stride:EXPR` tags) reach further than the element
+ * count: a (2, 3) array with rows 4 apart needs 7 elements, not 6. A buffer shorter
+ * than that would let an in-range `a[1, 2]` land past its end, so it is refused.
+ * Host arrays hold exactly the element count (the binding checks it), and `run`
+ * allocates that much for outputs; a DeviceArray can be allocated larger.
+ */
+export function checkLayoutsFit(knl: LoopKernel, binding: Binding): void {
+  for (const a of binding.arrays) {
+    if (!a.arg.shape || !a.arg.dimTags || sepAxisOf(a.arg)) continue; // row-major is dense; sep axes are split up
+    const env = valuesEnv(binding.values, `the strides of '${a.arg.name}'`);
+    const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, `the strides of '${a.arg.name}'`));
+    const needed = requiredLength(a.shape, strides);
+    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.dtype)) : a.shape.reduce((x, y) => x * y, 1);
+    if (needed > held) {
+      throw new LoomError(
+        `array '${a.arg.name}' has a layout (strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
+          `but its buffer holds ${held}: pass a DeviceArray allocated with at least ${needed} elements`,
+      );
+    }
+  }
 }

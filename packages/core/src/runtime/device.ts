@@ -22,6 +22,8 @@ export interface Device {
   readonly name: string;
   /** How code for this device is spelled. */
   readonly target: Target;
+  /** `run` checks data-dependent indices here unless told otherwise (bounds-flags.ts). */
+  readonly checksBoundsByDefault?: boolean;
   /** Builds generated code into something `launch` can run. Devices may cache by code. */
   compile(code: GeneratedCode, options?: { buildOptions?: readonly string[] }): Promise<unknown>;
   allocate(byteLength: number): DeviceBuffer;

@@ -7,6 +7,10 @@
  *
  * Host arrays are refused rather than copied: a prepared launch owns no user data, so the
  * caller decides when data moves (`DeviceArray.from`, `toHost`).
+ *
+ * With bounds checking (`options.checkBounds`, on by default on the CPU device), each
+ * `launch()` reads the small flag buffer back and throws for data-dependent indices
+ * found out of range; off, a launch is only the device launches.
  */
 import { LoomError } from '../errors.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
@@ -15,6 +19,7 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { allocateTemporaries, planLaunches, type PreparedKernel } from './launch-plan.ts';
 import { prepareCall } from './run.ts';
+import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 
 export type { PreparedKernel };
 
@@ -35,8 +40,9 @@ export async function prepareLaunch(
   knl: LoopKernel,
   device: Device,
   args: Readonly<Record<string, DeviceArray | number | bigint>>,
+  options: RunOptions = {},
 ): Promise<PreparedLaunch> {
-  const { binding, code, compiled } = await prepareCall(knl, device, args);
+  const { binding, code, compiled } = await prepareCall(knl, device, args, options);
 
   const buffers = new Map<string, DeviceBuffer>();
   for (const a of binding.arrays) {
@@ -48,6 +54,12 @@ export async function prepareLaunch(
     buffers.set(a.arg.name, a.given.buffer);
   }
   const owned = allocateTemporaries(device, code.program, binding.values, buffers);
+  const checks = code.program.boundsChecks;
+  if (checks) {
+    const flags = await allocateFlags(device, checks);
+    owned.push(flags);
+    buffers.set(checks.flags, flags);
+  }
   const kernels = planLaunches(code.program, binding.values, buffers);
 
   return {
@@ -57,6 +69,15 @@ export async function prepareLaunch(
     kernels,
     async launch() {
       for (const k of kernels) await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
+      if (!checks) return;
+      // each launch reports its own violations: read the flags, then clear them
+      const flags = buffers.get(checks.flags)!;
+      try {
+        await throwViolations(device, flags, checks, binding.values);
+      } catch (e) {
+        await device.write(flags, new Int32Array(2 * checks.sites.length));
+        throw e;
+      }
     },
     release() {
       for (const b of owned.splice(0)) device.release(b);

@@ -7,13 +7,16 @@ import { ownEntry } from '../names.ts';
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
-import { generateCode } from '../codegen/generate.ts';
+import { generateCode, type CodegenOptions } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/target.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { addDtypes } from '../transform/basic.ts';
 import { bindArguments, byteLengthOf, type Binding, type RunArgument, type ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
-import { checkAccessBounds } from './bounds-check.ts';
+import { checkAccessBounds, checkLayoutsFit } from './bounds-check.ts';
+import { allocateFlags, throwViolations, wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
+
+export type { RunOptions };
 import { allocateTemporaries, planLaunches } from './launch-plan.ts';
 import { sepAxisOf, separateName } from '../codegen/separate-arrays.ts';
 
@@ -32,18 +35,18 @@ const cache = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, Promise<C
 const VARIANTS_PER_KERNEL = 16;
 
 /** Generates and compiles the variant of `knl` for these dtypes on `device`, cached. */
-export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>): Promise<Compiled> {
+export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>, options: CodegenOptions = {}): Promise<Compiled> {
   let perDevice = cache.get(device);
   if (!perDevice) cache.set(device, (perDevice = new WeakMap()));
   let perKernel = perDevice.get(knl);
   if (!perKernel) perDevice.set(knl, (perKernel = new LruCache(VARIANTS_PER_KERNEL)));
-  const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name)}`).join(',');
+  const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name)}`).join(',') + (options.checkBounds ? '|checked' : '');
   let entry = perKernel.get(key);
   if (!entry) {
     entry = (async () => {
       const untyped = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined).map((a) => [a.name, dtypes.get(a.name)!]));
       const typed = Object.keys(untyped).length ? addDtypes(knl, untyped) : knl;
-      const code = generateCode(typed, device.target);
+      const code = generateCode(typed, device.target, { checkBounds: options.checkBounds ?? false });
       if (knl.options.writeCode) console.log(code.code);
       const compiled = await device.compile(code, { buildOptions: knl.options.buildOptions });
       return { code, compiled };
@@ -54,8 +57,13 @@ export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<
   return entry;
 }
 
-export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}): Promise<RunOutputs> {
-  const { binding, code, compiled } = await prepareCall(knl, device, args);
+export async function run(
+  knl: LoopKernel,
+  device: Device,
+  args: Readonly<Record<string, RunArgument>> = {},
+  options: RunOptions = {},
+): Promise<RunOutputs> {
+  const { binding, code, compiled } = await prepareCall(knl, device, args, options);
 
   const owned: DeviceBuffer[] = [];
   const buffers = new Map<string, DeviceBuffer>();
@@ -88,9 +96,16 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
 
     // global temporaries (save slots, user-placed ones) live for the whole run
     owned.push(...allocateTemporaries(device, code.program, binding.values, buffers));
+    const checks = code.program.boundsChecks;
+    if (checks) {
+      const flags = await allocateFlags(device, checks);
+      owned.push(flags);
+      buffers.set(checks.flags, flags);
+    }
     for (const k of planLaunches(code.program, binding.values, buffers)) {
       await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
     }
+    if (checks) await throwViolations(device, buffers.get(checks.flags)!, checks, binding.values);
 
     // outputs are defined, not assigned: an array called `__proto__` is an output like any other
     const outputs: RunOutputs = {};
@@ -153,8 +168,14 @@ export interface PreparedCall {
  * signature (dtypes, shapes, values): a loop calling `run` with the same kinds of
  * arguments pays for them once. The arrays themselves are bound afresh every call.
  */
-export async function prepareCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>): Promise<PreparedCall> {
-  const signature = callSignature(knl, args);
+export async function prepareCall(
+  knl: LoopKernel,
+  device: Device,
+  args: Readonly<Record<string, RunArgument>>,
+  options: RunOptions = {},
+): Promise<PreparedCall> {
+  const checkBounds = wantsBoundsChecks(device, options);
+  const signature = callSignature(knl, args)?.concat(checkBounds ? '|checked' : '');
   let perDevice = prepared.get(device);
   if (!perDevice) prepared.set(device, (perDevice = new WeakMap()));
   let perKernel = perDevice.get(knl);
@@ -162,11 +183,14 @@ export async function prepareCall(knl: LoopKernel, device: Device, args: Readonl
   const known = signature === undefined ? undefined : perKernel.get(signature);
   if (known) {
     const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(ownEntry(args, a.arg.name)) }));
-    return { ...known, binding: { ...known.binding, arrays } };
+    const binding = { ...known.binding, arrays };
+    checkLayoutsFit(knl, binding); // device buffers are not part of the signature
+    return { ...known, binding };
   }
   const binding = bindArguments(knl, args);
   checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
-  const { code, compiled } = await compileFor(knl, device, binding.dtypes);
+  checkLayoutsFit(knl, binding);
+  const { code, compiled } = await compileFor(knl, device, binding.dtypes, { checkBounds });
   if (signature !== undefined) perKernel.set(signature, { binding, code, compiled });
   return { binding, code, compiled };
 }

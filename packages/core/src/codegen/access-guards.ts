@@ -1,0 +1,274 @@
+/**
+ * Memory safety by construction: no generated access ever leaves its array.
+ *
+ * Most accesses are proven in bounds before any code runs. An affine index of an
+ * argument (`a[i + 1]`, `b[n*i + j]`) is checked exactly against the shapes given to
+ * `run`, with emptiness tests on the integer sets (runtime/bounds-check.ts), so it
+ * needs nothing in the generated code: that is the hot path, and it stays bare.
+ * Temporaries have no such check before launch; their affine indices are proven here
+ * instead, symbolically, over the instruction's domain and the kernel's assumptions.
+ *
+ * Every other access gets a guard in the generated code, on every target:
+ *
+ *   - an index read from data (`a[idx[i]]`, `out[t]` with `t = idx[i]`), or affine in
+ *     a temporary, or in loops whose bounds are read from data;
+ *   - an affine index of a temporary that the sets cannot prove in bounds.
+ *
+ * Each axis is guarded against its own extent: `a[r, c]` with a bad row `r` may land
+ * inside the flat buffer, in another row, and is still out of bounds. With every axis
+ * in range the flat offset is in range too, because `run` refuses buffers smaller than
+ * the layout's largest offset (strided and padded layouts included; arguments.ts).
+ *
+ * The semantics (README, "The language"): a write out of bounds is dropped (an `if`
+ * around it), a read out of bounds gives 0 of the array's dtype (`if(inBounds, a[k], 0)`:
+ * C's and JS's `?:` evaluate only the side taken; WGSL's `select` evaluates both, but
+ * WGSL's own accesses are clamped into the buffer, so that read is harmless and unused). With `checkBounds`, each guard
+ * that fails also records itself in a small flag buffer, which `run` reads after the
+ * launch and turns into a LoomError naming the array, the instruction and the index.
+ */
+import { LoomError } from '../errors.ts';
+import { cast, compare, ifThenElse, int, logical, not, subscript, type Expr, type Subscript } from '../expr/nodes.ts';
+import { exprEquals, mapChildren, printExpr, toLinear } from '../expr/index.ts';
+import type { Linear } from '../linear.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { DType } from '../dtypes.ts';
+import type { Stmt } from './ast.ts';
+
+/** One guarded access along one axis, as `run` reports it when the guard fails. */
+export interface BoundsSite {
+  readonly array: string;
+  readonly instruction: string;
+  readonly isWrite: boolean;
+  readonly axis: number;
+  /** The index as written in the kernel (`idx[i]`, `t`). */
+  readonly index: string;
+  /** The extent of that axis, as in the shape (`n`, `8`). */
+  readonly extent: Expr;
+  /** The array's number of axes. */
+  readonly rank: number;
+}
+
+/**
+ * The flag buffer of a program compiled with bounds checking: an int32 array of two
+ * slots per site, [failed, index]. A failing guard stores 1 and the index it saw.
+ * Work-items racing on one site all store a genuine violation of that site, so
+ * whichever value lands is a true report; no atomics are needed.
+ */
+export interface BoundsChecks {
+  /** The name of the flag buffer's kernel parameter. */
+  readonly flags: string;
+  readonly sites: readonly BoundsSite[];
+}
+
+/** A guard that, when checking, reports its failures: `if (path && !inBounds) record`. */
+interface Check {
+  readonly site: number;
+  readonly inBounds: Expr;
+  /** The index as generated, recorded when the guard fails. */
+  readonly index: Expr;
+  /** Conditions under which the access is evaluated at all (`if(c, a[k], 0)`: c). */
+  readonly path: readonly Expr[];
+}
+
+/** An instruction's target and value with guards in place. */
+export interface GuardedInstruction {
+  readonly target: Expr;
+  readonly value: Expr;
+  readonly predicates: readonly Expr[];
+  /** The write happens only where all of these hold (the target's unproven axes). */
+  readonly writeConditions: readonly Expr[];
+  /** Reports for the predicates' reads (evaluated before the predicates decide anything). */
+  readonly predicateReports: readonly Stmt[];
+  /** Reports for the target's and the value's accesses (evaluated where the predicates hold). */
+  readonly reports: readonly Stmt[];
+}
+
+export class AccessGuards {
+  /** Numbered across all the device kernels of a program: they share one flag buffer. */
+  private readonly sites: BoundsSite[] = [];
+  private readonly flags: string | undefined;
+  private readonly inames: ReadonlySet<string>;
+
+  /**
+   * `flatten` turns `a[i, j]` into the one-index access the targets spell; `types`
+   * gives every array's dtype (for the 0 an out-of-bounds read gives).
+   */
+  constructor(
+    private readonly knl: LoopKernel,
+    private readonly flatten: (e: Expr) => Expr,
+    private readonly types: ReadonlyMap<string, DType>,
+    checkBounds: boolean,
+  ) {
+    this.flags = checkBounds ? freshName(knl, 'loom_bounds') : undefined;
+    this.inames = new Set(knl.inames);
+  }
+
+  /** The flag buffer and its sites, when checking and some access needed a guard. */
+  get checks(): BoundsChecks | undefined {
+    return this.flags && this.sites.length ? { flags: this.flags, sites: this.sites } : undefined;
+  }
+
+  /** The flag buffer's name when checking bounds (an int32 array). */
+  get flagsName(): string | undefined {
+    return this.flags;
+  }
+
+  /** How many sites are numbered so far (a kernel that adds some needs the flag buffer). */
+  get siteCount(): number {
+    return this.sites.length;
+  }
+
+  instruction(insn: Instruction): GuardedInstruction {
+    const predicateChecks: Check[] = [];
+    const predicates = insn.predicates.map((p) => this.reads(insn, p, [], predicateChecks));
+    const checks: Check[] = [];
+    const assignee = insn.assignee!;
+    let target: Expr;
+    const writeConditions: Expr[] = [];
+    if (assignee.kind === 'subscript') {
+      const indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
+      target = this.flatten(subscript(assignee.array, indices));
+      for (const axis of this.unprovenAxes(insn, assignee)) {
+        const inBounds = this.inBounds(assignee, axis, indices[axis]);
+        writeConditions.push(inBounds);
+        this.note(checks, insn, assignee, axis, true, inBounds, indices[axis], []);
+      }
+    } else target = this.flatten(assignee);
+    // `out[t] = out[t] + x`: the read is as safe as the write it shares a guard with
+    const value = this.reads(insn, insn.expression!, [], checks, assignee.kind === 'subscript' ? assignee : undefined);
+    return {
+      target,
+      value,
+      predicates,
+      writeConditions,
+      predicateReports: predicateChecks.map((c) => this.report(c, insn)),
+      reports: checks.map((c) => this.report(c, insn)),
+    };
+  }
+
+  /**
+   * `e` flattened, with every unproven read `a[k]` turned into `if(inBounds, a[k], 0)`.
+   * `path`: the conditions that decide whether `e` is evaluated at all (C, JS and
+   * WGSL evaluate `c ? x : y`'s and `a && b`'s operands only as needed), so that a
+   * read the user already guards (`if(k < n, a[k], 0)`) reports nothing.
+   */
+  private reads(insn: Instruction, e: Expr, path: readonly Expr[], checks: Check[], shared?: Subscript): Expr {
+    const walk = (x: Expr, p: readonly Expr[]) => this.reads(insn, x, p, checks, shared);
+    switch (e.kind) {
+      case 'subscript': {
+        const indices = e.indices.map((x) => walk(x, path));
+        const flat = this.flatten(subscript(e.array, indices));
+        if (shared && exprEquals(e, shared)) return flat;
+        const axes = this.unprovenAxes(insn, e);
+        if (axes.length === 0) return flat;
+        const conditions = axes.map((axis) => {
+          const inBounds = this.inBounds(e, axis, indices[axis]);
+          this.note(checks, insn, e, axis, false, inBounds, indices[axis], path);
+          return inBounds;
+        });
+        return ifThenElse(conditions.reduce((a, b) => logical('and', a, b)), flat, cast(this.types.get(e.array)!, int(0)));
+      }
+      case 'var':
+        return this.flatten(e);
+      case 'if': {
+        const condition = walk(e.condition, path);
+        return ifThenElse(condition, walk(e.then, [...path, condition]), walk(e.otherwise, [...path, not(condition)]));
+      }
+      case 'logical': {
+        const left = walk(e.left, path);
+        return logical(e.op, left, walk(e.right, [...path, e.op === 'and' ? left : not(left)]));
+      }
+      case 'reduce':
+        throw new LoomError('internal: a reduction survived realization');
+      default:
+        return mapChildren(e, (x) => walk(x, path));
+    }
+  }
+
+  /** The axes of `access` whose index is not proven in bounds. */
+  private unprovenAxes(insn: Instruction, access: Subscript): number[] {
+    const shape = this.shapeOf(access.array);
+    if (!shape) return [];
+    return access.indices.flatMap((index, axis) => (this.proven(insn, access.array, shape[axis], index) ? [] : [axis]));
+  }
+
+  private proven(insn: Instruction, array: string, extent: Expr, index: Expr): boolean {
+    // Python's `e % c` is always in [0, c): in bounds when c fits the axis
+    if (index.kind === 'binary' && index.op === '%' && index.right.kind === 'int' && index.right.value > 0) {
+      if (extent.kind === 'int' && index.right.value <= extent.value) return true;
+    }
+    const lin = toLinear(index);
+    // affine in loop indices and parameters only: a temporary (`t = idx[i]`) is data
+    if (!lin || lin.variables.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return false;
+    const domain = domainOf(this.knl, insn.withinInames);
+    if (lin.variables.some((v) => this.isIname(v) && !domain.dims.includes(v))) return false;
+    // loop bounds read from data (loopy's data-dependent domains) escape the check before launch
+    const dataDependent = domain.params.some((p) => this.knl.temporaries.has(p));
+    if (this.knl.arg(array) && !dataDependent) return true; // checked before launch, exactly
+    const size = toLinear(extent);
+    return size !== undefined && provenSymbolically(domain, lin, size);
+  }
+
+  private isIname(name: string): boolean {
+    return this.inames.has(name);
+  }
+
+  private shapeOf(array: string): readonly Expr[] | undefined {
+    return this.knl.arg(array)?.shape ?? this.knl.temporaries.get(array)?.shape;
+  }
+
+  /** `0 <= index && index < extent`, with the index as generated. */
+  private inBounds(access: Subscript, axis: number, index: Expr): Expr {
+    return logical('and', compare('<=', int(0), index), compare('<', index, this.shapeOf(access.array)![axis]));
+  }
+
+  private note(checks: Check[], insn: Instruction, access: Subscript, axis: number, isWrite: boolean, inBounds: Expr, index: Expr, path: readonly Expr[]): void {
+    if (!this.flags) return;
+    this.sites.push({
+      array: access.array,
+      instruction: insn.id,
+      isWrite,
+      axis,
+      index: printExpr(access.indices[axis]),
+      extent: this.shapeOf(access.array)![axis],
+      rank: access.indices.length,
+    });
+    checks.push({ site: this.sites.length - 1, inBounds, index, path });
+  }
+
+  /** `if (path && !inBounds) { flags[2s] = 1; flags[2s + 1] = index; }` */
+  private report(check: Check, insn: Instruction): Stmt {
+    const flags = this.flags!;
+    const store = (slot: number, value: Expr): Stmt => ({
+      kind: 'assign', target: subscript(flags, [int(slot)]), value, dtype: 'int32', atomic: false, insnId: insn.id,
+    });
+    const failed = [...check.path, not(check.inBounds)].reduce((a, b) => logical('and', a, b));
+    return {
+      kind: 'if',
+      condition: failed,
+      then: { kind: 'block', body: [store(2 * check.site, int(1)), store(2 * check.site + 1, cast('int32', check.index))] },
+    };
+  }
+}
+
+/**
+ * For every parameter value the instruction's domain (assumptions included) allows:
+ * `0 <= index < size`. Both sides are emptiness tests, as before a launch.
+ */
+function provenSymbolically(domain: ReturnType<typeof domainOf>, index: Linear, size: Linear): boolean {
+  const known = new Set([...domain.dims, ...domain.params]);
+  const missing = [...new Set([...index.variables, ...size.variables])].filter((v) => !known.has(v));
+  const set = missing.length ? domain.addParams(missing) : domain;
+  const below = set.addConstraints([{ kind: 'ge', expr: index.negate().sub(1) }]);
+  const beyond = set.addConstraints([{ kind: 'ge', expr: index.sub(size) }]);
+  return below.isEmpty() && beyond.isEmpty();
+}
+
+/** `base`, or `base_1`, ... : a name no argument, temporary or iname of the kernel has. */
+function freshName(knl: LoopKernel, base: string): string {
+  const taken = (n: string) => knl.arg(n) !== undefined || knl.temporaries.has(n) || knl.inames.includes(n);
+  let name = base;
+  for (let k = 1; taken(name); k++) name = `${base}_${k}`;
+  return name;
+}
