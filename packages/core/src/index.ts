@@ -4,7 +4,7 @@
  */
 export { LoomError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
 export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
-export { Linear } from './linear.ts';
+export { Linear, IntegerOverflowError } from './linear.ts';
 export * from './dtypes.ts';
 
 export * as expr from './expr/index.ts';

@@ -6,6 +6,8 @@
  * bound). Immutable; coefficients are JavaScript integers (checked safe), zero
  * coefficients are never stored.
  */
+import { LoomError } from './errors.ts';
+
 export class Linear {
   private constructor(
     /** Non-zero coefficients by variable name, in insertion order. */
@@ -135,8 +137,15 @@ function rank(order: readonly string[], name: string): number {
   return i < 0 ? order.length : i;
 }
 
+/**
+ * A coefficient or constant left the safe integers (|n| > 2^53 - 1), where doubles stop
+ * being exact: `9007199254740991*i + 9007199254740991*i` in a domain. It is the user's
+ * arithmetic that overflowed, so it is a `LoomError`; the set parser adds a caret.
+ */
+export class IntegerOverflowError extends LoomError {}
+
 function checked(n: number): number {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`integer coefficient out of range: ${n}`);
+  if (!Number.isSafeInteger(n)) throw new IntegerOverflowError(`integer arithmetic out of the safe range (beyond ±(2^53 - 1)): ${n}`);
   return n === 0 ? 0 : n; // normalize -0
 }
 

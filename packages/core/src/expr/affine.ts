@@ -5,7 +5,7 @@
  * Variables are taken to be integers here: the callers ask about index expressions and
  * loop bounds, which are.
  */
-import { floorDiv, Linear } from '../linear.ts';
+import { floorDiv, IntegerOverflowError, Linear } from '../linear.ts';
 import { add, int, mul, neg, sub, variable, type Expr } from './nodes.ts';
 
 /**
@@ -17,7 +17,7 @@ export function toLinear(e: Expr): Linear | undefined {
   try {
     return linearOf(e);
   } catch (err) {
-    if (err instanceof RangeError) return undefined; // a coefficient beyond safe integers
+    if (err instanceof IntegerOverflowError) return undefined; // a coefficient beyond safe integers
     throw err;
   }
 }
