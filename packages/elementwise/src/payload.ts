@@ -140,6 +140,10 @@ function fromFunctionSource(source: string, name: string): Payload {
     ? returned.elements.map((e) => (ts.isSpreadElement(e) ? fail(e, 'spread elements cannot be payload outputs') : translator.expression(e)))
     : [translator.expression(returned)];
   if (outputs.length === 0) fail(returned, 'the payload returns no outputs');
+  // Locals are shared, not copied (`const b = a + a` points at `a`'s node twice), so reading
+  // is linear; but the kernel's passes walk trees, whose size a chain of locals can double at
+  // each step. The bounds refuse what they could not walk, before they try.
+  for (const o of outputs) expr.checkExpressionBounds(o, 'the payload', { text: source, start: 0, end: Math.max(1, source.length) });
   return { name: name || (fn.name && ts.isIdentifier(fn.name) ? fn.name.text : 'pointwise'), params, outputs, source };
 }
 
@@ -147,7 +151,17 @@ function fromFunctionSource(source: string, name: string): Payload {
 function parseFunction(source: string): { fn: FunctionNode; shift: number } {
   const ts = typescript();
   const attempt = (prefix: string, suffix: string): FunctionNode | undefined => {
-    const file = ts.createSourceFile('payload.ts', prefix + source + suffix, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    let file: TS.SourceFile;
+    try {
+      file = ts.createSourceFile('payload.ts', prefix + source + suffix, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    } catch (err) {
+      // TypeScript's parser recurses on nesting (thousands of brackets overflow it): the
+      // user's nesting, said so, rather than a RangeError from inside the compiler.
+      if (err instanceof RangeError && /call stack/i.test(err.message)) {
+        throw new LoomError(`the payload is nested deeper than ${expr.MAX_EXPRESSION_DEPTH} levels`, { text: source, start: 0, end: Math.max(1, source.length) });
+      }
+      throw err;
+    }
     if ((file as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics.length > 0 || file.statements.length !== 1) return undefined;
     const statement = file.statements[0];
     if (!ts.isExpressionStatement(statement)) return undefined;
@@ -232,7 +246,26 @@ class Translator {
     return (last as TS.ReturnStatement).expression!;
   }
 
+  /** How many `expression` calls are open: the depth of the tree being built. */
+  #depth = 0;
+
+  /**
+   * The IR for `node`. The translation recurses once per level, so the depth is bounded here
+   * by the bound every Loom expression keeps (a flat sum of thousands of terms is that deep).
+   */
   expression(node: TS.Expression): Expr {
+    if (this.#depth >= expr.MAX_EXPRESSION_DEPTH) {
+      this.fail(node, `the payload is nested deeper than ${expr.MAX_EXPRESSION_DEPTH} levels (a chain of operators counts a level per operator)`);
+    }
+    this.#depth++;
+    try {
+      return this.translate(node);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  private translate(node: TS.Expression): Expr {
     const { ts, fail } = this;
     const e = skipParentheses(ts, node);
     if (ts.isNumericLiteral(e)) return numberLiteral(Number(e.text));

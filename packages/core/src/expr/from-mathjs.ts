@@ -208,8 +208,36 @@ class Converter {
       }
       return leading.reduce<Expr>((e) => not(e), this.binary(node));
     }
-    const [left, right] = node.args;
-    const l = this.expression(left);
+    // mathjs nests a chain of left-associative operators to the left: `a + b - c + d` is
+    // `((a + b) - c) + d`. The chain is walked down iteratively, so that a sum of 3,000 terms
+    // costs no 3,000 stack frames; its operands are converted recursively (they are nested
+    // expressions, whose depth the parser bounds).
+    const spine = this.leftSpine(node);
+    let result = this.expression(spine[spine.length - 1].args[0]);
+    for (let k = spine.length - 1; k >= 0; k--) result = this.rightOperand(spine[k], result);
+    return result;
+  }
+
+  /**
+   * `node` and the binary operators down its left operands, outermost first. The walk stops at
+   * an operator whose text starts with `not`s that a chain must take over (see above): that
+   * one is converted through `binary` again.
+   */
+  private leftSpine(node: OperatorNode): OperatorNode[] {
+    const spine = [node];
+    for (;;) {
+      const left = spine[spine.length - 1].args[0];
+      if (left.type !== 'OperatorNode' || left.args.length !== 2) return spine;
+      // Only the topmost of a run of operators that bind tighter than `not` can take the
+      // `not`s over; so a run is checked where it starts, once (not at each of its nodes).
+      const startsRun = BINDS_TIGHTER_THAN_NOT.has(left.fn) && !BINDS_TIGHTER_THAN_NOT.has(spine[spine.length - 1].fn);
+      if (startsRun && this.leadingNots(left).length > 0) return spine;
+      spine.push(left);
+    }
+  }
+
+  /** The operator token of binary `node` and its right operand, given its left operand converted. */
+  private rightOperand(node: OperatorNode, left: Expr): Expr {
     if (node.implicit) {
       // mathjs reads `2a`, `2 i`, `(a)(b)` as products; we want the operator written.
       const at = this.peek();
@@ -219,7 +247,7 @@ class Converter {
     const spec = BINARY[node.fn];
     if (spec === undefined) throw this.error(opToken, `unsupported operator '${opToken.text}'`);
     if (!spec.tokens.includes(opToken.text)) throw this.lostTrack(opToken, `operator ${spec.tokens.join(' or ')}`);
-    return spec.build(l, this.expression(right));
+    return spec.build(left, this.expression(node.args[1]));
   }
 
   /**

@@ -4,7 +4,8 @@
  * with simplification (`affine.ts`, `simplify.ts`).
  */
 export * from './nodes.ts';
-export { parseExpression, type ParseOptions } from './parse.ts';
+export { parseExpression, MAX_BRACKET_NESTING, type ParseOptions } from './parse.ts';
+export { checkExpressionBounds, measureExpression, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_NODES, type ExpressionMeasure } from './limits.ts';
 export { printExpr, formatFloat } from './print.ts';
 export { children, mapChildren, walk, mapExpr, someExpr } from './visit.ts';
 export { freeVariables, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';

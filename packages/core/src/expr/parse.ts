@@ -9,6 +9,14 @@ import { parse as mathjsParse } from 'mathjs';
 import type { Expr } from './nodes.ts';
 import { convertMathjs, type MathjsNode } from './from-mathjs.ts';
 import { errorAt, spellForMathjs, tokenize, type MathjsText, type SourceSlice, type Token } from './tokens.ts';
+import { checkExpressionBounds, MAX_EXPRESSION_DEPTH } from './limits.ts';
+
+/**
+ * The deepest nesting of brackets read. mathjs's parser spends some thirty stack frames on
+ * each bracket level, so it overflows the stack a little beyond 256 levels; this bound keeps
+ * well clear of that, and of the far smaller depth the passes after it can take.
+ */
+export const MAX_BRACKET_NESTING = 128;
 
 export interface ParseOptions {
   /**
@@ -26,14 +34,47 @@ export function parseExpression(text: string, options: ParseOptions = {}): Expr 
   const tokens = tokenize(text, slice);
   if (tokens.length === 0) throw errorAt(slice, 0, Math.max(text.length, 1), 'empty expression');
 
+  checkBracketNesting(tokens, slice);
+
   const spelled = spellForMathjs(text, tokens);
   let tree: MathjsNode;
   try {
     tree = mathjsParse(spelled.text) as unknown as MathjsNode;
   } catch (err) {
+    // Other nestings than brackets (`- - - x`, `a ** b ** c ...`, `c ? a : c ? ...`) recurse in
+    // mathjs too; running out of stack there is the user's nesting, and is said so.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) throw tooDeep(text, slice);
     throw syntaxError(err, spelled, text, tokens, slice);
   }
-  return convertMathjs(tree, tokens, slice, { inames: options.inames });
+  let e: Expr;
+  try {
+    e = convertMathjs(tree, tokens, slice, { inames: options.inames });
+  } catch (err) {
+    // mathjs reads a run of prefix operators (`- - - ... x`) in a loop, our converter recursively.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) throw tooDeep(text, slice);
+    throw err;
+  }
+  checkExpressionBounds(e, 'the expression', spanOfAll(text, slice));
+  return e;
+}
+
+function checkBracketNesting(tokens: readonly Token[], slice: SourceSlice): void {
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.text === '(' || t.text === '[') depth++;
+    else if (t.text === ')' || t.text === ']') depth--;
+    if (depth > MAX_BRACKET_NESTING) {
+      throw errorAt(slice, t.start, t.end, `expression nested deeper than ${MAX_BRACKET_NESTING} levels of brackets`);
+    }
+  }
+}
+
+function tooDeep(text: string, slice: SourceSlice) {
+  return errorAt(slice, 0, text.length, `expression nested deeper than ${MAX_EXPRESSION_DEPTH} levels`);
+}
+
+function spanOfAll(text: string, slice: SourceSlice) {
+  return { text: slice.source, start: slice.offset, end: slice.offset + Math.max(1, text.length) };
 }
 
 /**

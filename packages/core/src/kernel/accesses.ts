@@ -4,7 +4,7 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { children, mapChildren, substitute } from '../expr/index.ts';
+import { checkExpressionBounds, children, mapChildren, substitute } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -17,22 +17,62 @@ export interface Access {
   readonly instruction: Instruction;
 }
 
-/** Replaces calls of substitution rules by their bodies (recursively, with a depth limit). */
-export function expandSubstitutions(e: Expr, rules: ReadonlyMap<string, SubstitutionRule>, depth = 0): Expr {
+/**
+ * Replaces calls of substitution rules by their bodies (recursively, with a depth limit).
+ *
+ * The result shares what it can: a rule called twice with the same arguments (the same
+ * nodes) is expanded once and both calls point at that one expansion, and a node met twice
+ * is rewritten once. So `f_k(x) := f_{k-1}(x) + f_{k-1}(x)` costs k expansions, not 2^k;
+ * but the tree it stands for still has 2^k leaves, which the passes after this one would
+ * walk, so the unfolded size is bounded (`checkExpressionBounds`) before anyone does.
+ */
+export function expandSubstitutions(e: Expr, rules: ReadonlyMap<string, SubstitutionRule>): Expr {
   if (rules.size === 0) return e;
-  if (depth > 50) throw new LoomError('substitution rules expand recursively without end');
-  const walk = (x: Expr): Expr => {
-    if (x.kind === 'call' && rules.has(x.fn)) {
-      const rule = rules.get(x.fn)!;
-      if (rule.params.length !== x.args.length) {
-        throw new LoomError(`substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`);
-      }
-      const bindings = new Map(rule.params.map((p, i) => [p, walk(x.args[i])]));
-      return expandSubstitutions(substitute(rule.expression, bindings), rules, depth + 1);
+  const expanded = new RuleExpansion(rules).expand(e, 0);
+  if (expanded !== e) checkExpressionBounds(expanded, 'an expression with its substitution rules written out');
+  return expanded;
+}
+
+class RuleExpansion {
+  /** Node → its expansion: shared nodes are expanded once (and expansions map to themselves). */
+  private readonly done = new Map<Expr, Expr>();
+  /** `rule(arg ids)` → the expansion of that call. */
+  private readonly calls = new Map<string, Expr>();
+  private readonly ids = new Map<Expr, number>();
+
+  constructor(private readonly rules: ReadonlyMap<string, SubstitutionRule>) {}
+
+  expand(x: Expr, depth: number): Expr {
+    const known = this.done.get(x);
+    if (known !== undefined) return known;
+    const result = x.kind === 'call' && this.rules.has(x.fn) ? this.call(x, depth) : mapChildren(x, (c) => this.expand(c, depth));
+    this.done.set(x, result);
+    this.done.set(result, result);
+    return result;
+  }
+
+  private call(x: Extract<Expr, { kind: 'call' }>, depth: number): Expr {
+    if (depth > 50) throw new LoomError('substitution rules expand recursively without end');
+    const rule = this.rules.get(x.fn)!;
+    if (rule.params.length !== x.args.length) {
+      throw new LoomError(`substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`);
     }
-    return mapChildren(x, walk);
-  };
-  return walk(e);
+    const args = x.args.map((a) => this.expand(a, depth));
+    const key = `${rule.name}(${args.map((a) => this.idOf(a)).join(',')})`;
+    let result = this.calls.get(key);
+    if (result === undefined) {
+      const body = substitute(rule.expression, new Map(rule.params.map((p, i) => [p, args[i]])));
+      result = this.expand(body, depth + 1);
+      this.calls.set(key, result);
+    }
+    return result;
+  }
+
+  private idOf(e: Expr): number {
+    let id = this.ids.get(e);
+    if (id === undefined) this.ids.set(e, (id = this.ids.size));
+    return id;
+  }
 }
 
 /** Calls `visit` for every subscript in `e`, with the reduction inames around it. */

@@ -176,7 +176,9 @@ function parseSpecial(
   span: SourceSpan,
   context: BlockContext,
 ): ParsedInstruction {
-  const m = /^\.\.\.\s*(\w+)\s*/.exec(line)!;
+  // A line starting with `...` and no word after it (`...`, `... {id=b}`) names no special instruction.
+  const m = /^\.\.\.\s*(\w+)\s*/.exec(line);
+  if (m === null) throw new LoomError("expected a special instruction after '...' (gbarrier, lbarrier or nop)", span);
   const what = m[1];
   if (what !== 'gbarrier' && what !== 'lbarrier' && what !== 'nop') {
     throw new LoomError(`unknown special instruction '... ${what}' (expected gbarrier, lbarrier or nop)`, at(line.indexOf(what), what.length));

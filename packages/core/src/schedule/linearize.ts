@@ -110,12 +110,14 @@ class Search {
   private furthest: State | undefined;
   private readonly insns: readonly Instruction[];
   private readonly order: readonly Instruction[];
+  private readonly ids: ReadonlySet<string>;
 
   /** Per iname: the writers of the temporaries its bounds read (loopy's data-dependent domains). */
   private readonly boundWriters: ReadonlyMap<string, readonly string[]>;
 
   constructor(private readonly knl: LoopKernel, private readonly loopsOf: ReadonlyMap<string, ReadonlySet<string>>) {
     this.insns = knl.instructions;
+    this.ids = new Set(this.insns.map((i) => i.id));
     // higher priority first, then declaration order
     this.order = [...this.insns].sort((a, b) => b.priority - a.priority);
     this.boundWriters = new Map(knl.inames.map((n) => {
@@ -136,25 +138,39 @@ class Search {
   }
 
   /** A flat list of events ('enter i', 'insn x', 'leave i') that completes the schedule, or undefined. */
-  private step(s: State): string[] | undefined {
-    if (++this.steps > 200_000) return undefined;
-    if (!this.furthest || s.scheduled.size > this.furthest.scheduled.size) this.furthest = s;
-    if (s.scheduled.size === this.insns.length && s.stack.length === 0) return [];
+  private step(start: State): string[] | undefined {
+    // 1. instructions that are ready here: always safe to do them now, so they are taken in
+    // a loop, not a recursion, which would cost a stack frame per instruction (10,000
+    // instructions in one loop overflowed the stack). Only the state where the loop stops
+    // is a branching point, remembered when it fails.
+    const done: string[] = [];
+    let s = start;
+    let scheduled: Set<string> | undefined; // this step's own copy, once it adds to it
+    for (;;) {
+      if (++this.steps > 200_000) return undefined;
+      if (!this.furthest || s.scheduled.size > this.furthest.scheduled.size) this.furthest = s;
+      if (s.scheduled.size === this.insns.length && s.stack.length === 0) return done;
+      const active = new Set(s.stack);
+      const ready = this.order.find(
+        (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) &&
+          this.boundsKnown(i.withinInames, s),
+      );
+      if (!ready) break;
+      scheduled ??= new Set(s.scheduled);
+      scheduled.add(ready.id);
+      s = { ...s, scheduled };
+      done.push(`insn ${ready.id}`);
+    }
+    if (scheduled) s = { ...s, scheduled: new Set(scheduled) }; // frozen from here: later states share it
+    const rest = this.branch(s);
+    return rest && [...done, ...rest];
+  }
+
+  /** Steps 2 and 3, from a state where no instruction is ready: the choices, tried in turn. */
+  private branch(s: State): string[] | undefined {
     const key = `${[...s.scheduled].sort().join(',')}|${s.stack.join(',')}|${[...s.closed].sort().join(',')}`;
     if (this.failed.has(key)) return undefined;
-
     const active = new Set(s.stack);
-    // 1. an instruction that is ready here: always safe to do it now
-    const ready = this.order.find(
-      (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) &&
-        this.boundsKnown(i.withinInames, s),
-    );
-    if (ready) {
-      const rest = this.step({ ...s, scheduled: new Set([...s.scheduled, ready.id]) });
-      if (rest) return [`insn ${ready.id}`, ...rest];
-      this.failed.add(key);
-      return undefined;
-    }
     // 2. enter a loop that some waiting instruction needs
     for (const loop of this.candidates(s, active)) {
       const rest = this.step({ ...s, stack: [...s.stack, loop] });
@@ -171,7 +187,7 @@ class Search {
   }
 
   private has(id: string): boolean {
-    return this.insns.some((i) => i.id === id);
+    return this.ids.has(id);
   }
 
   /** Loops that may be entered now, best first (needed by a ready instruction, then by priority). */

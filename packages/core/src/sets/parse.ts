@@ -17,7 +17,7 @@
  * division outside floor) gets its own message, pointing at the offending text.
  */
 import { Linear } from '../linear.ts';
-import type { SourceSpan } from '../errors.ts';
+import { CoefficientRangeError, type SourceSpan } from '../errors.ts';
 import { type Constraint, FALSE, eq, ge } from './constraint.ts';
 import { type Token, fail, matchBrackets, tokenize } from './lexer.ts';
 import { freshName } from './names.ts';
@@ -217,6 +217,10 @@ class Parser {
 
   private compare(left: QuasiAffine, op: string, right: QuasiAffine): void {
     for (const side of [left, right]) this.requireInteger(side);
+    this.exactly(left.start, right.end, () => this.constrain(left, op, right));
+  }
+
+  private constrain(left: QuasiAffine, op: string, right: QuasiAffine): void {
     const diff = right.lin.sub(left.lin); // right - left
     switch (op) {
       case '<': return void this.constraints.push(ge(diff.sub(1)));
@@ -249,7 +253,8 @@ class Parser {
     let left = this.term();
     while (this.at('+') || this.at('-')) {
       const sign = this.next().text === '+' ? 1 : -1;
-      left = sum(left, this.term(), sign);
+      const right = this.term();
+      left = this.exactly(left.start, right.end, () => sum(left, right, sign));
     }
     return left;
   }
@@ -257,15 +262,18 @@ class Parser {
   private term(): QuasiAffine {
     let left = this.factor();
     for (;;) {
+      const a = left;
       if (this.at('*')) {
         this.next();
-        left = this.product(left, this.factor());
+        left = this.product(a, this.factor());
       } else if (this.at('/')) {
         this.next();
-        left = this.quotient(left, this.factor());
+        const b = this.factor();
+        left = this.exactly(a.start, b.end, () => this.quotient(a, b));
       } else if (this.atKeyword('mod')) {
         this.next();
-        left = this.modulo(left, this.factor());
+        const m = this.factor();
+        left = this.exactly(a.start, m.end, () => this.modulo(a, m));
       } else {
         return left;
       }
@@ -277,7 +285,7 @@ class Parser {
     if (t.text === '-' || t.text === '+') {
       this.next();
       const operand = this.factor();
-      return t.text === '-' ? negated(operand, t.start) : { ...operand, start: t.start };
+      return t.text === '-' ? this.exactly(t.start, operand.end, () => negated(operand, t.start)) : { ...operand, start: t.start };
     }
     if (t.kind === 'int') {
       this.next();
@@ -306,7 +314,8 @@ class Parser {
       this.expect('(', `expected '(' after '${t.text}'`);
       const inner = this.expr();
       const close = this.expect(')', `expected ')' to close '${t.text}('`);
-      const rounded = t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start);
+      const rounded = this.exactly(t.start, close.end, () =>
+        t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start));
       return { ...rounded, start: t.start, end: close.end };
     }
     if (t.text === '(') {
@@ -320,8 +329,8 @@ class Parser {
   }
 
   private product(a: QuasiAffine, b: QuasiAffine): QuasiAffine {
-    if (isConstant(a)) return scaled(b, a, a.start, b.end);
-    if (isConstant(b)) return scaled(a, b, a.start, b.end);
+    if (isConstant(a)) return this.exactly(a.start, b.end, () => scaled(b, a, a.start, b.end));
+    if (isConstant(b)) return this.exactly(a.start, b.end, () => scaled(a, b, a.start, b.end));
     const source = this.text.slice(a.start, b.end);
     return this.fail(a.start, b.end, `multiplication of non-constants (${source}) is not affine`);
   }
@@ -397,6 +406,19 @@ class Parser {
 
   expectEnd(message: string): void {
     if (!this.at('eof')) this.failAt(this.peek(), `${message}: '${this.peek().text}'`);
+  }
+
+  /**
+   * `compute`, with an overflow of the safe integers (`9007199254740991*i + 9007199254740991*i`)
+   * reported under the text from `start` to `end`, where it happened.
+   */
+  private exactly<T>(start: number, end: number, compute: () => T): T {
+    try {
+      return compute();
+    } catch (err) {
+      if (!(err instanceof CoefficientRangeError)) throw err;
+      return this.fail(start, end, `integer arithmetic leaves the safe range (beyond ±(2^53 - 1)) in '${this.text.slice(start, end)}'`);
+    }
   }
 
   private span(start: number, end: number): SourceSpan {
