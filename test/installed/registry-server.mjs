@@ -5,6 +5,10 @@
 import { runServer } from 'verdaccio';
 
 const storage = process.argv[2];
+if (!storage) {
+  console.error('usage: node registry-server.mjs <storage directory>');
+  process.exit(2);
+}
 const app = await runServer({
   self_path: storage,
   storage,
