@@ -46,11 +46,11 @@ export const unnamed = makeDslKernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = a
 `;
 
 /** The CLI's exit code, its output kept off the test report. */
-function cli(...argv: string[]): number {
+async function cli(...argv: string[]): Promise<number> {
   const { log, error } = console;
   console.log = console.error = () => {};
   try {
-    return main(argv);
+    return await main(argv);
   } finally {
     Object.assign(console, { log, error });
   }
@@ -91,20 +91,20 @@ test('typegen writes the declarations of the named template kernels', () => {
   assert.not.match(text, 'literal');
 });
 
-test('--check passes while the declarations are fresh', () => {
+test('--check passes while the declarations are fresh', async () => {
   const report = typegen({ project, check: true });
   assert.ok(report.ok);
   assert.equal(report.stale, []);
   assert.equal(report.written, []);
-  assert.is(cli('typegen', '--check', '--project', project), 0);
+  assert.is(await cli('typegen', '--check', '--project', project), 0);
 });
 
-test('--check fails once a kernel changes, and typegen brings it up to date', () => {
+test('--check fails once a kernel changes, and typegen brings it up to date', async () => {
   write(source, KERNELS.replace('b[i + 1]', 'b[i + 1] + c[i]'));
   const report = typegen({ project, check: true });
   assert.not.ok(report.ok);
   assert.equal(report.stale, [{ file: declarations, why: 'out of date' }]);
-  assert.is(cli('typegen', '--check', '--project', project), 1);
+  assert.is(await cli('typegen', '--check', '--project', project), 1);
   // check mode writes nothing
   assert.not.match(readFileSync(declarations, 'utf8'), ' c: ');
 

@@ -20,6 +20,7 @@ export interface OpenCLDevice extends Device {
 /**
  * An OpenCL device, or `undefined` when no OpenCL driver or device is present
  * (use `openclDeviceOrSkip` in tests to honour `CI` / `LOOM_REQUIRE`).
+ * Without the `koffi` package installed, it throws a MissingPackageError instead.
  */
 export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice | undefined {
   const context = OpenCLContext.open(options);

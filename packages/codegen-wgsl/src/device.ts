@@ -10,9 +10,9 @@
  * Every WebGPU call that can fail runs inside error scopes, so that a validation error or
  * a lost device becomes a LoomError at the call that caused it, not a crash or a hang.
  */
-/// <reference types="@webgpu/types" />
+/// <reference types="@webgpu/types" preserve="true" />
 import {
-  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, noteBackendMissing,
+  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, noteBackendMissing,
   type Device, type DeviceBuffer, type DeviceLimits, type DType, type GeneratedCode, type KernelFunction,
   type LaunchArgument, type ProgramAst, type Target,
 } from '@loom/core';
@@ -55,12 +55,14 @@ let unavailable = 'no WebGPU device was asked for yet';
 /**
  * A WebGPU device, or `undefined` when there is no WebGPU implementation or adapter here
  * (`webgpuUnavailableReason()` says why; tests use `webgpuDeviceOrSkip`).
+ * In Node, without the `webgpu` package installed, it throws a MissingPackageError instead.
  */
 export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
   let gpu: GPU | undefined;
   try {
     gpu = options.gpu ?? (isNode() ? await dawnGpu(options.dawnOptions) : (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu);
   } catch (e) {
+    if (e instanceof MissingPackageError) throw e;
     unavailable = (e as Error).message;
     return undefined;
   }

@@ -3,7 +3,7 @@
  * problems through compilation info, device loss through a promise. Here they become
  * LoomErrors that say what was being done and, for shaders, point at the WGSL line.
  */
-/// <reference types="@webgpu/types" />
+/// <reference types="@webgpu/types" preserve="true" />
 import { LoomError } from '@loom/core';
 
 /** The LoomError for a shader module that did not compile, pointing at each offending line. */

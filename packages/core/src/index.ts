@@ -57,3 +57,4 @@ export { run, compileFor, type RunOutputs, type RunOptions } from './runtime/run
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { backendRequired, noteBackendMissing } from './runtime/availability.ts';
+export { MissingPackageError, isPackageNotFound } from './runtime/optional-package.ts';

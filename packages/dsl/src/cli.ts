@@ -1,54 +1,63 @@
 /**
  * The `loom` command line.
  *
- *   loom typegen [--project tsconfig.json]           write the declarations of template kernels
- *   loom typegen --check [--project tsconfig.json]   fail when they are missing or stale
- *   --verbose                                        also say which kernels stay loosely typed, and why
+ *   loom typegen [--check] [--verbose] [--project tsconfig.json]   types template kernels
+ *   loom --help | --version
+ *
+ * Usage mistakes (an unknown command or option, no tsconfig) are reported in one line and exit
+ * with 2; `loom typegen` exits with 1 when kernels do not build or, with --check, when
+ * declarations are stale. The typegen command, and ts-morph with it, is only loaded when run.
  */
-import path from 'node:path';
-import { typegen } from './typegen/index.ts';
+import { readFileSync } from 'node:fs';
+import { isPackageNotFound } from '@loom/core';
 
-const USAGE = `usage: loom typegen [--check] [--verbose] [--project <tsconfig.json>]
+const USAGE = `usage: loom <command> [options]
 
-  Types kernels written with domain\`...\`/insn\`...\` templates: writes a <file>.loom.d.ts
-  next to each source file that has some. --check writes nothing and fails when a
-  declaration file is missing or out of date. --verbose lists the template kernels left
-  loosely typed (unnamed, or with values typegen cannot know) and why.`;
+commands:
+  typegen [--check] [--verbose] [--project <tsconfig.json>]
+      writes the declarations that type kernels written with domain\`...\`/insn\`...\`
+      templates (\`loom typegen --help\` says more)
 
-export function main(argv: readonly string[]): number {
+options:
+  -h, --help       show this help
+  -v, --version    print the version of @loom/dsl`;
+
+export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== 'typegen' || rest.includes('--help') || rest.includes('-h')) {
-    console.error(USAGE);
-    return command === undefined || command === 'typegen' || command === '--help' ? 0 : 2;
-  }
-  let check = false;
-  let verbose = false;
-  let project: string | undefined;
-  for (let k = 0; k < rest.length; k++) {
-    if (rest[k] === '--check') check = true;
-    else if (rest[k] === '--verbose') verbose = true;
-    else if (rest[k] === '--project' || rest[k] === '-p') project = rest[++k];
-    else {
-      console.error(`loom typegen: unknown option '${rest[k]}'\n${USAGE}`);
+  switch (command) {
+    case '-h':
+    case '--help':
+      console.log(USAGE);
+      return 0;
+    case '-v':
+    case '--version':
+      console.log(version());
+      return 0;
+    case 'typegen':
+      return runTypegen(rest);
+    case undefined:
+      console.error(USAGE);
       return 2;
-    }
+    default:
+      console.error(`loom: unknown command '${command}'\n\n${USAGE}`);
+      return 2;
   }
+}
 
-  const report = typegen({ project, check });
-  const shown = (file: string) => path.relative(process.cwd(), file) || file;
-  // kernels left loosely typed are worth a line, not a list, unless asked
-  if (verbose) for (const note of report.notes) console.error(`note: ${note}`);
-  else if (report.notes.length && !check) console.error(`note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' stays' : 's stay'} loosely typed (--verbose says which and why)`);
-  for (const error of report.errors) console.error(`error: ${error}`);
-  const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}`;
-  if (check) {
-    if (report.stale.length) {
-      console.error(`loom typegen --check: ${report.stale.map((s) => `${shown(s.file)} is ${s.why}`).join('; ')}; run \`loom typegen\``);
-    } else if (report.ok) console.log(`loom typegen --check: ${counted}, declarations up to date`);
-  } else {
-    for (const file of report.written) console.log(`loom typegen: wrote ${shown(file)}`);
-    for (const file of report.removed) console.log(`loom typegen: removed ${shown(file)}`);
-    if (report.ok && !report.written.length && !report.removed.length) console.log(`loom typegen: ${counted}, declarations up to date`);
+/** The version of @loom/dsl, from its package.json (one directory up from src/ and from dist/ alike). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** Runs `loom typegen`, or says in one line that ts-morph, which it is built on, is not installed. */
+async function runTypegen(args: readonly string[]): Promise<number> {
+  let command: typeof import('./typegen/command.ts');
+  try {
+    command = await import('./typegen/command.ts');
+  } catch (e) {
+    if (!isPackageNotFound(e, 'ts-morph')) throw e;
+    console.error("loom typegen: it needs the 'ts-morph' package, which is not installed: npm install --save-dev ts-morph");
+    return 2;
   }
-  return report.ok ? 0 : 1;
+  return command.typegenCommand(args);
 }

@@ -16,6 +16,7 @@
  *     the condition under which koffi may pass typed arrays as pointers.
  */
 import { createRequire } from 'node:module';
+import { isPackageNotFound, MissingPackageError } from '@loom/core';
 import type { LibraryHandle } from 'koffi';
 
 /** An OpenCL object (cl_platform_id, cl_context, cl_mem, ...) as the pointer value koffi gives. */
@@ -143,6 +144,8 @@ function load(): LoadResult {
     // A plain require keeps the native addon out of the import graph until OpenCL is actually used.
     koffi = createRequire(import.meta.url)('koffi') as Koffi;
   } catch (e) {
+    // koffi is an optional peer dependency: not installed is the app's mistake, to be told, not skipped
+    if (isPackageNotFound(e, 'koffi')) throw new MissingPackageError('koffi', 'the OpenCL device (native calls from Node)');
     return { failure: `the koffi package (native calls from Node) could not be loaded: ${firstLine(e)}` };
   }
 

@@ -1,0 +1,87 @@
+/**
+ * `loom typegen` as a command: its options, and the report printed one line per finding.
+ *
+ *   loom typegen [--project tsconfig.json]           write the declarations of template kernels
+ *   loom typegen --check [--project tsconfig.json]   fail when they are missing or stale
+ *   --verbose                                        also say which kernels stay loosely typed, and why
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { typegen, type TypegenReport } from './index.ts';
+
+const USAGE = `usage: loom typegen [--check] [--verbose] [--project <tsconfig.json>]
+
+  Types kernels written with domain\`...\`/insn\`...\` templates: writes a <file>.loom.d.ts
+  next to each source file that has some. --check writes nothing and fails when a
+  declaration file is missing or out of date. --verbose lists the template kernels left
+  loosely typed (unnamed, or with values typegen cannot know) and why. --project names
+  the tsconfig.json whose files are read (default: the one in the current directory).`;
+
+interface TypegenArguments {
+  readonly check: boolean;
+  readonly verbose: boolean;
+  readonly project: string;
+}
+
+/** The command's exit code: 0 done, 1 kernels in error or declarations stale, 2 a usage mistake. */
+export function typegenCommand(args: readonly string[]): number {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const parsed = parseArguments(args);
+  if (typeof parsed === 'string') {
+    console.error(`loom typegen: ${parsed}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!existsSync(parsed.project)) {
+    console.error(`loom typegen: no ${shown(parsed.project)}: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>`);
+    return 2;
+  }
+  let report: TypegenReport;
+  try {
+    report = typegen({ project: parsed.project, check: parsed.check });
+  } catch (e) {
+    console.error(`loom typegen: ${(e as Error).message}`);
+    return 2;
+  }
+  printReport(report, parsed);
+  return report.ok ? 0 : 1;
+}
+
+/** The options, or what is wrong with them. */
+function parseArguments(args: readonly string[]): TypegenArguments | string {
+  let check = false;
+  let verbose = false;
+  let project = 'tsconfig.json';
+  for (let k = 0; k < args.length; k++) {
+    const arg = args[k];
+    if (arg === '--check') check = true;
+    else if (arg === '--verbose') verbose = true;
+    else if (arg === '--project' || arg === '-p') {
+      const next = args[++k];
+      if (next === undefined) return `${arg} needs a tsconfig.json`;
+      project = next;
+    } else return `unknown option '${arg}'`;
+  }
+  return { check, verbose, project: path.resolve(project) };
+}
+
+function printReport(report: TypegenReport, { check, verbose }: TypegenArguments): void {
+  // kernels left loosely typed are worth a line, not a list, unless asked
+  if (verbose) for (const note of report.notes) console.error(`note: ${note}`);
+  else if (report.notes.length && !check) console.error(`note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' stays' : 's stay'} loosely typed (--verbose says which and why)`);
+  for (const error of report.errors) console.error(`error: ${error}`);
+  const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}`;
+  if (check) {
+    if (report.stale.length) {
+      console.error(`loom typegen --check: ${report.stale.map((s) => `${shown(s.file)} is ${s.why}`).join('; ')}; run \`loom typegen\``);
+    } else if (report.ok) console.log(`loom typegen --check: ${counted}, declarations up to date`);
+  } else {
+    for (const file of report.written) console.log(`loom typegen: wrote ${shown(file)}`);
+    for (const file of report.removed) console.log(`loom typegen: removed ${shown(file)}`);
+    if (report.ok && !report.written.length && !report.removed.length) console.log(`loom typegen: ${counted}, declarations up to date`);
+  }
+}
+
+const shown = (file: string) => path.relative(process.cwd(), file) || file;

@@ -1,0 +1,80 @@
+/**
+ * Loom installed as a user installs it: the packages are built, published to a private registry,
+ * and installed into a fresh app outside this repository, which then runs on plain Node and
+ * type-checks with plain tsc. The native drivers (webgpu, koffi) and ts-morph are optional peer
+ * dependencies, so the install must not bring them; the devices that need them say so.
+ */
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { npm, publishWorkspaces, startRegistry, useRegistryFor, type Registry } from './installed/registry.ts';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const directory = mkdtempSync(path.join(tmpdir(), 'loom-installed-'));
+const app = path.join(directory, 'app');
+let registry: Registry | undefined;
+
+/** A command's output, for the message of a failed assertion. */
+const output = (result: { stdout: string; stderr: string }) => `${result.stdout}\n${result.stderr}`.trim().slice(-3000);
+
+// uvu does not report a failing hook, so the setup is the first test, and the others need it
+test('the packages build, publish to a registry, and install into a fresh app', async () => {
+  const build = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  assert.is(build.status, 0, `npm run build failed:\n${output(build)}`);
+  registry = await startRegistry(directory);
+  const published = publishWorkspaces(registry, root);
+  assert.is(published.status, 0, `npm publish failed:\n${output(published)}`);
+  cpSync(path.join(root, 'test/installed/app'), app, { recursive: true });
+  useRegistryFor(app, registry);
+  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl'], app);
+  assert.is(installed.status, 0, `npm install failed:\n${output(installed)}`);
+});
+
+test.after(() => {
+  registry?.stop();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+test('the install brings no native driver and no ts-morph: they are optional peers', () => {
+  assert.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/dist/index.js')), '@loom/dsl is installed, built');
+  assert.ok(existsSync(path.join(app, 'node_modules/mathjs')), "@loom/core's own dependency is installed");
+  for (const optional of ['webgpu', 'koffi', 'ts-morph']) {
+    assert.not.ok(existsSync(path.join(app, 'node_modules', optional)), `${optional} was installed`);
+  }
+  assert.not.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/src')), 'the sources are not shipped');
+});
+
+test('plain node runs a kernel on the CPU; the devices without their driver name the package to install', () => {
+  const run = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8' });
+  assert.is(run.status, 0, output(run));
+  const found = JSON.parse(run.stdout);
+  assert.equal(found.out, [3, 5, 7, 10]);
+  assert.equal(found.opencl.name, 'MissingPackageError');
+  assert.match(found.opencl.message, 'npm install koffi');
+  assert.equal(found.webgpu.name, 'MissingPackageError');
+  assert.match(found.webgpu.message, 'npm install webgpu');
+});
+
+for (const resolution of ['node16', 'bundler']) {
+  test(`a strict TypeScript app type-checks against the declarations (moduleResolution ${resolution}), run's arguments typed`, () => {
+    // app.ts has a @ts-expect-error on a wrong argument to run(): were run loosely typed, tsc would fail on it
+    const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'], { cwd: app, encoding: 'utf8' });
+    assert.is(tsc.status, 0, output(tsc));
+  });
+}
+
+test('the loom command: --version from package.json, typegen asks for ts-morph', () => {
+  const loom = (...args: string[]) => spawnSync(path.join(app, 'node_modules/.bin/loom'), args, { cwd: app, encoding: 'utf8' });
+  const version = loom('--version');
+  assert.is(version.status, 0, output(version));
+  assert.is(version.stdout.trim(), '0.1.0');
+  const typegen = loom('typegen');
+  assert.is(typegen.status, 2, output(typegen));
+  assert.match(typegen.stderr, 'npm install --save-dev ts-morph');
+});
+
+test.run();
