@@ -89,7 +89,8 @@ for (const device of testDevices()) {
     assert.equal(outs.map((o) => o.dtype), ['float32', 'int32', 'float32', 'int32', 'float32', 'int32']);
     const results = await Promise.all(outs.map(async (o) => numbers(await o.toArray())));
     const f32 = Math.fround;
-    assertNumbers(results[0], xs.map((x, k) => f32(x / ys[k])), 'x / y');
+    // WGSL's float32 division is only within 2.5 ulp (README): NVIDIA's Vulkan driver uses it
+    assertNumbers(results[0], xs.map((x, k) => f32(x / ys[k])), 'x / y', device.target.name === 'wgsl' ? 2.5 * 2 ** -23 : undefined);
     assertNumbers(results[1], xs.map((x, k) => x % ys[k]), 'x % y');
     assertNumbers(results[2], xs.map((x) => Math.round(x / 2)), 'Math.round(x / 2)');
     assertNumbers(results[3], xs.map((x, k) => Math.sign(x) * Math.min(x, ys[k], 3)), 'sign * min');

@@ -93,9 +93,19 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
 }
 
 /**
- * A float converted to integer type `to` as Loom defines it: truncated toward zero,
- * saturated at the type's range, NaN → 0 — exactly OpenCL's `convert_<type>_sat_rtz`.
+ * A float of dtype `from` converted to integer type `to` as Loom defines it: truncated
+ * toward zero, saturated at the type's range, NaN → 0. That is what OpenCL's
+ * `convert_<type>_sat_rtz` promises, but NVIDIA's driver gives INT_MIN for a NaN
+ * double (and a NaN float to long), so the NaN test is ours.
  */
-export function floatToInteger(text: string, to: DType): string {
-  return `convert_${clType(to)}_sat_rtz(${text})`;
+export function floatToIntegerHelper(from: DType, to: DType): { name: string; definition: string } {
+  const name = `loom_convert_${from}_to_${to}`;
+  const definition = [
+    `inline ${clType(to)} ${name}(${clType(from)} x)`,
+    '{',
+    '  // NaN -> 0 ourselves: not every driver\'s saturating conversion does',
+    `  return isnan(x) ? 0 : convert_${clType(to)}_sat_rtz(x);`,
+    '}',
+  ].join('\n');
+  return { name, definition };
 }

@@ -61,9 +61,17 @@ class ClDevice implements OpenCLDevice {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
     // before the driver sees it: PoCL crashes the process on a huge private array
     checkProgramLimits(code.program, this.limits, this.name);
-    const program = this.context.buildProgram(code.code, options.buildOptions ?? []);
+    const program = this.context.buildProgram(code.code, [...this.semanticsOptions(), ...(options.buildOptions ?? [])]);
     spellings.set(program, openclNames(code.program));
     return program;
+  }
+
+  /**
+   * Build options Loom's arithmetic needs: float32 `/` and `sqrt` correctly rounded, as on
+   * the CPU and in PyTorch (OpenCL's default allows 2.5 ulp, which NVIDIA's driver takes).
+   */
+  private semanticsOptions(): string[] {
+    return this.context.info.correctlyRoundedDivideSqrt ? ['-cl-fp32-correctly-rounded-divide-sqrt'] : [];
   }
 
   allocate(byteLength: number): DeviceBuffer {

@@ -8,7 +8,7 @@
  * the printer records the ones it uses.
  */
 import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
-import { clHelperDefinition, clHelperName, floatToInteger, type ClHelperKind } from './arithmetic-helpers.ts';
+import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
 /**
@@ -65,7 +65,7 @@ export class ClExpressionPrinter {
     if (e.kind === 'bool') return atom(e.value ? '1' : '0');
     const printed = this.raw(e, t);
     if (want === undefined || want === t || (isBoolish(want) && isBoolish(t))) return printed;
-    return converted(printed, t, want);
+    return this.converted(printed, t, want);
   }
 
   private raw(e: Expr, t: DType): Printed {
@@ -82,7 +82,7 @@ export class ClExpressionPrinter {
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
-        return from === e.dtype ? operand : converted(operand, from, e.dtype as DType);
+        return from === e.dtype ? operand : this.converted(operand, from, e.dtype as DType);
       }
       case 'binary': return this.binary(e, t);
       case 'compare': {
@@ -187,16 +187,20 @@ export class ClExpressionPrinter {
     if (!this.helpers.has(name)) this.helpers.set(name, clHelperDefinition(kind, t));
     return name;
   }
-}
 
-/**
- * `p`, of dtype `from`, converted to `to`: a float to an integer saturates (NaN → 0),
- * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
- */
-function converted(p: Printed, from: DType, to: DType): Printed {
-  if (isFloat(from) && isInteger(to)) return atom(floatToInteger(p.text, to));
-  if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
-  return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+  /**
+   * `p`, of dtype `from`, converted to `to`: a float to an integer saturates (NaN → 0),
+   * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
+   */
+  private converted(p: Printed, from: DType, to: DType): Printed {
+    if (isFloat(from) && isInteger(to)) {
+      const { name, definition } = floatToIntegerHelper(from, to);
+      if (!this.helpers.has(name)) this.helpers.set(name, definition);
+      return call(name, [p.text]);
+    }
+    if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
+    return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+  }
 }
 
 function isBoolish(t: DType): boolean {

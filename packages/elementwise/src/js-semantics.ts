@@ -17,10 +17,12 @@ const { binary, call, compare, float, ifThenElse, int, logical } = expr;
 export interface JsContext {
   /** A temporary holding `e`, so that it is computed once. */
   readonly bind: (e: Expr) => Expr;
-  /** A name holding a constant the kernel language cannot spell (NaN, ±Infinity, -0). */
+  /** A name holding a constant of the payload's float dtype: one the kernel language cannot spell (NaN, ±Infinity, -0), or beyond float32 (2^600). */
   readonly constant: (value: number) => Expr;
   /** Whether `e` is a float (integers have no NaN and no -0). */
   readonly isFloat: (e: Expr) => boolean;
+  /** The width of float `e`'s dtype (float16 computes as float32). */
+  readonly floatBits: (e: Expr) => 32 | 64;
 }
 
 /** `e` as a JavaScript condition: non-zero and, for floats, not NaN. */
@@ -50,8 +52,21 @@ export function jsRound(e: Expr, c: JsContext): Expr {
 }
 
 /**
+ * Where `Math.hypot` rescales, per float width: magnitudes beyond `big` are multiplied by
+ * `down` and magnitudes below `small` by `up` (powers of two, so exact), which keeps the
+ * squares of the largest one normal. No division and no subnormal constant: GPUs that
+ * divide through a reciprocal and flush subnormals (NVIDIA under Vulkan) would turn
+ * `x / 3e38` into 0.
+ */
+const HYPOT_SCALES = {
+  32: { big: 2 ** 60, down: 2 ** -70, small: 2 ** -60, up: 2 ** 70 },
+  64: { big: 2 ** 500, down: 2 ** -600, small: 2 ** -500, up: 2 ** 600 },
+} as const;
+
+/**
  * `Math.hypot(...xs)`: Infinity if any is infinite (even beside a NaN), else NaN if any
- * is NaN, else m·sqrt(Σ(x/m)²) with m the largest magnitude, which keeps the squares in range.
+ * is NaN, else sqrt(Σx²) computed on magnitudes scaled by a power of two into a range
+ * where the squares neither overflow nor underflow.
  */
 export function jsHypot(args: readonly Expr[], c: JsContext): Expr {
   const magnitudes = args.map((a) => c.bind(call('abs', [a])));
@@ -59,9 +74,13 @@ export function jsHypot(args: readonly Expr[], c: JsContext): Expr {
   const infinity = c.constant(Infinity);
   const anyInfinite = magnitudes.map((m): Expr => compare('==', m, infinity)).reduce((p, q) => logical('or', p, q));
   const largest = c.bind(call('max', magnitudes)); // NaN if any is NaN
-  const scaled = magnitudes.map((m) => c.bind(binary('/', m, largest)));
+  const { big, down, small, up } = HYPOT_SCALES[c.floatBits(largest)];
+  // constants of the dtype itself: a literal would be float32, where 2^600 is Inf
+  const [bigC, downC, smallC, upC] = [big, down, small, up].map((v) => c.constant(v));
+  const scale = c.bind(ifThenElse(compare('>', largest, bigC), downC, ifThenElse(compare('<', largest, smallC), upC, float(1))));
+  const scaled = magnitudes.map((m) => c.bind(binary('*', m, scale)));
   const sum = scaled.map((s) => binary('*', s, s)).reduce((p, q) => binary('+', p, q));
-  const hypot = ifThenElse(compare('==', largest, int(0)), largest, binary('*', largest, call('sqrt', [sum])));
+  const hypot = binary('/', call('sqrt', [sum]), scale); // a power of two: exact
   return ifThenElse(anyInfinite, infinity, hypot);
 }
 

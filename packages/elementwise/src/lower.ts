@@ -132,6 +132,7 @@ class Lowering {
     bind: (e) => this.env.bind(e),
     constant: (value) => this.env.constant(value),
     isFloat: (e) => isFloating(this.typeOf(e).dtype),
+    floatBits: (e) => (this.typeOf(e).dtype === 'float64' ? 64 : 32),
   };
 
   /** A value as a JavaScript condition: NaN is false (`truthy`, a conversion to bool, takes it as true). */

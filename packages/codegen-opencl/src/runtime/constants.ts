@@ -33,6 +33,8 @@ export const CL_DRIVER_VERSION = 0x102d;
 export const CL_DEVICE_VERSION = 0x102f;
 export const CL_DEVICE_EXTENSIONS = 0x1030;
 export const CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
+export const CL_DEVICE_SINGLE_FP_CONFIG = 0x101b;
+export const CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1n << 7n;
 export const CL_DEVICE_OPENCL_C_VERSION = 0x103d;
 
 // command queues

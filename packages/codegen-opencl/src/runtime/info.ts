@@ -65,6 +65,11 @@ export interface OpenCLDeviceInfo {
   readonly extensions: readonly string[];
   readonly supportsFloat64: boolean;
   readonly supportsFloat16: boolean;
+  /**
+   * Whether float32 `/` and `sqrt` can be correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT):
+   * OpenCL's default allows 2.5 ulp, and NVIDIA's driver uses it.
+   */
+  readonly correctlyRoundedDivideSqrt: boolean;
 }
 
 export function platformString(api: OpenCLApi, platform: Handle, name: number): string {
@@ -115,7 +120,16 @@ export function readDeviceInfo(api: OpenCLApi, platform: Handle, device: Handle)
     // OpenCL 3.0 made doubles optional and reports them through the FP config; 1.x through the extension
     supportsFloat64: extensions.includes('cl_khr_fp64') || deviceFloat64Config(api, device) !== 0n,
     supportsFloat16: extensions.includes('cl_khr_fp16'),
+    correctlyRoundedDivideSqrt: (deviceSingleFpConfig(api, device) & CL.CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) !== 0n,
   };
+}
+
+function deviceSingleFpConfig(api: OpenCLApi, device: Handle): bigint {
+  try {
+    return new BigUint64Array(deviceInfo(api, device, CL.CL_DEVICE_SINGLE_FP_CONFIG).buffer, 0, 1)[0];
+  } catch {
+    return 0n;
+  }
 }
 
 function deviceFloat64Config(api: OpenCLApi, device: Handle): bigint {
