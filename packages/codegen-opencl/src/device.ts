@@ -121,7 +121,7 @@ class ClDevice implements OpenCLDevice {
 
 /**
  * What the device reports, and for private memory, which OpenCL does not report, the common
- * 64 KiB (`COMMON_LIMITS`): beyond it GPUs spill or refuse and PoCL crashes.
+ * 8 KiB (`COMMON_LIMITS`): beyond it GPUs spill or refuse and PoCL crashes.
  */
 function openclLimits(info: OpenCLContext['info']): DeviceLimits {
   const sizes = [0, 1, 2].map((axis) => info.maxWorkItemSizes[axis] ?? 1);

@@ -36,15 +36,16 @@ export interface DeviceLimits {
 /**
  * The limits of a typical GPU, which the CPU device takes: NVIDIA's and WebGPU's work-group
  * sizes (1024 in all, 1024 x 1024 x 64), WebGPU adapters' common workgroup storage (32 KiB,
- * below NVIDIA's 48 KiB), 64 KiB of private memory per work-item (no API reports it; beyond
- * this GPUs spill to slow memory or refuse, and PoCL crashes), and 2 GiB buffers (the
+ * below NVIDIA's 48 KiB), 8 KiB of private memory per work-item (no API reports it: NVIDIA's
+ * Vulkan driver refuses a 16 KiB private array, other GPUs spill to slow memory, PoCL
+ * crashes on huge ones), and 2 GiB buffers (the
  * largest allocation common OpenCL devices grant).
  */
 export const COMMON_LIMITS: DeviceLimits = Object.freeze({
   maxWorkGroupSize: 1024,
   maxWorkGroupSizes: Object.freeze([1024, 1024, 64]) as unknown as readonly [number, number, number],
   maxLocalMemoryBytes: 32 * 1024,
-  maxPrivateMemoryBytes: 64 * 1024,
+  maxPrivateMemoryBytes: 8 * 1024,
   maxBufferBytes: 2 ** 31,
 });
 
