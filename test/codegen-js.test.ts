@@ -2,7 +2,7 @@
 // involved), checked against the same computation written directly in JavaScript.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expr as E, LoomError, type DType, type Expr, type HostArray, type KernelFunction, type KernelParam, type Stmt } from '@loom/core';
+import { expr as E, LoomError, programCode, type DType, type Expr, type HostArray, type KernelFunction, type KernelParam, type Stmt } from '@loom/core';
 import { cpuDevice, erf, jsTarget } from '@loom/codegen-js';
 
 const { variable: v, subscript, int, float, binary, compare, call, cast, ifThenElse, logical, neg } = E;
@@ -36,8 +36,8 @@ const when = (condition: Expr, ...body: Stmt[]): Stmt => ({ kind: 'if', conditio
 const barrier: Stmt = { kind: 'barrier', scope: 'local' };
 
 function source(k: KernelFunction): string {
-  if (process.env.SHOW_JS) console.log(jsTarget().generate({ kernels: [k] }));
-  return jsTarget().generate({ kernels: [k] });
+  if (process.env.SHOW_JS) console.log(jsTarget().generate({ kernels: [k] }).code);
+  return jsTarget().generate({ kernels: [k] }).code;
 }
 
 /**
@@ -50,8 +50,9 @@ async function launch(
   grid: { groups?: readonly number[]; local?: readonly number[] } = {},
 ): Promise<Record<string, HostArray>> {
   const device = cpuDevice();
-  const code = source(k);
-  const compiled = await device.compile({ target: 'js', code, program: { kernels: [k] }, toString: () => code });
+  const code = programCode({ kernels: [k] }, device.target);
+  if (process.env.SHOW_JS) console.log(code.code);
+  const compiled = await device.compile(code);
   const buffers = new Map<string, ReturnType<typeof device.allocate>>();
   for (const p of k.params) {
     if (p.kind === 'value') continue;
@@ -66,7 +67,7 @@ async function launch(
       ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint }
       : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
   );
-  await device.launch(compiled, k, launchArgs, grid.groups ?? [1], grid.local ?? k.localSize);
+  await device.launch(compiled, code.kernels[0], launchArgs, grid.groups ?? [1], grid.local ?? k.localSize);
   const out: Record<string, HostArray> = {};
   for (const [name, buffer] of buffers) {
     const given = args[name] as HostArray;

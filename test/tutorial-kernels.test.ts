@@ -1,17 +1,19 @@
 /**
  * The tutorial's kernels, from "Getting started" to "Loop nesting", on every device
- * present, for sizes that catch off-by-one and rounding mistakes.
+ * present, for sizes that catch off-by-one and rounding mistakes. The kernels come from
+ * support/golden-kernels.ts, which also pins their generated code (golden.test.ts).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalArg, makeKernel, prioritizeLoops, run } from '@loom/core';
+import { run } from '@loom/core';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
+import { tutorialKernels } from './support/golden-kernels.ts';
 
 const SIZES = [1, 2, 7, 13, 64, 257];
 
 for (const device of testDevices()) {
   test(`${device.name}: out = 2*a (double a vector)`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
+    const knl = tutorialKernels.double();
     for (const n of SIZES) {
       const a = randomFloat32(n, n);
       const { out } = await run(knl, device, { a });
@@ -21,16 +23,7 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the wrong transpose-and-double computes what the tutorial says`, async () => {
-    let knl = makeKernel(
-      '{ [i,j]: 0<=i,j<n }',
-      `
-      out[j,i] = a[i,j] {id=transpose}
-      out[i,j] = 2*out[i,j] {dep=transpose}
-      `,
-      [globalArg('out', { shape: 'auto', isInput: false }), '...'],
-      { name: 'transpose_and_dbl' },
-    );
-    knl = prioritizeLoops(knl, 'i,j');
+    const knl = tutorialKernels.wrongTransposeAndDouble();
     const n = 5;
     const a = randomFloat32(n * n, 3);
     const { out } = await run(knl, device, { a });
@@ -48,16 +41,7 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the corrected transpose-and-double`, async () => {
-    let knl = makeKernel(
-      '{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }',
-      `
-      out[j,i] = a[i,j] {id=transpose}
-      out[ii,jj] = 2*out[ii,jj] {dep=transpose}
-      `,
-      [globalArg('out', { shape: 'auto', isInput: false }), '...'],
-    );
-    knl = prioritizeLoops(knl, 'i,j');
-    knl = prioritizeLoops(knl, 'ii,jj');
+    const knl = tutorialKernels.transposeAndDouble();
     for (const n of [1, 3, 16, 31]) {
       const a = randomFloat32(n * n, n);
       const { out } = await run(knl, device, { a });
@@ -67,7 +51,7 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: zero fill with prioritizeLoops(knl, "j,i"), written in place`, async () => {
-    const knl = prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i');
+    const knl = tutorialKernels.zeroFill();
     const n = 9;
     const a = randomFloat32(n * n, 9);
     const { a: result } = await run(knl, device, { a });
@@ -76,7 +60,7 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a reduction (matrix-vector product)`, async () => {
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'y[i] = sum(k, A[i,k]*x[k])');
+    const knl = tutorialKernels.matvec();
     const n = 7;
     const m = 13;
     const A = randomFloat32(n * m, 5);
@@ -91,11 +75,7 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: product, max and min reductions on int32`, async () => {
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `
-      pr[i] = product(k, a[i,k])
-      mx[i] = max(k, a[i,k])
-      mn[i] = min(k, a[i,k])
-    `);
+    const knl = tutorialKernels.intReductions();
     const a = Int32Array.from([1, -2, 3, 4, 5, 6, -7, 8, 0, 1, 2, 3]);
     const res = await run(knl, device, { a });
     assert.equal(Array.from(res.pr as Int32Array), [-24, -1680, 0]);
@@ -104,18 +84,14 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: <> temporaries`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
-      <> t = a[i] * a[i]
-      <float32> u = t + 1
-      out[i] = u / 2
-    `);
+    const knl = tutorialKernels.temporaries();
     const a = randomFloat32(11, 4);
     const { out } = await run(knl, device, { a });
     assertClose(out as Float32Array, Array.from(a, (x) => (x * x + 1) / 2), 'out', 1e-6);
   });
 
   test(`${device.name}: a triangular domain 0 <= j <= i < n`, async () => {
-    const knl = makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']);
+    const knl = tutorialKernels.triangular();
     const n = 6;
     const a = randomFloat32(n, 8);
     const out = new Float32Array(n * n).fill(-100);
@@ -129,25 +105,25 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: mod and exists domains`, async () => {
-    const everyThird = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']);
+    const everyThird = tutorialKernels.everyThird();
     const out = new Int32Array(10);
     await run(everyThird, device, { out });
     assert.equal(Array.from(out), [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
-    const evens = makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']);
+    const evens = tutorialKernels.evens();
     const out2 = new Int32Array(7).fill(-1);
     await run(evens, device, { out: out2 });
     assert.equal(Array.from(out2), [0, -1, 2, -1, 4, -1, 6]);
   });
 
   test(`${device.name}: int32 and float64 data`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i] - b[i] // 2 + b[i] % 3');
+    const knl = tutorialKernels.intArithmetic();
     const a = Int32Array.from([1, -2, 3, 1000000, -7]);
     const b = Int32Array.from([5, -5, 0, 7, -1]);
     const { out } = await run(knl, device, { a, b });
     const floorDiv = (x: number, y: number) => Math.floor(x / y);
     const mod = (x: number, y: number) => x - y * Math.floor(x / y);
     assert.equal(Array.from(out as Int32Array), Array.from(a, (x, k) => 3 * x - floorDiv(b[k], 2) + mod(b[k], 3)));
-    const d = makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(a[i]) * 0.1');
+    const d = tutorialKernels.float64Sqrt();
     const x = Float64Array.from([0, 1, 2, 1e10, 0.5]);
     if (!supportsDType(device, 'float64')) {
       // WGSL has no 64-bit floats: a clear error naming the argument, before anything runs

@@ -82,10 +82,10 @@ export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch
     const shader = gpu.createShaderModule({ code: module.code });
     const kernels: DirectKernel[] = [];
     for (const k of prepared.kernels) {
-      const argOf = new Map(k.kernel.params.map((p, index) => [p.name, k.args[index]]));
+      const argOf = new Map(k.kernel.function.params.map((p, index) => [p.name, k.args[index]]));
       const storage = module.layout.storage.filter((s) => argOf.has(s.arrays[0]));
       const uniform = module.layout.uniform;
-      const usesUniform = uniform !== undefined && (k.kernel.params.some((p) => p.kind === 'value') || folded);
+      const usesUniform = uniform !== undefined && (k.kernel.function.params.some((p) => p.kind === 'value') || folded);
       const layoutEntries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
         binding: s.binding, visibility: STAGE_COMPUTE, buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
       }));

@@ -6,12 +6,11 @@
  */
 import {
   byteSize, checkBufferSize, checkProgramLimits, COMMON_LIMITS, getDefaultCacheSize, hostArrayConstructor, LoomError, LruCache,
-  type Device, type DeviceBuffer, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
+  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
 } from '@loom/core';
-import { kernelLayout } from './layout.ts';
 import { HELPERS_PARAM } from './names.ts';
 import { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';
-import { jsTarget } from './target.ts';
+import { jsTarget, type JsExtra } from './target.ts';
 import { runWorkGroups, type CompiledKernel } from './workgroups.ts';
 
 export const CPU_DEVICE_NAME = 'CPU (generated JavaScript)';
@@ -34,9 +33,12 @@ class HostBuffer implements DeviceBuffer {
 }
 
 /** A compiled program: its kernels by (Loom) name. */
-class CompiledProgram {
+export class CpuProgram {
   constructor(readonly kernels: ReadonlyMap<string, CompiledKernel>) {}
 }
+
+/** The CPU device's type: it runs the JavaScript target's code, compiled to `CpuProgram`s. */
+export type CpuDevice = Device<JsExtra, CpuProgram>;
 
 export interface CpuDeviceOptions {
   /** How many compiled programs the device keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
@@ -48,27 +50,27 @@ export interface CpuDeviceOptions {
  * (`COMMON_LIMITS`): a kernel it accepts runs on the GPUs too, and one they refuse it
  * refuses, with the same LoomError, instead of running a 100,000-wide work-group.
  */
-export function cpuDevice(options: CpuDeviceOptions = {}): Device {
-  return new CpuDevice(options.cacheSize ?? getDefaultCacheSize());
+export function cpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
+  return new JsDevice(options.cacheSize ?? getDefaultCacheSize());
 }
 
 // TypeScript-private members, not #fields: wrappers made with Object.create(device) (tests
 // count compilations so) call these methods with themselves as `this`
-class CpuDevice implements Device {
+class JsDevice implements CpuDevice {
   readonly name = CPU_DEVICE_NAME;
   readonly target = jsTarget();
   readonly limits: DeviceLimits = COMMON_LIMITS;
   // exact and unhurried: the device where a wrong data-dependent index should be found
   readonly checksBoundsByDefault = true;
   /** Compiled programs by source text: the same text always compiles to the same functions. */
-  private readonly programs: LruCache<string, CompiledProgram>;
+  private readonly programs: LruCache<string, CpuProgram>;
   private disposed = false;
 
   constructor(cacheSize: number) {
     this.programs = new LruCache(cacheSize);
   }
 
-  async compile(code: GeneratedCode): Promise<unknown> {
+  async compile(code: GeneratedCode<JsExtra>): Promise<CpuProgram> {
     this.alive('compile');
     if (code.target !== 'js') throw new LoomError(`the CPU device runs JavaScript, not ${code.target} code`);
     const cached = this.programs.get(code.code);
@@ -103,12 +105,11 @@ class CpuDevice implements Device {
     bytesOf(into).set(new Uint8Array(source.data, 0, into.byteLength));
   }
 
-  async launch(program: unknown, kernel: KernelFunction, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+  async launch(program: CpuProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
     this.alive('launch');
-    if (!(program instanceof CompiledProgram)) throw new LoomError('the CPU device can only launch programs it compiled');
     const entry = program.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
-    const values = kernelArguments(kernel, args);
+    const values = kernelArguments(kernel.function, args);
     try {
       runWorkGroups(entry, values, groupCount, localSize);
     } catch (e) {
@@ -136,8 +137,9 @@ class CpuDevice implements Device {
   }
 }
 
-function compileProgram(code: GeneratedCode): CompiledProgram {
-  const layouts = code.program.kernels.map(kernelLayout);
+function compileProgram(code: GeneratedCode<JsExtra>): CpuProgram {
+  // the layouts the printer wrote the functions by, never worked out again
+  const layouts = code.extra.layouts;
   // computed keys: a kernel called `__proto__` is exported as itself, not as the object's prototype
   const exports = layouts.map((l) => `[${JSON.stringify(l.name)}]: ${l.jsName}`).join(', ');
   let functions: Record<string, (...args: unknown[]) => unknown>;
@@ -148,7 +150,7 @@ function compileProgram(code: GeneratedCode): CompiledProgram {
     const names = layouts.map((l) => `'${l.name}'`).join(', ');
     throw withCause(new LoomError(`internal: the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`), e);
   }
-  return new CompiledProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
+  return new CpuProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
 }
 
 /** Buffers viewed as TypedArrays of their parameter's dtype; values in the dtype's representation. */

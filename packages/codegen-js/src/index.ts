@@ -6,7 +6,7 @@
  *   jsTarget()   how the program AST is spelled in JavaScript (`generateCode(knl, jsTarget())`)
  *   cpuDevice()  a `Device` that compiles and runs that code
  */
-export { jsTarget } from './target.ts';
-export { cpuDevice, CPU_DEVICE_NAME } from './device.ts';
+export { jsTarget, type JsExtra } from './target.ts';
+export { cpuDevice, CPU_DEVICE_NAME, type CpuDevice, type CpuProgram } from './device.ts';
 export { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';
 export { erf } from './erf.ts';

@@ -10,15 +10,23 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
-  commentText, hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target,
+  commentText, hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
 import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
 
-export function jsTarget(): Target {
-  return { name: 'js', generate: generateJavaScript, unsupportedDType };
+/**
+ * What the launcher must know about each kernel function beyond the code: its layout
+ * (layout.ts), in program order, as the printer used it.
+ */
+export interface JsExtra {
+  readonly layouts: readonly KernelLayout[];
+}
+
+export function jsTarget(): Target<JsExtra> {
+  return { name: 'js', generate: spellJavaScript, unsupportedDType };
 }
 
 function unsupportedDType(dtype: DType): string | undefined {
@@ -32,8 +40,15 @@ const PROGRAM_HEADER = [
 ];
 
 export function generateJavaScript(program: ProgramAst): string {
+  return spellJavaScript(program).code;
+}
+
+function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   for (const k of program.kernels) checkDTypes(k);
-  return [...PROGRAM_HEADER, ...program.kernels.map((k) => `\n${new KernelPrinter(k).print()}`)].join('\n') + '\n';
+  const printers = program.kernels.map((k) => new KernelPrinter(k));
+  const code = [...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n') + '\n';
+  const layouts = printers.map((p) => p.layout);
+  return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts } };
 }
 
 function checkDTypes(kernel: KernelFunction): void {
@@ -44,7 +59,7 @@ function checkDTypes(kernel: KernelFunction): void {
 }
 
 class KernelPrinter {
-  private readonly layout: KernelLayout;
+  readonly layout: KernelLayout;
   private readonly exprs: ExpressionPrinter;
   private readonly lines: string[] = [];
   private depth = 0;

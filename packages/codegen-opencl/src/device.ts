@@ -4,16 +4,14 @@
  */
 import {
   checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError, noteBackendMissing,
-  type Device, type DeviceBuffer, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
+  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
-import { openclTarget } from './target.ts';
-import { openclNames } from './names.ts';
-import type { TargetNames } from '@loom/core';
+import { openclTarget, type OpenCLExtra } from './target.ts';
 
-export interface OpenCLDevice extends Device {
+export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
   readonly context: OpenCLContext;
 }
 
@@ -40,13 +38,6 @@ export function openclDeviceOrSkip(options: OpenCLContextOptions = {}): OpenCLDe
   return device;
 }
 
-/**
- * Each compiled program's OpenCL spellings, for the kernel names `launch` asks the driver
- * for (a kernel called `kernel` is `kernel_` in OpenCL C). Module-wide rather than a
- * private field, so that a device wrapped with `Object.create` still finds them.
- */
-const spellings = new WeakMap<OpenCLProgram, TargetNames>();
-
 class ClDevice implements OpenCLDevice {
   readonly target = openclTarget();
   readonly name: string;
@@ -57,13 +48,11 @@ class ClDevice implements OpenCLDevice {
     this.limits = openclLimits(context.info);
   }
 
-  async compile(code: GeneratedCode, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
+  async compile(code: GeneratedCode<OpenCLExtra>, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
     // before the driver sees it: PoCL crashes the process on a huge private array
     checkProgramLimits(code.program, this.limits, this.name);
-    const program = this.context.buildProgram(code.code, [...this.semanticsOptions(), ...(options.buildOptions ?? [])]);
-    spellings.set(program, openclNames(code.program));
-    return program;
+    return this.context.buildProgram(code.code, [...this.semanticsOptions(), ...(options.buildOptions ?? [])]);
   }
 
   /**
@@ -87,9 +76,10 @@ class ClDevice implements OpenCLDevice {
     this.context.read(buffer as OpenCLBuffer, into);
   }
 
+  /** The driver knows the kernel by its OpenCL spelling (a kernel called `kernel` is `kernel_`). */
   async launch(
-    compiled: unknown,
-    kernel: KernelFunction,
+    compiled: OpenCLProgram,
+    kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
     localSize: readonly number[],
@@ -97,8 +87,8 @@ class ClDevice implements OpenCLDevice {
     const global = groupCount.map((g, axis) => g * (localSize[axis] ?? 1));
     const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
     this.context.launch(
-      compiled as OpenCLProgram,
-      spellings.get(compiled as OpenCLProgram)?.of(kernel.name) ?? kernel.name,
+      compiled,
+      kernel.entryPoint,
       args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
       global,
       local,

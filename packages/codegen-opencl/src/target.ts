@@ -7,7 +7,9 @@
  *       out[i] = 2.0f * a[i];
  *   }
  */
-import { commentText, expr as E, renameProgram, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
+import {
+  commentText, expr as E, renameProgram, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+} from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
@@ -15,17 +17,22 @@ import { openclNames } from './names.ts';
 
 const INDENT = '  ';
 
-export function openclTarget(): Target {
-  return {
-    name: 'opencl',
-    generate: (program) => generateOpenCL(program),
-  };
+/** OpenCL C needs nothing but the code and its kernels' names: the driver finds the rest in it. */
+export type OpenCLExtra = undefined;
+
+export function openclTarget(): Target<OpenCLExtra> {
+  return { name: 'opencl', generate: spellOpenCL };
 }
 
 export function generateOpenCL(program: ProgramAst): string {
+  return spellOpenCL(program).code;
+}
+
+function spellOpenCL(program: ProgramAst): TargetOutput<OpenCLExtra> {
   // from here on the names are OpenCL's spellings (`int` → `int_`): see names.ts
   const names = openclNames(program);
-  return printProgram(renameProgram(program, (n) => names.of(n)));
+  const code = printProgram(renameProgram(program, (n) => names.of(n)));
+  return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), extra: undefined };
 }
 
 function printProgram(program: ProgramAst): string {

@@ -13,14 +13,14 @@
 /// <reference types="@webgpu/types" preserve="true" />
 import {
   checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, noteBackendMissing,
-  type Device, type DeviceBuffer, type DeviceLimits, type DType, type GeneratedCode, type KernelFunction,
-  type LaunchArgument, type ProgramAst, type Target,
+  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type DType, type GeneratedCode,
+  type LaunchArgument, type Target,
 } from '@loom/core';
 import { roundUp, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { dawnGpu, isNode } from './dawn.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
 import { DEFAULT_LIMITS, LIMIT_NAMES, loomLimits, planDispatch, type WgslLimits } from './limits.ts';
-import { generateWgsl, wgslTarget, type WgslModule } from './target.ts';
+import { wgslTarget, type WgslExtra, type WgslModule } from './target.ts';
 
 // WebGPU's flag values (the GPUBufferUsage, GPUMapMode and GPUShaderStage globals exist in
 // browsers, but not in Node unless the `webgpu` package's globals are installed)
@@ -38,7 +38,7 @@ export interface WebGPUDeviceOptions {
   readonly cacheSize?: number;
 }
 
-export interface WebGPUDevice extends Device {
+export interface WebGPUDevice extends Device<WgslExtra, WgslProgram> {
   readonly adapterInfo: GPUAdapterInfo;
   /** The WebGPU limits granted: the adapter's own, asked for when the device was created. */
   readonly wgslLimits: WgslLimits;
@@ -158,18 +158,18 @@ interface Variant {
 }
 
 /** A compiled program: its plain variant, and the folded-grid one when a launch needs it. */
-class CompiledProgram {
+export class WgslProgram {
   private readonly variants = new Map<boolean, Promise<Variant>>();
 
   constructor(
     private readonly device: WgpuDevice,
-    readonly program: ProgramAst,
+    readonly code: GeneratedCode<WgslExtra>,
   ) {}
 
   variant(foldedGrid: boolean): Promise<Variant> {
     let v = this.variants.get(foldedGrid);
     if (!v) {
-      v = this.device.build(this.program, foldedGrid);
+      v = this.device.build(this.code, foldedGrid);
       this.variants.set(foldedGrid, v);
       v.catch(() => this.variants.delete(foldedGrid));
     }
@@ -179,12 +179,12 @@ class CompiledProgram {
 
 class WgpuDevice implements WebGPUDevice {
   readonly name: string;
-  readonly target: Target;
+  readonly target: Target<WgslExtra>;
   readonly limits: DeviceLimits;
   private lostReason: string | undefined;
   private disposed = false;
   /** Compiled programs by their code; a dropped one's pipelines go with the last reference to it. */
-  private readonly programs: LruCache<string, Promise<CompiledProgram>>;
+  private readonly programs: LruCache<string, Promise<WgslProgram>>;
   /** A launch shape (kernel, variant, binding sizes, pools) whose commands WebGPU has validated once. */
   private readonly validatedLaunches: LruCache<string, true>;
   /** What a launch shape keeps between launches; a dropped one's uniform buffer is destroyed. */
@@ -221,14 +221,14 @@ class WgpuDevice implements WebGPUDevice {
 
   private uncaptured: string | undefined;
 
-  async compile(code: GeneratedCode): Promise<unknown> {
+  async compile(code: GeneratedCode<WgslExtra>): Promise<WgslProgram> {
     if (code.target !== 'wgsl') throw new LoomError(`a WebGPU device runs WGSL, not ${code.target} code`);
     this.checkAlive();
     let entry = this.programs.get(code.code);
     if (!entry) {
       // before Dawn sees it: a private array past WGSL's limits is otherwise "a bug in Loom's WGSL target"
       checkProgramLimits(code.program, this.limits, this.name);
-      const program = new CompiledProgram(this, code.program);
+      const program = new WgslProgram(this, code);
       entry = program.variant(false).then(() => program);
       this.programs.set(code.code, entry);
       entry.catch(() => this.programs.delete(code.code));
@@ -236,10 +236,10 @@ class WgpuDevice implements WebGPUDevice {
     return entry;
   }
 
-  /** Generates, compiles and makes pipelines for one variant of a program. */
-  async build(program: ProgramAst, foldedGrid: boolean): Promise<Variant> {
-    const module = generateWgsl(program, { shaderF16: this.shaderF16, limits: this.wgslLimits, foldedGrid });
-    const kernelNames = program.kernels.map((k) => `'${k.name}'`).join(', ');
+  /** Compiles one variant of a program and makes its pipelines, bound as its module's layout says. */
+  async build(code: GeneratedCode<WgslExtra>, foldedGrid: boolean): Promise<Variant> {
+    const module = foldedGrid ? code.extra.folded() : code.extra.module;
+    const kernelNames = code.kernels.map((k) => `'${k.name}'`).join(', ');
     const device = this.gpuDevice;
     const shader = await withErrorScopes(device, `compiling the WGSL of ${kernelNames}`, async () => {
       const shader = device.createShaderModule({ code: module.code });
@@ -248,9 +248,9 @@ class WgpuDevice implements WebGPUDevice {
       return shader;
     });
     const kernels = new Map<string, KernelPipeline>();
-    for (const k of program.kernels) {
-      const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.params.some((p) => p.name === a)));
-      const usesUniform = module.layout.uniform !== undefined && (k.params.some((p) => p.kind === 'value') || storage.some((s) => s.pool) || foldedGrid);
+    for (const k of code.kernels) {
+      const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
+      const usesUniform = module.layout.uniform !== undefined && (k.parameters.some((p) => p.kind === 'value') || storage.some((s) => s.pool) || foldedGrid);
       const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
         binding: s.binding,
         visibility: SHADER_STAGE_COMPUTE,
@@ -327,21 +327,20 @@ class WgpuDevice implements WebGPUDevice {
   }
 
   async launch(
-    compiled: unknown,
-    kernel: KernelFunction,
+    compiled: WgslProgram,
+    kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
   ): Promise<void> {
     this.checkAlive();
-    if (!(compiled instanceof CompiledProgram)) throw new LoomError('a WebGPU device can only launch programs it compiled');
-    const dispatch = planDispatch(kernel.name, groupCount, kernel.localSize, this.wgslLimits);
+    const dispatch = planDispatch(kernel.name, groupCount, kernel.grid.localSize, this.wgslLimits);
     const variant = await compiled.variant(dispatch.folded);
     const entry = variant.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
 
     const buffers = new Map<string, GPUBuffer>();
     const values = new Map<string, { dtype: DType; value: number | bigint }>();
-    for (const [k, p] of kernel.params.entries()) {
+    for (const [k, p] of kernel.parameters.entries()) {
       const a = args[k];
       if (a === undefined) throw new LoomError(`kernel '${kernel.name}' was launched without its argument '${p.name}'`);
       if (a.kind === 'value') values.set(p.name, { dtype: a.dtype, value: a.value });

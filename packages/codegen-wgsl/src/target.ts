@@ -21,7 +21,7 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
-import { LoomError, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target } from '@loom/core';
+import { LoomError, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
@@ -50,12 +50,33 @@ export interface WgslModule {
   readonly entryPoints: ReadonlyMap<string, string>;
 }
 
-export function wgslTarget(options: WgslTargetOptions = {}): Target {
+/** What the WebGPU device needs besides the code: where every argument is bound, and the folded-grid variant. */
+export interface WgslExtra {
+  /** The module as generated: its binding layout and entry points. */
+  readonly module: WgslModule;
+  /**
+   * The same program for a folded grid (`limits.ts`), which a launch needs when its grid has
+   * more work-groups along an axis than the device dispatches: made the first time it is asked for.
+   */
+  folded(): WgslModule;
+}
+
+export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
   const shaderF16 = options.shaderF16 ?? true;
   return {
     name: 'wgsl',
-    generate: (program) => generateWgsl(program, options).code,
+    generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
+  };
+}
+
+function spellWgsl(program: ProgramAst, options: WgslTargetOptions): TargetOutput<WgslExtra> {
+  const module = generateWgsl(program, options);
+  let folded: WgslModule | undefined;
+  return {
+    code: module.code,
+    entryPoints: program.kernels.map((k) => module.entryPoints.get(k.name)!),
+    extra: { module, folded: () => (folded ??= generateWgsl(program, { ...options, foldedGrid: true })) },
   };
 }
 

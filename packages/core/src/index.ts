@@ -49,7 +49,8 @@ export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinea
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { KernelCheckError } from './check/index.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
-export type { Target, GeneratedCode } from './codegen/target.ts';
+export type { Target, TargetOutput } from './codegen/target.ts';
+export { programCode, type GeneratedCode, type DeviceKernel, type DeviceParameter, type HostSteps, type HostArgument, type HostTemporary } from './codegen/generated.ts';
 
 export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkGridLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';

@@ -6,7 +6,7 @@
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { CoefficientRangeError, LoomError } from '../errors.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { realizeReductions } from '../kernel/realize-reductions.ts';
 import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { linearize } from '../schedule/linearize.ts';
@@ -21,7 +21,8 @@ import type { ProgramAst } from './ast.ts';
 import { KernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
 import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
-import type { GeneratedCode, Target } from './target.ts';
+import type { ExtraOf, Target } from './target.ts';
+import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
 
 export interface CodegenOptions {
   /**
@@ -32,12 +33,16 @@ export interface CodegenOptions {
   readonly checkBounds?: boolean;
 }
 
-/** The kernel's code for `target`. Every input array's dtype must be known (`addDtypes`). */
-export function generateCode(knl: LoopKernel, target: Target, options: CodegenOptions = {}): GeneratedCode {
+/**
+ * The kernel's code for `target`, with what running it takes (generated.ts). Every input
+ * array's dtype must be known (`addDtypes`); outputs' are inferred.
+ */
+export function generateCode<T extends Target>(knl: LoopKernel, target: T, options?: CodegenOptions): GeneratedCode<ExtraOf<T>>;
+// (the signature above types a call with a union of targets as the union of what they tell)
+export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
   try {
-    const program = buildProgram(knl, target, options);
-    const code = target.generate(program);
-    return { target: target.name, code, program, toString: () => code };
+    const { program, args } = build(knl, target, options);
+    return describeProgram(target.name, program, target.generate(program), args.map(hostArgument));
   } catch (e) {
     // the set arithmetic does not know which kernel it works for: say it here
     if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
@@ -47,21 +52,30 @@ export function generateCode(knl: LoopKernel, target: Target, options: CodegenOp
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */
 export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
+  return prepare(knl, target).kernel;
+}
+
+/** The preprocessed kernel, and its arguments as typed before `sep` axes split them (what the caller passes). */
+function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[] } {
   const typed = inferTypes(withDefaultValueTypes(knl));
   checkTypedKernel(typed);
   const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(typed))));
   checkTypes(prepared, target);
-  return prepared;
+  return { kernel: prepared, args: typed.args };
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
-  const { kernel, subkernels } = linearizeKernel(knl, target);
+  return build(knl, target, options).program;
+}
+
+function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[] } {
+  const { kernel, subkernels, args } = linearized(knl, target);
   const builder = new KernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
   const program = boundsChecks ? { kernels, boundsChecks } : { kernels };
   checkProgramNames(program);
-  return program;
+  return { program, args };
 }
 
 /**
@@ -69,11 +83,16 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
  * (loopy's get_one_linearized_kernel).
  */
 export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: LoopKernel; subkernels: Subkernel[] } {
-  const kernel = preprocess(knl, target);
+  const { kernel, subkernels } = linearized(knl, target);
+  return { kernel, subkernels };
+}
+
+function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[] } {
+  const { kernel, args } = prepare(knl, target);
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   checkLinearizedKernel(kernel, split);
   const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  return { kernel, subkernels };
+  return { kernel, subkernels, args };
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */

@@ -1,20 +1,31 @@
-/** A target spells the program AST in one language. */
+/**
+ * A target spells the program AST in one language. What it returns besides the code is
+ * what its device needs to run that code and would otherwise have to work out again
+ * (WGSL's binding layout, the JavaScript functions' layouts): `Extra`, typed per target,
+ * reaches the device through `GeneratedCode<Extra>` (generated.ts).
+ */
 import type { DType } from '../dtypes.ts';
 import type { ProgramAst } from './ast.ts';
 
-export interface Target {
+export interface Target<Extra = unknown> {
   /** 'opencl', 'wgsl', 'js'. */
   readonly name: string;
-  /** Device source code for the program. */
-  generate(program: ProgramAst): string;
+  /** Device source code for the program, and what the device needs to know about it. */
+  generate(program: ProgramAst): TargetOutput<Extra>;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType?(dtype: DType): string | undefined;
 }
 
-/** What `generateCode` returns: the device code and the launch description. */
-export interface GeneratedCode {
-  readonly target: string;
+/** One program spelled by a target. */
+export interface TargetOutput<Extra = unknown> {
   readonly code: string;
-  readonly program: ProgramAst;
-  toString(): string;
+  /** Each kernel's name as the code spells it (`kernel` is `kernel_` in OpenCL C), in program order. */
+  readonly entryPoints: readonly string[];
+  /** The target's own facts about the code, for its device. */
+  readonly extra: Extra;
 }
+
+/** What a target tells its device: `ExtraOf<Target<E>>` is `E` (of a union of targets, the union). */
+export type ExtraOf<T> = T extends Target<infer Extra> ? Extra : never;
+
+export type { GeneratedCode } from './generated.ts';

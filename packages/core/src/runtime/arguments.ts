@@ -10,8 +10,8 @@ import { LruCache } from '../lru.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
-import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
-import { addDtypes } from '../transform/basic.ts';
+import { INDEX_DTYPE } from '../kernel/type-inference.ts';
+import type { GeneratedCode, HostArgument } from '../codegen/generated.ts';
 import { DeviceArray } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 import { MAX_INDEX } from './limits.ts';
@@ -24,18 +24,33 @@ export interface ShapedHostArray {
 
 export type RunArgument = HostArray | ShapedHostArray | DeviceArray | number | bigint;
 
+/** A caller's array bound to a kernel argument, its dtype known once the code is generated. */
 export interface BoundArray {
   readonly arg: KernelArg;
   readonly dtype: DType;
   readonly shape: readonly number[];
   /** What the caller passed, if anything. */
   readonly given?: HostArray | DeviceArray;
+  /** A `sep` axis: split along `axis` into the device arrays `names` (codegen/generated.ts). */
+  readonly sep?: HostArgument['sep'];
 }
 
 export interface Binding {
+  /** The dtypes of the arguments, all of them. */
   readonly dtypes: ReadonlyMap<string, DType>;
   readonly values: ReadonlyMap<string, number | bigint>;
   readonly arrays: readonly BoundArray[];
+}
+
+/**
+ * What the caller's arguments alone say: the dtypes of what was passed (and of value
+ * arguments), values, shapes. An output nobody passed has the dtype code generation
+ * infers for it; `typeBinding` takes it from the generated code.
+ */
+export interface ArgumentBinding {
+  readonly dtypes: ReadonlyMap<string, DType>;
+  readonly values: ReadonlyMap<string, number | bigint>;
+  readonly arrays: readonly (Omit<BoundArray, 'dtype' | 'sep'> & { readonly dtype: DType | undefined })[];
 }
 
 function isHostArray(x: unknown): x is HostArray {
@@ -46,7 +61,7 @@ function isShaped(x: unknown): x is ShapedHostArray {
   return typeof x === 'object' && x !== null && !isHostArray(x) && !(x instanceof DeviceArray) && 'data' in x && 'shape' in x;
 }
 
-export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): Binding {
+export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
   const known = new Map(knl.args.map((a) => [a.name, a]));
   for (const name of Object.keys(given)) {
     if (!known.has(name)) {
@@ -97,9 +112,8 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
     }
   }
   checkAssumptions(knl, values);
-  inferOutputDTypes(knl, dtypes);
 
-  const arrays: BoundArray[] = [];
+  const arrays: ArgumentBinding['arrays'][number][] = [];
   for (const arg of knl.args) {
     if (arg.kind === 'value') continue;
     const shape = arg.shape!.map((s, axis) => {
@@ -117,7 +131,7 @@ export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, Ru
     const v = ownEntry(given, arg.name);
     if (v === undefined) {
       if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
-      arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape });
+      arrays.push({ arg, dtype: dtypes.get(arg.name), shape });
       continue;
     }
     const expected = shape.reduce((a, b) => a * b, 1);
@@ -276,30 +290,17 @@ function checkFits(knl: LoopKernel, name: string, dtype: DType, v: number | bigi
 const assumptionsHold = new WeakMap<LoopKernel, LruCache<string, true>>();
 const CHECKED_PER_KERNEL = 256;
 
-/** Outputs nobody passed get the type of what is assigned to them; remembered per kernel and input dtypes. */
-function inferOutputDTypes(knl: LoopKernel, dtypes: Map<string, DType>): void {
-  const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name) ?? ''}`).join(',');
-  let perKernel = outputTypes.get(knl);
-  if (!perKernel) outputTypes.set(knl, (perKernel = new LruCache(DTYPE_SETS_PER_KERNEL)));
-  let inferred = perKernel.get(key);
-  if (!inferred) {
-    const known = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
-    const typed = inferTypes(Object.keys(known).length ? addDtypes(knl, known) : knl);
-    inferred = new Map(typed.args.map((a) => [a.name, a.dtype]));
-    perKernel.set(key, inferred);
-  }
-  for (const arg of knl.args) {
-    const dtype = inferred.get(arg.name);
-    if (dtype === undefined) {
-      throw new LoomError(`cannot determine the dtype of '${arg.name}': pass an array for it or use addDtypes(knl, { ${arg.name}: 'float32' })`);
-    }
-    dtypes.set(arg.name, dtype);
-  }
+/** The binding with every dtype known: those of outputs nobody passed as the generated code has them. */
+export function typeBinding(bound: ArgumentBinding, code: GeneratedCode): Binding {
+  const dtypes = new Map(bound.dtypes);
+  for (const a of code.host.arguments) dtypes.set(a.name, a.dtype);
+  const hosts = new Map(code.host.arguments.map((a) => [a.name, a]));
+  const arrays = bound.arrays.map((a): BoundArray => {
+    const host = hosts.get(a.arg.name)!;
+    return host.sep ? { ...a, dtype: host.dtype, sep: host.sep } : { ...a, dtype: host.dtype };
+  });
+  return { dtypes, values: bound.values, arrays };
 }
-
-/** Per kernel (weakly), the output dtypes inferred for each set of input dtypes. */
-const outputTypes = new WeakMap<LoopKernel, LruCache<string, Map<string, DType | undefined>>>();
-const DTYPE_SETS_PER_KERNEL = 16;
 
 export function checkDTypeName(d: string): DType {
   if (!isDType(d)) throw new LoomError(`unknown dtype '${d}'`);

@@ -16,8 +16,7 @@ import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { byteSize } from '../dtypes.ts';
-import { sepAxisOf } from '../codegen/separate-arrays.ts';
-import type { Binding } from './arguments.ts';
+import type { ArgumentBinding } from './arguments.ts';
 import { DeviceArray } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 
@@ -98,13 +97,14 @@ function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, n
  * Host arrays hold exactly the element count (the binding checks it), and `run`
  * allocates that much for outputs; a DeviceArray can be allocated larger.
  */
-export function checkLayoutsFit(knl: LoopKernel, binding: Binding): void {
+export function checkLayoutsFit(knl: LoopKernel, binding: ArgumentBinding): void {
   for (const a of binding.arrays) {
-    if (!a.arg.shape || !a.arg.dimTags || sepAxisOf(a.arg)) continue; // row-major is dense; sep axes are split up
+    // row-major is dense; an array with a sep axis is split up into dense ones
+    if (!a.arg.shape || !a.arg.dimTags || a.arg.dimTags.some((t) => t.kind === 'sep')) continue;
     const env = valuesEnv(binding.values, `the strides of '${a.arg.name}'`);
     const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, `the strides of '${a.arg.name}'`));
     const needed = requiredLength(a.shape, strides);
-    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.dtype)) : a.shape.reduce((x, y) => x * y, 1);
+    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.dtype)) : a.shape.reduce((x, y) => x * y, 1);
     if (needed > held) {
       throw new LoomError(
         `array '${a.arg.name}' has a layout (strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +

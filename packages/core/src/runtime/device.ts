@@ -4,8 +4,8 @@
  */
 import type { DType, HostArray } from '../dtypes.ts';
 import { hostArrayConstructor } from '../dtypes.ts';
-import type { KernelFunction } from '../codegen/ast.ts';
-import type { GeneratedCode, Target } from '../codegen/target.ts';
+import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
+import type { Target } from '../codegen/target.ts';
 import type { DeviceLimits } from './limits.ts';
 
 /** Opaque handle to device memory. */
@@ -17,22 +17,28 @@ export type LaunchArgument =
   | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
   | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
 
-export interface Device {
+/**
+ * A device runs the code of its target. `Extra` is what that target tells the device
+ * about its code (`Target<Extra>`), `Compiled` what the device makes of it: both stay
+ * the device's own business. `run` and `prepareLaunch` see any device as a plain
+ * `Device` and only hand back to `launch` what `compile` returned.
+ */
+export interface Device<Extra = unknown, Compiled = unknown> {
   /** Human-readable, e.g. 'OpenCL: pthread-AMD EPYC (Portable Computing Language)'. */
   readonly name: string;
   /** How code for this device is spelled. */
-  readonly target: Target;
+  readonly target: Target<Extra>;
   /** `run` checks data-dependent indices here unless told otherwise (bounds-flags.ts). */
   readonly checksBoundsByDefault?: boolean;
   /** Builds generated code into something `launch` can run. Devices may cache by code. */
-  compile(code: GeneratedCode, options?: { buildOptions?: readonly string[] }): Promise<unknown>;
+  compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
   allocate(byteLength: number): DeviceBuffer;
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
   /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
   launch(
-    compiled: unknown,
-    kernel: KernelFunction,
+    compiled: Compiled,
+    kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
     localSize: readonly number[],

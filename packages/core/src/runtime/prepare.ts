@@ -13,8 +13,7 @@
  * found out of range; off, a launch is only the device launches.
  */
 import { LoomError } from '../errors.ts';
-import type { GeneratedCode } from '../codegen/target.ts';
-import { sepAxisOf } from '../codegen/separate-arrays.ts';
+import type { GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { allocateTemporaries, planLaunches, type PreparedKernel } from './launch-plan.ts';
@@ -50,17 +49,17 @@ export async function prepareLaunch(
       throw new LoomError(`prepareLaunch: argument '${a.arg.name}' must be a DeviceArray (copy host data once with DeviceArray.from)`);
     }
     if (a.given.device !== device) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' lives on another device (${a.given.device.name})`);
-    if (sepAxisOf(a.arg)) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' has a 'sep' axis; use run`);
+    if (a.sep) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' has a 'sep' axis; use run`);
     buffers.set(a.arg.name, a.given.buffer);
   }
-  const owned = allocateTemporaries(device, code.program, binding.values, buffers);
-  const checks = code.program.boundsChecks;
+  const owned = allocateTemporaries(device, code, binding.values, buffers);
+  const checks = code.host.boundsChecks;
   if (checks) {
     const flags = await allocateFlags(device, checks);
     owned.push(flags);
     buffers.set(checks.flags, flags);
   }
-  const kernels = planLaunches(code.program, binding.values, buffers);
+  const kernels = planLaunches(code, binding.values, buffers);
 
   return {
     device,

@@ -8,20 +8,20 @@ import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { generateCode, type CodegenOptions } from '../codegen/generate.ts';
-import type { GeneratedCode } from '../codegen/target.ts';
+import type { GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { addDtypes } from '../transform/basic.ts';
-import { bindArguments, byteLengthOf, type Binding, type RunArgument, type ShapedHostArray } from './arguments.ts';
+import { bindArguments, byteLengthOf, typeBinding, type Binding, type RunArgument, type ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { checkAccessBounds, checkLayoutsFit } from './bounds-check.ts';
 import { allocateFlags, throwViolations, wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
 
 export type { RunOptions };
 import { allocateTemporaries, planLaunches } from './launch-plan.ts';
-import { sepAxisOf, separateName } from '../codegen/separate-arrays.ts';
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
+/** A variant's generated code, and what the device compiled it to (only ever handed back to that device's `launch`). */
 interface Compiled {
   readonly code: GeneratedCode;
   readonly compiled: unknown;
@@ -34,7 +34,10 @@ interface Compiled {
 const cache = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, Promise<Compiled>>>>();
 const VARIANTS_PER_KERNEL = 16;
 
-/** Generates and compiles the variant of `knl` for these dtypes on `device`, cached. */
+/**
+ * Generates and compiles the variant of `knl` for these dtypes on `device`, cached. The
+ * dtypes of what the caller passed decide the rest (outputs' are inferred from them).
+ */
 export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>, options: CodegenOptions = {}): Promise<Compiled> {
   let perDevice = cache.get(device);
   if (!perDevice) cache.set(device, (perDevice = new WeakMap()));
@@ -44,7 +47,7 @@ export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<
   let entry = perKernel.get(key);
   if (!entry) {
     entry = (async () => {
-      const untyped = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined).map((a) => [a.name, dtypes.get(a.name)!]));
+      const untyped = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
       const typed = Object.keys(untyped).length ? addDtypes(knl, untyped) : knl;
       const code = generateCode(typed, device.target, { checkBounds: options.checkBounds ?? false });
       if (knl.options.writeCode) console.log(code.code);
@@ -69,15 +72,14 @@ export async function run(
   const buffers = new Map<string, DeviceBuffer>();
   try {
     for (const a of binding.arrays) {
-      const sep = sepAxisOf(a.arg);
-      if (sep) {
+      if (a.sep) {
         // a 'sep' axis: one device array per index along it
         if (a.given instanceof DeviceArray) throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
-        for (const [k, slice] of sliceAlong(a, sep.axis).entries()) {
+        for (const [k, slice] of sliceAlong(a, a.sep.axis).entries()) {
           const buffer = device.allocate(Math.max(slice.byteLength, 4));
           owned.push(buffer);
           if (slice.byteLength > 0) await device.write(buffer, slice);
-          buffers.set(separateName(a.arg.name, k), buffer);
+          buffers.set(a.sep.names[k], buffer);
         }
         continue;
       }
@@ -95,14 +97,14 @@ export async function run(
     }
 
     // global temporaries (save slots, user-placed ones) live for the whole run
-    owned.push(...allocateTemporaries(device, code.program, binding.values, buffers));
-    const checks = code.program.boundsChecks;
+    owned.push(...allocateTemporaries(device, code, binding.values, buffers));
+    const checks = code.host.boundsChecks;
     if (checks) {
       const flags = await allocateFlags(device, checks);
       owned.push(flags);
       buffers.set(checks.flags, flags);
     }
-    for (const k of planLaunches(code.program, binding.values, buffers)) {
+    for (const k of planLaunches(code, binding.values, buffers)) {
       await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
     }
     if (checks) await throwViolations(device, buffers.get(checks.flags)!, checks, binding.values);
@@ -113,12 +115,11 @@ export async function run(
       Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
     for (const a of binding.arrays) {
       if (!a.arg.isOutput) continue;
-      const sep = sepAxisOf(a.arg);
-      if (sep) {
+      if (a.sep) {
         const target = (a.given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
-        const slices = sliceAlong({ ...a, given: target }, sep.axis);
-        for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers.get(separateName(a.arg.name, k))!, slice);
-        scatterAlong(target, a.shape, sep.axis, slices);
+        const slices = sliceAlong({ ...a, given: target }, a.sep.axis);
+        for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers.get(a.sep.names[k])!, slice);
+        scatterAlong(target, a.shape, a.sep.axis, slices);
         output(a.arg.name, target);
         continue;
       }
@@ -187,10 +188,11 @@ export async function prepareCall(
     checkLayoutsFit(knl, binding); // device buffers are not part of the signature
     return { ...known, binding };
   }
-  const binding = bindArguments(knl, args);
-  checkAccessBounds(knl, binding.values, new Map(binding.arrays.map((a) => [a.arg.name, a.shape])));
-  checkLayoutsFit(knl, binding);
-  const { code, compiled } = await compileFor(knl, device, binding.dtypes, { checkBounds });
+  const bound = bindArguments(knl, args);
+  checkAccessBounds(knl, bound.values, new Map(bound.arrays.map((a) => [a.arg.name, a.shape])));
+  checkLayoutsFit(knl, bound);
+  const { code, compiled } = await compileFor(knl, device, bound.dtypes, { checkBounds });
+  const binding = typeBinding(bound, code);
   if (signature !== undefined) perKernel.set(signature, { binding, code, compiled });
   return { binding, code, compiled };
 }

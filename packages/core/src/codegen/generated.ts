@@ -1,0 +1,152 @@
+/**
+ * What `generateCode` returns: not only the code, but everything code generation knew
+ * when it wrote it, so that nobody downstream works it out again. Per device kernel: its
+ * name in the code, its parameters (which caller argument each one takes, in which dtype,
+ * and for a `sep` axis which of the separate arrays), its grid. For the host: the caller's
+ * arguments with every dtype known (outputs' inferred ones included), the global
+ * temporaries to allocate for a call, the bounds-check flag buffer. And the target's own
+ * facts (`extra`), for its device.
+ *
+ * `run` binds the caller's data to this, allocates, and launches the kernels in order;
+ * a device compiles `code` with the help of `extra`.
+ */
+import type { DType } from '../dtypes.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { KernelArg } from '../kernel/model.ts';
+import type { BoundsChecks } from './access-guards.ts';
+import type { KernelFunction, ProgramAst } from './ast.ts';
+import { sepAxisOf, separateName } from './separate-arrays.ts';
+import type { Target, TargetOutput } from './target.ts';
+
+export interface GeneratedCode<Extra = unknown> {
+  /** The target's name: 'opencl', 'wgsl', 'js'. */
+  readonly target: string;
+  /** The device code, as the target printed it. */
+  readonly code: string;
+  /** The device kernels, in launch order (one unless the kernel has global barriers). */
+  readonly kernels: readonly DeviceKernel[];
+  /** What the host does around the launches. */
+  readonly host: HostSteps;
+  /** The target's own facts about the code (WGSL: its binding layout; JavaScript: its functions' layouts). */
+  readonly extra: Extra;
+  /** The target-independent program the code was printed from. */
+  readonly program: ProgramAst;
+  /** The code: printing the result prints the code. */
+  toString(): string;
+}
+
+export interface DeviceKernel {
+  /** Loom's name for it: the kernel's, or `name_0`, `name_1`... after global barriers. */
+  readonly name: string;
+  /** Its name in the code (the target's spelling of `name`). */
+  readonly entryPoint: string;
+  /** In the order the kernel takes them. */
+  readonly parameters: readonly DeviceParameter[];
+  readonly grid: {
+    /** Work-groups per axis, as expressions in the value arguments. */
+    readonly groupCount: readonly Expr[];
+    /** Work-items per work-group, per axis. */
+    readonly localSize: readonly number[];
+  };
+  /** The kernel as the program AST has it. */
+  readonly function: KernelFunction;
+}
+
+/**
+ * What the host passes for one kernel parameter:
+ *   `array`        the caller's array `argument` (with `sepIndex`: its slice at that index of the sep axis)
+ *   `value`        the value argument `argument`
+ *   `temporary`    the global temporary `argument`, allocated for the call (`HostSteps.temporaries`)
+ *   `bounds-flags` the bounds-check flag buffer (`HostSteps.boundsChecks`)
+ */
+export interface DeviceParameter {
+  /** The name the code gives it (`a_s1` for slice 1 of a sep array `a`). */
+  readonly name: string;
+  readonly argument: string;
+  readonly dtype: DType;
+  readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags';
+  /** An array with a `sep` axis: which of its separate arrays. */
+  readonly sepIndex?: number;
+  /** Arrays: the kernel writes it. */
+  readonly written: boolean;
+}
+
+export interface HostSteps {
+  /** The kernel's arguments as the caller passes them, in order, each with its dtype. */
+  readonly arguments: readonly HostArgument[];
+  /** Global temporaries (save slots, user-placed ones): allocated before the first launch, freed after the last. */
+  readonly temporaries: readonly HostTemporary[];
+  /** With bounds checking, where an access needed a guard: the flag buffer, zeroed before and read after. */
+  readonly boundsChecks?: BoundsChecks;
+}
+
+export interface HostArgument {
+  readonly name: string;
+  /** Given, or inferred from what the kernel assigns (outputs nobody passed). */
+  readonly dtype: DType;
+  readonly kind: 'array' | 'value';
+  /** A `sep` axis: the caller's array is split along `axis` into `length` device arrays, called `names`. */
+  readonly sep?: { readonly axis: number; readonly length: number; readonly names: readonly string[] };
+}
+
+export interface HostTemporary {
+  readonly name: string;
+  readonly dtype: DType;
+  /** In the value arguments. */
+  readonly shape: readonly Expr[];
+}
+
+/** The generated code of `program`, whose caller-facing arguments are `hostArguments`, as `target` printed it. */
+export function describeProgram<Extra>(target: string, program: ProgramAst, printed: TargetOutput<Extra>, hostArguments: readonly HostArgument[]): GeneratedCode<Extra> {
+  // a separate array's name stands for a slice of the caller's array
+  const slices = new Map<string, { argument: string; sepIndex: number }>();
+  for (const a of hostArguments) a.sep?.names.forEach((name, k) => slices.set(name, { argument: a.name, sepIndex: k }));
+  const temporaries = new Map<string, HostTemporary>();
+  const flags = program.boundsChecks?.flags;
+  const kernels = program.kernels.map((fn, index): DeviceKernel => {
+    const parameters = fn.params.map((p): DeviceParameter => {
+      const common = { name: p.name, argument: p.name, dtype: p.dtype, written: p.written };
+      if (p.name === flags) return { ...common, kind: 'bounds-flags' };
+      if (p.temporaryShape) {
+        if (!temporaries.has(p.name)) temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape });
+        return { ...common, kind: 'temporary' };
+      }
+      if (p.kind === 'value') return { ...common, kind: 'value' };
+      const slice = slices.get(p.name);
+      return slice ? { ...common, kind: 'array', ...slice } : { ...common, kind: 'array' };
+    });
+    return {
+      name: fn.name,
+      entryPoint: printed.entryPoints[index],
+      parameters,
+      grid: { groupCount: fn.groupCount, localSize: fn.localSize },
+      function: fn,
+    };
+  });
+  const host: HostSteps = program.boundsChecks
+    ? { arguments: hostArguments, temporaries: [...temporaries.values()], boundsChecks: program.boundsChecks }
+    : { arguments: hostArguments, temporaries: [...temporaries.values()] };
+  const code = printed.code;
+  return { target, code, kernels, host, extra: printed.extra, program, toString: () => code };
+}
+
+/**
+ * The generated code of a program AST built by hand (tests, tools): its arguments are the
+ * kernels' parameters, with no `sep` axes (those are a kernel's, and split before the AST).
+ */
+export function programCode<Extra>(program: ProgramAst, target: Target<Extra>): GeneratedCode<Extra> {
+  const args = new Map<string, HostArgument>();
+  for (const p of program.kernels.flatMap((k) => k.params)) {
+    if (p.temporaryShape || p.name === program.boundsChecks?.flags || args.has(p.name)) continue;
+    args.set(p.name, { name: p.name, dtype: p.dtype, kind: p.kind === 'value' ? 'value' : 'array' });
+  }
+  return describeProgram(target.name, program, target.generate(program), [...args.values()]);
+}
+
+/** A kernel argument as the caller passes it (typed; before its `sep` axis, if any, was split off). */
+export function hostArgument(arg: KernelArg): HostArgument {
+  const common = { name: arg.name, dtype: arg.dtype!, kind: arg.kind === 'value' ? ('value' as const) : ('array' as const) };
+  const sep = sepAxisOf(arg);
+  if (!sep) return common;
+  return { ...common, sep: { ...sep, names: Array.from({ length: sep.length }, (_, k) => separateName(arg.name, k)) } };
+}

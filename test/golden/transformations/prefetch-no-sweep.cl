@@ -1,0 +1,18 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(16, 1, 1))) loopy_kernel(__global float const *__restrict__ a, int const n, __global float *__restrict__ out)
+{
+  float a_fetch;
+  float acc_k;
+  if (16 * gid(0) <= n - lid(0) - 1)
+  {
+    a_fetch = a[16 * gid(0) + lid(0)];
+    acc_k = 0.0f;
+  }
+  for (int k = 0; k <= 15; ++k)
+    if (16 * gid(0) <= n - lid(0) - 1)
+      acc_k = acc_k + a_fetch;
+  if (16 * gid(0) <= n - lid(0) - 1)
+    out[16 * gid(0) + lid(0)] = acc_k;
+}

@@ -1,0 +1,9 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float *__restrict__ a, int const n)
+{
+  for (int i_outer = 0; i_outer <= (n - 1) / 16; ++i_outer)
+    for (int i_inner = 0; i_inner <= min(n - 16 * i_outer - 1, 15); ++i_inner)
+      a[16 * i_outer + i_inner] = 0.0f;
+}

@@ -1,0 +1,11 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float const *__restrict__ a, int const n, __global float *__restrict__ out)
+{
+  for (int i_outer = 0; i_outer <= (n - 1) / 16; ++i_outer)
+    for (int j_outer = 0; j_outer <= (n - 1) / 16; ++j_outer)
+      for (int i_inner = 0; i_inner <= 15; ++i_inner)
+        for (int j_inner = 0; j_inner <= 15; ++j_inner)
+          out[n * (16 * i_outer + i_inner) + (16 * j_outer + j_inner)] = a[n * (16 * j_outer + j_inner) + (16 * i_outer + i_inner)];
+}

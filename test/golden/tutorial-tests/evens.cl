@@ -1,0 +1,9 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global int *__restrict__ out, int const n)
+{
+  for (int i = 0; i <= -1 + n; ++i)
+    if (i % 2 == 0)
+      out[i] = i;
+}

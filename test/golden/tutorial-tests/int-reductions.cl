@@ -1,0 +1,24 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global int const *__restrict__ a, __global int *__restrict__ mn, __global int *__restrict__ mx, int const n, __global int *__restrict__ pr)
+{
+  int acc_k;
+  int acc_k_0;
+  int acc_k_1;
+  for (int i = 0; i <= -1 + n; ++i)
+  {
+    acc_k = 1;
+    acc_k_0 = (-2147483647 - 1);
+    acc_k_1 = 2147483647;
+    for (int k = 0; k <= 3; ++k)
+    {
+      acc_k = acc_k * a[4 * i + k];
+      acc_k_0 = max(acc_k_0, a[4 * i + k]);
+      acc_k_1 = min(acc_k_1, a[4 * i + k]);
+    }
+    pr[i] = acc_k;
+    mx[i] = acc_k_0;
+    mn[i] = acc_k_1;
+  }
+}

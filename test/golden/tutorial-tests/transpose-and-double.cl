@@ -1,0 +1,12 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float *__restrict__ out, __global float const *__restrict__ a, int const n)
+{
+  for (int i = 0; i <= -1 + n; ++i)
+    for (int j = 0; j <= -1 + n; ++j)
+      out[n * j + i] = a[n * i + j];
+  for (int ii = 0; ii <= -1 + n; ++ii)
+    for (int jj = 0; jj <= -1 + n; ++jj)
+      out[n * ii + jj] = 2.0f * out[n * ii + jj];
+}

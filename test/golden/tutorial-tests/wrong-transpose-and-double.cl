@@ -1,0 +1,12 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) transpose_and_dbl(__global float *__restrict__ out, __global float const *__restrict__ a, int const n)
+{
+  for (int i = 0; i <= -1 + n; ++i)
+    for (int j = 0; j <= -1 + n; ++j)
+    {
+      out[n * j + i] = a[n * i + j];
+      out[n * i + j] = 2.0f * out[n * i + j];
+    }
+}

@@ -1,0 +1,9 @@
+#define lid(N) ((int) get_local_id(N))
+#define gid(N) ((int) get_group_id(N))
+
+__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float *__restrict__ a, int const n)
+{
+  for (int j = 0; j <= -1 + n; ++j)
+    for (int i = 0; i <= -1 + n; ++i)
+      a[n * i + j] = 0.0f;
+}
