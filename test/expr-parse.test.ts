@@ -91,8 +91,8 @@ test('comparisons, logic and conditionals', () => {
   parsesTo('a < b and b < c or not d', logical('or', logical('and', compare('<', v('a'), v('b')), compare('<', v('b'), v('c'))), not(v('d'))));
   parsesTo('not (i < n)', not(compare('<', v('i'), v('n'))));
   parsesTo('(not a) < b', compare('<', not(v('a')), v('b')));
-  // `not` binds more loosely than comparisons and arithmetic, as in Python (mathjs alone
-  // would read `(not a) < b`).
+  // `not` binds more loosely than comparisons and arithmetic, as in Python (mathjs, which
+  // Loom once parsed with, reads `(not a) < b`).
   parsesTo('not a < b', not(compare('<', v('a'), v('b'))));
   parsesTo('not j > i', not(compare('>', v('j'), v('i'))));
   parsesTo('not a + 1 < b*2', not(compare('<', add(v('a'), int(1)), mul(v('b'), int(2)))));
@@ -121,7 +121,7 @@ test('subscripts, calls and casts', () => {
   parsesTo('int32(i) + 1', add(cast('int32', v('i')), int(1)));
 });
 
-test('names mathjs treats specially are plain names', () => {
+test('names other math languages treat specially (e, pi, end, mod, in) are plain names', () => {
   parsesTo('i + e + pi', add(add(v('i'), v('e')), v('pi')));
   parsesTo('a[end]', subscript('a', [v('end')]));
   parsesTo('mod + to + in + xor', add(add(add(v('mod'), v('to')), v('in')), v('xor')));
@@ -230,7 +230,7 @@ test('constructs outside the language are rejected at their token', () => {
   rejects('a; b', /';' is not allowed/, `
   a; b
    ^`);
-  // mathjs would read these as percentages; for us `%` is modulo only.
+  // Some languages read these as percentages; for us `%` is modulo only.
   rejects('50 %', /syntax error: unexpected end of expression/, `
   50 %
       ^`);
@@ -281,7 +281,7 @@ test('function and reduction misuse', () => {
     ^`);
 });
 
-test("mathjs's syntax errors point at the original text", () => {
+test('syntax errors point at the token at fault, or just past the end', () => {
   rejects('a +', /syntax error: unexpected end of expression/, `
   a +
      ^`);
@@ -327,8 +327,8 @@ test('errors in a slice of a larger source point into that source', () => {
 });
 
 test('property: any text is read or rejected with a LoomError, never misread', () => {
-  // Fragments of the language and of its neighbours, glued together at random: the token
-  // walk alongside mathjs's tree must never lose track (an "internal error").
+  // Fragments of the language and of its neighbours, glued together at random: the parser
+  // must never fail other than with a LoomError, and what it reads must print back to itself.
   const pieces = [
     'a', 'i', 'k', 'sum', 'max', 'if', 'sin', 'float32', 'not', 'and', 'or', 'true', 'mod', 'end',
     '2', '2.', '.5', '1e3', '+', '-', '*', '/', '//', '%', '**', '^', '==', '<', '>=', '!=',

@@ -1,10 +1,10 @@
 /**
  * Loom installed as a user installs it: the packages are built, published to a private registry,
  * and installed into a fresh app outside this repository, which then runs on plain Node and
- * type-checks with plain tsc. The native drivers (webgpu, koffi) and ts-morph are optional peer
+ * type-checks with plain tsc, and whose web page Vite bundles for browsers. The native drivers (webgpu, koffi) and ts-morph are optional peer
  * dependencies, so the install must not bring them; the devices that need them say so.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -30,7 +30,7 @@ test('the packages build, publish to a registry, and install into a fresh app', 
   assert.is(published.status, 0, `npm publish failed:\n${output(published)}`);
   cpSync(path.join(root, 'test/installed/app'), app, { recursive: true });
   useRegistryFor(app, registry);
-  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl'], app);
+  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise'], app);
   assert.is(installed.status, 0, `npm install failed:\n${output(installed)}`);
 });
 
@@ -41,7 +41,7 @@ test.after(() => {
 
 test('the install brings no native driver and no ts-morph: they are optional peers', () => {
   assert.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/dist/index.js')), '@loom/dsl is installed, built');
-  assert.ok(existsSync(path.join(app, 'node_modules/mathjs')), "@loom/core's own dependency is installed");
+  assert.ok(existsSync(path.join(app, 'node_modules/@loom/core/dist/index.js')), '@loom/core comes with it');
   for (const optional of ['webgpu', 'koffi', 'ts-morph']) {
     assert.not.ok(existsSync(path.join(app, 'node_modules', optional)), `${optional} was installed`);
   }
@@ -66,6 +66,16 @@ for (const resolution of ['node16', 'bundler']) {
     assert.is(tsc.status, 0, output(tsc));
   });
 }
+
+test('Vite bundles a web page using @loom/dsl, @loom/codegen-wgsl and @loom/elementwise, with no configuration', () => {
+  // this repository's Vite, run in the app's web/ folder: what it bundles comes from the app's node_modules
+  const vite = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: path.join(app, 'web'), encoding: 'utf8' });
+  assert.is(vite.status, 0, output(vite));
+  const assets = path.join(app, 'web/dist/assets');
+  const bundle = readdirSync(assets).filter((f) => f.endsWith('.js')).map((f) => readFileSync(path.join(assets, f), 'utf8')).join('\n');
+  assert.match(bundle, 'navigator', 'the device looks for navigator.gpu');
+  assert.not.match(bundle, /\b(?:from|import)\s*\(?\s*["'](?:webgpu|node:[\w/]+|module|fs|path|url|os)["']/, 'Dawn or a Node module imported by the browser bundle');
+});
 
 test('the loom command: --version from package.json, typegen asks for ts-morph', () => {
   const loom = (...args: string[]) => spawnSync(path.join(app, 'node_modules/.bin/loom'), args, { cwd: app, encoding: 'utf8' });

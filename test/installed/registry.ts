@@ -3,7 +3,7 @@
  * registry-server.mjs), and what talks to it: publishing the workspaces, npm's settings for an app.
  *
  * It holds Loom's packages only, with no uplink: an app's `.npmrc` sends the @loom scope to it,
- * and everything else (mathjs and the like) comes from the npm registry the machine is set up
+ * and everything else (acorn and the like) comes from the npm registry the machine is set up
  * with, through npm's cache, as for any user.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';

@@ -17,7 +17,6 @@ import {
   type LaunchArgument, type Target,
 } from '@loom/core';
 import { roundUp, type ModuleLayout, type StorageBinding } from './bindings.ts';
-import { dawnGpu, isNode } from './dawn.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
 import { DEFAULT_LIMITS, LIMIT_NAMES, loomLimits, planDispatch, type WgslLimits } from './limits.ts';
 import { wgslTarget, type WgslExtra, type WgslModule } from './target.ts';
@@ -52,6 +51,23 @@ export interface WebGPUDevice extends Device<WgslExtra, WgslProgram> {
 
 let unavailable = 'no WebGPU device was asked for yet';
 
+/** Where a device finds its GPU when `options.gpu` is not given (`undefined`: there is none here). */
+export type DefaultGpu = (options: WebGPUDeviceOptions) => Promise<GPU | undefined>;
+
+/** A browser's (or a worker's) `navigator.gpu`. */
+export const navigatorGpu: DefaultGpu = async () => (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
+
+/**
+ * The default GPU: `navigator.gpu`, unless the entry point says otherwise. The Node entry
+ * (`index.ts`) sets Dawn, so that the browser entry (`browser.ts`) never reaches the `webgpu`
+ * package or Node's modules, and bundles for browsers without them.
+ */
+let defaultGpu: DefaultGpu = navigatorGpu;
+
+export function setDefaultGpu(gpu: DefaultGpu): void {
+  defaultGpu = gpu;
+}
+
 /**
  * A WebGPU device, or `undefined` when there is no WebGPU implementation or adapter here
  * (`webgpuUnavailableReason()` says why; tests use `webgpuDeviceOrSkip`).
@@ -60,7 +76,7 @@ let unavailable = 'no WebGPU device was asked for yet';
 export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
   let gpu: GPU | undefined;
   try {
-    gpu = options.gpu ?? (isNode() ? await dawnGpu(options.dawnOptions) : (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu);
+    gpu = options.gpu ?? (await defaultGpu(options));
   } catch (e) {
     if (e instanceof MissingPackageError) throw e;
     unavailable = (e as Error).message;

@@ -1,8 +1,13 @@
 /**
- * @loom/codegen-wgsl: WGSL for Loom kernels (`wgslTarget`), and the WebGPU device that runs it
- * (`webgpuDevice`: Dawn in Node, or a browser's `navigator.gpu`). Importing it loads nothing native.
+ * @loom/codegen-wgsl in Node (the package's `node` export): WGSL for Loom kernels (`wgslTarget`),
+ * and the WebGPU device that runs it (`webgpuDevice`), on Dawn through the `webgpu` package by
+ * default. Importing it loads nothing native: Dawn is loaded when a device is first asked for.
+ * Browsers get `browser.ts` instead, the same API without Dawn.
  */
-export { wgslTarget, generateWgsl, type WgslTargetOptions, type WgslModuleOptions, type WgslModule, type WgslExtra } from './target.ts';
-export { webgpuDevice, webgpuDeviceOrSkip, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions, type WgslProgram } from './device.ts';
-export { DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
-export { isReservedInWgsl } from './names.ts';
+import { dawnGpu, isNode } from './dawn.ts';
+import { navigatorGpu, setDefaultGpu } from './device.ts';
+
+export * from './api.ts';
+
+// Under the `node` condition yet not in Node (Deno, Bun): their own navigator.gpu, if any.
+setDefaultGpu((options) => (isNode() ? dawnGpu(options.dawnOptions) : navigatorGpu(options)));

@@ -1,19 +1,9 @@
 /**
- * The pre-tokenizer: our own reading of an expression's text, token by token, with positions.
+ * The tokenizer: an expression's text, token by token, with positions.
  *
- * mathjs does the parsing (operator precedence, nesting), but its tree carries no source
- * positions, it stores every number as a plain `number` (so `2` and `2.0` look alike) and it
- * speaks a slightly different language (`^` for power, no `**`, `//` or tuples). So before
- * mathjs sees the text we tokenize it ourselves:
- *
- *  - characters and operators outside our language are rejected right here, with a caret;
- *  - every token gets a *spelling* for mathjs (`**` becomes `^ `, `//` mathjs's `./`, a name
- *    `$$$`, a number `1  `), and we record where each respelled character came from, so
- *    mathjs's `(char N)` in a syntax error maps back to the original text, and mathjs's
- *    quirks tied to particular words (`mod`, `to`, `in`, `xor`, `end`, units ...) cannot
- *    trigger;
- *  - the converter (`from-mathjs.ts`) then walks mathjs's tree in source order alongside this
- *    token list, which gives every node its position and its original text.
+ * Characters and operators outside our language are rejected right here, with a caret, and
+ * with advice for the operators other languages spell differently (`&&`, `!`, `=`). Numbers
+ * keep their text, so the parser (`parser.ts`) can tell `2` (an integer) from `2.0` (a float).
  */
 import { LoomError, type SourceSpan } from '../errors.ts';
 
@@ -92,7 +82,7 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     const number = NUMBER.exec(rest);
     if (number) {
       push('number', number[0].length);
-      // `2a`, `2i`, `1e`, `0x1F`: mathjs would read an implicit multiplication (or a hex
+      // `2a`, `2i`, `1e`, `0x1F`: other languages read an implicit multiplication (or a hex
       // literal); for us a number runs into a name only when an operator is missing.
       if (/^[A-Za-z0-9_.]/.test(text.slice(pos))) {
         const what = text[pos] === '.' ? "unexpected '.'" : `missing operator between the number '${tokens[tokens.length - 1].text}' and '${text[pos]}'`;
@@ -123,79 +113,4 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     throw errorAt(slice, pos, pos + 1, `unexpected character '${text[pos]}'`);
   }
   return tokens;
-}
-
-/**
- * Indices of the parentheses of tuples: `(i, j)` as an argument, the only place a tuple means
- * something (the inames of a reduction, `sum((i, j), e)`). mathjs has no tuples, so these
- * parentheses are spelled as brackets, `[i, j]`, which mathjs parses as an ArrayNode.
- */
-function tupleParentheses(tokens: readonly Token[]): Set<number> {
-  const tuples = new Set<number>();
-  const open: { index: number; hasComma: boolean }[] = [];
-  tokens.forEach((t, index) => {
-    if (t.text === '(' || t.text === '[') open.push({ index, hasComma: false });
-    else if (t.text === ',' && open.length > 0) open[open.length - 1].hasComma = true;
-    else if (t.text === ')' || t.text === ']') {
-      const opener = open.pop();
-      if (opener === undefined || tokens[opener.index].text !== '(' || !opener.hasComma) return;
-      const before = tokens[opener.index - 1];
-      if (before !== undefined && (before.text === '(' || before.text === ',')) {
-        tuples.add(opener.index);
-        tuples.add(index);
-      }
-    }
-  });
-  return tuples;
-}
-
-/** The text mathjs parses, and where each of its characters came from. */
-export interface MathjsText {
-  readonly text: string;
-  /** The offset in the original text of the respelled text's character at `index`. */
-  originOf(index: number): number;
-}
-
-/**
- * Each token respelled (`spell`), each whitespace character between tokens as a space (a
- * newline would end a statement in mathjs).
- */
-export function spellForMathjs(text: string, tokens: readonly Token[]): MathjsText {
-  const tuples = tupleParentheses(tokens);
-  let spelled = '';
-  const origins: number[] = [];
-  let pos = 0;
-  tokens.forEach((t, i) => {
-    for (; pos < t.start; pos++) {
-      spelled += ' ';
-      origins.push(pos);
-    }
-    const spelling = spell(t, tuples.has(i));
-    spelled += spelling;
-    for (let k = 0; k < spelling.length; k++) origins.push(t.start + Math.min(k, t.text.length - 1));
-    pos = t.end;
-  });
-  return { text: spelled, originOf: (index) => origins[index] ?? text.length };
-}
-
-function spell(t: Token, inTuple: boolean): string {
-  const pad = (s: string) => s.padEnd(t.text.length, ' ');
-  switch (t.kind) {
-    // The value and the int/float kind come from our token, never from mathjs.
-    case 'number':
-    case 'bool':
-      return pad('1');
-    case 'name':
-      return '$'.repeat(t.text.length);
-    case 'word':
-      return t.text;
-    case 'op':
-      if (t.text === '**') return '^ ';
-      if (t.text === '//') return './'; // mathjs's element-wise division, same precedence as '/'
-      // mathjs reads a `%` that no operand follows (`50%`) as a percentage, and then invents
-      // nodes (`a - 1%` is `a - a*(1/100)` to it); its `mod` is only ever the modulo.
-      if (t.text === '%') return ' mod ';
-      if (inTuple) return t.text === '(' ? '[' : ']';
-      return t.text;
-  }
 }

@@ -1,0 +1,430 @@
+/**
+ * The expression grammar, read from our tokens (`tokens.ts`) straight into the IR.
+ *
+ * A recursive-descent parser with precedence climbing for the binary operators. The levels,
+ * loosest first:
+ *
+ *     c ? a : b                 right-associative (`a ? b : c ? d : e`)
+ *     or
+ *     and
+ *     not                       prefix; see below
+ *     == != < <= > >=           one per chain: `a < b < c` is refused
+ *     + -
+ *     * / // %
+ *     - +                       prefix: `-a*b` is `(-a)*b`
+ *     ** ^                      right-associative; `-a**2` is `-(a**2)`, `a**-2` allowed
+ *     f(...)  a[...]            calls and subscripts, on names only
+ *
+ * `not` reads as in Python (and loopy): it covers the arithmetic and comparisons after it,
+ * so `not a + 1 < b` is `not (a + 1 < b)`, but never an `and` or `or`. Where it stands as the
+ * operand of a tighter operator (`a + not b * c`), it covers what that operand would have
+ * covered (`b * c`).
+ *
+ * Juxtaposition is always an error: `2 i`, `(a)(b)` and `a b` say "missing operator" (the
+ * language has no implicit multiplication). Every error is a LoomError with a caret under a
+ * token; recursion is bounded by `MAX_EXPRESSION_DEPTH` levels of nesting (brackets, prefix
+ * operators, powers, conditionals), so no input can overflow the stack.
+ */
+import { isDType } from '../dtypes.ts';
+import type { LoomError } from '../errors.ts';
+import {
+  binary, bool, call, cast, compare, float, ifThenElse, int, KNOWN_FUNCTIONS, logical, neg, not, reduce,
+  subscript, variable,
+  type BinaryOp, type CompareOp, type Expr, type ReductionOp,
+} from './nodes.ts';
+import { freeVariables } from './analysis.ts';
+import { MAX_EXPRESSION_DEPTH } from './limits.ts';
+import { errorAt, type SourceSlice, type Token } from './tokens.ts';
+
+/** Binding strength of the binary operators (a higher level binds tighter). */
+const OR = 1;
+const AND = 2;
+const COMPARISON = 3;
+const SUM = 4;
+const PRODUCT = 5;
+/** The operand of a prefix operator: nothing binary but `**` (which `power` reads). */
+const PREFIX = 6;
+
+const BINARY: Readonly<Record<string, { readonly level: number; readonly build: (l: Expr, r: Expr) => Expr }>> = {
+  or: { level: OR, build: (l, r) => logical('or', l, r) },
+  and: { level: AND, build: (l, r) => logical('and', l, r) },
+  ...Object.fromEntries((['==', '!=', '<', '<=', '>', '>='] as CompareOp[]).map((op) => [op, { level: COMPARISON, build: (l: Expr, r: Expr) => compare(op, l, r) }])),
+  ...Object.fromEntries((['+', '-'] as BinaryOp[]).map((op) => [op, { level: SUM, build: (l: Expr, r: Expr) => binary(op, l, r) }])),
+  ...Object.fromEntries((['*', '/', '//', '%'] as BinaryOp[]).map((op) => [op, { level: PRODUCT, build: (l: Expr, r: Expr) => binary(op, l, r) }])),
+};
+
+export interface ParserOptions {
+  /** The kernel's inames: decides whether `max(k, e)` is a reduction or the function. */
+  readonly inames?: ReadonlySet<string>;
+}
+
+/** Reads `tokens` (all of them) as one expression. */
+export function parseTokens(tokens: readonly Token[], slice: SourceSlice, options: ParserOptions = {}): Expr {
+  const parser = new Parser(tokens, slice, options);
+  const e = parser.conditional();
+  parser.expectEnd();
+  return e;
+}
+
+/** One argument of a call as written: a bare name and a tuple of names can be a reduction's inames. */
+interface Argument {
+  readonly first: Token;
+  readonly value?: Expr;
+  /** Set when the argument is one name, nothing else. */
+  readonly bareName?: Token;
+  /** Set when the argument is `(i, j)` or `[i, j]` (a tuple, only meaningful as inames). */
+  readonly tuple?: readonly Token[];
+}
+
+class Parser {
+  private pos = 0;
+  /** Levels of nesting open now, bounded by MAX_EXPRESSION_DEPTH. */
+  private depth = 0;
+  /** Whether a `:` at this bracket level ends the `then` part of a `? :` being read (else it would be a range). */
+  private inThenBranch = false;
+  /** What the last operand read was: a number, a prefix or power (`-a`, `a**2`) or anything else. */
+  private lastOperand: 'literal' | 'operator' | 'other' = 'other';
+  /** The tokens `(` and `)` of tuples: parentheses with a comma directly inside, as an argument. */
+  private readonly tupleParentheses: ReadonlySet<number>;
+
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly slice: SourceSlice,
+    private readonly options: ParserOptions,
+  ) {
+    this.tupleParentheses = findTupleParentheses(tokens);
+  }
+
+  /** `c ? a : b`, or anything looser-bound than it. */
+  conditional(): Expr {
+    const condition = this.binary(OR);
+    const token = this.peek();
+    if (token?.text === ':' && !this.inThenBranch) throw this.error(token, "ranges ('a:b') are not supported");
+    if (token?.text !== '?') return condition;
+    this.pos++;
+    return this.nested(() => {
+      const outer = this.inThenBranch;
+      this.inThenBranch = true;
+      const then = this.conditional();
+      this.inThenBranch = outer;
+      const colon = this.peek();
+      if (colon?.text !== ':') throw this.syntaxError(colon, `expected ':' and the 'otherwise' part of '? :', found ${this.found(colon)}`);
+      this.pos++;
+      return ifThenElse(condition, then, this.conditional());
+    });
+  }
+
+  /**
+   * Binary operators of level `min` and tighter, by precedence climbing. A chain of one level is
+   * read in a loop, left-associative (`a - b - c` is `(a - b) - c`), so a long sum costs no stack.
+   */
+  private binary(min: number): Expr {
+    let left = this.unary(min);
+    let comparison: Token | undefined;
+    for (;;) {
+      const token = this.peek();
+      const op = token && (token.kind === 'op' || token.kind === 'word') ? BINARY[token.text] : undefined;
+      if (!op) {
+        this.refuseJuxtaposition(token);
+        return left;
+      }
+      if (op.level < min) return left;
+      if (op.level === COMPARISON) {
+        if (comparison) throw this.error(token, "chained comparisons are not supported (write 'a < b and b < c')");
+        comparison = token;
+      }
+      this.pos++;
+      left = op.build(left, this.binary(op.level + 1));
+    }
+  }
+
+  /** `2 i`, `(a)(b)`, `a b`: a value right after a value, which other languages read as a product. */
+  private refuseJuxtaposition(token: Token | undefined): void {
+    if (!token) return;
+    // after a number or an operator, a number is a plain syntax error (`1 2`), reported at the end
+    const value = token.kind === 'name' || token.text === '(' || ((token.kind === 'number' || token.kind === 'bool') && this.lastOperand === 'other');
+    if (value) throw this.error(token, `missing operator before '${token.text}'`);
+  }
+
+  /** Prefix operators, then a power. `min` is the level of the operand being read (see `not`). */
+  private unary(min: number): Expr {
+    const token = this.peek();
+    if (token?.text === '-' || token?.text === '+') {
+      this.pos++;
+      const start = this.pos;
+      const operand = this.nested(() => this.unary(PREFIX));
+      this.lastOperand = 'operator';
+      if (token.text === '+') return operand;
+      // `-1` is the literal -1 (as in Python), not the negation of 1: it prints back as `-1`.
+      if (this.pos === start + 1 && this.tokens[start].kind === 'number' && (operand.kind === 'int' || operand.kind === 'float')) {
+        return operand.kind === 'int' ? int(-operand.value) : float(-operand.value);
+      }
+      return neg(operand);
+    }
+    if (token?.text === 'not') {
+      this.pos++;
+      const operand = this.nested(() => this.binary(Math.max(min, COMPARISON)));
+      this.lastOperand = 'operator';
+      return not(operand);
+    }
+    return this.power();
+  }
+
+  /** `base ** exponent`: right-associative, and the exponent may carry a sign (`a ** -2`). */
+  private power(): Expr {
+    const base = this.postfix();
+    const token = this.peek();
+    if (token?.text !== '**' && token?.text !== '^') return base;
+    this.pos++;
+    const exponent = this.nested(() => this.unary(PREFIX));
+    this.lastOperand = 'operator';
+    return binary('**', base, exponent);
+  }
+
+  /** A value, with the calls and subscripts that follow it. */
+  private postfix(): Expr {
+    const token = this.peek();
+    if (token === undefined) throw this.syntaxError(undefined, 'unexpected end of expression');
+    this.lastOperand = 'other';
+    if (token.kind === 'number' || token.kind === 'bool') {
+      this.pos++;
+      this.lastOperand = 'literal';
+      return this.literal(token);
+    }
+    if (token.kind === 'name') {
+      this.pos++;
+      const next = this.peek();
+      const value = next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
+      if (value.kind === 'var') return value;
+      const after = this.peek();
+      if (after?.text === '[') throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
+      if (after?.text === '(' && value.kind === 'subscript') throw this.error(after, 'only a function, by its name, can be called');
+      return value; // a `(` after a call is a missing operator, said by `binary`
+    }
+    if (token.text === '(' && !this.tupleParentheses.has(this.pos)) {
+      this.pos++;
+      const inner = this.bracketed(() => this.conditional());
+      this.close(')');
+      this.lastOperand = 'other';
+      const after = this.peek();
+      if (after?.text === '[') throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
+      return inner;
+    }
+    if (token.text === '(' || token.text === '[') throw this.error(token, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+    if (token.text === ':') throw this.error(token, "ranges ('a:b') are not supported");
+    throw this.syntaxError(token, `expected a value, found '${token.text}'`);
+  }
+
+  private literal(token: Token): Expr {
+    if (token.kind === 'bool') return bool(token.text === 'true');
+    // Integer and float literals are different things (an int does not widen a float32
+    // computation), told apart by how they are written: `2` versus `2.0`, `2.`, `.5`, `1e3`.
+    const value = Number(token.text);
+    if (/^\d+$/.test(token.text)) {
+      if (!Number.isSafeInteger(value)) throw this.error(token, `integer literal ${token.text} is too large`);
+      return int(value);
+    }
+    if (!Number.isFinite(value)) throw this.error(token, `float literal ${token.text} is out of range`);
+    return float(value);
+  }
+
+  private subscript(array: Token): Expr {
+    this.pos++; // `[`
+    const indices = this.bracketed(() => this.list(']', () => this.conditional()));
+    this.close(']');
+    return subscript(array.text, indices); // `a[]`: the one element of a scalar array
+  }
+
+  private call(nameToken: Token): Expr {
+    this.pos++; // `(`
+    const name = nameToken.text;
+    const reductionLike = name === 'sum' || name === 'product' || name === 'max' || name === 'min';
+    const args = this.bracketed(() => this.list(')', (index) => this.argument(index === 0 && reductionLike)));
+    this.close(')');
+    return this.meaning(nameToken, args);
+  }
+
+  /** One argument; a tuple only where a reduction's inames may stand (`tupleAllowed`). */
+  private argument(tupleAllowed: boolean): Argument {
+    const first = this.peek()!;
+    if (first?.text === '[' || (first?.text === '(' && this.tupleParentheses.has(this.pos))) {
+      if (!tupleAllowed) throw this.error(first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+      return { first, tuple: this.tuple() };
+    }
+    const start = this.pos;
+    const value = this.conditional();
+    return { first, value, bareName: this.pos === start + 1 && first.kind === 'name' ? first : undefined };
+  }
+
+  /** `(i, j)` or `[i, j]`: names only. */
+  private tuple(): Token[] {
+    const closer = this.next().text === '[' ? ']' : ')';
+    const names = this.list(closer, () => {
+      const name = this.peek();
+      const after = this.tokens[this.pos + 1];
+      if (name?.kind !== 'name' || (after?.text !== ',' && after?.text !== closer)) throw this.error(name, 'expected an iname');
+      this.pos++;
+      return name;
+    });
+    this.close(closer);
+    return names;
+  }
+
+  /** What a call means: a reduction, a conditional, a cast, a known function, or a call of a rule. */
+  private meaning(nameToken: Token, args: readonly Argument[]): Expr {
+    const name = nameToken.text;
+    const arityError = (expected: string) =>
+      this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    const inamesOf = (a: Argument) => (a.tuple ? a.tuple : a.bareName ? [a.bareName] : undefined);
+
+    if (name === 'sum' || name === 'product') {
+      if (args.length !== 2) throw arityError('an iname (or a tuple of inames) and an expression');
+      const inames = inamesOf(args[0]);
+      if (!inames) throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
+      return reduce(name, this.checkedInames(inames, args[0].first), args[1].value!);
+    }
+    if ((name === 'max' || name === 'min') && args.length === 2 && inamesOf(args[0]) && args[1].value) {
+      const body = args[1].value;
+      if (args[0].tuple || this.isReduction(args[0].bareName!.text, body)) {
+        return reduce(name as ReductionOp, this.checkedInames(inamesOf(args[0])!, args[0].first), body);
+      }
+    }
+    const tuple = args.find((a) => a.tuple);
+    if (tuple) throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+
+    const values = args.map((a) => a.value!);
+    if (name === 'if') {
+      if (values.length !== 3) throw arityError('3 arguments (condition, then, otherwise)');
+      return ifThenElse(values[0], values[1], values[2]);
+    }
+    if (isDType(name)) {
+      if (values.length !== 1) throw arityError('1 argument');
+      return cast(name, values[0]);
+    }
+    if (Object.hasOwn(KNOWN_FUNCTIONS, name)) {
+      const arity = KNOWN_FUNCTIONS[name];
+      if (arity === undefined ? values.length === 0 : values.length !== arity) {
+        throw arityError(arity === undefined ? 'at least 1 argument' : `${arity} argument${arity === 1 ? '' : 's'}`);
+      }
+    }
+    // Any other name is a call too: it may be a substitution rule, which the kernel checks.
+    return call(name, values);
+  }
+
+  /**
+   * `max(k, e)` is a reduction, not the function of two values, when `k` is an iname: the
+   * kernel's inames when it told us, otherwise when `k` is used in `e` (the function's first
+   * argument would hardly be a bare name that the second one also uses).
+   */
+  private isReduction(name: string, body: Expr): boolean {
+    return this.options.inames ? this.options.inames.has(name) : freeVariables(body).has(name);
+  }
+
+  private checkedInames(names: readonly Token[], first: Token): string[] {
+    if (names.length === 0) throw this.error(first, 'a reduction needs at least one iname');
+    const seen = new Set<string>();
+    for (const token of names) {
+      if (seen.has(token.text)) throw this.error(token, `iname '${token.text}' is listed twice`);
+      seen.add(token.text);
+    }
+    return names.map((t) => t.text);
+  }
+
+  /** Comma-separated items up to (not including) `closer`; none when the closer comes first. */
+  private list<T>(closer: string, item: (index: number) => T): T[] {
+    const items: T[] = [];
+    if (this.peek()?.text === closer) return items;
+    for (;;) {
+      items.push(item(items.length));
+      if (this.peek()?.text !== ',') return items;
+      this.pos++;
+    }
+  }
+
+  /** Inside brackets a `:` is no longer the end of a `then` part, and a level of nesting is open. */
+  private bracketed<T>(read: () => T): T {
+    const outer = this.inThenBranch;
+    this.inThenBranch = false;
+    try {
+      return this.nested(read);
+    } finally {
+      this.inThenBranch = outer;
+    }
+  }
+
+  /** One more level of nesting, refused beyond the bound (before the stack could overflow). */
+  private nested<T>(read: () => T): T {
+    if (++this.depth > MAX_EXPRESSION_DEPTH) {
+      throw errorAt(this.slice, 0, this.textLength(), `expression nested deeper than ${MAX_EXPRESSION_DEPTH} levels`);
+    }
+    try {
+      return read();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private close(closer: string): void {
+    const token = this.peek();
+    if (token?.text !== closer) throw this.syntaxError(token, `expected '${closer}', found ${this.found(token)}`);
+    this.pos++;
+  }
+
+  expectEnd(): void {
+    const token = this.peek();
+    if (token) throw this.syntaxError(token, `unexpected '${token.text}'`);
+  }
+
+  // The token cursor and errors.
+
+  private peek(): Token | undefined {
+    return this.tokens[this.pos];
+  }
+
+  private next(): Token {
+    return this.tokens[this.pos++];
+  }
+
+  private found(token: Token | undefined): string {
+    return token ? `'${token.text}'` : 'the end';
+  }
+
+  private textLength(): number {
+    return this.tokens.length > 0 ? this.tokens[this.tokens.length - 1].end : 0;
+  }
+
+  /** A syntax error at `token`, or just past the end of the text when there is none. */
+  private syntaxError(token: Token | undefined, detail: string): LoomError {
+    if (!token) detail = detail.startsWith('expected a value') ? 'unexpected end of expression' : detail;
+    return this.error(token, `syntax error: ${detail}`);
+  }
+
+  private error(token: Token | undefined, message: string): LoomError {
+    const end = this.textLength();
+    return token ? errorAt(this.slice, token.start, token.end, message) : errorAt(this.slice, end, end + 1, message);
+  }
+}
+
+/**
+ * Indices of the parentheses of tuples: `(i, j)` as an argument, the only place a tuple means
+ * something (the inames of a reduction, `sum((i, j), e)`); elsewhere a comma inside
+ * parentheses is a syntax error.
+ */
+function findTupleParentheses(tokens: readonly Token[]): Set<number> {
+  const tuples = new Set<number>();
+  const open: { index: number; hasComma: boolean }[] = [];
+  tokens.forEach((t, index) => {
+    if (t.text === '(' || t.text === '[') open.push({ index, hasComma: false });
+    else if (t.text === ',' && open.length > 0) open[open.length - 1].hasComma = true;
+    else if (t.text === ')' || t.text === ']') {
+      const opener = open.pop();
+      if (opener === undefined || tokens[opener.index].text !== '(' || !opener.hasComma) return;
+      const before = tokens[opener.index - 1];
+      if (before !== undefined && (before.text === '(' || before.text === ',')) {
+        tuples.add(opener.index);
+        tuples.add(index);
+      }
+    }
+  });
+  return tuples;
+}

@@ -1,0 +1,38 @@
+/**
+ * Loom in a browser (issue 13): every package but @loom/codegen-opencl (whose device is native
+ * code, through koffi) bundles for the browser with no flags, reaching no Node builtin, and the
+ * bundles stay within their budgets, minified and gzipped as a web server sends them.
+ *
+ * Today's sizes, for scale: @loom/core + @loom/codegen-wgsl about 80 KB, with
+ * @loom/elementwise about 140 KB (acorn, the payload parser, is 34 KB of it). Before issue 13
+ * they were 269 KB and 293 KB (mathjs alone was 188 KB).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bundleForBrowser } from './support/browser-bundle.ts';
+
+const BROWSER_PACKAGES = ['@loom/core', '@loom/codegen-js', '@loom/codegen-wgsl', '@loom/dsl', '@loom/elementwise'];
+
+for (const name of BROWSER_PACKAGES) {
+  test(`${name} bundles for the browser without reaching a Node builtin`, async () => {
+    const bundle = await bundleForBrowser([name]);
+    assert.equal(bundle.errors.map((e) => e.text), [], 'esbuild errors');
+    assert.equal(bundle.nodeBuiltins, [], 'Node builtins reached from the browser entry');
+  });
+}
+
+const BUDGETS: readonly [readonly string[], number][] = [
+  [['@loom/core', '@loom/codegen-wgsl'], 150],
+  [['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'], 200],
+];
+
+for (const [packages, kilobytes] of BUDGETS) {
+  test(`${packages.join(' + ')}: at most ${kilobytes} KB minified and gzipped`, async () => {
+    const bundle = await bundleForBrowser(packages);
+    assert.equal(bundle.errors.map((e) => e.text), []);
+    const size = bundle.gzipped / 1024;
+    assert.ok(size <= kilobytes, `${size.toFixed(1)} KB gzipped (${(bundle.minified / 1024).toFixed(1)} KB minified), over the budget of ${kilobytes} KB`);
+  });
+}
+
+test.run();
