@@ -94,6 +94,7 @@ function showDevice(gpu: WebGPUDevice | undefined): void {
     ? `Running on WebGPU (${adapter}), checked against the CPU device element by element.`
     : `WebGPU is not available here: ${webgpuUnavailableReason()}. Running on the CPU device alone.`;
   banner.className = gpu ? 'ok' : 'fallback';
+  if (!gpu) for (const button of document.querySelectorAll('button')) button.textContent = 'Run on the CPU device';
 }
 
 /** One line per output: how many elements, how many differ, and the first few of each device. */
@@ -109,7 +110,7 @@ function showComparisons(id: string, comparisons: readonly Comparison[] | undefi
       : c.mismatches.length === 0
         ? `${c.cpu.length} of ${c.cpu.length} elements match (within ${TOLERANCE})`
         : `${c.mismatches.length} of ${c.cpu.length} elements differ, the first at index ${c.mismatches[0]}: GPU ${c.gpu[c.mismatches[0]]}, CPU ${c.cpu[c.mismatches[0]]}`;
-    line.textContent = `${c.name}: ${verdict} — GPU [${first(c.gpu)}…], CPU [${first(c.cpu)}…]`;
+    line.textContent = `${c.name}: ${verdict} — ${devices.gpu ? `GPU [${first(c.gpu)}…], ` : ''}CPU [${first(c.cpu)}…]`;
     line.className = c.mismatches.length === 0 ? 'ok' : 'mismatch';
     target.append(line);
   }
