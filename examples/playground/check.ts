@@ -75,8 +75,12 @@ function compare(name: string, gpu: HostArray | undefined, cpu: HostArray): Comp
   return { name, gpu: gpuValues, cpu: cpuValues, mismatches };
 }
 
+/** Inputs past this many elements are refused: the page would stall making them. */
+const MAX_ELEMENTS = 1 << 22;
+
 /** Uniform in [-1, 1) for floats, integers in [0, 100), as the dtype's array. */
 function randomArray(dtype: DType, length: number): HostArray {
+  if (length > MAX_ELEMENTS) throw new LoomError(`the playground makes inputs of at most ${MAX_ELEMENTS} elements, not ${length}: give smaller sizes`);
   if (dtype === 'float16') throw new LoomError('the playground makes float32, float64 and integer inputs; give float16 arguments another dtype');
   const array = new (hostArrayConstructor(dtype))(length);
   for (let k = 0; k < length; k++) {
