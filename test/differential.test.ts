@@ -28,9 +28,6 @@ const EXCLUDED: readonly Feature[] = [
   // validity checks: duplicateInames(knl, 'i', { within: reader }) parts a private scalar
   // temporary from its writer's loop, silently (every reader sees the last value written)
   'duplicateWithin',
-  // code generation: a scalar temporary (or a tile) set to 'global' is printed as a pointer
-  // where a value is meant (OpenCL build failure, WGSL "cannot assign 'f32' to 'array<f32>'")
-  'globalTemporaries',
   // validity checks: a prefetch tile written across work-items (defaultTag l.auto) and then
   // set to 'private' is read uninitialized by the other work-items, silently
   'spaceOfTiles',

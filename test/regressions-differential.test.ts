@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -49,6 +49,27 @@ for (const device of testDevices()) {
     knl = addPrefetch(knl, 'c', ['i_inner']);
     const { out } = await run(knl, device, { c: new Int32Array([5, 1, 1, 2, -3]), m: 6 });
     assert.equal(Array.from(out as Int32Array), [0, 1, 2, 3, -4]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a scalar temporary set to 'global' is a one-element buffer of the call`, async () => {
+    // before: the scalar was a buffer parameter but was printed as a value (s = acc), so
+    // OpenCL did not build it and WGSL did not compile it (seed 1844074029)
+    let knl = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], '<> s = sum(k, b[i, k] * k)\nout[i] = s',
+      [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    knl = setTemporaryAddressSpace(knl, 's', 'global');
+    const b = new Int32Array(16).map((_, x) => x);
+    assert.equal(Array.from((await run(knl, device, { b, n: 4 })).out as Int32Array), [0, 5, 29, 86]);
+  });
+
+  test(`${device.name}: a prefetch tile set to 'global' is read through its buffer`, async () => {
+    // before: the zero-dimensional tile c_fetch was assigned as a pointer (seed 2386082384)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, c[0] * b[i, k])',
+      [globalArg('c', { shape: [1], dtype: 'int32' }), globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    knl = setTemporaryAddressSpace(addPrefetch(knl, 'c', []), 'c_fetch', 'global');
+    const { out } = await run(knl, device, { c: new Int32Array([3]), b: new Int32Array([1, 2, 3, 4, 5, 6]), n: 2, m: 3 });
+    assert.equal(Array.from(out as Int32Array), [18, 45]);
   });
 }
 
