@@ -73,4 +73,25 @@ for (const device of testDevices()) {
   });
 }
 
+for (const device of testDevices()) {
+  test(`${device.name}: signed integer overflow wraps, also where a compiler could reason about it`, async () => {
+    // before: OpenCL printed a + b and a * b as C's signed arithmetic, whose overflow is
+    // undefined: clang folded 2 + a <= 0 into a <= -2 and (a * 7) / a into 7 (seeds 3257520233,
+    // 576341871; expected -1, got -2147483647)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(2 + a[i] <= 0, 1, 0) + 10 * ((a[i] * 7) / a[i]) + 100 * (-a[i] < 0)',
+      [globalArg('a', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { a: new Int32Array([2147483647, -2147483648, 5]), n: 3 });
+    // INT_MAX + 2 wraps negative, INT_MAX * 7 wraps to INT_MAX - 6; INT_MIN * 7 wraps to INT_MIN, -INT_MIN is INT_MIN
+    assert.equal(Array.from(out as Int32Array), [1 + 0 + 100, 1 + 10 + 100, 0 + 70 + 100]);
+  });
+
+  test(`${device.name}: a * b + c rounds the product, never fused into an fma`, async () => {
+    // before: OpenCL contracted b * -3 + -0.5 into fma, which rounds once: the product of
+    // -1e30f and -3 is a tie, and the fused sum broke it the other way (seed 1845608762)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[i] * (-3) + (-0.5)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { b: new Float32Array([-1e30, 1]), n: 2 });
+    assert.equal(Array.from(out as Float32Array), [Math.fround(Math.fround(-1e30) * -3), -3.5]);
+  });
+}
+
 test.run();
