@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -91,6 +91,28 @@ for (const device of testDevices()) {
     const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[i] * (-3) + (-0.5)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
     const { out } = await run(knl, device, { b: new Float32Array([-1e30, 1]), n: 2 });
     assert.equal(Array.from(out as Float32Array), [Math.fround(Math.fround(-1e30) * -3), -3.5]);
+  });
+}
+
+/** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop f_dim_0. */
+function precomputedRule() {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  return precompute(splitIname(knl, 'i', 1, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner']);
+}
+
+test('addPrefetch refuses a footprint whose base is in an iname one of its readers is not inside', () => {
+  // before: b's box started at i_outer + f_dim_0 (from f's store, inside f_dim_0), and the
+  // instruction outside f_dim_0 read b_fetch[i_inner - f_dim_0]: WGSL "unresolved value
+  // 'f_dim_0'", and the CPU device and OpenCL read a stale loop counter (seed 4127166720)
+  assert.throws(() => addPrefetch(precomputedRule(), 'b', ['i_inner']),
+    (e: unknown) => e instanceof LoomError && /depends on 'f_dim_0', which instruction 'insn' is not inside/.test((e as Error).message));
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: addPrefetch over both loop nests of a precomputed rule's reads`, async () => {
+    const knl = addPrefetch(precomputedRule(), 'b', ['i_inner', 'f_dim_0']);
+    const { out } = await run(knl, device, { b: new Float32Array([1, 2, 3]), n: 3 });
+    assert.equal(Array.from(out as Float32Array), [2, 8, 18]);
   });
 }
 

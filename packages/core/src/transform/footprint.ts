@@ -73,6 +73,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, fixed));
   const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
   if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
+  checkBaseInScope(spec, stored, inames);
 
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
   if (spec.temporaryName !== undefined) checkName(spec.temporaryName, `${what}: the temporary's name`);
@@ -156,6 +157,25 @@ function checkSharedBox(knl: LoopKernel, spec: FootprintStore, axes: readonly Ax
     `${spec.what}: the local temporary for '${spec.base}' would hold a different part for each work-item along the local iname(s) '${moving.join("', '")}', ` +
       `all written into the same cells; sweep '${moving.join("', '")}' too (the storage then covers them) or leave the temporary private`,
   );
+}
+
+/**
+ * A use reads the stored box at its own argument minus the box's base, so the base must be
+ * known where the use is: affine in inames the use runs in. Uses in different loop nests
+ * (a rule's precomputation inside 'f_dim_0' and an instruction outside it) would otherwise
+ * give a base in an iname that the other use has no value of.
+ */
+function checkBaseInScope(spec: FootprintStore, stored: readonly (AxisFootprint & { axis: number })[], inames: ReadonlySet<string>): void {
+  for (const use of spec.uses) {
+    const inScope = new Set([...use.instruction.withinInames, ...use.reductionInames]);
+    const outside = [...new Set(stored.flatMap((f) => f.base.variables.filter((v) => inames.has(v) && !inScope.has(v))))];
+    if (outside.length === 0) continue;
+    throw new LoomError(
+      `${spec.what}: the footprint of '${spec.base}' starts at a place that depends on '${outside.join("', '")}', which instruction '${use.instruction.id}' is not inside; ` +
+        `store the uses in each loop nest separately (option within) or sweep '${outside.join("', '")}' too`,
+      use.instruction.span,
+    );
+  }
 }
 
 interface AxisFootprint {
