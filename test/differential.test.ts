@@ -25,9 +25,6 @@ const EXCLUDED: readonly Feature[] = [
   // substitution rules: a rule called in an if-block condition is never expanded
   // ("the JavaScript target does not know the function 'f'", on every device)
   'rulePredicates',
-  // validity checks: duplicateInames(knl, 'i', { within: reader }) parts a private scalar
-  // temporary from its writer's loop, silently (every reader sees the last value written)
-  'duplicateWithin',
   // validity checks: a prefetch tile written across work-items (defaultTag l.auto) and then
   // set to 'private' is read uninitialized by the other work-items, silently
   'spaceOfTiles',

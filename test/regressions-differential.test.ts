@@ -116,4 +116,23 @@ for (const device of testDevices()) {
   });
 }
 
+test('duplicateInames within one instruction refuses to part a temporary from its writer', () => {
+  // before: the writer of t ran its own loop i_0 to the end, then every out[i] read the last
+  // t (seed 2343664393: 5 of 12 elements wrong on every device, silently)
+  const knl = makeKernel('{ [i]: 0<=i<n }', '<> t = 2 * a[i] {id=w}\nout[i] = t + 1 {id=r}', undefined, { assumptions: 'n >= 1' });
+  for (const within of ['id:w', 'id:r']) {
+    assert.throws(() => duplicateInames(knl, 'i', { within }),
+      (e: unknown) => e instanceof LoomError && /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message));
+  }
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: duplicateInames within one instruction may part a temporary indexed by the iname`, async () => {
+    const knl = duplicateInames(makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}',
+      [globalArg('a', { shape: [4], dtype: 'float32' }), '...']), 'i', { within: 'id:w' });
+    const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3, 4]) });
+    assert.equal(Array.from(out as Float32Array), [3, 5, 7, 9]);
+  });
+}
+
 test.run();
