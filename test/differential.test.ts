@@ -22,9 +22,6 @@ import { caseHasFinding, FeatureSet, formatReport, runCase, runSeed, type CaseRe
  * a line when its fix lands, and the sample must stay green):
  */
 const EXCLUDED: readonly Feature[] = [
-  // substitution rules: a rule called in an if-block condition is never expanded
-  // ("the JavaScript target does not know the function 'f'", on every device)
-  'rulePredicates',
   // validity checks: a prefetch tile written across work-items (defaultTag l.auto) and then
   // set to 'private' is read uninitialized by the other work-items, silently
   'spaceOfTiles',

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, KernelCheckError, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -134,5 +134,36 @@ for (const device of testDevices()) {
     assert.equal(Array.from(out as Float32Array), [3, 5, 7, 9]);
   });
 }
+
+for (const device of testDevices()) {
+  test(`${device.name}: a substitution rule called in an if-block's condition is expanded`, async () => {
+    // before: the condition kept the call f(i), and every target refused it ("the JavaScript
+    // target does not know the function 'f'"; the feature class rulePredicates)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := a[x] * 2\nif f(i) > 3\n  out[i] = 1\nelse\n  out[i] = f(i)\nend',
+      [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3]), n: 3 });
+    assert.equal(Array.from(out as Float32Array), [2, 1, 1]);
+  });
+
+  test(`${device.name}: a reduction in an if-block's condition is accumulated before the condition is tested`, async () => {
+    // before: "internal: a reduction survived realization" (only the expression's
+    // reductions became loops, not the conditions')
+    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'if sum(k, b[i, k]) > 0\n  out[i] = sum(k, b[i, k] * b[i, k])\nelse\n  out[i] = 2\nend',
+      [globalArg('b', { shape: ['n', 'm'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    const { out } = await run(knl, device, { b: new Float32Array([1, -2, 3, 1, -1, -3]), n: 3, m: 2 });
+    assert.equal(Array.from(out as Float32Array), [2, 10, 2]);
+  });
+}
+
+test('a reduction in a condition over the iname the block runs in is the check\'s KernelCheckError', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'if max(i, a[i]) > 0\n  out[i] = 1\nend', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  try {
+    await run(knl, cpu, { a: new Float32Array([1, -2]), n: 2 });
+    assert.unreachable('the kernel ran');
+  } catch (e) {
+    assert.ok(e instanceof KernelCheckError, String(e));
+    assert.match((e as Error).message, /instruction 'insn' uses a reduction within loop\(s\) that it was supposed to reduce over: 'i'/);
+  }
+});
 
 test.run();
