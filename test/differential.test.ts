@@ -22,9 +22,6 @@ import { caseHasFinding, FeatureSet, formatReport, runCase, runSeed, type CaseRe
  * a line when its fix lands, and the sample must stay green):
  */
 const EXCLUDED: readonly Feature[] = [
-  // validity checks: a prefetch tile written across work-items (defaultTag l.auto) and then
-  // set to 'private' is read uninitialized by the other work-items, silently
-  'spaceOfTiles',
   // prefetch footprint: addPrefetch over i_outer only, with l.auto while i_inner is l.0,
   // races on the tile; Loom warns (WriteRaceConditionWarning) but runs it
   'warnedRaces',

@@ -166,4 +166,27 @@ test('a reduction in a condition over the iname the block runs in is the check\'
   }
 });
 
+/** out[i] = sum(k, a[k] * i) with a's tile fetched across the work-items of l.0 (l.auto). */
+function tileFetchedAcrossWorkItems() {
+  const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[k] * i)', [globalArg('a', { shape: [4], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  return addPrefetch(splitIname(knl, 'i', 2, { outerTag: 'g.0', innerTag: 'l.0' }), 'a', ['k'], { defaultTag: 'l.auto' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a tile fetched across work-items and set to 'private' is refused, not read uninitialized`, async () => {
+    // before: each work-item fetched one element into its own private copy and read all
+    // four (CPU [0, 2, 2, 6], OpenCL garbage, expected [0, 10, 20, 30]; the feature class spaceOfTiles)
+    const knl = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'private');
+    try {
+      await run(knl, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 });
+      assert.unreachable('the kernel ran');
+    } catch (e) {
+      assert.ok(e instanceof KernelCheckError, String(e));
+      assert.match((e as Error).message, /reads the private temporary 'a_fetch' at elements that 'a_fetch_rule' writes in other work-items/);
+    }
+    const local = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'local');
+    assert.equal(Array.from((await run(local, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 })).out as Float32Array), [0, 10, 20, 30]);
+  });
+}
+
 test.run();
