@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, KernelCheckError, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, KernelCheckError, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, setWarningHandler, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -186,6 +186,27 @@ for (const device of testDevices()) {
     }
     const local = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'local');
     assert.equal(Array.from((await run(local, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 })).out as Float32Array), [0, 10, 20, 30]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: addPrefetch over i_outer with l.auto while i_inner is l.0 stores its tile once, on a free axis`, async () => {
+    // before: the store ran inside i_inner although its box does not move with it, and l.auto
+    // put the fetch iname on l.0 too (two inames of one instruction on one axis); with other
+    // sweeps the copies along l.0 raced on the tile (WriteRaceConditionWarning; warnedRaces)
+    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2 * a[i]', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    knl = splitIname(fixParameters(knl, { n: 8 }), 'i', 4, { innerTag: 'l.0' });
+    knl = addPrefetch(knl, 'a', ['i_outer'], { defaultTag: 'l.auto' });
+    assert.equal(knl.instruction('a_fetch_rule').withinInames, ['a_dim_0']);
+    const warnings: string[] = [];
+    const previous = setWarningHandler((w) => warnings.push(w.toString()));
+    try {
+      const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]) });
+      assert.equal(Array.from(out as Float32Array), [2, 4, 6, 8, 10, 12, 14, 16]);
+    } finally {
+      setWarningHandler(previous);
+    }
+    assert.equal(warnings.filter((w) => w.startsWith('WriteRaceConditionWarning')), []);
   });
 }
 

@@ -68,9 +68,11 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))),
     ...(spec.fetchOuterInames ?? []),
   ])].filter((n) => !spec.sweep.includes(n));
-  const storeWithin = new Set([...fixed, ...(spec.fetchOuterInames ?? [])]);
-
   const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, fixed));
+  // The store runs inside the fixed inames its box moves with, and fetchOuterInames. A fixed
+  // iname the box does not move with (its range fits in the box) would only repeat the
+  // store: across work-items (i_inner on l.0) each would write the same cells at once.
+  const storeWithin = new Set([...fixed.filter((n) => axes.some((a) => a.base.dependsOn(n))), ...(spec.fetchOuterInames ?? [])]);
   const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
   if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
   checkBaseInScope(spec, stored, inames);
@@ -139,7 +141,15 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
     // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
     const order = auto ? [...dimNames].reverse() : dimNames;
-    result = tagInames(result, order.map((dim) => [dim, spec.defaultTag] as const));
+    // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
+    // of one instruction on one axis would be the same index
+    const taken = new Set([...storeWithin].map((n) => knl.inameTags.get(n)).filter((t) => t?.kind === 'local').map((t) => (t as { axis: number }).axis));
+    const free = [0, 1, 2].filter((a) => !taken.has(a));
+    if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
+      throw new LoomError(`${what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`);
+    }
+    const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
+    result = tagInames(result, order.map((dim, k) => [dim, tagOf(k)] as const));
   }
   return result;
 }
