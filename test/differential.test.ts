@@ -18,8 +18,8 @@ import { compareArrays, floatsAgree } from './support/differential/compare.ts';
 import { caseHasFinding, FeatureSet, formatReport, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
 
 /**
- * Feature classes left out until the bug each one waits for is fixed (issue 10; remove
- * a line when its fix lands, and the sample must stay green):
+ * Feature classes left out of the sample, each with the reason (issue 10: a class left out
+ * for a bug names it, and its line goes when the fix lands; the sample must stay green):
  */
 const EXCLUDED: readonly Feature[] = [
   // by design, not a bug: a kernel Loom warns about (WriteRaceConditionWarning) is run, as
