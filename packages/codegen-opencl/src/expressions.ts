@@ -42,6 +42,20 @@ export class ClExpressionPrinter {
   /** Arrays passed as vectors (`float4 *`), from their `vec` axis. */
   readonly vectorWidths = new Map<string, { lanes: number; space: string }>();
   usesDouble = false;
+  /** Whether a float product and a float sum or difference were printed: fma material. */
+  get contractible(): boolean {
+    return this.floatOps.has('*') && (this.floatOps.has('+') || this.floatOps.has('-'));
+  }
+  private readonly floatOps = new Set<string>();
+  /**
+   * Names whose integer arithmetic is index arithmetic: loop counters and value arguments
+   * (sizes), set per kernel. Their sums and products stay in range (the device limits check
+   * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
+   * product and negation is computed in the unsigned type, where C defines the wrapping
+   * Loom means: signed overflow is undefined in C, and clang uses that to fold
+   * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
+   */
+  indexNames: ReadonlySet<string> = new Set();
 
   constructor(private readonly typeOf: NameTypes) {}
 
@@ -77,7 +91,13 @@ export class ClExpressionPrinter {
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
       }
-      case 'neg': return prefix('-', this.expr(e.operand, t));
+      case 'neg': {
+        const operand = this.expr(e.operand, t);
+        if (!this.mayOverflow(e, t)) return prefix('-', operand);
+        // negated in the unsigned type, where -INT_MIN wraps to INT_MIN
+        const u = t === 'int64' ? 'ulong' : 'uint';
+        return { text: `(${clType(t)}) (-(${u}) ${paren(operand, PRECEDENCE.unary)})`, precedence: PRECEDENCE.unary };
+      }
       case 'not': return prefix('!', this.expr(e.operand));
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
@@ -138,8 +158,10 @@ export class ClExpressionPrinter {
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
-      case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive);
-      case '*': return infix(l, '*', r, PRECEDENCE.multiplicative);
+      case '+': case '-': case '*':
+        if (this.mayOverflow(e, t)) return wrapping(l, e.op, r, t);
+        if (isFloat(t)) this.floatOps.add(e.op);
+        return infix(l, e.op, r, e.op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive);
       case '/':
         // an integer divisor that may be 0 or -1 needs the helper (C: undefined, x86: a trap)
         if (isInteger(t) && !(e.right.kind === 'int' && e.right.value !== 0 && e.right.value !== -1)) {
@@ -179,6 +201,26 @@ export class ClExpressionPrinter {
     const name = FLOAT_BUILTINS[e.fn];
     if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
     return call(name, e.args.map((a) => this.print(a, t)));
+  }
+
+  /**
+   * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
+   * on data, which may overflow (see `indexNames`). int8 and int16 operands are promoted to
+   * int by C itself, where they cannot overflow.
+   */
+  private mayOverflow(e: Expr, t: DType): boolean {
+    return (t === 'int32' || t === 'int64') && !this.isIndexArithmetic(e);
+  }
+
+  private isIndexArithmetic(e: Expr): boolean {
+    switch (e.kind) {
+      case 'int': return true;
+      case 'var': return this.indexNames.has(e.name);
+      case 'call': return isHardwareId(e);
+      case 'neg': return this.isIndexArithmetic(e.operand);
+      case 'binary': return (e.op === '+' || e.op === '-' || e.op === '*') && this.isIndexArithmetic(e.left) && this.isIndexArithmetic(e.right);
+      default: return false;
+    }
   }
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
@@ -223,6 +265,12 @@ function literal(text: string): Printed {
 function prefix(op: '-' | '!', p: Printed): Printed {
   const glued = op === '-' && p.text.startsWith('-');
   return { text: `${op}${glued ? `(${p.text})` : paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+}
+
+/** `l op r` in signed `t`, computed in its unsigned type: wraps where C would leave it undefined. */
+function wrapping(l: Printed, op: string, r: Printed, t: DType): Printed {
+  const u = t === 'int64' ? 'ulong' : 'uint';
+  return { text: `(${clType(t)}) ((${u}) ${paren(l, PRECEDENCE.unary)} ${op} (${u}) ${paren(r, PRECEDENCE.unary)})`, precedence: PRECEDENCE.unary };
 }
 
 function call(fn: string, args: readonly string[]): Printed {

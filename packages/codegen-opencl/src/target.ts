@@ -40,15 +40,21 @@ function printProgram(program: ProgramAst): string {
   const helpers = new Map<string, string>();
   const extensions = new Set<string>();
   let usesDouble = false;
+  let contractible = false;
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
     for (const x of printer.extensions) extensions.add(x);
+    contractible ||= printer.contractible;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
     return text;
   });
   if (usesDouble) extensions.add('cl_khr_fp64');
+  // a * b + c rounds twice, as on every other device: OpenCL compilers may otherwise fuse it
+  // into an fma, which rounds once (and disagrees where the product is a tie), unless the
+  // kernel asked for the speed (setOptions(knl, { fusedMultiplyAdd: true }))
+  if (contractible && !program.fusedMultiplyAdd) parts.push('#pragma OPENCL FP_CONTRACT OFF');
   for (const x of [...extensions].sort()) parts.push(`#pragma OPENCL EXTENSION ${x}: enable`);
   parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
   if (helpers.size) parts.push('', ...helpers.values());
@@ -59,6 +65,7 @@ function printProgram(program: ProgramAst): string {
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
   for (const p of k.params) if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global' });
+  printer.indexNames = new Set([...k.params.filter((p) => p.kind === 'value').map((p) => p.name), ...loopCounters(k.body)]);
   const params = k.params.map((p) => {
     const t = clType(p.dtype) + (p.vectorWidth ?? '');
     if (p.kind === 'value') return `${t} const ${p.name}`;
@@ -97,6 +104,14 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     case 'comment':
       return [`${pad}/* ${commentText(s.text)} */`];
   }
+}
+
+/** The counters of the loops in `s`: with the value arguments, what index arithmetic is made of. */
+function loopCounters(s: Stmt): string[] {
+  if (s.kind === 'block') return s.body.flatMap(loopCounters);
+  if (s.kind === 'for') return [s.iname, ...loopCounters(s.body)];
+  if (s.kind === 'if') return loopCounters(s.then);
+  return [];
 }
 
 /** A loop's or guard's body: a block's braces line up with the statement that owns it. */

@@ -51,6 +51,12 @@ export interface ProgramAst {
    * (a parameter of the kernels that have such accesses) and what each slot reports.
    */
   readonly boundsChecks?: BoundsChecks;
+  /**
+   * The kernel allows `a * b + c` to be fused into one fma (`setOptions(knl, {
+   * fusedMultiplyAdd: true })`): one rounding instead of two, faster, and possibly one
+   * ulp away from the CPU device. Off by default: every operation rounds once.
+   */
+  readonly fusedMultiplyAdd?: boolean;
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

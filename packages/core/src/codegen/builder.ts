@@ -242,9 +242,12 @@ export class KernelBuilder {
     return out;
   }
 
-  /** `a[i, j]` → `a[n*i + j]`; a zero-dimensional array argument `x` → `x[0]`. */
+  /**
+   * `a[i, j]` → `a[n*i + j]`; a zero-dimensional array `x` → `x[0]`: an array argument, or a
+   * global temporary, which is a buffer of the call like an argument (a scalar one too).
+   */
   private flatten(e: Expr): Expr {
-    if (e.kind === 'var' && this.knl.arg(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
+    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
     if (e.kind !== 'subscript') return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
@@ -259,6 +262,9 @@ export class KernelBuilder {
     return subscript(e.array, [flat ?? int(0)]);
   }
 
+  private isBuffer(name: string): boolean {
+    return this.knl.arg(name) !== undefined || this.knl.temporaries.get(name)?.addressSpace === 'global';
+  }
 }
 
 /** `if (true) s` is `s`; `if (false) s` is nothing (guards that a lane's value settled). */

@@ -73,7 +73,11 @@ function build(knl: LoopKernel, target: Target | undefined, options: CodegenOpti
   const builder = new KernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
-  const program = boundsChecks ? { kernels, boundsChecks } : { kernels };
+  const program: ProgramAst = {
+    kernels,
+    ...(boundsChecks ? { boundsChecks } : {}),
+    ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
+  };
   checkProgramNames(program);
   return { program, args };
 }

@@ -68,11 +68,14 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))),
     ...(spec.fetchOuterInames ?? []),
   ])].filter((n) => !spec.sweep.includes(n));
-  const storeWithin = new Set([...fixed, ...(spec.fetchOuterInames ?? [])]);
-
   const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, fixed));
+  // The store runs inside the fixed inames its box moves with, and fetchOuterInames. A fixed
+  // iname the box does not move with (its range fits in the box) would only repeat the
+  // store: across work-items (i_inner on l.0) each would write the same cells at once.
+  const storeWithin = new Set([...fixed.filter((n) => axes.some((a) => a.base.dependsOn(n))), ...(spec.fetchOuterInames ?? [])]);
   const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
   if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
+  checkBaseInScope(spec, stored, inames);
 
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
   if (spec.temporaryName !== undefined) checkName(spec.temporaryName, `${what}: the temporary's name`);
@@ -138,7 +141,15 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
     // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
     const order = auto ? [...dimNames].reverse() : dimNames;
-    result = tagInames(result, order.map((dim) => [dim, spec.defaultTag] as const));
+    // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
+    // of one instruction on one axis would be the same index
+    const taken = new Set([...storeWithin].map((n) => knl.inameTags.get(n)).filter((t) => t?.kind === 'local').map((t) => (t as { axis: number }).axis));
+    const free = [0, 1, 2].filter((a) => !taken.has(a));
+    if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
+      throw new LoomError(`${what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`);
+    }
+    const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
+    result = tagInames(result, order.map((dim, k) => [dim, tagOf(k)] as const));
   }
   return result;
 }
@@ -156,6 +167,25 @@ function checkSharedBox(knl: LoopKernel, spec: FootprintStore, axes: readonly Ax
     `${spec.what}: the local temporary for '${spec.base}' would hold a different part for each work-item along the local iname(s) '${moving.join("', '")}', ` +
       `all written into the same cells; sweep '${moving.join("', '")}' too (the storage then covers them) or leave the temporary private`,
   );
+}
+
+/**
+ * A use reads the stored box at its own argument minus the box's base, so the base must be
+ * known where the use is: affine in inames the use runs in. Uses in different loop nests
+ * (a rule's precomputation inside 'f_dim_0' and an instruction outside it) would otherwise
+ * give a base in an iname that the other use has no value of.
+ */
+function checkBaseInScope(spec: FootprintStore, stored: readonly (AxisFootprint & { axis: number })[], inames: ReadonlySet<string>): void {
+  for (const use of spec.uses) {
+    const inScope = new Set([...use.instruction.withinInames, ...use.reductionInames]);
+    const outside = [...new Set(stored.flatMap((f) => f.base.variables.filter((v) => inames.has(v) && !inScope.has(v))))];
+    if (outside.length === 0) continue;
+    throw new LoomError(
+      `${spec.what}: the footprint of '${spec.base}' starts at a place that depends on '${outside.join("', '")}', which instruction '${use.instruction.id}' is not inside; ` +
+        `store the uses in each loop nest separately (option within) or sweep '${outside.join("', '")}' too`,
+      use.instruction.span,
+    );
+  }
 }
 
 interface AxisFootprint {
