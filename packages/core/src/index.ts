@@ -49,6 +49,7 @@ export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinea
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { KernelCheckError } from './check/index.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, GeneratedCode } from './codegen/target.ts';
 
 export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
