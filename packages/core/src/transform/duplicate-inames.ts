@@ -9,7 +9,7 @@ import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
 import { reductionInames } from '../kernel/accesses.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface DuplicateInamesOptions {
   /** Instruction ids (wildcards allowed, `:`-separated or an array); default: every instruction. */
@@ -42,12 +42,12 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
     for (const [old, copy] of renames) if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
   }
   for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
-  // rules called by the chosen instructions use the copies too (see rewriteExpressions)
-  const rewritten = rewriteExpressions(knl.with({ domains }), 'duplicateInames', (e) => renameInExpr(e, renames), chosen);
+  // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
+  const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), { what: 'duplicateInames', within: chosen });
   const instructions = rewritten.instructions.map((insn) =>
     chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
   );
-  return knl.with({ domains, instructions, substitutions: rewritten.substitutions });
+  return rewritten.with({ instructions });
 }
 
 /**
