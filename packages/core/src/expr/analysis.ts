@@ -22,6 +22,15 @@ export function freeVariables(e: Expr, bound: readonly string[] = []): Set<strin
   return free;
 }
 
+/** The inames that the reductions in `e` run over (bound there, so not in `freeVariables`). */
+export function reductionInamesIn(e: Expr): Set<string> {
+  const out = new Set<string>();
+  walk(e, (x) => {
+    if (x.kind === 'reduce') for (const n of x.inames) out.add(n);
+  });
+  return out;
+}
+
 /** Every subscript in `e`, grouped by array name (in order of appearance). */
 export function arraysAccessed(e: Expr): Map<string, Subscript[]> {
   const accesses = new Map<string, Subscript[]>();

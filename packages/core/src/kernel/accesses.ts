@@ -4,7 +4,7 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, freeVariables, mapChildren, substitute, walk, walkScoped } from '../expr/index.ts';
+import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkScoped } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -111,13 +111,7 @@ export function readExpressions(insn: Instruction, rules: ReadonlyMap<string, Su
 
 /** Reduction inames used anywhere in the instruction. */
 export function reductionInames(insn: Instruction, rules: ReadonlyMap<string, SubstitutionRule>): Set<string> {
-  const out = new Set<string>();
-  for (const e of readExpressions(insn, rules)) {
-    walk(e, (x) => {
-      if (x.kind === 'reduce') for (const n of x.inames) out.add(n);
-    });
-  }
-  return out;
+  return new Set(readExpressions(insn, rules).flatMap((e) => [...reductionInamesIn(e)]));
 }
 
 /** All array accesses of the kernel (arguments and array temporaries). */

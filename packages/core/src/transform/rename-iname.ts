@@ -11,7 +11,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { freeVariables, walk } from '../expr/index.ts';
+import { freeVariables, reductionInamesIn } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
@@ -135,12 +135,7 @@ function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string,
 function inamesUsedBy(insn: Instruction): Set<string> {
   const used = new Set(insn.withinInames);
   const exprs = [insn.assignee, insn.expression, ...insn.predicates].filter((e) => e !== undefined);
-  for (const e of exprs) {
-    for (const n of freeVariables(e)) used.add(n);
-    walk(e, (x) => {
-      if (x.kind === 'reduce') for (const n of x.inames) used.add(n);
-    });
-  }
+  for (const e of exprs) for (const n of [...freeVariables(e), ...reductionInamesIn(e)]) used.add(n);
   return used;
 }
 
