@@ -10,7 +10,7 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
-  commentText, hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText, hostArrayConstructor, LoomError, printExpr, statementsOf, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
@@ -83,8 +83,7 @@ class KernelPrinter {
 
   /** The statements of a body (a block's, or the one statement). */
   private body(s: Stmt): void {
-    if (s.kind === 'block') s.body.forEach((x) => this.statement(x));
-    else this.statement(s);
+    for (const x of statementsOf(s)) this.statement(x);
   }
 
   private statement(s: Stmt): void {

@@ -8,7 +8,7 @@
  *   }
  */
 import {
-  commentText, expr as E, renameProgram, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText, expr as E, renameProgram, statementsOf, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
@@ -73,8 +73,7 @@ function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
     return `${space} ${t}${p.written ? '' : ' const'} *__restrict__ ${p.name}`;
   });
   const header = `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
-  const body = k.body.kind === 'block' ? k.body.body : [k.body];
-  return [header, '{', ...body.flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+  return [header, '{', ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
 }
 
 function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string[] {

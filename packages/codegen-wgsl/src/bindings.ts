@@ -23,7 +23,7 @@
  * f32; bool as u32, float16 as f32), with the pools' offsets and, for a folded grid
  * (`limits.ts`), the grid's size.
  */
-import { LoomError, type DType, type KernelParam, type ProgramAst, type Stmt } from '@loom/core';
+import { LoomError, statementsOfKind, type DType, type KernelParam, type ProgramAst } from '@loom/core';
 import type { NameTable } from './names.ts';
 import { packedBits } from './types.ts';
 
@@ -153,16 +153,9 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
 /** Arrays that some instruction updates atomically. */
 function atomicallyUpdated(program: ProgramAst): Set<string> {
   const found = new Set<string>();
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); return;
-      case 'for': visit(s.body); return;
-      case 'if': visit(s.then); return;
-      case 'assign': if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array); return;
-      default: return;
-    }
-  };
-  for (const k of program.kernels) visit(k.body);
+  for (const k of program.kernels) {
+    for (const s of statementsOfKind(k.body, 'assign')) if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
+  }
   return found;
 }
 

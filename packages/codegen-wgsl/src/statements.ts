@@ -16,7 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
-  commentText, expr as E, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction, type Stmt,
+  commentText, expr as E, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
@@ -107,7 +107,7 @@ class KernelPrinter {
 
   /** The statements of a body (a block's, or the one statement), under `guard` when given. */
   private body(s: Stmt, guard: string | undefined): void {
-    const statements = s.kind === 'block' ? s.body : [s];
+    const statements = statementsOf(s);
     if (guard === undefined) {
       statements.forEach((x) => this.statement(x, undefined));
       return;
@@ -270,13 +270,8 @@ class KernelPrinter {
   private hasBarrier(s: Stmt): boolean {
     let known = this.barriers.get(s);
     if (known === undefined) {
-      switch (s.kind) {
-        case 'barrier': known = true; break;
-        case 'block': known = s.body.some((x) => this.hasBarrier(x)); break;
-        case 'for': known = this.hasBarrier(s.body); break;
-        case 'if': known = this.hasBarrier(s.then); break;
-        default: known = false;
-      }
+      // (remembered per statement: the printer asks again at every level of nesting)
+      known = s.kind === 'barrier' || subStatements(s).some((x) => this.hasBarrier(x));
       this.barriers.set(s, known);
     }
     return known;
@@ -317,16 +312,7 @@ function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean } {
   const expr = (e: Expr) => E.walk(e, (x) => {
     if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
   });
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); return;
-      case 'for': expr(s.lower); expr(s.upper); visit(s.body); return;
-      case 'if': expr(s.condition); visit(s.then); return;
-      case 'assign': expr(s.target); expr(s.value); return;
-      default: return;
-    }
-  };
-  visit(body);
+  walkStmts(body, { expr });
   return used;
 }
 

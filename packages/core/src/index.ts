@@ -49,6 +49,7 @@ export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinea
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { KernelCheckError } from './check/index.ts';
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { programCode, type GeneratedCode, type DeviceKernel, type DeviceParameter, type HostSteps, type HostArgument, type HostTemporary } from './codegen/generated.ts';
 

@@ -17,7 +17,8 @@ import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
-import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { mapStmts } from './stmt-visit.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 
@@ -80,7 +81,7 @@ export class KernelBuilder {
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
     }));
     const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
-    const substituted = [...declarations, ...statements].map((s) => mapStmtExprs(s, (e) => (hardware.size ? substitute(e, hardware) : e)));
+    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (hardware.size ? substitute(e, hardware) : e) }));
     const body = mergeGuards(substituted, exprEquals);
     return {
       name,
@@ -174,8 +175,7 @@ export class KernelBuilder {
       const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
       if (fixed.isEmpty()) continue;
       const copies = this.items(item.body, [...outer, iname], fixed);
-      const value = new Map([[iname, int(v)]]);
-      out.push(...copies.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE }))));
+      out.push(...this.specialize(copies, iname, v));
     }
     return out;
   }
@@ -235,11 +235,16 @@ export class KernelBuilder {
     const generic = this.instruction(insn, ranged);
     const out: Stmt[] = [];
     for (let v = lo; v <= hi; v++) {
-      const value = new Map([[iname, int(v)]]);
-      const specialized = generic.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE })));
-      out.push(...specialized.flatMap(dropDecidedGuards));
+      out.push(...this.specialize(generic, iname, v).flatMap(dropDecidedGuards));
     }
     return out;
+  }
+
+  /** The statements of one iteration of an unrolled loop: `iname` replaced by `value`, folded. */
+  private specialize(statements: readonly Stmt[], iname: string, value: number): Stmt[] {
+    const fixed = new Map([[iname, int(value)]]);
+    const isInteger = (n: string) => this.types.get(n) === INDEX_DTYPE;
+    return statements.map((s) => mapStmts(s, { expr: (e) => simplify(substitute(e, fixed), { isInteger }) }));
   }
 
   /**

@@ -6,10 +6,11 @@ import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
-import { namesRead, nameWritten, reductionInames, scalarNamesRead } from '../kernel/accesses.ts';
+import { namesRead, nameWritten, reductionInames } from '../kernel/accesses.ts';
+import { freeVariables } from '../expr/index.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface DuplicateInamesOptions {
   /** Instruction ids (wildcards allowed, `:`-separated or an array); default: every instruction. */
@@ -43,12 +44,12 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   }
   for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
   checkTemporariesKeepTheirWriters(knl, chosen, renames);
-  // rules called by the chosen instructions use the copies too (see rewriteExpressions)
-  const rewritten = rewriteExpressions(knl.with({ domains }), 'duplicateInames', (e) => renameInExpr(e, renames), chosen);
+  // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
+  const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), { what: 'duplicateInames', within: chosen });
   const instructions = rewritten.instructions.map((insn) =>
     chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
   );
-  return knl.with({ domains, instructions, substitutions: rewritten.substitutions });
+  return rewritten.with({ instructions });
 }
 
 /**
@@ -87,7 +88,7 @@ function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<s
     const target = writer.assignee!;
     for (const old of renames.keys()) {
       if (!writer.withinInames.includes(old)) continue;
-      if (target.kind === 'subscript' && target.indices.some((ix) => scalarNamesRead(ix).has(old))) continue;
+      if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;
       const parted = knl.instructions.find((reader) =>
         reader.id !== writer.id && reader.withinInames.includes(old) && chosen.has(reader.id) !== chosen.has(writer.id) &&
         namesRead(reader, knl.substitutions).has(temporary));

@@ -19,6 +19,7 @@ import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from './rename.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 /** One use: where it is, and its arguments (array indices or rule arguments), affine. */
 export interface Use {
@@ -129,11 +130,9 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const read = (useArgs: readonly Linear[]): Expr =>
     stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
   const users = new Set(uses.map((u) => u.instruction.id));
-  const instructions = knl.instructions.map((insn) =>
-    users.has(insn.id)
-      ? { ...insn, expression: insn.expression && spec.rewrite(insn.expression, read), predicates: insn.predicates.map((p) => spec.rewrite(p, read)), dependsOn: [...insn.dependsOn, storeId] }
-      : insn,
-  );
+  // the rules concerned were inlined into the users (inlineRulesThat), each call its own footprint
+  const rewritten = mapKernelExpressions(knl, (e) => spec.rewrite(e, read), { what, within: users, rules: 'keep', assignee: 'none' });
+  const instructions = rewritten.instructions.map((insn) => (users.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, storeId] } : insn));
   const temporaries = new Map(knl.temporaries);
   temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent!)), addressSpace: spec.addressSpace ?? 'auto' });
   let result = knl.with({ domains: [...knl.domains, domain], instructions: [store, ...instructions], temporaries });
