@@ -8,6 +8,7 @@
  * the printer records the ones it uses.
  */
 import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
@@ -24,6 +25,11 @@ export const PRECEDENCE = {
 export interface Printed {
   readonly text: string;
   readonly precedence: number;
+  /**
+   * A wrapping signed operation: the same value still in the unsigned type, before the cast
+   * back, so that `a + b*c` on data is one cast around unsigned arithmetic, not one per node.
+   */
+  readonly unsigned?: Printed;
 }
 
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
@@ -48,8 +54,8 @@ export class ClExpressionPrinter {
   }
   private readonly floatOps = new Set<string>();
   /**
-   * Names whose integer arithmetic is index arithmetic: loop counters and value arguments
-   * (sizes), set per kernel. Their sums and products stay in range (the device limits check
+   * Names whose integer arithmetic is index arithmetic: loop counters, value arguments
+   * (sizes) and temporaries computed from them alone (`index-names.ts`), set per kernel. Their sums and products stay in range (the device limits check
    * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
    * product and negation is computed in the unsigned type, where C defines the wrapping
    * Loom means: signed overflow is undefined in C, and clang uses that to fold
@@ -95,8 +101,7 @@ export class ClExpressionPrinter {
         const operand = this.expr(e.operand, t);
         if (!this.mayOverflow(e, t)) return prefix('-', operand);
         // negated in the unsigned type, where -INT_MIN wraps to INT_MIN
-        const u = t === 'int64' ? 'ulong' : 'uint';
-        return { text: `(${clType(t)}) (-(${u}) ${paren(operand, PRECEDENCE.unary)})`, precedence: PRECEDENCE.unary };
+        return wrapped(prefix('-', inUnsigned(operand, t)), t);
       }
       case 'not': return prefix('!', this.expr(e.operand));
       case 'cast': {
@@ -213,14 +218,7 @@ export class ClExpressionPrinter {
   }
 
   private isIndexArithmetic(e: Expr): boolean {
-    switch (e.kind) {
-      case 'int': return true;
-      case 'var': return this.indexNames.has(e.name);
-      case 'call': return isHardwareId(e);
-      case 'neg': return this.isIndexArithmetic(e.operand);
-      case 'binary': return (e.op === '+' || e.op === '-' || e.op === '*') && this.isIndexArithmetic(e.left) && this.isIndexArithmetic(e.right);
-      default: return false;
-    }
+    return isIndexExpression(e, this.indexNames);
   }
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
@@ -269,8 +267,18 @@ function prefix(op: '-' | '!', p: Printed): Printed {
 
 /** `l op r` in signed `t`, computed in its unsigned type: wraps where C would leave it undefined. */
 function wrapping(l: Printed, op: string, r: Printed, t: DType): Printed {
-  const u = t === 'int64' ? 'ulong' : 'uint';
-  return { text: `(${clType(t)}) ((${u}) ${paren(l, PRECEDENCE.unary)} ${op} (${u}) ${paren(r, PRECEDENCE.unary)})`, precedence: PRECEDENCE.unary };
+  const precedence = op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive;
+  return wrapped(infix(inUnsigned(l, t), op, inUnsigned(r, t), precedence), t);
+}
+
+/** `p`, of signed `t`, as its unsigned type: a wrapping operation's value before its cast back. */
+function inUnsigned(p: Printed, t: DType): Printed {
+  return p.unsigned ?? { text: `(${t === 'int64' ? 'ulong' : 'uint'}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+}
+
+/** The unsigned computation `u`, cast back to signed `t` (keeping `u` for an enclosing one). */
+function wrapped(u: Printed, t: DType): Printed {
+  return { text: `(${clType(t)}) (${u.text})`, precedence: PRECEDENCE.unary, unsigned: u };
 }
 
 function call(fn: string, args: readonly string[]): Printed {

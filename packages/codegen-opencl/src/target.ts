@@ -14,6 +14,7 @@ import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
 import { openclNames } from './names.ts';
+import { indexNames } from './index-names.ts';
 
 const INDENT = '  ';
 
@@ -65,7 +66,7 @@ function printProgram(program: ProgramAst): string {
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
   for (const p of k.params) if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global' });
-  printer.indexNames = new Set([...k.params.filter((p) => p.kind === 'value').map((p) => p.name), ...loopCounters(k.body)]);
+  printer.indexNames = indexNames(k);
   const params = k.params.map((p) => {
     const t = clType(p.dtype) + (p.vectorWidth ?? '');
     if (p.kind === 'value') return `${t} const ${p.name}`;
@@ -106,13 +107,6 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
 }
 
 /** The counters of the loops in `s`: with the value arguments, what index arithmetic is made of. */
-function loopCounters(s: Stmt): string[] {
-  if (s.kind === 'block') return s.body.flatMap(loopCounters);
-  if (s.kind === 'for') return [s.iname, ...loopCounters(s.body)];
-  if (s.kind === 'if') return loopCounters(s.then);
-  return [];
-}
-
 /** A loop's or guard's body: a block's braces line up with the statement that owns it. */
 function printBody(body: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
   return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);

@@ -26,13 +26,13 @@ __kernel void __attribute__ ((reqd_work_group_size(256, 1, 1))) add_rank2(__glob
   if (1024 * gid(0) <= n - lid(0) - 769)
     q0[3] = loom_div_int32(1024 * gid(0) + lid(0) + 768, size1);
   if (1024 * gid(0) <= n - lid(0) - 1)
-    i1[0] = (int) ((uint) (1024 * gid(0) + lid(0)) - (uint) (int) ((uint) size1 * (uint) q0[0]));
+    i1[0] = 1024 * gid(0) + lid(0) - size1 * q0[0];
   if (1024 * gid(0) <= n - lid(0) - 257)
-    i1[1] = (int) ((uint) (1024 * gid(0) + lid(0) + 256) - (uint) (int) ((uint) size1 * (uint) q0[1]));
+    i1[1] = 1024 * gid(0) + lid(0) + 256 - size1 * q0[1];
   if (1024 * gid(0) <= n - lid(0) - 513)
-    i1[2] = (int) ((uint) (1024 * gid(0) + lid(0) + 512) - (uint) (int) ((uint) size1 * (uint) q0[2]));
+    i1[2] = 1024 * gid(0) + lid(0) + 512 - size1 * q0[2];
   if (1024 * gid(0) <= n - lid(0) - 769)
-    i1[3] = (int) ((uint) (1024 * gid(0) + lid(0) + 768) - (uint) (int) ((uint) size1 * (uint) q0[3]));
+    i1[3] = 1024 * gid(0) + lid(0) + 768 - size1 * q0[3];
   if (1024 * gid(0) <= n - lid(0) - 1)
     i0[0] = q0[0];
   if (1024 * gid(0) <= n - lid(0) - 257)
@@ -42,27 +42,27 @@ __kernel void __attribute__ ((reqd_work_group_size(256, 1, 1))) add_rank2(__glob
   if (1024 * gid(0) <= n - lid(0) - 769)
     i0[3] = q0[3];
   if (1024 * gid(0) <= n - lid(0) - 1)
-    in0[0] = 0 <= (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[0])) + (uint) i1[0]) && (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[0])) + (uint) i1[0]) < buf0_size ? buf0[(int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[0])) + (uint) i1[0])] : (float) 0;
+    in0[0] = 0 <= in0_offset + in0_stride0 * i0[0] + i1[0] && in0_offset + in0_stride0 * i0[0] + i1[0] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[0] + i1[0]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 257)
-    in0[1] = 0 <= (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[1])) + (uint) i1[1]) && (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[1])) + (uint) i1[1]) < buf0_size ? buf0[(int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[1])) + (uint) i1[1])] : (float) 0;
+    in0[1] = 0 <= in0_offset + in0_stride0 * i0[1] + i1[1] && in0_offset + in0_stride0 * i0[1] + i1[1] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[1] + i1[1]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 513)
-    in0[2] = 0 <= (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[2])) + (uint) i1[2]) && (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[2])) + (uint) i1[2]) < buf0_size ? buf0[(int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[2])) + (uint) i1[2])] : (float) 0;
+    in0[2] = 0 <= in0_offset + in0_stride0 * i0[2] + i1[2] && in0_offset + in0_stride0 * i0[2] + i1[2] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[2] + i1[2]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 769)
-    in0[3] = 0 <= (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[3])) + (uint) i1[3]) && (int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[3])) + (uint) i1[3]) < buf0_size ? buf0[(int) ((uint) (int) ((uint) in0_offset + (uint) (int) ((uint) in0_stride0 * (uint) i0[3])) + (uint) i1[3])] : (float) 0;
+    in0[3] = 0 <= in0_offset + in0_stride0 * i0[3] + i1[3] && in0_offset + in0_stride0 * i0[3] + i1[3] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[3] + i1[3]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 1)
-    in1[0] = 0 <= (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[0])) + (uint) i1[0]) && (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[0])) + (uint) i1[0]) < buf1_size ? buf1[(int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[0])) + (uint) i1[0])] : (float) 0;
+    in1[0] = 0 <= in1_offset + in1_stride0 * i0[0] + i1[0] && in1_offset + in1_stride0 * i0[0] + i1[0] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[0] + i1[0]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 257)
-    in1[1] = 0 <= (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[1])) + (uint) i1[1]) && (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[1])) + (uint) i1[1]) < buf1_size ? buf1[(int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[1])) + (uint) i1[1])] : (float) 0;
+    in1[1] = 0 <= in1_offset + in1_stride0 * i0[1] + i1[1] && in1_offset + in1_stride0 * i0[1] + i1[1] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[1] + i1[1]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 513)
-    in1[2] = 0 <= (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[2])) + (uint) i1[2]) && (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[2])) + (uint) i1[2]) < buf1_size ? buf1[(int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[2])) + (uint) i1[2])] : (float) 0;
+    in1[2] = 0 <= in1_offset + in1_stride0 * i0[2] + i1[2] && in1_offset + in1_stride0 * i0[2] + i1[2] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[2] + i1[2]] : (float) 0;
   if (1024 * gid(0) <= n - lid(0) - 769)
-    in1[3] = 0 <= (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[3])) + (uint) i1[3]) && (int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[3])) + (uint) i1[3]) < buf1_size ? buf1[(int) ((uint) (int) ((uint) in1_offset + (uint) (int) ((uint) in1_stride0 * (uint) i0[3])) + (uint) i1[3])] : (float) 0;
-  if (1024 * gid(0) <= n - lid(0) - 1 && (0 <= (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[0])) + (uint) i1[0]) && (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[0])) + (uint) i1[0]) < buf0_size))
-    buf0[(int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[0])) + (uint) i1[0])] = in0[0] + in1[0] * in2;
-  if (1024 * gid(0) <= n - lid(0) - 257 && (0 <= (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[1])) + (uint) i1[1]) && (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[1])) + (uint) i1[1]) < buf0_size))
-    buf0[(int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[1])) + (uint) i1[1])] = in0[1] + in1[1] * in2;
-  if (1024 * gid(0) <= n - lid(0) - 513 && (0 <= (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[2])) + (uint) i1[2]) && (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[2])) + (uint) i1[2]) < buf0_size))
-    buf0[(int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[2])) + (uint) i1[2])] = in0[2] + in1[2] * in2;
-  if (1024 * gid(0) <= n - lid(0) - 769 && (0 <= (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[3])) + (uint) i1[3]) && (int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[3])) + (uint) i1[3]) < buf0_size))
-    buf0[(int) ((uint) (int) ((uint) out0_offset + (uint) (int) ((uint) out0_stride0 * (uint) i0[3])) + (uint) i1[3])] = in0[3] + in1[3] * in2;
+    in1[3] = 0 <= in1_offset + in1_stride0 * i0[3] + i1[3] && in1_offset + in1_stride0 * i0[3] + i1[3] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[3] + i1[3]] : (float) 0;
+  if (1024 * gid(0) <= n - lid(0) - 1 && (0 <= out0_offset + out0_stride0 * i0[0] + i1[0] && out0_offset + out0_stride0 * i0[0] + i1[0] < buf0_size))
+    buf0[out0_offset + out0_stride0 * i0[0] + i1[0]] = in0[0] + in1[0] * in2;
+  if (1024 * gid(0) <= n - lid(0) - 257 && (0 <= out0_offset + out0_stride0 * i0[1] + i1[1] && out0_offset + out0_stride0 * i0[1] + i1[1] < buf0_size))
+    buf0[out0_offset + out0_stride0 * i0[1] + i1[1]] = in0[1] + in1[1] * in2;
+  if (1024 * gid(0) <= n - lid(0) - 513 && (0 <= out0_offset + out0_stride0 * i0[2] + i1[2] && out0_offset + out0_stride0 * i0[2] + i1[2] < buf0_size))
+    buf0[out0_offset + out0_stride0 * i0[2] + i1[2]] = in0[2] + in1[2] * in2;
+  if (1024 * gid(0) <= n - lid(0) - 769 && (0 <= out0_offset + out0_stride0 * i0[3] + i1[3] && out0_offset + out0_stride0 * i0[3] + i1[3] < buf0_size))
+    buf0[out0_offset + out0_stride0 * i0[3] + i1[3]] = in0[3] + in1[3] * in2;
 }

@@ -4,7 +4,7 @@
 __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float *__restrict__ a, int const n)
 {
   /* bulk slab for 'i_outer' */
-  for (int i_outer = 0; i_outer <= (int) ((uint) ((n + 3) / 4) - (uint) 2); ++i_outer)
+  for (int i_outer = 0; i_outer <= (n + 3) / 4 - 2; ++i_outer)
   {
     a[4 * i_outer] = 0.0f;
     a[4 * i_outer + 1] = 0.0f;
@@ -12,7 +12,7 @@ __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__glo
     a[4 * i_outer + 3] = 0.0f;
   }
   /* final slab for 'i_outer' */
-  for (int i_outer = max(0, (int) ((uint) ((n + 3) / 4) - (uint) 1)); i_outer <= (int) ((uint) ((n + 3) / 4) - (uint) 1); ++i_outer)
+  for (int i_outer = max(0, (n + 3) / 4 - 1); i_outer <= (n + 3) / 4 - 1; ++i_outer)
   {
     a[4 * i_outer] = 0.0f;
     if (4 * i_outer <= n - 2)

@@ -3,7 +3,7 @@
 
 __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global float *__restrict__ a, int const n)
 {
-  for (int i_outer = 0; i_outer <= (int) ((uint) ((n + 3) / 4) - (uint) 1); ++i_outer)
+  for (int i_outer = 0; i_outer <= (n + 3) / 4 - 1; ++i_outer)
   {
     a[4 * i_outer] = 0.0f;
     if (4 * i_outer <= n - 2)
