@@ -16,7 +16,7 @@
  *                                 (arguments, temporaries) is refused, see `unsupportedDType`.
  *   int64, uint64                 none: refused, as data and as intermediate values.
  */
-import { LoomError, type DType } from '@loom/core';
+import { InternalError, LoomError, type DType } from '@loom/core';
 
 export type WgslScalar = 'bool' | 'i32' | 'u32' | 'f32' | 'f16';
 
@@ -100,7 +100,7 @@ function wrapInt(value: number): number {
 function floatLiteral(value: number, t: 'f32' | 'f16'): string {
   const v = t === 'f16' ? roundToF16(value) : value;
   // WGSL rejects a constant NaN or infinity; the printer makes them at run time (`nan_f32()`)
-  if (!Number.isFinite(v)) throw new Error(`internal: ${value} has no ${t} literal`);
+  if (!Number.isFinite(v)) throw new InternalError(`${value} has no ${t} literal`);
   return t === 'f16' ? `${decimal(v, roundToF16)}h` : decimal(v, Math.fround);
 }
 

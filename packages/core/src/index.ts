@@ -2,11 +2,11 @@
  * @loom/core — the kernel model, its transformations and analyses, target-independent
  * code generation, and the `Device` interface. No native dependency.
  */
-export { LoomError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
+export { LoomError, InternalError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
 export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
 export { Linear } from './linear.ts';
 export {
-  NAME_PATTERN, isName, checkName, checkNames, showName, nameTable, ownEntry, commentText, TargetNames, type ReservedTest,
+  NAME_PATTERN, isName, checkName, checkNames, checkInternalName, showName, nameTable, ownEntry, commentText, TargetNames, type ReservedTest,
 } from './names.ts';
 export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
