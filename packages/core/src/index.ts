@@ -11,6 +11,7 @@ export {
 export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export * from './dtypes.ts';
+export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
 
 export * as expr from './expr/index.ts';
 export { parseExpression, printExpr } from './expr/index.ts';

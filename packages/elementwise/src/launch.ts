@@ -3,10 +3,9 @@
  * view (each becomes one kernel argument), the variant's spec, and the values of
  * its arguments — sizes, strides, offsets, scalars.
  */
-import { LoomError, run, type RunArgument } from '@loom/core';
+import { LoomError, roundToFloat16, run, type RunArgument } from '@loom/core';
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
-import { roundToFloat16 } from './float16.ts';
 import type { Scalar } from './host.ts';
 import { strideParams, type KernelSpec, type PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
