@@ -12,7 +12,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import {
-  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, noteBackendMissing,
+  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, noteBackendMissing, perObject,
   type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type DType, type GeneratedCode,
   type LaunchArgument, type Target,
 } from '@loom/core';
@@ -539,14 +539,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A stable number per GPU buffer, to key the bind groups that use it. */
-function bufferId(buffer: GPUBuffer): number {
-  let id = bufferIds.get(buffer);
-  if (id === undefined) bufferIds.set(buffer, (id = nextBufferId++));
-  return id;
-}
-
-const bufferIds = new WeakMap<GPUBuffer, number>();
+/** A stable number per GPU buffer (kept while the buffer lives), to key the bind groups that use it. */
+const bufferId = perObject((_: GPUBuffer) => nextBufferId++);
 let nextBufferId = 0;
 let nextPipelineId = 0;
 

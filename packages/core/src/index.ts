@@ -10,6 +10,7 @@ export {
 } from './names.ts';
 export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
+export { perObject } from './memo.ts';
 export * from './dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
 
