@@ -59,5 +59,4 @@ export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkGridLimits, checkBuf
 export { run, compileFor, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
-export { backendRequired, noteBackendMissing } from './runtime/availability.ts';
 export { MissingPackageError, isPackageNotFound } from './runtime/optional-package.ts';
