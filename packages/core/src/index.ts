@@ -26,6 +26,7 @@ export type {
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './kernel/make-kernel.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { parseInstructions } from './kernel/parse-instructions.ts';
+export { assignment, type AssignmentOptions, type InstructionSpec } from './kernel/instruction-specs.ts';
 export { exprType, combineTypes, isHardwareId, INDEX_DTYPE, type ExprType, type NameTypes } from './kernel/type-inference.ts';
 export { domainOf } from './kernel/domains.ts';
 
