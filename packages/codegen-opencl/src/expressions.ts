@@ -7,7 +7,7 @@
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses.
  */
-import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import { InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
@@ -92,7 +92,7 @@ export class ClExpressionPrinter {
     switch (e.kind) {
       case 'var': return atom(e.name);
       case 'subscript': {
-        if (e.indices.length !== 1) throw new LoomError(`internal: '${e.array}' reached the printer unflattened`);
+        if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         const vector = this.vectorWidths.get(e.array);
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
@@ -129,8 +129,8 @@ export class ClExpressionPrinter {
         return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
       case 'call': return this.call(e, t);
-      case 'reduce': throw new LoomError('internal: a reduction reached the printer');
-      default: throw new LoomError(`internal: cannot print ${(e as Expr).kind}`);
+      case 'reduce': throw new InternalError('a reduction reached the printer');
+      default: throw new InternalError(`cannot print ${(e as Expr).kind}`);
     }
   }
 

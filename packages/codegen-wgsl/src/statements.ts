@@ -16,7 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
-  commentText, expr as E, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
+  commentText, expr as E, InternalError, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
@@ -145,7 +145,7 @@ class KernelPrinter {
       case 'if': {
         const condition = this.exprs.condition(s.condition);
         if (!this.hasBarrier(s.then)) {
-          if (guard !== undefined) throw new LoomError('internal: a guarded statement without barriers reached the printer');
+          if (guard !== undefined) throw new InternalError('a guarded statement without barriers reached the printer');
           this.line(`if (${condition.text}) {`);
           this.nested(() => this.body(s.then, undefined));
           this.line('}');
@@ -169,7 +169,7 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
-      default: throw new LoomError(`internal: the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+      default: throw new InternalError(`the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
     }
   }
 
@@ -182,7 +182,7 @@ class KernelPrinter {
         'may differ between the work-items of a work-group; WGSL requires every work-item to reach each barrier',
       );
     }
-    if (guard !== undefined && !barrier) throw new LoomError('internal: a guarded loop without barriers reached the printer');
+    if (guard !== undefined && !barrier) throw new InternalError('a guarded loop without barriers reached the printer');
     const i = this.context.names.of(s.iname);
     const lower = this.exprs.index(affineFirst(s.lower));
     const upper = this.exprs.index(affineFirst(s.upper));
@@ -204,7 +204,7 @@ class KernelPrinter {
       return;
     }
     if (target.kind !== 'subscript' || target.indices.length !== 1) {
-      throw new LoomError(`internal: cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+      throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
     }
     const dtype = this.kernel.types.get(target.array) ?? s.dtype;
     const index = this.exprs.index(target.indices[0]);

@@ -8,7 +8,7 @@
  * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
  * first elements that differ.
  */
-import { isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import { InternalError, isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
 import { generateChain, type Chain } from './chains.ts';
 import { compareArrays, formatValue, type Comparison } from './compare.ts';
 import { finiteFloatsOnly, limitsOf, type FeatureSet } from './features.ts';
@@ -53,14 +53,15 @@ function describeError(e: unknown): string {
 }
 
 /**
- * A LoomError is Loom declining the case, except when it reports Loom's own failure: a
- * broken invariant ('internal: …'), generated OpenCL that does not build, WGSL that does
- * not compile or make a pipeline. Those are findings like any other exception.
+ * A LoomError is Loom declining the case, except when it reports Loom's own failure:
+ * generated OpenCL that does not build, WGSL that does not compile or make a pipeline.
+ * Those are findings like any other exception, and so is a broken invariant (an
+ * InternalError, which is no LoomError).
  */
 function declines(e: unknown): boolean {
-  if (!(e instanceof LoomError)) return false;
+  if (e instanceof InternalError || !(e instanceof LoomError)) return false;
   if ((e as LoomError & { call?: string }).call === 'clBuildProgram') return false;
-  return !/^internal|does not compile|could not create the pipeline/.test((e as LoomError).message);
+  return !/does not compile|could not create the pipeline/.test((e as LoomError).message);
 }
 
 function outcomeOf(e: unknown): Outcome {

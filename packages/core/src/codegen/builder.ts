@@ -24,7 +24,11 @@ import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.t
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
-export class KernelBuilder {
+/**
+ * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
+ * (Not the DSL's `KernelBuilder`, which chains transformations on a user's kernel.)
+ */
+export class DeviceKernelBuilder {
   private readonly types = new Map<string, DType>();
   private readonly strides = new Map<string, Expr[]>();
   private readonly byId: Map<string, Instruction>;

@@ -27,6 +27,7 @@ import {
   type TemporaryVariable,
 } from './model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
+import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
 import './print.ts';
 
@@ -65,9 +66,13 @@ export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> =
   return { ...spec, name, kind: 'constant' };
 }
 
+/**
+ * `instructions`: the textual syntax (a string, or one line per entry), or instructions
+ * built from expression nodes (`assignment`, instruction-specs.ts).
+ */
 export function makeKernel(
   domains: string | readonly string[],
-  instructions: string | readonly string[],
+  instructions: string | readonly string[] | readonly InstructionSpec[],
   args?: readonly (ArgSpec | '...')[],
   options: MakeKernelOptions = {},
 ): LoopKernel {
@@ -82,7 +87,7 @@ export function makeKernel(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = parseInstructions(instructions);
+  const parsed = isInstructionSpecs(instructions) ? { instructions, substitutions: [] } : parseInstructions(instructions);
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);

@@ -2,13 +2,15 @@
  * The kernel model: an immutable `LoopKernel` and the records it is made of.
  *
  * Every transformation returns a new kernel through `kernel.with({...})`; nothing
- * here is ever mutated after construction (arrays and maps are frozen copies).
+ * here is ever mutated after construction: the constructor freezes every field deeply,
+ * maps included (freeze.ts).
  */
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
 import type { SourceSpan } from '../errors.ts';
 import { checkName } from '../names.ts';
+import { frozenField } from './freeze.ts';
 
 export type ArgKind = 'global' | 'value' | 'constant';
 export type AddressSpace = 'private' | 'local' | 'global';
@@ -176,7 +178,7 @@ export class LoopKernel implements LoopKernelFields {
 
   constructor(fields: LoopKernelFields) {
     checkFieldNames(fields);
-    Object.assign(this, fields);
+    for (const [key, value] of Object.entries(fields)) (this as Record<string, unknown>)[key] = frozenField(value);
     Object.freeze(this);
   }
 
