@@ -21,7 +21,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import {
-  addDtypes, addPrefetch, assume, fixParameters, generateCode, makeKernel, prioritizeLoops, run, splitIname, tagInames,
+  addDtypes, addPrefetch, assume, fixParameters, generateCode, makeKernel, prioritizeLoops, run, setOptions, splitIname, tagInames,
   type Device, type LoopKernel,
 } from '@loom/core';
 
@@ -109,6 +109,8 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
     knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
   }
   if (config.unrollK) knl = tagInames(knl, { k_inner: 'unr' });
+  // 5. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
+  knl = setOptions(knl, { fusedMultiplyAdd: true });
   return prioritizeLoops(knl, 'k_outer,k_inner');
 }
 

@@ -12,7 +12,7 @@ import {
   type ComplexScalar, type Tensor, type TensorDType,
 } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
-import { assertNumbers, broadcastApply, numbers, sample, toDType } from './elementwise-reference.ts';
+import { assertNumbers, broadcastApply, numbers, sample, toDType } from './support/elementwise-reference.ts';
 
 const f32 = Math.fround;
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { LoomError, printExpr } from '@loom/core';
 import { pointwise, readPayload, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
-import { assertNumbers, numbers } from './elementwise-reference.ts';
+import { assertNumbers, numbers } from './support/elementwise-reference.ts';
 
 const printed = (payload: Parameters<typeof readPayload>[0], params?: string[]) => readPayload(payload, params).outputs.map(printExpr);
 

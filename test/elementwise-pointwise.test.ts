@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { LoomError, type Device } from '@loom/core';
 import { empty, pointwise, Tensor, tensor } from '@loom/elementwise';
 import { countingCompiles as counting, testDevices } from './support/devices.ts';
-import { assertNumbers, broadcastApply, numbers, sample, toDType } from './elementwise-reference.ts';
+import { assertNumbers, broadcastApply, numbers, sample, toDType } from './support/elementwise-reference.ts';
 
 const f32 = Math.fround;
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
 import { broadcastShapes, contiguous, float16Bits, float16Value, Tensor, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
-import { numbers } from './elementwise-reference.ts';
+import { numbers } from './support/elementwise-reference.ts';
 
 test('tensor() takes nested arrays, TypedArrays and scalars, choosing dtypes as PyTorch does', () => {
   const ints = tensor([[1, 2, 3], [4, 5, 6]]);

@@ -1,8 +1,9 @@
 /** Bad input is a LoomError naming the problem, raised before anything runs. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, LinearizationError, prioritizeLoops, globalArg, makeKernel, run, valueArg, collectWarnings, generateCode } from '@loom/core';
+import { InternalError, LoomError, LinearizationError, prioritizeLoops, globalArg, makeKernel, run, valueArg, collectWarnings, generateCode } from '@loom/core';
 import { cpuDevice, jsTarget } from '@loom/codegen-js';
+import { jsName } from '../packages/codegen-js/src/names.ts';
 
 function throwsLoom(fn: () => unknown, pattern: RegExp): string {
   try {
@@ -103,6 +104,19 @@ test('ambiguous loop nesting warns; prioritizeLoops silences it', () => {
   assert.ok(warnings.some((w) => /ambiguous/.test(w.message)), warnings.map(String).join('\n'));
   const quiet = collectWarnings(() => generateCode(prioritizeLoops(knl, 'j,i'), jsTarget()));
   assert.equal(quiet.warnings, []);
+});
+
+test('a broken invariant is an InternalError, no LoomError: it asks for a bug report and carries the detail', () => {
+  // a printer's backstop: core never hands a target a non-name, so meeting one is Loom's bug
+  try {
+    jsName('not a name');
+    assert.unreachable('expected an InternalError');
+  } catch (e) {
+    assert.instance(e, InternalError);
+    assert.not.instance(e, LoomError);
+    assert.match((e as InternalError).message, /this is a bug in Loom, please report it/);
+    assert.match((e as InternalError).detail, /^a name in the generated JavaScript: .* is not a name$/);
+  }
 });
 
 test.run();

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OpenCLBuildError, OpenCLContext, OpenCLError, type KernelArgument, type OpenCLBuffer } from '../packages/codegen-opencl/src/runtime/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
-import { backendRequired, noteBackendMissing } from '../packages/core/src/runtime/availability.ts';
+import { backendRequired, noteBackendMissing } from './support/backends.ts';
 
 const cl = OpenCLContext.open();
 const reasonWhenMissing = cl ? undefined : OpenCLContext.unavailableReason();

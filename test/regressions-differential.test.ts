@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, LoomError, makeKernel, run, splitIname } from '@loom/core';
+import { addPrefetch, duplicateInames, fixParameters, globalArg, KernelCheckError, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, setWarningHandler, splitIname } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -49,6 +49,164 @@ for (const device of testDevices()) {
     knl = addPrefetch(knl, 'c', ['i_inner']);
     const { out } = await run(knl, device, { c: new Int32Array([5, 1, 1, 2, -3]), m: 6 });
     assert.equal(Array.from(out as Int32Array), [0, 1, 2, 3, -4]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a scalar temporary set to 'global' is a one-element buffer of the call`, async () => {
+    // before: the scalar was a buffer parameter but was printed as a value (s = acc), so
+    // OpenCL did not build it and WGSL did not compile it (seed 1844074029)
+    let knl = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], '<> s = sum(k, b[i, k] * k)\nout[i] = s',
+      [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    knl = setTemporaryAddressSpace(knl, 's', 'global');
+    const b = new Int32Array(16).map((_, x) => x);
+    assert.equal(Array.from((await run(knl, device, { b, n: 4 })).out as Int32Array), [0, 5, 29, 86]);
+  });
+
+  test(`${device.name}: a prefetch tile set to 'global' is read through its buffer`, async () => {
+    // before: the zero-dimensional tile c_fetch was assigned as a pointer (seed 2386082384)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, c[0] * b[i, k])',
+      [globalArg('c', { shape: [1], dtype: 'int32' }), globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    knl = setTemporaryAddressSpace(addPrefetch(knl, 'c', []), 'c_fetch', 'global');
+    const { out } = await run(knl, device, { c: new Int32Array([3]), b: new Int32Array([1, 2, 3, 4, 5, 6]), n: 2, m: 3 });
+    assert.equal(Array.from(out as Int32Array), [18, 45]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: signed integer overflow wraps, also where a compiler could reason about it`, async () => {
+    // before: OpenCL printed a + b and a * b as C's signed arithmetic, whose overflow is
+    // undefined: clang folded 2 + a <= 0 into a <= -2 and (a * 7) / a into 7 (seeds 3257520233,
+    // 576341871; expected -1, got -2147483647)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(2 + a[i] <= 0, 1, 0) + 10 * ((a[i] * 7) / a[i]) + 100 * (-a[i] < 0)',
+      [globalArg('a', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { a: new Int32Array([2147483647, -2147483648, 5]), n: 3 });
+    // INT_MAX + 2 wraps negative, INT_MAX * 7 wraps to INT_MAX - 6; INT_MIN * 7 wraps to INT_MIN, -INT_MIN is INT_MIN
+    assert.equal(Array.from(out as Int32Array), [1 + 0 + 100, 1 + 10 + 100, 0 + 70 + 100]);
+  });
+
+  test(`${device.name}: a * b + c rounds the product, never fused into an fma`, async () => {
+    // before: OpenCL contracted b * -3 + -0.5 into fma, which rounds once: the product of
+    // -1e30f and -3 is a tie, and the fused sum broke it the other way (seed 1845608762)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[i] * (-3) + (-0.5)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { b: new Float32Array([-1e30, 1]), n: 2 });
+    assert.equal(Array.from(out as Float32Array), [Math.fround(Math.fround(-1e30) * -3), -3.5]);
+  });
+}
+
+/** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop f_dim_0. */
+function precomputedRule() {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  return precompute(splitIname(knl, 'i', 1, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner']);
+}
+
+test('addPrefetch refuses a footprint whose base is in an iname one of its readers is not inside', () => {
+  // before: b's box started at i_outer + f_dim_0 (from f's store, inside f_dim_0), and the
+  // instruction outside f_dim_0 read b_fetch[i_inner - f_dim_0]: WGSL "unresolved value
+  // 'f_dim_0'", and the CPU device and OpenCL read a stale loop counter (seed 4127166720)
+  assert.throws(() => addPrefetch(precomputedRule(), 'b', ['i_inner']),
+    (e: unknown) => e instanceof LoomError && /depends on 'f_dim_0', which instruction 'insn' is not inside/.test((e as Error).message));
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: addPrefetch over both loop nests of a precomputed rule's reads`, async () => {
+    const knl = addPrefetch(precomputedRule(), 'b', ['i_inner', 'f_dim_0']);
+    const { out } = await run(knl, device, { b: new Float32Array([1, 2, 3]), n: 3 });
+    assert.equal(Array.from(out as Float32Array), [2, 8, 18]);
+  });
+}
+
+test('duplicateInames within one instruction refuses to part a temporary from its writer', () => {
+  // before: the writer of t ran its own loop i_0 to the end, then every out[i] read the last
+  // t (seed 2343664393: 5 of 12 elements wrong on every device, silently)
+  const knl = makeKernel('{ [i]: 0<=i<n }', '<> t = 2 * a[i] {id=w}\nout[i] = t + 1 {id=r}', undefined, { assumptions: 'n >= 1' });
+  for (const within of ['id:w', 'id:r']) {
+    assert.throws(() => duplicateInames(knl, 'i', { within }),
+      (e: unknown) => e instanceof LoomError && /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message));
+  }
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: duplicateInames within one instruction may part a temporary indexed by the iname`, async () => {
+    const knl = duplicateInames(makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}',
+      [globalArg('a', { shape: [4], dtype: 'float32' }), '...']), 'i', { within: 'id:w' });
+    const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3, 4]) });
+    assert.equal(Array.from(out as Float32Array), [3, 5, 7, 9]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a substitution rule called in an if-block's condition is expanded`, async () => {
+    // before: the condition kept the call f(i), and every target refused it ("the JavaScript
+    // target does not know the function 'f'"; the feature class rulePredicates)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := a[x] * 2\nif f(i) > 3\n  out[i] = 1\nelse\n  out[i] = f(i)\nend',
+      [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3]), n: 3 });
+    assert.equal(Array.from(out as Float32Array), [2, 1, 1]);
+  });
+
+  test(`${device.name}: a reduction in an if-block's condition is accumulated before the condition is tested`, async () => {
+    // before: "internal: a reduction survived realization" (only the expression's
+    // reductions became loops, not the conditions')
+    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'if sum(k, b[i, k]) > 0\n  out[i] = sum(k, b[i, k] * b[i, k])\nelse\n  out[i] = 2\nend',
+      [globalArg('b', { shape: ['n', 'm'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    const { out } = await run(knl, device, { b: new Float32Array([1, -2, 3, 1, -1, -3]), n: 3, m: 2 });
+    assert.equal(Array.from(out as Float32Array), [2, 10, 2]);
+  });
+}
+
+test('a reduction in a condition over the iname the block runs in is the check\'s KernelCheckError', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'if max(i, a[i]) > 0\n  out[i] = 1\nend', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  try {
+    await run(knl, cpu, { a: new Float32Array([1, -2]), n: 2 });
+    assert.unreachable('the kernel ran');
+  } catch (e) {
+    assert.ok(e instanceof KernelCheckError, String(e));
+    assert.match((e as Error).message, /instruction 'insn' uses a reduction within loop\(s\) that it was supposed to reduce over: 'i'/);
+  }
+});
+
+/** out[i] = sum(k, a[k] * i) with a's tile fetched across the work-items of l.0 (l.auto). */
+function tileFetchedAcrossWorkItems() {
+  const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[k] * i)', [globalArg('a', { shape: [4], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  return addPrefetch(splitIname(knl, 'i', 2, { outerTag: 'g.0', innerTag: 'l.0' }), 'a', ['k'], { defaultTag: 'l.auto' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a tile fetched across work-items and set to 'private' is refused, not read uninitialized`, async () => {
+    // before: each work-item fetched one element into its own private copy and read all
+    // four (CPU [0, 2, 2, 6], OpenCL garbage, expected [0, 10, 20, 30]; the feature class spaceOfTiles)
+    const knl = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'private');
+    try {
+      await run(knl, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 });
+      assert.unreachable('the kernel ran');
+    } catch (e) {
+      assert.ok(e instanceof KernelCheckError, String(e));
+      assert.match((e as Error).message, /reads the private temporary 'a_fetch' at elements that 'a_fetch_rule' writes in other work-items/);
+    }
+    const local = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'local');
+    assert.equal(Array.from((await run(local, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 })).out as Float32Array), [0, 10, 20, 30]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: addPrefetch over i_outer with l.auto while i_inner is l.0 stores its tile once, on a free axis`, async () => {
+    // before: the store ran inside i_inner although its box does not move with it, and l.auto
+    // put the fetch iname on l.0 too (two inames of one instruction on one axis); with other
+    // sweeps the copies along l.0 raced on the tile (WriteRaceConditionWarning; warnedRaces)
+    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2 * a[i]', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    knl = splitIname(fixParameters(knl, { n: 8 }), 'i', 4, { innerTag: 'l.0' });
+    knl = addPrefetch(knl, 'a', ['i_outer'], { defaultTag: 'l.auto' });
+    assert.equal(knl.instruction('a_fetch_rule').withinInames, ['a_dim_0']);
+    const warnings: string[] = [];
+    const previous = setWarningHandler((w) => warnings.push(w.toString()));
+    try {
+      const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]) });
+      assert.equal(Array.from(out as Float32Array), [2, 4, 6, 8, 10, 12, 14, 16]);
+    } finally {
+      setWarningHandler(previous);
+    }
+    assert.equal(warnings.filter((w) => w.startsWith('WriteRaceConditionWarning')), []);
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * One meaning for arithmetic on every device: each row of the semantics table
- * (`semantics-table.ts`, the README's table) runs as a kernel over the edge operands
+ * (`support/semantics-table.ts`, the README's table) runs as a kernel over the edge operands
  * of each of its dtypes — every pair of them — on every device that holds the dtype,
  * and every element must be the table's defined value (bit for bit: -0 is not 0, NaN
  * is NaN), except for the few rows with a tolerance for inexact functions.
@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeKernel, run, type Device, type DType } from '@loom/core';
 import { pointwise, tensor } from '@loom/elementwise';
-import { EDGES, markdownTable, PAYLOAD_CASES, ROWS, type PayloadCase, type SemanticsRow, type Value } from './semantics-table.ts';
+import { EDGES, markdownTable, PAYLOAD_CASES, ROWS, type PayloadCase, type SemanticsRow, type Value } from './support/semantics-table.ts';
 import { supportsDType, testDevices } from './support/devices.ts';
 
 type HostArray = Int32Array | Uint32Array | BigInt64Array | Float32Array | Float64Array;

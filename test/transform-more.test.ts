@@ -10,8 +10,9 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes, addNosync, arrayLayout, formatDimTags, generateCode, globalArg, joinInames, LoomError, makeKernel,
   parseExpression, printExpr, requiredLength, renameIname, run, setTemporaryAddressSpace, splitIname, stridesOf,
-  tagArrayAxes, tagInames, waivesBarrier, fixParameters, type LoopKernel,
+  tagArrayAxes, tagInames, fixParameters, type LoopKernel,
 } from '@loom/core';
+import { waivesBarrier } from '../packages/core/src/kernel/dependencies.ts';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 

@@ -13,7 +13,8 @@ import {
   type ProgramAst, type RunArgument, type Stmt,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { webgpuDevice, webgpuDeviceOrSkip } from '@loom/codegen-wgsl';
+import { webgpuDevice } from '@loom/codegen-wgsl';
+import { webgpuDeviceOrSkip } from './support/backends.ts';
 import { compilationError } from '../packages/codegen-wgsl/src/errors.ts';
 import { assertClose, randomFloat32 } from './support/devices.ts';
 

@@ -6,9 +6,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  collectWarnings, generateCode, globalArg, KernelCheckError, LoomError, linearizeKernel, makeKernel, preprocess, printExpr, run, tagInames, valueArg,
+  collectWarnings, generateCode, globalArg, KernelCheckError, LoomError, makeKernel, printExpr, run, tagInames, valueArg,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { linearizeKernel, preprocess } from '../../packages/core/src/codegen/generate.ts';
 import { testDevices } from '../support/devices.ts';
 
 // {{{ test race detection

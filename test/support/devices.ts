@@ -4,8 +4,7 @@
  */
 import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { openclDeviceOrSkip } from '@loom/codegen-opencl';
-import { webgpuDeviceOrSkip } from '@loom/codegen-wgsl';
+import { openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
 
 // WebGPU adapters are created asynchronously: once per process
 const webgpu = await webgpuDeviceOrSkip();

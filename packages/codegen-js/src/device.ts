@@ -6,7 +6,7 @@
  */
 import {
   byteSize, checkBufferSize, checkProgramLimits, COMMON_LIMITS, getDefaultCacheSize, hostArrayConstructor, LoomError, LruCache,
-  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument,
+  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument, InternalError,
 } from '@loom/core';
 import { HELPERS_PARAM } from './names.ts';
 import { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';
@@ -148,7 +148,7 @@ function compileProgram(code: GeneratedCode<JsExtra>): CpuProgram {
     functions = new Function(HELPERS_PARAM, `${code.code}\nreturn { ${exports} };`)(runtimeHelpers);
   } catch (e) {
     const names = layouts.map((l) => `'${l.name}'`).join(', ');
-    throw withCause(new LoomError(`internal: the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`), e);
+    throw new InternalError(`the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   return new CpuProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
 }

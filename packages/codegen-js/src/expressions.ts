@@ -7,7 +7,7 @@
  * target's C does. Literals are converted while printing (`0.1` in a float32
  * computation is written as float32's 0.10000000149011612).
  */
-import { combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
+import { InternalError, combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
 import { binaryOp, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
 import { jsName } from './names.ts';
@@ -58,7 +58,7 @@ export class ExpressionPrinter {
         if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
         return convert(this.value(e.operand), e.dtype);
       }
-      case 'reduce': throw new LoomError(`internal: the reduction ${printExpr(e)} reached code generation unrealized`);
+      case 'reduce': throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
       default: return unknownNode(e);
     }
   }
@@ -98,7 +98,7 @@ export class ExpressionPrinter {
 
   private index(indices: readonly Expr[], e: Expr): JsValue {
     if (indices.length !== 1) {
-      throw new LoomError(`internal: '${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`);
+      throw new InternalError(`'${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`);
     }
     return this.integer(indices[0], 'the array index');
   }
@@ -149,5 +149,5 @@ export class ExpressionPrinter {
 
 /** A node kind this printer was written before: fail loudly rather than print something wrong. */
 function unknownNode(e: never): never {
-  throw new LoomError(`internal: the JavaScript target cannot print expression nodes of kind '${(e as { kind: string }).kind}'`);
+  throw new InternalError(`the JavaScript target cannot print expression nodes of kind '${(e as { kind: string }).kind}'`);
 }

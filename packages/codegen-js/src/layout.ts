@@ -10,7 +10,7 @@
  *
  * Both sides compute this from the same `KernelFunction`, never from each other.
  */
-import { LoomError, type DType, type KernelFunction, type Stmt } from '@loom/core';
+import { LoomError, walkStmts, type DType, type KernelFunction, type Stmt } from '@loom/core';
 import { jsName } from './names.ts';
 
 /** A temporary shared by several work-items: one array per work-group (`local`) or per launch (`global`). */
@@ -34,21 +34,14 @@ export interface KernelLayout {
 export function kernelLayout(kernel: KernelFunction): KernelLayout {
   const shared: SharedTemporary[] = [];
   let barriers = 0;
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); break;
-      case 'for': visit(s.body); break;
-      case 'if': visit(s.then); break;
-      case 'barrier': barriers++; break;
-      case 'declare':
-        if (s.addressSpace !== 'private') {
-          shared.push({ name: s.name, dtype: s.dtype, length: declaredLength(s), scalar: s.length === undefined, scope: s.addressSpace });
-        }
-        break;
-      case 'assign': case 'comment': break;
-    }
-  };
-  visit(kernel.body);
+  walkStmts(kernel.body, {
+    stmt: (s) => {
+      if (s.kind === 'barrier') barriers++;
+      else if (s.kind === 'declare' && s.addressSpace !== 'private') {
+        shared.push({ name: s.name, dtype: s.dtype, length: declaredLength(s), scalar: s.length === undefined, scope: s.addressSpace });
+      }
+    },
+  });
   return { name: kernel.name, jsName: jsName(kernel.name), shared, barriers };
 }
 

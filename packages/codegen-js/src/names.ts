@@ -11,7 +11,7 @@
  * never gets this far (core checks every name where it enters and again before code is
  * generated), and `jsName` refuses one all the same rather than print it.
  */
-import { checkName } from '@loom/core';
+import { checkInternalName } from '@loom/core';
 
 
 /** The parameters every kernel function receives before its own: group and local ids per axis. */
@@ -45,6 +45,6 @@ export function isReservedInJs(name: string): boolean {
 
 /** The JavaScript spelling of a Loom name. */
 export function jsName(name: string): string {
-  checkName(name, 'internal: a name in the generated JavaScript');
+  checkInternalName(name, 'a name in the generated JavaScript');
   return RESERVED.has(name) ? `${name}$` : name;
 }

@@ -10,7 +10,7 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
-  commentText, hostArrayConstructor, LoomError, printExpr, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText, hostArrayConstructor, InternalError, LoomError, printExpr, statementsOf, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
@@ -83,8 +83,7 @@ class KernelPrinter {
 
   /** The statements of a body (a block's, or the one statement). */
   private body(s: Stmt): void {
-    if (s.kind === 'block') s.body.forEach((x) => this.statement(x));
-    else this.statement(s);
+    for (const x of statementsOf(s)) this.statement(x);
   }
 
   private statement(s: Stmt): void {
@@ -136,7 +135,7 @@ class KernelPrinter {
       this.line(`${element} = ${this.exprs.stored(s.value, dtype).code};${note}`);
       return;
     }
-    if (target.kind !== 'var') throw new LoomError(`internal: cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+    if (target.kind !== 'var') throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
     const dtype = this.kernel.types.get(target.name) ?? s.dtype;
     const shared = this.layout.shared.find((x) => x.name === target.name);
     if (shared) {
@@ -176,5 +175,5 @@ class KernelPrinter {
 }
 
 function unknownStatement(s: never): never {
-  throw new LoomError(`internal: the JavaScript target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+  throw new InternalError(`the JavaScript target cannot print statements of kind '${(s as { kind: string }).kind}'`);
 }

@@ -17,7 +17,7 @@
  * every operation, and reads far better than `((a + b) | 0) - c) | 0`. Whatever
  * needs the actual value (a division, a comparison, a float) reduces first.
  */
-import { LoomError, type DType } from '@loom/core';
+import { InternalError, LoomError, type DType } from '@loom/core';
 import { toRepresentation } from './runtime-helpers.ts';
 
 /** JavaScript operator precedence, loosest first (only the levels the printer uses). */
@@ -103,7 +103,7 @@ export function reduce(v: JsValue): JsValue {
     case 'uint32': return { code: `${operand(v, Prec.Unary)} >>> 0`, prec: Prec.Shift, repr: 'uint32' };
     case 'int64': return atom(`BigInt.asIntN(64, ${v.code})`, 'int64');
     case 'uint64': return atom(`BigInt.asUintN(64, ${v.code})`, 'uint64');
-    default: throw new LoomError(`internal: an unreduced ${v.repr} value`);
+    default: throw new InternalError(`an unreduced ${v.repr} value`);
   }
 }
 

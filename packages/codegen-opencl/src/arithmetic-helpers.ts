@@ -64,20 +64,22 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
         'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;',
       );
     case 'pow': {
+      const U = UNSIGNED[t] ?? ct;
       const negative = signed
         ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;']
         : [];
       return lines(
         ...negative,
-        '// repeated squaring; products wrap, as repeated multiplication would',
-        `${ct} result = 1;`,
+        '// repeated squaring; products wrap, as repeated multiplication would (in the',
+        '// unsigned type: signed overflow is undefined in C)',
+        `${U} result = 1, base = (${U}) a;`,
         'for (; b > 0; b >>= 1)',
         '{',
         '  if (b & 1)',
-        '    result *= a;',
-        '  a *= a;',
+        '    result *= base;',
+        '  base *= base;',
         '}',
-        'return result;',
+        `return (${ct}) result;`,
       );
     }
     case 'maximum': case 'minimum': {

@@ -3,7 +3,7 @@
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError, noteBackendMissing,
+  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError,
   type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
@@ -17,7 +17,7 @@ export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
 
 /**
  * An OpenCL device, or `undefined` when no OpenCL driver or device is present
- * (use `openclDeviceOrSkip` in tests to honour `CI` / `LOOM_REQUIRE`).
+ * (`openclUnavailableReason()` says why; whether that fails a test run is the tests' policy).
  * Without the `koffi` package installed, it throws a MissingPackageError instead.
  */
 export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice | undefined {
@@ -29,13 +29,6 @@ export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice |
 /** Why `openclDevice()` returned undefined. */
 export function openclUnavailableReason(): string {
   return OpenCLContext.unavailableReason() ?? 'unknown reason';
-}
-
-/** The device, or undefined after reporting it missing (which throws when the backend is required). */
-export function openclDeviceOrSkip(options: OpenCLContextOptions = {}): OpenCLDevice | undefined {
-  const device = openclDevice(options);
-  if (!device) noteBackendMissing('opencl', openclUnavailableReason());
-  return device;
 }
 
 class ClDevice implements OpenCLDevice {

@@ -7,7 +7,8 @@
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses.
  */
-import { expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import { InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
 
@@ -24,6 +25,11 @@ export const PRECEDENCE = {
 export interface Printed {
   readonly text: string;
   readonly precedence: number;
+  /**
+   * A wrapping signed operation: the same value still in the unsigned type, before the cast
+   * back, so that `a + b*c` on data is one cast around unsigned arithmetic, not one per node.
+   */
+  readonly unsigned?: Printed;
 }
 
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
@@ -42,6 +48,20 @@ export class ClExpressionPrinter {
   /** Arrays passed as vectors (`float4 *`), from their `vec` axis. */
   readonly vectorWidths = new Map<string, { lanes: number; space: string }>();
   usesDouble = false;
+  /** Whether a float product and a float sum or difference were printed: fma material. */
+  get contractible(): boolean {
+    return this.floatOps.has('*') && (this.floatOps.has('+') || this.floatOps.has('-'));
+  }
+  private readonly floatOps = new Set<string>();
+  /**
+   * Names whose integer arithmetic is index arithmetic: loop counters, value arguments
+   * (sizes) and temporaries computed from them alone (`index-names.ts`), set per kernel. Their sums and products stay in range (the device limits check
+   * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
+   * product and negation is computed in the unsigned type, where C defines the wrapping
+   * Loom means: signed overflow is undefined in C, and clang uses that to fold
+   * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
+   */
+  indexNames: ReadonlySet<string> = new Set();
 
   constructor(private readonly typeOf: NameTypes) {}
 
@@ -72,12 +92,17 @@ export class ClExpressionPrinter {
     switch (e.kind) {
       case 'var': return atom(e.name);
       case 'subscript': {
-        if (e.indices.length !== 1) throw new LoomError(`internal: '${e.array}' reached the printer unflattened`);
+        if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         const vector = this.vectorWidths.get(e.array);
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
       }
-      case 'neg': return prefix('-', this.expr(e.operand, t));
+      case 'neg': {
+        const operand = this.expr(e.operand, t);
+        if (!this.mayOverflow(e, t)) return prefix('-', operand);
+        // negated in the unsigned type, where -INT_MIN wraps to INT_MIN
+        return wrapped(prefix('-', inUnsigned(operand, t)), t);
+      }
       case 'not': return prefix('!', this.expr(e.operand));
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
@@ -104,8 +129,8 @@ export class ClExpressionPrinter {
         return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
       case 'call': return this.call(e, t);
-      case 'reduce': throw new LoomError('internal: a reduction reached the printer');
-      default: throw new LoomError(`internal: cannot print ${(e as Expr).kind}`);
+      case 'reduce': throw new InternalError('a reduction reached the printer');
+      default: throw new InternalError(`cannot print ${(e as Expr).kind}`);
     }
   }
 
@@ -138,8 +163,10 @@ export class ClExpressionPrinter {
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
-      case '+': case '-': return infix(l, e.op, r, PRECEDENCE.additive);
-      case '*': return infix(l, '*', r, PRECEDENCE.multiplicative);
+      case '+': case '-': case '*':
+        if (this.mayOverflow(e, t)) return wrapping(l, e.op, r, t);
+        if (isFloat(t)) this.floatOps.add(e.op);
+        return infix(l, e.op, r, e.op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive);
       case '/':
         // an integer divisor that may be 0 or -1 needs the helper (C: undefined, x86: a trap)
         if (isInteger(t) && !(e.right.kind === 'int' && e.right.value !== 0 && e.right.value !== -1)) {
@@ -179,6 +206,19 @@ export class ClExpressionPrinter {
     const name = FLOAT_BUILTINS[e.fn];
     if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
     return call(name, e.args.map((a) => this.print(a, t)));
+  }
+
+  /**
+   * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
+   * on data, which may overflow (see `indexNames`). int8 and int16 operands are promoted to
+   * int by C itself, where they cannot overflow.
+   */
+  private mayOverflow(e: Expr, t: DType): boolean {
+    return (t === 'int32' || t === 'int64') && !this.isIndexArithmetic(e);
+  }
+
+  private isIndexArithmetic(e: Expr): boolean {
+    return isIndexExpression(e, this.indexNames);
   }
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
@@ -223,6 +263,22 @@ function literal(text: string): Printed {
 function prefix(op: '-' | '!', p: Printed): Printed {
   const glued = op === '-' && p.text.startsWith('-');
   return { text: `${op}${glued ? `(${p.text})` : paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+}
+
+/** `l op r` in signed `t`, computed in its unsigned type: wraps where C would leave it undefined. */
+function wrapping(l: Printed, op: string, r: Printed, t: DType): Printed {
+  const precedence = op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive;
+  return wrapped(infix(inUnsigned(l, t), op, inUnsigned(r, t), precedence), t);
+}
+
+/** `p`, of signed `t`, as its unsigned type: a wrapping operation's value before its cast back. */
+function inUnsigned(p: Printed, t: DType): Printed {
+  return p.unsigned ?? { text: `(${t === 'int64' ? 'ulong' : 'uint'}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+}
+
+/** The unsigned computation `u`, cast back to signed `t` (keeping `u` for an enclosing one). */
+function wrapped(u: Printed, t: DType): Printed {
+  return { text: `(${clType(t)}) (${u.text})`, precedence: PRECEDENCE.unary, unsigned: u };
 }
 
 function call(fn: string, args: readonly string[]): Printed {

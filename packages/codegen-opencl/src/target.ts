@@ -8,12 +8,13 @@
  *   }
  */
 import {
-  commentText, expr as E, renameProgram, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText, expr as E, renameProgram, statementsOf, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
 import { openclNames } from './names.ts';
+import { indexNames } from './index-names.ts';
 
 const INDENT = '  ';
 
@@ -40,15 +41,21 @@ function printProgram(program: ProgramAst): string {
   const helpers = new Map<string, string>();
   const extensions = new Set<string>();
   let usesDouble = false;
+  let contractible = false;
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
     for (const x of printer.extensions) extensions.add(x);
+    contractible ||= printer.contractible;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
     return text;
   });
   if (usesDouble) extensions.add('cl_khr_fp64');
+  // a * b + c rounds twice, as on every other device: OpenCL compilers may otherwise fuse it
+  // into an fma, which rounds once (and disagrees where the product is a tie), unless the
+  // kernel asked for the speed (setOptions(knl, { fusedMultiplyAdd: true }))
+  if (contractible && !program.fusedMultiplyAdd) parts.push('#pragma OPENCL FP_CONTRACT OFF');
   for (const x of [...extensions].sort()) parts.push(`#pragma OPENCL EXTENSION ${x}: enable`);
   parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
   if (helpers.size) parts.push('', ...helpers.values());
@@ -59,6 +66,7 @@ function printProgram(program: ProgramAst): string {
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
   for (const p of k.params) if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global' });
+  printer.indexNames = indexNames(k);
   const params = k.params.map((p) => {
     const t = clType(p.dtype) + (p.vectorWidth ?? '');
     if (p.kind === 'value') return `${t} const ${p.name}`;
@@ -66,8 +74,7 @@ function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
     return `${space} ${t}${p.written ? '' : ' const'} *__restrict__ ${p.name}`;
   });
   const header = `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
-  const body = k.body.kind === 'block' ? k.body.body : [k.body];
-  return [header, '{', ...body.flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+  return [header, '{', ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
 }
 
 function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
@@ -99,6 +106,7 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
   }
 }
 
+/** The counters of the loops in `s`: with the value arguments, what index arithmetic is made of. */
 /** A loop's or guard's body: a block's braces line up with the statement that owns it. */
 function printBody(body: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
   return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);

@@ -4,6 +4,6 @@
  * The two entries differ only in where the device finds its GPU by default.
  */
 export { wgslTarget, generateWgsl, type WgslTargetOptions, type WgslModuleOptions, type WgslModule, type WgslExtra } from './target.ts';
-export { webgpuDevice, webgpuDeviceOrSkip, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions, type WgslProgram } from './device.ts';
+export { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions, type WgslProgram } from './device.ts';
 export { DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 export { isReservedInWgsl } from './names.ts';

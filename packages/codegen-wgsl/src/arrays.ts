@@ -3,7 +3,7 @@
  * `@binding` declarations and the uniform struct, accessor functions for packed words
  * (`load_flags(i)`, `store_flags(i, v)`), and atomic updates.
  */
-import { LoomError, type DType } from '@loom/core';
+import { InternalError, type DType } from '@loom/core';
 import type { ArrayPlacement, ModuleLayout } from './bindings.ts';
 import { call, primary, type Printed } from './expressions.ts';
 import type { NameTable } from './names.ts';
@@ -107,7 +107,7 @@ export class ArrayAccess {
     const a = this.placement(array);
     const fns = this.accessors.get(array);
     if (fns) {
-      if (!fns.store) throw new LoomError(`internal: '${array}' is written but was laid out read-only`);
+      if (!fns.store) throw new InternalError(`'${array}' is written but was laid out read-only`);
       this.used.add(fns.store);
       return `${fns.store}(${index.text}, ${value.text});`;
     }
@@ -122,7 +122,7 @@ export class ArrayAccess {
    */
   atomicUpdate(array: string, index: Printed, update: (old: Printed) => Printed, simple: AtomicOperation | undefined): string[] {
     const a = this.placement(array);
-    if (!a.atomicUpdates) throw new LoomError(`internal: '${array}' is updated atomically but was not laid out for it`);
+    if (!a.atomicUpdates) throw new InternalError(`'${array}' is updated atomically but was not laid out for it`);
     const ref = `&${a.storage.name}[${index.text}]`;
     const t = computeType(a.dtype);
     if (a.access.kind === 'native' && simple) {
@@ -147,7 +147,7 @@ export class ArrayAccess {
 
   private placement(array: string): ArrayPlacement {
     const a = this.layout.arrays.get(array);
-    if (!a) throw new LoomError(`internal: '${array}' is not an array argument`);
+    if (!a) throw new InternalError(`'${array}' is not an array argument`);
     return a;
   }
 
@@ -179,7 +179,7 @@ function decode(dtype: DType, bits: number, shift: string, word = 'word'): strin
     case 'float32': return `bitcast<f32>(${word})`;
     case 'int32': return `bitcast<i32>(${word})`;
     case 'uint32': return word;
-    default: throw new LoomError(`internal: no packed words of ${dtype}`);
+    default: throw new InternalError(`no packed words of ${dtype}`);
   }
 }
 
@@ -191,6 +191,6 @@ function encode(dtype: DType, bits: number, value = 'value'): string {
     case 'float16': return `pack2x16float(vec2<f32>(f32(${value}), 0.0))`;
     case 'float32': case 'int32': return `bitcast<u32>(${value})`;
     case 'uint32': return value;
-    default: throw new LoomError(`internal: no ${bits}-bit words of ${dtype}`);
+    default: throw new InternalError(`no ${bits}-bit words of ${dtype}`);
   }
 }

@@ -23,7 +23,7 @@
  * f32; bool as u32, float16 as f32), with the pools' offsets and, for a folded grid
  * (`limits.ts`), the grid's size.
  */
-import { LoomError, type DType, type KernelParam, type ProgramAst, type Stmt } from '@loom/core';
+import { InternalError, LoomError, statementsOfKind, type DType, type KernelParam, type ProgramAst } from '@loom/core';
 import type { NameTable } from './names.ts';
 import { packedBits } from './types.ts';
 
@@ -143,7 +143,7 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
   for (const k of program.kernels) {
     for (const p of k.params) {
       const seen = params.get(p.name);
-      if (seen && seen.dtype !== p.dtype) throw new LoomError(`internal: argument '${p.name}' has dtypes ${seen.dtype} and ${p.dtype} in one program`);
+      if (seen && seen.dtype !== p.dtype) throw new InternalError(`argument '${p.name}' has dtypes ${seen.dtype} and ${p.dtype} in one program`);
       params.set(p.name, seen ? { ...seen, written: seen.written || p.written } : p);
     }
   }
@@ -153,16 +153,9 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
 /** Arrays that some instruction updates atomically. */
 function atomicallyUpdated(program: ProgramAst): Set<string> {
   const found = new Set<string>();
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); return;
-      case 'for': visit(s.body); return;
-      case 'if': visit(s.then); return;
-      case 'assign': if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array); return;
-      default: return;
-    }
-  };
-  for (const k of program.kernels) visit(k.body);
+  for (const k of program.kernels) {
+    for (const s of statementsOfKind(k.body, 'assign')) if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
+  }
   return found;
 }
 
@@ -183,7 +176,7 @@ function ownBindingElement(p: KernelParam, atomic: boolean): Pick<ArrayPlacement
     case 'float16': return { element: 'f16', access: { kind: 'native' } };
     case 'int32': return { element: 'i32', access: { kind: 'native' } };
     case 'uint32': return { element: 'u32', access: { kind: 'native' } };
-    default: throw new LoomError(`internal: array '${p.name}' of dtype ${p.dtype} reached the WGSL layout`);
+    default: throw new InternalError(`array '${p.name}' of dtype ${p.dtype} reached the WGSL layout`);
   }
 }
 
@@ -233,7 +226,7 @@ export function uniformScalar(dtype: DType): 'i32' | 'u32' | 'f32' {
     case 'bool': case 'uint32': return 'u32';
     case 'float16': case 'float32': return 'f32';
     case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': return 'i32';
-    default: throw new LoomError(`internal: a ${dtype} value argument reached the WGSL layout`);
+    default: throw new InternalError(`a ${dtype} value argument reached the WGSL layout`);
   }
 }
 

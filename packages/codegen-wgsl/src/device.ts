@@ -12,7 +12,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import {
-  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, noteBackendMissing,
+  checkBufferSize, checkProgramLimits, getDefaultCacheSize, LoomError, LruCache, MissingPackageError, perObject,
   type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type DType, type GeneratedCode,
   type LaunchArgument, type Target,
 } from '@loom/core';
@@ -70,7 +70,7 @@ export function setDefaultGpu(gpu: DefaultGpu): void {
 
 /**
  * A WebGPU device, or `undefined` when there is no WebGPU implementation or adapter here
- * (`webgpuUnavailableReason()` says why; tests use `webgpuDeviceOrSkip`).
+ * (`webgpuUnavailableReason()` says why; whether that fails a test run is the tests' policy).
  * In Node, without the `webgpu` package installed, it throws a MissingPackageError instead.
  */
 export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
@@ -109,13 +109,6 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
 /** Why the last `webgpuDevice()` returned undefined. */
 export function webgpuUnavailableReason(): string {
   return unavailable;
-}
-
-/** The device, or undefined after reporting it missing (which throws when the backend is required: CI=true, LOOM_REQUIRE). */
-export async function webgpuDeviceOrSkip(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
-  const device = await webgpuDevice(options);
-  if (!device) noteBackendMissing('webgpu', webgpuUnavailableReason());
-  return device;
 }
 
 /** The adapter's maxima of the limits Loom cares about: asking for them lifts the defaults (128 MiB bindings, 8 buffers...). */
@@ -539,14 +532,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A stable number per GPU buffer, to key the bind groups that use it. */
-function bufferId(buffer: GPUBuffer): number {
-  let id = bufferIds.get(buffer);
-  if (id === undefined) bufferIds.set(buffer, (id = nextBufferId++));
-  return id;
-}
-
-const bufferIds = new WeakMap<GPUBuffer, number>();
+/** A stable number per GPU buffer (kept while the buffer lives), to key the bind groups that use it. */
+const bufferId = perObject((_: GPUBuffer) => nextBufferId++);
 let nextBufferId = 0;
 let nextPipelineId = 0;
 

@@ -11,7 +11,7 @@
  * and `a & b + c` need parentheses, so the precedence levels below follow its grammar.
  */
 import {
-  combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes,
+  combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes, InternalError,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import {
@@ -156,7 +156,7 @@ export class ExpressionPrinter {
     switch (e.kind) {
       case 'var': return primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
-        if (e.indices.length !== 1) throw new LoomError(`internal: '${printExpr(e)}' reached the WGSL printer unflattened`);
+        if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
         return c.loadElement(e.array, this.index(e.indices[0]));
       }
       case 'neg': {
@@ -190,8 +190,8 @@ export class ExpressionPrinter {
       }
       case 'cast': return this.converted(e.operand, castDType(e));
       case 'call': return this.call(e);
-      case 'reduce': throw new LoomError(`internal: the reduction ${printExpr(e)} reached code generation unrealized`);
-      default: throw new LoomError(`internal: the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
+      case 'reduce': throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
+      default: throw new InternalError(`the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
     }
   }
 

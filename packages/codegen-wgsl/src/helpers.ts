@@ -8,6 +8,7 @@
  *
  * The printer asks for a helper by kind and type; the module prints each one used, once.
  */
+import { InternalError } from '@loom/core';
 import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
@@ -57,7 +58,7 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
           `}`,
         ].join('\n');
       }
-      throw new Error(`internal: float % is the 'remainder' helper, not 'mod'`);
+      throw new InternalError(`float % is the 'remainder' helper, not 'mod'`);
     case 'pow':
       if (t === 'i32' || t === 'u32') {
         const lit = (n: number) => `${n}${t === 'i32' ? 'i' : 'u'}`;
@@ -85,7 +86,7 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
           `}`,
         ].join('\n');
       }
-      throw new Error(`internal: float pow is in ieee-helpers.ts`);
+      throw new InternalError(`float pow is in ieee-helpers.ts`);
     case 'round':
       return [
         `// C's round: halves away from zero (WGSL's round takes them to even)`,
@@ -128,6 +129,6 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
       ].join('\n');
     }
     default:
-      throw new Error(`internal: no WGSL helper '${kind}' for ${t}`);
+      throw new InternalError(`no WGSL helper '${kind}' for ${t}`);
   }
 }

@@ -14,7 +14,7 @@
  * start, the kernel's names and names derived from them (`load_flags`) are given out as
  * they come, each one unique.
  */
-import { checkName } from '@loom/core';
+import { checkInternalName } from '@loom/core';
 
 /** Keywords: the grammar's own words. */
 const KEYWORDS = [
@@ -141,7 +141,7 @@ export class NameTable {
  * Anything but a name is refused, never repaired: core has checked every name already.
  */
 function spellable(name: string): string {
-  checkName(name, 'internal: a name in the generated WGSL');
+  checkInternalName(name, 'a name in the generated WGSL');
   if (name.startsWith('__')) return `v${name}`;
   return name === '_' ? 'v_' : name;
 }

@@ -16,7 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
-  commentText, expr as E, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction, type Stmt,
+  commentText, expr as E, InternalError, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
@@ -107,7 +107,7 @@ class KernelPrinter {
 
   /** The statements of a body (a block's, or the one statement), under `guard` when given. */
   private body(s: Stmt, guard: string | undefined): void {
-    const statements = s.kind === 'block' ? s.body : [s];
+    const statements = statementsOf(s);
     if (guard === undefined) {
       statements.forEach((x) => this.statement(x, undefined));
       return;
@@ -145,7 +145,7 @@ class KernelPrinter {
       case 'if': {
         const condition = this.exprs.condition(s.condition);
         if (!this.hasBarrier(s.then)) {
-          if (guard !== undefined) throw new LoomError('internal: a guarded statement without barriers reached the printer');
+          if (guard !== undefined) throw new InternalError('a guarded statement without barriers reached the printer');
           this.line(`if (${condition.text}) {`);
           this.nested(() => this.body(s.then, undefined));
           this.line('}');
@@ -169,7 +169,7 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
-      default: throw new LoomError(`internal: the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+      default: throw new InternalError(`the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
     }
   }
 
@@ -182,7 +182,7 @@ class KernelPrinter {
         'may differ between the work-items of a work-group; WGSL requires every work-item to reach each barrier',
       );
     }
-    if (guard !== undefined && !barrier) throw new LoomError('internal: a guarded loop without barriers reached the printer');
+    if (guard !== undefined && !barrier) throw new InternalError('a guarded loop without barriers reached the printer');
     const i = this.context.names.of(s.iname);
     const lower = this.exprs.index(affineFirst(s.lower));
     const upper = this.exprs.index(affineFirst(s.upper));
@@ -204,7 +204,7 @@ class KernelPrinter {
       return;
     }
     if (target.kind !== 'subscript' || target.indices.length !== 1) {
-      throw new LoomError(`internal: cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+      throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
     }
     const dtype = this.kernel.types.get(target.array) ?? s.dtype;
     const index = this.exprs.index(target.indices[0]);
@@ -270,13 +270,8 @@ class KernelPrinter {
   private hasBarrier(s: Stmt): boolean {
     let known = this.barriers.get(s);
     if (known === undefined) {
-      switch (s.kind) {
-        case 'barrier': known = true; break;
-        case 'block': known = s.body.some((x) => this.hasBarrier(x)); break;
-        case 'for': known = this.hasBarrier(s.body); break;
-        case 'if': known = this.hasBarrier(s.then); break;
-        default: known = false;
-      }
+      // (remembered per statement: the printer asks again at every level of nesting)
+      known = s.kind === 'barrier' || subStatements(s).some((x) => this.hasBarrier(x));
       this.barriers.set(s, known);
     }
     return known;
@@ -317,16 +312,7 @@ function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean } {
   const expr = (e: Expr) => E.walk(e, (x) => {
     if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
   });
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); return;
-      case 'for': expr(s.lower); expr(s.upper); visit(s.body); return;
-      case 'if': expr(s.condition); visit(s.then); return;
-      case 'assign': expr(s.target); expr(s.value); return;
-      default: return;
-    }
-  };
-  visit(body);
+  walkStmts(body, { expr });
   return used;
 }
 

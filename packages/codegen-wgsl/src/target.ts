@@ -21,7 +21,7 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
-import { LoomError, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput } from '@loom/core';
+import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
@@ -124,7 +124,7 @@ function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits):
 
 /** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */
 function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: WgslLimits): string[] {
-  const locals = declarations(k.body).filter((d) => d.addressSpace === 'local');
+  const locals = statementsOfKind(k.body, 'declare').filter((d) => d.addressSpace === 'local');
   let bytes = 0;
   const lines = locals.map((d) => {
     const t = computeType(d.dtype as DType);
@@ -135,12 +135,3 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
   return lines;
 }
 
-function declarations(s: Stmt): Extract<Stmt, { kind: 'declare' }>[] {
-  switch (s.kind) {
-    case 'declare': return [s];
-    case 'block': return s.body.flatMap(declarations);
-    case 'for': return declarations(s.body);
-    case 'if': return declarations(s.then);
-    default: return [];
-  }
-}

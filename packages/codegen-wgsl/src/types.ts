@@ -16,7 +16,7 @@
  *                                 (arguments, temporaries) is refused, see `unsupportedDType`.
  *   int64, uint64                 none: refused, as data and as intermediate values.
  */
-import { LoomError, type DType } from '@loom/core';
+import { InternalError, LoomError, roundToFloat16, type DType } from '@loom/core';
 
 export type WgslScalar = 'bool' | 'i32' | 'u32' | 'f32' | 'f16';
 
@@ -98,16 +98,16 @@ function wrapInt(value: number): number {
 }
 
 function floatLiteral(value: number, t: 'f32' | 'f16'): string {
-  const v = t === 'f16' ? roundToF16(value) : value;
+  const v = t === 'f16' ? roundToFloat16(value) : value;
   // WGSL rejects a constant NaN or infinity; the printer makes them at run time (`nan_f32()`)
-  if (!Number.isFinite(v)) throw new Error(`internal: ${value} has no ${t} literal`);
-  return t === 'f16' ? `${decimal(v, roundToF16)}h` : decimal(v, Math.fround);
+  if (!Number.isFinite(v)) throw new InternalError(`${value} has no ${t} literal`);
+  return t === 'f16' ? `${decimal(v, roundToFloat16)}h` : decimal(v, Math.fround);
 }
 
 /** Whether `value` as a literal of float type `t` is a NaN or an infinity (no literal spells them). */
 export function isNonFiniteIn(value: number, t: WgslScalar): boolean {
   if (t === 'f32') return !Number.isFinite(Math.fround(value));
-  if (t === 'f16') return !Number.isFinite(roundToF16(value));
+  if (t === 'f16') return !Number.isFinite(roundToFloat16(value));
   return false;
 }
 
@@ -123,19 +123,4 @@ function decimal(value: number, round: (x: number) => number): string {
   }
   if (Object.is(value, -0)) text = '-0.0';
   return /[.e]/.test(text) ? text : `${text}.0`;
-}
-
-/** `x` rounded to the nearest float16 (ties to even), as a number; beyond its range, ±Infinity. */
-export function roundToF16(x: number): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  const sign = Math.sign(x);
-  const a = Math.abs(x);
-  if (a >= 65520) return sign * Infinity; // halfway between 65504 and the next power of two
-  // spacing of float16 values near a: 2^(e-10) for normals, 2^-24 for subnormals
-  const e = Math.max(Math.floor(Math.log2(a)), -14);
-  const ulp = 2 ** (e - 10);
-  const q = a / ulp;
-  let r = Math.round(q);
-  if (Math.abs(q - Math.trunc(q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1; // ties to even
-  return sign * r * ulp;
 }

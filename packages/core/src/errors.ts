@@ -24,6 +24,23 @@ export class LoomError extends Error {
   }
 }
 
+/**
+ * A broken invariant inside Loom: nothing the user did wrong, but a bug in Loom (a pass left
+ * a reduction behind, a printer met a node it should never see). Deliberately not a
+ * LoomError: code that catches the user's errors to report or decline them must not
+ * swallow Loom's own failures, and the differential tests count these as findings.
+ */
+export class InternalError extends Error {
+  /** What went wrong, without the request to report it. */
+  readonly detail: string;
+
+  constructor(detail: string, options?: { readonly cause?: unknown }) {
+    super(`internal error: ${detail} (this is a bug in Loom, please report it)`, options);
+    this.name = 'InternalError';
+    this.detail = detail;
+  }
+}
+
 /** Loopy's StaticValueFindingError: no single affine expression bounds a piecewise one. */
 export class StaticValueFindingError extends LoomError {}
 

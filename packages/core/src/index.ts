@@ -1,32 +1,44 @@
 /**
  * @loom/core — the kernel model, its transformations and analyses, target-independent
  * code generation, and the `Device` interface. No native dependency.
+ *
+ * This is the public API, in two parts: what users of Loom call (kernels, transformations,
+ * code generation, `run`), and, at the end, what target and device packages build on
+ * (@loom/codegen-*, or a backend of one's own): the program AST, name spelling, caches,
+ * limits. Nothing else is exported: Loom's tests reach the internals they exercise
+ * (`preprocess`, `compileFor`, `domainOf`...) through the source files themselves
+ * (`../packages/core/src/...`), so that no internal becomes API by being tested.
  */
-export { LoomError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError, MissingBarrierError, LoomWarning } from './errors.ts';
-export { setWarningHandler, reportWarning, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
-export { Linear } from './linear.ts';
-export {
-  NAME_PATTERN, isName, checkName, checkNames, showName, nameTable, ownEntry, commentText, TargetNames, type ReservedTest,
-} from './names.ts';
-export { programNames, renameProgram, checkProgramNames } from './codegen/program-names.ts';
-export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
-export * from './dtypes.ts';
 
+// --- for users: errors and warnings ------------------------------------------------------------
+export {
+  LoomError, InternalError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError,
+  MissingBarrierError, LoomWarning,
+} from './errors.ts';
+export { setWarningHandler, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
+export { KernelCheckError } from './check/index.ts';
+
+// --- for users: dtypes, expressions, sets ------------------------------------------------------
+export * from './dtypes.ts';
+export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
 export * as expr from './expr/index.ts';
 export { parseExpression, printExpr } from './expr/index.ts';
 export type { Expr } from './expr/nodes.ts';
+export { Linear } from './linear.ts';
 export { BasicSet, staticMax, staticMin } from './sets/index.ts';
 
-export { LoopKernel, tagToString, isParallelTag, parseNoSync, NO_SYNC_SCOPES } from './kernel/model.ts';
+// --- for users: kernels ------------------------------------------------------------------------
+export { LoopKernel } from './kernel/model.ts';
 export type {
   KernelArg, ArgKind, AddressSpace, TemporaryVariable, Instruction, SubstitutionRule, InameTag, KernelOptions, DimTag, NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './kernel/make-kernel.ts';
-export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { parseInstructions } from './kernel/parse-instructions.ts';
-export { exprType, combineTypes, isHardwareId, INDEX_DTYPE, type ExprType, type NameTypes } from './kernel/type-inference.ts';
-export { domainOf } from './kernel/domains.ts';
+export { assignment, type AssignmentOptions, type InstructionSpec } from './kernel/instruction-specs.ts';
+export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
+export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
+// --- for users: transformations ----------------------------------------------------------------
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
 export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';
 export { splitIname, type SplitInameOptions } from './transform/split-iname.ts';
@@ -36,26 +48,31 @@ export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
 export { setTemporaryAddressSpace } from './transform/set-temporary-address-space.ts';
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
-export { tagArrayAxes, parseDimTags } from './transform/tag-array-axes.ts';
-export { stridesOf, rowMajorStrides, arrayLayout, formatDimTags, requiredLength, requiredLengthExpr, type AxisLayout } from './kernel/strides.ts';
-export { waivesBarrier } from './kernel/dependencies.ts';
+export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
+
+// --- for users: code generation and running ----------------------------------------------------
+export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
-
-export { linearize, scheduleToString, type ScheduleItem } from './schedule/linearize.ts';
-export { generateCode, buildProgram, preprocess, linearizeKernel, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
-export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
-export { KernelCheckError } from './check/index.ts';
-export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
-export type { Target, TargetOutput } from './codegen/target.ts';
+export type { ScheduleItem } from './schedule/linearize.ts';
 export { programCode, type GeneratedCode, type DeviceKernel, type DeviceParameter, type HostSteps, type HostArgument, type HostTemporary } from './codegen/generated.ts';
-
-export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
-export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkGridLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
-export { run, compileFor, type RunOutputs, type RunOptions } from './runtime/run.ts';
+export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
+export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
-export { backendRequired, noteBackendMissing } from './runtime/availability.ts';
+export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
+
+// --- for target and device packages ------------------------------------------------------------
+export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
+export type { Target, TargetOutput } from './codegen/target.ts';
+export { buildProgram } from './codegen/generate.ts';
+export { exprType, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
+export { nameTable, commentText, checkInternalName, TargetNames, type ReservedTest } from './names.ts';
+export { programNames, renameProgram } from './codegen/program-names.ts';
+export { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
+export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
+export { perObject } from './memo.ts';
 export { MissingPackageError, isPackageNotFound } from './runtime/optional-package.ts';

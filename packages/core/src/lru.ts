@@ -1,6 +1,7 @@
 /**
  * `LruCache`: the one bounded cache every Loom cache is built on (compiled programs,
- * pipelines, launch plans, bounds checks, pointwise variants...).
+ * pipelines, launch plans, bounds checks, pointwise variants...); memo.ts says when a
+ * cache is an LRU and when it lives with an object instead.
  *
  * Caches keyed by generated code or call signatures grow with every distinct kernel a
  * program makes; without a bound, a long-running process that makes kernels from data
@@ -65,6 +66,13 @@ export class LruCache<K, V> {
   /** Whether `key` is cached; a hit counts as a use, as `get` does. */
   has(key: K): boolean {
     return this.get(key) !== undefined;
+  }
+
+  /** The value for `key`, computed by `compute` and stored when absent: the memo every Loom cache uses. */
+  memo(key: K, compute: (key: K) => V): V {
+    let value = this.get(key);
+    if (value === undefined) this.set(key, (value = compute(key)));
+    return value;
   }
 
   /** Stores `value` as the most recently used, dropping the least recently used entries beyond the capacity. */

@@ -18,7 +18,7 @@
  * Tables keyed by user names are Maps or null-prototype objects (`nameTable`), so that
  * `constructor` or `__proto__` are names like any other, not `Object.prototype`'s.
  */
-import { LoomError, type SourceSpan } from './errors.ts';
+import { InternalError, LoomError, type SourceSpan } from './errors.ts';
 
 /** What a Loom name looks like: a letter or `_`, then letters, digits and `_` (ASCII only). */
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -46,6 +46,15 @@ export function checkName(value: unknown, where: string, span?: SourceSpan): str
     `${where}: ${showName(value)} is not a name (a name is a letter or '_' followed by letters, digits and '_')`,
     span,
   );
+}
+
+/**
+ * The backstop for a name a printer is about to spell: core checked every name of the
+ * program already, so a non-name here is a bug in Loom (an InternalError), not the user's.
+ */
+export function checkInternalName(value: unknown, where: string): string {
+  if (isName(value)) return value;
+  throw new InternalError(`${where}: ${showName(value)} is not a name`);
 }
 
 /** Each of `values` checked with `checkName`; a single string counts as a list of one. */
@@ -98,7 +107,7 @@ export class TargetNames {
 
   constructor(private readonly reserved: ReservedTest, programNames: Iterable<string>) {
     const names = [...new Set(programNames)].sort();
-    for (const n of names) checkName(n, 'internal: a name in the generated program');
+    for (const n of names) checkInternalName(n, 'a name in the generated program');
     this.taken = new Set(names);
     // reserved names are renamed in sorted order, so the spelling is the same on every call
     for (const n of names) if (reserved(n)) this.spelled.set(n, this.fresh(n));
@@ -108,7 +117,7 @@ export class TargetNames {
   of(name: string): string {
     const spelled = this.spelled.get(name);
     if (spelled !== undefined) return spelled;
-    if (!this.taken.has(name)) throw new LoomError(`internal: '${showName(name)}' is not a name of the program being printed`);
+    if (!this.taken.has(name)) throw new InternalError(`'${showName(name)}' is not a name of the program being printed`);
     return name;
   }
 

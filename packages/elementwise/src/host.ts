@@ -4,9 +4,8 @@
  * scalars) turned into the array of stored numbers a device buffer is written from;
  * and a strided view gathered back into a row-major host array.
  */
-import { dtypeOfHostArray, LoomError, type DType, type HostArray } from '@loom/core';
+import { dtypeOfHostArray, float16Bits, LoomError, type DType, type HostArray } from '@loom/core';
 import { componentDType, hostArrayFor, isComplex, lanes, type TensorDType } from './dtypes.ts';
-import { float16Bits } from './float16.ts';
 import { isComplexScalar, type ComplexScalar } from './promotion.ts';
 
 export type Scalar = number | boolean | bigint | ComplexScalar;

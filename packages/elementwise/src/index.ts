@@ -15,7 +15,8 @@ export {
 } from './promotion.ts';
 export { broadcastShapes } from './broadcast.ts';
 export { defaultDevice, supportsDType, unsupportedDType } from './devices.ts';
-export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
+// the float16 codec is core's, offered here too for tensors' users
+export { float16Bits, float16Value, roundToFloat16 } from '@loom/core';
 export { readPayload, type Payload, type PayloadSource } from './payload.ts';
 export type { Scalar, TensorData } from './host.ts';
 

@@ -21,13 +21,21 @@
  * stored, so an output that is also an input (in place) reads the old value. Each
  * storage is one kernel argument however many operands view it: WebGPU forbids
  * binding one buffer twice when it is written, and C's restrict promises no aliasing.
+ *
+ * The instructions are built from expression nodes (core's `assignment`), never printed
+ * for `makeKernel` to parse back; the code above is how the kernel prints. With the
+ * kernel comes its `LaunchPlan`: where each of its arguments' values comes from, so
+ * that the launch (launch.ts) never reconstructs parameter names.
  */
-import { expr, exprType, makeKernel, globalArg, printExpr, splitIname, valueArg, type ArgSpec, type DType, type Expr, type LoopKernel } from '@loom/core';
+import {
+  assignment, expr, exprType, makeKernel, globalArg, splitIname, valueArg,
+  type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel,
+} from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import { complex, lower, real, storedParts, type LowerEnv, type Value } from './lower.ts';
 import type { Payload } from './payload.ts';
 
-const { add, float, int, mul, variable } = expr;
+const { add, binary, cast, float, int, mul, subscript, variable } = expr;
 
 export type InputSpec =
   /** A tensor in storage `storage`, loaded as `as` (its computation dtype, or its own). */
@@ -52,11 +60,38 @@ export interface KernelSpec {
   readonly blockSize: number;
 }
 
+/**
+ * Where a value argument's value comes from at a launch. Operands are numbered as the
+ * task's strides are: the tensor inputs in order, then the outputs.
+ */
+export type ValueSource =
+  /** The number of elements of the task. */
+  | { readonly from: 'elements' }
+  /** The task's extent along `axis`. */
+  | { readonly from: 'extent'; readonly axis: number }
+  /** The length, in numbers, of storage `storage`. */
+  | { readonly from: 'storage-length'; readonly storage: number }
+  /** Where operand `operand` starts in its storage. */
+  | { readonly from: 'offset'; readonly operand: number }
+  /** Operand `operand`'s stride along task axis `axis`. */
+  | { readonly from: 'stride'; readonly operand: number; readonly axis: number }
+  /** Scalar input `input` as its computation dtype: part 0, or for a complex one part 0 (real) or 1 (imaginary). */
+  | { readonly from: 'scalar'; readonly input: number; readonly part: 0 | 1 }
+  /** A constant of the payload (non-finite, or -0: the instruction language cannot spell it). */
+  | { readonly from: 'constant'; readonly value: number };
+
+/** What a launch passes the variant's kernel, argument by argument. */
+export interface LaunchPlan {
+  /** The array argument of each distinct storage, in storage order. */
+  readonly storages: readonly string[];
+  /** Every value argument, by name. */
+  readonly values: ReadonlyMap<string, ValueSource>;
+}
+
 export interface PointwiseKernel {
   readonly spec: KernelSpec;
   readonly kernel: LoopKernel;
-  /** Non-finite constants of the payload, passed as value arguments by these names. */
-  readonly constants: ReadonlyMap<string, number>;
+  readonly plan: LaunchPlan;
 }
 
 export const specKey = (spec: KernelSpec): string => JSON.stringify(spec);
@@ -76,27 +111,34 @@ function elementIndex(prefix: string, rank: number, unitInner: boolean): Expr {
   return e;
 }
 
-/** The stride parameters an operand needs (the innermost one is baked in when it is 1). */
-export function strideParams(prefix: string, rank: number, unitInner: boolean): string[] {
-  return Array.from({ length: rank }, (_, d) => `${prefix}_stride${d}`).filter((_, d) => !(unitInner && d === rank - 1));
-}
-
 /** The stored numbers of one element: itself, or a complex's two parts. */
 function elementParts(buffer: string, index: Expr, dtype: TensorDType): Expr[] {
-  if (!isComplex(dtype)) return [expr.subscript(buffer, [index])];
+  if (!isComplex(dtype)) return [subscript(buffer, [index])];
   const first = mul(int(2), index);
-  return [expr.subscript(buffer, [first]), expr.subscript(buffer, [add(first, int(1))])];
+  return [subscript(buffer, [first]), subscript(buffer, [add(first, int(1))])];
 }
 
 export function buildKernel(payload: Payload, spec: KernelSpec, name: string): PointwiseKernel {
   const { rank } = spec;
-  const lines: string[] = [];
+  const instructions: InstructionSpec[] = [];
   const ids = { index: [] as string[], load: [] as string[], calc: [] as string[] };
-  const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(`buf${k}`, { shape: [`buf${k}_size`], dtype }));
-  const indexParams = ['n', ...spec.storages.map((_, k) => `buf${k}_size`)];
+  const storages = spec.storages.map((_, k) => `buf${k}`);
+  const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(storages[k], { shape: [`${storages[k]}_size`], dtype }));
+  // the int32 value arguments (sizes, strides, offsets), each with where its value comes from
+  const indexParams = new Map<string, ValueSource>([['n', { from: 'elements' }]]);
+  spec.storages.forEach((_, k) => indexParams.set(`${storages[k]}_size`, { from: 'storage-length', storage: k }));
   const types = new Map<string, DType>();
-  // every dependency is spelled out (dep=*...): the single-writer guess would see loads wait for stores of in-place outputs
-  const deps = (...lists: string[][]) => `dep=*${lists.flat().join(':')}`;
+  // every dependency is spelled out: the single-writer guess would see loads wait for stores of in-place outputs
+  const after = (...lists: string[][]) => lists.flat();
+  let operand = 0;
+  /** An operand's strides (the innermost one is baked in when it is 1) and offset. */
+  const addressParams = (prefix: string, unitInner: boolean) => {
+    for (let d = 0; d < rank; d++) {
+      if (!(unitInner && d === rank - 1)) indexParams.set(`${prefix}_stride${d}`, { from: 'stride', operand, axis: d });
+    }
+    indexParams.set(`${prefix}_offset`, { from: 'offset', operand });
+    operand++;
+  };
 
   // the multi-index, from the flat task index t (rank 1 uses t itself), peeled innermost first:
   // q_{d-1} = q_d / size_d and i_d = q_d - size_d*q_{d-1}, one division per axis. t is never
@@ -104,15 +146,16 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   if (rank >= 2) {
     let q = 't';
     for (let d = rank - 1; d >= 1; d--) {
-      indexParams.push(`size${d}`);
-      lines.push(`<int32> q${d - 1} = ${q} / size${d} {id=quotient${d - 1}}`);
-      lines.push(`<int32> i${d} = ${q} - size${d}*q${d - 1} {id=index${d}}`);
+      const size = variable(`size${d}`);
+      indexParams.set(`size${d}`, { from: 'extent', axis: d });
+      instructions.push(assignment(variable(`q${d - 1}`), binary('/', variable(q), size), { id: `quotient${d - 1}`, temporary: 'int32' }));
+      instructions.push(assignment(variable(`i${d}`), binary('-', variable(q), mul(size, variable(`q${d - 1}`))), { id: `index${d}`, temporary: 'int32' }));
       ids.index.push(`quotient${d - 1}`, `index${d}`);
       types.set(`q${d - 1}`, 'int32');
       types.set(`i${d}`, 'int32');
       q = `q${d - 1}`;
     }
-    lines.push(`<int32> i0 = q0 {id=index0}`);
+    instructions.push(assignment(variable('i0'), variable('q0'), { id: 'index0', temporary: 'int32' }));
     ids.index.push('index0');
     types.set('i0', 'int32');
   }
@@ -120,25 +163,26 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // inputs: tensors loaded into temporaries, scalars passed by value
   const params = new Map<string, Value>();
   const scalarArgs: ArgSpec[] = [];
+  const scalarSources = new Map<string, ValueSource>();
   spec.inputs.forEach((input, k) => {
     const name = operandName('in', k);
     const as = input.as;
     const part = componentDType(as);
     if (input.kind === 'scalar') {
       const names = isComplex(as) ? [`${name}_re`, `${name}_im`] : [name];
-      for (const n of names) {
+      names.forEach((n, p) => {
         scalarArgs.push(valueArg(n, part));
+        scalarSources.set(n, { from: 'scalar', input: k, part: p as 0 | 1 });
         types.set(n, part);
-      }
+      });
       params.set(payload.params[k], isComplex(as) ? complex(variable(names[0]), variable(names[1]), as) : real(variable(name)));
       return;
     }
-    indexParams.push(...strideParams(name, rank, input.unitInner));
-    indexParams.push(`${name}_offset`);
+    addressParams(name, input.unitInner);
     const stored = elementParts(`buf${input.storage}`, elementIndex(name, rank, input.unitInner), input.dtype);
     const load = (target: string, source: Expr) => {
-      const value = componentDType(input.dtype) === part ? printExpr(source) : `${part}(${printExpr(source)})`;
-      lines.push(`<${part}> ${target} = ${value} {id=load_${target}, ${deps(ids.index)}}`);
+      const value = componentDType(input.dtype) === part ? source : cast(part, source);
+      instructions.push(assignment(variable(target), value, { id: `load_${target}`, temporary: part, dependsOn: after(ids.index) }));
       ids.load.push(`load_${target}`);
       types.set(target, part);
     };
@@ -154,14 +198,14 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   });
 
   // the payload, lowered for these dtypes; shared subexpressions go to temporaries
-  const constants = new Map<string, number>();
+  const constants = new Map<string, ValueSource>();
   const constantType: DType = spec.inputs.some((i) => componentDType(i.as) === 'float64') ? 'float64' : 'float32';
   const env: LowerEnv = {
     params,
     typeOf: (n) => types.get(n),
     constant: (value) => {
       const n = `const${constants.size}`;
-      constants.set(n, value);
+      constants.set(n, { from: 'constant', value });
       types.set(n, constantType);
       return variable(n);
     },
@@ -169,7 +213,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float') return e;
       const n = `tmp${ids.calc.length}`;
       const dtype = temporaryType(e, env.typeOf);
-      lines.push(`<${dtype}> ${n} = ${printExpr(e)} {id=calc_${n}, ${deps(ids.index, ids.load, ids.calc)}}`);
+      instructions.push(assignment(variable(n), e, { id: `calc_${n}`, temporary: dtype, dependsOn: after(ids.index, ids.load, ids.calc) }));
       ids.calc.push(`calc_${n}`);
       types.set(n, dtype);
       return variable(n);
@@ -179,15 +223,17 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // outputs: stored after every load (nosync: each work-item reads and writes only its own elements)
   spec.outputs.forEach((output, k) => {
     const name = operandName('out', k);
-    indexParams.push(...strideParams(name, rank, output.unitInner));
-    indexParams.push(`${name}_offset`);
+    addressParams(name, output.unitInner);
     const value = lower(payload.outputs[k], env);
     const parts = storedParts(value, output.dtype, env);
     const targets = elementParts(`buf${output.storage}`, elementIndex(name, rank, output.unitInner), output.dtype);
     targets.forEach((target, p) => {
       const suffix = targets.length > 1 ? (p === 0 ? '_re' : '_im') : '';
-      const nosync = ids.load.length ? ', nosync=load_*' : '';
-      lines.push(`${printExpr(target)} = ${printExpr(parts[p])} {id=store_${name}${suffix}, ${deps(ids.index, ids.load, ids.calc)}${nosync}}`);
+      instructions.push(assignment(target, parts[p], {
+        id: `store_${name}${suffix}`,
+        dependsOn: after(ids.index, ids.load, ids.calc),
+        noSyncWith: ids.load.length ? ['load_*'] : [],
+      }));
     });
   });
 
@@ -195,14 +241,15 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     ...args,
     ...scalarArgs,
     ...[...constants.keys()].map((n) => valueArg(n, constantType)),
-    ...[...new Set(indexParams)].map((n) => valueArg(n, 'int32')),
+    ...[...indexParams.keys()].map((n) => valueArg(n, 'int32')),
   ];
-  let kernel = makeKernel('{ [t]: 0 <= t < n }', lines, allArgs, { name });
+  let kernel = makeKernel('{ [t]: 0 <= t < n }', instructions, allArgs, { name });
   // each work-item handles ELEMENTS_PER_ITEM elements a work-group apart (t = G*g + B*u + l):
   // loads stay coalesced and every work-item keeps several independent loads in flight
   kernel = splitIname(kernel, 't', spec.blockSize * ELEMENTS_PER_ITEM, { outerTag: 'g.0' });
   kernel = splitIname(kernel, 't_inner', spec.blockSize, { outerTag: 'ilp', innerTag: 'l.0' });
-  return { spec, kernel, constants };
+  const plan: LaunchPlan = { storages, values: new Map([...scalarSources, ...constants, ...indexParams]) };
+  return { spec, kernel, plan };
 }
 
 /** The dtype a temporary holding `e` is declared with: the core's type for it. */

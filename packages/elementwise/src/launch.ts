@@ -1,14 +1,14 @@
 /**
  * From a prepared call to a kernel launch: which distinct storages the operands
  * view (each becomes one kernel argument), the variant's spec, and the values of
- * its arguments — sizes, strides, offsets, scalars.
+ * its arguments — sizes, strides, offsets, scalars — as the variant's launch plan
+ * says where each comes from (kernel.ts).
  */
-import { LoomError, run, type RunArgument } from '@loom/core';
+import { LoomError, roundToFloat16, run, type RunArgument } from '@loom/core';
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
-import { roundToFloat16 } from './float16.ts';
 import type { Scalar } from './host.ts';
-import { strideParams, type KernelSpec, type PointwiseKernel } from './kernel.ts';
+import type { KernelSpec, PointwiseKernel, ValueSource } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
 import type { DTypes } from './metadata.ts';
 import { isComplexScalar } from './promotion.ts';
@@ -71,6 +71,7 @@ export function kernelSpec(
 
 /** Runs `variant` over `task` once everything queued on the operands' storages is done. */
 export function launch(variant: PointwiseKernel, operands: Operands, task: TaskSpace): Promise<void> {
+  // operands as the task's strides number them: the tensor inputs, then the outputs
   const tensors = [...operands.inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])), ...operands.outputs];
   const { storages } = storagesOf(tensors);
   const numel = task.shape.reduce((a, b) => a * b, 1);
@@ -80,42 +81,36 @@ export function launch(variant: PointwiseKernel, operands: Operands, task: TaskS
   }
   if (numel === 0) return Promise.resolve();
 
-  const values: Record<string, RunArgument> = { n: numel };
-  const { rank } = variant.spec;
-  for (let d = 0; d < rank; d++) {
-    if (rank >= 2 && d > 0) values[`size${d}`] = task.shape[d];
-  }
-  let operand = 0;
-  const place = (prefix: string, t: Tensor, unitInner: boolean) => {
-    values[`${prefix}_offset`] = t.offset;
-    const strides = task.strides[operand++];
-    for (const name of strideParams(prefix, rank, unitInner)) values[name] = strides[Number(name.slice(name.lastIndexOf('stride') + 6))];
+  const scalars = operands.inputs.map((input, k) => (input.kind === 'scalar' ? scalarParts(input.value, variant.spec.inputs[k].as) : []));
+  const valueOf = (source: ValueSource): RunArgument => {
+    switch (source.from) {
+      case 'elements': return numel;
+      case 'extent': return task.shape[source.axis];
+      case 'storage-length': return storages[source.storage].length;
+      case 'offset': return tensors[source.operand].offset;
+      case 'stride': return task.strides[source.operand][source.axis];
+      case 'scalar': return scalars[source.input][source.part];
+      case 'constant': return source.value;
+    }
   };
-  operands.inputs.forEach((input, k) => {
-    const spec = variant.spec.inputs[k];
-    if (input.kind === 'tensor') place(`in${k}`, input.tensor, spec.kind === 'tensor' && spec.unitInner);
-    else Object.assign(values, scalarValues(`in${k}`, input.value, spec.as));
-  });
-  operands.outputs.forEach((t, k) => place(`out${k}`, t, variant.spec.outputs[k].unitInner));
-  for (const [name, value] of variant.constants) values[name] = value;
+  const values: Record<string, RunArgument> = {};
+  for (const [name, source] of variant.plan.values) values[name] = valueOf(source);
 
   return Storage.after(storages, async () => {
-    storages.forEach((s, k) => {
-      values[`buf${k}`] = s.asDeviceArray();
-      values[`buf${k}_size`] = s.length;
+    variant.plan.storages.forEach((name, k) => {
+      values[name] = storages[k].asDeviceArray();
     });
     await run(variant.kernel, storages[0].device, values);
   });
 }
 
-/** A scalar as the kernel takes it in `dtype`: converted as a cast would (ints wrap), complex as two parts. */
-function scalarValues(name: string, value: Scalar, dtype: TensorDType): Record<string, RunArgument> {
+/** A scalar as the kernel takes it in `dtype`: converted as a cast would (ints wrap), complex as its two parts. */
+function scalarParts(value: Scalar, dtype: TensorDType): (number | bigint)[] {
   if (isComplex(dtype)) {
     const c = isComplexScalar(value) ? value : { re: Number(value), im: 0 };
-    return { [`${name}_re`]: toDType(c.re, componentDType(dtype)), [`${name}_im`]: toDType(c.im, componentDType(dtype)) };
+    return [toDType(c.re, componentDType(dtype)), toDType(c.im, componentDType(dtype))];
   }
-  if (isComplexScalar(value)) return { [name]: toDType(value.re, dtype) };
-  return { [name]: toDType(value, dtype) };
+  return [toDType(isComplexScalar(value) ? value.re : value, dtype)];
 }
 
 function toDType(value: number | boolean | bigint, dtype: TensorDType): number | bigint {

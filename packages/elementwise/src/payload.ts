@@ -58,13 +58,12 @@ function fromExpressions(texts: readonly string[], params: readonly string[] | u
   const outputs = texts.map((t) => parseExpression(t));
   const source = texts.join('; ');
   const found: string[] = [];
-  const visit = (e: Expr, text: string): void => {
+  const visit = (text: string) => (e: Expr): void => {
     if (e.kind === 'var' && !found.includes(e.name)) found.push(e.name);
     if (e.kind === 'subscript' || e.kind === 'reduce') throw new LoomError(`a pointwise payload works on single elements: ${e.kind === 'subscript' ? 'subscripts' : 'reductions'} are not allowed`, spanOf(text, e));
     if (e.kind === 'call' && !isKnownFunction(e.fn)) throw new LoomError(`unknown function '${e.fn}' in a pointwise payload`, spanOf(text, e));
-    for (const c of expr.children(e)) visit(c, text);
   };
-  outputs.forEach((o, k) => visit(o, texts[k]));
+  outputs.forEach((o, k) => expr.walk(o, visit(texts[k])));
   const names = params ?? found;
   outputs.forEach((o, k) => {
     for (const v of expr.freeVariables(o)) {

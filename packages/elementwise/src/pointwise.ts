@@ -12,7 +12,7 @@
  * new shapes of a known kind generate no code. `instantiate(rank)` skips the
  * metadata for callers who prepared every operand, as the seed's flip does.
  */
-import { generateCode, LruCache, type Device, type LoopKernel } from '@loom/core';
+import { generateCode, LruCache, perObject, type Device, type LoopKernel } from '@loom/core';
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
@@ -123,13 +123,7 @@ class Pointwise {
 
   /** The cached variant for `spec`, built on first use. */
   variant(spec: KernelSpec): PointwiseKernel {
-    const key = specKey(spec);
-    let v = this.#variants.get(key);
-    if (!v) {
-      v = buildKernel(this.payload, spec, kernelName(this.name, spec.rank));
-      this.#variants.set(key, v);
-    }
-    return v;
+    return this.#variants.memo(specKey(spec), () => buildKernel(this.payload, spec, kernelName(this.name, spec.rank)));
   }
 
   async run(prepared: Prepared): Promise<Tensor | Tensor[]> {
@@ -168,11 +162,6 @@ function metadataKey(call: Prepared['call']): string {
   return `${inputs.join(';')}>${outputs.join(';')}`;
 }
 
-function storageId(storage: object): number {
-  let id = storageIds.get(storage);
-  if (id === undefined) storageIds.set(storage, (id = nextStorageId++));
-  return id;
-}
-
-const storageIds = new WeakMap<object, number>();
+/** A stable number per storage (kept while the storage lives), to key plans by identity. */
+const storageId = perObject((_: object) => nextStorageId++);
 let nextStorageId = 0;

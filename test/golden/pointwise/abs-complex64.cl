@@ -1,3 +1,4 @@
+#pragma OPENCL FP_CONTRACT OFF
 #define lid(N) ((int) get_local_id(N))
 #define gid(N) ((int) get_group_id(N))
 

@@ -20,5 +20,5 @@ inline int loom_mod_int32(int a, int b)
 __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__global int const *__restrict__ a, __global int const *__restrict__ b, int const n, __global int *__restrict__ out)
 {
   for (int i = 0; i <= -1 + n; ++i)
-    out[i] = 3 * a[i] - loom_floor_div_int32(b[i], 2) + loom_mod_int32(b[i], 3);
+    out[i] = (int) ((uint) 3 * (uint) a[i] - (uint) loom_floor_div_int32(b[i], 2) + (uint) loom_mod_int32(b[i], 3));
 }

@@ -13,7 +13,7 @@ __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__glo
     acc_k_1 = 2147483647;
     for (int k = 0; k <= 3; ++k)
     {
-      acc_k = acc_k * a[4 * i + k];
+      acc_k = (int) ((uint) acc_k * (uint) a[4 * i + k]);
       acc_k_0 = max(acc_k_0, a[4 * i + k]);
       acc_k_1 = min(acc_k_1, a[4 * i + k]);
     }

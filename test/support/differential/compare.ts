@@ -10,7 +10,10 @@
  *    floats apart, counting across zero (+0 and −0 are the same point) and up to ±Inf
  *    (the largest finite float is 1 ulp from Inf). A NaN never agrees with a number;
  *  - on WebGPU, −0 equals +0: WGSL does not promise to keep the sign of zero, and lavapipe
- *    does not ((−b + b) − j gives −0 there).
+ *    does not ((−b + b) − j gives −0 there);
+ *  - on WebGPU, an element whose reference value is NaN or ±Inf is not compared: WGSL lets
+ *    compilers assume floats are finite (features.ts, `finiteFloatsOnly`), and a finite
+ *    case can still divide by zero in its last operation.
  */
 import type { HostArray } from '@loom/core';
 
@@ -24,6 +27,8 @@ export interface Comparison {
   readonly mismatches: readonly Mismatch[];
   /** How many elements disagree (mismatches holds the first few). */
   readonly count: number;
+  /** Elements not compared: non-finite reference values on a device that assumes finite floats. */
+  readonly uncompared: number;
   readonly total: number;
 }
 
@@ -58,8 +63,16 @@ export function floatsAgree(expected: number, got: number, width: 32 | 64, ulps:
   return (d < 0n ? -d : d) <= BigInt(ulps);
 }
 
-/** `zeroSign: false` for a device that need not keep the sign of zero (WGSL, see index.ts). */
-export function compareArrays(expected: HostArray, got: HostArray, ulps: number, zeroSign = true, keep = 6): Comparison {
+/** What a device promises about floats: the sign of zero, and values that are not finite. */
+export interface FloatPromises {
+  readonly zeroSign: boolean;
+  readonly nonFinite: boolean;
+}
+
+const IEEE: FloatPromises = { zeroSign: true, nonFinite: true };
+
+/** `promises` weaker than IEEE 754's for WGSL (see index.ts). */
+export function compareArrays(expected: HostArray, got: HostArray, ulps: number, promises: FloatPromises = IEEE, keep = 6): Comparison {
   const mismatches: Mismatch[] = [];
   const float = expected instanceof Float32Array || expected instanceof Float64Array;
   const width = expected instanceof Float32Array ? 32 : 64;
@@ -67,16 +80,21 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
   if (expected.constructor !== got.constructor || expected.length !== got.length) {
     return {
       mismatches: [{ index: -1, expected: `${expected.constructor.name}(${expected.length})`, got: `${got.constructor.name}(${got.length})` }],
-      count: 1, total: expected.length,
+      count: 1, total: expected.length, uncompared: 0,
     };
   }
+  let uncompared = 0;
   for (let k = 0; k < expected.length; k++) {
     const e = expected[k];
     const g = got[k];
-    const agree = float ? floatsAgree(e as number, g as number, width, ulps, zeroSign) : e === g;
+    if (float && !promises.nonFinite && !Number.isFinite(e)) {
+      uncompared++;
+      continue;
+    }
+    const agree = float ? floatsAgree(e as number, g as number, width, ulps, promises.zeroSign) : e === g;
     if (agree) continue;
     count++;
     if (mismatches.length < keep) mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });
   }
-  return { mismatches, count, total: expected.length };
+  return { mismatches, count, total: expected.length, uncompared };
 }

@@ -1,3 +1,5 @@
+import type { Device } from '@loom/core';
+
 /**
  * The feature classes a differential case may use. Each can be excluded by name, so a
  * class whose bug is still being fixed does not hide every other disagreement behind it:
@@ -56,7 +58,35 @@ export class FeatureSet {
     return !this.excluded.has(f);
   }
 
+  /** These features and the given ones left out. */
+  without(more: Iterable<Feature>): FeatureSet {
+    return new FeatureSet([...this.excluded, ...more]);
+  }
+
+  /** Whether both sets enable the same features. */
+  equals(other: FeatureSet): boolean {
+    return ALL_FEATURES.every((f) => this.has(f) === other.has(f));
+  }
+
   describe(): string {
     return this.excluded.size ? `all features except ${[...this.excluded].join(', ')}` : 'all features';
   }
+}
+
+/**
+ * Whether `device` computes floats only as far as they stay finite: WGSL lets its compilers
+ * assume so, and lavapipe does (it folds (b − k) − b to −k with b = NaN, x / 0 to 0, and
+ * reassociates (a + 1e30) − 1e30 to a; see the README's semantics section). No code
+ * generation can prevent that in general.
+ */
+export const finiteFloatsOnly = (device: Device): boolean => device.target.name === 'wgsl';
+
+/**
+ * The feature classes `device` cannot be held to, whatever a run enables: a device that
+ * assumes finite floats gets the same seed's case made without float specials (NaN, ±Inf,
+ * −0, 1e30), and its elements that come out non-finite anyway (x / 0 from finite inputs) are
+ * not compared (compare.ts).
+ */
+export function limitsOf(device: Device): readonly Feature[] {
+  return finiteFloatsOnly(device) ? ['floatSpecials'] : [];
 }

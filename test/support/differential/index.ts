@@ -8,14 +8,14 @@
  * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
  * first elements that differ.
  */
-import { isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import { InternalError, isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
 import { generateChain, type Chain } from './chains.ts';
 import { compareArrays, formatValue, type Comparison } from './compare.ts';
-import type { FeatureSet } from './features.ts';
+import { finiteFloatsOnly, limitsOf, type FeatureSet } from './features.ts';
 import { generateKernel, type KernelCase } from './kernels.ts';
 import { Rng } from './random.ts';
 
-export { FeatureSet, FEATURES, ALL_FEATURES, type Feature } from './features.ts';
+export { FeatureSet, FEATURES, ALL_FEATURES, limitsOf, type Feature } from './features.ts';
 
 export type Outcome =
   | { readonly kind: 'agree' }
@@ -53,14 +53,15 @@ function describeError(e: unknown): string {
 }
 
 /**
- * A LoomError is Loom declining the case, except when it reports Loom's own failure: a
- * broken invariant ('internal: …'), generated OpenCL that does not build, WGSL that does
- * not compile or make a pipeline. Those are findings like any other exception.
+ * A LoomError is Loom declining the case, except when it reports Loom's own failure:
+ * generated OpenCL that does not build, WGSL that does not compile or make a pipeline.
+ * Those are findings like any other exception, and so is a broken invariant (an
+ * InternalError, which is no LoomError).
  */
 function declines(e: unknown): boolean {
-  if (!(e instanceof LoomError)) return false;
+  if (e instanceof InternalError || !(e instanceof LoomError)) return false;
   if ((e as LoomError & { call?: string }).call === 'clBuildProgram') return false;
-  return !/^internal|does not compile|could not create the pipeline/.test((e as LoomError).message);
+  return !/does not compile|could not create the pipeline/.test((e as LoomError).message);
 }
 
 function outcomeOf(e: unknown): Outcome {
@@ -104,9 +105,9 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
       let outcome: Outcome;
       try {
         const got = (await run(chain.kernel, device, argumentsFor(chain.kernel, kcase))).out as HostArray;
-        // WGSL need not keep the sign of zero (see compare.ts)
-        const zeroSign = !device.name.startsWith('WebGPU');
-        const comparison = compareArrays(expected, got, kcase.ulpTolerance, zeroSign);
+        // WGSL need not keep the sign of zero, nor compute what is not finite (see compare.ts)
+        const finite = finiteFloatsOnly(device);
+        const comparison = compareArrays(expected, got, kcase.ulpTolerance, { zeroSign: !finite, nonFinite: !finite });
         outcome = comparison.count ? { kind: 'mismatch', comparison } : { kind: 'agree' };
         // Loom said the kernel looks invalid: a wrong result is then only a finding with warnedRaces
         const warned = warnings.find((w) => w.startsWith('WriteRaceConditionWarning'));
@@ -120,6 +121,25 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
   } finally {
     setWarningHandler(previous);
   }
+}
+
+/**
+ * One seed on every device: each device runs the case made with `features` less what it
+ * cannot be held to (`limitsOf`), so a WebGPU device gets the same seed's case without
+ * float specials; one result per distinct feature set, each reproducible with
+ * `--seed S --exclude <its excluded features>`.
+ */
+export async function runSeed(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device): Promise<CaseResult[]> {
+  const groups: { features: FeatureSet; devices: Device[] }[] = [];
+  for (const device of devices) {
+    const own = features.without(limitsOf(device));
+    const group = groups.find((g) => g.features.equals(own));
+    if (group) group.devices.push(device);
+    else groups.push({ features: own, devices: [device] });
+  }
+  const results: CaseResult[] = [];
+  for (const g of groups) results.push(await runCase(seed, g.features, g.devices, reference));
+  return results;
 }
 
 const indent = (text: string, by = '    ') => text.split('\n').map((l) => by + l).join('\n');

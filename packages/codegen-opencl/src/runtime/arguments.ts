@@ -3,7 +3,7 @@
  * A scalar's dtype decides its width; the value must fit that dtype exactly (no silent truncation of
  * 3.5 to an int, of 300 to a uint8, or of a 2^60 number that a float64 cannot hold).
  */
-import { byteSize, isDType, isFloat, LoomError, type DType } from '@loom/core';
+import { byteSize, float16Bits, isDType, isFloat, LoomError, type DType } from '@loom/core';
 import type { OpenCLBuffer } from './buffer.ts';
 
 export type KernelArgument =
@@ -73,32 +73,4 @@ function bytesOf(array: Float64Array | Float32Array | Uint16Array): Uint8Array {
 
 function describe(value: unknown): string {
   return typeof value === 'bigint' ? `the bigint ${value}n` : typeof value === 'number' ? String(value) : typeof value;
-}
-
-/** The IEEE half-precision bits of `value`, rounded to nearest even (straight from the double, no float32 step). */
-export function float16Bits(value: number): number {
-  if (Number.isNaN(value)) return 0x7e00;
-  const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
-  const magnitude = Math.abs(value);
-  // 65520 is halfway between the largest half (65504) and the next step, and rounds (to even) up to infinity
-  if (magnitude >= 65520) return sign | 0x7c00;
-  if (magnitude < 2 ** -14) {
-    // subnormal: a count of 2^-24 steps (rounding up to 0x400 yields the smallest normal, correctly encoded)
-    return sign | roundHalfToEven(magnitude * 2 ** 24);
-  }
-  let exponent = Math.floor(Math.log2(magnitude));
-  if (2 ** exponent > magnitude) exponent--; // log2 is not exact next to powers of two
-  if (2 ** (exponent + 1) <= magnitude) exponent++;
-  let mantissa = roundHalfToEven((magnitude / 2 ** exponent - 1) * 1024);
-  if (mantissa === 1024) {
-    mantissa = 0;
-    exponent++;
-  }
-  return sign | ((exponent + 15) << 10) | mantissa;
-}
-
-function roundHalfToEven(x: number): number {
-  const floor = Math.floor(x);
-  const fraction = x - floor;
-  return fraction > 0.5 || (fraction === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
 }

@@ -17,6 +17,7 @@ import { checkIntegerIndices } from './integer-indices.ts';
 import { checkReductionInamesNotSurrounding } from './reduction-inames.ts';
 import { checkWriteRaces } from './write-races.ts';
 import { checkLocalTemporaryWrites } from './local-writes.ts';
+import { checkPrivateTemporaryReads } from './private-reads.ts';
 
 export { KernelCheckError } from './check-error.ts';
 
@@ -32,4 +33,5 @@ export function checkTypedKernel(knl: LoopKernel): void {
 export function checkLinearizedKernel(knl: LoopKernel, subkernels: readonly Subkernel[]): void {
   checkWriteRaces(knl);
   checkLocalTemporaryWrites(knl, subkernels);
+  checkPrivateTemporaryReads(knl);
 }

@@ -5,13 +5,14 @@
  * refuses with "reduction used within loop(s) that it was supposed to reduce over".
  */
 import type { Expr } from '../expr/nodes.ts';
-import { children } from '../expr/index.ts';
+import { walkScoped } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { fail, quoted } from './check-error.ts';
 
 export function checkReductionInamesNotSurrounding(knl: LoopKernel): void {
   for (const insn of knl.instructions) {
+    // what surrounds a reduction: the instruction's loops and the reductions around it
     const visit = (e: Expr, surrounding: readonly string[]): void => {
       if (e.kind === 'reduce') {
         const bad = e.inames.filter((n) => surrounding.includes(n));
@@ -26,12 +27,9 @@ export function checkReductionInamesNotSurrounding(knl: LoopKernel): void {
             fix: `Reduce over a fresh iname with the same range (add it to the domain, e.g. duplicate the iname), or take ${quoted(bad)} out of the instruction.`,
           });
         }
-        visit(e.body, [...surrounding, ...e.inames]);
-        return;
       }
-      for (const c of children(e)) visit(c, surrounding);
     };
     const exprs = [insn.expression, ...insn.predicates].filter((e): e is Expr => e !== undefined);
-    for (const e of exprs) visit(expandSubstitutions(e, knl.substitutions), insn.withinInames);
+    for (const e of exprs) walkScoped(expandSubstitutions(e, knl.substitutions), visit, insn.withinInames);
   }
 }

@@ -19,7 +19,8 @@ import { LoomError } from '../errors.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin } from '../sets/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { expandSubstitutions, forEachSubscript, nameWritten, scalarNamesRead } from '../kernel/accesses.ts';
+import { freeVariables } from '../expr/index.ts';
+import { expandSubstitutions, forEachSubscript, nameWritten } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { tagToString, type AddressSpace, type InameTag, type LoopKernel } from '../kernel/model.ts';
 import { quoted, warn } from './check-error.ts';
@@ -75,7 +76,7 @@ function inamesCarriedByPrivateTemporaries(knl: LoopKernel): Map<string, Set<str
 
 /** Scalars and arrays an expression reads (ILP privatizes `q` into `q[lane]`: still `q`). */
 function namesIn(e: Expr): string[] {
-  const names = [...scalarNamesRead(e)];
+  const names = [...freeVariables(e)];
   forEachSubscript(e, (sub) => names.push(sub.array));
   return names;
 }

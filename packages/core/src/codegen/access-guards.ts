@@ -26,7 +26,7 @@
  * that fails also records itself in a small flag buffer, which `run` reads after the
  * launch and turns into a LoomError naming the array, the instruction and the index.
  */
-import { LoomError } from '../errors.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import { cast, compare, ifThenElse, int, logical, not, subscript, type Expr, type Subscript } from '../expr/nodes.ts';
 import { exprEquals, mapChildren, printExpr, toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
@@ -180,7 +180,7 @@ export class AccessGuards {
         return logical(e.op, left, walk(e.right, [...path, e.op === 'and' ? left : not(left)]));
       }
       case 'reduce':
-        throw new LoomError('internal: a reduction survived realization');
+        throw new InternalError('a reduction survived realization');
       default:
         return mapChildren(e, (x) => walk(x, path));
     }

@@ -8,6 +8,7 @@ import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { AddressSpace } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
+import { mapStmts } from './stmt-visit.ts';
 
 export type Stmt =
   | { readonly kind: 'block'; readonly body: readonly Stmt[] }
@@ -51,43 +52,33 @@ export interface ProgramAst {
    * (a parameter of the kernels that have such accesses) and what each slot reports.
    */
   readonly boundsChecks?: BoundsChecks;
+  /**
+   * The kernel allows `a * b + c` to be fused into one fma (`setOptions(knl, {
+   * fusedMultiplyAdd: true })`): one rounding instead of two, faster, and possibly one
+   * ulp away from the CPU device. Off by default: every operation rounds once.
+   */
+  readonly fusedMultiplyAdd?: boolean;
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });
 
-/** Applies `f` to every expression of a statement tree (targets, values, bounds, conditions). */
-export function mapStmtExprs(s: Stmt, f: (e: Expr) => Expr): Stmt {
-  switch (s.kind) {
-    case 'block': return { ...s, body: s.body.map((x) => mapStmtExprs(x, f)) };
-    case 'for': return { ...s, lower: f(s.lower), upper: f(s.upper), body: mapStmtExprs(s.body, f) };
-    case 'if': return { ...s, condition: f(s.condition), then: mapStmtExprs(s.then, f) };
-    case 'assign': return { ...s, target: f(s.target), value: f(s.value) };
-    default: return s;
-  }
-}
-
 /**
  * Adjacent statements under the same condition share one `if` (loopy groups them so):
- * `if (c) x = 1; if (c) y = 2;` → `if (c) { x = 1; y = 2; }`.
+ * `if (c) x = 1; if (c) y = 2;` → `if (c) { x = 1; y = 2; }`. Bodies inside are merged
+ * first (bottom-up), so a merged `if` is not looked into again.
  */
 export function mergeGuards(body: readonly Stmt[], same: (a: Expr, b: Expr) => boolean): Stmt[] {
-  const out: Stmt[] = [];
-  for (const raw of body) {
-    const s = recurse(raw, same);
-    const last = out[out.length - 1];
-    if (s.kind === 'if' && last?.kind === 'if' && same(last.condition, s.condition)) {
-      const previous = last.then.kind === 'block' ? last.then.body : [last.then];
-      out[out.length - 1] = { kind: 'if', condition: last.condition, then: { kind: 'block', body: [...previous, s.then] } };
-    } else out.push(s);
-  }
-  return out;
-}
-
-function recurse(s: Stmt, same: (a: Expr, b: Expr) => boolean): Stmt {
-  switch (s.kind) {
-    case 'block': return { ...s, body: mergeGuards(s.body, same) };
-    case 'for': return { ...s, body: recurse(s.body, same) };
-    case 'if': return { ...s, then: recurse(s.then, same) };
-    default: return s;
-  }
+  const merge = (list: readonly Stmt[]): Stmt[] => {
+    const out: Stmt[] = [];
+    for (const s of list) {
+      const last = out[out.length - 1];
+      if (s.kind === 'if' && last?.kind === 'if' && same(last.condition, s.condition)) {
+        const previous = last.then.kind === 'block' ? last.then.body : [last.then];
+        out[out.length - 1] = { kind: 'if', condition: last.condition, then: { kind: 'block', body: [...previous, s.then] } };
+      } else out.push(s);
+    }
+    return out;
+  };
+  const inner = (s: Stmt) => mapStmts(s, { stmt: (x) => (x.kind === 'block' ? { ...x, body: merge(x.body) } : x) });
+  return merge(body.map(inner));
 }

@@ -17,13 +17,18 @@ import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
-import { block, mapStmtExprs, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { mapStmts } from './stmt-visit.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
-export class KernelBuilder {
+/**
+ * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
+ * (Not the DSL's `KernelBuilder`, which chains transformations on a user's kernel.)
+ */
+export class DeviceKernelBuilder {
   private readonly types = new Map<string, DType>();
   private readonly strides = new Map<string, Expr[]>();
   private readonly byId: Map<string, Instruction>;
@@ -80,7 +85,7 @@ export class KernelBuilder {
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
     }));
     const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
-    const substituted = [...declarations, ...statements].map((s) => mapStmtExprs(s, (e) => (hardware.size ? substitute(e, hardware) : e)));
+    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (hardware.size ? substitute(e, hardware) : e) }));
     const body = mergeGuards(substituted, exprEquals);
     return {
       name,
@@ -174,8 +179,7 @@ export class KernelBuilder {
       const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
       if (fixed.isEmpty()) continue;
       const copies = this.items(item.body, [...outer, iname], fixed);
-      const value = new Map([[iname, int(v)]]);
-      out.push(...copies.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE }))));
+      out.push(...this.specialize(copies, iname, v));
     }
     return out;
   }
@@ -235,16 +239,24 @@ export class KernelBuilder {
     const generic = this.instruction(insn, ranged);
     const out: Stmt[] = [];
     for (let v = lo; v <= hi; v++) {
-      const value = new Map([[iname, int(v)]]);
-      const specialized = generic.map((s) => mapStmtExprs(s, (e) => simplify(substitute(e, value), { isInteger: (n) => this.types.get(n) === INDEX_DTYPE })));
-      out.push(...specialized.flatMap(dropDecidedGuards));
+      out.push(...this.specialize(generic, iname, v).flatMap(dropDecidedGuards));
     }
     return out;
   }
 
-  /** `a[i, j]` → `a[n*i + j]`; a zero-dimensional array argument `x` → `x[0]`. */
+  /** The statements of one iteration of an unrolled loop: `iname` replaced by `value`, folded. */
+  private specialize(statements: readonly Stmt[], iname: string, value: number): Stmt[] {
+    const fixed = new Map([[iname, int(value)]]);
+    const isInteger = (n: string) => this.types.get(n) === INDEX_DTYPE;
+    return statements.map((s) => mapStmts(s, { expr: (e) => simplify(substitute(e, fixed), { isInteger }) }));
+  }
+
+  /**
+   * `a[i, j]` → `a[n*i + j]`; a zero-dimensional array `x` → `x[0]`: an array argument, or a
+   * global temporary, which is a buffer of the call like an argument (a scalar one too).
+   */
   private flatten(e: Expr): Expr {
-    if (e.kind === 'var' && this.knl.arg(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
+    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
     if (e.kind !== 'subscript') return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
@@ -259,6 +271,9 @@ export class KernelBuilder {
     return subscript(e.array, [flat ?? int(0)]);
   }
 
+  private isBuffer(name: string): boolean {
+    return this.knl.arg(name) !== undefined || this.knl.temporaries.get(name)?.addressSpace === 'global';
+  }
 }
 
 /** `if (true) s` is `s`; `if (false) s` is nothing (guards that a lane's value settled). */

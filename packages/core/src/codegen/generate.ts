@@ -18,7 +18,7 @@ import { privatizeIlpTemporaries } from '../kernel/privatize-ilp.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
-import { KernelBuilder } from './builder.ts';
+import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
 import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
@@ -70,10 +70,14 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
 
 function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[] } {
   const { kernel, subkernels, args } = linearized(knl, target);
-  const builder = new KernelBuilder(kernel, options);
+  const builder = new DeviceKernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
-  const program = boundsChecks ? { kernels, boundsChecks } : { kernels };
+  const program: ProgramAst = {
+    kernels,
+    ...(boundsChecks ? { boundsChecks } : {}),
+    ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
+  };
   checkProgramNames(program);
   return { program, args };
 }

@@ -11,6 +11,7 @@ import { mapExpr, walk } from '../expr/index.ts';
 import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { isName, showName } from '../names.ts';
 import type { KernelFunction, ProgramAst, Stmt } from './ast.ts';
+import { mapStmts, walkStmts } from './stmt-visit.ts';
 
 /** Every name the program's code spells, kernel names included. */
 export function programNames(program: ProgramAst): Set<string> {
@@ -21,16 +22,7 @@ export function programNames(program: ProgramAst): Set<string> {
       else if (x.kind === 'subscript') names.add(x.array);
       else if (x.kind === 'reduce') x.inames.forEach((n) => names.add(n));
     });
-  const fromStmt = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(fromStmt); return;
-      case 'for': names.add(s.iname); fromExpr(s.lower); fromExpr(s.upper); fromStmt(s.body); return;
-      case 'if': fromExpr(s.condition); fromStmt(s.then); return;
-      case 'assign': fromExpr(s.target); fromExpr(s.value); return;
-      case 'declare': names.add(s.name); return;
-      default: return;
-    }
-  };
+  const fromStmt = (s: Stmt) => walkStmts(s, { name: (n) => names.add(n), expr: fromExpr });
   for (const k of program.kernels) {
     names.add(k.name);
     k.params.forEach((p) => names.add(p.name));
@@ -61,16 +53,7 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
       if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.body);
       return x;
     });
-  const stmt = (s: Stmt): Stmt => {
-    switch (s.kind) {
-      case 'block': return { ...s, body: s.body.map(stmt) };
-      case 'for': return { ...s, iname: spell(s.iname), lower: expr(s.lower), upper: expr(s.upper), body: stmt(s.body) };
-      case 'if': return { ...s, condition: expr(s.condition), then: stmt(s.then) };
-      case 'assign': return { ...s, target: expr(s.target), value: expr(s.value) };
-      case 'declare': return { ...s, name: spell(s.name) };
-      default: return s;
-    }
-  };
+  const stmt = (s: Stmt) => mapStmts(s, { name: spell, expr });
   const kernel = (k: KernelFunction): KernelFunction => ({
     ...k,
     name: spell(k.name),

@@ -8,6 +8,7 @@ import { LoomError } from '../errors.ts';
 import { compare, ifThenElse, int, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr } from '../expr/index.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
+import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
 
 export const separateName = (name: string, k: number) => `${name}_s${k}`;
 
@@ -50,20 +51,20 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
       for (let k = length - 2; k >= 0; k--) chosen = ifThenElse(compare('==', index, int(k)), pick(x.array, x.indices, axis, k), chosen);
       return chosen;
     });
-  const instructions = knl.instructions.flatMap((insn): Instruction[] => {
-    const base = { ...insn, expression: insn.expression && rewriteReads(insn.expression), predicates: insn.predicates.map(rewriteReads) };
+  // reads everywhere (the indices of what is written included, and rule bodies, which
+  // are written out later); then each write to a separated array picks its array
+  const read = mapKernelExpressions(knl, rewriteReads, { what: 'separateArrays' });
+  const instructions = read.instructions.flatMap((insn): Instruction[] => {
     const target = insn.assignee;
-    if (target?.kind !== 'subscript' || !seps.has(target.array)) {
-      return [target?.kind === 'subscript' ? { ...base, assignee: subscript(target.array, target.indices.map(rewriteReads)) } : base];
-    }
+    if (target?.kind !== 'subscript' || !seps.has(target.array)) return [insn];
     const { axis, length } = seps.get(target.array)!;
     const index = target.indices[axis];
-    if (index.kind === 'int') return [{ ...base, assignee: pick(target.array, target.indices, axis, checked(index.value, length, target.array)) }];
+    if (index.kind === 'int') return [{ ...insn, assignee: pick(target.array, target.indices, axis, checked(index.value, length, target.array)) }];
     return Array.from({ length }, (_, k) => ({
-      ...base,
+      ...insn,
       id: k === 0 ? insn.id : `${insn.id}_s${k}`,
       assignee: pick(target.array, target.indices, axis, k),
-      predicates: [...base.predicates, compare('==', index, int(k))],
+      predicates: [...insn.predicates, compare('==', index, int(k))],
     }));
   });
   // whoever waited for a split write waits for every copy of it
@@ -73,7 +74,7 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
     if (i.id !== original || knl.instructions.some((k) => k.id === i.id)) copies.set(original, [...(copies.get(original) ?? []), i.id]);
   }
   const withDeps = instructions.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => copies.get(d) ?? [d]))] }));
-  return knl.with({ args, instructions: withDeps });
+  return read.with({ args, instructions: withDeps });
 }
 
 function checked(k: number, length: number, name: string): number {

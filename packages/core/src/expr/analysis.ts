@@ -7,25 +7,28 @@
  */
 import { LoomError } from '../errors.ts';
 import { KNOWN_FUNCTIONS, type Expr, type Subscript } from './nodes.ts';
-import { children, mapChildren, walk } from './visit.ts';
+import { children, mapChildren, walk, walkScoped } from './visit.ts';
 
 /**
  * The names `e` reads as values (variables, including those in subscripts' indices), less
- * the inames bound by reductions around them. Array names of subscripts and function names
- * are not included: see `arraysAccessed`.
+ * the inames bound by reductions around them and those in `bound`. Array names of
+ * subscripts and function names are not included: see `arraysAccessed`.
  */
-export function freeVariables(e: Expr): Set<string> {
+export function freeVariables(e: Expr, bound: readonly string[] = []): Set<string> {
   const free = new Set<string>();
-  const visit = (x: Expr, bound: ReadonlySet<string>): void => {
-    if (x.kind === 'var') {
-      if (!bound.has(x.name)) free.add(x.name);
-      return;
-    }
-    const inner = x.kind === 'reduce' ? new Set([...bound, ...x.inames]) : bound;
-    for (const c of children(x)) visit(c, inner);
-  };
-  visit(e, new Set());
+  walkScoped(e, (x, b) => {
+    if (x.kind === 'var' && !b.includes(x.name)) free.add(x.name);
+  }, bound);
   return free;
+}
+
+/** The inames that the reductions in `e` run over (bound there, so not in `freeVariables`). */
+export function reductionInamesIn(e: Expr): Set<string> {
+  const out = new Set<string>();
+  walk(e, (x) => {
+    if (x.kind === 'reduce') for (const n of x.inames) out.add(n);
+  });
+  return out;
 }
 
 /** Every subscript in `e`, grouped by array name (in order of appearance). */

@@ -79,6 +79,22 @@ export function walk(e: Expr, visitor: (e: Expr) => void | boolean): void {
   for (const c of children(e)) walk(c, visitor);
 }
 
+/**
+ * `walk`, telling the visitor the inames of the reductions around each node. A
+ * reduction binds its inames in its body: in `x + sum(k, a[k])` the `k` of `a[k]` is
+ * the reduction's own, while a `k` beside the sum would be a name from outside.
+ * `bound` is what the caller's context already binds (an instruction's loops, say).
+ */
+export function walkScoped(
+  e: Expr,
+  visitor: (e: Expr, bound: readonly string[]) => void | boolean,
+  bound: readonly string[] = [],
+): void {
+  if (visitor(e, bound) === false) return;
+  const inner = e.kind === 'reduce' ? [...bound, ...e.inames] : bound;
+  for (const c of children(e)) walkScoped(c, visitor, inner);
+}
+
 /** Bottom-up rewrite: `f` sees each node after its children have been rewritten. */
 export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
   return f(mapChildren(e, (c) => mapExpr(c, f)));

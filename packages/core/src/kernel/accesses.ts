@@ -4,7 +4,7 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, children, mapChildren, substitute } from '../expr/index.ts';
+import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkScoped } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -76,31 +76,10 @@ class RuleExpansion {
 }
 
 /** Calls `visit` for every subscript in `e`, with the reduction inames around it. */
-export function forEachSubscript(e: Expr, visit: (s: Subscript, reductionInames: readonly string[]) => void, bound: readonly string[] = []): void {
-  if (e.kind === 'subscript') visit(e, bound);
-  if (e.kind === 'reduce') {
-    forEachSubscript(e.body, visit, [...bound, ...e.inames]);
-    return;
-  }
-  for (const c of children(e)) forEachSubscript(c, visit, bound);
-}
-
-/** Scalar names read by `e` (not subscripted arrays, not reduction-bound inames). */
-export function scalarNamesRead(e: Expr, bound: ReadonlySet<string> = new Set()): Set<string> {
-  const out = new Set<string>();
-  const walk = (x: Expr, b: ReadonlySet<string>) => {
-    if (x.kind === 'var') {
-      if (!b.has(x.name)) out.add(x.name);
-      return;
-    }
-    if (x.kind === 'reduce') {
-      walk(x.body, new Set([...b, ...x.inames]));
-      return;
-    }
-    for (const c of children(x)) walk(c, b);
-  };
-  walk(e, bound);
-  return out;
+export function forEachSubscript(e: Expr, visit: (s: Subscript, reductionInames: readonly string[]) => void): void {
+  walkScoped(e, (x, bound) => {
+    if (x.kind === 'subscript') visit(x, bound);
+  });
 }
 
 /** Every name an instruction reads: arrays, scalars and the variables in its assignee's indices. */
@@ -108,7 +87,7 @@ export function namesRead(insn: Instruction, rules: ReadonlyMap<string, Substitu
   const out = new Set<string>();
   const exprs = readExpressions(insn, rules);
   for (const e of exprs) {
-    for (const n of scalarNamesRead(e)) out.add(n);
+    for (const n of freeVariables(e)) out.add(n);
     forEachSubscript(e, (s) => out.add(s.array));
   }
   return out;
@@ -132,13 +111,7 @@ export function readExpressions(insn: Instruction, rules: ReadonlyMap<string, Su
 
 /** Reduction inames used anywhere in the instruction. */
 export function reductionInames(insn: Instruction, rules: ReadonlyMap<string, SubstitutionRule>): Set<string> {
-  const out = new Set<string>();
-  const walk = (x: Expr) => {
-    if (x.kind === 'reduce') for (const n of x.inames) out.add(n);
-    for (const c of children(x)) walk(c);
-  };
-  for (const e of readExpressions(insn, rules)) walk(e);
-  return out;
+  return new Set(readExpressions(insn, rules).flatMap((e) => [...reductionInamesIn(e)]));
 }
 
 /** All array accesses of the kernel (arguments and array temporaries). */

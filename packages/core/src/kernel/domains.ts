@@ -5,6 +5,8 @@
  */
 import { BasicSet } from '../sets/index.ts';
 import { LoomError } from '../errors.ts';
+import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
 import type { LoopKernel } from './model.ts';
 
 /** Index of the domain that introduces `iname`. */
@@ -40,18 +42,15 @@ export function domainOf(
   // kernels are immutable and share their domain lists: the same question gets the same set
   const wanted = new Set(inames);
   const key = `${[...wanted].sort().join(',')}|${keepParents}|${withAssumptions}`;
-  let perDomains = memo.get(knl.domains);
-  if (!perDomains) memo.set(knl.domains, (perDomains = new WeakMap()));
-  let answers = perDomains.get(knl.assumptions);
-  if (!answers) perDomains.set(knl.assumptions, (answers = new Map()));
-  const known = answers.get(key);
-  if (known) return known;
-  const set = computeDomainOf(knl, wanted, keepParents, withAssumptions);
-  answers.set(key, set);
-  return set;
+  return answers(knl.domains)(knl.assumptions).memo(key, () => computeDomainOf(knl, wanted, keepParents, withAssumptions));
 }
 
-const memo = new WeakMap<readonly BasicSet[], WeakMap<BasicSet, Map<string, BasicSet>>>();
+/**
+ * Per domain list and assumptions (weakly), the sets asked for, by iname set and flags. A
+ * kernel asks a number of questions fixed by its loops; the bound only caps a pathological one.
+ */
+const answers = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)));
+const DOMAIN_QUESTIONS_PER_KERNEL = 1024;
 
 function computeDomainOf(
   knl: Pick<LoopKernel, 'domains' | 'assumptions'>,

@@ -8,7 +8,8 @@
 import type { SubstitutionRule } from './model.ts';
 import type { Instruction } from './model.ts';
 import type { BasicSet } from '../sets/index.ts';
-import { nameWritten, namesRead, readExpressions, reductionInames, scalarNamesRead } from './accesses.ts';
+import { freeVariables } from '../expr/index.ts';
+import { nameWritten, namesRead, readExpressions, reductionInames } from './accesses.ts';
 
 export interface InameRequest {
   readonly insn: Instruction;
@@ -38,7 +39,7 @@ export function inferWithinInames(
       continue;
     }
     const used = new Set<string>();
-    for (const e of readExpressions(insn, rules)) for (const n of scalarNamesRead(e)) if (allInames.has(n)) used.add(n);
+    for (const e of readExpressions(insn, rules)) for (const n of freeVariables(e)) if (allInames.has(n)) used.add(n);
     for (const n of forInames) used.add(n);
     for (const n of explicit?.names ?? []) used.add(n);
     result.set(insn.id, used);
@@ -52,7 +53,7 @@ export function inferWithinInames(
   }
   const assigneeInames = (insn: Instruction): Set<string> => {
     const out = new Set<string>();
-    if (insn.assignee?.kind === 'subscript') for (const ix of insn.assignee.indices) for (const n of scalarNamesRead(ix)) out.add(n);
+    if (insn.assignee?.kind === 'subscript') for (const ix of insn.assignee.indices) for (const n of freeVariables(ix)) out.add(n);
     return out;
   };
 

@@ -11,9 +11,9 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { parseExpression, printExpr } from '../expr/index.ts';
+import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { allAccesses, forEachSubscript, nameWritten, readExpressions, scalarNamesRead } from './accesses.ts';
+import { allAccesses, forEachSubscript, nameWritten, readExpressions } from './accesses.ts';
 import { resolveDependencies } from './dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { inferShape } from './infer-shapes.ts';
@@ -27,6 +27,7 @@ import {
   type TemporaryVariable,
 } from './model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
+import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
 import './print.ts';
 
@@ -65,9 +66,13 @@ export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> =
   return { ...spec, name, kind: 'constant' };
 }
 
+/**
+ * `instructions`: the textual syntax (a string, or one line per entry), or instructions
+ * built from expression nodes (`assignment`, instruction-specs.ts).
+ */
 export function makeKernel(
   domains: string | readonly string[],
-  instructions: string | readonly string[],
+  instructions: string | readonly string[] | readonly InstructionSpec[],
   args?: readonly (ArgSpec | '...')[],
   options: MakeKernelOptions = {},
 ): LoopKernel {
@@ -82,7 +87,7 @@ export function makeKernel(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = parseInstructions(instructions);
+  const parsed = isInstructionSpecs(instructions) ? { instructions, substitutions: [] } : parseInstructions(instructions);
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
@@ -235,20 +240,7 @@ function checkInamesKnown(insn: Instruction, inames: ReadonlySet<string>, rules:
       }
     }
   };
-  for (const e of readExpressions(insn, rules)) walkAll(e, check);
-}
-
-function walkAll(e: Expr, f: (e: Expr) => void): void {
-  f(e);
-  switch (e.kind) {
-    case 'subscript': e.indices.forEach((x) => walkAll(x, f)); break;
-    case 'neg': case 'not': case 'cast': walkAll(e.operand, f); break;
-    case 'binary': case 'compare': case 'logical': walkAll(e.left, f); walkAll(e.right, f); break;
-    case 'if': walkAll(e.condition, f); walkAll(e.then, f); walkAll(e.otherwise, f); break;
-    case 'call': e.args.forEach((x) => walkAll(x, f)); break;
-    case 'reduce': walkAll(e.body, f); break;
-    default: break;
-  }
+  for (const e of readExpressions(insn, rules)) walk(e, check);
 }
 
 /** A span under the first whole-word occurrence of `word` in the instruction's text. */
@@ -290,7 +282,7 @@ function classifyArguments(
         read.add(s.array);
         if (!arrays.has(s.array)) arrays.set(s.array, insn);
       });
-      for (const n of scalarNamesRead(e)) {
+      for (const n of freeVariables(e)) {
         read.add(n);
         if (!scalars.has(n)) scalars.set(n, insn);
       }
@@ -301,7 +293,7 @@ function classifyArguments(
   for (const spec of declared) {
     if (spec.shape === undefined || spec.shape === 'auto') continue;
     for (const entry of spec.shape.map(parseShapeEntry(spec.name))) {
-      for (const n of scalarNamesRead(entry)) if (!inames.has(n) && !scalars.has(n)) scalars.set(n, undefined);
+      for (const n of freeVariables(entry)) if (!inames.has(n) && !scalars.has(n)) scalars.set(n, undefined);
     }
   }
 

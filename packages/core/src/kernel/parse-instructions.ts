@@ -42,7 +42,8 @@ export interface ParsedInstruction {
   readonly atomic: boolean;
   readonly barrierScope?: 'global' | 'local';
   readonly memKind?: 'global' | 'local';
-  readonly span: SourceSpan;
+  /** Where the text said it; absent for an instruction built from nodes (instruction-specs.ts). */
+  readonly span?: SourceSpan;
 }
 
 export interface ParsedSubstitution {

@@ -7,7 +7,7 @@
  */
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { scalarNamesRead } from './accesses.ts';
+import { freeVariables } from '../expr/index.ts';
 import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from './model.ts';
 
 export function placeTemporaries(knl: LoopKernel): LoopKernel {
@@ -29,7 +29,7 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
     checkNotSplitAcrossGroups(knl, t, insn, a.indices);
     const localInames = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
     if (localInames.length === 0) continue;
-    const indexNames = new Set(a.indices.flatMap((ix) => [...scalarNamesRead(ix)]));
+    const indexNames = new Set(a.indices.flatMap((ix) => [...freeVariables(ix)]));
     const indexed = localInames.filter((n) => indexNames.has(n));
     if (indexed.length === 0) continue;
     const missing = localInames.filter((n) => !indexNames.has(n));
@@ -50,7 +50,7 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
  * group iname would be filled piecewise, each group seeing only its own piece.
  */
 function checkNotSplitAcrossGroups(knl: LoopKernel, t: TemporaryVariable, insn: Instruction, indices: readonly Expr[]): void {
-  const names = new Set(indices.flatMap((ix) => [...scalarNamesRead(ix)]));
+  const names = new Set(indices.flatMap((ix) => [...freeVariables(ix)]));
   const across = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'group' && names.has(n));
   if (across.length) {
     throw new LoomError(

@@ -13,6 +13,7 @@ import { staticMax, staticMin } from '../sets/index.ts';
 import { nameWritten } from './accesses.ts';
 import { domainOf } from './domains.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
 
 export function isIlpIname(knl: LoopKernel, iname: string): boolean {
   return knl.inameTags.get(iname)?.kind === 'ilp';
@@ -57,7 +58,10 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
     temporaries.set(name, { ...t, shape: [...extents, ...t.shape] } satisfies TemporaryVariable);
   }
 
-  const rewrite = (insn: Instruction) => (e: Expr): Expr =>
+  // What is written changes too (`acc = ...` becomes `acc[i_ilp] = ...`). Rules are kept:
+  // the rewrite depends on the instruction (its ILP loops), which one rule body shared by
+  // several cannot follow, and realizing reductions has already written them out in the values.
+  const rewrite = (e: Expr, insn: Instruction): Expr =>
     mapExpr(e, (x) => {
       const name = x.kind === 'var' ? x.name : x.kind === 'subscript' ? x.array : undefined;
       const inames = name === undefined ? undefined : expand.get(name);
@@ -72,14 +76,5 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
       const rest = x.kind === 'subscript' ? x.indices : [];
       return subscript(name, [...inames.map((n) => variable(n)), ...rest]);
     });
-  const instructions = knl.instructions.map((insn) => {
-    const f = rewrite(insn);
-    return {
-      ...insn,
-      assignee: insn.assignee && f(insn.assignee),
-      expression: insn.expression && f(insn.expression),
-      predicates: insn.predicates.map(f),
-    };
-  });
-  return knl.with({ temporaries, instructions });
+  return mapKernelExpressions(knl.with({ temporaries }), (e, insn) => rewrite(e, insn!), { what: 'ILP', assignee: 'whole', rules: 'keep' });
 }

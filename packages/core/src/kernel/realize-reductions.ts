@@ -31,8 +31,9 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       continue;
     }
     const added: Instruction[] = [];
-    const realize = (e: Expr, outerInames: readonly string[]): Expr => {
-      if (e.kind !== 'reduce') return mapChildren(e, (c) => realize(c, outerInames));
+    // `guards`: the predicates the accumulation runs under (see below)
+    const realize = (e: Expr, outerInames: readonly string[], guards: readonly Expr[]): Expr => {
+      if (e.kind !== 'reduce') return mapChildren(e, (c) => realize(c, outerInames, guards));
       const parallel = e.inames.filter((n) => isParallelTag(knl.inameTags.get(n)));
       if (parallel.length) {
         const tags = parallel.map((n) => `'${n}' (${tagToString(knl.inameTags.get(n))})`).join(', ');
@@ -43,7 +44,7 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       }
       // inner reductions are realized inside the update, with the outer reduction's inames
       const within = [...outerInames, ...e.inames];
-      const body = realize(e.body, within);
+      const body = realize(e.body, within, guards);
       const dtype = exprType(e, typeOf).dtype;
       const acc = uniqueName(`acc_${e.inames.join('_')}`, taken);
       taken.add(acc);
@@ -52,7 +53,7 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       taken.add(initId);
       const updateId = uniqueName(`${insn.id}_${acc}_update`, taken);
       taken.add(updateId);
-      const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: insn.predicates };
+      const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: guards };
       // the initialization only writes the accumulator: it waits for nothing (the
       // instruction's own dependencies are for the reads, in the update). So it takes no
       // predicate either: a condition reads (`if c_fetch[i] > 0`), and evaluated before
@@ -69,14 +70,19 @@ export function realizeReductions(knl: LoopKernel): LoopKernel {
       });
       return variable(acc);
     };
-    const expanded = expandSubstitutions(insn.expression, knl.substitutions);
-    const expression = realize(expanded, insn.withinInames);
+    // Substitution rules are expanded in the conditions too (`if f(i) > 0`). A reduction in a
+    // condition (`if sum(k, b[i, k]) > 0`) is accumulated first and unconditionally: the
+    // condition is what it computes. The expression's reductions then accumulate under the
+    // realized conditions, as the instruction runs.
+    const predicates = insn.predicates.map((p) => realize(expandSubstitutions(p, knl.substitutions), insn.withinInames, []));
+    const expression = realize(expandSubstitutions(insn.expression, knl.substitutions), insn.withinInames, predicates);
+    const unchanged = expression === insn.expression && predicates.every((p, k) => p === insn.predicates[k]);
     if (added.length === 0) {
-      out.push(expression === insn.expression ? insn : { ...insn, expression });
+      out.push(unchanged ? insn : { ...insn, expression, predicates });
       continue;
     }
     out.push(...added);
-    out.push({ ...insn, expression, dependsOn: [...insn.dependsOn, ...added.map((a) => a.id)] });
+    out.push({ ...insn, expression, predicates, dependsOn: [...insn.dependsOn, ...added.map((a) => a.id)] });
   }
   return knl.with({ instructions: out, temporaries });
 }

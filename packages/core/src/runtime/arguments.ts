@@ -7,6 +7,7 @@ import { ownEntry } from '../names.ts';
 import { byteSize, dtypeOfHostArray, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
@@ -258,8 +259,7 @@ function checkAssumptions(knl: LoopKernel, values: ReadonlyMap<string, number | 
     point[p] = Number(v);
   }
   const key = params.map((p) => point[p]).join(',');
-  let ok = assumptionsHold.get(knl);
-  if (!ok) assumptionsHold.set(knl, (ok = new LruCache(CHECKED_PER_KERNEL)));
+  const ok = assumptionsHold(knl);
   if (ok.has(key)) return;
   if (!knl.assumptions.contains(point)) {
     const given = params.map((p) => `${p} = ${point[p]}`).join(', ');
@@ -287,7 +287,7 @@ function checkFits(knl: LoopKernel, name: string, dtype: DType, v: number | bigi
 }
 
 /** Per kernel (weakly), the parameter values known to satisfy its assumptions; bounded, as every size may come. */
-const assumptionsHold = new WeakMap<LoopKernel, LruCache<string, true>>();
+const assumptionsHold = perObject((_: LoopKernel) => new LruCache<string, true>(CHECKED_PER_KERNEL));
 const CHECKED_PER_KERNEL = 256;
 
 /** The binding with every dtype known: those of outputs nobody passed as the generated code has them. */

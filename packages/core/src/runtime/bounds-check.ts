@@ -8,6 +8,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
 import { Linear } from '../linear.ts';
@@ -21,7 +22,7 @@ import { DeviceArray } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 
 /** Per kernel (weakly), the parameter values already checked: elementwise kernels see every size, so bounded. */
-const checked = new WeakMap<LoopKernel, LruCache<string, true>>();
+const checked = perObject((_: LoopKernel) => new LruCache<string, true>(CHECKED_PER_KERNEL));
 const CHECKED_PER_KERNEL = 256;
 
 export function checkAccessBounds(
@@ -30,8 +31,7 @@ export function checkAccessBounds(
   shapes: ReadonlyMap<string, readonly number[]>,
 ): void {
   const key = [...values].map(([k, v]) => `${k}=${v}`).join(',');
-  let done = checked.get(knl);
-  if (!done) checked.set(knl, (done = new LruCache(CHECKED_PER_KERNEL)));
+  const done = checked(knl);
   if (done.has(key)) return;
 
   const params = knl.domains.flatMap((d) => d.params).filter((p) => values.has(p));

@@ -12,7 +12,7 @@ import { LoomError } from '../errors.ts';
 import { printExpr } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
-import { environment } from './availability.ts';
+import { environment } from './environment.ts';
 import type { Device, DeviceBuffer } from './device.ts';
 
 export interface RunOptions {

@@ -19,6 +19,7 @@
 import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { KernelFunction, ProgramAst, Stmt } from '../codegen/ast.ts';
+import { statementsOfKind } from '../codegen/stmt-visit.ts';
 
 export interface DeviceLimits {
   /** Work-items in one work-group (OpenCL's CL_DEVICE_MAX_WORK_GROUP_SIZE, WebGPU's maxComputeInvocationsPerWorkgroup). */
@@ -98,27 +99,16 @@ function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device:
 /** The bytes of private and local temporaries a kernel declares, and their names. */
 function declaredMemory(body: Stmt): { private: number; local: number; privateNames: string[]; localNames: string[] } {
   const out = { private: 0, local: 0, privateNames: [] as string[], localNames: [] as string[] };
-  const visit = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'block': s.body.forEach(visit); return;
-      case 'for': visit(s.body); return;
-      case 'if': visit(s.then); return;
-      case 'declare': {
-        const bytes = (s.length ?? 1) * byteSize(s.dtype);
-        if (s.addressSpace === 'private') {
-          out.private += bytes;
-          out.privateNames.push(`'${s.name}'`);
-        } else if (s.addressSpace === 'local') {
-          out.local += bytes;
-          out.localNames.push(`'${s.name}'`);
-        }
-        return;
-      }
-      default:
-        return;
+  for (const s of statementsOfKind(body, 'declare')) {
+    const bytes = (s.length ?? 1) * byteSize(s.dtype);
+    if (s.addressSpace === 'private') {
+      out.private += bytes;
+      out.privateNames.push(`'${s.name}'`);
+    } else if (s.addressSpace === 'local') {
+      out.local += bytes;
+      out.localNames.push(`'${s.name}'`);
     }
-  };
-  visit(body);
+  }
   return out;
 }
 

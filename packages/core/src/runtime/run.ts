@@ -7,6 +7,7 @@ import { ownEntry } from '../names.ts';
 import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
 import { generateCode, type CodegenOptions } from '../codegen/generate.ts';
 import type { GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -31,7 +32,7 @@ interface Compiled {
  * Per device and kernel (both weakly: a dropped kernel's entries go with it), the variants
  * compiled for each set of dtypes: a kernel sees few, and an LRU bounds the rest.
  */
-const cache = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, Promise<Compiled>>>>();
+const compiledVariants = perObject((_: Device) => perObject((_: LoopKernel) => new LruCache<string, Promise<Compiled>>(VARIANTS_PER_KERNEL)));
 const VARIANTS_PER_KERNEL = 16;
 
 /**
@@ -39,14 +40,10 @@ const VARIANTS_PER_KERNEL = 16;
  * dtypes of what the caller passed decide the rest (outputs' are inferred from them).
  */
 export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<string, DType>, options: CodegenOptions = {}): Promise<Compiled> {
-  let perDevice = cache.get(device);
-  if (!perDevice) cache.set(device, (perDevice = new WeakMap()));
-  let perKernel = perDevice.get(knl);
-  if (!perKernel) perDevice.set(knl, (perKernel = new LruCache(VARIANTS_PER_KERNEL)));
+  const variants = compiledVariants(device)(knl);
   const key = knl.args.map((a) => `${a.name}:${dtypes.get(a.name)}`).join(',') + (options.checkBounds ? '|checked' : '');
-  let entry = perKernel.get(key);
-  if (!entry) {
-    entry = (async () => {
+  return variants.memo(key, () => {
+    const entry = (async () => {
       const untyped = Object.fromEntries(knl.args.filter((a) => a.dtype === undefined && dtypes.has(a.name)).map((a) => [a.name, dtypes.get(a.name)!]));
       const typed = Object.keys(untyped).length ? addDtypes(knl, untyped) : knl;
       const code = generateCode(typed, device.target, { checkBounds: options.checkBounds ?? false });
@@ -54,10 +51,10 @@ export function compileFor(knl: LoopKernel, device: Device, dtypes: ReadonlyMap<
       const compiled = await device.compile(code, { buildOptions: knl.options.buildOptions });
       return { code, compiled };
     })();
-    perKernel.set(key, entry);
-    entry.catch(() => perKernel!.delete(key));
-  }
-  return entry;
+    // a failed compilation is not remembered: the next call tries again
+    entry.catch(() => variants.delete(key));
+    return entry;
+  });
 }
 
 export async function run(
@@ -177,10 +174,7 @@ export async function prepareCall(
 ): Promise<PreparedCall> {
   const checkBounds = wantsBoundsChecks(device, options);
   const signature = callSignature(knl, args)?.concat(checkBounds ? '|checked' : '');
-  let perDevice = prepared.get(device);
-  if (!perDevice) prepared.set(device, (perDevice = new WeakMap()));
-  let perKernel = perDevice.get(knl);
-  if (!perKernel) perDevice.set(knl, (perKernel = new LruCache(CALLS_PER_KERNEL)));
+  const perKernel = prepared(device)(knl);
   const known = signature === undefined ? undefined : perKernel.get(signature);
   if (known) {
     const arrays = known.binding.arrays.map((a) => ({ ...a, given: givenArray(ownEntry(args, a.arg.name)) }));
@@ -198,7 +192,7 @@ export async function prepareCall(
 }
 
 /** Per device and kernel (weakly), the calls prepared for each signature: elementwise kernels see every shape, so bounded. */
-const prepared = new WeakMap<Device, WeakMap<LoopKernel, LruCache<string, PreparedCall>>>();
+const prepared = perObject((_: Device) => perObject((_: LoopKernel) => new LruCache<string, PreparedCall>(CALLS_PER_KERNEL)));
 const CALLS_PER_KERNEL = 64;
 
 /** What binding depends on, as a string; undefined for arguments it cannot describe (then no reuse). */

@@ -11,6 +11,7 @@
  *    enough to hold an integer whatever the remainders).
  */
 import { type Constraint, eliminateWith, ge, substitute, tidy } from './constraint.ts';
+import { InternalError } from '../errors.ts';
 
 /** The inequalities of a system, seen from one variable (which has no equality left). */
 export interface Split {
@@ -30,7 +31,7 @@ export function splitOn(cs: readonly Constraint[], variable: string): Split {
   for (const c of cs) {
     const a = c.expr.coeff(variable);
     if (a === 0) rest.push(c);
-    else if (c.kind === 'eq') throw new Error(`splitOn: '${variable}' still has an equality`);
+    else if (c.kind === 'eq') throw new InternalError(`splitOn: '${variable}' still has an equality`);
     else (a > 0 ? lower : upper).push(c);
   }
   return { variable, lower, upper, rest };

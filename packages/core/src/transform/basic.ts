@@ -42,7 +42,7 @@ export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType
 }
 
 export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {
-  const known = ['writeCode', 'buildOptions', 'allowTerminalColors'];
+  const known = ['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new LoomError(`setOptions: unknown option '${key}' (known: ${known.join(', ')})`);
   }

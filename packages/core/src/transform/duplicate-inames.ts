@@ -6,10 +6,11 @@ import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
-import { reductionInames } from '../kernel/accesses.ts';
+import { namesRead, nameWritten, reductionInames } from '../kernel/accesses.ts';
+import { freeVariables } from '../expr/index.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface DuplicateInamesOptions {
   /** Instruction ids (wildcards allowed, `:`-separated or an array); default: every instruction. */
@@ -42,12 +43,13 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
     for (const [old, copy] of renames) if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
   }
   for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
-  // rules called by the chosen instructions use the copies too (see rewriteExpressions)
-  const rewritten = rewriteExpressions(knl.with({ domains }), 'duplicateInames', (e) => renameInExpr(e, renames), chosen);
+  checkTemporariesKeepTheirWriters(knl, chosen, renames);
+  // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
+  const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), { what: 'duplicateInames', within: chosen });
   const instructions = rewritten.instructions.map((insn) =>
     chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
   );
-  return knl.with({ domains, instructions, substitutions: rewritten.substitutions });
+  return rewritten.with({ instructions });
 }
 
 /**
@@ -68,6 +70,33 @@ function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][
       throw new LoomError(
         `duplicateInames: the bounds of '${x}' (used by instruction '${insn.id}') depend on '${old}'; ` +
         `duplicating '${old}' alone would leave them on the old loop: duplicate '${x}' with it`,
+      );
+    }
+  }
+}
+
+/**
+ * A temporary written and read in the same iteration of `i` (`<> t = a[i]`, then
+ * `out[i] = t`) must stay so: giving only one side the copy of `i` runs the writer over the
+ * whole loop before the reader, or after it, and every reader sees one value (the last).
+ * A temporary indexed by `i` keeps every iteration's value apart, so it may be parted.
+ */
+function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<string>, renames: ReadonlyMap<string, string>): void {
+  for (const writer of knl.instructions) {
+    const temporary = nameWritten(writer);
+    if (temporary === undefined || !knl.temporaries.has(temporary)) continue;
+    const target = writer.assignee!;
+    for (const old of renames.keys()) {
+      if (!writer.withinInames.includes(old)) continue;
+      if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;
+      const parted = knl.instructions.find((reader) =>
+        reader.id !== writer.id && reader.withinInames.includes(old) && chosen.has(reader.id) !== chosen.has(writer.id) &&
+        namesRead(reader, knl.substitutions).has(temporary));
+      if (parted === undefined) continue;
+      const [copied, kept] = chosen.has(writer.id) ? [writer, parted] : [parted, writer];
+      throw new LoomError(
+        `duplicateInames: instruction '${writer.id}' writes the temporary '${temporary}' and '${parted.id}' reads it in the same iteration of '${old}'; ` +
+          `giving '${copied.id}' a copy of '${old}' without '${kept.id}' would leave every read with one value: duplicate '${old}' within both, or index '${temporary}' by '${old}'`,
       );
     }
   }

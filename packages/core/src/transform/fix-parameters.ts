@@ -12,7 +12,7 @@ import { simplify, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, number>>): LoopKernel {
   const fixed = new Map(Object.entries(values));
@@ -27,13 +27,11 @@ export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, n
   }
 
   const literals = new Map([...fixed].map(([n, v]) => [n, int(v)] as const));
-  const inShape = (s: Expr) => simplify(substitute(s, literals), { integer: true });
-  const args = knl.args
-    .filter((a) => !(a.kind === 'value' && fixed.has(a.name)))
-    .map((a) => (a.shape ? { ...a, shape: a.shape.map(inShape) } : a));
-  const temporaries = new Map([...knl.temporaries].map(([name, t]) => [name, { ...t, shape: t.shape.map(inShape) }]));
-  const { instructions, substitutions } = rewriteExpressions(knl, 'fixParameters', (e) => substitute(e, literals));
-  return knl.with({ domains, assumptions, args, temporaries, instructions, substitutions });
+  // a shape becomes a constant where it can: a constant-size array can be a temporary
+  const shapes = (s: Expr) => simplify(substitute(s, literals), { integer: true });
+  const rewritten = mapKernelExpressions(knl, (e) => substitute(e, literals), { what: 'fixParameters', shapes });
+  const args = rewritten.args.filter((a) => !(a.kind === 'value' && fixed.has(a.name)));
+  return rewritten.with({ domains, assumptions, args });
 }
 
 /** Only integer parameters can be fixed: names the domains, assumptions or value arguments use. */

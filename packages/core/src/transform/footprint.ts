@@ -19,6 +19,7 @@ import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from './rename.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 /** One use: where it is, and its arguments (array indices or rule arguments), affine. */
 export interface Use {
@@ -68,11 +69,14 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     ...uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))),
     ...(spec.fetchOuterInames ?? []),
   ])].filter((n) => !spec.sweep.includes(n));
-  const storeWithin = new Set([...fixed, ...(spec.fetchOuterInames ?? [])]);
-
   const axes = Array.from({ length: rank }, (_, d) => axisFootprint(knl, spec, d, fixed));
+  // The store runs inside the fixed inames its box moves with, and fetchOuterInames. A fixed
+  // iname the box does not move with (its range fits in the box) would only repeat the
+  // store: across work-items (i_inner on l.0) each would write the same cells at once.
+  const storeWithin = new Set([...fixed.filter((n) => axes.some((a) => a.base.dependsOn(n))), ...(spec.fetchOuterInames ?? [])]);
   const stored = axes.map((a, d) => ({ ...a, axis: d })).filter((a) => a.extent !== undefined);
   if (spec.addressSpace === 'local') checkSharedBox(knl, spec, axes, fixed);
+  checkBaseInScope(spec, stored, inames);
 
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
   if (spec.temporaryName !== undefined) checkName(spec.temporaryName, `${what}: the temporary's name`);
@@ -126,11 +130,9 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const read = (useArgs: readonly Linear[]): Expr =>
     stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
   const users = new Set(uses.map((u) => u.instruction.id));
-  const instructions = knl.instructions.map((insn) =>
-    users.has(insn.id)
-      ? { ...insn, expression: insn.expression && spec.rewrite(insn.expression, read), predicates: insn.predicates.map((p) => spec.rewrite(p, read)), dependsOn: [...insn.dependsOn, storeId] }
-      : insn,
-  );
+  // the rules concerned were inlined into the users (inlineRulesThat), each call its own footprint
+  const rewritten = mapKernelExpressions(knl, (e) => spec.rewrite(e, read), { what, within: users, rules: 'keep', assignee: 'none' });
+  const instructions = rewritten.instructions.map((insn) => (users.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, storeId] } : insn));
   const temporaries = new Map(knl.temporaries);
   temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent!)), addressSpace: spec.addressSpace ?? 'auto' });
   let result = knl.with({ domains: [...knl.domains, domain], instructions: [store, ...instructions], temporaries });
@@ -138,7 +140,15 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
     // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
     const order = auto ? [...dimNames].reverse() : dimNames;
-    result = tagInames(result, order.map((dim) => [dim, spec.defaultTag] as const));
+    // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
+    // of one instruction on one axis would be the same index
+    const taken = new Set([...storeWithin].map((n) => knl.inameTags.get(n)).filter((t) => t?.kind === 'local').map((t) => (t as { axis: number }).axis));
+    const free = [0, 1, 2].filter((a) => !taken.has(a));
+    if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
+      throw new LoomError(`${what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`);
+    }
+    const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
+    result = tagInames(result, order.map((dim, k) => [dim, tagOf(k)] as const));
   }
   return result;
 }
@@ -156,6 +166,25 @@ function checkSharedBox(knl: LoopKernel, spec: FootprintStore, axes: readonly Ax
     `${spec.what}: the local temporary for '${spec.base}' would hold a different part for each work-item along the local iname(s) '${moving.join("', '")}', ` +
       `all written into the same cells; sweep '${moving.join("', '")}' too (the storage then covers them) or leave the temporary private`,
   );
+}
+
+/**
+ * A use reads the stored box at its own argument minus the box's base, so the base must be
+ * known where the use is: affine in inames the use runs in. Uses in different loop nests
+ * (a rule's precomputation inside 'f_dim_0' and an instruction outside it) would otherwise
+ * give a base in an iname that the other use has no value of.
+ */
+function checkBaseInScope(spec: FootprintStore, stored: readonly (AxisFootprint & { axis: number })[], inames: ReadonlySet<string>): void {
+  for (const use of spec.uses) {
+    const inScope = new Set([...use.instruction.withinInames, ...use.reductionInames]);
+    const outside = [...new Set(stored.flatMap((f) => f.base.variables.filter((v) => inames.has(v) && !inScope.has(v))))];
+    if (outside.length === 0) continue;
+    throw new LoomError(
+      `${spec.what}: the footprint of '${spec.base}' starts at a place that depends on '${outside.join("', '")}', which instruction '${use.instruction.id}' is not inside; ` +
+        `store the uses in each loop nest separately (option within) or sweep '${outside.join("', '")}' too`,
+      use.instruction.span,
+    );
+  }
 }
 
 interface AxisFootprint {

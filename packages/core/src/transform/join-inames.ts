@@ -21,7 +21,7 @@ import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
 import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 export interface JoinInamesOptions {
@@ -67,11 +67,10 @@ export function joinInames(
     stride *= length;
   }
 
-  const rewritten = rewriteExpressions(knl, 'joinInames', (e) => replaceJoined(e, list, joined, values));
+  const rewritten = mapKernelExpressions(knl, (e) => replaceJoined(e, list, joined, values), { what: 'joinInames' });
   const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: replaceInList(insn.withinInames, list, joined) }));
-  const substitutions = rewritten.substitutions;
   const loopPriorities = knl.loopPriorities.map((p) => replaceInList(p, list, joined));
-  let result = knl.with({ domains, instructions, substitutions, loopPriorities });
+  let result = rewritten.with({ domains, instructions, loopPriorities });
   if (options.tag !== undefined) result = tagInames(result, { [joined]: options.tag });
   return result;
 }

@@ -6,7 +6,7 @@
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { children, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
+import { mapExpr, printExpr, someExpr, substitute, toLinear, walkScoped } from '../expr/index.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
 import { storeFootprint, type Use } from './footprint.ts';
 import { inlineRulesThat } from './rewrite-expressions.ts';
@@ -33,7 +33,7 @@ export function precompute(knl: LoopKernel, ruleName: string, sweep: string | re
   for (const insn of knl.instructions) {
     for (const e of [insn.expression, ...insn.predicates]) {
       if (!e) continue;
-      forEachCall(e, ruleName, [], (args, reductionInames) => {
+      forEachCall(e, ruleName, (args, reductionInames) => {
         uses.push({
           instruction: insn,
           reductionInames,
@@ -64,14 +64,13 @@ export function precompute(knl: LoopKernel, ruleName: string, sweep: string | re
   });
 }
 
-function forEachCall(e: Expr, fn: string, bound: readonly string[], visit: (args: readonly Expr[], reductionInames: readonly string[]) => void): void {
-  if (e.kind === 'call' && e.fn === fn) visit(e.args, bound);
-  const inner = e.kind === 'reduce' ? [...bound, ...e.inames] : bound;
-  for (const c of children(e)) forEachCall(c, fn, inner, visit);
+/** Calls `visit` for every call of `fn` in `e`, with the reduction inames around it. */
+function forEachCall(e: Expr, fn: string, visit: (args: readonly Expr[], reductionInames: readonly string[]) => void): void {
+  walkScoped(e, (x, bound) => {
+    if (x.kind === 'call' && x.fn === fn) visit(x.args, bound);
+  });
 }
 
 function callsRule(e: Expr, fn: string): boolean {
-  let found = false;
-  forEachCall(e, fn, [], () => (found = true));
-  return found;
+  return someExpr(e, (x) => x.kind === 'call' && x.fn === fn);
 }

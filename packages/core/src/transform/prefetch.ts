@@ -6,7 +6,7 @@
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames } from '../names.ts';
 import { subscript } from '../expr/nodes.ts';
-import { mapExpr, printExpr, toLinear, walk } from '../expr/index.ts';
+import { mapExpr, printExpr, someExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
@@ -76,11 +76,7 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
 }
 
 function readsArray(e: Expr, name: string): boolean {
-  let found = false;
-  walk(e, (x) => {
-    if (x.kind === 'subscript' && x.array === name) found = true;
-  });
-  return found;
+  return someExpr(e, (x) => x.kind === 'subscript' && x.array === name);
 }
 
 /** The names `addPrefetch` is given become a temporary, inames and an instruction id: they must be names. */

@@ -11,13 +11,13 @@
  */
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { freeVariables, walk } from '../expr/index.ts';
+import { freeVariables, reductionInamesIn } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface RenameInameOptions {
   /** When the new name is already an iname over the same domain, merge the two loops. */
@@ -117,9 +117,8 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
 
 /** Instructions, substitution rules, tags, priorities and slabs: the same for both cases. */
 function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string, renames: ReadonlyMap<string, string>): LoopKernel {
-  const rewritten = rewriteExpressions(knl, 'renameIname', (e) => renameInExpr(e, renames));
+  const rewritten = mapKernelExpressions(knl, (e) => renameInExpr(e, renames), { what: 'renameIname' });
   const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: [...new Set(insn.withinInames.map((n) => (n === oldName ? newName : n)))] }));
-  const substitutions = rewritten.substitutions;
   const inameTags = new Map(knl.inameTags);
   const tag = inameTags.get(oldName);
   inameTags.delete(oldName);
@@ -129,19 +128,14 @@ function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string,
   const slabs = loopSlabs.get(oldName);
   loopSlabs.delete(oldName);
   if (slabs && !loopSlabs.has(newName)) loopSlabs.set(newName, slabs);
-  return knl.with({ instructions, substitutions, inameTags, loopPriorities, loopSlabs });
+  return rewritten.with({ instructions, inameTags, loopPriorities, loopSlabs });
 }
 
 /** Every name an instruction uses as an iname: its loops, its reductions, the variables it reads. */
 function inamesUsedBy(insn: Instruction): Set<string> {
   const used = new Set(insn.withinInames);
   const exprs = [insn.assignee, insn.expression, ...insn.predicates].filter((e) => e !== undefined);
-  for (const e of exprs) {
-    for (const n of freeVariables(e)) used.add(n);
-    walk(e, (x) => {
-      if (x.kind === 'reduce') for (const n of x.inames) used.add(n);
-    });
-  }
+  for (const e of exprs) for (const n of [...freeVariables(e), ...reductionInamesIn(e)]) used.add(n);
   return used;
 }
 

@@ -1,8 +1,13 @@
 /**
- * The one way a transformation rewrites the expressions of a kernel: each
- * instruction's indices, expression and conditions, and each substitution rule's
- * body. Rules need the same care as instructions: `f(x) := x + a[i]` reads the iname
- * `i` too, and code generation expands `f` where it is called, so a rule left behind
+ * The one way a pass rewrites the expressions of a kernel (loopy's rule-aware
+ * mappers, `RuleAwareIdentityMapper.map_kernel`): each instruction's assignee,
+ * expression and conditions, each substitution rule's body and, when asked, the
+ * shapes of arrays. Transformations (split, join, rename, duplicate, fixParameters,
+ * prefetch, precompute) and the passes before code generation (separate arrays,
+ * privatize ILP temporaries) all go through it, so none can forget a place.
+ *
+ * Rules need the same care as instructions: `f(x) := x + a[i]` reads the iname `i`
+ * too, and code generation expands `f` where it is called, so a rule left behind
  * would name an iname that no longer exists (or compute something else).
  *
  * A rule's own parameters shadow the kernel's names: in `f(i) := 2*i` the `i` is the
@@ -20,19 +25,77 @@ import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 
-export type ExprRewrite = (e: Expr) => Expr;
+/** A rewrite of one expression; `insn` is the instruction it belongs to (none in a rule body or a shape). */
+export type ExprRewrite = (e: Expr, insn?: Instruction) => Expr;
+
+export interface MapExpressionsOptions {
+  /** The pass, for messages. */
+  readonly what: string;
+  /** Ids of the instructions to rewrite; default all. The rules they call follow (see above). */
+  readonly within?: ReadonlySet<string>;
+  /**
+   * What of an assignee is rewritten:
+   *  - `'indices'` (default): its indices, values the instruction reads; the name it
+   *    writes stays (renaming an iname does not rename the array `a` in `a[i]`);
+   *  - `'whole'`: the assignee as an expression, for a pass that changes what is
+   *    written (privatizing turns `acc` into `acc[i_ilp]`);
+   *  - `'none'`: left alone (a footprint store redirects only the reads it measured,
+   *    which are in the value and the conditions).
+   */
+  readonly assignee?: 'indices' | 'whole' | 'none';
+  /**
+   * `'keep'`: the rules are left as they are. For a rewrite that depends on the
+   * instruction, which one rule body shared by several cannot follow: the caller has
+   * inlined the rules concerned (`inlineRulesThat`) or knows none is.
+   */
+  readonly rules?: 'rewrite' | 'keep';
+  /**
+   * The rewrite for the shapes of array arguments and temporaries (loopy's `map_args`,
+   * `map_tvs`); default: shapes are left alone. Separate from `rewrite` because shapes
+   * are integer expressions in the parameters, which a pass may fold.
+   */
+  readonly shapes?: (e: Expr) => Expr;
+}
 
 /**
- * The kernel's instructions and rules with `rewrite` applied (`within`: ids of the
- * instructions to rewrite; default all). `what` names the transformation in messages.
- * The caller puts them into its kernel with whatever else it changes.
+ * The kernel with `rewrite` applied to its expressions (see `MapExpressionsOptions`
+ * for which). The caller changes the rest (domains, loops of the instructions) itself.
  */
-export function rewriteExpressions(
+export function mapKernelExpressions(knl: LoopKernel, rewrite: ExprRewrite, options: MapExpressionsOptions): LoopKernel {
+  const { what, within } = options;
+  const chosen = (insn: Instruction) => !within || within.has(insn.id);
+  const { substitutions, redirect } =
+    options.rules === 'keep' ? { substitutions: knl.substitutions, redirect: (e: Expr) => e } : mapRules(knl, rewrite, what, within);
+
+  // in the order an instruction is read: what it writes, its value, its conditions
+  const assignee = options.assignee ?? 'indices';
+  const instructions = knl.instructions.map((insn) => {
+    if (!chosen(insn)) return insn;
+    const f = (e: Expr) => redirect(rewrite(e, insn));
+    const target =
+      assignee === 'whole' ? insn.assignee && f(insn.assignee)
+      : assignee === 'indices' && insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(f) }
+      : insn.assignee;
+    return { ...insn, assignee: target, expression: insn.expression && f(insn.expression), predicates: insn.predicates.map(f) };
+  });
+  if (!options.shapes) return knl.with({ instructions, substitutions });
+
+  const shape = options.shapes;
+  const args = knl.args.map((a) => (a.shape ? { ...a, shape: a.shape.map(shape) } : a));
+  const temporaries = new Map([...knl.temporaries].map(([name, t]) => [name, { ...t, shape: t.shape.map(shape) }]));
+  return knl.with({ instructions, substitutions, args, temporaries });
+}
+
+/**
+ * The rules rewritten for the chosen instructions, and `redirect`, which makes an
+ * expression of those instructions call the copies made for them.
+ */
+function mapRules(
   knl: LoopKernel,
-  what: string,
   rewrite: ExprRewrite,
-  within?: ReadonlySet<string>,
-): { instructions: Instruction[]; substitutions: Map<string, SubstitutionRule> } {
+  what: string,
+  within: ReadonlySet<string> | undefined,
+): { substitutions: Map<string, SubstitutionRule>; redirect: (e: Expr) => Expr } {
   const rules = knl.substitutions;
   const chosen = (insn: Instruction) => !within || within.has(insn.id);
   const bodies = new Map([...rules].map(([name, rule]) => [name, rewriteBody(rule, rewrite, what)]));
@@ -60,14 +123,7 @@ export function rewriteExpressions(
     else if (copy === name) substitutions.set(name, rewritten);
     else substitutions.set(name, rule).set(copy, { ...rewritten, name: copy });
   }
-
-  const inInstruction = (e: Expr) => redirect(rewrite(e));
-  const instructions = knl.instructions.map((insn) => {
-    if (!chosen(insn)) return insn;
-    const assignee = insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(inInstruction) } : insn.assignee;
-    return { ...insn, assignee, expression: insn.expression && inInstruction(insn.expression), predicates: insn.predicates.map(inInstruction) };
-  });
-  return { instructions, substitutions };
+  return { substitutions, redirect };
 }
 
 /**
@@ -139,7 +195,5 @@ export function inlineRulesThat(knl: LoopKernel, test: (rule: SubstitutionRule) 
   const inlined = withCallers(rules, new Set([...rules.values()].filter(test).map((r) => r.name)));
   if (inlined.size === 0) return knl;
   const only = new Map([...rules].filter(([name]) => inlined.has(name)));
-  const expand = (e: Expr) => expandSubstitutions(e, only);
-  const instructions = knl.instructions.map((insn) => ({ ...insn, expression: insn.expression && expand(insn.expression), predicates: insn.predicates.map(expand) }));
-  return knl.with({ instructions });
+  return mapKernelExpressions(knl, (e) => expandSubstitutions(e, only), { what: 'inlining rules', rules: 'keep', assignee: 'none' });
 }

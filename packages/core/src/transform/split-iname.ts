@@ -13,7 +13,7 @@ import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
 import { instructionsWithin } from '../kernel/dependencies.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { rewriteExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 export interface SplitInameOptions {
@@ -52,7 +52,7 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
   }
 
   const replacement: Expr = add(mul(int(factor), variable(outer)), variable(inner));
-  const rewritten = rewriteExpressions(knl, 'splitIname', (e) => replaceIname(e, iname, [outer, inner], replacement));
+  const rewritten = mapKernelExpressions(knl, (e) => replaceIname(e, iname, [outer, inner], replacement), { what: 'splitIname' });
   const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])) }));
   const loopPriorities = knl.loopPriorities.map((p) => p.flatMap((n) => (n === iname ? [outer, inner] : [n])));
   const loopSlabs = new Map(knl.loopSlabs);
@@ -61,7 +61,7 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
     if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`splitIname: slabs must be non-negative integers, got [${head}, ${tail}]`);
     loopSlabs.set(outer, [head, tail]);
   }
-  let result = knl.with({ domains, instructions, substitutions: rewritten.substitutions, loopPriorities, loopSlabs });
+  let result = rewritten.with({ domains, instructions, loopPriorities, loopSlabs });
   const tags: [string, TagSpec][] = [];
   if (options.outerTag !== undefined) tags.push([outer, options.outerTag]);
   if (options.innerTag !== undefined) tags.push([inner, options.innerTag]);

@@ -67,15 +67,13 @@ const nodeFs = (globalThis as { process?: { getBuiltinModule?(id: string): unkno
 const files = new LruCache<string, string | null>(SOURCE_FILES_KEPT);
 
 function readSource(file: string): string | undefined {
-  let text = files.get(file);
-  if (text === undefined) {
+  const text = files.memo(file, () => {
     try {
-      text = nodeFs?.readFileSync(file, 'utf8') ?? null;
+      return nodeFs?.readFileSync(file, 'utf8') ?? null;
     } catch {
-      text = null;
+      return null;
     }
-    files.set(file, text);
-  }
+  });
   return text ?? undefined;
 }
 

@@ -6,21 +6,23 @@
  * object every time one template runs, so the call site is captured once per template,
  * not once per call.
  */
+import { perObject } from '@loom/core';
 import { callSiteOf, pathOf, type CallSite } from './source-location.ts';
 import { Fragment, Template, interpolate, type DomainFragment, type FragmentKind, type InsnFragment, type Interpolation } from './fragments.ts';
 
 const thisFile = pathOf(import.meta.url);
-const templates = new WeakMap<TemplateStringsArray, Template>();
+/** Per template's strings (kept while the code holding the template lives), its Template by tag. */
+const templates = perObject((_: TemplateStringsArray): { [K in FragmentKind]?: Template<K> } => ({}));
 
 function templateOf<K extends FragmentKind>(kind: K, strings: TemplateStringsArray): Template<K> {
-  let template = templates.get(strings);
-  if (!template || template.kind !== kind) {
+  const byKind = templates(strings) as { [_ in FragmentKind]?: Template<K> };
+  let template = byKind[kind];
+  if (!template) {
     // a stack is cheap to capture and only formatted (source maps and all) when read
     const trace = new Error();
-    template = new Template(kind, strings.raw, () => callSiteOf(trace, [thisFile]));
-    templates.set(strings, template);
+    template = byKind[kind] = new Template(kind, strings.raw, () => callSiteOf(trace, [thisFile]));
   }
-  return template as Template<K>;
+  return template;
 }
 
 /** One loop domain in ISL syntax: ``domain`{ [i,j]: 0<=i,j<${n} }` ``. */

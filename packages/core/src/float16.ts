@@ -1,7 +1,8 @@
 /**
- * IEEE half precision on the host. Devices hold float16 as 16-bit words, and so do
- * host arrays (a Uint16Array of bits, as the core does): these two functions cross
- * between those bits and JS numbers.
+ * IEEE half precision on the host: the one float16 codec every package uses. Devices
+ * hold float16 as 16-bit words, and so do host arrays (a Uint16Array of bits): these
+ * functions cross between those bits and JS numbers (OpenCL's scalar arguments, WGSL's
+ * `h` literals, elementwise tensors and scalars).
  */
 
 /** The float16 bits nearest to `value` (ties to even), rounded once, straight from the double. */

@@ -157,6 +157,18 @@ const FLOAT_POWERS: readonly Value[] = [0, -0, 1, -1, 2, -2, 3, 0.5, -3, 4, NaN,
 
 export const ROWS: readonly SemanticsRow[] = [
   {
+    operation: 'a + b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) + big(b), t),
+    result: 'wraps (two\'s complement): `INT_MAX + 1` is INT_MIN, even where a C compiler would assume no overflow; likewise `a - b`',
+  },
+  {
+    operation: 'a * b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) * big(b), t),
+    result: 'wraps: the low bits of the exact product (`(a * 7) / a` is not 7 when `a * 7` overflows)',
+  },
+  {
+    operation: '-a', dtypeClass: 'integer', dtypes: ['int32', 'int64'], expected: (a, _b, t) => wrap(-big(a), t),
+    result: 'wraps: `-INT_MIN` is INT_MIN',
+  },
+  {
     operation: 'a / b', dtypeClass: 'integer', dtypes: INTEGERS, expected: truncDiv,
     result: 'quotient truncated toward zero; `x / 0` is 0; `INT_MIN / -1` wraps to INT_MIN',
   },

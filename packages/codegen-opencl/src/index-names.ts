@@ -1,0 +1,45 @@
+/**
+ * Which names hold index arithmetic, whose signed sums and products the OpenCL printer may
+ * leave as plain C (see `ClExpressionPrinter.indexNames`): value arguments (sizes), loop
+ * counters, and private temporaries computed from those alone — the multi-index that
+ * `pointwise()` kernels recover from a flat work-item id (`q = i // n`, `r = i - n*q`).
+ *
+ * Their values stay within the 32-bit index range the device limits check, so C's signed
+ * overflow cannot happen. A temporary that feeds on itself (`acc = acc + i`, a sum over
+ * inames) or on anything read from memory is data, and wraps in the unsigned type.
+ */
+import { isHardwareId, statementsOfKind, type Expr, type KernelFunction } from '@loom/core';
+
+export function indexNames(k: KernelFunction): Set<string> {
+  const names = new Set([...k.params.filter((p) => p.kind === 'value').map((p) => p.name), ...statementsOfKind(k.body, 'for').map((s) => s.iname)]);
+  const assigns = statementsOfKind(k.body, 'assign');
+  const written = (target: Expr) => (target.kind === 'var' ? target.name : target.kind === 'subscript' ? target.array : undefined);
+  const candidates = new Set(assigns.map((a) => written(a.target)).filter((n): n is string => n !== undefined && !names.has(n)));
+  // least fixpoint: a temporary joins once every value written to it is index arithmetic of
+  // names already in (so one that reads itself never does)
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const name of candidates) {
+      const writes = assigns.filter((a) => written(a.target) === name);
+      if (writes.every((a) => isIndexExpression(a.value, names) && (a.target.kind !== 'subscript' || a.target.indices.every((ix) => isIndexExpression(ix, names))))) {
+        names.add(name);
+        candidates.delete(name);
+        grew = true;
+      }
+    }
+  }
+  return names;
+}
+
+/** Integer arithmetic (`+ - * / // %`, negation) of literals, hardware ids and `names`. */
+export function isIndexExpression(e: Expr, names: ReadonlySet<string>): boolean {
+  switch (e.kind) {
+    case 'int': return true;
+    case 'var': return names.has(e.name);
+    case 'subscript': return names.has(e.array) && e.indices.every((ix) => isIndexExpression(ix, names));
+    case 'call': return isHardwareId(e);
+    case 'neg': return isIndexExpression(e.operand, names);
+    case 'binary': return ['+', '-', '*', '/', '//', '%'].includes(e.op) && isIndexExpression(e.left, names) && isIndexExpression(e.right, names);
+    default: return false;
+  }
+}

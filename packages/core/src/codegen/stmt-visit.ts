@@ -1,0 +1,132 @@
+/**
+ * Generic traversal of the program AST's statements (ast.ts), the statement-level
+ * counterpart of ../expr/visit.ts. Statements are small immutable nodes; a pass is one
+ * visitor (Halide's IRVisitor / IRMutator): it says what it does with the kinds, names
+ * or expressions it cares about, and these functions walk everything else. So adding
+ * a statement kind means updating this file (and the printers, which spell each kind
+ * themselves), not every pass that only looks for declarations or barriers.
+ *
+ * What a statement holds, besides the statements inside it:
+ *  - expressions: a loop's bounds, a guard's condition, an assignment's target and value;
+ *  - names it introduces: a loop's index, a declared temporary. Names inside
+ *    expressions are the expressions' business (`walk`, `mapExpr`).
+ */
+import type { Expr } from '../expr/nodes.ts';
+import type { Stmt } from './ast.ts';
+
+/** The statements directly inside `s`, in order. */
+export function subStatements(s: Stmt): readonly Stmt[] {
+  switch (s.kind) {
+    case 'block': return s.body;
+    case 'for': return [s.body];
+    case 'if': return [s.then];
+    default: return [];
+  }
+}
+
+/** A body as the list of its statements: a block's, or the one statement. */
+export function statementsOf(body: Stmt): readonly Stmt[] {
+  return body.kind === 'block' ? body.body : [body];
+}
+
+/** The expressions `s` itself evaluates (not those of the statements inside it), in source order. */
+export function ownExpressions(s: Stmt): readonly Expr[] {
+  switch (s.kind) {
+    case 'for': return [s.lower, s.upper];
+    case 'if': return [s.condition];
+    case 'assign': return [s.target, s.value];
+    default: return [];
+  }
+}
+
+/** The name `s` introduces: a loop's index, a declared temporary. */
+function ownName(s: Stmt): string | undefined {
+  return s.kind === 'for' ? s.iname : s.kind === 'declare' ? s.name : undefined;
+}
+
+export interface StmtVisitor {
+  /** Each statement, before anything in it; returning `false` skips its names, expressions and statements. */
+  readonly stmt?: (s: Stmt) => void | boolean;
+  /** Each name a statement introduces (loop index, declared temporary). */
+  readonly name?: (name: string) => void;
+  /** Each expression a statement evaluates, whole (not its sub-expressions). */
+  readonly expr?: (e: Expr) => void;
+}
+
+/**
+ * Visits the tree in source order: a statement, then its name, its own expressions,
+ * and the statements inside it (so a loop's index is met before its bounds and body).
+ */
+export function walkStmts(s: Stmt, visitor: StmtVisitor): void {
+  if (visitor.stmt?.(s) === false) return;
+  const name = ownName(s);
+  if (name !== undefined) visitor.name?.(name);
+  if (visitor.expr) for (const e of ownExpressions(s)) visitor.expr(e);
+  for (const inner of subStatements(s)) walkStmts(inner, visitor);
+}
+
+/** Whether some statement of the tree (`s` included) satisfies `pred`. */
+export function someStmt(s: Stmt, pred: (s: Stmt) => boolean): boolean {
+  return pred(s) || subStatements(s).some((inner) => someStmt(inner, pred));
+}
+
+/** Every statement of the tree of kind `kind`, in source order. */
+export function statementsOfKind<K extends Stmt['kind']>(s: Stmt, kind: K): Extract<Stmt, { kind: K }>[] {
+  const out: Extract<Stmt, { kind: K }>[] = [];
+  walkStmts(s, { stmt: (x) => void (x.kind === kind && out.push(x as Extract<Stmt, { kind: K }>)) });
+  return out;
+}
+
+export interface StmtMapper {
+  /** Each name a statement introduces; default: kept. */
+  readonly name?: (name: string) => string;
+  /** Each expression a statement evaluates, whole; default: kept. */
+  readonly expr?: (e: Expr) => Expr;
+  /** Each statement once its names, expressions and the statements inside it are mapped; default: kept. */
+  readonly stmt?: (s: Stmt) => Stmt;
+}
+
+/**
+ * The tree rebuilt bottom-up through `mapper`, calling its hooks in the order
+ * `walkStmts` visits (a renaming that numbers names as it meets them sees them in
+ * source order). A statement whose parts all come back unchanged is kept (by
+ * identity), as `mapChildren` does for expressions.
+ */
+export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
+  const name = mapper.name ?? ((n: string) => n);
+  const expr = mapper.expr ?? ((e: Expr) => e);
+  const inner = (x: Stmt) => mapStmts(x, mapper);
+  let mapped: Stmt;
+  switch (s.kind) {
+    case 'block': {
+      const body = s.body.map(inner);
+      mapped = body.every((x, k) => x === s.body[k]) ? s : { ...s, body };
+      break;
+    }
+    case 'for': {
+      const [iname, lower, upper] = [name(s.iname), expr(s.lower), expr(s.upper)];
+      const body = inner(s.body);
+      mapped = iname === s.iname && lower === s.lower && upper === s.upper && body === s.body ? s : { ...s, iname, lower, upper, body };
+      break;
+    }
+    case 'if': {
+      const condition = expr(s.condition);
+      const then = inner(s.then);
+      mapped = condition === s.condition && then === s.then ? s : { ...s, condition, then };
+      break;
+    }
+    case 'assign': {
+      const [target, value] = [expr(s.target), expr(s.value)];
+      mapped = target === s.target && value === s.value ? s : { ...s, target, value };
+      break;
+    }
+    case 'declare': {
+      const declared = name(s.name);
+      mapped = declared === s.name ? s : { ...s, name: declared };
+      break;
+    }
+    default:
+      mapped = s; // barriers and comments hold no names, expressions or statements
+  }
+  return mapper.stmt ? mapper.stmt(mapped) : mapped;
+}

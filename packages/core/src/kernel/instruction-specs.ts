@@ -1,0 +1,58 @@
+/**
+ * Instructions built from expression nodes, for programs that make kernels (elementwise's
+ * pointwise variants, tools): `makeKernel` takes a list of them where it takes the textual
+ * syntax, and infers the rest (arguments, loops, shapes) the same way. Building them
+ * directly spares printing expressions and attributes only for `makeKernel` to parse them
+ * back, and says each attribute by name instead of by its spelling.
+ *
+ *   makeKernel('{ [i]: 0<=i<n }', [
+ *     assignment(variable('t'), mul(int(2), subscript('a', [variable('i')])), { id: 'scale', temporary: 'float32' }),
+ *     assignment(subscript('out', [variable('i')]), variable('t'), { id: 'store', dependsOn: ['scale'] }),
+ *   ])
+ */
+import type { DType } from '../dtypes.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { ParsedInstruction } from './parse-instructions.ts';
+
+/** One instruction for `makeKernel`: what a line of the textual syntax says, without the text. */
+export type InstructionSpec = ParsedInstruction;
+
+export interface AssignmentOptions {
+  readonly id: string;
+  /** Declares the assignee a temporary of this dtype (the text's `<dtype>`). */
+  readonly temporary?: DType;
+  /**
+   * The instructions this one depends on, and all of them (the text's `dep=*a:b`): none is
+   * guessed. Absent: guessed from who writes what, as for a line without `dep=`.
+   */
+  readonly dependsOn?: readonly string[];
+  /** Instructions it needs no barrier with (the text's `nosync=`): `ID` or `ID@SCOPE`, wildcards allowed. */
+  readonly noSyncWith?: readonly string[];
+}
+
+/** `assignee = expression`, as a line `<temporary> assignee = expression {id=..., dep=*..., nosync=...}` says it. */
+export function assignment(assignee: Expr, expression: Expr, options: AssignmentOptions): InstructionSpec {
+  return {
+    kind: 'assign',
+    id: options.id,
+    assignee,
+    expression,
+    ...(options.temporary === undefined ? {} : { temporary: { dtype: options.temporary } }),
+    dup: [],
+    deps: options.dependsOn ?? [],
+    depsExhaustive: options.dependsOn !== undefined,
+    nosync: options.noSyncWith ?? [],
+    priority: 0,
+    predicates: [],
+    forInames: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  };
+}
+
+/** Whether `makeKernel` was handed built instructions rather than text. */
+export function isInstructionSpecs(source: string | readonly string[] | readonly InstructionSpec[]): source is readonly InstructionSpec[] {
+  return typeof source !== 'string' && source.length > 0 && typeof source[0] !== 'string';
+}

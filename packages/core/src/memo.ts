@@ -1,0 +1,25 @@
+/**
+ * How every Loom cache holds on to what it computed. There are two policies, and one
+ * helper for each; no module keeps a Map or WeakMap of its own:
+ *
+ *  - `perObject(make)`: one value per live object (a kernel, a device, a domain list, a
+ *    template's strings, a GPU buffer), made on first use and kept exactly as long as the
+ *    object (a WeakMap). Loom's objects are immutable, so what was derived from one stays
+ *    true, and the cache grows only with the objects alive: it needs no bound of its own.
+ *  - `LruCache` (lru.ts): values under keys a program can make without end (a call
+ *    signature, a set of dtypes, a shape, a file name): bounded, the least recently used
+ *    dropped; `cache.memo(key, compute)` computes on a miss.
+ *
+ * They compose: the variants compiled per device and kernel are
+ * `perObject(device => perObject(kernel => new LruCache(16)))`.
+ */
+
+/** `make(key)` for each object `key`, made once and kept while `key` lives. */
+export function perObject<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const values = new WeakMap<K, V>();
+  return (key) => {
+    let value = values.get(key);
+    if (value === undefined && !values.has(key)) values.set(key, (value = make(key)));
+    return value as V;
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * Environment variables where there is an environment: Node has `process.env`, a browser
+ * has nothing (and Loom's browser bundles must not reach for `process`).
+ */
+
+/** An environment variable, where there is an environment (Node; not a browser). */
+export function environment(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.[name];
+}

@@ -1,0 +1,67 @@
+/**
+ * The tests' policy on missing backends (the library only says whether a device is there:
+ * `openclDevice()` and `webgpuDevice()` return undefined, and `openclUnavailableReason()` /
+ * `webgpuUnavailableReason()` say why). On a developer's machine a missing backend (no
+ * OpenCL driver, no WebGPU adapter) only skips its tests, with one line saying so; in CI, or
+ * wherever `LOOM_REQUIRE` names the backend, it is an error, so that a broken driver install
+ * cannot pass as a green run that silently tested nothing.
+ *
+ *   CI=true                        every backend is required (CI services set this variable)
+ *   LOOM_REQUIRE=opencl,webgpu     these are required (`all` names every backend)
+ */
+import { LoomError } from '@loom/core';
+import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
+import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions } from '@loom/codegen-wgsl';
+
+export type BackendName = 'opencl' | 'webgpu' | 'cpu';
+
+const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU' };
+
+/** The backends `LOOM_REQUIRE` names (lower-cased, trimmed). */
+function requiredByName(): string[] {
+  return (process.env.LOOM_REQUIRE ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}
+
+/** Why `name` is required, for the error message; undefined when it is not. */
+function requirement(name: BackendName): string | undefined {
+  if (process.env.CI === 'true') return 'CI=true';
+  const named = requiredByName();
+  if (named.includes(name) || named.includes('all')) return `LOOM_REQUIRE=${process.env.LOOM_REQUIRE}`;
+  return undefined;
+}
+
+/** Whether a missing `name` backend must fail the run rather than skip its tests. */
+export function backendRequired(name: BackendName): boolean {
+  return requirement(name) !== undefined;
+}
+
+const reported = new Set<BackendName>();
+
+/**
+ * Reports that backend `name` cannot be used, `reason` saying why in one line: throws a LoomError
+ * when the backend is required, otherwise prints `loom: skipping <name> tests: <reason>` (once per
+ * backend per process, however many test files notice it).
+ */
+export function noteBackendMissing(name: BackendName, reason: string): void {
+  const why = requirement(name);
+  if (why !== undefined) {
+    throw new LoomError(`${DISPLAY_NAMES[name]} backend required (${why}) but unavailable: ${reason}`);
+  }
+  if (reported.has(name)) return;
+  reported.add(name);
+  console.warn(`loom: skipping ${name} tests: ${reason}`);
+}
+
+/** The OpenCL device, or undefined after reporting it missing (which throws when the backend is required). */
+export function openclDeviceOrSkip(): OpenCLDevice | undefined {
+  const device = openclDevice();
+  if (!device) noteBackendMissing('opencl', openclUnavailableReason());
+  return device;
+}
+
+/** The WebGPU device, or undefined after reporting it missing (which throws when the backend is required). */
+export async function webgpuDeviceOrSkip(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
+  const device = await webgpuDevice(options);
+  if (!device) noteBackendMissing('webgpu', webgpuUnavailableReason());
+  return device;
+}
