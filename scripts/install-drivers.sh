@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs the CPU drivers Loom's tests run on, on Debian bookworm:
+# Installs the CPU drivers (and the browser) Loom's tests run on, on Debian bookworm:
 #
 #   - OpenCL: PoCL (pocl-opencl-icd) behind the ICD loader (ocl-icd-libopencl1), from bookworm itself,
 #     plus clinfo for looking at what got installed (optional: a failure there is only reported).
 #   - Vulkan (for WebGPU through Dawn): Mesa's lavapipe (mesa-vulkan-drivers) and the Vulkan loader
 #     (libvulkan1) from bookworm-backports, because bookworm's own Mesa 22.3 is too old for Dawn.
+#   - A browser: Chromium (chromium), from bookworm itself, for the playground's end-to-end test
+#     (test/playground-browser.test.ts: WebGPU on its built-in SwiftShader, headless).
 #
 # It runs in CI on every build, so the common case (everything already there) must cost no more than
 # a few dpkg queries: apt is only touched when something is missing or too old.
@@ -46,16 +48,21 @@ vulkan_ready() {
     [[ -n $(installed_version libvulkan1) ]]
 }
 
+chromium_ready() {
+  [[ -n $(installed_version chromium) ]]
+}
+
 summary() {
   local prefix=$1
   say "$prefix pocl-opencl-icd $(installed_version pocl-opencl-icd)," \
       "mesa-vulkan-drivers $(installed_version mesa-vulkan-drivers)," \
-      "libvulkan1 $(installed_version libvulkan1)" \
+      "libvulkan1 $(installed_version libvulkan1)," \
+      "chromium $(installed_version chromium)" \
       "$( [[ -n $(installed_version clinfo) ]] && echo "(clinfo $(installed_version clinfo))" || echo "(no clinfo)")"
 }
 
 # The fast path: CI hits this every time after the first install (or with a cached image).
-if opencl_ready && vulkan_ready; then
+if opencl_ready && vulkan_ready && chromium_ready; then
   summary "already present:"
   exit 0
 fi
@@ -103,6 +110,7 @@ apt_get update
 
 opencl_ready || apt_get install --no-install-recommends pocl-opencl-icd ocl-icd-libopencl1
 vulkan_ready || apt_get install --no-install-recommends -t bookworm-backports mesa-vulkan-drivers libvulkan1
+chromium_ready || apt_get install --no-install-recommends chromium
 
 # clinfo is a convenience for people looking at a machine; the tests do not need it.
 if [[ -z $(installed_version clinfo) ]]; then
@@ -112,4 +120,5 @@ fi
 
 opencl_ready || fail "PoCL is still missing after installing it"
 vulkan_ready || fail "mesa-vulkan-drivers is still older than $MIN_MESA_VERSION after installing it from bookworm-backports"
+chromium_ready || fail "chromium is still missing after installing it"
 summary "installed:"

@@ -1,0 +1,87 @@
+/**
+ * The README's code is true. Each ```ts block is written to a file inside the repository (so
+ * its `@loom/*` imports are the packages' sources) and
+ *
+ *   - type-checked, all blocks in one run of tsc: each `@ts-expect-error` must meet its error;
+ *   - run with tsx, on whatever devices are present — unless a `<!-- typecheck-only -->` line
+ *     stands before the block (blocks that show compile errors);
+ *   - what it prints is checked: the comment lines right below a `console.log(...)` line are
+ *     what that call prints.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+interface Block {
+  /** The line of the opening ```ts in README.md. */
+  readonly line: number;
+  readonly code: string;
+  readonly typecheckOnly: boolean;
+}
+
+function readmeBlocks(): Block[] {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const blocks: Block[] = [];
+  for (const match of readme.matchAll(/(<!-- typecheck-only -->\n)?```ts\n([\s\S]*?)\n```/g)) {
+    const line = readme.slice(0, match.index + (match[1]?.length ?? 0)).split('\n').length;
+    blocks.push({ line, code: match[2], typecheckOnly: match[1] !== undefined });
+  }
+  return blocks;
+}
+
+/** What the block says it prints: for each `console.log` followed by comment lines, those lines. */
+function expectedOutputs(code: string): string[] {
+  const lines = code.split('\n');
+  const outputs: string[] = [];
+  lines.forEach((line, k) => {
+    if (!line.includes('console.log(')) return;
+    const printed: string[] = [];
+    for (let next = k + 1; next < lines.length && /^\/\/( |$)/.test(lines[next]); next++) printed.push(lines[next].replace(/^\/\/ ?/, ''));
+    if (printed.length > 0) outputs.push(printed.join('\n'));
+  });
+  return outputs;
+}
+
+const blocks = readmeBlocks();
+const directory = mkdtempSync(path.join(root, '.readme-'));
+const fileOf = (block: Block) => path.join(directory, `readme-line-${block.line}.ts`);
+
+test.before(() => {
+  for (const block of blocks) writeFileSync(fileOf(block), `${block.code}\n`);
+  const config = { extends: '../tsconfig.json', include: ['*.ts'], exclude: [] };
+  writeFileSync(path.join(directory, 'tsconfig.json'), JSON.stringify(config));
+});
+
+test.after(() => rmSync(directory, { recursive: true, force: true }));
+
+test('the README has runnable blocks, and blocks that only type-check', () => {
+  assert.ok(blocks.filter((b) => !b.typecheckOnly).length >= 5, `${blocks.length} blocks found`);
+  assert.ok(blocks.some((b) => b.typecheckOnly));
+});
+
+test("every block type-checks (and each @ts-expect-error meets its error)", () => {
+  const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', directory], { cwd: root, encoding: 'utf8' });
+  const report = `${result.stdout}${result.stderr}`.replaceAll(`${path.relative(root, directory)}/readme-line-`, 'README.md, the block at line ');
+  assert.is(result.status, 0, report);
+});
+
+for (const block of blocks.filter((b) => !b.typecheckOnly)) {
+  test(`the block at README.md line ${block.line} runs and prints what it says`, () => {
+    const env = { ...process.env, FORCE_COLOR: '0' };   // printed as to a file, without colours
+    const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+    assert.is(result.status, 0, `exited with ${result.status}:\n${result.stderr.slice(-3000)}`);
+    let from = 0;
+    for (const expected of expectedOutputs(block.code)) {
+      const at = result.stdout.indexOf(expected, from);
+      assert.ok(at >= 0, `the block should print\n${expected}\nafter what it printed before; it printed:\n${result.stdout}`);
+      from = at + expected.length;
+    }
+  });
+}
+
+test.run();
