@@ -90,7 +90,13 @@ for (const device of testDevices()) {
     // -1e30f and -3 is a tie, and the fused sum broke it the other way (seed 1845608762)
     const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[i] * (-3) + (-0.5)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
     const { out } = await run(knl, device, { b: new Float32Array([-1e30, 1]), n: 2 });
-    assert.equal(Array.from(out as Float32Array), [Math.fround(Math.fround(-1e30) * -3), -3.5]);
+    const rounded = Math.fround(Math.fround(-1e30) * -3);
+    // WGSL cannot forbid contraction (README, "Where WGSL says less than IEEE"): NVIDIA's Vulkan
+    // driver fuses, and the single rounding of 3e30 - 0.5 lands one float below the tie
+    const allowed = device.name.startsWith('WebGPU') ? [rounded, Math.fround(2.999999894026671e30)] : [rounded];
+    const got = Array.from(out as Float32Array);
+    assert.ok(allowed.includes(got[0]), `out[0] = ${got[0]}, not one of ${allowed.join(', ')}`);
+    assert.is(got[1], -3.5);
   });
 }
 
