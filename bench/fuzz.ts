@@ -56,7 +56,10 @@ function fuzzBatch(job: Job): void {
 function runBatch(job: Job, report: (what: string, input: string) => void): Promise<number> {
   return new Promise((resolve) => {
     // The child runs this very file, as TypeScript through tsx's loader.
-    const worker = fork(fileURLToPath(import.meta.url), [JOB_FLAG, JSON.stringify(job)], { execArgv: ['--import', 'tsx'] });
+    const self = fileURLToPath(import.meta.url);
+    // the TypeScript source needs tsx's loader in the child; a bundle (.mjs, on the GPU machine) runs as it is
+    const execArgv = self.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const worker = fork(self, [JOB_FLAG, JSON.stringify(job)], { execArgv });
     let last = '';
     let tried = 0;
     // Starting a child (tsx compiling the parsers) is slow on a busy machine: the 5 s start
