@@ -100,6 +100,28 @@ for (const device of testDevices()) {
   });
 }
 
+for (const device of testDevices()) {
+  test(`${device.name}: min and max accumulated in a loop, with negated operands`, async () => {
+    // before: NVIDIA's OpenCL unroller gave max over k of -k = 4 (not 0) and lost the first
+    // -b[i, k] (seeds 2580333598, 29300880, 3594277482); such loops are now kept rolled
+    const n = 6, m = 9;
+    const b = Int32Array.from({ length: n * m }, (_, q) => ((q * 7919) % 11) - 5);
+    const row = (i: number) => Array.from(b.subarray(i * m, i * m + m));
+    const ks = Array.from({ length: m }, (_, k) => k);
+    const cases: [string, (i: number) => number][] = [
+      ['out[i] = max(k, -k)', () => Math.max(...ks.map((k) => -k))],
+      ['out[i] = max(k, -b[i, k])', (i) => Math.max(...row(i).map((x) => -x))],
+      ['out[i] = min(k, -b[i, k]) + min(k, k - 3)', (i) => Math.min(...row(i).map((x) => -x)) - 3],
+    ];
+    for (const [insn, expected] of cases) {
+      const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', insn,
+        [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+      const { out } = await run(knl, device, { b, n, m });
+      assert.equal(Array.from(out as Int32Array), Array.from({ length: n }, (_, i) => expected(i)), insn);
+    }
+  });
+}
+
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop f_dim_0. */
 function precomputedRule() {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });

@@ -15,6 +15,7 @@ import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
 import { printAtomic } from './atomics.ts';
 import { openclNames } from './names.ts';
 import { indexNames } from './index-names.ts';
+import { accumulatesMinMax, KEEP_ROLLED } from './unroll-guard.ts';
 
 const INDENT = '  ';
 
@@ -85,7 +86,8 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     case 'for': {
       const lower = printBound(s.lower, printer);
       const upper = printBound(s.upper, printer);
-      return [`${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printBody(s.body, printer, depth)];
+      const rolled = accumulatesMinMax(s.body) ? [`${pad}${KEEP_ROLLED}`] : [];
+      return [...rolled, `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printBody(s.body, printer, depth)];
     }
     case 'if':
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];

@@ -6,11 +6,13 @@ __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__glo
   int acc_k;
   int acc_k_0;
   int acc_k_1;
+  #pragma unroll 1  // kept rolled: NVIDIA's unroller miscompiles min/max accumulation
   for (int i = 0; i <= -1 + n; ++i)
   {
     acc_k = 1;
     acc_k_0 = (-2147483647 - 1);
     acc_k_1 = 2147483647;
+    #pragma unroll 1  // kept rolled: NVIDIA's unroller miscompiles min/max accumulation
     for (int k = 0; k <= 3; ++k)
     {
       acc_k = (int) ((uint) acc_k * (uint) a[4 * i + k]);
