@@ -80,14 +80,14 @@ export function runPasses(
 ): Preprocessed {
   const verify = options.verify ?? debugMode();
   const established = new Set<KernelProperty>();
-  if (verify) verifyKernel(knl, established, 'the kernel was broken before preprocessing (by the front end or a transformation)');
+  if (verify) verifyKernel(knl, established, 'before preprocessing (by the front end or a transformation)');
   const callerNames = knl.args.map((a) => a.name).join(',');
   let kernel = knl;
   let callerArgs = knl.args;
   for (const pass of passes) {
     kernel = pass.run(kernel, context);
     for (const p of pass.establishes ?? []) established.add(p);
-    if (verify) verifyKernel(kernel, established, `preprocessing pass '${pass.name}' broke the kernel`);
+    if (verify) verifyKernel(kernel, established, `after preprocessing pass '${pass.name}'`);
     if (kernel.args.map((a) => a.name).join(',') === callerNames) callerArgs = kernel.args;
   }
   return { kernel, callerArgs };

@@ -9,6 +9,7 @@
  *  - each iname is introduced by one domain;
  *  - arguments, temporaries and inames have distinct names, and each temporary and rule
  *    is filed under its own name;
+ *  - a temporary has a shape, constant unless it lives in global memory;
  *  - instruction ids are distinct, and every dependency names an instruction;
  *  - an instruction's loops are inames, its reductions run over inames, and every name it
  *    reads is an iname, an argument or a temporary; an iname it reads outside a
@@ -20,17 +21,20 @@
  *  - `temporariesPlaced`: no temporary is left in the `auto` address space.
  */
 import { InternalError } from '../errors.ts';
-import { freeVariables, someExpr, walk } from '../expr/index.ts';
+import { freeVariables, printExpr, reductionInamesIn, someExpr } from '../expr/index.ts';
 import { nameWritten, namesRead, readExpressions } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
 /** What a pass makes true of the kernel for good (pipeline.ts lists which pass establishes what). */
 export type KernelProperty = 'typed' | 'reductionsRealized' | 'temporariesPlaced';
 
-/** Throws an InternalError, blaming `culprit`, when `knl` breaks an invariant. */
-export function verifyKernel(knl: LoopKernel, established: ReadonlySet<KernelProperty>, culprit: string): void {
+/**
+ * Throws an InternalError when `knl` breaks an invariant: "kernel 'k' is broken `when`: ...",
+ * `when` saying who to blame ("after preprocessing pass 'p'").
+ */
+export function verifyKernel(knl: LoopKernel, established: ReadonlySet<KernelProperty>, when: string): void {
   const problems = kernelProblems(knl, established);
-  if (problems.length) throw new InternalError(`${culprit} '${knl.name}': ${problems.join('; ')}`);
+  if (problems.length) throw new InternalError(`kernel '${knl.name}' is broken ${when}: ${problems.join('; ')}`);
 }
 
 /** Every broken invariant of `knl`, one sentence each; empty for a sound kernel. */
@@ -71,6 +75,10 @@ function temporaryProblems(knl: LoopKernel, established: ReadonlySet<KernelPrope
   const problems: string[] = [];
   for (const t of knl.temporaries.values()) {
     if (!Array.isArray(t.shape)) problems.push(`temporary '${t.name}' has no shape`);
+    // only global temporaries, allocated by the host for each call, may depend on the parameters
+    else if (t.addressSpace !== 'global' && t.shape.some((e) => e.kind !== 'int')) {
+      problems.push(`temporary '${t.name}' in ${t.addressSpace} memory has a shape that is not constant: [${t.shape.map(printExpr).join(', ')}]`);
+    }
     if (established.has('typed') && t.dtype === undefined) problems.push(`temporary '${t.name}' has no dtype after type inference`);
     if (established.has('temporariesPlaced') && t.addressSpace === 'auto') problems.push(`temporary '${t.name}' was not placed`);
   }
@@ -94,14 +102,10 @@ function instructionProblems(knl: LoopKernel, established: ReadonlySet<KernelPro
     problems.push(...writeProblems(insn, variable).map((p) => `${where} ${p}`));
     const values = readExpressions(insn, knl.substitutions);
     for (const name of namesRead(insn, knl.substitutions)) if (!known(name)) problems.push(`${where} reads '${name}', which is no iname, argument or temporary`);
-    for (const e of values) {
-      for (const n of freeVariables(e)) {
-        if (inames.has(n) && !insn.withinInames.includes(n)) problems.push(`${where} reads the iname '${n}' outside its loop`);
-      }
-      walk(e, (x) => {
-        if (x.kind === 'reduce') for (const n of x.inames) if (!inames.has(n)) problems.push(`${where} reduces over '${n}', which no domain has`);
-      });
-    }
+    const free = new Set(values.flatMap((e) => [...freeVariables(e)]));
+    for (const n of free) if (inames.has(n) && !insn.withinInames.includes(n)) problems.push(`${where} reads the iname '${n}' outside its loop`);
+    const reduced = new Set(values.flatMap((e) => [...reductionInamesIn(e)]));
+    for (const n of reduced) if (!inames.has(n)) problems.push(`${where} reduces over '${n}', which no domain has`);
     if (established.has('reductionsRealized') && values.some((e) => someExpr(e, (x) => x.kind === 'reduce'))) {
       problems.push(`${where} still holds a reduction after reductions were realized`);
     }
