@@ -45,16 +45,22 @@ export interface PreprocessPass {
 }
 
 /** The passes, in the order they run. */
-export const PREPROCESS_PASSES: readonly PreprocessPass[] = [
+export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<PreprocessPass[]>([
   { name: 'defaultValueTypes', run: withDefaultValueTypes },
   { name: 'inferTypes', run: inferTypes, establishes: ['typed'] },
-  { name: 'checkTypedKernel', run: (knl) => (checkTypedKernel(knl), knl) },
+  { name: 'checkTypedKernel', run: checkedAsTyped },
   { name: 'separateArrays', run: separateArrays },
   { name: 'realizeReductions', run: realizeReductions, establishes: ['reductionsRealized'] },
   { name: 'placeTemporaries', run: placeTemporaries, establishes: ['temporariesPlaced'] },
   { name: 'privatizeIlpTemporaries', run: privatizeIlpTemporaries },
   { name: 'checkDtypes', run: (knl, { target }) => checkDtypes(knl, target) },
-];
+]);
+
+/** The validity checks on the kernel as written (../check): they refuse, or let it through as it is. */
+function checkedAsTyped(knl: LoopKernel): LoopKernel {
+  checkTypedKernel(knl);
+  return knl;
+}
 
 export interface Preprocessed {
   readonly kernel: LoopKernel;
