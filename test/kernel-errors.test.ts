@@ -49,6 +49,15 @@ test('an unknown variable is named, with a caret under it', () => {
   assert.is(sourceLine.slice(caretLine.indexOf('^'), caretLine.lastIndexOf('^') + 1), 'scale');
 });
 
+test('an instruction whose inames= leaves out an iname it reads is refused (loopy: check_for_inactive_iname_access)', () => {
+  // before this check, code generation wrote `j` where no loop declares it
+  throwsLoom(() => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[i,j] {inames=i}'), /reads the iname 'j' outside its loop/);
+  throwsLoom(() => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = a[i] {inames=i}\nif j > 0\n  out[i] = 0 {inames=i}\nend'), /reads the iname 'j'/);
+  // inside a reduction over it, the iname is bound, not read from a loop
+  const ok = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]) {inames=i}');
+  assert.equal(ok.instructions[0].withinInames, ['i']);
+});
+
 test('an unknown dependency is named', () => {
   throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 1 {dep=nothere}'), /matches no instruction/);
 });

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OpenCLBuildError, OpenCLContext, OpenCLError, type KernelArgument, type OpenCLBuffer } from '../packages/codegen-opencl/src/runtime/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
-import { backendRequired, noteBackendMissing } from './support/backends.ts';
+import { backendLeftOut, backendRequired, noteBackendMissing, openclDeviceOrSkip } from './support/backends.ts';
 
 const cl = OpenCLContext.open();
 const reasonWhenMissing = cl ? undefined : OpenCLContext.unavailableReason();
@@ -43,6 +43,21 @@ test('backend policy: a required backend that is missing is a LoomError naming t
     assert.throws(
       () => noteBackendMissing('webgpu', 'no adapter'),
       (e: unknown) => e instanceof LoomError && /^WebGPU backend required \(LOOM_REQUIRE=webgpu\) but unavailable: no adapter$/.test(e.message),
+    );
+  });
+});
+
+test('backend policy: LOOM_BACKENDS keeps only the backends it lists; leaving out a required one is an error', () => {
+  withEnvironment({ LOOM_BACKENDS: undefined }, () => assert.is(backendLeftOut('webgpu'), undefined));
+  withEnvironment({ LOOM_BACKENDS: ' OpenCL , cpu' }, () => {
+    assert.is(backendLeftOut('opencl'), undefined);
+    assert.is(backendLeftOut('cpu'), undefined);
+    assert.is(backendLeftOut('webgpu'), 'not in LOOM_BACKENDS= OpenCL , cpu');
+  });
+  withEnvironment({ CI: undefined, LOOM_REQUIRE: 'opencl', LOOM_BACKENDS: 'cpu' }, () => {
+    assert.throws(
+      () => openclDeviceOrSkip(),
+      (e: unknown) => e instanceof LoomError && /^OpenCL backend required \(LOOM_REQUIRE=opencl\) but unavailable: not in LOOM_BACKENDS=cpu$/.test(e.message),
     );
   });
 });

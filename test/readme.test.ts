@@ -1,5 +1,6 @@
 /**
- * The README's code is true. Each ```ts block is written to a file inside the repository (so
+ * The READMEs' code is true: README.md's, and each package's (packages/NAME/README.md, which
+ * ships in its npm tarball). Each ```ts block is written to a file inside the repository (so
  * its `@loom/*` imports are the packages' sources) and
  *
  *   - type-checked, all blocks in one run of tsc: each `@ts-expect-error` must meet its error;
@@ -11,25 +12,32 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 interface Block {
-  /** The line of the opening ```ts in README.md. */
+  /** The README, relative to the repository's root. */
+  readonly readme: string;
+  /** The line of the opening ```ts in it. */
   readonly line: number;
   readonly code: string;
   readonly typecheckOnly: boolean;
 }
 
-function readmeBlocks(): Block[] {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+const READMES = [
+  'README.md',
+  ...readdirSync(path.join(root, 'packages')).map((p) => `packages/${p}/README.md`).filter((f) => existsSync(path.join(root, f))).sort(),
+];
+
+function readmeBlocks(readme: string): Block[] {
+  const text = readFileSync(path.join(root, readme), 'utf8');
   const blocks: Block[] = [];
-  for (const match of readme.matchAll(/(<!-- typecheck-only -->\n)?```ts\n([\s\S]*?)\n```/g)) {
-    const line = readme.slice(0, match.index + (match[1]?.length ?? 0)).split('\n').length;
-    blocks.push({ line, code: match[2], typecheckOnly: match[1] !== undefined });
+  for (const match of text.matchAll(/(<!-- typecheck-only -->\n)?```ts\n([\s\S]*?)\n```/g)) {
+    const line = text.slice(0, match.index + (match[1]?.length ?? 0)).split('\n').length;
+    blocks.push({ readme, line, code: match[2], typecheckOnly: match[1] !== undefined });
   }
   return blocks;
 }
@@ -47,9 +55,12 @@ function expectedOutputs(code: string): string[] {
   return outputs;
 }
 
-const blocks = readmeBlocks();
+const blocks = READMES.flatMap(readmeBlocks);
 const directory = mkdtempSync(path.join(root, '.readme-'));
-const fileOf = (block: Block) => path.join(directory, `readme-line-${block.line}.ts`);
+/** `README.md` line 12 → readme-line-12.ts; `packages/dsl/README.md` line 5 → packages-dsl-README.md-line-5.ts */
+const stemOf = (block: Block) => `${block.readme === 'README.md' ? 'readme' : block.readme.replaceAll('/', '-')}-line-${block.line}`;
+const fileOf = (block: Block) => path.join(directory, `${stemOf(block)}.ts`);
+const where = (block: Block) => `${block.readme} line ${block.line}`;
 
 test.before(() => {
   for (const block of blocks) writeFileSync(fileOf(block), `${block.code}\n`);
@@ -60,18 +71,28 @@ test.before(() => {
 test.after(() => rmSync(directory, { recursive: true, force: true }));
 
 test('the README has runnable blocks, and blocks that only type-check', () => {
-  assert.ok(blocks.filter((b) => !b.typecheckOnly).length >= 5, `${blocks.length} blocks found`);
-  assert.ok(blocks.some((b) => b.typecheckOnly));
+  const top = blocks.filter((b) => b.readme === 'README.md');
+  assert.ok(top.filter((b) => !b.typecheckOnly).length >= 5, `${top.length} blocks found`);
+  assert.ok(top.some((b) => b.typecheckOnly));
+});
+
+test('every package has a README with a runnable example', () => {
+  for (const name of readdirSync(path.join(root, 'packages'))) {
+    const readme = `packages/${name}/README.md`;
+    assert.ok(existsSync(path.join(root, readme)), `${readme} is missing`);
+    assert.ok(blocks.some((b) => b.readme === readme && !b.typecheckOnly), `${readme} has no runnable ts block`);
+  }
 });
 
 test("every block type-checks (and each @ts-expect-error meets its error)", () => {
   const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', directory], { cwd: root, encoding: 'utf8' });
-  const report = `${result.stdout}${result.stderr}`.replaceAll(`${path.relative(root, directory)}/readme-line-`, 'README.md, the block at line ');
+  let report = `${result.stdout}${result.stderr}`;
+  for (const block of blocks) report = report.replaceAll(`${path.relative(root, fileOf(block))}`, `${where(block)} (its block)`);
   assert.is(result.status, 0, report);
 });
 
 for (const block of blocks.filter((b) => !b.typecheckOnly)) {
-  test(`the block at README.md line ${block.line} runs and prints what it says`, () => {
+  test(`the block at ${where(block)} runs and prints what it says`, () => {
     const env = { ...process.env, FORCE_COLOR: '0' };   // printed as to a file, without colours
     const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
     assert.is(result.status, 0, `exited with ${result.status}:\n${result.stderr.slice(-3000)}`);

@@ -9,7 +9,8 @@ import {
   collectWarnings, generateCode, globalArg, KernelCheckError, LoomError, makeKernel, printExpr, run, tagInames, valueArg,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { linearizeKernel, preprocess } from '../../packages/core/src/codegen/generate.ts';
+import { linearizeKernel } from '../../packages/core/src/codegen/generate.ts';
+import { preprocess } from '../../packages/core/src/preprocess/pipeline.ts';
 import { testDevices } from '../support/devices.ts';
 
 // {{{ test race detection

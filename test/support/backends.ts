@@ -8,6 +8,9 @@
  *
  *   CI=true                        every backend is required (CI services set this variable)
  *   LOOM_REQUIRE=opencl,webgpu     these are required (`all` names every backend)
+ *   LOOM_BACKENDS=opencl           the tests run on these backends only (`cpu`, `opencl`, `webgpu`),
+ *                                  the others are left out as if missing (so naming a required one
+ *                                  out is an error): a backend's tests alone, while working on it
  */
 import { LoomError } from '@loom/core';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
@@ -20,6 +23,15 @@ const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: '
 /** The backends `LOOM_REQUIRE` names (lower-cased, trimmed). */
 function requiredByName(): string[] {
   return (process.env.LOOM_REQUIRE ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}
+
+/**
+ * Why `name` is left out of this run, or undefined when it is in: `LOOM_BACKENDS` lists the
+ * backends to test (unset or empty: all).
+ */
+export function backendLeftOut(name: BackendName): string | undefined {
+  const chosen = (process.env.LOOM_BACKENDS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return chosen.length === 0 || chosen.includes(name) ? undefined : `not in LOOM_BACKENDS=${process.env.LOOM_BACKENDS}`;
 }
 
 /** Why `name` is required, for the error message; undefined when it is not. */
@@ -54,6 +66,11 @@ export function noteBackendMissing(name: BackendName, reason: string): void {
 
 /** The OpenCL device, or undefined after reporting it missing (which throws when the backend is required). */
 export function openclDeviceOrSkip(): OpenCLDevice | undefined {
+  const leftOut = backendLeftOut('opencl');
+  if (leftOut) {
+    noteBackendMissing('opencl', leftOut);
+    return undefined;
+  }
   const device = openclDevice();
   if (!device) noteBackendMissing('opencl', openclUnavailableReason());
   return device;
@@ -61,6 +78,11 @@ export function openclDeviceOrSkip(): OpenCLDevice | undefined {
 
 /** The WebGPU device, or undefined after reporting it missing (which throws when the backend is required). */
 export async function webgpuDeviceOrSkip(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
+  const leftOut = backendLeftOut('webgpu');
+  if (leftOut) {
+    noteBackendMissing('webgpu', leftOut);
+    return undefined;
+  }
   const device = await webgpuDevice(options);
   if (!device) noteBackendMissing('webgpu', webgpuUnavailableReason());
   return device;

@@ -1,10 +1,11 @@
 /**
- * The devices the tests run on: the CPU device always, OpenCL and WebGPU when a
- * driver is present (required under CI=true or LOOM_REQUIRE, else skipped with a notice).
+ * The devices the tests run on: the CPU device, OpenCL and WebGPU when a driver is
+ * present (required under CI=true or LOOM_REQUIRE, else skipped with a notice); with
+ * LOOM_BACKENDS, only those it lists (backends.ts).
  */
 import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
+import { backendLeftOut, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
 
 // WebGPU adapters are created asynchronously: once per process
 const webgpu = await webgpuDeviceOrSkip();
@@ -12,7 +13,10 @@ let devices: Device[] | undefined;
 
 export function testDevices(): Device[] {
   if (!devices) {
-    devices = [cpuDevice()];
+    devices = [];
+    const cpuLeftOut = backendLeftOut('cpu');
+    if (cpuLeftOut) noteBackendMissing('cpu', cpuLeftOut);
+    else devices.push(cpuDevice());
     const cl = openclDeviceOrSkip();
     if (cl) devices.push(cl);
     if (webgpu) devices.push(webgpu);

@@ -32,9 +32,9 @@ export { LoopKernel } from './kernel/model.ts';
 export type {
   KernelArg, ArgKind, AddressSpace, TemporaryVariable, Instruction, SubstitutionRule, InameTag, KernelOptions, DimTag, NoSyncScope,
 } from './kernel/model.ts';
-export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './kernel/make-kernel.ts';
-export { parseInstructions } from './kernel/parse-instructions.ts';
-export { assignment, type AssignmentOptions, type InstructionSpec } from './kernel/instruction-specs.ts';
+export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export { parseInstructions } from './frontend/parse-instructions.ts';
+export { assignment, type AssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 

@@ -11,7 +11,7 @@ import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { namesRead } from '../kernel/accesses.ts';
-import { ilpRange, isIlpIname } from '../kernel/privatize-ilp.ts';
+import { ilpRange, isIlpIname } from '../preprocess/privatize-ilp.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';

@@ -1,26 +1,23 @@
 /**
  * From a kernel to the target-independent program AST, then to code:
  *
- *   types inferred → checked → reductions realized → linearized → checked → statements (builder.ts)
+ *   preprocessed (../preprocess: typed, checked, reductions realized...) → linearized → checked
+ *   → statements (builder.ts) → printed by the target
  *
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
-import { CoefficientRangeError, LoomError } from '../errors.ts';
+import { CoefficientRangeError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
-import { realizeReductions } from '../kernel/realize-reductions.ts';
-import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
+import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
 import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
-import { placeTemporaries } from '../kernel/placement.ts';
 import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
-import { separateArrays } from './separate-arrays.ts';
-import { privatizeIlpTemporaries } from '../kernel/privatize-ilp.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
 import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
-import { checkLinearizedKernel, checkTypedKernel } from '../check/index.ts';
+import { checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
 
@@ -48,20 +45,6 @@ export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, opti
     if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
     throw e;
   }
-}
-
-/** The kernel after the passes that code generation needs: typed, reductions realized. */
-export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
-  return prepare(knl, target).kernel;
-}
-
-/** The preprocessed kernel, and its arguments as typed before `sep` axes split them (what the caller passes). */
-function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[] } {
-  const typed = inferTypes(withDefaultValueTypes(knl));
-  checkTypedKernel(typed);
-  const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(typed))));
-  checkTypes(prepared, target);
-  return { kernel: prepared, args: typed.args };
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
@@ -92,7 +75,7 @@ export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: Loo
 }
 
 function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[] } {
-  const { kernel, args } = prepare(knl, target);
+  const { kernel, callerArgs: args } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   checkLinearizedKernel(kernel, split);
   const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
@@ -105,24 +88,4 @@ export function stringifyLinearized(knl: LoopKernel): string {
   const view = stringifyKernel(kernel).split('\n');
   const rule = view[view.length - 1];
   return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, subkernels), rule].join('\n');
-}
-
-/** Domain parameters and other untyped value arguments are int32, as in loopy's generated code. */
-function withDefaultValueTypes(knl: LoopKernel): LoopKernel {
-  if (!knl.args.some((a) => a.kind === 'value' && a.dtype === undefined)) return knl;
-  return knl.with({ args: knl.args.map((a) => (a.kind === 'value' && a.dtype === undefined ? { ...a, dtype: INDEX_DTYPE } : a)) });
-}
-
-function checkTypes(knl: LoopKernel, target: Target | undefined): void {
-  for (const arg of knl.args) {
-    if (arg.dtype === undefined) {
-      throw new LoomError(`the dtype of argument '${arg.name}' is not known: pass data for it when running, or use addDtypes(knl, { ${arg.name}: 'float32' })`);
-    }
-    const why = target?.unsupportedDType?.(arg.dtype);
-    if (why) throw new LoomError(`argument '${arg.name}' has dtype ${arg.dtype}: ${why}`);
-  }
-  for (const t of knl.temporaries.values()) {
-    const why = t.dtype && target?.unsupportedDType?.(t.dtype);
-    if (why) throw new LoomError(`temporary '${t.name}' has dtype ${t.dtype}: ${why}`);
-  }
 }

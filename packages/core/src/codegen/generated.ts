@@ -15,7 +15,7 @@ import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
 import type { KernelFunction, ProgramAst } from './ast.ts';
-import { sepAxisOf, separateName } from './separate-arrays.ts';
+import { sepAxisOf, separateName } from '../preprocess/separate-arrays.ts';
 import type { Target, TargetOutput } from './target.ts';
 
 export interface GeneratedCode<Extra = unknown> {

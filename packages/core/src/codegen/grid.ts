@@ -1,7 +1,7 @@
 /** loopy's `get_grid_size_upper_bounds`: the launch sizes of a kernel, in its parameters. */
 import type { Expr } from '../expr/nodes.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { preprocess } from './generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import { findGrid } from './hardware.ts';
 
 export interface GridSizes {

@@ -12,7 +12,7 @@ import { LoomError } from '../errors.ts';
 import { printExpr } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
-import { environment } from './environment.ts';
+import { debugMode } from './environment.ts';
 import type { Device, DeviceBuffer } from './device.ts';
 
 export interface RunOptions {
@@ -26,8 +26,7 @@ export interface RunOptions {
 
 export function wantsBoundsChecks(device: Device, options: RunOptions): boolean {
   if (options.checkBounds !== undefined) return options.checkBounds;
-  const debug = environment('LOOM_DEBUG');
-  return (device.checksBoundsByDefault ?? false) || (debug !== undefined && debug !== '' && debug !== '0');
+  return (device.checksBoundsByDefault ?? false) || debugMode();
 }
 
 /** A zeroed flag buffer: two int32 slots per site, [failed, index]. */

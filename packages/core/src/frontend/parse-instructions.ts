@@ -14,7 +14,7 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression } from '../expr/index.ts';
-import { NO_SYNC_SCOPES, parseNoSync } from './model.ts';
+import { NO_SYNC_SCOPES, parseNoSync } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
 
 export interface ParsedInstruction {

@@ -5,11 +5,11 @@
  * a variable it reads that are not visible in that writer's assignee
  * (`<> t = a[i]` carries `i` to the readers of `t`).
  */
-import type { SubstitutionRule } from './model.ts';
-import type { Instruction } from './model.ts';
+import type { SubstitutionRule } from '../kernel/model.ts';
+import type { Instruction } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { freeVariables } from '../expr/index.ts';
-import { nameWritten, namesRead, readExpressions, reductionInames } from './accesses.ts';
+import { nameWritten, namesRead, readExpressions, reductionInames } from '../kernel/accesses.ts';
 
 export interface InameRequest {
   readonly insn: Instruction;

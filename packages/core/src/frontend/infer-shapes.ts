@@ -7,9 +7,9 @@ import { LoomError, StaticValueFindingError } from '../errors.ts';
 import { toLinear, fromLinear, printExpr } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { staticMax, type PieceTerm } from '../sets/index.ts';
-import type { Access } from './accesses.ts';
-import { domainOf } from './domains.ts';
-import type { LoopKernel } from './model.ts';
+import type { Access } from '../kernel/accesses.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { LoopKernel } from '../kernel/model.ts';
 
 export function inferShape(
   knl: Pick<LoopKernel, 'domains' | 'assumptions'>,

@@ -11,10 +11,10 @@
 import { isFloat, type DType } from '../dtypes.ts';
 import { binary, call, float, int, variable, type Expr, type Reduce } from '../expr/nodes.ts';
 import { mapChildren } from '../expr/index.ts';
-import { expandSubstitutions } from './accesses.ts';
-import { isParallelTag, tagToString, type Instruction, type LoopKernel, type TemporaryVariable } from './model.ts';
+import { expandSubstitutions } from '../kernel/accesses.ts';
+import { isParallelTag, tagToString, type Instruction, type LoopKernel, type TemporaryVariable } from '../kernel/model.ts';
 import { LoomError } from '../errors.ts';
-import { exprType, INDEX_DTYPE } from './type-inference.ts';
+import { exprType, INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { uniqueName } from '../transform/rename.ts';
 
 export function realizeReductions(knl: LoopKernel): LoopKernel {

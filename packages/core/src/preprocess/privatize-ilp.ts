@@ -10,9 +10,9 @@ import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin } from '../sets/index.ts';
-import { nameWritten } from './accesses.ts';
-import { domainOf } from './domains.ts';
-import type { Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+import { nameWritten } from '../kernel/accesses.ts';
+import { domainOf } from '../kernel/domains.ts';
+import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
 
 export function isIlpIname(knl: LoopKernel, iname: string): boolean {

@@ -13,8 +13,8 @@ import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { allAccesses, forEachSubscript, nameWritten, readExpressions } from './accesses.ts';
-import { resolveDependencies } from './dependencies.ts';
+import { allAccesses, forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
+import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { inferShape } from './infer-shapes.ts';
 import {
@@ -25,11 +25,11 @@ import {
   type KernelArg,
   type SubstitutionRule,
   type TemporaryVariable,
-} from './model.ts';
+} from '../kernel/model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
-import './print.ts';
+import '../kernel/print.ts';
 
 /** An argument as the user declares it; unspecified fields are inferred. */
 export interface ArgSpec {
@@ -240,7 +240,15 @@ function checkInamesKnown(insn: Instruction, inames: ReadonlySet<string>, rules:
       }
     }
   };
-  for (const e of readExpressions(insn, rules)) walk(e, check);
+  for (const e of readExpressions(insn, rules)) {
+    walk(e, check);
+    // loopy's check_for_inactive_iname_access: only an explicit `inames=` can leave one out
+    for (const n of freeVariables(e)) {
+      if (inames.has(n) && !insn.withinInames.includes(n)) {
+        throw new LoomError(`instruction '${insn.id}' reads the iname '${n}' outside its loop: add it to the instruction's inames=`, insn.span && wordSpan(insn, n));
+      }
+    }
+  }
 }
 
 /** A span under the first whole-word occurrence of `word` in the instruction's text. */

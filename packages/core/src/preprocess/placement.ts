@@ -8,7 +8,7 @@
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables } from '../expr/index.ts';
-import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from './model.ts';
+import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 
 export function placeTemporaries(knl: LoopKernel): LoopKernel {
   const temporaries = new Map<string, TemporaryVariable>();

@@ -1,0 +1,60 @@
+/**
+ * The type-inference pass: the dtypes nobody declared, from what is assigned to them. The
+ * typing rules themselves (`exprType`: numpy's promotion, weak literals) are the kernel
+ * model's, in ../kernel/type-inference.ts, where code generation and the printers read them too.
+ */
+import { LoomError } from '../errors.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { expandSubstitutions } from '../kernel/accesses.ts';
+import { combineTypes, exprType, INDEX_DTYPE, type ExprType, type NameTypes } from '../kernel/type-inference.ts';
+
+/**
+ * Fills in the dtypes of temporaries, and of arguments nobody typed that the kernel
+ * writes, from the expressions assigned to them (loopy's type inference: typing `a`
+ * as float32 makes `out = 2*a` float32). Names that stay unknown are left for the
+ * caller to report.
+ */
+export function inferTypes(knl: LoopKernel): LoopKernel {
+  const temps = new Map(knl.temporaries);
+  const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
+  const inames = new Set(knl.inames);
+  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
+  // only what nobody declared is inferred; it may widen as more writers become typeable
+  const inferred = [
+    ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
+    ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
+  ];
+  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.filter((insn) => {
+    const target = insn.assignee;
+    return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
+  })]));
+  for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
+    changed = false;
+    for (const name of inferred) {
+      // writers that cannot be typed yet (they read something untyped, or the variable
+      // itself: out = 2*out) contribute once the others have given types
+      let found: ExprType | undefined;
+      for (const insn of writersOf.get(name)!) {
+        try {
+          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf);
+          found = found ? combineTypes(found, ty) : ty;
+        } catch {
+          // not typeable yet
+        }
+      }
+      if (!found || found.dtype === typeOf(name)) continue;
+      const dtype = typeOf(name) === undefined ? found.dtype : combineTypes({ dtype: typeOf(name)!, weak: false }, found).dtype;
+      if (dtype === typeOf(name)) continue;
+      if (temps.has(name)) temps.set(name, { ...temps.get(name)!, dtype });
+      else argTypes.set(name, dtype);
+      changed = true;
+    }
+  }
+  for (const t of temps.values()) {
+    if (t.dtype === undefined) {
+      throw new LoomError(`could not infer the type of temporary '${t.name}' (it depends on itself or on untyped data); declare it as <float32> ${t.name} = ...`);
+    }
+  }
+  const args = knl.args.map((a) => (a.dtype === undefined && argTypes.get(a.name) !== undefined ? { ...a, dtype: argTypes.get(a.name) } : a));
+  return knl.with({ temporaries: temps, args });
+}

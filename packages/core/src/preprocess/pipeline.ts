@@ -1,0 +1,105 @@
+/**
+ * Preprocessing: the passes that turn a kernel as the user and the transformations left it
+ * into one that code generation can lower, instruction for instruction. They run in the
+ * order of one named list, `PREPROCESS_PASSES`:
+ *
+ *   defaultValueTypes        untyped value arguments (domain parameters) are int32
+ *   inferTypes               temporaries and outputs typed from what is assigned to them
+ *   checkTypedKernel         the validity checks on the kernel as written (../check)
+ *   separateArrays           an array's `sep` axis becomes one array per index
+ *   realizeReductions        `sum(k, e)` becomes an accumulator and its update loop
+ *   placeTemporaries         each `auto` temporary goes to private or local memory
+ *   privatizeIlpTemporaries  private temporaries written in ILP loops get one copy per lane
+ *   checkDtypes              every dtype is known and the target can store it
+ *
+ * Each pass is a function from kernel to kernel, in its own file. With `LOOM_DEBUG` set, the
+ * kernel is verified (verify.ts) before the first pass and after each one, and a pass that
+ * leaves it broken is named in an InternalError: a pass's bug shows where it is, not three
+ * passes later as a puzzling failure of code generation.
+ */
+import type { KernelArg, LoopKernel } from '../kernel/model.ts';
+import { checkTypedKernel } from '../check/index.ts';
+import type { Target } from '../codegen/target.ts';
+import { debugMode } from '../runtime/environment.ts';
+import { withDefaultValueTypes } from './default-value-types.ts';
+import { inferTypes } from './infer-types.ts';
+import { separateArrays } from './separate-arrays.ts';
+import { realizeReductions } from './realize-reductions.ts';
+import { placeTemporaries } from './placement.ts';
+import { privatizeIlpTemporaries } from './privatize-ilp.ts';
+import { checkDtypes } from './check-dtypes.ts';
+import { verifyKernel, type KernelProperty } from './verify.ts';
+
+/** What a pass may need besides the kernel. */
+export interface PreprocessContext {
+  /** The target code is generated for, if known (which dtypes it can store). */
+  readonly target?: Target;
+}
+
+export interface PreprocessPass {
+  /** The pass's name, as errors and ARCHITECTURE.md say it. */
+  readonly name: string;
+  readonly run: (knl: LoopKernel, context: PreprocessContext) => LoopKernel;
+  /** What holds of the kernel from this pass on: the verifier checks it after every later pass too. */
+  readonly establishes?: readonly KernelProperty[];
+}
+
+/** The passes, in the order they run. */
+export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<PreprocessPass[]>([
+  { name: 'defaultValueTypes', run: withDefaultValueTypes },
+  { name: 'inferTypes', run: inferTypes, establishes: ['typed'] },
+  { name: 'checkTypedKernel', run: checkedAsTyped },
+  { name: 'separateArrays', run: separateArrays },
+  { name: 'realizeReductions', run: realizeReductions, establishes: ['reductionsRealized'] },
+  { name: 'placeTemporaries', run: placeTemporaries, establishes: ['temporariesPlaced'] },
+  { name: 'privatizeIlpTemporaries', run: privatizeIlpTemporaries },
+  { name: 'checkDtypes', run: (knl, { target }) => checkDtypes(knl, target) },
+]);
+
+/** The validity checks on the kernel as written (../check): they refuse, or let it through as it is. */
+function checkedAsTyped(knl: LoopKernel): LoopKernel {
+  checkTypedKernel(knl);
+  return knl;
+}
+
+export interface Preprocessed {
+  readonly kernel: LoopKernel;
+  /**
+   * The arguments as the caller passes them, every dtype known: the kernel's arguments as
+   * the last pass that kept their names left them (separateArrays replaces an array with
+   * a `sep` axis by its slices, which the caller does not pass one by one).
+   */
+  readonly callerArgs: readonly KernelArg[];
+}
+
+export interface RunPassesOptions {
+  /** Verify the kernel before and after each pass; default: when `LOOM_DEBUG` is set. */
+  readonly verify?: boolean;
+}
+
+/** Runs `passes` in order on `knl` (verified after each one in debug mode). */
+export function runPasses(
+  knl: LoopKernel,
+  passes: readonly PreprocessPass[] = PREPROCESS_PASSES,
+  context: PreprocessContext = {},
+  options: RunPassesOptions = {},
+): Preprocessed {
+  const verify = options.verify ?? debugMode();
+  const established = new Set<KernelProperty>();
+  if (verify) verifyKernel(knl, established, 'before preprocessing (by the front end or a transformation)');
+  const callerNames = knl.args.map((a) => a.name).join(',');
+  let kernel = knl;
+  let callerArgs = knl.args;
+  for (const pass of passes) {
+    kernel = pass.run(kernel, context);
+    for (const p of pass.establishes ?? []) established.add(p);
+    if (verify) verifyKernel(kernel, established, `after preprocessing pass '${pass.name}'`);
+    if (kernel.args.map((a) => a.name).join(',') === callerNames) callerArgs = kernel.args;
+  }
+  return { kernel, callerArgs };
+}
+
+/** The kernel after the passes that code generation needs: typed, reductions realized. */
+export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
+  return runPasses(knl, PREPROCESS_PASSES, target ? { target } : {}).kernel;
+}
