@@ -1,5 +1,5 @@
 /** The options of the builder's verbs (each maps onto the options of a core function). */
-import type { AddressSpace, MakeKernelOptions } from '@loom/core';
+import type { AddressSpace, MakeKernelOptions, MemAccessMap, OpMap, SyncMap } from '@loom/core';
 import type { ArgDecls } from '../signature/arg-decls.ts';
 import type { Tag } from './inames.ts';
 
@@ -41,4 +41,20 @@ export interface PrefetchOptions<I extends string, Dims extends readonly string[
   readonly space?: AddressSpace;
   /** Names for the fetch inames, one per fetched axis (default `a_dim_0`, ...). */
   readonly dimNames?: Dims;
+}
+
+export interface StatsOptions {
+  /** Work-items per sub-group (32 on NVIDIA GPUs), or `'guess'` (32, with a warning). */
+  readonly subgroupSize: number | 'guess';
+  /** Count the work instructions repeat on the hardware axes they do not use. */
+  readonly countRedundantWork?: boolean;
+  /** Count the operations in array indices; default true. */
+  readonly countWithinSubscripts?: boolean;
+}
+
+/** loopy's three maps of a kernel: its operations, memory accesses and synchronizations. */
+export interface KernelStats {
+  readonly ops: OpMap;
+  readonly memAccesses: MemAccessMap;
+  readonly sync: SyncMap;
 }
