@@ -9,8 +9,9 @@
  * isl's notation, the parameters sorted by name (`[l, m, n] -> { 3 * l * m * n : ... }`).
  */
 import { pathToFileURL } from 'node:url';
+import { openclTarget } from '@loom/codegen-opencl';
 import {
-  addDtypes, collectWarnings, getMemAccessMap, getOpMap, getSynchronizationMap, makeKernel, MemAccess, Op, splitIname, Sync,
+  addDtypes, collectWarnings, generateCode, getMemAccessMap, getOpMap, getSynchronizationMap, makeKernel, MemAccess, Op, splitIname, Sync,
   type LoopKernel,
 } from '@loom/core';
 
@@ -30,22 +31,20 @@ export function statsKernel(): LoopKernel {
 
 /**
  * The tutorial's kernel with barriers: each work-item reads what its neighbours wrote to
- * local memory. As the tutorial writes it (`c[i,j,k+1]` and `c[i,j,k-1]` for 1 <= k < 98,
- * but `c` written for those k only) it reads c[i,j,0] and c[i,j,98], which nobody writes:
- * loopy reads whatever local memory holds there, Loom refuses the kernel. Here the writes
- * cover the halo (k from 0 to 98, the reads over kk), which keeps the same barriers.
+ * local memory. (It reads c[i,j,0] and c[i,j,98], which no work-item writes: loopy reads
+ * whatever local memory holds there, and Loom refuses to generate its code, saying so. Its
+ * statistics count the kernel as written, as loopy's do.)
  */
 export function barrierKernel(): LoopKernel {
   let knl = makeKernel(
-    '[] -> {[i,k,kk,j]: 0<=i<50 and 0<=k<99 and 1<=kk<98 and 0<=j<10}',
+    '[] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}',
     `
-    <> c[i,j,k] = 2*a[i,j,k] {id=first}
-    e[i,j,kk] = c[i,j,kk+1]+c[i,j,kk-1] {dep=first}
+    <> c[i,j,k] = 2*a[i,j,k]
+    e[i,j,k] = c[i,j,k+1]+c[i,j,k-1]
     `,
   );
   knl = addDtypes(knl, { a: 'int32' });
-  knl = splitIname(knl, 'k', 128, { innerTag: 'l.0' });
-  return splitIname(knl, 'kk', 128, { innerTag: 'l.0' });
+  return splitIname(knl, 'k', 128, { innerTag: 'l.0' });
 }
 
 /** `split_iname(knl, "k", 128, outer_tag="l.1", inner_tag="l.0")`: consecutive work-items, consecutive elements. */
@@ -120,7 +119,13 @@ function main(): void {
   console.log(`${syncMap.toString()}\n`);
   check('kernel launches', syncMap.get(new Sync({ kind: 'kernel_launch', kernelName: 'stats_knl' })).evalWithDict(params), 1);
 
-  const { result: barrierMap } = collectWarnings(() => getSynchronizationMap(barrierKernel()));
+  const barriers = barrierKernel();
+  try {
+    generateCode(barriers, openclTarget());
+  } catch (e) {
+    console.log(`\n(the tutorial prints this kernel's code; Loom refuses it: ${(e as Error).message.split('\n')[0]})`);
+  }
+  const { result: barrierMap } = collectWarnings(() => getSynchronizationMap(barriers));
   console.log(`\n${barrierMap.toString()}\n`);
   check('local barriers (50 x 10 x 2)', barrierMap.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}), 1000);
   check('kernel launches', barrierMap.get({ kind: 'kernel_launch', kernelName: 'loopy_kernel' }).evalWithDict({}), 1);

@@ -2,7 +2,8 @@
 // on the kernels examples/statistics.ts builds, and the counts printed as isl prints them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { collectWarnings, getMemAccessMap, getOpMap, getSynchronizationMap, LoomError, MemAccess, Op, Sync, type MemAccessMap } from '@loom/core';
+import { collectWarnings, generateCode, getMemAccessMap, getOpMap, getSynchronizationMap, KernelCheckError, LoomError, MemAccess, Op, Sync, type MemAccessMap } from '@loom/core';
+import { jsTarget } from '@loom/codegen-js';
 import { barrierKernel, consecutive, nonConsecutive, PARAMS, statsKernel } from '../examples/statistics.ts';
 
 const params = PARAMS; // n = 256, m = 256, l = 8
@@ -79,13 +80,15 @@ test('k split onto l.0/l.1: strides {0: 128, 1: 1}, and filterByFunc: 2097152', 
   assert.is(memMap.filterByFunc(f).evalAndSum(params), 2097152);
 });
 
-test('synchronization: one kernel launch; 1000 local barriers in the barrier kernel', () => {
+test('synchronization: one kernel launch; 1000 local barriers in the barrier kernel (whose code Loom refuses to generate)', () => {
   const { result: syncMap } = collectWarnings(() => getSynchronizationMap(statsKernel()));
   assert.is(syncMap.toString(), 'Sync(kernel_launch, stats_knl): [l, m, n] -> { 1 }');
   assert.is(syncMap.get(new Sync({ kind: 'kernel_launch', kernelName: 'stats_knl' })).evalWithDict(params), 1);
   const { result: barriers } = collectWarnings(() => getSynchronizationMap(barrierKernel()));
   assert.is(barriers.toString(), 'Sync(barrier_local, loopy_kernel): { 1000 }\nSync(kernel_launch, loopy_kernel): { 1 }');
   assert.is(barriers.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}), 1000);
+  // it reads c[i,j,0] and c[i,j,98], which no work-item writes
+  assert.throws(() => generateCode(barrierKernel(), jsTarget()), (e: unknown) => e instanceof KernelCheckError && e.check === 'local_read_not_written');
 });
 
 test('a count asked for a key the map does not have is a LoomError listing the keys', () => {

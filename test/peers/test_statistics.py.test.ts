@@ -246,12 +246,11 @@ test('test_statistics.py::test_barrier_counter_nobarriers', () => {
 });
 
 test('test_statistics.py::test_barrier_counter_barriers', () => {
-  // loopy's kernel reads c[i,j,0] and c[i,j,98], which nobody writes (Loom refuses it): the
-  // writes cover the halo here, over k in [0, 99), the reads over kk in [1, 98)
-  let knl = makeKernel('[n,m,ell] -> {[i,k,kk,j]: 0<=i<50 and 0<=k<99 and 1<=kk<98 and 0<=j<10}', '<>c[i,j,k] = 2*a[i,j,k] {id=first}\ne[i,j,kk] = c[i,j,kk+1]+c[i,j,kk-1] {dep=first}', undefined, { name: 'weird2' });
+  // (the kernel reads c[i,j,0] and c[i,j,98], which nobody writes: Loom refuses to generate its
+  // code, but counts it as written, as loopy does)
+  let knl = makeKernel('[n,m,ell] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}', '<>c[i,j,k] = 2*a[i,j,k] {id=first}\ne[i,j,k] = c[i,j,k+1]+c[i,j,k-1] {dep=first}', undefined, { name: 'weird2' });
   knl = addDtypes(knl, { a: 'int32' });
   knl = splitIname(knl, 'k', 128, { innerTag: 'l.0' });
-  knl = splitIname(knl, 'kk', 128, { innerTag: 'l.0' });
   const { result: syncMap } = collectWarnings(() => getSynchronizationMap(knl));
   assert.is(syncMap.filterBy({ kind: 'barrier_local' }).evalAndSum(params), 50 * 10 * 2);
 });

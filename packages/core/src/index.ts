@@ -56,11 +56,11 @@ export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 
 // --- for users: statistics (operations, memory accesses, synchronizations, footprints) ------------
 export {
-  getOpMap, getMemAccessMap, getSynchronizationMap, gatherAccessFootprints, gatherAccessFootprintBytes,
+  getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
   ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
 } from './statistics/index.ts';
 export type {
-  OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
+  KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
   CountKey, OpFields, MemAccessFields, SyncFields, Stride, Strides, StridesInput, InstructionCountOptions,
 } from './statistics/index.ts';
 

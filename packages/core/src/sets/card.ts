@@ -27,7 +27,11 @@ export function card(set: BasicSet, params: readonly string[] = []): PwQPolynomi
   const space = [...new Set([...params, ...set.params])].sort();
   if (set.isEmpty()) return PwQPolynomial.zero(space);
   requireUniqueExistentials(set);
-  const merged = mergeSplits(set.constraints, [...set.dims, ...set.existentials]);
+  // Redundant constraints go first, the ones on fewer variables tested first: a projection
+  // leaves `i_outer >= 0` beside `4*i_outer + i_inner_outer >= 0`, and only without it do
+  // the halves of the split show as such.
+  const byVariables = [...set.constraints].sort((a, b) => a.expr.variables.length - b.expr.variables.length);
+  const merged = mergeSplits(removeRedundant(byVariables), [...set.dims, ...set.existentials]);
   const pieces = sumOver(merged.constraints, merged.vars, QPolynomial.ONE, () => set.toString());
   return PwQPolynomial.fromPieces(space, pieces.map(simplified));
 }

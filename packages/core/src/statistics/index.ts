@@ -2,6 +2,7 @@
 export { getOpMap, type OpMap, type OpMapOptions } from './op-map.ts';
 export { getMemAccessMap, type MemAccessMap, type MemAccessMapOptions } from './mem-access-map.ts';
 export { getSynchronizationMap, type SyncMap } from './sync-map.ts';
+export { getStatistics, type KernelStatistics } from './all.ts';
 export { gatherAccessFootprints, gatherAccessFootprintBytes, AccessFootprint, AccessFootprints, type FootprintDirection, type FootprintOptions } from './footprints.ts';
 export { ToCountMap, type FieldFilter, type KeyKind } from './count-map.ts';
 export { GuardedPwQPolynomial } from './guarded.ts';

@@ -16,12 +16,22 @@ import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import { findGrid, type Grid } from '../codegen/hardware.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
+import type { BasicSet } from '../sets/basic-set.ts';
 import { card } from '../sets/card.ts';
 import { PwQPolynomial } from '../sets/pw-qpolynomial.ts';
 import { GuardedPwQPolynomial } from './guarded.ts';
 import type { CountGranularity } from './keys.ts';
 import { polynomialOf } from './polynomial-of.ts';
 import { printExpr } from '../expr/index.ts';
+
+/**
+ * Counts by set of inames, per domain list and assumptions (weakly, as domainOf keeps its
+ * sets): the maps of one kernel, and of kernels that share its domains, count each loop
+ * nest once. A kernel asks about as many sets as it has loop nests; the bound is for show.
+ */
+const counted = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, PwQPolynomial>(1024)));
 
 export interface InstructionCountOptions {
   /**
@@ -37,7 +47,6 @@ export class InstructionCounts {
   /** The parameters counts are polynomials in: the kernel's, sorted. */
   readonly params: readonly string[];
   readonly zero: GuardedPwQPolynomial;
-  private readonly byInames = new Map<string, GuardedPwQPolynomial>();
   private gridOfKernel: Grid | undefined;
   private guessed = false;
 
@@ -54,13 +63,10 @@ export class InstructionCounts {
 
   /** The number of distinct values the loops over `inames` take together (1 for none). */
   ofInames(inames: readonly string[]): GuardedPwQPolynomial {
-    const key = [...inames].sort().join(',');
-    let count = this.byInames.get(key);
-    if (count === undefined) {
-      const pw = inames.length === 0 ? PwQPolynomial.of(1, this.params) : card(domainOf(this.knl, inames, false, false), this.params);
-      this.byInames.set(key, (count = this.guard(pw)));
-    }
-    return count;
+    const key = `${[...inames].sort().join(',')}|${this.params.join(',')}`;
+    const pw = counted(this.knl.domains)(this.knl.assumptions).memo(key, () =>
+      inames.length === 0 ? PwQPolynomial.of(1, this.params) : card(domainOf(this.knl, inames, false, false), this.params));
+    return this.guard(pw);
   }
 
   /** How many times `insn` runs, counted per work-item, sub-group or work-group. */

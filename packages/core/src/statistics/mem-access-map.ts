@@ -29,7 +29,12 @@ export const MEM_ACCESS_KEYS = { fields: MemAccess.fields, make: (f: MemAccessFi
 
 export function getMemAccessMap(knl: LoopKernel, options: MemAccessMapOptions = {}): MemAccessMap {
   const prepared = preprocess(knl);
-  const counts = new InstructionCounts(prepared, options, 'getMemAccessMap');
+  return memAccessMapOf(new InstructionCounts(prepared, options, 'getMemAccessMap'), options);
+}
+
+/** The memory access map of the preprocessed kernel `counts` counts runs of. */
+export function memAccessMapOf(counts: InstructionCounts, options: MemAccessMapOptions): MemAccessMap {
+  const prepared = counts.knl;
   counts.requireSubgroupSize();
   const typeOf = expressionTyper(prepared);
   const entries: [MemAccess, GuardedPwQPolynomial][] = [];

@@ -32,7 +32,12 @@ export const OP_KEYS = { fields: Op.fields, make: (f: OpFields) => new Op(f) };
 
 export function getOpMap(knl: LoopKernel, options: OpMapOptions = {}): OpMap {
   const prepared = preprocess(knl);
-  const counts = new InstructionCounts(prepared, options, 'getOpMap');
+  return opMapOf(new InstructionCounts(prepared, options, 'getOpMap'), options);
+}
+
+/** The op map of the preprocessed kernel `counts` counts runs of. */
+export function opMapOf(counts: InstructionCounts, options: OpMapOptions): OpMap {
+  const prepared = counts.knl;
   counts.requireSubgroupSize();
   const typeOf = expressionTyper(prepared);
   const entries: [Op, GuardedPwQPolynomial][] = [];

@@ -4,7 +4,8 @@
  * `kernel_launch` per device kernel, a `barrier_global` between two of them, and a
  * `barrier_local` per local barrier, times the iterations of the loops around it.
  */
-import { linearizeKernel } from '../codegen/generate.ts';
+import { linearizedForCounting } from './linearized.ts';
+import type { Subkernel } from '../codegen/subkernels.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
 import { ToCountMap } from './count-map.ts';
@@ -18,8 +19,13 @@ export type SyncMap = ToCountMap<Sync, SyncFields>;
 export const SYNC_KEYS = { fields: Sync.fields, make: (f: SyncFields) => new Sync(f) };
 
 export function getSynchronizationMap(knl: LoopKernel): SyncMap {
-  const { kernel, subkernels } = linearizeKernel(knl);
-  const counts = new InstructionCounts(kernel, {}, 'getSynchronizationMap');
+  const { kernel, subkernels } = linearizedForCounting(knl);
+  return syncMapOf(subkernels, new InstructionCounts(kernel, {}, 'getSynchronizationMap'));
+}
+
+/** The synchronization map of the device kernels of the preprocessed kernel `counts` counts runs of. */
+export function syncMapOf(subkernels: readonly Subkernel[], counts: InstructionCounts): SyncMap {
+  const kernel = counts.knl;
   const entries: [Sync, GuardedPwQPolynomial][] = [];
   const add = (kind: string, loops: readonly string[]) => entries.push([new Sync({ kind, kernelName: kernel.name }), counts.ofInames(loops)]);
   const visit = (items: readonly ScheduleItem[], loops: readonly string[]) => {

@@ -1,5 +1,5 @@
 /** The options of the builder's verbs (each maps onto the options of a core function). */
-import type { AddressSpace, MakeKernelOptions, MemAccessMap, OpMap, SyncMap } from '@loom/core';
+import type { AddressSpace, MakeKernelOptions } from '@loom/core';
 import type { ArgDecls } from '../signature/arg-decls.ts';
 import type { Tag } from './inames.ts';
 
@@ -50,11 +50,4 @@ export interface StatsOptions {
   readonly countRedundantWork?: boolean;
   /** Count the operations in array indices; default true. */
   readonly countWithinSubscripts?: boolean;
-}
-
-/** loopy's three maps of a kernel: its operations, memory accesses and synchronizations. */
-export interface KernelStats {
-  readonly ops: OpMap;
-  readonly memAccesses: MemAccessMap;
-  readonly sync: SyncMap;
 }
