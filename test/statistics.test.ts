@@ -4,10 +4,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, collectWarnings, gatherAccessFootprintBytes, gatherAccessFootprints, getMemAccessMap, getOpMap, getSynchronizationMap, globalArg,
+  addDtypes, collectWarnings, gatherAccessFootprintBytes, gatherAccessFootprints, getMemAccessMap, getOpMap, getStatistics, getSynchronizationMap, globalArg,
   LoomError, makeKernel, prioritizeLoops, run, splitIname, tagInames, type LoopKernel,
 } from '@loom/core';
 import { testDevices } from './support/devices.ts';
+import { goldenKernels } from './support/golden-kernels.ts';
 
 const refuses = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 
@@ -86,6 +87,18 @@ test('errors: no sub-group size, a count outside the assumptions, a missing para
   refuses(() => getOpMap(knl, { subgroupSize: 32 }).groupBy('size' as never), /'size' is not a field/);
   const sync = collectWarnings(() => getSynchronizationMap(tagInames(knl, { i: 'g.0' }))).result;
   refuses(() => sync.toBytes(), /has no dtype/);
+});
+
+test('every example and tutorial kernel is counted, the three maps at once as one by one', () => {
+  for (const { id, kernel } of goldenKernels()) {
+    const options = { subgroupSize: 32, countRedundantWork: true };
+    const { result: all } = collectWarnings(() => getStatistics(kernel, options));
+    const { result: sync } = collectWarnings(() => getSynchronizationMap(kernel));
+    assert.is(all.ops.toString(), getOpMap(kernel, options).toString(), id);
+    assert.is(all.memAccesses.toString(), getMemAccessMap(kernel, options).toString(), id);
+    assert.is(all.sync.toString(), sync.toString(), id);
+    assert.ok(all.sync.size >= 1, id);
+  }
 });
 
 test('a dtype the kernel does not know yet is an error before anything is counted', () => {
