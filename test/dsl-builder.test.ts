@@ -13,6 +13,9 @@ import {
   duplicateInames,
   fixParameters,
   generateCode,
+  getMemAccessMap,
+  getOpMap,
+  getSynchronizationMap,
   globalArg,
   joinInames,
   LoomError,
@@ -227,6 +230,18 @@ test('precompute: the verb is the core function', () => {
   const built = kernel(text[0], text[1]).split('i', 16, { outer: 'g.0', inner: 'l.0' }).precompute('f', ['i_inner'], { defaultTag: 'l.0' });
   const functional = precompute(splitIname(makeKernel(text[0], text[1]), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner'], { defaultTag: 'l.0' });
   assertSameKernel(built.kernel, functional);
+});
+
+test('stats: the three maps of the kernel, as getOpMap, getMemAccessMap and getSynchronizationMap give them', () => {
+  const built = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1').dtypes({ a: 'float32' }).split('i', 64, { outer: 'g.0', inner: 'l.0' });
+  const stats = built.stats({ subgroupSize: 32 });
+  const functional = addDtypes(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1'), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }), { a: 'float32' });
+  assert.is(stats.ops.toString(), getOpMap(functional, { subgroupSize: 32 }).toString());
+  assert.is(stats.memAccesses.toString(), getMemAccessMap(functional, { subgroupSize: 32 }).toString());
+  assert.is(stats.sync.toString(), getSynchronizationMap(functional).toString());
+  // 64 work-items make 2 sub-groups per group
+  assert.is(stats.ops.filterBy({ dtype: ['float32'] }).evalAndSum({ n: 640 }), 2 * 10 * 2);
+  assert.is(stats.memAccesses.filterBy({ direction: ['load'] }).evalAndSum({ n: 640 }), 640);
 });
 
 test.run();

@@ -26,6 +26,7 @@ export { parseExpression, printExpr } from './expr/index.ts';
 export type { Expr } from './expr/nodes.ts';
 export { Linear } from './linear.ts';
 export { BasicSet, staticMax, staticMin } from './sets/index.ts';
+export { card, PwQPolynomial, QPolynomial, Rational, type ParamValues } from './sets/index.ts';
 
 // --- for users: kernels ------------------------------------------------------------------------
 export { LoopKernel } from './kernel/model.ts';
@@ -52,6 +53,16 @@ export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
+
+// --- for users: statistics (operations, memory accesses, synchronizations, footprints) ------------
+export {
+  getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
+  ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
+} from './statistics/index.ts';
+export type {
+  KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
+  CountKey, OpFields, MemAccessFields, SyncFields, Stride, Strides, StridesInput, InstructionCountOptions,
+} from './statistics/index.ts';
 
 // --- for users: code generation and running ----------------------------------------------------
 export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';

@@ -11,7 +11,7 @@
 export { kernel, type Domains, type Instructions } from './builder/kernel.ts';
 export { KernelBuilder } from './builder/builder.ts';
 export type { BuilderFor } from './builder/typing.ts';
-export type { KernelBuilderOptions, SplitOptions, TileOptions, PrefetchOptions } from './builder/options.ts';
+export type { KernelBuilderOptions, SplitOptions, TileOptions, PrefetchOptions, StatsOptions } from './builder/options.ts';
 export type { Tag, Axis, CheckedInameList } from './builder/inames.ts';
 export { domain, insn } from './template/tags.ts';
 export { Fragment, type DomainFragment, type InsnFragment, type Interpolation, type TemplateLocation } from './template/fragments.ts';

@@ -139,7 +139,7 @@ function strideComplement(b: BasicSet, c: Constraint, local: readonly string[]):
  * The union of two existential-free sets when it is convex: the hull candidate keeps
  * each set's constraints that the other satisfies too, and must add no point.
  */
-function convexUnion(a: BasicSet, b: BasicSet): BasicSet | undefined {
+export function convexUnion(a: BasicSet, b: BasicSet): BasicSet | undefined {
   if (a.existentials.length > 0 || b.existentials.length > 0) return undefined;
   const halves = (s: BasicSet) => s.constraints.flatMap((c) => (c.kind === 'eq' ? [ge(c.expr), ge(c.expr.negate())] : [c]));
   const hull = [...halves(a).filter((c) => b.implies(c)), ...halves(b).filter((c) => a.implies(c))];

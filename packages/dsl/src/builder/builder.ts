@@ -20,6 +20,7 @@ import {
   duplicateInames,
   fixParameters,
   generateCode,
+  getStatistics,
   joinInames,
   prioritizeLoops,
   renameIname,
@@ -36,6 +37,7 @@ import {
   type Device,
   type DType,
   type KernelOptions,
+  type KernelStatistics,
   type LoopKernel,
   type NoSyncScope,
   type Target,
@@ -45,7 +47,7 @@ import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
 import type { AnySignature, ArgNames, ArrayNames, LooseSignature, Outputs, RunArgs, ValueNames } from '../signature/signature.ts';
 import type { CheckedInameList, Join, Numbered, Tag } from './inames.ts';
-import type { PrefetchOptions, SplitOptions, TileOptions } from './options.ts';
+import type { PrefetchOptions, SplitOptions, StatsOptions, TileOptions } from './options.ts';
 import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
 import { tileTags } from './tile.ts';
 import type { RunParameters, WithDtypes, WithoutArgs } from './typing.ts';
@@ -215,6 +217,16 @@ export class KernelBuilder<I extends string, S extends AnySignature> {
   /** The generated device code for `target` (dtypes must be known: `.dtypes()` or `.args()`). */
   code(target: Target): string {
     return inTemplates(this.#fragments, () => generateCode(this.kernel, target).code);
+  }
+
+  /**
+   * The kernel's statistics (`getStatistics`: loopy's `get_op_map`, `get_mem_access_map`,
+   * `get_synchronization_map` at once): counts as polynomials in the parameters, e.g.
+   * `.stats({ subgroupSize: 32 }).ops.filterBy({ dtype: ['float32'] }).evalAndSum({ n: 1024 })`.
+   * Dtypes must be known (`.dtypes()` or `.args()`).
+   */
+  stats(options: StatsOptions): KernelStatistics {
+    return inTemplates(this.#fragments, () => getStatistics(this.kernel, options));
   }
 
   /**

@@ -42,3 +42,12 @@ export interface PrefetchOptions<I extends string, Dims extends readonly string[
   /** Names for the fetch inames, one per fetched axis (default `a_dim_0`, ...). */
   readonly dimNames?: Dims;
 }
+
+export interface StatsOptions {
+  /** Work-items per sub-group (32 on NVIDIA GPUs), or `'guess'` (32, with a warning). */
+  readonly subgroupSize: number | 'guess';
+  /** Count the work instructions repeat on the hardware axes they do not use. */
+  readonly countRedundantWork?: boolean;
+  /** Count the operations in array indices; default true. */
+  readonly countWithinSubscripts?: boolean;
+}

@@ -1,0 +1,23 @@
+/**
+ * `getStatistics(knl, options)`: the three maps at once, from one preprocessing and one
+ * linearization of the kernel, the loop nests counted once for all three (what the
+ * builder's `.stats()` gives).
+ */
+import { linearizedForCounting } from './linearized.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { InstructionCounts } from './instruction-counts.ts';
+import { memAccessMapOf, type MemAccessMap } from './mem-access-map.ts';
+import { opMapOf, type OpMap, type OpMapOptions } from './op-map.ts';
+import { syncMapOf, type SyncMap } from './sync-map.ts';
+
+export interface KernelStatistics {
+  readonly ops: OpMap;
+  readonly memAccesses: MemAccessMap;
+  readonly sync: SyncMap;
+}
+
+export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): KernelStatistics {
+  const { kernel, subkernels } = linearizedForCounting(knl);
+  const counts = new InstructionCounts(kernel, options, 'getStatistics');
+  return { ops: opMapOf(counts, options), memAccesses: memAccessMapOf(counts, options), sync: syncMapOf(subkernels, counts) };
+}

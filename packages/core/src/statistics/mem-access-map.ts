@@ -1,0 +1,74 @@
+/**
+ * `getMemAccessMap(knl, options)`: the loads and stores of global and local memory a
+ * kernel performs, as loopy's `get_mem_access_map` counts them (on the preprocessed
+ * kernel; private memory is not counted):
+ *
+ *  - a global access is counted per work-item when neighbouring work-items along local
+ *    axis 0 access different elements (its lid stride 0 is known and not 0), otherwise
+ *    once per sub-group (a broadcast: the sub-group reads one element);
+ *  - a local access is counted once per sub-group;
+ *  - accesses in the index of an access count too, in the direction of the access.
+ */
+import type { Expr } from '../expr/nodes.ts';
+import { walk } from '../expr/visit.ts';
+import { preprocess } from '../codegen/generate.ts';
+import type { DimTag, LoopKernel } from '../kernel/model.ts';
+import { ToCountMap } from './count-map.ts';
+import type { GuardedPwQPolynomial } from './guarded.ts';
+import { InstructionCounts, type InstructionCountOptions } from './instruction-counts.ts';
+import { MemAccess, type MemAccessFields } from './keys.ts';
+import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
+import { accessStrides } from './strides.ts';
+
+export type MemAccessMap = ToCountMap<MemAccess, MemAccessFields>;
+
+export interface MemAccessMapOptions extends InstructionCountOptions, WithinOption {}
+
+/** The kind of key maps of memory accesses have. */
+export const MEM_ACCESS_KEYS = { fields: MemAccess.fields, make: (f: MemAccessFields) => new MemAccess(f) };
+
+export function getMemAccessMap(knl: LoopKernel, options: MemAccessMapOptions = {}): MemAccessMap {
+  const prepared = preprocess(knl);
+  return memAccessMapOf(new InstructionCounts(prepared, options, 'getMemAccessMap'), options);
+}
+
+/** The memory access map of the preprocessed kernel `counts` counts runs of. */
+export function memAccessMapOf(counts: InstructionCounts, options: MemAccessMapOptions): MemAccessMap {
+  const prepared = counts.knl;
+  counts.requireSubgroupSize();
+  const typeOf = expressionTyper(prepared);
+  const entries: [MemAccess, GuardedPwQPolynomial][] = [];
+  for (const insn of countedInstructions(prepared, options.within)) {
+    const accesses: MemAccess[] = [];
+    const visit = (root: Expr, direction: 'load' | 'store') => walk(root, (x) => {
+      const access = accessAt(prepared, x, typeOf);
+      if (access) accesses.push(new MemAccess({ ...access, direction }));
+    });
+    visit(insn.expression!, 'load');
+    visit(insn.assignee!, 'store');
+    for (const a of accesses) entries.push([a, counts.runs(insn, a.countGranularity!)]);
+  }
+  return new ToCountMap(MEM_ACCESS_KEYS, entries, counts.zero);
+}
+
+/** The global or local memory `x` accesses itself (not in its indices), if any. */
+function accessAt(knl: LoopKernel, x: Expr, typeOf: (e: Expr) => MemAccessFields['dtype']): MemAccessFields | undefined {
+  if (x.kind !== 'var' && x.kind !== 'subscript') return undefined;
+  const name = x.kind === 'var' ? x.name : x.array;
+  const arg = knl.arg(name);
+  const temp = knl.temporaries.get(name);
+  const space = arg ? (arg.kind === 'value' ? undefined : 'global') : temp?.addressSpace;
+  if (space !== 'global' && space !== 'local') return undefined;
+  const common = { mtype: space, dtype: typeOf(x), kernelName: knl.name } as const;
+  if (x.kind === 'var') {
+    // loopy's quirks kept: a whole global array is counted per work-item, a local
+    // scalar per sub-group and without its name
+    return space === 'global' ? { ...common, lidStrides: {}, gidStrides: {}, variable: name, countGranularity: 'workitem' } : { ...common, countGranularity: 'subgroup' };
+  }
+  const shape = (arg ? arg.shape : temp!.shape) ?? [];
+  const dimTags: readonly DimTag[] | undefined = arg ? arg.dimTags : temp!.dimTags;
+  const { lid, gid } = accessStrides(knl, shape, dimTags, x.indices);
+  // neighbouring work-items along l.0 reading different words: counted per work-item
+  const spread = space === 'global' && 0 in lid && lid[0] !== 0;
+  return { ...common, lidStrides: lid, gidStrides: gid, variable: name, countGranularity: spread ? 'workitem' : 'subgroup' };
+}

@@ -1,0 +1,93 @@
+/**
+ * `getOpMap(knl, options)`: the arithmetic operations a kernel performs, by dtype and
+ * kind, as loopy's `get_op_map` counts them: on the kernel after preprocessing (typed,
+ * reductions realized), each operation of each instruction once per sub-group per run.
+ *
+ *  - `+` and `-` are `add`, `*` is `mul` (a factor -1 is free, as is a negation),
+ *    `/`, `//` and `%` are `div`, `**` is `pow`, a call of `f` is `func:f`;
+ *  - comparisons, logic, casts and the choice of `if` cost nothing, but both branches of
+ *    an `if` are counted (as loopy does);
+ *  - operations in array indices are counted unless `countWithinSubscripts` is false.
+ */
+import { InternalError } from '../errors.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { walk } from '../expr/visit.ts';
+import { preprocess } from '../codegen/generate.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { ToCountMap } from './count-map.ts';
+import type { GuardedPwQPolynomial } from './guarded.ts';
+import { InstructionCounts, type InstructionCountOptions } from './instruction-counts.ts';
+import { Op, type OpFields } from './keys.ts';
+import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
+
+export type OpMap = ToCountMap<Op, OpFields>;
+
+export interface OpMapOptions extends InstructionCountOptions, WithinOption {
+  /** Count the operations in array indices (`a[i + 1]`'s add); default true. */
+  readonly countWithinSubscripts?: boolean;
+}
+
+/** The kind of key maps of operations have. */
+export const OP_KEYS = { fields: Op.fields, make: (f: OpFields) => new Op(f) };
+
+export function getOpMap(knl: LoopKernel, options: OpMapOptions = {}): OpMap {
+  const prepared = preprocess(knl);
+  return opMapOf(new InstructionCounts(prepared, options, 'getOpMap'), options);
+}
+
+/** The op map of the preprocessed kernel `counts` counts runs of. */
+export function opMapOf(counts: InstructionCounts, options: OpMapOptions): OpMap {
+  const prepared = counts.knl;
+  counts.requireSubgroupSize();
+  const typeOf = expressionTyper(prepared);
+  const entries: [Op, GuardedPwQPolynomial][] = [];
+  for (const insn of countedInstructions(prepared, options.within)) {
+    const perRun = new Map<string, { op: Op; times: number }>();
+    const count = (e: Expr, name: string) => {
+      const op = new Op({ dtype: typeOf(e), name, countGranularity: 'subgroup', kernelName: prepared.name });
+      const had = perRun.get(op.id);
+      perRun.set(op.id, { op, times: (had?.times ?? 0) + 1 });
+    };
+    for (const e of [insn.assignee!, insn.expression!]) {
+      walk(e, (x) => {
+        if (x.kind === 'subscript') return options.countWithinSubscripts ?? true;
+        const name = operationOf(x);
+        if (name !== undefined) count(x, name);
+        return undefined;
+      });
+    }
+    for (const { op, times } of perRun.values()) entries.push([op, counts.runs(insn, 'subgroup').scale(times)]);
+  }
+  return new ToCountMap(OP_KEYS, entries, counts.zero);
+}
+
+/** The operation a node performs itself (its operands' are theirs), if any. */
+function operationOf(e: Expr): string | undefined {
+  switch (e.kind) {
+    case 'binary':
+      switch (e.op) {
+        case '+':
+        case '-':
+          return 'add';
+        case '*':
+          return isMinusOne(e.left) || isMinusOne(e.right) ? undefined : 'mul';
+        case '/':
+        case '//':
+        case '%':
+          return 'div';
+        case '**':
+          return 'pow';
+      }
+      return undefined;
+    case 'call':
+      return `func:${e.fn}`;
+    case 'reduce':
+      throw new InternalError('getOpMap: a reduction is left after preprocessing');
+    default:
+      return undefined;
+  }
+}
+
+function isMinusOne(e: Expr): boolean {
+  return ((e.kind === 'int' || e.kind === 'float') && e.value === -1) || (e.kind === 'neg' && (e.operand.kind === 'int' || e.operand.kind === 'float') && e.operand.value === 1);
+}

@@ -1,0 +1,47 @@
+/**
+ * `getSynchronizationMap(knl)`: the synchronizations each work-item goes through, as
+ * loopy's `get_synchronization_map` counts them on the linearized kernel: a
+ * `kernel_launch` per device kernel, a `barrier_global` between two of them, and a
+ * `barrier_local` per local barrier, times the iterations of the loops around it.
+ */
+import { linearizedForCounting } from './linearized.ts';
+import type { Subkernel } from '../codegen/subkernels.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import type { ScheduleItem } from '../schedule/linearize.ts';
+import { ToCountMap } from './count-map.ts';
+import type { GuardedPwQPolynomial } from './guarded.ts';
+import { InstructionCounts } from './instruction-counts.ts';
+import { Sync, type SyncFields } from './keys.ts';
+
+export type SyncMap = ToCountMap<Sync, SyncFields>;
+
+/** The kind of key maps of synchronizations have. */
+export const SYNC_KEYS = { fields: Sync.fields, make: (f: SyncFields) => new Sync(f) };
+
+export function getSynchronizationMap(knl: LoopKernel): SyncMap {
+  const { kernel, subkernels } = linearizedForCounting(knl);
+  return syncMapOf(subkernels, new InstructionCounts(kernel, {}, 'getSynchronizationMap'));
+}
+
+/** The synchronization map of the device kernels of the preprocessed kernel `counts` counts runs of. */
+export function syncMapOf(subkernels: readonly Subkernel[], counts: InstructionCounts): SyncMap {
+  const kernel = counts.knl;
+  const entries: [Sync, GuardedPwQPolynomial][] = [];
+  const add = (kind: string, loops: readonly string[]) => entries.push([new Sync({ kind, kernelName: kernel.name }), counts.ofInames(loops)]);
+  const visit = (items: readonly ScheduleItem[], loops: readonly string[]) => {
+    for (const it of items) {
+      if (it.kind === 'loop') visit(it.body, [...loops, it.iname]);
+      else if (it.kind === 'barrier') add(`barrier_${it.scope}`, loops);
+      else {
+        const insn = kernel.instruction(it.id);
+        if (insn.kind === 'barrier') add(`barrier_${insn.barrierScope ?? 'global'}`, loops);
+      }
+    }
+  };
+  subkernels.forEach((sub, k) => {
+    if (k > 0) add('barrier_global', []);
+    add('kernel_launch', []);
+    visit(sub.schedule, []);
+  });
+  return new ToCountMap(SYNC_KEYS, entries, counts.zero);
+}
