@@ -14,7 +14,7 @@ import { toLinear } from '../expr/affine.ts';
 import { printExpr } from '../expr/index.ts';
 import type { Expr, Subscript } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
-import { preprocess } from '../codegen/generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { BasicSet } from '../sets/basic-set.ts';

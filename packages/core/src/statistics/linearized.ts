@@ -7,7 +7,7 @@
  * as loopy's does (the tutorial counts the barriers of a kernel that reads local memory
  * nobody wrote).
  */
-import { preprocess } from '../codegen/generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import { splitAtGlobalBarriers, type Subkernel } from '../codegen/subkernels.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { insertBarriers } from '../schedule/barriers.ts';

@@ -11,7 +11,7 @@
  */
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
-import { preprocess } from '../codegen/generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import type { DimTag, LoopKernel } from '../kernel/model.ts';
 import { ToCountMap } from './count-map.ts';
 import type { GuardedPwQPolynomial } from './guarded.ts';

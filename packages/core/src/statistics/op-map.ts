@@ -12,7 +12,7 @@
 import { InternalError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
-import { preprocess } from '../codegen/generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { ToCountMap } from './count-map.ts';
 import type { GuardedPwQPolynomial } from './guarded.ts';
