@@ -10,6 +10,7 @@ import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
 import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
@@ -42,7 +43,7 @@ export function checkAccessBounds(
     const arg = knl.arg(access.array);
     const shape = shapes.get(access.array);
     if (!arg || !shape) continue;
-    const symbolic = domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]);
+    const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards);
     // bounds read from data at run time (a temporary: loopy's data-dependent domain)
     if (symbolic.params.some((p) => knl.temporaries.has(p))) continue;
     const domain = symbolic.intersect(fixed);
@@ -65,6 +66,40 @@ export function checkAccessBounds(
     });
   }
   done.set(key, true);
+}
+
+/**
+ * The iterations where the access happens: the domain where its affine guards hold
+ * (`if i < 80 ... end`, `if(i < 80, a[i], 0)`: a store or a read guarded so it stays in
+ * a smaller array). A guard that is not a conjunction of affine comparisons is left out:
+ * the set is then larger than the truth, which can only refuse a kernel, never let one
+ * through that leaves its arrays.
+ */
+function restrictTo(domain: BasicSet, guards: readonly Expr[]): BasicSet {
+  const known = new Set([...domain.dims, ...domain.params]);
+  const constraints = guards.flatMap((g) => affineConstraints(g)).filter((c) => c.expr.variables.every((v) => known.has(v)));
+  return constraints.length ? domain.addConstraints(constraints) : domain;
+}
+
+/** `a < b and c == d` as constraints (`b - a - 1 >= 0`, `c - d = 0`); nothing for what is not affine. */
+function affineConstraints(g: Expr): { kind: 'ge' | 'eq'; expr: Linear }[] {
+  if (g.kind === 'logical' && g.op === 'and') return [...affineConstraints(g.left), ...affineConstraints(g.right)];
+  if (g.kind === 'not' && g.operand.kind === 'compare' && g.operand.op !== '==') {
+    const negated = { '<': '>=', '<=': '>', '>': '<=', '>=': '<', '!=': '==' } as const;
+    return affineConstraints({ ...g.operand, op: negated[g.operand.op] });
+  }
+  if (g.kind !== 'compare') return [];
+  const left = toLinear(g.left);
+  const right = left && toLinear(g.right);
+  if (!left || !right) return [];
+  switch (g.op) {
+    case '<': return [{ kind: 'ge', expr: right.sub(left).sub(1) }];
+    case '<=': return [{ kind: 'ge', expr: right.sub(left) }];
+    case '>': return [{ kind: 'ge', expr: left.sub(right).sub(1) }];
+    case '>=': return [{ kind: 'ge', expr: left.sub(right) }];
+    case '==': return [{ kind: 'eq', expr: left.sub(right) }];
+    case '!=': return [];
+  }
 }
 
 /**
