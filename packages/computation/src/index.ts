@@ -14,5 +14,5 @@ export type { ComputationParam, ComputationRole } from './computation/params.ts'
 export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
 export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
 export type {
-  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, Attached, AttachableNames, MappingFor,
+  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
 } from './computation/typed.ts';

@@ -34,14 +34,18 @@ import { allocateMemory } from './memory.ts';
 import { checkComputationParams, type ComputationParam } from './params.ts';
 import type { ComputationPlan, KernelArgument } from './plan.ts';
 import { TransformationTree } from './tree.ts';
-import type { Attached, AttachableNames, KernelArgumentsOf, MappingFor, NamedArguments, Outputs, PositionalArguments } from './typed.ts';
+import type { Attached, AttachableNames, InitialTree, KernelArgumentsOf, MappingFor, NamedArguments, Outputs, PositionalArguments, SignatureOf } from './typed.ts';
 
 export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName'> {
   (...args: PositionalArguments<L>): Promise<Outputs<L>>;
   byName(args: NamedArguments<L>): Promise<Outputs<L>>;
 }
 
-export class Computation<P extends readonly ComputationParam[] = readonly ComputationParam[], L extends readonly ComputationParam[] = P> {
+/**
+ * `P`: the computation's own parameters; `T`: its tree of transformations as the compiler
+ * sees it (typed.ts), from which the signature `SignatureOf<P, T>` comes.
+ */
+export class Computation<P extends readonly ComputationParam[] = readonly ComputationParam[], T = InitialTree<P>> {
   readonly name: string;
   /** The computation's own parameters: what buildPlan receives. */
   readonly params: P;
@@ -55,15 +59,15 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
   }
 
   /** The parameters the compiled computation takes, in order: the leaves of its transformations. */
-  get signature(): L {
-    return this.tree.leaves as unknown as L;
+  get signature(): SignatureOf<P, T> {
+    return this.tree.leaves as unknown as SignatureOf<P, T>;
   }
 
   /** A parameter of the signature, by name (its dtype and shape, for building transformations). */
-  parameter<N extends L[number]['name']>(name: N): Extract<L[number], { readonly name: N }> {
+  parameter<N extends SignatureOf<P, T>[number]['name']>(name: N): Extract<SignatureOf<P, T>[number], { readonly name: N }> {
     const p = this.tree.leaf(name);
     if (!p) throw new LoomError(`computation '${this.name}' has no parameter '${name}' in its signature`);
-    return p as Extract<L[number], { readonly name: N }>;
+    return p as Extract<SignatureOf<P, T>[number], { readonly name: N }>;
   }
 
   /**
@@ -80,20 +84,20 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
    * `name`, through its parameter `connector`; its other parameters join the signature
    * under the names `mapping` gives.
    */
-  attach<const TP extends readonly ParamSpec[], TC extends string, C extends TC, N extends AttachableNames<L, TP, C>, const M extends MappingFor<TP, C>>(
+  attach<const TP extends readonly ParamSpec[], TC extends string, C extends TC, N extends AttachableNames<SignatureOf<P, T>, TP, C>, const M extends MappingFor<TP, C>>(
     name: N,
     tr: Transformation<TP, TC>,
     connector: C,
     mapping: M,
-  ): Computation<P, Attached<L, N, TP, C, M>> {
+  ): Computation<P, Attached<T, N, TP, C, M>> {
     const tree = this.tree.connect(name, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>, `computation '${this.name}': attach('${name}')`);
-    const copy = Object.create(Object.getPrototypeOf(this)) as Computation<P, Attached<L, N, TP, C, M>>;
+    const copy = Object.create(Object.getPrototypeOf(this)) as Computation<P, Attached<T, N, TP, C, M>>;
     return Object.freeze(Object.assign(copy, this, { tree }));
   }
 
   /** Builds the plan for `device` (once per device), fuses the transformations, checks the code, allocates memory. */
-  compile(device: Device): Promise<CompiledComputation<L>> {
-    return compiledOn(this as unknown as Computation)(device) as unknown as Promise<CompiledComputation<L>>;
+  compile(device: Device): Promise<CompiledComputation<SignatureOf<P, T>>> {
+    return compiledOn(this as unknown as Computation)(device) as unknown as Promise<CompiledComputation<SignatureOf<P, T>>>;
   }
 }
 

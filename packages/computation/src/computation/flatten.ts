@@ -151,7 +151,8 @@ function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | 
     if (access.writes.length && !isOutputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' writes '${node}', which is an input in the signature`);
     bindings.set(arg, { kind: 'leaf', name: node });
   }
-  return { kernel, bindings };
+  // intermediate nodes a transformation replaced are no longer arguments
+  return { kernel, bindings: new Map([...bindings].filter(([arg]) => kernel.arg(arg))) };
 }
 
 function freshName(knl: LoopKernel, base: string, bound: ReadonlyMap<string, Bound>): string {

@@ -9,11 +9,11 @@
  * leaf for the other path. A transformation's parameter named like an existing leaf is
  * that leaf (an input and an output meeting there make it `'io'`).
  *
- * Order of the signature: the leaf a transformation hangs on is replaced by the
- * transformation's other parameters in the transformation's order, with the leaf itself
- * where the connector was when it stays a leaf; a name already in the signature keeps its
- * first place. (Reikna orders by walking the tree, which gives the same order in its tests;
- * this rule is the one the compiler can follow too: see typed.ts.)
+ * Order of the signature, as Reikna orders it: walk the roots in order; at a node, first
+ * the names its transformations put before it (all of its output transformation's, when
+ * it has transformations on both paths), then the node itself if it is a leaf, then the
+ * names after it; a name is listed where it is first met, and among a node's children a
+ * name that is also one of the node's later siblings is left for that place.
  */
 import { LoomError } from '@loom/core';
 import { isArrayRole } from '../transformation/params.ts';
@@ -27,6 +27,9 @@ export interface Edge {
   readonly transformation: Transformation;
   readonly connector: string;
   readonly mapping: ReadonlyMap<string, string>;
+  /** The names of the transformation's parameters before and after the connector, in its order. */
+  readonly before: readonly string[];
+  readonly after: readonly string[];
 }
 
 export interface TreeNode {
@@ -76,14 +79,12 @@ export class TransformationTree {
     }
 
     const nodes = new Map(this.nodes);
-    let leaves: ComputationParam[] = [...this.leaves];
-    const entries: ComputationParam[] = [];
+    const leaves = new Map(this.leaves.map((l) => [l.name, l]));
+    // an 'io' leaf keeps the path the transformation does not take
+    if (leaf.role === 'io') leaves.set(name, { ...leaf, role: isLoad ? 'o' : 'i' });
+    else leaves.delete(name);
     for (const p of tr.params) {
-      if (p.name === connector) {
-        // an 'io' leaf keeps the path the transformation does not take
-        if (leaf.role === 'io') entries.push({ ...leaf, role: isLoad ? 'o' : 'i' });
-        continue;
-      }
+      if (p.name === connector) continue;
       const target = named.get(p.name)!;
       const type = typeFor(p, node!.type, what);
       const role: ComputationRole = p.role === 's' ? 's' : p.role;
@@ -97,21 +98,43 @@ export class TransformationTree {
         if (p.role === 'o' && isOutputRole(existingLeaf.role)) throw new LoomError(`${what}: cannot connect transformation parameter '${p.name}' to an existing output node '${target}'`);
         if (p.role === 'i' && !isLoad && isOutputRole(existingLeaf.role)) throw new LoomError(`${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`);
         const merged: ComputationRole = existingLeaf.role === role || existingLeaf.role === 'io' ? existingLeaf.role : 'io';
-        leaves = leaves.map((l) => (l.name === target ? { ...l, role: merged } : l));
-        entries.push({ ...existingLeaf, role: merged });
+        leaves.set(target, { ...existingLeaf, role: merged });
         continue;
       }
       checkParamName(target, what);
-      const param: ComputationParam = type.shape === undefined ? { name: target, role, dtype: type.dtype } : { name: target, role, dtype: type.dtype, shape: type.shape };
       nodes.set(target, { name: target, type });
-      entries.push(param);
+      leaves.set(target, type.shape === undefined ? { name: target, role, dtype: type.dtype } : { name: target, role, dtype: type.dtype, shape: type.shape });
     }
-    nodes.set(name, { ...node!, ...(isLoad ? { input: { transformation: tr, connector, mapping: named } } : { output: { transformation: tr, connector, mapping: named } }) });
-
-    const at = leaves.findIndex((l) => l.name === name);
-    const replaced = [...leaves.slice(0, at), ...entries, ...leaves.slice(at + 1)];
-    return new TransformationTree(this.roots, nodes, firstOccurrences(replaced));
+    const order = tr.params.map((p) => (p.name === connector ? name : named.get(p.name)!));
+    const at = order.indexOf(name);
+    const edge: Edge = { transformation: tr, connector, mapping: named, before: order.slice(0, at), after: order.slice(at + 1) };
+    nodes.set(name, { ...node!, ...(isLoad ? { input: edge } : { output: edge }) });
+    return new TransformationTree(this.roots, nodes, signatureOrder(this.roots.map((r) => r.name), nodes, leaves));
   }
+}
+
+/** The leaves in the order of the walk described at the top. */
+function signatureOrder(roots: readonly string[], nodes: ReadonlyMap<string, TreeNode>, leaves: ReadonlyMap<string, ComputationParam>): ComputationParam[] {
+  const out: ComputationParam[] = [];
+  const visited = new Set<string>();
+  const walk = (names: readonly string[], ignore: ReadonlySet<string>) => {
+    names.forEach((name, k) => {
+      if (ignore.has(name) || visited.has(name)) return;
+      visited.add(name);
+      const later = new Set(names.slice(k + 1));
+      const { output, input } = nodes.get(name)!;
+      const [before, after] =
+        output && input ? [[...output.before, ...output.after], [...input.before, ...input.after]]
+        : output ? [output.before, output.after]
+        : input ? [input.before, input.after]
+        : [[], []];
+      walk(before, later);
+      if (leaves.has(name)) out.push(leaves.get(name)!);
+      walk(after, later);
+    });
+  };
+  walk(roots, new Set());
+  return out;
 }
 
 /** Every parameter but the connector named, once. */
@@ -139,20 +162,4 @@ function typeFor(p: { name: string; role: string; dtype?: ValueType['dtype']; sh
     throw new LoomError(`${what}: the transformation's parameter '${p.name}' has a symbolic shape (${p.shape.join(', ')}); a computation's types are concrete`);
   }
   return { dtype: p.dtype ?? connector.dtype, shape: (p.shape as readonly number[] | undefined) ?? connector.shape };
-}
-
-/** Each name once, at its first place, with the roles of all its places merged (an input and an output make `'io'`). */
-function firstOccurrences(list: readonly ComputationParam[]): ComputationParam[] {
-  const roles = new Map<string, Set<ComputationRole>>();
-  for (const p of list) roles.set(p.name, (roles.get(p.name) ?? new Set()).add(p.role));
-  const seen = new Set<string>();
-  const out: ComputationParam[] = [];
-  for (const p of list) {
-    if (seen.has(p.name)) continue;
-    seen.add(p.name);
-    const all = roles.get(p.name)!;
-    const role: ComputationRole = all.has('s') ? 's' : all.has('io') || (all.has('i') && all.has('o')) ? 'io' : p.role;
-    out.push({ ...p, role });
-  }
-  return out;
 }

@@ -62,7 +62,9 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
   });
 
   // whatever waited for the store waits for every instruction that took its place
+  const made = new Set([...replaced.values()].flat());
   const after = instructions.map((insn) => {
+    if (made.has(insn.id)) return insn;
     const extra = insn.dependsOn.flatMap((d) => (replaced.get(d) ?? []).filter((id) => id !== d && id !== insn.id));
     return extra.length ? { ...insn, dependsOn: [...new Set([...insn.dependsOn, ...extra])] } : insn;
   });

@@ -33,7 +33,10 @@ export type ArrayParamNames<P extends readonly ParamSpec[]> = Extract<P[number],
 export interface TransformationSpec<P extends readonly ParamSpec[], C extends string> {
   readonly params: P;
   readonly body: string;
-  /** The parameters it may be attached through; default: every array parameter. */
+  /**
+   * The parameters it may be attached through; each is checked to qualify (see
+   * checkConnector). Default: every array parameter that qualifies.
+   */
   readonly connectors?: readonly C[];
   /** For messages. */
   readonly name?: string;
@@ -55,9 +58,22 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
     this.params = Object.freeze([...spec.params]) as unknown as P;
     const byName = new Map(spec.params.map((p) => [p.name, p]));
     this.body = readBody(spec.body, what, (e, span, locals) => checkExpression(e, span, locals, byName, what));
-    const arrays = spec.params.filter((p) => isArrayRole(p.role)).map((p) => p.name as C);
-    this.connectors = Object.freeze([...(spec.connectors ?? arrays)]);
-    for (const c of this.connectors) checkConnector(this, c, what);
+    if (spec.connectors !== undefined) {
+      this.connectors = Object.freeze([...spec.connectors]);
+      for (const c of this.connectors) checkConnector(this, c, what);
+    } else {
+      // Reikna takes every array (it cannot tell); Loom can, and takes the ones that qualify
+      const qualifies = (name: string) => {
+        try {
+          checkConnector(this, name, what);
+          return true;
+        } catch (e) {
+          if (e instanceof LoomError) return false;
+          throw e;
+        }
+      };
+      this.connectors = Object.freeze(spec.params.filter((p) => isArrayRole(p.role) && qualifies(p.name)).map((p) => p.name as C));
+    }
     Object.freeze(this);
   }
 
