@@ -16,3 +16,9 @@ export { deviceParameters, type DeviceParameters } from './computation/device-pa
 export type {
   HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
 } from './computation/typed.ts';
+
+// --- the library ------------------------------------------------------------------------------
+export {
+  copy, copyBroadcasted, cast, addConst, addParam, mulConst, mulParam, divConst, divParam, normConst, normParam, ignore, broadcastConst, broadcastParam,
+  splitComplex, combineComplex, type ArrayType,
+} from './library/transformations.ts';
