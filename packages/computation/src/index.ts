@@ -22,3 +22,5 @@ export {
   copy, copyBroadcasted, cast, addConst, addParam, mulConst, mulParam, divConst, divParam, normConst, normParam, ignore, broadcastConst, broadcastParam,
   splitComplex, combineComplex, type ArrayType,
 } from './library/transformations.ts';
+export { pureParallel, type PureParallelSpec } from './library/pure-parallel.ts';
+export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
