@@ -29,6 +29,16 @@ test('a read in the branch of if(c, x, y) stays inside a smaller input; the othe
   }
 });
 
+test('a guard on a parameter the loops do not use is read with its value', async () => {
+  // the loops run over m work-groups of 8; `n`, the input's length, appears in the guard alone
+  const knl = makeKernel('{ [g, l]: 0<=g<m and 0<=l<8 }', 'out[g, l] = if(8*g + l < n, b[8*g + l], 0)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...']);
+  const b = a.slice(0, 37);
+  for (const device of testDevices()) {
+    const { out } = await run(knl, device, { b, m: 5 });
+    assert.equal([...(out as Float32Array)], Array.from({ length: 40 }, (_, i) => (i < 37 ? i : 0)), device.name);
+  }
+});
+
 test('a guard one element too wide is refused before anything runs', async () => {
   const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i <= 80', '  out[i] = a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
   const read = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i < 81, b[i], 0)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);

@@ -43,7 +43,7 @@ export function checkAccessBounds(
     const arg = knl.arg(access.array);
     const shape = shapes.get(access.array);
     if (!arg || !shape) continue;
-    const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards);
+    const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards, values);
     // bounds read from data at run time (a temporary: loopy's data-dependent domain)
     if (symbolic.params.some((p) => knl.temporaries.has(p))) continue;
     const domain = symbolic.intersect(fixed);
@@ -75,9 +75,14 @@ export function checkAccessBounds(
  * the set is then larger than the truth, which can only refuse a kernel, never let one
  * through that leaves its arrays.
  */
-function restrictTo(domain: BasicSet, guards: readonly Expr[]): BasicSet {
+function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyMap<string, number | bigint>): BasicSet {
   const known = new Set([...domain.dims, ...domain.params]);
-  const constraints = guards.flatMap((g) => affineConstraints(g)).filter((c) => c.expr.variables.every((v) => known.has(v)));
+  // a parameter the domain does not name (`i < n` where only `m` bounds the loops) is its value
+  const withValues = (c: { kind: 'ge' | 'eq'; expr: Linear }) => ({
+    ...c,
+    expr: c.expr.variables.filter((v) => !known.has(v) && values.has(v)).reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
+  });
+  const constraints = guards.flatMap((g) => affineConstraints(g)).map(withValues).filter((c) => c.expr.variables.every((v) => known.has(v)));
   return constraints.length ? domain.addConstraints(constraints) : domain;
 }
 
