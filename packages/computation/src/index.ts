@@ -24,3 +24,6 @@ export {
 } from './library/transformations.ts';
 export { pureParallel, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
+export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate } from './library/predicates.ts';
+export { transpose } from './library/transpose.ts';
+export { reduce } from './library/reduce.ts';
