@@ -10,7 +10,7 @@
  * the tile's two sides; the other axes select the tile). Otherwise each work-item copies
  * one element, neighbours writing neighbours.
  */
-import { LoomError, addPrefetch, globalArg, joinInames, makeKernel, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, addPrefetch, globalArg, makeKernel, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import { spreadOverGrid } from './parallel.ts';
@@ -66,16 +66,19 @@ export function transposeKernel(dtype: DType, shape: readonly number[], perm: re
   const t = tileSide(device);
   let tiled = splitIname(knl, idx[q], t, { outerTag: 'g.0', innerTag: 'l.0' });
   tiled = splitIname(tiled, idx[p], t, { outerTag: 'g.1', innerTag: 'l.1' });
-  const batch = idx.filter((_, k) => k !== p && k !== q && shape[k] > 1);
-  tiled = batchOnGrid(tiled, batch);
   tiled = addPrefetch(tiled, 'inp', [`${idx[p]}_inner`, `${idx[q]}_inner`], { temporaryAddressSpace: 'local' });
   // the fetch: neighbouring work-items read along the input's last axis
-  return tagInames(tiled, { [`inp_dim_${p}`]: 'l.0', [`inp_dim_${q}`]: 'l.1' });
+  tiled = tagInames(tiled, { [`inp_dim_${p}`]: 'l.0', [`inp_dim_${q}`]: 'l.1' });
+  const batch = idx.map((name, k) => ({ name, size: shape[k] })).filter((_, k) => k !== p && k !== q && shape[k] > 1);
+  return batchOnGrid(tiled, batch);
 }
 
-/** The axes that select a tile: one of them on grid axis 2 (several joined into one). */
-function batchOnGrid(knl: LoopKernel, batch: readonly string[]): LoopKernel {
+/**
+ * The axes that select a tile: one on grid axis 2; several are loops in each work-item
+ * around the tile's fetch, but the largest on the grid.
+ */
+function batchOnGrid(knl: LoopKernel, batch: readonly { readonly name: string; readonly size: number }[]): LoopKernel {
   if (batch.length === 0) return knl;
-  if (batch.length === 1) return tagInames(knl, { [batch[0]]: 'g.2' });
-  return joinInames(knl, batch, 'batch', { tag: 'g.2' });
+  const largest = batch.reduce((a, b) => (b.size > a.size ? b : a));
+  return tagInames(knl, { [largest.name]: 'g.2' });
 }
