@@ -27,3 +27,4 @@ export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
 export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate } from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
+export { scan, type ScanOptions } from './library/scan.ts';

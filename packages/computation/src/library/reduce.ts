@@ -59,12 +59,12 @@ export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape
   const outputView: View | undefined = kept.length <= 1 ? { shape: outShape, at: (row) => `out[${outShape.map((_, a) => (kept.includes(a) ? row : '0')).join(', ')}]` } : undefined;
   const matrix = (n: number): View => ({ shape: [rows, n], at: (row, k) => `inp[${row}, ${k}]` });
 
-  return computation({
+  return computation<Params<D>>({
     name: 'reduce',
     params: [
       { name: 'output', dtype, shape: outShape, role: 'o' },
       { name: 'input', dtype, shape, role: 'i' },
-    ] as const satisfies Params<D>,
+    ],
     buildPlan(plan, device, output, input) {
       let source: PlanArray = input;
       let view: View = inputView;

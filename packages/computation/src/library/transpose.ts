@@ -24,12 +24,12 @@ export function transpose<D extends DType>(arr: { readonly dtype: D; readonly sh
   const { dtype, shape } = arr;
   const perm = checkPermutation(axes ?? shape.map((_, k) => shape.length - 1 - k), shape.length);
   const outShape = perm.map((a) => shape[a]);
-  return computation({
+  return computation<Params<D>>({
     name: 'transpose',
     params: [
       { name: 'output', dtype, shape: outShape, role: 'o' },
       { name: 'input', dtype, shape, role: 'i' },
-    ] as const satisfies Params<D>,
+    ],
     buildPlan(plan, device, output, input) {
       plan.kernelCall(transposeKernel(dtype, shape, perm, device), { out: output, inp: input });
     },

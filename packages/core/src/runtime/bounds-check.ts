@@ -11,7 +11,8 @@ import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import { BasicSet, staticMax, staticMin, type Constraint } from '../sets/index.ts';
+import { conditionConstraints } from '../kernel/conditions.ts';
 import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -78,33 +79,12 @@ export function checkAccessBounds(
 function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyMap<string, number | bigint>): BasicSet {
   const known = new Set([...domain.dims, ...domain.params]);
   // a parameter the domain does not name (`i < n` where only `m` bounds the loops) is its value
-  const withValues = (c: { kind: 'ge' | 'eq'; expr: Linear }) => ({
+  const withValues = (c: Constraint) => ({
     ...c,
     expr: c.expr.variables.filter((v) => !known.has(v) && values.has(v)).reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
   });
-  const constraints = guards.flatMap((g) => affineConstraints(g)).map(withValues).filter((c) => c.expr.variables.every((v) => known.has(v)));
+  const constraints = guards.flatMap((g) => conditionConstraints(g).constraints).map(withValues).filter((c) => c.expr.variables.every((v) => known.has(v)));
   return constraints.length ? domain.addConstraints(constraints) : domain;
-}
-
-/** `a < b and c == d` as constraints (`b - a - 1 >= 0`, `c - d = 0`); nothing for what is not affine. */
-function affineConstraints(g: Expr): { kind: 'ge' | 'eq'; expr: Linear }[] {
-  if (g.kind === 'logical' && g.op === 'and') return [...affineConstraints(g.left), ...affineConstraints(g.right)];
-  if (g.kind === 'not' && g.operand.kind === 'compare' && g.operand.op !== '==') {
-    const negated = { '<': '>=', '<=': '>', '>': '<=', '>=': '<', '!=': '==' } as const;
-    return affineConstraints({ ...g.operand, op: negated[g.operand.op] });
-  }
-  if (g.kind !== 'compare') return [];
-  const left = toLinear(g.left);
-  const right = left && toLinear(g.right);
-  if (!left || !right) return [];
-  switch (g.op) {
-    case '<': return [{ kind: 'ge', expr: right.sub(left).sub(1) }];
-    case '<=': return [{ kind: 'ge', expr: right.sub(left) }];
-    case '>': return [{ kind: 'ge', expr: left.sub(right).sub(1) }];
-    case '>=': return [{ kind: 'ge', expr: left.sub(right) }];
-    case '==': return [{ kind: 'eq', expr: left.sub(right) }];
-    case '!=': return [];
-  }
 }
 
 /**
