@@ -28,3 +28,4 @@ export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, 
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
+export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
