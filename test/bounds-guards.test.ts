@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalArg, LoomError, makeKernel, run } from '@loom/core';
+import { globalArg, LoomError, makeKernel, run, setTemporaryAddressSpace, tagInames } from '@loom/core';
 import { testDevices } from './support/devices.ts';
 
 const a = Float32Array.from({ length: 100 }, (_, i) => i);
@@ -36,6 +36,26 @@ test('a guard on a parameter the loops do not use is read with its value', async
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { b, m: 5 });
     assert.equal([...(out as Float32Array)], Array.from({ length: 40 }, (_, i) => (i < 37 ? i : 0)), device.name);
+  }
+});
+
+test('the local-memory check reads a local temporary under its if(c, ...) branch too (a shift by d in a scan step)', async () => {
+  const step = (guard: string) =>
+    setTemporaryAddressSpace(
+      tagInames(makeKernel('{ [l]: 0<=l<8 }', ['<float32> t[l] = a[l] {id=w}', `out[l] = if(${guard}, t[l - 2] + t[l], t[l]) {id=r, dep=w}`], [globalArg('a', { shape: [8], dtype: 'float32' }), '...']), { l: 'l.0' }),
+      't',
+      'local',
+    );
+  const a = Float32Array.from({ length: 8 }, (_, i) => i);
+  for (const device of testDevices()) {
+    const { out } = await run(step('l >= 2'), device, { a });
+    assert.equal([...(out as Float32Array)], [0, 1, 2, 4, 6, 8, 10, 12], device.name);
+  }
+  try {
+    await run(step('l >= 1'), testDevices()[0], { a });
+    assert.unreachable('t[-1] was read');
+  } catch (e) {
+    assert.match((e as Error).message, "reads elements -1 to 5 along axis 0 of the local temporary 't'");
   }
 });
 
