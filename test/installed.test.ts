@@ -30,7 +30,7 @@ test('the packages build, publish to a registry, and install into a fresh app', 
   assert.is(published.status, 0, `npm publish failed:\n${output(published)}`);
   cpSync(path.join(root, 'test/installed/app'), app, { recursive: true });
   useRegistryFor(app, registry);
-  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise'], app);
+  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise', '@loom/computation'], app);
   assert.is(installed.status, 0, `npm install failed:\n${output(installed)}`);
 });
 
@@ -53,6 +53,7 @@ test('plain node runs a kernel on the CPU; the devices without their driver name
   assert.is(run.status, 0, output(run));
   const found = JSON.parse(run.stdout);
   assert.equal(found.out, [3, 5, 7, 10]);
+  assert.equal(found.scaled, [30, 50, 70, 100]);
   assert.equal(found.opencl.name, 'MissingPackageError');
   assert.match(found.opencl.message, 'npm install koffi');
   assert.equal(found.webgpu.name, 'MissingPackageError');

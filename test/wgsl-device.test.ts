@@ -428,6 +428,16 @@ if (device) {
       assert.match((e as Error).message, /WebGPU device was lost/);
     }
   });
+
+  test("float32's largest finite values are literals WGSL accepts (not 3.4028235e38, which exceeds them)", async () => {
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = max(a[i], float32(-3.4028234663852886e38)) + if(a[i] > 0, float32(3.4028234663852886e38) - float32(3.4028234663852886e38), 0)', [
+      globalArg('a', { dtype: 'float32' }),
+      '...',
+    ]);
+    const a = Float32Array.from([-1, 2, -3.4028234663852886e38, 0]);
+    const { out } = await run(knl, device, { a });
+    assert.equal([...(out as Float32Array)], [-1, 2, -3.4028234663852886e38, 0]);
+  });
 }
 
 test.run();

@@ -101,8 +101,11 @@ function floatLiteral(value: number, t: 'f32' | 'f16'): string {
   const v = t === 'f16' ? roundToFloat16(value) : value;
   // WGSL rejects a constant NaN or infinity; the printer makes them at run time (`nan_f32()`)
   if (!Number.isFinite(v)) throw new InternalError(`${value} has no ${t} literal`);
-  return t === 'f16' ? `${decimal(v, roundToFloat16)}h` : decimal(v, Math.fround);
+  return t === 'f16' ? `${decimal(v, roundToFloat16, 65504)}h` : decimal(v, Math.fround, F32_MAX);
 }
+
+/** The largest finite f32. */
+const F32_MAX = 3.4028234663852886e38;
 
 /** Whether `value` as a literal of float type `t` is a NaN or an infinity (no literal spells them). */
 export function isNonFiniteIn(value: number, t: WgslScalar): boolean {
@@ -111,12 +114,16 @@ export function isNonFiniteIn(value: number, t: WgslScalar): boolean {
   return false;
 }
 
-/** The shortest decimal spelling of `value` that `round` maps back to it, with a `.` or exponent. */
-function decimal(value: number, round: (x: number) => number): string {
+/**
+ * The shortest decimal spelling of `value` that `round` maps back to it, with a `.` or
+ * exponent. It must not exceed the type's largest finite value `max` either: WGSL refuses a
+ * literal beyond it even where it would round down (3.4028235e38 for f32's maximum).
+ */
+function decimal(value: number, round: (x: number) => number, max: number): string {
   let text = String(value);
   for (let digits = 1; digits <= 17; digits++) {
     const candidate = Number(value.toPrecision(digits));
-    if (round(candidate) === value) {
+    if (round(candidate) === value && Math.abs(candidate) <= max) {
       text = String(candidate);
       break;
     }

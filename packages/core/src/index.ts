@@ -75,6 +75,9 @@ export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runti
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 
+// --- for packages that add transformations of their own (@loom/computation) ------------------------
+export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';
+
 // --- for target and device packages ------------------------------------------------------------
 export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';

@@ -5,9 +5,13 @@ import { cpuDevice } from '@loom/codegen-js';
 import { openclDevice } from '@loom/codegen-opencl';
 import { webgpuDevice } from '@loom/codegen-wgsl';
 import { f32, kernel } from '@loom/dsl';
+import { mulConst } from '@loom/computation';
 
 const affine = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1').args({ a: f32('n'), out: f32.out('n') });
 const { out } = await affine.run(cpuDevice(), { a: new Float32Array([1, 2, 3, 4.5]) });
+// @loom/computation: a transformation fused into the kernel's store (out = 10 * (2a + 1))
+const scaled = affine.attach('out', mulConst({ dtype: 'float32' }, 10), 'input', { output: 'scaled' });
+const { scaled: tenfold } = await scaled.run(cpuDevice(), { a: new Float32Array([1, 2, 3, 4.5]) });
 
 /** What asking for a device threw: its class and message. */
 async function refusal(askForDevice) {
@@ -21,6 +25,7 @@ async function refusal(askForDevice) {
 
 console.log(JSON.stringify({
   out: Array.from(out),
+  scaled: Array.from(tenfold),
   opencl: await refusal(() => openclDevice()),
   webgpu: await refusal(() => webgpuDevice()),
 }));

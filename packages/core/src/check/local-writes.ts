@@ -17,7 +17,8 @@ import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
-import { staticMax, staticMin, type BasicSet, type Constraint } from '../sets/index.ts';
+import { staticMax, staticMin, type BasicSet } from '../sets/index.ts';
+import { conditionConstraints } from '../kernel/conditions.ts';
 import { forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
@@ -69,9 +70,9 @@ function checkReadsAreWritten(knl: LoopKernel, kernelName: string, t: TemporaryV
   }
   for (const r of insns) {
     for (const e of readExpressions(r, knl.substitutions)) {
-      forEachSubscript(e, (s) => {
+      forEachSubscript(e, (s, _reduction, guards) => {
         if (s.array !== t.name) return;
-        for (const [axis, read] of accessRange(knl, r, s.indices).entries()) {
+        for (const [axis, read] of accessRange(knl, r, s.indices, guards).entries()) {
           const wrote = written[axis];
           if (!read || !wrote || (read.lo >= wrote.lo && read.hi <= wrote.hi)) continue;
           const inames = r.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
@@ -95,12 +96,15 @@ interface Range {
   readonly hi: number;
 }
 
-/** Per index, the constant range it takes over the instruction's loops and affine conditions. */
-function accessRange(knl: LoopKernel, insn: Instruction, indices: readonly Expr[]): (Range | undefined)[] {
+/**
+ * Per index, the constant range it takes over the instruction's loops and affine conditions
+ * (its predicates, and for a read the `if(c, ...)` branches around it: `guards`).
+ */
+function accessRange(knl: LoopKernel, insn: Instruction, indices: readonly Expr[], guards: readonly Expr[] = []): (Range | undefined)[] {
   let set = domainOf(knl, insn.withinInames);
-  for (const p of insn.predicates) {
-    const cs = affineConditions(p);
-    if (cs && cs.every((c) => mentionsOnly(set, c.expr))) set = set.addConstraints(cs);
+  for (const p of [...insn.predicates, ...guards]) {
+    const { constraints, complete } = conditionConstraints(p);
+    if (complete && constraints.every((c) => mentionsOnly(set, c.expr))) set = set.addConstraints(constraints);
   }
   return indices.map((ix) => {
     const expr = toLinear(ix);
@@ -115,27 +119,6 @@ function accessRange(knl: LoopKernel, insn: Instruction, indices: readonly Expr[
       throw e;
     }
   });
-}
-
-/** `i < 8 and j >= 2` as constraints; undefined for anything else (not judged). */
-function affineConditions(p: Expr): Constraint[] | undefined {
-  if (p.kind === 'logical' && p.op === 'and') {
-    const l = affineConditions(p.left);
-    const r = affineConditions(p.right);
-    return l && r ? [...l, ...r] : undefined;
-  }
-  if (p.kind !== 'compare') return undefined;
-  const left = toLinear(p.left);
-  const right = toLinear(p.right);
-  if (!left || !right) return undefined;
-  switch (p.op) {
-    case '<': return [{ kind: 'ge', expr: right.sub(left).sub(1) }];
-    case '<=': return [{ kind: 'ge', expr: right.sub(left) }];
-    case '>': return [{ kind: 'ge', expr: left.sub(right).sub(1) }];
-    case '>=': return [{ kind: 'ge', expr: left.sub(right) }];
-    case '==': return [{ kind: 'eq', expr: left.sub(right) }];
-    default: return undefined;
-  }
 }
 
 function mentionsOnly(set: BasicSet, expr: Linear): boolean {

@@ -95,6 +95,29 @@ export function walkScoped(
   for (const c of children(e)) walkScoped(c, visitor, inner);
 }
 
+/**
+ * `walkScoped`, also telling the visitor the conditions each node is evaluated under:
+ * in `if(c, t, e)` the branch `t` runs only where `c` holds and `e` only where it does
+ * not (`not(c)`), so an access `a[i]` in `if(i < 80, a[i], 0)` happens for `i < 80` alone.
+ * `guards` is what the caller's context already knows (an instruction's predicates).
+ */
+export function walkGuarded(
+  e: Expr,
+  visitor: (e: Expr, bound: readonly string[], guards: readonly Expr[]) => void | boolean,
+  bound: readonly string[] = [],
+  guards: readonly Expr[] = [],
+): void {
+  if (visitor(e, bound, guards) === false) return;
+  if (e.kind === 'if') {
+    walkGuarded(e.condition, visitor, bound, guards);
+    walkGuarded(e.then, visitor, bound, [...guards, e.condition]);
+    walkGuarded(e.otherwise, visitor, bound, [...guards, not(e.condition)]);
+    return;
+  }
+  const inner = e.kind === 'reduce' ? [...bound, ...e.inames] : bound;
+  for (const c of children(e)) walkGuarded(c, visitor, inner, guards);
+}
+
 /** Bottom-up rewrite: `f` sees each node after its children have been rewritten. */
 export function mapExpr(e: Expr, f: (e: Expr) => Expr): Expr {
   return f(mapChildren(e, (c) => mapExpr(c, f)));

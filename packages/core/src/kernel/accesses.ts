@@ -4,7 +4,7 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkScoped } from '../expr/index.ts';
+import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -15,6 +15,11 @@ export interface Access {
   /** Inames of the reductions this access sits in (they range too). */
   readonly reductionInames: readonly string[];
   readonly instruction: Instruction;
+  /**
+   * The conditions under which the access happens: the instruction's predicates and, for
+   * a read, the branches of `if(c, t, e)` around it (`c` in `t`, `not(c)` in `e`).
+   */
+  readonly guards: readonly Expr[];
 }
 
 /**
@@ -75,10 +80,10 @@ class RuleExpansion {
   }
 }
 
-/** Calls `visit` for every subscript in `e`, with the reduction inames around it. */
-export function forEachSubscript(e: Expr, visit: (s: Subscript, reductionInames: readonly string[]) => void): void {
-  walkScoped(e, (x, bound) => {
-    if (x.kind === 'subscript') visit(x, bound);
+/** Calls `visit` for every subscript in `e`, with the reduction inames and the `if` conditions around it. */
+export function forEachSubscript(e: Expr, visit: (s: Subscript, reductionInames: readonly string[], guards: readonly Expr[]) => void): void {
+  walkGuarded(e, (x, bound, guards) => {
+    if (x.kind === 'subscript') visit(x, bound, guards);
   });
 }
 
@@ -119,10 +124,16 @@ export function allAccesses(knl: LoopKernel): Access[] {
   const out: Access[] = [];
   for (const insn of knl.instructions) {
     if (insn.assignee?.kind === 'subscript') {
-      out.push({ array: insn.assignee.array, indices: insn.assignee.indices, isWrite: true, reductionInames: [], instruction: insn });
+      out.push({ array: insn.assignee.array, indices: insn.assignee.indices, isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
     }
-    for (const e of readExpressions(insn, knl.substitutions)) {
-      forEachSubscript(e, (s, red) => out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn }));
+    // the predicates guard the value; the assignee's indices and the predicates themselves are evaluated anyway
+    const rules = knl.substitutions;
+    const value = insn.expression ? [expandSubstitutions(insn.expression, rules)] : [];
+    const unguarded = [...insn.predicates.map((p) => expandSubstitutions(p, rules)), ...(insn.assignee?.kind === 'subscript' ? insn.assignee.indices : [])];
+    for (const [exprs, guards] of [[value, insn.predicates], [unguarded, []]] as const) {
+      for (const e of exprs) {
+        forEachSubscript(e, (s, red, inner) => out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn, guards: [...guards, ...inner] }));
+      }
     }
   }
   return out;

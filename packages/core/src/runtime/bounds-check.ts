@@ -10,7 +10,9 @@ import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
-import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { BasicSet, staticMax, staticMin, type Constraint } from '../sets/index.ts';
+import { conditionConstraints } from '../kernel/conditions.ts';
 import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -42,7 +44,7 @@ export function checkAccessBounds(
     const arg = knl.arg(access.array);
     const shape = shapes.get(access.array);
     if (!arg || !shape) continue;
-    const symbolic = domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]);
+    const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards, values);
     // bounds read from data at run time (a temporary: loopy's data-dependent domain)
     if (symbolic.params.some((p) => knl.temporaries.has(p))) continue;
     const domain = symbolic.intersect(fixed);
@@ -65,6 +67,24 @@ export function checkAccessBounds(
     });
   }
   done.set(key, true);
+}
+
+/**
+ * The iterations where the access happens: the domain where its affine guards hold
+ * (`if i < 80 ... end`, `if(i < 80, a[i], 0)`: a store or a read guarded so it stays in
+ * a smaller array). A guard that is not a conjunction of affine comparisons is left out:
+ * the set is then larger than the truth, which can only refuse a kernel, never let one
+ * through that leaves its arrays.
+ */
+function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyMap<string, number | bigint>): BasicSet {
+  const known = new Set([...domain.dims, ...domain.params]);
+  // a parameter the domain does not name (`i < n` where only `m` bounds the loops) is its value
+  const withValues = (c: Constraint) => ({
+    ...c,
+    expr: c.expr.variables.filter((v) => !known.has(v) && values.has(v)).reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
+  });
+  const constraints = guards.flatMap((g) => conditionConstraints(g).constraints).map(withValues).filter((c) => c.expr.variables.every((v) => known.has(v)));
+  return constraints.length ? domain.addConstraints(constraints) : domain;
 }
 
 /**

@@ -56,7 +56,7 @@ class SyncAnalysis {
     for (const insn of knl.instructions) {
       if (insn.assignee?.kind === 'var') {
         const list = this.accesses.get(insn.id) ?? [];
-        list.push({ array: insn.assignee.name, indices: [], isWrite: true, reductionInames: [], instruction: insn });
+        list.push({ array: insn.assignee.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
         this.accesses.set(insn.id, list);
       }
     }

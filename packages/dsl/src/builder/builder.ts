@@ -42,6 +42,7 @@ import {
   type NoSyncScope,
   type Target,
 } from '@loom/core';
+import { attach, type ParamSpec, type Transformation } from '@loom/computation';
 import type { Fragment } from '../template/fragments.ts';
 import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
@@ -50,7 +51,7 @@ import type { CheckedInameList, Join, Numbered, Tag } from './inames.ts';
 import type { PrefetchOptions, SplitOptions, StatsOptions, TileOptions } from './options.ts';
 import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
 import { tileTags } from './tile.ts';
-import type { RunParameters, WithDtypes, WithoutArgs } from './typing.ts';
+import type { RunParameters, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
 
 type Step = (knl: LoopKernel) => LoopKernel;
 
@@ -205,6 +206,20 @@ export class KernelBuilder<I extends string, S extends AnySignature> {
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */
   saveReload(): KernelBuilder<I, S> {
     return this.#then(saveAndReloadTemporaries);
+  }
+
+  /**
+   * `attach` (@loom/computation): the transformation runs in place of every access of `arg`,
+   * through its parameter `connector`; its other parameters become arguments, named by
+   * `mapping`, and `run` is typed by them.
+   */
+  attach<A extends ArrayNames<S>, const TP extends readonly ParamSpec[], TC extends string, C extends TC, const M extends { readonly [K in Exclude<TP[number]['name'], C>]: string }>(
+    arg: A,
+    tr: Transformation<TP, TC>,
+    connector: C,
+    mapping: M,
+  ): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
+    return this.#then((k) => attach(k, arg, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>));
   }
 
   /** Any other core transformation; the builder cannot know what it does to inames, so they become loose. */

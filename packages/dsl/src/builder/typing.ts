@@ -6,7 +6,9 @@
 import type { InamesOfDomains } from '../parse/domain.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
 import type { InferredSignature } from '../signature/infer.ts';
-import type { AnySignature, KernelRegistry, LooseSignature, OnlyKnown, RunArgs, Signature, Simplify } from '../signature/signature.ts';
+import type { DType } from '@loom/core';
+import type { ParamSpec } from '@loom/computation';
+import type { AnySignature, ArgInfo, KernelRegistry, LooseSignature, OnlyKnown, RunArgs, Signature, Simplify } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 
 type Registered<Name extends string> = Name extends keyof KernelRegistry
@@ -44,3 +46,27 @@ export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simpl
 
 /** When nothing is required, `run`'s arguments may be left out. */
 export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
+
+/**
+ * `.attach(arg, tr, connector, mapping)`: the argument gives way to the transformation's other
+ * parameters, under their new names: arrays it reads become required inputs, arrays it writes
+ * outputs, scalars required values; what the transformation leaves untyped has the argument's
+ * dtype. An argument the kernel also accesses the other way stays, for that way alone.
+ */
+export type WithAttached<S extends AnySignature, A extends string, TP extends readonly ParamSpec[], C extends string, M> = S extends Signature
+  ? Simplify<
+      { readonly [K in keyof S as K extends A ? (S[K]['required'] extends true ? (S[K]['output'] extends true ? K : never) : never) : K]: K extends A ? Kept<S[K], Extract<TP[number], { readonly name: C }>['role']> : S[K] } & {
+        readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M ? (M[P['name']] extends keyof S ? (M[P['name']] extends A ? M[P['name']] & string : never) : M[P['name']] & string) : never]: AttachedArg<P, S[A]>;
+      }
+    >
+  : S;
+
+/** An 'inout' argument after a transformation takes one of its ways. */
+type Kept<I extends ArgInfo, ConnectorRole> = Simplify<Omit<I, 'required' | 'output'> & (ConnectorRole extends 'o' ? { readonly required: false; readonly output: true } : { readonly required: true; readonly output: false })>;
+
+type AttachedArg<P extends ParamSpec, At extends ArgInfo> = {
+  readonly kind: P['role'] extends 's' ? 'value' : 'array';
+  readonly dtype: P['dtype'] extends DType ? P['dtype'] : At['dtype'];
+  readonly required: P['role'] extends 'o' ? false : true;
+  readonly output: P['role'] extends 'o' ? true : false;
+};

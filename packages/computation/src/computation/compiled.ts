@@ -1,0 +1,158 @@
+/**
+ * A compiled computation: its kernels (transformations fused in), its memory, and the
+ * function that runs them.
+ *
+ *   const compiled = await comp.compile(device);
+ *   const { output } = await compiled(output, input1, input2, 0.5);     // the signature's order
+ *   await compiled.byName({ input1, input2, param: 0.5 });               // or by name
+ *
+ * Arrays may be host arrays (copied to the device and, for outputs, back into them) or
+ * DeviceArrays (used in place); an output left out is allocated and returned. Before any
+ * kernel runs, every kernel is bound and checked (prepareLaunch): a wrong argument or an
+ * access out of bounds stops the call with nothing run.
+ */
+import {
+  LoomError, DeviceArray, dtypeOfHostArray, generateCode, hostArrayConstructor, prepareLaunch,
+  type Device, type HostArray, type LoopKernel, type PreparedLaunch, type RunArgument, type ShapedHostArray,
+} from '@loom/core';
+import type { FusedCall } from './flatten.ts';
+import type { OwnedMemory } from './memory.ts';
+import { isInputRole, isOutputRole, type ComputationParam } from './params.ts';
+
+export type LeafValue = RunArgument | undefined;
+
+export interface CompiledParts {
+  readonly name: string;
+  readonly device: Device;
+  readonly signature: readonly ComputationParam[];
+  readonly calls: readonly FusedCall[];
+  readonly memory: OwnedMemory;
+}
+
+export interface Compiled {
+  (...args: LeafValue[]): Promise<Record<string, HostArray | DeviceArray>>;
+  byName(args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>>;
+  /** The signature it is called with, in order. */
+  readonly signature: readonly ComputationParam[];
+  /** The kernels it launches, in order, with the transformations fused in. */
+  readonly kernels: readonly LoopKernel[];
+  /** Each kernel's code for the device. */
+  code(): string[];
+  /** Buffers its temporaries use (temporaries with disjoint lifetimes share one). */
+  readonly temporaryBuffers: number;
+  readonly device: Device;
+  /** Frees its temporaries and persistent arrays. */
+  release(): void;
+}
+
+export function makeCompiled(parts: CompiledParts): Compiled {
+  const { name, device, signature, calls, memory } = parts;
+  const byName = (args: Readonly<Record<string, LeafValue>>) => runComputation(parts, args);
+  const fn = (...args: LeafValue[]) => {
+    if (args.length !== signature.length) {
+      throw new LoomError(`computation '${name}' takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+    }
+    return byName(Object.fromEntries(signature.map((p, k) => [p.name, args[k]])));
+  };
+  return Object.assign(fn, {
+    byName,
+    signature,
+    kernels: calls.map((c) => c.kernel),
+    code: () => calls.map((c) => generateCode(c.kernel, device.target).code),
+    temporaryBuffers: memory.temporaryBuffers,
+    device,
+    release: () => memory.release(),
+  });
+}
+
+async function runComputation(parts: CompiledParts, args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>> {
+  const { name, device, signature, calls, memory } = parts;
+  const known = new Set(signature.map((p) => p.name));
+  for (const key of Object.keys(args)) {
+    if (!known.has(key)) throw new LoomError(`computation '${name}' has no parameter '${key}' (parameters: ${[...known].join(', ')})`);
+  }
+  const owned: DeviceArray[] = [];
+  const prepared: PreparedLaunch[] = [];
+  try {
+    const values = new Map<string, DeviceArray | number | bigint>();
+    const readBack: { name: string; from: DeviceArray; into?: HostArray }[] = [];
+    for (const p of signature) {
+      const given = Object.hasOwn(args, p.name) ? args[p.name] : undefined;
+      if (p.role === 's') {
+        if (typeof given !== 'number' && typeof given !== 'bigint') throw new LoomError(`computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`);
+        values.set(p.name, given);
+        continue;
+      }
+      const array = await toDevice(device, p, given, name, owned);
+      values.set(p.name, array.device);
+      if (isOutputRole(p.role)) readBack.push({ name: p.name, from: array.device, into: array.host });
+    }
+
+    // every kernel bound and checked before the first one runs
+    for (const call of calls) {
+      const callArgs: Record<string, DeviceArray | number | bigint> = {};
+      for (const [arg, bound] of call.bindings) {
+        callArgs[arg] =
+          bound.kind === 'leaf' ? values.get(bound.name)!
+          : bound.kind === 'temporary' ? memory.temporaries.get(bound.array)!
+          : bound.kind === 'persistent' ? memory.persistent.get(bound.array)!
+          : bound.value;
+      }
+      prepared.push(await prepareLaunch(call.kernel, device, callArgs));
+    }
+    for (const p of prepared) await p.launch();
+
+    const outputs: Record<string, HostArray | DeviceArray> = {};
+    for (const out of readBack) {
+      if (out.into === undefined && args[out.name] instanceof DeviceArray) {
+        outputs[out.name] = out.from;
+        continue;
+      }
+      const into = out.into ?? new (hostArrayConstructor(out.from.dtype))(out.from.size);
+      if (into.byteLength > 0) await device.read(out.from.buffer, into);
+      outputs[out.name] = into;
+    }
+    return outputs;
+  } finally {
+    for (const p of prepared) p.release();
+    for (const a of owned) a.release();
+  }
+}
+
+/** A leaf's array on the device: a DeviceArray as given, host data copied there (inputs) or room for it (outputs). */
+async function toDevice(device: Device, p: ComputationParam, given: LeafValue, name: string, owned: DeviceArray[]): Promise<{ device: DeviceArray; host?: HostArray }> {
+  const shape = p.shape!;
+  const size = shape.reduce((a, b) => a * b, 1);
+  const where = `computation '${name}': parameter '${p.name}' (${p.dtype}, shape (${shape.join(', ')}))`;
+  if (given === undefined) {
+    if (isInputRole(p.role)) throw new LoomError(`${where} is an input: pass it`);
+    const array = new DeviceArray(device, device.allocate(Math.max(4, size * bytes(p))), p.dtype, shape);
+    owned.push(array);
+    return { device: array };
+  }
+  if (given instanceof DeviceArray) {
+    if (given.device !== device) throw new LoomError(`${where}: the DeviceArray lives on another device (${given.device.name})`);
+    if (given.dtype !== p.dtype || given.shape.join() !== shape.join()) throw new LoomError(`${where}: got a DeviceArray of ${given.dtype}, shape (${given.shape.join(', ')})`);
+    return { device: given };
+  }
+  const data = ArrayBuffer.isView(given) ? (given as HostArray) : typeof given === 'object' && given !== null && 'data' in given ? (given as ShapedHostArray).data : undefined;
+  if (!data) throw new LoomError(`${where} is an array; pass a typed array, { data, shape } or a DeviceArray, not ${describe(given)}`);
+  const dtype = dtypeOfHostArray(data);
+  const compatible = dtype === p.dtype || (p.dtype === 'bool' && dtype === 'uint8') || (p.dtype === 'float16' && dtype === 'uint16');
+  if (!compatible) throw new LoomError(`${where}: got a ${data.constructor.name} (${dtype})`);
+  const givenShape = ArrayBuffer.isView(given) ? undefined : (given as ShapedHostArray).shape;
+  if (data.length !== size || (givenShape && givenShape.join() !== shape.join())) throw new LoomError(`${where}: got ${data.length} elements${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`);
+  const array = isInputRole(p.role) ? await DeviceArray.from(device, data, p.dtype, shape) : new DeviceArray(device, device.allocate(Math.max(4, data.byteLength)), p.dtype, shape);
+  owned.push(array);
+  return { device: array, host: data };
+}
+
+function bytes(p: ComputationParam): number {
+  return new (hostArrayConstructor(p.dtype))(1).BYTES_PER_ELEMENT;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+}

@@ -1,0 +1,37 @@
+/**
+ * What a plan may know of the device it is built for (Reikna's DeviceParameters), from the
+ * limits every Loom device states: how large a work-group may be, how much local memory it
+ * may use. Library computations size their kernels by these (a transpose's tile, a
+ * reduction's work-group), and the kernels they build are checked against the same limits
+ * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
+ */
+import type { Device } from '@loom/core';
+
+export interface DeviceParameters {
+  /** The target's name: 'opencl', 'wgsl' or 'js'. */
+  readonly target: string;
+  /** Work-items in one work-group. */
+  readonly maxWorkGroupSize: number;
+  /** Work-items along each axis of a work-group. */
+  readonly maxWorkGroupSizes: readonly [number, number, number];
+  /** Bytes of local memory one work-group may use. */
+  readonly localMemoryBytes: number;
+  /**
+   * Work-items that run in lockstep (a warp, a subgroup): a size to make work-groups a
+   * multiple of. Loom's devices do not report it and Loom's kernels never rely on lockstep
+   * execution (they synchronize with barriers), so this is only a sizing hint: 32, the
+   * warp of NVIDIA GPUs and a multiple of most others' subgroups, and 1 on the CPU device.
+   */
+  readonly subgroupSize: number;
+}
+
+export function deviceParameters(device: Device): DeviceParameters {
+  const { limits, target } = device;
+  return Object.freeze({
+    target: target.name,
+    maxWorkGroupSize: limits.maxWorkGroupSize,
+    maxWorkGroupSizes: limits.maxWorkGroupSizes,
+    localMemoryBytes: limits.maxLocalMemoryBytes,
+    subgroupSize: target.name === 'js' ? 1 : 32,
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * From a computation to the kernels its compiled form launches: the plan is built, nested
+ * computations are flattened into it, and every kernel argument bound to one of the
+ * computation's parameters gets that parameter's transformations fused in (`attach`,
+ * down the tree to the leaves). What comes out is a list of kernels, each argument bound
+ * to a leaf of the signature, a temporary, a persistent array or a number.
+ */
+import { LoomError, type LoopKernel } from '@loom/core';
+import { attach } from '../transformation/attach.ts';
+import { accessesOf } from '../transformation/kernel-accesses.ts';
+import { bindKernel, mergeAliases } from './bind-kernel.ts';
+import type { DeviceParameters } from './device-parameters.ts';
+import { describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam } from './params.ts';
+import { ComputationPlan, describeValue, isPlanArray, KernelArgument, PersistentArray, TempArray, type KernelCall, type PlanValue } from './plan.ts';
+import type { TransformationTree } from './tree.ts';
+
+export type Bound =
+  | { readonly kind: 'leaf'; readonly name: string }
+  | { readonly kind: 'temporary'; readonly array: TempArray }
+  | { readonly kind: 'persistent'; readonly array: PersistentArray }
+  | { readonly kind: 'number'; readonly value: number | bigint };
+
+export interface FusedCall {
+  readonly kernel: LoopKernel;
+  readonly bindings: ReadonlyMap<string, Bound>;
+}
+
+/** What flattening needs of a computation (computation.ts). */
+export interface Flattenable {
+  readonly name: string;
+  readonly params: readonly ComputationParam[];
+  readonly tree: TransformationTree;
+  buildPlan(plan: ComputationPlan, device: DeviceParameters, ...args: KernelArgument[]): void;
+}
+
+export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[] {
+  const what = `computation '${comp.name}'`;
+  const plan = new ComputationPlan(device, comp, what);
+  const roots = comp.params.map((p) => new KernelArgument(p, comp));
+  comp.buildPlan(plan, device, ...roots);
+  const out: FusedCall[] = [];
+  for (const call of plan.calls) {
+    if (call.kind === 'kernel') {
+      out.push(fuseTree(kernelCall(call, comp, what), comp.tree, what));
+      continue;
+    }
+    const nested = call.computation as unknown as Flattenable & { signature: readonly ComputationParam[] };
+    const args = checkNestedArgs(nested, call.args, comp, what);
+    for (const inner of flatten(nested, device)) {
+      // the nested computation's leaves become what the call passed for them
+      const bindings = new Map<string, PlanValue | Bound>();
+      for (const [name, bound] of inner.bindings) bindings.set(name, bound.kind === 'leaf' ? args.get(bound.name)! : bound);
+      out.push(fuseTree(bindOuter(inner.kernel, bindings), comp.tree, what));
+    }
+  }
+  return out;
+}
+
+/** A kernel call bound and specialized; its arguments bound to plan values. */
+function kernelCall(call: KernelCall, comp: Flattenable, what: string): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
+  for (const [name, v] of call.bindings) checkOwned(v, comp, `${what}: kernel '${call.kernel.name}': argument '${name}'`);
+  const { kernel, bindings } = bindKernel(call.kernel, call.bindings, what);
+  return { kernel, bindings: new Map(bindings) };
+}
+
+/** A nested computation's kernel, its leaves replaced by what the call passed: arguments that now share an array merge. */
+function bindOuter(kernel: LoopKernel, bindings: Map<string, PlanValue | Bound>): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
+  return mergeAliases(kernel, bindings);
+}
+
+/** A nested call's arguments, one per leaf of its signature, of the leaf's type. */
+function checkNestedArgs(nested: Flattenable & { signature: readonly ComputationParam[] }, args: readonly PlanValue[], comp: Flattenable, what: string): Map<string, PlanValue> {
+  const signature = nested.signature;
+  const where = `${what}: computationCall('${nested.name}')`;
+  if (args.length !== signature.length) {
+    throw new LoomError(`${where} takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+  }
+  const out = new Map<string, PlanValue>();
+  signature.forEach((leaf, k) => {
+    const v = args[k];
+    const at = `${where}: argument ${k} ('${leaf.name}')`;
+    checkOwned(v, comp, at);
+    if (leaf.role === 's') {
+      if (isPlanArray(v) && !(v instanceof KernelArgument && v.role === 's')) throw new LoomError(`${at} is a scalar, but got ${describeValue(v)}`);
+    } else {
+      if (!isPlanArray(v) || v.shape === undefined) throw new LoomError(`${at} is an array, but got ${describeValue(v)}`);
+      if (!sameType(typeOf(leaf), { dtype: v.dtype, shape: v.shape })) {
+        throw new LoomError(`${at} is ${describeType(typeOf(leaf))}, but got ${describeValue(v)} of ${describeType({ dtype: v.dtype, shape: v.shape })}`);
+      }
+      if (isOutputRole(leaf.role) && v instanceof KernelArgument && !isOutputRole(v.role)) throw new LoomError(`${at} is written, but got '${v.name}', an input of the computation`);
+    }
+    out.set(leaf.name, v);
+  });
+  return out;
+}
+
+function checkOwned(v: PlanValue, comp: Flattenable, where: string): void {
+  if (v instanceof KernelArgument && v.owner !== comp) throw new LoomError(`${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`);
+  if (v === undefined || (typeof v !== 'number' && typeof v !== 'bigint' && !isPlanArray(v))) {
+    throw new LoomError(`${where} is bound to ${typeof v === 'object' ? 'an object that is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)' : String(v)}`);
+  }
+}
+
+/**
+ * The kernel with the transformations of the parameters its arguments are bound to fused
+ * in, every argument then bound to a leaf, a temporary, a persistent array or a number.
+ */
+function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> }, tree: TransformationTree, what: string): FusedCall {
+  let kernel = call.kernel;
+  const bindings = new Map<string, Bound>();
+  const pending: [string, string][] = [];
+  for (const [arg, v] of call.bindings) {
+    if (v instanceof KernelArgument) pending.push([arg, v.name]);
+    else if (v instanceof TempArray) bindings.set(arg, { kind: 'temporary', array: v });
+    else if (v instanceof PersistentArray) bindings.set(arg, { kind: 'persistent', array: v });
+    else if (typeof v === 'number' || typeof v === 'bigint') bindings.set(arg, { kind: 'number', value: v });
+    else bindings.set(arg, v as Bound);
+  }
+  // breadth of the tree: each attach may add arguments bound to further nodes
+  while (pending.length) {
+    const [arg, node] = pending.shift()!;
+    const n = tree.nodes.get(node)!;
+    for (const edge of [n.input, n.output]) {
+      if (!edge || !kernel.arg(arg)) continue;
+      const access = accessesOf(kernel, arg);
+      const isLoad = edge === n.input;
+      if (isLoad ? access.reads.length === 0 : access.writes.length === 0) continue;
+      const names = new Map<string, string>();
+      const mapping: Record<string, string> = {};
+      for (const [param, target] of edge.mapping) {
+        if (!names.has(target)) names.set(target, freshName(kernel, target, bindings));
+        mapping[param] = names.get(target)!;
+      }
+      kernel = attach(kernel, arg, edge.transformation, edge.connector, mapping);
+      for (const [target, fresh] of names) {
+        bindings.set(fresh, { kind: 'leaf', name: target });
+        pending.push([fresh, target]);
+      }
+    }
+    if (!kernel.arg(arg)) continue;
+    // what is left of the argument must be a leaf, used in a direction the leaf allows
+    const leaf = tree.leaf(node);
+    if (leaf?.role === 's') {
+      bindings.set(arg, { kind: 'leaf', name: node });
+      continue;
+    }
+    const access = accessesOf(kernel, arg);
+    const where = `${what}: kernel '${kernel.name}' ${access.writes.length ? 'writes' : 'reads'} '${node}'`;
+    if (!leaf) throw new LoomError(`${where}, which transformations hide (it is not in the signature)`);
+    if (access.reads.length && !isInputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' reads '${node}', whose input transformations hide it (it is an output in the signature)`);
+    if (access.writes.length && !isOutputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' writes '${node}', which is an input in the signature`);
+    bindings.set(arg, { kind: 'leaf', name: node });
+  }
+  // intermediate nodes a transformation replaced are no longer arguments
+  return { kernel, bindings: new Map([...bindings].filter(([arg]) => kernel.arg(arg))) };
+}
+
+function freshName(knl: LoopKernel, base: string, bound: ReadonlyMap<string, Bound>): string {
+  const taken = new Set([...knl.args.map((a) => a.name), ...knl.inames, ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params), ...bound.keys()]);
+  let name = base;
+  for (let k = 0; taken.has(name); k++) name = `${base}_${k}`;
+  return name;
+}

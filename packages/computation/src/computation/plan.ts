@@ -1,0 +1,162 @@
+/**
+ * The plan a computation builds (Reikna's ComputationPlan): kernel calls, nested
+ * computation calls, and the arrays they use besides the computation's parameters.
+ *
+ *   buildPlan(plan, device, output, input1, input2, param) {
+ *     const t = plan.tempArrayLike(output);
+ *     plan.kernelCall(scale, { out: t, a: input1, k: param });
+ *     plan.kernelCall(add, { out: output, a: t, b: input2 });
+ *   }
+ *
+ * What a call binds a kernel's argument to is a `PlanValue`: one of the computation's
+ * parameters (the `KernelArgument`s buildPlan receives), a temporary array (memory the
+ * compiled computation owns; temporaries whose uses do not overlap share it), a
+ * persistent array (data uploaded once, at compile time), or a number for a value argument.
+ */
+import { LoomError, dtypeOfHostArray, type DType, type HostArray, type LoopKernel } from '@loom/core';
+import type { ComputationParam, ValueType } from './params.ts';
+import type { DeviceParameters } from './device-parameters.ts';
+
+/** A parameter of the computation, as buildPlan sees it. */
+export class KernelArgument<P extends ComputationParam = ComputationParam> implements ValueType {
+  readonly kind = 'parameter';
+  constructor(
+    readonly param: P,
+    /** The plan it belongs to (an argument of another computation's plan is refused). */
+    readonly owner: object,
+  ) {
+    Object.freeze(this);
+  }
+  get name(): P['name'] {
+    return this.param.name;
+  }
+  get dtype(): P['dtype'] {
+    return this.param.dtype;
+  }
+  get shape(): readonly number[] | undefined {
+    return this.param.shape;
+  }
+  get role(): P['role'] {
+    return this.param.role;
+  }
+}
+
+export class TempArray implements ValueType {
+  readonly kind = 'temporary';
+  constructor(
+    readonly id: number,
+    readonly dtype: DType,
+    readonly shape: readonly number[],
+  ) {
+    Object.freeze(this);
+  }
+}
+
+export class PersistentArray implements ValueType {
+  readonly kind = 'persistent';
+  constructor(
+    readonly id: number,
+    readonly dtype: DType,
+    readonly shape: readonly number[],
+    readonly data: HostArray,
+  ) {
+    Object.freeze(this);
+  }
+}
+
+export type PlanArray = KernelArgument | TempArray | PersistentArray;
+export type PlanValue = PlanArray | number | bigint;
+
+/** Anything with a kernel: a `LoopKernel`, or the DSL's builder (its `.kernel`). */
+export type KernelLike = LoopKernel | { readonly kernel: LoopKernel };
+
+export interface KernelCall {
+  readonly kind: 'kernel';
+  readonly kernel: LoopKernel;
+  readonly bindings: ReadonlyMap<string, PlanValue>;
+}
+
+export interface ComputationCall {
+  readonly kind: 'computation';
+  readonly computation: NestedComputation;
+  readonly args: readonly PlanValue[];
+}
+
+/** What a plan needs of a nested computation (computation.ts implements it). */
+export interface NestedComputation {
+  readonly name: string;
+  readonly signature: readonly ComputationParam[];
+}
+
+let nextId = 0;
+
+export class ComputationPlan {
+  readonly #calls: (KernelCall | ComputationCall)[] = [];
+  readonly #temporaries: TempArray[] = [];
+  readonly #persistent: PersistentArray[] = [];
+
+  constructor(
+    /** What the device allows (work-group sizes, local memory): plans size their kernels by it. */
+    readonly device: DeviceParameters,
+    readonly owner: object,
+    readonly what: string,
+  ) {}
+
+  /** Memory for intermediate results, owned by the compiled computation. */
+  tempArray(dtype: DType, shape: readonly number[]): TempArray {
+    if (!Array.isArray(shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) throw new LoomError(`${this.what}: tempArray needs a shape of non-negative integers, got ${JSON.stringify(shape)}`);
+    const t = new TempArray(nextId++, dtype, Object.freeze([...shape]));
+    this.#temporaries.push(t);
+    return t;
+  }
+
+  /** A temporary with the dtype and shape of `like` (a parameter, a temporary, any `{ dtype, shape }`). */
+  tempArrayLike(like: { readonly dtype: DType; readonly shape?: readonly number[] }): TempArray {
+    if (!like.shape) throw new LoomError(`${this.what}: tempArrayLike needs an array, not a scalar`);
+    return this.tempArray(like.dtype, like.shape);
+  }
+
+  /** Data the computation keeps on the device, uploaded once when it is compiled. */
+  persistentArray(data: HostArray, shape: readonly number[] = [data.length], dtype: DType | undefined = dtypeOfHostArray(data)): PersistentArray {
+    if (!dtype) throw new LoomError(`${this.what}: persistentArray takes a typed array`);
+    const size = shape.reduce((a, b) => a * b, 1);
+    if (size !== data.length) throw new LoomError(`${this.what}: persistentArray: shape (${shape.join(', ')}) holds ${size} elements, the data ${data.length}`);
+    const p = new PersistentArray(nextId++, dtype, Object.freeze([...shape]), data);
+    this.#persistent.push(p);
+    return p;
+  }
+
+  /** Runs a Loom kernel, each of its arguments bound to a parameter, temporary, persistent array or number. */
+  kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>): void {
+    const knl = 'kernel' in kernel && !('instructions' in kernel) ? kernel.kernel : (kernel as LoopKernel);
+    if (typeof bindings !== 'object' || bindings === null) throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
+    this.#calls.push({ kind: 'kernel', kernel: knl, bindings: new Map(Object.entries(bindings)) });
+  }
+
+  /** Runs another computation (with its transformations), its signature's parameters given in order. */
+  computationCall(computation: NestedComputation, ...args: PlanValue[]): void {
+    this.#calls.push({ kind: 'computation', computation, args });
+  }
+
+  get calls(): readonly (KernelCall | ComputationCall)[] {
+    return this.#calls;
+  }
+  get temporaries(): readonly TempArray[] {
+    return this.#temporaries;
+  }
+  get persistent(): readonly PersistentArray[] {
+    return this.#persistent;
+  }
+}
+
+export function isPlanArray(v: unknown): v is PlanArray {
+  return v instanceof KernelArgument || v instanceof TempArray || v instanceof PersistentArray;
+}
+
+export function describeValue(v: PlanValue): string {
+  if (typeof v === 'number' || typeof v === 'bigint') return `the number ${v}`;
+  if (v instanceof KernelArgument) return `parameter '${v.name}'`;
+  if (v instanceof TempArray) return `a temporary array (${v.dtype}, (${v.shape.join(', ')}))`;
+  if (v instanceof PersistentArray) return `a persistent array (${v.dtype}, (${v.shape.join(', ')}))`;
+  return String(v);
+}

@@ -1,0 +1,175 @@
+/**
+ * The compiler's view of computations: the signature as a tuple of parameters (name, dtype,
+ * role), carried through `attach` by the same rule the tree follows at run time (tree.ts),
+ * so that the compiled function's arguments are checked: a Float64Array where the
+ * signature says float32, a missing input, an unknown name are compile-time errors.
+ */
+import type { DeviceArray, DType } from '@loom/core';
+import type { ParamSpec } from '../transformation/params.ts';
+import type { ComputationParam, ComputationRole } from './params.ts';
+import type { KernelArgument } from './plan.ts';
+
+/** The TypedArray that holds each dtype on the host. */
+export interface HostArrays {
+  bool: Uint8Array;
+  int8: Int8Array;
+  int16: Int16Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  uint8: Uint8Array;
+  uint16: Uint16Array;
+  uint32: Uint32Array;
+  uint64: BigUint64Array;
+  float16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+}
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+export type HostArrayOf<D extends DType> = HostArrays[D];
+/** An array argument: host data (flat or with its shape) or a DeviceArray. */
+export type ArrayArgument<D extends DType> = HostArrayOf<D> | { readonly data: HostArrayOf<D>; readonly shape: readonly number[] } | DeviceArray;
+
+type Leaf = ComputationParam;
+
+/** buildPlan's arguments: one KernelArgument per parameter. */
+export type KernelArgumentsOf<P extends readonly Leaf[]> = { [K in keyof P]: P[K] extends Leaf ? KernelArgument<P[K]> : never };
+
+/** What one parameter takes: a number for a scalar, an array for an array (optional for an output). */
+export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
+  ? number | bigint
+  : P['role'] extends 'o'
+    ? ArrayArgument<P['dtype']> | undefined
+    : ArrayArgument<P['dtype']>;
+
+export type PositionalArguments<L extends readonly Leaf[]> = { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
+
+type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
+type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
+export type NamedArguments<L extends readonly Leaf[]> = Simplify<
+  { readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }
+>;
+
+/** What a call resolves to: every output, by name. */
+export type Outputs<L extends readonly Leaf[]> = Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: HostArrayOf<P['dtype']> | DeviceArray }>;
+
+// ---- attach, at the type level ------------------------------------------------------------------
+//
+// The tree of transformations as a type: the roots' names, the leaves by name, and for each node
+// the names its transformations put before and after it. The signature is the same walk tree.ts
+// makes at run time, so the tuple the compiled function takes is the one it is called with.
+
+interface TreeState {
+  readonly roots: readonly string[];
+  readonly leaves: { readonly [name: string]: Leaf };
+  readonly edges: { readonly [name: string]: NodeEdges };
+}
+
+/** For each path with a transformation: the names before and after the node. */
+interface NodeEdges {
+  readonly output?: readonly [readonly string[], readonly string[]];
+  readonly input?: readonly [readonly string[], readonly string[]];
+}
+
+type IsTuple<L extends readonly unknown[]> = number extends L['length'] ? false : true;
+
+/** A computation's tree before anything is attached. */
+export type InitialTree<P extends readonly Leaf[]> = {
+  readonly roots: { readonly [K in keyof P]: P[K] extends Leaf ? P[K]['name'] : never };
+  readonly leaves: { readonly [L in P[number] as L['name']]: L };
+  readonly edges: {};
+};
+
+/** The signature of a tree: its leaves, in the walk's order (loose for a computation whose parameters the compiler does not know). */
+export type SignatureOf<P extends readonly Leaf[], T> = IsTuple<P> extends false ? P : T extends TreeState ? Walk<T, T['roots'], never, never>['r'] : never;
+
+type EdgesOf<T extends TreeState, N> = N extends keyof T['edges'] ? T['edges'][N] : {};
+type Children<E> = E extends { readonly output: readonly [infer OB extends readonly string[], infer OA extends readonly string[]] }
+  ? E extends { readonly input: readonly [infer IB extends readonly string[], infer IA extends readonly string[]] }
+    ? [[...OB, ...OA], [...IB, ...IA]]
+    : [OB, OA]
+  : E extends { readonly input: readonly [infer IB extends readonly string[], infer IA extends readonly string[]] }
+    ? [IB, IA]
+    : [[], []];
+
+type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited> = Names extends readonly [
+  infer H extends string,
+  ...infer Rest extends readonly string[],
+]
+  ? [H] extends [Ignore | Visited]
+    ? Walk<T, Rest, Ignore, Visited>
+    : WalkNode<T, H, Rest[number], Visited | H> extends { r: infer R1 extends readonly Leaf[]; v: infer V1 }
+      ? Walk<T, Rest, Ignore, V1> extends { r: infer R2 extends readonly Leaf[]; v: infer V2 }
+        ? { r: [...R1, ...R2]; v: V2 }
+        : never
+      : never
+  : { r: []; v: Visited };
+
+type WalkNode<T extends TreeState, H extends string, Later, Visited> = Children<EdgesOf<T, H>> extends [
+  infer B extends readonly string[],
+  infer A extends readonly string[],
+]
+  ? Walk<T, B, Later, Visited> extends { r: infer RB extends readonly Leaf[]; v: infer VB }
+    ? Walk<T, A, Later, VB> extends { r: infer RA extends readonly Leaf[]; v: infer VA }
+      ? { r: [...RB, ...(H extends keyof T['leaves'] ? [T['leaves'][H]] : []), ...RA]; v: VA }
+      : never
+    : never
+  : never;
+
+type ParamNamed<TP extends readonly ParamSpec[], N> = Extract<TP[number], { readonly name: N }>;
+
+/** The transformation's parameters as the names they take (the connector as the node). */
+type Order<TP extends readonly ParamSpec[], C extends string, M, X extends string> = { [K in keyof TP]: TP[K] extends ParamSpec ? (TP[K]['name'] extends C ? X : TP[K]['name'] extends keyof M ? M[TP[K]['name']] & string : never) : never };
+type Before<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]] ? ([H] extends [X] ? [] : [H, ...Before<R, X>]) : [];
+type After<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]] ? ([H] extends [X] ? R : After<R, X>) : [];
+
+type Role2 = 'i' | 'o' | 'io' | 's';
+type Merge<A extends Role2, B extends Role2> = A extends B ? A : A extends 'io' ? 'io' : 'io';
+
+/** The leaves after attaching: the connector's path taken, the transformation's other parameters added or merged. */
+type NewLeaves<T extends TreeState, X extends string, TP extends readonly ParamSpec[], C extends string, M, Load extends boolean> = Simplify<
+  {
+    readonly [N in keyof T['leaves'] as N extends X ? (T['leaves'][N]['role'] extends 'io' ? N : never) : N]: N extends X
+      ? Simplify<Omit<T['leaves'][N], 'role'> & { readonly role: Load extends true ? 'o' : 'i' }>
+      : N extends MappedNames<TP, C, M>
+        ? Simplify<Omit<T['leaves'][N], 'role'> & { readonly role: Merge<T['leaves'][N]['role'], RoleMappedTo<TP, C, M, N>> }>
+        : T['leaves'][N];
+  } & {
+    readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M ? (M[P['name']] extends keyof T['leaves'] ? never : M[P['name']] & string) : never]: {
+      readonly name: P['name'] extends keyof M ? M[P['name']] & string : never;
+      readonly role: P['role'];
+      readonly dtype: P['dtype'] extends DType ? P['dtype'] : T['leaves'][X]['dtype'];
+      readonly shape?: readonly number[];
+    };
+  }
+>;
+type MappedNames<TP extends readonly ParamSpec[], C extends string, M> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? M[K] : never }[Exclude<TP[number]['name'], C>];
+type RoleMappedTo<TP extends readonly ParamSpec[], C extends string, M, N> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? (M[K] extends N ? ParamNamed<TP, K>['role'] : never) : never }[Exclude<TP[number]['name'], C>];
+
+/** The tree after `attach(X, transformation with params TP, connector C, mapping M)`. */
+export type Attached<T, X extends string, TP extends readonly ParamSpec[], C extends string, M> = T extends TreeState
+  ? ParamNamed<TP, C>['role'] extends 'o' | 'i'
+    ? {
+        readonly roots: T['roots'];
+        readonly leaves: NewLeaves<T, X, TP, C, M, ParamNamed<TP, C>['role'] extends 'o' ? true : false>;
+        readonly edges: Simplify<
+          Omit<T['edges'], X> & {
+            readonly [K in X]: Simplify<EdgesOf<T, X> & { readonly [W in ParamNamed<TP, C>['role'] extends 'o' ? 'input' : 'output']: [Before<Order<TP, C, M, X>, X>, After<Order<TP, C, M, X>, X>] }>;
+          }
+        >;
+      }
+    : T
+  : T;
+
+/** Leaves a transformation may attach to through `C`: inputs for a transformation of what kernels read, outputs for one of what they write. */
+export type AttachableNames<L extends readonly Leaf[], TP extends readonly ParamSpec[], C extends string> = IsTuple<L> extends false
+  ? string
+  : ParamNamed<TP, C>['role'] extends 'o'
+    ? Extract<L[number], { readonly role: 'i' | 'io' }>['name']
+    : Extract<L[number], { readonly role: 'o' | 'io' }>['name'];
+
+/** The mapping `attach` wants: every transformation parameter but the connector, to a name. */
+export type MappingFor<TP extends readonly ParamSpec[], C extends string> = { readonly [K in Exclude<TP[number]['name'], C>]: string };
+
+export type { ComputationRole };

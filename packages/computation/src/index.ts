@@ -1,0 +1,33 @@
+/**
+ * @loom/computation — Reikna's computations and transformations for Loom kernels.
+ *
+ *   transformation({ params, body, connectors })   elementwise pre/post-processing (transformation/)
+ *   attach(kernel, arg, tr, connector, mapping)     fused into any Loom kernel's loads or stores
+ *   computation({ params, buildPlan })              kernel calls, temporaries, nested computations (computation/)
+ *   comp.attach(...), comp.compile(device)          the same on a computation's parameters; a callable
+ */
+export { transformation, Transformation, type TransformationSpec, type ArrayParamNames } from './transformation/transformation.ts';
+export type { ParamSpec, Role, ShapeEntry } from './transformation/params.ts';
+export { attach, type AttachMapping } from './transformation/attach.ts';
+export { Computation, computation, type ComputationSpec, type CompiledComputation } from './computation/computation.ts';
+export type { ComputationParam, ComputationRole } from './computation/params.ts';
+export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
+export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
+export type {
+  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
+} from './computation/typed.ts';
+
+// --- the library ------------------------------------------------------------------------------
+export {
+  copy, copyBroadcasted, cast, addConst, addParam, mulConst, mulParam, divConst, divParam, normConst, normParam, ignore, broadcastConst, broadcastParam,
+  splitComplex, combineComplex, type ArrayType,
+} from './library/transformations.ts';
+export { pureParallel, type PureParallelSpec } from './library/pure-parallel.ts';
+export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
+export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate } from './library/predicates.ts';
+export { transpose } from './library/transpose.ts';
+export { reduce } from './library/reduce.ts';
+export { scan, type ScanOptions } from './library/scan.ts';
+export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
+export { roll } from './library/roll.ts';
+export { entrywiseNorm } from './library/norm.ts';

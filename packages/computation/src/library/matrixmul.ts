@@ -1,0 +1,179 @@
+/**
+ * `matrixMul(a, b, options)`: batched matrix products (Reikna's MatrixMul), `output = a @ b`
+ * over the last two axes, the axes before them broadcast as numpy broadcasts them (a batch
+ * axis of 1 goes with every batch of the other operand); `transposedA` / `transposedB` read
+ * an operand stored as its transpose (its last two axes swapped).
+ *
+ * The kernel is examples/matmul.ts's: `c[i, j] = sum(k, a[i, k]*b[k, j])` and the same
+ * transformations, one work-group per tile of c (split i and j, g.*), a register tile per
+ * work-item (ilp), the panels of a and b staged in local memory for each step of k
+ * (addPrefetch), fetched by the whole work-group with neighbours on neighbouring words.
+ * Sizes need not be multiples of the tiles: the splits guard the edges. A batch axis runs on
+ * grid axis 2 (the largest, when there are several; the others are loops).
+ */
+import { LoomError, addPrefetch, globalArg, makeKernel, prioritizeLoops, setOptions, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { computation, type Computation } from '../computation/computation.ts';
+import type { DeviceParameters } from '../computation/device-parameters.ts';
+
+export interface MatmulTiles {
+  /** Rows and columns of the output per work-group. */
+  readonly tileM: number;
+  readonly tileN: number;
+  /** Steps of k staged in local memory at a time. */
+  readonly tileK: number;
+  /** Rows and columns of the output per work-item (registers). */
+  readonly regM: number;
+  readonly regN: number;
+}
+
+/** examples/matmul.ts's DEFAULT_MATMUL: 64x64 per work-group, 4x4 per work-item (256 work-items). */
+export const DEFAULT_TILES: MatmulTiles = Object.freeze({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4 });
+/** For devices that allow fewer work-items or less local memory: 16x16, one element per work-item. */
+const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16, regM: 1, regN: 1 });
+
+export interface MatrixMulOptions {
+  readonly transposedA?: boolean;
+  readonly transposedB?: boolean;
+  /** The tiles; default `DEFAULT_TILES` where the device allows them. */
+  readonly tiles?: MatmulTiles;
+}
+
+type Operand<D extends DType> = { readonly dtype: D; readonly shape: readonly number[] };
+type Params<D extends DType> = readonly [
+  { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
+  { readonly name: 'matrix_a'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
+  { readonly name: 'matrix_b'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
+];
+
+export function matrixMul<D extends DType>(a: Operand<D>, b: Operand<D>, options: MatrixMulOptions = {}): Computation<Params<D>> {
+  if (a.dtype !== b.dtype) throw new LoomError(`matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`);
+  if (a.shape.length < 2 || b.shape.length < 2) throw new LoomError('matrixMul: the operands need two axes at least (matrices, or batches of them)');
+  const ta = options.transposedA ?? false;
+  const tb = options.transposedB ?? false;
+  const [m, ka] = last2(a.shape, ta);
+  const [kb, n] = last2(b.shape, tb);
+  if (ka !== kb) throw new LoomError(`matrixMul: a is ${m} x ${ka} but b is ${kb} x ${n}: the inner sizes differ`);
+  const batch = broadcastBatch(a.shape.slice(0, -2), b.shape.slice(0, -2));
+  const outShape = [...batch, m, n];
+  return computation<Params<D>>({
+    name: 'matrixMul',
+    params: [
+      { name: 'output', dtype: a.dtype, shape: outShape, role: 'o' },
+      { name: 'matrix_a', dtype: a.dtype, shape: a.shape, role: 'i' },
+      { name: 'matrix_b', dtype: a.dtype, shape: b.shape, role: 'i' },
+    ],
+    buildPlan(plan, device, output, matrixA, matrixB) {
+      const tiles = tilesFor(options.tiles, a.dtype, device, [m, n, ka]);
+      plan.kernelCall(matmulKernel(a.dtype, a.shape, b.shape, batch, m, n, ka, ta, tb, tiles, device), { c: output, a: matrixA, b: matrixB });
+    },
+  });
+}
+
+function last2(shape: readonly number[], transposed: boolean): [number, number] {
+  const [x, y] = shape.slice(-2);
+  return transposed ? [y, x] : [x, y];
+}
+
+function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
+  const r = Math.max(a.length, b.length);
+  return Array.from({ length: r }, (_, k) => {
+    const x = a[a.length - r + k] ?? 1;
+    const y = b[b.length - r + k] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) throw new LoomError(`matrixMul: batch shapes (${a.join(', ')}) and (${b.join(', ')}) do not broadcast`);
+    return Math.max(x, y);
+  });
+}
+
+/**
+ * The tiles: as asked, else the default where the device allows it and the matrices are at
+ * least a tile in every direction, else 16 x 16 ones; undefined where even those are larger
+ * than the matrices (the kernel then goes without tiles).
+ */
+function tilesFor(wanted: MatmulTiles | undefined, dtype: DType, device: DeviceParameters, [m, n, k]: readonly number[]): MatmulTiles | undefined {
+  const fits = (t: MatmulTiles) => {
+    const items = (t.tileM / t.regM) * (t.tileN / t.regN);
+    const local = (t.tileM * t.tileK + t.tileK * t.tileN) * (dtype === 'float64' || dtype.endsWith('64') ? 8 : 4);
+    return items <= device.maxWorkGroupSize && t.tileN / t.regN <= device.maxWorkGroupSizes[0] && t.tileM / t.regM <= device.maxWorkGroupSizes[1] && local <= device.localMemoryBytes;
+  };
+  if (wanted) {
+    if (!fits(wanted)) throw new LoomError(`matrixMul: tiles ${JSON.stringify(wanted)} need more work-items or local memory than the device allows`);
+    return wanted;
+  }
+  // a panel's footprint is the tile only where the matrices are as large
+  const within = (t: MatmulTiles) => m >= t.tileM && n >= t.tileN && k >= t.tileK;
+  return [DEFAULT_TILES, SMALL_TILES].find((t) => fits(t) && within(t));
+}
+
+function matmulKernel(
+  dtype: DType, aShape: readonly number[], bShape: readonly number[], batch: readonly number[], m: number, n: number, kk: number, ta: boolean, tb: boolean, tiles: MatmulTiles | undefined,
+  device: DeviceParameters,
+): LoopKernel {
+  let knl = plainKernel(dtype, aShape, bShape, batch, m, n, kk, ta, tb);
+  const bt = batch.map((_, k) => `bt${k}`);
+  if (!tiles) return untiled(knl, bt, batch, device);
+  const { tileM, tileN, tileK, regM, regN } = tiles;
+  const along0 = tileN / regN;
+  const along1 = tileM / regM;
+  const problem = tileM % regM || tileN % regN ? 'the register tile must divide the work-group tile' : tileK % along0 || tileK % along1 ? `tileK must be a multiple of the work-group's sides (${along0} x ${along1})` : undefined;
+  if (problem) throw new LoomError(`matrixMul: tiles ${JSON.stringify(tiles)}: ${problem}`);
+
+  // 1. work-group tiles; 2. register tiles (strided: neighbours read neighbouring words of the panels)
+  knl = splitIname(knl, 'i', tileM, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', tileN, { outerTag: 'g.0' });
+  knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
+  knl = splitIname(knl, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
+  // 3. k in steps of tileK, each step's panels of a and b in local memory
+  knl = splitIname(knl, 'k', tileK);
+  knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
+  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], { temporaryAddressSpace: 'local' });
+  // 4. every work-item fetches its share, along l.0 the operand's last (contiguous) axis
+  const r = (shape: readonly number[]) => shape.length - 2;
+  const aAxes: [number, number] = ta ? [tileK, tileM] : [tileM, tileK];
+  const bAxes: [number, number] = tb ? [tileN, tileK] : [tileK, tileN];
+  knl = spreadFetch(knl, 'a', r(aShape), aAxes, along0, along1);
+  knl = spreadFetch(knl, 'b', r(bShape), bAxes, along0, along1);
+  knl = batchOnGrid(knl, bt, batch);
+  // 5. acc + a*b as one fma, as cuBLAS computes it
+  knl = setOptions(knl, { fusedMultiplyAdd: true });
+  return prioritizeLoops(knl, 'k_outer,k_inner');
+}
+
+/** `c[i, j] = sum(k, a[i, k]*b[k, j])` with the batch axes and the operands' layouts. */
+function plainKernel(dtype: DType, aShape: readonly number[], bShape: readonly number[], batch: readonly number[], m: number, n: number, kk: number, ta: boolean, tb: boolean): LoopKernel {
+  const bt = batch.map((_, k) => `bt${k}`);
+  // an operand's batch index: its own axes, right-aligned; an axis of 1 is broadcast (index 0)
+  const batchIndex = (shape: readonly number[]) => shape.slice(0, -2).map((s, k, own) => (s === 1 ? '0' : bt[batch.length - own.length + k]));
+  const aIndex = [...batchIndex(aShape), ...(ta ? ['k', 'i'] : ['i', 'k'])];
+  const bIndex = [...batchIndex(bShape), ...(tb ? ['j', 'k'] : ['k', 'j'])];
+  const domain = `{ [${[...bt, 'i', 'j', 'k'].join(', ')}]: ${[...bt.map((b, k) => `0 <= ${b} < ${batch[k]}`), `0 <= i < ${m}`, `0 <= j < ${n}`, `0 <= k < ${kk}`].join(' and ')} }`;
+  return makeKernel(domain, `c[${[...bt, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`, [
+    globalArg('a', { dtype, shape: aShape }),
+    globalArg('b', { dtype, shape: bShape }),
+    globalArg('c', { dtype, shape: [...batch, m, n] }),
+  ], { name: 'matrixmul' });
+}
+
+/** Matrices smaller than a tile: one work-item per element of c, in 16 x 16 work-groups (or fewer). */
+function untiled(knl: LoopKernel, bt: readonly string[], batch: readonly number[], device: DeviceParameters): LoopKernel {
+  const side = Math.min(16, Math.floor(Math.sqrt(device.maxWorkGroupSize)));
+  knl = splitIname(knl, 'i', side, { outerTag: 'g.1', innerTag: 'l.1' });
+  knl = splitIname(knl, 'j', side, { outerTag: 'g.0', innerTag: 'l.0' });
+  return batchOnGrid(knl, bt, batch);
+}
+
+/** The batch: its largest axis on grid axis 2, the others loops. */
+function batchOnGrid(knl: LoopKernel, bt: readonly string[], batch: readonly number[]): LoopKernel {
+  if (bt.length === 0) return knl;
+  const largest = bt.reduce((x, y, k) => (batch[k] > batch[bt.indexOf(x)] ? y : x));
+  return tagInames(knl, { [largest]: 'g.2' });
+}
+
+/** A fetch's two loops over the work-group: its last axis on l.0, the one before on l.1, in unrolled rounds where the panel is larger. */
+function spreadFetch(knl: LoopKernel, array: string, offset: number, [rows, columns]: [number, number], along0: number, along1: number): LoopKernel {
+  const row = `${array}_dim_${offset}`;
+  const column = `${array}_dim_${offset + 1}`;
+  const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
+    extent === along ? tagInames(k, { [iname]: axis }) : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
+  knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
+  return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
+}

@@ -1,0 +1,158 @@
+/**
+ * `reduce(arr, predicate, axes)`: the input combined over `axes` by an associative
+ * operation (Reikna's Reduce); the output keeps the input's rank, with 1 in the reduced axes
+ * (numpy's keepdims). Default: every axis.
+ *
+ * The passes see the input as a matrix of `rows` x `length` (the kept axes by the reduced
+ * ones). An input that is not one already (reduced axes that are not the last, several
+ * kept or reduced axes) is first gathered into a temporary of that shape. Then, until one
+ * value per row is left:
+ *
+ *   tree pass   each work-group of W work-items takes W*C consecutive elements of a row:
+ *               each work-item combines C of them (W apart, so neighbours read neighbours),
+ *               then the work-group combines its W values in local memory, halving the
+ *               active work-items at each of log2(W) steps (barriers between them). One
+ *               value per work-group goes to a temporary, the next pass's row.
+ *   row pass    for rows no longer than a work-group (or too many rows to give each its
+ *               work-groups): one work-item per row combines it in order.
+ *
+ * Every kernel reads the input and writes the output with their own shapes, so that
+ * transformations attached to them fuse in.
+ */
+import { LoomError, globalArg, makeKernel, setTemporaryAddressSpace, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { computation, type Computation } from '../computation/computation.ts';
+import type { PlanArray } from '../computation/plan.ts';
+import { spreadOverGrid, workGroupSize } from './parallel.ts';
+import { combine, emptyLiteral, type Predicate } from './predicates.ts';
+
+type Params<D extends DType> = readonly [
+  { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
+  { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
+];
+
+/** Elements each work-item combines before the work-group's tree. */
+const PER_ITEM = 4;
+/** Work-groups along one grid axis that every device allows (WebGPU's limit). */
+const MAX_GROUPS = 65535;
+
+/** Where a pass reads and writes: an array's shape and its element at (row, k). */
+interface View {
+  readonly shape: readonly number[];
+  at(row: string, k: string): string;
+}
+
+export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, axes?: readonly number[]): Computation<Params<D>> {
+  const { dtype, shape } = arr;
+  const r = shape.length;
+  const reduced = [...new Set(axes ?? shape.map((_, k) => k))].sort((a, b) => a - b);
+  if (axes && reduced.length !== axes.length) throw new LoomError('reduce: cannot reduce twice over the same axis');
+  if (reduced.some((a) => !Number.isInteger(a) || a < 0 || a >= r)) throw new LoomError(`reduce: axes (${(axes ?? []).join(', ')}) are out of bounds for rank ${r}`);
+  const kept = shape.map((_, k) => k).filter((k) => !reduced.includes(k));
+  const outShape = shape.map((n, k) => (reduced.includes(k) ? 1 : n));
+  const rows = kept.reduce((acc, k) => acc * shape[k], 1);
+  const length = reduced.reduce((acc, k) => acc * shape[k], 1);
+
+  // the input as a matrix without a copy: one reduced axis, the last, and at most one kept axis before it
+  const direct = reduced.length === 1 && reduced[0] === r - 1 && kept.length <= 1;
+  const inputView: View = { shape, at: (row, k) => `inp[${kept.length ? `${row}, ` : ''}${k}]` };
+  // the output written by row: at most one kept axis, the others 1
+  const outputView: View | undefined = kept.length <= 1 ? { shape: outShape, at: (row) => `out[${outShape.map((_, a) => (kept.includes(a) ? row : '0')).join(', ')}]` } : undefined;
+  const matrix = (n: number): View => ({ shape: [rows, n], at: (row, k) => `inp[${row}, ${k}]` });
+
+  return computation<Params<D>>({
+    name: 'reduce',
+    params: [
+      { name: 'output', dtype, shape: outShape, role: 'o' },
+      { name: 'input', dtype, shape, role: 'i' },
+    ],
+    buildPlan(plan, device, output, input) {
+      let source: PlanArray = input;
+      let view: View = inputView;
+      if (!direct) {
+        source = plan.tempArray(dtype, [rows, length]);
+        plan.kernelCall(gather(dtype, shape, kept, reduced, device), { out: source, inp: input });
+        view = matrix(length);
+      }
+      for (let current = length; ; ) {
+        const w = workGroupSize(device);
+        const tree = current > w && rows <= MAX_GROUPS;
+        const groups = tree ? Math.ceil(current / (w * PER_ITEM)) : 1;
+        const final = groups === 1;
+        const target: PlanArray = final && outputView ? output : plan.tempArray(dtype, [rows, groups]);
+        const targetView: View = final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
+        const kernel = tree ? treePass(dtype, predicate, view, targetView, rows, current, groups, w) : rowPass(dtype, predicate, view, targetView, rows, current, w);
+        plan.kernelCall(kernel, { out: target, inp: source });
+        if (final) {
+          if (target !== output) plan.kernelCall(scatter(dtype, outShape, kept, device), { out: output, inp: target });
+          return;
+        }
+        source = target;
+        view = matrix(groups);
+        current = groups;
+      }
+    },
+  });
+}
+
+function arrays(dtype: DType, input: View, output: View) {
+  return [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
+}
+
+function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number): LoopKernel {
+  const empty = emptyLiteral(p, dtype);
+  const k = `(g * ${PER_ITEM} + c) * ${w} + l`;
+  const lines = [
+    `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
+    `acc = ${combine(p, 'acc', `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`)} {id=gather, dep=init, inames=row:g:l:c}`,
+    `<${dtype}> tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
+  ];
+  let previous = 'tile';
+  for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
+    lines.push(`if l < ${h}`, `  tile[l] = ${combine(p, 'tile[l]', `tile[l + ${h}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`, 'end');
+    previous = `step${s}`;
+  }
+  // one work-item stores the work-group's value (the others are guarded out: no race)
+  lines.push('if l == 0', `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${previous}, inames=row:g:l}`, 'end');
+  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${PER_ITEM} }`;
+  const knl = makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree', silencedWarnings: ['write_race(store)'] });
+  return setTemporaryAddressSpace(tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' }), 'tile', 'local');
+}
+
+function rowPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, w: number): LoopKernel {
+  const lines = [
+    `<${dtype}> acc = ${emptyLiteral(p, dtype)} {id=init, inames=row}`,
+    `acc = ${combine(p, 'acc', input.at('row', 'k'))} {id=fold, dep=init, inames=row:k}`,
+    `${output.at('row', '0')} = acc {id=store, dep=fold, inames=row}`,
+  ];
+  const knl = makeKernel(`{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_rows' });
+  return rows <= w ? tagInames(knl, { row: 'l.0' }) : splitIname(knl, 'row', w, { outerTag: 'g.0', innerTag: 'l.0' });
+}
+
+/** `tmp[row, k] = input[...]`: the kept axes flattened into the row, the reduced into k (both row-major). */
+function gather(dtype: DType, shape: readonly number[], kept: readonly number[], reduced: readonly number[], device: Parameters<typeof spreadOverGrid>[3]): LoopKernel {
+  const idx = shape.map((_, k) => `i${k}`);
+  const flat = (axes: readonly number[]) => (axes.length ? axes.map((a, j) => [idx[a], ...axes.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ') : '0');
+  const rows = kept.reduce((a, k) => a * shape[k], 1);
+  const length = reduced.reduce((a, k) => a * shape[k], 1);
+  const knl = makeKernel(domainOf(idx, shape), `out[${flat(kept)}, ${flat(reduced)}] = inp[${idx.join(', ')}]`, [
+    globalArg('inp', { dtype, shape }),
+    globalArg('out', { dtype, shape: [rows, length] }),
+  ], { name: 'reduce_gather' });
+  return spreadOverGrid(knl, idx, shape, device);
+}
+
+/** `output[...] = tmp[row, 0]`: the rows back into the kept axes of the output. */
+function scatter(dtype: DType, outShape: readonly number[], kept: readonly number[], device: Parameters<typeof spreadOverGrid>[3]): LoopKernel {
+  const idx = outShape.map((_, k) => `i${k}`);
+  const row = kept.map((a, j) => [idx[a], ...kept.slice(j + 1).map((b) => String(outShape[b]))].join('*')).join(' + ');
+  const rows = kept.reduce((a, k) => a * outShape[k], 1);
+  const knl = makeKernel(domainOf(idx, outShape), `out[${idx.join(', ')}] = inp[${row}, 0]`, [
+    globalArg('inp', { dtype, shape: [rows, 1] }),
+    globalArg('out', { dtype, shape: outShape }),
+  ], { name: 'reduce_scatter' });
+  return spreadOverGrid(knl, idx, outShape, device);
+}
+
+export function domainOf(idx: readonly string[], shape: readonly number[]): string {
+  return `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${shape[k]}`).join(' and ')} }`;
+}

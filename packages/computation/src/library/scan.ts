@@ -1,0 +1,169 @@
+/**
+ * `scan(arr, predicate, { axes, exclusive })`: running combinations along `axes` (Reikna's
+ * Scan; numpy.cumsum for the sum): the axes are flattened in the order given (default:
+ * all) and scanned as one. Inclusive, or exclusive (the empty value first).
+ *
+ * The passes see the input as `rows` x `length` (gathered into a temporary when it is not
+ * one already, as Reduce does). Each row is cut into blocks of W*C elements, one per
+ * work-group:
+ *
+ *   block pass   each work-item combines its C consecutive elements; the work-group scans
+ *                the W totals in local memory (Hillis and Steele: log2(W) steps, two
+ *                buffers in turn, barriers between steps); each work-item then goes over
+ *                its elements again from its prefix, writing the scanned block to a
+ *                temporary, and the block's total to another
+ *   offsets      the block totals, scanned (exclusive) by this same computation, nested:
+ *                a row of blocks needs its own blocks when it is long
+ *   add pass     every element combined with its block's offset, into the output
+ *
+ * A row that fits one block is scanned by the block pass alone, straight into the output.
+ */
+import { LoomError, globalArg, makeKernel, setTemporaryAddressSpace, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { computation, type Computation } from '../computation/computation.ts';
+import type { DeviceParameters } from '../computation/device-parameters.ts';
+import type { PlanArray } from '../computation/plan.ts';
+import { spreadOverGrid, workGroupSize } from './parallel.ts';
+import { combine, emptyLiteral, type Predicate } from './predicates.ts';
+import { domainOf } from './reduce.ts';
+
+type Params<D extends DType> = readonly [
+  { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
+  { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
+];
+
+export interface ScanOptions {
+  /** The axes scanned, flattened in this order; default all. */
+  readonly axes?: readonly number[];
+  readonly exclusive?: boolean;
+  /** Elements each work-item scans in order (default 8). */
+  readonly perItem?: number;
+  /** Work-items per work-group, a power of two (default: up to 256, as the device allows). */
+  readonly workGroupSize?: number;
+}
+
+/** Where a pass reads and writes: an array's shape and its element at (row, k). */
+interface View {
+  readonly shape: readonly number[];
+  at(row: string, k: string): string;
+}
+
+export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, options: ScanOptions = {}): Computation<Params<D>> {
+  const { dtype, shape } = arr;
+  const r = shape.length;
+  const axes = options.axes ?? shape.map((_, k) => k);
+  if (new Set(axes).size !== axes.length) throw new LoomError('scan: cannot scan twice over the same axis');
+  if (axes.some((a) => !Number.isInteger(a) || a < 0 || a >= r)) throw new LoomError(`scan: axes (${axes.join(', ')}) are out of bounds for rank ${r}`);
+  const perItem = options.perItem ?? 8;
+  if (!Number.isInteger(perItem) || perItem < 1) throw new LoomError(`scan: perItem must be a positive integer, got ${perItem}`);
+  const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
+  const rows = kept.reduce((a, k) => a * shape[k], 1);
+  const length = axes.reduce((a, k) => a * shape[k], 1);
+  const exclusive = options.exclusive ?? false;
+  // the input as a matrix without a copy: the scanned axis is the last, alone, after at most one kept axis
+  const direct = axes.length === 1 && axes[0] === r - 1 && kept.length <= 1;
+  const view = (n: number): View => ({ shape: [rows, n], at: (row, k) => `%[${row}, ${k}]` });
+  const own: View = { shape, at: (row, k) => `%[${kept.length ? `${row}, ` : ''}${k}]` };
+
+  return computation<Params<D>>({
+    name: 'scan',
+    params: [
+      { name: 'output', dtype, shape, role: 'o' },
+      { name: 'input', dtype, shape, role: 'i' },
+    ],
+    buildPlan(plan, device, output, input) {
+      const w = options.workGroupSize ?? powerOfTwoBelow(workGroupSize(device));
+      if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize) throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
+      const block = w * perItem;
+      const groups = Math.ceil(length / block);
+      let source: PlanArray = input;
+      let sourceView = own;
+      if (!direct) {
+        source = plan.tempArray(dtype, [rows, length]);
+        plan.kernelCall(regroup(dtype, shape, kept, axes, 'gather', device), { out: source, inp: input });
+        sourceView = view(length);
+      }
+      const needsScatter = !direct;
+      const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
+      const finalView = needsScatter ? view(length) : own;
+      if (groups <= 1) {
+        plan.kernelCall(blockPass(dtype, predicate, sourceView, finalView, rows, length, 1, w, perItem, exclusive, false), { inp: source, out: finalTarget });
+      } else {
+        const scanned = plan.tempArray(dtype, [rows, length]);
+        const totals = plan.tempArray(dtype, [rows, groups]);
+        plan.kernelCall(blockPass(dtype, predicate, sourceView, view(length), rows, length, groups, w, perItem, exclusive, true), { inp: source, out: scanned, totals });
+        const offsets = plan.tempArray(dtype, [rows, groups]);
+        plan.computationCall(scan({ dtype, shape: [rows, groups] }, predicate, { axes: [1], exclusive: true, perItem, workGroupSize: options.workGroupSize }), offsets, totals);
+        plan.kernelCall(addPass(dtype, predicate, view(length), finalView, rows, length, block, device), { inp: scanned, offsets, out: finalTarget });
+      }
+      if (needsScatter) plan.kernelCall(regroup(dtype, shape, kept, axes, 'scatter', device), { out: output, inp: finalTarget });
+    },
+  });
+}
+
+function powerOfTwoBelow(n: number): number {
+  let p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
+
+function blockPass(
+  dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number, perItem: number, exclusive: boolean, withTotals: boolean,
+): LoopKernel {
+  const empty = emptyLiteral(p, dtype);
+  // two passes over a work-item's elements, each its own loop: c to total them, e to write them
+  const indexOf = (i: string) => `g * ${w * perItem} + l * ${perItem} + ${i}`;
+  const loadAt = (i: string) => `if(${indexOf(i)} < ${length}, ${at(input, 'inp', 'row', indexOf(i))}, ${empty})`;
+  const load = loadAt('c');
+  const k = indexOf('e');
+  const lines = [
+    `<${dtype}> total = ${empty} {id=init, inames=row:g:l}`,
+    `total = ${combine(p, 'total', load)} {id=sum, dep=*init, inames=row:g:l:c}`,
+    `<${dtype}> s0[l] = total {id=step0, dep=sum, inames=row:g:l}`,
+  ];
+  // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
+  const steps = Math.log2(w);
+  for (let j = 0, d = 1; j < steps; j++, d *= 2) {
+    lines.push(`<${dtype}> s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, inames=row:g:l}`);
+  }
+  const last = `s${steps}`;
+  lines.push(
+    `<${dtype}> running = if(l > 0, ${last}[l - 1], ${empty}) {id=prefix, dep=step${steps}, inames=row:g:l}`,
+    ...(exclusive
+      ? [`if ${k} < ${length}`, `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`, 'end', `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`]
+      : [`running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`, `if ${k} < ${length}`, `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`, 'end']),
+  );
+  if (withTotals) lines.push('if l == 0', `  totals[row, g] = ${last}[${w - 1}] {id=total_out, dep=step${steps}, inames=row:g:l}`, 'end');
+  const args = [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
+  if (withTotals) args.push(globalArg('totals', { dtype, shape: [rows, groups] }));
+  const domain = `{ [row, g, l, c, e]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} and 0 <= e < ${perItem} }`;
+  let knl = makeKernel(domain, lines.join('\n'), args, { name: 'scan_block', silencedWarnings: ['write_race(total_out)'] });
+  knl = tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
+  return setTemporaryAddressSpace(knl, Array.from({ length: steps + 1 }, (_, j) => `s${j}`), 'local');
+}
+
+function addPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, block: number, device: DeviceParameters): LoopKernel {
+  const knl = makeKernel(`{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`, `${at(output, 'out', 'row', 'k')} = ${combine(p, `offsets[row, k // ${block}]`, at(input, 'inp', 'row', 'k'))}`, [
+    globalArg('inp', { dtype, shape: input.shape }),
+    globalArg('offsets', { dtype, shape: [rows, Math.ceil(length / block)] }),
+    globalArg('out', { dtype, shape: output.shape }),
+  ], { name: 'scan_add' });
+  return spreadOverGrid(knl, ['row', 'k'], [rows, length], device);
+}
+
+/** Between the input's shape and rows x length: `gather` into the matrix, `scatter` back (the scanned axes in their order). */
+function regroup(dtype: DType, shape: readonly number[], kept: readonly number[], axes: readonly number[], way: 'gather' | 'scatter', device: DeviceParameters): LoopKernel {
+  const idx = shape.map((_, k) => `i${k}`);
+  const flat = (list: readonly number[]) => (list.length ? list.map((a, j) => [idx[a], ...list.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ') : '0');
+  const rows = kept.reduce((a, k) => a * shape[k], 1);
+  const length = axes.reduce((a, k) => a * shape[k], 1);
+  const matrix = `[${flat(kept)}, ${flat(axes)}]`;
+  const own = `[${idx.join(', ')}]`;
+  const text = way === 'gather' ? `out${matrix} = inp${own}` : `out${own} = inp${matrix}`;
+  const knl = makeKernel(domainOf(idx, shape), text, [
+    globalArg('inp', { dtype, shape: way === 'gather' ? shape : [rows, length] }),
+    globalArg('out', { dtype, shape: way === 'gather' ? [rows, length] : shape }),
+  ], { name: `scan_${way}` });
+  return spreadOverGrid(knl, idx, shape, device);
+}

@@ -1,0 +1,93 @@
+/**
+ * The bounds check before a launch (runtime/bounds-check.ts) counts an access only where it
+ * happens: under the instruction's predicates (`if i < 80 ... end`) and inside the branch of
+ * `if(c, a, b)` that holds it. A guarded access into a smaller array runs (transformations
+ * that change shapes need this, @loom/computation); the same access with a guard one too wide
+ * is still refused, before anything runs.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { globalArg, LoomError, makeKernel, run, setTemporaryAddressSpace, tagInames } from '@loom/core';
+import { testDevices } from './support/devices.ts';
+
+const a = Float32Array.from({ length: 100 }, (_, i) => i);
+
+test('a store guarded by an if block stays inside a smaller output', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i < 80', '  out[i] = 2*a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
+  for (const device of testDevices()) {
+    const { out } = await run(knl, device, { a });
+    assert.equal([...(out as Float32Array)], Array.from({ length: 80 }, (_, i) => 2 * i), device.name);
+  }
+});
+
+test('a read in the branch of if(c, x, y) stays inside a smaller input; the other branch is not checked against it', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i >= 80, 0, b[i] + 1)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  const b = a.slice(0, 80);
+  for (const device of testDevices()) {
+    const { out } = await run(knl, device, { b });
+    assert.equal([...(out as Float32Array)], Array.from({ length: 100 }, (_, i) => (i >= 80 ? 0 : i + 1)), device.name);
+  }
+});
+
+test('a guard on a parameter the loops do not use is read with its value', async () => {
+  // the loops run over m work-groups of 8; `n`, the input's length, appears in the guard alone
+  const knl = makeKernel('{ [g, l]: 0<=g<m and 0<=l<8 }', 'out[g, l] = if(8*g + l < n, b[8*g + l], 0)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...']);
+  const b = a.slice(0, 37);
+  for (const device of testDevices()) {
+    const { out } = await run(knl, device, { b, m: 5 });
+    assert.equal([...(out as Float32Array)], Array.from({ length: 40 }, (_, i) => (i < 37 ? i : 0)), device.name);
+  }
+});
+
+test('the local-memory check reads a local temporary under its if(c, ...) branch too (a shift by d in a scan step)', async () => {
+  const step = (guard: string) =>
+    setTemporaryAddressSpace(
+      tagInames(makeKernel('{ [l]: 0<=l<8 }', ['<float32> t[l] = a[l] {id=w}', `out[l] = if(${guard}, t[l - 2] + t[l], t[l]) {id=r, dep=w}`], [globalArg('a', { shape: [8], dtype: 'float32' }), '...']), { l: 'l.0' }),
+      't',
+      'local',
+    );
+  const a = Float32Array.from({ length: 8 }, (_, i) => i);
+  for (const device of testDevices()) {
+    const { out } = await run(step('l >= 2'), device, { a });
+    assert.equal([...(out as Float32Array)], [0, 1, 2, 4, 6, 8, 10, 12], device.name);
+  }
+  try {
+    await run(step('l >= 1'), testDevices()[0], { a });
+    assert.unreachable('t[-1] was read');
+  } catch (e) {
+    assert.match((e as Error).message, "reads elements -1 to 5 along axis 0 of the local temporary 't'");
+  }
+});
+
+test('a guard one element too wide is refused before anything runs', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i <= 80', '  out[i] = a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
+  const read = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i < 81, b[i], 0)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  for (const device of testDevices()) {
+    try {
+      await run(knl, device, { a });
+      assert.unreachable('the store past the end was let through');
+    } catch (e) {
+      assert.instance(e, LoomError);
+      assert.match((e as Error).message, "would access 'out' at index i up to 80");
+    }
+    try {
+      await run(read, device, { b: a.slice(0, 80) });
+      assert.unreachable('the read past the end was let through');
+    } catch (e) {
+      assert.instance(e, LoomError);
+      assert.match((e as Error).message, "would access 'b' at index i up to 80");
+    }
+  }
+});
+
+test('a guard that is not affine restricts nothing: the access is checked over the whole domain', async () => {
+  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i*i < 6400, b[i], 0)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  try {
+    await run(knl, testDevices()[0], { b: a.slice(0, 80) });
+    assert.unreachable('a non-affine guard was trusted');
+  } catch (e) {
+    assert.instance(e, LoomError);
+  }
+});
+
+test.run();

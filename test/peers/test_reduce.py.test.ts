@@ -1,0 +1,60 @@
+/**
+ * Ports of Reikna's tests/test_algorithms/test_reduce.py, on every test device against
+ * plain JS. Reikna sums int64; WGSL has no 64-bit integers, so these sum int32 (small values:
+ * exact). Shapes are Reikna's, with a 10^6-element input, and axes None, 0, 1, 2.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { predicate, predicateMax, predicateSum, reduce } from '@loom/computation';
+import { testDevices } from '../support/devices.ts';
+import { reduceRef, sizeOf, testIntegers } from '../support/ndarray.ts';
+
+const SHAPES: readonly (readonly number[])[] = [[1], [2], [13], [1535], [512 * 231], [1_000_000], [140, 3], [13, 598], [1536, 789], [5, 15, 19], [134, 25, 23], [45, 56, 178]];
+
+for (const shape of SHAPES) {
+  for (const axis of [undefined, 0, 1, 2]) {
+    if (axis !== undefined && axis >= shape.length) continue;
+    test(`test_reduce.py::test_normal[${shape.join('x')},${axis ?? 'None'}]`, async () => {
+      const a = testIntegers(Int32Array, sizeOf(shape), shape.length * 7 + (axis ?? 9));
+      const axes = axis === undefined ? shape.map((_, k) => k) : [axis];
+      const expected = reduceRef(a, shape, axes, (x, y) => x + y, 0);
+      const comp = reduce({ dtype: 'int32', shape }, predicateSum('int32'), axis === undefined ? undefined : [axis]);
+      for (const device of testDevices()) {
+        const { output } = await (await comp.compile(device))(undefined, a);
+        assert.equal([...(output as Int32Array)], expected, device.name);
+      }
+    });
+  }
+}
+
+test('test_reduce.py::test_nondefault_function', async () => {
+  const shape = [100, 100];
+  const a = testIntegers(Int32Array, sizeOf(shape), 3);
+  const comp = reduce({ dtype: 'int32', shape }, predicate('a + b', 0), [0]);
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as Int32Array)], reduceRef(a, shape, [0], (x, y) => x + y, 0), device.name);
+  }
+});
+
+test('test_reduce.py::test_nonsequential_axes', async () => {
+  const shape = [50, 40, 30, 20];
+  const a = testIntegers(Int32Array, sizeOf(shape), 4);
+  const comp = reduce({ dtype: 'int32', shape }, predicateSum('int32'), [0, 2]);
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as Int32Array)], reduceRef(a, shape, [0, 2], (x, y) => x + y, 0), device.name);
+  }
+});
+
+test('max over the middle axis, floats (any associative operation)', async () => {
+  const shape = [7, 3001, 5];
+  const a = Float32Array.from(testIntegers(Int32Array, sizeOf(shape), 5), (x, k) => x * 0.5 + (k % 11) * 0.25);
+  const comp = reduce({ dtype: 'float32', shape }, predicateMax('float32'), [1]);
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as Float32Array)], reduceRef(a, shape, [1], Math.max, -Infinity), device.name);
+  }
+});
+
+test.run();
