@@ -10,7 +10,7 @@ import { mapExpr, printExpr, someExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
-import { instructionsWithin } from '../kernel/dependencies.ts';
+import { instructionsWithin, type Within } from './match.ts';
 import { storeFootprint } from './footprint.ts';
 import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
@@ -41,7 +41,7 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
   const all = allAccesses(knl).filter((a) => a.array === name);
   if (all.some((a) => a.isWrite)) throw new LoomError(`addPrefetch: '${name}' is written by the kernel; only data that is only read can be prefetched`);
   if (all.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
-  const within = instructionsWithin(knl.instructions, options.within);
+  const within = instructionsWithin(knl, options.within, 'addPrefetch: option within');
   const accesses = all.filter((a) => within.has(a.instruction.id));
   if (accesses.length === 0) {
     throw new LoomError(`addPrefetch: no instruction within '${[options.within].flat().join(':')}' reads '${name}' (readers: ${[...new Set(all.map((a) => a.instruction.id))].join(', ')})`);
