@@ -9,10 +9,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, addInamesForUnusedHwAxes, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
+  addDtypes, addInamesForUnusedHwAxes, addNosync, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
   getInameDuplicationOptions, globalArg, hasSchedulableInameNesting, joinInames, LoomError, makeKernel, makeReductionInamesUnique,
   mapDomain, prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, run, splitIname, splitReductionInward,
-  splitReductionOutward, stringifyKernel, tagInames, valueArg, type LoopKernel,
+  splitReductionOutward, setTemporaryAddressSpace, stringifyKernel, tagInames, valueArg, type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
@@ -391,6 +391,34 @@ test('removeUnusedInames drops loops no instruction uses, keeps the ones that bo
   assert.equal(removed.inames.sort(), ['i', 'k']);
   assert.equal(removeUnusedInames(knl, 'i').inames.sort(), ['i', 'j', 'k']);
   throwsLoom(() => removeUnusedInames(knl, 'q'), /unknown iname 'q'/);
+});
+
+// }}}
+
+// {{{ instructions
+
+test('test_add_nosync', () => {
+  let orig = makeKernel('{[i]: 0<=i<10}', `
+    <>tmp[i] = 10 {id=insn1}
+    <>tmp2[i] = 10 {id=insn2}
+
+    <>tmp3[2*i] = 0 {id=insn3}
+    <>tmp4 = 1 + tmp3[2*i] {id=insn4}
+
+    <>tmp5[i] = 0 {id=insn5,groups=g1}
+    tmp5[i] = 1 {id=insn6,conflicts=g1}
+  `, [], { name: 'nosync' });
+  orig = setTemporaryAddressSpace(setTemporaryAddressSpace(orig, 'tmp3', 'local'), 'tmp5', 'local');
+  // no dependency: nothing to waive
+  assert.equal(addNosync(orig, 'any', 'writes:tmp', 'writes:tmp2', { emptyOk: true }).instruction('insn2').noSyncWith, []);
+  const one = addNosync(orig, 'local', 'writes:tmp3', 'reads:tmp3');
+  assert.equal(one.instruction('insn3').noSyncWith, []);
+  assert.equal(one.instruction('insn4').noSyncWith, ['insn3@local']);
+  const both = addNosync(orig, 'local', 'writes:tmp3', 'reads:tmp3', { bidirectional: true });
+  assert.equal(both.instruction('insn3').noSyncWith, ['insn4@local']);
+  assert.equal(both.instruction('insn4').noSyncWith, ['insn3@local']);
+  assert.equal(addNosync(orig, 'local', 'insn5', 'insn6').instruction('insn6').noSyncWith, ['insn5@local']);
+  throwsLoom(() => addNosync(orig, 'local', 'writes:nothing', 'insn6'), /the source 'writes:nothing' matches no instruction/);
 });
 
 // }}}

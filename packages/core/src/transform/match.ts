@@ -85,7 +85,7 @@ function tokenize(text: string, what: string): Token[] {
       }
       WORD.lastIndex = end + 1;
       const glob = WORD.exec(text);
-      if (!glob) throw new LoomError(`${what}: '${prefix}:' needs a name or pattern after it`, { text, start: end, end: end + 1 });
+      if (!glob) throw new LoomError(`${what}: '${prefix}:' needs a name or pattern after it`, { text, start: end + 1, end: end + 2 });
       tokens.push({ kind: 'terminal', terminal: prefix as TerminalKind, glob: glob[0], start: k, end: end + 1 + glob[0].length });
       k = end + 1 + glob[0].length;
     } else {
