@@ -60,6 +60,9 @@ export { setTemporaryAddressSpace } from './transform/set-temporary-address-spac
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
+export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
+export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
+export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 

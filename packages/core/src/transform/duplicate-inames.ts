@@ -46,7 +46,7 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
     if (!knl.inames.includes(iname)) throw new LoomError(`duplicateInames: unknown iname '${iname}'`);
     const wanted = given?.[k];
     const base = options.suffix === undefined ? iname : checkName(`${iname}${options.suffix}`, 'duplicateInames: option suffix');
-    const copyName = wanted === undefined ? uniqueName(base, taken) : checkName(wanted, 'duplicateInames: option newInames');
+    const copyName = wanted === undefined ? uniqueName(base, taken) : checkName(wanted, `duplicateInames: option ${options.newNames ? 'newNames' : 'newInames'}`);
     if (taken.has(copyName)) throw new LoomError(`duplicateInames: the name '${copyName}' is already used`);
     taken.add(copyName);
     renames.set(iname, copyName);

@@ -57,7 +57,7 @@ export function joinInames(
     const joined = newIname ?? list.join('_and_');
     return joinInames(kernel, list.map((n) => names.get(n)!), joined, { tag: options.tag });
   }
-  const inherited = inheritedTag(knl, list);
+  const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   // a name of our choosing steps aside; a name the caller chose must be free
@@ -88,22 +88,24 @@ export function joinInames(
   let result = rewritten.with({ domains, instructions, loopPriorities });
   const inameTags = new Map([...result.inameTags].filter(([n]) => !list.includes(n)));
   result = result.with({ inameTags });
-  if (inherited !== undefined) result = tagInames(result, { [joined]: inherited });
+  if (inherited !== undefined && options.tag === undefined) result = tagInames(result, { [joined]: inherited });
   if (options.tag !== undefined) result = tagInames(result, { [joined]: options.tag });
   return result;
 }
 
 /**
  * Joined loops that are all unrolled (or all ILP) make one unrolled (ILP) loop: the joined
- * one takes their common tag. Anything else tagged is refused: loops on two hardware axes
- * cannot become one axis without changing the launch, and a mix of tags has no single meaning.
+ * one takes their common tag. Loops on hardware axes become one loop only with the tag
+ * for it given (option tag: one axis, or 'for'), since their axes cannot all carry it.
+ * A mix of other tags has no single meaning and is refused.
  */
-function inheritedTag(knl: LoopKernel, list: readonly string[]): string | undefined {
+function inheritedTag(knl: LoopKernel, list: readonly string[], tagGiven: boolean): string | undefined {
   const tags = list.map((n) => knl.inameTags.get(n)).map((t) => (t && t.kind !== 'for' ? t : undefined));
   if (tags.every((t) => t === undefined)) return undefined;
   const parallel = list.find((n, k) => isParallelTag(tags[k]));
   if (parallel !== undefined) {
-    throw new LoomError(`joinInames: '${parallel}' is tagged '${tagToString(tags[list.indexOf(parallel)])}'; loops on hardware axes cannot be joined: join untagged loops and tag the result (option tag)`);
+    if (tagGiven) return undefined;
+    throw new LoomError(`joinInames: '${parallel}' is tagged '${tagToString(tags[list.indexOf(parallel)])}'; loops on hardware axes become one loop only with its tag given (option tag: 'l.0', or 'for' for a sequential loop)`);
   }
   const first = tagToString(tags[0]);
   const other = list.find((_, k) => tagToString(tags[k]) !== first);
