@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDependency, addDtypes, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
+  addDependency, addDtypes, aliasTemporaries, bufferArray, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
   getInameDuplicationOptions, globalArg, hasSchedulableInameNesting, joinInames, LoomError, makeKernel, makeReductionInamesUnique,
   mapDomain, precompute, printExpr, prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, run, splitIname, splitReductionInward,
   splitReductionOutward, setTemporaryAddressSpace, stringifyKernel, tagInames, valueArg, expr, type Expr, type LoopKernel,
@@ -616,6 +616,70 @@ for (const device of testDevices()) {
 test('addPrefetch: the fetch comes after the writes of what it fetches, or is refused', () => {
   const knl = makeKernel('{[i]: 0<=i<8}', 'a[i] = i {id=w}\nb[i] = 2*a[i] {id=r, dep=w}\nc[i] = a[i] {id=late}\na[i] = 0 {id=w2, dep=late}', [f32('a', [8]), f32('b', [8]), f32('c', [8])]);
   throwsLoom(() => addPrefetch(knl, 'a', ['i'], { within: 'id:r' }), /'a' is written by instruction 'w2', which does not come before the store/);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_buffer_array_preserves_rev_deps, test_buffer_array_with_within`, async () => {
+    let knl = makeKernel(['{[i0, j0]: 0<=i0<100 and 0<=j0<10}', '{[i1, j1]: 0<=i1<100 and 0<=j1<10}'], `
+      out0[i0] = sum(j0, A[i0] * x[j0])
+      ... gbarrier {id=gbarrier}
+      out1[i1] = sum(j1, A[i1] * x[j1])
+    `, undefined, { seqDependencies: true });
+    knl = addDtypes(knl, { A: 'float32', x: 'float32' });
+    knl = splitIname(splitIname(knl, 'j0', 2), 'i0', 2, { outerTag: 'g.0' });
+    // loopy tags the fill and write-back l.auto, so that each work-item along l.0 handles its
+    // element; the buffered instruction then runs on no local axis, which for a local buffer
+    // is every work-item writing every element at once: Loom refuses that, and runs them as loops
+    throwsLoom(() => generateCode(bufferArray(knl, 'out0', { bufferInames: ['i0_inner'], initExpression: '0' }), openclTarget()), /writes the local temporary 'out0_buf' without using local axis l\.0/);
+    const buffered = bufferArray(knl, 'out0', { bufferInames: ['i0_inner'], initExpression: '0', defaultTag: null });
+    assert.ok(buffered.instruction('gbarrier').dependsOn.includes('store_out0'));
+    const A = randomFloat32(100, 1);
+    const x = randomFloat32(10, 2);
+    const expected = range(100, (i) => { let s = 0; for (let j = 0; j < 10; j++) s = Math.fround(s + Math.fround(A[i] * x[j])); return s; });
+    const r = await run(buffered, device, { A, x });
+    assertClose(r.out0 as Float32Array, expected, 'out0', 1e-6, 1e-6);
+    assertClose(r.out1 as Float32Array, expected, 'out1', 1e-6, 1e-6);
+
+    const simple = addDtypes(makeKernel('{[i]: 0<=i<10}', 'out[i] = 2 * x[i] {id=insn}'), { x: 'float32' });
+    const within = bufferArray(simple, 'out', { bufferInames: [], within: 'id:insn' });
+    const xs = randomFloat32(10, 3);
+    assertClose((await run(within, device, { x: xs })).out as Float32Array, range(10, (i) => 2 * xs[i]), 'out', 0, 0);
+    // an accumulation: the buffer starts at the array's value and adds to it
+    const acc = bufferArray(addDtypes(makeKernel('{[i, k]: 0<=i<8 and 0<=k<4}', 'out[i] = out[i] + k*x[i]'), { x: 'float32', out: 'float32' }), 'out', { bufferInames: ['i'], initExpression: '0', storeExpression: 'base + buffer', defaultTag: null });
+    const start = randomFloat32(8, 4);
+    const xa = randomFloat32(8, 5);
+    assertClose((await run(acc, device, { x: xa, out: start.slice() })).out as Float32Array, range(8, (i) => start[i] + 6 * xa[i]), 'accumulated', 1e-6, 1e-6);
+  });
+
+  test(`${device.name}: test_alias_temporaries`, async () => {
+    let knl = makeKernel('{[i]: 0<=i<n}', `
+      times2(i) := 2*a[i]
+      times3(i) := 3*a[i]
+      times4(i) := 4*a[i]
+
+      x[i] = times2(i)
+      y[i] = times3(i)
+      z[i] = times4(i)
+    `);
+    knl = addDtypes(knl, { a: 'float32' });
+    knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    for (const rule of ['times2', 'times3', 'times4']) knl = precompute(knl, rule, 'i_inner', { defaultTag: 'l.auto' });
+    knl = aliasTemporaries(knl, ['times2_0', 'times3_0', 'times4_0']);
+    assert.equal([...knl.temporaries.keys()], ['temp_storage']);
+    const n = 30;
+    const a = randomFloat32(n, 9);
+    const r = await run(knl, device, { a, n });
+    assertClose(r.x as Float32Array, range(n, (i) => 2 * a[i]), 'x', 0, 0);
+    assertClose(r.y as Float32Array, range(n, (i) => 3 * a[i]), 'y', 0, 0);
+    assertClose(r.z as Float32Array, range(n, (i) => 4 * a[i]), 'z', 0, 0);
+  });
+}
+
+test('aliasTemporaries refuses what cannot share storage', () => {
+  const knl = makeKernel('{[i]: 0<=i<4}', '<float32> s[i] = 1 {id=a}\n<int32> t[i] = 2 {id=b}\n<float32> u[i] = s[i] {id=c}\nout[i] = t[i] + u[i]');
+  throwsLoom(() => aliasTemporaries(knl, ['s', 't']), /'t' is int32 and 's' float32/);
+  throwsLoom(() => aliasTemporaries(knl, ['s', 'u']), /instruction 'c' uses several of the temporaries/);
+  throwsLoom(() => aliasTemporaries(knl, ['s']), /at least two/);
 });
 
 // }}}

@@ -62,6 +62,8 @@ export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
+export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
+export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
 export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';

@@ -247,7 +247,7 @@ function checkExistingIname(knl: LoopKernel, spec: FootprintStore, f: StoredAxis
  * stored value reads, and the last global barrier before each user (the value may have
  * been written before it, by another work-group).
  */
-function storeDependencies(knl: LoopKernel, users: readonly string[], value: Expr): string[] {
+export function storeDependencies(knl: LoopKernel, users: readonly string[], value: Expr): string[] {
   const read = new Set([...freeVariables(value), ...arraysAccessed(value).keys()]);
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));
   const prerequisites = prerequisiteClosure(knl.instructions);

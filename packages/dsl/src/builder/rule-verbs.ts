@@ -4,7 +4,10 @@
  * named); precompute names its new inames after the rule's parameters, which the type
  * level cannot read, so without `precomputeInames` the inames become loose (`string`).
  */
-import { addPrefetch, assignmentToSubst, expandSubst, extractSubst, precompute, type AssignmentToSubstOptions, type Within } from '@loom/core';
+import {
+  addPrefetch, aliasTemporaries, assignmentToSubst, bufferArray, expandSubst, extractSubst, precompute,
+  type AliasTemporariesOptions, type AssignmentToSubstOptions, type BufferArrayOptions, type Within,
+} from '@loom/core';
 import type { AnySignature, ArrayNames } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 import { InameVerbs } from './iname-verbs.ts';
@@ -44,5 +47,15 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   /** `expandSubst`: rule calls are written out (in the instructions `within` picks). */
   expandSubst(within?: Within): KernelBuilder<I, S> {
     return this.derive((k) => expandSubst(k, within));
+  }
+
+  /** `bufferArray`: the writes of `array` go to a buffer, filled first and written back after (`<array>_init_0`, `<array>_store_0` loops). */
+  bufferArray<A extends ArrayNames<S>>(array: A, options: Omit<BufferArrayOptions, 'bufferInames'> & { readonly bufferInames?: readonly I[] } = {}): KernelBuilder<I | `${A}_init_${number}` | `${A}_store_${number}`, S> {
+    return this.derive((k) => bufferArray(k, array, options));
+  }
+
+  /** `aliasTemporaries`: these temporaries share one storage, their uses ordered one after the other. */
+  aliasTemporaries(names: readonly string[], options: AliasTemporariesOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => aliasTemporaries(k, names, options));
   }
 }
