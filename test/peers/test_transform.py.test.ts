@@ -58,6 +58,10 @@ test('test_chunk_iname: the chunks are contiguous and nearly equal; non-box loop
   throwsLoom(() => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), openclTarget()), /'i_inner' is tagged l\.0, but its length .* is not a constant/);
   const triangle = makeKernel('{[i, j]: 0<=i<10 and 0<=j<=i}', 'out[i, j] = 1');
   throwsLoom(() => chunkIname(triangle, 'j', 2), /not box-shaped about 'j'/);
+  // found by the differential test: a loop bounded by i in a domain of its own counted
+  // chunks in the domain's numbering of i, not the code's, and ran over the wrong points
+  const nested = makeKernel(['{[i]: 0<=i<6}', '{[j]: 0<=j<=i}'], 'out[i, j] = 1');
+  throwsLoom(() => chunkIname(nested, 'i', 3), /depends on 'i', so it is not box-shaped about 'i'/);
   throwsLoom(() => chunkIname(makeKernel('{[i]: 1<=i<10}', 'out[i] = 1'), 'i', 2), /'i' must start at 0/);
   throwsLoom(() => chunkIname(chunkKernel(), 'i', 0), /positive integer/);
 });

@@ -56,6 +56,10 @@ function boxSize(knl: LoopKernel, iname: string): Linear {
       throw new LoomError(`chunkIname: the domain ${domain.toString()} is not box-shaped about '${iname}' (its bounds involve '${other}'); chunkIname needs 0 <= ${iname} < size`);
     }
   }
+  const nested = knl.domains.find((d) => d.params.includes(iname));
+  if (nested) {
+    throw new LoomError(`chunkIname: the domain ${nested.toString()} depends on '${iname}', so it is not box-shaped about '${iname}'; chunkIname needs 0 <= ${iname} < size with no loop bounded by it`);
+  }
   const lowers = domain.lowerBounds(iname, []);
   const uppers = domain.upperBounds(iname, []);
   if (!lowers.some((b) => b.divisor === 1 && b.expr.isConstant && b.expr.constant === 0) || lowers.length !== 1) {
