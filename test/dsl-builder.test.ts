@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  addInamesToInsn, chunkIname, expandSubst, extractSubst, makeReductionInamesUnique, renameInames, setInstructionPriority, tagInstructions,
   addDtypes,
   addNosync,
   addPrefetch,
@@ -242,6 +243,32 @@ test('stats: the three maps of the kernel, as getOpMap, getMemAccessMap and getS
   // 64 work-items make 2 sub-groups per group
   assert.is(stats.ops.filterBy({ dtype: ['float32'] }).evalAndSum({ n: 640 }), 2 * 10 * 2);
   assert.is(stats.memAccesses.filterBy({ direction: ['load'] }).evalAndSum({ n: 640 }), 640);
+});
+
+test('issue 15 verbs: each is its core function', () => {
+  const text = ['{ [i, j]: 0<=i<40 and 0<=j<8 }', 'f(x) := 2*x\nout[i] = f(a[i, 0]) + sum(j, a[i, j]) {id=w}\nother[i] = sum(j, 2*a[i, j]) {id=v}'] as const;
+  const built = kernel(text[0], text[1])
+    .split('i', 8, { within: 'id:w', outer: 'g.0' })
+    .renameInames(['i'], 'row')
+    .makeReductionInamesUnique()
+    .dup('j_0', { within: 'id:v', newInames: ['jv'] })
+    .prefetch('a', ['j'], { within: 'id:w', dimArgNames: ['ai', 'aj'] })
+    .extractSubst('twice', '2*x', 'x')
+    .expandSubst()
+    .addInamesToInsn('row', 'id:v')
+    .priority('id:w', 3)
+    .tagInstructions('mine', 'writes:other');
+  let functional = makeKernel(text[0], text[1]);
+  functional = splitIname(functional, 'i', 8, { within: 'id:w', outerTag: 'g.0' });
+  functional = renameInames(functional, ['i'], 'row');
+  functional = makeReductionInamesUnique(functional);
+  functional = duplicateInames(functional, 'j_0', { within: 'id:v', newInames: ['jv'] });
+  functional = addPrefetch(functional, 'a', ['j'], { within: 'id:w', dimArgNames: ['ai', 'aj'] });
+  functional = expandSubst(extractSubst(functional, 'twice', '2*x', 'x'));
+  functional = addInamesToInsn(functional, 'row', 'id:v');
+  functional = tagInstructions(setInstructionPriority(functional, 'id:w', 3), 'mine', 'writes:other');
+  assertSameKernel(built.kernel, functional, { a: 'float32' });
+  assertSameKernel(kernel(text[0], text[1]).chunk('i', 3).kernel, chunkIname(makeKernel(text[0], text[1]), 'i', 3), { a: 'float32' });
 });
 
 test.run();

@@ -122,23 +122,23 @@ for (const device of testDevices()) {
   });
 }
 
-/** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop f_dim_0. */
+/** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
   return precompute(splitIname(knl, 'i', 1, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner']);
 }
 
 test('addPrefetch refuses a footprint whose base is in an iname one of its readers is not inside', () => {
-  // before: b's box started at i_outer + f_dim_0 (from f's store, inside f_dim_0), and the
-  // instruction outside f_dim_0 read b_fetch[i_inner - f_dim_0]: WGSL "unresolved value
+  // before: b's box started at i_outer + x (from f's store, inside x, then named f_dim_0),
+  // and the instruction outside x read b_fetch[i_inner - x]: WGSL "unresolved value
   // 'f_dim_0'", and the CPU device and OpenCL read a stale loop counter (seed 4127166720)
   assert.throws(() => addPrefetch(precomputedRule(), 'b', ['i_inner']),
-    (e: unknown) => e instanceof LoomError && /depends on 'f_dim_0', which instruction 'insn' is not inside/.test((e as Error).message));
+    (e: unknown) => e instanceof LoomError && /depends on 'x', which instruction 'insn' is not inside/.test((e as Error).message));
 });
 
 for (const device of testDevices()) {
   test(`${device.name}: addPrefetch over both loop nests of a precomputed rule's reads`, async () => {
-    const knl = addPrefetch(precomputedRule(), 'b', ['i_inner', 'f_dim_0']);
+    const knl = addPrefetch(precomputedRule(), 'b', ['i_inner', 'x']);
     const { out } = await run(knl, device, { b: new Float32Array([1, 2, 3]), n: 3 });
     assert.equal(Array.from(out as Float32Array), [2, 8, 18]);
   });

@@ -15,7 +15,7 @@ function stencil() {
 test('precompute stores the rule over the footprint of its uses', () => {
   const knl = precompute(stencil(), 'f', ['i_inner'], { defaultTag: 'l.0' });
   const store = knl.instructions[0];
-  assert.is(store.id, 'f_0_rule');
+  assert.is(store.id, 'f');
   assert.equal(knl.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value), [17]);
   assert.throws(() => precompute(stencil(), 'g'), (e: unknown) => e instanceof LoomError && /no substitution rule 'g'/.test((e as Error).message));
 });

@@ -43,7 +43,17 @@ export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout 
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
 export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';
 export { splitIname, type SplitInameOptions } from './transform/split-iname.ts';
-export { tagInames, type TagSpec } from './transform/tag-inames.ts';
+export { tagInames, untagInames, findUnusedAxisTag, type TagSpec, type TagInamesOptions, type TagKind } from './transform/tag-inames.ts';
+export { parseMatch, findInstructions, type Within, type MatchExpr } from './transform/match.ts';
+export { chunkIname, type ChunkInameOptions } from './transform/chunk-iname.ts';
+export { renameInames, type RenameInamesOptions } from './transform/rename-inames.ts';
+export { removeUnusedInames } from './transform/remove-unused-inames.ts';
+export {
+  splitReductionInward, splitReductionOutward, makeReductionInamesUnique, type MakeReductionInamesUniqueOptions,
+} from './transform/reduction-inames.ts';
+export { mapDomain, affineMapInames } from './transform/map-domain.ts';
+export { addInamesToInsn, removeInamesFromInsn, addInamesForUnusedHwAxes } from './transform/instruction-inames.ts';
+export { getInameDuplicationOptions, hasSchedulableInameNesting, type InameDuplicationOption } from './transform/duplication-options.ts';
 export { renameIname, type RenameInameOptions } from './transform/rename-iname.ts';
 export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
@@ -51,6 +61,11 @@ export { setTemporaryAddressSpace } from './transform/set-temporary-address-spac
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
+export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
+export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
+export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
+export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
+export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 

@@ -6,8 +6,8 @@
  * exception propagates, because it is a finding.
  */
 import {
-  addPrefetch, duplicateInames, fixParameters, joinInames, LoomError, precompute, prioritizeLoops, renameIname,
-  setTemporaryAddressSpace, splitIname, tagInames, type LoopKernel,
+  addPrefetch, chunkIname, duplicateInames, fixParameters, joinInames, LoomError, makeReductionInamesUnique, mapDomain, precompute, prioritizeLoops, renameIname,
+  setTemporaryAddressSpace, splitIname, splitReductionInward, splitReductionOutward, tagInames, untagInames, expr, type LoopKernel,
 } from '@loom/core';
 import type { Feature, FeatureSet } from './features.ts';
 import type { KernelCase } from './kernels.ts';
@@ -27,7 +27,10 @@ export interface Chain {
   readonly kernel: LoopKernel;
 }
 
-const STEP_FEATURES: readonly Feature[] = ['split', 'split', 'split', 'unroll', 'ilp', 'prioritize', 'prefetch', 'precompute', 'duplicate', 'join', 'fix', 'rename', 'space'];
+const STEP_FEATURES: readonly Feature[] = [
+  'split', 'split', 'split', 'unroll', 'ilp', 'prioritize', 'prefetch', 'precompute', 'duplicate', 'join', 'fix', 'rename', 'space',
+  'chunk', 'splitWithin', 'reductionShape', 'mapDomain', 'untag',
+];
 
 const q = (s: string) => `'${s}'`;
 const list = (xs: readonly string[]) => `[${xs.map(q).join(', ')}]`;
@@ -121,9 +124,64 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const space = rng.pick(['private', 'local', ...(features.has('globalTemporaries') ? (['global'] as const) : [])] as const);
       return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) => setTemporaryAddressSpace(k, temp, space));
     }
+    case 'chunk': {
+      if (!free.length) return undefined;
+      const iname = rng.pick(free);
+      const chunks = rng.int(1, 4);
+      const options = iname.startsWith('k') || !rng.chance(0.5) || freeAxis(knl, 'group') === undefined ? {} : { outerTag: `g.${freeAxis(knl, 'group')}` };
+      return step(`chunkIname(knl, ${q(iname)}, ${chunks}, ${JSON.stringify(options)})`, (k) => chunkIname(k, iname, chunks, options));
+    }
+    case 'splitWithin': {
+      const candidates = free.filter((n) => knl.instructions.filter((i) => i.withinInames.includes(n)).length > 1);
+      if (!candidates.length) return undefined;
+      const iname = rng.pick(candidates);
+      const user = rng.pick(knl.instructions.filter((i) => i.withinInames.includes(iname))).id;
+      const factor = rng.int(1, 4);
+      const options = { within: `id:${user}` };
+      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
+    }
+    case 'reductionShape': {
+      const reduced = [...new Set(knl.instructions.flatMap((i) => reductionsOf(i.expression)))];
+      if (!reduced.length) return undefined;
+      const pick = rng.pick(reduced);
+      if (pick.length > 1 && rng.chance(0.6)) {
+        const part = [pick[rng.int(0, pick.length - 1)]];
+        const outward = rng.chance(0.5);
+        const name = outward ? 'splitReductionOutward' : 'splitReductionInward';
+        return step(`${name}(knl, ${list(part)})`, (k) => (outward ? splitReductionOutward : splitReductionInward)(k, part));
+      }
+      return step('makeReductionInamesUnique(knl)', (k) => makeReductionInamesUnique(k));
+    }
+    case 'mapDomain': {
+      if (!free.length) return undefined;
+      const iname = rng.pick(free);
+      const factor = rng.int(2, 4);
+      const [o, i] = [`${iname}_mo`, `${iname}_mi`];
+      const map = rng.chance(0.5)
+        ? `{ [${iname}] -> [${o}, ${i}] : 0 <= ${i} < ${factor} and ${iname} = ${factor}*${o} + ${i} }`
+        : `{ [${iname}] -> [${o}] : ${o} = ${iname} + ${factor} }`;
+      return step(`mapDomain(knl, ${q(map)})`, (k) => mapDomain(k, map));
+    }
+    case 'untag': {
+      const tagged = knl.inames.filter((n) => ['unroll', 'ilp'].includes(knl.inameTags.get(n)?.kind ?? 'for'));
+      if (!tagged.length) return undefined;
+      const iname = rng.pick(tagged);
+      return step(`untagInames(knl, ${q(iname)})`, (k) => untagInames(k, iname));
+    }
     default:
       return undefined;
   }
+}
+
+/** The iname lists of the reductions in an expression. */
+function reductionsOf(e: LoopKernel['instructions'][number]['expression']): string[][] {
+  const out: string[][] = [];
+  const visit = (x: NonNullable<typeof e>): void => {
+    if (x.kind === 'reduce') out.push([...x.inames]);
+    for (const c of expr.children(x)) visit(c);
+  };
+  if (e) visit(e);
+  return out;
 }
 
 /** Up to `maxSteps` steps on `kcase`'s kernel; refused steps are listed, not applied. */

@@ -39,6 +39,11 @@ export const FEATURES = {
   space: 'setTemporaryAddressSpace of an instruction temporary (t, s) to private or local',
   spaceOfTiles: 'setTemporaryAddressSpace of a prefetch or precompute tile (may be written across work-items)',
   globalTemporaries: "setTemporaryAddressSpace of a temporary to 'global'",
+  chunk: 'chunkIname of an untagged iname into a few chunks',
+  splitWithin: 'splitIname within one instruction (the others keep the iname, through a copy)',
+  reductionShape: 'splitReductionInward/Outward, makeReductionInamesUnique',
+  mapDomain: 'mapDomain with a split or shift map of one iname',
+  untag: 'untagInames of an unrolled or ILP iname',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

@@ -4,7 +4,7 @@
  * or the number of groups), the launch sizes per axis, and the constraints the
  * hardware guarantees (`0 <= lid(0) < 128`), so guards only check the rest.
  */
-import { LoomError } from '../errors.ts';
+import { LoomError, StaticValueFindingError } from '../errors.ts';
 import { add, binary, call, int, type Expr } from '../expr/nodes.ts';
 import { fromLinear, printExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -49,10 +49,10 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
     }
     const offset = low.constant;
     if (tag.kind === 'local') {
-      const high = staticMax(term, knl.assumptions);
-      if (!high.isConstant) {
+      const high = staticMaxOrUndefined(term, knl.assumptions);
+      if (!high?.isConstant) {
         throw new LoomError(
-          `'${iname}' is tagged l.${tag.axis}, but its length (${high.sub(offset - 1).toString()}) is not a constant: work-group sizes are fixed when the code is generated (split '${iname}' and tag the inner part)`,
+          `'${iname}' is tagged l.${tag.axis}, but its length (${high ? high.sub(offset - 1).toString() : 'a piecewise expression of the parameters'}) is not a constant: work-group sizes are fixed when the code is generated (split '${iname}' and tag the inner part)`,
         );
       }
       inames.set(iname, { iname, kind: 'local', axis: tag.axis, offset, size: high.constant - offset + 1 });
@@ -93,6 +93,16 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
   const used = Math.max(1, ...[...inames.values()].map((h) => h.axis + 1));
   const groupCount = counts.slice(0, used).map((cs) => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b]))));
   return { inames, localSize: localSize.slice(0, used), groupCount, constraints };
+}
+
+/** The static maximum, or undefined where none is affine (the length `floor((n + 2)/3)` of a chunk). */
+function staticMaxOrUndefined(terms: Parameters<typeof staticMax>[0], context: BasicSet): Linear | undefined {
+  try {
+    return staticMax(terms, context);
+  } catch (e) {
+    if (e instanceof StaticValueFindingError) return undefined;
+    throw e;
+  }
 }
 
 /** What replaces a hardware iname in the generated code: `gid(0)`, `lid(1) + 2`. */

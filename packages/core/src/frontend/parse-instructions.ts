@@ -296,7 +296,7 @@ function emptyAttributes(): Attributes {
   };
 }
 
-const ATTRIBUTE_NAMES = ['id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'priority', 'if', 'tags', 'groups', 'conflicts_grp', 'atomic', 'mem_kind'];
+const ATTRIBUTE_NAMES = ['id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'priority', 'if', 'tags', 'groups', 'conflicts', 'conflicts_grp', 'atomic', 'mem_kind'];
 
 function parseAttributes(inner: string, at: (from: number, length: number) => SourceSpan): Attributes {
   const attrs: { -readonly [K in keyof Attributes]: Attributes[K] } = emptyAttributes();
@@ -380,6 +380,7 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         needsValue();
         attrs.groups = list();
         break;
+      case 'conflicts': // loopy's spelling
       case 'conflicts_grp':
         needsValue();
         attrs.conflictsWithGroups = list();

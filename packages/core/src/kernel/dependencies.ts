@@ -36,16 +36,6 @@ export function matchIds(pattern: string, ids: readonly string[]): string[] {
 }
 
 /**
- * The instructions a transformation's `within` option selects: ids with wildcards,
- * `:`-separated or as a list. Undefined: all of them.
- */
-export function instructionsWithin(insns: readonly Instruction[], within: string | readonly string[] | undefined): Set<string> {
-  const ids = insns.map((i) => i.id);
-  if (within === undefined) return new Set(ids);
-  return new Set((typeof within === 'string' ? within.split(':') : within).flatMap((p) => matchIds(p.trim(), ids)));
-}
-
-/**
  * Whether `insn` waives a barrier of `scope` between itself and the instruction
  * `otherId`: one of its `noSyncWith` entries (`ID`, `ID@SCOPE`, wildcards allowed)
  * names that id with the same scope or `any`. What the barrier pass asks before

@@ -14,7 +14,7 @@
  * relates nothing is an error unless `emptyOk`; `force` adds the entries regardless.
  */
 import { LoomError } from '../errors.ts';
-import { matchIds } from '../kernel/dependencies.ts';
+import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { NO_SYNC_SCOPES, type Instruction, type LoopKernel, type NoSyncScope } from '../kernel/model.ts';
 
 export interface AddNosyncOptions {
@@ -26,12 +26,12 @@ export interface AddNosyncOptions {
   readonly emptyOk?: boolean;
 }
 
-/** `source` and `sink`: instruction ids, wildcards allowed, several separated by `:` (or a list). */
+/** `source` and `sink`: match expressions (`'writes:tmp3'`, `'id:w_*'`, a bare id; see match.ts), or lists of them. */
 export function addNosync(
   knl: LoopKernel,
   scope: NoSyncScope,
-  source: string | readonly string[],
-  sink: string | readonly string[],
+  source: Within,
+  sink: Within,
   options: AddNosyncOptions = {},
 ): LoopKernel {
   if (!NO_SYNC_SCOPES.includes(scope)) {
@@ -65,17 +65,11 @@ export function addNosync(
   return knl.with({ instructions });
 }
 
-function matchAll(knl: LoopKernel, patterns: string | readonly string[], role: string): string[] {
-  const list = typeof patterns === 'string' ? patterns.split(':').map((s) => s.trim()).filter(Boolean) : patterns;
-  const ids = knl.instructions.map((i) => i.id);
-  const out = new Set<string>();
-  for (const p of list) {
-    const matched = matchIds(p, ids);
-    if (matched.length === 0) throw new LoomError(`addNosync: the ${role} '${p}' matches no instruction (ids: ${ids.join(', ')})`);
-    for (const m of matched) out.add(m);
-  }
-  if (out.size === 0) throw new LoomError(`addNosync: no ${role} instruction given`);
-  return [...out];
+function matchAll(knl: LoopKernel, within: Within, role: string): string[] {
+  if (within === undefined) throw new LoomError(`addNosync: no ${role} instruction given`);
+  const ids = instructionsWithin(knl, within, `addNosync: the ${role}`);
+  if (ids.size === 0) throw new LoomError(`addNosync: the ${role} '${describeWithin(within)}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ')})`);
+  return [...ids];
 }
 
 /** For each instruction, every instruction it depends on, directly or through others. */

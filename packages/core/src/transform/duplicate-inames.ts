@@ -5,39 +5,58 @@
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
+import type { BasicSet } from '../sets/index.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
 import { namesRead, nameWritten, reductionInames } from '../kernel/accesses.ts';
 import { freeVariables } from '../expr/index.ts';
-import { instructionsWithin } from '../kernel/dependencies.ts';
+import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
+import { tagInames, type TagSpec } from './tag-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface DuplicateInamesOptions {
-  /** Instruction ids (wildcards allowed, `:`-separated or an array); default: every instruction. */
-  readonly within?: string | readonly string[];
-  /** New names, one per iname (undefined entries are chosen automatically). */
+  /** Which instructions get the copies: a match expression (see match.ts); default: every instruction. */
+  readonly within?: Within;
+  /** New names, one per iname (undefined entries are chosen automatically); a string is comma-separated. */
+  readonly newInames?: string | readonly (string | undefined)[];
+  /** @deprecated the same as `newInames` (Loom's earlier name for it). */
   readonly newNames?: readonly (string | undefined)[];
+  /** Automatic names are the iname with this suffix (made unique): `{ suffix: '_copy' }` gives `i_copy`. */
+  readonly suffix?: string;
+  /** Tags for the copies, by the name of the iname they copy: `{ i: 'l.0' }`. */
+  readonly tags?: Readonly<Record<string, TagSpec>>;
 }
 
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
   const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : inames;
-  const chosen = instructionsWithin(knl.instructions, options.within);
+  if (options.newInames !== undefined && options.newNames !== undefined) throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
+  const given = typeof options.newInames === 'string' ? options.newInames.split(',').map((s) => s.trim()) : (options.newInames ?? options.newNames);
+  if (given !== undefined && given.length !== list.length) {
+    throw new LoomError(`duplicateInames: ${given.length} new name(s) for ${list.length} iname(s); give one per iname`);
+  }
+  for (const old of Object.keys(options.tags ?? {})) {
+    if (!list.includes(old)) throw new LoomError(`duplicateInames: option tags names '${old}', which is not among the inames duplicated (${list.join(', ')})`);
+  }
+  const chosen = instructionsWithin(knl, options.within, 'duplicateInames: option within', true);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
   const renames = new Map<string, string>();
   const domains = [...knl.domains];
   const copies: number[] = [];
   list.forEach((iname, k) => {
     if (!knl.inames.includes(iname)) throw new LoomError(`duplicateInames: unknown iname '${iname}'`);
-    const wanted = options.newNames?.[k];
-    const copyName = wanted === undefined ? uniqueName(iname, taken) : checkName(wanted, 'duplicateInames: option newNames');
+    const wanted = given?.[k];
+    const base = options.suffix === undefined ? iname : checkName(`${iname}${options.suffix}`, 'duplicateInames: option suffix');
+    const copyName = wanted === undefined ? uniqueName(base, taken) : checkName(wanted, `duplicateInames: option ${options.newNames ? 'newNames' : 'newInames'}`);
     if (taken.has(copyName)) throw new LoomError(`duplicateInames: the name '${copyName}' is already used`);
     taken.add(copyName);
     renames.set(iname, copyName);
-    const home = domains[homeDomainIndex(knl, iname)];
-    const siblings = home.dims.filter((d) => d !== iname);
-    domains.push(home.moveDimsToParams(siblings).renameVariable(iname, copyName));
-    copies.push(domains.length - 1);
   });
+  // inames of one domain are copied together, so their copies keep the constraints between them
+  for (const home of new Set(list.map((n) => homeDomainIndex(knl, n)))) {
+    const group = list.filter((n) => homeDomainIndex(knl, n) === home);
+    domains.push(copyInameDomain(knl, group, group.map((n) => renames.get(n)!)));
+    copies.push(domains.length - 1);
+  }
   // a copy bounded by another duplicated iname (j <= i, both duplicated) is bounded by that one's copy
   for (const c of copies) {
     for (const [old, copy] of renames) if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
@@ -49,7 +68,34 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   const instructions = rewritten.instructions.map((insn) =>
     chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
   );
-  return rewritten.with({ instructions });
+  const result = rewritten.with({ instructions });
+  const tags = Object.entries(options.tags ?? {}).map(([old, tag]) => [renames.get(old)!, tag] as const);
+  return tags.length ? tagInames(result, tags) : result;
+}
+
+/**
+ * A domain for `copies` of `inames` (all of one domain): their values. Their siblings in
+ * that domain become parameters of the copy's where they bound them, so a copy of `j` in
+ * `0 <= j <= i` stays bounded by `i`; siblings that do not bound them are left out.
+ */
+export function copyInameDomain(knl: LoopKernel, inames: readonly string[], copies: readonly string[]): BasicSet {
+  const home = knl.domains[homeDomainIndex(knl, inames[0])];
+  // the siblings tied to the copied inames by a constraint, directly or through other siblings
+  const tied = new Set(inames);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const c of home.constraints) {
+      const vars = c.expr.variables.filter((v) => home.dims.includes(v));
+      if (vars.some((v) => tied.has(v)) && vars.some((v) => !tied.has(v))) {
+        vars.forEach((v) => tied.add(v));
+        grew = true;
+      }
+    }
+  }
+  const untied = home.dims.filter((d) => !tied.has(d));
+  const siblings = home.dims.filter((d) => tied.has(d) && !inames.includes(d));
+  const own = (untied.length ? home.project(untied) : home).moveDimsToParams(siblings);
+  return inames.reduce((d, n, k) => d.renameVariable(n, copies[k]), own);
 }
 
 /**

@@ -19,7 +19,9 @@ import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts'
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
-import { tagToString, type LoopKernel } from '../kernel/model.ts';
+import { isParallelTag, tagToString, type LoopKernel } from '../kernel/model.ts';
+import { instructionsWithin, type Within } from './match.ts';
+import { isolateInames } from './within-inames.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
@@ -27,6 +29,11 @@ import { tagInames, type TagSpec } from './tag-inames.ts';
 export interface JoinInamesOptions {
   /** An implementation tag for the joined iname (`'l.0'`, `'g.0'`, `'unr'`, ...). */
   readonly tag?: TagSpec;
+  /**
+   * Only the instructions this match expression picks run in the joined loop; the others
+   * keep the old ones (they get copies first, see within-inames.ts).
+   */
+  readonly within?: Within;
 }
 
 /** One joined iname's box: `lower <= iname < lower + length`. */
@@ -43,6 +50,14 @@ export function joinInames(
   options: JoinInamesOptions = {},
 ): LoopKernel {
   const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames];
+  if (options.within !== undefined) {
+    for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+    const chosen = instructionsWithin(knl, options.within, 'joinInames: option within', true);
+    const { kernel, names } = isolateInames(knl, list, chosen);
+    const joined = newIname ?? list.join('_and_');
+    return joinInames(kernel, list.map((n) => names.get(n)!), joined, { tag: options.tag });
+  }
+  const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   // a name of our choosing steps aside; a name the caller chose must be free
@@ -71,8 +86,34 @@ export function joinInames(
   const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: replaceInList(insn.withinInames, list, joined) }));
   const loopPriorities = knl.loopPriorities.map((p) => replaceInList(p, list, joined));
   let result = rewritten.with({ domains, instructions, loopPriorities });
+  const inameTags = new Map([...result.inameTags].filter(([n]) => !list.includes(n)));
+  result = result.with({ inameTags });
+  if (inherited !== undefined && options.tag === undefined) result = tagInames(result, { [joined]: inherited });
   if (options.tag !== undefined) result = tagInames(result, { [joined]: options.tag });
   return result;
+}
+
+/**
+ * Joined loops that are all unrolled (or all ILP) make one unrolled (ILP) loop: the joined
+ * one takes their common tag. Loops on hardware axes become one loop only with the tag
+ * for it given (option tag: one axis, or 'for'), since their axes cannot all carry it.
+ * A mix of other tags has no single meaning and is refused.
+ */
+function inheritedTag(knl: LoopKernel, list: readonly string[], tagGiven: boolean): string | undefined {
+  const tags = list.map((n) => knl.inameTags.get(n)).map((t) => (t && t.kind !== 'for' ? t : undefined));
+  if (tags.every((t) => t === undefined)) return undefined;
+  const parallel = list.find((n, k) => isParallelTag(tags[k]));
+  if (parallel !== undefined) {
+    if (tagGiven) return undefined;
+    throw new LoomError(`joinInames: '${parallel}' is tagged '${tagToString(tags[list.indexOf(parallel)])}'; loops on hardware axes become one loop only with its tag given (option tag: 'l.0', or 'for' for a sequential loop)`);
+  }
+  const first = tagToString(tags[0]);
+  const other = list.find((_, k) => tagToString(tags[k]) !== first);
+  if (other !== undefined) {
+    throw new LoomError(`joinInames: '${list[0]}' is tagged '${first}' and '${other}' '${tagToString(tags[list.indexOf(other)])}'; only loops with the same tag (or none) can be joined`);
+  }
+  if (tags[0]!.kind === 'vec') throw new LoomError(`joinInames: '${list[0]}' is tagged 'vec'; vector lanes cannot be joined (join, then tag the result)`);
+  return first;
 }
 
 function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
@@ -80,10 +121,6 @@ function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
   if (new Set(list).size !== list.length) throw new LoomError(`joinInames: an iname is listed twice in '${list.join(', ')}'`);
   for (const n of list) {
     if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
-    const tag = knl.inameTags.get(n);
-    if (tag && tag.kind !== 'for') {
-      throw new LoomError(`joinInames: '${n}' is tagged '${tagToString(tag)}'; join untagged loops and tag the result (option tag)`);
-    }
     if (knl.loopSlabs.has(n)) throw new LoomError(`joinInames: '${n}' has slabs; join before asking for slabs`);
     const nested = knl.domains.find((d) => d.params.includes(n));
     if (nested) {

@@ -1,17 +1,24 @@
 /**
- * `addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.auto' })`: read the part of
- * `a` that the swept inames touch into a temporary first (`a_fetch`), then compute
- * from the temporary (see `footprint.ts`).
+ * `addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.auto' })`: read the part of `a`
+ * that the swept inames touch into a temporary first (`a_fetch`), then compute from the
+ * temporary (see footprint-store.ts). loopy's names: the temporary `a_fetch`, one iname per
+ * fetched axis `a_dim_0`, `a_dim_1`, ..., the fetch instruction `a_fetch_rule`.
+ *
+ * The footprint may be spelled out: `addPrefetch(knl, 'a[:, j]', ['j'])` fetches whole rows
+ * (`:` is an entire axis) for every `j`; the reads inside it then read the copy, the others
+ * the array.
  */
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames } from '../names.ts';
-import { subscript } from '../expr/nodes.ts';
-import { mapExpr, printExpr, someExpr, toLinear } from '../expr/index.ts';
-import type { Expr } from '../expr/nodes.ts';
+import { subscript, type Expr } from '../expr/nodes.ts';
+import { freeVariables, mapExpr, parseExpression, printExpr, someExpr, toLinear } from '../expr/index.ts';
+import { Linear } from '../linear.ts';
+import { BasicSet } from '../sets/index.ts';
 import { allAccesses } from '../kernel/accesses.ts';
+import { domainOf } from '../kernel/domains.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
-import { instructionsWithin } from '../kernel/dependencies.ts';
-import { storeFootprint } from './footprint.ts';
+import { describeWithin, instructionsWithin, type Within } from './match.ts';
+import { storeFootprint, type Use } from './footprint-store.ts';
 import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
@@ -22,16 +29,25 @@ export interface PrefetchOptions {
   readonly fetchOuterInames?: readonly string[];
   readonly temporaryName?: string;
   readonly temporaryAddressSpace?: AddressSpace;
-  /** Names of the fetch inames, one per fetched axis. */
+  /** Names of the fetch inames, one per axis of the array (loopy's dim_arg_names). */
+  readonly dimArgNames?: string | readonly string[];
+  /** @deprecated the same as dimArgNames (Loom's earlier name for it). */
   readonly dimNames?: readonly string[];
-  /** Only the reads in these instructions (ids, wildcards allowed) read the fetched copy; default: all. */
-  readonly within?: string | readonly string[];
-  /** The id of the fetch instruction (default `<temporary>_rule`). */
+  /** Only the reads in the instructions this match expression picks (see match.ts) read the copy; default: all. */
+  readonly within?: Within;
+  /** The id of the fetch instruction (default: the rule name). */
   readonly prefetchInsnId?: string;
+  /** loopy's name for the substitution rule it fetches through; Loom's fetch instruction takes it as its default id (`a_fetch_rule`). */
+  readonly ruleName?: string;
+  /** The footprint, spelled out: index tuples such as `'i, :'` (`:` an entire axis); or put one in the name, `'a[i, :]'`. */
+  readonly footprintSubscripts?: string | readonly string[];
+  /** Fetch the whole bounding box, not clipped to the bounds every read keeps. */
+  readonly fetchBoundingBox?: boolean;
 }
 
-export function addPrefetch(knl: LoopKernel, name: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
+export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
   checkPrefetchNames(options);
+  const { name, subscripts } = splitName(spec, options);
   const swept = typeof sweep === 'string' ? sweep.split(',').map((s) => s.trim()).filter(Boolean) : [...sweep];
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
@@ -39,12 +55,12 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
   // reads inside substitution rules become reads in the instructions that call them
   knl = inlineRulesThat(knl, (rule) => readsArray(rule.expression, name));
   const all = allAccesses(knl).filter((a) => a.array === name);
-  if (all.some((a) => a.isWrite)) throw new LoomError(`addPrefetch: '${name}' is written by the kernel; only data that is only read can be prefetched`);
+  if (all.every((a) => a.isWrite)) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
   if (all.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
-  const within = instructionsWithin(knl.instructions, options.within);
-  const accesses = all.filter((a) => within.has(a.instruction.id));
+  const within = instructionsWithin(knl, options.within, 'addPrefetch: option within');
+  const accesses = all.filter((a) => !a.isWrite && within.has(a.instruction.id));
   if (accesses.length === 0) {
-    throw new LoomError(`addPrefetch: no instruction within '${[options.within].flat().join(':')}' reads '${name}' (readers: ${[...new Set(all.map((a) => a.instruction.id))].join(', ')})`);
+    throw new LoomError(`addPrefetch: no instruction within '${describeWithin(options.within)}' reads '${name}' (readers: ${[...new Set(all.filter((a) => !a.isWrite).map((a) => a.instruction.id))].join(', ')})`);
   }
   const uses = accesses.map((a) => ({
     instruction: a.instruction,
@@ -56,23 +72,79 @@ export function addPrefetch(knl: LoopKernel, name: string, sweep: string | reado
     }),
   }));
   const shape = arg?.shape ?? knl.temporaries.get(name)!.shape;
+  const footprint = subscripts && footprintUses(knl, name, shape, subscripts, uses[0]);
+  const given = typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : (options.dimArgNames ?? options.dimNames);
   return storeFootprint(knl, {
     what: 'addPrefetch',
     base: name,
-    tempSuffix: 'fetch',
     uses,
+    footprint: footprint?.uses,
     sweep: swept,
+    extraSweep: footprint?.sweep,
     fetchOuterInames: options.fetchOuterInames,
     temporaryName: options.temporaryName,
-    dimNames: options.dimNames,
+    defaultTemporaryName: `${name}_fetch`,
+    axisNames: given,
+    defaultAxisName: (axis) => `${name}_dim_${axis}`,
     storeId: options.prefetchInsnId,
+    defaultStoreId: options.ruleName ?? `${name}_fetch_rule`,
     defaultTag: options.defaultTag,
     addressSpace: options.temporaryAddressSpace,
     dtype: arg?.dtype ?? knl.temporaries.get(name)?.dtype,
+    boundingBox: options.fetchBoundingBox,
     limit: (axis) => (shape[axis] ? toLinear(shape[axis]) : undefined),
     value: (args) => subscript(name, args),
-    rewrite: (e, read) => mapExpr(e, (x) => (x.kind === 'subscript' && x.array === name ? read(x.indices.map((ix) => toLinear(ix)!)) : x)),
+    rewrite: (e, read) => mapExpr(e, (x) => (x.kind === 'subscript' && x.array === name ? (read(x.indices.map((ix) => toLinear(ix)!)) ?? x) : x)),
   });
+}
+
+/** `'a'`, or `'a[i, :]'` with its footprint; `footprintSubscripts` gives footprints too (not both). */
+function splitName(spec: string, options: PrefetchOptions): { name: string; subscripts?: string[][] } {
+  const open = spec.indexOf('[');
+  const given = options.footprintSubscripts === undefined ? undefined : typeof options.footprintSubscripts === 'string' ? [options.footprintSubscripts] : options.footprintSubscripts;
+  if (open < 0) return { name: checkName(spec.trim(), 'addPrefetch: the array'), subscripts: given?.map(entries) };
+  if (given) throw new LoomError(`addPrefetch: '${spec}' has a footprint in its name; give it there or in footprintSubscripts, not both`);
+  if (!spec.trimEnd().endsWith(']')) throw new LoomError(`addPrefetch: expected 'name[indices]', got '${spec}'`, { text: spec, start: spec.length - 1, end: spec.length });
+  return { name: checkName(spec.slice(0, open).trim(), 'addPrefetch: the array'), subscripts: [entries(spec.slice(open + 1, spec.trimEnd().length - 1))] };
+}
+
+function entries(text: string): string[] {
+  return text.replace(/^\s*\[|\]\s*$/g, '').split(',').map((s) => s.trim());
+}
+
+/**
+ * The footprint the caller spelled out, as uses: an index expression is its value where the
+ * inames it names run (swept or fixed), `:` a variable of its own over the whole axis.
+ */
+function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], subscripts: readonly string[][], sample: Use): { uses: Use[]; sweep: string[] } {
+  const inames = new Set(knl.inames);
+  const sweep: string[] = [];
+  const uses = subscripts.map((entriesOf, k): Use => {
+    if (entriesOf.length !== shape.length) throw new LoomError(`addPrefetch: the footprint '${entriesOf.join(', ')}' has ${entriesOf.length} indices; '${name}' has ${shape.length} axes`);
+    const slices: { v: string; extent: Linear }[] = [];
+    const args = entriesOf.map((text, axis) => {
+      if (text === ':') {
+        const extent = toLinear(shape[axis]);
+        if (!extent) throw new LoomError(`addPrefetch: axis ${axis} of '${name}' has no affine length (${printExpr(shape[axis])}) to fetch whole`);
+        const v = `__${name}_fetch_axis_${k}_${axis}`;
+        slices.push({ v, extent });
+        sweep.push(v);
+        return Linear.variable(v);
+      }
+      const lin = toLinear(parseExpression(text));
+      if (!lin) throw new LoomError(`addPrefetch: the footprint index '${text}' is not affine`);
+      const unknown = [...freeVariables(parseExpression(text))].filter((n) => !inames.has(n) && !knl.domains.some((d) => d.params.includes(n)) && !knl.arg(n));
+      if (unknown.length) throw new LoomError(`addPrefetch: the footprint index '${text}' names '${unknown.join("', '")}', which is no iname or parameter`);
+      return lin;
+    });
+    const named = [...new Set(args.flatMap((l) => l.variables.filter((v) => inames.has(v))))];
+    const whole = BasicSet.fromConstraints([], slices.map((s) => s.v), slices.flatMap(({ v, extent }) => [
+      { kind: 'ge' as const, expr: Linear.variable(v) },
+      { kind: 'ge' as const, expr: extent.sub(1).sub(Linear.variable(v)) },
+    ]));
+    return { instruction: sample.instruction, reductionInames: [], args, points: named.length ? domainOf(knl, named).intersect(whole) : whole };
+  });
+  return { uses, sweep };
 }
 
 function readsArray(e: Expr, name: string): boolean {
@@ -83,5 +155,8 @@ function readsArray(e: Expr, name: string): boolean {
 function checkPrefetchNames(options: PrefetchOptions): void {
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'addPrefetch: option temporaryName');
   if (options.dimNames !== undefined) checkNames(options.dimNames, 'addPrefetch: option dimNames');
+  if (options.dimArgNames !== undefined) checkNames(typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : options.dimArgNames, 'addPrefetch: option dimArgNames');
+  if (options.dimNames !== undefined && options.dimArgNames !== undefined) throw new LoomError('addPrefetch: give dimArgNames or dimNames (the same option), not both');
   if (options.prefetchInsnId !== undefined) checkName(options.prefetchInsnId, 'addPrefetch: option prefetchInsnId');
+  if (options.ruleName !== undefined) checkName(options.ruleName, 'addPrefetch: option ruleName');
 }

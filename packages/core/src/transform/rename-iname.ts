@@ -17,16 +17,25 @@ import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
+import { instructionsWithin, type Within } from './match.ts';
+import { isolateInames } from './within-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface RenameInameOptions {
   /** When the new name is already an iname over the same domain, merge the two loops. */
   readonly existingOk?: boolean;
+  /** Only the instructions this match expression picks move to the new name; the others keep the old one. */
+  readonly within?: Within;
 }
 
 export function renameIname(knl: LoopKernel, oldName: string, newName: string, options: RenameInameOptions = {}): LoopKernel {
   if (!knl.inames.includes(oldName)) throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);
   checkName(newName, 'renameIname: the new name');
+  if (options.within !== undefined) {
+    const chosen = instructionsWithin(knl, options.within, 'renameIname: option within', true);
+    const { kernel, names } = isolateInames(knl, [oldName], chosen);
+    return renameIname(kernel, names.get(oldName)!, newName, { existingOk: options.existingOk });
+  }
   if (newName === oldName) return knl;
   const clash = nonInameUse(knl, newName);
   if (clash) throw new LoomError(`renameIname: cannot rename '${oldName}' to '${newName}': '${newName}' is already ${clash}`);

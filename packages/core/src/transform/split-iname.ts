@@ -11,8 +11,9 @@ import { mapExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { homeDomainIndex } from '../kernel/domains.ts';
-import { instructionsWithin } from '../kernel/dependencies.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import { describeWithin, instructionsWithin, type Within } from './match.ts';
+import { tagToString, type LoopKernel } from '../kernel/model.ts';
+import { instructionsUsing, isolateInames } from './within-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
@@ -23,42 +24,81 @@ export interface SplitInameOptions {
   readonly innerTag?: TagSpec;
   /** Iterations of the outer loop to generate separately at its start and end. */
   readonly slabs?: readonly [number, number];
-  /** Only these instructions use the split (ids, wildcards allowed); default: all. */
-  readonly within?: string | readonly string[];
+  /**
+   * Only the instructions this match expression picks (see match.ts) use the split; the
+   * others keep the iname (loopy's `within`). Default: all.
+   */
+  readonly within?: Within;
 }
 
 export function splitIname(knl: LoopKernel, iname: string, factor: number, options: SplitInameOptions = {}): LoopKernel {
-  if (!knl.inames.includes(iname)) throw new LoomError(`splitIname: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
   if (!Number.isInteger(factor) || factor < 1) throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);
+  return splitBackend(knl, iname, options, 'splitIname', () => ({
+    outerCoefficient: factor,
+    innerCoefficient: 1,
+    innerExtent: factor,
+    value: (outer, inner) => add(mul(int(factor), variable(outer)), variable(inner)),
+  }));
+}
+
+/**
+ * How a split relates the old iname to the two new ones: in the domain,
+ * `iname = outerCoefficient*outer + innerCoefficient*inner` with one of them of fixed
+ * extent; in the code, `value(outer, inner)` (chunkIname numbers the points differently
+ * from the domain's equation, see chunk-iname.ts).
+ */
+export interface SplitShape {
+  readonly outerCoefficient: number;
+  readonly innerCoefficient: number;
+  /** `0 <= inner < innerExtent` (splitIname) or `0 <= outer < outerExtent` (chunkIname). */
+  readonly innerExtent?: number;
+  readonly outerExtent?: number;
+  readonly value: (outer: string, inner: string) => Expr;
+}
+
+/**
+ * What splitIname and chunkIname share: names, tags, `within`, the domains, the code, the
+ * loop priorities and slabs. `shape` is asked once the iname is known to exist.
+ */
+export function splitBackend(knl: LoopKernel, iname: string, options: SplitInameOptions, what: string, shape: () => SplitShape): LoopKernel {
+  if (!knl.inames.includes(iname)) throw new LoomError(`${what}: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
   const tag = knl.inameTags.get(iname);
   if (tag && tag.kind !== 'for') {
-    throw new LoomError(`splitIname: '${iname}' is tagged '${tag.kind}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`);
+    throw new LoomError(`${what}: '${iname}' is tagged '${tagToString(tag)}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`);
   }
-  const outer = options.outerIname === undefined ? `${iname}_outer` : checkName(options.outerIname, 'splitIname: option outerIname');
-  const inner = options.innerIname === undefined ? `${iname}_inner` : checkName(options.innerIname, 'splitIname: option innerIname');
+  const outer = options.outerIname === undefined ? `${iname}_outer` : checkName(options.outerIname, `${what}: option outerIname`);
+  const inner = options.innerIname === undefined ? `${iname}_inner` : checkName(options.innerIname, `${what}: option innerIname`);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
-  for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`splitIname: the name '${name}' is already used`);
-  const within = instructionsWithin(knl.instructions, options.within);
-  if (knl.instructions.some((i) => !within.has(i.id) && i.withinInames.includes(iname))) {
-    throw new LoomError('splitIname: splitting for only some instructions is not supported yet; duplicate the iname first (duplicateInames) and split the copy');
+  for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`${what}: the name '${name}' is already used`);
+  if (options.within !== undefined) {
+    // the instructions within get a copy of the iname, which the split then consumes
+    const chosen = instructionsWithin(knl, options.within, `${what}: option within`, true);
+    const users = instructionsUsing(knl, iname);
+    if (![...users].some((id) => chosen.has(id))) {
+      throw new LoomError(`${what}: no instruction within '${describeWithin(options.within)}' uses '${iname}' (users: ${[...users].join(', ') || 'none'})`);
+    }
+    const { kernel, names } = isolateInames(knl, [iname], chosen);
+    return splitBackend(kernel, names.get(iname)!, { ...options, within: undefined, outerIname: outer, innerIname: inner }, what, shape);
   }
+  const { outerCoefficient, innerCoefficient, innerExtent, outerExtent, value } = shape();
 
   const domains = [...knl.domains];
   const index = homeDomainIndex(knl, iname);
-  domains[index] = splitDomain(domains[index], iname, outer, inner, factor);
+  const split = (set: BasicSet) => splitDomain(set, iname, outer, inner, { outerCoefficient, innerCoefficient, innerExtent, outerExtent });
+  domains[index] = split(domains[index]);
   // later domains that use the iname as a parameter now see the two new ones
   for (let k = 0; k < domains.length; k++) {
-    if (k !== index && domains[k].params.includes(iname)) domains[k] = splitDomain(domains[k].moveParamsToDims([iname]), iname, outer, inner, factor).moveDimsToParams([outer, inner]);
+    if (k !== index && domains[k].params.includes(iname)) domains[k] = split(domains[k].moveParamsToDims([iname])).moveDimsToParams([outer, inner]);
   }
 
-  const replacement: Expr = add(mul(int(factor), variable(outer)), variable(inner));
-  const rewritten = mapKernelExpressions(knl, (e) => replaceIname(e, iname, [outer, inner], replacement), { what: 'splitIname' });
+  const replacement = value(outer, inner);
+  const rewritten = mapKernelExpressions(knl, (e) => replaceIname(e, iname, [outer, inner], replacement), { what });
   const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])) }));
   const loopPriorities = knl.loopPriorities.map((p) => p.flatMap((n) => (n === iname ? [outer, inner] : [n])));
   const loopSlabs = new Map(knl.loopSlabs);
   if (options.slabs && (options.slabs[0] || options.slabs[1])) {
     const [head, tail] = options.slabs;
-    if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`splitIname: slabs must be non-negative integers, got [${head}, ${tail}]`);
+    if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`${what}: slabs must be non-negative integers, got [${head}, ${tail}]`);
     loopSlabs.set(outer, [head, tail]);
   }
   let result = rewritten.with({ domains, instructions, loopPriorities, loopSlabs });
@@ -69,11 +109,12 @@ export function splitIname(knl: LoopKernel, iname: string, factor: number, optio
   return result;
 }
 
-function splitDomain(set: BasicSet, iname: string, outer: string, inner: string, factor: number): BasicSet {
-  const value = Linear.of({ [outer]: factor, [inner]: 1 });
+function splitDomain(set: BasicSet, iname: string, outer: string, inner: string, shape: Omit<SplitShape, 'value'>): BasicSet {
+  const value = Linear.of({ [outer]: shape.outerCoefficient, [inner]: shape.innerCoefficient });
   const constraints: Constraint[] = set.constraints.map((c) => ({ kind: c.kind, expr: c.expr.substitute(iname, value) }));
-  constraints.push({ kind: 'ge', expr: Linear.variable(inner) });
-  constraints.push({ kind: 'ge', expr: Linear.constant(factor - 1).sub(Linear.variable(inner)) });
+  const fixed = shape.innerExtent !== undefined ? { name: inner, extent: shape.innerExtent } : { name: outer, extent: shape.outerExtent! };
+  constraints.push({ kind: 'ge', expr: Linear.variable(fixed.name) });
+  constraints.push({ kind: 'ge', expr: Linear.constant(fixed.extent - 1).sub(Linear.variable(fixed.name)) });
   const dims = set.dims.flatMap((d) => (d === iname ? [outer, inner] : [d]));
   return BasicSet.fromConstraints(set.params, dims, constraints, set.existentials);
 }

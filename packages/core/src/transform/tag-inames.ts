@@ -6,6 +6,8 @@
  */
 import { LoomError } from '../errors.ts';
 import { tagToString, type InameTag, type LoopKernel } from '../kernel/model.ts';
+import { matchIds } from '../kernel/dependencies.ts';
+import { instructionsWithin, type Within } from './match.ts';
 
 export type TagSpec = string | null | undefined;
 
@@ -34,6 +36,14 @@ export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending:
   );
 }
 
+/** The inames an entry names (a wildcard may name several); none is an error unless the caller said to skip such entries. */
+function inamesNamed(knl: LoopKernel, written: string, options: TagInamesOptions): string[] {
+  const named = matchIds(written, knl.inames);
+  if (named.length > 0 || options.ignoreNonexistent) return named;
+  const what = /[*?[]/.test(written) ? `no iname matches '${written}'` : `unknown iname '${written}'`;
+  throw new LoomError(`tagInames: ${what} (inames: ${knl.inames.join(', ')})`);
+}
+
 function nextUnusedAxis(kind: 'local' | 'group', knl: LoopKernel | undefined, pending: ReadonlyMap<string, InameTag>): number {
   const used = new Set<number>();
   for (const tag of [...(knl?.inameTags.values() ?? []), ...pending.values()]) if (tag.kind === kind) used.add(tag.axis);
@@ -41,11 +51,21 @@ function nextUnusedAxis(kind: 'local' | 'group', knl: LoopKernel | undefined, pe
   throw new LoomError(`no unused ${kind} axis is left (all three are taken)`);
 }
 
+export interface TagInamesOptions {
+  /** Skip entries that name no iname (loopy's ignore_nonexistent); default: they are errors. */
+  readonly ignoreNonexistent?: boolean;
+}
+
 /**
  * `tagInames(knl, { i_inner: 'l.0', i_outer: 'g.0' })` or `tagInames(knl, 'i_inner:l.0, i_outer:g.0')`.
- * An iname that already has a different implementation tag cannot be retagged.
+ * An iname may be a wildcard (`'i*': 'unr'` tags every iname starting with `i`; at least one
+ * must match). An iname that already has a different implementation tag cannot be retagged.
  */
-export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[]): LoopKernel {
+export function tagInames(
+  knl: LoopKernel,
+  tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[],
+  options: TagInamesOptions = {},
+): LoopKernel {
   const entries: [string, TagSpec][] =
     typeof tags === 'string'
       ? tags.split(',').map((s) => s.trim()).filter(Boolean).map((pair) => {
@@ -57,10 +77,8 @@ export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec
         ? tags.map(([a, b]) => [a, b] as [string, TagSpec])
         : Object.entries(tags as Record<string, TagSpec>);
   const pending = new Map<string, InameTag>();
-  for (const [iname, spec] of entries) {
-    if (!knl.inames.includes(iname)) {
-      throw new LoomError(`tagInames: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
-    }
+  const expanded = entries.flatMap(([written, spec]) => inamesNamed(knl, written, options).map((iname) => [iname, spec] as const));
+  for (const [iname, spec] of expanded) {
     const tag = parseTag(spec, iname, knl, pending);
     const existing = pending.get(iname) ?? knl.inameTags.get(iname);
     if (existing && existing.kind !== 'for' && tag.kind !== 'for' && tagToString(existing) !== tagToString(tag)) {
@@ -74,4 +92,45 @@ export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec
     else inameTags.set(iname, tag);
   }
   return knl.with({ inameTags });
+}
+
+export type TagKind = InameTag['kind'];
+const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp', 'vec'];
+
+/**
+ * `untagInames(knl, 'i')`: `i` is a plain loop again. With `kind` (`'local'`, `'group'`,
+ * `'unroll'`, `'ilp'`, `'vec'`), only a tag of that kind is removed (loopy's `tag_type`);
+ * an iname tagged otherwise keeps its tag. Wildcards as in `tagInames`.
+ */
+export function untagInames(knl: LoopKernel, inames: string | readonly string[], kind?: TagKind): LoopKernel {
+  if (kind !== undefined && !TAG_KINDS.includes(kind)) throw new LoomError(`untagInames: unknown tag kind '${String(kind)}' (known: ${TAG_KINDS.join(', ')})`);
+  const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : inames;
+  const inameTags = new Map(knl.inameTags);
+  for (const written of list) {
+    for (const iname of inamesNamed(knl, written, {})) {
+      if (kind === undefined || inameTags.get(iname)?.kind === kind) inameTags.delete(iname);
+    }
+  }
+  return knl.with({ inameTags });
+}
+
+/**
+ * The first local (`'l'`) or group (`'g'`) axis that no iname of the instructions `within`
+ * picks runs on, as a tag: `'l.1'`. (loopy's find_unused_axis_tag.)
+ */
+export function findUnusedAxisTag(knl: LoopKernel, kind: 'l' | 'g', within?: Within): `${'l' | 'g'}.${number}` {
+  if (kind !== 'l' && kind !== 'g') throw new LoomError(`findUnusedAxisTag: the kind must be 'l' or 'g', got '${String(kind)}'`);
+  const tagKind = kind === 'l' ? 'local' : 'group';
+  const chosen = instructionsWithin(knl, within, 'findUnusedAxisTag: option within');
+  const used = new Set<number>();
+  for (const insn of knl.instructions) {
+    if (!chosen.has(insn.id)) continue;
+    for (const n of insn.withinInames) {
+      const tag = knl.inameTags.get(n);
+      if (tag?.kind === tagKind) used.add(tag.axis);
+    }
+  }
+  const axis = [0, 1, 2].find((a) => !used.has(a));
+  if (axis === undefined) throw new LoomError(`findUnusedAxisTag: every ${tagKind} axis (0, 1, 2) is used`);
+  return `${kind}.${axis}`;
 }

@@ -9,203 +9,57 @@
  * it carries the kernel's inames `I` and signature `S` (see signature/) through the
  * chain, so the compiler rejects an unknown iname or a wrong argument.
  *
+ * The verbs come in layers, one file per group: core.ts (arguments, code, run),
+ * iname-verbs.ts, rule-verbs.ts, and here the verbs on parameters, data and instructions.
  * Errors are raised at the verb that causes them, and point into the templates the
  * kernel was written with (template/errors.ts).
  */
 import {
-  addDtypes,
-  addNosync,
-  addPrefetch,
-  assume,
-  duplicateInames,
-  fixParameters,
-  generateCode,
-  getStatistics,
-  joinInames,
-  prioritizeLoops,
-  renameIname,
-  run,
-  saveAndReloadTemporaries,
-  precompute,
-  setOptions,
-  setTemporaryAddressSpace,
-  splitIname,
-  tagArrayAxes,
-  tagInames,
-  type AddNosyncOptions,
-  type AddressSpace,
-  type Device,
-  type DType,
-  type KernelOptions,
-  type KernelStatistics,
-  type LoopKernel,
-  type NoSyncScope,
-  type Target,
+  addDependency, addDtypes, addNosync, assume, fixParameters, removeInstructions, replaceInstructionIds, saveAndReloadTemporaries, setInstructionPriority,
+  setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
+  type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
 } from '@loom/core';
 import { attach, type ParamSpec, type Transformation } from '@loom/computation';
-import type { Fragment } from '../template/fragments.ts';
-import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
-import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
-import type { AnySignature, ArgNames, ArrayNames, LooseSignature, Outputs, RunArgs, ValueNames } from '../signature/signature.ts';
-import type { CheckedInameList, Join, Numbered, Tag } from './inames.ts';
-import type { PrefetchOptions, SplitOptions, StatsOptions, TileOptions } from './options.ts';
-import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
-import { tileTags } from './tile.ts';
-import type { RunParameters, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
+import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
+import { RuleVerbs } from './rule-verbs.ts';
+import type { WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
 
-type Step = (knl: LoopKernel) => LoopKernel;
-
-export class KernelBuilder<I extends string, S extends AnySignature> {
-  readonly #source: KernelSource;
-  readonly #steps: readonly Step[];
-  readonly #fragments: readonly Fragment[];
-  /** The core `LoopKernel` this builder stands for. */
-  readonly kernel: LoopKernel;
-
-  /** Builders come from `kernel()`; this is its machinery. */
-  constructor(source: KernelSource, steps: readonly Step[], knl: LoopKernel) {
-    this.#source = source;
-    this.#steps = steps;
-    this.#fragments = fragmentsOf(source);
-    this.kernel = knl;
-    Object.freeze(this);
-  }
-
-  /** The kernel's inames, in order of first appearance. */
-  get inames(): readonly I[] {
-    return this.kernel.inames as I[];
-  }
-
-  // ---- declaring arguments ----
-
-  /**
-   * Declares the arguments: `.args({ a: f32('n'), out: f32.out('n') })`. The kernel is
-   * rebuilt from its text with these declarations and the transformations so far are
-   * replayed; from here on `run` is typed by them.
-   */
-  args<const D extends ArgDecls>(declarations: D): KernelBuilder<I, DeclaredSignature<D>> {
-    const source = { ...this.#source, declared: declarations };
-    const replayed = inTemplates(fragmentsOf(source), () => this.#steps.reduce((k, step) => step(k), buildKernel(source)));
-    return new KernelBuilder(source, this.#steps, replayed);
-  }
-
-  // ---- transformations: one verb per core function ----
-
-  /** `splitIname`: `i` becomes `i_outer` and `i_inner`, with `i = factor*i_outer + i_inner`. */
-  split<N extends I, const O extends string = `${N}_outer`, const In extends string = `${N}_inner`>(
-    iname: N,
-    factor: number,
-    options: SplitOptions<I, O, In> = {},
-  ): KernelBuilder<Exclude<I, N> | O | In, S> {
-    const { outer, inner, outerIname, innerIname, slabs, within } = options;
-    return this.#then((k) => splitIname(k, iname, factor, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
-  }
-
-  /**
-   * Two splits, their tags and the loop order in one call: `.tile('i', 'j', 16, 16, {
-   * outer: 'g', inner: 'l' })` gives `i_outer, j_outer` around `i_inner, j_inner`, with
-   * `j` (the second iname, contiguous in row-major arrays) on axis 0.
-   */
-  tile<A extends I, B extends Exclude<I, A>>(a: A, b: B, aFactor: number, bFactor: number, options: TileOptions<I> = {}): KernelBuilder<Exclude<I, A | B> | `${A}_outer` | `${A}_inner` | `${B}_outer` | `${B}_inner`, S> {
-    const outer = tileTags(options.outer);
-    const inner = tileTags(options.inner);
-    return this.#then((k) => {
-      let tiled = splitIname(k, a, aFactor, { outerTag: outer.first, innerTag: inner.first });
-      tiled = splitIname(tiled, b, bFactor, { outerTag: outer.second, innerTag: inner.second });
-      return prioritizeLoops(tiled, [`${a}_outer`, `${b}_outer`, `${a}_inner`, `${b}_inner`]);
-    });
-  }
-
-  /** `tagInames`: how each iname runs (`'l.0'`, `'g.0'`, `'unr'`, `'ilp'`, `'vec'`, ...). */
-  tag(tags: { readonly [K in I]?: Tag<I> }): KernelBuilder<I, S> {
-    return this.#then((k) => tagInames(k, tags as Readonly<Record<string, Tag>>));
-  }
-
-  /** `prioritizeLoops`: nest these loops in this order when nothing else decides: `'i,j'` or `['i', 'j']`. */
-  prioritize<const O extends string>(order: CheckedInameList<O, I> | readonly I[]): KernelBuilder<I, S> {
-    return this.#then((k) => prioritizeLoops(k, order));
-  }
-
-  /** `addPrefetch`: read the part of `array` the swept inames touch into a temporary first. */
-  prefetch<A extends ArrayNames<S>, const Dims extends readonly string[] = never>(
-    array: A,
-    sweep: readonly I[] = [],
-    options: PrefetchOptions<I, Dims> = {},
-  ): KernelBuilder<I | ([Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]), S> {
-    const { space, ...rest } = options;
-    return this.#then((k) => addPrefetch(k, array, sweep, { ...rest, temporaryAddressSpace: space }));
-  }
-
-  /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */
-  precompute<const Dims extends readonly string[] = never>(
-    rule: string,
-    sweep: readonly I[] = [],
-    options: { readonly defaultTag?: Tag<I>; readonly fetchOuterInames?: readonly I[]; readonly temporaryName?: string; readonly space?: AddressSpace; readonly precomputeInames?: Dims } = {},
-  ): KernelBuilder<I | ([Dims] extends [never] ? `${string}_dim_${number}` : Dims[number]), S> {
-    const { space, ...rest } = options;
-    return this.#then((k) => precompute(k, rule, sweep, { ...rest, temporaryAddressSpace: space }));
-  }
-
-  /** `duplicateInames`: some instructions get their own copy of these inames (`i_0`, ... unless named). */
-  dup<N extends I, const New extends readonly string[] = never>(
-    inames: N | readonly N[],
-    options: { readonly within?: string | readonly string[]; readonly newNames?: New } = {},
-  ): KernelBuilder<I | ([New] extends [never] ? Numbered<N> : New[number]), S> {
-    return this.#then((k) => duplicateInames(k, inames as string | readonly string[], options));
-  }
-
-  /** `renameIname`. */
-  rename<N extends I, const New extends string>(iname: N, newName: New, options: { readonly existingOk?: boolean } = {}): KernelBuilder<Exclude<I, N> | New, S> {
-    return this.#then((k) => renameIname(k, iname, newName, options));
-  }
-
-  /** `joinInames`: several loops become one (`i_and_j` unless named). */
-  join<const L extends readonly I[], const New extends string = Join<L, '_and_'>>(
-    inames: L,
-    newName?: New,
-    options: { readonly tag?: Tag<I> } = {},
-  ): KernelBuilder<Exclude<I, L[number]> | New, S> {
-    return this.#then((k) => joinInames(k, inames, newName, options));
-  }
+export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
+  // ---- parameters and data ----
 
   /** `fixParameters`: specialize to these values; they are no longer arguments. */
   fix<const V extends { readonly [K in ValueNames<S>]?: number }>(values: V): KernelBuilder<I, WithoutArgs<S, keyof V>> {
-    return this.#then((k) => fixParameters(k, values as Readonly<Record<string, number>>));
+    return this.derive((k) => fixParameters(k, values as Readonly<Record<string, number>>));
   }
 
   /** `assume`: promise conditions on the parameters (`'n >= 1 and n mod 16 = 0'`). */
   assume(conditions: string): KernelBuilder<I, S> {
-    return this.#then((k) => assume(k, conditions));
+    return this.derive((k) => assume(k, conditions));
   }
 
   /** `addDtypes`: fix element types ahead of running; `run` then wants exactly those. */
   dtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T): KernelBuilder<I, WithDtypes<S, T>> {
-    return this.#then((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
+    return this.derive((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
   }
 
   /** `setOptions` (`writeCode`, `buildOptions`, ...). */
   options(options: Partial<KernelOptions>): KernelBuilder<I, S> {
-    return this.#then((k) => setOptions(k, options));
+    return this.derive((k) => setOptions(k, options));
   }
 
   /** `setTemporaryAddressSpace`: where temporaries live (`'private'`, `'local'`, `'global'`). */
   space(temporaries: string | readonly string[], space: AddressSpace): KernelBuilder<I, S> {
-    return this.#then((k) => setTemporaryAddressSpace(k, temporaries, space));
+    return this.derive((k) => setTemporaryAddressSpace(k, temporaries, space));
   }
 
   /** `tagArrayAxes`: how an array's axes are laid out (`'c,c'`, `'f,f'`, `'stride:n,c'`, `'sep,c'`, `'vec'`). */
   layout(arrays: string | readonly string[], tags: string | readonly string[]): KernelBuilder<I, S> {
-    return this.#then((k) => tagArrayAxes(k, arrays, tags));
-  }
-
-  /** `addNosync`: the sinks need no barrier of `scope` after the sources. */
-  nosync(scope: NoSyncScope, source: string | readonly string[], sink: string | readonly string[], options: AddNosyncOptions = {}): KernelBuilder<I, S> {
-    return this.#then((k) => addNosync(k, scope, source, sink, options));
+    return this.derive((k) => tagArrayAxes(k, arrays, tags));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */
   saveReload(): KernelBuilder<I, S> {
-    return this.#then(saveAndReloadTemporaries);
+    return this.derive(saveAndReloadTemporaries);
   }
 
   /**
@@ -219,50 +73,38 @@ export class KernelBuilder<I extends string, S extends AnySignature> {
     connector: C,
     mapping: M,
   ): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
-    return this.#then((k) => attach(k, arg, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>));
+    return this.derive((k) => attach(k, arg, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>));
   }
 
-  /** Any other core transformation; the builder cannot know what it does to inames, so they become loose. */
-  apply(transform: (knl: LoopKernel) => LoopKernel): KernelBuilder<string, S> {
-    return this.#then(transform);
+  // ---- instructions (picked by match expressions: `'id:a'`, `'writes:out or tag:x'`) ----
+
+  /** `addNosync`: the sinks need no barrier of `scope` after the sources. */
+  nosync(scope: NoSyncScope, source: Within, sink: Within, options: AddNosyncOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => addNosync(k, scope, source, sink, options));
   }
 
-  // ---- using the kernel ----
-
-  /** The generated device code for `target` (dtypes must be known: `.dtypes()` or `.args()`). */
-  code(target: Target): string {
-    return inTemplates(this.#fragments, () => generateCode(this.kernel, target).code);
+  /** `setInstructionPriority`: among instructions free to go first, higher priorities do. */
+  priority(within: Within, priority: number): KernelBuilder<I, S> {
+    return this.derive((k) => setInstructionPriority(k, within, priority));
   }
 
-  /**
-   * The kernel's statistics (`getStatistics`: loopy's `get_op_map`, `get_mem_access_map`,
-   * `get_synchronization_map` at once): counts as polynomials in the parameters, e.g.
-   * `.stats({ subgroupSize: 32 }).ops.filterBy({ dtype: ['float32'] }).evalAndSum({ n: 1024 })`.
-   * Dtypes must be known (`.dtypes()` or `.args()`).
-   */
-  stats(options: StatsOptions): KernelStatistics {
-    return inTemplates(this.#fragments, () => getStatistics(this.kernel, options));
+  /** `addDependency`: the instructions `within` picks wait for those `dependsOn` picks. */
+  addDependency(within: Within, dependsOn: Within): KernelBuilder<I, S> {
+    return this.derive((k) => addDependency(k, within, dependsOn));
   }
 
-  /**
-   * Runs on `device`. The arguments are checked by the compiler against the signature:
-   * required inputs present, names known, element types right; outputs come back typed.
-   */
-  async run<const G extends RunArgs<S>>(device: Device, ...[args]: RunParameters<S, G>): Promise<Outputs<S, G>> {
-    try {
-      return (await run(this.kernel, device, (args ?? {}) as RunArgs<LooseSignature>)) as Outputs<S, G>;
-    } catch (error) {
-      throw pointIntoTemplates(error, this.#fragments);
-    }
+  /** `removeInstructions`: those that waited for them wait for what they waited for. */
+  removeInstructions(within: Within): KernelBuilder<I, S> {
+    return this.derive((k) => removeInstructions(k, within));
   }
 
-  /** loopy's kernel view: arguments, domains, inames, temporaries, instructions. */
-  toString(): string {
-    return this.kernel.toString();
+  /** `replaceInstructionIds`: dependencies on an id become dependencies on others. */
+  replaceInstructionIds(replacements: Readonly<Record<string, readonly string[]>>): KernelBuilder<I, S> {
+    return this.derive((k) => replaceInstructionIds(k, replacements));
   }
 
-  #then<I2 extends string = I, S2 extends AnySignature = S>(step: Step): KernelBuilder<I2, S2> {
-    const next = inTemplates(this.#fragments, () => step(this.kernel));
-    return new KernelBuilder(this.#source, [...this.#steps, step], next);
+  /** `tagInstructions`: a tag that `tag:` matches can pick later. */
+  tagInstructions(tag: string, within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => tagInstructions(k, tag, within));
   }
 }

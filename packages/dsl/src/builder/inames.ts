@@ -46,3 +46,26 @@ export type Join<L extends readonly string[], Sep extends string> = L extends re
 
 /** Names a transformation invents from a base name (`uniqueName` in the core): `i_0`, `i_1`, ... */
 export type Numbered<Base extends string> = `${Base}_${number}`;
+
+/**
+ * What a verb with a `within` option leaves: with no `within`, the old inames are gone
+ * (`Removed` excluded); with one, the instructions outside it keep them.
+ */
+export type AfterWithin<I extends string, Removed extends string, Added extends string, W> = [W] extends [undefined]
+  ? Exclude<I, Removed> | Added
+  : I | Added;
+
+/**
+ * The old and new inames of an ISL map `[p] -> { [i, j] -> [i0, j0] : ... }`:
+ * `MapInames<'{ [t] -> [to, ti]: ... }'>` = `{ from: 't'; to: 'to' | 'ti' }`; a map the
+ * type level cannot read gives `string` for both.
+ */
+export type MapInames<M extends string> = M extends `${string}{${infer Body}`
+  ? Body extends `${infer In}]${string}->${infer Rest}`
+    ? Rest extends `${string}[${infer Out}]${string}`
+      ? { from: SplitList<AfterBracket<In>>; to: SplitList<Out> }
+      : { from: string; to: string }
+    : { from: string; to: string }
+  : { from: string; to: string };
+
+type AfterBracket<S extends string> = S extends `${string}[${infer R}` ? R : S;

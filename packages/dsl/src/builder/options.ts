@@ -1,5 +1,5 @@
 /** The options of the builder's verbs (each maps onto the options of a core function). */
-import type { AddressSpace, MakeKernelOptions } from '@loom/core';
+import type { AddressSpace, DType, MakeKernelOptions, Within } from '@loom/core';
 import type { ArgDecls } from '../signature/arg-decls.ts';
 import type { Tag } from './inames.ts';
 
@@ -13,7 +13,7 @@ export interface KernelBuilderOptions<Name extends string = string, A extends Ar
   readonly args?: A;
 }
 
-export interface SplitOptions<I extends string, O extends string, In extends string> {
+export interface SplitOptions<I extends string, O extends string, In extends string, W extends Within = Within> {
   /** Tag for the outer iname (`'g.0'`, `'unr'`, ...). */
   readonly outer?: Tag<I>;
   /** Tag for the inner iname (`'l.0'`, `'unr'`, ...). */
@@ -22,8 +22,8 @@ export interface SplitOptions<I extends string, O extends string, In extends str
   readonly innerIname?: In;
   /** Outer iterations generated apart at the start and end, so the bulk needs no guard. */
   readonly slabs?: readonly [number, number];
-  /** Only these instructions (ids, wildcards). */
-  readonly within?: string | readonly string[];
+  /** Only the instructions this match expression picks (`'id:a or tag:b'`); the others keep the iname. */
+  readonly within?: W;
 }
 
 export interface TileOptions<I extends string> {
@@ -39,8 +39,34 @@ export interface PrefetchOptions<I extends string, Dims extends readonly string[
   readonly fetchOuterInames?: readonly I[];
   readonly temporaryName?: string;
   readonly space?: AddressSpace;
-  /** Names for the fetch inames, one per fetched axis (default `a_dim_0`, ...). */
+  /** Names for the fetch inames, one per axis of the array (default `a_dim_0`, ...). */
+  readonly dimArgNames?: Dims;
+  /** @deprecated the same as dimArgNames. */
   readonly dimNames?: Dims;
+  /** Only the reads in these instructions (a match expression) read the copy. */
+  readonly within?: Within;
+  readonly prefetchInsnId?: string;
+  readonly ruleName?: string;
+  /** The footprint, spelled out: `'i, :'` (`:` an entire axis). */
+  readonly footprintSubscripts?: string | readonly string[];
+  readonly fetchBoundingBox?: boolean;
+}
+
+export interface PrecomputeOptions<I extends string, Dims extends readonly string[]> {
+  readonly within?: Within;
+  readonly storageAxes?: readonly (string | number)[];
+  readonly temporaryName?: string;
+  /** Names of the new inames, one per storage axis (default: the rule's parameters'). */
+  readonly precomputeInames?: Dims;
+  readonly precomputeOuterInames?: readonly I[];
+  /** @deprecated the same as precomputeOuterInames. */
+  readonly fetchOuterInames?: readonly I[];
+  readonly storageAxisToTag?: Readonly<Record<string, Tag<I>>>;
+  readonly defaultTag?: Tag<I>;
+  readonly dtype?: DType;
+  readonly fetchBoundingBox?: boolean;
+  readonly space?: AddressSpace;
+  readonly computeInsnId?: string;
 }
 
 export interface StatsOptions {

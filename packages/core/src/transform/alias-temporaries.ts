@@ -1,0 +1,92 @@
+/**
+ * `aliasTemporaries(knl, ['t1', 't2', 't3'])`: the temporaries share one piece of storage
+ * (loopy's alias_temporaries), which is only right while their live ranges do not overlap.
+ * By default (`synchronizeForExclusiveUse`) that is made so: the instructions using each
+ * one wait for those using the one before it, and the barrier pass then synchronizes the
+ * work-items between them as for any shared array.
+ *
+ * Loom's targets have no untyped storage to view as several types, so the temporaries
+ * must have one dtype and address space: they become one flat array (`temp_storage`) as
+ * long as the largest, each access its element in it.
+ */
+import { LoomError } from '../errors.ts';
+import { add, int, mul, subscript, type Expr } from '../expr/nodes.ts';
+import { mapExpr, printExpr, simplify } from '../expr/index.ts';
+import { namesRead, nameWritten } from '../kernel/accesses.ts';
+import type { LoopKernel, TemporaryVariable } from '../kernel/model.ts';
+import { uniqueName } from './rename.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
+
+export interface AliasTemporariesOptions {
+  /** The shared storage's name (made unique); default `temp_storage`. */
+  readonly baseNamePrefix?: string;
+  /** Order the users of each temporary after those of the one before (default true). */
+  readonly synchronizeForExclusiveUse?: boolean;
+}
+
+export function aliasTemporaries(knl: LoopKernel, names: readonly string[], options: AliasTemporariesOptions = {}): LoopKernel {
+  if (names.length < 2) throw new LoomError('aliasTemporaries: give at least two temporaries to share storage');
+  const temps = names.map((n) => {
+    const t = knl.temporaries.get(n);
+    if (!t) throw new LoomError(`aliasTemporaries: '${n}' is not a temporary (temporaries: ${[...knl.temporaries.keys()].join(', ') || 'none'})`);
+    return t;
+  });
+  const first = temps[0];
+  for (const t of temps) {
+    if (t.dtype !== first.dtype) throw new LoomError(`aliasTemporaries: '${t.name}' is ${t.dtype ?? 'of unknown dtype'} and '${first.name}' ${first.dtype ?? 'of unknown dtype'}; Loom's targets cannot view one storage as two types`);
+    if (t.addressSpace !== first.addressSpace) throw new LoomError(`aliasTemporaries: '${t.name}' is ${t.addressSpace} and '${first.name}' ${first.addressSpace}; shared storage has one address space (setTemporaryAddressSpace)`);
+    if (t.dimTags?.some((d) => d.kind !== 'nested')) throw new LoomError(`aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`);
+  }
+  const sizes = temps.map(sizeOf);
+  const layouts = temps.map(stridesOf);
+
+  let instructions = knl.instructions;
+  if (options.synchronizeForExclusiveUse ?? true) {
+    const usersOf = names.map((n) => knl.instructions.filter((i) => nameWritten(i) === n || namesRead(i, knl.substitutions).has(n)).map((i) => i.id));
+    for (const insn of knl.instructions) {
+      const used = names.filter((_, k) => usersOf[k].includes(insn.id));
+      if (used.length > 1) throw new LoomError(`aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`, insn.span);
+    }
+    instructions = instructions.map((insn) => {
+      const k = usersOf.findIndex((u) => u.includes(insn.id));
+      if (k <= 0) return insn;
+      const before = usersOf[k - 1].filter((id) => !insn.dependsOn.includes(id));
+      return before.length ? { ...insn, dependsOn: [...insn.dependsOn, ...before] } : insn;
+    });
+  }
+
+  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const storage = uniqueName(options.baseNamePrefix ?? 'temp_storage', taken);
+  const flat = (name: string, indices: readonly Expr[]): Expr => {
+    const strides = layouts[names.indexOf(name)];
+    const offset = indices.reduce<Expr>((acc, ix, d) => add(acc, mul(int(strides[d]), ix)), int(0));
+    return subscript(storage, [simplify(offset, { integer: true })]);
+  };
+  const rewrite = (e: Expr) => mapExpr(e, (x) => {
+    if (x.kind === 'subscript' && names.includes(x.array)) return flat(x.array, x.indices);
+    if (x.kind === 'var' && names.includes(x.name)) return flat(x.name, []);
+    return x;
+  });
+  const rewritten = mapKernelExpressions(knl.with({ instructions }), rewrite, { what: 'aliasTemporaries', assignee: 'whole' });
+  const temporaries = new Map([...rewritten.temporaries].filter(([n]) => !names.includes(n)));
+  temporaries.set(storage, { name: storage, dtype: first.dtype, shape: [int(Math.max(...sizes))], addressSpace: first.addressSpace });
+  return rewritten.with({ temporaries });
+}
+
+function constantShape(t: TemporaryVariable): number[] {
+  return t.shape.map((s) => {
+    if (s.kind !== 'int') throw new LoomError(`aliasTemporaries: '${t.name}' has the non-constant extent ${printExpr(s)}`);
+    return s.value;
+  });
+}
+
+function sizeOf(t: TemporaryVariable): number {
+  return constantShape(t).reduce((a, b) => a * b, 1);
+}
+
+/** Row-major strides, or the nesting levels the temporary's dim tags give. */
+function stridesOf(t: TemporaryVariable): number[] {
+  const shape = constantShape(t);
+  const levels = t.dimTags?.map((d) => (d.kind === 'nested' ? d.level : 0)) ?? shape.map((_, k) => shape.length - 1 - k);
+  return shape.map((_, d) => shape.reduce((acc, len, e) => (levels[e] < levels[d] ? acc * len : acc), 1));
+}

@@ -1,0 +1,101 @@
+/**
+ * The base of the builder: a kernel, the source it was built from, and the steps applied
+ * so far; declaring arguments, code generation, running. The verbs live in the layers
+ * above it, one file per group (iname-verbs.ts, rule-verbs.ts, builder.ts), each calling
+ * the core function of the same meaning through `derive`.
+ *
+ * Builders are immutable: `derive` applies one more step and returns a new builder of
+ * the most derived class (`KernelBuilder`), typed by the verb with the inames `I2` and the
+ * signature `S2` the step leaves.
+ */
+import { generateCode, getStatistics, run, type Device, type KernelStatistics, type LoopKernel, type Target } from '@loom/core';
+import type { Fragment } from '../template/fragments.ts';
+import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
+import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
+import type { AnySignature, LooseSignature, Outputs, RunArgs } from '../signature/signature.ts';
+import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
+import type { KernelBuilder } from './builder.ts';
+import type { StatsOptions } from './options.ts';
+import type { RunParameters } from './typing.ts';
+
+export type Step = (knl: LoopKernel) => LoopKernel;
+
+type BuilderClass = new (source: KernelSource, steps: readonly Step[], knl: LoopKernel) => KernelBuilder<string, AnySignature>;
+
+export class BuilderCore<I extends string, S extends AnySignature> {
+  readonly #source: KernelSource;
+  readonly #steps: readonly Step[];
+  readonly #fragments: readonly Fragment[];
+  /** The core `LoopKernel` this builder stands for. */
+  readonly kernel: LoopKernel;
+
+  /** Builders come from `kernel()`; this is its machinery. */
+  constructor(source: KernelSource, steps: readonly Step[], knl: LoopKernel) {
+    this.#source = source;
+    this.#steps = steps;
+    this.#fragments = fragmentsOf(source);
+    this.kernel = knl;
+    Object.freeze(this);
+  }
+
+  /** The kernel's inames, in order of first appearance. */
+  get inames(): readonly I[] {
+    return this.kernel.inames as I[];
+  }
+
+  /**
+   * Declares the arguments: `.args({ a: f32('n'), out: f32.out('n') })`. The kernel is
+   * rebuilt from its text with these declarations and the transformations so far are
+   * replayed; from here on `run` is typed by them.
+   */
+  args<const D extends ArgDecls>(declarations: D): KernelBuilder<I, DeclaredSignature<D>> {
+    const source = { ...this.#source, declared: declarations };
+    const replayed = inTemplates(fragmentsOf(source), () => this.#steps.reduce((k, step) => step(k), buildKernel(source)));
+    return new (this.constructor as BuilderClass)(source, this.#steps, replayed) as unknown as KernelBuilder<I, DeclaredSignature<D>>;
+  }
+
+  /** Any other core transformation; the builder cannot know what it does to inames, so they become loose. */
+  apply(transform: (knl: LoopKernel) => LoopKernel): KernelBuilder<string, S> {
+    return this.derive(transform);
+  }
+
+  // ---- using the kernel ----
+
+  /** The generated device code for `target` (dtypes must be known: `.dtypes()` or `.args()`). */
+  code(target: Target): string {
+    return inTemplates(this.#fragments, () => generateCode(this.kernel, target).code);
+  }
+
+  /**
+   * The kernel's statistics (`getStatistics`: loopy's `get_op_map`, `get_mem_access_map`,
+   * `get_synchronization_map` at once): counts as polynomials in the parameters, e.g.
+   * `.stats({ subgroupSize: 32 }).ops.filterBy({ dtype: ['float32'] }).evalAndSum({ n: 1024 })`.
+   * Dtypes must be known (`.dtypes()` or `.args()`).
+   */
+  stats(options: StatsOptions): KernelStatistics {
+    return inTemplates(this.#fragments, () => getStatistics(this.kernel, options));
+  }
+
+  /**
+   * Runs on `device`. The arguments are checked by the compiler against the signature:
+   * required inputs present, names known, element types right; outputs come back typed.
+   */
+  async run<const G extends RunArgs<S>>(device: Device, ...[args]: RunParameters<S, G>): Promise<Outputs<S, G>> {
+    try {
+      return (await run(this.kernel, device, (args ?? {}) as RunArgs<LooseSignature>)) as Outputs<S, G>;
+    } catch (error) {
+      throw pointIntoTemplates(error, this.#fragments);
+    }
+  }
+
+  /** loopy's kernel view: arguments, domains, inames, temporaries, instructions. */
+  toString(): string {
+    return this.kernel.toString();
+  }
+
+  /** One more step: errors point into the templates the kernel was written with. */
+  protected derive<I2 extends string = I, S2 extends AnySignature = S>(step: Step): KernelBuilder<I2, S2> {
+    const next = inTemplates(this.#fragments, () => step(this.kernel));
+    return new (this.constructor as BuilderClass)(this.#source, [...this.#steps, step], next) as unknown as KernelBuilder<I2, S2>;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The builder's verbs on inames: each is the core function of the same meaning, and its
+ * type says what it does to the kernel's inames `I` (split trades `i` for `i_outer` and
+ * `i_inner`; with `within`, the instructions outside keep `i`, so `i` stays).
+ */
+import {
+  addInamesForUnusedHwAxes, addInamesToInsn, affineMapInames, chunkIname, duplicateInames, joinInames, LoomError, makeReductionInamesUnique, mapDomain,
+  prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, splitIname, splitReductionInward, splitReductionOutward,
+  tagInames, untagInames, type TagKind, type Within,
+} from '@loom/core';
+import type { AnySignature } from '../signature/signature.ts';
+import { BuilderCore } from './core.ts';
+import type { KernelBuilder } from './builder.ts';
+import type { AfterWithin, CheckedInameList, Join, MapInames, Numbered, Tag } from './inames.ts';
+import type { SplitOptions, TileOptions } from './options.ts';
+import { tileTags } from './tile.ts';
+
+export class InameVerbs<I extends string, S extends AnySignature> extends BuilderCore<I, S> {
+  /** `splitIname`: `i` becomes `i_outer` and `i_inner`, with `i = factor*i_outer + i_inner`. */
+  split<N extends I, const O extends string = `${N}_outer`, const In extends string = `${N}_inner`, const W extends Within = undefined>(
+    iname: N,
+    factor: number,
+    options: SplitOptions<I, O, In, W> = {},
+  ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
+    const { outer, inner, outerIname, innerIname, slabs, within } = options;
+    return this.derive((k) => splitIname(k, iname, factor, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
+  }
+
+  /** `chunkIname`: `i` becomes `numChunks` contiguous chunks: `i_outer` picks the chunk, `i_inner` the place in it. */
+  chunk<N extends I, const O extends string = `${N}_outer`, const In extends string = `${N}_inner`, const W extends Within = undefined>(
+    iname: N,
+    numChunks: number,
+    options: SplitOptions<I, O, In, W> = {},
+  ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
+    const { outer, inner, outerIname, innerIname, slabs, within } = options;
+    return this.derive((k) => chunkIname(k, iname, numChunks, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
+  }
+
+  /**
+   * Two splits, their tags and the loop order in one call: `.tile('i', 'j', 16, 16, {
+   * outer: 'g', inner: 'l' })` gives `i_outer, j_outer` around `i_inner, j_inner`, with
+   * `j` (the second iname, contiguous in row-major arrays) on axis 0.
+   */
+  tile<A extends I, B extends Exclude<I, A>>(a: A, b: B, aFactor: number, bFactor: number, options: TileOptions<I> = {}): KernelBuilder<Exclude<I, A | B> | `${A}_outer` | `${A}_inner` | `${B}_outer` | `${B}_inner`, S> {
+    const outer = tileTags(options.outer);
+    const inner = tileTags(options.inner);
+    return this.derive((k) => {
+      let tiled = splitIname(k, a, aFactor, { outerTag: outer.first, innerTag: inner.first });
+      tiled = splitIname(tiled, b, bFactor, { outerTag: outer.second, innerTag: inner.second });
+      return prioritizeLoops(tiled, [`${a}_outer`, `${b}_outer`, `${a}_inner`, `${b}_inner`]);
+    });
+  }
+
+  /** `tagInames`: how each iname runs (`'l.0'`, `'g.0'`, `'unr'`, `'ilp'`, `'vec'`, ...). */
+  tag(tags: { readonly [K in I]?: Tag<I> }): KernelBuilder<I, S> {
+    return this.derive((k) => tagInames(k, tags as Readonly<Record<string, Tag>>));
+  }
+
+  /** `untagInames`: these inames are plain loops again (only a tag of `kind`, when given). */
+  untag(inames: I | readonly I[], kind?: TagKind): KernelBuilder<I, S> {
+    return this.derive((k) => untagInames(k, inames, kind));
+  }
+
+  /** `prioritizeLoops`: nest these loops in this order when nothing else decides: `'i,j'` or `['i', 'j']`. */
+  prioritize<const O extends string>(order: CheckedInameList<O, I> | readonly I[]): KernelBuilder<I, S> {
+    return this.derive((k) => prioritizeLoops(k, order));
+  }
+
+  /** `duplicateInames`: some instructions get their own copy of these inames (`i_0`, ... unless named). */
+  dup<N extends I, const New extends readonly string[] = never>(
+    inames: N | readonly N[],
+    options: { readonly within?: Within; readonly newInames?: New; readonly newNames?: New; readonly suffix?: string; readonly tags?: { readonly [K in N]?: Tag<I> } } = {},
+  ): KernelBuilder<I | ([New] extends [never] ? Numbered<N> : New[number]), S> {
+    return this.derive((k) => duplicateInames(k, inames as string | readonly string[], options as Parameters<typeof duplicateInames>[2]));
+  }
+
+  /** `renameIname`. */
+  rename<N extends I, const New extends string, const W extends Within = undefined>(
+    iname: N,
+    newName: New,
+    options: { readonly existingOk?: boolean; readonly within?: W } = {},
+  ): KernelBuilder<AfterWithin<I, N, New, W>, S> {
+    return this.derive((k) => renameIname(k, iname, newName, options));
+  }
+
+  /** `renameInames`: several loops become one, `newIname` (their domains must be equal). */
+  renameInames<const L extends readonly I[], const New extends string, const W extends Within = undefined>(
+    inames: L,
+    newIname: New,
+    options: { readonly existingOk?: boolean; readonly within?: W } = {},
+  ): KernelBuilder<AfterWithin<I, L[number], New, W>, S> {
+    return this.derive((k) => renameInames(k, inames, newIname, options));
+  }
+
+  /** `joinInames`: several loops become one (`i_and_j` unless named). */
+  join<const L extends readonly I[], const New extends string = Join<L, '_and_'>, const W extends Within = undefined>(
+    inames: L,
+    newName?: New,
+    options: { readonly tag?: Tag<I>; readonly within?: W } = {},
+  ): KernelBuilder<AfterWithin<I, L[number], New, W>, S> {
+    return this.derive((k) => joinInames(k, inames, newName, options));
+  }
+
+  /**
+   * `removeUnusedInames`: these loops, which no instruction uses, leave the kernel. (The
+   * builder needs the list to know the inames left; an iname still used is an error.)
+   */
+  removeUnusedInames<const L extends readonly I[]>(inames: L): KernelBuilder<Exclude<I, L[number]>, S> {
+    return this.derive((k) => {
+      const result = removeUnusedInames(k, inames);
+      const kept = inames.filter((n) => result.inames.includes(n));
+      if (kept.length) throw new LoomError(`removeUnusedInames: '${kept.join("', '")}' is used by an instruction (or bounds a loop that is); it stays`);
+      return result;
+    });
+  }
+
+  /** `mapDomain`: inames replaced through a bijective affine map; the type reads the map's old and new inames. */
+  mapDomain<const M extends string>(map: M): KernelBuilder<Exclude<I, MapInames<M>['from']> | MapInames<M>['to'], S> {
+    return this.derive((k) => mapDomain(k, map));
+  }
+
+  /** `affineMapInames`: `mapDomain` with the map given as equations (`'i0 = i + n'`). */
+  affineMapInames<const Old extends readonly I[], const New extends readonly string[]>(
+    oldInames: Old,
+    newInames: New,
+    equations: string | readonly string[],
+  ): KernelBuilder<Exclude<I, Old[number]> | New[number], S> {
+    return this.derive((k) => affineMapInames(k, oldInames, newInames, equations));
+  }
+
+  /** `splitReductionInward`: `sum([i, j], e)` becomes `sum([j], sum([i], e))` for `'i'`. */
+  splitReductionInward(inames: I | readonly I[], within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => splitReductionInward(k, inames, within));
+  }
+
+  /** `splitReductionOutward`: `sum([i, j], e)` becomes `sum([i], sum([j], e))` for `'i'`. */
+  splitReductionOutward(inames: I | readonly I[], within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => splitReductionOutward(k, inames, within));
+  }
+
+  /** `makeReductionInamesUnique`: a second reduction over `i` gets its own copy `i_0`. */
+  makeReductionInamesUnique(options: { readonly inames?: readonly I[]; readonly within?: Within } = {}): KernelBuilder<I | Numbered<I>, S> {
+    return this.derive((k) => makeReductionInamesUnique(k, options));
+  }
+
+  /** `addInamesToInsn`: the instructions `within` picks also run inside these loops. */
+  addInamesToInsn(inames: I | readonly I[], within: Within): KernelBuilder<I, S> {
+    return this.derive((k) => addInamesToInsn(k, inames, within));
+  }
+
+  /** `removeInamesFromInsn`: the instructions `within` picks leave these loops. */
+  removeInamesFromInsn(inames: I | readonly I[], within: Within): KernelBuilder<I, S> {
+    return this.derive((k) => removeInamesFromInsn(k, inames, within));
+  }
+
+  /** `addInamesForUnusedHwAxes`: each instruction runs in the hardware-parallel inames it lacks. */
+  addInamesForUnusedHwAxes(within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => addInamesForUnusedHwAxes(k, within));
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The builder's verbs on substitution rules and stored footprints: prefetch, precompute,
+ * extracting and expanding rules. Prefetch adds its fetch inames (`a_dim_0`, ... unless
+ * named); precompute names its new inames after the rule's parameters, which the type
+ * level cannot read, so without `precomputeInames` the inames become loose (`string`).
+ */
+import {
+  addPrefetch, aliasTemporaries, assignmentToSubst, bufferArray, expandSubst, extractSubst, precompute,
+  type AliasTemporariesOptions, type AssignmentToSubstOptions, type BufferArrayOptions, type Within,
+} from '@loom/core';
+import type { AnySignature, ArrayNames } from '../signature/signature.ts';
+import type { KernelBuilder } from './builder.ts';
+import { InameVerbs } from './iname-verbs.ts';
+import type { PrecomputeOptions, PrefetchOptions } from './options.ts';
+
+export class RuleVerbs<I extends string, S extends AnySignature> extends InameVerbs<I, S> {
+  /** `addPrefetch`: read the part of `array` the swept inames touch into a temporary first. */
+  prefetch<A extends ArrayNames<S>, const Dims extends readonly string[] = never>(
+    array: A | `${A}[${string}]`,
+    sweep: readonly I[] = [],
+    options: PrefetchOptions<I, Dims> = {},
+  ): KernelBuilder<I | ([Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]), S> {
+    const { space, ...rest } = options;
+    return this.derive((k) => addPrefetch(k, array, sweep, { ...rest, temporaryAddressSpace: space }));
+  }
+
+  /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */
+  precompute<const Dims extends readonly string[] = never>(
+    rule: string | readonly string[],
+    sweep: readonly I[] = [],
+    options: PrecomputeOptions<I, Dims> = {},
+  ): KernelBuilder<[Dims] extends [never] ? string : I | Dims[number], S> {
+    const { space, ...rest } = options;
+    return this.derive((k) => precompute(k, rule, sweep, { ...rest, temporaryAddressSpace: space }));
+  }
+
+  /** `extractSubst`: subexpressions shaped like `template` become calls of a new rule `name`. */
+  extractSubst(name: string, template: string, parameters: string | readonly string[] = [], within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => extractSubst(k, name, template, parameters, within));
+  }
+
+  /** `assignmentToSubst`: an assignment to `name` becomes the rule `name_subst`, called where `name` was read. */
+  assignmentToSubst(name: string, options: AssignmentToSubstOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => assignmentToSubst(k, name, options));
+  }
+
+  /** `expandSubst`: rule calls are written out (in the instructions `within` picks). */
+  expandSubst(within?: Within): KernelBuilder<I, S> {
+    return this.derive((k) => expandSubst(k, within));
+  }
+
+  /** `bufferArray`: the writes of `array` go to a buffer, filled first and written back after (`<array>_init_0`, `<array>_store_0` loops). */
+  bufferArray<A extends ArrayNames<S>>(array: A, options: Omit<BufferArrayOptions, 'bufferInames'> & { readonly bufferInames?: readonly I[] } = {}): KernelBuilder<I | `${A}_init_${number}` | `${A}_store_${number}`, S> {
+    return this.derive((k) => bufferArray(k, array, options));
+  }
+
+  /** `aliasTemporaries`: these temporaries share one storage, their uses ordered one after the other. */
+  aliasTemporaries(names: readonly string[], options: AliasTemporariesOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => aliasTemporaries(k, names, options));
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Issue 15's verbs change the iname types where the transformation changes the inames,
+ * and take only what exists (inames, match expressions where `within` goes).
+ */
+import { kernel } from '@loom/dsl';
+import type { Equal, Expect } from './helpers.ts';
+
+export function transformCases(): void {
+  const knl = kernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[i,j] {id=w}');
+  type Inames<B> = B extends { readonly inames: readonly (infer N)[] } ? N : never;
+
+  // chunk trades i for i_outer and i_inner, like split
+  const chunked = knl.chunk('i', 3, { inner: 'l.0' });
+  type _chunked = Expect<Equal<Inames<typeof chunked>, 'i_outer' | 'i_inner' | 'j'>>;
+  // @ts-expect-error: 'i' was chunked
+  chunked.tag({ i: 'l.0' });
+  // @ts-expect-error: unknown iname
+  knl.chunk('q', 3);
+
+  // with within, the instructions outside keep the old iname
+  const someSplit = knl.split('i', 4, { within: 'id:w' });
+  type _someSplit = Expect<Equal<Inames<typeof someSplit>, 'i' | 'i_outer' | 'i_inner' | 'j'>>;
+  const someJoin = knl.join(['i', 'j'], 'ij', { within: 'writes:out' });
+  type _someJoin = Expect<Equal<Inames<typeof someJoin>, 'i' | 'j' | 'ij'>>;
+  const someRename = knl.rename('i', 'row', { within: 'id:w' });
+  type _someRename = Expect<Equal<Inames<typeof someRename>, 'i' | 'row' | 'j'>>;
+
+  const fused = knl.renameInames(['i', 'j'], 'ij');
+  type _fused = Expect<Equal<Inames<typeof fused>, 'ij'>>;
+  // @ts-expect-error: 'i' was renamed
+  fused.untag('i');
+  // @ts-expect-error: unknown iname
+  knl.renameInames(['i', 'q'], 'iq');
+
+  const removed = kernel('{ [i,j]: 0<=i<n and 0<=j<4 }', 'out[i] = a[i]').removeUnusedInames(['j']);
+  type _removed = Expect<Equal<Inames<typeof removed>, 'i'>>;
+  // @ts-expect-error: 'j' was removed
+  removed.tag({ j: 'unr' });
+
+  const mapped = knl.mapDomain('[n] -> { [i] -> [i_outer, i_inner]: 0 <= i_inner < 16 and i = 16*i_outer + i_inner }');
+  type _mapped = Expect<Equal<Inames<typeof mapped>, 'i_outer' | 'i_inner' | 'j'>>;
+  // @ts-expect-error: 'i' was mapped away
+  mapped.tag({ i: 'l.0' });
+
+  const affine = knl.affineMapInames(['i'], ['i0'], 'i0 = i + 1');
+  type _affine = Expect<Equal<Inames<typeof affine>, 'i0' | 'j'>>;
+  // @ts-expect-error: only inames are mapped
+  knl.affineMapInames(['q'], ['q0'], 'q0 = q');
+
+  const unique = knl.makeReductionInamesUnique();
+  type _unique = Expect<Equal<Inames<typeof unique>, 'i' | 'j' | `i_${number}` | `j_${number}`>>;
+  knl.splitReductionInward('i').splitReductionOutward(['i', 'j'], 'id:w').untag('j', 'local');
+  // @ts-expect-error: unknown iname
+  knl.splitReductionInward('q');
+  knl.addInamesToInsn('i', 'id:w').removeInamesFromInsn(['j'], 'id:w').addInamesForUnusedHwAxes();
+  // @ts-expect-error: unknown iname
+  knl.addInamesToInsn('q', 'id:w');
+
+  const dup = knl.dup('i', { within: 'id:w', newInames: ['irow'], tags: { i: 'l.0' } });
+  type _dup = Expect<Equal<Inames<typeof dup>, 'i' | 'j' | 'irow'>>;
+
+  // prefetch with named inames, or a spelled-out footprint; precompute names by the rule's parameters
+  const fetched = knl.prefetch('a[i, :]', ['i'], { dimArgNames: ['ai', 'aj'], within: 'id:w' });
+  type _fetched = Expect<Equal<Inames<typeof fetched>, 'i' | 'j' | 'ai' | 'aj'>>;
+  // @ts-expect-error: 'b' is not an array of the kernel
+  knl.prefetch('b[i, :]', ['i']);
+  const named = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i'], { precomputeInames: ['fi'] });
+  type _named = Expect<Equal<Inames<typeof named>, 'i' | 'fi'>>;
+  const loose = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i']);
+  type _loose = Expect<Equal<Inames<typeof loose>, string>>;
+  knl.extractSubst('twice', '2*x', 'x').expandSubst('id:w').priority('id:w', 2).addDependency('id:w', 'id:w').tagInstructions('t', 'writes:out');
+}
