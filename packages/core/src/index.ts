@@ -34,7 +34,8 @@ export type {
 } from './kernel/model.ts';
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './kernel/make-kernel.ts';
 export { parseInstructions } from './kernel/parse-instructions.ts';
-export { assignment, type AssignmentOptions, type InstructionSpec } from './kernel/instruction-specs.ts';
+export { assignment, multipleAssignment, type AssignmentOptions, type MultipleAssignmentOptions, type InstructionSpec } from './kernel/instruction-specs.ts';
+export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 

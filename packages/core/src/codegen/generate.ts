@@ -59,7 +59,8 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
 function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[] } {
   const typed = inferTypes(withDefaultValueTypes(knl));
   checkTypedKernel(typed);
-  const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(typed))));
+  // reductions first: the passes after them see one assignee per instruction
+  const prepared = privatizeIlpTemporaries(placeTemporaries(separateArrays(realizeReductions(typed))));
   checkTypes(prepared, target);
   return { kernel: prepared, args: typed.args };
 }

@@ -5,7 +5,7 @@
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
 import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkScoped } from '../expr/index.ts';
-import { LoomError } from '../errors.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
 export interface Access {
@@ -93,19 +93,38 @@ export function namesRead(insn: Instruction, rules: ReadonlyMap<string, Substitu
   return out;
 }
 
-/** The variable an instruction writes, if any. */
-export function nameWritten(insn: Instruction): string | undefined {
-  const a = insn.assignee;
-  if (!a) return undefined;
-  return a.kind === 'var' ? a.name : a.kind === 'subscript' ? a.array : undefined;
+/** The variable an assignee writes: `x` of `x` and of `x[i, j]`. */
+export function assigneeName(a: Expr): string {
+  if (a.kind === 'var') return a.name;
+  if (a.kind === 'subscript') return a.array;
+  throw new InternalError(`an assignee must be a variable or an array element, not a ${a.kind}`);
 }
 
-/** Expressions evaluated by the instruction: its value, its predicates, the assignee's indices. */
+/** The variables an instruction writes (several for a multiple assignment), in order. */
+export function namesWritten(insn: Instruction): string[] {
+  return insn.assignees.map(assigneeName);
+}
+
+/**
+ * The one assignee of an instruction, where multiple assignments no longer exist (they are
+ * realized with their reductions, before linearization).
+ */
+export function soleAssignee(insn: Instruction): Expr {
+  if (insn.assignees.length !== 1) throw new InternalError(`instruction '${insn.id}' has ${insn.assignees.length} assignees where one was expected`);
+  return insn.assignees[0];
+}
+
+/** The variable an instruction writes, if any, where there is at most one (see `soleAssignee`). */
+export function nameWritten(insn: Instruction): string | undefined {
+  return insn.assignees.length === 0 ? undefined : assigneeName(soleAssignee(insn));
+}
+
+/** Expressions evaluated by the instruction: its value, its predicates, the assignees' indices. */
 export function readExpressions(insn: Instruction, rules: ReadonlyMap<string, SubstitutionRule>): Expr[] {
   const out: Expr[] = [];
   if (insn.expression) out.push(expandSubstitutions(insn.expression, rules));
   for (const p of insn.predicates) out.push(expandSubstitutions(p, rules));
-  if (insn.assignee?.kind === 'subscript') out.push(...insn.assignee.indices);
+  for (const a of insn.assignees) if (a.kind === 'subscript') out.push(...a.indices);
   return out;
 }
 
@@ -118,8 +137,8 @@ export function reductionInames(insn: Instruction, rules: ReadonlyMap<string, Su
 export function allAccesses(knl: LoopKernel): Access[] {
   const out: Access[] = [];
   for (const insn of knl.instructions) {
-    if (insn.assignee?.kind === 'subscript') {
-      out.push({ array: insn.assignee.array, indices: insn.assignee.indices, isWrite: true, reductionInames: [], instruction: insn });
+    for (const a of insn.assignees) {
+      if (a.kind === 'subscript') out.push({ array: a.array, indices: a.indices, isWrite: true, reductionInames: [], instruction: insn });
     }
     for (const e of readExpressions(insn, knl.substitutions)) {
       forEachSubscript(e, (s, red) => out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn }));
@@ -132,11 +151,11 @@ export function allAccesses(knl: LoopKernel): Access[] {
 export function writerMap(knl: LoopKernel): Map<string, string[]> {
   const map = new Map<string, string[]>();
   for (const insn of knl.instructions) {
-    const name = nameWritten(insn);
-    if (name === undefined) continue;
-    const list = map.get(name) ?? [];
-    list.push(insn.id);
-    map.set(name, list);
+    for (const name of new Set(namesWritten(insn))) {
+      const list = map.get(name) ?? [];
+      list.push(insn.id);
+      map.set(name, list);
+    }
   }
   return map;
 }

@@ -6,10 +6,11 @@
  */
 import { isFloat, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import type { Expr } from '../expr/nodes.ts';
+import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
 import type { LoopKernel } from './model.ts';
-import { expandSubstitutions } from './accesses.ts';
+import { expandSubstitutions, namesWritten } from './accesses.ts';
+import { reductionOperation } from '../reduction/index.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -71,7 +72,13 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
       return BOOL;
     case 'if': return combineTypes(rec(e.then), rec(e.otherwise));
     case 'cast': return { dtype: e.dtype as DType, weak: false };
-    case 'reduce': return rec(e.body);
+    case 'reduce': {
+      const results = reductionResultTypes(e, typeOf);
+      if (results.length !== 1) {
+        throw new LoomError(`${e.op}() yields ${results.length} results, not one value: assign them with 'v, k = ${e.op}(...)' (${printExpr(e)})`);
+      }
+      return results[0];
+    }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
       if (e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
@@ -81,6 +88,21 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
       return joined;
     }
   }
+}
+
+/**
+ * The types of what a reduction yields, one per result, from its operation's dtype rule. A
+ * result of the operand's own dtype stays as weak as the operand (`sum(i, 2)` is a weak int).
+ */
+export function reductionResultTypes(e: Reduce, typeOf: NameTypes): ExprType[] {
+  const operands = e.operands.map((x) => exprType(x, typeOf));
+  const dtypes = reductionOperation(e.op).resultDtypes(operands.map((t) => t.dtype));
+  return dtypes.map((dtype, k) => ({ dtype, weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype }));
+}
+
+/** The types of what an instruction's right-hand side yields: one, or one per target of a multiple assignment. */
+export function resultTypes(e: Expr, typeOf: NameTypes): ExprType[] {
+  return e.kind === 'reduce' ? reductionResultTypes(e, typeOf) : [exprType(e, typeOf)];
 }
 
 /** Resolves a possibly weak type to a concrete dtype. */
@@ -104,19 +126,18 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
     ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
   ];
-  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.filter((insn) => {
-    const target = insn.assignee;
-    return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
-  })]));
+  // each writer with the position of the target: a multiple assignment writes its k-th result there
+  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.flatMap((insn) =>
+    insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [])]));
   for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
     changed = false;
     for (const name of inferred) {
       // writers that cannot be typed yet (they read something untyped, or the variable
       // itself: out = 2*out) contribute once the others have given types
       let found: ExprType | undefined;
-      for (const insn of writersOf.get(name)!) {
+      for (const { insn, k } of writersOf.get(name)!) {
         try {
-          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf);
+          const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), typeOf)[k];
           found = found ? combineTypes(found, ty) : ty;
         } catch {
           // not typeable yet

@@ -114,7 +114,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const store: Instruction = {
     kind: 'assign',
     id: storeId,
-    assignee: stored.length ? subscript(tempName, dimNames.map((n) => variable(n))) : variable(tempName),
+    assignees: [stored.length ? subscript(tempName, dimNames.map((n) => variable(n))) : variable(tempName)],
     expression: spec.value(args),
     withinInames: [...knl.inames.filter((n) => storeWithin.has(n)), ...dimNames],
     dependsOn: [],
