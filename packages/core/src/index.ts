@@ -53,6 +53,11 @@ export { tagArrayAxes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
+export {
+  splitReductionInward, splitReductionOutward, makeReductionInamesUnique, reductionArgToSubstRule, realizeReduction,
+  type ReductionTransformOptions, type MakeReductionInamesUniqueOptions,
+} from './transform/reductions.ts';
+export type { RealizeReductionOptions } from './kernel/realize-reductions.ts';
 
 // --- for users: code generation and running ----------------------------------------------------
 export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';

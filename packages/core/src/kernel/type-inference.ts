@@ -95,7 +95,11 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
  * result of the operand's own dtype stays as weak as the operand (`sum(i, 2)` is a weak int).
  */
 export function reductionResultTypes(e: Reduce, typeOf: NameTypes): ExprType[] {
-  const operands = e.operands.map((x) => exprType(x, typeOf));
+  // a nest of one operation (splitReductionInward on argmax): the inner results are the values
+  const [only] = e.operands;
+  const nested = e.operands.length === 1 && only.kind === 'reduce' && only.op === e.op && reductionOperation(e.op).arity > 1;
+  const operands = nested ? reductionResultTypes(only, typeOf) : e.operands.map((x) => exprType(x, typeOf));
+  if (e.inames.length === 0) return operands;
   const dtypes = reductionOperation(e.op).resultDtypes(operands.map((t) => t.dtype));
   return dtypes.map((dtype, k) => ({ dtype, weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype }));
 }

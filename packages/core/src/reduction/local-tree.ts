@@ -112,7 +112,7 @@ export function realizeLocalTree(
     const base = r.newInames(axes.map((a) => `red_${a.iname}`), bounds, sameTags);
     const neutral = op.neutral(dtypes);
     inits = accs.map((acc, k) =>
-      r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [at(acc, position(base))], expression: neutral[k], withinInames: [...scope.within, ...base, ...idleLanes], dependsOn: [] }));
+      r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [at(acc, position(base))], expression: neutral[k], withinInames: [...scope.within, ...base, ...idleLanes], dependsOn: r.globalBarriersBefore(scope.insn) }));
   }
 
   // 2. each work-item puts its value at its position (where it wrote the neutral element: no barrier)

@@ -128,6 +128,14 @@ export class Realization {
     return domain.constraints.every((c) => box.implies(c));
   }
 
+  /** The global barriers `insn` waits for: what an accumulator of it is initialized after. */
+  globalBarriersBefore(insn: Instruction): string[] {
+    return insn.dependsOn.filter((id) => {
+      const d = this.knl.instructions.find((i) => i.id === id);
+      return d?.kind === 'barrier' && d.barrierScope === 'global';
+    });
+  }
+
   /** The local axis an iname is tagged with, if any. */
   localAxis(iname: string): number | undefined {
     const tag = this.inameTags.get(iname);

@@ -33,12 +33,14 @@ export function realizeSequential(
   const within = [...scope.within, ...inames];
 
   // The initialization only writes the accumulator: it waits for nothing (the instruction's
-  // own dependencies are for the reads, in the update). So it takes no predicate either: a
-  // condition reads (`if c_fetch[i] > 0`), and evaluated before its data was written it left
-  // the accumulator uninitialized. An accumulator set where the instruction is skipped is never read.
+  // own dependencies are for the reads, in the update), but the global barriers the
+  // instruction waits for: the accumulator lives in one device kernel, the one after them.
+  // It takes no predicate either: a condition reads (`if c_fetch[i] > 0`), and evaluated
+  // before its data was written it left the accumulator uninitialized. An accumulator set
+  // where the instruction is skipped is never read.
   const neutral = op.neutral(dtypes);
   const initIds = accs.map((acc, k) =>
-    r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [variable(acc)], expression: neutral[k], withinInames: scope.within, dependsOn: [] }));
+    r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [variable(acc)], expression: neutral[k], withinInames: scope.within, dependsOn: r.globalBarriersBefore(scope.insn) }));
 
   const values = op.lift ? op.lift(point.values, operandDtypes) : point.values;
   const targets = accs.map((a) => variable(a));

@@ -18,6 +18,7 @@ import { Linear } from '../linear.ts';
 import { type Constraint, eliminateWith, ge, isFalse, tidy } from './constraint.ts';
 import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn, type Split } from './fourier-motzkin.ts';
 import { implies } from './omega.ts';
+import { eliminateApprox } from './projection.ts';
 
 export interface System {
   readonly constraints: readonly Constraint[];
@@ -87,8 +88,8 @@ function simplifyOne(cs: readonly Constraint[], e: string): Step | undefined {
  * every upper bound (the same with the roles of the bounds exchanged).
  */
 function pinned(split: Split): Step | undefined {
-  const box = variableRanges(split.rest);
   const e = split.variable;
+  const box = variableRanges(split.rest, new Set([...split.lower, ...split.upper].flatMap((c) => c.expr.variables.filter((v) => v !== e))));
   const side = (bounds: readonly Constraint[], round: (x: number) => number, sign: 1 | -1): number[] | undefined => {
     const values: number[] = [];
     for (const c of bounds) {
@@ -109,10 +110,16 @@ function pinned(split: Split): Step | undefined {
   return undefined;
 }
 
-/** Per variable, the interval its one-variable constraints allow (missing sides are infinite). */
-function variableRanges(cs: readonly Constraint[]): Map<string, [number, number]> {
+/**
+ * For each of `wanted`, the interval the constraints allow it (missing sides are infinite),
+ * from the constraints with the other variables projected away (a superset of the integer
+ * values: sound for deciding that a bound is pinned).
+ */
+function variableRanges(cs: readonly Constraint[], wanted: ReadonlySet<string>): Map<string, [number, number]> {
+  const all = [...new Set(cs.flatMap((c) => c.expr.variables))];
+  const alone = [...wanted].flatMap((v) => (all.includes(v) ? eliminateApprox(cs, all.filter((x) => x !== v)) : []));
   const ranges = new Map<string, [number, number]>();
-  for (const c of cs) {
+  for (const c of alone) {
     const [v] = c.expr.variables;
     if (v === undefined || c.expr.variables.length !== 1) continue;
     const k = c.expr.coeff(v);

@@ -130,12 +130,18 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const read = (useArgs: readonly Linear[]): Expr =>
     stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
   const users = new Set(uses.map((u) => u.instruction.id));
+  // A global temporary is written by every work-group and read by any: as loopy does, the
+  // readers wait at a global barrier (which ends the device kernel) named after the store.
+  const barrier: Instruction | undefined = spec.addressSpace === 'global'
+    ? { ...store, kind: 'barrier', id: uniqueName(`${spec.base}_barrier`, new Set([...taken, storeId])), assignees: [], expression: undefined, barrierScope: 'global', withinInames: [], dependsOn: [storeId] }
+    : undefined;
+  const waitFor = barrier?.id ?? storeId;
   // the rules concerned were inlined into the users (inlineRulesThat), each call its own footprint
   const rewritten = mapKernelExpressions(knl, (e) => spec.rewrite(e, read), { what, within: users, rules: 'keep', assignee: 'none' });
-  const instructions = rewritten.instructions.map((insn) => (users.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, storeId] } : insn));
+  const instructions = rewritten.instructions.map((insn) => (users.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
   const temporaries = new Map(knl.temporaries);
   temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent!)), addressSpace: spec.addressSpace ?? 'auto' });
-  let result = knl.with({ domains: [...knl.domains, domain], instructions: [store, ...instructions], temporaries });
+  let result = knl.with({ domains: [...knl.domains, domain], instructions: [store, ...(barrier ? [barrier] : []), ...instructions], temporaries });
   if (spec.defaultTag !== undefined && spec.defaultTag !== null && dimNames.length) {
     const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
     // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words

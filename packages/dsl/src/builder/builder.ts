@@ -21,7 +21,10 @@ import {
   fixParameters,
   generateCode,
   joinInames,
+  makeReductionInamesUnique,
   prioritizeLoops,
+  realizeReduction,
+  reductionArgToSubstRule,
   renameIname,
   run,
   saveAndReloadTemporaries,
@@ -29,6 +32,8 @@ import {
   setOptions,
   setTemporaryAddressSpace,
   splitIname,
+  splitReductionInward,
+  splitReductionOutward,
   tagArrayAxes,
   tagInames,
   type AddNosyncOptions,
@@ -198,6 +203,30 @@ export class KernelBuilder<I extends string, S extends AnySignature> {
   /** `addNosync`: the sinks need no barrier of `scope` after the sources. */
   nosync(scope: NoSyncScope, source: string | readonly string[], sink: string | readonly string[], options: AddNosyncOptions = {}): KernelBuilder<I, S> {
     return this.#then((k) => addNosync(k, scope, source, sink, options));
+  }
+
+  /**
+   * `splitReductionOutward` / `splitReductionInward`: a reduction over these inames and
+   * others becomes two nested ones, these outside (`'outward'`) or inside (`'inward'`).
+   */
+  splitReduction(inames: readonly I[] | I, direction: 'inward' | 'outward', options: { readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
+    const list = typeof inames === 'string' ? [inames] : inames;
+    return this.#then((k) => (direction === 'inward' ? splitReductionInward(k, list, options) : splitReductionOutward(k, list, options)));
+  }
+
+  /** `makeReductionInamesUnique`: a second reduction over an iname reduces over a copy of it (`i_0`, ...). */
+  uniqueReductionInames<N extends I = I>(options: { readonly inames?: readonly N[]; readonly within?: string | readonly string[] } = {}): KernelBuilder<I | Numbered<N>, S> {
+    return this.#then((k) => makeReductionInamesUnique(k, options));
+  }
+
+  /** `reductionArgToSubstRule`: a reduction's value becomes a substitution rule of its inames (`red_i_arg(i)`), for `.precompute`. */
+  reductionRule(inames: readonly I[] | I, options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
+    return this.#then((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
+  }
+
+  /** `realizeReduction`: the reductions (of these instructions) become instructions now; dtypes must be known. */
+  realizeReduction(options: { readonly insnIdFilter?: readonly string[] } = {}): KernelBuilder<I | `red_${string}`, S> {
+    return this.#then((k) => realizeReduction(k, options));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */
