@@ -44,8 +44,8 @@ export function lowest(t: DType): Expr {
     case 'int8': return int(-128);
     case 'int16': return int(-32768);
     case 'int32': return int(-2147483648);
-    // -2**63 has no literal in C; (-2**62)*2 is it, exactly, without overflow
-    case 'int64': return binary('*', cast('int64', int(-(2 ** 62))), int(2));
+    // -2**63 has no literal in C (nor has a printer an exact one past 2**53): -2**31 * 2**31 * 2
+    case 'int64': return binary('*', binary('*', cast('int64', int(-(2 ** 31))), int(2 ** 31)), int(2));
     default: return int(0); // unsigned
   }
 }
@@ -61,11 +61,13 @@ export function highest(t: DType): Expr {
     case 'uint16': return int(65535);
     case 'int32': return int(2147483647);
     case 'uint32': return int(4294967295);
-    // 2**63 - 1 and 2**64 - 1, built without a literal or a step that overflows
-    case 'int64': return binary('+', binary('*', binary('-', cast('int64', int(2 ** 62)), int(1)), int(2)), int(1));
-    case 'uint64': return binary('+', binary('*', binary('-', cast('uint64', int(2 ** 62)), int(1)), int(4)), int(3));
+    // 2**63 - 1 and 2**64 - 1, from safe literals, in steps that do not overflow
+    case 'int64': return binary('+', binary('*', binary('-', twoTo62('int64'), int(1)), int(2)), int(1));
+    case 'uint64': return binary('+', binary('*', binary('-', twoTo62('uint64'), int(1)), int(4)), int(3));
   }
 }
+
+const twoTo62 = (t: DType) => binary('*', cast(t, int(2 ** 31)), int(2 ** 31));
 
 /** `x != x`: NaN, the one value unequal to itself (never true for integers). */
 const isNan = (x: Expr, t: DType): Expr => (isFloat(t) ? compare('!=', x, x) : bool(false));
