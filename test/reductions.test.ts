@@ -6,9 +6,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addPrefetch, expr, fixParameters, globalArg, LoomError, makeKernel, parseExpression, printExpr, registerReduction,
-  run, splitIname, tagInames, type Device, type DType,
+  addDtypes, addPrefetch, expr, fixParameters, globalArg, LoomError, makeKernel, makeReductionInamesUnique, parseExpression, printExpr,
+  realizeReduction, reductionArgToSubstRule, registerReduction, run, splitIname, splitReductionOutward, tagInames, type Device, type DType,
 } from '@loom/core';
+import { kernel } from '@loom/dsl';
 import { preprocess } from '../packages/core/src/codegen/generate.ts';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
@@ -180,6 +181,30 @@ for (const device of testDevices()) {
     assert.equal([(r.hi as BigInt64Array)[0], (r.lo as BigInt64Array)[0]], [a[2], b[2]]);
   });
 }
+
+test('the builder verbs give the kernels the functions give, and run typed', async () => {
+  const text = ['a = sum((i, j), x[i, j])', 'b = sum(i, sum(j, x[i, j]))'];
+  const base = makeKernel('{ [i, j]: 0<=i<4 and 0<=j<5 }', text);
+  const built = kernel('{ [i, j]: 0<=i<4 and 0<=j<5 }', text)
+    .splitReduction('j', 'outward', { within: 'insn' })
+    .uniqueReductionInames({ inames: ['i', 'j'] })
+    .reductionRule(['j'], { within: 'insn' })
+    .dtypes({ x: 'float32' })
+    .realizeReduction({ insnIdFilter: ['insn_0'] });
+  let functional = splitReductionOutward(base, 'j', { within: 'insn' });
+  functional = makeReductionInamesUnique(functional, { inames: ['i', 'j'] });
+  functional = reductionArgToSubstRule(functional, ['j'], { within: 'insn' });
+  functional = realizeReduction(addDtypes(functional, { x: 'float32' }), { insnIdFilter: ['insn_0'] });
+  assert.is(built.toString(), functional.toString());
+  const x = randomFloat32(20, 9);
+  const { a, b } = await built.run(testDevices()[0], { x });
+  const total = x.reduce((s, v) => s + v, 0);
+  assertClose([a[0], b[0]], [total, total], 'a, b', 1e-5, 1e-5);
+
+  const argmax = kernel('{ [i]: 0<=i<n }', 'v, k = argmax(i, abs(a[i]), i)').tag({ i: 'l.0' }).fix({ n: 6 });
+  const { v, k } = await argmax.run(testDevices()[0], { a: Float32Array.from([1, -8, 3, 8, 0, 2]) });
+  assert.equal([(v as Float32Array)[0], (k as Int32Array)[0]], [8, 1]);
+});
 
 test('a reduction over a group iname is refused, naming the alternatives', () => {
   const knl = tagInames(makeKernel('{[i]: 0<=i<n}', 'out = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), { i: 'g.0' });
