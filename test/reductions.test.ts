@@ -199,7 +199,7 @@ test('the builder verbs give the kernels the functions give, and run typed', asy
   const x = randomFloat32(20, 9);
   const { a, b } = await built.run(testDevices()[0], { x });
   const total = x.reduce((s, v) => s + v, 0);
-  assertClose([a[0], b[0]], [total, total], 'a, b', 1e-5, 1e-5);
+  assertClose([(a as Float32Array)[0], (b as Float32Array)[0]], [total, total], 'a, b', 1e-5, 1e-5);
 
   const argmax = kernel('{ [i]: 0<=i<n }', 'v, k = argmax(i, abs(a[i]), i)').tag({ i: 'l.0' }).fix({ n: 6 });
   const { v, k } = await argmax.run(testDevices()[0], { a: Float32Array.from([1, -8, 3, 8, 0, 2]) });
