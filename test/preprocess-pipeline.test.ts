@@ -45,8 +45,8 @@ test('the passes run from one named list, in this order', () => {
     'defaultValueTypes',
     'inferTypes',
     'checkTypedKernel',
-    'separateArrays',
     'realizeReductions',
+    'separateArrays',
     'placeTemporaries',
     'privatizeIlpTemporaries',
     'checkDtypes',
@@ -85,7 +85,7 @@ test('every example and tutorial kernel passes verification after every pass', (
 /** A kernel built field by field, without makeKernel: `out[i] = 2*a[i]`, and a second instruction after it. */
 function handMade(second: Partial<Instruction>): LoopKernel {
   const insn = (fields: Partial<Instruction> & Pick<Instruction, 'id'>): Instruction => ({
-    kind: 'assign', withinInames: ['i'], dependsOn: [], noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false,
+    kind: 'assign', assignees: [], withinInames: ['i'], dependsOn: [], noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false,
     ...fields,
   });
   const array = (name: string) => ({ name, kind: 'global' as const, dtype: 'float32' as const, shape: [variable('n')], isInput: name === 'a', isOutput: name === 'out', forAtomic: false });
@@ -93,8 +93,8 @@ function handMade(second: Partial<Instruction>): LoopKernel {
     name: 'hand_made',
     domains: [BasicSet.parse('[n] -> { [i]: 0 <= i < n }')],
     instructions: [
-      insn({ id: 'double', assignee: subscript('out', [variable('i')]), expression: call('max', [subscript('a', [variable('i')]), int(0)]) }),
-      insn({ id: 'second', assignee: subscript('out', [variable('i')]), expression: subscript('out', [variable('i')]), dependsOn: ['double'], ...second }),
+      insn({ id: 'double', assignees: [subscript('out', [variable('i')])], expression: call('max', [subscript('a', [variable('i')]), int(0)]) }),
+      insn({ id: 'second', assignees: [subscript('out', [variable('i')])], expression: subscript('out', [variable('i')]), dependsOn: ['double'], ...second }),
     ],
     args: [array('a'), array('out'), { name: 'n', kind: 'value', dtype: 'int32', shape: undefined, isInput: true, isOutput: false, forAtomic: false }],
     temporaries: new Map(),
@@ -115,7 +115,7 @@ test('the verifier finds what is broken in a kernel made by hand', () => {
   assert.equal(kernelProblems(handMade({ withinInames: [] })), ["instruction 'second' reads the iname 'i' outside its loop"]);
   assert.equal(kernelProblems(handMade({ id: 'double', dependsOn: [] })), ["two instructions have the id 'double'"]);
   assert.equal(kernelProblems(handMade({ expression: subscript('b', [variable('i')]) })), ["instruction 'second' reads 'b', which is no iname, argument or temporary"]);
-  assert.equal(kernelProblems(handMade({ assignee: variable('i') })), ["instruction 'second' writes 'i', which is no argument or temporary"]);
+  assert.equal(kernelProblems(handMade({ assignees: [variable('i')] })), ["instruction 'second' writes 'i', which is no argument or temporary"]);
   assert.equal(kernelProblems(handMade({ kind: 'barrier' })), ["instruction 'second' is a barrier but assigns"]);
   const reduction = reduce('sum', ['k'], subscript('a', [variable('k')]));
   assert.equal(kernelProblems(handMade({ expression: reduction })), ["instruction 'second' reduces over 'k', which no domain has"]);

@@ -49,7 +49,7 @@ function privateScatter(): LoopKernel {
 function replaced(knl: LoopKernel, by: Record<string, [string, string]>): LoopKernel {
   return knl.with({
     instructions: knl.instructions.map((insn) =>
-      by[insn.id] ? { ...insn, assignee: parseExpression(by[insn.id][0]), expression: parseExpression(by[insn.id][1]) } : insn,
+      by[insn.id] ? { ...insn, assignees: [parseExpression(by[insn.id][0])], expression: parseExpression(by[insn.id][1]) } : insn,
     ),
   });
 }

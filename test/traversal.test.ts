@@ -59,7 +59,7 @@ test('mapKernelExpressions: assignee indices by default, the whole assignee or n
   const deep = (e: Expr) => renameInExpr(tag(e), new Map([['i', 'ii']]));
   const show = (k: typeof knl) => {
     const insn = k.instruction('w');
-    return [insn.assignee, insn.expression, ...insn.predicates].map((e) => printExpr(e!));
+    return [...insn.assignees, insn.expression, ...insn.predicates].map((e) => printExpr(e!));
   };
   assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test' })), ['out[ii]', 'a[ii] + ii', 'ii']);
   assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test', assignee: 'whole' })), ['out2[ii]', 'a[ii] + ii', 'ii']);

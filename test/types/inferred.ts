@@ -51,7 +51,27 @@ type Everything = InferredSignature<
   ... gbarrier
   `
 >;
+type Reductions = InferredSignature<
+  '{ [i,j]: 0<=i<n and 0<=j<=i }',
+  `
+  max_val, max_idx = argmax(j, abs(a[j]), j)
+  out[i], <>flag = reduce(segmented(sum), j, arr[j], segflag[j])
+  res[i] = reduce(sum, j, b[i, j]) + simul_reduce(max, [j], c[j]) * scale
+  `
+>;
 export type InstructionCases = [
+  // a multiple assignment writes each of its targets; a reduction's operation is no argument
+  Expect<
+    Equal<
+      Facts<Reductions>,
+      {
+        inputs: 'a' | 'arr' | 'segflag' | 'b' | 'c';
+        outputs: 'max_val' | 'max_idx' | 'out' | 'res';
+        required: 'a' | 'arr' | 'segflag' | 'b' | 'c' | 'scale';
+        values: 'scale' | 'n';
+      }
+    >
+  >,
   Expect<Equal<Facts<Double>, { inputs: 'a'; outputs: 'out'; required: 'a'; values: 'n' }>>,
   // `out` is read as well as written: an input the caller passes
   Expect<Equal<Facts<Tutorial>, { inputs: 'a' | 'out'; outputs: 'out'; required: 'a' | 'out'; values: 'n' }>>,

@@ -35,7 +35,8 @@ export type {
 } from './kernel/model.ts';
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './frontend/make-kernel.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
-export { assignment, type AssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
+export { assignment, multipleAssignment, type AssignmentOptions, type MultipleAssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
+export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
@@ -68,6 +69,8 @@ export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alia
 export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
+export { reductionArgToSubstRule, realizeReduction, type ReductionTransformOptions } from './transform/reductions.ts';
+export type { RealizeReductionOptions } from './preprocess/realize-reductions.ts';
 
 // --- for users: statistics (operations, memory accesses, synchronizations, footprints) ------------
 export {

@@ -18,8 +18,8 @@ function* matmul(gid0, gid1, gid2, lid0, lid1, lid2, a, b, c, n, l, m, a_fetch, 
       a_fetch[Math.imul(16, lid1) + lid0] = a[Math.imul(l, Math.imul(16, gid1) + lid1) + (Math.imul(16, k_outer) + lid0)];
     }
     yield 0; // barrier (local): for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule)
-    for (let k_inner = 0; k_inner <= Math.min((l - Math.imul(16, k_outer) - 1) | 0, 15); k_inner++) {
-      if (Math.imul(16, gid1) <= ((n - lid1 - 1) | 0) && Math.imul(16, gid0) <= ((m - lid0 - 1) | 0)) {
+    if (Math.imul(16, gid1) <= ((n - lid1 - 1) | 0) && Math.imul(16, gid0) <= ((m - lid0 - 1) | 0)) {
+      for (let k_inner = 0; k_inner <= Math.min((l - Math.imul(16, k_outer) - 1) | 0, 15); k_inner++) {
         acc_k_outer_k_inner = Math.fround(acc_k_outer_k_inner + Math.fround(a_fetch[Math.imul(16, lid1) + k_inner] * b_fetch[Math.imul(16, k_inner) + lid0]));
       }
     }

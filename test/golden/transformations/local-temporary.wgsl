@@ -19,12 +19,10 @@ fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_i
     acc_k = 0.0;
   }
   workgroupBarrier(); // for a_temp (insn_0_acc_k_update depends on insn)
-  for (var k: i32 = 0i; k <= 15i; k++) {
-    if (16i * group_id.x <= n - local_id.x - 1i) {
+  if (16i * group_id.x <= n - local_id.x - 1i) {
+    for (var k: i32 = 0i; k <= 15i; k++) {
       acc_k = acc_k + a_temp[k];
     }
-  }
-  if (16i * group_id.x <= n - local_id.x - 1i) {
     out[16i * group_id.x + local_id.x] = acc_k;
   }
 }

@@ -11,9 +11,10 @@ __kernel void __attribute__ ((reqd_work_group_size(16, 1, 1))) loopy_kernel(__gl
     acc_k = 0.0f;
   }
   barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn_acc_k_update depends on a_fetch_rule) */;
-  for (int k = 0; k <= 15; ++k)
-    if (16 * gid(0) <= n - lid(0) - 1)
-      acc_k = acc_k + a_fetch[lid(0)];
   if (16 * gid(0) <= n - lid(0) - 1)
+  {
+    for (int k = 0; k <= 15; ++k)
+      acc_k = acc_k + a_fetch[lid(0)];
     out[16 * gid(0) + lid(0)] = acc_k;
+  }
 }

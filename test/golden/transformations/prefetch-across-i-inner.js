@@ -11,12 +11,10 @@ function* loopy_kernel(gid0, gid1, gid2, lid0, lid1, lid2, a, n, out, a_fetch) {
     acc_k = 0;
   }
   yield 0; // barrier (local): for a_fetch (insn_acc_k_update depends on a_fetch_rule)
-  for (let k = 0; k <= 15; k++) {
-    if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
+  if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
+    for (let k = 0; k <= 15; k++) {
       acc_k = Math.fround(acc_k + a_fetch[lid0]);
     }
-  }
-  if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
     out[Math.imul(16, gid0) + lid0] = acc_k;
   }
 }

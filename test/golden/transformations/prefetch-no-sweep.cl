@@ -9,10 +9,8 @@ __kernel void __attribute__ ((reqd_work_group_size(16, 1, 1))) loopy_kernel(__gl
   {
     a_fetch = a[16 * gid(0) + lid(0)];
     acc_k = 0.0f;
-  }
-  for (int k = 0; k <= 15; ++k)
-    if (16 * gid(0) <= n - lid(0) - 1)
+    for (int k = 0; k <= 15; ++k)
       acc_k = acc_k + a_fetch;
-  if (16 * gid(0) <= n - lid(0) - 1)
     out[16 * gid(0) + lid(0)] = acc_k;
+  }
 }

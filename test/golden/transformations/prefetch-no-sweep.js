@@ -9,13 +9,9 @@ function loopy_kernel(gid0, gid1, gid2, lid0, lid1, lid2, a, n, out) {
   if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
     a_fetch = a[Math.imul(16, gid0) + lid0];
     acc_k = 0;
-  }
-  for (let k = 0; k <= 15; k++) {
-    if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
+    for (let k = 0; k <= 15; k++) {
       acc_k = Math.fround(acc_k + a_fetch);
     }
-  }
-  if (Math.imul(16, gid0) <= ((n - lid0 - 1) | 0)) {
     out[Math.imul(16, gid0) + lid0] = acc_k;
   }
 }

@@ -4,8 +4,8 @@
 
 // kernel 'loopy_kernel': work-groups (1), work-items per group (1)
 function loopy_kernel(gid0, gid1, gid2, lid0, lid1, lid2, a, n) {
-  for (let i_inner = 0; i_inner <= 15; i_inner++) {
-    for (let i_outer = (((-i_inner + 15) | 0) / 16) | 0; i_outer <= ((((n - i_inner + 15) | 0) / 16) | 0) - 1; i_outer++) {
+  for (let i_inner = 0; i_inner <= Math.min(15, (n - 1) | 0); i_inner++) {
+    for (let i_outer = (((-i_inner + 15) | 0) / 16) | 0; i_outer <= ((((n - i_inner - 1) | 0) / 16) | 0); i_outer++) {
       a[Math.imul(16, i_outer) + i_inner] = 0;
     }
   }

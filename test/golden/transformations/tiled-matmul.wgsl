@@ -27,8 +27,8 @@ fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_i
       a_fetch[16i * local_id.y + local_id.x] = a[n * (16i * group_id.y + local_id.y) + (16i * k_outer + local_id.x)];
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule)
-    for (var k_inner: i32 = 0i; k_inner <= min(n - 16i * k_outer - 1i, 15i); k_inner++) {
-      if (16i * group_id.y <= n - local_id.y - 1i && 16i * group_id.x <= n - local_id.x - 1i) {
+    if (16i * group_id.y <= n - local_id.y - 1i && 16i * group_id.x <= n - local_id.x - 1i) {
+      for (var k_inner: i32 = 0i; k_inner <= min(n - 16i * k_outer - 1i, 15i); k_inner++) {
         acc_k_outer_k_inner = acc_k_outer_k_inner + a_fetch[16i * local_id.y + k_inner] * b_fetch[16i * k_inner + local_id.x];
       }
     }

@@ -26,7 +26,11 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
   const replaced = new Map<string, string[]>();
 
   const instructions = knl.instructions.flatMap((insn): Instruction[] => {
-    const target = insn.assignee;
+    const written = insn.assignees.filter((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : undefined) === argName);
+    if (written.length > 0 && insn.assignees.length > 1) {
+      throw new LoomError(`${what}: instruction '${insn.id}' assigns '${argName}' among several results; a transformation can be attached to a single assignment's target only`, insn.span);
+    }
+    const target = insn.assignees.length === 1 ? insn.assignees[0] : undefined;
     const index = target?.kind === 'subscript' && target.array === argName ? target.indices : target?.kind === 'var' && target.name === argName ? [] : undefined;
     if (index === undefined) return [insn];
     if (insn.atomic || knl.arg(argName)?.forAtomic) {
@@ -39,7 +43,7 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
     if (uses > 1 && value.kind !== 'var' && value.kind !== 'int' && value.kind !== 'float') {
       const temp = fresh(`${argName}_value`, names);
       temporaries.set(temp, { name: temp, dtype, shape: [], addressSpace: 'private' } satisfies TemporaryVariable);
-      out.push({ ...insn, assignee: expr.variable(temp), expression: value });
+      out.push({ ...insn, assignees: [expr.variable(temp)], expression: value });
       computed = insn.id;
       value = expr.variable(temp);
     }
@@ -50,13 +54,13 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
       out.push({
         ...insn,
         id,
-        assignee: element(leaf, at),
+        assignees: [element(leaf, at)],
         expression: instantiate(store.value, index, resolved, value),
         predicates: [...insn.predicates, ...store.guards.map((g) => instantiate(g, index, resolved, value))],
         dependsOn: computed === undefined ? insn.dependsOn : [computed],
       });
     });
-    if (out.length === 0) out.push({ ...insn, kind: 'nop', assignee: undefined, expression: undefined });
+    if (out.length === 0) out.push({ ...insn, kind: 'nop', assignees: [], expression: undefined });
     replaced.set(insn.id, out.map((i) => i.id));
     return out;
   });

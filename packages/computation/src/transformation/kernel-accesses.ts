@@ -33,11 +33,12 @@ export function accessesOf(knl: LoopKernel, name: string): ArgumentAccesses {
       if (x.kind === 'var' && x.name === name) reads.push({ insn, indices: [] });
     });
   for (const insn of knl.instructions) {
-    const a = insn.assignee;
-    if (a?.kind === 'subscript') {
-      if (a.array === name) writes.push({ insn, indices: a.indices });
-      a.indices.forEach((i) => readsIn(i, insn));
-    } else if (a?.kind === 'var' && a.name === name) writes.push({ insn, indices: [] });
+    for (const a of insn.assignees) {
+      if (a.kind === 'subscript') {
+        if (a.array === name) writes.push({ insn, indices: a.indices });
+        a.indices.forEach((i) => readsIn(i, insn));
+      } else if (a.kind === 'var' && a.name === name) writes.push({ insn, indices: [] });
+    }
     if (insn.expression) readsIn(insn.expression, insn);
     insn.predicates.forEach((p) => readsIn(p, insn));
   }

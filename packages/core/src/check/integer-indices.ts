@@ -19,7 +19,7 @@ export function checkIntegerIndices(knl: LoopKernel): void {
     inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype;
   for (const insn of knl.instructions) {
     const subscripts: Subscript[] = [];
-    if (insn.assignee?.kind === 'subscript') subscripts.push(insn.assignee);
+    for (const a of insn.assignees) if (a.kind === 'subscript') subscripts.push(a);
     for (const e of readExpressions(insn, knl.substitutions)) forEachSubscript(e, (s) => subscripts.push(s));
     for (const s of subscripts) {
       for (const [axis, index] of s.indices.entries()) {

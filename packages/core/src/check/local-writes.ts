@@ -17,9 +17,9 @@ import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
-import { staticMax, staticMin, type BasicSet } from '../sets/index.ts';
+import { staticMax, staticMin, type BasicSet, type Constraint } from '../sets/index.ts';
 import { conditionConstraints } from '../kernel/conditions.ts';
-import { forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
+import { forEachSubscript, nameWritten, readExpressions, soleAssignee } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { scheduledInstructions } from '../schedule/linearize.ts';
@@ -59,8 +59,8 @@ function checkReadsAreWritten(knl: LoopKernel, kernelName: string, t: TemporaryV
   // per axis, the hull of what the writers write; undefined: not known, not judged
   const written: (Range | undefined)[] = t.shape.map(() => undefined);
   for (const w of writers) {
-    const a = w.assignee;
-    if (a?.kind !== 'subscript') return;
+    const a = soleAssignee(w);
+    if (a.kind !== 'subscript') return;
     const box = accessRange(knl, w, a.indices);
     for (const [axis, r] of box.entries()) {
       if (!r) return; // a writer we cannot bound could write anything

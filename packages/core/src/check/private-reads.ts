@@ -16,7 +16,7 @@
  */
 import { exprEquals, mapExpr } from '../expr/index.ts';
 import { variable, type Expr } from '../expr/nodes.ts';
-import { forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
+import { forEachSubscript, nameWritten, readExpressions, soleAssignee } from '../kernel/accesses.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { fail, quoted } from './check-error.ts';
 
@@ -47,8 +47,10 @@ function checkReader(knl: LoopKernel, name: string, w: Instruction, r: Instructi
       fix,
     });
   }
-  const written = w.assignee?.kind === 'subscript' ? w.assignee.indices.map((ix) => onAxes(knl, ix)) : [];
-  const followsAxis = written.some((ix, k) => !exprEquals(ix, w.assignee!.kind === 'subscript' ? w.assignee!.indices[k] : ix));
+  const target = soleAssignee(w);
+  const indices = target.kind === 'subscript' ? target.indices : [];
+  const written = indices.map((ix) => onAxes(knl, ix));
+  const followsAxis = written.some((ix, k) => !exprEquals(ix, indices[k]));
   if (!followsAxis) return;
   const foreign = readIndices(knl, r, name).find((ix) => ix.length !== written.length || ix.some((x, k) => !exprEquals(onAxes(knl, x), written[k])));
   if (foreign === undefined) return;

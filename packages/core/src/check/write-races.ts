@@ -20,7 +20,7 @@ import { Linear } from '../linear.ts';
 import { staticMax, staticMin } from '../sets/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables } from '../expr/index.ts';
-import { expandSubstitutions, forEachSubscript, nameWritten } from '../kernel/accesses.ts';
+import { expandSubstitutions, forEachSubscript, nameWritten, soleAssignee } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { tagToString, type AddressSpace, type InameTag, type LoopKernel } from '../kernel/model.ts';
 import { quoted, warn } from './check-error.ts';
@@ -28,8 +28,9 @@ import { quoted, warn } from './check-error.ts';
 export function checkWriteRaces(knl: LoopKernel): void {
   const carried = inamesCarriedByPrivateTemporaries(knl);
   for (const insn of knl.instructions) {
-    const a = insn.assignee;
-    if (!a || (a.kind !== 'var' && a.kind !== 'subscript')) continue;
+    if (insn.kind !== 'assign') continue;
+    const a = soleAssignee(insn);
+    if (a.kind !== 'var' && a.kind !== 'subscript') continue;
     const name = a.kind === 'var' ? a.name : a.array;
     const space = addressSpaceOf(knl, name);
     const names = a.kind === 'subscript' ? a.indices.flatMap(namesIn) : [];

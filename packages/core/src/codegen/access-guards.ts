@@ -31,6 +31,7 @@ import { cast, compare, ifThenElse, int, logical, not, subscript, type Expr, typ
 import { exprEquals, mapChildren, printExpr, toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
 import { domainOf } from '../kernel/domains.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import type { Stmt } from './ast.ts';
@@ -123,7 +124,7 @@ export class AccessGuards {
     const predicateChecks: Check[] = [];
     const predicates = insn.predicates.map((p) => this.reads(insn, p, [], predicateChecks));
     const checks: Check[] = [];
-    const assignee = insn.assignee!;
+    const assignee = soleAssignee(insn);
     let target: Expr;
     const writeConditions: Expr[] = [];
     if (assignee.kind === 'subscript') {

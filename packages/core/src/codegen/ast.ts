@@ -8,7 +8,8 @@ import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { AddressSpace } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
-import { mapStmts } from './stmt-visit.ts';
+import { mapStmts, statementsOfKind } from './stmt-visit.ts';
+import { freeVariables, someExpr } from '../expr/index.ts';
 
 export type Stmt =
   | { readonly kind: 'block'; readonly body: readonly Stmt[] }
@@ -79,6 +80,20 @@ export function mergeGuards(body: readonly Stmt[], same: (a: Expr, b: Expr) => b
     }
     return out;
   };
-  const inner = (s: Stmt) => mapStmts(s, { stmt: (x) => (x.kind === 'block' ? { ...x, body: merge(x.body) } : x) });
+  const inner = (s: Stmt) => mapStmts(s, { stmt: (x) => (x.kind === 'block' ? { ...x, body: merge(x.body) } : hoistGuard(x)) });
   return merge(body.map(inner));
+}
+
+/**
+ * A loop whose whole body is one guard that the loop does not change (`for (i) if (gid(0) > 0)
+ * acc += a[i]`) runs under it instead: `if (gid(0) > 0) for (i) acc += a[i]`, as loopy puts
+ * the conditions of a reduction's instruction around its loop. Only a condition that reads no
+ * memory and none of the loop's names (its index, what it assigns) is moved.
+ */
+function hoistGuard(s: Stmt): Stmt {
+  if (s.kind !== 'for' || s.body.kind !== 'if') return s;
+  const guard = s.body;
+  const changing = new Set([s.iname, ...statementsOfKind(guard.then, 'assign').flatMap((a) => [...freeVariables(a.target)]), ...statementsOfKind(guard.then, 'for').map((f) => f.iname)]);
+  const invariant = !someExpr(guard.condition, (x) => x.kind === 'subscript') && ![...freeVariables(guard.condition)].some((n) => changing.has(n));
+  return invariant ? { kind: 'if', condition: guard.condition, then: { ...s, body: guard.then } } : s;
 }

@@ -10,7 +10,7 @@ import { exprEquals, mapExpr, printExpr, simplify, substitute, toLinear } from '
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
-import { namesRead } from '../kernel/accesses.ts';
+import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
 import { ilpRange, isIlpIname } from '../preprocess/privatize-ilp.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
@@ -66,7 +66,7 @@ export class DeviceKernelBuilder {
     const enforced = hardwareContext(this.grid, this.knl.assumptions);
     const statements = this.items(schedule, [], enforced);
     const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
-    const written = new Set(insns.map((i) => (i.assignee?.kind === 'subscript' ? i.assignee.array : i.assignee?.kind === 'var' ? i.assignee.name : '')));
+    const written = new Set(insns.flatMap((i) => namesWritten(i)));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
     const globals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace === 'global');
     const params: KernelParam[] = [
@@ -114,6 +114,8 @@ export class DeviceKernelBuilder {
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
     const keep = [...this.hardwareAncestors(iname), ...outer];
     const domain = domainOf(this.knl, [...keep, iname]);
+    // a loop without iterations (`0 <= j < 0`: a reduction over nothing) is no code at all
+    if (domain.isEmpty()) return [];
     const lower = nonRedundant(domain.lowerBounds(iname, keep), 'lower', iname, enforced);
     const upper = nonRedundant(domain.upperBounds(iname, keep), 'upper', iname, enforced);
     if (lower.length === 0 || upper.length === 0) {
@@ -205,7 +207,7 @@ export class DeviceKernelBuilder {
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     const guard = constraintsToCondition(domain.gist(context), insn);
     const guarded = this.guards.instruction(insn);
-    const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
+    const name = nameWritten(insn)!;
     const assign: Stmt = { kind: 'assign', target: guarded.target, value: guarded.value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
     const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
       conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;

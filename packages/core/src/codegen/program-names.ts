@@ -50,7 +50,7 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
     mapExpr(e, (x) => {
       if (x.kind === 'var') return variable(spell(x.name));
       if (x.kind === 'subscript') return subscript(spell(x.array), x.indices);
-      if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.body);
+      if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.operands, x.simultaneous);
       return x;
     });
   const stmt = (s: Stmt) => mapStmts(s, { name: spell, expr });

@@ -63,7 +63,7 @@ function substituteIn(e: Expr, map: ReadonlyMap<string, Expr>): Expr {
 
   const inner = new Map([...map].filter(([name]) => !e.inames.includes(name)));
   if (inner.size === 0) return e;
-  const used = freeVariables(e.body);
+  const used = new Set(e.operands.flatMap((x) => [...freeVariables(x)]));
   for (const [name, value] of inner) {
     if (!used.has(name)) continue;
     const captured = e.inames.find((iname) => freeVariables(value).has(iname));
@@ -104,7 +104,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       break;
     case 'reduce': {
       const other = b as typeof a;
-      if (a.op !== other.op || a.inames.length !== other.inames.length) return false;
+      if (a.op !== other.op || a.simultaneous !== other.simultaneous || a.inames.length !== other.inames.length) return false;
       if (a.inames.some((name, i) => name !== other.inames[i])) return false;
       break;
     }

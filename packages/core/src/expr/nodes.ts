@@ -11,7 +11,12 @@
 export type BinaryOp = '+' | '-' | '*' | '/' | '//' | '%' | '**';
 export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
 export type LogicalOp = 'and' | 'or';
-export type ReductionOp = 'sum' | 'product' | 'max' | 'min';
+/**
+ * The name of a reduction operation: a built-in (`sum`, `product`, `max`, `min`, `any`, `all`,
+ * `argmax`, `argmin`, `segmented(sum)`, `segmented(product)`) or one added with
+ * `registerReduction` (../reduction/operations.ts says what each does).
+ */
+export type ReductionOp = string;
 
 export interface IntLit { readonly kind: 'int'; readonly value: number }
 export interface FloatLit { readonly kind: 'float'; readonly value: number }
@@ -28,12 +33,22 @@ export interface Not { readonly kind: 'not'; readonly operand: Expr }
 export interface If { readonly kind: 'if'; readonly condition: Expr; readonly then: Expr; readonly otherwise: Expr }
 /** A call of a known function (`sin`, `min`, ...) or of a substitution rule. */
 export interface Call { readonly kind: 'call'; readonly fn: string; readonly args: readonly Expr[] }
-/** `sum(k, e)`, `max((i, j), e)`: a reduction of `body` over `inames`. */
+/**
+ * `sum(k, e)`, `max((i, j), e)`, `argmax(i, abs(a[i]), i)`, `reduce(segmented(sum), j, x[j], f[j])`:
+ * a reduction over `inames` of one value per point (`operands`: one expression for most
+ * operations, two for `argmax` and the segmented ones).
+ */
 export interface Reduce {
   readonly kind: 'reduce';
   readonly op: ReductionOp;
   readonly inames: readonly string[];
-  readonly body: Expr;
+  readonly operands: readonly Expr[];
+  /**
+   * Written `simul_reduce(...)`: loopy refuses an iname reduced over by two reductions unless
+   * they say so. Loom accepts both spellings alike (its linearizer says when an order is
+   * impossible); the flag keeps the spelling for printing.
+   */
+  readonly simultaneous: boolean;
 }
 /** A conversion inserted by type inference or written by the user (`float32(x)`). */
 export interface Cast { readonly kind: 'cast'; readonly dtype: string; readonly operand: Expr }
@@ -75,8 +90,16 @@ export const not = (operand: Expr): Not => Object.freeze({ kind: 'not', operand 
 export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If =>
   Object.freeze({ kind: 'if', condition, then, otherwise });
 export const call = (fn: string, args: readonly Expr[]): Call => Object.freeze({ kind: 'call', fn, args: Object.freeze([...args]) });
-export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr): Reduce =>
-  Object.freeze({ kind: 'reduce', op, inames: Object.freeze([...inames]), body });
+/** A reduction of one expression (`body`) or of several (`argmax`: value and index). */
+export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr | readonly Expr[], simultaneous = false): Reduce =>
+  Object.freeze({
+    kind: 'reduce', op, inames: Object.freeze([...inames]),
+    operands: Object.freeze(isExprList(body) ? [...body] : [body]), simultaneous,
+  });
+
+function isExprList(x: Expr | readonly Expr[]): x is readonly Expr[] {
+  return Array.isArray(x);
+}
 export const cast = (dtype: string, operand: Expr): Cast => Object.freeze({ kind: 'cast', dtype, operand });
 
 export const add = (a: Expr, b: Expr) => binary('+', a, b);
@@ -91,5 +114,3 @@ export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Obj
   abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
   min: undefined, max: undefined, pow: 2, fmod: 2, erf: 1,
 });
-
-export const REDUCTION_OPS: readonly ReductionOp[] = ['sum', 'product', 'max', 'min'];

@@ -35,6 +35,7 @@ import {
 import { freeVariables } from './analysis.ts';
 import { MAX_EXPRESSION_DEPTH } from './limits.ts';
 import { errorAt, type SourceSlice, type Token } from './tokens.ts';
+import { findReductionOperation, isReductionName, reductionNames } from '../reduction/index.ts';
 
 /** Binding strength of the binary operators (a higher level binds tighter). */
 const OR = 1;
@@ -238,8 +239,9 @@ class Parser {
   private call(nameToken: Token): Expr {
     this.pos++; // `(`
     const name = nameToken.text;
-    const reductionLike = name === 'sum' || name === 'product' || name === 'max' || name === 'min';
-    const args = this.bracketed(() => this.list(')', (index) => this.argument(index === 0 && reductionLike)));
+    // where a tuple of inames may stand: first in `sum((i, j), e)`, second in `reduce(op, (i, j), e)`
+    const inamesAt = name === 'reduce' || name === 'simul_reduce' ? 1 : isReductionName(name) ? 0 : -1;
+    const args = this.bracketed(() => this.list(')', (index) => this.argument(index === inamesAt)));
     this.close(')');
     return this.meaning(nameToken, args);
   }
@@ -277,17 +279,20 @@ class Parser {
       this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
     const inamesOf = (a: Argument) => (a.tuple ? a.tuple : a.bareName ? [a.bareName] : undefined);
 
-    if (name === 'sum' || name === 'product') {
-      if (args.length !== 2) throw arityError('an iname (or a tuple of inames) and an expression');
-      const inames = inamesOf(args[0]);
-      if (!inames) throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
-      return reduce(name, this.checkedInames(inames, args[0].first), args[1].value!);
-    }
+    if (name === 'reduce' || name === 'simul_reduce') return this.generalReduction(nameToken, args);
     if ((name === 'max' || name === 'min') && args.length === 2 && inamesOf(args[0]) && args[1].value) {
       const body = args[1].value;
       if (args[0].tuple || this.isReduction(args[0].bareName!.text, body)) {
         return reduce(name as ReductionOp, this.checkedInames(inamesOf(args[0])!, args[0].first), body);
       }
+    }
+    const op = name === 'max' || name === 'min' ? undefined : findReductionOperation(name);
+    if (op) {
+      const values = `${op.arity === 1 ? 'an expression' : `${op.arity} expressions`}`;
+      if (args.length !== op.arity + 1) throw arityError(`an iname (or a tuple of inames) and ${values}`);
+      const inames = inamesOf(args[0]);
+      if (!inames) throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
+      return reduce(name, this.checkedInames(inames, args[0].first), this.values(args.slice(1)));
     }
     const tuple = args.find((a) => a.tuple);
     if (tuple) throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
@@ -312,6 +317,31 @@ class Parser {
   }
 
   /**
+   * `reduce(op, inames, e...)` and `simul_reduce(...)` (loopy's spellings of any reduction): the
+   * operation by name (`sum`, `argmax`, `segmented(sum)`, a registered one), then its inames as
+   * a name, `(i, j)` or `[i, j]` (`[]`: none), then its values.
+   */
+  private generalReduction(nameToken: Token, args: readonly Argument[]): Expr {
+    const name = nameToken.text;
+    if (args.length < 3) throw this.error(nameToken, `${name}() takes an operation, its inames and the values it reduces, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    const opName = operationName(args[0].value);
+    if (opName === undefined) throw this.error(args[0].first, `expected the name of a reduction operation (sum, product, max, min, any, all, argmax, argmin, segmented(sum), ...)`);
+    const op = findReductionOperation(opName);
+    if (!op) throw this.error(args[0].first, `unknown reduction '${opName}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`);
+    if (args.length !== op.arity + 2) throw this.error(nameToken, `${name}(${opName}, ...) takes its inames and ${op.arity} value${op.arity === 1 ? '' : 's'}, got ${args.length - 1} argument${args.length === 2 ? '' : 's'} after the operation`);
+    const inames = args[1].tuple ?? (args[1].bareName ? [args[1].bareName] : undefined);
+    if (!inames) throw this.error(args[1].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
+    return reduce(opName, this.checkedInames(inames, args[1].first, true), this.values(args.slice(2)), name === 'simul_reduce');
+  }
+
+  /** The values of arguments (tuples are refused). */
+  private values(args: readonly Argument[]): Expr[] {
+    const tuple = args.find((a) => a.tuple);
+    if (tuple) throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+    return args.map((a) => a.value!);
+  }
+
+  /**
    * `max(k, e)` is a reduction, not the function of two values, when `k` is an iname: the
    * kernel's inames when it told us, otherwise when `k` is used in `e` (the function's first
    * argument would hardly be a bare name that the second one also uses).
@@ -320,8 +350,9 @@ class Parser {
     return this.options.inames ? this.options.inames.has(name) : freeVariables(body).has(name);
   }
 
-  private checkedInames(names: readonly Token[], first: Token): string[] {
-    if (names.length === 0) throw this.error(first, 'a reduction needs at least one iname');
+  /** `none`: whether no inames at all is allowed (`reduce(op, [], e)`: no reduction, the values as they are). */
+  private checkedInames(names: readonly Token[], first: Token, none = false): string[] {
+    if (names.length === 0 && !none) throw this.error(first, 'a reduction needs at least one iname');
     const seen = new Set<string>();
     for (const token of names) {
       if (seen.has(token.text)) throw this.error(token, `iname '${token.text}' is listed twice`);
@@ -403,6 +434,13 @@ class Parser {
     const end = this.textLength();
     return token ? errorAt(this.slice, token.start, token.end, message) : errorAt(this.slice, end, end + 1, message);
   }
+}
+
+/** `sum` or `segmented(sum)` as the first argument of `reduce(...)`: the operation's name. */
+function operationName(e: Expr | undefined): string | undefined {
+  if (e?.kind === 'var') return e.name;
+  if (e?.kind === 'call' && e.args.length === 1 && e.args[0].kind === 'var') return `${e.fn}(${e.args[0].name})`;
+  return undefined;
 }
 
 /**

@@ -57,7 +57,7 @@ export function printExpr(e: Expr): string {
     case 'cast':
       return `${e.dtype}(${printExpr(e.operand)})`;
     case 'reduce':
-      return `${e.op}(${printInames(e)}, ${printExpr(e.body)})`;
+      return printReduction(e);
   }
 }
 
@@ -79,6 +79,19 @@ function printBinary(e: Extract<Expr, { kind: 'binary' }>): string {
 }
 
 /**
+ * `sum(k, e)`, `argmax(i, v, i)`; `reduce(op, inames, ...)` where the short form would not
+ * read back as the same reduction: an operation whose name is no word (`segmented(sum)`),
+ * no inames at all, or `simul_reduce`.
+ */
+function printReduction(e: Extract<Expr, { kind: 'reduce' }>): string {
+  const operands = e.operands.map(printExpr).join(', ');
+  if (e.simultaneous || e.inames.length === 0 || !/^[A-Za-z_]\w*$/.test(e.op)) {
+    return `${e.simultaneous ? 'simul_reduce' : 'reduce'}(${e.op}, ${printInames(e)}, ${operands})`;
+  }
+  return `${e.op}(${printInames(e)}, ${operands})`;
+}
+
+/**
  * `k` for one iname, `(i, j)` for several. A `max`/`min` over one iname whose body does not
  * use it would read back as the function `max(k, e)`, so it is written as the list `[k]`.
  */
@@ -86,7 +99,7 @@ function printInames(e: Extract<Expr, { kind: 'reduce' }>): string {
   if (e.inames.length === 0) return '[]';
   if (e.inames.length > 1) return `(${e.inames.join(', ')})`;
   const [iname] = e.inames;
-  const ambiguous = (e.op === 'max' || e.op === 'min') && !freeVariables(e.body).has(iname);
+  const ambiguous = (e.op === 'max' || e.op === 'min') && !e.operands.some((x) => freeVariables(x).has(iname));
   return ambiguous ? `[${iname}]` : iname;
 }
 

@@ -30,7 +30,7 @@ export function children(e: Expr): Expr[] {
     case 'call':
       return [...e.args];
     case 'reduce':
-      return [e.body];
+      return [...e.operands];
   }
 }
 
@@ -64,7 +64,7 @@ export function mapChildren(e: Expr, f: (child: Expr, index: number) => Expr): E
     case 'call':
       return call(e.fn, mapped);
     case 'reduce':
-      return reduce(e.op, e.inames, mapped[0]);
+      return reduce(e.op, e.inames, mapped, e.simultaneous);
     default:
       return e; // leaves have no children (handled above)
   }

@@ -9,7 +9,7 @@ import type { SubstitutionRule } from '../kernel/model.ts';
 import type { Instruction } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { freeVariables } from '../expr/index.ts';
-import { nameWritten, namesRead, readExpressions, reductionInames } from '../kernel/accesses.ts';
+import { nameWritten, namesRead, namesWritten, readExpressions, reductionInames } from '../kernel/accesses.ts';
 
 export interface InameRequest {
   readonly insn: Instruction;
@@ -48,12 +48,14 @@ export function inferWithinInames(
   const byId = new Map(requests.map((r) => [r.insn.id, r.insn]));
   const writers = new Map<string, string[]>();
   for (const { insn } of requests) {
-    const w = nameWritten(insn);
-    if (w !== undefined) writers.set(w, [...(writers.get(w) ?? []), insn.id]);
+    for (const w of new Set(namesWritten(insn))) writers.set(w, [...(writers.get(w) ?? []), insn.id]);
   }
-  const assigneeInames = (insn: Instruction): Set<string> => {
+  /** The inames in the indices where `insn` writes `name`. */
+  const assigneeInames = (insn: Instruction, name: string): Set<string> => {
     const out = new Set<string>();
-    if (insn.assignee?.kind === 'subscript') for (const ix of insn.assignee.indices) for (const n of freeVariables(ix)) out.add(n);
+    for (const a of insn.assignees) {
+      if (a.kind === 'subscript' && a.array === name) for (const ix of a.indices) for (const n of freeVariables(ix)) out.add(n);
+    }
     return out;
   };
 
@@ -69,7 +71,7 @@ export function inferWithinInames(
         let common: Set<string> | undefined;
         for (const wid of ws) {
           const implicit = new Set(result.get(wid)!);
-          for (const n of assigneeInames(byId.get(wid)!)) implicit.delete(n);
+          for (const n of assigneeInames(byId.get(wid)!, name)) implicit.delete(n);
           common = common ? new Set([...common].filter((n) => implicit.has(n))) : implicit;
         }
         for (const n of common ?? []) if (!reduction.get(insn.id)!.has(n)) mine.add(n);

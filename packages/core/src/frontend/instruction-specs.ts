@@ -32,12 +32,24 @@ export interface AssignmentOptions {
 
 /** `assignee = expression`, as a line `<temporary> assignee = expression {id=..., dep=*..., nosync=...}` says it. */
 export function assignment(assignee: Expr, expression: Expr, options: AssignmentOptions): InstructionSpec {
+  const { temporary, ...rest } = options;
+  return multipleAssignment([assignee], expression, { ...rest, ...(temporary === undefined ? {} : { temporaries: [temporary] }) });
+}
+
+export interface MultipleAssignmentOptions extends Omit<AssignmentOptions, 'temporary'> {
+  /** Per assignee: declares it a temporary of this dtype (`null`: a temporary whose dtype is inferred; `undefined`: none). */
+  readonly temporaries?: readonly (DType | null | undefined)[];
+}
+
+/** `v, k = argmax(i, a[i], i)`: one assignee per result of the reduction on the right. */
+export function multipleAssignment(assignees: readonly Expr[], expression: Expr, options: MultipleAssignmentOptions): InstructionSpec {
+  const temporaries = options.temporaries?.map((t) => (t === undefined ? undefined : { dtype: t ?? undefined }));
   return {
     kind: 'assign',
     id: options.id,
-    assignee,
+    assignees,
     expression,
-    ...(options.temporary === undefined ? {} : { temporary: { dtype: options.temporary } }),
+    ...(temporaries ? { temporaries } : {}),
     dup: [],
     deps: options.dependsOn ?? [],
     depsExhaustive: options.dependsOn !== undefined,

@@ -13,7 +13,7 @@ import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { allAccesses, forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
+import { allAccesses, assigneeName, forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { inferShape } from './infer-shapes.ts';
@@ -29,6 +29,7 @@ import {
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { checkReductionUses } from '../reduction/check-uses.ts';
 import '../kernel/print.ts';
 
 /** An argument as the user declares it; unspecified fields are inferred. */
@@ -98,7 +99,7 @@ export function makeKernel(
   let insns: Instruction[] = parsed.instructions.map((p, k) => ({
     kind: p.kind,
     id: ids[k],
-    assignee: p.assignee,
+    assignees: p.assignees ?? [],
     expression: p.expression,
     barrierScope: p.barrierScope,
     memKind: p.memKind,
@@ -134,7 +135,10 @@ export function makeKernel(
     substitutions,
   );
   insns = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)!, dependsOn: deps.get(insn.id)! }));
-  for (const insn of insns) checkInamesKnown(insn, inames, substitutions);
+  for (const insn of insns) {
+    checkInamesKnown(insn, inames, substitutions);
+    checkReductionUses(insn, readExpressions(insn, substitutions), (word) => insn.span && wordSpan(insn, word));
+  }
 
   const kernelArgs = classifyArguments(insns, domainSets, inames, temporaries, substitutions, declared, inferRest);
 
@@ -200,15 +204,18 @@ function assignIds(parsed: readonly ParsedInstruction[]): string[] {
 function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: ReadonlySet<string>): Map<string, TemporaryVariable> {
   const temps = new Map<string, TemporaryVariable>();
   for (const p of parsed) {
-    if (!p.temporary || !p.assignee) continue;
-    const name = p.assignee.kind === 'var' ? p.assignee.name : (p.assignee as Extract<Expr, { kind: 'subscript' }>).array;
-    if (inames.has(name)) throw new LoomError(`'${name}' is an iname and cannot be declared as a temporary`, p.span);
-    const previous = temps.get(name);
-    const dtype = p.temporary.dtype ?? previous?.dtype;
-    if (previous && p.temporary.dtype && previous.dtype && previous.dtype !== p.temporary.dtype) {
-      throw new LoomError(`temporary '${name}' is declared as ${previous.dtype} and as ${p.temporary.dtype}`, p.span);
-    }
-    temps.set(name, { name, dtype, shape: [], addressSpace: 'auto' });
+    (p.temporaries ?? []).forEach((declaration, k) => {
+      const assignee = p.assignees?.[k];
+      if (!declaration || !assignee) return;
+      const name = assigneeName(assignee);
+      if (inames.has(name)) throw new LoomError(`'${name}' is an iname and cannot be declared as a temporary`, p.span);
+      const previous = temps.get(name);
+      const dtype = declaration.dtype ?? previous?.dtype;
+      if (previous && declaration.dtype && previous.dtype && previous.dtype !== declaration.dtype) {
+        throw new LoomError(`temporary '${name}' is declared as ${previous.dtype} and as ${declaration.dtype}`, p.span);
+      }
+      temps.set(name, { name, dtype, shape: [], addressSpace: 'auto' });
+    });
   }
   return temps;
 }
@@ -278,12 +285,11 @@ function classifyArguments(
   const written = new Set<string>();
   const read = new Set<string>();
   for (const insn of insns) {
-    const w = nameWritten(insn);
-    if (w !== undefined) written.add(w);
-    if (insn.assignee?.kind === 'subscript') arrays.set(insn.assignee.array, arrays.get(insn.assignee.array) ?? insn);
-    else if (insn.assignee?.kind === 'var' && !temps.has(insn.assignee.name)) {
+    for (const a of insn.assignees) {
+      const w = assigneeName(a);
+      written.add(w);
       // a written scalar that is not a temporary is a zero-dimensional global array
-      arrays.set(insn.assignee.name, arrays.get(insn.assignee.name) ?? insn);
+      if (a.kind === 'subscript' || !temps.has(w)) arrays.set(w, arrays.get(w) ?? insn);
     }
     for (const e of readExpressions(insn, rules)) {
       forEachSubscript(e, (s) => {
@@ -368,7 +374,7 @@ function inferShapes(knl: LoopKernel): LoopKernel {
   const accesses = allAccesses(knl);
   const args = knl.args.map((arg) => {
     if (arg.kind === 'value' || arg.shape !== undefined) return arg;
-    const zeroDim = knl.instructions.some((i) => i.assignee?.kind === 'var' && i.assignee.name === arg.name);
+    const zeroDim = knl.instructions.some((i) => i.assignees.some((a) => a.kind === 'var' && a.name === arg.name));
     if (zeroDim) return { ...arg, shape: [] };
     if (!accesses.some((a) => a.array === arg.name)) {
       throw new LoomError(`cannot infer the shape of argument '${arg.name}': the kernel never accesses it; declare its shape`);

@@ -3,6 +3,7 @@
  *
  *   LHS = EXPRESSION {attr1, attr2=value1:value2}
  *   <> tmp = EXPRESSION            <float32> tmp[i] = EXPRESSION
+ *   v, <> k = argmax(i, a[i], i)   (a multiple assignment: one target per result)
  *   for i, j ... end               if COND ... elif COND ... else ... end
  *   ... gbarrier   ... lbarrier   ... nop
  *   rule(x, y) := EXPRESSION
@@ -21,10 +22,11 @@ export interface ParsedInstruction {
   readonly kind: 'assign' | 'barrier' | 'nop';
   readonly id?: string;
   readonly idPrefix?: string;
-  readonly assignee?: Expr;
+  /** What the line assigns to: one target, or one per result of a reduction (`v, k = argmax(...)`). */
+  readonly assignees?: readonly Expr[];
   readonly expression?: Expr;
-  /** Present when the line declares a temporary (`<>` or `<dtype>`). */
-  readonly temporary?: { readonly dtype: DType | undefined };
+  /** Per assignee: present where it declares a temporary (`<>` or `<dtype>`). */
+  readonly temporaries?: readonly (TemporaryDeclaration | undefined)[];
   readonly inames?: { readonly names: readonly string[]; readonly additive: boolean };
   readonly dup: readonly { readonly iname: string; readonly newName?: string }[];
   readonly deps: readonly string[];
@@ -44,6 +46,10 @@ export interface ParsedInstruction {
   readonly memKind?: 'global' | 'local';
   /** Where the text said it; absent for an instruction built from nodes (instruction-specs.ts). */
   readonly span?: SourceSpan;
+}
+
+export interface TemporaryDeclaration {
+  readonly dtype: DType | undefined;
 }
 
 export interface ParsedSubstitution {
@@ -205,25 +211,12 @@ function parseSpecial(
 function parseAssignment(line: string, text: string, start: number, span: SourceSpan, context: BlockContext): ParsedInstruction {
   const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
   let body = line;
-  let bodyStart = 0;
-
-  let temporary: ParsedInstruction['temporary'];
-  const decl = /^<\s*([A-Za-z0-9_]*)\s*>\s*/.exec(body);
-  if (decl) {
-    const typeName = decl[1];
-    if (typeName !== '' && !isDType(typeName)) {
-      throw new LoomError(`unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`, at(line.indexOf(typeName), typeName.length));
-    }
-    temporary = { dtype: typeName === '' ? undefined : typeName };
-    bodyStart = decl[0].length;
-    body = line.slice(bodyStart);
-  }
 
   let attrs = emptyAttributes();
   const braceAt = findTrailingBraces(body);
   if (braceAt >= 0) {
     const inner = body.slice(braceAt + 1, body.lastIndexOf('}'));
-    const innerStart = bodyStart + braceAt + 1;
+    const innerStart = braceAt + 1;
     attrs = parseAttributes(inner, (from, len) => at(innerStart + from, len));
     body = body.slice(0, braceAt);
   }
@@ -234,25 +227,72 @@ function parseAssignment(line: string, text: string, start: number, span: Source
   }
   const lhsText = body.slice(0, eq);
   const rhsText = body.slice(eq + 1);
-  if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(bodyStart + eq, 1));
-  if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(bodyStart + eq, 1));
-  const assignee = parseExpression(lhsText, { source: text, offset: start + bodyStart });
-  if (assignee.kind !== 'var' && assignee.kind !== 'subscript') {
-    const lhsTrim = lhsText.trim();
-    throw new LoomError('the left-hand side must be a variable or an array element', at(bodyStart + lhsText.indexOf(lhsTrim), lhsTrim.length));
-  }
-  const expression = parseExpression(rhsText, { source: text, offset: start + bodyStart + eq + 1 });
+  if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(eq, 1));
+  if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(eq, 1));
+  const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) => parseTarget(piece, text, start + offset));
+  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1 });
   if (attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   return {
     kind: 'assign',
-    assignee,
+    assignees: targets.map((t) => t.assignee),
     expression,
-    temporary,
+    ...(targets.some((t) => t.temporary) ? { temporaries: targets.map((t) => t.temporary) } : {}),
     ...attrs,
     predicates: [...context.blockPredicates, ...attrs.predicates],
     forInames: context.forInames,
     span,
   };
+}
+
+/**
+ * One target of the left-hand side: `out[i]`, `<> t`, `<float32> t[k]`. `offset` is where
+ * `piece` starts in `text`.
+ */
+function parseTarget(
+  piece: string,
+  text: string,
+  offset: number,
+): { assignee: Expr; temporary?: TemporaryDeclaration } {
+  const lead = piece.length - piece.trimStart().length;
+  const trimmed = piece.trim();
+  const here = (from: number, length: number): SourceSpan => ({ text, start: offset + lead + from, end: offset + lead + from + Math.max(1, length) });
+  if (trimmed === '') throw new LoomError('missing left-hand side before =', here(0, 1));
+  let temporary: TemporaryDeclaration | undefined;
+  let rest = trimmed;
+  let restAt = 0;
+  const decl = /^<\s*([A-Za-z0-9_]*)\s*>\s*/.exec(trimmed);
+  if (decl) {
+    const typeName = decl[1];
+    if (typeName !== '' && !isDType(typeName)) {
+      throw new LoomError(`unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`, here(trimmed.indexOf(typeName), typeName.length));
+    }
+    temporary = { dtype: typeName === '' ? undefined : typeName };
+    restAt = decl[0].length;
+    rest = trimmed.slice(restAt);
+  }
+  const assignee = parseExpression(rest, { source: text, offset: offset + lead + restAt });
+  if (assignee.kind !== 'var' && assignee.kind !== 'subscript') {
+    throw new LoomError('the left-hand side must be a variable or an array element', here(restAt, rest.length));
+  }
+  return temporary ? { assignee, temporary } : { assignee };
+}
+
+/** `a, b[i, j]` → `a` and ` b[i, j]`, with their offsets: commas outside brackets separate. */
+function splitTopLevel(s: string): { text: string; offset: number }[] {
+  const pieces: { text: string; offset: number }[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+    else if (c === ',' && depth === 0) {
+      pieces.push({ text: s.slice(from, i), offset: from });
+      from = i + 1;
+    }
+  }
+  pieces.push({ text: s.slice(from), offset: from });
+  return pieces;
 }
 
 /** Index of the `{` that opens a trailing attribute block, or -1. */
@@ -287,7 +327,7 @@ function findAssignmentEquals(body: string): number {
   return -1;
 }
 
-type Attributes = Omit<ParsedInstruction, 'kind' | 'assignee' | 'expression' | 'temporary' | 'forInames' | 'span' | 'barrierScope'>;
+type Attributes = Omit<ParsedInstruction, 'kind' | 'assignees' | 'expression' | 'temporaries' | 'forInames' | 'span' | 'barrierScope'>;
 
 function emptyAttributes(): Attributes {
   return {

@@ -4,8 +4,8 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded } from '../expr/index.ts';
-import { LoomError } from '../errors.ts';
+import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded, walkScoped } from '../expr/index.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
 export interface Access {
@@ -98,19 +98,38 @@ export function namesRead(insn: Instruction, rules: ReadonlyMap<string, Substitu
   return out;
 }
 
-/** The variable an instruction writes, if any. */
-export function nameWritten(insn: Instruction): string | undefined {
-  const a = insn.assignee;
-  if (!a) return undefined;
-  return a.kind === 'var' ? a.name : a.kind === 'subscript' ? a.array : undefined;
+/** The variable an assignee writes: `x` of `x` and of `x[i, j]`. */
+export function assigneeName(a: Expr): string {
+  if (a.kind === 'var') return a.name;
+  if (a.kind === 'subscript') return a.array;
+  throw new InternalError(`an assignee must be a variable or an array element, not a ${a.kind}`);
 }
 
-/** Expressions evaluated by the instruction: its value, its predicates, the assignee's indices. */
+/** The variables an instruction writes (several for a multiple assignment), in order. */
+export function namesWritten(insn: Instruction): string[] {
+  return insn.assignees.map(assigneeName);
+}
+
+/**
+ * The one assignee of an instruction, where multiple assignments no longer exist (they are
+ * realized with their reductions, before linearization).
+ */
+export function soleAssignee(insn: Instruction): Expr {
+  if (insn.assignees.length !== 1) throw new InternalError(`instruction '${insn.id}' has ${insn.assignees.length} assignees where one was expected`);
+  return insn.assignees[0];
+}
+
+/** The variable an instruction writes, if any, where there is at most one (see `soleAssignee`). */
+export function nameWritten(insn: Instruction): string | undefined {
+  return insn.assignees.length === 0 ? undefined : assigneeName(soleAssignee(insn));
+}
+
+/** Expressions evaluated by the instruction: its value, its predicates, the assignees' indices. */
 export function readExpressions(insn: Instruction, rules: ReadonlyMap<string, SubstitutionRule>): Expr[] {
   const out: Expr[] = [];
   if (insn.expression) out.push(expandSubstitutions(insn.expression, rules));
   for (const p of insn.predicates) out.push(expandSubstitutions(p, rules));
-  if (insn.assignee?.kind === 'subscript') out.push(...insn.assignee.indices);
+  for (const a of insn.assignees) if (a.kind === 'subscript') out.push(...a.indices);
   return out;
 }
 
@@ -123,13 +142,13 @@ export function reductionInames(insn: Instruction, rules: ReadonlyMap<string, Su
 export function allAccesses(knl: LoopKernel): Access[] {
   const out: Access[] = [];
   for (const insn of knl.instructions) {
-    if (insn.assignee?.kind === 'subscript') {
-      out.push({ array: insn.assignee.array, indices: insn.assignee.indices, isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
+    for (const a of insn.assignees) {
+      if (a.kind === 'subscript') out.push({ array: a.array, indices: a.indices, isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
     }
     // the predicates guard the value; the assignee's indices and the predicates themselves are evaluated anyway
     const rules = knl.substitutions;
     const value = insn.expression ? [expandSubstitutions(insn.expression, rules)] : [];
-    const unguarded = [...insn.predicates.map((p) => expandSubstitutions(p, rules)), ...(insn.assignee?.kind === 'subscript' ? insn.assignee.indices : [])];
+    const unguarded = [...insn.predicates.map((p) => expandSubstitutions(p, rules)), ...insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices : []))];
     for (const [exprs, guards] of [[value, insn.predicates], [unguarded, []]] as const) {
       for (const e of exprs) {
         forEachSubscript(e, (s, red, inner) => out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn, guards: [...guards, ...inner] }));
@@ -143,11 +162,11 @@ export function allAccesses(knl: LoopKernel): Access[] {
 export function writerMap(knl: LoopKernel): Map<string, string[]> {
   const map = new Map<string, string[]>();
   for (const insn of knl.instructions) {
-    const name = nameWritten(insn);
-    if (name === undefined) continue;
-    const list = map.get(name) ?? [];
-    list.push(insn.id);
-    map.set(name, list);
+    for (const name of new Set(namesWritten(insn))) {
+      const list = map.get(name) ?? [];
+      list.push(insn.id);
+      map.set(name, list);
+    }
   }
   return map;
 }

@@ -6,7 +6,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { parseNoSync, type Instruction, type SubstitutionRule } from './model.ts';
-import { nameWritten, namesRead } from './accesses.ts';
+import { namesRead, namesWritten } from './accesses.ts';
 
 /** fnmatch-style pattern (`*`, `?`, `[seq]`) as a RegExp. */
 export function wildcardToRegExp(pattern: string): RegExp {
@@ -61,8 +61,7 @@ export function resolveDependencies(
   const ids = requests.map((r) => r.insn.id);
   const writers = new Map<string, string[]>();
   for (const { insn } of requests) {
-    const w = nameWritten(insn);
-    if (w !== undefined) writers.set(w, [...(writers.get(w) ?? []), insn.id]);
+    for (const w of new Set(namesWritten(insn))) writers.set(w, [...(writers.get(w) ?? []), insn.id]);
   }
   const result = new Map<string, string[]>();
   for (const { insn, deps, exhaustive } of requests) {

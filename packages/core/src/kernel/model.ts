@@ -58,12 +58,19 @@ export interface TemporaryVariable {
   readonly dimTags?: readonly DimTag[];
 }
 
-/** An assignment `assignee = expression`, or a barrier / no-op placeholder. */
+/**
+ * An assignment `assignee = expression`, a multiple assignment `v, k = argmax(i, a[i], i)`,
+ * or a barrier / no-op placeholder.
+ */
 export interface Instruction {
   readonly kind: 'assign' | 'barrier' | 'nop';
   readonly id: string;
-  /** `Var` or `Subscript`; absent for barriers and no-ops. */
-  readonly assignee?: Expr;
+  /**
+   * What it writes, each a `Var` or `Subscript`: one for an assignment, one per result of
+   * the reduction on the right for a multiple assignment (realizing reductions turns those
+   * into single ones), none for barriers and no-ops.
+   */
+  readonly assignees: readonly Expr[];
   readonly expression?: Expr;
   /** For barriers: which memory the barrier synchronizes. */
   readonly barrierScope?: 'global' | 'local';

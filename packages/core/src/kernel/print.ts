@@ -3,6 +3,7 @@
  * INAME TAGS, TEMPORARIES, INSTRUCTIONS (nested in `for i ... end i`), DEPENDENCIES.
  */
 import { printExpr } from '../expr/index.ts';
+import { assigneeName, namesWritten } from './accesses.ts';
 import { registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
 import { formatDimTags } from './strides.ts';
 
@@ -77,16 +78,16 @@ function printInstructions(knl: LoopKernel): string[] {
       open.push(wanted[k]);
     }
     // a temporary is declared (`<float32> t = ...`) where it is first written
-    const target = insn.assignee?.kind === 'var' ? insn.assignee.name : insn.assignee?.kind === 'subscript' ? insn.assignee.array : undefined;
-    const declares = target !== undefined && knl.temporaries.has(target) && !declared.has(target);
-    if (target !== undefined) declared.add(target);
-    lines.push(`${'  '.repeat(open.length)}${printInstruction(insn, declares ? knl : undefined)}`);
+    const declares = new Set(namesWritten(insn).filter((n) => knl.temporaries.has(n) && !declared.has(n)));
+    for (const n of namesWritten(insn)) declared.add(n);
+    lines.push(`${'  '.repeat(open.length)}${printInstruction(insn, knl, declares)}`);
   }
   for (let k = open.length - 1; k >= 0; k--) lines.push(`${'  '.repeat(k)}end ${open[k]}`);
   return lines;
 }
 
-export function printInstruction(insn: Instruction, knl?: LoopKernel): string {
+/** One instruction; the temporaries in `declares` are declared with their dtypes (`<float32> t = ...`). */
+export function printInstruction(insn: Instruction, knl?: LoopKernel, declares: ReadonlySet<string> = new Set()): string {
   const attrs = [`id=${insn.id}`];
   if (insn.dependsOn.length) attrs.push(`dep=${insn.dependsOn.join(':')}`);
   if (insn.noSyncWith.length) attrs.push(`nosync=${insn.noSyncWith.join(':')}`);
@@ -101,10 +102,12 @@ export function printInstruction(insn: Instruction, knl?: LoopKernel): string {
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
   else if (insn.kind === 'nop') body = '... nop';
   else {
-    const target = printExpr(insn.assignee!);
-    const name = insn.assignee!.kind === 'var' ? insn.assignee!.name : (insn.assignee as { array: string }).array;
-    const decl = knl?.temporaries.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';
-    body = `${decl}${target} = ${printExpr(insn.expression!)}`;
+    const targets = insn.assignees.map((a) => {
+      const name = assigneeName(a);
+      const decl = knl && declares.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';
+      return `${decl}${printExpr(a)}`;
+    });
+    body = `${targets.join(', ')} = ${printExpr(insn.expression!)}`;
   }
   return `${pred}${body} {${attrs.join(', ')}}`;
 }

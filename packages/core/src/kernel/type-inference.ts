@@ -6,8 +6,9 @@
  */
 import { isFloat, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import type { Expr } from '../expr/nodes.ts';
+import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
+import { reductionOperation } from '../reduction/index.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -69,7 +70,13 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
       return BOOL;
     case 'if': return combineTypes(rec(e.then), rec(e.otherwise));
     case 'cast': return { dtype: e.dtype as DType, weak: false };
-    case 'reduce': return rec(e.body);
+    case 'reduce': {
+      const results = reductionResultTypes(e, typeOf);
+      if (results.length !== 1) {
+        throw new LoomError(`${e.op}() yields ${results.length} results, not one value: assign them with 'v, k = ${e.op}(...)' (${printExpr(e)})`);
+      }
+      return results[0];
+    }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
       if (e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
@@ -79,6 +86,25 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
       return joined;
     }
   }
+}
+
+/**
+ * The types of what a reduction yields, one per result, from its operation's dtype rule. A
+ * result of the operand's own dtype stays as weak as the operand (`sum(i, 2)` is a weak int).
+ */
+export function reductionResultTypes(e: Reduce, typeOf: NameTypes): ExprType[] {
+  // a nest of one operation (splitReductionInward on argmax): the inner results are the values
+  const [only] = e.operands;
+  const nested = e.operands.length === 1 && only.kind === 'reduce' && only.op === e.op && reductionOperation(e.op).arity > 1;
+  const operands = nested ? reductionResultTypes(only, typeOf) : e.operands.map((x) => exprType(x, typeOf));
+  if (e.inames.length === 0) return operands;
+  const dtypes = reductionOperation(e.op).resultDtypes(operands.map((t) => t.dtype));
+  return dtypes.map((dtype, k) => ({ dtype, weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype }));
+}
+
+/** The types of what an instruction's right-hand side yields: one, or one per target of a multiple assignment. */
+export function resultTypes(e: Expr, typeOf: NameTypes): ExprType[] {
+  return e.kind === 'reduce' ? reductionResultTypes(e, typeOf) : [exprType(e, typeOf)];
 }
 
 /** Resolves a possibly weak type to a concrete dtype. */

@@ -5,8 +5,8 @@
  */
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { expandSubstitutions } from '../kernel/accesses.ts';
-import { combineTypes, exprType, INDEX_DTYPE, type ExprType, type NameTypes } from '../kernel/type-inference.ts';
+import { expandSubstitutions, namesWritten } from '../kernel/accesses.ts';
+import { combineTypes, INDEX_DTYPE, resultTypes, type ExprType, type NameTypes } from '../kernel/type-inference.ts';
 
 /**
  * Fills in the dtypes of temporaries, and of arguments nobody typed that the kernel
@@ -24,19 +24,18 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
     ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
   ];
-  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.filter((insn) => {
-    const target = insn.assignee;
-    return insn.expression && target && (target.kind === 'var' ? target.name === name : target.kind === 'subscript' && target.array === name);
-  })]));
+  // each writer with the position of the target: a multiple assignment writes its k-th result there
+  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.flatMap((insn) =>
+    insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [])]));
   for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
     changed = false;
     for (const name of inferred) {
       // writers that cannot be typed yet (they read something untyped, or the variable
       // itself: out = 2*out) contribute once the others have given types
       let found: ExprType | undefined;
-      for (const insn of writersOf.get(name)!) {
+      for (const { insn, k } of writersOf.get(name)!) {
         try {
-          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf);
+          const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), typeOf)[k];
           found = found ? combineTypes(found, ty) : ty;
         } catch {
           // not typeable yet

@@ -49,8 +49,9 @@ export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<Prepro
   { name: 'defaultValueTypes', run: withDefaultValueTypes },
   { name: 'inferTypes', run: inferTypes, establishes: ['typed'] },
   { name: 'checkTypedKernel', run: checkedAsTyped },
+  // reductions first: the passes after them see one assignee per instruction
+  { name: 'realizeReductions', run: (knl) => realizeReductions(knl), establishes: ['reductionsRealized'] },
   { name: 'separateArrays', run: separateArrays },
-  { name: 'realizeReductions', run: realizeReductions, establishes: ['reductionsRealized'] },
   { name: 'placeTemporaries', run: placeTemporaries, establishes: ['temporariesPlaced'] },
   { name: 'privatizeIlpTemporaries', run: privatizeIlpTemporaries },
   { name: 'checkDtypes', run: (knl, { target }) => checkDtypes(knl, target) },

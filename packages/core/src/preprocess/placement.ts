@@ -8,13 +8,16 @@
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables } from '../expr/index.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 
 export function placeTemporaries(knl: LoopKernel): LoopKernel {
   const temporaries = new Map<string, TemporaryVariable>();
   for (const [name, t] of knl.temporaries) {
     if (t.addressSpace !== 'auto' && t.addressSpace !== 'global') for (const insn of knl.instructions) {
-      if (insn.assignee?.kind === 'subscript' && insn.assignee.array === name) checkNotSplitAcrossGroups(knl, t, insn, insn.assignee.indices);
+      if (insn.kind !== 'assign') continue;
+      const a = soleAssignee(insn);
+      if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
     }
     temporaries.set(name, t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t);
   }
@@ -24,8 +27,9 @@ export function placeTemporaries(knl: LoopKernel): LoopKernel {
 function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
   let local = false;
   for (const insn of knl.instructions) {
-    const a = insn.assignee;
-    if (a?.kind !== 'subscript' || a.array !== t.name) continue;
+    if (insn.kind !== 'assign') continue;
+    const a = soleAssignee(insn);
+    if (a.kind !== 'subscript' || a.array !== t.name) continue;
     checkNotSplitAcrossGroups(knl, t, insn, a.indices);
     const localInames = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'local');
     if (localInames.length === 0) continue;

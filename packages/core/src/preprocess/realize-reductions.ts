@@ -1,129 +1,179 @@
 /**
- * Reductions become loops: `out[i] = sum(k, e)` turns into
+ * Reductions become instructions (loopy's `realize_reduction`): each `sum(k, e)` an
+ * accumulator and the instructions that fill it, its place in the expression taken by the
+ * accumulator. Done before linearization, after types are known (the neutral element depends
+ * on the dtype).
  *
- *   acc = 0                  {id=out_init}      within i
- *   acc = acc + e            {id=out_update}    within i, k
- *   out[i] = acc             (the original)     within i
+ * How depends on the reduction's inames:
+ *  - sequential ones (`for`, `unr`, untagged) loop (../reduction/sequential.ts);
+ *  - local ones (`l.N`) combine the work-items' values in a tree in local memory
+ *    (../reduction/local-tree.ts), after each work-item has reduced the sequential ones;
+ *  - group ones (`g.N`) are refused: work-groups cannot combine values within a launch.
  *
- * with a private accumulator per reduction. Done before linearization, after types
- * are known (the neutral element depends on the dtype).
+ * A reduction inside another is realized first, inside the loops of the outer one. A
+ * multiple assignment (`v, k = argmax(i, a[i], i)`) becomes one assignment per result.
  */
-import { isFloat, type DType } from '../dtypes.ts';
-import { binary, call, float, int, variable, type Expr, type Reduce } from '../expr/nodes.ts';
-import { mapChildren } from '../expr/index.ts';
-import { expandSubstitutions } from '../kernel/accesses.ts';
-import { isParallelTag, tagToString, type Instruction, type LoopKernel, type TemporaryVariable } from '../kernel/model.ts';
+import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { exprType, INDEX_DTYPE } from '../kernel/type-inference.ts';
-import { uniqueName } from '../transform/rename.ts';
+import { children, mapChildren, printExpr } from '../expr/index.ts';
+import { reduce as reduction, type Expr, type Reduce } from '../expr/nodes.ts';
+import { reductionOperation, type ReductionOperation } from '../reduction/index.ts';
+import { realizeLocalTree } from '../reduction/local-tree.ts';
+import { Realization, type Realized, type Scope } from '../reduction/realization.ts';
+import { realizeSequential } from '../reduction/sequential.ts';
+import { assigneeName, expandSubstitutions } from '../kernel/accesses.ts';
+import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
+import { exprType } from '../kernel/type-inference.ts';
 
-export function realizeReductions(knl: LoopKernel): LoopKernel {
-  const temporaries = new Map(knl.temporaries);
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
-  const inames = new Set(knl.inames);
-  const typeOf = (name: string): DType | undefined =>
-    inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? temporaries.get(name)?.dtype;
+export interface RealizeReductionOptions {
+  /** Realize only the reductions of these instructions (loopy's `insn_id_filter`); default: all. */
+  readonly insnIdFilter?: readonly string[];
+}
+
+export function realizeReductions(knl: LoopKernel, options: RealizeReductionOptions = {}): LoopKernel {
+  const only = options.insnIdFilter && new Set(options.insnIdFilter);
+  for (const id of only ?? []) if (!knl.instructions.some((i) => i.id === id)) throw new LoomError(`realizeReduction: no instruction '${id}'`);
+  const r = new Realization(knl);
   const out: Instruction[] = [];
-
+  /** A multiple assignment's id → the ids of its parts: who waited for it waits for all. */
+  const parts = new Map<string, string[]>();
   for (const insn of knl.instructions) {
-    if (!insn.expression) {
+    if (!insn.expression || (only && !only.has(insn.id))) {
       out.push(insn);
       continue;
     }
-    const added: Instruction[] = [];
-    // `guards`: the predicates the accumulation runs under (see below)
-    const realize = (e: Expr, outerInames: readonly string[], guards: readonly Expr[]): Expr => {
-      if (e.kind !== 'reduce') return mapChildren(e, (c) => realize(c, outerInames, guards));
-      const parallel = e.inames.filter((n) => isParallelTag(knl.inameTags.get(n)));
-      if (parallel.length) {
-        const tags = parallel.map((n) => `'${n}' (${tagToString(knl.inameTags.get(n))})`).join(', ');
-        throw new LoomError(
-          `instruction '${insn.id}' reduces over ${tags}, which run in parallel: parallel reductions are not supported yet; keep reduction inames sequential ('for', 'unr') and parallelize the other loops`,
-          insn.span,
-        );
-      }
-      // inner reductions are realized inside the update, with the outer reduction's inames
-      const within = [...outerInames, ...e.inames];
-      const body = realize(e.body, within, guards);
-      const dtype = exprType(e, typeOf).dtype;
-      const acc = uniqueName(`acc_${e.inames.join('_')}`, taken);
-      taken.add(acc);
-      temporaries.set(acc, { name: acc, dtype, shape: [], addressSpace: 'private' } satisfies TemporaryVariable);
-      const initId = uniqueName(`${insn.id}_${acc}_init`, taken);
-      taken.add(initId);
-      const updateId = uniqueName(`${insn.id}_${acc}_update`, taken);
-      taken.add(updateId);
-      const base = { ...insn, noSyncWith: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false, predicates: guards };
-      // the initialization only writes the accumulator: it waits for nothing (the
-      // instruction's own dependencies are for the reads, in the update). So it takes no
-      // predicate either: a condition reads (`if c_fetch[i] > 0`), and evaluated before
-      // its data was written it left the accumulator uninitialized. An accumulator set
-      // where the instruction is skipped is never read.
-      added.push({ ...base, id: initId, assignee: variable(acc), expression: neutral(e, dtype), withinInames: outerInames, dependsOn: [], predicates: [] });
-      added.push({
-        ...base,
-        id: updateId,
-        assignee: variable(acc),
-        expression: combine(e, variable(acc), body),
-        withinInames: within,
-        dependsOn: [...insn.dependsOn, initId, ...added.slice(0, -1).map((a) => a.id).filter((id) => id !== initId)],
-      });
-      return variable(acc);
-    };
+    r.added = [];
+    const readers = readersOf(knl, insn);
     // Substitution rules are expanded in the conditions too (`if f(i) > 0`). A reduction in a
     // condition (`if sum(k, b[i, k]) > 0`) is accumulated first and unconditionally: the
     // condition is what it computes. The expression's reductions then accumulate under the
     // realized conditions, as the instruction runs.
-    const predicates = insn.predicates.map((p) => realize(expandSubstitutions(p, knl.substitutions), insn.withinInames, []));
-    const expression = realize(expandSubstitutions(insn.expression, knl.substitutions), insn.withinInames, predicates);
-    const unchanged = expression === insn.expression && predicates.every((p, k) => p === insn.predicates[k]);
-    if (added.length === 0) {
-      out.push(unchanged ? insn : { ...insn, expression, predicates });
+    const conditions = insn.predicates.map((p) => realizeExpr(r, expandSubstitutions(p, knl.substitutions), { insn, within: insn.withinInames, guards: [], readers }));
+    const predicates = conditions.map((c) => single(c, insn));
+    const value = realizeExpr(r, expandSubstitutions(insn.expression, knl.substitutions), { insn, within: insn.withinInames, guards: predicates, readers });
+    if (r.added.length === 0) {
+      const unchanged = value.values[0] === insn.expression && predicates.every((p, k) => p === insn.predicates[k]);
+      out.push(unchanged ? insn : { ...insn, expression: value.values[0], predicates });
       continue;
     }
-    out.push(...added);
-    out.push({ ...insn, expression, predicates, dependsOn: [...insn.dependsOn, ...added.map((a) => a.id)] });
+    out.push(...r.added);
+    const realized = [value, ...conditions];
+    const reader: Instruction = {
+      ...insn,
+      predicates,
+      withinInames: [...new Set([...insn.withinInames, ...realized.flatMap((x) => x.lanes)])],
+      dependsOn: [...new Set([...insn.dependsOn, ...realized.flatMap((x) => x.dependsOn)])],
+      noSyncWith: [...new Set([...insn.noSyncWith, ...realized.flatMap((x) => x.noSync)])],
+    };
+    if (value.values.length !== insn.assignees.length) {
+      throw new LoomError(`instruction '${insn.id}' assigns ${insn.assignees.length} target(s) from ${value.values.length} result(s)`, insn.span);
+    }
+    // a multiple assignment: one assignment per result, the first keeping the id
+    const ids = insn.assignees.map((a, k) => (k === 0 ? insn.id : r.name(`${insn.id}_${assigneeName(a)}`)));
+    if (ids.length > 1) parts.set(insn.id, ids);
+    out.push(...insn.assignees.map((a, k) => ({ ...reader, id: ids[k], assignees: [a], expression: value.values[k] })));
   }
-  return knl.with({ instructions: out, temporaries });
+  const instructions = parts.size === 0 ? out : out.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => parts.get(d) ?? [d]))] }));
+  return r.kernel(instructions);
 }
 
-function neutral(r: Reduce, dtype: DType): Expr {
-  const f = isFloat(dtype);
-  switch (r.op) {
-    case 'sum': return f ? float(0) : int(0);
-    case 'product': return f ? float(1) : int(1);
-    case 'max': return f ? float(-Infinity) : int(minOf(dtype));
-    case 'min': return f ? float(Infinity) : int(maxOf(dtype));
-  }
+/**
+ * Whether every work-item wants the instruction's value: it writes private temporaries only
+ * (each work-item its own copy). Otherwise it writes shared memory, once (see local-tree.ts).
+ */
+function readersOf(knl: LoopKernel, insn: Instruction): Scope['readers'] {
+  const isPrivate = (a: Expr) => {
+    const t = knl.temporaries.get(assigneeName(a));
+    return t !== undefined && (t.addressSpace === 'private' || (t.addressSpace === 'auto' && a.kind === 'var'));
+  };
+  return insn.assignees.length > 0 && insn.assignees.every(isPrivate) ? 'all' : 'one';
 }
 
-function combine(r: Reduce, acc: Expr, value: Expr): Expr {
-  switch (r.op) {
-    case 'sum': return binary('+', acc, value);
-    case 'product': return binary('*', acc, value);
-    case 'max': return call('max', [acc, value]);
-    case 'min': return call('min', [acc, value]);
-  }
+function single(x: Realized, insn: Instruction): Expr {
+  if (x.values.length !== 1) throw new LoomError(`instruction '${insn.id}': a reduction with ${x.values.length} results stands where one value is wanted`, insn.span);
+  return x.values[0];
 }
 
-function minOf(t: DType): number {
-  switch (t) {
-    case 'int8': return -128;
-    case 'int16': return -32768;
-    case 'int32': return -2147483648;
-    case 'int64': return Number.MIN_SAFE_INTEGER;
-    default: return 0;
-  }
+/** `e` with its reductions realized (the outermost first taking its inner ones along). */
+function realizeExpr(r: Realization, e: Expr, scope: Scope): Realized {
+  if (e.kind === 'reduce') return realizeReduction(r, e, scope);
+  if (!children(e).some(hasReduction)) return { values: [e], dependsOn: [], lanes: [], noSync: [] };
+  const parts: Realized[] = [];
+  const value = mapChildren(e, (c) => {
+    const x = realizeExpr(r, c, scope);
+    parts.push(x);
+    return single(x, scope.insn);
+  });
+  return merge([value], parts);
 }
 
-function maxOf(t: DType): number {
-  switch (t) {
-    case 'int8': return 127;
-    case 'uint8': case 'bool': return 255;
-    case 'int16': return 32767;
-    case 'uint16': return 65535;
-    case 'int32': return 2147483647;
-    case 'uint32': return 4294967295;
-    default: return Number.MAX_SAFE_INTEGER;
+function hasReduction(e: Expr): boolean {
+  return e.kind === 'reduce' || children(e).some(hasReduction);
+}
+
+function merge(values: readonly Expr[], parts: readonly Realized[]): Realized {
+  return {
+    values,
+    dependsOn: [...new Set(parts.flatMap((p) => p.dependsOn))],
+    lanes: [...new Set(parts.flatMap((p) => p.lanes))],
+    noSync: [...new Set(parts.flatMap((p) => p.noSync))],
+  };
+}
+
+function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
+  const op = reductionOperation(e.op);
+  // no inames: nothing to reduce, the values are the result (loopy's empty reduction)
+  if (e.inames.length === 0) {
+    const parts = e.operands.map((x) => realizeExpr(r, x, scope));
+    return merge(parts.map((p) => single(p, scope.insn)), parts);
   }
+  const groups = e.inames.filter((n) => r.inameTags.get(n)?.kind === 'group');
+  if (groups.length) throw groupReductionError(e, groups, scope, r);
+  // an operation that is only associative keeps the order of its inames: one loop each, nested
+  if (!op.commutative && e.inames.length > 1) {
+    const [first, ...rest] = e.inames;
+    return realizeReduction(r, reduction(e.op, [first], [reduction(e.op, rest, e.operands)]), scope);
+  }
+  const locals = e.inames.filter((n) => r.localAxis(n) !== undefined);
+  const sequential = e.inames.filter((n) => !locals.includes(n));
+  if (locals.length === 0) return overLoops(r, e, op, scope, sequential);
+
+  // across work-items: each reduces its sequential inames first, then the tree combines them
+  const perItem: Scope = { ...scope, within: [...scope.within, ...locals] };
+  if (sequential.length) {
+    const partial = overLoops(r, e, op, perItem, sequential);
+    return realizeLocalTree(r, scope, op, locals, partial, partial.values.map((v) => typeOf(r, v)));
+  }
+  const point = operandsOf(r, e, perItem);
+  const operandDtypes = point.values.map((v) => typeOf(r, v));
+  const lifted = op.lift ? op.lift(point.values, operandDtypes) : point.values;
+  return realizeLocalTree(r, scope, op, locals, { ...point, values: lifted }, op.resultDtypes(operandDtypes));
+}
+
+/** A reduction over the sequential inames `inames`, its operands realized inside their loops. */
+function overLoops(r: Realization, e: Reduce, op: ReductionOperation, scope: Scope, inames: readonly string[]): Realized {
+  const point = operandsOf(r, e, { ...scope, within: [...scope.within, ...inames] });
+  return realizeSequential(r, scope, op, inames, point, point.values.map((v) => typeOf(r, v)));
+}
+
+/** One point's values: the operands realized (or the results of the one reduction an order-keeping nest put there). */
+function operandsOf(r: Realization, e: Reduce, scope: Scope): Realized {
+  const parts = e.operands.map((x) => realizeExpr(r, x, scope));
+  if (parts.length === 1 && parts[0].values.length > 1) return parts[0];
+  return merge(parts.map((p) => single(p, scope.insn)), parts);
+}
+
+function typeOf(r: Realization, e: Expr): DType {
+  return exprType(e, r.typeOf).dtype;
+}
+
+function groupReductionError(e: Reduce, groups: readonly string[], scope: Scope, r: Realization): LoomError {
+  const tags = groups.map((n) => `'${n}' (${tagToString(r.inameTags.get(n))})`).join(', ');
+  const [g] = groups;
+  return new LoomError(
+    `instruction '${scope.insn.id}' reduces over ${tags}, which runs across work-groups, and work-groups cannot combine their values within one launch: ${printExpr(e)}. ` +
+      `Split it and reduce across the work-items of one group (splitIname(knl, '${g}', 256, { innerTag: 'l.0' }) and leave the outer part sequential), ` +
+      `or reduce per group into a global temporary and combine those after a global barrier ('... gbarrier'), or accumulate into the result with an atomic update ({atomic})`,
+    scope.insn.span,
+  );
 }

@@ -8,6 +8,7 @@ import { LoomError } from '../errors.ts';
 import { compare, ifThenElse, int, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr } from '../expr/index.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
 
 export const separateName = (name: string, k: number) => `${name}_s${k}`;
@@ -55,15 +56,15 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
   // are written out later); then each write to a separated array picks its array
   const read = mapKernelExpressions(knl, rewriteReads, { what: 'separateArrays' });
   const instructions = read.instructions.flatMap((insn): Instruction[] => {
-    const target = insn.assignee;
-    if (target?.kind !== 'subscript' || !seps.has(target.array)) return [insn];
+    const target = soleAssignee(insn);
+    if (target.kind !== 'subscript' || !seps.has(target.array)) return [insn];
     const { axis, length } = seps.get(target.array)!;
     const index = target.indices[axis];
-    if (index.kind === 'int') return [{ ...insn, assignee: pick(target.array, target.indices, axis, checked(index.value, length, target.array)) }];
+    if (index.kind === 'int') return [{ ...insn, assignees: [pick(target.array, target.indices, axis, checked(index.value, length, target.array))] }];
     return Array.from({ length }, (_, k) => ({
       ...insn,
       id: k === 0 ? insn.id : `${insn.id}_s${k}`,
-      assignee: pick(target.array, target.indices, axis, k),
+      assignees: [pick(target.array, target.indices, axis, k)],
       predicates: [...insn.predicates, compare('==', index, int(k))],
     }));
   });

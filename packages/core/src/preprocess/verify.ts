@@ -22,7 +22,7 @@
  */
 import { InternalError } from '../errors.ts';
 import { freeVariables, printExpr, reductionInamesIn, someExpr } from '../expr/index.ts';
-import { nameWritten, namesRead, readExpressions } from '../kernel/accesses.ts';
+import { namesWritten, namesRead, readExpressions } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
 /** What a pass makes true of the kernel for good (pipeline.ts lists which pass establishes what). */
@@ -115,9 +115,8 @@ function instructionProblems(knl: LoopKernel, established: ReadonlySet<KernelPro
 
 /** What is wrong with what the instruction writes, if anything. */
 function writeProblems(insn: Instruction, isVariable: (name: string) => boolean): string[] {
-  if (insn.kind !== 'assign') return insn.assignee || insn.expression ? [`is a ${insn.kind} but assigns`] : [];
-  if (!insn.assignee || !insn.expression) return ['is an assignment without an assignee or a value'];
-  const written = nameWritten(insn);
-  if (written === undefined) return ['assigns to something that is no variable or array element'];
-  return isVariable(written) ? [] : [`writes '${written}', which is no argument or temporary`];
+  if (insn.kind !== 'assign') return insn.assignees.length || insn.expression ? [`is a ${insn.kind} but assigns`] : [];
+  if (!insn.assignees.length || !insn.expression) return ['is an assignment without an assignee or a value'];
+  if (insn.assignees.some((a) => a.kind !== 'var' && a.kind !== 'subscript')) return ['assigns to something that is no variable or array element'];
+  return namesWritten(insn).filter((written) => !isVariable(written)).map((written) => `writes '${written}', which is no argument or temporary`);
 }

@@ -10,7 +10,7 @@
 import { MissingBarrierError } from '../errors.ts';
 import { exprEquals, freeVariables } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { allAccesses, type Access } from '../kernel/accesses.ts';
+import { allAccesses, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { scheduledInstructions, type ScheduleItem } from './linearize.ts';
@@ -54,9 +54,10 @@ class SyncAnalysis {
     this.accesses = new Map();
     for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
     for (const insn of knl.instructions) {
-      if (insn.assignee?.kind === 'var') {
+      const target = insn.kind === 'assign' ? soleAssignee(insn) : undefined;
+      if (target?.kind === 'var') {
         const list = this.accesses.get(insn.id) ?? [];
-        list.push({ array: insn.assignee.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
+        list.push({ array: target.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
         this.accesses.set(insn.id, list);
       }
     }

@@ -10,13 +10,15 @@
  *    the stride vanish or give another existential a unit coefficient;
  *  - only in inequalities: dropped with them when it is unbounded on one side, replaced
  *    by Fourier–Motzkin's shadow when that is exact (a unit coefficient in every pair,
- *    or a real shadow that implies the dark shadow);
+ *    or a real shadow that implies the dark shadow), or by its one possible least (or
+ *    greatest) value when the other variables' bounds pin that down (`pinned`);
  *  - otherwise kept.
  */
 import { Linear } from '../linear.ts';
-import { type Constraint, eliminateWith, isFalse, tidy } from './constraint.ts';
-import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn } from './fourier-motzkin.ts';
+import { type Constraint, eliminateWith, ge, isFalse, tidy } from './constraint.ts';
+import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn, type Split } from './fourier-motzkin.ts';
 import { implies } from './omega.ts';
+import { eliminateApprox } from './projection.ts';
 
 export interface System {
   readonly constraints: readonly Constraint[];
@@ -74,7 +76,74 @@ function simplifyOne(cs: readonly Constraint[], e: string): Step | undefined {
   // shadow implies the dark one, the two coincide with it.
   const real = realShadow(split);
   if (darkShadow(split).every((c) => implies(real, c))) return { constraints: real, removed: true };
+  return pinned(split);
+}
+
+/**
+ * `exists e: -j <= 96e < m - j` with `0 <= j <= 95` (a split loop seen from its inner
+ * index): e's lower bound, ceil(-j/96), is 0 for every j the other constraints allow, so
+ * e exists iff e = 0 fits the upper bounds: `0 < m - j`. In general: when each lower bound
+ * of e has the same ceiling over the box the single-variable constraints give its
+ * variables, the largest of those is e's least value, and e exists iff that value meets
+ * every upper bound (the same with the roles of the bounds exchanged).
+ */
+function pinned(split: Split): Step | undefined {
+  const e = split.variable;
+  const box = variableRanges(split.rest, new Set([...split.lower, ...split.upper].flatMap((c) => c.expr.variables.filter((v) => v !== e))));
+  const side = (bounds: readonly Constraint[], round: (x: number) => number, sign: 1 | -1): number[] | undefined => {
+    const values: number[] = [];
+    for (const c of bounds) {
+      // a·e + R >= 0: e >= -R/a (a > 0), e <= R/|a| (a < 0)
+      const a = c.expr.coeff(e);
+      const range = rangeOf(c.expr.without([e]).scale(-sign), box);
+      if (!range) return undefined;
+      const [lo, hi] = [round(range[0] / Math.abs(a)), round(range[1] / Math.abs(a))];
+      if (lo !== hi) return undefined;
+      values.push(lo);
+    }
+    return values;
+  };
+  const least = side(split.lower, Math.ceil, 1);
+  if (least) return { constraints: tidy([...split.rest, ...split.upper.map((u) => ge(u.expr.substitute(e, Linear.constant(Math.max(...least)))))]), removed: true };
+  const greatest = side(split.upper, Math.floor, -1);
+  if (greatest) return { constraints: tidy([...split.rest, ...split.lower.map((l) => ge(l.expr.substitute(e, Linear.constant(Math.min(...greatest)))))]), removed: true };
   return undefined;
+}
+
+/**
+ * For each of `wanted`, the interval the constraints allow it (missing sides are infinite),
+ * from the constraints with the other variables projected away (a superset of the integer
+ * values: sound for deciding that a bound is pinned).
+ */
+function variableRanges(cs: readonly Constraint[], wanted: ReadonlySet<string>): Map<string, [number, number]> {
+  const all = [...new Set(cs.flatMap((c) => c.expr.variables))];
+  const alone = [...wanted].flatMap((v) => (all.includes(v) ? eliminateApprox(cs, all.filter((x) => x !== v)) : []));
+  const ranges = new Map<string, [number, number]>();
+  for (const c of alone) {
+    const [v] = c.expr.variables;
+    if (v === undefined || c.expr.variables.length !== 1) continue;
+    const k = c.expr.coeff(v);
+    const at = -c.expr.constant / k;
+    const [lo, hi] = ranges.get(v) ?? [-Infinity, Infinity];
+    if (c.kind === 'eq') ranges.set(v, [Math.max(lo, at), Math.min(hi, at)]);
+    else if (k > 0) ranges.set(v, [Math.max(lo, Math.ceil(at)), hi]);
+    else ranges.set(v, [lo, Math.min(hi, Math.floor(at))]);
+  }
+  return ranges;
+}
+
+/** The interval of a linear expression over the box, or undefined where a variable is unbounded. */
+function rangeOf(expr: Linear, box: ReadonlyMap<string, [number, number]>): [number, number] | undefined {
+  let lo = expr.constant;
+  let hi = expr.constant;
+  for (const v of expr.variables) {
+    const r = box.get(v);
+    if (!r || !Number.isFinite(r[0]) || !Number.isFinite(r[1])) return undefined;
+    const k = expr.coeff(v);
+    lo += k > 0 ? k * r[0] : k * r[1];
+    hi += k > 0 ? k * r[1] : k * r[0];
+  }
+  return [lo, hi];
 }
 
 /**

@@ -24,6 +24,7 @@ import { Linear } from '../linear.ts';
 import { PwQPolynomial } from '../sets/pw-qpolynomial.ts';
 import { GuardedPwQPolynomial } from './guarded.ts';
 import { countedInstructions } from './kernel-view.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 
 export type FootprintDirection = 'read' | 'write';
 
@@ -99,7 +100,7 @@ export function gatherAccessFootprints(knl: LoopKernel, options: FootprintOption
       if (!sets.has(key)) sets.set(key, { variable: x.array, direction, sets: new Map() });
       sets.get(key)!.sets.set(set.toString(), set);
     });
-    gather(insn.assignee!, 'write');
+    gather(soleAssignee(insn), 'write');
     gather(insn.expression!, 'read');
   }
   return new AccessFootprints(new Map([...sets].map(([k, v]) => [k, new AccessFootprint(v.variable, v.direction, [...v.sets.values()], params)])));

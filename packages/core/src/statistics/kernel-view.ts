@@ -4,7 +4,7 @@
  */
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { expandSubstitutions } from '../kernel/accesses.ts';
+import { expandSubstitutions, soleAssignee } from '../kernel/accesses.ts';
 import { matchIds } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE } from '../kernel/type-inference.ts';
@@ -24,7 +24,7 @@ export function countedInstructions(knl: LoopKernel, within: string | readonly s
     .filter((insn) => insn.kind === 'assign' && selected.has(insn.id))
     .map((insn) => ({
       ...insn,
-      assignee: expandSubstitutions(insn.assignee!, knl.substitutions),
+      assignees: [expandSubstitutions(soleAssignee(insn), knl.substitutions)],
       expression: expandSubstitutions(insn.expression!, knl.substitutions),
     }));
 }

@@ -19,6 +19,7 @@ import { InstructionCounts, type InstructionCountOptions } from './instruction-c
 import { MemAccess, type MemAccessFields } from './keys.ts';
 import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
 import { accessStrides } from './strides.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 
 export type MemAccessMap = ToCountMap<MemAccess, MemAccessFields>;
 
@@ -45,7 +46,7 @@ export function memAccessMapOf(counts: InstructionCounts, options: MemAccessMapO
       if (access) accesses.push(new MemAccess({ ...access, direction }));
     });
     visit(insn.expression!, 'load');
-    visit(insn.assignee!, 'store');
+    visit(soleAssignee(insn), 'store');
     for (const a of accesses) entries.push([a, counts.runs(insn, a.countGranularity!)]);
   }
   return new ToCountMap(MEM_ACCESS_KEYS, entries, counts.zero);

@@ -19,6 +19,7 @@ import type { GuardedPwQPolynomial } from './guarded.ts';
 import { InstructionCounts, type InstructionCountOptions } from './instruction-counts.ts';
 import { Op, type OpFields } from './keys.ts';
 import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
+import { soleAssignee } from '../kernel/accesses.ts';
 
 export type OpMap = ToCountMap<Op, OpFields>;
 
@@ -48,7 +49,7 @@ export function opMapOf(counts: InstructionCounts, options: OpMapOptions): OpMap
       const had = perRun.get(op.id);
       perRun.set(op.id, { op, times: (had?.times ?? 0) + 1 });
     };
-    for (const e of [insn.assignee!, insn.expression!]) {
+    for (const e of [soleAssignee(insn), insn.expression!]) {
       walk(e, (x) => {
         if (x.kind === 'subscript') return options.countWithinSubscripts ?? true;
         const name = operationOf(x);

@@ -115,7 +115,9 @@ function definition(byId: ReadonlyMap<string, Instruction>, writers: ReadonlySet
 function ruleFor(def: Instruction, name: string, extra: readonly string[]): SubstitutionRule {
   if (def.kind !== 'assign' || !def.expression) throw new LoomError(`assignmentToSubst: '${def.id}' is not an assignment`);
   if (def.predicates.length) throw new LoomError(`assignmentToSubst: '${def.id}' assigns under a condition; a substitution rule has none`, def.span);
-  const indices = def.assignee?.kind === 'subscript' ? def.assignee.indices : [];
+  if (def.assignees.length !== 1) throw new LoomError(`assignmentToSubst: '${def.id}' assigns ${def.assignees.length} results; a substitution rule has one`, def.span);
+  const target = def.assignees[0];
+  const indices = target.kind === 'subscript' ? target.indices : [];
   const params = indices.map((ix) => {
     if (ix.kind !== 'var') throw new LoomError(`assignmentToSubst: in '${def.id}', the assignee index is not a plain iname; map the domain first (mapDomain)`, def.span);
     return ix.name;

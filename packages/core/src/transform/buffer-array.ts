@@ -50,8 +50,9 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   knl = inlineRulesThat(knl, (rule) => someExpr(rule.expression, (x) => x.kind === 'subscript' && x.array === name));
   const chosen = instructionsWithin(knl, options.within, `${what}: option within`, options.within !== undefined);
   const writes: Use[] = knl.instructions
-    .filter((i) => chosen.has(i.id) && i.assignee?.kind === 'subscript' && i.assignee.array === name)
-    .map((i) => ({ instruction: i, reductionInames: [], args: affine((i.assignee as { indices: readonly Expr[] }).indices, name, i) }));
+    .flatMap((i) => (chosen.has(i.id) ? i.assignees.map((a) => ({ i, a })) : []))
+    .filter(({ a }) => a.kind === 'subscript' && a.array === name)
+    .map(({ i, a }) => ({ instruction: i, reductionInames: [], args: affine((a as { indices: readonly Expr[] }).indices, name, i) }));
   if (writes.length === 0) throw new LoomError(`${what}: no instruction ${options.within === undefined ? '' : 'within the match '}writes '${name}'`);
 
   const question = { what, base: name, uses: writes, sweep, outer: [], boundingBox: options.fetchBoundingBox };
@@ -101,14 +102,14 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
   const initValue = options.initExpression === undefined ? element(initInames) : substitute(parseExpression(options.initExpression), { base: element(initInames) });
   const init: Instruction = {
-    ...base, kind: 'assign', id: initId, assignee: bufferAt(initInames), expression: initValue,
+    ...base, kind: 'assign', id: initId, assignees: [bufferAt(initInames)], expression: initValue,
     withinInames: [...within, ...initInames], dependsOn: storeDependencies(knl, [...modified], initValue),
   };
   const instructions: Instruction[] = [init, ...rewritten.instructions.map((i) => (modified.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, initId] } : i))];
   if (options.storeExpression !== false) {
     const storeValue = options.storeExpression === undefined ? bufferAt(storeInames) : substitute(parseExpression(options.storeExpression), { base: element(storeInames), buffer: bufferAt(storeInames) });
     const store: Instruction = {
-      ...base, kind: 'assign', id: storeId, assignee: element(storeInames), expression: storeValue,
+      ...base, kind: 'assign', id: storeId, assignees: [element(storeInames)], expression: storeValue,
       withinInames: [...within, ...storeInames], dependsOn: knl.instructions.map((i) => i.id).filter((id) => modified.has(id)), noSyncWith: [`${initId}@any`],
     };
     // what waited for a buffered instruction waits for the write-back

@@ -7,7 +7,7 @@ import { checkName } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
-import { namesRead, nameWritten, reductionInames } from '../kernel/accesses.ts';
+import { assigneeName, namesRead, reductionInames } from '../kernel/accesses.ts';
 import { freeVariables } from '../expr/index.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
@@ -128,10 +128,9 @@ function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][
  * A temporary indexed by `i` keeps every iteration's value apart, so it may be parted.
  */
 function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<string>, renames: ReadonlyMap<string, string>): void {
-  for (const writer of knl.instructions) {
-    const temporary = nameWritten(writer);
-    if (temporary === undefined || !knl.temporaries.has(temporary)) continue;
-    const target = writer.assignee!;
+  for (const writer of knl.instructions) for (const target of writer.assignees) {
+    const temporary = assigneeName(target);
+    if (!knl.temporaries.has(temporary)) continue;
     for (const old of renames.keys()) {
       if (!writer.withinInames.includes(old)) continue;
       if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;

@@ -148,7 +148,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const store: Instruction = {
     kind: 'assign',
     id: storeId,
-    assignee: stored.length ? subscript(tempName, stored.map((f) => variable(f.iname))) : variable(tempName),
+    assignees: [stored.length ? subscript(tempName, stored.map((f) => variable(f.iname))) : variable(tempName)],
     expression: value,
     withinInames: [...knl.inames.filter((n) => storeWithin.has(n) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)],
     dependsOn,
@@ -160,14 +160,20 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     conflictsWithGroups: [],
     atomic: false,
   };
-  const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, storeId] } : insn));
+  // A global temporary is written by every work-group and read by any: as loopy does, the
+  // readers wait at a global barrier (which ends the device kernel) named after the store.
+  const barrier: Instruction | undefined = spec.addressSpace === 'global'
+    ? { ...store, kind: 'barrier', id: uniqueName(`${spec.base}_barrier`, new Set([...taken, storeId, ...knl.instructions.map((i) => i.id)])), assignees: [], expression: undefined, barrierScope: 'global', withinInames: [], dependsOn: [storeId] }
+    : undefined;
+  const waitFor = barrier?.id ?? storeId;
+  const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
   const temporaries = new Map(knl.temporaries);
   if (!temporaries.has(tempName)) {
     temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent)), addressSpace: spec.addressSpace ?? 'auto' });
   }
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
-  const result = rewritten.with({ domains, instructions: [store, ...instructions], temporaries });
+  const result = rewritten.with({ domains, instructions: [store, ...(barrier ? [barrier] : []), ...instructions], temporaries });
   const left = rulesStillCalled(result);
   const substitutions = new Map([...result.substitutions].filter(([n]) => !called.has(n) || left.has(n)));
   return tagStoreInames(knl, result.with({ substitutions }), spec, stored, storeWithin);

@@ -234,7 +234,7 @@ function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, t
 function replaceJoined(e: Expr, list: readonly string[], joined: string, values: ReadonlyMap<string, Expr>): Expr {
   return mapExpr(e, (x) => {
     if (x.kind === 'var') return values.get(x.name) ?? x;
-    if (x.kind === 'reduce' && x.inames.some((n) => list.includes(n))) return reduce(x.op, replaceInList(x.inames, list, joined), x.body);
+    if (x.kind === 'reduce' && x.inames.some((n) => list.includes(n))) return reduce(x.op, replaceInList(x.inames, list, joined), x.operands, x.simultaneous);
     return x;
   });
 }

@@ -129,7 +129,7 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
       const reduced = inputs.filter((n) => x.inames.includes(n));
       if (reduced.length === 0) return x;
       if (reduced.length < inputs.length) throw new LoomError(`${what}: a ${x.op} reduction over ${x.inames.join(', ')} involves only a part of the mapped inames; reductions must involve all or none of them`);
-      return reduce(x.op, [...x.inames.filter((n) => !inputs.includes(n)), ...outputs], x.body);
+      return reduce(x.op, [...x.inames.filter((n) => !inputs.includes(n)), ...outputs], x.operands, x.simultaneous);
     });
   const rewritten = mapKernelExpressions(knl.with({ domains }), rewrite, { what });
   const instructions = rewritten.instructions.map((insn) =>

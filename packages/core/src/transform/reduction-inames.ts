@@ -43,7 +43,7 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
       const rest = x.inames.filter((n) => !split.includes(n));
       if (rest.length === 0) return x; // nothing to split off: it already reduces over exactly these
       changed++;
-      return direction === 'in' ? reduce(x.op, rest, reduce(x.op, split, x.body)) : reduce(x.op, split, reduce(x.op, rest, x.body));
+      return direction === 'in' ? reduce(x.op, rest, reduce(x.op, split, x.operands, x.simultaneous), x.simultaneous) : reduce(x.op, split, reduce(x.op, rest, x.operands, x.simultaneous), x.simultaneous);
     });
   const result = mapKernelExpressions(knl, rewrite, { what, within: chosen });
   if (changed === 0) {
@@ -87,8 +87,8 @@ export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductio
             renames.set(n, copy);
           }
         }
-        const body = unique(renames.size ? renameInExpr(x.body, renames) : x.body);
-        return reduce(x.op, x.inames.map((n) => renames.get(n) ?? n), body);
+        const operands = x.operands.map((o) => unique(renames.size ? renameInExpr(o, renames) : o));
+        return reduce(x.op, x.inames.map((n) => renames.get(n) ?? n), operands, x.simultaneous);
       });
     if (!insn.expression) return insn;
     return { ...insn, expression: unique(insn.expression), predicates: insn.predicates.map(unique) };

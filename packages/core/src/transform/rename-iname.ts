@@ -143,7 +143,7 @@ function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string,
 /** Every name an instruction uses as an iname: its loops, its reductions, the variables it reads. */
 function inamesUsedBy(insn: Instruction): Set<string> {
   const used = new Set(insn.withinInames);
-  const exprs = [insn.assignee, insn.expression, ...insn.predicates].filter((e) => e !== undefined);
+  const exprs = [...insn.assignees, insn.expression, ...insn.predicates].filter((e) => e !== undefined);
   for (const e of exprs) for (const n of [...freeVariables(e), ...reductionInamesIn(e)]) used.add(n);
   return used;
 }

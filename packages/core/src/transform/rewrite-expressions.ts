@@ -18,7 +18,7 @@
  * left alone when only others do, and copied (`f` → `f_0`) when both do, the chosen
  * instructions then calling the copy.
  */
-import { call, type Expr } from '../expr/nodes.ts';
+import { call, subscript, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, walk } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
@@ -72,11 +72,11 @@ export function mapKernelExpressions(knl: LoopKernel, rewrite: ExprRewrite, opti
   const instructions = knl.instructions.map((insn) => {
     if (!chosen(insn)) return insn;
     const f = (e: Expr) => redirect(rewrite(e, insn));
-    const target =
-      assignee === 'whole' ? insn.assignee && f(insn.assignee)
-      : assignee === 'indices' && insn.assignee?.kind === 'subscript' ? { ...insn.assignee, indices: insn.assignee.indices.map(f) }
-      : insn.assignee;
-    return { ...insn, assignee: target, expression: insn.expression && f(insn.expression), predicates: insn.predicates.map(f) };
+    const target = (a: Expr): Expr =>
+      assignee === 'whole' ? f(a)
+      : assignee === 'indices' && a.kind === 'subscript' ? subscript(a.array, a.indices.map(f))
+      : a;
+    return { ...insn, assignees: insn.assignees.map(target), expression: insn.expression && f(insn.expression), predicates: insn.predicates.map(f) };
   });
   if (!options.shapes) return knl.with({ instructions, substitutions });
 
@@ -171,7 +171,7 @@ function calledFrom(insns: readonly Instruction[], rules: ReadonlyMap<string, Su
   const note = (e: Expr | undefined) => {
     if (e) for (const c of callsIn(e, rules)) if (!out.has(c)) out.add(c), pending.push(c);
   };
-  for (const insn of insns) [insn.assignee, insn.expression, ...insn.predicates].forEach(note);
+  for (const insn of insns) [...insn.assignees, insn.expression, ...insn.predicates].forEach(note);
   while (pending.length) note(rules.get(pending.pop()!)!.expression);
   return out;
 }

@@ -10,7 +10,7 @@ import { binary, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
 import { fromLinear } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { nameWritten, namesRead } from '../kernel/accesses.ts';
+import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
@@ -37,7 +37,7 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
     const after = dependents.get(barrier.id) ?? new Set<string>();
     for (const t of knl.temporaries.values()) {
       if (t.addressSpace === 'global') continue;
-      const writers = [...before].map((id) => byId.get(id)!).filter((i) => nameWritten(i) === t.name);
+      const writers = [...before].map((id) => byId.get(id)!).filter((i) => namesWritten(i).includes(t.name));
       const readers = [...after].map((id) => byId.get(id)!).filter((i) => namesRead(i, knl.substitutions).has(t.name));
       if (!writers.length || !readers.length) continue;
 
@@ -63,8 +63,8 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
       const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
       const saveId = fresh(`${t.name}_save`);
       const reloadId = fresh(`${t.name}_reload`);
-      const save: Instruction = { ...base, kind: 'assign', id: saveId, assignee: subscript(slot, slotIndex), expression: element, withinInames: [...hw, ...elementDims], dependsOn: writers.map((w) => w.id) };
-      const reload: Instruction = { ...base, kind: 'assign', id: reloadId, assignee: element, expression: subscript(slot, slotIndex), withinInames: [...hw, ...elementDims], dependsOn: [barrier.id] };
+      const save: Instruction = { ...base, kind: 'assign', id: saveId, assignees: [subscript(slot, slotIndex)], expression: element, withinInames: [...hw, ...elementDims], dependsOn: writers.map((w) => w.id) };
+      const reload: Instruction = { ...base, kind: 'assign', id: reloadId, assignees: [element], expression: subscript(slot, slotIndex), withinInames: [...hw, ...elementDims], dependsOn: [barrier.id] };
       const readerIds = new Set(readers.map((r) => r.id));
       instructions = instructions.map((i) =>
         i.id === barrier.id ? { ...i, dependsOn: [...i.dependsOn, saveId] } : readerIds.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, reloadId] } : i,

@@ -93,7 +93,7 @@ export function expandSubst(knl: LoopKernel, within?: Within): LoopKernel {
 /** The rules some instruction calls, directly or through other rules. */
 export function rulesStillCalled(knl: LoopKernel): Map<string, SubstitutionRule> {
   const called = new Set<string>();
-  const pending: Expr[] = knl.instructions.flatMap((i) => [i.assignee, i.expression, ...i.predicates].filter((e): e is Expr => e !== undefined));
+  const pending: Expr[] = knl.instructions.flatMap((i) => [...i.assignees, i.expression, ...i.predicates].filter((e): e is Expr => e !== undefined));
   while (pending.length) {
     walk(pending.pop()!, (x) => {
       if (x.kind === 'call' && knl.substitutions.has(x.fn) && !called.has(x.fn)) {

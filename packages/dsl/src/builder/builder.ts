@@ -15,8 +15,8 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addDependency, addDtypes, addNosync, assume, fixParameters, removeInstructions, replaceInstructionIds, saveAndReloadTemporaries, setInstructionPriority,
-  setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
+  addDependency, addDtypes, addNosync, assume, fixParameters, realizeReduction, reductionArgToSubstRule, removeInstructions, replaceInstructionIds,
+  saveAndReloadTemporaries, setInstructionPriority, setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
   type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
 } from '@loom/core';
 import { attach, type ParamSpec, type Transformation } from '@loom/computation';
@@ -55,6 +55,16 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `tagArrayAxes`: how an array's axes are laid out (`'c,c'`, `'f,f'`, `'stride:n,c'`, `'sep,c'`, `'vec'`). */
   layout(arrays: string | readonly string[], tags: string | readonly string[]): KernelBuilder<I, S> {
     return this.derive((k) => tagArrayAxes(k, arrays, tags));
+  }
+
+  /** `reductionArgToSubstRule`: a reduction's value becomes a substitution rule of its inames (`red_i_arg(i)`), for `.precompute`. */
+  reductionRule(inames: readonly I[] | I, options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
+    return this.derive((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
+  }
+
+  /** `realizeReduction`: the reductions (of these instructions) become instructions now; dtypes must be known. */
+  realizeReduction(options: { readonly insnIdFilter?: readonly string[] } = {}): KernelBuilder<I | `red_${string}`, S> {
+    return this.derive((k) => realizeReduction(k, options));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */

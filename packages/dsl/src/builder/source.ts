@@ -78,7 +78,7 @@ function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<s
  * inputs are not written nor outputs left unwritten.
  */
 function checkDeclarations(knl: LoopKernel, declared: ArgDecls, parameters: ReadonlySet<string>): void {
-  const written = new Set(knl.instructions.flatMap((i) => (i.assignee?.kind === 'var' ? [i.assignee.name] : i.assignee?.kind === 'subscript' ? [i.assignee.array] : [])));
+  const written = new Set(knl.instructions.flatMap((i) => i.assignees.map((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : ''))));
   for (const arg of knl.args) {
     const decl = declared[arg.name];
     if (!decl && !parameters.has(arg.name)) {

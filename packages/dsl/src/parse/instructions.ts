@@ -19,8 +19,18 @@ import type { Marked, Scan, SplitList, Trim } from './scan.ts';
 
 type Blank = ' ' | '\t' | '\r';
 
-/** Scanner entries of an expression as reads; calls (functions, reductions, rules) are no arguments. */
-type Reads<Text extends string> = AsRead<Scan<Text>>;
+/**
+ * Scanner entries of an expression as reads; calls (functions, reductions, rules) are no
+ * arguments, nor is the operation `reduce(op, ...)` names.
+ */
+type Reads<Text extends string> = AsRead<Scan<WithoutOperations<Text>>>;
+
+/** `reduce(sum, i, e)`, `simul_reduce(segmented(sum), ...)`: the operation's name dropped. */
+type WithoutOperations<S extends string, Done extends string = ''> = S extends `${infer Before}reduce(${infer Rest}`
+  ? Rest extends `${string},${infer After}`
+    ? WithoutOperations<After, `${Done}${Before}reduce(`>
+    : `${Done}${S}`
+  : `${Done}${S}`;
 type AsRead<E extends string> = E extends `a:${infer N}` ? `ra:${N}` : E extends `s:${infer N}` ? `rs:${N}` : never;
 
 /** The lines of a block, as a union (duplicates merge, order does not matter here). */
@@ -45,10 +55,27 @@ type Statement<L extends string> = L extends '' | 'end' | 'else'
             ? Assignee<Trim<Target>> | Reads<Value>
             : never;
 
+/** The targets of an assignment: one, or several (`v, <> k = argmax(...)`), each read by `Target`. */
+type Assignee<T extends string> = Target<Targets<T>>;
+
 /** `out[i, j]`, `s`, `<> t`, `<float32> t[k]`: the name written (or declared) and the index reads. */
-type Assignee<T extends string> = T extends `<${string}>${infer Rest}`
+type Target<T extends string> = T extends `<${string}>${infer Rest}`
   ? Written<Trim<Rest>, 't'>
   : Written<T, 'w'>;
+
+/** `a, b[i, j]` → `'a' | 'b[i, j]'`: the commas outside brackets separate (one bracket level deep per `x` of `Depth`). */
+type Targets<S extends string, Current extends string = '', Depth extends string = '', Found extends string = never> =
+  S extends `${infer C}${infer Rest}`
+    ? C extends '[' | '('
+      ? Targets<Rest, `${Current}${C}`, `${Depth}x`, Found>
+      : C extends ']' | ')'
+        ? Targets<Rest, `${Current}${C}`, Depth extends `x${infer Less}` ? Less : '', Found>
+        : C extends ','
+          ? Depth extends ''
+            ? Targets<Rest, '', '', Found | Trim<Current>>
+            : Targets<Rest, `${Current}${C}`, Depth, Found>
+          : Targets<Rest, `${Current}${C}`, Depth, Found>
+    : Found | Trim<Current>;
 type Written<T extends string, M extends string> = T extends `${infer Name}[${infer Indices}`
   ? `${M}:${Trim<Name>}` | Reads<Indices>
   : `${M}:${T}`;
