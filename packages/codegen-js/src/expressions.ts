@@ -8,7 +8,7 @@
  * computation is written as float32's 0.10000000149011612).
  */
 import { InternalError, combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
-import { binaryOp, negate } from './arithmetic.ts';
+import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
 import { jsName } from './names.ts';
 import {
@@ -42,6 +42,8 @@ export class ExpressionPrinter {
         if (x.kind === 'float') return literal(-x.value, 'float64');
         return negate(asNumber(this.value(x)), computeType(this.dtype(e)));
       }
+      case 'bitnot': return complement(asNumber(this.value(e.operand)), computeType(this.dtype(e)));
+      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the JavaScript printer unlowered`);
       case 'binary': return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
       case 'compare': return this.comparison(e);
       case 'logical': {

@@ -11,6 +11,7 @@
  */
 import type { DType } from '@loom/core';
 import { erf } from './erf.ts';
+import { shl32, shl64, shlU32, shlU64, shr32, shr64, shrU32, shrU64 } from './bit-helpers.ts';
 
 // --- 32-bit integers ----------------------------------------------------------------------------
 
@@ -203,6 +204,7 @@ export const runtimeHelpers = Object.freeze({
   floorMod, round, pow, minimum, maximum, saturate, erf,
   div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
   floatToInt64, floatToUint64, bigintToFloat32,
+  shl32, shlU32, shr32, shrU32, shl64, shlU64, shr64, shrU64,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;
@@ -240,6 +242,8 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
       return Number(value);
     case 'float16':
       throw new RangeError('float16 has no representation on the CPU target');
+    case 'complex64': case 'complex128':
+      throw new RangeError(`a ${dtype} scalar has two parts: complex values are lowered to them before code generation`);
   }
 }
 

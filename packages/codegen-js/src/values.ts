@@ -26,6 +26,7 @@ export const Prec = {
   LogicalOr: 4,
   LogicalAnd: 5,
   BitOr: 6,
+  BitXor: 7,
   BitAnd: 8,
   Equality: 9,
   Relational: 10,

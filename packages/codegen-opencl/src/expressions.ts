@@ -19,7 +19,8 @@ import { clLiteral, clType } from './c-types.ts';
  * in floats (and for `-` and `/` everywhere) regrouping changes the result.
  */
 export const PRECEDENCE = {
-  ternary: 1, or: 2, and: 3, equality: 7, relational: 8, additive: 10, multiplicative: 11, unary: 12, postfix: 13, atom: 14,
+  ternary: 1, or: 2, and: 3, bitOr: 4, bitXor: 5, bitAnd: 6, equality: 7, relational: 8, shift: 9, additive: 10, multiplicative: 11,
+  unary: 12, postfix: 13, atom: 14,
 } as const;
 
 export interface Printed {
@@ -104,6 +105,8 @@ export class ClExpressionPrinter {
         return wrapped(prefix('-', inUnsigned(operand, t)), t);
       }
       case 'not': return prefix('!', this.expr(e.operand));
+      case 'bitnot': return prefix('~', this.expr(e.operand, t));
+      case 'imag': throw new InternalError(`the complex literal ${E.printExpr(e)} reached the OpenCL printer unlowered`);
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
@@ -182,6 +185,15 @@ export class ClExpressionPrinter {
       case '**':
         if (isFloat(t)) return call('pow', [l.text, r.text]);
         return call(this.helper('pow', t), [l.text, r.text]);
+      case '&': return infix(l, '&', r, PRECEDENCE.bitAnd);
+      case '^': return infix(l, '^', r, PRECEDENCE.bitXor);
+      case '|': return infix(l, '|', r, PRECEDENCE.bitOr);
+      case '<<': case '>>': {
+        // narrow integers shift as C promotes them, in int
+        const c = t === 'int64' || t === 'uint64' || t === 'uint32' ? t : 'int32';
+        const [a, b] = c === t ? [l, r] : [this.expr(e.left, c), this.expr(e.right, c)];
+        return call(this.helper(e.op === '<<' ? 'shl' : 'shr', c), [a.text, b.text]);
+      }
     }
   }
 
@@ -259,8 +271,8 @@ function literal(text: string): Printed {
   return /^[0-9A-Za-z]/.test(text) ? atom(text) : { text, precedence: PRECEDENCE.unary };
 }
 
-/** `-x`, `!x`: never `--x` or `- -x` glued into C's decrement. */
-function prefix(op: '-' | '!', p: Printed): Printed {
+/** `-x`, `!x`, `~x`: never `--x` or `- -x` glued into C's decrement. */
+function prefix(op: '-' | '!' | '~', p: Printed): Printed {
   const glued = op === '-' && p.text.startsWith('-');
   return { text: `${op}${glued ? `(${p.text})` : paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
 }

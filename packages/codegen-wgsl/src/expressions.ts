@@ -171,6 +171,11 @@ export class ExpressionPrinter {
         return { text: `-${text}`, prec: Prec.Unary, type: t };
       }
       case 'binary': return this.binary(e);
+      case 'bitnot': {
+        const t = arithmeticType(this.checked(e));
+        return { text: `~${operand(this.print(e.operand, t), Prec.Unary)}`, prec: Prec.Unary, type: t };
+      }
+      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the WGSL printer unlowered`);
       case 'compare': return this.comparison(e);
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
@@ -222,6 +227,13 @@ export class ExpressionPrinter {
         return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
       case '**':
         return helper('pow');
+      case '&': case '|': case '^': {
+        // the operands of a bitwise operator are unary expressions, or the same operator on the left
+        const left = l.prec === Prec.Bitwise && l.text === operand(l, Prec.Bitwise) && e.left.kind === 'binary' && e.left.op === e.op ? l.text : operand(l, Prec.Unary);
+        return { text: `${left} ${e.op} ${operand(r, Prec.Unary)}`, prec: Prec.Bitwise, type: t };
+      }
+      case '<<': return helper('shl');
+      case '>>': return helper('shr');
     }
   }
 

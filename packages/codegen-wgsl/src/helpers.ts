@@ -12,7 +12,7 @@ import { InternalError } from '@loom/core';
 import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | IeeeHelperKind;
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | IeeeHelperKind;
 
 const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
@@ -114,6 +114,20 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `  let t = 1.0 / (1.0 + 0.3275911 * a);`,
         `  let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));`,
         `  return ${t === 'f32' ? result : `f16(${result})`};`,
+        `}`,
+      ].join('\n');
+    }
+    case 'shl': case 'shr': {
+      // WGSL takes the count modulo 32 (and refuses a constant one out of range): tested first
+      const zero = t === 'i32' ? '0i' : '0u';
+      const inRange = t === 'i32' ? 'b >= 0i && b < 32i' : 'b < 32u';
+      const body = kind === 'shl'
+        ? `select(${zero}, a << u32(b), ${inRange})`
+        : t === 'i32' ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)' : `select(0u, a >> b, ${inRange})`;
+      return [
+        `// a ${kind === 'shl' ? '<<' : '>>'} b, a count outside [0, 32) shifting everything out (PyTorch's meaning)`,
+        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+        `  return ${body};`,
         `}`,
       ].join('\n');
     }

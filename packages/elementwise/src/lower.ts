@@ -23,7 +23,8 @@ import { exprType, expr, LoomError, printExpr, type DType, type Expr } from '@lo
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
-const { binary, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+const { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 
 /** A lowered value: one real expression, or a complex number as two. */
 export type Value =
@@ -65,6 +66,8 @@ class Lowering {
     switch (e.kind) {
       case 'int': case 'bool':
         return real(e);
+      case 'imag':
+        return complex(float(0), float(e.value), e.dtype ?? 'complex128');
       case 'float':
         return real(Number.isFinite(e.value) && !Object.is(e.value, -0) ? e : this.env.constant(e.value));
       case 'var': {
@@ -75,6 +78,11 @@ class Lowering {
       case 'neg': {
         const v = this.value(e.operand);
         return v.kind === 'complex' ? complex(neg(v.re), neg(v.im), v.dtype) : real(neg(v.expr));
+      }
+      case 'bitnot': {
+        const v = this.value(e.operand);
+        if (v.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+        return real(this.integral(bitnot(v.expr)));
       }
       case 'binary':
         return this.binary(e.op, this.value(e.left), this.value(e.right));
@@ -157,6 +165,12 @@ class Lowering {
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);
   }
 
+  /** A bitwise operation, refused (with PyTorch) unless its operands are integers: typing it says so. */
+  private integral(e: Expr): Expr {
+    this.typeOf(e);
+    return e;
+  }
+
   // -- complex helpers -----------------------------------------------------------
 
   /** The complex dtype two operands meet in: complex128 when either needs float64 parts. */
@@ -176,6 +190,10 @@ class Lowering {
   // -- operators -----------------------------------------------------------------
 
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
+    if (BITWISE.has(op)) {
+      if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+      return real(this.integral(binary(op, a.expr, b.expr)));
+    }
     if (a.kind === 'real' && b.kind === 'real') return real(binary(op, a.expr, b.expr));
     const t = this.complexType(a, b);
     const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
