@@ -149,6 +149,19 @@ function minimum(a: number, b: number): number {
   return a < b ? a : b;
 }
 
+/** C's fmax / fmin: a NaN argument is ignored; the zeros ordered -0 < +0. */
+function fmaxC(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return maximum(a, b);
+}
+
+function fminC(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return minimum(a, b);
+}
+
 /** A float converted to an integer type: truncated, saturated at the type's range, NaN → 0. */
 function saturate(x: number, lo: bigint, hi: bigint): bigint {
   if (Number.isNaN(x)) return 0n;
@@ -259,6 +272,18 @@ export const ROWS: readonly SemanticsRow[] = [
   {
     operation: 'min(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => minimum(num(a), num(b)),
     result: 'NaN if either is NaN (`torch.minimum`); `min(-0, 0)` is -0',
+  },
+  {
+    operation: 'fmax(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fmaxC(num(a), num(b)),
+    result: 'C\'s `fmax` (PyTorch\'s too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise',
+  },
+  {
+    operation: 'fmin(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fminC(num(a), num(b)),
+    result: 'C\'s `fmin`: a NaN argument is ignored; `fmin(-0, 0)` is -0',
+  },
+  {
+    operation: 'isnan(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
+    result: 'true exactly for NaN, whatever the compiler assumes about finite math (WGSL: on the bits); `isinf`, `isfinite` likewise',
   },
   {
     operation: 'a != a', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),

@@ -12,6 +12,7 @@
 import type { DType } from '@loom/core';
 import { erf } from './erf.ts';
 import { shl32, shl64, shlU32, shlU64, shr32, shr64, shrU32, shrU64 } from './bit-helpers.ts';
+import { copysign, erfc, fma, fma32, fmax, fmin } from './math-helpers.ts';
 
 // --- 32-bit integers ----------------------------------------------------------------------------
 
@@ -205,6 +206,7 @@ export const runtimeHelpers = Object.freeze({
   div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
   floatToInt64, floatToUint64, bigintToFloat32,
   shl32, shlU32, shr32, shrU32, shl64, shlU64, shr64, shrU64,
+  copysign, erfc, fma, fma32, fmax, fmin,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;

@@ -36,9 +36,10 @@ export interface Printed {
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const FLOAT_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', log10: 'log10',
-  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
-  round: 'round', trunc: 'trunc', min: 'fmin', max: 'fmax', pow: 'pow', fmod: 'fmod', erf: 'erf',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', asinh: 'asinh', acosh: 'acosh', atanh: 'atanh',
+  exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
+  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', hypot: 'hypot', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
+  round: 'round', trunc: 'trunc', copysign: 'copysign', pow: 'pow', fmod: 'fmod', erf: 'erf', erfc: 'erfc', fma: 'fma',
 });
 
 export class ClExpressionPrinter {
@@ -206,6 +207,16 @@ export class ClExpressionPrinter {
       const [first, ...rest] = e.args;
       return rest.reduce<Printed>((acc, a) => call(fn, [acc.text, this.print(a, t)]), this.expr(first, t));
     }
+    if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]), t);
+    if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
+      const x = e.args[0];
+      if (!isFloat(this.typeOfExpr(x))) return atom(e.fn === 'isfinite' ? '1' : '0'); // integers are finite numbers
+      return call(e.fn, [this.print(x)]);
+    }
+    if (float && (e.fn === 'fmin' || e.fn === 'fmax')) {
+      // a NaN argument ignored, as C's, and -0 below +0 (C leaves the order of zeros open)
+      return call(this.helper(e.fn, t), e.args.map((a) => this.print(a, t)));
+    }
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;
       return rest.reduce<Printed>((acc, a) => call(e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
@@ -231,6 +242,11 @@ export class ClExpressionPrinter {
 
   private isIndexArithmetic(e: Expr): boolean {
     return isIndexExpression(e, this.indexNames);
+  }
+
+  /** The helper function `kind` for dtype `t`, recorded for the program (for statements that call one). */
+  helperFunction(kind: ClHelperKind, t: DType): string {
+    return this.helper(kind, t);
   }
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */

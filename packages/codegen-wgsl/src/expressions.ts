@@ -62,9 +62,12 @@ export const axisName = (axis: number) => AXES[axis];
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', sqrt: 'sqrt',
-  rsqrt: 'inverseSqrt',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', acosh: 'acosh',
+  exp: 'exp', exp2: 'exp2', log: 'log', log2: 'log2', sqrt: 'sqrt', rsqrt: 'inverseSqrt', fma: 'fma',
 });
+
+/** Functions computed by a helper of the same name (`math-helpers.ts`). */
+const HELPED = new Set(['expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'fmin', 'fmax']);
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */
@@ -289,9 +292,18 @@ export class ExpressionPrinter {
       const axis = (e.args[0] as { value: number }).value;
       return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
     }
+    if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
+      const x = e.args[0];
+      const xt = arithmeticType(this.checked(x));
+      // integers are finite numbers; floats are told by their bits
+      if (!isFloatScalar(xt)) return primary(e.fn === 'isfinite' ? 'true' : 'false', 'bool');
+      return call(this.context.helper(e.fn === 'isnan' ? 'is_nan' : e.fn, xt), [this.print(x, xt).text], 'bool');
+    }
+    if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]));
     const t = arithmeticType(this.checked(e));
     const args = e.args.map((a) => this.print(a, t));
     const float = isFloatScalar(t);
+    if (HELPED.has(e.fn) && float) return call(this.context.helper(e.fn as HelperKind, t), args.map((a) => a.text), t);
     switch (e.fn) {
       case 'min': case 'max': {
         if (args.length === 1) return args[0];

@@ -10,9 +10,10 @@
  */
 import { InternalError } from '@loom/core';
 import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
+import { MATH_HELPER_KINDS, mathHelperDefinition, mathHelperDependencies, type MathHelperKind } from './math-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | IeeeHelperKind;
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | IeeeHelperKind | MathHelperKind;
 
 const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
@@ -24,6 +25,7 @@ function isIeee(kind: HelperKind, t: WgslScalar): boolean {
 
 /** The helpers that helper `kind` for `t` calls, to be defined with it. */
 export function helperDependencies(kind: HelperKind, t: WgslScalar): readonly (readonly [HelperKind, WgslScalar])[] {
+  if (MATH_HELPER_KINDS.has(kind)) return mathHelperDependencies(kind as MathHelperKind, t) as readonly (readonly [HelperKind, WgslScalar])[];
   return isIeee(kind, t) ? ieeeHelperDependencies(kind as IeeeHelperKind, t) : [];
 }
 
@@ -35,6 +37,7 @@ export function helperName(kind: HelperKind, t: WgslScalar): string {
 export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   const name = helperName(kind, t);
   if (isIeee(kind, t)) return ieeeHelperDefinition(kind as IeeeHelperKind, t, name);
+  if (MATH_HELPER_KINDS.has(kind)) return mathHelperDefinition(kind as MathHelperKind, t, name);
   const one = t === 'f16' ? '1.0h' : '1.0';
   const zero = t === 'f16' ? '0.0h' : '0.0';
   switch (kind) {

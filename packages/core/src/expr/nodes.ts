@@ -125,13 +125,22 @@ export const add = (a: Expr, b: Expr) => binary('+', a, b);
 export const sub = (a: Expr, b: Expr) => binary('-', a, b);
 export const mul = (a: Expr, b: Expr) => binary('*', a, b);
 
-/** The functions the expression language knows, with their arity (`undefined` = variadic >= 1). */
+/**
+ * The functions the expression language knows, with their arity (`undefined` = variadic >= 1):
+ * C's math library as OpenCL and loopy have it, with one meaning on every target (the
+ * README's table of functions). `min`/`max` propagate NaN (PyTorch's minimum/maximum), while
+ * `fmin`/`fmax` ignore it (C's, and PyTorch's fmin/fmax); `isnan`, `isinf` and `isfinite` are
+ * truth values; `real`, `imag`, `conj` (and `abs`) work on complex values.
+ */
 export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze({
   sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2,
-  sinh: 1, cosh: 1, tanh: 1,
-  exp: 1, log: 1, log2: 1, log10: 1, sqrt: 1, rsqrt: 1, cbrt: 1,
+  sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1,
+  exp: 1, exp2: 1, expm1: 1, log: 1, log2: 1, log10: 1, log1p: 1, sqrt: 1, rsqrt: 1, cbrt: 1, hypot: 2,
   abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
-  min: undefined, max: undefined, pow: 2, fmod: 2, erf: 1,
+  min: undefined, max: undefined, fmin: 2, fmax: 2, clamp: 3, copysign: 2,
+  pow: 2, fmod: 2, erf: 1, erfc: 1, fma: 3,
+  isnan: 1, isinf: 1, isfinite: 1,
+  real: 1, imag: 1, conj: 1,
 });
 
 export const REDUCTION_OPS: readonly ReductionOp[] = ['sum', 'product', 'max', 'min'];
