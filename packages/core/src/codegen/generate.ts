@@ -1,13 +1,16 @@
 /**
  * From a kernel to the target-independent program AST, then to code:
  *
- *   types inferred → checked → reductions realized → linearized → checked → statements (builder.ts)
+ *   types inferred → checked → complex values lowered to their parts → reductions realized →
+ *   linearized → checked → statements (builder.ts)
  *
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { CoefficientRangeError, LoomError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { realizeReductions } from '../kernel/realize-reductions.ts';
+import { lowerComplex } from '../kernel/lower-complex.ts';
+import { complexPart, isComplex } from '../dtypes.ts';
 import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
@@ -41,8 +44,8 @@ export function generateCode<T extends Target>(knl: LoopKernel, target: T, optio
 // (the signature above types a call with a union of targets as the union of what they tell)
 export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
   try {
-    const { program, args } = build(knl, target, options);
-    return describeProgram(target.name, program, target.generate(program), args.map(hostArgument));
+    const { program, args, typedArgs } = build(knl, target, options);
+    return describeProgram(target.name, program, target.generate(program), args.map((a, k) => hostArgument(a, typedArgs[k].dtype)));
   } catch (e) {
     // the set arithmetic does not know which kernel it works for: say it here
     if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
@@ -55,21 +58,26 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
   return prepare(knl, target).kernel;
 }
 
-/** The preprocessed kernel, and its arguments as typed before `sep` axes split them (what the caller passes). */
-function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[] } {
+/**
+ * The preprocessed kernel, and its arguments as stored before `sep` axes split them (what the
+ * caller passes: a complex array as its parts).
+ */
+function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const typed = inferTypes(withDefaultValueTypes(knl));
   checkTypedKernel(typed);
-  const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(typed))));
+  checkComplexTypes(typed, target);
+  const real = lowerComplex(typed);
+  const prepared = privatizeIlpTemporaries(placeTemporaries(realizeReductions(separateArrays(real))));
   checkTypes(prepared, target);
-  return { kernel: prepared, args: typed.args };
+  return { kernel: prepared, args: real.args, typedArgs: typed.args };
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
   return build(knl, target, options).program;
 }
 
-function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[] } {
-  const { kernel, subkernels, args } = linearized(knl, target);
+function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+  const { kernel, subkernels, args, typedArgs } = linearized(knl, target);
   const builder = new DeviceKernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
@@ -79,7 +87,7 @@ function build(knl: LoopKernel, target: Target | undefined, options: CodegenOpti
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
   };
   checkProgramNames(program);
-  return { program, args };
+  return { program, args, typedArgs };
 }
 
 /**
@@ -91,12 +99,12 @@ export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: Loo
   return { kernel, subkernels };
 }
 
-function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[] } {
-  const { kernel, args } = prepare(knl, target);
+function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+  const { kernel, args, typedArgs } = prepare(knl, target);
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   checkLinearizedKernel(kernel, split);
   const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  return { kernel, subkernels, args };
+  return { kernel, subkernels, args, typedArgs };
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */
@@ -111,6 +119,16 @@ export function stringifyLinearized(knl: LoopKernel): string {
 function withDefaultValueTypes(knl: LoopKernel): LoopKernel {
   if (!knl.args.some((a) => a.kind === 'value' && a.dtype === undefined)) return knl;
   return knl.with({ args: knl.args.map((a) => (a.kind === 'value' && a.dtype === undefined ? { ...a, dtype: INDEX_DTYPE } : a)) });
+}
+
+/** Complex arguments and temporaries need their parts' dtype on the target (WGSL has no complex128: no float64). */
+function checkComplexTypes(knl: LoopKernel, target: Target | undefined): void {
+  const named = [...knl.args.map((a) => ['argument', a] as const), ...[...knl.temporaries.values()].map((t) => ['temporary', t] as const)];
+  for (const [what, { name, dtype }] of named) {
+    if (!dtype || !isComplex(dtype)) continue;
+    const why = target?.unsupportedDType?.(complexPart(dtype));
+    if (why) throw new LoomError(`${what} '${name}' has dtype ${dtype}, whose parts are ${complexPart(dtype)}: ${why}`);
+  }
 }
 
 function checkTypes(knl: LoopKernel, target: Target | undefined): void {
