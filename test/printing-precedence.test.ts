@@ -109,6 +109,7 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
       loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
       hardwareId: () => { throw new Error('no hardware ids here'); },
       helper: helperName,
+      userFunction: () => { throw new Error('no user functions here'); },
     }).print(e).text,
   },
   {

@@ -10,7 +10,8 @@
 import { InternalError, combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
 import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
-import { jsName } from './names.ts';
+import { HELPERS_PARAM, jsName } from './names.ts';
+import { UserCalls } from './user-functions.ts';
 import {
   Prec, asCondition, asNumber, atom, computeType, convert, infix, isBigIntType, isFloatType, isSmallIntType, literal,
   operand, reduce, storable, type JsValue,
@@ -23,6 +24,8 @@ export class ExpressionPrinter {
     private readonly kernel: KernelFunction,
     /** Scalars shared by work-items, kept as one-element arrays: read and written as `name[0]`. */
     private readonly sharedScalars: ReadonlySet<string>,
+    /** The user functions called, collected for the device (user-functions.ts). */
+    private readonly calls: UserCalls = new UserCalls(new Map()),
   ) {
     this.typeOf = (name) => kernel.types.get(name);
   }
@@ -55,6 +58,7 @@ export class ExpressionPrinter {
       case 'if': return this.conditional(e);
       case 'call':
         if (isHardwareId(e)) return this.hardwareId(e);
+        if (e.dtype !== undefined) return this.userCall(e);
         return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
       case 'cast': {
         if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
@@ -108,6 +112,13 @@ export class ExpressionPrinter {
   private variable(name: string): JsValue {
     const dtype = this.declaredType(name);
     return atom(this.sharedScalars.has(name) ? `${jsName(name)}[0]` : jsName(name), dtype);
+  }
+
+  /** A user function's call: its arguments in the signature's dtypes; its result in the result dtype's representation. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): JsValue {
+    const { key, signature } = this.calls.key(e.fn, e.args.map((a) => this.dtype(a)));
+    const args = e.args.map((a, k) => convert(this.value(a), signature.args[k]).code);
+    return atom(`${HELPERS_PARAM}.user[${JSON.stringify(key)}](${args.join(', ')})`, signature.result);
   }
 
   /** `gid(0)`, `lid(2)`: the kernel function's `gid0`, `lid2` parameters. */

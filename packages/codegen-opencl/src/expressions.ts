@@ -7,7 +7,9 @@
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses.
  */
-import { InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import {
+  InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes, type UserFunction,
+} from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
@@ -64,6 +66,11 @@ export class ClExpressionPrinter {
    * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
    */
   indexNames: ReadonlySet<string> = new Set();
+  /** The program's user functions, and the names of the kernel being printed (a function's name must not be one). */
+  functions: ReadonlyMap<string, UserFunction> = new Map();
+  kernelNames: ReadonlySet<string> = new Set();
+  /** The preambles of the user functions called, each once (by text). */
+  readonly preambles = new Set<string>();
 
   constructor(private readonly typeOf: NameTypes) {}
 
@@ -200,6 +207,7 @@ export class ClExpressionPrinter {
 
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e)) return call(e.fn, [String((e.args[0] as { value: number }).value)]);
+    if (e.dtype !== undefined) return this.userCall(e);
     const float = isFloat(t);
     if (float && (e.fn === 'min' || e.fn === 'max')) {
       // NaN-propagating, unlike C's fmin/fmax
@@ -229,6 +237,20 @@ export class ClExpressionPrinter {
     const name = FLOAT_BUILTINS[e.fn];
     if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
     return call(name, e.args.map((a) => this.print(a, t)));
+  }
+
+  /** A call of a user function: its OpenCL implementation's name, the arguments in its signature's dtypes. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
+    const fn = this.functions.get(e.fn);
+    if (!fn) throw new InternalError(`the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`);
+    const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
+    const impl = fn.implementation('opencl', signature);
+    if (!impl) throw new LoomError(`function '${e.fn}' has no OpenCL implementation (give defineFunction an opencl: { name, preamble })`);
+    if (this.kernelNames.has(impl.name)) {
+      throw new LoomError(`function '${e.fn}' is called '${impl.name}' in OpenCL C, which the kernel also uses as a name: rename one of them`);
+    }
+    if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
+    return call(impl.name, e.args.map((a, k) => this.print(a, signature.args[k])));
   }
 
   /**

@@ -39,13 +39,17 @@ function spellOpenCL(program: ProgramAst): TargetOutput<OpenCLExtra> {
 function printProgram(program: ProgramAst): string {
   const parts: string[] = [];
   const helpers = new Map<string, string>();
+  const preambles = new Set<string>();
   const extensions = new Set<string>();
   let usesDouble = false;
   let contractible = false;
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
+    printer.functions = program.functions ?? new Map();
+    printer.kernelNames = new Set([...k.types.keys(), k.name]);
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
+    for (const p of printer.preambles) preambles.add(p);
     for (const x of printer.extensions) extensions.add(x);
     contractible ||= printer.contractible;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
@@ -59,6 +63,8 @@ function printProgram(program: ProgramAst): string {
   for (const x of [...extensions].sort()) parts.push(`#pragma OPENCL EXTENSION ${x}: enable`);
   parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
   if (helpers.size) parts.push('', ...helpers.values());
+  // the user functions' own code, each once
+  if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...kernels.join('\n\n').split('\n'));
   return parts.join('\n') + '\n';
 }

@@ -12,6 +12,7 @@
  */
 import {
   combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes, InternalError,
+  type FunctionSignature,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import {
@@ -53,6 +54,8 @@ export interface ExpressionContext {
   hardwareId(kind: 'gid' | 'lid', axis: number): string;
   /** Registers a helper function and returns its name. */
   helper(kind: HelperKind, t: WgslScalar): string;
+  /** A user function's WGSL name for arguments of these dtypes, and the signature it is called with (its preamble registered). */
+  userFunction(name: string, argTypes: readonly DType[]): { readonly name: string; readonly signature: FunctionSignature };
 }
 
 const AXES = ['x', 'y', 'z'];
@@ -291,6 +294,12 @@ export class ExpressionPrinter {
     if (isHardwareId(e)) {
       const axis = (e.args[0] as { value: number }).value;
       return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
+    }
+    if (e.dtype !== undefined) {
+      // a user function: the arguments in its signature's types
+      const { name, signature } = this.context.userFunction(e.fn, e.args.map((a) => this.dtype(a)));
+      const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
+      return call(name, args, computeType(this.checked(e, signature.result)));
     }
     if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
       const x = e.args[0];

@@ -121,6 +121,13 @@ export class NameTable {
     return this.unique(spellable(kernelName));
   }
 
+  /** Takes `name` as it is (a user function's), unless something has it already: then false. */
+  claim(name: string): boolean {
+    if (this.taken.has(name)) return false;
+    this.take(name);
+    return true;
+  }
+
   /** A fresh name built from `base` (`guard`, `load_flags`): `base`, else `base_1`, `base_2`... */
   fresh(base: string): string {
     const start = spellable(base);

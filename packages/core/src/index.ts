@@ -38,6 +38,12 @@ export { assignment, type AssignmentOptions, type InstructionSpec } from './kern
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
+// --- for users: functions of one's own ----------------------------------------------------------
+export {
+  defineFunction, type UserFunction, type UserFunctionSpec, type FunctionSignature, type TargetFunction, type JsFunction,
+} from './functions/user-functions.ts';
+export { registerFunction } from './functions/resolve.ts';
+
 // --- for users: transformations ----------------------------------------------------------------
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
 export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';

@@ -10,6 +10,7 @@ import { CoefficientRangeError, LoomError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { realizeReductions } from '../kernel/realize-reductions.ts';
 import { lowerComplex } from '../kernel/lower-complex.ts';
+import { calledFunctions, resolveUserCalls } from '../functions/resolve.ts';
 import { complexPart, isComplex } from '../dtypes.ts';
 import { INDEX_DTYPE, inferTypes } from '../kernel/type-inference.ts';
 import { linearize } from '../schedule/linearize.ts';
@@ -63,7 +64,7 @@ export function preprocess(knl: LoopKernel, target?: Target): LoopKernel {
  * caller passes: a complex array as its parts).
  */
 function prepare(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
-  const typed = inferTypes(withDefaultValueTypes(knl));
+  const typed = resolveUserCalls(inferTypes(withDefaultValueTypes(knl)));
   checkTypedKernel(typed);
   checkComplexTypes(typed, target);
   const real = lowerComplex(typed);
@@ -81,10 +82,12 @@ function build(knl: LoopKernel, target: Target | undefined, options: CodegenOpti
   const builder = new DeviceKernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
+  const functions = calledFunctions(kernel);
   const program: ProgramAst = {
     kernels,
     ...(boundsChecks ? { boundsChecks } : {}),
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
+    ...(functions.size ? { functions } : {}),
   };
   checkProgramNames(program);
   return { program, args, typedArgs };

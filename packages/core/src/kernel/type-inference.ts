@@ -10,6 +10,7 @@ import type { Expr } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
 import type { LoopKernel } from './model.ts';
 import { expandSubstitutions } from './accesses.ts';
+import { functionTypes } from '../functions/resolve.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -143,6 +144,7 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
   const inames = new Set(knl.inames);
   const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
+  const functions = functionTypes(knl);
   // only what nobody declared is inferred; it may widen as more writers become typeable
   const inferred = [
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
@@ -160,7 +162,7 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
       let found: ExprType | undefined;
       for (const insn of writersOf.get(name)!) {
         try {
-          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf);
+          const ty = exprType(expandSubstitutions(insn.expression!, knl.substitutions), typeOf, functions);
           found = found ? combineTypes(found, ty) : ty;
         } catch {
           // not typeable yet

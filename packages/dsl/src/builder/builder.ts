@@ -22,6 +22,7 @@ import {
   generateCode,
   joinInames,
   prioritizeLoops,
+  registerFunction,
   renameIname,
   run,
   saveAndReloadTemporaries,
@@ -39,6 +40,8 @@ import {
   type LoopKernel,
   type NoSyncScope,
   type Target,
+  type UserFunction,
+  type UserFunctionSpec,
 } from '@loom/core';
 import type { Fragment } from '../template/fragments.ts';
 import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
@@ -198,6 +201,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> {
   /** `addNosync`: the sinks need no barrier of `scope` after the sources. */
   nosync(scope: NoSyncScope, source: string | readonly string[], sink: string | readonly string[], options: AddNosyncOptions = {}): KernelBuilder<I, S> {
     return this.#then((k) => addNosync(k, scope, source, sink, options));
+  }
+
+  /** `registerFunction`: user functions (`defineFunction`) the kernel may call. */
+  functions(...fns: readonly (UserFunction | UserFunctionSpec)[]): KernelBuilder<I, S> {
+    return this.#then((k) => registerFunction(k, ...fns));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */
