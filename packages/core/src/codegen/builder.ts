@@ -114,6 +114,8 @@ export class DeviceKernelBuilder {
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
     const keep = [...this.hardwareAncestors(iname), ...outer];
     const domain = domainOf(this.knl, [...keep, iname]);
+    // a loop over no points (`0 <= i < 0` once n = 0 is fixed) never runs: nothing to generate
+    if (domain.isEmpty()) return [];
     const lower = nonRedundant(domain.lowerBounds(iname, keep), 'lower', iname, enforced);
     const upper = nonRedundant(domain.upperBounds(iname, keep), 'upper', iname, enforced);
     if (lower.length === 0 || upper.length === 0) {

@@ -29,6 +29,8 @@ import {
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { parseMatch } from './match.ts';
+import { delinearize, delinearizeInstructions } from './linear-subscripts.ts';
 import './print.ts';
 
 /** An argument as the user declares it; unspecified fields are inferred. */
@@ -64,6 +66,25 @@ export function valueArg(name: string, dtype?: DType): ArgSpec {
 }
 export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
   return { ...spec, name, kind: 'constant' };
+}
+
+/**
+ * `nosync_query=MATCH@SCOPE`: the instructions the match expression selects, the instruction
+ * itself aside (loopy resolves it when the kernel is made, as here), as `nosync` entries.
+ * Matching nothing is an error.
+ */
+function resolveNosyncQueries(insns: Instruction[], parsed: readonly ParsedInstruction[], kernelName: string): Instruction[] {
+  return insns.map((insn, k) => {
+    const queries = parsed[k].nosyncQueries ?? [];
+    if (queries.length === 0) return insn;
+    const entries = queries.flatMap(({ match, scope, span }) => {
+      const matches = parseMatch(match, span);
+      const ids = insns.filter((other) => other.id !== insn.id && matches(other, kernelName)).map((other) => other.id);
+      if (ids.length === 0) throw new LoomError(`nosync_query '${match}' of instruction '${insn.id}' selects no instruction`, span);
+      return ids.map((id) => (scope === 'any' ? id : `${id}@${scope}`));
+    });
+    return { ...insn, noSyncWith: [...new Set([...insn.noSyncWith, ...entries])] };
+  });
 }
 
 /**
@@ -119,6 +140,10 @@ export function makeKernel(
   const inferRest = argList.includes('...');
   const declared = argList.filter((a): a is ArgSpec => a !== '...');
   checkDeclaredArgs(declared, inames, temporaries);
+  // `a[[k]]`: one index into the elements, made a multi-index of the declared shape
+  const shapes = new Map(declared.filter((a) => Array.isArray(a.shape)).map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))]));
+  insns = delinearizeInstructions(insns, shapes);
+  for (const [name, rule] of substitutions) substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
 
   const withinInames = inferWithinInames(
     insns.map((insn, k) => ({ insn, forInames: parsed.instructions[k].forInames, explicit: parsed.instructions[k].inames })),
@@ -134,6 +159,7 @@ export function makeKernel(
     substitutions,
   );
   insns = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)!, dependsOn: deps.get(insn.id)! }));
+  insns = resolveNosyncQueries(insns, parsed.instructions, name);
   for (const insn of insns) checkInamesKnown(insn, inames, substitutions);
 
   const kernelArgs = classifyArguments(insns, domainSets, inames, temporaries, substitutions, declared, inferRest);
