@@ -40,8 +40,13 @@ export interface TargetFunction {
   readonly preamble?: string;
 }
 
-/** A JavaScript implementation: numbers in and out (bigints for int64/uint64, 0/1 for bool). */
-export type JsFunction = (...args: never[]) => number | bigint | boolean;
+/**
+ * A JavaScript implementation: numbers in and out (bigints for int64/uint64, 0/1 for bool).
+ * Its parameters are `any` so that `(x) => ...` reads its argument as a number without a
+ * type, and `(x: bigint) => ...` is accepted for a 64-bit signature.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsFunction = (...args: any[]) => number | bigint | boolean;
 
 type PerSignature<T> = T | ((signature: FunctionSignature) => T);
 
