@@ -12,6 +12,8 @@
  *   float32         as float64, with every result rounded to float32 (Math.fround):
  *                   for + - * / the double result rounded once is the correctly
  *                   rounded float32 result, so a GPU's float32 agrees to the last bit.
+ *   float16         likewise, every result rounded to float16 (loom.toHalf): computed
+ *                   in more precision and rounded, as a device's native half agrees.
  *
  * Narrower integers never compute here: C promotes them to int (`computeType`).
  */
@@ -48,8 +50,7 @@ export function negate(v: JsValue, c: DType): JsValue {
 }
 
 function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
-  const f32 = c === 'float32';
-  const rounded = (v: JsValue): JsValue => (f32 ? atom(`Math.fround(${v.code})`, c) : v);
+  const rounded = (v: JsValue): JsValue => roundedTo(c, v);
   switch (op) {
     case '+': case '-':
       return rounded({ code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c });
@@ -66,6 +67,16 @@ function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
     default:
       throw new InternalError(`the bitwise operator ${op} on ${c} reached the JavaScript printer (type inference refuses it)`);
   }
+}
+
+/**
+ * `v` (a double) rounded to float dtype `c`: once, and correctly, for + - * / of float32 or
+ * float16 operands, whose exact results a double holds or rounds innocuously (53 >= 2p + 2).
+ */
+export function roundedTo(c: DType, v: JsValue): JsValue {
+  if (c === 'float32') return atom(`Math.fround(${v.code})`, c);
+  if (c === 'float16') return atom(`loom.toHalf(${v.code})`, c);
+  return v;
 }
 
 /** int32 or uint32. */

@@ -37,7 +37,7 @@ export class ExpressionPrinter {
       case 'float': return literal(e.value, 'float64');
       case 'bool': return literal(e.value ? 1 : 0, 'bool');
       case 'var': return this.variable(e.name);
-      case 'subscript': return atom(`${jsName(e.array)}[${this.index(e.indices, e).code}]`, this.declaredType(e.array));
+      case 'subscript': return loaded(this.element(e), this.declaredType(e.array));
       case 'neg': {
         // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
         const x = e.operand;
@@ -111,7 +111,12 @@ export class ExpressionPrinter {
 
   private variable(name: string): JsValue {
     const dtype = this.declaredType(name);
-    return atom(this.sharedScalars.has(name) ? `${jsName(name)}[0]` : jsName(name), dtype);
+    return this.sharedScalars.has(name) ? loaded(`${jsName(name)}[0]`, dtype) : atom(jsName(name), dtype);
+  }
+
+  /** The array element `e` as a place to store to: `a[index]` (a float16 array holds bits). */
+  element(e: Extract<Expr, { kind: 'subscript' }>): string {
+    return `${jsName(e.array)}[${this.index(e.indices, e).code}]`;
   }
 
   /** A user function's call: its arguments in the signature's dtypes; its result in the result dtype's representation. */
@@ -158,6 +163,11 @@ export class ExpressionPrinter {
     const branch = (x: JsValue) => operand(x, Prec.Conditional + 1);
     return { code: `${test} ? ${branch(then)} : ${branch(otherwise)}`, prec: Prec.Conditional, repr: c };
   }
+}
+
+/** An element read from an array of `dtype`: a float16 array holds bits, read as the number they stand for. */
+function loaded(element: string, dtype: DType): JsValue {
+  return dtype === 'float16' ? atom(`loom.halfValue(${element})`, dtype) : atom(element, dtype);
 }
 
 /** A node kind this printer was written before: fail loudly rather than print something wrong. */

@@ -7,6 +7,7 @@
  * where the exact result already is one (fabs, fmod, floor, copysign, ...).
  */
 import { LoomError, nameTable, type DType } from '@loom/core';
+import { roundedTo } from './arithmetic.ts';
 import { atom, computeType, convert, isBigIntType, isFloatType, literal, Prec, infix, type JsValue } from './values.ts';
 
 /** Functions that are `Math.<name>` of one argument. */
@@ -64,7 +65,7 @@ function minMax(fn: 'min' | 'max', args: readonly JsValue[], c: DType): JsValue 
 function abs(arg: JsValue, c: DType): JsValue {
   const x = convert(arg, c);
   switch (c) {
-    case 'float32': case 'float64': return atom(`Math.abs(${x.code})`, c);
+    case 'float16': case 'float32': case 'float64': return atom(`Math.abs(${x.code})`, c);
     case 'int32': return { code: `Math.abs(${x.code}) | 0`, prec: Prec.BitOr, repr: c }; // abs(INT_MIN) wraps, as in C
     case 'int64': return atom(`loom.abs64(${x.code})`, c);
     default: return x; // unsigned
@@ -81,7 +82,7 @@ function rounding(fn: string, arg: JsValue, c: DType): JsValue {
 function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue {
   const xs = args.map((a) => convert(a, t));
   const [x, y] = xs;
-  const rounded = (code: string) => atom(t === 'float32' ? `Math.fround(${code})` : code, t);
+  const rounded = (code: string) => roundedTo(t, atom(code, t));
   if (MATH_UNARY.has(fn)) return rounded(`Math.${fn}(${x.code})`);
   switch (fn) {
     case 'fabs': return atom(`Math.abs(${x.code})`, t);
@@ -94,7 +95,7 @@ function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue 
     case 'fmin': case 'fmax': case 'copysign': return atom(`loom.${fn}(${x.code}, ${y.code})`, t);
     case 'erfc': return rounded(`loom.erfc(${x.code})`);
     // one rounding, to the dtype itself
-    case 'fma': return atom(`loom.${t === 'float32' ? 'fma32' : 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
+    case 'fma': return atom(`loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
     // JavaScript's % on floats is exactly C's fmod, and its result is representable
     case 'fmod': return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };
     case 'erf': return rounded(`loom.erf(${x.code})`);

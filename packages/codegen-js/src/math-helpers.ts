@@ -6,6 +6,7 @@
  * `copysign` reads the sign bit (of zeros and NaNs too), `erfc` keeps its relative accuracy
  * where 1 - erf(x) would cancel.
  */
+import { roundToFloat16 } from '@loom/core';
 import { erfc } from './erf.ts';
 
 export { erfc };
@@ -48,22 +49,35 @@ export function copysign(a: number, b: number): number {
  */
 export function fma(a: number, b: number, c: number, single = false): number {
   if (!Number.isFinite(a) || !Number.isFinite(b) || !Number.isFinite(c)) return a * b + c;
+  const exact = fmaParts(a, b, c);
+  if (exact === undefined) {
+    // an exact zero: +0, or -0 when both addends are -0 (IEEE's rule for x + y)
+    const product = a * b;
+    return Object.is(product, -0) && Object.is(c, -0) ? -0 : 0;
+  }
+  return roundBinary(exact.m, exact.e, single ? 24 : 53, single ? -149 : -1074);
+}
+
+/** `a * b + c` exactly, as `m * 2^e`; undefined when it is zero. */
+function fmaParts(a: number, b: number, c: number): { m: bigint; e: number } | undefined {
   const [ma, ea] = exactParts(a);
   const [mb, eb] = exactParts(b);
   const [mc, ec] = exactParts(c);
   const ep = ea + eb;
   const e = Math.min(ep, ec);
-  const sum = ((ma * mb) << BigInt(ep - e)) + (mc << BigInt(ec - e));
-  if (sum === 0n) {
-    // an exact zero: +0, or -0 when both addends are -0 (IEEE's rule for x + y)
-    const product = a * b;
-    return Object.is(product, -0) && Object.is(c, -0) ? -0 : 0;
-  }
-  return roundBinary(sum, e, single ? 24 : 53, single ? -149 : -1074);
+  const m = ((ma * mb) << BigInt(ep - e)) + (mc << BigInt(ec - e));
+  return m === 0n ? undefined : { m, e };
 }
 
 export function fma32(a: number, b: number, c: number): number {
   return fma(a, b, c, true);
+}
+
+/** `a * b + c` of float16 values, rounded once to float16. */
+export function fma16(a: number, b: number, c: number): number {
+  if (!Number.isFinite(a) || !Number.isFinite(b) || !Number.isFinite(c)) return roundToFloat16(a * b + c);
+  const exact = fmaParts(a, b, c);
+  return exact === undefined ? roundToFloat16(a * b + c) : roundToFloat16(roundBinary(exact.m, exact.e, 11, -24));
 }
 
 /** `x` as `m * 2^e` with an integer `m`: exact for every finite double. */

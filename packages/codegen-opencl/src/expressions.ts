@@ -8,11 +8,12 @@
  * the printer records the ones it uses.
  */
 import {
-  InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes, type UserFunction,
+  InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, roundToFloat16, type DType, type Expr, type NameTypes, type UserFunction,
 } from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
+import { TO_HALF, TO_HALF_F64, toHalfDefinition } from './half-storage.ts';
 
 /**
  * Binding strength, higher binds tighter (C's precedence table). Parentheses follow the
@@ -71,6 +72,12 @@ export class ClExpressionPrinter {
   kernelNames: ReadonlySet<string> = new Set();
   /** The preambles of the user functions called, each once (by text). */
   readonly preambles = new Set<string>();
+  /**
+   * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts),
+   * and the half buffers of the kernel being printed (read with vload_half).
+   */
+  halfStorage = false;
+  halfBuffers: ReadonlySet<string> = new Set();
 
   constructor(private readonly typeOf: NameTypes) {}
 
@@ -88,6 +95,7 @@ export class ClExpressionPrinter {
     if (e.kind === 'int' || e.kind === 'float') {
       // a literal is spelled in the type it takes: float64 only when it really is double
       if ((want ?? t) === 'float64') this.usesDouble = true;
+      if (this.halfStorage && (want ?? t) === 'float16') return literal(clLiteral(roundToFloat16(e.value), 'float32'));
       return literal(clLiteral(e.value, want ?? t));
     }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
@@ -102,6 +110,7 @@ export class ClExpressionPrinter {
       case 'var': return atom(e.name);
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
+        if (this.halfStorage && this.halfBuffers.has(e.array)) return call('vload_half', [this.print(e.indices[0], 'int32'), e.array]);
         const vector = this.vectorWidths.get(e.array);
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
@@ -171,6 +180,11 @@ export class ClExpressionPrinter {
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
+    if (this.halfStorage && t === 'float16') {
+      // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
+      if (e.op === '//') return call('floor', [this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text]);
+      return this.toHalf(this.binary(e, 'float32'), 'float32');
+    }
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
@@ -208,6 +222,8 @@ export class ClExpressionPrinter {
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e)) return call(e.fn, [String((e.args[0] as { value: number }).value)]);
     if (e.dtype !== undefined) return this.userCall(e);
+    // float16 without half arithmetic: computed in float, rounded to float16
+    if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
     const float = isFloat(t);
     if (float && (e.fn === 'min' || e.fn === 'max')) {
       // NaN-propagating, unlike C's fmin/fmax
@@ -237,6 +253,16 @@ export class ClExpressionPrinter {
     const name = FLOAT_BUILTINS[e.fn];
     if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
     return call(name, e.args.map((a) => this.print(a, t)));
+  }
+
+  /** `p` (of dtype `from`) rounded to float16, as a float (half-storage.ts). */
+  private toHalf(p: Printed, from: DType): Printed {
+    const fromDouble = from === 'float64';
+    const name = fromDouble ? TO_HALF_F64 : TO_HALF;
+    if (!this.helpers.has(name)) this.helpers.set(name, toHalfDefinition(fromDouble));
+    if (fromDouble) this.usesDouble = true;
+    const value = isFloat(from) ? p.text : `(float) ${paren(p, PRECEDENCE.unary)}`;
+    return call(name, [value]);
   }
 
   /** A call of a user function: its OpenCL implementation's name, the arguments in its signature's dtypes. */
@@ -273,6 +299,7 @@ export class ClExpressionPrinter {
 
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
   private helper(kind: ClHelperKind, t: DType): string {
+    if (this.halfStorage && t === 'float16') t = 'float32'; // computed in float (half-storage.ts)
     const name = clHelperName(kind, t);
     if (!this.helpers.has(name)) this.helpers.set(name, clHelperDefinition(kind, t));
     return name;
@@ -283,6 +310,9 @@ export class ClExpressionPrinter {
    * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
    */
   private converted(p: Printed, from: DType, to: DType): Printed {
+    if (this.halfStorage && to === 'float16') return this.toHalf(p, from);
+    // a float16 value is a float here
+    if (this.halfStorage && from === 'float16') return to === 'float32' ? p : this.converted(p, 'float32', to);
     if (isFloat(from) && isInteger(to)) {
       const { name, definition } = floatToIntegerHelper(from, to);
       if (!this.helpers.has(name)) this.helpers.set(name, definition);
