@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  add, binary, bool, call, cast, compare, exprEquals, float, ifThenElse, int, logical, mul, neg, not, parseExpression,
+  add, binary, bitnot, bool, call, cast, compare, exprEquals, float, ifThenElse, imag, int, logical, mul, neg, not, parseExpression,
   printExpr, reduce, sub, subscript, variable, type Expr, type ParseOptions,
 } from '../packages/core/src/expr/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
@@ -77,13 +77,40 @@ test('arithmetic operators and their precedence', () => {
   parsesTo('a%b', binary('%', v('a'), v('b')));
   parsesTo('50% + 3', binary('%', int(50), int(3))); // as in Python: 50 % (+3)
   parsesTo('a ** b', binary('**', v('a'), v('b')));
-  parsesTo('a ^ b', binary('**', v('a'), v('b')));
+  parsesTo('a ** b ** c', binary('**', v('a'), binary('**', v('b'), v('c'))));
   parsesTo('a**b**c', binary('**', v('a'), binary('**', v('b'), v('c'))));
   parsesTo('-a**2', neg(binary('**', v('a'), int(2))));
   parsesTo('a**-2', binary('**', v('a'), int(-2)));
   parsesTo('-a*b', mul(neg(v('a')), v('b')));
   parsesTo('+a', v('a'));
   parsesTo('((a))', v('a'));
+});
+
+test("loopy's language: bitwise operators, Python's conditional, sized and complex literals, linear subscripts, tagged calls", () => {
+  // Python's (and pymbolic's) precedence: | below ^ below & below shifts below + -, all above comparisons
+  parsesTo('a | b ^ c & d << 1 + e', binary('|', v('a'), binary('^', v('b'), binary('&', v('c'), binary('<<', v('d'), add(int(1), v('e')))))));
+  parsesTo('a & b == c', compare('==', binary('&', v('a'), v('b')), v('c')));
+  parsesTo('a >> 2 >> 1', binary('>>', binary('>>', v('a'), int(2)), int(1)));
+  parsesTo('~a + 1', add(bitnot(v('a')), int(1)));
+  parsesTo('-~a', neg(bitnot(v('a'))));
+  parsesTo('a ^ b', binary('^', v('a'), v('b')));
+  parsesTo('x if c else y', ifThenElse(v('c'), v('x'), v('y')));
+  parsesTo('x if a < b else y if c else z', ifThenElse(compare('<', v('a'), v('b')), v('x'), ifThenElse(v('c'), v('y'), v('z'))));
+  parsesTo('1 + x if c or d else 2', ifThenElse(logical('or', v('c'), v('d')), add(int(1), v('x')), int(2)));
+  parsesTo('f(x if c else y)', call('f', [ifThenElse(v('c'), v('x'), v('y'))]));
+  parsesTo('if(c, a, b) if d else e', ifThenElse(v('d'), ifThenElse(v('c'), v('a'), v('b')), v('e')));
+  parsesTo('2.0f', float(2, 'float32'));
+  parsesTo('5f', float(5, 'float32'));
+  parsesTo('0.1f', float(Math.fround(0.1), 'float32'));
+  parsesTo('-2.5d', float(-2.5, 'float64'));
+  parsesTo('5j', imag(5));
+  parsesTo('5jf', imag(5, 'complex64'));
+  parsesTo('1.5jd', imag(1.5, 'complex128'));
+  parsesTo('a[[i*n + j]]', subscript('a', [add(mul(v('i'), v('n')), v('j'))], true));
+  parsesTo('g$two(x) + h(x)', add(call('g', [v('x')], 'two'), call('h', [v('x')])));
+  parsesTo('fma(a, b, c)', call('fma', [v('a'), v('b'), v('c')]));
+  assert.is(parseExpression('2.0f').kind, 'float');
+  assert.is((parseExpression('2.0f') as { dtype?: string }).dtype, 'float32');
 });
 
 test('comparisons, logic and conditionals', () => {
@@ -218,9 +245,15 @@ test('constructs outside the language are rejected at their token', () => {
   rejects('a && b', /use 'and'/, `
   a && b
     ^^`);
-  rejects('a << 2', /bit shifts/, `
-  a << 2
-    ^^`);
+  rejects('a & & b', /expected a value, found '&'/, `
+  a & & b
+      ^`);
+  rejects('x if c', /expected 'else'/, `
+  x if c
+        ^`);
+  rejects('x$t + 1', /a tag \('x\$t'\) is only allowed on a call/, `
+  x$t + 1
+  ^^^`);
   rejects('a.b', /unexpected '\.'/, `
   a.b
    ^`);

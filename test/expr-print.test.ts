@@ -21,7 +21,12 @@ test("loopy's way of printing instructions", () => {
   assert.is(roundTrip('sum((i, j), a[i, j])'), 'sum((i, j), a[i, j])');
   assert.is(roundTrip('sum([i, j], a[i, j])'), 'sum((i, j), a[i, j])');
   assert.is(roundTrip('c ? a : b'), 'if(c, a, b)');
-  assert.is(roundTrip('a^b'), 'a**b');
+  assert.is(roundTrip('a^b'), 'a ^ b');
+  assert.is(roundTrip('a if c else b'), 'if(c, a, b)');
+  assert.is(roundTrip('2.0f*x + 5jf + 1d'), '2.0f*x + 5.0jf + 1.0d');
+  assert.is(roundTrip('a[[i*n + j]]'), 'a[[i*n + j]]');
+  assert.is(roundTrip('g$two(x)'), 'g$two(x)');
+  assert.is(roundTrip('~a & (b | c) ^ d << 2'), '~a & (b | c) ^ d << 2');
   assert.is(roundTrip('float32(x)/2'), 'float32(x) / 2');
 });
 

@@ -44,7 +44,10 @@ test('the passes run from one named list, in this order', () => {
   assert.equal(PREPROCESS_PASSES.map((p) => p.name), [
     'defaultValueTypes',
     'inferTypes',
+    'resolveUserCalls',
     'checkTypedKernel',
+    'checkComplexTypes',
+    'lowerComplex',
     'realizeReductions',
     'separateArrays',
     'placeTemporaries',

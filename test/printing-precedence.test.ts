@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { exprType, makeKernel, parseExpression, printExpr, run, type DType, type Expr, type KernelFunction } from '@loom/core';
-import { arraysAccessed, cast, compare, exprEquals, float, ifThenElse, int, logical, neg, not, subscript, variable, binary, type BinaryOp, type CompareOp } from '../packages/core/src/expr/index.ts';
+import { arraysAccessed, bitnot, cast, compare, exprEquals, float, ifThenElse, int, logical, neg, not, subscript, variable, binary, type BinaryOp, type CompareOp } from '../packages/core/src/expr/index.ts';
 import { ClExpressionPrinter } from '../packages/codegen-opencl/src/expressions.ts';
 import { ExpressionPrinter as WgslPrinter, primary } from '../packages/codegen-wgsl/src/expressions.ts';
 import { helperName } from '../packages/codegen-wgsl/src/helpers.ts';
@@ -38,7 +38,7 @@ for (const device of testDevices()) {
   });
 }
 
-// Random trees, in one dtype: int32 (+ - * // %, casts through float32) or float32 (+ - * /).
+// Random trees, in one dtype: int32 (+ - * // %, & | ^ ~ << >>, casts through float32) or float32 (+ - * /).
 
 type World = 'int32' | 'float32';
 const ARRAYS = ['a', 'b', 'c'];
@@ -65,7 +65,15 @@ function arbitraries(world: World): { num: fc.Arbitrary<Expr> } {
       fc.tuple(fc.constantFrom(...divisionOps), num, divisor).map(([op, l, r]) => binary(op, l, r)),
       fc.tuple(bool, num, num).map(([c, t, f]) => ifThenElse(c, t, f)),
     ];
-    if (world === 'int32') numbers.push(num.map((x) => cast('int32', cast('float32', x))));
+    if (world === 'int32') {
+      numbers.push(
+        num.map((x) => cast('int32', cast('float32', x))),
+        fc.tuple(fc.constantFrom<BinaryOp>('&', '|', '^'), num, num).map(([op, l, r]) => binary(op, l, r)),
+        num.map(bitnot),
+        // counts out of [0, 32) included: they shift everything out, on every device
+        fc.tuple(fc.constantFrom<BinaryOp>('<<', '>>'), num, fc.constantFrom(0, 1, 3, 31, 32, 40, -1).map(int)).map(([op, l, r]) => binary(op, l, r)),
+      );
+    }
     return {
       num: fc.oneof(depth, { arbitrary: leaf, weight: 3 }, ...numbers),
       bool: fc.oneof(
@@ -101,6 +109,7 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
       loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
       hardwareId: () => { throw new Error('no hardware ids here'); },
       helper: helperName,
+      userFunction: () => { throw new Error('no user functions here'); },
     }).print(e).text,
   },
   {
@@ -119,6 +128,7 @@ const IDENTITIES = new Set(['Math.fround', 'f32', 'i32']);
 const CONVERSIONS = /^(loom_convert_\w+|convert_\w+_sat_rtz|to_[iu]32_f32|truthy_\w+|loom\.saturate)$/
 const CALLED_OPERATORS: [RegExp, BinaryOp][] = [
   [/floor_div/, '//'], [/(^|_)div_/, '/'], [/(^|[._])mod|remainder/, '%'], [/pow/, '**'], [/^Math\.imul$/, '*'],
+  [/(^|[._])shl/, '<<'], [/(^|[._])shr/, '>>'],
 ];
 
 function toExpr(n: Node): Expr {
@@ -130,6 +140,7 @@ function toExpr(n: Node): Expr {
     case 'prefix':
       if (n.op === '-') return neg(toExpr(n.operand));
       if (n.op === '!') return not(toExpr(n.operand));
+      if (n.op === '~') return bitnot(toExpr(n.operand));
       throw new Error(`unexpected prefix '${n.op}'`);
     case 'ternary': return ifThenElse(toExpr(n.condition), toExpr(n.then), toExpr(n.otherwise));
     case 'call': {
@@ -152,7 +163,7 @@ function toExpr(n: Node): Expr {
       if (n.op === '&&' || n.op === '||') return logical(n.op === '&&' ? 'and' : 'or', l, r);
       const op = n.op === '===' ? '==' : n.op === '!==' ? '!=' : n.op;
       if (['==', '!=', '<', '<=', '>', '>='].includes(op)) return compare(op as CompareOp, l, r);
-      if (['+', '-', '*', '/'].includes(op)) return binary(op as BinaryOp, l, r);
+      if (['+', '-', '*', '/', '&', '|', '^', '<<', '>>'].includes(op)) return binary(op as BinaryOp, l, r);
       throw new Error(`unexpected operator '${n.op}'`);
     }
   }
@@ -173,7 +184,12 @@ function canonical(e: Expr): Expr {
       const x = canonical(e.operand);
       return x.kind === 'float' ? float(x.value === 0 ? 0 : -x.value) : neg(x);
     }
-    case 'binary': return binary(e.op, canonical(e.left), canonical(e.right));
+    case 'bitnot': return bitnot(canonical(e.operand));
+    case 'binary': {
+      // `x | 0` is how JavaScript wraps into int32: the same value as `x` (for int32 `x`)
+      const [l, r] = [canonical(e.left), canonical(e.right)];
+      return e.op === '|' && r.kind === 'float' && r.value === 0 ? l : binary(e.op, l, r);
+    }
     case 'compare': return compare(e.op, canonical(e.left), canonical(e.right));
     case 'logical': return leftLeaning(e.op, canonical(e.left), canonical(e.right));
     case 'not': {
@@ -252,6 +268,7 @@ function evaluate(e: Expr, data: Record<string, number[]>, k: number, world: Wor
     case 'int': case 'float': return e.value;
     case 'subscript': return data[e.array][k];
     case 'neg': return exact(-num(e.operand));
+    case 'bitnot': return ~num(e.operand);
     case 'binary': {
       const [a, b] = [num(e.left), num(e.right)];
       switch (e.op) {
@@ -261,6 +278,12 @@ function evaluate(e: Expr, data: Record<string, number[]>, k: number, world: Wor
         case '/': return exact(a / b);
         case '//': return exact(Math.floor(a / b));
         case '%': return exact(a - b * Math.floor(a / b));
+        // on int32 values (the only world that draws them): JavaScript's bit operators are int32's
+        case '&': return a & b;
+        case '|': return a | b;
+        case '^': return a ^ b;
+        case '<<': return b >= 0 && b < 32 ? a << b : 0;
+        case '>>': return a >> (b >= 0 && b < 32 ? b : 31);
         default: throw new Error(`no ${e.op} here`);
       }
     }

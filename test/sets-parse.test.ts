@@ -94,6 +94,12 @@ test('set shapes: parameters prefix, no conditions, no variables', () => {
   assert.not.ok(params.contains({ n: 0 }));
   assert.equal(BasicSet.parse('[] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}').params, []);
   assert.equal(BasicSet.parse('[n,m,l] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<l}').dims, ['i', 'k', 'j']);
+  // loopy's kernels without loops: `{:}`, `[] -> {[]: }` (a colon with no conditions after it)
+  for (const text of ['{:}', '{ : }', '[] -> {[]: }', '{ [] : }', '[n] -> { : }']) {
+    const set = BasicSet.parse(text);
+    assert.equal([set.dims, set.constraints.length], [[], 0], text);
+  }
+  assert.equal(BasicSet.parse('{ [i] : }').toString(), '{ [i] }');
 });
 
 test('identifiers that are not set variables are parameters: listed ones first, others by appearance', () => {
@@ -213,7 +219,7 @@ test('structure of a set', () => {
   rejects('[n] -> [i] : 0 <= i', "expected '{' to start the set", '[', 2);
   rejects('{ [i] : 0 <= i } and i < 3', "unexpected text after the end of the set: 'and'", 'and');
   rejects('{ [i] : 0 <= i i < 3 }', "expected 'and' between two conditions, or '}' to end the set, found 'i'", 'i', 3);
-  rejects('{ [i] : }', 'expected an expression, found', '}');
+  rejects('{ [i] : i < }', 'expected an expression, found', '}');
   rejects('{ [i, 2] : 0 <= i }', "expected a set variable name, found '2'", '2');
   rejects('{ [i, i] : 0 <= i }', "set variable 'i' is listed twice", 'i', 2);
   rejects('[n] -> { [n] : 0 <= n }', "'n' is declared both as a parameter and as a set variable", 'n', 2);

@@ -103,6 +103,23 @@ function intPow(a: Value, b: Value, t: DType): Value {
   return wrap(result, t);
 }
 
+/** The width of an integer dtype's values, in bits. */
+const width = (t: DType) => BigInt(BITS[t]!);
+
+/** `a << b`: the bits moved up, wrapped; a count outside [0, width) gives 0 (PyTorch's). */
+function shiftLeft(a: Value, b: Value, t: DType): Value {
+  const n = big(b);
+  return n >= 0n && n < width(t) ? wrap(big(a) << n, t) : wrap(0n, t);
+}
+
+/** `a >> b`: the sign fills in for signed types; a count outside [0, width) shifts everything out. */
+function shiftRight(a: Value, b: Value, t: DType): Value {
+  const n = big(b);
+  const inRange = n >= 0n && n < width(t);
+  if (t.startsWith('u')) return inRange ? wrap(big(a) >> n, t) : wrap(0n, t);
+  return wrap(big(a) >> (inRange ? n : width(t) - 1n), t);
+}
+
 /** C's fmod: the exact remainder with the dividend's sign (JavaScript's float %). */
 const fmod = (a: number, b: number) => a % b;
 
@@ -132,6 +149,19 @@ function minimum(a: number, b: number): number {
   return a < b ? a : b;
 }
 
+/** C's fmax / fmin: a NaN argument is ignored; the zeros ordered -0 < +0. */
+function fmaxC(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return maximum(a, b);
+}
+
+function fminC(a: number, b: number): number {
+  if (Number.isNaN(a)) return b;
+  if (Number.isNaN(b)) return a;
+  return minimum(a, b);
+}
+
 /** A float converted to an integer type: truncated, saturated at the type's range, NaN → 0. */
 function saturate(x: number, lo: bigint, hi: bigint): bigint {
   if (Number.isNaN(x)) return 0n;
@@ -151,6 +181,12 @@ const POWERS: Partial<Record<DType, readonly Value[]>> = {
   int32: [0, 1, -1, 2, 3, -2, 31, INT32_MIN, INT32_MAX],
   uint32: [0, 1, 2, 3, 31, 2 ** 32 - 1],
   int64: [0n, 1n, -1n, 2n, 3n, -2n, 63n, INT64_MIN],
+};
+/** Shift counts: in range, at and past the width, negative; and values to shift. */
+const SHIFTS: Partial<Record<DType, readonly Value[]>> = {
+  int32: [0, 1, -1, 3, 7, 31, 32, 40, INT32_MIN, INT32_MAX],
+  uint32: [0, 1, 3, 7, 31, 32, 40, 2 ** 31, 2 ** 32 - 1],
+  int64: [0n, 1n, -1n, 3n, 7n, 63n, 64n, 100n, INT64_MIN, INT64_MAX],
 };
 /** Float powers whose results are exact (or NaN, or infinite), so that every device can be held to them. */
 const FLOAT_POWERS: readonly Value[] = [0, -0, 1, -1, 2, -2, 3, 0.5, -3, 4, NaN, Infinity, -Infinity];
@@ -185,6 +221,30 @@ export const ROWS: readonly SemanticsRow[] = [
     result: 'repeated multiplication, wrapping; `b < 0` gives 1 for `a = 1`, ±1 for `a = -1`, else 0 (PyTorch)',
   },
   {
+    operation: 'a & b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) & big(b), t),
+    result: 'on the two\'s complement bits; likewise `a | b` and `a ^ b` (`^` is exclusive or, as in Python, not a power)',
+  },
+  {
+    operation: 'a | b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) | big(b), t),
+    result: 'on the two\'s complement bits',
+  },
+  {
+    operation: 'a ^ b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) ^ big(b), t),
+    result: 'on the two\'s complement bits',
+  },
+  {
+    operation: '~a', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, _b, t) => wrap(~big(a), t),
+    result: 'every bit flipped: `~a` is `-a - 1` for signed types',
+  },
+  {
+    operation: 'a << b', dtypeClass: 'integer', dtypes: INTEGERS, expected: shiftLeft, operands: SHIFTS,
+    result: 'the bits moved up, wrapping (what passes the top is lost, for signed types too); a count outside [0, width) gives 0 (PyTorch; C leaves it undefined, OpenCL and WGSL take it modulo the width)',
+  },
+  {
+    operation: 'a >> b', dtypeClass: 'integer', dtypes: INTEGERS, expected: shiftRight, operands: SHIFTS,
+    result: 'arithmetic for signed types (the sign fills in), logical for unsigned ones; a count outside [0, width) shifts everything out: -1 or 0 by the sign (PyTorch)',
+  },
+  {
     operation: 'a / b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b, t) => round(num(a) / num(b), t), webgpuTolerance: WGSL_DIVISION,
     result: 'IEEE 754, correctly rounded: `x / 0` is ±Inf, `0 / 0` is NaN (WebGPU: within 2.5 ulp, WGSL\'s accuracy)',
   },
@@ -212,6 +272,18 @@ export const ROWS: readonly SemanticsRow[] = [
   {
     operation: 'min(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => minimum(num(a), num(b)),
     result: 'NaN if either is NaN (`torch.minimum`); `min(-0, 0)` is -0',
+  },
+  {
+    operation: 'fmax(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fmaxC(num(a), num(b)),
+    result: 'C\'s `fmax` (PyTorch\'s too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise',
+  },
+  {
+    operation: 'fmin(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fminC(num(a), num(b)),
+    result: 'C\'s `fmin`: a NaN argument is ignored; `fmin(-0, 0)` is -0',
+  },
+  {
+    operation: 'isnan(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
+    result: 'true exactly for NaN, whatever the compiler assumes about finite math (WGSL: on the bits); `isinf`, `isfinite` likewise',
   },
   {
     operation: 'a != a', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),

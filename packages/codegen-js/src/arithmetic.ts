@@ -3,17 +3,21 @@
  * the OpenCL target computes them):
  *
  *   int32, uint32   + - * wrap modulo 2^32 (Math.imul for *), / truncates, // floors,
- *                   % has the sign of the divisor (Python, as loopy), ** wraps.
+ *                   % has the sign of the divisor (Python, as loopy), ** wraps;
+ *                   & | ^ ~ on the bits; << >> by counts outside [0, 32) shift
+ *                   everything out (bit-helpers.ts).
  *                   Integer division or remainder by zero gives 0 (undefined in C).
  *   int64, uint64   the same on bigints, wrapping modulo 2^64.
  *   float64         JavaScript's own operators; // is floor(a/b); % is Python's.
  *   float32         as float64, with every result rounded to float32 (Math.fround):
  *                   for + - * / the double result rounded once is the correctly
  *                   rounded float32 result, so a GPU's float32 agrees to the last bit.
+ *   float16         likewise, every result rounded to float16 (loom.toHalf): computed
+ *                   in more precision and rounded, as a device's native half agrees.
  *
  * Narrower integers never compute here: C promotes them to int (`computeType`).
  */
-import type { DType, expr } from '@loom/core';
+import { InternalError, type DType, type expr } from '@loom/core';
 import {
   MAX_UNREDUCED, Prec, atom, convert, infix, isBigIntType, isFloatType, operand, reduce, type JsValue,
 } from './values.ts';
@@ -27,6 +31,14 @@ export function binaryOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType):
   return int32Op(op, left, right, c);
 }
 
+/** `~v` computed in integer type `c`: congruent operands give congruent results, so they may be unreduced. */
+export function complement(v: JsValue, c: DType): JsValue {
+  if (isBigIntType(c)) return { code: `~${operand(modular(v, c), Prec.Unary)}`, prec: Prec.Unary, repr: c, unreduced: 1 };
+  const x = { code: `~${operand(modular(v, c), Prec.Unary)}`, prec: Prec.Unary, repr: c };
+  // `~` gives an int32; a uint32 takes the same bits unsigned
+  return c === 'uint32' ? { code: `${x.code} >>> 0`, prec: Prec.Shift, repr: c } : x;
+}
+
 /** `-v` computed in type `c`. */
 export function negate(v: JsValue, c: DType): JsValue {
   const x = isFloatType(c) ? convert(v, c) : modular(v, c);
@@ -38,8 +50,7 @@ export function negate(v: JsValue, c: DType): JsValue {
 }
 
 function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
-  const f32 = c === 'float32';
-  const rounded = (v: JsValue): JsValue => (f32 ? atom(`Math.fround(${v.code})`, c) : v);
+  const rounded = (v: JsValue): JsValue => roundedTo(c, v);
   switch (op) {
     case '+': case '-':
       return rounded({ code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c });
@@ -53,7 +64,19 @@ function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
       return rounded(atom(`loom.floorMod(${a.code}, ${b.code})`, c));
     case '**':
       return rounded(atom(`loom.pow(${a.code}, ${b.code})`, c));
+    default:
+      throw new InternalError(`the bitwise operator ${op} on ${c} reached the JavaScript printer (type inference refuses it)`);
   }
+}
+
+/**
+ * `v` (a double) rounded to float dtype `c`: once, and correctly, for + - * / of float32 or
+ * float16 operands, whose exact results a double holds or rounds innocuously (53 >= 2p + 2).
+ */
+export function roundedTo(c: DType, v: JsValue): JsValue {
+  if (c === 'float32') return atom(`Math.fround(${v.code})`, c);
+  if (c === 'float16') return atom(`loom.toHalf(${v.code})`, c);
+  return v;
 }
 
 /** int32 or uint32. */
@@ -89,8 +112,20 @@ function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue
       const power = atom(`loom.ipow(${convert(left, c).code}, ${convert(right, c).code})`, c);
       return unsigned ? { ...power, unreduced: 1 } : power;
     }
+    case '&': case '|': case '^': {
+      // JavaScript's bit operators take their operands modulo 2^32 and give an int32
+      const prec = BIT_PRECEDENCE[op];
+      const bits = { code: infix(modular(left, c), op, modular(right, c), prec), prec, repr: c };
+      return unsigned ? { code: `${operand(bits, Prec.Shift + 1)} >>> 0`, prec: Prec.Shift, repr: c } : bits;
+    }
+    case '<<': case '>>': {
+      const helper = op === '<<' ? (unsigned ? 'shlU32' : 'shl32') : unsigned ? 'shrU32' : 'shr32';
+      return atom(`loom.${helper}(${convert(left, c).code}, ${convert(right, c).code})`, c);
+    }
   }
 }
+
+const BIT_PRECEDENCE = { '&': Prec.BitAnd, '^': Prec.BitXor, '|': Prec.BitOr } as const;
 
 /** int64 or uint64, as bigints. */
 function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
@@ -100,6 +135,13 @@ function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValu
       return { code: infix(modular(left, c), op, modular(right, c), Prec.Additive), prec: Prec.Additive, repr: c, unreduced: 1 };
     case '*':
       return { code: infix(modular(left, c), op, modular(right, c), Prec.Multiplicative), prec: Prec.Multiplicative, repr: c, unreduced: 1 };
+    case '&': case '|': case '^':
+      // bitwise operations commute with wrapping modulo 2^64: the operands may be unreduced
+      return { code: infix(modular(left, c), op, modular(right, c), BIT_PRECEDENCE[op]), prec: BIT_PRECEDENCE[op], repr: c, unreduced: 1 };
+    case '<<': case '>>': {
+      const helper = op === '<<' ? (unsigned ? 'shlU64' : 'shl64') : unsigned ? 'shrU64' : 'shr64';
+      return atom(`loom.${helper}(${convert(left, c).code}, ${convert(right, c).code})`, c);
+    }
     default: {
       const helper = { '/': 'div64', '//': 'floorDiv64', '%': 'mod64', '**': 'ipow64' }[op];
       const unsignedHelper = { '/': 'divU64', '//': 'divU64', '%': 'modU64', '**': 'ipowU64' }[op];

@@ -145,7 +145,10 @@ function compileProgram(code: GeneratedCode<JsExtra>): CpuProgram {
   let functions: Record<string, (...args: unknown[]) => unknown>;
   try {
     // the code's own 'use strict' applies: it opens the function body
-    functions = new Function(HELPERS_PARAM, `${code.code}\nreturn { ${exports} };`)(runtimeHelpers);
+    // the user functions beside the runtime helpers, in an object without a prototype (a key is any name)
+    const user = Object.freeze(Object.assign(Object.create(null), Object.fromEntries(code.extra.userFunctions ?? [])));
+    const helpers = code.extra.userFunctions?.size ? Object.freeze({ ...runtimeHelpers, user }) : runtimeHelpers;
+    functions = new Function(HELPERS_PARAM, `${code.code}\nreturn { ${exports} };`)(helpers);
   } catch (e) {
     const names = layouts.map((l) => `'${l.name}'`).join(', ');
     throw new InternalError(`the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

@@ -69,3 +69,14 @@ function expOfMinusSquare(x: number): number {
   const lo = xHigh * xHigh - hi + 2 * xHigh * xLow + xLow * xLow; // x² − hi, exactly
   return Math.exp(-hi) * (1 - lo);
 }
+
+/**
+ * The complementary error function 1 − erf(x), kept accurate where it is small: from the
+ * continued fraction for x ≥ 1.5 (where 1 − erf(x) would cancel away its digits; it
+ * underflows to 0 past x ≈ 27), as 1 − erf(x) below (a value between 0.03 and 2).
+ */
+export function erfc(x: number): number {
+  if (Number.isNaN(x)) return x;
+  if (x >= 1.5) return x === Infinity ? 0 : erfcByContinuedFraction(x);
+  return 1 - erf(x);
+}

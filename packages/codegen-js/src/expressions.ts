@@ -8,9 +8,10 @@
  * computation is written as float32's 0.10000000149011612).
  */
 import { InternalError, combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
-import { binaryOp, negate } from './arithmetic.ts';
+import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
-import { jsName } from './names.ts';
+import { HELPERS_PARAM, jsName } from './names.ts';
+import { UserCalls } from './user-functions.ts';
 import {
   Prec, asCondition, asNumber, atom, computeType, convert, infix, isBigIntType, isFloatType, isSmallIntType, literal,
   operand, reduce, storable, type JsValue,
@@ -23,6 +24,8 @@ export class ExpressionPrinter {
     private readonly kernel: KernelFunction,
     /** Scalars shared by work-items, kept as one-element arrays: read and written as `name[0]`. */
     private readonly sharedScalars: ReadonlySet<string>,
+    /** The user functions called, collected for the device (user-functions.ts). */
+    private readonly calls: UserCalls = new UserCalls(new Map()),
   ) {
     this.typeOf = (name) => kernel.types.get(name);
   }
@@ -34,7 +37,7 @@ export class ExpressionPrinter {
       case 'float': return literal(e.value, 'float64');
       case 'bool': return literal(e.value ? 1 : 0, 'bool');
       case 'var': return this.variable(e.name);
-      case 'subscript': return atom(`${jsName(e.array)}[${this.index(e.indices, e).code}]`, this.declaredType(e.array));
+      case 'subscript': return loaded(this.element(e), this.declaredType(e.array));
       case 'neg': {
         // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
         const x = e.operand;
@@ -42,6 +45,8 @@ export class ExpressionPrinter {
         if (x.kind === 'float') return literal(-x.value, 'float64');
         return negate(asNumber(this.value(x)), computeType(this.dtype(e)));
       }
+      case 'bitnot': return complement(asNumber(this.value(e.operand)), computeType(this.dtype(e)));
+      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the JavaScript printer unlowered`);
       case 'binary': return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
       case 'compare': return this.comparison(e);
       case 'logical': {
@@ -53,6 +58,7 @@ export class ExpressionPrinter {
       case 'if': return this.conditional(e);
       case 'call':
         if (isHardwareId(e)) return this.hardwareId(e);
+        if (e.dtype !== undefined) return this.userCall(e);
         return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
       case 'cast': {
         if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
@@ -105,7 +111,19 @@ export class ExpressionPrinter {
 
   private variable(name: string): JsValue {
     const dtype = this.declaredType(name);
-    return atom(this.sharedScalars.has(name) ? `${jsName(name)}[0]` : jsName(name), dtype);
+    return this.sharedScalars.has(name) ? loaded(`${jsName(name)}[0]`, dtype) : atom(jsName(name), dtype);
+  }
+
+  /** The array element `e` as a place to store to: `a[index]` (a float16 array holds bits). */
+  element(e: Extract<Expr, { kind: 'subscript' }>): string {
+    return `${jsName(e.array)}[${this.index(e.indices, e).code}]`;
+  }
+
+  /** A user function's call: its arguments in the signature's dtypes; its result in the result dtype's representation. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): JsValue {
+    const { key, signature } = this.calls.key(e.fn, e.args.map((a) => this.dtype(a)));
+    const args = e.args.map((a, k) => convert(this.value(a), signature.args[k]).code);
+    return atom(`${HELPERS_PARAM}.user[${JSON.stringify(key)}](${args.join(', ')})`, signature.result);
   }
 
   /** `gid(0)`, `lid(2)`: the kernel function's `gid0`, `lid2` parameters. */
@@ -145,6 +163,11 @@ export class ExpressionPrinter {
     const branch = (x: JsValue) => operand(x, Prec.Conditional + 1);
     return { code: `${test} ? ${branch(then)} : ${branch(otherwise)}`, prec: Prec.Conditional, repr: c };
   }
+}
+
+/** An element read from an array of `dtype`: a float16 array holds bits, read as the number they stand for. */
+function loaded(element: string, dtype: DType): JsValue {
+  return dtype === 'float16' ? atom(`loom.halfValue(${element})`, dtype) : atom(element, dtype);
 }
 
 /** A node kind this printer was written before: fail loudly rather than print something wrong. */

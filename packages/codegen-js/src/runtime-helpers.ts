@@ -9,8 +9,10 @@
  * float becomes an integer saturated at the type's range (NaN → 0), float `min` and
  * `max` propagate NaN.
  */
-import type { DType } from '@loom/core';
+import { float16Bits, float16Value, roundToFloat16, type DType } from '@loom/core';
 import { erf } from './erf.ts';
+import { shl32, shl64, shlU32, shlU64, shr32, shr64, shrU32, shrU64 } from './bit-helpers.ts';
+import { copysign, erfc, fma, fma16, fma32, fmax, fmin } from './math-helpers.ts';
 
 // --- 32-bit integers ----------------------------------------------------------------------------
 
@@ -203,6 +205,10 @@ export const runtimeHelpers = Object.freeze({
   floorMod, round, pow, minimum, maximum, saturate, erf,
   div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
   floatToInt64, floatToUint64, bigintToFloat32,
+  shl32, shlU32, shr32, shrU32, shl64, shlU64, shr64, shrU64,
+  copysign, erfc, fma, fma16, fma32, fmax, fmin,
+  // float16: held as its bits in arrays, as a number (exactly a half's value) in variables
+  halfValue: float16Value, halfBits: float16Bits, toHalf: roundToFloat16,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;
@@ -216,7 +222,7 @@ export type RuntimeHelper = keyof typeof runtimeHelpers;
  */
 export function toRepresentation(value: number | bigint | boolean, dtype: DType, from?: DType): number | bigint {
   if (typeof value === 'boolean') value = value ? 1 : 0;
-  const isFloat = typeof value === 'number' && (from === 'float32' || from === 'float64' || (from === undefined && !Number.isInteger(value)));
+  const isFloat = typeof value === 'number' && (from === 'float16' || from === 'float32' || from === 'float64' || (from === undefined && !Number.isInteger(value)));
   switch (dtype) {
     case 'bool':
       return typeof value === 'bigint' ? (value !== 0n ? 1 : 0) : value !== 0 ? 1 : 0;
@@ -239,7 +245,9 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
     case 'float64':
       return Number(value);
     case 'float16':
-      throw new RangeError('float16 has no representation on the CPU target');
+      return roundToFloat16(Number(value));
+    case 'complex64': case 'complex128':
+      throw new RangeError(`a ${dtype} scalar has two parts: complex values are lowered to them before code generation`);
   }
 }
 

@@ -13,6 +13,7 @@ import {
   commentText, hostArrayConstructor, InternalError, LoomError, printExpr, statementsOf, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
+import { UserCalls, type HostFunction } from './user-functions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
 import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
@@ -23,14 +24,17 @@ import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
  */
 export interface JsExtra {
   readonly layouts: readonly KernelLayout[];
+  /** The user functions the code calls (`loom.user[key]`), wrapped to return their result dtype's representation. */
+  readonly userFunctions: ReadonlyMap<string, HostFunction>;
 }
 
 export function jsTarget(): Target<JsExtra> {
   return { name: 'js', generate: spellJavaScript, unsupportedDType };
 }
 
-function unsupportedDType(dtype: DType): string | undefined {
-  return dtype === 'float16' ? 'the JavaScript (CPU) target has no float16 arithmetic; use float32' : undefined;
+function unsupportedDType(_dtype: DType): string | undefined {
+  // float16 computes in doubles rounded to float16 at every operation (values.ts)
+  return undefined;
 }
 
 const PROGRAM_HEADER = [
@@ -45,10 +49,11 @@ export function generateJavaScript(program: ProgramAst): string {
 
 function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   for (const k of program.kernels) checkDTypes(k);
-  const printers = program.kernels.map((k) => new KernelPrinter(k));
+  const calls = new UserCalls(program.functions ?? new Map());
+  const printers = program.kernels.map((k) => new KernelPrinter(k, calls));
   const code = [...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n') + '\n';
   const layouts = printers.map((p) => p.layout);
-  return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts } };
+  return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts, userFunctions: calls.functions } };
 }
 
 function checkDTypes(kernel: KernelFunction): void {
@@ -65,9 +70,9 @@ class KernelPrinter {
   private depth = 0;
   private barriersSeen = 0;
 
-  constructor(private readonly kernel: KernelFunction) {
+  constructor(private readonly kernel: KernelFunction, calls: UserCalls) {
     this.layout = kernelLayout(kernel);
-    this.exprs = new ExpressionPrinter(kernel, new Set(this.layout.shared.filter((s) => s.scalar).map((s) => s.name)));
+    this.exprs = new ExpressionPrinter(kernel, new Set(this.layout.shared.filter((s) => s.scalar).map((s) => s.name)), calls);
   }
 
   print(): string {
@@ -131,7 +136,7 @@ class KernelPrinter {
     const target = s.target;
     if (target.kind === 'subscript') {
       const dtype = this.kernel.types.get(target.array) ?? s.dtype;
-      const element = this.exprs.value(target).code;
+      const element = this.exprs.element(target);
       this.line(`${element} = ${this.exprs.stored(s.value, dtype).code};${note}`);
       return;
     }

@@ -8,6 +8,8 @@
  *   bool                       a number, 0 or 1 (or, with `condition`, a JS boolean)
  *   int8 … int32, uint8 … uint32   a number, an integer in the dtype's range
  *   int64, uint64              a bigint in the dtype's range
+ *   float16                    a number that float16 represents exactly (arrays hold
+ *                              its bits, a Uint16Array: loads and stores convert)
  *   float32                    a number that float32 represents exactly
  *   float64                    a number
  *
@@ -26,6 +28,7 @@ export const Prec = {
   LogicalOr: 4,
   LogicalAnd: 5,
   BitOr: 6,
+  BitXor: 7,
   BitAnd: 8,
   Equality: 9,
   Relational: 10,
@@ -60,7 +63,7 @@ export const isBigIntType = (t: DType) => t === 'int64' || t === 'uint64';
 /** Integer dtypes whose values are JavaScript numbers (bool included: it is 0/1). */
 export const isSmallIntType = (t: DType) =>
   t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
-export const isFloatType = (t: DType) => t === 'float32' || t === 'float64';
+export const isFloatType = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
 
 export function atom(code: string, repr: DType): JsValue {
   return { code, prec: Prec.Atom, repr };
@@ -85,7 +88,6 @@ export function literal(value: number | bigint, repr: DType): JsValue {
 
 /** The computation type of an operation whose (numpy) result type is `t`: C promotes narrow integers to int. */
 export function computeType(t: DType): DType {
-  if (t === 'float16') throw new LoomError('float16 arithmetic is not supported by the JavaScript target');
   return t === 'bool' || t === 'int8' || t === 'int16' || t === 'uint8' || t === 'uint16' ? 'int32' : t;
 }
 
@@ -153,7 +155,6 @@ const BITS: Partial<Record<DType, number>> = { int8: 8, int16: 16, int32: 32, ui
  * device). The result is reduced.
  */
 export function convert(v: JsValue, to: DType): JsValue {
-  if (to === 'float16') throw new LoomError('float16 is not supported by the JavaScript target');
   if (v.literal !== undefined) return literal(toRepresentation(v.literal, to, v.repr), to);
   if (v.condition) {
     if (isBigIntType(to)) return { code: `${operand(v, Prec.LogicalOr)} ? 1n : 0n`, prec: Prec.Conditional, repr: to };
@@ -168,6 +169,13 @@ export function convert(v: JsValue, to: DType): JsValue {
     const big = atom(`BigInt(${reduce(v).code})`, to);
     const nonNegative = RANGES[from]![0] >= 0;
     return to === 'int64' || nonNegative ? big : atom(`BigInt.asUintN(64, ${big.code})`, to);
+  }
+
+  if (to === 'float16') {
+    // one rounding from the exact value: doubles hold every float32 and 32-bit integer, and a
+    // 64-bit integer beyond 2^53 is beyond float16's range either way
+    if (from === 'bool') return retag(reduce(v), to);
+    return atom(`loom.toHalf(${isBigIntType(from) ? `Number(${reduce(v).code})` : reduce(v).code})`, to);
   }
 
   if (isBigIntType(from)) {
@@ -187,6 +195,7 @@ export function convert(v: JsValue, to: DType): JsValue {
   }
   if (to === 'float64') return retag(reduce(v), to); // every int32/uint32/float32 is a double exactly
   if (to === 'float32') {
+    if (from === 'float16') return retag(v, to); // every float16 is a float32 exactly
     const value = reduce(v);
     if (fitsIn(from, 'int16') || fitsIn(from, 'uint16')) return retag(value, to); // at most 16 bits: exact
     return atom(`Math.fround(${value.code})`, to);
@@ -207,6 +216,8 @@ export function convert(v: JsValue, to: DType): JsValue {
  * float array.
  */
 export function storable(v: JsValue, dtype: DType): JsValue {
+  // a float16 array holds bits
+  if (dtype === 'float16') return atom(`loom.halfBits(${convert(v, dtype).code})`, dtype);
   const floatToInteger = isFloatType(v.repr) && !isFloatType(dtype);
   if (v.literal !== undefined || v.condition || dtype === 'bool' || isBigIntType(dtype) || isBigIntType(v.repr) || floatToInteger) {
     return convert(v, dtype);

@@ -8,14 +8,16 @@
  * - integer `**` with a negative exponent is the integer part of 1/a^-b (PyTorch's);
  * - float `%` is PyTorch's `remainder`, built on the exact `fmod`;
  * - float `min`/`max` propagate NaN (`torch.minimum`/`maximum`; C's fmin/fmax drop it)
- *   and order -0 below +0.
+ *   and order -0 below +0; `fmin`/`fmax` are C's, with the zeros ordered the same way;
+ * - shifts by a count outside [0, width) shift everything out (PyTorch's; OpenCL takes the
+ *   count modulo the width), and a left shift wraps instead of overflowing.
  *
  * Each helper is named for its kind and dtype and defined once per program.
  */
-import { isFloat, type DType } from '@loom/core';
+import { byteSize, isFloat, type DType } from '@loom/core';
 import { clType } from './c-types.ts';
 
-export type ClHelperKind = 'div' | 'floor_div' | 'mod' | 'pow' | 'maximum' | 'minimum';
+export type ClHelperKind = 'div' | 'floor_div' | 'mod' | 'pow' | 'maximum' | 'minimum' | 'fmax' | 'fmin' | 'shl' | 'shr';
 
 export function clHelperName(kind: ClHelperKind, t: DType): string {
   return `loom_${kind}_${t}`;
@@ -80,6 +82,30 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
         '  base *= base;',
         '}',
         `return (${ct}) result;`,
+      );
+    }
+    case 'shl': {
+      const bits = byteSize(t) * 8;
+      return lines(
+        `// a << b: 0 for a count outside [0, ${bits}) (OpenCL takes it modulo ${bits}); wraps, in the unsigned type`,
+        `return (b >= 0 && b < ${bits}) ? (${ct}) ((${UNSIGNED[t] ?? ct}) a << b) : 0;`,
+      );
+    }
+    case 'shr': {
+      const bits = byteSize(t) * 8;
+      return lines(
+        `// a >> b: a count outside [0, ${bits}) shifts everything out (OpenCL takes it modulo ${bits})`,
+        signed ? `return a >> ((b >= 0 && b < ${bits}) ? b : ${bits - 1});` : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
+      );
+    }
+    case 'fmax': case 'fmin': {
+      const max = kind === 'fmax';
+      return lines(
+        `// C's ${kind}: a NaN argument ignored; ${max ? '+0 over -0' : '-0 under +0'} (C leaves the zeros' order open)`,
+        'if (isnan(a)) return b;',
+        'if (isnan(b)) return a;',
+        `if (a == b) return signbit(a) ? ${max ? 'b : a' : 'a : b'};`,
+        `return a ${max ? '>' : '<'} b ? a : b;`,
       );
     }
     case 'maximum': case 'minimum': {

@@ -42,7 +42,8 @@ function floatHelper(op: AtomicUpdate['op'], dtype: 'float32' | 'float64', print
   const t = clType(dtype);
   const bits = dtype === 'float32' ? 'unsigned int' : 'unsigned long';
   const cas = dtype === 'float32' ? 'atomic_cmpxchg' : 'atom_cmpxchg';
-  const combine = op === 'add' ? 'prev.value + operand' : `${op === 'min' ? 'fmin' : 'fmax'}(prev.value, operand)`;
+  // min and max as everywhere else: NaN propagates (torch.minimum/maximum), where C's fmin/fmax would drop it
+  const combine = op === 'add' ? 'prev.value + operand' : `${printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype)}(prev.value, operand)`;
   printer.helpers.set(
     name,
     [

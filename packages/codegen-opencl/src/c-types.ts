@@ -1,5 +1,5 @@
 /** OpenCL C spellings of dtypes and literals. */
-import type { DType } from '@loom/core';
+import { InternalError, type DType } from '@loom/core';
 
 export function clType(t: DType): string {
   switch (t) {
@@ -15,6 +15,8 @@ export function clType(t: DType): string {
     case 'float16': return 'half';
     case 'float32': return 'float';
     case 'float64': return 'double';
+    case 'complex64': case 'complex128':
+      throw new InternalError(`a ${t} value reached the OpenCL printer: complex values are lowered to their parts before code generation`);
   }
 }
 

@@ -3,7 +3,7 @@
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError,
+  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError, roundToFloat16,
   type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
@@ -32,13 +32,15 @@ export function openclUnavailableReason(): string {
 }
 
 class ClDevice implements OpenCLDevice {
-  readonly target = openclTarget();
+  readonly target: ReturnType<typeof openclTarget>;
   readonly name: string;
   readonly limits: DeviceLimits;
 
   constructor(readonly context: OpenCLContext) {
     this.name = `OpenCL: ${context.info.deviceName} (${context.info.platformName})`;
     this.limits = openclLimits(context.info);
+    // without cl_khr_fp16, float16 is stored as half and computed in float (half-storage.ts)
+    this.target = openclTarget({ float16: context.info.supportsFloat16 ? 'native' : 'storage' });
   }
 
   async compile(code: GeneratedCode<OpenCLExtra>, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
@@ -82,7 +84,12 @@ class ClDevice implements OpenCLDevice {
     this.context.launch(
       compiled,
       kernel.entryPoint,
-      args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+      args.map((a) => {
+        if (a.kind === 'buffer') return { kind: 'buffer', buffer: a.buffer as OpenCLBuffer };
+        // a float16 value is a float in code that computes float16 in float (half-storage.ts)
+        if (a.dtype === 'float16' && !this.context.info.supportsFloat16) return { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) };
+        return { kind: 'scalar', dtype: a.dtype, value: a.value };
+      }),
       global,
       local,
     );

@@ -7,10 +7,13 @@
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses.
  */
-import { InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, type DType, type Expr, type NameTypes } from '@loom/core';
+import {
+  InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, roundToFloat16, type DType, type Expr, type NameTypes, type UserFunction,
+} from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
+import { TO_HALF, TO_HALF_F64, toHalfDefinition } from './half-storage.ts';
 
 /**
  * Binding strength, higher binds tighter (C's precedence table). Parentheses follow the
@@ -19,7 +22,8 @@ import { clLiteral, clType } from './c-types.ts';
  * in floats (and for `-` and `/` everywhere) regrouping changes the result.
  */
 export const PRECEDENCE = {
-  ternary: 1, or: 2, and: 3, equality: 7, relational: 8, additive: 10, multiplicative: 11, unary: 12, postfix: 13, atom: 14,
+  ternary: 1, or: 2, and: 3, bitOr: 4, bitXor: 5, bitAnd: 6, equality: 7, relational: 8, shift: 9, additive: 10, multiplicative: 11,
+  unary: 12, postfix: 13, atom: 14,
 } as const;
 
 export interface Printed {
@@ -35,9 +39,10 @@ export interface Printed {
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const FLOAT_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', log10: 'log10',
-  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
-  round: 'round', trunc: 'trunc', min: 'fmin', max: 'fmax', pow: 'pow', fmod: 'fmod', erf: 'erf',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', asinh: 'asinh', acosh: 'acosh', atanh: 'atanh',
+  exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
+  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', hypot: 'hypot', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
+  round: 'round', trunc: 'trunc', copysign: 'copysign', pow: 'pow', fmod: 'fmod', erf: 'erf', erfc: 'erfc', fma: 'fma',
 });
 
 export class ClExpressionPrinter {
@@ -62,6 +67,17 @@ export class ClExpressionPrinter {
    * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
    */
   indexNames: ReadonlySet<string> = new Set();
+  /** The program's user functions, and the names of the kernel being printed (a function's name must not be one). */
+  functions: ReadonlyMap<string, UserFunction> = new Map();
+  kernelNames: ReadonlySet<string> = new Set();
+  /** The preambles of the user functions called, each once (by text). */
+  readonly preambles = new Set<string>();
+  /**
+   * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts),
+   * and the half buffers of the kernel being printed (read with vload_half).
+   */
+  halfStorage = false;
+  halfBuffers: ReadonlySet<string> = new Set();
 
   constructor(private readonly typeOf: NameTypes) {}
 
@@ -79,6 +95,7 @@ export class ClExpressionPrinter {
     if (e.kind === 'int' || e.kind === 'float') {
       // a literal is spelled in the type it takes: float64 only when it really is double
       if ((want ?? t) === 'float64') this.usesDouble = true;
+      if (this.halfStorage && (want ?? t) === 'float16') return literal(clLiteral(roundToFloat16(e.value), 'float32'));
       return literal(clLiteral(e.value, want ?? t));
     }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
@@ -93,6 +110,7 @@ export class ClExpressionPrinter {
       case 'var': return atom(e.name);
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
+        if (this.halfStorage && this.halfBuffers.has(e.array)) return call('vload_half', [this.print(e.indices[0], 'int32'), e.array]);
         const vector = this.vectorWidths.get(e.array);
         if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
@@ -104,6 +122,8 @@ export class ClExpressionPrinter {
         return wrapped(prefix('-', inUnsigned(operand, t)), t);
       }
       case 'not': return prefix('!', this.expr(e.operand));
+      case 'bitnot': return prefix('~', this.expr(e.operand, t));
+      case 'imag': throw new InternalError(`the complex literal ${E.printExpr(e)} reached the OpenCL printer unlowered`);
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
@@ -160,6 +180,11 @@ export class ClExpressionPrinter {
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
+    if (this.halfStorage && t === 'float16') {
+      // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
+      if (e.op === '//') return call('floor', [this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text]);
+      return this.toHalf(this.binary(e, 'float32'), 'float32');
+    }
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
@@ -182,17 +207,39 @@ export class ClExpressionPrinter {
       case '**':
         if (isFloat(t)) return call('pow', [l.text, r.text]);
         return call(this.helper('pow', t), [l.text, r.text]);
+      case '&': return infix(l, '&', r, PRECEDENCE.bitAnd);
+      case '^': return infix(l, '^', r, PRECEDENCE.bitXor);
+      case '|': return infix(l, '|', r, PRECEDENCE.bitOr);
+      case '<<': case '>>': {
+        // narrow integers shift as C promotes them, in int
+        const c = t === 'int64' || t === 'uint64' || t === 'uint32' ? t : 'int32';
+        const [a, b] = c === t ? [l, r] : [this.expr(e.left, c), this.expr(e.right, c)];
+        return call(this.helper(e.op === '<<' ? 'shl' : 'shr', c), [a.text, b.text]);
+      }
     }
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e)) return call(e.fn, [String((e.args[0] as { value: number }).value)]);
+    if (e.dtype !== undefined) return this.userCall(e);
+    // float16 without half arithmetic: computed in float, rounded to float16
+    if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
     const float = isFloat(t);
     if (float && (e.fn === 'min' || e.fn === 'max')) {
       // NaN-propagating, unlike C's fmin/fmax
       const fn = this.helper(e.fn === 'min' ? 'minimum' : 'maximum', t);
       const [first, ...rest] = e.args;
       return rest.reduce<Printed>((acc, a) => call(fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+    }
+    if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]), t);
+    if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
+      const x = e.args[0];
+      if (!isFloat(this.typeOfExpr(x))) return atom(e.fn === 'isfinite' ? '1' : '0'); // integers are finite numbers
+      return call(e.fn, [this.print(x)]);
+    }
+    if (float && (e.fn === 'fmin' || e.fn === 'fmax')) {
+      // a NaN argument ignored, as C's, and -0 below +0 (C leaves the order of zeros open)
+      return call(this.helper(e.fn, t), e.args.map((a) => this.print(a, t)));
     }
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;
@@ -208,6 +255,30 @@ export class ClExpressionPrinter {
     return call(name, e.args.map((a) => this.print(a, t)));
   }
 
+  /** `p` (of dtype `from`) rounded to float16, as a float (half-storage.ts). */
+  private toHalf(p: Printed, from: DType): Printed {
+    const fromDouble = from === 'float64';
+    const name = fromDouble ? TO_HALF_F64 : TO_HALF;
+    if (!this.helpers.has(name)) this.helpers.set(name, toHalfDefinition(fromDouble));
+    if (fromDouble) this.usesDouble = true;
+    const value = isFloat(from) ? p.text : `(float) ${paren(p, PRECEDENCE.unary)}`;
+    return call(name, [value]);
+  }
+
+  /** A call of a user function: its OpenCL implementation's name, the arguments in its signature's dtypes. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
+    const fn = this.functions.get(e.fn);
+    if (!fn) throw new InternalError(`the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`);
+    const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
+    const impl = fn.implementation('opencl', signature);
+    if (!impl) throw new LoomError(`function '${e.fn}' has no OpenCL implementation (give defineFunction an opencl: { name, preamble })`);
+    if (this.kernelNames.has(impl.name)) {
+      throw new LoomError(`function '${e.fn}' is called '${impl.name}' in OpenCL C, which the kernel also uses as a name: rename one of them`);
+    }
+    if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
+    return call(impl.name, e.args.map((a, k) => this.print(a, signature.args[k])));
+  }
+
   /**
    * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
    * on data, which may overflow (see `indexNames`). int8 and int16 operands are promoted to
@@ -221,8 +292,14 @@ export class ClExpressionPrinter {
     return isIndexExpression(e, this.indexNames);
   }
 
+  /** The helper function `kind` for dtype `t`, recorded for the program (for statements that call one). */
+  helperFunction(kind: ClHelperKind, t: DType): string {
+    return this.helper(kind, t);
+  }
+
   /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
   private helper(kind: ClHelperKind, t: DType): string {
+    if (this.halfStorage && t === 'float16') t = 'float32'; // computed in float (half-storage.ts)
     const name = clHelperName(kind, t);
     if (!this.helpers.has(name)) this.helpers.set(name, clHelperDefinition(kind, t));
     return name;
@@ -233,6 +310,9 @@ export class ClExpressionPrinter {
    * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
    */
   private converted(p: Printed, from: DType, to: DType): Printed {
+    if (this.halfStorage && to === 'float16') return this.toHalf(p, from);
+    // a float16 value is a float here
+    if (this.halfStorage && from === 'float16') return to === 'float32' ? p : this.converted(p, 'float32', to);
     if (isFloat(from) && isInteger(to)) {
       const { name, definition } = floatToIntegerHelper(from, to);
       if (!this.helpers.has(name)) this.helpers.set(name, definition);
@@ -259,8 +339,8 @@ function literal(text: string): Printed {
   return /^[0-9A-Za-z]/.test(text) ? atom(text) : { text, precedence: PRECEDENCE.unary };
 }
 
-/** `-x`, `!x`: never `--x` or `- -x` glued into C's decrement. */
-function prefix(op: '-' | '!', p: Printed): Printed {
+/** `-x`, `!x`, `~x`: never `--x` or `- -x` glued into C's decrement. */
+function prefix(op: '-' | '!' | '~', p: Printed): Printed {
   const glued = op === '-' && p.text.startsWith('-');
   return { text: `${op}${glued ? `(${p.text})` : paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
 }

@@ -22,31 +22,47 @@ const INDENT = '  ';
 /** OpenCL C needs nothing but the code and its kernels' names: the driver finds the rest in it. */
 export type OpenCLExtra = undefined;
 
-export function openclTarget(): Target<OpenCLExtra> {
-  return { name: 'opencl', generate: spellOpenCL };
+export interface OpenCLTargetOptions {
+  /**
+   * How float16 is computed: `'native'` in `half` (the device has cl_khr_fp16, the default),
+   * `'storage'` stored as half but computed in float, each result rounded to float16
+   * (half-storage.ts), for devices without it.
+   */
+  readonly float16?: 'native' | 'storage';
+}
+
+export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
+  const halfStorage = options.float16 === 'storage';
+  return { name: 'opencl', generate: (program) => spellOpenCL(program, halfStorage) };
 }
 
 export function generateOpenCL(program: ProgramAst): string {
-  return spellOpenCL(program).code;
+  return spellOpenCL(program, false).code;
 }
 
-function spellOpenCL(program: ProgramAst): TargetOutput<OpenCLExtra> {
+function spellOpenCL(program: ProgramAst, halfStorage: boolean): TargetOutput<OpenCLExtra> {
   // from here on the names are OpenCL's spellings (`int` → `int_`): see names.ts
   const names = openclNames(program);
-  const code = printProgram(renameProgram(program, (n) => names.of(n)));
+  const code = printProgram(renameProgram(program, (n) => names.of(n)), halfStorage);
   return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), extra: undefined };
 }
 
-function printProgram(program: ProgramAst): string {
+function printProgram(program: ProgramAst, halfStorage: boolean): string {
   const parts: string[] = [];
   const helpers = new Map<string, string>();
+  const preambles = new Set<string>();
   const extensions = new Set<string>();
   let usesDouble = false;
   let contractible = false;
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
+    printer.functions = program.functions ?? new Map();
+    printer.halfStorage = halfStorage;
+    printer.halfBuffers = new Set(halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : []);
+    printer.kernelNames = new Set([...k.types.keys(), k.name]);
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
+    for (const p of printer.preambles) preambles.add(p);
     for (const x of printer.extensions) extensions.add(x);
     contractible ||= printer.contractible;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
@@ -60,6 +76,8 @@ function printProgram(program: ProgramAst): string {
   for (const x of [...extensions].sort()) parts.push(`#pragma OPENCL EXTENSION ${x}: enable`);
   parts.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
   if (helpers.size) parts.push('', ...helpers.values());
+  // the user functions' own code, each once
+  if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...kernels.join('\n\n').split('\n'));
   return parts.join('\n') + '\n';
 }
@@ -70,7 +88,8 @@ function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   printer.indexNames = indexNames(k);
   const params = k.params.map((p) => {
     const t = clType(p.dtype) + (p.vectorWidth ?? '');
-    if (p.kind === 'value') return `${t} const ${p.name}`;
+    // without half arithmetic a float16 value travels as a float (half-storage.ts)
+    if (p.kind === 'value') return `${printer.halfStorage && p.dtype === 'float16' ? 'float' : t} const ${p.name}`;
     const space = p.kind === 'constant' ? '__constant' : '__global';
     return `${space} ${t}${p.written ? '' : ' const'} *__restrict__ ${p.name}`;
   });
@@ -91,13 +110,20 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     }
     case 'if':
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
-    case 'assign':
+    case 'assign': {
       if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
-      return [`${pad}${printer.print(s.target)} = ${printer.print(s.value, s.dtype)};`];
+      const target = s.target;
+      if (target.kind === 'subscript' && printer.halfBuffers.has(target.array)) {
+        // a half buffer without half arithmetic: the float value (a float16 already) stored as half
+        return [`${pad}vstore_half_rte(${printer.print(s.value, 'float16')}, ${printer.print(target.indices[0], 'int32')}, ${target.array});`];
+      }
+      return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
+    }
     case 'declare': {
       const space = s.addressSpace === 'local' ? '__local ' : '';
       const dims = s.length !== undefined ? `[${s.length}]` : '';
-      return [`${pad}${space}${clType(s.dtype as DType)} ${s.name}${dims};`];
+      const t = printer.halfStorage && s.dtype === 'float16' ? 'float' : clType(s.dtype as DType);
+      return [`${pad}${space}${t} ${s.name}${dims};`];
     }
     case 'barrier': {
       const fence = s.scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE';

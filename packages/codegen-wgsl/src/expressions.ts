@@ -12,6 +12,7 @@
  */
 import {
   combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes, InternalError,
+  type FunctionSignature,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import {
@@ -53,6 +54,8 @@ export interface ExpressionContext {
   hardwareId(kind: 'gid' | 'lid', axis: number): string;
   /** Registers a helper function and returns its name. */
   helper(kind: HelperKind, t: WgslScalar): string;
+  /** A user function's WGSL name for arguments of these dtypes, and the signature it is called with (its preamble registered). */
+  userFunction(name: string, argTypes: readonly DType[]): { readonly name: string; readonly signature: FunctionSignature };
 }
 
 const AXES = ['x', 'y', 'z'];
@@ -62,9 +65,12 @@ export const axisName = (axis: number) => AXES[axis];
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', exp: 'exp', log: 'log', log2: 'log2', sqrt: 'sqrt',
-  rsqrt: 'inverseSqrt',
+  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', acosh: 'acosh',
+  exp: 'exp', exp2: 'exp2', log: 'log', log2: 'log2', sqrt: 'sqrt', rsqrt: 'inverseSqrt', fma: 'fma',
 });
+
+/** Functions computed by a helper of the same name (`math-helpers.ts`). */
+const HELPED = new Set(['expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'fmin', 'fmax']);
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */
@@ -171,6 +177,11 @@ export class ExpressionPrinter {
         return { text: `-${text}`, prec: Prec.Unary, type: t };
       }
       case 'binary': return this.binary(e);
+      case 'bitnot': {
+        const t = arithmeticType(this.checked(e));
+        return { text: `~${operand(this.print(e.operand, t), Prec.Unary)}`, prec: Prec.Unary, type: t };
+      }
+      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the WGSL printer unlowered`);
       case 'compare': return this.comparison(e);
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
@@ -222,6 +233,13 @@ export class ExpressionPrinter {
         return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
       case '**':
         return helper('pow');
+      case '&': case '|': case '^': {
+        // the operands of a bitwise operator are unary expressions, or the same operator on the left
+        const left = l.prec === Prec.Bitwise && l.text === operand(l, Prec.Bitwise) && e.left.kind === 'binary' && e.left.op === e.op ? l.text : operand(l, Prec.Unary);
+        return { text: `${left} ${e.op} ${operand(r, Prec.Unary)}`, prec: Prec.Bitwise, type: t };
+      }
+      case '<<': return helper('shl');
+      case '>>': return helper('shr');
     }
   }
 
@@ -277,9 +295,24 @@ export class ExpressionPrinter {
       const axis = (e.args[0] as { value: number }).value;
       return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
     }
+    if (e.dtype !== undefined) {
+      // a user function: the arguments in its signature's types
+      const { name, signature } = this.context.userFunction(e.fn, e.args.map((a) => this.dtype(a)));
+      const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
+      return call(name, args, computeType(this.checked(e, signature.result)));
+    }
+    if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
+      const x = e.args[0];
+      const xt = arithmeticType(this.checked(x));
+      // integers are finite numbers; floats are told by their bits
+      if (!isFloatScalar(xt)) return primary(e.fn === 'isfinite' ? 'true' : 'false', 'bool');
+      return call(this.context.helper(e.fn === 'isnan' ? 'is_nan' : e.fn, xt), [this.print(x, xt).text], 'bool');
+    }
+    if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]));
     const t = arithmeticType(this.checked(e));
     const args = e.args.map((a) => this.print(a, t));
     const float = isFloatScalar(t);
+    if (HELPED.has(e.fn) && float) return call(this.context.helper(e.fn as HelperKind, t), args.map((a) => a.text), t);
     switch (e.fn) {
       case 'min': case 'max': {
         if (args.length === 1) return args[0];

@@ -10,9 +10,10 @@
  */
 import { InternalError } from '@loom/core';
 import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
+import { MATH_HELPER_KINDS, mathHelperDefinition, mathHelperDependencies, type MathHelperKind } from './math-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | IeeeHelperKind;
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | IeeeHelperKind | MathHelperKind;
 
 const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
@@ -24,6 +25,7 @@ function isIeee(kind: HelperKind, t: WgslScalar): boolean {
 
 /** The helpers that helper `kind` for `t` calls, to be defined with it. */
 export function helperDependencies(kind: HelperKind, t: WgslScalar): readonly (readonly [HelperKind, WgslScalar])[] {
+  if (MATH_HELPER_KINDS.has(kind)) return mathHelperDependencies(kind as MathHelperKind, t) as readonly (readonly [HelperKind, WgslScalar])[];
   return isIeee(kind, t) ? ieeeHelperDependencies(kind as IeeeHelperKind, t) : [];
 }
 
@@ -35,6 +37,7 @@ export function helperName(kind: HelperKind, t: WgslScalar): string {
 export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   const name = helperName(kind, t);
   if (isIeee(kind, t)) return ieeeHelperDefinition(kind as IeeeHelperKind, t, name);
+  if (MATH_HELPER_KINDS.has(kind)) return mathHelperDefinition(kind as MathHelperKind, t, name);
   const one = t === 'f16' ? '1.0h' : '1.0';
   const zero = t === 'f16' ? '0.0h' : '0.0';
   switch (kind) {
@@ -114,6 +117,20 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `  let t = 1.0 / (1.0 + 0.3275911 * a);`,
         `  let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));`,
         `  return ${t === 'f32' ? result : `f16(${result})`};`,
+        `}`,
+      ].join('\n');
+    }
+    case 'shl': case 'shr': {
+      // WGSL takes the count modulo 32 (and refuses a constant one out of range): tested first
+      const zero = t === 'i32' ? '0i' : '0u';
+      const inRange = t === 'i32' ? 'b >= 0i && b < 32i' : 'b < 32u';
+      const body = kind === 'shl'
+        ? `select(${zero}, a << u32(b), ${inRange})`
+        : t === 'i32' ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)' : `select(0u, a >> b, ${inRange})`;
+      return [
+        `// a ${kind === 'shl' ? '<<' : '>>'} b, a count outside [0, 32) shifting everything out (PyTorch's meaning)`,
+        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+        `  return ${body};`,
         `}`,
       ].join('\n');
     }

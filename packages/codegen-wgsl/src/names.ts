@@ -96,7 +96,11 @@ const TARGET_NAMES = [
   'params', 'Params', 'pool_read', 'pool_read_write', 'group_count',
   'workgroup_id', 'local_invocation_id', 'num_workgroups', 'group_index', 'group_id', 'local_id',
   'index', 'value', 'word', 'shift', 'old_bits', 'old_value', 'swap',
-  ...['floor_div', 'mod', 'pow', 'round', 'cbrt', 'erf', 'nan', 'infinity'].flatMap((k) => ['i32', 'u32', 'f32', 'f16'].map((t) => `${k}_${t}`)),
+  ...[
+    'floor_div', 'mod', 'pow', 'round', 'cbrt', 'erf', 'nan', 'infinity', 'shl', 'shr',
+    'div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32',
+    'expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'isinf', 'isfinite', 'fmin', 'fmax',
+  ].flatMap((k) => ['i32', 'u32', 'f32', 'f16'].map((t) => `${k}_${t}`)),
 ];
 
 export class NameTable {
@@ -115,6 +119,13 @@ export class NameTable {
   /** The entry point of a kernel: its own name where free (kernel names are apart from argument names in Loom). */
   entryPoint(kernelName: string): string {
     return this.unique(spellable(kernelName));
+  }
+
+  /** Takes `name` as it is (a user function's), unless something has it already: then false. */
+  claim(name: string): boolean {
+    if (this.taken.has(name)) return false;
+    this.take(name);
+    return true;
   }
 
   /** A fresh name built from `base` (`guard`, `load_flags`): `base`, else `base_1`, `base_2`... */

@@ -17,6 +17,7 @@
  */
 import {
   commentText, expr as E, InternalError, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
+  type FunctionSignature,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import type { ModuleLayout } from './bindings.ts';
@@ -32,6 +33,7 @@ export interface KernelContext {
   readonly layout: ModuleLayout;
   readonly arrays: ArrayAccess;
   helper(kind: HelperKind, t: WgslScalar): string;
+  userFunction(name: string, argTypes: readonly DType[]): { readonly name: string; readonly signature: FunctionSignature };
   /** The grid is folded into the dispatch (`limits.ts`): group ids are recovered from a linear index. */
   readonly foldedGrid: boolean;
 }
@@ -61,6 +63,7 @@ class KernelPrinter {
       loadElement: (array, index) => (arrays.has(array) ? arrays.load(array, index) : primary(`${names.of(array)}[${index.text}]`, this.elementType(array))),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
+      userFunction: (name, argTypes) => context.userFunction(name, argTypes),
     };
     this.exprs = new ExpressionPrinter(expressions);
     this.ids = hardwareIdsUsed(kernel.body);

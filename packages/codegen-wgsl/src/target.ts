@@ -28,6 +28,7 @@ import { helperDefinition, helperDependencies, helperName, type HelperKind } fro
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
 import { printKernel } from './statements.ts';
+import { UserFunctions } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
 export interface WgslTargetOptions {
@@ -98,15 +99,17 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     }
     return name;
   };
+  const user = new UserFunctions(program.functions ?? new Map(), names);
+  const userFunction = (name: string, argTypes: readonly DType[]) => user.call(name, argTypes);
   const workgroupVars = program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits));
   const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
-  const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, foldedGrid }));
+  const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }));
 
   const sections: string[][] = [];
   if (program.kernels.some((k) => [...k.types.values()].includes('float16'))) sections.push(['enable f16;']);
   sections.push(arrays.declarations());
   if (workgroupVars.length) sections.push(workgroupVars);
-  const functions = [...helpers.values(), ...arrays.accessorFunctions()];
+  const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
   if (functions.length) sections.push(functions.join('\n\n').split('\n'));
   sections.push(entryPoints.join('\n\n').split('\n'));
   const code = sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';

@@ -44,6 +44,8 @@ export function computeType(dtype: DType): WgslScalar {
     case 'float32': case 'float64': return 'f32';
     case 'int64': case 'uint64':
       throw new LoomError(`WGSL has no 64-bit integers (${dtype}); use int32/uint32, or the OpenCL or CPU device`);
+    case 'complex64': case 'complex128':
+      throw new InternalError(`a ${dtype} value reached the WGSL printer: complex values are lowered to their parts before code generation`);
   }
 }
 

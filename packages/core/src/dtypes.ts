@@ -1,15 +1,24 @@
 /**
  * Element types, named as numpy names them. A dtype is just its name; this module
  * knows their properties and numpy's promotion rules.
+ *
+ * Complex dtypes are pairs of reals (real part, then imaginary part), stored interleaved in
+ * an array of their part's dtype: a complex64 array of n elements is a Float32Array of 2n
+ * numbers on the host and on every device. Kernels compute on the parts: complex
+ * arithmetic is lowered to real arithmetic before code generation (kernel/complex.ts), so
+ * no target ever sees a complex value.
  */
-export type DType =
+export type ComplexDType = 'complex64' | 'complex128';
+export type RealDType =
   | 'bool'
   | 'int8' | 'int16' | 'int32' | 'int64'
   | 'uint8' | 'uint16' | 'uint32' | 'uint64'
   | 'float16' | 'float32' | 'float64';
+export type DType = RealDType | ComplexDType;
 
 export const DTYPES: readonly DType[] = [
   'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float16', 'float32', 'float64',
+  'complex64', 'complex128',
 ];
 
 export function isDType(name: string): name is DType {
@@ -17,19 +26,31 @@ export function isDType(name: string): name is DType {
 }
 
 export const isFloat = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
+export const isComplex = (t: DType): t is ComplexDType => t === 'complex64' || t === 'complex128';
 export const isSigned = (t: DType) => t.startsWith('int') || isFloat(t);
-export const isInteger = (t: DType) => t !== 'bool' && !isFloat(t);
+export const isInteger = (t: DType) => t !== 'bool' && !isFloat(t) && !isComplex(t);
+
+/** The dtype of a complex's parts (float32 for complex64, float64 for complex128); a real dtype itself. */
+export function complexPart(t: DType): RealDType {
+  return t === 'complex64' ? 'float32' : t === 'complex128' ? 'float64' : t;
+}
+
+/** The complex dtype with parts of float dtype `t` (float16 parts do not exist: complex64). */
+export function complexWithPart(t: DType): ComplexDType {
+  return isComplex(t) ? t : t === 'float64' ? 'complex128' : 'complex64';
+}
 
 export function byteSize(t: DType): number {
   switch (t) {
     case 'bool': case 'int8': case 'uint8': return 1;
     case 'int16': case 'uint16': case 'float16': return 2;
     case 'int32': case 'uint32': case 'float32': return 4;
+    case 'complex128': return 16;
     default: return 8;
   }
 }
 
-/** The TypedArray constructor that holds a dtype's values on the host. */
+/** The TypedArray constructor that holds a dtype's values on the host (a complex's parts, interleaved: two per element). */
 export type HostArray =
   | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array
   | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
@@ -44,10 +65,13 @@ export function hostArrayConstructor(t: DType) {
     case 'uint32': return Uint32Array;
     case 'int64': return BigInt64Array;
     case 'uint64': return BigUint64Array;
-    case 'float32': return Float32Array;
-    case 'float64': return Float64Array;
+    case 'float32': case 'complex64': return Float32Array;
+    case 'float64': case 'complex128': return Float64Array;
   }
 }
+
+/** How many host array entries hold one element: two for a complex dtype (its parts), else one. */
+export const hostLanes = (t: DType): 1 | 2 => (isComplex(t) ? 2 : 1);
 
 /** The dtype a host TypedArray carries (Uint8Array is uint8; bool must be declared). */
 export function dtypeOfHostArray(a: unknown): DType | undefined {
@@ -79,6 +103,11 @@ export function promote(a: DType, b: DType): DType {
   if (a === b) return a;
   if (a === 'bool') return b;
   if (b === 'bool') return a;
+  if (isComplex(a) || isComplex(b)) {
+    // a complex meets anything in a complex type, wide enough for float64 parts (numpy, PyTorch)
+    const wide = [a, b].some((t) => t === 'complex128' || t === 'float64');
+    return wide ? 'complex128' : 'complex64';
+  }
   if (isFloat(a) || isFloat(b)) {
     if (isFloat(a) && isFloat(b)) return FLOAT_ORDER[Math.max(FLOAT_ORDER.indexOf(a), FLOAT_ORDER.indexOf(b))];
     return isFloat(a) ? a : b;

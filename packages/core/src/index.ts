@@ -40,6 +40,12 @@ export { registerReduction, type ReductionDefinition } from './reduction/index.t
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
+// --- for users: functions of one's own ----------------------------------------------------------
+export {
+  defineFunction, type UserFunction, type UserFunctionSpec, type FunctionSignature, type TargetFunction, type JsFunction,
+} from './functions/user-functions.ts';
+export { registerFunction } from './functions/resolve.ts';
+
 // --- for users: transformations ----------------------------------------------------------------
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
 export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';

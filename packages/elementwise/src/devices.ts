@@ -1,8 +1,8 @@
 /**
  * Which device a tensor lives on when none is named, and which dtypes a device can
  * hold. The targets say what their languages lack (WGSL has no 64-bit types); an
- * OpenCL device may also lack what its language has (cl_khr_fp16, cl_khr_fp64), which
- * only the device knows.
+ * OpenCL device may also lack what its language has (cl_khr_fp64), which only the device
+ * knows. (float16 every device holds: one without cl_khr_fp16 stores it as half and computes in float.)
  */
 import { LoomError, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
@@ -17,7 +17,7 @@ export function defaultDevice(): Device {
 
 /** What an OpenCL device reports about itself; other devices have no `context`. */
 interface OpenCLInfo {
-  readonly context?: { readonly info?: { readonly supportsFloat16?: boolean; readonly supportsFloat64?: boolean } };
+  readonly context?: { readonly info?: { readonly supportsFloat64?: boolean } };
 }
 
 /** Why `device` cannot hold or compute in `dtype`, or undefined when it can. */
@@ -26,7 +26,6 @@ export function unsupportedDType(device: Device, dtype: TensorDType): string | u
   const why = device.target.unsupportedDType?.(component);
   if (why) return why;
   const info = (device as OpenCLInfo).context?.info;
-  if (component === 'float16' && info?.supportsFloat16 === false) return 'this OpenCL device lacks cl_khr_fp16';
   if (component === 'float64' && info?.supportsFloat64 === false) return 'this OpenCL device lacks cl_khr_fp64';
   return undefined;
 }

@@ -1,16 +1,16 @@
 /**
- * The element types a tensor can have: the core's dtypes plus complex64 and
- * complex128, which the core does not know. A complex tensor is stored as pairs
- * of reals (real part, then imaginary part) in an array of its component dtype,
- * and kernels expand complex arithmetic into real arithmetic on those pairs —
- * so every device that can hold float32 can hold complex64.
+ * The element types a tensor can have: the core's dtypes, complex64 and complex128
+ * included. A complex tensor is stored as pairs of reals (real part, then imaginary
+ * part) in an array of its component dtype, as complex kernel arguments are, and
+ * kernels expand complex arithmetic into real arithmetic on those pairs — so every
+ * device that can hold float32 can hold complex64.
  */
-import { DTYPES, hostArrayConstructor, isDType, LoomError, type DType, type HostArray } from '@loom/core';
+import { DTYPES, hostArrayConstructor, isDType, LoomError, type ComplexDType, type DType, type HostArray } from '@loom/core';
 
-export type ComplexDType = 'complex64' | 'complex128';
-export type TensorDType = DType | ComplexDType;
+export type { ComplexDType };
+export type TensorDType = DType;
 
-export const TENSOR_DTYPES: readonly TensorDType[] = [...DTYPES, 'complex64', 'complex128'];
+export const TENSOR_DTYPES: readonly TensorDType[] = DTYPES;
 
 export function isTensorDType(name: unknown): name is TensorDType {
   return typeof name === 'string' && (TENSOR_DTYPES as readonly string[]).includes(name);

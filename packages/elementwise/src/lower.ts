@@ -23,7 +23,8 @@ import { exprType, expr, LoomError, printExpr, type DType, type Expr } from '@lo
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
-const { binary, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+const { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 
 /** A lowered value: one real expression, or a complex number as two. */
 export type Value =
@@ -65,6 +66,8 @@ class Lowering {
     switch (e.kind) {
       case 'int': case 'bool':
         return real(e);
+      case 'imag':
+        return complex(float(0), float(e.value), e.dtype ?? 'complex128');
       case 'float':
         return real(Number.isFinite(e.value) && !Object.is(e.value, -0) ? e : this.env.constant(e.value));
       case 'var': {
@@ -75,6 +78,11 @@ class Lowering {
       case 'neg': {
         const v = this.value(e.operand);
         return v.kind === 'complex' ? complex(neg(v.re), neg(v.im), v.dtype) : real(neg(v.expr));
+      }
+      case 'bitnot': {
+        const v = this.value(e.operand);
+        if (v.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+        return real(this.integral(bitnot(v.expr)));
       }
       case 'binary':
         return this.binary(e.op, this.value(e.left), this.value(e.right));
@@ -143,7 +151,7 @@ class Lowering {
 
   /** A value as a bool: bools as they are, anything else `!= 0` (NaN is true, as in PyTorch's bool()). */
   truthy(v: Value): Expr {
-    if (v.kind === 'complex') return logical('or', compare('!=', v.re, int(0)), compare('!=', v.im, int(0)));
+    if (v.kind === 'complex') return expr.complexTruthy(v);
     // a bool variable is a truth value; bool arithmetic (true + true) is not: C computes it in int
     const isBoolVariable = v.expr.kind === 'var' && this.typeOf(v.expr).dtype === 'bool';
     return isBoolean(v.expr) || isBoolVariable ? v.expr : compare('!=', v.expr, int(0));
@@ -155,6 +163,12 @@ class Lowering {
     if (e.kind === 'int' || e.kind === 'float') return isFloating(dtype) || e.kind === 'int' ? e : cast(dtype, e);
     const t = this.typeOf(e);
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);
+  }
+
+  /** A bitwise operation, refused (with PyTorch) unless its operands are integers: typing it says so. */
+  private integral(e: Expr): Expr {
+    this.typeOf(e);
+    return e;
   }
 
   // -- complex helpers -----------------------------------------------------------
@@ -176,53 +190,31 @@ class Lowering {
   // -- operators -----------------------------------------------------------------
 
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
+    if (BITWISE.has(op)) {
+      if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+      return real(this.integral(binary(op, a.expr, b.expr)));
+    }
     if (a.kind === 'real' && b.kind === 'real') return real(binary(op, a.expr, b.expr));
     const t = this.complexType(a, b);
     const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
+    const parts = (p: expr.ComplexParts) => complex(p.re, p.im, t);
     switch (op) {
       case '+': case '-':
-        return complex(binary(op, x.re, y.re), binary(op, x.im, y.im), t);
+        return parts(expr.complexAdd(x, y, op));
       case '*':
-        return complex(
-          binary('-', binary('*', x.re, y.re), binary('*', x.im, y.im)),
-          binary('+', binary('*', x.re, y.im), binary('*', x.im, y.re)),
-          t,
-        );
+        return parts(expr.complexMultiply(x, y, (e) => e));
       case '/':
-        return this.complexDivide(x, y);
+        return parts(expr.complexDivide(x, y, this.env.bind));
       default:
         throw new LoomError(`the operator ${op} is not defined for complex values here`);
     }
-  }
-
-  /** Smith's algorithm, as c10::complex (and numpy) divide: no overflow from squaring the divisor. */
-  private complexDivide(x: Extract<Value, { kind: 'complex' }>, y: Extract<Value, { kind: 'complex' }>): Value {
-    const { bind } = this.env;
-    const [a, b, c, d] = [bind(x.re), bind(x.im), bind(y.re), bind(y.im)];
-    const [absC, absD] = [call('abs', [c]), call('abs', [d])];
-    const cWider = bind(compare('>=', absC, absD));
-    const bothZero = logical('and', compare('==', c, int(0)), compare('==', d, int(0)));
-    const rat = bind(ifThenElse(cWider, binary('/', d, c), binary('/', c, d)));
-    const scl = bind(binary('/', float(1), ifThenElse(cWider, binary('+', c, binary('*', d, rat)), binary('+', d, binary('*', c, rat)))));
-    const re = ifThenElse(
-      cWider,
-      ifThenElse(bothZero, binary('/', a, absC), binary('*', binary('+', a, binary('*', b, rat)), scl)),
-      binary('*', binary('+', binary('*', a, rat), b), scl),
-    );
-    const im = ifThenElse(
-      cWider,
-      ifThenElse(bothZero, binary('/', b, absD), binary('*', binary('-', b, binary('*', a, rat)), scl)),
-      binary('*', binary('-', binary('*', b, rat), a), scl),
-    );
-    return complex(re, im, x.dtype);
   }
 
   private compare(op: Extract<Expr, { kind: 'compare' }>['op'], a: Value, b: Value): Value {
     if (a.kind === 'real' && b.kind === 'real') return real(compare(op, a.expr, b.expr));
     if (op !== '==' && op !== '!=') throw new LoomError(`complex values cannot be ordered (${op})`);
     const t = this.complexType(a, b);
-    const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
-    const equal = logical('and', compare('==', x.re, y.re), compare('==', x.im, y.im));
+    const equal = expr.complexEquals(this.asComplex(a, t), this.asComplex(b, t));
     return real(op === '==' ? equal : not(equal));
   }
 
@@ -292,33 +284,9 @@ class Lowering {
 
   private complexFunction(fn: string, args: Value[]): Value {
     if (args.length !== 1 || args[0].kind !== 'complex') throw new LoomError(`${fn} is not defined for complex values here`);
-    const { bind } = this.env;
     const z = args[0];
-    const [re, im] = [bind(z.re), bind(z.im)];
-    const modulus = () => call('sqrt', [binary('+', binary('*', re, re), binary('*', im, im))]);
-    switch (fn) {
-      case 'abs':
-        return real(modulus());
-      case 'exp': {
-        const e = bind(call('exp', [re]));
-        return complex(binary('*', e, call('cos', [im])), binary('*', e, call('sin', [im])), z.dtype);
-      }
-      case 'log':
-        return complex(call('log', [modulus()]), call('atan2', [im, re]), z.dtype);
-      case 'sqrt': {
-        // the principal root: real part >= 0, imaginary part with the sign of im
-        const r = bind(modulus());
-        const x = call('sqrt', [binary('/', binary('+', r, re), float(2))]);
-        const y = call('sqrt', [binary('/', binary('-', r, re), float(2))]);
-        return complex(x, ifThenElse(compare('<', im, int(0)), neg(y), y), z.dtype);
-      }
-      case 'sin':
-        return complex(binary('*', call('sin', [re]), call('cosh', [im])), binary('*', call('cos', [re]), call('sinh', [im])), z.dtype);
-      case 'cos':
-        return complex(binary('*', call('cos', [re]), call('cosh', [im])), neg(binary('*', call('sin', [re]), call('sinh', [im]))), z.dtype);
-      default:
-        throw new LoomError(`${fn} is not defined for complex values here (abs, exp, log, sqrt, sin, cos are)`);
-    }
+    const result = expr.complexFunction(fn, z, this.env.bind);
+    return 'real' in result ? real(result.real) : complex(result.complex.re, result.complex.im, z.dtype);
   }
 }
 

@@ -9,7 +9,7 @@ import type {
 } from 'acorn';
 import { expr, type Expr } from '@loom/core';
 
-const { binary, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not, variable } = expr;
+const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not, variable } = expr;
 
 /** Throws the LoomError for `node` (never returns). */
 export type Fail = (node: Node, message: string) => never;
@@ -60,8 +60,13 @@ const BINARY: Readonly<Record<string, (l: Expr, r: Expr) => Expr>> = {
   '!==': (l, r) => compare('!=', l, r),
   '&&': (l, r) => logical('and', l, r),
   '||': (l, r) => logical('or', l, r),
+  // on integers, as the kernel language (and PyTorch) define them; floats are refused when typed
+  '&': (l, r) => binary('&', l, r),
+  '|': (l, r) => binary('|', l, r),
+  '^': (l, r) => binary('^', l, r),
+  '<<': (l, r) => binary('<<', l, r),
+  '>>': (l, r) => binary('>>', l, r),
 };
-const BITWISE = new Set(['&', '|', '^', '<<', '>>', '>>>']);
 
 /** Walks a function's body, turning ESTree nodes into IR expressions. */
 export class PayloadTranslator {
@@ -170,7 +175,7 @@ export class PayloadTranslator {
       }
       case '+': return this.expression(e.argument);
       case '!': return not(this.expression(e.argument));
-      case '~': return this.fail(e, 'bitwise operators have no counterpart in Loom expressions');
+      case '~': return bitnot(this.expression(e.argument));
       default: return this.fail(e, `${this.describe(e)} cannot be translated to a Loom expression`);
     }
   }
@@ -180,7 +185,7 @@ export class PayloadTranslator {
     if (build) return build(this.expression(e.left as Expression), this.expression(e.right));
     // ESTree keeps no node for the operator itself: its caret goes under its text, between the operands
     const operator = this.operatorNode(e);
-    if (BITWISE.has(e.operator)) return this.fail(operator, 'bitwise operators have no counterpart in Loom expressions');
+    if (e.operator === '>>>') return this.fail(operator, "'>>>' has no counterpart in Loom expressions: shift an unsigned integer with '>>'");
     return this.fail(operator, `the operator '${e.operator}' cannot be translated to a Loom expression`);
   }
 

@@ -1,4 +1,3 @@
-#pragma OPENCL FP_CONTRACT OFF
 #define lid(N) ((int) get_local_id(N))
 #define gid(N) ((int) get_group_id(N))
 
@@ -23,11 +22,11 @@ __kernel void __attribute__ ((reqd_work_group_size(256, 1, 1))) pointwise_rank1(
   if (1024 * gid(0) <= n - lid(0) - 769)
     in0_im[3] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid(0) + 1537];
   if (1024 * gid(0) <= n - lid(0) - 1)
-    buf1[out0_offset + 1024 * gid(0) + lid(0)] = sqrt(in0_re[0] * in0_re[0] + in0_im[0] * in0_im[0]);
+    buf1[out0_offset + 1024 * gid(0) + lid(0)] = hypot(in0_re[0], in0_im[0]);
   if (1024 * gid(0) <= n - lid(0) - 257)
-    buf1[out0_offset + 1024 * gid(0) + lid(0) + 256] = sqrt(in0_re[1] * in0_re[1] + in0_im[1] * in0_im[1]);
+    buf1[out0_offset + 1024 * gid(0) + lid(0) + 256] = hypot(in0_re[1], in0_im[1]);
   if (1024 * gid(0) <= n - lid(0) - 513)
-    buf1[out0_offset + 1024 * gid(0) + lid(0) + 512] = sqrt(in0_re[2] * in0_re[2] + in0_im[2] * in0_im[2]);
+    buf1[out0_offset + 1024 * gid(0) + lid(0) + 512] = hypot(in0_re[2], in0_im[2]);
   if (1024 * gid(0) <= n - lid(0) - 769)
-    buf1[out0_offset + 1024 * gid(0) + lid(0) + 768] = sqrt(in0_re[3] * in0_re[3] + in0_im[3] * in0_im[3]);
+    buf1[out0_offset + 1024 * gid(0) + lid(0) + 768] = hypot(in0_re[3], in0_im[3]);
 }

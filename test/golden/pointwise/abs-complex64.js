@@ -31,15 +31,15 @@ function pointwise_rank1(gid0, gid1, gid2, lid0, lid1, lid2, buf0, buf1, n, buf0
     in0_im[3] = buf0[Math.imul(2, in0_offset) + Math.imul(2048, gid0) + Math.imul(2, lid0) + 1537];
   }
   if (Math.imul(1024, gid0) <= ((n - lid0 - 1) | 0)) {
-    buf1[out0_offset + Math.imul(1024, gid0) + lid0] = Math.fround(Math.sqrt(Math.fround(Math.fround(in0_re[0] * in0_re[0]) + Math.fround(in0_im[0] * in0_im[0]))));
+    buf1[out0_offset + Math.imul(1024, gid0) + lid0] = Math.fround(Math.hypot(in0_re[0], in0_im[0]));
   }
   if (Math.imul(1024, gid0) <= ((n - lid0 - 257) | 0)) {
-    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 256] = Math.fround(Math.sqrt(Math.fround(Math.fround(in0_re[1] * in0_re[1]) + Math.fround(in0_im[1] * in0_im[1]))));
+    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 256] = Math.fround(Math.hypot(in0_re[1], in0_im[1]));
   }
   if (Math.imul(1024, gid0) <= ((n - lid0 - 513) | 0)) {
-    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 512] = Math.fround(Math.sqrt(Math.fround(Math.fround(in0_re[2] * in0_re[2]) + Math.fround(in0_im[2] * in0_im[2]))));
+    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 512] = Math.fround(Math.hypot(in0_re[2], in0_im[2]));
   }
   if (Math.imul(1024, gid0) <= ((n - lid0 - 769) | 0)) {
-    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 768] = Math.fround(Math.sqrt(Math.fround(Math.fround(in0_re[3] * in0_re[3]) + Math.fround(in0_im[3] * in0_im[3]))));
+    buf1[out0_offset + Math.imul(1024, gid0) + lid0 + 768] = Math.fround(Math.hypot(in0_re[3], in0_im[3]));
   }
 }

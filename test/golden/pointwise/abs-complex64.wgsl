@@ -10,6 +10,15 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> buf1: array<f32>;
 @group(0) @binding(2) var<uniform> params: Params;
 
+// sqrt(a² + b²), scaled by the larger magnitude: no overflow or underflow in the squares
+fn hypot_f32(a: f32, b: f32) -> f32 {
+  let big = max(abs(a), abs(b));
+  let small = min(abs(a), abs(b));
+  if (big == 0.0) { return 0.0; }
+  let r = small / big;
+  return big * sqrt(1.0 + r * r);
+}
+
 @compute @workgroup_size(256)
 fn pointwise_rank1(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_id) local_invocation_id: vec3<u32>) {
   let n = params.n;
@@ -46,15 +55,15 @@ fn pointwise_rank1(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(loca
     in0_im[3i] = buf0[2i * in0_offset + 2048i * group_id.x + 2i * local_id.x + 1537i];
   }
   if (1024i * group_id.x <= n - local_id.x - 1i) {
-    buf1[out0_offset + 1024i * group_id.x + local_id.x] = sqrt(in0_re[0i] * in0_re[0i] + in0_im[0i] * in0_im[0i]);
+    buf1[out0_offset + 1024i * group_id.x + local_id.x] = hypot_f32(in0_re[0i], in0_im[0i]);
   }
   if (1024i * group_id.x <= n - local_id.x - 257i) {
-    buf1[out0_offset + 1024i * group_id.x + local_id.x + 256i] = sqrt(in0_re[1i] * in0_re[1i] + in0_im[1i] * in0_im[1i]);
+    buf1[out0_offset + 1024i * group_id.x + local_id.x + 256i] = hypot_f32(in0_re[1i], in0_im[1i]);
   }
   if (1024i * group_id.x <= n - local_id.x - 513i) {
-    buf1[out0_offset + 1024i * group_id.x + local_id.x + 512i] = sqrt(in0_re[2i] * in0_re[2i] + in0_im[2i] * in0_im[2i]);
+    buf1[out0_offset + 1024i * group_id.x + local_id.x + 512i] = hypot_f32(in0_re[2i], in0_im[2i]);
   }
   if (1024i * group_id.x <= n - local_id.x - 769i) {
-    buf1[out0_offset + 1024i * group_id.x + local_id.x + 768i] = sqrt(in0_re[3i] * in0_re[3i] + in0_im[3i] * in0_im[3i]);
+    buf1[out0_offset + 1024i * group_id.x + local_id.x + 768i] = hypot_f32(in0_re[3i], in0_im[3i]);
   }
 }

@@ -13,8 +13,9 @@ export type GenExpr =
   | { readonly kind: 'bin'; readonly op: string; readonly l: GenExpr; readonly r: GenExpr }
   | { readonly kind: 'neg'; readonly x: GenExpr }
   | { readonly kind: 'call'; readonly fn: string; readonly args: readonly GenExpr[] }
-  | { readonly kind: 'if'; readonly c: GenExpr; readonly t: GenExpr; readonly e: GenExpr }
-  | { readonly kind: 'not'; readonly x: GenExpr };
+  | { readonly kind: 'if'; readonly c: GenExpr; readonly t: GenExpr; readonly e: GenExpr; readonly python?: boolean }
+  | { readonly kind: 'not'; readonly x: GenExpr }
+  | { readonly kind: 'bitnot'; readonly x: GenExpr };
 
 export const leaf = (text: string): GenExpr => ({ kind: 'leaf', text });
 const bin = (op: string, l: GenExpr, r: GenExpr): GenExpr => ({ kind: 'bin', op, l, r });
@@ -25,8 +26,10 @@ export function exprToString(e: GenExpr): string {
     case 'bin': return `(${exprToString(e.l)} ${e.op} ${exprToString(e.r)})`;
     case 'neg': return `(-${exprToString(e.x)})`;
     case 'call': return `${e.fn}(${e.args.map(exprToString).join(', ')})`;
-    case 'if': return `if(${exprToString(e.c)}, ${exprToString(e.t)}, ${exprToString(e.e)})`;
+    case 'if':
+      return e.python ? `(${exprToString(e.t)} if ${exprToString(e.c)} else ${exprToString(e.e)})` : `if(${exprToString(e.c)}, ${exprToString(e.t)}, ${exprToString(e.e)})`;
     case 'not': return `(not ${exprToString(e.x)})`;
+    case 'bitnot': return `(~${exprToString(e.x)})`;
   }
 }
 
@@ -88,6 +91,8 @@ export class ExpressionGenerator {
     if (this.features.has('conditionals')) ops.push('if');
     if (this.compareData) ops.push('minmax');
     if (this.float) ops.push('abs');
+    // bit operations of integers; in a reduction's body they would only make its values large
+    if (!this.float && this.features.has('bitwise') && scope.reduction === undefined) ops.push('&', '|', '^', '~', 'shift');
     const op = r.pick(ops);
     const sub = () => this.expr(depth - 1, scope);
     switch (op) {
@@ -97,7 +102,9 @@ export class ExpressionGenerator {
         const x = this.features.has('nestedRightOperands') ? sub() : leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
         return { kind: 'neg', x };
       }
-      case 'if': return { kind: 'if', c: this.condition(scope), t: sub(), e: sub() };
+      case 'if': return { kind: 'if', c: this.condition(scope), t: sub(), e: sub(), python: r.chance(0.5) };
+      case '~': return { kind: 'bitnot', x: sub() };
+      case 'shift': return bin(r.pick(['<<', '>>']), sub(), r.chance(0.5) ? leaf(r.pick(['0', '1', '3', '31', '40'])) : this.leaf(scope));
       case 'minmax': {
         // min(i, e) with an iname first is Loom's min-reduction over i: keep a bare iname second
         let [x, y] = [sub(), sub()];
@@ -131,7 +138,7 @@ export class ExpressionGenerator {
   private leafFor(e: GenExpr): GenExpr {
     switch (e.kind) {
       case 'bin': return this.leafFor(e.l);
-      case 'neg': case 'not': return this.leafFor(e.x);
+      case 'neg': case 'not': case 'bitnot': return this.leafFor(e.x);
       case 'call': return this.leafFor(e.args[0]);
       case 'if': return this.leafFor(e.t);
       case 'leaf': return e;

@@ -16,11 +16,12 @@ export const FEATURES = {
   mulAdd: 'a*b + c and a*b − c on floats (a device that fuses them into fma rounds once)',
   inexactFloat: 'float division and sqrt (as the last operation, compared within a few ulps)',
   wideTypes: 'float64 and int64 (not on WebGPU)',
+  bitwise: '& | ^ ~ << >> on integers, shift counts out of range included',
   // kernel shapes
   triangular: 'domains with j <= i, as one set or as a nested domain list',
   reductions: 'sum, product, max and min reductions',
   temporaries: 'private temporaries holding an intermediate value',
-  conditionals: 'if(c, a, b) expressions and if/else instruction blocks',
+  conditionals: "if(c, a, b) and Python's (a if c else b) expressions, and if/else instruction blocks",
   rules: 'substitution rules (f(x) := …), which precompute can store',
   rulePredicates: 'a rule call in the condition of an if-block',
   warnedRaces: 'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',

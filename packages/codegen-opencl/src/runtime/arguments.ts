@@ -3,7 +3,7 @@
  * A scalar's dtype decides its width; the value must fit that dtype exactly (no silent truncation of
  * 3.5 to an int, of 300 to a uint8, or of a 2^60 number that a float64 cannot hold).
  */
-import { byteSize, float16Bits, isDType, isFloat, LoomError, type DType } from '@loom/core';
+import { byteSize, float16Bits, isComplex, isDType, isFloat, LoomError, type DType } from '@loom/core';
 import type { OpenCLBuffer } from './buffer.ts';
 
 export type KernelArgument =
@@ -17,6 +17,7 @@ export type KernelArgument =
 /** The bytes of a scalar argument in the host's byte order (which OpenCL devices share with their host). */
 export function encodeScalar(dtype: DType, value: number | bigint, where: string): Uint8Array {
   if (!isDType(dtype)) throw new LoomError(`${where}: '${String(dtype)}' is not a dtype`);
+  if (isComplex(dtype)) throw new LoomError(`${where}: '${dtype}' is not a dtype a scalar argument can have (a complex value travels as its two parts)`);
   if (isFloat(dtype)) return encodeFloat(dtype, value, where);
   return encodeInteger(dtype, value, where);
 }

@@ -23,6 +23,9 @@ export interface HostArrays {
   float16: Uint16Array;
   float32: Float32Array;
   float64: Float64Array;
+  /** Interleaved real and imaginary parts. */
+  complex64: Float32Array;
+  complex128: Float64Array;
 }
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};

@@ -10,6 +10,7 @@ import type { AddressSpace } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
 import { mapStmts, statementsOfKind } from './stmt-visit.ts';
 import { freeVariables, someExpr } from '../expr/index.ts';
+import type { UserFunction } from '../functions/user-functions.ts';
 
 export type Stmt =
   | { readonly kind: 'block'; readonly body: readonly Stmt[] }
@@ -59,6 +60,11 @@ export interface ProgramAst {
    * ulp away from the CPU device. Off by default: every operation rounds once.
    */
   readonly fusedMultiplyAdd?: boolean;
+  /**
+   * The user functions the kernels call (functions/user-functions.ts), by name: a call of one
+   * carries its result dtype (`Call.dtype`) and its arguments in the signature's dtypes.
+   */
+  readonly functions?: ReadonlyMap<string, UserFunction>;
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

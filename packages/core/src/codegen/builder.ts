@@ -114,7 +114,7 @@ export class DeviceKernelBuilder {
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
     const keep = [...this.hardwareAncestors(iname), ...outer];
     const domain = domainOf(this.knl, [...keep, iname]);
-    // a loop without iterations (`0 <= j < 0`: a reduction over nothing) is no code at all
+    // a loop over no points (`0 <= j < 0`: a reduction over nothing, or n = 0 fixed) is no code at all
     if (domain.isEmpty()) return [];
     const lower = nonRedundant(domain.lowerBounds(iname, keep), 'lower', iname, enforced);
     const upper = nonRedundant(domain.upperBounds(iname, keep), 'upper', iname, enforced);

@@ -9,6 +9,7 @@
 import { CoefficientRangeError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
+import { calledFunctions } from '../functions/resolve.ts';
 import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
 import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
@@ -38,8 +39,8 @@ export function generateCode<T extends Target>(knl: LoopKernel, target: T, optio
 // (the signature above types a call with a union of targets as the union of what they tell)
 export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
   try {
-    const { program, args } = build(knl, target, options);
-    return describeProgram(target.name, program, target.generate(program), args.map(hostArgument));
+    const { program, args, typedArgs } = build(knl, target, options);
+    return describeProgram(target.name, program, target.generate(program), args.map((a, k) => hostArgument(a, typedArgs[k].dtype)));
   } catch (e) {
     // the set arithmetic does not know which kernel it works for: say it here
     if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
@@ -51,18 +52,20 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
   return build(knl, target, options).program;
 }
 
-function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[] } {
-  const { kernel, subkernels, args } = linearized(knl, target);
+function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+  const { kernel, subkernels, args, typedArgs } = linearized(knl, target);
   const builder = new DeviceKernelBuilder(kernel, options);
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
   const boundsChecks = builder.boundsChecks;
+  const functions = calledFunctions(kernel);
   const program: ProgramAst = {
     kernels,
     ...(boundsChecks ? { boundsChecks } : {}),
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
+    ...(functions.size ? { functions } : {}),
   };
   checkProgramNames(program);
-  return { program, args };
+  return { program, args, typedArgs };
 }
 
 /**
@@ -74,12 +77,12 @@ export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: Loo
   return { kernel, subkernels };
 }
 
-function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[] } {
-  const { kernel, callerArgs: args } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
+function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+  const { kernel, callerArgs: args, typedArgs } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   checkLinearizedKernel(kernel, split);
   const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  return { kernel, subkernels, args };
+  return { kernel, subkernels, args, typedArgs };
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */

@@ -82,8 +82,10 @@ export interface HostSteps {
 
 export interface HostArgument {
   readonly name: string;
-  /** Given, or inferred from what the kernel assigns (outputs nobody passed). */
+  /** Given, or inferred from what the kernel assigns (outputs nobody passed); a complex array's part dtype. */
   readonly dtype: DType;
+  /** A complex array: its dtype, stored as `dtype` parts with a trailing axis of 2 (preprocess/lower-complex.ts). */
+  readonly complex?: DType;
   readonly kind: 'array' | 'value';
   /** A `sep` axis: the caller's array is split along `axis` into `length` device arrays, called `names`. */
   readonly sep?: { readonly axis: number; readonly length: number; readonly names: readonly string[] };
@@ -143,9 +145,15 @@ export function programCode<Extra>(program: ProgramAst, target: Target<Extra>): 
   return describeProgram(target.name, program, target.generate(program), [...args.values()]);
 }
 
-/** A kernel argument as the caller passes it (typed; before its `sep` axis, if any, was split off). */
-export function hostArgument(arg: KernelArg): HostArgument {
-  const common = { name: arg.name, dtype: arg.dtype!, kind: arg.kind === 'value' ? ('value' as const) : ('array' as const) };
+/**
+ * A kernel argument as the caller passes it (typed; a complex one as its parts; before its
+ * `sep` axis, if any, was split off). `typed` is its declared or inferred dtype.
+ */
+export function hostArgument(arg: KernelArg, typed?: DType): HostArgument {
+  const common = {
+    name: arg.name, dtype: arg.dtype!, kind: arg.kind === 'value' ? ('value' as const) : ('array' as const),
+    ...(typed !== undefined && typed !== arg.dtype ? { complex: typed } : {}),
+  };
   const sep = sepAxisOf(arg);
   if (!sep) return common;
   return { ...common, sep: { ...sep, names: Array.from({ length: sep.length }, (_, k) => separateName(arg.name, k)) } };

@@ -7,7 +7,7 @@
  */
 import { CoefficientRangeError } from '../errors.ts';
 import { floorDiv, Linear } from '../linear.ts';
-import { add, int, mul, neg, sub, variable, type Expr } from './nodes.ts';
+import { add, int, mul, neg, sub, variable, type BinaryOp, type Expr } from './nodes.ts';
 
 /**
  * `e` as a linear form, or `undefined` when it is not affine: a product of two non-constant
@@ -60,9 +60,11 @@ function linearOf(e: Expr): Linear | undefined {
  * `%` takes the divisor's sign. `undefined` where the result is no safe integer: `/` (a true
  * division), division by zero, a negative power, an overflow.
  */
-export function foldInteger(op: '+' | '-' | '*' | '/' | '//' | '%' | '**', a: number, b: number): number | undefined {
+export function foldInteger(op: BinaryOp, a: number, b: number): number | undefined {
   let value: number;
   switch (op) {
+    case '&': case '|': case '^': case '<<': case '>>':
+      return undefined; // their value depends on the integer type's width
     case '+':
       value = a + b;
       break;

@@ -85,11 +85,12 @@ export function exprEquals(a: Expr, b: Expr): boolean {
     case 'bool':
       return a.value === (b as typeof a).value;
     case 'float':
-      return Object.is(a.value, (b as typeof a).value);
+    case 'imag':
+      return Object.is(a.value, (b as typeof a).value) && a.dtype === (b as typeof a).dtype;
     case 'var':
       return a.name === (b as typeof a).name;
     case 'subscript':
-      if (a.array !== (b as typeof a).array) return false;
+      if (a.array !== (b as typeof a).array || a.linear !== (b as typeof a).linear) return false;
       break;
     case 'binary':
     case 'compare':
@@ -97,7 +98,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       if (a.op !== (b as typeof a).op) return false;
       break;
     case 'call':
-      if (a.fn !== (b as typeof a).fn) return false;
+      if (a.fn !== (b as typeof a).fn || a.tag !== (b as typeof a).tag || a.dtype !== (b as typeof a).dtype) return false;
       break;
     case 'cast':
       if (a.dtype !== (b as typeof a).dtype) return false;
@@ -109,6 +110,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       break;
     }
     case 'neg':
+    case 'bitnot':
     case 'not':
     case 'if':
       break;
@@ -127,6 +129,7 @@ export function isConstant(e: Expr): boolean {
   switch (e.kind) {
     case 'int':
     case 'float':
+    case 'imag':
     case 'bool':
       return true;
     case 'var':

@@ -11,3 +11,7 @@ export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr
 export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
 export { simplify, type SimplifyOptions } from './simplify.ts';
+export {
+  complexAdd, complexMultiply, complexDivide, complexEquals, complexTruthy, complexFunction, COMPLEX_FUNCTIONS,
+  type ComplexParts, type Bind,
+} from './complex.ts';

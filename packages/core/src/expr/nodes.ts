@@ -8,7 +8,10 @@
  * `visit.ts` for the generic mapper); nodes are never mutated.
  */
 
-export type BinaryOp = '+' | '-' | '*' | '/' | '//' | '%' | '**';
+export type ArithmeticOp = '+' | '-' | '*' | '/' | '//' | '%' | '**';
+/** Bitwise operators, on integers only (Python's and C's meaning; `>>` is arithmetic on signed types). */
+export type BitwiseOp = '&' | '|' | '^' | '<<' | '>>';
+export type BinaryOp = ArithmeticOp | BitwiseOp;
 export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
 export type LogicalOp = 'and' | 'or';
 /**
@@ -19,20 +22,46 @@ export type LogicalOp = 'and' | 'or';
 export type ReductionOp = string;
 
 export interface IntLit { readonly kind: 'int'; readonly value: number }
-export interface FloatLit { readonly kind: 'float'; readonly value: number }
+/**
+ * A float literal. Written plainly (`2.0`) it is weak: it takes the type of what it meets.
+ * Written with a size (`2.0f`, `2.0d`, as loopy reads them) it is a float32 or float64 value
+ * of its own, as strong as a variable of that type.
+ */
+export interface FloatLit { readonly kind: 'float'; readonly value: number; readonly dtype?: 'float32' | 'float64' }
+/**
+ * An imaginary literal: `5j` (weak, complex128 alone), `5jf` (a complex64 value), `5jd` (complex128).
+ * Complex values are lowered to pairs of reals before code generation (kernel/complex.ts).
+ */
+export interface ImagLit { readonly kind: 'imag'; readonly value: number; readonly dtype?: 'complex64' | 'complex128' }
 export interface BoolLit { readonly kind: 'bool'; readonly value: boolean }
 export interface Var { readonly kind: 'var'; readonly name: string }
-/** `a[i, j]`: an element of the array named `array`. */
-export interface Subscript { readonly kind: 'subscript'; readonly array: string; readonly indices: readonly Expr[] }
+/**
+ * `a[i, j]`: an element of the array named `array`. `linear`: loopy's `a[[k]]`, one index
+ * into the array's storage, whatever its shape (`makeKernel` turns it into a multi-index).
+ */
+export interface Subscript { readonly kind: 'subscript'; readonly array: string; readonly indices: readonly Expr[]; readonly linear?: true }
 export interface Neg { readonly kind: 'neg'; readonly operand: Expr }
+/** `~a`: the bitwise complement of an integer. */
+export interface BitNot { readonly kind: 'bitnot'; readonly operand: Expr }
 export interface Binary { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr }
 export interface Compare { readonly kind: 'compare'; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
 export interface Logical { readonly kind: 'logical'; readonly op: LogicalOp; readonly left: Expr; readonly right: Expr }
 export interface Not { readonly kind: 'not'; readonly operand: Expr }
 /** `if(c, a, b)`: a value-level conditional (C's `c ? a : b`). */
 export interface If { readonly kind: 'if'; readonly condition: Expr; readonly then: Expr; readonly otherwise: Expr }
-/** A call of a known function (`sin`, `min`, ...) or of a substitution rule. */
-export interface Call { readonly kind: 'call'; readonly fn: string; readonly args: readonly Expr[] }
+/**
+ * A call of a known function (`sin`, `min`, ...), of a registered user function, or of a
+ * substitution rule. `tag`: loopy's tagged call `g$two(x)`, which names this use of rule `g`
+ * (the tag does not change what is called).
+ */
+export interface Call {
+  readonly kind: 'call';
+  readonly fn: string;
+  readonly args: readonly Expr[];
+  readonly tag?: string;
+  /** A call of a user function, resolved once types are known: its result dtype (functions/). */
+  readonly dtype?: string;
+}
 /**
  * `sum(k, e)`, `max((i, j), e)`, `argmax(i, abs(a[i]), i)`, `reduce(segmented(sum), j, x[j], f[j])`:
  * a reduction over `inames` of one value per point (`operands`: one expression for most
@@ -56,10 +85,12 @@ export interface Cast { readonly kind: 'cast'; readonly dtype: string; readonly 
 export type Expr =
   | IntLit
   | FloatLit
+  | ImagLit
   | BoolLit
   | Var
   | Subscript
   | Neg
+  | BitNot
   | Binary
   | Compare
   | Logical
@@ -75,12 +106,18 @@ export const int = (value: number): IntLit => {
   if (!Number.isInteger(value)) throw new RangeError(`int literal must be an integer, got ${value}`);
   return Object.freeze({ kind: 'int', value: value === 0 ? 0 : value });
 };
-export const float = (value: number): FloatLit => Object.freeze({ kind: 'float', value });
+export const float = (value: number, dtype?: 'float32' | 'float64'): FloatLit =>
+  Object.freeze(dtype === undefined ? { kind: 'float', value } : { kind: 'float', value: dtype === 'float32' ? Math.fround(value) : value, dtype });
+export const imag = (value: number, dtype?: 'complex64' | 'complex128'): ImagLit =>
+  Object.freeze(dtype === undefined ? { kind: 'imag', value } : { kind: 'imag', value: dtype === 'complex64' ? Math.fround(value) : value, dtype });
 export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', value });
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
-export const subscript = (array: string, indices: readonly Expr[]): Subscript =>
-  Object.freeze({ kind: 'subscript', array, indices: Object.freeze([...indices]) });
+export const subscript = (array: string, indices: readonly Expr[], linear?: boolean): Subscript =>
+  Object.freeze(linear
+    ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true }
+    : { kind: 'subscript', array, indices: Object.freeze([...indices]) });
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });
+export const bitnot = (operand: Expr): BitNot => Object.freeze({ kind: 'bitnot', operand });
 export const binary = (op: BinaryOp, left: Expr, right: Expr): Binary => Object.freeze({ kind: 'binary', op, left, right });
 export const compare = (op: CompareOp, left: Expr, right: Expr): Compare =>
   Object.freeze({ kind: 'compare', op, left, right });
@@ -89,7 +126,12 @@ export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical =>
 export const not = (operand: Expr): Not => Object.freeze({ kind: 'not', operand });
 export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If =>
   Object.freeze({ kind: 'if', condition, then, otherwise });
-export const call = (fn: string, args: readonly Expr[]): Call => Object.freeze({ kind: 'call', fn, args: Object.freeze([...args]) });
+export const call = (fn: string, args: readonly Expr[], tag?: string, dtype?: string): Call =>
+  Object.freeze({
+    kind: 'call', fn, args: Object.freeze([...args]),
+    ...(tag === undefined ? {} : { tag }),
+    ...(dtype === undefined ? {} : { dtype }),
+  });
 /** A reduction of one expression (`body`) or of several (`argmax`: value and index). */
 export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr | readonly Expr[], simultaneous = false): Reduce =>
   Object.freeze({
@@ -106,11 +148,20 @@ export const add = (a: Expr, b: Expr) => binary('+', a, b);
 export const sub = (a: Expr, b: Expr) => binary('-', a, b);
 export const mul = (a: Expr, b: Expr) => binary('*', a, b);
 
-/** The functions the expression language knows, with their arity (`undefined` = variadic >= 1). */
+/**
+ * The functions the expression language knows, with their arity (`undefined` = variadic >= 1):
+ * C's math library as OpenCL and loopy have it, with one meaning on every target (the
+ * README's table of functions). `min`/`max` propagate NaN (PyTorch's minimum/maximum), while
+ * `fmin`/`fmax` ignore it (C's, and PyTorch's fmin/fmax); `isnan`, `isinf` and `isfinite` are
+ * truth values; `real`, `imag`, `conj` (and `abs`) work on complex values.
+ */
 export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze({
   sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2,
-  sinh: 1, cosh: 1, tanh: 1,
-  exp: 1, log: 1, log2: 1, log10: 1, sqrt: 1, rsqrt: 1, cbrt: 1,
+  sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1,
+  exp: 1, exp2: 1, expm1: 1, log: 1, log2: 1, log10: 1, log1p: 1, sqrt: 1, rsqrt: 1, cbrt: 1, hypot: 2,
   abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
-  min: undefined, max: undefined, pow: 2, fmod: 2, erf: 1,
+  min: undefined, max: undefined, fmin: 2, fmax: 2, clamp: 3, copysign: 2,
+  pow: 2, fmod: 2, erf: 1, erfc: 1, fma: 3,
+  isnan: 1, isinf: 1, isfinite: 1,
+  real: 1, imag: 1, conj: 1,
 });

@@ -4,16 +4,20 @@
  * A recursive-descent parser with precedence climbing for the binary operators. The levels,
  * loosest first:
  *
- *     c ? a : b                 right-associative (`a ? b : c ? d : e`)
+ *     c ? a : b, a if c else b  right-associative (`a ? b : c ? d : e`)
  *     or
  *     and
  *     not                       prefix; see below
  *     == != < <= > >=           one per chain: `a < b < c` is refused
+ *     |
+ *     ^                         bitwise exclusive or (as in Python and pymbolic, not a power)
+ *     &
+ *     << >>
  *     + -
  *     * / // %
- *     - +                       prefix: `-a*b` is `(-a)*b`
- *     ** ^                      right-associative; `-a**2` is `-(a**2)`, `a**-2` allowed
- *     f(...)  a[...]            calls and subscripts, on names only
+ *     - + ~                     prefix: `-a*b` is `(-a)*b`
+ *     **                        right-associative; `-a**2` is `-(a**2)`, `a**-2` allowed
+ *     f(...)  a[...]  a[[k]]    calls and subscripts, on names only (`g$tag(x)`: a tagged call)
  *
  * `not` reads as in Python (and loopy): it covers the arithmetic and comparisons after it,
  * so `not a + 1 < b` is `not (a + 1 < b)`, but never an `and` or `or`. Where it stands as the
@@ -28,7 +32,7 @@
 import { isDType } from '../dtypes.ts';
 import type { LoomError } from '../errors.ts';
 import {
-  binary, bool, call, cast, compare, float, ifThenElse, int, KNOWN_FUNCTIONS, logical, neg, not, reduce,
+  binary, bitnot, bool, call, cast, compare, float, ifThenElse, imag, int, KNOWN_FUNCTIONS, logical, neg, not, reduce,
   subscript, variable,
   type BinaryOp, type CompareOp, type Expr, type ReductionOp,
 } from './nodes.ts';
@@ -41,17 +45,28 @@ import { findReductionOperation, isReductionName, reductionNames } from '../redu
 const OR = 1;
 const AND = 2;
 const COMPARISON = 3;
-const SUM = 4;
-const PRODUCT = 5;
+const BIT_OR = 4;
+const BIT_XOR = 5;
+const BIT_AND = 6;
+const SHIFT = 7;
+const SUM = 8;
+const PRODUCT = 9;
 /** The operand of a prefix operator: nothing binary but `**` (which `power` reads). */
-const PREFIX = 6;
+const PREFIX = 10;
+
+const arithmetic = (level: number, ops: BinaryOp[]) =>
+  Object.fromEntries(ops.map((op) => [op, { level, build: (l: Expr, r: Expr) => binary(op, l, r) }]));
 
 const BINARY: Readonly<Record<string, { readonly level: number; readonly build: (l: Expr, r: Expr) => Expr }>> = {
   or: { level: OR, build: (l, r) => logical('or', l, r) },
   and: { level: AND, build: (l, r) => logical('and', l, r) },
   ...Object.fromEntries((['==', '!=', '<', '<=', '>', '>='] as CompareOp[]).map((op) => [op, { level: COMPARISON, build: (l: Expr, r: Expr) => compare(op, l, r) }])),
-  ...Object.fromEntries((['+', '-'] as BinaryOp[]).map((op) => [op, { level: SUM, build: (l: Expr, r: Expr) => binary(op, l, r) }])),
-  ...Object.fromEntries((['*', '/', '//', '%'] as BinaryOp[]).map((op) => [op, { level: PRODUCT, build: (l: Expr, r: Expr) => binary(op, l, r) }])),
+  ...arithmetic(BIT_OR, ['|']),
+  ...arithmetic(BIT_XOR, ['^']),
+  ...arithmetic(BIT_AND, ['&']),
+  ...arithmetic(SHIFT, ['<<', '>>']),
+  ...arithmetic(SUM, ['+', '-']),
+  ...arithmetic(PRODUCT, ['*', '/', '//', '%']),
 };
 
 export interface ParserOptions {
@@ -96,11 +111,12 @@ class Parser {
     this.tupleParentheses = findTupleParentheses(tokens);
   }
 
-  /** `c ? a : b`, or anything looser-bound than it. */
+  /** `c ? a : b`, `a if c else b`, or anything looser-bound than them. */
   conditional(): Expr {
     const condition = this.binary(OR);
     const token = this.peek();
     if (token?.text === ':' && !this.inThenBranch) throw this.error(token, "ranges ('a:b') are not supported");
+    if (token?.kind === 'name' && token.text === 'if') return this.pythonConditional(condition);
     if (token?.text !== '?') return condition;
     this.pos++;
     return this.nested(() => {
@@ -110,6 +126,20 @@ class Parser {
       this.inThenBranch = outer;
       const colon = this.peek();
       if (colon?.text !== ':') throw this.syntaxError(colon, `expected ':' and the 'otherwise' part of '? :', found ${this.found(colon)}`);
+      this.pos++;
+      return ifThenElse(condition, then, this.conditional());
+    });
+  }
+
+  /** `then if c else otherwise` (Python's, as loopy reads it), `then` read already. */
+  private pythonConditional(then: Expr): Expr {
+    this.pos++; // `if`
+    return this.nested(() => {
+      const condition = this.binary(OR);
+      const keyword = this.peek();
+      if (keyword?.kind !== 'name' || keyword.text !== 'else') {
+        throw this.syntaxError(keyword, `expected 'else' and the 'otherwise' part of 'a if c else b', found ${this.found(keyword)}`);
+      }
       this.pos++;
       return ifThenElse(condition, then, this.conditional());
     });
@@ -142,6 +172,7 @@ class Parser {
   /** `2 i`, `(a)(b)`, `a b`: a value right after a value, which other languages read as a product. */
   private refuseJuxtaposition(token: Token | undefined): void {
     if (!token) return;
+    if (token.kind === 'name' && (token.text === 'if' || token.text === 'else')) return; // `a if c else b`
     // after a number or an operator, a number is a plain syntax error (`1 2`), reported at the end
     const value = token.kind === 'name' || token.text === '(' || ((token.kind === 'number' || token.kind === 'bool') && this.lastOperand === 'other');
     if (value) throw this.error(token, `missing operator before '${token.text}'`);
@@ -150,15 +181,18 @@ class Parser {
   /** Prefix operators, then a power. `min` is the level of the operand being read (see `not`). */
   private unary(min: number): Expr {
     const token = this.peek();
-    if (token?.text === '-' || token?.text === '+') {
+    if (token?.text === '-' || token?.text === '+' || token?.text === '~') {
       this.pos++;
       const start = this.pos;
       const operand = this.nested(() => this.unary(PREFIX));
       this.lastOperand = 'operator';
       if (token.text === '+') return operand;
+      if (token.text === '~') return bitnot(operand);
       // `-1` is the literal -1 (as in Python), not the negation of 1: it prints back as `-1`.
-      if (this.pos === start + 1 && this.tokens[start].kind === 'number' && (operand.kind === 'int' || operand.kind === 'float')) {
-        return operand.kind === 'int' ? int(-operand.value) : float(-operand.value);
+      if (this.pos === start + 1 && this.tokens[start].kind === 'number') {
+        if (operand.kind === 'int') return int(-operand.value);
+        if (operand.kind === 'float') return float(-operand.value, operand.dtype);
+        if (operand.kind === 'imag') return imag(-operand.value, operand.dtype);
       }
       return neg(operand);
     }
@@ -175,7 +209,7 @@ class Parser {
   private power(): Expr {
     const base = this.postfix();
     const token = this.peek();
-    if (token?.text !== '**' && token?.text !== '^') return base;
+    if (token?.text !== '**') return base;
     this.pos++;
     const exponent = this.nested(() => this.unary(PREFIX));
     this.lastOperand = 'operator';
@@ -193,8 +227,14 @@ class Parser {
       return this.literal(token);
     }
     if (token.kind === 'name') {
+      if (token.text === 'else' || (token.text === 'if' && this.tokens[this.pos + 1]?.text !== '(')) {
+        throw this.syntaxError(token, `expected a value, found '${token.text}'`);
+      }
       this.pos++;
       const next = this.peek();
+      if (token.text.includes('$') && next?.text !== '(') {
+        throw this.error(token, `a tag ('${token.text}') is only allowed on a call of a substitution rule, as in g$tag(x)`);
+      }
       const value = next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
       if (value.kind === 'var') return value;
       const after = this.peek();
@@ -220,17 +260,37 @@ class Parser {
     if (token.kind === 'bool') return bool(token.text === 'true');
     // Integer and float literals are different things (an int does not widen a float32
     // computation), told apart by how they are written: `2` versus `2.0`, `2.`, `.5`, `1e3`.
-    const value = Number(token.text);
-    if (/^\d+$/.test(token.text)) {
+    const [, digits, suffix] = /^(.*?)(jf|jd|j|f|d)?$/.exec(token.text)!;
+    const value = Number(digits);
+    if (suffix === undefined && /^\d+$/.test(digits)) {
       if (!Number.isSafeInteger(value)) throw this.error(token, `integer literal ${token.text} is too large`);
       return int(value);
     }
-    if (!Number.isFinite(value)) throw this.error(token, `float literal ${token.text} is out of range`);
-    return float(value);
+    const single = suffix === 'f' || suffix === 'jf';
+    if (!Number.isFinite(value) || (single && !Number.isFinite(Math.fround(value)))) {
+      throw this.error(token, `float literal ${token.text} is out of range`);
+    }
+    switch (suffix) {
+      case 'f': return float(value, 'float32');
+      case 'd': return float(value, 'float64');
+      case 'j': return imag(value);
+      case 'jf': return imag(value, 'complex64');
+      case 'jd': return imag(value, 'complex128');
+      default: return float(value);
+    }
   }
 
   private subscript(array: Token): Expr {
     this.pos++; // `[`
+    // `a[[k]]`: loopy's linear subscript, one index into the storage (a list is no index here)
+    const open = this.peek();
+    if (open?.text === '[') {
+      this.pos++;
+      const index = this.bracketed(() => this.conditional());
+      this.close(']');
+      this.close(']');
+      return subscript(array.text, [index], true);
+    }
     const indices = this.bracketed(() => this.list(']', () => this.conditional()));
     this.close(']');
     return subscript(array.text, indices); // `a[]`: the one element of a scalar array
@@ -238,6 +298,13 @@ class Parser {
 
   private call(nameToken: Token): Expr {
     this.pos++; // `(`
+    const dollar = nameToken.text.indexOf('$');
+    if (dollar >= 0) {
+      // `g$tag(x)`: a call of rule `g`, tagged (loopy's TaggedVariable); never a reduction or a built-in
+      const args = this.bracketed(() => this.list(')', () => this.conditional()));
+      this.close(')');
+      return call(nameToken.text.slice(0, dollar), args, nameToken.text.slice(dollar + 1));
+    }
     const name = nameToken.text;
     // where a tuple of inames may stand: first in `sum((i, j), e)`, second in `reduce(op, (i, j), e)`
     const inamesAt = name === 'reduce' || name === 'simul_reduce' ? 1 : isReductionName(name) ? 0 : -1;

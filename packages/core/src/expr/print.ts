@@ -16,11 +16,15 @@ const Prec = {
   And: 2,
   Not: 3,
   Compare: 4,
-  Sum: 5, //      + -
-  Product: 6, //  * / // %
-  Negation: 7, // unary -, and negative literals
-  Power: 8, //    **
-  Atom: 9, //     literals, names, subscripts, calls
+  BitOr: 5, //    |
+  BitXor: 6, //   ^
+  BitAnd: 7, //   &
+  Shift: 8, //    << >>
+  Sum: 9, //      + -
+  Product: 10, // * / // %
+  Negation: 11, // unary - and ~, and negative literals
+  Power: 12, //   **
+  Atom: 13, //    literals, names, subscripts, calls
 } as const;
 type Prec = (typeof Prec)[keyof typeof Prec];
 
@@ -29,17 +33,22 @@ export function printExpr(e: Expr): string {
     case 'int':
       return String(e.value);
     case 'float':
-      return formatFloat(e.value);
+      return e.dtype === undefined ? formatFloat(e.value) : sized(e.value, e.dtype === 'float32' ? 'f' : 'd');
+    case 'imag':
+      return sized(e.value, e.dtype === undefined ? 'j' : e.dtype === 'complex64' ? 'jf' : 'jd');
     case 'bool':
       return String(e.value);
     case 'var':
       return e.name;
     case 'subscript':
+      if (e.linear) return `${e.array}[[${printExpr(e.indices[0])}]]`;
       return `${e.array}[${e.indices.map(printExpr).join(', ')}]`;
     case 'neg':
       // `-(1)`: a bare `-1` would read back as the literal -1, not a negation of 1.
       if (isLiteral(e.operand) && precedence(e.operand) === Prec.Atom) return `-(${printExpr(e.operand)})`;
       return `-${operand(e.operand, Prec.Power)}`;
+    case 'bitnot':
+      return `~${operand(e.operand, Prec.Power)}`;
     case 'binary':
       return printBinary(e);
     case 'compare':
@@ -53,7 +62,7 @@ export function printExpr(e: Expr): string {
     case 'if':
       return `if(${printExpr(e.condition)}, ${printExpr(e.then)}, ${printExpr(e.otherwise)})`;
     case 'call':
-      return `${e.fn}(${e.args.map(printExpr).join(', ')})`;
+      return `${e.fn}${e.tag === undefined ? '' : `$${e.tag}`}(${e.args.map(printExpr).join(', ')})`;
     case 'cast':
       return `${e.dtype}(${printExpr(e.operand)})`;
     case 'reduce':
@@ -75,7 +84,21 @@ function printBinary(e: Extract<Expr, { kind: 'binary' }>): string {
     case '**':
       // Right-associative; binds tighter than a unary minus on its left, not on its right.
       return `${operand(e.left, Prec.Atom)}**${operand(e.right, Prec.Negation)}`;
+    default: {
+      const p = BITWISE_PRECEDENCE[e.op];
+      return `${operand(e.left, p)} ${e.op} ${operand(e.right, p + 1)}`;
+    }
   }
+}
+
+const BITWISE_PRECEDENCE: Readonly<Record<string, Prec>> = { '|': Prec.BitOr, '^': Prec.BitXor, '&': Prec.BitAnd, '<<': Prec.Shift, '>>': Prec.Shift };
+
+/**
+ * A sized literal: `2.0f`, `5jf`. The number is written as a float (`2.0`, not `2`), so that
+ * the suffix reads back onto a float; negative ones are a negation of it.
+ */
+function sized(value: number, suffix: string): string {
+  return `${formatFloat(value)}${suffix}`;
 }
 
 /**
@@ -108,19 +131,22 @@ function operand(e: Expr, min: number): string {
   return precedence(e) >= min ? text : `(${text})`;
 }
 
-function isLiteral(e: Expr): e is Extract<Expr, { kind: 'int' | 'float' }> {
-  return e.kind === 'int' || e.kind === 'float';
+function isLiteral(e: Expr): e is Extract<Expr, { kind: 'int' | 'float' | 'imag' }> {
+  return e.kind === 'int' || e.kind === 'float' || e.kind === 'imag';
 }
 
 function precedence(e: Expr): Prec {
   switch (e.kind) {
     case 'int':
     case 'float':
+    case 'imag':
       return e.value < 0 || Object.is(e.value, -0) ? Prec.Negation : Prec.Atom;
     case 'neg':
+    case 'bitnot':
       return Prec.Negation;
     case 'binary':
       if (e.op === '**') return Prec.Power;
+      if (Object.hasOwn(BITWISE_PRECEDENCE, e.op)) return BITWISE_PRECEDENCE[e.op];
       return e.op === '+' || e.op === '-' ? Prec.Sum : Prec.Product;
     case 'compare':
       return Prec.Compare;

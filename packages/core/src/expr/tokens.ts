@@ -8,7 +8,7 @@
 import { LoomError, type SourceSpan } from '../errors.ts';
 
 export type TokenKind =
-  | 'number' //  2, 2.0, .5, 1e-3
+  | 'number' //  2, 2.0, .5, 1e-3; with loopy's suffixes 2.0f, 2d, 5j, 5jf
   | 'bool' //    true, false
   | 'name' //    identifiers: variables, arrays, functions, inames
   | 'word' //    the word operators and, or, not
@@ -43,27 +43,35 @@ export function errorAt(slice: SourceSlice, start: number, end: number, message:
 const WORD_OPERATORS = new Set(['and', 'or', 'not']);
 const BOOLEANS = new Set(['true', 'false']);
 
-/** Symbolic operators we accept, longest first. */
-const OPERATORS = ['**', '//', '==', '!=', '<=', '>=', '+', '-', '*', '/', '%', '^', '<', '>', '(', ')', '[', ']', ',', '?', ':'];
+/**
+ * Symbolic operators we accept, longest first. `[[` opens loopy's linear subscript `a[[k]]`
+ * (read only right after a name; elsewhere it is two brackets).
+ */
+const OPERATORS = [
+  '**', '//', '==', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '^', '&', '|', '~', '<', '>',
+  '(', ')', '[', ']', ',', '?', ':',
+];
 
 /** Operators of other languages that users write by habit: what to say instead. */
 const FOREIGN_OPERATORS: ReadonlyArray<readonly [string, string]> = [
   ['&&', "'&&' is not an operator here; use 'and'"],
   ['||', "'||' is not an operator here; use 'or'"],
-  ['<<', "bit shifts ('<<') are not supported"],
-  ['>>', "bit shifts ('>>') are not supported"],
   ['!', "'!' is not an operator here; use 'not'"],
   ['=', "'=' is not allowed in an expression (did you mean '=='?)"],
-  ['&', "bitwise '&' is not supported; for logic use 'and'"],
-  ['|', "bitwise '|' is not supported; for logic use 'or'"],
-  ['~', "bitwise '~' is not supported; for logic use 'not'"],
   ["'", 'strings (and transposes) are not supported in expressions'],
   ['"', 'strings are not supported in expressions'],
   [';', "';' is not allowed in an expression"],
 ];
 
-const NUMBER = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/;
+/**
+ * A number, with loopy's suffixes: `f` (float32), `d` (float64), `j` (imaginary, complex128
+ * when alone), `jf` / `jd` (imaginary complex64 / complex128). Hexadecimal and other letters
+ * are not numbers (`0x1F`, `2i` are refused below).
+ */
+const NUMBER = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?:jf|jd|j|f|d)?/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+/** loopy's tagged name `g$two`: the rule `g`, this use of it tagged `two`. */
+const TAG = /^\$[A-Za-z_][A-Za-z0-9_]*/;
 
 /** Splits `text` into tokens; throws a `LoomError` at the first character that is not ours. */
 export function tokenize(text: string, slice: SourceSlice): Token[] {
@@ -93,7 +101,8 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     const name = NAME.exec(rest);
     if (name) {
       const word = name[0];
-      push(WORD_OPERATORS.has(word) ? 'word' : BOOLEANS.has(word) ? 'bool' : 'name', word.length);
+      const tag = WORD_OPERATORS.has(word) || BOOLEANS.has(word) ? null : TAG.exec(text.slice(pos + word.length));
+      push(WORD_OPERATORS.has(word) ? 'word' : BOOLEANS.has(word) ? 'bool' : 'name', word.length + (tag ? tag[0].length : 0));
       // `a.b`, `a.5`: there is no attribute access (and respelled, `a.5` would run together).
       if (text[pos] === '.') throw errorAt(slice, pos, pos + 1, "unexpected '.'");
       continue;

@@ -4,7 +4,7 @@
  * updating this file and the passes that really look at it.
  */
 import {
-  binary, call, cast, compare, ifThenElse, logical, neg, not, reduce, subscript, type Expr,
+  binary, bitnot, call, cast, compare, ifThenElse, logical, neg, not, reduce, subscript, type Expr,
 } from './nodes.ts';
 
 /** The direct sub-expressions of `e`, in source order. */
@@ -12,12 +12,14 @@ export function children(e: Expr): Expr[] {
   switch (e.kind) {
     case 'int':
     case 'float':
+    case 'imag':
     case 'bool':
     case 'var':
       return [];
     case 'subscript':
       return [...e.indices];
     case 'neg':
+    case 'bitnot':
     case 'not':
     case 'cast':
       return [e.operand];
@@ -46,9 +48,11 @@ export function mapChildren(e: Expr, f: (child: Expr, index: number) => Expr): E
   if (mapped.every((c, i) => c === old[i])) return e;
   switch (e.kind) {
     case 'subscript':
-      return subscript(e.array, mapped);
+      return subscript(e.array, mapped, e.linear);
     case 'neg':
       return neg(mapped[0]);
+    case 'bitnot':
+      return bitnot(mapped[0]);
     case 'not':
       return not(mapped[0]);
     case 'cast':
@@ -62,7 +66,7 @@ export function mapChildren(e: Expr, f: (child: Expr, index: number) => Expr): E
     case 'if':
       return ifThenElse(mapped[0], mapped[1], mapped[2]);
     case 'call':
-      return call(e.fn, mapped);
+      return call(e.fn, mapped, e.tag, e.dtype);
     case 'reduce':
       return reduce(e.op, e.inames, mapped, e.simultaneous);
     default:

@@ -5,7 +5,7 @@
  */
 import { LoomError, StaticValueFindingError } from '../errors.ts';
 import { toLinear, fromLinear, printExpr } from '../expr/index.ts';
-import type { Expr } from '../expr/nodes.ts';
+import { int, type Expr } from '../expr/nodes.ts';
 import { staticMax, type PieceTerm } from '../sets/index.ts';
 import type { Access } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -42,6 +42,11 @@ export function inferShape(
       const inames = [...a.instruction.withinInames, ...a.reductionInames];
       return { set: domainOf(knl, inames), expr: lin.add(1) };
     });
+    // accessed at no point at all (every domain empty): the axis has no element
+    if (terms.every((t) => t.set.isEmpty())) {
+      shape.push(int(0));
+      continue;
+    }
     try {
       const max = staticMax(terms, knl.assumptions);
       shape.push(fromLinear(max));

@@ -30,6 +30,8 @@ import { parseInstructions, type ParsedInstruction } from './parse-instructions.
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
+import { matches, parseMatch } from '../transform/match.ts';
+import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
 import '../kernel/print.ts';
 
 /** An argument as the user declares it; unspecified fields are inferred. */
@@ -65,6 +67,25 @@ export function valueArg(name: string, dtype?: DType): ArgSpec {
 }
 export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
   return { ...spec, name, kind: 'constant' };
+}
+
+/**
+ * `nosync_query=MATCH@SCOPE`: the instructions the match expression selects, the instruction
+ * itself aside (loopy resolves it when the kernel is made, as here), as `nosync` entries.
+ * Matching nothing is an error.
+ */
+function resolveNosyncQueries(insns: Instruction[], parsed: readonly ParsedInstruction[], kernel: { name: string; substitutions: ReadonlyMap<string, SubstitutionRule> }): Instruction[] {
+  return insns.map((insn, k) => {
+    const queries = parsed[k].nosyncQueries ?? [];
+    if (queries.length === 0) return insn;
+    const entries = queries.flatMap(({ match, scope, span }) => {
+      const query = parseMatch(match, `nosync_query of instruction '${insn.id}'`);
+      const ids = insns.filter((other) => other.id !== insn.id && matches(query, kernel, other)).map((other) => other.id);
+      if (ids.length === 0) throw new LoomError(`nosync_query '${match}' of instruction '${insn.id}' selects no instruction`, span);
+      return ids.map((id) => (scope === 'any' ? id : `${id}@${scope}`));
+    });
+    return { ...insn, noSyncWith: [...new Set([...insn.noSyncWith, ...entries])] };
+  });
 }
 
 /**
@@ -120,6 +141,10 @@ export function makeKernel(
   const inferRest = argList.includes('...');
   const declared = argList.filter((a): a is ArgSpec => a !== '...');
   checkDeclaredArgs(declared, inames, temporaries);
+  // `a[[k]]`: one index into the elements, made a multi-index of the declared shape
+  const shapes = new Map(declared.filter((a) => Array.isArray(a.shape)).map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))]));
+  insns = delinearizeInstructions(insns, shapes);
+  for (const [name, rule] of substitutions) substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
 
   const withinInames = inferWithinInames(
     insns.map((insn, k) => ({ insn, forInames: parsed.instructions[k].forInames, explicit: parsed.instructions[k].inames })),
@@ -135,6 +160,7 @@ export function makeKernel(
     substitutions,
   );
   insns = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)!, dependsOn: deps.get(insn.id)! }));
+  insns = resolveNosyncQueries(insns, parsed.instructions, { name, substitutions });
   for (const insn of insns) {
     checkInamesKnown(insn, inames, substitutions);
     checkReductionUses(insn, readExpressions(insn, substitutions), (word) => insn.span && wordSpan(insn, word));

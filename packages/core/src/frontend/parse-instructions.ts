@@ -1,7 +1,7 @@
 /**
  * The textual instruction language of loopy's reference ("Textual Assignment Syntax"):
  *
- *   LHS = EXPRESSION {attr1, attr2=value1:value2}
+ *   LHS = EXPRESSION {attr1, attr2=value1:value2}      (continued over lines inside brackets)
  *   <> tmp = EXPRESSION            <float32> tmp[i] = EXPRESSION
  *   v, <> k = argmax(i, a[i], i)   (a multiple assignment: one target per result)
  *   for i, j ... end               if COND ... elif COND ... else ... end
@@ -15,7 +15,7 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression } from '../expr/index.ts';
-import { NO_SYNC_SCOPES, parseNoSync } from '../kernel/model.ts';
+import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
 
 export interface ParsedInstruction {
@@ -33,6 +33,8 @@ export interface ParsedInstruction {
   /** `dep=*...`: the listed dependencies are all there are (no single-writer heuristic). */
   readonly depsExhaustive: boolean;
   readonly nosync: readonly string[];
+  /** `nosync_query=MATCH@SCOPE`: the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
+  readonly nosyncQueries?: readonly { readonly match: string; readonly scope: NoSyncScope; readonly span: SourceSpan }[];
   readonly priority: number;
   /** `if=a:b` condition variables and the conditions of enclosing `if` blocks. */
   readonly predicates: readonly Expr[];
@@ -83,11 +85,18 @@ export function parseInstructions(source: string | readonly string[]): ParsedIns
   const blocks: Block[] = [];
 
   let offset = 0;
-  for (const rawLine of text.split('\n')) {
+  const physical = text.split('\n');
+  for (let k = 0; k < physical.length; k++) {
     const lineStart = offset;
-    offset += rawLine.length + 1;
-    const hash = rawLine.indexOf('#');
-    const line = hash >= 0 ? rawLine.slice(0, hash) : rawLine;
+    offset += physical[k].length + 1;
+    let line = withoutComment(physical[k]);
+    // an expression continues on the next lines while a bracket is open (as in Python); the
+    // line breaks become spaces, so that offsets in `line` stay offsets in `text`
+    while (openBrackets(line) > 0 && k + 1 < physical.length) {
+      k++;
+      line = `${line.padEnd(offset - lineStart - 1)} ${withoutComment(physical[k])}`;
+      offset += physical[k].length + 1;
+    }
     const trimmed = line.trim();
     if (trimmed === '') continue;
     const start = lineStart + line.indexOf(trimmed);
@@ -128,6 +137,21 @@ export function parseInstructions(source: string | readonly string[]): ParsedIns
     throw new LoomError(`'${open.kind}' block is never closed with 'end'`, open.span);
   }
   return { instructions, substitutions };
+}
+
+function withoutComment(line: string): string {
+  const hash = line.indexOf('#');
+  return hash >= 0 ? line.slice(0, hash) : line;
+}
+
+/** How many of `(` and `[` are still open at the end of `line`. */
+function openBrackets(line: string): number {
+  let depth = 0;
+  for (const c of line) {
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth--;
+  }
+  return depth;
 }
 
 function handleBlockLine(keyword: string, line: string, start: number, text: string, blocks: Block[]): void {
@@ -331,12 +355,14 @@ type Attributes = Omit<ParsedInstruction, 'kind' | 'assignees' | 'expression' | 
 
 function emptyAttributes(): Attributes {
   return {
-    dup: [], deps: [], depsExhaustive: false, nosync: [], priority: 0, predicates: [],
+    dup: [], deps: [], depsExhaustive: false, nosync: [], nosyncQueries: [], priority: 0, predicates: [],
     tags: [], groups: [], conflictsWithGroups: [], atomic: false,
   };
 }
 
-const ATTRIBUTE_NAMES = ['id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'priority', 'if', 'tags', 'groups', 'conflicts', 'conflicts_grp', 'atomic', 'mem_kind'];
+const ATTRIBUTE_NAMES = [
+  'id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'nosync_query', 'priority', 'if', 'tags', 'groups', 'conflicts', 'conflicts_grp', 'atomic', 'mem_kind',
+];
 
 function parseAttributes(inner: string, at: (from: number, length: number) => SourceSpan): Attributes {
   const attrs: { -readonly [K in keyof Attributes]: Attributes[K] } = emptyAttributes();
@@ -400,6 +426,16 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
           return entry;
         });
         break;
+      case 'nosync_query': {
+        // one match expression (match.ts), and the scope of the barriers it waives
+        needsValue();
+        const { pattern, scope } = parseNoSync(value);
+        if (pattern.trim() === '' || !NO_SYNC_SCOPES.includes(scope)) {
+          throw new LoomError(`malformed nosync_query '${value}' (expected 'MATCH' or 'MATCH@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`, valueAt());
+        }
+        attrs.nosyncQueries = [...(attrs.nosyncQueries ?? []), { match: pattern, scope, span: valueAt() }];
+        break;
+      }
       case 'priority':
         needsValue();
         if (!/^-?\d+$/.test(value)) throw new LoomError(`priority must be an integer, got '${value}'`, valueAt());
@@ -420,7 +456,7 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         needsValue();
         attrs.groups = list();
         break;
-      case 'conflicts': // loopy's spelling
+      case 'conflicts': // loopy's spelling of the attribute; conflicts_grp is the reference's
       case 'conflicts_grp':
         needsValue();
         attrs.conflictsWithGroups = list();

@@ -10,7 +10,10 @@ import type { Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
 import type { SourceSpan } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { frozenField } from './freeze.ts';
+import { FrozenMap, frozenField } from './freeze.ts';
+import type { UserFunction } from '../functions/user-functions.ts';
+
+const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
 
 export type ArgKind = 'global' | 'value' | 'constant';
 export type AddressSpace = 'private' | 'local' | 'global';
@@ -167,6 +170,8 @@ export interface LoopKernelFields {
   readonly loopSlabs: ReadonlyMap<string, Slabs>;
   readonly options: KernelOptions;
   readonly silencedWarnings: readonly string[];
+  /** User functions the kernel may call, by name (`registerFunction`); absent: none. */
+  readonly functions?: ReadonlyMap<string, UserFunction>;
 }
 
 export class LoopKernel implements LoopKernelFields {
@@ -182,10 +187,13 @@ export class LoopKernel implements LoopKernelFields {
   readonly loopSlabs!: ReadonlyMap<string, Slabs>;
   readonly options!: KernelOptions;
   readonly silencedWarnings!: readonly string[];
+  readonly functions!: ReadonlyMap<string, UserFunction>;
 
   constructor(fields: LoopKernelFields) {
     checkFieldNames(fields);
-    for (const [key, value] of Object.entries(fields)) (this as Record<string, unknown>)[key] = frozenField(value);
+    for (const [key, value] of Object.entries({ functions: NO_FUNCTIONS, ...fields })) {
+      (this as Record<string, unknown>)[key] = frozenField(value ?? NO_FUNCTIONS);
+    }
     Object.freeze(this);
   }
 
@@ -196,8 +204,8 @@ export class LoopKernel implements LoopKernelFields {
 
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
-    const { loopPriorities, loopSlabs, options, silencedWarnings } = this;
-    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, loopSlabs, options, silencedWarnings };
+    const { loopPriorities, loopSlabs, options, silencedWarnings, functions } = this;
+    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, loopSlabs, options, silencedWarnings, functions };
   }
 
   /** Every iname of every domain, in order of first appearance. */

@@ -4,7 +4,7 @@
  * parameters are int32. Integer `/` stays integer (C division), as loopy does. The pass
  * that types temporaries and outputs from these rules is ../preprocess/infer-types.ts.
  */
-import { isFloat, promote, type DType } from '../dtypes.ts';
+import { complexPart, isComplex, isFloat, isInteger, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
@@ -18,6 +18,7 @@ export interface ExprType {
 
 const WEAK_INT: ExprType = { dtype: 'int32', weak: true };
 const WEAK_FLOAT: ExprType = { dtype: 'float64', weak: true };
+const WEAK_COMPLEX: ExprType = { dtype: 'complex128', weak: true };
 const BOOL: ExprType = { dtype: 'bool', weak: false };
 export const INDEX_DTYPE: DType = 'int32';
 
@@ -31,29 +32,59 @@ export function isHardwareId(e: Expr): boolean {
 
 /** Functions whose result is a float even for integer arguments. */
 const FLOAT_FUNCTIONS = new Set([
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10',
-  'sqrt', 'rsqrt', 'cbrt', 'pow', 'fmod', 'erf', 'fabs',
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
+  'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'cbrt', 'pow', 'fmod', 'erf', 'erfc',
+  'fabs', 'hypot', 'copysign', 'fmax', 'fmin', 'fma',
 ]);
 
+/**
+ * The result dtype of a call of a user function (functions/), for its arguments' dtypes;
+ * `undefined` when `fn` is no user function. A call resolved once types are known carries
+ * its dtype itself (`Call.dtype`), so only type inference needs this.
+ */
+export type FunctionTypes = (fn: string, args: readonly DType[], e: Expr) => DType | undefined;
+
 export function combineTypes(a: ExprType, b: ExprType): ExprType {
-  if (a.weak && b.weak) return isFloat(a.dtype) || isFloat(b.dtype) ? WEAK_FLOAT : WEAK_INT;
+  if (a.weak && b.weak) {
+    if (isComplex(a.dtype) || isComplex(b.dtype)) return WEAK_COMPLEX;
+    return isFloat(a.dtype) || isFloat(b.dtype) ? WEAK_FLOAT : WEAK_INT;
+  }
   if (a.weak || b.weak) {
     const strong = a.weak ? b : a;
     const weak = a.weak ? a : b;
-    if (isFloat(weak.dtype) && !isFloat(strong.dtype)) return { dtype: 'float64', weak: false };
+    if (isComplex(weak.dtype) && !isComplex(strong.dtype)) {
+      // a complex literal keeps a float's width (float32 data and 1j stay complex64); integers meet it in complex128
+      return { dtype: isFloat(strong.dtype) && strong.dtype !== 'float64' ? 'complex64' : 'complex128', weak: false };
+    }
+    if (isFloat(weak.dtype) && !isFloat(strong.dtype) && !isComplex(strong.dtype)) return { dtype: 'float64', weak: false };
     if (strong.dtype === 'bool') return { dtype: weak.dtype, weak: false };
     return strong;
   }
   return { dtype: promote(a.dtype, b.dtype), weak: false };
 }
 
+/** Functions whose value is a truth value. */
+const PREDICATES = new Set(['isnan', 'isinf', 'isfinite']);
+/** Functions of complex values whose value is real: a complex's parts and its modulus. */
+const REAL_OF_COMPLEX = new Set(['real', 'imag', 'abs']);
+
+/** The type of a bitwise operation on `t`: integers only. */
+function bitwiseType(t: ExprType, e: Expr): ExprType {
+  if (!isInteger(t.dtype)) {
+    const what = t.dtype === 'bool' ? "truth values (use 'and', 'or', 'not')" : `${t.dtype} values`;
+    throw new LoomError(`bitwise operators take integers, not ${what}: ${printExpr(e)}`);
+  }
+  return t;
+}
+
 export type NameTypes = (name: string) => DType | undefined;
 
-export function exprType(e: Expr, typeOf: NameTypes): ExprType {
-  const rec = (x: Expr): ExprType => exprType(x, typeOf);
+export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes): ExprType {
+  const rec = (x: Expr): ExprType => exprType(x, typeOf, functions);
   switch (e.kind) {
     case 'int': return WEAK_INT;
-    case 'float': return WEAK_FLOAT;
+    case 'float': return e.dtype === undefined ? WEAK_FLOAT : { dtype: e.dtype, weak: false };
+    case 'imag': return e.dtype === undefined ? WEAK_COMPLEX : { dtype: e.dtype, weak: false };
     case 'bool': return BOOL;
     case 'var':
     case 'subscript': {
@@ -63,7 +94,11 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
       return { dtype: t, weak: false };
     }
     case 'neg': return rec(e.operand);
-    case 'binary': return combineTypes(rec(e.left), rec(e.right));
+    case 'bitnot': return bitwiseType(rec(e.operand), e);
+    case 'binary': {
+      const t = combineTypes(rec(e.left), rec(e.right));
+      return ['&', '|', '^', '<<', '>>'].includes(e.op) ? bitwiseType(t, e) : t;
+    }
     case 'compare':
     case 'logical':
     case 'not':
@@ -79,9 +114,18 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
     }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
-      if (e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
+      if (e.dtype === undefined && e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
+      if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
       const args = e.args.map(rec);
+      const user = functions?.(e.fn, args.map((a) => a.dtype), e);
+      if (user !== undefined) return { dtype: user, weak: false };
       const joined = args.reduce(combineTypes);
+      if (PREDICATES.has(e.fn)) return BOOL;
+      if (isComplex(joined.dtype)) {
+        if (REAL_OF_COMPLEX.has(e.fn)) return { dtype: complexPart(joined.dtype), weak: joined.weak };
+        return joined;
+      }
+      if (e.fn === 'real' || e.fn === 'imag' || e.fn === 'conj') return joined;
       if (FLOAT_FUNCTIONS.has(e.fn) && !isFloat(joined.dtype)) return { dtype: 'float64', weak: joined.weak };
       return joined;
     }
@@ -92,19 +136,19 @@ export function exprType(e: Expr, typeOf: NameTypes): ExprType {
  * The types of what a reduction yields, one per result, from its operation's dtype rule. A
  * result of the operand's own dtype stays as weak as the operand (`sum(i, 2)` is a weak int).
  */
-export function reductionResultTypes(e: Reduce, typeOf: NameTypes): ExprType[] {
+export function reductionResultTypes(e: Reduce, typeOf: NameTypes, functions?: FunctionTypes): ExprType[] {
   // a nest of one operation (splitReductionInward on argmax): the inner results are the values
   const [only] = e.operands;
   const nested = e.operands.length === 1 && only.kind === 'reduce' && only.op === e.op && reductionOperation(e.op).arity > 1;
-  const operands = nested ? reductionResultTypes(only, typeOf) : e.operands.map((x) => exprType(x, typeOf));
+  const operands = nested ? reductionResultTypes(only, typeOf, functions) : e.operands.map((x) => exprType(x, typeOf, functions));
   if (e.inames.length === 0) return operands;
   const dtypes = reductionOperation(e.op).resultDtypes(operands.map((t) => t.dtype));
   return dtypes.map((dtype, k) => ({ dtype, weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype }));
 }
 
 /** The types of what an instruction's right-hand side yields: one, or one per target of a multiple assignment. */
-export function resultTypes(e: Expr, typeOf: NameTypes): ExprType[] {
-  return e.kind === 'reduce' ? reductionResultTypes(e, typeOf) : [exprType(e, typeOf)];
+export function resultTypes(e: Expr, typeOf: NameTypes, functions?: FunctionTypes): ExprType[] {
+  return e.kind === 'reduce' ? reductionResultTypes(e, typeOf, functions) : [exprType(e, typeOf, functions)];
 }
 
 /** Resolves a possibly weak type to a concrete dtype. */

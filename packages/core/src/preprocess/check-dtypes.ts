@@ -4,6 +4,7 @@
  * realized reductions included (WGSL has no float64, say). Reported as the user's error,
  * before any code is written.
  */
+import { complexPart, isComplex } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Target } from '../codegen/target.ts';
@@ -19,6 +20,17 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
   for (const t of knl.temporaries.values()) {
     const why = t.dtype && target?.unsupportedDType?.(t.dtype);
     if (why) throw new LoomError(`temporary '${t.name}' has dtype ${t.dtype}: ${why}`);
+  }
+  return knl;
+}
+
+/** Complex arguments and temporaries need their parts' dtype on the target (WGSL has no complex128: no float64). */
+export function checkComplexTypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
+  const named = [...knl.args.map((a) => ['argument', a] as const), ...[...knl.temporaries.values()].map((t) => ['temporary', t] as const)];
+  for (const [what, { name, dtype }] of named) {
+    if (!dtype || !isComplex(dtype)) continue;
+    const why = target?.unsupportedDType?.(complexPart(dtype));
+    if (why) throw new LoomError(`${what} '${name}' has dtype ${dtype}, whose parts are ${complexPart(dtype)}: ${why}`);
   }
   return knl;
 }

@@ -6,6 +6,7 @@
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { expandSubstitutions, namesWritten } from '../kernel/accesses.ts';
+import { functionTypes } from '../functions/resolve.ts';
 import { combineTypes, INDEX_DTYPE, resultTypes, type ExprType, type NameTypes } from '../kernel/type-inference.ts';
 
 /**
@@ -19,6 +20,7 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
   const inames = new Set(knl.inames);
   const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
+  const functions = functionTypes(knl);
   // only what nobody declared is inferred; it may widen as more writers become typeable
   const inferred = [
     ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
@@ -35,7 +37,7 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
       let found: ExprType | undefined;
       for (const { insn, k } of writersOf.get(name)!) {
         try {
-          const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), typeOf)[k];
+          const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), typeOf, functions)[k];
           found = found ? combineTypes(found, ty) : ty;
         } catch {
           // not typeable yet

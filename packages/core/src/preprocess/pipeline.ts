@@ -5,9 +5,12 @@
  *
  *   defaultValueTypes        untyped value arguments (domain parameters) are int32
  *   inferTypes               temporaries and outputs typed from what is assigned to them
+ *   resolveUserCalls         calls of user functions get their signature's types (../functions)
  *   checkTypedKernel         the validity checks on the kernel as written (../check)
- *   separateArrays           an array's `sep` axis becomes one array per index
+ *   checkComplexTypes        the target can store the parts of every complex value
+ *   lowerComplex             complex values become their real and imaginary parts
  *   realizeReductions        `sum(k, e)` becomes an accumulator and its update loop
+ *   separateArrays           an array's `sep` axis becomes one array per index
  *   placeTemporaries         each `auto` temporary goes to private or local memory
  *   privatizeIlpTemporaries  private temporaries written in ILP loops get one copy per lane
  *   checkDtypes              every dtype is known and the target can store it
@@ -23,11 +26,13 @@ import type { Target } from '../codegen/target.ts';
 import { debugMode } from '../runtime/environment.ts';
 import { withDefaultValueTypes } from './default-value-types.ts';
 import { inferTypes } from './infer-types.ts';
+import { resolveUserCalls } from '../functions/resolve.ts';
+import { lowerComplex } from './lower-complex.ts';
 import { separateArrays } from './separate-arrays.ts';
 import { realizeReductions } from './realize-reductions.ts';
 import { placeTemporaries } from './placement.ts';
 import { privatizeIlpTemporaries } from './privatize-ilp.ts';
-import { checkDtypes } from './check-dtypes.ts';
+import { checkComplexTypes, checkDtypes } from './check-dtypes.ts';
 import { verifyKernel, type KernelProperty } from './verify.ts';
 
 /** What a pass may need besides the kernel. */
@@ -48,7 +53,10 @@ export interface PreprocessPass {
 export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<PreprocessPass[]>([
   { name: 'defaultValueTypes', run: withDefaultValueTypes },
   { name: 'inferTypes', run: inferTypes, establishes: ['typed'] },
+  { name: 'resolveUserCalls', run: resolveUserCalls },
   { name: 'checkTypedKernel', run: checkedAsTyped },
+  { name: 'checkComplexTypes', run: (knl, { target }) => checkComplexTypes(knl, target) },
+  { name: 'lowerComplex', run: lowerComplex },
   // reductions first: the passes after them see one assignee per instruction
   { name: 'realizeReductions', run: (knl) => realizeReductions(knl), establishes: ['reductionsRealized'] },
   { name: 'separateArrays', run: separateArrays },
@@ -71,6 +79,8 @@ export interface Preprocessed {
    * a `sep` axis by its slices, which the caller does not pass one by one).
    */
   readonly callerArgs: readonly KernelArg[];
+  /** The same arguments as typed, before any pass stored them otherwise (a complex array as its parts). */
+  readonly typedArgs: readonly KernelArg[];
 }
 
 export interface RunPassesOptions {
@@ -91,13 +101,15 @@ export function runPasses(
   const callerNames = knl.args.map((a) => a.name).join(',');
   let kernel = knl;
   let callerArgs = knl.args;
+  let typedArgs: readonly KernelArg[] | undefined;
   for (const pass of passes) {
     kernel = pass.run(kernel, context);
     for (const p of pass.establishes ?? []) established.add(p);
+    if (typedArgs === undefined && established.has('typed')) typedArgs = kernel.args;
     if (verify) verifyKernel(kernel, established, `after preprocessing pass '${pass.name}'`);
     if (kernel.args.map((a) => a.name).join(',') === callerNames) callerArgs = kernel.args;
   }
-  return { kernel, callerArgs };
+  return { kernel, callerArgs, typedArgs: typedArgs ?? callerArgs };
 }
 
 /** The kernel after the passes that code generation needs: typed, reductions realized. */

@@ -10,6 +10,7 @@
  *  - a segmented reduction's flag starts a new segment where it is nonzero; its second
  *    result is the flag of the last segment start seen (nonzero once any flag was).
  */
+import { LoomError } from '../errors.ts';
 import { isFloat, type DType } from '../dtypes.ts';
 import {
   binary, bool, call, cast, compare, float, ifThenElse, int, logical, not, type Expr,
@@ -64,6 +65,7 @@ export function highest(t: DType): Expr {
     // 2**63 - 1 and 2**64 - 1, from safe literals, in steps that do not overflow
     case 'int64': return binary('+', binary('*', binary('-', twoTo62('int64'), int(1)), int(2)), int(1));
     case 'uint64': return binary('+', binary('*', binary('-', twoTo62('uint64'), int(1)), int(4)), int(3));
+    default: throw new LoomError(`min and max have no neutral element for ${t}: complex values are not ordered`);
   }
 }
 

@@ -4,7 +4,8 @@
  * keep a kernel from ever touching memory outside the caller's arrays.
  */
 import { ownEntry } from '../names.ts';
-import { byteSize, dtypeOfHostArray, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
+import { byteSize, dtypeOfHostArray, isComplex, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
+import { complexStorage } from '../preprocess/lower-complex.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
@@ -62,7 +63,16 @@ function isShaped(x: unknown): x is ShapedHostArray {
   return typeof x === 'object' && x !== null && !isHostArray(x) && !(x instanceof DeviceArray) && 'data' in x && 'shape' in x;
 }
 
-export function bindArguments(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
+/**
+ * The kernel as the caller's data sees it: a complex argument is an array of its parts with a
+ * trailing axis of 2 (a complex64 array of n elements is a Float32Array of 2n numbers).
+ */
+const storageView = perObject((knl: LoopKernel) =>
+  knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl,
+);
+
+export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
+  const knl = storageView(kernel);
   const known = new Map(knl.args.map((a) => [a.name, a]));
   for (const name of Object.keys(given)) {
     if (!known.has(name)) {
@@ -297,7 +307,9 @@ export function typeBinding(bound: ArgumentBinding, code: GeneratedCode): Bindin
   const hosts = new Map(code.host.arguments.map((a) => [a.name, a]));
   const arrays = bound.arrays.map((a): BoundArray => {
     const host = hosts.get(a.arg.name)!;
-    return host.sep ? { ...a, dtype: host.dtype, sep: host.sep } : { ...a, dtype: host.dtype };
+    // an output whose complex dtype was inferred: its parts take a trailing axis of 2
+    const shape = host.complex !== undefined && a.arg.dtype === undefined ? [...a.shape, 2] : a.shape;
+    return host.sep ? { ...a, shape, dtype: host.dtype, sep: host.sep } : { ...a, shape, dtype: host.dtype };
   });
   return { dtypes, values: bound.values, arrays };
 }

@@ -2,7 +2,9 @@
  * The ISL set syntax loopy uses for loop domains, read by a tokenizer and a recursive
  * descent parser:
  *
- *   set        := [ '[' names ']' '->' ] '{' ( '[' names ']' [ ':' formula ] | ':' formula ) '}'
+ *   set        := [ '[' names ']' '->' ] '{' ( '[' names ']' [ ':' [ formula ] ] | ':' [ formula ] ) '}'
+ *
+ * (no conditions: every point; `{:}`, `[] -> {[]: }`: the set of one point, a kernel without loops)
  *   formula    := atom { 'and' atom }
  *   atom       := comparison | '(' formula ')' | exists | 'true' | 'false'
  *   exists     := 'exists' names ':' formula  |  'exists' '(' names ':' formula ')'
@@ -96,7 +98,7 @@ class Parser {
       // `{ : n >= 1 }`, a set without variables, is the only other shape.
       this.expect(':', `expected '[' to start the list of set variables (as in '{ [i] : 0 <= i < n }')`);
     }
-    this.formula();
+    if (!this.at('}')) this.formula();
     this.closeSet();
   }
 

@@ -16,7 +16,7 @@
  * A text that is not an expression is a LoomError with a caret under the offending token.
  */
 import { LoomError } from '../errors.ts';
-import { namesRead, nameWritten } from '../kernel/accesses.ts';
+import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import { wildcardToRegExp } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { walk } from '../expr/index.ts';
@@ -155,8 +155,11 @@ class MatchParser {
   }
 }
 
+/** What matching looks at besides the instruction: the kernel's name and rules (a kernel, or one being made). */
+export type MatchContext = Pick<LoopKernel, 'name' | 'substitutions'>;
+
 /** Whether `insn` of `knl` is matched by `m`. */
-export function matches(m: MatchExpr, knl: LoopKernel, insn: Instruction): boolean {
+export function matches(m: MatchExpr, knl: MatchContext, insn: Instruction): boolean {
   switch (m.kind) {
     case 'all':
       return true;
@@ -171,8 +174,7 @@ export function matches(m: MatchExpr, knl: LoopKernel, insn: Instruction): boole
     case 'tag':
       return insn.tags.some((t) => m.pattern.test(t));
     case 'writes': {
-      const written = nameWritten(insn);
-      return written !== undefined && m.pattern.test(written);
+      return namesWritten(insn).some((n) => m.pattern.test(n));
     }
     case 'reads':
       return [...readNames(knl, insn)].some((n) => m.pattern.test(n));
@@ -184,7 +186,7 @@ export function matches(m: MatchExpr, knl: LoopKernel, insn: Instruction): boole
 }
 
 /** What an instruction reads, the substitution rules it calls included (loopy's read_dependency_names). */
-function readNames(knl: LoopKernel, insn: Instruction): Set<string> {
+function readNames(knl: MatchContext, insn: Instruction): Set<string> {
   const names = namesRead(insn, knl.substitutions);
   for (const e of [insn.expression, ...insn.predicates]) {
     if (e) walk(e, (x) => void (x.kind === 'call' && knl.substitutions.has(x.fn) && names.add(x.fn)));

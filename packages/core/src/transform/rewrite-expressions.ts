@@ -113,7 +113,7 @@ function mapRules(
     taken.add(copy);
     target.set(name, copy);
   }
-  const redirect = (e: Expr) => mapExpr(e, (x) => (x.kind === 'call' && target.has(x.fn) && target.get(x.fn) !== x.fn ? call(target.get(x.fn)!, x.args) : x));
+  const redirect = (e: Expr) => mapExpr(e, (x) => (x.kind === 'call' && target.has(x.fn) && target.get(x.fn) !== x.fn ? call(target.get(x.fn)!, x.args, x.tag) : x));
 
   const substitutions = new Map<string, SubstitutionRule>();
   for (const [name, rule] of rules) {

@@ -15,9 +15,9 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addDependency, addDtypes, addNosync, assume, fixParameters, realizeReduction, reductionArgToSubstRule, removeInstructions, replaceInstructionIds,
+  addDependency, addDtypes, addNosync, assume, fixParameters, realizeReduction, reductionArgToSubstRule, registerFunction, removeInstructions, replaceInstructionIds,
   saveAndReloadTemporaries, setInstructionPriority, setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
-  type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
+  type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type UserFunction, type UserFunctionSpec, type Within,
 } from '@loom/core';
 import { attach, type ParamSpec, type Transformation } from '@loom/computation';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
@@ -65,6 +65,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `realizeReduction`: the reductions (of these instructions) become instructions now; dtypes must be known. */
   realizeReduction(options: { readonly insnIdFilter?: readonly string[] } = {}): KernelBuilder<I | `red_${string}`, S> {
     return this.derive((k) => realizeReduction(k, options));
+  }
+
+  /** `registerFunction`: user functions (`defineFunction`) the kernel may call. */
+  functions(...fns: readonly (UserFunction | UserFunctionSpec)[]): KernelBuilder<I, S> {
+    return this.derive((k) => registerFunction(k, ...fns));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */

@@ -62,6 +62,9 @@ export interface HostArrays {
   float16: Uint16Array;
   float32: Float32Array;
   float64: Float64Array;
+  /** Interleaved parts: real, imaginary, real, ... */
+  complex64: Float32Array;
+  complex128: Float64Array;
 }
 
 export type HostOf<D> = D extends DType ? HostArrays[D] : HostArray;

@@ -1,0 +1,157 @@
+/**
+ * User functions: a kernel may call a function Loom does not know, once it has been
+ * registered with its signature and an implementation for each target (loopy's
+ * `register_callable`, with a `ScalarCallable` per target):
+ *
+ *     const sigmoid = defineFunction({
+ *       name: 'sigmoid',
+ *       signature: { args: ['float32'], result: 'float32' },
+ *       opencl: { name: 'my_sigmoid', preamble: 'inline float my_sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }' },
+ *       wgsl: { name: 'my_sigmoid', preamble: 'fn my_sigmoid(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }' },
+ *       js: (x) => 1 / (1 + Math.exp(-x)),
+ *     });
+ *     knl = registerFunction(knl, sigmoid); // or registerFunction(sigmoid) for every kernel
+ *
+ * - The signature is fixed, or a rule from the arguments' dtypes to a signature (a generic
+ *   function): type inference goes through it, and the arguments are converted to its
+ *   argument dtypes, as a cast converts them.
+ * - An implementation is code, by design; it comes in as an object of the TypeScript API,
+ *   never from kernel text. For OpenCL and WGSL it is the name to call and the preamble
+ *   that defines it (emitted once per program, however many calls); for the CPU device a
+ *   JavaScript function, called with the arguments in their JavaScript representation
+ *   (numbers; bigints for 64-bit integers) and whose result is converted to the result dtype.
+ *   Either may depend on the signature (a function of it).
+ * - Every name given here is checked (names.ts): the function's name, and the names its
+ *   implementations are called by.
+ */
+import { isComplex, isDType, type DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { checkName, showName } from '../names.ts';
+import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
+import { reductionNames } from '../reduction/index.ts';
+
+export interface FunctionSignature {
+  readonly args: readonly DType[];
+  readonly result: DType;
+}
+
+/** A function of OpenCL C or WGSL: called by `name`, defined by `preamble` (emitted once per program). */
+export interface TargetFunction {
+  readonly name: string;
+  readonly preamble?: string;
+}
+
+/**
+ * A JavaScript implementation: numbers in and out (bigints for int64/uint64, 0/1 for bool).
+ * Its parameters are `any` so that `(x) => ...` reads its argument as a number without a
+ * type, and `(x: bigint) => ...` is accepted for a 64-bit signature.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsFunction = (...args: any[]) => number | bigint | boolean;
+
+type PerSignature<T> = T | ((signature: FunctionSignature) => T);
+
+export interface UserFunctionSpec {
+  readonly name: string;
+  /** The signature, or the signature for the arguments' dtypes (throw a LoomError to refuse them). */
+  readonly signature: FunctionSignature | ((args: readonly DType[]) => FunctionSignature);
+  readonly opencl?: PerSignature<TargetFunction>;
+  readonly wgsl?: PerSignature<TargetFunction>;
+  readonly js?: JsFunction | { readonly perSignature: (signature: FunctionSignature) => JsFunction };
+}
+
+/** A checked user function (`defineFunction`). */
+export interface UserFunction {
+  readonly kind: 'user-function';
+  readonly name: string;
+  /** The signature of a call with arguments of these dtypes; a LoomError when they are refused. */
+  signature(args: readonly DType[]): FunctionSignature;
+  /** The implementation for a target ('opencl', 'wgsl'), with its names checked; undefined when there is none. */
+  implementation(target: 'opencl' | 'wgsl', signature: FunctionSignature): TargetFunction | undefined;
+  /** The JavaScript implementation, or undefined. */
+  javascript(signature: FunctionSignature): JsFunction | undefined;
+}
+
+/** Names the expression language gives a meaning of its own: a user function cannot take them. */
+const builtIn = (): Set<string> => new Set([...Object.keys(KNOWN_FUNCTIONS), ...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
+
+export function defineFunction(spec: UserFunctionSpec): UserFunction {
+  if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, wgsl?, js? }');
+  const name = checkName(spec.name, 'defineFunction: name');
+  if (builtIn().has(name) || isDType(name)) throw new LoomError(`defineFunction: '${name}' is a built-in of the expression language and cannot be redefined`);
+  const where = `function '${name}'`;
+  const fixed = typeof spec.signature === 'function' ? undefined : checkSignature(spec.signature, where);
+  const rule = typeof spec.signature === 'function' ? spec.signature : undefined;
+  if (!fixed && !rule) throw new LoomError(`${where}: a signature ({ args, result }) or a rule giving one is required`);
+  for (const target of ['opencl', 'wgsl'] as const) {
+    const impl = spec[target];
+    if (impl !== undefined && typeof impl !== 'function') checkTargetFunction(impl, `${where} (${target})`);
+  }
+  const js = spec.js;
+  if (js !== undefined && typeof js !== 'function' && typeof js?.perSignature !== 'function') {
+    throw new LoomError(`${where}: js must be a function, or { perSignature: (signature) => function }`);
+  }
+  return Object.freeze({
+    kind: 'user-function' as const,
+    name,
+    signature(args: readonly DType[]): FunctionSignature {
+      if (fixed) {
+        if (args.length !== fixed.args.length) {
+          throw new LoomError(`${where} takes ${fixed.args.length} argument${fixed.args.length === 1 ? '' : 's'}, got ${args.length}`);
+        }
+        return fixed;
+      }
+      const made = checkSignature(rule!(args), where);
+      if (made.args.length !== args.length) throw new LoomError(`${where}: its signature rule gave ${made.args.length} argument dtypes for ${args.length} arguments`);
+      return made;
+    },
+    implementation(target: 'opencl' | 'wgsl', signature: FunctionSignature): TargetFunction | undefined {
+      const impl = spec[target];
+      if (impl === undefined) return undefined;
+      return checkTargetFunction(typeof impl === 'function' ? impl(signature) : impl, `${where} (${target})`);
+    },
+    javascript(signature: FunctionSignature): JsFunction | undefined {
+      if (js === undefined) return undefined;
+      const f = typeof js === 'function' ? js : js.perSignature(signature);
+      if (typeof f !== 'function') throw new LoomError(`${where}: js.perSignature must return a function`);
+      return f;
+    },
+  });
+}
+
+function checkSignature(signature: FunctionSignature, where: string): FunctionSignature {
+  if (typeof signature !== 'object' || signature === null || !Array.isArray(signature.args)) {
+    throw new LoomError(`${where}: a signature is { args: [dtype, ...], result: dtype }`);
+  }
+  for (const t of [...signature.args, signature.result]) {
+    if (typeof t !== 'string' || !isDType(t)) throw new LoomError(`${where}: ${showName(t)} is not a dtype`);
+    if (isComplex(t)) throw new LoomError(`${where}: complex dtypes (${t}) in a user function's signature are not supported; pass the parts`);
+  }
+  return Object.freeze({ args: Object.freeze([...signature.args]), result: signature.result });
+}
+
+function checkTargetFunction(impl: TargetFunction, where: string): TargetFunction {
+  if (typeof impl !== 'object' || impl === null) throw new LoomError(`${where}: an implementation is { name, preamble? }`);
+  const name = checkName(impl.name, `${where}: the name its code is called by`);
+  if (impl.preamble !== undefined && typeof impl.preamble !== 'string') throw new LoomError(`${where}: the preamble must be a string of code`);
+  return Object.freeze(impl.preamble === undefined ? { name } : { name, preamble: impl.preamble });
+}
+
+/** Functions every kernel can call (`registerFunction(fn)`): a name is registered once. */
+const GLOBAL = new Map<string, UserFunction>();
+
+export function registerGlobally(fn: UserFunction): void {
+  const known = GLOBAL.get(fn.name);
+  if (known && known !== fn) {
+    throw new LoomError(`function '${fn.name}' is registered already (globally registered functions cannot change: compiled kernels use them)`);
+  }
+  GLOBAL.set(fn.name, fn);
+}
+
+export function globalFunction(name: string): UserFunction | undefined {
+  return GLOBAL.get(name);
+}
+
+export function isUserFunction(value: unknown): value is UserFunction {
+  return typeof value === 'object' && value !== null && (value as UserFunction).kind === 'user-function';
+}
