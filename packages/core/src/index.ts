@@ -58,10 +58,12 @@ export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export {
   getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
   ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
+  estimateTime, kernelWork, measureDeviceProfile,
 } from './statistics/index.ts';
 export type {
   KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
   CountKey, OpFields, MemAccessFields, SyncFields, Stride, Strides, StridesInput, InstructionCountOptions,
+  DeviceProfile, TimeEstimate, KernelWork, ProfileOptions,
 } from './statistics/index.ts';
 
 // --- for users: code generation and running ----------------------------------------------------
