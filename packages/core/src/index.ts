@@ -58,7 +58,7 @@ export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export {
   getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
   ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
-  estimateTime, kernelWork, measureDeviceProfile,
+  estimateTime, kernelWork, measureDeviceProfile, measureKernelSeconds,
 } from './statistics/index.ts';
 export type {
   KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,

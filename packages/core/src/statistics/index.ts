@@ -9,4 +9,4 @@ export { GuardedPwQPolynomial } from './guarded.ts';
 export { Op, MemAccess, Sync, CountGranularity, type CountKey, type OpFields, type MemAccessFields, type SyncFields, type Stride, type Strides, type StridesInput } from './keys.ts';
 export type { InstructionCountOptions } from './instruction-counts.ts';
 export { estimateTime, kernelWork, type DeviceProfile, type TimeEstimate, type KernelWork } from './roofline.ts';
-export { measureDeviceProfile, type ProfileOptions } from './profile.ts';
+export { measureDeviceProfile, measureKernelSeconds, type ProfileOptions } from './profile.ts';

@@ -10,9 +10,13 @@
  *  - launch overhead: the copy of a single work-group, waited for.
  *
  * Times are wall-clock medians of launches waited for by reading 4 bytes back, so they
- * are what a caller of `prepareLaunch` sees, not a profiler's kernel time.
+ * are what a caller of `prepareLaunch` sees, not a profiler's kernel time; a kernel of
+ * one's own is timed the same way by `measureKernelSeconds`.
  */
+import { hostArrayConstructor, isFloat } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { requiredLength, stridesOf } from '../kernel/strides.ts';
+import { evaluateInt } from '../runtime/evaluate.ts';
 import { setOptions } from '../transform/basic.ts';
 import { splitIname } from '../transform/split-iname.ts';
 import { makeKernel, globalArg } from '../kernel/make-kernel.ts';
@@ -20,6 +24,7 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { perObject } from '../memo.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch } from '../runtime/prepare.ts';
+import { preprocess } from '../codegen/generate.ts';
 import { kernelWork, type DeviceProfile } from './roofline.ts';
 
 export interface ProfileOptions {
@@ -102,26 +107,66 @@ function chainKernel(): LoopKernel {
   return setOptions(splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' }), { fusedMultiplyAdd: true });
 }
 
-/** Median wall time of a launch over `n` elements, each sample waited for by a 4-byte read. */
+/** Median wall time of a launch over `n` elements. */
 async function secondsPerLaunch(device: Device, knl: LoopKernel, n: number): Promise<number> {
   const a = await DeviceArray.from(device, new Float32Array(n).fill(0.5), 'float32');
   const out = await DeviceArray.from(device, new Float32Array(n), 'float32');
-  const prepared = await prepareLaunch(knl, device, { a, out, n }, { checkBounds: false });
-  const probe = new Float32Array(1);
+  try {
+    return await timeLaunches(device, knl, { a, out, n }, out, 3);
+  } finally {
+    a.release();
+    out.release();
+  }
+}
+
+/**
+ * How long one launch of `knl` takes on `device` at these parameter values (the median of
+ * five, after one to warm up), on arrays of the sizes the parameters give, filled with
+ * values in [0, 1) (floats) or zeros (integers). Every dtype must be known.
+ */
+export async function measureKernelSeconds(knl: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number> {
+  const env = (name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new LoomError(`measuring '${knl.name}' needs a value for the parameter '${name}'`);
+    return v;
+  };
+  const arrays: Record<string, DeviceArray> = {};
+  try {
+    // (outputs' dtypes are those inference gives)
+    for (const arg of preprocess(knl).args) {
+      if (arg.kind === 'value') continue;
+      if (arg.dtype === undefined) throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
+      const shape = (arg.shape ?? []).map((e) => evaluateInt(e, env, `the shape of '${arg.name}'`));
+      const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) => evaluateInt(e, env, `the strides of '${arg.name}'`));
+      const data = new (hostArrayConstructor(arg.dtype))(Math.max(1, requiredLength(shape, strides)));
+      if (isFloat(arg.dtype)) for (let k = 0; k < data.length; k++) (data as Float32Array)[k] = Math.random();
+      arrays[arg.name] = await DeviceArray.from(device, data, arg.dtype, shape);
+    }
+    const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, env(a.name)]));
+    const probe = Object.values(arrays)[0];
+    if (!probe) throw new LoomError(`measuring '${knl.name}': it has no array to wait for`);
+    return await timeLaunches(device, knl, { ...arrays, ...values }, probe, 1);
+  } finally {
+    for (const a of Object.values(arrays)) a.release();
+  }
+}
+
+/** Median wall time of a launch (five samples of `repeat` launches), each sample waited for by a 4-byte read. */
+async function timeLaunches(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray, repeat: number): Promise<number> {
+  const prepared = await prepareLaunch(knl, device, args, { checkBounds: false });
+  const bytes = new Uint8Array(4);
   try {
     await prepared.launch();
-    await device.read(out.buffer, probe);
+    await device.read(probe.buffer, bytes);
     const samples: number[] = [];
     for (let s = 0; s < 5; s++) {
       const start = performance.now();
-      for (let r = 0; r < 3; r++) await prepared.launch();
-      await device.read(out.buffer, probe);
-      samples.push((performance.now() - start) / 3 / 1000);
+      for (let r = 0; r < repeat; r++) await prepared.launch();
+      await device.read(probe.buffer, bytes);
+      samples.push((performance.now() - start) / repeat / 1000);
     }
     return samples.sort((x, y) => x - y)[2]!;
   } finally {
     prepared.release();
-    a.release();
-    out.release();
   }
 }
