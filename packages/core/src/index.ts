@@ -82,10 +82,12 @@ export type { RealizeReductionOptions } from './preprocess/realize-reductions.ts
 export {
   getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
   ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
+  estimateTime, kernelWork, measureDeviceProfile, measureKernelSeconds,
 } from './statistics/index.ts';
 export type {
   KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
   CountKey, OpFields, MemAccessFields, SyncFields, Stride, Strides, StridesInput, InstructionCountOptions,
+  DeviceProfile, TimeEstimate, KernelWork, ProfileOptions,
 } from './statistics/index.ts';
 
 // --- for users: code generation and running ----------------------------------------------------

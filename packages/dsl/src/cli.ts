@@ -2,6 +2,7 @@
  * The `loom` command line.
  *
  *   loom typegen [--check] [--verbose] [--project tsconfig.json]   types template kernels
+ *   loom stats <file> [--params n=...] [--device ...] [--plot ...]  counts, estimates, roofline
  *   loom --help | --version
  *
  * Usage mistakes (an unknown command or option, no tsconfig) are reported in one line and exit
@@ -17,6 +18,9 @@ commands:
   typegen [--check] [--verbose] [--project <tsconfig.json>]
       writes the declarations that type kernels written with domain\`...\`/insn\`...\`
       templates (\`loom typegen --help\` says more)
+  stats <file.ts> [--params n=1024] [--device cpu|opencl|webgpu | --profile <file>] [--plot <roofline.svg>]
+      the operation, memory access and synchronization counts of the kernels a file exports,
+      and the roofline's estimate of their time (\`loom stats --help\` says more)
 
 options:
   -h, --help       show this help
@@ -35,6 +39,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 0;
     case 'typegen':
       return runTypegen(rest);
+    case 'stats':
+      return (await import('./stats/command.ts')).statsCommand(rest);
     case undefined:
       console.error(USAGE);
       return 2;

@@ -86,7 +86,11 @@ export class AccessFootprints {
 }
 
 export function gatherAccessFootprints(knl: LoopKernel, options: FootprintOptions = {}): AccessFootprints {
-  const prepared = preprocess(knl);
+  return footprintsOf(preprocess(knl), options);
+}
+
+/** The footprints of the preprocessed kernel's accesses. */
+export function footprintsOf(prepared: LoopKernel, options: FootprintOptions): AccessFootprints {
   const inames = new Set(prepared.inames);
   const params = [...new Set(prepared.domains.flatMap((d) => d.params).filter((p) => !inames.has(p)))].sort();
   const sets = new Map<string, { variable: string; direction: FootprintDirection; sets: Map<string, BasicSet> }>();
@@ -110,7 +114,7 @@ export function gatherAccessFootprints(knl: LoopKernel, options: FootprintOption
 export function gatherAccessFootprintBytes(knl: LoopKernel, options: FootprintOptions = {}): Map<string, GuardedPwQPolynomial> {
   const prepared = preprocess(knl);
   const out = new Map<string, GuardedPwQPolynomial>();
-  for (const fp of gatherAccessFootprints(prepared, options).values()) {
+  for (const fp of footprintsOf(prepared, options).values()) {
     const dtype = prepared.arg(fp.variable)?.dtype ?? prepared.temporaries.get(fp.variable)?.dtype;
     if (dtype === undefined) throw new LoomError(`the dtype of '${fp.variable}' is not known`);
     out.set(`${fp.variable}:${fp.direction}`, new GuardedPwQPolynomial(fp.count().scale(byteSize(dtype)), prepared.assumptions));

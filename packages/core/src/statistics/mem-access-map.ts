@@ -12,7 +12,8 @@
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
-import type { DimTag, LoopKernel } from '../kernel/model.ts';
+import type { DType } from '../dtypes.ts';
+import type { DimTag, Instruction, LoopKernel } from '../kernel/model.ts';
 import { ToCountMap } from './count-map.ts';
 import type { GuardedPwQPolynomial } from './guarded.ts';
 import { InstructionCounts, type InstructionCountOptions } from './instruction-counts.ts';
@@ -40,16 +41,21 @@ export function memAccessMapOf(counts: InstructionCounts, options: MemAccessMapO
   const typeOf = expressionTyper(prepared);
   const entries: [MemAccess, GuardedPwQPolynomial][] = [];
   for (const insn of countedInstructions(prepared, options.within)) {
-    const accesses: MemAccess[] = [];
-    const visit = (root: Expr, direction: 'load' | 'store') => walk(root, (x) => {
-      const access = accessAt(prepared, x, typeOf);
-      if (access) accesses.push(new MemAccess({ ...access, direction }));
-    });
-    visit(insn.expression!, 'load');
-    visit(soleAssignee(insn), 'store');
-    for (const a of accesses) entries.push([a, counts.runs(insn, a.countGranularity!)]);
+    for (const a of accessesOf(prepared, insn, typeOf)) entries.push([a, counts.runs(insn, a.countGranularity!)]);
   }
   return new ToCountMap(MEM_ACCESS_KEYS, entries, counts.zero);
+}
+
+/** The global and local memory accesses one run of `insn` (of the preprocessed `knl`) makes. */
+export function accessesOf(knl: LoopKernel, insn: Instruction, typeOf: (e: Expr) => DType): MemAccess[] {
+  const accesses: MemAccess[] = [];
+  const visit = (root: Expr, direction: 'load' | 'store') => walk(root, (x) => {
+    const access = accessAt(knl, x, typeOf);
+    if (access) accesses.push(new MemAccess({ ...access, direction }));
+  });
+  visit(insn.expression!, 'load');
+  visit(soleAssignee(insn), 'store');
+  return accesses;
 }
 
 /** The global or local memory `x` accesses itself (not in its indices), if any. */

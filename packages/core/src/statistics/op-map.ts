@@ -13,7 +13,8 @@ import { InternalError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import type { DType } from '../dtypes.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { ToCountMap } from './count-map.ts';
 import type { GuardedPwQPolynomial } from './guarded.ts';
 import { InstructionCounts, type InstructionCountOptions } from './instruction-counts.ts';
@@ -43,23 +44,37 @@ export function opMapOf(counts: InstructionCounts, options: OpMapOptions): OpMap
   const typeOf = expressionTyper(prepared);
   const entries: [Op, GuardedPwQPolynomial][] = [];
   for (const insn of countedInstructions(prepared, options.within)) {
-    const perRun = new Map<string, { op: Op; times: number }>();
-    const count = (e: Expr, name: string) => {
-      const op = new Op({ dtype: typeOf(e), name, countGranularity: 'subgroup', kernelName: prepared.name });
-      const had = perRun.get(op.id);
-      perRun.set(op.id, { op, times: (had?.times ?? 0) + 1 });
-    };
-    for (const e of [soleAssignee(insn), insn.expression!]) {
-      walk(e, (x) => {
-        if (x.kind === 'subscript') return options.countWithinSubscripts ?? true;
-        const name = operationOf(x);
-        if (name !== undefined) count(x, name);
-        return undefined;
-      });
+    for (const { dtype, name, times } of operationsOf(insn, typeOf, options.countWithinSubscripts ?? true)) {
+      const op = new Op({ dtype, name, countGranularity: 'subgroup', kernelName: prepared.name });
+      entries.push([op, counts.runs(insn, 'subgroup').scale(times)]);
     }
-    for (const { op, times } of perRun.values()) entries.push([op, counts.runs(insn, 'subgroup').scale(times)]);
   }
   return new ToCountMap(OP_KEYS, entries, counts.zero);
+}
+
+/** One kind of operation an instruction performs, and how many of it per run. */
+export interface Operations {
+  readonly dtype: DType;
+  readonly name: string;
+  readonly times: number;
+}
+
+/** The operations one run of `insn` performs, by dtype and name. */
+export function operationsOf(insn: Instruction, typeOf: (e: Expr) => DType, countWithinSubscripts: boolean): Operations[] {
+  const tally = new Map<string, { dtype: DType; name: string; times: number }>();
+  for (const e of [soleAssignee(insn), insn.expression!]) {
+    walk(e, (x) => {
+      if (x.kind === 'subscript') return countWithinSubscripts;
+      const name = operationOf(x);
+      if (name === undefined) return undefined;
+      const dtype = typeOf(x);
+      const key = `${dtype} ${name}`;
+      const had = tally.get(key);
+      tally.set(key, { dtype, name, times: (had?.times ?? 0) + 1 });
+      return undefined;
+    });
+  }
+  return [...tally.values()];
 }
 
 /** The operation a node performs itself (its operands' are theirs), if any. */

@@ -1,0 +1,172 @@
+/**
+ * `measureDeviceProfile(device)`: what the roofline (roofline.ts) needs to know about a
+ * device, measured on it with three Loom kernels, once per device (the promise is kept
+ * with the device object; the `loom stats` command also keeps profiles on disk):
+ *
+ *  - bandwidth: `out[i] = a[i]` over float32 arrays, grown until a launch takes long
+ *    enough to time (bytes read + written per second);
+ *  - flop rate: each work-item runs four independent chains of multiply-adds (fused where
+ *    the device fuses them), counted by the statistics themselves (`kernelWork`);
+ *  - launch overhead: the copy of a single work-group, waited for.
+ *
+ * Times are wall-clock medians of launches waited for by reading 4 bytes back, so they
+ * are what a caller of `prepareLaunch` sees, not a profiler's kernel time; a kernel of
+ * one's own is timed the same way by `measureKernelSeconds`.
+ */
+import { hostArrayConstructor, isFloat } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import { requiredLength, stridesOf } from '../kernel/strides.ts';
+import { evaluateInt } from '../runtime/evaluate.ts';
+import { setOptions } from '../transform/basic.ts';
+import { splitIname } from '../transform/split-iname.ts';
+import { makeKernel, globalArg } from '../frontend/make-kernel.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { perObject } from '../memo.ts';
+import { DeviceArray, type Device } from '../runtime/device.ts';
+import { prepareLaunch } from '../runtime/prepare.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
+import { kernelWork, type DeviceProfile } from './roofline.ts';
+
+export interface ProfileOptions {
+  /** A measurement's arrays grow until one launch takes at least this long; default 0.005 s. */
+  readonly minSeconds?: number;
+  /** ... or until an array has this many bytes; default 64 MiB (less where the device allows less). */
+  readonly maxBytes?: number;
+}
+
+const GROUP = 256;
+const CHAIN_STEPS = 256;
+
+/** The profile of `device`, measured on the first call and kept with the device. */
+export function measureDeviceProfile(device: Device, options: ProfileOptions = {}): Promise<DeviceProfile> {
+  const key = JSON.stringify([options.minSeconds, options.maxBytes]);
+  const byOptions = measured(device);
+  let profile = byOptions.get(key);
+  if (!profile) {
+    profile = measure(device, options);
+    byOptions.set(key, profile);
+    profile.catch(() => byOptions.delete(key)); // a failed measurement is not kept
+  }
+  return profile;
+}
+
+const measured = perObject((_: Device) => new Map<string, Promise<DeviceProfile>>());
+
+async function measure(device: Device, options: ProfileOptions): Promise<DeviceProfile> {
+  const minSeconds = options.minSeconds ?? 0.005;
+  const maxBytes = Math.min(options.maxBytes ?? 64 * 2 ** 20, device.limits.maxBufferBytes);
+  const maxElements = Math.max(GROUP, Math.floor(maxBytes / 4 / GROUP) * GROUP);
+
+  const copy = copyKernel();
+  const launchOverhead = await secondsPerLaunch(device, copy, GROUP);
+  let bandwidth = 0;
+  for (let n = 64 * GROUP; ; n = Math.min(4 * n, maxElements)) {
+    const seconds = await secondsPerLaunch(device, copy, n);
+    bandwidth = (8 * n) / seconds;
+    if (seconds >= minSeconds || n >= maxElements) break;
+  }
+  const chains = chainKernel();
+  let flopRate = 0;
+  for (let n = 4 * GROUP; ; n = Math.min(4 * n, maxElements)) {
+    const seconds = await secondsPerLaunch(device, chains, n);
+    flopRate = kernelWork(chains, { n }).flops / seconds;
+    if (seconds >= minSeconds || n >= maxElements) break;
+  }
+  if (![bandwidth, flopRate, launchOverhead].every((x) => x > 0 && Number.isFinite(x))) {
+    throw new LoomError(`measuring '${device.name}' gave no usable figures (bandwidth ${bandwidth}, flop rate ${flopRate}, launch ${launchOverhead} s)`);
+  }
+  return { device: device.name, bandwidth, flopRate, launchOverhead };
+}
+
+/** `out[i] = a[i]` on float32 arrays, one work-item per element. */
+function copyKernel(): LoopKernel {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', [
+    globalArg('a', { dtype: 'float32', shape: ['n'] }),
+    globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
+    '...',
+  ], { name: 'profile_copy', assumptions: `n >= 1 and n mod ${GROUP} = 0` });
+  return splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' });
+}
+
+/** Four independent chains of multiply-adds per element: the arithmetic waits on nothing but itself. */
+function chainKernel(): LoopKernel {
+  const steps = [0, 1, 2, 3].map((c) => `x${c} = x${c}*0.9999 + 0.0001 {id=step${c}, dep=init${c}}`).join('\n');
+  const knl = makeKernel(`{ [i, k]: 0<=i<n and 0<=k<${CHAIN_STEPS} }`, `
+    for i
+      ${[0, 1, 2, 3].map((c) => `<float32> x${c} = a[i] + ${c} {id=init${c}}`).join('\n')}
+      for k
+        ${steps}
+      end
+      out[i] = x0 + x1 + x2 + x3 {dep=step*}
+    end
+  `, [
+    globalArg('a', { dtype: 'float32', shape: ['n'] }),
+    globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
+    '...',
+  ], { name: 'profile_flops', assumptions: `n >= 1 and n mod ${GROUP} = 0` });
+  return setOptions(splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' }), { fusedMultiplyAdd: true });
+}
+
+/** Median wall time of a launch over `n` elements. */
+async function secondsPerLaunch(device: Device, knl: LoopKernel, n: number): Promise<number> {
+  const a = await DeviceArray.from(device, new Float32Array(n).fill(0.5), 'float32');
+  const out = await DeviceArray.from(device, new Float32Array(n), 'float32');
+  try {
+    return await timeLaunches(device, knl, { a, out, n }, out, 3);
+  } finally {
+    a.release();
+    out.release();
+  }
+}
+
+/**
+ * How long one launch of `knl` takes on `device` at these parameter values (the median of
+ * five, after one to warm up), on arrays of the sizes the parameters give, filled with
+ * values in [0, 1) (floats) or zeros (integers). Every dtype must be known.
+ */
+export async function measureKernelSeconds(knl: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number> {
+  const env = (name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new LoomError(`measuring '${knl.name}' needs a value for the parameter '${name}'`);
+    return v;
+  };
+  const arrays: Record<string, DeviceArray> = {};
+  try {
+    // (outputs' dtypes are those inference gives)
+    for (const arg of preprocess(knl).args) {
+      if (arg.kind === 'value') continue;
+      if (arg.dtype === undefined) throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
+      const shape = (arg.shape ?? []).map((e) => evaluateInt(e, env, `the shape of '${arg.name}'`));
+      const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) => evaluateInt(e, env, `the strides of '${arg.name}'`));
+      const data = new (hostArrayConstructor(arg.dtype))(Math.max(1, requiredLength(shape, strides)));
+      if (isFloat(arg.dtype)) for (let k = 0; k < data.length; k++) (data as Float32Array)[k] = Math.random();
+      arrays[arg.name] = await DeviceArray.from(device, data, arg.dtype, shape);
+    }
+    const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, env(a.name)]));
+    const probe = Object.values(arrays)[0];
+    if (!probe) throw new LoomError(`measuring '${knl.name}': it has no array to wait for`);
+    return await timeLaunches(device, knl, { ...arrays, ...values }, probe, 1);
+  } finally {
+    for (const a of Object.values(arrays)) a.release();
+  }
+}
+
+/** Median wall time of a launch (five samples of `repeat` launches), each sample waited for by a 4-byte read. */
+async function timeLaunches(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray, repeat: number): Promise<number> {
+  const prepared = await prepareLaunch(knl, device, args, { checkBounds: false });
+  const bytes = new Uint8Array(4);
+  try {
+    await prepared.launch();
+    await device.read(probe.buffer, bytes);
+    const samples: number[] = [];
+    for (let s = 0; s < 5; s++) {
+      const start = performance.now();
+      for (let r = 0; r < repeat; r++) await prepared.launch();
+      await device.read(probe.buffer, bytes);
+      samples.push((performance.now() - start) / repeat / 1000);
+    }
+    return samples.sort((x, y) => x - y)[2]!;
+  } finally {
+    prepared.release();
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `loom stats <file> [--params n=1024,m=512] [--subgroup-size 32] [--device cpu|opencl|webgpu]
+ *  [--profile profile.json] [--plot roofline.svg]`: for every kernel the file exports, its
+ * operation, memory access and synchronization maps, and with a device (measured on it,
+ * kept on disk) or a profile, the roofline's estimate of its time at the parameters; on a
+ * device each kernel is also run and timed. `--plot` draws the roofline.
+ */
+import { writeFileSync } from 'node:fs';
+import {
+  estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate,
+} from '@loom/core';
+import { kernelsOf, type NamedKernel } from './kernels-of.ts';
+import { cachedProfile, DEVICE_KINDS, deviceOfKind, readProfile, type DeviceKind } from './profiles.ts';
+import { format, rooflineSvg, type PlottedKernel } from './roofline-svg.ts';
+
+const USAGE = `usage: loom stats <file.ts|.js> [--params n=1024,m=512] [--subgroup-size 32]
+                  [--device cpu|opencl|webgpu | --profile <profile.json>] [--plot <roofline.svg>]
+
+  Prints, for every kernel the file exports (LoopKernels, builders, and functions named
+  ...Kernel that take no argument), its operation, memory access and synchronization maps:
+  exact counts, polynomials in the parameters. With --device (its profile measured once and
+  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR) or --profile, and --params,
+  also the roofline's estimate of each kernel's time; with --device each kernel also runs
+  there and its time is measured. --plot writes the roofline as SVG.`;
+
+interface StatsArguments {
+  readonly file: string;
+  readonly params: Readonly<Record<string, number>>;
+  readonly subgroupSize: number;
+  readonly device?: DeviceKind;
+  readonly profile?: string;
+  readonly plot?: string;
+}
+
+/** The command's exit code: 0 done, 1 a kernel could not be counted, 2 a usage mistake. */
+export async function statsCommand(args: readonly string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const parsed = parseArguments(args);
+  if (typeof parsed === 'string') {
+    console.error(`loom stats: ${parsed}\n\n${USAGE}`);
+    return 2;
+  }
+  let kernels: NamedKernel[];
+  let device: Device | undefined;
+  let profile: DeviceProfile | undefined;
+  try {
+    kernels = await kernelsOf(parsed.file);
+    if (parsed.profile) profile = readProfile(parsed.profile);
+    if (parsed.device) {
+      device = await deviceOfKind(parsed.device);
+      const cached = await cachedProfile(device);
+      profile ??= cached.profile;
+      console.log(`${device.name}: ${cached.measured ? 'measured' : 'profile from the cache'}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`);
+    }
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    console.error(`loom stats: ${e.message}`);
+    return 2;
+  }
+  if (kernels.length === 0) {
+    console.error(`loom stats: ${parsed.file} exports no kernel (LoopKernels, builders, or functions named ...Kernel taking no argument)`);
+    return 1;
+  }
+  const plotted: PlottedKernel[] = [];
+  let failed = false;
+  for (const { name, kernel } of kernels) {
+    console.log(`\n== ${name}: kernel '${kernel.name}'`);
+    try {
+      const stats = getStatistics(kernel, { subgroupSize: parsed.subgroupSize });
+      console.log(`\noperations (per sub-group of ${parsed.subgroupSize}):\n${stats.ops.toString() || '(none)'}`);
+      console.log(`\nmemory accesses:\n${stats.memAccesses.toString() || '(none)'}`);
+      console.log(`\nsynchronization:\n${stats.sync.toString()}`);
+      if (profile) {
+        const estimate = estimateTime(kernel, profile, parsed.params);
+        const measured = device ? await measuredOrWhyNot(kernel, device, parsed.params) : undefined;
+        console.log(`\n${describe(estimate, profile, parsed.params, measured)}`);
+        plotted.push({ name, estimate, measured: typeof measured === 'number' ? measured : undefined });
+      }
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      console.log(`\n${name}: ${e.message}`);
+      failed = true;
+    }
+  }
+  device?.dispose();
+  if (parsed.plot && profile) {
+    writeFileSync(parsed.plot, rooflineSvg(profile, plotted));
+    console.log(`\nwrote ${parsed.plot}`);
+  }
+  return failed ? 1 : 0;
+}
+
+/** Seconds per launch on the device, or why the kernel could not run there (Loom refuses to generate it, say). */
+async function measuredOrWhyNot(kernel: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number | string> {
+  try {
+    return await measureKernelSeconds(kernel, device, params);
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    return e.message.split('\n')[0]!;
+  }
+}
+
+function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Record<string, number>>, measured: number | string | undefined): string {
+  const at = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(', ') || 'no parameters';
+  const ai = Number.isFinite(e.arithmeticIntensity) ? `${format(e.arithmeticIntensity)} flop/byte` : 'no memory traffic';
+  const lines = [
+    `estimate on ${profile.device} at ${at}: ${format(e.seconds)} s, ${e.bound} bound`,
+    `  ${format(e.flops)} flops, ${format(e.bytes)} bytes (${e.traffic === 'footprint' ? 'each element once' : 'each access'}), ${ai}, ${e.launches} launch${e.launches === 1 ? '' : 'es'}`,
+  ];
+  if (typeof measured === 'number') lines.push(`  measured: ${format(measured)} s (predicted/measured ${format(e.seconds / measured)})`);
+  if (typeof measured === 'string') lines.push(`  not measured: ${measured}`);
+  return lines.join('\n');
+}
+
+function parseArguments(args: readonly string[]): StatsArguments | string {
+  let file: string | undefined;
+  const params: Record<string, number> = {};
+  let subgroupSize = 32;
+  let device: DeviceKind | undefined;
+  let profile: string | undefined;
+  let plot: string | undefined;
+  for (let k = 0; k < args.length; k++) {
+    const arg = args[k]!;
+    const value = () => {
+      const v = args[++k];
+      if (v === undefined || v.startsWith('--')) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    try {
+      if (arg === '--params') {
+        for (const pair of value().split(',')) {
+          const m = /^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*$/.exec(pair);
+          if (!m) return `--params takes name=integer pairs separated by commas, not '${pair}'`;
+          params[m[1]!] = Number(m[2]);
+        }
+      } else if (arg === '--subgroup-size') {
+        subgroupSize = Number(value());
+        if (!Number.isInteger(subgroupSize) || subgroupSize < 1) return `--subgroup-size needs a positive integer`;
+      } else if (arg === '--device') {
+        const v = value();
+        if (!(DEVICE_KINDS as readonly string[]).includes(v)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${v}'`;
+        device = v as DeviceKind;
+      } else if (arg === '--profile') profile = value();
+      else if (arg === '--plot') plot = value();
+      else if (arg.startsWith('-')) return `unknown option '${arg}'`;
+      else if (file === undefined) file = arg;
+      else return `one file at a time ('${file}', then '${arg}')`;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  if (file === undefined) return 'which file? (loom stats <file.ts>)';
+  if (plot !== undefined && device === undefined && profile === undefined) return '--plot needs a roofline: give --device or --profile';
+  return { file, params, subgroupSize, device, profile, plot };
+}

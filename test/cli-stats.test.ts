@@ -1,0 +1,122 @@
+/**
+ * `loom stats`: the counts of the kernels a file exports, the roofline's estimates with a
+ * profile or a device (measured once, kept on disk), the SVG plot, and usage mistakes.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { setWarningHandler } from '@loom/core';
+import { main } from '../packages/dsl/src/cli.ts';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const example = path.join(root, 'examples/statistics.ts');
+
+/** `main`'s exit code and what it printed (Loom's warnings set aside). */
+async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const printed = { stdout: '', stderr: '' };
+  const { log, error } = console;
+  console.log = (...parts: unknown[]) => void (printed.stdout += `${parts.join(' ')}\n`);
+  console.error = (...parts: unknown[]) => void (printed.stderr += `${parts.join(' ')}\n`);
+  const warnings = setWarningHandler(() => {});
+  try {
+    return { code: await main(argv), ...printed };
+  } finally {
+    Object.assign(console, { log, error });
+    setWarningHandler(warnings);
+  }
+}
+
+function scratch(): string {
+  return mkdtempSync(path.join(tmpdir(), 'loom-stats-'));
+}
+
+test('the three maps of every kernel the file exports', async () => {
+  const { code, stdout } = await loom('stats', example);
+  assert.is(code, 0);
+  assert.match(stdout, '== statsKernel(): kernel \'stats_knl\'');
+  assert.match(stdout, 'Op(float32, add, subgroup, "stats_knl"): [l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }');
+  assert.match(stdout, "MemAccess(global, float64, {}, {}, store, e, None, subgroup, 'stats_knl'): [l, m, n] -> { m * n : l > 0 and m > 0 and n > 0 }");
+  assert.match(stdout, 'Sync(barrier_local, loopy_kernel): { 1000 }');
+});
+
+test('with a profile and parameters: the estimate; with --plot, the roofline as SVG', async () => {
+  const dir = scratch();
+  try {
+    const profile = path.join(dir, 'paper.json');
+    writeFileSync(profile, JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }));
+    const plot = path.join(dir, 'roofline.svg');
+    const { code, stdout } = await loom('stats', example, '--params', 'n=256,m=256,l=8', '--profile', profile, '--plot', plot);
+    assert.is(code, 0);
+    // stats_knl: 1572864 f32 + 131072 f64 flops; a, b, c: 3 x 524288 floats, g, h, e: 3 x 65536 doubles
+    assert.match(stdout, 'estimate on paper GPU at n=256, m=256, l=8: 1.79e-5 s, memory bound');
+    assert.match(stdout, '1.70e6 flops, 7.86e6 bytes (each element once), 0.217 flop/byte, 1 launch');
+    const svg = readFileSync(plot, 'utf8');
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.match(svg, 'Roofline: paper GPU');
+    assert.match(svg, '>statsKernel()</text>');
+    assert.match(svg, 'no floating-point work: barrierKernel()');
+    assert.match(svg, /<\/svg>\n$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with a device: its profile measured once and kept on disk, each kernel run and timed', async () => {
+  const dir = scratch();
+  const previous = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    const first = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu');
+    assert.is(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^CPU \(generated JavaScript\): measured: /);
+    assert.match(first.stdout, /measured: \S+ s \(predicted\/measured \S+\)/);
+    // Loom refuses the barrier kernel's code (it reads local memory nobody writes): counted, not run
+    assert.match(first.stdout, "not measured: in kernel 'loopy_kernel'");
+    const cache = JSON.parse(readFileSync(path.join(dir, 'device-profiles.json'), 'utf8')) as Record<string, { flopRate: number }>;
+    assert.ok(cache['CPU (generated JavaScript)']!.flopRate > 0);
+    const second = await loom('stats', example, '--device', 'cpu');
+    assert.match(second.stdout, /^CPU \(generated JavaScript\): profile from the cache: /);
+  } finally {
+    if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('usage mistakes: exit code 2 and one line saying what', async () => {
+  const cases: [string[], RegExp][] = [
+    [['stats'], /^loom stats: which file\?/],
+    [['stats', example, '--params', 'n'], /^loom stats: --params takes name=integer pairs separated by commas, not 'n'/],
+    [['stats', example, '--device', 'tpu'], /^loom stats: --device is one of cpu, opencl, webgpu, not 'tpu'/],
+    [['stats', example, '--plot', 'r.svg'], /^loom stats: --plot needs a roofline: give --device or --profile/],
+    [['stats', example, '--profile', 'nowhere.json'], /^loom stats: cannot read the profile nowhere.json/],
+    [['stats', example, '--watch'], /^loom stats: unknown option '--watch'/],
+  ];
+  for (const [argv, message] of cases) {
+    const { code, stderr } = await loom(...argv);
+    assert.is(code, 2, argv.join(' '));
+    assert.match(stderr, message);
+  }
+  const help = await loom('stats', '--help');
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /^usage: loom stats <file.ts\|.js>/);
+});
+
+test('a file that exports no kernel', async () => {
+  const dir = scratch();
+  try {
+    const file = path.join(dir, 'nothing.mjs');
+    writeFileSync(file, 'export const answer = 42;\n');
+    const { code, stderr } = await loom('stats', file);
+    assert.is(code, 1);
+    assert.match(stderr, 'exports no kernel');
+    assert.not.ok(existsSync(path.join(dir, 'roofline.svg')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
