@@ -22,7 +22,7 @@ export {
   copy, copyBroadcasted, cast, addConst, addParam, mulConst, mulParam, divConst, divParam, normConst, normParam, ignore, broadcastConst, broadcastParam,
   splitComplex, combineComplex, type ArrayType,
 } from './library/transformations.ts';
-export { pureParallel, type PureParallelSpec } from './library/pure-parallel.ts';
+export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
 export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate } from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
