@@ -43,16 +43,19 @@ export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
     ? ArrayArgument<P['dtype']> | undefined
     : ArrayArgument<P['dtype']>;
 
-export type PositionalArguments<L extends readonly Leaf[]> = { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
+/** What a loosely typed computation takes for any parameter (its signature unknown to the compiler). */
+export type LooseArgument = HostArrays[keyof HostArrays] | { readonly data: HostArrays[keyof HostArrays]; readonly shape: readonly number[] } | DeviceArray | number | bigint | undefined;
+
+export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
-export type NamedArguments<L extends readonly Leaf[]> = Simplify<
+export type NamedArguments<L extends readonly Leaf[]> = number extends L['length'] ? { readonly [name: string]: LooseArgument } : Simplify<
   { readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }
 >;
 
 /** What a call resolves to: every output, by name. */
-export type Outputs<L extends readonly Leaf[]> = Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: HostArrayOf<P['dtype']> | DeviceArray }>;
+export type Outputs<L extends readonly Leaf[]> = number extends L['length'] ? { readonly [name: string]: HostArrays[keyof HostArrays] | DeviceArray } : Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: HostArrayOf<P['dtype']> | DeviceArray }>;
 
 // ---- attach, at the type level ------------------------------------------------------------------
 //

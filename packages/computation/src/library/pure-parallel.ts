@@ -71,7 +71,7 @@ export function pureParallelFromTransformation(tr: Transformation, guidingArray?
     if (own.some((n) => typeof n !== 'number')) throw new LoomError(`${what}: parameter '${p.name}' has a symbolic shape`);
     return { name: p.name, dtype: p.dtype, shape: own as readonly number[], role: p.role };
   });
-  return pureParallel({ name: tr.name, params, guidingArray: shape, body: (idx) => bodyAsInstructions(tr, idx) });
+  return pureParallel<readonly ComputationParam[]>({ name: tr.name, params, guidingArray: shape, body: (idx) => bodyAsInstructions(tr, idx) });
 }
 
 /** The transformation's stores as instructions: loads as elements, guards as if blocks. */
