@@ -14,7 +14,7 @@ export type { ComputationParam, ComputationRole } from './computation/params.ts'
 export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
 export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
 export type {
-  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
+  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, NamedOutputs, LooseArgument, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
 } from './computation/typed.ts';
 
 // --- the library ------------------------------------------------------------------------------
