@@ -1,7 +1,8 @@
 /**
  * Ports of Reikna's tests/test_algorithms/test_reduce.py, on every test device against
  * plain JS. Reikna sums int64; WGSL has no 64-bit integers, so these sum int32 (small values:
- * exact). Shapes are Reikna's, with a 10^6-element input, and axes None, 0, 1, 2.
+ * exact). Shapes are Reikna's (two of the largest replaced by a 10^6-element input), and axes
+ * None, 0, 1, 2.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,7 +10,9 @@ import { predicate, predicateMax, predicateSum, reduce } from '@loom/computation
 import { testDevices } from '../support/devices.ts';
 import { reduceRef, sizeOf, testIntegers } from '../support/ndarray.ts';
 
-const SHAPES: readonly (readonly number[])[] = [[1], [2], [13], [1535], [512 * 231], [1_000_000], [140, 3], [13, 598], [1536, 789], [5, 15, 19], [134, 25, 23], [45, 56, 178]];
+// Reikna's shapes, but 512*231 and 1536x789 give way to one 10^6-element input (each shape
+// compiles its own kernels, and the CPU device runs every test too)
+const SHAPES: readonly (readonly number[])[] = [[1], [2], [13], [1535], [1_000_000], [140, 3], [13, 598], [5, 15, 19], [134, 25, 23], [45, 56, 178]];
 
 for (const shape of SHAPES) {
   for (const axis of [undefined, 0, 1, 2]) {

@@ -26,7 +26,12 @@ export async function computationCases(device: Device): Promise<void> {
   const b = new Int32Array(100);
   const compiled = await comp.compile(device);
   const { output } = await compiled(undefined, a, b, 0.5);
-  type _output = Expect<Equal<typeof output, Float32Array | DeviceArray>>;
+  type _output = Expect<Equal<typeof output, Float32Array>>;
+  // an output passed on the device comes back as the DeviceArray
+  const onDevice = await compiled(value<DeviceArray>(), a, b, 0.5);
+  type _onDevice = Expect<Equal<typeof onDevice.output, DeviceArray>>;
+  const named = await compiled.byName({ input1: a, input2: b, param: 1, output: value<DeviceArray>() });
+  type _named = Expect<Equal<typeof named.output, DeviceArray>>;
   await compiled(new Float32Array(100), a, b, 2);
   await compiled.byName({ input1: a, input2: b, param: 1 });
   await compiled(undefined, value<DeviceArray>(), { data: b, shape: [100] }, 1);
@@ -48,7 +53,7 @@ export async function computationCases(device: Device): Promise<void> {
   const scaled = comp.attach('output', mulParam({ dtype: 'float32' }), 'input', { output: 'scaled', param: 'k' });
   const run2 = await scaled.compile(device);
   const { scaled: s } = await run2(undefined, 2, a, b, 0.5);
-  type _scaled = Expect<Equal<typeof s, Float32Array | DeviceArray>>;
+  type _scaled = Expect<Equal<typeof s, Float32Array>>;
   await run2.byName({ input1: a, input2: b, param: 1, k: 3 });
   // @ts-expect-error: 'output' is hidden by the transformation
   await run2.byName({ input1: a, input2: b, param: 1, k: 3, output: a });

@@ -34,11 +34,11 @@ import { allocateMemory } from './memory.ts';
 import { checkComputationParams, type ComputationParam } from './params.ts';
 import type { ComputationPlan, KernelArgument } from './plan.ts';
 import { TransformationTree } from './tree.ts';
-import type { Attached, AttachableNames, InitialTree, KernelArgumentsOf, MappingFor, NamedArguments, Outputs, PositionalArguments, SignatureOf } from './typed.ts';
+import type { Attached, AttachableNames, InitialTree, KernelArgumentsOf, MappingFor, NamedArguments, NamedOutputs, OnlyKnown, Outputs, PositionalArguments, SignatureOf } from './typed.ts';
 
 export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName'> {
-  (...args: PositionalArguments<L>): Promise<Outputs<L>>;
-  byName(args: NamedArguments<L>): Promise<Outputs<L>>;
+  <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
+  byName<const G extends NamedArguments<L>>(args: OnlyKnown<G, L>): Promise<NamedOutputs<L, G>>;
 }
 
 /**

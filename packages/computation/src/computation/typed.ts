@@ -46,16 +46,37 @@ export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
     ? ArrayArgument<P['dtype']> | undefined
     : ArrayArgument<P['dtype']>;
 
-export type PositionalArguments<L extends readonly Leaf[]> = { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
+/** What a loosely typed computation takes for any parameter (its signature unknown to the compiler). */
+export type LooseArgument = HostArrays[keyof HostArrays] | { readonly data: HostArrays[keyof HostArrays]; readonly shape: readonly number[] } | DeviceArray | number | bigint | undefined;
+
+export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
-export type NamedArguments<L extends readonly Leaf[]> = Simplify<
+export type NamedArguments<L extends readonly Leaf[]> = number extends L['length'] ? { readonly [name: string]: LooseArgument } : Simplify<
   { readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }
 >;
 
-/** What a call resolves to: every output, by name. */
-export type Outputs<L extends readonly Leaf[]> = Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: HostArrayOf<P['dtype']> | DeviceArray }>;
+type LooseOutputs = { readonly [name: string]: HostArrays[keyof HostArrays] | DeviceArray };
+
+/** An output comes back as the DeviceArray passed for it, else as host data (the array passed, or a new one). */
+type Returned<P extends Leaf, Given> = [Given] extends [DeviceArray] ? DeviceArray : [Given] extends [{ readonly data: infer H }] ? H : HostArrayOf<P['dtype']>;
+
+/** What a positional call resolves to: every output, by name, typed by what was passed for it. */
+export type Outputs<L extends readonly Leaf[], G extends readonly unknown[] = []> = number extends L['length']
+  ? LooseOutputs
+  : Simplify<{ [K in keyof L & `${number}` as L[K] extends { readonly role: 'o' | 'io'; readonly name: infer N extends string } ? N : never]: L[K] extends Leaf ? Returned<L[K], K extends keyof G ? G[K] : undefined> : never }>;
+
+/**
+ * A call's arguments by name, checked for names the signature does not have (a generic
+ * argument is checked only against its constraint, which lets extra names through).
+ */
+export type OnlyKnown<G, L extends readonly Leaf[]> = number extends L['length'] ? G : { [K in keyof G]: K extends L[number]['name'] ? G[K] : `'${K & string}' is not a parameter of this computation` };
+
+/** What a call by name resolves to. */
+export type NamedOutputs<L extends readonly Leaf[], G> = number extends L['length']
+  ? LooseOutputs
+  : Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: Returned<P, P['name'] extends keyof G ? G[P['name']] : undefined> }>;
 
 // ---- attach, at the type level ------------------------------------------------------------------
 //
