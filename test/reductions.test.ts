@@ -212,6 +212,13 @@ test('a reduction over a group iname is refused, naming the alternatives', () =>
     e instanceof LoomError && /work-groups cannot combine/.test(e.message) && /splitIname/.test(e.message) && /gbarrier/.test(e.message) && /atomic/.test(e.message));
 });
 
+test('a reduction over a local iname inside one of the same axis is refused', () => {
+  const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out[j] = sum(i, a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  assert.throws(() => preprocess(knl), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
+  const two = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out = sum((i, j), a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  assert.throws(() => preprocess(two), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
+});
+
 test('an order-keeping reduction is refused across work-items', () => {
   const knl = tagInames(makeKernel('{[i]: 0<=i<8}', 'out, <>f = reduce(segmented(sum), i, a[i], g[i])', [globalArg('a', { dtype: 'float32' }), globalArg('g', { dtype: 'int32' }), '...']), { i: 'l.0' });
   assert.throws(() => preprocess(knl), (e: unknown) => e instanceof LoomError && /depends on the order/.test(e.message));
