@@ -90,6 +90,12 @@ for (const device of testDevices()) {
     assertClose(y as Float32Array, expected, 'y', 1e-5, 1e-5);
   });
 
+  test(`${on}: a local iname that does not start at 0, beside another local axis the reduction leaves idle`, async () => {
+    const knl = tagInames(makeKernel(['{[j]: 0<=j<4}', '{[i]: 3 <= i < 10}'], ['out = sum(i, i)', 'o2[j] = sum(i, i*j)']), { i: 'l.0', j: 'l.1' });
+    const r = await run(knl, device, {});
+    assert.equal([...(r.out as Int32Array), ...(r.o2 as Int32Array)], [42, 0, 42, 84, 126]);
+  });
+
   test(`${on}: a reduction into a private temporary reaches every work-item (a normalization)`, async () => {
     const n = 50;
     let knl = makeKernel('{[j, j2]: 0 <= j, j2 < n}', ['<> s = sum(j, a[j])', 'out[j2] = a[j2] / s'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']);
