@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every benchmark figure of issue 7 in one command, PyTorch's included, then the report.
+# Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts):
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts):
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
@@ -57,6 +57,7 @@ $local_run && full=
 step torch 100 python3 bench/torch_side.py $full --json
 step elementwise 120 ours elementwise --json
 step matmul 210 ours matmul --json --budget=40
+step reductions 45 ours reductions --json
 step codegen 60 ours codegen --json --samples=10
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json

@@ -45,7 +45,7 @@ for (const file of files) {
 // --- pairing with PyTorch ---------------------------------------------------------------------------
 
 const torch = new Map(lines.filter((l) => l.backend === 'torch').map((l) => [`${l.bench}|${l.case}|${l.size}`, l]));
-const TORCH_NAME: Record<string, string> = { elementwise: 'torch.add', matmul: 'torch.matmul (cuBLAS, TF32 off)' };
+const TORCH_NAME: Record<string, string> = { elementwise: 'torch.add', matmul: 'torch.matmul (cuBLAS, TF32 off)', reductions: 'torch.sum' };
 
 /** Our line with PyTorch as its reference, when PyTorch measured the same case and size. */
 function paired(l: Line): MeasurementLine {
@@ -82,7 +82,7 @@ if (host) md.push(`- host: Node ${String(host.node)}, ${String(host.platform)}${
 md.push('', '## How they were made', '');
 md.push('On the GPU machine (see `../shared/device/README.md`), from the repository root:', '');
 md.push('```sh');
-md.push('../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts   # here');
+md.push('../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts   # here');
 md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
 md.push('```', '');
 md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
@@ -90,7 +90,7 @@ md.push('without `--full`, small sizes for CPU devices: PoCL, lavapipe). Timing:
 md.push('profiling (median of launches); WebGPU kernels by wall time over dozens of dispatches in one submit;');
 md.push('PyTorch by CUDA events over back-to-back calls; `pointwise()` calls by wall time, back to back.', '');
 
-md.push('## Targets (issue 7)', '');
+md.push('## Targets (issues 7 and 14)', '');
 md.push('| target | measured | met |', '| --- | --- | --- |');
 for (const row of targetRows()) md.push(`| ${row.join(' | ')} |`);
 md.push('');
@@ -98,6 +98,7 @@ md.push('');
 for (const [bench, title, note] of [
   ['elementwise', 'Elementwise add, float32 (size: elements)', 'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.'],
   ['matmul', 'SGEMM, float32 (size: n)', 'TFLOP/s = 2n³ / time. `sgemm` is the autotuned transformation of `c[i,j] = sum(k, a[i,k]*b[k,j])` (examples/matmul.ts).'],
+  ['reductions', 'Reductions across work-items, float32 (size: elements)', 'GB/s of the data read. `row sum`: `out[i] = sum(j, a[i, j])`, a work-group of 256 per row; `full sum`: two steps, 1024 groups of 256 into partial sums, then one group (bench/reductions-kernels.ts).'],
   ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
   ['statistics', 'Statistics of the tuned SGEMM (issue 16)', 'Median milliseconds of `getStatistics` (op, memory access and synchronization maps, exact counts); size is the keys counted; the note gives code generation of the same kernel; reference is the 50 ms target.'],
   ['launch', 'Launch overhead, tiny kernel', 'Microseconds per launch of out = 2*a over 1024 floats on the device, waited for; reference is a raw dispatch through the same API.'],
@@ -152,6 +153,12 @@ function targetRows(): string[][] {
   for (const [backend, bar] of [['opencl', 0.6], ['webgpu', 0.4]] as const) {
     const l = find('matmul', backend, 'sgemm', 4096);
     rows.push([`SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`, l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
+  }
+  for (const [c, size, what] of [['row sum', 8192 * 8192, 'row sum 8192²'], ['full sum', 2 ** 26, 'full sum 2^26']] as const) {
+    for (const backend of ['opencl', 'webgpu']) {
+      const l = find('reductions', backend, c, size);
+      rows.push([`${what}, ${backend}: ≥ 0.8x torch.sum`, l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8)]);
+    }
   }
   // the tutorial's kernels carry the target; the matmuls (not in the tutorial) are reported beside it
   const isMatmul = (c: string) => c.startsWith('sgemm') || c === 'tiled matmul';

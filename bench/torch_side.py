@@ -8,6 +8,9 @@ and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/re
                contiguous, broadcast along the rows (shape (cols,)), or transposed (y.t() of a
                contiguous cols x rows tensor); GB/s counting x, y and out once, as ours do
   matmul       torch.matmul(a, b, out=c), float32, n = 1024 .. 8192, TF32 off (cuBLAS SGEMM); TFLOP/s
+  reductions   torch.sum(a, dim=1, out=out) over float32 rows x cols (8192 x 8192 with --full, 256 x 2048
+               without), and torch.sum(x, dim=0, out=out) over 2^26 float32 (2^20 without); GB/s of the
+               data read, as bench/reductions.ts counts it
 
 Without a CUDA device it says so and exits cleanly: the other benchmarks still run.
 """
@@ -118,6 +121,26 @@ def main():
             torch.cuda.empty_cache()
         except Exception as e:
             print(f"  torch matmul {size}: FAILED: {e}", file=sys.stderr)
+
+    rows, cols = (8192, 8192) if args.full else (256, 2048)
+    total = 2**26 if args.full else 2**20
+    try:
+        # small integers, as bench/reductions.ts uses: every sum is exact, and checked
+        a = (torch.arange(rows * cols, device=cuda) % 17 - 8).to(torch.float32).reshape(rows, cols)
+        row_out = torch.empty(rows, device=cuda)
+        seconds = time_per_call(torch, lambda: torch.sum(a, dim=1, out=row_out))
+        assert torch.equal(row_out, a.double().sum(dim=1).float()), "torch.sum over rows gave an unexpected result"
+        record("reductions", "row sum", rows * cols, 4 * rows * cols / seconds / 1e9, "GB/s")
+        del a, row_out
+        x = (torch.arange(total, device=cuda) % 3 - 1).to(torch.float32)
+        out = torch.empty((), device=cuda)
+        seconds = time_per_call(torch, lambda: torch.sum(x, dim=0, out=out))
+        assert out.item() == float(x.double().sum().item()), "torch.sum gave an unexpected result"
+        record("reductions", "full sum", total, 4 * total / seconds / 1e9, "GB/s")
+        del x, out
+        torch.cuda.empty_cache()
+    except Exception as e:
+        print(f"  torch reductions: FAILED: {e}", file=sys.stderr)
     return 0
 
 

@@ -15,7 +15,7 @@ import type { Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 import { compareArrays, floatsAgree } from './support/differential/compare.ts';
-import { caseHasFinding, FeatureSet, formatReport, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
+import { caseHasFinding, FeatureSet, formatReport, limitsOf, planCase, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
 
 /**
  * Feature classes left out of the sample, each with the reason (issue 10: a class left out
@@ -53,12 +53,19 @@ async function sample(seeds: readonly number[], devices: Device[], excluded: rea
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, k) => from + k);
 
+/** A case's kernel has an argmax/argmin; its chain puts a reduction iname (k, k_inner, ...) on a local axis. */
+const usesArgmax = (r: Pick<CaseResult, 'kcase'>) => /\barg(max|min)\(/.test(r.kcase.instructions);
+const reducesLocally = (r: Pick<CaseResult, 'chain'>) => r.chain?.steps.some((s) => /splitIname\(knl, 'k\w*', \d+, \{[^}]*"(inner|outer)Tag":"l\./.test(s.text)) ?? false;
+const agreedOn = (r: Pick<CaseResult, 'devices'>, device?: string) => r.devices.some((d) => (device === undefined || d.device === device) && d.outcome.kind === 'agree');
+
 test('CPU device: 60 random kernels under random chains agree with the untransformed kernel', async () => {
   const results = await sample(range(1000, 60), [reference], EXCLUDED);
   // most cases must really be compared, not declined: a generator gone wrong would pass silently
   const compared = results.filter((r) => r.devices.some((d) => d.outcome.kind === 'agree')).length;
   assert.ok(compared >= 40, `only ${compared} of 60 cases were compared`);
   assert.ok(results.some((r) => r.chain!.steps.length >= 3), 'no chain of three steps or more');
+  assert.ok(results.filter((r) => usesArgmax(r) && agreedOn(r)).length >= 5, 'too few argmax cases compared');
+  assert.ok(results.filter((r) => reducesLocally(r) && agreedOn(r)).length >= 3, 'too few reductions across work-items compared');
 });
 
 test('every device: 6 random kernels under random chains agree with the untransformed kernel', async () => {
@@ -66,6 +73,26 @@ test('every device: 6 random kernels under random chains agree with the untransf
   for (const device of testDevices()) {
     const compared = results.filter((r) => r.devices.some((d) => d.device === device.name && d.outcome.kind === 'agree')).length;
     assert.ok(compared >= 2, `${device.name}: only ${compared} of 6 cases were compared`);
+  }
+});
+
+test('every device: random kernels with argmax, and with reductions across work-items, agree with the untransformed kernel', async () => {
+  // the first seeds from 3000 whose case (as each device gets it) has the feature: a sample that
+  // cannot drift away from them as the generator changes
+  const pick = (has: (r: Pick<CaseResult, 'kcase' | 'chain'>) => boolean, count: number) => {
+    const seeds: number[] = [];
+    for (let seed = 3000; seeds.length < count && seed < 4000; seed++) {
+      const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+      if (own.every((p) => p && has(p))) seeds.push(seed);
+    }
+    return seeds;
+  };
+  const argmaxSeeds = pick(usesArgmax, 3);
+  const localSeeds = pick(reducesLocally, 3);
+  const results = await sample([...argmaxSeeds, ...localSeeds], testDevices(), EXCLUDED);
+  for (const device of testDevices()) {
+    assert.ok(results.some((r) => usesArgmax(r) && agreedOn(r, device.name)), `${device.name}: no argmax case compared (seeds ${argmaxSeeds})`);
+    assert.ok(results.some((r) => reducesLocally(r) && agreedOn(r, device.name)), `${device.name}: no reduction across work-items compared (seeds ${localSeeds})`);
   }
 });
 

@@ -90,6 +90,12 @@ for (const device of testDevices()) {
     assertClose(y as Float32Array, expected, 'y', 1e-5, 1e-5);
   });
 
+  test(`${on}: a local iname that does not start at 0, beside another local axis the reduction leaves idle`, async () => {
+    const knl = tagInames(makeKernel(['{[j]: 0<=j<4}', '{[i]: 3 <= i < 10}'], ['out = sum(i, i)', 'o2[j] = sum(i, i*j)']), { i: 'l.0', j: 'l.1' });
+    const r = await run(knl, device, {});
+    assert.equal([...(r.out as Int32Array), ...(r.o2 as Int32Array)], [42, 0, 42, 84, 126]);
+  });
+
   test(`${on}: a reduction into a private temporary reaches every work-item (a normalization)`, async () => {
     const n = 50;
     let knl = makeKernel('{[j, j2]: 0 <= j, j2 < n}', ['<> s = sum(j, a[j])', 'out[j2] = a[j2] / s'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']);
@@ -210,6 +216,13 @@ test('a reduction over a group iname is refused, naming the alternatives', () =>
   const knl = tagInames(makeKernel('{[i]: 0<=i<n}', 'out = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), { i: 'g.0' });
   assert.throws(() => preprocess(knl), (e: unknown) =>
     e instanceof LoomError && /work-groups cannot combine/.test(e.message) && /splitIname/.test(e.message) && /gbarrier/.test(e.message) && /atomic/.test(e.message));
+});
+
+test('a reduction over a local iname inside one of the same axis is refused', () => {
+  const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out[j] = sum(i, a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  assert.throws(() => preprocess(knl), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
+  const two = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out = sum((i, j), a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  assert.throws(() => preprocess(two), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
 });
 
 test('an order-keeping reduction is refused across work-items', () => {

@@ -60,10 +60,12 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const g = freeAxis(knl, 'group');
       const l = freeAxis(knl, 'local');
       const options: Record<string, unknown> = {};
-      // a reduction iname (k and what it splits into) cannot run in parallel: Loom says so, and the step would be lost
-      const parallel = !iname.startsWith('k');
-      if (parallel && rng.chance(0.5) && g !== undefined) options.outerTag = `g.${g}`;
-      if (parallel && rng.chance(0.5) && l !== undefined) options.innerTag = `l.${l}`;
+      // a reduction iname (k and what it splits into) runs across work-items only within a group:
+      // a reduction across groups is refused (the step would be lost)
+      const reduced = iname.startsWith('k');
+      if (!reduced && rng.chance(0.5) && g !== undefined) options.outerTag = `g.${g}`;
+      if (reduced && features.has('localReductions') && rng.chance(0.2) && l !== undefined) options.outerTag = `l.${l}`;
+      else if ((!reduced || features.has('localReductions')) && rng.chance(0.5) && l !== undefined) options.innerTag = `l.${l}`;
       if (rng.chance(0.15)) options.slabs = [0, 1];
       return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
     }

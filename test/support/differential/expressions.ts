@@ -59,6 +59,10 @@ export class ExpressionGenerator {
   }
 
   /** Comparisons, min and max are safe unless a float operand may be NaN or −0. */
+  get comparesData(): boolean {
+    return this.compareData;
+  }
+
   private get compareData(): boolean {
     return !this.float || !this.features.has('floatSpecials') || this.features.has('nanComparisons');
   }

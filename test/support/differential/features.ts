@@ -20,6 +20,7 @@ export const FEATURES = {
   // kernel shapes
   triangular: 'domains with j <= i, as one set or as a nested domain list',
   reductions: 'sum, product, max and min reductions',
+  argmax: 'argmax and argmin into two temporaries (a multiple assignment)',
   temporaries: 'private temporaries holding an intermediate value',
   conditionals: "if(c, a, b) and Python's (a if c else b) expressions, and if/else instruction blocks",
   rules: 'substitution rules (f(x) := …), which precompute can store',
@@ -27,6 +28,7 @@ export const FEATURES = {
   warnedRaces: 'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
   // transformations
   split: 'splitIname, with g./l. tags on either half',
+  localReductions: 'l. tags on a half of a split reduction iname (a tree across work-items)',
   unroll: "the 'unr' tag on a constant-length iname",
   ilp: "the 'ilp' tag on a constant-length iname",
   prioritize: 'prioritizeLoops on two or three inames',

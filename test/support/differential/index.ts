@@ -76,6 +76,23 @@ function argumentsFor(knl: LoopKernel, kcase: KernelCase): Record<string, HostAr
   return args;
 }
 
+/**
+ * The kernel and chain `runCase` makes for this seed, without running anything (for choosing
+ * seeds that exercise a feature); undefined where the chain throws what is no LoomError.
+ */
+export function planCase(seed: number, features: FeatureSet): { kcase: KernelCase; chain: Chain } | undefined {
+  const previous = setWarningHandler(() => {});
+  try {
+    const rng = new Rng(seed);
+    const kcase = generateKernel(seed, rng, features);
+    return { kcase, chain: generateChain(rng, kcase, features) };
+  } catch {
+    return undefined;
+  } finally {
+    setWarningHandler(previous);
+  }
+}
+
 export async function runCase(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device): Promise<CaseResult> {
   const warnings: string[] = [];
   const previous = setWarningHandler((w) => warnings.push(w.toString()));

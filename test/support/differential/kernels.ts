@@ -79,6 +79,17 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
     index, inames: [...outer, ...(reduction ? ['k'] : [])], arrays: ['a', 'b'], divisor: 'd', extra: ruleCall ? [ruleCall] : [],
   };
   let outputExpr: (scope: Scope) => GenExpr;
+  if (reduction && features.has('argmax') && gen.comparesData && rng.chance(0.3)) {
+    // value and index of the extreme, into two temporaries; the output uses both
+    const op = rng.pick(['argmax', 'argmin']);
+    const body = gen.reductionBody('max', { ...elementScope, reduction: 'max' });
+    lines.push(`<> v, <> at = ${op}(k, ${exprToString(body)}, k)`);
+    const both = gen.around(leaf('v'), leaf(`${dtype}(at)`));
+    const outerScope: Scope = { index: ['i'], inames: ['i'], arrays: ['c'], extra: [] };
+    outputExpr = () => both;
+    use('c', ['n']);
+    return finish(outerScope);
+  }
   if (reduction) {
     // the reduction is one leaf of the output expression, which also reads c[i]
     const op = gen.reductionOp();

@@ -78,15 +78,17 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
 }
 
 /**
- * Whether every work-item wants the instruction's value: it writes private temporaries only
- * (each work-item its own copy). Otherwise it writes shared memory, once (see local-tree.ts).
+ * Whether every work-item wants the instruction's value: it writes a private temporary (each
+ * work-item its own copy; a multiple assignment that also writes shared memory then writes the
+ * same values there from every work-item). Otherwise it writes shared memory, once (see
+ * local-tree.ts).
  */
 function readersOf(knl: LoopKernel, insn: Instruction): Scope['readers'] {
   const isPrivate = (a: Expr) => {
     const t = knl.temporaries.get(assigneeName(a));
     return t !== undefined && (t.addressSpace === 'private' || (t.addressSpace === 'auto' && a.kind === 'var'));
   };
-  return insn.assignees.length > 0 && insn.assignees.every(isPrivate) ? 'all' : 'one';
+  return insn.assignees.some(isPrivate) ? 'all' : 'one';
 }
 
 function single(x: Realized, insn: Instruction): Expr {

@@ -10,8 +10,9 @@ import type { Expr, Reduce } from '../expr/nodes.ts';
 import type { Instruction } from '../kernel/model.ts';
 import { findReductionOperation, reductionNames, reductionOperation, type ReductionOperation } from './index.ts';
 
+/** `expressions`: what the instruction evaluates, its value first (as `readExpressions` lists them). */
 export function checkReductionUses(insn: Instruction, expressions: readonly Expr[], spanOf: (word: string) => SourceSpan | undefined): void {
-  const top = insn.expression?.kind === 'reduce' ? insn.expression : undefined;
+  const top = insn.expression && expressions[0]?.kind === 'reduce' ? expressions[0] : undefined;
   for (const e of expressions) {
     walk(e, (x) => {
       if (x.kind !== 'reduce') return;

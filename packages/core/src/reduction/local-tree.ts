@@ -81,6 +81,15 @@ export function realizeLocalTree(
     const { lo, size } = r.range(iname, 'a reduction across work-items around it');
     return { iname, lo, size };
   });
+  for (const s of surrounding) {
+    const same = axes.find((a) => a.axis === r.localAxis(s.iname));
+    if (same) {
+      throw new LoomError(
+        `instruction '${scope.insn.id}' reduces over '${same.iname}' inside '${s.iname}', both tagged l.${same.axis}: the hardware has one index per axis, so they would take the same values. Tag them with different axes, or make one sequential`,
+        scope.insn.span,
+      );
+    }
+  }
   const outer = surrounding.map((s) => (s.lo === 0 ? variable(s.iname) : add(variable(s.iname), int(-s.lo))));
   const used = new Set([...axes.map((a) => a.axis), ...surrounding.map((s) => r.localAxis(s.iname)!)]);
   const idle = [...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : [])))].sort();

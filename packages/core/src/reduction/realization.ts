@@ -105,11 +105,16 @@ export class Realization {
   /** The constant range of an iname (over everything around it): its first value and how many there are. */
   range(iname: string, why: string): { lo: number; size: number } {
     const term = [{ set: domainOf(this.knl, [iname]), expr: Linear.variable(iname) }];
-    const lo = staticMin(term, this.knl.assumptions);
-    const hi = staticMax(term, this.knl.assumptions);
-    if (!lo.isConstant || !hi.isConstant) {
-      throw new LoomError(`'${iname}' runs from ${lo.toString()} to ${hi.toString()}, but ${why} needs a constant range (fix the parameters or split '${iname}')`);
+    const fail = (range: string) => new LoomError(`'${iname}' runs ${range}, but ${why} needs a constant range (fix the parameters or split '${iname}')`);
+    let lo, hi;
+    try {
+      lo = staticMin(term, this.knl.assumptions);
+      hi = staticMax(term, this.knl.assumptions);
+    } catch (e) {
+      if (e instanceof LoomError) throw fail('over no range known before the kernel runs');
+      throw e;
     }
+    if (!lo.isConstant || !hi.isConstant) throw fail(`from ${lo.toString()} to ${hi.toString()}`);
     return { lo: lo.constant, size: Math.max(0, hi.constant - lo.constant + 1) };
   }
 

@@ -111,34 +111,56 @@ function pinned(split: Split): Step | undefined {
 }
 
 /**
- * For each of `wanted`, the interval the constraints allow it (missing sides are infinite),
- * from the constraints with the other variables projected away (a superset of the integer
- * values: sound for deciding that a bound is pinned).
+ * For each variable, an interval the constraints allow it (missing sides are infinite): from
+ * the constraints with the other variables projected away, then narrowed by propagating the
+ * intervals through each constraint a few times. Both steps keep every integer point, so
+ * the intervals are sound for deciding that a bound is pinned.
  */
 function variableRanges(cs: readonly Constraint[], wanted: ReadonlySet<string>): Map<string, [number, number]> {
   const all = [...new Set(cs.flatMap((c) => c.expr.variables))];
-  const alone = [...wanted].flatMap((v) => (all.includes(v) ? eliminateApprox(cs, all.filter((x) => x !== v)) : []));
-  const ranges = new Map<string, [number, number]>();
-  for (const c of alone) {
-    const [v] = c.expr.variables;
-    if (v === undefined || c.expr.variables.length !== 1) continue;
-    const k = c.expr.coeff(v);
-    const at = -c.expr.constant / k;
-    const [lo, hi] = ranges.get(v) ?? [-Infinity, Infinity];
-    if (c.kind === 'eq') ranges.set(v, [Math.max(lo, at), Math.min(hi, at)]);
-    else if (k > 0) ranges.set(v, [Math.max(lo, Math.ceil(at)), hi]);
-    else ranges.set(v, [lo, Math.min(hi, Math.floor(at))]);
+  const ranges = new Map<string, [number, number]>(all.map((v) => [v, [-Infinity, Infinity]]));
+  const narrow = (v: string, lo: number, hi: number) => {
+    const [l, h] = ranges.get(v)!;
+    ranges.set(v, [Math.max(l, lo), Math.min(h, hi)]);
+  };
+  for (const v of all.filter((x) => wanted.has(x) || cs.some((c) => c.expr.dependsOn(x)))) {
+    for (const c of eliminateApprox(cs, all.filter((x) => x !== v))) {
+      if (c.expr.variables.length !== 1) continue;
+      const k = c.expr.coeff(v);
+      const at = -c.expr.constant / k;
+      if (c.kind === 'eq') narrow(v, at, at);
+      else if (k > 0) narrow(v, Math.ceil(at), Infinity);
+      else narrow(v, -Infinity, Math.floor(at));
+    }
+  }
+  // k·v + R >= 0: v >= ceil(-max(R)/k) for k > 0, v <= floor(max(R)/|k|) for k < 0 (equalities both ways)
+  for (let round = 0; round < 3; round++) {
+    for (const c of cs) {
+      for (const v of c.expr.variables) {
+        const k = c.expr.coeff(v);
+        const rest = rangeOf(c.expr.without([v]), ranges, true);
+        if (!rest) continue;
+        if (k > 0 || c.kind === 'eq') {
+          if (k > 0) narrow(v, Math.ceil(-rest[1] / k), c.kind === 'eq' ? Math.floor(-rest[0] / k) : Infinity);
+          else narrow(v, Math.ceil(rest[0] / -k), Math.floor(rest[1] / -k));
+        } else narrow(v, -Infinity, Math.floor(rest[1] / -k));
+      }
+    }
   }
   return ranges;
 }
 
-/** The interval of a linear expression over the box, or undefined where a variable is unbounded. */
-function rangeOf(expr: Linear, box: ReadonlyMap<string, [number, number]>): [number, number] | undefined {
+/**
+ * The interval of a linear expression over the box, or undefined where a variable is unbounded
+ * (`infinite`: the sides unbounded variables make infinite are given as such instead).
+ */
+function rangeOf(expr: Linear, box: ReadonlyMap<string, [number, number]>, infinite = false): [number, number] | undefined {
   let lo = expr.constant;
   let hi = expr.constant;
   for (const v of expr.variables) {
     const r = box.get(v);
-    if (!r || !Number.isFinite(r[0]) || !Number.isFinite(r[1])) return undefined;
+    if (!infinite && (!r || !Number.isFinite(r[0]) || !Number.isFinite(r[1]))) return undefined;
+    if (!r) return [-Infinity, Infinity];
     const k = expr.coeff(v);
     lo += k > 0 ? k * r[0] : k * r[1];
     hi += k > 0 ? k * r[1] : k * r[0];

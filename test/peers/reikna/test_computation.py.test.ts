@@ -8,8 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
-import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
-import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested } from '../support/reikna-dummy.ts';
+import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
+import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested } from '../../support/reikna-dummy.ts';
 
 const N = 24;
 

@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { predicate, predicateMax, predicateSum, reduce } from '@loom/computation';
-import { testDevices } from '../support/devices.ts';
-import { reduceRef, sizeOf, testIntegers } from '../support/ndarray.ts';
+import { testDevices } from '../../support/devices.ts';
+import { reduceRef, sizeOf, testIntegers } from '../../support/ndarray.ts';
 
 // Reikna's shapes, but 512*231 and 1536x789 give way to one 10^6-element input (each shape
 // compiles its own kernels, and the CPU device runs every test too)

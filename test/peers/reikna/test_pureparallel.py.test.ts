@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { computation, copy, mulParam, pureParallel, pureParallelFromTransformation } from '@loom/computation';
-import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
+import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
 
 const SIZE = 1000;
 

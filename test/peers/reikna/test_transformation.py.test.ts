@@ -10,8 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError, makeKernel } from '@loom/core';
 import { computation, transformation, type Computation, type ComputationParam } from '@loom/computation';
-import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
-import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested, trScale } from '../support/reikna-dummy.ts';
+import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
+import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested, trScale } from '../../support/reikna-dummy.ts';
 
 const N = 24;
 

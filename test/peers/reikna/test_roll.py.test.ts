@@ -6,8 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { roll } from '@loom/computation';
-import { testDevices } from '../support/devices.ts';
-import { flatten, sizeOf, testIntegers, unflatten } from '../support/ndarray.ts';
+import { testDevices } from '../../support/devices.ts';
+import { flatten, sizeOf, testIntegers, unflatten } from '../../support/ndarray.ts';
 
 /** numpy.roll(a, shift, axis). */
 function rollRef(a: ArrayLike<number>, shape: readonly number[], shift: number, axis: number): number[] {

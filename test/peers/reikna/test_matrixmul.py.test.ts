@@ -7,8 +7,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cast, entrywiseNorm, matrixMul, mulConst } from '@loom/computation';
-import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
-import { reduceRef, sizeOf } from '../support/ndarray.ts';
+import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
+import { reduceRef, sizeOf } from '../../support/ndarray.ts';
 
 /** numpy.matmul with broadcast batches, in float64. */
 function matmulRef(a: ArrayLike<number>, aShape: readonly number[], b: ArrayLike<number>, bShape: readonly number[], ta = false, tb = false): number[] {

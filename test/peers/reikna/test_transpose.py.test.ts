@@ -5,8 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transpose } from '@loom/computation';
-import { testDevices } from '../support/devices.ts';
-import { sizeOf, testIntegers, transposeRef } from '../support/ndarray.ts';
+import { testDevices } from '../../support/devices.ts';
+import { sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
 
 const SHAPES: Record<number, readonly (readonly number[])[]> = {
   2: [[13, 11], [511, 134], [77, 2049]],

@@ -10,7 +10,7 @@ import {
   addConst, addParam, broadcastConst, broadcastParam, cast, combineComplex, copy, copyBroadcasted, divConst, divParam, mulConst, mulParam, normConst, normParam,
   pureParallel, splitComplex,
 } from '@loom/computation';
-import { assertClose, supportsDType, testDevices } from '../support/devices.ts';
+import { assertClose, supportsDType, testDevices } from '../../support/devices.ts';
 
 const SIZE = 1000;
 const DTYPES: readonly DType[] = ['float32', 'float64', 'int32'];

@@ -1,0 +1,71 @@
+/**
+ * Ports of Reikna's tests/test_algorithms/test_scan.py, on every test device against plain
+ * JS (cumulative sums of int32 where Reikna takes int64: WGSL has no 64-bit integers; small
+ * values keep every sum exact). Reikna's correctness shapes, inclusive and exclusive, with
+ * half the largest work-group, then several and non-innermost axes and a custom predicate;
+ * and a 10^6-element scan, which takes three levels of block offsets.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { predicate, predicateMax, predicateSum, scan, type Predicate } from '@loom/computation';
+import { testDevices } from '../../support/devices.ts';
+import { scanRef, sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
+
+/** ref_scan: the axes made innermost (in their order), flattened, scanned, and put back. */
+function refScan(a: ArrayLike<number>, shape: readonly number[], axes: readonly number[] | undefined, exclusive: boolean, op = (x: number, y: number) => x + y, empty = 0): number[] {
+  if (!axes) return scanRef(a, [sizeOf(shape)], 0, op, empty, exclusive);
+  const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
+  const perm = [...kept, ...axes];
+  const moved = transposeRef(a, shape, perm);
+  const rows = sizeOf(kept.map((k) => shape[k]));
+  const scanned = scanRef(moved, [rows, sizeOf(axes.map((k) => shape[k]))], 1, op, empty, exclusive);
+  const inverse = perm.map((_, k) => perm.indexOf(k));
+  return transposeRef(scanned, perm.map((k) => shape[k]), inverse);
+}
+
+async function checkScan(shape: readonly number[], axes?: readonly number[], options: { exclusive?: boolean; predicate?: Predicate; workGroupSize?: number } = {}): Promise<void> {
+  const exclusive = options.exclusive ?? false;
+  const a = testIntegers(Int32Array, sizeOf(shape), sizeOf(shape) + 1);
+  const expected = refScan(a, shape, axes, exclusive);
+  const comp = scan({ dtype: 'int32', shape }, options.predicate ?? predicateSum('int32'), { axes, exclusive, workGroupSize: options.workGroupSize });
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as Int32Array)], expected, device.name);
+  }
+}
+
+// Reikna's largest, 512*512*4 + 5, is left to the 10^6-element test below (each size compiles its own kernels)
+for (const shape of [[15], [511], [512], [513], [512 * 512 + 1]]) {
+  for (const exclusive of [false, true]) {
+    test(`test_scan.py::test_scan_correctness[${shape[0]}-${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+      // Reikna takes half the device's largest work-group; 128 on every device here
+      await checkScan(shape, undefined, { exclusive, workGroupSize: 128 });
+    });
+  }
+}
+
+test('test_scan.py::test_scan_multiple_axes', async () => {
+  await checkScan([10, 20, 30, 40], [2, 3]);
+});
+
+test('test_scan.py::test_scan_non_innermost_axes', async () => {
+  await checkScan([10, 20, 30, 40], [1, 2]);
+});
+
+test('test_scan.py::test_scan_custom_predicate', async () => {
+  await checkScan([10, 20, 30, 40], [1, 2], { predicate: predicate('a + b', 0) });
+});
+
+test('a 10^6-element scan, and a running maximum over axis 0 (any associative operation)', async () => {
+  await checkScan([1_000_000]);
+  const shape = [3001, 3];
+  const a = Float32Array.from(testIntegers(Int32Array, sizeOf(shape), 7), (x, k) => x + (k % 5) * 0.5);
+  const comp = scan({ dtype: 'float32', shape }, predicateMax('float32'), { axes: [0] });
+  const expected = scanRef(a, shape, 0, Math.max, -Infinity, false);
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as Float32Array)], expected, device.name);
+  }
+});
+
+test.run();
