@@ -64,7 +64,11 @@ export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } fro
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
 export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
-export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
+export {
+  removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions, addBarrier, type AddBarrierOptions,
+} from './transform/instructions.ts';
+export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage } from './transform/arguments.ts';
+export { inferUnknownTypes, addAndInferDtypes, realizeReduction, getOneLinearizedKernel } from './transform/pipeline.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 

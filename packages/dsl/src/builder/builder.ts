@@ -15,13 +15,14 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addDependency, addDtypes, addNosync, assume, fixParameters, removeInstructions, replaceInstructionIds, saveAndReloadTemporaries, setInstructionPriority,
+  addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, assume, changeArgToImage, fixParameters, inferUnknownTypes, LoomError, realizeReduction,
+  removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setInstructionPriority,
   setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
-  type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
+  type AddBarrierOptions, type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
 } from '@loom/core';
 import type { AnySignature, ArgNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
-import type { WithDtypes, WithoutArgs } from './typing.ts';
+import type { RenamedArg, WithDtypes, WithoutArgs } from './typing.ts';
 
 export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
   // ---- parameters and data ----
@@ -39,6 +40,46 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `addDtypes`: fix element types ahead of running; `run` then wants exactly those. */
   dtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T): KernelBuilder<I, WithDtypes<S, T>> {
     return this.derive((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
+  }
+
+  /** `addAndInferDtypes`: `dtypes`, then the dtypes of temporaries and outputs inferred from what is written to them. */
+  addAndInferDtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T, options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, WithDtypes<S, T>> {
+    return this.derive((k) => addAndInferDtypes(k, dtypes as Readonly<Record<string, DType>>, options));
+  }
+
+  /** `inferUnknownTypes`: the dtypes nobody declared, inferred from what is written (outputs stay typed by the data passed). */
+  inferUnknownTypes(options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, S> {
+    return this.derive((k) => inferUnknownTypes(k, options));
+  }
+
+  /** `renameArgument`: the argument (an array, or a value the domains use) is called `newName` from now on. */
+  renameArgument<const Old extends ArgNames<S>, const New extends string>(oldName: Old, newName: New): KernelBuilder<I, RenamedArg<S, Old, New>> {
+    return this.derive((k) => renameArgument(k, oldName, newName));
+  }
+
+  /** `setArgumentOrder`: the arguments in this order (every one, each once). */
+  setArgumentOrder(names: readonly ArgNames<S>[]): KernelBuilder<I, S> {
+    return this.derive((k) => setArgumentOrder(k, names));
+  }
+
+  /** `removeUnusedArguments`: these arguments, which nothing uses, go (one still used is an error). */
+  removeUnusedArguments<const L extends readonly ArgNames<S>[]>(names: L): KernelBuilder<I, WithoutArgs<S, L[number]>> {
+    return this.derive((k) => {
+      const result = removeUnusedArguments(k);
+      const kept = names.filter((n) => result.arg(n));
+      if (kept.length) throw new LoomError(`removeUnusedArguments: '${kept.join("', '")}' is used by the kernel; it stays`);
+      return k.with({ args: k.args.filter((a) => !(names as readonly string[]).includes(a.name)) });
+    });
+  }
+
+  /** `changeArgToImage`: always an error, which says why (no target of Loom has images). */
+  changeArgToImage(name: ArgNames<S>): KernelBuilder<I, S> {
+    return this.derive((k) => changeArgToImage(k, name));
+  }
+
+  /** `realizeReduction`: reductions become loops with accumulators, as code generation does them. */
+  realizeReduction(): KernelBuilder<I, S> {
+    return this.derive(realizeReduction);
   }
 
   /** `setOptions` (`writeCode`, `buildOptions`, ...). */
@@ -86,6 +127,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `replaceInstructionIds`: dependencies on an id become dependencies on others. */
   replaceInstructionIds(replacements: Readonly<Record<string, readonly string[]>>): KernelBuilder<I, S> {
     return this.derive((k) => replaceInstructionIds(k, replacements));
+  }
+
+  /** `addBarrier`: a barrier after the instructions `before` picks and before those `after` picks. */
+  addBarrier(before: Within, after: Within, options: AddBarrierOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => addBarrier(k, before, after, options));
   }
 
   /** `tagInstructions`: a tag that `tag:` matches can pick later. */

@@ -42,5 +42,10 @@ export type WithDtypes<S extends AnySignature, T> = S extends Signature
 /** `.fix({ n: 8 })`: `n` is no longer an argument. */
 export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simplify<Omit<S, K & string>> : S;
 
+/** `.renameArgument('a', 'b')`: the argument `a` is now called `b`. */
+export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature
+  ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
+  : S;
+
 /** When nothing is required, `run`'s arguments may be left out. */
 export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
