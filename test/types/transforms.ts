@@ -87,3 +87,16 @@ export function argumentCases(): void {
   spare.removeUnusedArguments(['q']);
   knl.addBarrier('id:a', 'id:b', { synchronizationKind: 'local' }).realizeReduction().inferUnknownTypes();
 }
+
+export function dataCases(): void {
+  const knl = kernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]*x[j])');
+  const batched = knl.toBatched('nbatches', ['out', 'x']);
+  type Inames<B> = B extends { readonly inames: readonly (infer N)[] } ? N : never;
+  type _batched = Expect<Equal<Inames<typeof batched>, 'i' | 'j' | 'ibatch'>>;
+  batched.renameArgument('nbatches', 'nb');
+  // @ts-expect-error: 'q' is not an argument to batch
+  knl.toBatched('nb', ['q']);
+  knl.privatize('i').unprivatize(['i']).splitArrayAxis('a', 0, 4).addPadding('a', 0, 64).addPaddingToAvoidBankConflicts().concatenateTemporaries(['t', 'u']);
+  // @ts-expect-error: unknown iname
+  knl.privatize('q');
+}

@@ -69,6 +69,11 @@ export {
 } from './transform/instructions.ts';
 export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage } from './transform/arguments.ts';
 export { inferUnknownTypes, addAndInferDtypes, realizeReduction, getOneLinearizedKernel } from './transform/pipeline.ts';
+export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
+export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';
+export { toBatched, type ToBatchedOptions } from './transform/batch.ts';
+export { makeCopyKernel } from './transform/copy-kernel.ts';
+export { fuseKernels, type FuseKernelsOptions } from './transform/fuse.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 

@@ -15,14 +15,15 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, assume, changeArgToImage, fixParameters, inferUnknownTypes, LoomError, realizeReduction,
-  removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setInstructionPriority,
-  setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
+  addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, addPadding, addPaddingToAvoidBankConflicts, assume, changeArgToImage, concatenateArrays,
+  fixParameters, inferUnknownTypes, LoomError, privatizeTemporariesWithInames, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument,
+  replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setInstructionPriority, setOptions, setTemporaryAddressSpace, splitArrayAxis, tagArrayAxes,
+  tagInstructions, toBatched, unprivatizeTemporariesWithInames, type ToBatchedOptions,
   type AddBarrierOptions, type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
 } from '@loom/core';
 import type { AnySignature, ArgNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
-import type { RenamedArg, WithDtypes, WithoutArgs } from './typing.ts';
+import type { Batched, RenamedArg, WithDtypes, WithoutArgs } from './typing.ts';
 
 export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
   // ---- parameters and data ----
@@ -95,6 +96,45 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `tagArrayAxes`: how an array's axes are laid out (`'c,c'`, `'f,f'`, `'stride:n,c'`, `'sep,c'`, `'vec'`). */
   layout(arrays: string | readonly string[], tags: string | readonly string[]): KernelBuilder<I, S> {
     return this.derive((k) => tagArrayAxes(k, arrays, tags));
+  }
+
+  /** `privatizeTemporariesWithInames`: each iteration of these inames gets its own entry of the temporaries written in them. */
+  privatize(inames: I | readonly I[], onlyVarNames?: readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => privatizeTemporariesWithInames(k, inames, onlyVarNames));
+  }
+
+  /** `unprivatizeTemporariesWithInames`: the entries privatize added go again. */
+  unprivatize(inames: I | readonly I[], onlyVarNames?: readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => unprivatizeTemporariesWithInames(k, inames, onlyVarNames));
+  }
+
+  /** `concatenateArrays` of temporaries: one array `newName`, each access offset. (Arguments: use the core function; the signature changes.) */
+  concatenateTemporaries(names: readonly string[], newName?: string, axis = 0): KernelBuilder<I, S> {
+    return this.derive((k) => {
+      const args = names.filter((n) => k.arg(n));
+      if (args.length) throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
+      return concatenateArrays(k, names, newName, axis);
+    });
+  }
+
+  /** `splitArrayAxis`: an axis of these arrays becomes two (`a[i]` becomes `a[i // count, i % count]`). */
+  splitArrayAxis(names: string | readonly string[], axis: number, count: number, order: 'C' | 'F' = 'C'): KernelBuilder<I, S> {
+    return this.derive((k) => splitArrayAxis(k, names, axis, count, order));
+  }
+
+  /** `addPadding`: the fixed stride of an argument's axis grows to a multiple of `alignBytes`. */
+  addPadding(name: ArgNames<S>, axis: number, alignBytes: number): KernelBuilder<I, S> {
+    return this.derive((k) => addPadding(k, name, axis, alignBytes));
+  }
+
+  /** `addPaddingToAvoidBankConflicts`: local tiles whose rows would start in one memory bank get a word of padding per row. */
+  addPaddingToAvoidBankConflicts(options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): KernelBuilder<I, S> {
+    return this.derive((k) => addPaddingToAvoidBankConflicts(k, options));
+  }
+
+  /** `toBatched`: a batch of the computation, over a new iname `ibatch`; the varying arguments gain a leading axis. */
+  toBatched<const N extends string, const V extends readonly ArgNames<S>[]>(nbatches: N, batchVaryingArgs: V, options: ToBatchedOptions = {}): KernelBuilder<I | 'ibatch', Batched<S, N, V[number]>> {
+    return this.derive((k) => toBatched(k, nbatches, batchVaryingArgs, options));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */

@@ -47,5 +47,10 @@ export type RenamedArg<S extends AnySignature, Old extends string, New extends s
   ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
   : S;
 
+/** `.toBatched('nb', ['x'])`: `nb` is a new value argument (unless it was one); `x` keeps its kind and dtype (a value becomes an array). */
+export type Batched<S extends AnySignature, N extends string, V extends string> = S extends Signature
+  ? Simplify<{ readonly [K in keyof S]: K extends V ? (S[K]['kind'] extends 'value' ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }> : S[K]) : S[K] } & (N extends keyof S ? {} : { readonly [K in N]: { readonly kind: 'value'; readonly dtype: 'int32'; readonly required: true; readonly output: false } })>
+  : S;
+
 /** When nothing is required, `run`'s arguments may be left out. */
 export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
