@@ -141,7 +141,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
         redirected.add(insn!.id);
         return stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
       }),
-    { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'none' },
+    { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'indices' },
   );
   const dependsOn = storeDependencies(knl, [...redirected], value);
   checkWritersBefore(knl, spec, value, dependsOn, redirected);
