@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  DeviceArray, addAndInferDtypes, addBarrier, addPadding, addPaddingToAvoidBankConflicts, concatenateArrays, findPaddingMultiple, fuseKernels, makeCopyKernel, privatizeTemporariesWithInames, splitArrayAxis, toBatched, unprivatizeTemporariesWithInames, addDependency, addDtypes, assume, changeArgToImage, getOneLinearizedKernel, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, setArgumentOrder, setInstructionPriority, tagArrayAxes, tagInstructions, aliasTemporaries, bufferArray, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
+  DeviceArray, setArrayAxisNames, addAndInferDtypes, addBarrier, addPadding, addPaddingToAvoidBankConflicts, concatenateArrays, findPaddingMultiple, fuseKernels, makeCopyKernel, privatizeTemporariesWithInames, splitArrayAxis, toBatched, unprivatizeTemporariesWithInames, addDependency, addDtypes, assume, changeArgToImage, getOneLinearizedKernel, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, setArgumentOrder, setInstructionPriority, tagArrayAxes, tagInstructions, aliasTemporaries, bufferArray, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
   getInameDuplicationOptions, globalArg, hasSchedulableInameNesting, joinInames, LoomError, makeKernel, makeReductionInamesUnique,
   mapDomain, precompute, printExpr, prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, run, splitIname, splitReductionInward,
   splitReductionOutward, setTemporaryAddressSpace, stringifyKernel, tagInames, valueArg, expr, type Expr, type LoopKernel,
@@ -848,6 +848,22 @@ test('test_unprivatize_error, test_privatize_unprivatize_roundtrip', () => {
   assert.is(stringifyKernel(unprivatizeTemporariesWithInames(knl1, ['imatrix'], ['acc'])), stringifyKernel(knl2));
   assert.is(stringifyKernel(privatizeTemporariesWithInames(knl2, ['imatrix'], ['acc'])), stringifyKernel(knl1));
 });
+
+test('setArrayAxisNames names the inames made for an array\'s axes', () => {
+  const knl = setArrayAxisNames(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'row,col');
+  assert.equal(addPrefetch(knl, 'a', ['i', 'j']).inames.filter((n) => n.startsWith('a_')).sort(), ['a_dim_col', 'a_dim_row']);
+  assert.equal(splitArrayAxis(knl, 'a', 1, 5).arg('a')!.dimNames, ['row', 'col_outer', 'col_inner']);
+  assert.equal(bufferArray(setArrayAxisNames(knl, 'out', 'r,c'), 'out', { bufferInames: ['i', 'j'], defaultTag: null }).inames.filter((n) => n.startsWith('out_')).sort(), ['out_init_c', 'out_init_r', 'out_store_c', 'out_store_r']);
+  throwsLoom(() => setArrayAxisNames(knl, 'a', 'one'), /'a' has 2 axes, but 1 names were given/);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: a prefetch through named axes runs`, async () => {
+    const knl = addPrefetch(setArrayAxisNames(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'row,col'), 'a', ['j'], { defaultTag: 'l.auto' });
+    const a = randomFloat32(20, 3);
+    assertClose((await run(knl, device, { a })).out as Float32Array, range(20, (k) => 2 * a[k]), 'out', 0, 0);
+  });
+}
 
 test('findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts, makeCopyKernel', () => {
   const knl = tagArrayAxes(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'stride:5,stride:1');

@@ -67,7 +67,7 @@ export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alia
 export {
   removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions, addBarrier, type AddBarrierOptions,
 } from './transform/instructions.ts';
-export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage } from './transform/arguments.ts';
+export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
 export { inferUnknownTypes, addAndInferDtypes, realizeReduction, getOneLinearizedKernel } from './transform/pipeline.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
 export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';

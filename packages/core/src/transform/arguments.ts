@@ -76,3 +76,25 @@ export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
   throw new LoomError(`changeArgToImage: no target of Loom has images ('${name}' stays a buffer); image arguments are not supported`);
 }
 
+
+/**
+ * `setArrayAxisNames(knl, 'a,b', 'i')`: names for the axes of arrays (arguments or
+ * temporaries), which the inames made for them take: a prefetch of `a` then sweeps
+ * `a_dim_i` rather than `a_dim_0` (loopy's set_array_axis_names).
+ */
+export function setArrayAxisNames(knl: LoopKernel, arrays: string | readonly string[], dimNames: string | readonly string[]): LoopKernel {
+  const names = typeof arrays === 'string' ? arrays.split(',').map((s) => s.trim()).filter(Boolean) : arrays;
+  const axes = (typeof dimNames === 'string' ? dimNames.split(',').map((s) => s.trim()).filter(Boolean) : [...dimNames]).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
+  let args = knl.args;
+  const temporaries = new Map(knl.temporaries);
+  for (const name of names) {
+    const arg = knl.arg(name);
+    const temp = knl.temporaries.get(name);
+    const rank = arg?.kind === 'value' ? undefined : arg ? arg.shape?.length : temp?.shape.length;
+    if (rank === undefined) throw new LoomError(`setArrayAxisNames: '${name}' is not an array of the kernel (or its shape is not known)`);
+    if (rank !== axes.length) throw new LoomError(`setArrayAxisNames: '${name}' has ${rank} axes, but ${axes.length} names were given`);
+    if (arg) args = args.map((a) => (a.name === name ? { ...a, dimNames: axes } : a));
+    else temporaries.set(name, { ...temp!, dimNames: axes });
+  }
+  return knl.with({ args, temporaries });
+}

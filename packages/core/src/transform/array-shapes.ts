@@ -97,8 +97,11 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
       return subscript(name, x.indices.flatMap((ix, d) => (d === axis ? pair(...(halves(ix) as [Expr, Expr])) : [ix])));
     });
     result = mapKernelExpressions(result, rewrite, { what, assignee: 'whole' });
-    if (array.kind === 'arg') result = result.with({ args: result.args.map((a) => (a.name === name ? { ...a, shape: newShape } : a)) });
-    else result = result.with({ temporaries: new Map([...result.temporaries].map(([n, t]) => [n, n === name ? { ...t, shape: newShape } : t])) });
+    // named axes: the split one becomes <name>_outer and <name>_inner
+    const named = (array.kind === 'arg' ? array.arg : array.temp).dimNames;
+    const dimNames = named?.flatMap((n, d) => (d !== axis ? [n] : order === 'C' ? [`${n}_outer`, `${n}_inner`] : [`${n}_inner`, `${n}_outer`]));
+    if (array.kind === 'arg') result = result.with({ args: result.args.map((a) => (a.name === name ? { ...a, shape: newShape, dimNames } : a)) });
+    else result = result.with({ temporaries: new Map([...result.temporaries].map(([n, t]) => [n, n === name ? { ...t, shape: newShape, dimNames } : t])) });
   }
   return result;
 }

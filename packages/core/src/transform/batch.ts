@@ -50,9 +50,9 @@ export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryi
   }
   const args = [...knl.args.map((a): KernelArg => {
     if (!batched.has(a.name)) return a;
-    return a.kind === 'value' ? { ...a, kind: 'global', shape: [count] } : { ...a, shape: [count, ...(a.shape ?? [])] };
+    return a.kind === 'value' ? { ...a, kind: 'global', shape: [count] } : { ...a, shape: [count, ...(a.shape ?? [])], dimNames: batchAxis(a.dimNames) };
   }), ...newArgs];
-  const temporaries = new Map([...knl.temporaries].map(([n, t]) => [n, batched.has(n) ? { ...t, shape: [count, ...t.shape] } : t]));
+  const temporaries = new Map([...knl.temporaries].map(([n, t]) => [n, batched.has(n) ? { ...t, shape: [count, ...t.shape], dimNames: batchAxis(t.dimNames) } : t]));
   const rewrite = (e: Expr) => mapExpr(e, (x) => {
     if (x.kind === 'subscript' && batched.has(x.array)) return subscript(x.array, [variable(iname), ...x.indices]);
     if (x.kind === 'var' && batched.has(x.name)) return subscript(x.name, [variable(iname)]);
@@ -61,4 +61,9 @@ export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryi
   const rewritten = mapKernelExpressions(knl.with({ args, temporaries }), rewrite, { what: 'toBatched', assignee: 'whole' });
   const instructions = rewritten.instructions.map((i) => ({ ...i, withinInames: [iname, ...i.withinInames] }));
   return rewritten.with({ domains: [domain, ...knl.domains], instructions });
+}
+
+/** Named axes gain a name for the batch axis (`ibatch`, made unique among them). */
+function batchAxis(names: readonly string[] | undefined): string[] | undefined {
+  return names && [uniqueName('ibatch', new Set(names)), ...names];
 }

@@ -42,7 +42,7 @@ export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string |
   for (const [name, inames] of axes) {
     const t = temporaries.get(name)!;
     if (t.dimTags) throw new LoomError(`privatizeTemporariesWithInames: '${name}' has a layout of its own (tagArrayAxes); privatize before laying it out`);
-    temporaries.set(name, { ...t, shape: [...inames.map((n) => int(ranges.get(n)!.hi - ranges.get(n)!.lo + 1)), ...t.shape] });
+    temporaries.set(name, { ...t, shape: [...inames.map((n) => int(ranges.get(n)!.hi - ranges.get(n)!.lo + 1)), ...t.shape], dimNames: t.dimNames && [...inames, ...t.dimNames] });
   }
   const rewrite = (e: Expr, insn: Instruction) =>
     mapExpr(e, (x) => {
@@ -84,7 +84,7 @@ export function unprivatizeTemporariesWithInames(knl: LoopKernel, inames: string
   const temporaries = new Map(knl.temporaries);
   for (const [name, drop] of removed) {
     const t = temporaries.get(name)!;
-    temporaries.set(name, { ...t, shape: t.shape.filter((_, k) => !drop.includes(k)), dimTags: t.dimTags?.filter((_, k) => !drop.includes(k)) });
+    temporaries.set(name, { ...t, shape: t.shape.filter((_, k) => !drop.includes(k)), dimTags: t.dimTags?.filter((_, k) => !drop.includes(k)), dimNames: t.dimNames?.filter((_, k) => !drop.includes(k)) });
   }
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {

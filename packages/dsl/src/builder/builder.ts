@@ -17,7 +17,7 @@
 import {
   addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, addPadding, addPaddingToAvoidBankConflicts, assume, changeArgToImage, concatenateArrays,
   fixParameters, inferUnknownTypes, LoomError, privatizeTemporariesWithInames, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument,
-  replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setInstructionPriority, setOptions, setTemporaryAddressSpace, splitArrayAxis, tagArrayAxes,
+  replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setArrayAxisNames, setInstructionPriority, setOptions, setTemporaryAddressSpace, splitArrayAxis, tagArrayAxes,
   tagInstructions, toBatched, unprivatizeTemporariesWithInames, type ToBatchedOptions,
   type AddBarrierOptions, type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type Within,
 } from '@loom/core';
@@ -115,6 +115,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
       if (args.length) throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
       return concatenateArrays(k, names, newName, axis);
     });
+  }
+
+  /** `setArrayAxisNames`: names for the axes of arrays, which the inames made for them take (`a_dim_row`). */
+  setArrayAxisNames(arrays: string | readonly string[], dimNames: string | readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => setArrayAxisNames(k, arrays, dimNames));
   }
 
   /** `splitArrayAxis`: an axis of these arrays becomes two (`a[i]` becomes `a[i // count, i % count]`). */
