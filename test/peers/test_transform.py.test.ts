@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  DeviceArray, setArrayAxisNames, addAndInferDtypes, addBarrier, addPadding, addPaddingToAvoidBankConflicts, concatenateArrays, findPaddingMultiple, fuseKernels, makeCopyKernel, privatizeTemporariesWithInames, splitArrayAxis, toBatched, unprivatizeTemporariesWithInames, addDependency, addDtypes, assume, changeArgToImage, getOneLinearizedKernel, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, setArgumentOrder, setInstructionPriority, tagArrayAxes, tagInstructions, aliasTemporaries, bufferArray, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
+  DeviceArray, findUnusedAxisTag, inferUnknownTypes, untagInames, addInamesToInsn, setArrayAxisNames, addAndInferDtypes, addBarrier, addPadding, addPaddingToAvoidBankConflicts, concatenateArrays, findPaddingMultiple, fuseKernels, makeCopyKernel, privatizeTemporariesWithInames, splitArrayAxis, toBatched, unprivatizeTemporariesWithInames, addDependency, addDtypes, assume, changeArgToImage, getOneLinearizedKernel, realizeReduction, removeInstructions, removeUnusedArguments, renameArgument, replaceInstructionIds, setArgumentOrder, setInstructionPriority, tagArrayAxes, tagInstructions, aliasTemporaries, bufferArray, addInamesForUnusedHwAxes, addNosync, assignmentToSubst, expandSubst, extractSubst, findOneRuleMatching, findRulesMatching, addPrefetch, affineMapInames, BasicSet, chunkIname, duplicateInames, fixParameters, generateCode,
   getInameDuplicationOptions, globalArg, hasSchedulableInameNesting, joinInames, LoomError, makeKernel, makeReductionInamesUnique,
   mapDomain, precompute, printExpr, prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, run, splitIname, splitReductionInward,
   splitReductionOutward, setTemporaryAddressSpace, stringifyKernel, tagInames, valueArg, expr, type Expr, type LoopKernel,
@@ -915,6 +915,44 @@ for (const device of testDevices()) {
 }
 
 // }}}
+
+for (const device of testDevices()) {
+  test(`${device.name}: the small transformations each leave a kernel that computes the same`, async () => {
+    const base = () => makeKernel('{[i, j]: 0<=i<16 and 0<=j<4}', `
+      <float32> t[i] = 2*a[i] {id=w}
+      out[i] = t[i] + sum(j, b[i, j]) {id=r}
+    `, [f32('a', [16]), f32('b', [16, 4]), f32('out', [16]), f32('spare', [3])]);
+    const a = randomFloat32(16, 1);
+    const b = range(64, (k) => (k % 7) - 3);
+    const expected = range(16, (i) => Math.fround(2 * a[i]) + b[4 * i] + b[4 * i + 1] + b[4 * i + 2] + b[4 * i + 3]);
+    const hw = tagInames(base(), { i: findUnusedAxisTag(base(), 'l') });
+    assert.is(findUnusedAxisTag(hw, 'l'), 'l.1');
+    const variants: [string, LoopKernel, Record<string, unknown>][] = [
+      ['untagInames', untagInames(tagInames(base(), { j: 'unr' }), 'j'), {}],
+      ['findUnusedAxisTag', hw, {}],
+      ['removeUnusedInames', removeUnusedInames(makeKernel('{[i, j, q]: 0<=i<16 and 0<=j<4 and 0<=q<2}', '<float32> t[i] = 2*a[i] {id=w}\nout[i] = t[i] + sum(j, b[i, j]) {id=r}', [f32('a', [16]), f32('b', [16, 4]), f32('out', [16])])), {}],
+      ['addInamesToInsn', addInamesToInsn(base(), 'j', 'id:w'), {}],
+      ['duplicateInames with tags', duplicateInames(base(), 'i', { within: 'id:w', newInames: ['iw'], tags: { i: 'l.0' } }), {}],
+      ['removeUnusedArguments', removeUnusedArguments(base()), {}],
+      ['setArgumentOrder', setArgumentOrder(base(), 'spare,out,b,a'), {}],
+      ['inferUnknownTypes', inferUnknownTypes(base(), { expectCompletion: true }), {}],
+      ['addPaddingToAvoidBankConflicts', addPaddingToAvoidBankConflicts(base(), { banks: 4 }), {}],
+      ['removeInstructions', removeInstructions(addBarrier(base(), 'id:w', 'id:r', { synchronizationKind: 'local' }), 'id:lbarrier'), {}],
+      ['setInstructionPriority, tagInstructions, replaceInstructionIds', replaceInstructionIds(tagInstructions(setInstructionPriority(base(), 'id:r', 2), 'x', 'id:r'), { w: ['w'] }), {}],
+    ];
+    assert.equal(variants.find(([n]) => n === 'removeUnusedArguments')![1].arg('spare'), undefined);
+    assert.is(variants.find(([n]) => n === 'duplicateInames with tags')![1].inameTags.get('iw')?.kind, 'local');
+    for (const [what, knl, extra] of variants) {
+      const inputs = knl.arg('spare') ? { a, b, spare: new Float32Array(3), ...extra } : { a, b, ...extra };
+      assertClose((await run(knl, device, inputs)).out as Float32Array, expected, what, 1e-6, 1e-6);
+    }
+    // (test_remove_inames_from_insn's own kernel, a local c written across iterations of i_outer,
+    // makes PoCL's work-group compiler abort the process on valid code; it is checked as code above)
+    const removed = removeInamesFromInsn(splitIname(makeKernel('{[i]: 0<=i<10}', 'for i\n<> c = 1 {id=c}\nd[i] = c + i {dep=c}\nend', [globalArg('d', { dtype: 'int32' }), '...']), 'i', 2, { innerTag: 'l.0' }), ['i_inner'], 'id:c');
+    assert.equal(within(removed, 'c'), ['i_outer']);
+    assert.equal([...((await run(removed, device, {})).d as Int32Array)], Array.from({ length: 10 }, (_, i) => 1 + i));
+  });
+}
 
 // {{{ instructions
 
