@@ -69,8 +69,8 @@ test('nosync_query: match expressions of ids, tags, writes, reads, inames, with 
 test('nosync_query and conflicts: malformed values are LoomErrors with a caret', () => {
   rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:zz}'), /nosync_query 'writes:zz' of instruction 'insn' selects no instruction/, 'writes:zz');
   rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:a@nowhere}'), /malformed nosync_query 'writes:a@nowhere'/, 'writes:a@nowhere');
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=writes:a and}'), /ends where a condition should come/);
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=wrote:a}'), /unexpected 'w' in the match expression 'wrote:a'/, 'w');
+  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=writes:a and}'), /the match expression ends too early/);
+  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=wrote:a}'), /unknown match kind 'wrote:'/, 'wrote');
   rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {conflicts}'), /attribute 'conflicts' needs a value/);
 });
 

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, globalArg, makeKernel, prioritizeLoops, run, splitIname, tagArrayAxes, valueArg, type LoopKernel } from '@loom/core';
+import { addInamesToInsn, addPrefetch, globalArg, makeKernel, prioritizeLoops, run, splitIname, tagArrayAxes, valueArg, type LoopKernel } from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 /** `c[i, j] = a[i]*b[j]`, column-major like the original (order="F"). */
@@ -22,10 +22,9 @@ function rankOne(): LoopKernel {
 const rankOneVariants: Record<string, (knl: LoopKernel) => LoopKernel> = {
   variant_1(knl) {
     knl = addPrefetch(knl, 'a', [], { defaultTag: 'l.auto' });
-    // loopy then puts the fetch of b inside i as well, with
-    // add_inames_to_insn(knl, "i", "writes:b_fetch"); Loom says so up front
-    knl = addPrefetch(knl, 'b', [], { defaultTag: 'l.auto', fetchOuterInames: ['i', 'j'] });
-    return prioritizeLoops(knl, ['i', 'j']);
+    knl = addPrefetch(knl, 'b', [], { defaultTag: 'l.auto' });
+    knl = prioritizeLoops(knl, ['i', 'j']);
+    return addInamesToInsn(knl, 'i', 'writes:b_fetch');
   },
   variant_2(knl) {
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });

@@ -70,3 +70,33 @@ export function transformCases(): void {
   type _loose = Expect<Equal<Inames<typeof loose>, string>>;
   knl.extractSubst('twice', '2*x', 'x').expandSubst('id:w').priority('id:w', 2).addDependency('id:w', 'id:w').tagInstructions('t', 'writes:out');
 }
+
+export function argumentCases(): void {
+  const knl = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 2*b[i]');
+  const renamed = knl.renameArgument('a', 'x');
+  renamed.renameArgument('x', 'y');
+  // @ts-expect-error: 'a' was renamed
+  renamed.renameArgument('a', 'z');
+  // @ts-expect-error: no argument 'q'
+  knl.renameArgument('q', 'r');
+  knl.setArgumentOrder(['out', 'a', 'b', 'n']);
+  // @ts-expect-error: no argument 'q'
+  knl.setArgumentOrder(['q']);
+  const spare = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i]').removeUnusedArguments(['n']);
+  // @ts-expect-error: 'q' is not an argument
+  spare.removeUnusedArguments(['q']);
+  knl.addBarrier('id:a', 'id:b', { synchronizationKind: 'local' }).realizeReduction().inferUnknownTypes();
+}
+
+export function dataCases(): void {
+  const knl = kernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]*x[j])');
+  const batched = knl.toBatched('nbatches', ['out', 'x']);
+  type Inames<B> = B extends { readonly inames: readonly (infer N)[] } ? N : never;
+  type _batched = Expect<Equal<Inames<typeof batched>, 'i' | 'j' | 'ibatch'>>;
+  batched.renameArgument('nbatches', 'nb');
+  // @ts-expect-error: 'q' is not an argument to batch
+  knl.toBatched('nb', ['q']);
+  knl.privatize('i').unprivatize(['i']).splitArrayAxis('a', 0, 4).addPadding('a', 0, 64).addPaddingToAvoidBankConflicts().concatenateTemporaries(['t', 'u']);
+  // @ts-expect-error: unknown iname
+  knl.privatize('q');
+}

@@ -72,7 +72,16 @@ export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } fro
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
 export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
-export { removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions } from './transform/instructions.ts';
+export {
+  removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions, addBarrier, type AddBarrierOptions,
+} from './transform/instructions.ts';
+export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
+export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel } from './transform/pipeline.ts';
+export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
+export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';
+export { toBatched, type ToBatchedOptions } from './transform/batch.ts';
+export { makeCopyKernel } from './transform/copy-kernel.ts';
+export { fuseKernels, type FuseKernelsOptions } from './transform/fuse.ts';
 export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export { reductionArgToSubstRule, realizeReduction, type ReductionTransformOptions } from './transform/reductions.ts';

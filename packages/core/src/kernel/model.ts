@@ -48,6 +48,8 @@ export interface KernelArg {
   readonly forAtomic: boolean;
   /** One tag per axis of `shape`; `undefined`: row-major (`c` on every axis). */
   readonly dimTags?: readonly DimTag[];
+  /** Names of the axes (setArrayAxisNames), used in the names of inames made for them (`a_dim_row`). */
+  readonly dimNames?: readonly string[];
 }
 
 export interface TemporaryVariable {
@@ -59,6 +61,8 @@ export interface TemporaryVariable {
   readonly addressSpace: AddressSpace | 'auto';
   /** One tag per axis of `shape`; `undefined`: row-major. */
   readonly dimTags?: readonly DimTag[];
+  /** Names of the axes (setArrayAxisNames), used in the names of inames made for them. */
+  readonly dimNames?: readonly string[];
 }
 
 /**

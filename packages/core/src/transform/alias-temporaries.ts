@@ -12,7 +12,7 @@
 import { LoomError } from '../errors.ts';
 import { add, int, mul, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr, simplify } from '../expr/index.ts';
-import { namesRead, nameWritten } from '../kernel/accesses.ts';
+import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
@@ -42,7 +42,7 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
 
   let instructions = knl.instructions;
   if (options.synchronizeForExclusiveUse ?? true) {
-    const usersOf = names.map((n) => knl.instructions.filter((i) => nameWritten(i) === n || namesRead(i, knl.substitutions).has(n)).map((i) => i.id));
+    const usersOf = names.map((n) => knl.instructions.filter((i) => namesWritten(i).includes(n) || namesRead(i, knl.substitutions).has(n)).map((i) => i.id));
     for (const insn of knl.instructions) {
       const used = names.filter((_, k) => usersOf[k].includes(insn.id));
       if (used.length > 1) throw new LoomError(`aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`, insn.span);

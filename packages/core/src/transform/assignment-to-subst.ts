@@ -11,7 +11,7 @@
 import { LoomError } from '../errors.ts';
 import { call, variable, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr } from '../expr/index.ts';
-import { nameWritten, namesRead } from '../kernel/accesses.ts';
+import { namesWritten, namesRead } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { removeInstructions } from './instructions.ts';
@@ -30,7 +30,7 @@ export interface AssignmentToSubstOptions {
 
 export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
   const extra = typeof options.extraArguments === 'string' ? options.extraArguments.split(',').map((s) => s.trim()).filter(Boolean) : [...(options.extraArguments ?? [])];
-  const writers = new Set(knl.instructions.filter((i) => nameWritten(i) === lhsName).map((i) => i.id));
+  const writers = new Set(knl.instructions.filter((i) => namesWritten(i).includes(lhsName)).map((i) => i.id));
   if (writers.size === 0) throw new LoomError(`assignmentToSubst: no assignment to '${lhsName}' found`);
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));
   const chosen = instructionsWithin(knl, options.within, 'assignmentToSubst: option within', options.within !== undefined);

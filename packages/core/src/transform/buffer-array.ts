@@ -66,8 +66,9 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     return n;
   };
   const stored = axes.map((a, axis) => ({ ...a, axis })).filter((a) => a.extent !== undefined);
-  const initInames = stored.map((a) => fresh(`${name}_init_${a.axis}`));
-  const storeInames = stored.map((a) => fresh(`${name}_store_${a.axis}`));
+  const axisName = (axis: number) => (arg ?? temp)?.dimNames?.[axis] ?? axis;
+  const initInames = stored.map((a) => fresh(`${name}_init_${axisName(a.axis)}`));
+  const storeInames = stored.map((a) => fresh(`${name}_store_${axisName(a.axis)}`));
   const buf = fresh(`${name}_buf`);
   const box = (inames: readonly string[]) => BasicSet.fromConstraints([], inames, inames.flatMap((n, k) => {
     const v = Linear.variable(n);

@@ -15,7 +15,7 @@ import { arraysAccessed, freeVariables, fromLinear, printExpr, toLinear } from '
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
-import { nameWritten } from '../kernel/accesses.ts';
+import { namesWritten } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
@@ -141,7 +141,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
         redirected.add(insn!.id);
         return stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
       }),
-    { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'none' },
+    { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'indices' },
   );
   const dependsOn = storeDependencies(knl, [...redirected], value);
   checkWritersBefore(knl, spec, value, dependsOn, redirected);
@@ -262,8 +262,7 @@ export function storeDependencies(knl: LoopKernel, users: readonly string[], val
     const user = byId.get(id)!;
     for (const d of user.dependsOn) {
       const dep = byId.get(d);
-      const written = dep && nameWritten(dep);
-      if (written !== undefined && read.has(written)) out.add(d);
+      if (dep && namesWritten(dep).some((w) => read.has(w))) out.add(d);
     }
     const barriers = [...prerequisites(id)].filter((d) => byId.get(d)?.kind === 'barrier' && byId.get(d)?.barrierScope === 'global');
     for (const b of barriers) if (!barriers.some((o) => o !== b && prerequisites(o).has(b))) out.add(b);
@@ -281,8 +280,8 @@ function checkWritersBefore(knl: LoopKernel, spec: FootprintStore, value: Expr, 
   const prerequisites = prerequisiteClosure(knl.instructions);
   const before = new Set(dependsOn.flatMap((d) => [d, ...prerequisites(d)]));
   for (const insn of knl.instructions) {
-    const written = nameWritten(insn);
-    if (written === undefined || !read.has(written) || before.has(insn.id)) continue;
+    const written = namesWritten(insn).find((w) => read.has(w));
+    if (written === undefined || before.has(insn.id)) continue;
     const why = users.has(insn.id) ? 'which also reads the copy' : 'which does not come before the store (add a dependency, or a global barrier between them)';
     throw new LoomError(`${spec.what}: '${written}' is written by instruction '${insn.id}', ${why}; only data that is final when the store runs can be stored`, insn.span);
   }

@@ -4,7 +4,8 @@
  */
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { parseNoSync, type LoopKernel } from '../kernel/model.ts';
+import { parseNoSync, type Instruction, type LoopKernel } from '../kernel/model.ts';
+import { uniqueName } from './rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
 /**
@@ -82,4 +83,44 @@ export function tagInstructions(knl: LoopKernel, tag: string, within?: Within): 
   checkName(tag, 'tagInstructions: the tag');
   const chosen = instructionsWithin(knl, within, 'tagInstructions: option within', within !== undefined);
   return knl.with({ instructions: knl.instructions.map((i) => (chosen.has(i.id) && !i.tags.includes(tag) ? { ...i, tags: [...i.tags, tag] } : i)) });
+}
+
+export interface AddBarrierOptions {
+  /** The barrier's id (made unique from `<kind>barrier` if not given). */
+  readonly id?: string;
+  /** `'global'` (default; ends the device kernel) or `'local'` (within a work-group). */
+  readonly synchronizationKind?: 'global' | 'local';
+  /** For a local barrier: which memory it also makes consistent (`'global'` or `'local'`). */
+  readonly memKind?: 'global' | 'local';
+  /** The loops the barrier sits in (default none). */
+  readonly withinInames?: readonly string[];
+  readonly tags?: readonly string[];
+}
+
+/**
+ * `addBarrier(knl, 'id:transpose', 'id:double')`: a barrier after the instructions `before`
+ * picks and before those `after` picks (loopy's add_barrier).
+ */
+export function addBarrier(knl: LoopKernel, before: Within, after: Within, options: AddBarrierOptions = {}): LoopKernel {
+  const kind = options.synchronizationKind ?? 'global';
+  if (kind !== 'global' && kind !== 'local') throw new LoomError(`addBarrier: synchronizationKind must be 'global' or 'local', got '${String(kind)}'`);
+  if (options.memKind !== undefined && options.memKind !== 'global' && options.memKind !== 'local') throw new LoomError(`addBarrier: memKind must be 'global' or 'local', got '${String(options.memKind)}'`);
+  if (kind === 'global' && options.memKind === 'local') throw new LoomError('addBarrier: a global barrier makes all memory consistent; memKind local does not apply');
+  for (const n of options.withinInames ?? []) if (!knl.inames.includes(n)) throw new LoomError(`addBarrier: unknown iname '${n}' in withinInames`);
+  const first = instructionsWithin(knl, before, 'addBarrier: the instructions before', true);
+  const then = instructionsWithin(knl, after, 'addBarrier: the instructions after', true);
+  const ids = new Set(knl.instructions.map((i) => i.id));
+  if (options.id !== undefined) checkName(options.id, 'addBarrier: option id');
+  if (options.id !== undefined && ids.has(options.id)) throw new LoomError(`addBarrier: the instruction id '${options.id}' is already used`);
+  const id = options.id ?? uniqueName(`${kind[0]}barrier`, ids);
+  const barrier: Instruction = {
+    kind: 'barrier', id, assignees: [], barrierScope: kind, ...(options.memKind && kind === 'local' ? { memKind: options.memKind } : {}),
+    withinInames: [...(options.withinInames ?? [])], dependsOn: knl.instructions.map((i) => i.id).filter((i) => first.has(i)),
+    noSyncWith: [], priority: 0, predicates: [], tags: [...(options.tags ?? [])], groups: [], conflictsWithGroups: [], atomic: false,
+  };
+  const instructions = knl.instructions.flatMap((insn) => {
+    const updated = then.has(insn.id) && !insn.dependsOn.includes(id) ? { ...insn, dependsOn: [...insn.dependsOn, id] } : insn;
+    return first.has(insn.id) && insn === knl.instructions.filter((i) => first.has(i.id)).at(-1) ? [updated, barrier] : [updated];
+  });
+  return knl.with({ instructions });
 }

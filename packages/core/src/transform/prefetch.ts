@@ -85,7 +85,7 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
     temporaryName: options.temporaryName,
     defaultTemporaryName: `${name}_fetch`,
     axisNames: given,
-    defaultAxisName: (axis) => `${name}_dim_${axis}`,
+    defaultAxisName: (axis) => `${name}_dim_${(arg ?? knl.temporaries.get(name))?.dimNames?.[axis] ?? axis}`,
     storeId: options.prefetchInsnId,
     defaultStoreId: options.ruleName ?? `${name}_fetch_rule`,
     defaultTag: options.defaultTag,

@@ -15,14 +15,16 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addDependency, addDtypes, addNosync, assume, fixParameters, realizeReduction, reductionArgToSubstRule, registerFunction, removeInstructions, replaceInstructionIds,
-  saveAndReloadTemporaries, setInstructionPriority, setOptions, setTemporaryAddressSpace, tagArrayAxes, tagInstructions,
-  type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type UserFunction, type UserFunctionSpec, type Within,
+  addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, addPadding, addPaddingToAvoidBankConflicts, assume, changeArgToImage, concatenateArrays,
+  fixParameters, inferUnknownTypes, LoomError, privatizeTemporariesWithInames, realizeReduction, reductionArgToSubstRule, registerFunction, removeInstructions,
+  removeUnusedArguments, renameArgument, replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setArrayAxisNames, setInstructionPriority, setOptions,
+  setTemporaryAddressSpace, splitArrayAxis, tagArrayAxes, tagInstructions, toBatched, unprivatizeTemporariesWithInames, type ToBatchedOptions,
+  type AddBarrierOptions, type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type UserFunction, type UserFunctionSpec, type Within,
 } from '@loom/core';
 import { attach, type ParamSpec, type Transformation } from '@loom/computation';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
-import type { WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
+import type { Batched, RenamedArg, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
 
 export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
   // ---- parameters and data ----
@@ -41,6 +43,42 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   dtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T): KernelBuilder<I, WithDtypes<S, T>> {
     return this.derive((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
   }
+
+  /** `addAndInferDtypes`: `dtypes`, then the dtypes of temporaries and outputs inferred from what is written to them. */
+  addAndInferDtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T, options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, WithDtypes<S, T>> {
+    return this.derive((k) => addAndInferDtypes(k, dtypes as Readonly<Record<string, DType>>, options));
+  }
+
+  /** `inferUnknownTypes`: the dtypes nobody declared, inferred from what is written (outputs stay typed by the data passed). */
+  inferUnknownTypes(options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, S> {
+    return this.derive((k) => inferUnknownTypes(k, options));
+  }
+
+  /** `renameArgument`: the argument (an array, or a value the domains use) is called `newName` from now on. */
+  renameArgument<const Old extends ArgNames<S>, const New extends string>(oldName: Old, newName: New): KernelBuilder<I, RenamedArg<S, Old, New>> {
+    return this.derive((k) => renameArgument(k, oldName, newName));
+  }
+
+  /** `setArgumentOrder`: the arguments in this order (every one, each once). */
+  setArgumentOrder(names: readonly ArgNames<S>[]): KernelBuilder<I, S> {
+    return this.derive((k) => setArgumentOrder(k, names));
+  }
+
+  /** `removeUnusedArguments`: these arguments, which nothing uses, go (one still used is an error). */
+  removeUnusedArguments<const L extends readonly ArgNames<S>[]>(names: L): KernelBuilder<I, WithoutArgs<S, L[number]>> {
+    return this.derive((k) => {
+      const result = removeUnusedArguments(k);
+      const kept = names.filter((n) => result.arg(n));
+      if (kept.length) throw new LoomError(`removeUnusedArguments: '${kept.join("', '")}' is used by the kernel; it stays`);
+      return k.with({ args: k.args.filter((a) => !(names as readonly string[]).includes(a.name)) });
+    });
+  }
+
+  /** `changeArgToImage`: always an error, which says why (no target of Loom has images). */
+  changeArgToImage(name: ArgNames<S>): KernelBuilder<I, S> {
+    return this.derive((k) => changeArgToImage(k, name));
+  }
+
 
   /** `setOptions` (`writeCode`, `buildOptions`, ...). */
   options(options: Partial<KernelOptions>): KernelBuilder<I, S> {
@@ -70,6 +108,50 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `registerFunction`: user functions (`defineFunction`) the kernel may call. */
   functions(...fns: readonly (UserFunction | UserFunctionSpec)[]): KernelBuilder<I, S> {
     return this.derive((k) => registerFunction(k, ...fns));
+  }
+
+  /** `privatizeTemporariesWithInames`: each iteration of these inames gets its own entry of the temporaries written in them. */
+  privatize(inames: I | readonly I[], onlyVarNames?: readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => privatizeTemporariesWithInames(k, inames, onlyVarNames));
+  }
+
+  /** `unprivatizeTemporariesWithInames`: the entries privatize added go again. */
+  unprivatize(inames: I | readonly I[], onlyVarNames?: readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => unprivatizeTemporariesWithInames(k, inames, onlyVarNames));
+  }
+
+  /** `concatenateArrays` of temporaries: one array `newName`, each access offset. (Arguments: use the core function; the signature changes.) */
+  concatenateTemporaries(names: readonly string[], newName?: string, axis = 0): KernelBuilder<I, S> {
+    return this.derive((k) => {
+      const args = names.filter((n) => k.arg(n));
+      if (args.length) throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
+      return concatenateArrays(k, names, newName, axis);
+    });
+  }
+
+  /** `setArrayAxisNames`: names for the axes of arrays, which the inames made for them take (`a_dim_row`). */
+  setArrayAxisNames(arrays: string | readonly string[], dimNames: string | readonly string[]): KernelBuilder<I, S> {
+    return this.derive((k) => setArrayAxisNames(k, arrays, dimNames));
+  }
+
+  /** `splitArrayAxis`: an axis of these arrays becomes two (`a[i]` becomes `a[i // count, i % count]`). */
+  splitArrayAxis(names: string | readonly string[], axis: number, count: number, order: 'C' | 'F' = 'C'): KernelBuilder<I, S> {
+    return this.derive((k) => splitArrayAxis(k, names, axis, count, order));
+  }
+
+  /** `addPadding`: the fixed stride of an argument's axis grows to a multiple of `alignBytes`. */
+  addPadding(name: ArgNames<S>, axis: number, alignBytes: number): KernelBuilder<I, S> {
+    return this.derive((k) => addPadding(k, name, axis, alignBytes));
+  }
+
+  /** `addPaddingToAvoidBankConflicts`: local tiles whose rows would start in one memory bank get a word of padding per row. */
+  addPaddingToAvoidBankConflicts(options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): KernelBuilder<I, S> {
+    return this.derive((k) => addPaddingToAvoidBankConflicts(k, options));
+  }
+
+  /** `toBatched`: a batch of the computation, over a new iname `ibatch`; the varying arguments gain a leading axis. */
+  toBatched<const N extends string, const V extends readonly ArgNames<S>[]>(nbatches: N, batchVaryingArgs: V, options: ToBatchedOptions = {}): KernelBuilder<I | 'ibatch', Batched<S, N, V[number]>> {
+    return this.derive((k) => toBatched(k, nbatches, batchVaryingArgs, options));
   }
 
   /** `saveAndReloadTemporaries`: keep temporaries alive across global barriers. */
@@ -116,6 +198,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `replaceInstructionIds`: dependencies on an id become dependencies on others. */
   replaceInstructionIds(replacements: Readonly<Record<string, readonly string[]>>): KernelBuilder<I, S> {
     return this.derive((k) => replaceInstructionIds(k, replacements));
+  }
+
+  /** `addBarrier`: a barrier after the instructions `before` picks and before those `after` picks. */
+  addBarrier(before: Within, after: Within, options: AddBarrierOptions = {}): KernelBuilder<I, S> {
+    return this.derive((k) => addBarrier(k, before, after, options));
   }
 
   /** `tagInstructions`: a tag that `tag:` matches can pick later. */

@@ -44,6 +44,16 @@ export type WithDtypes<S extends AnySignature, T> = S extends Signature
 /** `.fix({ n: 8 })`: `n` is no longer an argument. */
 export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simplify<Omit<S, K & string>> : S;
 
+/** `.renameArgument('a', 'b')`: the argument `a` is now called `b`. */
+export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature
+  ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
+  : S;
+
+/** `.toBatched('nb', ['x'])`: `nb` is a new value argument (unless it was one); `x` keeps its kind and dtype (a value becomes an array). */
+export type Batched<S extends AnySignature, N extends string, V extends string> = S extends Signature
+  ? Simplify<{ readonly [K in keyof S]: K extends V ? (S[K]['kind'] extends 'value' ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }> : S[K]) : S[K] } & (N extends keyof S ? {} : { readonly [K in N]: { readonly kind: 'value'; readonly dtype: 'int32'; readonly required: true; readonly output: false } })>
+  : S;
+
 /** When nothing is required, `run`'s arguments may be left out. */
 export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
 

@@ -1,0 +1,36 @@
+/**
+ * Steps of the pipeline before code generation, as transformations (loopy exposes them so):
+ * types inferred, the kernel linearized (reductions realized: reductions.ts).
+ */
+import type { DType } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { inferTypes } from '../preprocess/infer-types.ts';
+import { linearizeKernel } from '../codegen/generate.ts';
+import type { Target } from '../codegen/target.ts';
+import { addDtypes } from './basic.ts';
+
+/**
+ * The dtypes of the temporaries and output arguments nobody declared, from what is written
+ * to them. With `expectCompletion`, a dtype that cannot be inferred yet is an error; without,
+ * the kernel is returned as it is when inference cannot complete (run infers the rest from data).
+ */
+export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
+  try {
+    return inferTypes(knl);
+  } catch (e) {
+    if (e instanceof LoomError && !options.expectCompletion) return knl;
+    throw e;
+  }
+}
+
+/** `addDtypes`, then `inferUnknownTypes` (loopy's add_and_infer_dtypes). */
+export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
+  return inferUnknownTypes(addDtypes(knl, dtypes), options);
+}
+
+
+/** The kernel as code generation prepares it, and its device kernels' schedules (loopy's get_one_linearized_kernel). */
+export function getOneLinearizedKernel(knl: LoopKernel, target?: Target): ReturnType<typeof linearizeKernel> {
+  return linearizeKernel(knl, target);
+}
