@@ -3,11 +3,12 @@
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError,
-  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
+  checkBufferSize, checkProgramLimits, COMMON_LIMITS, isImmutableArguments, LoomError, perObject,
+  type BufferPoolStats, type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
+import type { KernelArgument } from './runtime/arguments.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
 import { openclTarget, type OpenCLExtra } from './target.ts';
 
@@ -79,13 +80,7 @@ class ClDevice implements OpenCLDevice {
   ): Promise<void> {
     const global = groupCount.map((g, axis) => g * (localSize[axis] ?? 1));
     const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
-    this.context.launch(
-      compiled,
-      kernel.entryPoint,
-      args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
-      global,
-      local,
-    );
+    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), global, local);
   }
 
   release(buffer: DeviceBuffer): void {
@@ -96,11 +91,28 @@ class ClDevice implements OpenCLDevice {
     return { programs: this.context.cacheStats().programs };
   }
 
+  poolStats(): BufferPoolStats {
+    return this.context.poolStats();
+  }
+
   /** Releases every program, kernel and buffer, then the queue and the context (clRelease*). */
   dispose(): void {
     this.context.dispose();
   }
 }
+
+/**
+ * The runtime's arguments for Loom's. `run` and `prepareLaunch` pass the same frozen array
+ * for repeated launches with the same buffers and values, so the translation is kept per
+ * such array (by identity: a frozen array of frozen arguments cannot change).
+ */
+function kernelArguments(args: readonly LaunchArgument[]): KernelArgument[] {
+  return isImmutableArguments(args) ? translated(args) : translate(args);
+}
+
+const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
+  args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }));
+const translated = perObject(translate);
 
 /**
  * What the device reports, and for private memory, which OpenCL does not report, the common

@@ -14,6 +14,27 @@ export type KernelArgument =
   /** A `__local T *` parameter: the device allocates `byteLength` bytes per work-group. */
   | { kind: 'local'; byteLength: number };
 
+/**
+ * What an argument index of a kernel was last set to: a cl_mem (valid within a generation
+ * of freed cl_mems, whose numbers may come back), a scalar's dtype and value, or an amount
+ * of local memory.
+ */
+export type SetArgument =
+  | { readonly kind: 'buffer'; readonly handle: bigint; readonly generation: number }
+  | { readonly kind: 'scalar'; readonly dtype: DType; readonly value: number | bigint }
+  | { readonly kind: 'local'; readonly byteLength: number };
+
+/** Whether `arg` is what `last` says was set already (`handle` and `generation`: a buffer's, now). */
+export function alreadySet(last: SetArgument | undefined, arg: KernelArgument, handle: bigint, generation: number): boolean {
+  if (last === undefined || last.kind !== arg.kind) return false;
+  switch (last.kind) {
+    case 'buffer': return last.handle === handle && last.generation === generation;
+    // Object.is: -0 is not 0, and the value must be of the same type (1 is not 1n)
+    case 'scalar': return last.dtype === (arg as { dtype: DType }).dtype && Object.is(last.value, (arg as { value: unknown }).value);
+    case 'local': return last.byteLength === (arg as { byteLength: number }).byteLength;
+  }
+}
+
 /** The bytes of a scalar argument in the host's byte order (which OpenCL devices share with their host). */
 export function encodeScalar(dtype: DType, value: number | bigint, where: string): Uint8Array {
   if (!isDType(dtype)) throw new LoomError(`${where}: '${String(dtype)}' is not a dtype`);

@@ -10,7 +10,7 @@
  * `openclDevice()`) can decide between skipping and failing. Everything after opening reports
  * problems as `LoomError`s.
  */
-import { getDefaultCacheSize, LoomError, LruCache } from '@loom/core';
+import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, sizeClass, type BufferPoolStats } from '@loom/core';
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
 import { check, created, errorName, OpenCLError } from './errors.ts';
@@ -18,9 +18,9 @@ import {
   deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo,
   type DeviceType, type OpenCLDeviceInfo,
 } from './info.ts';
-import { encodeScalar, type KernelArgument } from './arguments.ts';
+import { alreadySet, encodeScalar, type KernelArgument, type SetArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
-import { compileProgram, OpenCLProgram } from './program.ts';
+import { compileProgram, OpenCLProgram, type KernelHandle } from './program.ts';
 
 export interface OpenCLContextOptions {
   /** Keep platforms whose name matches (a string matches as a case-insensitive substring). */
@@ -31,6 +31,8 @@ export interface OpenCLContextOptions {
   type?: 'gpu' | 'cpu' | 'all';
   /** How many built programs the context keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
   cacheSize?: number;
+  /** How many bytes of released buffers the context keeps to reuse (`BufferPool`); default `DEFAULT_POOL_BYTES` (1 GiB), 0 for none. */
+  bufferPoolBytes?: number;
 }
 
 /** A device found while opening, before any context exists for it. */
@@ -61,7 +63,7 @@ export class OpenCLContext {
     try {
       const choice = chooseDevice(loaded.api, options);
       if (typeof choice === 'string') return failed(choice);
-      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize());
+      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize(), options.bufferPoolBytes ?? DEFAULT_POOL_BYTES);
       OpenCLContext.#lastFailure = undefined;
       return context;
     } catch (e) {
@@ -84,9 +86,24 @@ export class OpenCLContext {
   /** Every program not yet released, cached or not: disposing releases them all. */
   readonly #livePrograms = new Set<WeakRef<OpenCLProgram>>();
   readonly #buffers = new Set<WeakRef<OpenCLBuffer>>();
+  /** Released cl_mems, by size class, for `createBuffer` to hand out again. */
+  readonly #pool: BufferPool<Handle>;
+  /**
+   * Counts the cl_mems freed for good. A kernel remembers what each argument was last set to
+   * (`#setArgument` skips setting it again); a freed handle's number may come back for a new
+   * cl_mem, so a remembered buffer argument is only trusted within its generation.
+   */
+  #freedGeneration = 0;
+  /** The one scratch cell for a cl_mem argument's bytes (clSetKernelArg copies them). */
+  readonly #handleBytes = new BigUint64Array(1);
 
-  private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number) {
+  private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number, poolBytes: number) {
     this.#programs = new LruCache(cacheSize);
+    this.#pool = new BufferPool(poolBytes, (handle) => {
+      this.#freedGeneration++;
+      // nobody to report to (a release, a finalizer): the return code is deliberately ignored
+      this.#api.clReleaseMemObject(handle);
+    });
     this.#api = api;
     this.#device = device;
     this.info = readDeviceInfo(api, platform, device);
@@ -120,7 +137,10 @@ export class OpenCLContext {
 
   // --- buffers --------------------------------------------------------------------------------
 
-  /** Device memory of `byteLength` bytes, contents undefined. A zero-byte buffer is allowed. */
+  /**
+   * Device memory of `byteLength` bytes, contents undefined (a released buffer's memory is
+   * handed out again: see `poolStats`). A zero-byte buffer is allowed.
+   */
   createBuffer(byteLength: number): OpenCLBuffer {
     const context = this.#contextFor('createBuffer');
     if (!Number.isSafeInteger(byteLength) || byteLength < 0) {
@@ -129,11 +149,27 @@ export class OpenCLContext {
     if (byteLength > this.info.maxMemAllocSize) {
       throw new LoomError(`createBuffer: ${byteLength} bytes exceed the device's largest allocation (${this.info.maxMemAllocSize} bytes)`);
     }
-    // OpenCL refuses size 0 (CL_INVALID_BUFFER_SIZE); a 1-byte allocation stands in, never read or written
-    const handle = created('clCreateBuffer', (error) =>
-      this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, Math.max(1, byteLength), null, error),
+    // a size class, unless that would pass the largest allocation; OpenCL refuses size 0
+    // (CL_INVALID_BUFFER_SIZE), and the class of 0 bytes stands in, never read or written
+    const classBytes = sizeClass(byteLength);
+    const bytes = classBytes <= this.info.maxMemAllocSize ? classBytes : byteLength;
+    const handle = this.#pool.take(bytes) ?? created('clCreateBuffer', (error) =>
+      this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error),
     () => `${byteLength} bytes`);
-    return new OpenCLBuffer(this, byteLength, this.#api, handle, this.#buffers);
+    return new OpenCLBuffer(this, byteLength, handle, bytes, this.#recycle, this.#buffers);
+  }
+
+  /** Where released buffers go: back to the pool while the context lives, freed afterwards. */
+  readonly #recycle = (handle: Handle, bytes: number): void => this.#pool.give(handle, bytes);
+
+  /** The pool of released buffers: how many it holds, and how often it served an allocation. */
+  poolStats(): BufferPoolStats {
+    return this.#pool.stats();
+  }
+
+  /** Frees the pooled buffers now (the context's live buffers stay). */
+  trimPool(): void {
+    this.#pool.clear();
   }
 
   /** A buffer holding a copy of `data`. */
@@ -248,7 +284,7 @@ export class OpenCLContext {
     if (args.length !== kernel.argumentCount) {
       throw new LoomError(`${where}: the kernel takes ${kernel.argumentCount} arguments, ${args.length} given`);
     }
-    args.forEach((arg, index) => this.#setArgument(kernel.handle, kernelName, index, arg));
+    for (let index = 0; index < args.length; index++) this.#setArgument(kernel, kernelName, index, args[index]);
     if (globalSize.some((n) => n === 0)) return false;
 
     const global = new BigUint64Array(globalSize.map(BigInt));
@@ -259,19 +295,30 @@ export class OpenCLContext {
     return true;
   }
 
-  #setArgument(kernel: Handle, kernelName: string, index: number, arg: KernelArgument): void {
+  /** Sets one argument, unless the kernel already holds exactly that (its last value for this index). */
+  #setArgument(kernel: KernelHandle, kernelName: string, index: number, arg: KernelArgument): void {
     const where = `kernel '${kernelName}', argument ${index}`;
+    let handle = 0n;
+    if (arg?.kind === 'buffer') {
+      if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
+      handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
+    }
+    if (alreadySet(kernel.lastSet[index], arg, handle, this.#freedGeneration)) return;
+    kernel.lastSet[index] = undefined;
     let size: number;
     let value: ArrayBufferView | null;
+    let set: SetArgument;
     switch (arg?.kind) {
       case 'buffer':
-        if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
-        value = new BigUint64Array([arg.buffer.handleFor(this, where)]);
+        this.#handleBytes[0] = handle;
+        value = this.#handleBytes;
         size = value.byteLength;
+        set = { kind: 'buffer', handle, generation: this.#freedGeneration };
         break;
       case 'scalar':
         value = encodeScalar(arg.dtype, arg.value, where);
         size = value.byteLength;
+        set = { kind: 'scalar', dtype: arg.dtype, value: arg.value };
         break;
       case 'local':
         if (!Number.isSafeInteger(arg.byteLength) || arg.byteLength <= 0) {
@@ -282,12 +329,14 @@ export class OpenCLContext {
         }
         value = null; // OpenCL's way of saying "allocate this much __local memory"
         size = arg.byteLength;
+        set = { kind: 'local', byteLength: arg.byteLength };
         break;
       default:
         throw new LoomError(`${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`);
     }
-    const code = this.#api.clSetKernelArg(kernel, index, size, value);
+    const code = this.#api.clSetKernelArg(kernel.handle, index, size, value);
     if (code !== CL.CL_SUCCESS) throw new OpenCLError('clSetKernelArg', code, `${where} (${describeArgument(arg, size)})`);
+    kernel.lastSet[index] = set;
   }
 
   // --- lifetime -------------------------------------------------------------------------------
@@ -308,6 +357,8 @@ export class OpenCLContext {
     for (const ref of [...this.#livePrograms]) ref.deref()?.release();
     this.#livePrograms.clear();
     this.#programs.clear();
+    // closed first: the live buffers released next are freed, not pooled
+    this.#pool.clear(true);
     for (const ref of [...this.#buffers]) ref.deref()?.release();
     this.#buffers.clear();
     this.#api.clReleaseCommandQueue(this.#queue);
