@@ -34,7 +34,7 @@ export class Storage {
     unreachable.register(this, { device, buffer }, this);
   }
 
-  /** New, zero-filled storage for `length` numbers of `dtype`. */
+  /** New storage for `length` numbers of `dtype`, its contents undefined (the device may hand out pooled memory). */
   static allocate(device: Device, dtype: DType, length: number): Storage {
     // WebGPU moves whole 4-byte words; no device minds the rounding
     const bytes = Math.max(4, Math.ceil((length * byteSize(dtype)) / 4) * 4);

@@ -13,14 +13,14 @@
 import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, sizeClass, type BufferPoolStats } from '@loom/core';
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
-import { check, created, errorName, OpenCLError } from './errors.ts';
+import { check, created, errorName } from './errors.ts';
 import {
   deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo,
   type DeviceType, type OpenCLDeviceInfo,
 } from './info.ts';
-import { alreadySet, encodeScalar, type KernelArgument, type SetArgument } from './arguments.ts';
+import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
-import { compileProgram, OpenCLProgram, type KernelHandle } from './program.ts';
+import { compileProgram, OpenCLProgram } from './program.ts';
 
 export interface OpenCLContextOptions {
   /** Keep platforms whose name matches (a string matches as a case-insensitive substring). */
@@ -90,12 +90,10 @@ export class OpenCLContext {
   readonly #pool: BufferPool<Handle>;
   /**
    * Counts the cl_mems freed for good. A kernel remembers what each argument was last set to
-   * (`#setArgument` skips setting it again); a freed handle's number may come back for a new
+   * (`setArgument` skips setting it again); a freed handle's number may come back for a new
    * cl_mem, so a remembered buffer argument is only trusted within its generation.
    */
   #freedGeneration = 0;
-  /** The one scratch cell for a cl_mem argument's bytes (clSetKernelArg copies them). */
-  readonly #handleBytes = new BigUint64Array(1);
 
   private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number, poolBytes: number) {
     this.#programs = new LruCache(cacheSize);
@@ -153,9 +151,18 @@ export class OpenCLContext {
     // (CL_INVALID_BUFFER_SIZE), and the class of 0 bytes stands in, never read or written
     const classBytes = sizeClass(byteLength);
     const bytes = classBytes <= this.info.maxMemAllocSize ? classBytes : byteLength;
-    const handle = this.#pool.take(bytes) ?? created('clCreateBuffer', (error) =>
-      this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error),
-    () => `${byteLength} bytes`);
+    const create = () => created('clCreateBuffer', (error) => this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error), () => `${byteLength} bytes`);
+    let handle = this.#pool.take(bytes);
+    if (handle === undefined) {
+      try {
+        handle = create();
+      } catch (e) {
+        if (this.#pool.stats().pooledBuffers === 0) throw e;
+        // out of memory, perhaps because of what the pool holds: free it and try once more
+        this.#pool.clear();
+        handle = create();
+      }
+    }
     return new OpenCLBuffer(this, byteLength, handle, bytes, this.#recycle, this.#buffers);
   }
 
@@ -284,7 +291,16 @@ export class OpenCLContext {
     if (args.length !== kernel.argumentCount) {
       throw new LoomError(`${where}: the kernel takes ${kernel.argumentCount} arguments, ${args.length} given`);
     }
-    for (let index = 0; index < args.length; index++) this.#setArgument(kernel, kernelName, index, args[index]);
+    for (let index = 0; index < args.length; index++) {
+      const arg = args[index];
+      const where = `kernel '${kernelName}', argument ${index}`;
+      let handle = 0n;
+      if (arg?.kind === 'buffer') {
+        if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
+        handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
+      }
+      setArgument(this.#api, kernel, index, arg, { handle, generation: this.#freedGeneration, localMemSize: this.info.localMemSize, where });
+    }
     if (globalSize.some((n) => n === 0)) return false;
 
     const global = new BigUint64Array(globalSize.map(BigInt));
@@ -293,50 +309,6 @@ export class OpenCLContext {
       this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
       () => `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`);
     return true;
-  }
-
-  /** Sets one argument, unless the kernel already holds exactly that (its last value for this index). */
-  #setArgument(kernel: KernelHandle, kernelName: string, index: number, arg: KernelArgument): void {
-    const where = `kernel '${kernelName}', argument ${index}`;
-    let handle = 0n;
-    if (arg?.kind === 'buffer') {
-      if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
-      handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
-    }
-    if (alreadySet(kernel.lastSet[index], arg, handle, this.#freedGeneration)) return;
-    kernel.lastSet[index] = undefined;
-    let size: number;
-    let value: ArrayBufferView | null;
-    let set: SetArgument;
-    switch (arg?.kind) {
-      case 'buffer':
-        this.#handleBytes[0] = handle;
-        value = this.#handleBytes;
-        size = value.byteLength;
-        set = { kind: 'buffer', handle, generation: this.#freedGeneration };
-        break;
-      case 'scalar':
-        value = encodeScalar(arg.dtype, arg.value, where);
-        size = value.byteLength;
-        set = { kind: 'scalar', dtype: arg.dtype, value: arg.value };
-        break;
-      case 'local':
-        if (!Number.isSafeInteger(arg.byteLength) || arg.byteLength <= 0) {
-          throw new LoomError(`${where}: local memory needs a positive whole number of bytes, got ${arg.byteLength}`);
-        }
-        if (arg.byteLength > this.info.localMemSize) {
-          throw new LoomError(`${where}: ${arg.byteLength} bytes of local memory exceed the device's ${this.info.localMemSize}`);
-        }
-        value = null; // OpenCL's way of saying "allocate this much __local memory"
-        size = arg.byteLength;
-        set = { kind: 'local', byteLength: arg.byteLength };
-        break;
-      default:
-        throw new LoomError(`${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`);
-    }
-    const code = this.#api.clSetKernelArg(kernel.handle, index, size, value);
-    if (code !== CL.CL_SUCCESS) throw new OpenCLError('clSetKernelArg', code, `${where} (${describeArgument(arg, size)})`);
-    kernel.lastSet[index] = set;
   }
 
   // --- lifetime -------------------------------------------------------------------------------
@@ -508,13 +480,5 @@ function checkNDRange(where: string, globalSize: readonly number[], localSize: r
   const groupSize = localSize.reduce((a, b) => a * b, 1);
   if (groupSize > info.maxWorkGroupSize) {
     throw new LoomError(`${where}: a work-group of ${groupSize} items exceeds the device's ${info.maxWorkGroupSize}`);
-  }
-}
-
-function describeArgument(arg: KernelArgument, size: number): string {
-  switch (arg.kind) {
-    case 'buffer': return 'a buffer; does the kernel declare a pointer here?';
-    case 'scalar': return `a ${arg.dtype} scalar of ${size} bytes; does the kernel declare that type here?`;
-    case 'local': return `${size} bytes of local memory; does the kernel declare a __local pointer here?`;
   }
 }

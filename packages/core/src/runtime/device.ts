@@ -44,6 +44,7 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   readonly checksBoundsByDefault?: boolean;
   /** Builds generated code into something `launch` can run. Devices may cache by code. */
   compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
+  /** Device memory of `byteLength` bytes; its contents are undefined (pooled memory holds what it held). */
   allocate(byteLength: number): DeviceBuffer;
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
