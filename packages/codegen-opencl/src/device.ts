@@ -3,11 +3,12 @@
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, LoomError, roundToFloat16,
-  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
+  checkBufferSize, checkProgramLimits, COMMON_LIMITS, isImmutableArguments, LoomError, perObject, roundToFloat16,
+  type BufferPoolStats, type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
+import type { KernelArgument } from './runtime/arguments.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
 import { openclTarget, type OpenCLExtra } from './target.ts';
 
@@ -81,18 +82,7 @@ class ClDevice implements OpenCLDevice {
   ): Promise<void> {
     const global = groupCount.map((g, axis) => g * (localSize[axis] ?? 1));
     const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
-    this.context.launch(
-      compiled,
-      kernel.entryPoint,
-      args.map((a) => {
-        if (a.kind === 'buffer') return { kind: 'buffer', buffer: a.buffer as OpenCLBuffer };
-        // a float16 value is a float in code that computes float16 in float (half-storage.ts)
-        if (a.dtype === 'float16' && !this.context.info.supportsFloat16) return { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) };
-        return { kind: 'scalar', dtype: a.dtype, value: a.value };
-      }),
-      global,
-      local,
-    );
+    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args, !this.context.info.supportsFloat16), global, local);
   }
 
   release(buffer: DeviceBuffer): void {
@@ -103,11 +93,33 @@ class ClDevice implements OpenCLDevice {
     return { programs: this.context.cacheStats().programs };
   }
 
+  poolStats(): BufferPoolStats {
+    return this.context.poolStats();
+  }
+
   /** Releases every program, kernel and buffer, then the queue and the context (clRelease*). */
   dispose(): void {
     this.context.dispose();
   }
 }
+
+/**
+ * The runtime's arguments for Loom's. `run` and `prepareLaunch` pass the same frozen array
+ * for repeated launches with the same buffers and values, so the translation is kept per
+ * such array (by identity: a frozen array of frozen arguments cannot change).
+ */
+/** `halfAsFloat`: the device lacks cl_khr_fp16, and a float16 value is a float in its code (half-storage.ts). */
+function kernelArguments(args: readonly LaunchArgument[], halfAsFloat: boolean): KernelArgument[] {
+  if (!isImmutableArguments(args)) return (halfAsFloat ? translateHalfAsFloat : translate)(args);
+  return (halfAsFloat ? translatedHalfAsFloat : translated)(args);
+}
+
+const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
+  args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }));
+const translateHalfAsFloat = (args: readonly LaunchArgument[]): KernelArgument[] =>
+  translate(args).map((a) => (a.kind === 'scalar' && a.dtype === 'float16' ? { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) } : a));
+const translated = perObject(translate);
+const translatedHalfAsFloat = perObject(translateHalfAsFloat);
 
 /**
  * What the device reports, and for private memory, which OpenCL does not report, the common

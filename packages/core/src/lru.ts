@@ -10,7 +10,7 @@
  *
  * A JavaScript `Map` iterates in insertion order, so re-inserting a key on each hit
  * keeps the least recently used entry first: eviction takes `keys().next()`. A hit costs
- * a delete and a set, and allocates nothing.
+ * a delete and a set (nothing when it is the newest entry already), and allocates nothing.
  */
 import { LoomError } from './errors.ts';
 
@@ -35,6 +35,8 @@ export class LruCache<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #capacity: number;
   readonly #onEvict: ((value: V, key: K) => void) | undefined;
+  /** The most recently used key while it is cached (undefined otherwise): hits on it reorder nothing. */
+  #newest: K | undefined;
 
   /**
    * @param capacity the most entries kept (at least 1)
@@ -58,8 +60,11 @@ export class LruCache<K, V> {
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
     if (value === undefined) return undefined;
+    // a loop of identical calls hits the newest entry every time: nothing to reorder
+    if (key === this.#newest) return value;
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     return value;
   }
 
@@ -79,6 +84,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): this {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     while (this.#entries.size > this.#capacity) {
       const [oldestKey, oldest] = this.#entries.entries().next().value as [K, V];
       this.#entries.delete(oldestKey);
@@ -88,11 +94,13 @@ export class LruCache<K, V> {
   }
 
   delete(key: K): boolean {
+    if (key === this.#newest) this.#newest = undefined;
     return this.#entries.delete(key);
   }
 
   /** Forgets every entry (the owner releases what they hold first, if anything: see `values`). */
   clear(): void {
+    this.#newest = undefined;
     this.#entries.clear();
   }
 

@@ -2,9 +2,10 @@
  * From a prepared call to a kernel launch: which distinct storages the operands
  * view (each becomes one kernel argument), the variant's spec, and the values of
  * its arguments — sizes, strides, offsets, scalars — as the variant's launch plan
- * says where each comes from (kernel.ts).
+ * says where each comes from (kernel.ts). A plan's `VariantLauncher` works them out
+ * once and launches a prepared kernel (`prepareLaunch`) with each call's storages.
  */
-import { LoomError, roundToFloat16, run, type RunArgument } from '@loom/core';
+import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, type Device, type PreparedLaunch, type RunArgument } from '@loom/core';
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
@@ -69,39 +70,96 @@ export function kernelSpec(
   };
 }
 
-/** Runs `variant` over `task` once everything queued on the operands' storages is done. */
-export function launch(variant: PointwiseKernel, operands: Operands, task: TaskSpace): Promise<void> {
-  // operands as the task's strides number them: the tensor inputs, then the outputs
-  const tensors = [...operands.inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])), ...operands.outputs];
-  const { storages } = storagesOf(tensors);
-  const numel = task.shape.reduce((a, b) => a * b, 1);
-  if (numel > INT32_MAX) throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
-  for (const s of storages) {
-    if (s.length > INT32_MAX) throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
-  }
-  if (numel === 0) return Promise.resolve();
-
-  const scalars = operands.inputs.map((input, k) => (input.kind === 'scalar' ? scalarParts(input.value, variant.spec.inputs[k].as) : []));
-  const valueOf = (source: ValueSource): RunArgument => {
-    switch (source.from) {
-      case 'elements': return numel;
-      case 'extent': return task.shape[source.axis];
-      case 'storage-length': return storages[source.storage].length;
-      case 'offset': return tensors[source.operand].offset;
-      case 'stride': return task.strides[source.operand][source.axis];
-      case 'scalar': return scalars[source.input][source.part];
-      case 'constant': return source.value;
-    }
-  };
-  const values: Record<string, RunArgument> = {};
-  for (const [name, source] of variant.plan.values) values[name] = valueOf(source);
-
-  return Storage.after(storages, async () => {
-    variant.plan.storages.forEach((name, k) => {
-      values[name] = storages[k].asDeviceArray();
-    });
-    await run(variant.kernel, storages[0].device, values);
+/**
+ * How a pointwise plan launches its variant. Everything but the operands' storages and
+ * the scalars' values is the same for every call with the plan's metadata (sizes,
+ * strides, offsets, storage lengths, which operand views which storage), so it is worked
+ * out once, by the first call; the kernel is prepared once per set of scalar values
+ * (`prepareLaunch`), and each call launches it with its own storages' arrays.
+ */
+export class VariantLauncher {
+  /** Value arguments the metadata decides. */
+  readonly #values: Readonly<Record<string, RunArgument>>;
+  /** Per storage argument of the kernel, the tensor operand (inputs, then outputs) that first views it. */
+  readonly #storageOperands: readonly number[];
+  readonly #scalars: readonly { readonly name: string; readonly input: number; readonly part: number }[];
+  readonly #empty: boolean;
+  /** The prepared kernel per scalar values (most calls pass the same few). */
+  readonly #prepared = new LruCache<string, Promise<PreparedLaunch>>(PREPARED_PER_PLAN, (evicted) => {
+    void evicted.then((p) => p.release(), () => {});
   });
+
+  constructor(
+    private readonly variant: PointwiseKernel,
+    operands: Operands,
+    task: TaskSpace,
+  ) {
+    // operands as the task's strides number them: the tensor inputs, then the outputs
+    const tensors = tensorOperands(operands);
+    const { storages } = storagesOf(tensors);
+    const numel = task.shape.reduce((a, b) => a * b, 1);
+    if (numel > INT32_MAX) throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
+    for (const s of storages) {
+      if (s.length > INT32_MAX) throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
+    }
+    this.#empty = numel === 0;
+    this.#storageOperands = storages.map((s) => tensors.findIndex((t) => t.storage === s));
+    const values: Record<string, RunArgument> = {};
+    const scalars: { name: string; input: number; part: number }[] = [];
+    for (const [name, source] of variant.plan.values) {
+      switch (source.from) {
+        case 'elements': values[name] = numel; break;
+        case 'extent': values[name] = task.shape[source.axis]; break;
+        case 'storage-length': values[name] = storages[source.storage].length; break;
+        case 'offset': values[name] = tensors[source.operand].offset; break;
+        case 'stride': values[name] = task.strides[source.operand][source.axis]; break;
+        case 'constant': values[name] = source.value; break;
+        case 'scalar': scalars.push({ name, input: source.input, part: source.part }); break;
+      }
+    }
+    this.#values = values;
+    this.#scalars = scalars;
+  }
+
+  /** Runs the variant on `operands` once everything queued on their storages is done. */
+  launch(operands: Operands): Promise<void> {
+    const tensors = tensorOperands(operands);
+    const storages = this.#storageOperands.map((k) => tensors[k].storage);
+    if (this.#empty) return Promise.resolve();
+    const arrays: Record<string, DeviceArray> = {};
+    // a released storage fails here, before anything is queued
+    this.variant.plan.storages.forEach((name, k) => (arrays[name] = storages[k].asDeviceArray()));
+    const scalars = this.#scalars.map((s) => {
+      const input = operands.inputs[s.input];
+      return input.kind === 'scalar' ? scalarParts(input.value, this.variant.spec.inputs[s.input].as)[s.part] : 0;
+    });
+    const key = scalars.map((v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : `${v}`)).join(',');
+    return Storage.after(storages, async () => {
+      const prepared = await this.#preparedFor(key, scalars, arrays, storages[0].device);
+      await prepared.launch(arrays);
+    });
+  }
+
+  #preparedFor(key: string, scalars: readonly (number | bigint)[], arrays: Readonly<Record<string, DeviceArray>>, device: Device): Promise<PreparedLaunch> {
+    return this.#prepared.memo(key, () => {
+      const args: Record<string, DeviceArray | number | bigint> = { ...this.#values, ...arrays } as Record<string, DeviceArray | number | bigint>;
+      this.#scalars.forEach((s, k) => (args[s.name] = scalars[k]));
+      const prepared = prepareLaunch(this.variant.kernel, device, args);
+      // a failure is not remembered: the next call tries again
+      prepared.catch(() => this.#prepared.delete(key));
+      return prepared;
+    });
+  }
+}
+
+/** Prepared kernels kept per plan: one per set of scalar values. */
+const PREPARED_PER_PLAN = 8;
+
+function tensorOperands(operands: Operands): Tensor[] {
+  const tensors: Tensor[] = [];
+  for (const i of operands.inputs) if (i.kind === 'tensor') tensors.push(i.tensor);
+  for (const t of operands.outputs) tensors.push(t);
+  return tensors;
 }
 
 /** A scalar as the kernel takes it in `dtype`: converted as a cast would (ints wrap), complex as its two parts. */

@@ -16,7 +16,7 @@ import { generateCode, LruCache, perObject, type Device, type LoopKernel } from 
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
-import { kernelSpec, launch } from './launch.ts';
+import { kernelSpec, VariantLauncher } from './launch.ts';
 import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type DTypes, type Layout } from './metadata.ts';
 import { checkOptions, type CheckedOptions, type PointwiseOptions } from './options.ts';
 import { readPayload, type Payload, type PayloadSource } from './payload.ts';
@@ -61,12 +61,19 @@ export function pointwise(options: PointwiseOptions, payload: PayloadSource): Po
   return new Pointwise(read, checked, options.name ?? read.name).asFunction();
 }
 
-interface Prepared {
-  readonly call: CallArguments;
+/** What a call's metadata decides: made once per kind of call and kept (`Pointwise.prepare`). */
+interface Plan {
   readonly device: Device;
   readonly dtypes: DTypes;
   readonly layout: Layout;
   readonly variant: PointwiseKernel;
+  /** How calls launch the variant, once the first call has worked it out. */
+  launcher?: VariantLauncher;
+}
+
+interface Prepared {
+  readonly call: CallArguments;
+  readonly plan: Plan;
 }
 
 class Pointwise {
@@ -99,17 +106,13 @@ class Pointwise {
     // everything below depends only on the operands' metadata: a call like an earlier one
     // (same storages, dtypes, shapes, strides, offsets, scalar kinds) reuses its plan
     const key = `${rank ?? ''}|${metadataKey(call)}`;
-    const known = this.#plans.get(key);
-    if (known) return { ...known, call };
-    const planned = this.plan0(call, rank);
-    this.#plans.set(key, planned);
-    return { ...planned, call };
+    return { call, plan: this.#plans.memo(key, () => this.plan0(call, rank)) };
   }
 
   /** Plans by the operands' metadata: every new shape or storage makes one, so bounded. */
-  readonly #plans = new LruCache<string, Omit<Prepared, 'call'>>(PLANS_PER_FUNCTION);
+  readonly #plans = new LruCache<string, Plan>(PLANS_PER_FUNCTION);
 
-  private plan0(call: Prepared['call'], rank?: number): Omit<Prepared, 'call'> {
+  private plan0(call: Prepared['call'], rank?: number): Plan {
     const params = this.payload.params;
     const device = inferDevice(call, params);
     const dtypes = inferDTypes(call, this.options, rank === undefined);
@@ -126,15 +129,17 @@ class Pointwise {
     return this.#variants.memo(specKey(spec), () => buildKernel(this.payload, spec, kernelName(this.name, spec.rank)));
   }
 
-  async run(prepared: Prepared): Promise<Tensor | Tensor[]> {
-    const { call, device, dtypes, layout, variant } = prepared;
+  async run({ call, plan }: Prepared): Promise<Tensor | Tensor[]> {
+    const { device, dtypes, layout, variant } = plan;
     const outputs = call.outputs.map((out, k) => out ?? empty(layout.shape, { dtype: dtypes.outputs[k], device, strides: layout.allocate[k] }));
-    await launch(variant, { inputs: call.inputs, outputs }, layout.task);
+    const operands = { inputs: call.inputs, outputs };
+    plan.launcher ??= new VariantLauncher(variant, operands, layout.task);
+    await plan.launcher.launch(operands);
     return this.options.numOutputs === 1 ? outputs[0] : outputs;
   }
 
   plan(args: readonly unknown[]): PointwisePlan {
-    const { device, dtypes, layout, variant } = this.prepare(args);
+    const { device, dtypes, layout, variant } = this.prepare(args).plan;
     return {
       device,
       shape: layout.shape,

@@ -34,7 +34,7 @@ export class Storage {
     unreachable.register(this, { device, buffer }, this);
   }
 
-  /** New, zero-filled storage for `length` numbers of `dtype`. */
+  /** New storage for `length` numbers of `dtype`, its contents undefined (the device may hand out pooled memory). */
   static allocate(device: Device, dtype: DType, length: number): Storage {
     // WebGPU moves whole 4-byte words; no device minds the rounding
     const bytes = Math.max(4, Math.ceil((length * byteSize(dtype)) / 4) * 4);
@@ -50,16 +50,19 @@ export class Storage {
     return this.#buffer === undefined;
   }
 
-  /** The storage as the core's `run` takes an array: flat, `length` numbers. */
+  /** The storage as the core's `run` takes an array: flat, `length` numbers (made once). */
   asDeviceArray(): DeviceArray {
-    return new DeviceArray(this.device, this.buffer, this.dtype, [this.length]);
+    return (this.#array ??= new DeviceArray(this.device, this.buffer, this.dtype, [this.length]));
   }
+
+  #array: DeviceArray | undefined;
 
   /** Frees the device memory once the work queued on it is done; every view of it becomes unusable. */
   release(): void {
     const buffer = this.#buffer;
     if (!buffer) return;
     this.#buffer = undefined;
+    this.#array = undefined;
     unreachable.unregister(this);
     void this.#last.then(() => this.device.release(buffer));
   }

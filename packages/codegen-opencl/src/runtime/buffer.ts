@@ -1,15 +1,20 @@
 /**
  * Device memory. A buffer is released when its owner says so (`release()`), when its context is
  * disposed, or, as a safety net for buffers that were simply dropped, when it is garbage-collected.
+ * Released memory goes back to its context's pool (`BufferPool` in @loom/core), which hands it to
+ * a new buffer object later: this one stays released.
  */
 import { LoomError } from '@loom/core';
-import type { Handle, OpenCLApi } from './bindings.ts';
+import type { Handle } from './bindings.ts';
 import type { OpenCLContext } from './context.ts';
 
-/** What the garbage-collection safety net needs to free a buffer; it must not reference the buffer itself. */
+/** What the garbage-collection safety net needs to give a buffer back; it must not reference the buffer itself. */
 interface Allocation {
-  readonly api: OpenCLApi;
   readonly handle: Handle;
+  /** The bytes of the cl_mem (its pool size class), at least `byteLength`. */
+  readonly allocatedBytes: number;
+  /** Gives the cl_mem back to the context (its pool, or clReleaseMemObject). */
+  readonly recycle: (handle: Handle, allocatedBytes: number) => void;
   /** The context's set of live buffers, from which a collected buffer is removed. */
   readonly live: Set<WeakRef<OpenCLBuffer>>;
   readonly ref: WeakRef<OpenCLBuffer>;
@@ -17,8 +22,7 @@ interface Allocation {
 
 const collected = new FinalizationRegistry<Allocation>((allocation) => {
   allocation.live.delete(allocation.ref);
-  // a finalizer has nobody to report to; the return code is deliberately ignored
-  allocation.api.clReleaseMemObject(allocation.handle);
+  allocation.recycle(allocation.handle, allocation.allocatedBytes);
 });
 
 export class OpenCLBuffer {
@@ -28,14 +32,15 @@ export class OpenCLBuffer {
   constructor(
     /** The context the buffer lives in; only that context can read, write or launch with it. */
     readonly context: OpenCLContext,
-    /** The size the user asked for (OpenCL allocates at least one byte, even for 0). */
+    /** The size the user asked for (the cl_mem may be larger: a pool's size class, and never 0 bytes). */
     readonly byteLength: number,
-    api: OpenCLApi,
     handle: Handle,
+    allocatedBytes: number,
+    recycle: Allocation['recycle'],
     live: Set<WeakRef<OpenCLBuffer>>,
   ) {
     const ref = new WeakRef(this);
-    this.#allocation = { api, handle, live, ref };
+    this.#allocation = { handle, allocatedBytes, recycle, live, ref };
     live.add(ref);
     collected.register(this, this.#allocation, this);
   }
@@ -44,14 +49,17 @@ export class OpenCLBuffer {
     return this.#allocation === undefined;
   }
 
-  /** Frees the device memory now. Releasing twice is harmless. */
+  /**
+   * Gives the device memory back now (to the context's pool: work already queued with it
+   * still runs first, the queue being in order). Releasing twice is harmless.
+   */
   release(): void {
     const allocation = this.#allocation;
     if (!allocation) return;
     this.#allocation = undefined;
     collected.unregister(this);
     allocation.live.delete(allocation.ref);
-    allocation.api.clReleaseMemObject(allocation.handle);
+    allocation.recycle(allocation.handle, allocation.allocatedBytes);
   }
 
   /**

@@ -10,15 +10,15 @@
  * `openclDevice()`) can decide between skipping and failing. Everything after opening reports
  * problems as `LoomError`s.
  */
-import { getDefaultCacheSize, LoomError, LruCache } from '@loom/core';
+import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, sizeClass, type BufferPoolStats } from '@loom/core';
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
-import { check, created, errorName, OpenCLError } from './errors.ts';
+import { check, created, errorName } from './errors.ts';
 import {
   deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo,
   type DeviceType, type OpenCLDeviceInfo,
 } from './info.ts';
-import { encodeScalar, type KernelArgument } from './arguments.ts';
+import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
 import { compileProgram, OpenCLProgram } from './program.ts';
 
@@ -31,6 +31,8 @@ export interface OpenCLContextOptions {
   type?: 'gpu' | 'cpu' | 'all';
   /** How many built programs the context keeps (least recently used dropped first); default `getDefaultCacheSize()`. */
   cacheSize?: number;
+  /** How many bytes of released buffers the context keeps to reuse (`BufferPool`); default `DEFAULT_POOL_BYTES` (1 GiB), 0 for none. */
+  bufferPoolBytes?: number;
 }
 
 /** A device found while opening, before any context exists for it. */
@@ -61,7 +63,7 @@ export class OpenCLContext {
     try {
       const choice = chooseDevice(loaded.api, options);
       if (typeof choice === 'string') return failed(choice);
-      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize());
+      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize(), options.bufferPoolBytes ?? DEFAULT_POOL_BYTES);
       OpenCLContext.#lastFailure = undefined;
       return context;
     } catch (e) {
@@ -84,9 +86,22 @@ export class OpenCLContext {
   /** Every program not yet released, cached or not: disposing releases them all. */
   readonly #livePrograms = new Set<WeakRef<OpenCLProgram>>();
   readonly #buffers = new Set<WeakRef<OpenCLBuffer>>();
+  /** Released cl_mems, by size class, for `createBuffer` to hand out again. */
+  readonly #pool: BufferPool<Handle>;
+  /**
+   * Counts the cl_mems freed for good. A kernel remembers what each argument was last set to
+   * (`setArgument` skips setting it again); a freed handle's number may come back for a new
+   * cl_mem, so a remembered buffer argument is only trusted within its generation.
+   */
+  #freedGeneration = 0;
 
-  private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number) {
+  private constructor(api: OpenCLApi, platform: Handle, device: Handle, cacheSize: number, poolBytes: number) {
     this.#programs = new LruCache(cacheSize);
+    this.#pool = new BufferPool(poolBytes, (handle) => {
+      this.#freedGeneration++;
+      // nobody to report to (a release, a finalizer): the return code is deliberately ignored
+      this.#api.clReleaseMemObject(handle);
+    });
     this.#api = api;
     this.#device = device;
     this.info = readDeviceInfo(api, platform, device);
@@ -120,7 +135,10 @@ export class OpenCLContext {
 
   // --- buffers --------------------------------------------------------------------------------
 
-  /** Device memory of `byteLength` bytes, contents undefined. A zero-byte buffer is allowed. */
+  /**
+   * Device memory of `byteLength` bytes, contents undefined (a released buffer's memory is
+   * handed out again: see `poolStats`). A zero-byte buffer is allowed.
+   */
   createBuffer(byteLength: number): OpenCLBuffer {
     const context = this.#contextFor('createBuffer');
     if (!Number.isSafeInteger(byteLength) || byteLength < 0) {
@@ -129,11 +147,36 @@ export class OpenCLContext {
     if (byteLength > this.info.maxMemAllocSize) {
       throw new LoomError(`createBuffer: ${byteLength} bytes exceed the device's largest allocation (${this.info.maxMemAllocSize} bytes)`);
     }
-    // OpenCL refuses size 0 (CL_INVALID_BUFFER_SIZE); a 1-byte allocation stands in, never read or written
-    const handle = created('clCreateBuffer', (error) =>
-      this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, Math.max(1, byteLength), null, error),
-    () => `${byteLength} bytes`);
-    return new OpenCLBuffer(this, byteLength, this.#api, handle, this.#buffers);
+    // a size class, unless that would pass the largest allocation; OpenCL refuses size 0
+    // (CL_INVALID_BUFFER_SIZE), and the class of 0 bytes stands in, never read or written
+    const classBytes = sizeClass(byteLength);
+    const bytes = classBytes <= this.info.maxMemAllocSize ? classBytes : byteLength;
+    const create = () => created('clCreateBuffer', (error) => this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error), () => `${byteLength} bytes`);
+    let handle = this.#pool.take(bytes);
+    if (handle === undefined) {
+      try {
+        handle = create();
+      } catch (e) {
+        if (this.#pool.stats().pooledBuffers === 0) throw e;
+        // out of memory, perhaps because of what the pool holds: free it and try once more
+        this.#pool.clear();
+        handle = create();
+      }
+    }
+    return new OpenCLBuffer(this, byteLength, handle, bytes, this.#recycle, this.#buffers);
+  }
+
+  /** Where released buffers go: back to the pool while the context lives, freed afterwards. */
+  readonly #recycle = (handle: Handle, bytes: number): void => this.#pool.give(handle, bytes);
+
+  /** The pool of released buffers: how many it holds, and how often it served an allocation. */
+  poolStats(): BufferPoolStats {
+    return this.#pool.stats();
+  }
+
+  /** Frees the pooled buffers now (the context's live buffers stay). */
+  trimPool(): void {
+    this.#pool.clear();
   }
 
   /** A buffer holding a copy of `data`. */
@@ -248,7 +291,16 @@ export class OpenCLContext {
     if (args.length !== kernel.argumentCount) {
       throw new LoomError(`${where}: the kernel takes ${kernel.argumentCount} arguments, ${args.length} given`);
     }
-    args.forEach((arg, index) => this.#setArgument(kernel.handle, kernelName, index, arg));
+    for (let index = 0; index < args.length; index++) {
+      const arg = args[index];
+      const where = `kernel '${kernelName}', argument ${index}`;
+      let handle = 0n;
+      if (arg?.kind === 'buffer') {
+        if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
+        handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
+      }
+      setArgument(this.#api, kernel, index, arg, { handle, generation: this.#freedGeneration, localMemSize: this.info.localMemSize, where });
+    }
     if (globalSize.some((n) => n === 0)) return false;
 
     const global = new BigUint64Array(globalSize.map(BigInt));
@@ -257,37 +309,6 @@ export class OpenCLContext {
       this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
       () => `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`);
     return true;
-  }
-
-  #setArgument(kernel: Handle, kernelName: string, index: number, arg: KernelArgument): void {
-    const where = `kernel '${kernelName}', argument ${index}`;
-    let size: number;
-    let value: ArrayBufferView | null;
-    switch (arg?.kind) {
-      case 'buffer':
-        if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
-        value = new BigUint64Array([arg.buffer.handleFor(this, where)]);
-        size = value.byteLength;
-        break;
-      case 'scalar':
-        value = encodeScalar(arg.dtype, arg.value, where);
-        size = value.byteLength;
-        break;
-      case 'local':
-        if (!Number.isSafeInteger(arg.byteLength) || arg.byteLength <= 0) {
-          throw new LoomError(`${where}: local memory needs a positive whole number of bytes, got ${arg.byteLength}`);
-        }
-        if (arg.byteLength > this.info.localMemSize) {
-          throw new LoomError(`${where}: ${arg.byteLength} bytes of local memory exceed the device's ${this.info.localMemSize}`);
-        }
-        value = null; // OpenCL's way of saying "allocate this much __local memory"
-        size = arg.byteLength;
-        break;
-      default:
-        throw new LoomError(`${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`);
-    }
-    const code = this.#api.clSetKernelArg(kernel, index, size, value);
-    if (code !== CL.CL_SUCCESS) throw new OpenCLError('clSetKernelArg', code, `${where} (${describeArgument(arg, size)})`);
   }
 
   // --- lifetime -------------------------------------------------------------------------------
@@ -308,6 +329,8 @@ export class OpenCLContext {
     for (const ref of [...this.#livePrograms]) ref.deref()?.release();
     this.#livePrograms.clear();
     this.#programs.clear();
+    // closed first: the live buffers released next are freed, not pooled
+    this.#pool.clear(true);
     for (const ref of [...this.#buffers]) ref.deref()?.release();
     this.#buffers.clear();
     this.#api.clReleaseCommandQueue(this.#queue);
@@ -457,13 +480,5 @@ function checkNDRange(where: string, globalSize: readonly number[], localSize: r
   const groupSize = localSize.reduce((a, b) => a * b, 1);
   if (groupSize > info.maxWorkGroupSize) {
     throw new LoomError(`${where}: a work-group of ${groupSize} items exceeds the device's ${info.maxWorkGroupSize}`);
-  }
-}
-
-function describeArgument(arg: KernelArgument, size: number): string {
-  switch (arg.kind) {
-    case 'buffer': return 'a buffer; does the kernel declare a pointer here?';
-    case 'scalar': return `a ${arg.dtype} scalar of ${size} bytes; does the kernel declare that type here?`;
-    case 'local': return `${size} bytes of local memory; does the kernel declare a __local pointer here?`;
   }
 }

@@ -9,11 +9,17 @@ import * as CL from './constants.ts';
 import { OpenCLBuildError, OpenCLError, check, created } from './errors.ts';
 import { asString, asUint32, readInfo } from './info.ts';
 import type { OpenCLContext } from './context.ts';
+import type { SetArgument } from './arguments.ts';
 
-/** A kernel object and the number of parameters its signature declares. */
+/** A kernel object, the number of parameters its signature declares, and what each was last set to. */
 export interface KernelHandle {
   readonly handle: Handle;
   readonly argumentCount: number;
+  /**
+   * Per argument index, what `clSetKernelArg` last set there (undefined: unknown). A kernel
+   * keeps its arguments between launches, so setting the same one again is skipped.
+   */
+  readonly lastSet: (SetArgument | undefined)[];
 }
 
 /**
@@ -94,7 +100,8 @@ export class OpenCLProgram {
     }
     const count = readInfo('clGetKernelInfo', (size, value, ret) =>
       api.clGetKernelInfo(handle, CL.CL_KERNEL_NUM_ARGS, size, value, ret));
-    const kernel = { handle, argumentCount: asUint32(count) };
+    const argumentCount = asUint32(count);
+    const kernel = { handle, argumentCount, lastSet: new Array<SetArgument | undefined>(argumentCount) };
     native.kernels.set(name, kernel);
     return kernel;
   }

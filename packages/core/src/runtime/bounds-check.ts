@@ -125,11 +125,13 @@ export function checkLayoutsFit(knl: LoopKernel, binding: ArgumentBinding): void
     const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, `the strides of '${a.arg.name}'`));
     const needed = requiredLength(a.shape, strides);
     const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.dtype)) : a.shape.reduce((x, y) => x * y, 1);
-    if (needed > held) {
-      throw new LoomError(
-        `array '${a.arg.name}' has a layout (strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
-          `but its buffer holds ${held}: pass a DeviceArray allocated with at least ${needed} elements`,
-      );
-    }
+    if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held);
   }
+}
+
+export function layoutDoesNotFit(name: string, strides: readonly number[], needed: number, held: number): LoomError {
+  return new LoomError(
+    `array '${name}' has a layout (strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
+      `but its buffer holds ${held}: pass a DeviceArray allocated with at least ${needed} elements`,
+  );
 }

@@ -7,6 +7,7 @@ import { hostArrayConstructor } from '../dtypes.ts';
 import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { Target } from '../codegen/target.ts';
 import type { DeviceLimits } from './limits.ts';
+import type { BufferPoolStats } from './buffer-pool.ts';
 
 /** Opaque handle to device memory. */
 export interface DeviceBuffer {
@@ -16,6 +17,17 @@ export interface DeviceBuffer {
 export type LaunchArgument =
   | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
   | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
+
+/**
+ * Whether `args` can never change: a frozen array of frozen arguments, as `run` and
+ * `prepareLaunch` pass them. A device may key what it derives from the arguments (its own
+ * argument objects, bind groups) by such an array's identity.
+ */
+export function isImmutableArguments(args: readonly LaunchArgument[]): boolean {
+  if (!Object.isFrozen(args)) return false;
+  for (const a of args) if (!Object.isFrozen(a)) return false;
+  return true;
+}
 
 /**
  * A device runs the code of its target. `Extra` is what that target tells the device
@@ -32,6 +44,7 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   readonly checksBoundsByDefault?: boolean;
   /** Builds generated code into something `launch` can run. Devices may cache by code. */
   compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
+  /** Device memory of `byteLength` bytes; its contents are undefined (pooled memory holds what it held). */
   allocate(byteLength: number): DeviceBuffer;
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
@@ -43,7 +56,13 @@ export interface Device<Extra = unknown, Compiled = unknown> {
     groupCount: readonly number[],
     localSize: readonly number[],
   ): Promise<void>;
+  /**
+   * Gives the buffer's memory back. Devices with a pool (`poolStats`) keep it to hand out
+   * again, after the work already queued with it: the buffer object itself stays released.
+   */
   release(buffer: DeviceBuffer): void;
+  /** The device's pool of released buffers, on devices that have one (OpenCL, WebGPU). */
+  poolStats?(): BufferPoolStats;
   /**
    * What kernels the device accepts (`limits.ts`): work-group sizes, local and private
    * memory, buffer sizes. Compiling and launching check them, on every device alike.

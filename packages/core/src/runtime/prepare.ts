@@ -13,14 +13,21 @@
  * found out of range; off, a launch is only the device launches.
  */
 import { LoomError } from '../errors.ts';
-import type { GeneratedCode } from '../codegen/generated.ts';
+import type { DType } from '../dtypes.ts';
+import { ownEntry } from '../names.ts';
+import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
-import { allocateTemporaries, planLaunches, type PreparedKernel } from './launch-plan.ts';
-import { prepareCall } from './run.ts';
+import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
+import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 
-export type { PreparedKernel };
+/** One kernel of the program, with its arguments and grid fixed. */
+export interface PreparedKernel {
+  readonly kernel: DeviceKernel;
+  readonly args: readonly LaunchArgument[];
+  readonly groupCount: readonly number[];
+  readonly localSize: readonly number[];
+}
 
 export interface PreparedLaunch {
   readonly device: Device;
@@ -29,8 +36,12 @@ export interface PreparedLaunch {
   readonly compiled: unknown;
   /** The program's kernels in launch order (one unless the kernel has global barriers); empty grids left out. */
   readonly kernels: readonly PreparedKernel[];
-  /** Queues every kernel once, in order, through `device.launch`. */
-  launch(): Promise<void>;
+  /**
+   * Queues every kernel once, in order, through `device.launch`. `arrays` puts other
+   * DeviceArrays in place of some it was prepared with, for this launch (each of the same
+   * dtype and shape, on the same device): ping-pong buffers, or a new output each time.
+   */
+  launch(arrays?: Readonly<Record<string, DeviceArray>>): Promise<void>;
   /** Frees the global temporaries the program needs (the caller's arrays stay). */
   release(): void;
 }
@@ -41,38 +52,51 @@ export async function prepareLaunch(
   args: Readonly<Record<string, DeviceArray | number | bigint>>,
   options: RunOptions = {},
 ): Promise<PreparedLaunch> {
-  const { binding, code, compiled } = await prepareCall(knl, device, args, options);
+  const plan = await planCall(knl, device, args, options);
 
-  const buffers = new Map<string, DeviceBuffer>();
-  for (const a of binding.arrays) {
-    if (!(a.given instanceof DeviceArray)) {
+  const buffers: DeviceBuffer[] = new Array(plan.slots);
+  for (const a of plan.arrays) {
+    const given: unknown = ownEntry(args, a.arg.name);
+    if (!(given instanceof DeviceArray)) {
       throw new LoomError(`prepareLaunch: argument '${a.arg.name}' must be a DeviceArray (copy host data once with DeviceArray.from)`);
     }
-    if (a.given.device !== device) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' lives on another device (${a.given.device.name})`);
+    if (given.device !== device) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' lives on another device (${given.device.name})`);
     if (a.sep) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' has a 'sep' axis; use run`);
-    buffers.set(a.arg.name, a.given.buffer);
+    checkBufferFits(a, given);
+    buffers[a.slot] = given.buffer;
   }
-  const owned = allocateTemporaries(device, code, binding.values, buffers);
-  const checks = code.host.boundsChecks;
+  const owned: DeviceBuffer[] = [];
+  for (const t of plan.temporaries) {
+    const buffer = device.allocate(Math.max(t.byteLength, 4));
+    owned.push(buffer);
+    buffers[t.slot] = buffer;
+  }
+  const checks = plan.checks;
   if (checks) {
     const flags = await allocateFlags(device, checks);
     owned.push(flags);
-    buffers.set(checks.flags, flags);
+    buffers[checks.slot] = flags;
   }
-  const kernels = planLaunches(code, binding.values, buffers);
+  const kernels: PreparedKernel[] = plan.launches.map((l) => ({ kernel: l.kernel, args: freezeArguments(l, buffers), groupCount: l.groupCount, localSize: l.localSize }));
+  const { code, compiled } = plan;
+  const dtypes = new Map(plan.arrays.map((a) => [a.arg.name, (ownEntry(args, a.arg.name) as DeviceArray).dtype]));
+  const replaced = replacements(plan, device, buffers, dtypes);
 
   return {
     device,
     code,
     compiled,
     kernels,
-    async launch() {
-      for (const k of kernels) await device.launch(compiled, k.kernel, k.args, k.groupCount, k.localSize);
+    async launch(arrays?: Readonly<Record<string, DeviceArray>>) {
+      const args = arrays === undefined ? undefined : replaced(arrays);
+      for (const [k, { kernel, groupCount, localSize }] of kernels.entries()) {
+        await device.launch(compiled, kernel, args ? args[k] : kernels[k].args, groupCount, localSize);
+      }
       if (!checks) return;
       // each launch reports its own violations: read the flags, then clear them
-      const flags = buffers.get(checks.flags)!;
+      const flags = buffers[checks.slot];
       try {
-        await throwViolations(device, flags, checks, binding.values);
+        await throwViolations(device, flags, checks, plan.binding.values);
       } catch (e) {
         await device.write(flags, new Int32Array(2 * checks.sites.length));
         throw e;
@@ -81,5 +105,42 @@ export async function prepareLaunch(
     release() {
       for (const b of owned.splice(0)) device.release(b);
     },
+  };
+}
+
+/** The arguments of one launch with `buffers` in their slots: frozen, so a device may keep what it derives from them. */
+function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[]): readonly LaunchArgument[] {
+  return Object.freeze(launch.args.map((a): LaunchArgument => Object.freeze(a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot] } : a)));
+}
+
+/**
+ * Each kernel's arguments with some arrays replaced, checked as `prepareLaunch` checks its
+ * own. The last result is kept: a loop that passes the same arrays again passes the device
+ * the same frozen arguments again.
+ */
+function replacements(
+  plan: CallPlan, device: Device, prepared: readonly DeviceBuffer[], dtypes: ReadonlyMap<string, DType>,
+): (arrays: Readonly<Record<string, DeviceArray>>) => (readonly LaunchArgument[])[] {
+  const byName = new Map(plan.arrays.map((a) => [a.arg.name, a]));
+  let last: { buffers: DeviceBuffer[]; args: (readonly LaunchArgument[])[] } | undefined;
+  return (arrays) => {
+    const buffers = [...prepared];
+    for (const name of Object.keys(arrays)) {
+      const a = byName.get(name);
+      const given: unknown = ownEntry(arrays, name);
+      if (!a) throw new LoomError(`launch: the kernel has no array argument '${name}'`);
+      if (!(given instanceof DeviceArray)) throw new LoomError(`launch: argument '${name}' must be a DeviceArray`);
+      if (given.device !== device) throw new LoomError(`launch: argument '${name}' lives on another device (${given.device.name})`);
+      // the dtype of the array prepared with (a bool argument may have been a uint8 array)
+      if (given.dtype !== dtypes.get(name)) throw new LoomError(`launch: argument '${name}' is ${given.dtype}, but the launch was prepared with ${dtypes.get(name)}`);
+      if (given.shape.length !== a.shape.length || given.shape.some((n, k) => n !== a.shape[k])) {
+        throw new LoomError(`launch: argument '${name}' has shape (${given.shape.join(', ')}), but the launch was prepared for (${a.shape.join(', ')})`);
+      }
+      checkBufferFits(a, given);
+      buffers[a.slot] = given.buffer;
+    }
+    if (last && last.buffers.every((b, k) => b === buffers[k])) return last.args;
+    last = { buffers, args: plan.launches.map((l) => freezeArguments(l, buffers)) };
+    return last.args;
   };
 }

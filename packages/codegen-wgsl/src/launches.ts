@@ -1,0 +1,317 @@
+/**
+ * Launching a kernel on WebGPU: one compute pass, one dispatch, one submit. What a launch
+ * needs besides (its bind group, the uniform buffer of its value arguments) is made once
+ * and kept, so that a repeated launch costs what a hand-written dispatch costs:
+ *
+ *   - a launch shape (pipeline, binding sizes) is validated inside error scopes the first
+ *     time only: those cost a round trip to Dawn, and the same shape validates alike;
+ *   - each shape keeps one uniform buffer, written only when its values change (the queue
+ *     orders writes with submissions, so earlier dispatches still read their own values),
+ *     and its bind groups by the buffers they bind;
+ *   - each kernel keeps its last few launches as encoded (pipeline, bind group, grid): a
+ *     launch with the same native buffers, values and grid as one of them (a loop of
+ *     identical calls; a new output taken from the pool) is replayed, after a comparison
+ *     of its arguments, with no look-up by text and no new object.
+ *
+ * Nothing is awaited on the way to the submit unless something is not known yet (a
+ * buffer whose allocation WebGPU has not confirmed, a shape never validated).
+ */
+/// <reference types="@webgpu/types" preserve="true" />
+import { LoomError, LruCache, perObject, type DeviceKernel, type DType, type LaunchArgument } from '@loom/core';
+import type { ModuleLayout } from './bindings.ts';
+import { GpuBuffer } from './buffers.ts';
+import { withErrorScopes } from './errors.ts';
+import { planDispatch, type WgslLimits } from './limits.ts';
+import type { KernelPipeline, Variant, WgslProgram } from './program.ts';
+
+const USAGE = { COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
+
+/** What a launch shape keeps between launches. */
+interface ShapeCache {
+  uniform?: GPUBuffer;
+  /** The bytes last written into `uniform` (compared by identity first, then by content). */
+  lastUniform?: Uint8Array;
+  /** By the buffers bound: a launch shape is usually run on a few sets of arrays. */
+  readonly bindGroups: LruCache<string, GPUBindGroup>;
+  /** Set when the shape is dropped from the cache (its uniform buffer destroyed). */
+  dropped?: boolean;
+}
+
+/**
+ * A launch as it was encoded: a later launch of the same kernel with the same buffers
+ * (the same native buffers, bound at the same sizes), values and grid replays it.
+ */
+interface Recorded {
+  readonly compiled: WgslProgram;
+  readonly groupCount: readonly number[];
+  /** Per parameter: the native buffer and binding size, or the value. */
+  readonly args: readonly ({ readonly native: GPUBuffer; readonly size: number } | { readonly value: number | bigint })[];
+  readonly pipeline: GPUComputePipeline;
+  readonly bindGroup: GPUBindGroup;
+  readonly dispatch: readonly [number, number, number];
+  readonly shape: ShapeCache;
+  readonly uniformBytes?: Uint8Array;
+}
+
+/** Launches kept per kernel: a few, as a pooled output alternates between buffers. */
+const RECORDED_PER_KERNEL = 4;
+const BIND_GROUPS_PER_SHAPE = 32;
+
+export class Launcher {
+  /** A launch shape (kernel, variant, binding sizes, pools) whose commands WebGPU has validated once. */
+  private readonly validated: LruCache<string, true>;
+  /** What a launch shape keeps between launches; a dropped one's uniform buffer is destroyed. */
+  private readonly shapes: LruCache<string, ShapeCache>;
+  /** Per kernel (weakly), its recent launches, the most recent first. */
+  private readonly recorded = perObject((_: DeviceKernel): Recorded[] => []);
+
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly limits: WgslLimits,
+    cacheSize: number,
+  ) {
+    this.validated = new LruCache(cacheSize);
+    // WebGPU keeps a destroyed buffer alive for the work already submitted with it
+    this.shapes = new LruCache(cacheSize, (dropped) => {
+      dropped.dropped = true;
+      dropped.uniform?.destroy();
+    });
+  }
+
+  async launch(compiled: WgslProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<void> {
+    const recent = this.recorded(kernel);
+    const known = recent.find((r) => replays(r, compiled, args, groupCount));
+    if (known) {
+      this.replay(known);
+      return;
+    }
+    const recorded = await this.encode(compiled, kernel, args, groupCount);
+    if (!recorded) return;
+    recent.unshift(recorded);
+    if (recent.length > RECORDED_PER_KERNEL) recent.pop();
+  }
+
+  /** Encodes and submits a recorded launch again, rewriting the uniform buffer if another launch changed it. */
+  private replay(r: Recorded): void {
+    const bytes = r.uniformBytes;
+    if (bytes && r.shape.lastUniform !== bytes) {
+      if (!r.shape.lastUniform || !sameBytes(r.shape.lastUniform, bytes)) this.device.queue.writeBuffer(r.shape.uniform!, 0, bytes);
+      r.shape.lastUniform = bytes;
+    }
+    this.submit(r.pipeline, r.bindGroup, r.dispatch, undefined);
+  }
+
+  private submit(pipeline: GPUComputePipeline, bindGroup: GPUBindGroup, dispatch: readonly [number, number, number], encoder: GPUCommandEncoder | undefined, after?: () => void): void {
+    const commands = encoder ?? this.device.createCommandEncoder();
+    const pass = commands.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(dispatch[0], dispatch[1], dispatch[2]);
+    pass.end();
+    after?.();
+    this.device.queue.submit([commands.finish()]);
+  }
+
+  /** The full launch: binds, validates a new shape, submits; returns what a replay needs (nothing for pooled arrays). */
+  private async encode(compiled: WgslProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<Recorded | undefined> {
+    const dispatch = planDispatch(kernel.name, groupCount, kernel.grid.localSize, this.limits);
+    const variant = compiled.variantNow(dispatch.folded) ?? (await compiled.variant(dispatch.folded));
+    const entry = variant.kernels.get(kernel.name);
+    if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
+
+    const buffers = new Map<string, { wrapper: GpuBuffer; native: GPUBuffer }>();
+    const values = new Map<string, { dtype: DType; value: number | bigint }>();
+    for (const [k, p] of kernel.parameters.entries()) {
+      const a = args[k];
+      if (a === undefined) throw new LoomError(`kernel '${kernel.name}' was launched without its argument '${p.name}'`);
+      if (a.kind === 'value') {
+        values.set(p.name, { dtype: a.dtype, value: a.value });
+        continue;
+      }
+      const wrapper = a.buffer;
+      if (!(wrapper instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');
+      buffers.set(p.name, { wrapper, native: wrapper.readyNow() ?? (await wrapper.ready()) });
+    }
+
+    const device = this.device;
+    // the pipeline, not the kernel's name: programs compiled for other layouts reuse names
+    const shape = `${entry.id}|${[...buffers].map(([n, b]) => `${n}:${b.wrapper.bindingSize}`).join(',')}`;
+    const body = () => this.encodeChecked(variant, entry, buffers, values, groupCount, dispatch.size, shape);
+    let recorded: ReturnType<typeof body>;
+    if (this.validated.has(shape)) recorded = body();
+    else {
+      recorded = await withErrorScopes(device, `running kernel '${kernel.name}'`, body);
+      this.validated.set(shape, true);
+    }
+    if (!recorded) return undefined;
+    const kept = kernel.parameters.map((p, k) => {
+      const a = args[k];
+      return a.kind === 'value' ? { value: a.value } : { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
+    });
+    return { ...recorded, compiled, groupCount: [...groupCount], args: kept };
+  }
+
+  private encodeChecked(
+    variant: Variant, entry: KernelPipeline, buffers: ReadonlyMap<string, { wrapper: GpuBuffer; native: GPUBuffer }>,
+    values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>, groupCount: readonly number[],
+    dispatch: readonly [number, number, number], shape: string,
+  ): Omit<Recorded, 'compiled' | 'groupCount' | 'args'> | undefined {
+    const device = this.device;
+    const encoder = device.createCommandEncoder();
+    const entries: GPUBindGroupEntry[] = [];
+    const poolOffsets = new Map<string, number>();
+    const copiesBack: (() => void)[] = [];
+    const temporaries: GPUBuffer[] = [];
+    try {
+      for (const s of entry.storage) {
+        if (!s.pool) {
+          const b = buffers.get(s.arrays[0])!;
+          this.checkBindingSize(b.wrapper.bindingSize, `argument '${s.arrays[0]}'`);
+          entries.push({ binding: s.binding, resource: { buffer: b.native, size: b.wrapper.bindingSize } });
+          continue;
+        }
+        // pooled arrays are copied in at word offsets, and the written ones back after the dispatch
+        const members = s.arrays.filter((a) => buffers.has(a));
+        let size = 0;
+        for (const a of members) {
+          poolOffsets.set(a, size / 4);
+          size += buffers.get(a)!.wrapper.bindingSize;
+        }
+        this.checkBindingSize(size, `the shared buffer of ${members.map((a) => `'${a}'`).join(', ')}`);
+        const pool = device.createBuffer({ size: Math.max(size, 4), usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+        temporaries.push(pool);
+        for (const a of members) {
+          const b = buffers.get(a)!;
+          const offset = poolOffsets.get(a)! * 4;
+          encoder.copyBufferToBuffer(b.native, 0, pool, offset, b.wrapper.bindingSize);
+          if (s.access === 'read_write') copiesBack.push(() => encoder.copyBufferToBuffer(pool, offset, b.native, 0, b.wrapper.bindingSize));
+        }
+        entries.push({ binding: s.binding, resource: { buffer: pool } });
+      }
+      // a shape with pooled arrays makes its uniform buffer and bind group afresh, and is not recorded
+      const cache = poolOffsets.size === 0 ? this.shapeCache(shape) : undefined;
+      let uniformBytes: Uint8Array | undefined;
+      if (entry.usesUniform) {
+        const bytes = new Uint8Array(uniformBytesOf(variant.module.layout, values, poolOffsets, groupCount));
+        let uniform: GPUBuffer;
+        if (cache) {
+          uniform = cache.uniform ??= device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+          // the queue applies writes in order: unchanged values are already in the buffer
+          if (!cache.lastUniform || !sameBytes(cache.lastUniform, bytes)) device.queue.writeBuffer(uniform, 0, bytes);
+          cache.lastUniform = bytes;
+          uniformBytes = bytes;
+        } else {
+          uniform = device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+          temporaries.push(uniform);
+          device.queue.writeBuffer(uniform, 0, bytes);
+        }
+        entries.push({ binding: variant.module.layout.uniform!.binding, resource: { buffer: uniform } });
+      }
+      const groupKey = entries.map((e) => `${bufferId((e.resource as GPUBufferBinding).buffer)}:${(e.resource as GPUBufferBinding).size ?? ''}`).join(',');
+      let bindGroup = cache?.bindGroups.get(groupKey);
+      if (!bindGroup) {
+        bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });
+        cache?.bindGroups.set(groupKey, bindGroup);
+      }
+      this.submit(entry.pipeline, bindGroup, dispatch, encoder, () => {
+        for (const copy of copiesBack) copy();
+      });
+      if (!cache) return undefined;
+      return { pipeline: entry.pipeline, bindGroup, dispatch, shape: cache, ...(uniformBytes ? { uniformBytes } : {}) };
+    } finally {
+      // WebGPU keeps them alive for the work already submitted
+      for (const t of temporaries) t.destroy();
+    }
+  }
+
+  cacheStats(): { launches: number; validatedLaunches: number } {
+    return { launches: this.shapes.size, validatedLaunches: this.validated.size };
+  }
+
+  /** Destroys the uniform buffers and forgets every shape. */
+  dispose(): void {
+    for (const c of this.shapes.values()) {
+      c.dropped = true;
+      c.uniform?.destroy();
+    }
+    this.shapes.clear();
+    this.validated.clear();
+  }
+
+  /** The uniform buffer and bind groups kept for one launch shape. */
+  private shapeCache(shape: string): ShapeCache {
+    return this.shapes.memo(shape, () => ({ bindGroups: new LruCache(BIND_GROUPS_PER_SHAPE) }));
+  }
+
+  private checkBindingSize(bytes: number, what: string): void {
+    if (bytes > this.limits.maxStorageBufferBindingSize) {
+      throw new LoomError(
+        `${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`,
+      );
+    }
+  }
+}
+
+/** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */
+function uniformBytesOf(
+  layout: ModuleLayout, values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
+  poolOffsets: ReadonlyMap<string, number>, groupCount: readonly number[],
+): ArrayBuffer {
+  const uniform = layout.uniform!;
+  const bytes = new ArrayBuffer(uniform.size);
+  const view = new DataView(bytes);
+  for (const m of uniform.members) {
+    const source = m.source;
+    switch (source.kind) {
+      case 'value': {
+        const v = Number(values.get(source.param)?.value ?? 0);
+        if (m.type === 'f32') view.setFloat32(m.offset, v, true);
+        else if (m.type === 'u32') view.setUint32(m.offset, source.dtype === 'bool' ? (v !== 0 ? 1 : 0) : v >>> 0, true);
+        else view.setInt32(m.offset, v | 0, true);
+        break;
+      }
+      case 'pool-offset':
+        view.setUint32(m.offset, poolOffsets.get(source.array) ?? 0, true);
+        break;
+      case 'group-count':
+        for (let axis = 0; axis < 3; axis++) view.setUint32(m.offset + 4 * axis, groupCount[axis] ?? 1, true);
+        break;
+    }
+  }
+  return bytes;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/**
+ * Whether a launch is `r` again: same program, grid, values, and buffers whose native
+ * buffers and binding sizes are those recorded (a released buffer fails here).
+ */
+function replays(r: Recorded, compiled: WgslProgram, args: readonly LaunchArgument[], groupCount: readonly number[]): boolean {
+  if (r.compiled !== compiled || r.shape.dropped || !sameNumbers(r.groupCount, groupCount) || r.args.length !== args.length) return false;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k];
+    const kept = r.args[k];
+    if (a.kind === 'value') {
+      if (!('value' in kept) || !Object.is(kept.value, a.value)) return false;
+      continue;
+    }
+    const wrapper = a.buffer;
+    if (!(wrapper instanceof GpuBuffer) || !('native' in kept) || wrapper.readyNow() !== kept.native || wrapper.bindingSize !== kept.size) return false;
+  }
+  return true;
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** A stable number per GPU buffer (kept while the buffer lives), to key the bind groups that use it. */
+const bufferId = perObject((_: GPUBuffer) => nextBufferId++);
+let nextBufferId = 0;

@@ -1,0 +1,92 @@
+/**
+ * A compiled WGSL program: its shader module and one compute pipeline per kernel, bound as
+ * the module's layout says. A program whose grid must be folded (`limits.ts`) gets a second
+ * variant the first time it is launched so.
+ */
+/// <reference types="@webgpu/types" preserve="true" />
+import { LoomError, type GeneratedCode } from '@loom/core';
+import type { StorageBinding } from './bindings.ts';
+import { compilationError, withErrorScopes } from './errors.ts';
+import type { WgslExtra, WgslModule } from './target.ts';
+
+const SHADER_STAGE_COMPUTE = 0x4;
+
+/** One kernel's pipeline and which bindings it uses. */
+export interface KernelPipeline {
+  /**
+   * Unique per pipeline, to key what launches keep (`launches.ts`): kernels of different
+   * programs share names (every `pointwise` variant's kernel is the op's name) but not
+   * their uniform struct or bindings.
+   */
+  readonly id: number;
+  readonly pipeline: GPUComputePipeline;
+  readonly storage: readonly StorageBinding[];
+  readonly usesUniform: boolean;
+}
+
+export interface Variant {
+  readonly module: WgslModule;
+  readonly kernels: ReadonlyMap<string, KernelPipeline>;
+}
+
+/** A compiled program: its plain variant, and the folded-grid one when a launch needs it. */
+export class WgslProgram {
+  private readonly variants = new Map<boolean, Promise<Variant>>();
+  /** The variants built already, for launches that need not wait for a promise. */
+  private readonly built = new Map<boolean, Variant>();
+
+  constructor(
+    private readonly device: GPUDevice,
+    readonly code: GeneratedCode<WgslExtra>,
+  ) {}
+
+  variant(foldedGrid: boolean): Promise<Variant> {
+    let v = this.variants.get(foldedGrid);
+    if (!v) {
+      v = buildVariant(this.device, this.code, foldedGrid);
+      this.variants.set(foldedGrid, v);
+      v.then((built) => this.built.set(foldedGrid, built), () => this.variants.delete(foldedGrid));
+    }
+    return v;
+  }
+
+  /** The variant, if it is built already. */
+  variantNow(foldedGrid: boolean): Variant | undefined {
+    return this.built.get(foldedGrid);
+  }
+}
+
+let nextPipelineId = 0;
+
+/** Compiles one variant of a program and makes its pipelines, bound as its module's layout says. */
+async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, foldedGrid: boolean): Promise<Variant> {
+  const module = foldedGrid ? code.extra.folded() : code.extra.module;
+  const kernelNames = code.kernels.map((k) => `'${k.name}'`).join(', ');
+  const shader = await withErrorScopes(device, `compiling the WGSL of ${kernelNames}`, async () => {
+    const shader = device.createShaderModule({ code: module.code });
+    const info = await shader.getCompilationInfo();
+    if (info.messages.some((m) => m.type === 'error')) throw compilationError(`kernel ${kernelNames}`, module.code, info.messages);
+    return shader;
+  });
+  const kernels = new Map<string, KernelPipeline>();
+  for (const k of code.kernels) {
+    const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
+    const usesUniform = module.layout.uniform !== undefined && (k.parameters.some((p) => p.kind === 'value') || storage.some((s) => s.pool) || foldedGrid);
+    const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
+      binding: s.binding,
+      visibility: SHADER_STAGE_COMPUTE,
+      buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
+    }));
+    if (usesUniform) entries.push({ binding: module.layout.uniform!.binding, visibility: SHADER_STAGE_COMPUTE, buffer: { type: 'uniform' } });
+    const pipeline = await withErrorScopes(device, `creating the pipeline of kernel '${k.name}'`, async () => {
+      const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries })] });
+      try {
+        return await device.createComputePipelineAsync({ layout, compute: { module: shader, entryPoint: module.entryPoints.get(k.name)! } });
+      } catch (e) {
+        throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
+      }
+    });
+    kernels.set(k.name, { id: nextPipelineId++, pipeline, storage, usesUniform });
+  }
+  return { module, kernels };
+}

@@ -1,0 +1,190 @@
+/**
+ * The plan of a call: everything `run` and `prepareLaunch` work out from a call's
+ * signature (dtypes, shapes, values) and never from the arrays themselves. Binding,
+ * the bounds checks, code generation and compilation, the sizes of outputs and global
+ * temporaries, the grids and each kernel's arguments: all are done once per signature
+ * and kept, so that a loop of identical calls pays, per call, for a string, a look-up,
+ * one size comparison per device array and the launches.
+ *
+ * The key is the signature as text (dtypes, shapes, values spelled out): two calls with
+ * the same key bind alike, and nothing that could stand for two different things (an
+ * object's identity, a rounded number) is ever part of it.
+ */
+import { ownEntry } from '../names.ts';
+import type { DType, HostArray } from '../dtypes.ts';
+import { byteSize } from '../dtypes.ts';
+import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
+import type { DeviceKernel, GeneratedCode, HostArgument } from '../codegen/generated.ts';
+import type { KernelArg, LoopKernel } from '../kernel/model.ts';
+import { requiredLength, stridesOf } from '../kernel/strides.ts';
+import { bindArguments, byteLengthOf, typeBinding, type Binding, type RunArgument } from './arguments.ts';
+import { checkAccessBounds, checkLayoutsFit, layoutDoesNotFit } from './bounds-check.ts';
+import { wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
+import { compileFor } from './compile.ts';
+import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
+import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { checkGridLimits } from './limits.ts';
+import type { BoundsChecks } from '../codegen/access-guards.ts';
+
+/** A caller's array as the plan has it: where its buffer goes, how large it is, what it must hold. */
+export interface PlannedArray {
+  readonly arg: KernelArg;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  /** The bytes of `shape` in `dtype`, row-major (what `run` allocates for a host array). */
+  readonly byteLength: number;
+  /** Its strides in elements, when a layout tag gives them (row-major and dense otherwise). */
+  readonly strides?: readonly number[];
+  /**
+   * The elements a DeviceArray's buffer must hold for the argument's layout: more than
+   * the element count when strides leave gaps (`checkLayoutsFit`).
+   */
+  readonly requiredElements: number;
+  /** Where its buffer goes in the call's buffer list; a `sep` array's pieces take `sepSlots`. */
+  readonly slot: number;
+  readonly sep?: HostArgument['sep'] & { readonly slots: readonly number[] };
+}
+
+/** A buffer-list slot, or a value fixed by the signature, for each parameter of a kernel. */
+export type PlannedArgument = LaunchArgument | { readonly kind: 'slot'; readonly slot: number };
+
+export interface PlannedLaunch {
+  readonly kernel: DeviceKernel;
+  readonly args: readonly PlannedArgument[];
+  readonly groupCount: readonly number[];
+  readonly localSize: readonly number[];
+  /** The arguments of the last call (`launchArguments`): the next one with the same buffers passes them again. */
+  last?: readonly LaunchArgument[];
+}
+
+export interface CallPlan {
+  readonly binding: Binding;
+  readonly code: GeneratedCode;
+  /** What the device compiled the code to (only ever handed back to that device's `launch`). */
+  readonly compiled: unknown;
+  readonly arrays: readonly PlannedArray[];
+  /** Global temporaries (save slots, user-placed ones): allocated for the whole call. */
+  readonly temporaries: readonly { readonly slot: number; readonly byteLength: number }[];
+  /** The bounds-check flag buffer, when the code was compiled with checks. */
+  readonly checks?: BoundsChecks & { readonly slot: number };
+  /** How many buffers a call binds: the length of its buffer list. */
+  readonly slots: number;
+  /** The kernels in launch order, those with an empty grid left out. */
+  readonly launches: readonly PlannedLaunch[];
+}
+
+/** Per device and kernel (weakly), the plans for each signature: elementwise kernels see every shape, so bounded. */
+const plans = perObject((_: Device) => perObject((_: LoopKernel) => new LruCache<string, CallPlan>(PLANS_PER_KERNEL)));
+const PLANS_PER_KERNEL = 64;
+
+/**
+ * The plan for a call with `args`: the cached one when a call with the same signature
+ * came before (no promise, no binding), otherwise made, which checks, binds and compiles.
+ */
+export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, options: RunOptions = {}): CallPlan | Promise<CallPlan> {
+  const checkBounds = wantsBoundsChecks(device, options);
+  const signature = callSignature(knl, args, checkBounds);
+  const perKernel = plans(device)(knl);
+  const known = signature === undefined ? undefined : perKernel.get(signature);
+  if (known) return known;
+  return makePlan(knl, device, args, checkBounds).then((plan) => {
+    if (signature !== undefined) perKernel.set(signature, plan);
+    return plan;
+  });
+}
+
+async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): Promise<CallPlan> {
+  const bound = bindArguments(knl, args);
+  checkAccessBounds(knl, bound.values, new Map(bound.arrays.map((a) => [a.arg.name, a.shape])));
+  checkLayoutsFit(knl, bound);
+  const { code, compiled } = await compileFor(knl, device, bound.dtypes, { checkBounds });
+  const binding = typeBinding(bound, code);
+  // the plan keeps no caller's data: a cached plan must not hold arrays alive
+  const template: Binding = { ...binding, arrays: binding.arrays.map(({ given: _given, ...a }) => a) };
+
+  const slotOf = new Map<string, number>();
+  const slot = (name: string) => slotOf.get(name) ?? (slotOf.set(name, slotOf.size), slotOf.size - 1);
+  const arrays = template.arrays.map((a): PlannedArray => ({
+    arg: a.arg,
+    dtype: a.dtype,
+    shape: a.shape,
+    byteLength: byteLengthOf(a.dtype, a.shape),
+    ...layoutOf(a.arg, a.shape, binding.values),
+    slot: slot(a.arg.name),
+    ...(a.sep ? { sep: { ...a.sep, slots: a.sep.names.map(slot) } } : {}),
+  }));
+  const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
+  const temporaries = code.host.temporaries.map((t) => ({
+    slot: slot(t.name),
+    byteLength: byteLengthOf(t.dtype, t.shape.map((s) => size(s, `the shape of '${t.name}'`))),
+  }));
+  const checks = code.host.boundsChecks ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) } : undefined;
+
+  const launches: PlannedLaunch[] = [];
+  for (const kernel of code.kernels) {
+    const groupCount = kernel.grid.groupCount.map((g) => size(g, 'the grid size'));
+    if (groupCount.some((g) => g <= 0)) continue;
+    checkGridLimits(kernel.function, groupCount);
+    const launchArgs = kernel.parameters.map((p): PlannedArgument =>
+      Object.freeze(p.kind === 'value' ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.argument)! } : { kind: 'slot', slot: slot(p.name) }),
+    );
+    launches.push({ kernel, args: launchArgs, groupCount, localSize: kernel.grid.localSize });
+  }
+  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches };
+}
+
+/** An array's strides and the elements its layout reaches (its element count when row-major and dense). */
+function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<string, number | bigint>): Pick<PlannedArray, 'strides' | 'requiredElements'> {
+  if (!arg.shape || !arg.dimTags || arg.dimTags.some((t) => t.kind === 'sep')) return { requiredElements: shape.reduce((x, y) => x * y, 1) };
+  const what = `the strides of '${arg.name}'`;
+  const env = valuesEnv(values, what);
+  const strides = stridesOf(arg.shape, arg.dimTags).map((s) => evaluateInt(s, env, what));
+  return { strides, requiredElements: requiredLength(shape, strides) };
+}
+
+/**
+ * Whether `given`'s buffer holds what the layout reaches. The shape and dtype are part of
+ * the signature; the buffer is not (a DeviceArray may be allocated larger than its shape).
+ */
+export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
+  const held = Math.floor(given.buffer.byteLength / byteSize(given.dtype));
+  if (held < a.requiredElements) throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held);
+}
+
+/**
+ * The LaunchArguments of one launch of the plan, with the call's buffers in their slots:
+ * frozen, and the very array of the last call when the buffers are the same, so that a
+ * device can keep what it derives from them (`isImmutableArguments`).
+ */
+export function launchArguments(launch: PlannedLaunch, buffers: readonly (DeviceBuffer | undefined)[]): readonly LaunchArgument[] {
+  const last = launch.last;
+  if (last && launch.args.every((a, k) => a.kind !== 'slot' || (last[k] as { buffer?: DeviceBuffer }).buffer === buffers[a.slot])) return last;
+  const args = Object.freeze(launch.args.map((a): LaunchArgument => Object.freeze(a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot]! } : a)));
+  launch.last = args;
+  return args;
+}
+
+/**
+ * What binding depends on, as a string; undefined for arguments it cannot describe (then
+ * no reuse). Walks the kernel's arguments in their order, so no sort is needed; a key the
+ * kernel does not have leaves the counts unequal, and the slow path reports it.
+ */
+export function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): string | undefined {
+  let signature = checkBounds ? 'checked' : '';
+  let found = 0;
+  for (const arg of knl.args) {
+    const v = ownEntry(args, arg.name);
+    if (v === undefined) continue;
+    found++;
+    const name = arg.name;
+    if (typeof v === 'number') signature += `;${name}=n:${Object.is(v, -0) ? '-0' : v}`;
+    else if (typeof v === 'bigint') signature += `;${name}=b:${v}`;
+    else if (v instanceof DeviceArray) signature += `;${name}@${v.dtype}[${v.shape.join(',')}]`;
+    else if (ArrayBuffer.isView(v)) signature += `;${name}:${v.constructor.name}[${(v as HostArray).length}]`;
+    else if (typeof v === 'object' && v !== null && 'data' in v && 'shape' in v && ArrayBuffer.isView(v.data)) {
+      signature += `;${name}:${v.data.constructor.name}[${v.data.length}](${v.shape.join(',')})`;
+    } else return undefined;
+  }
+  return found === Object.keys(args).length ? signature : undefined;
+}
