@@ -4,9 +4,7 @@
  * examples/matmul.ts. Each builder starts from `makeKernel`, so a timing covers parsing,
  * transforming, typing and generating, everything a user waits for.
  */
-import {
-  addDtypes, addPrefetch, globalArg, makeKernel, prioritizeLoops, saveAndReloadTemporaries, splitIname, tagInames, type LoopKernel,
-} from '@loom/core';
+import { addDtypes, addPrefetch, globalArg, makeKernel, prioritizeLoops, saveAndReloadTemporaries, splitIname, tagInames, type LoopKernel } from '@loom/core';
 import { DEFAULT_MATMUL, matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
 
 export interface KernelCase {
@@ -22,17 +20,43 @@ export const TUTORIAL_KERNELS: readonly KernelCase[] = [
   { name: 'double', build: () => f32(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'a') },
   {
     name: 'transpose and double',
-    build: () => f32(prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', `
+    build: () =>
+      f32(
+        prioritizeLoops(
+          makeKernel(
+            '{ [i,j]: 0<=i,j<n }',
+            `
       out[j,i] = a[i,j] {id=transpose}
       out[i,j] = 2*out[i,j] {dep=transpose}
-    `, [globalArg('out', { shape: 'auto', isInput: false }), '...'], { name: 'transpose_and_dbl' }), 'i,j'), 'a'),
+    `,
+            [globalArg('out', { shape: 'auto', isInput: false }), '...'],
+            { name: 'transpose_and_dbl' },
+          ),
+          'i,j',
+        ),
+        'a',
+      ),
   },
   {
     name: 'transpose, then double',
-    build: () => f32(prioritizeLoops(prioritizeLoops(makeKernel('{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }', `
+    build: () =>
+      f32(
+        prioritizeLoops(
+          prioritizeLoops(
+            makeKernel(
+              '{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }',
+              `
       out[j,i] = a[i,j] {id=transpose}
       out[ii,jj] = 2*out[ii,jj] {dep=transpose}
-    `, [globalArg('out', { shape: 'auto', isInput: false }), '...']), 'i,j'), 'ii,jj'), 'a'),
+    `,
+              [globalArg('out', { shape: 'auto', isInput: false }), '...'],
+            ),
+            'i,j',
+          ),
+          'ii,jj',
+        ),
+        'a',
+      ),
   },
   { name: 'loop nesting', build: () => f32(prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i'), 'a') },
   { name: 'split', build: () => f32(prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_outer,i_inner'), 'a') },
@@ -48,34 +72,67 @@ export const TUTORIAL_KERNELS: readonly KernelCase[] = [
   { name: 'parallel', build: () => f32(splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }), 'a') },
   {
     name: 'local temporary',
-    build: () => f32(tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', `
+    build: () =>
+      f32(
+        tagInames(
+          makeKernel(
+            '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+            `
       <> a_temp[i_inner] = a[16*i_outer + i_inner] {priority=10}
       out[16*i_outer + i_inner] = sum(k, a_temp[k])
-    `), { i_outer: 'g.0', i_inner: 'l.0' }), 'a'),
+    `,
+          ),
+          { i_outer: 'g.0', i_inner: 'l.0' },
+        ),
+        'a',
+      ),
   },
   {
     name: 'prefetch',
     build: () => {
-      const knl = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'), { i_outer: 'g.0', i_inner: 'l.0' });
+      const knl = tagInames(
+        makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'),
+        { i_outer: 'g.0', i_inner: 'l.0' },
+      );
       return f32(addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0' }), 'a');
     },
   },
   {
     name: 'global barrier',
-    build: () => saveAndReloadTemporaries(splitIname(makeKernel('[n] -> {[i] : 0<=i<n}', `
+    build: () =>
+      saveAndReloadTemporaries(
+        splitIname(
+          makeKernel(
+            '[n] -> {[i] : 0<=i<n}',
+            `
       for i
         <>tmp = arr[i] {id=maketmp,dep=*}
         ... gbarrier {id=bar,dep=*maketmp}
         arr[(i + 1) % n] = tmp {id=rotate,dep=*bar}
-      end`, [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'], { name: 'rotate_v2', assumptions: 'n mod 16 = 0' }), 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' })),
+      end`,
+            [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'],
+            { name: 'rotate_v2', assumptions: 'n mod 16 = 0' },
+          ),
+          'i',
+          16,
+          { innerTag: 'l.0', outerTag: 'g.0' },
+        ),
+      ),
   },
   {
     name: 'atomic histogram',
-    build: () => splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i%20] = out[i%20] + 2*a[i] {atomic}', [
-      globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }),
-      globalArg('a', { dtype: 'float32', shape: 'auto' }),
-      '...',
-    ], { assumptions: 'n>0' }), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }),
+    build: () =>
+      splitIname(
+        makeKernel(
+          '{ [i]: 0<=i<n }',
+          'out[i%20] = out[i%20] + 2*a[i] {atomic}',
+          [globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+          { assumptions: 'n>0' },
+        ),
+        'i',
+        64,
+        { outerTag: 'g.0', innerTag: 'l.0' },
+      ),
   },
   {
     name: 'tiled matmul',

@@ -53,8 +53,16 @@ for (const { backend, target } of targets.filter((t) => options.backends.has(t.b
     }
     const cold = coldFirst.get(kernel.name) ?? times[0];
     reporter.add({
-      bench: 'codegen', backend, case: kernel.name, size: lines, value: median(times), unit: 'ms',
-      reference: `target ${TARGET_MS} ms`, referenceValue: TARGET_MS, device: 'host CPU', note: `first call ${round(cold)} ms; size = lines of code`,
+      bench: 'codegen',
+      backend,
+      case: kernel.name,
+      size: lines,
+      value: median(times),
+      unit: 'ms',
+      reference: `target ${TARGET_MS} ms`,
+      referenceValue: TARGET_MS,
+      device: 'host CPU',
+      note: `first call ${round(cold)} ms; size = lines of code`,
     });
   }
 }

@@ -29,7 +29,11 @@ function parseArgs(argv: readonly string[]) {
   for (let k = 0; k < argv.length; k++) {
     const a = argv[k];
     if (a === '--seed') seeds.push(Number(argv[++k]));
-    else if (a === '--exclude') excluded = argv[++k].split(',').map((s) => s.trim()).filter(Boolean) as Feature[];
+    else if (a === '--exclude')
+      excluded = argv[++k]
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) as Feature[];
     else if (a === '--quiet') quiet = true;
     else if (a === '--trace') trace = true;
     else if (/^\d+(\.\d+)?$/.test(a)) minutes = Number(a);

@@ -79,10 +79,11 @@ export function paddingIsSafe(prepared: PreparedLaunch): boolean {
 
 function declaredLength(s: Stmt, name: string): number | undefined {
   if (s.kind === 'declare' && s.name === name) return s.length;
-  if (s.kind === 'block') for (const t of s.body) {
-    const found = declaredLength(t, name);
-    if (found !== undefined) return found;
-  }
+  if (s.kind === 'block')
+    for (const t of s.body) {
+      const found = declaredLength(t, name);
+      if (found !== undefined) return found;
+    }
   return undefined;
 }
 

@@ -18,9 +18,7 @@ import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter } from './lib/records.ts';
 import { batchedSeconds, kernelSeconds, sampled, wallSeconds } from './lib/timing.ts';
 import { gpuBufferOf, timeDispatches, wgslKernel } from './lib/webgpu-timer.ts';
-import {
-  bytesMoved, LAYOUTS, loomKernel, OPENCL_SOURCE, paddingIsSafe, shapes, usesVectors, WGSL_SOURCE, WGSL_TRANSPOSED_SOURCE, type Layout,
-} from './elementwise-kernels.ts';
+import { bytesMoved, LAYOUTS, loomKernel, OPENCL_SOURCE, paddingIsSafe, shapes, usesVectors, WGSL_SOURCE, WGSL_TRANSPOSED_SOURCE, type Layout } from './elementwise-kernels.ts';
 
 const options = parseOptions();
 const [rows, cols] = listFlag(options, 'shape', options.full ? [8192, 8192] : [1024, 2048]);
@@ -68,15 +66,17 @@ for (const d of await openDevices(options.backends)) {
     const handWritten = d.backend === 'cpu' ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
     const reference = handWritten === undefined ? {} : { reference: `hand-written ${d.backend === 'opencl' ? 'OpenCL C' : 'WGSL'}`, referenceValue: gbps(layout, handWritten) };
     let note: string | undefined;
-    const kernel = await measure(d, layout, 'loom kernel', () => intoOut(async () => {
-      const { prepared, padded } = await prepareLoomKernel(d, layout, data);
-      if (!padded) note = 'unpadded local tile (the code generator does not size padded temporaries yet)';
-      try {
-        return await kernelSeconds(d, prepared, { maxSeconds: 3 });
-      } finally {
-        prepared.release();
-      }
-    }));
+    const kernel = await measure(d, layout, 'loom kernel', () =>
+      intoOut(async () => {
+        const { prepared, padded } = await prepareLoomKernel(d, layout, data);
+        if (!padded) note = 'unpadded local tile (the code generator does not size padded temporaries yet)';
+        try {
+          return await kernelSeconds(d, prepared, { maxSeconds: 3 });
+        } finally {
+          prepared.release();
+        }
+      }),
+    );
     if (kernel !== undefined) report(d, layout, 'loom kernel', kernel, reference, note);
     if (handWritten !== undefined) report(d, layout, 'hand-written', handWritten, {});
     const viaPointwise = await measure(d, layout, 'pointwise', () => pointwiseRun(d, layout));
@@ -92,8 +92,15 @@ function gbps(layout: Layout, seconds: number): number {
 
 function report(d: BenchDevice, layout: Layout, impl: string, seconds: number, reference: { reference?: string; referenceValue?: number }, note?: string): void {
   reporter.add({
-    bench: 'elementwise', backend: d.backend, case: impl === 'pointwise' ? layout : `${layout} (${impl})`, size: n,
-    value: gbps(layout, seconds), unit: 'GB/s', ...reference, device: d.device.name, ...(note ? { note } : {}),
+    bench: 'elementwise',
+    backend: d.backend,
+    case: impl === 'pointwise' ? layout : `${layout} (${impl})`,
+    size: n,
+    value: gbps(layout, seconds),
+    unit: 'GB/s',
+    ...reference,
+    device: d.device.name,
+    ...(note ? { note } : {}),
   });
 }
 
@@ -145,9 +152,10 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
     const bind = [data.x, y, data.out].map((a, k) => ({ buffer: gpuBufferOf(a.buffer), readOnly: k < 2 }));
     const groups = n / 4 / 256;
     const across = Math.min(groups, 32768);
-    const kernel = layout === 'transposed'
-      ? await wgslKernel(d.device, WGSL_TRANSPOSED_SOURCE, 'add_transposed', bind, [cols / 32, rows / 32, 1], new Uint32Array([rows, cols, 0, 0]).buffer)
-      : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
+    const kernel =
+      layout === 'transposed'
+        ? await wgslKernel(d.device, WGSL_TRANSPOSED_SOURCE, 'add_transposed', bind, [cols / 32, rows / 32, 1], new Uint32Array([rows, cols, 0, 0]).buffer)
+        : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
     return batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 });
   }
   throw new Error('no hand-written kernel for the CPU device');
@@ -164,20 +172,27 @@ async function pointwiseRun(d: BenchDevice, layout: Layout): Promise<{ seconds: 
   // an expression-string payload: the same kernel as `(a, b) => a + b`, without loading TypeScript's parser
   const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
   const x = tensor(host.x, [rows, cols], { device });
-  const y = layout === 'contiguous' ? tensor(host.y, [rows, cols], { device })
-    : layout === 'rows' ? tensor(host.row, [cols], { device })
-    : tensor(host.y, [cols, rows], { device }).transpose(0, 1);
+  const y =
+    layout === 'contiguous'
+      ? tensor(host.y, [rows, cols], { device })
+      : layout === 'rows'
+        ? tensor(host.row, [cols], { device })
+        : tensor(host.y, [cols, rows], { device }).transpose(0, 1);
   const out = empty([rows, cols], { device });
   try {
-    const settle = d.backend === 'opencl' ? async () => d.device.context.finish()
-      : d.backend === 'webgpu' ? () => d.device.gpuDevice.queue.onSubmittedWorkDone()
-      : async () => {};
+    const settle = d.backend === 'opencl' ? async () => d.device.context.finish() : d.backend === 'webgpu' ? () => d.device.gpuDevice.queue.onSubmittedWorkDone() : async () => {};
     // uploads are queued behind the tensors: finish them (and compile) before timing, or the
     // first batch includes them and the timer sizes every later batch at a single call
     await add(x, y, { out0: out });
     await out.toArray();
     await settle();
-    const seconds = await wallSeconds(async () => { await add(x, y, { out0: out }); }, settle, { maxSeconds: 3 });
+    const seconds = await wallSeconds(
+      async () => {
+        await add(x, y, { out0: out });
+      },
+      settle,
+      { maxSeconds: 3 },
+    );
     return { seconds, result: (await out.toArray()) as Float32Array };
   } finally {
     for (const t of [x, y, out]) t.release();

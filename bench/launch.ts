@@ -65,7 +65,11 @@ interface Way {
 
 for (const d of await openDevices(options.backends)) {
   const device = d.device;
-  const a = await DeviceArray.from(device, Float32Array.from({ length: N }, (_, i) => i), 'float32');
+  const a = await DeviceArray.from(
+    device,
+    Float32Array.from({ length: N }, (_, i) => i),
+    'float32',
+  );
   const out = await DeviceArray.from(device, new Float32Array(N), 'float32');
   const ways: Way[] = [];
   try {
@@ -81,17 +85,33 @@ for (const d of await openDevices(options.backends)) {
     ways.push(...(await pointwiseWays(d)));
 
     const wait = waiter(d);
-    const figures = await perCall(ways.map((w) => w.call), wait);
+    const figures = await perCall(
+      ways.map((w) => w.call),
+      wait,
+    );
     for (const w of ways) await w.check();
     const rawAt = ways.findIndex((w) => w.name === 'raw dispatch');
     for (const [k, w] of ways.entries()) {
       const [total, host] = figures[k];
       const isRaw = k === rawAt;
       const note = w.name.startsWith('pointwise') ? `x + y over ${ROWS} x ${COLS} float32` : undefined;
-      for (const [suffix, value, reference] of [['', total, figures[rawAt]?.[0]], [' (host)', host, figures[rawAt]?.[1]]] as const) {
+      for (const [suffix, value, reference] of [
+        ['', total, figures[rawAt]?.[0]],
+        [' (host)', host, figures[rawAt]?.[1]],
+      ] as const) {
         const ref = isRaw || reference === undefined ? {} : { reference: `raw dispatch${suffix}`, referenceValue: reference * 1e6 };
         const size = w.name.startsWith('pointwise') ? ROWS * COLS : N;
-        reporter.add({ bench: 'launch', backend: d.backend, case: `${w.name}${suffix}`, size, value: value * 1e6, unit: 'us', ...ref, device: device.name, ...(note ? { note } : {}) });
+        reporter.add({
+          bench: 'launch',
+          backend: d.backend,
+          case: `${w.name}${suffix}`,
+          size,
+          value: value * 1e6,
+          unit: 'us',
+          ...ref,
+          device: device.name,
+          ...(note ? { note } : {}),
+        });
       }
     }
   } catch (e) {
@@ -126,10 +146,16 @@ async function rawLaunch(d: BenchDevice, a: DeviceArray, out: DeviceArray): Prom
   }
   if (d.backend === 'webgpu') {
     const gpu = d.device.gpuDevice;
-    const kernel = await wgslKernel(d.device, WGSL_SCALE, 'scale', [
-      { buffer: gpuBufferOf(a.buffer), readOnly: true },
-      { buffer: gpuBufferOf(out.buffer), readOnly: false },
-    ], [N / 256, 1, 1]);
+    const kernel = await wgslKernel(
+      d.device,
+      WGSL_SCALE,
+      'scale',
+      [
+        { buffer: gpuBufferOf(a.buffer), readOnly: true },
+        { buffer: gpuBufferOf(out.buffer), readOnly: false },
+      ],
+      [N / 256, 1, 1],
+    );
     return async () => {
       const encoder = gpu.createCommandEncoder();
       const pass = encoder.beginComputePass();

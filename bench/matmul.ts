@@ -35,13 +35,20 @@ for (const d of await openDevices(options.backends)) {
     const data = await matmulData(d, n);
     try {
       const classic = n <= classicUpTo ? await attempt(d, `classic ${n}`, () => timeMatmul(d, classicMatmul(n), data, { maxSeconds: 3 })) : undefined;
-      if (classic !== undefined) reporter.add({ bench: 'matmul', backend: d.backend, case: 'sgemm (classic 16x16)', size: n, value: tflops(n, classic), unit: 'TFLOP/s', device: d.device.name });
+      if (classic !== undefined)
+        reporter.add({ bench: 'matmul', backend: d.backend, case: 'sgemm (classic 16x16)', size: n, value: tflops(n, classic), unit: 'TFLOP/s', device: d.device.name });
       const tuned = await attempt(d, `tuned ${n}`, () => timeMatmul(d, matmulKernel(config, n), data, { maxSeconds: 3 }));
       if (tuned !== undefined) {
         reporter.add({
-          bench: 'matmul', backend: d.backend, case: 'sgemm', size: n, value: tflops(n, tuned), unit: 'TFLOP/s',
+          bench: 'matmul',
+          backend: d.backend,
+          case: 'sgemm',
+          size: n,
+          value: tflops(n, tuned),
+          unit: 'TFLOP/s',
           ...(classic === undefined ? {} : { reference: 'classic 16x16 Loom kernel', referenceValue: tflops(n, classic) }),
-          device: d.device.name, note: describeConfig(config),
+          device: d.device.name,
+          note: describeConfig(config),
         });
       }
     } finally {
@@ -63,7 +70,8 @@ async function chooseConfig(d: BenchDevice): Promise<MatmulConfig | undefined> {
   const data = await matmulData(d, tuneN);
   try {
     const result = await autotune(d, data, budget, (t) =>
-      progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`));
+      progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`),
+    );
     if (!result) {
       progress('  no configuration ran');
       process.exitCode = 1;

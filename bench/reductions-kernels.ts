@@ -14,8 +14,7 @@ export function rowSumKernel(n: number, m: number): LoopKernel {
     .dtypes({ a: 'float32' })
     .fix({ n, m })
     .tag({ i: 'g.0' })
-    .split('j', LOCAL, { inner: 'l.0' })
-    .kernel;
+    .split('j', LOCAL, { inner: 'l.0' }).kernel;
 }
 
 /**
@@ -37,6 +36,5 @@ export function fullSumKernel(size: number, groups: number): LoopKernel {
   )
     .dtypes({ x: 'float32' })
     .tag({ g: 'g.0', t: 'l.0', t2: 'l.0' })
-    .space('partial', 'global')
-    .kernel;
+    .space('partial', 'global').kernel;
 }

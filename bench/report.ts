@@ -57,7 +57,16 @@ function paired(l: Line): MeasurementLine {
 
 const ours = lines.filter((l) => l.backend !== 'torch').map(paired);
 const records: Measurement[] = ours.map(({ bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date }) => ({
-  bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date,
+  bench,
+  backend,
+  case: c,
+  size,
+  value,
+  unit,
+  reference,
+  referenceValue,
+  ratio,
+  date,
 }));
 
 // --- BENCHMARKS.md ----------------------------------------------------------------------------------
@@ -96,11 +105,23 @@ for (const row of targetRows()) md.push(`| ${row.join(' | ')} |`);
 md.push('');
 
 for (const [bench, title, note] of [
-  ['elementwise', 'Elementwise add, float32 (size: elements)', 'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.'],
+  [
+    'elementwise',
+    'Elementwise add, float32 (size: elements)',
+    'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.',
+  ],
   ['matmul', 'SGEMM, float32 (size: n)', 'TFLOP/s = 2n³ / time. `sgemm` is the autotuned transformation of `c[i,j] = sum(k, a[i,k]*b[k,j])` (examples/matmul.ts).'],
-  ['reductions', 'Reductions across work-items, float32 (size: elements)', 'GB/s of the data read. `row sum`: `out[i] = sum(j, a[i, j])`, a work-group of 256 per row; `full sum`: two steps, 1024 groups of 256 into partial sums, then one group (bench/reductions-kernels.ts).'],
+  [
+    'reductions',
+    'Reductions across work-items, float32 (size: elements)',
+    'GB/s of the data read. `row sum`: `out[i] = sum(j, a[i, j])`, a work-group of 256 per row; `full sum`: two steps, 1024 groups of 256 into partial sums, then one group (bench/reductions-kernels.ts).',
+  ],
   ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
-  ['statistics', 'Statistics of the tuned SGEMM (issue 16)', 'Median milliseconds of `getStatistics` (op, memory access and synchronization maps, exact counts); size is the keys counted; the note gives code generation of the same kernel; reference is the 50 ms target.'],
+  [
+    'statistics',
+    'Statistics of the tuned SGEMM (issue 16)',
+    'Median milliseconds of `getStatistics` (op, memory access and synchronization maps, exact counts); size is the keys counted; the note gives code generation of the same kernel; reference is the 50 ms target.',
+  ],
   ['launch', 'Launch overhead, tiny kernel', 'Microseconds per launch of out = 2*a over 1024 floats on the device, waited for; reference is a raw dispatch through the same API.'],
 ] as const) {
   const rows = ours.filter((l) => l.bench === bench);
@@ -108,7 +129,9 @@ for (const [bench, title, note] of [
   md.push(`## ${title}`, '', note, '');
   md.push('| backend | case | size | value | reference | ratio |', '| --- | --- | --- | --- | --- | --- |');
   for (const l of rows) {
-    md.push(`| ${l.backend} | ${l.case}${l.note ? ` <br><sub>${l.note}</sub>` : ''} | ${l.size} | ${l.value} ${l.unit} | ${l.referenceValue === null ? '' : `${l.referenceValue} ${l.unit} (${l.reference})`} | ${l.ratio === null ? '' : `${l.ratio}x`} |`);
+    md.push(
+      `| ${l.backend} | ${l.case}${l.note ? ` <br><sub>${l.note}</sub>` : ''} | ${l.size} | ${l.value} ${l.unit} | ${l.referenceValue === null ? '' : `${l.referenceValue} ${l.unit} (${l.reference})`} | ${l.ratio === null ? '' : `${l.ratio}x`} |`,
+    );
   }
   md.push('');
   if (bench === 'matmul' && tuned.length) {
@@ -135,7 +158,7 @@ try {
   // no analysis written yet
 }
 writeFileSync(mdPath, md.join('\n'));
-writeFileSync(jsonPath, JSON.stringify(records, null, 2) + '\n');
+writeFileSync(jsonPath, `${JSON.stringify(records, null, 2)}\n`);
 console.error(`wrote ${mdPath} and ${jsonPath} (${records.length} records)`);
 
 /** The issue's targets, each with what was measured and whether it is met. */
@@ -144,20 +167,41 @@ function targetRows(): string[][] {
   const find = (bench: string, backend: string, c: string, size?: number) =>
     ours.find((l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size));
   const verdict = (ratio: number | null | undefined, bar: number) => (ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no');
-  for (const [backend, bar] of [['opencl', 0.95], ['webgpu', 0.85]] as const) {
+  for (const [backend, bar] of [
+    ['opencl', 0.95],
+    ['webgpu', 0.85],
+  ] as const) {
     for (const layout of ['contiguous', 'rows', 'transposed']) {
       const l = find('elementwise', backend, layout);
-      rows.push([`elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`, l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
+      rows.push([
+        `elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`,
+        l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
+      ]);
     }
   }
-  for (const [backend, bar] of [['opencl', 0.6], ['webgpu', 0.4]] as const) {
+  for (const [backend, bar] of [
+    ['opencl', 0.6],
+    ['webgpu', 0.4],
+  ] as const) {
     const l = find('matmul', backend, 'sgemm', 4096);
-    rows.push([`SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`, l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar)]);
+    rows.push([
+      `SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`,
+      l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+      verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
+    ]);
   }
-  for (const [c, size, what] of [['row sum', 8192 * 8192, 'row sum 8192²'], ['full sum', 2 ** 26, 'full sum 2^26']] as const) {
+  for (const [c, size, what] of [
+    ['row sum', 8192 * 8192, 'row sum 8192²'],
+    ['full sum', 2 ** 26, 'full sum 2^26'],
+  ] as const) {
     for (const backend of ['opencl', 'webgpu']) {
       const l = find('reductions', backend, c, size);
-      rows.push([`${what}, ${backend}: ≥ 0.8x torch.sum`, l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '', verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8)]);
+      rows.push([
+        `${what}, ${backend}: ≥ 0.8x torch.sum`,
+        l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8),
+      ]);
     }
   }
   // the tutorial's kernels carry the target; the matmuls (not in the tutorial) are reported beside it

@@ -26,7 +26,10 @@ const LARGE: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 
 const cases: { name: string; build: () => LoopKernel }[] = [DEFAULT_MATMUL, LARGE].flatMap((config) => {
   const shape = `sgemm ${config.tileM}x${config.tileN}x${config.tileK} r${config.regM}x${config.regN}`;
   const typed = (n?: number) => addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' });
-  return [{ name: `${shape}, n = 4096`, build: () => typed(4096) }, { name: `${shape}, any n`, build: () => typed() }];
+  return [
+    { name: `${shape}, n = 4096`, build: () => typed(4096) },
+    { name: `${shape}, any n`, build: () => typed() },
+  ];
 });
 
 /** Median milliseconds of `f` on a fresh kernel each time (the kernel's building not timed). */
@@ -54,8 +57,15 @@ for (const c of cases) {
   const codegen = timed(c.build, (knl) => generateCode(knl, target));
   const keys = getStatistics(c.build(), { subgroupSize: 32 });
   reporter.add({
-    bench: 'statistics', backend: 'cpu', case: c.name, size: keys.ops.size + keys.memAccesses.size + keys.sync.size, value: stats, unit: 'ms',
-    reference: `target ${TARGET_MS} ms`, referenceValue: TARGET_MS, device: 'host CPU',
+    bench: 'statistics',
+    backend: 'cpu',
+    case: c.name,
+    size: keys.ops.size + keys.memAccesses.size + keys.sync.size,
+    value: stats,
+    unit: 'ms',
+    reference: `target ${TARGET_MS} ms`,
+    referenceValue: TARGET_MS,
+    device: 'host CPU',
     note: `code generation (OpenCL) ${round(codegen)} ms, ratio statistics/codegen ${round(stats / codegen)}; size = keys counted`,
   });
 }

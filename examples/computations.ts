@@ -77,7 +77,10 @@ const copy = computation({
     { name: 'input', dtype: 'float32', shape: [n], role: 'i' },
   ],
   buildPlan(plan, _device, output, input) {
-    plan.kernelCall(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', undefined, { name: 'copy' }), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }), { out: output, a: input });
+    plan.kernelCall(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', undefined, { name: 'copy' }), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }), {
+      out: output,
+      a: input,
+    });
   },
 }).attach('output', tr, 'in1', { out1: 'out1', out2: 'out2', in2: 'in2', param: 'param' });
 
@@ -90,21 +93,36 @@ for (const device of devices) {
   console.log(device.name);
   const { out1, out2 } = await (await copy.compile(device))(undefined, undefined, input2, param, input1);
   check('transformation: out1 = in1', out1 as Float32Array, input1);
-  check('transformation: out2 = in2 reversed * param (80 elements)', out2 as Float32Array, Array.from({ length: 80 }, (_, i) => f(input2[99 - i] * f(param))));
+  check(
+    'transformation: out2 = in2 reversed * param (80 elements)',
+    out2 as Float32Array,
+    Array.from({ length: 80 }, (_, i) => f(input2[99 - i] * f(param))),
+  );
 
   const compiled = await testComputation.compile(device);
   const { output } = await compiled(undefined, input1, input2, param);
-  check('computation: output = input1 + input2 * param', output as Float32Array, Array.from(input1, (x, i) => f(x + f(input2[i] * param))));
+  check(
+    'computation: output = input1 + input2 * param',
+    output as Float32Array,
+    Array.from(input1, (x, i) => f(x + f(input2[i] * param))),
+  );
 
   // both together: the transformation runs where the computation's kernel stores `output`
   const fused = await testComputation.attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' }).compile(device);
   const results = await fused.byName({ input1, input2, param, in2: input2, trParam: 2 });
   check('fused: sum = input1 + input2 * param', results.sum as Float32Array, output as Float32Array);
-  check('fused: reversed = in2 reversed * trParam', results.reversed as Float32Array, Array.from({ length: 80 }, (_, i) => f(input2[99 - i] * 2)));
+  check(
+    'fused: reversed = in2 reversed * trParam',
+    results.reversed as Float32Array,
+    Array.from({ length: 80 }, (_, i) => f(input2[99 - i] * 2)),
+  );
   if (fused.kernels.length !== 1) {
     console.log('  fused: WRONG: more than one kernel');
     process.exitCode = 1;
   }
 }
-console.log('\nThe fused kernel:\n' + (await testComputation.attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' }).compile(devices[devices.length - 1])).code()[0]);
+console.log(
+  '\nThe fused kernel:\n' +
+    (await testComputation.attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' }).compile(devices[devices.length - 1])).code()[0],
+);
 gpu?.destroy();

@@ -21,8 +21,19 @@
  */
 import { pathToFileURL } from 'node:url';
 import {
-  addDtypes, addPrefetch, assume, fixParameters, generateCode, makeKernel, prioritizeLoops, run, setOptions, splitIname, tagInames,
-  type Device, type LoopKernel,
+  addDtypes,
+  addPrefetch,
+  assume,
+  fixParameters,
+  generateCode,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  setOptions,
+  splitIname,
+  tagInames,
+  type Device,
+  type LoopKernel,
 } from '@loom/core';
 
 export interface MatmulConfig {

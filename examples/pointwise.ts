@@ -38,7 +38,14 @@ const add = pointwise(
 );
 
 const polar = pointwise(
-  { promotionMethods: [[[0, 1], 'DEFAULT'], [[0, 1], 'DEFAULT']], numOutputs: 2, name: 'polar' },
+  {
+    promotionMethods: [
+      [[0, 1], 'DEFAULT'],
+      [[0, 1], 'DEFAULT'],
+    ],
+    numOutputs: 2,
+    name: 'polar',
+  },
   (magnitude: number, angle: number) => [magnitude * Math.cos(angle), magnitude * Math.sin(angle)],
 );
 
@@ -64,17 +71,39 @@ for (const device of devices) {
   const a = tensor(aData, [rows, cols], { device });
   const b = tensor(bData, [cols], { device });
 
-  const z = tensor([{ re: 3, im: 4 }, { re: 0, im: -1 }, { re: -5, im: 12 }], undefined, { device });
+  const z = tensor(
+    [
+      { re: 3, im: 4 },
+      { re: 0, im: -1 },
+      { re: -5, im: 12 },
+    ],
+    undefined,
+    { device },
+  );
   const magnitude = await abs(z);
   console.log(`  abs(complex64) is ${magnitude.dtype}`);
   check('abs', await values(magnitude), [5, 1, 13]);
 
   const c = await add(a, b, 0.2);
-  check('add(a, b, 0.2), b broadcast over rows', await values(c), Array.from(aData, (x, k) => f32(x + f32(bData[k % cols] * f32(0.2)))));
+  check(
+    'add(a, b, 0.2), b broadcast over rows',
+    await values(c),
+    Array.from(aData, (x, k) => f32(x + f32(bData[k % cols] * f32(0.2)))),
+  );
 
   const [re, im] = await polar(a, b);
-  check('polar: real part', await values(re), Array.from(aData, (m, k) => m * Math.cos(bData[k % cols])), 1e-5);
-  check('polar: imaginary part', await values(im), Array.from(aData, (m, k) => m * Math.sin(bData[k % cols])), 1e-5);
+  check(
+    'polar: real part',
+    await values(re),
+    Array.from(aData, (m, k) => m * Math.cos(bData[k % cols])),
+    1e-5,
+  );
+  check(
+    'polar: imaginary part',
+    await values(im),
+    Array.from(aData, (m, k) => m * Math.sin(bData[k % cols])),
+    1e-5,
+  );
 
   await add_(c, b, -0.2);
   check('add_(c, b, -0.2) undoes the add', await values(c), aData, 1e-5);

@@ -11,7 +11,17 @@
 import { pathToFileURL } from 'node:url';
 import { openclTarget } from '@loom/codegen-opencl';
 import {
-  addDtypes, collectWarnings, generateCode, getMemAccessMap, getOpMap, getSynchronizationMap, makeKernel, MemAccess, Op, splitIname, Sync,
+  addDtypes,
+  collectWarnings,
+  generateCode,
+  getMemAccessMap,
+  getOpMap,
+  getSynchronizationMap,
+  makeKernel,
+  MemAccess,
+  Op,
+  splitIname,
+  Sync,
   type LoopKernel,
 } from '@loom/core';
 
@@ -87,8 +97,14 @@ function main(): void {
   console.log('\n=== Counting memory accesses ===\n');
   const memMap = getMemAccessMap(knl, { subgroupSize: 32 });
   console.log(`${memMap.toString()}\n`);
-  const access = (map: typeof memMap, dtype: 'float32' | 'float64', strides: Record<number, number>, direction: 'load' | 'store', variable: string, countGranularity: 'subgroup' | 'workitem') =>
-    map.get(new MemAccess({ mtype: 'global', dtype, lidStrides: strides, gidStrides: {}, direction, variable, countGranularity, kernelName: 'stats_knl' })).evalWithDict(params);
+  const access = (
+    map: typeof memMap,
+    dtype: 'float32' | 'float64',
+    strides: Record<number, number>,
+    direction: 'load' | 'store',
+    variable: string,
+    countGranularity: 'subgroup' | 'workitem',
+  ) => map.get(new MemAccess({ mtype: 'global', dtype, lidStrides: strides, gidStrides: {}, direction, variable, countGranularity, kernelName: 'stats_knl' })).evalWithDict(params);
   const checkAccesses = (map: typeof memMap, strides: Record<number, number>, granularity: 'subgroup' | 'workitem') => {
     check('f32 ld a', access(map, 'float32', strides, 'load', 'a', granularity), 1048576);
     check('f32 st c', access(map, 'float32', strides, 'store', 'c', granularity), 524288);
@@ -96,7 +112,10 @@ function main(): void {
     check('f64 st e', access(map, 'float64', strides, 'store', 'e', granularity), 65536);
   };
   checkAccesses(memMap, {}, 'subgroup');
-  const bytes = memMap.toBytes().filterBy({ mtype: ['global'] }).groupBy('direction');
+  const bytes = memMap
+    .toBytes()
+    .filterBy({ mtype: ['global'] })
+    .groupBy('direction');
   console.log(`\n${bytes.toString()}\n`);
   check('bytes loaded', bytes.get({ direction: 'load' }).evalWithDict(params), 7340032);
   check('bytes stored', bytes.get({ direction: 'store' }).evalWithDict(params), 2621440);

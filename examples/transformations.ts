@@ -7,9 +7,23 @@
  * Every kernel runs on each device present and is checked against plain JavaScript.
  */
 import {
-  addDtypes, addPrefetch, generateCode, getGridSizeUpperBounds, globalArg, makeKernel, MissingBarrierError,
-  MissingDefinitionError, printExpr, prioritizeLoops, run, saveAndReloadTemporaries, splitIname, stringifyLinearized,
-  tagInames, type Device, type LoopKernel,
+  addDtypes,
+  addPrefetch,
+  generateCode,
+  getGridSizeUpperBounds,
+  globalArg,
+  makeKernel,
+  MissingBarrierError,
+  MissingDefinitionError,
+  printExpr,
+  prioritizeLoops,
+  run,
+  saveAndReloadTemporaries,
+  splitIname,
+  stringifyLinearized,
+  tagInames,
+  type Device,
+  type LoopKernel,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDevice, openclTarget } from '@loom/codegen-opencl';
@@ -61,7 +75,13 @@ show('unrolling (any n): guards', prioritizeLoops(tagInames(splitIname(fill('n>=
 knl = prioritizeLoops(splitIname(fill('n>=0'), 'i', 4, { slabs: [0, 1], innerTag: 'unr' }), 'i_outer,i_inner');
 show('slabs', knl);
 await check('slabs fill', knl, { a: x.subarray(0, 999) }, zeros, 'a');
-console.log(knl.toString().split('\n').filter((l) => /INAME TAGS|i_inner:|i_outer:/.test(l)).join('\n'));
+console.log(
+  knl
+    .toString()
+    .split('\n')
+    .filter((l) => /INAME TAGS|i_inner:|i_outer:/.test(l))
+    .join('\n'),
+);
 
 // Parallelization
 knl = splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -77,28 +97,57 @@ const sumOf16 = (a: Float32Array) => (out: ArrayLike<number>) =>
     for (let k = 0; k < 16; k++) s = Math.fround(s + a[16 * Math.floor(i / 16) + k]);
     return v === s;
   });
-knl = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', `
+knl = tagInames(
+  makeKernel(
+    '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+    `
   <> a_temp[i_inner] = a[16*i_outer + i_inner] {priority=10}
   out[16*i_outer + i_inner] = sum(k, a_temp[k])
-`), { i_outer: 'g.0', i_inner: 'l.0' });
+`,
+  ),
+  { i_outer: 'g.0', i_inner: 'l.0' },
+);
 show('temporaries in local memory', knl);
 const x512 = x.subarray(0, 512);
 await check('local temporary', knl, { a: x512 }, sumOf16(x512));
 
 // Prefetching
-knl = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'), { i_outer: 'g.0', i_inner: 'l.0' });
+knl = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'), {
+  i_outer: 'g.0',
+  i_inner: 'l.0',
+});
 show('prefetch (no sweep)', addPrefetch(knl, 'a'));
 const pf = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0' });
 show('prefetch across i_inner', pf);
-await check('prefetch', pf, { a: x512 }, (out) => Array.from(out).every((v, i) => { let s = 0; for (let k = 0; k < 16; k++) s = Math.fround(s + x512[i]); return v === s; }));
+await check('prefetch', pf, { a: x512 }, (out) =>
+  Array.from(out).every((v, i) => {
+    let s = 0;
+    for (let k = 0; k < 16; k++) s = Math.fround(s + x512[i]);
+    return v === s;
+  }),
+);
 
 // Global barriers: the rotate kernel
-const rotate = (withBarrier: boolean) => splitIname(makeKernel('[n] -> {[i] : 0<=i<n}', `
+const rotate = (withBarrier: boolean) =>
+  splitIname(
+    makeKernel(
+      '[n] -> {[i] : 0<=i<n}',
+      `
   for i
     <>tmp = arr[i] {id=maketmp,dep=*}
     ${withBarrier ? '... gbarrier {id=bar,dep=*maketmp}\n    arr[(i + 1) % n] = tmp {id=rotate,dep=*bar}' : 'arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}'}
-  end`, [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'], { name: withBarrier ? 'rotate_v2' : 'rotate_v1', assumptions: 'n mod 16 = 0' }), 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' });
-for (const [title, k, expected] of [['rotate_v1', rotate(false), MissingBarrierError], ['rotate_v2', rotate(true), MissingDefinitionError]] as const) {
+  end`,
+      [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'],
+      { name: withBarrier ? 'rotate_v2' : 'rotate_v1', assumptions: 'n mod 16 = 0' },
+    ),
+    'i',
+    16,
+    { innerTag: 'l.0', outerTag: 'g.0' },
+  );
+for (const [title, k, expected] of [
+  ['rotate_v1', rotate(false), MissingBarrierError],
+  ['rotate_v2', rotate(true), MissingDefinitionError],
+] as const) {
   try {
     generateCode(k, openclTarget());
   } catch (e) {
@@ -106,17 +155,18 @@ for (const [title, k, expected] of [['rotate_v1', rotate(false), MissingBarrierE
   }
 }
 const saved = saveAndReloadTemporaries(rotate(true));
-console.log('\n' + stringifyLinearized(saved));
+console.log(`\n${stringifyLinearized(saved)}`);
 console.log(generateCode(saved, openclTarget()).code);
 const arange = Int32Array.from({ length: 16 }, (_, k) => k);
 await check('rotate: [15 0 1 ... 14]', saved, { arr: arange }, (out) => Array.from(out).every((v, k) => v === (k + 15) % 16), 'arr');
 
 // Atomic operations: a histogram
-let hist = makeKernel('{ [i]: 0<=i<n }', 'out[i%20] = out[i%20] + 2*a[i] {atomic}', [
-  globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }),
-  globalArg('a', { dtype: 'float32', shape: 'auto' }),
-  '...',
-], { assumptions: 'n>0' });
+let hist = makeKernel(
+  '{ [i]: 0<=i<n }',
+  'out[i%20] = out[i%20] + 2*a[i] {atomic}',
+  [globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+  { assumptions: 'n>0' },
+);
 hist = splitIname(hist, 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
 show('atomic histogram', hist, {});
 const ones = Float32Array.from({ length: n }, () => 1);
@@ -134,10 +184,17 @@ show('tiled matrix multiply', mm, { a: 'float32', b: 'float32' });
 const size = 48;
 const A = Float32Array.from({ length: size * size }, (_, k) => (k % 7) - 3);
 const B = Float32Array.from({ length: size * size }, (_, k) => (k % 5) - 2);
-await check('matmul', mm, { a: A, b: B }, (C) => Array.from(C).every((v, k) => {
-  const i = Math.floor(k / size);
-  const j = k % size;
-  let s = 0;
-  for (let t = 0; t < size; t++) s += A[i * size + t] * B[t * size + j];
-  return v === s;
-}), 'c');
+await check(
+  'matmul',
+  mm,
+  { a: A, b: B },
+  (C) =>
+    Array.from(C).every((v, k) => {
+      const i = Math.floor(k / size);
+      const j = k % size;
+      let s = 0;
+      for (let t = 0; t < size; t++) s += A[i * size + t] * B[t * size + j];
+      return v === s;
+    }),
+  'c',
+);

@@ -31,7 +31,7 @@ declare module '@loom/dsl' {
         out: { kind: 'array'; dtype: 'auto'; required: true; output: true };
       };
     };
-    /** tutorial-dsl.ts:106 */
+    /** tutorial-dsl.ts:109 */
     zero_fill: {
       inames: 'i' | 'j';
       args: {
@@ -39,7 +39,7 @@ declare module '@loom/dsl' {
         n: { kind: 'value'; dtype: 'int32'; required: true; output: false };
       };
     };
-    /** tutorial-dsl.ts:133 */
+    /** tutorial-dsl.ts:142 */
     matmul: {
       inames: 'i' | 'j' | 'k';
       args: {

@@ -99,7 +99,10 @@ const corrected = kernel(
 console.log(corrected.code(openclTarget()));
 for (const device of devices) {
   const { out } = await corrected.run(device, { a: A });
-  check(`${device.name}: out == 2*a.T`, out.every((v, k) => v === 2 * transposed(k)));
+  check(
+    `${device.name}: out == 2*a.T`,
+    out.every((v, k) => v === 2 * transposed(k)),
+  );
 }
 
 heading('Loop nesting');
@@ -118,7 +121,10 @@ console.log(parallel.code(openclTarget()));
 for (const device of devices) {
   const a = random(1000);
   const { out } = await parallel.run(device, { a });
-  check(`${device.name}: split and tagged, n = 1000`, out.every((v, k) => v === Math.fround(2 * a[k])));
+  check(
+    `${device.name}: split and tagged, n = 1000`,
+    out.every((v, k) => v === Math.fround(2 * a[k])),
+  );
 }
 
 heading('Unrolling');
@@ -126,15 +132,14 @@ const unrolled = doubleF32.assume('n mod 4 = 0').split('i', 4, { inner: 'unr' })
 console.log(unrolled.code(openclTarget()));
 for (const device of devices) {
   const { out } = await unrolled.run(device, { a: x });
-  check(`${device.name}: unrolled by 4`, out.every((v, k) => v === Math.fround(2 * x[k])));
+  check(
+    `${device.name}: unrolled by 4`,
+    out.every((v, k) => v === Math.fround(2 * x[k])),
+  );
 }
 
 heading('A tiled matrix product, with prefetching into local memory');
-const matmul = kernel(
-  domain`{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }`,
-  insn`c[i, j] = sum(k, a[i, k]*b[k, j])`,
-  { name: 'matmul', assumptions: 'n >= 1 and m >= 1 and l >= 1' },
-)
+const matmul = kernel(domain`{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }`, insn`c[i, j] = sum(k, a[i, k]*b[k, j])`, { name: 'matmul', assumptions: 'n >= 1 and m >= 1 and l >= 1' })
   .args({ a: f32('n', 'l'), b: f32('l', 'm'), c: f32.out('n', 'm') })
   .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
   .split('k', 16)

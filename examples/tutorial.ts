@@ -83,7 +83,10 @@ knl = prioritizeLoops(knl, 'ii,jj');
 console.log(generateCode(addDtypes(knl, { a: 'float32' }), openclTarget()).code);
 for (const device of devices) {
   const { out } = await run(knl, device, { a: aMat });
-  check(`${device.name}: out == 2*a.T`, (out as Float32Array).every((v, k) => v === 2 * aMat[(k % n) * n + Math.floor(k / n)]));
+  check(
+    `${device.name}: out == 2*a.T`,
+    (out as Float32Array).every((v, k) => v === 2 * aMat[(k % n) * n + Math.floor(k / n)]),
+  );
 }
 
 heading('Loop nesting');

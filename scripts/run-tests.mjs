@@ -7,9 +7,8 @@ import path from 'node:path';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const result = spawnSync(
-  process.execPath,
-  ['--conditions=loom-source', '--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern],
-  { cwd: root, stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', pattern], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

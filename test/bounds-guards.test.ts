@@ -16,7 +16,11 @@ test('a store guarded by an if block stays inside a smaller output', async () =>
   const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i < 80', '  out[i] = 2*a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { a });
-    assert.equal([...(out as Float32Array)], Array.from({ length: 80 }, (_, i) => 2 * i), device.name);
+    assert.equal(
+      [...(out as Float32Array)],
+      Array.from({ length: 80 }, (_, i) => 2 * i),
+      device.name,
+    );
   }
 });
 
@@ -25,7 +29,11 @@ test('a read in the branch of if(c, x, y) stays inside a smaller input; the othe
   const b = a.slice(0, 80);
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { b });
-    assert.equal([...(out as Float32Array)], Array.from({ length: 100 }, (_, i) => (i >= 80 ? 0 : i + 1)), device.name);
+    assert.equal(
+      [...(out as Float32Array)],
+      Array.from({ length: 100 }, (_, i) => (i >= 80 ? 0 : i + 1)),
+      device.name,
+    );
   }
 });
 
@@ -35,14 +43,25 @@ test('a guard on a parameter the loops do not use is read with its value', async
   const b = a.slice(0, 37);
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { b, m: 5 });
-    assert.equal([...(out as Float32Array)], Array.from({ length: 40 }, (_, i) => (i < 37 ? i : 0)), device.name);
+    assert.equal(
+      [...(out as Float32Array)],
+      Array.from({ length: 40 }, (_, i) => (i < 37 ? i : 0)),
+      device.name,
+    );
   }
 });
 
 test('the local-memory check reads a local temporary under its if(c, ...) branch too (a shift by d in a scan step)', async () => {
   const step = (guard: string) =>
     setTemporaryAddressSpace(
-      tagInames(makeKernel('{ [l]: 0<=l<8 }', ['<float32> t[l] = a[l] {id=w}', `out[l] = if(${guard}, t[l - 2] + t[l], t[l]) {id=r, dep=w}`], [globalArg('a', { shape: [8], dtype: 'float32' }), '...']), { l: 'l.0' }),
+      tagInames(
+        makeKernel(
+          '{ [l]: 0<=l<8 }',
+          ['<float32> t[l] = a[l] {id=w}', `out[l] = if(${guard}, t[l - 2] + t[l], t[l]) {id=r, dep=w}`],
+          [globalArg('a', { shape: [8], dtype: 'float32' }), '...'],
+        ),
+        { l: 'l.0' },
+      ),
       't',
       'local',
     );

@@ -42,7 +42,10 @@ test('BufferPool: hands back what it was given, by class; drops the oldest past 
   pool.give('late', 256); // closed: freed at once
   assert.equal(freed, ['a', 'huge', 'c', 'late']);
   assert.is(pool.stats().pooledBuffers, 0);
-  assert.throws(() => new BufferPool(-1, () => {}), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => new BufferPool(-1, () => {}),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 /** Waits until the device has done everything queued (a read of a small array waits behind it). */
@@ -102,7 +105,10 @@ for (const device of pooled) {
       const next = await DeviceArray.from(device, new Float32Array(N).fill(-7), 'float32');
       assert.is(stats().reused, reused + 1, 'the memory was reused at once');
       assert.equal(Array.from((await out.toHost()) as Float32Array), Array.from(ramp(N, 2 * (round + 1))), `round ${round}: computed from the old contents`);
-      assert.ok(((await next.toHost()) as Float32Array).every((v) => v === -7), 'the next owner has its own data');
+      assert.ok(
+        ((await next.toHost()) as Float32Array).every((v) => v === -7),
+        'the next owner has its own data',
+      );
       next.release();
     }
     prepared.release();

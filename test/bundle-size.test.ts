@@ -17,7 +17,11 @@ const BROWSER_PACKAGES = ['@loom/core', '@loom/codegen-js', '@loom/codegen-openc
 for (const name of BROWSER_PACKAGES) {
   test(`${name} bundles for the browser without reaching a Node builtin`, async () => {
     const bundle = await bundleForBrowser([name]);
-    assert.equal(bundle.errors.map((e) => e.text), [], 'esbuild errors');
+    assert.equal(
+      bundle.errors.map((e) => e.text),
+      [],
+      'esbuild errors',
+    );
     assert.equal(bundle.nodeBuiltins, [], 'Node builtins reached from the browser entry');
   });
 }
@@ -30,7 +34,10 @@ const BUDGETS: readonly [readonly string[], number][] = [
 for (const [packages, kilobytes] of BUDGETS) {
   test(`${packages.join(' + ')}: at most ${kilobytes} KB minified and gzipped`, async () => {
     const bundle = await bundleForBrowser(packages);
-    assert.equal(bundle.errors.map((e) => e.text), []);
+    assert.equal(
+      bundle.errors.map((e) => e.text),
+      [],
+    );
     const size = bundle.gzipped / 1024;
     assert.ok(size <= kilobytes, `${size.toFixed(1)} KB gzipped (${(bundle.minified / 1024).toFixed(1)} KB minified), over the budget of ${kilobytes} KB`);
   });

@@ -24,7 +24,10 @@ test('LruCache keeps the most recently used entries, up to its capacity', () => 
   cache.clear();
   assert.is(cache.size, 0);
   assert.is(evicted.length, 2, 'delete and clear are not evictions');
-  assert.throws(() => new LruCache(0), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => new LruCache(0),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 test('setDefaultCacheSize sizes the caches of devices made afterwards', () => {
@@ -37,7 +40,10 @@ test('setDefaultCacheSize sizes the caches of devices made afterwards', () => {
   } finally {
     setDefaultCacheSize(previous);
   }
-  assert.throws(() => setDefaultCacheSize(-1), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => setDefaultCacheSize(-1),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 const BOUND = 8;

@@ -7,8 +7,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  collectWarnings, generateCode, globalArg, KernelCheckError, makeKernel, run, setTemporaryAddressSpace, splitIname, tagInames,
-  type Device, type LoopKernel,
+  collectWarnings,
+  generateCode,
+  globalArg,
+  KernelCheckError,
+  makeKernel,
+  run,
+  setTemporaryAddressSpace,
+  splitIname,
+  tagInames,
+  type Device,
+  type LoopKernel,
 } from '@loom/core';
 import { jsTarget } from '@loom/codegen-js';
 import { randomFloat32, testDevices } from './support/devices.ts';
@@ -61,8 +70,7 @@ async function refusedBeforeRunning(knl: LoopKernel, device: Device, args: Recor
   assert.unreachable(`${device.name}: the kernel ran`);
 }
 
-const sameAxisTwice = () =>
-  tagInames(makeKernel('{ [i,j]: 0<=i<16 and 0<=j<32 }', 'out[i,j] = 2*a[i,j]', undefined, { name: 'twice' }), { i: 'l.0', j: 'l.0' });
+const sameAxisTwice = () => tagInames(makeKernel('{ [i,j]: 0<=i<16 and 0<=j<32 }', 'out[i,j] = 2*a[i,j]', undefined, { name: 'twice' }), { i: 'l.0', j: 'l.0' });
 const reductionOverOwnLoop = () => makeKernel('{ [i]: 0<=i<16 }', 'a[i] = sum(i, 2)', undefined, { name: 'redn' });
 
 test('a: one local axis used by two inames of an instruction', () => {
@@ -123,18 +131,14 @@ test('c: an index computed in a private temporary from the parallel iname is no 
   );
   assert.equal(collectWarnings(() => generateCode(knl, jsTarget())).warnings.map(String), []);
   // a private temporary that does not depend on the iname does not index by it
-  const constant = tagInames(
-    makeKernel('{ [t]: 0<=t<64 }', '<int32> q = 3 {id=q}\nout[q] = t {dep=q}', [globalArg('out', { dtype: 'float32', shape: [8] })]),
-    { t: 'l.0' },
-  );
+  const constant = tagInames(makeKernel('{ [t]: 0<=t<64 }', '<int32> q = 3 {id=q}\nout[q] = t {dep=q}', [globalArg('out', { dtype: 'float32', shape: [8] })]), { t: 'l.0' });
   assert.ok(collectWarnings(() => generateCode(constant, jsTarget())).warnings.some((w) => w.category === 'WriteRaceConditionWarning'));
 });
 
 test('c: the race warning is silenced by write_race(insn)', () => {
-  const knl = tagInames(
-    makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i', [globalArg('out', { dtype: 'float32', shape: [16] })], { silencedWarnings: ['write_race(insn)'] }),
-    { j: 'l.0' },
-  );
+  const knl = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i', [globalArg('out', { dtype: 'float32', shape: [16] })], { silencedWarnings: ['write_race(insn)'] }), {
+    j: 'l.0',
+  });
   assert.equal(collectWarnings(() => generateCode(knl, jsTarget())).warnings.map(String), []);
 });
 
@@ -168,7 +172,9 @@ test('e: a local temporary written by only some work-items of the axis that read
 });
 
 test('e: a local temporary written without one of the local axes (loopy: "does not use all local hw axes")', () => {
-  const knl = tagInames(makeKernel('{ [i,k]: 0<=i<16 and 0<=k<4 }', '<> t[k] = a[k]\nout[i] = t[k] {dep=*}', [globalArg('a', { dtype: 'float32', shape: [4] }), '...']), { i: 'l.0' });
+  const knl = tagInames(makeKernel('{ [i,k]: 0<=i<16 and 0<=k<4 }', '<> t[k] = a[k]\nout[i] = t[k] {dep=*}', [globalArg('a', { dtype: 'float32', shape: [4] }), '...']), {
+    i: 'l.0',
+  });
   const e = refused(setTemporaryAddressSpace(knl, 't', 'local'), 'unused_hw_axes');
   assertNames(e, 'insn', ['i']);
   assert.match(e.message, /without using local axis l\.0/);

@@ -36,7 +36,7 @@ function scratch(): string {
 test('the three maps of every kernel the file exports', async () => {
   const { code, stdout } = await loom('stats', example);
   assert.is(code, 0);
-  assert.match(stdout, '== statsKernel(): kernel \'stats_knl\'');
+  assert.match(stdout, "== statsKernel(): kernel 'stats_knl'");
   assert.match(stdout, 'Op(float32, add, subgroup, "stats_knl"): [l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }');
   assert.match(stdout, "MemAccess(global, float64, {}, {}, store, e, None, subgroup, 'stats_knl'): [l, m, n] -> { m * n : l > 0 and m > 0 and n > 0 }");
   assert.match(stdout, 'Sync(barrier_local, loopy_kernel): { 1000 }');

@@ -63,9 +63,7 @@ async function launch(
     buffers.set(p.name, buffer);
   }
   const launchArgs = k.params.map((p) =>
-    p.kind === 'value'
-      ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint }
-      : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
+    p.kind === 'value' ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint } : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
   );
   await device.launch(compiled, code.kernels[0], launchArgs, grid.groups ?? [1], grid.local ?? k.localSize);
   const out: Record<string, HostArray> = {};
@@ -109,7 +107,11 @@ test('vector scale in float32 matches plain JS with Math.fround, for n = 1, 7, 1
   for (const n of [1, 7, 1000]) {
     const a = new Float32Array(randomFloats(n, n));
     const { out } = await launch(k, { a, out: new Float32Array(n), n });
-    sameBits(out as Float32Array, Array.from(a, (x) => Math.fround(Math.fround(1.1) * x)), `n = ${n}`);
+    sameBits(
+      out as Float32Array,
+      Array.from(a, (x) => Math.fround(Math.fround(1.1) * x)),
+      `n = ${n}`,
+    );
   }
   assert.match(source(k), 'for (let i = 0; i <= n - 1; i++) {');
   assert.match(source(k), 'out[i] = Math.fround(1.100000023841858 * a[i]);');
@@ -122,9 +124,12 @@ test('a 2-D loop nest with a guard (lower triangle), row-major indices', async (
     params: ['a: int32', 'out: int32', 'n: int32 value'],
     types: { i: 'int32', j: 'int32' },
     body: [
-      loop('i', int(0), iUpTo(v('n')),
-        loop('j', int(0), iUpTo(v('n')),
-          when(compare('<=', v('j'), v('i')), assign(at('out', flat), binary('+', at('a', flat), binary('*', v('i'), v('j'))), 'int32')))),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
+        loop('j', int(0), iUpTo(v('n')), when(compare('<=', v('j'), v('i')), assign(at('out', flat), binary('+', at('a', flat), binary('*', v('i'), v('j'))), 'int32'))),
+      ),
     ],
   });
   const n = 6;
@@ -148,7 +153,11 @@ test('int32 arithmetic wraps like C: INT_MAX + 1, products (Math.imul), negation
       // wrapping is visible to a following division: (x + 1) / 2 is INT_MIN / 2
       assign(at('out', int(4)), binary('/', binary('+', v('x'), int(1)), int(2)), 'int32'),
       // a long sum, wrapped once or at every step, gives the same bits
-      assign(at('out', int(5)), [1, 2, 3, 4, 5, 6, 7].reduce<Expr>((acc) => binary('+', acc, v('x')), v('x')), 'int32'),
+      assign(
+        at('out', int(5)),
+        [1, 2, 3, 4, 5, 6, 7].reduce<Expr>((acc) => binary('+', acc, v('x')), v('x')),
+        'int32',
+      ),
       assign(at('out', int(6)), binary('**', int(3), int(40)), 'int32'),
       assign(at('u', int(0)), binary('-', v('w'), int(1)), 'uint32'),
       assign(at('u', int(1)), binary('*', v('w'), v('w')), 'uint32'),
@@ -164,15 +173,12 @@ test('int32 arithmetic wraps like C: INT_MAX + 1, products (Math.imul), negation
   sameBits(u as Uint32Array, [4294967295, 0, 2147483647], 'uint32');
 });
 
-test('integer / truncates, // floors, % takes the divisor\'s sign; dividing by zero gives 0', async () => {
+test("integer / truncates, // floors, % takes the divisor's sign; dividing by zero gives 0", async () => {
   const ops = ['/', '//', '%'] as const;
   const k = kernel({
     params: ['a: int32', 'b: int32', 'q: int32', 'f: int32', 'r: int32', 'n: int32 value'],
     types: { i: 'int32' },
-    body: [
-      loop('i', int(0), iUpTo(v('n')),
-        ...ops.map((op, k) => assign(at(['q', 'f', 'r'][k], v('i')), binary(op, at('a', v('i')), at('b', v('i'))), 'int32'))),
-    ],
+    body: [loop('i', int(0), iUpTo(v('n')), ...ops.map((op, k) => assign(at(['q', 'f', 'r'][k], v('i')), binary(op, at('a', v('i')), at('b', v('i'))), 'int32')))],
   });
   const a = Int32Array.from([7, -7, 7, -7, -8, 0, -2147483648, 5, -5]);
   const b = Int32Array.from([2, 2, -2, -2, 4, 3, -1, 0, 0]);
@@ -183,15 +189,19 @@ test('integer / truncates, // floors, % takes the divisor\'s sign; dividing by z
   sameBits(r as Int32Array, [1, 1, -1, -1, 0, 0, 0, 0, 0], 'a % b');
 });
 
-test('float % is PyTorch\'s remainder (sign of the divisor; a zero keeps the dividend\'s), // is floor(a/b), fmod is C\'s', async () => {
+test("float % is PyTorch's remainder (sign of the divisor; a zero keeps the dividend's), // is floor(a/b), fmod is C's", async () => {
   const k = kernel({
     params: ['a: float64', 'b: float64', 'r: float64', 'f: float64', 'm: float64', 'n: int32 value'],
     types: { i: 'int32' },
     body: [
-      loop('i', int(0), iUpTo(v('n')),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
         assign(at('r', v('i')), binary('%', at('a', v('i')), at('b', v('i'))), 'float64'),
         assign(at('f', v('i')), binary('//', at('a', v('i')), at('b', v('i'))), 'float64'),
-        assign(at('m', v('i')), call('fmod', [at('a', v('i')), at('b', v('i'))]), 'float64')),
+        assign(at('m', v('i')), call('fmod', [at('a', v('i')), at('b', v('i'))]), 'float64'),
+      ),
     ],
   });
   const a = Float64Array.from([5.5, -5.5, 5.5, -5.5, 6, -6]);
@@ -203,7 +213,7 @@ test('float % is PyTorch\'s remainder (sign of the divisor; a zero keeps the div
   sameBits(m as Float64Array, [1.5, -1.5, 1.5, -1.5, 0, -0], 'fmod(a, b)');
 });
 
-test('round is C\'s: halves away from zero (not Math.round), in float64 and float32', async () => {
+test("round is C's: halves away from zero (not Math.round), in float64 and float32", async () => {
   const inputs = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, -0.3, 2.4999, -1e20, 3];
   const expected = {
     float64: [1, 2, 3, -1, -2, -3, 0, -0, 2, -1e20, 3],
@@ -227,10 +237,11 @@ test('float32 rounds every intermediate result: (a*b)+c differs from the float64
   // a*b = 1 + 2^-11 + 2^-24 exactly; float32 rounds it (a tie) to 1 + 2^-11 before adding c = -1
   const a = 1 + 2 ** -12;
   const c = -1;
-  const fma = (t: DType) => kernel({
-    params: [`x: ${t}`, `out: ${t}`],
-    body: [assign(at('out', int(0)), binary('+', binary('*', at('x', int(0)), at('x', int(1))), at('x', int(2))), t)],
-  });
+  const fma = (t: DType) =>
+    kernel({
+      params: [`x: ${t}`, `out: ${t}`],
+      body: [assign(at('out', int(0)), binary('+', binary('*', at('x', int(0)), at('x', int(1))), at('x', int(2))), t)],
+    });
   const single = await launch(fma('float32'), { x: Float32Array.from([a, a, c]), out: new Float32Array(1) });
   const double = await launch(fma('float64'), { x: Float64Array.from([a, a, c]), out: new Float64Array(1) });
   assert.is(single.out[0], 2 ** -11);
@@ -247,14 +258,26 @@ test('a private array temporary: one per work-item, zero-initialized', async () 
     types: { i: 'int32', k: 'int32', tmp: 'float64' },
     body: [
       { kind: 'declare', name: 'tmp', dtype: 'float64', addressSpace: 'private', length: 4 },
-      loop('i', int(0), iUpTo(v('n')),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
         loop('k', int(0), int(3), assign(at('tmp', v('k')), binary('*', at('a', v('i')), binary('+', v('k'), int(1))), 'float64')),
-        assign(at('out', v('i')), [1, 2, 3].reduce<Expr>((s, j) => binary('+', s, at('tmp', int(j))), at('tmp', int(0))), 'float64')),
+        assign(
+          at('out', v('i')),
+          [1, 2, 3].reduce<Expr>((s, j) => binary('+', s, at('tmp', int(j))), at('tmp', int(0))),
+          'float64',
+        ),
+      ),
     ],
   });
   const a = Float64Array.from([1, -2.5, 1e10]);
   const { out } = await launch(k, { a, out: new Float64Array(3), n: 3 });
-  sameBits(out as Float64Array, Array.from(a, (x) => x * 1 + x * 2 + x * 3 + x * 4), 'out');
+  sameBits(
+    out as Float64Array,
+    Array.from(a, (x) => x * 1 + x * 2 + x * 3 + x * 4),
+    'out',
+  );
   assert.match(source(k), 'const tmp = new Float64Array(4);');
 });
 
@@ -311,14 +334,14 @@ test('barrier divergence is a LoomError: some work-items finishing, or waiting a
     assert.unreachable('should have thrown');
   } catch (e) {
     assert.instance(e, LoomError);
-    assert.match((e as Error).message, /^barrier divergence in kernel 'knl', work-group \(0, 0, 0\), after 0 barriers: work-item \(1, 0, 0\) finished while work-item \(0, 0, 0\) waits at barrier #0/);
+    assert.match(
+      (e as Error).message,
+      /^barrier divergence in kernel 'knl', work-group \(0, 0, 0\), after 0 barriers: work-item \(1, 0, 0\) finished while work-item \(0, 0, 0\) waits at barrier #0/,
+    );
   }
   const twoBarriers = kernel({
     params: ['out: int32'],
-    body: [
-      when(compare('==', lid0, int(0)), barrier),
-      when(compare('!=', lid0, int(0)), barrier),
-    ],
+    body: [when(compare('==', lid0, int(0)), barrier), when(compare('!=', lid0, int(0)), barrier)],
   });
   try {
     await launch(twoBarriers, { out: new Int32Array(2) }, { local: [2] });
@@ -338,18 +361,28 @@ test('comparisons and logic give 0/1 when stored; casts of floats truncate and s
     params: ['a: float64', 'gt: uint8', 'flag: bool', 'i32: int32', 'u8: uint8', 'f32: float32', 'n: int32 value'],
     types: { i: 'int32' },
     body: [
-      loop('i', int(0), iUpTo(v('n')),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
         assign(at('gt', v('i')), logical('and', compare('>', at('a', v('i')), float(0)), compare('<', at('a', v('i')), int(100))), 'uint8'),
         assign(at('flag', v('i')), at('a', v('i')), 'bool'),
         assign(at('i32', v('i')), cast('int32', at('a', v('i'))), 'int32'),
         assign(at('u8', v('i')), cast('uint8', at('a', v('i'))), 'uint8'),
-        assign(at('f32', v('i')), ifThenElse(compare('>=', at('a', v('i')), int(0)), at('a', v('i')), cast('bool', at('a', v('i')))), 'float32')),
+        assign(at('f32', v('i')), ifThenElse(compare('>=', at('a', v('i')), int(0)), at('a', v('i')), cast('bool', at('a', v('i')))), 'float32'),
+      ),
     ],
   });
   const a = Float64Array.from([-2.7, 2.7, 300.5, NaN, 3e9, 0, 1e-40]);
   const n = a.length;
   const out = await launch(k, {
-    a, gt: new Uint8Array(n), flag: new Uint8Array(n), i32: new Int32Array(n), u8: new Uint8Array(n), f32: new Float32Array(n), n,
+    a,
+    gt: new Uint8Array(n),
+    flag: new Uint8Array(n),
+    i32: new Int32Array(n),
+    u8: new Uint8Array(n),
+    f32: new Float32Array(n),
+    n,
   });
   sameBits(out.gt as Uint8Array, [0, 1, 0, 0, 0, 0, 1], 'a > 0 and a < 100');
   sameBits(out.flag as Uint8Array, [1, 1, 1, 1, 1, 0, 1], 'bool(a)');
@@ -363,12 +396,16 @@ test('math functions: float32 results rounded, min/max propagate NaN (torch.mini
     params: ['x: float32', 'y: float32', 'out: float32', 'ints: int32', 'n: int32 value'],
     types: { i: 'int32' },
     body: [
-      loop('i', int(0), iUpTo(v('n')),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
         assign(at('out', binary('*', int(4), v('i'))), call('sqrt', [at('x', v('i'))])),
         assign(at('out', binary('+', binary('*', int(4), v('i')), int(1))), call('min', [at('x', v('i')), at('y', v('i')), float(7)])),
         assign(at('out', binary('+', binary('*', int(4), v('i')), int(2))), call('rsqrt', [at('x', v('i'))])),
         assign(at('out', binary('+', binary('*', int(4), v('i')), int(3))), call('erf', [at('x', v('i'))])),
-        assign(at('ints', v('i')), call('max', [call('abs', [cast('int32', at('y', v('i')))]), v('i')]), 'int32')),
+        assign(at('ints', v('i')), call('max', [call('abs', [cast('int32', at('y', v('i')))]), v('i')]), 'int32'),
+      ),
     ],
   });
   const x = Float32Array.from([2, 0.25, NaN, 1.5]);
@@ -385,8 +422,13 @@ test('math functions: float32 results rounded, min/max propagate NaN (torch.mini
 
 test('erf is accurate to a couple of ulps (reference values from mpmath)', () => {
   const reference: Array<[number, number]> = [
-    [0.5, 0.5204998778130465], [1, 0.8427007929497149], [2, 0.9953222650189527], [-3, -0.9999779095030014],
-    [1e-10, 1.1283791670955126e-10], [0.1, 0.1124629160182849], [4.5, 0.9999999998033839],
+    [0.5, 0.5204998778130465],
+    [1, 0.8427007929497149],
+    [2, 0.9953222650189527],
+    [-3, -0.9999779095030014],
+    [1e-10, 1.1283791670955126e-10],
+    [0.1, 0.1124629160182849],
+    [4.5, 0.9999999998033839],
   ];
   for (const [x, expected] of reference) {
     const ulp = 2 ** (Math.floor(Math.log2(Math.abs(expected))) - 52);
@@ -402,9 +444,13 @@ test('int64: bigint arithmetic wrapping at 64 bits, mixed with int32 indices and
     params: ['a: int64', 'out: int64', 'f: float32', 'n: int32 value'],
     types: { i: 'int32' },
     body: [
-      loop('i', int(0), iUpTo(v('n')),
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
         assign(at('out', v('i')), binary('+', binary('*', at('a', v('i')), int(3)), v('i')), 'int64'),
-        assign(at('f', v('i')), cast('float32', at('a', v('i'))), 'float32')),
+        assign(at('f', v('i')), cast('float32', at('a', v('i'))), 'float32'),
+      ),
       assign(at('out', int(3)), binary('//', at('a', int(1)), int(-2)), 'int64'),
     ],
   });
@@ -449,7 +495,10 @@ test('names that are JavaScript keywords or globals are renamed, not broken', as
 
 test('errors: unknown functions at generation, exceptions inside kernels as LoomErrors; every dtype generates', async () => {
   const unknown = kernel({ params: ['out: float32'], body: [assign(at('out', int(0)), call('gamma', [float(1)]))] });
-  assert.throws(() => source(unknown), (e: unknown) => e instanceof LoomError && /does not know the function 'gamma'/.test((e as Error).message));
+  assert.throws(
+    () => source(unknown),
+    (e: unknown) => e instanceof LoomError && /does not know the function 'gamma'/.test((e as Error).message),
+  );
   // float16 too: computed in doubles, rounded to float16 at every operation
   assert.is(jsTarget().unsupportedDType!('float16'), undefined);
   assert.is(jsTarget().unsupportedDType!('float32'), undefined);

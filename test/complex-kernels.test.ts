@@ -27,11 +27,24 @@ const csqrt = ([a, b]: C): C => {
   return [Math.sqrt((r + a) / 2), b < 0 ? -y : y];
 };
 
-const X: readonly C[] = [[1, 2], [-3, 0.5], [0.25, -4], [2, 0], [0, -1.5], [-1, -1]];
-const Y: readonly C[] = [[0.5, -1], [2, 3], [-1, 0.25], [0, 1], [1.5, 0], [3, -2]];
+const X: readonly C[] = [
+  [1, 2],
+  [-3, 0.5],
+  [0.25, -4],
+  [2, 0],
+  [0, -1.5],
+  [-1, -1],
+];
+const Y: readonly C[] = [
+  [0.5, -1],
+  [2, 3],
+  [-1, 0.25],
+  [0, 1],
+  [1.5, 0],
+  [3, -2],
+];
 
-const interleaved = (values: readonly C[], dtype: 'complex64' | 'complex128') =>
-  (dtype === 'complex64' ? Float32Array : Float64Array).from(values.flat());
+const interleaved = (values: readonly C[], dtype: 'complex64' | 'complex128') => (dtype === 'complex64' ? Float32Array : Float64Array).from(values.flat());
 const pairs = (a: ArrayLike<number>): C[] => Array.from({ length: a.length / 2 }, (_, k) => [a[2 * k], a[2 * k + 1]] as const);
 
 function assertComplexClose(got: ArrayLike<number>, expected: readonly C[], rtol: number, what: string): void {
@@ -51,62 +64,102 @@ for (const device of testDevices()) {
     const rtol = dtype === 'complex64' ? 2e-6 : 1e-14;
 
     test(`${device.name}: ${dtype} arithmetic, literals and functions against plain JavaScript`, async () => {
-      const knl = makeKernel('{ [i]: 0<=i<n }', [
-        'prod[i] = x[i]*y[i]',
-        'quot[i] = x[i]/y[i]',
-        'mixed[i] = 2*x[i] - 0.5j + re[i]',
-        'ex[i] = exp(x[i])',
-        'lg[i] = log(x[i])',
-        'rt[i] = sqrt(x[i])',
-        'cj[i] = conj(x[i]) + 1',
-        'modulus[i] = abs(x[i])',
-        'parts[i] = real(x[i]) - 3*imag(y[i])',
-        'same[i] = if(x[i] == conj(conj(x[i])), 1, 0)',
-      ], [
-        globalArg('x', { dtype, shape: ['n'] }),
-        globalArg('y', { dtype, shape: ['n'] }),
-        globalArg('re', { dtype: dtype === 'complex64' ? 'float32' : 'float64', shape: ['n'] }),
-        '...',
-      ]);
+      const knl = makeKernel(
+        '{ [i]: 0<=i<n }',
+        [
+          'prod[i] = x[i]*y[i]',
+          'quot[i] = x[i]/y[i]',
+          'mixed[i] = 2*x[i] - 0.5j + re[i]',
+          'ex[i] = exp(x[i])',
+          'lg[i] = log(x[i])',
+          'rt[i] = sqrt(x[i])',
+          'cj[i] = conj(x[i]) + 1',
+          'modulus[i] = abs(x[i])',
+          'parts[i] = real(x[i]) - 3*imag(y[i])',
+          'same[i] = if(x[i] == conj(conj(x[i])), 1, 0)',
+        ],
+        [
+          globalArg('x', { dtype, shape: ['n'] }),
+          globalArg('y', { dtype, shape: ['n'] }),
+          globalArg('re', { dtype: dtype === 'complex64' ? 'float32' : 'float64', shape: ['n'] }),
+          '...',
+        ],
+      );
       const re = (dtype === 'complex64' ? Float32Array : Float64Array).from(X.map((_, k) => k - 2));
       const out = await run(knl, device, { x: interleaved(X, dtype), y: interleaved(Y, dtype), re });
-      assertComplexClose(out.prod as Float32Array, X.map((x, k) => mul(x, Y[k])), rtol, 'x*y');
-      assertComplexClose(out.quot as Float32Array, X.map((x, k) => div(x, Y[k])), rtol * 4, 'x/y');
-      assertComplexClose(out.mixed as Float32Array, X.map((x, k) => add(mul([2, 0], x), [k - 2, -0.5])), rtol, '2*x - 0.5j + re');
+      assertComplexClose(
+        out.prod as Float32Array,
+        X.map((x, k) => mul(x, Y[k])),
+        rtol,
+        'x*y',
+      );
+      assertComplexClose(
+        out.quot as Float32Array,
+        X.map((x, k) => div(x, Y[k])),
+        rtol * 4,
+        'x/y',
+      );
+      assertComplexClose(
+        out.mixed as Float32Array,
+        X.map((x, k) => add(mul([2, 0], x), [k - 2, -0.5])),
+        rtol,
+        '2*x - 0.5j + re',
+      );
       const loose = dtype === 'complex64' ? 1e-5 : 1e-13;
       assertComplexClose(out.ex as Float32Array, X.map(cexp), loose, 'exp');
       assertComplexClose(out.lg as Float32Array, X.map(clog), loose, 'log');
       assertComplexClose(out.rt as Float32Array, X.map(csqrt), loose, 'sqrt');
-      assertComplexClose(out.cj as Float32Array, X.map(([a, b]) => [a + 1, -b] as const), rtol, 'conj + 1');
+      assertComplexClose(
+        out.cj as Float32Array,
+        X.map(([a, b]) => [a + 1, -b] as const),
+        rtol,
+        'conj + 1',
+      );
       Array.from(out.modulus as Float32Array).forEach((m, k) => assert.ok(Math.abs(m - Math.hypot(...X[k])) <= loose * m, `abs ${k}`));
-      assert.equal(Array.from(out.parts as Float32Array), X.map(([a], k) => a - 3 * Y[k][1]));
-      assert.equal(Array.from(out.same as Int32Array), X.map(() => 1));
+      assert.equal(
+        Array.from(out.parts as Float32Array),
+        X.map(([a], k) => a - 3 * Y[k][1]),
+      );
+      assert.equal(
+        Array.from(out.same as Int32Array),
+        X.map(() => 1),
+      );
       assert.is(out.prod.constructor, dtype === 'complex64' ? Float32Array : Float64Array, 'stored as parts of the part dtype');
     });
 
     test(`${device.name}: ${dtype} temporaries, an in-place update and a sum reduction`, async () => {
-      const knl = makeKernel('{ [i, k]: 0<=i<n and 0<=k<n }', [
-        `<${dtype}> t = y[i]*y[i] {id=sq}`,
-        'x[i] = x[i]*y[i] + t {id=update, dep=sq}',
-        'dot[i] = sum(k, y[k]*conj(y[k])) + 0j',
-      ], [globalArg('x', { dtype, shape: ['n'] }), globalArg('y', { dtype, shape: ['n'] }), '...']);
+      const knl = makeKernel(
+        '{ [i, k]: 0<=i<n and 0<=k<n }',
+        [`<${dtype}> t = y[i]*y[i] {id=sq}`, 'x[i] = x[i]*y[i] + t {id=update, dep=sq}', 'dot[i] = sum(k, y[k]*conj(y[k])) + 0j'],
+        [globalArg('x', { dtype, shape: ['n'] }), globalArg('y', { dtype, shape: ['n'] }), '...'],
+      );
       const x = interleaved(X, dtype);
       const { dot } = await run(knl, device, { x, y: interleaved(Y, dtype) });
-      assertComplexClose(x, X.map((v, k) => add(mul(v, Y[k]), mul(Y[k], Y[k]))), rtol * 4, 'x*y + y*y, in place');
+      assertComplexClose(
+        x,
+        X.map((v, k) => add(mul(v, Y[k]), mul(Y[k], Y[k]))),
+        rtol * 4,
+        'x*y + y*y, in place',
+      );
       const norm = Y.reduce((s, [a, b]) => s + a * a + b * b, 0);
-      assertComplexClose(dot as Float32Array, X.map(() => [norm, 0] as const), rtol * 4, 'sum of |y|^2');
+      assertComplexClose(
+        dot as Float32Array,
+        X.map(() => [norm, 0] as const),
+        rtol * 4,
+        'sum of |y|^2',
+      );
     });
   }
 
   test(`${device.name}: test_sized_and_complex_literals (loopy) – 5jf is complex64, 5j complex128, 5f float32`, async () => {
     // loopy's test_loopy.py::test_sized_and_complex_literals, checked against its values
     const wide = supportsDType(device, 'float64');
-    const knl = makeKernel('{ [i]: 0<=i<n }', [
-      '<> aa = 5jf',
-      ...(wide ? ['<> bb = 5j', 'b[i] = imag(bb)'] : []),
-      'a[i] = imag(aa)',
-      'c[i] = 5f',
-    ], [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('b', { dtype: 'float32', shape: ['n'] }), globalArg('c', { dtype: 'float32', shape: ['n'] }), '...'], { assumptions: 'n>=1' });
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      ['<> aa = 5jf', ...(wide ? ['<> bb = 5j', 'b[i] = imag(bb)'] : []), 'a[i] = imag(aa)', 'c[i] = 5f'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('b', { dtype: 'float32', shape: ['n'] }), globalArg('c', { dtype: 'float32', shape: ['n'] }), '...'],
+      { assumptions: 'n>=1' },
+    );
     if (!wide) console.log(`${device.name}: test_sized_and_complex_literals without 5j: complex128 needs float64, which WGSL lacks`);
     const { a, b, c } = await run(knl, device, { n: 5 });
     assert.equal(Array.from(a as Float32Array), [5, 5, 5, 5, 5]);
@@ -136,7 +189,11 @@ test('what has no complex meaning is a LoomError naming it', () => {
   const cx = [globalArg('z', { dtype: 'complex64', shape: ['n'] }), globalArg('w', { dtype: 'complex64', shape: ['n'] }), '...'] as const;
   const fails = (insn: string, message: RegExp, args: readonly unknown[] = cx) => {
     const knl = makeKernel('{ [i, k]: 0<=i,k<n }', insn, [...args] as never);
-    assert.throws(() => generateCode(knl, wgslTarget()), (e: unknown) => e instanceof LoomError && message.test(e.message), insn);
+    assert.throws(
+      () => generateCode(knl, wgslTarget()),
+      (e: unknown) => e instanceof LoomError && message.test(e.message),
+      insn,
+    );
   };
   fails('out[i] = if(z[i] < w[i], 1, 0)', /complex values cannot be ordered/);
   fails('out[i] = z[i] // w[i]', /\/\/ is not defined for complex values/);
@@ -145,7 +202,8 @@ test('what has no complex meaning is a LoomError naming it', () => {
   fails('out[i] = z[i] & 1', /bitwise operators take integers, not complex64/);
   fails('out[i] = product(k, z[k]) + w[i]', /a product reduction of complex values is not supported/);
   fails('out[i] = z[i] + w[i]', /argument 'z' has dtype complex128, whose parts are float64: WGSL has no 64-bit floats/, [
-    globalArg('z', { dtype: 'complex128', shape: ['n'] }), '...',
+    globalArg('z', { dtype: 'complex128', shape: ['n'] }),
+    '...',
   ]);
 });
 
@@ -154,7 +212,12 @@ test('complex values in a split, parallel loop on every device', async () => {
     let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = z[i]*z[i] - 1j', [globalArg('z', { dtype: 'complex64', shape: ['n'] }), '...']);
     knl = splitIname(knl, 'i', 4, { outerTag: 'g.0', innerTag: 'l.0' });
     const out = await run(knl, device, { z: interleaved(X, 'complex64') });
-    assertComplexClose(out.out as Float32Array, X.map((x) => add(mul(x, x), [0, -1])), 2e-6, device.name);
+    assertComplexClose(
+      out.out as Float32Array,
+      X.map((x) => add(mul(x, x), [0, -1])),
+      2e-6,
+      device.name,
+    );
   }
 });
 

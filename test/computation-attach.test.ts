@@ -65,7 +65,13 @@ test('a matrix product with a scaling on its output and a cast on one input is O
   for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) for (let j = 0; j < n; j++) expected[i * n + j] += a[i * n + k] * b[k * n + j];
   for (const device of testDevices()) {
     const { c_scaled } = await run(knl, device, { a_int: a, b });
-    assertClose(c_scaled as Float32Array, expected.map((x) => x * 0.5), device.name, 1e-5, 1e-4);
+    assertClose(
+      c_scaled as Float32Array,
+      expected.map((x) => x * 0.5),
+      device.name,
+      1e-5,
+      1e-4,
+    );
   }
 });
 
@@ -76,8 +82,16 @@ test("the seed's transformation on a kernel's output: out1 of 100 and out2 of 80
   const z = randomFloat32(100, 2);
   for (const device of testDevices()) {
     const { y1, y2 } = await run(knl, device, { x, z, p: 0.5 });
-    assertClose(y1 as Float32Array, Array.from(x, (v) => 2 * v), device.name);
-    assertClose(y2 as Float32Array, Array.from({ length: 80 }, (_, i) => Math.fround(z[99 - i] * 0.5)), device.name);
+    assertClose(
+      y1 as Float32Array,
+      Array.from(x, (v) => 2 * v),
+      device.name,
+    );
+    assertClose(
+      y2 as Float32Array,
+      Array.from({ length: 80 }, (_, i) => Math.fround(z[99 - i] * 0.5)),
+      device.name,
+    );
   }
 });
 
@@ -94,7 +108,12 @@ test('a transformation on what a kernel reads: every read becomes its value, at 
   const src = randomFloat32(100, 4);
   for (const device of testDevices()) {
     const { y } = await run(knl, device, { src, k: 3 });
-    assertClose(y as Float32Array, Array.from({ length: 100 }, (_, i) => 2 * Math.fround(src[99 - i] * 3)), device.name, 1e-6);
+    assertClose(
+      y as Float32Array,
+      Array.from({ length: 100 }, (_, i) => 2 * Math.fround(src[99 - i] * 3)),
+      device.name,
+      1e-6,
+    );
   }
 });
 
@@ -120,7 +139,11 @@ test("the DSL's .attach: run() is typed by the leaves and the result matches", a
   const x = randomFloat32(200, 6);
   for (const device of testDevices()) {
     const { scaled } = await k.run(device, { x, alpha: 0.25 });
-    assertClose(scaled, Array.from(x, (v) => 2 * v * 0.25), device.name);
+    assertClose(
+      scaled,
+      Array.from(x, (v) => 2 * v * 0.25),
+      device.name,
+    );
   }
 });
 
@@ -152,16 +175,27 @@ test('refused: a kernel that reads back what it writes, atomics, wrong direction
   refused(() => attach(double(), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }), "has shape (100), but argument 'x' has (n): fix the kernel's parameters first");
   refused(() => attach(fixParameters(double(), { n: 100 }), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }), "it also stores 'out2'");
   refused(() => attach(double(), 'q', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'x2' }), "the kernel has no argument 'q'");
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', {} as never), 'the mapping names [], but the transformation\'s other parameters are [input]');
+  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', {} as never), "the mapping names [], but the transformation's other parameters are [input]");
   refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'i' }), "'i' (for parameter 'input') is already an iname");
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'y' }), "the transformation would read 'y' (parameter 'input'), which the kernel writes");
+  refused(
+    () => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'y' }),
+    "the transformation would read 'y' (parameter 'input'), which the kernel writes",
+  );
   const atomic = makeKernel('{ [i]: 0<=i<n }', 'y[0] = y[0] + x[i] {atomic}', [globalArg('y', { dtype: 'float32', forAtomic: true, shape: [1] }), '...']);
   refused(() => attach(atomic, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }), /reads 'y' as well as writing it|atomically/);
 });
 
 test('refused when the transformation is made: bodies that read memory directly, misuse connectors, or name unknown things', () => {
   const make = (body: string, connectors?: readonly ('o' | 'i')[]) =>
-    transformation({ params: [{ name: 'o', dtype: 'float32', role: 'o' }, { name: 'i', dtype: 'float32', role: 'i' }, { name: 's', dtype: 'float32', role: 's' }], body, connectors });
+    transformation({
+      params: [
+        { name: 'o', dtype: 'float32', role: 'o' },
+        { name: 'i', dtype: 'float32', role: 'i' },
+        { name: 's', dtype: 'float32', role: 's' },
+      ],
+      body,
+      connectors,
+    });
   refused(() => make('storeSame(o, i[idx0])'), "'i[...]' reads memory directly; use loadIdx(i, ...)");
   refused(() => make('storeSame(o, loadSame(i) + q)'), "unknown name 'q'");
   refused(() => make('storeSame(o, loadSame(o))'), "loadSame(o, ...): 'o' is an output; only inputs (role i) are loaded");

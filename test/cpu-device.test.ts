@@ -11,7 +11,11 @@ test('run(out[i] = 2*a[i]) on the CPU device, for n = 1, 7, 1000', async () => {
     const a = Float32Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i) * 1e3));
     const { out } = await run(knl, device, { a });
     assert.instance(out, Float32Array);
-    assert.equal([...(out as Float32Array)], Array.from(a, (x) => 2 * x), `n = ${n}`);
+    assert.equal(
+      [...(out as Float32Array)],
+      Array.from(a, (x) => 2 * x),
+      `n = ${n}`,
+    );
   }
 });
 

@@ -63,7 +63,10 @@ test('CPU device: 60 random kernels under random chains agree with the untransfo
   // most cases must really be compared, not declined: a generator gone wrong would pass silently
   const compared = results.filter((r) => r.devices.some((d) => d.outcome.kind === 'agree')).length;
   assert.ok(compared >= 40, `only ${compared} of 60 cases were compared`);
-  assert.ok(results.some((r) => r.chain!.steps.length >= 3), 'no chain of three steps or more');
+  assert.ok(
+    results.some((r) => r.chain!.steps.length >= 3),
+    'no chain of three steps or more',
+  );
   assert.ok(results.filter((r) => usesArgmax(r) && agreedOn(r)).length >= 5, 'too few argmax cases compared');
   assert.ok(results.filter((r) => reducesLocally(r) && agreedOn(r)).length >= 3, 'too few reductions across work-items compared');
 });
@@ -91,8 +94,14 @@ test('every device: random kernels with argmax, and with reductions across work-
   const localSeeds = pick(reducesLocally, 3);
   const results = await sample([...argmaxSeeds, ...localSeeds], testDevices(), EXCLUDED);
   for (const device of testDevices()) {
-    assert.ok(results.some((r) => usesArgmax(r) && agreedOn(r, device.name)), `${device.name}: no argmax case compared (seeds ${argmaxSeeds})`);
-    assert.ok(results.some((r) => reducesLocally(r) && agreedOn(r, device.name)), `${device.name}: no reduction across work-items compared (seeds ${localSeeds})`);
+    assert.ok(
+      results.some((r) => usesArgmax(r) && agreedOn(r, device.name)),
+      `${device.name}: no argmax case compared (seeds ${argmaxSeeds})`,
+    );
+    assert.ok(
+      results.some((r) => reducesLocally(r) && agreedOn(r, device.name)),
+      `${device.name}: no reduction across work-items compared (seeds ${localSeeds})`,
+    );
   }
 });
 
@@ -100,8 +109,14 @@ test('the same seed gives the same kernel, inputs and chain', async () => {
   const features = new FeatureSet(EXCLUDED);
   const [a, b] = [await runCase(1234, features, [reference], reference), await runCase(1234, features, [reference], reference)];
   assert.is(a.kcase.source, b.kcase.source);
-  assert.equal(a.chain?.steps.map((s) => s.text), b.chain?.steps.map((s) => s.text));
-  assert.equal(Object.values(a.kcase.inputs).map((v) => Array.from(v as ArrayLike<unknown>)), Object.values(b.kcase.inputs).map((v) => Array.from(v as ArrayLike<unknown>)));
+  assert.equal(
+    a.chain?.steps.map((s) => s.text),
+    b.chain?.steps.map((s) => s.text),
+  );
+  assert.equal(
+    Object.values(a.kcase.inputs).map((v) => Array.from(v as ArrayLike<unknown>)),
+    Object.values(b.kcase.inputs).map((v) => Array.from(v as ArrayLike<unknown>)),
+  );
 });
 
 test('comparison: NaN equals NaN, −0 differs from +0 bit for bit, ulps only where the case allows them', () => {

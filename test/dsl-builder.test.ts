@@ -6,7 +6,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addInamesToInsn, chunkIname, expandSubst, extractSubst, makeReductionInamesUnique, renameInames, setInstructionPriority, tagInstructions,
+  addInamesToInsn,
+  chunkIname,
+  expandSubst,
+  extractSubst,
+  makeReductionInamesUnique,
+  renameInames,
+  setInstructionPriority,
+  tagInstructions,
   addDtypes,
   addNosync,
   addPrefetch,
@@ -167,12 +174,10 @@ test('dup, rename, join, fix, dtypes, space, layout, nosync, saveReload', () => 
   const saved = kernel('[n] -> {[i] : 0<=i<n}', rotate, { name: 'rotate_v2', assumptions: 'n mod 16 = 0', args: { arr: i32.inout('n') } })
     .split('i', 16, { inner: 'l.0', outer: 'g.0' })
     .saveReload();
-  let savedFunctional = makeKernel(
-    '[n] -> {[i] : 0<=i<n}',
-    rotate,
-    [globalArg('arr', { shape: ['n'], dtype: 'int32', isInput: true, isOutput: true }), valueArg('n'), '...'],
-    { name: 'rotate_v2', assumptions: 'n mod 16 = 0' },
-  );
+  let savedFunctional = makeKernel('[n] -> {[i] : 0<=i<n}', rotate, [globalArg('arr', { shape: ['n'], dtype: 'int32', isInput: true, isOutput: true }), valueArg('n'), '...'], {
+    name: 'rotate_v2',
+    assumptions: 'n mod 16 = 0',
+  });
   savedFunctional = saveAndReloadTemporaries(splitIname(savedFunctional, 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' }));
   assertSameKernel(saved.kernel, savedFunctional);
 
@@ -200,8 +205,12 @@ test('builders are immutable: a verb returns a new builder and leaves the old on
 });
 
 test('.args() rebuilds the kernel from its text and replays the transformations', () => {
-  const late = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`).split('i', 4, { inner: 'unr' }).args({ a: f32('n'), out: f32.out('n') });
-  const early = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`).args({ a: f32('n'), out: f32.out('n') }).split('i', 4, { inner: 'unr' });
+  const late = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`)
+    .split('i', 4, { inner: 'unr' })
+    .args({ a: f32('n'), out: f32.out('n') });
+  const early = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 2*a[i]`)
+    .args({ a: f32('n'), out: f32.out('n') })
+    .split('i', 4, { inner: 'unr' });
   assert.is(late.toString(), early.toString());
   assert.is(late.kernel.arg('a')?.dtype, 'float32');
   assert.equal(late.inames, ['i_outer', 'i_inner']);

@@ -22,11 +22,10 @@ const average = kernel(
   { name: 'dsl_run_moving_average' },
 );
 
-const matmul = kernel(
-  '{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }',
-  'c[i, j] = sum(k, a[i, k]*b[k, j])',
-  { assumptions: 'n >= 1 and m >= 1 and l >= 1', args: { a: f32('n', 'l'), b: f32('l', 'm'), c: f32.out('n', 'm') } },
-)
+const matmul = kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', {
+  assumptions: 'n >= 1 and m >= 1 and l >= 1',
+  args: { a: f32('n', 'l'), b: f32('l', 'm'), c: f32.out('n', 'm') },
+})
   .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
   .split('k', 16)
   .prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' })
@@ -74,7 +73,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the tiled matrix product with prefetching`, async () => {
-    for (const [n, m, l] of [[32, 48, 16], [17, 5, 33]]) {
+    for (const [n, m, l] of [
+      [32, 48, 16],
+      [17, 5, 33],
+    ]) {
       const a = randomFloat32(n * l, 1);
       const b = randomFloat32(l * m, 2);
       const { c } = await matmul.run(device, { a, b, n, m, l });
@@ -95,7 +97,10 @@ for (const device of testDevices()) {
     const arr = Int32Array.from({ length: 32 }, (_, k) => 3 * k);
     const { arr: result } = await rotate.run(device, { arr });
     assert.is(result, arr);
-    assert.equal(Array.from(arr), Array.from({ length: 32 }, (_, k) => 3 * ((k + 31) % 32)));
+    assert.equal(
+      Array.from(arr),
+      Array.from({ length: 32 }, (_, k) => 3 * ((k + 31) % 32)),
+    );
   });
 
   test(`${device.name}: fixed sizes, and data that stays on the device`, async () => {
@@ -105,7 +110,10 @@ for (const device of testDevices()) {
     const target = await DeviceArray.from(device, new Float32Array(16), 'float32');
     const { out } = await fixed.run(device, { a: onDevice, out: target });
     assert.is(out, target);
-    assert.equal(Array.from((await out.toHost()) as Float32Array), Array.from(a, (x) => Math.fround(2 * x)));
+    assert.equal(
+      Array.from((await out.toHost()) as Float32Array),
+      Array.from(a, (x) => Math.fround(2 * x)),
+    );
     onDevice.release();
     target.release();
   });

@@ -94,8 +94,13 @@ test('an error in a spliced fragment points into that fragment', () => {
   const shared = insn`
     out[i] = 2*a[i] + (b[i]
   `; // marker:unclosed
-  const e = caught(() => kernel(domain`{ [i]: 0<=i<n }`, insn`<> t = 1
-    ${shared}`));
+  const e = caught(() =>
+    kernel(
+      domain`{ [i]: 0<=i<n }`,
+      insn`<> t = 1
+    ${shared}`,
+    ),
+  );
   assert.match(e.message, /expected '\)'/);
   const { line } = positionOf('out[i] = 2*a[i] + (b[i]', 'o');
   assert.is(templateLocationOf(e)?.line, line);

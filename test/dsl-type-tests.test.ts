@@ -22,7 +22,10 @@ test('each @ts-expect-error in test/types marks a line that does not compile', (
   const expected = new Map<string, number[]>();
   for (const name of readdirSync(typesDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
     const lines = readFileSync(path.join(typesDir, name), 'utf8').split('\n');
-    expected.set(name, lines.flatMap((l, k) => (l.trim().startsWith(DIRECTIVE) ? [k + 2] : [])));
+    expected.set(
+      name,
+      lines.flatMap((l, k) => (l.trim().startsWith(DIRECTIVE) ? [k + 2] : [])),
+    );
     // same line numbers: the directive becomes a plain comment
     writeFileSync(path.join(copyDir, name), lines.map((l) => l.replace(DIRECTIVE, '// (expected error)')).join('\n'));
   }

@@ -68,7 +68,10 @@ write(source, KERNELS);
 test('typegen writes the declarations of the named template kernels', () => {
   const report = typegen({ project });
   assert.ok(report.ok, report.errors.join('\n'));
-  assert.equal(report.kernels.map((k) => k.name), ['scaled', 'doubled', 'declared']);
+  assert.equal(
+    report.kernels.map((k) => k.name),
+    ['scaled', 'doubled', 'declared'],
+  );
   assert.equal(report.written, [declarations]);
   assert.equal(report.notes.length, 1);
   assert.match(report.notes[0], /src\/kernels\.ts:21: kernel left loosely typed: give it a name/);
@@ -76,7 +79,9 @@ test('typegen writes the declarations of the named template kernels', () => {
   const text = readFileSync(declarations, 'utf8');
   assert.match(text, "declare module '@loom/dsl'");
   // `a` is read at i and `b` at i + 1: both inputs; `n` follows from a's size
-  assert.match(text, `    scaled: {
+  assert.match(
+    text,
+    `    scaled: {
       inames: 'i';
       args: {
         a: { kind: 'array'; dtype: 'auto'; required: true; output: false };
@@ -84,7 +89,8 @@ test('typegen writes the declarations of the named template kernels', () => {
         n: { kind: 'value'; dtype: 'int32'; required: false; output: false };
         out: { kind: 'array'; dtype: 'auto'; required: false; output: true };
       };
-    };`);
+    };`,
+  );
   // the spliced fragment's instruction is there, and so is the 0-d output `total`
   assert.match(text, "out: { kind: 'array'; dtype: 'auto'; required: false; output: true };\n        total: { kind: 'array'; dtype: 'auto'; required: false; output: true };");
   assert.match(text, "a: { kind: 'array'; dtype: 'float32'; required: true; output: false };");
@@ -120,7 +126,7 @@ test('--check fails when the declarations are missing or left over', () => {
   assert.ok(existsSync(declarations));
 
   // the kernels go: their declarations must go too
-  write(source, "export const nothing = 1;\n");
+  write(source, 'export const nothing = 1;\n');
   assert.equal(typegen({ project, check: true }).stale, [{ file: declarations, why: 'left over' }]);
   assert.equal(typegen({ project }).removed, [declarations]);
   assert.not.ok(existsSync(declarations));
@@ -140,21 +146,27 @@ test('a kernel that does not build is an error pointing into its template', () =
 });
 
 test('names are the registry keys: two template kernels may not share one', () => {
-  write(source, `import { domain, insn, kernel } from '@loom/dsl';
+  write(
+    source,
+    `import { domain, insn, kernel } from '@loom/dsl';
 export const one = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = a[i]\`, { name: 'same' });
 export const two = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = b[i]\`, { name: 'same' });
-`);
+`,
+  );
   const report = typegen({ project });
   assert.not.ok(report.ok);
   assert.match(report.errors[0], "kernel name 'same' is used by 2 template kernels (src/kernels.ts:2, src/kernels.ts:3)");
 });
 
 test('values typegen cannot know leave the kernel loose, with a note saying where', () => {
-  write(source, `import { domain, insn, kernel } from '@loom/dsl';
+  write(
+    source,
+    `import { domain, insn, kernel } from '@loom/dsl';
 export function make(k: number) {
   return kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = \${k}*a[i]\`, { name: 'dynamic' });
 }
-`);
+`,
+  );
   const report = typegen({ project });
   assert.ok(report.ok);
   assert.equal(report.kernels, []);

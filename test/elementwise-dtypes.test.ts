@@ -7,10 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
-import {
-  elementwiseDTypes, pointwise, supportsDType, tensor,
-  type ComplexScalar, type Tensor, type TensorDType,
-} from '@loom/elementwise';
+import { elementwiseDTypes, pointwise, supportsDType, tensor, type ComplexScalar, type Tensor, type TensorDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, broadcastApply, numbers, sample, toDType } from './support/elementwise-reference.ts';
 
@@ -27,7 +24,14 @@ function make(dtype: TensorDType, n: number, seed: number, device = testDevices(
     const re = sample(dtype, n, seed);
     const im = sample(dtype, n, seed + 100);
     const v = re.map((r, k) => [r, im[k]] as const);
-    return { t: tensor(v.map(([r, i]) => ({ re: r, im: i })), [n], { device, dtype }), v };
+    return {
+      t: tensor(
+        v.map(([r, i]) => ({ re: r, im: i })),
+        [n],
+        { device, dtype },
+      ),
+      v,
+    };
   }
   const v = sample(dtype, n, seed);
   return { t: tensor(v, [n], { device, dtype }), v };
@@ -72,7 +76,10 @@ for (const device of testDevices()) {
     assert.equal(numbers(await sum.toArray()), [300, 155, 128, -128]);
     const product = await mul(i8, tensor([3, 3, 2, 2], undefined, { device, dtype: 'int8' }));
     assert.is(product.dtype, 'int8');
-    assert.equal(numbers(await product.toArray()), [300, -300, 254, -256].map((v) => toDType(v, 'int8')));
+    assert.equal(
+      numbers(await product.toArray()),
+      [300, -300, 254, -256].map((v) => toDType(v, 'int8')),
+    );
     const wrapped = await add(u8, -1);
     assert.is(wrapped.dtype, 'uint8'); // a Python int does not widen
     assert.equal(numbers(await wrapped.toArray()), [199, 254, 0, 255]);
@@ -102,17 +109,28 @@ for (const device of testDevices()) {
 
   test(`${device.name}: float16 computes in float32 and stores float16 (where the device has it)`, async () => {
     if (!can('float16')) {
-      assert.throws(() => add(tensor([1, 2], undefined, { device, dtype: 'float16' }), 1), (e: unknown) => e instanceof LoomError && /float16 is not available/.test((e as Error).message));
+      assert.throws(
+        () => add(tensor([1, 2], undefined, { device, dtype: 'float16' }), 1),
+        (e: unknown) => e instanceof LoomError && /float16 is not available/.test((e as Error).message),
+      );
       return;
     }
     const x = make('float16', 64, 70, device);
     const y = make('float16', 64, 71, device);
     const sum = await add(x.t, y.t);
     assert.is(sum.dtype, 'float16');
-    assertValues(await read(sum), x.v.map((a, k) => toDType(f32((a as number) + (y.v[k] as number)), 'float16')), 'float16 + float16');
+    assertValues(
+      await read(sum),
+      x.v.map((a, k) => toDType(f32((a as number) + (y.v[k] as number)), 'float16')),
+      'float16 + float16',
+    );
     const scaled = await mul(x.t, 0.1); // a Python float stays weak: float16 out, float32 math
     assert.is(scaled.dtype, 'float16');
-    assertValues(await read(scaled), x.v.map((a) => toDType(f32((a as number) * f32(0.1)), 'float16')), 'float16 * 0.1');
+    assertValues(
+      await read(scaled),
+      x.v.map((a) => toDType(f32((a as number) * f32(0.1)), 'float16')),
+      'float16 * 0.1',
+    );
   });
 
   test(`${device.name}: the promotion methods at work`, async () => {
@@ -120,7 +138,12 @@ for (const device of testDevices()) {
     const sin = pointwise({ promotionMethods: [[0, 'INT_TO_FLOAT']] }, (x: number) => Math.sin(x));
     const s = await sin(i);
     assert.is(s.dtype, 'float32');
-    assertNumbers(numbers(await s.toArray()), [0, 1, 2, 3].map((v) => f32(Math.sin(v))), 'sin', 1e-6);
+    assertNumbers(
+      numbers(await s.toArray()),
+      [0, 1, 2, 3].map((v) => f32(Math.sin(v))),
+      'sin',
+      1e-6,
+    );
 
     const eq = pointwise({ promotionMethods: [[0, 1, 'ALWAYS_BOOL']] }, (x: number, y: number) => x === y);
     const e = await eq(i, tensor([0, 1.5, 2, 2.5], undefined, { device, dtype: 'float32' }));
@@ -167,15 +190,41 @@ for (const device of testDevices()) {
 
     const shifted = await add(r.t, { re: 1, im: -2 } satisfies ComplexScalar);
     assert.is(shifted.dtype, 'complex64');
-    assertValues(await read(shifted), r.v.map((c) => [f32((c as number) + 1), -2] as const), 'r + (1-2j)', 1e-7);
+    assertValues(
+      await read(shifted),
+      r.v.map((c) => [f32((c as number) + 1), -2] as const),
+      'r + (1-2j)',
+      1e-7,
+    );
 
-    const parts = pointwise({ numOutputs: 3, promotionMethods: [[0, 'COMPLEX_TO_FLOAT'], [0, 'COMPLEX_TO_FLOAT'], [0, 'DEFAULT']] },
-      '(z) => [real(z), imag(z), conj(z)]');
+    const parts = pointwise(
+      {
+        numOutputs: 3,
+        promotionMethods: [
+          [0, 'COMPLEX_TO_FLOAT'],
+          [0, 'COMPLEX_TO_FLOAT'],
+          [0, 'DEFAULT'],
+        ],
+      },
+      '(z) => [real(z), imag(z), conj(z)]',
+    );
     const [re, im, conj] = await parts(z.t);
     assert.equal([re.dtype, im.dtype, conj.dtype], ['float32', 'float32', 'complex64']);
-    assertValues(await read(re), z.v.map((c) => (c as Complex)[0]), 'real');
-    assertValues(await read(im), z.v.map((c) => (c as Complex)[1]), 'imag');
-    assertValues(await read(conj), z.v.map((c) => [(c as Complex)[0], -(c as Complex)[1]] as const), 'conj');
+    assertValues(
+      await read(re),
+      z.v.map((c) => (c as Complex)[0]),
+      'real',
+    );
+    assertValues(
+      await read(im),
+      z.v.map((c) => (c as Complex)[1]),
+      'imag',
+    );
+    assertValues(
+      await read(conj),
+      z.v.map((c) => [(c as Complex)[0], -(c as Complex)[1]] as const),
+      'conj',
+    );
     if (can('complex128')) {
       const wide = await add(z.t, tensor([1, 2, 3, 4, 5, 6, 7, 8], undefined, { device, dtype: 'float64' }));
       assert.is(wide.dtype, 'complex128');
@@ -187,7 +236,7 @@ for (const device of testDevices()) {
     const big = tensor(BigInt64Array.from([2n ** 40n, -(2n ** 40n) - 3n]), undefined, on);
     const out = await add(big, 5);
     assert.is(out.dtype, 'int64');
-    assert.equal(Array.from(await out.toArray() as BigInt64Array), [2n ** 40n + 5n, -(2n ** 40n) + 2n]);
+    assert.equal(Array.from((await out.toArray()) as BigInt64Array), [2n ** 40n + 5n, -(2n ** 40n) + 2n]);
   });
 }
 
@@ -197,8 +246,17 @@ for (const device of testDevices()) {
  * compiles in a few milliseconds) runs them all; LOOM_EXHAUSTIVE=1 runs every device.
  */
 const ALL_PAIRS: TensorDType[] = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64', 'complex64', 'complex128'];
-const sumAndEq = pointwise({ numOutputs: 2, promotionMethods: [[0, 1, 'DEFAULT'], [0, 1, 'ALWAYS_BOOL']], name: 'sum_eq' },
-  (x: number, y: number) => [x + y, x === y]);
+const sumAndEq = pointwise(
+  {
+    numOutputs: 2,
+    promotionMethods: [
+      [0, 1, 'DEFAULT'],
+      [0, 1, 'ALWAYS_BOOL'],
+    ],
+    name: 'sum_eq',
+  },
+  (x: number, y: number) => [x + y, x === y],
+);
 
 for (const device of process.env.LOOM_EXHAUSTIVE ? testDevices() : testDevices().slice(0, 1)) {
   test(`${device.name}: every dtype pair adds and compares as PyTorch computes it`, async () => {
@@ -208,12 +266,18 @@ for (const device of process.env.LOOM_EXHAUSTIVE ? testDevices() : testDevices()
         // one seed for both: dtypes of one kind get equal elements, so == has something to find
         const x = make(a, 6, 90, device);
         const y = make(b, 6, 90, device);
-        const operands = [{ kind: 'tensor', dtype: a, ndim: 1 }, { kind: 'tensor', dtype: b, ndim: 1 }] as const;
+        const operands = [
+          { kind: 'tensor', dtype: a, ndim: 1 },
+          { kind: 'tensor', dtype: b, ndim: 1 },
+        ] as const;
         const { computation, result } = elementwiseDTypes(operands, 'DEFAULT');
         const [sum, eq] = await sumAndEq(x.t, y.t);
         assert.is(sum.dtype, result, `${a} + ${b}`);
         assert.is(eq.dtype, 'bool', `${a} == ${b}`);
-        const ops = [{ values: x.v as never, shape: [6] }, { values: y.v as never, shape: [6] }];
+        const ops = [
+          { values: x.v as never, shape: [6] },
+          { values: y.v as never, shape: [6] },
+        ];
         assertValues(await read(sum), broadcastApply(ops, (p: number | Complex, q: number | Complex) => referenceAdd(p, q, computation, result)).values, `${a} + ${b}`);
         const same = (p: number | Complex, q: number | Complex) => {
           const [u, v] = [referenceAdd(p, 0, computation, computation), referenceAdd(q, 0, computation, computation)];

@@ -16,19 +16,49 @@ test('functions become IR expressions: arithmetic, Math, ternaries, locals, seve
   const add = readPayload((x: number, y: number, alpha: number) => x + y * alpha);
   assert.equal(add.params, ['x', 'y', 'alpha']);
   assert.equal(add.outputs.map(printExpr), ['x + y*alpha']);
-  assert.equal(printed((a: number, b: number) => [a * Math.cos(b), a * Math.sin(b)]), ['a*cos(b)', 'a*sin(b)']);
-  assert.equal(printed((x: number) => (x > 0 ? x : -x)), ['if(x > 0, x, -x)']);
-  assert.equal(printed((x: number) => x / 2 + (x % 3) + x ** 2), ['truediv(x, 2) + fmod(x, 3) + jspow(x, 2)']);
-  assert.equal(printed((x: number) => Math.round(x) + Math.PI), ['jsround(x) + 3.141592653589793']);
-  assert.equal(printed((x: number, y: number) => Math.max(x, y, 0) + Math.hypot(x, y)), ['max(x, y, 0) + jshypot(x, y)']);
-  assert.equal(printed((x: number, y: number) => !(x > 0) || (y <= 1 && x !== y)), ['not x > 0 or y <= 1 and x != y']);
-  assert.equal(printed(function relu(x: number) {
-    const zero = 0;
-    const positive = x > zero;
-    return positive ? x : zero;
-  }), ['if(x > 0, x, 0)']);
-  assert.is(readPayload(function relu(x: number) { return x; }).name, 'relu');
-  const methods = { scale(x: number) { return 2 * x; } };
+  assert.equal(
+    printed((a: number, b: number) => [a * Math.cos(b), a * Math.sin(b)]),
+    ['a*cos(b)', 'a*sin(b)'],
+  );
+  assert.equal(
+    printed((x: number) => (x > 0 ? x : -x)),
+    ['if(x > 0, x, -x)'],
+  );
+  assert.equal(
+    printed((x: number) => x / 2 + (x % 3) + x ** 2),
+    ['truediv(x, 2) + fmod(x, 3) + jspow(x, 2)'],
+  );
+  assert.equal(
+    printed((x: number) => Math.round(x) + Math.PI),
+    ['jsround(x) + 3.141592653589793'],
+  );
+  assert.equal(
+    printed((x: number, y: number) => Math.max(x, y, 0) + Math.hypot(x, y)),
+    ['max(x, y, 0) + jshypot(x, y)'],
+  );
+  assert.equal(
+    printed((x: number, y: number) => !(x > 0) || (y <= 1 && x !== y)),
+    ['not x > 0 or y <= 1 and x != y'],
+  );
+  assert.equal(
+    printed(function relu(x: number) {
+      const zero = 0;
+      const positive = x > zero;
+      return positive ? x : zero;
+    }),
+    ['if(x > 0, x, 0)'],
+  );
+  assert.is(
+    readPayload(function relu(x: number) {
+      return x;
+    }).name,
+    'relu',
+  );
+  const methods = {
+    scale(x: number) {
+      return 2 * x;
+    },
+  };
   assert.equal(printed(methods.scale), ['2*x']);
   assert.equal(printed('(x, y) => x - y'), ['x - y']); // a function's source as a string
 });
@@ -80,30 +110,85 @@ test('what cannot be translated is a LoomError at pointwise() time, with a caret
 for (const device of testDevices()) {
   test(`${device.name}: JavaScript's meaning, element by element`, async () => {
     const js = pointwise(
-      { numOutputs: 6, promotionMethods: [[0, 1, 'INT_TO_FLOAT'], [0, 1, 'DEFAULT'], [0, 'INT_TO_FLOAT'], [0, 1, 'DEFAULT'], [0, 1, 'INT_TO_FLOAT'], [0, 1, 'DEFAULT']] },
+      {
+        numOutputs: 6,
+        promotionMethods: [
+          [0, 1, 'INT_TO_FLOAT'],
+          [0, 1, 'DEFAULT'],
+          [0, 'INT_TO_FLOAT'],
+          [0, 1, 'DEFAULT'],
+          [0, 1, 'INT_TO_FLOAT'],
+          [0, 1, 'DEFAULT'],
+        ],
+      },
       (x: number, y: number) => [x / y, x % y, Math.round(x / 2), Math.sign(x) * Math.min(x, y, 3), Math.hypot(x, y), x > 0 && y > 0 ? 1 : x === y ? 2 : 0],
     );
     const xs = [7, -7, 5, -5, 0, 3];
     const ys = [2, 2, -3, -3, 4, 3];
     const outs = await js(tensor(xs, undefined, { device, dtype: 'int32' }), tensor(ys, undefined, { device, dtype: 'int32' }));
-    assert.equal(outs.map((o) => o.dtype), ['float32', 'int32', 'float32', 'int32', 'float32', 'int32']);
+    assert.equal(
+      outs.map((o) => o.dtype),
+      ['float32', 'int32', 'float32', 'int32', 'float32', 'int32'],
+    );
     const results = await Promise.all(outs.map(async (o) => numbers(await o.toArray())));
     const f32 = Math.fround;
     // WGSL's float32 division is only within 2.5 ulp (README): NVIDIA's Vulkan driver uses it
-    assertNumbers(results[0], xs.map((x, k) => f32(x / ys[k])), 'x / y', device.target.name === 'wgsl' ? 2.5 * 2 ** -23 : undefined);
-    assertNumbers(results[1], xs.map((x, k) => x % ys[k]), 'x % y');
-    assertNumbers(results[2], xs.map((x) => Math.round(x / 2)), 'Math.round(x / 2)');
-    assertNumbers(results[3], xs.map((x, k) => Math.sign(x) * Math.min(x, ys[k], 3)), 'sign * min');
-    assertNumbers(results[4], xs.map((x, k) => f32(Math.hypot(x, ys[k]))), 'hypot', 1e-6);
-    assertNumbers(results[5], xs.map((x, k) => (x > 0 && ys[k] > 0 ? 1 : x === ys[k] ? 2 : 0)), 'logic');
+    assertNumbers(
+      results[0],
+      xs.map((x, k) => f32(x / ys[k])),
+      'x / y',
+      device.target.name === 'wgsl' ? 2.5 * 2 ** -23 : undefined,
+    );
+    assertNumbers(
+      results[1],
+      xs.map((x, k) => x % ys[k]),
+      'x % y',
+    );
+    assertNumbers(
+      results[2],
+      xs.map((x) => Math.round(x / 2)),
+      'Math.round(x / 2)',
+    );
+    assertNumbers(
+      results[3],
+      xs.map((x, k) => Math.sign(x) * Math.min(x, ys[k], 3)),
+      'sign * min',
+    );
+    assertNumbers(
+      results[4],
+      xs.map((x, k) => f32(Math.hypot(x, ys[k]))),
+      'hypot',
+      1e-6,
+    );
+    assertNumbers(
+      results[5],
+      xs.map((x, k) => (x > 0 && ys[k] > 0 ? 1 : x === ys[k] ? 2 : 0)),
+      'logic',
+    );
 
     // floats: % keeps the dividend's sign (fmod); Infinity is a constant the kernel receives
-    const floats = pointwise({ numOutputs: 2, promotionMethods: [[0, 1, 'DEFAULT'], [0, 'DEFAULT']] },
-      (x: number, y: number) => [x % y, x > 1 ? Infinity : -x]);
+    const floats = pointwise(
+      {
+        numOutputs: 2,
+        promotionMethods: [
+          [0, 1, 'DEFAULT'],
+          [0, 'DEFAULT'],
+        ],
+      },
+      (x: number, y: number) => [x % y, x > 1 ? Infinity : -x],
+    );
     const fx = [7.5, -7.5, 2, 0.25];
     const [rem, inf] = await floats(tensor(fx, undefined, { device, dtype: 'float32' }), 2);
-    assertNumbers(numbers(await rem.toArray()), fx.map((x) => x % 2), 'float %');
-    assertNumbers(numbers(await inf.toArray()), fx.map((x) => (x > 1 ? Infinity : -x)), 'Infinity');
+    assertNumbers(
+      numbers(await rem.toArray()),
+      fx.map((x) => x % 2),
+      'float %',
+    );
+    assertNumbers(
+      numbers(await inf.toArray()),
+      fx.map((x) => (x > 1 ? Infinity : -x)),
+      'Infinity',
+    );
   });
 }
 

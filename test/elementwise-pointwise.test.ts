@@ -27,10 +27,13 @@ async function values(t: Tensor): Promise<number[]> {
 
 /** A float32 tensor of `shape` with deterministic values, and those values. */
 function floats(device: Device, shape: number[], seed: number): { t: Tensor; v: number[] } {
-  const v = sample('float32', shape.reduce((a, b) => a * b, 1), seed);
+  const v = sample(
+    'float32',
+    shape.reduce((a, b) => a * b, 1),
+    seed,
+  );
   return { t: tensor(Float32Array.from(v), shape, { device }), v };
 }
-
 
 for (const device of testDevices()) {
   const on = { device };
@@ -43,13 +46,28 @@ for (const device of testDevices()) {
     const c = await add(a.t, b.t, 0.2);
     assert.equal(c.shape, [16, 32]);
     assert.is(c.dtype, 'float32');
-    const expected = broadcastApply([{ values: a.v, shape: [16, 32] }, { values: b.v, shape: [32] }], (x: number, y: number) => f32(x + f32(y * f32(0.2))));
+    const expected = broadcastApply(
+      [
+        { values: a.v, shape: [16, 32] },
+        { values: b.v, shape: [32] },
+      ],
+      (x: number, y: number) => f32(x + f32(y * f32(0.2))),
+    );
     assertNumbers(await values(c), expected.values, 'add', 1e-6); // a device may fuse x + y*alpha
   });
 
   test(`${device.name}: abs with COMPLEX_TO_FLOAT: complex64 in, float32 out`, async () => {
     const abs = pointwise({ promotionMethods: [[0, 'COMPLEX_TO_FLOAT']] }, (x: number) => Math.abs(x));
-    const z = tensor([{ re: 3, im: 4 }, { re: -1, im: 0 }, { re: 0, im: -2 }, { re: 1.5, im: -2 }], undefined, on);
+    const z = tensor(
+      [
+        { re: 3, im: 4 },
+        { re: -1, im: 0 },
+        { re: 0, im: -2 },
+        { re: 1.5, im: -2 },
+      ],
+      undefined,
+      on,
+    );
     assert.is(z.dtype, 'complex64');
     const r = await abs(z);
     assert.is(r.dtype, 'float32');
@@ -61,13 +79,22 @@ for (const device of testDevices()) {
 
   test(`${device.name}: polar: two outputs`, async () => {
     const polar = pointwise(
-      { promotionMethods: [[[0, 1], 'DEFAULT'], [[0, 1], 'DEFAULT']], numOutputs: 2 },
+      {
+        promotionMethods: [
+          [[0, 1], 'DEFAULT'],
+          [[0, 1], 'DEFAULT'],
+        ],
+        numOutputs: 2,
+      },
       (abs: number, angle: number) => [abs * Math.cos(angle), abs * Math.sin(angle)],
     );
     const r = floats(device, [3, 4], 3);
     const theta = floats(device, [4], 4);
     const [re, im] = await polar(r.t, theta.t);
-    const ops = [{ values: r.v, shape: [3, 4] }, { values: theta.v, shape: [4] }];
+    const ops = [
+      { values: r.v, shape: [3, 4] },
+      { values: theta.v, shape: [4] },
+    ];
     assertNumbers(await values(re), broadcastApply(ops, (m: number, t: number) => m * Math.cos(t)).values, 'real', 1e-5);
     assertNumbers(await values(im), broadcastApply(ops, (m: number, t: number) => m * Math.sin(t)).values, 'imag', 1e-5);
   });
@@ -77,7 +104,13 @@ for (const device of testDevices()) {
     const b = floats(device, [6], 6);
     const same = await add(a.t, b.t, 2, { out0: a.t });
     assert.is(same, a.t);
-    const expected = broadcastApply([{ values: a.v, shape: [4, 6] }, { values: b.v, shape: [6] }], (x: number, y: number) => f32(x + f32(y * 2)));
+    const expected = broadcastApply(
+      [
+        { values: a.v, shape: [4, 6] },
+        { values: b.v, shape: [6] },
+      ],
+      (x: number, y: number) => f32(x + f32(y * 2)),
+    );
     assertNumbers(await values(a.t), expected.values, 'a after add_', 1e-6);
   });
 
@@ -85,7 +118,11 @@ for (const device of testDevices()) {
     const base = floats(device, [4, 6], 8);
     const every2nd = base.t.slice(1, null, null, 2).transpose(0, 1); // [3, 4], strides [2, 6]
     await add(every2nd, 1, 10, { out0: every2nd });
-    assertNumbers(await values(base.t), base.v.map((v, k) => (k % 2 === 0 ? f32(v + 10) : v)), 'base after x += 10 on every other column');
+    assertNumbers(
+      await values(base.t),
+      base.v.map((v, k) => (k % 2 === 0 ? f32(v + 10) : v)),
+      'base after x += 10 on every other column',
+    );
   });
 
   test(`${device.name}: flip through instantiate(rank) and negative strides`, async () => {
@@ -116,7 +153,11 @@ for (const device of testDevices()) {
         const out = await fma(x.t, y.t, z);
         assert.equal(out.shape, shape, `rank ${r}`);
         const expected = broadcastApply(
-          [{ values: x.v, shape }, { values: y.v, shape: yShape }, { values: [0.5], shape: [] }],
+          [
+            { values: x.v, shape },
+            { values: y.v, shape: yShape },
+            { values: [0.5], shape: [] },
+          ],
           (a: number, b: number, c: number) => f32(f32(a * b) + c),
         );
         assertNumbers(await values(out), expected.values, `rank ${r}, y ${JSON.stringify(yShape)}`, 1e-6);
@@ -188,12 +229,20 @@ for (const device of testDevices()) {
     const target = empty([4, 3], { device, dtype: 'float32' }).transpose(0, 1); // [3, 4], strides [1, 3]
     const out = await add(x.t, 1, 2, { out0: target });
     assert.is(out, target);
-    assertNumbers(await values(target), x.v.map((v) => f32(v + 2)), 'into a transposed out0');
+    assertNumbers(
+      await values(target),
+      x.v.map((v) => f32(v + 2)),
+      'into a transposed out0',
+    );
     // a float32 result into a float64 out: computed in float32, stored as float64
     if (device.target.unsupportedDType?.('float64') === undefined) {
       const wide = empty([3, 4], { device, dtype: 'float64' });
       await add(x.t, 1, 0.5, { out0: wide });
-      assertNumbers(await values(wide), x.v.map((v) => f32(v + 0.5)), 'into float64');
+      assertNumbers(
+        await values(wide),
+        x.v.map((v) => f32(v + 0.5)),
+        'into float64',
+      );
     }
   });
 
@@ -214,7 +263,10 @@ for (const device of testDevices()) {
     err(() => add(x, y, 1, { out0: empty([3, 4], { device, dtype: 'int32' }) }), /result type float32 can't be cast to the desired output type int32/);
     err(() => add(x, y, 1, { out0: empty([4], on).expand(3, 4) }), /more than one element of the written-to tensor out0/);
     err(() => add(x, x.flip(0), 1, { out0: x }), /some elements of the input tensor input 1 \(y\) and the written-to tensor out0/);
-    err(() => add(x, tensor([1, 2], [2, 1], { dtype: 'float32', device }), 1), /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[2, 1\]; sizes 3 and 2 differ at axis -2/);
+    err(
+      () => add(x, tensor([1, 2], [2, 1], { dtype: 'float32', device }), 1),
+      /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[2, 1\]; sizes 3 and 2 differ at axis -2/,
+    );
     err(() => add(x, tensor([1, 2, 3], undefined, { dtype: 'float32', device }), 1), /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[3\]/);
     err(() => add(x, y), /expected 3 input\(s\) \(x, y, alpha\)/);
     err(() => add(x, y, 1, { out1: x }), /unknown output keyword 'out1'/);
@@ -232,7 +284,13 @@ for (const device of testDevices()) {
       const a = tensor(Float32Array.from(sample('float32', shape[0] * shape[1], 60)), shape, { device: d });
       const b = tensor(Float32Array.from(sample('float32', shape[1], 61)), [shape[1]], { device: d });
       const out = await scale(a, b);
-      const expected = broadcastApply([{ values: sample('float32', shape[0] * shape[1], 60), shape }, { values: sample('float32', shape[1], 61), shape: [shape[1]] }], (p: number, q: number) => f32(p * q));
+      const expected = broadcastApply(
+        [
+          { values: sample('float32', shape[0] * shape[1], 60), shape },
+          { values: sample('float32', shape[1], 61), shape: [shape[1]] },
+        ],
+        (p: number, q: number) => f32(p * q),
+      );
       assertNumbers(await values(out), expected.values, `shape ${shape}`);
     };
     await run([3, 5]);

@@ -7,10 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  canCast, elementwiseDTypes, pointwise, PROMOTION_METHODS, promoteTypes, tensor,
-  type PromotionOperand, type ScalarKind, type TensorDType,
-} from '@loom/elementwise';
+import { canCast, elementwiseDTypes, pointwise, PROMOTION_METHODS, promoteTypes, tensor, type PromotionOperand, type ScalarKind, type TensorDType } from '@loom/elementwise';
 
 interface Table {
   readonly torch: string;

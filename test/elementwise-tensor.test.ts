@@ -11,7 +11,10 @@ import { testDevices } from './support/devices.ts';
 import { numbers } from './support/elementwise-reference.ts';
 
 test('tensor() takes nested arrays, TypedArrays and scalars, choosing dtypes as PyTorch does', () => {
-  const ints = tensor([[1, 2, 3], [4, 5, 6]]);
+  const ints = tensor([
+    [1, 2, 3],
+    [4, 5, 6],
+  ]);
   assert.equal([ints.dtype, ints.shape, ints.strides, ints.offset], ['int64', [2, 3], [3, 1], 0]);
   assert.is(tensor([1, 2.5]).dtype, 'float32');
   assert.is(tensor([true, false]).dtype, 'bool');
@@ -57,7 +60,10 @@ test('slice follows Python: negative indices, clamping, negative steps, empty re
 });
 
 test('reshape is a view exactly when one exists', () => {
-  const t = tensor(Float32Array.from({ length: 24 }, (_, k) => k), [2, 3, 4]);
+  const t = tensor(
+    Float32Array.from({ length: 24 }, (_, k) => k),
+    [2, 3, 4],
+  );
   assert.equal(t.reshape(6, 4).strides, [4, 1]);
   assert.equal(t.reshape(2, -1).shape, [2, 12]);
   assert.equal(t.reshape(2, 3, 2, 2).strides, [12, 4, 2, 1]);
@@ -74,7 +80,10 @@ test('reshape is a view exactly when one exists', () => {
 
 test('views are checked against their storage', () => {
   const t = tensor(Float32Array.of(1, 2, 3, 4));
-  assert.throws(() => new Tensor(t.storage, 'float32', [3], [2], 0), (e: unknown) => e instanceof LoomError && /outside its storage of 4 elements/.test((e as Error).message));
+  assert.throws(
+    () => new Tensor(t.storage, 'float32', [3], [2], 0),
+    (e: unknown) => e instanceof LoomError && /outside its storage of 4 elements/.test((e as Error).message),
+  );
   assert.throws(() => new Tensor(t.storage, 'float32', [2], [-1], 0), /reaches elements -1 to 0/);
   assert.throws(() => t.expand(2, 3), /cannot be expanded to \[2, 3\]/);
   assert.throws(() => t.permute(0, 0), /not a permutation/);
@@ -84,7 +93,11 @@ test('views are checked against their storage', () => {
 
 for (const device of testDevices()) {
   test(`${device.name}: views read back in row-major order`, async () => {
-    const t = tensor(Int32Array.from({ length: 24 }, (_, k) => k), [2, 3, 4], { device });
+    const t = tensor(
+      Int32Array.from({ length: 24 }, (_, k) => k),
+      [2, 3, 4],
+      { device },
+    );
     const read = async (v: Tensor) => numbers(await v.toArray());
     assert.equal(await read(t.permute(2, 0, 1).slice(0, 0, 2)), [0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21]);
     assert.equal(await read(t.transpose(0, 2).slice(0, 3, 4)), [3, 15, 7, 19, 11, 23]);

@@ -1,8 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  add, fromLinear, int, mul, neg, parseExpression as parse, printExpr, simplify, sub, toLinear, variable,
-} from '../packages/core/src/expr/index.ts';
+import { add, fromLinear, int, mul, neg, parseExpression as parse, printExpr, simplify, sub, toLinear, variable } from '../packages/core/src/expr/index.ts';
 import { Linear } from '../packages/core/src/linear.ts';
 
 const linear = (text: string) => toLinear(parse(text));

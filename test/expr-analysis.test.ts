@@ -1,8 +1,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  arraysAccessed, children, exprEquals, freeVariables, int, isConstant, mapChildren, mapExpr, parseExpression as parse,
-  printExpr, someExpr, substitute, variable, walk, type Expr,
+  arraysAccessed,
+  children,
+  exprEquals,
+  freeVariables,
+  int,
+  isConstant,
+  mapChildren,
+  mapExpr,
+  parseExpression as parse,
+  printExpr,
+  someExpr,
+  substitute,
+  variable,
+  walk,
+  type Expr,
 } from '../packages/core/src/expr/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
 
@@ -19,7 +32,10 @@ test('children, in source order', () => {
 
 test('mapChildren keeps the node when nothing changes', () => {
   const e = parse('a[i] + sum(k, b[k])*2');
-  assert.is(mapChildren(e, (c) => c), e);
+  assert.is(
+    mapChildren(e, (c) => c),
+    e,
+  );
   const swapped = mapChildren(e, (c, i) => (i === 0 ? variable('z') : c));
   assert.is(printExpr(swapped), 'z + sum(k, b[k])*2');
   assert.is((swapped as Extract<Expr, { kind: 'binary' }>).right, (e as Extract<Expr, { kind: 'binary' }>).right);
@@ -78,7 +94,10 @@ test('substitute respects reduction binding', () => {
   assert.is(printExpr(substitute(e, { x: parse('i + 1') })), 'k + sum(k, a[k]*(i + 1))');
   assert.is(printExpr(substitute(parse('sum((i, j), a[i, j, l])'), { i: int(0), j: int(0), l: variable('m') })), 'sum((i, j), a[i, j, m])');
   // Bringing `k` into the reduction over `k` would change the meaning.
-  assert.throws(() => substitute(e, { x: variable('k') }), (err: unknown) => err instanceof LoomError && /capture the reduction iname 'k'/.test((err as Error).message));
+  assert.throws(
+    () => substitute(e, { x: variable('k') }),
+    (err: unknown) => err instanceof LoomError && /capture the reduction iname 'k'/.test((err as Error).message),
+  );
   // ... unless the replaced name is not used there.
   const f = parse('x + sum(k, a[k])');
   assert.is(printExpr(substitute(f, { x: variable('k') })), 'k + sum(k, a[k])');

@@ -2,8 +2,30 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  add, binary, bitnot, bool, call, cast, compare, exprEquals, float, ifThenElse, imag, int, logical, mul, neg, not, parseExpression,
-  printExpr, reduce, sub, subscript, variable, type Expr, type ParseOptions,
+  add,
+  binary,
+  bitnot,
+  bool,
+  call,
+  cast,
+  compare,
+  exprEquals,
+  float,
+  ifThenElse,
+  imag,
+  int,
+  logical,
+  mul,
+  neg,
+  not,
+  parseExpression,
+  printExpr,
+  reduce,
+  sub,
+  subscript,
+  variable,
+  type Expr,
+  type ParseOptions,
 } from '../packages/core/src/expr/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
 
@@ -188,185 +210,434 @@ test('max(a, b) is the function, max(k, e) the reduction', () => {
 });
 
 test('implicit multiplication is a missing operator', () => {
-  rejects('2a', /missing operator between the number '2' and 'a'/, `
+  rejects(
+    '2a',
+    /missing operator between the number '2' and 'a'/,
+    `
   2a
-   ^`);
-  rejects('2 i', /missing operator before 'i'/, `
+   ^`,
+  );
+  rejects(
+    '2 i',
+    /missing operator before 'i'/,
+    `
   2 i
-    ^`);
-  rejects('(a)(b)', /missing operator before '\('/, `
+    ^`,
+  );
+  rejects(
+    '(a)(b)',
+    /missing operator before '\('/,
+    `
   (a)(b)
-     ^`);
-  rejects('a b + c', /missing operator before 'b'/, `
+     ^`,
+  );
+  rejects(
+    'a b + c',
+    /missing operator before 'b'/,
+    `
   a b + c
-    ^`);
-  rejects('x + 2 pi', /missing operator before 'pi'/, `
+    ^`,
+  );
+  rejects(
+    'x + 2 pi',
+    /missing operator before 'pi'/,
+    `
   x + 2 pi
-        ^^`);
-  rejects('0x1F', /missing operator/, `
+        ^^`,
+  );
+  rejects(
+    '0x1F',
+    /missing operator/,
+    `
   0x1F
-   ^`);
+   ^`,
+  );
 });
 
 test('constructs outside the language are rejected at their token', () => {
-  rejects('a[1:3]', /ranges/, `
+  rejects(
+    'a[1:3]',
+    /ranges/,
+    `
   a[1:3]
-     ^`);
-  rejects('a[:]', /ranges/, `
+     ^`,
+  );
+  rejects(
+    'a[:]',
+    /ranges/,
+    `
   a[:]
-    ^`);
-  rejects("a'", /strings \(and transposes\)/, `
+    ^`,
+  );
+  rejects(
+    "a'",
+    /strings \(and transposes\)/,
+    `
   a'
-   ^`);
-  rejects('"x"', /strings/, `
+   ^`,
+  );
+  rejects(
+    '"x"',
+    /strings/,
+    `
   "x"
-  ^`);
-  rejects('n!', /use 'not'/, `
+  ^`,
+  );
+  rejects(
+    'n!',
+    /use 'not'/,
+    `
   n!
-   ^`);
-  rejects('x = 1', /did you mean '=='/, `
+   ^`,
+  );
+  rejects(
+    'x = 1',
+    /did you mean '=='/,
+    `
   x = 1
-    ^`);
-  rejects('[1, 2] + 1', /tuple is only allowed as the inames of a reduction/, `
+    ^`,
+  );
+  rejects(
+    '[1, 2] + 1',
+    /tuple is only allowed as the inames of a reduction/,
+    `
   [1, 2] + 1
-  ^`);
-  rejects('a[i][j]', /write a\[i, j\]/, `
+  ^`,
+  );
+  rejects(
+    'a[i][j]',
+    /write a\[i, j\]/,
+    `
   a[i][j]
-      ^`);
-  rejects('f(x)[i]', /only an array/, `
+      ^`,
+  );
+  rejects(
+    'f(x)[i]',
+    /only an array/,
+    `
   f(x)[i]
-      ^`);
-  rejects('a[i](x)', /only a function, by its name/, `
+      ^`,
+  );
+  rejects(
+    'a[i](x)',
+    /only a function, by its name/,
+    `
   a[i](x)
-      ^`);
-  rejects('a < b < c', /chained comparisons/, `
+      ^`,
+  );
+  rejects(
+    'a < b < c',
+    /chained comparisons/,
+    `
   a < b < c
-        ^`);
-  rejects('a && b', /use 'and'/, `
+        ^`,
+  );
+  rejects(
+    'a && b',
+    /use 'and'/,
+    `
   a && b
-    ^^`);
-  rejects('a & & b', /expected a value, found '&'/, `
+    ^^`,
+  );
+  rejects(
+    'a & & b',
+    /expected a value, found '&'/,
+    `
   a & & b
-      ^`);
-  rejects('x if c', /expected 'else'/, `
+      ^`,
+  );
+  rejects(
+    'x if c',
+    /expected 'else'/,
+    `
   x if c
-        ^`);
-  rejects('x$t + 1', /a tag \('x\$t'\) is only allowed on a call/, `
+        ^`,
+  );
+  rejects(
+    'x$t + 1',
+    /a tag \('x\$t'\) is only allowed on a call/,
+    `
   x$t + 1
-  ^^^`);
-  rejects('a.b', /unexpected '\.'/, `
+  ^^^`,
+  );
+  rejects(
+    'a.b',
+    /unexpected '\.'/,
+    `
   a.b
-   ^`);
-  rejects('a # comment', /unexpected character '#'/, `
+   ^`,
+  );
+  rejects(
+    'a # comment',
+    /unexpected character '#'/,
+    `
   a # comment
-    ^`);
-  rejects('a; b', /';' is not allowed/, `
+    ^`,
+  );
+  rejects(
+    'a; b',
+    /';' is not allowed/,
+    `
   a; b
-   ^`);
+   ^`,
+  );
   // Some languages read these as percentages; for us `%` is modulo only.
-  rejects('50 %', /syntax error: unexpected end of expression/, `
+  rejects(
+    '50 %',
+    /syntax error: unexpected end of expression/,
+    `
   50 %
-      ^`);
-  rejects('a - 1% * b', /syntax error: expected a value, found '\*'/, `
+      ^`,
+  );
+  rejects(
+    'a - 1% * b',
+    /syntax error: expected a value, found '\*'/,
+    `
   a - 1% * b
-         ^`);
-  rejects('99999999999999999999 + 1', /too large/, `
+         ^`,
+  );
+  rejects(
+    '99999999999999999999 + 1',
+    /too large/,
+    `
   99999999999999999999 + 1
-  ^^^^^^^^^^^^^^^^^^^^`);
-  rejects('   ', /empty expression/, `
+  ^^^^^^^^^^^^^^^^^^^^`,
+  );
+  rejects(
+    '   ',
+    /empty expression/,
+    `
      
-  ^^^`);
+  ^^^`,
+  );
 });
 
 test('function and reduction misuse', () => {
-  rejects('sin(a, b)', /sin\(\) takes 1 argument, got 2/, `
+  rejects(
+    'sin(a, b)',
+    /sin\(\) takes 1 argument, got 2/,
+    `
   sin(a, b)
-  ^^^`);
-  rejects('atan2(y)', /atan2\(\) takes 2 arguments, got 1/, `
+  ^^^`,
+  );
+  rejects(
+    'atan2(y)',
+    /atan2\(\) takes 2 arguments, got 1/,
+    `
   atan2(y)
-  ^^^^^`);
-  rejects('max()', /at least 1 argument/, `
+  ^^^^^`,
+  );
+  rejects(
+    'max()',
+    /at least 1 argument/,
+    `
   max()
-  ^^^`);
-  rejects('if(c, a)', /if\(\) takes 3 arguments/, `
+  ^^^`,
+  );
+  rejects(
+    'if(c, a)',
+    /if\(\) takes 3 arguments/,
+    `
   if(c, a)
-  ^^`);
-  rejects('float32(x, y)', /float32\(\) takes 1 argument/, `
+  ^^`,
+  );
+  rejects(
+    'float32(x, y)',
+    /float32\(\) takes 1 argument/,
+    `
   float32(x, y)
-  ^^^^^^^`);
-  rejects('sum(k)', /sum\(\) takes an iname/, `
+  ^^^^^^^`,
+  );
+  rejects(
+    'sum(k)',
+    /sum\(\) takes an iname/,
+    `
   sum(k)
-  ^^^`);
-  rejects('sum(a[i], b)', /expected the iname/, `
+  ^^^`,
+  );
+  rejects(
+    'sum(a[i], b)',
+    /expected the iname/,
+    `
   sum(a[i], b)
-      ^`);
-  rejects('sum((i, a[i]), b)', /expected an iname/, `
+      ^`,
+  );
+  rejects(
+    'sum((i, a[i]), b)',
+    /expected an iname/,
+    `
   sum((i, a[i]), b)
-          ^`);
-  rejects('sum((i, j, i), a)', /iname 'i' is listed twice/, `
+          ^`,
+  );
+  rejects(
+    'sum((i, j, i), a)',
+    /iname 'i' is listed twice/,
+    `
   sum((i, j, i), a)
-             ^`);
-  rejects('sum([], a)', /at least one iname/, `
+             ^`,
+  );
+  rejects(
+    'sum([], a)',
+    /at least one iname/,
+    `
   sum([], a)
-      ^`);
-  rejects('f((a, b))', /tuple is only allowed/, `
+      ^`,
+  );
+  rejects(
+    'f((a, b))',
+    /tuple is only allowed/,
+    `
   f((a, b))
-    ^`);
+    ^`,
+  );
 });
 
 test('syntax errors point at the token at fault, or just past the end', () => {
-  rejects('a +', /syntax error: unexpected end of expression/, `
+  rejects(
+    'a +',
+    /syntax error: unexpected end of expression/,
+    `
   a +
-     ^`);
-  rejects('a + * b', /syntax error: expected a value, found '\*'/, `
+     ^`,
+  );
+  rejects(
+    'a + * b',
+    /syntax error: expected a value, found '\*'/,
+    `
   a + * b
-      ^`);
-  rejects('(a + b', /syntax error: expected '\)', found the end/, `
+      ^`,
+  );
+  rejects(
+    '(a + b',
+    /syntax error: expected '\)', found the end/,
+    `
   (a + b
-        ^`);
-  rejects('a[i, j', /syntax error: expected '\]', found the end/, `
+        ^`,
+  );
+  rejects(
+    'a[i, j',
+    /syntax error: expected '\]', found the end/,
+    `
   a[i, j
-        ^`);
-  rejects('sum((i, j), e', /syntax error: expected '\)'/, `
+        ^`,
+  );
+  rejects(
+    'sum((i, j), e',
+    /syntax error: expected '\)'/,
+    `
   sum((i, j), e
-               ^`);
-  rejects('f(a,)', /syntax error: expected a value, found '\)'/, `
+               ^`,
+  );
+  rejects(
+    'f(a,)',
+    /syntax error: expected a value, found '\)'/,
+    `
   f(a,)
-      ^`);
-  rejects('a ** ** b', /syntax error/, `
+      ^`,
+  );
+  rejects(
+    'a ** ** b',
+    /syntax error/,
+    `
   a ** ** b
-       ^^`);
-  rejects('c ? a', /syntax error: expected ':'/, `
+       ^^`,
+  );
+  rejects(
+    'c ? a',
+    /syntax error: expected ':'/,
+    `
   c ? a
-       ^`);
-  rejects('1 2', /syntax error: unexpected '2'/, `
+       ^`,
+  );
+  rejects(
+    '1 2',
+    /syntax error: unexpected '2'/,
+    `
   1 2
-    ^`);
+    ^`,
+  );
 });
 
 test('errors in a slice of a larger source point into that source', () => {
   const source = 'out[i] = 2 a[i] {id=insn}';
   const offset = source.indexOf('2 a');
   const text = source.slice(offset, source.indexOf(' {'));
-  rejects(text, /missing operator before 'a'/, `
+  rejects(
+    text,
+    /missing operator before 'a'/,
+    `
   out[i] = 2 a[i] {id=insn}
-             ^`, { source, offset });
+             ^`,
+    { source, offset },
+  );
 
   const block = 'a[i] = 1\nb[i] = a[i] +\nc[i] = 0';
   const start = block.indexOf('a[i] +');
-  rejects('a[i] +', /unexpected end of expression/, `
+  rejects(
+    'a[i] +',
+    /unexpected end of expression/,
+    `
   line 2: b[i] = a[i] +
-                       ^`, { source: block, offset: start });
+                       ^`,
+    { source: block, offset: start },
+  );
 });
 
 test('property: any text is read or rejected with a LoomError, never misread', () => {
   // Fragments of the language and of its neighbours, glued together at random: the parser
   // must never fail other than with a LoomError, and what it reads must print back to itself.
   const pieces = [
-    'a', 'i', 'k', 'sum', 'max', 'if', 'sin', 'float32', 'not', 'and', 'or', 'true', 'mod', 'end',
-    '2', '2.', '.5', '1e3', '+', '-', '*', '/', '//', '%', '**', '^', '==', '<', '>=', '!=',
-    '(', ')', '[', ']', ',', '?', ':', ' ', '\n', '.', '!', '=', '&', '0x', 'e', "'", '$', ';',
-    'sum((i,j),', 'max(k,', 'a[i,j]',
+    'a',
+    'i',
+    'k',
+    'sum',
+    'max',
+    'if',
+    'sin',
+    'float32',
+    'not',
+    'and',
+    'or',
+    'true',
+    'mod',
+    'end',
+    '2',
+    '2.',
+    '.5',
+    '1e3',
+    '+',
+    '-',
+    '*',
+    '/',
+    '//',
+    '%',
+    '**',
+    '^',
+    '==',
+    '<',
+    '>=',
+    '!=',
+    '(',
+    ')',
+    '[',
+    ']',
+    ',',
+    '?',
+    ':',
+    ' ',
+    '\n',
+    '.',
+    '!',
+    '=',
+    '&',
+    '0x',
+    'e',
+    "'",
+    '$',
+    ';',
+    'sum((i,j),',
+    'max(k,',
+    'a[i,j]',
   ];
   const text = fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((p) => p.join(''));
   fc.assert(

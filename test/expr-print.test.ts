@@ -2,8 +2,30 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import {
-  add, binary, bool, call, cast, compare, exprEquals, float, formatFloat, ifThenElse, int, logical, mul, neg, not,
-  parseExpression, printExpr, reduce, sub, subscript, variable, type BinaryOp, type CompareOp, type Expr,
+  add,
+  binary,
+  bool,
+  call,
+  cast,
+  compare,
+  exprEquals,
+  float,
+  formatFloat,
+  ifThenElse,
+  int,
+  logical,
+  mul,
+  neg,
+  not,
+  parseExpression,
+  printExpr,
+  reduce,
+  sub,
+  subscript,
+  variable,
+  type BinaryOp,
+  type CompareOp,
+  type Expr,
 } from '../packages/core/src/expr/index.ts';
 
 const v = variable;
@@ -88,9 +110,21 @@ test('a max/min reduction that does not use its iname prints unambiguously', () 
 
 test('floats print so they read back as floats', () => {
   const cases: [number, string][] = [
-    [2, '2.0'], [0.5, '0.5'], [1e-7, '1e-07'], [0.0001, '0.0001'], [0.00001, '1e-05'], [123.25, '123.25'],
-    [1e15, '1000000000000000.0'], [1e16, '1e+16'], [1.5e300, '1.5e+300'], [-3, '-3.0'], [0, '0.0'], [-0, '-0.0'],
-    [0.1, '0.1'], [1 / 3, '0.3333333333333333'], [5e-324, '5e-324'],
+    [2, '2.0'],
+    [0.5, '0.5'],
+    [1e-7, '1e-07'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [123.25, '123.25'],
+    [1e15, '1000000000000000.0'],
+    [1e16, '1e+16'],
+    [1.5e300, '1.5e+300'],
+    [-3, '-3.0'],
+    [0, '0.0'],
+    [-0, '-0.0'],
+    [0.1, '0.1'],
+    [1 / 3, '0.3333333333333333'],
+    [5e-324, '5e-324'],
   ];
   for (const [value, text] of cases) {
     assert.is(formatFloat(value), text);
@@ -137,11 +171,9 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => {
       fc.tuple(fc.constantFrom('max', 'min'), fc.array(e, { minLength: 3, maxLength: 3 })).map(([f, args]) => call(f, args)),
       fc.tuple(fc.constantFrom('f', 'rule_2'), fc.array(e, { maxLength: 3 })).map(([f, args]) => call(f, args)),
       fc.tuple(fc.constantFrom('float32', 'int64'), e).map(([t, x]) => cast(t, x)),
-      fc.tuple(
-        fc.constantFrom('sum' as const, 'product' as const, 'max' as const, 'min' as const),
-        fc.uniqueArray(name, { minLength: 1, maxLength: 3 }),
-        e,
-      ).map(([op, inames, body]) => reduce(op, inames, body)),
+      fc
+        .tuple(fc.constantFrom('sum' as const, 'product' as const, 'max' as const, 'min' as const), fc.uniqueArray(name, { minLength: 1, maxLength: 3 }), e)
+        .map(([op, inames, body]) => reduce(op, inames, body)),
     ),
   };
 });

@@ -26,27 +26,48 @@ for (const device of testDevices()) {
       console.log(`${device.name}: float16 skipped: ${device.target.unsupportedDType?.('float16')}`);
       return;
     }
-    const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', [
-      '<float16> t = a[i] * b[i]',
-      'sum[i] = t + a[i]',
-      'quot[i] = a[i] / b[i]',
-      'diff[i] = (a[i] - b[i]) * 0.5',
-      '<float32> w = float32(a[i]) / 3',
-      'wide[i] = w',
-      'back[i] = float16(w*3)',
-      'big[i] = if(a[i] > 1000, a[i] + a[i], -a[i])',
-    ]), { a: 'float16', b: 'float16' });
+    const knl = addDtypes(
+      makeKernel('{ [i]: 0<=i<n }', [
+        '<float16> t = a[i] * b[i]',
+        'sum[i] = t + a[i]',
+        'quot[i] = a[i] / b[i]',
+        'diff[i] = (a[i] - b[i]) * 0.5',
+        '<float32> w = float32(a[i]) / 3',
+        'wide[i] = w',
+        'back[i] = float16(w*3)',
+        'big[i] = if(a[i] > 1000, a[i] + a[i], -a[i])',
+      ]),
+      { a: 'float16', b: 'float16' },
+    );
     const a = bits(A);
     const b = bits(B);
     const out = await run(knl, device, { a, b });
     const [x, y] = [A.map(h), B.map(h)];
-    assert.equal(values(out.sum as Uint16Array), x.map((v, k) => h(h(v * y[k]) + v)));
-    assert.equal(values(out.quot as Uint16Array), x.map((v, k) => h(v / y[k])));
-    assert.equal(values(out.diff as Uint16Array), x.map((v, k) => h(h(v - y[k]) * 0.5)));
-    assert.equal(Array.from(out.wide as Float32Array), x.map((v) => Math.fround(v / 3)));
-    assert.equal(values(out.back as Uint16Array), x.map((v) => h(Math.fround(Math.fround(v / 3) * 3))));
+    assert.equal(
+      values(out.sum as Uint16Array),
+      x.map((v, k) => h(h(v * y[k]) + v)),
+    );
+    assert.equal(
+      values(out.quot as Uint16Array),
+      x.map((v, k) => h(v / y[k])),
+    );
+    assert.equal(
+      values(out.diff as Uint16Array),
+      x.map((v, k) => h(h(v - y[k]) * 0.5)),
+    );
+    assert.equal(
+      Array.from(out.wide as Float32Array),
+      x.map((v) => Math.fround(v / 3)),
+    );
+    assert.equal(
+      values(out.back as Uint16Array),
+      x.map((v) => h(Math.fround(Math.fround(v / 3) * 3))),
+    );
     // 65504 + 65504 overflows float16 to Infinity
-    assert.equal(values(out.big as Uint16Array), x.map((v) => (v > 1000 ? h(v + v) : -v)));
+    assert.equal(
+      values(out.big as Uint16Array),
+      x.map((v) => (v > 1000 ? h(v + v) : -v)),
+    );
     assert.instance(out.sum, Uint16Array);
   });
 }

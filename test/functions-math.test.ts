@@ -32,7 +32,12 @@ const SPECIAL = [NaN, Infinity, -Infinity, 0, -0, 1.5, -2];
 
 /** erfc at points whose values mpmath gives (to double precision). */
 const ERFC: ReadonlyMap<number, number> = new Map([
-  [0, 1], [0.5, 0.4795001221869535], [-1, 1.8427007929497148], [2, 0.004677734981047266], [4, 1.541725790028002e-8], [-3, 1.9999779095030015],
+  [0, 1],
+  [0.5, 0.4795001221869535],
+  [-1, 1.8427007929497148],
+  [2, 0.004677734981047266],
+  [4, 1.541725790028002e-8],
+  [-3, 1.9999779095030015],
 ]);
 
 const signBit = (x: number) => new Uint8Array(new Float64Array([x]).buffer)[7] >= 128;
@@ -46,31 +51,102 @@ const CASES: readonly FunctionCase[] = [
   { call: 'exp2(a)', reference: (a) => 2 ** a, inputs: [[0], [3], [-2], [0.5], [10.25]], tolerance: ULPS },
   { call: 'expm1(a)', reference: Math.expm1, inputs: [[1e-6], [-1e-5], [0.3], [2], [-3]], tolerance: ULPS },
   { call: 'log1p(a)', reference: Math.log1p, inputs: [[1e-6], [-1e-5], [0.3], [2], [1000]], tolerance: ULPS },
-  { call: 'hypot(a, b)', reference: (a, b) => Math.hypot(a, b), inputs: [[3, 4], [1e20, 1e20], [1e-20, 2e-20], [-5, 12], [0, 0]], tolerance: ULPS },
+  {
+    call: 'hypot(a, b)',
+    reference: (a, b) => Math.hypot(a, b),
+    inputs: [
+      [3, 4],
+      [1e20, 1e20],
+      [1e-20, 2e-20],
+      [-5, 12],
+      [0, 0],
+    ],
+    tolerance: ULPS,
+  },
   { call: 'erfc(a)', reference: (a) => ERFC.get(a)!, inputs: [...ERFC.keys()].map((x) => [x]), tolerance: { float32: 1e-6, float64: 1e-14, webgpu: 1e-6 } },
-  { call: 'atan2(a, b)', reference: Math.atan2, inputs: [[1, 1], [-1, 2], [3, -4]], tolerance: ULPS },
+  {
+    call: 'atan2(a, b)',
+    reference: Math.atan2,
+    inputs: [
+      [1, 1],
+      [-1, 2],
+      [3, -4],
+    ],
+    tolerance: ULPS,
+  },
   { call: 'cbrt(a)', reference: Math.cbrt, inputs: [[27], [-8], [0.001]], tolerance: ULPS },
   {
-    call: 'copysign(a, b)', reference: (a, b) => (signBit(b) ? -Math.abs(a) : Math.abs(a)),
-    inputs: [[1.5, -2], [-3, 0], [2, -0], [0, -1], [-0, 1]], nonFinite: SPECIAL.flatMap((a) => [[a, -0], [a, NaN], [a, -Infinity]]),
+    call: 'copysign(a, b)',
+    reference: (a, b) => (signBit(b) ? -Math.abs(a) : Math.abs(a)),
+    inputs: [
+      [1.5, -2],
+      [-3, 0],
+      [2, -0],
+      [0, -1],
+      [-0, 1],
+    ],
+    nonFinite: SPECIAL.flatMap((a) => [
+      [a, -0],
+      [a, NaN],
+      [a, -Infinity],
+    ]),
     tolerance: { float32: 0, float64: 0 },
   },
   {
-    call: 'fmax(a, b)', reference: fmax, inputs: [[1, 2], [-0, 0], [0, -0], [-3, -4]],
-    nonFinite: SPECIAL.flatMap((a) => SPECIAL.map((b) => [a, b])), tolerance: { float32: 0, float64: 0 },
+    call: 'fmax(a, b)',
+    reference: fmax,
+    inputs: [
+      [1, 2],
+      [-0, 0],
+      [0, -0],
+      [-3, -4],
+    ],
+    nonFinite: SPECIAL.flatMap((a) => SPECIAL.map((b) => [a, b])),
+    tolerance: { float32: 0, float64: 0 },
   },
   {
-    call: 'fmin(a, b)', reference: fmin, inputs: [[1, 2], [-0, 0], [0, -0], [-3, -4]],
-    nonFinite: SPECIAL.flatMap((a) => SPECIAL.map((b) => [a, b])), tolerance: { float32: 0, float64: 0 },
+    call: 'fmin(a, b)',
+    reference: fmin,
+    inputs: [
+      [1, 2],
+      [-0, 0],
+      [0, -0],
+      [-3, -4],
+    ],
+    nonFinite: SPECIAL.flatMap((a) => SPECIAL.map((b) => [a, b])),
+    tolerance: { float32: 0, float64: 0 },
   },
   {
-    call: 'clamp(a, b, c)', reference: (a, b, c) => (Number.isNaN(a + b + c) ? NaN : Math.min(Math.max(a, b), c)),
-    inputs: [[5, 0, 1], [-5, 0, 1], [0.5, 0, 1], [-0.5, -1, 1]], nonFinite: [[NaN, 0, 1], [Infinity, 0, 1], [0.5, NaN, 1]],
+    call: 'clamp(a, b, c)',
+    reference: (a, b, c) => (Number.isNaN(a + b + c) ? NaN : Math.min(Math.max(a, b), c)),
+    inputs: [
+      [5, 0, 1],
+      [-5, 0, 1],
+      [0.5, 0, 1],
+      [-0.5, -1, 1],
+    ],
+    nonFinite: [
+      [NaN, 0, 1],
+      [Infinity, 0, 1],
+      [0.5, NaN, 1],
+    ],
     tolerance: { float32: 0, float64: 0 },
   },
   { call: 'if(isnan(a), 1, 0)', reference: (a) => (Number.isNaN(a) ? 1 : 0), inputs: [[0], [1]], nonFinite: SPECIAL.map((a) => [a]), tolerance: { float32: 0, float64: 0 } },
-  { call: 'if(isinf(a), 1, 0)', reference: (a) => (Math.abs(a) === Infinity ? 1 : 0), inputs: [[0], [1e30]], nonFinite: SPECIAL.map((a) => [a]), tolerance: { float32: 0, float64: 0 } },
-  { call: 'if(isfinite(a), 1, 0)', reference: (a) => (Number.isFinite(a) ? 1 : 0), inputs: [[0], [-1e30]], nonFinite: SPECIAL.map((a) => [a]), tolerance: { float32: 0, float64: 0 } },
+  {
+    call: 'if(isinf(a), 1, 0)',
+    reference: (a) => (Math.abs(a) === Infinity ? 1 : 0),
+    inputs: [[0], [1e30]],
+    nonFinite: SPECIAL.map((a) => [a]),
+    tolerance: { float32: 0, float64: 0 },
+  },
+  {
+    call: 'if(isfinite(a), 1, 0)',
+    reference: (a) => (Number.isFinite(a) ? 1 : 0),
+    inputs: [[0], [-1e30]],
+    nonFinite: SPECIAL.map((a) => [a]),
+    tolerance: { float32: 0, float64: 0 },
+  },
 ];
 
 /**
@@ -78,7 +154,13 @@ const CASES: readonly FunctionCase[] = [
  * double sum is the reference; the operands are chosen where two roundings would differ
  * ((1 + 2^-23)(1 - 2^-23) - 1 is -2^-46, and 0 when the product is rounded first).
  */
-const FMA32 = [[1 + 2 ** -23, 1 - 2 ** -23, -1], [3, 5, 7], [0.1, 10, -1], [-0, 1, -0], [1e30, 1e10, -1e38]];
+const FMA32 = [
+  [1 + 2 ** -23, 1 - 2 ** -23, -1],
+  [3, 5, 7],
+  [0.1, 10, -1],
+  [-0, 1, -0],
+  [1e30, 1e10, -1e38],
+];
 /** float64 operands, with the exact results worked out by hand. */
 const FMA64: readonly (readonly [number, number, number, number])[] = [
   [1 + 2 ** -52, 1 - 2 ** -52, -1, -(2 ** -104)],
@@ -109,7 +191,7 @@ for (const c of CASES) {
       for (const dtype of ['float32', 'float64'] as const) {
         if (!supportsDType(device, dtype)) continue;
         const webgpu = device.target.name === 'wgsl';
-        const inputs = [...c.inputs, ...(webgpu && c.tolerance[dtype] > 0 ? [] : c.nonFinite ?? [])];
+        const inputs = [...c.inputs, ...(webgpu && c.tolerance[dtype] > 0 ? [] : (c.nonFinite ?? []))];
         const round = dtype === 'float32' ? Math.fround : (x: number) => x;
         const operands = inputs.map((xs) => xs.map(round));
         const got = await runCase(device, dtype, c.call, operands);
@@ -130,10 +212,23 @@ test('fma(a, b, c) rounds once on the CPU device and OpenCL, in float32 and floa
     if (device.target.name === 'wgsl') continue;
     const operands = FMA32.map((xs) => xs.map(Math.fround));
     const f32 = await runCase(device, 'float32', 'fma(a, b, c)', operands);
-    assert.equal(f32, operands.map(([a, b, c]) => Math.fround(a * b + c)), `${device.name} float32`);
+    assert.equal(
+      f32,
+      operands.map(([a, b, c]) => Math.fround(a * b + c)),
+      `${device.name} float32`,
+    );
     if (!supportsDType(device, 'float64')) continue;
-    const f64 = await runCase(device, 'float64', 'fma(a, b, c)', FMA64.map(([a, b, c]) => [a, b, c]));
-    assert.equal(f64.map((x) => (Object.is(x, -0) ? '-0' : x)), FMA64.map(([, , , r]) => (Object.is(r, -0) ? '-0' : r)), `${device.name} float64`);
+    const f64 = await runCase(
+      device,
+      'float64',
+      'fma(a, b, c)',
+      FMA64.map(([a, b, c]) => [a, b, c]),
+    );
+    assert.equal(
+      f64.map((x) => (Object.is(x, -0) ? '-0' : x)),
+      FMA64.map(([, , , r]) => (Object.is(r, -0) ? '-0' : r)),
+      `${device.name} float64`,
+    );
   }
 });
 
@@ -144,17 +239,20 @@ test('fma(a, b, c) on WebGPU is a * b + c within float32 accuracy', async () => 
     return;
   }
   // operands whose product is exact in float32: one rounding or two give the same value
-  const inputs = [[3, 5, 7], [0.5, 0.25, -1], [-2, 1.5, 4]];
-  assert.equal(await runCase(webgpu, 'float32', 'fma(a, b, c)', inputs), inputs.map(([a, b, c]) => a * b + c));
+  const inputs = [
+    [3, 5, 7],
+    [0.5, 0.25, -1],
+    [-2, 1.5, 4],
+  ];
+  assert.equal(
+    await runCase(webgpu, 'float32', 'fma(a, b, c)', inputs),
+    inputs.map(([a, b, c]) => a * b + c),
+  );
 });
 
 test('integer arguments: isnan is false, isfinite true, clamp and bit operations stay integers', async () => {
   for (const device of testDevices()) {
-    const knl = makeKernel('{ [i]: 0<=i<n }', [
-      'nan[i] = if(isnan(k[i]), 1, 0)',
-      'fin[i] = if(isfinite(k[i]), 1, 0)',
-      'clamped[i] = clamp(k[i], -2, 3)',
-    ]);
+    const knl = makeKernel('{ [i]: 0<=i<n }', ['nan[i] = if(isnan(k[i]), 1, 0)', 'fin[i] = if(isfinite(k[i]), 1, 0)', 'clamped[i] = clamp(k[i], -2, 3)']);
     const k = Int32Array.from([-5, 0, 2, 9]);
     const out = await run(knl, device, { k });
     assert.equal(Array.from(out.nan as Int32Array), [0, 0, 0, 0], device.name);
@@ -166,11 +264,12 @@ test('integer arguments: isnan is false, isfinite true, clamp and bit operations
 
 test('an atomic max propagates NaN as max does everywhere (OpenCL no longer drops it with fmax)', async () => {
   for (const device of testDevices()) {
-    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i%4] = max(out[i%4], a[i]) {atomic}', [
-      globalArg('out', { dtype: 'float32', shape: [4], forAtomic: true }),
-      globalArg('a', { dtype: 'float32', shape: 'auto' }),
-      '...',
-    ], { assumptions: 'n>0' });
+    let knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i%4] = max(out[i%4], a[i]) {atomic}',
+      [globalArg('out', { dtype: 'float32', shape: [4], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+      { assumptions: 'n>0' },
+    );
     knl = splitIname(knl, 'i', 8, { outerTag: 'g.0', innerTag: 'l.0' });
     const a = Float32Array.from({ length: 32 }, (_, k) => (k === 9 ? NaN : k));
     const out = new Float32Array(4);

@@ -7,9 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  defineFunction, generateCode, globalArg, LoomError, makeKernel, registerFunction, run, type DType, type FunctionSignature,
-} from '@loom/core';
+import { defineFunction, generateCode, globalArg, LoomError, makeKernel, registerFunction, run, type DType, type FunctionSignature } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
@@ -70,8 +68,14 @@ test('type inference goes through a function: its result dtype, its arguments co
 });
 
 test('a preamble is emitted once per program, however many calls', () => {
-  const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['x[i] = softplus(a[i])', 'y[i] = softplus(x[i])'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), softplus);
-  for (const [target, preamble] of [[openclTarget(), 'inline float loom_user_softplus'], [wgslTarget(), 'fn softplus_f32']] as const) {
+  const knl = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', ['x[i] = softplus(a[i])', 'y[i] = softplus(x[i])'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    softplus,
+  );
+  for (const [target, preamble] of [
+    [openclTarget(), 'inline float loom_user_softplus'],
+    [wgslTarget(), 'fn softplus_f32'],
+  ] as const) {
     const code = generateCode(knl, target, {}).code;
     assert.is(code.split(preamble).length - 1, 1, `${target.name}:\n${code}`);
   }

@@ -21,7 +21,11 @@ const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golde
 const update = !!process.env.LOOM_UPDATE_GOLDEN && process.env.LOOM_UPDATE_GOLDEN !== '0';
 
 /** Each target with the file extension its code is kept under (the extension an editor highlights). */
-const targets: readonly (readonly [string, Target])[] = [['cl', openclTarget()], ['wgsl', wgslTarget()], ['js', jsTarget()]];
+const targets: readonly (readonly [string, Target])[] = [
+  ['cl', openclTarget()],
+  ['wgsl', wgslTarget()],
+  ['js', jsTarget()],
+];
 
 /** The code, or for a kernel the target refuses, a comment with the error (a refusal is behaviour too). */
 function generated({ kernel, options }: GoldenKernel, target: Target): string {

@@ -30,7 +30,10 @@ test('the packages build, publish to a registry, and install into a fresh app', 
   assert.is(published.status, 0, `npm publish failed:\n${output(published)}`);
   cpSync(path.join(root, 'test/installed/app'), app, { recursive: true });
   useRegistryFor(app, registry);
-  const installed = npm(['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise', '@loom/computation'], app);
+  const installed = npm(
+    ['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise', '@loom/computation'],
+    app,
+  );
   assert.is(installed.status, 0, `npm install failed:\n${output(installed)}`);
 });
 
@@ -63,7 +66,10 @@ test('plain node runs a kernel on the CPU; the devices without their driver name
 for (const resolution of ['node16', 'bundler']) {
   test(`a strict TypeScript app type-checks against the declarations (moduleResolution ${resolution}), run's arguments typed`, () => {
     // app.ts has a @ts-expect-error on a wrong argument to run(): were run loosely typed, tsc would fail on it
-    const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'], { cwd: app, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'], {
+      cwd: app,
+      encoding: 'utf8',
+    });
     assert.is(tsc.status, 0, output(tsc));
   });
 }
@@ -73,7 +79,10 @@ test('Vite bundles a web page using @loom/dsl, @loom/codegen-wgsl and @loom/elem
   const vite = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: path.join(app, 'web'), encoding: 'utf8' });
   assert.is(vite.status, 0, output(vite));
   const assets = path.join(app, 'web/dist/assets');
-  const bundle = readdirSync(assets).filter((f) => f.endsWith('.js')).map((f) => readFileSync(path.join(assets, f), 'utf8')).join('\n');
+  const bundle = readdirSync(assets)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(path.join(assets, f), 'utf8'))
+    .join('\n');
   assert.match(bundle, 'navigator', 'the device looks for navigator.gpu');
   assert.not.match(bundle, /\b(?:from|import)\s*\(?\s*["'](?:webgpu|node:[\w/]+|module|fs|path|url|os)["']/, 'Dawn or a Node module imported by the browser bundle');
 });

@@ -39,10 +39,7 @@ test('a malformed instruction points at the problem', () => {
 });
 
 test('an unknown variable is named, with a caret under it', () => {
-  const msg = throwsLoom(
-    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * scale', [globalArg('a'), globalArg('out'), valueArg('n')]),
-    /unknown variable 'scale'/,
-  );
+  const msg = throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * scale', [globalArg('a'), globalArg('out'), valueArg('n')]), /unknown variable 'scale'/);
   const lines = msg.split('\n');
   const caretLine = lines[lines.length - 1];
   const sourceLine = lines[lines.length - 2];
@@ -76,7 +73,10 @@ test('a declared shape too small for the accesses is caught before launching', a
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i+1] = a[i]', [globalArg('out', { shape: ['n'], dtype: 'float32', isInput: false }), '...']);
   const out = new Float32Array(4).fill(7);
   await rejectsLoom(run(knl, cpuDevice(), { a: new Float32Array(4), out }), /outside its shape/);
-  assert.ok(out.every((v) => v === 7), 'nothing was written');
+  assert.ok(
+    out.every((v) => v === 7),
+    'nothing was written',
+  );
 });
 
 test('parameter values must satisfy the assumptions', async () => {
@@ -85,19 +85,30 @@ test('parameter values must satisfy the assumptions', async () => {
 });
 
 test('a dependency cycle is explained', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     a[i] = b[i] {id=x, dep=y}
     b[i] = a[i] {id=y, dep=x}
-  `);
-  throwsLoom(() => generateCode(knl.with({ args: knl.args.map((a) => ({ ...a, dtype: a.kind === 'value' ? 'int32' : 'float32' })) }), jsTarget()), /dependency cycle: 'x' depends on 'y' depends on 'x'/);
+  `,
+  );
+  throwsLoom(
+    () => generateCode(knl.with({ args: knl.args.map((a) => ({ ...a, dtype: a.kind === 'value' ? 'int32' : 'float32' })) }), jsTarget()),
+    /dependency cycle: 'x' depends on 'y' depends on 'x'/,
+  );
 });
 
 test('a loop that would be entered twice is explained', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     a[i] = 1 {id=first}
     <> s = a[0] {id=middle, dep=first}
     b[i] = s {id=last, dep=middle}
-  `, [globalArg('a', { shape: ['n'], dtype: 'float32' }), globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n>=1' });
+  `,
+    [globalArg('a', { shape: ['n'], dtype: 'float32' }), globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'],
+    { assumptions: 'n>=1' },
+  );
   try {
     generateCode(knl, jsTarget());
     assert.unreachable();
@@ -110,7 +121,10 @@ test('a loop that would be entered twice is explained', () => {
 test('ambiguous loop nesting warns; prioritizeLoops silences it', () => {
   const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0', [globalArg('a', { dtype: 'float32' }), '...']);
   const { warnings } = collectWarnings(() => generateCode(knl, jsTarget()));
-  assert.ok(warnings.some((w) => /ambiguous/.test(w.message)), warnings.map(String).join('\n'));
+  assert.ok(
+    warnings.some((w) => /ambiguous/.test(w.message)),
+    warnings.map(String).join('\n'),
+  );
   const quiet = collectWarnings(() => generateCode(prioritizeLoops(knl, 'j,i'), jsTarget()));
   assert.equal(quiet.warnings, []);
 });

@@ -7,18 +7,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeKernel, splitIname, tagInames, type Instruction } from '@loom/core';
 
-const knl = tagInames(
-  splitIname(makeKernel('{ [i]: 0<=i<n }', ['<float32> t = 2*a[i]', 'out[i] = t'], undefined, { assumptions: 'n >= 1' }), 'i', 16),
-  { i_inner: 'l.0' },
-);
+const knl = tagInames(splitIname(makeKernel('{ [i]: 0<=i<n }', ['<float32> t = 2*a[i]', 'out[i] = t'], undefined, { assumptions: 'n >= 1' }), 'i', 16), { i_inner: 'l.0' });
 
 const refuses = (what: string, mutate: () => unknown) => assert.throws(mutate, TypeError, what);
 
 test('the arrays of a kernel refuse to change', () => {
   // @ts-expect-error: a kernel's arrays are readonly
   refuses('instructions.push', () => knl.instructions.push(knl.instructions[0]));
-  // @ts-expect-error: a kernel's arrays are readonly
-  refuses('args[0] =', () => { knl.args[0] = knl.args[1]; });
+  refuses('args[0] =', () => {
+    // @ts-expect-error: a kernel's arrays are readonly
+    knl.args[0] = knl.args[1];
+  });
   // @ts-expect-error: a kernel's arrays are readonly
   refuses('domains.pop', () => knl.domains.pop());
   // @ts-expect-error: a kernel's arrays are readonly
@@ -27,18 +26,26 @@ test('the arrays of a kernel refuse to change', () => {
 
 test('the records inside a kernel refuse to change, nested arrays included', () => {
   const insn = knl.instructions[0];
-  // @ts-expect-error: records are readonly
-  refuses('insn.id =', () => { insn.id = 'renamed'; });
+  refuses('insn.id =', () => {
+    // @ts-expect-error: records are readonly
+    insn.id = 'renamed';
+  });
   // @ts-expect-error: records are readonly
   refuses('withinInames.push', () => insn.withinInames.push('j'));
-  // @ts-expect-error: records are readonly
-  refuses('dependsOn.length =', () => { (insn as Instruction).dependsOn.length = 0; });
+  refuses('dependsOn.length =', () => {
+    // @ts-expect-error: records are readonly
+    (insn as Instruction).dependsOn.length = 0;
+  });
   // @ts-expect-error: records are readonly
   refuses('arg.shape.push', () => knl.arg('a')!.shape!.push(knl.arg('a')!.shape![0]));
-  // @ts-expect-error: records are readonly
-  refuses('options.writeCode =', () => { knl.options.writeCode = true; });
-  // @ts-expect-error: records are readonly
-  refuses('temporary.addressSpace =', () => { knl.temporaries.get('t')!.addressSpace = 'local'; });
+  refuses('options.writeCode =', () => {
+    // @ts-expect-error: records are readonly
+    knl.options.writeCode = true;
+  });
+  refuses('temporary.addressSpace =', () => {
+    // @ts-expect-error: records are readonly
+    knl.temporaries.get('t')!.addressSpace = 'local';
+  });
 });
 
 test('the maps of a kernel refuse to change, though they read as maps', () => {

@@ -5,12 +5,15 @@ import { makeKernel, LoomError, StaticValueFindingError, printExpr, valueArg, gl
 
 test('arrays are global arguments, free names are values, outputs are what is written', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = alpha*a[i]');
-  assert.equal(knl.args.map((a) => [a.name, a.kind, a.isInput, a.isOutput]), [
-    ['a', 'global', true, false],
-    ['alpha', 'value', true, false],
-    ['n', 'value', true, false],
-    ['out', 'global', false, true],
-  ]);
+  assert.equal(
+    knl.args.map((a) => [a.name, a.kind, a.isInput, a.isOutput]),
+    [
+      ['a', 'global', true, false],
+      ['alpha', 'value', true, false],
+      ['n', 'value', true, false],
+      ['out', 'global', false, true],
+    ],
+  );
 });
 
 test('shapes come from the access footprint under the assumptions', () => {
@@ -33,23 +36,32 @@ test('a static maximum is not found without assumptions, as the tutorial says', 
 });
 
 test('instruction ids: explicit, prefixed, and generated like loopy', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     a[i] = 1 {id=first}
     b[i] = 2
     c[i] = 3 {id_prefix=fill}
     d[i] = 4
-  `);
-  assert.equal(knl.instructions.map((i) => i.id), ['first', 'insn', 'fill', 'insn_0']);
+  `,
+  );
+  assert.equal(
+    knl.instructions.map((i) => i.id),
+    ['first', 'insn', 'fill', 'insn_0'],
+  );
 });
 
 test('every attribute of the reference is read', () => {
-  const knl = makeKernel(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<n }'], `
+  const knl = makeKernel(
+    ['{ [i]: 0<=i<n }', '{ [j]: 0<=j<n }'],
+    `
     <> flag = i > 2 {id=f}
     a[i] = 1 {id=w1, priority=3, tags=hot:fast, groups=g1, conflicts_grp=g2, if=flag, nosync=w2}
     a[i] = a[i] + 1 {id=w2, dep=w1:f, inames=+j}
     b[i] = 0 {id=w3, dep=*w2}
     c[0] = 1 {id=at, atomic}
-  `);
+  `,
+  );
   const w1 = knl.instruction('w1');
   assert.is(w1.priority, 3);
   assert.equal(w1.tags, ['hot', 'fast']);
@@ -64,26 +76,34 @@ test('every attribute of the reference is read', () => {
 });
 
 test('dep wildcards match several ids', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     a[i] = 1 {id=init_a}
     b[i] = 1 {id=init_b}
     c[i] = a[i] + b[i] {id=use, dep=init_*}
-  `);
+  `,
+  );
   assert.equal(knl.instruction('use').dependsOn, ['init_a', 'init_b']);
 });
 
 test('the single-writer heuristic adds dependencies; dep=* turns it off', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     <> t = a[i] {id=w}
     out[i] = t {id=r}
     out2[i] = t {id=r2, dep=*}
-  `);
+  `,
+  );
   assert.equal(knl.instruction('r').dependsOn, ['w']);
   assert.equal(knl.instruction('r2').dependsOn, []);
 });
 
 test('for/end and if/else blocks set inames and predicates', () => {
-  const knl = makeKernel('{ [i,j]: 0<=i,j<n }', `
+  const knl = makeKernel(
+    '{ [i,j]: 0<=i,j<n }',
+    `
     for i
       <> s = 0 {id=init}
       for j
@@ -94,7 +114,8 @@ test('for/end and if/else blocks set inames and predicates', () => {
         end
       end
     end
-  `);
+  `,
+  );
   const ids = knl.instructions.map((i) => i.id);
   assert.equal(ids.length, 3);
   assert.equal(knl.instruction('init').withinInames, ['i']);
@@ -103,30 +124,39 @@ test('for/end and if/else blocks set inames and predicates', () => {
 });
 
 test('temporaries declared with <> and <type>; array temporaries get constant shapes', () => {
-  const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `
+  const knl = makeKernel(
+    '{ [i,k]: 0<=i<n and 0<=k<4 }',
+    `
     <float32> w[k] = k*0.5 {id=w}
     <> acc = sum(k, w[k]*a[i]) {id=acc}
     out[i] = acc
-  `);
+  `,
+  );
   assert.is(knl.temporaries.get('w')!.dtype, 'float32');
   assert.equal(knl.temporaries.get('w')!.shape.map(printExpr), ['4']);
   assert.is(knl.temporaries.get('acc')!.dtype, undefined);
 });
 
 test('substitution rules are kept and expanded where used', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     sq(x) := x*x
     out[i] = sq(a[i]) + 1
-  `);
+  `,
+  );
   assert.ok(knl.substitutions.has('sq'));
   assert.equal(knl.arg('a')!.shape!.map(printExpr), ['n']);
 });
 
 test('dup= gives an instruction its own copy of an iname', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     a[i] = i {id=w}
     b[i] = 2*a[i] {id=r, dup=i->i2}
-  `);
+  `,
+  );
   assert.equal(knl.instruction('r').withinInames, ['i2']);
   assert.ok(knl.inames.includes('i2'));
 });

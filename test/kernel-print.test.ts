@@ -3,7 +3,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { globalArg, makeKernel, prioritizeLoops, stringifyKernel } from '@loom/core';
 
-const trimLines = (s: string) => s.split('\n').map((l) => l.trim()).join('\n').trim();
+const trimLines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .join('\n')
+    .trim();
 
 test('the doubling kernel prints as in "Getting started"', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
@@ -43,7 +48,10 @@ test('dependencies are listed dependent : prerequisite', () => {
   const text = stringifyKernel(knl, { withDependencies: true });
   assert.ok(text.includes('KERNEL: transpose_and_dbl'));
   assert.ok(text.includes('DEPENDENCIES:'));
-  assert.ok(text.split('\n').some((l) => l.trim() === 'insn : transpose'), text);
+  assert.ok(
+    text.split('\n').some((l) => l.trim() === 'insn : transpose'),
+    text,
+  );
   assert.ok(text.includes('out: type: <auto/runtime>, shape: (n, n), dim_tags: (N1:stride:n, N0:stride:1) out aspace: global'), text);
   assert.ok(text.includes('[n] -> { [i, j] : 0 <= i < n and 0 <= j < n }'), text);
 });
@@ -51,16 +59,22 @@ test('dependencies are listed dependent : prerequisite', () => {
 test('instructions are nested in their loops, in priority order', () => {
   let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0');
   knl = prioritizeLoops(knl, 'j,i');
-  const lines = knl.toString().split('\n').map((l) => l.trim());
+  const lines = knl
+    .toString()
+    .split('\n')
+    .map((l) => l.trim());
   const start = lines.indexOf('INSTRUCTIONS:');
   assert.equal(lines.slice(start + 1, start + 6), ['for j', 'for i', 'a[i, j] = 0 {id=insn}', 'end i', 'end j']);
 });
 
 test('temporaries are listed with their types and address space', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     <float32> t = 2*a[i]
     out[i] = t + 1
-  `);
+  `,
+  );
   assert.match(knl.toString(), /TEMPORARIES:\nt: type: float32, shape: \(\) aspace: auto/);
 });
 

@@ -28,14 +28,17 @@ function rejects(build: () => unknown, message: RegExp, caretUnder?: string): vo
 
 for (const device of testDevices()) {
   test(`${device.name}: an expression continues over lines while a bracket is open`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       out[i] = (a[i]       # a comment on a continued line
                 + 2*a[i]
                 + if(i > 1,
                      1.0, 0.0))
       b[
         i] = a[i]
-    `);
+    `,
+    );
     const a = new Float32Array([1, 2, 3, 4]);
     const { out, b } = await run(knl, device, { a });
     assert.equal(Array.from(out as Float32Array), [3, 6, 10, 13]);
@@ -50,7 +53,9 @@ test('an error in a continued expression points at its line and token', () => {
 });
 
 test('nosync_query: match expressions of ids, tags, writes, reads, inames, with and, or, not, parentheses', () => {
-  const knl = makeKernel('{ [i, j]: 0<=i,j<4 }', `
+  const knl = makeKernel(
+    '{ [i, j]: 0<=i,j<4 }',
+    `
     a[i] = 1 {id=wa, tags=first}
     b[i] = a[i] {id=wb}
     c[i, j] = b[i] {id=wc, tags=second}
@@ -58,7 +63,8 @@ test('nosync_query: match expressions of ids, tags, writes, reads, inames, with 
     e[i] = 3 {id=q2, nosync_query=reads:a and not id:q*@local}
     f[i] = 4 {id=q3, nosync_query=(iname:j or id:wa) and not tag:second@global}
     g[i] = 5 {id=q4, nosync_query=in_kernel:loopy_* and id:w?}
-  `);
+  `,
+  );
   const nosync = (id: string) => knl.instruction(id).noSyncWith;
   assert.equal(nosync('q1'), ['wa', 'wc']);
   assert.equal(nosync('q2'), ['wb@local']);

@@ -27,7 +27,10 @@ for (const device of testDevices()) {
     const a = new Float32Array([1, 2, 3]);
     for (const alpha of [0, -0, 0, -0]) {
       const out = (await run(knl, device, { a, alpha })).out as Float32Array;
-      assert.ok([...out].every((v) => Object.is(v, alpha)), `alpha = ${Object.is(alpha, -0) ? '-0' : '0'}: got ${[...out].map((v) => (Object.is(v, -0) ? '-0' : v))}`);
+      assert.ok(
+        [...out].every((v) => Object.is(v, alpha)),
+        `alpha = ${Object.is(alpha, -0) ? '-0' : '0'}: got ${[...out].map((v) => (Object.is(v, -0) ? '-0' : v))}`,
+      );
     }
   });
 
@@ -37,7 +40,11 @@ for (const device of testDevices()) {
     const a = await DeviceArray.from(device, ramp(40), 'float32');
     for (const b of [1, 2, 2, 3.5]) {
       await run(knl, device, { a, out, b });
-      assert.equal(Array.from((await out.toHost()) as Float32Array), Array.from(ramp(40), (x) => x + b), `b = ${b}`);
+      assert.equal(
+        Array.from((await out.toHost()) as Float32Array),
+        Array.from(ramp(40), (x) => x + b),
+        `b = ${b}`,
+      );
     }
     // the same signature (dtype, shape, values) as the planned calls, but a 16-element buffer
     const short = new DeviceArray(device, device.allocate(64), 'float32', [40]);
@@ -59,9 +66,16 @@ for (const device of testDevices()) {
       await prepared.launch({ a: from, out: to });
     }
     // five steps of +1, the last written into pong
-    assert.equal(Array.from((await pong.toHost()) as Float32Array), Array.from(ramp(n), (x) => x + 5));
+    assert.equal(
+      Array.from((await pong.toHost()) as Float32Array),
+      Array.from(ramp(n), (x) => x + 5),
+    );
     await prepared.launch();
-    assert.equal(Array.from((await pong.toHost()) as Float32Array), Array.from((await ping.toHost()) as Float32Array, (x) => x + 1), 'launch() again uses the arrays it was prepared with');
+    assert.equal(
+      Array.from((await pong.toHost()) as Float32Array),
+      Array.from((await ping.toHost()) as Float32Array, (x) => x + 1),
+      'launch() again uses the arrays it was prepared with',
+    );
 
     const other = await DeviceArray.from(device, ramp(n - 1), 'float32');
     const ints = await DeviceArray.from(device, new Int32Array(n), 'int32');
@@ -88,10 +102,26 @@ if (opencl) {
     const n = 32;
     const y = cl.createBuffer(4 * n);
     const expect = (x: Float32Array, a: number, b: number) => Array.from(x, (v) => Math.fround(Math.fround(a * v) + b));
-    for (const [round, [scale, a, b]] of [[1, 2, 3], [1, 2, 3], [1, 2, 4], [2, 2, 4], [2, -0.5, 4]].entries()) {
+    for (const [round, [scale, a, b]] of [
+      [1, 2, 3],
+      [1, 2, 3],
+      [1, 2, 4],
+      [2, 2, 4],
+      [2, -0.5, 4],
+    ].entries()) {
       const data = ramp(n, scale);
       const x = cl.createBufferFrom(data);
-      cl.launch(program, 'axpb', [{ kind: 'buffer', buffer: x }, { kind: 'buffer', buffer: y }, { kind: 'scalar', dtype: 'float32', value: a }, { kind: 'scalar', dtype: 'int32', value: b }], [n]);
+      cl.launch(
+        program,
+        'axpb',
+        [
+          { kind: 'buffer', buffer: x },
+          { kind: 'buffer', buffer: y },
+          { kind: 'scalar', dtype: 'float32', value: a },
+          { kind: 'scalar', dtype: 'int32', value: b },
+        ],
+        [n],
+      );
       const got = new Float32Array(n);
       cl.read(y, got);
       assert.equal(Array.from(got), expect(data, a, b), `round ${round}`);

@@ -4,7 +4,11 @@ import * as assert from 'uvu/assert';
 import { addDtypes, generateCode, globalArg, makeKernel, prioritizeLoops } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 
-const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 
 test('double a vector: the code of "Generating code"', () => {
   const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), { a: 'float32' });
@@ -49,11 +53,7 @@ test('zero fill with prioritizeLoops(knl, "j,i") nests j outside i', () => {
   const knl = prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i');
   const code = lines(generateCode(addDtypes(knl, { a: 'float32' }), openclTarget()).code);
   const start = code.indexOf('{');
-  assert.equal(code.slice(start + 1, start + 4), [
-    'for (int j = 0; j <= -1 + n; ++j)',
-    'for (int i = 0; i <= -1 + n; ++i)',
-    'a[n * i + j] = 0.0f;',
-  ]);
+  assert.equal(code.slice(start + 1, start + 4), ['for (int j = 0; j <= -1 + n; ++j)', 'for (int i = 0; i <= -1 + n; ++i)', 'a[n * i + j] = 0.0f;']);
 });
 
 test('guards appear only where the domain is not rectangular', () => {
@@ -65,7 +65,7 @@ test('guards appear only where the domain is not rectangular', () => {
   assert.match(generateCode(strided, openclTarget()).code, /if \(.*% 3.*== 0\)/);
 });
 
-test('float64 enables cl_khr_fp64; Loom\'s // and % use helpers', () => {
+test("float64 enables cl_khr_fp64; Loom's // and % use helpers", () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] // 2 + b[i] % 3');
   const code = generateCode(addDtypes(knl, { a: 'int32', b: 'float64' }), openclTarget()).code;
   assert.match(code, /#pragma OPENCL EXTENSION cl_khr_fp64: enable/);

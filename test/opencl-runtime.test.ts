@@ -96,12 +96,18 @@ function registerOpenCLTests(cl: OpenCLContext): void {
       const input = cl.createBufferFrom(a);
       const output = cl.createBuffer(4 * n);
       // an exact range, and a range rounded up to whole work-groups of 16 (the guard keeps it in bounds)
-      for (const [global, local] of [[[n], undefined], [[Math.ceil(n / 16) * 16], [16]]] as const) {
+      for (const [global, local] of [
+        [[n], undefined],
+        [[Math.ceil(n / 16) * 16], [16]],
+      ] as const) {
         cl.fill(output, 0);
         cl.launch(cl.buildProgram(SCALE), 'scale', [buffer(input), buffer(output), int32(n)], global, local);
         const result = new Float32Array(n);
         cl.read(output, result);
-        assert.equal([...result], [...a].map((x) => Math.fround(2 * x)));
+        assert.equal(
+          [...result],
+          [...a].map((x) => Math.fround(2 * x)),
+        );
       }
       input.release();
       output.release();
@@ -119,7 +125,10 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     cl.launch(program, 'affine', [buffer(cl.createBufferFrom(a)), buffer(out), int32(65537)], [a.length]);
     const result = new Int32Array(a.length);
     cl.read(out, result);
-    assert.equal([...result], [...a].map((x) => (Math.imul(x, 65537) - 7) | 0));
+    assert.equal(
+      [...result],
+      [...a].map((x) => (Math.imul(x, 65537) - 7) | 0),
+    );
   });
 
   if (cl.info.supportsFloat64) {
@@ -137,7 +146,10 @@ function registerOpenCLTests(cl: OpenCLContext): void {
       cl.launch(program, 'axpy', [{ kind: 'scalar', dtype: 'float64', value: alpha }, buffer(cl.createBufferFrom(x)), buffer(yBuffer)], [33]);
       const result = new Float64Array(33);
       cl.read(yBuffer, result);
-      assert.equal([...result], [...x].map((xi, i) => alpha * xi + y[i]));
+      assert.equal(
+        [...result],
+        [...x].map((xi, i) => alpha * xi + y[i]),
+      );
     });
   }
 
@@ -151,19 +163,25 @@ function registerOpenCLTests(cl: OpenCLContext): void {
       }`);
     const ints = cl.createBuffer(9 * 8);
     const floats = cl.createBuffer(4);
-    cl.launch(program, 'scalars', [
-      buffer(ints), buffer(floats),
-      { kind: 'scalar', dtype: 'int8', value: -128 },
-      { kind: 'scalar', dtype: 'uint8', value: 255 },
-      { kind: 'scalar', dtype: 'int16', value: -32768 },
-      { kind: 'scalar', dtype: 'uint16', value: 65535 },
-      { kind: 'scalar', dtype: 'int32', value: -2147483648 },
-      { kind: 'scalar', dtype: 'uint32', value: 4294967295 },
-      { kind: 'scalar', dtype: 'int64', value: -(2n ** 63n) },
-      { kind: 'scalar', dtype: 'uint64', value: 2n ** 64n - 2n },
-      { kind: 'scalar', dtype: 'bool', value: 1 },
-      { kind: 'scalar', dtype: 'float32', value: -1.5 },
-    ], [1]);
+    cl.launch(
+      program,
+      'scalars',
+      [
+        buffer(ints),
+        buffer(floats),
+        { kind: 'scalar', dtype: 'int8', value: -128 },
+        { kind: 'scalar', dtype: 'uint8', value: 255 },
+        { kind: 'scalar', dtype: 'int16', value: -32768 },
+        { kind: 'scalar', dtype: 'uint16', value: 65535 },
+        { kind: 'scalar', dtype: 'int32', value: -2147483648 },
+        { kind: 'scalar', dtype: 'uint32', value: 4294967295 },
+        { kind: 'scalar', dtype: 'int64', value: -(2n ** 63n) },
+        { kind: 'scalar', dtype: 'uint64', value: 2n ** 64n - 2n },
+        { kind: 'scalar', dtype: 'bool', value: 1 },
+        { kind: 'scalar', dtype: 'float32', value: -1.5 },
+      ],
+      [1],
+    );
     const intResult = new BigInt64Array(9);
     const floatResult = new Float32Array(1);
     cl.read(ints, intResult);
@@ -182,8 +200,10 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     assert.throws(launchWith({ kind: 'scalar', dtype: 'int64', value: 2 ** 60 }), /pass a int64 this large as a bigint/);
     assert.throws(launchWith({ kind: 'scalar', dtype: 'complex64' as never, value: 1 }), /is not a dtype/);
     // a well-formed scalar of the wrong width: the driver refuses it, and the error says where
-    assert.throws(launchWith({ kind: 'scalar', dtype: 'float64', value: 1 }), (e: unknown) =>
-      e instanceof OpenCLError && e.codeName === 'CL_INVALID_ARG_SIZE' && /argument 2 \(a float64 scalar of 8 bytes/.test(e.message));
+    assert.throws(
+      launchWith({ kind: 'scalar', dtype: 'float64', value: 1 }),
+      (e: unknown) => e instanceof OpenCLError && e.codeName === 'CL_INVALID_ARG_SIZE' && /argument 2 \(a float64 scalar of 8 bytes/.test(e.message),
+    );
     assert.throws(() => cl.launch(program, 'scale', [buffer(a)], [1]), /takes 3 arguments, 1 given/);
   });
 
@@ -203,14 +223,15 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     const groups = 5;
     const a = Float32Array.from({ length: groupSize * groups }, (_, i) => i % 7); // small integers: exact sums
     const sums = cl.createBuffer(4 * groups);
-    cl.launch(program, 'group_sums', [buffer(cl.createBufferFrom(a)), buffer(sums), { kind: 'local', byteLength: 4 * groupSize }],
-      [groupSize * groups], [groupSize]);
+    cl.launch(program, 'group_sums', [buffer(cl.createBufferFrom(a)), buffer(sums), { kind: 'local', byteLength: 4 * groupSize }], [groupSize * groups], [groupSize]);
     const result = new Float32Array(groups);
     cl.read(sums, result);
     const expected = Array.from({ length: groups }, (_, g) => a.subarray(g * groupSize, (g + 1) * groupSize).reduce((s, x) => s + x, 0));
     assert.equal([...result], expected);
-    assert.throws(() => cl.launch(program, 'group_sums', [buffer(sums), buffer(sums), { kind: 'local', byteLength: 0 }], [1]),
-      /local memory needs a positive whole number of bytes/);
+    assert.throws(
+      () => cl.launch(program, 'group_sums', [buffer(sums), buffer(sums), { kind: 'local', byteLength: 0 }], [1]),
+      /local memory needs a positive whole number of bytes/,
+    );
   });
 
   test('a 2-D NDRange: transposing a 13 x 7 matrix', () => {
@@ -327,10 +348,8 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     const mine = cl.createBuffer(4);
     const program = cl.buildProgram(SCALE);
     assert.throws(() => cl.write(foreign, new Float32Array(1)), /write: the buffer belongs to another OpenCLContext/);
-    assert.throws(() => cl.launch(program, 'scale', [buffer(foreign), buffer(mine), int32(1)], [1]),
-      /argument 0: the buffer belongs to another OpenCLContext/);
-    assert.throws(() => other!.launch(program, 'scale', [buffer(foreign), buffer(foreign), int32(1)], [1]),
-      /built by another OpenCLContext/);
+    assert.throws(() => cl.launch(program, 'scale', [buffer(foreign), buffer(mine), int32(1)], [1]), /argument 0: the buffer belongs to another OpenCLContext/);
+    assert.throws(() => other!.launch(program, 'scale', [buffer(foreign), buffer(foreign), int32(1)], [1]), /built by another OpenCLContext/);
 
     mine.release();
     mine.release(); // twice is harmless

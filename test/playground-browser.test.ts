@@ -98,7 +98,7 @@ function assertAgree(comparisons: readonly Comparison[] | undefined): void {
 
 test('the page finds WebGPU: SwiftShader, in headless Chromium', async () => {
   assert.is(await page.getAttribute('#device', 'class'), 'ok');
-  const banner = await page.textContent('#device') ?? '';
+  const banner = (await page.textContent('#device')) ?? '';
   assert.match(banner, /^Running on WebGPU \(.*swiftshader.*\)/i, banner);
 });
 
@@ -109,9 +109,9 @@ for (const name of Object.keys(KERNELS)) {
     const check: KernelCheck = await page.evaluate('window.playground.kernel');
     assertAgree(check.comparisons);
     assert.is(await page.getAttribute('#kernel-result', 'data-state'), 'ok');
-    assert.match(await page.textContent('#kernel-result') ?? '', /elements match/);
-    assert.match(await page.textContent('#wgsl') ?? '', '@compute');
-    assert.match(await page.textContent('#opencl') ?? '', '__kernel');
+    assert.match((await page.textContent('#kernel-result')) ?? '', /elements match/);
+    assert.match((await page.textContent('#wgsl')) ?? '', '@compute');
+    assert.match((await page.textContent('#opencl')) ?? '', '__kernel');
   });
 }
 
@@ -119,7 +119,7 @@ test("pointwise: the arrow function's outputs agree on WebGPU and the CPU device
   await clickAndWait(page, '#run-pointwise', 'pointwise-result', '#pointwise-error');
   assertAgree(await page.evaluate<Comparison[]>('window.playground.pointwise'));
   assert.is(await page.getAttribute('#pointwise-result', 'data-state'), 'ok');
-  assert.match(await page.textContent('#pointwise-code') ?? '', '@compute');
+  assert.match((await page.textContent('#pointwise-code')) ?? '', '@compute');
   await page.screenshot({ path: path.join(screenshots, 'playground.png'), fullPage: true });
 });
 
@@ -127,14 +127,14 @@ test('mistakes show as LoomErrors with their caret, in the chain and in the inst
   await page.selectOption('#preset', Object.keys(KERNELS)[0]);
   await page.fill('#chain', ".split('i', 128)\n.splt('i_inner', 4)");
   assert.ok(await page.isVisible('#kernel-error'));
-  const inChain = await page.textContent('#kernel-error') ?? '';
+  const inChain = (await page.textContent('#kernel-error')) ?? '';
   assert.match(inChain, "LoomError: 'splt' is not a transformation", inChain);
   assert.match(inChain, /\.splt\('i_inner', 4\)\n\s*\^\^\^\^/, inChain);
 
   await page.fill('#chain', ".dtypes({ a: 'float32' })");
   assert.not.ok(await page.isVisible('#kernel-error'), 'the error stays after the chain was mended');
   await page.fill('#instructions', 'out[i] = 2*a[i] + @');
-  const inInstructions = await page.textContent('#kernel-error') ?? '';
+  const inInstructions = (await page.textContent('#kernel-error')) ?? '';
   assert.match(inInstructions, /^LoomError: .*'@'/, inInstructions);
   assert.match(inInstructions, /out\[i\] = 2\*a\[i\] \+ @\n\s*\^$/, inInstructions);
 });
@@ -142,7 +142,7 @@ test('mistakes show as LoomErrors with their caret, in the chain and in the inst
 test('without WebGPU the page says so, and the CPU device still computes', async () => {
   const fallback = await openPlayground({ withoutWebGPU: true });
   assert.is(await fallback.getAttribute('#device', 'class'), 'fallback');
-  assert.match(await fallback.textContent('#device') ?? '', 'WebGPU is not available here');
+  assert.match((await fallback.textContent('#device')) ?? '', 'WebGPU is not available here');
   await fallback.selectOption('#preset', Object.keys(KERNELS)[0]);
   await clickAndWait(fallback, '#run-kernel', 'kernel-result', '#kernel-error');
   const { inputs, comparisons }: KernelCheck = await fallback.evaluate('window.playground.kernel');
@@ -151,7 +151,7 @@ test('without WebGPU the page says so, and the CPU device still computes', async
   assert.is(out?.cpu.length, inputs.n);
   assert.is(out?.gpu.length, 0, 'no GPU ran');
   out?.cpu.forEach((value, k) => assert.ok(Math.abs(value - (2 * a[k] + 1)) <= 1e-6, `out[${k}] = ${value}, not 2*${a[k]} + 1`));
-  assert.match(await fallback.textContent('#kernel-result') ?? '', 'on the CPU device (no GPU to compare with)');
+  assert.match((await fallback.textContent('#kernel-result')) ?? '', 'on the CPU device (no GPU to compare with)');
   await fallback.screenshot({ path: path.join(screenshots, 'playground-fallback.png'), fullPage: true });
   await fallback.close();
 });

@@ -25,16 +25,26 @@ test('a chain is a list of calls with their literal arguments', () => {
   const calls = parseChain(`
     .split('i', 128, { outer: "g.0", inner: 'l.0', slabs: [0, 1] })   // comments are blanks
     .dtypes({ a: 'float32', }) .saveReload()`);
-  assert.equal(calls.map(({ verb, args }) => ({ verb, args })), [
-    { verb: 'split', args: ['i', 128, { outer: 'g.0', inner: 'l.0', slabs: [0, 1] }] },
-    { verb: 'dtypes', args: [{ a: 'float32' }] },
-    { verb: 'saveReload', args: [] },
-  ]);
+  assert.equal(
+    calls.map(({ verb, args }) => ({ verb, args })),
+    [
+      { verb: 'split', args: ['i', 128, { outer: 'g.0', inner: 'l.0', slabs: [0, 1] }] },
+      { verb: 'dtypes', args: [{ a: 'float32' }] },
+      { verb: 'saveReload', args: [] },
+    ],
+  );
 });
 
 test('literals: strings with escapes, numbers, true, false, null, nesting', () => {
   assert.equal(parseLiteral(String.raw`['it\'s', "a\tb\n", -1.5e3, 0, true, false, null, { 'quoted key': [[]] }]`), [
-    "it's", 'a\tb\n', -1500, 0, true, false, null, { 'quoted key': [[]] },
+    "it's",
+    'a\tb\n',
+    -1500,
+    0,
+    true,
+    false,
+    null,
+    { 'quoted key': [[]] },
   ]);
   assert.equal(parseLiteral('{}'), {});
 });
@@ -54,38 +64,74 @@ test('the chain gives the kernel the same chain gives in TypeScript', () => {
 
 test('tile, prefetch and prioritize, as the README writes matmul', () => {
   const matmul = (): Builder => kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }' as string, 'c[i, j] = sum(k, a[i, k]*b[k, j])' as string);
-  const chained = applyChain(matmul(), `
+  const chained = applyChain(
+    matmul(),
+    `
     .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
     .split('k', 16)
     .prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' })
-    .prioritize('k_outer,k_inner')`);
-  const written = matmul().tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' }).split('k', 16)
-    .prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' }).prioritize('k_outer,k_inner');
+    .prioritize('k_outer,k_inner')`,
+  );
+  const written = matmul()
+    .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
+    .split('k', 16)
+    .prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' })
+    .prioritize('k_outer,k_inner');
   assert.is(chained.toString(), written.toString());
 });
 
 test('only known verbs: anything else of the builder or of JavaScript is refused', () => {
   for (const verb of ['run', 'code', 'apply', 'args', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-    assert.match(refusal(() => parseChain(`.${verb}()`)), `'${verb}' is not a transformation`);
+    assert.match(
+      refusal(() => parseChain(`.${verb}()`)),
+      `'${verb}' is not a transformation`,
+    );
   }
 });
 
 test('no expression is evaluated: names, calls and operators are not values', () => {
-  assert.match(refusal(() => parseChain(".split(i, 4)")), "'i' is not a value: write strings in quotes");
-  assert.match(refusal(() => parseChain(".split('i', alert(1))")), "'alert' is not a value");
-  assert.match(refusal(() => parseChain(".split('i', 2 + 2)")), "expected ')'");
-  assert.match(refusal(() => parseChain(".split('i', `4`)")), 'expected a value');
-  assert.match(refusal(() => parseChain("kernel.split('i', 4)")), "expected '.'");
+  assert.match(
+    refusal(() => parseChain('.split(i, 4)')),
+    "'i' is not a value: write strings in quotes",
+  );
+  assert.match(
+    refusal(() => parseChain(".split('i', alert(1))")),
+    "'alert' is not a value",
+  );
+  assert.match(
+    refusal(() => parseChain(".split('i', 2 + 2)")),
+    "expected ')'",
+  );
+  assert.match(
+    refusal(() => parseChain(".split('i', `4`)")),
+    'expected a value',
+  );
+  assert.match(
+    refusal(() => parseChain("kernel.split('i', 4)")),
+    "expected '.'",
+  );
 });
 
 test('mistakes are shown with a caret under them', () => {
   const message = refusal(() => parseChain(".split('i', 128)\n.splt('i_inner', 4)"));
   assert.match(message, "'splt' is not a transformation");
   assert.match(message, /\.splt\('i_inner', 4\)\n\s*\^\^\^\^$/);
-  assert.match(refusal(() => parseChain(".split('i', 128, 1, 2)")), '.split() takes at most 3 arguments, got 4');
-  assert.match(refusal(() => parseLiteral("'open")), 'unterminated string');
-  assert.match(refusal(() => parseLiteral(String.raw`'\x41'`)), 'unknown escape');
-  assert.match(refusal(() => parseLiteral('[1, 2] 3')), 'expected the end of the text');
+  assert.match(
+    refusal(() => parseChain(".split('i', 128, 1, 2)")),
+    '.split() takes at most 3 arguments, got 4',
+  );
+  assert.match(
+    refusal(() => parseLiteral("'open")),
+    'unterminated string',
+  );
+  assert.match(
+    refusal(() => parseLiteral(String.raw`'\x41'`)),
+    'unknown escape',
+  );
+  assert.match(
+    refusal(() => parseLiteral('[1, 2] 3')),
+    'expected the end of the text',
+  );
 });
 
 test("a verb's own error points at the verb in the chain", () => {
@@ -95,8 +141,14 @@ test("a verb's own error points at the verb in the chain", () => {
 });
 
 test('text past the limits is refused without a deep recursion', () => {
-  assert.match(refusal(() => parseLiteral('['.repeat(100) + ']'.repeat(100))), 'literals nest at most 16 deep');
-  assert.match(refusal(() => parseChain(' '.repeat(20_001))), 'too long');
+  assert.match(
+    refusal(() => parseLiteral('['.repeat(100) + ']'.repeat(100))),
+    'literals nest at most 16 deep',
+  );
+  assert.match(
+    refusal(() => parseChain(' '.repeat(20_001))),
+    'too long',
+  );
 });
 
 test.run();

@@ -15,7 +15,10 @@ for (const device of testDevices()) {
     await prepared.launch();
     await prepared.launch();
     const twice = (await dout.toHost()) as Float32Array;
-    assert.equal(Array.from(twice), Array.from(expectedOnce, (x) => Math.fround(x + x)));
+    assert.equal(
+      Array.from(twice),
+      Array.from(expectedOnce, (x) => Math.fround(x + x)),
+    );
     prepared.release();
     da.release();
     dout.release();

@@ -6,9 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes, BasicSet, InternalError, LoopKernel, makeKernel, printExpr, stringifyKernel, tagArrayAxes, type Instruction,
-} from '@loom/core';
+import { addDtypes, BasicSet, InternalError, LoopKernel, makeKernel, printExpr, stringifyKernel, tagArrayAxes, type Instruction } from '@loom/core';
 import { call, int, reduce, subscript, variable } from '../packages/core/src/expr/index.ts';
 import { DEFAULT_OPTIONS } from '../packages/core/src/kernel/model.ts';
 import { PREPROCESS_PASSES, preprocess, runPasses, type PreprocessPass } from '../packages/core/src/preprocess/pipeline.ts';
@@ -41,19 +39,22 @@ function internalError(fn: () => unknown): InternalError {
 }
 
 test('the passes run from one named list, in this order', () => {
-  assert.equal(PREPROCESS_PASSES.map((p) => p.name), [
-    'defaultValueTypes',
-    'inferTypes',
-    'resolveUserCalls',
-    'checkTypedKernel',
-    'checkComplexTypes',
-    'lowerComplex',
-    'realizeReductions',
-    'separateArrays',
-    'placeTemporaries',
-    'privatizeIlpTemporaries',
-    'checkDtypes',
-  ]);
+  assert.equal(
+    PREPROCESS_PASSES.map((p) => p.name),
+    [
+      'defaultValueTypes',
+      'inferTypes',
+      'resolveUserCalls',
+      'checkTypedKernel',
+      'checkComplexTypes',
+      'lowerComplex',
+      'realizeReductions',
+      'separateArrays',
+      'placeTemporaries',
+      'privatizeIlpTemporaries',
+      'checkDtypes',
+    ],
+  );
   // what the verifier may rely on from each pass on
   assert.equal(
     PREPROCESS_PASSES.filter((p) => p.establishes).map((p) => `${p.name}: ${p.establishes!.join(',')}`),
@@ -61,16 +62,25 @@ test('the passes run from one named list, in this order', () => {
   );
 });
 
-test('preprocessing types, realizes reductions and places temporaries, keeping the caller\'s arguments', () => {
+test("preprocessing types, realizes reductions and places temporaries, keeping the caller's arguments", () => {
   const knl = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<2 and 0<=k<m }', 'out[j,i] = sum(k, a[j,i,k])');
   const sep = addDtypes(tagArrayAxes(knl, 'a', 'sep,c,c'), { a: 'float32' });
   const { kernel, callerArgs } = runPasses(sep);
   // the caller passes `a` whole (with its sep axis), the device kernel takes its slices
-  assert.equal(callerArgs.map((a) => `${a.name}:${a.dtype}`), ['a:float32', 'm:int32', 'n:int32', 'out:float32']);
-  assert.equal(kernel.args.map((a) => a.name), ['a_s0', 'a_s1', 'm', 'n', 'out']);
+  assert.equal(
+    callerArgs.map((a) => `${a.name}:${a.dtype}`),
+    ['a:float32', 'm:int32', 'n:int32', 'out:float32'],
+  );
+  assert.equal(
+    kernel.args.map((a) => a.name),
+    ['a_s0', 'a_s1', 'm', 'n', 'out'],
+  );
   // the reduction became an accumulator in private memory
   const acc = [...kernel.temporaries.values()];
-  assert.equal(acc.map((t) => `${t.name}:${t.dtype}:${t.addressSpace}`), ['acc_k:float32:private']);
+  assert.equal(
+    acc.map((t) => `${t.name}:${t.dtype}:${t.addressSpace}`),
+    ['acc_k:float32:private'],
+  );
   assert.not.ok(kernel.instructions.some((i) => i.expression && printExpr(i.expression).includes('sum(')));
 });
 
@@ -88,10 +98,28 @@ test('every example and tutorial kernel passes verification after every pass', (
 /** A kernel built field by field, without makeKernel: `out[i] = 2*a[i]`, and a second instruction after it. */
 function handMade(second: Partial<Instruction>): LoopKernel {
   const insn = (fields: Partial<Instruction> & Pick<Instruction, 'id'>): Instruction => ({
-    kind: 'assign', assignees: [], withinInames: ['i'], dependsOn: [], noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false,
+    kind: 'assign',
+    assignees: [],
+    withinInames: ['i'],
+    dependsOn: [],
+    noSyncWith: [],
+    priority: 0,
+    predicates: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
     ...fields,
   });
-  const array = (name: string) => ({ name, kind: 'global' as const, dtype: 'float32' as const, shape: [variable('n')], isInput: name === 'a', isOutput: name === 'out', forAtomic: false });
+  const array = (name: string) => ({
+    name,
+    kind: 'global' as const,
+    dtype: 'float32' as const,
+    shape: [variable('n')],
+    isInput: name === 'a',
+    isOutput: name === 'out',
+    forAtomic: false,
+  });
   return new LoopKernel({
     name: 'hand_made',
     domains: [BasicSet.parse('[n] -> { [i]: 0 <= i < n }')],
@@ -128,10 +156,7 @@ test('the verifier finds what is broken in a kernel made by hand', () => {
   assert.equal(kernelProblems(kept, new Set(['reductionsRealized'])), ["instruction 'insn' still holds a reduction after reductions were realized"]);
   const untyped = makeKernel('{ [i]: 0<=i<n }', '<> t = a[i]\nout[i] = t');
   assert.equal(kernelProblems(untyped), []);
-  assert.equal(kernelProblems(untyped, new Set(['typed', 'temporariesPlaced'])), [
-    "temporary 't' has no dtype after type inference",
-    "temporary 't' was not placed",
-  ]);
+  assert.equal(kernelProblems(untyped, new Set(['typed', 'temporariesPlaced'])), ["temporary 't' has no dtype after type inference", "temporary 't' was not placed"]);
   const parametric = handMade({}).with({ temporaries: new Map([['t', { name: 't', dtype: 'float32', shape: [variable('n')], addressSpace: 'local' }]]) });
   assert.equal(kernelProblems(parametric), ["temporary 't' in local memory has a shape that is not constant: [n]"]);
   const e = internalError(() => verifyKernel(handMade({ dependsOn: ['dubble'] }), new Set(), 'by the test'));
@@ -142,7 +167,10 @@ test('LOOM_DEBUG verifies the kernel before preprocessing: a broken one is an In
   const broken = handMade({ dependsOn: ['dubble'] });
   // without debug mode nothing looks, and the passes go through
   const kernel = withDebug(undefined, () => preprocess(broken));
-  assert.equal(kernel.instructions.map((i) => i.dependsOn), [[], ['dubble']]);
+  assert.equal(
+    kernel.instructions.map((i) => i.dependsOn),
+    [[], ['dubble']],
+  );
   for (const on of ['1', 'yes']) {
     const e = internalError(() => withDebug(on, () => preprocess(broken)));
     assert.match(e.detail, /^kernel 'hand_made' is broken before preprocessing \(by the front end or a transformation\): instruction 'second' depends on 'dubble'/);
@@ -151,10 +179,13 @@ test('LOOM_DEBUG verifies the kernel before preprocessing: a broken one is an In
 });
 
 test('LOOM_DEBUG names the pass that broke the kernel', () => {
-  const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', `
+  const knl = makeKernel(
+    '{ [i,k]: 0<=i<n and 0<=k<m }',
+    `
     <> t = a[i] {id=load}
     out[i] = t + sum(k, b[i,k]) {id=store, dep=load}
-  `);
+  `,
+  );
   const typed = addDtypes(knl, { a: 'float32', b: 'float32' });
   const after = (name: string, broken: PreprocessPass): PreprocessPass[] => {
     const k = PREPROCESS_PASSES.findIndex((p) => p.name === name);
@@ -162,14 +193,23 @@ test('LOOM_DEBUG names the pass that broke the kernel', () => {
   };
   const cases: [PreprocessPass[], RegExp][] = [
     // a pass that drops an instruction others depend on
-    [after('inferTypes', { name: 'dropsTheLoad', run: (k) => k.with({ instructions: k.instructions.filter((i) => i.id !== 'load') }) }),
-      /is broken after preprocessing pass 'dropsTheLoad': .*'store' depends on 'load', which does not exist/],
+    [
+      after('inferTypes', { name: 'dropsTheLoad', run: (k) => k.with({ instructions: k.instructions.filter((i) => i.id !== 'load') }) }),
+      /is broken after preprocessing pass 'dropsTheLoad': .*'store' depends on 'load', which does not exist/,
+    ],
     // a pass that adds a temporary without a dtype once everything is typed
-    [after('realizeReductions', { name: 'addsUntyped', run: (k) => k.with({ temporaries: new Map([...k.temporaries, ['u', { name: 'u', dtype: undefined, shape: [], addressSpace: 'private' }]]) }) }),
-      /is broken after preprocessing pass 'addsUntyped': .*temporary 'u' has no dtype after type inference/],
+    [
+      after('realizeReductions', {
+        name: 'addsUntyped',
+        run: (k) => k.with({ temporaries: new Map([...k.temporaries, ['u', { name: 'u', dtype: undefined, shape: [], addressSpace: 'private' }]]) }),
+      }),
+      /is broken after preprocessing pass 'addsUntyped': .*temporary 'u' has no dtype after type inference/,
+    ],
     // a pass that puts the reduction back
-    [after('placeTemporaries', { name: 'undoesReductions', run: (k) => k.with({ instructions: typed.instructions }) }),
-      /is broken after preprocessing pass 'undoesReductions': .*'store' still holds a reduction/],
+    [
+      after('placeTemporaries', { name: 'undoesReductions', run: (k) => k.with({ instructions: typed.instructions }) }),
+      /is broken after preprocessing pass 'undoesReductions': .*'store' still holds a reduction/,
+    ],
   ];
   for (const [passes, message] of cases) {
     const e = withDebug('1', () => internalError(() => runPasses(typed, passes)));

@@ -14,7 +14,24 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { exprType, makeKernel, parseExpression, printExpr, run, type DType, type Expr, type KernelFunction } from '@loom/core';
-import { arraysAccessed, bitnot, cast, compare, exprEquals, float, ifThenElse, int, logical, neg, not, subscript, variable, binary, type BinaryOp, type CompareOp } from '../packages/core/src/expr/index.ts';
+import {
+  arraysAccessed,
+  bitnot,
+  cast,
+  compare,
+  exprEquals,
+  float,
+  ifThenElse,
+  int,
+  logical,
+  neg,
+  not,
+  subscript,
+  variable,
+  binary,
+  type BinaryOp,
+  type CompareOp,
+} from '../packages/core/src/expr/index.ts';
 import { ClExpressionPrinter } from '../packages/codegen-opencl/src/expressions.ts';
 import { ExpressionPrinter as WgslPrinter, primary } from '../packages/codegen-wgsl/src/expressions.ts';
 import { helperName } from '../packages/codegen-wgsl/src/helpers.ts';
@@ -58,7 +75,10 @@ function arbitraries(world: World): { num: fc.Arbitrary<Expr> } {
     const bool = tie('bool');
     const divisor = tie('divisor');
     const depth = { maxDepth: 4, depthIdentifier: 'tree' };
-    const leaf = fc.oneof(fc.constantFrom(...ARRAYS).map((a) => subscript(a, [i])), fc.constantFrom(...LEAF_VALUES[world]).map(lit));
+    const leaf = fc.oneof(
+      fc.constantFrom(...ARRAYS).map((a) => subscript(a, [i])),
+      fc.constantFrom(...LEAF_VALUES[world]).map(lit),
+    );
     const numbers: fc.Arbitrary<Expr>[] = [
       num.map(neg),
       fc.tuple(fc.constantFrom<BinaryOp>('+', '-', '*'), num, num).map(([op, l, r]) => binary(op, l, r)),
@@ -96,21 +116,29 @@ function arbitraries(world: World): { num: fc.Arbitrary<Expr> } {
 
 // Printing with each target's own expression printer, and reading the text back.
 
-const typeOf = (world: World) => (name: string): DType | undefined => (name === 'i' ? 'int32' : ARRAYS.includes(name) ? world : undefined);
+const typeOf =
+  (world: World) =>
+  (name: string): DType | undefined =>
+    name === 'i' ? 'int32' : ARRAYS.includes(name) ? world : undefined;
 
 const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) => string }[] = [
   { name: 'OpenCL', grammar: openclGrammar, print: (e, world) => new ClExpressionPrinter(typeOf(world)).print(e) },
   {
     name: 'WGSL',
     grammar: wgslGrammar,
-    print: (e, world) => new WgslPrinter({
-      typeOf: typeOf(world),
-      nameOf: (name) => name,
-      loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
-      hardwareId: () => { throw new Error('no hardware ids here'); },
-      helper: helperName,
-      userFunction: () => { throw new Error('no user functions here'); },
-    }).print(e).text,
+    print: (e, world) =>
+      new WgslPrinter({
+        typeOf: typeOf(world),
+        nameOf: (name) => name,
+        loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
+        hardwareId: () => {
+          throw new Error('no hardware ids here');
+        },
+        helper: helperName,
+        userFunction: () => {
+          throw new Error('no user functions here');
+        },
+      }).print(e).text,
   },
   {
     name: 'JavaScript',
@@ -125,24 +153,34 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
 /** The printers' conversions and helper spellings, read back as the operations they stand for. */
 const IDENTITIES = new Set(['Math.fround', 'f32', 'i32']);
 /** Conversions that saturate (OpenCL's convert_int_sat_rtz, WGSL's to_i32_f32) and WGSL's bitwise truth test. */
-const CONVERSIONS = /^(loom_convert_\w+|convert_\w+_sat_rtz|to_[iu]32_f32|truthy_\w+|loom\.saturate)$/
+const CONVERSIONS = /^(loom_convert_\w+|convert_\w+_sat_rtz|to_[iu]32_f32|truthy_\w+|loom\.saturate)$/;
 const CALLED_OPERATORS: [RegExp, BinaryOp][] = [
-  [/floor_div/, '//'], [/(^|_)div_/, '/'], [/(^|[._])mod|remainder/, '%'], [/pow/, '**'], [/^Math\.imul$/, '*'],
-  [/(^|[._])shl/, '<<'], [/(^|[._])shr/, '>>'],
+  [/floor_div/, '//'],
+  [/(^|_)div_/, '/'],
+  [/(^|[._])mod|remainder/, '%'],
+  [/pow/, '**'],
+  [/^Math\.imul$/, '*'],
+  [/(^|[._])shl/, '<<'],
+  [/(^|[._])shr/, '>>'],
 ];
 
 function toExpr(n: Node): Expr {
   switch (n.kind) {
-    case 'num': return float(Number(n.text.replace(/[a-zA-Z]+$/, '')));
-    case 'name': return variable(n.text);
-    case 'index': return subscript((n.base as { text: string }).text, [toExpr(n.index)]);
-    case 'cast': return toExpr(n.operand);
+    case 'num':
+      return float(Number(n.text.replace(/[a-zA-Z]+$/, '')));
+    case 'name':
+      return variable(n.text);
+    case 'index':
+      return subscript((n.base as { text: string }).text, [toExpr(n.index)]);
+    case 'cast':
+      return toExpr(n.operand);
     case 'prefix':
       if (n.op === '-') return neg(toExpr(n.operand));
       if (n.op === '!') return not(toExpr(n.operand));
       if (n.op === '~') return bitnot(toExpr(n.operand));
       throw new Error(`unexpected prefix '${n.op}'`);
-    case 'ternary': return ifThenElse(toExpr(n.condition), toExpr(n.then), toExpr(n.otherwise));
+    case 'ternary':
+      return ifThenElse(toExpr(n.condition), toExpr(n.then), toExpr(n.otherwise));
     case 'call': {
       const args = n.args.map(toExpr);
       if (IDENTITIES.has(n.fn) && args.length === 1) return args[0];
@@ -178,32 +216,39 @@ function toExpr(n: Node): Expr {
  */
 function canonical(e: Expr): Expr {
   switch (e.kind) {
-    case 'int': return float(e.value);
-    case 'cast': return canonical(e.operand);
+    case 'int':
+      return float(e.value);
+    case 'cast':
+      return canonical(e.operand);
     case 'neg': {
       const x = canonical(e.operand);
       return x.kind === 'float' ? float(x.value === 0 ? 0 : -x.value) : neg(x);
     }
-    case 'bitnot': return bitnot(canonical(e.operand));
+    case 'bitnot':
+      return bitnot(canonical(e.operand));
     case 'binary': {
       // `x | 0` is how JavaScript wraps into int32: the same value as `x` (for int32 `x`)
       const [l, r] = [canonical(e.left), canonical(e.right)];
       return e.op === '|' && r.kind === 'float' && r.value === 0 ? l : binary(e.op, l, r);
     }
-    case 'compare': return compare(e.op, canonical(e.left), canonical(e.right));
-    case 'logical': return leftLeaning(e.op, canonical(e.left), canonical(e.right));
+    case 'compare':
+      return compare(e.op, canonical(e.left), canonical(e.right));
+    case 'logical':
+      return leftLeaning(e.op, canonical(e.left), canonical(e.right));
     case 'not': {
       // !(x != x) is x == x, which WGSL prints as !is_nan(x)
       const x = canonical(e.operand);
       return x.kind === 'compare' && x.op === '!=' && exprEquals(x.left, x.right) ? compare('==', x.left, x.right) : not(x);
     }
-    case 'subscript': return subscript(e.array, e.indices.map(canonical));
+    case 'subscript':
+      return subscript(e.array, e.indices.map(canonical));
     case 'if': {
       const [c, t, f] = [canonical(e.condition), canonical(e.then), canonical(e.otherwise)];
       const isNumber = (x: Expr, v: number) => x.kind === 'float' && x.value === v;
       return isNumber(t, 1) && isNumber(f, 0) ? c : ifThenElse(c, t, f);
     }
-    default: return e;
+    default:
+      return e;
   }
 }
 
@@ -265,26 +310,43 @@ function evaluate(e: Expr, data: Record<string, number[]>, k: number, world: Wor
     return v === 0 ? 0 : v; // -0 and 0 are not told apart here
   };
   switch (e.kind) {
-    case 'int': case 'float': return e.value;
-    case 'subscript': return data[e.array][k];
-    case 'neg': return exact(-num(e.operand));
-    case 'bitnot': return ~num(e.operand);
+    case 'int':
+    case 'float':
+      return e.value;
+    case 'subscript':
+      return data[e.array][k];
+    case 'neg':
+      return exact(-num(e.operand));
+    case 'bitnot':
+      return ~num(e.operand);
     case 'binary': {
       const [a, b] = [num(e.left), num(e.right)];
       switch (e.op) {
-        case '+': return exact(a + b);
-        case '-': return exact(a - b);
-        case '*': return exact(a * b);
-        case '/': return exact(a / b);
-        case '//': return exact(Math.floor(a / b));
-        case '%': return exact(a - b * Math.floor(a / b));
+        case '+':
+          return exact(a + b);
+        case '-':
+          return exact(a - b);
+        case '*':
+          return exact(a * b);
+        case '/':
+          return exact(a / b);
+        case '//':
+          return exact(Math.floor(a / b));
+        case '%':
+          return exact(a - b * Math.floor(a / b));
         // on int32 values (the only world that draws them): JavaScript's bit operators are int32's
-        case '&': return a & b;
-        case '|': return a | b;
-        case '^': return a ^ b;
-        case '<<': return b >= 0 && b < 32 ? a << b : 0;
-        case '>>': return a >> (b >= 0 && b < 32 ? b : 31);
-        default: throw new Error(`no ${e.op} here`);
+        case '&':
+          return a & b;
+        case '|':
+          return a | b;
+        case '^':
+          return a ^ b;
+        case '<<':
+          return b >= 0 && b < 32 ? a << b : 0;
+        case '>>':
+          return a >> (b >= 0 && b < 32 ? b : 31);
+        default:
+          throw new Error(`no ${e.op} here`);
       }
     }
     case 'cast': {
@@ -300,9 +362,12 @@ function evaluate(e: Expr, data: Record<string, number[]>, k: number, world: Wor
       const [a, b] = [evaluate(e.left, data, k, world), evaluate(e.right, data, k, world)];
       return e.op === 'and' ? a && b : a || b;
     }
-    case 'not': return !evaluate(e.operand, data, k, world);
-    case 'if': return evaluate(e.condition, data, k, world) ? num(e.then) : num(e.otherwise);
-    default: throw new Error(`no ${e.kind} here`);
+    case 'not':
+      return !evaluate(e.operand, data, k, world);
+    case 'if':
+      return evaluate(e.condition, data, k, world) ? num(e.then) : num(e.otherwise);
+    default:
+      throw new Error(`no ${e.kind} here`);
   }
 }
 
@@ -315,15 +380,18 @@ for (const world of ['int32', 'float32'] as const) {
   const data = Object.fromEntries(ARRAYS.map((a, s) => [a, Array.from({ length: N }, (_, k) => values[(k * (s + 3) + s) % values.length])]));
   // a fixed sample of the trees whose values are exact on all elements
   // (a tree of literals alone would be a weak-typed constant: float64, or int64, not `world`)
-  const cases = fc.sample(arbitraries(world).num, { seed: 7, numRuns: 400 }).flatMap((e) => {
-    if (exprType(e, typeOf(world)).dtype !== world) return [];
-    try {
-      return [{ e, expected: data.a.map((_, k) => Number(evaluate(e, data, k, world))) }];
-    } catch (err) {
-      if (err instanceof Inexact) return [];
-      throw err;
-    }
-  }).slice(0, PER_KERNEL * KERNELS);
+  const cases = fc
+    .sample(arbitraries(world).num, { seed: 7, numRuns: 400 })
+    .flatMap((e) => {
+      if (exprType(e, typeOf(world)).dtype !== world) return [];
+      try {
+        return [{ e, expected: data.a.map((_, k) => Number(evaluate(e, data, k, world))) }];
+      } catch (err) {
+        if (err instanceof Inexact) return [];
+        throw err;
+      }
+    })
+    .slice(0, PER_KERNEL * KERNELS);
 
   for (const device of testDevices()) {
     test(`${device.name}: sampled ${world} trees compute plain JavaScript's values`, async () => {
@@ -331,7 +399,10 @@ for (const world of ['int32', 'float32'] as const) {
       const arrays = Object.fromEntries(ARRAYS.map((a) => [a, world === 'int32' ? Int32Array.from(data[a]) : Float32Array.from(data[a])]));
       for (let start = 0; start < cases.length; start += PER_KERNEL) {
         const batch = cases.slice(start, start + PER_KERNEL);
-        const knl = makeKernel('{ [i]: 0<=i<n }', batch.map(({ e }, k) => `out${k}[i] = ${printExpr(e)}`));
+        const knl = makeKernel(
+          '{ [i]: 0<=i<n }',
+          batch.map(({ e }, k) => `out${k}[i] = ${printExpr(e)}`),
+        );
         const used = new Set(batch.flatMap(({ e }) => [...arraysAccessed(e).keys()]));
         const outputs = await run(knl, device, { ...Object.fromEntries(Object.entries(arrays).filter(([a]) => used.has(a))), n: N });
         batch.forEach(({ e, expected }, k) => {

@@ -29,7 +29,10 @@ interface Block {
 
 const READMES = [
   'README.md',
-  ...readdirSync(path.join(root, 'packages')).map((p) => `packages/${p}/README.md`).filter((f) => existsSync(path.join(root, f))).sort(),
+  ...readdirSync(path.join(root, 'packages'))
+    .map((p) => `packages/${p}/README.md`)
+    .filter((f) => existsSync(path.join(root, f)))
+    .sort(),
 ];
 
 function readmeBlocks(readme: string): Block[] {
@@ -80,11 +83,14 @@ test('every package has a README with a runnable example', () => {
   for (const name of readdirSync(path.join(root, 'packages'))) {
     const readme = `packages/${name}/README.md`;
     assert.ok(existsSync(path.join(root, readme)), `${readme} is missing`);
-    assert.ok(blocks.some((b) => b.readme === readme && !b.typecheckOnly), `${readme} has no runnable ts block`);
+    assert.ok(
+      blocks.some((b) => b.readme === readme && !b.typecheckOnly),
+      `${readme} has no runnable ts block`,
+    );
   }
 });
 
-test("every block type-checks (and each @ts-expect-error meets its error)", () => {
+test('every block type-checks (and each @ts-expect-error meets its error)', () => {
   const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', directory], { cwd: root, encoding: 'utf8' });
   let report = `${result.stdout}${result.stderr}`;
   for (const block of blocks) report = report.replaceAll(`${path.relative(root, fileOf(block))}`, `${where(block)} (its block)`);
@@ -93,7 +99,7 @@ test("every block type-checks (and each @ts-expect-error meets its error)", () =
 
 for (const block of blocks.filter((b) => !b.typecheckOnly)) {
   test(`the block at ${where(block)} runs and prints what it says`, () => {
-    const env = { ...process.env, FORCE_COLOR: '0' };   // printed as to a file, without colours
+    const env = { ...process.env, FORCE_COLOR: '0' }; // printed as to a file, without colours
     const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
     assert.is(result.status, 0, `exited with ${result.status}:\n${result.stderr.slice(-3000)}`);
     let from = 0;

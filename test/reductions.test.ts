@@ -6,8 +6,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, addPrefetch, expr, fixParameters, globalArg, LoomError, makeKernel, makeReductionInamesUnique, parseExpression, printExpr,
-  realizeReduction, reductionArgToSubstRule, registerReduction, run, splitIname, splitReductionOutward, tagInames, type Device, type DType,
+  addDtypes,
+  addPrefetch,
+  expr,
+  fixParameters,
+  globalArg,
+  LoomError,
+  makeKernel,
+  makeReductionInamesUnique,
+  parseExpression,
+  printExpr,
+  realizeReduction,
+  reductionArgToSubstRule,
+  registerReduction,
+  run,
+  splitIname,
+  splitReductionOutward,
+  tagInames,
+  type Device,
+  type DType,
 } from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { preprocess } from '../packages/core/src/preprocess/pipeline.ts';
@@ -66,13 +83,22 @@ for (const device of testDevices()) {
     knl = tagInames(knl, { i: 'l.1', j: 'l.0', k: 'g.0' });
     const a = randomFloat32(180, 2);
     const { out } = await run(knl, device, { a });
-    assertClose(out as Float32Array, [0, 1, 2].map((k) => a.subarray(60 * k, 60 * k + 60).reduce((s, x) => s + x, 0)), 'out', 1e-5, 1e-5);
+    assertClose(
+      out as Float32Array,
+      [0, 1, 2].map((k) => a.subarray(60 * k, 60 * k + 60).reduce((s, x) => s + x, 0)),
+      'out',
+      1e-5,
+      1e-5,
+    );
   });
 
   test(`${on}: nested reductions over two local axes, and a local one inside a sequential one`, async () => {
     const a = randomFloat32(60, 3);
     const total = a.reduce((s, x) => s + x, 0);
-    const nested = tagInames(makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.1', j: 'l.0' });
+    const nested = tagInames(makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [globalArg('a', { dtype: 'float32' }), '...']), {
+      i: 'l.1',
+      j: 'l.0',
+    });
     assertClose((await run(nested, device, { a })).out as Float32Array, [total], 'both local', 1e-5, 1e-5);
     const mixed = tagInames(makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [globalArg('a', { dtype: 'float32' }), '...']), { j: 'l.0' });
     assertClose((await run(mixed, device, { a })).out as Float32Array, [total], 'outer sequential', 1e-5, 1e-5);
@@ -80,7 +106,11 @@ for (const device of testDevices()) {
 
   test(`${on}: a matrix-vector product reducing across work-items over a prefetched vector`, async () => {
     const [n, m] = [40, 100];
-    let knl = makeKernel('{[i, j]: 0 <= i < n and 0 <= j < m}', 'y[i] = sum(j, A[i, j]*x[j])', [globalArg('A', { dtype: 'float32', shape: ['n', 'm'] }), globalArg('x', { dtype: 'float32', shape: ['m'] }), '...']);
+    let knl = makeKernel('{[i, j]: 0 <= i < n and 0 <= j < m}', 'y[i] = sum(j, A[i, j]*x[j])', [
+      globalArg('A', { dtype: 'float32', shape: ['n', 'm'] }),
+      globalArg('x', { dtype: 'float32', shape: ['m'] }),
+      '...',
+    ]);
     knl = splitIname(tagInames(knl, { i: 'g.0' }), 'j', 32, { innerTag: 'l.0' });
     knl = addPrefetch(knl, 'x', ['j_inner'], { fetchOuterInames: ['i', 'j_outer'], temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
     const A = randomFloat32(n * m, 4);
@@ -102,7 +132,13 @@ for (const device of testDevices()) {
     knl = tagInames(fixParameters(knl, { n }), { j: 'l.0', j2: 'l.0' });
     const a = Float32Array.from({ length: n }, (_, k) => k + 1);
     const { out } = await run(knl, device, { a });
-    assertClose(out as Float32Array, Array.from(a, (v) => v / ((n * (n + 1)) / 2)), 'out', 1e-6, 0);
+    assertClose(
+      out as Float32Array,
+      Array.from(a, (v) => v / ((n * (n + 1)) / 2)),
+      'out',
+      1e-6,
+      0,
+    );
   });
 
   test(`${on}: a triangle of work-items: those outside the domain add the neutral element`, async () => {
@@ -110,7 +146,10 @@ for (const device of testDevices()) {
     knl = tagInames(knl, { j: 'l.0' });
     const a = randomFloat32(20, 6);
     const { out } = await run(knl, device, { a });
-    assert.equal(Array.from(out as Float32Array), Array.from({ length: 20 }, (_, i) => Math.max(...a.subarray(0, i + 1))));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: 20 }, (_, i) => Math.max(...a.subarray(0, i + 1))),
+    );
   });
 
   test(`${on}: argmax and argmin, sequential and across work-items, with ties, NaN and -inf`, async () => {
@@ -130,22 +169,36 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: any and all across work-items (truth values in local memory)`, async () => {
-    const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<10}', ['out1 = any(i, x[i] > 2)', 'out2 = all(j, x[j] >= 0)'], [globalArg('x', { dtype: 'int32' }), '...']), { i: 'l.0', j: 'l.0' });
-    for (const x of [[0, 1, 2, 3, 0, 0, 0, 0, 0, 0], [0, 1, 2, -1, 0, 0, 0, 0, 0, 0]]) {
+    const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<10}', ['out1 = any(i, x[i] > 2)', 'out2 = all(j, x[j] >= 0)'], [globalArg('x', { dtype: 'int32' }), '...']), {
+      i: 'l.0',
+      j: 'l.0',
+    });
+    for (const x of [
+      [0, 1, 2, 3, 0, 0, 0, 0, 0, 0],
+      [0, 1, 2, -1, 0, 0, 0, 0, 0, 0],
+    ]) {
       const r = await run(knl, device, { x: Int32Array.from(x) });
       assert.equal([(r.out1 as Uint8Array)[0], (r.out2 as Uint8Array)[0]], [x.some((v) => v > 2) ? 1 : 0, x.every((v) => v >= 0) ? 1 : 0]);
     }
   });
 
   test(`${on}: a multiple assignment into temporaries, read afterwards`, async () => {
-    const knl = makeKernel('{[i, k]: 0<=i<n and 0<=k<2}', ['<> best, <> at = argmax(i, a[i], i)', 'out[k] = if(k == 0, best, at)'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']);
+    const knl = makeKernel(
+      '{[i, k]: 0<=i<n and 0<=k<2}',
+      ['<> best, <> at = argmax(i, a[i], i)', 'out[k] = if(k == 0, best, at)'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
+    );
     const a = Float32Array.from([2, 9, -4, 9, 1]);
     const { out } = await run(knl, device, { a, n: a.length });
     assert.equal(Array.from(out as Float32Array), [9, 1]);
   });
 
   test(`${on}: a reduction over an empty domain yields the neutral element`, async () => {
-    const knl = makeKernel(['{[i]: 0<=i<3}', '[i, m] -> {[j]: 0<=j<m}'], ['s[i] = sum(j, a[j])', 'p[i] = product(j, a[j])', 'hi[i] = max(j, a[j])', 'v[i], k[i] = argmax(j, a[j], j)'], [globalArg('a', { dtype: 'float32', shape: [4] }), '...']);
+    const knl = makeKernel(
+      ['{[i]: 0<=i<3}', '[i, m] -> {[j]: 0<=j<m}'],
+      ['s[i] = sum(j, a[j])', 'p[i] = product(j, a[j])', 'hi[i] = max(j, a[j])', 'v[i], k[i] = argmax(j, a[j], j)'],
+      [globalArg('a', { dtype: 'float32', shape: [4] }), '...'],
+    );
     const r = await run(knl, device, { a: new Float32Array(4), m: 0 });
     assert.equal([...(r.s as Float32Array), ...(r.p as Float32Array), ...(r.hi as Float32Array)], [0, 0, 0, 1, 1, 1, -Infinity, -Infinity, -Infinity]);
     // argmax's neutral pair: the lowest value and the largest index (every real index beats it on a tie)
@@ -156,9 +209,16 @@ for (const device of testDevices()) {
     const n = 16;
     const arr = Float32Array.from({ length: n }, (_, i) => (i % 3) + 1);
     const segflag = Int32Array.from({ length: n }, (_, i) => (i % 5 === 0 ? 1 : 0));
-    for (const [op, combine, start] of [['sum', (x: number, y: number) => x + y, 0], ['product', (x: number, y: number) => x * y, 1]] as [string, (x: number, y: number) => number, number][]) {
+    for (const [op, combine, start] of [
+      ['sum', (x: number, y: number) => x + y, 0],
+      ['product', (x: number, y: number) => x * y, 1],
+    ] as [string, (x: number, y: number) => number, number][]) {
       for (const tags of [{}, { i: 'l.0' }]) {
-        const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<=i}', `out[i], <>flag = reduce(segmented(${op}), j, arr[j], segflag[j])`, [globalArg('arr', { dtype: 'float32', shape: ['n'] }), globalArg('segflag', { dtype: 'int32', shape: ['n'] }), '...']);
+        const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<=i}', `out[i], <>flag = reduce(segmented(${op}), j, arr[j], segflag[j])`, [
+          globalArg('arr', { dtype: 'float32', shape: ['n'] }),
+          globalArg('segflag', { dtype: 'int32', shape: ['n'] }),
+          '...',
+        ]);
         const { out } = await run(tagInames(fixParameters(knl, { n }), tags), device, { arr, segflag });
         const expected: number[] = [];
         let acc = start;
@@ -172,7 +232,14 @@ for (const device of testDevices()) {
     registerOnce();
     const a = Float32Array.from([3, -7, 2, 7, -1, 0.5]);
     for (const tags of [{}, { i: 'l.0' }]) {
-      const knl = tagInames(makeKernel('{[i]: 0<=i<n}', ['m = absmax_signed(i, a[i])', 'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), tags);
+      const knl = tagInames(
+        makeKernel(
+          '{[i]: 0<=i<n}',
+          ['m = absmax_signed(i, a[i])', 'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])'],
+          [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
+        ),
+        tags,
+      );
       const r = await run(fixParameters(knl, { n: a.length }), device, { a });
       assert.equal([(r.m as Float32Array)[0], (r.c as Int32Array)[0], (r.t as Float32Array)[0]], [7, 4, 4.5], JSON.stringify(tags));
     }
@@ -214,20 +281,35 @@ test('the builder verbs give the kernels the functions give, and run typed', asy
 
 test('a reduction over a group iname is refused, naming the alternatives', () => {
   const knl = tagInames(makeKernel('{[i]: 0<=i<n}', 'out = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), { i: 'g.0' });
-  assert.throws(() => preprocess(knl), (e: unknown) =>
-    e instanceof LoomError && /work-groups cannot combine/.test(e.message) && /splitIname/.test(e.message) && /gbarrier/.test(e.message) && /atomic/.test(e.message));
+  assert.throws(
+    () => preprocess(knl),
+    (e: unknown) =>
+      e instanceof LoomError && /work-groups cannot combine/.test(e.message) && /splitIname/.test(e.message) && /gbarrier/.test(e.message) && /atomic/.test(e.message),
+  );
 });
 
 test('a reduction over a local iname inside one of the same axis is refused', () => {
   const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out[j] = sum(i, a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
-  assert.throws(() => preprocess(knl), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
+  assert.throws(
+    () => preprocess(knl),
+    (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message),
+  );
   const two = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out = sum((i, j), a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
-  assert.throws(() => preprocess(two), (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message));
+  assert.throws(
+    () => preprocess(two),
+    (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message),
+  );
 });
 
 test('an order-keeping reduction is refused across work-items', () => {
-  const knl = tagInames(makeKernel('{[i]: 0<=i<8}', 'out, <>f = reduce(segmented(sum), i, a[i], g[i])', [globalArg('a', { dtype: 'float32' }), globalArg('g', { dtype: 'int32' }), '...']), { i: 'l.0' });
-  assert.throws(() => preprocess(knl), (e: unknown) => e instanceof LoomError && /depends on the order/.test(e.message));
+  const knl = tagInames(
+    makeKernel('{[i]: 0<=i<8}', 'out, <>f = reduce(segmented(sum), i, a[i], g[i])', [globalArg('a', { dtype: 'float32' }), globalArg('g', { dtype: 'int32' }), '...']),
+    { i: 'l.0' },
+  );
+  assert.throws(
+    () => preprocess(knl),
+    (e: unknown) => e instanceof LoomError && /depends on the order/.test(e.message),
+  );
 });
 
 test('reduce(), simul_reduce() and the iname lists read back as they were written', () => {
@@ -248,7 +330,7 @@ test('reduce(), simul_reduce() and the iname lists read back as they were writte
 
 test('reductions written wrong are LoomErrors with a caret', () => {
   const cases: [string | string[], RegExp][] = [
-    ['out = reduce(nope, i, a[i])', /unknown reduction 'nope'[^]*\^/],
+    ['out = reduce(nope, i, a[i])', /unknown reduction 'nope'[\s\S]*\^/],
     ['out = reduce(sum, i)', /reduce\(\) takes an operation, its inames and the values/],
     ['out = argmax(i, a[i])', /argmax\(\) takes an iname \(or a tuple of inames\) and 2 expressions/],
     ['out = 2*argmax(i, a[i], i)', /argmax\(\) yields 2 results, so it must be the whole right-hand side/],
@@ -258,7 +340,11 @@ test('reductions written wrong are LoomErrors with a caret', () => {
     ['v, 2 = argmax(i, a[i], i)', /the left-hand side must be a variable or an array element/],
   ];
   for (const [text, pattern] of cases) {
-    assert.throws(() => makeKernel('{[i]: 0<=i<n}', text), (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(text));
+    assert.throws(
+      () => makeKernel('{[i]: 0<=i<n}', text),
+      (e: unknown) => e instanceof LoomError && pattern.test(e.message),
+      String(text),
+    );
   }
 });
 

@@ -4,7 +4,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, duplicateInames, fixParameters, globalArg, KernelCheckError, LoomError, makeKernel, precompute, run, setTemporaryAddressSpace, setWarningHandler, splitIname } from '@loom/core';
+import {
+  addPrefetch,
+  duplicateInames,
+  fixParameters,
+  globalArg,
+  KernelCheckError,
+  LoomError,
+  makeKernel,
+  precompute,
+  run,
+  setTemporaryAddressSpace,
+  setWarningHandler,
+  splitIname,
+} from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from './support/devices.ts';
 
@@ -16,10 +29,16 @@ test('duplicateInames refuses to part an instruction from the loop its other loo
   // before: the copy i_0 ran the instruction while j stayed bounded by the old i, and
   // out[i, j] was written above the diagonal (seed 1033267503: expected 0, got 2)
   const nested = triangle(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }']);
-  assert.throws(() => duplicateInames(nested, 'i'), (e: unknown) => e instanceof LoomError && /bounds of 'j'.*depend on 'i'/.test((e as Error).message));
+  assert.throws(
+    () => duplicateInames(nested, 'i'),
+    (e: unknown) => e instanceof LoomError && /bounds of 'j'.*depend on 'i'/.test((e as Error).message),
+  );
   // the same through a reduction iname: out[i] = sum(k, b[i, k]) over k <= i (seed 909237950)
   const reduction = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], 'out[i] = sum(k, b[i, k])', undefined, { assumptions: 'n >= 1' });
-  assert.throws(() => duplicateInames(reduction, 'i'), (e: unknown) => e instanceof LoomError && /bounds of 'k'/.test((e as Error).message));
+  assert.throws(
+    () => duplicateInames(reduction, 'i'),
+    (e: unknown) => e instanceof LoomError && /bounds of 'k'/.test((e as Error).message),
+  );
 });
 
 test('duplicateInames of i and j together keeps j <= i between the copies', async () => {
@@ -56,8 +75,9 @@ for (const device of testDevices()) {
   test(`${device.name}: a scalar temporary set to 'global' is a one-element buffer of the call`, async () => {
     // before: the scalar was a buffer parameter but was printed as a value (s = acc), so
     // OpenCL did not build it and WGSL did not compile it (seed 1844074029)
-    let knl = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], '<> s = sum(k, b[i, k] * k)\nout[i] = s',
-      [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    let knl = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], '<> s = sum(k, b[i, k] * k)\nout[i] = s', [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'], {
+      assumptions: 'n >= 1',
+    });
     knl = setTemporaryAddressSpace(knl, 's', 'global');
     const b = new Int32Array(16).map((_, x) => x);
     assert.equal(Array.from((await run(knl, device, { b, n: 4 })).out as Int32Array), [0, 5, 29, 86]);
@@ -65,8 +85,12 @@ for (const device of testDevices()) {
 
   test(`${device.name}: a prefetch tile set to 'global' is read through its buffer`, async () => {
     // before: the zero-dimensional tile c_fetch was assigned as a pointer (seed 2386082384)
-    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, c[0] * b[i, k])',
-      [globalArg('c', { shape: [1], dtype: 'int32' }), globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    let knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      'out[i] = sum(k, c[0] * b[i, k])',
+      [globalArg('c', { shape: [1], dtype: 'int32' }), globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...'],
+      { assumptions: 'n >= 1 and m >= 1' },
+    );
     knl = setTemporaryAddressSpace(addPrefetch(knl, 'c', []), 'c_fetch', 'global');
     const { out } = await run(knl, device, { c: new Int32Array([3]), b: new Int32Array([1, 2, 3, 4, 5, 6]), n: 2, m: 3 });
     assert.equal(Array.from(out as Int32Array), [18, 45]);
@@ -78,8 +102,12 @@ for (const device of testDevices()) {
     // before: OpenCL printed a + b and a * b as C's signed arithmetic, whose overflow is
     // undefined: clang folded 2 + a <= 0 into a <= -2 and (a * 7) / a into 7 (seeds 3257520233,
     // 576341871; expected -1, got -2147483647)
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(2 + a[i] <= 0, 1, 0) + 10 * ((a[i] * 7) / a[i]) + 100 * (-a[i] < 0)',
-      [globalArg('a', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1' });
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = if(2 + a[i] <= 0, 1, 0) + 10 * ((a[i] * 7) / a[i]) + 100 * (-a[i] < 0)',
+      [globalArg('a', { shape: ['n'], dtype: 'int32' }), '...'],
+      { assumptions: 'n >= 1' },
+    );
     const { out } = await run(knl, device, { a: new Int32Array([2147483647, -2147483648, 5]), n: 3 });
     // INT_MAX + 2 wraps negative, INT_MAX * 7 wraps to INT_MAX - 6; INT_MIN * 7 wraps to INT_MIN, -INT_MIN is INT_MIN
     assert.equal(Array.from(out as Int32Array), [1 + 0 + 100, 1 + 10 + 100, 0 + 70 + 100]);
@@ -104,7 +132,8 @@ for (const device of testDevices()) {
   test(`${device.name}: min and max accumulated in a loop, with negated operands`, async () => {
     // before: NVIDIA's OpenCL unroller gave max over k of -k = 4 (not 0) and lost the first
     // -b[i, k] (seeds 2580333598, 29300880, 3594277482); such loops are now kept rolled
-    const n = 6, m = 9;
+    const n = 6,
+      m = 9;
     const b = Int32Array.from({ length: n * m }, (_, q) => ((q * 7919) % 11) - 5);
     const row = (i: number) => Array.from(b.subarray(i * m, i * m + m));
     const ks = Array.from({ length: m }, (_, k) => k);
@@ -114,10 +143,18 @@ for (const device of testDevices()) {
       ['out[i] = min(k, -b[i, k]) + min(k, k - 3)', (i) => Math.min(...row(i).map((x) => -x)) - 3],
     ];
     for (const [insn, expected] of cases) {
-      const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', insn,
-        [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+      const knl = makeKernel(
+        '{ [i,k]: 0<=i<n and 0<=k<m }',
+        insn,
+        [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'],
+        { assumptions: 'n >= 1 and m >= 1' },
+      );
       const { out } = await run(knl, device, { b, n, m });
-      assert.equal(Array.from(out as Int32Array), Array.from({ length: n }, (_, i) => expected(i)), insn);
+      assert.equal(
+        Array.from(out as Int32Array),
+        Array.from({ length: n }, (_, i) => expected(i)),
+        insn,
+      );
     }
   });
 }
@@ -132,8 +169,10 @@ test('addPrefetch refuses a footprint whose base is in an iname one of its reade
   // before: b's box started at i_outer + x (from f's store, inside x, then named f_dim_0),
   // and the instruction outside x read b_fetch[i_inner - x]: WGSL "unresolved value
   // 'f_dim_0'", and the CPU device and OpenCL read a stale loop counter (seed 4127166720)
-  assert.throws(() => addPrefetch(precomputedRule(), 'b', ['i_inner']),
-    (e: unknown) => e instanceof LoomError && /depends on 'x', which instruction 'insn' is not inside/.test((e as Error).message));
+  assert.throws(
+    () => addPrefetch(precomputedRule(), 'b', ['i_inner']),
+    (e: unknown) => e instanceof LoomError && /depends on 'x', which instruction 'insn' is not inside/.test((e as Error).message),
+  );
 });
 
 for (const device of testDevices()) {
@@ -149,15 +188,20 @@ test('duplicateInames within one instruction refuses to part a temporary from it
   // t (seed 2343664393: 5 of 12 elements wrong on every device, silently)
   const knl = makeKernel('{ [i]: 0<=i<n }', '<> t = 2 * a[i] {id=w}\nout[i] = t + 1 {id=r}', undefined, { assumptions: 'n >= 1' });
   for (const within of ['id:w', 'id:r']) {
-    assert.throws(() => duplicateInames(knl, 'i', { within }),
-      (e: unknown) => e instanceof LoomError && /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message));
+    assert.throws(
+      () => duplicateInames(knl, 'i', { within }),
+      (e: unknown) => e instanceof LoomError && /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message),
+    );
   }
 });
 
 for (const device of testDevices()) {
   test(`${device.name}: duplicateInames within one instruction may part a temporary indexed by the iname`, async () => {
-    const knl = duplicateInames(makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}',
-      [globalArg('a', { shape: [4], dtype: 'float32' }), '...']), 'i', { within: 'id:w' });
+    const knl = duplicateInames(
+      makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}', [globalArg('a', { shape: [4], dtype: 'float32' }), '...']),
+      'i',
+      { within: 'id:w' },
+    );
     const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3, 4]) });
     assert.equal(Array.from(out as Float32Array), [3, 5, 7, 9]);
   });
@@ -167,8 +211,12 @@ for (const device of testDevices()) {
   test(`${device.name}: a substitution rule called in an if-block's condition is expanded`, async () => {
     // before: the condition kept the call f(i), and every target refused it ("the JavaScript
     // target does not know the function 'f'"; the feature class rulePredicates)
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := a[x] * 2\nif f(i) > 3\n  out[i] = 1\nelse\n  out[i] = f(i)\nend',
-      [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'f(x) := a[x] * 2\nif f(i) > 3\n  out[i] = 1\nelse\n  out[i] = f(i)\nend',
+      [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'],
+      { assumptions: 'n >= 1' },
+    );
     const { out } = await run(knl, device, { a: new Float32Array([1, 2, 3]), n: 3 });
     assert.equal(Array.from(out as Float32Array), [2, 1, 1]);
   });
@@ -176,14 +224,18 @@ for (const device of testDevices()) {
   test(`${device.name}: a reduction in an if-block's condition is accumulated before the condition is tested`, async () => {
     // before: "internal: a reduction survived realization" (only the expression's
     // reductions became loops, not the conditions')
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'if sum(k, b[i, k]) > 0\n  out[i] = sum(k, b[i, k] * b[i, k])\nelse\n  out[i] = 2\nend',
-      [globalArg('b', { shape: ['n', 'm'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    const knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      'if sum(k, b[i, k]) > 0\n  out[i] = sum(k, b[i, k] * b[i, k])\nelse\n  out[i] = 2\nend',
+      [globalArg('b', { shape: ['n', 'm'], dtype: 'float32' }), '...'],
+      { assumptions: 'n >= 1 and m >= 1' },
+    );
     const { out } = await run(knl, device, { b: new Float32Array([1, -2, 3, 1, -1, -3]), n: 3, m: 2 });
     assert.equal(Array.from(out as Float32Array), [2, 10, 2]);
   });
 }
 
-test('a reduction in a condition over the iname the block runs in is the check\'s KernelCheckError', async () => {
+test("a reduction in a condition over the iname the block runs in is the check's KernelCheckError", async () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'if max(i, a[i]) > 0\n  out[i] = 1\nend', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
   try {
     await run(knl, cpu, { a: new Float32Array([1, -2]), n: 2 });
@@ -234,7 +286,10 @@ for (const device of testDevices()) {
     } finally {
       setWarningHandler(previous);
     }
-    assert.equal(warnings.filter((w) => w.startsWith('WriteRaceConditionWarning')), []);
+    assert.equal(
+      warnings.filter((w) => w.startsWith('WriteRaceConditionWarning')),
+      [],
+    );
   });
 }
 

@@ -5,23 +5,42 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addPrefetch, duplicateInames, fixParameters, generateCode, globalArg, joinInames, LoomError, makeKernel, precompute, renameIname, run, splitIname, stringifyKernel,
-  tagArrayAxes, tagInames, valueArg, type LoopKernel,
+  addPrefetch,
+  duplicateInames,
+  fixParameters,
+  generateCode,
+  globalArg,
+  joinInames,
+  LoomError,
+  makeKernel,
+  precompute,
+  renameIname,
+  run,
+  splitIname,
+  stringifyKernel,
+  tagArrayAxes,
+  tagInames,
+  valueArg,
+  type LoopKernel,
 } from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
-const throwsLoom = (f: () => unknown, message: RegExp) =>
-  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+const throwsLoom = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 
 // {{{ 3: a local prefetch swept over an iname that is also an outer iname of the fetch
 
 function rankOneSplit(): LoopKernel {
-  let knl = makeKernel('[n] -> {[i,j]: 0<=i,j<n}', 'c[i, j] = a[i]*b[j]', [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }),
-    globalArg('b', { dtype: 'float32', shape: ['n'] }),
-    globalArg('c', { dtype: 'float32', shape: ['n', 'n'] }),
-    valueArg('n', 'int32'),
-  ], { assumptions: 'n >= 16' });
+  let knl = makeKernel(
+    '[n] -> {[i,j]: 0<=i,j<n}',
+    'c[i, j] = a[i]*b[j]',
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('b', { dtype: 'float32', shape: ['n'] }),
+      globalArg('c', { dtype: 'float32', shape: ['n', 'n'] }),
+      valueArg('n', 'int32'),
+    ],
+    { assumptions: 'n >= 16' },
+  );
   knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
   return splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.1' });
 }
@@ -34,7 +53,13 @@ for (const device of testDevices()) {
     const a = randomFloat32(n, 3);
     const b = randomFloat32(n, 4);
     const { c } = await run(knl, device, { a, b, n });
-    assertClose(c as Float32Array, Array.from({ length: n * n }, (_, k) => Math.fround(a[Math.floor(k / n)] * b[k % n])), 'c', 0, 0);
+    assertClose(
+      c as Float32Array,
+      Array.from({ length: n * n }, (_, k) => Math.fround(a[Math.floor(k / n)] * b[k % n])),
+      'c',
+      0,
+      0,
+    );
   });
 }
 
@@ -52,11 +77,15 @@ test('3. a local box that moves with an unswept local iname is refused', () => {
 
 /** Each work-item reads what its neighbour wrote to global memory, across a local barrier. */
 function rotateThroughGlobal(memKind: string): LoopKernel {
-  const knl = makeKernel('{[i]: 0<=i<32}', `
+  const knl = makeKernel(
+    '{[i]: 0<=i<32}',
+    `
     a[i] = i {id=w}
     ... lbarrier {id=b, dep=w, mem_kind=${memKind}}
     out[i] = a[(i + 1) % 32] {dep=b, nosync=w}
-  `, [globalArg('a', { dtype: 'float32', shape: [32] }), globalArg('out', { dtype: 'float32', shape: [32] })]);
+  `,
+    [globalArg('a', { dtype: 'float32', shape: [32] }), globalArg('out', { dtype: 'float32', shape: [32] })],
+  );
   return tagInames(knl, { i: 'l.0' });
 }
 
@@ -68,22 +97,49 @@ for (const device of testDevices()) {
     if (device.target.name === 'wgsl') assert.match(code, 'storageBarrier()');
     assert.match(stringifyKernel(knl), '... lbarrier {id=b, dep=w, mem_kind=global}');
     const { out } = await run(knl, device, { a: new Float32Array(32) });
-    assertClose(out as Float32Array, Array.from({ length: 32 }, (_, i) => (i + 1) % 32), 'out', 0, 0);
+    assertClose(
+      out as Float32Array,
+      Array.from({ length: 32 }, (_, i) => (i + 1) % 32),
+      'out',
+      0,
+      0,
+    );
   });
 
   test(`${device.name}: 5. addPrefetch within some instructions, with a named fetch`, async () => {
-    const knl = splitIname(makeKernel('{[i]: 0<=i<n}', `
+    const knl = splitIname(
+      makeKernel(
+        '{[i]: 0<=i<n}',
+        `
       out1[i] = 2*a[i] {id=first}
       out2[i] = 3*a[i] {id=second}
-    `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    `,
+        [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...'],
+      ),
+      'i',
+      16,
+      { outerTag: 'g.0', innerTag: 'l.0' },
+    );
     const fetched = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0', within: 'second', prefetchInsnId: 'load_a' });
     assert.match(stringifyKernel(fetched), 'out1[16*i_outer + i_inner] = 2*a[16*i_outer + i_inner] {id=first}');
     assert.match(stringifyKernel(fetched), 'out2[16*i_outer + i_inner] = 3*a_fetch[i_inner] {id=second, dep=load_a}');
     const n = 40;
     const a = randomFloat32(n, 5);
     const result = await run(fetched, device, { a, n });
-    assertClose(result.out1 as Float32Array, Array.from(a, (x) => Math.fround(2 * x)), 'out1', 0, 0);
-    assertClose(result.out2 as Float32Array, Array.from(a, (x) => Math.fround(3 * x)), 'out2', 0, 0);
+    assertClose(
+      result.out1 as Float32Array,
+      Array.from(a, (x) => Math.fround(2 * x)),
+      'out1',
+      0,
+      0,
+    );
+    assertClose(
+      result.out2 as Float32Array,
+      Array.from(a, (x) => Math.fround(3 * x)),
+      'out2',
+      0,
+      0,
+    );
   });
 
   test(`${device.name}: 5. seqDependencies orders the instructions as written`, async () => {
@@ -115,14 +171,21 @@ test('5. malformed or misplaced options are LoomErrors', () => {
 
 /** `f` reads the iname `i` free; its own argument `x` is not an iname. */
 function ruleReadingIname(): LoopKernel {
-  return makeKernel('{[i, j]: 0<=i<n and 0<=j<4}', `
+  return makeKernel(
+    '{[i, j]: 0<=i<n and 0<=j<4}',
+    `
     f(x) := x + a[i]
     out[i] = f(2) {id=w1}
     out2[i, j] = f(j) {id=w2}
-  `, [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...']);
+  `,
+    [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), '...'],
+  );
 }
 
-const ruleOf = (knl: LoopKernel, name: string) => stringifyKernel(knl).split('\n').find((l) => l.startsWith(`${name}(`));
+const ruleOf = (knl: LoopKernel, name: string) =>
+  stringifyKernel(knl)
+    .split('\n')
+    .find((l) => l.startsWith(`${name}(`));
 
 for (const device of testDevices()) {
   test(`${device.name}: 7. every iname transformation rewrites substitution-rule bodies`, async () => {
@@ -162,16 +225,29 @@ for (const device of testDevices()) {
   test(`${device.name}: 7. prefetch and precompute reach into rule bodies`, async () => {
     const n = 40;
     const a = randomFloat32(n + 1, 9);
-    const base = () => splitIname(makeKernel('{[i]: 0<=i<n}', `
+    const base = () =>
+      splitIname(
+        makeKernel(
+          '{[i]: 0<=i<n}',
+          `
       f(x) := a[x]*2
       g(x) := f(x) + f(x + 1)
       out[i] = g(i)
-    `, [globalArg('a', { dtype: 'float32', shape: ['n + 1'] }), valueArg('n', 'int32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    `,
+          [globalArg('a', { dtype: 'float32', shape: ['n + 1'] }), valueArg('n', 'int32'), '...'],
+        ),
+        'i',
+        16,
+        { outerTag: 'g.0', innerTag: 'l.0' },
+      );
     const expected = Array.from({ length: n }, (_, i) => Math.fround(Math.fround(a[i] * 2) + Math.fround(a[i + 1] * 2)));
     const fetched = addPrefetch(base(), 'a', ['i_inner'], { defaultTag: 'l.0' });
     assert.match(stringifyKernel(fetched), 'a_fetch[i_inner + 1]');
     const precomputed = precompute(base(), 'f', ['i_inner'], { defaultTag: 'l.0' });
-    assert.equal(precomputed.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value), [17]);
+    assert.equal(
+      precomputed.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value),
+      [17],
+    );
     for (const knl of [fetched, precomputed]) assertClose((await run(knl, device, { a, n })).out as Float32Array, expected, 'out', 0, 0);
   });
 

@@ -60,7 +60,11 @@ for (const device of testDevices()) {
     const H = tensor(range(8), [8], { device });
     const even = H.slice(0, 0, null, 2);
     await add(even, H.slice(0, 1, null, 2), 10, { out0: even });
-    assert.equal(await valuesOf(H), Array.from(range(8), (v, k) => (k % 2 === 0 ? v + 10 * (v + 1) : v)), 'H after H[::2] += 10*H[1::2]');
+    assert.equal(
+      await valuesOf(H),
+      Array.from(range(8), (v, k) => (k % 2 === 0 ? v + 10 * (v + 1) : v)),
+      'H after H[::2] += 10*H[1::2]',
+    );
   });
 }
 

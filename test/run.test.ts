@@ -4,7 +4,6 @@ import * as assert from 'uvu/assert';
 import { DeviceArray, globalArg, makeKernel, run } from '@loom/core';
 import { countingCompiles as counting, randomFloat32, testDevices } from './support/devices.ts';
 
-
 for (const device of testDevices()) {
   test(`${device.name}: one compiled variant per dtype combination`, async () => {
     const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1');
@@ -23,7 +22,11 @@ for (const device of testDevices()) {
     for (let round = 0; round < 3; round++) {
       const a = Float32Array.from({ length: 5 }, (_, k) => k + round);
       const { out } = await run(knl, device, { a });
-      assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => x * 3), `round ${round}`);
+      assert.equal(
+        Array.from(out as Float32Array),
+        Array.from(a, (x) => x * 3),
+        `round ${round}`,
+      );
     }
     await run(knl, device, { a: new Float32Array(5), n: 6 }).then(
       () => assert.unreachable('a short array must be refused'),
@@ -37,10 +40,16 @@ for (const device of testDevices()) {
     const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i,j] = a[i,j] * 2');
     const a = randomFloat32(12, 2);
     const shaped = await run(knl, device, { a: { data: a, shape: [3, 4] } });
-    assert.equal(Array.from(shaped.out as Float32Array), Array.from(a, (x) => Math.fround(2 * x)));
+    assert.equal(
+      Array.from(shaped.out as Float32Array),
+      Array.from(a, (x) => Math.fround(2 * x)),
+    );
     // with m given, n follows from the flat length 12 = n*4
     const flat = await run(knl, device, { a, m: 4 });
-    assert.equal(Array.from(flat.out as Float32Array), Array.from(a, (x) => Math.fround(2 * x)));
+    assert.equal(
+      Array.from(flat.out as Float32Array),
+      Array.from(a, (x) => Math.fround(2 * x)),
+    );
     const square = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]');
     const sq = await run(square, device, { a: Float32Array.from({ length: 9 }, (_, k) => k) });
     assert.equal(Array.from(sq.out as Float32Array), [0, 3, 6, 1, 4, 7, 2, 5, 8]);
@@ -48,7 +57,12 @@ for (const device of testDevices()) {
 
   test(`${device.name}: device arrays in and out stay on the device`, async () => {
     const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [globalArg('out', { shape: 'auto', isInput: false }), '...']);
-    const a = await DeviceArray.from(device, Float32Array.from({ length: 4 }, (_, k) => k), 'float32', [2, 2]);
+    const a = await DeviceArray.from(
+      device,
+      Float32Array.from({ length: 4 }, (_, k) => k),
+      'float32',
+      [2, 2],
+    );
     const out = await DeviceArray.from(device, new Float32Array(4), 'float32', [2, 2]);
     const result = await run(knl, device, { a, out, b: 0.5 });
     assert.is(result.out, out);

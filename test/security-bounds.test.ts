@@ -11,9 +11,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes, DeviceArray, generateCode, globalArg, LoomError, makeKernel, parseExpression, prepareLaunch, run, tagArrayAxes, type LoopKernel,
-} from '@loom/core';
+import { addDtypes, DeviceArray, generateCode, globalArg, LoomError, makeKernel, parseExpression, prepareLaunch, run, tagArrayAxes, type LoopKernel } from '@loom/core';
 import { testDevices } from './support/devices.ts';
 
 // the reproductions of the issue: far past the end (a segfault on PoCL), inside the
@@ -22,10 +20,11 @@ const BAD = [2 ** 28, 2 ** 20, -1];
 const N = 8;
 
 /** `<int32> t = idx[i]`, then `out[t] = 2*a[i]`: the index goes through a temporary. */
-const scatter = makeKernel('{ [i]: 0<=i<n }', ['<int32> t = idx[i] {id=t}', 'out[t] = 2*a[i] {id=w, dep=t}'], [
-  globalArg('out', { shape: ['m'], dtype: 'float32', isInput: true }),
-  '...',
-]);
+const scatter = makeKernel(
+  '{ [i]: 0<=i<n }',
+  ['<int32> t = idx[i] {id=t}', 'out[t] = 2*a[i] {id=w, dep=t}'],
+  [globalArg('out', { shape: ['m'], dtype: 'float32', isInput: true }), '...'],
+);
 const gather = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]] {id=g}', [globalArg('a', { shape: ['m'], dtype: 'float32' }), '...']);
 
 /**
@@ -48,9 +47,7 @@ function privateScatter(): LoopKernel {
 /** The kernel with instructions' assignee and expression replaced, by id. */
 function replaced(knl: LoopKernel, by: Record<string, [string, string]>): LoopKernel {
   return knl.with({
-    instructions: knl.instructions.map((insn) =>
-      by[insn.id] ? { ...insn, assignees: [parseExpression(by[insn.id][0])], expression: parseExpression(by[insn.id][1]) } : insn,
-    ),
+    instructions: knl.instructions.map((insn) => (by[insn.id] ? { ...insn, assignees: [parseExpression(by[insn.id][0])], expression: parseExpression(by[insn.id][1]) } : insn)),
   });
 }
 
@@ -88,7 +85,10 @@ for (const device of testDevices()) {
     const idx = indices(N);
     const a = floats(N);
     const { out } = await run(gather, device, { idx, a, m: N }, unchecked);
-    assert.equal(Array.from(out as Float32Array), Array.from(idx, (k) => (inRange(k, N) ? a[k] : 0)));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(idx, (k) => (inRange(k, N) ? a[k] : 0)),
+    );
   });
 
   test(`${on}: 2-D: each axis is guarded, also where the flat offset stays inside the buffer`, async () => {
@@ -107,7 +107,10 @@ for (const device of testDevices()) {
     const read = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[r[i], c[i]] {id=g2}', [globalArg('b', { shape: [R, C], dtype: 'float32' }), '...']);
     const b = floats(R * C);
     const { out: got } = await run(read, device, { r, c, b }, unchecked);
-    assert.equal(Array.from(got as Float32Array), Array.from(r, (row, i) => (inRange(row, R) && inRange(c[i], C) ? b[row * C + c[i]] : 0)));
+    assert.equal(
+      Array.from(got as Float32Array),
+      Array.from(r, (row, i) => (inRange(row, R) && inRange(c[i], C) ? b[row * C + c[i]] : 0)),
+    );
   });
 
   test(`${on}: integer arrays read 0 of their dtype`, async () => {
@@ -115,7 +118,10 @@ for (const device of testDevices()) {
     const idx = indices(N);
     const a = Int32Array.from({ length: N }, (_, k) => 10 * k + 1);
     const { out } = await run(knl, device, { idx, a, m: N }, unchecked);
-    assert.equal(Array.from(out as Int32Array), Array.from(idx, (k) => (inRange(k, N) ? 2 * a[k] : 0)));
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from(idx, (k) => (inRange(k, N) ? 2 * a[k] : 0)),
+    );
   });
 
   test(`${on}: private temporaries indexed by data are guarded too`, async () => {
@@ -149,7 +155,10 @@ for (const device of testDevices()) {
     await device.read(buffer, after);
     device.release(buffer);
     assert.equal(Array.from(after), Array.from(fill));
-    assert.equal(Array.from(read as Float32Array), Array.from(idx, () => 0));
+    assert.equal(
+      Array.from(read as Float32Array),
+      Array.from(idx, () => 0),
+    );
   });
 
   test(`${on}: canary: host views inside a larger allocation keep the bytes around them`, async () => {
@@ -170,7 +179,10 @@ for (const device of testDevices()) {
       /instruction 'g' reads 'a' at index idx\[i\] = -1, outside its extent m = 8/,
     );
     const grid = makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = 1 {id=w2}', [globalArg('out', { shape: [3, 4], dtype: 'float32' }), '...']);
-    await raises(() => run(grid, device, { r: Int32Array.from([1]), c: Int32Array.from([5]), out: new Float32Array(12) }, { checkBounds: true }), /writes 'out' at index c\[i\] = 5 on axis 1, outside its extent 4/);
+    await raises(
+      () => run(grid, device, { r: Int32Array.from([1]), c: Int32Array.from([5]), out: new Float32Array(12) }, { checkBounds: true }),
+      /writes 'out' at index c\[i\] = 5 on axis 1, outside its extent 4/,
+    );
     // good indices raise nothing, and the flags start clean on every call
     const { out } = await run(scatter, device, { idx: Int32Array.from([2, 0]), a: floats(2), out: new Float32Array(N), m: N }, { checkBounds: true });
     assert.equal(Array.from(out as Float32Array), [4, 0, 2, 0, 0, 0, 0, 0]);
@@ -208,7 +220,11 @@ for (const device of testDevices()) {
 
   test(`${on}: padded layouts: buffers must hold the largest offset`, async () => {
     // rows 5 apart, 4 columns: (2, 4) needs 9 elements, not 8
-    const padded = tagArrayAxes(makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [globalArg('out', { shape: [2, 4], dtype: 'float32' }), '...']), 'out', 'stride:5,stride:1');
+    const padded = tagArrayAxes(
+      makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [globalArg('out', { shape: [2, 4], dtype: 'float32' }), '...']),
+      'out',
+      'stride:5,stride:1',
+    );
     const r = Int32Array.from([1, 0, 1]);
     const c = Int32Array.from([3, 4, 0]);
     await raises(() => run(padded, device, { r, c, a: floats(3), out: new Float32Array(8) }, unchecked), /reaches element 8, but its buffer holds 8/);

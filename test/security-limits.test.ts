@@ -3,8 +3,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  BasicSet, CoefficientRangeError, COMMON_LIMITS, LoomError, MAX_INDEX, makeKernel, prioritizeLoops, run,
-  setTemporaryAddressSpace, splitIname, tagInames, type Device,
+  BasicSet,
+  CoefficientRangeError,
+  COMMON_LIMITS,
+  LoomError,
+  MAX_INDEX,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  setTemporaryAddressSpace,
+  splitIname,
+  tagInames,
+  type Device,
 } from '@loom/core';
 import { domain, insn, kernel } from '@loom/dsl';
 import { testDevices } from './support/devices.ts';
@@ -24,7 +34,10 @@ async function refused(what: string, body: () => unknown, ...patterns: RegExp[])
 const devices = testDevices();
 
 test('a private temporary of 10^8 elements is refused on every device (PoCL crashed, WGSL blamed itself)', async () => {
-  const knl = prioritizeLoops(makeKernel('{ [i,k]: 0<=i<4 and 0<=k<100000000 }', '<float32> t[k] = a[i] {id=w}\nout[i] = t[5] {dep=w}', undefined, { name: 'huge_private' }), 'i,k');
+  const knl = prioritizeLoops(
+    makeKernel('{ [i,k]: 0<=i<4 and 0<=k<100000000 }', '<float32> t[k] = a[i] {id=w}\nout[i] = t[5] {dep=w}', undefined, { name: 'huge_private' }),
+    'i,k',
+  );
   for (const device of devices) {
     const message = await refused(device.name, () => run(knl, device, { a: new Float32Array(4) }), /kernel 'huge_private'/, /private/, /400000000 bytes/);
     assert.match(message, String(device.limits.maxPrivateMemoryBytes), 'the message names the limit');

@@ -7,8 +7,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addPrefetch, commentText, duplicateInames, generateCode, joinInames, LoomError, makeKernel, precompute, renameIname, run,
-  addDtypes, splitIname, tagInames, TargetNames, type LoopKernel,
+  addPrefetch,
+  commentText,
+  duplicateInames,
+  generateCode,
+  joinInames,
+  LoomError,
+  makeKernel,
+  precompute,
+  renameIname,
+  run,
+  addDtypes,
+  splitIname,
+  tagInames,
+  TargetNames,
+  type LoopKernel,
 } from '@loom/core';
 import { cpuDevice, jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -96,8 +109,34 @@ test('comments in generated code carry no line break, comment closer or backslas
 // ---- every API that takes a name, fed names that are not names ----
 
 const NOT_NAMES = [
-  PWNED, 'a\rb', 'a\u2028b', 'a\u2029b', 'x*/', '/*x', '//x', '#define', 'a b', ' a', 'a\t', 'a-b', 'a.b', 'a$', 'ä',
-  'naïve', '\u0430', '', '1a', '9', 'a;b', "a'b", 'a"b', 'a`b', 'a}', 'a:b', 'a(b)', 'a[0]',
+  PWNED,
+  'a\rb',
+  'a\u2028b',
+  'a\u2029b',
+  'x*/',
+  '/*x',
+  '//x',
+  '#define',
+  'a b',
+  ' a',
+  'a\t',
+  'a-b',
+  'a.b',
+  'a$',
+  'ä',
+  'naïve',
+  '\u0430',
+  '',
+  '1a',
+  '9',
+  'a;b',
+  "a'b",
+  'a"b',
+  'a`b',
+  'a}',
+  'a:b',
+  'a(b)',
+  'a[0]',
 ];
 
 /**
@@ -150,14 +189,49 @@ test('every API that takes a name refuses what is not a name, with a LoomError n
 
 const KEYWORDS = [
   // C and OpenCL C
-  'int', 'float', 'kernel', 'global', 'local', 'sqrt', 'get_local_id', 'float4', 'barrier', 'M_PI', 'INFINITY', 'lid', 'gid',
-  '__kernel', '_Bool', 'loom_div_int32', 'convert_int',
+  'int',
+  'float',
+  'kernel',
+  'global',
+  'local',
+  'sqrt',
+  'get_local_id',
+  'float4',
+  'barrier',
+  'M_PI',
+  'INFINITY',
+  'lid',
+  'gid',
+  '__kernel',
+  '_Bool',
+  'loom_div_int32',
+  'convert_int',
   // WGSL
-  'var', 'fn', 'let', 'array', 'select', 'workgroupBarrier', 'filter', 'params', 'f32',
+  'var',
+  'fn',
+  'let',
+  'array',
+  'select',
+  'workgroupBarrier',
+  'filter',
+  'params',
+  'f32',
   // JavaScript, and what the generated JavaScript relies on
-  'function', 'this', 'arguments', 'eval', 'new', 'Math', 'loom', 'gid0', 'undefined',
+  'function',
+  'this',
+  'arguments',
+  'eval',
+  'new',
+  'Math',
+  'loom',
+  'gid0',
+  'undefined',
   // Object.prototype
-  '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
 ];
 
 /** Kernels that use `name` in one role each; all compute out = 2*a + 1 over 8 elements. */
@@ -169,7 +243,7 @@ function roles(name: string): [string, LoopKernel][] {
     ['temporary', makeKernel('{[i]:0<=i<n}', [`<float32> ${name} = 2*a[i] {id=t}`, `out[i] = ${name} + 1 {dep=t}`])],
     ['domain parameter', makeKernel(`{[i]:0<=i<${name}}`, 'out[i] = 2*a[i] + 1')],
     ['rule', makeKernel('{[i]:0<=i<n}', [`${name}(x) := 2*x + 1`, `out[i] = ${name}(a[i])`])],
-    ["split halves", tagInames(splitIname(plain1(), 'i', 4, { innerIname: name, outerIname: `${name}_` }), { [name]: 'l.0' })],
+    ['split halves', tagInames(splitIname(plain1(), 'i', 4, { innerIname: name, outerIname: `${name}_` }), { [name]: 'l.0' })],
     ['prefetched copy', addPrefetch(makeKernel('{[i]:0<=i<8}', 'out[i] = 2*a[i] + 1'), 'a', ['i'], { temporaryName: name, dimNames: [`${name}_`] })],
   ];
 }
@@ -220,7 +294,10 @@ test('TargetNames: the spelling depends on the set of names only, and is one-to-
   const one = new TargetNames(reserved, names);
   const other = new TargetNames(reserved, [...names].reverse());
   const spelled = names.map((n) => one.of(n));
-  assert.equal(spelled, names.map((n) => other.of(n)));
+  assert.equal(
+    spelled,
+    names.map((n) => other.of(n)),
+  );
   assert.equal(spelled, ['int__', 'int_', 'for_', 'v__x_', 'v__x', 'x']);
   assert.is(new Set(spelled).size, names.length);
 });

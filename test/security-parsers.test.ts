@@ -28,11 +28,7 @@ function refused(fn: () => unknown, message: RegExp, ms = 5000): LoomError {
   throw new assert.Assertion({ message: 'expected a LoomError', generated: false, operator: 'throws', expects: message, actual: 'no error' });
 }
 
-const chainedRules = (levels: number) => [
-  'f0(x) := x',
-  ...Array.from({ length: levels }, (_, k) => `f${k + 1}(x) := f${k}(x) + f${k}(x)`),
-  `out[i] = f${levels}(a[i])`,
-].join('\n');
+const chainedRules = (levels: number) => ['f0(x) := x', ...Array.from({ length: levels }, (_, k) => `f${k + 1}(x) := f${k}(x) + f${k}(x)`), `out[i] = f${levels}(a[i])`].join('\n');
 
 test('nested substitution rules expand once per level: 10 levels work quickly, 20 are refused quickly by size', () => {
   const start = performance.now();
@@ -53,7 +49,11 @@ test('chained payload consts are bound once: 10 read instantly, 22 (which hung) 
 
 test('a 3,000-term payload is refused for its depth, not hung; one within the bound works', () => {
   refused(() => readPayload(`(x) => ${Array(3000).fill('x').join(' + ')}`), new RegExp(`nested deeper than ${MAX_EXPRESSION_DEPTH} levels`));
-  const within = readPayload(`(x) => ${Array(MAX_EXPRESSION_DEPTH - 10).fill('x').join(' + ')}`);
+  const within = readPayload(
+    `(x) => ${Array(MAX_EXPRESSION_DEPTH - 10)
+      .fill('x')
+      .join(' + ')}`,
+  );
   assert.equal(within.outputs.length, 1);
   refused(() => readPayload(`(x) => ${'('.repeat(5000)}x${')'.repeat(5000)}`), /nested deeper/);
 });

@@ -82,7 +82,7 @@ async function payloadMismatches(c: PayloadCase, dtype: 'float32' | 'float64', d
   const op = pointwise({}, c.payload);
   const inputs = [tensor(xs, undefined, { device, dtype }), tensor(ys, undefined, { device, dtype })].slice(0, c.payload.length);
   const result = await op(...inputs);
-  const values = Array.from(await result.toArray() as ArrayLike<number | bigint>, Number);
+  const values = Array.from((await result.toArray()) as ArrayLike<number | bigint>, Number);
   const wrong: string[] = [];
   // WGSL lets float32 subnormals flush to zero (NVIDIA's Vulkan driver does): there, the value
   // JavaScript gives for the flushed operands is the defined one too

@@ -49,9 +49,15 @@ test('large values are exact (BigInt), and evalWithDict refuses to round them', 
 });
 
 test('an unbounded set and a projection that is not one to one are LoomErrors', () => {
-  assert.throws(() => card(BasicSet.parse('[n] -> {[i]: i >= 0}')), (e: unknown) => e instanceof LoomError && /infinitely many/.test((e as Error).message));
+  assert.throws(
+    () => card(BasicSet.parse('[n] -> {[i]: i >= 0}')),
+    (e: unknown) => e instanceof LoomError && /infinitely many/.test((e as Error).message),
+  );
   const projection = BasicSet.parse('[n] -> {[i]: exists j: 0 <= j < n and 0 <= 2*i - 3*j <= 1 + j}');
-  assert.throws(() => card(projection), (e: unknown) => e instanceof LoomError && /projection/.test((e as Error).message));
+  assert.throws(
+    () => card(projection),
+    (e: unknown) => e instanceof LoomError && /projection/.test((e as Error).message),
+  );
 });
 
 test('a missing parameter value is a LoomError naming it', () => {
@@ -65,9 +71,18 @@ const PARAMS = ['m', 'n'] as const;
 type Point = Record<string, number>;
 
 /** An affine form over named variables. */
-interface Affine { readonly coeffs: Readonly<Record<string, number>>; readonly constant: number }
+interface Affine {
+  readonly coeffs: Readonly<Record<string, number>>;
+  readonly constant: number;
+}
 const value = (a: Affine, p: Point) => Object.entries(a.coeffs).reduce((s, [v, c]) => s + c * p[v]!, a.constant);
-const render = (a: Affine) => [...Object.entries(a.coeffs).filter(([, c]) => c !== 0).map(([v, c]) => `${c}*${v}`), String(a.constant)].join(' + ');
+const render = (a: Affine) =>
+  [
+    ...Object.entries(a.coeffs)
+      .filter(([, c]) => c !== 0)
+      .map(([v, c]) => `${c}*${v}`),
+    String(a.constant),
+  ].join(' + ');
 
 interface Spec {
   readonly dims: readonly string[];
@@ -100,46 +115,48 @@ const spec: fc.Arbitrary<Spec> = fc
   .chain((s) => {
     const base = ['i', 'j', 'k'].slice(0, s.count);
     const names = [...base, ...PARAMS];
-    return fc.record({
-      extras: fc.array(affineOver(names), { minLength: s.extra, maxLength: s.extra }),
-      modOf: affineOver(base),
-    }).map(({ extras, modOf }): Spec => {
-      // i's bounds are 0 <= i < upper; a split replaces i by f*i_o + i_i with 0 <= i_i < f
-      const conditions: Affine[] = [];
-      const dims: string[] = [];
-      const asAffine = (upper: string): Affine => {
-        const coeffs: Record<string, number> = {};
-        let constant = 0;
-        for (const part of upper.split(' + ')) {
-          if (/^\d+$/.test(part)) constant += Number(part);
-          else if (part.startsWith('2*')) coeffs[part.slice(2)] = (coeffs[part.slice(2)] ?? 0) + 2;
-          else coeffs[part] = (coeffs[part] ?? 0) + 1;
+    return fc
+      .record({
+        extras: fc.array(affineOver(names), { minLength: s.extra, maxLength: s.extra }),
+        modOf: affineOver(base),
+      })
+      .map(({ extras, modOf }): Spec => {
+        // i's bounds are 0 <= i < upper; a split replaces i by f*i_o + i_i with 0 <= i_i < f
+        const conditions: Affine[] = [];
+        const dims: string[] = [];
+        const asAffine = (upper: string): Affine => {
+          const coeffs: Record<string, number> = {};
+          let constant = 0;
+          for (const part of upper.split(' + ')) {
+            if (/^\d+$/.test(part)) constant += Number(part);
+            else if (part.startsWith('2*')) coeffs[part.slice(2)] = (coeffs[part.slice(2)] ?? 0) + 2;
+            else coeffs[part] = (coeffs[part] ?? 0) + 1;
+          }
+          return { coeffs, constant };
+        };
+        const split = base.length < 3 ? s.split : undefined;
+        const expand = (a: Affine): Affine => {
+          if (split === undefined || a.coeffs.i === undefined) return a;
+          const { i, ...rest } = a.coeffs;
+          return { coeffs: { ...rest, i_o: split * i!, i_i: i! }, constant: a.constant };
+        };
+        base.forEach((d, k) => {
+          const up = asAffine(s.uppers[k]!);
+          const lower: Affine = { coeffs: { [d]: 1 }, constant: 0 };
+          const upper: Affine = { coeffs: { ...Object.fromEntries(Object.entries(up.coeffs)), [d]: -1 }, constant: up.constant - 1 };
+          conditions.push(expand(lower), expand(upper));
+        });
+        for (const d of base) {
+          if (d === 'i' && s.split !== undefined && base.length < 3) {
+            dims.push('i_o', 'i_i');
+            conditions.push({ coeffs: { i_i: 1 }, constant: 0 }, { coeffs: { i_i: -1 }, constant: split! - 1 });
+          } else dims.push(d);
         }
-        return { coeffs, constant };
-      };
-      const split = base.length < 3 ? s.split : undefined;
-      const expand = (a: Affine): Affine => {
-        if (split === undefined || a.coeffs.i === undefined) return a;
-        const { i, ...rest } = a.coeffs;
-        return { coeffs: { ...rest, i_o: split * i!, i_i: i! }, constant: a.constant };
-      };
-      base.forEach((d, k) => {
-        const up = asAffine(s.uppers[k]!);
-        const lower: Affine = { coeffs: { [d]: 1 }, constant: 0 };
-        const upper: Affine = { coeffs: { ...Object.fromEntries(Object.entries(up.coeffs)), [d]: -1 }, constant: up.constant - 1 };
-        conditions.push(expand(lower), expand(upper));
+        conditions.push(...extras.map(expand));
+        const hidden = s.hide && dims.length > 1 ? dims[dims.length - 1] : undefined;
+        const mod = s.mod && s.seed % 2 === 0 ? { of: expand(modOf), m: s.mod.m, r: s.mod.r } : undefined;
+        return { dims: dims.filter((d) => d !== hidden), conditions, mod, hidden };
       });
-      for (const d of base) {
-        if (d === 'i' && s.split !== undefined && base.length < 3) {
-          dims.push('i_o', 'i_i');
-          conditions.push({ coeffs: { i_i: 1 }, constant: 0 }, { coeffs: { i_i: -1 }, constant: split! - 1 });
-        } else dims.push(d);
-      }
-      conditions.push(...extras.map(expand));
-      const hidden = s.hide && dims.length > 1 ? dims[dims.length - 1] : undefined;
-      const mod = s.mod && s.seed % 2 === 0 ? { of: expand(modOf), m: s.mod.m, r: s.mod.r } : undefined;
-      return { dims: dims.filter((d) => d !== hidden), conditions, mod, hidden };
-    });
   });
 
 function text(s: Spec): string {
@@ -151,7 +168,7 @@ function text(s: Spec): string {
 
 function holds(s: Spec, p: Point): boolean {
   if (!s.conditions.every((c) => value(c, p) >= 0)) return false;
-  return !s.mod || (((value(s.mod.of, p) % s.mod.m) + s.mod.m) % s.mod.m) === s.mod.r;
+  return !s.mod || ((value(s.mod.of, p) % s.mod.m) + s.mod.m) % s.mod.m === s.mod.r;
 }
 
 /** The number of points of the set, by enumeration (every variable lies in [0, BOX]). */

@@ -43,8 +43,14 @@ test('intersect matches variables by name; an outer iname used as a parameter me
   assert.is(both.toString(), '[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }');
   const strided = BasicSet.parse('{ [i] : i mod 2 = 0 }');
   const twice = strided.intersect(BasicSet.parse('{ [i] : i mod 3 = 0 and 0 <= i <= 12 }'));
-  assert.equal([0, 6, 12].map((i) => twice.contains({ i })), [true, true, true]);
-  assert.equal([2, 3, 4, 9].map((i) => twice.contains({ i })), [false, false, false, false]);
+  assert.equal(
+    [0, 6, 12].map((i) => twice.contains({ i })),
+    [true, true, true],
+  );
+  assert.equal(
+    [2, 3, 4, 9].map((i) => twice.contains({ i })),
+    [false, false, false, false],
+  );
   // Existentials are local: a set intersected with itself keeps its points.
   const self = BasicSet.parse('{ [i, j] : exists (e: i = 2e + j and 0 <= e <= 1) }');
   const selfTwice = self.intersect(self);

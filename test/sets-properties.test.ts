@@ -13,8 +13,13 @@ const BOX = 3;
 const PARAM_MAX = 3;
 const VARS = ['x', 'y', 'z', 'n', 'e'] as const;
 
-interface Affine { readonly coeffs: readonly number[]; readonly constant: number } // over VARS
-interface Condition extends Affine { readonly kind: 'ge' | 'eq' }
+interface Affine {
+  readonly coeffs: readonly number[];
+  readonly constant: number;
+} // over VARS
+interface Condition extends Affine {
+  readonly kind: 'ge' | 'eq';
+}
 interface Spec {
   readonly dims: readonly string[];
   readonly param: boolean;
@@ -71,30 +76,30 @@ function* points(names: readonly string[]): Generator<Point> {
 
 // ---- generators ------------------------------------------------------------------------
 
-const affine = (coefficient: fc.Arbitrary<number>) =>
-  fc.record({ coeffs: fc.array(coefficient, { minLength: 5, maxLength: 5 }), constant: fc.integer({ min: -6, max: 6 }) });
+const affine = (coefficient: fc.Arbitrary<number>) => fc.record({ coeffs: fc.array(coefficient, { minLength: 5, maxLength: 5 }), constant: fc.integer({ min: -6, max: 6 }) });
 const condition = (coefficient: fc.Arbitrary<number>): fc.Arbitrary<Condition> =>
-  fc.record({ a: affine(coefficient), kind: fc.constantFrom<'ge' | 'eq'>('ge', 'ge', 'ge', 'ge', 'eq') })
-    .map(({ a, kind }) => ({ ...a, kind }));
+  fc.record({ a: affine(coefficient), kind: fc.constantFrom<'ge' | 'eq'>('ge', 'ge', 'ge', 'ge', 'eq') }).map(({ a, kind }) => ({ ...a, kind }));
 
 function specs(options: { coefficient?: fc.Arbitrary<number>; extras?: boolean } = {}): fc.Arbitrary<Spec> {
   const coefficient = options.coefficient ?? fc.integer({ min: -3, max: 3 });
   const extras = options.extras ?? true;
   const mentionsE = (c: Condition) => (c.coeffs[4] === 0 ? { ...c, coeffs: [...c.coeffs.slice(0, 4), 1] } : c);
-  return fc.record({
-    dims: fc.constantFrom(['x', 'y'], ['x', 'y', 'z']),
-    param: fc.boolean(),
-    conditions: fc.array(condition(coefficient), { minLength: 1, maxLength: 4 }),
-    extra: extras ? fc.constantFrom('none', 'mod', 'exists') : fc.constant('none'),
-    mod: fc.record({ of: affine(coefficient), m: fc.integer({ min: 2, max: 3 }), r: fc.integer({ min: 0, max: 2 }) }),
-    exists: fc.array(condition(coefficient), { minLength: 1, maxLength: 2 }),
-  }).map((r) => ({
-    dims: r.dims,
-    param: r.param,
-    conditions: r.conditions,
-    mod: r.extra === 'mod' ? { ...r.mod, r: r.mod.r % r.mod.m } : undefined,
-    exists: r.extra === 'exists' ? r.exists.map(mentionsE) : undefined,
-  }));
+  return fc
+    .record({
+      dims: fc.constantFrom(['x', 'y'], ['x', 'y', 'z']),
+      param: fc.boolean(),
+      conditions: fc.array(condition(coefficient), { minLength: 1, maxLength: 4 }),
+      extra: extras ? fc.constantFrom('none', 'mod', 'exists') : fc.constant('none'),
+      mod: fc.record({ of: affine(coefficient), m: fc.integer({ min: 2, max: 3 }), r: fc.integer({ min: 0, max: 2 }) }),
+      exists: fc.array(condition(coefficient), { minLength: 1, maxLength: 2 }),
+    })
+    .map((r) => ({
+      dims: r.dims,
+      param: r.param,
+      conditions: r.conditions,
+      mod: r.extra === 'mod' ? { ...r.mod, r: r.mod.r % r.mod.m } : undefined,
+      exists: r.extra === 'exists' ? r.exists.map(mentionsE) : undefined,
+    }));
 }
 
 const RUNS = { numRuns: 200 };
@@ -108,34 +113,43 @@ function withParam(spec: Spec, n: number): Point {
 // ---- properties ------------------------------------------------------------------------
 
 test('isEmpty and contains agree with enumeration', () => {
-  fc.assert(fc.property(specs(), paramValue, (spec, n) => {
-    const set = BasicSet.parse(toText(spec));
-    let any = false;
-    for (const p of points(used(spec))) any ||= member(spec, p);
-    assert.is(set.isEmpty(), !any, `isEmpty of ${toText(spec)}`);
-    for (const p of points(spec.dims)) {
-      const q = { ...p, ...withParam(spec, n) };
-      assert.is(set.contains(q), member(spec, q), `${toText(spec)} at ${JSON.stringify(q)}`);
-    }
-  }), RUNS);
+  fc.assert(
+    fc.property(specs(), paramValue, (spec, n) => {
+      const set = BasicSet.parse(toText(spec));
+      let any = false;
+      for (const p of points(used(spec))) any ||= member(spec, p);
+      assert.is(set.isEmpty(), !any, `isEmpty of ${toText(spec)}`);
+      for (const p of points(spec.dims)) {
+        const q = { ...p, ...withParam(spec, n) };
+        assert.is(set.contains(q), member(spec, q), `${toText(spec)} at ${JSON.stringify(q)}`);
+      }
+    }),
+    RUNS,
+  );
 });
 
 test('project: a point is in the projection iff some extension is in the set', () => {
   const choice = fc.array(fc.boolean(), { minLength: 4, maxLength: 4 });
-  fc.assert(fc.property(specs(), choice, paramValue, (spec, picks, n) => {
-    const set = BasicSet.parse(toText(spec));
-    const vars = used(spec);
-    const away = vars.filter((_, k) => picks[k]);
-    const kept = vars.filter((v) => !away.includes(v));
-    const projected = set.project(away);
-    assert.equal(projected.dims, spec.dims.filter((d) => kept.includes(d)));
-    for (const p of points(kept.filter((v) => v !== 'n'))) {
-      const q = kept.includes('n') ? { ...p, n } : p;
-      let extends_ = false;
-      for (const ext of points(away)) extends_ ||= member(spec, { ...q, ...ext });
-      assert.is(projected.contains(q), extends_, `${toText(spec)} projected on ${kept} = ${projected} at ${JSON.stringify(q)}`);
-    }
-  }), RUNS);
+  fc.assert(
+    fc.property(specs(), choice, paramValue, (spec, picks, n) => {
+      const set = BasicSet.parse(toText(spec));
+      const vars = used(spec);
+      const away = vars.filter((_, k) => picks[k]);
+      const kept = vars.filter((v) => !away.includes(v));
+      const projected = set.project(away);
+      assert.equal(
+        projected.dims,
+        spec.dims.filter((d) => kept.includes(d)),
+      );
+      for (const p of points(kept.filter((v) => v !== 'n'))) {
+        const q = kept.includes('n') ? { ...p, n } : p;
+        let extends_ = false;
+        for (const ext of points(away)) extends_ ||= member(spec, { ...q, ...ext });
+        assert.is(projected.contains(q), extends_, `${toText(spec)} projected on ${kept} = ${projected} at ${JSON.stringify(q)}`);
+      }
+    }),
+    RUNS,
+  );
 });
 
 const lowerValue = (b: Bound, p: Point) => Math.ceil(b.expr.evaluate(p) / b.divisor);
@@ -174,44 +188,56 @@ function checkBounds(spec: Spec, vIndex: number, keepPicks: readonly boolean[], 
 
 test('lowerBounds/upperBounds are valid for every point', () => {
   const keepPicks = fc.array(fc.boolean(), { minLength: 2, maxLength: 2 });
-  fc.assert(fc.property(specs(), fc.nat(), keepPicks, (spec, v, keep) => checkBounds(spec, v, keep, false)), RUNS);
+  fc.assert(
+    fc.property(specs(), fc.nat(), keepPicks, (spec, v, keep) => checkBounds(spec, v, keep, false)),
+    RUNS,
+  );
 });
 
 test('lowerBounds/upperBounds are attained when at most one unit-coefficient variable is eliminated', () => {
   const unit = fc.integer({ min: -1, max: 1 });
   const keepPicks = fc.array(fc.boolean(), { minLength: 2, maxLength: 2 });
-  fc.assert(fc.property(specs({ coefficient: unit, extras: false }), fc.nat(), keepPicks, (spec, v, picks) => {
-    // With three variables, keep at least one of the other two: FM then eliminates at
-    // most one variable with unit coefficients, which is exact.
-    const keep = spec.dims.length === 3 && !picks[0] && !picks[1] ? [true, false] : picks;
-    checkBounds(spec, v, keep, true);
-  }), RUNS);
+  fc.assert(
+    fc.property(specs({ coefficient: unit, extras: false }), fc.nat(), keepPicks, (spec, v, picks) => {
+      // With three variables, keep at least one of the other two: FM then eliminates at
+      // most one variable with unit coefficients, which is exact.
+      const keep = spec.dims.length === 3 && !picks[0] && !picks[1] ? [true, false] : picks;
+      checkBounds(spec, v, keep, true);
+    }),
+    RUNS,
+  );
 });
 
 test('gist keeps the same points within the context', () => {
-  fc.assert(fc.property(specs(), specs(), paramValue, (spec, contextSpec, n) => {
-    const ctxSpec = { ...contextSpec, dims: spec.dims, param: spec.param };
-    const set = BasicSet.parse(toText(spec));
-    const context = BasicSet.parse(toText(ctxSpec));
-    const gist = set.gist(context);
-    assert.equal([gist.dims, gist.params], [set.dims, set.params]);
-    for (const p of points(spec.dims)) {
-      const q = { ...p, ...withParam(spec, n) };
-      if (!member(ctxSpec, q)) continue;
-      assert.is(gist.contains(q), member(spec, q), `gist of ${set} in ${context} = ${gist} at ${JSON.stringify(q)}`);
-    }
-  }), RUNS);
+  fc.assert(
+    fc.property(specs(), specs(), paramValue, (spec, contextSpec, n) => {
+      const ctxSpec = { ...contextSpec, dims: spec.dims, param: spec.param };
+      const set = BasicSet.parse(toText(spec));
+      const context = BasicSet.parse(toText(ctxSpec));
+      const gist = set.gist(context);
+      assert.equal([gist.dims, gist.params], [set.dims, set.params]);
+      for (const p of points(spec.dims)) {
+        const q = { ...p, ...withParam(spec, n) };
+        if (!member(ctxSpec, q)) continue;
+        assert.is(gist.contains(q), member(spec, q), `gist of ${set} in ${context} = ${gist} at ${JSON.stringify(q)}`);
+      }
+    }),
+    RUNS,
+  );
 });
 
 test('printing round-trips: toString parses back to the same points', () => {
-  fc.assert(fc.property(specs(), paramValue, (spec, n) => {
-    const set = BasicSet.parse(toText(spec));
-    const again = BasicSet.parse(set.toString());
-    for (const p of points(spec.dims)) {
-      const q = { ...p, ...withParam(spec, n) };
-      assert.is(again.contains(q), member(spec, q), `${set} reparsed at ${JSON.stringify(q)}`);
-    }
-  }), { numRuns: 100 });
+  fc.assert(
+    fc.property(specs(), paramValue, (spec, n) => {
+      const set = BasicSet.parse(toText(spec));
+      const again = BasicSet.parse(set.toString());
+      for (const p of points(spec.dims)) {
+        const q = { ...p, ...withParam(spec, n) };
+        assert.is(again.contains(q), member(spec, q), `${set} reparsed at ${JSON.stringify(q)}`);
+      }
+    }),
+    { numRuns: 100 },
+  );
 });
 
 test.run();

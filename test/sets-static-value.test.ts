@@ -96,8 +96,7 @@ test('staticMin mirrors staticMax', () => {
     { set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: -1 }, -1) },
     { set: BasicSet.universe(['n'], []), expr: Linear.constant(-1) },
   ];
-  failsWith(() => staticMin(terms, nothingAssumed),
-    "a static minimum was not found for PwAff '[n] -> { [(-1)] : n <= 1; [(-n)] : n >= 2 }'");
+  failsWith(() => staticMin(terms, nothingAssumed), "a static minimum was not found for PwAff '[n] -> { [(-1)] : n <= 1; [(-n)] : n >= 2 }'");
   assert.is(staticMin(terms, BasicSet.parseConditions('n >= 1')).toString(), '-n');
 });
 

@@ -47,7 +47,10 @@ function build(s: Spec): LoopKernel {
     globalArg('out', { dtype: 'float32', shape: ['2*n + 5', 'n + m + 5'], isInput: false }),
     '...',
   ]);
-  for (const [iname, sp, axis] of [['i', s.splitI, 0], ['j', s.splitJ, 1]] as const) {
+  for (const [iname, sp, axis] of [
+    ['i', s.splitI, 0],
+    ['j', s.splitJ, 1],
+  ] as const) {
     if (!sp) continue;
     const tags = sp.parallel ? { outerTag: `g.${axis}`, innerTag: `l.${axis}` } : {};
     knl = splitIname(knl, iname, sp.factor, { ...tags, slabs: sp.slabs });

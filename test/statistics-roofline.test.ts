@@ -2,9 +2,7 @@
 // and bound it gives for a profile, and device profiles measured once per device.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes, estimateTime, globalArg, kernelWork, LoomError, makeKernel, measureDeviceProfile, prioritizeLoops, splitIname, type DeviceProfile,
-} from '@loom/core';
+import { addDtypes, estimateTime, globalArg, kernelWork, LoomError, makeKernel, measureDeviceProfile, prioritizeLoops, splitIname, type DeviceProfile } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { DEFAULT_MATMUL, matmulKernel } from '../examples/matmul.ts';
 
@@ -40,7 +38,10 @@ test('an index that is not affine: every global access is counted instead of the
 });
 
 test('a profile must have positive rates', () => {
-  assert.throws(() => estimateTime(add(), { ...profile, bandwidth: 0 }, { n: 4 }), (e: unknown) => e instanceof LoomError && /bandwidth 0/.test((e as Error).message));
+  assert.throws(
+    () => estimateTime(add(), { ...profile, bandwidth: 0 }, { n: 4 }),
+    (e: unknown) => e instanceof LoomError && /bandwidth 0/.test((e as Error).message),
+  );
 });
 
 test('a device profile is measured once per device: positive, finite rates', async () => {

@@ -37,7 +37,14 @@ test('groupBy dtype: the polynomials', () => {
   assert.match(byDtype.toString(), /^Op\(float32, None, None\): /);
 });
 
-function globalAccess(map: MemAccessMap, dtype: 'float32' | 'float64', lidStrides: Record<number, number>, direction: 'load' | 'store', variable: string, countGranularity: 'workitem' | 'subgroup'): number {
+function globalAccess(
+  map: MemAccessMap,
+  dtype: 'float32' | 'float64',
+  lidStrides: Record<number, number>,
+  direction: 'load' | 'store',
+  variable: string,
+  countGranularity: 'workitem' | 'subgroup',
+): number {
   return map.get(new MemAccess({ mtype: 'global', dtype, lidStrides, gidStrides: {}, direction, variable, countGranularity, kernelName: 'stats_knl' })).evalWithDict(params);
 }
 
@@ -47,11 +54,17 @@ test('memory accesses: loads of a, stores of c, loads of g, stores of e', () => 
   assert.is(globalAccess(memMap, 'float32', {}, 'store', 'c', 'subgroup'), 524288);
   assert.is(globalAccess(memMap, 'float64', {}, 'load', 'g', 'subgroup'), 65536);
   assert.is(globalAccess(memMap, 'float64', {}, 'store', 'e', 'subgroup'), 65536);
-  assert.match(memMap.toString(), /^MemAccess\(global, float32, \{\}, \{\}, load, a, None, subgroup, 'stats_knl'\): \[l, m, n\] -> \{ 2 \* l \* m \* n : l > 0 and m > 0 and n > 0 \}$/m);
+  assert.match(
+    memMap.toString(),
+    /^MemAccess\(global, float32, \{\}, \{\}, load, a, None, subgroup, 'stats_knl'\): \[l, m, n\] -> \{ 2 \* l \* m \* n : l > 0 and m > 0 and n > 0 \}$/m,
+  );
 });
 
 test('bytes loaded 7340032, stored 2621440', () => {
-  const bytes = getMemAccessMap(statsKernel(), { subgroupSize: 32 }).toBytes().filterBy({ mtype: ['global'] }).groupBy('direction');
+  const bytes = getMemAccessMap(statsKernel(), { subgroupSize: 32 })
+    .toBytes()
+    .filterBy({ mtype: ['global'] })
+    .groupBy('direction');
   assert.is(bytes.get(new MemAccess({ direction: 'load' })).evalWithDict(params), 7340032);
   assert.is(bytes.get(new MemAccess({ direction: 'store' })).evalWithDict(params), 2621440);
   assert.match(bytes.toString(), /^MemAccess\(None, None, None, None, load, None, None, None, None\): /);
@@ -61,8 +74,12 @@ test('k split onto l.1/l.0: strides {0: 1, 1: 128}, counted per work-item, same 
   const memMap = getMemAccessMap(consecutive(statsKernel()), { subgroupSize: 32 });
   const strides = { 0: 1, 1: 128 };
   assert.equal(
-    [globalAccess(memMap, 'float32', strides, 'load', 'a', 'workitem'), globalAccess(memMap, 'float32', strides, 'store', 'c', 'workitem'),
-      globalAccess(memMap, 'float64', strides, 'load', 'g', 'workitem'), globalAccess(memMap, 'float64', strides, 'store', 'e', 'workitem')],
+    [
+      globalAccess(memMap, 'float32', strides, 'load', 'a', 'workitem'),
+      globalAccess(memMap, 'float32', strides, 'store', 'c', 'workitem'),
+      globalAccess(memMap, 'float64', strides, 'load', 'g', 'workitem'),
+      globalAccess(memMap, 'float64', strides, 'store', 'e', 'workitem'),
+    ],
     [1048576, 524288, 65536, 65536],
   );
   assert.ok(memMap.keys().every((k) => k.toString().includes('{0: 1, 1: 128}, {}') && k.countGranularity === 'workitem'));
@@ -72,8 +89,12 @@ test('k split onto l.0/l.1: strides {0: 128, 1: 1}, and filterByFunc: 2097152', 
   const memMap = getMemAccessMap(nonConsecutive(statsKernel()), { subgroupSize: 32 });
   const strides = { 0: 128, 1: 1 };
   assert.equal(
-    [globalAccess(memMap, 'float32', strides, 'load', 'a', 'workitem'), globalAccess(memMap, 'float32', strides, 'store', 'c', 'workitem'),
-      globalAccess(memMap, 'float64', strides, 'load', 'g', 'workitem'), globalAccess(memMap, 'float64', strides, 'store', 'e', 'workitem')],
+    [
+      globalAccess(memMap, 'float32', strides, 'load', 'a', 'workitem'),
+      globalAccess(memMap, 'float32', strides, 'store', 'c', 'workitem'),
+      globalAccess(memMap, 'float64', strides, 'load', 'g', 'workitem'),
+      globalAccess(memMap, 'float64', strides, 'store', 'e', 'workitem'),
+    ],
     [1048576, 524288, 65536, 65536],
   );
   const f = (key: MemAccess) => key.dtype === 'float32' && typeof key.lidStrides?.[0] === 'number' && key.lidStrides[0] > 1;
@@ -88,12 +109,18 @@ test('synchronization: one kernel launch; 1000 local barriers in the barrier ker
   assert.is(barriers.toString(), 'Sync(barrier_local, loopy_kernel): { 1000 }\nSync(kernel_launch, loopy_kernel): { 1 }');
   assert.is(barriers.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}), 1000);
   // it reads c[i,j,0] and c[i,j,98], which no work-item writes
-  assert.throws(() => generateCode(barrierKernel(), jsTarget()), (e: unknown) => e instanceof KernelCheckError && e.check === 'local_read_not_written');
+  assert.throws(
+    () => generateCode(barrierKernel(), jsTarget()),
+    (e: unknown) => e instanceof KernelCheckError && e.check === 'local_read_not_written',
+  );
 });
 
 test('a count asked for a key the map does not have is a LoomError listing the keys', () => {
   const opMap = getOpMap(statsKernel(), { subgroupSize: 32 });
-  assert.throws(() => opMap.get({ dtype: 'float16' }), (e: unknown) => e instanceof LoomError && /no count for Op\(float16, None, None\)/.test((e as Error).message) && /Op\(float32, add/.test((e as Error).message));
+  assert.throws(
+    () => opMap.get({ dtype: 'float16' }),
+    (e: unknown) => e instanceof LoomError && /no count for Op\(float16, None, None\)/.test((e as Error).message) && /Op\(float32, add/.test((e as Error).message),
+  );
 });
 
 test.run();

@@ -4,8 +4,22 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, collectWarnings, gatherAccessFootprintBytes, gatherAccessFootprints, getMemAccessMap, getOpMap, getStatistics, getSynchronizationMap, globalArg,
-  LoomError, makeKernel, prioritizeLoops, run, splitIname, tagInames, type LoopKernel,
+  addDtypes,
+  collectWarnings,
+  gatherAccessFootprintBytes,
+  gatherAccessFootprints,
+  getMemAccessMap,
+  getOpMap,
+  getStatistics,
+  getSynchronizationMap,
+  globalArg,
+  LoomError,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  type LoopKernel,
 } from '@loom/core';
 import { testDevices } from './support/devices.ts';
 import { goldenKernels } from './support/golden-kernels.ts';
@@ -35,7 +49,10 @@ for (const device of testDevices()) {
 
 test('an index that is not affine has no stride (None), and is counted per work-item', () => {
   let knl = makeKernel('{ [i, j] : 0 <= i < n and 0 <= j < 64 }', 'out[i, (j + 1) % 16] = a[i, j]', [
-    globalArg('a', { dtype: 'float32', shape: ['n', 64] }), globalArg('out', { dtype: 'float32', shape: ['n', 16] }), '...']);
+    globalArg('a', { dtype: 'float32', shape: ['n', 64] }),
+    globalArg('out', { dtype: 'float32', shape: ['n', 16] }),
+    '...',
+  ]);
   knl = splitIname(knl, 'j', 16, { innerTag: 'l.0' });
   const memMap = getMemAccessMap(knl, { subgroupSize: 32 });
   const store = memMap.filterBy({ direction: ['store'] }).keys()[0]!;
@@ -47,11 +64,17 @@ test('an index that is not affine has no stride (None), and is counted per work-
 });
 
 test('a global barrier: two kernel launches, one global barrier', () => {
-  const knl = addDtypes(makeKernel('{ [i, ii] : 0 <= i, ii < n }', `
+  const knl = addDtypes(
+    makeKernel(
+      '{ [i, ii] : 0 <= i, ii < n }',
+      `
     out[i] = 2*a[i] {id=first}
     ... gbarrier {id=gb, dep=first}
     b[ii] = out[ii] + 1 {dep=gb}
-  `), { a: 'float32' });
+  `,
+    ),
+    { a: 'float32' },
+  );
   const sync = getSynchronizationMap(knl);
   assert.is(sync.toString(), 'Sync(barrier_global, loopy_kernel): [n] -> { 1 }\nSync(kernel_launch, loopy_kernel): [n] -> { 2 }');
 });
@@ -67,7 +90,11 @@ test('counting redundant work multiplies by the sizes of the unused hardware axe
 });
 
 test('footprints: what is read and written, each element once; a non-affine index is an error unless ignored', () => {
-  const knl = addDtypes(makeKernel('{ [i, j] : 0 <= i, j < n }', 'out[i] = out[i] + a[i + j] + b[i*j]', [globalArg('b', { shape: ['n*n'] }), '...']), { a: 'float32', b: 'float64', out: 'float32' });
+  const knl = addDtypes(makeKernel('{ [i, j] : 0 <= i, j < n }', 'out[i] = out[i] + a[i + j] + b[i*j]', [globalArg('b', { shape: ['n*n'] }), '...']), {
+    a: 'float32',
+    b: 'float64',
+    out: 'float32',
+  });
   refuses(() => gatherAccessFootprints(knl), /footprint of b\[i\*j\]/);
   const fp = gatherAccessFootprints(knl, { ignoreUncountable: true });
   assert.is(fp.get('a', 'read').count().toString(), '[n] -> { (2 * n - 1) : n > 0 }');

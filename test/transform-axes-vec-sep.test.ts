@@ -12,11 +12,14 @@ function vectorKernel(unrolled: boolean): LoopKernel {
 }
 
 function separateKernel(): LoopKernel {
-  const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<2 }', `
+  const knl = makeKernel(
+    '{ [i,j]: 0<=i<n and 0<=j<2 }',
+    `
     out[i, 0] = a[0, i] + a[1, i]
     out[i, 1] = a[0, i] - a[1, i]
     swapped[j, i] = a[1 - j, i]
-  `);
+  `,
+  );
   return tagArrayAxes(tagArrayAxes(tagArrayAxes(knl, 'a', 'sep,c'), 'out', 'c,sep'), 'swapped', 'sep,c');
 }
 

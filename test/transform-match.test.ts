@@ -6,12 +6,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findInstructions, LoomError, makeKernel, parseMatch, splitIname } from '@loom/core';
 
-const knl = splitIname(makeKernel('{[i, j]: 0<=i,j<8}', `
+const knl = splitIname(
+  makeKernel(
+    '{[i, j]: 0<=i,j<8}',
+    `
   f(x) := 2*x + b[x]
   <> t[i] = a[i] {id=load_a, tags=input}
   out[i, j] = t[i] + f(j) {id=compute, tags=work:heavy}
   other[j] = 0 {id=zero}
-`), 'j', 4, { within: 'id:compute' });
+`,
+  ),
+  'j',
+  4,
+  { within: 'id:compute' },
+);
 const ids = (within: string | readonly string[]) => findInstructions(knl, within).map((i) => i.id);
 
 test('each kind of term', () => {
@@ -47,7 +55,10 @@ test('and, or, not, parentheses and precedence (not, then and, then or)', () => 
 
 test('bad match expressions are LoomErrors with a caret under the problem', () => {
   const refused = (text: string, message: RegExp, caret: string) =>
-    assert.throws(() => parseMatch(text), (e: unknown) => e instanceof LoomError && message.test(e.message) && e.message.endsWith(caret));
+    assert.throws(
+      () => parseMatch(text),
+      (e: unknown) => e instanceof LoomError && message.test(e.message) && e.message.endsWith(caret),
+    );
   refused('id:a and foo:b', /unknown match kind 'foo:'/, '  id:a and foo:b\n           ^^^');
   refused('id:a or', /ends too early/, '  id:a or\n         ^');
   refused('id:a b', /expected 'and', 'or' or the end/, '  id:a b\n       ^');
@@ -57,7 +68,10 @@ test('bad match expressions are LoomErrors with a caret under the problem', () =
   refused('id:a & id:b', /unexpected character '&'/, '  id:a & id:b\n       ^');
   refused('and id:a', /expected id:.* before 'and'/, '  and id:a\n  ^^^');
   refused('', /empty/, '\n  ^');
-  assert.throws(() => parseMatch([]), (e: unknown) => e instanceof LoomError && /an empty list matches nothing/.test(e.message));
+  assert.throws(
+    () => parseMatch([]),
+    (e: unknown) => e instanceof LoomError && /an empty list matches nothing/.test(e.message),
+  );
 });
 
 test.run();

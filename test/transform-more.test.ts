@@ -8,9 +8,27 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, addNosync, arrayLayout, formatDimTags, generateCode, globalArg, joinInames, LoomError, makeKernel,
-  parseExpression, printExpr, requiredLength, renameIname, run, setTemporaryAddressSpace, splitIname, stridesOf,
-  tagArrayAxes, tagInames, fixParameters, type LoopKernel,
+  addDtypes,
+  addNosync,
+  arrayLayout,
+  formatDimTags,
+  generateCode,
+  globalArg,
+  joinInames,
+  LoomError,
+  makeKernel,
+  parseExpression,
+  printExpr,
+  requiredLength,
+  renameIname,
+  run,
+  setTemporaryAddressSpace,
+  splitIname,
+  stridesOf,
+  tagArrayAxes,
+  tagInames,
+  fixParameters,
+  type LoopKernel,
 } from '@loom/core';
 import { waivesBarrier } from '../packages/core/src/kernel/dependencies.ts';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -124,7 +142,10 @@ test('joinInames: only constant bounds over a rectangle, used together, can be j
 test('fixParameters: the value replaces the parameter in domains, shapes and code; the argument goes', () => {
   const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = a[i, j] + i*m + j', undefined, { assumptions: 'n >= 1' });
   const fixed = fixParameters(knl, { m: 8 });
-  assert.equal(fixed.args.map((a) => a.name), ['a', 'n', 'out']);
+  assert.equal(
+    fixed.args.map((a) => a.name),
+    ['a', 'n', 'out'],
+  );
   assert.equal(domains(fixed), ['[n] -> { [i, j] : 0 <= i < n and 0 <= j <= 7 }']);
   assert.match(fixed.toString(), 'a: type: <auto/runtime>, shape: (n, 8), dim_tags: (N1:stride:8, N0:stride:1) in aspace: global');
   assert.match(insnText(fixed), 'out[i, j] = a[i, j] + i*8 + j');
@@ -157,7 +178,10 @@ test('setTemporaryAddressSpace: names, lists and wildcards; unknown names are re
   const local = setTemporaryAddressSpace(knl, 't_a', 'local');
   assert.match(local.toString(), 't_a: type: float32, shape: () aspace: local\nt_b: type: float32, shape: () aspace: auto');
   const both = setTemporaryAddressSpace(knl, 't_*', 'private');
-  assert.equal([...both.temporaries.values()].map((t) => t.addressSpace), ['private', 'private']);
+  assert.equal(
+    [...both.temporaries.values()].map((t) => t.addressSpace),
+    ['private', 'private'],
+  );
   assert.equal(setTemporaryAddressSpace(knl, ['t_a', 't_b'], 'global').temporaries.get('t_b')!.addressSpace, 'global');
   refuses(() => setTemporaryAddressSpace(knl, 'tmp', 'local'), /no temporary matches 'tmp' \(temporaries: t_a, t_b\)/);
   refuses(() => setTemporaryAddressSpace(knl, 'out', 'local'), /'out' is an argument, not a temporary/);
@@ -167,13 +191,7 @@ test('setTemporaryAddressSpace: names, lists and wildcards; unknown names are re
 // ---- addNosync ----------------------------------------------------------------------
 
 const chain = () =>
-  makeKernel('{ [i]: 0<=i<n }', [
-    'a[i] = 1 {id=w_1}',
-    'b[i] = a[i] {id=w_2}',
-    'c[i] = b[i] {id=w_3}',
-    'd[i] = 0 {id=other, groups=g}',
-    'e[i] = 0 {id=rival, conflicts_grp=g}',
-  ]);
+  makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w_1}', 'b[i] = a[i] {id=w_2}', 'c[i] = b[i] {id=w_3}', 'd[i] = 0 {id=other, groups=g}', 'e[i] = 0 {id=rival, conflicts_grp=g}']);
 
 test('addNosync: the sink waives barriers after the source, with the scope, as nosync=ID@SCOPE', () => {
   const knl = addNosync(chain(), 'local', 'w_1', 'w_2');
@@ -238,7 +256,11 @@ test('tagArrayAxes: stride:EXPR, optional tags; explicit levels are contiguous a
     ['N0,stride:3,N1', /mixes explicit nesting levels \(N0-N9\) with 'stride'/],
     ['N1,N0,N5', /the nesting levels of 'a' \(N1, N0, N5\) are not contiguous/],
   ] as const) {
-    assert.throws(() => tagArrayAxes(cube(), 'a', tags), (e: unknown) => e instanceof LoomError && message.test((e as Error).message), tags);
+    assert.throws(
+      () => tagArrayAxes(cube(), 'a', tags),
+      (e: unknown) => e instanceof LoomError && message.test((e as Error).message),
+      tags,
+    );
   }
 });
 
@@ -249,7 +271,10 @@ test('tagArrayAxes: sep and vec are stored for code generation; vec lanes are ad
   assert.match(vec.toString(), 'dim_tags: (N1:stride:m, N0:stride:1, vec)');
   assert.equal(stridesOf(shape3, vec.arg('a')!.dimTags).map(printExpr), ['4*m', '4', '1']);
   const sep = tagArrayAxes(cube(), 'a', 'sep,c,c');
-  assert.equal(arrayLayout(shape3, sep.arg('a')!.dimTags).map((l) => (l.kind === 'stride' ? printExpr(l.stride) : l.kind)), ['sep', '4', '1']);
+  assert.equal(
+    arrayLayout(shape3, sep.arg('a')!.dimTags).map((l) => (l.kind === 'stride' ? printExpr(l.stride) : l.kind)),
+    ['sep', '4', '1'],
+  );
   assert.match(formatDimTags(shape3, sep.arg('a')!.dimTags), 'sep, N1:stride:4, N0:stride:1');
   refuses(() => stridesOf(shape3, sep.arg('a')!.dimTags), /axis 0 is tagged 'sep'.*not support separate arrays yet/);
 });
@@ -298,8 +323,16 @@ for (const device of testDevices()) {
     for (const n of [1, 5, 17]) {
       const a = randomFloat32(n, n);
       const { out, out2 } = await run(merged, device, { a });
-      assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => Math.fround(2 * x)), `n=${n}`);
-      assert.equal(Array.from(out2 as Float32Array), Array.from(a, (x) => Math.fround(3 * x)), `n=${n}`);
+      assert.equal(
+        Array.from(out as Float32Array),
+        Array.from(a, (x) => Math.fround(2 * x)),
+        `n=${n}`,
+      );
+      assert.equal(
+        Array.from(out2 as Float32Array),
+        Array.from(a, (x) => Math.fround(3 * x)),
+        `n=${n}`,
+      );
       const m = 3;
       const b = randomFloat32(n * m, n + 7);
       const sums = Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => b[i * m + j] * j).reduce((s, x) => s + x, 0));
@@ -335,14 +368,22 @@ for (const device of testDevices()) {
     assert.equal(Array.from(out as Float32Array), Array.from(reference));
     const unrolled = tagInames(fixParameters(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), { n: 6 }), { i: 'unr' });
     const b = randomFloat32(6, 3);
-    assert.equal(Array.from((await run(unrolled, device, { a: b })).out as Float32Array), Array.from(b, (x) => Math.fround(2 * x)));
+    assert.equal(
+      Array.from((await run(unrolled, device, { a: b })).out as Float32Array),
+      Array.from(b, (x) => Math.fround(2 * x)),
+    );
   });
 
   // Data axis tags change where elements live, so these need code generation to index
   // with `stridesOf` (builder.ts).
   test(`${device.name}: f-ordered arrays: the caller's data is column-major`, async () => {
     const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = 2*a[i, j] + j');
-    for (const [n, m] of [[3, 4], [1, 5], [6, 1], [7, 9]]) {
+    for (const [n, m] of [
+      [3, 4],
+      [1, 5],
+      [6, 1],
+      [7, 9],
+    ]) {
       const a = randomFloat32(n * m, n + m);
       const expected = Array.from(a, (x, k) => Math.fround(Math.fround(2 * x) + (k % m))); // row-major
       const input = tagArrayAxes(knl, 'a', 'f,f');

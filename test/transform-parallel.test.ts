@@ -6,14 +6,31 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, addPrefetch, collectWarnings, generateCode, globalArg, makeKernel, MissingBarrierError, MissingDefinitionError,
-  prioritizeLoops, run, saveAndReloadTemporaries, setTemporaryAddressSpace, splitIname, tagInames, type LoopKernel,
+  addDtypes,
+  addPrefetch,
+  collectWarnings,
+  generateCode,
+  globalArg,
+  makeKernel,
+  MissingBarrierError,
+  MissingDefinitionError,
+  prioritizeLoops,
+  run,
+  saveAndReloadTemporaries,
+  setTemporaryAddressSpace,
+  splitIname,
+  tagInames,
+  type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
 const code = (knl: LoopKernel) => generateCode(addDtypes(knl, { a: 'float32' }), openclTarget()).code;
-const lines = (c: string) => c.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const lines = (c: string) =>
+  c
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 
 function localSumKernel(): LoopKernel {
   const knl = makeKernel(
@@ -80,12 +97,19 @@ test('a prefetch across only i_inner warns of a write race', () => {
 });
 
 test('the rotate kernel: missing global barrier, then missing definition', () => {
-  assert.throws(() => generateCode(rotate(false), openclTarget()), (e: unknown) =>
-    e instanceof MissingBarrierError &&
-    e.message === "rotate_v1: Dependency 'rotate depends on maketmp' (for variable 'arr') requires synchronization by a global barrier (add a 'no_sync_with' instruction option to state that no synchronization is needed)");
-  assert.throws(() => generateCode(rotate(true), openclTarget()), (e: unknown) =>
-    e instanceof MissingDefinitionError &&
-    e.message === "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?)");
+  assert.throws(
+    () => generateCode(rotate(false), openclTarget()),
+    (e: unknown) =>
+      e instanceof MissingBarrierError &&
+      e.message ===
+        "rotate_v1: Dependency 'rotate depends on maketmp' (for variable 'arr') requires synchronization by a global barrier (add a 'no_sync_with' instruction option to state that no synchronization is needed)",
+  );
+  assert.throws(
+    () => generateCode(rotate(true), openclTarget()),
+    (e: unknown) =>
+      e instanceof MissingDefinitionError &&
+      e.message === "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?)",
+  );
   const c = generateCode(saveAndReloadTemporaries(rotate(true)), openclTarget()).code;
   assert.match(c, /__kernel void .* rotate_v2\(__global int const \*__restrict__ arr, int const n, __global int \*__restrict__ tmp_save_slot\)/);
   assert.match(c, /__kernel void .* rotate_v2_0\(__global int \*__restrict__ arr, int const n, __global int const \*__restrict__ tmp_save_slot\)/);
@@ -113,7 +137,14 @@ for (const device of testDevices()) {
     knl = addPrefetch(tagInames(knl, { i_outer: 'g.0', i_inner: 'l.0' }), 'a', ['i_inner'], { defaultTag: 'l.0' });
     const a = randomFloat32(37, 2);
     const { out } = await run(knl, device, { a });
-    assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => { let s = 0; for (let k = 0; k < 16; k++) s = Math.fround(s + x); return s; }));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => {
+        let s = 0;
+        for (let k = 0; k < 16; k++) s = Math.fround(s + x);
+        return s;
+      }),
+    );
   });
 
   test(`${device.name}: rotate after saveAndReloadTemporaries gives [15 0 1 ... 14]`, async () => {
@@ -122,16 +153,20 @@ for (const device of testDevices()) {
     assert.equal(Array.from(arr), [15, ...Array.from({ length: 15 }, (_, k) => k)]);
     const big = Int32Array.from({ length: 64 }, (_, k) => k * 3);
     await run(saveAndReloadTemporaries(rotate(true)), device, { arr: big });
-    assert.equal(Array.from(big), Array.from({ length: 64 }, (_, k) => ((k + 63) % 64) * 3));
+    assert.equal(
+      Array.from(big),
+      Array.from({ length: 64 }, (_, k) => ((k + 63) % 64) * 3),
+    );
   });
 
   test(`${device.name}: an atomic histogram`, async () => {
     for (const dtype of ['float32', 'int32'] as const) {
-      let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i%20] = out[i%20] + 2*a[i] {atomic}', [
-        globalArg('out', { dtype, shape: [20], forAtomic: true }),
-        globalArg('a', { dtype, shape: 'auto' }),
-        '...',
-      ], { assumptions: 'n>0' });
+      let knl = makeKernel(
+        '{ [i]: 0<=i<n }',
+        'out[i%20] = out[i%20] + 2*a[i] {atomic}',
+        [globalArg('out', { dtype, shape: [20], forAtomic: true }), globalArg('a', { dtype, shape: 'auto' }), '...'],
+        { assumptions: 'n>0' },
+      );
       knl = splitIname(knl, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
       const n = 999;
       const a = dtype === 'float32' ? Float32Array.from({ length: n }, (_, k) => k % 7) : Int32Array.from({ length: n }, (_, k) => k % 7);
@@ -144,19 +179,18 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the tiled matrix multiply with prefetching into local memory`, async () => {
-    let knl = makeKernel(
-      '{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }',
-      'c[i, j] = sum(k, a[i, k]*b[k, j])',
-      undefined,
-      { assumptions: 'n>=1 and m>=1 and l>=1' },
-    );
+    let knl = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n>=1 and m>=1 and l>=1' });
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'k', 16);
     knl = addPrefetch(knl, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
     knl = addPrefetch(knl, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
     knl = prioritizeLoops(knl, 'k_outer,k_inner');
-    for (const [n, m, l] of [[32, 48, 64], [17, 5, 33], [1, 1, 1]]) {
+    for (const [n, m, l] of [
+      [32, 48, 64],
+      [17, 5, 33],
+      [1, 1, 1],
+    ]) {
       const a = randomFloat32(n * l, 1);
       const b = randomFloat32(l * m, 2);
       const { c } = await run(knl, device, { a, b, m });

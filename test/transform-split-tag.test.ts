@@ -5,10 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes, generateCode, getGridSizeUpperBounds, LoomError, makeKernel, printExpr, prioritizeLoops, run,
-  splitIname, tagInames, type LoopKernel,
-} from '@loom/core';
+import { addDtypes, generateCode, getGridSizeUpperBounds, LoomError, makeKernel, printExpr, prioritizeLoops, run, splitIname, tagInames, type LoopKernel } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
@@ -64,7 +61,10 @@ test('parallel split: work-group size and grid size, guard in terms of gid/lid',
 
 test('transformations that cannot apply say why', () => {
   const k = fill('n>=1');
-  assert.throws(() => splitIname(k, 'q', 4), (e: unknown) => e instanceof LoomError && /unknown iname 'q'/.test((e as Error).message));
+  assert.throws(
+    () => splitIname(k, 'q', 4),
+    (e: unknown) => e instanceof LoomError && /unknown iname 'q'/.test((e as Error).message),
+  );
   assert.throws(() => splitIname(k, 'i', 0), /positive integer/);
   assert.throws(() => tagInames(k, { i: 'x.9' }), /unknown iname tag 'x.9'/);
   const tagged = tagInames(splitIname(k, 'i', 4), { i_inner: 'l.0' });
@@ -102,7 +102,12 @@ for (const device of testDevices()) {
     let knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i,j] = a[i,j] * (i + 1) - j');
     knl = splitIname(knl, 'i', 4, { outerTag: 'g.1', innerTag: 'l.1' });
     knl = splitIname(knl, 'j', 8, { outerTag: 'g.0', innerTag: 'l.0' });
-    for (const [n, m] of [[5, 9], [8, 16], [1, 1], [13, 3]]) {
+    for (const [n, m] of [
+      [5, 9],
+      [8, 16],
+      [1, 1],
+      [13, 3],
+    ]) {
       const a = randomFloat32(n * m, n * m);
       const { out } = await run(knl, device, { a, m });
       const expected = Array.from(a, (x, k) => Math.fround(Math.fround(x * (Math.floor(k / m) + 1)) - (k % m)));

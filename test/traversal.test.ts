@@ -15,9 +15,13 @@ import { renameInExpr } from '../packages/core/src/transform/rename.ts';
 
 test('walkScoped tells each node the reduction inames around it', () => {
   const seen: string[] = [];
-  walkScoped(parse('a[k] + sum(k, b[k] * max(j, c[j, k]))'), (x, bound) => {
-    if (x.kind === 'subscript') seen.push(`${printExpr(x)}: ${bound.join(',')}`);
-  }, ['i']);
+  walkScoped(
+    parse('a[k] + sum(k, b[k] * max(j, c[j, k]))'),
+    (x, bound) => {
+      if (x.kind === 'subscript') seen.push(`${printExpr(x)}: ${bound.join(',')}`);
+    },
+    ['i'],
+  );
   assert.equal(seen, ['a[k]: i', 'b[k]: i,k', 'c[j, k]: i,k,j']);
 });
 
@@ -26,7 +30,10 @@ const program: Stmt = {
   body: [
     { kind: 'declare', name: 't', dtype: 'float32', addressSpace: 'local', length: 4 },
     {
-      kind: 'for', iname: 'i', lower: int(0), upper: variable('n'),
+      kind: 'for',
+      iname: 'i',
+      lower: int(0),
+      upper: variable('n'),
       body: { kind: 'if', condition: parse('i < m'), then: { kind: 'assign', target: parse('out[i]'), value: parse('t[i]'), dtype: 'float32', atomic: false, insnId: 'w' } },
     },
     { kind: 'barrier', scope: 'local' },
@@ -37,7 +44,10 @@ test('walkStmts meets names and expressions in source order', () => {
   const seen: string[] = [];
   walkStmts(program, { stmt: (s) => void seen.push(s.kind), name: (n) => void seen.push(`name ${n}`), expr: (e) => void seen.push(printExpr(e)) });
   assert.equal(seen, ['block', 'declare', 'name t', 'for', 'name i', '0', 'n', 'if', 'i < m', 'assign', 'out[i]', 't[i]', 'barrier']);
-  assert.equal(statementsOfKind(program, 'declare').map((d) => d.name), ['t']);
+  assert.equal(
+    statementsOfKind(program, 'declare').map((d) => d.name),
+    ['t'],
+  );
   assert.ok(someStmt(program, (s) => s.kind === 'barrier'));
 });
 
@@ -67,13 +77,25 @@ test('mapKernelExpressions: assignee indices by default, the whole assignee or n
 });
 
 test('mapKernelExpressions rewrites rules and, when asked, shapes', () => {
-  let knl = makeKernel('{ [i]: 0<=i<n }', ['f(x) := x + i', 'out[i] = f(a[i])'], [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'),
-  ]);
-  const rename = (e: Expr) => renameInExpr(e, new Map([['i', 'j'], ['n', 'm']]));
+  let knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    ['f(x) := x + i', 'out[i] = f(a[i])'],
+    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')],
+  );
+  const rename = (e: Expr) =>
+    renameInExpr(
+      e,
+      new Map([
+        ['i', 'j'],
+        ['n', 'm'],
+      ]),
+    );
   knl = mapKernelExpressions(knl, rename, { what: 'test', shapes: (e) => (e.kind === 'var' ? int(8) : e) });
   assert.is(printExpr(knl.substitutions.get('f')!.expression), 'x + j');
-  assert.equal(knl.args.filter((a) => a.shape).map((a) => a.shape!.map(printExpr).join()), ['8', '8']);
+  assert.equal(
+    knl.args.filter((a) => a.shape).map((a) => a.shape!.map(printExpr).join()),
+    ['8', '8'],
+  );
 });
 
 test.run();

@@ -18,7 +18,11 @@ for (const device of testDevices()) {
       const a = randomFloat32(n, n);
       const { out } = await run(knl, device, { a });
       assert.instance(out, Float32Array);
-      assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => Math.fround(2 * x)), `n=${n}`);
+      assert.equal(
+        Array.from(out as Float32Array),
+        Array.from(a, (x) => Math.fround(2 * x)),
+        `n=${n}`,
+      );
     }
   });
 
@@ -87,7 +91,12 @@ for (const device of testDevices()) {
     const knl = tutorialKernels.temporaries();
     const a = randomFloat32(11, 4);
     const { out } = await run(knl, device, { a });
-    assertClose(out as Float32Array, Array.from(a, (x) => (x * x + 1) / 2), 'out', 1e-6);
+    assertClose(
+      out as Float32Array,
+      Array.from(a, (x) => (x * x + 1) / 2),
+      'out',
+      1e-6,
+    );
   });
 
   test(`${device.name}: a triangular domain 0 <= j <= i < n`, async () => {
@@ -122,7 +131,10 @@ for (const device of testDevices()) {
     const { out } = await run(knl, device, { a, b });
     const floorDiv = (x: number, y: number) => Math.floor(x / y);
     const mod = (x: number, y: number) => x - y * Math.floor(x / y);
-    assert.equal(Array.from(out as Int32Array), Array.from(a, (x, k) => 3 * x - floorDiv(b[k], 2) + mod(b[k], 3)));
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from(a, (x, k) => 3 * x - floorDiv(b[k], 2) + mod(b[k], 3)),
+    );
     const d = tutorialKernels.float64Sqrt();
     const x = Float64Array.from([0, 1, 2, 1e10, 0.5]);
     if (!supportsDType(device, 'float64')) {
@@ -135,7 +147,13 @@ for (const device of testDevices()) {
     }
     const res = await run(d, device, { a: x });
     assert.instance(res.out, Float64Array);
-    assertClose(res.out as Float64Array, Array.from(x, (v) => Math.sqrt(v) * 0.1), 'float64', 1e-15, 0);
+    assertClose(
+      res.out as Float64Array,
+      Array.from(x, (v) => Math.sqrt(v) * 0.1),
+      'float64',
+      1e-15,
+      0,
+    );
   });
 }
 

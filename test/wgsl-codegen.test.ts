@@ -1,14 +1,15 @@
 /** Generated WGSL reads like hand-written code, and refuses what WGSL cannot do with a clear error. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  addDtypes, expr as E, generateCode, globalArg, LoomError, makeKernel, prioritizeLoops,
-  type DType, type KernelFunction, type ProgramAst, type Stmt,
-} from '@loom/core';
+import { addDtypes, expr as E, generateCode, globalArg, LoomError, makeKernel, prioritizeLoops, type DType, type KernelFunction, type ProgramAst, type Stmt } from '@loom/core';
 import { generateWgsl, isReservedInWgsl, wgslTarget } from '@loom/codegen-wgsl';
 import { compilationError } from '../packages/codegen-wgsl/src/errors.ts';
 
-const lines = (s: string) => s.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 const wgsl = (knl: Parameters<typeof generateCode>[0]) => generateCode(knl, wgslTarget()).code;
 
 test('double a vector: the code of "Generating code"', () => {
@@ -106,7 +107,10 @@ test('float64 and 64-bit integers: a LoomError naming the argument, the dtype an
   }
   // int32 with uint32 promotes to int64, which WGSL cannot compute either
   const mixed = makeKernel('{ [i]: 0<=i<n }', 'out[i] = float32(a[i] + b[i])');
-  assert.throws(() => wgsl(addDtypes(mixed, { a: 'int32', b: 'uint32' })), (e: Error) => e instanceof LoomError && /int64/.test(e.message));
+  assert.throws(
+    () => wgsl(addDtypes(mixed, { a: 'int32', b: 'uint32' })),
+    (e: Error) => e instanceof LoomError && /int64/.test(e.message),
+  );
   // ... but comparing them is exact without it
   const compare = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(a[i] < b[i], 1, 0)', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
   assert.match(wgsl(addDtypes(compare, { a: 'int32', b: 'uint32' })), '(a[i] < 0i || u32(a[i]) < b[i])');
@@ -132,7 +136,10 @@ test('float16 enables the extension, and is refused where the adapter lacks shad
   const code = wgsl(knl);
   assert.ok(code.startsWith('enable f16;\n'));
   assert.match(code, 'out[i] = 2.0h * a[i];');
-  assert.throws(() => generateCode(knl, wgslTarget({ shaderF16: false })), (e: Error) => e instanceof LoomError && /shader-f16/.test(e.message) && /'a'/.test(e.message));
+  assert.throws(
+    () => generateCode(knl, wgslTarget({ shaderF16: false })),
+    (e: Error) => e instanceof LoomError && /shader-f16/.test(e.message) && /'a'/.test(e.message),
+  );
 });
 
 test('8- and 16-bit arrays are packed in words; written ones through atomic words', () => {
@@ -164,8 +171,11 @@ function guardedBarrier(): ProgramAst {
   const body: Stmt[] = [
     { kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 64 },
     {
-      kind: 'if', condition: compare('<', globalIndex, variable('n')), then: {
-        kind: 'block', body: [
+      kind: 'if',
+      condition: compare('<', globalIndex, variable('n')),
+      then: {
+        kind: 'block',
+        body: [
           { kind: 'assign', target: subscript('tile', [lid]), value: subscript('a', [globalIndex]), dtype: 'float32', atomic: false, insnId: 'load' },
           { kind: 'barrier', scope: 'local', comment: 'the tile is complete' },
           { kind: 'assign', target: subscript('out', [globalIndex]), value: subscript('tile', [binary('-', int(63), lid)]), dtype: 'float32', atomic: false, insnId: 'store' },
@@ -173,11 +183,15 @@ function guardedBarrier(): ProgramAst {
       },
     },
   ];
-  return kernel(body, [
-    { name: 'a', dtype: 'float32', kind: 'global', written: false },
-    { name: 'out', dtype: 'float32', kind: 'global', written: true },
-    { name: 'n', dtype: 'int32', kind: 'value', written: false },
-  ], { a: 'float32', out: 'float32', tile: 'float32', n: 'int32' });
+  return kernel(
+    body,
+    [
+      { name: 'a', dtype: 'float32', kind: 'global', written: false },
+      { name: 'out', dtype: 'float32', kind: 'global', written: true },
+      { name: 'n', dtype: 'int32', kind: 'value', written: false },
+    ],
+    { a: 'float32', out: 'float32', tile: 'float32', n: 'int32' },
+  );
 }
 
 test('a barrier under a guard: the guard is evaluated once and the statements around the barrier guarded alone', () => {
@@ -205,10 +219,17 @@ test('a barrier under a guard: the guard is evaluated once and the statements ar
 
 test('a barrier in a loop whose bounds differ between work-items is a LoomError naming the loop', () => {
   const loop: Stmt = {
-    kind: 'for', iname: 'k', lower: int(0), upper: lid, body: { kind: 'barrier', scope: 'local' },
+    kind: 'for',
+    iname: 'k',
+    lower: int(0),
+    upper: lid,
+    body: { kind: 'barrier', scope: 'local' },
   };
   const program = kernel([loop], [], { k: 'int32' });
-  assert.throws(() => generateWgsl(program), (e: Error) => e instanceof LoomError && /loop over 'k'/.test(e.message) && /barrier/.test(e.message));
+  assert.throws(
+    () => generateWgsl(program),
+    (e: Error) => e instanceof LoomError && /loop over 'k'/.test(e.message) && /barrier/.test(e.message),
+  );
   const uniform = kernel([{ ...loop, upper: variable('m') }], [{ name: 'm', dtype: 'int32', kind: 'value', written: false }], { k: 'int32', m: 'int32' });
   assert.match(generateWgsl(uniform).code, 'for (var k: i32 = 0i; k <= m; k++) {\n    workgroupBarrier();');
 });
@@ -223,10 +244,14 @@ test('a folded grid recovers the group ids and idles the groups past the end', (
 
 test('more arrays than storage bindings: the last ones share pools, at offsets from the uniform', () => {
   const names = ['a', 'b', 'c', 'd', 'e'];
-  const knl = makeKernel('{ [i]: 0<=i<n }', `
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    `
     out[i] = a[i] + b[i] + c[i] + d[i] + e[i]
     flags[i] = a[i] > 0
-  `, [globalArg('flags', { shape: ['n'], dtype: 'bool', isInput: false }), '...']);
+  `,
+    [globalArg('flags', { shape: ['n'], dtype: 'bool', isInput: false }), '...'],
+  );
   const typed = addDtypes(knl, Object.fromEntries(names.map((n) => [n, 'float32'])));
   const code = generateCode(typed, wgslTarget({ limits: { maxStorageBuffersPerShaderStage: 4 } })).code;
   assert.is((code.match(/var<storage/g) ?? []).length, 4, code);
@@ -238,24 +263,46 @@ test('more arrays than storage bindings: the last ones share pools, at offsets f
 
 test('limits: work-group size and workgroup storage are LoomErrors naming the limit', () => {
   const big = kernel([{ kind: 'barrier', scope: 'local' }], [], {}, [16, 16, 2]);
-  assert.throws(() => generateWgsl(big), (e: Error) => e instanceof LoomError && /maxComputeInvocationsPerWorkgroup \(256\)/.test(e.message) && /512/.test(e.message));
+  assert.throws(
+    () => generateWgsl(big),
+    (e: Error) => e instanceof LoomError && /maxComputeInvocationsPerWorkgroup \(256\)/.test(e.message) && /512/.test(e.message),
+  );
   const wide = kernel([], [], {}, [512]);
-  assert.throws(() => generateWgsl(wide), (e: Error) => /maxComputeWorkgroupSizeX \(256\)/.test(e.message));
+  assert.throws(
+    () => generateWgsl(wide),
+    (e: Error) => /maxComputeWorkgroupSizeX \(256\)/.test(e.message),
+  );
   const tile = kernel([{ kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 8192 }], [], { tile: 'float32' });
-  assert.throws(() => generateWgsl(tile), (e: Error) => /32768 bytes/.test(e.message) && /maxComputeWorkgroupStorageSize \(16384\)/.test(e.message) && /tile/.test(e.message));
+  assert.throws(
+    () => generateWgsl(tile),
+    (e: Error) => /32768 bytes/.test(e.message) && /maxComputeWorkgroupStorageSize \(16384\)/.test(e.message) && /tile/.test(e.message),
+  );
   assert.not.throws(() => generateWgsl(tile, { limits: { maxComputeWorkgroupStorageSize: 32768 } }));
 });
 
 test('atomic updates: integer add in one instruction, float add by compare-and-swap', () => {
   const body: Stmt[] = [
-    { kind: 'assign', target: subscript('total', [int(0)]), value: binary('+', subscript('total', [int(0)]), subscript('a', [globalIndex])), dtype: 'float32', atomic: true, insnId: 'sum' },
+    {
+      kind: 'assign',
+      target: subscript('total', [int(0)]),
+      value: binary('+', subscript('total', [int(0)]), subscript('a', [globalIndex])),
+      dtype: 'float32',
+      atomic: true,
+      insnId: 'sum',
+    },
     { kind: 'assign', target: subscript('count', [int(0)]), value: binary('+', subscript('count', [int(0)]), int(1)), dtype: 'int32', atomic: true, insnId: 'count' },
   ];
-  const code = generateWgsl(kernel(body, [
-    { name: 'a', dtype: 'float32', kind: 'global', written: false },
-    { name: 'total', dtype: 'float32', kind: 'global', written: true },
-    { name: 'count', dtype: 'int32', kind: 'global', written: true },
-  ], { a: 'float32', total: 'float32', count: 'int32' })).code;
+  const code = generateWgsl(
+    kernel(
+      body,
+      [
+        { name: 'a', dtype: 'float32', kind: 'global', written: false },
+        { name: 'total', dtype: 'float32', kind: 'global', written: true },
+        { name: 'count', dtype: 'int32', kind: 'global', written: true },
+      ],
+      { a: 'float32', total: 'float32', count: 'int32' },
+    ),
+  ).code;
   assert.match(code, 'var<storage, read_write> total: array<atomic<u32>>; // float32 bits, updated atomically');
   assert.match(code, 'var<storage, read_write> count: array<atomic<i32>>; // updated atomically');
   assert.match(code, 'let swap = atomicCompareExchangeWeak(&total[0i], old_bits, bitcast<u32>(old_value + a[group_id.x * 64i + local_id.x]));');
@@ -264,7 +311,9 @@ test('atomic updates: integer add in one instruction, float add by compare-and-s
 
 test('a compilation error points at the WGSL line', () => {
   const code = 'fn f() {\n  let active = 1;\n}\n';
-  const error = compilationError("kernel 'f'", code, [{ type: 'error', message: "'active' is a reserved keyword", lineNum: 2, linePos: 7, offset: 15, length: 6 } as GPUCompilationMessage]);
+  const error = compilationError("kernel 'f'", code, [
+    { type: 'error', message: "'active' is a reserved keyword", lineNum: 2, linePos: 7, offset: 15, length: 6 } as GPUCompilationMessage,
+  ]);
   assert.instance(error, LoomError);
   assert.match(error.message, "'active' is a reserved keyword\n  line 2:   let active = 1;\n                ^^^^^^");
 });

@@ -8,9 +8,26 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, DeviceArray, expr as E, globalArg, LoomError, makeKernel, prioritizeLoops, programCode, run, valueArg,
-  type Device, type DType, type GeneratedCode, type HostArray, type KernelFunction, type LaunchArgument, type LoopKernel,
-  type ProgramAst, type RunArgument, type Stmt,
+  addDtypes,
+  DeviceArray,
+  expr as E,
+  globalArg,
+  LoomError,
+  makeKernel,
+  prioritizeLoops,
+  programCode,
+  run,
+  valueArg,
+  type Device,
+  type DType,
+  type GeneratedCode,
+  type HostArray,
+  type KernelFunction,
+  type LaunchArgument,
+  type LoopKernel,
+  type ProgramAst,
+  type RunArgument,
+  type Stmt,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { webgpuDevice } from '@loom/codegen-wgsl';
@@ -59,19 +76,28 @@ if (device) {
   });
 
   test('the wrong transpose-and-double computes what the tutorial says', async () => {
-    let knl = makeKernel('{ [i,j]: 0<=i,j<n }', `
+    let knl = makeKernel(
+      '{ [i,j]: 0<=i,j<n }',
+      `
       out[j,i] = a[i,j] {id=transpose}
       out[i,j] = 2*out[i,j] {dep=transpose}
-    `, [globalArg('out', { shape: 'auto', isInput: false }), '...'], { name: 'transpose_and_dbl' });
+    `,
+      [globalArg('out', { shape: 'auto', isInput: false }), '...'],
+      { name: 'transpose_and_dbl' },
+    );
     knl = prioritizeLoops(knl, 'i,j');
     await sameAsCpu(device, knl, { a: randomFloat32(25, 3) });
   });
 
   test('the corrected transpose-and-double', async () => {
-    let knl = makeKernel('{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }', `
+    let knl = makeKernel(
+      '{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }',
+      `
       out[j,i] = a[i,j] {id=transpose}
       out[ii,jj] = 2*out[ii,jj] {dep=transpose}
-    `, [globalArg('out', { shape: 'auto', isInput: false }), '...']);
+    `,
+      [globalArg('out', { shape: 'auto', isInput: false }), '...'],
+    );
     knl = prioritizeLoops(prioritizeLoops(knl, 'i,j'), 'ii,jj');
     for (const n of [1, 3, 16, 31]) await sameAsCpu(device, knl, { a: randomFloat32(n * n, n) });
   });
@@ -90,26 +116,35 @@ if (device) {
   });
 
   test('product, max and min reductions on int32', async () => {
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `
+    const knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<4 }',
+      `
       pr[i] = product(k, a[i,k])
       mx[i] = max(k, a[i,k])
       mn[i] = min(k, a[i,k])
-    `);
+    `,
+    );
     const res = await sameAsCpu(device, knl, { a: Int32Array.from([1, -2, 3, 4, 5, 6, -7, 8, 0, 1, 2, 3]) });
     assert.equal(Array.from(res.pr), [-24, -1680, 0]);
   });
 
   test('<> temporaries', async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       <> t = a[i] * a[i]
       <float32> u = t + 1
       out[i] = u / 2
-    `);
+    `,
+    );
     await sameAsCpu(device, knl, { a: randomFloat32(11, 4) }, FLOAT_TOLERANCE);
   });
 
   test('a triangular domain 0 <= j <= i < n', async () => {
-    const knl = prioritizeLoops(makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']), 'i,j');
+    const knl = prioritizeLoops(
+      makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']),
+      'i,j',
+    );
     await sameAsCpu(device, knl, { a: randomFloat32(6, 8), out: new Float32Array(36).fill(-100) }, FLOAT_TOLERANCE);
   });
 
@@ -164,7 +199,12 @@ if (device) {
   test('device arrays in and out stay on the device', async () => {
     // b as float32: a JavaScript number would make it float64, which WGSL lacks
     const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [globalArg('out', { shape: 'auto', isInput: false }), valueArg('b', 'float32'), '...']);
-    const a = await DeviceArray.from(device, Float32Array.from({ length: 4 }, (_, k) => k), 'float32', [2, 2]);
+    const a = await DeviceArray.from(
+      device,
+      Float32Array.from({ length: 4 }, (_, k) => k),
+      'float32',
+      [2, 2],
+    );
     const out = await DeviceArray.from(device, new Float32Array(4), 'float32', [2, 2]);
     const result = await run(knl, device, { a, out, b: 0.5 });
     assert.is(result.out, out);
@@ -204,12 +244,16 @@ if (device) {
   // --- WGSL's own concerns ------------------------------------------------------------------------
 
   test('Python semantics of //, % and ** on negative numbers, and C conversions', async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       q[i] = a[i] // b[i]
       r[i] = a[i] % b[i]
       p[i] = b[i] ** 3
       f[i] = x[i] % 0.75 + x[i] // 0.5 + int32(x[i] * 3) + round(x[i] * 4)
-    `, [globalArg('f', { shape: ['n'], dtype: 'float32', isInput: false }), '...']);
+    `,
+      [globalArg('f', { shape: ['n'], dtype: 'float32', isInput: false }), '...'],
+    );
     const a = Int32Array.from([7, -7, 7, -7, 0, 5, -2147483648]);
     const b = Int32Array.from([2, 2, -2, -2, 3, 0, -1]);
     const x = Float32Array.from([0.3, -0.3, 1.875, -1.875, 0.125, -2.5, 2.5]);
@@ -217,22 +261,26 @@ if (device) {
   });
 
   test('8- and 16-bit arrays and bools: packed, unpacked and wrapped exactly as on the CPU', async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       s8[i] = a[i] + b[i]
       u8[i] = a[i] * 3
       s16[i] = c[i] * 300
       u16[i] = c[i] - 1
       flag[i] = a[i] > b[i]
       both[i] = flag[i] and c[i] > 0
-    `, [
-      globalArg('s8', { shape: ['n'], dtype: 'int8', isInput: false }),
-      globalArg('u8', { shape: ['n'], dtype: 'uint8', isInput: false }),
-      globalArg('s16', { shape: ['n'], dtype: 'int16', isInput: false }),
-      globalArg('u16', { shape: ['n'], dtype: 'uint16', isInput: false }),
-      globalArg('flag', { shape: ['n'], dtype: 'bool', isInput: false }),
-      globalArg('both', { shape: ['n'], dtype: 'bool', isInput: false }),
-      '...',
-    ]);
+    `,
+      [
+        globalArg('s8', { shape: ['n'], dtype: 'int8', isInput: false }),
+        globalArg('u8', { shape: ['n'], dtype: 'uint8', isInput: false }),
+        globalArg('s16', { shape: ['n'], dtype: 'int16', isInput: false }),
+        globalArg('u16', { shape: ['n'], dtype: 'uint16', isInput: false }),
+        globalArg('flag', { shape: ['n'], dtype: 'bool', isInput: false }),
+        globalArg('both', { shape: ['n'], dtype: 'bool', isInput: false }),
+        '...',
+      ],
+    );
     for (const n of [1, 3, 5, 9]) {
       const a = Int8Array.from({ length: n }, (_, k) => [100, -100, 7, -128, 127, 0, 1, -1, 55][k]);
       const b = Int8Array.from({ length: n }, (_, k) => [100, -100, -7, -1, 1, 0, 2, -2, 3][k]);
@@ -244,8 +292,12 @@ if (device) {
 
   test('value arguments of every kind travel in the uniform struct', async () => {
     const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(flag, a[i] * s, -a[i]) + u + h', [
-      valueArg('flag', 'bool'), valueArg('s', 'int8'), valueArg('u', 'uint32'), valueArg('h', 'uint16'),
-      globalArg('out', { shape: ['n'], dtype: 'float32', isInput: false }), '...',
+      valueArg('flag', 'bool'),
+      valueArg('s', 'int8'),
+      valueArg('u', 'uint32'),
+      valueArg('h', 'uint16'),
+      globalArg('out', { shape: ['n'], dtype: 'float32', isInput: false }),
+      '...',
     ]);
     const a = Float32Array.from([1, 2, 3]);
     await sameAsCpu(device, knl, { a, flag: 1, s: -3, u: 7, h: 65535 });
@@ -253,25 +305,34 @@ if (device) {
   });
 
   test('names WGSL reserves are renamed, and the shader compiles', async () => {
-    const knl = makeKernel('{ [ref]: 0<=ref<n }', `
+    const knl = makeKernel(
+      '{ [ref]: 0<=ref<n }',
+      `
       <float32> sample = 2*active[ref]
       filter[ref] = sample + select[ref]
-    `, ['...'], { name: 'target' });
+    `,
+      ['...'],
+      { name: 'target' },
+    );
     await sameAsCpu(device, knl, { active: randomFloat32(5, 1), select: randomFloat32(5, 2) }, FLOAT_TOLERANCE);
   });
 
   test('more arrays than storage bindings: pooled, narrow ones included', async () => {
     const inputs = Array.from({ length: device.wgslLimits.maxStorageBuffersPerShaderStage + 1 }, (_, k) => `a${k}`);
-    const knl = makeKernel('{ [i]: 0<=i<n }', `
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       out[i] = ${inputs.map((a) => `${a}[i]`).join(' + ')}
       small[i] = out[i] + tiny[i]
       positive[i] = out[i] > 0
-    `, [
-      globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
-      globalArg('small', { shape: ['n'], dtype: 'int16', isInput: false }),
-      globalArg('positive', { shape: ['n'], dtype: 'bool', isInput: false }),
-      '...',
-    ]);
+    `,
+      [
+        globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
+        globalArg('small', { shape: ['n'], dtype: 'int16', isInput: false }),
+        globalArg('positive', { shape: ['n'], dtype: 'bool', isInput: false }),
+        '...',
+      ],
+    );
     const n = 7;
     const args: Record<string, RunArgument> = Object.fromEntries(inputs.map((a, k) => [a, Int32Array.from({ length: n }, (_, i) => (i - 3) * (k + 1))]));
     args.tiny = Int8Array.from({ length: n }, (_, i) => -i);
@@ -327,18 +388,26 @@ if (device) {
   test('a barrier under a guard: every work-item reaches it, the guarded ones do the work', async () => {
     // if (i < n) { tile[lid] = a[i]; barrier; out[i] = tile[63 - lid] }: reverses each block of 64
     const i = binary('+', binary('*', gid, int(64)), lid);
-    const knl = program([
-      { kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 64 },
-      {
-        kind: 'if', condition: compare('<', i, variable('n')), then: {
-          kind: 'block', body: [
-            { kind: 'assign', target: subscript('tile', [lid]), value: subscript('a', [i]), dtype: 'float32', atomic: false, insnId: 'load' },
-            { kind: 'barrier', scope: 'local' },
-            { kind: 'assign', target: subscript('out', [i]), value: subscript('tile', [binary('-', int(63), lid)]), dtype: 'float32', atomic: false, insnId: 'store' },
-          ],
+    const knl = program(
+      [
+        { kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 64 },
+        {
+          kind: 'if',
+          condition: compare('<', i, variable('n')),
+          then: {
+            kind: 'block',
+            body: [
+              { kind: 'assign', target: subscript('tile', [lid]), value: subscript('a', [i]), dtype: 'float32', atomic: false, insnId: 'load' },
+              { kind: 'barrier', scope: 'local' },
+              { kind: 'assign', target: subscript('out', [i]), value: subscript('tile', [binary('-', int(63), lid)]), dtype: 'float32', atomic: false, insnId: 'store' },
+            ],
+          },
         },
-      },
-    ], [param('a', 'float32'), param('out', 'float32', true), param('n', 'int32', false, 'value')], { a: 'float32', out: 'float32', tile: 'float32', n: 'int32' }, [64]);
+      ],
+      [param('a', 'float32'), param('out', 'float32', true), param('n', 'int32', false, 'value')],
+      { a: 'float32', out: 'float32', tile: 'float32', n: 'int32' },
+      [64],
+    );
     const n = 192;
     const a = Float32Array.from({ length: 256 }, (_, k) => k);
     const { out } = await launch(knl, { a, out: new Float32Array(256).fill(-1), n }, [4], ['out']);
@@ -348,28 +417,53 @@ if (device) {
 
   test('float atomics by compare-and-swap, integer atomics in one instruction, byte stores from many work-items', async () => {
     const i = binary('+', binary('*', gid, int(64)), lid);
-    const knl = program([
-      { kind: 'assign', target: subscript('total', [int(0)]), value: binary('+', subscript('total', [int(0)]), subscript('a', [i])), dtype: 'float32', atomic: true, insnId: 'sum' },
-      { kind: 'assign', target: subscript('count', [int(0)]), value: binary('+', subscript('count', [int(0)]), int(1)), dtype: 'int32', atomic: true, insnId: 'count' },
-      { kind: 'assign', target: subscript('peak', [int(0)]), value: call('max', [subscript('peak', [int(0)]), i]), dtype: 'int32', atomic: true, insnId: 'peak' },
-      { kind: 'assign', target: subscript('bytes', [i]), value: binary('*', i, int(3)), dtype: 'uint8', atomic: false, insnId: 'bytes' },
-    ], [param('a', 'float32'), param('total', 'float32', true), param('count', 'int32', true), param('peak', 'int32', true), param('bytes', 'uint8', true)],
-    { a: 'float32', total: 'float32', count: 'int32', peak: 'int32', bytes: 'uint8' }, [64]);
+    const knl = program(
+      [
+        {
+          kind: 'assign',
+          target: subscript('total', [int(0)]),
+          value: binary('+', subscript('total', [int(0)]), subscript('a', [i])),
+          dtype: 'float32',
+          atomic: true,
+          insnId: 'sum',
+        },
+        { kind: 'assign', target: subscript('count', [int(0)]), value: binary('+', subscript('count', [int(0)]), int(1)), dtype: 'int32', atomic: true, insnId: 'count' },
+        { kind: 'assign', target: subscript('peak', [int(0)]), value: call('max', [subscript('peak', [int(0)]), i]), dtype: 'int32', atomic: true, insnId: 'peak' },
+        { kind: 'assign', target: subscript('bytes', [i]), value: binary('*', i, int(3)), dtype: 'uint8', atomic: false, insnId: 'bytes' },
+      ],
+      [param('a', 'float32'), param('total', 'float32', true), param('count', 'int32', true), param('peak', 'int32', true), param('bytes', 'uint8', true)],
+      { a: 'float32', total: 'float32', count: 'int32', peak: 'int32', bytes: 'uint8' },
+      [64],
+    );
     const a = Float32Array.from({ length: 256 }, (_, k) => (k % 7) - 3); // small integers: the sum is exact in any order
-    const res = await launch(knl, { a, total: new Float32Array(1), count: new Int32Array(1), peak: new Int32Array(1), bytes: new Uint8Array(256) }, [4], ['total', 'count', 'peak', 'bytes']);
-    assert.is(res.total[0], a.reduce((s, x) => s + x, 0));
+    const res = await launch(
+      knl,
+      { a, total: new Float32Array(1), count: new Int32Array(1), peak: new Int32Array(1), bytes: new Uint8Array(256) },
+      [4],
+      ['total', 'count', 'peak', 'bytes'],
+    );
+    assert.is(
+      res.total[0],
+      a.reduce((s, x) => s + x, 0),
+    );
     assert.is(res.count[0], 256);
     assert.is(res.peak[0], 255);
-    assert.equal(Array.from(res.bytes), Array.from({ length: 256 }, (_, k) => (k * 3) & 255));
+    assert.equal(
+      Array.from(res.bytes),
+      Array.from({ length: 256 }, (_, k) => (k * 3) & 255),
+    );
   });
 
   test('a 1-D grid of more than 65535 work-groups is folded into y', async () => {
     const groups = 65536 + 64; // 256 * groups > 65535 * 256 work-items
     const n = groups * 256 - 100;
     const i = binary('+', binary('*', gid, int(256)), lid);
-    const knl = program([
-      { kind: 'if', condition: compare('<', i, variable('n')), then: { kind: 'assign', target: subscript('out', [i]), value: i, dtype: 'int32', atomic: false, insnId: 'iota' } },
-    ], [param('out', 'int32', true), param('n', 'int32', false, 'value')], { out: 'int32', n: 'int32' }, [256]);
+    const knl = program(
+      [{ kind: 'if', condition: compare('<', i, variable('n')), then: { kind: 'assign', target: subscript('out', [i]), value: i, dtype: 'int32', atomic: false, insnId: 'iota' } }],
+      [param('out', 'int32', true), param('n', 'int32', false, 'value')],
+      { out: 'int32', n: 'int32' },
+      [256],
+    );
     const { out } = await launch(knl, { out: new Int32Array(groups * 256).fill(-1), n }, [groups], ['out']);
     const values = out as Int32Array;
     let wrong = 0;
@@ -379,9 +473,12 @@ if (device) {
 
   test('buffers above 128 MiB: bound where the adapter allows, else a LoomError naming the limit', async () => {
     const bytes = 128 * 1024 * 1024 + 1024;
-    const knl = program([
-      { kind: 'assign', target: subscript('big', [binary('-', variable('n'), int(1))]), value: int(7), dtype: 'int32', atomic: false, insnId: 'last' },
-    ], [param('big', 'int32', true), param('n', 'int32', false, 'value')], { big: 'int32', n: 'int32' }, [1]);
+    const knl = program(
+      [{ kind: 'assign', target: subscript('big', [binary('-', variable('n'), int(1))]), value: int(7), dtype: 'int32', atomic: false, insnId: 'last' }],
+      [param('big', 'int32', true), param('n', 'int32', false, 'value')],
+      { big: 'int32', n: 'int32' },
+      [1],
+    );
     const n = bytes / 4;
     if (device.wgslLimits.maxStorageBufferBindingSize < bytes) {
       console.warn(`loom: skipping the >128 MiB binding on '${device.name}': its maxStorageBufferBindingSize is ${device.wgslLimits.maxStorageBufferBindingSize}`);
@@ -409,7 +506,7 @@ if (device) {
     const info = await gpu.createShaderModule({ code }).getCompilationInfo();
     await gpu.popErrorScope();
     const message = compilationError("kernel 'main'", code, info.messages).message;
-    assert.match(message, "line 3:   let active = 1;");
+    assert.match(message, 'line 3:   let active = 1;');
     assert.match(message, /\n {16}\^{6}/);
   });
 
@@ -430,10 +527,11 @@ if (device) {
   });
 
   test("float32's largest finite values are literals WGSL accepts (not 3.4028235e38, which exceeds them)", async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = max(a[i], float32(-3.4028234663852886e38)) + if(a[i] > 0, float32(3.4028234663852886e38) - float32(3.4028234663852886e38), 0)', [
-      globalArg('a', { dtype: 'float32' }),
-      '...',
-    ]);
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = max(a[i], float32(-3.4028234663852886e38)) + if(a[i] > 0, float32(3.4028234663852886e38) - float32(3.4028234663852886e38), 0)',
+      [globalArg('a', { dtype: 'float32' }), '...'],
+    );
     const a = Float32Array.from([-1, 2, -3.4028234663852886e38, 0]);
     const { out } = await run(knl, device, { a });
     assert.equal([...(out as Float32Array)], [-1, 2, -3.4028234663852886e38, 0]);

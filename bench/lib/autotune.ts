@@ -58,10 +58,7 @@ export function describeConfig(c: MatmulConfig): string {
   return `${c.tileM}x${c.tileN}x${c.tileK} r${c.regM}x${c.regN} ${c.layout}${c.unrollK ? ' unr' : ''}${c.prefetch ? '' : ' no-local'} (${along0 * along1} items)`;
 }
 
-export async function autotune(
-  d: BenchDevice, data: MatmulData, budgetSeconds: number,
-  onTrial: (t: Trial) => void = () => {},
-): Promise<TuneResult | undefined> {
+export async function autotune(d: BenchDevice, data: MatmulData, budgetSeconds: number, onTrial: (t: Trial) => void = () => {}): Promise<TuneResult | undefined> {
   const deadline = performance.now() + budgetSeconds * 1000;
   const trials: Trial[] = [];
   for (const config of searchSpace()) {

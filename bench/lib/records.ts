@@ -72,25 +72,32 @@ export class Reporter {
   /** The table: on stdout normally, on stderr in JSON mode (stdout stays JSON lines only). */
   printTable(title: string): void {
     const text = formatTable(title, this.lines);
-    if (this.json) process.stderr.write(text + '\n');
+    if (this.json) process.stderr.write(`${text}\n`);
     else console.log(text);
   }
 }
 
 /** Progress and notices go to stderr, never between the JSON lines. */
 export function progress(text: string): void {
-  process.stderr.write(text + '\n');
+  process.stderr.write(`${text}\n`);
 }
 
 export function formatTable(title: string, lines: readonly MeasurementLine[]): string {
   const header = ['backend', 'case', 'size', 'value', 'reference', 'ratio'];
   const rows = lines.map((l) => [
-    l.backend, l.case, String(l.size), `${l.value} ${l.unit}`,
+    l.backend,
+    l.case,
+    String(l.size),
+    `${l.value} ${l.unit}`,
     l.referenceValue === null ? '' : `${l.referenceValue} ${l.unit} (${l.reference})`,
     l.ratio === null ? '' : `${l.ratio}x`,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const row = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
+  const row = (cells: string[]) =>
+    cells
+      .map((cell, c) => cell.padEnd(widths[c]))
+      .join('  ')
+      .trimEnd();
   return [`\n${title}`, row(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(row)].join('\n');
 }
 

@@ -8,7 +8,7 @@
  * Each returns the median of several samples, after a warm-up launch (which also pays for
  * any lazy compilation), in seconds per launch of the whole program.
  */
-import { type PreparedLaunch } from '@loom/core';
+import type { PreparedLaunch } from '@loom/core';
 import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
 import type { BenchDevice } from './devices.ts';
 import { loomKernels, timeDispatches, type DirectKernel } from './webgpu-timer.ts';
@@ -29,17 +29,27 @@ export function median(xs: readonly number[]): number {
 /** Seconds per launch of `prepared` on `d`'s device. */
 export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, options: TimingOptions = {}): Promise<number> {
   switch (d.backend) {
-    case 'opencl': return openclSeconds(d, prepared, options);
+    case 'opencl':
+      return openclSeconds(d, prepared, options);
     case 'webgpu': {
       let kernels: DirectKernel[];
       try {
         kernels = await loomKernels(d.device, prepared);
       } catch {
-        return wallSeconds(() => prepared.launch(), () => d.device.gpuDevice.queue.onSubmittedWorkDone(), options);
+        return wallSeconds(
+          () => prepared.launch(),
+          () => d.device.gpuDevice.queue.onSubmittedWorkDone(),
+          options,
+        );
       }
       return batchedSeconds((count) => timeDispatches(d.device, kernels, count), options);
     }
-    case 'cpu': return wallSeconds(() => prepared.launch(), async () => {}, options);
+    case 'cpu':
+      return wallSeconds(
+        () => prepared.launch(),
+        async () => {},
+        options,
+      );
   }
 }
 

@@ -39,8 +39,12 @@ export function gpuBufferOf(buffer: unknown): GPUBuffer {
  * at the next binding.
  */
 export async function wgslKernel(
-  device: WebGPUDevice, code: string, entryPoint: string,
-  buffers: readonly { buffer: GPUBuffer; readOnly: boolean }[], dispatch: readonly [number, number, number], uniform?: ArrayBuffer,
+  device: WebGPUDevice,
+  code: string,
+  entryPoint: string,
+  buffers: readonly { buffer: GPUBuffer; readOnly: boolean }[],
+  dispatch: readonly [number, number, number],
+  uniform?: ArrayBuffer,
 ): Promise<DirectKernel> {
   const gpu = device.gpuDevice;
   return checked(gpu, `building '${entryPoint}'`, async () => {
@@ -49,7 +53,9 @@ export async function wgslKernel(
     const errors = info.messages.filter((m) => m.type === 'error');
     if (errors.length) throw new LoomError(`WGSL of '${entryPoint}' does not compile: ${errors.map((e) => `${e.lineNum}: ${e.message}`).join('; ')}`);
     const layoutEntries: GPUBindGroupLayoutEntry[] = buffers.map((b, k) => ({
-      binding: k, visibility: STAGE_COMPUTE, buffer: { type: b.readOnly ? 'read-only-storage' : 'storage' },
+      binding: k,
+      visibility: STAGE_COMPUTE,
+      buffer: { type: b.readOnly ? 'read-only-storage' : 'storage' },
     }));
     const entries: GPUBindGroupEntry[] = buffers.map((b, k) => ({ binding: k, resource: { buffer: b.buffer } }));
     if (uniform) {
@@ -87,7 +93,9 @@ export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch
       const uniform = module.layout.uniform;
       const usesUniform = uniform !== undefined && (k.kernel.function.params.some((p) => p.kind === 'value') || folded);
       const layoutEntries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
-        binding: s.binding, visibility: STAGE_COMPUTE, buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
+        binding: s.binding,
+        visibility: STAGE_COMPUTE,
+        buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
       }));
       const entries: GPUBindGroupEntry[] = storage.map((s) => {
         const a = argOf.get(s.arrays[0]) as Extract<LaunchArgument, { kind: 'buffer' }>;
@@ -164,6 +172,7 @@ async function checked<T>(gpu: GPUDevice, what: string, body: () => Promise<T>):
     result = await body();
   } finally {
     const error = await gpu.popErrorScope();
+    // biome-ignore lint/correctness/noUnsafeFinally: the error scope is popped in any case, and its error is the one to report
     if (error) throw new LoomError(`WebGPU validation error while ${what}: ${error.message}`);
   }
   return result;

@@ -27,8 +27,23 @@ export interface Call {
 
 /** The builder verbs a chain may use, each with the most arguments it takes. */
 export const VERBS: Readonly<Record<string, number>> = {
-  split: 3, tile: 5, tag: 1, prioritize: 1, prefetch: 3, precompute: 3, dup: 2, rename: 3, join: 3,
-  fix: 1, assume: 1, dtypes: 1, options: 1, space: 2, layout: 2, nosync: 4, saveReload: 0,
+  split: 3,
+  tile: 5,
+  tag: 1,
+  prioritize: 1,
+  prefetch: 3,
+  precompute: 3,
+  dup: 2,
+  rename: 3,
+  join: 3,
+  fix: 1,
+  assume: 1,
+  dtypes: 1,
+  options: 1,
+  space: 2,
+  layout: 2,
+  nosync: 4,
+  saveReload: 0,
 };
 
 /** Text past these sizes is refused: the page must stay responsive whatever is pasted into it. */

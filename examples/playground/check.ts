@@ -40,7 +40,11 @@ export async function checkKernel(builder: Builder, values: Readonly<Record<stri
   const inputs: Record<string, HostArray | number> = {};
   for (const arg of builder.kernel.args) {
     if (arg.kind === 'value') inputs[arg.name] = valueOf(arg.name, values);
-    else if (arg.isInput) inputs[arg.name] = randomArray(arg.dtype ?? 'float32', (arg.shape ?? []).reduce((n, extent) => n * evaluate(extent, values), 1));
+    else if (arg.isInput)
+      inputs[arg.name] = randomArray(
+        arg.dtype ?? 'float32',
+        (arg.shape ?? []).reduce((n, extent) => n * evaluate(extent, values), 1),
+      );
   }
   const onCpu = await run(builder.kernel, devices.cpu, inputs);
   const onGpu = devices.gpu ? await run(builder.kernel, devices.gpu, inputs) : undefined;
@@ -53,7 +57,12 @@ export async function checkKernel(builder: Builder, values: Readonly<Record<stri
 /** Calls the pointwise function of `payload` (a JS arrow function, as text) on random float32 tensors of `shape`. */
 export async function checkPointwise(payload: string, shape: readonly number[], devices: Devices): Promise<{ comparisons: Comparison[]; code: string }> {
   const fn = pointwise({}, payload);
-  const data = Array.from({ length: fn.numInputs }, () => randomArray('float32', shape.reduce((a, b) => a * b, 1)));
+  const data = Array.from({ length: fn.numInputs }, () =>
+    randomArray(
+      'float32',
+      shape.reduce((a, b) => a * b, 1),
+    ),
+  );
   const call = async (device: Device) => {
     const args = data.map((d) => tensor(d, shape, { device }));
     const result = await fn(...args);

@@ -104,7 +104,11 @@ function showComparisons(id: string, comparisons: readonly Comparison[] | undefi
   target.dataset.state = !comparisons ? 'error' : comparisons.some((c) => c.mismatches.length > 0) ? 'mismatch' : 'ok';
   for (const c of comparisons ?? []) {
     const line = document.createElement('p');
-    const first = (values: readonly number[]) => values.slice(0, 4).map((v) => v.toPrecision(5)).join(', ');
+    const first = (values: readonly number[]) =>
+      values
+        .slice(0, 4)
+        .map((v) => v.toPrecision(5))
+        .join(', ');
     const verdict = !devices.gpu
       ? `${c.cpu.length} elements on the CPU device (no GPU to compare with)`
       : c.mismatches.length === 0

@@ -12,11 +12,7 @@ export const KERNELS: Readonly<Record<string, KernelPreset>> = {
   'double, split over work-groups': {
     domain: '{ [i]: 0<=i<n }',
     instructions: 'out[i] = 2*a[i] + 1',
-    chain: [
-      "// 128 work-items per work-group",
-      ".split('i', 128, { outer: 'g.0', inner: 'l.0' })",
-      ".dtypes({ a: 'float32' })",
-    ].join('\n'),
+    chain: ['// 128 work-items per work-group', ".split('i', 128, { outer: 'g.0', inner: 'l.0' })", ".dtypes({ a: 'float32' })"].join('\n'),
     values: '{ n: 1000 }',
   },
   'matmul, tiled, in local memory': {
@@ -25,7 +21,7 @@ export const KERNELS: Readonly<Record<string, KernelPreset>> = {
     chain: [
       ".tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })",
       ".split('k', 16)",
-      "// tiles of a and b in local memory; barriers inserted for you",
+      '// tiles of a and b in local memory; barriers inserted for you',
       ".prefetch('a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' })",
       ".prefetch('b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' })",
       ".prioritize('k_outer,k_inner')",

@@ -10,12 +10,17 @@ import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 /** `c[i, j] = a[i]*b[j]`, column-major like the original (order="F"). */
 function rankOne(): LoopKernel {
-  const knl = makeKernel('[n] -> {[i,j]: 0<=i,j<n}', 'c[i, j] = a[i]*b[j] {id=mylabel, priority=5}', [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }),
-    globalArg('b', { dtype: 'float32', shape: ['n'] }),
-    globalArg('c', { dtype: 'float32', shape: ['n', 'n'] }),
-    valueArg('n', 'int32'),
-  ], { name: 'rank_one', assumptions: 'n >= 16' });
+  const knl = makeKernel(
+    '[n] -> {[i,j]: 0<=i,j<n}',
+    'c[i, j] = a[i]*b[j] {id=mylabel, priority=5}',
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('b', { dtype: 'float32', shape: ['n'] }),
+      globalArg('c', { dtype: 'float32', shape: ['n', 'n'] }),
+      valueArg('n', 'int32'),
+    ],
+    { name: 'rank_one', assumptions: 'n >= 16' },
+  );
   return tagArrayAxes(knl, 'c', 'f,f');
 }
 
@@ -68,7 +73,10 @@ for (const device of testDevices()) {
 
 test('test_rank_one: the local fetch of b covers the 16 values j_inner sweeps', () => {
   const knl = rankOneVariants.variant_3(rankOne());
-  assert.equal(knl.temporaries.get('b_fetch')!.shape.map((s) => (s as { value: number }).value), [16]);
+  assert.equal(
+    knl.temporaries.get('b_fetch')!.shape.map((s) => (s as { value: number }).value),
+    [16],
+  );
 });
 
 test.run();

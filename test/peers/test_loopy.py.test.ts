@@ -6,8 +6,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, assignment, collectWarnings, expr, fixParameters, generateCode, globalArg, KernelCheckError, LoomError, makeKernel,
-  parseExpression, printExpr, run, setTemporaryAddressSpace, tagInames, valueArg, type Device, type DType,
+  addDtypes,
+  assignment,
+  collectWarnings,
+  expr,
+  fixParameters,
+  generateCode,
+  globalArg,
+  KernelCheckError,
+  LoomError,
+  makeKernel,
+  parseExpression,
+  printExpr,
+  run,
+  setTemporaryAddressSpace,
+  tagInames,
+  valueArg,
+  type DType,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { linearizeKernel } from '../../packages/core/src/codegen/generate.ts';
@@ -21,24 +36,35 @@ test('test_ilp_write_race_detection_global', () => {
   // an ILP iname without a constant extent before linearizing (loopy does at code
   // generation), so j gets a constant extent here. The race is the same: every ILP
   // lane j writes the same a[i].
-  let knl = makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<16 }', 'a[i] = 5+i+j', [
-    globalArg('a', { dtype: 'float32' }),
-    valueArg('n', 'int32'),
-  ], { assumptions: 'n>=1', name: 'loopy_kernel' });
+  let knl = makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<16 }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], {
+    assumptions: 'n>=1',
+    name: 'loopy_kernel',
+  });
   knl = tagInames(knl, { j: 'ilp' });
   const { warnings } = collectWarnings(() => linearizeKernel(knl));
-  assert.ok(warnings.some((w) => w.category === 'WriteRaceConditionWarning'), warnings.map(String).join('\n'));
+  assert.ok(
+    warnings.some((w) => w.category === 'WriteRaceConditionWarning'),
+    warnings.map(String).join('\n'),
+  );
 
   // and loopy's original kernel is refused, naming the ILP iname
-  const original = tagInames(makeKernel('[n] -> {[i,j]: 0<=i,j<n }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], { assumptions: 'n>=1' }), { j: 'ilp' });
-  assert.throws(() => linearizeKernel(original), (e: unknown) => e instanceof KernelCheckError && e.inames.includes('j'));
+  const original = tagInames(makeKernel('[n] -> {[i,j]: 0<=i,j<n }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], { assumptions: 'n>=1' }), {
+    j: 'ilp',
+  });
+  assert.throws(
+    () => linearizeKernel(original),
+    (e: unknown) => e instanceof KernelCheckError && e.inames.includes('j'),
+  );
 });
 
 test('test_ilp_write_race_avoidance_private', () => {
   let knl = makeKernel('{[j]: 0<=j<16 }', '<> a = 5+j', [], { name: 'loopy_kernel' });
   knl = tagInames(knl, { j: 'ilp' });
   const { result, warnings } = collectWarnings(() => preprocess(knl));
-  assert.equal(result.temporaries.get('a')!.shape.map((e) => printExpr(e)), ['16']);
+  assert.equal(
+    result.temporaries.get('a')!.shape.map((e) => printExpr(e)),
+    ['16'],
+  );
   // each lane has its own copy: no race to report
   assert.equal(warnings.map(String), []);
 });
@@ -62,17 +88,20 @@ test('test_non_integral_array_idx_raises', () => {
   // to reach the check of code generation.
   const instructions = 'out[j] = 0 {id=init}\nout[i] = a[1.94**i-1] {dep=init}';
   const knl = makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [globalArg('a', { dtype: 'float64', shape: [16] }), '...']);
-  assert.throws(() => generateCode(knl, openclTarget()), (e: unknown) => e instanceof KernelCheckError && e.check === 'integer_subscript_indices');
-  assert.throws(() => makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [globalArg('a', { dtype: 'float64' }), '...']), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => generateCode(knl, openclTarget()),
+    (e: unknown) => e instanceof KernelCheckError && e.check === 'integer_subscript_indices',
+  );
+  assert.throws(
+    () => makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [globalArg('a', { dtype: 'float64' }), '...']),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 for (const device of testDevices()) {
   test(`${device.name}: test_bare_data_dependency`, async () => {
     // the loop bound is a temporary, read from the argument n when the kernel runs
-    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['<> znirp = n', 'a[i] = 1'], [
-      globalArg('a', { dtype: 'float32', shape: ['n'] }),
-      valueArg('n', 'int32'),
-    ]);
+    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['<> znirp = n', 'a[i] = 1'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')]);
     const n = 20000;
     const { a } = await run(knl, device, { n });
     assert.is((a as Float32Array).length, n);
@@ -83,23 +112,31 @@ for (const device of testDevices()) {
 // {{{ the expression and instruction language
 
 test('test_type_inference_no_artificial_doubles', () => {
-  const knl = makeKernel('{[i]: 0<=i<n}', ['<> bb = a[i] - b[i]', 'c[i] = bb'], [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }),
-    globalArg('b', { dtype: 'float32', shape: ['n'] }),
-    globalArg('c', { dtype: 'float32', shape: ['n'] }),
-    valueArg('n', 'int32'),
-  ], { assumptions: 'n>=1' });
+  const knl = makeKernel(
+    '{[i]: 0<=i<n}',
+    ['<> bb = a[i] - b[i]', 'c[i] = bb'],
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('b', { dtype: 'float32', shape: ['n'] }),
+      globalArg('c', { dtype: 'float32', shape: ['n'] }),
+      valueArg('n', 'int32'),
+    ],
+    { assumptions: 'n>=1' },
+  );
   assert.not.match(generateCode(knl, openclTarget()).code, /double/);
 });
 
 test('test_nosync_option_parsing', () => {
-  const knl = makeKernel('{[i]: 0 <= i < 10}', `
+  const knl = makeKernel(
+    '{[i]: 0 <= i < 10}',
+    `
     <>t = 1 {id=insn1,nosync=insn1}
     t = 2   {id=insn2,nosync=insn1:insn2}
     t = 3   {id=insn3,nosync=insn1@local:insn2@global:insn3@any}
     t = 4   {id=insn4,nosync_query=id:insn*@local}
     t = 5   {id=insn5,nosync_query=id:insn1}
-  `);
+  `,
+  );
   const text = knl.toString();
   // Loom prints loopy's no_sync_with as nosync=, an entry without a scope meaning @any
   assert.match(text, /id=insn1, .*nosync=insn1\b/);
@@ -112,7 +149,9 @@ test('test_nosync_option_parsing', () => {
 for (const device of testDevices()) {
   test(`${device.name}: test_if_else`, async () => {
     // if/elif/else blocks whose instructions waive barriers among the writers of a (nosync_query)
-    const first = makeKernel('{ [i]: 0<=i<50}', `
+    const first = makeKernel(
+      '{ [i]: 0<=i<50}',
+      `
       if i % 3 == 0
           a[i] = 15  {nosync_query=writes:a}
       elif i % 3 == 1
@@ -120,11 +159,17 @@ for (const device of testDevices()) {
       else
           a[i] = 3  {nosync_query=writes:a}
       end
-    `);
+    `,
+    );
     const { a } = await run(first, device, {});
-    assert.equal(Array.from(a as Int32Array), Array.from({ length: 50 }, (_, i) => [15, 11, 3][i % 3]));
+    assert.equal(
+      Array.from(a as Int32Array),
+      Array.from({ length: 50 }, (_, i) => [15, 11, 3][i % 3]),
+    );
 
-    const second = makeKernel('{ [i]: 0<=i<50}', `
+    const second = makeKernel(
+      '{ [i]: 0<=i<50}',
+      `
       for i
           if i % 2 == 0
               if i % 3 == 0
@@ -138,11 +183,17 @@ for (const device of testDevices()) {
               a[i] = 4  {nosync_query=writes:a}
           end
       end
-    `);
+    `,
+    );
     const out2 = (await run(second, device, {})).a as Int32Array;
-    assert.equal(Array.from(out2), Array.from({ length: 50 }, (_, i) => (i % 2 ? 4 : [15, 11, 3][i % 3])));
+    assert.equal(
+      Array.from(out2),
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? 4 : [15, 11, 3][i % 3])),
+    );
 
-    const third = makeKernel('{ [i,j]: 0<=i,j<50}', `
+    const third = makeKernel(
+      '{ [i,j]: 0<=i,j<50}',
+      `
       for i
           if i < 25
               for j
@@ -162,9 +213,13 @@ for (const device of testDevices()) {
               end
           end
       end
-    `);
+    `,
+    );
     const out3 = (await run(third, device, {})).a as Int32Array;
-    assert.equal(Array.from(out3), Array.from({ length: 2500 }, (_, k) => Number((Math.floor(k / 50) < 25) === (k % 50) % 2 < 1)));
+    assert.equal(
+      Array.from(out3),
+      Array.from({ length: 2500 }, (_, k) => Number(Math.floor(k / 50) < 25 === (k % 50) % 2 < 1)),
+    );
   });
 
   test(`${device.name}: test_assign_to_linear_subscript`, async () => {
@@ -179,42 +234,60 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_conditional`, async () => {
-    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', `
+    const knl = makeKernel(
+      '{ [i,j]: 0<=i,j<n }',
+      `
       <> my_a = a[i,j] {id=read_a}
       <> a_less_than_zero = my_a < 0 {dep=read_a,inames=i:j}
       my_a = 2*my_a {id=twice_a,dep=read_a,if=a_less_than_zero}
       my_a = my_a+1 {id=aplus,dep=twice_a,if=a_less_than_zero}
       out[i,j] = 2*my_a {dep=aplus}
-    `, [globalArg('a', { dtype: 'float32', shape: 'auto' }), globalArg('out', { dtype: 'float32', shape: 'auto' }), '...']);
+    `,
+      [globalArg('a', { dtype: 'float32', shape: 'auto' }), globalArg('out', { dtype: 'float32', shape: 'auto' }), '...'],
+    );
     const n = 20;
     const a = Float32Array.from({ length: n * n }, (_, k) => ((k * 37) % 11) - 5);
     const { out } = await run(knl, device, { a: { data: a, shape: [n, n] } });
-    assert.equal(Array.from(out as Float32Array), Array.from(a, (x) => 2 * (x < 0 ? 2 * x + 1 : x)));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => 2 * (x < 0 ? 2 * x + 1 : x)),
+    );
   });
 
   test(`${device.name}: test_conditional_two_ways`, async () => {
     const decls = [globalArg('a', { dtype: 'float32', shape: 'auto' }), globalArg('out', { dtype: 'float32', shape: 'auto' }), '...'] as const;
-    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', `
+    const knl = makeKernel(
+      '{ [i,j]: 0<=i,j<n }',
+      `
       <> b = i > 3
       <> c = i > 1
       out[i] = a[i] {id=init}
       if b
           out[i] = 2*a[i]  {if=c,dep=init}
       end
-    `, [...decls]);
-    const ref = makeKernel('{ [i,j]: 0<=i,j<n }', `
+    `,
+      [...decls],
+    );
+    const ref = makeKernel(
+      '{ [i,j]: 0<=i,j<n }',
+      `
       <> b = i > 3
       <> c = i > 1
       out[i] = a[i] {id=init}
       if b and c
           out[i] = 2*a[i]  {dep=init}
       end
-    `, [...decls]);
+    `,
+      [...decls],
+    );
     const a = Float32Array.from({ length: 30 }, (_, k) => k - 7);
     const got = (await run(knl, device, { a, n: 30 })).out as Float32Array;
     const want = (await run(ref, device, { a, n: 30 })).out as Float32Array;
     assert.equal(Array.from(got), Array.from(want));
-    assert.equal(Array.from(got), Array.from(a, (x, i) => (i > 3 ? 2 * x : x)));
+    assert.equal(
+      Array.from(got),
+      Array.from(a, (x, i) => (i > 3 ? 2 * x : x)),
+    );
   });
 
   test(`${device.name}: test_half_complex_conditional`, async () => {
@@ -254,7 +327,13 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_pow`, async () => {
     const pairs: [DType, DType][] = [
-      ['int32', 'uint32'], ['int64', 'uint64'], ['int32', 'float64'], ['float64', 'int32'], ['int64', 'int32'], ['float32', 'float64'], ['float64', 'float32'],
+      ['int32', 'uint32'],
+      ['int64', 'uint64'],
+      ['int32', 'float64'],
+      ['float64', 'int32'],
+      ['int64', 'int32'],
+      ['float32', 'float64'],
+      ['float64', 'float32'],
     ];
     for (const [baseType, expType] of pairs) {
       // numpy's result dtypes: int32**uint32 is int64, int64**uint64 float64, ints with floats floats
@@ -276,7 +355,11 @@ for (const device of testDevices()) {
       const { res } = await run(knl, device, { base, power });
       const expected = Array.from(base as ArrayLike<number | bigint>, (b, k) => Number(b) ** Number((power as ArrayLike<number | bigint>)[k]));
       const got = Array.from(res as ArrayLike<number | bigint>, Number);
-      assert.is((res as { constructor: { name: string } }).constructor.name, { int64: 'BigInt64Array', float64: 'Float64Array' }[resultType as 'int64'], `${baseType} ** ${expType}`);
+      assert.is(
+        (res as { constructor: { name: string } }).constructor.name,
+        { int64: 'BigInt64Array', float64: 'Float64Array' }[resultType as 'int64'],
+        `${baseType} ** ${expType}`,
+      );
       got.forEach((x, k) => assert.ok(Math.abs(x - expected[k]) <= 1e-6 * Math.abs(expected[k]), `${baseType} ** ${expType} at ${k}: ${x} vs ${expected[k]}`));
     }
   });
@@ -289,7 +372,10 @@ for (const device of testDevices()) {
       return;
     }
     const { out } = await run(knl, device, {});
-    assert.equal(Array.from(out as Float32Array), Array.from({ length: 10 }, (_, i) => i));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: 10 }, (_, i) => i),
+    );
   });
 
   test(`${device.name}: test_scalar_temporary`, async () => {
@@ -326,13 +412,16 @@ test('test_complicated_subst', async () => {
   // tagged calls h$one(i), h$two(i) and g$two(x) are calls of the rules h and g; loopy then
   // expands some of them by their tags (expand_subst with a stack match), which Loom has no
   // transformation for: here the tags are kept where written, and the values are the rules'.
-  const knl = makeKernel('{[i]: 0<=i<n}', `
+  const knl = makeKernel(
+    '{[i]: 0<=i<n}',
+    `
     f(x) := x*a[x]
     g(x) := 12 + f(x)
     h(x) := 1 + g(x) + 20*g$two(x)
 
     a[i] = h$one(i) * h$two(i)
-  `);
+  `,
+  );
   assert.match(knl.toString(), /a\[i\] = h\$one\(i\)\*h\$two\(i\)/);
   assert.match(knl.toString(), /h\(x\) := 1 \+ g\(x\) \+ 20\*g\$two\(x\)/);
   const { cpuDevice } = await import('@loom/codegen-js');

@@ -9,11 +9,12 @@ import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 function nbody() {
   // Loom calls a rule without parameters as invdist() (loopy also allows the bare name)
-  return makeKernel('[N] -> {[i,j,k]: 0<=i,j<N and 0<=k<3 }', [
-    'axdist(k) := x[i,k]-x[j,k]',
-    'invdist := rsqrt(sum(k, axdist(k)**2))',
-    'pot[i] = sum(j, if(i != j, invdist(), 0))',
-  ], [globalArg('x', { dtype: 'float32', shape: ['N', 3] }), globalArg('pot', { dtype: 'float32', shape: ['N'] }), valueArg('N', 'int32')], { name: 'nbody', assumptions: 'N>=1' });
+  return makeKernel(
+    '[N] -> {[i,j,k]: 0<=i,j<N and 0<=k<3 }',
+    ['axdist(k) := x[i,k]-x[j,k]', 'invdist := rsqrt(sum(k, axdist(k)**2))', 'pot[i] = sum(j, if(i != j, invdist(), 0))'],
+    [globalArg('x', { dtype: 'float32', shape: ['N', 3] }), globalArg('pot', { dtype: 'float32', shape: ['N'] }), valueArg('N', 'int32')],
+    { name: 'nbody', assumptions: 'N>=1' },
+  );
 }
 
 for (const device of testDevices()) {
@@ -22,11 +23,18 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'j', 256);
     // loopy writes the footprint x[j,k] and rewrites j as split; Loom takes it as it is now
-    knl = addPrefetch(knl, 'x[256*j_outer + j_inner, k]', ['j_inner', 'k'], { dimArgNames: ['x_fetch_j', 'x_fetch_k'], fetchOuterInames: ['i_outer', 'j_outer'], defaultTag: null });
+    knl = addPrefetch(knl, 'x[256*j_outer + j_inner, k]', ['j_inner', 'k'], {
+      dimArgNames: ['x_fetch_j', 'x_fetch_k'],
+      fetchOuterInames: ['i_outer', 'j_outer'],
+      defaultTag: null,
+    });
     knl = tagInames(knl, { x_fetch_k: 'unr', x_fetch_j: 'l.0' });
     knl = addPrefetch(knl, 'x[256*i_outer + i_inner, k]', ['k'], { defaultTag: null });
     knl = prioritizeLoops(knl, ['j_outer', 'j_inner']);
-    assert.equal(knl.temporaries.get('x_fetch')!.shape.map((e) => (e as { value: number }).value), [256, 3]);
+    assert.equal(
+      knl.temporaries.get('x_fetch')!.shape.map((e) => (e as { value: number }).value),
+      [256, 3],
+    );
     // loopy runs N = 3000
     const N = 600;
     const x = randomFloat32(3 * N, 11);

@@ -7,9 +7,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, fixParameters, generateCode, globalArg, KernelCheckError, makeKernel, makeReductionInamesUnique, precompute,
-  realizeReduction, reductionArgToSubstRule, run, splitIname, splitReductionInward, splitReductionOutward, tagInames,
-  valueArg, type Device, type DType, type LoopKernel,
+  addDtypes,
+  fixParameters,
+  generateCode,
+  globalArg,
+  KernelCheckError,
+  makeKernel,
+  makeReductionInamesUnique,
+  precompute,
+  realizeReduction,
+  reductionArgToSubstRule,
+  run,
+  splitIname,
+  splitReductionInward,
+  splitReductionOutward,
+  tagInames,
+  valueArg,
+  type Device,
+  type DType,
+  type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { preprocess } from '../../packages/core/src/preprocess/pipeline.ts';
@@ -27,7 +43,10 @@ const sumOf = (xs: ArrayLike<number>) => Array.from(xs).reduce((s, x) => s + x, 
 
 test('test_reduction.py::test_nonsense_reduction', () => {
   const knl = makeKernel('{[i]: 0<=i<100}', 'a[i] = sum(i, 2)', [globalArg('a', { dtype: 'float32', shape: [100] })]);
-  assert.throws(() => preprocess(knl), (e: unknown) => e instanceof KernelCheckError && e.check === 'reduction_within_its_inames');
+  assert.throws(
+    () => preprocess(knl),
+    (e: unknown) => e instanceof KernelCheckError && e.check === 'reduction_within_its_inames',
+  );
 });
 
 for (const device of testDevices()) {
@@ -46,15 +65,18 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: test_reduction.py::test_nested_dependent_reduction`, async () => {
-    const knl = makeKernel(['{[i]: 0<=i<n}', '{[j]: 0<=j<i+sumlen}'], ['<> sumlen = ell[i]', 'a[i] = sum(j, j)'], [
-      valueArg('n', 'int32'),
-      globalArg('a', { dtype: 'int32', shape: ['n'] }),
-      globalArg('ell', { dtype: 'int32', shape: ['n'] }),
-    ]);
+    const knl = makeKernel(
+      ['{[i]: 0<=i<n}', '{[j]: 0<=j<i+sumlen}'],
+      ['<> sumlen = ell[i]', 'a[i] = sum(j, j)'],
+      [valueArg('n', 'int32'), globalArg('a', { dtype: 'int32', shape: ['n'] }), globalArg('ell', { dtype: 'int32', shape: ['n'] })],
+    );
     const n = 330;
     const ell = Int32Array.from({ length: n }, (_, k) => k);
     const { a } = await run(knl, device, { ell, n });
-    assert.equal(Array.from(a as Int32Array), Array.from(ell, (l) => ((2 * l - 1) * 2 * l) / 2));
+    assert.equal(
+      Array.from(a as Int32Array),
+      Array.from(ell, (l) => ((2 * l - 1) * 2 * l) / 2),
+    );
   });
 
   const boxes = Int32Array.from([3, 0, 5, 1, 4]);
@@ -167,12 +189,15 @@ for (const device of testDevices()) {
     // precompute into a global temporary, which Loom's precompute cannot do for a rule reading
     // a temporary written in the swept loop: that part is test_global_parallel_reduction's.)
     const size = 1000;
-    let knl = makeKernel('{[i]: 0 <= i < n }', `
+    let knl = makeKernel(
+      '{[i]: 0 <= i < n }',
+      `
       for i
         <> vals = float32((i*7919) % 1000) / float32(1000)
       end
       z = sum(i, vals)
-    `);
+    `,
+    );
     knl = fixParameters(knl, { n: size });
     const gsize = 128;
     knl = splitIname(knl, 'i', gsize * 20);
@@ -212,7 +237,9 @@ for (const device of testDevices()) {
   for (const [op, reference] of Object.entries(library)) {
     test(`${on}: test_reduction.py::test_reduction_library[${op}]`, async () => {
       if (!holds(device, 'float64', `test_reduction_library[${op}]`)) return;
-      const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<m }', `res[i] = reduce(${op}, j, a[i,j])`, [globalArg('a', { dtype: 'float64', shape: ['n', 'm'] }), '...'], { assumptions: 'n>=1' });
+      const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<m }', `res[i] = reduce(${op}, j, a[i,j])`, [globalArg('a', { dtype: 'float64', shape: ['n', 'm'] }), '...'], {
+        assumptions: 'n>=1',
+      });
       const [n, m] = [20, 10];
       const a = Float64Array.from(randomFloat32(n * m, 42));
       const { res } = await run(knl, device, { a, n, m });
@@ -274,15 +301,24 @@ for (const device of testDevices()) {
 
   test(`${on}: test_reduction.py::test_realize_reduction_insn_id_filter_list`, async () => {
     if (!holds(device, 'float64', 'test_realize_reduction_insn_id_filter_list')) return;
-    const ref = makeKernel('{[i, j, k]: 0<=i,j,k<10}', `
+    const ref = makeKernel(
+      '{[i, j, k]: 0<=i,j,k<10}',
+      `
       a = sum(i, 8*i)    {id=w_a}
       b = sum(j, j*j)    {id=w_b}
       c = sum(k, sin(3.14*k)) {id=w_c}
-    `);
+    `,
+    );
     const inames = (knl: LoopKernel, id: string) => [...reductionInames(knl.instruction(id), knl.substitutions)];
-    assert.equal(['w_a', 'w_b', 'w_c'].map((id) => inames(ref, id)), [['i'], ['j'], ['k']]);
+    assert.equal(
+      ['w_a', 'w_b', 'w_c'].map((id) => inames(ref, id)),
+      [['i'], ['j'], ['k']],
+    );
     const knl = realizeReduction(ref, { insnIdFilter: ['w_a', 'w_b'] });
-    assert.equal(['w_a', 'w_b', 'w_c'].map((id) => inames(knl, id)), [[], [], ['k']]);
+    assert.equal(
+      ['w_a', 'w_b', 'w_c'].map((id) => inames(knl, id)),
+      [[], [], ['k']],
+    );
     const got = await run(knl, device, {});
     const expected = await run(ref, device, {});
     assert.equal([(got.a as Int32Array)[0], (got.b as Int32Array)[0]], [8 * 45, 285]);
@@ -295,11 +331,15 @@ for (const device of testDevices()) {
 }
 
 test('test_reduction.py::test_reduction_with_conditional', () => {
-  let knl = makeKernel('{ [l,i] : 0<=l,i<42 }', `
+  let knl = makeKernel(
+    '{ [l,i] : 0<=l,i<42 }',
+    `
     if l > 0
       b[l] = sum(i, l*a[i])
     end
-  `, [valueArg('n', 'int32'), '...']);
+  `,
+    [valueArg('n', 'int32'), '...'],
+  );
   knl = addDtypes(tagInames(knl, { l: 'g.0' }), { a: 'float32' });
   const code = generateCode(knl, openclTarget()).code;
   // the if appears before the loop that realizes the reduction

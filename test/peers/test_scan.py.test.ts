@@ -44,7 +44,14 @@ for (const device of testDevices()) {
     }
   }
 
-  for (const [sweepLbound, scanLbound] of [[4, 0], [3, 1], [2, 2], [1, 3], [0, 4], [5, -1]]) {
+  for (const [sweepLbound, scanLbound] of [
+    [4, 0],
+    [3, 1],
+    [2, 2],
+    [1, 3],
+    [0, 4],
+    [5, -1],
+  ]) {
     test(`${on}: test_scan.py::test_scan_with_different_lower_bound_from_sweep[${sweepLbound}-${scanLbound}]`, async () => {
       let knl = makeKernel(
         '[n, sweep_lbound, scan_lbound] -> {[i,j]: sweep_lbound<=i<n+sweep_lbound and scan_lbound<=j<=2*(i-sweep_lbound)+scan_lbound}',
@@ -61,7 +68,14 @@ for (const device of testDevices()) {
   test(`${on}: test_scan.py::test_dependent_domain_scan`, async () => {
     const knl = makeKernel(['[n] -> {[i]: 0<=i<n}', '{[j]: 0<=j<=2*i}'], 'a[i] = sum(j, j**2) {id=scan}');
     const { a } = await run(knl, device, { n: 100 });
-    assert.equal(Array.from(a as Int32Array), scanOf(Array.from({ length: 200 }, (_, j) => j * j), add, 2));
+    assert.equal(
+      Array.from(a as Int32Array),
+      scanOf(
+        Array.from({ length: 200 }, (_, j) => j * j),
+        add,
+        2,
+      ),
+    );
   });
 
   test(`${on}: test_scan.py::test_nested_scan[for-for]`, async () => {
@@ -70,7 +84,13 @@ for (const device of testDevices()) {
     knl = tagInames(knl, { i: 'for', j: 'for' });
     const { out } = await run(knl, device, {});
     // tmp[i] = i + 1, out[i] = sum of tmp[0..i]
-    assert.equal(Array.from(out as Int32Array), scanOf(Array.from({ length: 10 }, (_, i) => i + 1), add));
+    assert.equal(
+      Array.from(out as Int32Array),
+      scanOf(
+        Array.from({ length: 10 }, (_, i) => i + 1),
+        add,
+      ),
+    );
   });
 
   for (const n of [1, 2, 3, 16, 17]) {
@@ -79,7 +99,13 @@ for (const device of testDevices()) {
       knl = addDtypes(tagInames(fixParameters(knl, { n }), { i: 'l.0' }), { a: 'int32' });
       const a = Int32Array.from({ length: n }, (_, k) => k);
       const { out } = await run(knl, device, { a });
-      assert.equal(Array.from(out as Int32Array), scanOf(Array.from(a, (x) => x * x), add));
+      assert.equal(
+        Array.from(out as Int32Array),
+        scanOf(
+          Array.from(a, (x) => x * x),
+          add,
+        ),
+      );
     });
   }
 
@@ -88,7 +114,13 @@ for (const device of testDevices()) {
     knl = addDtypes(tagInames(fixParameters(knl, { n: 16 }), { i: 'l.0' }), { a: 'int32' });
     const a = Int32Array.from({ length: 16 }, (_, k) => k + 1);
     const { out } = await run(knl, device, { a });
-    assert.equal(Array.from(out as Int32Array), scanOf(Array.from(a, (x) => x * x), add));
+    assert.equal(
+      Array.from(out as Int32Array),
+      scanOf(
+        Array.from(a, (x) => x * x),
+        add,
+      ),
+    );
   });
 
   for (const tag of ['for', 'l.1']) {
@@ -96,7 +128,10 @@ for (const device of testDevices()) {
       let knl = makeKernel(['{[k]: 0<=k<=1}', '[n] -> {[i,j]: 0<=i<n and 0<=j<=i}'], 'out[k,i] = k + sum(j, j**2)');
       knl = fixParameters(tagInames(knl, { k: 'l.0', i: tag }), { n: 10 });
       const { out } = await run(knl, device, {});
-      const inner = scanOf(Array.from({ length: 10 }, (_, j) => j * j), add);
+      const inner = scanOf(
+        Array.from({ length: 10 }, (_, j) => j * j),
+        add,
+      );
       assert.equal(Array.from(out as Int32Array), [...inner, ...inner.map((x) => x + 1)]);
     });
   }
@@ -106,7 +141,14 @@ for (const device of testDevices()) {
       if (!holds(device, dtype, `test_scan_data_types[${dtype}]`)) return;
       const knl = addDtypes(makeKernel('{[i,j]: 0<=i<n and 0<=j<=i }', 'res[i] = reduce(sum, j, a[j])', undefined, { assumptions: 'n>=1' }), { a: dtype });
       const values = Array.from(randomFloat32(20, 42), (x) => (dtype.startsWith('int') ? Math.round(10 * x) : x));
-      const a = dtype === 'int32' ? Int32Array.from(values) : dtype === 'int64' ? BigInt64Array.from(values, BigInt) : dtype === 'float32' ? Float32Array.from(values) : Float64Array.from(values);
+      const a =
+        dtype === 'int32'
+          ? Int32Array.from(values)
+          : dtype === 'int64'
+            ? BigInt64Array.from(values, BigInt)
+            : dtype === 'float32'
+              ? Float32Array.from(values)
+              : Float64Array.from(values);
       const { res } = await run(knl, device, { a, n: 20 });
       const got = Array.from(res as ArrayLike<number | bigint>, Number);
       assertClose(got, scanOf(Array.from(a as ArrayLike<number | bigint>, Number), add), dtype, 1e-6, 1e-6);
@@ -132,12 +174,27 @@ for (const device of testDevices()) {
       const a = randomFloat32(n, 42);
       const { max_vals, max_indices } = await run(knl, device, { a });
       const abs = Array.from(a, Math.abs);
-      assert.equal(Array.from(max_vals as Float32Array), abs.map((_, i) => Math.max(...abs.slice(0, i + 1))));
-      assert.equal(Array.from(max_indices as Int32Array), abs.map((_, i) => abs.indexOf(Math.max(...abs.slice(0, i + 1)))));
+      assert.equal(
+        Array.from(max_vals as Float32Array),
+        abs.map((_, i) => Math.max(...abs.slice(0, i + 1))),
+      );
+      assert.equal(
+        Array.from(max_indices as Int32Array),
+        abs.map((_, i) => abs.indexOf(Math.max(...abs.slice(0, i + 1)))),
+      );
     });
   }
 
-  const segments: [number, number[]][] = [[1, [0]], [2, [0]], [2, [0, 1]], [3, [0]], [3, [0, 1]], [3, [0, 2]], [3, [0, 1, 2]], [16, [0, 4, 8, 12]]];
+  const segments: [number, number[]][] = [
+    [1, [0]],
+    [2, [0]],
+    [2, [0, 1]],
+    [3, [0]],
+    [3, [0, 1]],
+    [3, [0, 2]],
+    [3, [0, 1, 2]],
+    [16, [0, 4, 8, 12]],
+  ];
   for (const [n, starts] of segments) {
     for (const tag of ['for', 'l.0']) {
       test(`${on}: test_scan.py::test_segmented_scan[${tag}-${n}-${starts.join(',')}]`, async () => {
@@ -152,7 +209,10 @@ for (const device of testDevices()) {
         const { out } = await run(knl, device, { arr, segflag });
         // ones restarting at each boundary: the position within the segment, plus one
         let run0 = 0;
-        assert.equal(Array.from(out as Float32Array), Array.from(segflag, (f) => (run0 = f ? 1 : run0 + 1)));
+        assert.equal(
+          Array.from(out as Float32Array),
+          Array.from(segflag, (f) => (run0 = f ? 1 : run0 + 1)),
+        );
       });
     }
   }

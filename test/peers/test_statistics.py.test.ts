@@ -14,8 +14,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addDtypes, addPrefetch, collectWarnings, fixParameters, CountGranularity as CG, gatherAccessFootprintBytes, gatherAccessFootprints, getMemAccessMap, getOpMap,
-  getSynchronizationMap, LoomError, makeKernel, MemAccess, Op, setTemporaryAddressSpace, splitIname, tagInames, type DType, type LoopKernel,
+  addDtypes,
+  addPrefetch,
+  collectWarnings,
+  fixParameters,
+  CountGranularity as CG,
+  gatherAccessFootprintBytes,
+  gatherAccessFootprints,
+  getMemAccessMap,
+  getOpMap,
+  getSynchronizationMap,
+  LoomError,
+  makeKernel,
+  MemAccess,
+  Op,
+  setTemporaryAddressSpace,
+  splitIname,
+  tagInames,
+  type DType,
+  type LoopKernel,
 } from '@loom/core';
 
 const SGS = 32; // sub-group size
@@ -55,16 +72,20 @@ test('test_statistics.py::test_op_counter_reduction', () => {
   const mul = opMap.get(new Op({ dtype: 'float32', name: 'mul', countGranularity: CG.SUBGROUP, kernelName: 'matmul_serial' })).evalWithDict(params);
   assert.is(add, n * m * ell * nSubgroups);
   assert.is(mul, n * m * ell * nSubgroups);
-  assert.is(opMap.groupBy('dtype').get(new Op({ dtype: 'float32' })).evalWithDict(params), add + mul);
+  assert.is(
+    opMap
+      .groupBy('dtype')
+      .get(new Op({ dtype: 'float32' }))
+      .evalWithDict(params),
+    add + mul,
+  );
 });
 
 test('test_statistics.py::test_op_counter_logic', () => {
-  const knl = kernel(
-    '{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}',
-    'e[i,k] = if((not(k<ell-2) and k>6) or k/2==ell, g[i, k] * 2, g[i, k] + h[i, k] / 2)',
-    'logic',
-    { g: 'float32', h: 'float64' },
-  );
+  const knl = kernel('{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'e[i,k] = if((not(k<ell-2) and k>6) or k/2==ell, g[i, k] * 2, g[i, k] + h[i, k] / 2)', 'logic', {
+    g: 'float32',
+    h: 'float64',
+  });
   const opMap = getOpMap(knl, { subgroupSize: SGS, countRedundantWork: true });
   const op = (dtype: DType, name: string) => opMap.get(new Op({ dtype, name, countGranularity: CG.SUBGROUP, kernelName: 'logic' })).evalWithDict(params);
   assert.is(op('float32', 'mul'), n * m * nSubgroups);
@@ -103,12 +124,27 @@ test('test_statistics.py::test_op_counter_triangular_domain', () => {
   assert.is(flops, 78 * nSubgroups);
 });
 
-function globalCount(map: ReturnType<typeof getMemAccessMap>, dtype: DType, direction: 'load' | 'store', variable: string, kernelName: string, strides: { lid?: Record<number, number | string>; gid?: Record<number, number | string> } = {}, countGranularity: CG = CG.SUBGROUP): number {
-  return map.get(new MemAccess({ mtype: 'global', dtype, lidStrides: strides.lid ?? {}, gidStrides: strides.gid ?? {}, direction, variable, countGranularity, kernelName })).evalWithDict(params);
+function globalCount(
+  map: ReturnType<typeof getMemAccessMap>,
+  dtype: DType,
+  direction: 'load' | 'store',
+  variable: string,
+  kernelName: string,
+  strides: { lid?: Record<number, number | string>; gid?: Record<number, number | string> } = {},
+  countGranularity: CG = CG.SUBGROUP,
+): number {
+  return map
+    .get(new MemAccess({ mtype: 'global', dtype, lidStrides: strides.lid ?? {}, gidStrides: strides.gid ?? {}, direction, variable, countGranularity, kernelName }))
+    .evalWithDict(params);
 }
 
 test('test_statistics.py::test_mem_access_counter_basic', () => {
-  const knl = kernel('[n,m,ell] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'c[i, j, k] = a[i,j,k]*b[i,j,k]/3.0+a[i,j,k]\ne[i, k] = g[i,k]*h[i,k+1]', 'basic', { a: 'float32', b: 'float32', g: 'float64', h: 'float64' });
+  const knl = kernel('[n,m,ell] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'c[i, j, k] = a[i,j,k]*b[i,j,k]/3.0+a[i,j,k]\ne[i, k] = g[i,k]*h[i,k+1]', 'basic', {
+    a: 'float32',
+    b: 'float32',
+    g: 'float64',
+    h: 'float64',
+  });
   const memMap = getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: SGS });
   const f32l = globalCount(memMap, 'float32', 'load', 'a', 'basic') + globalCount(memMap, 'float32', 'load', 'b', 'basic');
   const f64l = globalCount(memMap, 'float64', 'load', 'g', 'basic') + globalCount(memMap, 'float64', 'load', 'h', 'basic');
@@ -125,17 +161,27 @@ test('test_statistics.py::test_mem_access_counter_reduction', () => {
   assert.is(f32l, 2 * n * m * ell * nSubgroups);
   const f32s = globalCount(memMap, 'float32', 'store', 'c', 'matmul');
   assert.is(f32s, n * ell * nSubgroups);
-  assert.is(memMap.filterBy({ mtype: ['global'], direction: ['load'] }).toBytes().evalAndSum(params), 4 * f32l);
-  assert.is(memMap.filterBy({ mtype: ['global'], direction: ['store'] }).toBytes().evalAndSum(params), 4 * f32s);
+  assert.is(
+    memMap
+      .filterBy({ mtype: ['global'], direction: ['load'] })
+      .toBytes()
+      .evalAndSum(params),
+    4 * f32l,
+  );
+  assert.is(
+    memMap
+      .filterBy({ mtype: ['global'], direction: ['store'] })
+      .toBytes()
+      .evalAndSum(params),
+    4 * f32s,
+  );
 });
 
 test('test_statistics.py::test_mem_access_counter_logic', () => {
-  const knl = kernel(
-    '{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}',
-    'e[i,k] = if((not(k<ell-2) and k>6) or k/2==ell, g[i,k]*2, g[i,k]+h[i,k]/2)',
-    'logic',
-    { g: 'float32', h: 'float64' },
-  );
+  const knl = kernel('{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'e[i,k] = if((not(k<ell-2) and k>6) or k/2==ell, g[i,k]*2, g[i,k]+h[i,k]/2)', 'logic', {
+    g: 'float32',
+    h: 'float64',
+  });
   const reduced = getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: SGS }).groupBy('mtype', 'dtype', 'direction');
   assert.is(reduced.get(new MemAccess({ mtype: 'global', dtype: 'float32', direction: 'load' })).evalWithDict(params), 2 * n * m * nSubgroups);
   assert.is(reduced.get(new MemAccess({ mtype: 'global', dtype: 'float64', direction: 'load' })).evalWithDict(params), n * m * nSubgroups);
@@ -143,12 +189,12 @@ test('test_statistics.py::test_mem_access_counter_logic', () => {
 });
 
 test('test_statistics.py::test_mem_access_counter_special_ops', () => {
-  const knl = kernel(
-    '{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}',
-    'c[i, j, k] = (2*a[i,j,k])%(2+b[i,j,k]/3.0)\ne[i, k] = (1+g[i,k])**(1+h[i,k+1])',
-    'special_ops',
-    { a: 'float32', b: 'float32', g: 'float64', h: 'float64' },
-  );
+  const knl = kernel('{[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'c[i, j, k] = (2*a[i,j,k])%(2+b[i,j,k]/3.0)\ne[i, k] = (1+g[i,k])**(1+h[i,k+1])', 'special_ops', {
+    a: 'float32',
+    b: 'float32',
+    g: 'float64',
+    h: 'float64',
+  });
   const memMap = getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: SGS });
   assert.is(globalCount(memMap, 'float32', 'load', 'a', 'special_ops') + globalCount(memMap, 'float32', 'load', 'b', 'special_ops'), 2 * n * m * ell * nSubgroups);
   assert.is(globalCount(memMap, 'float64', 'load', 'g', 'special_ops') + globalCount(memMap, 'float64', 'load', 'h', 'special_ops'), 2 * n * m * nSubgroups);
@@ -226,7 +272,13 @@ test('test_statistics.py::test_mem_access_counter_global_temps', () => {
   let knl = makeKernel(`{[i,j,k]: 0<=i<${n} and 0<=j<${m} and 0<=k<${ell}}`, '<>a[i, j, k] = 3.1\n<>b[i, j] = 3.2');
   knl = setTemporaryAddressSpace(knl, 'b', 'global');
   const { result: memMap } = collectWarnings(() => getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: 'guess' }));
-  assert.is(memMap.filterBy({ mtype: ['global'] }).sum().evalWithDict(params), n * m);
+  assert.is(
+    memMap
+      .filterBy({ mtype: ['global'] })
+      .sum()
+      .evalWithDict(params),
+    n * m,
+  );
 });
 
 test('test_statistics.py::test_count_granularity_val_checks', () => {
@@ -234,12 +286,23 @@ test('test_statistics.py::test_count_granularity_val_checks', () => {
     new MemAccess({ countGranularity: g });
     new Op({ countGranularity: g });
   }
-  assert.throws(() => new MemAccess({ countGranularity: 'bushel' as CG }), (e: unknown) => e instanceof LoomError && /'bushel'/.test((e as Error).message));
-  assert.throws(() => new Op({ countGranularity: 'bushel' as CG }), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => new MemAccess({ countGranularity: 'bushel' as CG }),
+    (e: unknown) => e instanceof LoomError && /'bushel'/.test((e as Error).message),
+  );
+  assert.throws(
+    () => new Op({ countGranularity: 'bushel' as CG }),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 test('test_statistics.py::test_barrier_counter_nobarriers', () => {
-  const knl = kernel('[n,m,ell] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'c[i, j, k] = a[i,j,k]*b[i,j,k]/3.0+a[i,j,k]\ne[i, k] = g[i,k]*h[i,k+1]', 'basic', { a: 'float32', b: 'float32', g: 'float64', h: 'float64' });
+  const knl = kernel('[n,m,ell] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<ell}', 'c[i, j, k] = a[i,j,k]*b[i,j,k]/3.0+a[i,j,k]\ne[i, k] = g[i,k]*h[i,k+1]', 'basic', {
+    a: 'float32',
+    b: 'float32',
+    g: 'float64',
+    h: 'float64',
+  });
   const { result: syncMap } = collectWarnings(() => getSynchronizationMap(knl));
   assert.is(syncMap.size, 1);
   assert.is(syncMap.filterBy({ kind: 'kernel_launch' }).evalAndSum(params), 1);
@@ -248,7 +311,9 @@ test('test_statistics.py::test_barrier_counter_nobarriers', () => {
 test('test_statistics.py::test_barrier_counter_barriers', () => {
   // (the kernel reads c[i,j,0] and c[i,j,98], which nobody writes: Loom refuses to generate its
   // code, but counts it as written, as loopy does)
-  let knl = makeKernel('[n,m,ell] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}', '<>c[i,j,k] = 2*a[i,j,k] {id=first}\ne[i,j,k] = c[i,j,k+1]+c[i,j,k-1] {dep=first}', undefined, { name: 'weird2' });
+  let knl = makeKernel('[n,m,ell] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}', '<>c[i,j,k] = 2*a[i,j,k] {id=first}\ne[i,j,k] = c[i,j,k+1]+c[i,j,k-1] {dep=first}', undefined, {
+    name: 'weird2',
+  });
   knl = addDtypes(knl, { a: 'int32' });
   knl = splitIname(knl, 'k', 128, { innerTag: 'l.0' });
   const { result: syncMap } = collectWarnings(() => getSynchronizationMap(knl));
@@ -295,7 +360,9 @@ test('test_statistics.py::test_all_counters_parallel_matmul', () => {
   const local = memMap.filterBy({ mtype: ['local'] });
   assert.is(local.filterBy({ direction: ['load'] }).evalAndSum(params), m * 2 * subgroups);
   const fetch = (variable: string, lidStrides: Record<number, number>) =>
-    local.get(new MemAccess({ mtype: 'local', dtype: 'float32', direction: 'load', lidStrides, gidStrides: {}, variable, countGranularity: CG.SUBGROUP, kernelName: 'matmul' })).evalWithDict(params);
+    local
+      .get(new MemAccess({ mtype: 'local', dtype: 'float32', direction: 'load', lidStrides, gidStrides: {}, variable, countGranularity: CG.SUBGROUP, kernelName: 'matmul' }))
+      .evalWithDict(params);
   assert.is(fetch('a_fetch', { 1: 16 }), m * subgroups);
   assert.is(fetch('b_fetch', { 0: 1 }), m * subgroups);
   assert.is(local.filterBy({ direction: ['store'] }).evalAndSum(params), ((m * 2) / bsize) * subgroups);
@@ -316,7 +383,11 @@ test('test_statistics.py::test_gather_access_footprint', () => {
   const knl = kernel('{[i,k,j]: 0<=i,j,k<n}', 'c[i, j] = sum(k, a[i, k]*b[k, j]) + a[i,j]', 'matmul', { a: 'float32', b: 'float32' }, 'n >= 1');
   const fp = gatherAccessFootprints(knl);
   // (loopy prints them) every element of each matrix, once
-  for (const [variable, direction] of [['c', 'write'], ['a', 'read'], ['b', 'read']] as const) {
+  for (const [variable, direction] of [
+    ['c', 'write'],
+    ['a', 'read'],
+    ['b', 'read'],
+  ] as const) {
     assert.is(fp.get(variable, direction).count().evalWithDict({ n: 7 }), 49, `${variable} ${direction}`);
   }
   assert.is(gatherAccessFootprintBytes(knl).get('a:read')!.evalWithDict({ n: 7 }), 4 * 49);
@@ -334,7 +405,11 @@ test('test_statistics.py::test_summations_and_filters', () => {
   const memMap = getMemAccessMap(knl, { countRedundantWork: true, subgroupSize: SGS });
   assert.is(memMap.filterBy({ direction: ['load'], variable: ['a'], countGranularity: [CG.SUBGROUP] }).evalAndSum(params), 2 * n * m * ell * nSubgroups);
   assert.is(memMap.filterBy({ mtype: ['global'], direction: ['store'], countGranularity: [CG.SUBGROUP] }).evalAndSum(params), (n * m * ell + n * m) * nSubgroups);
-  const bytes = (direction: 'load' | 'store') => memMap.filterBy({ mtype: ['global'], direction: [direction], countGranularity: [CG.SUBGROUP] }).toBytes().evalAndSum(params);
+  const bytes = (direction: 'load' | 'store') =>
+    memMap
+      .filterBy({ mtype: ['global'], direction: [direction], countGranularity: [CG.SUBGROUP] })
+      .toBytes()
+      .evalAndSum(params);
   assert.is(bytes('load'), (4 * n * m * ell * 3 + 8 * n * m * 2) * nSubgroups);
   assert.is(bytes('store'), (4 * n * m * ell + 8 * n * m) * nSubgroups);
   const reduced = memMap.groupBy('mtype', 'dtype', 'direction');
@@ -349,9 +424,17 @@ test('test_statistics.py::test_summations_and_filters', () => {
   assert.is(opMap.filterBy({ name: ['add', 'sub'] }).evalAndSum(params), n * m * ell + n * m * 2);
   assert.is(opMap.filterBy({ dtype: ['float32'] }).evalAndSum(params), n * m * ell * 3);
   assert.is(opMap.filterBy({ xxx: ['float32'] } as never).evalAndSum(params), 0);
-  assert.is(opMap.groupBy('name').get(new Op({ name: 'mul' })).evalWithDict(params), n * m * ell + n * m);
+  assert.is(
+    opMap
+      .groupBy('name')
+      .get(new Op({ name: 'mul' }))
+      .evalWithDict(params),
+    n * m * ell + n * m,
+  );
   assert.is(byDtype.get(new Op({ dtype: 'float64' })).evalWithDict(params), n * m);
-  const f64l = memMap.filterByFunc((key) => key.lidStrides !== undefined && Object.keys(key.lidStrides).length === 0 && key.dtype === 'float64' && key.direction === 'load').evalAndSum(params);
+  const f64l = memMap
+    .filterByFunc((key) => key.lidStrides !== undefined && Object.keys(key.lidStrides).length === 0 && key.dtype === 'float64' && key.direction === 'load')
+    .evalAndSum(params);
   assert.is(f64l, 2 * n * m * nSubgroups);
 });
 
@@ -378,18 +461,33 @@ test('test_statistics.py::test_no_loop_ops', () => {
 
 test('test_statistics.py::test_within_stats', () => {
   // loopy's `2.0f * i` (a float32 product) is `float32(i) * 2.0` in Loom's expressions
-  const knl = makeKernel('{[i]: 0<=i<10}', `
+  const knl = makeKernel(
+    '{[i]: 0<=i<10}',
+    `
     out1[i] = float32(i) * 2.0  {tags=writes_float}
     out2[i] = 3 * i     {tags=writes_int}
     out3[i] = float32(i) * 7.0  {tags=writes_float}
-  `);
+  `,
+  );
   const { result: opMap } = collectWarnings(() => getOpMap(knl, { subgroupSize: 'guess', within: 'tag:writes_float' }));
   const byDtype = opMap.groupBy('dtype');
   assert.is(byDtype.get(new Op({ dtype: 'float32' })).evalWithDict({}), 20);
-  assert.throws(() => byDtype.get(new Op({ dtype: 'int32' })), (e: unknown) => e instanceof LoomError);
+  assert.throws(
+    () => byDtype.get(new Op({ dtype: 'int32' })),
+    (e: unknown) => e instanceof LoomError,
+  );
   const { result: memMap } = collectWarnings(() => getMemAccessMap(knl, { subgroupSize: 'guess', within: 'tag:writes_float' }));
-  assert.is(memMap.groupBy('dtype').get(new MemAccess({ dtype: 'float32' })).evalWithDict({}), 20);
-  assert.throws(() => memMap.groupBy('dtype').get(new MemAccess({ dtype: 'int32' })), (e: unknown) => e instanceof LoomError);
+  assert.is(
+    memMap
+      .groupBy('dtype')
+      .get(new MemAccess({ dtype: 'float32' }))
+      .evalWithDict({}),
+    20,
+  );
+  assert.throws(
+    () => memMap.groupBy('dtype').get(new MemAccess({ dtype: 'int32' })),
+    (e: unknown) => e instanceof LoomError,
+  );
 });
 
 test.run();

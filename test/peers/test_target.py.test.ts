@@ -8,9 +8,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  assignment, expr, generateCode, globalArg, makeKernel, run, setTemporaryAddressSpace, splitIname, valueArg, type Device, type DType, type Target,
-} from '@loom/core';
+import { assignment, expr, generateCode, globalArg, makeKernel, run, setTemporaryAddressSpace, splitIname, valueArg, type Device, type DType, type Target } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
@@ -45,7 +43,10 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
     const x = Float32Array.from(randomFloat32(1000, 3), (v) => Math.fround(14 + 4 * v));
     const { out } = await run(knl, device, { x, a: 12, b: 15 });
-    assert.equal(Array.from(out as Float32Array), Array.from(x, (v) => Math.min(Math.max(v, 12), 15)));
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(x, (v) => Math.min(Math.max(v, 12), 15)),
+    );
   });
 
   test(`${device.name}: test_sized_integer_c_codegen`, async () => {
@@ -55,7 +56,10 @@ for (const device of testDevices()) {
     }
     const knl = makeKernel('{[i]: 0<=i<n}', 'a[i] = int64(1) << i');
     const { a } = await run(knl, device, { n: 40 });
-    assert.equal(Array.from(a as BigInt64Array), Array.from({ length: 40 }, (_, i) => 1n << BigInt(i)));
+    assert.equal(
+      Array.from(a as BigInt64Array),
+      Array.from({ length: 40 }, (_, i) => 1n << BigInt(i)),
+    );
   });
 
   test(`${device.name}: test_opencl_support_for_bool`, async () => {
@@ -69,19 +73,27 @@ for (const device of testDevices()) {
     const t = widestFloat(device, 'test_nan_support');
     const complex = supportsDType(device, 'float64');
     const v = variable;
-    const knl = makeKernel('{:}', [
-      assignment(v('a'), float(NaN), { id: 'a' }),
-      assignment(v('b'), call('isnan', [v('a')]), { id: 'b' }),
-      assignment(v('c'), call('isnan', [float(3.14)]), { id: 'c' }),
-      assignment(v('d'), call('isnan', [float(0)]), { id: 'd' }),
-      assignment(v('e'), float(NaN, 'float32'), { id: 'e' }),
-      assignment(v('f'), call('isnan', [cast(t, float(NaN))]), { id: 'f' }),
-      ...(complex ? [assignment(v('g'), cast('complex64', float(NaN)), { id: 'g' }), assignment(v('h'), cast('complex128', float(NaN)), { id: 'h' })] : []),
-    ], [globalArg('a', { dtype: t, shape: [], isInput: false }), '...'], { seqDependencies: true });
+    const knl = makeKernel(
+      '{:}',
+      [
+        assignment(v('a'), float(NaN), { id: 'a' }),
+        assignment(v('b'), call('isnan', [v('a')]), { id: 'b' }),
+        assignment(v('c'), call('isnan', [float(3.14)]), { id: 'c' }),
+        assignment(v('d'), call('isnan', [float(0)]), { id: 'd' }),
+        assignment(v('e'), float(NaN, 'float32'), { id: 'e' }),
+        assignment(v('f'), call('isnan', [cast(t, float(NaN))]), { id: 'f' }),
+        ...(complex ? [assignment(v('g'), cast('complex64', float(NaN)), { id: 'g' }), assignment(v('h'), cast('complex128', float(NaN)), { id: 'h' })] : []),
+      ],
+      [globalArg('a', { dtype: t, shape: [], isInput: false }), '...'],
+      { seqDependencies: true },
+    );
     if (!complex) console.log(`${device.name}: test_nan_support without the complex NaNs: complex128 needs float64`);
     const out = await run(knl, device, {});
     assert.ok(Number.isNaN((out.a as Float64Array)[0]));
-    assert.equal([out.b, out.c, out.d, out.f].map((x) => (x as Uint8Array)[0]), [1, 0, 0, 1]);
+    assert.equal(
+      [out.b, out.c, out.d, out.f].map((x) => (x as Uint8Array)[0]),
+      [1, 0, 0, 1],
+    );
     assert.instance(out.e, Float32Array);
     assert.ok(Number.isNaN((out.e as Float32Array)[0]));
     if (complex) {
@@ -94,15 +106,23 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_emits_ternary_operators_correctly`, async () => {
     const t = widestFloat(device, 'test_emits_ternary_operators_correctly');
-    const knl = makeKernel('{:}', `
+    const knl = makeKernel(
+      '{:}',
+      `
       <${t}> tmp1 = 3.1416
       <${t}> tmp2 = 0.000
       y1 = 1729 if tmp1 else 1.414
       y2 = 42   if 2.7183 else 13
       y3 = 127 if tmp2 else 128
-    `, [globalArg('y1', { dtype: t, shape: [] }), '...'], { seqDependencies: true });
+    `,
+      [globalArg('y1', { dtype: t, shape: [] }), '...'],
+      { seqDependencies: true },
+    );
     const { y1, y2, y3 } = await run(knl, device, {});
-    assert.equal([y1, y2, y3].map((y) => Number((y as Float32Array)[0])), [1729, 42, 128]);
+    assert.equal(
+      [y1, y2, y3].map((y) => Number((y as Float32Array)[0])),
+      [1729, 42, 128],
+    );
   });
 
   test(`${device.name}: test_inf_support`, async () => {
@@ -111,10 +131,11 @@ for (const device of testDevices()) {
         console.log(`${device.name}: test_inf_support(${dtype}) skipped: WGSL has no ${dtype}`);
         continue;
       }
-      const knl = makeKernel('{:}', [
-        assignment(variable('out_inf'), float(Infinity), { id: 'inf' }),
-        assignment(variable('out_neginf'), float(-Infinity), { id: 'neginf' }),
-      ], [globalArg('out_inf', { shape: 'auto', dtype }), globalArg('out_neginf', { shape: 'auto', dtype })]);
+      const knl = makeKernel(
+        '{:}',
+        [assignment(variable('out_inf'), float(Infinity), { id: 'inf' }), assignment(variable('out_neginf'), float(-Infinity), { id: 'neginf' })],
+        [globalArg('out_inf', { shape: 'auto', dtype }), globalArg('out_neginf', { shape: 'auto', dtype })],
+      );
       const out = await run(knl, device, {});
       assert.equal([(out.out_inf as Float32Array)[0], (out.out_neginf as Float32Array)[0]], [Infinity, -Infinity], dtype);
     }
@@ -168,25 +189,39 @@ for (const device of testDevices()) {
     }
     // numpy's 'bhilqpBHILQPfdFD': every arithmetic dtype, as a scalar array, cast to complex128 plus complex64(7)
     const dtypes: DType[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'complex64', 'complex128'];
-    const knl = makeKernel([], dtypes.map((t) => assignment(
-      variable(`out_${t}`),
-      expr.add(cast('complex128', subscript(`in_${t}`, [])), cast('complex128', cast('complex64', float(7)))),
-      { id: `cast_${t}` },
-    )), [...dtypes.map((t) => globalArg(`in_${t}`, { dtype: t, shape: [] })), '...']);
+    const knl = makeKernel(
+      [],
+      dtypes.map((t) =>
+        assignment(variable(`out_${t}`), expr.add(cast('complex128', subscript(`in_${t}`, [])), cast('complex128', cast('complex64', float(7)))), { id: `cast_${t}` }),
+      ),
+      [...dtypes.map((t) => globalArg(`in_${t}`, { dtype: t, shape: [] })), '...'],
+    );
     const host = (t: DType) => {
       switch (t) {
-        case 'int64': return BigInt64Array.from([5n]);
-        case 'uint64': return BigUint64Array.from([5n]);
-        case 'complex64': return Float32Array.from([5, 2]);
-        case 'complex128': return Float64Array.from([5, 2]);
-        case 'int8': return Int8Array.from([5]);
-        case 'int16': return Int16Array.from([5]);
-        case 'int32': return Int32Array.from([5]);
-        case 'uint8': return Uint8Array.from([5]);
-        case 'uint16': return Uint16Array.from([5]);
-        case 'uint32': return Uint32Array.from([5]);
-        case 'float32': return Float32Array.from([5]);
-        default: return Float64Array.from([5]);
+        case 'int64':
+          return BigInt64Array.from([5n]);
+        case 'uint64':
+          return BigUint64Array.from([5n]);
+        case 'complex64':
+          return Float32Array.from([5, 2]);
+        case 'complex128':
+          return Float64Array.from([5, 2]);
+        case 'int8':
+          return Int8Array.from([5]);
+        case 'int16':
+          return Int16Array.from([5]);
+        case 'int32':
+          return Int32Array.from([5]);
+        case 'uint8':
+          return Uint8Array.from([5]);
+        case 'uint16':
+          return Uint16Array.from([5]);
+        case 'uint32':
+          return Uint32Array.from([5]);
+        case 'float32':
+          return Float32Array.from([5]);
+        default:
+          return Float64Array.from([5]);
       }
     };
     const out = await run(knl, device, Object.fromEntries(dtypes.map((t) => [`in_${t}`, host(t)])));

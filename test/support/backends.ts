@@ -22,7 +22,10 @@ const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: '
 
 /** The backends `LOOM_REQUIRE` names (lower-cased, trimmed). */
 function requiredByName(): string[] {
-  return (process.env.LOOM_REQUIRE ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return (process.env.LOOM_REQUIRE ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 /**
@@ -30,7 +33,10 @@ function requiredByName(): string[] {
  * backends to test (unset or empty: all).
  */
 export function backendLeftOut(name: BackendName): string | undefined {
-  const chosen = (process.env.LOOM_BACKENDS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const chosen = (process.env.LOOM_BACKENDS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   return chosen.length === 0 || chosen.includes(name) ? undefined : `not in LOOM_BACKENDS=${process.env.LOOM_BACKENDS}`;
 }
 

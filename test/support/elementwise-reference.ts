@@ -62,15 +62,25 @@ export function broadcastApply<T>(operands: readonly HostOperand[], fn: (...xs: 
 export function toDType(x: number | boolean, dtype: TensorDType): number {
   const v = Number(x);
   switch (dtype) {
-    case 'bool': return v !== 0 ? 1 : 0;
-    case 'int8': return Int8Array.of(Math.trunc(v))[0];
-    case 'uint8': return Uint8Array.of(Math.trunc(v))[0];
-    case 'int16': return Int16Array.of(Math.trunc(v))[0];
-    case 'int32': return Int32Array.of(Math.trunc(v))[0];
-    case 'int64': return Math.trunc(v);
-    case 'float16': return roundToFloat16(v);
-    case 'float32': case 'complex64': return Math.fround(v);
-    default: return v;
+    case 'bool':
+      return v !== 0 ? 1 : 0;
+    case 'int8':
+      return Int8Array.of(Math.trunc(v))[0];
+    case 'uint8':
+      return Uint8Array.of(Math.trunc(v))[0];
+    case 'int16':
+      return Int16Array.of(Math.trunc(v))[0];
+    case 'int32':
+      return Int32Array.of(Math.trunc(v))[0];
+    case 'int64':
+      return Math.trunc(v);
+    case 'float16':
+      return roundToFloat16(v);
+    case 'float32':
+    case 'complex64':
+      return Math.fround(v);
+    default:
+      return v;
   }
 }
 
@@ -91,12 +101,22 @@ export function sample(dtype: TensorDType, n: number, seed = 7): number[] {
   return Array.from({ length: n }, () => {
     const u = next();
     switch (dtype) {
-      case 'bool': return u < 0.5 ? 0 : 1;
-      case 'uint8': return Math.floor(u * 200);
-      case 'int8': case 'int16': case 'int32': case 'int64': return Math.floor(u * 100) - 50;
-      case 'float16': return roundToFloat16(u * 4 - 2);
-      case 'float32': case 'complex64': return Math.fround(u * 4 - 2);
-      default: return u * 4 - 2;
+      case 'bool':
+        return u < 0.5 ? 0 : 1;
+      case 'uint8':
+        return Math.floor(u * 200);
+      case 'int8':
+      case 'int16':
+      case 'int32':
+      case 'int64':
+        return Math.floor(u * 100) - 50;
+      case 'float16':
+        return roundToFloat16(u * 4 - 2);
+      case 'float32':
+      case 'complex64':
+        return Math.fround(u * 4 - 2);
+      default:
+        return u * 4 - 2;
     }
   });
 }

@@ -59,15 +59,138 @@ const PAYLOADS = [
   'if(x > 0, sqrt(x), -x) + float32(y)',
 ];
 
-const ISL_WORDS = ['{', '}', '[', ']', '(', ')', '->', ':', ',', 'and', 'or', 'not', 'exists', 'mod', 'floor', 'ceil',
-  'true', 'false', '<', '<=', '=', '==', '>=', '-', '+', '*', '/', 'i', 'n', '0', '1', '3', '99999999999999999999',
-  '4294967296*', '9007199254740991', '9007199254740991*i + ', ' + 9007199254740991', ' '];
-const EXPR_WORDS = ['(', ')', '[', ']', ',', '+', '-', '*', '/', '//', '%', '**', '?', ':', '<', '==', 'and', 'or', 'not',
-  'sum(k,', 'max(', 'if(', 'float32(', 'a[i]', 'i', 'x', '2', '2.0', '.5', '1e400', '99999999999999999999', 'true', ' '];
-const INSN_WORDS = [...EXPR_WORDS, '\n', '=', ':=', '<>', '<float32>', '{', '}', 'id=', 'dep=', 'dep=*', 'if=', 'nosync=',
-  'priority=', 'atomic', 'tags=', 'for i', 'if', 'elif', 'else', 'end', '...', '... nop', '#', 'f(x) :='];
-const PAYLOAD_WORDS = [...EXPR_WORDS, '=>', '{', '}', 'const', 'let', 'return', ';', 'Math.', 'sqrt', 'PI', '!', '&&', '||',
-  '===', '...', '`', "'", 'function', 'x =>', 'async', '*', '[', ']', '?.', 'new', '123n', '0x1F'];
+const ISL_WORDS = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '(',
+  ')',
+  '->',
+  ':',
+  ',',
+  'and',
+  'or',
+  'not',
+  'exists',
+  'mod',
+  'floor',
+  'ceil',
+  'true',
+  'false',
+  '<',
+  '<=',
+  '=',
+  '==',
+  '>=',
+  '-',
+  '+',
+  '*',
+  '/',
+  'i',
+  'n',
+  '0',
+  '1',
+  '3',
+  '99999999999999999999',
+  '4294967296*',
+  '9007199254740991',
+  '9007199254740991*i + ',
+  ' + 9007199254740991',
+  ' ',
+];
+const EXPR_WORDS = [
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '+',
+  '-',
+  '*',
+  '/',
+  '//',
+  '%',
+  '**',
+  '?',
+  ':',
+  '<',
+  '==',
+  'and',
+  'or',
+  'not',
+  'sum(k,',
+  'max(',
+  'if(',
+  'float32(',
+  'a[i]',
+  'i',
+  'x',
+  '2',
+  '2.0',
+  '.5',
+  '1e400',
+  '99999999999999999999',
+  'true',
+  ' ',
+];
+const INSN_WORDS = [
+  ...EXPR_WORDS,
+  '\n',
+  '=',
+  ':=',
+  '<>',
+  '<float32>',
+  '{',
+  '}',
+  'id=',
+  'dep=',
+  'dep=*',
+  'if=',
+  'nosync=',
+  'priority=',
+  'atomic',
+  'tags=',
+  'for i',
+  'if',
+  'elif',
+  'else',
+  'end',
+  '...',
+  '... nop',
+  '#',
+  'f(x) :=',
+];
+const PAYLOAD_WORDS = [
+  ...EXPR_WORDS,
+  '=>',
+  '{',
+  '}',
+  'const',
+  'let',
+  'return',
+  ';',
+  'Math.',
+  'sqrt',
+  'PI',
+  '!',
+  '&&',
+  '||',
+  '===',
+  '...',
+  '`',
+  "'",
+  'function',
+  'x =>',
+  'async',
+  '*',
+  '[',
+  ']',
+  '?.',
+  'new',
+  '123n',
+  '0x1F',
+];
 
 /** A fragment from plain text, as a tag called with one piece and no values would make. */
 const templateOf = (text: string): TemplateStringsArray => Object.assign([text], { raw: [text] });
@@ -111,19 +234,21 @@ type Mutation = typeof mutation extends (v: readonly string[]) => fc.Arbitrary<i
 function applyMutation(text: string, m: Mutation): string {
   const at = Math.floor(m.at * text.length);
   switch (m.kind) {
-    case 'insert': return text.slice(0, at) + m.word + text.slice(at);
-    case 'delete': return text.slice(0, at) + text.slice(at + m.length);
-    case 'duplicate': return text.slice(0, at + m.length) + text.slice(at, at + m.length) + text.slice(at + m.length);
-    case 'char': return text.slice(0, at) + m.char + text.slice(at + 1);
+    case 'insert':
+      return text.slice(0, at) + m.word + text.slice(at);
+    case 'delete':
+      return text.slice(0, at) + text.slice(at + m.length);
+    case 'duplicate':
+      return text.slice(0, at + m.length) + text.slice(at, at + m.length) + text.slice(at + m.length);
+    case 'char':
+      return text.slice(0, at) + m.char + text.slice(at + 1);
   }
 }
 
 /** Inputs for `target`: arbitrary strings, words of the language strung together, and mutated corpus entries. */
 export function inputsFor(target: FuzzTarget): fc.Arbitrary<string> {
   const words = fc.array(fc.constantFrom(...target.vocabulary), { maxLength: 30 }).map((w) => w.join(''));
-  const mutated = fc
-    .tuple(fc.constantFrom(...target.corpus), fc.array(mutation(target.vocabulary), { maxLength: 6 }))
-    .map(([text, edits]) => edits.reduce(applyMutation, text));
+  const mutated = fc.tuple(fc.constantFrom(...target.corpus), fc.array(mutation(target.vocabulary), { maxLength: 6 })).map(([text, edits]) => edits.reduce(applyMutation, text));
   return fc.oneof(
     { arbitrary: fc.string({ maxLength: 60, unit: 'binary' }), weight: 1 },
     { arbitrary: fc.string({ maxLength: 60, unit: fc.constantFrom(...'{}[]()<>=:,+-*/%?!.;#\n i0n1ae') }), weight: 1 },

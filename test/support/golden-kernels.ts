@@ -9,8 +9,19 @@
  * the golden files then show what the change does to the code.
  */
 import {
-  addDtypes, addPrefetch, globalArg, makeKernel, prioritizeLoops, saveAndReloadTemporaries, setOptions, splitIname, tagArrayAxes, tagInames,
-  type CodegenOptions, type DType, type LoopKernel,
+  addDtypes,
+  addPrefetch,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  saveAndReloadTemporaries,
+  setOptions,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  type CodegenOptions,
+  type DType,
+  type LoopKernel,
 } from '@loom/core';
 import { f32, kernel } from '@loom/dsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
@@ -59,23 +70,26 @@ export const tutorialKernels = {
   zeroFill: () => prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i'),
   matvec: () => makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'y[i] = sum(k, A[i,k]*x[k])'),
   intReductions: () =>
-    makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `
+    makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<4 }',
+      `
       pr[i] = product(k, a[i,k])
       mx[i] = max(k, a[i,k])
       mn[i] = min(k, a[i,k])
-    `),
+    `,
+    ),
   temporaries: () =>
-    makeKernel('{ [i]: 0<=i<n }', `
+    makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
       <> t = a[i] * a[i]
       <float32> u = t + 1
       out[i] = u / 2
-    `),
-  triangular: () =>
-    makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']),
-  everyThird: () =>
-    makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
-  evens: () =>
-    makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
+    `,
+    ),
+  triangular: () => makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']),
+  everyThird: () => makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
+  evens: () => makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
   intArithmetic: () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i] - b[i] // 2 + b[i] % 3'),
   float64Sqrt: () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(a[i]) * 0.1'),
 };
@@ -117,25 +131,42 @@ function transformationsExample(): GoldenKernel[] {
   const fill = (assumptions: string) => makeKernel('{ [i]: 0<=i<n }', 'a[i] = 0', undefined, { assumptions });
   let tiled = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, { assumptions: 'n mod 16 = 0 and n >= 1' });
   tiled = prioritizeLoops(splitIname(splitIname(tiled, 'i', 16), 'j', 16), 'i_outer,j_outer,i_inner,j_inner');
-  const localTemp = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', `
+  const localTemp = tagInames(
+    makeKernel(
+      '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+      `
   <> a_temp[i_inner] = a[16*i_outer + i_inner] {priority=10}
   out[16*i_outer + i_inner] = sum(k, a_temp[k])
-`), { i_outer: 'g.0', i_inner: 'l.0' });
+`,
+    ),
+    { i_outer: 'g.0', i_inner: 'l.0' },
+  );
   const prefetched = tagInames(
     makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'),
     { i_outer: 'g.0', i_inner: 'l.0' },
   );
-  const rotate = splitIname(makeKernel('[n] -> {[i] : 0<=i<n}', `
+  const rotate = splitIname(
+    makeKernel(
+      '[n] -> {[i] : 0<=i<n}',
+      `
   for i
     <>tmp = arr[i] {id=maketmp,dep=*}
     ... gbarrier {id=bar,dep=*maketmp}
     arr[(i + 1) % n] = tmp {id=rotate,dep=*bar}
-  end`, [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'], { name: 'rotate_v2', assumptions: 'n mod 16 = 0' }), 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' });
-  let hist = makeKernel('{ [i]: 0<=i<n }', 'out[i%20] = out[i%20] + 2*a[i] {atomic}', [
-    globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }),
-    globalArg('a', { dtype: 'float32', shape: 'auto' }),
-    '...',
-  ], { assumptions: 'n>0' });
+  end`,
+      [globalArg('arr', { shape: ['n'], dtype: 'int32' }), '...'],
+      { name: 'rotate_v2', assumptions: 'n mod 16 = 0' },
+    ),
+    'i',
+    16,
+    { innerTag: 'l.0', outerTag: 'g.0' },
+  );
+  let hist = makeKernel(
+    '{ [i]: 0<=i<n }',
+    'out[i%20] = out[i%20] + 2*a[i] {atomic}',
+    [globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+    { assumptions: 'n>0' },
+  );
   hist = splitIname(hist, 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
   let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
   mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
@@ -203,13 +234,23 @@ function pointwiseExample(): GoldenKernel[] {
     (x: number, y: number, alpha: number) => x + y * alpha,
   );
   const polar = pointwise(
-    { promotionMethods: [[[0, 1], 'DEFAULT'], [[0, 1], 'DEFAULT']], numOutputs: 2, name: 'polar' },
+    {
+      promotionMethods: [
+        [[0, 1], 'DEFAULT'],
+        [[0, 1], 'DEFAULT'],
+      ],
+      numOutputs: 2,
+      name: 'polar',
+    },
     (magnitude: number, angle: number) => [magnitude * Math.cos(angle), magnitude * Math.sin(angle)],
   );
   const copy = pointwise({ promotionMethods: [[0, 'DEFAULT']], name: 'copy' }, (x: number) => x);
   const a = tensor(new Float32Array(8 * 4), [8, 4]);
   const b = tensor(new Float32Array(4), [4]);
-  const z = tensor([{ re: 3, im: 4 }, { re: 0, im: -1 }]);
+  const z = tensor([
+    { re: 3, im: 4 },
+    { re: 0, im: -1 },
+  ]);
   const flipped = a.flip(0, 1);
   return [
     { id: 'pointwise/abs-complex64', kernel: abs.plan(z).kernel },
@@ -226,16 +267,22 @@ function pointwiseExample(): GoldenKernel[] {
  * bounds-check flag buffer.
  */
 function features(): GoldenKernel[] {
-  const separate = makeKernel('{ [i,j]: 0<=i<n and 0<=j<2 }', `
+  const separate = makeKernel(
+    '{ [i,j]: 0<=i<n and 0<=j<2 }',
+    `
     out[i, 0] = a[0, i] + a[1, i]
     out[i, 1] = a[0, i] - a[1, i]
     swapped[j, i] = a[1 - j, i]
-  `);
+  `,
+  );
   const vector = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + a[i, 3 - k]');
   const reserved = makeKernel('{[int]:0<=int<n}', ['int_[int] = 2*this[int]', 'float[int] = int_[int] + kernel[int]'], undefined, { name: 'kernel' });
-  const gather = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [
-    globalArg('idx', { dtype: 'int32', shape: ['n'] }), globalArg('a', { dtype: 'float32', shape: ['m'] }), '...',
-  ]), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+  const gather = splitIname(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [globalArg('idx', { dtype: 'int32', shape: ['n'] }), globalArg('a', { dtype: 'float32', shape: ['m'] }), '...']),
+    'i',
+    64,
+    { outerTag: 'g.0', innerTag: 'l.0' },
+  );
   return [
     { id: 'features/sep-axes', kernel: typed(tagArrayAxes(tagArrayAxes(tagArrayAxes(separate, 'a', 'sep,c'), 'out', 'c,sep'), 'swapped', 'sep,c'), { a: 'float32' }) },
     { id: 'features/vec-axes', kernel: typed(tagInames(prioritizeLoops(tagArrayAxes(tagArrayAxes(vector, 'a', 'c,vec'), 'out', 'c,vec'), 'i,k'), { k: 'unr' }), { a: 'float32' }) },

@@ -36,7 +36,12 @@ export function transposeRef(data: ArrayLike<number>, shape: readonly number[], 
   const out = new Array(data.length);
   for (let f = 0; f < data.length; f++) {
     const idx = unflatten(f, shape);
-    out[flatten(perm.map((a) => idx[a]), outShape)] = data[f];
+    out[
+      flatten(
+        perm.map((a) => idx[a]),
+        outShape,
+      )
+    ] = data[f];
   }
   return out;
 }
@@ -71,7 +76,7 @@ export function testIntegers<T extends Float32Array | Int32Array>(Ctor: { new (n
   let s = seed >>> 0 || 1;
   for (let k = 0; k < n; k++) {
     s = (s * 1664525 + 1013904223) >>> 0;
-    out[k] = (s >>> 24) % 7 - 3;
+    out[k] = ((s >>> 24) % 7) - 3;
   }
   return out;
 }

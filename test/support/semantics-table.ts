@@ -78,7 +78,7 @@ function floorDiv(a: Value, b: Value, t: DType): Value {
   const [x, y] = [big(a), big(b)];
   if (y === 0n) return wrap(0n, t);
   const q = x / y;
-  return wrap(x % y !== 0n && (x < 0n) !== (y < 0n) ? q - 1n : q, t);
+  return wrap(x % y !== 0n && x < 0n !== y < 0n ? q - 1n : q, t);
 }
 
 /** Integer remainder with the divisor's sign (a - b*(a // b)); by zero, 0. */
@@ -86,7 +86,7 @@ function floorMod(a: Value, b: Value, t: DType): Value {
   const [x, y] = [big(a), big(b)];
   if (y === 0n) return wrap(0n, t);
   const r = x % y;
-  return wrap(r !== 0n && (r < 0n) !== (y < 0n) ? r + y : r, t);
+  return wrap(r !== 0n && r < 0n !== y < 0n ? r + y : r, t);
 }
 
 /** Integer power, wrapping; a negative exponent gives the integer part of 1/a^-b (PyTorch's). */
@@ -126,7 +126,7 @@ const fmod = (a: number, b: number) => a % b;
 /** PyTorch's float remainder: fmod, moved into the divisor's sign when non-zero. */
 function remainder(a: number, b: number, t: DType): number {
   const r = fmod(a, b);
-  return r !== 0 && (r < 0) !== (b < 0) ? round(r + b, t) : r;
+  return r !== 0 && r < 0 !== b < 0 ? round(r + b, t) : r;
 }
 
 /** C's pow (std::pow, which PyTorch calls): pow(1, y) and pow(x, ±0) are 1 even for NaN. */
@@ -193,128 +193,229 @@ const FLOAT_POWERS: readonly Value[] = [0, -0, 1, -1, 2, -2, 3, 0.5, -3, 4, NaN,
 
 export const ROWS: readonly SemanticsRow[] = [
   {
-    operation: 'a + b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) + big(b), t),
-    result: 'wraps (two\'s complement): `INT_MAX + 1` is INT_MIN, even where a C compiler would assume no overflow; likewise `a - b`',
+    operation: 'a + b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, b, t) => wrap(big(a) + big(b), t),
+    result: "wraps (two's complement): `INT_MAX + 1` is INT_MIN, even where a C compiler would assume no overflow; likewise `a - b`",
   },
   {
-    operation: 'a * b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) * big(b), t),
+    operation: 'a * b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, b, t) => wrap(big(a) * big(b), t),
     result: 'wraps: the low bits of the exact product (`(a * 7) / a` is not 7 when `a * 7` overflows)',
   },
   {
-    operation: '-a', dtypeClass: 'integer', dtypes: ['int32', 'int64'], expected: (a, _b, t) => wrap(-big(a), t),
+    operation: '-a',
+    dtypeClass: 'integer',
+    dtypes: ['int32', 'int64'],
+    expected: (a, _b, t) => wrap(-big(a), t),
     result: 'wraps: `-INT_MIN` is INT_MIN',
   },
   {
-    operation: 'a / b', dtypeClass: 'integer', dtypes: INTEGERS, expected: truncDiv,
+    operation: 'a / b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: truncDiv,
     result: 'quotient truncated toward zero; `x / 0` is 0; `INT_MIN / -1` wraps to INT_MIN',
   },
   {
-    operation: 'a // b', dtypeClass: 'integer', dtypes: INTEGERS, expected: floorDiv,
+    operation: 'a // b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: floorDiv,
     result: 'quotient rounded down (Python, loopy); `x // 0` is 0; `INT_MIN // -1` wraps to INT_MIN',
   },
   {
-    operation: 'a % b', dtypeClass: 'integer', dtypes: INTEGERS, expected: floorMod,
+    operation: 'a % b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: floorMod,
     result: 'remainder with the sign of `b` (Python, loopy): `a - b*(a // b)`; `x % 0` is 0; `INT_MIN % -1` is 0',
   },
   {
-    operation: 'a ** b', dtypeClass: 'integer', dtypes: INTEGERS, expected: intPow, operands: POWERS,
+    operation: 'a ** b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: intPow,
+    operands: POWERS,
     result: 'repeated multiplication, wrapping; `b < 0` gives 1 for `a = 1`, ±1 for `a = -1`, else 0 (PyTorch)',
   },
   {
-    operation: 'a & b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) & big(b), t),
-    result: 'on the two\'s complement bits; likewise `a | b` and `a ^ b` (`^` is exclusive or, as in Python, not a power)',
+    operation: 'a & b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, b, t) => wrap(big(a) & big(b), t),
+    result: "on the two's complement bits; likewise `a | b` and `a ^ b` (`^` is exclusive or, as in Python, not a power)",
   },
   {
-    operation: 'a | b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) | big(b), t),
-    result: 'on the two\'s complement bits',
+    operation: 'a | b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, b, t) => wrap(big(a) | big(b), t),
+    result: "on the two's complement bits",
   },
   {
-    operation: 'a ^ b', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, b, t) => wrap(big(a) ^ big(b), t),
-    result: 'on the two\'s complement bits',
+    operation: 'a ^ b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, b, t) => wrap(big(a) ^ big(b), t),
+    result: "on the two's complement bits",
   },
   {
-    operation: '~a', dtypeClass: 'integer', dtypes: INTEGERS, expected: (a, _b, t) => wrap(~big(a), t),
+    operation: '~a',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: (a, _b, t) => wrap(~big(a), t),
     result: 'every bit flipped: `~a` is `-a - 1` for signed types',
   },
   {
-    operation: 'a << b', dtypeClass: 'integer', dtypes: INTEGERS, expected: shiftLeft, operands: SHIFTS,
-    result: 'the bits moved up, wrapping (what passes the top is lost, for signed types too); a count outside [0, width) gives 0 (PyTorch; C leaves it undefined, OpenCL and WGSL take it modulo the width)',
+    operation: 'a << b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: shiftLeft,
+    operands: SHIFTS,
+    result:
+      'the bits moved up, wrapping (what passes the top is lost, for signed types too); a count outside [0, width) gives 0 (PyTorch; C leaves it undefined, OpenCL and WGSL take it modulo the width)',
   },
   {
-    operation: 'a >> b', dtypeClass: 'integer', dtypes: INTEGERS, expected: shiftRight, operands: SHIFTS,
+    operation: 'a >> b',
+    dtypeClass: 'integer',
+    dtypes: INTEGERS,
+    expected: shiftRight,
+    operands: SHIFTS,
     result: 'arithmetic for signed types (the sign fills in), logical for unsigned ones; a count outside [0, width) shifts everything out: -1 or 0 by the sign (PyTorch)',
   },
   {
-    operation: 'a / b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b, t) => round(num(a) / num(b), t), webgpuTolerance: WGSL_DIVISION,
-    result: 'IEEE 754, correctly rounded: `x / 0` is ±Inf, `0 / 0` is NaN (WebGPU: within 2.5 ulp, WGSL\'s accuracy)',
+    operation: 'a / b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b, t) => round(num(a) / num(b), t),
+    webgpuTolerance: WGSL_DIVISION,
+    result: "IEEE 754, correctly rounded: `x / 0` is ±Inf, `0 / 0` is NaN (WebGPU: within 2.5 ulp, WGSL's accuracy)",
   },
   {
-    operation: 'a // b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b, t) => Math.floor(round(num(a) / num(b), t)), webgpuTolerance: WGSL_DIVISION,
+    operation: 'a // b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b, t) => Math.floor(round(num(a) / num(b), t)),
+    webgpuTolerance: WGSL_DIVISION,
     result: '`floor(a / b)`, the quotient rounded once to the dtype (WebGPU: that quotient within 2.5 ulp)',
   },
   {
-    operation: 'a % b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b, t) => remainder(num(a), num(b), t),
-    result: 'PyTorch\'s `remainder`: `fmod(a, b)`, plus `b` when non-zero with the other sign; `x % 0` is NaN',
+    operation: 'a % b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b, t) => remainder(num(a), num(b), t),
+    result: "PyTorch's `remainder`: `fmod(a, b)`, plus `b` when non-zero with the other sign; `x % 0` is NaN",
   },
   {
-    operation: 'fmod(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fmod(num(a), num(b)),
-    result: 'C\'s `fmod`: the exact remainder, sign of `a`; `fmod(x, ±Inf)` is `x`; `fmod(x, 0)` is NaN',
+    operation: 'fmod(a, b)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => fmod(num(a), num(b)),
+    result: "C's `fmod`: the exact remainder, sign of `a`; `fmod(x, ±Inf)` is `x`; `fmod(x, 0)` is NaN",
   },
   {
-    operation: 'a ** b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b, t) => cPow(num(a), num(b), t),
-    operands: { float32: FLOAT_POWERS, float64: FLOAT_POWERS }, tolerance: 1e-6,
-    result: 'C\'s `pow` (as `std::pow`, PyTorch): `0 ** -1` is Inf, `1 ** NaN` and `NaN ** 0` are 1, `(-8) ** 0.5` is NaN',
+    operation: 'a ** b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b, t) => cPow(num(a), num(b), t),
+    operands: { float32: FLOAT_POWERS, float64: FLOAT_POWERS },
+    tolerance: 1e-6,
+    result: "C's `pow` (as `std::pow`, PyTorch): `0 ** -1` is Inf, `1 ** NaN` and `NaN ** 0` are 1, `(-8) ** 0.5` is NaN",
   },
   {
-    operation: 'max(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => maximum(num(a), num(b)),
+    operation: 'max(a, b)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => maximum(num(a), num(b)),
     result: 'NaN if either is NaN (`torch.maximum`); `max(-0, 0)` is 0',
   },
   {
-    operation: 'min(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => minimum(num(a), num(b)),
+    operation: 'min(a, b)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => minimum(num(a), num(b)),
     result: 'NaN if either is NaN (`torch.minimum`); `min(-0, 0)` is -0',
   },
   {
-    operation: 'fmax(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fmaxC(num(a), num(b)),
-    result: 'C\'s `fmax` (PyTorch\'s too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise',
+    operation: 'fmax(a, b)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => fmaxC(num(a), num(b)),
+    result: "C's `fmax` (PyTorch's too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise",
   },
   {
-    operation: 'fmin(a, b)', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => fminC(num(a), num(b)),
-    result: 'C\'s `fmin`: a NaN argument is ignored; `fmin(-0, 0)` is -0',
+    operation: 'fmin(a, b)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => fminC(num(a), num(b)),
+    result: "C's `fmin`: a NaN argument is ignored; `fmin(-0, 0)` is -0",
   },
   {
-    operation: 'isnan(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
+    operation: 'isnan(a)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
     result: 'true exactly for NaN, whatever the compiler assumes about finite math (WGSL: on the bits); `isinf`, `isfinite` likewise',
   },
   {
-    operation: 'a != a', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
+    operation: 'a != a',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
     result: 'true exactly for NaN (`a == a` is its negation), whatever the compiler assumes about finite math',
   },
   {
-    operation: 'a < b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => (num(a) < num(b) ? 1 : 0),
+    operation: 'a < b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => (num(a) < num(b) ? 1 : 0),
     result: 'IEEE 754: every ordered comparison with NaN is false, and `NaN != x` is true',
   },
   {
-    operation: 'a == b', dtypeClass: 'float', dtypes: FLOATS, expected: (a, b) => (num(a) === num(b) ? 1 : 0),
+    operation: 'a == b',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a, b) => (num(a) === num(b) ? 1 : 0),
     result: 'IEEE 754: `-0 == 0`; NaN equals nothing, itself included',
   },
   {
-    operation: 'not a', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (num(a) === 0 ? 1 : 0),
+    operation: 'not a',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => (num(a) === 0 ? 1 : 0),
     result: 'true exactly for ±0 (NaN is non-zero, so `not NaN` is false)',
   },
   {
-    operation: 'if(a, 1, 2)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => (num(a) !== 0 || Number.isNaN(num(a)) ? 1 : 2),
+    operation: 'if(a, 1, 2)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => (num(a) !== 0 || Number.isNaN(num(a)) ? 1 : 2),
     result: 'a condition is true when non-zero: NaN is true, -0 is false',
   },
   {
-    operation: 'int32(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => Number(saturate(num(a), -(2n ** 31n), 2n ** 31n - 1n)),
-    result: 'truncated toward zero, saturated at the type\'s range, NaN → 0 (as WGSL and Rust); likewise for every integer type',
+    operation: 'int32(a)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => Number(saturate(num(a), -(2n ** 31n), 2n ** 31n - 1n)),
+    result: "truncated toward zero, saturated at the type's range, NaN → 0 (as WGSL and Rust); likewise for every integer type",
   },
   {
-    operation: 'uint32(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => Number(saturate(num(a), 0n, 2n ** 32n - 1n)),
+    operation: 'uint32(a)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => Number(saturate(num(a), 0n, 2n ** 32n - 1n)),
     result: 'truncated, saturated at 0 and 2^32 - 1, NaN → 0',
   },
   {
-    operation: 'int64(a)', dtypeClass: 'float', dtypes: FLOATS, expected: (a) => saturate(num(a), INT64_MIN, INT64_MAX), resultDType: 'int64',
+    operation: 'int64(a)',
+    dtypeClass: 'float',
+    dtypes: FLOATS,
+    expected: (a) => saturate(num(a), INT64_MIN, INT64_MAX),
+    resultDType: 'int64',
     result: 'truncated, saturated at the int64 range, NaN → 0',
   },
 ];
@@ -345,17 +446,25 @@ export const PAYLOAD_CASES: readonly PayloadCase[] = [
   { what: 'x && y gives an operand; NaN and -0 are false', payload: (x, y) => x && y, xs: ODD, ys: [3, 0, NaN] },
   { what: 'x || y gives an operand', payload: (x, y) => x || y, xs: ODD, ys: [3, -0, NaN] },
   { what: '!x and x ? a : b take NaN as false', payload: (x) => (!x ? 1 : x ? 2 : 3), xs: ODD, ys: [0] },
-  { what: '-0 keeps its sign', payload: (x) => x * -0 + (-x), xs: [0, -0, 1, -2], ys: [0] },
+  { what: '-0 keeps its sign', payload: (x) => x * -0 + -x, xs: [0, -0, 1, -2], ys: [0] },
   {
     what: 'Math.round rounds halves up, exactly, keeping the sign of zero',
-    payload: (x) => Math.round(x), xs: [0.49999999999999994, 0.5, -0.5, 2.5, -2.5, -0.2, 0.2, -0, NaN, Infinity, 1e300, 8388609.5], ys: [0],
+    payload: (x) => Math.round(x),
+    xs: [0.49999999999999994, 0.5, -0.5, 2.5, -2.5, -0.2, 0.2, -0, NaN, Infinity, 1e300, 8388609.5],
+    ys: [0],
   },
   {
     what: 'Math.hypot neither overflows nor underflows; Infinity beats NaN',
-    payload: (x, y) => Math.hypot(x, y), xs: [1e300, 1e-300, 3e38, 1e-40, 3, 0, NaN, Infinity], ys: [1e300, 4, 0, NaN, -Infinity], tolerance: 1e-6,
+    payload: (x, y) => Math.hypot(x, y),
+    xs: [1e300, 1e-300, 3e38, 1e-40, 3, 0, NaN, Infinity],
+    ys: [1e300, 4, 0, NaN, -Infinity],
+    tolerance: 1e-6,
   },
   {
-    what: 'x ** y is NaN for a NaN exponent and for (±1) ** ±Infinity (C\'s pow gives 1)',
-    payload: (x, y) => x ** y, xs: [1, -1, 2, 0, -0, NaN], ys: [NaN, Infinity, -Infinity, 3, -1, 0], tolerance: 1e-6,
+    what: "x ** y is NaN for a NaN exponent and for (±1) ** ±Infinity (C's pow gives 1)",
+    payload: (x, y) => x ** y,
+    xs: [1, -1, 2, 0, -0, NaN],
+    ys: [NaN, Infinity, -Infinity, 3, -1, 0],
+    tolerance: 1e-6,
   },
 ];

@@ -91,7 +91,9 @@ export async function computationCases(device: Device): Promise<void> {
   comp.attach('input1', tr, 'q', { i: 'wide' });
 
   // the DSL's kernel builder: .attach retypes run()
-  const k = kernel('{ [i]: 0<=i<n }', 'y[i] = 2*x[i]').args({ x: f32('n'), y: f32.out('n') }).attach('x', cast({ dtype: 'int32' }, 'float32'), 'output', { input: 'xi' });
+  const k = kernel('{ [i]: 0<=i<n }', 'y[i] = 2*x[i]')
+    .args({ x: f32('n'), y: f32.out('n') })
+    .attach('x', cast({ dtype: 'int32' }, 'float32'), 'output', { input: 'xi' });
   const { y } = await k.run(device, { xi: new Int32Array(4) });
   type _y = Expect<Equal<typeof y, Float32Array>>;
   // @ts-expect-error: x gave way to xi

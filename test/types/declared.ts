@@ -2,7 +2,7 @@
  * Declared signatures: `.args({...})` types `run` exactly — element types, which
  * arguments are required, and the outputs.
  */
-import { DeviceArray, type Device } from '@loom/core';
+import type { DeviceArray, Device } from '@loom/core';
 import { f32, f64, i32, i64, kernel, u8, type Inferable } from '@loom/dsl';
 import { value, type Equal, type Expect } from './helpers.ts';
 
@@ -35,6 +35,7 @@ export async function declaredCases(device: Device): Promise<void> {
   await double.run(device, { a: { data: new Float64Array(8), shape: [8] } });
   // @ts-expect-error: the output is a Float32Array, not a Float64Array
   const wrong: Float64Array = out;
+  void wrong;
 
   // values: required; 64-bit ones may be bigints
   const saxpy = kernel('{ [i]: 0<=i<n }', 'y[i] = alpha*x[i] + y[i]').args({ x: f64('n'), y: f64.inout('n'), alpha: f64.value() });

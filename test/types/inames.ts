@@ -68,7 +68,9 @@ export async function inameCases(device: Device): Promise<void> {
   matmul.prefetch('a', ['k']);
 
   // fixing a parameter removes it from the arguments
-  const fixed = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').args({ a: f32('n'), out: f32.out('n') }).fix({ n: 8 });
+  const fixed = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]')
+    .args({ a: f32('n'), out: f32.out('n') })
+    .fix({ n: 8 });
   await fixed.run(device, { a: new Float32Array(8) });
   // @ts-expect-error: 'n' is fixed, no longer an argument
   await fixed.run(device, { a: new Float32Array(8), n: 8 });

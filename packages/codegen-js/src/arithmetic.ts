@@ -18,9 +18,7 @@
  * Narrower integers never compute here: C promotes them to int (`computeType`).
  */
 import { InternalError, type DType, type expr } from '@loom/core';
-import {
-  MAX_UNREDUCED, Prec, atom, convert, infix, isBigIntType, isFloatType, operand, reduce, type JsValue,
-} from './values.ts';
+import { MAX_UNREDUCED, Prec, atom, convert, infix, isBigIntType, isFloatType, operand, reduce, type JsValue } from './values.ts';
 
 type BinaryOp = expr.BinaryOp;
 
@@ -52,9 +50,11 @@ export function negate(v: JsValue, c: DType): JsValue {
 function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
   const rounded = (v: JsValue): JsValue => roundedTo(c, v);
   switch (op) {
-    case '+': case '-':
+    case '+':
+    case '-':
       return rounded({ code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c });
-    case '*': case '/':
+    case '*':
+    case '/':
       return rounded({ code: infix(a, op, b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c });
     case '//': {
       const quotient = rounded({ code: infix(a, '/', b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c });
@@ -83,7 +83,8 @@ export function roundedTo(c: DType, v: JsValue): JsValue {
 function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
   const unsigned = c === 'uint32';
   switch (op) {
-    case '+': case '-': {
+    case '+':
+    case '-': {
       let a = modular(left, c);
       let b = modular(right, c);
       if (a.unreduced! + b.unreduced! > MAX_UNREDUCED) {
@@ -97,7 +98,8 @@ function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue
       const product = atom(`Math.imul(${modular(left, c).code}, ${modular(right, c).code})`, c);
       return unsigned ? { ...product, unreduced: 1 } : product;
     }
-    case '/': case '//': {
+    case '/':
+    case '//': {
       const a = convert(left, c);
       const b = convert(right, c);
       const quotient = { code: infix(a, '/', b, Prec.Multiplicative), prec: Prec.Multiplicative, repr: c };
@@ -112,13 +114,16 @@ function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue
       const power = atom(`loom.ipow(${convert(left, c).code}, ${convert(right, c).code})`, c);
       return unsigned ? { ...power, unreduced: 1 } : power;
     }
-    case '&': case '|': case '^': {
+    case '&':
+    case '|':
+    case '^': {
       // JavaScript's bit operators take their operands modulo 2^32 and give an int32
       const prec = BIT_PRECEDENCE[op];
       const bits = { code: infix(modular(left, c), op, modular(right, c), prec), prec, repr: c };
       return unsigned ? { code: `${operand(bits, Prec.Shift + 1)} >>> 0`, prec: Prec.Shift, repr: c } : bits;
     }
-    case '<<': case '>>': {
+    case '<<':
+    case '>>': {
       const helper = op === '<<' ? (unsigned ? 'shlU32' : 'shl32') : unsigned ? 'shrU32' : 'shr32';
       return atom(`loom.${helper}(${convert(left, c).code}, ${convert(right, c).code})`, c);
     }
@@ -131,14 +136,18 @@ const BIT_PRECEDENCE = { '&': Prec.BitAnd, '^': Prec.BitXor, '|': Prec.BitOr } a
 function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue {
   const unsigned = c === 'uint64';
   switch (op) {
-    case '+': case '-':
+    case '+':
+    case '-':
       return { code: infix(modular(left, c), op, modular(right, c), Prec.Additive), prec: Prec.Additive, repr: c, unreduced: 1 };
     case '*':
       return { code: infix(modular(left, c), op, modular(right, c), Prec.Multiplicative), prec: Prec.Multiplicative, repr: c, unreduced: 1 };
-    case '&': case '|': case '^':
+    case '&':
+    case '|':
+    case '^':
       // bitwise operations commute with wrapping modulo 2^64: the operands may be unreduced
       return { code: infix(modular(left, c), op, modular(right, c), BIT_PRECEDENCE[op]), prec: BIT_PRECEDENCE[op], repr: c, unreduced: 1 };
-    case '<<': case '>>': {
+    case '<<':
+    case '>>': {
       const helper = op === '<<' ? (unsigned ? 'shlU64' : 'shl64') : unsigned ? 'shrU64' : 'shr64';
       return atom(`loom.${helper}(${convert(left, c).code}, ${convert(right, c).code})`, c);
     }

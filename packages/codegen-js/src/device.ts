@@ -5,8 +5,22 @@
  * being exact it is the one other devices' results are compared with.
  */
 import {
-  byteSize, checkBufferSize, checkProgramLimits, COMMON_LIMITS, getDefaultCacheSize, hostArrayConstructor, LoomError, LruCache,
-  type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type KernelFunction, type LaunchArgument, InternalError,
+  byteSize,
+  checkBufferSize,
+  checkProgramLimits,
+  COMMON_LIMITS,
+  getDefaultCacheSize,
+  hostArrayConstructor,
+  LoomError,
+  LruCache,
+  type Device,
+  type DeviceBuffer,
+  type DeviceKernel,
+  type DeviceLimits,
+  type GeneratedCode,
+  type KernelFunction,
+  type LaunchArgument,
+  InternalError,
 } from '@loom/core';
 import { HELPERS_PARAM } from './names.ts';
 import { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';

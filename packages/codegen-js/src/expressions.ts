@@ -13,8 +13,21 @@ import { callFunction } from './functions.ts';
 import { HELPERS_PARAM, jsName } from './names.ts';
 import { UserCalls } from './user-functions.ts';
 import {
-  Prec, asCondition, asNumber, atom, computeType, convert, infix, isBigIntType, isFloatType, isSmallIntType, literal,
-  operand, reduce, storable, type JsValue,
+  Prec,
+  asCondition,
+  asNumber,
+  atom,
+  computeType,
+  convert,
+  infix,
+  isBigIntType,
+  isFloatType,
+  isSmallIntType,
+  literal,
+  operand,
+  reduce,
+  storable,
+  type JsValue,
 } from './values.ts';
 
 export class ExpressionPrinter {
@@ -33,11 +46,16 @@ export class ExpressionPrinter {
   /** The value of `e`, in its own type's representation (possibly unreduced or a JS boolean). */
   value(e: Expr): JsValue {
     switch (e.kind) {
-      case 'int': return literal(e.value, 'int32');
-      case 'float': return literal(e.value, 'float64');
-      case 'bool': return literal(e.value ? 1 : 0, 'bool');
-      case 'var': return this.variable(e.name);
-      case 'subscript': return loaded(this.element(e), this.declaredType(e.array));
+      case 'int':
+        return literal(e.value, 'int32');
+      case 'float':
+        return literal(e.value, 'float64');
+      case 'bool':
+        return literal(e.value ? 1 : 0, 'bool');
+      case 'var':
+        return this.variable(e.name);
+      case 'subscript':
+        return loaded(this.element(e), this.declaredType(e.array));
       case 'neg': {
         // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
         const x = e.operand;
@@ -45,27 +63,39 @@ export class ExpressionPrinter {
         if (x.kind === 'float') return literal(-x.value, 'float64');
         return negate(asNumber(this.value(x)), computeType(this.dtype(e)));
       }
-      case 'bitnot': return complement(asNumber(this.value(e.operand)), computeType(this.dtype(e)));
-      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the JavaScript printer unlowered`);
-      case 'binary': return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
-      case 'compare': return this.comparison(e);
+      case 'bitnot':
+        return complement(asNumber(this.value(e.operand)), computeType(this.dtype(e)));
+      case 'imag':
+        throw new InternalError(`the complex literal ${printExpr(e)} reached the JavaScript printer unlowered`);
+      case 'binary':
+        return binaryOp(e.op, asNumber(this.value(e.left)), asNumber(this.value(e.right)), computeType(this.dtype(e)));
+      case 'compare':
+        return this.comparison(e);
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
         const prec = e.op === 'and' ? Prec.LogicalAnd : Prec.LogicalOr;
         return { code: infix(this.condition(e.left), op, this.condition(e.right), prec), prec, repr: 'bool', condition: true };
       }
-      case 'not': return { code: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, repr: 'bool', condition: true };
-      case 'if': return this.conditional(e);
+      case 'not':
+        return { code: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, repr: 'bool', condition: true };
+      case 'if':
+        return this.conditional(e);
       case 'call':
         if (isHardwareId(e)) return this.hardwareId(e);
         if (e.dtype !== undefined) return this.userCall(e);
-        return callFunction(e.fn, e.args.map((a) => asNumber(this.value(a))), this.dtype(e));
+        return callFunction(
+          e.fn,
+          e.args.map((a) => asNumber(this.value(a))),
+          this.dtype(e),
+        );
       case 'cast': {
         if (!isDType(e.dtype)) throw new LoomError(`cannot cast to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
         return convert(this.value(e.operand), e.dtype);
       }
-      case 'reduce': throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
-      default: return unknownNode(e);
+      case 'reduce':
+        throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
+      default:
+        return unknownNode(e);
     }
   }
 
@@ -121,7 +151,10 @@ export class ExpressionPrinter {
 
   /** A user function's call: its arguments in the signature's dtypes; its result in the result dtype's representation. */
   private userCall(e: Extract<Expr, { kind: 'call' }>): JsValue {
-    const { key, signature } = this.calls.key(e.fn, e.args.map((a) => this.dtype(a)));
+    const { key, signature } = this.calls.key(
+      e.fn,
+      e.args.map((a) => this.dtype(a)),
+    );
     const args = e.args.map((a, k) => convert(this.value(a), signature.args[k]).code);
     return atom(`${HELPERS_PARAM}.user[${JSON.stringify(key)}](${args.join(', ')})`, signature.result);
   }

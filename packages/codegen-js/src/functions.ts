@@ -12,8 +12,26 @@ import { atom, computeType, convert, isBigIntType, isFloatType, literal, Prec, i
 
 /** Functions that are `Math.<name>` of one argument. */
 const MATH_UNARY = new Set([
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
-  'exp', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'cbrt',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'exp',
+  'expm1',
+  'log',
+  'log2',
+  'log10',
+  'log1p',
+  'sqrt',
+  'cbrt',
 ]);
 
 /** `fn(...args)` whose (numpy) result type is `resultType`. */
@@ -24,26 +42,76 @@ export function callFunction(fn: string, args: readonly JsValue[], resultType: D
     throw new LoomError(`'${fn}' takes ${arity > 0 ? arity : 'at least one'} argument${arity === 1 ? '' : 's'}, got ${args.length}`);
   }
   switch (fn) {
-    case 'min': case 'max': return minMax(fn, args, computeType(resultType));
+    case 'min':
+    case 'max':
+      return minMax(fn, args, computeType(resultType));
     case 'clamp': {
       // max(x, lo), then min with hi: the NaN-propagating pair on floats
       const c = computeType(resultType);
       return minMax('min', [minMax('max', [args[0], args[1]], c), args[2]], c);
     }
-    case 'isnan': case 'isinf': case 'isfinite': return floatTest(fn, args[0]);
-    case 'abs': return abs(args[0], computeType(resultType));
-    case 'floor': case 'ceil': case 'trunc': case 'round': return rounding(fn, args[0], computeType(resultType));
-    default: return floatFunction(fn, args, isFloatType(resultType) ? resultType : 'float64');
+    case 'isnan':
+    case 'isinf':
+    case 'isfinite':
+      return floatTest(fn, args[0]);
+    case 'abs':
+      return abs(args[0], computeType(resultType));
+    case 'floor':
+    case 'ceil':
+    case 'trunc':
+    case 'round':
+      return rounding(fn, args[0], computeType(resultType));
+    default:
+      return floatFunction(fn, args, isFloatType(resultType) ? resultType : 'float64');
   }
 }
 
 // no prototype: `toString` is an unknown function here like any other
 const ARITY: Readonly<Record<string, number>> = nameTable({
-  sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2, sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1,
-  exp: 1, exp2: 1, expm1: 1, log: 1, log2: 1, log10: 1, log1p: 1, sqrt: 1, rsqrt: 1, cbrt: 1, hypot: 2,
-  abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
-  min: 0, max: 0, fmin: 2, fmax: 2, clamp: 3, copysign: 2, pow: 2, fmod: 2, erf: 1, erfc: 1, fma: 3,
-  isnan: 1, isinf: 1, isfinite: 1,
+  sin: 1,
+  cos: 1,
+  tan: 1,
+  asin: 1,
+  acos: 1,
+  atan: 1,
+  atan2: 2,
+  sinh: 1,
+  cosh: 1,
+  tanh: 1,
+  asinh: 1,
+  acosh: 1,
+  atanh: 1,
+  exp: 1,
+  exp2: 1,
+  expm1: 1,
+  log: 1,
+  log2: 1,
+  log10: 1,
+  log1p: 1,
+  sqrt: 1,
+  rsqrt: 1,
+  cbrt: 1,
+  hypot: 2,
+  abs: 1,
+  fabs: 1,
+  floor: 1,
+  ceil: 1,
+  round: 1,
+  trunc: 1,
+  min: 0,
+  max: 0,
+  fmin: 2,
+  fmax: 2,
+  clamp: 3,
+  copysign: 2,
+  pow: 2,
+  fmod: 2,
+  erf: 1,
+  erfc: 1,
+  fma: 3,
+  isnan: 1,
+  isinf: 1,
+  isfinite: 1,
 });
 
 /** `isnan(x)`, `isinf(x)`, `isfinite(x)`: truth values; an integer is never NaN nor infinite. */
@@ -65,10 +133,16 @@ function minMax(fn: 'min' | 'max', args: readonly JsValue[], c: DType): JsValue 
 function abs(arg: JsValue, c: DType): JsValue {
   const x = convert(arg, c);
   switch (c) {
-    case 'float16': case 'float32': case 'float64': return atom(`Math.abs(${x.code})`, c);
-    case 'int32': return { code: `Math.abs(${x.code}) | 0`, prec: Prec.BitOr, repr: c }; // abs(INT_MIN) wraps, as in C
-    case 'int64': return atom(`loom.abs64(${x.code})`, c);
-    default: return x; // unsigned
+    case 'float16':
+    case 'float32':
+    case 'float64':
+      return atom(`Math.abs(${x.code})`, c);
+    case 'int32':
+      return { code: `Math.abs(${x.code}) | 0`, prec: Prec.BitOr, repr: c }; // abs(INT_MIN) wraps, as in C
+    case 'int64':
+      return atom(`loom.abs64(${x.code})`, c);
+    default:
+      return x; // unsigned
   }
 }
 
@@ -85,20 +159,34 @@ function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue 
   const rounded = (code: string) => roundedTo(t, atom(code, t));
   if (MATH_UNARY.has(fn)) return rounded(`Math.${fn}(${x.code})`);
   switch (fn) {
-    case 'fabs': return atom(`Math.abs(${x.code})`, t);
-    case 'rsqrt': return rounded(`1 / Math.sqrt(${x.code})`);
-    case 'atan2': return rounded(`Math.atan2(${x.code}, ${y.code})`);
-    case 'pow': return rounded(`loom.pow(${x.code}, ${y.code})`);
-    case 'exp2': return rounded(`Math.pow(2, ${x.code})`);
-    case 'hypot': return rounded(`Math.hypot(${x.code}, ${y.code})`);
+    case 'fabs':
+      return atom(`Math.abs(${x.code})`, t);
+    case 'rsqrt':
+      return rounded(`1 / Math.sqrt(${x.code})`);
+    case 'atan2':
+      return rounded(`Math.atan2(${x.code}, ${y.code})`);
+    case 'pow':
+      return rounded(`loom.pow(${x.code}, ${y.code})`);
+    case 'exp2':
+      return rounded(`Math.pow(2, ${x.code})`);
+    case 'hypot':
+      return rounded(`Math.hypot(${x.code}, ${y.code})`);
     // exact results: no rounding needed
-    case 'fmin': case 'fmax': case 'copysign': return atom(`loom.${fn}(${x.code}, ${y.code})`, t);
-    case 'erfc': return rounded(`loom.erfc(${x.code})`);
+    case 'fmin':
+    case 'fmax':
+    case 'copysign':
+      return atom(`loom.${fn}(${x.code}, ${y.code})`, t);
+    case 'erfc':
+      return rounded(`loom.erfc(${x.code})`);
     // one rounding, to the dtype itself
-    case 'fma': return atom(`loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
+    case 'fma':
+      return atom(`loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
     // JavaScript's % on floats is exactly C's fmod, and its result is representable
-    case 'fmod': return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };
-    case 'erf': return rounded(`loom.erf(${x.code})`);
-    default: throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
+    case 'fmod':
+      return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };
+    case 'erf':
+      return rounded(`loom.erf(${x.code})`);
+    default:
+      throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
   }
 }

@@ -13,7 +13,6 @@
  */
 import { checkInternalName } from '@loom/core';
 
-
 /** The parameters every kernel function receives before its own: group and local ids per axis. */
 export const WORK_ITEM_PARAMS = ['gid0', 'gid1', 'gid2', 'lid0', 'lid1', 'lid2'] as const;
 
@@ -21,19 +20,76 @@ export const WORK_ITEM_PARAMS = ['gid0', 'gid1', 'gid2', 'lid0', 'lid1', 'lid2']
 export const HELPERS_PARAM = 'loom';
 
 const KEYWORDS = [
-  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do',
-  'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in',
-  'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var',
-  'void', 'while', 'with', 'yield',
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'new',
+  'null',
+  'return',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'yield',
   // reserved in strict mode, which the generated code uses
-  'let', 'static', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'arguments', 'eval',
+  'let',
+  'static',
+  'implements',
+  'interface',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'arguments',
+  'eval',
 ];
 
 /** Globals the generated code refers to, which a kernel's names must not shadow. */
 const GLOBALS = [
-  'Math', 'Number', 'BigInt', 'Object', 'NaN', 'Infinity', 'undefined',
-  'Int8Array', 'Uint8Array', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
-  'BigInt64Array', 'BigUint64Array', 'Float32Array', 'Float64Array',
+  'Math',
+  'Number',
+  'BigInt',
+  'Object',
+  'NaN',
+  'Infinity',
+  'undefined',
+  'Int8Array',
+  'Uint8Array',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'BigInt64Array',
+  'BigUint64Array',
+  'Float32Array',
+  'Float64Array',
 ];
 
 const RESERVED = new Set<string>([...KEYWORDS, ...GLOBALS, ...WORK_ITEM_PARAMS, HELPERS_PARAM]);

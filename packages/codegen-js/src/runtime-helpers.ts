@@ -63,7 +63,7 @@ function round(x: number): number {
 /** C's `pow`, which differs from Math.pow at pow(1, NaN) and pow(-1, ±inf): both 1. */
 function pow(a: number, b: number): number {
   if (a === 1 || (a === -1 && !Number.isFinite(b) && !Number.isNaN(b))) return 1;
-  return Math.pow(a, b);
+  return a ** b;
 }
 
 /**
@@ -201,14 +201,48 @@ function bigintToFloat32(x: bigint): number {
 
 /** The helpers object generated code receives as its `loom` parameter. */
 export const runtimeHelpers = Object.freeze({
-  mod, modU32, ipow,
-  floorMod, round, pow, minimum, maximum, saturate, erf,
-  div64, divU64, floorDiv64, mod64, modU64, ipow64, ipowU64, abs64, min64, max64,
-  floatToInt64, floatToUint64, bigintToFloat32,
-  shl32, shlU32, shr32, shrU32, shl64, shlU64, shr64, shrU64,
-  copysign, erfc, fma, fma16, fma32, fmax, fmin,
+  mod,
+  modU32,
+  ipow,
+  floorMod,
+  round,
+  pow,
+  minimum,
+  maximum,
+  saturate,
+  erf,
+  div64,
+  divU64,
+  floorDiv64,
+  mod64,
+  modU64,
+  ipow64,
+  ipowU64,
+  abs64,
+  min64,
+  max64,
+  floatToInt64,
+  floatToUint64,
+  bigintToFloat32,
+  shl32,
+  shlU32,
+  shr32,
+  shrU32,
+  shl64,
+  shlU64,
+  shr64,
+  shrU64,
+  copysign,
+  erfc,
+  fma,
+  fma16,
+  fma32,
+  fmax,
+  fmin,
   // float16: held as its bits in arrays, as a number (exactly a half's value) in variables
-  halfValue: float16Value, halfBits: float16Bits, toHalf: roundToFloat16,
+  halfValue: float16Value,
+  halfBits: float16Bits,
+  toHalf: roundToFloat16,
 });
 
 export type RuntimeHelper = keyof typeof runtimeHelpers;
@@ -226,7 +260,12 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
   switch (dtype) {
     case 'bool':
       return typeof value === 'bigint' ? (value !== 0n ? 1 : 0) : value !== 0 ? 1 : 0;
-    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': case 'uint32': {
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'uint8':
+    case 'uint16':
+    case 'uint32': {
       const bits = INTEGER_BITS[dtype];
       const signed = dtype.startsWith('int');
       if (isFloat) {
@@ -246,7 +285,8 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
       return Number(value);
     case 'float16':
       return roundToFloat16(Number(value));
-    case 'complex64': case 'complex128':
+    case 'complex64':
+    case 'complex128':
       throw new RangeError(`a ${dtype} scalar has two parts: complex values are lowered to them before code generation`);
   }
 }

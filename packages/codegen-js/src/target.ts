@@ -10,7 +10,18 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
-  commentText, hostArrayConstructor, InternalError, LoomError, printExpr, statementsOf, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText,
+  hostArrayConstructor,
+  InternalError,
+  LoomError,
+  printExpr,
+  statementsOf,
+  type DType,
+  type KernelFunction,
+  type ProgramAst,
+  type Stmt,
+  type Target,
+  type TargetOutput,
 } from '@loom/core';
 import { ExpressionPrinter } from './expressions.ts';
 import { UserCalls, type HostFunction } from './user-functions.ts';
@@ -51,7 +62,7 @@ function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   for (const k of program.kernels) checkDTypes(k);
   const calls = new UserCalls(program.functions ?? new Map());
   const printers = program.kernels.map((k) => new KernelPrinter(k, calls));
-  const code = [...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n') + '\n';
+  const code = `${[...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n')}\n`;
   const layouts = printers.map((p) => p.layout);
   return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts, userFunctions: calls.functions } };
 }
@@ -70,7 +81,10 @@ class KernelPrinter {
   private depth = 0;
   private barriersSeen = 0;
 
-  constructor(private readonly kernel: KernelFunction, calls: UserCalls) {
+  constructor(
+    private readonly kernel: KernelFunction,
+    calls: UserCalls,
+  ) {
     this.layout = kernelLayout(kernel);
     this.exprs = new ExpressionPrinter(kernel, new Set(this.layout.shared.filter((s) => s.scalar).map((s) => s.name)), calls);
   }
@@ -98,14 +112,17 @@ class KernelPrinter {
         this.nested(() => this.body(s));
         this.line('}');
         return;
-      case 'for': return this.loop(s);
+      case 'for':
+        return this.loop(s);
       case 'if':
         this.line(`if (${this.exprs.condition(s.condition).code}) {`);
         this.nested(() => this.body(s.then));
         this.line('}');
         return;
-      case 'assign': return this.assignment(s);
-      case 'declare': return this.declaration(s);
+      case 'assign':
+        return this.assignment(s);
+      case 'declare':
+        return this.declaration(s);
       case 'barrier': {
         // every work-item of the group stops here until all have arrived (workgroups.ts)
         const note = s.comment ? `: ${commentText(s.comment)}` : '';
@@ -115,7 +132,8 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
-      default: unknownStatement(s);
+      default:
+        unknownStatement(s);
     }
   }
 

@@ -19,7 +19,7 @@
  * every operation, and reads far better than `((a + b) | 0) - c) | 0`. Whatever
  * needs the actual value (a division, a comparison, a float) reduces first.
  */
-import { InternalError, LoomError, type DType } from '@loom/core';
+import { InternalError, type DType } from '@loom/core';
 import { toRepresentation } from './runtime-helpers.ts';
 
 /** JavaScript operator precedence, loosest first (only the levels the printer uses). */
@@ -61,8 +61,7 @@ export const MAX_UNREDUCED = 2 ** 20;
 
 export const isBigIntType = (t: DType) => t === 'int64' || t === 'uint64';
 /** Integer dtypes whose values are JavaScript numbers (bool included: it is 0/1). */
-export const isSmallIntType = (t: DType) =>
-  t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
+export const isSmallIntType = (t: DType) => t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
 export const isFloatType = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
 
 export function atom(code: string, repr: DType): JsValue {
@@ -101,11 +100,16 @@ export function asNumber(v: JsValue): JsValue {
 export function reduce(v: JsValue): JsValue {
   if (v.unreduced === undefined) return v;
   switch (v.repr) {
-    case 'int32': return { code: `${operand(v, Prec.Unary)} | 0`, prec: Prec.BitOr, repr: 'int32' };
-    case 'uint32': return { code: `${operand(v, Prec.Unary)} >>> 0`, prec: Prec.Shift, repr: 'uint32' };
-    case 'int64': return atom(`BigInt.asIntN(64, ${v.code})`, 'int64');
-    case 'uint64': return atom(`BigInt.asUintN(64, ${v.code})`, 'uint64');
-    default: throw new InternalError(`an unreduced ${v.repr} value`);
+    case 'int32':
+      return { code: `${operand(v, Prec.Unary)} | 0`, prec: Prec.BitOr, repr: 'int32' };
+    case 'uint32':
+      return { code: `${operand(v, Prec.Unary)} >>> 0`, prec: Prec.Shift, repr: 'uint32' };
+    case 'int64':
+      return atom(`BigInt.asIntN(64, ${v.code})`, 'int64');
+    case 'uint64':
+      return atom(`BigInt.asUintN(64, ${v.code})`, 'uint64');
+    default:
+      throw new InternalError(`an unreduced ${v.repr} value`);
   }
 }
 

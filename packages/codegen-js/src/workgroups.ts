@@ -77,7 +77,12 @@ function runInLockstep(kernel: CompiledKernel, group: Vec3, local: Vec3, argv: u
       }
       if (waiting === undefined) waiting = { item, barrier: step.value };
       else if (step.value !== waiting.barrier) {
-        throw divergence(kernel, group, passed, `work-item ${show(waiting.item.id)} waits at barrier #${String(waiting.barrier)} but work-item ${show(item.id)} at barrier #${String(step.value)}`);
+        throw divergence(
+          kernel,
+          group,
+          passed,
+          `work-item ${show(waiting.item.id)} waits at barrier #${String(waiting.barrier)} but work-item ${show(item.id)} at barrier #${String(step.value)}`,
+        );
       }
     }
     if (waiting === undefined) return; // every work-item finished

@@ -52,24 +52,18 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
       );
     case 'mod':
       if (isFloat(t)) {
-        return lines(
-          '// PyTorch\'s remainder: the exact fmod, moved into the divisor\'s sign',
-          `${ct} r = fmod(a, b);`,
-          'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;',
-        );
+        return lines("// PyTorch's remainder: the exact fmod, moved into the divisor's sign", `${ct} r = fmod(a, b);`, 'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;');
       }
       if (!signed) return lines('return b == 0 ? 0 : a % b;');
       return lines(
-        '// the remainder with the divisor\'s sign; x % 0 and INT_MIN % -1 (undefined in C) are 0',
+        "// the remainder with the divisor's sign; x % 0 and INT_MIN % -1 (undefined in C) are 0",
         'if (b == 0 || b == -1) return 0;',
         `${ct} r = a % b;`,
         'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;',
       );
     case 'pow': {
       const U = UNSIGNED[t] ?? ct;
-      const negative = signed
-        ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;']
-        : [];
+      const negative = signed ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;'] : [];
       return lines(
         ...negative,
         '// repeated squaring; products wrap, as repeated multiplication would (in the',
@@ -98,7 +92,8 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
         signed ? `return a >> ((b >= 0 && b < ${bits}) ? b : ${bits - 1});` : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
       );
     }
-    case 'fmax': case 'fmin': {
+    case 'fmax':
+    case 'fmin': {
       const max = kind === 'fmax';
       return lines(
         `// C's ${kind}: a NaN argument ignored; ${max ? '+0 over -0' : '-0 under +0'} (C leaves the zeros' order open)`,
@@ -108,7 +103,8 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
         `return a ${max ? '>' : '<'} b ? a : b;`,
       );
     }
-    case 'maximum': case 'minimum': {
+    case 'maximum':
+    case 'minimum': {
       const max = kind === 'maximum';
       return lines(
         `// torch.${kind}: NaN wins (C's f${max ? 'max' : 'min'} drops it); ${max ? '+0 over -0' : '-0 under +0'}`,
@@ -131,7 +127,7 @@ export function floatToIntegerHelper(from: DType, to: DType): { name: string; de
   const definition = [
     `inline ${clType(to)} ${name}(${clType(from)} x)`,
     '{',
-    '  // NaN -> 0 ourselves: not every driver\'s saturating conversion does',
+    "  // NaN -> 0 ourselves: not every driver's saturating conversion does",
     `  return isnan(x) ? 0 : convert_${clType(to)}_sat_rtz(x);`,
     '}',
   ].join('\n');

@@ -3,8 +3,20 @@
  * NVIDIA's on the GPU machine), built on the koffi runtime in `runtime/`.
  */
 import {
-  checkBufferSize, checkProgramLimits, COMMON_LIMITS, isImmutableArguments, LoomError, perObject, roundToFloat16,
-  type BufferPoolStats, type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode, type LaunchArgument,
+  checkBufferSize,
+  checkProgramLimits,
+  COMMON_LIMITS,
+  isImmutableArguments,
+  LoomError,
+  perObject,
+  roundToFloat16,
+  type BufferPoolStats,
+  type Device,
+  type DeviceBuffer,
+  type DeviceKernel,
+  type DeviceLimits,
+  type GeneratedCode,
+  type LaunchArgument,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
@@ -73,13 +85,7 @@ class ClDevice implements OpenCLDevice {
   }
 
   /** The driver knows the kernel by its OpenCL spelling (a kernel called `kernel` is `kernel_`). */
-  async launch(
-    compiled: OpenCLProgram,
-    kernel: DeviceKernel,
-    args: readonly LaunchArgument[],
-    groupCount: readonly number[],
-    localSize: readonly number[],
-  ): Promise<void> {
+  async launch(compiled: OpenCLProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
     const global = groupCount.map((g, axis) => g * (localSize[axis] ?? 1));
     const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
     this.context.launch(compiled, kernel.entryPoint, kernelArguments(args, !this.context.info.supportsFloat16), global, local);

@@ -8,7 +8,20 @@
  * the printer records the ones it uses.
  */
 import {
-  InternalError, expr as E, Linear, exprType, isHardwareId, LoomError, isFloat, isInteger, nameTable, roundToFloat16, type DType, type Expr, type NameTypes, type UserFunction,
+  InternalError,
+  expr as E,
+  Linear,
+  exprType,
+  isHardwareId,
+  LoomError,
+  isFloat,
+  isInteger,
+  nameTable,
+  roundToFloat16,
+  type DType,
+  type Expr,
+  type NameTypes,
+  type UserFunction,
 } from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
@@ -22,8 +35,20 @@ import { TO_HALF, TO_HALF_F64, toHalfDefinition } from './half-storage.ts';
  * in floats (and for `-` and `/` everywhere) regrouping changes the result.
  */
 export const PRECEDENCE = {
-  ternary: 1, or: 2, and: 3, bitOr: 4, bitXor: 5, bitAnd: 6, equality: 7, relational: 8, shift: 9, additive: 10, multiplicative: 11,
-  unary: 12, postfix: 13, atom: 14,
+  ternary: 1,
+  or: 2,
+  and: 3,
+  bitOr: 4,
+  bitXor: 5,
+  bitAnd: 6,
+  equality: 7,
+  relational: 8,
+  shift: 9,
+  additive: 10,
+  multiplicative: 11,
+  unary: 12,
+  postfix: 13,
+  atom: 14,
 } as const;
 
 export interface Printed {
@@ -38,11 +63,42 @@ export interface Printed {
 
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const FLOAT_BUILTINS: Readonly<Record<string, string>> = nameTable({
-  sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', asinh: 'asinh', acosh: 'acosh', atanh: 'atanh',
-  exp: 'exp', exp2: 'exp2', expm1: 'expm1', log: 'log', log2: 'log2', log10: 'log10', log1p: 'log1p',
-  sqrt: 'sqrt', rsqrt: 'rsqrt', cbrt: 'cbrt', hypot: 'hypot', abs: 'fabs', fabs: 'fabs', floor: 'floor', ceil: 'ceil',
-  round: 'round', trunc: 'trunc', copysign: 'copysign', pow: 'pow', fmod: 'fmod', erf: 'erf', erfc: 'erfc', fma: 'fma',
+  sin: 'sin',
+  cos: 'cos',
+  tan: 'tan',
+  asin: 'asin',
+  acos: 'acos',
+  atan: 'atan',
+  atan2: 'atan2',
+  sinh: 'sinh',
+  cosh: 'cosh',
+  tanh: 'tanh',
+  asinh: 'asinh',
+  acosh: 'acosh',
+  atanh: 'atanh',
+  exp: 'exp',
+  exp2: 'exp2',
+  expm1: 'expm1',
+  log: 'log',
+  log2: 'log2',
+  log10: 'log10',
+  log1p: 'log1p',
+  sqrt: 'sqrt',
+  rsqrt: 'rsqrt',
+  cbrt: 'cbrt',
+  hypot: 'hypot',
+  abs: 'fabs',
+  fabs: 'fabs',
+  floor: 'floor',
+  ceil: 'ceil',
+  round: 'round',
+  trunc: 'trunc',
+  copysign: 'copysign',
+  pow: 'pow',
+  fmod: 'fmod',
+  erf: 'erf',
+  erfc: 'erfc',
+  fma: 'fma',
 });
 
 export class ClExpressionPrinter {
@@ -107,7 +163,8 @@ export class ClExpressionPrinter {
 
   private raw(e: Expr, t: DType): Printed {
     switch (e.kind) {
-      case 'var': return atom(e.name);
+      case 'var':
+        return atom(e.name);
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         if (this.halfStorage && this.halfBuffers.has(e.array)) return call('vload_half', [this.print(e.indices[0], 'int32'), e.array]);
@@ -121,15 +178,19 @@ export class ClExpressionPrinter {
         // negated in the unsigned type, where -INT_MIN wraps to INT_MIN
         return wrapped(prefix('-', inUnsigned(operand, t)), t);
       }
-      case 'not': return prefix('!', this.expr(e.operand));
-      case 'bitnot': return prefix('~', this.expr(e.operand, t));
-      case 'imag': throw new InternalError(`the complex literal ${E.printExpr(e)} reached the OpenCL printer unlowered`);
+      case 'not':
+        return prefix('!', this.expr(e.operand));
+      case 'bitnot':
+        return prefix('~', this.expr(e.operand, t));
+      case 'imag':
+        throw new InternalError(`the complex literal ${E.printExpr(e)} reached the OpenCL printer unlowered`);
       case 'cast': {
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
         return from === e.dtype ? operand : this.converted(operand, from, e.dtype as DType);
       }
-      case 'binary': return this.binary(e, t);
+      case 'binary':
+        return this.binary(e, t);
       case 'compare': {
         const divisibility = this.divisibilityTest(e);
         if (divisibility) return divisibility;
@@ -148,9 +209,12 @@ export class ClExpressionPrinter {
         const [c, then, otherwise] = [this.expr(condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) => paren(p, PRECEDENCE.or));
         return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
-      case 'call': return this.call(e, t);
-      case 'reduce': throw new InternalError('a reduction reached the printer');
-      default: throw new InternalError(`cannot print ${(e as Expr).kind}`);
+      case 'call':
+        return this.call(e, t);
+      case 'reduce':
+        throw new InternalError('a reduction reached the printer');
+      default:
+        throw new InternalError(`cannot print ${(e as Expr).kind}`);
     }
   }
 
@@ -162,7 +226,12 @@ export class ClExpressionPrinter {
     const lin = E.toLinear(index);
     const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
     if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
-      const vectorIndex = E.fromLinear(Linear.of([...lin.coeffs].map(([n, c]) => [n, c / lanes] as const), (lin.constant - lane) / lanes));
+      const vectorIndex = E.fromLinear(
+        Linear.of(
+          [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
+          (lin.constant - lane) / lanes,
+        ),
+      );
       return { text: `${array}[${this.print(vectorIndex, 'int32')}].s${lane.toString(16)}`, precedence: PRECEDENCE.postfix };
     }
     return { text: `((${space} ${clType(t)} *) ${array})[${this.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
@@ -188,7 +257,9 @@ export class ClExpressionPrinter {
     const l = this.expr(e.left, t);
     const r = this.expr(e.right, t);
     switch (e.op) {
-      case '+': case '-': case '*':
+      case '+':
+      case '-':
+      case '*':
         if (this.mayOverflow(e, t)) return wrapping(l, e.op, r, t);
         if (isFloat(t)) this.floatOps.add(e.op);
         return infix(l, e.op, r, e.op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive);
@@ -207,10 +278,14 @@ export class ClExpressionPrinter {
       case '**':
         if (isFloat(t)) return call('pow', [l.text, r.text]);
         return call(this.helper('pow', t), [l.text, r.text]);
-      case '&': return infix(l, '&', r, PRECEDENCE.bitAnd);
-      case '^': return infix(l, '^', r, PRECEDENCE.bitXor);
-      case '|': return infix(l, '|', r, PRECEDENCE.bitOr);
-      case '<<': case '>>': {
+      case '&':
+        return infix(l, '&', r, PRECEDENCE.bitAnd);
+      case '^':
+        return infix(l, '^', r, PRECEDENCE.bitXor);
+      case '|':
+        return infix(l, '|', r, PRECEDENCE.bitOr);
+      case '<<':
+      case '>>': {
         // narrow integers shift as C promotes them, in int
         const c = t === 'int64' || t === 'uint64' || t === 'uint32' ? t : 'int32';
         const [a, b] = c === t ? [l, r] : [this.expr(e.left, c), this.expr(e.right, c)];
@@ -239,20 +314,30 @@ export class ClExpressionPrinter {
     }
     if (float && (e.fn === 'fmin' || e.fn === 'fmax')) {
       // a NaN argument ignored, as C's, and -0 below +0 (C leaves the order of zeros open)
-      return call(this.helper(e.fn, t), e.args.map((a) => this.print(a, t)));
+      return call(
+        this.helper(e.fn, t),
+        e.args.map((a) => this.print(a, t)),
+      );
     }
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;
       return rest.reduce<Printed>((acc, a) => call(e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
     }
     if (!float && isInteger(t)) {
-      if (e.fn === 'min' || e.fn === 'max') return call(e.fn, e.args.map((a) => this.print(a, t)));
+      if (e.fn === 'min' || e.fn === 'max')
+        return call(
+          e.fn,
+          e.args.map((a) => this.print(a, t)),
+        );
       if (e.fn === 'abs') return { text: `(${clType(t)}) abs(${this.print(e.args[0], t)})`, precedence: PRECEDENCE.unary };
       if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
     }
     const name = FLOAT_BUILTINS[e.fn];
     if (!name) throw new LoomError(`function '${e.fn}' is not available in OpenCL C (unknown function or unexpanded substitution rule)`);
-    return call(name, e.args.map((a) => this.print(a, t)));
+    return call(
+      name,
+      e.args.map((a) => this.print(a, t)),
+    );
   }
 
   /** `p` (of dtype `from`) rounded to float16, as a float (half-storage.ts). */
@@ -276,7 +361,10 @@ export class ClExpressionPrinter {
       throw new LoomError(`function '${e.fn}' is called '${impl.name}' in OpenCL C, which the kernel also uses as a name: rename one of them`);
     }
     if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
-    return call(impl.name, e.args.map((a, k) => this.print(a, signature.args[k])));
+    return call(
+      impl.name,
+      e.args.map((a, k) => this.print(a, signature.args[k])),
+    );
   }
 
   /**

@@ -34,12 +34,19 @@ export function indexNames(k: KernelFunction): Set<string> {
 /** Integer arithmetic (`+ - * / // %`, negation) of literals, hardware ids and `names`. */
 export function isIndexExpression(e: Expr, names: ReadonlySet<string>): boolean {
   switch (e.kind) {
-    case 'int': return true;
-    case 'var': return names.has(e.name);
-    case 'subscript': return names.has(e.array) && e.indices.every((ix) => isIndexExpression(ix, names));
-    case 'call': return isHardwareId(e);
-    case 'neg': return isIndexExpression(e.operand, names);
-    case 'binary': return ['+', '-', '*', '/', '//', '%'].includes(e.op) && isIndexExpression(e.left, names) && isIndexExpression(e.right, names);
-    default: return false;
+    case 'int':
+      return true;
+    case 'var':
+      return names.has(e.name);
+    case 'subscript':
+      return names.has(e.array) && e.indices.every((ix) => isIndexExpression(ix, names));
+    case 'call':
+      return isHardwareId(e);
+    case 'neg':
+      return isIndexExpression(e.operand, names);
+    case 'binary':
+      return ['+', '-', '*', '/', '//', '%'].includes(e.op) && isIndexExpression(e.left, names) && isIndexExpression(e.right, names);
+    default:
+      return false;
   }
 }

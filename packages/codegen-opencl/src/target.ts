@@ -8,7 +8,17 @@
  *   }
  */
 import {
-  commentText, expr as E, renameProgram, statementsOf, type DType, type Expr, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput,
+  commentText,
+  expr as E,
+  renameProgram,
+  statementsOf,
+  type DType,
+  type Expr,
+  type KernelFunction,
+  type ProgramAst,
+  type Stmt,
+  type Target,
+  type TargetOutput,
 } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
@@ -43,7 +53,10 @@ export function generateOpenCL(program: ProgramAst): string {
 function spellOpenCL(program: ProgramAst, halfStorage: boolean): TargetOutput<OpenCLExtra> {
   // from here on the names are OpenCL's spellings (`int` → `int_`): see names.ts
   const names = openclNames(program);
-  const code = printProgram(renameProgram(program, (n) => names.of(n)), halfStorage);
+  const code = printProgram(
+    renameProgram(program, (n) => names.of(n)),
+    halfStorage,
+  );
   return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), extra: undefined };
 }
 
@@ -79,7 +92,7 @@ function printProgram(program: ProgramAst, halfStorage: boolean): string {
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...kernels.join('\n\n').split('\n'));
-  return parts.join('\n') + '\n';
+  return `${parts.join('\n')}\n`;
 }
 
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {

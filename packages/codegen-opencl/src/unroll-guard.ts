@@ -27,4 +27,4 @@ export function accumulatesMinMax(body: Stmt): boolean {
 }
 
 /** The line before a loop that keeps it rolled, with the reason beside it. */
-export const KEEP_ROLLED = '#pragma unroll 1  // kept rolled: NVIDIA\'s unroller miscompiles min/max accumulation';
+export const KEEP_ROLLED = "#pragma unroll 1  // kept rolled: NVIDIA's unroller miscompiles min/max accumulation";

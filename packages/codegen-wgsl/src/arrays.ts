@@ -20,7 +20,10 @@ export class ArrayAccess {
   /** Accessor functions some statement called: only those are printed. */
   private readonly used = new Set<string>();
 
-  constructor(private readonly layout: ModuleLayout, names: NameTable) {
+  constructor(
+    private readonly layout: ModuleLayout,
+    names: NameTable,
+  ) {
     for (const a of layout.arrays.values()) {
       if (a.access.kind !== 'words') continue;
       const base = a.storage.pool ? names.of(a.name) : a.storage.name;
@@ -40,9 +43,7 @@ export class ArrayAccess {
       lines.push(`struct ${uniform.struct} {`, ...uniform.members.map((m) => `  ${m.name}: ${m.type},`), '}', '');
     }
     for (const s of this.layout.storage) {
-      const note = s.pool
-        ? ` // ${s.arrays.join(', ')}: more arrays than storage bindings, so they share this one`
-        : describePacking(this.layout.arrays.get(s.arrays[0])!);
+      const note = s.pool ? ` // ${s.arrays.join(', ')}: more arrays than storage bindings, so they share this one` : describePacking(this.layout.arrays.get(s.arrays[0])!);
       lines.push(`@group(0) @binding(${s.binding}) var<storage, ${s.access}> ${s.name}: array<${s.element}>;${note}`);
     }
     if (uniform) lines.push(`@group(0) @binding(${uniform.binding}) var<uniform> ${uniform.variable}: ${uniform.struct};`);
@@ -61,29 +62,23 @@ export class ArrayAccess {
       const shift = `u32(index) % ${perWord}u * ${bits}u`;
       const atomic = a.storage.element.startsWith('atomic');
       const loaded = atomic ? `atomicLoad(&${word})` : word;
-      if (this.used.has(fns.load)) out.push([
-        `fn ${fns.load}(index: i32) -> ${t} {`,
-        `  let word = ${loaded};`,
-        `  return ${decode(a.dtype, bits, bits === 32 ? '' : shift)};`,
-        '}',
-      ].join('\n'));
+      if (this.used.has(fns.load))
+        out.push([`fn ${fns.load}(index: i32) -> ${t} {`, `  let word = ${loaded};`, `  return ${decode(a.dtype, bits, bits === 32 ? '' : shift)};`, '}'].join('\n'));
       if (!fns.store || !this.used.has(fns.store)) continue;
       const encoded = encode(a.dtype, bits);
       if (bits === 32) {
-        out.push([
-          `fn ${fns.store}(index: i32, value: ${t}) {`,
-          atomic ? `  atomicStore(&${word}, ${encoded});` : `  ${word} = ${encoded};`,
-          '}',
-        ].join('\n'));
+        out.push([`fn ${fns.store}(index: i32, value: ${t}) {`, atomic ? `  atomicStore(&${word}, ${encoded});` : `  ${word} = ${encoded};`, '}'].join('\n'));
       } else {
-        out.push([
-          `// other invocations may be storing the word's other ${bits === 8 ? 'bytes' : 'half'} at the same time: clear and set atomically`,
-          `fn ${fns.store}(index: i32, value: ${t}) {`,
-          `  let shift = ${shift};`,
-          `  atomicAnd(&${word}, ~(${mask(bits)} << shift));`,
-          `  atomicOr(&${word}, (${encoded} & ${mask(bits)}) << shift);`,
-          '}',
-        ].join('\n'));
+        out.push(
+          [
+            `// other invocations may be storing the word's other ${bits === 8 ? 'bytes' : 'half'} at the same time: clear and set atomically`,
+            `fn ${fns.store}(index: i32, value: ${t}) {`,
+            `  let shift = ${shift};`,
+            `  atomicAnd(&${word}, ~(${mask(bits)} << shift));`,
+            `  atomicOr(&${word}, (${encoded} & ${mask(bits)}) << shift);`,
+            '}',
+          ].join('\n'),
+        );
       }
     }
     return out;
@@ -172,25 +167,45 @@ function mask(bits: number): string {
 /** The element in `word` (at bit `shift` for packed ones), in its dtype's computation type. */
 function decode(dtype: DType, bits: number, shift: string, word = 'word'): string {
   switch (dtype) {
-    case 'bool': return `extractBits(${word}, ${shift}, 8u) != 0u`;
-    case 'uint8': case 'uint16': return `i32(extractBits(${word}, ${shift}, ${bits}u))`;
-    case 'int8': case 'int16': return `extractBits(bitcast<i32>(${word}), ${shift}, ${bits}u)`; // sign-extended
-    case 'float16': return `f16(unpack2x16float(${word})[u32(index) % 2u])`;
-    case 'float32': return `bitcast<f32>(${word})`;
-    case 'int32': return `bitcast<i32>(${word})`;
-    case 'uint32': return word;
-    default: throw new InternalError(`no packed words of ${dtype}`);
+    case 'bool':
+      return `extractBits(${word}, ${shift}, 8u) != 0u`;
+    case 'uint8':
+    case 'uint16':
+      return `i32(extractBits(${word}, ${shift}, ${bits}u))`;
+    case 'int8':
+    case 'int16':
+      return `extractBits(bitcast<i32>(${word}), ${shift}, ${bits}u)`; // sign-extended
+    case 'float16':
+      return `f16(unpack2x16float(${word})[u32(index) % 2u])`;
+    case 'float32':
+      return `bitcast<f32>(${word})`;
+    case 'int32':
+      return `bitcast<i32>(${word})`;
+    case 'uint32':
+      return word;
+    default:
+      throw new InternalError(`no packed words of ${dtype}`);
   }
 }
 
 /** `value` (in its computation type) as the low bits of a u32. */
 function encode(dtype: DType, bits: number, value = 'value'): string {
   switch (dtype) {
-    case 'bool': return `select(0u, 1u, ${value})`;
-    case 'int8': case 'int16': case 'uint8': case 'uint16': return `u32(${value})`;
-    case 'float16': return `pack2x16float(vec2<f32>(f32(${value}), 0.0))`;
-    case 'float32': case 'int32': return `bitcast<u32>(${value})`;
-    case 'uint32': return value;
-    default: throw new InternalError(`no ${bits}-bit words of ${dtype}`);
+    case 'bool':
+      return `select(0u, 1u, ${value})`;
+    case 'int8':
+    case 'int16':
+    case 'uint8':
+    case 'uint16':
+      return `u32(${value})`;
+    case 'float16':
+      return `pack2x16float(vec2<f32>(f32(${value}), 0.0))`;
+    case 'float32':
+    case 'int32':
+      return `bitcast<u32>(${value})`;
+    case 'uint32':
+      return value;
+    default:
+      throw new InternalError(`no ${bits}-bit words of ${dtype}`);
   }
 }

@@ -106,7 +106,12 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
     const atomic = atomicTargets.has(p.name);
     const { element, access } = ownBindingElement(p, atomic);
     const binding: StorageBinding = {
-      binding: storage.length, name: names.of(p.name), access: p.written ? 'read_write' : 'read', element, arrays: [p.name], pool: false,
+      binding: storage.length,
+      name: names.of(p.name),
+      access: p.written ? 'read_write' : 'read',
+      element,
+      arrays: [p.name],
+      pool: false,
     };
     storage.push(binding);
     placements.set(p.name, { name: p.name, dtype: p.dtype, written: p.written, storage: binding, access, atomicUpdates: atomic });
@@ -119,8 +124,12 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
     // narrow elements are written with atomicAnd/atomicOr, which need atomic words
     const atomic = access === 'read_write' && members.some((m) => packedBits(m.dtype) !== undefined || m.dtype === 'float16');
     const binding: StorageBinding = {
-      binding: storage.length, name: `pool_${access}`, access, element: atomic ? 'atomic<u32>' : 'u32',
-      arrays: members.map((m) => m.name), pool: true,
+      binding: storage.length,
+      name: `pool_${access}`,
+      access,
+      element: atomic ? 'atomic<u32>' : 'u32',
+      arrays: members.map((m) => m.name),
+      pool: true,
     };
     storage.push(binding);
     for (const m of members) {
@@ -128,7 +137,13 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
       offsetMembers.set(m.name, offsetMember);
       const bits = packedBits(m.dtype) ?? (m.dtype === 'float16' ? 16 : 32);
       placements.set(m.name, {
-        name: m.name, dtype: m.dtype, written: m.written, storage: binding, access: { kind: 'words', bits }, atomicUpdates: false, offsetMember,
+        name: m.name,
+        dtype: m.dtype,
+        written: m.written,
+        storage: binding,
+        access: { kind: 'words', bits },
+        atomicUpdates: false,
+        offsetMember,
       });
     }
   }
@@ -163,20 +178,28 @@ function ownBindingElement(p: KernelParam, atomic: boolean): Pick<ArrayPlacement
   const bits = packedBits(p.dtype);
   if (atomic) {
     switch (p.dtype) {
-      case 'int32': return { element: 'atomic<i32>', access: { kind: 'native' } };
-      case 'uint32': return { element: 'atomic<u32>', access: { kind: 'native' } };
-      case 'float32': return { element: 'atomic<u32>', access: { kind: 'words', bits: 32 } };
+      case 'int32':
+        return { element: 'atomic<i32>', access: { kind: 'native' } };
+      case 'uint32':
+        return { element: 'atomic<u32>', access: { kind: 'native' } };
+      case 'float32':
+        return { element: 'atomic<u32>', access: { kind: 'words', bits: 32 } };
       default:
         throw new LoomError(`array '${p.name}' is updated atomically, but WGSL has atomic updates only for int32, uint32 and float32 arrays, not ${p.dtype}`);
     }
   }
   if (bits !== undefined) return { element: p.written ? 'atomic<u32>' : 'u32', access: { kind: 'words', bits } };
   switch (p.dtype) {
-    case 'float32': return { element: 'f32', access: { kind: 'native' } };
-    case 'float16': return { element: 'f16', access: { kind: 'native' } };
-    case 'int32': return { element: 'i32', access: { kind: 'native' } };
-    case 'uint32': return { element: 'u32', access: { kind: 'native' } };
-    default: throw new InternalError(`array '${p.name}' of dtype ${p.dtype} reached the WGSL layout`);
+    case 'float32':
+      return { element: 'f32', access: { kind: 'native' } };
+    case 'float16':
+      return { element: 'f16', access: { kind: 'native' } };
+    case 'int32':
+      return { element: 'i32', access: { kind: 'native' } };
+    case 'uint32':
+      return { element: 'u32', access: { kind: 'native' } };
+    default:
+      throw new InternalError(`array '${p.name}' of dtype ${p.dtype} reached the WGSL layout`);
   }
 }
 
@@ -198,7 +221,11 @@ function choosePooled(arrays: readonly KernelParam[], atomic: ReadonlySet<string
 }
 
 function layoutUniform(
-  params: ReadonlyMap<string, KernelParam>, offsetMembers: ReadonlyMap<string, string>, names: NameTable, binding: number, folded: boolean,
+  params: ReadonlyMap<string, KernelParam>,
+  offsetMembers: ReadonlyMap<string, string>,
+  names: NameTable,
+  binding: number,
+  folded: boolean,
 ): UniformLayout | undefined {
   const members: UniformMember[] = [];
   let offset = 0;
@@ -223,10 +250,20 @@ function layoutUniform(
 /** How a value argument of `dtype` travels in the uniform (float16 as f32: uniforms of f16 need more care). */
 export function uniformScalar(dtype: DType): 'i32' | 'u32' | 'f32' {
   switch (dtype) {
-    case 'bool': case 'uint32': return 'u32';
-    case 'float16': case 'float32': return 'f32';
-    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': return 'i32';
-    default: throw new InternalError(`a ${dtype} value argument reached the WGSL layout`);
+    case 'bool':
+    case 'uint32':
+      return 'u32';
+    case 'float16':
+    case 'float32':
+      return 'f32';
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'uint8':
+    case 'uint16':
+      return 'i32';
+    default:
+      throw new InternalError(`a ${dtype} value argument reached the WGSL layout`);
   }
 }
 

@@ -14,9 +14,21 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import {
-  checkBufferSize, checkProgramLimits, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, MissingPackageError,
-  type BufferPoolStats, type Device, type DeviceBuffer, type DeviceKernel, type DeviceLimits, type GeneratedCode,
-  type LaunchArgument, type Target,
+  checkBufferSize,
+  checkProgramLimits,
+  DEFAULT_POOL_BYTES,
+  getDefaultCacheSize,
+  LoomError,
+  LruCache,
+  MissingPackageError,
+  type BufferPoolStats,
+  type Device,
+  type DeviceBuffer,
+  type DeviceKernel,
+  type DeviceLimits,
+  type GeneratedCode,
+  type LaunchArgument,
+  type Target,
 } from '@loom/core';
 import { roundUp } from './bindings.ts';
 import { GpuBuffer, GpuMemory } from './buffers.ts';
@@ -96,8 +108,9 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
   }
   const adapter = await gpu.requestAdapter(options.powerPreference ? { powerPreference: options.powerPreference } : undefined).catch(() => null);
   if (!adapter) {
-    unavailable = 'no WebGPU adapter: no GPU driver that Dawn can use was found ' +
-      '(on Debian, `sudo bash scripts/install-drivers.sh` installs Mesa\'s lavapipe, a Vulkan driver running on the CPU)';
+    unavailable =
+      'no WebGPU adapter: no GPU driver that Dawn can use was found ' +
+      "(on Debian, `sudo bash scripts/install-drivers.sh` installs Mesa's lavapipe, a Vulkan driver running on the CPU)";
     return undefined;
   }
   const limits = adapterLimits(adapter);
@@ -141,6 +154,7 @@ class WgpuDevice implements WebGPUDevice {
 
   constructor(
     /** Held so that Dawn's instance outlives the device (see dawn.ts). */
+    // biome-ignore lint/correctness/noUnusedPrivateClassMembers: never read, only kept alive (Dawn crashes once it is collected)
     private readonly gpu: GPU,
     readonly adapterInfo: GPUAdapterInfo,
     readonly gpuDevice: GPUDevice,
@@ -229,7 +243,9 @@ class WgpuDevice implements WebGPUDevice {
     };
     // a staging buffer of this size that worked before works again; a new one is validated
     const reused = this.staging.get(size)?.pop();
-    const staging = reused ? copy(reused) : await withErrorScopes(device, 'reading a buffer back', () => copy(device.createBuffer({ size, usage: USAGE.MAP_READ | USAGE.COPY_DST })));
+    const staging = reused
+      ? copy(reused)
+      : await withErrorScopes(device, 'reading a buffer back', () => copy(device.createBuffer({ size, usage: USAGE.MAP_READ | USAGE.COPY_DST })));
     let mapped = false;
     try {
       await staging.mapAsync(MAP_MODE_READ).catch((e: Error) => {

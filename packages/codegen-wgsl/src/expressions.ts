@@ -11,13 +11,22 @@
  * and `a & b + c` need parentheses, so the precedence levels below follow its grammar.
  */
 import {
-  combineTypes, exprType, isFloat, isHardwareId, LoomError, nameTable, printExpr, expr as E, type DType, type Expr, type NameTypes, InternalError,
+  combineTypes,
+  exprType,
+  isFloat,
+  isHardwareId,
+  LoomError,
+  nameTable,
+  printExpr,
+  expr as E,
+  type DType,
+  type Expr,
+  type NameTypes,
+  InternalError,
   type FunctionSignature,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
-import {
-  arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar,
-} from './types.ts';
+import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar } from './types.ts';
 
 /** Binding strength, loosest first, after WGSL's grammar. */
 export const Prec = {
@@ -64,9 +73,24 @@ export const axisName = (axis: number) => AXES[axis];
 /** Functions whose WGSL built-in has the same meaning (on floats). */
 // no prototype: a call of `constructor` finds nothing here, like any unknown function
 const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
-  sin: 'sin', cos: 'cos', tan: 'tan', asin: 'asin', acos: 'acos', atan: 'atan', atan2: 'atan2',
-  sinh: 'sinh', cosh: 'cosh', tanh: 'tanh', acosh: 'acosh',
-  exp: 'exp', exp2: 'exp2', log: 'log', log2: 'log2', sqrt: 'sqrt', rsqrt: 'inverseSqrt', fma: 'fma',
+  sin: 'sin',
+  cos: 'cos',
+  tan: 'tan',
+  asin: 'asin',
+  acos: 'acos',
+  atan: 'atan',
+  atan2: 'atan2',
+  sinh: 'sinh',
+  cosh: 'cosh',
+  tanh: 'tanh',
+  acosh: 'acosh',
+  exp: 'exp',
+  exp2: 'exp2',
+  log: 'log',
+  log2: 'log2',
+  sqrt: 'sqrt',
+  rsqrt: 'inverseSqrt',
+  fma: 'fma',
 });
 
 /** Functions computed by a helper of the same name (`math-helpers.ts`). */
@@ -82,9 +106,12 @@ export class ExpressionPrinter {
   print(e: Expr, want?: WgslScalar): Printed {
     for (const r of this.replacements) if (E.exprEquals(r.expr, e)) return want ? this.convert(r.printed, want) : r.printed;
     switch (e.kind) {
-      case 'int': return this.number(e.value, want ?? 'i32');
-      case 'float': return this.number(e.value, want ?? 'f32');
-      case 'bool': return want && want !== 'bool' ? this.number(e.value ? 1 : 0, want) : primary(e.value ? 'true' : 'false', 'bool');
+      case 'int':
+        return this.number(e.value, want ?? 'i32');
+      case 'float':
+        return this.number(e.value, want ?? 'f32');
+      case 'bool':
+        return want && want !== 'bool' ? this.number(e.value ? 1 : 0, want) : primary(e.value ? 'true' : 'false', 'bool');
       default: {
         const printed = this.compute(e);
         return want ? this.convert(printed, want) : printed;
@@ -160,7 +187,8 @@ export class ExpressionPrinter {
   private compute(e: Expr): Printed {
     const c = this.context;
     switch (e.kind) {
-      case 'var': return primary(c.nameOf(e.name), this.scalarType(e));
+      case 'var':
+        return primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
         return c.loadElement(e.array, this.index(e.indices[0]));
@@ -176,13 +204,16 @@ export class ExpressionPrinter {
         const text = operand.text.startsWith('-') || operand.prec < Prec.Unary ? `(${operand.text})` : operand.text;
         return { text: `-${text}`, prec: Prec.Unary, type: t };
       }
-      case 'binary': return this.binary(e);
+      case 'binary':
+        return this.binary(e);
       case 'bitnot': {
         const t = arithmeticType(this.checked(e));
         return { text: `~${operand(this.print(e.operand, t), Prec.Unary)}`, prec: Prec.Unary, type: t };
       }
-      case 'imag': throw new InternalError(`the complex literal ${printExpr(e)} reached the WGSL printer unlowered`);
-      case 'compare': return this.comparison(e);
+      case 'imag':
+        throw new InternalError(`the complex literal ${printExpr(e)} reached the WGSL printer unlowered`);
+      case 'compare':
+        return this.comparison(e);
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
         // an operand is a comparison or tighter (never `a & b`), or a chain of the same operator
@@ -192,17 +223,26 @@ export class ExpressionPrinter {
         };
         return { text: `${side(e.left)} ${op} ${side(e.right)}`, prec: Prec.Logical, type: 'bool', logical: op };
       }
-      case 'not': return { text: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, type: 'bool' };
+      case 'not':
+        return { text: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, type: 'bool' };
       case 'if': {
         // select(otherwise, then, condition): both sides are evaluated, and WGSL's accesses never fault
         const t = computeType(this.dtype(e));
         const args = [this.print(e.otherwise, t), this.print(e.then, t), this.condition(e.condition)];
-        return call('select', args.map((a) => a.text), t);
+        return call(
+          'select',
+          args.map((a) => a.text),
+          t,
+        );
       }
-      case 'cast': return this.converted(e.operand, castDType(e));
-      case 'call': return this.call(e);
-      case 'reduce': throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
-      default: throw new InternalError(`the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
+      case 'cast':
+        return this.converted(e.operand, castDType(e));
+      case 'call':
+        return this.call(e);
+      case 'reduce':
+        throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
+      default:
+        throw new InternalError(`the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
     }
   }
 
@@ -219,8 +259,11 @@ export class ExpressionPrinter {
     const r = this.print(e.right, t);
     const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
     switch (e.op) {
-      case '+': case '-': return infix(l, e.op, r, Prec.Additive, t);
-      case '*': return infix(l, e.op, r, Prec.Multiplicative, t);
+      case '+':
+      case '-':
+        return infix(l, e.op, r, Prec.Additive, t);
+      case '*':
+        return infix(l, e.op, r, Prec.Multiplicative, t);
       case '/':
         // an integer x / 0 is x in WGSL, 0 in Loom: the helper unless the divisor is a non-zero literal
         return isFloatScalar(t) || nonZeroLiteral(e.right) ? infix(l, e.op, r, Prec.Multiplicative, t) : helper('div');
@@ -233,13 +276,17 @@ export class ExpressionPrinter {
         return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
       case '**':
         return helper('pow');
-      case '&': case '|': case '^': {
+      case '&':
+      case '|':
+      case '^': {
         // the operands of a bitwise operator are unary expressions, or the same operator on the left
         const left = l.prec === Prec.Bitwise && l.text === operand(l, Prec.Bitwise) && e.left.kind === 'binary' && e.left.op === e.op ? l.text : operand(l, Prec.Unary);
         return { text: `${left} ${e.op} ${operand(r, Prec.Unary)}`, prec: Prec.Bitwise, type: t };
       }
-      case '<<': return helper('shl');
-      case '>>': return helper('shr');
+      case '<<':
+        return helper('shl');
+      case '>>':
+        return helper('shr');
     }
   }
 
@@ -297,7 +344,10 @@ export class ExpressionPrinter {
     }
     if (e.dtype !== undefined) {
       // a user function: the arguments in its signature's types
-      const { name, signature } = this.context.userFunction(e.fn, e.args.map((a) => this.dtype(a)));
+      const { name, signature } = this.context.userFunction(
+        e.fn,
+        e.args.map((a) => this.dtype(a)),
+      );
       const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
       return call(name, args, computeType(this.checked(e, signature.result)));
     }
@@ -312,34 +362,60 @@ export class ExpressionPrinter {
     const t = arithmeticType(this.checked(e));
     const args = e.args.map((a) => this.print(a, t));
     const float = isFloatScalar(t);
-    if (HELPED.has(e.fn) && float) return call(this.context.helper(e.fn as HelperKind, t), args.map((a) => a.text), t);
+    if (HELPED.has(e.fn) && float)
+      return call(
+        this.context.helper(e.fn as HelperKind, t),
+        args.map((a) => a.text),
+        t,
+      );
     switch (e.fn) {
-      case 'min': case 'max': {
+      case 'min':
+      case 'max': {
         if (args.length === 1) return args[0];
         // floats: NaN-propagating (WGSL's min/max may return either operand for NaN)
         const fn = float ? this.context.helper(e.fn === 'min' ? 'minimum' : 'maximum', t) : e.fn;
         return args.slice(1).reduce((acc, a) => call(fn, [acc.text, a.text], t), args[0]);
       }
-      case 'abs': case 'fabs':
+      case 'abs':
+      case 'fabs':
         return t === 'u32' ? args[0] : call('abs', [args[0].text], t);
-      case 'floor': case 'ceil': case 'trunc': case 'round':
+      case 'floor':
+      case 'ceil':
+      case 'trunc':
+      case 'round':
         if (!float) return args[0]; // already whole
         return e.fn === 'round' ? call(this.context.helper('round', t), [args[0].text], t) : call(e.fn, [args[0].text], t);
-      case 'pow': return call(this.context.helper('pow', t), args.map((a) => a.text), t);
-      case 'cbrt': return call(this.context.helper('cbrt', t), [args[0].text], t);
-      case 'erf': return call(this.context.helper('erf', t), [args[0].text], t);
+      case 'pow':
+        return call(
+          this.context.helper('pow', t),
+          args.map((a) => a.text),
+          t,
+        );
+      case 'cbrt':
+        return call(this.context.helper('cbrt', t), [args[0].text], t);
+      case 'erf':
+        return call(this.context.helper('erf', t), [args[0].text], t);
       case 'log10': {
         // WGSL has log2 only: log10(x) = log2(x) * log10(2)
         const scale = this.number(Math.LOG10E / Math.LOG2E, t);
         return { text: `log2(${args[0].text}) * ${scale.text}`, prec: Prec.Multiplicative, type: t };
       }
-      case 'fmod': return call(this.context.helper('fmod', t), args.map((a) => a.text), t); // WGSL's float % is inexact
+      case 'fmod':
+        return call(
+          this.context.helper('fmod', t),
+          args.map((a) => a.text),
+          t,
+        ); // WGSL's float % is inexact
       default: {
         const builtin = SAME_BUILTINS[e.fn];
         if (!builtin || !float) {
           throw new LoomError(`function '${e.fn}' is not available in WGSL (unknown function or unexpanded substitution rule): ${printExpr(e)}`);
         }
-        return call(builtin, args.map((a) => a.text), t);
+        return call(
+          builtin,
+          args.map((a) => a.text),
+          t,
+        );
       }
     }
   }
@@ -349,7 +425,7 @@ export class ExpressionPrinter {
     if (dtype === 'int64' || dtype === 'uint64') {
       throw new LoomError(
         `'${printExpr(e)}' is computed in ${dtype} (numpy promotes int32 with uint32 to int64), which WGSL lacks; ` +
-        'convert one operand explicitly (int32(x) or uint32(x)), or run on the OpenCL or CPU device',
+          'convert one operand explicitly (int32(x) or uint32(x)), or run on the OpenCL or CPU device',
       );
     }
     return dtype;
@@ -385,8 +461,13 @@ function wrapLiteral(e: Extract<Expr, { kind: 'int' | 'float' | 'bool' }>, dtype
 }
 
 const RANGES: Partial<Record<DType, readonly [number, number]>> = {
-  bool: [0, 1], int8: [-128, 127], int16: [-32768, 32767], int32: [-(2 ** 31), 2 ** 31 - 1],
-  uint8: [0, 255], uint16: [0, 65535], uint32: [0, 2 ** 32 - 1],
+  bool: [0, 1],
+  int8: [-128, 127],
+  int16: [-32768, 32767],
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  uint8: [0, 255],
+  uint16: [0, 65535],
+  uint32: [0, 2 ** 32 - 1],
 };
 
 const NARROW: ReadonlySet<DType> = new Set(['int8', 'int16', 'uint8', 'uint16']);
@@ -401,11 +482,16 @@ function fitsIn(from: DType, to: DType): boolean {
 /** An i32 wrapped into a narrow integer dtype's range, as C's conversion to that type wraps it. */
 function wrapNarrow(p: Printed, dtype: DType): Printed {
   switch (dtype) {
-    case 'int8': return call('extractBits', [p.text, '0u', '8u'], 'i32'); // sign-extends bits 0..7
-    case 'int16': return call('extractBits', [p.text, '0u', '16u'], 'i32');
-    case 'uint8': return { text: `${operand(p, Prec.Unary)} & 255i`, prec: Prec.Bitwise, type: 'i32' };
-    case 'uint16': return { text: `${operand(p, Prec.Unary)} & 65535i`, prec: Prec.Bitwise, type: 'i32' };
-    default: return p;
+    case 'int8':
+      return call('extractBits', [p.text, '0u', '8u'], 'i32'); // sign-extends bits 0..7
+    case 'int16':
+      return call('extractBits', [p.text, '0u', '16u'], 'i32');
+    case 'uint8':
+      return { text: `${operand(p, Prec.Unary)} & 255i`, prec: Prec.Bitwise, type: 'i32' };
+    case 'uint16':
+      return { text: `${operand(p, Prec.Unary)} & 65535i`, prec: Prec.Bitwise, type: 'i32' };
+    default:
+      return p;
   }
 }
 

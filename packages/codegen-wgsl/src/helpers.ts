@@ -39,7 +39,6 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   if (isIeee(kind, t)) return ieeeHelperDefinition(kind as IeeeHelperKind, t, name);
   if (MATH_HELPER_KINDS.has(kind)) return mathHelperDefinition(kind as MathHelperKind, t, name);
   const one = t === 'f16' ? '1.0h' : '1.0';
-  const zero = t === 'f16' ? '0.0h' : '0.0';
   switch (kind) {
     case 'floor_div':
       return [
@@ -65,16 +64,17 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
     case 'pow':
       if (t === 'i32' || t === 'u32') {
         const lit = (n: number) => `${n}${t === 'i32' ? 'i' : 'u'}`;
-        const negative = t === 'i32'
-          ? [
-            `  if (exponent < 0i) {`,
-            `    // the integer part of 1 / base^-exponent`,
-            `    if (base == 1i) { return 1i; }`,
-            `    if (base == -1i) { return select(1i, -1i, (exponent & 1i) != 0i); }`,
-            `    return 0i;`,
-            `  }`,
-          ]
-          : [];
+        const negative =
+          t === 'i32'
+            ? [
+                `  if (exponent < 0i) {`,
+                `    // the integer part of 1 / base^-exponent`,
+                `    if (base == 1i) { return 1i; }`,
+                `    if (base == -1i) { return select(1i, -1i, (exponent & 1i) != 0i); }`,
+                `    return 0i;`,
+                `  }`,
+              ]
+            : [];
         return [
           `// integer a ** b by repeated squaring; products wrap, as repeated multiplication would`,
           `fn ${name}(base: ${t}, exponent: ${t}) -> ${t} {`,
@@ -120,13 +120,12 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `}`,
       ].join('\n');
     }
-    case 'shl': case 'shr': {
+    case 'shl':
+    case 'shr': {
       // WGSL takes the count modulo 32 (and refuses a constant one out of range): tested first
       const zero = t === 'i32' ? '0i' : '0u';
       const inRange = t === 'i32' ? 'b >= 0i && b < 32i' : 'b < 32u';
-      const body = kind === 'shl'
-        ? `select(${zero}, a << u32(b), ${inRange})`
-        : t === 'i32' ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)' : `select(0u, a >> b, ${inRange})`;
+      const body = kind === 'shl' ? `select(${zero}, a << u32(b), ${inRange})` : t === 'i32' ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)' : `select(0u, a >> b, ${inRange})`;
       return [
         `// a ${kind === 'shl' ? '<<' : '>>'} b, a count outside [0, 32) shifting everything out (PyTorch's meaning)`,
         `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
@@ -134,7 +133,8 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `}`,
       ].join('\n');
     }
-    case 'nan': case 'infinity': {
+    case 'nan':
+    case 'infinity': {
       const bits = kind === 'nan' ? '0x7fc00000u' : '0x7f800000u';
       const value = t === 'f32' ? 'bitcast<f32>(bits)' : 'f16(bitcast<f32>(bits))';
       return [

@@ -23,12 +23,27 @@ export type IeeeHelperKind = 'div' | 'is_nan' | 'truthy' | 'fmod' | 'remainder' 
 export function ieeeHelperDependencies(kind: IeeeHelperKind, t: WgslScalar): readonly (readonly [IeeeHelperKind | 'nan' | 'infinity', WgslScalar])[] {
   if (t === 'f16' && kind !== 'remainder' && kind !== 'maximum' && kind !== 'minimum') return [[kind, 'f32']];
   switch (kind) {
-    case 'remainder': return [['fmod', t]];
-    case 'fmod': return [['nan', 'f32']];
-    case 'maximum': case 'minimum': return [['is_nan', t], ['nan', 'f32']];
-    case 'to_i32': case 'to_u32': return [['is_nan', t]];
-    case 'pow': return [['is_nan', t], ['nan', 'f32'], ['infinity', 'f32']];
-    default: return [];
+    case 'remainder':
+      return [['fmod', t]];
+    case 'fmod':
+      return [['nan', 'f32']];
+    case 'maximum':
+    case 'minimum':
+      return [
+        ['is_nan', t],
+        ['nan', 'f32'],
+      ];
+    case 'to_i32':
+    case 'to_u32':
+      return [['is_nan', t]];
+    case 'pow':
+      return [
+        ['is_nan', t],
+        ['nan', 'f32'],
+        ['infinity', 'f32'],
+      ];
+    default:
+      return [];
   }
 }
 
@@ -44,30 +59,28 @@ export function ieeeHelperDefinition(kind: IeeeHelperKind, t: WgslScalar, name: 
       return fn(`// a / b with x / 0 = 0 (WGSL's gives a)`, name, `a: ${t}, b: ${t}`, t, [`return select(a / b, ${zero}, b == ${zero});`]);
     }
     case 'is_nan':
-      return fn('// NaN, told by its bits: a compiler may assume x == x', name, 'x: f32', 'bool', [
-        'return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;',
-      ]);
+      return fn('// NaN, told by its bits: a compiler may assume x == x', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;']);
     case 'truthy':
-      return fn('// x != 0 as a condition, NaN included (a compiler may fold NaN != 0.0 to false)', name, 'x: f32', 'bool', [
-        'return (bitcast<u32>(x) << 1u) != 0u;',
-      ]);
+      return fn('// x != 0 as a condition, NaN included (a compiler may fold NaN != 0.0 to false)', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) << 1u) != 0u;']);
     case 'fmod':
       return fmodF32(name, nan);
     case 'remainder': {
       const zero = t === 'f16' ? '0.0h' : '0.0';
-      return fn('// PyTorch\'s remainder: the exact fmod, moved into the divisor\'s sign', name, `a: ${t}, b: ${t}`, t, [
+      return fn("// PyTorch's remainder: the exact fmod, moved into the divisor's sign", name, `a: ${t}, b: ${t}`, t, [
         `let r = fmod_${t}(a, b);`,
         `return select(r, r + b, r != ${zero} && ((r < ${zero}) != (b < ${zero})));`,
       ]);
     }
-    case 'maximum': case 'minimum': {
+    case 'maximum':
+    case 'minimum': {
       // for a == b the bits differ only for ±0: and-ing the sign bits gives +0, or-ing -0
       const bits = t === 'f16' ? 'u32' : 'u32';
       const max = kind === 'maximum';
       const nanT = t === 'f16' ? `f16(${nan})` : nan;
-      const same = t === 'f16'
-        ? `f16(bitcast<f32>(bitcast<${bits}>(f32(a)) ${max ? '&' : '|'} bitcast<${bits}>(f32(b))))`
-        : `bitcast<f32>(bitcast<u32>(a) ${max ? '&' : '|'} bitcast<u32>(b))`;
+      const same =
+        t === 'f16'
+          ? `f16(bitcast<f32>(bitcast<${bits}>(f32(a)) ${max ? '&' : '|'} bitcast<${bits}>(f32(b))))`
+          : `bitcast<f32>(bitcast<u32>(a) ${max ? '&' : '|'} bitcast<u32>(b))`;
       return fn(`// torch.${kind}: NaN wins; ${max ? '+0 over -0' : '-0 under +0'}`, name, `a: ${t}, b: ${t}`, t, [
         `if (is_nan_${t}(a) || is_nan_${t}(b)) { return ${nanT}; }`,
         `if (a == b) { return ${same}; }`,
@@ -75,7 +88,7 @@ export function ieeeHelperDefinition(kind: IeeeHelperKind, t: WgslScalar, name: 
       ]);
     }
     case 'to_i32':
-      return fn('// truncated, saturated at i32\'s range, NaN → 0 (WGSL saturates at 2147483520 and leaves NaN open)', name, 'x: f32', 'i32', [
+      return fn("// truncated, saturated at i32's range, NaN → 0 (WGSL saturates at 2147483520 and leaves NaN open)", name, 'x: f32', 'i32', [
         'if (is_nan_f32(x)) { return 0i; }',
         'if (x >= 2147483648.0) { return 2147483647i; }',
         'if (x <= -2147483648.0) { return -2147483647i - 1i; }',
@@ -100,9 +113,11 @@ function fn(comment: string, name: string, params: string, result: string, body:
 function widened(kind: IeeeHelperKind, name: string): string {
   const f32 = `${kind}_f32`;
   switch (kind) {
-    case 'fmod': case 'pow':
+    case 'fmod':
+    case 'pow':
       return fn(`// ${kind} of f16 values, computed in f32`, name, 'a: f16, b: f16', 'f16', [`return f16(${f32}(f32(a), f32(b)));`]);
-    case 'is_nan': case 'truthy':
+    case 'is_nan':
+    case 'truthy':
       return fn(`// ${kind} of an f16, told on its f32 bits`, name, 'x: f16', 'bool', [`return ${f32}(f32(x));`]);
     default: {
       const result = kind === 'to_i32' ? 'i32' : 'u32';
@@ -113,13 +128,13 @@ function widened(kind: IeeeHelperKind, name: string): string {
 
 /** C's fmod on the bits (musl's fmodf): exact, sign of x; NaN for y = 0 or x infinite. */
 function fmodF32(name: string, nan: string): string {
-  return fn('// C\'s fmod, exact (WGSL\'s % is x - y*trunc(x/y)): long division on the significands (musl\'s fmodf)', name, 'x: f32, y: f32', 'f32', [
+  return fn("// C's fmod, exact (WGSL's % is x - y*trunc(x/y)): long division on the significands (musl's fmodf)", name, 'x: f32, y: f32', 'f32', [
     'var ux = bitcast<u32>(x);',
     'var uy = bitcast<u32>(y);',
     'var ex = i32((ux >> 23u) & 0xffu);',
     'var ey = i32((uy >> 23u) & 0xffu);',
     'let sx = ux & 0x80000000u;',
-    'if ((uy << 1u) == 0u || (uy & 0x7fffffffu) > 0x7f800000u || ex == 0xff) { return ' + nan + '; }',
+    `if ((uy << 1u) == 0u || (uy & 0x7fffffffu) > 0x7f800000u || ex == 0xff) { return ${nan}; }`,
     'if ((ux << 1u) <= (uy << 1u)) {',
     '  if ((ux << 1u) == (uy << 1u)) { return bitcast<f32>(sx); }',
     '  return x;',
@@ -166,7 +181,7 @@ function fmodF32(name: string, nan: string): string {
 
 /** C's pow, its special cases told on the bits (a compiler may assume finite operands). */
 function powF32(name: string, nan: string, inf: string): string {
-  return fn('// C\'s pow: WGSL\'s is exp2(y * log2(x)), undefined for x <= 0 and for the special cases', name, 'x: f32, y: f32', 'f32', [
+  return fn("// C's pow: WGSL's is exp2(y * log2(x)), undefined for x <= 0 and for the special cases", name, 'x: f32, y: f32', 'f32', [
     'let ax = bitcast<u32>(x) & 0x7fffffffu;',
     'let ay = bitcast<u32>(y) & 0x7fffffffu;',
     'if (ay == 0u || x == 1.0) { return 1.0; }',

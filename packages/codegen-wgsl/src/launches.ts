@@ -101,7 +101,13 @@ export class Launcher {
     this.submit(r.pipeline, r.bindGroup, r.dispatch, undefined);
   }
 
-  private submit(pipeline: GPUComputePipeline, bindGroup: GPUBindGroup, dispatch: readonly [number, number, number], encoder: GPUCommandEncoder | undefined, after?: () => void): void {
+  private submit(
+    pipeline: GPUComputePipeline,
+    bindGroup: GPUBindGroup,
+    dispatch: readonly [number, number, number],
+    encoder: GPUCommandEncoder | undefined,
+    after?: () => void,
+  ): void {
     const commands = encoder ?? this.device.createCommandEncoder();
     const pass = commands.beginComputePass();
     pass.setPipeline(pipeline);
@@ -152,9 +158,13 @@ export class Launcher {
   }
 
   private encodeChecked(
-    variant: Variant, entry: KernelPipeline, buffers: ReadonlyMap<string, { wrapper: GpuBuffer; native: GPUBuffer }>,
-    values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>, groupCount: readonly number[],
-    dispatch: readonly [number, number, number], shape: string,
+    variant: Variant,
+    entry: KernelPipeline,
+    buffers: ReadonlyMap<string, { wrapper: GpuBuffer; native: GPUBuffer }>,
+    values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
+    groupCount: readonly number[],
+    dispatch: readonly [number, number, number],
+    shape: string,
   ): Omit<Recorded, 'compiled' | 'groupCount' | 'args'> | undefined {
     const device = this.device;
     const encoder = device.createCommandEncoder();
@@ -245,17 +255,17 @@ export class Launcher {
 
   private checkBindingSize(bytes: number, what: string): void {
     if (bytes > this.limits.maxStorageBufferBindingSize) {
-      throw new LoomError(
-        `${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`,
-      );
+      throw new LoomError(`${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`);
     }
   }
 }
 
 /** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */
 function uniformBytesOf(
-  layout: ModuleLayout, values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
-  poolOffsets: ReadonlyMap<string, number>, groupCount: readonly number[],
+  layout: ModuleLayout,
+  values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
+  poolOffsets: ReadonlyMap<string, number>,
+  groupCount: readonly number[],
 ): ArrayBuffer {
   const uniform = layout.uniform!;
   const bytes = new ArrayBuffer(uniform.size);

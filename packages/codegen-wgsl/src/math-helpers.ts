@@ -19,7 +19,17 @@ import type { WgslScalar } from './types.ts';
 export type MathHelperKind = 'expm1' | 'log1p' | 'asinh' | 'atanh' | 'hypot' | 'erfc' | 'copysign' | 'isinf' | 'isfinite' | 'fmin' | 'fmax';
 
 export const MATH_HELPER_KINDS: ReadonlySet<string> = new Set<MathHelperKind>([
-  'expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'isinf', 'isfinite', 'fmin', 'fmax',
+  'expm1',
+  'log1p',
+  'asinh',
+  'atanh',
+  'hypot',
+  'erfc',
+  'copysign',
+  'isinf',
+  'isfinite',
+  'fmin',
+  'fmax',
 ]);
 
 /** The helpers `kind` for `t` calls. */
@@ -30,7 +40,17 @@ export function mathHelperDependencies(kind: MathHelperKind, t: WgslScalar): rea
 }
 
 const ARITY: Readonly<Record<MathHelperKind, number>> = {
-  expm1: 1, log1p: 1, asinh: 1, atanh: 1, hypot: 2, erfc: 1, copysign: 2, isinf: 1, isfinite: 1, fmin: 2, fmax: 2,
+  expm1: 1,
+  log1p: 1,
+  asinh: 1,
+  atanh: 1,
+  hypot: 2,
+  erfc: 1,
+  copysign: 2,
+  isinf: 1,
+  isfinite: 1,
+  fmin: 2,
+  fmax: 2,
 };
 
 /** The definition of helper `kind` for `t`, named `name`. */
@@ -67,9 +87,7 @@ export function mathHelperDefinition(kind: MathHelperKind, t: WgslScalar, name: 
         'return select(r, x, a == 0.0);',
       ]);
     case 'atanh':
-      return fn('// atanh(x) = log1p(2x / (1 - x)) / 2: accurate near 0', name, 'x: f32', 'f32', [
-        'return 0.5 * log1p_f32(2.0 * x / (1.0 - x));',
-      ]);
+      return fn('// atanh(x) = log1p(2x / (1 - x)) / 2: accurate near 0', name, 'x: f32', 'f32', ['return 0.5 * log1p_f32(2.0 * x / (1.0 - x));']);
     case 'hypot':
       return fn('// sqrt(a² + b²), scaled by the larger magnitude: no overflow or underflow in the squares', name, 'a: f32, b: f32', 'f32', [
         'let big = max(abs(a), abs(b));',
@@ -79,7 +97,7 @@ export function mathHelperDefinition(kind: MathHelperKind, t: WgslScalar, name: 
         'return big * sqrt(1.0 + r * r);',
       ]);
     case 'erfc':
-      return fn('// 1 - erf(x), relative error < 1.2e-7 (Numerical Recipes\' Chebyshev fit of erfc)', name, 'x: f32', 'f32', [
+      return fn("// 1 - erf(x), relative error < 1.2e-7 (Numerical Recipes' Chebyshev fit of erfc)", name, 'x: f32', 'f32', [
         'let z = abs(x);',
         'let t = 1.0 / (1.0 + 0.5 * z);',
         'let p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));',
@@ -91,14 +109,11 @@ export function mathHelperDefinition(kind: MathHelperKind, t: WgslScalar, name: 
         'return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));',
       ]);
     case 'isinf':
-      return fn('// ±Inf, told by the bits: a compiler may assume floats are finite', name, 'x: f32', 'bool', [
-        'return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;',
-      ]);
+      return fn('// ±Inf, told by the bits: a compiler may assume floats are finite', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u;']);
     case 'isfinite':
-      return fn('// neither NaN nor ±Inf, told by the bits (an all-ones exponent is either)', name, 'x: f32', 'bool', [
-        'return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;',
-      ]);
-    case 'fmin': case 'fmax': {
+      return fn('// neither NaN nor ±Inf, told by the bits (an all-ones exponent is either)', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;']);
+    case 'fmin':
+    case 'fmax': {
       const max = kind === 'fmax';
       return fn(`// C's ${kind}: a NaN argument ignored; ${max ? '+0 over -0' : '-0 under +0'}`, name, 'a: f32, b: f32', 'f32', [
         'if (is_nan_f32(a)) { return b; }',

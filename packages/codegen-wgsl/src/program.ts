@@ -45,7 +45,10 @@ export class WgslProgram {
     if (!v) {
       v = buildVariant(this.device, this.code, foldedGrid);
       this.variants.set(foldedGrid, v);
-      v.then((built) => this.built.set(foldedGrid, built), () => this.variants.delete(foldedGrid));
+      v.then(
+        (built) => this.built.set(foldedGrid, built),
+        () => this.variants.delete(foldedGrid),
+      );
     }
     return v;
   }

@@ -16,7 +16,19 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
-  commentText, expr as E, InternalError, isHardwareId, LoomError, printExpr, statementsOf, subStatements, walkStmts, type DType, type Expr, type KernelFunction, type Stmt,
+  commentText,
+  expr as E,
+  InternalError,
+  isHardwareId,
+  LoomError,
+  printExpr,
+  statementsOf,
+  subStatements,
+  walkStmts,
+  type DType,
+  type Expr,
+  type KernelFunction,
+  type Stmt,
   type FunctionSignature,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
@@ -144,7 +156,8 @@ class KernelPrinter {
         this.nested(() => this.body(s, undefined));
         this.line('}');
         return;
-      case 'for': return this.loop(s, guard);
+      case 'for':
+        return this.loop(s, guard);
       case 'if': {
         const condition = this.exprs.condition(s.condition);
         if (!this.hasBarrier(s.then)) {
@@ -160,8 +173,10 @@ class KernelPrinter {
         this.line(`let ${name} = ${combined};`);
         return this.body(s.then, name);
       }
-      case 'assign': return this.assignment(s);
-      case 'declare': return this.declaration(s);
+      case 'assign':
+        return this.assignment(s);
+      case 'declare':
+        return this.declaration(s);
       case 'barrier': {
         const note = s.comment ? ` // ${commentText(s.comment)}` : '';
         // storageBarrier orders the work-group's accesses to storage buffers, workgroupBarrier those to var<workgroup>
@@ -172,7 +187,8 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
-      default: throw new InternalError(`the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+      default:
+        throw new InternalError(`the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
     }
   }
 
@@ -182,7 +198,7 @@ class KernelPrinter {
     if (barrier && !uniform) {
       throw new LoomError(
         `kernel '${this.kernel.name}': the loop over '${s.iname}' contains a barrier, but its bounds (${printExpr(s.lower)} .. ${printExpr(s.upper)}) ` +
-        'may differ between the work-items of a work-group; WGSL requires every work-item to reach each barrier',
+          'may differ between the work-items of a work-group; WGSL requires every work-item to reach each barrier',
       );
     }
     if (guard !== undefined && !barrier) throw new InternalError('a guarded loop without barriers reached the printer');
@@ -253,7 +269,8 @@ class KernelPrinter {
 
   private declaration(s: Extract<Stmt, { kind: 'declare' }>): void {
     switch (s.addressSpace) {
-      case 'local': return; // a var<workgroup> at module scope (target.ts)
+      case 'local':
+        return; // a var<workgroup> at module scope (target.ts)
       case 'global':
         throw new LoomError(`temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`);
       default: {
@@ -312,9 +329,10 @@ class KernelPrinter {
 /** Which work-group and work-item ids a kernel body reads. */
 function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean } {
   const used = { gid: false, lid: false };
-  const expr = (e: Expr) => E.walk(e, (x) => {
-    if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
-  });
+  const expr = (e: Expr) =>
+    E.walk(e, (x) => {
+      if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
+    });
   walkStmts(body, { expr });
   return used;
 }

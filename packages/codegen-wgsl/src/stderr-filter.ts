@@ -40,7 +40,10 @@ export function withStderrFiltered<T>(call: () => T, unwanted: RegExp | undefine
     closeSync(capture);
     const printed = readFileSync(file, 'utf8');
     rmSync(directory, { recursive: true, force: true });
-    const kept = printed.split(/(?<=\n)/).filter((line) => !unwanted.test(line.trimEnd())).join('');
+    const kept = printed
+      .split(/(?<=\n)/)
+      .filter((line) => !unwanted.test(line.trimEnd()))
+      .join('');
     if (kept) writeSync(STDERR, kept);
   }
 }

@@ -21,7 +21,7 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
-import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Stmt, type Target, type TargetOutput } from '@loom/core';
+import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Target, type TargetOutput } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
@@ -112,7 +112,10 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
   if (functions.length) sections.push(functions.join('\n\n').split('\n'));
   sections.push(entryPoints.join('\n\n').split('\n'));
-  const code = sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
+  const code = `${sections
+    .filter((s) => s.length)
+    .map((s) => s.join('\n'))
+    .join('\n\n')}\n`;
   return { code, layout, entryPoints: entryNames };
 }
 
@@ -137,4 +140,3 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
   checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);
   return lines;
 }
-

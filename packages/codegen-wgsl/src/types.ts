@@ -25,7 +25,8 @@ export function unsupportedDType(dtype: DType, shaderF16: boolean): string | und
   switch (dtype) {
     case 'float64':
       return 'WGSL has no 64-bit floats; use float32, or run on the OpenCL or CPU device, which support float64';
-    case 'int64': case 'uint64':
+    case 'int64':
+    case 'uint64':
       return 'WGSL has no 64-bit integers; use int32/uint32, or run on the OpenCL or CPU device, which support 64-bit integers';
     case 'float16':
       return shaderF16 ? undefined : "this WebGPU adapter lacks the 'shader-f16' feature; use float32";
@@ -37,14 +38,26 @@ export function unsupportedDType(dtype: DType, shaderF16: boolean): string | und
 /** The WGSL type a value of `dtype` is computed and held in (see the table above). */
 export function computeType(dtype: DType): WgslScalar {
   switch (dtype) {
-    case 'bool': return 'bool';
-    case 'int8': case 'int16': case 'int32': case 'uint8': case 'uint16': return 'i32';
-    case 'uint32': return 'u32';
-    case 'float16': return 'f16';
-    case 'float32': case 'float64': return 'f32';
-    case 'int64': case 'uint64':
+    case 'bool':
+      return 'bool';
+    case 'int8':
+    case 'int16':
+    case 'int32':
+    case 'uint8':
+    case 'uint16':
+      return 'i32';
+    case 'uint32':
+      return 'u32';
+    case 'float16':
+      return 'f16';
+    case 'float32':
+    case 'float64':
+      return 'f32';
+    case 'int64':
+    case 'uint64':
       throw new LoomError(`WGSL has no 64-bit integers (${dtype}); use int32/uint32, or the OpenCL or CPU device`);
-    case 'complex64': case 'complex128':
+    case 'complex64':
+    case 'complex128':
       throw new InternalError(`a ${dtype} value reached the WGSL printer: complex values are lowered to their parts before code generation`);
   }
 }
@@ -60,9 +73,15 @@ export const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
 /** Dtypes stored narrower than the 32-bit word WGSL's storage buffers hold: packed, 4 or 2 to a word. */
 export function packedBits(dtype: DType): 8 | 16 | undefined {
   switch (dtype) {
-    case 'bool': case 'int8': case 'uint8': return 8;
-    case 'int16': case 'uint16': return 16;
-    default: return undefined;
+    case 'bool':
+    case 'int8':
+    case 'uint8':
+      return 8;
+    case 'int16':
+    case 'uint16':
+      return 16;
+    default:
+      return undefined;
   }
 }
 
@@ -81,15 +100,19 @@ export function zero(t: WgslScalar): string {
  */
 export function literal(value: number, t: WgslScalar): string {
   switch (t) {
-    case 'bool': return value !== 0 ? 'true' : 'false';
+    case 'bool':
+      return value !== 0 ? 'true' : 'false';
     case 'i32': {
       const v = wrapInt(value) | 0;
       // -2147483648i would be the negation of the out-of-range 2147483648i
       return v === -2147483648 ? 'i32(-2147483648)' : `${v}i`;
     }
-    case 'u32': return `${wrapInt(value) >>> 0}u`;
-    case 'f32': return floatLiteral(Math.fround(value), 'f32');
-    case 'f16': return floatLiteral(value, 'f16');
+    case 'u32':
+      return `${wrapInt(value) >>> 0}u`;
+    case 'f32':
+      return floatLiteral(Math.fround(value), 'f32');
+    case 'f16':
+      return floatLiteral(value, 'f16');
   }
 }
 

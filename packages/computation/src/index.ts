@@ -14,13 +14,42 @@ export type { ComputationParam, ComputationRole } from './computation/params.ts'
 export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
 export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
 export type {
-  HostArrays, HostArrayOf, ArrayArgument, KernelArgumentsOf, ArgumentFor, PositionalArguments, NamedArguments, Outputs, NamedOutputs, LooseArgument, Attached, AttachableNames, MappingFor, InitialTree, SignatureOf,
+  HostArrays,
+  HostArrayOf,
+  ArrayArgument,
+  KernelArgumentsOf,
+  ArgumentFor,
+  PositionalArguments,
+  NamedArguments,
+  Outputs,
+  NamedOutputs,
+  LooseArgument,
+  Attached,
+  AttachableNames,
+  MappingFor,
+  InitialTree,
+  SignatureOf,
 } from './computation/typed.ts';
 
 // --- the library ------------------------------------------------------------------------------
 export {
-  copy, copyBroadcasted, cast, addConst, addParam, mulConst, mulParam, divConst, divParam, normConst, normParam, ignore, broadcastConst, broadcastParam,
-  splitComplex, combineComplex, type ArrayType,
+  copy,
+  copyBroadcasted,
+  cast,
+  addConst,
+  addParam,
+  mulConst,
+  mulParam,
+  divConst,
+  divParam,
+  normConst,
+  normParam,
+  ignore,
+  broadcastConst,
+  broadcastParam,
+  splitComplex,
+  combineComplex,
+  type ArrayType,
 } from './library/transformations.ts';
 export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';

@@ -9,16 +9,24 @@
  * no target ever sees a complex value.
  */
 export type ComplexDType = 'complex64' | 'complex128';
-export type RealDType =
-  | 'bool'
-  | 'int8' | 'int16' | 'int32' | 'int64'
-  | 'uint8' | 'uint16' | 'uint32' | 'uint64'
-  | 'float16' | 'float32' | 'float64';
+export type RealDType = 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float16' | 'float32' | 'float64';
 export type DType = RealDType | ComplexDType;
 
 export const DTYPES: readonly DType[] = [
-  'bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float16', 'float32', 'float64',
-  'complex64', 'complex128',
+  'bool',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'float16',
+  'float32',
+  'float64',
+  'complex64',
+  'complex128',
 ];
 
 export function isDType(name: string): name is DType {
@@ -42,31 +50,54 @@ export function complexWithPart(t: DType): ComplexDType {
 
 export function byteSize(t: DType): number {
   switch (t) {
-    case 'bool': case 'int8': case 'uint8': return 1;
-    case 'int16': case 'uint16': case 'float16': return 2;
-    case 'int32': case 'uint32': case 'float32': return 4;
-    case 'complex128': return 16;
-    default: return 8;
+    case 'bool':
+    case 'int8':
+    case 'uint8':
+      return 1;
+    case 'int16':
+    case 'uint16':
+    case 'float16':
+      return 2;
+    case 'int32':
+    case 'uint32':
+    case 'float32':
+      return 4;
+    case 'complex128':
+      return 16;
+    default:
+      return 8;
   }
 }
 
 /** The TypedArray constructor that holds a dtype's values on the host (a complex's parts, interleaved: two per element). */
-export type HostArray =
-  | Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array
-  | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+export type HostArray = Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
 
 export function hostArrayConstructor(t: DType) {
   switch (t) {
-    case 'bool': case 'uint8': return Uint8Array;
-    case 'int8': return Int8Array;
-    case 'int16': return Int16Array;
-    case 'uint16': case 'float16': return Uint16Array;
-    case 'int32': return Int32Array;
-    case 'uint32': return Uint32Array;
-    case 'int64': return BigInt64Array;
-    case 'uint64': return BigUint64Array;
-    case 'float32': case 'complex64': return Float32Array;
-    case 'float64': case 'complex128': return Float64Array;
+    case 'bool':
+    case 'uint8':
+      return Uint8Array;
+    case 'int8':
+      return Int8Array;
+    case 'int16':
+      return Int16Array;
+    case 'uint16':
+    case 'float16':
+      return Uint16Array;
+    case 'int32':
+      return Int32Array;
+    case 'uint32':
+      return Uint32Array;
+    case 'int64':
+      return BigInt64Array;
+    case 'uint64':
+      return BigUint64Array;
+    case 'float32':
+    case 'complex64':
+      return Float32Array;
+    case 'float64':
+    case 'complex128':
+      return Float64Array;
   }
 }
 
@@ -123,5 +154,10 @@ export function promote(a: DType, b: DType): DType {
   // a signed type that holds every value of the unsigned one
   const needed = byteSize(u) * 2;
   if (needed > 8) return 'float64';
-  return INT_ORDER[Math.max(INT_ORDER.indexOf(s), INT_ORDER.findIndex((t) => byteSize(t) >= needed))];
+  return INT_ORDER[
+    Math.max(
+      INT_ORDER.indexOf(s),
+      INT_ORDER.findIndex((t) => byteSize(t) >= needed),
+    )
+  ];
 }

@@ -78,7 +78,10 @@ export class MissingBarrierError extends LoomError {}
  */
 export class LoomWarning {
   readonly name: string = 'LoomWarning';
-  constructor(readonly message: string, readonly category: string = 'LoomWarning') {}
+  constructor(
+    readonly message: string,
+    readonly category: string = 'LoomWarning',
+  ) {}
   toString(): string {
     return `${this.category}: ${this.message}`;
   }

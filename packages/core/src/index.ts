@@ -12,8 +12,14 @@
 
 // --- for users: errors and warnings ------------------------------------------------------------
 export {
-  LoomError, InternalError, CoefficientRangeError, StaticValueFindingError, LinearizationError, MissingDefinitionError,
-  MissingBarrierError, LoomWarning,
+  LoomError,
+  InternalError,
+  CoefficientRangeError,
+  StaticValueFindingError,
+  LinearizationError,
+  MissingDefinitionError,
+  MissingBarrierError,
+  LoomWarning,
 } from './errors.ts';
 export { setWarningHandler, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
 export { KernelCheckError } from './check/index.ts';
@@ -31,7 +37,16 @@ export { card, PwQPolynomial, QPolynomial, Rational, type ParamValues } from './
 // --- for users: kernels ------------------------------------------------------------------------
 export { LoopKernel } from './kernel/model.ts';
 export type {
-  KernelArg, ArgKind, AddressSpace, TemporaryVariable, Instruction, SubstitutionRule, InameTag, KernelOptions, DimTag, NoSyncScope,
+  KernelArg,
+  ArgKind,
+  AddressSpace,
+  TemporaryVariable,
+  Instruction,
+  SubstitutionRule,
+  InameTag,
+  KernelOptions,
+  DimTag,
+  NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './frontend/make-kernel.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
@@ -42,7 +57,12 @@ export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout 
 
 // --- for users: functions of one's own ----------------------------------------------------------
 export {
-  defineFunction, type UserFunction, type UserFunctionSpec, type FunctionSignature, type TargetFunction, type JsFunction,
+  defineFunction,
+  type UserFunction,
+  type UserFunctionSpec,
+  type FunctionSignature,
+  type TargetFunction,
+  type JsFunction,
 } from './functions/user-functions.ts';
 export { registerFunction } from './functions/resolve.ts';
 
@@ -56,7 +76,10 @@ export { chunkIname, type ChunkInameOptions } from './transform/chunk-iname.ts';
 export { renameInames, type RenameInamesOptions } from './transform/rename-inames.ts';
 export { removeUnusedInames } from './transform/remove-unused-inames.ts';
 export {
-  splitReductionInward, splitReductionOutward, makeReductionInamesUnique, type MakeReductionInamesUniqueOptions,
+  splitReductionInward,
+  splitReductionOutward,
+  makeReductionInamesUnique,
+  type MakeReductionInamesUniqueOptions,
 } from './transform/reduction-inames.ts';
 export { mapDomain, affineMapInames } from './transform/map-domain.ts';
 export { addInamesToInsn, removeInamesFromInsn, addInamesForUnusedHwAxes } from './transform/instruction-inames.ts';
@@ -73,7 +96,13 @@ export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/as
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
 export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
 export {
-  removeInstructions, setInstructionPriority, addDependency, replaceInstructionIds, tagInstructions, addBarrier, type AddBarrierOptions,
+  removeInstructions,
+  setInstructionPriority,
+  addDependency,
+  replaceInstructionIds,
+  tagInstructions,
+  addBarrier,
+  type AddBarrierOptions,
 } from './transform/instructions.ts';
 export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
 export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel } from './transform/pipeline.ts';
@@ -89,14 +118,48 @@ export type { RealizeReductionOptions } from './preprocess/realize-reductions.ts
 
 // --- for users: statistics (operations, memory accesses, synchronizations, footprints) ------------
 export {
-  getOpMap, getMemAccessMap, getSynchronizationMap, getStatistics, gatherAccessFootprints, gatherAccessFootprintBytes,
-  ToCountMap, GuardedPwQPolynomial, Op, MemAccess, Sync, CountGranularity, AccessFootprint, AccessFootprints,
-  estimateTime, kernelWork, measureDeviceProfile, measureKernelSeconds,
+  getOpMap,
+  getMemAccessMap,
+  getSynchronizationMap,
+  getStatistics,
+  gatherAccessFootprints,
+  gatherAccessFootprintBytes,
+  ToCountMap,
+  GuardedPwQPolynomial,
+  Op,
+  MemAccess,
+  Sync,
+  CountGranularity,
+  AccessFootprint,
+  AccessFootprints,
+  estimateTime,
+  kernelWork,
+  measureDeviceProfile,
+  measureKernelSeconds,
 } from './statistics/index.ts';
 export type {
-  KernelStatistics, OpMap, OpMapOptions, MemAccessMap, MemAccessMapOptions, SyncMap, FootprintDirection, FootprintOptions, FieldFilter, KeyKind,
-  CountKey, OpFields, MemAccessFields, SyncFields, Stride, Strides, StridesInput, InstructionCountOptions,
-  DeviceProfile, TimeEstimate, KernelWork, ProfileOptions,
+  KernelStatistics,
+  OpMap,
+  OpMapOptions,
+  MemAccessMap,
+  MemAccessMapOptions,
+  SyncMap,
+  FootprintDirection,
+  FootprintOptions,
+  FieldFilter,
+  KeyKind,
+  CountKey,
+  OpFields,
+  MemAccessFields,
+  SyncFields,
+  Stride,
+  Strides,
+  StridesInput,
+  InstructionCountOptions,
+  DeviceProfile,
+  TimeEstimate,
+  KernelWork,
+  ProfileOptions,
 } from './statistics/index.ts';
 
 // --- for users: code generation and running ----------------------------------------------------

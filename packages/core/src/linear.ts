@@ -77,14 +77,20 @@ export class Linear {
   substitute(name: string, value: Linear): Linear {
     const c = this.coeff(name);
     if (c === 0) return this;
-    const rest = Linear.of([...this.coeffs].filter(([n]) => n !== name), this.constant);
+    const rest = Linear.of(
+      [...this.coeffs].filter(([n]) => n !== name),
+      this.constant,
+    );
     return rest.add(value.scale(c));
   }
 
   /** Drops the given variables' terms (keeps the rest). */
   without(names: Iterable<string>): Linear {
     const drop = new Set(names);
-    return Linear.of([...this.coeffs].filter(([n]) => !drop.has(n)), this.constant);
+    return Linear.of(
+      [...this.coeffs].filter(([n]) => !drop.has(n)),
+      this.constant,
+    );
   }
 
   /** Value at an assignment; throws if a variable is missing. */

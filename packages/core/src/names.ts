@@ -42,10 +42,7 @@ export function showName(value: unknown): string {
  */
 export function checkName(value: unknown, where: string, span?: SourceSpan): string {
   if (isName(value)) return value;
-  throw new LoomError(
-    `${where}: ${showName(value)} is not a name (a name is a letter or '_' followed by letters, digits and '_')`,
-    span,
-  );
+  throw new LoomError(`${where}: ${showName(value)} is not a name (a name is a letter or '_' followed by letters, digits and '_')`, span);
 }
 
 /**
@@ -85,7 +82,10 @@ export function ownEntry<T>(record: Readonly<Record<string, T>>, key: string): T
  * comment delimiters are broken apart.
  */
 export function commentText(text: string): string {
-  return text.replace(/[^\x20-\x7e]|\\/g, '_').replace(/\*\//g, '* /').replace(/\/\*/g, '/ *');
+  return text
+    .replace(/[^\x20-\x7e]|\\/g, '_')
+    .replace(/\*\//g, '* /')
+    .replace(/\/\*/g, '/ *');
 }
 
 /** Whether a target cannot use a name as it is: a keyword, a built-in, a name of its own. */
@@ -105,7 +105,10 @@ export class TargetNames {
   private readonly spelled = new Map<string, string>();
   private readonly taken: Set<string>;
 
-  constructor(private readonly reserved: ReservedTest, programNames: Iterable<string>) {
+  constructor(
+    private readonly reserved: ReservedTest,
+    programNames: Iterable<string>,
+  ) {
     const names = [...new Set(programNames)].sort();
     for (const n of names) checkInternalName(n, 'a name in the generated program');
     this.taken = new Set(names);

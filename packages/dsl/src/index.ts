@@ -22,6 +22,16 @@ export type { DeclaredSignature, Inferable } from './signature/declared.ts';
 export type { InferredSignature } from './signature/infer.ts';
 export type { InamesOfDomains, ParamsOfDomains } from './parse/domain.ts';
 export type {
-  ArgInfo, Signature, LooseSignature, AnySignature, KernelRegistry, RegisteredKernel, HostArrays, HostOf,
-  ArrayArgument, ValueArgument, RunArgs, Outputs,
+  ArgInfo,
+  Signature,
+  LooseSignature,
+  AnySignature,
+  KernelRegistry,
+  RegisteredKernel,
+  HostArrays,
+  HostOf,
+  ArrayArgument,
+  ValueArgument,
+  RunArgs,
+  Outputs,
 } from './signature/signature.ts';

@@ -102,13 +102,22 @@ function realOf(v: Scalar, dtype: TensorDType): number {
 function storer(dtype: DType, out: HostArray): (k: number, v: number | boolean | bigint) => void {
   switch (dtype) {
     case 'bool':
-      return (k, v) => { (out as Uint8Array)[k] = v ? 1 : 0; };
+      return (k, v) => {
+        (out as Uint8Array)[k] = v ? 1 : 0;
+      };
     case 'float16':
-      return (k, v) => { (out as Uint16Array)[k] = float16Bits(Number(v)); };
-    case 'int64': case 'uint64':
-      return (k, v) => { (out as BigInt64Array)[k] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))); };
+      return (k, v) => {
+        (out as Uint16Array)[k] = float16Bits(Number(v));
+      };
+    case 'int64':
+    case 'uint64':
+      return (k, v) => {
+        (out as BigInt64Array)[k] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
+      };
     default:
-      return (k, v) => { (out as Float64Array)[k] = Number(v); };
+      return (k, v) => {
+        (out as Float64Array)[k] = Number(v);
+      };
   }
 }
 

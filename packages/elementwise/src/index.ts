@@ -10,8 +10,18 @@ export { Storage } from './storage.ts';
 export { clone, contiguous } from './copy.ts';
 export { TENSOR_DTYPES, isComplex, componentDType, type TensorDType, type ComplexDType } from './dtypes.ts';
 export {
-  PROMOTION_METHODS, promoteTypes, elementwiseDTypes, resultDType, computationDType, canCast, DEFAULT_FLOAT,
-  type PromotionMethod, type PromotionOperand, type PromotedDTypes, type ScalarKind, type ComplexScalar,
+  PROMOTION_METHODS,
+  promoteTypes,
+  elementwiseDTypes,
+  resultDType,
+  computationDType,
+  canCast,
+  DEFAULT_FLOAT,
+  type PromotionMethod,
+  type PromotionOperand,
+  type PromotedDTypes,
+  type ScalarKind,
+  type ComplexScalar,
 } from './promotion.ts';
 export { broadcastShapes } from './broadcast.ts';
 export { defaultDevice, supportsDType, unsupportedDType } from './devices.ts';

@@ -27,10 +27,7 @@
  * kernel comes its `LaunchPlan`: where each of its arguments' values comes from, so
  * that the launch (launch.ts) never reconstructs parameter names.
  */
-import {
-  assignment, expr, exprType, makeKernel, globalArg, splitIname, valueArg,
-  type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel,
-} from '@loom/core';
+import { assignment, expr, exprType, makeKernel, globalArg, splitIname, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import { complex, lower, real, storedParts, type LowerEnv, type Value } from './lower.ts';
 import type { Payload } from './payload.ts';
@@ -229,20 +226,17 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     const targets = elementParts(`buf${output.storage}`, elementIndex(name, rank, output.unitInner), output.dtype);
     targets.forEach((target, p) => {
       const suffix = targets.length > 1 ? (p === 0 ? '_re' : '_im') : '';
-      instructions.push(assignment(target, parts[p], {
-        id: `store_${name}${suffix}`,
-        dependsOn: after(ids.index, ids.load, ids.calc),
-        noSyncWith: ids.load.length ? ['load_*'] : [],
-      }));
+      instructions.push(
+        assignment(target, parts[p], {
+          id: `store_${name}${suffix}`,
+          dependsOn: after(ids.index, ids.load, ids.calc),
+          noSyncWith: ids.load.length ? ['load_*'] : [],
+        }),
+      );
     });
   });
 
-  const allArgs = [
-    ...args,
-    ...scalarArgs,
-    ...[...constants.keys()].map((n) => valueArg(n, constantType)),
-    ...[...indexParams.keys()].map((n) => valueArg(n, 'int32')),
-  ];
+  const allArgs = [...args, ...scalarArgs, ...[...constants.keys()].map((n) => valueArg(n, constantType)), ...[...indexParams.keys()].map((n) => valueArg(n, 'int32'))];
   let kernel = makeKernel('{ [t]: 0 <= t < n }', instructions, allArgs, { name });
   // each work-item handles ELEMENTS_PER_ITEM elements a work-group apart (t = G*g + B*u + l):
   // loads stay coalesced and every work-item keeps several independent loads in flight

@@ -9,7 +9,7 @@ import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, t
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
-import type { KernelSpec, PointwiseKernel, ValueSource } from './kernel.ts';
+import type { KernelSpec, PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
 import type { DTypes } from './metadata.ts';
 import { isComplexScalar } from './promotion.ts';
@@ -42,7 +42,11 @@ function storagesOf(tensors: readonly Tensor[]): { storages: Storage[]; index: M
  */
 /** `innerStrides`: each tensor operand's stride along the innermost task axis (inputs, then outputs). */
 export function kernelSpec(
-  inputs: readonly InputOperand[], outputs: readonly (Tensor | undefined)[], dtypes: DTypes, rank: number, blockSize: number,
+  inputs: readonly InputOperand[],
+  outputs: readonly (Tensor | undefined)[],
+  dtypes: DTypes,
+  rank: number,
+  blockSize: number,
   innerStrides: readonly number[] = [],
 ): KernelSpec {
   const unit = (operand: number) => rank > 0 && innerStrides[operand] === 1;
@@ -86,7 +90,10 @@ export class VariantLauncher {
   readonly #empty: boolean;
   /** The prepared kernel per scalar values (most calls pass the same few). */
   readonly #prepared = new LruCache<string, Promise<PreparedLaunch>>(PREPARED_PER_PLAN, (evicted) => {
-    void evicted.then((p) => p.release(), () => {});
+    void evicted.then(
+      (p) => p.release(),
+      () => {},
+    );
   });
 
   constructor(
@@ -108,13 +115,27 @@ export class VariantLauncher {
     const scalars: { name: string; input: number; part: number }[] = [];
     for (const [name, source] of variant.plan.values) {
       switch (source.from) {
-        case 'elements': values[name] = numel; break;
-        case 'extent': values[name] = task.shape[source.axis]; break;
-        case 'storage-length': values[name] = storages[source.storage].length; break;
-        case 'offset': values[name] = tensors[source.operand].offset; break;
-        case 'stride': values[name] = task.strides[source.operand][source.axis]; break;
-        case 'constant': values[name] = source.value; break;
-        case 'scalar': scalars.push({ name, input: source.input, part: source.part }); break;
+        case 'elements':
+          values[name] = numel;
+          break;
+        case 'extent':
+          values[name] = task.shape[source.axis];
+          break;
+        case 'storage-length':
+          values[name] = storages[source.storage].length;
+          break;
+        case 'offset':
+          values[name] = tensors[source.operand].offset;
+          break;
+        case 'stride':
+          values[name] = task.strides[source.operand][source.axis];
+          break;
+        case 'constant':
+          values[name] = source.value;
+          break;
+        case 'scalar':
+          scalars.push({ name, input: source.input, part: source.part });
+          break;
       }
     }
     this.#values = values;
@@ -180,9 +201,13 @@ function toDType(value: number | boolean | bigint, dtype: TensorDType): number |
   // as C converts: fractions truncate (a non-finite number has no integer: 0)
   const whole = typeof value === 'bigint' ? value : Number.isFinite(Number(value)) ? BigInt(Math.trunc(Number(value))) : 0n;
   switch (dtype) {
-    case 'int64': return BigInt.asIntN(64, whole);
-    case 'uint64': return BigInt.asUintN(64, whole);
-    case 'int32': case 'int16': case 'int8': {
+    case 'int64':
+      return BigInt.asIntN(64, whole);
+    case 'uint64':
+      return BigInt.asUintN(64, whole);
+    case 'int32':
+    case 'int16':
+    case 'int8': {
       const bits = dtype === 'int32' ? 32 : dtype === 'int16' ? 16 : 8;
       return Number(BigInt.asIntN(bits, whole));
     }

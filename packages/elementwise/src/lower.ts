@@ -27,9 +27,7 @@ const { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, ne
 const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 
 /** A lowered value: one real expression, or a complex number as two. */
-export type Value =
-  | { readonly kind: 'real'; readonly expr: Expr }
-  | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
+export type Value = { readonly kind: 'real'; readonly expr: Expr } | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
 
 export const real = (e: Expr): Value => ({ kind: 'real', expr: e });
 export const complex = (re: Expr, im: Expr, dtype: ComplexDType): Value => ({ kind: 'complex', re, im, dtype });
@@ -49,8 +47,26 @@ export interface LowerEnv {
 const INT_TO_FLOAT: DType = 'float32';
 /** Functions whose value is a float for any argument (the core computes them in float64 for integers). */
 const FLOAT_FUNCTIONS = new Set([
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10',
-  'sqrt', 'rsqrt', 'cbrt', 'pow', 'erf', 'fabs',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'atan2',
+  'sinh',
+  'cosh',
+  'tanh',
+  'exp',
+  'log',
+  'log2',
+  'log10',
+  'sqrt',
+  'rsqrt',
+  'cbrt',
+  'pow',
+  'erf',
+  'fabs',
 ]);
 /** Rounding functions: the identity on integers. */
 const ROUNDING = new Set(['floor', 'ceil', 'trunc', 'round']);
@@ -64,7 +80,8 @@ class Lowering {
 
   value(e: Expr): Value {
     switch (e.kind) {
-      case 'int': case 'bool':
+      case 'int':
+      case 'bool':
         return real(e);
       case 'imag':
         return complex(float(0), float(e.value), e.dtype ?? 'complex128');
@@ -112,8 +129,12 @@ class Lowering {
         return real(cast(e.dtype, v.kind === 'complex' ? v.re : v.expr));
       }
       case 'call':
-        return this.call(e.fn, e.args.map((a) => this.value(a)));
-      case 'subscript': case 'reduce':
+        return this.call(
+          e.fn,
+          e.args.map((a) => this.value(a)),
+        );
+      case 'subscript':
+      case 'reduce':
         throw new LoomError(`a pointwise payload works on single elements: '${printExpr(e)}' is not allowed`);
     }
   }
@@ -199,7 +220,8 @@ class Lowering {
     const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
     const parts = (p: expr.ComplexParts) => complex(p.re, p.im, t);
     switch (op) {
-      case '+': case '-':
+      case '+':
+      case '-':
         return parts(expr.complexAdd(x, y, op));
       case '*':
         return parts(expr.complexMultiply(x, y, (e) => e));
@@ -247,7 +269,12 @@ class Lowering {
       }
       case 'jshypot': {
         if (args.some((a) => a.kind === 'complex')) throw new LoomError('Math.hypot is not defined for complex values');
-        return real(jsHypot(args.map((a) => this.toFloat((a as Extract<Value, { kind: 'real' }>).expr)), this.js));
+        return real(
+          jsHypot(
+            args.map((a) => this.toFloat((a as Extract<Value, { kind: 'real' }>).expr)),
+            this.js,
+          ),
+        );
       }
       case 'real': {
         const [z] = args;
@@ -268,16 +295,26 @@ class Lowering {
         const part = componentDType(t);
         return complex(this.castTo(this.toFloat(re.expr), part), this.castTo(this.toFloat(im.expr), part), t);
       }
-      case 'complex64': case 'complex128':
+      case 'complex64':
+      case 'complex128':
         return this.asComplex(args[0], fn);
       default:
         if (args.some((a) => a.kind === 'complex')) return this.complexFunction(fn, args);
-        return real(this.realFunction(fn, args.map((a) => (a as Extract<Value, { kind: 'real' }>).expr)));
+        return real(
+          this.realFunction(
+            fn,
+            args.map((a) => (a as Extract<Value, { kind: 'real' }>).expr),
+          ),
+        );
     }
   }
 
   private realFunction(fn: string, args: Expr[]): Expr {
-    if (FLOAT_FUNCTIONS.has(fn) && !args.some((a) => isFloating(this.typeOf(a).dtype))) return call(fn, args.map((a) => this.toFloat(a)));
+    if (FLOAT_FUNCTIONS.has(fn) && !args.some((a) => isFloating(this.typeOf(a).dtype)))
+      return call(
+        fn,
+        args.map((a) => this.toFloat(a)),
+      );
     if (ROUNDING.has(fn) && !isFloating(this.typeOf(args[0]).dtype)) return args[0];
     return call(fn, args);
   }
@@ -293,7 +330,10 @@ class Lowering {
 /** Whether `e` is a truth value by construction (a comparison, a connective, a bool literal or cast). */
 function isBoolean(e: Expr): boolean {
   switch (e.kind) {
-    case 'compare': case 'logical': case 'not': case 'bool':
+    case 'compare':
+    case 'logical':
+    case 'not':
+    case 'bool':
       return true;
     case 'cast':
       return e.dtype === 'bool';

@@ -89,7 +89,10 @@ export interface Layout {
  */
 export function inferLayout(call: CallArguments, params: readonly string[]): Layout {
   const tensors = call.inputs.flatMap((input, k) => (input.kind === 'tensor' ? [{ name: inputName(k, params), tensor: input.tensor }] : []));
-  const shape = broadcastShapes(tensors.map((t) => t.tensor.shape), tensors.map((t) => t.name));
+  const shape = broadcastShapes(
+    tensors.map((t) => t.tensor.shape),
+    tensors.map((t) => t.name),
+  );
   call.outputs.forEach((out, k) => {
     if (!out) return;
     if (out.ndim !== shape.length || out.shape.some((s, d) => s !== shape[d])) {

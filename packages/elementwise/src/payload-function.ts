@@ -13,7 +13,7 @@
  * dtypes are known.
  */
 import { parse, type ArrowFunctionExpression, type Expression, type FunctionExpression, type Node, type Property } from 'acorn';
-import { expr, LoomError, type Expr, type SourceSpan } from '@loom/core';
+import { expr, LoomError, type SourceSpan } from '@loom/core';
 import { PayloadTranslator, type Fail } from './payload-translate.ts';
 import type { Payload } from './payload.ts';
 
@@ -43,12 +43,13 @@ export function fromFunctionSource(source: string, name: string): Payload {
 
   const translator = new PayloadTranslator(new Set(params), fail, textOf);
   const returned = fn.body.type === 'BlockStatement' ? translator.block(fn.body) : fn.body;
-  const outputs = returned.type === 'ArrayExpression'
-    ? returned.elements.map((e) => {
-      if (e === null) return fail(returned, 'an empty slot cannot be a payload output');
-      return e.type === 'SpreadElement' ? fail(e, 'spread elements cannot be payload outputs') : translator.expression(e);
-    })
-    : [translator.expression(returned)];
+  const outputs =
+    returned.type === 'ArrayExpression'
+      ? returned.elements.map((e) => {
+          if (e === null) return fail(returned, 'an empty slot cannot be a payload output');
+          return e.type === 'SpreadElement' ? fail(e, 'spread elements cannot be payload outputs') : translator.expression(e);
+        })
+      : [translator.expression(returned)];
   if (outputs.length === 0) fail(returned, 'the payload returns no outputs');
   // Locals are shared, not copied (`const b = a + a` points at `a`'s node twice), so reading
   // is linear; but the kernel's passes walk trees, whose size a chain of locals can double at

@@ -4,8 +4,17 @@
  * each one becomes. Everything else fails at its node (the caller draws the caret).
  */
 import type {
-  BinaryExpression, BlockStatement, CallExpression, Expression, Identifier, Literal, LogicalExpression, Node,
-  ReturnStatement, UnaryExpression, VariableDeclaration,
+  BinaryExpression,
+  BlockStatement,
+  CallExpression,
+  Expression,
+  Identifier,
+  Literal,
+  LogicalExpression,
+  Node,
+  ReturnStatement,
+  UnaryExpression,
+  VariableDeclaration,
 } from 'acorn';
 import { expr, type Expr } from '@loom/core';
 
@@ -16,7 +25,14 @@ export type Fail = (node: Node, message: string) => never;
 
 /** Functions the payload may call besides the core's: JS semantics and complex numbers. */
 export const PAYLOAD_FUNCTIONS: Readonly<Record<string, number>> = Object.freeze({
-  truediv: 2, jspow: 2, jsround: 1, jshypot: 0, real: 1, imag: 1, conj: 1, complex: 2,
+  truediv: 2,
+  jspow: 2,
+  jsround: 1,
+  jshypot: 0,
+  real: 1,
+  imag: 1,
+  conj: 1,
+  complex: 2,
 });
 /** The payload functions a payload may call by name (the others stand for JS operators and Math functions). */
 const CALLABLE = new Set(['real', 'imag', 'conj', 'complex']);
@@ -24,8 +40,10 @@ const CALLABLE = new Set(['real', 'imag', 'conj', 'complex']);
 /** JS `Math` functions and how each reads in the IR. */
 const MATH_FUNCTIONS: Readonly<Record<string, { arity: number | 'variadic'; build: (args: Expr[]) => Expr }>> = {
   ...Object.fromEntries(
-    ['abs', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10', 'sqrt', 'cbrt', 'floor', 'ceil', 'trunc']
-      .map((f) => [f, { arity: 1, build: (args: Expr[]) => call(f, args) }]),
+    ['abs', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10', 'sqrt', 'cbrt', 'floor', 'ceil', 'trunc'].map((f) => [
+      f,
+      { arity: 1, build: (args: Expr[]) => call(f, args) },
+    ]),
   ),
   atan2: { arity: 2, build: (args) => call('atan2', args) },
   min: { arity: 'variadic', build: (args) => call('min', args) },
@@ -39,7 +57,14 @@ const MATH_FUNCTIONS: Readonly<Record<string, { arity: number | 'variadic'; buil
 };
 
 const MATH_CONSTANTS: Readonly<Record<string, number>> = {
-  PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2,
+  PI: Math.PI,
+  E: Math.E,
+  LN2: Math.LN2,
+  LN10: Math.LN10,
+  LOG2E: Math.LOG2E,
+  LOG10E: Math.LOG10E,
+  SQRT2: Math.SQRT2,
+  SQRT1_2: Math.SQRT1_2,
 };
 
 /** JavaScript's binary operators that have a meaning in a payload, and that meaning. */
@@ -93,9 +118,12 @@ export class PayloadTranslator {
         return;
       }
       if (s.type !== 'VariableDeclaration') {
-        fail(s, s.type === 'IfStatement'
-          ? 'if statements are not supported in a payload; write a conditional expression (c ? a : b)'
-          : 'a payload body may hold only const declarations and a final return');
+        fail(
+          s,
+          s.type === 'IfStatement'
+            ? 'if statements are not supported in a payload; write a conditional expression (c ? a : b)'
+            : 'a payload body may hold only const declarations and a final return',
+        );
       }
       const declaration = s as VariableDeclaration;
       if (declaration.kind !== 'const' && declaration.kind !== 'let') fail(s, 'declare payload locals with const');
@@ -131,20 +159,30 @@ export class PayloadTranslator {
   private translate(e: Expression): Expr {
     const { fail } = this;
     switch (e.type) {
-      case 'Literal': return this.literal(e);
-      case 'Identifier': return this.name(e);
-      case 'UnaryExpression': return this.unary(e);
-      case 'UpdateExpression': return fail(e, 'increments and decrements cannot appear in a payload (it computes values; it assigns nothing)');
-      case 'BinaryExpression': case 'LogicalExpression': return this.binaryExpression(e);
-      case 'ConditionalExpression': return ifThenElse(this.expression(e.test), this.expression(e.consequent), this.expression(e.alternate));
-      case 'CallExpression': return this.callExpression(e);
+      case 'Literal':
+        return this.literal(e);
+      case 'Identifier':
+        return this.name(e);
+      case 'UnaryExpression':
+        return this.unary(e);
+      case 'UpdateExpression':
+        return fail(e, 'increments and decrements cannot appear in a payload (it computes values; it assigns nothing)');
+      case 'BinaryExpression':
+      case 'LogicalExpression':
+        return this.binaryExpression(e);
+      case 'ConditionalExpression':
+        return ifThenElse(this.expression(e.test), this.expression(e.consequent), this.expression(e.alternate));
+      case 'CallExpression':
+        return this.callExpression(e);
       case 'MemberExpression':
         if (isMath(e.object) && !e.computed && e.property.type === 'Identifier' && Object.hasOwn(MATH_CONSTANTS, e.property.name)) {
           return float(MATH_CONSTANTS[e.property.name]);
         }
         return fail(e, `'${this.textOf(e)}' cannot be read in a payload (only parameters, locals and Math constants)`);
-      case 'ArrayExpression': return fail(e, 'an array can only be the returned list of outputs');
-      default: return fail(e, `${this.describe(e)} cannot be translated to a Loom expression`);
+      case 'ArrayExpression':
+        return fail(e, 'an array can only be the returned list of outputs');
+      default:
+        return fail(e, `${this.describe(e)} cannot be translated to a Loom expression`);
     }
   }
 
@@ -173,10 +211,14 @@ export class PayloadTranslator {
         if (operand.kind === 'int' || operand.kind === 'float') return operand.kind === 'int' && operand.value !== 0 ? int(-operand.value) : float(-operand.value);
         return neg(operand);
       }
-      case '+': return this.expression(e.argument);
-      case '!': return not(this.expression(e.argument));
-      case '~': return bitnot(this.expression(e.argument));
-      default: return this.fail(e, `${this.describe(e)} cannot be translated to a Loom expression`);
+      case '+':
+        return this.expression(e.argument);
+      case '!':
+        return not(this.expression(e.argument));
+      case '~':
+        return bitnot(this.expression(e.argument));
+      default:
+        return this.fail(e, `${this.describe(e)} cannot be translated to a Loom expression`);
     }
   }
 

@@ -58,11 +58,14 @@ function fromExpressions(texts: readonly string[], params: readonly string[] | u
   const outputs = texts.map((t) => parseExpression(t));
   const source = texts.join('; ');
   const found: string[] = [];
-  const visit = (text: string) => (e: Expr): void => {
-    if (e.kind === 'var' && !found.includes(e.name)) found.push(e.name);
-    if (e.kind === 'subscript' || e.kind === 'reduce') throw new LoomError(`a pointwise payload works on single elements: ${e.kind === 'subscript' ? 'subscripts' : 'reductions'} are not allowed`, spanOf(text, e));
-    if (e.kind === 'call' && !isKnownFunction(e.fn)) throw new LoomError(`unknown function '${e.fn}' in a pointwise payload`, spanOf(text, e));
-  };
+  const visit =
+    (text: string) =>
+    (e: Expr): void => {
+      if (e.kind === 'var' && !found.includes(e.name)) found.push(e.name);
+      if (e.kind === 'subscript' || e.kind === 'reduce')
+        throw new LoomError(`a pointwise payload works on single elements: ${e.kind === 'subscript' ? 'subscripts' : 'reductions'} are not allowed`, spanOf(text, e));
+      if (e.kind === 'call' && !isKnownFunction(e.fn)) throw new LoomError(`unknown function '${e.fn}' in a pointwise payload`, spanOf(text, e));
+    };
   outputs.forEach((o, k) => expr.walk(o, visit(texts[k])));
   const names = params ?? found;
   outputs.forEach((o, k) => {

@@ -20,7 +20,7 @@ import { kernelSpec, VariantLauncher } from './launch.ts';
 import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type DTypes, type Layout } from './metadata.ts';
 import { checkOptions, type CheckedOptions, type PointwiseOptions } from './options.ts';
 import { readPayload, type Payload, type PayloadSource } from './payload.ts';
-import { empty, Tensor } from './tensor.ts';
+import { empty, type Tensor } from './tensor.ts';
 
 export type PointwiseArgument = Tensor | Scalar | OutputArguments;
 
@@ -89,7 +89,12 @@ class Pointwise {
   asFunction(): PointwiseFunction<Tensor | Tensor[]> {
     const fn = ((...args: PointwiseArgument[]) => this.run(this.prepare(args))) as PointwiseFunction<Tensor | Tensor[]>;
     Object.defineProperties(fn, {
-      instantiate: { value: (rank: number) => (...args: PointwiseArgument[]) => this.run(this.prepare(args, rank)) },
+      instantiate: {
+        value:
+          (rank: number) =>
+          (...args: PointwiseArgument[]) =>
+            this.run(this.prepare(args, rank)),
+      },
       plan: { value: (...args: PointwiseArgument[]) => this.plan(args) },
       payload: { value: this.payload },
       numInputs: { value: this.options.numInputs },

@@ -20,16 +20,12 @@ import { complexWithParts, isComplex, isFloating, isIntegral, type TensorDType }
 
 export type PromotionMethod = 'DEFAULT' | 'NO_OPMATH' | 'INT_TO_FLOAT' | 'ALWAYS_BOOL' | 'COMPLEX_TO_FLOAT' | 'BOOL_TO_LONG';
 
-export const PROMOTION_METHODS: readonly PromotionMethod[] = [
-  'DEFAULT', 'NO_OPMATH', 'INT_TO_FLOAT', 'ALWAYS_BOOL', 'COMPLEX_TO_FLOAT', 'BOOL_TO_LONG',
-];
+export const PROMOTION_METHODS: readonly PromotionMethod[] = ['DEFAULT', 'NO_OPMATH', 'INT_TO_FLOAT', 'ALWAYS_BOOL', 'COMPLEX_TO_FLOAT', 'BOOL_TO_LONG'];
 
 /** The kind of a Python-like scalar: what a JS boolean, integer, fraction or `{ re, im }` stands for. */
 export type ScalarKind = 'bool' | 'int' | 'float' | 'complex';
 
-export type PromotionOperand =
-  | { readonly kind: 'tensor'; readonly dtype: TensorDType; readonly ndim: number }
-  | { readonly kind: 'scalar'; readonly type: ScalarKind };
+export type PromotionOperand = { readonly kind: 'tensor'; readonly dtype: TensorDType; readonly ndim: number } | { readonly kind: 'scalar'; readonly type: ScalarKind };
 
 export interface PromotedDTypes {
   /** What the kernel computes in. */
@@ -49,7 +45,16 @@ const isBarebonesUnsigned = (t: TensorDType) => t === 'uint16' || t === 'uint32'
  * rung (uint8 and int8) meet on the next one (int16).
  */
 const LADDER: readonly (readonly TensorDType[])[] = [
-  ['bool'], ['uint8', 'int8'], ['int16'], ['int32'], ['int64'], ['float16'], ['float32'], ['float64'], ['complex64'], ['complex128'],
+  ['bool'],
+  ['uint8', 'int8'],
+  ['int16'],
+  ['int32'],
+  ['int64'],
+  ['float16'],
+  ['float32'],
+  ['float64'],
+  ['complex64'],
+  ['complex128'],
 ];
 
 /** The higher of two dtypes (PyTorch's promote_types, for the dtypes that exist here). */
@@ -192,5 +197,8 @@ export function defaultDTypeOf(kind: ScalarKind): TensorDType {
  * add is a float32 2), else the scalar's default (PyTorch's result_type rule).
  */
 export function weakScalarDType(kind: ScalarKind, computation: TensorDType): TensorDType {
-  return resultDType([{ kind: 'tensor', dtype: computation, ndim: 1 }, { kind: 'scalar', type: kind }]);
+  return resultDType([
+    { kind: 'tensor', dtype: computation, ndim: 1 },
+    { kind: 'scalar', type: kind },
+  ]);
 }

@@ -42,7 +42,7 @@ export class Storage {
   }
 
   get buffer(): DeviceBuffer {
-    if (!this.#buffer) throw new LoomError('this tensor\'s storage was released');
+    if (!this.#buffer) throw new LoomError("this tensor's storage was released");
     return this.#buffer;
   }
 
@@ -74,7 +74,10 @@ export class Storage {
   static after<T>(storages: readonly Storage[], op: () => Promise<T>): Promise<T> {
     const unique = [...new Set(storages)];
     const result = Promise.all(unique.map((s) => s.#last)).then(op);
-    const settled = result.then(() => undefined, () => undefined);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
     for (const s of unique) s.#last = settled;
     return result;
   }

@@ -65,7 +65,11 @@ export class Tensor implements Layout {
     if (axes.length !== this.ndim || new Set(axes).size !== this.ndim) {
       throw new LoomError(`permute: [${dims.join(', ')}] is not a permutation of the ${this.ndim} axes of a tensor of shape [${this.shape.join(', ')}]`);
     }
-    return this.view(axes.map((a) => this.shape[a]), axes.map((a) => this.strides[a]), this.offset);
+    return this.view(
+      axes.map((a) => this.shape[a]),
+      axes.map((a) => this.strides[a]),
+      this.offset,
+    );
   }
 
   /** Swaps two axes. */
@@ -128,8 +132,7 @@ export class Tensor implements Layout {
     if (!Number.isInteger(step) || step === 0) throw new LoomError(`slice: the step must be a non-zero integer, got ${step}`);
     const n = this.shape[a];
     const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
-    const resolve = (v: number | null | undefined, fallback: number, lo: number, hi: number) =>
-      v === undefined || v === null ? fallback : clamp(v < 0 ? v + n : v, lo, hi);
+    const resolve = (v: number | null | undefined, fallback: number, lo: number, hi: number) => (v === undefined || v === null ? fallback : clamp(v < 0 ? v + n : v, lo, hi));
     const from = step > 0 ? resolve(start, 0, 0, n) : resolve(start, n - 1, -1, n - 1);
     const to = step > 0 ? resolve(end, n, 0, n) : resolve(end, -1, -1, n - 1);
     const length = Math.max(0, Math.ceil((to - from) / step));

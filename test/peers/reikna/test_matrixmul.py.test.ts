@@ -42,8 +42,18 @@ async function check(aShape: readonly number[], bShape: readonly number[], ta = 
   }
 }
 
-const SIZES: readonly (readonly [number, number, number])[] = [[15, 17, 3], [122, 5, 1000], [45, 99, 40], [56, 78, 44]];
-const BATCHES: readonly (readonly [readonly number[], readonly number[]])[] = [[[], []], [[], [14]], [[35], []], [[12], [12]]];
+const SIZES: readonly (readonly [number, number, number])[] = [
+  [15, 17, 3],
+  [122, 5, 1000],
+  [45, 99, 40],
+  [56, 78, 44],
+];
+const BATCHES: readonly (readonly [readonly number[], readonly number[]])[] = [
+  [[], []],
+  [[], [14]],
+  [[35], []],
+  [[12], [12]],
+];
 
 for (const [aBatch, bBatch] of BATCHES) {
   for (const [aSize, bSize, conv] of [SIZES[0], SIZES[2]]) {
@@ -83,7 +93,13 @@ test('a matrix product with a scaling on its output and a cast on one input is o
 });
 
 function normRef(a: ArrayLike<number>, shape: readonly number[], order: number, axes: readonly number[]): number[] {
-  return reduceRef(Array.from(a, (x) => Math.abs(x) ** order), shape, axes, (x, y) => x + y, 0).map((x) => x ** (1 / order));
+  return reduceRef(
+    Array.from(a, (x) => Math.abs(x) ** order),
+    shape,
+    axes,
+    (x, y) => x + y,
+    0,
+  ).map((x) => x ** (1 / order));
 }
 
 for (const order of [0.5, 1, 2]) {

@@ -32,7 +32,11 @@ test('test_pureparallel.py::test_nested', async () => {
   const a = randomFloat32(SIZE, 1);
   for (const device of testDevices()) {
     const { output } = await (await nested.compile(device))(undefined, a);
-    assertClose(output as Float32Array, Array.from(a, (x) => 2 * x), device.name);
+    assertClose(
+      output as Float32Array,
+      Array.from(a, (x) => 2 * x),
+      device.name,
+    );
   }
 });
 
@@ -64,7 +68,11 @@ test('test_pureparallel.py::test_guiding_output', async () => {
   const a = randomFloat32(2 * SIZE, 3);
   for (const device of testDevices()) {
     const { output } = await (await p.compile(device))(undefined, a);
-    assertClose(output as Float32Array, Array.from({ length: SIZE }, (_, i) => a[i] + a[SIZE + i]), device.name);
+    assertClose(
+      output as Float32Array,
+      Array.from({ length: SIZE }, (_, i) => a[i] + a[SIZE + i]),
+      device.name,
+    );
   }
 });
 
@@ -90,11 +98,18 @@ for (const guiding of ['input', 'output', 'none'] as const) {
     const trf = mulParam({ dtype: 'float32', shape: [SIZE] });
     const p = pureParallelFromTransformation(trf, guiding === 'none' ? undefined : guiding);
     // the parameters are the transformation's, in its order
-    assert.equal(p.signature.map((q) => `${q.name}:${q.role}`), ['output:o', 'input:i', 'param:s']);
+    assert.equal(
+      p.signature.map((q) => `${q.name}:${q.role}`),
+      ['output:o', 'input:i', 'param:s'],
+    );
     const a = randomFloat32(SIZE, 5);
     for (const device of testDevices()) {
       const { output } = await (await p.compile(device))(undefined, a, 3);
-      assertClose(output as Float32Array, Array.from(a, (x) => Math.fround(x * 3)), device.name);
+      assertClose(
+        output as Float32Array,
+        Array.from(a, (x) => Math.fround(x * 3)),
+        device.name,
+      );
     }
   });
 }

@@ -36,7 +36,11 @@ test('test_reduce.py::test_nondefault_function', async () => {
   const comp = reduce({ dtype: 'int32', shape }, predicate('a + b', 0), [0]);
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a);
-    assert.equal([...(output as Int32Array)], reduceRef(a, shape, [0], (x, y) => x + y, 0), device.name);
+    assert.equal(
+      [...(output as Int32Array)],
+      reduceRef(a, shape, [0], (x, y) => x + y, 0),
+      device.name,
+    );
   }
 });
 
@@ -46,7 +50,11 @@ test('test_reduce.py::test_nonsequential_axes', async () => {
   const comp = reduce({ dtype: 'int32', shape }, predicateSum('int32'), [0, 2]);
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a);
-    assert.equal([...(output as Int32Array)], reduceRef(a, shape, [0, 2], (x, y) => x + y, 0), device.name);
+    assert.equal(
+      [...(output as Int32Array)],
+      reduceRef(a, shape, [0, 2], (x, y) => x + y, 0),
+      device.name,
+    );
   }
 });
 

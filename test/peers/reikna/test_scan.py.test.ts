@@ -12,7 +12,14 @@ import { testDevices } from '../../support/devices.ts';
 import { scanRef, sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
 
 /** ref_scan: the axes made innermost (in their order), flattened, scanned, and put back. */
-function refScan(a: ArrayLike<number>, shape: readonly number[], axes: readonly number[] | undefined, exclusive: boolean, op = (x: number, y: number) => x + y, empty = 0): number[] {
+function refScan(
+  a: ArrayLike<number>,
+  shape: readonly number[],
+  axes: readonly number[] | undefined,
+  exclusive: boolean,
+  op = (x: number, y: number) => x + y,
+  empty = 0,
+): number[] {
   if (!axes) return scanRef(a, [sizeOf(shape)], 0, op, empty, exclusive);
   const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
   const perm = [...kept, ...axes];
@@ -20,7 +27,11 @@ function refScan(a: ArrayLike<number>, shape: readonly number[], axes: readonly 
   const rows = sizeOf(kept.map((k) => shape[k]));
   const scanned = scanRef(moved, [rows, sizeOf(axes.map((k) => shape[k]))], 1, op, empty, exclusive);
   const inverse = perm.map((_, k) => perm.indexOf(k));
-  return transposeRef(scanned, perm.map((k) => shape[k]), inverse);
+  return transposeRef(
+    scanned,
+    perm.map((k) => shape[k]),
+    inverse,
+  );
 }
 
 async function checkScan(shape: readonly number[], axes?: readonly number[], options: { exclusive?: boolean; predicate?: Predicate; workGroupSize?: number } = {}): Promise<void> {

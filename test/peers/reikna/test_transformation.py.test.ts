@@ -17,7 +17,14 @@ const N = 24;
 
 /** Output = Input. */
 const trIdentity = (shape?: readonly number[]) =>
-  transformation({ name: 'tr_identity', params: [{ name: 'o1', dtype: 'float32', role: 'o', shape }, { name: 'i1', dtype: 'float32', role: 'i', shape }], body: 'storeSame(o1, loadSame(i1))' });
+  transformation({
+    name: 'tr_identity',
+    params: [
+      { name: 'o1', dtype: 'float32', role: 'o', shape },
+      { name: 'i1', dtype: 'float32', role: 'i', shape },
+    ],
+    body: 'storeSame(o1, loadSame(i1))',
+  });
 /** Output = Input1 * Parameter1 + Input2. */
 const tr2To1 = transformation({
   name: 'tr_2_to_1',
@@ -60,7 +67,7 @@ async function refused(make: () => unknown, message: string | RegExp): Promise<v
 }
 
 /** The transformations of test_signature_correctness and test_same_shape, on any computation with C, D, A, B. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any computation with parameters A, B, C, D
+// biome-ignore lint/suspicious/noExplicitAny: any computation with parameters A, B, C, D
 function connectAll(comp: Computation<any, any>) {
   const identity = trIdentity();
   return comp
@@ -72,7 +79,7 @@ function connectAll(comp: Computation<any, any>) {
     .attach('D', trScale(), 'i1', { o1: 'D_prime', s1: 'D_param' });
 }
 
-test("test_transformation.py::test_io_parameter_in_transformation", async () => {
+test('test_transformation.py::test_io_parameter_in_transformation', async () => {
   await refused(
     () => transformation({ params: [{ name: 'o1', dtype: 'float32', shape: [100], role: 'io' as 'o' }], body: 'storeSame(o1, loadSame(o1))' }),
     "parameter 'o1' has role 'io'",
@@ -94,9 +101,25 @@ test('test_transformation.py::test_same_shape', async () => {
   for (const device of testDevices()) {
     const compiled = await connectAll(dummy(N, { sameAB: true })).compile(device);
     const out = await compiled(undefined, undefined, undefined, 4, aPrime, bNewPrime, 3, 2);
-    assertClose(out.C_new_half1 as Float32Array, c.map((x) => x / 2), `${device.name}: C_new_half1`, 1e-5);
-    assertClose(out.C_half2 as Float32Array, c.map((x) => x / 2), `${device.name}: C_half2`, 1e-5);
-    assertClose(out.D_prime as Float32Array, d.map((x) => x * 4), `${device.name}: D_prime`, 1e-5, 1e-5);
+    assertClose(
+      out.C_new_half1 as Float32Array,
+      c.map((x) => x / 2),
+      `${device.name}: C_new_half1`,
+      1e-5,
+    );
+    assertClose(
+      out.C_half2 as Float32Array,
+      c.map((x) => x / 2),
+      `${device.name}: C_half2`,
+      1e-5,
+    );
+    assertClose(
+      out.D_prime as Float32Array,
+      d.map((x) => x * 4),
+      `${device.name}: D_prime`,
+      1e-5,
+      1e-5,
+    );
     assert.is(compiled.kernels.length, 2, 'every transformation fused into the two kernels');
   }
 });
@@ -110,7 +133,12 @@ test('test_transformation.py::test_connection_to_base', async () => {
   const [c, d] = mockDummy(b, b, 2, N);
   for (const device of testDevices()) {
     const out = await (await comp.compile(device))(undefined, undefined, b, 2);
-    assertClose(out.C_prime as Float32Array, c.map((x) => x * 2), `${device.name}: C_prime`, 1e-5);
+    assertClose(
+      out.C_prime as Float32Array,
+      c.map((x) => x * 2),
+      `${device.name}: C_prime`,
+      1e-5,
+    );
     assertClose(out.D as Float32Array, d, `${device.name}: D`, 1e-5);
   }
 });
@@ -123,9 +151,27 @@ test('test_transformation.py::test_nested_same_shape', async () => {
   for (const device of testDevices()) {
     const compiled = await connectAll(dummyNested(N, 7, { sameAB: true })).compile(device);
     const out = await compiled(undefined, undefined, undefined, 4, aPrime, bNewPrime, 3, 2);
-    assertClose(out.C_new_half1 as Float32Array, c.map((x) => x / 2), `${device.name}: C_new_half1`, 1e-4, 1e-5);
-    assertClose(out.C_half2 as Float32Array, c.map((x) => x / 2), `${device.name}: C_half2`, 1e-4, 1e-5);
-    assertClose(out.D_prime as Float32Array, d.map((x) => x * 4), `${device.name}: D_prime`, 1e-4, 1e-4);
+    assertClose(
+      out.C_new_half1 as Float32Array,
+      c.map((x) => x / 2),
+      `${device.name}: C_new_half1`,
+      1e-4,
+      1e-5,
+    );
+    assertClose(
+      out.C_half2 as Float32Array,
+      c.map((x) => x / 2),
+      `${device.name}: C_half2`,
+      1e-4,
+      1e-5,
+    );
+    assertClose(
+      out.D_prime as Float32Array,
+      d.map((x) => x * 4),
+      `${device.name}: D_prime`,
+      1e-4,
+      1e-4,
+    );
   }
 });
 
@@ -189,8 +235,14 @@ test('test_transformation.py::test_wrong_data_path', async () => {
 
 test('test_transformation.py::test_wrong_transformation_parameters', async () => {
   const comp = dummy(N, { sameAB: true });
-  await refused(() => comp.attach('A', trIdentity(), 'o1', { input: 'A_prime' } as never), 'supplied transformation names [input, o1] do not fully coincide with the existing ones: [i1, o1]');
-  await refused(() => comp.attach('A', trIdentity(), 'o1', { i1: 'A_prime', i2: 'A2' } as never), 'supplied transformation names [i1, i2, o1] do not fully coincide with the existing ones: [i1, o1]');
+  await refused(
+    () => comp.attach('A', trIdentity(), 'o1', { input: 'A_prime' } as never),
+    'supplied transformation names [input, o1] do not fully coincide with the existing ones: [i1, o1]',
+  );
+  await refused(
+    () => comp.attach('A', trIdentity(), 'o1', { i1: 'A_prime', i2: 'A2' } as never),
+    'supplied transformation names [i1, i2, o1] do not fully coincide with the existing ones: [i1, o1]',
+  );
 });
 
 test('test_transformation.py::test_io_merge', async () => {
@@ -199,12 +251,24 @@ test('test_transformation.py::test_io_merge', async () => {
   assert.equal(names(comp), ['C_prime:io', 'scale_out:s', 'scale_in:s', 'D:io', 'coeff1:s', 'coeff2:s']);
   const c = randomFloat32(N * N, 6);
   const d = randomFloat32(N * N, 7);
-  const [cRef, dRef] = mockDummyAdvanced(Float32Array.from(c, (x) => Math.fround(x * 0.5)), d, 3, 4, N);
+  const [cRef, dRef] = mockDummyAdvanced(
+    Float32Array.from(c, (x) => Math.fround(x * 0.5)),
+    d,
+    3,
+    4,
+    N,
+  );
   for (const device of testDevices()) {
     const cOut = c.slice();
     const dOut = d.slice();
     await (await comp.compile(device))(cOut, 0.3, 0.5, dOut, 3, 4);
-    assertClose(cOut, cRef.map((x) => x * 0.3), `${device.name}: C`, 1e-5, 1e-6);
+    assertClose(
+      cOut,
+      cRef.map((x) => x * 0.3),
+      `${device.name}: C`,
+      1e-5,
+      1e-6,
+    );
     assertClose(dOut, dRef, `${device.name}: D`, 1e-5, 1e-6);
   }
 });
@@ -222,7 +286,10 @@ test('test_transformation.py::test_transformation_macros', async () => {
     },
   });
   const flip = transformation({
-    params: [{ name: 'o', dtype: 'float32', role: 'o' }, { name: 'i', dtype: 'float32', role: 'i' }],
+    params: [
+      { name: 'o', dtype: 'float32', role: 'o' },
+      { name: 'i', dtype: 'float32', role: 'i' },
+    ],
     body: 'storeSame(o, loadIdx(i, idx0, 1 - idx1) - loadIdx(i, idx0 * 1, idx1 - 0))',
   });
   const a = randomFloat32(N * 2, 8);

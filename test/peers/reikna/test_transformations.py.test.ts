@@ -7,8 +7,22 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hostArrayConstructor, type DType, type Device, type HostArray } from '@loom/core';
 import {
-  addConst, addParam, broadcastConst, broadcastParam, cast, combineComplex, copy, copyBroadcasted, divConst, divParam, mulConst, mulParam, normConst, normParam,
-  pureParallel, splitComplex,
+  addConst,
+  addParam,
+  broadcastConst,
+  broadcastParam,
+  cast,
+  combineComplex,
+  copy,
+  copyBroadcasted,
+  divConst,
+  divParam,
+  mulConst,
+  mulParam,
+  normConst,
+  normParam,
+  pureParallel,
+  splitComplex,
 } from '@loom/computation';
 import { assertClose, supportsDType, testDevices } from '../../support/devices.ts';
 
@@ -18,7 +32,7 @@ const DTYPES: readonly DType[] = ['float32', 'float64', 'int32'];
 /** Test data of a dtype: small integers for integer types (sums stay exact), floats in [-1, 1) else. */
 function testArray(dtype: DType, length: number, seed: number): HostArray {
   const Ctor = hostArrayConstructor(dtype);
-  let s = seed * 2654435761 >>> 0 || 1;
+  let s = (seed * 2654435761) >>> 0 || 1;
   const next = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
   return new Ctor(Array.from({ length }, () => (dtype.startsWith('int') ? Math.round(next() * 50) : next())) as never) as HostArray;
 }
@@ -66,7 +80,13 @@ for (const dtype of DTYPES) {
     for (const device of devicesFor(dtype)) {
       const { output_prime } = await (await comp.compile(device))(undefined, p2, input as never, p1);
       const r = f(dtype);
-      assertClose(output_prime as ArrayLike<number>, Array.from(input as ArrayLike<number>, (x) => r(r(x + p1) + p2)), device.name, 1e-6, 0);
+      assertClose(
+        output_prime as ArrayLike<number>,
+        Array.from(input as ArrayLike<number>, (x) => r(r(x + p1) + p2)),
+        device.name,
+        1e-6,
+        0,
+      );
     }
   });
 
@@ -79,7 +99,13 @@ for (const dtype of DTYPES) {
     for (const device of devicesFor(dtype)) {
       const { output_prime } = await (await comp.compile(device))(undefined, input as never);
       const r = f(dtype);
-      assertClose(output_prime as ArrayLike<number>, Array.from(input as ArrayLike<number>, (x) => r(r(x + p1) + p2)), device.name, 1e-6, 0);
+      assertClose(
+        output_prime as ArrayLike<number>,
+        Array.from(input as ArrayLike<number>, (x) => r(r(x + p1) + p2)),
+        device.name,
+        1e-6,
+        0,
+      );
     }
   });
 
@@ -92,7 +118,13 @@ for (const dtype of DTYPES) {
     for (const device of devicesFor(dtype)) {
       const { output_prime } = await (await comp.compile(device))(undefined, p2, input as never, p1);
       const r = f(dtype);
-      assertClose(output_prime as ArrayLike<number>, Array.from(input as ArrayLike<number>, (x) => r(r(x * p1) * p2)), device.name, 1e-6, 0);
+      assertClose(
+        output_prime as ArrayLike<number>,
+        Array.from(input as ArrayLike<number>, (x) => r(r(x * p1) * p2)),
+        device.name,
+        1e-6,
+        0,
+      );
     }
   });
 
@@ -105,7 +137,13 @@ for (const dtype of DTYPES) {
     for (const device of devicesFor(dtype)) {
       const { output_prime } = await (await comp.compile(device))(undefined, input as never);
       const r = f(dtype);
-      assertClose(output_prime as ArrayLike<number>, Array.from(input as ArrayLike<number>, (x) => r(r(x * p1) * p2)), device.name, 1e-6, 0);
+      assertClose(
+        output_prime as ArrayLike<number>,
+        Array.from(input as ArrayLike<number>, (x) => r(r(x * p1) * p2)),
+        device.name,
+        1e-6,
+        0,
+      );
     }
   });
 }
@@ -113,8 +151,14 @@ for (const dtype of DTYPES) {
 for (const inShape of [[30], [20, 1], [10, 20, 1]]) {
   test(`test_transformations.py::test_broadcasted_copy[(${inShape.join(', ')})]`, async () => {
     const shape = [10, 20, 30];
-    const input = testArray('int32', inShape.reduce((a, b) => a * b, 1), 6) as Int32Array;
-    const comp = copyComputation('int32', shape).attach('input', copyBroadcasted({ dtype: 'int32', shape: inShape }, { dtype: 'int32', shape }), 'output', { input: 'input_prime' });
+    const input = testArray(
+      'int32',
+      inShape.reduce((a, b) => a * b, 1),
+      6,
+    ) as Int32Array;
+    const comp = copyComputation('int32', shape).attach('input', copyBroadcasted({ dtype: 'int32', shape: inShape }, { dtype: 'int32', shape }), 'output', {
+      input: 'input_prime',
+    });
     // numpy.broadcast_to, by hand: each output index, its axes aligned right, size-1 axes at 0
     const expected = Array.from({ length: 6000 }, (_, flat) => {
       const index = [Math.floor(flat / 600), Math.floor(flat / 30) % 20, flat % 30].slice(3 - inShape.length);
@@ -133,7 +177,11 @@ test('test_transformations.py::test_cast', async () => {
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, data);
     // a float-to-integer conversion truncates (C's, and numpy's astype)
-    assert.equal([...(output as Int32Array)], Array.from(data, (x) => Math.trunc(x)), device.name);
+    assert.equal(
+      [...(output as Int32Array)],
+      Array.from(data, (x) => Math.trunc(x)),
+      device.name,
+    );
   }
 });
 
@@ -144,7 +192,12 @@ test('test_transformations.py::test_div_param', async () => {
     .attach('output', divParam({ dtype: 'float32' }), 'input', { output: 'output_prime', param: 'p2' });
   for (const device of testDevices()) {
     const { output_prime } = await (await comp.compile(device))(undefined, 3, input, 0.5);
-    assertClose(output_prime as Float32Array, Array.from(input, (x) => x / 0.5 / 3), device.name, 1e-6);
+    assertClose(
+      output_prime as Float32Array,
+      Array.from(input, (x) => x / 0.5 / 3),
+      device.name,
+      1e-6,
+    );
   }
 });
 
@@ -155,7 +208,12 @@ test('test_transformations.py::test_div_const', async () => {
     .attach('output', divConst({ dtype: 'float32' }, 3), 'input', { output: 'output_prime' });
   for (const device of testDevices()) {
     const { output_prime } = await (await comp.compile(device))(undefined, input);
-    assertClose(output_prime as Float32Array, Array.from(input, (x) => x / 0.5 / 3), device.name, 1e-6);
+    assertClose(
+      output_prime as Float32Array,
+      Array.from(input, (x) => x / 0.5 / 3),
+      device.name,
+      1e-6,
+    );
   }
 });
 

@@ -9,9 +9,19 @@ import { testDevices } from '../../support/devices.ts';
 import { sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
 
 const SHAPES: Record<number, readonly (readonly number[])[]> = {
-  2: [[13, 11], [511, 134], [77, 2049]],
-  3: [[13, 33, 1029], [77, 55, 33]],
-  4: [[11, 13, 19, 31], [35, 4, 57, 8]],
+  2: [
+    [13, 11],
+    [511, 134],
+    [77, 2049],
+  ],
+  3: [
+    [13, 33, 1029],
+    [77, 55, 33],
+  ],
+  4: [
+    [11, 13, 19, 31],
+    [35, 4, 57, 8],
+  ],
 };
 const AXES: readonly (readonly number[] | undefined)[] = [undefined, [1, 0], [1, 0, 2], [2, 0, 1], [2, 3, 0, 1], [0, 3, 1, 2]];
 

@@ -6,8 +6,25 @@
  * exception propagates, because it is a finding.
  */
 import {
-  addPrefetch, chunkIname, duplicateInames, fixParameters, joinInames, LoomError, makeReductionInamesUnique, mapDomain, precompute, prioritizeLoops, renameIname,
-  setTemporaryAddressSpace, splitIname, splitReductionInward, splitReductionOutward, tagInames, untagInames, expr, type LoopKernel,
+  addPrefetch,
+  chunkIname,
+  duplicateInames,
+  fixParameters,
+  joinInames,
+  LoomError,
+  makeReductionInamesUnique,
+  mapDomain,
+  precompute,
+  prioritizeLoops,
+  renameIname,
+  setTemporaryAddressSpace,
+  splitIname,
+  splitReductionInward,
+  splitReductionOutward,
+  tagInames,
+  untagInames,
+  expr,
+  type LoopKernel,
 } from '@loom/core';
 import type { Feature, FeatureSet } from './features.ts';
 import type { KernelCase } from './kernels.ts';
@@ -28,8 +45,24 @@ export interface Chain {
 }
 
 const STEP_FEATURES: readonly Feature[] = [
-  'split', 'split', 'split', 'unroll', 'ilp', 'prioritize', 'prefetch', 'precompute', 'duplicate', 'join', 'fix', 'rename', 'space',
-  'chunk', 'splitWithin', 'reductionShape', 'mapDomain', 'untag',
+  'split',
+  'split',
+  'split',
+  'unroll',
+  'ilp',
+  'prioritize',
+  'prefetch',
+  'precompute',
+  'duplicate',
+  'join',
+  'fix',
+  'rename',
+  'space',
+  'chunk',
+  'splitWithin',
+  'reductionShape',
+  'mapDomain',
+  'untag',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -69,7 +102,8 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       if (rng.chance(0.15)) options.slabs = [0, 1];
       return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
     }
-    case 'unroll': case 'ilp': {
+    case 'unroll':
+    case 'ilp': {
       if (!inner.length) return undefined;
       const iname = rng.pick(inner);
       const tag = feature === 'unroll' ? 'unr' : rng.pick(['ilp', 'ilp.seq']);

@@ -80,7 +80,9 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
   if (expected.constructor !== got.constructor || expected.length !== got.length) {
     return {
       mismatches: [{ index: -1, expected: `${expected.constructor.name}(${expected.length})`, got: `${got.constructor.name}(${got.length})` }],
-      count: 1, total: expected.length, uncompared: 0,
+      count: 1,
+      total: expected.length,
+      uncompared: 0,
     };
   }
   let uncompared = 0;

@@ -22,14 +22,20 @@ const bin = (op: string, l: GenExpr, r: GenExpr): GenExpr => ({ kind: 'bin', op,
 
 export function exprToString(e: GenExpr): string {
   switch (e.kind) {
-    case 'leaf': return e.text;
-    case 'bin': return `(${exprToString(e.l)} ${e.op} ${exprToString(e.r)})`;
-    case 'neg': return `(-${exprToString(e.x)})`;
-    case 'call': return `${e.fn}(${e.args.map(exprToString).join(', ')})`;
+    case 'leaf':
+      return e.text;
+    case 'bin':
+      return `(${exprToString(e.l)} ${e.op} ${exprToString(e.r)})`;
+    case 'neg':
+      return `(-${exprToString(e.x)})`;
+    case 'call':
+      return `${e.fn}(${e.args.map(exprToString).join(', ')})`;
     case 'if':
       return e.python ? `(${exprToString(e.t)} if ${exprToString(e.c)} else ${exprToString(e.e)})` : `if(${exprToString(e.c)}, ${exprToString(e.t)}, ${exprToString(e.e)})`;
-    case 'not': return `(not ${exprToString(e.x)})`;
-    case 'bitnot': return `(~${exprToString(e.x)})`;
+    case 'not':
+      return `(not ${exprToString(e.x)})`;
+    case 'bitnot':
+      return `(~${exprToString(e.x)})`;
   }
 }
 
@@ -54,7 +60,11 @@ export class ExpressionGenerator {
   usedInexact = false;
   private readonly float: boolean;
 
-  constructor(private readonly rng: Rng, private readonly features: FeatureSet, private readonly dtype: DType) {
+  constructor(
+    private readonly rng: Rng,
+    private readonly features: FeatureSet,
+    private readonly dtype: DType,
+  ) {
     this.float = isFloat(dtype);
   }
 
@@ -71,10 +81,14 @@ export class ExpressionGenerator {
     const r = this.rng;
     const kinds = ['array', 'array', 'array', 'literal', ...(scope.reduction === 'product' ? [] : ['iname']), ...(scope.extra.length ? ['extra', 'extra'] : [])];
     switch (r.pick(kinds)) {
-      case 'array': return leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
-      case 'iname': return leaf(r.pick(scope.inames));
-      case 'extra': return r.pick(scope.extra);
-      default: return this.literal(scope);
+      case 'array':
+        return leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
+      case 'iname':
+        return leaf(r.pick(scope.inames));
+      case 'extra':
+        return r.pick(scope.extra);
+      default:
+        return this.literal(scope);
     }
   }
 
@@ -106,9 +120,12 @@ export class ExpressionGenerator {
         const x = this.features.has('nestedRightOperands') ? sub() : leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
         return { kind: 'neg', x };
       }
-      case 'if': return { kind: 'if', c: this.condition(scope), t: sub(), e: sub(), python: r.chance(0.5) };
-      case '~': return { kind: 'bitnot', x: sub() };
-      case 'shift': return bin(r.pick(['<<', '>>']), sub(), r.chance(0.5) ? leaf(r.pick(['0', '1', '3', '31', '40'])) : this.leaf(scope));
+      case 'if':
+        return { kind: 'if', c: this.condition(scope), t: sub(), e: sub(), python: r.chance(0.5) };
+      case '~':
+        return { kind: 'bitnot', x: sub() };
+      case 'shift':
+        return bin(r.pick(['<<', '>>']), sub(), r.chance(0.5) ? leaf(r.pick(['0', '1', '3', '31', '40'])) : this.leaf(scope));
       case 'minmax': {
         // min(i, e) with an iname first is Loom's min-reduction over i: keep a bare iname second
         let [x, y] = [sub(), sub()];
@@ -116,9 +133,14 @@ export class ExpressionGenerator {
         if (this.isIname(x, scope)) x = bin('+', x, leaf('0'));
         return { kind: 'call', fn: r.pick(['min', 'max']), args: [x, y] };
       }
-      case 'abs': return { kind: 'call', fn: 'abs', args: [sub()] };
-      case '/': case '//': case '%': return this.binary(op, sub(), this.divisor(scope));
-      default: return this.binary(op, sub(), sub());
+      case 'abs':
+        return { kind: 'call', fn: 'abs', args: [sub()] };
+      case '/':
+      case '//':
+      case '%':
+        return this.binary(op, sub(), this.divisor(scope));
+      default:
+        return this.binary(op, sub(), sub());
     }
   }
 
@@ -141,11 +163,18 @@ export class ExpressionGenerator {
   /** The leftmost leaf of `e`: a replacement that keeps the same kind of operand. */
   private leafFor(e: GenExpr): GenExpr {
     switch (e.kind) {
-      case 'bin': return this.leafFor(e.l);
-      case 'neg': case 'not': case 'bitnot': return this.leafFor(e.x);
-      case 'call': return this.leafFor(e.args[0]);
-      case 'if': return this.leafFor(e.t);
-      case 'leaf': return e;
+      case 'bin':
+        return this.leafFor(e.l);
+      case 'neg':
+      case 'not':
+      case 'bitnot':
+        return this.leafFor(e.x);
+      case 'call':
+        return this.leafFor(e.args[0]);
+      case 'if':
+        return this.leafFor(e.t);
+      case 'leaf':
+        return e;
     }
   }
 
@@ -156,9 +185,8 @@ export class ExpressionGenerator {
   /** An integer divisor: never 0 or −1 unless intDivByZero allows them. */
   private divisor(scope: Scope): GenExpr {
     const r = this.rng;
-    const d = this.features.has('intDivByZero') && r.chance(0.3)
-      ? this.leaf(scope)
-      : scope.divisor ? leaf(`${scope.divisor}[${scope.index.join(', ')}]`) : leaf(r.pick(['2', '3', '5']));
+    const d =
+      this.features.has('intDivByZero') && r.chance(0.3) ? this.leaf(scope) : scope.divisor ? leaf(`${scope.divisor}[${scope.index.join(', ')}]`) : leaf(r.pick(['2', '3', '5']));
     return this.features.has('nestedRightOperands') && r.chance(0.3) ? bin('*', d, leaf(r.pick(['2', '3']))) : d;
   }
 
@@ -169,9 +197,8 @@ export class ExpressionGenerator {
   condition(scope: Scope, block = false): GenExpr {
     const r = this.rng;
     if (block && !this.features.has('rulePredicates')) scope = { ...scope, extra: scope.extra.filter((e) => !/^f\(/.test(exprToString(e))) };
-    const operand = (): GenExpr => this.compareData
-      ? this.expr(1, scope)
-      : r.chance(0.5) ? leaf(r.pick(scope.inames)) : bin('%', leaf(r.pick(scope.inames)), leaf(r.pick(['2', '3'])));
+    const operand = (): GenExpr =>
+      this.compareData ? this.expr(1, scope) : r.chance(0.5) ? leaf(r.pick(scope.inames)) : bin('%', leaf(r.pick(scope.inames)), leaf(r.pick(['2', '3'])));
     const cmp = bin(r.pick(['<', '<=', '==', '!=', '>', '>=']), operand(), r.chance(0.5) ? operand() : leaf(r.pick(['0', '1', '2'])));
     if (r.chance(0.2)) return { kind: 'not', x: cmp };
     if (r.chance(0.2)) return bin(r.pick(['and', 'or']), cmp, this.condition(scope, block));
@@ -225,14 +252,19 @@ export class ExpressionGenerator {
     }
     const draw = () => (edge.length && r.chance(0.35) ? r.pick(edge) : r.pick(ordinary));
     switch (this.dtype) {
-      case 'float32': return Float32Array.from({ length: size }, draw);
-      case 'float64': return Float64Array.from({ length: size }, draw);
-      case 'int32': return Int32Array.from({ length: size }, draw);
-      case 'int64': return BigInt64Array.from({ length: size }, () => {
-        const v = draw();
-        return v === 2 ** 63 - 1 ? 2n ** 63n - 1n : BigInt(v);
-      });
-      default: throw new Error(`no values for ${this.dtype}`);
+      case 'float32':
+        return Float32Array.from({ length: size }, draw);
+      case 'float64':
+        return Float64Array.from({ length: size }, draw);
+      case 'int32':
+        return Int32Array.from({ length: size }, draw);
+      case 'int64':
+        return BigInt64Array.from({ length: size }, () => {
+          const v = draw();
+          return v === 2 ** 63 - 1 ? 2n ** 63n - 1n : BigInt(v);
+        });
+      default:
+        throw new Error(`no values for ${this.dtype}`);
     }
   }
 }

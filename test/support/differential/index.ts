@@ -49,7 +49,10 @@ export const caseHasFinding = (r: CaseResult): boolean => isFinding(r.reference)
 function describeError(e: unknown): string {
   const err = e as Error & { step?: string };
   const where = err.step ? ` (in ${err.step})` : '';
-  return `${err?.constructor?.name ?? 'Error'}: ${String(err?.message ?? e).split('\n').slice(0, 6).join('\n    ')}${where}`;
+  return `${err?.constructor?.name ?? 'Error'}: ${String(err?.message ?? e)
+    .split('\n')
+    .slice(0, 6)
+    .join('\n    ')}${where}`;
 }
 
 /**
@@ -159,7 +162,11 @@ export async function runSeed(seed: number, features: FeatureSet, devices: reado
   return results;
 }
 
-const indent = (text: string, by = '    ') => text.split('\n').map((l) => by + l).join('\n');
+const indent = (text: string, by = '    ') =>
+  text
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');
 
 function formatInputs(kcase: KernelCase): string {
   const float = isFloat(kcase.dtype);
@@ -178,8 +185,10 @@ export function formatReport(r: CaseResult): string {
   const k = r.kcase;
   const lines = [
     `DISAGREEMENT seed=${r.seed} (${r.features.describe()}): ${k.dtype} ${k.shape}, n=${k.params.n} m=${k.params.m}, tolerance ${k.ulpTolerance} ulp`,
-    '  kernel:', indent(`let knl = ${k.source};`),
-    '  chain:', indent(r.chain?.steps.map((s) => `knl = ${s.text};`).join('\n') || '(none)'),
+    '  kernel:',
+    indent(`let knl = ${k.source};`),
+    '  chain:',
+    indent(r.chain?.steps.map((s) => `knl = ${s.text};`).join('\n') || '(none)'),
   ];
   if (r.chain?.refused.length) lines.push('  refused steps (LoomError, not applied):', indent(r.chain.refused.join('\n')));
   lines.push('  inputs:', indent(formatInputs(k)));

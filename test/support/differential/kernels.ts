@@ -54,11 +54,14 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   const reduction = shape === 'reduce' || shape === 'reduceTri';
   const triangular = shape === 'tri2' || shape === 'reduceTri';
   const second = reduction ? 'k' : 'j';
-  const domains: string | string[] = shape === 'map1'
-    ? '{ [i]: 0<=i<n }'
-    : triangular
-      ? rng.chance(0.5) ? `{ [i,${second}]: 0<=i<n and 0<=${second}<=i }` : ['{ [i]: 0<=i<n }', `{ [${second}]: 0<=${second}<=i }`]
-      : `{ [i,${second}]: 0<=i<n and 0<=${second}<m }`;
+  const domains: string | string[] =
+    shape === 'map1'
+      ? '{ [i]: 0<=i<n }'
+      : triangular
+        ? rng.chance(0.5)
+          ? `{ [i,${second}]: 0<=i<n and 0<=${second}<=i }`
+          : ['{ [i]: 0<=i<n }', `{ [${second}]: 0<=${second}<=i }`]
+        : `{ [i,${second}]: 0<=i<n and 0<=${second}<m }`;
   const wide = shape === 'map1' ? ['n'] : triangular ? ['n', 'n'] : ['n', 'm'];
   const index = shape === 'map1' ? ['i'] : ['i', second];
 
@@ -76,7 +79,11 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   }
 
   const elementScope: Scope = {
-    index, inames: [...outer, ...(reduction ? ['k'] : [])], arrays: ['a', 'b'], divisor: 'd', extra: ruleCall ? [ruleCall] : [],
+    index,
+    inames: [...outer, ...(reduction ? ['k'] : [])],
+    arrays: ['a', 'b'],
+    divisor: 'd',
+    extra: ruleCall ? [ruleCall] : [],
   };
   let outputExpr: (scope: Scope) => GenExpr;
   if (reduction && features.has('argmax') && gen.comparesData && rng.chance(0.3)) {
@@ -126,15 +133,25 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
       if (name !== 'c' && new RegExp(`\\b${name}\\[`).test(instructions)) use(name, wide);
     }
     if (!/\bc\[/.test(instructions)) arrays.delete('c');
-    const inputs = Object.fromEntries([...arrays].map(([name, dims]) => {
-      const size = dims.reduce((p, d) => p * params[d as 'n' | 'm'], 1);
-      return [name, gen.values(name === 'd' ? 'divisor' : name === 'c' || !reduction ? 'full' : 'reduction', size)];
-    }));
+    const inputs = Object.fromEntries(
+      [...arrays].map(([name, dims]) => {
+        const size = dims.reduce((p, d) => p * params[d as 'n' | 'm'], 1);
+        return [name, gen.values(name === 'd' ? 'divisor' : name === 'c' || !reduction ? 'full' : 'reduction', size)];
+      }),
+    );
     const argSpecs = [...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype }));
     const argText = [...arrays].map(([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`);
     const source = `makeKernel(${JSON.stringify(domains)}, \`\n${instructions}\n\`, [${[...argText, "'...'"].join(', ')}], { assumptions: '${ASSUMPTIONS}' })`;
     return {
-      seed, dtype, shape, domains, instructions, arrays, params, inputs, source,
+      seed,
+      dtype,
+      shape,
+      domains,
+      instructions,
+      arrays,
+      params,
+      inputs,
+      source,
       hasRule: ruleCall !== undefined,
       ulpTolerance: gen.usedInexact ? 3 : 0,
       build: () => makeKernel(domains, instructions, [...argSpecs, '...'], { assumptions: ASSUMPTIONS }),

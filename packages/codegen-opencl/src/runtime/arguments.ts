@@ -85,9 +85,12 @@ export function setArgument(api: OpenCLApi, kernel: KernelHandle, index: number,
 
 function describeArgument(arg: KernelArgument, size: number): string {
   switch (arg.kind) {
-    case 'buffer': return 'a buffer; does the kernel declare a pointer here?';
-    case 'scalar': return `a ${arg.dtype} scalar of ${size} bytes; does the kernel declare that type here?`;
-    case 'local': return `${size} bytes of local memory; does the kernel declare a __local pointer here?`;
+    case 'buffer':
+      return 'a buffer; does the kernel declare a pointer here?';
+    case 'scalar':
+      return `a ${arg.dtype} scalar of ${size} bytes; does the kernel declare that type here?`;
+    case 'local':
+      return `${size} bytes of local memory; does the kernel declare a __local pointer here?`;
   }
 }
 
@@ -95,10 +98,13 @@ function describeArgument(arg: KernelArgument, size: number): string {
 function alreadySet(last: SetArgument | undefined, arg: KernelArgument, handle: bigint, generation: number): boolean {
   if (last === undefined || last.kind !== arg.kind) return false;
   switch (last.kind) {
-    case 'buffer': return last.handle === handle && last.generation === generation;
+    case 'buffer':
+      return last.handle === handle && last.generation === generation;
     // Object.is: -0 is not 0, and the value must be of the same type (1 is not 1n)
-    case 'scalar': return last.dtype === (arg as { dtype: DType }).dtype && Object.is(last.value, (arg as { value: unknown }).value);
-    case 'local': return last.byteLength === (arg as { byteLength: number }).byteLength;
+    case 'scalar':
+      return last.dtype === (arg as { dtype: DType }).dtype && Object.is(last.value, (arg as { value: unknown }).value);
+    case 'local':
+      return last.byteLength === (arg as { byteLength: number }).byteLength;
   }
 }
 
@@ -115,9 +121,12 @@ function encodeFloat(dtype: DType, value: number | bigint, where: string): Uint8
     throw new LoomError(`${where}: a ${dtype} scalar needs a number, got ${describe(value)}`);
   }
   switch (dtype) {
-    case 'float64': return bytesOf(new Float64Array([value]));
-    case 'float32': return bytesOf(new Float32Array([value]));
-    default: return bytesOf(new Uint16Array([float16Bits(value)]));
+    case 'float64':
+      return bytesOf(new Float64Array([value]));
+    case 'float32':
+      return bytesOf(new Float32Array([value]));
+    default:
+      return bytesOf(new Uint16Array([float16Bits(value)]));
   }
 }
 

@@ -60,8 +60,15 @@ export interface OpenCLApi {
   clEnqueueCopyBuffer(queue: Handle, source: Handle, target: Handle, sourceOffset: number, targetOffset: number, size: number, numWait: 0, waitList: null, event: null): number;
 
   clEnqueueNDRangeKernel(
-    queue: Handle, kernel: Handle, workDim: number, globalOffset: null, globalSize: BigUint64Array, localSize: BigUint64Array | null,
-    numWait: 0, waitList: null, event: BigUint64Array | null,
+    queue: Handle,
+    kernel: Handle,
+    workDim: number,
+    globalOffset: null,
+    globalSize: BigUint64Array,
+    localSize: BigUint64Array | null,
+    numWait: 0,
+    waitList: null,
+    event: BigUint64Array | null,
   ): number;
   clWaitForEvents(numEvents: number, events: BigUint64Array): number;
   clGetEventProfilingInfo(event: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
@@ -99,12 +106,17 @@ const PROTOTYPES: Record<keyof OpenCLApi, string> = {
 
   clCreateBuffer: 'cl_mem clCreateBuffer(cl_context context, cl_ulong flags, size_t size, void *host_ptr, void *errcode_ret)',
   clReleaseMemObject: 'cl_int clReleaseMemObject(cl_mem buffer)',
-  clEnqueueWriteBuffer: 'cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, const void *data, cl_uint num_wait, void *wait_list, void *event)',
-  clEnqueueReadBuffer: 'cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, void *into, cl_uint num_wait, void *wait_list, void *event)',
-  clEnqueueFillBuffer: 'cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_wait, void *wait_list, void *event)',
-  clEnqueueCopyBuffer: 'cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem source, cl_mem target, size_t source_offset, size_t target_offset, size_t size, cl_uint num_wait, void *wait_list, void *event)',
+  clEnqueueWriteBuffer:
+    'cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, const void *data, cl_uint num_wait, void *wait_list, void *event)',
+  clEnqueueReadBuffer:
+    'cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, void *into, cl_uint num_wait, void *wait_list, void *event)',
+  clEnqueueFillBuffer:
+    'cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_wait, void *wait_list, void *event)',
+  clEnqueueCopyBuffer:
+    'cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem source, cl_mem target, size_t source_offset, size_t target_offset, size_t size, cl_uint num_wait, void *wait_list, void *event)',
 
-  clEnqueueNDRangeKernel: 'cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, void *global_offset, void *global_size, void *local_size, cl_uint num_wait, void *wait_list, void *event)',
+  clEnqueueNDRangeKernel:
+    'cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, void *global_offset, void *global_size, void *local_size, cl_uint num_wait, void *wait_list, void *event)',
   clWaitForEvents: 'cl_int clWaitForEvents(cl_uint num_events, void *events)',
   clGetEventProfilingInfo: 'cl_int clGetEventProfilingInfo(cl_event event, cl_uint name, size_t size, void *value, void *size_ret)',
   clReleaseEvent: 'cl_int clReleaseEvent(cl_event event)',
@@ -118,9 +130,12 @@ function libraryCandidates(): string[] {
   const override = process.env.LOOM_OPENCL_LIBRARY;
   if (override) return [override];
   switch (process.platform) {
-    case 'darwin': return ['/System/Library/Frameworks/OpenCL.framework/OpenCL'];
-    case 'win32': return ['OpenCL.dll'];
-    default: return ['libOpenCL.so.1', 'libOpenCL.so'];
+    case 'darwin':
+      return ['/System/Library/Frameworks/OpenCL.framework/OpenCL'];
+    case 'win32':
+      return ['OpenCL.dll'];
+    default:
+      return ['libOpenCL.so.1', 'libOpenCL.so'];
   }
 }
 

@@ -14,10 +14,7 @@ import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCach
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
 import { check, created, errorName } from './errors.ts';
-import {
-  deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo,
-  type DeviceType, type OpenCLDeviceInfo,
-} from './info.ts';
+import { deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo, type DeviceType, type OpenCLDeviceInfo } from './info.ts';
 import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
 import { compileProgram, OpenCLProgram } from './program.ts';
@@ -151,7 +148,12 @@ export class OpenCLContext {
     // (CL_INVALID_BUFFER_SIZE), and the class of 0 bytes stands in, never read or written
     const classBytes = sizeClass(byteLength);
     const bytes = classBytes <= this.info.maxMemAllocSize ? classBytes : byteLength;
-    const create = () => created('clCreateBuffer', (error) => this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error), () => `${byteLength} bytes`);
+    const create = () =>
+      created(
+        'clCreateBuffer',
+        (error) => this.#api.clCreateBuffer(context, CL.CL_MEM_READ_WRITE, bytes, null, error),
+        () => `${byteLength} bytes`,
+      );
     let handle = this.#pool.take(bytes);
     if (handle === undefined) {
       try {
@@ -278,8 +280,12 @@ export class OpenCLContext {
 
   /** Sets the arguments and queues the kernel; false when the range is empty and nothing was queued. */
   #enqueue(
-    program: OpenCLProgram, kernelName: string, args: readonly KernelArgument[],
-    globalSize: readonly number[], localSize: readonly number[] | undefined, event: BigUint64Array | null,
+    program: OpenCLProgram,
+    kernelName: string,
+    args: readonly KernelArgument[],
+    globalSize: readonly number[],
+    localSize: readonly number[] | undefined,
+    event: BigUint64Array | null,
   ): boolean {
     const queue = this.#queueFor('launch');
     const where = `launch of kernel '${kernelName}'`;
@@ -305,9 +311,11 @@ export class OpenCLContext {
 
     const global = new BigUint64Array(globalSize.map(BigInt));
     const local = localSize ? new BigUint64Array(localSize.map(BigInt)) : null;
-    check('clEnqueueNDRangeKernel',
+    check(
+      'clEnqueueNDRangeKernel',
       this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
-      () => `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`);
+      () => `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`,
+    );
     return true;
   }
 

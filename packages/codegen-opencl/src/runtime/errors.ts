@@ -99,7 +99,11 @@ export class OpenCLError extends LoomError {
 
 /** A program did not compile; `buildLog` is the compiler's output, as the driver gave it. */
 export class OpenCLBuildError extends OpenCLError {
-  constructor(code: number, readonly buildLog: string, source: string) {
+  constructor(
+    code: number,
+    readonly buildLog: string,
+    source: string,
+  ) {
     const span = firstErrorSpan(buildLog, source);
     super('clBuildProgram', code, `${describeLog(buildLog)}${span ? '\nthe first error in the source:' : ''}`, span);
   }
@@ -127,7 +131,10 @@ function describeLog(log: string): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
 
 /**

@@ -33,7 +33,8 @@ function checkKind(arg: KernelArg, value: PlanValue | undefined, knl: LoopKernel
   if (arg.kind !== 'value') {
     if (value === undefined) throw new LoomError(`${where} is not bound (bind it to a parameter, a temporary or a persistent array)`);
     if (!isPlanArray(value) || value.shape === undefined) throw new LoomError(`${where} is an array, but is bound to ${describeValue(value)}`);
-    if (value instanceof KernelArgument && value.role === 'i' && arg.isOutput) throw new LoomError(`${where}: the kernel writes it, but it is bound to '${value.name}', an input of the computation`);
+    if (value instanceof KernelArgument && value.role === 'i' && arg.isOutput)
+      throw new LoomError(`${where}: the kernel writes it, but it is bound to '${value.name}', an input of the computation`);
     return;
   }
   if (value === undefined || typeof value === 'number' || typeof value === 'bigint') return;
@@ -74,7 +75,9 @@ function checkShape(arg: KernelArg, shape: readonly number[], knl: LoopKernel, w
   const own = arg.shape!.map((s) => expr.simplify(s, { integer: true }));
   const concrete = own.every((s) => s.kind === 'int') && own.length === shape.length && own.every((s, k) => (s as Extract<Expr, { kind: 'int' }>).value === shape[k]);
   if (!concrete) {
-    throw new LoomError(`${what}: kernel '${knl.name}': argument '${arg.name}' has shape (${own.map(printExpr).join(', ')}), but is bound to an array of shape (${shape.join(', ')})`);
+    throw new LoomError(
+      `${what}: kernel '${knl.name}': argument '${arg.name}' has shape (${own.map(printExpr).join(', ')}), but is bound to an array of shape (${shape.join(', ')})`,
+    );
   }
 }
 
@@ -106,7 +109,11 @@ export function mergeAliases<V>(knl: LoopKernel, bound: Map<string, V>): { kerne
   if (renames.size === 0) return { kernel: knl, bindings: bound };
   const rename = (e: Expr) =>
     expr.mapExpr(e, (x) =>
-      x.kind === 'subscript' && renames.has(x.array) ? expr.subscript(renames.get(x.array)!, x.indices) : x.kind === 'var' && renames.has(x.name) ? expr.variable(renames.get(x.name)!) : x,
+      x.kind === 'subscript' && renames.has(x.array)
+        ? expr.subscript(renames.get(x.array)!, x.indices)
+        : x.kind === 'var' && renames.has(x.name)
+          ? expr.variable(renames.get(x.name)!)
+          : x,
     );
   const renamed = mapKernelExpressions(knl, rename, { what: 'merging arguments bound to one array', assignee: 'whole' });
   const args = renamed.args

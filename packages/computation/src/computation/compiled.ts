@@ -12,8 +12,18 @@
  * access out of bounds stops the call with nothing run.
  */
 import {
-  LoomError, DeviceArray, dtypeOfHostArray, generateCode, hostArrayConstructor, prepareLaunch,
-  type Device, type HostArray, type LoopKernel, type PreparedLaunch, type RunArgument, type ShapedHostArray,
+  LoomError,
+  DeviceArray,
+  dtypeOfHostArray,
+  generateCode,
+  hostArrayConstructor,
+  prepareLaunch,
+  type Device,
+  type HostArray,
+  type LoopKernel,
+  type PreparedLaunch,
+  type RunArgument,
+  type ShapedHostArray,
 } from '@loom/core';
 import type { FusedCall } from './flatten.ts';
 import type { OwnedMemory } from './memory.ts';
@@ -79,7 +89,8 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
     for (const p of signature) {
       const given = Object.hasOwn(args, p.name) ? args[p.name] : undefined;
       if (p.role === 's') {
-        if (typeof given !== 'number' && typeof given !== 'bigint') throw new LoomError(`computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`);
+        if (typeof given !== 'number' && typeof given !== 'bigint')
+          throw new LoomError(`computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`);
         values.set(p.name, given);
         continue;
       }
@@ -93,10 +104,13 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
       const callArgs: Record<string, DeviceArray | number | bigint> = {};
       for (const [arg, bound] of call.bindings) {
         callArgs[arg] =
-          bound.kind === 'leaf' ? values.get(bound.name)!
-          : bound.kind === 'temporary' ? memory.temporaries.get(bound.array)!
-          : bound.kind === 'persistent' ? memory.persistent.get(bound.array)!
-          : bound.value;
+          bound.kind === 'leaf'
+            ? values.get(bound.name)!
+            : bound.kind === 'temporary'
+              ? memory.temporaries.get(bound.array)!
+              : bound.kind === 'persistent'
+                ? memory.persistent.get(bound.array)!
+                : bound.value;
       }
       prepared.push(await prepareLaunch(call.kernel, device, callArgs));
     }
@@ -141,7 +155,8 @@ async function toDevice(device: Device, p: ComputationParam, given: LeafValue, n
   const compatible = dtype === p.dtype || (p.dtype === 'bool' && dtype === 'uint8') || (p.dtype === 'float16' && dtype === 'uint16');
   if (!compatible) throw new LoomError(`${where}: got a ${data.constructor.name} (${dtype})`);
   const givenShape = ArrayBuffer.isView(given) ? undefined : (given as ShapedHostArray).shape;
-  if (data.length !== size || (givenShape && givenShape.join() !== shape.join())) throw new LoomError(`${where}: got ${data.length} elements${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`);
+  if (data.length !== size || (givenShape && givenShape.join() !== shape.join()))
+    throw new LoomError(`${where}: got ${data.length} elements${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`);
   const array = isInputRole(p.role) ? await DeviceArray.from(device, data, p.dtype, shape) : new DeviceArray(device, device.allocate(Math.max(4, data.byteLength)), p.dtype, shape);
   owned.push(array);
   return { device: array, host: data };

@@ -34,7 +34,19 @@ import { allocateMemory } from './memory.ts';
 import { checkComputationParams, type ComputationParam } from './params.ts';
 import type { ComputationPlan, KernelArgument } from './plan.ts';
 import { TransformationTree } from './tree.ts';
-import type { Attached, AttachableNames, InitialTree, KernelArgumentsOf, MappingFor, NamedArguments, NamedOutputs, OnlyKnown, Outputs, PositionalArguments, SignatureOf } from './typed.ts';
+import type {
+  Attached,
+  AttachableNames,
+  InitialTree,
+  KernelArgumentsOf,
+  MappingFor,
+  NamedArguments,
+  NamedOutputs,
+  OnlyKnown,
+  Outputs,
+  PositionalArguments,
+  SignatureOf,
+} from './typed.ts';
 
 export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
@@ -101,12 +113,14 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
   }
 }
 
-const compiledOn = perObject((comp: Computation) => perObject((device: Device) => {
-  const entry = build(comp, device);
-  // a failed compilation is not remembered
-  entry.catch(() => undefined);
-  return entry;
-}));
+const compiledOn = perObject((comp: Computation) =>
+  perObject((device: Device) => {
+    const entry = build(comp, device);
+    // a failed compilation is not remembered
+    entry.catch(() => undefined);
+    return entry;
+  }),
+);
 
 async function build(comp: Computation, device: Device): Promise<Compiled> {
   const calls = flatten(comp as never, deviceParameters(device));

@@ -87,7 +87,8 @@ function checkNestedArgs(nested: Flattenable & { signature: readonly Computation
       if (!sameType(typeOf(leaf), { dtype: v.dtype, shape: v.shape })) {
         throw new LoomError(`${at} is ${describeType(typeOf(leaf))}, but got ${describeValue(v)} of ${describeType({ dtype: v.dtype, shape: v.shape })}`);
       }
-      if (isOutputRole(leaf.role) && v instanceof KernelArgument && !isOutputRole(v.role)) throw new LoomError(`${at} is written, but got '${v.name}', an input of the computation`);
+      if (isOutputRole(leaf.role) && v instanceof KernelArgument && !isOutputRole(v.role))
+        throw new LoomError(`${at} is written, but got '${v.name}', an input of the computation`);
     }
     out.set(leaf.name, v);
   });
@@ -95,9 +96,12 @@ function checkNestedArgs(nested: Flattenable & { signature: readonly Computation
 }
 
 function checkOwned(v: PlanValue, comp: Flattenable, where: string): void {
-  if (v instanceof KernelArgument && v.owner !== comp) throw new LoomError(`${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`);
+  if (v instanceof KernelArgument && v.owner !== comp)
+    throw new LoomError(`${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`);
   if (v === undefined || (typeof v !== 'number' && typeof v !== 'bigint' && !isPlanArray(v))) {
-    throw new LoomError(`${where} is bound to ${typeof v === 'object' ? 'an object that is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)' : String(v)}`);
+    throw new LoomError(
+      `${where} is bound to ${typeof v === 'object' ? 'an object that is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)' : String(v)}`,
+    );
   }
 }
 
@@ -147,7 +151,8 @@ function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | 
     const access = accessesOf(kernel, arg);
     const where = `${what}: kernel '${kernel.name}' ${access.writes.length ? 'writes' : 'reads'} '${node}'`;
     if (!leaf) throw new LoomError(`${where}, which transformations hide (it is not in the signature)`);
-    if (access.reads.length && !isInputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' reads '${node}', whose input transformations hide it (it is an output in the signature)`);
+    if (access.reads.length && !isInputRole(leaf.role))
+      throw new LoomError(`${what}: kernel '${kernel.name}' reads '${node}', whose input transformations hide it (it is an output in the signature)`);
     if (access.writes.length && !isOutputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' writes '${node}', which is an input in the signature`);
     bindings.set(arg, { kind: 'leaf', name: node });
   }
@@ -156,7 +161,14 @@ function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | 
 }
 
 function freshName(knl: LoopKernel, base: string, bound: ReadonlyMap<string, Bound>): string {
-  const taken = new Set([...knl.args.map((a) => a.name), ...knl.inames, ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params), ...bound.keys()]);
+  const taken = new Set([
+    ...knl.args.map((a) => a.name),
+    ...knl.inames,
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+    ...bound.keys(),
+  ]);
   let name = base;
   for (let k = 0; taken.has(name); k++) name = `${base}_${k}`;
   return name;

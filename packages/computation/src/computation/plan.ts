@@ -104,7 +104,8 @@ export class ComputationPlan {
 
   /** Memory for intermediate results, owned by the compiled computation. */
   tempArray(dtype: DType, shape: readonly number[]): TempArray {
-    if (!Array.isArray(shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) throw new LoomError(`${this.what}: tempArray needs a shape of non-negative integers, got ${JSON.stringify(shape)}`);
+    if (!Array.isArray(shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0))
+      throw new LoomError(`${this.what}: tempArray needs a shape of non-negative integers, got ${JSON.stringify(shape)}`);
     const t = new TempArray(nextId++, dtype, Object.freeze([...shape]));
     this.#temporaries.push(t);
     return t;

@@ -18,9 +18,7 @@
 import { LoomError } from '@loom/core';
 import { isArrayRole } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
-import {
-  checkParamName, describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam, type ComputationRole, type ValueType,
-} from './params.ts';
+import { checkParamName, describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam, type ComputationRole, type ValueType } from './params.ts';
 
 /** A transformation hung on a node: through `connector`, its other parameters named by `mapping`. */
 export interface Edge {
@@ -75,7 +73,9 @@ export class TransformationTree {
 
     const connectorType = typeFor(c, node!.type, what);
     if (!sameType(connectorType, node!.type)) {
-      throw new LoomError(`${what}: incompatible types of the transformation parameter '${connector}' (${describeType(connectorType)}) and the node '${name}' (${describeType(node!.type)})`);
+      throw new LoomError(
+        `${what}: incompatible types of the transformation parameter '${connector}' (${describeType(connectorType)}) and the node '${name}' (${describeType(node!.type)})`,
+      );
     }
 
     const nodes = new Map(this.nodes);
@@ -93,10 +93,14 @@ export class TransformationTree {
         const existingLeaf = this.leaf(target);
         if (!existingLeaf || target === name) throw new LoomError(`${what}: parameter '${target}' is hidden by transformations`);
         if (!sameType(type, existing.type)) {
-          throw new LoomError(`${what}: incompatible types of the transformation parameter '${p.name}' (${describeType(type)}) and the node '${target}' (${describeType(existing.type)})`);
+          throw new LoomError(
+            `${what}: incompatible types of the transformation parameter '${p.name}' (${describeType(type)}) and the node '${target}' (${describeType(existing.type)})`,
+          );
         }
-        if (p.role === 'o' && isOutputRole(existingLeaf.role)) throw new LoomError(`${what}: cannot connect transformation parameter '${p.name}' to an existing output node '${target}'`);
-        if (p.role === 'i' && !isLoad && isOutputRole(existingLeaf.role)) throw new LoomError(`${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`);
+        if (p.role === 'o' && isOutputRole(existingLeaf.role))
+          throw new LoomError(`${what}: cannot connect transformation parameter '${p.name}' to an existing output node '${target}'`);
+        if (p.role === 'i' && !isLoad && isOutputRole(existingLeaf.role))
+          throw new LoomError(`${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`);
         const merged: ComputationRole = existingLeaf.role === role || existingLeaf.role === 'io' ? existingLeaf.role : 'io';
         leaves.set(target, { ...existingLeaf, role: merged });
         continue;
@@ -109,7 +113,15 @@ export class TransformationTree {
     const at = order.indexOf(name);
     const edge: Edge = { transformation: tr, connector, mapping: named, before: order.slice(0, at), after: order.slice(at + 1) };
     nodes.set(name, { ...node!, ...(isLoad ? { input: edge } : { output: edge }) });
-    return new TransformationTree(this.roots, nodes, signatureOrder(this.roots.map((r) => r.name), nodes, leaves));
+    return new TransformationTree(
+      this.roots,
+      nodes,
+      signatureOrder(
+        this.roots.map((r) => r.name),
+        nodes,
+        leaves,
+      ),
+    );
   }
 }
 
@@ -124,10 +136,16 @@ function signatureOrder(roots: readonly string[], nodes: ReadonlyMap<string, Tre
       const later = new Set(names.slice(k + 1));
       const { output, input } = nodes.get(name)!;
       const [before, after] =
-        output && input ? [[...output.before, ...output.after], [...input.before, ...input.after]]
-        : output ? [output.before, output.after]
-        : input ? [input.before, input.after]
-        : [[], []];
+        output && input
+          ? [
+              [...output.before, ...output.after],
+              [...input.before, ...input.after],
+            ]
+          : output
+            ? [output.before, output.after]
+            : input
+              ? [input.before, input.after]
+              : [[], []];
       walk(before, later);
       if (leaves.has(name)) out.push(leaves.get(name)!);
       walk(after, later);

@@ -40,22 +40,24 @@ type Leaf = ComputationParam;
 export type KernelArgumentsOf<P extends readonly Leaf[]> = { [K in keyof P]: P[K] extends Leaf ? KernelArgument<P[K]> : never };
 
 /** What one parameter takes: a number for a scalar, an array for an array (optional for an output). */
-export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
-  ? number | bigint
-  : P['role'] extends 'o'
-    ? ArrayArgument<P['dtype']> | undefined
-    : ArrayArgument<P['dtype']>;
+export type ArgumentFor<P extends Leaf> = P['role'] extends 's' ? number | bigint : P['role'] extends 'o' ? ArrayArgument<P['dtype']> | undefined : ArrayArgument<P['dtype']>;
 
 /** What a loosely typed computation takes for any parameter (its signature unknown to the compiler). */
-export type LooseArgument = HostArrays[keyof HostArrays] | { readonly data: HostArrays[keyof HostArrays]; readonly shape: readonly number[] } | DeviceArray | number | bigint | undefined;
+export type LooseArgument =
+  | HostArrays[keyof HostArrays]
+  | { readonly data: HostArrays[keyof HostArrays]; readonly shape: readonly number[] }
+  | DeviceArray
+  | number
+  | bigint
+  | undefined;
 
 export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
-export type NamedArguments<L extends readonly Leaf[]> = number extends L['length'] ? { readonly [name: string]: LooseArgument } : Simplify<
-  { readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }
->;
+export type NamedArguments<L extends readonly Leaf[]> = number extends L['length']
+  ? { readonly [name: string]: LooseArgument }
+  : Simplify<{ readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }>;
 
 type LooseOutputs = { readonly [name: string]: HostArrays[keyof HostArrays] | DeviceArray };
 
@@ -65,13 +67,19 @@ type Returned<P extends Leaf, Given> = [Given] extends [DeviceArray] ? DeviceArr
 /** What a positional call resolves to: every output, by name, typed by what was passed for it. */
 export type Outputs<L extends readonly Leaf[], G extends readonly unknown[] = []> = number extends L['length']
   ? LooseOutputs
-  : Simplify<{ [K in keyof L & `${number}` as L[K] extends { readonly role: 'o' | 'io'; readonly name: infer N extends string } ? N : never]: L[K] extends Leaf ? Returned<L[K], K extends keyof G ? G[K] : undefined> : never }>;
+  : Simplify<{
+      [K in keyof L & `${number}` as L[K] extends { readonly role: 'o' | 'io'; readonly name: infer N extends string } ? N : never]: L[K] extends Leaf
+        ? Returned<L[K], K extends keyof G ? G[K] : undefined>
+        : never;
+    }>;
 
 /**
  * A call's arguments by name, checked for names the signature does not have (a generic
  * argument is checked only against its constraint, which lets extra names through).
  */
-export type OnlyKnown<G, L extends readonly Leaf[]> = number extends L['length'] ? G : { [K in keyof G]: K extends L[number]['name'] ? G[K] : `'${K & string}' is not a parameter of this computation` };
+export type OnlyKnown<G, L extends readonly Leaf[]> = number extends L['length']
+  ? G
+  : { [K in keyof G]: K extends L[number]['name'] ? G[K] : `'${K & string}' is not a parameter of this computation` };
 
 /** What a call by name resolves to. */
 export type NamedOutputs<L extends readonly Leaf[], G> = number extends L['length']
@@ -117,10 +125,7 @@ type Children<E> = E extends { readonly output: readonly [infer OB extends reado
     ? [IB, IA]
     : [[], []];
 
-type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited> = Names extends readonly [
-  infer H extends string,
-  ...infer Rest extends readonly string[],
-]
+type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited> = Names extends readonly [infer H extends string, ...infer Rest extends readonly string[]]
   ? [H] extends [Ignore | Visited]
     ? Walk<T, Rest, Ignore, Visited>
     : WalkNode<T, H, Rest[number], Visited | H> extends { r: infer R1 extends readonly Leaf[]; v: infer V1 }
@@ -130,22 +135,26 @@ type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited>
       : never
   : { r: []; v: Visited };
 
-type WalkNode<T extends TreeState, H extends string, Later, Visited> = Children<EdgesOf<T, H>> extends [
-  infer B extends readonly string[],
-  infer A extends readonly string[],
-]
-  ? Walk<T, B, Later, Visited> extends { r: infer RB extends readonly Leaf[]; v: infer VB }
-    ? Walk<T, A, Later, VB> extends { r: infer RA extends readonly Leaf[]; v: infer VA }
-      ? { r: [...RB, ...(H extends keyof T['leaves'] ? [T['leaves'][H]] : []), ...RA]; v: VA }
+type WalkNode<T extends TreeState, H extends string, Later, Visited> =
+  Children<EdgesOf<T, H>> extends [infer B extends readonly string[], infer A extends readonly string[]]
+    ? Walk<T, B, Later, Visited> extends { r: infer RB extends readonly Leaf[]; v: infer VB }
+      ? Walk<T, A, Later, VB> extends { r: infer RA extends readonly Leaf[]; v: infer VA }
+        ? { r: [...RB, ...(H extends keyof T['leaves'] ? [T['leaves'][H]] : []), ...RA]; v: VA }
+        : never
       : never
-    : never
-  : never;
+    : never;
 
 type ParamNamed<TP extends readonly ParamSpec[], N> = Extract<TP[number], { readonly name: N }>;
 
 /** The transformation's parameters as the names they take (the connector as the node). */
-type Order<TP extends readonly ParamSpec[], C extends string, M, X extends string> = { [K in keyof TP]: TP[K] extends ParamSpec ? (TP[K]['name'] extends C ? X : TP[K]['name'] extends keyof M ? M[TP[K]['name']] & string : never) : never };
-type Before<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]] ? ([H] extends [X] ? [] : [H, ...Before<R, X>]) : [];
+type Order<TP extends readonly ParamSpec[], C extends string, M, X extends string> = {
+  [K in keyof TP]: TP[K] extends ParamSpec ? (TP[K]['name'] extends C ? X : TP[K]['name'] extends keyof M ? M[TP[K]['name']] & string : never) : never;
+};
+type Before<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]]
+  ? [H] extends [X]
+    ? []
+    : [H, ...Before<R, X>]
+  : [];
 type After<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]] ? ([H] extends [X] ? R : After<R, X>) : [];
 
 type Role2 = 'i' | 'o' | 'io' | 's';
@@ -168,8 +177,13 @@ type NewLeaves<T extends TreeState, X extends string, TP extends readonly ParamS
     };
   }
 >;
-type MappedNames<TP extends readonly ParamSpec[], C extends string, M> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? M[K] : never }[Exclude<TP[number]['name'], C>];
-type RoleMappedTo<TP extends readonly ParamSpec[], C extends string, M, N> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? (M[K] extends N ? ParamNamed<TP, K>['role'] : never) : never }[Exclude<TP[number]['name'], C>];
+type MappedNames<TP extends readonly ParamSpec[], C extends string, M> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? M[K] : never }[Exclude<
+  TP[number]['name'],
+  C
+>];
+type RoleMappedTo<TP extends readonly ParamSpec[], C extends string, M, N> = {
+  [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? (M[K] extends N ? ParamNamed<TP, K>['role'] : never) : never;
+}[Exclude<TP[number]['name'], C>];
 
 /** The tree after `attach(X, transformation with params TP, connector C, mapping M)`. */
 export type Attached<T, X extends string, TP extends readonly ParamSpec[], C extends string, M> = T extends TreeState
@@ -179,7 +193,9 @@ export type Attached<T, X extends string, TP extends readonly ParamSpec[], C ext
         readonly leaves: NewLeaves<T, X, TP, C, M, ParamNamed<TP, C>['role'] extends 'o' ? true : false>;
         readonly edges: Simplify<
           Omit<T['edges'], X> & {
-            readonly [K in X]: Simplify<EdgesOf<T, X> & { readonly [W in ParamNamed<TP, C>['role'] extends 'o' ? 'input' : 'output']: [Before<Order<TP, C, M, X>, X>, After<Order<TP, C, M, X>, X>] }>;
+            readonly [K in X]: Simplify<
+              EdgesOf<T, X> & { readonly [W in ParamNamed<TP, C>['role'] extends 'o' ? 'input' : 'output']: [Before<Order<TP, C, M, X>, X>, After<Order<TP, C, M, X>, X>] }
+            >;
           }
         >;
       }
@@ -187,11 +203,12 @@ export type Attached<T, X extends string, TP extends readonly ParamSpec[], C ext
   : T;
 
 /** Leaves a transformation may attach to through `C`: inputs for a transformation of what kernels read, outputs for one of what they write. */
-export type AttachableNames<L extends readonly Leaf[], TP extends readonly ParamSpec[], C extends string> = IsTuple<L> extends false
-  ? string
-  : ParamNamed<TP, C>['role'] extends 'o'
-    ? Extract<L[number], { readonly role: 'i' | 'io' }>['name']
-    : Extract<L[number], { readonly role: 'o' | 'io' }>['name'];
+export type AttachableNames<L extends readonly Leaf[], TP extends readonly ParamSpec[], C extends string> =
+  IsTuple<L> extends false
+    ? string
+    : ParamNamed<TP, C>['role'] extends 'o'
+      ? Extract<L[number], { readonly role: 'i' | 'io' }>['name']
+      : Extract<L[number], { readonly role: 'o' | 'io' }>['name'];
 
 /** The mapping `attach` wants: every transformation parameter but the connector, to a name. */
 export type MappingFor<TP extends readonly ParamSpec[], C extends string> = { readonly [K in Exclude<TP[number]['name'], C>]: string };

@@ -93,7 +93,9 @@ function tilesFor(wanted: MatmulTiles | undefined, dtype: DType, device: DeviceP
   const fits = (t: MatmulTiles) => {
     const items = (t.tileM / t.regM) * (t.tileN / t.regN);
     const local = (t.tileM * t.tileK + t.tileK * t.tileN) * (dtype === 'float64' || dtype.endsWith('64') ? 8 : 4);
-    return items <= device.maxWorkGroupSize && t.tileN / t.regN <= device.maxWorkGroupSizes[0] && t.tileM / t.regM <= device.maxWorkGroupSizes[1] && local <= device.localMemoryBytes;
+    return (
+      items <= device.maxWorkGroupSize && t.tileN / t.regN <= device.maxWorkGroupSizes[0] && t.tileM / t.regM <= device.maxWorkGroupSizes[1] && local <= device.localMemoryBytes
+    );
   };
   if (wanted) {
     if (!fits(wanted)) throw new LoomError(`matrixMul: tiles ${JSON.stringify(wanted)} need more work-items or local memory than the device allows`);
@@ -105,7 +107,16 @@ function tilesFor(wanted: MatmulTiles | undefined, dtype: DType, device: DeviceP
 }
 
 function matmulKernel(
-  dtype: DType, aShape: readonly number[], bShape: readonly number[], batch: readonly number[], m: number, n: number, kk: number, ta: boolean, tb: boolean, tiles: MatmulTiles | undefined,
+  dtype: DType,
+  aShape: readonly number[],
+  bShape: readonly number[],
+  batch: readonly number[],
+  m: number,
+  n: number,
+  kk: number,
+  ta: boolean,
+  tb: boolean,
+  tiles: MatmulTiles | undefined,
   device: DeviceParameters,
 ): LoopKernel {
   let knl = plainKernel(dtype, aShape, bShape, batch, m, n, kk, ta, tb);
@@ -114,7 +125,12 @@ function matmulKernel(
   const { tileM, tileN, tileK, regM, regN } = tiles;
   const along0 = tileN / regN;
   const along1 = tileM / regM;
-  const problem = tileM % regM || tileN % regN ? 'the register tile must divide the work-group tile' : tileK % along0 || tileK % along1 ? `tileK must be a multiple of the work-group's sides (${along0} x ${along1})` : undefined;
+  const problem =
+    tileM % regM || tileN % regN
+      ? 'the register tile must divide the work-group tile'
+      : tileK % along0 || tileK % along1
+        ? `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`
+        : undefined;
   if (problem) throw new LoomError(`matrixMul: tiles ${JSON.stringify(tiles)}: ${problem}`);
 
   // 1. work-group tiles; 2. register tiles (strided: neighbours read neighbouring words of the panels)
@@ -139,18 +155,29 @@ function matmulKernel(
 }
 
 /** `c[i, j] = sum(k, a[i, k]*b[k, j])` with the batch axes and the operands' layouts. */
-function plainKernel(dtype: DType, aShape: readonly number[], bShape: readonly number[], batch: readonly number[], m: number, n: number, kk: number, ta: boolean, tb: boolean): LoopKernel {
+function plainKernel(
+  dtype: DType,
+  aShape: readonly number[],
+  bShape: readonly number[],
+  batch: readonly number[],
+  m: number,
+  n: number,
+  kk: number,
+  ta: boolean,
+  tb: boolean,
+): LoopKernel {
   const bt = batch.map((_, k) => `bt${k}`);
   // an operand's batch index: its own axes, right-aligned; an axis of 1 is broadcast (index 0)
   const batchIndex = (shape: readonly number[]) => shape.slice(0, -2).map((s, k, own) => (s === 1 ? '0' : bt[batch.length - own.length + k]));
   const aIndex = [...batchIndex(aShape), ...(ta ? ['k', 'i'] : ['i', 'k'])];
   const bIndex = [...batchIndex(bShape), ...(tb ? ['j', 'k'] : ['k', 'j'])];
   const domain = `{ [${[...bt, 'i', 'j', 'k'].join(', ')}]: ${[...bt.map((b, k) => `0 <= ${b} < ${batch[k]}`), `0 <= i < ${m}`, `0 <= j < ${n}`, `0 <= k < ${kk}`].join(' and ')} }`;
-  return makeKernel(domain, `c[${[...bt, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`, [
-    globalArg('a', { dtype, shape: aShape }),
-    globalArg('b', { dtype, shape: bShape }),
-    globalArg('c', { dtype, shape: [...batch, m, n] }),
-  ], { name: 'matrixmul' });
+  return makeKernel(
+    domain,
+    `c[${[...bt, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`,
+    [globalArg('a', { dtype, shape: aShape }), globalArg('b', { dtype, shape: bShape }), globalArg('c', { dtype, shape: [...batch, m, n] })],
+    { name: 'matrixmul' },
+  );
 }
 
 /** Matrices smaller than a tile: one work-item per element of c, in 16 x 16 work-groups (or fewer). */

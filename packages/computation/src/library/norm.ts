@@ -27,7 +27,12 @@ export function entrywiseNorm<D extends DType>(arr: { readonly dtype: D; readonl
       { name: 'output', dtype, role: 'o' },
       { name: 'input', dtype, role: 'i' },
     ],
-    body: order === 1 ? 'storeSame(output, loadSame(input))' : order === 2 ? 'storeSame(output, sqrt(loadSame(input)))' : `storeSame(output, ${dtype}(pow(loadSame(input), ${1 / order})))`,
+    body:
+      order === 1
+        ? 'storeSame(output, loadSame(input))'
+        : order === 2
+          ? 'storeSame(output, sqrt(loadSame(input)))'
+          : `storeSame(output, ${dtype}(pow(loadSame(input), ${1 / order})))`,
   });
   // (with D generic the compiler cannot follow the signature: the loose view)
   const norm = (sum as unknown as Computation).attach('input', normConst({ dtype }, order), 'output', { input: 'values' }).attach('output', root, 'input', { output: 'norms' });

@@ -52,7 +52,15 @@ const highest = (dtype: DType) => range(dtype)[1];
 
 /** `op(x, y)` as an expression, in the dtype. */
 export function combine(p: Predicate, x: string, y: string): string {
-  return expr.printExpr(expr.substitute(parseExpression(p.operation), new Map<string, Expr>([['a', parseExpression(`(${x})`)], ['b', parseExpression(`(${y})`)]])));
+  return expr.printExpr(
+    expr.substitute(
+      parseExpression(p.operation),
+      new Map<string, Expr>([
+        ['a', parseExpression(`(${x})`)],
+        ['b', parseExpression(`(${y})`)],
+      ]),
+    ),
+  );
 }
 
 /** The empty value as a literal of the dtype. */

@@ -34,7 +34,10 @@ export function pureParallel<const P extends readonly ComputationParam[]>(spec: 
   const name = spec.name ?? 'pure_parallel';
   const guide = spec.guidingArray;
   const shape = Array.isArray(guide) ? (guide as readonly number[]) : spec.params.find((p) => p.role !== 's' && (guide === undefined || p.name === guide))?.shape;
-  if (!shape) throw new LoomError(`pureParallel '${name}': ${guide === undefined ? 'give guidingArray (there is no array parameter to take its shape from)' : `no array parameter '${String(guide)}' to take the guiding shape from`}`);
+  if (!shape)
+    throw new LoomError(
+      `pureParallel '${name}': ${guide === undefined ? 'give guidingArray (there is no array parameter to take its shape from)' : `no array parameter '${String(guide)}' to take the guiding shape from`}`,
+    );
   const idx = shape.map((_, k) => `idx${k}`);
   const body = typeof spec.body === 'function' ? spec.body(idx) : spec.body;
   if (typeof body !== 'string') throw new LoomError(`pureParallel '${name}': the body must be Loom instructions (a string, or a function of the index names returning one)`);

@@ -134,10 +134,12 @@ function gather(dtype: DType, shape: readonly number[], kept: readonly number[],
   const flat = (axes: readonly number[]) => (axes.length ? axes.map((a, j) => [idx[a], ...axes.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ') : '0');
   const rows = kept.reduce((a, k) => a * shape[k], 1);
   const length = reduced.reduce((a, k) => a * shape[k], 1);
-  const knl = makeKernel(domainOf(idx, shape), `out[${flat(kept)}, ${flat(reduced)}] = inp[${idx.join(', ')}]`, [
-    globalArg('inp', { dtype, shape }),
-    globalArg('out', { dtype, shape: [rows, length] }),
-  ], { name: 'reduce_gather' });
+  const knl = makeKernel(
+    domainOf(idx, shape),
+    `out[${flat(kept)}, ${flat(reduced)}] = inp[${idx.join(', ')}]`,
+    [globalArg('inp', { dtype, shape }), globalArg('out', { dtype, shape: [rows, length] })],
+    { name: 'reduce_gather' },
+  );
   return spreadOverGrid(knl, idx, shape, device);
 }
 
@@ -146,10 +148,12 @@ function scatter(dtype: DType, outShape: readonly number[], kept: readonly numbe
   const idx = outShape.map((_, k) => `i${k}`);
   const row = kept.map((a, j) => [idx[a], ...kept.slice(j + 1).map((b) => String(outShape[b]))].join('*')).join(' + ');
   const rows = kept.reduce((a, k) => a * outShape[k], 1);
-  const knl = makeKernel(domainOf(idx, outShape), `out[${idx.join(', ')}] = inp[${row}, 0]`, [
-    globalArg('inp', { dtype, shape: [rows, 1] }),
-    globalArg('out', { dtype, shape: outShape }),
-  ], { name: 'reduce_scatter' });
+  const knl = makeKernel(
+    domainOf(idx, outShape),
+    `out[${idx.join(', ')}] = inp[${row}, 0]`,
+    [globalArg('inp', { dtype, shape: [rows, 1] }), globalArg('out', { dtype, shape: outShape })],
+    { name: 'reduce_scatter' },
+  );
   return spreadOverGrid(knl, idx, outShape, device);
 }
 

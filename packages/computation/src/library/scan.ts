@@ -72,7 +72,8 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
     ],
     buildPlan(plan, device, output, input) {
       const w = options.workGroupSize ?? powerOfTwoBelow(workGroupSize(device));
-      if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize) throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
+      if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize)
+        throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
       const block = w * perItem;
       const groups = Math.ceil(length / block);
       let source: PlanArray = input;
@@ -109,7 +110,17 @@ function powerOfTwoBelow(n: number): number {
 const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
 
 function blockPass(
-  dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number, perItem: number, exclusive: boolean, withTotals: boolean,
+  dtype: DType,
+  p: Predicate,
+  input: View,
+  output: View,
+  rows: number,
+  length: number,
+  groups: number,
+  w: number,
+  perItem: number,
+  exclusive: boolean,
+  withTotals: boolean,
 ): LoopKernel {
   const empty = emptyLiteral(p, dtype);
   // two passes over a work-item's elements, each its own loop: c to total them, e to write them
@@ -131,8 +142,18 @@ function blockPass(
   lines.push(
     `<${dtype}> running = if(l > 0, ${last}[l - 1], ${empty}) {id=prefix, dep=step${steps}, inames=row:g:l}`,
     ...(exclusive
-      ? [`if ${k} < ${length}`, `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`, 'end', `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`]
-      : [`running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`, `if ${k} < ${length}`, `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`, 'end']),
+      ? [
+          `if ${k} < ${length}`,
+          `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`,
+          'end',
+          `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`,
+        ]
+      : [
+          `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`,
+          `if ${k} < ${length}`,
+          `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`,
+          'end',
+        ]),
   );
   if (withTotals) lines.push('if l == 0', `  totals[row, g] = ${last}[${w - 1}] {id=total_out, dep=step${steps}, inames=row:g:l}`, 'end');
   const args = [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
@@ -140,15 +161,20 @@ function blockPass(
   const domain = `{ [row, g, l, c, e]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} and 0 <= e < ${perItem} }`;
   let knl = makeKernel(domain, lines.join('\n'), args, { name: 'scan_block', silencedWarnings: ['write_race(total_out)'] });
   knl = tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
-  return setTemporaryAddressSpace(knl, Array.from({ length: steps + 1 }, (_, j) => `s${j}`), 'local');
+  return setTemporaryAddressSpace(
+    knl,
+    Array.from({ length: steps + 1 }, (_, j) => `s${j}`),
+    'local',
+  );
 }
 
 function addPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, block: number, device: DeviceParameters): LoopKernel {
-  const knl = makeKernel(`{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`, `${at(output, 'out', 'row', 'k')} = ${combine(p, `offsets[row, k // ${block}]`, at(input, 'inp', 'row', 'k'))}`, [
-    globalArg('inp', { dtype, shape: input.shape }),
-    globalArg('offsets', { dtype, shape: [rows, Math.ceil(length / block)] }),
-    globalArg('out', { dtype, shape: output.shape }),
-  ], { name: 'scan_add' });
+  const knl = makeKernel(
+    `{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`,
+    `${at(output, 'out', 'row', 'k')} = ${combine(p, `offsets[row, k // ${block}]`, at(input, 'inp', 'row', 'k'))}`,
+    [globalArg('inp', { dtype, shape: input.shape }), globalArg('offsets', { dtype, shape: [rows, Math.ceil(length / block)] }), globalArg('out', { dtype, shape: output.shape })],
+    { name: 'scan_add' },
+  );
   return spreadOverGrid(knl, ['row', 'k'], [rows, length], device);
 }
 
@@ -161,9 +187,11 @@ function regroup(dtype: DType, shape: readonly number[], kept: readonly number[]
   const matrix = `[${flat(kept)}, ${flat(axes)}]`;
   const own = `[${idx.join(', ')}]`;
   const text = way === 'gather' ? `out${matrix} = inp${own}` : `out${own} = inp${matrix}`;
-  const knl = makeKernel(domainOf(idx, shape), text, [
-    globalArg('inp', { dtype, shape: way === 'gather' ? shape : [rows, length] }),
-    globalArg('out', { dtype, shape: way === 'gather' ? [rows, length] : shape }),
-  ], { name: `scan_${way}` });
+  const knl = makeKernel(
+    domainOf(idx, shape),
+    text,
+    [globalArg('inp', { dtype, shape: way === 'gather' ? shape : [rows, length] }), globalArg('out', { dtype, shape: way === 'gather' ? [rows, length] : shape })],
+    { name: `scan_${way}` },
+  );
   return spreadOverGrid(knl, idx, shape, device);
 }

@@ -38,7 +38,8 @@ const shapeOf = (arr: ArrayType) => arr.shape;
 /** `output = input` (Reikna's `copy`); `out` may differ only in ... nothing Loom arrays have, so it must match. */
 export function copy<D extends DType>(arr: ArrayType<D>, out: ArrayType<D> = arr): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
   checkType(arr, 'copy');
-  if (out.dtype !== arr.dtype || (out.shape && arr.shape && out.shape.join() !== arr.shape.join())) throw new LoomError('copy: input and output arrays must have the same shape and data type');
+  if (out.dtype !== arr.dtype || (out.shape && arr.shape && out.shape.join() !== arr.shape.join()))
+    throw new LoomError('copy: input and output arrays must have the same shape and data type');
   return transformation({
     name: 'copy',
     params: [
@@ -53,7 +54,10 @@ export function copy<D extends DType>(arr: ArrayType<D>, out: ArrayType<D> = arr
  * `output = input`, where `input` broadcasts to `output`'s shape as numpy.broadcast_to does:
  * its axes match `output`'s last ones or have size 1. What kernels read only.
  */
-export function copyBroadcasted<D extends DType>(arr: ArrayType<D> & { readonly shape: readonly number[] }, out: ArrayType<D> & { readonly shape: readonly number[] }): Transformation<readonly [Out<D>, In<D>], 'output'> {
+export function copyBroadcasted<D extends DType>(
+  arr: ArrayType<D> & { readonly shape: readonly number[] },
+  out: ArrayType<D> & { readonly shape: readonly number[] },
+): Transformation<readonly [Out<D>, In<D>], 'output'> {
   checkType(arr, 'copyBroadcasted');
   if (out.dtype !== arr.dtype) throw new LoomError('copyBroadcasted: input and output arrays must have the same data type');
   const offset = out.shape.length - arr.shape.length;
@@ -158,7 +162,11 @@ export function normParam<D extends DType>(arr: ArrayType<D>): Transformation<re
 /** Discards what the kernel writes: the kernel stores nothing there. */
 export function ignore<D extends DType>(arr: ArrayType<D>): Transformation<readonly [In<D>], 'input'> {
   checkType(arr, 'ignore');
-  return transformation({ name: 'ignore', params: [{ name: 'input', dtype: arr.dtype, shape: shapeOf(arr), role: 'i' }] as const satisfies readonly [In<D>], body: '# ignored on purpose' });
+  return transformation({
+    name: 'ignore',
+    params: [{ name: 'input', dtype: arr.dtype, shape: shapeOf(arr), role: 'i' }] as const satisfies readonly [In<D>],
+    body: '# ignored on purpose',
+  });
 }
 
 /** `output = value` everywhere: what the kernel reads is that constant. */
@@ -188,7 +196,9 @@ export function broadcastParam<D extends DType>(arr: ArrayType<D>): Transformati
  * A complex array (last axis of 2: real, imaginary) into its parts: `real = Re(input)`,
  * `imag = Im(input)`. What kernels write: each element the kernel stores lands in one part.
  */
-export function splitComplex<D extends DType>(arr: ArrayType<D> & { readonly shape: readonly number[] }): Transformation<readonly [Out<D, 'real'>, Out<D, 'imag'>, In<D>], 'input'> {
+export function splitComplex<D extends DType>(
+  arr: ArrayType<D> & { readonly shape: readonly number[] },
+): Transformation<readonly [Out<D, 'real'>, Out<D, 'imag'>, In<D>], 'input'> {
   checkType(arr, 'splitComplex');
   const parts = checkComplexShape(arr.shape, 'splitComplex');
   const index = parts.map((_, k) => `idx${k}`).join(', ');
@@ -211,7 +221,9 @@ export function splitComplex<D extends DType>(arr: ArrayType<D> & { readonly sha
 }
 
 /** Two real arrays into a complex one (last axis of 2): `output = real + 1j * imag`. What kernels read. */
-export function combineComplex<D extends DType>(arr: ArrayType<D> & { readonly shape: readonly number[] }): Transformation<readonly [Out<D>, In<D, 'real'>, In<D, 'imag'>], 'output'> {
+export function combineComplex<D extends DType>(
+  arr: ArrayType<D> & { readonly shape: readonly number[] },
+): Transformation<readonly [Out<D>, In<D, 'real'>, In<D, 'imag'>], 'output'> {
   checkType(arr, 'combineComplex');
   const parts = checkComplexShape(arr.shape, 'combineComplex');
   const index = parts.map((_, k) => `idx${k}`).join(', ');
@@ -229,6 +241,7 @@ export function combineComplex<D extends DType>(arr: ArrayType<D> & { readonly s
 }
 
 function checkComplexShape(shape: readonly number[], what: string): number[] {
-  if (!Array.isArray(shape) || shape[shape.length - 1] !== 2) throw new LoomError(`${what}: a complex array is stored with a last axis of 2 (real, imaginary); got shape (${(shape ?? []).join(', ')})`);
+  if (!Array.isArray(shape) || shape[shape.length - 1] !== 2)
+    throw new LoomError(`${what}: a complex array is stored with a last axis of 2 (real, imaginary); got shape (${(shape ?? []).join(', ')})`);
   return shape.slice(0, -1);
 }

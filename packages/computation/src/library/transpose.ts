@@ -54,14 +54,22 @@ export function transposeKernel(dtype: DType, shape: readonly number[], perm: re
   const idx = shape.map((_, k) => `i${k}`);
   const domain = r ? `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${shape[k]}`).join(' and ')} }` : '{ [i0]: 0 <= i0 < 1 }';
   const out = perm.map((a) => idx[a]);
-  const knl = makeKernel(domain, r ? `out[${out.join(', ')}] = inp[${idx.join(', ')}]` : 'out = inp', [
-    globalArg('inp', { dtype, shape }),
-    globalArg('out', { dtype, shape: perm.map((a) => shape[a]) }),
-  ], { name: 'transpose' });
+  const knl = makeKernel(
+    domain,
+    r ? `out[${out.join(', ')}] = inp[${idx.join(', ')}]` : 'out = inp',
+    [globalArg('inp', { dtype, shape }), globalArg('out', { dtype, shape: perm.map((a) => shape[a]) })],
+    { name: 'transpose' },
+  );
   const p = r - 1;
   const q = perm[r - 1];
   // the output's order: neighbouring work-items write neighbouring elements
-  if (r <= 1 || p === q || shape[p] === 1 || shape[q] === 1) return spreadOverGrid(knl, r ? out : [], perm.map((a) => shape[a]), device);
+  if (r <= 1 || p === q || shape[p] === 1 || shape[q] === 1)
+    return spreadOverGrid(
+      knl,
+      r ? out : [],
+      perm.map((a) => shape[a]),
+      device,
+    );
 
   const t = tileSide(device);
   let tiled = splitIname(knl, idx[q], t, { outerTag: 'g.0', innerTag: 'l.0' });

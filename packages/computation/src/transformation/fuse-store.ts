@@ -28,7 +28,10 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
   const instructions = knl.instructions.flatMap((insn): Instruction[] => {
     const written = insn.assignees.filter((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : undefined) === argName);
     if (written.length > 0 && insn.assignees.length > 1) {
-      throw new LoomError(`${what}: instruction '${insn.id}' assigns '${argName}' among several results; a transformation can be attached to a single assignment's target only`, insn.span);
+      throw new LoomError(
+        `${what}: instruction '${insn.id}' assigns '${argName}' among several results; a transformation can be attached to a single assignment's target only`,
+        insn.span,
+      );
     }
     const target = insn.assignees.length === 1 ? insn.assignees[0] : undefined;
     const index = target?.kind === 'subscript' && target.array === argName ? target.indices : target?.kind === 'var' && target.name === argName ? [] : undefined;
@@ -61,7 +64,10 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
       });
     });
     if (out.length === 0) out.push({ ...insn, kind: 'nop', assignees: [], expression: undefined });
-    replaced.set(insn.id, out.map((i) => i.id));
+    replaced.set(
+      insn.id,
+      out.map((i) => i.id),
+    );
     return out;
   });
 

@@ -42,7 +42,9 @@ export function accessesOf(knl: LoopKernel, name: string): ArgumentAccesses {
     if (insn.expression) readsIn(insn.expression, insn);
     insn.predicates.forEach((p) => readsIn(p, insn));
   }
-  const rules = [...knl.substitutions.values()].filter((r) => expr.someExpr(r.expression, (x) => (x.kind === 'subscript' && x.array === name) || (x.kind === 'var' && x.name === name && !r.params.includes(name))));
+  const rules = [...knl.substitutions.values()].filter((r) =>
+    expr.someExpr(r.expression, (x) => (x.kind === 'subscript' && x.array === name) || (x.kind === 'var' && x.name === name && !r.params.includes(name))),
+  );
   return { reads, writes, rules: rules.map((r) => r.name) };
 }
 
@@ -64,7 +66,9 @@ export function checkNoReadBack(knl: LoopKernel, name: string, access: ArgumentA
     if (!same) refuse(`at [${read.indices.map(printExpr).join(', ')}], not at the element [${write.indices.map(printExpr).join(', ')}] it writes`);
   }
   if (!writesEachElementOnce(write)) {
-    refuse(`and instruction '${write.insn.id}' writes the same element more than once (its loops ${write.insn.withinInames.join(', ')} do not all select the element [${write.indices.map(printExpr).join(', ')}])`);
+    refuse(
+      `and instruction '${write.insn.id}' writes the same element more than once (its loops ${write.insn.withinInames.join(', ')} do not all select the element [${write.indices.map(printExpr).join(', ')}])`,
+    );
   }
 }
 

@@ -38,20 +38,22 @@ export function resolve(tr: Transformation, connector: string, arg: KernelArg, m
   if (!sameShape(shape, argShape)) {
     throw new LoomError(
       `${what}: the transformation's connector '${connector}' has shape (${shape.map(printExpr).join(', ')}), but argument '${arg.name}' has (${argShape.map(printExpr).join(', ')})` +
-        (argShape.some((s) => s.kind !== 'int') && shape.every((s) => s.kind === 'int') ? ': fix the kernel\'s parameters first (fixParameters) so that its shape is known' : ''),
+        (argShape.some((s) => s.kind !== 'int') && shape.every((s) => s.kind === 'int') ? ": fix the kernel's parameters first (fixParameters) so that its shape is known" : ''),
     );
   }
   if (c.dtype !== undefined && arg.dtype !== undefined && c.dtype !== arg.dtype) {
     throw new LoomError(`${what}: the transformation's connector '${connector}' is ${c.dtype}, but argument '${arg.name}' is ${arg.dtype}`);
   }
   const dtype = c.dtype ?? arg.dtype;
-  const params = tr.params.map((p): ResolvedParam => ({
-    param: p.name,
-    arg: p.name === connector ? arg.name : mapping.get(p.name)!,
-    role: p.role,
-    dtype: p.dtype ?? dtype,
-    shape: !isArrayRole(p.role) ? undefined : p.shape === undefined ? shape : p.shape.map((s) => toExpr(s, what, p.name)),
-  }));
+  const params = tr.params.map(
+    (p): ResolvedParam => ({
+      param: p.name,
+      arg: p.name === connector ? arg.name : mapping.get(p.name)!,
+      role: p.role,
+      dtype: p.dtype ?? dtype,
+      shape: !isArrayRole(p.role) ? undefined : p.shape === undefined ? shape : p.shape.map((s) => toExpr(s, what, p.name)),
+    }),
+  );
   const resolved = { connector: params.find((p) => p.param === connector)!, params, rank: shape.length };
   checkRanks(tr, resolved, what);
   return resolved;
@@ -77,14 +79,18 @@ function checkRanks(tr: Transformation, resolved: Resolved, what: string): void 
     for (const name of expr.freeVariables(e)) {
       const axis = INDEX_NAME.exec(name)?.[1];
       if (axis !== undefined && Number(axis) >= resolved.rank) {
-        throw new LoomError(`${what}: '${name}' names axis ${axis} of the caller's index, but the connector '${resolved.connector.param}' has ${resolved.rank} axes (idx0 to idx${resolved.rank - 1})`);
+        throw new LoomError(
+          `${what}: '${name}' names axis ${axis} of the caller's index, but the connector '${resolved.connector.param}' has ${resolved.rank} axes (idx0 to idx${resolved.rank - 1})`,
+        );
       }
     }
     for (const load of loadsIn(e)) {
       const rank = byName.get(load.param)!.shape!.length;
       const given = load.same ? resolved.rank : load.indices.length;
       if (given !== rank) {
-        throw new LoomError(`${what}: ${load.same ? `loadSame(${load.param}) uses the caller's ${given} axes` : `loadIdx(${load.param}, ...) gives ${given} indices`}, but '${load.param}' has ${rank} axes`);
+        throw new LoomError(
+          `${what}: ${load.same ? `loadSame(${load.param}) uses the caller's ${given} axes` : `loadIdx(${load.param}, ...) gives ${given} indices`}, but '${load.param}' has ${rank} axes`,
+        );
       }
     }
   }

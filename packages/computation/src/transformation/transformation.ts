@@ -118,7 +118,10 @@ function checkExpression(e: Expr, span: SourceSpan, locals: ReadonlySet<string>,
     const wanted = isStore ? 'o' : 'i';
     if (p.role !== wanted) {
       const role = p.role === 's' ? 'a scalar' : p.role === 'o' ? 'an output' : 'an input';
-      throw new LoomError(`${what}: ${x.fn}(${target.name}, ...): '${target.name}' is ${role}; ${isStore ? 'only outputs (role o) are stored' : 'only inputs (role i) are loaded'}`, wordIn(span, target.name));
+      throw new LoomError(
+        `${what}: ${x.fn}(${target.name}, ...): '${target.name}' is ${role}; ${isStore ? 'only outputs (role o) are stored' : 'only inputs (role i) are loaded'}`,
+        wordIn(span, target.name),
+      );
     }
     if (x.fn === LOAD_SAME && x.args.length !== 1) throw new LoomError(`${what}: loadSame(${target.name}) takes the parameter alone`, wordIn(span, x.fn));
     if (x.fn === LOAD_IDX && x.args.length < 1) throw new LoomError(`${what}: loadIdx(param, index...)`, wordIn(span, x.fn));
@@ -147,7 +150,8 @@ function checkConnector(tr: Transformation, name: string, what: string): void {
   }
   for (const e of tr.expressions()) {
     for (const load of loadsIn(e)) {
-      if (load.param === name && !load.same) throw new LoomError(`${what}: connector '${name}' is read with loadIdx; a connector is read only with loadSame (the kernel's value exists at its own index alone)`);
+      if (load.param === name && !load.same)
+        throw new LoomError(`${what}: connector '${name}' is read with loadIdx; a connector is read only with loadSame (the kernel's value exists at its own index alone)`);
     }
   }
 }

@@ -15,8 +15,7 @@ import { fail, quoted } from './check-error.ts';
 
 export function checkIntegerIndices(knl: LoopKernel): void {
   const inames = new Set(knl.inames);
-  const typeOf = (name: string): DType | undefined =>
-    inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype;
+  const typeOf = (name: string): DType | undefined => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
   for (const insn of knl.instructions) {
     const subscripts: Subscript[] = [];
     for (const a of insn.assignees) if (a.kind === 'subscript') subscripts.push(a);

@@ -17,7 +17,7 @@ import { LoomError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
-import { staticMax, staticMin, type BasicSet, type Constraint } from '../sets/index.ts';
+import { staticMax, staticMin, type BasicSet } from '../sets/index.ts';
 import { conditionConstraints } from '../kernel/conditions.ts';
 import { forEachSubscript, nameWritten, readExpressions, soleAssignee } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';

@@ -42,7 +42,8 @@ function checkReader(knl: LoopKernel, name: string, w: Instruction, r: Instructi
     fail(knl, r, {
       check: 'private_read_across_work_items',
       inames: elsewhere,
-      problem: `reads the private temporary '${name}', which '${w.id}' writes inside the parallel iname(s) ${quoted(elsewhere)} (${where(elsewhere)}) that '${r.id}' does not run in: ` +
+      problem:
+        `reads the private temporary '${name}', which '${w.id}' writes inside the parallel iname(s) ${quoted(elsewhere)} (${where(elsewhere)}) that '${r.id}' does not run in: ` +
         `each work-item would read only its own copy, not the value the loop leaves`,
       fix,
     });
@@ -57,7 +58,8 @@ function checkReader(knl: LoopKernel, name: string, w: Instruction, r: Instructi
   fail(knl, r, {
     check: 'private_read_across_work_items',
     inames: parallel,
-    problem: `reads the private temporary '${name}' at elements that '${w.id}' writes in other work-items (its indices follow the parallel iname(s) ${quoted(parallel)}, ${where(parallel)}): ` +
+    problem:
+      `reads the private temporary '${name}' at elements that '${w.id}' writes in other work-items (its indices follow the parallel iname(s) ${quoted(parallel)}, ${where(parallel)}): ` +
       `they are never written in this work-item's copy`,
     fix,
   });

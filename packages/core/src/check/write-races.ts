@@ -35,17 +35,21 @@ export function checkWriteRaces(knl: LoopKernel): void {
     const space = addressSpaceOf(knl, name);
     const names = a.kind === 'subscript' ? a.indices.flatMap(namesIn) : [];
     const indexedBy = new Set(names.flatMap((n) => [n, ...(carried.get(n) ?? [])]));
-    const races = insn.withinInames.filter(
-      (n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !hasSingleIteration(knl, n),
-    );
+    const races = insn.withinInames.filter((n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !hasSingleIteration(knl, n));
     if (races.length === 0) continue;
     const tags = races.map((n) => `${n}: ${tagToString(knl.inameTags.get(n))}`).join(', ');
-    warn(knl, insn, {
-      check: 'write_race',
-      inames: races,
-      problem: `contains a write race: it runs across the parallel iname(s) ${quoted(races)} (${tags}), which the ${space} '${name}' it writes is not indexed by, so every copy writes the same place`,
-      fix: `Index '${name}' by ${quoted(races)}, or make ${quoted(races)} sequential ('for').`,
-    }, 'WriteRaceConditionWarning', `write_race(${insn.id})`);
+    warn(
+      knl,
+      insn,
+      {
+        check: 'write_race',
+        inames: races,
+        problem: `contains a write race: it runs across the parallel iname(s) ${quoted(races)} (${tags}), which the ${space} '${name}' it writes is not indexed by, so every copy writes the same place`,
+        fix: `Index '${name}' by ${quoted(races)}, or make ${quoted(races)} sequential ('for').`,
+      },
+      'WriteRaceConditionWarning',
+      `write_race(${insn.id})`,
+    );
   }
 }
 
@@ -57,7 +61,7 @@ function inamesCarriedByPrivateTemporaries(knl: LoopKernel): Map<string, Set<str
   const inames = new Set(knl.inames);
   const carried = new Map<string, Set<string>>();
   const isPrivate = (name: string) => knl.temporaries.get(name)?.addressSpace === 'private';
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (const insn of knl.instructions) {
       const target = nameWritten(insn);

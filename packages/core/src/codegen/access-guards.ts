@@ -26,7 +26,7 @@
  * that fails also records itself in a small flag buffer, which `run` reads after the
  * launch and turns into a LoomError naming the array, the instruction and the index.
  */
-import { InternalError, LoomError } from '../errors.ts';
+import { InternalError } from '../errors.ts';
 import { cast, compare, ifThenElse, int, logical, not, subscript, type Expr, type Subscript } from '../expr/nodes.ts';
 import { exprEquals, mapChildren, printExpr, toLinear } from '../expr/index.ts';
 import type { Linear } from '../linear.ts';
@@ -168,7 +168,11 @@ export class AccessGuards {
           this.note(checks, insn, e, axis, false, inBounds, indices[axis], path);
           return inBounds;
         });
-        return ifThenElse(conditions.reduce((a, b) => logical('and', a, b)), flat, cast(this.types.get(e.array)!, int(0)));
+        return ifThenElse(
+          conditions.reduce((a, b) => logical('and', a, b)),
+          flat,
+          cast(this.types.get(e.array)!, int(0)),
+        );
       }
       case 'var':
         return this.flatten(e);
@@ -242,7 +246,12 @@ export class AccessGuards {
   private report(check: Check, insn: Instruction): Stmt {
     const flags = this.flags!;
     const store = (slot: number, value: Expr): Stmt => ({
-      kind: 'assign', target: subscript(flags, [int(slot)]), value, dtype: 'int32', atomic: false, insnId: insn.id,
+      kind: 'assign',
+      target: subscript(flags, [int(slot)]),
+      value,
+      dtype: 'int32',
+      atomic: false,
+      insnId: insn.id,
     });
     const failed = [...check.path, not(check.inBounds)].reduce((a, b) => logical('and', a, b));
     return {

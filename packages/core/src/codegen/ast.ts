@@ -99,7 +99,11 @@ export function mergeGuards(body: readonly Stmt[], same: (a: Expr, b: Expr) => b
 function hoistGuard(s: Stmt): Stmt {
   if (s.kind !== 'for' || s.body.kind !== 'if') return s;
   const guard = s.body;
-  const changing = new Set([s.iname, ...statementsOfKind(guard.then, 'assign').flatMap((a) => [...freeVariables(a.target)]), ...statementsOfKind(guard.then, 'for').map((f) => f.iname)]);
+  const changing = new Set([
+    s.iname,
+    ...statementsOfKind(guard.then, 'assign').flatMap((a) => [...freeVariables(a.target)]),
+    ...statementsOfKind(guard.then, 'for').map((f) => f.iname),
+  ]);
   const invariant = !someExpr(guard.condition, (x) => x.kind === 'subscript') && ![...freeVariables(guard.condition)].some((n) => changing.has(n));
   return invariant ? { kind: 'if', condition: guard.condition, then: { ...s, body: guard.then } } : s;
 }

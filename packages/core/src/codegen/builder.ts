@@ -5,8 +5,8 @@
  */
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { binary, compare, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, mapExpr, printExpr, simplify, substitute, toLinear } from '../expr/index.ts';
+import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
+import { exprEquals, printExpr, simplify, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
@@ -37,7 +37,10 @@ export class DeviceKernelBuilder {
   /** Guards for the accesses not proven in bounds, shared by the program's kernels. */
   private readonly guards: AccessGuards;
 
-  constructor(private readonly knl: LoopKernel, options: { checkBounds?: boolean } = {}) {
+  constructor(
+    private readonly knl: LoopKernel,
+    options: { checkBounds?: boolean } = {},
+  ) {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.guards = new AccessGuards(knl, (e) => this.flatten(e), this.types, options.checkBounds ?? false);
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
@@ -126,7 +129,14 @@ export class DeviceKernelBuilder {
     return [this.forLoop(item, outer, enforced, lower, upper)];
   }
 
-  private forLoop(item: Loop, outer: readonly string[], enforced: BasicSet, lower: readonly Bound[], upper: readonly Bound[], extra: readonly ReturnType<typeof boundConstraint>[] = []): Stmt {
+  private forLoop(
+    item: Loop,
+    outer: readonly string[],
+    enforced: BasicSet,
+    lower: readonly Bound[],
+    upper: readonly Bound[],
+    extra: readonly ReturnType<typeof boundConstraint>[] = [],
+  ): Stmt {
     const iname = item.iname;
     const inner = withDim(enforced, iname).addConstraints([
       ...lower.map((b) => boundConstraint(iname, b, 'lower')),
@@ -209,8 +219,7 @@ export class DeviceKernelBuilder {
     const guarded = this.guards.instruction(insn);
     const name = nameWritten(insn)!;
     const assign: Stmt = { kind: 'assign', target: guarded.target, value: guarded.value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
-    const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
-      conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;
+    const when = (conditions: readonly Expr[], s: Stmt): Stmt => (conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s);
     if (guarded.predicateReports.length + guarded.reports.length === 0) {
       return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], assign)];
     }
@@ -291,7 +300,10 @@ function declaredLength(name: string, shape: readonly Expr[], strides: readonly 
     if (e.kind !== 'int') throw new LoomError(`temporary '${name}' needs a constant ${what}, not ${printExpr(e)}`);
     return e.value;
   };
-  return requiredLength(shape.map((s) => constant(s, 'shape')), strides.map((s) => constant(s, 'stride')));
+  return requiredLength(
+    shape.map((s) => constant(s, 'shape')),
+    strides.map((s) => constant(s, 'stride')),
+  );
 }
 
 /** The lanes of an argument's `vec` axis, if it has one. */
@@ -318,4 +330,3 @@ function lowerAsUpper(b: Bound): Linear {
 function upperAsLower(b: Bound, k: number): Bound {
   return { expr: b.expr.sub(b.divisor - 1).add(k * b.divisor), divisor: b.divisor };
 }
-

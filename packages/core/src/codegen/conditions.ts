@@ -10,9 +10,7 @@ export type Side = 'lower' | 'upper';
 
 /** `iname >= ceil(expr/d)` or `iname <= floor(expr/d)` as a constraint. */
 export function boundConstraint(iname: string, b: Bound, side: Side): Constraint {
-  return side === 'lower'
-    ? { kind: 'ge', expr: Linear.variable(iname, b.divisor).sub(b.expr) }
-    : { kind: 'ge', expr: b.expr.sub(Linear.variable(iname, b.divisor)) };
+  return side === 'lower' ? { kind: 'ge', expr: Linear.variable(iname, b.divisor).sub(b.expr) } : { kind: 'ge', expr: b.expr.sub(Linear.variable(iname, b.divisor)) };
 }
 
 /** Drops bounds that the others (with what is enforced) already imply. */
@@ -76,10 +74,7 @@ export function constraintsToCondition(set: BasicSet, insn: Instruction): Expr |
     }
     // bounds on existentials alone say nothing about the inames
     if (c.expr.variables.every((v) => existentials.has(v))) continue;
-    throw new LoomError(
-      `instruction '${insn.id}': cannot generate a guard for the domain constraint '${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0'`,
-      insn.span,
-    );
+    throw new LoomError(`instruction '${insn.id}': cannot generate a guard for the domain constraint '${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0'`, insn.span);
   }
   if (parts.length === 0) return undefined;
   return parts.reduce((a, b) => logical('and', a, b));

@@ -40,7 +40,12 @@ export function generateCode<T extends Target>(knl: LoopKernel, target: T, optio
 export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
   try {
     const { program, args, typedArgs } = build(knl, target, options);
-    return describeProgram(target.name, program, target.generate(program), args.map((a, k) => hostArgument(a, typedArgs[k].dtype)));
+    return describeProgram(
+      target.name,
+      program,
+      target.generate(program),
+      args.map((a, k) => hostArgument(a, typedArgs[k].dtype)),
+    );
   } catch (e) {
     // the set arithmetic does not know which kernel it works for: say it here
     if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);

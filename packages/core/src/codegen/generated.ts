@@ -151,7 +151,9 @@ export function programCode<Extra>(program: ProgramAst, target: Target<Extra>): 
  */
 export function hostArgument(arg: KernelArg, typed?: DType): HostArgument {
   const common = {
-    name: arg.name, dtype: arg.dtype!, kind: arg.kind === 'value' ? ('value' as const) : ('array' as const),
+    name: arg.name,
+    dtype: arg.dtype!,
+    kind: arg.kind === 'value' ? ('value' as const) : ('array' as const),
     ...(typed !== undefined && typed !== arg.dtype ? { complex: typed } : {}),
   };
   const sep = sepAxisOf(arg);

@@ -63,7 +63,9 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
       const up = ups.find((b) => b.divisor === 1) ?? ups[0];
       const fromData = up.expr.variables.filter((v) => knl.temporaries.has(v));
       if (fromData.length) {
-        throw new LoomError(`'${iname}' is tagged g.${tag.axis}, but its bound reads the temporary '${fromData.join("', '")}': the number of work-groups must be known before the kernel runs (pass it as a value argument, or leave '${iname}' a loop)`);
+        throw new LoomError(
+          `'${iname}' is tagged g.${tag.axis}, but its bound reads the temporary '${fromData.join("', '")}': the number of work-groups must be known before the kernel runs (pass it as a value argument, or leave '${iname}' a loop)`,
+        );
       }
       // count = floor(up/d) - offset + 1 = floor((up + d*(1 - offset)) / d)
       inames.set(iname, { iname, kind: 'group', axis: tag.axis, offset, count: { expr: up.expr.add(up.divisor * (1 - offset)), divisor: up.divisor } });
@@ -115,4 +117,3 @@ export function hardwareContext(grid: Grid, base: BasicSet): BasicSet {
   const dims = [...grid.inames.keys()].filter((n) => !base.dims.includes(n));
   return base.addDims(dims).addConstraints(grid.constraints);
 }
-

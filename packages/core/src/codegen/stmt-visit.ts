@@ -17,10 +17,14 @@ import type { Stmt } from './ast.ts';
 /** The statements directly inside `s`, in order. */
 export function subStatements(s: Stmt): readonly Stmt[] {
   switch (s.kind) {
-    case 'block': return s.body;
-    case 'for': return [s.body];
-    case 'if': return [s.then];
-    default: return [];
+    case 'block':
+      return s.body;
+    case 'for':
+      return [s.body];
+    case 'if':
+      return [s.then];
+    default:
+      return [];
   }
 }
 
@@ -32,10 +36,14 @@ export function statementsOf(body: Stmt): readonly Stmt[] {
 /** The expressions `s` itself evaluates (not those of the statements inside it), in source order. */
 export function ownExpressions(s: Stmt): readonly Expr[] {
   switch (s.kind) {
-    case 'for': return [s.lower, s.upper];
-    case 'if': return [s.condition];
-    case 'assign': return [s.target, s.value];
-    default: return [];
+    case 'for':
+      return [s.lower, s.upper];
+    case 'if':
+      return [s.condition];
+    case 'assign':
+      return [s.target, s.value];
+    default:
+      return [];
   }
 }
 

@@ -63,7 +63,11 @@ function linearOf(e: Expr): Linear | undefined {
 export function foldInteger(op: BinaryOp, a: number, b: number): number | undefined {
   let value: number;
   switch (op) {
-    case '&': case '|': case '^': case '<<': case '>>':
+    case '&':
+    case '|':
+    case '^':
+    case '<<':
+    case '>>':
       return undefined; // their value depends on the integer type's width
     case '+':
       value = a + b;

@@ -16,9 +16,13 @@ import { children, mapChildren, walk, walkScoped } from './visit.ts';
  */
 export function freeVariables(e: Expr, bound: readonly string[] = []): Set<string> {
   const free = new Set<string>();
-  walkScoped(e, (x, b) => {
-    if (x.kind === 'var' && !b.includes(x.name)) free.add(x.name);
-  }, bound);
+  walkScoped(
+    e,
+    (x, b) => {
+      if (x.kind === 'var' && !b.includes(x.name)) free.add(x.name);
+    },
+    bound,
+  );
   return free;
 }
 
@@ -52,8 +56,7 @@ export function arraysAccessed(e: Expr): Map<string, Subscript[]> {
  * Only variables are replaced; array names of subscripts and function names are not.
  */
 export function substitute(e: Expr, replacements: ReadonlyMap<string, Expr> | Readonly<Record<string, Expr>>): Expr {
-  const map: ReadonlyMap<string, Expr> =
-    replacements instanceof Map ? replacements : new Map(Object.entries(replacements as Record<string, Expr>));
+  const map: ReadonlyMap<string, Expr> = replacements instanceof Map ? replacements : new Map(Object.entries(replacements as Record<string, Expr>));
   return map.size === 0 ? e : substituteIn(e, map);
 }
 
@@ -68,9 +71,7 @@ function substituteIn(e: Expr, map: ReadonlyMap<string, Expr>): Expr {
     if (!used.has(name)) continue;
     const captured = e.inames.find((iname) => freeVariables(value).has(iname));
     if (captured !== undefined) {
-      throw new LoomError(
-        `substituting '${name}' inside ${e.op}(${e.inames.join(', ')}, ...) would capture the reduction iname '${captured}'`,
-      );
+      throw new LoomError(`substituting '${name}' inside ${e.op}(${e.inames.join(', ')}, ...) would capture the reduction iname '${captured}'`);
     }
   }
   return mapChildren(e, (c) => substituteIn(c, inner));

@@ -12,6 +12,13 @@ export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEqual
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
 export { simplify, type SimplifyOptions } from './simplify.ts';
 export {
-  complexAdd, complexMultiply, complexDivide, complexEquals, complexTruthy, complexFunction, COMPLEX_FUNCTIONS,
-  type ComplexParts, type Bind,
+  complexAdd,
+  complexMultiply,
+  complexDivide,
+  complexEquals,
+  complexTruthy,
+  complexFunction,
+  COMPLEX_FUNCTIONS,
+  type ComplexParts,
+  type Bind,
 } from './complex.ts';

@@ -21,34 +21,85 @@ export type LogicalOp = 'and' | 'or';
  */
 export type ReductionOp = string;
 
-export interface IntLit { readonly kind: 'int'; readonly value: number }
+export interface IntLit {
+  readonly kind: 'int';
+  readonly value: number;
+}
 /**
  * A float literal. Written plainly (`2.0`) it is weak: it takes the type of what it meets.
  * Written with a size (`2.0f`, `2.0d`, as loopy reads them) it is a float32 or float64 value
  * of its own, as strong as a variable of that type.
  */
-export interface FloatLit { readonly kind: 'float'; readonly value: number; readonly dtype?: 'float32' | 'float64' }
+export interface FloatLit {
+  readonly kind: 'float';
+  readonly value: number;
+  readonly dtype?: 'float32' | 'float64';
+}
 /**
  * An imaginary literal: `5j` (weak, complex128 alone), `5jf` (a complex64 value), `5jd` (complex128).
  * Complex values are lowered to pairs of reals before code generation (kernel/complex.ts).
  */
-export interface ImagLit { readonly kind: 'imag'; readonly value: number; readonly dtype?: 'complex64' | 'complex128' }
-export interface BoolLit { readonly kind: 'bool'; readonly value: boolean }
-export interface Var { readonly kind: 'var'; readonly name: string }
+export interface ImagLit {
+  readonly kind: 'imag';
+  readonly value: number;
+  readonly dtype?: 'complex64' | 'complex128';
+}
+export interface BoolLit {
+  readonly kind: 'bool';
+  readonly value: boolean;
+}
+export interface Var {
+  readonly kind: 'var';
+  readonly name: string;
+}
 /**
  * `a[i, j]`: an element of the array named `array`. `linear`: loopy's `a[[k]]`, one index
  * into the array's storage, whatever its shape (`makeKernel` turns it into a multi-index).
  */
-export interface Subscript { readonly kind: 'subscript'; readonly array: string; readonly indices: readonly Expr[]; readonly linear?: true }
-export interface Neg { readonly kind: 'neg'; readonly operand: Expr }
+export interface Subscript {
+  readonly kind: 'subscript';
+  readonly array: string;
+  readonly indices: readonly Expr[];
+  readonly linear?: true;
+}
+export interface Neg {
+  readonly kind: 'neg';
+  readonly operand: Expr;
+}
 /** `~a`: the bitwise complement of an integer. */
-export interface BitNot { readonly kind: 'bitnot'; readonly operand: Expr }
-export interface Binary { readonly kind: 'binary'; readonly op: BinaryOp; readonly left: Expr; readonly right: Expr }
-export interface Compare { readonly kind: 'compare'; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
-export interface Logical { readonly kind: 'logical'; readonly op: LogicalOp; readonly left: Expr; readonly right: Expr }
-export interface Not { readonly kind: 'not'; readonly operand: Expr }
+export interface BitNot {
+  readonly kind: 'bitnot';
+  readonly operand: Expr;
+}
+export interface Binary {
+  readonly kind: 'binary';
+  readonly op: BinaryOp;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+export interface Compare {
+  readonly kind: 'compare';
+  readonly op: CompareOp;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+export interface Logical {
+  readonly kind: 'logical';
+  readonly op: LogicalOp;
+  readonly left: Expr;
+  readonly right: Expr;
+}
+export interface Not {
+  readonly kind: 'not';
+  readonly operand: Expr;
+}
 /** `if(c, a, b)`: a value-level conditional (C's `c ? a : b`). */
-export interface If { readonly kind: 'if'; readonly condition: Expr; readonly then: Expr; readonly otherwise: Expr }
+export interface If {
+  readonly kind: 'if';
+  readonly condition: Expr;
+  readonly then: Expr;
+  readonly otherwise: Expr;
+}
 /**
  * A call of a known function (`sin`, `min`, ...), of a registered user function, or of a
  * substitution rule. `tag`: loopy's tagged call `g$two(x)`, which names this use of rule `g`
@@ -80,25 +131,13 @@ export interface Reduce {
   readonly simultaneous: boolean;
 }
 /** A conversion inserted by type inference or written by the user (`float32(x)`). */
-export interface Cast { readonly kind: 'cast'; readonly dtype: string; readonly operand: Expr }
+export interface Cast {
+  readonly kind: 'cast';
+  readonly dtype: string;
+  readonly operand: Expr;
+}
 
-export type Expr =
-  | IntLit
-  | FloatLit
-  | ImagLit
-  | BoolLit
-  | Var
-  | Subscript
-  | Neg
-  | BitNot
-  | Binary
-  | Compare
-  | Logical
-  | Not
-  | If
-  | Call
-  | Reduce
-  | Cast;
+export type Expr = IntLit | FloatLit | ImagLit | BoolLit | Var | Subscript | Neg | BitNot | Binary | Compare | Logical | Not | If | Call | Reduce | Cast;
 
 // Constructors: the only way nodes are built, so every node is frozen.
 
@@ -113,30 +152,30 @@ export const imag = (value: number, dtype?: 'complex64' | 'complex128'): ImagLit
 export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', value });
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
 export const subscript = (array: string, indices: readonly Expr[], linear?: boolean): Subscript =>
-  Object.freeze(linear
-    ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true }
-    : { kind: 'subscript', array, indices: Object.freeze([...indices]) });
+  Object.freeze(linear ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true } : { kind: 'subscript', array, indices: Object.freeze([...indices]) });
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });
 export const bitnot = (operand: Expr): BitNot => Object.freeze({ kind: 'bitnot', operand });
 export const binary = (op: BinaryOp, left: Expr, right: Expr): Binary => Object.freeze({ kind: 'binary', op, left, right });
-export const compare = (op: CompareOp, left: Expr, right: Expr): Compare =>
-  Object.freeze({ kind: 'compare', op, left, right });
-export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical =>
-  Object.freeze({ kind: 'logical', op, left, right });
+export const compare = (op: CompareOp, left: Expr, right: Expr): Compare => Object.freeze({ kind: 'compare', op, left, right });
+export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical => Object.freeze({ kind: 'logical', op, left, right });
 export const not = (operand: Expr): Not => Object.freeze({ kind: 'not', operand });
-export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If =>
-  Object.freeze({ kind: 'if', condition, then, otherwise });
+export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If => Object.freeze({ kind: 'if', condition, then, otherwise });
 export const call = (fn: string, args: readonly Expr[], tag?: string, dtype?: string): Call =>
   Object.freeze({
-    kind: 'call', fn, args: Object.freeze([...args]),
+    kind: 'call',
+    fn,
+    args: Object.freeze([...args]),
     ...(tag === undefined ? {} : { tag }),
     ...(dtype === undefined ? {} : { dtype }),
   });
 /** A reduction of one expression (`body`) or of several (`argmax`: value and index). */
 export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr | readonly Expr[], simultaneous = false): Reduce =>
   Object.freeze({
-    kind: 'reduce', op, inames: Object.freeze([...inames]),
-    operands: Object.freeze(isExprList(body) ? [...body] : [body]), simultaneous,
+    kind: 'reduce',
+    op,
+    inames: Object.freeze([...inames]),
+    operands: Object.freeze(isExprList(body) ? [...body] : [body]),
+    simultaneous,
   });
 
 function isExprList(x: Expr | readonly Expr[]): x is readonly Expr[] {
@@ -156,12 +195,51 @@ export const mul = (a: Expr, b: Expr) => binary('*', a, b);
  * truth values; `real`, `imag`, `conj` (and `abs`) work on complex values.
  */
 export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze({
-  sin: 1, cos: 1, tan: 1, asin: 1, acos: 1, atan: 1, atan2: 2,
-  sinh: 1, cosh: 1, tanh: 1, asinh: 1, acosh: 1, atanh: 1,
-  exp: 1, exp2: 1, expm1: 1, log: 1, log2: 1, log10: 1, log1p: 1, sqrt: 1, rsqrt: 1, cbrt: 1, hypot: 2,
-  abs: 1, fabs: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
-  min: undefined, max: undefined, fmin: 2, fmax: 2, clamp: 3, copysign: 2,
-  pow: 2, fmod: 2, erf: 1, erfc: 1, fma: 3,
-  isnan: 1, isinf: 1, isfinite: 1,
-  real: 1, imag: 1, conj: 1,
+  sin: 1,
+  cos: 1,
+  tan: 1,
+  asin: 1,
+  acos: 1,
+  atan: 1,
+  atan2: 2,
+  sinh: 1,
+  cosh: 1,
+  tanh: 1,
+  asinh: 1,
+  acosh: 1,
+  atanh: 1,
+  exp: 1,
+  exp2: 1,
+  expm1: 1,
+  log: 1,
+  log2: 1,
+  log10: 1,
+  log1p: 1,
+  sqrt: 1,
+  rsqrt: 1,
+  cbrt: 1,
+  hypot: 2,
+  abs: 1,
+  fabs: 1,
+  floor: 1,
+  ceil: 1,
+  round: 1,
+  trunc: 1,
+  min: undefined,
+  max: undefined,
+  fmin: 2,
+  fmax: 2,
+  clamp: 3,
+  copysign: 2,
+  pow: 2,
+  fmod: 2,
+  erf: 1,
+  erfc: 1,
+  fma: 3,
+  isnan: 1,
+  isinf: 1,
+  isfinite: 1,
+  real: 1,
+  imag: 1,
+  conj: 1,
 });

@@ -32,9 +32,27 @@
 import { isDType } from '../dtypes.ts';
 import type { LoomError } from '../errors.ts';
 import {
-  binary, bitnot, bool, call, cast, compare, float, ifThenElse, imag, int, KNOWN_FUNCTIONS, logical, neg, not, reduce,
-  subscript, variable,
-  type BinaryOp, type CompareOp, type Expr, type ReductionOp,
+  binary,
+  bitnot,
+  bool,
+  call,
+  cast,
+  compare,
+  float,
+  ifThenElse,
+  imag,
+  int,
+  KNOWN_FUNCTIONS,
+  logical,
+  neg,
+  not,
+  reduce,
+  subscript,
+  variable,
+  type BinaryOp,
+  type CompareOp,
+  type Expr,
+  type ReductionOp,
 } from './nodes.ts';
 import { freeVariables } from './analysis.ts';
 import { MAX_EXPRESSION_DEPTH } from './limits.ts';
@@ -54,8 +72,7 @@ const PRODUCT = 9;
 /** The operand of a prefix operator: nothing binary but `**` (which `power` reads). */
 const PREFIX = 10;
 
-const arithmetic = (level: number, ops: BinaryOp[]) =>
-  Object.fromEntries(ops.map((op) => [op, { level, build: (l: Expr, r: Expr) => binary(op, l, r) }]));
+const arithmetic = (level: number, ops: BinaryOp[]) => Object.fromEntries(ops.map((op) => [op, { level, build: (l: Expr, r: Expr) => binary(op, l, r) }]));
 
 const BINARY: Readonly<Record<string, { readonly level: number; readonly build: (l: Expr, r: Expr) => Expr }>> = {
   or: { level: OR, build: (l, r) => logical('or', l, r) },
@@ -271,12 +288,18 @@ class Parser {
       throw this.error(token, `float literal ${token.text} is out of range`);
     }
     switch (suffix) {
-      case 'f': return float(value, 'float32');
-      case 'd': return float(value, 'float64');
-      case 'j': return imag(value);
-      case 'jf': return imag(value, 'complex64');
-      case 'jd': return imag(value, 'complex128');
-      default: return float(value);
+      case 'f':
+        return float(value, 'float32');
+      case 'd':
+        return float(value, 'float64');
+      case 'j':
+        return imag(value);
+      case 'jf':
+        return imag(value, 'complex64');
+      case 'jd':
+        return imag(value, 'complex128');
+      default:
+        return float(value);
     }
   }
 
@@ -342,8 +365,7 @@ class Parser {
   /** What a call means: a reduction, a conditional, a cast, a known function, or a call of a rule. */
   private meaning(nameToken: Token, args: readonly Argument[]): Expr {
     const name = nameToken.text;
-    const arityError = (expected: string) =>
-      this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    const arityError = (expected: string) => this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
     const inamesOf = (a: Argument) => (a.tuple ? a.tuple : a.bareName ? [a.bareName] : undefined);
 
     if (name === 'reduce' || name === 'simul_reduce') return this.generalReduction(nameToken, args);
@@ -390,12 +412,17 @@ class Parser {
    */
   private generalReduction(nameToken: Token, args: readonly Argument[]): Expr {
     const name = nameToken.text;
-    if (args.length < 3) throw this.error(nameToken, `${name}() takes an operation, its inames and the values it reduces, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    if (args.length < 3)
+      throw this.error(nameToken, `${name}() takes an operation, its inames and the values it reduces, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
     const opName = operationName(args[0].value);
     if (opName === undefined) throw this.error(args[0].first, `expected the name of a reduction operation (sum, product, max, min, any, all, argmax, argmin, segmented(sum), ...)`);
     const op = findReductionOperation(opName);
     if (!op) throw this.error(args[0].first, `unknown reduction '${opName}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`);
-    if (args.length !== op.arity + 2) throw this.error(nameToken, `${name}(${opName}, ...) takes its inames and ${op.arity} value${op.arity === 1 ? '' : 's'}, got ${args.length - 1} argument${args.length === 2 ? '' : 's'} after the operation`);
+    if (args.length !== op.arity + 2)
+      throw this.error(
+        nameToken,
+        `${name}(${opName}, ...) takes its inames and ${op.arity} value${op.arity === 1 ? '' : 's'}, got ${args.length - 1} argument${args.length === 2 ? '' : 's'} after the operation`,
+      );
     const inames = args[1].tuple ?? (args[1].bareName ? [args[1].bareName] : undefined);
     if (!inames) throw this.error(args[1].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
     return reduce(opName, this.checkedInames(inames, args[1].first, true), this.values(args.slice(2)), name === 'simul_reduce');

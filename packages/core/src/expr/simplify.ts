@@ -85,12 +85,18 @@ const isBoolean = (e: Expr) => e.kind === 'bool' || e.kind === 'compare' || e.ki
 
 function compareNumbers(op: Extract<Expr, { kind: 'compare' }>['op'], a: number, b: number): boolean {
   switch (op) {
-    case '==': return a === b;
-    case '!=': return a !== b;
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    case '>=': return a >= b;
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    case '>=':
+      return a >= b;
   }
 }
 

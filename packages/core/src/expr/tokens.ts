@@ -47,10 +47,7 @@ const BOOLEANS = new Set(['true', 'false']);
  * Symbolic operators we accept, longest first. `[[` opens loopy's linear subscript `a[[k]]`
  * (read only right after a name; elsewhere it is two brackets).
  */
-const OPERATORS = [
-  '**', '//', '==', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '^', '&', '|', '~', '<', '>',
-  '(', ')', '[', ']', ',', '?', ':',
-];
+const OPERATORS = ['**', '//', '==', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '^', '&', '|', '~', '<', '>', '(', ')', '[', ']', ',', '?', ':'];
 
 /** Operators of other languages that users write by habit: what to say instead. */
 const FOREIGN_OPERATORS: ReadonlyArray<readonly [string, string]> = [

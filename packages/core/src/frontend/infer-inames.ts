@@ -9,7 +9,7 @@ import type { SubstitutionRule } from '../kernel/model.ts';
 import type { Instruction } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { freeVariables } from '../expr/index.ts';
-import { nameWritten, namesRead, namesWritten, readExpressions, reductionInames } from '../kernel/accesses.ts';
+import { namesRead, namesWritten, readExpressions, reductionInames } from '../kernel/accesses.ts';
 
 export interface InameRequest {
   readonly insn: Instruction;
@@ -19,14 +19,15 @@ export interface InameRequest {
   readonly explicit?: { readonly names: readonly string[]; readonly additive: boolean };
 }
 
-export function inferWithinInames(
-  requests: readonly InameRequest[],
-  domains: readonly BasicSet[],
-  rules: ReadonlyMap<string, SubstitutionRule>,
-): Map<string, string[]> {
+export function inferWithinInames(requests: readonly InameRequest[], domains: readonly BasicSet[], rules: ReadonlyMap<string, SubstitutionRule>): Map<string, string[]> {
   const allInames = new Set(domains.flatMap((d) => d.dims));
   const parents = new Map<string, string[]>();
-  for (const d of domains) for (const dim of d.dims) parents.set(dim, d.params.filter((p) => allInames.has(p)));
+  for (const d of domains)
+    for (const dim of d.dims)
+      parents.set(
+        dim,
+        d.params.filter((p) => allInames.has(p)),
+      );
 
   const result = new Map<string, Set<string>>();
   const fixed = new Set<string>();

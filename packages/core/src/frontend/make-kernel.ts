@@ -13,19 +13,11 @@ import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { allAccesses, assigneeName, forEachSubscript, nameWritten, readExpressions } from '../kernel/accesses.ts';
+import { allAccesses, assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { inferShape } from './infer-shapes.ts';
-import {
-  DEFAULT_OPTIONS,
-  LoopKernel,
-  type ArgKind,
-  type Instruction,
-  type KernelArg,
-  type SubstitutionRule,
-  type TemporaryVariable,
-} from '../kernel/model.ts';
+import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type KernelArg, type SubstitutionRule, type TemporaryVariable } from '../kernel/model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
@@ -74,7 +66,11 @@ export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> =
  * itself aside (loopy resolves it when the kernel is made, as here), as `nosync` entries.
  * Matching nothing is an error.
  */
-function resolveNosyncQueries(insns: Instruction[], parsed: readonly ParsedInstruction[], kernel: { name: string; substitutions: ReadonlyMap<string, SubstitutionRule> }): Instruction[] {
+function resolveNosyncQueries(
+  insns: Instruction[],
+  parsed: readonly ParsedInstruction[],
+  kernel: { name: string; substitutions: ReadonlyMap<string, SubstitutionRule> },
+): Instruction[] {
   return insns.map((insn, k) => {
     const queries = parsed[k].nosyncQueries ?? [];
     if (queries.length === 0) return insn;
@@ -186,7 +182,11 @@ export function makeKernel(
   // `dup=` attributes are duplicate_inames applied to one instruction
   parsed.instructions.forEach((p, k) => {
     if (p.dup.length) {
-      knl = duplicateInames(knl, p.dup.map((d) => d.iname), { within: ids[k], newNames: p.dup.map((d) => d.newName) });
+      knl = duplicateInames(
+        knl,
+        p.dup.map((d) => d.iname),
+        { within: ids[k], newNames: p.dup.map((d) => d.newName) },
+      );
     }
   });
 

@@ -117,7 +117,13 @@ export function parseInstructions(source: string | readonly string[]): ParsedIns
     const rule = /^([A-Za-z_]\w*)\s*(\(([^)]*)\))?\s*:=/.exec(trimmed);
     if (rule) {
       if (blocks.length) throw new LoomError('substitution rules cannot be defined inside for/if blocks', span);
-      const params = rule[3] === undefined ? [] : rule[3].split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const params =
+        rule[3] === undefined
+          ? []
+          : rule[3]
+              .split(',')
+              .map((p) => p.trim())
+              .filter((p) => p !== '');
       for (const p of params) {
         if (!IDENT.test(p)) throw new LoomError(`substitution rule parameter '${p}' is not a name`, at(trimmed.indexOf(p), p.length));
       }
@@ -201,12 +207,7 @@ interface BlockContext {
   readonly blockPredicates: readonly Expr[];
 }
 
-function parseSpecial(
-  line: string,
-  at: (from: number, length: number) => SourceSpan,
-  span: SourceSpan,
-  context: BlockContext,
-): ParsedInstruction {
+function parseSpecial(line: string, at: (from: number, length: number) => SourceSpan, span: SourceSpan, context: BlockContext): ParsedInstruction {
   // A line starting with `...` and no word after it (`...`, `... {id=b}`) names no special instruction.
   const m = /^\.\.\.\s*(\w+)\s*/.exec(line);
   if (m === null) throw new LoomError("expected a special instruction after '...' (gbarrier, lbarrier or nop)", span);
@@ -272,11 +273,7 @@ function parseAssignment(line: string, text: string, start: number, span: Source
  * One target of the left-hand side: `out[i]`, `<> t`, `<float32> t[k]`. `offset` is where
  * `piece` starts in `text`.
  */
-function parseTarget(
-  piece: string,
-  text: string,
-  offset: number,
-): { assignee: Expr; temporary?: TemporaryDeclaration } {
+function parseTarget(piece: string, text: string, offset: number): { assignee: Expr; temporary?: TemporaryDeclaration } {
   const lead = piece.length - piece.trimStart().length;
   const trimmed = piece.trim();
   const here = (from: number, length: number): SourceSpan => ({ text, start: offset + lead + from, end: offset + lead + from + Math.max(1, length) });
@@ -288,7 +285,10 @@ function parseTarget(
   if (decl) {
     const typeName = decl[1];
     if (typeName !== '' && !isDType(typeName)) {
-      throw new LoomError(`unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`, here(trimmed.indexOf(typeName), typeName.length));
+      throw new LoomError(
+        `unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`,
+        here(trimmed.indexOf(typeName), typeName.length),
+      );
     }
     temporary = { dtype: typeName === '' ? undefined : typeName };
     restAt = decl[0].length;
@@ -355,13 +355,36 @@ type Attributes = Omit<ParsedInstruction, 'kind' | 'assignees' | 'expression' | 
 
 function emptyAttributes(): Attributes {
   return {
-    dup: [], deps: [], depsExhaustive: false, nosync: [], nosyncQueries: [], priority: 0, predicates: [],
-    tags: [], groups: [], conflictsWithGroups: [], atomic: false,
+    dup: [],
+    deps: [],
+    depsExhaustive: false,
+    nosync: [],
+    nosyncQueries: [],
+    priority: 0,
+    predicates: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
   };
 }
 
 const ATTRIBUTE_NAMES = [
-  'id', 'id_prefix', 'inames', 'dup', 'dep', 'nosync', 'nosync_query', 'priority', 'if', 'tags', 'groups', 'conflicts', 'conflicts_grp', 'atomic', 'mem_kind',
+  'id',
+  'id_prefix',
+  'inames',
+  'dup',
+  'dep',
+  'nosync',
+  'nosync_query',
+  'priority',
+  'if',
+  'tags',
+  'groups',
+  'conflicts',
+  'conflicts_grp',
+  'atomic',
+  'mem_kind',
 ];
 
 function parseAttributes(inner: string, at: (from: number, length: number) => SourceSpan): Attributes {
@@ -376,7 +399,11 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
     const key = (eq < 0 ? item : item.slice(0, eq)).trim();
     const value = eq < 0 ? '' : item.slice(eq + 1).trim();
     const valueAt = (len = value.length) => at(partStart + eq + 1 + (item.slice(eq + 1).length - item.slice(eq + 1).trimStart().length), len);
-    const list = () => value.split(':').map((s) => s.trim()).filter((s) => s !== '');
+    const list = () =>
+      value
+        .split(':')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     const needsValue = () => {
       if (eq < 0 || value === '') throw new LoomError(`attribute '${key}' needs a value (${key}=...)`, at(partStart, item.length));
     };
@@ -393,7 +420,10 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
       case 'inames': {
         needsValue();
         const additive = value.startsWith('+');
-        const names = (additive ? value.slice(1) : value).split(':').map((s) => s.trim()).filter((s) => s !== '');
+        const names = (additive ? value.slice(1) : value)
+          .split(':')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
         for (const n of names) if (!IDENT.test(n)) throw new LoomError(`'${n}' is not an iname`, valueAt());
         attrs.inames = { names, additive };
         break;
@@ -412,7 +442,10 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         needsValue();
         const exhaustive = value.startsWith('*');
         attrs.depsExhaustive = exhaustive;
-        attrs.deps = (exhaustive ? value.slice(1) : value).split(':').map((s) => s.trim()).filter((s) => s !== '');
+        attrs.deps = (exhaustive ? value.slice(1) : value)
+          .split(':')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
         break;
       }
       case 'nosync':
@@ -471,10 +504,7 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.memKind = value;
         break;
       default:
-        throw new LoomError(
-          `unknown instruction attribute '${key}' (known: ${ATTRIBUTE_NAMES.join(', ')})`,
-          at(partStart, key.length),
-        );
+        throw new LoomError(`unknown instruction attribute '${key}' (known: ${ATTRIBUTE_NAMES.join(', ')})`, at(partStart, key.length));
     }
   }
   return attrs;

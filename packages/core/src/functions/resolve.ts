@@ -59,7 +59,7 @@ export function functionTypes(knl: LoopKernel): FunctionTypes {
 export function resolveUserCalls(knl: LoopKernel): LoopKernel {
   if (!callsUserFunctions(knl)) return knl;
   const inames = new Set(knl.inames);
-  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
+  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
   const types = functionTypes(knl);
   const resolve = (e: Expr): Expr =>
     mapExpr(expandSubstitutions(e, knl.substitutions), (x) => {
@@ -82,9 +82,10 @@ export function resolveUserCalls(knl: LoopKernel): LoopKernel {
 
 function callsUserFunctions(knl: LoopKernel): boolean {
   let found = false;
-  const look = (e: Expr) => walk(expandSubstitutions(e, knl.substitutions), (x) => {
-    if (x.kind === 'call' && userFunctionOf(knl, x.fn)) found = true;
-  });
+  const look = (e: Expr) =>
+    walk(expandSubstitutions(e, knl.substitutions), (x) => {
+      if (x.kind === 'call' && userFunctionOf(knl, x.fn)) found = true;
+    });
   for (const insn of knl.instructions) [...insn.assignees, insn.expression, ...insn.predicates].forEach((e) => e && look(e));
   return found;
 }

@@ -46,7 +46,7 @@ export interface TargetFunction {
  * Its parameters are `any` so that `(x) => ...` reads its argument as a number without a
  * type, and `(x: bigint) => ...` is accepted for a 64-bit signature.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a JS implementation reads its arguments as numbers without annotations
 export type JsFunction = (...args: any[]) => number | bigint | boolean;
 
 type PerSignature<T> = T | ((signature: FunctionSignature) => T);

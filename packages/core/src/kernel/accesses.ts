@@ -4,7 +4,7 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded, walkScoped } from '../expr/index.ts';
+import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded } from '../expr/index.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -149,9 +149,14 @@ export function allAccesses(knl: LoopKernel): Access[] {
     const rules = knl.substitutions;
     const value = insn.expression ? [expandSubstitutions(insn.expression, rules)] : [];
     const unguarded = [...insn.predicates.map((p) => expandSubstitutions(p, rules)), ...insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices : []))];
-    for (const [exprs, guards] of [[value, insn.predicates], [unguarded, []]] as const) {
+    for (const [exprs, guards] of [
+      [value, insn.predicates],
+      [unguarded, []],
+    ] as const) {
       for (const e of exprs) {
-        forEachSubscript(e, (s, red, inner) => out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn, guards: [...guards, ...inner] }));
+        forEachSubscript(e, (s, red, inner) =>
+          out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn, guards: [...guards, ...inner] }),
+        );
       }
     }
   }

@@ -28,11 +28,17 @@ export function conditionConstraints(e: Expr): { readonly constraints: Constrain
   const right = left && toLinear(e.right);
   if (!left || !right) return none;
   switch (e.op) {
-    case '<': return { constraints: [{ kind: 'ge', expr: right.sub(left).sub(1) }], complete: true };
-    case '<=': return { constraints: [{ kind: 'ge', expr: right.sub(left) }], complete: true };
-    case '>': return { constraints: [{ kind: 'ge', expr: left.sub(right).sub(1) }], complete: true };
-    case '>=': return { constraints: [{ kind: 'ge', expr: left.sub(right) }], complete: true };
-    case '==': return { constraints: [{ kind: 'eq', expr: left.sub(right) }], complete: true };
-    case '!=': return none;
+    case '<':
+      return { constraints: [{ kind: 'ge', expr: right.sub(left).sub(1) }], complete: true };
+    case '<=':
+      return { constraints: [{ kind: 'ge', expr: right.sub(left) }], complete: true };
+    case '>':
+      return { constraints: [{ kind: 'ge', expr: left.sub(right).sub(1) }], complete: true };
+    case '>=':
+      return { constraints: [{ kind: 'ge', expr: left.sub(right) }], complete: true };
+    case '==':
+      return { constraints: [{ kind: 'eq', expr: left.sub(right) }], complete: true };
+    case '!=':
+      return none;
   }
 }

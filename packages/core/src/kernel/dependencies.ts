@@ -20,7 +20,7 @@ export function wildcardToRegExp(pattern: string): RegExp {
       if (close < 0) re += '\\[';
       else {
         let body = pattern.slice(i + 1, close);
-        if (body.startsWith('!')) body = '^' + body.slice(1);
+        if (body.startsWith('!')) body = `^${body.slice(1)}`;
         re += `[${body.replace(/\\/g, '\\\\')}]`;
         i = close;
       }
@@ -54,10 +54,7 @@ export interface DependencyRequest {
   readonly exhaustive: boolean;
 }
 
-export function resolveDependencies(
-  requests: readonly DependencyRequest[],
-  rules: ReadonlyMap<string, SubstitutionRule>,
-): Map<string, string[]> {
+export function resolveDependencies(requests: readonly DependencyRequest[], rules: ReadonlyMap<string, SubstitutionRule>): Map<string, string[]> {
   const ids = requests.map((r) => r.insn.id);
   const writers = new Map<string, string[]>();
   for (const { insn } of requests) {
@@ -69,10 +66,7 @@ export function resolveDependencies(
     for (const pattern of deps) {
       const matched = matchIds(pattern, ids);
       if (matched.length === 0) {
-        throw new LoomError(
-          `instruction '${insn.id}' depends on '${pattern}', which matches no instruction (ids: ${ids.join(', ')})`,
-          insn.span && spanOf(insn, pattern),
-        );
+        throw new LoomError(`instruction '${insn.id}' depends on '${pattern}', which matches no instruction (ids: ${ids.join(', ')})`, insn.span && spanOf(insn, pattern));
       }
       for (const m of matched) if (m !== insn.id) out.add(m);
     }
@@ -82,7 +76,10 @@ export function resolveDependencies(
         if (ws && ws.length === 1 && ws[0] !== insn.id) out.add(ws[0]);
       }
     }
-    result.set(insn.id, ids.filter((id) => out.has(id)));
+    result.set(
+      insn.id,
+      ids.filter((id) => out.has(id)),
+    );
   }
   return result;
 }

@@ -33,12 +33,7 @@ export function allInames(knl: Pick<LoopKernel, 'domains'>): Set<string> {
  * must not re-check what the assumptions promise). Inames not asked for are
  * projected out unless `keepParents` is set.
  */
-export function domainOf(
-  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
-  inames: Iterable<string>,
-  keepParents = false,
-  withAssumptions = true,
-): BasicSet {
+export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, inames: Iterable<string>, keepParents = false, withAssumptions = true): BasicSet {
   // kernels are immutable and share their domain lists: the same question gets the same set
   const wanted = new Set(inames);
   const key = `${[...wanted].sort().join(',')}|${keepParents}|${withAssumptions}`;
@@ -52,12 +47,7 @@ export function domainOf(
 const answers = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)));
 const DOMAIN_QUESTIONS_PER_KERNEL = 1024;
 
-function computeDomainOf(
-  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
-  wanted: ReadonlySet<string>,
-  keepParents: boolean,
-  withAssumptions: boolean,
-): BasicSet {
+function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wanted: ReadonlySet<string>, keepParents: boolean, withAssumptions: boolean): BasicSet {
   const all = allInames(knl);
   const needed = new Set<number>();
   const stack = [...wanted];

@@ -29,11 +29,7 @@ export type AddressSpace = 'private' | 'local' | 'global';
  *  - `sep`: each index of the axis is a separate array;
  *  - `vec`: the axis is the lanes of a vector type.
  */
-export type DimTag =
-  | { readonly kind: 'nested'; readonly level: number }
-  | { readonly kind: 'stride'; readonly stride: Expr }
-  | { readonly kind: 'sep' }
-  | { readonly kind: 'vec' };
+export type DimTag = { readonly kind: 'nested'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr } | { readonly kind: 'sep' } | { readonly kind: 'vec' };
 
 /** A kernel argument: an array in global/constant memory, or a value passed by copy. */
 export interface KernelArg {
@@ -272,12 +268,18 @@ export function isArrayArg(arg: KernelArg): boolean {
 export function tagToString(tag: InameTag | undefined): string {
   if (!tag) return 'None';
   switch (tag.kind) {
-    case 'for': return 'for';
-    case 'local': return `l.${tag.axis}`;
-    case 'group': return `g.${tag.axis}`;
-    case 'unroll': return 'unr';
-    case 'ilp': return tag.unrolled ? 'ilp.unr' : 'ilp.seq';
-    case 'vec': return 'vec';
+    case 'for':
+      return 'for';
+    case 'local':
+      return `l.${tag.axis}`;
+    case 'group':
+      return `g.${tag.axis}`;
+    case 'unroll':
+      return 'unr';
+    case 'ilp':
+      return tag.unrolled ? 'ilp.unr' : 'ilp.seq';
+    case 'vec':
+      return 'vec';
   }
 }
 

@@ -35,10 +35,7 @@ export function rowMajorDimTags(rank: number): DimTag[] {
  * One axis of a layout as loopy describes it: a stride (with its nesting level when it
  * was computed from one), a separate-array axis, or the lanes of a vector.
  */
-export type AxisLayout =
-  | { readonly kind: 'stride'; readonly stride: Expr; readonly level?: number }
-  | { readonly kind: 'sep' }
-  | { readonly kind: 'vec'; readonly length: number };
+export type AxisLayout = { readonly kind: 'stride'; readonly stride: Expr; readonly level?: number } | { readonly kind: 'sep' } | { readonly kind: 'vec'; readonly length: number };
 
 /**
  * The layout of each axis. Nested axes get strides from their levels: level 0 moves

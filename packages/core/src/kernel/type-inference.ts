@@ -32,9 +32,39 @@ export function isHardwareId(e: Expr): boolean {
 
 /** Functions whose result is a float even for integer arguments. */
 const FLOAT_FUNCTIONS = new Set([
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh',
-  'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'rsqrt', 'cbrt', 'pow', 'fmod', 'erf', 'erfc',
-  'fabs', 'hypot', 'copysign', 'fmax', 'fmin', 'fma',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'atan2',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'exp',
+  'exp2',
+  'expm1',
+  'log',
+  'log2',
+  'log10',
+  'log1p',
+  'sqrt',
+  'rsqrt',
+  'cbrt',
+  'pow',
+  'fmod',
+  'erf',
+  'erfc',
+  'fabs',
+  'hypot',
+  'copysign',
+  'fmax',
+  'fmin',
+  'fma',
 ]);
 
 /**
@@ -82,10 +112,14 @@ export type NameTypes = (name: string) => DType | undefined;
 export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes): ExprType {
   const rec = (x: Expr): ExprType => exprType(x, typeOf, functions);
   switch (e.kind) {
-    case 'int': return WEAK_INT;
-    case 'float': return e.dtype === undefined ? WEAK_FLOAT : { dtype: e.dtype, weak: false };
-    case 'imag': return e.dtype === undefined ? WEAK_COMPLEX : { dtype: e.dtype, weak: false };
-    case 'bool': return BOOL;
+    case 'int':
+      return WEAK_INT;
+    case 'float':
+      return e.dtype === undefined ? WEAK_FLOAT : { dtype: e.dtype, weak: false };
+    case 'imag':
+      return e.dtype === undefined ? WEAK_COMPLEX : { dtype: e.dtype, weak: false };
+    case 'bool':
+      return BOOL;
     case 'var':
     case 'subscript': {
       const name = e.kind === 'var' ? e.name : e.array;
@@ -93,8 +127,10 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
       if (t === undefined) throw new LoomError(`the type of '${name}' is not known yet (pass data for it, or use addDtypes)`);
       return { dtype: t, weak: false };
     }
-    case 'neg': return rec(e.operand);
-    case 'bitnot': return bitwiseType(rec(e.operand), e);
+    case 'neg':
+      return rec(e.operand);
+    case 'bitnot':
+      return bitwiseType(rec(e.operand), e);
     case 'binary': {
       const t = combineTypes(rec(e.left), rec(e.right));
       return ['&', '|', '^', '<<', '>>'].includes(e.op) ? bitwiseType(t, e) : t;
@@ -103,8 +139,10 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
     case 'logical':
     case 'not':
       return BOOL;
-    case 'if': return combineTypes(rec(e.then), rec(e.otherwise));
-    case 'cast': return { dtype: e.dtype as DType, weak: false };
+    case 'if':
+      return combineTypes(rec(e.then), rec(e.otherwise));
+    case 'cast':
+      return { dtype: e.dtype as DType, weak: false };
     case 'reduce': {
       const results = reductionResultTypes(e, typeOf);
       if (results.length !== 1) {
@@ -117,7 +155,11 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
       if (e.dtype === undefined && e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
       const args = e.args.map(rec);
-      const user = functions?.(e.fn, args.map((a) => a.dtype), e);
+      const user = functions?.(
+        e.fn,
+        args.map((a) => a.dtype),
+        e,
+      );
       if (user !== undefined) return { dtype: user, weak: false };
       const joined = args.reduce(combineTypes);
       if (PREDICATES.has(e.fn)) return BOOL;

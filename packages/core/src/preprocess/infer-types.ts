@@ -22,13 +22,11 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
   const functions = functionTypes(knl);
   // only what nobody declared is inferred; it may widen as more writers become typeable
-  const inferred = [
-    ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
-    ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
-  ];
+  const inferred = [...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name), ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name)];
   // each writer with the position of the target: a multiple assignment writes its k-th result there
-  const writersOf = new Map(inferred.map((name) => [name, knl.instructions.flatMap((insn) =>
-    insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [])]));
+  const writersOf = new Map(
+    inferred.map((name) => [name, knl.instructions.flatMap((insn) => (insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : []))]),
+  );
   for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
     changed = false;
     for (const name of inferred) {

@@ -21,9 +21,7 @@
  */
 import { complexPart, isComplex, type ComplexDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import {
-  binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not, reduce, subscript, variable, type Expr,
-} from '../expr/nodes.ts';
+import { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not, reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { complexAdd, complexDivide, complexEquals, complexFunction, complexMultiply, complexTruthy, type ComplexParts } from '../expr/complex.ts';
 import { printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
@@ -39,8 +37,7 @@ const complex = (parts: ComplexParts, dtype: ComplexDType): Value => ({ kind: 'c
 /** Whether `knl` has anything complex to lower: complex names, imaginary literals, complex casts, `real`/`imag`/`conj`. */
 export function mentionsComplex(knl: LoopKernel): boolean {
   if (knl.args.some((a) => a.dtype && isComplex(a.dtype)) || [...knl.temporaries.values()].some((t) => t.dtype && isComplex(t.dtype))) return true;
-  const complexNode = (e: Expr) =>
-    e.kind === 'imag' || (e.kind === 'cast' && isComplex(e.dtype as DType)) || (e.kind === 'call' && ['real', 'imag', 'conj'].includes(e.fn));
+  const complexNode = (e: Expr) => e.kind === 'imag' || (e.kind === 'cast' && isComplex(e.dtype as DType)) || (e.kind === 'call' && ['real', 'imag', 'conj'].includes(e.fn));
   const exprs = knl.instructions.flatMap((i) => [i.expression, ...i.assignees, ...i.predicates]).filter((e): e is Expr => e !== undefined);
   return [...exprs, ...[...knl.substitutions.values()].map((r) => r.expression)].some((e) => someExpr(e, complexNode));
 }
@@ -59,9 +56,12 @@ function partsAxis(arg: KernelArg): DimTag[] {
   return [
     ...arg.dimTags!.map((t): DimTag => {
       switch (t.kind) {
-        case 'nested': return { kind: 'nested', level: t.level + 1 };
-        case 'stride': return { kind: 'stride', stride: binary('*', int(2), t.stride) };
-        default: throw new LoomError(`complex argument '${arg.name}' has a '${t.kind}' axis, which complex arrays cannot have (their parts are interleaved)`);
+        case 'nested':
+          return { kind: 'nested', level: t.level + 1 };
+        case 'stride':
+          return { kind: 'stride', stride: binary('*', int(2), t.stride) };
+        default:
+          throw new LoomError(`complex argument '${arg.name}' has a '${t.kind}' axis, which complex arrays cannot have (their parts are interleaved)`);
       }
     }),
     { kind: 'nested', level: 0 },
@@ -91,8 +91,8 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
   const args = knl.args.map(complexStorage);
 
   const inames = new Set(knl.inames);
-  const original: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
-  const lowered: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : args.find((a) => a.name === name)?.dtype ?? temporaries.get(name)?.dtype);
+  const original: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
+  const lowered: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (args.find((a) => a.name === name)?.dtype ?? temporaries.get(name)?.dtype));
   const lowering = new Lowering(original, lowered, splitTemps);
 
   const instructions: Instruction[] = [];
@@ -107,7 +107,17 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float' || e.kind === 'subscript') return e;
       const name = fresh('cx');
       temporaries.set(name, { name, dtype: exprType(e, lowered).dtype, shape: [], addressSpace: 'private' });
-      bound.push({ ...insn, id: fresh(`${insn.id}_${name}`), assignees: [variable(name)], expression: e, predicates, tags: [], groups: [], conflictsWithGroups: [], atomic: false });
+      bound.push({
+        ...insn,
+        id: fresh(`${insn.id}_${name}`),
+        assignees: [variable(name)],
+        expression: e,
+        predicates,
+        tags: [],
+        groups: [],
+        conflictsWithGroups: [],
+        atomic: false,
+      });
       return variable(name);
     };
     const withBound = (list: Instruction[]) => {
@@ -141,7 +151,10 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     const name = assignee.kind === 'var' ? assignee.name : (assignee as Extract<Expr, { kind: 'subscript' }>).array;
     if (!readsName(insn.expression, name, knl)) {
       alsoIds.set(insn.id, [imId, ...bound.map((b) => b.id)]);
-      withBound([{ ...insn, assignees: [target.re], expression: parts.re, predicates }, { ...insn, id: imId, assignees: [target.im], expression: parts.im, predicates }]);
+      withBound([
+        { ...insn, assignees: [target.re], expression: parts.re, predicates },
+        { ...insn, id: imId, assignees: [target.im], expression: parts.im, predicates },
+      ]);
       continue;
     }
     // the value reads the old parts: the imaginary part waits in a temporary while the real one is written
@@ -200,11 +213,14 @@ class Lowering {
       throw new LoomError(`instruction '${insn}': ${what} in ${printExpr(e)}`);
     };
     switch (e.kind) {
-      case 'int': case 'float': case 'bool':
+      case 'int':
+      case 'float':
+      case 'bool':
         return real(e);
       case 'imag':
         return complex({ re: float(0), im: float(e.value) }, this.dtypeOf(e) as ComplexDType);
-      case 'var': case 'subscript':
+      case 'var':
+      case 'subscript':
         return this.access(e, insn);
       case 'neg': {
         const v = rec(e.operand);
@@ -218,10 +234,15 @@ class Lowering {
         const t = this.dtypeOf(e) as ComplexDType;
         const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
         switch (e.op) {
-          case '+': case '-': return complex(complexAdd(x, y, e.op), t);
-          case '*': return complex(complexMultiply(x, y, this.binder), t);
-          case '/': return complex(complexDivide(x, y, this.binder), t);
-          default: return fail(`the operator ${e.op} is not defined for complex values`);
+          case '+':
+          case '-':
+            return complex(complexAdd(x, y, e.op), t);
+          case '*':
+            return complex(complexMultiply(x, y, this.binder), t);
+          case '/':
+            return complex(complexDivide(x, y, this.binder), t);
+          default:
+            return fail(`the operator ${e.op} is not defined for complex values`);
         }
       }
       case 'compare': {
@@ -260,7 +281,15 @@ class Lowering {
         } finally {
           this.insideReduction--;
         }
-        if (operands.every((o) => o.kind === 'real')) return real(reduce(e.op, e.inames, operands.map((o) => (o as { expr: Expr }).expr), e.simultaneous));
+        if (operands.every((o) => o.kind === 'real'))
+          return real(
+            reduce(
+              e.op,
+              e.inames,
+              operands.map((o) => (o as { expr: Expr }).expr),
+              e.simultaneous,
+            ),
+          );
         if (operands.length !== 1) return fail(`a ${e.op} reduction of several values, some complex, is not supported`);
         const body = operands[0];
         if (body.kind === 'real') return real(reduce(e.op, e.inames, body.expr));
@@ -274,9 +303,14 @@ class Lowering {
   access(e: Expr, insn: string): Value & { readonly dtype?: DType } {
     if (e.kind !== 'var' && e.kind !== 'subscript') return this.value(e, insn);
     const name = e.kind === 'var' ? e.name : e.array;
-    const indices = e.kind === 'var' ? [] : e.indices.map((i) => this.realOf(this.value(i, insn), 'an index', (what) => {
-      throw new LoomError(`instruction '${insn}': ${what} in ${printExpr(e)}`);
-    }));
+    const indices =
+      e.kind === 'var'
+        ? []
+        : e.indices.map((i) =>
+            this.realOf(this.value(i, insn), 'an index', (what) => {
+              throw new LoomError(`instruction '${insn}': ${what} in ${printExpr(e)}`);
+            }),
+          );
     const t = this.original(name);
     if (t === undefined || !isComplex(t)) return real(e.kind === 'var' ? e : subscript(e.array, indices, e.linear));
     const split = this.splitTemps.get(name);
@@ -305,7 +339,15 @@ class Lowering {
         return e.fn === 'imag' ? real(cast(this.dtypeOf(e.args[0]), int(0))) : z;
       }
     }
-    if (!args.some((a) => a.kind === 'complex')) return real(call(e.fn, args.map((a) => (a as { expr: Expr }).expr), e.tag, e.dtype));
+    if (!args.some((a) => a.kind === 'complex'))
+      return real(
+        call(
+          e.fn,
+          args.map((a) => (a as { expr: Expr }).expr),
+          e.tag,
+          e.dtype,
+        ),
+      );
     if (args.length !== 1) return fail(`${e.fn}() of complex values is not supported`);
     const result = complexFunction(e.fn, z as ComplexParts, this.binder);
     return 'real' in result ? real(result.real) : complex(result.complex, (z as { dtype: ComplexDType }).dtype);

@@ -14,11 +14,12 @@ import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from '.
 export function placeTemporaries(knl: LoopKernel): LoopKernel {
   const temporaries = new Map<string, TemporaryVariable>();
   for (const [name, t] of knl.temporaries) {
-    if (t.addressSpace !== 'auto' && t.addressSpace !== 'global') for (const insn of knl.instructions) {
-      if (insn.kind !== 'assign') continue;
-      const a = soleAssignee(insn);
-      if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
-    }
+    if (t.addressSpace !== 'auto' && t.addressSpace !== 'global')
+      for (const insn of knl.instructions) {
+        if (insn.kind !== 'assign') continue;
+        const a = soleAssignee(insn);
+        if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
+      }
     temporaries.set(name, t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t);
   }
   return knl.with({ temporaries });
@@ -38,10 +39,12 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
     if (indexed.length === 0) continue;
     const missing = localInames.filter((n) => !indexNames.has(n));
     if (missing.length && !knl.silencedWarnings.includes(`write_race_local(${insn.id})`)) {
-      reportWarning(new LoomWarning(
-        `in kernel ${knl.name}: instruction '${insn.id}' looks invalid: it assigns to indices based on local IDs, but its temporary '${t.name}' cannot be made local because a write race across the iname(s) '${missing.join(', ')}' would emerge. (Do you need to add an extra iname to your prefetch?) (add 'write_race_local(${insn.id})' to silenced_warnings kernel attribute to disable)`,
-        'WriteRaceConditionWarning',
-      ));
+      reportWarning(
+        new LoomWarning(
+          `in kernel ${knl.name}: instruction '${insn.id}' looks invalid: it assigns to indices based on local IDs, but its temporary '${t.name}' cannot be made local because a write race across the iname(s) '${missing.join(', ')}' would emerge. (Do you need to add an extra iname to your prefetch?) (add 'write_race_local(${insn.id})' to silenced_warnings kernel attribute to disable)`,
+          'WriteRaceConditionWarning',
+        ),
+      );
       return 'private';
     }
     local = true;

@@ -127,7 +127,10 @@ function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
   // no inames: nothing to reduce, the values are the result (loopy's empty reduction)
   if (e.inames.length === 0) {
     const parts = e.operands.map((x) => realizeExpr(r, x, scope));
-    return merge(parts.map((p) => single(p, scope.insn)), parts);
+    return merge(
+      parts.map((p) => single(p, scope.insn)),
+      parts,
+    );
   }
   const groups = e.inames.filter((n) => r.inameTags.get(n)?.kind === 'group');
   if (groups.length) throw groupReductionError(e, groups, scope, r);
@@ -144,7 +147,14 @@ function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
   const perItem: Scope = { ...scope, within: [...scope.within, ...locals] };
   if (sequential.length) {
     const partial = overLoops(r, e, op, perItem, sequential);
-    return realizeLocalTree(r, scope, op, locals, partial, partial.values.map((v) => typeOf(r, v)));
+    return realizeLocalTree(
+      r,
+      scope,
+      op,
+      locals,
+      partial,
+      partial.values.map((v) => typeOf(r, v)),
+    );
   }
   const point = operandsOf(r, e, perItem);
   const operandDtypes = point.values.map((v) => typeOf(r, v));
@@ -155,14 +165,24 @@ function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
 /** A reduction over the sequential inames `inames`, its operands realized inside their loops. */
 function overLoops(r: Realization, e: Reduce, op: ReductionOperation, scope: Scope, inames: readonly string[]): Realized {
   const point = operandsOf(r, e, { ...scope, within: [...scope.within, ...inames] });
-  return realizeSequential(r, scope, op, inames, point, point.values.map((v) => typeOf(r, v)));
+  return realizeSequential(
+    r,
+    scope,
+    op,
+    inames,
+    point,
+    point.values.map((v) => typeOf(r, v)),
+  );
 }
 
 /** One point's values: the operands realized (or the results of the one reduction an order-keeping nest put there). */
 function operandsOf(r: Realization, e: Reduce, scope: Scope): Realized {
   const parts = e.operands.map((x) => realizeExpr(r, x, scope));
   if (parts.length === 1 && parts[0].values.length > 1) return parts[0];
-  return merge(parts.map((p) => single(p, scope.insn)), parts);
+  return merge(
+    parts.map((p) => single(p, scope.insn)),
+    parts,
+  );
 }
 
 function typeOf(r: Realization, e: Expr): DType {

@@ -28,10 +28,12 @@ export function sepAxisOf(arg: KernelArg): { axis: number; length: number } | un
 }
 
 export function separateArrays(knl: LoopKernel): LoopKernel {
-  const seps = new Map(knl.args.flatMap((a) => {
-    const sep = sepAxisOf(a);
-    return sep ? [[a.name, sep] as const] : [];
-  }));
+  const seps = new Map(
+    knl.args.flatMap((a) => {
+      const sep = sepAxisOf(a);
+      return sep ? [[a.name, sep] as const] : [];
+    }),
+  );
   if (seps.size === 0) return knl;
   const args = knl.args.flatMap((a) => {
     const sep = seps.get(a.name);
@@ -41,7 +43,10 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
     return Array.from({ length: sep.length }, (_, k) => ({ ...a, name: separateName(a.name, k), shape, dimTags }));
   });
   const pick = (name: string, indices: readonly Expr[], axis: number, k: number) =>
-    subscript(separateName(name, k), indices.filter((_, j) => j !== axis));
+    subscript(
+      separateName(name, k),
+      indices.filter((_, j) => j !== axis),
+    );
   const rewriteReads = (e: Expr): Expr =>
     mapExpr(e, (x) => {
       if (x.kind !== 'subscript' || !seps.has(x.array)) return x;

@@ -118,5 +118,7 @@ function writeProblems(insn: Instruction, isVariable: (name: string) => boolean)
   if (insn.kind !== 'assign') return insn.assignees.length || insn.expression ? [`is a ${insn.kind} but assigns`] : [];
   if (!insn.assignees.length || !insn.expression) return ['is an assignment without an assignee or a value'];
   if (insn.assignees.some((a) => a.kind !== 'var' && a.kind !== 'subscript')) return ['assigns to something that is no variable or array element'];
-  return namesWritten(insn).filter((written) => !isVariable(written)).map((written) => `writes '${written}', which is no argument or temporary`);
+  return namesWritten(insn)
+    .filter((written) => !isVariable(written))
+    .map((written) => `writes '${written}', which is no argument or temporary`);
 }

@@ -12,18 +12,12 @@
  */
 import { LoomError } from '../errors.ts';
 import { isFloat, type DType } from '../dtypes.ts';
-import {
-  binary, bool, call, cast, compare, float, ifThenElse, int, logical, not, type Expr,
-} from '../expr/nodes.ts';
+import { binary, bool, call, cast, compare, float, ifThenElse, int, logical, not, type Expr } from '../expr/nodes.ts';
 import { addReductionOperation, type ReductionOperation } from './operations.ts';
 
 const same = (dtypes: readonly DType[]) => dtypes;
 
-function scalar(
-  name: string,
-  neutral: (t: DType) => Expr,
-  combine: (a: Expr, b: Expr, t: DType) => Expr,
-): ReductionOperation {
+function scalar(name: string, neutral: (t: DType) => Expr, combine: (a: Expr, b: Expr, t: DType) => Expr): ReductionOperation {
   return {
     name,
     arity: 1,
@@ -40,32 +34,54 @@ const one = (t: DType) => (isFloat(t) ? float(1) : int(1));
 /** The smallest value of `t` (-inf for floats): the neutral element of `max`. */
 export function lowest(t: DType): Expr {
   switch (t) {
-    case 'float16': case 'float32': case 'float64': return float(-Infinity);
-    case 'bool': return bool(false);
-    case 'int8': return int(-128);
-    case 'int16': return int(-32768);
-    case 'int32': return int(-2147483648);
+    case 'float16':
+    case 'float32':
+    case 'float64':
+      return float(-Infinity);
+    case 'bool':
+      return bool(false);
+    case 'int8':
+      return int(-128);
+    case 'int16':
+      return int(-32768);
+    case 'int32':
+      return int(-2147483648);
     // -2**63 has no literal in C (nor has a printer an exact one past 2**53): -2**31 * 2**31 * 2
-    case 'int64': return binary('*', binary('*', cast('int64', int(-(2 ** 31))), int(2 ** 31)), int(2));
-    default: return int(0); // unsigned
+    case 'int64':
+      return binary('*', binary('*', cast('int64', int(-(2 ** 31))), int(2 ** 31)), int(2));
+    default:
+      return int(0); // unsigned
   }
 }
 
 /** The largest value of `t` (+inf for floats): the neutral element of `min`. */
 export function highest(t: DType): Expr {
   switch (t) {
-    case 'float16': case 'float32': case 'float64': return float(Infinity);
-    case 'bool': return bool(true);
-    case 'int8': return int(127);
-    case 'uint8': return int(255);
-    case 'int16': return int(32767);
-    case 'uint16': return int(65535);
-    case 'int32': return int(2147483647);
-    case 'uint32': return int(4294967295);
+    case 'float16':
+    case 'float32':
+    case 'float64':
+      return float(Infinity);
+    case 'bool':
+      return bool(true);
+    case 'int8':
+      return int(127);
+    case 'uint8':
+      return int(255);
+    case 'int16':
+      return int(32767);
+    case 'uint16':
+      return int(65535);
+    case 'int32':
+      return int(2147483647);
+    case 'uint32':
+      return int(4294967295);
     // 2**63 - 1 and 2**64 - 1, from safe literals, in steps that do not overflow
-    case 'int64': return binary('+', binary('*', binary('-', twoTo62('int64'), int(1)), int(2)), int(1));
-    case 'uint64': return binary('+', binary('*', binary('-', twoTo62('uint64'), int(1)), int(4)), int(3));
-    default: throw new LoomError(`min and max have no neutral element for ${t}: complex values are not ordered`);
+    case 'int64':
+      return binary('+', binary('*', binary('-', twoTo62('int64'), int(1)), int(2)), int(1));
+    case 'uint64':
+      return binary('+', binary('*', binary('-', twoTo62('uint64'), int(1)), int(4)), int(3));
+    default:
+      throw new LoomError(`min and max have no neutral element for ${t}: complex values are not ordered`);
   }
 }
 
@@ -75,8 +91,7 @@ const twoTo62 = (t: DType) => binary('*', cast(t, int(2 ** 31)), int(2 ** 31));
 const isNan = (x: Expr, t: DType): Expr => (isFloat(t) ? compare('!=', x, x) : bool(false));
 
 const extremum = (name: 'max' | 'min') =>
-  scalar(name, name === 'max' ? lowest : highest, (a, b, t) =>
-    t === 'bool' ? logical(name === 'max' ? 'or' : 'and', a, b) : call(name, [a, b]));
+  scalar(name, name === 'max' ? lowest : highest, (a, b, t) => (t === 'bool' ? logical(name === 'max' ? 'or' : 'and', a, b) : call(name, [a, b])));
 
 /**
  * `argmax`/`argmin` of (value, index) pairs: `b` replaces `a` when its value is further out,

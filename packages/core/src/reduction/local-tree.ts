@@ -47,14 +47,7 @@ interface Axis {
  * Combines, over the local inames `locals`, the work-items' values `point` (their partial
  * results, typed `dtypes`), and returns the result.
  */
-export function realizeLocalTree(
-  r: Realization,
-  scope: Scope,
-  op: ReductionOperation,
-  locals: readonly string[],
-  point: Realized,
-  dtypes: readonly DType[],
-): Realized {
+export function realizeLocalTree(r: Realization, scope: Scope, op: ReductionOperation, locals: readonly string[], point: Realized, dtypes: readonly DType[]): Realized {
   if (!op.commutative) {
     throw new LoomError(
       `instruction '${scope.insn.id}': ${op.name}() depends on the order of its values, which a reduction across work-items (over ${locals.map((n) => `'${n}'`).join(', ')}) does not keep: reduce over sequential inames`,
@@ -77,10 +70,12 @@ export function realizeLocalTree(
     }
   }
   // each surrounding local iname has its own tree: an axis of the accumulator
-  const surrounding = scope.within.filter((n) => r.localAxis(n) !== undefined).map((iname) => {
-    const { lo, size } = r.range(iname, 'a reduction across work-items around it');
-    return { iname, lo, size };
-  });
+  const surrounding = scope.within
+    .filter((n) => r.localAxis(n) !== undefined)
+    .map((iname) => {
+      const { lo, size } = r.range(iname, 'a reduction across work-items around it');
+      return { iname, lo, size };
+    });
   for (const s of surrounding) {
     const same = axes.find((a) => a.axis === r.localAxis(s.iname));
     if (same) {
@@ -118,23 +113,43 @@ export function realizeLocalTree(
   // leave work-items out (which then add nothing)
   let inits: string[] = [];
   if (scope.guards.length > 0 || !r.coversAxes(scope.within, axes)) {
-    const base = r.newInames(axes.map((a) => `red_${a.iname}`), bounds, sameTags);
+    const base = r.newInames(
+      axes.map((a) => `red_${a.iname}`),
+      bounds,
+      sameTags,
+    );
     const neutral = op.neutral(dtypes);
     inits = accs.map((acc, k) =>
-      r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [at(acc, position(base))], expression: neutral[k], withinInames: [...scope.within, ...base, ...idleLanes], dependsOn: r.globalBarriersBefore(scope.insn) }));
+      r.add(scope, {
+        id: id(accs.length === 1 ? 'init' : `init_${k}`),
+        assignees: [at(acc, position(base))],
+        expression: neutral[k],
+        withinInames: [...scope.within, ...base, ...idleLanes],
+        dependsOn: r.globalBarriersBefore(scope.insn),
+      }),
+    );
   }
 
   // 2. each work-item puts its value at its position (where it wrote the neutral element: no barrier)
   const transfers = accs.map((acc, k) =>
     r.add(scope, {
       id: id(accs.length === 1 ? 'transfer' : `transfer_${k}`),
-      assignees: [at(acc, position(locals, axes.map((a) => a.lo)))],
+      assignees: [
+        at(
+          acc,
+          position(
+            locals,
+            axes.map((a) => a.lo),
+          ),
+        ),
+      ],
       expression: point.values[k],
       withinInames: [...new Set([...scope.within, ...locals, ...idleLanes, ...point.lanes])],
       dependsOn: [...scope.insn.dependsOn, ...point.dependsOn, ...inits],
       predicates: scope.guards,
       noSyncWith: [...point.noSync, ...inits.map((i) => `${i}@local`)],
-    }));
+    }),
+  );
 
   // 3. the stages: positions below `span` take in those `half` above them
   let previous = transfers;
@@ -142,18 +157,32 @@ export function realizeLocalTree(
   while (power < count) power *= 2;
   for (let span = count, half = power / 2, stage = 0; half >= 1; span = half, half /= 2, stage++) {
     const combining = span - half;
-    const names = combining === 1
-      ? axes.map((a) => r.laneZeroOf(a.axis))
-      : r.newInames(axes.map((a) => `red_${a.iname}_s${stage}`), (ns) => `${bounds(ns)} and ${flat(ns)} < ${combining}`, sameTags);
+    const names =
+      combining === 1
+        ? axes.map((a) => r.laneZeroOf(a.axis))
+        : r.newInames(
+            axes.map((a) => `red_${a.iname}_s${stage}`),
+            (ns) => `${bounds(ns)} and ${flat(ns)} < ${combining}`,
+            sameTags,
+          );
     const pos = position(names);
     const mine = accs.map((acc) => at(acc, pos));
     const theirs = accs.map((acc) => at(acc, add(pos, int(half))));
-    previous = fold(r, scope, op, mine, theirs, dtypes, {
-      withinInames: [...scope.within, ...names, ...idleLanes],
-      predicates: scope.guards,
-      dependsOn: previous,
-      noSyncWith: [],
-    }, (what) => id(`stage_${stage}${what}`));
+    previous = fold(
+      r,
+      scope,
+      op,
+      mine,
+      theirs,
+      dtypes,
+      {
+        withinInames: [...scope.within, ...names, ...idleLanes],
+        predicates: scope.guards,
+        dependsOn: previous,
+        noSyncWith: [],
+      },
+      (what) => id(`stage_${stage}${what}`),
+    );
   }
 
   // 4. the result, at position 0: read on work-item 0 (after the last stage, on the same

@@ -69,8 +69,7 @@ export class Realization {
   }
 
   /** The dtype of a name in the kernel being realized (inames are int32). */
-  readonly typeOf = (name: string): DType | undefined =>
-    this.inames.has(name) ? INDEX_DTYPE : this.knl.arg(name)?.dtype ?? this.temporaries.get(name)?.dtype;
+  readonly typeOf = (name: string): DType | undefined => (this.inames.has(name) ? INDEX_DTYPE : (this.knl.arg(name)?.dtype ?? this.temporaries.get(name)?.dtype));
 
   temporary(base: string, dtype: DType, shape: readonly number[], addressSpace: AddressSpace): string {
     const name = this.name(base);
@@ -126,10 +125,14 @@ export class Realization {
     const reduced = axes.map((a) => a.iname);
     const domain = domainOf(this.knl, [...within, ...reduced]);
     if (domain.existentials.length > 0) return false;
-    const box = domainOf(this.knl, within).addDims(reduced).addConstraints(axes.flatMap((a) => [
-      { kind: 'ge' as const, expr: Linear.variable(a.iname).sub(a.lo) },
-      { kind: 'ge' as const, expr: Linear.constant(a.lo + a.size - 1).sub(Linear.variable(a.iname)) },
-    ]));
+    const box = domainOf(this.knl, within)
+      .addDims(reduced)
+      .addConstraints(
+        axes.flatMap((a) => [
+          { kind: 'ge' as const, expr: Linear.variable(a.iname).sub(a.lo) },
+          { kind: 'ge' as const, expr: Linear.constant(a.lo + a.size - 1).sub(Linear.variable(a.iname)) },
+        ]),
+      );
     return domain.constraints.every((c) => box.implies(c));
   }
 

@@ -9,7 +9,7 @@
  * updated from the old pair: fold.ts).
  */
 import type { DType } from '../dtypes.ts';
-import { variable, type Expr } from '../expr/nodes.ts';
+import { variable } from '../expr/nodes.ts';
 import type { ReductionOperation } from './operations.ts';
 import type { Realization, Realized, Scope } from './realization.ts';
 import { fold } from './fold.ts';
@@ -18,14 +18,7 @@ import { fold } from './fold.ts';
  * Accumulates `values` (one point's, already realized, typed `dtypes`) over the loops
  * `inames` around `scope` into private accumulators, and returns them.
  */
-export function realizeSequential(
-  r: Realization,
-  scope: Scope,
-  op: ReductionOperation,
-  inames: readonly string[],
-  point: Realized,
-  operandDtypes: readonly DType[],
-): Realized {
+export function realizeSequential(r: Realization, scope: Scope, op: ReductionOperation, inames: readonly string[], point: Realized, operandDtypes: readonly DType[]): Realized {
   const dtypes = op.resultDtypes(operandDtypes);
   const suffix = inames.join('_');
   const accs = dtypes.map((t, k) => r.temporary(dtypes.length === 1 ? `acc_${suffix}` : `acc_${suffix}_${k}`, t, [], 'private'));
@@ -40,15 +33,31 @@ export function realizeSequential(
   // where the instruction is skipped is never read.
   const neutral = op.neutral(dtypes);
   const initIds = accs.map((acc, k) =>
-    r.add(scope, { id: id(accs.length === 1 ? 'init' : `init_${k}`), assignees: [variable(acc)], expression: neutral[k], withinInames: scope.within, dependsOn: r.globalBarriersBefore(scope.insn) }));
+    r.add(scope, {
+      id: id(accs.length === 1 ? 'init' : `init_${k}`),
+      assignees: [variable(acc)],
+      expression: neutral[k],
+      withinInames: scope.within,
+      dependsOn: r.globalBarriersBefore(scope.insn),
+    }),
+  );
 
   const values = op.lift ? op.lift(point.values, operandDtypes) : point.values;
   const targets = accs.map((a) => variable(a));
-  const updates = fold(r, scope, op, targets, values, dtypes, {
-    withinInames: [...new Set([...within, ...point.lanes])],
-    predicates: scope.guards,
-    dependsOn: [...scope.insn.dependsOn, ...initIds, ...point.dependsOn],
-    noSyncWith: point.noSync,
-  }, (what) => id(`update${what}`));
+  const updates = fold(
+    r,
+    scope,
+    op,
+    targets,
+    values,
+    dtypes,
+    {
+      withinInames: [...new Set([...within, ...point.lanes])],
+      predicates: scope.guards,
+      dependsOn: [...scope.insn.dependsOn, ...initIds, ...point.dependsOn],
+      noSyncWith: point.noSync,
+    },
+    (what) => id(`update${what}`),
+  );
   return { values: targets, dependsOn: updates, lanes: point.lanes, noSync: [] };
 }

@@ -67,9 +67,7 @@ function isShaped(x: unknown): x is ShapedHostArray {
  * The kernel as the caller's data sees it: a complex argument is an array of its parts with a
  * trailing axis of 2 (a complex64 array of n elements is a Float32Array of 2n numbers).
  */
-const storageView = perObject((knl: LoopKernel) =>
-  knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl,
-);
+const storageView = perObject((knl: LoopKernel) => (knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl));
 
 export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
   const knl = storageView(kernel);
@@ -158,9 +156,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     } else {
       const data = v as HostArray;
       if (data.length !== expected) {
-        throw new LoomError(
-          `argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`,
-        );
+        throw new LoomError(`argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`);
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: data });
     }
@@ -187,7 +183,7 @@ function describe(v: unknown): string {
   if (v instanceof DeviceArray) return `a DeviceArray of ${v.dtype}`;
   if (isHostArray(v)) return `a ${v.constructor.name}`;
   if (isShaped(v)) return `a { data: ${v.data?.constructor?.name} } array`;
-  return typeof v === 'object' ? JSON.stringify(v)?.slice(0, 40) ?? String(v) : `${typeof v} ${String(v)}`;
+  return typeof v === 'object' ? (JSON.stringify(v)?.slice(0, 40) ?? String(v)) : `${typeof v} ${String(v)}`;
 }
 
 function evaluate(e: Expr, values: ReadonlyMap<string, number | bigint>, what: string): number {

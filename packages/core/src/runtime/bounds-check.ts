@@ -27,11 +27,7 @@ import { evaluateInt, valuesEnv } from './evaluate.ts';
 const checked = perObject((_: LoopKernel) => new LruCache<string, true>(CHECKED_PER_KERNEL));
 const CHECKED_PER_KERNEL = 256;
 
-export function checkAccessBounds(
-  knl: LoopKernel,
-  values: ReadonlyMap<string, number | bigint>,
-  shapes: ReadonlyMap<string, readonly number[]>,
-): void {
+export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, number | bigint>, shapes: ReadonlyMap<string, readonly number[]>): void {
   const key = [...values].map(([k, v]) => `${k}=${v}`).join(',');
   const done = checked(knl);
   if (done.has(key)) return;
@@ -83,7 +79,10 @@ function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyM
     ...c,
     expr: c.expr.variables.filter((v) => !known.has(v) && values.has(v)).reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
   });
-  const constraints = guards.flatMap((g) => conditionConstraints(g).constraints).map(withValues).filter((c) => c.expr.variables.every((v) => known.has(v)));
+  const constraints = guards
+    .flatMap((g) => conditionConstraints(g).constraints)
+    .map(withValues)
+    .filter((c) => c.expr.variables.every((v) => known.has(v)));
   return constraints.length ? domain.addConstraints(constraints) : domain;
 }
 
@@ -91,14 +90,7 @@ function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyM
  * The bound as a function of the parameters (then evaluated), which projection gets
  * tightest; with the parameters fixed only when no single symbolic bound exists.
  */
-function extremum(
-  find: typeof staticMax,
-  symbolic: BasicSet,
-  fixedDomain: BasicSet,
-  index: Linear,
-  knl: LoopKernel,
-  fixed: BasicSet,
-): Linear {
+function extremum(find: typeof staticMax, symbolic: BasicSet, fixedDomain: BasicSet, index: Linear, knl: LoopKernel, fixed: BasicSet): Linear {
   try {
     return find([{ set: symbolic, expr: index }], knl.assumptions);
   } catch {

@@ -105,19 +105,24 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
 
   const slotOf = new Map<string, number>();
   const slot = (name: string) => slotOf.get(name) ?? (slotOf.set(name, slotOf.size), slotOf.size - 1);
-  const arrays = template.arrays.map((a): PlannedArray => ({
-    arg: a.arg,
-    dtype: a.dtype,
-    shape: a.shape,
-    byteLength: byteLengthOf(a.dtype, a.shape),
-    ...layoutOf(a.arg, a.shape, binding.values),
-    slot: slot(a.arg.name),
-    ...(a.sep ? { sep: { ...a.sep, slots: a.sep.names.map(slot) } } : {}),
-  }));
+  const arrays = template.arrays.map(
+    (a): PlannedArray => ({
+      arg: a.arg,
+      dtype: a.dtype,
+      shape: a.shape,
+      byteLength: byteLengthOf(a.dtype, a.shape),
+      ...layoutOf(a.arg, a.shape, binding.values),
+      slot: slot(a.arg.name),
+      ...(a.sep ? { sep: { ...a.sep, slots: a.sep.names.map(slot) } } : {}),
+    }),
+  );
   const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
   const temporaries = code.host.temporaries.map((t) => ({
     slot: slot(t.name),
-    byteLength: byteLengthOf(t.dtype, t.shape.map((s) => size(s, `the shape of '${t.name}'`))),
+    byteLength: byteLengthOf(
+      t.dtype,
+      t.shape.map((s) => size(s, `the shape of '${t.name}'`)),
+    ),
   }));
   const checks = code.host.boundsChecks ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) } : undefined;
 
@@ -126,8 +131,8 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
     const groupCount = kernel.grid.groupCount.map((g) => size(g, 'the grid size'));
     if (groupCount.some((g) => g <= 0)) continue;
     checkGridLimits(kernel.function, groupCount);
-    const launchArgs = kernel.parameters.map((p): PlannedArgument =>
-      Object.freeze(p.kind === 'value' ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.argument)! } : { kind: 'slot', slot: slot(p.name) }),
+    const launchArgs = kernel.parameters.map(
+      (p): PlannedArgument => Object.freeze(p.kind === 'value' ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.argument)! } : { kind: 'slot', slot: slot(p.name) }),
     );
     launches.push({ kernel, args: launchArgs, groupCount, localSize: kernel.grid.localSize });
   }

@@ -14,9 +14,7 @@ export interface DeviceBuffer {
   readonly byteLength: number;
 }
 
-export type LaunchArgument =
-  | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
-  | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
+export type LaunchArgument = { readonly kind: 'buffer'; readonly buffer: DeviceBuffer } | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
 
 /**
  * Whether `args` can never change: a frozen array of frozen arguments, as `run` and
@@ -49,13 +47,7 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
   /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
-  launch(
-    compiled: Compiled,
-    kernel: DeviceKernel,
-    args: readonly LaunchArgument[],
-    groupCount: readonly number[],
-    localSize: readonly number[],
-  ): Promise<void>;
+  launch(compiled: Compiled, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void>;
   /**
    * Gives the buffer's memory back. Devices with a pool (`poolStats`) keep it to hand out
    * again, after the work already queued with it: the buffer object itself stays released.

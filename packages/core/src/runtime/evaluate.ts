@@ -8,20 +8,30 @@ export type IntEnv = (name: string) => number;
 export function evaluateInt(e: Expr, env: IntEnv, what: string): number {
   const rec = (x: Expr) => evaluateInt(x, env, what);
   switch (e.kind) {
-    case 'int': return e.value;
-    case 'var': return env(e.name);
-    case 'neg': return -rec(e.operand);
+    case 'int':
+      return e.value;
+    case 'var':
+      return env(e.name);
+    case 'neg':
+      return -rec(e.operand);
     case 'binary': {
       const a = rec(e.left);
       const b = rec(e.right);
       switch (e.op) {
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '//': return Math.floor(a / b);
-        case '/': return Math.trunc(a / b);
-        case '%': return a - b * Math.floor(a / b);
-        case '**': return a ** b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '//':
+          return Math.floor(a / b);
+        case '/':
+          return Math.trunc(a / b);
+        case '%':
+          return a - b * Math.floor(a / b);
+        case '**':
+          return a ** b;
       }
       break;
     }

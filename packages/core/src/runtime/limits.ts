@@ -132,8 +132,6 @@ export function checkGridLimits(kernel: KernelFunction, groupCount: readonly num
 export function checkBufferSize(byteLength: number, limits: DeviceLimits, device: string): void {
   if (!Number.isSafeInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: not a whole number of bytes`);
   if (byteLength > limits.maxBufferBytes) {
-    throw new LoomError(
-      `cannot allocate ${byteLength} bytes on ${device}: one buffer holds at most ${limits.maxBufferBytes} bytes there; split the data into smaller arrays`,
-    );
+    throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: one buffer holds at most ${limits.maxBufferBytes} bytes there; split the data into smaller arrays`);
   }
 }

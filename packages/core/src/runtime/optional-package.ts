@@ -9,7 +9,10 @@ import { LoomError } from '../errors.ts';
 
 export class MissingPackageError extends LoomError {
   /** @param what the feature that needs the package, as the message's subject ("the WebGPU device") */
-  constructor(readonly packageName: string, what: string) {
+  constructor(
+    readonly packageName: string,
+    what: string,
+  ) {
     super(`${what} needs the '${packageName}' package, which is not installed: npm install ${packageName}`);
   }
 }

@@ -119,7 +119,10 @@ function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[]
  * the same frozen arguments again.
  */
 function replacements(
-  plan: CallPlan, device: Device, prepared: readonly DeviceBuffer[], dtypes: ReadonlyMap<string, DType>,
+  plan: CallPlan,
+  device: Device,
+  prepared: readonly DeviceBuffer[],
+  dtypes: ReadonlyMap<string, DType>,
 ): (arrays: Readonly<Record<string, DeviceArray>>) => (readonly LaunchArgument[])[] {
   const byName = new Map(plan.arrays.map((a) => [a.arg.name, a]));
   let last: { buffers: DeviceBuffer[]; args: (readonly LaunchArgument[])[] } | undefined;

@@ -17,12 +17,7 @@ export type { RunOptions };
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
-export async function run(
-  knl: LoopKernel,
-  device: Device,
-  args: Readonly<Record<string, RunArgument>> = {},
-  options: RunOptions = {},
-): Promise<RunOutputs> {
+export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}, options: RunOptions = {}): Promise<RunOutputs> {
   // a call like an earlier one finds its plan without waiting for anything
   const planned = planCall(knl, device, args, options);
   const plan = planned instanceof Promise ? await planned : planned;
@@ -73,8 +68,7 @@ export async function run(
 
     // outputs are defined, not assigned: an array called `__proto__` is an output like any other
     const outputs: RunOutputs = {};
-    const output = (name: string, value: RunOutputs[string]) =>
-      Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
+    const output = (name: string, value: RunOutputs[string]) => Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
     for (const a of plan.arrays) {
       if (!a.arg.isOutput) continue;
       const given = givenArray(ownEntry(args, a.arg.name));
@@ -116,7 +110,8 @@ function sliceAlong(a: { dtype: DType; shape: readonly number[]; given?: HostArr
   const data = a.given as HostArray | undefined;
   return Array.from({ length: a.shape[axis] }, (_, k) => {
     const slice = new Ctor(outer * inner);
-    if (data) for (let o = 0; o < outer; o++) (slice as Float64Array).set((data as Float64Array).subarray((o * a.shape[axis] + k) * inner, (o * a.shape[axis] + k + 1) * inner), o * inner);
+    if (data)
+      for (let o = 0; o < outer; o++) (slice as Float64Array).set((data as Float64Array).subarray((o * a.shape[axis] + k) * inner, (o * a.shape[axis] + k + 1) * inner), o * inner);
     return slice;
   });
 }

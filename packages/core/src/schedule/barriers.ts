@@ -75,7 +75,7 @@ class SyncAnalysis {
         const insn = this.byId.get(item.id)!;
         if (insn.kind === 'barrier') {
           // a barrier item's scope is the memory it fences: `{mem_kind=global}` asks for global memory too
-          out.push({ kind: 'barrier', scope: insn.memKind === 'global' ? 'global' : insn.barrierScope ?? 'local' });
+          out.push({ kind: 'barrier', scope: insn.memKind === 'global' ? 'global' : (insn.barrierScope ?? 'local') });
           pending = [];
           continue;
         }
@@ -88,7 +88,9 @@ class SyncAnalysis {
         pending.push(insn.id);
       } else {
         // a write before the loop that something in the loop depends on: synchronize once, before the loop
-        const entry = scheduledInstructions(item.body).map((r) => this.firstNeed(pending, r, 'forward')).find((n) => n);
+        const entry = scheduledInstructions(item.body)
+          .map((r) => this.firstNeed(pending, r, 'forward'))
+          .find((n) => n);
         if (entry) {
           out.push({ kind: 'barrier', scope: 'local', comment: entry.comment });
           pending = [];

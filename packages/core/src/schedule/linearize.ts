@@ -31,10 +31,12 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
   const result = search.run();
   if (!result) throw new LinearizationError(search.explainFailure());
   for (const [a, b] of search.ambiguities) {
-    reportWarning(new LoomWarning(
-      `kernel '${knl.name}': the nesting of loops '${a}' and '${b}' is ambiguous; chose '${a}' outside '${b}' (use prioritizeLoops(knl, "${a},${b}") to decide)`,
-      'LoopNestAmbiguityWarning',
-    ));
+    reportWarning(
+      new LoomWarning(
+        `kernel '${knl.name}': the nesting of loops '${a}' and '${b}' is ambiguous; chose '${a}' outside '${b}' (use prioritizeLoops(knl, "${a},${b}") to decide)`,
+        'LoopNestAmbiguityWarning',
+      ),
+    );
   }
   return result;
 }
@@ -52,7 +54,7 @@ export function scheduleToString(items: readonly ScheduleItem[], indent = ''): s
         ? `${indent}${it.id}`
         : it.kind === 'barrier'
           ? `${indent}... ${it.scope === 'global' ? 'gbarrier' : 'lbarrier'}`
-          : `${indent}for ${it.iname}\n${scheduleToString(it.body, indent + '  ')}\n${indent}end ${it.iname}`,
+          : `${indent}for ${it.iname}\n${scheduleToString(it.body, `${indent}  `)}\n${indent}end ${it.iname}`,
     )
     .join('\n');
 }
@@ -115,15 +117,20 @@ class Search {
   /** Per iname: the writers of the temporaries its bounds read (loopy's data-dependent domains). */
   private readonly boundWriters: ReadonlyMap<string, readonly string[]>;
 
-  constructor(private readonly knl: LoopKernel, private readonly loopsOf: ReadonlyMap<string, ReadonlySet<string>>) {
+  constructor(
+    private readonly knl: LoopKernel,
+    private readonly loopsOf: ReadonlyMap<string, ReadonlySet<string>>,
+  ) {
     this.insns = knl.instructions;
     this.ids = new Set(this.insns.map((i) => i.id));
     // higher priority first, then declaration order
     this.order = [...this.insns].sort((a, b) => b.priority - a.priority);
-    this.boundWriters = new Map(knl.inames.map((n) => {
-      const read = knl.domains[homeDomainIndex(knl, n)].params.filter((p) => knl.temporaries.has(p));
-      return [n, this.insns.filter((i) => read.includes(nameWritten(i) ?? '')).map((i) => i.id)];
-    }));
+    this.boundWriters = new Map(
+      knl.inames.map((n) => {
+        const read = knl.domains[homeDomainIndex(knl, n)].params.filter((p) => knl.temporaries.has(p));
+        return [n, this.insns.filter((i) => read.includes(nameWritten(i) ?? '')).map((i) => i.id)];
+      }),
+    );
   }
 
   /** Whether the temporaries that bound these inames are all written already. */
@@ -152,8 +159,8 @@ class Search {
       if (s.scheduled.size === this.insns.length && s.stack.length === 0) return done;
       const active = new Set(s.stack);
       const ready = this.order.find(
-        (i) => !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) &&
-          this.boundsKnown(i.withinInames, s),
+        (i) =>
+          !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) && this.boundsKnown(i.withinInames, s),
       );
       if (!ready) break;
       scheduled ??= new Set(s.scheduled);
@@ -210,7 +217,7 @@ class Search {
     loops.sort((a, b) => {
       if (mustBeOutside(a, b)) return -1;
       if (mustBeOutside(b, a)) return 1;
-      return (score.get(b)! - score.get(a)!) || declared.indexOf(a) - declared.indexOf(b);
+      return score.get(b)! - score.get(a)! || declared.indexOf(a) - declared.indexOf(b);
     });
     // an ambiguity: the first choice and another are both required by one ready instruction, with no priority between them
     if (loops.length > 1) {
@@ -229,11 +236,13 @@ class Search {
   explainFailure(): string {
     const s = this.furthest;
     if (!s) return `kernel '${this.knl.name}': no valid order of loops and instructions was found`;
-    const waiting = this.insns.filter((i) => !s.scheduled.has(i.id)).map((i) => {
-      const missing = i.dependsOn.filter((d) => !s.scheduled.has(d));
-      const loops = [...this.loopsOf.get(i.id)!];
-      return `'${i.id}' (loops: ${loops.join(', ') || 'none'}${missing.length ? `; waits for ${missing.join(', ')}` : ''})`;
-    });
+    const waiting = this.insns
+      .filter((i) => !s.scheduled.has(i.id))
+      .map((i) => {
+        const missing = i.dependsOn.filter((d) => !s.scheduled.has(d));
+        const loops = [...this.loopsOf.get(i.id)!];
+        return `'${i.id}' (loops: ${loops.join(', ') || 'none'}${missing.length ? `; waits for ${missing.join(', ')}` : ''})`;
+      });
     return (
       `kernel '${this.knl.name}': no valid order of loops and instructions was found. ` +
       `Furthest point: scheduled ${[...s.scheduled].join(', ') || 'nothing'}; open loops: ${s.stack.join(', ') || 'none'}; ` +

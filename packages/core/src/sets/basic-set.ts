@@ -12,10 +12,8 @@
  * (omega.ts); bounds come from Fourier–Motzkin (projection.ts), valid and as tight as
  * FM gives.
  */
-import { Linear, gcd } from '../linear.ts';
-import {
-  type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf,
-} from './constraint.ts';
+import { type Linear, gcd } from '../linear.ts';
+import { type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf } from './constraint.ts';
 import { simplifyExistentials } from './existentials.ts';
 import { freshName } from './names.ts';
 import { hasIntegerPoint, implies } from './omega.ts';
@@ -57,12 +55,7 @@ export class BasicSet {
    * A set from its parts. Names used by the constraints but not declared become
    * parameters; `existentials` lists the names that are quantified away.
    */
-  static fromConstraints(
-    params: readonly string[],
-    dims: readonly string[],
-    constraints: readonly Constraint[],
-    existentials: readonly string[] = [],
-  ): BasicSet {
+  static fromConstraints(params: readonly string[], dims: readonly string[], constraints: readonly Constraint[], existentials: readonly string[] = []): BasicSet {
     const declared = [...params, ...dims, ...existentials];
     const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
     if (duplicate !== undefined) throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);

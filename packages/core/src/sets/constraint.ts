@@ -33,7 +33,10 @@ export function isFalse(cs: readonly Constraint[]): boolean {
 
 /** Divides every coefficient by `d` (exactly) and the constant by `d`, rounding down. */
 export function divideFloor(expr: Linear, d: number): Linear {
-  return Linear.of([...expr.coeffs].map(([n, c]) => [n, c / d] as const), floorDiv(expr.constant, d));
+  return Linear.of(
+    [...expr.coeffs].map(([n, c]) => [n, c / d] as const),
+    floorDiv(expr.constant, d),
+  );
 }
 
 /**
@@ -72,7 +75,10 @@ export function assign(expr: Linear, values: ReadonlyMap<string, number>): Linea
 }
 
 export function renameIn(expr: Linear, renaming: ReadonlyMap<string, string>): Linear {
-  return Linear.of([...expr.coeffs].map(([n, c]) => [renaming.get(n) ?? n, c] as const), expr.constant);
+  return Linear.of(
+    [...expr.coeffs].map(([n, c]) => [renaming.get(n) ?? n, c] as const),
+    expr.constant,
+  );
 }
 
 export function variablesOf(cs: readonly Constraint[]): string[] {

@@ -124,7 +124,10 @@ function variableRanges(cs: readonly Constraint[], wanted: ReadonlySet<string>):
     ranges.set(v, [Math.max(l, lo), Math.min(h, hi)]);
   };
   for (const v of all.filter((x) => wanted.has(x) || cs.some((c) => c.expr.dependsOn(x)))) {
-    for (const c of eliminateApprox(cs, all.filter((x) => x !== v))) {
+    for (const c of eliminateApprox(
+      cs,
+      all.filter((x) => x !== v),
+    )) {
       if (c.expr.variables.length !== 1) continue;
       const k = c.expr.coeff(v);
       const at = -c.expr.constant / k;

@@ -40,8 +40,11 @@ export function splitOn(cs: readonly Constraint[], variable: string): Split {
 /** Every pair has a unit coefficient on one side, so the real shadow is the integer projection. */
 export function isExact(split: Split): boolean {
   const x = split.variable;
-  return split.lower.every((l) => l.expr.coeff(x) === 1) || split.upper.every((u) => u.expr.coeff(x) === -1)
-    || split.lower.every((l) => split.upper.every((u) => l.expr.coeff(x) === 1 || u.expr.coeff(x) === -1));
+  return (
+    split.lower.every((l) => l.expr.coeff(x) === 1) ||
+    split.upper.every((u) => u.expr.coeff(x) === -1) ||
+    split.lower.every((l) => split.upper.every((u) => l.expr.coeff(x) === 1 || u.expr.coeff(x) === -1))
+  );
 }
 
 /** Number of constraints the elimination would create: the measure for choosing what to eliminate. */

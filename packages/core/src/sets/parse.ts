@@ -23,9 +23,7 @@ import { CoefficientRangeError, type SourceSpan } from '../errors.ts';
 import { type Constraint, FALSE, eq, ge } from './constraint.ts';
 import { type Token, fail, matchBrackets, tokenize } from './lexer.ts';
 import { freshName } from './names.ts';
-import {
-  type QuasiAffine, divided, isConstant, isInteger, negated, scaled, sum, value,
-} from './quasi-affine.ts';
+import { type QuasiAffine, divided, isConstant, isInteger, negated, scaled, sum, value } from './quasi-affine.ts';
 
 export interface ParsedSet {
   readonly params: readonly string[];
@@ -64,7 +62,10 @@ class Parser {
   /** Innermost last: user name -> internal name of the existential. */
   private readonly scopes: Map<string, string>[] = [];
 
-  constructor(private readonly text: string, declaredParams: readonly string[]) {
+  constructor(
+    private readonly text: string,
+    declaredParams: readonly string[],
+  ) {
     this.tokens = tokenize(text);
     this.brackets = matchBrackets(text, this.tokens);
     this.params = [...declaredParams];
@@ -209,8 +210,7 @@ class Parser {
     if (ops.length === 0) {
       const first = lists[0]![0]!;
       const last = lists[0]![lists[0]!.length - 1]!;
-      this.fail(first.start, last.end,
-        `expected a comparison (<, <=, >, >=, =) after '${this.text.slice(first.start, last.end)}'`);
+      this.fail(first.start, last.end, `expected a comparison (<, <=, >, >=, =) after '${this.text.slice(first.start, last.end)}'`);
     }
     ops.forEach((op, k) => {
       for (const left of lists[k]!) for (const right of lists[k + 1]!) this.compare(left, op, right);
@@ -225,19 +225,23 @@ class Parser {
   private constrain(left: QuasiAffine, op: string, right: QuasiAffine): void {
     const diff = right.lin.sub(left.lin); // right - left
     switch (op) {
-      case '<': return void this.constraints.push(ge(diff.sub(1)));
-      case '<=': return void this.constraints.push(ge(diff));
-      case '>': return void this.constraints.push(ge(diff.negate().sub(1)));
-      case '>=': return void this.constraints.push(ge(diff.negate()));
-      default: return void this.constraints.push(eq(diff));
+      case '<':
+        return void this.constraints.push(ge(diff.sub(1)));
+      case '<=':
+        return void this.constraints.push(ge(diff));
+      case '>':
+        return void this.constraints.push(ge(diff.negate().sub(1)));
+      case '>=':
+        return void this.constraints.push(ge(diff.negate()));
+      default:
+        return void this.constraints.push(eq(diff));
     }
   }
 
   private requireInteger(v: QuasiAffine): void {
     if (isInteger(v)) return;
     const d = v.division!;
-    this.fail(d.start, d.end,
-      `division is only allowed inside floor(...) or ceil(...): '${this.text.slice(d.start, d.end)}' need not be an integer`);
+    this.fail(d.start, d.end, `division is only allowed inside floor(...) or ceil(...): '${this.text.slice(d.start, d.end)}' need not be an integer`);
   }
 
   // ---- arithmetic --------------------------------------------------------------------
@@ -316,8 +320,7 @@ class Parser {
       this.expect('(', `expected '(' after '${t.text}'`);
       const inner = this.expr();
       const close = this.expect(')', `expected ')' to close '${t.text}('`);
-      const rounded = this.exactly(t.start, close.end, () =>
-        t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start));
+      const rounded = this.exactly(t.start, close.end, () => (t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start)));
       return { ...rounded, start: t.start, end: close.end };
     }
     if (t.text === '(') {

@@ -38,7 +38,10 @@ export function whereCompared(domain: BasicSet, a: Bound, op: '<' | '<=', b: Bou
   const helpers = { names: [] as string[], constraints: [] as Constraint[] };
   const diff = rounded(b, sense, helpers).sub(rounded(a, sense, helpers)); // b - a
   const condition = ge(op === '<' ? diff.sub(1) : diff);
-  return domain.addDims(helpers.names).addConstraints([...helpers.constraints, condition]).project(helpers.names);
+  return domain
+    .addDims(helpers.names)
+    .addConstraints([...helpers.constraints, condition])
+    .project(helpers.names);
 }
 
 /** Pointwise maximum (or minimum) of two piecewise values, in isl's piece order. */
@@ -54,9 +57,16 @@ export function combine(first: readonly Piece[], second: readonly Piece[], sense
       out.push({ domain: takeB, value: b.value }, { domain: takeA, value: a.value });
     }
   }
-  for (const [pieces, others] of [[first, second], [second, first]] as const) {
+  for (const [pieces, others] of [
+    [first, second],
+    [second, first],
+  ] as const) {
     for (const p of pieces) {
-      for (const rest of subtractAll(p.domain, others.map((o) => o.domain))) out.push({ domain: rest, value: p.value });
+      for (const rest of subtractAll(
+        p.domain,
+        others.map((o) => o.domain),
+      ))
+        out.push({ domain: rest, value: p.value });
     }
   }
   return out.filter((p) => !p.domain.isEmpty());

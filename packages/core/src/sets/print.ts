@@ -123,7 +123,7 @@ function printStride(c: Constraint, e: string, order: readonly string[]): string
   const m = Math.abs(c.expr.coeff(e));
   const w = c.expr.without([e]);
   let v = w.sub(w.constant); // variable part; V + k ≡ 0, so V ≡ -k
-  let r = (((-w.constant) % m) + m) % m;
+  let r = ((-w.constant % m) + m) % m;
   const first = v.variables.sort((a, b) => order.indexOf(a) - order.indexOf(b))[0];
   if (first !== undefined && v.coeff(first) < 0) {
     v = v.negate();

@@ -80,7 +80,10 @@ export class PwQPolynomial {
   }
 
   scale(r: Rational | number): PwQPolynomial {
-    return PwQPolynomial.fromPieces(this.params, this.pieces.map((p) => ({ domain: p.domain, value: p.value.scale(r) })));
+    return PwQPolynomial.fromPieces(
+      this.params,
+      this.pieces.map((p) => ({ domain: p.domain, value: p.value.scale(r) })),
+    );
   }
 
   /** The exact value; every parameter of the space needs a value. */
@@ -133,7 +136,8 @@ function printPiece(p: QPiece, params: readonly string[]): string {
 function pointOf(params: readonly string[], values: ParamValues): Map<string, bigint> {
   const get = values instanceof Map ? (n: string) => values.get(n) : (n: string) => (values as Record<string, number | bigint>)[n];
   const missing = params.filter((p) => get(p) === undefined);
-  if (missing.length > 0) throw new LoomError(`no value for the parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} (the count depends on ${params.join(', ')})`);
+  if (missing.length > 0)
+    throw new LoomError(`no value for the parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} (the count depends on ${params.join(', ')})`);
   const out = new Map<string, bigint>();
   for (const p of params) {
     const v = get(p)!;
@@ -202,9 +206,18 @@ function simplifiedPiece(p: QPiece): QPiece {
 function constantOn(domain: BasicSet, atom: FloorAtom): QPolynomial | undefined {
   const v = freshName('v');
   // every parameter a variable, so the bounds of v come out constant where they are
-  const withV = domain.moveParamsToDims(domain.params).addDims([v]).addConstraints([eq(Linear.variable(v).sub(atom.expr))]);
-  const lows = withV.lowerBounds(v, []).filter((b) => b.expr.isConstant).map((b) => Math.ceil(b.expr.constant / b.divisor));
-  const highs = withV.upperBounds(v, []).filter((b) => b.expr.isConstant).map((b) => Math.floor(b.expr.constant / b.divisor));
+  const withV = domain
+    .moveParamsToDims(domain.params)
+    .addDims([v])
+    .addConstraints([eq(Linear.variable(v).sub(atom.expr))]);
+  const lows = withV
+    .lowerBounds(v, [])
+    .filter((b) => b.expr.isConstant)
+    .map((b) => Math.ceil(b.expr.constant / b.divisor));
+  const highs = withV
+    .upperBounds(v, [])
+    .filter((b) => b.expr.isConstant)
+    .map((b) => Math.floor(b.expr.constant / b.divisor));
   if (lows.length === 0 || highs.length === 0) return undefined;
   const q = Math.floor(Math.max(...lows) / atom.den);
   return q === Math.floor(Math.min(...highs) / atom.den) ? QPolynomial.constant(q) : undefined;

@@ -26,7 +26,10 @@ export function reduced(v: QuasiAffine): QuasiAffine {
   const g = gcd(gcd(v.lin.coefficientGcd(), v.lin.constant), v.den);
   if (g <= 1) return v;
   const den = v.den / g;
-  const lin = Linear.of([...v.lin.coeffs].map(([n, c]) => [n, c / g] as const), v.lin.constant / g);
+  const lin = Linear.of(
+    [...v.lin.coeffs].map(([n, c]) => [n, c / g] as const),
+    v.lin.constant / g,
+  );
   return { ...v, lin, den, division: den === 1 ? undefined : v.division };
 }
 

@@ -60,7 +60,14 @@ export class QPolynomial {
     if (den === 1) return QPolynomial.affine(lin);
     // common factors of the coefficients and den cancel: floor((g·e + c)/(g·d)) = floor((e + floor(c/g))/d)
     const g = gcdNum(lin.coefficientGcd(), den);
-    if (g > 1) return QPolynomial.floor(Linear.of([...lin.coeffs].map(([n, c]) => [n, c / g] as const), Math.floor(lin.constant / g)), den / g);
+    if (g > 1)
+      return QPolynomial.floor(
+        Linear.of(
+          [...lin.coeffs].map(([n, c]) => [n, c / g] as const),
+          Math.floor(lin.constant / g),
+        ),
+        den / g,
+      );
     // integer multiples of den come out of the floor
     const whole: [string, number][] = [];
     const kept: [string, number][] = [];
@@ -187,7 +194,7 @@ export class QPolynomial {
 
   mul(o: QPolynomial): QPolynomial {
     if (this.isZero || o.isZero) return QPolynomial.ZERO;
-    let out = new Map<string, Term>();
+    const out = new Map<string, Term>();
     for (const a of this.terms.values()) {
       for (const b of o.terms.values()) {
         const factors = multiplyFactors(a.factors, b.factors);

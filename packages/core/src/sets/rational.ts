@@ -73,5 +73,5 @@ export function gcdBig(a: bigint, b: bigint): bigint {
 /** Floor division on BigInt (BigInt's `/` truncates toward zero). */
 export function floorDivBig(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }

@@ -44,19 +44,20 @@ function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: re
   const bounds = (c: Linear) => live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
   // the candidates are the terms' bounds; where each one holds (the pieces) matters only for the error message
   const valid = candidates(live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set })))).filter(bounds);
-  if (valid.length > 0) return tightest(valid, live.map((t) => t.within), sense);
+  if (valid.length > 0)
+    return tightest(
+      valid,
+      live.map((t) => t.within),
+      sense,
+    );
   const pieces = live.map((t) => termPieces(t.set, t.expr, sense));
 
   const params = unique([...live.flatMap((t) => t.set.params), ...context.params]);
   let pw = pieces[0] ?? [];
   for (const next of pieces.slice(1)) pw = combine(pw, next, sense);
-  const inContext = pw
-    .map((p) => ({ domain: p.domain.intersect(context), value: p.value }))
-    .filter((p) => !p.domain.isEmpty());
+  const inContext = pw.map((p) => ({ domain: p.domain.intersect(context), value: p.value })).filter((p) => !p.domain.isEmpty());
   const shown = coalesce(inContext).map((p) => ({ domain: p.domain.gist(context), value: p.value }));
-  throw new StaticValueFindingError(
-    `a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`,
-  );
+  throw new StaticValueFindingError(`a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`);
 }
 
 /** The bounds of `expr` over the set, in the parameters (its max is their min, and vice versa). */
@@ -66,9 +67,7 @@ function termBounds(set: BasicSet, expr: Linear, sense: Sense): Bound[] {
   const bounds = sense === 'max' ? withV.upperBounds(v, []) : withV.lowerBounds(v, []);
   if (bounds.length === 0) {
     const side = sense === 'max' ? 'above' : 'below';
-    throw new StaticValueFindingError(
-      `a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`,
-    );
+    throw new StaticValueFindingError(`a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`);
   }
   return bounds;
 }
@@ -79,15 +78,17 @@ function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
   const domain = set.project(set.dims);
   // Several bounds: the value is their min (max), so each bound owns the part of the
   // domain where it is the smallest (largest), ties going to the first.
-  return bounds.map((bound, k) => {
-    let part = domain;
-    bounds.forEach((other, j) => {
-      if (j === k) return;
-      const op = j < k ? '<' : '<=';
-      part = sense === 'max' ? whereCompared(part, bound, op, other, sense) : whereCompared(part, other, op, bound, sense);
-    });
-    return { domain: part, value: bound };
-  }).filter((p) => !p.domain.isEmpty());
+  return bounds
+    .map((bound, k) => {
+      let part = domain;
+      bounds.forEach((other, j) => {
+        if (j === k) return;
+        const op = j < k ? '<' : '<=';
+        part = sense === 'max' ? whereCompared(part, bound, op, other, sense) : whereCompared(part, other, op, bound, sense);
+      });
+      return { domain: part, value: bound };
+    })
+    .filter((p) => !p.domain.isEmpty());
 }
 
 /** The pieces' values that are affine: divisor 1, or a divisor that divides exactly. */
@@ -103,7 +104,12 @@ function candidates(pieces: readonly Piece[]): Linear[] {
 function asAffine({ expr, divisor }: Bound): Linear | undefined {
   if (divisor === 1) return expr;
   const divisible = expr.constant % divisor === 0 && [...expr.coeffs.values()].every((c) => c % divisor === 0);
-  return divisible ? Linear.of([...expr.coeffs].map(([n, c]) => [n, c / divisor] as const), expr.constant / divisor) : undefined;
+  return divisible
+    ? Linear.of(
+        [...expr.coeffs].map(([n, c]) => [n, c / divisor] as const),
+        expr.constant / divisor,
+      )
+    : undefined;
 }
 
 /**

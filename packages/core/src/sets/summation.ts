@@ -72,7 +72,12 @@ function step(s: State, describe: () => string): State[] {
   if (equality) return useEquality(s, equality);
   const x = chooseVariable(s);
   const atoms = s.summand.atomsWith(x);
-  if (atoms.length > 0) return splitByResidue(s, x, atoms.reduce((d, a) => lcm(d, a.den / gcd(a.expr.coeff(x), a.den)), 1));
+  if (atoms.length > 0)
+    return splitByResidue(
+      s,
+      x,
+      atoms.reduce((d, a) => lcm(d, a.den / gcd(a.expr.coeff(x), a.den)), 1),
+    );
   return chambers(s, x, describe);
 }
 
@@ -85,12 +90,14 @@ function useEquality(s: State, eq: Constraint): State[] {
     // a·x + R = 0 with a = ±1: x = -a·R
     const a = eq.expr.coeff(unit);
     const value = eq.expr.without([unit]).scale(-a);
-    return [{
-      constraints: s.constraints.filter((c) => c !== eq).map((c) => substitute(c, unit, value)),
-      vars: s.vars.filter((v) => v !== unit),
-      summand: s.summand.substituteAffine(unit, value),
-      kept: s.kept,
-    }];
+    return [
+      {
+        constraints: s.constraints.filter((c) => c !== eq).map((c) => substitute(c, unit, value)),
+        vars: s.vars.filter((v) => v !== unit),
+        summand: s.summand.substituteAffine(unit, value),
+        kept: s.kept,
+      },
+    ];
   }
   if (inEq.length === 1) {
     // a·x + R = 0, |a| > 1, R free of summed variables: x = -R/a where a divides R; x stays
@@ -98,12 +105,14 @@ function useEquality(s: State, eq: Constraint): State[] {
     const x = inEq[0]!;
     const a = eq.expr.coeff(x);
     const rest = eq.expr.without([x]);
-    return [{
-      constraints: s.constraints.map((c) => (c === eq ? c : eliminateWith(c, eq, x))),
-      vars: s.vars.filter((v) => v !== x),
-      summand: s.summand.substituteAffine(x, a > 0 ? rest.negate() : rest, Math.abs(a)),
-      kept: [...s.kept, x],
-    }];
+    return [
+      {
+        constraints: s.constraints.map((c) => (c === eq ? c : eliminateWith(c, eq, x))),
+        vars: s.vars.filter((v) => v !== x),
+        summand: s.summand.substituteAffine(x, a > 0 ? rest.negate() : rest, Math.abs(a)),
+        kept: [...s.kept, x],
+      },
+    ];
   }
   return [modHatStep(s, eq, inEq)];
 }
@@ -215,11 +224,27 @@ function chambers(s: State, x: string, describe: () => string): State[] {
       const conditions: Constraint[] = [];
       // lo is the largest lower bound (the first one on ties): a_k·L_i - a_i·L_k >= 0 (> 0 for k < i)
       lowers.forEach((other, k) => {
-        if (k !== i) conditions.push(ge(lo.value.scale(other.a).sub(other.value.scale(lo.a)).sub(k < i ? 1 : 0)));
+        if (k !== i)
+          conditions.push(
+            ge(
+              lo.value
+                .scale(other.a)
+                .sub(other.value.scale(lo.a))
+                .sub(k < i ? 1 : 0),
+            ),
+          );
       });
       // up is the smallest upper bound: b_j·U_k - b_k·U_j >= 0 (> 0 for k < j)
       uppers.forEach((other, k) => {
-        if (k !== j) conditions.push(ge(other.value.scale(up.a).sub(up.value.scale(other.a)).sub(k < j ? 1 : 0)));
+        if (k !== j)
+          conditions.push(
+            ge(
+              other.value
+                .scale(up.a)
+                .sub(up.value.scale(other.a))
+                .sub(k < j ? 1 : 0),
+            ),
+          );
       });
       // some rational x between them: L/a <= U/b
       conditions.push(ge(up.value.scale(lo.a).sub(lo.value.scale(up.a))));

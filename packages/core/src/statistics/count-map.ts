@@ -12,7 +12,7 @@
 import { byteSize, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { ParamValues } from '../sets/pw-qpolynomial.ts';
-import { GuardedPwQPolynomial } from './guarded.ts';
+import type { GuardedPwQPolynomial } from './guarded.ts';
 import { canonicalField, type CountKey } from './keys.ts';
 
 /** How to make keys of one kind from their fields (`Op`, `MemAccess`, `Sync`). */
@@ -105,11 +105,13 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
 
   /** Counts in bytes: each times the size of its key's dtype. */
   toBytes(): ToCountMap<K, F> {
-    return this.with([...this].map(([k, v]) => {
-      const dtype = (k as { dtype?: DType }).dtype;
-      if (dtype === undefined) throw new LoomError(`toBytes: ${k.toString()} has no dtype`);
-      return [k, v.scale(byteSize(dtype))] as const;
-    }));
+    return this.with(
+      [...this].map(([k, v]) => {
+        const dtype = (k as { dtype?: DType }).dtype;
+        if (dtype === undefined) throw new LoomError(`toBytes: ${k.toString()} has no dtype`);
+        return [k, v.scale(byteSize(dtype))] as const;
+      }),
+    );
   }
 
   /** The sum of all counts. */
@@ -124,7 +126,11 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
 
   /** One line per key, `KEY: COUNT`, sorted by the key's text (as loopy prints). */
   toString(): string {
-    return [...this].map(([k, v]) => ({ key: k.toString(), v })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ key, v }) => `${key}: ${v.toString()}`).join('\n');
+    return [...this]
+      .map(([k, v]) => ({ key: k.toString(), v }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ key, v }) => `${key}: ${v.toString()}`)
+      .join('\n');
   }
 
   private with(entries: Iterable<readonly [K, GuardedPwQPolynomial]>): ToCountMap<K, F> {

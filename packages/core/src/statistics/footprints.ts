@@ -17,7 +17,7 @@ import { walk } from '../expr/visit.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { BasicSet } from '../sets/basic-set.ts';
+import type { BasicSet } from '../sets/basic-set.ts';
 import { card } from '../sets/card.ts';
 import { eq } from '../sets/constraint.ts';
 import { Linear } from '../linear.ts';
@@ -96,14 +96,15 @@ export function footprintsOf(prepared: LoopKernel, options: FootprintOptions): A
   const sets = new Map<string, { variable: string; direction: FootprintDirection; sets: Map<string, BasicSet> }>();
   for (const insn of countedInstructions(prepared, undefined)) {
     const domain = domainOf(prepared, insn.withinInames, false, false);
-    const gather = (root: Expr, direction: FootprintDirection) => walk(root, (x) => {
-      if (x.kind !== 'subscript') return;
-      const set = footprintOf(x, domain, params, options);
-      if (!set) return;
-      const key = `${x.array}:${direction}`;
-      if (!sets.has(key)) sets.set(key, { variable: x.array, direction, sets: new Map() });
-      sets.get(key)!.sets.set(set.toString(), set);
-    });
+    const gather = (root: Expr, direction: FootprintDirection) =>
+      walk(root, (x) => {
+        if (x.kind !== 'subscript') return;
+        const set = footprintOf(x, domain, params, options);
+        if (!set) return;
+        const key = `${x.array}:${direction}`;
+        if (!sets.has(key)) sets.set(key, { variable: x.array, direction, sets: new Map() });
+        sets.get(key)!.sets.set(set.toString(), set);
+      });
     gather(soleAssignee(insn), 'write');
     gather(insn.expression!, 'read');
   }

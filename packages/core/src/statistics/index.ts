@@ -6,7 +6,19 @@ export { getStatistics, type KernelStatistics } from './all.ts';
 export { gatherAccessFootprints, gatherAccessFootprintBytes, AccessFootprint, AccessFootprints, type FootprintDirection, type FootprintOptions } from './footprints.ts';
 export { ToCountMap, type FieldFilter, type KeyKind } from './count-map.ts';
 export { GuardedPwQPolynomial } from './guarded.ts';
-export { Op, MemAccess, Sync, CountGranularity, type CountKey, type OpFields, type MemAccessFields, type SyncFields, type Stride, type Strides, type StridesInput } from './keys.ts';
+export {
+  Op,
+  MemAccess,
+  Sync,
+  CountGranularity,
+  type CountKey,
+  type OpFields,
+  type MemAccessFields,
+  type SyncFields,
+  type Stride,
+  type Strides,
+  type StridesInput,
+} from './keys.ts';
 export type { InstructionCountOptions } from './instruction-counts.ts';
 export { estimateTime, kernelWork, type DeviceProfile, type TimeEstimate, type KernelWork } from './roofline.ts';
 export { measureDeviceProfile, measureKernelSeconds, type ProfileOptions } from './profile.ts';

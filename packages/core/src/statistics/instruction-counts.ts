@@ -65,7 +65,8 @@ export class InstructionCounts {
   ofInames(inames: readonly string[]): GuardedPwQPolynomial {
     const key = `${[...inames].sort().join(',')}|${this.params.join(',')}`;
     const pw = counted(this.knl.domains)(this.knl.assumptions).memo(key, () =>
-      inames.length === 0 ? PwQPolynomial.of(1, this.params) : card(domainOf(this.knl, inames, false, false), this.params));
+      inames.length === 0 ? PwQPolynomial.of(1, this.params) : card(domainOf(this.knl, inames, false, false), this.params),
+    );
     return this.guard(pw);
   }
 
@@ -98,7 +99,10 @@ export class InstructionCounts {
     grid.groupCount.forEach((size, axis) => {
       if (used.group.has(axis)) return;
       const p = polynomialOf(size);
-      if (!p) throw new LoomError(`${this.what}: the number of work-groups along axis ${axis} (${printExpr(size)}) is not a polynomial in the parameters; count without countRedundantWork`);
+      if (!p)
+        throw new LoomError(
+          `${this.what}: the number of work-groups along axis ${axis} (${printExpr(size)}) is not a polynomial in the parameters; count without countRedundantWork`,
+        );
       factor = factor.mul(PwQPolynomial.of(p, this.params));
     });
     if (withLocal) {

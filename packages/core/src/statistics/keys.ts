@@ -172,7 +172,10 @@ function checkGranularity(what: string, g: CountGranularity | undefined): CountG
 
 function normalizeStrides(input: StridesInput): Strides {
   const out: Record<number, Stride> = {};
-  for (const axis of Object.keys(input).map(Number).sort((a, b) => a - b)) out[axis] = normalizeStride(input[axis]!);
+  for (const axis of Object.keys(input)
+    .map(Number)
+    .sort((a, b) => a - b))
+    out[axis] = normalizeStride(input[axis]!);
   return Object.freeze(out);
 }
 
@@ -192,5 +195,7 @@ function show(v: unknown): string {
 
 function showStrides(s: Strides | undefined): string {
   if (s === undefined) return 'None';
-  return `{${Object.keys(s).map((axis) => `${axis}: ${s[Number(axis)] === null ? 'None' : s[Number(axis)]}`).join(', ')}}`;
+  return `{${Object.keys(s)
+    .map((axis) => `${axis}: ${s[Number(axis)] === null ? 'None' : s[Number(axis)]}`)
+    .join(', ')}}`;
 }

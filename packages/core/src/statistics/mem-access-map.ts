@@ -49,10 +49,11 @@ export function memAccessMapOf(counts: InstructionCounts, options: MemAccessMapO
 /** The global and local memory accesses one run of `insn` (of the preprocessed `knl`) makes. */
 export function accessesOf(knl: LoopKernel, insn: Instruction, typeOf: (e: Expr) => DType): MemAccess[] {
   const accesses: MemAccess[] = [];
-  const visit = (root: Expr, direction: 'load' | 'store') => walk(root, (x) => {
-    const access = accessAt(knl, x, typeOf);
-    if (access) accesses.push(new MemAccess({ ...access, direction }));
-  });
+  const visit = (root: Expr, direction: 'load' | 'store') =>
+    walk(root, (x) => {
+      const access = accessAt(knl, x, typeOf);
+      if (access) accesses.push(new MemAccess({ ...access, direction }));
+    });
   visit(insn.expression!, 'load');
   visit(soleAssignee(insn), 'store');
   return accesses;

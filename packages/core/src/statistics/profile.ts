@@ -80,18 +80,21 @@ async function measure(device: Device, options: ProfileOptions): Promise<DeviceP
 
 /** `out[i] = a[i]` on float32 arrays, one work-item per element. */
 function copyKernel(): LoopKernel {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }),
-    globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
-    '...',
-  ], { name: 'profile_copy', assumptions: `n >= 1 and n mod ${GROUP} = 0` });
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    'out[i] = a[i]',
+    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }), '...'],
+    { name: 'profile_copy', assumptions: `n >= 1 and n mod ${GROUP} = 0` },
+  );
   return splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' });
 }
 
 /** Four independent chains of multiply-adds per element: the arithmetic waits on nothing but itself. */
 function chainKernel(): LoopKernel {
   const steps = [0, 1, 2, 3].map((c) => `x${c} = x${c}*0.9999 + 0.0001 {id=step${c}, dep=init${c}}`).join('\n');
-  const knl = makeKernel(`{ [i, k]: 0<=i<n and 0<=k<${CHAIN_STEPS} }`, `
+  const knl = makeKernel(
+    `{ [i, k]: 0<=i<n and 0<=k<${CHAIN_STEPS} }`,
+    `
     for i
       ${[0, 1, 2, 3].map((c) => `<float32> x${c} = a[i] + ${c} {id=init${c}}`).join('\n')}
       for k
@@ -99,11 +102,10 @@ function chainKernel(): LoopKernel {
       end
       out[i] = x0 + x1 + x2 + x3 {dep=step*}
     end
-  `, [
-    globalArg('a', { dtype: 'float32', shape: ['n'] }),
-    globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
-    '...',
-  ], { name: 'profile_flops', assumptions: `n >= 1 and n mod ${GROUP} = 0` });
+  `,
+    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }), '...'],
+    { name: 'profile_flops', assumptions: `n >= 1 and n mod ${GROUP} = 0` },
+  );
   return setOptions(splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' }), { fusedMultiplyAdd: true });
 }
 

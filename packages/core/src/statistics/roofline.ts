@@ -65,7 +65,10 @@ export interface KernelWork {
 }
 
 export function estimateTime(knl: LoopKernel, profile: DeviceProfile, params: ParamValues = {}): TimeEstimate {
-  for (const [what, v] of [['bandwidth', profile.bandwidth], ['flopRate', profile.flopRate]] as const) {
+  for (const [what, v] of [
+    ['bandwidth', profile.bandwidth],
+    ['flopRate', profile.flopRate],
+  ] as const) {
     if (!(v > 0) || !Number.isFinite(v)) throw new LoomError(`estimateTime: the profile of '${profile.device}' has ${what} ${v}; it must be a positive number`);
   }
   const work = kernelWork(knl, params);
@@ -96,11 +99,13 @@ export function kernelWork(knl: LoopKernel, params: ParamValues = {}): KernelWor
   const insns = countedInstructions(kernel, undefined);
   let flops = 0;
   for (const insn of insns) {
-    const perRun = operationsOf(insn, typeOf, true).filter((o) => isFloat(o.dtype)).reduce((n, o) => n + o.times, 0);
+    const perRun = operationsOf(insn, typeOf, true)
+      .filter((o) => isFloat(o.dtype))
+      .reduce((n, o) => n + o.times, 0);
     if (perRun > 0) flops += perRun * value(counts.runs(insn, 'workitem'));
   }
   const launches = value(syncMapOf(subkernels, counts).filterBy({ kind: 'kernel_launch' }).sum());
-  const global = (name: string) => kernel.arg(name) !== undefined ? kernel.arg(name)!.kind !== 'value' : kernel.temporaries.get(name)?.addressSpace === 'global';
+  const global = (name: string) => (kernel.arg(name) !== undefined ? kernel.arg(name)!.kind !== 'value' : kernel.temporaries.get(name)?.addressSpace === 'global');
   const dtypeOf = (name: string) => kernel.arg(name)?.dtype ?? kernel.temporaries.get(name)?.dtype;
   try {
     let bytes = 0;
@@ -114,7 +119,9 @@ export function kernelWork(knl: LoopKernel, params: ParamValues = {}): KernelWor
   // a footprint Loom cannot count: every global access, each once per work-item that makes it
   let bytes = 0;
   for (const insn of insns) {
-    const perRun = accessesOf(kernel, insn, typeOf).filter((a) => a.mtype === 'global').reduce((n, a) => n + byteSize(a.dtype!), 0);
+    const perRun = accessesOf(kernel, insn, typeOf)
+      .filter((a) => a.mtype === 'global')
+      .reduce((n, a) => n + byteSize(a.dtype!), 0);
     if (perRun > 0) bytes += perRun * value(counts.runs(insn, 'workitem'));
   }
   return { flops, bytes, launches, traffic: 'accesses' };

@@ -27,13 +27,7 @@ export interface AddNosyncOptions {
 }
 
 /** `source` and `sink`: match expressions (`'writes:tmp3'`, `'id:w_*'`, a bare id; see match.ts), or lists of them. */
-export function addNosync(
-  knl: LoopKernel,
-  scope: NoSyncScope,
-  source: Within,
-  sink: Within,
-  options: AddNosyncOptions = {},
-): LoopKernel {
+export function addNosync(knl: LoopKernel, scope: NoSyncScope, source: Within, sink: Within, options: AddNosyncOptions = {}): LoopKernel {
   if (!NO_SYNC_SCOPES.includes(scope)) {
     throw new LoomError(`addNosync: unknown scope '${String(scope)}' (known: ${NO_SYNC_SCOPES.join(', ')})`);
   }

@@ -33,9 +33,16 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
   });
   const first = temps[0];
   for (const t of temps) {
-    if (t.dtype !== first.dtype) throw new LoomError(`aliasTemporaries: '${t.name}' is ${t.dtype ?? 'of unknown dtype'} and '${first.name}' ${first.dtype ?? 'of unknown dtype'}; Loom's targets cannot view one storage as two types`);
-    if (t.addressSpace !== first.addressSpace) throw new LoomError(`aliasTemporaries: '${t.name}' is ${t.addressSpace} and '${first.name}' ${first.addressSpace}; shared storage has one address space (setTemporaryAddressSpace)`);
-    if (t.dimTags?.some((d) => d.kind !== 'nested')) throw new LoomError(`aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`);
+    if (t.dtype !== first.dtype)
+      throw new LoomError(
+        `aliasTemporaries: '${t.name}' is ${t.dtype ?? 'of unknown dtype'} and '${first.name}' ${first.dtype ?? 'of unknown dtype'}; Loom's targets cannot view one storage as two types`,
+      );
+    if (t.addressSpace !== first.addressSpace)
+      throw new LoomError(
+        `aliasTemporaries: '${t.name}' is ${t.addressSpace} and '${first.name}' ${first.addressSpace}; shared storage has one address space (setTemporaryAddressSpace)`,
+      );
+    if (t.dimTags?.some((d) => d.kind !== 'nested'))
+      throw new LoomError(`aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`);
   }
   const sizes = temps.map(sizeOf);
   const layouts = temps.map(stridesOf);
@@ -45,7 +52,8 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
     const usersOf = names.map((n) => knl.instructions.filter((i) => namesWritten(i).includes(n) || namesRead(i, knl.substitutions).has(n)).map((i) => i.id));
     for (const insn of knl.instructions) {
       const used = names.filter((_, k) => usersOf[k].includes(insn.id));
-      if (used.length > 1) throw new LoomError(`aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`, insn.span);
+      if (used.length > 1)
+        throw new LoomError(`aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`, insn.span);
     }
     instructions = instructions.map((insn) => {
       const k = usersOf.findIndex((u) => u.includes(insn.id));
@@ -62,11 +70,12 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
     const offset = indices.reduce<Expr>((acc, ix, d) => add(acc, mul(int(strides[d]), ix)), int(0));
     return subscript(storage, [simplify(offset, { integer: true })]);
   };
-  const rewrite = (e: Expr) => mapExpr(e, (x) => {
-    if (x.kind === 'subscript' && names.includes(x.array)) return flat(x.array, x.indices);
-    if (x.kind === 'var' && names.includes(x.name)) return flat(x.name, []);
-    return x;
-  });
+  const rewrite = (e: Expr) =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'subscript' && names.includes(x.array)) return flat(x.array, x.indices);
+      if (x.kind === 'var' && names.includes(x.name)) return flat(x.name, []);
+      return x;
+    });
   const rewritten = mapKernelExpressions(knl.with({ instructions }), rewrite, { what: 'aliasTemporaries', assignee: 'whole' });
   const temporaries = new Map([...rewritten.temporaries].filter(([n]) => !names.includes(n)));
   temporaries.set(storage, { name: storage, dtype: first.dtype, shape: [int(Math.max(...sizes))], addressSpace: first.addressSpace });

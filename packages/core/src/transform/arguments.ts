@@ -6,7 +6,7 @@ import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { mapExpr } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
-import { BasicSet } from '../sets/index.ts';
+import type { BasicSet } from '../sets/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { DimTag, LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
@@ -21,7 +21,14 @@ export function renameArgument(knl: LoopKernel, oldName: string, newName: string
   if (!arg) throw new LoomError(`renameArgument: the kernel has no argument '${oldName}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
   checkName(newName, 'renameArgument: the new name');
   if (newName === oldName) return knl;
-  const used = [...knl.args.map((a) => a.name), ...knl.inames, ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params), ...knl.assumptions.params];
+  const used = [
+    ...knl.args.map((a) => a.name),
+    ...knl.inames,
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+    ...knl.assumptions.params,
+  ];
   if (used.includes(newName)) throw new LoomError(`renameArgument: '${newName}' is already used in the kernel`);
   const rename = (e: Expr) =>
     mapExpr(e, (x) => {
@@ -39,7 +46,13 @@ export function renameArgument(knl: LoopKernel, oldName: string, newName: string
 
 /** `setArgumentOrder(knl, 'out,a,n,b')`: the arguments in this order (all of them, each once). */
 export function setArgumentOrder(knl: LoopKernel, names: string | readonly string[]): LoopKernel {
-  const order = typeof names === 'string' ? names.split(',').map((s) => s.trim()).filter(Boolean) : [...names];
+  const order =
+    typeof names === 'string'
+      ? names
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...names];
   const known = knl.args.map((a) => a.name);
   const unknown = order.filter((n) => !known.includes(n));
   if (unknown.length) throw new LoomError(`setArgumentOrder: '${unknown.join("', '")}' is no argument (arguments: ${known.join(', ')})`);
@@ -75,15 +88,27 @@ export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
   throw new LoomError(`changeArgToImage: no target of Loom has images ('${name}' stays a buffer); image arguments are not supported`);
 }
 
-
 /**
  * `setArrayAxisNames(knl, 'a,b', 'i')`: names for the axes of arrays (arguments or
  * temporaries), which the inames made for them take: a prefetch of `a` then sweeps
  * `a_dim_i` rather than `a_dim_0` (loopy's set_array_axis_names).
  */
 export function setArrayAxisNames(knl: LoopKernel, arrays: string | readonly string[], dimNames: string | readonly string[]): LoopKernel {
-  const names = typeof arrays === 'string' ? arrays.split(',').map((s) => s.trim()).filter(Boolean) : arrays;
-  const axes = (typeof dimNames === 'string' ? dimNames.split(',').map((s) => s.trim()).filter(Boolean) : [...dimNames]).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
+  const names =
+    typeof arrays === 'string'
+      ? arrays
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : arrays;
+  const axes = (
+    typeof dimNames === 'string'
+      ? dimNames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...dimNames]
+  ).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);
   for (const name of names) {

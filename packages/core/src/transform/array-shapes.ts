@@ -20,7 +20,7 @@ function arrayOf(knl: LoopKernel, name: string, what: string): ArrayOf {
   throw new LoomError(`${what}: '${name}' is not an array of the kernel`);
 }
 
-const shapeOf = (a: ArrayOf) => (a.kind === 'arg' ? a.arg.shape ?? [] : a.temp.shape);
+const shapeOf = (a: ArrayOf) => (a.kind === 'arg' ? (a.arg.shape ?? []) : a.temp.shape);
 const constant = (e: Expr) => simplify(e, { integer: true });
 
 /**
@@ -34,14 +34,16 @@ export function concatenateArrays(knl: LoopKernel, names: readonly string[], new
   const arrays = names.map((n) => arrayOf(knl, n, what));
   if (arrays.some((a) => a.kind !== arrays[0].kind)) throw new LoomError(`${what}: the arrays must all be temporaries or all arguments`);
   const shapes = arrays.map(shapeOf);
-  if (shapes.some((s) => s.length !== shapes[0].length) || axis < 0 || axis >= shapes[0].length) throw new LoomError(`${what}: the arrays have different ranks, or no axis ${axis}`);
+  if (shapes.some((s) => s.length !== shapes[0].length) || axis < 0 || axis >= shapes[0].length)
+    throw new LoomError(`${what}: the arrays have different ranks, or no axis ${axis}`);
   const describe = (a: ArrayOf) => {
     const { name: _, shape, ...rest } = a.kind === 'arg' ? a.arg : a.temp;
     return JSON.stringify({ ...rest, dimTags: undefined, shape: shape?.map((s, k) => (k === axis ? '*' : printExpr(s))) });
   };
   const different = arrays.find((a) => describe(a) !== describe(arrays[0]));
   if (different) throw new LoomError(`${what}: the arrays must be alike (dtype, address space, the other axes); '${names[arrays.indexOf(different)]}' differs from '${names[0]}'`);
-  if (arrays.some((a) => (a.kind === 'arg' ? a.arg.dimTags : a.temp.dimTags))) throw new LoomError(`${what}: arrays with a layout of their own (tagArrayAxes) cannot be concatenated`);
+  if (arrays.some((a) => (a.kind === 'arg' ? a.arg.dimTags : a.temp.dimTags)))
+    throw new LoomError(`${what}: arrays with a layout of their own (tagArrayAxes) cannot be concatenated`);
   const offsets: number[] = [];
   let total = 0;
   shapes.forEach((s, k) => {
@@ -53,11 +55,15 @@ export function concatenateArrays(knl: LoopKernel, names: readonly string[], new
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
   const name = newName ?? uniqueName('concatenated_array', taken);
   if (taken.has(name) && !names.includes(name)) throw new LoomError(`${what}: the name '${name}' is already used`);
-  const rewrite = (e: Expr) => mapExpr(e, (x) => {
-    if (x.kind !== 'subscript' || !names.includes(x.array)) return x;
-    const offset = offsets[names.indexOf(x.array)];
-    return subscript(name, x.indices.map((ix, d) => (d === axis && offset ? constant(add(ix, int(offset))) : ix)));
-  });
+  const rewrite = (e: Expr) =>
+    mapExpr(e, (x) => {
+      if (x.kind !== 'subscript' || !names.includes(x.array)) return x;
+      const offset = offsets[names.indexOf(x.array)];
+      return subscript(
+        name,
+        x.indices.map((ix, d) => (d === axis && offset ? constant(add(ix, int(offset))) : ix)),
+      );
+    });
   const rewritten = mapKernelExpressions(knl, rewrite, { what, assignee: 'whole' });
   const newShape = shapes[0].map((s, d) => (d === axis ? int(total) : s));
   if (arrays[0].kind === 'temporary') {
@@ -66,7 +72,13 @@ export function concatenateArrays(knl: LoopKernel, names: readonly string[], new
     return rewritten.with({ temporaries });
   }
   const first = arrays[0].arg;
-  const merged: KernelArg = { ...first, name, shape: newShape, isInput: arrays.some((a) => a.kind === 'arg' && a.arg.isInput), isOutput: arrays.some((a) => a.kind === 'arg' && a.arg.isOutput) };
+  const merged: KernelArg = {
+    ...first,
+    name,
+    shape: newShape,
+    isInput: arrays.some((a) => a.kind === 'arg' && a.arg.isInput),
+    isOutput: arrays.some((a) => a.kind === 'arg' && a.arg.isOutput),
+  };
   const at = rewritten.args.findIndex((a) => names.includes(a.name));
   const args = rewritten.args.filter((a) => !names.includes(a.name));
   args.splice(at, 0, merged);
@@ -83,19 +95,28 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
   if (!Number.isInteger(count) || count < 1) throw new LoomError(`${what}: the count must be a positive integer, got ${count}`);
   if (order !== 'C' && order !== 'F') throw new LoomError(`${what}: order must be 'C' or 'F', got '${String(order)}'`);
   let result = knl;
-  for (const name of typeof names === 'string' ? names.split(',').map((s) => s.trim()).filter(Boolean) : names) {
+  for (const name of typeof names === 'string'
+    ? names
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : names) {
     const array = arrayOf(result, name, what);
     const shape = shapeOf(array);
     if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length) throw new LoomError(`${what}: '${name}' has no axis ${axis}`);
-    if ((array.kind === 'arg' ? array.arg.dimTags : array.temp.dimTags)) throw new LoomError(`${what}: '${name}' has a layout of its own (tagArrayAxes); split before laying it out`);
+    if (array.kind === 'arg' ? array.arg.dimTags : array.temp.dimTags) throw new LoomError(`${what}: '${name}' has a layout of its own (tagArrayAxes); split before laying it out`);
     const outerLen = constant(binary('//', add(shape[axis], int(count - 1)), int(count)));
     const halves = (ix: Expr) => [constant(binary('//', ix, int(count))), constant(binary('%', ix, int(count)))];
     const pair = (a: Expr, b: Expr) => (order === 'C' ? [a, b] : [b, a]);
     const newShape = shape.flatMap((s, d) => (d === axis ? pair(outerLen, int(count)) : [s]));
-    const rewrite = (e: Expr) => mapExpr(e, (x) => {
-      if (x.kind !== 'subscript' || x.array !== name) return x;
-      return subscript(name, x.indices.flatMap((ix, d) => (d === axis ? pair(...(halves(ix) as [Expr, Expr])) : [ix])));
-    });
+    const rewrite = (e: Expr) =>
+      mapExpr(e, (x) => {
+        if (x.kind !== 'subscript' || x.array !== name) return x;
+        return subscript(
+          name,
+          x.indices.flatMap((ix, d) => (d === axis ? pair(...(halves(ix) as [Expr, Expr])) : [ix])),
+        );
+      });
     result = mapKernelExpressions(result, rewrite, { what, assignee: 'whole' });
     // named axes: the split one becomes <name>_outer and <name>_inner
     const named = (array.kind === 'arg' ? array.arg : array.temp).dimNames;
@@ -172,4 +193,3 @@ export function addPaddingToAvoidBankConflicts(knl: LoopKernel, options: { reado
   }
   return knl.with({ temporaries });
 }
-

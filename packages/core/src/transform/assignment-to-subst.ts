@@ -29,7 +29,13 @@ export interface AssignmentToSubstOptions {
 }
 
 export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
-  const extra = typeof options.extraArguments === 'string' ? options.extraArguments.split(',').map((s) => s.trim()).filter(Boolean) : [...(options.extraArguments ?? [])];
+  const extra =
+    typeof options.extraArguments === 'string'
+      ? options.extraArguments
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...(options.extraArguments ?? [])];
   const writers = new Set(knl.instructions.filter((i) => namesWritten(i).includes(lhsName)).map((i) => i.id));
   if (writers.size === 0) throw new LoomError(`assignmentToSubst: no assignment to '${lhsName}' found`);
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));
@@ -57,7 +63,11 @@ export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: Ass
     if (def === undefined) return e;
     const rule = ruleOf.get(def)!;
     return mapExpr(e, (x) => {
-      if (x.kind === 'var' && x.name === lhsName) return call(rule.name, extra.map((n) => variable(n)));
+      if (x.kind === 'var' && x.name === lhsName)
+        return call(
+          rule.name,
+          extra.map((n) => variable(n)),
+        );
       if (x.kind === 'subscript' && x.array === lhsName) return call(rule.name, [...x.indices, ...extra.map((n) => variable(n))]);
       return x;
     });
@@ -73,7 +83,10 @@ export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: Ass
   const unread = [...writers].filter((w) => !stillRead.has(w) && (ruleOf.has(w) || readers.length === 0));
   if (unread.length === 0) return result;
   const inames = unread.flatMap((w) => byId.get(w)!.withinInames);
-  result = removeInstructions(result, unread.map((w) => `id:${w}`));
+  result = removeInstructions(
+    result,
+    unread.map((w) => `id:${w}`),
+  );
   if (stillRead.size === 0) {
     const temporaries = new Map(result.temporaries);
     temporaries.delete(lhsName);
@@ -105,7 +118,9 @@ function definition(byId: ReadonlyMap<string, Instruction>, writers: ReadonlySet
   };
   visit(id);
   if (found.size > 1) {
-    throw new LoomError(`assignmentToSubst: more than one write to '${lhs}' is found in the dependencies of '${id}' (${[...found].join(', ')}); which one it reads cannot be resolved`);
+    throw new LoomError(
+      `assignmentToSubst: more than one write to '${lhs}' is found in the dependencies of '${id}' (${[...found].join(', ')}); which one it reads cannot be resolved`,
+    );
   }
   if (found.size === 0) throw new LoomError(`assignmentToSubst: no write to '${lhs}' is found in the dependencies of '${id}'; which one it reads cannot be resolved`);
   return [...found][0];
@@ -135,6 +150,9 @@ function checkSameIteration(def: Instruction, rule: SubstitutionRule, reader: In
   const named = [...freeVariables(rule.expression)].filter((n) => def.withinInames.includes(n) && !rule.params.includes(n));
   const outside = named.filter((n) => !reader.withinInames.includes(n));
   if (outside.length) {
-    throw new LoomError(`assignmentToSubst: '${def.id}' computes its value in the loop(s) '${outside.join("', '")}', which '${reader.id}' is not inside; the rule would name them there`, reader.span);
+    throw new LoomError(
+      `assignmentToSubst: '${def.id}' computes its value in the loop(s) '${outside.join("', '")}', which '${reader.id}' is not inside; the rule would name them there`,
+      reader.span,
+    );
   }
 }

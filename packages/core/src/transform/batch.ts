@@ -22,7 +22,13 @@ export interface ToBatchedOptions {
 }
 
 export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryingArgs: string | readonly string[] = [], options: ToBatchedOptions = {}): LoopKernel {
-  const varying = typeof batchVaryingArgs === 'string' ? batchVaryingArgs.split(',').map((s) => s.trim()).filter(Boolean) : [...batchVaryingArgs];
+  const varying =
+    typeof batchVaryingArgs === 'string'
+      ? batchVaryingArgs
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...batchVaryingArgs];
   for (const n of varying) if (!knl.arg(n) && !knl.temporaries.has(n)) throw new LoomError(`toBatched: '${n}' is not an argument or temporary of the kernel`);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   const iname = uniqueName(checkName(options.batchInamePrefix ?? 'ibatch', 'toBatched: option batchInamePrefix'), taken);
@@ -38,7 +44,14 @@ export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryi
     if (!knl.arg(nbatches)) newArgs = [{ name: nbatches, kind: 'value', dtype: 'int32', shape: undefined, isInput: true, isOutput: false, forAtomic: false }];
   }
   const bound = typeof nbatches === 'number' ? Linear.constant(nbatches) : Linear.variable(nbatches);
-  const domain = BasicSet.fromConstraints([], [iname], [{ kind: 'ge', expr: Linear.variable(iname) }, { kind: 'ge', expr: bound.sub(1).sub(Linear.variable(iname)) }]);
+  const domain = BasicSet.fromConstraints(
+    [],
+    [iname],
+    [
+      { kind: 'ge', expr: Linear.variable(iname) },
+      { kind: 'ge', expr: bound.sub(1).sub(Linear.variable(iname)) },
+    ],
+  );
 
   const batched = new Set(varying);
   if (!options.sequential) {
@@ -48,16 +61,20 @@ export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryi
     const dims = knl.arg(name)?.dimTags ?? knl.temporaries.get(name)?.dimTags;
     if (dims) throw new LoomError(`toBatched: '${name}' has a layout of its own (tagArrayAxes); batch before laying it out`);
   }
-  const args = [...knl.args.map((a): KernelArg => {
-    if (!batched.has(a.name)) return a;
-    return a.kind === 'value' ? { ...a, kind: 'global', shape: [count] } : { ...a, shape: [count, ...(a.shape ?? [])], dimNames: batchAxis(a.dimNames) };
-  }), ...newArgs];
+  const args = [
+    ...knl.args.map((a): KernelArg => {
+      if (!batched.has(a.name)) return a;
+      return a.kind === 'value' ? { ...a, kind: 'global', shape: [count] } : { ...a, shape: [count, ...(a.shape ?? [])], dimNames: batchAxis(a.dimNames) };
+    }),
+    ...newArgs,
+  ];
   const temporaries = new Map([...knl.temporaries].map(([n, t]) => [n, batched.has(n) ? { ...t, shape: [count, ...t.shape], dimNames: batchAxis(t.dimNames) } : t]));
-  const rewrite = (e: Expr) => mapExpr(e, (x) => {
-    if (x.kind === 'subscript' && batched.has(x.array)) return subscript(x.array, [variable(iname), ...x.indices]);
-    if (x.kind === 'var' && batched.has(x.name)) return subscript(x.name, [variable(iname)]);
-    return x;
-  });
+  const rewrite = (e: Expr) =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'subscript' && batched.has(x.array)) return subscript(x.array, [variable(iname), ...x.indices]);
+      if (x.kind === 'var' && batched.has(x.name)) return subscript(x.name, [variable(iname)]);
+      return x;
+    });
   const rewritten = mapKernelExpressions(knl.with({ args, temporaries }), rewrite, { what: 'toBatched', assignee: 'whole' });
   const instructions = rewritten.instructions.map((i) => ({ ...i, withinInames: [iname, ...i.withinInames] }));
   return rewritten.with({ domains: [domain, ...knl.domains], instructions });

@@ -39,7 +39,13 @@ export interface BufferArrayOptions {
 
 export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayOptions = {}): LoopKernel {
   const what = 'bufferArray';
-  const sweep = typeof options.bufferInames === 'string' ? options.bufferInames.split(',').map((s) => s.trim()).filter(Boolean) : [...(options.bufferInames ?? [])];
+  const sweep =
+    typeof options.bufferInames === 'string'
+      ? options.bufferInames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...(options.bufferInames ?? [])];
   for (const n of sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown buffer iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const arg = knl.arg(name);
   const temp = knl.temporaries.get(name);
@@ -70,30 +76,60 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   const initInames = stored.map((a) => fresh(`${name}_init_${axisName(a.axis)}`));
   const storeInames = stored.map((a) => fresh(`${name}_store_${axisName(a.axis)}`));
   const buf = fresh(`${name}_buf`);
-  const box = (inames: readonly string[]) => BasicSet.fromConstraints([], inames, inames.flatMap((n, k) => {
-    const v = Linear.variable(n);
-    const at = stored[k].base.add(v);
-    const limit = shape[stored[k].axis] && toLinear(shape[stored[k].axis]);
-    return [{ kind: 'ge' as const, expr: v }, { kind: 'ge' as const, expr: Linear.constant(stored[k].extent! - 1).sub(v) },
-      ...(stored[k].lower ?? []).map((lo) => ({ kind: 'ge' as const, expr: at.sub(lo) })), ...(stored[k].upper ?? []).map((hi) => ({ kind: 'ge' as const, expr: hi.sub(at) })),
-      ...(limit ? [{ kind: 'ge' as const, expr: at }, { kind: 'ge' as const, expr: limit.sub(1).sub(at) }] : [])];
-  }));
+  const box = (inames: readonly string[]) =>
+    BasicSet.fromConstraints(
+      [],
+      inames,
+      inames.flatMap((n, k) => {
+        const v = Linear.variable(n);
+        const at = stored[k].base.add(v);
+        const limit = shape[stored[k].axis] && toLinear(shape[stored[k].axis]);
+        return [
+          { kind: 'ge' as const, expr: v },
+          { kind: 'ge' as const, expr: Linear.constant(stored[k].extent! - 1).sub(v) },
+          ...(stored[k].lower ?? []).map((lo) => ({ kind: 'ge' as const, expr: at.sub(lo) })),
+          ...(stored[k].upper ?? []).map((hi) => ({ kind: 'ge' as const, expr: hi.sub(at) })),
+          ...(limit
+            ? [
+                { kind: 'ge' as const, expr: at },
+                { kind: 'ge' as const, expr: limit.sub(1).sub(at) },
+              ]
+            : []),
+        ];
+      }),
+    );
   const domains = stored.length ? [...knl.domains, box(initInames), box(storeInames)] : knl.domains;
-  const element = (inames: readonly string[]) => subscript(name, axes.map((a, d) => {
-    const k = stored.findIndex((s) => s.axis === d);
-    return tidy(k < 0 ? fromLinear(a.base) : add(fromLinear(a.base), variable(inames[k])));
-  }));
-  const bufferAt = (inames: readonly string[]) => (stored.length ? subscript(buf, inames.map((n) => variable(n))) : variable(buf));
+  const element = (inames: readonly string[]) =>
+    subscript(
+      name,
+      axes.map((a, d) => {
+        const k = stored.findIndex((s) => s.axis === d);
+        return tidy(k < 0 ? fromLinear(a.base) : add(fromLinear(a.base), variable(inames[k])));
+      }),
+    );
+  const bufferAt = (inames: readonly string[]) =>
+    stored.length
+      ? subscript(
+          buf,
+          inames.map((n) => variable(n)),
+        )
+      : variable(buf);
 
   // the buffered accesses: every access inside the footprint, in the chosen instructions
   const modified = new Set<string>();
-  const redirect = (e: Expr, insn: Instruction) => mapExpr(e, (x) => {
-    if (x.kind !== 'subscript' || x.array !== name) return x;
-    const args = x.indices.map((ix) => toLinear(ix));
-    if (args.some((l) => !l) || !insideBox(knl, { instruction: insn, reductionInames: [], args: args as Linear[] }, axes, fixed)) return x;
-    modified.add(insn.id);
-    return stored.length ? subscript(buf, stored.map((s) => tidy(fromLinear(args[s.axis]!.sub(s.base))))) : variable(buf);
-  });
+  const redirect = (e: Expr, insn: Instruction) =>
+    mapExpr(e, (x) => {
+      if (x.kind !== 'subscript' || x.array !== name) return x;
+      const args = x.indices.map((ix) => toLinear(ix));
+      if (args.some((l) => !l) || !insideBox(knl, { instruction: insn, reductionInames: [], args: args as Linear[] }, axes, fixed)) return x;
+      modified.add(insn.id);
+      return stored.length
+        ? subscript(
+            buf,
+            stored.map((s) => tidy(fromLinear(args[s.axis]!.sub(s.base)))),
+          )
+        : variable(buf);
+    });
   const rewritten = mapKernelExpressions(knl, (e, insn) => redirect(e, insn!), { what, within: chosen, rules: 'keep', assignee: 'whole' });
 
   const ids = new Set(knl.instructions.map((i) => i.id));
@@ -103,15 +139,29 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
   const initValue = options.initExpression === undefined ? element(initInames) : substitute(parseExpression(options.initExpression), { base: element(initInames) });
   const init: Instruction = {
-    ...base, kind: 'assign', id: initId, assignees: [bufferAt(initInames)], expression: initValue,
-    withinInames: [...within, ...initInames], dependsOn: storeDependencies(knl, [...modified], initValue),
+    ...base,
+    kind: 'assign',
+    id: initId,
+    assignees: [bufferAt(initInames)],
+    expression: initValue,
+    withinInames: [...within, ...initInames],
+    dependsOn: storeDependencies(knl, [...modified], initValue),
   };
   const instructions: Instruction[] = [init, ...rewritten.instructions.map((i) => (modified.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, initId] } : i))];
   if (options.storeExpression !== false) {
-    const storeValue = options.storeExpression === undefined ? bufferAt(storeInames) : substitute(parseExpression(options.storeExpression), { base: element(storeInames), buffer: bufferAt(storeInames) });
+    const storeValue =
+      options.storeExpression === undefined
+        ? bufferAt(storeInames)
+        : substitute(parseExpression(options.storeExpression), { base: element(storeInames), buffer: bufferAt(storeInames) });
     const store: Instruction = {
-      ...base, kind: 'assign', id: storeId, assignees: [element(storeInames)], expression: storeValue,
-      withinInames: [...within, ...storeInames], dependsOn: knl.instructions.map((i) => i.id).filter((id) => modified.has(id)), noSyncWith: [`${initId}@any`],
+      ...base,
+      kind: 'assign',
+      id: storeId,
+      assignees: [element(storeInames)],
+      expression: storeValue,
+      withinInames: [...within, ...storeInames],
+      dependsOn: knl.instructions.map((i) => i.id).filter((id) => modified.has(id)),
+      noSyncWith: [`${initId}@any`],
     };
     // what waited for a buffered instruction waits for the write-back
     for (let k = 0; k < instructions.length; k++) {
@@ -126,8 +176,14 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   const tag = options.defaultTag === undefined ? 'l.auto' : options.defaultTag;
   if (tag !== null && stored.length) {
     // l.auto numbers the axes of each loop nest apart: the last array axis on l.0
-    result = tagInames(result, [...initInames].reverse().map((n) => [n, tag] as const));
-    result = tagInames(result, [...storeInames].reverse().map((n) => [n, tag] as const));
+    result = tagInames(
+      result,
+      [...initInames].reverse().map((n) => [n, tag] as const),
+    );
+    result = tagInames(
+      result,
+      [...storeInames].reverse().map((n) => [n, tag] as const),
+    );
   }
   return result;
 }

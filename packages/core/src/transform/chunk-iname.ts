@@ -58,7 +58,9 @@ function boxSize(knl: LoopKernel, iname: string): Linear {
   }
   const nested = knl.domains.find((d) => d.params.includes(iname));
   if (nested) {
-    throw new LoomError(`chunkIname: the domain ${nested.toString()} depends on '${iname}', so it is not box-shaped about '${iname}'; chunkIname needs 0 <= ${iname} < size with no loop bounded by it`);
+    throw new LoomError(
+      `chunkIname: the domain ${nested.toString()} depends on '${iname}', so it is not box-shaped about '${iname}'; chunkIname needs 0 <= ${iname} < size with no loop bounded by it`,
+    );
   }
   const lowers = domain.lowerBounds(iname, []);
   const uppers = domain.upperBounds(iname, []);
@@ -66,7 +68,9 @@ function boxSize(knl: LoopKernel, iname: string): Linear {
     throw new LoomError(`chunkIname: '${iname}' must start at 0 (its lower bounds: ${lowers.map((b) => b.expr.toString()).join(', ') || 'none'})`);
   }
   if (uppers.length !== 1 || uppers[0].divisor !== 1) {
-    throw new LoomError(`chunkIname: '${iname}' needs one upper bound, an affine expression of the parameters (it has ${uppers.map((b) => b.expr.toString()).join(', ') || 'none'})`);
+    throw new LoomError(
+      `chunkIname: '${iname}' needs one upper bound, an affine expression of the parameters (it has ${uppers.map((b) => b.expr.toString()).join(', ') || 'none'})`,
+    );
   }
   return uppers[0].expr.add(1);
 }

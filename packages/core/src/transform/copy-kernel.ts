@@ -10,7 +10,13 @@ import { tagArrayAxes } from './tag-array-axes.ts';
 import { tagInames } from './tag-inames.ts';
 
 export function makeCopyKernel(newDimTags: string | readonly string[], oldDimTags?: string | readonly string[]): LoopKernel {
-  const split = (t: string | readonly string[]) => (typeof t === 'string' ? t.split(',').map((s) => s.trim()).filter(Boolean) : [...t]);
+  const split = (t: string | readonly string[]) =>
+    typeof t === 'string'
+      ? t
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...t];
   const fresh = split(newDimTags);
   const old = oldDimTags === undefined ? fresh.map(() => 'c') : split(oldDimTags);
   if (fresh.length === 0) throw new LoomError('makeCopyKernel: no dim tags given');

@@ -28,7 +28,13 @@ export interface DuplicateInamesOptions {
 }
 
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
-  const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : inames;
+  const list =
+    typeof inames === 'string'
+      ? inames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : inames;
   if (options.newInames !== undefined && options.newNames !== undefined) throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
   const given = typeof options.newInames === 'string' ? options.newInames.split(',').map((s) => s.trim()) : (options.newInames ?? options.newNames);
   if (given !== undefined && given.length !== list.length) {
@@ -54,7 +60,13 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   // inames of one domain are copied together, so their copies keep the constraints between them
   for (const home of new Set(list.map((n) => homeDomainIndex(knl, n)))) {
     const group = list.filter((n) => homeDomainIndex(knl, n) === home);
-    domains.push(copyInameDomain(knl, group, group.map((n) => renames.get(n)!)));
+    domains.push(
+      copyInameDomain(
+        knl,
+        group,
+        group.map((n) => renames.get(n)!),
+      ),
+    );
     copies.push(domains.length - 1);
   }
   // a copy bounded by another duplicated iname (j <= i, both duplicated) is bounded by that one's copy
@@ -65,9 +77,7 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   checkTemporariesKeepTheirWriters(knl, chosen, renames);
   // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
   const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), { what: 'duplicateInames', within: chosen });
-  const instructions = rewritten.instructions.map((insn) =>
-    chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
-  );
+  const instructions = rewritten.instructions.map((insn) => (chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn));
   const result = rewritten.with({ instructions });
   const tags = Object.entries(options.tags ?? {}).map(([old, tag]) => [renames.get(old)!, tag] as const);
   return tags.length ? tagInames(result, tags) : result;
@@ -115,7 +125,7 @@ function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][
     if (old !== undefined) {
       throw new LoomError(
         `duplicateInames: the bounds of '${x}' (used by instruction '${insn.id}') depend on '${old}'; ` +
-        `duplicating '${old}' alone would leave them on the old loop: duplicate '${x}' with it`,
+          `duplicating '${old}' alone would leave them on the old loop: duplicate '${x}' with it`,
       );
     }
   }
@@ -128,21 +138,23 @@ function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][
  * A temporary indexed by `i` keeps every iteration's value apart, so it may be parted.
  */
 function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<string>, renames: ReadonlyMap<string, string>): void {
-  for (const writer of knl.instructions) for (const target of writer.assignees) {
-    const temporary = assigneeName(target);
-    if (!knl.temporaries.has(temporary)) continue;
-    for (const old of renames.keys()) {
-      if (!writer.withinInames.includes(old)) continue;
-      if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;
-      const parted = knl.instructions.find((reader) =>
-        reader.id !== writer.id && reader.withinInames.includes(old) && chosen.has(reader.id) !== chosen.has(writer.id) &&
-        namesRead(reader, knl.substitutions).has(temporary));
-      if (parted === undefined) continue;
-      const [copied, kept] = chosen.has(writer.id) ? [writer, parted] : [parted, writer];
-      throw new LoomError(
-        `duplicateInames: instruction '${writer.id}' writes the temporary '${temporary}' and '${parted.id}' reads it in the same iteration of '${old}'; ` +
-          `giving '${copied.id}' a copy of '${old}' without '${kept.id}' would leave every read with one value: duplicate '${old}' within both, or index '${temporary}' by '${old}'`,
-      );
+  for (const writer of knl.instructions)
+    for (const target of writer.assignees) {
+      const temporary = assigneeName(target);
+      if (!knl.temporaries.has(temporary)) continue;
+      for (const old of renames.keys()) {
+        if (!writer.withinInames.includes(old)) continue;
+        if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;
+        const parted = knl.instructions.find(
+          (reader) =>
+            reader.id !== writer.id && reader.withinInames.includes(old) && chosen.has(reader.id) !== chosen.has(writer.id) && namesRead(reader, knl.substitutions).has(temporary),
+        );
+        if (parted === undefined) continue;
+        const [copied, kept] = chosen.has(writer.id) ? [writer, parted] : [parted, writer];
+        throw new LoomError(
+          `duplicateInames: instruction '${writer.id}' writes the temporary '${temporary}' and '${parted.id}' reads it in the same iteration of '${old}'; ` +
+            `giving '${copied.id}' a copy of '${old}' without '${kept.id}' would leave every read with one value: duplicate '${old}' within both, or index '${temporary}' by '${old}'`,
+        );
+      }
     }
-  }
 }

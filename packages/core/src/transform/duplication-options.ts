@@ -23,7 +23,14 @@ export function getInameDuplicationOptions(knl: LoopKernel): InameDuplicationOpt
   for (const { iname, sets: chosen } of options(sets, [])) {
     if (parallel.has(iname)) continue;
     const ids = knl.instructions
-      .filter((insn) => chosen.some((s) => sameSet(s, insn.withinInames.filter((n) => !parallel.has(n)))))
+      .filter((insn) =>
+        chosen.some((s) =>
+          sameSet(
+            s,
+            insn.withinInames.filter((n) => !parallel.has(n)),
+          ),
+        ),
+      )
       .map((insn) => `id:${insn.id}`);
     if (ids.length) out.push({ iname, within: ids.join(' or ') });
   }
@@ -51,7 +58,11 @@ function* options(sets: readonly Names[], common: Names): Generator<{ iname: str
   }
   const parts = partition(sets);
   if (parts.length > 1) {
-    for (const part of parts) yield* options(sets.filter((s) => s.every((n) => part.includes(n))), common);
+    for (const part of parts)
+      yield* options(
+        sets.filter((s) => s.every((n) => part.includes(n))),
+        common,
+      );
     return;
   }
   if (parts.length === 0) return;

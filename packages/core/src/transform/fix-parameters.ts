@@ -66,5 +66,10 @@ function fixInSet(set: BasicSet, fixed: ReadonlyMap<string, number>): BasicSet {
     kind: c.kind,
     expr: names.reduce((e, n) => e.substitute(n, Linear.constant(fixed.get(n)!)), c.expr),
   }));
-  return BasicSet.fromConstraints(set.params.filter((p) => !fixed.has(p)), set.dims, constraints, set.existentials);
+  return BasicSet.fromConstraints(
+    set.params.filter((p) => !fixed.has(p)),
+    set.dims,
+    constraints,
+    set.existentials,
+  );
 }

@@ -23,9 +23,7 @@ import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
-import {
-  checkBaseInScope, checkSharedBox, fixedInames, footprintAxes, insideBox, type AxisFootprint, type FootprintQuestion, type Use,
-} from './footprint.ts';
+import { checkBaseInScope, checkSharedBox, fixedInames, footprintAxes, insideBox, type AxisFootprint, type FootprintQuestion, type Use } from './footprint.ts';
 
 export type { Use } from './footprint.ts';
 
@@ -82,14 +80,21 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const { uses, what } = spec;
   if (uses.length === 0) throw new LoomError(`${what}: nothing to store: '${spec.base}' is never used`);
   for (const n of spec.sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' to sweep (inames: ${knl.inames.join(', ')})`);
-  for (const n of spec.fetchOuterInames ?? []) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' in ${what === 'addPrefetch' ? 'fetchOuterInames' : 'precomputeOuterInames'} (inames: ${knl.inames.join(', ')})`);
+  for (const n of spec.fetchOuterInames ?? [])
+    if (!knl.inames.includes(n))
+      throw new LoomError(`${what}: unknown iname '${n}' in ${what === 'addPrefetch' ? 'fetchOuterInames' : 'precomputeOuterInames'} (inames: ${knl.inames.join(', ')})`);
   const generators = spec.footprint ?? uses;
   // An iname may be both swept and an outer loop of the store (loopy's test_rank_one
   // fetches `b` over `j_inner` inside the local loop `j_inner`): the storage must still
   // cover the whole sweep, because all work-items along `j_inner` share it; each of
   // them then stores the whole footprint (the same values), none stores only its own.
   const question: FootprintQuestion = {
-    what, base: spec.base, uses: generators, sweep: [...spec.sweep, ...(spec.extraSweep ?? [])], outer: spec.fetchOuterInames ?? [], boundingBox: spec.boundingBox,
+    what,
+    base: spec.base,
+    uses: generators,
+    sweep: [...spec.sweep, ...(spec.extraSweep ?? [])],
+    outer: spec.fetchOuterInames ?? [],
+    boundingBox: spec.boundingBox,
   };
   const fixed = fixedInames(knl, { ...question, uses: [...generators, ...uses] });
   const axes = footprintAxes(knl, question, fixed);
@@ -118,7 +123,16 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
 
   const boxes = stored.flatMap((f) => boxConstraints(spec, f));
   const fresh = stored.filter((f) => !f.existing);
-  const domains = fresh.length ? [...knl.domains, BasicSet.fromConstraints([], fresh.map((f) => f.iname), boxes)] : knl.domains;
+  const domains = fresh.length
+    ? [
+        ...knl.domains,
+        BasicSet.fromConstraints(
+          [],
+          fresh.map((f) => f.iname),
+          boxes,
+        ),
+      ]
+    : knl.domains;
   for (const f of stored.filter((s) => s.existing)) checkExistingIname(knl, spec, f, boxes);
 
   const args = axes.map((a, d) => {
@@ -139,7 +153,12 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
       spec.rewrite(e, (useArgs) => {
         if (!keys.get(keyOf(insn!.id, useArgs))) return undefined;
         redirected.add(insn!.id);
-        return stored.length ? subscript(tempName, stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base))))) : variable(tempName);
+        return stored.length
+          ? subscript(
+              tempName,
+              stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base)))),
+            )
+          : variable(tempName);
       }),
     { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'indices' },
   );
@@ -148,7 +167,14 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const store: Instruction = {
     kind: 'assign',
     id: storeId,
-    assignees: [stored.length ? subscript(tempName, stored.map((f) => variable(f.iname))) : variable(tempName)],
+    assignees: [
+      stored.length
+        ? subscript(
+            tempName,
+            stored.map((f) => variable(f.iname)),
+          )
+        : variable(tempName),
+    ],
     expression: value,
     withinInames: [...knl.inames.filter((n) => storeWithin.has(n) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)],
     dependsOn,
@@ -162,9 +188,19 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   };
   // A global temporary is written by every work-group and read by any: as loopy does, the
   // readers wait at a global barrier (which ends the device kernel) named after the store.
-  const barrier: Instruction | undefined = spec.addressSpace === 'global'
-    ? { ...store, kind: 'barrier', id: uniqueName(`${spec.base}_barrier`, new Set([...taken, storeId, ...knl.instructions.map((i) => i.id)])), assignees: [], expression: undefined, barrierScope: 'global', withinInames: [], dependsOn: [storeId] }
-    : undefined;
+  const barrier: Instruction | undefined =
+    spec.addressSpace === 'global'
+      ? {
+          ...store,
+          kind: 'barrier',
+          id: uniqueName(`${spec.base}_barrier`, new Set([...taken, storeId, ...knl.instructions.map((i) => i.id)])),
+          assignees: [],
+          expression: undefined,
+          barrierScope: 'global',
+          withinInames: [],
+          dependsOn: [storeId],
+        }
+      : undefined;
   const waitFor = barrier?.id ?? storeId;
   const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
   const temporaries = new Map(knl.temporaries);
@@ -214,7 +250,8 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
   const shape = existing.shape.map((s) => printExpr(s)).join(', ');
   const wanted = stored.map((f) => String(f.extent)).join(', ');
   if (shape !== wanted) throw new LoomError(`${spec.what}: the temporary '${name}' exists with shape (${shape}); this footprint needs (${wanted})`);
-  if (spec.dtype && existing.dtype && spec.dtype !== existing.dtype) throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`);
+  if (spec.dtype && existing.dtype && spec.dtype !== existing.dtype)
+    throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`);
   if (spec.addressSpace && existing.addressSpace !== 'auto' && existing.addressSpace !== spec.addressSpace) {
     throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.addressSpace}, not ${spec.addressSpace}`);
   }
@@ -224,7 +261,10 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
 /** The box of a stored axis, clipped to where every use keeps its argument and to the array. */
 function boxConstraints(spec: FootprintStore, f: StoredAxis): Constraint[] {
   const v = Linear.variable(f.iname);
-  const out: Constraint[] = [{ kind: 'ge', expr: v }, { kind: 'ge', expr: Linear.constant(f.extent - 1).sub(v) }];
+  const out: Constraint[] = [
+    { kind: 'ge', expr: v },
+    { kind: 'ge', expr: Linear.constant(f.extent - 1).sub(v) },
+  ];
   const at = f.base.add(v);
   for (const lo of f.lower ?? []) out.push({ kind: 'ge', expr: at.sub(lo) });
   for (const hi of f.upper ?? []) out.push({ kind: 'ge', expr: hi.sub(at) });
@@ -242,7 +282,9 @@ function checkExistingIname(knl: LoopKernel, spec: FootprintStore, f: StoredAxis
   }
   const existing = domainOf(knl, [f.iname]);
   const needed = BasicSet.fromConstraints([], [f.iname], mine);
-  const same = mine.every((c) => existing.implies(c)) && existing.constraints.every((c) => needed.intersect(BasicSet.universe(knl.assumptions.params, [])).intersect(knl.assumptions).implies(c));
+  const same =
+    mine.every((c) => existing.implies(c)) &&
+    existing.constraints.every((c) => needed.intersect(BasicSet.universe(knl.assumptions.params, [])).intersect(knl.assumptions).implies(c));
   if (!same) {
     throw new LoomError(`${spec.what}: the domain of the existing iname '${f.iname}' (${existing.toString()}) does not match the domain needed (${needed.toString()})`);
   }
@@ -299,13 +341,21 @@ function tagStoreInames(knl: LoopKernel, result: LoopKernel, spec: FootprintStor
   const order = auto ? [...rest].reverse() : rest;
   // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
   // of one instruction on one axis would be the same index
-  const taken = new Set([...storeWithin].map((n) => knl.inameTags.get(n)).filter((t) => t?.kind === 'local').map((t) => (t as { axis: number }).axis));
+  const taken = new Set(
+    [...storeWithin]
+      .map((n) => knl.inameTags.get(n))
+      .filter((t) => t?.kind === 'local')
+      .map((t) => (t as { axis: number }).axis),
+  );
   const free = [0, 1, 2].filter((a) => !taken.has(a));
   if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
     throw new LoomError(`${spec.what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`);
   }
   const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
-  return tagInames(result, order.map((dim, k) => [dim, tagOf(k)] as const));
+  return tagInames(
+    result,
+    order.map((dim, k) => [dim, tagOf(k)] as const),
+  );
 }
 
 /** `x + 0` and friends, from adding a zero base. */

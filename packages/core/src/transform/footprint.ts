@@ -7,7 +7,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { Linear } from '../linear.ts';
-import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import { type BasicSet, staticMax, staticMin } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
@@ -72,7 +72,10 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   if (!moves && args.every((l) => l.equals(args[0]))) return { base: args[0] };
   const terms = q.uses.map((u, k) => ({ set: pointsOf(knl, u, fixed), expr: args[k] }));
   const base = staticMin(terms, knl.assumptions, fixed);
-  const spread = staticMax(terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })), knl.assumptions);
+  const spread = staticMax(
+    terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })),
+    knl.assumptions,
+  );
   if (!spread.isConstant) {
     throw new LoomError(`${q.what}: the footprint of '${q.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them`);
   }

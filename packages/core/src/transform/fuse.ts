@@ -63,11 +63,23 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
     instructions,
     args: fuseArgs(renamedKernels),
     temporaries: new Map(renamedKernels.flatMap((k) => [...k.temporaries])),
-    substitutions: mergeMaps(renamedKernels.map((k) => k.substitutions), 'substitution rule', (a, b) => JSON.stringify(a) === JSON.stringify(b)) as Map<string, SubstitutionRule>,
-    inameTags: mergeMaps(renamedKernels.map((k) => k.inameTags), 'iname tag', (a, b) => tagToString(a) === tagToString(b)),
+    substitutions: mergeMaps(
+      renamedKernels.map((k) => k.substitutions),
+      'substitution rule',
+      (a, b) => JSON.stringify(a) === JSON.stringify(b),
+    ) as Map<string, SubstitutionRule>,
+    inameTags: mergeMaps(
+      renamedKernels.map((k) => k.inameTags),
+      'iname tag',
+      (a, b) => tagToString(a) === tagToString(b),
+    ),
     assumptions: renamedKernels.slice(1).reduce((acc, k) => acc.intersect(k.assumptions), first.assumptions),
     loopPriorities: renamedKernels.flatMap((k) => k.loopPriorities),
-    loopSlabs: mergeMaps(renamedKernels.map((k) => k.loopSlabs), 'slab', (a, b) => a[0] === b[0] && a[1] === b[1]),
+    loopSlabs: mergeMaps(
+      renamedKernels.map((k) => k.loopSlabs),
+      'slab',
+      (a, b) => a[0] === b[0] && a[1] === b[1],
+    ),
     options: first.options,
     silencedWarnings: [...new Set(renamedKernels.flatMap((k) => k.silencedWarnings))],
   });
@@ -83,7 +95,9 @@ function checkOrdered(kernels: readonly LoopKernel[], flow: readonly (readonly [
       for (const name of written) {
         if (!uses(b).has(name) || b.temporaries.has(name)) continue;
         if (!flow.some(([n, f, t]) => n === name && ((f === ia && t === ib) || (f === ib && t === ia)))) {
-          throw new LoomError(`fuseKernels: kernel ${ia} writes '${name}' and kernel ${ib} uses it, but nothing orders them: give dataFlow [['${name}', ${ia}, ${ib}]] (or the other way)`);
+          throw new LoomError(
+            `fuseKernels: kernel ${ia} writes '${name}' and kernel ${ib} uses it, but nothing orders them: give dataFlow [['${name}', ${ia}, ${ib}]] (or the other way)`,
+          );
         }
       }
     });
@@ -103,11 +117,12 @@ function renameTemporaries(knl: LoopKernel, index: number, all: readonly LoopKer
     renames.set(name, fresh);
   }
   if (renames.size === 0) return knl;
-  const rename = (e: Expr) => mapExpr(e, (x) => {
-    if (x.kind === 'var' && renames.has(x.name)) return variable(renames.get(x.name)!);
-    if (x.kind === 'subscript' && renames.has(x.array)) return subscript(renames.get(x.array)!, x.indices);
-    return x;
-  });
+  const rename = (e: Expr) =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'var' && renames.has(x.name)) return variable(renames.get(x.name)!);
+      if (x.kind === 'subscript' && renames.has(x.array)) return subscript(renames.get(x.array)!, x.indices);
+      return x;
+    });
   const rewritten = mapKernelExpressions(knl, rename, { what: 'fuseKernels', assignee: 'whole' });
   return rewritten.with({ temporaries: new Map([...knl.temporaries].map(([n, t]) => [renames.get(n) ?? n, { ...t, name: renames.get(n) ?? n }])) });
 }
@@ -143,8 +158,11 @@ function fuseArgs(kernels: readonly LoopKernel[]): KernelArg[] {
         out.set(a.name, a);
         continue;
       }
-      const same = known.kind === a.kind && (known.dtype === undefined || a.dtype === undefined || known.dtype === a.dtype) &&
-        JSON.stringify(known.shape) === JSON.stringify(a.shape) && JSON.stringify(known.dimTags) === JSON.stringify(a.dimTags);
+      const same =
+        known.kind === a.kind &&
+        (known.dtype === undefined || a.dtype === undefined || known.dtype === a.dtype) &&
+        JSON.stringify(known.shape) === JSON.stringify(a.shape) &&
+        JSON.stringify(known.dimTags) === JSON.stringify(a.dimTags);
       if (!same) throw new LoomError(`fuseKernels: the argument '${a.name}' is declared differently in kernel ${idx} than before`);
       const writtenBefore = kernels.slice(0, idx).some((p) => p.instructions.some((i) => namesWritten(i).includes(a.name)));
       out.set(a.name, { ...known, dtype: known.dtype ?? a.dtype, isInput: known.isInput || (a.isInput && !writtenBefore), isOutput: known.isOutput || a.isOutput });

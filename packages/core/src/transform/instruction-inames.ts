@@ -8,7 +8,13 @@ import { readExpressions } from '../kernel/accesses.ts';
 import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
-const names = (inames: string | readonly string[]) => (typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames]);
+const names = (inames: string | readonly string[]) =>
+  typeof inames === 'string'
+    ? inames
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...inames];
 
 /** `addInamesToInsn(knl, 'i', 'id:fetch')`: the instructions picked also run inside these loops. */
 export function addInamesToInsn(knl: LoopKernel, inames: string | readonly string[], within: Within): LoopKernel {
@@ -65,12 +71,19 @@ export function addInamesForUnusedHwAxes(knl: LoopKernel, within?: Within): Loop
   const chosen = instructionsWithin(knl, within, 'addInamesForUnusedHwAxes: option within', within !== undefined);
   const instructions = knl.instructions.map((insn) => {
     if (!chosen.has(insn.id)) return insn;
-    const present = new Set(insn.withinInames.map((n) => knl.inameTags.get(n)).filter((t) => t !== undefined).map((t) => tagToString(t)));
+    const present = new Set(
+      insn.withinInames
+        .map((n) => knl.inameTags.get(n))
+        .filter((t) => t !== undefined)
+        .map((t) => tagToString(t)),
+    );
     const added: string[] = [];
     for (const [axis, inames] of byAxis) {
       if (present.has(axis)) continue;
       if (inames.length > 1) {
-        throw new LoomError(`addInamesForUnusedHwAxes: instruction '${insn.id}' lacks axis ${axis}, which several inames run on (${inames.join(', ')}); add one with addInamesToInsn`);
+        throw new LoomError(
+          `addInamesForUnusedHwAxes: instruction '${insn.id}' lacks axis ${axis}, which several inames run on (${inames.join(', ')}); add one with addInamesToInsn`,
+        );
       }
       added.push(inames[0]);
     }

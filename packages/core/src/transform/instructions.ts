@@ -104,7 +104,8 @@ export interface AddBarrierOptions {
 export function addBarrier(knl: LoopKernel, before: Within, after: Within, options: AddBarrierOptions = {}): LoopKernel {
   const kind = options.synchronizationKind ?? 'global';
   if (kind !== 'global' && kind !== 'local') throw new LoomError(`addBarrier: synchronizationKind must be 'global' or 'local', got '${String(kind)}'`);
-  if (options.memKind !== undefined && options.memKind !== 'global' && options.memKind !== 'local') throw new LoomError(`addBarrier: memKind must be 'global' or 'local', got '${String(options.memKind)}'`);
+  if (options.memKind !== undefined && options.memKind !== 'global' && options.memKind !== 'local')
+    throw new LoomError(`addBarrier: memKind must be 'global' or 'local', got '${String(options.memKind)}'`);
   if (kind === 'global' && options.memKind === 'local') throw new LoomError('addBarrier: a global barrier makes all memory consistent; memKind local does not apply');
   for (const n of options.withinInames ?? []) if (!knl.inames.includes(n)) throw new LoomError(`addBarrier: unknown iname '${n}' in withinInames`);
   const first = instructionsWithin(knl, before, 'addBarrier: the instructions before', true);
@@ -114,9 +115,20 @@ export function addBarrier(knl: LoopKernel, before: Within, after: Within, optio
   if (options.id !== undefined && ids.has(options.id)) throw new LoomError(`addBarrier: the instruction id '${options.id}' is already used`);
   const id = options.id ?? uniqueName(`${kind[0]}barrier`, ids);
   const barrier: Instruction = {
-    kind: 'barrier', id, assignees: [], barrierScope: kind, ...(options.memKind && kind === 'local' ? { memKind: options.memKind } : {}),
-    withinInames: [...(options.withinInames ?? [])], dependsOn: knl.instructions.map((i) => i.id).filter((i) => first.has(i)),
-    noSyncWith: [], priority: 0, predicates: [], tags: [...(options.tags ?? [])], groups: [], conflictsWithGroups: [], atomic: false,
+    kind: 'barrier',
+    id,
+    assignees: [],
+    barrierScope: kind,
+    ...(options.memKind && kind === 'local' ? { memKind: options.memKind } : {}),
+    withinInames: [...(options.withinInames ?? [])],
+    dependsOn: knl.instructions.map((i) => i.id).filter((i) => first.has(i)),
+    noSyncWith: [],
+    priority: 0,
+    predicates: [],
+    tags: [...(options.tags ?? [])],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
   };
   const instructions = knl.instructions.flatMap((insn) => {
     const updated = then.has(insn.id) && !insn.dependsOn.includes(id) ? { ...insn, dependsOn: [...insn.dependsOn, id] } : insn;

@@ -43,19 +43,25 @@ interface Extent {
   readonly length: number;
 }
 
-export function joinInames(
-  knl: LoopKernel,
-  inames: string | readonly string[],
-  newIname?: string,
-  options: JoinInamesOptions = {},
-): LoopKernel {
-  const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames];
+export function joinInames(knl: LoopKernel, inames: string | readonly string[], newIname?: string, options: JoinInamesOptions = {}): LoopKernel {
+  const list =
+    typeof inames === 'string'
+      ? inames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...inames];
   if (options.within !== undefined) {
     for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
     const chosen = instructionsWithin(knl, options.within, 'joinInames: option within', true);
     const { kernel, names } = isolateInames(knl, list, chosen);
     const joined = newIname ?? list.join('_and_');
-    return joinInames(kernel, list.map((n) => names.get(n)!), joined, { tag: options.tag });
+    return joinInames(
+      kernel,
+      list.map((n) => names.get(n)!),
+      joined,
+      { tag: options.tag },
+    );
   }
   const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
@@ -105,12 +111,16 @@ function inheritedTag(knl: LoopKernel, list: readonly string[], tagGiven: boolea
   const parallel = list.find((n, k) => isParallelTag(tags[k]));
   if (parallel !== undefined) {
     if (tagGiven) return undefined;
-    throw new LoomError(`joinInames: '${parallel}' is tagged '${tagToString(tags[list.indexOf(parallel)])}'; loops on hardware axes become one loop only with its tag given (option tag: 'l.0', or 'for' for a sequential loop)`);
+    throw new LoomError(
+      `joinInames: '${parallel}' is tagged '${tagToString(tags[list.indexOf(parallel)])}'; loops on hardware axes become one loop only with its tag given (option tag: 'l.0', or 'for' for a sequential loop)`,
+    );
   }
   const first = tagToString(tags[0]);
   const other = list.find((_, k) => tagToString(tags[k]) !== first);
   if (other !== undefined) {
-    throw new LoomError(`joinInames: '${list[0]}' is tagged '${first}' and '${other}' '${tagToString(tags[list.indexOf(other)])}'; only loops with the same tag (or none) can be joined`);
+    throw new LoomError(
+      `joinInames: '${list[0]}' is tagged '${first}' and '${other}' '${tagToString(tags[list.indexOf(other)])}'; only loops with the same tag (or none) can be joined`,
+    );
   }
   if (tags[0]!.kind === 'vec') throw new LoomError(`joinInames: '${list[0]}' is tagged 'vec'; vector lanes cannot be joined (join, then tag the result)`);
   return first;
@@ -142,7 +152,9 @@ function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
         if (x.kind !== 'reduce') return;
         const reduced = x.inames.filter((n) => joined.has(n));
         if (reduced.length > 0 && (reduced.length < list.length || within.length > 0)) {
-          throw new LoomError(`joinInames: in instruction '${insn.id}', ${x.op}(${x.inames.join(', ')}, ...) reduces over only some of '${list.join("', '")}'; a reduction must cover all joined inames or none`);
+          throw new LoomError(
+            `joinInames: in instruction '${insn.id}', ${x.op}(${x.inames.join(', ')}, ...) reduces over only some of '${list.join("', '")}'; a reduction must cover all joined inames or none`,
+          );
         }
       });
     }
@@ -189,14 +201,19 @@ function boxOf(knl: LoopKernel, list: readonly string[]): { extents: Extent[]; c
   const box = BasicSet.fromConstraints([], list, extents.flatMap(boxConstraints));
   const cut = coupled.find((c) => !box.implies(c));
   if (cut) {
-    throw new LoomError(`joinInames: the domain of '${list.join("', '")}' is not a rectangle (the condition ${cut.expr.toString()} ${cut.kind === 'eq' ? '=' : '>='} 0 cuts the box ${box.toString()})`);
+    throw new LoomError(
+      `joinInames: the domain of '${list.join("', '")}' is not a rectangle (the condition ${cut.expr.toString()} ${cut.kind === 'eq' ? '=' : '>='} 0 cuts the box ${box.toString()})`,
+    );
   }
   return { extents, coupled };
 }
 
 function boxConstraints({ iname, lower, length }: Extent): Constraint[] {
   const v = Linear.variable(iname);
-  return [{ kind: 'ge', expr: v.sub(lower) }, { kind: 'ge', expr: Linear.constant(lower + length - 1).sub(v) }];
+  return [
+    { kind: 'ge', expr: v.sub(lower) },
+    { kind: 'ge', expr: Linear.constant(lower + length - 1).sub(v) },
+  ];
 }
 
 /**

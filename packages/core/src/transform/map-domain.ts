@@ -33,13 +33,14 @@ export function mapDomain(knl: LoopKernel, map: string): LoopKernel {
   return applyMap(knl, parseMap(map), 'mapDomain');
 }
 
-export function affineMapInames(
-  knl: LoopKernel,
-  oldInames: string | readonly string[],
-  newInames: string | readonly string[],
-  equations: string | readonly string[],
-): LoopKernel {
-  const list = (x: string | readonly string[]) => (typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [...x]);
+export function affineMapInames(knl: LoopKernel, oldInames: string | readonly string[], newInames: string | readonly string[], equations: string | readonly string[]): LoopKernel {
+  const list = (x: string | readonly string[]) =>
+    typeof x === 'string'
+      ? x
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...x];
   const inputs = list(oldInames);
   const outputs = list(newInames);
   const eqs = typeof equations === 'string' ? [equations] : equations;
@@ -62,8 +63,12 @@ function parseMap(text: string): ParsedMap {
     const at = brace < 0 ? 0 : open < 0 ? brace : close < 0 ? open : close;
     throw new LoomError("mapDomain: expected a map '[params] -> { [old inames] -> [new inames] : conditions }'", { text, start: at, end: at + 1 });
   }
-  const inputs = text.slice(open + 1, close).split(',').map((s) => s.trim()).filter(Boolean);
-  const joined = text.slice(0, close) + ',' + ' '.repeat(arrow[0].length) + text.slice(close + 1 + arrow[0].length);
+  const inputs = text
+    .slice(open + 1, close)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const joined = `${text.slice(0, close)},${' '.repeat(arrow[0].length)}${text.slice(close + 1 + arrow[0].length)}`;
   const set = BasicSet.parse(joined);
   const outputs = set.dims.slice(inputs.length);
   const twice = inputs.find((n) => outputs.includes(n));
@@ -101,7 +106,9 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
   for (const insn of knl.instructions) {
     const within = inputs.filter((n) => insn.withinInames.includes(n));
     if (within.length && within.length < inputs.length) {
-      throw new LoomError(`${what}: instruction '${insn.id}' is within only a part of the mapped inames (${within.join(', ')} of ${inputs.join(', ')}); instructions must be within all or none of them`);
+      throw new LoomError(
+        `${what}: instruction '${insn.id}' is within only a part of the mapped inames (${within.join(', ')} of ${inputs.join(', ')}); instructions must be within all or none of them`,
+      );
     }
   }
 
@@ -113,12 +120,7 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
     kind: c.kind,
     expr: map.set.existentials.reduce((e, x, k) => e.substitute(x, Linear.variable(renamedExistentials[k])), c.expr),
   }));
-  const image = BasicSet.fromConstraints(
-    home.params,
-    dims,
-    [...home.constraints, ...mapConstraints].map(substituteAll),
-    [...home.existentials, ...renamedExistentials],
-  );
+  const image = BasicSet.fromConstraints(home.params, dims, [...home.constraints, ...mapConstraints].map(substituteAll), [...home.existentials, ...renamedExistentials]);
   const domains = knl.domains.map((d, k) => (k === index ? image : d));
 
   const exprOf = new Map(inputs.map((n) => [n, fromLinear(values.get(n)!)] as const));
@@ -128,7 +130,8 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
       if (x.kind !== 'reduce') return x;
       const reduced = inputs.filter((n) => x.inames.includes(n));
       if (reduced.length === 0) return x;
-      if (reduced.length < inputs.length) throw new LoomError(`${what}: a ${x.op} reduction over ${x.inames.join(', ')} involves only a part of the mapped inames; reductions must involve all or none of them`);
+      if (reduced.length < inputs.length)
+        throw new LoomError(`${what}: a ${x.op} reduction over ${x.inames.join(', ')} involves only a part of the mapped inames; reductions must involve all or none of them`);
       return reduce(x.op, [...x.inames.filter((n) => !inputs.includes(n)), ...outputs], x.operands, x.simultaneous);
     });
   const rewritten = mapKernelExpressions(knl.with({ domains }), rewrite, { what });
@@ -144,11 +147,21 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
  */
 function checkBijective({ set, inputs, outputs }: ParsedMap, what: string): void {
   const primed = (names: readonly string[]) => names.reduce((s, n) => s.renameVariable(n, `${n}__other`), set);
-  for (const [same, differ] of [[inputs, outputs], [outputs, inputs]] as const) {
+  for (const [same, differ] of [
+    [inputs, outputs],
+    [outputs, inputs],
+  ] as const) {
     const other = primed(differ);
     const both = set.intersect(other);
     for (const n of differ) {
-      const apart = both.addConstraints([{ kind: 'ge', expr: Linear.variable(n).sub(Linear.variable(`${n}__other`)).sub(1) }]);
+      const apart = both.addConstraints([
+        {
+          kind: 'ge',
+          expr: Linear.variable(n)
+            .sub(Linear.variable(`${n}__other`))
+            .sub(1),
+        },
+      ]);
       if (!apart.isEmpty()) {
         const side = same === inputs ? 'an old point has several images' : `several old points have the same image (they differ in '${n}')`;
         throw new LoomError(`${what}: the map must be bijective, and ${side}: ${set.toString()}`);
@@ -175,10 +188,12 @@ function solveInputs({ set, inputs }: ParsedMap, what: string): Map<string, Line
     // c*v + r = 0  ->  c*v = -r
     const rest = eq.without([v]).negate();
     pivots.push({ v, c, rest });
-    equations = equations.filter((e) => e !== eq).map((e) => {
-      const a = e.coeff(v);
-      return a === 0 ? e : e.without([v]).scale(c).add(rest.scale(a));
-    });
+    equations = equations
+      .filter((e) => e !== eq)
+      .map((e) => {
+        const a = e.coeff(v);
+        return a === 0 ? e : e.without([v]).scale(c).add(rest.scale(a));
+      });
   }
   const values = new Map<string, { numerator: Linear; denominator: number }>();
   for (let k = pivots.length - 1; k >= 0; k--) {
@@ -203,8 +218,15 @@ function solveInputs({ set, inputs }: ParsedMap, what: string): Map<string, Line
     }
     const g = gcd(value.numerator.coefficientGcd(), gcd(value.numerator.constant, value.denominator));
     const d = value.denominator / (g || 1);
-    if (Math.abs(d) !== 1) throw new LoomError(`${what}: '${v}' is not an integer affine function of the new inames (${value.numerator.toString()} divided by ${value.denominator})`);
-    out.set(v, Linear.of([...value.numerator.coeffs].map(([n, x]) => [n, (x / (g || 1)) * d] as const), (value.numerator.constant / (g || 1)) * d));
+    if (Math.abs(d) !== 1)
+      throw new LoomError(`${what}: '${v}' is not an integer affine function of the new inames (${value.numerator.toString()} divided by ${value.denominator})`);
+    out.set(
+      v,
+      Linear.of(
+        [...value.numerator.coeffs].map(([n, x]) => [n, (x / (g || 1)) * d] as const),
+        (value.numerator.constant / (g || 1)) * d,
+      ),
+    );
   }
   return out;
 }

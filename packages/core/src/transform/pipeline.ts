@@ -29,7 +29,6 @@ export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<strin
   return inferUnknownTypes(addDtypes(knl, dtypes), options);
 }
 
-
 /** The kernel as code generation prepares it, and its device kernels' schedules (loopy's get_one_linearized_kernel). */
 export function getOneLinearizedKernel(knl: LoopKernel, target?: Target): ReturnType<typeof linearizeKernel> {
   return linearizeKernel(knl, target);

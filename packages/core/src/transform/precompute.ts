@@ -142,8 +142,12 @@ function storageOrder(rule: SubstitutionRule, direct: readonly string[], storage
   if (storageAxes === undefined) return all;
   const wanted = typeof storageAxes === 'string' ? list(storageAxes) : storageAxes;
   const picked = wanted.map((w) => {
-    const k = typeof w === 'number' ? all.findIndex((a) => a.kind === 'param' && a.index === w) : all.findIndex((a) => (a.kind === 'param' ? rule.params[a.index] === w : a.iname === w));
-    if (k < 0) throw new LoomError(`precompute: storage axis '${w}' is neither a parameter of '${rule.name}' (${rule.params.join(', ') || 'none'}) nor a swept iname its value uses (${direct.join(', ') || 'none'})`);
+    const k =
+      typeof w === 'number' ? all.findIndex((a) => a.kind === 'param' && a.index === w) : all.findIndex((a) => (a.kind === 'param' ? rule.params[a.index] === w : a.iname === w));
+    if (k < 0)
+      throw new LoomError(
+        `precompute: storage axis '${w}' is neither a parameter of '${rule.name}' (${rule.params.join(', ') || 'none'}) nor a swept iname its value uses (${direct.join(', ') || 'none'})`,
+      );
     return all[k];
   });
   if (new Set(picked).size !== picked.length) throw new LoomError(`precompute: a storage axis is listed twice in '${wanted.join(', ')}'`);
@@ -184,7 +188,8 @@ function parseUse(knl: LoopKernel, subst: string | readonly string[]): { ruleNam
   const ruleName = calls[0].fn;
   const rule = knl.substitutions.get(ruleName);
   for (const c of calls) {
-    if (rule && c.args.length !== rule.params.length) throw new LoomError(`precompute: '${printExpr(c)}' gives ${c.args.length} argument(s); '${ruleName}' takes ${rule.params.length}`);
+    if (rule && c.args.length !== rule.params.length)
+      throw new LoomError(`precompute: '${printExpr(c)}' gives ${c.args.length} argument(s); '${ruleName}' takes ${rule.params.length}`);
   }
   return { ruleName, generators: calls };
 }
@@ -192,12 +197,21 @@ function parseUse(knl: LoopKernel, subst: string | readonly string[]): { ruleNam
 function checkOptionNames(options: PrecomputeOptions): void {
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'precompute: option temporaryName');
   const inames = typeof options.precomputeInames === 'string' ? list(options.precomputeInames) : options.precomputeInames;
-  if (inames !== undefined) checkNames(inames.filter((n) => n !== undefined), 'precompute: option precomputeInames');
+  if (inames !== undefined)
+    checkNames(
+      inames.filter((n) => n !== undefined),
+      'precompute: option precomputeInames',
+    );
   if (options.computeInsnId !== undefined) checkName(options.computeInsnId, 'precompute: option computeInsnId');
 }
 
 function list(x: string | readonly string[]): string[] {
-  return typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [...x];
+  return typeof x === 'string'
+    ? x
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...x];
 }
 
 function callsRule(e: Expr, fn: string): boolean {

@@ -48,7 +48,13 @@ export interface PrefetchOptions {
 export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
   checkPrefetchNames(options);
   const { name, subscripts } = splitName(spec, options);
-  const swept = typeof sweep === 'string' ? sweep.split(',').map((s) => s.trim()).filter(Boolean) : [...sweep];
+  const swept =
+    typeof sweep === 'string'
+      ? sweep
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...sweep];
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
   if (arg?.kind === 'value') throw new LoomError(`addPrefetch: '${name}' is a value argument, not an array`);
@@ -60,7 +66,9 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
   const within = instructionsWithin(knl, options.within, 'addPrefetch: option within');
   const accesses = all.filter((a) => !a.isWrite && within.has(a.instruction.id));
   if (accesses.length === 0) {
-    throw new LoomError(`addPrefetch: no instruction within '${describeWithin(options.within)}' reads '${name}' (readers: ${[...new Set(all.filter((a) => !a.isWrite).map((a) => a.instruction.id))].join(', ')})`);
+    throw new LoomError(
+      `addPrefetch: no instruction within '${describeWithin(options.within)}' reads '${name}' (readers: ${[...new Set(all.filter((a) => !a.isWrite).map((a) => a.instruction.id))].join(', ')})`,
+    );
   }
   const uses = accesses.map((a) => ({
     instruction: a.instruction,
@@ -101,7 +109,8 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
 /** `'a'`, or `'a[i, :]'` with its footprint; `footprintSubscripts` gives footprints too (not both). */
 function splitName(spec: string, options: PrefetchOptions): { name: string; subscripts?: string[][] } {
   const open = spec.indexOf('[');
-  const given = options.footprintSubscripts === undefined ? undefined : typeof options.footprintSubscripts === 'string' ? [options.footprintSubscripts] : options.footprintSubscripts;
+  const given =
+    options.footprintSubscripts === undefined ? undefined : typeof options.footprintSubscripts === 'string' ? [options.footprintSubscripts] : options.footprintSubscripts;
   if (open < 0) return { name: checkName(spec.trim(), 'addPrefetch: the array'), subscripts: given?.map(entries) };
   if (given) throw new LoomError(`addPrefetch: '${spec}' has a footprint in its name; give it there or in footprintSubscripts, not both`);
   if (!spec.trimEnd().endsWith(']')) throw new LoomError(`addPrefetch: expected 'name[indices]', got '${spec}'`, { text: spec, start: spec.length - 1, end: spec.length });
@@ -109,7 +118,10 @@ function splitName(spec: string, options: PrefetchOptions): { name: string; subs
 }
 
 function entries(text: string): string[] {
-  return text.replace(/^\s*\[|\]\s*$/g, '').split(',').map((s) => s.trim());
+  return text
+    .replace(/^\s*\[|\]\s*$/g, '')
+    .split(',')
+    .map((s) => s.trim());
 }
 
 /**
@@ -120,7 +132,8 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
   const inames = new Set(knl.inames);
   const sweep: string[] = [];
   const uses = subscripts.map((entriesOf, k): Use => {
-    if (entriesOf.length !== shape.length) throw new LoomError(`addPrefetch: the footprint '${entriesOf.join(', ')}' has ${entriesOf.length} indices; '${name}' has ${shape.length} axes`);
+    if (entriesOf.length !== shape.length)
+      throw new LoomError(`addPrefetch: the footprint '${entriesOf.join(', ')}' has ${entriesOf.length} indices; '${name}' has ${shape.length} axes`);
     const slices: { v: string; extent: Linear }[] = [];
     const args = entriesOf.map((text, axis) => {
       if (text === ':') {
@@ -138,10 +151,14 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
       return lin;
     });
     const named = [...new Set(args.flatMap((l) => l.variables.filter((v) => inames.has(v))))];
-    const whole = BasicSet.fromConstraints([], slices.map((s) => s.v), slices.flatMap(({ v, extent }) => [
-      { kind: 'ge' as const, expr: Linear.variable(v) },
-      { kind: 'ge' as const, expr: extent.sub(1).sub(Linear.variable(v)) },
-    ]));
+    const whole = BasicSet.fromConstraints(
+      [],
+      slices.map((s) => s.v),
+      slices.flatMap(({ v, extent }) => [
+        { kind: 'ge' as const, expr: Linear.variable(v) },
+        { kind: 'ge' as const, expr: extent.sub(1).sub(Linear.variable(v)) },
+      ]),
+    );
     return { instruction: sample.instruction, reductionInames: [], args, points: named.length ? domainOf(knl, named).intersect(whole) : whole };
   });
   return { uses, sweep };
@@ -155,7 +172,8 @@ function readsArray(e: Expr, name: string): boolean {
 function checkPrefetchNames(options: PrefetchOptions): void {
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'addPrefetch: option temporaryName');
   if (options.dimNames !== undefined) checkNames(options.dimNames, 'addPrefetch: option dimNames');
-  if (options.dimArgNames !== undefined) checkNames(typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : options.dimArgNames, 'addPrefetch: option dimArgNames');
+  if (options.dimArgNames !== undefined)
+    checkNames(typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : options.dimArgNames, 'addPrefetch: option dimArgNames');
   if (options.dimNames !== undefined && options.dimArgNames !== undefined) throw new LoomError('addPrefetch: give dimArgNames or dimNames (the same option), not both');
   if (options.prefetchInsnId !== undefined) checkName(options.prefetchInsnId, 'addPrefetch: option prefetchInsnId');
   if (options.ruleName !== undefined) checkName(options.ruleName, 'addPrefetch: option ruleName');

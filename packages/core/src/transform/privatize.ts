@@ -14,7 +14,13 @@ import { namesWritten, namesRead } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
-const list = (x: string | readonly string[]) => (typeof x === 'string' ? x.split(',').map((s) => s.trim()).filter(Boolean) : [...x]);
+const list = (x: string | readonly string[]) =>
+  typeof x === 'string'
+    ? x
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...x];
 
 export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string | readonly string[], onlyVarNames?: string | readonly string[]): LoopKernel {
   const privatizing = list(inames);
@@ -31,7 +37,10 @@ export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string |
       if (fresh.length === 0) continue;
       const known = axes.get(t.name);
       if (known && (known.length !== fresh.length || known.some((n) => !fresh.includes(n)))) {
-        throw new LoomError(`privatizeTemporariesWithInames: instruction '${writer.id}' would privatize '${t.name}' over ${fresh.join(', ')}, another writer over ${known.join(', ')}`, writer.span);
+        throw new LoomError(
+          `privatizeTemporariesWithInames: instruction '${writer.id}' would privatize '${t.name}' over ${fresh.join(', ')}, another writer over ${known.join(', ')}`,
+          writer.span,
+        );
       }
       axes.set(t.name, fresh);
     }
@@ -50,7 +59,11 @@ export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string |
       const inames = name === undefined ? undefined : axes.get(name);
       if (!inames) return x;
       const missing = inames.filter((n) => !insn.withinInames.includes(n));
-      if (missing.length) throw new LoomError(`privatizeTemporariesWithInames: instruction '${insn.id}' uses '${name}' outside the loop(s) '${missing.join("', '")}' it is privatized over`, insn.span);
+      if (missing.length)
+        throw new LoomError(
+          `privatizeTemporariesWithInames: instruction '${insn.id}' uses '${name}' outside the loop(s) '${missing.join("', '")}' it is privatized over`,
+          insn.span,
+        );
       const index = inames.map((n) => (ranges.get(n)!.lo === 0 ? variable(n) : simplify(sub(variable(n), int(ranges.get(n)!.lo)), { integer: true })));
       return subscript(name!, [...index, ...(x.kind === 'subscript' ? x.indices : [])]);
     });
@@ -75,16 +88,24 @@ export function unprivatizeTemporariesWithInames(knl: LoopKernel, inames: string
       const named = accesses.map((a) => (a[axis]?.kind === 'var' && privatizing.includes((a[axis] as { name: string }).name) ? (a[axis] as { name: string }).name : undefined));
       if (named.every((n) => n !== undefined && n === named[0]) && accesses.length) drop.push(axis);
       else if (named.some((n) => n !== undefined)) {
-        throw new LoomError(`unprivatizeTemporariesWithInames: axis ${axis} of '${t.name}' is indexed by '${privatizing.join("', '")}' in some accesses and otherwise in others (each access must use the same iname there)`);
+        throw new LoomError(
+          `unprivatizeTemporariesWithInames: axis ${axis} of '${t.name}' is indexed by '${privatizing.join("', '")}' in some accesses and otherwise in others (each access must use the same iname there)`,
+        );
       }
     }
     if (drop.length) removed.set(t.name, drop);
   }
-  if (only && only.some((n) => !removed.has(n))) throw new LoomError(`unprivatizeTemporariesWithInames: '${only.filter((n) => !removed.has(n)).join("', '")}' has no axis indexed only by '${privatizing.join("', '")}'`);
+  if (only && only.some((n) => !removed.has(n)))
+    throw new LoomError(`unprivatizeTemporariesWithInames: '${only.filter((n) => !removed.has(n)).join("', '")}' has no axis indexed only by '${privatizing.join("', '")}'`);
   const temporaries = new Map(knl.temporaries);
   for (const [name, drop] of removed) {
     const t = temporaries.get(name)!;
-    temporaries.set(name, { ...t, shape: t.shape.filter((_, k) => !drop.includes(k)), dimTags: t.dimTags?.filter((_, k) => !drop.includes(k)), dimNames: t.dimNames?.filter((_, k) => !drop.includes(k)) });
+    temporaries.set(name, {
+      ...t,
+      shape: t.shape.filter((_, k) => !drop.includes(k)),
+      dimTags: t.dimTags?.filter((_, k) => !drop.includes(k)),
+      dimNames: t.dimNames?.filter((_, k) => !drop.includes(k)),
+    });
   }
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {
@@ -106,6 +127,7 @@ function rangeOf(knl: LoopKernel, iname: string): { lo: number; hi: number } {
   const term = [{ set: domainOf(knl, [iname]), expr: Linear.variable(iname) }];
   const lo = staticMin(term, knl.assumptions);
   const hi = staticMax(term, knl.assumptions);
-  if (!lo.isConstant || !hi.isConstant) throw new LoomError(`privatizeTemporariesWithInames: '${iname}' does not run over a constant range (${lo.toString()} to ${hi.toString()}); split it first`);
+  if (!lo.isConstant || !hi.isConstant)
+    throw new LoomError(`privatizeTemporariesWithInames: '${iname}' does not run over a constant range (${lo.toString()} to ${hi.toString()}); split it first`);
   return { lo: lo.constant, hi: hi.constant };
 }

@@ -31,7 +31,13 @@ export function splitReductionOutward(knl: LoopKernel, inames: string | readonly
 }
 
 function splitReduction(knl: LoopKernel, inames: string | readonly string[], direction: 'in' | 'out', within: Within, what: string): LoopKernel {
-  const split = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames];
+  const split =
+    typeof inames === 'string'
+      ? inames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...inames];
   if (split.length === 0) throw new LoomError(`${what}: no iname given`);
   for (const n of split) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const chosen = instructionsWithin(knl, within, `${what}: option within`, true);
@@ -43,7 +49,9 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
       const rest = x.inames.filter((n) => !split.includes(n));
       if (rest.length === 0) return x; // nothing to split off: it already reduces over exactly these
       changed++;
-      return direction === 'in' ? reduce(x.op, rest, reduce(x.op, split, x.operands, x.simultaneous), x.simultaneous) : reduce(x.op, split, reduce(x.op, rest, x.operands, x.simultaneous), x.simultaneous);
+      return direction === 'in'
+        ? reduce(x.op, rest, reduce(x.op, split, x.operands, x.simultaneous), x.simultaneous)
+        : reduce(x.op, split, reduce(x.op, rest, x.operands, x.simultaneous), x.simultaneous);
     });
   const result = mapKernelExpressions(knl, rewrite, { what, within: chosen });
   if (changed === 0) {
@@ -64,7 +72,17 @@ export interface MakeReductionInamesUniqueOptions {
  * the same domain and tag, so each reduction has a loop of its own.
  */
 export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductionInamesUniqueOptions = {}): LoopKernel {
-  const only = options.inames === undefined ? undefined : new Set(typeof options.inames === 'string' ? options.inames.split(',').map((s) => s.trim()).filter(Boolean) : options.inames);
+  const only =
+    options.inames === undefined
+      ? undefined
+      : new Set(
+          typeof options.inames === 'string'
+            ? options.inames
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : options.inames,
+        );
   for (const n of only ?? []) if (!knl.inames.includes(n)) throw new LoomError(`makeReductionInamesUnique: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   // each call of a rule with a reduction is a reduction of its own: the rule is written out where it is called
   knl = inlineRulesThat(knl, (rule) => hasReduction(rule.expression));
@@ -88,7 +106,12 @@ export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductio
           }
         }
         const operands = x.operands.map((o) => unique(renames.size ? renameInExpr(o, renames) : o));
-        return reduce(x.op, x.inames.map((n) => renames.get(n) ?? n), operands, x.simultaneous);
+        return reduce(
+          x.op,
+          x.inames.map((n) => renames.get(n) ?? n),
+          operands,
+          x.simultaneous,
+        );
       });
     if (!insn.expression) return insn;
     return { ...insn, expression: unique(insn.expression), predicates: insn.predicates.map(unique) };

@@ -8,16 +8,14 @@
  */
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { mapChildren, mapExpr, someExpr } from '../expr/index.ts';
-import { call, reduce, variable, type Expr, type Reduce } from '../expr/nodes.ts';
+import { mapExpr } from '../expr/index.ts';
+import { call, reduce, variable, type Expr } from '../expr/nodes.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { Linear } from '../linear.ts';
-import { homeDomainIndex } from '../kernel/domains.ts';
 import type { LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { realizeReductions, type RealizeReductionOptions } from '../preprocess/realize-reductions.ts';
 import { inferTypes } from '../preprocess/infer-types.ts';
-import { renameInExpr, uniqueName } from './rename.ts';
-import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from './rename.ts';
+import { mapKernelExpressions } from './rewrite-expressions.ts';
 
 export interface ReductionTransformOptions {
   /** The instructions to change, in loopy's match language (`'id:a*'`, `'writes:out'`); default: every instruction. */
@@ -25,7 +23,12 @@ export interface ReductionTransformOptions {
 }
 
 const inameList = (inames: string | readonly string[]): string[] =>
-  typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : [...inames];
+  typeof inames === 'string'
+    ? inames
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...inames];
 
 /**
  * Each reduction over exactly `inames` gets its value as a substitution rule of those
@@ -48,7 +51,17 @@ export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readon
       taken.add(name);
       made.push(name);
       substitutions.set(name, { name, params: names, expression: x.operands[0] });
-      return reduce(x.op, x.inames, [call(name, names.map((n) => variable(n)))], x.simultaneous);
+      return reduce(
+        x.op,
+        x.inames,
+        [
+          call(
+            name,
+            names.map((n) => variable(n)),
+          ),
+        ],
+        x.simultaneous,
+      );
     });
   const rewritten = mapKernelExpressions(knl, rewrite, { what: 'reductionArgToSubstRule', within, rules: 'keep', assignee: 'none' });
   if (made.length === 0) throw new LoomError(`reductionArgToSubstRule: no reduction over exactly ${names.map((n) => `'${n}'`).join(', ')}`);

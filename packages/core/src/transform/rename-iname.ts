@@ -41,9 +41,7 @@ export function renameIname(knl: LoopKernel, oldName: string, newName: string, o
   if (clash) throw new LoomError(`renameIname: cannot rename '${oldName}' to '${newName}': '${newName}' is already ${clash}`);
   if (!knl.inames.includes(newName)) return renameFresh(knl, oldName, newName);
   if (!options.existingOk) {
-    throw new LoomError(
-      `renameIname: '${newName}' is already an iname; pass { existingOk: true } to merge '${oldName}' into it (their domains must be identical)`,
-    );
+    throw new LoomError(`renameIname: '${newName}' is already an iname; pass { existingOk: true } to merge '${oldName}' into it (their domains must be identical)`);
   }
   return mergeInto(knl, oldName, newName);
 }
@@ -76,9 +74,7 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
   for (const insn of knl.instructions) {
     const used = inamesUsedBy(insn);
     if (used.has(oldName) && used.has(newName)) {
-      throw new LoomError(
-        `renameIname: instruction '${insn.id}' uses both '${oldName}' and '${newName}'; merging them would make the two equal and change what it computes`,
-      );
+      throw new LoomError(`renameIname: instruction '${insn.id}' uses both '${oldName}' and '${newName}'; merging them would make the two equal and change what it computes`);
     }
   }
   const joint = domainOf(knl, [oldName, newName], true);
@@ -88,9 +84,7 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
   const oldSide = joint.renameVariable(newName, spare).project([spare]).renameVariable(oldName, newName);
   const newSide = joint.project([oldName]);
   if (!sameSet(oldSide, newSide)) {
-    throw new LoomError(
-      `renameIname: '${oldName}' and '${newName}' do not run over the same values (${oldSide.toString()} vs ${newSide.toString()}); they cannot be merged`,
-    );
+    throw new LoomError(`renameIname: '${oldName}' and '${newName}' do not run over the same values (${oldSide.toString()} vs ${newSide.toString()}); they cannot be merged`);
   }
   const oldTag = knl.inameTags.get(oldName);
   const newTag = knl.inameTags.get(newName);
@@ -118,7 +112,13 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
     }
     if (!d.params.includes(oldName)) domains.push(d);
     else if (!d.params.includes(newName) && !d.dims.includes(newName)) domains.push(d.renameVariable(oldName, newName));
-    else domains.push(d.addConstraints([{ kind: 'eq', expr: Linear.variable(oldName).sub(Linear.variable(newName)) }]).project([oldName]).gist(BasicSet.universe([], [])));
+    else
+      domains.push(
+        d
+          .addConstraints([{ kind: 'eq', expr: Linear.variable(oldName).sub(Linear.variable(newName)) }])
+          .project([oldName])
+          .gist(BasicSet.universe([], [])),
+      );
   });
   const renames = new Map([[oldName, newName]]);
   return renameEverywhereElse(knl.with({ domains }), oldName, newName, renames);

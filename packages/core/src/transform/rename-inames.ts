@@ -22,14 +22,25 @@ export interface RenameInamesOptions {
 }
 
 export function renameInames(knl: LoopKernel, oldInames: string | readonly string[], newIname: string, options: RenameInamesOptions = {}): LoopKernel {
-  const olds = typeof oldInames === 'string' ? oldInames.split(',').map((s) => s.trim()).filter(Boolean) : [...oldInames];
+  const olds =
+    typeof oldInames === 'string'
+      ? oldInames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [...oldInames];
   if (olds.length === 0) throw new LoomError('renameInames: no iname to rename');
   if (new Set(olds).size !== olds.length) throw new LoomError(`renameInames: an iname is listed twice in '${olds.join(', ')}'`);
   for (const n of olds) if (!knl.inames.includes(n)) throw new LoomError(`renameInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   if (olds.includes(newIname)) throw new LoomError(`renameInames: the new name '${newIname}' is one of the inames being renamed`);
   const nested = knl.instructions.find((i) => olds.filter((n) => i.withinInames.includes(n)).length > 1);
   if (nested) {
-    throw new LoomError(`renameInames: instruction '${nested.id}' runs in ${olds.filter((n) => nested.withinInames.includes(n)).map((n) => `'${n}'`).join(' and ')}; merging them would make them equal`);
+    throw new LoomError(
+      `renameInames: instruction '${nested.id}' runs in ${olds
+        .filter((n) => nested.withinInames.includes(n))
+        .map((n) => `'${n}'`)
+        .join(' and ')}; merging them would make them equal`,
+    );
   }
   if (knl.inames.includes(newIname) && !options.existingOk) {
     throw new LoomError(`renameInames: '${newIname}' is already an iname; pass { existingOk: true } to merge into it`);

@@ -7,7 +7,12 @@ export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Exp
   return mapExpr(e, (x) => {
     if (x.kind === 'var' && renames.has(x.name)) return variable(renames.get(x.name)!);
     if (x.kind === 'reduce' && x.inames.some((n) => renames.has(n))) {
-      return reduce(x.op, x.inames.map((n) => renames.get(n) ?? n), x.operands, x.simultaneous);
+      return reduce(
+        x.op,
+        x.inames.map((n) => renames.get(n) ?? n),
+        x.operands,
+        x.simultaneous,
+      );
     }
     return x;
   });

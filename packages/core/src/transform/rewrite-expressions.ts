@@ -64,18 +64,14 @@ export interface MapExpressionsOptions {
 export function mapKernelExpressions(knl: LoopKernel, rewrite: ExprRewrite, options: MapExpressionsOptions): LoopKernel {
   const { what, within } = options;
   const chosen = (insn: Instruction) => !within || within.has(insn.id);
-  const { substitutions, redirect } =
-    options.rules === 'keep' ? { substitutions: knl.substitutions, redirect: (e: Expr) => e } : mapRules(knl, rewrite, what, within);
+  const { substitutions, redirect } = options.rules === 'keep' ? { substitutions: knl.substitutions, redirect: (e: Expr) => e } : mapRules(knl, rewrite, what, within);
 
   // in the order an instruction is read: what it writes, its value, its conditions
   const assignee = options.assignee ?? 'indices';
   const instructions = knl.instructions.map((insn) => {
     if (!chosen(insn)) return insn;
     const f = (e: Expr) => redirect(rewrite(e, insn));
-    const target = (a: Expr): Expr =>
-      assignee === 'whole' ? f(a)
-      : assignee === 'indices' && a.kind === 'subscript' ? subscript(a.array, a.indices.map(f))
-      : a;
+    const target = (a: Expr): Expr => (assignee === 'whole' ? f(a) : assignee === 'indices' && a.kind === 'subscript' ? subscript(a.array, a.indices.map(f)) : a);
     return { ...insn, assignees: insn.assignees.map(target), expression: insn.expression && f(insn.expression), predicates: insn.predicates.map(f) };
   });
   if (!options.shapes) return knl.with({ instructions, substitutions });
@@ -102,7 +98,10 @@ function mapRules(
   const changes = affectedRules(rules, bodies);
   // without `within` every rule is rewritten, called or not
   const fromChosen = within ? calledFrom(knl.instructions.filter(chosen), rules) : new Set(rules.keys());
-  const fromOthers = calledFrom(knl.instructions.filter((i) => !chosen(i)), rules);
+  const fromOthers = calledFrom(
+    knl.instructions.filter((i) => !chosen(i)),
+    rules,
+  );
 
   // what the chosen code calls instead of each changed rule (itself, or a copy)
   const target = new Map<string, string>();
@@ -139,7 +138,9 @@ function rewriteBody(rule: SubstitutionRule, rewrite: ExprRewrite, what: string)
   if (body === renamed) return rule.expression;
   const captured = [...freeVariables(body)].filter((n) => apart.has(n));
   if (captured.length) {
-    throw new LoomError(`${what}: the substitution rule '${rule.name}' has a parameter named '${captured.join("', '")}', which its rewritten body would need as an iname; rename the parameter`);
+    throw new LoomError(
+      `${what}: the substitution rule '${rule.name}' has a parameter named '${captured.join("', '")}', which its rewritten body would need as an iname; rename the parameter`,
+    );
   }
   return renameInExpr(body, new Map([...apart].map(([p, q]) => [q, p])));
 }

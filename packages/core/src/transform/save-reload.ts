@@ -45,26 +45,58 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
       for (const i of [...writers, ...readers]) {
         const mine = hardwareInamesOf(knl, i);
         if (mine.length !== hw.length || mine.some((n) => !hw.includes(n))) {
-          throw new LoomError(`saveAndReloadTemporaries: '${t.name}' is written and read by instructions running on different hardware inames (${hw.join(', ')} vs ${mine.join(', ')})`);
+          throw new LoomError(
+            `saveAndReloadTemporaries: '${t.name}' is written and read by instructions running on different hardware inames (${hw.join(', ')} vs ${mine.join(', ')})`,
+          );
         }
       }
       const slotShape = hw.map((n) => extentOf(knl, n));
       const slot = fresh(`${t.name}_save_slot`);
       const elementDims = t.shape.map((_, k) => fresh(`${t.name}_dim_${k}`));
       if (elementDims.length) {
-        domains.push(BasicSet.fromConstraints([], elementDims, t.shape.flatMap((s, k) => {
-          if (s.kind !== 'int') throw new LoomError(`saveAndReloadTemporaries: '${t.name}' needs a constant shape`);
-          return [{ kind: 'ge' as const, expr: Linear.variable(elementDims[k]) }, { kind: 'ge' as const, expr: Linear.constant(s.value - 1).sub(Linear.variable(elementDims[k])) }];
-        })));
+        domains.push(
+          BasicSet.fromConstraints(
+            [],
+            elementDims,
+            t.shape.flatMap((s, k) => {
+              if (s.kind !== 'int') throw new LoomError(`saveAndReloadTemporaries: '${t.name}' needs a constant shape`);
+              return [
+                { kind: 'ge' as const, expr: Linear.variable(elementDims[k]) },
+                { kind: 'ge' as const, expr: Linear.constant(s.value - 1).sub(Linear.variable(elementDims[k])) },
+              ];
+            }),
+          ),
+        );
       }
       temporaries.set(slot, { name: slot, dtype: t.dtype, shape: [...slotShape, ...t.shape], addressSpace: 'global' } satisfies TemporaryVariable);
       const slotIndex: Expr[] = [...hw.map((n) => variable(n)), ...elementDims.map((d) => variable(d))];
-      const element = elementDims.length ? subscript(t.name, elementDims.map((d) => variable(d))) : variable(t.name);
+      const element = elementDims.length
+        ? subscript(
+            t.name,
+            elementDims.map((d) => variable(d)),
+          )
+        : variable(t.name);
       const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
       const saveId = fresh(`${t.name}_save`);
       const reloadId = fresh(`${t.name}_reload`);
-      const save: Instruction = { ...base, kind: 'assign', id: saveId, assignees: [subscript(slot, slotIndex)], expression: element, withinInames: [...hw, ...elementDims], dependsOn: writers.map((w) => w.id) };
-      const reload: Instruction = { ...base, kind: 'assign', id: reloadId, assignees: [element], expression: subscript(slot, slotIndex), withinInames: [...hw, ...elementDims], dependsOn: [barrier.id] };
+      const save: Instruction = {
+        ...base,
+        kind: 'assign',
+        id: saveId,
+        assignees: [subscript(slot, slotIndex)],
+        expression: element,
+        withinInames: [...hw, ...elementDims],
+        dependsOn: writers.map((w) => w.id),
+      };
+      const reload: Instruction = {
+        ...base,
+        kind: 'assign',
+        id: reloadId,
+        assignees: [element],
+        expression: subscript(slot, slotIndex),
+        withinInames: [...hw, ...elementDims],
+        dependsOn: [barrier.id],
+      };
       const readerIds = new Set(readers.map((r) => r.id));
       instructions = instructions.map((i) =>
         i.id === barrier.id ? { ...i, dependsOn: [...i.dependsOn, saveId] } : readerIds.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, reloadId] } : i,

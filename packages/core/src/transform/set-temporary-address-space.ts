@@ -17,7 +17,13 @@ export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readon
   if (!SPACES.includes(space)) {
     throw new LoomError(`setTemporaryAddressSpace: unknown address space '${String(space)}' (known: ${SPACES.join(', ')})`);
   }
-  const patterns = typeof names === 'string' ? names.split(',').map((s) => s.trim()).filter(Boolean) : names;
+  const patterns =
+    typeof names === 'string'
+      ? names
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : names;
   if (patterns.length === 0) throw new LoomError('setTemporaryAddressSpace: no temporary named');
   const known = [...knl.temporaries.keys()];
   const chosen = new Set<string>();

@@ -25,7 +25,15 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
  */
 export function extractSubst(knl: LoopKernel, name: string, template: string | Expr, parameters: string | readonly string[] = [], within?: Within): LoopKernel {
   checkName(name, 'extractSubst: the rule name');
-  const params = checkNames(typeof parameters === 'string' ? parameters.split(',').map((s) => s.trim()).filter(Boolean) : parameters, 'extractSubst: a parameter');
+  const params = checkNames(
+    typeof parameters === 'string'
+      ? parameters
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : parameters,
+    'extractSubst: a parameter',
+  );
   if (new Set(params).size !== params.length) throw new LoomError(`extractSubst: a parameter is listed twice in '${params.join(', ')}'`);
   const taken = [...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.inames];
   if (taken.includes(name)) throw new LoomError(`extractSubst: the name '${name}' is already used in the kernel`);
@@ -37,7 +45,10 @@ export function extractSubst(knl: LoopKernel, name: string, template: string | E
     const bindings = unify(shape, e, params, new Map());
     if (bindings) {
       found++;
-      return call(name, params.map((p) => bindings.get(p)!));
+      return call(
+        name,
+        params.map((p) => bindings.get(p)!),
+      );
     }
     return mapChildren(e, replace);
   };
@@ -65,7 +76,11 @@ function unify(template: Expr, e: Expr, params: readonly string[], bound: Map<st
   }
   if (template.kind !== e.kind) return undefined;
   if (children(template).length === 0) return exprEquals(template, e) ? bound : undefined;
-  const shallow = (a: Expr, b: Expr) => exprEquals(mapChildren(a, () => PLACEHOLDER), mapChildren(b, () => PLACEHOLDER));
+  const shallow = (a: Expr, b: Expr) =>
+    exprEquals(
+      mapChildren(a, () => PLACEHOLDER),
+      mapChildren(b, () => PLACEHOLDER),
+    );
   const pairwise = (ts: readonly Expr[], es: readonly Expr[]) => {
     let b: Map<string, Expr> | undefined = bound;
     for (let k = 0; k < ts.length && b; k++) b = unify(ts[k], es[k], params, b);

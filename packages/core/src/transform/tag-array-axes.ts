@@ -29,7 +29,13 @@ import type { DimTag, LoopKernel } from '../kernel/model.ts';
  * temporary. `tags`: a comma-separated string or a list, one tag per axis.
  */
 export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly string[], tags: string | readonly string[]): LoopKernel {
-  const names = typeof arrayNames === 'string' ? arrayNames.split(',').map((s) => s.trim()).filter(Boolean) : arrayNames;
+  const names =
+    typeof arrayNames === 'string'
+      ? arrayNames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : arrayNames;
   if (names.length === 0) throw new LoomError('tagArrayAxes: no array named');
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);
@@ -54,10 +60,7 @@ export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly stri
   return knl.with({ args, temporaries });
 }
 
-type Written =
-  | { readonly kind: 'c' | 'f' | 'sep' | 'vec' }
-  | { readonly kind: 'N'; readonly level: number }
-  | { readonly kind: 'stride'; readonly stride: Expr };
+type Written = { readonly kind: 'c' | 'f' | 'sep' | 'vec' } | { readonly kind: 'N'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr };
 
 /**
  * The tags for an array of this shape, resolved: optional tags dropped, `c`/`f` turned
@@ -182,8 +185,5 @@ function splitTopLevel(spec: string): string[] {
 /** Value arguments and the parameters of the domains: what an array stride may be written in. */
 function parameterNames(knl: LoopKernel): Set<string> {
   const inames = new Set(knl.inames);
-  return new Set([
-    ...knl.args.filter((a) => a.kind === 'value').map((a) => a.name),
-    ...knl.domains.flatMap((d) => d.params).filter((p) => !inames.has(p)),
-  ]);
+  return new Set([...knl.args.filter((a) => a.kind === 'value').map((a) => a.name), ...knl.domains.flatMap((d) => d.params).filter((p) => !inames.has(p))]);
 }

@@ -31,9 +31,7 @@ export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending:
     if (!knl.inames.includes(other)) throw new LoomError(`tag '${text}' for '${iname}': there is no iname '${other}'`);
     return pending.get(other) ?? knl.inameTags.get(other) ?? { kind: 'for' };
   }
-  throw new LoomError(
-    `unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`,
-  );
+  throw new LoomError(`unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`);
 }
 
 /** The inames an entry names (a wildcard may name several); none is an error unless the caller said to skip such entries. */
@@ -61,18 +59,18 @@ export interface TagInamesOptions {
  * An iname may be a wildcard (`'i*': 'unr'` tags every iname starting with `i`; at least one
  * must match). An iname that already has a different implementation tag cannot be retagged.
  */
-export function tagInames(
-  knl: LoopKernel,
-  tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[],
-  options: TagInamesOptions = {},
-): LoopKernel {
+export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[], options: TagInamesOptions = {}): LoopKernel {
   const entries: [string, TagSpec][] =
     typeof tags === 'string'
-      ? tags.split(',').map((s) => s.trim()).filter(Boolean).map((pair) => {
-          const at = pair.indexOf(':');
-          if (at < 0) throw new LoomError(`tagInames: expected 'iname:tag', got '${pair}'`);
-          return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
-        })
+      ? tags
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map((pair) => {
+            const at = pair.indexOf(':');
+            if (at < 0) throw new LoomError(`tagInames: expected 'iname:tag', got '${pair}'`);
+            return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+          })
       : Array.isArray(tags)
         ? tags.map(([a, b]) => [a, b] as [string, TagSpec])
         : Object.entries(tags as Record<string, TagSpec>);
@@ -104,7 +102,13 @@ const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp',
  */
 export function untagInames(knl: LoopKernel, inames: string | readonly string[], kind?: TagKind): LoopKernel {
   if (kind !== undefined && !TAG_KINDS.includes(kind)) throw new LoomError(`untagInames: unknown tag kind '${String(kind)}' (known: ${TAG_KINDS.join(', ')})`);
-  const list = typeof inames === 'string' ? inames.split(',').map((s) => s.trim()).filter(Boolean) : inames;
+  const list =
+    typeof inames === 'string'
+      ? inames
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : inames;
   const inameTags = new Map(knl.inameTags);
   for (const written of list) {
     for (const iname of inamesNamed(knl, written, {})) {

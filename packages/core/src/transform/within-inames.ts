@@ -13,9 +13,7 @@ import { uniqueName } from './rename.ts';
 
 /** Ids of the instructions that run in `iname` or reduce over it (through the rules they call too). */
 export function instructionsUsing(knl: LoopKernel, iname: string): Set<string> {
-  return new Set(
-    knl.instructions.filter((i) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname)).map((i) => i.id),
-  );
+  return new Set(knl.instructions.filter((i) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname)).map((i) => i.id));
 }
 
 /**

@@ -15,11 +15,48 @@
  * kernel was written with (template/errors.ts).
  */
 import {
-  addAndInferDtypes, addBarrier, addDependency, addDtypes, addNosync, addPadding, addPaddingToAvoidBankConflicts, assume, changeArgToImage, concatenateArrays,
-  fixParameters, inferUnknownTypes, LoomError, privatizeTemporariesWithInames, realizeReduction, reductionArgToSubstRule, registerFunction, removeInstructions,
-  removeUnusedArguments, renameArgument, replaceInstructionIds, saveAndReloadTemporaries, setArgumentOrder, setArrayAxisNames, setInstructionPriority, setOptions,
-  setTemporaryAddressSpace, splitArrayAxis, tagArrayAxes, tagInstructions, toBatched, unprivatizeTemporariesWithInames, type ToBatchedOptions,
-  type AddBarrierOptions, type AddNosyncOptions, type AddressSpace, type DType, type KernelOptions, type NoSyncScope, type UserFunction, type UserFunctionSpec, type Within,
+  addAndInferDtypes,
+  addBarrier,
+  addDependency,
+  addDtypes,
+  addNosync,
+  addPadding,
+  addPaddingToAvoidBankConflicts,
+  assume,
+  changeArgToImage,
+  concatenateArrays,
+  fixParameters,
+  inferUnknownTypes,
+  LoomError,
+  privatizeTemporariesWithInames,
+  realizeReduction,
+  reductionArgToSubstRule,
+  registerFunction,
+  removeInstructions,
+  removeUnusedArguments,
+  renameArgument,
+  replaceInstructionIds,
+  saveAndReloadTemporaries,
+  setArgumentOrder,
+  setArrayAxisNames,
+  setInstructionPriority,
+  setOptions,
+  setTemporaryAddressSpace,
+  splitArrayAxis,
+  tagArrayAxes,
+  tagInstructions,
+  toBatched,
+  unprivatizeTemporariesWithInames,
+  type ToBatchedOptions,
+  type AddBarrierOptions,
+  type AddNosyncOptions,
+  type AddressSpace,
+  type DType,
+  type KernelOptions,
+  type NoSyncScope,
+  type UserFunction,
+  type UserFunctionSpec,
+  type Within,
 } from '@loom/core';
 import { attach, type ParamSpec, type Transformation } from '@loom/computation';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
@@ -79,7 +116,6 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => changeArgToImage(k, name));
   }
 
-
   /** `setOptions` (`writeCode`, `buildOptions`, ...). */
   options(options: Partial<KernelOptions>): KernelBuilder<I, S> {
     return this.derive((k) => setOptions(k, options));
@@ -124,7 +160,8 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   concatenateTemporaries(names: readonly string[], newName?: string, axis = 0): KernelBuilder<I, S> {
     return this.derive((k) => {
       const args = names.filter((n) => k.arg(n));
-      if (args.length) throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
+      if (args.length)
+        throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
       return concatenateArrays(k, names, newName, axis);
     });
   }
@@ -150,7 +187,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   }
 
   /** `toBatched`: a batch of the computation, over a new iname `ibatch`; the varying arguments gain a leading axis. */
-  toBatched<const N extends string, const V extends readonly ArgNames<S>[]>(nbatches: N, batchVaryingArgs: V, options: ToBatchedOptions = {}): KernelBuilder<I | 'ibatch', Batched<S, N, V[number]>> {
+  toBatched<const N extends string, const V extends readonly ArgNames<S>[]>(
+    nbatches: N,
+    batchVaryingArgs: V,
+    options: ToBatchedOptions = {},
+  ): KernelBuilder<I | 'ibatch', Batched<S, N, V[number]>> {
     return this.derive((k) => toBatched(k, nbatches, batchVaryingArgs, options));
   }
 
@@ -164,12 +205,13 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * through its parameter `connector`; its other parameters become arguments, named by
    * `mapping`, and `run` is typed by them.
    */
-  attach<A extends ArrayNames<S>, const TP extends readonly ParamSpec[], TC extends string, C extends TC, const M extends { readonly [K in Exclude<TP[number]['name'], C>]: string }>(
-    arg: A,
-    tr: Transformation<TP, TC>,
-    connector: C,
-    mapping: M,
-  ): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
+  attach<
+    A extends ArrayNames<S>,
+    const TP extends readonly ParamSpec[],
+    TC extends string,
+    C extends TC,
+    const M extends { readonly [K in Exclude<TP[number]['name'], C>]: string },
+  >(arg: A, tr: Transformation<TP, TC>, connector: C, mapping: M): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
     return this.derive((k) => attach(k, arg, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>));
   }
 

@@ -4,9 +4,27 @@
  * `i_inner`; with `within`, the instructions outside keep `i`, so `i` stays).
  */
 import {
-  addInamesForUnusedHwAxes, addInamesToInsn, affineMapInames, chunkIname, duplicateInames, joinInames, LoomError, makeReductionInamesUnique, mapDomain,
-  prioritizeLoops, removeInamesFromInsn, removeUnusedInames, renameIname, renameInames, splitIname, splitReductionInward, splitReductionOutward,
-  tagInames, untagInames, type TagKind, type Within,
+  addInamesForUnusedHwAxes,
+  addInamesToInsn,
+  affineMapInames,
+  chunkIname,
+  duplicateInames,
+  joinInames,
+  LoomError,
+  makeReductionInamesUnique,
+  mapDomain,
+  prioritizeLoops,
+  removeInamesFromInsn,
+  removeUnusedInames,
+  renameIname,
+  renameInames,
+  splitIname,
+  splitReductionInward,
+  splitReductionOutward,
+  tagInames,
+  untagInames,
+  type TagKind,
+  type Within,
 } from '@loom/core';
 import type { AnySignature } from '../signature/signature.ts';
 import { BuilderCore } from './core.ts';
@@ -41,7 +59,13 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
    * outer: 'g', inner: 'l' })` gives `i_outer, j_outer` around `i_inner, j_inner`, with
    * `j` (the second iname, contiguous in row-major arrays) on axis 0.
    */
-  tile<A extends I, B extends Exclude<I, A>>(a: A, b: B, aFactor: number, bFactor: number, options: TileOptions<I> = {}): KernelBuilder<Exclude<I, A | B> | `${A}_outer` | `${A}_inner` | `${B}_outer` | `${B}_inner`, S> {
+  tile<A extends I, B extends Exclude<I, A>>(
+    a: A,
+    b: B,
+    aFactor: number,
+    bFactor: number,
+    options: TileOptions<I> = {},
+  ): KernelBuilder<Exclude<I, A | B> | `${A}_outer` | `${A}_inner` | `${B}_outer` | `${B}_inner`, S> {
     const outer = tileTags(options.outer);
     const inner = tileTags(options.inner);
     return this.derive((k) => {

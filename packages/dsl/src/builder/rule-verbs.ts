@@ -5,8 +5,17 @@
  * level cannot read, so without `precomputeInames` the inames become loose (`string`).
  */
 import {
-  addPrefetch, aliasTemporaries, assignmentToSubst, bufferArray, expandSubst, extractSubst, precompute,
-  type AliasTemporariesOptions, type AssignmentToSubstOptions, type BufferArrayOptions, type Within,
+  addPrefetch,
+  aliasTemporaries,
+  assignmentToSubst,
+  bufferArray,
+  expandSubst,
+  extractSubst,
+  precompute,
+  type AliasTemporariesOptions,
+  type AssignmentToSubstOptions,
+  type BufferArrayOptions,
+  type Within,
 } from '@loom/core';
 import type { AnySignature, ArrayNames } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
@@ -50,7 +59,10 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   }
 
   /** `bufferArray`: the writes of `array` go to a buffer, filled first and written back after (`<array>_init_0`, `<array>_store_0` loops). */
-  bufferArray<A extends ArrayNames<S>>(array: A, options: Omit<BufferArrayOptions, 'bufferInames'> & { readonly bufferInames?: readonly I[] } = {}): KernelBuilder<I | `${A}_init_${number}` | `${A}_store_${number}`, S> {
+  bufferArray<A extends ArrayNames<S>>(
+    array: A,
+    options: Omit<BufferArrayOptions, 'bufferInames'> & { readonly bufferInames?: readonly I[] } = {},
+  ): KernelBuilder<I | `${A}_init_${number}` | `${A}_store_${number}`, S> {
     return this.derive((k) => bufferArray(k, array, options));
   }
 

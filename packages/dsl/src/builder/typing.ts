@@ -18,11 +18,7 @@ type Registered<Name extends string> = Name extends keyof KernelRegistry
   : never;
 
 /** The inames: from literal domains, else from the registry, else any. */
-type InamesFor<D, Name extends string> = string extends InamesOfDomains<D>
-  ? [Registered<Name>] extends [never]
-    ? string
-    : Registered<Name>['inames']
-  : InamesOfDomains<D>;
+type InamesFor<D, Name extends string> = string extends InamesOfDomains<D> ? ([Registered<Name>] extends [never] ? string : Registered<Name>['inames']) : InamesOfDomains<D>;
 
 /** The signature: declared, else read from literal text, else from the registry, else loose. */
 type SignatureFor<D, X, Name extends string, A extends ArgDecls> = [A] extends [never]
@@ -45,13 +41,15 @@ export type WithDtypes<S extends AnySignature, T> = S extends Signature
 export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simplify<Omit<S, K & string>> : S;
 
 /** `.renameArgument('a', 'b')`: the argument `a` is now called `b`. */
-export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature
-  ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
-  : S;
+export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }> : S;
 
 /** `.toBatched('nb', ['x'])`: `nb` is a new value argument (unless it was one); `x` keeps its kind and dtype (a value becomes an array). */
 export type Batched<S extends AnySignature, N extends string, V extends string> = S extends Signature
-  ? Simplify<{ readonly [K in keyof S]: K extends V ? (S[K]['kind'] extends 'value' ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }> : S[K]) : S[K] } & (N extends keyof S ? {} : { readonly [K in N]: { readonly kind: 'value'; readonly dtype: 'int32'; readonly required: true; readonly output: false } })>
+  ? Simplify<
+      { readonly [K in keyof S]: K extends V ? (S[K]['kind'] extends 'value' ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }> : S[K]) : S[K] } & (N extends keyof S
+        ? {}
+        : { readonly [K in N]: { readonly kind: 'value'; readonly dtype: 'int32'; readonly required: true; readonly output: false } })
+    >
   : S;
 
 /** When nothing is required, `run`'s arguments may be left out. */
@@ -65,14 +63,26 @@ export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [
  */
 export type WithAttached<S extends AnySignature, A extends string, TP extends readonly ParamSpec[], C extends string, M> = S extends Signature
   ? Simplify<
-      { readonly [K in keyof S as K extends A ? (S[K]['required'] extends true ? (S[K]['output'] extends true ? K : never) : never) : K]: K extends A ? Kept<S[K], Extract<TP[number], { readonly name: C }>['role']> : S[K] } & {
-        readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M ? (M[P['name']] extends keyof S ? (M[P['name']] extends A ? M[P['name']] & string : never) : M[P['name']] & string) : never]: AttachedArg<P, S[A]>;
+      {
+        readonly [K in keyof S as K extends A ? (S[K]['required'] extends true ? (S[K]['output'] extends true ? K : never) : never) : K]: K extends A
+          ? Kept<S[K], Extract<TP[number], { readonly name: C }>['role']>
+          : S[K];
+      } & {
+        readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M
+          ? M[P['name']] extends keyof S
+            ? M[P['name']] extends A
+              ? M[P['name']] & string
+              : never
+            : M[P['name']] & string
+          : never]: AttachedArg<P, S[A]>;
       }
     >
   : S;
 
 /** An 'inout' argument after a transformation takes one of its ways. */
-type Kept<I extends ArgInfo, ConnectorRole> = Simplify<Omit<I, 'required' | 'output'> & (ConnectorRole extends 'o' ? { readonly required: false; readonly output: true } : { readonly required: true; readonly output: false })>;
+type Kept<I extends ArgInfo, ConnectorRole> = Simplify<
+  Omit<I, 'required' | 'output'> & (ConnectorRole extends 'o' ? { readonly required: false; readonly output: true } : { readonly required: true; readonly output: false })
+>;
 
 type AttachedArg<P extends ParamSpec, At extends ArgInfo> = {
   readonly kind: P['role'] extends 's' ? 'value' : 'array';

@@ -14,11 +14,7 @@ import type { IsLiteral, Identifiers, SplitList } from './scan.ts';
 /** Words of the set language that are not names. */
 type SetKeywords = 'and' | 'or' | 'not' | 'mod' | 'exists' | 'floor' | 'ceil' | 'min' | 'max' | 'true' | 'false';
 
-type LiteralInames<D extends string> = D extends `${string}{${infer Body}`
-  ? Body extends `${string}[${infer Dims}]${string}`
-    ? SplitList<Dims>
-    : never
-  : never;
+type LiteralInames<D extends string> = D extends `${string}{${infer Body}` ? (Body extends `${string}[${infer Dims}]${string}` ? SplitList<Dims> : never) : never;
 
 /** Names bound by every `exists a, b:` in the text. */
 type ExistsNames<D extends string, Found extends string = never> = D extends `${string}exists${infer After}`
@@ -38,6 +34,4 @@ export type DomainParams<D> = IsLiteral<D> extends true ? LiteralParams<D & stri
  * the parameters of the list are those that are no iname of any domain.
  */
 export type InamesOfDomains<D> = D extends readonly unknown[] ? DomainInames<D[number]> : DomainInames<D>;
-export type ParamsOfDomains<D> = D extends readonly unknown[]
-  ? Exclude<DomainParams<D[number]>, InamesOfDomains<D>>
-  : DomainParams<D>;
+export type ParamsOfDomains<D> = D extends readonly unknown[] ? Exclude<DomainParams<D[number]>, InamesOfDomains<D>> : DomainParams<D>;

@@ -15,10 +15,59 @@
  */
 
 type Letter =
-  | 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'l' | 'm'
-  | 'n' | 'o' | 'p' | 'q' | 'r' | 's' | 't' | 'u' | 'v' | 'w' | 'x' | 'y' | 'z'
-  | 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M'
-  | 'N' | 'O' | 'P' | 'Q' | 'R' | 'S' | 'T' | 'U' | 'V' | 'W' | 'X' | 'Y' | 'Z' | '_';
+  | 'a'
+  | 'b'
+  | 'c'
+  | 'd'
+  | 'e'
+  | 'f'
+  | 'g'
+  | 'h'
+  | 'i'
+  | 'j'
+  | 'k'
+  | 'l'
+  | 'm'
+  | 'n'
+  | 'o'
+  | 'p'
+  | 'q'
+  | 'r'
+  | 's'
+  | 't'
+  | 'u'
+  | 'v'
+  | 'w'
+  | 'x'
+  | 'y'
+  | 'z'
+  | 'A'
+  | 'B'
+  | 'C'
+  | 'D'
+  | 'E'
+  | 'F'
+  | 'G'
+  | 'H'
+  | 'I'
+  | 'J'
+  | 'K'
+  | 'L'
+  | 'M'
+  | 'N'
+  | 'O'
+  | 'P'
+  | 'Q'
+  | 'R'
+  | 'S'
+  | 'T'
+  | 'U'
+  | 'V'
+  | 'W'
+  | 'X'
+  | 'Y'
+  | 'Z'
+  | '_';
 type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
 type IdentifierChar = Letter | Digit;
 type Blank = ' ' | '\t' | '\r' | '\n';
@@ -30,11 +79,7 @@ type Mark<Next extends string> = Next extends '[' ? 'a' : Next extends '(' ? 'c'
 type FirstNonBlank<S extends string> = S extends `${infer C}${infer R}` ? (C extends Blank ? FirstNonBlank<R> : C) : '';
 
 /** The entry for a finished identifier `Word`, or nothing for a number or an empty word. */
-type Emit<Word extends string, Next extends string> = Word extends ''
-  ? never
-  : Word extends `${Digit}${string}`
-    ? never
-    : `${Mark<Next>}:${Word}`;
+type Emit<Word extends string, Next extends string> = Word extends '' ? never : Word extends `${Digit}${string}` ? never : `${Mark<Next>}:${Word}`;
 
 export type Scan<S extends string> = ScanWords<S>;
 
@@ -47,12 +92,11 @@ type ScanWords<S extends string, Found extends string = never> = S extends `${in
   : Found | ScanChars<S, ''>;
 
 /** The identifiers of one word; `After` is what follows the word (for `a [i]`). */
-type ScanChars<S extends string, After extends string, Word extends string = '', Found extends string = never> =
-  S extends `${infer C}${infer Rest}`
-    ? C extends IdentifierChar
-      ? ScanChars<Rest, After, `${Word}${C}`, Found>
-      : ScanChars<Rest, After, '', Found | Emit<Word, C extends Blank ? FirstNonBlank<Rest> : C>>
-    : Found | Emit<Word, After>;
+type ScanChars<S extends string, After extends string, Word extends string = '', Found extends string = never> = S extends `${infer C}${infer Rest}`
+  ? C extends IdentifierChar
+    ? ScanChars<Rest, After, `${Word}${C}`, Found>
+    : ScanChars<Rest, After, '', Found | Emit<Word, C extends Blank ? FirstNonBlank<Rest> : C>>
+  : Found | Emit<Word, After>;
 
 /** The names `Scan` found with a mark: `Marked<'a:x' | 's:n', 'a'>` = `'x'`. */
 export type Marked<Entries extends string, M extends string> = Entries extends `${M}:${infer Name}` ? Name : never;
@@ -68,10 +112,9 @@ export type TrimEnd<S extends string> = S extends `${infer R}${Blank}` ? TrimEnd
 export type Trim<S extends string> = TrimEnd<TrimStart<S>>;
 
 /** `'a, b ,c'` → `'a' | 'b' | 'c'` (empty entries dropped). */
-export type SplitList<S extends string, Sep extends string = ',', Found extends string = never> =
-  S extends `${infer Head}${Sep}${infer Rest}`
-    ? SplitList<Rest, Sep, Found | Exclude<Trim<Head>, ''>>
-    : Found | Exclude<Trim<S>, ''>;
+export type SplitList<S extends string, Sep extends string = ',', Found extends string = never> = S extends `${infer Head}${Sep}${infer Rest}`
+  ? SplitList<Rest, Sep, Found | Exclude<Trim<Head>, ''>>
+  : Found | Exclude<Trim<S>, ''>;
 
 /** Whether `S` is a literal string type rather than `string` itself. */
 export type IsLiteral<S> = S extends string ? (string extends S ? false : true) : false;

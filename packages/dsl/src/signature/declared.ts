@@ -30,9 +30,7 @@ type Single<U> = [U] extends [never] ? never : true extends IsUnion<U> ? never :
 /** The names a round of solving settles: the sole unknown name of some input's shape. */
 type Settled<D extends ArgDecls, Known> = { [K in keyof D]: Single<Exclude<InputShapeNames<D>[K], Known>> }[keyof D];
 
-type Solve<D extends ArgDecls, Known, Rounds extends unknown[] = []> = Rounds['length'] extends 4
-  ? Known
-  : Solve<D, Known | Settled<D, Known>, [...Rounds, unknown]>;
+type Solve<D extends ArgDecls, Known, Rounds extends unknown[] = []> = Rounds['length'] extends 4 ? Known : Solve<D, Known | Settled<D, Known>, [...Rounds, unknown]>;
 
 /** Parameters `run` can find from the inputs' sizes. */
 export type Inferable<D extends ArgDecls> = Exclude<Solve<D, DeclaredValues<D>>, DeclaredValues<D>>;

@@ -27,14 +27,18 @@ export interface ElementType<T extends DType> {
 }
 
 function elementType<T extends DType>(dtype: T): ElementType<T> {
-  const array = <M extends Mode>(mode: M) => (...shape: ShapeEntry[]) =>
-    Object.freeze({ kind: 'array', dtype, mode, shape: shape.length ? Object.freeze(shape) : 'auto' });
-  return Object.freeze(Object.assign(array('in'), {
-    out: array('out'),
-    inout: array('inout'),
-    value: () => Object.freeze({ kind: 'value' as const, dtype }),
-    dtype,
-  })) as unknown as ElementType<T>;
+  const array =
+    <M extends Mode>(mode: M) =>
+    (...shape: ShapeEntry[]) =>
+      Object.freeze({ kind: 'array', dtype, mode, shape: shape.length ? Object.freeze(shape) : 'auto' });
+  return Object.freeze(
+    Object.assign(array('in'), {
+      out: array('out'),
+      inout: array('inout'),
+      value: () => Object.freeze({ kind: 'value' as const, dtype }),
+      dtype,
+    }),
+  ) as unknown as ElementType<T>;
 }
 
 export const bool = elementType('bool');

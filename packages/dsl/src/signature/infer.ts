@@ -39,6 +39,4 @@ type FromFacts<I extends string, P extends string, E extends string> = Simplify<
 >;
 
 /** The signature of `kernel(domains, instructions)` when both are literal strings; else loose. */
-export type InferredSignature<D, X> = [AllLiteral<D>, AllLiteral<X>] extends [true, true]
-  ? FromFacts<InamesOfDomains<D>, ParamsOfDomains<D>, InstructionFacts<X>>
-  : LooseSignature;
+export type InferredSignature<D, X> = [AllLiteral<D>, AllLiteral<X>] extends [true, true] ? FromFacts<InamesOfDomains<D>, ParamsOfDomains<D>, InstructionFacts<X>> : LooseSignature;

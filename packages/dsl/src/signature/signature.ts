@@ -40,6 +40,7 @@ export type AnySignature = Signature | LooseSignature;
  * Signatures `loom typegen` found for kernels written with templates, by kernel name.
  * The generated `*.loom.d.ts` files add to this interface.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: an interface, so that generated *.loom.d.ts files can add to it
 export interface KernelRegistry {}
 
 /** One entry of the registry: the kernel's inames and its signature. */
@@ -84,12 +85,8 @@ type OptionalNames<S extends Signature> = Exclude<keyof S, RequiredNames<S>>;
 type OutputNames<S extends Signature> = { [K in keyof S]: S[K]['output'] extends true ? K : never }[keyof S];
 
 export type ArgNames<S extends AnySignature> = S extends Signature ? keyof S & string : string;
-export type ArrayNames<S extends AnySignature> = S extends Signature
-  ? { [K in keyof S]: S[K]['kind'] extends 'array' ? K : never }[keyof S] & string
-  : string;
-export type ValueNames<S extends AnySignature> = S extends Signature
-  ? { [K in keyof S]: S[K]['kind'] extends 'value' ? K : never }[keyof S] & string
-  : string;
+export type ArrayNames<S extends AnySignature> = S extends Signature ? { [K in keyof S]: S[K]['kind'] extends 'array' ? K : never }[keyof S] & string : string;
+export type ValueNames<S extends AnySignature> = S extends Signature ? { [K in keyof S]: S[K]['kind'] extends 'value' ? K : never }[keyof S] & string : string;
 
 /** What `run` takes: every required argument, optionally the others, nothing else. */
 export type RunArgs<S extends AnySignature> = S extends Signature
@@ -102,9 +99,7 @@ export type RunArgs<S extends AnySignature> = S extends Signature
  * argument only against its constraint, which lets extra names through; mapping over the
  * names given puts them back under check.)
  */
-export type OnlyKnown<G, S extends AnySignature> = S extends Signature
-  ? { [K in keyof G]: K extends keyof S ? G[K] : `'${K & string}' is not an argument of this kernel` }
-  : G;
+export type OnlyKnown<G, S extends AnySignature> = S extends Signature ? { [K in keyof G]: K extends keyof S ? G[K] : `'${K & string}' is not an argument of this kernel` } : G;
 
 /**
  * What an output comes back as: what was passed for it, else a new host array. (Tuples
@@ -119,6 +114,4 @@ type Returned<A extends ArgInfo, Given> = [Given] extends [DeviceArray]
       : HostOf<A['dtype']>;
 
 /** What `run` resolves to, given the signature and the arguments `G` it was passed. */
-export type Outputs<S extends AnySignature, G> = S extends Signature
-  ? { [K in OutputNames<S>]: Returned<S[K], K extends keyof G ? G[K] : undefined> }
-  : RunOutputs;
+export type Outputs<S extends AnySignature, G> = S extends Signature ? { [K in OutputNames<S>]: Returned<S[K], K extends keyof G ? G[K] : undefined> } : RunOutputs;

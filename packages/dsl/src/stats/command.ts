@@ -6,9 +6,7 @@
  * device each kernel is also run and timed. `--plot` draws the roofline.
  */
 import { writeFileSync } from 'node:fs';
-import {
-  estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate,
-} from '@loom/core';
+import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
 import { cachedProfile, DEVICE_KINDS, deviceOfKind, readProfile, type DeviceKind } from './profiles.ts';
 import { format, rooflineSvg, type PlottedKernel } from './roofline-svg.ts';
@@ -53,7 +51,9 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
       device = await deviceOfKind(parsed.device);
       const cached = await cachedProfile(device);
       profile ??= cached.profile;
-      console.log(`${device.name}: ${cached.measured ? 'measured' : 'profile from the cache'}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`);
+      console.log(
+        `${device.name}: ${cached.measured ? 'measured' : 'profile from the cache'}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
+      );
     }
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
@@ -104,7 +104,10 @@ async function measuredOrWhyNot(kernel: LoopKernel, device: Device, params: Read
 }
 
 function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Record<string, number>>, measured: number | string | undefined): string {
-  const at = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(', ') || 'no parameters';
+  const at =
+    Object.entries(params)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || 'no parameters';
   const ai = Number.isFinite(e.arithmeticIntensity) ? `${format(e.arithmeticIntensity)} flop/byte` : 'no memory traffic';
   const lines = [
     `estimate on ${profile.device} at ${at}: ${format(e.seconds)} s, ${e.bound} bound`,

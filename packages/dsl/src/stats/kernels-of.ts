@@ -44,7 +44,8 @@ async function typescriptLoader(): Promise<void> {
     register();
     registered = true;
   } catch (e) {
-    if (isPackageNotFound(e, 'tsx')) throw new LoomError("reading a TypeScript file needs the 'tsx' package, which is not installed: npm install --save-dev tsx (or give a .js file)");
+    if (isPackageNotFound(e, 'tsx'))
+      throw new LoomError("reading a TypeScript file needs the 'tsx' package, which is not installed: npm install --save-dev tsx (or give a .js file)");
     throw e;
   }
 }

@@ -62,6 +62,6 @@ export async function cachedProfile(device: Device): Promise<{ profile: DevicePr
   if (known) return { profile: known, measured: false };
   const profile = await measureDeviceProfile(device);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(file, JSON.stringify({ ...all, [device.name]: profile }, null, 2) + '\n');
+  writeFileSync(file, `${JSON.stringify({ ...all, [device.name]: profile }, null, 2)}\n`);
   return { profile, measured: true };
 }

@@ -52,13 +52,17 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
   // the roofs: memory up to the ridge, compute after it
   const left = 10 ** x0;
   const right = 10 ** x1;
-  out.push(`<polyline points="${x(left)},${y(left * profile.bandwidth)} ${x(ridge)},${y(profile.flopRate)} ${x(right)},${y(profile.flopRate)}" fill="none" stroke="#c33" stroke-width="2"/>`);
+  out.push(
+    `<polyline points="${x(left)},${y(left * profile.bandwidth)} ${x(ridge)},${y(profile.flopRate)} ${x(right)},${y(profile.flopRate)}" fill="none" stroke="#c33" stroke-width="2"/>`,
+  );
   out.push(`<text x="${x(ridge) + 6}" y="${y(profile.flopRate) - 6}" fill="#c33">${format(profile.flopRate)} flop/s, ${format(profile.bandwidth)} B/s</text>`);
   // the kernels
   plotted.forEach((k, n) => {
     const ai = k.estimate.arithmeticIntensity;
     const predicted = k.estimate.flops / k.estimate.seconds;
-    out.push(`<circle cx="${x(ai)}" cy="${y(predicted)}" r="5" fill="none" stroke="#36c" stroke-width="2"><title>${escape(k.name)}: predicted ${format(predicted)} flop/s</title></circle>`);
+    out.push(
+      `<circle cx="${x(ai)}" cy="${y(predicted)}" r="5" fill="none" stroke="#36c" stroke-width="2"><title>${escape(k.name)}: predicted ${format(predicted)} flop/s</title></circle>`,
+    );
     if (k.measured) {
       const measured = k.estimate.flops / k.measured;
       out.push(`<circle cx="${x(ai)}" cy="${y(measured)}" r="5" fill="#36c"><title>${escape(k.name)}: measured ${format(measured)} flop/s</title></circle>`);
@@ -68,7 +72,7 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
   out.push('</g>');
   out.push(`<text x="${LEFT}" y="${HEIGHT - 4}" font-size="11">hollow: predicted; filled: measured${legendOfSkipped(kernels, plotted)}</text>`);
   out.push('</svg>');
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 /** Whole decades (exponents) around the values. */

@@ -33,7 +33,5 @@ export function inTemplates<T>(fragments: readonly Fragment[], fn: () => T): T {
 
 /** The template position an error points at, when it points into one. */
 export function templateLocationOf(error: unknown): TemplateLocation | undefined {
-  return typeof error === 'object' && error !== null && 'templateLocation' in error
-    ? (error as { templateLocation: TemplateLocation }).templateLocation
-    : undefined;
+  return typeof error === 'object' && error !== null && 'templateLocation' in error ? (error as { templateLocation: TemplateLocation }).templateLocation : undefined;
 }

@@ -81,9 +81,7 @@ export class Fragment<K extends FragmentKind = FragmentKind> {
   locate(offset: number): TemplateLocation | undefined {
     const segment = this.segments.find((s) => s.start <= offset && offset < s.end) ?? this.segments.find((s) => s.end === offset);
     if (!segment) return undefined;
-    return 'value' in segment
-      ? segment.template.locateValue(segment.value)
-      : segment.template.locate(segment.piece, offset - segment.start);
+    return 'value' in segment ? segment.template.locateValue(segment.value) : segment.template.locate(segment.piece, offset - segment.start);
   }
 
   toString(): string {
@@ -178,7 +176,5 @@ export function templateError(message: string, location: TemplateLocation | unde
 
 /** `at examples/k.ts:12:15`, or `at line 2, column 9 of the insn template`. */
 export function describeLocation(location: TemplateLocation): string {
-  return location.file
-    ? `at ${location.file}:${location.line}:${location.column}`
-    : `at line ${location.line}, column ${location.column} of the ${location.template} template`;
+  return location.file ? `at ${location.file}:${location.line}:${location.column}` : `at line ${location.line}, column ${location.column} of the ${location.template} template`;
 }

@@ -8,7 +8,7 @@
  */
 import { perObject } from '@loom/core';
 import { callSiteOf, pathOf, type CallSite } from './source-location.ts';
-import { Fragment, Template, interpolate, type DomainFragment, type FragmentKind, type InsnFragment, type Interpolation } from './fragments.ts';
+import { type Fragment, Template, interpolate, type DomainFragment, type FragmentKind, type InsnFragment, type Interpolation } from './fragments.ts';
 
 const thisFile = pathOf(import.meta.url);
 /** Per template's strings (kept while the code holding the template lives), its Template by tag. */

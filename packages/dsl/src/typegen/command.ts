@@ -70,7 +70,8 @@ function parseArguments(args: readonly string[]): TypegenArguments | string {
 function printReport(report: TypegenReport, { check, verbose }: TypegenArguments): void {
   // kernels left loosely typed are worth a line, not a list, unless asked
   if (verbose) for (const note of report.notes) console.error(`note: ${note}`);
-  else if (report.notes.length && !check) console.error(`note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' stays' : 's stay'} loosely typed (--verbose says which and why)`);
+  else if (report.notes.length && !check)
+    console.error(`note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' stays' : 's stay'} loosely typed (--verbose says which and why)`);
   for (const error of report.errors) console.error(`error: ${error}`);
   const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}`;
   if (check) {

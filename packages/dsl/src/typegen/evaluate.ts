@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { Node, SyntaxKind, VariableDeclarationKind, type CallExpression, type Identifier, type Project, type SourceFile, type TaggedTemplateExpression } from 'ts-morph';
 import { fragmentAt } from '../template/tags.ts';
-import { Fragment } from '../template/fragments.ts';
+import type { Fragment } from '../template/fragments.ts';
 import * as elementTypes from '../signature/element-types.ts';
 import { dslRoleOf, ELEMENT_TYPES } from './dsl-imports.ts';
 
@@ -45,10 +45,9 @@ export class Evaluator {
     if (Node.isTrueLiteral(node)) return true;
     if (Node.isFalseLiteral(node)) return false;
     if (Node.isTemplateExpression(node)) {
-      return node.getTemplateSpans().reduce<string>(
-        (text, span) => text + String(this.evaluate(span.getExpression())) + span.getLiteral().getLiteralText(),
-        node.getHead().getLiteralText(),
-      );
+      return node
+        .getTemplateSpans()
+        .reduce<string>((text, span) => text + String(this.evaluate(span.getExpression())) + span.getLiteral().getLiteralText(), node.getHead().getLiteralText());
     }
     if (Node.isPrefixUnaryExpression(node)) {
       const value = this.evaluate(node.getOperand());
@@ -76,11 +75,16 @@ export class Evaluator {
     if (operator === SyntaxKind.PlusToken && (typeof left === 'string' || typeof right === 'string')) return String(left) + String(right);
     if (typeof left === 'number' && typeof right === 'number') {
       switch (operator) {
-        case SyntaxKind.PlusToken: return left + right;
-        case SyntaxKind.MinusToken: return left - right;
-        case SyntaxKind.AsteriskToken: return left * right;
-        case SyntaxKind.SlashToken: return left / right;
-        default: break;
+        case SyntaxKind.PlusToken:
+          return left + right;
+        case SyntaxKind.MinusToken:
+          return left - right;
+        case SyntaxKind.AsteriskToken:
+          return left * right;
+        case SyntaxKind.SlashToken:
+          return left / right;
+        default:
+          break;
       }
     }
     throw new NotStatic(node, `'${node.getText().slice(0, 40)}' is not evaluated statically`);
@@ -91,7 +95,10 @@ export class Evaluator {
     for (const property of node.getProperties()) {
       if (Node.isPropertyAssignment(property)) {
         const name = property.getNameNode();
-        const key = Node.isIdentifier(name) || Node.isStringLiteral(name) || Node.isNumericLiteral(name) ? String(Node.isIdentifier(name) ? name.getText() : name.getLiteralValue()) : undefined;
+        const key =
+          Node.isIdentifier(name) || Node.isStringLiteral(name) || Node.isNumericLiteral(name)
+            ? String(Node.isIdentifier(name) ? name.getText() : name.getLiteralValue())
+            : undefined;
         if (key === undefined) throw new NotStatic(property, 'computed property names are not evaluated');
         result[key] = this.evaluate(property.getInitializerOrThrow());
       } else if (Node.isShorthandPropertyAssignment(property)) {
@@ -126,7 +133,8 @@ export class Evaluator {
   /** An argument declaration, `f32('n')`, `f32.out('n')` or `i32.value()`, made by the DSL itself. */
   private declaration(node: CallExpression): StaticValue {
     const callee = node.getExpression();
-    const [type, verb] = Node.isPropertyAccessExpression(callee) && ['out', 'inout', 'value'].includes(callee.getName()) ? [callee.getExpression(), callee.getName()] : [callee, undefined];
+    const [type, verb] =
+      Node.isPropertyAccessExpression(callee) && ['out', 'inout', 'value'].includes(callee.getName()) ? [callee.getExpression(), callee.getName()] : [callee, undefined];
     const role = dslRoleOf(type);
     if (!role || !ELEMENT_TYPES.includes(role)) throw new NotStatic(node, `'${node.getText().slice(0, 40)}' is a call: only the DSL's element types (f32('n'), ...) are evaluated`);
     const elementType = elementTypes[role as keyof typeof elementTypes] as unknown as Record<string, (...args: unknown[]) => StaticValue> & ((...args: unknown[]) => StaticValue);

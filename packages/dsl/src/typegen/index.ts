@@ -109,5 +109,8 @@ function duplicateNames(kernels: readonly FoundKernel[], relative: (file: string
   for (const k of kernels) byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
   return [...byName]
     .filter(([, found]) => found.length > 1)
-    .map(([name, found]) => `kernel name '${name}' is used by ${found.length} template kernels (${found.map((k) => `${relative(k.file)}:${k.line}`).join(', ')}); typegen types kernels by name, so give each its own`);
+    .map(
+      ([name, found]) =>
+        `kernel name '${name}' is used by ${found.length} template kernels (${found.map((k) => `${relative(k.file)}:${k.line}`).join(', ')}); typegen types kernels by name, so give each its own`,
+    );
 }
