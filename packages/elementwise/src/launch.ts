@@ -9,7 +9,7 @@ import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, t
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
-import type { KernelSpec, PointwiseKernel, ValueSource } from './kernel.ts';
+import type { KernelSpec, PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
 import type { DTypes } from './metadata.ts';
 import { isComplexScalar } from './promotion.ts';
