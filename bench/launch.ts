@@ -226,9 +226,9 @@ async function pointwiseWays(d: BenchDevice): Promise<Way[]> {
 }
 
 /**
- * Median seconds per call of each way, [with the wait, host alone], over batches of 50 calls
- * (after 50 to warm up), the ways taking turns batch by batch so that a busy moment of the
- * machine does not favour one; about 4 s.
+ * Median seconds per call of each way, [with the wait, host alone], after 50 calls of each to
+ * warm up. The ways take turns call by call (round robin), so that a busy moment of the
+ * machine falls on all of them alike; about 4 s.
  */
 async function perCall(ways: readonly (() => Promise<unknown>)[], wait: () => Promise<unknown>): Promise<[number, number][]> {
   for (const call of ways) {
@@ -240,18 +240,14 @@ async function perCall(ways: readonly (() => Promise<unknown>)[], wait: () => Pr
   const totals: number[][] = ways.map(() => []);
   const hosts: number[][] = ways.map(() => []);
   const deadline = performance.now() + 4000;
-  for (let round = 0; round < 3 || (round < 30 && performance.now() < deadline); round++) {
+  for (let round = 0; round < 200 || (round < 5000 && performance.now() < deadline); round++) {
     for (const [w, call] of ways.entries()) {
-      let host = 0;
       const start = performance.now();
-      for (let k = 0; k < 50; k++) {
-        const before = performance.now();
-        await call();
-        host += performance.now() - before;
-        await wait();
-      }
-      totals[w].push((performance.now() - start) / 1000 / 50);
-      hosts[w].push(host / 1000 / 50);
+      await call();
+      const called = performance.now();
+      await wait();
+      totals[w].push((performance.now() - start) / 1000);
+      hosts[w].push((called - start) / 1000);
     }
   }
   return ways.map((_, w) => [median(totals[w]), median(hosts[w])]);

@@ -77,7 +77,6 @@ for (const device of pooled) {
     } catch (e) {
       assert.instance(e, LoomError);
     }
-    // a call planned with `a` earlier does not take b's memory for a's
     assert.equal(Array.from((await b.toHost()) as Float32Array), Array.from(ramp(N, 3)));
     b.release();
   });

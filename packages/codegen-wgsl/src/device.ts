@@ -312,7 +312,7 @@ class WgpuDevice implements WebGPUDevice {
 /** How many sizes of staging buffers a device keeps, how many of each size, and up to what size. */
 const STAGING_SIZES = 16;
 const STAGING_PER_SIZE = 2;
-const STAGING_MAX_BYTES = 16 << 20;
+const STAGING_MAX_BYTES = 1 << 20;
 
 function gpuBufferOf(buffer: DeviceBuffer): GpuBuffer {
   if (!(buffer instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');

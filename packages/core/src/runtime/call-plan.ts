@@ -164,10 +164,18 @@ export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
  */
 export function launchArguments(launch: PlannedLaunch, buffers: readonly (DeviceBuffer | undefined)[]): readonly LaunchArgument[] {
   const last = launch.last;
-  if (last && launch.args.every((a, k) => a.kind !== 'slot' || (last[k] as { buffer?: DeviceBuffer }).buffer === buffers[a.slot])) return last;
+  if (last && sameBuffers(launch, last, buffers)) return last;
   const args = Object.freeze(launch.args.map((a): LaunchArgument => Object.freeze(a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot]! } : a)));
   launch.last = args;
   return args;
+}
+
+function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buffers: readonly (DeviceBuffer | undefined)[]): boolean {
+  for (let k = 0; k < launch.args.length; k++) {
+    const a = launch.args[k];
+    if (a.kind === 'slot' && (last[k] as { buffer: DeviceBuffer }).buffer !== buffers[a.slot]) return false;
+  }
+  return true;
 }
 
 /**

@@ -66,9 +66,7 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
     for (const l of plan.launches) await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers), l.groupCount, l.localSize);
     if (checks) await throwViolations(device, buffers[checks.slot]!, checks, plan.binding.values);
 
-    // outputs are defined, not assigned: an array called `__proto__` is an output like any other
     const outputs: RunOutputs = {};
-    const output = (name: string, value: RunOutputs[string]) => Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
     for (const a of plan.arrays) {
       if (!a.arg.isOutput) continue;
       const given = givenArray(ownEntry(args, a.arg.name));
@@ -77,22 +75,27 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
         const slices = sliceAlong({ ...a, given: target }, a.sep.axis);
         for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers[a.sep.slots[k]]!, slice);
         scatterAlong(target, a.shape, a.sep.axis, slices);
-        output(a.arg.name, target);
+        output(outputs, a.arg.name, target);
         continue;
       }
       if (given instanceof DeviceArray) {
-        output(a.arg.name, given);
+        output(outputs, a.arg.name, given);
         continue;
       }
       const target = given ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
       if (target.byteLength > 0) await device.read(buffers[a.slot]!, target);
-      output(a.arg.name, target);
+      output(outputs, a.arg.name, target);
     }
     return outputs;
   } finally {
     // a device reuses a released buffer only after the work queued on it (queues are in order)
     for (const b of owned) device.release(b);
   }
+}
+
+/** Defined, not assigned: an array called `__proto__` is an output like any other. */
+function output(outputs: RunOutputs, name: string, value: RunOutputs[string]): void {
+  Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** What the caller passed for an array argument: a host array, a DeviceArray, or nothing. */
