@@ -195,6 +195,12 @@ function toExpr(n: Node): Expr {
       throw new Error(`unexpected call of ${n.fn}`);
     }
     case 'binary': {
+      // OpenCL's `!(a >= b)` of floats: `(isunordered(a, b) || a < b)`, NaN kept in the complement
+      if (n.op === '||' && n.left.kind === 'call' && n.left.fn === 'isunordered') {
+        const complement = toExpr(n.right);
+        const opposite = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' } as const;
+        if (complement.kind === 'compare' && complement.op in opposite) return not(compare(opposite[complement.op as keyof typeof opposite], complement.left, complement.right));
+      }
       const [l, r] = [toExpr(n.left), toExpr(n.right)];
       // JavaScript's wrap into int32/uint32 range
       if ((n.op === '|' || n.op === '>>>') && r.kind === 'float' && r.value === 0) return l;

@@ -159,6 +159,44 @@ for (const device of testDevices()) {
   });
 }
 
+for (const device of testDevices()) {
+  test(`${device.name}: the else-branch of a float comparison holds for NaN`, async () => {
+    // before: NVIDIA's OpenCL compiler folded !(fabs(x) >= 0) to false, so a NaN x took
+    // neither branch (seed 3929237285); the complement is now spelled with isunordered
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'if (abs(b[i]) >= 0)\n  out[i] = 1\nelse\n  out[i] = 2\nend',
+      [globalArg('b', { shape: ['n'], dtype: 'float32' }), globalArg('out', { shape: ['n'], dtype: 'float32' }), '...'],
+      {
+        assumptions: 'n >= 1',
+      },
+    );
+    const { out } = await run(knl, device, { b: new Float32Array([Number.NaN, -1, 0]), n: 3 });
+    // WGSL may assume finite floats (README): there only the finite elements are checked
+    const got = Array.from(out as Float32Array);
+    if (device.target.name === 'wgsl') assert.equal(got.slice(1), [1, 1]);
+    else assert.equal(got, [2, 1, 1]);
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: the NaN-keeping complement of a comparison whose sides are conditionals`, async () => {
+    // before: OpenCL printed the sides of `a < b` inside the complement without parentheses,
+    // and a conditional side did not compile (seed 2567769549)
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(not ((0.5 - a[i]) >= (a[i] if (a[i] >= 1) else 2*a[i])), 1, 2)', [
+      globalArg('a', { shape: ['n'], dtype: 'float32' }),
+      globalArg('out', { shape: ['n'], dtype: 'float32' }),
+      '...',
+    ]);
+    const a = new Float32Array([-2, 0.1, 3, 0.5]);
+    const { out } = await run(knl, device, { a, n: 4 });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => (!(0.5 - x >= (x >= 1 ? x : Math.fround(2 * x))) ? 1 : 2)),
+    );
+  });
+}
+
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });

@@ -179,7 +179,7 @@ export class ClExpressionPrinter {
         return wrapped(prefix('-', inUnsigned(operand, t)), t);
       }
       case 'not':
-        return prefix('!', this.expr(e.operand));
+        return this.unorderedComplement(e.operand) ?? prefix('!', this.expr(e.operand));
       case 'bitnot':
         return prefix('~', this.expr(e.operand, t));
       case 'imag':
@@ -292,6 +292,20 @@ export class ClExpressionPrinter {
         return call(this.helper(e.op === '<<' ? 'shl' : 'shr', c), [a.text, b.text]);
       }
     }
+  }
+
+  /**
+   * `!(a >= b)` of floats spelled as what it is, "a < b, or either is NaN": NVIDIA's compiler
+   * folded `!(fabs(x) >= 0)` to false for a NaN x (seed 3929237285 of the differential run on
+   * the H100), losing the else-branch of `if (abs(x) >= 0)`. `isunordered` keeps the NaN case.
+   */
+  private unorderedComplement(e: Expr): Printed | undefined {
+    if (e.kind !== 'compare' || !['<', '<=', '>', '>='].includes(e.op)) return undefined;
+    const common = exprType({ kind: 'binary', op: '+', left: e.left, right: e.right }, this.typeOf).dtype;
+    if (!isFloat(common)) return undefined;
+    const opposite = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' }[e.op as '<' | '<=' | '>' | '>='];
+    const ordered = infix(this.expr(e.left, common), opposite, this.expr(e.right, common), PRECEDENCE.relational);
+    return { text: `(isunordered(${this.print(e.left, common)}, ${this.print(e.right, common)}) || ${ordered.text})`, precedence: PRECEDENCE.postfix };
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
