@@ -5,6 +5,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  chunkIname,
+  prioritizeLoops,
+  splitReductionInward,
   addPrefetch,
   duplicateInames,
   fixParameters,
@@ -193,6 +196,25 @@ for (const device of testDevices()) {
     assert.equal(
       Array.from(out as Float32Array),
       Array.from(a, (x) => (!(0.5 - x >= (x >= 1 ? x : Math.fround(2 * x))) ? 1 : 2)),
+    );
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a local reduction whose iname shares a domain with the loops around it`, async () => {
+    // before: realizing the tree asked whether the reduction covers a box, and added the
+    // reduced inames to a set that had them already: a plain Error (seed 980622198)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', '<> s = sum(k, abs(i * 2))\nout[i] = s', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'], {
+      assumptions: 'n >= 1 and m >= 1',
+    });
+    knl = chunkIname(knl, 'k', 3);
+    knl = prioritizeLoops(knl, ['k_inner', 'k_outer', 'i']);
+    knl = splitIname(knl, 'k_inner', 5, { innerTag: 'l.0' });
+    knl = splitReductionInward(knl, ['k_inner_inner']);
+    const { out } = await run(knl, device, { n: 9, m: 4 });
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from({ length: 9 }, (_, i) => 4 * 2 * i),
     );
   });
 }

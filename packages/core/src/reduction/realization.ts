@@ -125,14 +125,18 @@ export class Realization {
     const reduced = axes.map((a) => a.iname);
     const domain = domainOf(this.knl, [...within, ...reduced]);
     if (domain.existentials.length > 0) return false;
-    const box = domainOf(this.knl, within)
-      .addDims(reduced)
-      .addConstraints(
-        axes.flatMap((a) => [
-          { kind: 'ge' as const, expr: Linear.variable(a.iname).sub(a.lo) },
-          { kind: 'ge' as const, expr: Linear.constant(a.lo + a.size - 1).sub(Linear.variable(a.iname)) },
-        ]),
-      );
+    // the inames around, alone: a domain that also introduces reduced inames brings them along
+    let around = domainOf(this.knl, within);
+    const others = around.dims.filter((d) => !within.includes(d));
+    if (others.length > 0) around = around.project(others);
+    // a projection that stays inexact keeps them as existentials: not known to be a box then
+    if (reduced.some((n) => around.existentials.includes(n) || around.dims.includes(n))) return false;
+    const box = around.addDims(reduced).addConstraints(
+      axes.flatMap((a) => [
+        { kind: 'ge' as const, expr: Linear.variable(a.iname).sub(a.lo) },
+        { kind: 'ge' as const, expr: Linear.constant(a.lo + a.size - 1).sub(Linear.variable(a.iname)) },
+      ]),
+    );
     return domain.constraints.every((c) => box.implies(c));
   }
 
