@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   chunkIname,
+  makeReductionInamesUnique,
   prioritizeLoops,
   splitReductionInward,
   addPrefetch,
@@ -218,6 +219,20 @@ for (const device of testDevices()) {
     );
   });
 }
+
+test('makeReductionInamesUnique refuses a reduction that reads a temporary written in its loop', () => {
+  // before: after addPrefetch(b, []) the second sum over k read b_fetch (written inside k) over
+  // a copy k_0, so it summed the last fetched value m times (seed 2893509642, every device)
+  const knl = addPrefetch(
+    makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, b[i, k]) - sum(k, 2*b[i, k])', [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...']),
+    'b',
+    [],
+  );
+  assert.throws(
+    () => makeReductionInamesUnique(knl),
+    (e: unknown) => e instanceof LoomError && /reads 'b_fetch', which 'b_fetch_rule' writes inside the loop 'k'/.test((e as Error).message),
+  );
+});
 
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {

@@ -13,8 +13,9 @@
  */
 import { LoomError } from '../errors.ts';
 import { mapChildren, mapExpr, walk } from '../expr/index.ts';
-import { reduce, type Expr } from '../expr/nodes.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import { reduce, type Expr, type Reduce } from '../expr/nodes.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import { namesWritten } from '../kernel/accesses.ts';
 import { instructionsWithin, describeWithin, type Within } from './match.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
@@ -105,6 +106,7 @@ export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductio
             renames.set(n, copy);
           }
         }
+        for (const [n, copy] of renames) checkNoTemporaryOfLoop(knl, insn, x, n, copy);
         const operands = x.operands.map((o) => unique(renames.size ? renameInExpr(o, renames) : o));
         return reduce(
           x.op,
@@ -132,4 +134,24 @@ function hasReduction(e: Expr): boolean {
 /** Parents before children: `f` returns the node's replacement (and handles its children), or undefined to go on below it. */
 function mapTopDown(e: Expr, f: (e: Expr) => Expr | undefined): Expr {
   return f(e) ?? mapChildren(e, (c) => mapTopDown(c, f));
+}
+
+/**
+ * A reduction whose value reads a temporary written inside the loop of the iname it reduces
+ * over (a prefetch `b_fetch = b[i, k]` inside `k`) reads a new value per iteration: over a
+ * copy of the iname it would read whatever the loop left, every time. Refused, not changed.
+ */
+function checkNoTemporaryOfLoop(knl: LoopKernel, insn: Instruction, x: Reduce, iname: string, copy: string): void {
+  const read = new Set<string>();
+  for (const o of x.operands) walk(o, (e) => void (e.kind === 'var' ? read.add(e.name) : e.kind === 'subscript' ? read.add(e.array) : undefined));
+  for (const name of read) {
+    if (!knl.temporaries.has(name)) continue;
+    const writer = knl.instructions.find((w) => w.withinInames.includes(iname) && namesWritten(w).includes(name));
+    if (!writer) continue;
+    throw new LoomError(
+      `makeReductionInamesUnique: the ${x.op} over '${iname}' in instruction '${insn.id}' reads '${name}', which '${writer.id}' writes inside the loop '${iname}'; ` +
+        `over its copy '${copy}' it would read the value that loop left, not one per iteration. Make the reduction inames unique before the transformation that made '${name}'`,
+      insn.span,
+    );
+  }
 }
