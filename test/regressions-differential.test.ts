@@ -234,6 +234,19 @@ test('makeReductionInamesUnique refuses a reduction that reads a temporary writt
   );
 });
 
+for (const device of testDevices()) {
+  test(`${device.name}: max(k, e) over an iname k is a reduction even where e does not use k`, async () => {
+    // before: it was the function of two values inside a loop over k, and out[i] kept the
+    // last k's value, which a transformation that reorders k changed (seed 2024637539)
+    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = max(k, -1) + min(k, 2*i)', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+    const { out } = await run(knl, device, { n: 4, m: 7 });
+    assert.equal(
+      Array.from(out as Int32Array),
+      [0, 1, 2, 3].map((i) => -1 + 2 * i),
+    );
+  });
+}
+
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });

@@ -105,7 +105,7 @@ export function makeKernel(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = isInstructionSpecs(instructions) ? { instructions, substitutions: [] } : parseInstructions(instructions);
+  const parsed = isInstructionSpecs(instructions) ? { instructions, substitutions: [] } : parseInstructions(instructions, inames);
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);

@@ -78,7 +78,11 @@ interface Block {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function parseInstructions(source: string | readonly string[]): ParsedInstructions {
+/**
+ * `inames`: the kernel's inames, when known: `max(k, e)` and `min(k, e)` are then reductions
+ * exactly when `k` is one of them (loopy's reading), whether or not `e` uses `k`.
+ */
+export function parseInstructions(source: string | readonly string[], inames?: ReadonlySet<string>): ParsedInstructions {
   const text = typeof source === 'string' ? source : source.join('\n');
   const instructions: ParsedInstruction[] = [];
   const substitutions: ParsedSubstitution[] = [];
@@ -131,12 +135,12 @@ export function parseInstructions(source: string | readonly string[]): ParsedIns
       substitutions.push({
         name: rule[1],
         params,
-        expression: parseExpression(exprText, { source: text, offset: start + rule[0].length }),
+        expression: parseExpression(exprText, { source: text, offset: start + rule[0].length, inames }),
         span,
       });
       continue;
     }
-    instructions.push(parseAssignment(trimmed, text, start, span, context));
+    instructions.push(parseAssignment(trimmed, text, start, span, context, inames));
   }
   if (blocks.length) {
     const open = blocks[blocks.length - 1];
@@ -233,7 +237,7 @@ function parseSpecial(line: string, at: (from: number, length: number) => Source
   };
 }
 
-function parseAssignment(line: string, text: string, start: number, span: SourceSpan, context: BlockContext): ParsedInstruction {
+function parseAssignment(line: string, text: string, start: number, span: SourceSpan, context: BlockContext, inames?: ReadonlySet<string>): ParsedInstruction {
   const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
   let body = line;
 
@@ -255,7 +259,7 @@ function parseAssignment(line: string, text: string, start: number, span: Source
   if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(eq, 1));
   if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(eq, 1));
   const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) => parseTarget(piece, text, start + offset));
-  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1 });
+  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames });
   if (attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   return {
     kind: 'assign',
