@@ -360,8 +360,10 @@ export class ExpressionPrinter {
     }
     if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]));
     const t = arithmeticType(this.checked(e));
-    const args = e.args.map((a) => this.print(a, t));
     const float = isFloatScalar(t);
+    const printed = e.args.map((a) => this.print(a, t));
+    // a built-in of constants only would be evaluated by the WGSL compiler (see 'at_run_time')
+    const args = float && e.args.every(isConstant) && printed.length > 0 ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)] : printed;
     if (HELPED.has(e.fn) && float)
       return call(
         this.context.helper(e.fn as HelperKind, t),
@@ -516,4 +518,12 @@ function infix(l: Printed, op: string, r: Printed, prec: number, type: WgslScala
 /** A comparison: both sides must be arithmetic expressions (WGSL chains no comparisons, and `a & b < c` needs parentheses). */
 export function relation(l: Printed, op: string, r: Printed): Printed {
   return { text: `${operand(l, Prec.Additive)} ${op} ${operand(r, Prec.Additive)}`, prec: Prec.Relational, type: 'bool' };
+}
+
+/** A literal, or one negated or converted: what WGSL's constant evaluation would compute. */
+function isConstant(e: Expr): boolean {
+  if (e.kind === 'int' || e.kind === 'float') return true;
+  if (e.kind === 'neg') return isConstant(e.operand);
+  if (e.kind === 'cast') return isConstant(e.operand);
+  return false;
 }

@@ -13,7 +13,7 @@ import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } fro
 import { MATH_HELPER_KINDS, mathHelperDefinition, mathHelperDependencies, type MathHelperKind } from './math-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | IeeeHelperKind | MathHelperKind;
+export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | 'at_run_time' | IeeeHelperKind | MathHelperKind;
 
 const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
@@ -40,6 +40,12 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   if (MATH_HELPER_KINDS.has(kind)) return mathHelperDefinition(kind as MathHelperKind, t, name);
   const one = t === 'f16' ? '1.0h' : '1.0';
   switch (kind) {
+    case 'at_run_time':
+      return [
+        `// x itself, as a value of the running shader: WGSL evaluates a built-in of constants`,
+        `// when it compiles, and refuses one outside its domain (sqrt(-2.5)) instead of giving NaN`,
+        `fn ${name}(x: ${t}) -> ${t} { return x; }`,
+      ].join('\n');
     case 'floor_div':
       return [
         `// Python's a // b: the quotient rounded down (WGSL's / truncates)`,

@@ -439,6 +439,7 @@ const TARGET_NAMES = [
   'swap',
   ...[
     'floor_div',
+    'at_run_time',
     'mod',
     'pow',
     'round',
