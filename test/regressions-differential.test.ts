@@ -258,6 +258,24 @@ for (const device of testDevices()) {
   });
 }
 
+for (const device of testDevices()) {
+  test(`${device.name}: a local scalar written by one work-item is read by all after a barrier`, async () => {
+    // before: reads of scalar temporaries were not accesses to the barrier pass, so the lane
+    // that finished a local tree wrote s while the others read it (NVIDIA: 7 of 9 wrong, seed 642683201)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<=i }', '<> s = product(k, -3)\nout[i] = s + i', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+    knl = splitIname(knl, 'i', 5, { innerTag: 'l.0' });
+    knl = setTemporaryAddressSpace(knl, 's', 'local');
+    knl = fixParameters(knl, { n: 9 });
+    knl = splitIname(knl, 'k', 3, { outerTag: 'l.1' });
+    const { out } = await run(knl, device, {});
+    // the instruction is not inside i: k runs over its whole range 0..8
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from({ length: 9 }, (_, i) => (-3) ** 9 + i),
+    );
+  });
+}
+
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });

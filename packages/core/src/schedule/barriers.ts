@@ -10,7 +10,7 @@
 import { MissingBarrierError } from '../errors.ts';
 import { exprEquals, freeVariables } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { allAccesses, soleAssignee, type Access } from '../kernel/accesses.ts';
+import { allAccesses, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { scheduledInstructions, type ScheduleItem } from './linearize.ts';
@@ -55,11 +55,15 @@ class SyncAnalysis {
     for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
     for (const insn of knl.instructions) {
       const target = insn.kind === 'assign' ? soleAssignee(insn) : undefined;
-      if (target?.kind === 'var') {
-        const list = this.accesses.get(insn.id) ?? [];
-        list.push({ array: target.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
-        this.accesses.set(insn.id, list);
+      const list = this.accesses.get(insn.id) ?? [];
+      if (target?.kind === 'var') list.push({ array: target.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
+      // reads of scalar temporaries too: a local scalar written by one work-item (a reduction's
+      // lane 0) and read by all needs its barrier like any array (differential seed 642683201)
+      for (const name of namesRead(insn, knl.substitutions)) {
+        const t = knl.temporaries.get(name);
+        if (t && t.shape.length === 0) list.push({ array: name, indices: [], isWrite: false, reductionInames: [], instruction: insn, guards: insn.predicates });
       }
+      this.accesses.set(insn.id, list);
     }
     this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
   }
