@@ -6,7 +6,7 @@
  * `clamp` on integers stay integers. For float32 every result is rounded to float32, except
  * where the exact result already is one (fabs, fmod, floor, copysign, ...).
  */
-import { LoomError, nameTable, type DType } from '@loom/core';
+import { expr, LoomError, type DType } from '@loom/core';
 import { roundedTo } from './arithmetic.ts';
 import { atom, computeType, convert, isBigIntType, isFloatType, literal, Prec, infix, type JsValue } from './values.ts';
 
@@ -36,7 +36,7 @@ const MATH_UNARY = new Set([
 
 /** `fn(...args)` whose (numpy) result type is `resultType`. */
 export function callFunction(fn: string, args: readonly JsValue[], resultType: DType): JsValue {
-  const arity = ARITY[fn];
+  const arity = arityOf(fn);
   if (arity === undefined) throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
   if (arity > 0 ? args.length !== arity : args.length === 0) {
     throw new LoomError(`'${fn}' takes ${arity > 0 ? arity : 'at least one'} argument${arity === 1 ? '' : 's'}, got ${args.length}`);
@@ -66,53 +66,14 @@ export function callFunction(fn: string, args: readonly JsValue[], resultType: D
   }
 }
 
-// no prototype: `toString` is an unknown function here like any other
-const ARITY: Readonly<Record<string, number>> = nameTable({
-  sin: 1,
-  cos: 1,
-  tan: 1,
-  asin: 1,
-  acos: 1,
-  atan: 1,
-  atan2: 2,
-  sinh: 1,
-  cosh: 1,
-  tanh: 1,
-  asinh: 1,
-  acosh: 1,
-  atanh: 1,
-  exp: 1,
-  exp2: 1,
-  expm1: 1,
-  log: 1,
-  log2: 1,
-  log10: 1,
-  log1p: 1,
-  sqrt: 1,
-  rsqrt: 1,
-  cbrt: 1,
-  hypot: 2,
-  abs: 1,
-  fabs: 1,
-  floor: 1,
-  ceil: 1,
-  round: 1,
-  trunc: 1,
-  min: 0,
-  max: 0,
-  fmin: 2,
-  fmax: 2,
-  clamp: 3,
-  copysign: 2,
-  pow: 2,
-  fmod: 2,
-  erf: 1,
-  erfc: 1,
-  fma: 3,
-  isnan: 1,
-  isinf: 1,
-  isfinite: 1,
-});
+/** Known functions that never reach a printer: complex values are lowered to their parts before code generation. */
+const LOWERED_BEFORE_CODEGEN = new Set(['real', 'imag', 'conj']);
+
+/** The arity of a function the JavaScript target prints (0: any number from one), or undefined for one it does not know. */
+function arityOf(fn: string): number | undefined {
+  if (!Object.hasOwn(expr.KNOWN_FUNCTIONS, fn) || LOWERED_BEFORE_CODEGEN.has(fn)) return undefined;
+  return expr.KNOWN_FUNCTIONS[fn] ?? 0;
+}
 
 /** `isnan(x)`, `isinf(x)`, `isfinite(x)`: truth values; an integer is never NaN nor infinite. */
 function floatTest(fn: string, x: JsValue): JsValue {

@@ -72,6 +72,25 @@ export function byteSize(t: DType): number {
 /** The TypedArray constructor that holds a dtype's values on the host (a complex's parts, interleaved: two per element). */
 export type HostArray = Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
 
+/** The TypedArray that holds each dtype on the host, by dtype (what `run` takes and returns). */
+export interface HostArrays {
+  bool: Uint8Array;
+  int8: Int8Array;
+  int16: Int16Array;
+  int32: Int32Array;
+  int64: BigInt64Array;
+  uint8: Uint8Array;
+  uint16: Uint16Array;
+  uint32: Uint32Array;
+  uint64: BigUint64Array;
+  float16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  /** Interleaved parts: real, imaginary, real, ... */
+  complex64: Float32Array;
+  complex128: Float64Array;
+}
+
 export function hostArrayConstructor(t: DType) {
   switch (t) {
     case 'bool':

@@ -4,29 +4,13 @@
  * so that the compiled function's arguments are checked: a Float64Array where the
  * signature says float32, a missing input, an unknown name are compile-time errors.
  */
-import type { DeviceArray, DType } from '@loom/core';
+import type { DeviceArray, DType, HostArrays } from '@loom/core';
+
+/** The TypedArray that holds each dtype on the host: core's, which this package's users name from here too. */
+export type { HostArrays };
 import type { ParamSpec } from '../transformation/params.ts';
 import type { ComputationParam, ComputationRole } from './params.ts';
 import type { KernelArgument } from './plan.ts';
-
-/** The TypedArray that holds each dtype on the host. */
-export interface HostArrays {
-  bool: Uint8Array;
-  int8: Int8Array;
-  int16: Int16Array;
-  int32: Int32Array;
-  int64: BigInt64Array;
-  uint8: Uint8Array;
-  uint16: Uint16Array;
-  uint32: Uint32Array;
-  uint64: BigUint64Array;
-  float16: Uint16Array;
-  float32: Float32Array;
-  float64: Float64Array;
-  /** Interleaved real and imaginary parts. */
-  complex64: Float32Array;
-  complex128: Float64Array;
-}
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 

@@ -13,7 +13,10 @@
  * below). A kernel none of them can see has the `LooseSignature`: any argument goes, and
  * outputs come back as the core returns them.
  */
-import type { DType, DeviceArray, HostArray, RunArgument, RunOutputs } from '@loom/core';
+import type { DType, DeviceArray, HostArray, HostArrays, RunArgument, RunOutputs } from '@loom/core';
+
+/** The TypedArray that holds each dtype on the host: core's, which this package's users name from here too. */
+export type { HostArrays };
 
 /** What the type level knows about one argument. */
 export interface ArgInfo {
@@ -47,25 +50,6 @@ export interface KernelRegistry {}
 export interface RegisteredKernel {
   readonly inames: string;
   readonly args: Signature;
-}
-
-/** The TypedArray that holds each dtype on the host (what `run` takes and returns). */
-export interface HostArrays {
-  bool: Uint8Array;
-  int8: Int8Array;
-  int16: Int16Array;
-  int32: Int32Array;
-  int64: BigInt64Array;
-  uint8: Uint8Array;
-  uint16: Uint16Array;
-  uint32: Uint32Array;
-  uint64: BigUint64Array;
-  float16: Uint16Array;
-  float32: Float32Array;
-  float64: Float64Array;
-  /** Interleaved parts: real, imaginary, real, ... */
-  complex64: Float32Array;
-  complex128: Float64Array;
 }
 
 export type HostOf<D> = D extends DType ? HostArrays[D] : HostArray;
