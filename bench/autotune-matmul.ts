@@ -9,7 +9,8 @@
 import { numberFlag, parseOptions } from './lib/cli.ts';
 import { openDevices } from './lib/devices.ts';
 import { autotune, describeConfig } from './lib/autotune.ts';
-import { flops, matmulData } from './lib/matmul-run.ts';
+import { LoomError } from '@loom/core';
+import { flops } from './lib/matmul-run.ts';
 import { progress, round } from './lib/records.ts';
 
 const options = parseOptions();
@@ -18,15 +19,16 @@ const budget = numberFlag(options, 'budget', options.full ? 60 : 30);
 
 for (const d of await openDevices(options.backends)) {
   progress(`\n${d.device.name}: SGEMM ${n}^3, searching for up to ${budget} s`);
-  const data = await matmulData(d, n);
-  const result = await autotune(d, data, budget, (t) => {
-    const what = t.seconds === undefined ? `skipped: ${t.failure}` : `${round(flops(n) / t.seconds / 1e12)} TFLOP/s`;
-    if (options.json) console.log(JSON.stringify({ info: 'autotune-trial', backend: d.backend, n, config: t.config, seconds: t.seconds ?? null, failure: t.failure ?? null }));
-    progress(`  ${describeConfig(t.config).padEnd(44)} ${what}`);
-  });
-  data.release();
-  if (!result) {
-    progress('  no configuration ran');
+  let result: Awaited<ReturnType<typeof autotune>>;
+  try {
+    result = await autotune(d, n, budget, (t) => {
+      const what = t.seconds === undefined ? `skipped: ${t.failure}` : `${round(flops(n) / t.seconds / 1e12)} TFLOP/s`;
+      if (options.json) console.log(JSON.stringify({ info: 'autotune-trial', backend: d.backend, n, config: t.config, seconds: t.seconds ?? null, failure: t.failure ?? null }));
+      progress(`  ${describeConfig(t.config).padEnd(44)} ${what}`);
+    });
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    progress(`  ${e.message}`);
     process.exitCode = 1;
     continue;
   }

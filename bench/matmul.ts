@@ -11,7 +11,7 @@
  *
  *   node --import tsx bench/matmul.ts [--full] [--json] [--sizes=1024,2048] [--budget=60] [--config='{...}']
  */
-import { addPrefetch, fixParameters, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
+import { addPrefetch, fixParameters, LoomError, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
 import { matmulKernel, plainMatmul, type MatmulConfig } from '../examples/matmul.ts';
 import { autotune, describeConfig } from './lib/autotune.ts';
 import { listFlag, numberFlag, parseOptions } from './lib/cli.ts';
@@ -67,20 +67,17 @@ async function chooseConfig(d: BenchDevice): Promise<MatmulConfig | undefined> {
   const given = options.flags.get('config');
   if (given) return JSON.parse(given) as MatmulConfig;
   progress(`${d.device.name}: tuning SGEMM at ${tuneN}^3 (up to ${budget} s)`);
-  const data = await matmulData(d, tuneN);
   try {
-    const result = await autotune(d, data, budget, (t) =>
+    const result = await autotune(d, tuneN, budget, (t) =>
       progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`),
     );
-    if (!result) {
-      progress('  no configuration ran');
-      process.exitCode = 1;
-      return undefined;
-    }
     reporter.info('autotune-best', { backend: d.backend, device: d.device.name, n: tuneN, config: result.best, tflops: round(result.tflops), tried: result.trials.length });
     return result.best;
-  } finally {
-    data.release();
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    progress(`  ${e.message}`);
+    process.exitCode = 1;
+    return undefined;
   }
 }
 

@@ -13,8 +13,8 @@
  *   4. cooperative fetch  all work-items of the group share the staging, neighbours reading
  *                         neighbouring words (splitIname onto l.0/l.1)
  *
- * `matmulKernel(config)` applies them; `bench/autotune-matmul.ts` searches the configurations on the
- * device at hand. Run this file to see the generated OpenCL C and WGSL and check the result on every
+ * `matmulKernel(config)` applies them; `matmulTuning(n)` is the search for the best configuration
+ * on the device at hand (`npx loom tune examples/matmul.ts`, or `autotune` from @loom/core). Run this file to see the generated OpenCL C and WGSL and check the result on every
  * device present against the CPU device:
  *
  *     npx tsx examples/matmul.ts
@@ -24,6 +24,8 @@ import {
   addDtypes,
   addPrefetch,
   assume,
+  DeviceArray,
+  defineTuning,
   fixParameters,
   generateCode,
   makeKernel,
@@ -34,6 +36,7 @@ import {
   tagInames,
   type Device,
   type LoopKernel,
+  type TuningProblem,
 } from '@loom/core';
 
 export interface MatmulConfig {
@@ -138,6 +141,90 @@ function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number],
   // when both axes take several rounds, go row by row, as the panel lies in memory
   return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
 }
+
+/**
+ * Every configuration the tuner considers, most promising first: work-group tiles of 64 or 128,
+ * register tiles of 4 or 8, 16 or 32 steps of k staged in local memory, the register tile strided
+ * or blocked, the staged loop unrolled or not, and one kernel without local memory to show what
+ * staging buys. Rolled loops come first: GPU compilers unroll a constant 16-step loop themselves.
+ */
+export function matmulSearchSpace(): MatmulConfig[] {
+  const tiles = [
+    { tileM: 128, tileN: 128, regM: 8, regN: 8 },
+    { tileM: 128, tileN: 64, regM: 8, regN: 4 },
+    { tileM: 64, tileN: 128, regM: 4, regN: 8 },
+    { tileM: 64, tileN: 64, regM: 4, regN: 4 },
+    { tileM: 64, tileN: 64, regM: 8, regN: 8 },
+  ];
+  const configs: MatmulConfig[] = [];
+  for (const unrollK of [false, true]) {
+    for (const tile of tiles) {
+      for (const tileK of [16, 32]) {
+        for (const layout of ['strided', 'blocked'] as const) {
+          const config: MatmulConfig = { ...tile, tileK, layout, prefetch: true, unrollK };
+          if (!configProblem(config)) configs.push(config);
+        }
+      }
+    }
+  }
+  configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });
+  return configs;
+}
+
+/**
+ * The search for the fastest SGEMM of order `n` (a multiple of 128) on a device: random
+ * matrices, each configuration's product checked at 64 entries (corners included) against
+ * float64 dot products.
+ */
+export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulSearchSpace()): TuningProblem<MatmulConfig> {
+  if (n % 128) throw new Error(`matmulTuning(${n}): n must be a multiple of 128, the largest tile`);
+  // made on the first device's arguments, not when the problem is defined
+  let host: { a: Float32Array; b: Float32Array } | undefined;
+  const matrices = () => (host ??= { a: pseudoRandom(n * n, 1), b: pseudoRandom(n * n, 2) });
+  return defineTuning({
+    name: `sgemm n=${n}`,
+    space,
+    work: { amount: 2 * n ** 3, unit: 'FLOP' },
+    build: (config) => matmulKernel(config, n),
+    arguments: async (device) => ({
+      a: await DeviceArray.from(device, matrices().a, 'float32', [n, n]),
+      b: await DeviceArray.from(device, matrices().b, 'float32', [n, n]),
+      c: await DeviceArray.from(device, new Float32Array(n * n), 'float32', [n, n]),
+    }),
+    check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, n),
+  });
+}
+
+/** Compares 64 entries of c with float64 dot products, within float32's error for sums of n terms. */
+export function sampledMatmulError(c: Float32Array, a: Float32Array, b: Float32Array, n: number): string | undefined {
+  for (let s = 0; s < 64; s++) {
+    const i = s === 0 ? 0 : s === 1 ? n - 1 : (s * 7919) % n;
+    const j = s === 0 ? 0 : s === 1 ? n - 1 : (s * 104729 + 13) % n;
+    let sum = 0;
+    let magnitude = 0;
+    for (let k = 0; k < n; k++) {
+      const term = a[i * n + k] * b[k * n + j];
+      sum += term;
+      magnitude += Math.abs(term);
+    }
+    if (!(Math.abs(c[i * n + j] - sum) <= 1e-5 * magnitude * Math.sqrt(n) + 1e-6)) return `c[${i}, ${j}] is ${c[i * n + j]}, expected ${sum}`;
+  }
+  return undefined;
+}
+
+/** Numbers in [-1, 1) from a small linear congruential generator: the same on every run. */
+export function pseudoRandom(length: number, seed: number): Float32Array {
+  const out = new Float32Array(length);
+  let state = seed * 2654435761;
+  for (let k = 0; k < length; k++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    out[k] = state / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+/** `npx loom tune examples/matmul.ts` searches this one. */
+export const sgemmTuning = matmulTuning(1024);
 
 function lcm(...values: number[]): number {
   const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));

@@ -83,9 +83,9 @@ for (const device of pooled) {
 
   test(`${device.name}: a buffer still referenced is never handed out again`, async () => {
     const a = await DeviceArray.from(device, ramp(N), 'float32');
-    const before = stats();
+    // (the pool may hold free buffers of this size left by other tests: b may take one of those)
     const b = await DeviceArray.from(device, ramp(N, 5), 'float32');
-    assert.is(stats().reused, before.reused, 'nothing was free to reuse');
+    assert.ok(b.buffer !== a.buffer, 'a is still referenced: its memory is not handed out');
     assert.equal(Array.from((await a.toHost()) as Float32Array), Array.from(ramp(N)), 'a kept its data');
     assert.equal(Array.from((await b.toHost()) as Float32Array), Array.from(ramp(N, 5)));
     a.release();

@@ -3,6 +3,7 @@
  * prepared, timed and checked. Shared by the autotuner and the matmul benchmark.
  */
 import { DeviceArray, prepareLaunch, type LoopKernel } from '@loom/core';
+import { pseudoRandom, sampledMatmulError } from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { kernelSeconds, type TimingOptions } from './timing.ts';
 
@@ -18,23 +19,12 @@ export interface MatmulData {
 }
 
 export async function matmulData(d: BenchDevice, n: number): Promise<MatmulData> {
-  const hostA = uniform(n * n, 1);
-  const hostB = uniform(n * n, 2);
+  const hostA = pseudoRandom(n * n, 1);
+  const hostB = pseudoRandom(n * n, 2);
   const a = await DeviceArray.from(d.device, hostA, 'float32', [n, n]);
   const b = await DeviceArray.from(d.device, hostB, 'float32', [n, n]);
   const c = await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]);
   return { n, hostA, hostB, a, b, c, release: () => [a, b, c].forEach((x) => x.release()) };
-}
-
-/** Numbers in [-1, 1) from a small linear congruential generator: the same on every run. */
-function uniform(length: number, seed: number): Float32Array {
-  const out = new Float32Array(length);
-  let state = seed * 2654435761;
-  for (let k = 0; k < length; k++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    out[k] = state / 2 ** 31 - 1;
-  }
-  return out;
 }
 
 export const flops = (n: number): number => 2 * n ** 3;
@@ -52,25 +42,8 @@ export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulDa
   }
 }
 
-/**
- * Compares 64 entries of c (spread over the matrix, corners included) with float64 dot
- * products, within float32's error for sums of n terms.
- */
+/** Compares 64 entries of c with float64 dot products (examples/matmul.ts); throws when one is off. */
 export async function checkMatmul(data: MatmulData): Promise<void> {
-  const { n, hostA, hostB } = data;
-  const c = (await data.c.toHost()) as Float32Array;
-  for (let s = 0; s < 64; s++) {
-    const i = s === 0 ? 0 : s === 1 ? n - 1 : (s * 7919) % n;
-    const j = s === 0 ? 0 : s === 1 ? n - 1 : (s * 104729 + 13) % n;
-    let sum = 0;
-    let magnitude = 0;
-    for (let k = 0; k < n; k++) {
-      const term = hostA[i * n + k] * hostB[k * n + j];
-      sum += term;
-      magnitude += Math.abs(term);
-    }
-    if (!(Math.abs(c[i * n + j] - sum) <= 1e-5 * magnitude * Math.sqrt(n) + 1e-6)) {
-      throw new Error(`c[${i}, ${j}] is ${c[i * n + j]}, expected ${sum}`);
-    }
-  }
+  const wrong = sampledMatmulError((await data.c.toHost()) as Float32Array, data.hostA, data.hostB, data.n);
+  if (wrong) throw new Error(wrong);
 }

@@ -170,6 +170,20 @@ export { programCode, type GeneratedCode, type DeviceKernel, type DeviceParamete
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
+export {
+  autotune,
+  defineTuning,
+  isTuningProblem,
+  memoryTuningCache,
+  type TuningProblem,
+  type TuningArguments,
+  type TuningCache,
+  type TunedEntry,
+  type TuningProgress,
+  type TuningResult,
+  type Trial,
+  type AutotuneOptions,
+} from './tune/autotune.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 

@@ -3,6 +3,7 @@
  *
  *   loom typegen [--check] [--verbose] [--project tsconfig.json]   types template kernels
  *   loom stats <file> [--params n=...] [--device ...] [--plot ...]  counts, estimates, roofline
+ *   loom tune <file> [--device ...] [--budget s] [--fresh]          searches tuning problems
  *   loom --help | --version
  *
  * Usage mistakes (an unknown command or option, no tsconfig) are reported in one line and exit
@@ -21,6 +22,9 @@ commands:
   stats <file.ts> [--params n=1024] [--device cpu|opencl|webgpu | --profile <file>] [--plot <roofline.svg>]
       the operation, memory access and synchronization counts of the kernels a file exports,
       and the roofline's estimate of their time (\`loom stats --help\` says more)
+  tune <file.ts> [--device cpu|opencl|webgpu] [--budget <seconds>] [--fresh] [--only <name>]
+      searches the configurations of the tuning problems a file exports (defineTuning) on a
+      device and keeps the best per device (\`loom tune --help\` says more)
 
 options:
   -h, --help       show this help
@@ -41,6 +45,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       return runTypegen(rest);
     case 'stats':
       return (await import('./stats/command.ts')).statsCommand(rest);
+    case 'tune':
+      return (await import('./tune/command.ts')).tuneCommand(rest);
     case undefined:
       console.error(USAGE);
       return 2;

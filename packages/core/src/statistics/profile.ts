@@ -24,6 +24,7 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { perObject } from '../memo.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch } from '../runtime/prepare.ts';
+import { timeLaunches } from '../runtime/time-launches.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
 import { kernelWork, type DeviceProfile } from './roofline.ts';
 
@@ -114,7 +115,7 @@ async function secondsPerLaunch(device: Device, knl: LoopKernel, n: number): Pro
   const a = await DeviceArray.from(device, new Float32Array(n).fill(0.5), 'float32');
   const out = await DeviceArray.from(device, new Float32Array(n), 'float32');
   try {
-    return await timeLaunches(device, knl, { a, out, n }, out, 3);
+    return await timePrepared(device, knl, { a, out, n }, out, 3);
   } finally {
     a.release();
     out.release();
@@ -147,27 +148,17 @@ export async function measureKernelSeconds(knl: LoopKernel, device: Device, para
     const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, env(a.name)]));
     const probe = Object.values(arrays)[0];
     if (!probe) throw new LoomError(`measuring '${knl.name}': it has no array to wait for`);
-    return await timeLaunches(device, knl, { ...arrays, ...values }, probe, 1);
+    return await timePrepared(device, knl, { ...arrays, ...values }, probe, 1);
   } finally {
     for (const a of Object.values(arrays)) a.release();
   }
 }
 
-/** Median wall time of a launch (five samples of `repeat` launches), each sample waited for by a 4-byte read. */
-async function timeLaunches(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray, repeat: number): Promise<number> {
+/** Median wall time of a launch of `knl` (five samples of `repeat` launches). */
+async function timePrepared(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray, repeat: number): Promise<number> {
   const prepared = await prepareLaunch(knl, device, args, { checkBounds: false });
-  const bytes = new Uint8Array(4);
   try {
-    await prepared.launch();
-    await device.read(probe.buffer, bytes);
-    const samples: number[] = [];
-    for (let s = 0; s < 5; s++) {
-      const start = performance.now();
-      for (let r = 0; r < repeat; r++) await prepared.launch();
-      await device.read(probe.buffer, bytes);
-      samples.push((performance.now() - start) / repeat / 1000);
-    }
-    return samples.sort((x, y) => x - y)[2]!;
+    return await timeLaunches(prepared, probe, { samples: 5, repeat });
   } finally {
     prepared.release();
   }

@@ -2,6 +2,7 @@
  * The kernels a module exports, for `loom stats`: `LoopKernel` values, builders (their
  * `.kernel`), and functions named `...Kernel` that take no argument (called to build one).
  */
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { isPackageNotFound, LoomError, LoopKernel } from '@loom/core';
@@ -14,8 +15,7 @@ export interface NamedKernel {
 
 /** Loads `file` (TypeScript through tsx, which must then be installed) and finds its kernels. */
 export async function kernelsOf(file: string): Promise<NamedKernel[]> {
-  if (/\.[mc]?tsx?$/.test(file)) await typescriptLoader();
-  const module = (await import(pathToFileURL(path.resolve(file)).href)) as Record<string, unknown>;
+  const module = await importModule(file);
   const out: NamedKernel[] = [];
   for (const [name, value] of Object.entries(module)) {
     const direct = kernelIn(value);
@@ -26,6 +26,14 @@ export async function kernelsOf(file: string): Promise<NamedKernel[]> {
     }
   }
   return out;
+}
+
+/** The module's exports; a TypeScript file is read through tsx. */
+export async function importModule(file: string): Promise<Record<string, unknown>> {
+  if (!/\.([mc]?tsx?|[mc]?js)$/.test(file)) throw new LoomError(`${file}: give a TypeScript or JavaScript module (.ts, .js, .mts, .mjs...)`);
+  if (!existsSync(file)) throw new LoomError(`${file}: no such file`);
+  if (/\.[mc]?tsx?$/.test(file)) await typescriptLoader();
+  return (await import(pathToFileURL(path.resolve(file)).href)) as Record<string, unknown>;
 }
 
 function kernelIn(value: unknown): LoopKernel | undefined {

@@ -1,0 +1,32 @@
+/**
+ * How long a prepared launch takes, as its caller sees it: wall time from queuing the
+ * launches to the device having finished them. The wait is a 4-byte read of one of the
+ * launch's arrays, which every device orders after the work queued before it (in-order
+ * queues), so no device needs a timer of its own. Used by device profiles
+ * (statistics/profile.ts) and by the autotuner (tune/autotune.ts).
+ */
+import type { DeviceArray } from './device.ts';
+import type { PreparedLaunch } from './prepare.ts';
+
+export interface LaunchTimingOptions {
+  /** Samples to take the median of; default 5. */
+  readonly samples?: number;
+  /** Launches queued back to back in one sample (a sample is waited for once); default 1. */
+  readonly repeat?: number;
+}
+
+/** Median seconds per launch, after one launch to warm up (which pays for lazy compilation). */
+export async function timeLaunches(prepared: PreparedLaunch, probe: DeviceArray, options: LaunchTimingOptions = {}): Promise<number> {
+  const { samples = 5, repeat = 1 } = options;
+  const bytes = new Uint8Array(Math.min(4, probe.buffer.byteLength));
+  await prepared.launch();
+  await prepared.device.read(probe.buffer, bytes);
+  const times: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    const start = performance.now();
+    for (let r = 0; r < repeat; r++) await prepared.launch();
+    await prepared.device.read(probe.buffer, bytes);
+    times.push((performance.now() - start) / repeat / 1000);
+  }
+  return times.sort((x, y) => x - y)[times.length >> 1]!;
+}

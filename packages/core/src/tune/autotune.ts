@@ -1,0 +1,202 @@
+/**
+ * `autotune(problem, device, options)`: tries the configurations of a kernel's
+ * transformations on a device, most promising first, within a time budget, and keeps the
+ * fastest one whose results pass the problem's check.
+ *
+ * A tuning problem (`defineTuning`) says what varies (its `space`), how a configuration
+ * becomes a kernel (`build`), what the kernel runs on (`arguments`, made once per device) and
+ * how to tell a right result (`check`). Nothing here knows about matrices or tiles: the
+ * SGEMM of examples/matmul.ts is one problem, `loom tune` runs any a file exports.
+ *
+ * A configuration the device refuses (too much local memory, a work-group too large) or
+ * that Loom cannot generate is a failed trial with its reason, not an error; a wrong result
+ * is a failed trial too. Results can be kept between runs in a cache, by problem and device
+ * name (the file cache of `@loom/dsl` keeps them on disk).
+ */
+import { InternalError, LoomError } from '../errors.ts';
+import type { LoopKernel } from '../kernel/model.ts';
+import { DeviceArray, type Device } from '../runtime/device.ts';
+import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
+import { timeLaunches } from '../runtime/time-launches.ts';
+
+export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
+
+export interface TuningProblem<C> {
+  /** Names the problem in the cache and in progress reports, e.g. 'sgemm n=4096'. */
+  readonly name: string;
+  /** The configurations, most promising first: the budget may end the search before the last. */
+  readonly space: readonly C[];
+  /** The kernel of one configuration. */
+  build(config: C): LoopKernel;
+  /** What every configuration runs on, made once per device; `autotune` releases the arrays after. */
+  arguments(device: Device): Promise<TuningArguments>;
+  /** Looks at the arguments after a configuration's first launch: a reason rejects it. */
+  check?(args: TuningArguments, config: C): Promise<string | undefined>;
+  /** The work of one launch (`{ amount: 2 * n ** 3, unit: 'FLOP' }`), to report a rate beside times. */
+  readonly work?: { readonly amount: number; readonly unit: string };
+}
+
+const TUNING = Symbol('loom.tuning');
+
+/** A tuning problem, marked so that `loom tune` finds it among a module's exports. */
+export function defineTuning<C>(problem: TuningProblem<C>): TuningProblem<C> {
+  if (problem.space.length === 0) throw new LoomError(`tuning '${problem.name}': its space has no configuration`);
+  return Object.freeze({ ...problem, [TUNING]: true });
+}
+
+export function isTuningProblem(value: unknown): value is TuningProblem<unknown> {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TUNING] === true;
+}
+
+export interface Trial<C> {
+  readonly config: C;
+  /** Seconds per launch, when it ran and passed the check. */
+  readonly seconds?: number;
+  /** Why it was not measured (refused, failed to build, wrong result). */
+  readonly failure?: string;
+}
+
+export interface TuningProgress<C> {
+  readonly problem: string;
+  /** Configurations tried so far, of `total`. */
+  readonly done: number;
+  readonly total: number;
+  readonly trial: Trial<C>;
+  /** The fastest so far. */
+  readonly best?: Trial<C>;
+  readonly elapsedSeconds: number;
+  readonly budgetSeconds: number;
+}
+
+/** What a cache keeps of a search. */
+export interface TunedEntry {
+  readonly config: unknown;
+  readonly seconds: number;
+  readonly tried: number;
+  /** When it was measured (ISO 8601). */
+  readonly measuredAt: string;
+}
+
+/** Where the best configurations are kept between runs, by problem name and device name. */
+export interface TuningCache {
+  get(problem: string, device: string): TunedEntry | undefined | Promise<TunedEntry | undefined>;
+  set(problem: string, device: string, entry: TunedEntry): void | Promise<void>;
+}
+
+/** A cache that lives as long as the process. */
+export function memoryTuningCache(): TuningCache {
+  const entries = new Map<string, TunedEntry>();
+  const key = (problem: string, device: string) => JSON.stringify([problem, device]);
+  return {
+    get: (problem, device) => entries.get(key(problem, device)),
+    set: (problem, device, entry) => void entries.set(key(problem, device), entry),
+  };
+}
+
+export interface AutotuneOptions<C> {
+  /** Stop starting new trials after this many seconds; default 60. */
+  readonly budgetSeconds?: number;
+  readonly onProgress?: (progress: TuningProgress<C>) => void;
+  /** Where to look for an earlier result first, and to keep this one. */
+  readonly cache?: TuningCache;
+  /** Measure even when the cache has a result (and replace it). */
+  readonly fresh?: boolean;
+  /** Seconds per launch of a prepared configuration; default: wall time of queued launches. */
+  readonly time?: (prepared: PreparedLaunch, probe: DeviceArray) => Promise<number>;
+}
+
+export interface TuningResult<C> {
+  readonly best: C;
+  readonly seconds: number;
+  /** Every configuration tried, in order (none when the result came from the cache). */
+  readonly trials: readonly Trial<C>[];
+  readonly fromCache: boolean;
+}
+
+export async function autotune<C>(problem: TuningProblem<C>, device: Device, options: AutotuneOptions<C> = {}): Promise<TuningResult<C>> {
+  const { budgetSeconds = 60, onProgress, cache, fresh = false, time = wallTime } = options;
+  if (!fresh && cache) {
+    const hit = await cache.get(problem.name, device.name);
+    const config = hit && problem.space.find((c) => sameConfig(c, hit.config));
+    // a configuration no longer in the space (the problem changed) is searched again
+    if (hit && config !== undefined) return { best: config, seconds: hit.seconds, trials: [], fromCache: true };
+  }
+
+  const args = await problem.arguments(device);
+  const probe = Object.values(args).find((a): a is DeviceArray => a instanceof DeviceArray);
+  if (!probe) throw new LoomError(`tuning '${problem.name}': its arguments have no device array to wait for`);
+  // each configuration starts from the arrays as they were made, so none is judged on another's output
+  const initial = await Promise.all(Object.values(args).map(async (a) => (a instanceof DeviceArray ? ([a, await a.toHost()] as const) : undefined)));
+  const restore = async () => {
+    for (const entry of initial) if (entry) await device.write(entry[0].buffer, entry[1]);
+  };
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const trials: Trial<C>[] = [];
+  let best: Trial<C> | undefined;
+  try {
+    for (const config of problem.space) {
+      if (trials.length > 0 && elapsed() > budgetSeconds) break;
+      const trial = await tryConfig(problem, config, device, args, probe, time, restore);
+      trials.push(trial);
+      if (trial.seconds !== undefined && (best === undefined || trial.seconds < best.seconds!)) best = trial;
+      onProgress?.({ problem: problem.name, done: trials.length, total: problem.space.length, trial, best, elapsedSeconds: elapsed(), budgetSeconds });
+    }
+  } finally {
+    for (const a of Object.values(args)) if (a instanceof DeviceArray) a.release();
+  }
+
+  if (!best) {
+    const reasons = trials.map((t) => `  ${JSON.stringify(t.config)}: ${t.failure}`).slice(0, 5);
+    throw new LoomError(`tuning '${problem.name}' on ${device.name}: no configuration ran (${trials.length} tried)\n${reasons.join('\n')}`);
+  }
+  await cache?.set(problem.name, device.name, { config: best.config, seconds: best.seconds!, tried: trials.length, measuredAt: new Date().toISOString() });
+  return { best: best.config, seconds: best.seconds!, trials, fromCache: false };
+}
+
+async function tryConfig<C>(
+  problem: TuningProblem<C>,
+  config: C,
+  device: Device,
+  args: TuningArguments,
+  probe: DeviceArray,
+  time: NonNullable<AutotuneOptions<C>['time']>,
+  restore: () => Promise<void>,
+): Promise<Trial<C>> {
+  let prepared: PreparedLaunch | undefined;
+  try {
+    prepared = await prepareLaunch(problem.build(config), device, args, { checkBounds: false });
+    await restore();
+    await prepared.launch();
+    const wrong = await problem.check?.(args, config);
+    if (wrong) return { config, failure: `wrong result: ${wrong}` };
+    return { config, seconds: await time(prepared, probe) };
+  } catch (e) {
+    // Loom's own bugs are not a configuration's failure
+    if (e instanceof InternalError || !(e instanceof Error)) throw e;
+    return { config, failure: e.message.split('\n')[0]!.slice(0, 300) };
+  } finally {
+    prepared?.release();
+  }
+}
+
+/**
+ * Wall time per launch: once to see how long a launch takes, then enough launches queued
+ * back to back per sample (up to 50, about 20 ms) that waiting for them is a small part.
+ */
+async function wallTime(prepared: PreparedLaunch, probe: DeviceArray): Promise<number> {
+  const once = await timeLaunches(prepared, probe, { samples: 1 });
+  const repeat = Math.max(1, Math.min(50, Math.round(0.02 / Math.max(once, 1e-6))));
+  return timeLaunches(prepared, probe, { samples: 3, repeat });
+}
+
+/** Configurations are plain data: equal when their JSON is, keys in any order. */
+function sameConfig(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as object).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
+  );
+}

@@ -1,0 +1,5 @@
+/**
+ * `@loom/dsl/tune`: the tuning cache on disk, for programs that call `autotune` from
+ * `@loom/core` themselves (Node only; `loom tune` uses the same file).
+ */
+export { fileTuningCache, defaultTuningCacheFile } from './file-cache.ts';

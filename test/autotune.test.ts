@@ -1,0 +1,147 @@
+/**
+ * `autotune`: the fastest configuration of a tuning problem whose results are right, found
+ * within a budget, with progress reports and a cache; and `loom tune`, which runs the
+ * problems a file exports and keeps the best on disk.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { autotune, defineTuning, isTuningProblem, LoomError, memoryTuningCache, type TuningProgress } from '@loom/core';
+import { fileTuningCache } from '@loom/dsl/tune';
+import { main } from '../packages/dsl/src/cli.ts';
+import { testDevices } from './support/devices.ts';
+import { scaleTuning, type ScaleConfig } from './support/tuning-fixture.ts';
+
+const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/tuning-fixture.ts');
+
+for (const device of testDevices()) {
+  test(`${device.name}: the best is a configuration that ran and was right; the flawed ones failed with their reason`, async () => {
+    const reports: TuningProgress<ScaleConfig>[] = [];
+    const result = await autotune(scaleTuning, device, { onProgress: (p) => reports.push(p) });
+    assert.is(result.fromCache, false);
+    assert.is(result.trials.length, 4);
+    assert.ok(result.best.flaw === undefined, JSON.stringify(result.best));
+    assert.ok(result.seconds > 0);
+    const byFlaw = (flaw?: string) => result.trials.find((t) => t.config.flaw === flaw)!;
+    assert.match(byFlaw('wrong').failure ?? '', /^wrong result: out\[\d+\] is/);
+    // without restoring the arrays, 'silent' would pass on the output of the configuration before it
+    assert.match(byFlaw('silent').failure ?? '', /^wrong result/);
+    const ran = result.trials.filter((t) => t.seconds !== undefined);
+    assert.is(ran.length, 2);
+    assert.is(result.seconds, Math.min(...ran.map((t) => t.seconds!)));
+    assert.equal(
+      reports.map((r) => [r.done, r.total]),
+      [
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ],
+    );
+    assert.is(reports[3]!.best!.seconds, result.seconds);
+  });
+
+  test(`${device.name}: a configuration the device refuses is a failed trial, not an error`, async () => {
+    const tooLarge = device.limits.maxWorkGroupSize * 2;
+    const problem = defineTuning<ScaleConfig>({ ...scaleTuning, name: 'too large', space: [{ group: tooLarge }, { group: 32 }] });
+    const result = await autotune(problem, device);
+    assert.ok(result.trials[0]!.failure !== undefined, 'the oversized work-group failed');
+    assert.equal(result.best, { group: 32 });
+  });
+
+  test(`${device.name}: a cache answers a second search; fresh measures again; a stale entry is ignored`, async () => {
+    const cache = memoryTuningCache();
+    const first = await autotune(scaleTuning, device, { cache });
+    const second = await autotune(scaleTuning, device, { cache });
+    assert.equal([second.fromCache, second.trials.length, second.best, second.seconds], [true, 0, first.best, first.seconds]);
+    const fresh = await autotune(scaleTuning, device, { cache, fresh: true });
+    assert.equal([fresh.fromCache, fresh.trials.length], [false, 4]);
+    cache.set(scaleTuning.name, device.name, { config: { group: 999 }, seconds: 1e-9, tried: 1, measuredAt: '2026-01-01T00:00:00Z' });
+    const afterStale = await autotune(scaleTuning, device, { cache });
+    assert.is(afterStale.fromCache, false);
+  });
+}
+
+test('the budget ends the search after the trial that crossed it; the first trial always runs', async () => {
+  const [device] = testDevices();
+  const result = await autotune(scaleTuning, device!, { budgetSeconds: 0 });
+  assert.is(result.trials.length, 1);
+});
+
+test('when nothing runs, the error lists why; an empty space is refused when defined', async () => {
+  const [device] = testDevices();
+  const problem = defineTuning<ScaleConfig>({ ...scaleTuning, name: 'all flawed', space: [{ group: 32, flaw: 'wrong' }] });
+  try {
+    await autotune(problem, device!);
+    assert.unreachable('no configuration ran');
+  } catch (e) {
+    assert.instance(e, LoomError);
+    assert.match((e as Error).message, "tuning 'all flawed'");
+    assert.match((e as Error).message, 'wrong result');
+  }
+  assert.throws(() => defineTuning({ ...scaleTuning, space: [] }), /its space has no configuration/);
+  assert.ok(isTuningProblem(scaleTuning));
+  assert.not.ok(isTuningProblem({ name: 'x', space: [1] }), 'a look-alike is not a tuning problem');
+});
+
+/** `main`'s exit code and what it printed. */
+async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const printed = { stdout: '', stderr: '' };
+  const { log, error } = console;
+  const write = process.stderr.write;
+  console.log = (...parts: unknown[]) => void (printed.stdout += `${parts.join(' ')}\n`);
+  console.error = (...parts: unknown[]) => void (printed.stderr += `${parts.join(' ')}\n`);
+  process.stderr.write = ((chunk: string) => {
+    printed.stderr += chunk;
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    return { code: await main(argv), ...printed };
+  } finally {
+    Object.assign(console, { log, error });
+    process.stderr.write = write;
+  }
+}
+
+test('loom tune: searches the problems a file exports, keeps the best on disk, answers from there next time', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loom-tune-'));
+  const before = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    const first = await loom('tune', fixture, '--device', 'cpu', '--budget', '30');
+    assert.is(first.code, 0, first.stderr);
+    const line = JSON.parse(first.stdout.trim()) as { problem: string; config: ScaleConfig; seconds: number };
+    assert.is(line.problem, 'scale by 2');
+    assert.ok(line.config.flaw === undefined);
+    assert.match(first.stderr, '2/4 {"group":32,"flaw":"wrong"}: failed: wrong result');
+    const kept = JSON.parse(readFileSync(path.join(dir, 'autotune.json'), 'utf8')) as Record<string, Record<string, { config: unknown }>>;
+    assert.equal(Object.values(kept['scale by 2']!)[0]!.config, line.config);
+    assert.equal((await fileTuningCache(path.join(dir, 'autotune.json')).get('scale by 2', Object.keys(kept['scale by 2']!)[0]!))?.config, line.config);
+
+    const second = await loom('tune', fixture, '--device', 'cpu');
+    assert.is(second.code, 0);
+    assert.match(second.stderr, 'from the cache');
+    assert.equal((JSON.parse(second.stdout.trim()) as { config: unknown }).config, line.config);
+  } finally {
+    if (before === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('loom tune: usage mistakes exit with 2, a file without problems with 1', async () => {
+  assert.is((await loom('tune')).code, 2);
+  assert.is((await loom('tune', fixture, '--budget', '-1')).code, 2);
+  assert.is((await loom('tune', fixture, '--device', 'tpu')).code, 2);
+  const none = await loom('tune', path.join(path.dirname(fixture), 'ndarray.ts'), '--device', 'cpu');
+  assert.is(none.code, 1);
+  assert.match(none.stderr, 'exports no tuning problem');
+  const help = await loom('tune', '--help');
+  assert.is(help.code, 0);
+  assert.match(help.stdout, 'usage: loom tune');
+});
+
+test.run();
