@@ -1,23 +1,26 @@
 /**
  * `loom stats <file> [--params n=1024,m=512] [--subgroup-size 32] [--device cpu|opencl|webgpu]
- *  [--profile profile.json] [--plot roofline.svg]`: for every kernel the file exports, its
- * operation, memory access and synchronization maps, and with a device (measured on it,
- * kept on disk) or a profile, the roofline's estimate of its time at the parameters; on a
+ *  [--profile profile.json|device name] [--plot roofline.svg]`: for every kernel the file
+ * exports, its operation, memory access and synchronization maps, and with a device (measured
+ * on it, kept on disk, or committed with Loom) or a profile (a file, or a committed profile
+ * by device name), the roofline's estimate of its time at the parameters; on a
  * device each kernel is also run and timed. `--plot` draws the roofline.
  */
 import { writeFileSync } from 'node:fs';
 import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
-import { cachedProfile, DEVICE_KINDS, deviceOfKind, readProfile, type DeviceKind } from './profiles.ts';
+import { cachedProfile, DEVICE_KINDS, deviceOfKind, deviceProfile, type DeviceKind } from './profiles.ts';
 import { format, rooflineSvg, type PlottedKernel } from './roofline-svg.ts';
 
 const USAGE = `usage: loom stats <file.ts|.js> [--params n=1024,m=512] [--subgroup-size 32]
-                  [--device cpu|opencl|webgpu | --profile <profile.json>] [--plot <roofline.svg>]
+                  [--device cpu|opencl|webgpu | --profile <profile.json|device name>] [--plot <roofline.svg>]
 
   Prints, for every kernel the file exports (LoopKernels, builders, and functions named
   ...Kernel that take no argument), its operation, memory access and synchronization maps:
   exact counts, polynomials in the parameters. With --device (its profile measured once and
-  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR) or --profile, and --params,
+  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR, unless Loom comes with one
+  for that device) or --profile (a JSON file, or the name of a device whose profile Loom
+  comes with, or a part of it: --profile 'OpenCL: NVIDIA H100'), and --params,
   also the roofline's estimate of each kernel's time; with --device each kernel also runs
   there and its time is measured. --plot writes the roofline as SVG.`;
 
@@ -46,13 +49,14 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
   let profile: DeviceProfile | undefined;
   try {
     kernels = await kernelsOf(parsed.file);
-    if (parsed.profile) profile = readProfile(parsed.profile);
+    if (parsed.profile) profile = deviceProfile(parsed.profile);
     if (parsed.device) {
       device = await deviceOfKind(parsed.device);
       const cached = await cachedProfile(device);
       profile ??= cached.profile;
+      const source = { measured: 'measured', cache: 'profile from the cache', committed: 'profile committed with Loom' }[cached.source];
       console.log(
-        `${device.name}: ${cached.measured ? 'measured' : 'profile from the cache'}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
+        `${device.name}: ${source}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
       );
     }
   } catch (e) {
