@@ -3,7 +3,7 @@
  * device's name or a part of it, used by `estimateTime`, by `loom stats --profile <name>` and
  * by `loom stats --device` on a device of that very name (instead of measuring it).
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -138,6 +138,64 @@ test(
         assert.not.ok(existsSync(path.join(cache, 'device-profiles.json')), 'nothing measured, nothing cached');
       }),
     );
+  }),
+);
+
+test(
+  "loom stats --measured: a roofline run's kernels on the profile's device, printed and plotted",
+  inScratch(async (dir) => {
+    const line = (device: string, kernel: string, predictedMs: number, measuredMs: number) =>
+      JSON.stringify({
+        bench: 'roofline',
+        backend: 'opencl',
+        case: kernel,
+        size: 4096,
+        value: measuredMs,
+        unit: 'ms',
+        device,
+        details: {
+          predictedMs,
+          measuredMs,
+          intensity: 341.3,
+          bound: 'compute',
+          flops: 2 * 4096 ** 3,
+          bytes: 12 * 4096 ** 2,
+          computeMs: predictedMs,
+          memoryMs: 0.07,
+          launchMs: 0.008,
+        },
+      });
+    const run = path.join(dir, 'run.jsonl');
+    writeFileSync(
+      run,
+      [
+        JSON.stringify({ info: 'device-profile', device: h100.device }),
+        line(h100.device, 'sgemm (tuned)', 2.75, 4.5),
+        line(other.device, 'sgemm (tuned)', 3.4, 5.3),
+        '{"bench": "roofl',
+      ].join('\n'),
+    );
+    const profile = path.join(dir, 'h100.json');
+    writeFileSync(profile, JSON.stringify(h100));
+    const plot = path.join(dir, 'roofline.svg');
+    const { code, stdout } = await loom('stats', '--profile', profile, '--measured', run, '--plot', plot);
+    assert.is(code, 0);
+    assert.match(stdout, `sgemm (tuned) (4096), from ${run}: predicted 0.00275 s, measured 0.00450 s (predicted/measured 0.611), compute bound`);
+    assert.not.match(stdout, '0.00530');
+    const svg = readFileSync(plot, 'utf8');
+    assert.match(svg, '>sgemm (tuned) (4096)</text>');
+    assert.match(svg, /<circle [^>]*fill="#36c"><title>sgemm \(tuned\) \(4096\): measured 3\.05e13 flop\/s<\/title>/);
+
+    const elsewhere = await loom('stats', '--profile', profile, '--measured', path.join(dir, 'nothing.jsonl'));
+    assert.is(elsewhere.code, 2);
+    assert.match(elsewhere.stderr, /^loom stats: cannot read the run .*nothing\.jsonl/);
+    writeFileSync(profile, JSON.stringify({ ...h100, device: 'A100' }));
+    const wrong = await loom('stats', '--profile', profile, '--measured', run);
+    assert.is(wrong.code, 2);
+    assert.match(wrong.stderr, `has no roofline measurement on 'A100' (it has: 'OpenCL: paper H100 (paper CUDA)', 'WebGPU: paper-h100 (paper driver 1.2)')`);
+    const usage = await loom('stats', '--measured', run);
+    assert.is(usage.code, 2);
+    assert.match(usage.stderr, "--measured needs the profile of the run's device");
   }),
 );
 
