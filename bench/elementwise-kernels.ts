@@ -72,8 +72,8 @@ export function loomKernel(layout: Layout, rows: number, cols: number, vector: b
  * code generator sizes temporaries by their strides, the padded kernel would write past its
  * tile, and the unpadded one is measured instead.
  */
-export function paddingIsSafe(prepared: PreparedLaunch): boolean {
-  const length = declaredLength(prepared.code.program.kernels[0].body, 'y_fetch');
+export function paddingIsSafe(prepared: PreparedLaunch, tile = 'y_fetch'): boolean {
+  const length = declaredLength(prepared.code.program.kernels[0].body, tile);
   return length !== undefined && length >= 33 * 31 + 32;
 }
 

@@ -2,13 +2,14 @@
 # Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts):
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts):
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
 #
 # Writes into $OUT (default bench/results/run/ there, /tmp/loom-bench here): h100.jsonl (every JSON line), a log per step (its
-# notices and readable table), and BENCHMARKS.md + h100.json from bench/report.ts. Each step has its
+# notices and readable table), BENCHMARKS.md + h100.json from bench/report.ts, and profiles/ (each device's measured profile;
+# bench/report.ts run here on h100.jsonl writes those of a --full run to packages/dsl/profiles/, the committed ones). Each step has its
 # own time limit and the whole run stays under TOTAL seconds (default 560), so nothing can hang it;
 # a step that fails or times out is recorded and the next one runs.
 set -u
@@ -61,6 +62,7 @@ step reductions 45 ours reductions --json
 step codegen 60 ours codegen --json --samples=10
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json
+step roofline 90 ours roofline --json --profile-dir="$out/profiles"
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"
 else

@@ -11,12 +11,12 @@
  *
  *   node --import tsx bench/matmul.ts [--full] [--json] [--sizes=1024,2048] [--budget=60] [--config='{...}']
  */
-import { addPrefetch, fixParameters, LoomError, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
-import { matmulKernel, plainMatmul, type MatmulConfig } from '../examples/matmul.ts';
+import { LoomError } from '@loom/core';
+import { matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
 import { autotune, describeConfig } from './lib/autotune.ts';
 import { listFlag, numberFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
-import { flops, matmulData, timeMatmul } from './lib/matmul-run.ts';
+import { classicMatmul, flops, matmulData, timeMatmul } from './lib/matmul-run.ts';
 import { progress, Reporter, round } from './lib/records.ts';
 
 const options = parseOptions();
@@ -90,15 +90,4 @@ async function attempt(d: BenchDevice, what: string, run: () => Promise<number>)
     process.exitCode = 1;
     return undefined;
   }
-}
-
-/** examples/transformations.ts's tiled matmul, for n fixed. */
-function classicMatmul(n: number): LoopKernel {
-  let mm = fixParameters(plainMatmul(), { n });
-  mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
-  mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-  mm = splitIname(mm, 'k', 16);
-  mm = addPrefetch(mm, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
-  mm = addPrefetch(mm, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
-  return prioritizeLoops(mm, 'k_outer,k_inner');
 }

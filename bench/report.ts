@@ -3,6 +3,7 @@
  *
  *   BENCHMARKS.md             the figures, hardware, date, commands, and the issue's targets met or missed
  *   bench/results/h100.json   the records { bench, backend, case, size, value, unit, reference, referenceValue, ratio, date }
+ *   packages/dsl/profiles/    the device profiles a `bench/roofline.ts --full` run measured (the committed ones)
  *
  * Our elementwise and SGEMM lines are paired with PyTorch's on the same case and size (ratio =
  * ours / PyTorch's throughput); lines without a PyTorch counterpart keep the reference they were
@@ -10,10 +11,13 @@
  *
  *   node --import tsx bench/report.ts RUN.jsonl [MORE.jsonl ...] [--out=DIR]
  *
- * With --out, both files go to DIR; otherwise to the repository's BENCHMARKS.md and bench/results/.
+ * With --out, the files go to DIR (the profiles to DIR/profiles/); otherwise to the repository's
+ * BENCHMARKS.md, bench/results/ and packages/dsl/profiles/.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DeviceProfile } from '@loom/core';
+import { writeProfile } from '@loom/dsl/profiles';
 import { ratioOf, type Measurement, type MeasurementLine } from './lib/records.ts';
 
 type Line = Omit<MeasurementLine, 'backend'> & { backend: MeasurementLine['backend'] | 'torch' };
@@ -91,7 +95,9 @@ if (host) md.push(`- host: Node ${String(host.node)}, ${String(host.platform)}${
 md.push('', '## How they were made', '');
 md.push('On the GPU machine (see `../shared/device/README.md`), from the repository root:', '');
 md.push('```sh');
-md.push('../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/report.ts   # here');
+md.push(
+  '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
+);
 md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
 md.push('```', '');
 md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
@@ -144,6 +150,7 @@ for (const [bench, title, note] of [
     md.push('');
   }
 }
+md.push(...rooflineSection());
 const failures = infos.filter((i) => i.info === 'step' && i.rc !== 0);
 if (failures.length) {
   md.push('## Steps that did not finish cleanly', '');
@@ -164,6 +171,52 @@ try {
 writeFileSync(mdPath, md.join('\n'));
 writeFileSync(jsonPath, `${JSON.stringify(records, null, 2)}\n`);
 console.error(`wrote ${mdPath} and ${jsonPath} (${records.length} records)`);
+// the profiles of a run at the issue's sizes become the committed ones (a small run's describe a CPU here)
+for (const p of profiles().filter((x) => x.full === true)) {
+  const notes = { backend: String(p.backend), measured: String(p.date ?? date), how: 'bench/roofline.ts --full (bench/h100.sh)' };
+  console.error(`wrote ${writeProfile(p.profile, notes, outDir ? path.join(outDir, 'profiles') : undefined)}`);
+}
+
+/** The device profiles bench/roofline.ts measured, the last one of each device. */
+function profiles(): (Info & { profile: DeviceProfile })[] {
+  const byDevice = new Map<string, Info & { profile: DeviceProfile }>();
+  for (const i of infos.filter((x) => x.info === 'device-profile')) {
+    const profile = { device: String(i.device), bandwidth: Number(i.bandwidth), flopRate: Number(i.flopRate), launchOverhead: Number(i.launchOverhead) };
+    byDevice.set(profile.device, { ...i, profile });
+  }
+  return [...byDevice.values()];
+}
+
+/** Issue 16's check of the roofline: each device's profile, then predicted beside measured times. */
+function rooflineSection(): string[] {
+  const rows = ours.filter((l) => l.bench === 'roofline');
+  if (rows.length === 0) return [];
+  const out = ['## Roofline: predicted vs measured (issue 16)', ''];
+  out.push('`estimateTime(knl, profile, params)` predicts launches × launch overhead + max(flops / flop rate, bytes / bandwidth)');
+  out.push('from the exact counts (bytes: each element of each global array once) and the device profile that');
+  out.push('`measureDeviceProfile` measures (a copy kernel, chains of multiply-adds, an empty launch; wall-clock);');
+  out.push('measured: the same kernel through `prepareLaunch`, timed as the other tables (bench/roofline.ts).', '');
+  const measuredProfiles = profiles();
+  if (measuredProfiles.length) {
+    out.push('| backend | device | bandwidth | FP32 rate | launch |', '| --- | --- | --- | --- | --- |');
+    for (const p of measuredProfiles)
+      out.push(
+        `| ${String(p.backend)} | ${p.profile.device} | ${sig(p.profile.bandwidth / 1e9)} GB/s | ${sig(p.profile.flopRate / 1e12)} TFLOP/s | ${sig(p.profile.launchOverhead * 1e6)} µs |`,
+      );
+    out.push('');
+  }
+  out.push('| backend | kernel | size | predicted | measured | predicted / measured | intensity | bound |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const l of rows) {
+    const d = l.details ?? {};
+    out.push(`| ${l.backend} | ${l.case} | ${l.size} | ${l.referenceValue ?? '?'} ms | ${l.value} ms | ${l.ratio ?? '?'} | ${d.intensity ?? '?'} flop/B | ${d.bound ?? '?'} |`);
+  }
+  out.push('');
+  return out;
+}
+
+function sig(x: number): number {
+  return Number(x.toPrecision(4));
+}
 
 /** The issue's targets, each with what was measured and whether it is met. */
 function targetRows(): string[][] {

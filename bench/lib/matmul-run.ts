@@ -2,8 +2,8 @@
  * Running one SGEMM configuration on a device: matrices made once per size, the kernel
  * prepared, timed and checked. Shared by the autotuner and the matmul benchmark.
  */
-import { DeviceArray, prepareLaunch, type LoopKernel } from '@loom/core';
-import { pseudoRandom, sampledMatmulError } from '../../examples/matmul.ts';
+import { addPrefetch, DeviceArray, fixParameters, prepareLaunch, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
+import { plainMatmul, pseudoRandom, sampledMatmulError } from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { kernelSeconds, type TimingOptions } from './timing.ts';
 
@@ -46,4 +46,15 @@ export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulDa
 export async function checkMatmul(data: MatmulData): Promise<void> {
   const wrong = sampledMatmulError((await data.c.toHost()) as Float32Array, data.hostA, data.hostB, data.n);
   if (wrong) throw new Error(wrong);
+}
+
+/** loopy's tutorial matmul (examples/transformations.ts): 16x16 tiles in local memory, one result per work-item, n fixed. */
+export function classicMatmul(n: number): LoopKernel {
+  let mm = fixParameters(plainMatmul(), { n });
+  mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+  mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  mm = splitIname(mm, 'k', 16);
+  mm = addPrefetch(mm, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
+  mm = addPrefetch(mm, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
+  return prioritizeLoops(mm, 'k_outer,k_inner');
 }

@@ -7,7 +7,7 @@
  * from another process (`bench/torch_side.py`); `bench/report.ts` pairs them up.
  */
 
-export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions';
+export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline';
 export type Backend = 'opencl' | 'webgpu' | 'cpu';
 
 export interface Measurement {
@@ -29,6 +29,8 @@ export interface Measurement {
 export interface MeasurementLine extends Measurement {
   readonly device: string;
   readonly note?: string;
+  /** Figures a bench's own section of the report shows (the roofline's intensity and bound). */
+  readonly details?: Readonly<Record<string, string | number>>;
 }
 
 export type Unit = 'GB/s' | 'TFLOP/s' | 'GFLOP/s' | 'ms' | 'us';

@@ -19,7 +19,7 @@ commands:
   typegen [--check] [--verbose] [--project <tsconfig.json>]
       writes the declarations that type kernels written with domain\`...\`/insn\`...\`
       templates (\`loom typegen --help\` says more)
-  stats <file.ts> [--params n=1024] [--device cpu|opencl|webgpu | --profile <file>] [--plot <roofline.svg>]
+  stats <file.ts> [--params n=1024] [--device cpu|opencl|webgpu | --profile <file|device>] [--plot <roofline.svg>]
       the operation, memory access and synchronization counts of the kernels a file exports,
       and the roofline's estimate of their time (\`loom stats --help\` says more)
   tune <file.ts> [--device cpu|opencl|webgpu] [--budget <seconds>] [--fresh] [--only <name>]

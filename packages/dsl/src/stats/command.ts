@@ -1,33 +1,41 @@
 /**
  * `loom stats <file> [--params n=1024,m=512] [--subgroup-size 32] [--device cpu|opencl|webgpu]
- *  [--profile profile.json] [--plot roofline.svg]`: for every kernel the file exports, its
- * operation, memory access and synchronization maps, and with a device (measured on it,
- * kept on disk) or a profile, the roofline's estimate of its time at the parameters; on a
- * device each kernel is also run and timed. `--plot` draws the roofline.
+ *  [--profile profile.json|device name] [--plot roofline.svg]`: for every kernel the file
+ * exports, its operation, memory access and synchronization maps, and with a device (measured
+ * on it, kept on disk, or committed with Loom) or a profile (a file, or a committed profile
+ * by device name), the roofline's estimate of its time at the parameters; on a
+ * device each kernel is also run and timed. `--plot` draws the roofline; `--measured run.jsonl`
+ * adds the kernels a `bench/roofline.ts --json` run predicted and measured on that device.
  */
 import { writeFileSync } from 'node:fs';
 import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
-import { cachedProfile, DEVICE_KINDS, deviceOfKind, readProfile, type DeviceKind } from './profiles.ts';
+import { measuredKernelsOf } from './measured-run.ts';
+import { cachedProfile, DEVICE_KINDS, deviceOfKind, deviceProfile, type DeviceKind } from './profiles.ts';
 import { format, rooflineSvg, type PlottedKernel } from './roofline-svg.ts';
 
 const USAGE = `usage: loom stats <file.ts|.js> [--params n=1024,m=512] [--subgroup-size 32]
-                  [--device cpu|opencl|webgpu | --profile <profile.json>] [--plot <roofline.svg>]
+                  [--device cpu|opencl|webgpu | --profile <profile.json|device name>] [--plot <roofline.svg>]
+                  [--measured <run.jsonl>]
 
   Prints, for every kernel the file exports (LoopKernels, builders, and functions named
   ...Kernel that take no argument), its operation, memory access and synchronization maps:
   exact counts, polynomials in the parameters. With --device (its profile measured once and
-  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR) or --profile, and --params,
+  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR, unless Loom comes with one
+  for that device) or --profile (a JSON file, or the name of a device whose profile Loom
+  comes with, or a part of it: --profile 'OpenCL: NVIDIA H100'), and --params,
   also the roofline's estimate of each kernel's time; with --device each kernel also runs
-  there and its time is measured. --plot writes the roofline as SVG.`;
+  there and its time is measured. --plot writes the roofline as SVG; --measured adds the kernels
+  a \`bench/roofline.ts --json\` run measured on the profile's device (the file is optional then).`;
 
 interface StatsArguments {
-  readonly file: string;
+  readonly file: string | undefined;
   readonly params: Readonly<Record<string, number>>;
   readonly subgroupSize: number;
   readonly device?: DeviceKind;
   readonly profile?: string;
   readonly plot?: string;
+  readonly measured?: string;
 }
 
 /** The command's exit code: 0 done, 1 a kernel could not be counted, 2 a usage mistake. */
@@ -44,27 +52,35 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
   let kernels: NamedKernel[];
   let device: Device | undefined;
   let profile: DeviceProfile | undefined;
+  let fromRun: PlottedKernel[] = [];
   try {
-    kernels = await kernelsOf(parsed.file);
-    if (parsed.profile) profile = readProfile(parsed.profile);
+    kernels = parsed.file === undefined ? [] : await kernelsOf(parsed.file);
+    if (parsed.profile) profile = deviceProfile(parsed.profile);
     if (parsed.device) {
       device = await deviceOfKind(parsed.device);
       const cached = await cachedProfile(device);
       profile ??= cached.profile;
+      const source = { measured: 'measured', cache: 'profile from the cache', committed: 'profile committed with Loom' }[cached.source];
       console.log(
-        `${device.name}: ${cached.measured ? 'measured' : 'profile from the cache'}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
+        `${device.name}: ${source}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
       );
     }
+    if (parsed.measured && profile) fromRun = measuredKernelsOf(parsed.measured, profile.device);
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
+    device?.dispose();
     console.error(`loom stats: ${e.message}`);
     return 2;
   }
-  if (kernels.length === 0) {
+  for (const k of fromRun) {
+    const ratio = k.measured ? ` (predicted/measured ${format(k.estimate.seconds / k.measured)})` : '';
+    console.log(`${k.name}, from ${parsed.measured}: predicted ${format(k.estimate.seconds)} s, measured ${format(k.measured ?? Number.NaN)} s${ratio}, ${k.estimate.bound} bound`);
+  }
+  if (parsed.file !== undefined && kernels.length === 0) {
     console.error(`loom stats: ${parsed.file} exports no kernel (LoopKernels, builders, or functions named ...Kernel taking no argument)`);
     return 1;
   }
-  const plotted: PlottedKernel[] = [];
+  const plotted: PlottedKernel[] = [...fromRun];
   let failed = false;
   for (const { name, kernel } of kernels) {
     console.log(`\n== ${name}: kernel '${kernel.name}'`);
@@ -125,6 +141,7 @@ function parseArguments(args: readonly string[]): StatsArguments | string {
   let device: DeviceKind | undefined;
   let profile: string | undefined;
   let plot: string | undefined;
+  let measured: string | undefined;
   for (let k = 0; k < args.length; k++) {
     const arg = args[k]!;
     const value = () => {
@@ -148,6 +165,7 @@ function parseArguments(args: readonly string[]): StatsArguments | string {
         device = v as DeviceKind;
       } else if (arg === '--profile') profile = value();
       else if (arg === '--plot') plot = value();
+      else if (arg === '--measured') measured = value();
       else if (arg.startsWith('-')) return `unknown option '${arg}'`;
       else if (file === undefined) file = arg;
       else return `one file at a time ('${file}', then '${arg}')`;
@@ -155,7 +173,8 @@ function parseArguments(args: readonly string[]): StatsArguments | string {
       return (e as Error).message;
     }
   }
-  if (file === undefined) return 'which file? (loom stats <file.ts>)';
+  if (file === undefined && measured === undefined) return 'which file? (loom stats <file.ts>)';
   if (plot !== undefined && device === undefined && profile === undefined) return '--plot needs a roofline: give --device or --profile';
-  return { file, params, subgroupSize, device, profile, plot };
+  if (measured !== undefined && device === undefined && profile === undefined) return "--measured needs the profile of the run's device: give --profile or --device";
+  return { file, params, subgroupSize, device, profile, plot, measured };
 }
