@@ -27,7 +27,7 @@
 import { LoomError, generateCode, perObject, type Device } from '@loom/core';
 import type { ParamSpec } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
-import { makeCompiled, type Compiled } from './compiled.ts';
+import { makeCompiled, type Compiled, type PreparedComputation } from './compiled.ts';
 import { deviceParameters, type DeviceParameters } from './device-parameters.ts';
 import { flatten } from './flatten.ts';
 import { allocateMemory } from './memory.ts';
@@ -45,12 +45,14 @@ import type {
   OnlyKnown,
   Outputs,
   PositionalArguments,
+  PreparedArguments,
   SignatureOf,
 } from './typed.ts';
 
-export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName'> {
+export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName' | 'prepare'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
   byName<const G extends NamedArguments<L>>(args: OnlyKnown<G, L>): Promise<NamedOutputs<L, G>>;
+  prepare(...args: PreparedArguments<L>): Promise<PreparedComputation>;
 }
 
 /**

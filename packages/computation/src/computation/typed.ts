@@ -37,6 +37,11 @@ export type LooseArgument =
 
 export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
+/** What `prepare` takes: a DeviceArray for each array, a number for each scalar. */
+export type PreparedArguments<L extends readonly Leaf[]> = number extends L['length']
+  ? (DeviceArray | number | bigint)[]
+  : { [K in keyof L]: L[K] extends Leaf ? (L[K]['role'] extends 's' ? number | bigint : DeviceArray) : never };
+
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
 export type NamedArguments<L extends readonly Leaf[]> = number extends L['length']
