@@ -31,6 +31,8 @@ export type {
   MappingFor,
   InitialTree,
   SignatureOf,
+  ComputationRegistry,
+  RegisteredParams,
 } from './computation/typed.ts';
 
 // --- the library ------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ import type {
   Outputs,
   PositionalArguments,
   PreparedArguments,
+  RegisteredParams,
   SignatureOf,
 } from './typed.ts';
 
@@ -138,9 +139,15 @@ export interface ComputationSpec<P extends readonly ComputationParam[]> {
   buildPlan(plan: ComputationPlan, device: DeviceParameters, ...args: KernelArgumentsOf<P>): void;
 }
 
-/** A computation from its parameters and its plan-building function. */
-export function computation<const P extends readonly ComputationParam[]>(spec: ComputationSpec<P>): Computation<P> {
-  return new FunctionComputation(spec);
+/**
+ * A computation from its parameters and its plan-building function. Its type carries the
+ * parameters when they are written in place (a tuple the compiler sees); a list it cannot
+ * see is looked up in the `ComputationRegistry` under the computation's name (`loom typegen`).
+ */
+export function computation<const P extends readonly ComputationParam[], const N extends string = string>(
+  spec: ComputationSpec<P> & { readonly name?: N },
+): Computation<RegisteredParams<N, P>> {
+  return new FunctionComputation(spec) as unknown as Computation<RegisteredParams<N, P>>;
 }
 
 class FunctionComputation<P extends readonly ComputationParam[]> extends Computation<P> {

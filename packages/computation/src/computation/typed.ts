@@ -95,6 +95,20 @@ interface NodeEdges {
 
 type IsTuple<L extends readonly unknown[]> = number extends L['length'] ? false : true;
 
+/**
+ * The parameters of computations whose parameter list the compiler cannot see (a list
+ * declared as `ComputationParam[]`, shared between computations, or built from consts), by
+ * the computation's name. `loom typegen` fills it: it evaluates such lists statically and
+ * writes `<file>.loom.d.ts` next to the source, adding entries here
+ * (`{ params: readonly [{ name: 'output'; dtype: 'float32'; ... }, ...] }`).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging (loom typegen)
+export interface ComputationRegistry {}
+
+/** A computation's parameters as the compiler sees them: its own list when that is a tuple, else what typegen registered under its name. */
+export type RegisteredParams<N extends string, P extends readonly Leaf[]> =
+  IsTuple<P> extends true ? P : N extends keyof ComputationRegistry ? (ComputationRegistry[N] extends { readonly params: infer R extends readonly Leaf[] } ? R : P) : P;
+
 /** A computation's tree before anything is attached. */
 export type InitialTree<P extends readonly Leaf[]> = {
   readonly roots: { readonly [K in keyof P]: P[K] extends Leaf ? P[K]['name'] : never };
