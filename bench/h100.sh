@@ -2,7 +2,7 @@
 # Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts):
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts):
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
@@ -55,10 +55,11 @@ echo "{\"info\":\"gpu\",\"gpu\":\"${gpu:-none}\",\"cpu\":\"${cpu:-unknown}\",\"c
 
 full=--full
 $local_run && full=
-step torch 100 python3 bench/torch_side.py $full --json
+step torch 120 python3 bench/torch_side.py $full --json
 step elementwise 120 ours elementwise --json
 step matmul 210 ours matmul --json --budget=40
 step reductions 45 ours reductions --json
+step computations 90 ours computations --json
 step codegen 60 ours codegen --json --samples=10
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json

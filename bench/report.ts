@@ -50,13 +50,28 @@ for (const file of files) {
 
 const torch = new Map(lines.filter((l) => l.backend === 'torch').map((l) => [`${l.bench}|${l.case}|${l.size}`, l]));
 const TORCH_NAME: Record<string, string> = { elementwise: 'torch.add', matmul: 'torch.matmul (cuBLAS, TF32 off)', reductions: 'torch.sum' };
+/** Where a bench compares with several PyTorch operations: the one for each case. */
+const TORCH_CASE_NAME: Record<string, string> = {
+  'computations|reduce all': 'torch.sum',
+  'computations|reduce last axis': 'torch.sum',
+  'computations|scan all': 'torch.cumsum',
+  'computations|scan last axis': 'torch.cumsum',
+  'computations|transpose': 'x.t().contiguous()',
+  'computations|matmul': 'torch.matmul',
+  'computations|matmul * k': 'torch.matmul(a, b) * k',
+};
 
 /** Our line with PyTorch as its reference, when PyTorch measured the same case and size. */
 function paired(l: Line): MeasurementLine {
   const base = l.case.replace(/ \(.*\)$/, ''); // 'rows (loom kernel)' compares with torch's 'rows'
   const t = torch.get(`${l.bench}|${base}|${l.size}`);
   if (!t) return l as MeasurementLine;
-  return { ...(l as MeasurementLine), reference: TORCH_NAME[l.bench] ?? 'PyTorch', referenceValue: t.value, ratio: roundRatio(ratioOf(l.unit, l.value, t.value)) };
+  return {
+    ...(l as MeasurementLine),
+    reference: TORCH_CASE_NAME[`${l.bench}|${base}`] ?? TORCH_NAME[l.bench] ?? 'PyTorch',
+    referenceValue: t.value,
+    ratio: roundRatio(ratioOf(l.unit, l.value, t.value)),
+  };
 }
 
 const ours = lines.filter((l) => l.backend !== 'torch').map(paired);
@@ -96,7 +111,7 @@ md.push('', '## How they were made', '');
 md.push('On the GPU machine (see `../shared/device/README.md`), from the repository root:', '');
 md.push('```sh');
 md.push(
-  '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
+  '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
 );
 md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
 md.push('```', '');
@@ -121,6 +136,11 @@ for (const [bench, title, note] of [
     'reductions',
     'Reductions across work-items, float32 (size: elements)',
     'GB/s of the data read. `row sum`: `out[i] = sum(j, a[i, j])`, a work-group of 256 per row; `full sum`: two steps, 1024 groups of 256 into partial sums, then one group (bench/reductions-kernels.ts).',
+  ],
+  [
+    'computations',
+    "@loom/computation's library, float32 (size: elements; n for matmul)",
+    'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
   ],
   ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
   [
@@ -260,6 +280,33 @@ function targetRows(): string[][] {
         verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8),
       ]);
     }
+  }
+  // issue 17: the computation library against PyTorch
+  for (const [c, size, what, bar] of [
+    ['reduce all', 2 ** 26, 'Reduce, sum of 2^26', 0.9],
+    ['reduce last axis', 8192 * 8192, 'Reduce, last axis of 8192²', 0.9],
+    ['transpose', 8192 * 8192, 'Transpose 8192²', 0.9],
+    ['scan all', 2 ** 26, 'Scan, cumsum of 2^26', 0.7],
+    ['scan last axis', 8192 * 8192, 'Scan, last axis of 8192²', 0.7],
+  ] as const) {
+    for (const backend of ['opencl', 'webgpu']) {
+      const l = find('computations', backend, c, size);
+      rows.push([
+        `${what}, ${backend}: ≥ ${bar}x ${TORCH_CASE_NAME[`computations|${c}`]}`,
+        l ? `${l.value} ${l.unit}, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+        verdict(l?.reference?.startsWith('torch') || l?.reference?.startsWith('x.t()') ? l.ratio : null, bar),
+      ]);
+    }
+  }
+  for (const backend of ['opencl', 'webgpu']) {
+    const fused = find('computations', backend, 'matmul * k', 4096);
+    const plain = find('computations', backend, 'matmul', 4096);
+    const measured =
+      fused && plain
+        ? `fused ${fused.value} TFLOP/s, ${fused.ratio ?? '?'}x ${fused.reference ?? ''}; alone ${plain.value} TFLOP/s, ${plain.ratio ?? '?'}x ${plain.reference ?? ''}`
+        : '';
+    const met = fused?.ratio == null || plain?.ratio == null || !fused.reference?.startsWith('torch') ? 'not measured' : fused.ratio >= plain.ratio ? 'yes' : 'no';
+    rows.push([`MatrixMul 4096³ with mulConst fused, ${backend}: ratio ≥ the unfused matmul's`, measured, met]);
   }
   // the tutorial's kernels carry the target; the matmuls (not in the tutorial) are reported beside it
   const isMatmul = (c: string) => c.startsWith('sgemm') || c === 'tiled matmul';

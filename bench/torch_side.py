@@ -11,6 +11,10 @@ and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/re
   reductions   torch.sum(a, dim=1, out=out) over float32 rows x cols (8192 x 8192 with --full, 256 x 2048
                without), and torch.sum(x, dim=0, out=out) over 2^26 float32 (2^20 without); GB/s of the
                data read, as bench/reductions.ts counts it
+  computations bench/computations.ts's cases: torch.sum over all of 2^26 float32 and over the last axis of
+               8192 x 8192 (GB/s read), torch.cumsum of the same (GB/s read + written), x.t().contiguous()
+               of 8192 x 8192 (GB/s read + written), torch.matmul(a, b) and torch.matmul(a, b) * k at 4096³
+               (TFLOP/s); without --full 2^18, 256 x 1024 and 128³, as ours
 
 Without a CUDA device it says so and exits cleanly: the other benchmarks still run.
 """
@@ -141,7 +145,53 @@ def main():
         torch.cuda.empty_cache()
     except Exception as e:
         print(f"  torch reductions: FAILED: {e}", file=sys.stderr)
+
+    computations(torch, cuda, record, args.full)
     return 0
+
+
+def computations(torch, cuda, record, full):
+    """The cases of bench/computations.ts, on the same sizes and data (small integers: exact results)."""
+    rows, cols = (8192, 8192) if full else (256, 1024)
+    total = 2**26 if full else 2**18
+    n = 4096 if full else 128
+    k = 0.5
+
+    def case(name, size, call, check, work, unit):
+        try:
+            seconds = time_per_call(torch, call)
+            assert check(call()), f"{name} gave an unexpected result"
+            record("computations", name, size, work / seconds / (1e12 if unit == "TFLOP/s" else 1e9), unit)
+        except Exception as e:  # one failure must not cost the other figures
+            print(f"  torch computations {name}: FAILED: {e}", file=sys.stderr)
+
+    try:
+        x = (torch.arange(total, device=cuda) % 3 - 1).to(torch.float32)
+        m = (torch.arange(rows * cols, device=cuda) % 17 - 8).to(torch.float32).reshape(rows, cols)
+        one = torch.empty((), device=cuda)
+        row_sums = torch.empty(rows, 1, device=cuda)
+        x_scan = torch.empty(total, device=cuda)
+        m_scan = torch.empty(rows, cols, device=cuda)
+        case("reduce all", total, lambda: torch.sum(x, dim=0, out=one), lambda r: r.item() == x.double().sum().item(), 4 * total, "GB/s")
+        case("reduce last axis", rows * cols, lambda: torch.sum(m, dim=1, keepdim=True, out=row_sums),
+             lambda r: torch.equal(r, m.double().sum(dim=1, keepdim=True).float()), 4 * rows * cols, "GB/s")
+        case("scan all", total, lambda: torch.cumsum(x, dim=0, out=x_scan), lambda r: torch.equal(r, x.double().cumsum(0).float()), 8 * total, "GB/s")
+        case("scan last axis", rows * cols, lambda: torch.cumsum(m, dim=1, out=m_scan),
+             lambda r: torch.equal(r, m.double().cumsum(1).float()), 8 * rows * cols, "GB/s")
+        case("transpose", rows * cols, lambda: m.t().contiguous(), lambda r: torch.equal(r, m.t()), 8 * rows * cols, "GB/s")
+        del x, m, one, row_sums, x_scan, m_scan
+        torch.cuda.empty_cache()
+        p = torch.arange(n * n, device=cuda)
+        a = ((p * 7) % 5 - 2).to(torch.float32).reshape(n, n)
+        b = ((p * 3) % 7 - 3).to(torch.float32).reshape(n, n)
+        c = torch.empty(n, n, device=cuda)
+        exact = (a.double() @ b.double()).float()
+        case("matmul", n, lambda: torch.matmul(a, b, out=c), lambda r: torch.equal(r, exact), 2 * n**3, "TFLOP/s")
+        case("matmul * k", n, lambda: torch.matmul(a, b) * k, lambda r: torch.equal(r, exact * k), 2 * n**3, "TFLOP/s")
+        del p, a, b, c, exact
+        torch.cuda.empty_cache()
+    except Exception as e:
+        print(f"  torch computations: FAILED: {e}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, makeKernel, splitIname } from '@loom/core';
+import { DeviceArray, LoomError, makeKernel, splitIname } from '@loom/core';
 import { computation, deviceParameters } from '@loom/computation';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
@@ -66,6 +66,57 @@ test('a compiled computation refuses wrong arguments before running anything', a
   await refused(() => compiled(undefined, undefined as never), "parameter 'input' (float32, shape (300)) is an input: pass it");
   await refused(() => compiled.byName({ input: new Float32Array(N), other: 1 } as never), "has no parameter 'other'");
   await refused(async () => (compiled as unknown as (...a: unknown[]) => unknown)(new Float32Array(N)), 'takes 2 arguments (output, input), got 1');
+});
+
+test('prepare binds a call to DeviceArrays once; each launch runs every kernel again', async () => {
+  const a = randomFloat32(N, 2);
+  const once = (x: number) => [2, 3, 4, 5].reduce((v, k) => Math.fround(Math.fround(v * k) + 1), x);
+  for (const device of testDevices()) {
+    const compiled = await chain.compile(device);
+    const input = await DeviceArray.from(device, a, 'float32', [N]);
+    const output = await DeviceArray.from(device, new Float32Array(N), 'float32', [N]);
+    const prepared = await compiled.prepare(output, input);
+    try {
+      assert.is(prepared.launches.length, 4, 'one prepared launch per kernel');
+      await prepared.launch();
+      assertClose((await output.toHost()) as Float32Array, Array.from(a, once), device.name);
+      // the output fed back as the input: a second launch sees the new data
+      await device.write(input.buffer, await output.toHost());
+      await prepared.launch();
+      assertClose(
+        (await output.toHost()) as Float32Array,
+        Array.from(a, (x) => once(once(x))),
+        device.name,
+      );
+    } finally {
+      prepared.release();
+      input.release();
+      output.release();
+    }
+  }
+});
+
+test('prepare refuses host arrays and arrays of another shape', async () => {
+  const device = testDevices()[0];
+  const compiled = await chain.compile(device);
+  const input = await DeviceArray.from(device, new Float32Array(N + 1), 'float32', [N + 1]);
+  const output = await DeviceArray.from(device, new Float32Array(N), 'float32', [N]);
+  try {
+    const refused = async (call: () => Promise<unknown>, message: string) => {
+      try {
+        await call();
+        assert.unreachable('accepted');
+      } catch (e) {
+        assert.instance(e, LoomError);
+        assert.match((e as Error).message, message);
+      }
+    };
+    await refused(() => compiled.prepare(output, new Float32Array(N) as never), "parameter 'input' takes a DeviceArray, not a Float32Array");
+    await refused(() => compiled.prepare(output, input), 'got a DeviceArray of float32, shape (301)');
+  } finally {
+    input.release();
+    output.release();
+  }
 });
 
 test.run();

@@ -173,6 +173,81 @@ export function make(k: number) {
   assert.match(report.notes[0], "src/kernels.ts:3: kernel left loosely typed: 'k' is not a const with a static value (src/kernels.ts:3:");
 });
 
+// --- computations whose parameter lists the compiler cannot see ------------------------------------
+
+const computationsSource = path.join(dir, 'src', 'computations.ts');
+const computationsDeclarations = path.join(dir, 'src', 'computations.loom.d.ts');
+
+const COMPUTATIONS = `
+import { computation, pureParallel, type ComputationParam } from '@loom/computation';
+import * as loomc from '@loom/computation';
+import { SIZE } from './sizes.ts';
+
+const PARAMS: ComputationParam[] = [
+  { name: 'output', dtype: 'float32', shape: [SIZE, 2], role: 'o' },
+  { name: 'input', dtype: 'int32', shape: [SIZE * 2], role: 'i' },
+  { name: 'k', dtype: 'float32', role: 's' },
+];
+// a shared list, by name: registered
+export const first = computation({ name: 'first', params: PARAMS, buildPlan() {} });
+export const second = loomc.pureParallel({ name: 'second', params: PARAMS, body: 'output[idx0, idx1] = k' });
+// written in place: the compiler types it, typegen leaves it alone
+export const inPlace = computation({ name: 'inPlace', params: [{ name: 'x', dtype: 'float32', shape: [4], role: 'o' }], buildPlan() {} });
+// unnamed: left loose, with a note
+export const unnamed = pureParallel({ params: PARAMS, body: 'output[idx0, idx1] = k' });
+`;
+
+test('typegen registers the parameter lists of named computations the compiler cannot see', () => {
+  write(source, KERNELS);
+  write(path.join(dir, 'src', 'sizes.ts'), 'export const SIZE = 8;\n');
+  write(computationsSource, COMPUTATIONS);
+  const report = typegen({ project });
+  assert.ok(report.ok, report.errors.join('\n'));
+  assert.equal(
+    report.computations.map((c) => c.name),
+    ['first', 'second'],
+  );
+  assert.ok(report.written.includes(computationsDeclarations));
+  assert.ok(report.notes.some((n) => /src\/computations\.ts:17: computation left loosely typed: give it a name/.test(n)));
+  const text = readFileSync(computationsDeclarations, 'utf8');
+  assert.match(text, "import type {} from '@loom/computation';");
+  assert.not.match(text, "'@loom/dsl'");
+  assert.not.match(text, 'inPlace');
+  assert.match(
+    text,
+    `    first: {
+      params: readonly [
+        { readonly name: 'output'; readonly dtype: 'float32'; readonly shape: readonly [8, 2]; readonly role: 'o' },
+        { readonly name: 'input'; readonly dtype: 'int32'; readonly shape: readonly [16]; readonly role: 'i' },
+        { readonly name: 'k'; readonly dtype: 'float32'; readonly role: 's' },
+      ];
+    };`,
+  );
+  assert.match(text, '    second: {');
+  assert.ok(typegen({ project, check: true }).ok);
+});
+
+test('--check fails once a registered parameter list changes', () => {
+  write(computationsSource, COMPUTATIONS.replace("dtype: 'int32'", "dtype: 'uint8'"));
+  assert.equal(typegen({ project, check: true }).stale, [{ file: computationsDeclarations, why: 'out of date' }]);
+  assert.ok(typegen({ project }).ok);
+  assert.match(readFileSync(computationsDeclarations, 'utf8'), "readonly dtype: 'uint8'");
+  assert.ok(typegen({ project, check: true }).ok);
+});
+
+test('a parameter list the computation would refuse is an error; names are registry keys', () => {
+  write(computationsSource, COMPUTATIONS.replace("role: 's'", "role: 'x'"));
+  let report = typegen({ project });
+  assert.not.ok(report.ok);
+  assert.match(report.errors[0], "src/computations.ts:12: computation 'first': computation 'first': parameter 'k' has role 'x'");
+  write(computationsSource, COMPUTATIONS.replace("name: 'second'", "name: 'first'"));
+  report = typegen({ project });
+  assert.not.ok(report.ok);
+  assert.match(report.errors[0], "computation name 'first' is used by 2 computations (src/computations.ts:12, src/computations.ts:13)");
+  rmSync(computationsSource);
+  assert.equal(typegen({ project }).removed, [computationsDeclarations]);
+});
+
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test.run();

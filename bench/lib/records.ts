@@ -7,7 +7,7 @@
  * from another process (`bench/torch_side.py`); `bench/report.ts` pairs them up.
  */
 
-export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline';
+export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline' | 'computations';
 export type Backend = 'opencl' | 'webgpu' | 'cpu';
 
 export interface Measurement {

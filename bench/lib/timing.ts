@@ -28,40 +28,48 @@ export function median(xs: readonly number[]): number {
 
 /** Seconds per launch of `prepared` on `d`'s device. */
 export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, options: TimingOptions = {}): Promise<number> {
+  return sequenceSeconds(d, [prepared], options);
+}
+
+/**
+ * Seconds per launch of several prepared programs one after the other (a computation's
+ * kernels): on OpenCL the sum of every kernel's event-profiled time, on WebGPU all of them
+ * dispatched in order, dozens of rounds per submit.
+ */
+export async function sequenceSeconds(d: BenchDevice, sequence: readonly PreparedLaunch[], options: TimingOptions = {}): Promise<number> {
+  const launchAll = async () => {
+    for (const p of sequence) await p.launch();
+  };
   switch (d.backend) {
     case 'opencl':
-      return openclSeconds(d, prepared, options);
+      return openclSeconds(d, sequence, options);
     case 'webgpu': {
       let kernels: DirectKernel[];
       try {
-        kernels = await loomKernels(d.device, prepared);
+        kernels = [];
+        for (const p of sequence) kernels.push(...(await loomKernels(d.device, p)));
       } catch {
-        return wallSeconds(
-          () => prepared.launch(),
-          () => d.device.gpuDevice.queue.onSubmittedWorkDone(),
-          options,
-        );
+        return wallSeconds(launchAll, () => d.device.gpuDevice.queue.onSubmittedWorkDone(), options);
       }
       return batchedSeconds((count) => timeDispatches(d.device, kernels, count), options);
     }
     case 'cpu':
-      return wallSeconds(
-        () => prepared.launch(),
-        async () => {},
-        options,
-      );
+      return wallSeconds(launchAll, async () => {}, options);
   }
 }
 
-function openclSeconds(d: Extract<BenchDevice, { backend: 'opencl' }>, prepared: PreparedLaunch, options: TimingOptions): number {
+function openclSeconds(d: Extract<BenchDevice, { backend: 'opencl' }>, sequence: readonly PreparedLaunch[], options: TimingOptions): number {
   const context = d.device.context;
-  const launches = prepared.kernels.map((k) => ({
-    name: k.kernel.name,
-    args: k.args.map((a): KernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
-    global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
-    local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
-  }));
-  const once = () => launches.reduce((ns, l) => ns + context.launchTimed(prepared.compiled as OpenCLProgram, l.name, l.args, l.global, l.local), 0) / 1e9;
+  const launches = sequence.flatMap((prepared) =>
+    prepared.kernels.map((k) => ({
+      program: prepared.compiled as OpenCLProgram,
+      name: k.kernel.name,
+      args: k.args.map((a): KernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+      global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
+      local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
+    })),
+  );
+  const once = () => launches.reduce((ns, l) => ns + context.launchTimed(l.program, l.name, l.args, l.global, l.local), 0) / 1e9;
   return sampled(once, options);
 }
 

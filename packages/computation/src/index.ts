@@ -10,6 +10,7 @@ export { transformation, Transformation, type TransformationSpec, type ArrayPara
 export type { ParamSpec, Role, ShapeEntry } from './transformation/params.ts';
 export { attach, type AttachMapping } from './transformation/attach.ts';
 export { Computation, computation, type ComputationSpec, type CompiledComputation } from './computation/computation.ts';
+export type { PreparedComputation } from './computation/compiled.ts';
 export type { ComputationParam, ComputationRole } from './computation/params.ts';
 export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
 export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
@@ -20,6 +21,7 @@ export type {
   KernelArgumentsOf,
   ArgumentFor,
   PositionalArguments,
+  PreparedArguments,
   NamedArguments,
   Outputs,
   NamedOutputs,
@@ -29,6 +31,8 @@ export type {
   MappingFor,
   InitialTree,
   SignatureOf,
+  ComputationRegistry,
+  RegisteredParams,
 } from './computation/typed.ts';
 
 // --- the library ------------------------------------------------------------------------------

@@ -68,4 +68,19 @@ test('max over the middle axis, floats (any associative operation)', async () =>
   }
 });
 
+test('a long reduce: more than the least number of elements per work-item (2 rows of 600 000)', async () => {
+  // two rows share the ~1024 work-groups of a tree pass: 512 each, so 5 elements per work-item
+  const shape = [2, 600_000];
+  const a = testIntegers(Int32Array, sizeOf(shape), 11);
+  const comp = reduce({ dtype: 'int32', shape }, predicateSum('int32'), [1]);
+  for (const device of testDevices()) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal(
+      [...(output as Int32Array)],
+      reduceRef(a, shape, [1], (x, y) => x + y, 0),
+      device.name,
+    );
+  }
+});
+
 test.run();

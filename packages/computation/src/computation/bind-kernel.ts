@@ -4,25 +4,39 @@
  * bound to the same array merged into one (the kernel then sees that they are the same
  * memory, which the checks of `attach` need: a kernel that writes an array through one
  * argument and reads it through another reads back what it wrote).
+ *
+ * With `runtimeSizes`, the parameters found from the shapes stay parameters: they are bound
+ * to their numbers and passed at launch, so that calls of the kernel on arrays of other
+ * sizes generate the same code (and the device builds it once).
  */
 import { LoomError, addDtypes, expr, fixParameters, mapKernelExpressions, printExpr, type DType, type Expr, type KernelArg, type LoopKernel } from '@loom/core';
 import { describeValue, isPlanArray, KernelArgument, type PlanValue } from './plan.ts';
 
-export function bindKernel(knl: LoopKernel, bindings: ReadonlyMap<string, PlanValue>, what: string): { kernel: LoopKernel; bindings: Map<string, PlanValue> } {
+export function bindKernel(
+  knl: LoopKernel,
+  bindings: ReadonlyMap<string, PlanValue>,
+  what: string,
+  runtimeSizes = false,
+): { kernel: LoopKernel; bindings: Map<string, PlanValue> } {
   for (const name of bindings.keys()) {
     if (!knl.arg(name)) throw new LoomError(`${what}: kernel '${knl.name}' has no argument '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
   }
   for (const arg of knl.args) checkKind(arg, bindings.get(arg.name), knl, what);
 
   const values = solveParameters(knl, bindings);
-  let kernel = Object.keys(values).length ? fixParameters(knl, values) : knl;
-  const bound = new Map([...bindings].filter(([name]) => !(name in values)));
+  let kernel = knl;
+  let bound: Map<string, PlanValue>;
+  if (runtimeSizes) bound = new Map([...bindings, ...Object.entries(values)]);
+  else {
+    kernel = Object.keys(values).length ? fixParameters(knl, values) : knl;
+    bound = new Map([...bindings].filter(([name]) => !(name in values)));
+  }
   for (const arg of kernel.args) {
     if (arg.kind === 'value' && !bound.has(arg.name)) {
       throw new LoomError(`${what}: kernel '${knl.name}': value argument '${arg.name}' is not bound, and no array's shape determines it`);
     }
     const value = bound.get(arg.name)!;
-    if (arg.kind !== 'value' && isPlanArray(value)) checkShape(arg, value.shape!, knl, what);
+    if (arg.kind !== 'value' && isPlanArray(value)) checkShape(arg, value.shape!, knl, what, runtimeSizes ? values : {});
   }
   kernel = withDtypes(kernel, bound, what);
   return mergeAliases(kernel, bound);
@@ -71,8 +85,10 @@ function solveParameters(knl: LoopKernel, bindings: ReadonlyMap<string, PlanValu
   return values;
 }
 
-function checkShape(arg: KernelArg, shape: readonly number[], knl: LoopKernel, what: string): void {
-  const own = arg.shape!.map((s) => expr.simplify(s, { integer: true }));
+/** The argument's shape, its parameters replaced by `values`, is the bound array's. */
+function checkShape(arg: KernelArg, shape: readonly number[], knl: LoopKernel, what: string, values: Readonly<Record<string, number>>): void {
+  const withValues = (s: Expr) => expr.mapExpr(s, (x) => (x.kind === 'var' && x.name in values ? expr.int(values[x.name]) : x));
+  const own = arg.shape!.map((s) => expr.simplify(withValues(s), { integer: true }));
   const concrete = own.every((s) => s.kind === 'int') && own.length === shape.length && own.every((s, k) => (s as Extract<Expr, { kind: 'int' }>).value === shape[k]);
   if (!concrete) {
     throw new LoomError(

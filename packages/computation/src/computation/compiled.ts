@@ -39,9 +39,24 @@ export interface CompiledParts {
   readonly memory: OwnedMemory;
 }
 
+/**
+ * A call bound once to DeviceArrays (core's `prepareLaunch`, for a computation): every kernel
+ * prepared and checked; `launch()` queues them all in order, as a call would, without
+ * binding anything again or copying anything.
+ */
+export interface PreparedComputation {
+  /** One prepared launch per kernel of the computation, in order. */
+  readonly launches: readonly PreparedLaunch[];
+  launch(): Promise<void>;
+  /** Frees what the prepared kernels own (the computation's memory and the caller's arrays stay). */
+  release(): void;
+}
+
 export interface Compiled {
   (...args: LeafValue[]): Promise<Record<string, HostArray | DeviceArray>>;
   byName(args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>>;
+  /** The signature's arrays as DeviceArrays, its scalars as numbers, in order: a call prepared to be launched many times. */
+  prepare(...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation>;
   /** The signature it is called with, in order. */
   readonly signature: readonly ComputationParam[];
   /** The kernels it launches, in order, with the transformations fused in. */
@@ -64,8 +79,33 @@ export function makeCompiled(parts: CompiledParts): Compiled {
     }
     return byName(Object.fromEntries(signature.map((p, k) => [p.name, args[k]])));
   };
+  const prepare = async (...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation> => {
+    if (args.length !== signature.length) {
+      throw new LoomError(`computation '${name}': prepare takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+    }
+    const values = new Map<string, DeviceArray | number | bigint>();
+    for (const [k, p] of signature.entries()) {
+      const given = args[k];
+      const scalar = typeof given === 'number' || typeof given === 'bigint';
+      if (p.role === 's' ? !scalar : !(given instanceof DeviceArray))
+        throw new LoomError(`computation '${name}': prepare: parameter '${p.name}' takes ${p.role === 's' ? 'a number' : 'a DeviceArray'}, not ${describe(given)}`);
+      if (given instanceof DeviceArray) await toDevice(device, p, given, name, []);
+      values.set(p.name, given);
+    }
+    const launches = await prepareCalls(parts, values);
+    return {
+      launches,
+      async launch() {
+        for (const l of launches) await l.launch();
+      },
+      release() {
+        for (const l of launches) l.release();
+      },
+    };
+  };
   return Object.assign(fn, {
     byName,
+    prepare,
     signature,
     kernels: calls.map((c) => c.kernel),
     code: () => calls.map((c) => generateCode(c.kernel, device.target).code),
@@ -76,13 +116,13 @@ export function makeCompiled(parts: CompiledParts): Compiled {
 }
 
 async function runComputation(parts: CompiledParts, args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>> {
-  const { name, device, signature, calls, memory } = parts;
+  const { name, device, signature } = parts;
   const known = new Set(signature.map((p) => p.name));
   for (const key of Object.keys(args)) {
     if (!known.has(key)) throw new LoomError(`computation '${name}' has no parameter '${key}' (parameters: ${[...known].join(', ')})`);
   }
   const owned: DeviceArray[] = [];
-  const prepared: PreparedLaunch[] = [];
+  let prepared: readonly PreparedLaunch[] = [];
   try {
     const values = new Map<string, DeviceArray | number | bigint>();
     const readBack: { name: string; from: DeviceArray; into?: HostArray }[] = [];
@@ -99,21 +139,7 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
       if (isOutputRole(p.role)) readBack.push({ name: p.name, from: array.device, into: array.host });
     }
 
-    // every kernel bound and checked before the first one runs
-    for (const call of calls) {
-      const callArgs: Record<string, DeviceArray | number | bigint> = {};
-      for (const [arg, bound] of call.bindings) {
-        callArgs[arg] =
-          bound.kind === 'leaf'
-            ? values.get(bound.name)!
-            : bound.kind === 'temporary'
-              ? memory.temporaries.get(bound.array)!
-              : bound.kind === 'persistent'
-                ? memory.persistent.get(bound.array)!
-                : bound.value;
-      }
-      prepared.push(await prepareLaunch(call.kernel, device, callArgs));
-    }
+    prepared = await prepareCalls(parts, values);
     for (const p of prepared) await p.launch();
 
     const outputs: Record<string, HostArray | DeviceArray> = {};
@@ -130,6 +156,32 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
   } finally {
     for (const p of prepared) p.release();
     for (const a of owned) a.release();
+  }
+}
+
+/** Every kernel bound (leaves to `values`) and checked before the first one runs. */
+async function prepareCalls(parts: CompiledParts, values: ReadonlyMap<string, DeviceArray | number | bigint>): Promise<PreparedLaunch[]> {
+  const { device, calls, memory } = parts;
+  const prepared: PreparedLaunch[] = [];
+  try {
+    for (const call of calls) {
+      const callArgs: Record<string, DeviceArray | number | bigint> = {};
+      for (const [arg, bound] of call.bindings) {
+        callArgs[arg] =
+          bound.kind === 'leaf'
+            ? values.get(bound.name)!
+            : bound.kind === 'temporary'
+              ? memory.temporaries.get(bound.array)!
+              : bound.kind === 'persistent'
+                ? memory.persistent.get(bound.array)!
+                : bound.value;
+      }
+      prepared.push(await prepareLaunch(call.kernel, device, callArgs));
+    }
+    return prepared;
+  } catch (e) {
+    for (const p of prepared) p.release();
+    throw e;
   }
 }
 

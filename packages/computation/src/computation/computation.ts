@@ -27,7 +27,7 @@
 import { LoomError, generateCode, perObject, type Device } from '@loom/core';
 import type { ParamSpec } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
-import { makeCompiled, type Compiled } from './compiled.ts';
+import { makeCompiled, type Compiled, type PreparedComputation } from './compiled.ts';
 import { deviceParameters, type DeviceParameters } from './device-parameters.ts';
 import { flatten } from './flatten.ts';
 import { allocateMemory } from './memory.ts';
@@ -45,12 +45,15 @@ import type {
   OnlyKnown,
   Outputs,
   PositionalArguments,
+  PreparedArguments,
+  RegisteredParams,
   SignatureOf,
 } from './typed.ts';
 
-export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName'> {
+export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName' | 'prepare'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
   byName<const G extends NamedArguments<L>>(args: OnlyKnown<G, L>): Promise<NamedOutputs<L, G>>;
+  prepare(...args: PreparedArguments<L>): Promise<PreparedComputation>;
 }
 
 /**
@@ -136,9 +139,15 @@ export interface ComputationSpec<P extends readonly ComputationParam[]> {
   buildPlan(plan: ComputationPlan, device: DeviceParameters, ...args: KernelArgumentsOf<P>): void;
 }
 
-/** A computation from its parameters and its plan-building function. */
-export function computation<const P extends readonly ComputationParam[]>(spec: ComputationSpec<P>): Computation<P> {
-  return new FunctionComputation(spec);
+/**
+ * A computation from its parameters and its plan-building function. Its type carries the
+ * parameters when they are written in place (a tuple the compiler sees); a list it cannot
+ * see is looked up in the `ComputationRegistry` under the computation's name (`loom typegen`).
+ */
+export function computation<const P extends readonly ComputationParam[], const N extends string = string>(
+  spec: ComputationSpec<P> & { readonly name?: N },
+): Computation<RegisteredParams<N, P>> {
+  return new FunctionComputation(spec) as unknown as Computation<RegisteredParams<N, P>>;
 }
 
 class FunctionComputation<P extends readonly ComputationParam[]> extends Computation<P> {

@@ -5,7 +5,7 @@
  * down the tree to the leaves). What comes out is a list of kernels, each argument bound
  * to a leaf of the signature, a temporary, a persistent array or a number.
  */
-import { LoomError, type LoopKernel } from '@loom/core';
+import { LoomError, fixParameters, type LoopKernel } from '@loom/core';
 import { attach } from '../transformation/attach.ts';
 import { accessesOf } from '../transformation/kernel-accesses.ts';
 import { bindKernel, mergeAliases } from './bind-kernel.ts';
@@ -41,12 +41,15 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
   const out: FusedCall[] = [];
   for (const call of plan.calls) {
     if (call.kind === 'kernel') {
-      out.push(fuseTree(kernelCall(call, comp, what), comp.tree, what));
+      out.push(fuseTree(kernelCall(call, comp, what, call.runtimeSizes && !takesTransformations(call, comp.tree)), comp.tree, what));
       continue;
     }
     const nested = call.computation as unknown as Flattenable & { signature: readonly ComputationParam[] };
     const args = checkNestedArgs(nested, call.args, comp, what);
-    for (const inner of flatten(nested, device)) {
+    for (const nestedCall of flatten(nested, device)) {
+      // a kernel of runtime sizes meets this computation's transformations: sizes fixed first
+      const passed = [...nestedCall.bindings.values()].flatMap((b) => (b.kind === 'leaf' ? [args.get(b.name)!] : []));
+      const inner = passed.some((v) => hasTransformations(v, comp.tree)) ? fixSizes(nestedCall) : nestedCall;
       // the nested computation's leaves become what the call passed for them
       const bindings = new Map<string, PlanValue | Bound>();
       for (const [name, bound] of inner.bindings) bindings.set(name, bound.kind === 'leaf' ? args.get(bound.name)! : bound);
@@ -57,10 +60,30 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
 }
 
 /** A kernel call bound and specialized; its arguments bound to plan values. */
-function kernelCall(call: KernelCall, comp: Flattenable, what: string): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
+function kernelCall(call: KernelCall, comp: Flattenable, what: string, runtimeSizes: boolean): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
   for (const [name, v] of call.bindings) checkOwned(v, comp, `${what}: kernel '${call.kernel.name}': argument '${name}'`);
-  const { kernel, bindings } = bindKernel(call.kernel, call.bindings, what);
+  const { kernel, bindings } = bindKernel(call.kernel, call.bindings, what, runtimeSizes);
   return { kernel, bindings: new Map(bindings) };
+}
+
+/** Whether a transformation is attached to a parameter the call binds (its shapes are concrete: the kernel's must be too). */
+function takesTransformations(call: KernelCall, tree: TransformationTree): boolean {
+  return [...call.bindings.values()].some((v) => hasTransformations(v, tree));
+}
+
+function hasTransformations(v: PlanValue, tree: TransformationTree): boolean {
+  if (!(v instanceof KernelArgument)) return false;
+  const node = tree.nodes.get(v.name);
+  return node?.input !== undefined || node?.output !== undefined;
+}
+
+/** A kernel of runtime sizes specialized after all: its integer parameters bound to numbers fixed into its code. */
+function fixSizes(call: FusedCall): FusedCall {
+  const parameters = new Set(call.kernel.domains.flatMap((d) => d.params));
+  const values: Record<string, number> = {};
+  for (const [name, bound] of call.bindings) if (bound.kind === 'number' && parameters.has(name) && Number.isSafeInteger(bound.value)) values[name] = Number(bound.value);
+  if (Object.keys(values).length === 0) return call;
+  return { kernel: fixParameters(call.kernel, values), bindings: new Map([...call.bindings].filter(([name]) => !(name in values))) };
 }
 
 /** A nested computation's kernel, its leaves replaced by what the call passed: arguments that now share an array merge. */

@@ -74,6 +74,19 @@ export interface KernelCall {
   readonly kind: 'kernel';
   readonly kernel: LoopKernel;
   readonly bindings: ReadonlyMap<string, PlanValue>;
+  /** Its integer parameters passed at launch rather than fixed into the code (`KernelCallOptions`). */
+  readonly runtimeSizes: boolean;
+}
+
+export interface KernelCallOptions {
+  /**
+   * Keep the kernel's integer parameters (sizes the bound arrays' shapes determine) as
+   * parameters, passed at launch, rather than fixed into its code: the same kernel called on
+   * arrays of other sizes (another computation of another shape) is the same code, built
+   * once per device. A kernel whose arguments take transformations is still specialized
+   * (the transformations are made for concrete shapes).
+   */
+  readonly runtimeSizes?: boolean;
 }
 
 export interface ComputationCall {
@@ -128,10 +141,10 @@ export class ComputationPlan {
   }
 
   /** Runs a Loom kernel, each of its arguments bound to a parameter, temporary, persistent array or number. */
-  kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>): void {
+  kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>, options: KernelCallOptions = {}): void {
     const knl = 'kernel' in kernel && !('instructions' in kernel) ? kernel.kernel : (kernel as LoopKernel);
     if (typeof bindings !== 'object' || bindings === null) throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
-    this.#calls.push({ kind: 'kernel', kernel: knl, bindings: new Map(Object.entries(bindings)) });
+    this.#calls.push({ kind: 'kernel', kernel: knl, bindings: new Map(Object.entries(bindings)), runtimeSizes: options.runtimeSizes ?? false });
   }
 
   /** Runs another computation (with its transformations), its signature's parameters given in order. */

@@ -37,6 +37,11 @@ export type LooseArgument =
 
 export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
+/** What `prepare` takes: a DeviceArray for each array, a number for each scalar. */
+export type PreparedArguments<L extends readonly Leaf[]> = number extends L['length']
+  ? (DeviceArray | number | bigint)[]
+  : { [K in keyof L]: L[K] extends Leaf ? (L[K]['role'] extends 's' ? number | bigint : DeviceArray) : never };
+
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
 export type NamedArguments<L extends readonly Leaf[]> = number extends L['length']
@@ -89,6 +94,20 @@ interface NodeEdges {
 }
 
 type IsTuple<L extends readonly unknown[]> = number extends L['length'] ? false : true;
+
+/**
+ * The parameters of computations whose parameter list the compiler cannot see (a list
+ * declared as `ComputationParam[]`, shared between computations, or built from consts), by
+ * the computation's name. `loom typegen` fills it: it evaluates such lists statically and
+ * writes `<file>.loom.d.ts` next to the source, adding entries here
+ * (`{ params: readonly [{ name: 'output'; dtype: 'float32'; ... }, ...] }`).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging (loom typegen)
+export interface ComputationRegistry {}
+
+/** A computation's parameters as the compiler sees them: its own list when that is a tuple, else what typegen registered under its name. */
+export type RegisteredParams<N extends string, P extends readonly Leaf[]> =
+  IsTuple<P> extends true ? P : N extends keyof ComputationRegistry ? (ComputationRegistry[N] extends { readonly params: infer R extends readonly Leaf[] } ? R : P) : P;
 
 /** A computation's tree before anything is attached. */
 export type InitialTree<P extends readonly Leaf[]> = {

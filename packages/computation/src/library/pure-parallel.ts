@@ -20,6 +20,7 @@ import { LOAD_IDX, LOAD_SAME } from '../transformation/body.ts';
 import type { Transformation } from '../transformation/transformation.ts';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { ComputationParam } from '../computation/params.ts';
+import type { RegisteredParams } from '../computation/typed.ts';
 import { spreadOverGrid } from './parallel.ts';
 
 export interface PureParallelSpec<P extends readonly ComputationParam[]> {
@@ -30,7 +31,9 @@ export interface PureParallelSpec<P extends readonly ComputationParam[]> {
   readonly guidingArray?: P[number]['name'] | readonly number[];
 }
 
-export function pureParallel<const P extends readonly ComputationParam[]>(spec: PureParallelSpec<P>): Computation<P> {
+export function pureParallel<const P extends readonly ComputationParam[], const N extends string = string>(
+  spec: PureParallelSpec<P> & { readonly name?: N },
+): Computation<RegisteredParams<N, P>> {
   const name = spec.name ?? 'pure_parallel';
   const guide = spec.guidingArray;
   const shape = Array.isArray(guide) ? (guide as readonly number[]) : spec.params.find((p) => p.role !== 's' && (guide === undefined || p.name === guide))?.shape;
@@ -46,13 +49,13 @@ export function pureParallel<const P extends readonly ComputationParam[]>(spec: 
     p.role === 's' ? valueArg(p.name, p.dtype) : globalArg(p.name, { dtype: p.dtype, shape: p.shape, isInput: p.role !== 'o', isOutput: p.role !== 'i' }),
   );
   const kernel = makeKernel(domain, body, args, { name });
-  return computation({
+  return computation<readonly ComputationParam[]>({
     name,
     params: spec.params,
     buildPlan(plan, device, ...params) {
       plan.kernelCall(spreadOverGrid(kernel, idx, shape, device), Object.fromEntries(params.map((p) => [p.name, p])));
     },
-  });
+  }) as unknown as Computation<RegisteredParams<N, P>>;
 }
 
 /**

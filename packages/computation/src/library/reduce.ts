@@ -9,7 +9,9 @@
  * value per row is left:
  *
  *   tree pass   each work-group of W work-items takes W*C consecutive elements of a row:
- *               each work-item combines C of them (W apart, so neighbours read neighbours),
+ *               each work-item combines C of them (W apart, so neighbours read neighbours;
+ *               C grows with the input, so that about TARGET_GROUPS work-groups share it:
+ *               enough to fill a large GPU, and few values left for the next pass),
  *               then the work-group combines its W values in local memory, halving the
  *               active work-items at each of log2(W) steps (barriers between them). One
  *               value per work-group goes to a temporary, the next pass's row.
@@ -30,8 +32,14 @@ type Params<D extends DType> = readonly [
   { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
-/** Elements each work-item combines before the work-group's tree. */
+/** Elements each work-item combines before the work-group's tree, at least. */
 const PER_ITEM = 4;
+/**
+ * Work-groups a tree pass aims at over all rows: about as many as a large GPU keeps resident
+ * (an H100's 132 multiprocessors take 8 of 256 work-items each); more would only add values
+ * for the next pass, fewer would leave it idle. A long row gets more elements per work-item.
+ */
+const TARGET_GROUPS = 1024;
 /** Work-groups along one grid axis that every device allows (WebGPU's limit). */
 const MAX_GROUPS = 65535;
 
@@ -76,11 +84,12 @@ export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape
       for (let current = length; ; ) {
         const w = workGroupSize(device);
         const tree = current > w && rows <= MAX_GROUPS;
-        const groups = tree ? Math.ceil(current / (w * PER_ITEM)) : 1;
+        const perItem = Math.max(PER_ITEM, Math.ceil(current / (w * Math.max(1, Math.ceil(TARGET_GROUPS / rows)))));
+        const groups = tree ? Math.ceil(current / (w * perItem)) : 1;
         const final = groups === 1;
         const target: PlanArray = final && outputView ? output : plan.tempArray(dtype, [rows, groups]);
         const targetView: View = final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
-        const kernel = tree ? treePass(dtype, predicate, view, targetView, rows, current, groups, w) : rowPass(dtype, predicate, view, targetView, rows, current, w);
+        const kernel = tree ? treePass(dtype, predicate, view, targetView, rows, current, groups, w, perItem) : rowPass(dtype, predicate, view, targetView, rows, current, w);
         plan.kernelCall(kernel, { out: target, inp: source });
         if (final) {
           if (target !== output) plan.kernelCall(scatter(dtype, outShape, kept, device), { out: output, inp: target });
@@ -98,9 +107,9 @@ function arrays(dtype: DType, input: View, output: View) {
   return [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
 }
 
-function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number): LoopKernel {
+function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number, perItem: number): LoopKernel {
   const empty = emptyLiteral(p, dtype);
-  const k = `(g * ${PER_ITEM} + c) * ${w} + l`;
+  const k = `(g * ${perItem} + c) * ${w} + l`;
   const lines = [
     `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
     `acc = ${combine(p, 'acc', `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`)} {id=gather, dep=init, inames=row:g:l:c}`,
@@ -113,7 +122,7 @@ function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: n
   }
   // one work-item stores the work-group's value (the others are guarded out: no race)
   lines.push('if l == 0', `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${previous}, inames=row:g:l}`, 'end');
-  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${PER_ITEM} }`;
+  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
   const knl = makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree', silencedWarnings: ['write_race(store)'] });
   return setTemporaryAddressSpace(tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' }), 'tile', 'local');
 }

@@ -5,18 +5,18 @@
  *
  * The passes see the input as `rows` x `length` (gathered into a temporary when it is not
  * one already, as Reduce does). Each row is cut into blocks of W*C elements, one per
- * work-group:
+ * work-group, and scanned by reduce-then-scan (the input read twice, the output written
+ * once; scan-then-add, Reikna's way, also writes and reads back a scanned temporary):
  *
- *   block pass   each work-item combines its C consecutive elements; the work-group scans
+ *   totals pass  each work-item combines its C consecutive elements; the work-group scans
  *                the W totals in local memory (Hillis and Steele: log2(W) steps, two
- *                buffers in turn, barriers between steps); each work-item then goes over
- *                its elements again from its prefix, writing the scanned block to a
- *                temporary, and the block's total to another
+ *                buffers in turn, barriers between steps); the last is the block's total
  *   offsets      the block totals, scanned (exclusive) by this same computation, nested:
  *                a row of blocks needs its own blocks when it is long
- *   add pass     every element combined with its block's offset, into the output
+ *   block pass   as the totals pass, then each work-item goes over its elements again from
+ *                its prefix, which starts from its block's offset, writing the output
  *
- * A row that fits one block is scanned by the block pass alone, straight into the output.
+ * A row that fits one block is scanned by the block pass alone, with no offset.
  */
 import { LoomError, globalArg, makeKernel, setTemporaryAddressSpace, tagInames, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
@@ -86,15 +86,15 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       const needsScatter = !direct;
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
+      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, rows, length, groups, w, perItem, exclusive, mode);
       if (groups <= 1) {
-        plan.kernelCall(blockPass(dtype, predicate, sourceView, finalView, rows, length, 1, w, perItem, exclusive, false), { inp: source, out: finalTarget });
+        plan.kernelCall(pass('alone', finalView), { inp: source, out: finalTarget });
       } else {
-        const scanned = plan.tempArray(dtype, [rows, length]);
         const totals = plan.tempArray(dtype, [rows, groups]);
-        plan.kernelCall(blockPass(dtype, predicate, sourceView, view(length), rows, length, groups, w, perItem, exclusive, true), { inp: source, out: scanned, totals });
+        plan.kernelCall(pass('totals', view(groups)), { inp: source, out: totals });
         const offsets = plan.tempArray(dtype, [rows, groups]);
         plan.computationCall(scan({ dtype, shape: [rows, groups] }, predicate, { axes: [1], exclusive: true, perItem, workGroupSize: options.workGroupSize }), offsets, totals);
-        plan.kernelCall(addPass(dtype, predicate, view(length), finalView, rows, length, block, device), { inp: scanned, offsets, out: finalTarget });
+        plan.kernelCall(pass('offsets', finalView), { inp: source, offsets, out: finalTarget });
       }
       if (needsScatter) plan.kernelCall(regroup(dtype, shape, kept, axes, 'scatter', device), { out: output, inp: finalTarget });
     },
@@ -109,6 +109,12 @@ function powerOfTwoBelow(n: number): number {
 
 const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
 
+/**
+ * What a block pass does: `alone` scans a row that is one block; `totals` writes each block's
+ * total (out is rows x groups); `offsets` scans each block from its offset (one per block).
+ */
+type BlockMode = 'alone' | 'totals' | 'offsets';
+
 function blockPass(
   dtype: DType,
   p: Predicate,
@@ -120,17 +126,16 @@ function blockPass(
   w: number,
   perItem: number,
   exclusive: boolean,
-  withTotals: boolean,
+  mode: BlockMode,
 ): LoopKernel {
   const empty = emptyLiteral(p, dtype);
   // two passes over a work-item's elements, each its own loop: c to total them, e to write them
   const indexOf = (i: string) => `g * ${w * perItem} + l * ${perItem} + ${i}`;
   const loadAt = (i: string) => `if(${indexOf(i)} < ${length}, ${at(input, 'inp', 'row', indexOf(i))}, ${empty})`;
-  const load = loadAt('c');
   const k = indexOf('e');
   const lines = [
     `<${dtype}> total = ${empty} {id=init, inames=row:g:l}`,
-    `total = ${combine(p, 'total', load)} {id=sum, dep=*init, inames=row:g:l:c}`,
+    `total = ${combine(p, 'total', loadAt('c'))} {id=sum, dep=*init, inames=row:g:l:c}`,
     `<${dtype}> s0[l] = total {id=step0, dep=sum, inames=row:g:l}`,
   ];
   // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
@@ -139,43 +144,40 @@ function blockPass(
     lines.push(`<${dtype}> s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, inames=row:g:l}`);
   }
   const last = `s${steps}`;
-  lines.push(
-    `<${dtype}> running = if(l > 0, ${last}[l - 1], ${empty}) {id=prefix, dep=step${steps}, inames=row:g:l}`,
-    ...(exclusive
-      ? [
-          `if ${k} < ${length}`,
-          `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`,
-          'end',
-          `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`,
-        ]
-      : [
-          `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`,
-          `if ${k} < ${length}`,
-          `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`,
-          'end',
-        ]),
-  );
-  if (withTotals) lines.push('if l == 0', `  totals[row, g] = ${last}[${w - 1}] {id=total_out, dep=step${steps}, inames=row:g:l}`, 'end');
+  if (mode === 'totals') {
+    // one work-item stores the block's total (the others are guarded out: no race)
+    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, inames=row:g:l}`, 'end');
+  } else {
+    const within = `if(l > 0, ${last}[l - 1], ${empty})`;
+    lines.push(
+      `<${dtype}> running = ${mode === 'offsets' ? combine(p, 'offsets[row, g]', within) : within} {id=prefix, dep=step${steps}, inames=row:g:l}`,
+      ...(exclusive
+        ? [
+            `if ${k} < ${length}`,
+            `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`,
+            'end',
+            `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`,
+          ]
+        : [
+            `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`,
+            `if ${k} < ${length}`,
+            `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`,
+            'end',
+          ]),
+    );
+  }
   const args = [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
-  if (withTotals) args.push(globalArg('totals', { dtype, shape: [rows, groups] }));
-  const domain = `{ [row, g, l, c, e]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} and 0 <= e < ${perItem} }`;
-  let knl = makeKernel(domain, lines.join('\n'), args, { name: 'scan_block', silencedWarnings: ['write_race(total_out)'] });
+  if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, groups] }));
+  const e = mode === 'totals' ? '' : ` and 0 <= e < ${perItem}`;
+  const domain = `{ [row, g, l, c${e ? ', e' : ''}]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem}${e} }`;
+  const name = mode === 'totals' ? 'scan_totals' : 'scan_block';
+  let knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
   knl = tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
   return setTemporaryAddressSpace(
     knl,
     Array.from({ length: steps + 1 }, (_, j) => `s${j}`),
     'local',
   );
-}
-
-function addPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, block: number, device: DeviceParameters): LoopKernel {
-  const knl = makeKernel(
-    `{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`,
-    `${at(output, 'out', 'row', 'k')} = ${combine(p, `offsets[row, k // ${block}]`, at(input, 'inp', 'row', 'k'))}`,
-    [globalArg('inp', { dtype, shape: input.shape }), globalArg('offsets', { dtype, shape: [rows, Math.ceil(length / block)] }), globalArg('out', { dtype, shape: output.shape })],
-    { name: 'scan_add' },
-  );
-  return spreadOverGrid(knl, ['row', 'k'], [rows, length], device);
 }
 
 /** Between the input's shape and rows x length: `gather` into the matrix, `scatter` back (the scanned axes in their order). */

@@ -9,8 +9,12 @@
  * output elements (the input's last axis and the axis that becomes the output's last are
  * the tile's two sides; the other axes select the tile). Otherwise each work-item copies
  * one element, neighbours writing neighbours.
+ *
+ * The kernel takes the sizes of the axes as parameters (`n0`, `n1`, ...; axes of 1 stay 1),
+ * passed at launch (`runtimeSizes`): transposes of other sizes with the same permutation
+ * run the same code, built once per device.
  */
-import { LoomError, addPrefetch, globalArg, makeKernel, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, addPrefetch, globalArg, makeKernel, splitIname, tagInames, valueArg, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import { spreadOverGrid } from './parallel.ts';
@@ -31,7 +35,7 @@ export function transpose<D extends DType>(arr: { readonly dtype: D; readonly sh
       { name: 'input', dtype, shape, role: 'i' },
     ],
     buildPlan(plan, device, output, input) {
-      plan.kernelCall(transposeKernel(dtype, shape, perm, device), { out: output, inp: input });
+      plan.kernelCall(transposeKernel(dtype, shape, perm, device), { out: output, inp: input }, { runtimeSizes: true });
     },
   });
 }
@@ -52,22 +56,24 @@ function tileSide(device: DeviceParameters): number {
 export function transposeKernel(dtype: DType, shape: readonly number[], perm: readonly number[], device: DeviceParameters): LoopKernel {
   const r = shape.length;
   const idx = shape.map((_, k) => `i${k}`);
-  const domain = r ? `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${shape[k]}`).join(' and ')} }` : '{ [i0]: 0 <= i0 < 1 }';
+  // each axis's size a parameter, but an axis of 1, which decides the kernel's structure
+  const size = shape.map((n, k) => (n === 1 ? '1' : `n${k}`));
+  const domain = r ? `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${size[k]}`).join(' and ')} }` : '{ [i0]: 0 <= i0 < 1 }';
   const out = perm.map((a) => idx[a]);
   const knl = makeKernel(
     domain,
     r ? `out[${out.join(', ')}] = inp[${idx.join(', ')}]` : 'out = inp',
-    [globalArg('inp', { dtype, shape }), globalArg('out', { dtype, shape: perm.map((a) => shape[a]) })],
+    [globalArg('inp', { dtype, shape: size }), globalArg('out', { dtype, shape: perm.map((a) => size[a]) }), ...size.filter((n) => n !== '1').map((n) => valueArg(n, 'int32'))],
     { name: 'transpose' },
   );
   const p = r - 1;
   const q = perm[r - 1];
-  // the output's order: neighbouring work-items write neighbouring elements
+  // the output's order: neighbouring work-items write neighbouring elements (sizes unknown to the code: split, never one group)
   if (r <= 1 || p === q || shape[p] === 1 || shape[q] === 1)
     return spreadOverGrid(
       knl,
       r ? out : [],
-      perm.map((a) => shape[a]),
+      perm.map((a) => (shape[a] === 1 ? 1 : Number.POSITIVE_INFINITY)),
       device,
     );
 

@@ -11,8 +11,9 @@ import { typegen, type TypegenReport } from './index.ts';
 
 const USAGE = `usage: loom typegen [--check] [--verbose] [--project <tsconfig.json>]
 
-  Types kernels written with domain\`...\`/insn\`...\` templates: writes a <file>.loom.d.ts
-  next to each source file that has some. --check writes nothing and fails when a
+  Types kernels written with domain\`...\`/insn\`...\` templates, and computations
+  (@loom/computation) whose parameter lists are not written in place: writes a
+  <file>.loom.d.ts next to each source file that has some. --check writes nothing and fails when a
   declaration file is missing or out of date. --verbose lists the template kernels left
   loosely typed (unnamed, or with values typegen cannot know) and why. --project names
   the tsconfig.json whose files are read (default: the one in the current directory).`;
@@ -71,9 +72,12 @@ function printReport(report: TypegenReport, { check, verbose }: TypegenArguments
   // kernels left loosely typed are worth a line, not a list, unless asked
   if (verbose) for (const note of report.notes) console.error(`note: ${note}`);
   else if (report.notes.length && !check)
-    console.error(`note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' stays' : 's stay'} loosely typed (--verbose says which and why)`);
+    console.error(
+      `note: ${report.notes.length} template kernel${report.notes.length === 1 ? ' or computation stays' : 's or computations stay'} loosely typed (--verbose says which and why)`,
+    );
   for (const error of report.errors) console.error(`error: ${error}`);
-  const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}`;
+  const computations = report.computations.length;
+  const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}${computations ? ` and ${computations} computation${computations === 1 ? '' : 's'}` : ''}`;
   if (check) {
     if (report.stale.length) {
       console.error(`loom typegen --check: ${report.stale.map((s) => `${shown(s.file)} is ${s.why}`).join('; ')}; run \`loom typegen\``);

@@ -1,7 +1,8 @@
 /**
  * Which names in a file are the DSL's: `kernel`, `domain`, `insn` and the element types
  * (`f32`, ...) imported from `@loom/dsl` (under any alias), or reached through a
- * namespace import (`loom.kernel`).
+ * namespace import (`loom.kernel`); and which are @loom/computation's makers of
+ * computations (`computation`, `pureParallel`).
  */
 import { Node, type SourceFile } from 'ts-morph';
 import * as elementTypes from '../signature/element-types.ts';
@@ -10,6 +11,31 @@ export const ELEMENT_TYPES: readonly string[] = Object.keys(elementTypes);
 export type DslRole = 'kernel' | 'domain' | 'insn' | keyof typeof elementTypes;
 const ROLES: readonly string[] = ['kernel', 'domain', 'insn', ...ELEMENT_TYPES];
 export const DSL_MODULE = '@loom/dsl';
+
+/** @loom/computation's functions that make a computation from a spec with `name` and `params`. */
+export const COMPUTATION_MODULE = '@loom/computation';
+export type ComputationMaker = 'computation' | 'pureParallel';
+const MAKERS: readonly string[] = ['computation', 'pureParallel'];
+
+/** The @loom/computation function that an expression names (`computation`, `pureParallel`), under any alias or through a namespace. */
+export function computationMakerOf(node: Node): ComputationMaker | undefined {
+  const file = node.getSourceFile();
+  if (Node.isIdentifier(node)) {
+    for (const declaration of file.getImportDeclarations()) {
+      if (declaration.getModuleSpecifierValue() !== COMPUTATION_MODULE) continue;
+      for (const specifier of declaration.getNamedImports()) {
+        if ((specifier.getAliasNode()?.getText() ?? specifier.getName()) === node.getText() && MAKERS.includes(specifier.getName())) return specifier.getName() as ComputationMaker;
+      }
+    }
+    return undefined;
+  }
+  if (Node.isPropertyAccessExpression(node) && MAKERS.includes(node.getName())) {
+    const object = node.getExpression();
+    const namespaces = file.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === COMPUTATION_MODULE && d.getNamespaceImport());
+    if (Node.isIdentifier(object) && namespaces.some((d) => d.getNamespaceImport()!.getText() === object.getText())) return node.getName() as ComputationMaker;
+  }
+  return undefined;
+}
 
 /** The DSL function an expression names, if it names one. */
 export function dslRoleOf(node: Node): DslRole | undefined {

@@ -1,9 +1,12 @@
 /**
  * The declaration file `loom typegen` writes next to a source file (`k.ts` →
  * `k.loom.d.ts`): it adds the file's template kernels to `@loom/dsl`'s `KernelRegistry`,
- * by name, which is where `kernel(..., { name })` finds their types.
+ * by name, which is where `kernel(..., { name })` finds their types; and its computations
+ * with parameter lists the compiler cannot see to `@loom/computation`'s
+ * `ComputationRegistry`, where `computation({ name, params })` finds them.
  */
 import path from 'node:path';
+import type { ComputationParam } from '@loom/computation';
 import type { KernelDescription } from './describe.ts';
 
 /** The first line of every generated file: how typegen recognizes its own files. */
@@ -21,15 +24,28 @@ export function declarationPathFor(source: string): string {
   return path.join(dir, `${name}.loom.d.ts`);
 }
 
-export function emitDeclarations(sourceName: string, kernels: readonly DescribedKernel[]): string {
+export interface DescribedComputation {
+  readonly name: string;
+  readonly line: number;
+  readonly params: readonly ComputationParam[];
+}
+
+export function emitDeclarations(sourceName: string, kernels: readonly DescribedKernel[], computations: readonly DescribedComputation[] = []): string {
+  const what = [kernels.length ? 'template kernels' : '', computations.length ? 'computations' : ''].filter(Boolean).join(' and ');
   const lines = [
-    `${GENERATED_HEADER} from ${sourceName}: the signatures of its template kernels.`,
-    '// Do not edit. After changing those kernels run `loom typegen` (`loom typegen --check` says when this is stale).',
-    "import type {} from '@loom/dsl';",
-    '',
-    "declare module '@loom/dsl' {",
-    '  interface KernelRegistry {',
+    `${GENERATED_HEADER} from ${sourceName}: the signatures of its ${what}.`,
+    `// Do not edit. After changing those ${kernels.length ? 'kernels' : 'computations'} run \`loom typegen\` (\`loom typegen --check\` says when this is stale).`,
+    ...(kernels.length ? ["import type {} from '@loom/dsl';"] : []),
+    ...(computations.length ? ["import type {} from '@loom/computation';"] : []),
   ];
+  if (kernels.length) lines.push(...kernelRegistry(sourceName, kernels));
+  if (computations.length) lines.push(...computationRegistry(sourceName, computations));
+  lines.push('');
+  return lines.join('\n');
+}
+
+function kernelRegistry(sourceName: string, kernels: readonly DescribedKernel[]): string[] {
+  const lines = ['', "declare module '@loom/dsl' {", '  interface KernelRegistry {'];
   for (const k of kernels) {
     lines.push(`    /** ${sourceName}:${k.line} */`);
     lines.push(`    ${key(k.name)}: {`);
@@ -41,8 +57,26 @@ export function emitDeclarations(sourceName: string, kernels: readonly Described
     lines.push('      };');
     lines.push('    };');
   }
-  lines.push('  }', '}', '');
-  return lines.join('\n');
+  lines.push('  }', '}');
+  return lines;
+}
+
+/** Each computation's parameters as a tuple of literal types, in order: what `computation()` would have inferred from them written in place. */
+function computationRegistry(sourceName: string, computations: readonly DescribedComputation[]): string[] {
+  const lines = ['', "declare module '@loom/computation' {", '  interface ComputationRegistry {'];
+  for (const c of computations) {
+    lines.push(`    /** ${sourceName}:${c.line} */`);
+    lines.push(`    ${key(c.name)}: {`);
+    lines.push('      params: readonly [');
+    for (const p of c.params) {
+      const shape = p.shape ? `; readonly shape: readonly [${p.shape.join(', ')}]` : '';
+      lines.push(`        { readonly name: ${quote(p.name)}; readonly dtype: ${quote(p.dtype)}${shape}; readonly role: ${quote(p.role)} },`);
+    }
+    lines.push('      ];');
+    lines.push('    };');
+  }
+  lines.push('  }', '}');
+  return lines;
 }
 
 const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

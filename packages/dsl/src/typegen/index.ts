@@ -1,5 +1,6 @@
 /**
- * `loom typegen`: types the kernels written with `domain`/`insn` templates.
+ * `loom typegen`: types the kernels written with `domain`/`insn` templates, and the
+ * computations whose parameter lists the compiler cannot see (computations.ts).
  *
  * Template literals reach the compiler only as `string`, so the type-level reader cannot
  * see a template kernel's text. Typegen reads the project's sources (the files of its
@@ -15,7 +16,8 @@ import { describeKernel } from './describe.ts';
 import { declarationPathFor, emitDeclarations, GENERATED_HEADER } from './emit.ts';
 import { Evaluator } from './evaluate.ts';
 import { findKernels, type FoundKernel } from './find.ts';
-import { DSL_MODULE } from './dsl-imports.ts';
+import { findComputations, type FoundComputation } from './computations.ts';
+import { COMPUTATION_MODULE, DSL_MODULE } from './dsl-imports.ts';
 
 export interface TypegenOptions {
   /** The tsconfig.json whose files are scanned (default: `tsconfig.json` in the working directory). */
@@ -26,6 +28,8 @@ export interface TypegenOptions {
 
 export interface TypegenReport {
   readonly kernels: readonly FoundKernel[];
+  /** Computations registered by name (their parameter lists not written in place). */
+  readonly computations: readonly FoundComputation[];
   /** Declaration files written or removed (not in check mode). */
   readonly written: readonly string[];
   readonly removed: readonly string[];
@@ -47,20 +51,25 @@ export function typegen(options: TypegenOptions = {}): TypegenReport {
   const project = new Project({ skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   const evaluator = new Evaluator(project);
   const kernels: FoundKernel[] = [];
+  const computations: FoundComputation[] = [];
   const notes: string[] = [];
   const errors: string[] = [];
   const expected = new Map<string, string>();
   for (const file of files.filter(isSource)) {
-    if (!readFileSync(file, 'utf8').includes(DSL_MODULE)) continue;
-    const scan = findKernels(project.addSourceFileAtPath(file), evaluator, relative);
-    notes.push(...scan.notes);
-    errors.push(...scan.errors);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(DSL_MODULE) && !text.includes(COMPUTATION_MODULE)) continue;
+    const source = project.addSourceFileAtPath(file);
+    const scan = findKernels(source, evaluator, relative);
+    const computationScan = findComputations(source, evaluator, relative);
+    notes.push(...scan.notes, ...computationScan.notes);
+    errors.push(...scan.errors, ...computationScan.errors);
     kernels.push(...scan.kernels);
-    if (scan.kernels.length === 0) continue;
+    computations.push(...computationScan.computations);
+    if (scan.kernels.length === 0 && computationScan.computations.length === 0) continue;
     const described = scan.kernels.map((k) => ({ name: k.name, line: k.line, description: describeKernel(k.kernel) }));
-    expected.set(declarationPathFor(file), emitDeclarations(path.basename(file), described));
+    expected.set(declarationPathFor(file), emitDeclarations(path.basename(file), described, computationScan.computations));
   }
-  errors.push(...duplicateNames(kernels, relative));
+  errors.push(...duplicateNames(kernels, 'kernel', 'template kernels', relative), ...duplicateNames(computations, 'computation', 'computations', relative));
 
   const generated = files.filter((f) => f.endsWith('.loom.d.ts') && readFileSync(f, 'utf8').startsWith(GENERATED_HEADER));
   const stale: { file: string; why: 'missing' | 'out of date' | 'left over' }[] = [];
@@ -84,7 +93,7 @@ export function typegen(options: TypegenOptions = {}): TypegenReport {
     }
   }
   const ok = errors.length === 0 && (!options.check || stale.length === 0);
-  return { kernels, written, removed, stale: options.check ? stale : [], notes, errors, ok };
+  return { kernels, computations, written, removed, stale: options.check ? stale : [], notes, errors, ok };
 }
 
 /** The files a tsconfig takes in, as absolute paths. */
@@ -104,13 +113,13 @@ function projectFiles(configPath: string): string[] {
 
 const isSource = (file: string) => /\.(m|c)?tsx?$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
 
-function duplicateNames(kernels: readonly FoundKernel[], relative: (file: string) => string): string[] {
-  const byName = new Map<string, FoundKernel[]>();
-  for (const k of kernels) byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
+function duplicateNames(found: readonly { name: string; file: string; line: number }[], what: string, plural: string, relative: (file: string) => string): string[] {
+  const byName = new Map<string, { file: string; line: number }[]>();
+  for (const k of found) byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
   return [...byName]
-    .filter(([, found]) => found.length > 1)
+    .filter(([, same]) => same.length > 1)
     .map(
-      ([name, found]) =>
-        `kernel name '${name}' is used by ${found.length} template kernels (${found.map((k) => `${relative(k.file)}:${k.line}`).join(', ')}); typegen types kernels by name, so give each its own`,
+      ([name, same]) =>
+        `${what} name '${name}' is used by ${same.length} ${plural} (${same.map((k) => `${relative(k.file)}:${k.line}`).join(', ')}); typegen types ${what}s by name, so give each its own`,
     );
 }
