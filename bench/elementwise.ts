@@ -82,9 +82,10 @@ for (const d of await openDevices(options.backends)) {
     const traced: PointwiseTrace = {};
     const viaPointwise = await measure(d, layout, 'pointwise', () => pointwiseRun(d, layout, traced));
     const host = traced.hostSeconds === undefined ? '' : `; host ${(traced.hostSeconds * 1e6).toPrecision(3)} us per call`;
-    if (viaPointwise !== undefined) report(d, layout, 'pointwise', viaPointwise, reference, `calls back to back, wall time${host}`);
+    const variant = traced.variant === undefined ? '' : `${traced.variant} variant; `;
+    if (viaPointwise !== undefined) report(d, layout, 'pointwise', viaPointwise, reference, `${variant}calls back to back, wall time${host}`);
     // the kernel pointwise() launched, timed as the Loom kernels are: the gap to the line above is the host's
-    if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, 'the same launch, GPU time');
+    if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, `${variant}the same launch, GPU time`);
   }
   for (const a of Object.values(data)) a.release();
 }
@@ -167,6 +168,8 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
 
 /** What a pointwise() run found out besides its wall time: host time per call, and its kernel's own time. */
 interface PointwiseTrace {
+  /** The kernel variant pointwise() chose (plan(...).variant). */
+  variant?: string;
   hostSeconds?: number;
   kernelSeconds?: number;
 }
@@ -190,6 +193,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
         ? tensor(host.row, [cols], { device })
         : tensor(host.y, [cols, rows], { device }).transpose(0, 1);
   const out = empty([rows, cols], { device });
+  trace.variant = add.plan(x, y, { out0: out }).variant;
   try {
     const settle = d.backend === 'opencl' ? async () => d.device.context.finish() : d.backend === 'webgpu' ? () => d.device.gpuDevice.queue.onSubmittedWorkDone() : async () => {};
     // uploads are queued behind the tensors: finish them (and compile) before timing, or the

@@ -17,6 +17,9 @@ import { byteSize, DeviceArray, LoomError, type Device, type DeviceBuffer, type 
  */
 const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuffer }>(({ device, buffer }) => device.release(buffer));
 
+/** Shaped views kept per storage (a storage meets few kernels' shapes). */
+const VIEWS_PER_STORAGE = 8;
+
 export class Storage {
   #buffer: DeviceBuffer | undefined;
   /** Settles when the last operation queued on this storage has finished (never rejects). */
@@ -50,19 +53,31 @@ export class Storage {
     return this.#buffer === undefined;
   }
 
-  /** The storage as the core's `run` takes an array: flat, `length` numbers (made once). */
-  asDeviceArray(): DeviceArray {
-    return (this.#array ??= new DeviceArray(this.device, this.buffer, this.dtype, [this.length]));
+  /**
+   * The storage as the core's `run` takes an array: flat, `length` numbers, or in the
+   * shape a kernel declares its argument with (a vector variant's `[length / 4, 4]`, a
+   * tiled input's rows); each shape's view is made once, as devices compare them by identity.
+   */
+  asDeviceArray(shape: readonly number[] = [this.length]): DeviceArray {
+    const buffer = this.buffer;
+    const key = shape.join(',');
+    let array = this.#arrays.get(key);
+    if (!array) {
+      if (this.#arrays.size >= VIEWS_PER_STORAGE) this.#arrays.clear();
+      array = new DeviceArray(this.device, buffer, this.dtype, shape);
+      this.#arrays.set(key, array);
+    }
+    return array;
   }
 
-  #array: DeviceArray | undefined;
+  readonly #arrays = new Map<string, DeviceArray>();
 
   /** Frees the device memory once the work queued on it is done; every view of it becomes unusable. */
   release(): void {
     const buffer = this.#buffer;
     if (!buffer) return;
     this.#buffer = undefined;
-    this.#array = undefined;
+    this.#arrays.clear();
     unreachable.unregister(this);
     void this.#last.then(() => this.device.release(buffer));
   }
