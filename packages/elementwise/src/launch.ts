@@ -103,9 +103,9 @@ export class VariantLauncher {
   readonly #empty: boolean;
   /** The shape each storage's array is passed in. */
   readonly #shapes: readonly (readonly number[])[];
-  /** The prepared kernel per scalar values (most calls pass the same few). */
-  readonly #prepared = new LruCache<string, Promise<PreparedLaunch>>(PREPARED_PER_PLAN, (evicted) => {
-    void evicted.then(
+  /** The prepared kernel per scalar values (most calls pass the same few); `ready` once it is. */
+  readonly #prepared = new LruCache<string, { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch }>(PREPARED_PER_PLAN, (evicted) => {
+    void evicted.promise.then(
       (p) => p.release(),
       () => {},
     );
@@ -176,20 +176,29 @@ export class VariantLauncher {
       return input.kind === 'scalar' ? scalarParts(input.value, this.variant.spec.inputs[s.input].as)[s.part] : 0;
     });
     const key = scalars.map((v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : `${v}`)).join(',');
-    return Storage.after(storages, async () => {
-      const prepared = await this.#preparedFor(key, scalars, arrays, storages[0].device);
-      await prepared.launch(arrays);
+    return Storage.after(storages, () => {
+      const entry = this.#preparedFor(key, scalars, arrays, storages[0].device);
+      // prepared already (every call after a plan's first): launched with no promise in between
+      return entry.ready ? entry.ready.launch(arrays) : entry.promise.then((prepared) => prepared.launch(arrays));
     });
   }
 
-  #preparedFor(key: string, scalars: readonly (number | bigint)[], arrays: Readonly<Record<string, DeviceArray>>, device: Device): Promise<PreparedLaunch> {
+  #preparedFor(
+    key: string,
+    scalars: readonly (number | bigint)[],
+    arrays: Readonly<Record<string, DeviceArray>>,
+    device: Device,
+  ): { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } {
     return this.#prepared.memo(key, () => {
       const args: Record<string, DeviceArray | number | bigint> = { ...this.#values, ...arrays } as Record<string, DeviceArray | number | bigint>;
       this.#scalars.forEach((s, k) => (args[s.name] = scalars[k]));
-      const prepared = prepareLaunch(this.variant.kernel, device, args);
-      // a failure is not remembered: the next call tries again
-      prepared.catch(() => this.#prepared.delete(key));
-      return prepared;
+      const entry: { promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } = { promise: prepareLaunch(this.variant.kernel, device, args) };
+      entry.promise.then(
+        (prepared) => (entry.ready = prepared),
+        // a failure is not remembered: the next call tries again
+        () => this.#prepared.delete(key),
+      );
+      return entry;
     });
   }
 }

@@ -172,11 +172,14 @@ function kernelName(name: string, spec: KernelSpec): string {
 
 /** What a call's plan depends on, as a string: storages by identity, tensors' layout, scalars' kinds. */
 function metadataKey(call: Prepared['call']): string {
-  const tensor = (t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`;
+  const tensor = tensorKey;
   const inputs = call.inputs.map((i) => (i.kind === 'tensor' ? tensor(i.tensor) : `s:${i.type}:${i.dtype ?? ''}`));
   const outputs = call.outputs.map((t) => (t ? tensor(t) : 'fresh'));
   return `${inputs.join(';')}>${outputs.join(';')}`;
 }
+
+/** A tensor's part of a plan's key, made once per tensor (its storage, dtype and layout never change). */
+const tensorKey = perObject((t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`);
 
 /** A stable number per storage (kept while the storage lives), to key plans by identity. */
 const storageId = perObject((_: object) => nextStorageId++);

@@ -24,6 +24,8 @@ export class Storage {
   #buffer: DeviceBuffer | undefined;
   /** Settles when the last operation queued on this storage has finished (never rejects). */
   #last: Promise<void> = Promise.resolve();
+  /** Whether `#last` has settled: nothing is queued on this storage now. */
+  #idle = true;
 
   private constructor(
     readonly device: Device,
@@ -85,15 +87,33 @@ export class Storage {
   /**
    * Runs `op` once every operation queued on `storages` has finished, and queues it on
    * them. The returned promise carries `op`'s result or error; the queue only its end.
+   * When nothing is queued on any of them, `op` starts at once, before this returns: a
+   * launch is encoded and submitted inside the call that asks for it, not a few promise
+   * hops later.
    */
   static after<T>(storages: readonly Storage[], op: () => Promise<T>): Promise<T> {
-    const unique = [...new Set(storages)];
-    const result = Promise.all(unique.map((s) => s.#last)).then(op);
+    const unique = storages.length === 1 ? storages : [...new Set(storages)];
+    const result = unique.every((s) => s.#idle) ? startNow(op) : Promise.all(unique.map((s) => s.#last)).then(op);
     const settled = result.then(
       () => undefined,
       () => undefined,
     );
-    for (const s of unique) s.#last = settled;
+    for (const s of unique) {
+      s.#last = settled;
+      s.#idle = false;
+    }
+    void settled.then(() => {
+      for (const s of unique) if (s.#last === settled) s.#idle = true;
+    });
     return result;
+  }
+}
+
+/** `op()`, with a synchronous throw turned into a rejection (as `.then(op)` would). */
+function startNow<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return op();
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
