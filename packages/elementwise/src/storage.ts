@@ -94,17 +94,15 @@ export class Storage {
   static after<T>(storages: readonly Storage[], op: () => Promise<T>): Promise<T> {
     const unique = storages.length === 1 ? storages : [...new Set(storages)];
     const result = unique.every((s) => s.#idle) ? startNow(op) : Promise.all(unique.map((s) => s.#last)).then(op);
-    const settled = result.then(
-      () => undefined,
-      () => undefined,
-    );
+    // idle again as the op settles (before whoever awaits its result resumes), unless more was queued since
+    const done = () => {
+      for (const s of unique) if (s.#last === settled) s.#idle = true;
+    };
+    const settled: Promise<void> = result.then(done, done);
     for (const s of unique) {
       s.#last = settled;
       s.#idle = false;
     }
-    void settled.then(() => {
-      for (const s of unique) if (s.#last === settled) s.#idle = true;
-    });
     return result;
   }
 }
