@@ -6,6 +6,10 @@
  * timed is the host's work (metadata, plan look-up, storage ordering, the launch's encoding and
  * submission), not the kernel.
  *
+ * `(JavaScript alone)`: the same calls with the device's launch answered at once, doing nothing,
+ * in CPU time of this process per call (what pointwise() itself costs, less disturbed by other
+ * processes than wall time; the reference is then the bare stub).
+ *
  * Each figure is the fastest of several batches of calls (the least disturbed on a shared machine).
  * reference: the device's own `launch` of the very kernel, arguments and grid the call makes
  * (captured from a call): what a call would cost if pointwise() added nothing.
@@ -51,6 +55,38 @@ for (const d of await openDevices(options.backends)) {
       const last = await add(x, y);
       await check(last, expected, `${layout}, new output`);
       last.release();
+      // the JavaScript alone: the device's launch a stub that does nothing
+      await settle(d);
+      const launch = device.launch;
+      device.launch = () => Promise.resolve();
+      let js: { given: number; fresh: number; stub: number };
+      try {
+        js = {
+          stub: await perCall(() => device.launch(undefined, undefined as never, [], [], []), cpuMicroseconds),
+          given: await perCall(() => add(x, y, { out0: out }), cpuMicroseconds),
+          fresh: await perCall(async () => (await add(x, y)).release(), cpuMicroseconds),
+        };
+      } finally {
+        delete (device as Partial<Device>).launch; // the class's own again
+        if (device.launch !== launch) throw new Error('the device launch could not be restored');
+      }
+      for (const [suffix, value] of [
+        [' (JavaScript alone)', js.given],
+        [', new output (JavaScript alone)', js.fresh],
+      ] as const) {
+        reporter.add({
+          bench: 'launch',
+          backend: d.backend,
+          case: `pointwise host, ${layout}${suffix}`,
+          size: ROWS * COLS,
+          value,
+          unit: 'us',
+          reference: 'a stub launch (CPU time)',
+          referenceValue: js.stub,
+          device: device.name,
+          note: `${variant} variant; CPU time of this process per call, the device's launch a stub (fastest of ${BATCHES} batches of ${CALLS})`,
+        });
+      }
       for (const [suffix, value] of [
         ['', given],
         [', new output', fresh],
@@ -84,16 +120,26 @@ reporter.printTable(`pointwise() host time per call, x + y over ${ROWS} x ${COLS
  * Microseconds per call of `call`, awaited one after another: the fastest of several batches,
  * after a warm-up batch (on a shared machine the fastest batch is the one least disturbed).
  */
-async function perCall(call: () => Promise<unknown>): Promise<number> {
+async function perCall(call: () => Promise<unknown>, clock: () => number = wallMicroseconds): Promise<number> {
   const batch = async () => {
-    const start = performance.now();
+    const start = clock();
     for (let k = 0; k < CALLS; k++) await call();
-    return ((performance.now() - start) * 1000) / CALLS;
+    return (clock() - start) / CALLS;
   };
   await batch();
   const times: number[] = [];
   for (let b = 0; b < BATCHES; b++) times.push(await batch());
   return Math.min(...times);
+}
+
+function wallMicroseconds(): number {
+  return performance.now() * 1000;
+}
+
+/** This process's CPU time (user and system), in microseconds. */
+function cpuMicroseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 /**
