@@ -68,8 +68,8 @@ for (const d of await openDevices(options.backends)) {
         };
       } finally {
         delete (device as Partial<Device>).launch; // the class's own again
-        if (device.launch !== launch) throw new Error('the device launch could not be restored');
       }
+      if (device.launch !== launch) throw new Error('the device launch could not be restored');
       for (const [suffix, value] of [
         [' (JavaScript alone)', js.given],
         [', new output (JavaScript alone)', js.fresh],

@@ -63,6 +63,26 @@ for (const device of testDevices()) {
     if (target === 'opencl') assert.match(add.plan(x.slice(1, 1, 93), x.slice(1, 2, 94)).reason, /offset/);
   });
 
+  test(`${device.name}: the generated code is the variant's: float4 lanes, a padded local tile`, () => {
+    const x = make(device, [64, 96], 1).t;
+    const yT = make(device, [96, 64], 3).t.transpose(0, 1);
+    const tiled = add.plan(x, yT).code();
+    if (target === 'opencl') {
+      const vector = add.plan(x, x).code();
+      assert.match(vector, /__global float4 const \*__restrict__ buf0/);
+      for (const lane of ['s0', 's1', 's2', 's3']) assert.match(vector, new RegExp(`buf0\\[at_in0\\]\\.${lane}`));
+      assert.match(tiled, /__local float buf1_tile\[1055\]/); // 33 words a row, 32 rows
+      assert.match(tiled, /barrier\(CLK_LOCAL_MEM_FENCE\)/);
+      assert.match(tiled, /reqd_work_group_size\(32, 8, 1\)/);
+    } else if (target === 'wgsl') {
+      assert.match(tiled, /var<workgroup> buf1_tile: array<f32, 1055>/);
+      assert.match(tiled, /workgroupBarrier\(\)/);
+      assert.match(tiled, /@workgroup_size\(32, 8\)/);
+    } else {
+      assert.not.match(tiled, /tile/);
+    }
+  });
+
   test(`${device.name}: x + y.T for shapes that are not multiples of the tile`, async () => {
     for (const [rows, cols] of [
       [37, 45],
@@ -165,6 +185,34 @@ for (const device of testDevices()) {
 
   /** The dtypes OpenCL C has vectors of in buffers (float16 needs an extension, bool has none). */
   const VECTOR_DTYPES: TensorDType[] = ['float32', 'float64', 'int32', 'int64', 'int16', 'int8', 'uint8'];
+  test(`${device.name}: mixed dtypes through each variant (promoted, cast per lane or per tile)`, async () => {
+    const pairs: [TensorDType, TensorDType, TensorDType][] = [
+      ['int8', 'float32', 'float32'],
+      ['uint8', 'int16', 'int16'],
+      ['int32', 'int64', 'int64'],
+      ['bool', 'float32', 'float32'],
+      ['float16', 'float32', 'float32'],
+    ];
+    for (const [da, db, result] of pairs) {
+      if (![da, db].every((t) => supportsDType(device, t))) {
+        console.log(`  (${device.name} has no ${[da, db].find((t) => !supportsDType(device, t))}: ${da} + ${db} skipped)`);
+        continue;
+      }
+      const a = make(device, [9, 16], 40, da);
+      const b = make(device, [9, 16], 41, db);
+      const c = make(device, [16, 9], 42, db);
+      for (const [what, other, host] of [
+        ['contiguous', b.t, b.host],
+        ['transposed', c.t.transpose(0, 1), c.host],
+      ] as const) {
+        const out = await add(a.t, other);
+        assert.is(out.dtype, result, `${da} + ${db}`);
+        const expected = logical(a.t, a.host).map((v, k) => toDType(v + logical(other, host)[k], result));
+        assertNumbers(await values(out), expected, `${da} + ${db}, ${what} (${add.plan(a.t, other).variant})`);
+      }
+    }
+  });
+
   const DTYPES: TensorDType[] = ['float32', 'float64', 'float16', 'int32', 'int64', 'int16', 'int8', 'uint8', 'bool'];
   for (const dtype of DTYPES) {
     test(`${device.name}: ${dtype}: every variant's results`, async () => {
