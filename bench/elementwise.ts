@@ -223,7 +223,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
         await last;
         await settle();
       },
-      { maxSeconds: 3, minCalls: 50 },
+      { maxSeconds: 1.5, minCalls: 50 },
     );
     const result = (await out.toArray()) as Float32Array;
     let host = 0;

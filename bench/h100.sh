@@ -61,7 +61,7 @@ step reductions 45 ours reductions --json
 step codegen 60 ours codegen --json --samples=10
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json
-step pointwise-host 40 ours pointwise-host --json
+step pointwise-host 30 ours pointwise-host --json
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"
 else
