@@ -2,7 +2,8 @@
  * Elementwise bandwidth: `out = x + y` on float32 matrices (8192 x 8192 = 2^26 elements with
  * --full), y contiguous, broadcast along the rows, or transposed; GB/s on each backend for
  *
- *   <layout>                  pointwise() from @loom/elementwise, called back to back (what users write)
+ *   <layout>                  pointwise() from @loom/elementwise, called back to back (what users write;
+ *                             batches of at least 50 calls between two waits for the device)
  *   <layout> (loom kernel)    a Loom kernel transformed by hand (elementwise-kernels.ts), GPU time
  *   <layout> (hand-written)   hand-written OpenCL C / WGSL through the same runtime, GPU time
  *
@@ -82,9 +83,12 @@ for (const d of await openDevices(options.backends)) {
     const traced: PointwiseTrace = {};
     const viaPointwise = await measure(d, layout, 'pointwise', () => pointwiseRun(d, layout, traced));
     const host = traced.hostSeconds === undefined ? '' : `; host ${(traced.hostSeconds * 1e6).toPrecision(3)} us per call`;
-    if (viaPointwise !== undefined) report(d, layout, 'pointwise', viaPointwise, reference, `calls back to back, wall time${host}`);
+    const variant = traced.variant === undefined ? '' : `${traced.variant} variant; `;
+    if (viaPointwise !== undefined) report(d, layout, 'pointwise', viaPointwise, reference, `${variant}calls back to back, wall time${host}`);
+    // the same calls, none awaited but the last: what is left of the gap to the kernel's time is not in the awaits
+    if (traced.queuedSeconds !== undefined) report(d, layout, 'pointwise, queued', traced.queuedSeconds, reference, `${variant}calls not awaited (the last only), wall time`);
     // the kernel pointwise() launched, timed as the Loom kernels are: the gap to the line above is the host's
-    if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, 'the same launch, GPU time');
+    if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, `${variant}the same launch, GPU time`);
   }
   for (const a of Object.values(data)) a.release();
 }
@@ -167,7 +171,11 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
 
 /** What a pointwise() run found out besides its wall time: host time per call, and its kernel's own time. */
 interface PointwiseTrace {
+  /** The kernel variant pointwise() chose (plan(...).variant). */
+  variant?: string;
   hostSeconds?: number;
+  /** Wall time per call when the calls are not awaited one by one. */
+  queuedSeconds?: number;
   kernelSeconds?: number;
 }
 
@@ -190,6 +198,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
         ? tensor(host.row, [cols], { device })
         : tensor(host.y, [cols, rows], { device }).transpose(0, 1);
   const out = empty([rows, cols], { device });
+  trace.variant = add.plan(x, y, { out0: out }).variant;
   try {
     const settle = d.backend === 'opencl' ? async () => d.device.context.finish() : d.backend === 'webgpu' ? () => d.device.gpuDevice.queue.onSubmittedWorkDone() : async () => {};
     // uploads are queued behind the tensors: finish them (and compile) before timing, or the
@@ -202,7 +211,19 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
         await add(x, y, { out0: out });
       },
       settle,
-      { maxSeconds: 3 },
+      // at least 50 calls between waits, as PyTorch's figure is many launches between two events
+      { maxSeconds: 3, minCalls: 50 },
+    );
+    let last: Promise<unknown> = Promise.resolve();
+    trace.queuedSeconds = await wallSeconds(
+      async () => {
+        last = add(x, y, { out0: out });
+      },
+      async () => {
+        await last;
+        await settle();
+      },
+      { maxSeconds: 1.5, minCalls: 50 },
     );
     const result = (await out.toArray()) as Float32Array;
     let host = 0;

@@ -2,7 +2,7 @@
 # Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts):
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/pointwise-host.ts bench/roofline.ts bench/report.ts):
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
@@ -63,6 +63,7 @@ step computations 90 ours computations --json
 step codegen 60 ours codegen --json --samples=10
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json
+step pointwise-host 30 ours pointwise-host --json
 step roofline 90 ours roofline --json --profile-dir="$out/profiles"
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"

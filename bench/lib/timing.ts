@@ -96,13 +96,28 @@ export async function batchedSeconds(batch: (count: number) => Promise<number>, 
   return median(times);
 }
 
-/** Wall time of `launch` then `settle` (wait for the device), per launch, in batches. */
-export async function wallSeconds(launch: () => Promise<void>, settle: () => Promise<unknown>, options: TimingOptions): Promise<number> {
-  return batchedSeconds(async (count) => {
+/**
+ * Wall time of `launch` then `settle` (wait for the device), per launch, in batches.
+ * `minCalls`: at least that many launches per batch (the warm-up batch too, which sizes the
+ * others from its time per launch): one wait per batch then weighs little however slow the
+ * device is to say it is done (Dawn answers `onSubmittedWorkDone` through its event polling).
+ */
+export async function wallSeconds(launch: () => Promise<void>, settle: () => Promise<unknown>, options: TimingOptions & { readonly minCalls?: number }): Promise<number> {
+  const batch = async (count: number) => {
     await settle();
     const start = performance.now();
     for (let r = 0; r < count; r++) await launch();
     await settle();
     return (performance.now() - start) / 1000;
-  }, options);
+  };
+  const minCalls = options.minCalls;
+  if (minCalls === undefined) return batchedSeconds(batch, options);
+  const { samples = 5, maxSeconds = 2 } = options;
+  const perCall = (await batch(minCalls)) / minCalls;
+  const count = Math.max(minCalls, Math.min(1000, Math.round(0.05 / Math.max(perCall, 1e-7))));
+  const times: number[] = [];
+  const deadline = performance.now() + 1000 * maxSeconds;
+  do times.push((await batch(count)) / count);
+  while (times.length < samples && performance.now() < deadline);
+  return median(times);
 }

@@ -22,21 +22,38 @@
  * storage is one kernel argument however many operands view it: WebGPU forbids
  * binding one buffer twice when it is written, and C's restrict promises no aliasing.
  *
+ * That is the `flat` variant. The others (variants.ts) address the same operands another
+ * way: `vector4` counts t in vectors of four and reads each storage as a `vec`-tagged
+ * array (`buf0[at_in0, k]`, k the lane: `buf0[at_in0].s2` in OpenCL C), with the
+ * offsets and outer strides in vectors; `tiled` iterates over (i0, i1) directly, no
+ * divisions, and reads a transposed input as a 2-D array `buf1[i1, in1_offset + i0]`
+ * whose axis 0 has the stride `in1_stride1`, which is what a local-memory prefetch of
+ * a tile needs (affine indices).
+ *
  * The instructions are built from expression nodes (core's `assignment`), never printed
  * for `makeKernel` to parse back; the code above is how the kernel prints. With the
  * kernel comes its `LaunchPlan`: where each of its arguments' values comes from, so
  * that the launch (launch.ts) never reconstructs parameter names.
  */
-import { assignment, expr, exprType, makeKernel, globalArg, splitIname, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
+import { assignment, expr, exprType, makeKernel, globalArg, tagArrayAxes, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import { complex, lower, real, storedParts, type LowerEnv, type Value } from './lower.ts';
 import type { Payload } from './payload.ts';
+import { scheduleVariant, VECTOR_LANES, type VariantName } from './variants.ts';
 
 const { add, binary, cast, float, int, mul, subscript, variable } = expr;
 
 export type InputSpec =
   /** A tensor in storage `storage`, loaded as `as` (its computation dtype, or its own). */
-  | { readonly kind: 'tensor'; readonly storage: number; readonly dtype: TensorDType; readonly as: TensorDType; readonly unitInner: boolean }
+  | {
+      readonly kind: 'tensor';
+      readonly storage: number;
+      readonly dtype: TensorDType;
+      readonly as: TensorDType;
+      readonly unitInner: boolean;
+      /** Read through a local tile (the tiled variant): its stride along task axis 0 is 1. */
+      readonly tiled: boolean;
+    }
   /** A scalar passed by value as `as`. */
   | { readonly kind: 'scalar'; readonly as: TensorDType };
 
@@ -49,6 +66,7 @@ export interface OutputSpec {
 
 /** Everything that shapes a variant's code. */
 export interface KernelSpec {
+  readonly variant: VariantName;
   readonly rank: number;
   /** The dtype of each distinct storage (`buf0`, `buf1`, ...). */
   readonly storages: readonly DType[];
@@ -62,16 +80,18 @@ export interface KernelSpec {
  * task's strides are: the tensor inputs in order, then the outputs.
  */
 export type ValueSource =
-  /** The number of elements of the task. */
-  | { readonly from: 'elements' }
+  /** The number of elements of the task (`per`: counted in groups of that many, the vector variant's vectors). */
+  | { readonly from: 'elements'; readonly per?: number }
   /** The task's extent along `axis`. */
-  | { readonly from: 'extent'; readonly axis: number }
-  /** The length, in numbers, of storage `storage`. */
-  | { readonly from: 'storage-length'; readonly storage: number }
+  | { readonly from: 'extent'; readonly axis: number; readonly per?: number }
+  /** The length, in numbers, of storage `storage` (in whole groups of `per`). */
+  | { readonly from: 'storage-length'; readonly storage: number; readonly per?: number }
   /** Where operand `operand` starts in its storage. */
-  | { readonly from: 'offset'; readonly operand: number }
+  | { readonly from: 'offset'; readonly operand: number; readonly per?: number }
   /** Operand `operand`'s stride along task axis `axis`. */
-  | { readonly from: 'stride'; readonly operand: number; readonly axis: number }
+  | { readonly from: 'stride'; readonly operand: number; readonly axis: number; readonly per?: number }
+  /** Where operand `operand`'s elements along task axis `axis` end: its offset plus that extent (a tiled input's row length). */
+  | { readonly from: 'reach'; readonly operand: number; readonly axis: number }
   /** Scalar input `input` as its computation dtype: part 0, or for a complex one part 0 (real) or 1 (imaginary). */
   | { readonly from: 'scalar'; readonly input: number; readonly part: 0 | 1 }
   /** A constant of the payload (non-finite, or -0: the instruction language cannot spell it). */
@@ -81,6 +101,8 @@ export type ValueSource =
 export interface LaunchPlan {
   /** The array argument of each distinct storage, in storage order. */
   readonly storages: readonly string[];
+  /** The shape each storage's array is passed in: constants, and value arguments by name. */
+  readonly storageShapes: readonly (readonly (number | string)[])[];
   /** Every value argument, by name. */
   readonly values: ReadonlyMap<string, ValueSource>;
 }
@@ -95,10 +117,7 @@ export const specKey = (spec: KernelSpec): string => JSON.stringify(spec);
 
 const operandName = (kind: 'in' | 'out', k: number) => `${kind}${k}`;
 
-/** Elements per work-item (unrolled, a work-group apart). */
-const ELEMENTS_PER_ITEM = 4;
-
-/** The flat index of an operand's element at the current multi-index. */
+/** The flat index of an operand's element at the current multi-index (for `vector4`: of its vector). */
 function elementIndex(prefix: string, rank: number, unitInner: boolean): Expr {
   let e: Expr = variable(`${prefix}_offset`);
   for (let d = 0; d < rank; d++) {
@@ -116,35 +135,66 @@ function elementParts(buffer: string, index: Expr, dtype: TensorDType): Expr[] {
 }
 
 export function buildKernel(payload: Payload, spec: KernelSpec, name: string): PointwiseKernel {
-  const { rank } = spec;
+  const { rank, variant } = spec;
   const instructions: InstructionSpec[] = [];
   const ids = { index: [] as string[], load: [] as string[], calc: [] as string[] };
   const storages = spec.storages.map((_, k) => `buf${k}`);
-  const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(storages[k], { shape: [`${storages[k]}_size`], dtype }));
+  // the vector variant counts vectors, not elements: sizes, offsets and strides in groups of four
+  const per = variant === 'vector4' ? { per: VECTOR_LANES } : {};
+  const tiledStorages = new Set(spec.inputs.flatMap((i) => (i.kind === 'tensor' && i.tiled ? [i.storage] : [])));
+  const storageShapes = storages.map((s, k) => (tiledStorages.has(k) ? ['size1', `${s}_reach`] : variant === 'vector4' ? [`${s}_size`, VECTOR_LANES] : [`${s}_size`]));
+  const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(storages[k], { shape: storageShapes[k], dtype }));
+  /** The array axis tags a variant needs once the kernel is made (`vec` lanes, a tiled input's strides). */
+  const axisTags = new Map<string, string>();
+  if (variant === 'vector4') for (const s of storages) axisTags.set(s, 'c,vec');
   // the int32 value arguments (sizes, strides, offsets), each with where its value comes from
-  const indexParams = new Map<string, ValueSource>([['n', { from: 'elements' }]]);
-  spec.storages.forEach((_, k) => indexParams.set(`${storages[k]}_size`, { from: 'storage-length', storage: k }));
+  const indexParams = new Map<string, ValueSource>(variant === 'tiled' ? [] : [['n', { from: 'elements', ...per }]]);
+  spec.storages.forEach((_, k) => {
+    if (!tiledStorages.has(k)) indexParams.set(`${storages[k]}_size`, { from: 'storage-length', storage: k, ...per });
+  });
   const types = new Map<string, DType>();
   // every dependency is spelled out: the single-writer guess would see loads wait for stores of in-place outputs
   const after = (...lists: string[][]) => lists.flat();
   let operand = 0;
   /** An operand's strides (the innermost one is baked in when it is 1) and offset. */
-  const addressParams = (prefix: string, unitInner: boolean) => {
+  const addressParams = (prefix: string, unitInner: boolean, tiledStorage?: number) => {
     for (let d = 0; d < rank; d++) {
-      if (!(unitInner && d === rank - 1)) indexParams.set(`${prefix}_stride${d}`, { from: 'stride', operand, axis: d });
+      const baked = (unitInner && d === rank - 1) || (tiledStorage !== undefined && d === 0);
+      if (!baked) indexParams.set(`${prefix}_stride${d}`, { from: 'stride', operand, axis: d, ...per });
     }
-    indexParams.set(`${prefix}_offset`, { from: 'offset', operand });
+    indexParams.set(`${prefix}_offset`, { from: 'offset', operand, ...per });
+    if (tiledStorage !== undefined) indexParams.set(`${storages[tiledStorage]}_reach`, { from: 'reach', operand, axis: 0 });
     operand++;
+  };
+  /** The stored numbers of an operand's element here: one subscript, or a complex's two. */
+  const access = (prefix: string, storage: number, dtype: TensorDType, unitInner: boolean): Expr[] => {
+    const buffer = storages[storage];
+    if (tiledStorages.has(storage)) {
+      // the tile's footprint must be affine: the outer stride goes to the array's axis 0
+      axisTags.set(buffer, `stride:${prefix}_stride1,stride:1`);
+      return [subscript(buffer, [variable('i1'), add(variable(`${prefix}_offset`), variable('i0'))])];
+    }
+    if (variant !== 'vector4') return elementParts(buffer, elementIndex(prefix, rank, unitInner), dtype);
+    // the vector's index in a temporary of its own: the code generator then sees `4*at + k`
+    // and prints the lane `buf[at].sK` (a product of a stride and an index would hide it)
+    instructions.push(assignment(variable(`at_${prefix}`), elementIndex(prefix, rank, true), { id: `address_${prefix}`, temporary: 'int32', dependsOn: after(ids.index) }));
+    ids.index.push(`address_${prefix}`);
+    types.set(`at_${prefix}`, 'int32');
+    return [subscript(buffer, [variable(`at_${prefix}`), variable('k')])];
   };
 
   // the multi-index, from the flat task index t (rank 1 uses t itself), peeled innermost first:
   // q_{d-1} = q_d / size_d and i_d = q_d - size_d*q_{d-1}, one division per axis. t is never
-  // negative, so C's truncating `/` is floor division: no Python-semantics helpers here
-  if (rank >= 2) {
+  // negative, so C's truncating `/` is floor division: no Python-semantics helpers here.
+  // The tiled variant iterates over (i0, i1) itself
+  if (variant === 'tiled') {
+    indexParams.set('size0', { from: 'extent', axis: 0 });
+    indexParams.set('size1', { from: 'extent', axis: 1 });
+  } else if (rank >= 2) {
     let q = 't';
     for (let d = rank - 1; d >= 1; d--) {
       const size = variable(`size${d}`);
-      indexParams.set(`size${d}`, { from: 'extent', axis: d });
+      indexParams.set(`size${d}`, { from: 'extent', axis: d, ...(d === rank - 1 ? per : {}) });
       instructions.push(assignment(variable(`q${d - 1}`), binary('/', variable(q), size), { id: `quotient${d - 1}`, temporary: 'int32' }));
       instructions.push(assignment(variable(`i${d}`), binary('-', variable(q), mul(size, variable(`q${d - 1}`))), { id: `index${d}`, temporary: 'int32' }));
       ids.index.push(`quotient${d - 1}`, `index${d}`);
@@ -175,8 +225,8 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       params.set(payload.params[k], isComplex(as) ? complex(variable(names[0]), variable(names[1]), as) : real(variable(name)));
       return;
     }
-    addressParams(name, input.unitInner);
-    const stored = elementParts(`buf${input.storage}`, elementIndex(name, rank, input.unitInner), input.dtype);
+    addressParams(name, input.unitInner, input.tiled ? input.storage : undefined);
+    const stored = access(name, input.storage, input.dtype, input.unitInner);
     const load = (target: string, source: Expr) => {
       const value = componentDType(input.dtype) === part ? source : cast(part, source);
       instructions.push(assignment(variable(target), value, { id: `load_${target}`, temporary: part, dependsOn: after(ids.index) }));
@@ -223,7 +273,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     addressParams(name, output.unitInner);
     const value = lower(payload.outputs[k], env);
     const parts = storedParts(value, output.dtype, env);
-    const targets = elementParts(`buf${output.storage}`, elementIndex(name, rank, output.unitInner), output.dtype);
+    const targets = access(name, output.storage, output.dtype, output.unitInner);
     targets.forEach((target, p) => {
       const suffix = targets.length > 1 ? (p === 0 ? '_re' : '_im') : '';
       instructions.push(
@@ -237,12 +287,18 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   });
 
   const allArgs = [...args, ...scalarArgs, ...[...constants.keys()].map((n) => valueArg(n, constantType)), ...[...indexParams.keys()].map((n) => valueArg(n, 'int32'))];
-  let kernel = makeKernel('{ [t]: 0 <= t < n }', instructions, allArgs, { name });
-  // each work-item handles ELEMENTS_PER_ITEM elements a work-group apart (t = G*g + B*u + l):
-  // loads stay coalesced and every work-item keeps several independent loads in flight
-  kernel = splitIname(kernel, 't', spec.blockSize * ELEMENTS_PER_ITEM, { outerTag: 'g.0' });
-  kernel = splitIname(kernel, 't_inner', spec.blockSize, { outerTag: 'ilp', innerTag: 'l.0' });
-  const plan: LaunchPlan = { storages, values: new Map([...scalarSources, ...constants, ...indexParams]) };
+  const domain = { flat: '{ [t]: 0 <= t < n }', vector4: `{ [t, k]: 0 <= t < n and 0 <= k < ${VECTOR_LANES} }`, tiled: '{ [i0, i1]: 0 <= i0 < size0 and 0 <= i1 < size1 }' }[
+    variant
+  ];
+  let kernel = makeKernel(domain, instructions, allArgs, { name });
+  for (const [array, tags] of axisTags) kernel = tagArrayAxes(kernel, array, tags);
+  kernel = scheduleVariant(
+    kernel,
+    variant,
+    spec.blockSize,
+    [...tiledStorages].map((k) => storages[k]),
+  );
+  const plan: LaunchPlan = { storages, storageShapes, values: new Map([...scalarSources, ...constants, ...indexParams]) };
   return { spec, kernel, plan };
 }
 

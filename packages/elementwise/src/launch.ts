@@ -15,6 +15,7 @@ import type { DTypes } from './metadata.ts';
 import { isComplexScalar } from './promotion.ts';
 import { Storage } from './storage.ts';
 import type { Tensor } from './tensor.ts';
+import { chooseVariant, type VariantChoice } from './variants.ts';
 
 /** The kernel's indices are int32. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -37,22 +38,22 @@ function storagesOf(tensors: readonly Tensor[]): { storages: Storage[]; index: M
 }
 
 /**
- * The spec of the variant a call needs. `outputs` are the given output tensors,
- * undefined for those yet to be allocated (each will have a storage of its own).
+ * The spec of the variant a call needs, and why that variant (variants.ts). `outputs`
+ * are the given output tensors, undefined for those yet to be allocated (each will have
+ * a storage of its own, laid out as `task` says).
  */
-/** `innerStrides`: each tensor operand's stride along the innermost task axis (inputs, then outputs). */
 export function kernelSpec(
   inputs: readonly InputOperand[],
   outputs: readonly (Tensor | undefined)[],
   dtypes: DTypes,
-  rank: number,
+  task: TaskSpace,
   blockSize: number,
-  innerStrides: readonly number[] = [],
-): KernelSpec {
-  const unit = (operand: number) => rank > 0 && innerStrides[operand] === 1;
-  const tensorInputs = inputs.filter((i) => i.kind === 'tensor').length;
-  let operand = 0;
-  const { storages, index } = storagesOf(inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : [])));
+  target: string,
+): { spec: KernelSpec; choice: VariantChoice } {
+  const rank = task.shape.length;
+  const unit = (operand: number) => rank > 0 && task.strides[operand][rank - 1] === 1;
+  const tensorInputs = inputs.flatMap((i) => (i.kind === 'tensor' ? [i.tensor] : []));
+  const { storages, index } = storagesOf(tensorInputs);
   const storageDTypes = storages.map((s) => s.dtype);
   // outputs in order, as launch() will meet them: a given one may share an input's storage, a fresh one has its own
   const outputStorage = outputs.map((t, k) => {
@@ -61,17 +62,29 @@ export function kernelSpec(
     if (t) storages.push(t.storage);
     return storageDTypes.push(componentDType(dtypes.outputs[k])) - 1;
   });
-  return {
+  // operands as the task numbers them: the tensor inputs, then the outputs
+  const storageOf = [...tensorInputs.map((t) => index.get(t)!), ...outputStorage];
+  const facts = storageOf.map((storage, k) => ({
+    dtype: k < tensorInputs.length ? tensorInputs[k].dtype : dtypes.outputs[k - tensorInputs.length],
+    offset: k < tensorInputs.length ? tensorInputs[k].offset : (outputs[k - tensorInputs.length]?.offset ?? 0),
+    storageUsers: storageOf.filter((s) => s === storage).length,
+    isInput: k < tensorInputs.length,
+  }));
+  const choice = chooseVariant(target, task, facts, blockSize);
+  let operand = 0;
+  const spec: KernelSpec = {
+    variant: choice.name,
     rank,
     storages: storageDTypes,
-    inputs: inputs.map((input, k) =>
-      input.kind === 'tensor'
-        ? { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k], unitInner: unit(operand++) }
-        : { kind: 'scalar', as: dtypes.inputs[k] },
-    ),
-    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k], unitInner: unit(tensorInputs + k) })),
+    inputs: inputs.map((input, k) => {
+      if (input.kind === 'scalar') return { kind: 'scalar', as: dtypes.inputs[k] };
+      const n = operand++;
+      return { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k], unitInner: unit(n), tiled: choice.tiledOperands.has(n) };
+    }),
+    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k], unitInner: unit(tensorInputs.length + k) })),
     blockSize,
   };
+  return { spec, choice };
 }
 
 /**
@@ -88,9 +101,11 @@ export class VariantLauncher {
   readonly #storageOperands: readonly number[];
   readonly #scalars: readonly { readonly name: string; readonly input: number; readonly part: number }[];
   readonly #empty: boolean;
-  /** The prepared kernel per scalar values (most calls pass the same few). */
-  readonly #prepared = new LruCache<string, Promise<PreparedLaunch>>(PREPARED_PER_PLAN, (evicted) => {
-    void evicted.then(
+  /** The shape each storage's array is passed in. */
+  readonly #shapes: readonly (readonly number[])[];
+  /** The prepared kernel per scalar values (most calls pass the same few); `ready` once it is. */
+  readonly #prepared = new LruCache<string, { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch }>(PREPARED_PER_PLAN, (evicted) => {
+    void evicted.promise.then(
       (p) => p.release(),
       () => {},
     );
@@ -113,22 +128,27 @@ export class VariantLauncher {
     this.#storageOperands = storages.map((s) => tensors.findIndex((t) => t.storage === s));
     const values: Record<string, RunArgument> = {};
     const scalars: { name: string; input: number; part: number }[] = [];
+    // counts of vectors (`per`) divide exactly where the variant was chosen; a storage holds whole vectors only
+    const per = (value: number, source: { per?: number }) => Math.floor(value / (source.per ?? 1));
     for (const [name, source] of variant.plan.values) {
       switch (source.from) {
         case 'elements':
-          values[name] = numel;
+          values[name] = per(numel, source);
           break;
         case 'extent':
-          values[name] = task.shape[source.axis];
+          values[name] = per(task.shape[source.axis], source);
           break;
         case 'storage-length':
-          values[name] = storages[source.storage].length;
+          values[name] = per(storages[source.storage].length, source);
           break;
         case 'offset':
-          values[name] = tensors[source.operand].offset;
+          values[name] = per(tensors[source.operand].offset, source);
           break;
         case 'stride':
-          values[name] = task.strides[source.operand][source.axis];
+          values[name] = per(task.strides[source.operand][source.axis], source);
+          break;
+        case 'reach':
+          values[name] = tensors[source.operand].offset + task.shape[source.axis];
           break;
         case 'constant':
           values[name] = source.value;
@@ -140,6 +160,7 @@ export class VariantLauncher {
     }
     this.#values = values;
     this.#scalars = scalars;
+    this.#shapes = variant.plan.storageShapes.map((shape) => shape.map((d) => (typeof d === 'number' ? d : (values[d] as number))));
   }
 
   /** Runs the variant on `operands` once everything queued on their storages is done. */
@@ -149,26 +170,35 @@ export class VariantLauncher {
     if (this.#empty) return Promise.resolve();
     const arrays: Record<string, DeviceArray> = {};
     // a released storage fails here, before anything is queued
-    this.variant.plan.storages.forEach((name, k) => (arrays[name] = storages[k].asDeviceArray()));
+    this.variant.plan.storages.forEach((name, k) => (arrays[name] = storages[k].asDeviceArray(this.#shapes[k])));
     const scalars = this.#scalars.map((s) => {
       const input = operands.inputs[s.input];
       return input.kind === 'scalar' ? scalarParts(input.value, this.variant.spec.inputs[s.input].as)[s.part] : 0;
     });
     const key = scalars.map((v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : `${v}`)).join(',');
-    return Storage.after(storages, async () => {
-      const prepared = await this.#preparedFor(key, scalars, arrays, storages[0].device);
-      await prepared.launch(arrays);
+    return Storage.after(storages, () => {
+      const entry = this.#preparedFor(key, scalars, arrays, storages[0].device);
+      // prepared already (every call after a plan's first): launched with no promise in between
+      return entry.ready ? entry.ready.launch(arrays) : entry.promise.then((prepared) => prepared.launch(arrays));
     });
   }
 
-  #preparedFor(key: string, scalars: readonly (number | bigint)[], arrays: Readonly<Record<string, DeviceArray>>, device: Device): Promise<PreparedLaunch> {
+  #preparedFor(
+    key: string,
+    scalars: readonly (number | bigint)[],
+    arrays: Readonly<Record<string, DeviceArray>>,
+    device: Device,
+  ): { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } {
     return this.#prepared.memo(key, () => {
       const args: Record<string, DeviceArray | number | bigint> = { ...this.#values, ...arrays } as Record<string, DeviceArray | number | bigint>;
       this.#scalars.forEach((s, k) => (args[s.name] = scalars[k]));
-      const prepared = prepareLaunch(this.variant.kernel, device, args);
-      // a failure is not remembered: the next call tries again
-      prepared.catch(() => this.#prepared.delete(key));
-      return prepared;
+      const entry: { promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } = { promise: prepareLaunch(this.variant.kernel, device, args) };
+      entry.promise.then(
+        (prepared) => (entry.ready = prepared),
+        // a failure is not remembered: the next call tries again
+        () => this.#prepared.delete(key),
+      );
+      return entry;
     });
   }
 }

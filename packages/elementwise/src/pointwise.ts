@@ -21,6 +21,7 @@ import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type D
 import { checkOptions, type CheckedOptions, type PointwiseOptions } from './options.ts';
 import { readPayload, type Payload, type PayloadSource } from './payload.ts';
 import { empty, type Tensor } from './tensor.ts';
+import type { VariantChoice, VariantName } from './variants.ts';
 
 export type PointwiseArgument = Tensor | Scalar | OutputArguments;
 
@@ -33,6 +34,10 @@ export interface PointwisePlan {
   /** The task space the kernel iterates over, after rank reduction. */
   readonly taskShape: readonly number[];
   readonly rank: number;
+  /** Which shape of kernel the call gets (variants.ts): 'flat', 'vector4' or 'tiled'. */
+  readonly variant: VariantName;
+  /** Why that variant, in a sentence. */
+  readonly reason: string;
   /** The variant's Loom kernel (inspect it, or `generateCode(kernel, device.target)`). */
   readonly kernel: LoopKernel;
   /** The generated code for the device. */
@@ -67,6 +72,7 @@ interface Plan {
   readonly dtypes: DTypes;
   readonly layout: Layout;
   readonly variant: PointwiseKernel;
+  readonly choice: VariantChoice;
   /** How calls launch the variant, once the first call has worked it out. */
   launcher?: VariantLauncher;
 }
@@ -123,15 +129,13 @@ class Pointwise {
     const dtypes = inferDTypes(call, this.options, rank === undefined);
     checkDevice(device, dtypes);
     const layout = rank === undefined ? inferLayout(call, params) : fixedLayout(call, params, rank);
-    const rankOf = layout.task.shape.length;
-    const inner = layout.task.strides.map((s) => (rankOf > 0 ? s[rankOf - 1] : 0));
-    const spec = kernelSpec(call.inputs, call.outputs, dtypes, rankOf, this.options.blockSize, inner);
-    return { device, dtypes, layout, variant: this.variant(spec) };
+    const { spec, choice } = kernelSpec(call.inputs, call.outputs, dtypes, layout.task, this.options.blockSize, device.target.name);
+    return { device, dtypes, layout, variant: this.variant(spec), choice };
   }
 
   /** The cached variant for `spec`, built on first use. */
   variant(spec: KernelSpec): PointwiseKernel {
-    return this.#variants.memo(specKey(spec), () => buildKernel(this.payload, spec, kernelName(this.name, spec.rank)));
+    return this.#variants.memo(specKey(spec), () => buildKernel(this.payload, spec, kernelName(this.name, spec)));
   }
 
   async run({ call, plan }: Prepared): Promise<Tensor | Tensor[]> {
@@ -144,9 +148,11 @@ class Pointwise {
   }
 
   plan(args: readonly unknown[]): PointwisePlan {
-    const { device, dtypes, layout, variant } = this.prepare(args).plan;
+    const { device, dtypes, layout, variant, choice } = this.prepare(args).plan;
     return {
       device,
+      variant: choice.name,
+      reason: choice.reason,
       shape: layout.shape,
       dtypes,
       taskShape: layout.task.shape,
@@ -159,18 +165,21 @@ class Pointwise {
 
 const PLANS_PER_FUNCTION = 64;
 
-function kernelName(name: string, rank: number): string {
+function kernelName(name: string, spec: KernelSpec): string {
   const safe = name.replace(/[^A-Za-z0-9_]/g, '_').replace(/^([^A-Za-z_])/, '_$1') || 'pointwise';
-  return `${safe}_rank${rank}`;
+  return `${safe}_rank${spec.rank}${spec.variant === 'flat' ? '' : `_${spec.variant}`}`;
 }
 
 /** What a call's plan depends on, as a string: storages by identity, tensors' layout, scalars' kinds. */
 function metadataKey(call: Prepared['call']): string {
-  const tensor = (t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`;
+  const tensor = tensorKey;
   const inputs = call.inputs.map((i) => (i.kind === 'tensor' ? tensor(i.tensor) : `s:${i.type}:${i.dtype ?? ''}`));
   const outputs = call.outputs.map((t) => (t ? tensor(t) : 'fresh'));
   return `${inputs.join(';')}>${outputs.join(';')}`;
 }
+
+/** A tensor's part of a plan's key, made once per tensor (its storage, dtype and layout never change). */
+const tensorKey = perObject((t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`);
 
 /** A stable number per storage (kept while the storage lives), to key plans by identity. */
 const storageId = perObject((_: object) => nextStorageId++);

@@ -17,10 +17,15 @@ import { byteSize, DeviceArray, LoomError, type Device, type DeviceBuffer, type 
  */
 const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuffer }>(({ device, buffer }) => device.release(buffer));
 
+/** Shaped views kept per storage (a storage meets few kernels' shapes). */
+const VIEWS_PER_STORAGE = 8;
+
 export class Storage {
   #buffer: DeviceBuffer | undefined;
   /** Settles when the last operation queued on this storage has finished (never rejects). */
   #last: Promise<void> = Promise.resolve();
+  /** Whether `#last` has settled: nothing is queued on this storage now. */
+  #idle = true;
 
   private constructor(
     readonly device: Device,
@@ -50,19 +55,31 @@ export class Storage {
     return this.#buffer === undefined;
   }
 
-  /** The storage as the core's `run` takes an array: flat, `length` numbers (made once). */
-  asDeviceArray(): DeviceArray {
-    return (this.#array ??= new DeviceArray(this.device, this.buffer, this.dtype, [this.length]));
+  /**
+   * The storage as the core's `run` takes an array: flat, `length` numbers, or in the
+   * shape a kernel declares its argument with (a vector variant's `[length / 4, 4]`, a
+   * tiled input's rows); each shape's view is made once, as devices compare them by identity.
+   */
+  asDeviceArray(shape: readonly number[] = [this.length]): DeviceArray {
+    const buffer = this.buffer;
+    const key = shape.join(',');
+    let array = this.#arrays.get(key);
+    if (!array) {
+      if (this.#arrays.size >= VIEWS_PER_STORAGE) this.#arrays.clear();
+      array = new DeviceArray(this.device, buffer, this.dtype, shape);
+      this.#arrays.set(key, array);
+    }
+    return array;
   }
 
-  #array: DeviceArray | undefined;
+  readonly #arrays = new Map<string, DeviceArray>();
 
   /** Frees the device memory once the work queued on it is done; every view of it becomes unusable. */
   release(): void {
     const buffer = this.#buffer;
     if (!buffer) return;
     this.#buffer = undefined;
-    this.#array = undefined;
+    this.#arrays.clear();
     unreachable.unregister(this);
     void this.#last.then(() => this.device.release(buffer));
   }
@@ -70,15 +87,31 @@ export class Storage {
   /**
    * Runs `op` once every operation queued on `storages` has finished, and queues it on
    * them. The returned promise carries `op`'s result or error; the queue only its end.
+   * When nothing is queued on any of them, `op` starts at once, before this returns: a
+   * launch is encoded and submitted inside the call that asks for it, not a few promise
+   * hops later.
    */
   static after<T>(storages: readonly Storage[], op: () => Promise<T>): Promise<T> {
-    const unique = [...new Set(storages)];
-    const result = Promise.all(unique.map((s) => s.#last)).then(op);
-    const settled = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    for (const s of unique) s.#last = settled;
+    const unique = storages.length === 1 ? storages : [...new Set(storages)];
+    const result = unique.every((s) => s.#idle) ? startNow(op) : Promise.all(unique.map((s) => s.#last)).then(op);
+    // idle again as the op settles (before whoever awaits its result resumes), unless more was queued since
+    const done = () => {
+      for (const s of unique) if (s.#last === settled) s.#idle = true;
+    };
+    const settled: Promise<void> = result.then(done, done);
+    for (const s of unique) {
+      s.#last = settled;
+      s.#idle = false;
+    }
     return result;
+  }
+}
+
+/** `op()`, with a synchronous throw turned into a rejection (as `.then(op)` would). */
+function startNow<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return op();
+  } catch (e) {
+    return Promise.reject(e);
   }
 }
