@@ -29,6 +29,8 @@ export interface KernelParam {
   readonly kind: 'global' | 'value' | 'constant';
   /** Arrays: written by the kernel (no `const`). */
   readonly written: boolean;
+  /** A value: the iname of an enclosing host loop, whose value the host passes at each launch. */
+  readonly hostLoop?: boolean;
   /** A global temporary: `run` allocates it with this shape (in the parameters). */
   readonly temporaryShape?: readonly Expr[];
   /** An array with a `vec` axis: this many consecutive elements form one vector. */
@@ -47,8 +49,19 @@ export interface KernelFunction {
   readonly types: ReadonlyMap<string, DType>;
 }
 
+/**
+ * What the host does: launch `kernels[kernel]`, or run a loop (both bounds inclusive, in
+ * the value arguments and the enclosing host loops' inames) around launches. A device
+ * kernel inside a host loop takes each enclosing loop's value as a parameter of its name.
+ */
+export type HostStep =
+  | { readonly kind: 'launch'; readonly kernel: number }
+  | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly HostStep[] };
+
 export interface ProgramAst {
   readonly kernels: readonly KernelFunction[];
+  /** The launches and host loops, in order; absent: each kernel once, in order. */
+  readonly host?: readonly HostStep[];
   /**
    * Compiled with bounds checking and some access needed a guard: the flag buffer
    * (a parameter of the kernels that have such accesses) and what each slot reports.

@@ -60,14 +60,19 @@ export class DeviceKernelBuilder {
     return this.guards.checks;
   }
 
-  /** One device kernel running `schedule` (the whole kernel, or a part between global barriers). */
-  build(schedule: readonly ScheduleItem[], name = this.knl.name): KernelFunction {
+  /**
+   * One device kernel running `schedule` (the whole kernel, or a part between global
+   * barriers), inside the host loops over `hostInames`, whose values it takes as arguments.
+   */
+  build(schedule: readonly ScheduleItem[], name = this.knl.name, hostInames: readonly string[] = []): KernelFunction {
     const insns = scheduledInstructions(schedule).map((id) => this.byId.get(id)!);
     this.grid = findGrid(this.knl, new Set(insns.flatMap((i) => i.withinInames)));
     // statements first: the guards they need decide whether the kernel takes the flag buffer
     const sitesBefore = this.guards.siteCount;
-    const enforced = hardwareContext(this.grid, this.knl.assumptions);
-    const statements = this.items(schedule, [], enforced);
+    const hardware = hardwareContext(this.grid, this.knl.assumptions);
+    // the host runs its loops within their bounds: no guard checks them again
+    const enforced = hostInames.length ? hardware.intersect(domainOf(this.knl, hostInames)) : hardware;
+    const statements = this.items(schedule, hostInames, enforced);
     const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
     const written = new Set(insns.flatMap((i) => namesWritten(i)));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
@@ -76,6 +81,7 @@ export class DeviceKernelBuilder {
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
         .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
+      ...hostInames.map((n) => ({ name: n, dtype: INDEX_DTYPE, kind: 'value' as const, written: false, hostLoop: true })),
       ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
@@ -87,8 +93,8 @@ export class DeviceKernelBuilder {
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
     }));
-    const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
-    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (hardware.size ? substitute(e, hardware) : e) }));
+    const ids = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
+    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }));
     const body = mergeGuards(substituted, exprEquals);
     return {
       name,
