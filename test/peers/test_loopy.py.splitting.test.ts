@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, generateCode, makeKernel, run, splitIname } from '@loom/core';
+import { addDtypes, generateCode, makeKernel, run, setTemporaryAddressSpace, splitIname } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { testDevices } from '../support/devices.ts';
 
@@ -68,6 +68,41 @@ for (const device of testDevices()) {
       }
     });
   }
+}
+
+// }}}
+
+// {{{ global temporaries
+
+function globalTemporary() {
+  // loopy's c has shape (n): a global temporary of parametric size, allocated by the host per call
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n}',
+    `for i
+       <> c[i] = a[i + 1]
+       ... gbarrier
+       out[i] = c[i]
+     end`,
+    undefined,
+    { seqDependencies: true },
+  );
+  const ref = setTemporaryAddressSpace(addDtypes(knl, { a: 'float32', c: 'float32', out: 'float32', n: 'int32' }), 'c', 'global');
+  return { ref, knl: splitIname(ref, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }) };
+}
+
+test('test_global_temporary: two device kernels', () => {
+  assert.is(generateCode(globalTemporary().knl, openclTarget()).kernels.length, 2);
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_global_temporary`, async () => {
+    const n = 5;
+    const a = Float32Array.from({ length: n + 1 }, (_, k) => 3 - k * 0.5);
+    for (const kernel of Object.values(globalTemporary())) {
+      const { out } = await run(kernel, device, { a, n });
+      assert.equal(Array.from(out as Float32Array), Array.from(a.subarray(1)));
+    }
+  });
 }
 
 // }}}

@@ -11,7 +11,7 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
+import { freeVariables, parseExpression, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses, assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
@@ -410,13 +410,9 @@ function inferShapes(knl: LoopKernel): LoopKernel {
   const temporaries = new Map(knl.temporaries);
   for (const [name, t] of knl.temporaries) {
     if (!accesses.some((a) => a.array === name)) continue;
-    const shape = inferShape(knl, name, accesses, 'temporary');
-    for (const [axis, s] of shape.entries()) {
-      if (s.kind !== 'int') {
-        throw new LoomError(`temporary '${name}' needs a constant size, but axis ${axis} has size ${printExpr(s)} (fix the parameters or split the loop)`);
-      }
-    }
-    temporaries.set(name, { ...t, shape });
+    // a size in the parameters is for a global temporary (run allocates it per call); placing
+    // one in private or local memory is refused where temporaries are placed (preprocess/placement.ts)
+    temporaries.set(name, { ...t, shape: inferShape(knl, name, accesses, 'temporary') });
   }
   return knl.with({ args, temporaries });
 }
