@@ -102,6 +102,8 @@ export interface HostTemporary {
   readonly dtype: DType;
   /** In the value arguments. */
   readonly shape: readonly Expr[];
+  /** Its values, row-major, written into it before the first launch (a read-only table). */
+  readonly initializer?: readonly number[];
 }
 
 /** The generated code of `program`, whose caller-facing arguments are `hostArguments`, as `target` printed it. */
@@ -116,7 +118,9 @@ export function describeProgram<Extra>(target: string, program: ProgramAst, prin
       const common = { name: p.name, argument: p.name, dtype: p.dtype, written: p.written };
       if (p.name === flags) return { ...common, kind: 'bounds-flags' };
       if (p.temporaryShape) {
-        if (!temporaries.has(p.name)) temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape });
+        if (!temporaries.has(p.name)) {
+          temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape, ...(p.temporaryInitializer ? { initializer: p.temporaryInitializer } : {}) });
+        }
         return { ...common, kind: 'temporary' };
       }
       if (p.hostLoop) return { ...common, kind: 'host-loop' };

@@ -76,7 +76,7 @@ function checkDefinitions(knl: LoopKernel, subkernels: readonly Subkernel[], hos
         const insn = knl.instruction(it.id);
         for (const name of namesRead(insn, knl.substitutions)) {
           const t = knl.temporaries.get(name);
-          if (!t || t.addressSpace === 'global' || here.has(name)) continue;
+          if (!t || t.addressSpace === 'global' || t.initializer || here.has(name)) continue;
           if (defined.has(name)) {
             throw new MissingDefinitionError(
               `temporary variable '${name}' gets used in subkernel '${sub.name}' without a definition (maybe you forgot to call saveAndReloadTemporaries?)`,

@@ -13,7 +13,8 @@
 import { ownEntry } from '../names.ts';
 import { InternalError } from '../errors.ts';
 import type { DType, HostArray } from '../dtypes.ts';
-import { byteSize } from '../dtypes.ts';
+import { byteSize, hostArrayConstructor } from '../dtypes.ts';
+import { float16Bits } from '../float16.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import type { DeviceKernel, DeviceParameter, GeneratedCode, HostArgument } from '../codegen/generated.ts';
@@ -49,6 +50,13 @@ export interface PlannedArray {
   readonly sep?: HostArgument['sep'] & { readonly slots: readonly number[] };
 }
 
+export interface PlannedTemporary {
+  readonly slot: number;
+  readonly byteLength: number;
+  /** What it holds before the first launch (temporaryVariable's initializer), in its dtype. */
+  readonly initializer?: HostArray;
+}
+
 /**
  * A buffer-list slot, a value fixed by the signature, or the value of an enclosing host
  * loop (set at each launch), for each parameter of a kernel.
@@ -70,8 +78,8 @@ export interface CallPlan {
   /** What the device compiled the code to (only ever handed back to that device's `launch`). */
   readonly compiled: unknown;
   readonly arrays: readonly PlannedArray[];
-  /** Global temporaries (save slots, user-placed ones): allocated for the whole call. */
-  readonly temporaries: readonly { readonly slot: number; readonly byteLength: number }[];
+  /** Global temporaries (save slots, user-placed ones): allocated for the whole call; a read-only table with its values. */
+  readonly temporaries: readonly PlannedTemporary[];
   /** The bounds-check flag buffer, when the code was compiled with checks. */
   readonly checks?: BoundsChecks & { readonly slot: number };
   /** How many buffers a call binds: the length of its buffer list. */
@@ -129,13 +137,16 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
     }),
   );
   const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
-  const temporaries = code.host.temporaries.map((t) => ({
-    slot: slot(t.name),
-    byteLength: byteLengthOf(
-      t.dtype,
-      t.shape.map((s) => size(s, `the shape of '${t.name}'`)),
-    ),
-  }));
+  const temporaries = code.host.temporaries.map(
+    (t): PlannedTemporary => ({
+      slot: slot(t.name),
+      byteLength: byteLengthOf(
+        t.dtype,
+        t.shape.map((s) => size(s, `the shape of '${t.name}'`)),
+      ),
+      ...(t.initializer ? { initializer: hostArrayOf(t.dtype, t.initializer) } : {}),
+    }),
+  );
   const checks = code.host.boundsChecks ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) } : undefined;
 
   const launches: PlannedLaunch[] = [];
@@ -161,6 +172,14 @@ function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number 
   if (p.kind === 'host-loop') return { kind: 'host-loop', iname: p.argument, dtype: p.dtype };
   if (p.kind === 'value') return { kind: 'value', dtype: p.dtype, value: values.get(p.argument)! };
   return { kind: 'slot', slot: slot(p.name) };
+}
+
+/** Numbers as a host array of `dtype` (float16 as its bits, 64-bit integers as bigints). */
+function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
+  const Ctor = hostArrayConstructor(dtype);
+  if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
+  if (Ctor === BigInt64Array || Ctor === BigUint64Array) return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
+  return (Ctor as Float64ArrayConstructor).from(values);
 }
 
 /** An array's strides and the elements its layout reaches (its element count when row-major and dense). */

@@ -74,6 +74,7 @@ export async function prepareLaunch(
     const buffer = device.allocate(Math.max(t.byteLength, 4));
     owned.push(buffer);
     buffers[t.slot] = buffer;
+    if (t.initializer) await device.write(buffer, t.initializer);
   }
   const checks = plan.checks;
   if (checks) {

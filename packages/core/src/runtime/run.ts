@@ -57,6 +57,7 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       const buffer = device.allocate(Math.max(t.byteLength, 4));
       owned.push(buffer);
       buffers[t.slot] = buffer;
+      if (t.initializer) await device.write(buffer, t.initializer);
     }
     const checks = plan.checks;
     if (checks) {

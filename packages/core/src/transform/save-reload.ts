@@ -36,7 +36,7 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
     const before = prerequisites(barrier.id);
     const after = dependents.get(barrier.id) ?? new Set<string>();
     for (const t of knl.temporaries.values()) {
-      if (t.addressSpace === 'global') continue;
+      if (t.addressSpace === 'global' || t.initializer) continue;
       const writers = [...before].map((id) => byId.get(id)!).filter((i) => namesWritten(i).includes(t.name));
       const readers = [...after].map((id) => byId.get(id)!).filter((i) => namesRead(i, knl.substitutions).has(t.name));
       if (!writers.length || !readers.length) continue;
