@@ -15,7 +15,11 @@ import { hasHostLoops, type HostScheduleItem, type SplitSchedule, type Subkernel
 
 export type { Subkernel, SplitSchedule, HostScheduleItem };
 
-export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly ScheduleItem[]): SplitSchedule {
+/**
+ * `checkDefinitions: false` leaves out the MissingDefinitionError (saveAndReloadTemporaries
+ * splits a kernel to find what to save, before the saves are there).
+ */
+export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly ScheduleItem[], options: { checkDefinitions?: boolean } = {}): SplitSchedule {
   const isGlobalBarrier = (it: ScheduleItem): it is { kind: 'insn'; id: string } =>
     it.kind === 'insn' && knl.instruction(it.id).kind === 'barrier' && knl.instruction(it.id).barrierScope === 'global';
   const holdsGlobalBarrier = (items: readonly ScheduleItem[]): boolean => items.some((it) => isGlobalBarrier(it) || (it.kind === 'loop' && holdsGlobalBarrier(it.body)));
@@ -43,7 +47,7 @@ export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly Schedu
     return host;
   };
   const host = split(schedule, []);
-  checkDefinitions(knl, subkernels, host);
+  if (options.checkDefinitions ?? true) checkDefinitions(knl, subkernels, host);
   return { subkernels, host };
 }
 
