@@ -57,15 +57,19 @@ for (const device of testDevices()) {
     );
   });
 
-  test(`${device.name}: test_temp_initializer`, async () => {
-    // loopy's 3x3 initializer gives the shape (Loom's initializer is flat: the shape is given);
-    // loopy also runs tmp_order="F", a layout option temporaryVariable does not have
-    const a = Float32Array.from(values(9, 3));
-    let knl = makeKernel('{[i,j]: 0<=i,j<n}', 'out[i,j] = tmp[i,j]', [temporaryVariable('tmp', { initializer: a, shape: [3, 3], addressSpace: 'private', readOnly: true }), '...']);
-    knl = fixParameters(knl, { n: 3 });
-    const { out } = await run(knl, device, {});
-    assert.equal(Array.from(out as Float32Array), Array.from(a));
-  });
+  for (const order of ['C', 'F'] as const) {
+    test(`${device.name}: test_temp_initializer[tmp_order=${order}]`, async () => {
+      // loopy's 3x3 initializer gives the shape (Loom's initializer is flat and row-major: the shape is given)
+      const a = Float32Array.from(values(9, 3));
+      let knl = makeKernel('{[i,j]: 0<=i,j<n}', 'out[i,j] = tmp[i,j]', [
+        temporaryVariable('tmp', { initializer: a, shape: [3, 3], addressSpace: 'private', readOnly: true, order }),
+        '...',
+      ]);
+      knl = fixParameters(knl, { n: 3 });
+      const { out } = await run(knl, device, {});
+      assert.equal(Array.from(out as Float32Array), Array.from(a));
+    });
+  }
 
   test(`${device.name}: test_global_tv_with_base_storage_across_gbarrier`, async () => {
     let knl = makeKernel(

@@ -30,9 +30,11 @@ export interface TemporarySpec {
   readonly readOnly?: boolean;
   /** Temporaries with the same base storage share one piece of memory (they must not be live at once). */
   readonly baseStorage?: string;
+  /** Row-major (`'C'`, the default) or column-major (`'F'`) layout; an initializer is given row-major either way. */
+  readonly order?: 'C' | 'F';
 }
 
-const KEYS = ['dtype', 'shape', 'addressSpace', 'initializer', 'readOnly', 'baseStorage'];
+const KEYS = ['dtype', 'shape', 'addressSpace', 'initializer', 'readOnly', 'baseStorage', 'order'];
 
 export function temporaryVariable(name: string, spec: Omit<TemporarySpec, 'kind' | 'name'> = {}): TemporarySpec {
   // an option nobody reads would be silently ignored
@@ -56,7 +58,11 @@ export function declaredTemporary(spec: TemporarySpec): TemporaryVariable & { re
     return parseExpression(String(s));
   });
   const base = { name: spec.name, addressSpace: space, ...(spec.readOnly ? { readOnly: true } : {}) };
-  if (spec.initializer === undefined) return { ...base, dtype: spec.dtype, shape: shape ?? [], shapeGiven: shape !== undefined };
+  if (spec.order !== undefined && spec.order !== 'C' && spec.order !== 'F') throw new LoomError(`${what}: order must be 'C' or 'F', not '${String(spec.order)}'`);
+  if (spec.initializer === undefined) {
+    if (spec.order === 'F' && shape === undefined) throw new LoomError(`${what}: a column-major ('F') temporary needs its shape given`);
+    return { ...base, dtype: spec.dtype, shape: shape ?? [], ...layout(spec, shape?.length ?? 0), shapeGiven: shape !== undefined };
+  }
 
   if (!spec.readOnly) throw new LoomError(`${what}: a temporary with an initializer must be read-only (readOnly: true), as in loopy`);
   if (spec.baseStorage !== undefined) throw new LoomError(`${what}: an initializer and a base storage exclude each other`);
@@ -78,7 +84,12 @@ export function declaredTemporary(spec: TemporarySpec): TemporaryVariable & { re
   });
   const count = sizes.reduce((x, y) => x * y, 1);
   if (count !== values.length) throw new LoomError(`${what}: the shape (${sizes.join(', ')}) holds ${count} values, the initializer ${values.length}`);
-  return { ...base, dtype, shape: dims, initializer: values, shapeGiven: true };
+  return { ...base, dtype, shape: dims, ...layout(spec, dims.length), initializer: values, shapeGiven: true };
+}
+
+/** Column-major: the first axis moves fastest (nesting level 0), as loopy's order="F". */
+function layout(spec: TemporarySpec, rank: number): Pick<TemporaryVariable, 'dimTags'> {
+  return spec.order === 'F' ? { dimTags: Array.from({ length: rank }, (_, level) => ({ kind: 'nested' as const, level })) } : {};
 }
 
 /** Temporaries that name the same base storage share it (aliasTemporaries, unsynchronized as in loopy). */

@@ -16,7 +16,7 @@
  * whole by each) and by the temporary's own axes. Saves and reloads run in the host loops
  * around their kernel.
  */
-import { LoomError } from '../errors.ts';
+import { collectWarnings, LoomError } from '../errors.ts';
 import { binary, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
 import { fromLinear, printExpr } from '../expr/index.ts';
@@ -30,7 +30,8 @@ import { splitAtGlobalBarriers } from '../codegen/subkernels.ts';
 import { uniqueName } from './rename.ts';
 
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
-  const { subkernels, host } = splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false });
+  // (the linearizer's warnings come again, to the user, when the result is generated)
+  const { subkernels, host } = collectWarnings(() => splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false })).result;
   const carried = [...knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && !t.initializer);
   if (subkernels.length < 2 || carried.length === 0) return knl;
 
