@@ -152,7 +152,8 @@ const NAME_TAKERS: { readonly api: string; readonly label?: RegExp; readonly bui
   { api: 'instruction id', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id=${n}}`) },
   { api: 'id_prefix', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id_prefix=${n}}`) },
   { api: 'iname in a domain', build: (n) => makeKernel(`{[${n}]:0<=${n}<n}`, `out[${n}]=a[${n}]`) },
-  { api: 'temporary', build: (n) => makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]) },
+  // (`a[0]` declares the array temporary a, a size in n: refused when placed, as it cannot be private)
+  { api: 'temporary', build: (n) => generateCode(makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]), jsTarget()) },
   { api: 'rule name', build: (n) => makeKernel('{[i]:0<=i<n}', [`${n}(x) := 2*x`, `out[i] = ${n}(a[i])`]) },
   { api: 'splitIname outerIname', label: /splitIname: option outerIname/, build: (n) => splitIname(plain(), 'i', 2, { outerIname: n }) },
   { api: 'splitIname innerIname', label: /splitIname: option innerIname/, build: (n) => splitIname(plain(), 'i', 2, { innerIname: n }) },

@@ -9,6 +9,7 @@ import {
   addDtypes,
   assignment,
   collectWarnings,
+  expandSubst,
   expr,
   fixParameters,
   generateCode,
@@ -409,9 +410,8 @@ test('test_parse_type_cast', () => {
 });
 
 test('test_complicated_subst', async () => {
-  // tagged calls h$one(i), h$two(i) and g$two(x) are calls of the rules h and g; loopy then
-  // expands some of them by their tags (expand_subst with a stack match), which Loom has no
-  // transformation for: here the tags are kept where written, and the values are the rules'.
+  // tagged calls h$one(i), h$two(i) and g$two(x) are calls of the rules h and g; the stack
+  // match expands g$two only where h$two calls it: h$two then calls a copy of h (h_0)
   const knl = makeKernel(
     '{[i]: 0<=i<n}',
     `
@@ -422,14 +422,27 @@ test('test_complicated_subst', async () => {
     a[i] = h$one(i) * h$two(i)
   `,
   );
-  assert.match(knl.toString(), /a\[i\] = h\$one\(i\)\*h\$two\(i\)/);
-  assert.match(knl.toString(), /h\(x\) := 1 \+ g\(x\) \+ 20\*g\$two\(x\)/);
+  const expanded = expandSubst(knl, '... > id:h and tag:two > id:g and tag:two');
+  const keys = [...expanded.substitutions.keys()];
+  for (const [letter, howMany] of [
+    ['f', 1],
+    ['g', 1],
+    ['h', 2],
+  ] as const) {
+    assert.is(keys.filter((k) => k.startsWith(letter)).length, howMany, keys.join(', '));
+  }
+  assert.match(expanded.toString(), /a\[i\] = h\$one\(i\)\*h_0\$two\(i\)/);
+  // (below the matched levels every call matches too: f inside that g$two is written out)
+  assert.match(expanded.toString(), /h_0\(x\) := 1 \+ g\(x\) \+ 20\*\(12 \+ x\*a\[x\]\)/);
+  // the values are the rules', expanded or not
   const { cpuDevice } = await import('@loom/codegen-js');
-  const a = new Float64Array([1, 2, 3]);
   const h = (x: number, ax: number) => 1 + 21 * (12 + x * ax);
-  const expected = Array.from(a, (ax, x) => h(x, ax) ** 2);
-  await run(knl, cpuDevice(), { a });
-  assert.equal(Array.from(a), expected);
+  for (const kernel of [knl, expanded]) {
+    const a = new Float64Array([1, 2, 3]);
+    const expected = Array.from(a, (ax, x) => h(x, ax) ** 2);
+    await run(kernel, cpuDevice(), { a });
+    assert.equal(Array.from(a), expected);
+  }
 });
 
 // }}}

@@ -10,6 +10,7 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
+  initializerLiteral,
   commentText,
   hostArrayConstructor,
   InternalError,
@@ -174,6 +175,13 @@ class KernelPrinter {
     if (s.addressSpace !== 'private') {
       const owner = s.addressSpace === 'local' ? 'work-group' : 'launch';
       this.line(`// ${name}: ${s.addressSpace} ${type}, one per ${owner}, passed in by the launcher`);
+      return;
+    }
+    if (s.initializer) {
+      // a constant table: initialized where it is declared, never written
+      const values = s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
+      if (s.length === undefined) this.line(`const ${name} = ${values[0]}; // ${type}`);
+      else this.line(`const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}`);
       return;
     }
     if (s.length === undefined) {

@@ -8,6 +8,7 @@
  *   }
  */
 import {
+  initializerLiteral,
   commentText,
   expr as E,
   renameProgram,
@@ -136,6 +137,11 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
       const space = s.addressSpace === 'local' ? '__local ' : '';
       const dims = s.length !== undefined ? `[${s.length}]` : '';
       const t = printer.halfStorage && s.dtype === 'float16' ? 'float' : clType(s.dtype as DType);
+      if (s.initializer) {
+        // a constant table: initialized where it is declared, never written
+        const values = s.initializer.map((v) => printer.print(initializerLiteral(v, s.dtype), s.dtype));
+        return [`${pad}${t} const ${s.name}${dims} = ${s.length !== undefined ? `{ ${values.join(', ')} }` : values[0]};`];
+      }
       return [`${pad}${space}${t} ${s.name}${dims};`];
     }
     case 'barrier': {

@@ -74,7 +74,8 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
   const kernels = new Map<string, KernelPipeline>();
   for (const k of code.kernels) {
     const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
-    const usesUniform = module.layout.uniform !== undefined && (k.parameters.some((p) => p.kind === 'value') || storage.some((s) => s.pool) || foldedGrid);
+    const usesUniform =
+      module.layout.uniform !== undefined && (k.parameters.some((p) => p.kind === 'value' || p.kind === 'host-loop') || storage.some((s) => s.pool) || foldedGrid);
     const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
       binding: s.binding,
       visibility: SHADER_STAGE_COMPUTE,

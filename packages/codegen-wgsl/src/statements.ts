@@ -16,6 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
+  initializerLiteral,
   commentText,
   expr as E,
   InternalError,
@@ -276,6 +277,12 @@ class KernelPrinter {
       default: {
         const t = computeType(s.dtype);
         const type = s.length === undefined ? t : `array<${t}, ${s.length}>`;
+        if (s.initializer) {
+          // a constant table: initialized where it is declared, never written
+          const values = s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).text);
+          this.line(`var ${this.context.names.of(s.name)}: ${type} = ${s.length === undefined ? values[0] : `${type}(${values.join(', ')})`};`);
+          return;
+        }
         this.line(`var ${this.context.names.of(s.name)}: ${type};`);
       }
     }

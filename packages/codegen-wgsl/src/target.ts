@@ -101,7 +101,8 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   };
   const user = new UserFunctions(program.functions ?? new Map(), names);
   const userFunction = (name: string, argTypes: readonly DType[]) => user.call(name, argTypes);
-  const workgroupVars = program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits));
+  // a local temporary used by several kernels (saved and reloaded across a global barrier) is declared once
+  const workgroupVars = [...new Set(program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits)))];
   const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
   const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }));
 

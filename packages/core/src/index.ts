@@ -49,6 +49,7 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
 export { assignment, multipleAssignment, type AssignmentOptions, type MultipleAssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
@@ -191,7 +192,8 @@ export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
-export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep } from './codegen/ast.ts';
+export { initializerLiteral } from './codegen/ast.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { buildProgram } from './codegen/generate.ts';

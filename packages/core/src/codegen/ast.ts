@@ -5,7 +5,8 @@
  * index (row-major strides applied); types of names are in `KernelFunction.types`.
  */
 import type { DType } from '../dtypes.ts';
-import type { Expr } from '../expr/nodes.ts';
+import { bool, float, int, type Expr } from '../expr/nodes.ts';
+import { isFloat } from '../dtypes.ts';
 import type { AddressSpace } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
 import { mapStmts, statementsOfKind } from './stmt-visit.ts';
@@ -19,7 +20,15 @@ export type Stmt =
   | { readonly kind: 'if'; readonly condition: Expr; readonly then: Stmt }
   /** `target = value`; `target` is a `var` or a one-index `subscript`. */
   | { readonly kind: 'assign'; readonly target: Expr; readonly value: Expr; readonly dtype: DType; readonly atomic: boolean; readonly insnId: string }
-  | { readonly kind: 'declare'; readonly name: string; readonly dtype: DType; readonly addressSpace: AddressSpace; readonly length?: number }
+  /** With `initializer`: a constant table of `length` values (a scalar: one), row-major, that is never written. */
+  | {
+      readonly kind: 'declare';
+      readonly name: string;
+      readonly dtype: DType;
+      readonly addressSpace: AddressSpace;
+      readonly length?: number;
+      readonly initializer?: readonly number[];
+    }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
 
@@ -29,8 +38,12 @@ export interface KernelParam {
   readonly kind: 'global' | 'value' | 'constant';
   /** Arrays: written by the kernel (no `const`). */
   readonly written: boolean;
+  /** A value: the iname of an enclosing host loop, whose value the host passes at each launch. */
+  readonly hostLoop?: boolean;
   /** A global temporary: `run` allocates it with this shape (in the parameters). */
   readonly temporaryShape?: readonly Expr[];
+  /** A global temporary's values before the kernel runs (read-only), row-major: `run` writes them. */
+  readonly temporaryInitializer?: readonly number[];
   /** An array with a `vec` axis: this many consecutive elements form one vector. */
   readonly vectorWidth?: number;
 }
@@ -47,8 +60,19 @@ export interface KernelFunction {
   readonly types: ReadonlyMap<string, DType>;
 }
 
+/**
+ * What the host does: launch `kernels[kernel]`, or run a loop (both bounds inclusive, in
+ * the value arguments and the enclosing host loops' inames) around launches. A device
+ * kernel inside a host loop takes each enclosing loop's value as a parameter of its name.
+ */
+export type HostStep =
+  | { readonly kind: 'launch'; readonly kernel: number }
+  | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly HostStep[] };
+
 export interface ProgramAst {
   readonly kernels: readonly KernelFunction[];
+  /** The launches and host loops, in order; absent: each kernel once, in order. */
+  readonly host?: readonly HostStep[];
   /**
    * Compiled with bounds checking and some access needed a guard: the flag buffer
    * (a parameter of the kernels that have such accesses) and what each slot reports.
@@ -68,6 +92,13 @@ export interface ProgramAst {
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });
+
+/** One value of a constant table (`declare`'s initializer) as a literal a target prints in `dtype`. */
+export function initializerLiteral(value: number, dtype: DType): Expr {
+  if (dtype === 'bool') return bool(value !== 0);
+  if (isFloat(dtype)) return float(value, dtype === 'float64' ? 'float64' : 'float32');
+  return int(value);
+}
 
 /**
  * Adjacent statements under the same condition share one `if` (loopy groups them so):

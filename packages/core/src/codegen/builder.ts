@@ -60,14 +60,19 @@ export class DeviceKernelBuilder {
     return this.guards.checks;
   }
 
-  /** One device kernel running `schedule` (the whole kernel, or a part between global barriers). */
-  build(schedule: readonly ScheduleItem[], name = this.knl.name): KernelFunction {
+  /**
+   * One device kernel running `schedule` (the whole kernel, or a part between global
+   * barriers), inside the host loops over `hostInames`, whose values it takes as arguments.
+   */
+  build(schedule: readonly ScheduleItem[], name = this.knl.name, hostInames: readonly string[] = []): KernelFunction {
     const insns = scheduledInstructions(schedule).map((id) => this.byId.get(id)!);
     this.grid = findGrid(this.knl, new Set(insns.flatMap((i) => i.withinInames)));
     // statements first: the guards they need decide whether the kernel takes the flag buffer
     const sitesBefore = this.guards.siteCount;
-    const enforced = hardwareContext(this.grid, this.knl.assumptions);
-    const statements = this.items(schedule, [], enforced);
+    const hardware = hardwareContext(this.grid, this.knl.assumptions);
+    // the host runs its loops within their bounds: no guard checks them again
+    const enforced = hostInames.length ? hardware.intersect(domainOf(this.knl, hostInames)) : hardware;
+    const statements = this.items(schedule, hostInames, enforced);
     const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
     const written = new Set(insns.flatMap((i) => namesWritten(i)));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
@@ -76,7 +81,17 @@ export class DeviceKernelBuilder {
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
         .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
-      ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
+      ...hostInames.map((n) => ({ name: n, dtype: INDEX_DTYPE, kind: 'value' as const, written: false, hostLoop: true })),
+      ...globals
+        .filter((t) => used.has(t.name))
+        .map((t) => ({
+          name: t.name,
+          dtype: t.dtype!,
+          kind: 'global' as const,
+          written: written.has(t.name),
+          temporaryShape: t.shape,
+          ...(t.initializer ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
+        })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
     const locals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && used.has(t.name));
@@ -86,9 +101,10 @@ export class DeviceKernelBuilder {
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
+      ...(t.initializer ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
     }));
-    const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
-    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (hardware.size ? substitute(e, hardware) : e) }));
+    const ids = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
+    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }));
     const body = mergeGuards(substituted, exprEquals);
     return {
       name,
@@ -304,6 +320,27 @@ function declaredLength(name: string, shape: readonly Expr[], strides: readonly 
     shape.map((s) => constant(s, 'shape')),
     strides.map((s) => constant(s, 'stride')),
   );
+}
+
+/**
+ * A row-major initializer laid out by the temporary's strides (its axes may be permuted or
+ * padded: elements no index reaches are zeros).
+ */
+function initializerLayout(name: string, values: readonly number[], shape: readonly Expr[], strides: readonly Expr[]): number[] {
+  const sizes = shape.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
+  const steps = strides.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
+  if (sizes.some(Number.isNaN) || steps.some(Number.isNaN)) throw new LoomError(`temporary '${name}': an initialized temporary needs a constant shape and layout`);
+  const out = new Array<number>(sizes.length ? requiredLength(sizes, steps) : 1).fill(0);
+  values.forEach((v, flat) => {
+    let rest = flat;
+    let at = 0;
+    for (let axis = sizes.length - 1; axis >= 0; axis--) {
+      at += (rest % sizes[axis]) * steps[axis];
+      rest = Math.floor(rest / sizes[axis]);
+    }
+    out[at] = v;
+  });
+  return out;
 }
 
 /** The lanes of an argument's `vec` axis, if it has one. */

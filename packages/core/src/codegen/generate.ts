@@ -12,7 +12,8 @@ import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
 import { calledFunctions } from '../functions/resolve.ts';
 import { linearize } from '../schedule/linearize.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
-import { splitAtGlobalBarriers, type Subkernel } from './subkernels.ts';
+import { splitAtGlobalBarriers, type HostScheduleItem, type Subkernel } from './subkernels.ts';
+import { hostProgramOf } from './host-program.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
@@ -58,13 +59,14 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
 }
 
 function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
-  const { kernel, subkernels, args, typedArgs } = linearized(knl, target);
+  const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
   const builder = new DeviceKernelBuilder(kernel, options);
-  const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name));
+  const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);
   const program: ProgramAst = {
     kernels,
+    host: hostProgramOf(kernel, host),
     ...(boundsChecks ? { boundsChecks } : {}),
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
     ...(functions.size ? { functions } : {}),
@@ -77,23 +79,33 @@ function build(knl: LoopKernel, target: Target | undefined, options: CodegenOpti
  * The preprocessed kernel and its device kernels' schedules, barriers included
  * (loopy's get_one_linearized_kernel).
  */
-export function linearizeKernel(knl: LoopKernel, target?: Target): { kernel: LoopKernel; subkernels: Subkernel[] } {
-  const { kernel, subkernels } = linearized(knl, target);
-  return { kernel, subkernels };
+export function linearizeKernel(knl: LoopKernel, target?: Target): LinearizedKernel {
+  const { kernel, subkernels, host } = linearized(knl, target);
+  return { kernel, subkernels, host };
 }
 
-function linearized(knl: LoopKernel, target: Target | undefined): { kernel: LoopKernel; subkernels: Subkernel[]; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+/**
+ * The preprocessed kernel, its device kernels, and the host schedule that launches them
+ * (with host loops where a global barrier sits inside a sequential loop).
+ */
+export interface LinearizedKernel {
+  readonly kernel: LoopKernel;
+  readonly subkernels: Subkernel[];
+  readonly host: readonly HostScheduleItem[];
+}
+
+function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKernel & { args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, callerArgs: args, typedArgs } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
-  checkLinearizedKernel(kernel, split);
-  const subkernels = split.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  return { kernel, subkernels, args, typedArgs };
+  checkLinearizedKernel(kernel, split.subkernels);
+  const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
+  return { kernel, subkernels, host: split.host, args, typedArgs };
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */
 export function stringifyLinearized(knl: LoopKernel): string {
-  const { kernel, subkernels } = linearizeKernel(knl);
+  const { kernel, subkernels, host } = linearizeKernel(knl);
   const view = stringifyKernel(kernel).split('\n');
   const rule = view[view.length - 1];
-  return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, subkernels), rule].join('\n');
+  return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, { subkernels, host }), rule].join('\n');
 }

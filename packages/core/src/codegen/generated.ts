@@ -14,7 +14,8 @@ import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
-import type { KernelFunction, ProgramAst } from './ast.ts';
+import type { HostStep, KernelFunction, ProgramAst } from './ast.ts';
+import { commented, printHostProgram } from './host-code.ts';
 import { sepAxisOf, separateName } from '../preprocess/separate-arrays.ts';
 import type { Target, TargetOutput } from './target.ts';
 
@@ -31,7 +32,9 @@ export interface GeneratedCode<Extra = unknown> {
   readonly extra: Extra;
   /** The target-independent program the code was printed from. */
   readonly program: ProgramAst;
-  /** The code: printing the result prints the code. */
+  /** What the host runs, as loopy's host program: the host loops and the launches (host-code.ts). */
+  readonly hostCode: string;
+  /** The code: printing the result prints the code (and, where the host runs loops, the host program as comments after it). */
   toString(): string;
 }
 
@@ -58,13 +61,14 @@ export interface DeviceKernel {
  *   `value`        the value argument `argument`
  *   `temporary`    the global temporary `argument`, allocated for the call (`HostSteps.temporaries`)
  *   `bounds-flags` the bounds-check flag buffer (`HostSteps.boundsChecks`)
+ *   `host-loop`    the value of the enclosing host loop over the iname `argument` (`HostSteps.program`)
  */
 export interface DeviceParameter {
   /** The name the code gives it (`a_s1` for slice 1 of a sep array `a`). */
   readonly name: string;
   readonly argument: string;
   readonly dtype: DType;
-  readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags';
+  readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags' | 'host-loop';
   /** An array with a `sep` axis: which of its separate arrays. */
   readonly sepIndex?: number;
   /** Arrays: the kernel writes it. */
@@ -78,6 +82,8 @@ export interface HostSteps {
   readonly temporaries: readonly HostTemporary[];
   /** With bounds checking, where an access needed a guard: the flag buffer, zeroed before and read after. */
   readonly boundsChecks?: BoundsChecks;
+  /** The launches (indices into `kernels`) and the host loops around them, in order. */
+  readonly program: readonly HostStep[];
 }
 
 export interface HostArgument {
@@ -96,6 +102,8 @@ export interface HostTemporary {
   readonly dtype: DType;
   /** In the value arguments. */
   readonly shape: readonly Expr[];
+  /** Its values, row-major, written into it before the first launch (a read-only table). */
+  readonly initializer?: readonly number[];
 }
 
 /** The generated code of `program`, whose caller-facing arguments are `hostArguments`, as `target` printed it. */
@@ -110,9 +118,12 @@ export function describeProgram<Extra>(target: string, program: ProgramAst, prin
       const common = { name: p.name, argument: p.name, dtype: p.dtype, written: p.written };
       if (p.name === flags) return { ...common, kind: 'bounds-flags' };
       if (p.temporaryShape) {
-        if (!temporaries.has(p.name)) temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape });
+        if (!temporaries.has(p.name)) {
+          temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape, ...(p.temporaryInitializer ? { initializer: p.temporaryInitializer } : {}) });
+        }
         return { ...common, kind: 'temporary' };
       }
+      if (p.hostLoop) return { ...common, kind: 'host-loop' };
       if (p.kind === 'value') return { ...common, kind: 'value' };
       const slice = slices.get(p.name);
       return slice ? { ...common, kind: 'array', ...slice } : { ...common, kind: 'array' };
@@ -125,11 +136,13 @@ export function describeProgram<Extra>(target: string, program: ProgramAst, prin
       function: fn,
     };
   });
-  const host: HostSteps = program.boundsChecks
-    ? { arguments: hostArguments, temporaries: [...temporaries.values()], boundsChecks: program.boundsChecks }
-    : { arguments: hostArguments, temporaries: [...temporaries.values()] };
+  const steps = program.host ?? kernels.map((_, kernel): HostStep => ({ kind: 'launch', kernel }));
+  const common = { arguments: hostArguments, temporaries: [...temporaries.values()], program: steps };
+  const host: HostSteps = program.boundsChecks ? { ...common, boundsChecks: program.boundsChecks } : common;
   const code = printed.code;
-  return { target, code, kernels, host, extra: printed.extra, program, toString: () => code };
+  const hostCode = printHostProgram(kernels, steps);
+  const shown = steps.some((h) => h.kind === 'loop') ? `${code}\n${commented(hostCode)}` : code;
+  return { target, code, kernels, host, extra: printed.extra, program, hostCode, toString: () => shown };
 }
 
 /**
@@ -139,7 +152,7 @@ export function describeProgram<Extra>(target: string, program: ProgramAst, prin
 export function programCode<Extra>(program: ProgramAst, target: Target<Extra>): GeneratedCode<Extra> {
   const args = new Map<string, HostArgument>();
   for (const p of program.kernels.flatMap((k) => k.params)) {
-    if (p.temporaryShape || p.name === program.boundsChecks?.flags || args.has(p.name)) continue;
+    if (p.temporaryShape || p.hostLoop || p.name === program.boundsChecks?.flags || args.has(p.name)) continue;
     args.set(p.name, { name: p.name, dtype: p.dtype, kind: p.kind === 'value' ? 'value' : 'array' });
   }
   return describeProgram(target.name, program, target.generate(program), [...args.values()]);

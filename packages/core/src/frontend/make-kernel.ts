@@ -11,7 +11,7 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { freeVariables, parseExpression, printExpr, walk } from '../expr/index.ts';
+import { freeVariables, parseExpression, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses, assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
@@ -24,6 +24,7 @@ import { duplicateInames } from '../transform/duplicate-inames.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
+import { applyBaseStorage, declaredTemporary, isTemporarySpec, type TemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
 
 /** An argument as the user declares it; unspecified fields are inferred. */
@@ -91,7 +92,7 @@ function resolveNosyncQueries(
 export function makeKernel(
   domains: string | readonly string[],
   instructions: string | readonly string[] | readonly InstructionSpec[],
-  args?: readonly (ArgSpec | '...')[],
+  args?: readonly (ArgSpec | TemporarySpec | '...')[],
   options: MakeKernelOptions = {},
 ): LoopKernel {
   // an option nobody reads would be silently ignored
@@ -135,10 +136,24 @@ export function makeKernel(
   const temporaries = declaredTemporaries(parsed.instructions, inames);
   const argList = args ?? ['...'];
   const inferRest = argList.includes('...');
-  const declared = argList.filter((a): a is ArgSpec => a !== '...');
+  const temporarySpecs = argList.filter(isTemporarySpec);
+  const declared = argList.filter((a): a is ArgSpec => a !== '...' && !isTemporarySpec(a));
   checkDeclaredArgs(declared, inames, temporaries);
+  // temporaries declared with temporaryVariable(...): their shapes are given, not inferred
+  const givenShapes = new Set<string>();
+  for (const spec of temporarySpecs) {
+    const { shapeGiven, ...t } = declaredTemporary(spec);
+    if (inames.has(t.name)) throw new LoomError(`temporaryVariable '${t.name}' has the name of an iname`);
+    if (temporaries.has(t.name) || declared.some((a) => a.name === t.name))
+      throw new LoomError(`'${t.name}' is declared twice (as a temporaryVariable and as ${temporaries.has(t.name) ? "a '<>' temporary" : 'an argument'})`);
+    temporaries.set(t.name, t);
+    if (shapeGiven) givenShapes.add(t.name);
+  }
   // `a[[k]]`: one index into the elements, made a multi-index of the declared shape
-  const shapes = new Map(declared.filter((a) => Array.isArray(a.shape)).map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))]));
+  const shapes = new Map([
+    ...declared.filter((a) => Array.isArray(a.shape)).map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))] as const),
+    ...[...givenShapes].map((n) => [n, temporaries.get(n)!.shape] as const),
+  ]);
   insns = delinearizeInstructions(insns, shapes);
   for (const [name, rule] of substitutions) substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
 
@@ -190,7 +205,19 @@ export function makeKernel(
     }
   });
 
-  return inferShapes(knl);
+  knl = inferShapes(knl, givenShapes);
+  checkReadOnly(knl);
+  return applyBaseStorage(knl, temporarySpecs);
+}
+
+/** A read-only temporary (one with an initializer, or declared so) is written by no instruction. */
+function checkReadOnly(knl: LoopKernel): void {
+  for (const insn of knl.instructions) {
+    for (const a of insn.assignees) {
+      const name = assigneeName(a);
+      if (knl.temporaries.get(name)?.readOnly) throw new LoomError(`instruction '${insn.id}' writes '${name}', which is declared read-only`, insn.span);
+    }
+  }
 }
 
 function checkInamesUnique(domains: readonly BasicSet[]): void {
@@ -396,7 +423,7 @@ function parseShapeEntry(argName: string) {
 }
 
 /** Shapes of arguments declared `auto` (or not given) and of array temporaries. */
-function inferShapes(knl: LoopKernel): LoopKernel {
+function inferShapes(knl: LoopKernel, givenShapes: ReadonlySet<string>): LoopKernel {
   const accesses = allAccesses(knl);
   const args = knl.args.map((arg) => {
     if (arg.kind === 'value' || arg.shape !== undefined) return arg;
@@ -409,14 +436,10 @@ function inferShapes(knl: LoopKernel): LoopKernel {
   });
   const temporaries = new Map(knl.temporaries);
   for (const [name, t] of knl.temporaries) {
-    if (!accesses.some((a) => a.array === name)) continue;
-    const shape = inferShape(knl, name, accesses, 'temporary');
-    for (const [axis, s] of shape.entries()) {
-      if (s.kind !== 'int') {
-        throw new LoomError(`temporary '${name}' needs a constant size, but axis ${axis} has size ${printExpr(s)} (fix the parameters or split the loop)`);
-      }
-    }
-    temporaries.set(name, { ...t, shape });
+    if (givenShapes.has(name) || !accesses.some((a) => a.array === name)) continue;
+    // a size in the parameters is for a global temporary (run allocates it per call); placing
+    // one in private or local memory is refused where temporaries are placed (preprocess/placement.ts)
+    temporaries.set(name, { ...t, shape: inferShape(knl, name, accesses, 'temporary') });
   }
   return knl.with({ args, temporaries });
 }

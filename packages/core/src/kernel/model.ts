@@ -59,6 +59,10 @@ export interface TemporaryVariable {
   readonly dimTags?: readonly DimTag[];
   /** Names of the axes (setArrayAxisNames), used in the names of inames made for them. */
   readonly dimNames?: readonly string[];
+  /** Its values before the kernel runs, row-major (loopy's `initializer`); only a read-only temporary has them. */
+  readonly initializer?: readonly number[];
+  /** No instruction writes it (loopy's `read_only`). */
+  readonly readOnly?: boolean;
 }
 
 /**

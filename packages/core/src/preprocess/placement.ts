@@ -7,7 +7,7 @@
  */
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { freeVariables } from '../expr/index.ts';
+import { freeVariables, printExpr } from '../expr/index.ts';
 import { soleAssignee } from '../kernel/accesses.ts';
 import type { AddressSpace, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 
@@ -20,9 +20,23 @@ export function placeTemporaries(knl: LoopKernel): LoopKernel {
         const a = soleAssignee(insn);
         if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
       }
-    temporaries.set(name, t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t);
+    const placed = t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t;
+    checkConstantSize(placed);
+    temporaries.set(name, placed);
   }
   return knl.with({ temporaries });
+}
+
+/**
+ * A private or local temporary is declared with a fixed size in the device code; only a
+ * global one, which the host allocates for each call, may have a size in the parameters.
+ */
+function checkConstantSize(t: TemporaryVariable): void {
+  if (t.addressSpace === 'global' || t.shape.every((s) => s.kind === 'int')) return;
+  throw new LoomError(
+    `temporary '${t.name}' has shape (${t.shape.map(printExpr).join(', ')}), which depends on the parameters, but ${t.addressSpace} memory is declared with a fixed size in the device code: ` +
+      `place it in global memory, which run allocates for each call (setTemporaryAddressSpace(knl, '${t.name}', 'global')), or give it a constant size (fixParameters, or split the loop that indexes it)`,
+  );
 }
 
 function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {

@@ -11,11 +11,15 @@
  * object's identity, a rounded number) is ever part of it.
  */
 import { ownEntry } from '../names.ts';
+import { InternalError } from '../errors.ts';
 import type { DType, HostArray } from '../dtypes.ts';
-import { byteSize } from '../dtypes.ts';
+import { byteSize, hostArrayConstructor } from '../dtypes.ts';
+import { float16Bits } from '../float16.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
-import type { DeviceKernel, GeneratedCode, HostArgument } from '../codegen/generated.ts';
+import type { DeviceKernel, DeviceParameter, GeneratedCode, HostArgument } from '../codegen/generated.ts';
+import type { HostStep } from '../codegen/ast.ts';
+import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { bindArguments, byteLengthOf, typeBinding, type Binding, type RunArgument } from './arguments.ts';
@@ -46,8 +50,18 @@ export interface PlannedArray {
   readonly sep?: HostArgument['sep'] & { readonly slots: readonly number[] };
 }
 
-/** A buffer-list slot, or a value fixed by the signature, for each parameter of a kernel. */
-export type PlannedArgument = LaunchArgument | { readonly kind: 'slot'; readonly slot: number };
+export interface PlannedTemporary {
+  readonly slot: number;
+  readonly byteLength: number;
+  /** What it holds before the first launch (temporaryVariable's initializer), in its dtype. */
+  readonly initializer?: HostArray;
+}
+
+/**
+ * A buffer-list slot, a value fixed by the signature, or the value of an enclosing host
+ * loop (set at each launch), for each parameter of a kernel.
+ */
+export type PlannedArgument = LaunchArgument | { readonly kind: 'slot'; readonly slot: number } | { readonly kind: 'host-loop'; readonly iname: string; readonly dtype: DType };
 
 export interface PlannedLaunch {
   readonly kernel: DeviceKernel;
@@ -64,15 +78,21 @@ export interface CallPlan {
   /** What the device compiled the code to (only ever handed back to that device's `launch`). */
   readonly compiled: unknown;
   readonly arrays: readonly PlannedArray[];
-  /** Global temporaries (save slots, user-placed ones): allocated for the whole call. */
-  readonly temporaries: readonly { readonly slot: number; readonly byteLength: number }[];
+  /** Global temporaries (save slots, user-placed ones): allocated for the whole call; a read-only table with its values. */
+  readonly temporaries: readonly PlannedTemporary[];
   /** The bounds-check flag buffer, when the code was compiled with checks. */
   readonly checks?: BoundsChecks & { readonly slot: number };
   /** How many buffers a call binds: the length of its buffer list. */
   readonly slots: number;
   /** The kernels in launch order, those with an empty grid left out. */
   readonly launches: readonly PlannedLaunch[];
+  /** The launches and the host loops around them (host-loops.ts runs them); `launch` indexes `launches`. */
+  readonly steps: readonly PlannedStep[];
 }
+
+export type PlannedStep =
+  | { readonly kind: 'launch'; readonly launch: number }
+  | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly PlannedStep[] };
 
 /** Per device and kernel (weakly), the plans for each signature: elementwise kernels see every shape, so bounded. */
 const plans = perObject((_: Device) => perObject((_: LoopKernel) => new LruCache<string, CallPlan>(PLANS_PER_KERNEL)));
@@ -117,26 +137,49 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
     }),
   );
   const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
-  const temporaries = code.host.temporaries.map((t) => ({
-    slot: slot(t.name),
-    byteLength: byteLengthOf(
-      t.dtype,
-      t.shape.map((s) => size(s, `the shape of '${t.name}'`)),
-    ),
-  }));
+  const temporaries = code.host.temporaries.map(
+    (t): PlannedTemporary => ({
+      slot: slot(t.name),
+      byteLength: byteLengthOf(
+        t.dtype,
+        t.shape.map((s) => size(s, `the shape of '${t.name}'`)),
+      ),
+      ...(t.initializer ? { initializer: hostArrayOf(t.dtype, t.initializer) } : {}),
+    }),
+  );
   const checks = code.host.boundsChecks ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) } : undefined;
 
   const launches: PlannedLaunch[] = [];
-  for (const kernel of code.kernels) {
+  const launchOf = new Map<number, number>();
+  for (const [index, kernel] of code.kernels.entries()) {
     const groupCount = kernel.grid.groupCount.map((g) => size(g, 'the grid size'));
     if (groupCount.some((g) => g <= 0)) continue;
     checkGridLimits(kernel.function, groupCount);
-    const launchArgs = kernel.parameters.map(
-      (p): PlannedArgument => Object.freeze(p.kind === 'value' ? { kind: 'value', dtype: p.dtype, value: binding.values.get(p.argument)! } : { kind: 'slot', slot: slot(p.name) }),
-    );
+    const launchArgs = kernel.parameters.map((p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)));
+    launchOf.set(index, launches.length);
     launches.push({ kernel, args: launchArgs, groupCount, localSize: kernel.grid.localSize });
   }
-  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches };
+  const steps = (items: readonly HostStep[]): PlannedStep[] =>
+    items.flatMap((h): PlannedStep[] => {
+      if (h.kind === 'loop') return [{ ...h, body: steps(h.body) }];
+      const launch = launchOf.get(h.kernel);
+      return launch === undefined ? [] : [{ kind: 'launch', launch }];
+    });
+  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches, steps: steps(code.host.program) };
+}
+
+function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number | bigint>, slot: (name: string) => number): PlannedArgument {
+  if (p.kind === 'host-loop') return { kind: 'host-loop', iname: p.argument, dtype: p.dtype };
+  if (p.kind === 'value') return { kind: 'value', dtype: p.dtype, value: values.get(p.argument)! };
+  return { kind: 'slot', slot: slot(p.name) };
+}
+
+/** Numbers as a host array of `dtype` (float16 as its bits, 64-bit integers as bigints). */
+function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
+  const Ctor = hostArrayConstructor(dtype);
+  if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
+  if (Ctor === BigInt64Array || Ctor === BigUint64Array) return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
+  return (Ctor as Float64ArrayConstructor).from(values);
 }
 
 /** An array's strides and the elements its layout reaches (its element count when row-major and dense). */
@@ -162,18 +205,32 @@ export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
  * frozen, and the very array of the last call when the buffers are the same, so that a
  * device can keep what it derives from them (`isImmutableArguments`).
  */
-export function launchArguments(launch: PlannedLaunch, buffers: readonly (DeviceBuffer | undefined)[]): readonly LaunchArgument[] {
+export function launchArguments(launch: PlannedLaunch, buffers: readonly (DeviceBuffer | undefined)[], loops?: ReadonlyMap<string, number>): readonly LaunchArgument[] {
   const last = launch.last;
-  if (last && sameBuffers(launch, last, buffers)) return last;
-  const args = Object.freeze(launch.args.map((a): LaunchArgument => Object.freeze(a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot]! } : a)));
+  if (last && sameBuffers(launch, last, buffers, loops)) return last;
+  const args = Object.freeze(
+    launch.args.map(
+      (a): LaunchArgument =>
+        Object.freeze(
+          a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot]! } : a.kind === 'host-loop' ? { kind: 'value', dtype: a.dtype, value: loopValue(loops, a.iname) } : a,
+        ),
+    ),
+  );
   launch.last = args;
   return args;
 }
 
-function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buffers: readonly (DeviceBuffer | undefined)[]): boolean {
+function loopValue(loops: ReadonlyMap<string, number> | undefined, iname: string): number {
+  const v = loops?.get(iname);
+  if (v === undefined) throw new InternalError(`a kernel inside the host loop '${iname}' was launched outside it`);
+  return v;
+}
+
+function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buffers: readonly (DeviceBuffer | undefined)[], loops?: ReadonlyMap<string, number>): boolean {
   for (let k = 0; k < launch.args.length; k++) {
     const a = launch.args[k];
     if (a.kind === 'slot' && (last[k] as { buffer: DeviceBuffer }).buffer !== buffers[a.slot]) return false;
+    if (a.kind === 'host-loop' && (last[k] as { value: number }).value !== loopValue(loops, a.iname)) return false;
   }
   return true;
 }

@@ -20,6 +20,7 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
+import { hostLaunches, type HostLaunch } from './host-loops.ts';
 
 /** One kernel of the program, with its arguments and grid fixed. */
 export interface PreparedKernel {
@@ -34,7 +35,10 @@ export interface PreparedLaunch {
   readonly code: GeneratedCode;
   /** What `device.compile` returned (an OpenCL program, a WebGPU pipeline set, a JS function). */
   readonly compiled: unknown;
-  /** The program's kernels in launch order (one unless the kernel has global barriers); empty grids left out. */
+  /**
+   * The program's launches in order (one unless the kernel has global barriers; a host loop's
+   * kernels once per iteration, with its value as an argument); empty grids left out.
+   */
   readonly kernels: readonly PreparedKernel[];
   /**
    * Queues every kernel once, in order, through `device.launch`. `arrays` puts other
@@ -70,6 +74,7 @@ export async function prepareLaunch(
     const buffer = device.allocate(Math.max(t.byteLength, 4));
     owned.push(buffer);
     buffers[t.slot] = buffer;
+    if (t.initializer) await device.write(buffer, t.initializer);
   }
   const checks = plan.checks;
   if (checks) {
@@ -77,10 +82,17 @@ export async function prepareLaunch(
     owned.push(flags);
     buffers[checks.slot] = flags;
   }
-  const kernels: PreparedKernel[] = plan.launches.map((l) => ({ kernel: l.kernel, args: freezeArguments(l, buffers), groupCount: l.groupCount, localSize: l.localSize }));
+  // the host loops run here, once: the launches they make, with their values, are fixed by the call's values
+  const order = [...hostLaunches(plan, plan.binding.values)];
+  const kernels: PreparedKernel[] = order.map(({ launch: l, loops }) => ({
+    kernel: l.kernel,
+    args: freezeArguments(l, buffers, loops),
+    groupCount: l.groupCount,
+    localSize: l.localSize,
+  }));
   const { code, compiled } = plan;
   const dtypes = new Map(plan.arrays.map((a) => [a.arg.name, (ownEntry(args, a.arg.name) as DeviceArray).dtype]));
-  const replaced = replacements(plan, device, buffers, dtypes);
+  const replaced = replacements(plan, order, device, buffers, dtypes);
 
   return {
     device,
@@ -108,9 +120,19 @@ export async function prepareLaunch(
   };
 }
 
-/** The arguments of one launch with `buffers` in their slots: frozen, so a device may keep what it derives from them. */
-function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[]): readonly LaunchArgument[] {
-  return Object.freeze(launch.args.map((a): LaunchArgument => Object.freeze(a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot] } : a)));
+/**
+ * The arguments of one launch with `buffers` in their slots and the host loops' values in
+ * theirs: frozen, so a device may keep what it derives from them.
+ */
+function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[], loops?: ReadonlyMap<string, number>): readonly LaunchArgument[] {
+  return Object.freeze(
+    launch.args.map(
+      (a): LaunchArgument =>
+        Object.freeze(
+          a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot] } : a.kind === 'host-loop' ? { kind: 'value', dtype: a.dtype, value: loops!.get(a.iname)! } : a,
+        ),
+    ),
+  );
 }
 
 /**
@@ -120,6 +142,7 @@ function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[]
  */
 function replacements(
   plan: CallPlan,
+  order: readonly HostLaunch[],
   device: Device,
   prepared: readonly DeviceBuffer[],
   dtypes: ReadonlyMap<string, DType>,
@@ -148,7 +171,7 @@ function replacements(
     }
     lastArrays = { names, given: names.map((name) => arrays[name]) };
     if (last && last.buffers.every((b, k) => b === buffers[k])) return last.args;
-    last = { buffers, args: plan.launches.map((l) => freezeArguments(l, buffers)) };
+    last = { buffers, args: order.map(({ launch, loops }) => freezeArguments(launch, buffers, loops)) };
     return last.args;
   };
 }

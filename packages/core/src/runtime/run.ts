@@ -12,6 +12,7 @@ import type { RunArgument, ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
+import { hostLaunches } from './host-loops.ts';
 
 export type { RunOptions };
 
@@ -56,6 +57,7 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       const buffer = device.allocate(Math.max(t.byteLength, 4));
       owned.push(buffer);
       buffers[t.slot] = buffer;
+      if (t.initializer) await device.write(buffer, t.initializer);
     }
     const checks = plan.checks;
     if (checks) {
@@ -63,7 +65,9 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       owned.push(flags);
       buffers[checks.slot] = flags;
     }
-    for (const l of plan.launches) await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers), l.groupCount, l.localSize);
+    for (const { launch: l, loops } of hostLaunches(plan, plan.binding.values)) {
+      await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers, loops), l.groupCount, l.localSize);
+    }
     if (checks) await throwViolations(device, buffers[checks.slot]!, checks, plan.binding.values);
 
     const outputs: RunOutputs = {};

@@ -6,17 +6,17 @@
  *   2: RETURN FROM KERNEL rotate_v2
  *   3: ... gbarrier
  *   ...
+ *
+ * A host loop (a global barrier inside a sequential loop) prints around the kernels it launches.
  */
 import { printInstruction } from '../kernel/print.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { ScheduleItem } from './linearize.ts';
+import type { HostScheduleItem, SplitSchedule, Subkernel } from './host-schedule.ts';
 
-export interface Subkernel {
-  readonly name: string;
-  readonly schedule: readonly ScheduleItem[];
-}
+export type { Subkernel };
 
-export function printLinearization(knl: LoopKernel, subkernels: readonly Subkernel[]): string[] {
+export function printLinearization(knl: LoopKernel, split: SplitSchedule): string[] {
   const lines: string[] = [];
   const emit = (text: string, depth = 0) => lines.push(`${lines.length}: ${'    '.repeat(depth)}${text}`);
   const walk = (items: readonly ScheduleItem[], depth: number) => {
@@ -30,11 +30,21 @@ export function printLinearization(knl: LoopKernel, subkernels: readonly Subkern
       }
     }
   };
-  subkernels.forEach((sub, k) => {
-    if (k > 0) emit('... gbarrier');
-    emit(`CALL KERNEL ${sub.name}`);
-    walk(sub.schedule, 1);
-    emit(`RETURN FROM KERNEL ${sub.name}`);
-  });
+  const host = (items: readonly HostScheduleItem[], depth: number) => {
+    for (const h of items) {
+      if (h.kind === 'barrier') emit('... gbarrier', depth);
+      else if (h.kind === 'loop') {
+        emit(`for ${h.iname}`, depth);
+        host(h.body, depth + 1);
+        emit(`end ${h.iname}`, depth);
+      } else {
+        const sub = split.subkernels[h.subkernel];
+        emit(`CALL KERNEL ${sub.name}`, depth);
+        walk(sub.schedule, depth + 1);
+        emit(`RETURN FROM KERNEL ${sub.name}`, depth);
+      }
+    }
+  };
+  host(split.host, 0);
   return lines;
 }

@@ -17,7 +17,8 @@ export interface KernelStatistics {
 }
 
 export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): KernelStatistics {
-  const { kernel, subkernels } = linearizedForCounting(knl);
+  const split = linearizedForCounting(knl);
+  const kernel = split.kernel;
   const counts = new InstructionCounts(kernel, options, 'getStatistics');
-  return { ops: opMapOf(counts, options), memAccesses: memAccessMapOf(counts, options), sync: syncMapOf(subkernels, counts) };
+  return { ops: opMapOf(counts, options), memAccesses: memAccessMapOf(counts, options), sync: syncMapOf(split, counts) };
 }

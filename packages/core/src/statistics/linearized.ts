@@ -8,13 +8,14 @@
  * nobody wrote).
  */
 import { preprocess } from '../preprocess/pipeline.ts';
-import { splitAtGlobalBarriers, type Subkernel } from '../codegen/subkernels.ts';
+import { splitAtGlobalBarriers, type HostScheduleItem, type Subkernel } from '../codegen/subkernels.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
 import { linearize } from '../schedule/linearize.ts';
 
-export function linearizedForCounting(knl: LoopKernel): { kernel: LoopKernel; subkernels: Subkernel[] } {
+export function linearizedForCounting(knl: LoopKernel): { kernel: LoopKernel; subkernels: Subkernel[]; host: readonly HostScheduleItem[] } {
   const kernel = preprocess(knl);
-  const subkernels = splitAtGlobalBarriers(kernel, linearize(kernel)).map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  return { kernel, subkernels };
+  const split = splitAtGlobalBarriers(kernel, linearize(kernel));
+  const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
+  return { kernel, subkernels, host: split.host };
 }

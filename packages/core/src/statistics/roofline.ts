@@ -89,7 +89,8 @@ export function estimateTime(knl: LoopKernel, profile: DeviceProfile, params: Pa
 
 /** Floating-point operations, global bytes and launches of a kernel at these parameter values. */
 export function kernelWork(knl: LoopKernel, params: ParamValues = {}): KernelWork {
-  const { kernel, subkernels } = linearizedForCounting(knl);
+  const split = linearizedForCounting(knl);
+  const kernel = split.kernel;
   const counts = new InstructionCounts(kernel, { countRedundantWork: true }, 'estimateTime');
   const value = (count: GuardedPwQPolynomial) => {
     const r = count.evaluate(params);
@@ -104,7 +105,7 @@ export function kernelWork(knl: LoopKernel, params: ParamValues = {}): KernelWor
       .reduce((n, o) => n + o.times, 0);
     if (perRun > 0) flops += perRun * value(counts.runs(insn, 'workitem'));
   }
-  const launches = value(syncMapOf(subkernels, counts).filterBy({ kind: 'kernel_launch' }).sum());
+  const launches = value(syncMapOf(split, counts).filterBy({ kind: 'kernel_launch' }).sum());
   const global = (name: string) => (kernel.arg(name) !== undefined ? kernel.arg(name)!.kind !== 'value' : kernel.temporaries.get(name)?.addressSpace === 'global');
   const dtypeOf = (name: string) => kernel.arg(name)?.dtype ?? kernel.temporaries.get(name)?.dtype;
   try {

@@ -1,11 +1,11 @@
 /**
  * `getSynchronizationMap(knl)`: the synchronizations each work-item goes through, as
  * loopy's `get_synchronization_map` counts them on the linearized kernel: a
- * `kernel_launch` per device kernel, a `barrier_global` between two of them, and a
+ * `kernel_launch` per device kernel, a `barrier_global` per `... gbarrier`, and a
  * `barrier_local` per local barrier, times the iterations of the loops around it.
  */
 import { linearizedForCounting } from './linearized.ts';
-import type { Subkernel } from '../codegen/subkernels.ts';
+import type { HostScheduleItem, SplitSchedule } from '../codegen/subkernels.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
 import { ToCountMap } from './count-map.ts';
@@ -19,12 +19,12 @@ export type SyncMap = ToCountMap<Sync, SyncFields>;
 export const SYNC_KEYS = { fields: Sync.fields, make: (f: SyncFields) => new Sync(f) };
 
 export function getSynchronizationMap(knl: LoopKernel): SyncMap {
-  const { kernel, subkernels } = linearizedForCounting(knl);
-  return syncMapOf(subkernels, new InstructionCounts(kernel, {}, 'getSynchronizationMap'));
+  const split = linearizedForCounting(knl);
+  return syncMapOf(split, new InstructionCounts(split.kernel, {}, 'getSynchronizationMap'));
 }
 
 /** The synchronization map of the device kernels of the preprocessed kernel `counts` counts runs of. */
-export function syncMapOf(subkernels: readonly Subkernel[], counts: InstructionCounts): SyncMap {
+export function syncMapOf(split: SplitSchedule, counts: InstructionCounts): SyncMap {
   const kernel = counts.knl;
   const entries: [Sync, GuardedPwQPolynomial][] = [];
   const add = (kind: string, loops: readonly string[]) => entries.push([new Sync({ kind, kernelName: kernel.name }), counts.ofInames(loops)]);
@@ -38,10 +38,17 @@ export function syncMapOf(subkernels: readonly Subkernel[], counts: InstructionC
       }
     }
   };
-  subkernels.forEach((sub, k) => {
-    if (k > 0) add('barrier_global', []);
-    add('kernel_launch', []);
-    visit(sub.schedule, []);
-  });
+  // a host loop (a global barrier inside a sequential loop) launches its kernels once per iteration
+  const host = (items: readonly HostScheduleItem[], loops: readonly string[]) => {
+    for (const h of items) {
+      if (h.kind === 'loop') host(h.body, [...loops, h.iname]);
+      else if (h.kind === 'barrier') add('barrier_global', loops);
+      else {
+        add('kernel_launch', loops);
+        visit(split.subkernels[h.subkernel].schedule, loops);
+      }
+    }
+  };
+  host(split.host, []);
   return new ToCountMap(SYNC_KEYS, entries, counts.zero);
 }

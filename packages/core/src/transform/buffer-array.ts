@@ -11,7 +11,7 @@
  * that waited for the buffered ones wait for the write-back.
  */
 import { LoomError } from '../errors.ts';
-import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, mapExpr, parseExpression, printExpr, someExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
@@ -61,7 +61,7 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     .map(({ i, a }) => ({ instruction: i, reductionInames: [], args: affine((a as { indices: readonly Expr[] }).indices, name, i) }));
   if (writes.length === 0) throw new LoomError(`${what}: no instruction ${options.within === undefined ? '' : 'within the match '}writes '${name}'`);
 
-  const question = { what, base: name, uses: writes, sweep, outer: [], boundingBox: options.fetchBoundingBox };
+  const question = { what, base: name, uses: writes, sweep, outer: [], boundingBox: options.fetchBoundingBox, global: options.temporaryAddressSpace === 'global' };
   const fixed = fixedInames(knl, question);
   const axes = footprintAxes(knl, question, fixed);
   const within = [...new Set(writes.flatMap((w) => w.args.flatMap((l) => l.variables.filter((v) => knl.inames.includes(v) && !sweep.includes(v)))))];
@@ -86,7 +86,7 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
         const limit = shape[stored[k].axis] && toLinear(shape[stored[k].axis]);
         return [
           { kind: 'ge' as const, expr: v },
-          { kind: 'ge' as const, expr: Linear.constant(stored[k].extent! - 1).sub(v) },
+          { kind: 'ge' as const, expr: stored[k].extent!.sub(1).sub(v) },
           ...(stored[k].lower ?? []).map((lo) => ({ kind: 'ge' as const, expr: at.sub(lo) })),
           ...(stored[k].upper ?? []).map((hi) => ({ kind: 'ge' as const, expr: hi.sub(at) })),
           ...(limit
@@ -171,7 +171,7 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     instructions.push(store);
   }
   const temporaries = new Map(rewritten.temporaries);
-  temporaries.set(buf, { name: buf, dtype: arg?.dtype ?? temp?.dtype, shape: stored.map((s) => int(s.extent!)), addressSpace: options.temporaryAddressSpace ?? 'auto' });
+  temporaries.set(buf, { name: buf, dtype: arg?.dtype ?? temp?.dtype, shape: stored.map((s) => fromLinear(s.extent!)), addressSpace: options.temporaryAddressSpace ?? 'auto' });
   let result = rewritten.with({ domains, instructions, temporaries });
   const tag = options.defaultTag === undefined ? 'l.auto' : options.defaultTag;
   if (tag !== null && stored.length) {

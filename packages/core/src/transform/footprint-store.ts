@@ -10,7 +10,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { arraysAccessed, freeVariables, fromLinear, printExpr, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
@@ -71,7 +71,7 @@ export interface FootprintStore {
 
 interface StoredAxis extends AxisFootprint {
   readonly axis: number;
-  readonly extent: number;
+  readonly extent: Linear;
   readonly iname: string;
   readonly existing: boolean;
 }
@@ -95,6 +95,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     sweep: [...spec.sweep, ...(spec.extraSweep ?? [])],
     outer: spec.fetchOuterInames ?? [],
     boundingBox: spec.boundingBox,
+    global: spec.addressSpace === 'global',
   };
   const fixed = fixedInames(knl, { ...question, uses: [...generators, ...uses] });
   const axes = footprintAxes(knl, question, fixed);
@@ -205,7 +206,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
   const temporaries = new Map(knl.temporaries);
   if (!temporaries.has(tempName)) {
-    temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => int(f.extent)), addressSpace: spec.addressSpace ?? 'auto' });
+    temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => fromLinear(f.extent)), addressSpace: spec.addressSpace ?? 'auto' });
   }
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
@@ -248,7 +249,7 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
     return name;
   }
   const shape = existing.shape.map((s) => printExpr(s)).join(', ');
-  const wanted = stored.map((f) => String(f.extent)).join(', ');
+  const wanted = stored.map((f) => printExpr(fromLinear(f.extent))).join(', ');
   if (shape !== wanted) throw new LoomError(`${spec.what}: the temporary '${name}' exists with shape (${shape}); this footprint needs (${wanted})`);
   if (spec.dtype && existing.dtype && spec.dtype !== existing.dtype)
     throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`);
@@ -263,7 +264,7 @@ function boxConstraints(spec: FootprintStore, f: StoredAxis): Constraint[] {
   const v = Linear.variable(f.iname);
   const out: Constraint[] = [
     { kind: 'ge', expr: v },
-    { kind: 'ge', expr: Linear.constant(f.extent - 1).sub(v) },
+    { kind: 'ge', expr: f.extent.sub(1).sub(v) },
   ];
   const at = f.base.add(v);
   for (const lo of f.lower ?? []) out.push({ kind: 'ge', expr: at.sub(lo) });

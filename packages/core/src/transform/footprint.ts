@@ -25,8 +25,11 @@ export interface Use {
 
 export interface AxisFootprint {
   readonly base: Linear;
-  /** Undefined when the swept inames do not move this argument. */
-  readonly extent?: number;
+  /**
+   * Undefined when the swept inames do not move this argument. A constant, unless the
+   * footprint goes to global memory, where a size in the parameters is allowed.
+   */
+  readonly extent?: Linear;
   /** Affine bounds (in the fixed inames) that every use's argument keeps: they clip the box. */
   readonly lower?: readonly Linear[];
   readonly upper?: readonly Linear[];
@@ -42,6 +45,8 @@ export interface FootprintQuestion {
   readonly outer: readonly string[];
   /** Only the box: no clipping to bounds every use keeps (loopy's fetch_bounding_box). */
   readonly boundingBox?: boolean;
+  /** The footprint goes to global memory: its size may depend on the parameters (the host allocates it per call). */
+  readonly global?: boolean;
 }
 
 /** The fixed inames (not swept) the uses' arguments name, with the outer ones. */
@@ -76,11 +81,14 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
     terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })),
     knl.assumptions,
   );
-  if (!spread.isConstant) {
-    throw new LoomError(`${q.what}: the footprint of '${q.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them`);
+  if (!spread.isConstant && !q.global) {
+    throw new LoomError(
+      `${q.what}: the footprint of '${q.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them, or store it in global memory (temporaryAddressSpace: 'global'), whose size may depend on the parameters`,
+    );
   }
-  if (q.boundingBox) return { base, extent: spread.constant + 1 };
-  return { base, extent: spread.constant + 1, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
+  const extent = spread.add(1);
+  if (q.boundingBox) return { base, extent };
+  return { base, extent, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
 }
 
 /**
@@ -109,7 +117,7 @@ export function insideBox(knl: LoopKernel, use: Use, axes: readonly AxisFootprin
   return axes.every((a, d) => {
     const offset = use.args[d].sub(a.base);
     if (a.extent === undefined) return offset.isConstant && offset.constant === 0;
-    return set.implies({ kind: 'ge', expr: offset }) && set.implies({ kind: 'ge', expr: Linear.constant(a.extent - 1).sub(offset) });
+    return set.implies({ kind: 'ge', expr: offset }) && set.implies({ kind: 'ge', expr: a.extent.sub(1).sub(offset) });
   });
 }
 

@@ -14,6 +14,8 @@
  * list of expressions matches what any of them matches. `undefined` matches everything.
  *
  * A text that is not an expression is a LoomError with a caret under the offending token.
+ * Where rule invocations are picked (expandSubst), `within` may also be a stack match
+ * (`... > id:h and tag:two > g`): stack-match.ts.
  */
 import { LoomError } from '../errors.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';

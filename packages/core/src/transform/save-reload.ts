@@ -1,26 +1,43 @@
 /**
  * `saveAndReloadTemporaries`: private and local temporaries die when a device kernel
- * ends, so a value written before a `... gbarrier` and read after it must be saved
- * to global memory and reloaded. For each such temporary this adds a global
- * `<tmp>_save_slot` indexed by the work-item's hardware inames, a save after the
- * writes and a reload before the reads, ordered around the barrier by dependencies.
+ * ends, so a value one device kernel leaves in one and a later one reads must be saved to
+ * global memory and reloaded (loopy's save_and_reload_temporaries). The kernel is split
+ * at its global barriers as code generation splits it (codegen/subkernels.ts), host loops
+ * included; then, in execution order, with each host loop's body run twice (what its last
+ * kernel writes, the next iteration's first may read):
+ *
+ *  - a kernel that reads a temporary before writing it, after an earlier kernel wrote it,
+ *    reloads it first (`<t>_reload`, after the global barrier before the kernel);
+ *  - a kernel that writes a temporary some later kernel reloads saves it last (`<t>_save`,
+ *    before the global barrier after the kernel).
+ *
+ * One global slot per temporary (`<t>_save_slot`) holds it, indexed by the hardware axes of
+ * the instructions that use it (each work-item saves its own copy; a local array is saved
+ * whole by each) and by the temporary's own axes. Saves and reloads run in the host loops
+ * around their kernel.
  */
-import { LoomError } from '../errors.ts';
+import { collectWarnings, LoomError } from '../errors.ts';
 import { binary, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
-import { fromLinear } from '../expr/index.ts';
+import { fromLinear, printExpr } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
-import { prerequisiteClosure } from '../kernel/dependencies.ts';
-import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
+import { tagToString, type Instruction, type LoopKernel, type TemporaryVariable } from '../kernel/model.ts';
+import { linearize, scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
+import type { HostScheduleItem, Subkernel } from '../schedule/host-schedule.ts';
+import { splitAtGlobalBarriers } from '../codegen/subkernels.ts';
 import { uniqueName } from './rename.ts';
 
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
-  const byId = new Map(knl.instructions.map((i) => [i.id, i]));
-  const prerequisites = prerequisiteClosure(knl.instructions);
-  const dependents = new Map<string, Set<string>>();
-  for (const i of knl.instructions) for (const p of prerequisites(i.id)) dependents.set(p, new Set([...(dependents.get(p) ?? []), i.id]));
+  // (the linearizer's warnings come again, to the user, when the result is generated)
+  const { subkernels, host } = collectWarnings(() => splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false })).result;
+  const carried = [...knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && !t.initializer);
+  if (subkernels.length < 2 || carried.length === 0) return knl;
+
+  const uses = subkernels.map((sub) => usesOf(knl, sub.schedule));
+  const order = executionOrder(host);
+  const neighbours = barrierNeighbours(host);
 
   let instructions = [...knl.instructions];
   const temporaries = new Map(knl.temporaries);
@@ -31,87 +48,160 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
     taken.add(n);
     return n;
   };
+  const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
+  const addDependency = (ids: ReadonlySet<string>, on: string) => {
+    instructions = instructions.map((i) => (ids.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, on] } : i));
+  };
 
-  for (const barrier of knl.instructions.filter((i) => i.kind === 'barrier' && i.barrierScope === 'global')) {
-    const before = prerequisites(barrier.id);
-    const after = dependents.get(barrier.id) ?? new Set<string>();
-    for (const t of knl.temporaries.values()) {
-      if (t.addressSpace === 'global') continue;
-      const writers = [...before].map((id) => byId.get(id)!).filter((i) => namesWritten(i).includes(t.name));
-      const readers = [...after].map((id) => byId.get(id)!).filter((i) => namesRead(i, knl.substitutions).has(t.name));
-      if (!writers.length || !readers.length) continue;
+  for (const t of carried) {
+    // (S, t) is reloaded when S reads t first, after a kernel that wrote it
+    const reloads = new Set<number>();
+    order.forEach((s, at) => {
+      if (uses[s].readsFirst.has(t.name) && order.slice(0, at).some((w) => uses[w].writes.has(t.name))) reloads.add(s);
+    });
+    if (reloads.size === 0) continue;
+    const saves = new Set<number>();
+    order.forEach((w, at) => {
+      if (uses[w].writes.has(t.name) && order.slice(at + 1).some((s) => reloads.has(s))) saves.add(w);
+    });
 
-      const hw = hardwareInamesOf(knl, writers[0]);
-      for (const i of [...writers, ...readers]) {
-        const mine = hardwareInamesOf(knl, i);
-        if (mine.length !== hw.length || mine.some((n) => !hw.includes(n))) {
-          throw new LoomError(
-            `saveAndReloadTemporaries: '${t.name}' is written and read by instructions running on different hardware inames (${hw.join(', ')} vs ${mine.join(', ')})`,
-          );
-        }
-      }
-      const slotShape = hw.map((n) => extentOf(knl, n));
-      const slot = fresh(`${t.name}_save_slot`);
-      const elementDims = t.shape.map((_, k) => fresh(`${t.name}_dim_${k}`));
-      if (elementDims.length) {
-        domains.push(
-          BasicSet.fromConstraints(
-            [],
-            elementDims,
-            t.shape.flatMap((s, k) => {
-              if (s.kind !== 'int') throw new LoomError(`saveAndReloadTemporaries: '${t.name}' needs a constant shape`);
-              return [
-                { kind: 'ge' as const, expr: Linear.variable(elementDims[k]) },
-                { kind: 'ge' as const, expr: Linear.constant(s.value - 1).sub(Linear.variable(elementDims[k])) },
-              ];
-            }),
-          ),
-        );
-      }
-      temporaries.set(slot, { name: slot, dtype: t.dtype, shape: [...slotShape, ...t.shape], addressSpace: 'global' } satisfies TemporaryVariable);
-      const slotIndex: Expr[] = [...hw.map((n) => variable(n)), ...elementDims.map((d) => variable(d))];
-      const element = elementDims.length
-        ? subscript(
-            t.name,
-            elementDims.map((d) => variable(d)),
-          )
-        : variable(t.name);
-      const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
-      const saveId = fresh(`${t.name}_save`);
-      const reloadId = fresh(`${t.name}_reload`);
-      const save: Instruction = {
-        ...base,
-        kind: 'assign',
-        id: saveId,
-        assignees: [subscript(slot, slotIndex)],
-        expression: element,
-        withinInames: [...hw, ...elementDims],
-        dependsOn: writers.map((w) => w.id),
+    const axes = slotAxes(knl, t, subkernels, [...saves, ...reloads]);
+    const slot = fresh(`${t.name}_save_slot`);
+    temporaries.set(slot, { name: slot, dtype: t.dtype, shape: [...axes.extents, ...t.shape], addressSpace: 'global' } satisfies TemporaryVariable);
+    // each save and reload runs over the temporary's elements with inames of its own
+    const elementDims = (): string[] => {
+      const dims = t.shape.map((_, k) => fresh(`${t.name}_dim_${k}`));
+      if (dims.length) domains.push(elementDomain(t, dims));
+      return dims;
+    };
+    const ends = (sub: number, dims: readonly string[]) => {
+      const hw = axes.inamesIn(sub);
+      return {
+        slot: subscript(slot, [...hw.map((n) => variable(n)), ...dims.map((d) => variable(d))]),
+        element: dims.length
+          ? subscript(
+              t.name,
+              dims.map((d) => variable(d)),
+            )
+          : variable(t.name),
+        within: [...hw, ...dims, ...subkernels[sub].hostInames],
       };
-      const reload: Instruction = {
-        ...base,
-        kind: 'assign',
-        id: reloadId,
-        assignees: [element],
-        expression: subscript(slot, slotIndex),
-        withinInames: [...hw, ...elementDims],
-        dependsOn: [barrier.id],
-      };
-      const readerIds = new Set(readers.map((r) => r.id));
-      instructions = instructions.map((i) =>
-        i.id === barrier.id ? { ...i, dependsOn: [...i.dependsOn, saveId] } : readerIds.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, reloadId] } : i,
-      );
-      instructions.push(save, reload);
+    };
+
+    for (const w of saves) {
+      const dims = elementDims();
+      const { slot: into, element, within } = ends(w, dims);
+      const id = fresh(`${t.name}_save`);
+      instructions.push({ ...base, kind: 'assign', id, assignees: [into], expression: element, withinInames: within, dependsOn: [...uses[w].writers(t.name)] });
+      // the save ends its kernel: the next global barrier waits for it
+      const next = neighbours.get(w)?.next;
+      if (next) addDependency(new Set([next]), id);
+    }
+    for (const s of reloads) {
+      const dims = elementDims();
+      const { slot: from, element, within } = ends(s, dims);
+      const id = fresh(`${t.name}_reload`);
+      const previous = neighbours.get(s)?.previous;
+      instructions.push({ ...base, kind: 'assign', id, assignees: [element], expression: from, withinInames: within, dependsOn: previous ? [previous] : [] });
+      // the reload starts its kernel: whatever the kernel does with t comes after it
+      addDependency(uses[s].users(t.name), id);
     }
   }
   return knl.with({ instructions, temporaries, domains });
 }
 
-function hardwareInamesOf(knl: LoopKernel, insn: Instruction): string[] {
-  return insn.withinInames.filter((n) => {
-    const t = knl.inameTags.get(n);
-    return t?.kind === 'local' || t?.kind === 'group';
-  });
+interface KernelUses {
+  /** Temporaries the kernel reads before it writes them (it needs them from an earlier kernel). */
+  readonly readsFirst: ReadonlySet<string>;
+  readonly writes: ReadonlySet<string>;
+  writers(name: string): ReadonlySet<string>;
+  users(name: string): ReadonlySet<string>;
+}
+
+function usesOf(knl: LoopKernel, schedule: readonly ScheduleItem[]): KernelUses {
+  const readsFirst = new Set<string>();
+  const writes = new Set<string>();
+  const insns = scheduledInstructions(schedule).map((id) => knl.instruction(id));
+  for (const insn of insns) {
+    for (const n of namesRead(insn, knl.substitutions)) if (!writes.has(n)) readsFirst.add(n);
+    for (const n of namesWritten(insn)) writes.add(n);
+  }
+  const ids = (test: (i: Instruction) => boolean) => new Set(insns.filter(test).map((i) => i.id));
+  return {
+    readsFirst,
+    writes,
+    writers: (name) => ids((i) => namesWritten(i).includes(name)),
+    users: (name) => ids((i) => namesWritten(i).includes(name) || namesRead(i, knl.substitutions).has(name)),
+  };
+}
+
+/** The kernels in the order the host launches them, each host loop's body twice. */
+function executionOrder(host: readonly HostScheduleItem[]): number[] {
+  return host.flatMap((h) => (h.kind === 'launch' ? [h.subkernel] : h.kind === 'loop' ? [...executionOrder(h.body), ...executionOrder(h.body)] : []));
+}
+
+/** Per kernel, the global barriers next to it in its loop body: the last one before, the first one after. */
+function barrierNeighbours(host: readonly HostScheduleItem[]): Map<number, { previous?: string; next?: string }> {
+  const out = new Map<number, { previous?: string; next?: string }>();
+  const barriersIn = (items: readonly HostScheduleItem[]): string[] => items.flatMap((h) => (h.kind === 'barrier' ? [h.id] : h.kind === 'loop' ? barriersIn(h.body) : []));
+  const visit = (items: readonly HostScheduleItem[]) => {
+    items.forEach((h, k) => {
+      if (h.kind === 'loop') visit(h.body);
+      if (h.kind !== 'launch') return;
+      out.set(h.subkernel, { previous: barriersIn(items.slice(0, k)).at(-1), next: barriersIn(items.slice(k + 1))[0] });
+    });
+  };
+  visit(host);
+  return out;
+}
+
+/**
+ * The slot's leading axes: one per hardware axis the temporary's users run on (the same
+ * axes, of the same lengths, in every kernel that saves or reloads it), and, per kernel,
+ * the iname on each axis there.
+ */
+function slotAxes(knl: LoopKernel, t: TemporaryVariable, subkernels: readonly Subkernel[], kernels: readonly number[]) {
+  const users = (sub: number) =>
+    scheduledInstructions(subkernels[sub].schedule)
+      .map((id) => knl.instruction(id))
+      .filter((i) => namesWritten(i).includes(t.name) || namesRead(i, knl.substitutions).has(t.name));
+  const axesOf = (insn: Instruction) =>
+    new Map(insn.withinInames.filter((n) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '')).map((n) => [tagToString(knl.inameTags.get(n)), n] as const));
+  const first = users(kernels[0])[0];
+  const tags = [...axesOf(first).keys()].sort();
+  const extents = tags.map((tag) => extentOf(knl, axesOf(first).get(tag)!));
+  const perKernel = new Map<number, string[]>();
+  for (const sub of kernels) {
+    for (const insn of users(sub)) {
+      const mine = axesOf(insn);
+      const same = mine.size === tags.length && tags.every((tag, k) => mine.has(tag) && printExpr(extentOf(knl, mine.get(tag)!)) === printExpr(extents[k]));
+      if (!same) {
+        throw new LoomError(
+          `saveAndReloadTemporaries: '${t.name}' is used by '${first.id}' on the hardware axes (${tags.join(', ') || 'none'}) and by '${insn.id}' on (${[...mine.keys()].sort().join(', ') || 'none'}), or with other lengths: its save slot would need both layouts`,
+        );
+      }
+      if (!perKernel.has(sub))
+        perKernel.set(
+          sub,
+          tags.map((tag) => mine.get(tag)!),
+        );
+    }
+  }
+  return { extents, inamesIn: (sub: number) => perKernel.get(sub)! };
+}
+
+function elementDomain(t: TemporaryVariable, dims: readonly string[]): BasicSet {
+  return BasicSet.fromConstraints(
+    [],
+    dims,
+    t.shape.flatMap((s, k) => {
+      if (s.kind !== 'int') throw new LoomError(`saveAndReloadTemporaries: '${t.name}' needs a constant shape`);
+      return [
+        { kind: 'ge' as const, expr: Linear.variable(dims[k]) },
+        { kind: 'ge' as const, expr: Linear.constant(s.value - 1).sub(Linear.variable(dims[k])) },
+      ];
+    }),
+  );
 }
 
 /** Number of values of an iname (its upper bound + 1, lower bound 0 required), in the parameters. */

@@ -10,12 +10,14 @@
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames } from '../names.ts';
 import { call, type Expr } from '../expr/nodes.ts';
-import { children, exprEquals, freeVariables, mapChildren, parseExpression, printExpr, walk } from '../expr/index.ts';
+import { children, exprEquals, freeVariables, mapChildren, mapExpr, parseExpression, printExpr, substitute, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { wildcardToRegExp } from '../kernel/dependencies.ts';
-import type { LoopKernel, SubstitutionRule } from '../kernel/model.ts';
+import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { isStackMatchText, parseStackMatch, stackMatches, type RuleFrame, type StackMatch } from './stack-match.ts';
+import { uniqueName } from './rename.ts';
 
 /**
  * `parameters`: the template's variables that stand for any subexpression (the rule's
@@ -100,9 +102,55 @@ const PLACEHOLDER: Expr = Object.freeze({ kind: 'int', value: 0 });
  */
 export function expandSubst(knl: LoopKernel, within?: Within): LoopKernel {
   if (knl.substitutions.size === 0) return knl;
+  if (isStackMatchText(within)) return expandSubstOnStack(knl, parseStackMatch(within, 'expandSubst: option within'));
   const chosen = instructionsWithin(knl, within, 'expandSubst: option within', within !== undefined);
   const expanded = mapKernelExpressions(knl, (e) => expandSubstitutions(e, knl.substitutions), { what: 'expandSubst', within: chosen, rules: 'keep' });
   return expanded.with({ substitutions: rulesStillCalled(expanded) });
+}
+
+/**
+ * The rule calls whose stack (instruction > rule calls on the way) `m` matches are written
+ * out. A call left in place whose rule's body holds calls that are written out calls a copy
+ * of the rule with them written out (`h_0`), as loopy makes one: other calls keep the rule.
+ */
+function expandSubstOnStack(knl: LoopKernel, m: StackMatch): LoopKernel {
+  const what = 'expandSubst: option within';
+  const rules = knl.substitutions;
+  const copies = new Map<string, SubstitutionRule>();
+  const copyOf = new Map<string, string>();
+  const taken = new Set([...rules.keys(), ...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
+  let matched = false;
+  const rewrite = (e: Expr, insn: Instruction, stack: readonly RuleFrame[], depth: number): Expr => {
+    if (depth > 50) throw new LoomError('substitution rules expand recursively without end');
+    return mapExpr(e, (x) => {
+      if (x.kind !== 'call' || !rules.has(x.fn)) return x;
+      const rule = rules.get(x.fn)!;
+      const here = [...stack, { name: x.fn, ...(x.tag === undefined ? {} : { tag: x.tag }) }];
+      const expand = stackMatches(m, knl, insn, here, what);
+      if (expand) {
+        matched = true;
+        if (rule.params.length !== x.args.length) throw new LoomError(`substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`);
+      }
+      // the body in this call's context; the arguments were rewritten in the caller's
+      const body = rewrite(rule.expression, insn, here, depth + 1);
+      if (expand) return substitute(body, new Map(rule.params.map((p, k) => [p, x.args[k]])));
+      if (body === rule.expression) return x;
+      const key = `${rule.name}:${printExpr(body)}`;
+      let name = copyOf.get(key);
+      if (name === undefined) {
+        name = uniqueName(rule.name, taken);
+        taken.add(name);
+        copyOf.set(key, name);
+        copies.set(name, { ...rule, name, expression: body });
+      }
+      return call(name, x.args, x.tag);
+    });
+  };
+  // (mapExpr rebuilds bottom-up: the arguments of a call are rewritten before the call is)
+  const expanded = mapKernelExpressions(knl, (e, insn) => (insn ? rewrite(e, insn, [], 0) : e), { what: 'expandSubst', rules: 'keep' });
+  if (!matched) throw new LoomError(`${what}: the stack match matches no rule invocation`);
+  const all = expanded.with({ substitutions: new Map([...rules, ...copies]) });
+  return all.with({ substitutions: rulesStillCalled(all) });
 }
 
 /** The rules some instruction calls, directly or through other rules. */

@@ -23,7 +23,13 @@ export function kernel<const D extends Domains, const X extends Instructions, co
   options: KernelBuilderOptions<Name, A> = {},
 ): BuilderFor<D, X, Name, A> {
   const list = <T>(x: T | readonly T[]): readonly T[] => (Array.isArray(x) ? x : [x as T]);
-  const { args, ...makeOptions } = options;
-  const source: KernelSource = { domains: list<DomainInput>(domains), instructions: list<InsnInput>(instructions), options: makeOptions, declared: args };
+  const { args, temporaries, ...makeOptions } = options;
+  const source: KernelSource = {
+    domains: list<DomainInput>(domains),
+    instructions: list<InsnInput>(instructions),
+    options: makeOptions,
+    declared: args,
+    ...(temporaries ? { temporaries } : {}),
+  };
   return new KernelBuilder(source, [], buildKernel(source)) as BuilderFor<D, X, Name, A>;
 }

@@ -1,5 +1,5 @@
 /** The options of the builder's verbs (each maps onto the options of a core function). */
-import type { AddressSpace, DType, MakeKernelOptions, Within } from '@loom/core';
+import type { AddressSpace, DType, MakeKernelOptions, TemporarySpec, Within } from '@loom/core';
 import type { ArgDecls } from '../signature/arg-decls.ts';
 import type { Tag } from './inames.ts';
 
@@ -11,6 +11,8 @@ import type { Tag } from './inames.ts';
 export interface KernelBuilderOptions<Name extends string = string, A extends ArgDecls = ArgDecls> extends MakeKernelOptions {
   readonly name?: Name;
   readonly args?: A;
+  /** Temporaries declared with what the instructions cannot say (`temporaryVariable`: initializers, address space, base storage). */
+  readonly temporaries?: readonly TemporarySpec[];
 }
 
 export interface SplitOptions<I extends string, O extends string, In extends string, W extends Within = Within> {

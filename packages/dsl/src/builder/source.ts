@@ -6,7 +6,7 @@
  * The builder keeps the source so that `.args()` can rebuild the kernel with declared
  * arguments (the core takes them at construction) and replay the transformations.
  */
-import { expr, makeKernel, parseExpression, globalArg, valueArg, LoomError, type ArgSpec, type LoopKernel, type MakeKernelOptions } from '@loom/core';
+import { expr, makeKernel, parseExpression, globalArg, valueArg, LoomError, type ArgSpec, type LoopKernel, type MakeKernelOptions, type TemporarySpec } from '@loom/core';
 import { Fragment, shift, type DomainFragment, type InsnFragment, type Segment } from '../template/fragments.ts';
 import { inTemplates } from '../template/errors.ts';
 import type { ArgDecls } from '../signature/declared.ts';
@@ -19,6 +19,8 @@ export interface KernelSource {
   readonly instructions: readonly InsnInput[];
   readonly options: MakeKernelOptions;
   readonly declared?: ArgDecls;
+  /** Temporaries declared with `temporaryVariable`. */
+  readonly temporaries?: readonly TemporarySpec[];
 }
 
 /**
@@ -42,9 +44,10 @@ export function buildKernel(source: KernelSource): LoopKernel {
   const domains = source.domains.map(String);
   const instructions = fragments[fragments.length - 1].text;
   return inTemplates(fragments, () => {
-    if (!source.declared) return makeKernel(domains, instructions, undefined, source.options);
+    const temporaries = source.temporaries ?? [];
+    if (!source.declared) return makeKernel(domains, instructions, temporaries.length ? [...temporaries, '...'] : undefined, source.options);
     const { specs, parameters } = declaredArgs(source.declared);
-    const knl = makeKernel(domains, instructions, [...specs, '...'], source.options);
+    const knl = makeKernel(domains, instructions, [...specs, ...temporaries, '...'], source.options);
     checkDeclarations(knl, source.declared, parameters);
     return knl;
   });
