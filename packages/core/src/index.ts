@@ -177,7 +177,8 @@ export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
-export type { Stmt, KernelFunction, KernelParam, ProgramAst } from './codegen/ast.ts';
+export type { Stmt, KernelFunction, KernelParam, ProgramAst, VectorLoop } from './codegen/ast.ts';
+export { vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { buildProgram } from './codegen/generate.ts';

@@ -12,7 +12,7 @@ import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.t
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
 import { ilpRange, isIlpIname } from '../preprocess/privatize-ilp.ts';
-import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
+import type { DimTag, Instruction, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
@@ -21,6 +21,7 @@ import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } 
 import { mapStmts } from './stmt-visit.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
+import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
@@ -36,21 +37,30 @@ export class DeviceKernelBuilder {
   private grid!: Grid;
   /** Guards for the accesses not proven in bounds, shared by the program's kernels. */
   private readonly guards: AccessGuards;
+  /** The lanes of each array with a `vec` axis (arguments and temporaries). */
+  private readonly vectorWidths = new Map<string, number>();
+  /** Whether the target spells `vec` loops as vector code; else they are unrolled. */
+  private readonly vectorTypes: boolean;
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean } = {},
+    options: { checkBounds?: boolean; vectorTypes?: boolean } = {},
   ) {
+    this.vectorTypes = options.vectorTypes ?? false;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.guards = new AccessGuards(knl, (e) => this.flatten(e), this.types, options.checkBounds ?? false);
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
     for (const a of knl.args) {
       this.types.set(a.name, a.dtype!);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
+      const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
+      if (lanes) this.vectorWidths.set(a.name, lanes);
     }
     for (const t of knl.temporaries.values()) {
       this.types.set(t.name, t.dtype!);
       this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
+      const lanes = vectorWidthOf(t.name, t.shape, t.dimTags);
+      if (lanes) this.vectorWidths.set(t.name, lanes);
     }
     if (this.guards.flagsName) this.types.set(this.guards.flagsName, 'int32');
   }
@@ -75,7 +85,7 @@ export class DeviceKernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
+        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: this.vectorWidths.get(a.name) })),
       ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
@@ -86,6 +96,7 @@ export class DeviceKernelBuilder {
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
+      vectorWidth: this.vectorWidths.get(t.name),
     }));
     const hardware = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
     const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (hardware.size ? substitute(e, hardware) : e) }));
@@ -112,6 +123,7 @@ export class DeviceKernelBuilder {
   private loop(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] {
     const tag = this.knl.inameTags.get(item.iname);
     if (tag?.kind === 'unroll' || (tag?.kind === 'ilp' && tag.unrolled)) return this.unrolled(item, outer, enforced);
+    if (tag?.kind === 'vec') return this.vectorized(item, outer, enforced) ?? this.unrolled(item, outer, enforced);
     const iname = item.iname;
     // bounds in the enclosing loops and the hardware inames this loop's domain hangs from,
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
@@ -194,6 +206,28 @@ export class DeviceKernelBuilder {
       out.push(...this.specialize(copies, iname, v));
     }
     return out;
+  }
+
+  /**
+   * A `vec` loop as vector statements (vectorize.ts), or undefined where it cannot be (the
+   * target has no vector types, the loop does not run over 0 .. lanes-1 with a vector's
+   * lane count, or a statement in it is not vector code): then it is unrolled, as in loopy.
+   */
+  private vectorized(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] | undefined {
+    if (!this.vectorTypes) return undefined;
+    const iname = item.iname;
+    const domain = domainOf(this.knl, [...this.hardwareAncestors(iname), ...outer, iname]);
+    const term = [{ set: domain, expr: Linear.variable(iname) }];
+    const lo = staticMin(term, this.knl.assumptions);
+    const hi = staticMax(term, this.knl.assumptions);
+    if (!lo.isConstant || !hi.isConstant || lo.constant !== 0 || !VECTOR_LANES.includes(hi.constant + 1)) return undefined;
+    const lanes = hi.constant + 1;
+    const inner = withDim(enforced, iname).addConstraints([
+      { kind: 'ge', expr: Linear.variable(iname) },
+      { kind: 'ge', expr: Linear.constant(hi.constant).sub(Linear.variable(iname)) },
+    ]);
+    const body = this.items(item.body, [...outer, iname], inner);
+    return vectorizeStatements(body, { iname, lanes }, this.vectorWidths, this.types);
   }
 
   /** Hardware inames that `iname`'s domain depends on, directly or through other inames. */
@@ -306,13 +340,13 @@ function declaredLength(name: string, shape: readonly Expr[], strides: readonly 
   );
 }
 
-/** The lanes of an argument's `vec` axis, if it has one. */
-function vectorWidthOf(arg: KernelArg): number | undefined {
-  const axis = arg.dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
-  if (axis < 0 || !arg.shape) return undefined;
-  const lanes = arg.shape[axis];
-  if (lanes.kind !== 'int' || ![2, 4, 8, 16].includes(lanes.value)) {
-    throw new LoomError(`'${arg.name}': a 'vec' axis needs 2, 4, 8 or 16 lanes, not ${printExpr(lanes)}`);
+/** The lanes of an array's `vec` axis, if it has one. */
+function vectorWidthOf(name: string, shape: readonly Expr[] | undefined, dimTags: readonly DimTag[] | undefined): number | undefined {
+  const axis = dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
+  if (axis < 0 || !shape) return undefined;
+  const lanes = shape[axis];
+  if (lanes.kind !== 'int' || !VECTOR_LANES.includes(lanes.value)) {
+    throw new LoomError(`'${name}': a 'vec' axis needs ${VECTOR_LANES.join(', ')} lanes (the lengths of vector types), not ${printExpr(lanes)}`);
   }
   return lanes.value;
 }

@@ -212,7 +212,10 @@ class Search {
       }
     }
     const loops = [...score.keys()];
-    const mustBeOutside = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
+    // a vector loop goes inside the others (its lanes are one statement), unless priorities say otherwise
+    const isVec = (n: string) => this.knl.inameTags.get(n)?.kind === 'vec';
+    const prioritized = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
+    const mustBeOutside = (a: string, b: string) => prioritized(a, b) || (!prioritized(b, a) && isVec(b) && !isVec(a));
     const declared = this.knl.inames;
     loops.sort((a, b) => {
       if (mustBeOutside(a, b)) return -1;
