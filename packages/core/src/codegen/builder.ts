@@ -11,7 +11,7 @@ import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
-import { ilpRange, isIlpIname } from '../preprocess/privatize-ilp.ts';
+import { ilpRange, isLaneIname } from '../preprocess/privatize-ilp.ts';
 import type { DimTag, Instruction, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
@@ -39,7 +39,7 @@ export class DeviceKernelBuilder {
   private readonly guards: AccessGuards;
   /** The lanes of each array with a `vec` axis (arguments and temporaries). */
   private readonly vectorWidths = new Map<string, number>();
-  /** Whether the target spells `vec` loops as vector code; else they are unrolled. */
+  /** Whether the target spells `vec` inames as vector code; else they are unrolled. */
   private readonly vectorTypes: boolean;
 
   constructor(
@@ -123,7 +123,6 @@ export class DeviceKernelBuilder {
   private loop(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] {
     const tag = this.knl.inameTags.get(item.iname);
     if (tag?.kind === 'unroll' || (tag?.kind === 'ilp' && tag.unrolled)) return this.unrolled(item, outer, enforced);
-    if (tag?.kind === 'vec') return this.vectorized(item, outer, enforced) ?? this.unrolled(item, outer, enforced);
     const iname = item.iname;
     // bounds in the enclosing loops and the hardware inames this loop's domain hangs from,
     // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
@@ -208,28 +207,6 @@ export class DeviceKernelBuilder {
     return out;
   }
 
-  /**
-   * A `vec` loop as vector statements (vectorize.ts), or undefined where it cannot be (the
-   * target has no vector types, the loop does not run over 0 .. lanes-1 with a vector's
-   * lane count, or a statement in it is not vector code): then it is unrolled, as in loopy.
-   */
-  private vectorized(item: Loop, outer: readonly string[], enforced: BasicSet): Stmt[] | undefined {
-    if (!this.vectorTypes) return undefined;
-    const iname = item.iname;
-    const domain = domainOf(this.knl, [...this.hardwareAncestors(iname), ...outer, iname]);
-    const term = [{ set: domain, expr: Linear.variable(iname) }];
-    const lo = staticMin(term, this.knl.assumptions);
-    const hi = staticMax(term, this.knl.assumptions);
-    if (!lo.isConstant || !hi.isConstant || lo.constant !== 0 || !VECTOR_LANES.includes(hi.constant + 1)) return undefined;
-    const lanes = hi.constant + 1;
-    const inner = withDim(enforced, iname).addConstraints([
-      { kind: 'ge', expr: Linear.variable(iname) },
-      { kind: 'ge', expr: Linear.constant(hi.constant).sub(Linear.variable(iname)) },
-    ]);
-    const body = this.items(item.body, [...outer, iname], inner);
-    return vectorizeStatements(body, { iname, lanes }, this.vectorWidths, this.types);
-  }
-
   /** Hardware inames that `iname`'s domain depends on, directly or through other inames. */
   private hardwareAncestors(iname: string): string[] {
     const out = new Set<string>();
@@ -245,8 +222,8 @@ export class DeviceKernelBuilder {
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
     if (insn.kind !== 'assign') return [];
-    const ilp = insn.withinInames.filter((n) => isIlpIname(this.knl, n) && !enforced.dims.includes(n));
-    if (ilp.length) return this.ilpCopies(insn, ilp[0], enforced);
+    const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
+    if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     const guard = constraintsToCondition(domain.gist(context), insn);
@@ -266,10 +243,11 @@ export class DeviceKernelBuilder {
   }
 
   /**
-   * The instruction opened innermost over one of its ILP inames: unrolled copies
-   * (`ilp`, `ilp.unr`) or a loop of its own (`ilp.seq`), each with its own guards.
+   * The instruction opened innermost over one of its ILP or vec inames: unrolled copies
+   * (`ilp`, `ilp.unr`, and `vec` where it cannot be vector code), a loop of its own
+   * (`ilp.seq`), or one vector statement (`vec`, vectorize.ts), each with its own guards.
    */
-  private ilpCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
+  private laneCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
     const { lo, hi } = ilpRange(this.knl, iname);
     const ranged = withDim(enforced, iname).addConstraints([
       { kind: 'ge', expr: Linear.variable(iname).sub(lo) },
@@ -282,6 +260,10 @@ export class DeviceKernelBuilder {
     // guards are worked out once, with the lane as a variable, then specialized per lane:
     // an 8x8 register tile would otherwise redo the set work 64 times
     const generic = this.instruction(insn, ranged);
+    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && VECTOR_LANES.includes(hi + 1)) {
+      const vector = vectorizeStatements(generic, { iname, lanes: hi + 1 }, this.vectorWidths, this.types);
+      if (vector) return vector;
+    }
     const out: Stmt[] = [];
     for (let v = lo; v <= hi; v++) {
       out.push(...this.specialize(generic, iname, v).flatMap(dropDecidedGuards));

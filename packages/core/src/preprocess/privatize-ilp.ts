@@ -11,7 +11,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { mapExpr, printExpr } from '../expr/index.ts';
+import { freeVariables, mapExpr, printExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin } from '../sets/index.ts';
 import { nameWritten } from '../kernel/accesses.ts';
@@ -25,7 +25,7 @@ export function isIlpIname(knl: LoopKernel, iname: string): boolean {
 }
 
 /** ILP and `vec` inames: each value is a copy of the work, with its own private temporaries. */
-function isLaneIname(knl: LoopKernel, iname: string): boolean {
+export function isLaneIname(knl: LoopKernel, iname: string): boolean {
   const kind = knl.inameTags.get(iname)?.kind;
   return kind === 'ilp' || kind === 'vec';
 }
@@ -70,7 +70,9 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
     const target = nameWritten(insn);
     const t = target === undefined ? undefined : knl.temporaries.get(target);
     if (!t || t.addressSpace === 'local' || t.addressSpace === 'global') continue;
-    const inames = ilpOf(insn);
+    // a lane that already indexes what it writes has a place of its own (loopy's rule; issue 644)
+    const indexedBy = new Set(insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices.flatMap((x) => [...freeVariables(x)]) : [])));
+    const inames = ilpOf(insn).filter((n) => !indexedBy.has(n));
     if (!inames.length) continue;
     const known = expand.get(t.name) ?? [];
     expand.set(t.name, [...known, ...inames.filter((n) => !known.includes(n))]);

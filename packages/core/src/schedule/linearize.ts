@@ -23,7 +23,8 @@ export type ScheduleItem =
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
   // hardware axes are not loops, and ILP inames are opened around each instruction by itself
-  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp';
+  // ILP and vec inames are opened around each instruction on its own (codegen/builder.ts), as in loopy
+  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp' && knl.inameTags.get(n)?.kind !== 'vec';
   const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
 
@@ -212,10 +213,7 @@ class Search {
       }
     }
     const loops = [...score.keys()];
-    // a vector loop goes inside the others (its lanes are one statement), unless priorities say otherwise
-    const isVec = (n: string) => this.knl.inameTags.get(n)?.kind === 'vec';
-    const prioritized = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
-    const mustBeOutside = (a: string, b: string) => prioritized(a, b) || (!prioritized(b, a) && isVec(b) && !isVec(a));
+    const mustBeOutside = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
     const declared = this.knl.inames;
     loops.sort((a, b) => {
       if (mustBeOutside(a, b)) return -1;
