@@ -6,7 +6,22 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, assume, generateCode, LoomError, makeKernel, run, splitArrayAxis, splitIname, tagArrayAxes, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  assume,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  parseExpression,
+  run,
+  splitArrayAxis,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  valueArg,
+  type LoopKernel,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { jsTarget } from '@loom/codegen-js';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
@@ -78,6 +93,35 @@ test('a vec axis needs the lane count of a vector type', () => {
   );
 });
 
+/** `a` of n `float4`s, `out` of n floats: a dot product with (1, 2, 3, 4) by components. */
+function componentKernel(): LoopKernel {
+  return makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x + 2*a[i].y + 3*a[i].s2 + 4*a[i].w', [
+    globalArg('a', { dtype: 'float4', shape: ['n'] }),
+    globalArg('out', { dtype: 'float32', shape: ['n'] }),
+    '...',
+  ]);
+}
+
+test('a vector dtype is its lanes as a last vec axis; components are its lanes', () => {
+  const knl = componentKernel();
+  assert.equal(knl.arg('a')!.dtype, 'float32');
+  assert.equal(knl.arg('a')!.dimTags?.at(-1), { kind: 'vec' });
+  assert.match(clCode(knl), '__global float4 const *__restrict__ a');
+  assert.match(clCode(knl), 'out[i] = a[i].s0 + 2.0f * a[i].s1 + 3.0f * a[i].s2 + 4.0f * a[i].s3;');
+  // .x .y .z .w and .s0 ... .sf, on array elements and on names
+  assert.equal(parseExpression('a[i, j].w + v.sa'), parseExpression('a[i, j, 3] + v[10]'));
+});
+
+test('vector dtypes and components: the errors', () => {
+  const refused = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test((e as Error).message));
+  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float4' }), '...']), /vector dtype float4: give its shape/);
+  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [valueArg('s', 'float4' as never), '...']), /a vector dtype \(float4\) is for arrays/);
+  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float5' as never, shape: ['n'] }), '...']), /unknown dtype 'float5'/);
+  refused(() => parseExpression('f(x).x'), /unexpected character '\.'/);
+  refused(() => parseExpression('a.b'), /a vector component is one of \.x \.y \.z \.w \.s0/);
+  refused(() => parseExpression('a[[k]].x'), /a component \('\.x'\) follows an array element or a vector name, not a linear subscript/);
+});
+
 /** n vectors of `lanes` floats: out[i, k] computed per element by `f(a, i, k)`. */
 function reference(a: Float32Array, lanes: number, f: (x: (i: number, k: number) => number, i: number, k: number) => number): number[] {
   const at = (i: number, k: number) => a[lanes * i + k];
@@ -111,6 +155,31 @@ for (const device of testDevices()) {
       const { out } = await run(knl, device, { a });
       assertClose(out as Float32Array, reference(a, 4, f), 'out', 1e-6, 1e-6);
     }
+  });
+
+  test(`${device.name}: a float4 argument is a Float32Array of 4n, read by components`, async () => {
+    const a = randomFloat32(4 * 9, 7);
+    const { out } = await run(componentKernel(), device, { a });
+    const expected = Array.from({ length: 9 }, (_, i) => {
+      const [x, y, z, w] = a.subarray(4 * i, 4 * i + 4);
+      return Math.fround(Math.fround(Math.fround(x + Math.fround(2 * y)) + Math.fround(3 * z)) + Math.fround(4 * w));
+    });
+    assertClose(out as Float32Array, expected, 'out');
+  });
+
+  test(`${device.name}: int4 arguments and a vec iname`, async () => {
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, 3 - k]', [
+      globalArg('a', { dtype: 'int4', shape: ['n'] }),
+      globalArg('out', { dtype: 'int4', shape: ['n'] }),
+      '...',
+    ]);
+    knl = tagInames(knl, { k: 'vec' });
+    const a = Int32Array.from({ length: 12 }, (_, j) => j * 7 - 20);
+    const { out } = await run(knl, device, { a });
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from(a, (_, j) => a[j - (j % 4) + 3 - (j % 4)]),
+    );
   });
 
   test(`${device.name}: float64 vectors`, async () => {
