@@ -24,6 +24,7 @@ import {
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { jsTarget } from '@loom/codegen-js';
+import { f32, f32x4, kernel } from '@loom/dsl';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
 
 /** `out[i, k] = body` over n vectors of `lanes` lanes, `k` the lane iname tagged `vec`. */
@@ -165,6 +166,19 @@ for (const device of testDevices()) {
       return Math.fround(Math.fround(Math.fround(x + Math.fround(2 * y)) + Math.fround(3 * z)) + Math.fround(4 * w));
     });
     assertClose(out as Float32Array, expected, 'out');
+  });
+
+  test(`${device.name}: the DSL's f32x4: n float4s are a Float32Array of 4n`, async () => {
+    const scale = kernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = s*a[i, k] + a[i].w')
+      .args({ a: f32x4('n'), out: f32x4.out('n'), s: f32.value() })
+      .tag({ k: 'vec' });
+    const a = randomFloat32(4 * 5, 2);
+    const { out } = await scale.run(device, { a, s: 3 });
+    assertClose(
+      out,
+      reference(a, 4, (x, i, k) => Math.fround(3 * x(i, k)) + x(i, 3)),
+      'out',
+    );
   });
 
   test(`${device.name}: int4 arguments and a vec iname`, async () => {

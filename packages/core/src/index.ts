@@ -26,7 +26,7 @@ export { KernelCheckError } from './check/index.ts';
 
 // --- for users: dtypes, expressions, sets ------------------------------------------------------
 export * from './dtypes.ts';
-export { vectorDType, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
+export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
 export * as expr from './expr/index.ts';
 export { parseExpression, printExpr } from './expr/index.ts';

@@ -35,6 +35,13 @@ export function vectorDType(name: string): { readonly dtype: RealDType; readonly
   return { dtype: ELEMENTS[m[1] as keyof typeof ELEMENTS], lanes: Number(m[2]) as VectorLanes };
 }
 
+/** The vector dtype of `lanes` lanes of `dtype`: ('float32', 4) → `float4`. */
+export function vectorDTypeName(dtype: RealDType, lanes: VectorLanes): VectorDTypeName {
+  const element = Object.entries(ELEMENTS).find(([, d]) => d === dtype)?.[0];
+  if (!element) throw new LoomError(`there is no vector type of ${dtype}`);
+  return `${element}${lanes}` as VectorDTypeName;
+}
+
 /**
  * An array argument declared with a vector dtype, as the array of its lanes: the element
  * dtype, and the shape with the lanes' axis last. `shape`: the number of vectors per axis.

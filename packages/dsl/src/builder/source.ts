@@ -6,7 +6,19 @@
  * The builder keeps the source so that `.args()` can rebuild the kernel with declared
  * arguments (the core takes them at construction) and replay the transformations.
  */
-import { expr, makeKernel, parseExpression, globalArg, valueArg, LoomError, type ArgSpec, type LoopKernel, type MakeKernelOptions } from '@loom/core';
+import {
+  expr,
+  makeKernel,
+  parseExpression,
+  globalArg,
+  valueArg,
+  vectorDTypeName,
+  LoomError,
+  type ArgSpec,
+  type LoopKernel,
+  type MakeKernelOptions,
+  type RealDType,
+} from '@loom/core';
 import { Fragment, shift, type DomainFragment, type InsnFragment, type Segment } from '../template/fragments.ts';
 import { inTemplates } from '../template/errors.ts';
 import type { ArgDecls } from '../signature/declared.ts';
@@ -65,7 +77,9 @@ function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<s
         if (typeof entry === 'string') for (const n of expr.freeVariables(parseExpression(entry))) parameters.add(n);
       }
     }
-    specs.push(globalArg(name, { dtype: decl.dtype, shape, isInput: decl.mode !== 'out', isOutput: decl.mode !== 'in' }));
+    // a vector element type (f32x4) is the core's vector dtype (float4): its lanes become a last, vec axis
+    const dtype = decl.lanes ? vectorDTypeName(decl.dtype as RealDType, decl.lanes) : decl.dtype;
+    specs.push(globalArg(name, { dtype, shape, isInput: decl.mode !== 'out', isOutput: decl.mode !== 'in' }));
   }
   for (const name of Object.keys(declared)) parameters.delete(name);
   for (const p of parameters) specs.push(valueArg(p));
