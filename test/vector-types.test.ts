@@ -9,11 +9,13 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes,
   assume,
+  DeviceArray,
   generateCode,
   globalArg,
   LoomError,
   makeKernel,
   parseExpression,
+  prepareLaunch,
   run,
   splitArrayAxis,
   splitIname,
@@ -179,6 +181,31 @@ for (const device of testDevices()) {
       reference(a, 4, (x, i, k) => Math.fround(3 * x(i, k)) + x(i, 3)),
       'out',
     );
+  });
+
+  test(`${device.name}: prepareLaunch takes a float4 array as a device array of 4n float32s`, async () => {
+    const knl = tagInames(
+      makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = out[i, k] + a[i, k]', [
+        globalArg('a', { dtype: 'float4', shape: ['n'] }),
+        globalArg('out', { dtype: 'float4', shape: ['n'] }),
+        '...',
+      ]),
+      { k: 'vec' },
+    );
+    const a = randomFloat32(4 * 6, 11);
+    // a device array has a shape: n vectors of 4 lanes
+    const da = await DeviceArray.from(device, a, 'float32', [6, 4]);
+    const dout = await DeviceArray.from(device, new Float32Array(24), 'float32', [6, 4]);
+    const prepared = await prepareLaunch(knl, device, { a: da, out: dout });
+    await prepared.launch();
+    await prepared.launch();
+    assert.equal(
+      Array.from((await dout.toHost()) as Float32Array),
+      Array.from(a, (x) => Math.fround(x + x)),
+    );
+    prepared.release();
+    da.release();
+    dout.release();
   });
 
   test(`${device.name}: int4 arguments and a vec iname`, async () => {
