@@ -12,7 +12,9 @@ import {
   DeviceArray,
   generateCode,
   globalArg,
+  KernelCheckError,
   LoomError,
+  setTemporaryAddressSpace,
   makeKernel,
   parseExpression,
   prepareLaunch,
@@ -113,6 +115,14 @@ test('a vector dtype is its lanes as a last vec axis; components are its lanes',
   assert.match(clCode(knl), 'out[i] = a[i].s0 + 2.0f * a[i].s1 + 3.0f * a[i].s2 + 4.0f * a[i].s3;');
   // .x .y .z .w and .s0 ... .sf, on array elements and on names
   assert.equal(parseExpression('a[i, j].w + v.sa'), parseExpression('a[i, j, 3] + v[10]'));
+});
+
+test('a reduction over a vec iname is refused (its lanes run at once)', () => {
+  const knl = tagInames(tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[i, k])'), 'a', 'c,vec'), { k: 'vec' });
+  assert.throws(
+    () => generateCode(addDtypes(knl, { a: 'float32' }), jsTarget()),
+    (e: unknown) => e instanceof KernelCheckError && /reduces over the vec iname\(s\) 'k'/.test((e as Error).message),
+  );
 });
 
 test('vector dtypes and components: the errors', () => {
@@ -221,6 +231,29 @@ for (const device of testDevices()) {
       Array.from(out as Int32Array),
       Array.from(a, (_, j) => a[j - (j % 4) + 3 - (j % 4)]),
     );
+  });
+
+  test(`${device.name}: vector code under a parallel iname, and in local and global temporaries`, async () => {
+    const a = randomFloat32(32, 13);
+    const kernels = (insns: string, transform: (k: LoopKernel) => LoopKernel): [LoopKernel, LoopKernel] => {
+      const plain = makeKernel('{ [i,k]: 0<=i<8 and 0<=k<4 }', insns, [
+        globalArg('a', { dtype: 'float32', shape: [8, 4] }),
+        globalArg('out', { dtype: 'float32', shape: [8, 4] }),
+        '...',
+      ]);
+      return [plain, tagInames(transform(tagArrayAxes(plain, 'a,out', 'c,vec')), { k: 'vec' })];
+    };
+    const pairs = [
+      kernels('out[i, k] = a[i, k] * a[i, k]', (k) => tagInames(k, { i: 'l.0' })),
+      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) => setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'local')),
+      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) => setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'global')),
+    ];
+    assert.match(clCode(pairs[0][1]), 'out[lid(0)] = a[lid(0)] * a[lid(0)];');
+    assert.match(clCode(pairs[1][1]), '__local float4 t[8];');
+    for (const [plain, vector] of pairs) {
+      const expected = (await run(plain, device, { a })).out as Float32Array;
+      assert.equal(Array.from((await run(vector, device, { a })).out as Float32Array), Array.from(expected));
+    }
   });
 
   test(`${device.name}: float64 vectors`, async () => {

@@ -86,7 +86,16 @@ export class DeviceKernelBuilder {
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
         .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: this.vectorWidths.get(a.name) })),
-      ...globals.filter((t) => used.has(t.name)).map((t) => ({ name: t.name, dtype: t.dtype!, kind: 'global' as const, written: written.has(t.name), temporaryShape: t.shape })),
+      ...globals
+        .filter((t) => used.has(t.name))
+        .map((t) => ({
+          name: t.name,
+          dtype: t.dtype!,
+          kind: 'global' as const,
+          written: written.has(t.name),
+          temporaryShape: t.shape,
+          vectorWidth: this.vectorWidths.get(t.name),
+        })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
     const locals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && used.has(t.name));

@@ -15,9 +15,9 @@
  * array of that many lanes is the vector `a[X]`.
  */
 import type { DType } from '../dtypes.ts';
-import type { Expr } from '../expr/nodes.ts';
-import { fromLinear, mapExpr, someExpr, toLinear } from '../expr/index.ts';
-import { exprType } from '../kernel/type-inference.ts';
+import { variable, type Expr } from '../expr/nodes.ts';
+import { fromLinear, mapExpr, someExpr, substitute, toLinear } from '../expr/index.ts';
+import { exprType, isHardwareId } from '../kernel/type-inference.ts';
 import { Linear, floorDiv } from '../linear.ts';
 import type { Stmt, VectorLoop } from './ast.ts';
 import { mapStmts } from './stmt-visit.ts';
@@ -184,14 +184,23 @@ const isVectorFloat = (t: DType) => t === 'float32' || t === 'float64';
  */
 export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: number | undefined): Expr | undefined {
   if (width !== lanes) return undefined;
-  const lin = toLinear(index);
+  // hardware ids (`lid(0)`, put for parallel inames) are variables here
+  const ids = new Map<string, Expr>();
+  const opened = mapExpr(index, (x) => {
+    if (!isHardwareId(x)) return x;
+    const name = `\u0000id${ids.size}`;
+    ids.set(name, x);
+    return variable(name);
+  });
+  const lin = toLinear(opened);
   if (!lin || lin.coeff(iname) !== 1) return undefined;
   const rest = lin.without([iname]);
   if (rest.constant % lanes !== 0 || rest.variables.some((n) => rest.coeff(n) % lanes !== 0)) return undefined;
-  return fromLinear(
+  const vector = fromLinear(
     Linear.of(
       rest.variables.map((n) => [n, rest.coeff(n) / lanes] as const),
       rest.constant / lanes,
     ),
   );
+  return substitute(vector, ids);
 }

@@ -101,7 +101,7 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
       const missing = inames.filter((n) => !insn.withinInames.includes(n));
       if (missing.length) {
         throw new LoomError(
-          `instruction '${insn.id}' uses '${name}', which has one copy per value of the ILP iname(s) '${missing.join(', ')}', outside of them: ${printExpr(x)}`,
+          `instruction '${insn.id}' uses '${name}', which has one copy per value of the ILP or vec iname(s) '${missing.join(', ')}', outside of them: ${printExpr(x)}`,
           insn.span,
         );
       }
