@@ -28,7 +28,7 @@ import {
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { jsTarget } from '@loom/codegen-js';
-import { f32, f32x4, kernel } from '@loom/dsl';
+import { f32, f32x4, i32x8, kernel } from '@loom/dsl';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
 
 /** `out[i, k] = body` over n vectors of `lanes` lanes, `k` the lane iname tagged `vec`. */
@@ -130,6 +130,8 @@ test('vector dtypes and components: the errors', () => {
   refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float4' }), '...']), /vector dtype float4: give its shape/);
   refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [valueArg('s', 'float4' as never), '...']), /a vector dtype \(float4\) is for arrays/);
   refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float5' as never, shape: ['n'] }), '...']), /unknown dtype 'float5'/);
+  // numpy's names win: int8 is the dtype, not eight ints
+  assert.equal(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', [globalArg('a', { dtype: 'int8', shape: ['n'] }), '...']).arg('a')!.shape!.length, 1);
   refused(() => parseExpression('f(x).x'), /unexpected character '\.'/);
   refused(() => parseExpression('a.b'), /a vector component is one of \.x \.y \.z \.w \.s0/);
   refused(() => parseExpression('a[[k]].x'), /a component \('\.x'\) follows an array element or a vector name, not a linear subscript/);
@@ -216,6 +218,19 @@ for (const device of testDevices()) {
     prepared.release();
     da.release();
     dout.release();
+  });
+
+  test(`${device.name}: the DSL's i32x8 (OpenCL's int8, which numpy's int8 names otherwise)`, async () => {
+    const knl = kernel('{ [i,k]: 0<=i<n and 0<=k<8 }', 'out[i, k] = a[i, k] + a[i].s7')
+      .args({ a: i32x8('n'), out: i32x8.out('n') })
+      .tag({ k: 'vec' });
+    assert.match(clCode(knl.kernel), '__global int8 const *__restrict__ a');
+    const a = Int32Array.from({ length: 24 }, (_, j) => j * 3 - 30);
+    const { out } = await knl.run(device, { a });
+    assert.equal(
+      Array.from(out),
+      Array.from(a, (x, j) => x + a[j - (j % 8) + 7]),
+    );
   });
 
   test(`${device.name}: int4 arguments and a vec iname`, async () => {

@@ -6,7 +6,7 @@
  * vector adjacent (as complex64 is a Float32Array of interleaved parts); `a[i].y` is
  * `a[i, 1]`. OpenCL spells it `float4`; targets without vector types use the lanes.
  */
-import type { RealDType } from './dtypes.ts';
+import { isDType, type RealDType } from './dtypes.ts';
 import { LoomError } from './errors.ts';
 
 const ELEMENTS = {
@@ -25,11 +25,16 @@ const ELEMENTS = {
 
 /** The lane counts of vector types. */
 export type VectorLanes = 2 | 3 | 4 | 8 | 16;
-/** `float4`, `int2`, `uchar16`, ...: OpenCL's vector type names. */
-export type VectorDTypeName = `${keyof typeof ELEMENTS}${VectorLanes}`;
+/** `float4`, `int2`, `uchar16`, ...: OpenCL's vector type names (but numpy's int8, int16, uint8, uint16). */
+export type VectorDTypeName = Exclude<`${keyof typeof ELEMENTS}${VectorLanes}`, 'int8' | 'int16' | 'uint8' | 'uint16'>;
 
-/** `float4` → { dtype: 'float32', lanes: 4 }; undefined for a name that is no vector type. */
+/**
+ * `float4` → { dtype: 'float32', lanes: 4 }; undefined for a name that is no vector type.
+ * numpy's names win where OpenCL's collide: `int8`, `int16`, `uint8`, `uint16` are those
+ * dtypes, not 8 or 16 lanes of int (declare those arrays with a `vec` axis: tagArrayAxes).
+ */
 export function vectorDType(name: string): { readonly dtype: RealDType; readonly lanes: VectorLanes } | undefined {
+  if (isDType(name)) return undefined;
   const m = /^([a-z]+)(2|3|4|8|16)$/.exec(name);
   if (!m || !Object.hasOwn(ELEMENTS, m[1])) return undefined;
   return { dtype: ELEMENTS[m[1] as keyof typeof ELEMENTS], lanes: Number(m[2]) as VectorLanes };
@@ -39,6 +44,8 @@ export function vectorDType(name: string): { readonly dtype: RealDType; readonly
 export function vectorDTypeName(dtype: RealDType, lanes: VectorLanes): VectorDTypeName {
   const element = Object.entries(ELEMENTS).find(([, d]) => d === dtype)?.[0];
   if (!element) throw new LoomError(`there is no vector type of ${dtype}`);
+  if (isDType(`${element}${lanes}`))
+    throw new LoomError(`${element}${lanes} names numpy's dtype, not ${lanes} lanes of ${dtype}: tag the array's last axis 'vec' instead (tagArrayAxes)`);
   return `${element}${lanes}` as VectorDTypeName;
 }
 
