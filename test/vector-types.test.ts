@@ -71,6 +71,21 @@ test('a vector conditional is a select; a call on a vector unrolls the loop', ()
   assert.match(call, 'out[i].s2 = sin(a[i].s2);');
 });
 
+test('integer vectors are moved and selected whole, their arithmetic is unrolled', () => {
+  const ints = (body: string) =>
+    tagInames(
+      makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `out[i, k] = ${body}`, [
+        globalArg('a', { dtype: 'int4', shape: ['n'] }),
+        globalArg('out', { dtype: 'int4', shape: ['n'] }),
+        '...',
+      ]),
+      { k: 'vec' },
+    );
+  assert.match(clCode(ints('a[i, k]')), 'out[i] = a[i];');
+  assert.match(clCode(ints('a[i, k] if a[i, k] > 0 else 0')), 'out[i] = select((int4)(0), (int4)(a[i]), a[i] > 0);');
+  assert.match(clCode(ints('a[i, k] + 1')), 'out[i].s3 =');
+});
+
 test('the lane used as a value unrolls the loop (loopy: unvectorizable)', () => {
   const code = clCode(laneKernel('a[i, k] + k', 2));
   assert.match(code, 'out[i].s1 = a[i].s1 + 1.0f;');
@@ -230,6 +245,35 @@ for (const device of testDevices()) {
     assert.equal(
       Array.from(out),
       Array.from(a, (x, j) => x + a[j - (j % 8) + 7]),
+    );
+  });
+
+  test(`${device.name}: integer vectors moved, selected and added`, async () => {
+    const a = Int32Array.from({ length: 20 }, (_, j) => ((j * 37) % 23) - 11);
+    for (const [body, f] of [
+      ['a[i, k]', (x: number) => x],
+      ['a[i, k] if a[i, k] > 0 else 0', (x: number) => Math.max(x, 0)],
+      ['a[i, k] + 1', (x: number) => x + 1],
+    ] as const) {
+      const knl = tagInames(
+        makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `out[i, k] = ${body}`, [
+          globalArg('a', { dtype: 'int4', shape: ['n'] }),
+          globalArg('out', { dtype: 'int4', shape: ['n'] }),
+          '...',
+        ]),
+        { k: 'vec' },
+      );
+      assert.equal(Array.from((await run(knl, device, { a })).out as Int32Array), Array.from(a, f), body);
+    }
+  });
+
+  test(`${device.name}: a vec axis first: lane k of vector i is at 4*i + k (loopy's layout)`, async () => {
+    const knl = tagArrayAxes(addDtypes(makeKernel('{ [k,i]: 0<=k<4 and 0<=i<n }', 'out[k, i] = 10*k + a[k, i]'), { a: 'float32' }), 'a,out', 'vec,c');
+    const a = Float32Array.from({ length: 12 }, (_, j) => j);
+    const { out } = await run(knl, device, { a, n: 3 });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x, j) => 10 * (j % 4) + x),
     );
   });
 

@@ -91,7 +91,7 @@ class VectorChecker {
         // loopy's rule: a scalar assignee cannot take a vector; we also vectorize no scalar
         // statement inside the loop (it would run once instead of once per lane)
         if (!this.isVectorAccess(s.target)) throw new Unvectorizable('the assignee is not a vector');
-        if (!isVectorFloat(s.dtype)) throw new Unvectorizable('vector arithmetic is float32 or float64');
+        if (!VECTOR_ELEMENTS.includes(s.dtype)) throw new Unvectorizable(`no vectors of ${s.dtype}`);
         this.value(s.value, s.dtype);
         return { ...s, vector: this.loop };
       }
@@ -148,6 +148,8 @@ class VectorChecker {
   /** Arithmetic: a vector when an operand is, and then in the vector's own type (no conversion). */
   private vectorNode(e: Expr, operands: readonly Expr[], dtype: DType): boolean {
     const vector = operands.map((x) => this.value(x, dtype)).some(Boolean);
+    // integer arithmetic wraps in Loom, and the printers' wrapping is scalar code
+    if (vector && !isVectorFloat(dtype)) throw new Unvectorizable('integer vector arithmetic');
     if (vector) this.sameType(e, dtype);
     return vector;
   }
@@ -177,6 +179,8 @@ class VectorChecker {
 }
 
 const isVectorFloat = (t: DType) => t === 'float32' || t === 'float64';
+/** Element types of vector statements: floats compute, integers are moved and selected only. */
+const VECTOR_ELEMENTS: readonly DType[] = ['float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'];
 
 /**
  * The vector index X of a flat index `lanes*X + iname`, or undefined when the index is not
