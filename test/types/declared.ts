@@ -3,7 +3,7 @@
  * arguments are required, and the outputs.
  */
 import type { DeviceArray, Device } from '@loom/core';
-import { f32, f64, i32, i64, kernel, u8, type Inferable } from '@loom/dsl';
+import { f32, f32x2, f32x4, f64, i32, i32x4, i64, kernel, u8, type Inferable } from '@loom/dsl';
 import { value, type Equal, type Expect } from './helpers.ts';
 
 export async function declaredCases(device: Device): Promise<void> {
@@ -55,6 +55,18 @@ export async function declaredCases(device: Device): Promise<void> {
   const mask = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i]').args({ a: u8('n'), out: u8.out('n') });
   const { out: bytes } = await mask.run(device, { a: new Uint8Array(3) });
   type _bytes = Expect<Equal<typeof bytes, Uint8Array>>;
+
+  // vector element types: n float2s are a Float32Array of 2n, n is still inferable
+  const norms = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x*a[i].x + a[i].y*a[i].y').args({ a: f32x2('n'), out: f32.out('n') });
+  const { out: squared } = await norms.run(device, { a: new Float32Array(8) });
+  type _squared = Expect<Equal<typeof squared, Float32Array>>;
+  // @ts-expect-error: float32 vectors are a Float32Array
+  await norms.run(device, { a: new Float64Array(8) });
+  const lanes = kernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, k]').args({ a: i32x4('n'), out: i32x4.out('n') });
+  const { out: copied } = await lanes.run(device, { a: new Int32Array(8) });
+  type _copied = Expect<Equal<typeof copied, Int32Array>>;
+  // @ts-expect-error: a vector element type has no values
+  f32x4.value();
 }
 
 export async function upFrontCases(device: Device): Promise<void> {

@@ -22,6 +22,8 @@ import {
   type Expr,
   type NameTypes,
   type UserFunction,
+  type VectorLoop,
+  vectorIndex,
 } from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
@@ -101,13 +103,26 @@ const FLOAT_BUILTINS: Readonly<Record<string, string>> = nameTable({
   fma: 'fma',
 });
 
+/** An array with a `vec` axis: its lanes, its address space, and whether it is held packed (3 lanes). */
+export interface VectorArray {
+  readonly lanes: number;
+  readonly space: string;
+  readonly packed: boolean;
+}
+
 export class ClExpressionPrinter {
   /** Helper functions the printed code needs, by name → definition. */
   readonly helpers = new Map<string, string>();
   /** OpenCL extensions the printed code needs enabled. */
   readonly extensions = new Set<string>();
-  /** Arrays passed as vectors (`float4 *`), from their `vec` axis. */
-  readonly vectorWidths = new Map<string, { lanes: number; space: string }>();
+  /**
+   * Arrays with a `vec` axis: held as vectors (`float4 *`), or, with 3 lanes, as packed
+   * elements (`float3` has the size of `float4`, so a `float3 *` would not step over the
+   * caller's three-element groups), read and written whole with vload3/vstore3.
+   */
+  readonly vectorWidths = new Map<string, VectorArray>();
+  /** The `vec` loop whose vector statement is being printed. */
+  vectorLoop: VectorLoop | undefined;
   usesDouble = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */
   get contractible(): boolean {
@@ -169,7 +184,12 @@ export class ClExpressionPrinter {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         if (this.halfStorage && this.halfBuffers.has(e.array)) return call('vload_half', [this.print(e.indices[0], 'int32'), e.array]);
         const vector = this.vectorWidths.get(e.array);
-        if (vector) return this.vectorElement(e.array, e.indices[0], vector, t);
+        const whole = this.wholeVector(e);
+        if (whole)
+          return whole.packed
+            ? call('vload3', [this.print(whole.index, 'int32'), e.array])
+            : { text: `${e.array}[${this.print(whole.index, 'int32')}]`, precedence: PRECEDENCE.postfix };
+        if (vector && !vector.packed) return this.vectorElement(e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
       }
       case 'neg': {
@@ -203,6 +223,7 @@ export class ClExpressionPrinter {
         return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
       }
       case 'if': {
+        if (this.vectorLoop && E.someExpr(e.condition, (x) => x.kind === 'var' && x.name === this.vectorLoop!.iname)) return this.select(e, t);
         // OpenCL C refuses a float as the condition of ?: (C takes it as != 0)
         const condition = isFloat(this.typeOfExpr(e.condition)) ? E.compare('!=', e.condition, E.int(0)) : e.condition;
         // nested conditionals are parenthesized everywhere: legal without, but hard to read
@@ -218,11 +239,26 @@ export class ClExpressionPrinter {
     }
   }
 
+  /** A whole-vector access `a[lanes*X + lane]` of the vector statement being printed: the vector X. */
+  wholeVector(e: Expr): { index: Expr; packed: boolean } | undefined {
+    if (!this.vectorLoop || e.kind !== 'subscript') return undefined;
+    const array = this.vectorWidths.get(e.array);
+    const index = vectorIndex(e.indices[0], this.vectorLoop, array?.lanes);
+    return index && { index, packed: array!.packed };
+  }
+
+  /** A conditional over a vector comparison: per lane, `select` (branches widened to the vector type). */
+  private select(e: Extract<Expr, { kind: 'if' }>, t: DType): Printed {
+    const vt = `${clType(t)}${this.vectorLoop!.lanes}`;
+    const [then, otherwise] = [e.then, e.otherwise].map((x) => `(${vt})(${this.print(x, t)})`);
+    return call('select', [otherwise, then, this.print(e.condition)]);
+  }
+
   /**
    * An element of a vector array: `a[4*i + 2]` → `a[i].s2` when the lane is known;
    * otherwise the vectors are read as a plain array of elements.
    */
-  private vectorElement(array: string, index: Expr, { lanes, space }: { lanes: number; space: string }, t: DType): Printed {
+  private vectorElement(array: string, index: Expr, { lanes, space }: VectorArray, t: DType): Printed {
     const lin = E.toLinear(index);
     const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
     if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {

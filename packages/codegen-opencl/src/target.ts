@@ -11,6 +11,7 @@ import {
   initializerLiteral,
   commentText,
   expr as E,
+  InternalError,
   renameProgram,
   statementsOf,
   type DType,
@@ -44,7 +45,7 @@ export interface OpenCLTargetOptions {
 
 export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
   const halfStorage = options.float16 === 'storage';
-  return { name: 'opencl', generate: (program) => spellOpenCL(program, halfStorage) };
+  return { name: 'opencl', vectorTypes: true, generate: (program) => spellOpenCL(program, halfStorage) };
 }
 
 export function generateOpenCL(program: ProgramAst): string {
@@ -98,10 +99,12 @@ function printProgram(program: ProgramAst, halfStorage: boolean): string {
 
 function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
-  for (const p of k.params) if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global' });
+  for (const p of k.params) {
+    if (p.vectorWidth) printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? '__constant' : '__global', packed: p.vectorWidth === 3 });
+  }
   printer.indexNames = indexNames(k);
   const params = k.params.map((p) => {
-    const t = clType(p.dtype) + (p.vectorWidth ?? '');
+    const t = clType(p.dtype) + (p.vectorWidth && p.vectorWidth !== 3 ? p.vectorWidth : '');
     // without half arithmetic a float16 value travels as a float (half-storage.ts)
     if (p.kind === 'value') return `${printer.halfStorage && p.dtype === 'float16' ? 'float' : t} const ${p.name}`;
     const space = p.kind === 'constant' ? '__constant' : '__global';
@@ -109,6 +112,21 @@ function printKernel(k: KernelFunction, printer: ClExpressionPrinter): string {
   });
   const header = `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   return [header, '{', ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+}
+
+/** A vector statement: every lane of its `vec` loop at once (`out[i] = 2.0f * a[i];` on float4s). */
+function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: ClExpressionPrinter): string {
+  printer.vectorLoop = s.vector;
+  try {
+    const value = printer.print(s.value, s.dtype);
+    const whole = printer.wholeVector(s.target);
+    if (!whole) throw new InternalError(`the vector statement '${s.insnId}' does not write a whole vector`);
+    const array = (s.target as Extract<Expr, { kind: 'subscript' }>).array;
+    const index = printer.print(whole.index, 'int32');
+    return whole.packed ? `vstore3(${value}, ${index}, ${array});` : `${array}[${index}] = ${value};`;
+  } finally {
+    printer.vectorLoop = undefined;
+  }
 }
 
 function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string[] {
@@ -131,18 +149,22 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
         // a half buffer without half arithmetic: the float value (a float16 already) stored as half
         return [`${pad}vstore_half_rte(${printer.print(s.value, 'float16')}, ${printer.print(target.indices[0], 'int32')}, ${target.array});`];
       }
+      if (s.vector) return [`${pad}${printVectorAssign(s, printer)}`];
       return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
     }
     case 'declare': {
       const space = s.addressSpace === 'local' ? '__local ' : '';
-      const dims = s.length !== undefined ? `[${s.length}]` : '';
+      // a vector temporary is an array of vectors (but for 3 lanes: packed elements, see VectorArray)
+      const lanes = s.vectorWidth && s.vectorWidth !== 3 ? s.vectorWidth : 1;
+      if (s.vectorWidth) printer.vectorWidths.set(s.name, { lanes: s.vectorWidth, space: s.addressSpace === 'local' ? '__local' : '__private', packed: s.vectorWidth === 3 });
+      const dims = s.length !== undefined ? `[${s.length / lanes}]` : '';
       const t = printer.halfStorage && s.dtype === 'float16' ? 'float' : clType(s.dtype as DType);
       if (s.initializer) {
         // a constant table: initialized where it is declared, never written
         const values = s.initializer.map((v) => printer.print(initializerLiteral(v, s.dtype), s.dtype));
         return [`${pad}${t} const ${s.name}${dims} = ${s.length !== undefined ? `{ ${values.join(', ')} }` : values[0]};`];
       }
-      return [`${pad}${space}${t} ${s.name}${dims};`];
+      return [`${pad}${space}${t}${lanes > 1 ? lanes : ''} ${s.name}${dims};`];
     }
     case 'barrier': {
       const fence = s.scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE';

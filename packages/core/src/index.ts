@@ -26,6 +26,7 @@ export { KernelCheckError } from './check/index.ts';
 
 // --- for users: dtypes, expressions, sets ------------------------------------------------------
 export * from './dtypes.ts';
+export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
 export * as expr from './expr/index.ts';
 export { parseExpression, printExpr } from './expr/index.ts';
@@ -192,8 +193,9 @@ export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
-export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep } from './codegen/ast.ts';
+export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoop } from './codegen/ast.ts';
 export { initializerLiteral } from './codegen/ast.ts';
+export { vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { buildProgram } from './codegen/generate.ts';

@@ -16,7 +16,32 @@ export type { Tag, Axis, CheckedInameList } from './builder/inames.ts';
 export { domain, insn } from './template/tags.ts';
 export { Fragment, type DomainFragment, type InsnFragment, type Interpolation, type TemplateLocation } from './template/fragments.ts';
 export { templateLocationOf } from './template/errors.ts';
-export { bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64, type ElementType } from './signature/element-types.ts';
+export { bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64, type ElementType, type VectorElementType } from './signature/element-types.ts';
+// vector element types: n float4s are f32x4('n'), a Float32Array of 4n
+export {
+  f32x2,
+  f32x3,
+  f32x4,
+  f32x8,
+  f32x16,
+  f64x2,
+  f64x3,
+  f64x4,
+  f64x8,
+  f64x16,
+  i32x2,
+  i32x3,
+  i32x4,
+  i32x8,
+  i32x16,
+  u32x2,
+  u32x3,
+  u32x4,
+  u32x8,
+  u32x16,
+  i8x4,
+  u8x4,
+} from './signature/element-types.ts';
 export type { ArgDecl, ArgDecls, ArrayDecl, ValueDecl, Mode, ShapeEntry } from './signature/arg-decls.ts';
 export type { DeclaredSignature, Inferable } from './signature/declared.ts';
 export type { InferredSignature } from './signature/infer.ts';

@@ -14,7 +14,7 @@ import type { Subkernel } from '../schedule/print-linearization.ts';
 import { checkConstantExtents } from './constant-extents.ts';
 import { checkHardwareAxesUsedOnce } from './hardware-axes.ts';
 import { checkIntegerIndices } from './integer-indices.ts';
-import { checkReductionInamesNotSurrounding } from './reduction-inames.ts';
+import { checkNoReductionOverVecInames, checkReductionInamesNotSurrounding } from './reduction-inames.ts';
 import { checkWriteRaces } from './write-races.ts';
 import { checkLocalTemporaryWrites } from './local-writes.ts';
 import { checkPrivateTemporaryReads } from './private-reads.ts';
@@ -26,6 +26,7 @@ export function checkTypedKernel(knl: LoopKernel): void {
   checkIntegerIndices(knl);
   checkHardwareAxesUsedOnce(knl);
   checkReductionInamesNotSurrounding(knl);
+  checkNoReductionOverVecInames(knl);
   checkConstantExtents(knl);
 }
 

@@ -33,3 +33,26 @@ export function checkReductionInamesNotSurrounding(knl: LoopKernel): void {
     for (const e of exprs) walkScoped(expandSubstitutions(e, knl.substitutions), visit, insn.withinInames);
   }
 }
+
+/**
+ * A `vec` iname's lanes run at once, so a reduction cannot loop over one (its accumulator
+ * would be one vector lane per value, combined by nothing). Tag it `unr` or leave it a loop.
+ */
+export function checkNoReductionOverVecInames(knl: LoopKernel): void {
+  for (const insn of knl.instructions) {
+    const visit = (e: Expr): void => {
+      if (e.kind !== 'reduce') return;
+      const vec = e.inames.filter((n) => knl.inameTags.get(n)?.kind === 'vec');
+      if (vec.length) {
+        fail(knl, insn, {
+          check: 'reduction_over_vec_iname',
+          inames: vec,
+          problem: `reduces over the vec iname(s) ${quoted(vec)}, whose lanes run at once`,
+          fix: `Tag ${quoted(vec)} 'unr' (or leave it a loop) to reduce over it; a vec iname is for lanes that are written apart.`,
+        });
+      }
+    };
+    const exprs = [insn.expression, ...insn.predicates].filter((e): e is Expr => e !== undefined);
+    for (const e of exprs) walkScoped(expandSubstitutions(e, knl.substitutions), visit, insn.withinInames);
+  }
+}

@@ -18,19 +18,33 @@ export type Stmt =
   /** `for (int iname = lower; iname <= upper; ++iname)`: both bounds inclusive. */
   | { readonly kind: 'for'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: Stmt }
   | { readonly kind: 'if'; readonly condition: Expr; readonly then: Stmt }
-  /** `target = value`; `target` is a `var` or a one-index `subscript`. */
-  | { readonly kind: 'assign'; readonly target: Expr; readonly value: Expr; readonly dtype: DType; readonly atomic: boolean; readonly insnId: string }
-  /** With `initializer`: a constant table of `length` values (a scalar: one), row-major, that is never written. */
+  /**
+   * `target = value`; `target` is a `var` or a one-index `subscript`. With `vector`, every lane
+   * of a `vec` loop at once (vectorize.ts): `vectorIndex` says which accesses are whole vectors.
+   */
+  | { readonly kind: 'assign'; readonly target: Expr; readonly value: Expr; readonly dtype: DType; readonly atomic: boolean; readonly insnId: string; readonly vector?: VectorLoop }
+  /**
+   * `length` elements; with `vectorWidth`, an array with a `vec` axis of that many lanes (the lane
+   * index moves fastest). With `initializer`: a constant table of `length` values (a scalar: one),
+   * row-major, that is never written.
+   */
   | {
       readonly kind: 'declare';
       readonly name: string;
       readonly dtype: DType;
       readonly addressSpace: AddressSpace;
       readonly length?: number;
+      readonly vectorWidth?: number;
       readonly initializer?: readonly number[];
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
+
+/** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */
+export interface VectorLoop {
+  readonly iname: string;
+  readonly lanes: number;
+}
 
 export interface KernelParam {
   readonly name: string;

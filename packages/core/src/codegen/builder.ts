@@ -11,8 +11,8 @@ import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
-import { ilpRange, isIlpIname } from '../preprocess/privatize-ilp.ts';
-import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
+import { ilpRange, isLaneIname } from '../preprocess/privatize-ilp.ts';
+import type { DimTag, Instruction, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
@@ -21,6 +21,7 @@ import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } 
 import { mapStmts } from './stmt-visit.ts';
 import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
+import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
@@ -36,21 +37,30 @@ export class DeviceKernelBuilder {
   private grid!: Grid;
   /** Guards for the accesses not proven in bounds, shared by the program's kernels. */
   private readonly guards: AccessGuards;
+  /** The lanes of each array with a `vec` axis (arguments and temporaries). */
+  private readonly vectorWidths = new Map<string, number>();
+  /** Whether the target spells `vec` inames as vector code; else they are unrolled. */
+  private readonly vectorTypes: boolean;
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean } = {},
+    options: { checkBounds?: boolean; vectorTypes?: boolean } = {},
   ) {
+    this.vectorTypes = options.vectorTypes ?? false;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.guards = new AccessGuards(knl, (e) => this.flatten(e), this.types, options.checkBounds ?? false);
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
     for (const a of knl.args) {
       this.types.set(a.name, a.dtype!);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
+      const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
+      if (lanes) this.vectorWidths.set(a.name, lanes);
     }
     for (const t of knl.temporaries.values()) {
       this.types.set(t.name, t.dtype!);
       this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
+      const lanes = vectorWidthOf(t.name, t.shape, t.dimTags);
+      if (lanes) this.vectorWidths.set(t.name, lanes);
     }
     if (this.guards.flagsName) this.types.set(this.guards.flagsName, 'int32');
   }
@@ -80,7 +90,7 @@ export class DeviceKernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: vectorWidthOf(a) })),
+        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: this.vectorWidths.get(a.name) })),
       ...hostInames.map((n) => ({ name: n, dtype: INDEX_DTYPE, kind: 'value' as const, written: false, hostLoop: true })),
       ...globals
         .filter((t) => used.has(t.name))
@@ -90,6 +100,7 @@ export class DeviceKernelBuilder {
           kind: 'global' as const,
           written: written.has(t.name),
           temporaryShape: t.shape,
+          vectorWidth: this.vectorWidths.get(t.name),
           ...(t.initializer ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
         })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
@@ -101,6 +112,7 @@ export class DeviceKernelBuilder {
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
+      vectorWidth: this.vectorWidths.get(t.name),
       ...(t.initializer ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
     }));
     const ids = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
@@ -227,8 +239,8 @@ export class DeviceKernelBuilder {
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
     if (insn.kind !== 'assign') return [];
-    const ilp = insn.withinInames.filter((n) => isIlpIname(this.knl, n) && !enforced.dims.includes(n));
-    if (ilp.length) return this.ilpCopies(insn, ilp[0], enforced);
+    const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
+    if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     const guard = constraintsToCondition(domain.gist(context), insn);
@@ -248,10 +260,11 @@ export class DeviceKernelBuilder {
   }
 
   /**
-   * The instruction opened innermost over one of its ILP inames: unrolled copies
-   * (`ilp`, `ilp.unr`) or a loop of its own (`ilp.seq`), each with its own guards.
+   * The instruction opened innermost over one of its ILP or vec inames: unrolled copies
+   * (`ilp`, `ilp.unr`, and `vec` where it cannot be vector code), a loop of its own
+   * (`ilp.seq`), or one vector statement (`vec`, vectorize.ts), each with its own guards.
    */
-  private ilpCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
+  private laneCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
     const { lo, hi } = ilpRange(this.knl, iname);
     const ranged = withDim(enforced, iname).addConstraints([
       { kind: 'ge', expr: Linear.variable(iname).sub(lo) },
@@ -264,6 +277,10 @@ export class DeviceKernelBuilder {
     // guards are worked out once, with the lane as a variable, then specialized per lane:
     // an 8x8 register tile would otherwise redo the set work 64 times
     const generic = this.instruction(insn, ranged);
+    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && VECTOR_LANES.includes(hi + 1)) {
+      const vector = vectorizeStatements(generic, { iname, lanes: hi + 1 }, this.vectorWidths, this.types);
+      if (vector) return vector;
+    }
     const out: Stmt[] = [];
     for (let v = lo; v <= hi; v++) {
       out.push(...this.specialize(generic, iname, v).flatMap(dropDecidedGuards));
@@ -343,13 +360,13 @@ function initializerLayout(name: string, values: readonly number[], shape: reado
   return out;
 }
 
-/** The lanes of an argument's `vec` axis, if it has one. */
-function vectorWidthOf(arg: KernelArg): number | undefined {
-  const axis = arg.dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
-  if (axis < 0 || !arg.shape) return undefined;
-  const lanes = arg.shape[axis];
-  if (lanes.kind !== 'int' || ![2, 4, 8, 16].includes(lanes.value)) {
-    throw new LoomError(`'${arg.name}': a 'vec' axis needs 2, 4, 8 or 16 lanes, not ${printExpr(lanes)}`);
+/** The lanes of an array's `vec` axis, if it has one. */
+function vectorWidthOf(name: string, shape: readonly Expr[] | undefined, dimTags: readonly DimTag[] | undefined): number | undefined {
+  const axis = dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
+  if (axis < 0 || !shape) return undefined;
+  const lanes = shape[axis];
+  if (lanes.kind !== 'int' || !VECTOR_LANES.includes(lanes.value)) {
+    throw new LoomError(`'${name}': a 'vec' axis needs ${VECTOR_LANES.join(', ')} lanes (the lengths of vector types), not ${printExpr(lanes)}`);
   }
   return lanes.value;
 }

@@ -125,7 +125,10 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
     }
     case 'assign': {
       const [target, value] = [expr(s.target), expr(s.value)];
-      mapped = target === s.target && value === s.value ? s : { ...s, target, value };
+      // a vector statement names its lane iname (no loop introduces it)
+      const lane = s.vector && name(s.vector.iname);
+      const vector = s.vector && lane !== s.vector.iname ? { ...s.vector, iname: lane! } : s.vector;
+      mapped = target === s.target && value === s.value && vector === s.vector ? s : { ...s, target, value, ...(vector ? { vector } : {}) };
       break;
     }
     case 'declare': {

@@ -12,6 +12,11 @@ export interface Target<Extra = unknown> {
   readonly name: string;
   /** Device source code for the program, and what the device needs to know about it. */
   generate(program: ProgramAst): TargetOutput<Extra>;
+  /**
+   * Whether loops over `vec` inames become vector code (OpenCL's `float4`); a target
+   * without vector types gets them unrolled, lane by lane (codegen/vectorize.ts).
+   */
+  readonly vectorTypes?: boolean;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType?(dtype: DType): string | undefined;
 }

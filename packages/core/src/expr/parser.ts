@@ -252,7 +252,8 @@ class Parser {
       if (token.text.includes('$') && next?.text !== '(') {
         throw this.error(token, `a tag ('${token.text}') is only allowed on a call of a substitution rule, as in g$tag(x)`);
       }
-      const value = next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
+      const plain = next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
+      const value = this.peek()?.kind === 'component' ? this.component(plain, this.next()) : plain;
       if (value.kind === 'var') return value;
       const after = this.peek();
       if (after?.text === '[') throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
@@ -301,6 +302,18 @@ class Parser {
       default:
         return float(value);
     }
+  }
+
+  /**
+   * `a[i].y`, `v.s3`: one component of a vector, which is one lane of the array's last axis,
+   * its `vec` axis (`a[i, 1]`, `v[3]`); loopy's vector types read the same way in OpenCL C.
+   */
+  private component(value: Expr, token: Token): Expr {
+    const name = token.text.slice(1);
+    const lane = 'xyzw'.includes(name) ? 'xyzw'.indexOf(name) : Number.parseInt(name.slice(1), 16);
+    if (value.kind === 'var') return subscript(value.name, [int(lane)]);
+    if (value.kind === 'subscript' && !value.linear) return subscript(value.array, [...value.indices, int(lane)]);
+    throw this.error(token, `a component ('${token.text}') follows an array element or a vector name, not ${value.kind === 'call' ? 'a call' : 'a linear subscript'}`);
   }
 
   private subscript(array: Token): Expr {

@@ -12,6 +12,7 @@ export type TokenKind =
   | 'bool' //    true, false
   | 'name' //    identifiers: variables, arrays, functions, inames
   | 'word' //    the word operators and, or, not
+  | 'component' // a vector component after an array element or a name: .x .y .z .w .s0 ... .sf
   | 'op'; //     punctuation and symbolic operators
 
 export interface Token {
@@ -69,6 +70,8 @@ const NUMBER = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?:jf|jd|j|f|d)?/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 /** loopy's tagged name `g$two`: the rule `g`, this use of it tagged `two`. */
 const TAG = /^\$[A-Za-z_][A-Za-z0-9_]*/;
+/** OpenCL's names of one vector component: `.x` to `.w`, `.s0` to `.sf` (lane 0 to 15). */
+const COMPONENT = /^\.(?:[xyzw]|s[0-9a-fA-F])(?![A-Za-z0-9_])/;
 
 /** Splits `text` into tokens; throws a `LoomError` at the first character that is not ours. */
 export function tokenize(text: string, slice: SourceSlice): Token[] {
@@ -77,6 +80,10 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
   const push = (kind: TokenKind, length: number) => {
     tokens.push({ kind, text: text.slice(pos, pos + length), start: pos, end: pos + length });
     pos += length;
+  };
+  const pushComponent = () => {
+    const component = COMPONENT.exec(text.slice(pos));
+    if (component) push('component', component[0].length);
   };
   while (pos < text.length) {
     const rest = text.slice(pos);
@@ -100,8 +107,9 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
       const word = name[0];
       const tag = WORD_OPERATORS.has(word) || BOOLEANS.has(word) ? null : TAG.exec(text.slice(pos + word.length));
       push(WORD_OPERATORS.has(word) ? 'word' : BOOLEANS.has(word) ? 'bool' : 'name', word.length + (tag ? tag[0].length : 0));
-      // `a.b`, `a.5`: there is no attribute access (and respelled, `a.5` would run together).
-      if (text[pos] === '.') throw errorAt(slice, pos, pos + 1, "unexpected '.'");
+      pushComponent();
+      // `a.b`, `a.5`: there is no other attribute access (and respelled, `a.5` would run together).
+      if (text[pos] === '.') throw errorAt(slice, pos, pos + 1, "unexpected '.' (a vector component is one of .x .y .z .w .s0 ... .sf)");
       continue;
     }
     // Operators of other languages are checked first, so that `<<` is not read as two `<`;
@@ -114,6 +122,7 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     const op = twoCharacter ?? OPERATORS.find((o) => rest.startsWith(o));
     if (op) {
       push('op', op.length);
+      if (op === ']') pushComponent();
       continue;
     }
     throw errorAt(slice, pos, pos + 1, `unexpected character '${text[pos]}'`);

@@ -3,7 +3,8 @@
  * the inames it uses, those of enclosing `for` blocks, the inames its domain's
  * bounds depend on, and — loopy's heuristic — the inames shared by every writer of
  * a variable it reads that are not visible in that writer's assignee
- * (`<> t = a[i]` carries `i` to the readers of `t`).
+ * (`<> t = a[i]` carries `i` to the readers of `t`), except inside a `for` block, whose
+ * inames are final (loopy's `within_inames_is_final`).
  */
 import type { SubstitutionRule } from '../kernel/model.ts';
 import type { Instruction } from '../kernel/model.ts';
@@ -44,6 +45,8 @@ export function inferWithinInames(requests: readonly InameRequest[], domains: re
     for (const n of forInames) used.add(n);
     for (const n of explicit?.names ?? []) used.add(n);
     result.set(insn.id, used);
+    // inside a `for` block the loops are the blocks' (and the inames used): final, as in loopy
+    if (forInames.length) fixed.add(insn.id);
   }
 
   const byId = new Map(requests.map((r) => [r.insn.id, r.insn]));

@@ -21,6 +21,8 @@ import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type Kerne
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { tagArrayAxes } from '../transform/tag-array-axes.ts';
+import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
@@ -31,7 +33,8 @@ import '../kernel/print.ts';
 export interface ArgSpec {
   readonly name: string;
   readonly kind?: ArgKind;
-  readonly dtype?: DType;
+  /** A dtype, or a vector dtype (`float4`: the array's lanes become a last, `vec` axis; vector-dtypes.ts). */
+  readonly dtype?: DType | VectorDTypeName;
   readonly shape?: readonly (number | string)[] | 'auto';
   readonly isInput?: boolean;
   readonly isOutput?: boolean;
@@ -137,8 +140,11 @@ export function makeKernel(
   const argList = args ?? ['...'];
   const inferRest = argList.includes('...');
   const temporarySpecs = argList.filter(isTemporarySpec);
-  const declared = argList.filter((a): a is ArgSpec => a !== '...' && !isTemporarySpec(a));
-  checkDeclaredArgs(declared, inames, temporaries);
+  const written = argList.filter((a): a is ArgSpec => a !== '...' && !isTemporarySpec(a));
+  checkDeclaredArgs(written, inames, temporaries);
+  // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below
+  const vectorArgs = written.filter((a) => a.dtype !== undefined && !isDType(a.dtype)).map((a) => a.name);
+  const declared = written.map((a) => (vectorArgs.includes(a.name) ? { ...a, ...vectorArray(a.name, a.dtype!, a.shape) } : a));
   // temporaries declared with temporaryVariable(...): their shapes are given, not inferred
   const givenShapes = new Set<string>();
   for (const spec of temporarySpecs) {
@@ -206,6 +212,14 @@ export function makeKernel(
   });
 
   knl = inferShapes(knl, givenShapes);
+  for (const name of vectorArgs)
+    knl = tagArrayAxes(knl, name, [
+      ...knl
+        .arg(name)!
+        .shape!.slice(1)
+        .map(() => 'c'),
+      'vec',
+    ]);
   checkReadOnly(knl);
   return applyBaseStorage(knl, temporarySpecs);
 }
@@ -282,7 +296,9 @@ function checkDeclaredArgs(declared: readonly ArgSpec[], inames: ReadonlySet<str
     seen.add(a.name);
     if (inames.has(a.name)) throw new LoomError(`argument '${a.name}' has the name of an iname`);
     if (temps.has(a.name)) throw new LoomError(`argument '${a.name}' is also declared as a temporary with '<>'`);
-    if (a.dtype !== undefined && !isDType(a.dtype)) throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
+    if (a.dtype !== undefined && !isDType(a.dtype) && !vectorDType(a.dtype)) throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
+    if (a.dtype !== undefined && vectorDType(a.dtype) && a.kind === 'value')
+      throw new LoomError(`argument '${a.name}': a vector dtype (${a.dtype}) is for arrays; pass the lanes as values of their own`);
     if (a.kind !== undefined && !['global', 'value', 'constant'].includes(a.kind)) {
       throw new LoomError(`argument '${a.name}': kind must be 'global', 'value' or 'constant', got '${a.kind}'`);
     }
@@ -402,7 +418,7 @@ function classifyArguments(
     add({
       name,
       kind,
-      dtype: spec?.dtype,
+      dtype: spec?.dtype as DType | undefined, // vector dtypes are element dtypes by now
       shape,
       isInput: spec?.isInput ?? (kind === 'value' || read.has(name)),
       isOutput: spec?.isOutput ?? written.has(name),

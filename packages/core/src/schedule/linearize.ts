@@ -23,7 +23,8 @@ export type ScheduleItem =
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
   // hardware axes are not loops, and ILP inames are opened around each instruction by itself
-  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp';
+  // ILP and vec inames are opened around each instruction on its own (codegen/builder.ts), as in loopy
+  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp' && knl.inameTags.get(n)?.kind !== 'vec';
   const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
 

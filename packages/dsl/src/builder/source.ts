@@ -6,7 +6,19 @@
  * The builder keeps the source so that `.args()` can rebuild the kernel with declared
  * arguments (the core takes them at construction) and replay the transformations.
  */
-import { expr, makeKernel, parseExpression, globalArg, valueArg, LoomError, type ArgSpec, type LoopKernel, type MakeKernelOptions, type TemporarySpec } from '@loom/core';
+import {
+  expr,
+  makeKernel,
+  parseExpression,
+  globalArg,
+  valueArg,
+  tagArrayAxes,
+  LoomError,
+  type ArgSpec,
+  type LoopKernel,
+  type MakeKernelOptions,
+  type TemporarySpec,
+} from '@loom/core';
 import { Fragment, shift, type DomainFragment, type InsnFragment, type Segment } from '../template/fragments.ts';
 import { inTemplates } from '../template/errors.ts';
 import type { ArgDecls } from '../signature/declared.ts';
@@ -47,7 +59,18 @@ export function buildKernel(source: KernelSource): LoopKernel {
     const temporaries = source.temporaries ?? [];
     if (!source.declared) return makeKernel(domains, instructions, temporaries.length ? [...temporaries, '...'] : undefined, source.options);
     const { specs, parameters } = declaredArgs(source.declared);
-    const knl = makeKernel(domains, instructions, [...specs, ...temporaries, '...'], source.options);
+    let knl = makeKernel(domains, instructions, [...specs, ...temporaries, '...'], source.options);
+    // a vector element type's lanes are the array's last axis, a vec axis
+    for (const [name, decl] of Object.entries(source.declared)) {
+      if (decl.kind === 'array' && decl.lanes)
+        knl = tagArrayAxes(knl, name, [
+          ...knl
+            .arg(name)!
+            .shape!.slice(1)
+            .map(() => 'c'),
+          'vec',
+        ]);
+    }
     checkDeclarations(knl, source.declared, parameters);
     return knl;
   });
@@ -68,7 +91,10 @@ function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<s
         if (typeof entry === 'string') for (const n of expr.freeVariables(parseExpression(entry))) parameters.add(n);
       }
     }
-    specs.push(globalArg(name, { dtype: decl.dtype, shape, isInput: decl.mode !== 'out', isOutput: decl.mode !== 'in' }));
+    // a vector element type (f32x4('n')): its lanes are a last axis (tagged vec once the kernel is made)
+    if (decl.lanes && shape === 'auto') throw new LoomError(`.args(): '${name}' has a vector element type: give its shape (the number of vectors along each axis)`);
+    const withLanes = decl.lanes && shape !== 'auto' ? [...shape, decl.lanes] : shape;
+    specs.push(globalArg(name, { dtype: decl.dtype, shape: withLanes, isInput: decl.mode !== 'out', isOutput: decl.mode !== 'in' }));
   }
   for (const name of Object.keys(declared)) parameters.delete(name);
   for (const p of parameters) specs.push(valueArg(p));

@@ -9,6 +9,8 @@ export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh ex
   readonly dtype: T;
   readonly mode: M;
   readonly shape: Sh;
+  /** A vector element type (`f32x4`): each element is this many lanes, adjacent in the data. */
+  readonly lanes?: 2 | 3 | 4 | 8 | 16;
 }
 
 export interface ValueDecl<T extends DType = DType> {
