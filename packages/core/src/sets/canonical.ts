@@ -15,7 +15,7 @@
 import { InternalError } from '../errors.ts';
 import { Linear } from '../linear.ts';
 import { LruCache } from '../lru.ts';
-import type { Constraint } from './constraint.ts';
+import { type Constraint, FALSE } from './constraint.ts';
 
 /** A system's key, and its variables in order of first appearance (the canonical names' meanings). */
 export interface CanonicalForm {
@@ -56,22 +56,33 @@ export interface PositionalConstraint {
   readonly constant: number;
 }
 
+/** FALSE is recognized by identity (`isFalse`), so it is stored as itself and read back as itself. */
+const FALSE_AT: PositionalConstraint = Object.freeze({ kind: 'ge', terms: [], constant: -1 });
+
 export function toPositions(cs: readonly Constraint[], index: ReadonlyMap<string, number>): PositionalConstraint[] {
-  return cs.map((c) => ({
-    kind: c.kind,
-    terms: [...c.expr.coeffs].map(([name, coeff]) => [position(index, name), coeff] as const),
-    constant: c.expr.constant,
-  }));
+  return cs.map((c) =>
+    c === FALSE
+      ? FALSE_AT
+      : {
+          kind: c.kind,
+          terms: [...c.expr.coeffs].map(([name, coeff]) => [position(index, name), coeff] as const),
+          constant: c.expr.constant,
+        },
+  );
 }
 
 export function fromPositions(cs: readonly PositionalConstraint[], names: readonly string[]): Constraint[] {
-  return cs.map((c) => ({
-    kind: c.kind,
-    expr: Linear.of(
-      c.terms.map(([i, coeff]) => [names[i]!, coeff] as const),
-      c.constant,
-    ),
-  }));
+  return cs.map((c) =>
+    c === FALSE_AT
+      ? FALSE
+      : {
+          kind: c.kind,
+          expr: Linear.of(
+            c.terms.map(([i, coeff]) => [names[i]!, coeff] as const),
+            c.constant,
+          ),
+        },
+  );
 }
 
 function position(index: ReadonlyMap<string, number>, name: string): number {
