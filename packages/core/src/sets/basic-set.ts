@@ -36,7 +36,8 @@ export class BasicSet {
   // ---- construction ------------------------------------------------------------------
 
   static universe(params: readonly string[], dims: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints(params, dims, []);
+    checkDistinct([...params, ...dims]);
+    return new BasicSet([...params], [...dims], [], []);
   }
 
   /** ISL set syntax, e.g. `[n] -> { [i, j] : 0 <= i, j < n }`; throws a LoomError pointing at the problem. */
@@ -57,8 +58,7 @@ export class BasicSet {
    */
   static fromConstraints(params: readonly string[], dims: readonly string[], constraints: readonly Constraint[], existentials: readonly string[] = []): BasicSet {
     const declared = [...params, ...dims, ...existentials];
-    const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
-    if (duplicate !== undefined) throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);
+    checkDistinct(declared);
     const extra = variablesOf(constraints).filter((n) => !declared.includes(n));
     const simple = simplifyExistentials(constraints, existentials);
     return new BasicSet([...params, ...extra], [...dims], simple.existentials, simple.constraints);
@@ -70,12 +70,17 @@ export class BasicSet {
     return BasicSet.fromConstraints(this.params, this.dims, [...this.constraints, ...cs], this.existentials);
   }
 
+  // New variables that no constraint mentions leave a simplified set as simplified as it was:
+  // no need to simplify it again (code generation adds a loop's iname to a set at every level).
+
   addDims(names: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints(this.params, [...this.dims, ...names], this.constraints, this.existentials);
+    checkDistinct([...this.params, ...this.dims, ...names, ...this.existentials]);
+    return new BasicSet(this.params, [...this.dims, ...names], this.existentials, this.constraints);
   }
 
   addParams(names: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints([...this.params, ...names], this.dims, this.constraints, this.existentials);
+    checkDistinct([...this.params, ...names, ...this.dims, ...this.existentials]);
+    return new BasicSet([...this.params, ...names], this.dims, this.existentials, this.constraints);
   }
 
   /** Makes set variables parameters (a later loop domain sees an outer iname as a parameter). */
@@ -216,6 +221,13 @@ export class BasicSet {
   private require(name: string, among: readonly string[], what: string): void {
     if (!among.includes(name)) throw new Error(`BasicSet: '${name}' is not ${what} of ${this.toString()}`);
   }
+}
+
+/** Throws when a name is declared twice (a set's variables are told apart by name). */
+function checkDistinct(declared: readonly string[]): void {
+  if (new Set(declared).size === declared.length) return;
+  const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
+  throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);
 }
 
 /** A bound with common factors of expression and divisor cancelled. */
