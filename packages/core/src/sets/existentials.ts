@@ -38,7 +38,8 @@ const simplified = setCache<PositionalSystem>();
 export function simplifyExistentials(constraints: readonly Constraint[], existentials: readonly string[]): System {
   // every set operation ends here: remembered up to renaming (canonical.ts). Existentials the
   // constraints do not mention are dropped without effect; the others' order is the order
-  // they are simplified in, so it is part of the key.
+  // they are simplified in, so it is part of the key. Without existentials it is tidying alone.
+  if (existentials.length === 0) return { constraints: tidy(constraints), existentials: [] };
   const form = canonicalForm(constraints);
   const used = existentials.flatMap((e) => form.index.get(e) ?? []);
   const key = `${form.key}|${used.join(',')}`;
