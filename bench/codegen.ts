@@ -16,7 +16,8 @@ import { wgslTarget } from '@loom/codegen-wgsl';
 import { numberFlag, parseOptions } from './lib/cli.ts';
 import { Reporter, round, type Backend } from './lib/records.ts';
 import { median } from './lib/timing.ts';
-import { LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET, MATMUL_KERNELS, TUTORIAL_KERNELS } from './codegen-kernels.ts';
+import { MATMUL_KERNELS, TUTORIAL_KERNELS } from './codegen-kernels.ts';
+import { LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET } from './lib/loopy-comparison.ts';
 
 const options = parseOptions(process.argv.slice(2), ['opencl', 'webgpu', 'cpu']);
 const samples = numberFlag(options, 'samples', 20);
