@@ -92,6 +92,75 @@ function position(index: ReadonlyMap<string, number>, name: string): number {
   return i;
 }
 
+/**
+ * The key of a question about several systems and names at once (a static value's terms and
+ * context): every part appended in order, variables numbered across all of them, so that two
+ * questions share a key exactly when one is a renaming of the other.
+ */
+export class CanonicalKey {
+  key = '';
+  readonly index = new Map<string, number>();
+  readonly names: string[] = [];
+
+  /** A part that is no variable (a flag, a separator). */
+  text(part: string): this {
+    this.key += `${part};`;
+    return this;
+  }
+
+  /** A list of variables (their order kept). */
+  variables(list: readonly string[]): this {
+    this.key += '[';
+    for (const name of list) this.key += `${this.position(name)},`;
+    this.key += ']';
+    return this;
+  }
+
+  linear(expr: Linear): this {
+    for (const [name, coeff] of expr.coeffs) this.key += `${this.position(name)}:${coeff},`;
+    this.key += `${expr.constant};`;
+    return this;
+  }
+
+  constraints(cs: readonly Constraint[]): this {
+    this.key += '{';
+    for (const c of cs) {
+      this.key += c.kind === 'eq' ? '=' : '>';
+      this.linear(c.expr);
+    }
+    this.key += '}';
+    return this;
+  }
+
+  private position(name: string): number {
+    let i = this.index.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.index.set(name, i);
+      this.names.push(name);
+    }
+    return i;
+  }
+}
+
+/** A linear form in positions, or undefined when it uses a variable the key does not know. */
+export function linearToPositions(expr: Linear, index: ReadonlyMap<string, number>): PositionalConstraint | undefined {
+  const terms: (readonly [number, number])[] = [];
+  for (const [name, coeff] of expr.coeffs) {
+    const i = index.get(name);
+    if (i === undefined) return undefined;
+    terms.push([i, coeff]);
+  }
+  return { kind: 'ge', terms, constant: expr.constant };
+}
+
+export function linearFromPositions(p: PositionalConstraint, names: readonly string[]): Linear {
+  return Linear.of(
+    p.terms.map(([i, coeff]) => [names[i]!, coeff] as const),
+    p.constant,
+  );
+}
+
 /** How many answers each set algorithm remembers: the distinct systems of a few large kernels. */
 export const SET_CACHE_SIZE = 4096;
 
