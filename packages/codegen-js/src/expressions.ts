@@ -7,19 +7,7 @@
  * target's C does. Literals are converted while printing (`0.1` in a float32
  * computation is written as float32's 0.10000000149011612).
  */
-import {
-  InternalError,
-  combineTypes,
-  exprTypes,
-  type ExprType,
-  isDType,
-  isHardwareId,
-  LoomError,
-  printExpr,
-  type DType,
-  type Expr,
-  type KernelFunction,
-} from '@loom/core';
+import { InternalError, combineTypes, exprTypes, type ExprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
 import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
 import { HELPERS_PARAM, jsName } from './names.ts';

@@ -16,6 +16,7 @@ import { type Linear, gcd } from '../linear.ts';
 import { type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf } from './constraint.ts';
 import { simplifyExistentials } from './existentials.ts';
 import { freshName } from './names.ts';
+import { CanonicalKey, setCache } from './canonical.ts';
 import { hasIntegerPoint, implies } from './omega.ts';
 import { parseConditions, parseSet } from './parse.ts';
 import { printSet } from './print.ts';
@@ -166,14 +167,16 @@ export class BasicSet {
    */
   gist(context: BasicSet): BasicSet {
     const ctx = context.constraintsApartFrom(this);
-    if (!hasIntegerPoint([...ctx, ...this.constraints])) return this.emptied();
-    const kept = [...this.constraints];
-    for (let i = 0; i < kept.length; ) {
-      const others = [...ctx, ...kept.filter((_, j) => j !== i)];
-      if (implies(others, kept[i]!)) kept.splice(i, 1);
-      else i++;
-    }
-    return BasicSet.fromConstraints(this.params, this.dims, kept, this.existentials);
+    // which constraints stay does not depend on the names (canonical.ts): remembered
+    const key = new CanonicalKey().constraints(ctx).text('gist').constraints(this.constraints).key;
+    const keep = gists.memo(key, () => gistMask(ctx, this.constraints));
+    if (keep === 'empty') return this.emptied();
+    return BasicSet.fromConstraints(
+      this.params,
+      this.dims,
+      this.constraints.filter((_, i) => keep[i]),
+      this.existentials,
+    );
   }
 
   toString(): string {
@@ -221,6 +224,19 @@ export class BasicSet {
   private require(name: string, among: readonly string[], what: string): void {
     if (!among.includes(name)) throw new Error(`BasicSet: '${name}' is not ${what} of ${this.toString()}`);
   }
+}
+
+const gists = setCache<readonly boolean[] | 'empty'>();
+
+/** Which of `cs` the context and the remaining ones do not imply (tested in order), or 'empty'. */
+function gistMask(ctx: readonly Constraint[], cs: readonly Constraint[]): readonly boolean[] | 'empty' {
+  if (!hasIntegerPoint([...ctx, ...cs])) return 'empty';
+  const keep = cs.map(() => true);
+  for (let i = 0; i < cs.length; i++) {
+    const others = [...ctx, ...cs.filter((_, j) => j !== i && keep[j])];
+    if (implies(others, cs[i]!)) keep[i] = false;
+  }
+  return keep;
 }
 
 /** Throws when a name is declared twice (a set's variables are told apart by name). */
