@@ -11,20 +11,29 @@ import type { LoopKernel } from './model.ts';
 
 /** Index of the domain that introduces `iname`. */
 export function homeDomainIndex(knl: Pick<LoopKernel, 'domains'>, iname: string): number {
-  const i = knl.domains.findIndex((d) => d.dims.includes(iname));
-  if (i < 0) throw new LoomError(`unknown iname '${iname}'`);
+  const i = homes(knl.domains).get(iname);
+  if (i === undefined) throw new LoomError(`unknown iname '${iname}'`);
   return i;
 }
 
+/** Per domain list (weakly: lists are immutable and shared), each iname's home domain: asked for at every loop. */
+const homes = perObject((domains: readonly BasicSet[]): ReadonlyMap<string, number> => {
+  const out = new Map<string, number>();
+  domains.forEach((d, i) => {
+    for (const n of d.dims) if (!out.has(n)) out.set(n, i);
+  });
+  return out;
+});
+
 /** The inames that the bounds of `iname` depend on (parameters of its domain that are inames). */
 export function parentInames(knl: Pick<LoopKernel, 'domains'>, iname: string): string[] {
-  const all = allInames(knl);
+  const all = homes(knl.domains);
   const home = knl.domains[homeDomainIndex(knl, iname)];
   return home.params.filter((p) => all.has(p));
 }
 
 export function allInames(knl: Pick<LoopKernel, 'domains'>): Set<string> {
-  return new Set(knl.domains.flatMap((d) => d.dims));
+  return new Set(homes(knl.domains).keys());
 }
 
 /**
@@ -48,7 +57,7 @@ const answers = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) =>
 const DOMAIN_QUESTIONS_PER_KERNEL = 1024;
 
 function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wanted: ReadonlySet<string>, keepParents: boolean, withAssumptions: boolean): BasicSet {
-  const all = allInames(knl);
+  const all = homes(knl.domains);
   const needed = new Set<number>();
   const stack = [...wanted];
   const closure = new Set<string>();
