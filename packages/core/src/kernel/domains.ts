@@ -7,6 +7,7 @@ import { BasicSet } from '../sets/index.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
+import { CanonicalKey } from '../sets/canonical.ts';
 import type { LoopKernel } from './model.ts';
 
 /** Index of the domain that introduces `iname`. */
@@ -71,13 +72,21 @@ function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wante
     // a domain introducing several inames brings all of them: they share constraints
     for (const d of knl.domains[idx].dims) if (!closure.has(d)) stack.push(d);
   }
-  let set = withAssumptions ? BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions) : BasicSet.universe([], []);
-  for (const idx of [...needed].sort((a, b) => a - b)) {
-    const d = knl.domains[idx];
-    const inameParams = d.params.filter((p) => all.has(p));
-    set = set.intersect(d.moveParamsToDims(inameParams));
-  }
-  // a parent's iname may have been made a dim by a child before its home domain was intersected
-  const extra = set.dims.filter((d) => !wanted.has(d) && !(keepParents && closure.has(d)));
-  return extra.length ? set.project(extra) : set;
+  const parts = [...needed].sort((a, b) => a - b).map((idx) => ({ domain: knl.domains[idx], inameParams: knl.domains[idx].params.filter((p) => all.has(p)) }));
+  // the same loops in the next kernel (another build, other names) make the same set: remembered up to renaming
+  const key = new CanonicalKey().text(`${keepParents}|${withAssumptions}`).variables([...wanted]);
+  if (keepParents) key.variables([...closure]);
+  if (withAssumptions) setKey(key, knl.assumptions);
+  for (const { domain, inameParams } of parts) setKey(key.variables(inameParams), domain);
+  return BasicSet.remembered(key, () => {
+    let set = withAssumptions ? BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions) : BasicSet.universe([], []);
+    for (const { domain, inameParams } of parts) set = set.intersect(domain.moveParamsToDims(inameParams));
+    // a parent's iname may have been made a dim by a child before its home domain was intersected
+    const extra = set.dims.filter((d) => !wanted.has(d) && !(keepParents && closure.has(d)));
+    return extra.length ? set.project(extra) : set;
+  });
+}
+
+function setKey(key: CanonicalKey, set: BasicSet): CanonicalKey {
+  return key.variables(set.params).variables(set.dims).variables(set.existentials).constraints(set.constraints);
 }

@@ -16,7 +16,7 @@ import { type Linear, gcd } from '../linear.ts';
 import { type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf } from './constraint.ts';
 import { simplifyExistentials } from './existentials.ts';
 import { freshName } from './names.ts';
-import { CanonicalKey, setCache } from './canonical.ts';
+import { CanonicalKey, type PositionalConstraint, fromPositions, setCache, toPositions } from './canonical.ts';
 import { hasIntegerPoint, implies } from './omega.ts';
 import { parseConditions, parseSet } from './parse.ts';
 import { printSet } from './print.ts';
@@ -63,6 +63,32 @@ export class BasicSet {
     const extra = variablesOf(constraints).filter((n) => !declared.includes(n));
     const simple = simplifyExistentials(constraints, existentials);
     return new BasicSet([...params, ...extra], [...dims], simple.existentials, simple.constraints);
+  }
+
+  /**
+   * The set `compute` makes, remembered under `key` up to renaming (canonical.ts): the same
+   * question asked again in other names gets the same set in its own names, without the work.
+   * A set that mentions a name the key does not know (a fresh one) is not remembered.
+   */
+  static remembered(key: CanonicalKey, compute: () => BasicSet): BasicSet {
+    const known = rememberedSets.get(key.key);
+    if (known) {
+      const names = (list: readonly number[]) => list.map((i) => key.names[i]!);
+      return new BasicSet(names(known.params), names(known.dims), names(known.existentials), fromPositions(known.constraints, key.names));
+    }
+    const set = compute();
+    const positions = (list: readonly string[]) => list.map((n) => key.index.get(n));
+    const [params, dims, existentials] = [positions(set.params), positions(set.dims), positions(set.existentials)];
+    const all = [...set.params, ...set.dims, ...set.existentials];
+    if ([...params, ...dims, ...existentials].every((i) => i !== undefined) && variablesOf(set.constraints).every((n) => all.includes(n))) {
+      rememberedSets.set(key.key, {
+        params: params as number[],
+        dims: dims as number[],
+        existentials: existentials as number[],
+        constraints: toPositions(set.constraints, key.index),
+      });
+    }
+    return set;
   }
 
   // ---- changing the space ------------------------------------------------------------
@@ -225,6 +251,15 @@ export class BasicSet {
     if (!among.includes(name)) throw new Error(`BasicSet: '${name}' is not ${what} of ${this.toString()}`);
   }
 }
+
+interface PositionalSet {
+  readonly params: readonly number[];
+  readonly dims: readonly number[];
+  readonly existentials: readonly number[];
+  readonly constraints: readonly PositionalConstraint[];
+}
+
+const rememberedSets = setCache<PositionalSet>();
 
 const gists = setCache<readonly boolean[] | 'empty'>();
 
