@@ -135,6 +135,16 @@ export const TUTORIAL_KERNELS: readonly KernelCase[] = [
       ),
   },
   {
+    // loopy's tutorial, "Fetching temporaries": the transpose split onto a 16x16 grid, a[i, j] fetched for both inner inames
+    name: 'tiled transpose, 2-D prefetch',
+    build: () => {
+      let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j,i] = a[i,j]', undefined, { assumptions: 'n>=1', name: 'transpose' });
+      knl = splitIname(knl, 'j', 16, { innerTag: 'l.1', outerTag: 'g.0' });
+      knl = splitIname(knl, 'i', 16, { innerTag: 'l.0', outerTag: 'g.1' });
+      return f32(addPrefetch(knl, 'a', ['i_inner', 'j_inner'], { defaultTag: 'l.auto' }), 'a');
+    },
+  },
+  {
     name: 'tiled matmul',
     build: () => {
       let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });

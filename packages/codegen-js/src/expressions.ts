@@ -7,7 +7,7 @@
  * target's C does. Literals are converted while printing (`0.1` in a float32
  * computation is written as float32's 0.10000000149011612).
  */
-import { InternalError, combineTypes, exprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
+import { InternalError, combineTypes, exprTypes, type ExprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
 import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
 import { HELPERS_PARAM, jsName } from './names.ts';
@@ -32,6 +32,8 @@ import {
 
 export class ExpressionPrinter {
   readonly typeOf: (name: string) => DType | undefined;
+  /** Types per expression node, remembered: printing asks for an operand's type at every level. */
+  private readonly types: (e: Expr) => ExprType;
 
   constructor(
     private readonly kernel: KernelFunction,
@@ -41,6 +43,7 @@ export class ExpressionPrinter {
     private readonly calls: UserCalls = new UserCalls(new Map()),
   ) {
     this.typeOf = (name) => kernel.types.get(name);
+    this.types = exprTypes(this.typeOf);
   }
 
   /** The value of `e`, in its own type's representation (possibly unreduced or a JS boolean). */
@@ -129,7 +132,7 @@ export class ExpressionPrinter {
 
   /** The dtype numpy's promotion gives `e`. */
   dtype(e: Expr): DType {
-    return exprType(e, this.typeOf).dtype;
+    return this.types(e).dtype;
   }
 
   private index(indices: readonly Expr[], e: Expr): JsValue {
@@ -176,7 +179,7 @@ export class ExpressionPrinter {
   private comparison(e: Extract<Expr, { kind: 'compare' }>): JsValue {
     const left = asNumber(this.value(e.left));
     const right = asNumber(this.value(e.right));
-    const common = computeType(combineTypes(exprType(e.left, this.typeOf), exprType(e.right, this.typeOf)).dtype);
+    const common = computeType(combineTypes(this.types(e.left), this.types(e.right)).dtype);
     // int32 against uint32 promotes to int64; as numbers both compare exactly without bigints
     const bothNumbers = isBigIntType(common) && isSmallIntType(left.repr) && isSmallIntType(right.repr) && left.literal === undefined && right.literal === undefined;
     const a = bothNumbers ? reduce(left) : convert(left, common);

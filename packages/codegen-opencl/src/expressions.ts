@@ -12,6 +12,8 @@ import {
   expr as E,
   Linear,
   exprType,
+  exprTypes,
+  type ExprType,
   isHardwareId,
   LoomError,
   isFloat,
@@ -150,7 +152,12 @@ export class ClExpressionPrinter {
   halfStorage = false;
   halfBuffers: ReadonlySet<string> = new Set();
 
-  constructor(private readonly typeOf: NameTypes) {}
+  /** Types per expression node, remembered: printing asks for an operand's type at every level. */
+  private readonly types: (e: Expr) => ExprType;
+
+  constructor(private readonly typeOf: NameTypes) {
+    this.types = exprTypes(typeOf);
+  }
 
   /** Prints `e` converted to `want` (when given). */
   print(e: Expr, want?: DType): string {
@@ -158,7 +165,7 @@ export class ClExpressionPrinter {
   }
 
   typeOfExpr(e: Expr): DType {
-    return exprType(e, this.typeOf).dtype;
+    return this.types(e).dtype;
   }
 
   expr(e: Expr, want?: DType): Printed {

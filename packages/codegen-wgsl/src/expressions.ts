@@ -12,7 +12,8 @@
  */
 import {
   combineTypes,
-  exprType,
+  exprTypes,
+  type ExprType,
   isFloat,
   isHardwareId,
   LoomError,
@@ -100,7 +101,12 @@ export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */
   private readonly replacements: { readonly expr: Expr; readonly printed: Printed }[] = [];
 
-  constructor(private readonly context: ExpressionContext) {}
+  /** Types per expression node, remembered: printing asks for an operand's type at every level. */
+  private readonly types: (e: Expr) => ExprType;
+
+  constructor(private readonly context: ExpressionContext) {
+    this.types = exprTypes(context.typeOf);
+  }
 
   /** `e` converted to WGSL type `want` (default: its own computation type). */
   print(e: Expr, want?: WgslScalar): Printed {
@@ -168,7 +174,7 @@ export class ExpressionPrinter {
 
   /** The Loom dtype numpy's promotion gives `e`. */
   dtype(e: Expr): DType {
-    return exprType(e, this.context.typeOf).dtype;
+    return this.types(e).dtype;
   }
 
   /** A number literal in type `t` (a NaN or infinity through a helper: WGSL has no literal for them). */
@@ -296,7 +302,7 @@ export class ExpressionPrinter {
     if (divisibility) return divisibility;
     const lt = this.dtype(e.left);
     const rt = this.dtype(e.right);
-    const common = combineTypes(exprType(e.left, this.context.typeOf), exprType(e.right, this.context.typeOf)).dtype;
+    const common = combineTypes(this.types(e.left), this.types(e.right)).dtype;
     if (common === 'int64' && (computeType(lt) === 'u32') !== (computeType(rt) === 'u32')) return this.mixedSignComparison(e);
     const t = common === 'bool' && (e.op === '==' || e.op === '!=') ? 'bool' : arithmeticType(this.checked(e, common));
     if (isFloatScalar(t) && (e.op === '==' || e.op === '!=') && E.exprEquals(e.left, e.right)) {

@@ -199,7 +199,7 @@ export { vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { buildProgram } from './codegen/generate.ts';
-export { exprType, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
+export { exprType, exprTypes, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
 export { nameTable, commentText, checkInternalName, TargetNames, type ReservedTest } from './names.ts';
 export { programNames, renameProgram } from './codegen/program-names.ts';
 export { DeviceArray, isImmutableArguments, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';

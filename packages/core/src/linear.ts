@@ -54,7 +54,14 @@ export class Linear {
 
   add(other: Linear | number): Linear {
     if (typeof other === 'number') return new Linear(this.coeffs, checked(this.constant + other));
-    return Linear.of([...this.coeffs, ...other.coeffs], this.constant + other.constant);
+    // what Linear.of would make of both forms' terms, without the array in between (this is hot)
+    const map = new Map(this.coeffs);
+    for (const [name, c] of other.coeffs) {
+      const next = checked((map.get(name) ?? 0) + c);
+      if (next === 0) map.delete(name);
+      else map.set(name, next);
+    }
+    return new Linear(map, checked(this.constant + other.constant));
   }
 
   sub(other: Linear | number): Linear {
@@ -63,10 +70,10 @@ export class Linear {
 
   scale(factor: number): Linear {
     if (factor === 0) return Linear.zero;
-    return Linear.of(
-      [...this.coeffs].map(([n, c]) => [n, c * factor] as const),
-      this.constant * factor,
-    );
+    if (factor === 1) return this;
+    const map = new Map<string, number>();
+    for (const [name, c] of this.coeffs) map.set(name, checked(c * factor));
+    return new Linear(map, checked(this.constant * factor));
   }
 
   negate(): Linear {

@@ -155,10 +155,10 @@ export class AccessGuards {
    * read the user already guards (`if(k < n, a[k], 0)`) reports nothing.
    */
   private reads(insn: Instruction, e: Expr, path: readonly Expr[], checks: Check[], shared?: Subscript): Expr {
-    const walk = (x: Expr, p: readonly Expr[]) => this.reads(insn, x, p, checks, shared);
+    // (this.reads called directly, not through a closure: it runs for every node of every instruction)
     switch (e.kind) {
       case 'subscript': {
-        const indices = e.indices.map((x) => walk(x, path));
+        const indices = e.indices.map((x) => this.reads(insn, x, path, checks, shared));
         const flat = this.flatten(subscript(e.array, indices));
         if (shared && exprEquals(e, shared)) return flat;
         const axes = this.unprovenAxes(insn, e);
@@ -177,17 +177,17 @@ export class AccessGuards {
       case 'var':
         return this.flatten(e);
       case 'if': {
-        const condition = walk(e.condition, path);
-        return ifThenElse(condition, walk(e.then, [...path, condition]), walk(e.otherwise, [...path, not(condition)]));
+        const condition = this.reads(insn, e.condition, path, checks, shared);
+        return ifThenElse(condition, this.reads(insn, e.then, [...path, condition], checks, shared), this.reads(insn, e.otherwise, [...path, not(condition)], checks, shared));
       }
       case 'logical': {
-        const left = walk(e.left, path);
-        return logical(e.op, left, walk(e.right, [...path, e.op === 'and' ? left : not(left)]));
+        const left = this.reads(insn, e.left, path, checks, shared);
+        return logical(e.op, left, this.reads(insn, e.right, [...path, e.op === 'and' ? left : not(left)], checks, shared));
       }
       case 'reduce':
         throw new InternalError('a reduction survived realization');
       default:
-        return mapChildren(e, (x) => walk(x, path));
+        return mapChildren(e, (x) => this.reads(insn, x, path, checks, shared));
     }
   }
 

@@ -6,7 +6,7 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, printExpr, simplify, substitute } from '../expr/index.ts';
+import { exprEquals, printExpr, simplifier, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
@@ -41,6 +41,11 @@ export class DeviceKernelBuilder {
   private readonly vectorWidths = new Map<string, number>();
   /** Whether the target spells `vec` inames as vector code; else they are unrolled. */
   private readonly vectorTypes: boolean;
+  /**
+   * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
+   * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
+   */
+  private readonly simplifyIndices = simplifier({ isInteger: (n) => this.types.get(n) === INDEX_DTYPE });
 
   constructor(
     private readonly knl: LoopKernel,
@@ -291,8 +296,7 @@ export class DeviceKernelBuilder {
   /** The statements of one iteration of an unrolled loop: `iname` replaced by `value`, folded. */
   private specialize(statements: readonly Stmt[], iname: string, value: number): Stmt[] {
     const fixed = new Map([[iname, int(value)]]);
-    const isInteger = (n: string) => this.types.get(n) === INDEX_DTYPE;
-    return statements.map((s) => mapStmts(s, { expr: (e) => simplify(substitute(e, fixed), { isInteger }) }));
+    return statements.map((s) => mapStmts(s, { expr: (e) => this.simplifyIndices(substitute(e, fixed)) }));
   }
 
   /**

@@ -48,8 +48,17 @@ export function checkProgramNames(program: ProgramAst): void {
 export function renameProgram(program: ProgramAst, spell: (name: string) => string): ProgramAst {
   const expr = (e: Expr): Expr =>
     mapExpr(e, (x) => {
-      if (x.kind === 'var') return variable(spell(x.name));
-      if (x.kind === 'subscript') return subscript(spell(x.array), x.indices);
+      // a node whose name stays is kept: most names are spelled as they are, and a tree
+      // rebuilt without need costs every later pass (and the printers' memos) its sharing
+      if (x.kind === 'var') {
+        const name = spell(x.name);
+        return name === x.name ? x : variable(name);
+      }
+      if (x.kind === 'subscript') {
+        const array = spell(x.array);
+        // (the copy has no `linear` mark: flat indices by now)
+        return array === x.array && !x.linear ? x : subscript(array, x.indices);
+      }
       if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.operands, x.simultaneous);
       return x;
     });

@@ -101,25 +101,26 @@ export interface StmtMapper {
  * identity), as `mapChildren` does for expressions.
  */
 export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
-  const name = mapper.name ?? ((n: string) => n);
-  const expr = mapper.expr ?? ((e: Expr) => e);
-  const inner = (x: Stmt) => mapStmts(x, mapper);
+  // (no closures made per statement: this runs for every statement of every pass)
+  const name = mapper.name ?? keepName;
+  const expr = mapper.expr ?? keepExpr;
   let mapped: Stmt;
   switch (s.kind) {
     case 'block': {
-      const body = s.body.map(inner);
+      const body: Stmt[] = [];
+      for (const x of s.body) body.push(mapStmts(x, mapper));
       mapped = body.every((x, k) => x === s.body[k]) ? s : { ...s, body };
       break;
     }
     case 'for': {
       const [iname, lower, upper] = [name(s.iname), expr(s.lower), expr(s.upper)];
-      const body = inner(s.body);
+      const body = mapStmts(s.body, mapper);
       mapped = iname === s.iname && lower === s.lower && upper === s.upper && body === s.body ? s : { ...s, iname, lower, upper, body };
       break;
     }
     case 'if': {
       const condition = expr(s.condition);
-      const then = inner(s.then);
+      const then = mapStmts(s.then, mapper);
       mapped = condition === s.condition && then === s.then ? s : { ...s, condition, then };
       break;
     }
@@ -140,4 +141,12 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       mapped = s; // barriers and comments hold no names, expressions or statements
   }
   return mapper.stmt ? mapper.stmt(mapped) : mapped;
+}
+
+function keepName(n: string): string {
+  return n;
+}
+
+function keepExpr(e: Expr): Expr {
+  return e;
 }

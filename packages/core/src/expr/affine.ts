@@ -96,17 +96,19 @@ export function foldInteger(op: BinaryOp, a: number, b: number): number | undefi
   return Number.isSafeInteger(value) ? (value === 0 ? 0 : value) : undefined;
 }
 
+/** Where `name` stands in `order` (after all of it when absent). */
+function rankIn(order: readonly string[], name: string): number {
+  const i = order.indexOf(name);
+  return i < 0 ? order.length : i;
+}
+
 /**
  * A readable expression for a linear form: variables in `order` (the others after them, in
  * the form's own order), the constant last, a coefficient of one left out and a negative
  * term written as a subtraction: `n - 1`, `16*i_outer + i_inner`, `-i + n`.
  */
 export function fromLinear(l: Linear, order: readonly string[] = []): Expr {
-  const rank = (name: string) => {
-    const i = order.indexOf(name);
-    return i < 0 ? order.length : i;
-  };
-  const names = l.variables.sort((a, b) => rank(a) - rank(b));
+  const names = order.length === 0 ? l.variables : l.variables.sort((a, b) => rankIn(order, a) - rankIn(order, b));
 
   let result: Expr | undefined;
   for (const name of names) {

@@ -10,7 +10,7 @@ export { printExpr, formatFloat } from './print.ts';
 export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr } from './visit.ts';
 export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
-export { simplify, type SimplifyOptions } from './simplify.ts';
+export { simplifier, simplify, type SimplifyOptions } from './simplify.ts';
 export {
   complexAdd,
   complexMultiply,

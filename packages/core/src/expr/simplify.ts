@@ -12,6 +12,7 @@ import { exprEquals, freeVariables } from './analysis.ts';
 import { foldInteger, fromLinear, toLinear } from './affine.ts';
 import { bool, int, type Expr } from './nodes.ts';
 import { mapChildren } from './visit.ts';
+import { perObject } from '../memo.ts';
 
 export interface SimplifyOptions {
   /** Whether `e` itself is known to be integer-valued (a shape, a stride, a bound). */
@@ -24,12 +25,28 @@ export interface SimplifyOptions {
 }
 
 export function simplify(e: Expr, options: SimplifyOptions = {}): Expr {
-  return simplifyIn(e, options.integer ?? false, options);
+  return simplifyIn(e, options.integer ?? false, options, undefined);
+}
+
+/** A node's simplified form, per whether it is known to be integer-valued. */
+type Remembered = readonly [(e: Expr) => Expr, (e: Expr) => Expr];
+
+/**
+ * `simplify` with `options`, remembering each node's answer (nodes are immutable): for many
+ * expressions that share sub-trees, as the copies of an unrolled loop share everything but
+ * the lane. The same answers as `simplify`, each worked out once.
+ */
+export function simplifier(options: SimplifyOptions = {}): (e: Expr) => Expr {
+  const remembered: Remembered = [perObject((e: Expr) => simplifyIn(e, false, options, remembered)), perObject((e: Expr) => simplifyIn(e, true, options, remembered))];
+  return remembered[options.integer ? 1 : 0];
 }
 
 /** `integer`: whether `e` is known to be integer-valued (it computes an index). */
-function simplifyIn(e: Expr, integer: boolean, options: SimplifyOptions): Expr {
-  const rebuilt = mapChildren(e, (child, index) => simplifyIn(child, childIsInteger(e, index, integer), options));
+function simplifyIn(e: Expr, integer: boolean, options: SimplifyOptions, remembered: Remembered | undefined): Expr {
+  const rebuilt = mapChildren(e, (child, index) => {
+    const childInteger = childIsInteger(e, index, integer);
+    return remembered ? remembered[childInteger ? 1 : 0](child) : simplifyIn(child, childInteger, options, undefined);
+  });
   return normalizeAffine(fold(rebuilt), integer, options);
 }
 

@@ -9,6 +9,7 @@ import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
 import { reductionOperation } from '../reduction/index.ts';
+import { perObject } from '../memo.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -109,8 +110,28 @@ function bitwiseType(t: ExprType, e: Expr): ExprType {
 
 export type NameTypes = (name: string) => DType | undefined;
 
+const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
+
 export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes): ExprType {
-  const rec = (x: Expr): ExprType => exprType(x, typeOf, functions);
+  return nodeType(e, typeOf, functions, undefined);
+}
+
+/**
+ * `exprType` remembered per expression node (nodes are immutable), the sub-expressions' too:
+ * a printer asks for the type of every node it prints, and of its operands again and again.
+ * Valid while `typeOf` and `functions` answer the same.
+ */
+export function exprTypes(typeOf: NameTypes, functions?: FunctionTypes): (e: Expr) => ExprType {
+  const memo = perObject((e: Expr): ExprType => nodeType(e, typeOf, functions, memo));
+  return memo;
+}
+
+/** A sub-expression's type: through the memo when there is one. (No closure per call: this is hot.) */
+function childType(x: Expr, typeOf: NameTypes, functions: FunctionTypes | undefined, memo: ((e: Expr) => ExprType) | undefined): ExprType {
+  return memo ? memo(x) : nodeType(x, typeOf, functions, undefined);
+}
+
+function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefined, memo: ((e: Expr) => ExprType) | undefined): ExprType {
   switch (e.kind) {
     case 'int':
       return WEAK_INT;
@@ -128,19 +149,19 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
       return { dtype: t, weak: false };
     }
     case 'neg':
-      return rec(e.operand);
+      return childType(e.operand, typeOf, functions, memo);
     case 'bitnot':
-      return bitwiseType(rec(e.operand), e);
+      return bitwiseType(childType(e.operand, typeOf, functions, memo), e);
     case 'binary': {
-      const t = combineTypes(rec(e.left), rec(e.right));
-      return ['&', '|', '^', '<<', '>>'].includes(e.op) ? bitwiseType(t, e) : t;
+      const t = combineTypes(childType(e.left, typeOf, functions, memo), childType(e.right, typeOf, functions, memo));
+      return BITWISE.has(e.op) ? bitwiseType(t, e) : t;
     }
     case 'compare':
     case 'logical':
     case 'not':
       return BOOL;
     case 'if':
-      return combineTypes(rec(e.then), rec(e.otherwise));
+      return combineTypes(childType(e.then, typeOf, functions, memo), childType(e.otherwise, typeOf, functions, memo));
     case 'cast':
       return { dtype: e.dtype as DType, weak: false };
     case 'reduce': {
@@ -154,7 +175,7 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
       if (e.dtype === undefined && e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
-      const args = e.args.map(rec);
+      const args = e.args.map((x) => childType(x, typeOf, functions, memo));
       const user = functions?.(
         e.fn,
         args.map((a) => a.dtype),

@@ -16,6 +16,7 @@ import { type Linear, gcd } from '../linear.ts';
 import { type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf } from './constraint.ts';
 import { simplifyExistentials } from './existentials.ts';
 import { freshName } from './names.ts';
+import { CanonicalKey, type PositionalConstraint, fromPositions, setCache, toPositions } from './canonical.ts';
 import { hasIntegerPoint, implies } from './omega.ts';
 import { parseConditions, parseSet } from './parse.ts';
 import { printSet } from './print.ts';
@@ -36,7 +37,8 @@ export class BasicSet {
   // ---- construction ------------------------------------------------------------------
 
   static universe(params: readonly string[], dims: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints(params, dims, []);
+    checkDistinct([...params, ...dims]);
+    return new BasicSet([...params], [...dims], [], []);
   }
 
   /** ISL set syntax, e.g. `[n] -> { [i, j] : 0 <= i, j < n }`; throws a LoomError pointing at the problem. */
@@ -57,11 +59,36 @@ export class BasicSet {
    */
   static fromConstraints(params: readonly string[], dims: readonly string[], constraints: readonly Constraint[], existentials: readonly string[] = []): BasicSet {
     const declared = [...params, ...dims, ...existentials];
-    const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
-    if (duplicate !== undefined) throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);
+    checkDistinct(declared);
     const extra = variablesOf(constraints).filter((n) => !declared.includes(n));
     const simple = simplifyExistentials(constraints, existentials);
     return new BasicSet([...params, ...extra], [...dims], simple.existentials, simple.constraints);
+  }
+
+  /**
+   * The set `compute` makes, remembered under `key` up to renaming (canonical.ts): the same
+   * question asked again in other names gets the same set in its own names, without the work.
+   * A set that mentions a name the key does not know (a fresh one) is not remembered.
+   */
+  static remembered(key: CanonicalKey, compute: () => BasicSet): BasicSet {
+    const known = rememberedSets.get(key.key);
+    if (known) {
+      const names = (list: readonly number[]) => list.map((i) => key.names[i]!);
+      return new BasicSet(names(known.params), names(known.dims), names(known.existentials), fromPositions(known.constraints, key.names));
+    }
+    const set = compute();
+    const positions = (list: readonly string[]) => list.map((n) => key.index.get(n));
+    const [params, dims, existentials] = [positions(set.params), positions(set.dims), positions(set.existentials)];
+    const all = [...set.params, ...set.dims, ...set.existentials];
+    if ([...params, ...dims, ...existentials].every((i) => i !== undefined) && variablesOf(set.constraints).every((n) => all.includes(n))) {
+      rememberedSets.set(key.key, {
+        params: params as number[],
+        dims: dims as number[],
+        existentials: existentials as number[],
+        constraints: toPositions(set.constraints, key.index),
+      });
+    }
+    return set;
   }
 
   // ---- changing the space ------------------------------------------------------------
@@ -70,12 +97,17 @@ export class BasicSet {
     return BasicSet.fromConstraints(this.params, this.dims, [...this.constraints, ...cs], this.existentials);
   }
 
+  // New variables that no constraint mentions leave a simplified set as simplified as it was:
+  // no need to simplify it again (code generation adds a loop's iname to a set at every level).
+
   addDims(names: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints(this.params, [...this.dims, ...names], this.constraints, this.existentials);
+    checkDistinct([...this.params, ...this.dims, ...names, ...this.existentials]);
+    return new BasicSet(this.params, [...this.dims, ...names], this.existentials, this.constraints);
   }
 
   addParams(names: readonly string[]): BasicSet {
-    return BasicSet.fromConstraints([...this.params, ...names], this.dims, this.constraints, this.existentials);
+    checkDistinct([...this.params, ...names, ...this.dims, ...this.existentials]);
+    return new BasicSet([...this.params, ...names], this.dims, this.existentials, this.constraints);
   }
 
   /** Makes set variables parameters (a later loop domain sees an outer iname as a parameter). */
@@ -161,14 +193,16 @@ export class BasicSet {
    */
   gist(context: BasicSet): BasicSet {
     const ctx = context.constraintsApartFrom(this);
-    if (!hasIntegerPoint([...ctx, ...this.constraints])) return this.emptied();
-    const kept = [...this.constraints];
-    for (let i = 0; i < kept.length; ) {
-      const others = [...ctx, ...kept.filter((_, j) => j !== i)];
-      if (implies(others, kept[i]!)) kept.splice(i, 1);
-      else i++;
-    }
-    return BasicSet.fromConstraints(this.params, this.dims, kept, this.existentials);
+    // which constraints stay does not depend on the names (canonical.ts): remembered
+    const key = new CanonicalKey().constraints(ctx).text('gist').constraints(this.constraints).key;
+    const keep = gists.memo(key, () => gistMask(ctx, this.constraints));
+    if (keep === 'empty') return this.emptied();
+    return BasicSet.fromConstraints(
+      this.params,
+      this.dims,
+      this.constraints.filter((_, i) => keep[i]),
+      this.existentials,
+    );
   }
 
   toString(): string {
@@ -216,6 +250,35 @@ export class BasicSet {
   private require(name: string, among: readonly string[], what: string): void {
     if (!among.includes(name)) throw new Error(`BasicSet: '${name}' is not ${what} of ${this.toString()}`);
   }
+}
+
+interface PositionalSet {
+  readonly params: readonly number[];
+  readonly dims: readonly number[];
+  readonly existentials: readonly number[];
+  readonly constraints: readonly PositionalConstraint[];
+}
+
+const rememberedSets = setCache<PositionalSet>();
+
+const gists = setCache<readonly boolean[] | 'empty'>();
+
+/** Which of `cs` the context and the remaining ones do not imply (tested in order), or 'empty'. */
+function gistMask(ctx: readonly Constraint[], cs: readonly Constraint[]): readonly boolean[] | 'empty' {
+  if (!hasIntegerPoint([...ctx, ...cs])) return 'empty';
+  const keep = cs.map(() => true);
+  for (let i = 0; i < cs.length; i++) {
+    const others = [...ctx, ...cs.filter((_, j) => j !== i && keep[j])];
+    if (implies(others, cs[i]!)) keep[i] = false;
+  }
+  return keep;
+}
+
+/** Throws when a name is declared twice (a set's variables are told apart by name). */
+function checkDistinct(declared: readonly string[]): void {
+  if (new Set(declared).size === declared.length) return;
+  const duplicate = declared.find((n, k) => declared.indexOf(n) !== k);
+  throw new Error(`BasicSet: variable '${duplicate}' is declared twice`);
 }
 
 /** A bound with common factors of expression and divisor cancelled. */

@@ -19,6 +19,7 @@ import { type Constraint, eliminateWith, ge, isFalse, tidy } from './constraint.
 import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn, type Split } from './fourier-motzkin.ts';
 import { implies } from './omega.ts';
 import { eliminateApprox } from './projection.ts';
+import { type PositionalConstraint, canonicalForm, fromPositions, setCache, toPositions } from './canonical.ts';
 
 export interface System {
   readonly constraints: readonly Constraint[];
@@ -27,7 +28,29 @@ export interface System {
 
 const MAX_ROUNDS = 64;
 
+interface PositionalSystem {
+  readonly constraints: readonly PositionalConstraint[];
+  readonly existentials: readonly number[];
+}
+
+const simplified = setCache<PositionalSystem>();
+
 export function simplifyExistentials(constraints: readonly Constraint[], existentials: readonly string[]): System {
+  // every set operation ends here: remembered up to renaming (canonical.ts). Existentials the
+  // constraints do not mention are dropped without effect; the others' order is the order
+  // they are simplified in, so it is part of the key. Without existentials it is tidying alone.
+  if (existentials.length === 0) return { constraints: tidy(constraints), existentials: [] };
+  const form = canonicalForm(constraints);
+  const used = existentials.flatMap((e) => form.index.get(e) ?? []);
+  const key = `${form.key}|${used.join(',')}`;
+  const known = simplified.get(key);
+  if (known) return { constraints: fromPositions(known.constraints, form.names), existentials: known.existentials.map((i) => form.names[i]!) };
+  const out = simplify(constraints, existentials);
+  simplified.set(key, { constraints: toPositions(out.constraints, form.index), existentials: out.existentials.map((e) => form.index.get(e)!) });
+  return out;
+}
+
+function simplify(constraints: readonly Constraint[], existentials: readonly string[]): System {
   let cs = tidy(constraints);
   let exists = [...existentials];
   for (let round = 0; round < MAX_ROUNDS && !isFalse(cs); round++) {

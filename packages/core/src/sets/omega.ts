@@ -15,8 +15,16 @@ import { Linear, floorDiv } from '../linear.ts';
 import { type Constraint, FALSE, eq, isFalse, negation, normalize, substitute, tidy, variablesOf } from './constraint.ts';
 import { type Split, darkShadow, eliminateByEquality, isExact, pairCount, realShadow, splitOn } from './fourier-motzkin.ts';
 import { freshName } from './names.ts';
+import { canonicalForm, setCache } from './canonical.ts';
+
+const answers = setCache<boolean>();
 
 export function hasIntegerPoint(constraints: readonly Constraint[]): boolean {
+  // the answer does not depend on the variables' names (canonical.ts)
+  return answers.memo(canonicalForm(constraints).key, () => search(constraints));
+}
+
+function search(constraints: readonly Constraint[]): boolean {
   let cs = tidy(constraints);
   for (;;) {
     if (isFalse(cs)) return false;
@@ -59,8 +67,8 @@ function chooseVariable(cs: readonly Constraint[]): Choice {
 }
 
 function inexactStep(cs: readonly Constraint[], split: Split): boolean {
-  if (!hasIntegerPoint(realShadow(split))) return false;
-  if (hasIntegerPoint(darkShadow(split))) return true;
+  if (!search(realShadow(split))) return false;
+  if (search(darkShadow(split))) return true;
   const x = split.variable;
   const m = Math.max(...split.upper.map((u) => -u.expr.coeff(x)));
   for (const l of split.lower) {
@@ -68,7 +76,7 @@ function inexactStep(cs: readonly Constraint[], split: Split): boolean {
     const last = floorDiv(a * m - a - m, m);
     for (let i = 0; i <= last; i++) {
       // a·x + R = i: x sits i above this lower bound.
-      if (hasIntegerPoint([...cs, eq(l.expr.sub(i))])) return true;
+      if (search([...cs, eq(l.expr.sub(i))])) return true;
     }
   }
   return false;

@@ -7,12 +7,28 @@
 import { type Constraint, isFalse, tidy } from './constraint.ts';
 import { bestEquality, eliminateByEquality, pairCount, realShadow, splitOn } from './fourier-motzkin.ts';
 import { implies } from './omega.ts';
+import { type PositionalConstraint, canonicalForm, fromPositions, setCache, toPositions } from './canonical.ts';
 
 /** Past this many constraints, redundant ones are dropped before FM multiplies them further. */
 const PRUNE_ABOVE = 12;
 
+const projections = setCache<PositionalConstraint[]>();
+const redundancies = setCache<readonly boolean[]>();
+
 /** Eliminates `names` from the system; the result constrains the other variables only. */
 export function eliminateApprox(constraints: readonly Constraint[], names: readonly string[]): Constraint[] {
+  // remembered up to renaming (canonical.ts); the order of `names` breaks ties, so it is part of the key
+  const form = canonicalForm(constraints);
+  const eliminated = names.flatMap((n) => form.index.get(n) ?? []);
+  const key = `${form.key}|${eliminated.join(',')}`;
+  const known = projections.get(key);
+  if (known) return fromPositions(known, form.names);
+  const out = project(constraints, names);
+  projections.set(key, toPositions(out, form.index));
+  return out;
+}
+
+function project(constraints: readonly Constraint[], names: readonly string[]): Constraint[] {
   let cs = tidy(constraints);
   const pending = new Set(names);
   while (!isFalse(cs)) {
@@ -42,12 +58,17 @@ export function eliminateApprox(constraints: readonly Constraint[], names: reado
  * order (so callers put the ones they would rather lose first). Equalities stay.
  */
 export function removeRedundant(constraints: readonly Constraint[]): Constraint[] {
-  const kept = [...constraints];
-  for (let i = 0; i < kept.length; ) {
-    const c = kept[i]!;
-    const others = kept.filter((_, j) => j !== i);
-    if (c.kind === 'ge' && implies(others, c)) kept.splice(i, 1);
-    else i++;
+  // which of them stay does not depend on the names (canonical.ts)
+  const keep = redundancies.memo(canonicalForm(constraints).key, () => keptMask(constraints));
+  return constraints.filter((_, i) => keep[i]);
+}
+
+function keptMask(constraints: readonly Constraint[]): boolean[] {
+  const keep = constraints.map(() => true);
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]!;
+    const others = constraints.filter((_, j) => j !== i && keep[j]);
+    if (c.kind === 'ge' && implies(others, c)) keep[i] = false;
   }
-  return kept;
+  return keep;
 }

@@ -15,6 +15,7 @@ import { Linear } from '../linear.ts';
 import type { BasicSet } from './basic-set.ts';
 import { type Bound, eq, ge } from './constraint.ts';
 import { freshName } from './names.ts';
+import { CanonicalKey, type PositionalConstraint, linearFromPositions, linearToPositions, setCache } from './canonical.ts';
 import { type Piece, type Sense, coalesce, combine, printPiecewise, whereCompared } from './piecewise.ts';
 
 export interface PieceTerm {
@@ -34,7 +35,29 @@ export function staticMin(terms: readonly PieceTerm[], context: BasicSet, keep: 
 
 const WORD: Readonly<Record<Sense, string>> = { max: 'maximum', min: 'minimum' };
 
+const extrema = setCache<PositionalConstraint>();
+
+/**
+ * Remembered up to renaming (canonical.ts): the same static value is asked for in every kernel
+ * with such a loop (an array's extent, a loop's range). Failures are not remembered.
+ */
 function staticExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[], sense: Sense): Linear {
+  const key = new CanonicalKey().text(sense).variables(keep);
+  for (const t of terms) withSet(key, t.set).linear(t.expr);
+  withSet(key.text('in'), context);
+  const known = extrema.get(key.key);
+  if (known) return linearFromPositions(known, key.names);
+  const value = computeExtremum(terms, context, keep, sense);
+  const positional = linearToPositions(value, key.index);
+  if (positional) extrema.set(key.key, positional);
+  return value;
+}
+
+function withSet(key: CanonicalKey, set: BasicSet): CanonicalKey {
+  return key.variables(set.params).variables(set.dims).variables(set.existentials).constraints(set.constraints);
+}
+
+function computeExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[], sense: Sense): Linear {
   // `keep` variables are symbols of the answer, like parameters.
   const live = terms
     .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
