@@ -4,9 +4,12 @@
  * code, through koffi), and the bundles stay within their budgets, minified and gzipped as a web
  * server sends them.
  *
- * Today's sizes, for scale: @loom/core + @loom/codegen-wgsl about 80 KB, with
- * @loom/elementwise about 140 KB (acorn, the payload parser, is 34 KB of it). Before issue 13
- * they were 269 KB and 293 KB (mathjs alone was 188 KB).
+ * Sizes, for scale: @loom/core + @loom/codegen-wgsl about 80 KB at issue 13, 143 KB after the
+ * second wave (vector types, host loops around global barriers, declared temporaries, scans, the
+ * statistics, loopy's transformation catalogue: transformations alone are 108 KB minified); with
+ * @loom/elementwise 140 KB then, 204 KB now (acorn, the payload parser, is 34 KB of it). Before
+ * issue 13 they were 269 KB and 293 KB (mathjs alone was 188 KB). The budgets leave about 15%
+ * for growth: passing one means looking at what grew before raising it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -27,8 +30,8 @@ for (const name of BROWSER_PACKAGES) {
 }
 
 const BUDGETS: readonly [readonly string[], number][] = [
-  [['@loom/core', '@loom/codegen-wgsl'], 150],
-  [['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'], 200],
+  [['@loom/core', '@loom/codegen-wgsl'], 165],
+  [['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'], 235],
 ];
 
 for (const [packages, kilobytes] of BUDGETS) {
