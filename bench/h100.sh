@@ -7,6 +7,10 @@
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
 #
+# The steps' limits add up to more than one device call allows (600 s): run them in two calls with
+# STEPS (e.g. STEPS="torch elementwise matmul reductions", then the others, each with its own OUT),
+# and the report here on the two h100.jsonl files joined.
+#
 # Writes into $OUT (default bench/results/run/ there, /tmp/loom-bench here): h100.jsonl (every JSON line), a log per step (its
 # notices and readable table), BENCHMARKS.md + h100.json from bench/report.ts, and profiles/ (each device's measured profile;
 # bench/report.ts run here on h100.jsonl writes those of a --full run to packages/dsl/profiles/, the committed ones). Each step has its
@@ -26,6 +30,8 @@ began=$(date +%s)
 # a step: NAME LIMIT COMMAND...; its stdout (JSON lines) joins h100.jsonl, its stderr goes to NAME.log
 step() {
   local name=$1 limit=$2; shift 2
+  # STEPS="torch matmul": only those (and the report); the run is then one of several calls
+  if [ -n "${STEPS:-}" ] && [ "$name" != report ] && [[ " $STEPS " != *" $name "* ]]; then return; fi
   # `ours NAME FLAGS...`: our benchmark, the bundle there (with --full), the TypeScript here
   if [ "$1" = ours ]; then
     local script=$2; shift 2
