@@ -315,7 +315,7 @@ for (const device of testDevices()) {
     assert.equal(Array.from(total as Int32Array), Array(8).fill(7));
   });
 
-  for (const tag of ['for', 'l.0']) {
+  for (const tag of ['for', 'unr', 'l.0']) {
     test(`${on}: scan with an outer sequential iname and random values [${tag}]`, async () => {
       // one scan per k: the accumulator starts again at each k
       let knl = makeKernel('{[k,i,j]: 0<=k<3 and 0<=i<12 and 0<=j<=i}', 'out[k,i], <>_ = reduce(segmented(sum), j, a[k,j], f[j])', [
