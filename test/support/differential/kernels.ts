@@ -40,7 +40,13 @@ export interface KernelCase {
 const ASSUMPTIONS = 'n >= 1 and m >= 1';
 
 export function generateKernel(seed: number, rng: Rng, features: FeatureSet): KernelCase {
-  const dtypes: DType[] = ['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : [])];
+  const dtypes: DType[] = [
+    'float32',
+    'float32',
+    'int32',
+    ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : []),
+    ...(features.has('complex') ? (['complex64', ...(features.has('wideTypes') ? (['complex128'] as const) : [])] as const) : []),
+  ];
   const dtype = rng.pick(dtypes);
   const shapes: Shape[] = ['map1', 'map2'];
   if (features.has('triangular')) shapes.push('tri2');

@@ -110,6 +110,8 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
       bound.push({
         ...insn,
         id: fresh(`${insn.id}_${name}`),
+        // a value may read those bound before it (the product of a reduction's result)
+        dependsOn: [...insn.dependsOn, ...bound.map((b) => b.id)],
         assignees: [variable(name)],
         expression: e,
         predicates,
@@ -327,7 +329,7 @@ class Lowering {
   asComplex(v: Value, dtype: ComplexDType): ComplexParts {
     const part = complexPart(dtype);
     if (v.kind === 'complex') return v.dtype === dtype ? v : { re: this.castTo(v.re, part), im: this.castTo(v.im, part) };
-    return { re: this.castTo(v.expr, part), im: float(0) };
+    return { re: this.castTo(v.expr, part), im: this.castTo(float(0), part) };
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, args: Value[], fail: (what: string) => never): Value {
@@ -361,7 +363,13 @@ class Lowering {
   }
 
   /** `e` converted to real `dtype`, unless it has it already (literals take any type). */
+  /**
+   * `e` as a part of `dtype`. A literal becomes a literal of that dtype: left weak, a formula
+   * of literals only (Smith's division by 4 + 0j computes 0 / 4) would be computed, and kept
+   * in a temporary, in float64.
+   */
   private castTo(e: Expr, dtype: DType): Expr {
+    if ((e.kind === 'int' || e.kind === 'float') && (dtype === 'float32' || dtype === 'float64')) return float(e.value, dtype);
     if (e.kind === 'int' || e.kind === 'float') return e;
     const t = exprType(e, this.lowered);
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);
