@@ -23,7 +23,7 @@ import { complexPart, isComplex, type ComplexDType, type DType } from '../dtypes
 import { LoomError } from '../errors.ts';
 import { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not, reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { complexAdd, complexDivide, complexEquals, complexFunction, complexMultiply, complexTruthy, type ComplexParts } from '../expr/complex.ts';
-import { printExpr, someExpr, walk } from '../expr/index.ts';
+import { freeVariables, printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
@@ -106,12 +106,13 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     lowering.bind = (e) => {
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float' || e.kind === 'subscript') return e;
       const name = fresh('cx');
+      const uses = freeVariables(e);
       temporaries.set(name, { name, dtype: exprType(e, lowered).dtype, shape: [], addressSpace: 'private' });
       bound.push({
         ...insn,
         id: fresh(`${insn.id}_${name}`),
-        // a value may read those bound before it (the product of a reduction's result)
-        dependsOn: [...insn.dependsOn, ...bound.map((b) => b.id)],
+        // a value reads those bound before it that it uses (a reduction's result, in a product)
+        dependsOn: [...insn.dependsOn, ...bound.filter(({ assignees: [a] }) => a.kind === 'var' && uses.has(a.name)).map((b) => b.id)],
         assignees: [variable(name)],
         expression: e,
         predicates,
