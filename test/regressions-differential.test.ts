@@ -259,6 +259,27 @@ for (const device of testDevices()) {
 }
 
 for (const device of testDevices()) {
+  test(`${device.name}: a loop with a barrier inside runs alike on every work-item, whatever its range on each`, async () => {
+    // before: i_outer's bound took the local iname i_inner (4*i_outer + i_inner < n), so the
+    // work-items past the end left the loop while the others waited at the barriers of the tree
+    // over k: PoCL gave 0 for the last rows, the CPU device stopped at the divergence (seed 2107168363)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, a[i, k])', [globalArg('a', { shape: ['n', 'm'], dtype: 'float32' }), '...'], {
+      assumptions: 'n >= 1 and m >= 1',
+    });
+    knl = splitIname(knl, 'k', 5, { innerTag: 'l.0', slabs: [0, 1] });
+    knl = splitIname(knl, 'i', 4, { innerTag: 'l.1' });
+    knl = duplicateInames(knl, 'i_outer');
+    const [n, m] = [6, 7];
+    const a = Float32Array.from({ length: n * m }, (_, k) => (k % 5) - 2);
+    const { out } = await run(knl, device, { a, n, m });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: n }, (_, i) => a.slice(i * m, (i + 1) * m).reduce((x, y) => x + y, 0)),
+    );
+  });
+}
+
+for (const device of testDevices()) {
   test(`${device.name}: a complex formula's values read the reduction result they are computed from`, async () => {
     // before: the value lower-complex binds first (the real reduction's result as a float) and
     // those computed from it had no dependency between them, so the product read the result of
