@@ -376,6 +376,10 @@ test('test_scan.py::test_force_outer_iname_for_scan: a sweep iname the scan does
     () => realizeReduction(knl, { forceOuterInameForScan: 'i' }),
     (e: unknown) => e instanceof LoomError && /no scan was asked for/.test(e.message),
   );
+  assert.throws(
+    () => realizeReduction(knl, { automagicScansOk: true, forceOuterInameForScan: 'q' }),
+    (e: unknown) => e instanceof LoomError && /no iname 'q'/.test(e.message),
+  );
 });
 
 test('test_scan.py::test_scan_not_triangular', () => {

@@ -40,6 +40,9 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
   if (options.forceOuterInameForScan !== undefined && !options.forceScan && !options.automagicScansOk) {
     throw new LoomError('realizeReduction: forceOuterInameForScan names the sweep iname of scans, but no scan was asked for (forceScan or automagicScansOk)');
   }
+  if (options.forceOuterInameForScan !== undefined && !knl.inames.includes(options.forceOuterInameForScan)) {
+    throw new LoomError(`realizeReduction: forceOuterInameForScan: the kernel has no iname '${options.forceOuterInameForScan}'`);
+  }
   const r = new Realization(knl, options);
   const out: Instruction[] = [];
   /** A multiple assignment's id → the ids of its parts: who waited for it waits for all. */
