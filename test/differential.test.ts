@@ -55,6 +55,8 @@ const range = (from: number, count: number) => Array.from({ length: count }, (_,
 
 /** A case's kernel has an argmax/argmin; its chain puts a reduction iname (k, k_inner, ...) on a local axis. */
 const usesArgmax = (r: Pick<CaseResult, 'kcase'>) => /\barg(max|min)\(/.test(r.kcase.instructions);
+/** A case's arrays are complex64 (which every device has; complex128 needs float64). */
+const usesComplex = (r: Pick<CaseResult, 'kcase'>) => r.kcase.dtype === 'complex64';
 const reducesLocally = (r: Pick<CaseResult, 'chain'>) => r.chain?.steps.some((s) => /splitIname\(knl, 'k\w*', \d+, \{[^}]*"(inner|outer)Tag":"l\./.test(s.text)) ?? false;
 const agreedOn = (r: Pick<CaseResult, 'devices'>, device?: string) => r.devices.some((d) => (device === undefined || d.device === device) && d.outcome.kind === 'agree');
 
@@ -79,7 +81,7 @@ test('every device: 6 random kernels under random chains agree with the untransf
   }
 });
 
-test('every device: random kernels with argmax, and with reductions across work-items, agree with the untransformed kernel', async () => {
+test('every device: random kernels with argmax, complex values, and reductions across work-items agree with the untransformed kernel', async () => {
   // the first seeds from 3000 whose case (as each device gets it) has the feature: a sample that
   // cannot drift away from them as the generator changes
   const pick = (has: (r: Pick<CaseResult, 'kcase' | 'chain'>) => boolean, count: number) => {
@@ -92,7 +94,8 @@ test('every device: random kernels with argmax, and with reductions across work-
   };
   const argmaxSeeds = pick(usesArgmax, 3);
   const localSeeds = pick(reducesLocally, 3);
-  const results = await sample([...argmaxSeeds, ...localSeeds], testDevices(), EXCLUDED);
+  const complexSeeds = pick(usesComplex, 3);
+  const results = await sample([...argmaxSeeds, ...localSeeds, ...complexSeeds], testDevices(), EXCLUDED);
   for (const device of testDevices()) {
     assert.ok(
       results.some((r) => usesArgmax(r) && agreedOn(r, device.name)),
@@ -101,6 +104,10 @@ test('every device: random kernels with argmax, and with reductions across work-
     assert.ok(
       results.some((r) => reducesLocally(r) && agreedOn(r, device.name)),
       `${device.name}: no reduction across work-items compared (seeds ${localSeeds})`,
+    );
+    assert.ok(
+      results.some((r) => usesComplex(r) && agreedOn(r, device.name)),
+      `${device.name}: no complex case compared (seeds ${complexSeeds})`,
     );
   }
 });

@@ -150,8 +150,8 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
   },
 ];
 
-/** The printers' conversions and helper spellings, read back as the operations they stand for. */
-const IDENTITIES = new Set(['Math.fround', 'f32', 'i32']);
+/** The printers' conversions and helper spellings, read back as the operations they stand for (WGSL's at_run_time(x) is x, computed by the shader). */
+const IDENTITIES = new Set(['Math.fround', 'f32', 'i32', 'at_run_time_f32']);
 /** Conversions that saturate (OpenCL's convert_int_sat_rtz, WGSL's to_i32_f32) and WGSL's bitwise truth test. */
 const CONVERSIONS = /^(loom_convert_\w+|convert_\w+_sat_rtz|to_[iu]32_f32|truthy_\w+|loom\.saturate)$/;
 const CALLED_OPERATORS: [RegExp, BinaryOp][] = [

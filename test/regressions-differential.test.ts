@@ -259,6 +259,71 @@ for (const device of testDevices()) {
 }
 
 for (const device of testDevices()) {
+  test(`${device.name}: a loop with a barrier inside runs alike on every work-item, whatever its range on each`, async () => {
+    // before: i_outer's bound took the local iname i_inner (4*i_outer + i_inner < n), so the
+    // work-items past the end left the loop while the others waited at the barriers of the tree
+    // over k: PoCL gave 0 for the last rows, the CPU device stopped at the divergence (seed 2107168363)
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, a[i, k])', [globalArg('a', { shape: ['n', 'm'], dtype: 'float32' }), '...'], {
+      assumptions: 'n >= 1 and m >= 1',
+    });
+    knl = splitIname(knl, 'k', 5, { innerTag: 'l.0', slabs: [0, 1] });
+    knl = splitIname(knl, 'i', 4, { innerTag: 'l.1' });
+    knl = duplicateInames(knl, 'i_outer');
+    const [n, m] = [6, 7];
+    const a = Float32Array.from({ length: n * m }, (_, k) => (k % 5) - 2);
+    const { out } = await run(knl, device, { a, n, m });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: n }, (_, i) => a.slice(i * m, (i + 1) * m).reduce((x, y) => x + y, 0)),
+    );
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a complex formula's values read the reduction result they are computed from`, async () => {
+    // before: the value lower-complex binds first (the real reduction's result as a float) and
+    // those computed from it had no dependency between them, so the product read the result of
+    // the previous i (seed 1011: the reference itself was off by one row)
+    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = (sum(k, k / 2) * c[i]) / conj(c[i])', [globalArg('c', { shape: ['n'], dtype: 'complex64' }), '...'], {
+      assumptions: 'n >= 1 and m >= 1',
+    });
+    const c = new Float32Array([0.5, -1.5, -1, 1, 2, 0.5, 1, 0]);
+    const m = 8;
+    const total = Array.from({ length: m }, (_, k) => Math.floor(k / 2)).reduce((a, b) => a + b, 0);
+    const { out } = await run(splitIname(knl, 'i', 3, { innerTag: 'l.0' }), device, { c, n: 4, m });
+    // total * z / conj(z) = total * z² / |z|²
+    const expected = Array.from({ length: 4 }, (_, i) => {
+      const [a, b] = [c[2 * i], c[2 * i + 1]];
+      const norm = a * a + b * b;
+      return [(total * (a * a - b * b)) / norm, (total * 2 * a * b) / norm];
+    }).flat();
+    Array.from(out as Float32Array).forEach((v, k) =>
+      assert.ok(Math.abs(v - expected[k]) <= 1e-5 * Math.max(1, Math.abs(expected[k])), `out[${k}] = ${v}, expected ${expected[k]}`),
+    );
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a complex value divided by a real literal (float arithmetic of literals only) compiles and runs`, async () => {
+    // before: Smith's division by 4 + 0j prints 4.0 / 0.0 for the branch it does not take,
+    // which WGSL evaluated when it compiled and refused the shader (seed 44776495)
+    // and its literal-only parts were float64 temporaries, which WGSL lacks
+    const knl = makeKernel('{ [i]: 0<=i<n }', ['out[i] = b[i] / 4', 'half[i] = b[i] / 0.5'], [globalArg('b', { shape: ['n'], dtype: 'complex64' }), '...']);
+    const b = new Float32Array([1, -2, 0.5, 8, -0, 3]);
+    const { out, half } = await run(knl, device, { b, n: 3 });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(b, (x) => x / 4),
+    );
+    assert.equal(
+      Array.from(half as Float32Array),
+      Array.from(b, (x) => x * 2),
+    );
+    assert.instance(out, Float32Array);
+  });
+}
+
+for (const device of testDevices()) {
   test(`${device.name}: a local scalar written by one work-item is read by all after a barrier`, async () => {
     // before: reads of scalar temporaries were not accesses to the barrier pass, so the lane
     // that finished a local tree wrote s while the others read it (NVIDIA: 7 of 9 wrong, seed 642683201)

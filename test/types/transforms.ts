@@ -86,6 +86,11 @@ export function argumentCases(): void {
   // @ts-expect-error: 'q' is not an argument
   spare.removeUnusedArguments(['q']);
   knl.addBarrier('id:a', 'id:b', { synchronizationKind: 'local' }).realizeReduction().inferUnknownTypes();
+  // a scan's sweep iname is one of the kernel's, and its tracking iname can be tagged after
+  const scan = kernel('{ [i,j]: 0<=i<n and 0<=j<=i }', 'out[i] = sum(j, a[j])').realizeReduction({ forceScan: true, forceOuterInameForScan: 'i' });
+  scan.tag({ i_scan: 'unr' });
+  // @ts-expect-error: unknown sweep iname
+  knl.realizeReduction({ forceScan: true, forceOuterInameForScan: 'q' });
 }
 
 export function dataCases(): void {

@@ -261,7 +261,11 @@ export class ExpressionPrinter {
 
   private binary(e: Extract<Expr, { kind: 'binary' }>): Printed {
     const t = arithmeticType(this.checked(e));
-    const l = this.print(e.left, t);
+    // floats of literals only would be computed by the WGSL compiler, which refuses a result
+    // that is not finite (4.0 / 0.0, as Smith's complex division by a real makes): the left
+    // one goes through 'at_run_time', so that the shader computes it as every device does
+    const atRunTime = isFloatScalar(t) && ARITHMETIC.has(e.op) && isConstant(e.left) && isConstant(e.right);
+    const l = atRunTime ? call(this.context.helper('at_run_time', t), [this.print(e.left, t).text], t) : this.print(e.left, t);
     const r = this.print(e.right, t);
     const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
     switch (e.op) {
@@ -525,6 +529,9 @@ function infix(l: Printed, op: string, r: Printed, prec: number, type: WgslScala
 export function relation(l: Printed, op: string, r: Printed): Printed {
   return { text: `${operand(l, Prec.Additive)} ${op} ${operand(r, Prec.Additive)}`, prec: Prec.Relational, type: 'bool' };
 }
+
+/** The float operators WGSL's constant evaluation computes and can refuse (an infinite or NaN result). */
+const ARITHMETIC = new Set(['+', '-', '*', '/']);
 
 /** A literal, or one negated or converted: what WGSL's constant evaluation would compute. */
 function isConstant(e: Expr): boolean {

@@ -23,6 +23,7 @@ export {
 } from './errors.ts';
 export { setWarningHandler, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
 export { KernelCheckError } from './check/index.ts';
+export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 
 // --- for users: dtypes, expressions, sets ------------------------------------------------------
 export * from './dtypes.ts';
@@ -117,6 +118,7 @@ export { saveAndReloadTemporaries } from './transform/save-reload.ts';
 export { precompute, type PrecomputeOptions } from './transform/precompute.ts';
 export { reductionArgToSubstRule, realizeReduction, type ReductionTransformOptions } from './transform/reductions.ts';
 export type { RealizeReductionOptions } from './preprocess/realize-reductions.ts';
+export type { ScanOptions } from './reduction/scan.ts';
 
 // --- for users: statistics (operations, memory accesses, synchronizations, footprints) ------------
 export {

@@ -4,7 +4,7 @@
  * shape tests is the code Loom prints for each target (a right operand of equal
  * precedence, a negated sum: `nestedRightOperands`).
  */
-import { isFloat, type DType, type HostArray } from '@loom/core';
+import { complexPart, isComplex, isFloat, type DType, type HostArray } from '@loom/core';
 import type { FeatureSet } from './features.ts';
 import type { Rng } from './random.ts';
 
@@ -58,23 +58,32 @@ const isProduct = (e: GenExpr) => e.kind === 'bin' && e.op === '*';
 export class ExpressionGenerator {
   /** Whether a division or sqrt was emitted (the case is then compared within ulps). */
   usedInexact = false;
+  /** Floats, or complex values (whose parts are floats). */
   private readonly float: boolean;
+  /**
+   * Complex values (complex64, complex128): no ordering, so no min, max, argmax or comparison
+   * of data; real(), imag() and conj() besides + − * (exact on the value pools), imaginary
+   * literals (`1j`), and division and abs (inexact: Smith's formula, a square root) only as
+   * the last operation.
+   */
+  private readonly complex: boolean;
 
   constructor(
     private readonly rng: Rng,
     private readonly features: FeatureSet,
     private readonly dtype: DType,
   ) {
-    this.float = isFloat(dtype);
+    this.complex = isComplex(dtype);
+    this.float = isFloat(dtype) || this.complex;
   }
 
-  /** Comparisons, min and max are safe unless a float operand may be NaN or −0. */
+  /** Comparisons, min and max are safe unless a float operand may be NaN or −0 (and never on complex values). */
   get comparesData(): boolean {
     return this.compareData;
   }
 
   private get compareData(): boolean {
-    return !this.float || !this.features.has('floatSpecials') || this.features.has('nanComparisons');
+    return !this.complex && (!this.float || !this.features.has('floatSpecials') || this.features.has('nanComparisons'));
   }
 
   leaf(scope: Scope): GenExpr {
@@ -94,10 +103,12 @@ export class ExpressionGenerator {
 
   private literal(scope: Scope): GenExpr {
     const exactOnly = scope.reduction !== undefined;
+    const imaginary = this.complex ? ['1j', '0.5j', '-1j', ...(exactOnly ? [] : ['2j', '-2.5j'])] : [];
     const values = this.float
       ? ['0', '1', '2', '0.5', '-1', ...(exactOnly ? [] : ['3', '-2.5', ...(this.features.has('floatSpecials') ? ['1e30'] : [])])]
       : ['0', '1', '2', '3', '-1', ...(exactOnly ? [] : ['7', '-3'])];
-    const v = this.rng.pick(this.features.has('nestedRightOperands') ? values : values.filter((x) => !x.startsWith('-')));
+    const all = [...values, ...imaginary];
+    const v = this.rng.pick(this.features.has('nestedRightOperands') ? all : all.filter((x) => !x.startsWith('-')));
     return v.startsWith('-') ? { kind: 'neg', x: leaf(v.slice(1)) } : leaf(v);
   }
 
@@ -108,7 +119,9 @@ export class ExpressionGenerator {
     if (!this.float) ops.push('/', '//', '%');
     if (this.features.has('conditionals')) ops.push('if');
     if (this.compareData) ops.push('minmax');
-    if (this.float) ops.push('abs');
+    if (this.float && !this.complex) ops.push('abs');
+    // the parts of a complex value (real ones, which promote back), its conjugate, a halving
+    if (this.complex) ops.push('part', 'conj', 'half');
     // bit operations of integers; in a reduction's body they would only make its values large
     if (!this.float && this.features.has('bitwise') && scope.reduction === undefined) ops.push('&', '|', '^', '~', 'shift');
     const op = r.pick(ops);
@@ -135,6 +148,13 @@ export class ExpressionGenerator {
       }
       case 'abs':
         return { kind: 'call', fn: 'abs', args: [sub()] };
+      case 'part':
+        return { kind: 'call', fn: r.pick(['real', 'imag']), args: [sub()] };
+      case 'conj':
+        return { kind: 'call', fn: 'conj', args: [sub()] };
+      case 'half':
+        // a complex value divided by a real power of two: exact, part by part
+        return bin('/', sub(), leaf(r.pick(['2', '4', '0.5'])));
       case '/':
       case '//':
       case '%':
@@ -209,6 +229,7 @@ export class ExpressionGenerator {
   top(e: GenExpr, scope: Scope): GenExpr {
     if (!this.float || !this.features.has('inexactFloat') || !this.rng.chance(0.3)) return e;
     this.usedInexact = true;
+    if (this.complex) return this.rng.chance(0.6) ? bin('/', e, this.expr(1, scope)) : { kind: 'call', fn: 'abs', args: [e] };
     return this.rng.chance(0.7) ? bin('/', e, this.expr(1, scope)) : { kind: 'call', fn: 'sqrt', args: [e] };
   }
 
@@ -220,6 +241,8 @@ export class ExpressionGenerator {
   }
 
   reductionOp(): 'sum' | 'product' | 'max' | 'min' {
+    // complex values have no order, and Loom lowers only their sums
+    if (this.complex) return 'sum';
     return this.rng.pick(['sum', 'sum', 'product', ...(this.compareData ? (['max', 'min'] as const) : [])]);
   }
 
@@ -251,6 +274,8 @@ export class ExpressionGenerator {
       edge = f.has('intExtremes') ? [wide ? -(2 ** 63) : -(2 ** 31), wide ? 2 ** 63 - 1 : 2 ** 31 - 1, -1, 0, 1] : [];
     }
     const draw = () => (edge.length && r.chance(0.35) ? r.pick(edge) : r.pick(ordinary));
+    // complex values: their parts interleaved, as a complex argument is passed
+    if (this.complex) return complexPart(this.dtype) === 'float32' ? Float32Array.from({ length: 2 * size }, draw) : Float64Array.from({ length: 2 * size }, draw);
     switch (this.dtype) {
       case 'float32':
         return Float32Array.from({ length: size }, draw);

@@ -17,6 +17,7 @@ export const FEATURES = {
   inexactFloat: 'float division and sqrt (as the last operation, compared within a few ulps)',
   wideTypes: 'float64 and int64 (not on WebGPU)',
   bitwise: '& | ^ ~ << >> on integers, shift counts out of range included',
+  complex: 'complex64 arrays (complex128 with wideTypes): imaginary literals (1j), + − * /, real, imag, conj, abs, sum reductions',
   // kernel shapes
   triangular: 'domains with j <= i, as one set or as a nested domain list',
   reductions: 'sum, product, max and min reductions',

@@ -8,7 +8,7 @@
  * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
  * first elements that differ.
  */
-import { InternalError, isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import { complexPart, InternalError, isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
 import { generateChain, type Chain } from './chains.ts';
 import { compareArrays, formatValue, type Comparison } from './compare.ts';
 import { finiteFloatsOnly, limitsOf, type FeatureSet } from './features.ts';
@@ -118,7 +118,8 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
     }
     const results: DeviceResult[] = [];
     for (const device of devices) {
-      if (device.target.unsupportedDType?.(kcase.dtype)) {
+      // a complex dtype exists where its parts' does (complex128: where float64 does)
+      if (device.target.unsupportedDType?.(complexPart(kcase.dtype))) {
         results.push({ device: device.name, outcome: { kind: 'unsupported' } });
         continue;
       }
@@ -169,7 +170,7 @@ const indent = (text: string, by = '    ') =>
     .join('\n');
 
 function formatInputs(kcase: KernelCase): string {
-  const float = isFloat(kcase.dtype);
+  const float = isFloat(complexPart(kcase.dtype));
   return Object.entries(kcase.inputs)
     .map(([name, values]) => `${name} = [${Array.from(values as ArrayLike<number | bigint>, (v) => formatValue(v, float)).join(', ')}]`)
     .join('\n');

@@ -14,7 +14,7 @@
  */
 import { globalArg, makeKernel, type DType, type HostArray, type LoopKernel } from '@loom/core';
 import type { FeatureSet } from './features.ts';
-import type { Rng } from './random.ts';
+import { Rng } from './random.ts';
 import { ExpressionGenerator, exprToString, leaf, type GenExpr, type Scope } from './expressions.ts';
 
 export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri';
@@ -41,7 +41,11 @@ const ASSUMPTIONS = 'n >= 1 and m >= 1';
 
 export function generateKernel(seed: number, rng: Rng, features: FeatureSet): KernelCase {
   const dtypes: DType[] = ['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : [])];
-  const dtype = rng.pick(dtypes);
+  let dtype = rng.pick(dtypes);
+  // complex cases are drawn from a stream of their own: the other seeds keep the cases they
+  // had before complex ones existed (and the fixed seeds of the CI sample their kernels)
+  const complexRng = new Rng((seed ^ 0x9e3779b9) >>> 0);
+  if (features.has('complex') && complexRng.chance(0.2)) dtype = features.has('wideTypes') && complexRng.chance(0.5) ? 'complex128' : 'complex64';
   const shapes: Shape[] = ['map1', 'map2'];
   if (features.has('triangular')) shapes.push('tri2');
   if (features.has('reductions')) shapes.push('reduce', 'reduce');

@@ -147,8 +147,11 @@ export class DeviceKernelBuilder {
     if (tag?.kind === 'unroll' || (tag?.kind === 'ilp' && tag.unrolled)) return this.unrolled(item, outer, enforced);
     const iname = item.iname;
     // bounds in the enclosing loops and the hardware inames this loop's domain hangs from,
-    // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop)
-    const keep = [...this.hardwareAncestors(iname), ...outer];
+    // never in unrelated ones (a prefetch's l.0 iname must not bound the k loop). A loop with
+    // a barrier inside runs as often on every work-item of a group, so its bounds take no
+    // local iname: each work-item's instructions keep their own range as guards
+    const barrier = containsBarrier(item);
+    const keep = [...this.hardwareAncestors(iname).filter((n) => !barrier || this.knl.inameTags.get(n)?.kind !== 'local'), ...outer];
     const domain = domainOf(this.knl, [...keep, iname]);
     // a loop over no points (`0 <= j < 0`: a reduction over nothing, or n = 0 fixed) is no code at all
     if (domain.isEmpty()) return [];
@@ -387,4 +390,9 @@ function lowerAsUpper(b: Bound): Linear {
 /** floor(e/d) + k as a lower bound: ceil((e - d + 1)/d) + k = floor(e/d) + k. */
 function upperAsLower(b: Bound, k: number): Bound {
   return { expr: b.expr.sub(b.divisor - 1).add(k * b.divisor), divisor: b.divisor };
+}
+
+/** Whether a barrier runs inside `item` (every work-item of a group must reach it alike). */
+function containsBarrier(item: ScheduleItem): boolean {
+  return item.kind === 'barrier' || (item.kind === 'loop' && item.body.some(containsBarrier));
 }

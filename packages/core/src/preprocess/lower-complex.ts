@@ -23,7 +23,7 @@ import { complexPart, isComplex, type ComplexDType, type DType } from '../dtypes
 import { LoomError } from '../errors.ts';
 import { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not, reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { complexAdd, complexDivide, complexEquals, complexFunction, complexMultiply, complexTruthy, type ComplexParts } from '../expr/complex.ts';
-import { printExpr, someExpr, walk } from '../expr/index.ts';
+import { freeVariables, printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
@@ -106,10 +106,13 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     lowering.bind = (e) => {
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float' || e.kind === 'subscript') return e;
       const name = fresh('cx');
+      const uses = freeVariables(e);
       temporaries.set(name, { name, dtype: exprType(e, lowered).dtype, shape: [], addressSpace: 'private' });
       bound.push({
         ...insn,
         id: fresh(`${insn.id}_${name}`),
+        // a value reads those bound before it that it uses (a reduction's result, in a product)
+        dependsOn: [...insn.dependsOn, ...bound.filter(({ assignees: [a] }) => a.kind === 'var' && uses.has(a.name)).map((b) => b.id)],
         assignees: [variable(name)],
         expression: e,
         predicates,
@@ -327,7 +330,7 @@ class Lowering {
   asComplex(v: Value, dtype: ComplexDType): ComplexParts {
     const part = complexPart(dtype);
     if (v.kind === 'complex') return v.dtype === dtype ? v : { re: this.castTo(v.re, part), im: this.castTo(v.im, part) };
-    return { re: this.castTo(v.expr, part), im: float(0) };
+    return { re: this.castTo(v.expr, part), im: this.castTo(float(0), part) };
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, args: Value[], fail: (what: string) => never): Value {
@@ -361,7 +364,13 @@ class Lowering {
   }
 
   /** `e` converted to real `dtype`, unless it has it already (literals take any type). */
+  /**
+   * `e` as a part of `dtype`. A literal becomes a literal of that dtype: left weak, a formula
+   * of literals only (Smith's division by 4 + 0j computes 0 / 4) would be computed, and kept
+   * in a temporary, in float64.
+   */
   private castTo(e: Expr, dtype: DType): Expr {
+    if ((e.kind === 'int' || e.kind === 'float') && (dtype === 'float32' || dtype === 'float64')) return float(e.value, dtype);
     if (e.kind === 'int' || e.kind === 'float') return e;
     const t = exprType(e, this.lowered);
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);

@@ -9,23 +9,27 @@
  *  - local ones (`l.N`) combine the work-items' values in a tree in local memory
  *    (../reduction/local-tree.ts), after each work-item has reduced the sequential ones;
  *  - group ones (`g.N`) are refused: work-groups cannot combine values within a launch.
+ * A triangular reduction asked to be a scan (`forceScan`, `automagicScansOk`) carries its
+ * result from one value of its sweep iname to the next instead (../reduction/scan.ts).
  *
  * A reduction inside another is realized first, inside the loops of the outer one. A
  * multiple assignment (`v, k = argmax(i, a[i], i)`) becomes one assignment per result.
  */
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { children, mapChildren, printExpr } from '../expr/index.ts';
-import { reduce as reduction, type Expr, type Reduce } from '../expr/nodes.ts';
+import { children, mapChildren, printExpr, substitute } from '../expr/index.ts';
+import { reduce as reduction, variable, type Expr, type Reduce } from '../expr/nodes.ts';
 import { reductionOperation, type ReductionOperation } from '../reduction/index.ts';
 import { realizeLocalTree } from '../reduction/local-tree.ts';
 import { Realization, type Realized, type Scope } from '../reduction/realization.ts';
 import { realizeSequential } from '../reduction/sequential.ts';
+import { scanToRealize, trackingIname, type ScanOptions, type ScanParameters } from '../reduction/scan.ts';
+import { realizeLocalScan } from '../reduction/scan-local.ts';
 import { assigneeName, expandSubstitutions } from '../kernel/accesses.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { exprType } from '../kernel/type-inference.ts';
 
-export interface RealizeReductionOptions {
+export interface RealizeReductionOptions extends ScanOptions {
   /** Realize only the reductions of these instructions (loopy's `insn_id_filter`); default: all. */
   readonly insnIdFilter?: readonly string[];
 }
@@ -33,7 +37,13 @@ export interface RealizeReductionOptions {
 export function realizeReductions(knl: LoopKernel, options: RealizeReductionOptions = {}): LoopKernel {
   const only = options.insnIdFilter && new Set(options.insnIdFilter);
   for (const id of only ?? []) if (!knl.instructions.some((i) => i.id === id)) throw new LoomError(`realizeReduction: no instruction '${id}'`);
-  const r = new Realization(knl);
+  if (options.forceOuterInameForScan !== undefined && !options.forceScan && !options.automagicScansOk) {
+    throw new LoomError('realizeReduction: forceOuterInameForScan names the sweep iname of scans, but no scan was asked for (forceScan or automagicScansOk)');
+  }
+  if (options.forceOuterInameForScan !== undefined && !knl.inames.includes(options.forceOuterInameForScan)) {
+    throw new LoomError(`realizeReduction: forceOuterInameForScan: the kernel has no iname '${options.forceOuterInameForScan}'`);
+  }
+  const r = new Realization(knl, options);
   const out: Instruction[] = [];
   /** A multiple assignment's id → the ids of its parts: who waited for it waits for all. */
   const parts = new Map<string, string[]>();
@@ -132,6 +142,8 @@ function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
       parts,
     );
   }
+  const scan = scanToRealize(r, e, scope, r.scanOptions);
+  if (scan) return realizeScan(r, e, op, scope, scan);
   const groups = e.inames.filter((n) => r.inameTags.get(n)?.kind === 'group');
   if (groups.length) throw groupReductionError(e, groups, scope, r);
   // an operation that is only associative keeps the order of its inames: one loop each, nested
@@ -160,6 +172,41 @@ function realizeReduction(r: Realization, e: Reduce, scope: Scope): Realized {
   const operandDtypes = point.values.map((v) => typeOf(r, v));
   const lifted = op.lift ? op.lift(point.values, operandDtypes) : point.values;
   return realizeLocalTree(r, scope, op, locals, { ...point, values: lifted }, op.resultDtypes(operandDtypes));
+}
+
+/**
+ * A scan (../reduction/scan.ts): at each value of the sweep iname, the operands at the values
+ * of the tracking iname fold into the result carried from the previous one.
+ */
+function realizeScan(r: Realization, e: Reduce, op: ReductionOperation, scope: Scope, scan: ScanParameters): Realized {
+  const t = trackingIname(r, scan);
+  const step = reduction(
+    e.op,
+    [t],
+    e.operands.map((x) => substitute(x, { [scan.scan]: variable(t) })),
+  );
+  if (r.localAxis(scan.sweep) === undefined) {
+    const point = operandsOf(r, step, { ...scope, within: [...scope.within, t] });
+    const outsideSweep = scope.within.filter((n) => n !== scan.sweep);
+    return realizeSequential(
+      r,
+      scope,
+      op,
+      [t],
+      point,
+      point.values.map((v) => typeOf(r, v)),
+      outsideSweep,
+    );
+  }
+  const part = overLoops(r, step, op, scope, [t]);
+  return realizeLocalScan(
+    r,
+    scope,
+    op,
+    scan,
+    part,
+    part.values.map((v) => typeOf(r, v)),
+  );
 }
 
 /** A reduction over the sequential inames `inames`, its operands realized inside their loops. */

@@ -13,6 +13,7 @@ import { domainOf } from '../kernel/domains.ts';
 import type { AddressSpace, InameTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { uniqueName } from '../transform/rename.ts';
+import type { ScanOptions } from './scan.ts';
 
 /** Where a reduction sits: what its realization runs inside of and waits for. */
 export interface Scope {
@@ -53,7 +54,11 @@ export class Realization {
   /** Per local axis, the iname that pins an instruction to work-item 0 of that axis. */
   private readonly laneZero = new Map<number, string>();
 
-  constructor(readonly knl: LoopKernel) {
+  constructor(
+    readonly knl: LoopKernel,
+    /** Which reductions become scans (scan.ts). */
+    readonly scanOptions: ScanOptions = {},
+  ) {
     this.temporaries = new Map(knl.temporaries);
     this.domains = [...knl.domains];
     this.inameTags = new Map(knl.inameTags);
@@ -81,12 +86,13 @@ export class Realization {
    * New inames `names` (fresh, from these bases) with the domain `constraints` says, in terms of
    * their names, tagged as `tags` says.
    */
-  newInames(bases: readonly string[], constraints: (names: readonly string[]) => string, tags: readonly InameTag[]): string[] {
+  newInames(bases: readonly string[], constraints: (names: readonly string[]) => string, tags: readonly (InameTag | undefined)[]): string[] {
     const names = bases.map((b) => this.name(b));
     this.domains.push(BasicSet.parse(`{ [${names.join(', ')}]: ${constraints(names)} }`));
     names.forEach((n, k) => {
       this.inames.add(n);
-      this.inameTags.set(n, tags[k]);
+      const tag = tags[k];
+      if (tag) this.inameTags.set(n, tag);
     });
     return names;
   }

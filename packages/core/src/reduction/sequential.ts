@@ -18,7 +18,16 @@ import { fold } from './fold.ts';
  * Accumulates `values` (one point's, already realized, typed `dtypes`) over the loops
  * `inames` around `scope` into private accumulators, and returns them.
  */
-export function realizeSequential(r: Realization, scope: Scope, op: ReductionOperation, inames: readonly string[], point: Realized, operandDtypes: readonly DType[]): Realized {
+export function realizeSequential(
+  r: Realization,
+  scope: Scope,
+  op: ReductionOperation,
+  inames: readonly string[],
+  point: Realized,
+  operandDtypes: readonly DType[],
+  /** Where the accumulators start (a scan starts them outside its sweep); default: `scope.within`. */
+  initWithin: readonly string[] = scope.within,
+): Realized {
   const dtypes = op.resultDtypes(operandDtypes);
   const suffix = inames.join('_');
   const accs = dtypes.map((t, k) => r.temporary(dtypes.length === 1 ? `acc_${suffix}` : `acc_${suffix}_${k}`, t, [], 'private'));
@@ -37,7 +46,7 @@ export function realizeSequential(r: Realization, scope: Scope, op: ReductionOpe
       id: id(accs.length === 1 ? 'init' : `init_${k}`),
       assignees: [variable(acc)],
       expression: neutral[k],
-      withinInames: scope.within,
+      withinInames: initWithin,
       dependsOn: r.globalBarriersBefore(scope.insn),
     }),
   );

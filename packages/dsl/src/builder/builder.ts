@@ -136,8 +136,15 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
   }
 
-  /** `realizeReduction`: the reductions (of these instructions) become instructions now; dtypes must be known. */
-  realizeReduction(options: { readonly insnIdFilter?: readonly string[] } = {}): KernelBuilder<I | `red_${string}`, S> {
+  /**
+   * `realizeReduction`: the reductions (of these instructions) become instructions now; dtypes
+   * must be known. `forceScan` realizes triangular reductions (`out[i] = sum(j, a[j])` over
+   * `j <= i`) as scans, O(n), swept by `forceOuterInameForScan` where named; `automagicScansOk`
+   * does so for those that are scans and leaves the others reductions.
+   */
+  realizeReduction(
+    options: { readonly insnIdFilter?: readonly string[]; readonly forceScan?: boolean; readonly automagicScansOk?: boolean; readonly forceOuterInameForScan?: I } = {},
+  ): KernelBuilder<I | `red_${string}` | `${I}_scan${string}` | `${I}_s${number}` | `${I}_base${string}`, S> {
     return this.derive((k) => realizeReduction(k, options));
   }
 
