@@ -88,6 +88,8 @@ export interface CallPlan {
   readonly launches: readonly PlannedLaunch[];
   /** The launches and the host loops around them (host-loops.ts runs them); `launch` indexes `launches`. */
   readonly steps: readonly PlannedStep[];
+  /** Whether `steps` has a host loop; without one, `launches` in order is the whole program. */
+  readonly hasHostLoops: boolean;
 }
 
 export type PlannedStep =
@@ -165,7 +167,9 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
       const launch = launchOf.get(h.kernel);
       return launch === undefined ? [] : [{ kind: 'launch', launch }];
     });
-  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches, steps: steps(code.host.program) };
+  const program = steps(code.host.program);
+  const hasHostLoops = program.some((s) => s.kind === 'loop');
+  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches, steps: program, hasHostLoops };
 }
 
 function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number | bigint>, slot: (name: string) => number): PlannedArgument {
@@ -240,6 +244,9 @@ function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buf
  * no reuse). Walks the kernel's arguments in their order, so no sort is needed; a key the
  * kernel does not have leaves the counts unequal, and the slow path reports it.
  */
+/** A DeviceArray's dtype and shape never change: its part of a signature is made once. */
+const deviceArrayKey = perObject((v: DeviceArray) => `@${v.dtype}[${v.shape.join(',')}]`);
+
 export function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): string | undefined {
   let signature = checkBounds ? 'checked' : '';
   let found = 0;
@@ -250,7 +257,7 @@ export function callSignature(knl: LoopKernel, args: Readonly<Record<string, Run
     const name = arg.name;
     if (typeof v === 'number') signature += `;${name}=n:${Object.is(v, -0) ? '-0' : v}`;
     else if (typeof v === 'bigint') signature += `;${name}=b:${v}`;
-    else if (v instanceof DeviceArray) signature += `;${name}@${v.dtype}[${v.shape.join(',')}]`;
+    else if (v instanceof DeviceArray) signature += `;${name}${deviceArrayKey(v)}`;
     else if (ArrayBuffer.isView(v)) signature += `;${name}:${v.constructor.name}[${(v as HostArray).length}]`;
     else if (typeof v === 'object' && v !== null && 'data' in v && 'shape' in v && ArrayBuffer.isView(v.data)) {
       signature += `;${name}:${v.data.constructor.name}[${v.data.length}](${v.shape.join(',')})`;

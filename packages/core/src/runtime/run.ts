@@ -65,8 +65,13 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
       owned.push(flags);
       buffers[checks.slot] = flags;
     }
-    for (const { launch: l, loops } of hostLaunches(plan, plan.binding.values)) {
-      await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers, loops), l.groupCount, l.localSize);
+    if (plan.hasHostLoops) {
+      for (const { launch: l, loops } of hostLaunches(plan, plan.binding.values)) {
+        await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers, loops), l.groupCount, l.localSize);
+      }
+    } else {
+      // the common case, kept free of the host-loop walk's allocations: a launch per planned kernel
+      for (const l of plan.launches) await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers), l.groupCount, l.localSize);
     }
     if (checks) await throwViolations(device, buffers[checks.slot]!, checks, plan.binding.values);
 
@@ -99,7 +104,8 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
 
 /** Defined, not assigned: an array called `__proto__` is an output like any other. */
 function output(outputs: RunOutputs, name: string, value: RunOutputs[string]): void {
-  Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
+  if (name === '__proto__') Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
+  else outputs[name] = value;
 }
 
 /** What the caller passed for an array argument: a host array, a DeviceArray, or nothing. */
