@@ -15,6 +15,22 @@ export interface LaunchTimingOptions {
   readonly repeat?: number;
 }
 
+/**
+ * Median seconds per launch in a stream of launches: as many queued back to back per sample
+ * (up to 200) as take about `sampleSeconds` (default 20 ms), so that waiting for the device,
+ * which costs far more than a launch on some (a WebGPU read-back maps a buffer), is a small
+ * part of each sample.
+ */
+export async function timeLaunchStream(
+  prepared: PreparedLaunch,
+  probe: DeviceArray,
+  options: { readonly samples?: number; readonly sampleSeconds?: number } = {},
+): Promise<number> {
+  const once = await timeLaunches(prepared, probe, { samples: 1 });
+  const repeat = Math.max(1, Math.min(200, Math.round((options.sampleSeconds ?? 0.02) / Math.max(once, 1e-6))));
+  return timeLaunches(prepared, probe, { samples: options.samples ?? 5, repeat });
+}
+
 /** Median seconds per launch, after one launch to warm up (which pays for lazy compilation). */
 export async function timeLaunches(prepared: PreparedLaunch, probe: DeviceArray, options: LaunchTimingOptions = {}): Promise<number> {
   const { samples = 5, repeat = 1 } = options;

@@ -7,11 +7,13 @@
  *    enough to time (bytes read + written per second);
  *  - flop rate: each work-item runs four independent chains of multiply-adds (fused where
  *    the device fuses them), counted by the statistics themselves (`kernelWork`);
- *  - launch overhead: the copy of a single work-group, waited for.
+ *  - launch overhead: the copy of a single work-group, one launch of many.
  *
- * Times are wall-clock medians of launches waited for by reading 4 bytes back, so they
- * are what a caller of `prepareLaunch` sees, not a profiler's kernel time; a kernel of
- * one's own is timed the same way by `measureKernelSeconds`.
+ * Times are wall-clock medians per launch in a stream of launches queued back to back and
+ * waited for once per sample by reading 4 bytes back (time-launches.ts): a launch's cost as
+ * a loop of `prepared.launch()` sees it, without the read-back, which on WebGPU (a buffer
+ * mapped) costs more than a launch. A kernel of one's own is timed the same way by
+ * `measureKernelSeconds`.
  */
 import { hostArrayConstructor, isFloat } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
@@ -24,7 +26,7 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { perObject } from '../memo.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch } from '../runtime/prepare.ts';
-import { timeLaunches } from '../runtime/time-launches.ts';
+import { timeLaunchStream } from '../runtime/time-launches.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
 import { kernelWork, type DeviceProfile } from './roofline.ts';
 
@@ -115,7 +117,7 @@ async function secondsPerLaunch(device: Device, knl: LoopKernel, n: number): Pro
   const a = await DeviceArray.from(device, new Float32Array(n).fill(0.5), 'float32');
   const out = await DeviceArray.from(device, new Float32Array(n), 'float32');
   try {
-    return await timePrepared(device, knl, { a, out, n }, out, 3);
+    return await timePrepared(device, knl, { a, out, n }, out);
   } finally {
     a.release();
     out.release();
@@ -148,17 +150,17 @@ export async function measureKernelSeconds(knl: LoopKernel, device: Device, para
     const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, env(a.name)]));
     const probe = Object.values(arrays)[0];
     if (!probe) throw new LoomError(`measuring '${knl.name}': it has no array to wait for`);
-    return await timePrepared(device, knl, { ...arrays, ...values }, probe, 1);
+    return await timePrepared(device, knl, { ...arrays, ...values }, probe);
   } finally {
     for (const a of Object.values(arrays)) a.release();
   }
 }
 
-/** Median wall time of a launch of `knl` (five samples of `repeat` launches). */
-async function timePrepared(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray, repeat: number): Promise<number> {
+/** Median wall time of a launch of `knl` in a stream of launches (time-launches.ts). */
+async function timePrepared(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray): Promise<number> {
   const prepared = await prepareLaunch(knl, device, args, { checkBounds: false });
   try {
-    return await timeLaunches(prepared, probe, { samples: 5, repeat });
+    return await timeLaunchStream(prepared, probe);
   } finally {
     prepared.release();
   }

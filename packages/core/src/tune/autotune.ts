@@ -17,7 +17,7 @@ import { InternalError, LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
-import { timeLaunches } from '../runtime/time-launches.ts';
+import { timeLaunchStream } from '../runtime/time-launches.ts';
 
 export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
 
@@ -180,14 +180,9 @@ async function tryConfig<C>(
   }
 }
 
-/**
- * Wall time per launch: once to see how long a launch takes, then enough launches queued
- * back to back per sample (up to 50, about 20 ms) that waiting for them is a small part.
- */
-async function wallTime(prepared: PreparedLaunch, probe: DeviceArray): Promise<number> {
-  const once = await timeLaunches(prepared, probe, { samples: 1 });
-  const repeat = Math.max(1, Math.min(50, Math.round(0.02 / Math.max(once, 1e-6))));
-  return timeLaunches(prepared, probe, { samples: 3, repeat });
+/** Wall time per launch in a stream of launches, waiting for the device once per sample. */
+function wallTime(prepared: PreparedLaunch, probe: DeviceArray): Promise<number> {
+  return timeLaunchStream(prepared, probe, { samples: 3 });
 }
 
 /** Configurations are plain data: equal when their JSON is, keys in any order. */
