@@ -13,10 +13,15 @@ import {
   joinInames,
   LoomError,
   makeKernel,
+  mapDomain,
   precompute,
+  realizeReduction,
+  reductionArgToSubstRule,
   renameIname,
   run,
   splitIname,
+  splitReductionInward,
+  splitReductionOutward,
   stringifyKernel,
   tagArrayAxes,
   tagInames,
@@ -263,6 +268,119 @@ for (const device of testDevices()) {
     );
   });
 }
+
+// }}}
+
+// {{{ precompute of a rule whose reduction's domain is tied to the rule's argument
+
+// test_reduction.py::test_global_parallel_reduction's recipe: the per-block sums of
+// `sum(i, a[i])` over i < n, split by 2560 then 128, go to a global temporary computed over
+// i_outer_0. The block sum's inames are bounded by `2560*i_outer + 128*i_inner_outer +
+// i_inner_inner < n`: the store, which runs over i_outer_0 and not i_outer, must keep that
+// bound (with i_outer read as i_outer_0). It used to lose it: the last, partial block summed
+// past n, silently when `a` is longer than n (102400 for n = 100000 ones).
+function blockSums(n: number): LoopKernel {
+  let knl = makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['m'] }), '...']);
+  knl = fixParameters(knl, { n });
+  knl = splitIname(knl, 'i', 2560);
+  knl = splitIname(knl, 'i_inner', 128, { innerTag: 'l.0' });
+  knl = splitReductionOutward(knl, 'i_outer');
+  knl = splitReductionInward(knl, 'i_inner_outer');
+  knl = reductionArgToSubstRule(knl, 'i_outer');
+  return precompute(knl, 'red_i_outer_arg', 'i_outer', { temporaryAddressSpace: 'global', precomputeInames: ['i_outer_0'] });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: precompute keeps the domain of a reduction tied to the rule's argument (global parallel reduction, a longer than n)`, async () => {
+    for (const n of [100_000, 2560 * 3, 1000]) {
+      const m = n + 10_000;
+      // small integers, exact in float32 sums; past n, values that would show in the sum
+      const a = Float32Array.from({ length: m }, (_, k) => (k < n ? k % 7 : 1000));
+      let expected = 0;
+      for (let k = 0; k < n; k++) expected += a[k];
+      const knl = tagInames(realizeReduction(blockSums(n)), { i_outer_0: 'g.0' });
+      const { z } = await run(knl, device, { a, m });
+      assert.is((z as Float32Array)[0], expected, `n = ${n}`);
+    }
+  });
+
+  test(`${device.name}: precompute keeps a reduction's domain tied to an outer iname the store runs in`, async () => {
+    // f's sum over j runs to k, an iname of the use that f does not take: the store must run
+    // inside k (precomputeOuterInames), with the sum bounded by the same k
+    const knl = makeKernel('{[k,i,j]: 0<=k<3 and 0<=i<4 and 0<=j<=k}', 'f(x) := sum(j, a[x + j])\nc[k, i] = f(i)', [
+      globalArg('a', { dtype: 'float32', shape: [40] }),
+      globalArg('c', { dtype: 'float32', shape: [3, 4] }),
+    ]);
+    const a = randomFloat32(40, 11);
+    const expected = Array.from({ length: 12 }, (_, q) => {
+      const [k, i] = [Math.floor(q / 4), q % 4];
+      let s = 0;
+      for (let j = 0; j <= k; j++) s = Math.fround(s + a[i + j]);
+      return s;
+    });
+    const { c } = await run(precompute(knl, 'f', 'i', { precomputeOuterInames: ['k'] }), device, { a });
+    assertClose(c as Float32Array, expected, 'c', 1e-6, 1e-6);
+    // an iname tied to the sum's that the use does not run in (w, another instruction's) is
+    // not needed to bound it: the store's sum over j runs to its argument x as the use's to i
+    const other = makeKernel(
+      '{[i,j,w]: 0<=i<4 and 0<=j<=i and 0<=w<=j}',
+      ['f(x) := sum(j, a[x + j])', 'c[i] = f(i)', 'e[w] = w'],
+      [globalArg('a', { dtype: 'float32', shape: [40] }), '...'],
+    );
+    const sums = Array.from({ length: 4 }, (_, i) => {
+      let s = 0;
+      for (let j = 0; j <= i; j++) s = Math.fround(s + a[i + j]);
+      return s;
+    });
+    const stored = precompute(other, 'f', 'i');
+    assert.match(stringifyKernel(stored), '[x] -> { [j_0] : 0 <= x <= 3 and 0 <= j_0 <= x }');
+    assertClose((await run(stored, device, { a })).c as Float32Array, sums, 'c (w tied to j)', 1e-6, 1e-6);
+  });
+
+  test(`${device.name}: transformations that substitute an iname keep the domains tied to it`, async () => {
+    // j's domain is tied to i: renaming, duplicating, splitting j and mapping i rewrite the
+    // bound along with the loops
+    const knl = makeKernel(
+      '{[i,j]: 0<=i<8 and 0<=j<=i}',
+      ['c[i] = sum(j, a[i - j]) {id=r}', 'd[i] = 2*i {id=w2}'],
+      [globalArg('a', { dtype: 'float32', shape: [80] }), globalArg('c', { dtype: 'float32', shape: [8] }), '...'],
+    );
+    const a = randomFloat32(80, 12);
+    const expected = Array.from({ length: 8 }, (_, i) => {
+      let s = 0;
+      for (let j = 0; j <= i; j++) s = Math.fround(s + a[i - j]);
+      return s;
+    });
+    const variants: [string, LoopKernel][] = [
+      ['renameIname j', renameIname(knl, 'j', 'jj')],
+      ['duplicateInames j', duplicateInames(knl, 'j')],
+      ['splitIname j within r', splitIname(knl, 'j', 3, { within: 'id:r' })],
+      ['mapDomain i', mapDomain(knl, '{[i] -> [ii]: ii = 7 - i}')],
+    ];
+    for (const [what, k] of variants) assertClose((await run(k, device, { a })).c as Float32Array, expected, what, 1e-6, 1e-6);
+  });
+}
+
+test("precompute: the store's reduction runs over fresh inames bounded through the storage iname", () => {
+  const text = stringifyKernel(blockSums(100_000));
+  assert.match(text, 'sum(i_inner_inner_0, sum(i_inner_outer_0, a[2560*i_outer_0 + (128*i_inner_outer_0 + i_inner_inner_0)]))');
+  assert.match(text, '[i_outer_0] -> { [i_inner_outer_0, i_inner_inner_0] : -2560i_outer_0 - 128i_inner_outer_0 <= i_inner_inner_0 <= -2560i_outer_0 - 128i_inner_outer_0 + 99999');
+  // the copy of a local reduction iname is local too
+  assert.is(blockSums(100_000).inameTags.get('i_inner_inner_0')?.kind, 'local');
+});
+
+test("precompute: a reduction's domain tied to an iname the store cannot read off is refused", () => {
+  const knl = makeKernel('{[k,i,j]: 0<=k<3 and 0<=i<4 and 0<=j<=k}', 'f(x) := sum(j, a[x + j])\nc[k, i] = f(i)', [
+    globalArg('a', { dtype: 'float32', shape: [40] }),
+    globalArg('c', { dtype: 'float32', shape: [3, 4] }),
+  ]);
+  const why = /precompute: the domain of a reduction in 'f' depends on 'k', which the store does not run in as the use in instruction 'insn' does/;
+  throwsLoom(() => precompute(knl, 'f', 'i'), why);
+  throwsLoom(() => precompute(knl, 'f', ['i', 'k']), why);
+  // two uses that give the tied iname differently: one store cannot serve both
+  const two = makeKernel('{[i,j]: 0<=i<4 and 0<=j<=i}', ['f(x) := sum(j, a[x + j])', 'c[i] = f(i)', 'd[i] = f(i + 1)'], [globalArg('a', { dtype: 'float32', shape: [40] }), '...']);
+  throwsLoom(() => precompute(two, 'f', 'i'), /precompute: the domain of a reduction in 'f' depends on 'i', and the uses give 'i' differently/);
+});
 
 // }}}
 

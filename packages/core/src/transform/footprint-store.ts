@@ -21,6 +21,7 @@ import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from './rename.ts';
+import { rebaseCoupledReductions } from './footprint-reductions.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
 import { checkBaseInScope, checkSharedBox, fixedInames, footprintAxes, insideBox, type AxisFootprint, type FootprintQuestion, type Use } from './footprint.ts';
@@ -140,7 +141,21 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     const s = stored.find((f) => f.axis === d);
     return tidy(s ? add(fromLinear(a.base), variable(s.iname)) : fromLinear(a.base));
   });
-  const value = spec.value(args);
+  const storeInames = [...knl.inames.filter((n) => storeWithin.has(n) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)];
+  const rebased = rebaseCoupledReductions(knl, {
+    what,
+    base: spec.base,
+    value: spec.value(args),
+    uses: inside,
+    stored: axes.map((a, d) => {
+      const s = stored.find((f) => f.axis === d);
+      return s ? a.base.add(Linear.variable(s.iname)) : a.base;
+    }),
+    storeInames,
+    moved: new Set(spec.sweep),
+    taken,
+  });
+  const value = rebased.value;
   const keys = new Map<string, boolean>();
   const keyOf = (insn: string, l: readonly Linear[]) => `${insn}|${l.map((x) => x.toString()).join(',')}`;
   for (const u of uses) {
@@ -177,7 +192,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
         : variable(tempName),
     ],
     expression: value,
-    withinInames: [...knl.inames.filter((n) => storeWithin.has(n) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)],
+    withinInames: storeInames,
     dependsOn,
     noSyncWith: [],
     priority: 0,
@@ -210,7 +225,12 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   }
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
-  const result = rewritten.with({ domains, instructions: [store, ...(barrier ? [barrier] : []), ...instructions], temporaries });
+  const result = rewritten.with({
+    domains: rebased.domain ? [...domains, rebased.domain] : domains,
+    inameTags: new Map([...rewritten.inameTags, ...rebased.tags]),
+    instructions: [store, ...(barrier ? [barrier] : []), ...instructions],
+    temporaries,
+  });
   const left = rulesStillCalled(result);
   const substitutions = new Map([...result.substitutions].filter(([n]) => !called.has(n) || left.has(n)));
   return tagStoreInames(knl, result.with({ substitutions }), spec, stored, storeWithin);
