@@ -337,6 +337,24 @@ for (const device of testDevices()) {
     assertClose((await run(stored, device, { a })).c as Float32Array, sums, 'c (w tied to j)', 1e-6, 1e-6);
   });
 
+  test(`${device.name}: precompute over an iname that bounds an iname of the rule's value (not a reduction's)`, async () => {
+    // j <= i: the store runs inside j (the value names it) over x = i's values for that j;
+    // the box (clipped, or the bounding box) holds what every use reads
+    const knl = makeKernel('{[i,j]: 0<=i<6 and 0<=j<=i}', 'f(x) := a[x - j + 20]*10 + j\nc[i, j] = f(i)', [
+      globalArg('a', { dtype: 'float32', shape: [80] }),
+      globalArg('c', { dtype: 'float32', shape: [6, 6] }),
+    ]);
+    const a = randomFloat32(80, 13);
+    const expected = Array.from({ length: 36 }, (_, q) => {
+      const [i, j] = [Math.floor(q / 6), q % 6];
+      return j <= i ? Math.fround(Math.fround(a[i - j + 20] * 10) + j) : 0;
+    });
+    for (const fetchBoundingBox of [false, true]) {
+      const { c } = await run(precompute(knl, 'f', 'i', { fetchBoundingBox }), device, { a, c: new Float32Array(36) });
+      assertClose(c as Float32Array, expected, `c (fetchBoundingBox ${fetchBoundingBox})`, 1e-6, 1e-6);
+    }
+  });
+
   test(`${device.name}: transformations that substitute an iname keep the domains tied to it`, async () => {
     // j's domain is tied to i: renaming, duplicating, splitting j and mapping i rewrite the
     // bound along with the loops
