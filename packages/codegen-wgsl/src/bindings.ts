@@ -31,7 +31,7 @@ import type { NameTable } from './names.ts';
 import { computeType, packedBits } from './types.ts';
 
 /** Dtypes of arrays held as vectors: 32-bit ones (a `vec4<f16>` would need its own alignment rules). */
-const VECTOR_ELEMENTS: ReadonlySet<DType> = new Set(['float32', 'int32', 'uint32']);
+export const VECTOR_ELEMENTS: ReadonlySet<DType> = new Set(['float32', 'int32', 'uint32']);
 
 /** The bytes of one element of a storage binding: what its buffer's size must be a multiple of. */
 export function elementBytes(s: StorageBinding): number {

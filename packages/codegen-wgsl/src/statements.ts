@@ -35,7 +35,7 @@ import {
   type VectorLoop,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
-import type { ModuleLayout } from './bindings.ts';
+import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
 import { axisName, ExpressionPrinter, LaneByLane, operand, Prec, primary, type ExpressionContext, type Printed } from './expressions.ts';
 import type { HelperKind } from './helpers.ts';
 import type { NameTable } from './names.ts';
@@ -65,6 +65,8 @@ class KernelPrinter {
   /** Names whose value is the same in every work-item of a group. */
   private readonly uniformNames = new Set<string>();
   private readonly barriers = new Map<Stmt, boolean>();
+  /** Private temporaries held as vectors (`array<vec4<f32>, 1>`), by Loom name: their lanes. */
+  private readonly vectorTemporaries = new Map<string, number>();
 
   constructor(
     private readonly kernel: KernelFunction,
@@ -76,7 +78,7 @@ class KernelPrinter {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
       loadElement: (array, index) => (arrays.has(array) ? arrays.load(array, index) : primary(`${names.of(array)}[${index.text}]`, this.elementType(array))),
-      vectorStorage: (array) => arrays.vectorStorage(array),
+      vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
       userFunction: (name, argTypes) => context.userFunction(name, argTypes),
@@ -223,15 +225,14 @@ class KernelPrinter {
    * spells every operation on vectors; else its lanes one by one, as the unrolled loop.
    */
   private vectorAssignment(s: Extract<Stmt, { kind: 'assign' }>, loop: VectorLoop): void {
-    const { arrays } = this.context;
     const wholeAccesses: Extract<Expr, { kind: 'subscript' }>[] = [];
     for (const e of [s.target, s.value]) {
       E.walk(e, (x) => {
-        if (x.kind === 'subscript' && vectorIndex(x.indices[0], loop, arrays.vectorStorage(x.array)?.lanes ?? loop.lanes)) wholeAccesses.push(x);
+        if (x.kind === 'subscript' && vectorIndex(x.indices[0], loop, this.vectorStorage(x.array)?.lanes ?? loop.lanes)) wholeAccesses.push(x);
       });
     }
     const target = s.target;
-    const native = target.kind === 'subscript' && wholeAccesses.every((x) => arrays.vectorStorage(x.array)?.lanes === loop.lanes);
+    const native = target.kind === 'subscript' && wholeAccesses.every((x) => this.vectorStorage(x.array)?.lanes === loop.lanes);
     if (native) {
       this.exprs.vectorLoop = loop;
       try {
@@ -320,6 +321,13 @@ class KernelPrinter {
         throw new LoomError(`temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`);
       default: {
         const t = computeType(s.dtype);
+        const lanes = s.vectorWidth;
+        if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && s.length !== undefined) {
+          // a private array with a vec axis of 2 or 4 lanes: vectors, as arguments are (bindings.ts)
+          this.vectorTemporaries.set(s.name, lanes);
+          this.line(`var ${this.context.names.of(s.name)}: array<vec${lanes}<${t}>, ${s.length / lanes}>;`);
+          return;
+        }
         const type = s.length === undefined ? t : `array<${t}, ${s.length}>`;
         if (s.initializer) {
           // a constant table: initialized where it is declared, never written
@@ -330,6 +338,12 @@ class KernelPrinter {
         this.line(`var ${this.context.names.of(s.name)}: ${type};`);
       }
     }
+  }
+
+  /** An argument or private temporary held as vectors: its WGSL name and lanes. */
+  private vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined {
+    const lanes = this.vectorTemporaries.get(array);
+    return lanes ? { name: this.context.names.of(array), lanes } : this.context.arrays.vectorStorage(array);
   }
 
   private elementType(array: string): WgslScalar {
