@@ -404,6 +404,19 @@ for (const device of testDevices()) {
     );
   });
 
+  test(`${device.name}: more vec arrays than storage bindings (WebGPU pools the last ones, read as elements)`, async () => {
+    const names = Array.from({ length: 10 }, (_, j) => `a${j}`);
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `out[i, k] = ${names.map((a) => `${a}[i, k]`).join(' + ')}`);
+    knl = addDtypes(knl, Object.fromEntries(names.map((a) => [a, 'float32' as const])));
+    knl = tagInames(tagArrayAxes(knl, [...names, 'out'].join(','), 'c,vec'), { k: 'vec' });
+    const args = Object.fromEntries(names.map((a, j) => [a, Float32Array.from({ length: 12 }, (_, e) => e * (j + 1))]));
+    const { out } = await run(knl, device, args);
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: 12 }, (_, e) => names.reduce((sum, _a, j) => Math.fround(sum + e * (j + 1)), 0)),
+    );
+  });
+
   test(`${device.name}: float64 vectors`, async () => {
     if (!supportsDType(device, 'float64')) {
       console.log(`  (${device.name} has no float64: skipped)`);
