@@ -89,6 +89,14 @@ for (const d of await openDevices(options.backends)) {
     if (traced.queuedSeconds !== undefined) report(d, layout, 'pointwise, queued', traced.queuedSeconds, reference, `${variant}calls not awaited (the last only), wall time`);
     // the kernel pointwise() launched, timed as the Loom kernels are: the gap to the line above is the host's
     if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, `${variant}the same launch, GPU time`);
+    if (d.backend === 'webgpu' && layout !== 'transposed' && traced.variant === 'vector4') {
+      // the flat variant's kernel in the same run: x held in a storage one number longer, which
+      // WGSL cannot bind as vec4s, so pointwise() picks flat; the elements and their order are the same
+      const flat: PointwiseTrace = {};
+      await measure(d, layout, 'pointwise, flat', () => pointwiseRun(d, layout, flat, true));
+      if (flat.kernelSeconds !== undefined)
+        report(d, layout, 'pointwise kernel, flat', flat.kernelSeconds, reference, `${flat.variant} variant (x's storage not whole vec4s); GPU time`);
+    }
   }
   for (const a of Object.values(data)) a.release();
 }
@@ -184,13 +192,14 @@ interface PointwiseTrace {
  * swapped strides, the broadcast row a 1-D tensor), out given; calls back to back, wall time
  * to the device's finishing them. Also, into `trace`: the host's time per call (until each
  * call's promise settles, calls back to back), and the GPU time of the launch a call makes.
+ * `raggedX`: x in a storage of n + 1 numbers (on WebGPU: the flat variant instead of vector4).
  */
-async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrace): Promise<{ seconds: number; result: Float32Array }> {
+async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrace, raggedX = false): Promise<{ seconds: number; result: Float32Array }> {
   const { pointwise, tensor, empty } = await import('@loom/elementwise');
   const device = d.device;
   // an expression-string payload: the same kernel as `(a, b) => a + b`, without loading TypeScript's parser
   const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
-  const x = tensor(host.x, [rows, cols], { device });
+  const x = raggedX ? tensor(padded(host.x), [n + 1], { device }).view([rows, cols], [cols, 1], 0) : tensor(host.x, [rows, cols], { device });
   const y =
     layout === 'contiguous'
       ? tensor(host.y, [rows, cols], { device })
@@ -243,6 +252,13 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
   } finally {
     for (const t of [x, y, out]) t.release();
   }
+}
+
+/** `a` and one more number (0). */
+function padded(a: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + 1);
+  out.set(a);
+  return out;
 }
 
 /**

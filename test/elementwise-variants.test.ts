@@ -28,9 +28,17 @@ function logical(t: Tensor, host: readonly number[]): number[] {
   return [...indices(t.shape)].map((index) => host[index.reduce((at, i, d) => at + i * t.strides[d], t.offset)]);
 }
 
+/** Eight numbers of a storage of their own. */
+const q8 = (device: Device) => make(device, [8], 24);
+
 async function values(t: Tensor): Promise<number[]> {
   return numbers(await t.toArray(), t.dtype);
 }
+
+/** The dtypes OpenCL C has vectors of in buffers (float16 needs an extension, bool has none). */
+const VECTOR_DTYPES: TensorDType[] = ['float32', 'float64', 'int32', 'uint32', 'int64', 'int16', 'int8', 'uint8'];
+/** The dtypes WGSL holds as vectors: 32-bit ones (the narrow ones are packed words). */
+const WGSL_VECTOR_DTYPES: TensorDType[] = ['float32', 'int32', 'uint32'];
 
 /** The target's name: the variants depend on it. */
 const targetOf = (device: Device) => device.target.name;
@@ -38,14 +46,16 @@ const targetOf = (device: Device) => device.target.name;
 for (const device of testDevices()) {
   const target = targetOf(device);
   const gpu = target === 'opencl' || target === 'wgsl';
+  /** The dtypes whose aligned contiguous calls get vector4 on this target. */
+  const vectorDTypes: readonly TensorDType[] = target === 'opencl' ? VECTOR_DTYPES : target === 'wgsl' ? WGSL_VECTOR_DTYPES : [];
 
   test(`${device.name}: each kind of call gets its variant, with the reason`, () => {
     const x = make(device, [64, 96], 1).t;
     const row = make(device, [96], 2).t;
     const yT = make(device, [96, 64], 3).t.transpose(0, 1);
     const cases: [string, ReturnType<typeof add.plan>, string][] = [
-      ['contiguous', add.plan(x, x), target === 'opencl' ? 'vector4' : 'flat'],
-      ['broadcast row', add.plan(x, row), target === 'opencl' ? 'vector4' : 'flat'],
+      ['contiguous', add.plan(x, x), gpu ? 'vector4' : 'flat'],
+      ['broadcast row', add.plan(x, row), gpu ? 'vector4' : 'flat'],
       ['transposed', add.plan(x, yT), gpu ? 'tiled' : 'flat'],
       ['misaligned slice', add.plan(x.slice(1, 1, 93), x.slice(1, 2, 94)), 'flat'],
       ['odd inner extent', add.plan(make(device, [5, 7], 4).t, make(device, [5, 7], 5).t), 'flat'],
@@ -60,7 +70,7 @@ for (const device of testDevices()) {
     assert.is(again.variant, cases[2][1].variant);
     assert.is(again.code(), cases[2][1].code());
     assert.match(add.plan(x, yT).reason, gpu ? /local memory/ : /one after another/);
-    if (target === 'opencl') assert.match(add.plan(x.slice(1, 1, 93), x.slice(1, 2, 94)).reason, /offset/);
+    if (gpu) assert.match(add.plan(x.slice(1, 1, 93), x.slice(1, 2, 94)).reason, /offset/);
   });
 
   test(`${device.name}: the generated code is the variant's: float4 lanes, a padded local tile`, () => {
@@ -75,6 +85,13 @@ for (const device of testDevices()) {
       assert.match(tiled, /barrier\(CLK_LOCAL_MEM_FENCE\)/);
       assert.match(tiled, /reqd_work_group_size\(32, 8, 1\)/);
     } else if (target === 'wgsl') {
+      // whole vec4s: one load per input, one store per output
+      const vector = add.plan(x, x).code();
+      assert.match(vector, /var<storage, read> buf0: array<vec4<f32>>;/);
+      assert.match(vector, /var<storage, read_write> buf1: array<vec4<f32>>;/);
+      assert.match(vector, /in0\[0i\] = .*buf0\[at_in0\]/);
+      assert.match(vector, /buf1\[at_out0\] = in0\[0i\] \+ in1\[0i\];/);
+      assert.not.match(vector, /\]\.[xyzw]/);
       assert.match(tiled, /var<workgroup> buf1_tile: array<f32, 1055>/);
       assert.match(tiled, /workgroupBarrier\(\)/);
       assert.match(tiled, /@workgroup_size\(32, 8\)/);
@@ -163,7 +180,7 @@ for (const device of testDevices()) {
     const row = make(device, [12], 22);
     const ref = (a: number[], b: number[]) => a.map((v, k) => Math.fround(v + b[k]));
     const [wv, ov] = [logical(window, base.host), logical(other.t, other.host)];
-    if (target === 'opencl') {
+    if (gpu) {
       assert.is(add.plan(window, other.t).variant, 'vector4');
       assert.is(add.plan(other.t, row.t).variant, 'vector4');
     }
@@ -173,9 +190,16 @@ for (const device of testDevices()) {
     for (const n of [4, 1024, 4 * 257, 1023]) {
       const p = make(device, [n], n);
       const q = make(device, [n], n + 1);
-      if (target === 'opencl') assert.is(add.plan(p.t, q.t).variant, n % 4 === 0 ? 'vector4' : 'flat', `${n}`);
+      if (gpu) assert.is(add.plan(p.t, q.t).variant, n % 4 === 0 ? 'vector4' : 'flat', `${n}`);
       assertNumbers(await values(await add(p.t, q.t)), ref(p.host, q.host), `n = ${n}`);
     }
+    // aligned views of a storage that is not whole vectors: WGSL binds storages whole, as vectors
+    const ten = make(device, [10], 23);
+    const [head, tail] = [ten.t.slice(0, 0, 8), ten.t.slice(0, 2, 10)];
+    const ragged = add.plan(head, q8(device).t);
+    if (target === 'wgsl') assert.match(ragged.reason, /storage has 10 elements, not a multiple of 4/);
+    if (gpu) assert.is(ragged.variant, target === 'wgsl' ? 'flat' : 'vector4');
+    assertNumbers(await values(await add(head, tail)), ref(ten.host.slice(0, 8), ten.host.slice(2, 10)), 'ragged storage');
     await add(window, other.t, { out0: window });
     assertNumbers(await values(window), ref(wv, ov), 'in place on a window');
     // the storage around the window is untouched
@@ -183,8 +207,6 @@ for (const device of testDevices()) {
     for (let i = 0; i < 12; i++) for (const j of [0, 3, 16, 19]) assert.is(all[i * 20 + j], base.host[i * 20 + j], `(${i}, ${j})`);
   });
 
-  /** The dtypes OpenCL C has vectors of in buffers (float16 needs an extension, bool has none). */
-  const VECTOR_DTYPES: TensorDType[] = ['float32', 'float64', 'int32', 'int64', 'int16', 'int8', 'uint8'];
   test(`${device.name}: mixed dtypes through each variant (promoted, cast per lane or per tile)`, async () => {
     const pairs: [TensorDType, TensorDType, TensorDType][] = [
       ['int8', 'float32', 'float32'],
@@ -213,7 +235,7 @@ for (const device of testDevices()) {
     }
   });
 
-  const DTYPES: TensorDType[] = ['float32', 'float64', 'float16', 'int32', 'int64', 'int16', 'int8', 'uint8', 'bool'];
+  const DTYPES: TensorDType[] = ['float32', 'float64', 'float16', 'int32', 'uint32', 'int64', 'int16', 'int8', 'uint8', 'bool'];
   for (const dtype of DTYPES) {
     test(`${device.name}: ${dtype}: every variant's results`, async () => {
       if (!supportsDType(device, dtype)) {
@@ -235,7 +257,7 @@ for (const device of testDevices()) {
         assert.is(out.dtype, dtype);
         const variant = add.plan(a, b).variant;
         if (what === 'transposed') assert.is(variant, gpu ? 'tiled' : 'flat', what);
-        if (what === 'contiguous') assert.is(variant, target === 'opencl' && VECTOR_DTYPES.includes(dtype) ? 'vector4' : 'flat', what);
+        if (what === 'contiguous') assert.is(variant, vectorDTypes.includes(dtype) ? 'vector4' : 'flat', what);
         assertNumbers(await values(out), expected(logical(a, ha), logical(b, hb)), `${dtype} ${what} (${add.plan(a, b).variant})`);
       }
     });

@@ -131,6 +131,7 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         typeOf: typeOf(world),
         nameOf: (name) => name,
         loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
+        vectorStorage: () => undefined,
         hardwareId: () => {
           throw new Error('no hardware ids here');
         },

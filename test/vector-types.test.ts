@@ -27,6 +27,7 @@ import {
   type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
 import { f32, f32x4, i32x8, kernel } from '@loom/dsl';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
@@ -97,6 +98,70 @@ test('three lanes: packed elements, read and written with vload3/vstore3', () =>
   assert.match(code, 'vstore3(2.0f * vload3(i, a), i, out);');
   // a single lane of a packed array is an element
   assert.match(clCode(laneKernel('a[i, 2]', 3)), 'a[3 * i + 2]');
+});
+
+const wgslCode = (knl: LoopKernel) => generateCode(knl, wgslTarget()).code;
+
+test('WGSL: vec axes of 2 and 4 lanes of 32-bit dtypes are arrays of vectors; a vec loop over them is one vector statement', () => {
+  const code = wgslCode(laneKernel('2*a[i, k] + 1', 4));
+  assert.match(code, 'var<storage, read> a: array<vec4<f32>>;');
+  assert.match(code, 'var<storage, read_write> out: array<vec4<f32>>;');
+  assert.match(code, 'out[i] = 2.0 * a[i] + 1.0;');
+  assert.not.match(code, 'for (var k');
+  const two = wgslCode(addDtypes(laneKernel('a[i, k] * s - i', 2), { s: 'float32' }));
+  assert.match(two, 'array<vec2<f32>>');
+  assert.match(two, 'out[i] = a[i] * s - f32(i);');
+  // a vector compared with a scalar: WGSL compares vectors with vectors, and selects between vectors
+  assert.match(wgslCode(laneKernel('a[i, k]*3 if a[i, k] < 0 else 1', 4)), 'out[i] = select(vec4<f32>(1.0), a[i] * 3.0, a[i] < vec4<f32>(0.0));');
+  // a value the same in every lane is spread over them
+  const fill = tagInames(tagArrayAxes(addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = s'), { s: 'float32' }), 'out', 'c,vec'), { k: 'vec' });
+  assert.match(wgslCode(fill), 'out[i] = vec4<f32>(s);');
+});
+
+test('WGSL: 3, 8 and 16 lanes, and narrow dtypes, stay arrays of elements, the vec loop unrolled', () => {
+  for (const lanes of [3, 8, 16]) {
+    const code = wgslCode(laneKernel('2*a[i, k]', lanes));
+    assert.match(code, 'var<storage, read> a: array<f32>;', `${lanes}`);
+    assert.match(code, `out[${lanes}i * i + 1i] = 2.0 * a[${lanes}i * i + 1i];`, `${lanes}`);
+  }
+  const bytes = tagInames(
+    makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, k]', [
+      globalArg('a', { dtype: 'int8', shape: ['n', 4] }),
+      globalArg('out', { dtype: 'int8', shape: ['n', 4] }),
+      '...',
+    ]),
+    { k: 'vec' },
+  );
+  const narrow = wgslCode(tagArrayAxes(bytes, 'a,out', 'c,vec'));
+  assert.match(narrow, 'var<storage, read> a: array<u32>;');
+  assert.not.match(narrow, 'vec4');
+});
+
+test('WGSL: components are .x .y .z .w; a private temporary with a vec axis is a vector; what has no vector form goes lane by lane', () => {
+  assert.match(wgslCode(componentKernel()), 'out[i] = a[i].x + 2.0 * a[i].y + 3.0 * a[i].z + 4.0 * a[i].w;');
+  const temporary = wgslCode(laneKernel('t + a[i, 3 - k]', 4, 'a,out', '<> t = 3*a[i, k]\n'));
+  assert.match(temporary, 'var t: array<vec4<f32>, 1>;');
+  assert.match(temporary, 't[0i] = 3.0 * a[i];');
+  assert.match(temporary, 'out[i].y = t[0i].y + a[i].z;');
+  // a NaN test on a vector: the lanes one by one
+  const nan = wgslCode(laneKernel('0 if a[i, k] != a[i, k] else a[i, k]', 4));
+  assert.match(nan, 'out[i].w = select(a[i].w, 0.0, is_nan_f32(a[i].w));');
+  // int4 vectors are moved and selected whole; their arithmetic (which wraps) goes lane by lane
+  const ints = (body: string) =>
+    wgslCode(
+      tagInames(
+        makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `out[i, k] = ${body}`, [
+          globalArg('a', { dtype: 'int4', shape: ['n'] }),
+          globalArg('out', { dtype: 'int4', shape: ['n'] }),
+          '...',
+        ]),
+        {
+          k: 'vec',
+        },
+      ),
+    );
+  assert.match(ints('a[i, k] if a[i, k] > 0 else 0'), 'out[i] = select(vec4<i32>(0i), a[i], a[i] > vec4<i32>(0i));');
+  assert.match(ints('a[i, k] + 1'), 'out[i].z = a[i].z + 1i;');
 });
 
 test('targets without vector types unroll a vec loop', () => {
@@ -313,6 +378,43 @@ for (const device of testDevices()) {
       const expected = (await run(plain, device, { a })).out as Float32Array;
       assert.equal(Array.from((await run(vector, device, { a })).out as Float32Array), Array.from(expected));
     }
+  });
+
+  test(`${device.name}: a lane chosen at run time, a value spread over the lanes, a NaN test on a vector`, async () => {
+    const a = randomFloat32(4 * 6, 17);
+    const shaped = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, s] + a[i, k]', [
+      globalArg('a', { dtype: 'float32', shape: ['n', 4] }),
+      globalArg('out', { dtype: 'float32', shape: ['n', 4] }),
+      valueArg('s', 'int32'),
+      '...',
+    ]);
+    const picked = tagInames(tagArrayAxes(shaped, 'a,out', 'c,vec'), { k: 'vec' });
+    assertClose(
+      (await run(picked, device, { a, s: 2 })).out as Float32Array,
+      reference(a, 4, (x, i, k) => x(i, 2) + x(i, k)),
+      'a[i, s]',
+    );
+    const fill = tagInames(tagArrayAxes(addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<2 }', 'out[i, k] = s'), { s: 'float32' }), 'out', 'c,vec'), { k: 'vec' });
+    assert.equal(Array.from((await run(fill, device, { s: 1.5, n: 3 })).out as Float32Array), [1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);
+    const nan = laneKernel('0 if a[i, k] != a[i, k] else a[i, k]', 4);
+    const holes = Float32Array.from(a, (x, j) => (j % 5 === 0 ? Number.NaN : x));
+    assert.equal(
+      Array.from((await run(nan, device, { a: holes })).out as Float32Array),
+      Array.from(holes, (x) => (Number.isNaN(x) ? 0 : x)),
+    );
+  });
+
+  test(`${device.name}: more vec arrays than storage bindings (WebGPU pools the last ones, read as elements)`, async () => {
+    const names = Array.from({ length: 10 }, (_, j) => `a${j}`);
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', `out[i, k] = ${names.map((a) => `${a}[i, k]`).join(' + ')}`);
+    knl = addDtypes(knl, Object.fromEntries(names.map((a) => [a, 'float32' as const])));
+    knl = tagInames(tagArrayAxes(knl, [...names, 'out'].join(','), 'c,vec'), { k: 'vec' });
+    const args = Object.fromEntries(names.map((a, j) => [a, Float32Array.from({ length: 12 }, (_, e) => e * (j + 1))]));
+    const { out } = await run(knl, device, args);
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from({ length: 12 }, (_, e) => names.reduce((sum, _a, j) => Math.fround(sum + e * (j + 1)), 0)),
+    );
   });
 
   test(`${device.name}: float64 vectors`, async () => {

@@ -415,6 +415,35 @@ if (device) {
     assert.equal(Array.from(out), expected);
   });
 
+  test('an array held as vectors: lanes by a computed index; a buffer of part of a vector is refused before the launch', async () => {
+    // out[g] = 2*a[g] per element, on arrays of vec4s: the lane of element g is g % 4, known only at run time
+    const knl = program(
+      [{ kind: 'assign', target: subscript('out', [gid]), value: binary('*', int(2), subscript('a', [gid])), dtype: 'float32', atomic: false, insnId: 'double' }],
+      [
+        { ...param('a', 'float32'), vectorWidth: 4 },
+        { ...param('out', 'float32', true), vectorWidth: 4 },
+      ],
+      { a: 'float32', out: 'float32' },
+      [1],
+    );
+    const code = programCode(knl, device!.target).code;
+    assert.match(code, 'var<storage, read> a: array<vec4<f32>>;');
+    assert.match(code, /out\[floor_div_i32\(group_id\.x, 4i\)\]\[mod_i32\(group_id\.x, 4i\)\] = /);
+    const a = Float32Array.from({ length: 8 }, (_, k) => k - 2.5);
+    const { out } = await launch(knl, { a, out: new Float32Array(8) }, [8], ['out']);
+    assert.equal(
+      Array.from(out),
+      Array.from(a, (x) => 2 * x),
+    );
+    try {
+      await launch(knl, { a: new Float32Array(10), out: new Float32Array(8) }, [8], ['out']);
+      assert.unreachable('a buffer of 10 float32s bound as vec4s');
+    } catch (e) {
+      assert.instance(e, LoomError);
+      assert.match((e as Error).message, /argument 'a' is held as vec4<f32> vectors .* 40 bytes, not a multiple of 16/);
+    }
+  });
+
   test('float atomics by compare-and-swap, integer atomics in one instruction, byte stores from many work-items', async () => {
     const i = binary('+', binary('*', gid, int(64)), lid);
     const knl = program(

@@ -72,6 +72,8 @@ export function toDType(x: number | boolean, dtype: TensorDType): number {
       return Int16Array.of(Math.trunc(v))[0];
     case 'int32':
       return Int32Array.of(Math.trunc(v))[0];
+    case 'uint32':
+      return Uint32Array.of(Math.trunc(v))[0];
     case 'int64':
       return Math.trunc(v);
     case 'float16':
@@ -105,6 +107,9 @@ export function sample(dtype: TensorDType, n: number, seed = 7): number[] {
         return u < 0.5 ? 0 : 1;
       case 'uint8':
         return Math.floor(u * 200);
+      case 'uint32':
+        // large enough that a sum wraps past 2^32 now and then
+        return Math.floor(u * 2 ** 32);
       case 'int8':
       case 'int16':
       case 'int32':

@@ -35,6 +35,12 @@ export class ArrayAccess {
     return this.layout.arrays.has(array);
   }
 
+  /** An array held as vectors: its variable and lanes (read and written through `ExpressionPrinter.vectorReference`). */
+  vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined {
+    const a = this.layout.arrays.get(array);
+    return a?.access.kind === 'vector' ? { name: a.storage.name, lanes: a.access.lanes } : undefined;
+  }
+
   /** The `@binding` declarations and the uniform struct. */
   declarations(): string[] {
     const lines: string[] = [];
@@ -155,6 +161,7 @@ export class ArrayAccess {
 
 function describePacking(a: ArrayPlacement): string {
   if (a.access.kind === 'native') return a.atomicUpdates ? ' // updated atomically' : '';
+  if (a.access.kind === 'vector') return '';
   if (a.access.bits === 32) return ` // ${a.dtype} bits, updated atomically`;
   const count = a.access.bits === 8 ? 'four' : 'two';
   return ` // ${a.dtype}, ${count} to a word (storage buffers have no ${a.access.bits}-bit types)`;

@@ -4,7 +4,10 @@
  *
  * Arrays are storage buffers, one binding each, `read` for inputs and `read_write` for
  * what a kernel writes, holding their elements as `array<f32>`, `array<i32>`, `array<u32>`
- * or `array<f16>`. Three cases need more:
+ * or `array<f16>`. An array whose `vec` axis has 2 or 4 lanes of a 32-bit dtype is held as
+ * vectors, `array<vec4<f32>>` (the same bytes: the host still passes 4n elements), so
+ * that a whole vector is one load or store; a `vec3` would not do, its stride in a storage
+ * array is that of a `vec4`. Three cases need more:
  *
  *   - 8- and 16-bit dtypes (bool, int8, uint8, int16, uint16): WGSL's storage buffers have
  *     no such types. They are *packed*, four (or two) to a 32-bit word, exactly as the host
@@ -25,7 +28,16 @@
  */
 import { InternalError, LoomError, statementsOfKind, type DType, type KernelParam, type ProgramAst } from '@loom/core';
 import type { NameTable } from './names.ts';
-import { packedBits } from './types.ts';
+import { computeType, packedBits } from './types.ts';
+
+/** Dtypes of arrays held as vectors: 32-bit ones (a `vec4<f16>` would need its own alignment rules). */
+export const VECTOR_ELEMENTS: ReadonlySet<DType> = new Set(['float32', 'int32', 'uint32']);
+
+/** The bytes of one element of a storage binding: what its buffer's size must be a multiple of. */
+export function elementBytes(s: StorageBinding): number {
+  const vector = /^vec(\d)</.exec(s.element);
+  return vector ? 4 * Number(vector[1]) : 4;
+}
 
 /** One `@group(0) @binding(k) var<storage, ...>` declaration. */
 export interface StorageBinding {
@@ -33,7 +45,7 @@ export interface StorageBinding {
   /** The WGSL variable. */
   readonly name: string;
   readonly access: 'read' | 'read_write';
-  /** `f32`, `i32`, `u32`, `f16`, `atomic<u32>`, `atomic<i32>`. */
+  /** `f32`, `i32`, `u32`, `f16`, `atomic<u32>`, `atomic<i32>`, `vec4<f32>`, ... */
   readonly element: string;
   /** The Loom arrays it holds: one, or several for a pool. */
   readonly arrays: readonly string[];
@@ -48,9 +60,10 @@ export interface ArrayPlacement {
   readonly storage: StorageBinding;
   /**
    * `native`: `storage[i]` is the element (atomically accessed when `storage.element` is atomic);
-   * `words`: elements of `bits` bits packed in 32-bit words, reached through accessor functions.
+   * `words`: elements of `bits` bits packed in 32-bit words, reached through accessor functions;
+   * `vector`: `storage[i]` is a vector of `lanes` elements, element `lanes*i + k` its lane k.
    */
-  readonly access: { readonly kind: 'native' } | { readonly kind: 'words'; readonly bits: 8 | 16 | 32 };
+  readonly access: { readonly kind: 'native' } | { readonly kind: 'words'; readonly bits: 8 | 16 | 32 } | { readonly kind: 'vector'; readonly lanes: 2 | 4 };
   /** Some instruction updates it atomically. */
   readonly atomicUpdates: boolean;
   /** For a pooled array: the uniform member holding its first word's index in the pool. */
@@ -189,6 +202,8 @@ function ownBindingElement(p: KernelParam, atomic: boolean): Pick<ArrayPlacement
     }
   }
   if (bits !== undefined) return { element: p.written ? 'atomic<u32>' : 'u32', access: { kind: 'words', bits } };
+  const lanes = p.vectorWidth;
+  if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(p.dtype)) return { element: `vec${lanes}<${computeType(p.dtype)}>`, access: { kind: 'vector', lanes } };
   switch (p.dtype) {
     case 'float32':
       return { element: 'f32', access: { kind: 'native' } };

@@ -24,7 +24,10 @@ import {
   type Expr,
   type NameTypes,
   InternalError,
+  laneOf,
+  vectorIndex,
   type FunctionSignature,
+  type VectorLoop,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar } from './types.ts';
@@ -50,7 +53,15 @@ export interface Printed {
   readonly type: WgslScalar;
   /** For a `&&` or `||` chain: which one (they may not be mixed without parentheses). */
   readonly logical?: '&&' | '||';
+  /** A vector of `type`s (in a vector statement): its lanes. */
+  readonly lanes?: number;
 }
+
+/**
+ * What a vector statement contains that the printer spells only lane by lane (a NaN test
+ * on a vector): caught by the statement printer, which then prints the lanes one by one.
+ */
+export class LaneByLane extends Error {}
 
 /** What the printer needs from the module around it. */
 export interface ExpressionContext {
@@ -60,6 +71,8 @@ export interface ExpressionContext {
   nameOf(loomName: string): string;
   /** An element of an array argument or temporary, in the computation type of its dtype. */
   loadElement(array: string, index: Printed): Printed;
+  /** An array argument held as vectors (`bindings.ts`): its variable and lanes; else undefined. */
+  vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined;
   /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
   hardwareId(kind: 'gid' | 'lid', axis: number): string;
   /** Registers a helper function and returns its name. */
@@ -103,6 +116,8 @@ export class ExpressionPrinter {
 
   /** Types per expression node, remembered: printing asks for an operand's type at every level. */
   private readonly types: (e: Expr) => ExprType;
+  /** The `vec` loop of the vector statement being printed: its whole-vector accesses are vectors. */
+  vectorLoop: VectorLoop | undefined;
 
   constructor(private readonly context: ExpressionContext) {
     this.types = exprTypes(context.typeOf);
@@ -156,6 +171,7 @@ export class ExpressionPrinter {
    * with NaN → 0 — both told on the bits (`ieee-helpers.ts`). Everything else is `convert`.
    */
   private convert(p: Printed, to: WgslScalar): Printed {
+    if (p.lanes && p.type !== to) throw new LaneByLane(`a ${p.type} vector converted to ${to}`);
     if (!isFloatScalar(p.type) || p.type === to) return convert(p, to);
     if (to === 'bool') return call(this.context.helper('truthy', p.type), [p.text], 'bool');
     if (to === 'i32' || to === 'u32') return call(this.context.helper(to === 'i32' ? 'to_i32' : 'to_u32', p.type), [p.text], to);
@@ -197,6 +213,8 @@ export class ExpressionPrinter {
         return primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
+        const vector = this.vectorReference(e);
+        if (vector) return vector;
         return c.loadElement(e.array, this.index(e.indices[0]));
       }
       case 'neg': {
@@ -208,7 +226,7 @@ export class ExpressionPrinter {
         if (t === 'u32') return infix(this.number(0, t), '-', operand, Prec.Additive, t);
         // `- -x` would read as a decrement
         const text = operand.text.startsWith('-') || operand.prec < Prec.Unary ? `(${operand.text})` : operand.text;
-        return { text: `-${text}`, prec: Prec.Unary, type: t };
+        return { text: `-${text}`, prec: Prec.Unary, type: t, lanes: operand.lanes };
       }
       case 'binary':
         return this.binary(e);
@@ -235,11 +253,10 @@ export class ExpressionPrinter {
         // select(otherwise, then, condition): both sides are evaluated, and WGSL's accesses never fault
         const t = computeType(this.dtype(e));
         const args = [this.print(e.otherwise, t), this.print(e.then, t), this.condition(e.condition)];
-        return call(
-          'select',
-          args.map((a) => a.text),
-          t,
-        );
+        const lanes = args.find((a) => a.lanes)?.lanes;
+        // a vector select takes vectors on both sides (and a scalar or same-length condition)
+        const [otherwise, then] = args.slice(0, 2).map((a) => splat(a, lanes));
+        return { ...call('select', [otherwise, then, args[2].text], t), lanes };
       }
       case 'cast':
         return this.converted(e.operand, castDType(e));
@@ -250,6 +267,25 @@ export class ExpressionPrinter {
       default:
         throw new InternalError(`the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
     }
+  }
+
+  /**
+   * An element of an array held as vectors, as a reference (read or written): the whole
+   * vector `a[X]` where a vector statement reads or writes all its lanes, a component
+   * `a[X].z` where the lane is a constant, else `a[i / 4][i % 4]` (Python's division).
+   */
+  vectorReference(e: Extract<Expr, { kind: 'subscript' }>): Printed | undefined {
+    const storage = this.context.vectorStorage(e.array);
+    if (!storage) return undefined;
+    const { name, lanes } = storage;
+    const t = computeType(this.dtype(e));
+    const index = e.indices[0];
+    const whole = this.vectorLoop && vectorIndex(index, this.vectorLoop, lanes);
+    if (whole) return { text: `${name}[${this.index(whole).text}]`, prec: Prec.Primary, type: t, lanes };
+    const known = laneOf(index, lanes);
+    if (known) return primary(`${name}[${this.index(known.vector).text}].${'xyzw'[known.lane]}`, t);
+    const [vector, lane] = (['//', '%'] as const).map((op) => this.index(E.binary(op, index, E.int(lanes))).text);
+    return primary(`${name}[${vector}][${lane}]`, t);
   }
 
   /** The type a name holds: a scalar of its dtype's computation type. */
@@ -311,7 +347,9 @@ export class ExpressionPrinter {
     const t = common === 'bool' && (e.op === '==' || e.op === '!=') ? 'bool' : arithmeticType(this.checked(e, common));
     if (isFloatScalar(t) && (e.op === '==' || e.op === '!=') && E.exprEquals(e.left, e.right)) {
       // `x != x` is the NaN test, which a compiler assuming finite floats folds to false
-      const nan = call(this.context.helper('is_nan', t), [this.print(e.left, t).text], 'bool');
+      const x = this.print(e.left, t);
+      if (x.lanes) throw new LaneByLane('a NaN test on a vector');
+      const nan = call(this.context.helper('is_nan', t), [x.text], 'bool');
       return e.op === '!=' ? nan : { text: `!${nan.text}`, prec: Prec.Unary, type: 'bool' };
     }
     return relation(this.print(e.left, t), e.op, this.print(e.right, t));
@@ -372,6 +410,7 @@ export class ExpressionPrinter {
     const t = arithmeticType(this.checked(e));
     const float = isFloatScalar(t);
     const printed = e.args.map((a) => this.print(a, t));
+    if (printed.some((a) => a.lanes)) throw new LaneByLane(`'${e.fn}' of a vector`);
     // a built-in of constants only would be evaluated by the WGSL compiler (see 'at_run_time')
     const args = float && e.args.every(isConstant) && printed.length > 0 ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)] : printed;
     if (HELPED.has(e.fn) && float)
@@ -520,14 +559,24 @@ export function operand(p: Printed, min: number): string {
   return p.prec >= min ? p.text : `(${p.text})`;
 }
 
-/** A left-associative arithmetic operator: `a - (b - c)` keeps its parentheses. */
+/** A left-associative arithmetic operator: `a - (b - c)` keeps its parentheses (a vector with a scalar: the scalar applies to every lane). */
 function infix(l: Printed, op: string, r: Printed, prec: number, type: WgslScalar): Printed {
-  return { text: `${operand(l, prec)} ${op} ${operand(r, prec + 1)}`, prec, type };
+  return { text: `${operand(l, prec)} ${op} ${operand(r, prec + 1)}`, prec, type, lanes: l.lanes ?? r.lanes };
 }
 
-/** A comparison: both sides must be arithmetic expressions (WGSL chains no comparisons, and `a & b < c` needs parentheses). */
+/**
+ * A comparison: both sides must be arithmetic expressions (WGSL chains no comparisons, and `a & b < c` needs parentheses).
+ * A vector compared with a scalar compares every lane with it: WGSL wants both sides vectors.
+ */
 export function relation(l: Printed, op: string, r: Printed): Printed {
-  return { text: `${operand(l, Prec.Additive)} ${op} ${operand(r, Prec.Additive)}`, prec: Prec.Relational, type: 'bool' };
+  const lanes = l.lanes ?? r.lanes;
+  const side = (p: Printed) => (lanes && !p.lanes ? splat(p, lanes) : operand(p, Prec.Additive));
+  return { text: `${side(l)} ${op} ${side(r)}`, prec: Prec.Relational, type: 'bool', lanes };
+}
+
+/** `p` as a vector of `lanes` (its value in every lane when it is a scalar), or as it is without `lanes`. */
+function splat(p: Printed, lanes: number | undefined): string {
+  return lanes && !p.lanes ? `vec${lanes}<${p.type}>(${p.text})` : p.text;
 }
 
 /** The float operators WGSL's constant evaluation computes and can refuse (an infinite or NaN result). */

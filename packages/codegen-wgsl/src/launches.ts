@@ -18,7 +18,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import { LoomError, LruCache, perObject, type DeviceKernel, type DType, type LaunchArgument } from '@loom/core';
-import type { ModuleLayout } from './bindings.ts';
+import { elementBytes, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { GpuBuffer } from './buffers.ts';
 import { withErrorScopes } from './errors.ts';
 import { planDispatch, type WgslLimits } from './limits.ts';
@@ -177,7 +177,7 @@ export class Launcher {
         if (!s.pool) {
           const b = buffers.get(s.arrays[0])!;
           this.checkBindingSize(b.wrapper.bindingSize, `argument '${s.arrays[0]}'`);
-          entries.push({ binding: s.binding, resource: { buffer: b.native, size: b.wrapper.bindingSize } });
+          entries.push({ binding: s.binding, resource: { buffer: b.native, size: vectorBindingSize(s, b.wrapper) } });
           continue;
         }
         // pooled arrays are copied in at word offsets, and the written ones back after the dispatch
@@ -258,6 +258,24 @@ export class Launcher {
       throw new LoomError(`${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`);
     }
   }
+}
+
+/**
+ * An array held as vectors (`array<vec4<f32>>`) is bound whole, at offset 0 (so WebGPU's
+ * 256-byte offset alignment holds), and covers whole vectors only: a buffer whose size is
+ * not a multiple of the vector's would leave its last elements out of the binding.
+ */
+function vectorBindingSize(s: StorageBinding, buffer: GpuBuffer): number {
+  const vector = elementBytes(s);
+  // an empty array binds one vector of the native buffer (at least 256 bytes): WebGPU binds no fewer
+  if (buffer.byteLength === 0) return vector;
+  if (buffer.bindingSize % vector !== 0) {
+    throw new LoomError(
+      `argument '${s.arrays[0]}' is held as ${s.element} vectors (its 'vec' axis), but its buffer has ${buffer.byteLength} bytes, not a multiple of ${vector}: ` +
+        'pass whole vectors, or drop the vec tag of its axis',
+    );
+  }
+  return buffer.bindingSize;
 }
 
 /** The uniform struct's bytes: value arguments, pool offsets, the folded grid's size. */

@@ -31,10 +31,12 @@ import {
   type KernelFunction,
   type Stmt,
   type FunctionSignature,
+  vectorIndex,
+  type VectorLoop,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
-import type { ModuleLayout } from './bindings.ts';
-import { axisName, ExpressionPrinter, operand, Prec, primary, type ExpressionContext, type Printed } from './expressions.ts';
+import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
+import { axisName, ExpressionPrinter, LaneByLane, operand, Prec, primary, type ExpressionContext, type Printed } from './expressions.ts';
 import type { HelperKind } from './helpers.ts';
 import type { NameTable } from './names.ts';
 import { computeType, type WgslScalar } from './types.ts';
@@ -63,6 +65,8 @@ class KernelPrinter {
   /** Names whose value is the same in every work-item of a group. */
   private readonly uniformNames = new Set<string>();
   private readonly barriers = new Map<Stmt, boolean>();
+  /** Private temporaries held as vectors (`array<vec4<f32>, 1>`), by Loom name: their lanes. */
+  private readonly vectorTemporaries = new Map<string, number>();
 
   constructor(
     private readonly kernel: KernelFunction,
@@ -74,6 +78,7 @@ class KernelPrinter {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
       loadElement: (array, index) => (arrays.has(array) ? arrays.load(array, index) : primary(`${names.of(array)}[${index.text}]`, this.elementType(array))),
+      vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
       userFunction: (name, argTypes) => context.userFunction(name, argTypes),
@@ -214,7 +219,42 @@ class KernelPrinter {
     this.uniformNames.delete(s.iname);
   }
 
+  /**
+   * A vector statement (every lane of a `vec` loop at once): `out[i] = 2.0 * a[i];` on
+   * vectors where every array it reads or writes whole is held as vectors and the printer
+   * spells every operation on vectors; else its lanes one by one, as the unrolled loop.
+   */
+  private vectorAssignment(s: Extract<Stmt, { kind: 'assign' }>, loop: VectorLoop): void {
+    const wholeAccesses: Extract<Expr, { kind: 'subscript' }>[] = [];
+    for (const e of [s.target, s.value]) {
+      E.walk(e, (x) => {
+        if (x.kind === 'subscript' && vectorIndex(x.indices[0], loop, this.vectorStorage(x.array)?.lanes ?? loop.lanes)) wholeAccesses.push(x);
+      });
+    }
+    const target = s.target;
+    const native = target.kind === 'subscript' && wholeAccesses.every((x) => this.vectorStorage(x.array)?.lanes === loop.lanes);
+    if (native) {
+      this.exprs.vectorLoop = loop;
+      try {
+        const reference = this.exprs.vectorReference(target);
+        const value = this.exprs.converted(s.value, this.kernel.types.get(target.array) ?? s.dtype);
+        if (!reference?.lanes) throw new InternalError(`the vector statement '${s.insnId}' does not write a whole vector`);
+        this.line(`${reference.text} = ${splatted(value, loop.lanes)};`);
+        return;
+      } catch (e) {
+        if (!(e instanceof LaneByLane)) throw e;
+      } finally {
+        this.exprs.vectorLoop = undefined;
+      }
+    }
+    for (let lane = 0; lane < loop.lanes; lane++) {
+      const fixed = new Map([[loop.iname, E.int(lane)]]);
+      this.assignment({ ...s, target: E.substitute(s.target, fixed), value: E.substitute(s.value, fixed), vector: undefined });
+    }
+  }
+
   private assignment(s: Extract<Stmt, { kind: 'assign' }>): void {
+    if (s.vector) return this.vectorAssignment(s, s.vector);
     const { names, arrays } = this.context;
     const target = s.target;
     if (target.kind === 'var') {
@@ -228,6 +268,11 @@ class KernelPrinter {
     }
     const dtype = this.kernel.types.get(target.array) ?? s.dtype;
     const index = this.exprs.index(target.indices[0]);
+    const vector = s.atomic ? undefined : this.exprs.vectorReference(target);
+    if (vector) {
+      this.line(`${vector.text} = ${this.exprs.converted(s.value, dtype).text};`);
+      return;
+    }
     if (!arrays.has(target.array)) {
       if (s.atomic) throw new LoomError(`instruction '${s.insnId}': atomic updates of the temporary '${target.array}' are not supported by the WGSL target`);
       this.line(`${names.of(target.array)}[${index.text}] = ${this.exprs.converted(s.value, dtype).text};`);
@@ -276,6 +321,13 @@ class KernelPrinter {
         throw new LoomError(`temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`);
       default: {
         const t = computeType(s.dtype);
+        const lanes = s.vectorWidth;
+        if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && s.length !== undefined) {
+          // a private array with a vec axis of 2 or 4 lanes: vectors, as arguments are (bindings.ts)
+          this.vectorTemporaries.set(s.name, lanes);
+          this.line(`var ${this.context.names.of(s.name)}: array<vec${lanes}<${t}>, ${s.length / lanes}>;`);
+          return;
+        }
         const type = s.length === undefined ? t : `array<${t}, ${s.length}>`;
         if (s.initializer) {
           // a constant table: initialized where it is declared, never written
@@ -286,6 +338,12 @@ class KernelPrinter {
         this.line(`var ${this.context.names.of(s.name)}: ${type};`);
       }
     }
+  }
+
+  /** An argument or private temporary held as vectors: its WGSL name and lanes. */
+  private vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined {
+    const lanes = this.vectorTemporaries.get(array);
+    return lanes ? { name: this.context.names.of(array), lanes } : this.context.arrays.vectorStorage(array);
   }
 
   private elementType(array: string): WgslScalar {
@@ -331,6 +389,11 @@ class KernelPrinter {
   private line(text: string): void {
     this.lines.push(`${INDENT.repeat(this.depth)}${text}`);
   }
+}
+
+/** A vector statement's value as a vector (a value the same in every lane, `2.0`, spread over them). */
+function splatted(value: Printed, lanes: number): string {
+  return value.lanes ? value.text : `vec${lanes}<${value.type}>(${value.text})`;
 }
 
 /** Which work-group and work-item ids a kernel body reads. */

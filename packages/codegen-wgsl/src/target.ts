@@ -66,6 +66,9 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
   const shaderF16 = options.shaderF16 ?? true;
   return {
     name: 'wgsl',
+    // a loop over a `vec` iname of 2 or 4 lanes is one vector statement (`array<vec4<f32>>`, bindings.ts)
+    vectorTypes: true,
+    vectorLanes: [2, 4],
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

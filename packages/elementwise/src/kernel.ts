@@ -67,6 +67,8 @@ export interface OutputSpec {
 /** Everything that shapes a variant's code. */
 export interface KernelSpec {
   readonly variant: VariantName;
+  /** vector4: the lanes are a `vec` loop, one vector statement per instruction where it can be (WGSL). */
+  readonly vectorStatements?: boolean;
   readonly rank: number;
   /** The dtype of each distinct storage (`buf0`, `buf1`, ...). */
   readonly storages: readonly DType[];
@@ -297,6 +299,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     variant,
     spec.blockSize,
     [...tiledStorages].map((k) => storages[k]),
+    spec.vectorStatements,
   );
   const plan: LaunchPlan = { storages, storageShapes, values: new Map([...scalarSources, ...constants, ...indexParams]) };
   return { spec, kernel, plan };

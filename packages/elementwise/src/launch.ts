@@ -69,11 +69,14 @@ export function kernelSpec(
     offset: k < tensorInputs.length ? tensorInputs[k].offset : (outputs[k - tensorInputs.length]?.offset ?? 0),
     storageUsers: storageOf.filter((s) => s === storage).length,
     isInput: k < tensorInputs.length,
+    // a fresh output gets a storage of the task's size
+    storageLength: k < tensorInputs.length ? tensorInputs[k].storage.length : (outputs[k - tensorInputs.length]?.storage.length ?? task.shape.reduce((a, b) => a * b, 1)),
   }));
   const choice = chooseVariant(target, task, facts, blockSize);
   let operand = 0;
   const spec: KernelSpec = {
     variant: choice.name,
+    ...(choice.vectorStatements ? { vectorStatements: true } : {}),
     rank,
     storages: storageDTypes,
     inputs: inputs.map((input, k) => {

@@ -8,9 +8,13 @@
  *             Any rank, any strides, any device.
  *   vector4   every operand steps by one element along the innermost task axis, and
  *             every offset, outer stride and the innermost extent are multiples of 4:
- *             each work-item handles four consecutive elements as one vector (OpenCL's
- *             `float4`: the storages are `vec`-tagged arrays). OpenCL only (WGSL has no
- *             vector arrays in Loom yet).
+ *             each work-item handles four consecutive elements as one vector (the
+ *             storages are `vec`-tagged arrays: OpenCL's `float4 *`, WGSL's
+ *             `array<vec4<f32>>`). OpenCL reads the lanes as components (`.s2`); WGSL
+ *             tags the lane iname `vec`, so that a payload without conversions or calls
+ *             is one vec4 load per input and one store per output. WGSL holds only
+ *             32-bit dtypes as vectors, and binds a storage whole: its length must be
+ *             whole vectors too.
  *   tiled     a rank-2 task in which some input moves fastest along the task's *outer*
  *             axis (`x + y.T`) while the outputs move fastest along the inner one:
  *             32 x 32 tiles, each such input read into local memory along its own rows
@@ -43,6 +47,8 @@ export interface OperandFacts {
   /** How many operands (this one included) view this operand's storage. */
   readonly storageUsers: number;
   readonly isInput: boolean;
+  /** The length, in numbers, of the storage it views. */
+  readonly storageLength: number;
 }
 
 export interface VariantChoice {
@@ -51,14 +57,18 @@ export interface VariantChoice {
   readonly reason: string;
   /** Tiled: which tensor operands (by task number) go through local tiles. */
   readonly tiledOperands: ReadonlySet<number>;
+  /** vector4: the lanes are a `vec` loop (vector statements, WGSL) rather than unrolled components (OpenCL). */
+  readonly vectorStatements: boolean;
 }
 
 /** Dtypes a vector of four can hold in OpenCL C (float16 needs an extension, bool has no vectors in buffers). */
 const VECTOR_DTYPES: ReadonlySet<TensorDType> = new Set(['float32', 'float64', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64']);
+/** Dtypes WGSL holds as vectors (`array<vec4<f32>>`; the narrow ones are packed words, float16 is not held as vectors). */
+const WGSL_VECTOR_DTYPES: ReadonlySet<TensorDType> = new Set(['float32', 'int32', 'uint32']);
 
 export function chooseVariant(target: string, task: TaskSpace, operands: readonly OperandFacts[], blockSize: number): VariantChoice {
   const none = new Set<number>();
-  const flat = (reason: string): VariantChoice => ({ name: 'flat', reason, tiledOperands: none });
+  const flat = (reason: string): VariantChoice => ({ name: 'flat', reason, tiledOperands: none, vectorStatements: false });
   if (target !== 'opencl' && target !== 'wgsl') return flat(`the ${target} target runs work-items one after another: nothing to coalesce`);
   const rank = task.shape.length;
   if (rank === 0 || operands.length === 0) return flat('a single element');
@@ -72,10 +82,11 @@ export function chooseVariant(target: string, task: TaskSpace, operands: readonl
       name: 'tiled',
       reason: `${which} moves fastest along the outer task axis while the outputs move along the inner one: ${TILE} x ${TILE} tiles through local memory`,
       tiledOperands: tiled,
+      vectorStatements: false,
     };
   }
 
-  if (target !== 'opencl') return flat('vector arrays are OpenCL-only');
+  const wgsl = target === 'wgsl';
   const inner = rank - 1;
   const reasons: string[] = [];
   if (task.shape[inner] % VECTOR_LANES !== 0) reasons.push(`the innermost extent ${task.shape[inner]} is not a multiple of ${VECTOR_LANES}`);
@@ -84,9 +95,11 @@ export function chooseVariant(target: string, task: TaskSpace, operands: readonl
     if (strides[inner] !== 1) reasons.push(`operand ${k} has stride ${strides[inner]} along the innermost axis`);
     else if (strides.some((s, d) => d < inner && s % VECTOR_LANES !== 0)) reasons.push(`an outer stride of operand ${k} is not a multiple of ${VECTOR_LANES}`);
     else if (o.offset % VECTOR_LANES !== 0) reasons.push(`operand ${k} starts at offset ${o.offset}, not a multiple of ${VECTOR_LANES}`);
-    if (!VECTOR_DTYPES.has(o.dtype)) reasons.push(`operand ${k} is ${o.dtype}`);
+    if (!(wgsl ? WGSL_VECTOR_DTYPES : VECTOR_DTYPES).has(o.dtype)) reasons.push(`operand ${k} is ${o.dtype}`);
+    // WGSL binds a storage whole, as vectors: a partial last vector could not be bound
+    else if (wgsl && o.storageLength % VECTOR_LANES !== 0) reasons.push(`operand ${k}'s storage has ${o.storageLength} elements, not a multiple of ${VECTOR_LANES}`);
   });
-  if (reasons.length === 0) return { name: 'vector4', reason: `every operand is unit-stride and aligned to ${VECTOR_LANES} elements`, tiledOperands: none };
+  if (reasons.length === 0) return { name: 'vector4', reason: `every operand is unit-stride and aligned to ${VECTOR_LANES} elements`, tiledOperands: none, vectorStatements: wgsl };
   return flat(`no vectors: ${reasons[0]}`);
 }
 
@@ -112,15 +125,16 @@ function tiledOperands(task: TaskSpace, operands: readonly OperandFacts[]): Set<
  * The variant's schedule on the kernel kernel.ts built: `flat` and `vector4` over the
  * task index t (and the lane k), `tiled` over (i0, i1) with each tiled storage prefetched.
  */
-export function scheduleVariant(kernel: LoopKernel, name: VariantName, blockSize: number, tiledStorages: readonly string[]): LoopKernel {
+export function scheduleVariant(kernel: LoopKernel, name: VariantName, blockSize: number, tiledStorages: readonly string[], vectorStatements = false): LoopKernel {
   switch (name) {
     case 'flat':
       // t = G*g + B*u + l: each work-item's ELEMENTS_PER_ITEM elements a work-group apart
       kernel = splitIname(kernel, 't', blockSize * ELEMENTS_PER_ITEM, { outerTag: 'g.0' });
       return splitIname(kernel, 't_inner', blockSize, { outerTag: 'ilp', innerTag: 'l.0' });
     case 'vector4':
-      // one vector per work-item; its lanes unrolled (each a constant `.sK`), all loads before the stores
-      kernel = tagInames(kernel, { k: 'ilp' });
+      // one vector per work-item; its lanes unrolled (each a constant `.sK`), all loads before the
+      // stores, or (vectorStatements) a vec loop: each instruction one vector statement where it can be
+      kernel = tagInames(kernel, { k: vectorStatements ? 'vec' : 'ilp' });
       return splitIname(kernel, 't', blockSize, { outerTag: 'g.0', innerTag: 'l.0' });
     case 'tiled': {
       const rowsPerPass = blockSize / TILE;

@@ -41,6 +41,8 @@ export class DeviceKernelBuilder {
   private readonly vectorWidths = new Map<string, number>();
   /** Whether the target spells `vec` inames as vector code; else they are unrolled. */
   private readonly vectorTypes: boolean;
+  /** The lane counts of the target's vector types: a `vec` loop of another length is unrolled. */
+  private readonly vectorLanes: readonly number[];
   /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
@@ -49,9 +51,10 @@ export class DeviceKernelBuilder {
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean; vectorTypes?: boolean } = {},
+    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[] } = {},
   ) {
     this.vectorTypes = options.vectorTypes ?? false;
+    this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.guards = new AccessGuards(knl, (e) => this.flatten(e), this.types, options.checkBounds ?? false);
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
@@ -285,7 +288,7 @@ export class DeviceKernelBuilder {
     // guards are worked out once, with the lane as a variable, then specialized per lane:
     // an 8x8 register tile would otherwise redo the set work 64 times
     const generic = this.instruction(insn, ranged);
-    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && VECTOR_LANES.includes(hi + 1)) {
+    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && this.vectorLanes.includes(hi + 1)) {
       const vector = vectorizeStatements(generic, { iname, lanes: hi + 1 }, this.vectorWidths, this.types);
       if (vector) return vector;
     }

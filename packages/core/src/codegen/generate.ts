@@ -60,7 +60,7 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
 
 function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
-  const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: target?.vectorTypes ?? false });
+  const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: target?.vectorTypes ?? false, vectorLanes: target?.vectorLanes });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);

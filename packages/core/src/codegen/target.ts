@@ -17,6 +17,12 @@ export interface Target<Extra = unknown> {
    * without vector types gets them unrolled, lane by lane (codegen/vectorize.ts).
    */
   readonly vectorTypes?: boolean;
+  /**
+   * The lane counts of the target's vector types (default all of `VECTOR_LANES`, OpenCL's):
+   * a `vec` loop of another length is unrolled. WGSL's are 2 and 4 (a `vec3` has the
+   * stride of a `vec4` in a storage array).
+   */
+  readonly vectorLanes?: readonly number[];
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType?(dtype: DType): string | undefined;
 }

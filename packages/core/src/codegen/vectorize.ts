@@ -8,8 +8,8 @@
  * nowhere else (not in a guard, not in a non-`vec` axis, not as a value). Anything
  * else (a scalar assignee, a function call on a vector, integer arithmetic, a cast)
  * makes the whole loop fall back to unrolled copies, as loopy's does; so does a
- * target without vector types (WGSL, JavaScript), where the unrolled copies are the
- * same computation lane by lane.
+ * target without vector types (JavaScript) or without vectors of that length (WGSL's
+ * are 2 and 4 lanes), where the unrolled copies are the same computation lane by lane.
  *
  * Checked on the statements after flattening: an access `a[lanes*X + iname]` to an
  * array of that many lanes is the vector `a[X]`.
@@ -188,7 +188,39 @@ const VECTOR_ELEMENTS: readonly DType[] = ['float32', 'float64', 'int8', 'int16'
  */
 export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: number | undefined): Expr | undefined {
   if (width !== lanes) return undefined;
-  // hardware ids (`lid(0)`, put for parallel inames) are variables here
+  return withHardwareIds(index, (lin) => {
+    if (lin.coeff(iname) !== 1) return undefined;
+    const rest = lin.without([iname]);
+    if (rest.constant % lanes !== 0 || rest.variables.some((n) => rest.coeff(n) % lanes !== 0)) return undefined;
+    return Linear.of(
+      rest.variables.map((n) => [n, rest.coeff(n) / lanes] as const),
+      rest.constant / lanes,
+    );
+  });
+}
+
+/**
+ * The vector X and the lane L of a flat index `lanes*X + L` with L a constant, or undefined
+ * when the lane is not known before the kernel runs (printers spell the access `a[X].s2`).
+ */
+export function laneOf(index: Expr, lanes: number): { readonly vector: Expr; readonly lane: number } | undefined {
+  let lane = 0;
+  const vector = withHardwareIds(index, (lin) => {
+    if (lin.variables.some((n) => lin.coeff(n) % lanes !== 0)) return undefined;
+    lane = ((lin.constant % lanes) + lanes) % lanes;
+    return Linear.of(
+      lin.variables.map((n) => [n, lin.coeff(n) / lanes] as const),
+      (lin.constant - lane) / lanes,
+    );
+  });
+  return vector && { vector, lane };
+}
+
+/**
+ * `f` applied to `index` as a linear expression, hardware ids (`lid(0)`, put for parallel
+ * inames) taken as variables; its answer back as an expression, ids restored.
+ */
+function withHardwareIds(index: Expr, f: (lin: Linear) => Linear | undefined): Expr | undefined {
   const ids = new Map<string, Expr>();
   const opened = mapExpr(index, (x) => {
     if (!isHardwareId(x)) return x;
@@ -197,14 +229,6 @@ export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: nu
     return variable(name);
   });
   const lin = toLinear(opened);
-  if (!lin || lin.coeff(iname) !== 1) return undefined;
-  const rest = lin.without([iname]);
-  if (rest.constant % lanes !== 0 || rest.variables.some((n) => rest.coeff(n) % lanes !== 0)) return undefined;
-  const vector = fromLinear(
-    Linear.of(
-      rest.variables.map((n) => [n, rest.coeff(n) / lanes] as const),
-      rest.constant / lanes,
-    ),
-  );
-  return substitute(vector, ids);
+  const answer = lin && f(lin);
+  return answer && substitute(fromLinear(answer), ids);
 }
