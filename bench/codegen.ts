@@ -7,8 +7,14 @@
  * Each kernel is built afresh for every sample (nothing cached between them but what Loom caches
  * across kernels); the first, cold sample is reported apart in the note.
  *
- *   node --import tsx bench/codegen.ts [--json] [--samples=20]
+ * `--fresh=N` also times each tutorial kernel's first call the way a user meets it: N fresh
+ * processes per kernel, each importing Loom and timing its one makeKernel-to-OpenCL-C (rows
+ * `first call: NAME`, the median of the N; target FIRST_CALL_TARGET_MS). A child is this script
+ * run again with `--first-call-of=NAME`.
+ *
+ *   node --import tsx bench/codegen.ts [--json] [--samples=20] [--fresh=3]
  */
+import { spawnSync } from 'node:child_process';
 import { generateCode, type Target } from '@loom/core';
 import { jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -17,7 +23,7 @@ import { numberFlag, parseOptions } from './lib/cli.ts';
 import { Reporter, round, type Backend } from './lib/records.ts';
 import { median } from './lib/timing.ts';
 import { MATMUL_KERNELS, TUTORIAL_KERNELS } from './codegen-kernels.ts';
-import { LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET } from './lib/loopy-comparison.ts';
+import { FIRST_CALL_TARGET_MS, LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET } from './lib/loopy-comparison.ts';
 
 const options = parseOptions(process.argv.slice(2), ['opencl', 'webgpu', 'cpu']);
 const samples = numberFlag(options, 'samples', 20);
@@ -29,6 +35,17 @@ const targets: { backend: Backend; target: Target }[] = [
   { backend: 'webgpu', target: wgslTarget() },
   { backend: 'cpu', target: jsTarget() },
 ];
+
+// a child of --fresh: the process's first code generation, of one kernel, and nothing else
+const firstCallOf = options.flags.get('first-call-of');
+if (firstCallOf !== undefined) {
+  const kernel = TUTORIAL_KERNELS.find((k) => k.name === firstCallOf);
+  if (!kernel) throw new Error(`--first-call-of: no tutorial kernel '${firstCallOf}'`);
+  const start = performance.now();
+  generateCode(kernel.build(), targets[0].target);
+  process.stdout.write(`${JSON.stringify({ ms: performance.now() - start })}\n`);
+  process.exit(0);
+}
 
 reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}` });
 // steady state: one pass over every kernel and target first, so the JIT has compiled Loom itself
@@ -69,5 +86,27 @@ for (const { backend, target } of targets.filter((t) => options.backends.has(t.b
       note: `first call ${round(cold)} ms; size = lines of code`,
     });
   }
+}
+const fresh = numberFlag(options, 'fresh', 0);
+for (const kernel of fresh > 0 ? TUTORIAL_KERNELS : []) {
+  const times: number[] = [];
+  for (let s = 0; s < fresh; s++) {
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1], `--first-call-of=${kernel.name}`], { encoding: 'utf8' });
+    const line = child.stdout.trim().split('\n').pop() ?? '';
+    if (child.status !== 0 || !line.startsWith('{')) throw new Error(`first call of '${kernel.name}' failed (status ${child.status}): ${child.stderr}`);
+    times.push((JSON.parse(line) as { ms: number }).ms);
+  }
+  reporter.add({
+    bench: 'codegen',
+    backend: 'opencl',
+    case: `first call: ${kernel.name}`,
+    size: fresh,
+    value: median(times),
+    unit: 'ms',
+    reference: `target ${FIRST_CALL_TARGET_MS} ms`,
+    referenceValue: FIRST_CALL_TARGET_MS,
+    device: 'host CPU',
+    note: 'a fresh process per sample: Loom imported, then its first makeKernel to OpenCL C; size = processes',
+  });
 }
 reporter.printTable(`code generation, makeKernel to code (median of up to ${samples}; target ${TARGET_MS} ms)`);

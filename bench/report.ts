@@ -330,7 +330,10 @@ function targetRows(): string[][] {
   }
   // the tutorial's kernels carry the 5 ms target and the first call's; the matmuls are reported beside them
   const isMatmul = (c: string) => c.startsWith('sgemm') || c === 'tiled matmul';
-  const tutorial = ours.filter((l) => l.bench === 'codegen' && !isMatmul(l.case));
+  // `first call: NAME` rows (bench/codegen.ts --fresh): a fresh process's first code generation
+  const isFresh = (c: string) => c.startsWith('first call: ');
+  const tutorial = ours.filter((l) => l.bench === 'codegen' && !isMatmul(l.case) && !isFresh(l.case));
+  const freshFirsts = ours.filter((l) => l.bench === 'codegen' && isFresh(l.case));
   const matmuls = ours.filter((l) => l.bench === 'codegen' && isMatmul(l.case));
   if (matmuls.length) {
     const worst = matmuls.reduce((x, y) => (y.value > x.value ? y : x));
@@ -339,11 +342,14 @@ function targetRows(): string[][] {
   if (tutorial.length) {
     const worst = tutorial.reduce((x, y) => (y.value > x.value ? y : x));
     rows.push(['code generation ≤ 5 ms median per tutorial kernel', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, worst.value <= 5 ? 'yes' : 'no']);
-    // each kernel's first call in the process (bench/codegen.ts notes it), the process's very first one included
-    const firsts = tutorial.flatMap((l) => {
-      const m = /first call ([\d.]+) ms/.exec(l.note ?? '');
-      return m ? [{ case: l.case, ms: Number(m[1]) }] : [];
-    });
+    // each kernel's first call in a fresh process where measured so; else in the one process (the notes),
+    // where the first kernel pays for the process's very first code generation
+    const firsts = freshFirsts.length
+      ? freshFirsts.map((l) => ({ case: l.case, ms: l.value }))
+      : tutorial.flatMap((l) => {
+          const m = /first call ([\d.]+) ms/.exec(l.note ?? '');
+          return m ? [{ case: l.case, ms: Number(m[1]) }] : [];
+        });
     if (firsts.length) {
       const slowest = firsts.reduce((x, y) => (y.ms > x.ms ? y : x));
       rows.push([`first call ≤ ${FIRST_CALL_TARGET_MS} ms per tutorial kernel`, `slowest: ${slowest.case} ${slowest.ms} ms`, slowest.ms <= FIRST_CALL_TARGET_MS ? 'yes' : 'no']);

@@ -55,10 +55,8 @@ export function generateOpenCL(program: ProgramAst): string {
 function spellOpenCL(program: ProgramAst, halfStorage: boolean): TargetOutput<OpenCLExtra> {
   // from here on the names are OpenCL's spellings (`int` → `int_`): see names.ts
   const names = openclNames(program);
-  const code = printProgram(
-    renameProgram(program, (n) => names.of(n)),
-    halfStorage,
-  );
+  // most programs use no reserved word: then there is nothing to rename
+  const code = printProgram(names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program, halfStorage);
   return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), extra: undefined };
 }
 

@@ -116,6 +116,11 @@ export class TargetNames {
     for (const n of names) if (reserved(n)) this.spelled.set(n, this.fresh(n));
   }
 
+  /** Whether some name is spelled otherwise in the target (else the program can be printed as it is). */
+  get renamesAny(): boolean {
+    return this.spelled.size > 0;
+  }
+
   /** The target's spelling of a program name. */
   of(name: string): string {
     const spelled = this.spelled.get(name);

@@ -17,6 +17,9 @@ import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression } from '../expr/index.ts';
 import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
+import { frozenField } from '../kernel/freeze.ts';
+import { LruCache } from '../lru.ts';
+import { reductionRegistryVersion } from '../reduction/index.ts';
 
 export interface ParsedInstruction {
   readonly kind: 'assign' | 'barrier' | 'nop';
@@ -84,6 +87,16 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function parseInstructions(source: string | readonly string[], inames?: ReadonlySet<string>): ParsedInstructions {
   const text = typeof source === 'string' ? source : source.join('\n');
+  // the same text parses the same way while the inames and the registered reductions stay
+  // (they decide whether `max(k, e)` is a reduction); the answer is frozen, so sharing it is safe
+  const key = `${reductionRegistryVersion()}\u0000${inames ? [...inames].join(',') : ''}\u0000${text}`;
+  return PARSED.memo(key, () => frozenField(parseText(text, inames)));
+}
+
+/** Parsed instruction texts: a kernel built again from the same source skips the parser. */
+const PARSED = new LruCache<string, ParsedInstructions>(256);
+
+function parseText(text: string, inames: ReadonlySet<string> | undefined): ParsedInstructions {
   const instructions: ParsedInstruction[] = [];
   const substitutions: ParsedSubstitution[] = [];
   const blocks: Block[] = [];

@@ -47,14 +47,17 @@ export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, iname
   // kernels are immutable and share their domain lists: the same question gets the same set
   const wanted = new Set(inames);
   const key = `${[...wanted].sort().join(',')}|${keepParents}|${withAssumptions}`;
-  return answers(knl.domains)(knl.assumptions).memo(key, () => computeDomainOf(knl, wanted, keepParents, withAssumptions));
+  // a one-domain kernel is keyed by its set, not its list: a kernel built again from the same
+  // text shares the parsed set (BasicSet.parse remembers it) but not the list around it
+  const domains = knl.domains.length === 1 ? knl.domains[0] : knl.domains;
+  return answers(domains)(knl.assumptions).memo(key, () => computeDomainOf(knl, wanted, keepParents, withAssumptions));
 }
 
 /**
  * Per domain list and assumptions (weakly), the sets asked for, by iname set and flags. A
  * kernel asks a number of questions fixed by its loops; the bound only caps a pathological one.
  */
-const answers = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)));
+const answers = perObject((_: readonly BasicSet[] | BasicSet) => perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)));
 const DOMAIN_QUESTIONS_PER_KERNEL = 1024;
 
 function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wanted: ReadonlySet<string>, keepParents: boolean, withAssumptions: boolean): BasicSet {

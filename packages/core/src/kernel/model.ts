@@ -194,16 +194,35 @@ export class LoopKernel implements LoopKernelFields {
   readonly functions!: ReadonlyMap<string, UserFunction>;
 
   constructor(fields: LoopKernelFields) {
-    checkFieldNames(fields);
-    for (const [key, value] of Object.entries({ functions: NO_FUNCTIONS, ...fields })) {
-      (this as Record<string, unknown>)[key] = frozenField(value ?? NO_FUNCTIONS);
-    }
+    // from `with`, only the replaced fields are new: the others passed these checks already
+    const changed = changedFields;
+    changedFields = undefined;
+    checkFieldNames(fields, changed ?? fields);
+    // each field assigned by name (a kernel is made at every transformation: no generic copy loop)
+    this.name = fields.name;
+    this.domains = frozenField(fields.domains);
+    this.instructions = frozenField(fields.instructions);
+    this.args = frozenField(fields.args);
+    this.temporaries = frozenField(fields.temporaries);
+    this.substitutions = frozenField(fields.substitutions);
+    this.inameTags = frozenField(fields.inameTags);
+    this.assumptions = fields.assumptions;
+    this.loopPriorities = frozenField(fields.loopPriorities);
+    this.loopSlabs = frozenField(fields.loopSlabs);
+    this.options = frozenField(fields.options);
+    this.silencedWarnings = frozenField(fields.silencedWarnings);
+    this.functions = frozenField(fields.functions ?? NO_FUNCTIONS);
     Object.freeze(this);
   }
 
   /** A copy with some fields replaced: the one way transformations build kernels. */
   with(changes: Partial<LoopKernelFields>): LoopKernel {
-    return new LoopKernel({ ...this.fields(), ...changes });
+    changedFields = changes;
+    try {
+      return new LoopKernel({ ...this.fields(), ...changes });
+    } finally {
+      changedFields = undefined;
+    }
   }
 
   fields(): LoopKernelFields {
@@ -244,20 +263,27 @@ export class LoopKernel implements LoopKernelFields {
  * kernel holds is an identifier. The APIs check the names they receive first, with
  * messages that say which API got which name; this catches anything that bypasses them.
  */
-function checkFieldNames(fields: LoopKernelFields): void {
-  checkName(fields.name, 'kernel name');
-  for (const d of fields.domains) for (const n of d.dims) checkName(n, `kernel '${fields.name}': iname`);
-  for (const a of fields.args) checkName(a.name, `kernel '${fields.name}': argument`);
-  for (const [key, t] of fields.temporaries) {
-    checkName(key, `kernel '${fields.name}': temporary`);
-    if (t.name !== key) checkName(t.name, `kernel '${fields.name}': temporary`);
+function checkFieldNames(fields: LoopKernelFields, changed: Partial<LoopKernelFields>): void {
+  if (changed.name !== undefined) checkName(fields.name, 'kernel name');
+  if (changed.domains) for (const d of fields.domains) for (const n of d.dims) checkName(n, `kernel '${fields.name}': iname`);
+  if (changed.args) for (const a of fields.args) checkName(a.name, `kernel '${fields.name}': argument`);
+  if (changed.temporaries) {
+    for (const [key, t] of fields.temporaries) {
+      checkName(key, `kernel '${fields.name}': temporary`);
+      if (t.name !== key) checkName(t.name, `kernel '${fields.name}': temporary`);
+    }
   }
-  for (const [key, rule] of fields.substitutions) {
-    checkName(key, `kernel '${fields.name}': substitution rule`);
-    for (const p of rule.params) checkName(p, `kernel '${fields.name}': parameter of rule '${key}'`);
+  if (changed.substitutions) {
+    for (const [key, rule] of fields.substitutions) {
+      checkName(key, `kernel '${fields.name}': substitution rule`);
+      for (const p of rule.params) checkName(p, `kernel '${fields.name}': parameter of rule '${key}'`);
+    }
   }
-  for (const insn of fields.instructions) checkName(insn.id, `kernel '${fields.name}': instruction id`, insn.span);
+  if (changed.instructions) for (const insn of fields.instructions) checkName(insn.id, `kernel '${fields.name}': instruction id`, insn.span);
 }
+
+/** The fields `with` replaces, for the constructor it calls (set only for that call). */
+let changedFields: Partial<LoopKernelFields> | undefined;
 
 // The printer lives in print.ts; a hook avoids an import cycle between model and printer.
 let printKernelHook: (k: LoopKernel) => string = (k) => `LoopKernel(${k.name})`;

@@ -4,5 +4,5 @@
  */
 import './builtins.ts';
 
-export { findReductionOperation, isReductionName, reductionNames, reductionOperation, type ReductionOperation } from './operations.ts';
+export { findReductionOperation, isReductionName, reductionNames, reductionOperation, reductionRegistryVersion, type ReductionOperation } from './operations.ts';
 export { registerReduction, type ReductionDefinition } from './register.ts';

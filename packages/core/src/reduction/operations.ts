@@ -48,6 +48,13 @@ export interface ReductionOperation {
 }
 
 const registry = new Map<string, ReductionOperation>();
+/** How many operations have been registered: what was parsed before a registration may read differently after it. */
+let registrations = 0;
+
+/** Changes whenever an operation is registered (parse caches key on it: `max(k, e)` may become a reduction). */
+export function reductionRegistryVersion(): number {
+  return registrations;
+}
 
 /** Words that cannot name a reduction: they already mean something in an expression. */
 const RESERVED = new Set(['reduce', 'simul_reduce', 'if', 'segmented', 'and', 'or', 'not', 'true', 'false']);
@@ -58,6 +65,7 @@ export function addReductionOperation(op: ReductionOperation): void {
   if (RESERVED.has(op.name)) throw new LoomError(`'${op.name}' cannot name a reduction: it is a word of the expression language`);
   if (!Number.isInteger(op.arity) || op.arity < 1 || op.arity > 8) throw new LoomError(`reduction '${op.name}': arity must be an integer from 1 to 8, got ${op.arity}`);
   registry.set(op.name, Object.freeze({ ...op }));
+  registrations++;
 }
 
 /** The operation named `name`, or undefined. */

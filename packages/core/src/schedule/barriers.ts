@@ -52,6 +52,9 @@ class SyncAnalysis {
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
     this.prerequisites = prerequisiteClosure(knl.instructions);
     this.accesses = new Map();
+    this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
+    // without work-items to synchronize no barrier is ever needed (firstNeed): the accesses go unread
+    if (!this.parallel) return;
     for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
     for (const insn of knl.instructions) {
       const target = insn.kind === 'assign' ? soleAssignee(insn) : undefined;
@@ -65,7 +68,6 @@ class SyncAnalysis {
       }
       this.accesses.set(insn.id, list);
     }
-    this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
   }
 
   walk(items: readonly ScheduleItem[], since: readonly string[]): { out: ScheduleItem[]; since: string[] } {

@@ -20,6 +20,7 @@ import { CanonicalKey, type PositionalConstraint, fromPositions, setCache, toPos
 import { hasIntegerPoint, implies } from './omega.ts';
 import { parseConditions, parseSet } from './parse.ts';
 import { printSet } from './print.ts';
+import { LruCache } from '../lru.ts';
 import { eliminateApprox, removeRedundant } from './projection.ts';
 
 export type { Bound, Constraint } from './constraint.ts';
@@ -43,14 +44,25 @@ export class BasicSet {
 
   /** ISL set syntax, e.g. `[n] -> { [i, j] : 0 <= i, j < n }`; throws a LoomError pointing at the problem. */
   static parse(text: string): BasicSet {
+    const known = PARSED_SETS.get(text);
+    if (known) return known;
     const p = parseSet(text);
-    return BasicSet.fromConstraints(p.params, p.dims, p.constraints, p.existentials);
+    const set = BasicSet.fromConstraints(p.params, p.dims, p.constraints, p.existentials);
+    // a set is immutable, so the same text may share it; one with existentials is not kept, as
+    // each parse names those afresh (two domains of one kernel must not share the names)
+    if (set.existentials.length === 0) PARSED_SETS.set(text, set);
+    return set;
   }
 
   /** A bare condition such as loopy's assumptions, `n >= 1 and n mod 16 = 0`: every name is a parameter. */
   static parseConditions(text: string, params: readonly string[] = []): BasicSet {
+    const key = `${params.join(',')}\u0000${text}`;
+    const known = PARSED_CONDITIONS.get(key);
+    if (known) return known;
     const p = parseConditions(text, params);
-    return BasicSet.fromConstraints(p.params, [], p.constraints, p.existentials);
+    const set = BasicSet.fromConstraints(p.params, [], p.constraints, p.existentials);
+    if (set.existentials.length === 0) PARSED_CONDITIONS.set(key, set);
+    return set;
   }
 
   /**
@@ -290,3 +302,7 @@ function boundOf(expr: Linear, divisor: number): Bound {
 function gcdAll(expr: Linear, divisor: number): number {
   return gcd(gcd(expr.coefficientGcd(), expr.constant), divisor);
 }
+
+/** Sets parsed from text (`BasicSet.parse`), and conditions (`BasicSet.parseConditions`) under their parameters. */
+const PARSED_SETS = new LruCache<string, BasicSet>(256);
+const PARSED_CONDITIONS = new LruCache<string, BasicSet>(256);

@@ -5,6 +5,8 @@
  * iteration of the outer loop separately so the bulk needs no guard.
  */
 import { LoomError } from '../errors.ts';
+import { LruCache } from '../lru.ts';
+import { perObject } from '../memo.ts';
 import { checkName } from '../names.ts';
 import { add, int, mul, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr } from '../expr/index.ts';
@@ -110,6 +112,22 @@ export function splitBackend(knl: LoopKernel, iname: string, options: SplitIname
 }
 
 function splitDomain(set: BasicSet, iname: string, outer: string, inner: string, shape: Omit<SplitShape, 'value'>): BasicSet {
+  // the same split of the same set (a kernel built again: BasicSet.parse shares its sets) is the
+  // same set, kept so that what was asked of it (domainOf, per set) is answered from memory; one
+  // with existentials is made afresh, as their names must not be shared
+  const key = `${iname}|${outer}|${inner}|${shape.outerCoefficient}|${shape.innerCoefficient}|${shape.innerExtent}|${shape.outerExtent}`;
+  const splits = splitsOf(set);
+  const known = splits.get(key);
+  if (known) return known;
+  const made = computeSplitDomain(set, iname, outer, inner, shape);
+  if (made.existentials.length === 0) splits.set(key, made);
+  return made;
+}
+
+/** Per set (weakly), its splits by iname, new names and shape. */
+const splitsOf = perObject((_: BasicSet) => new LruCache<string, BasicSet>(16));
+
+function computeSplitDomain(set: BasicSet, iname: string, outer: string, inner: string, shape: Omit<SplitShape, 'value'>): BasicSet {
   const value = Linear.of({ [outer]: shape.outerCoefficient, [inner]: shape.innerCoefficient });
   const constraints: Constraint[] = set.constraints.map((c) => ({ kind: c.kind, expr: c.expr.substitute(iname, value) }));
   const fixed = shape.innerExtent !== undefined ? { name: inner, extent: shape.innerExtent } : { name: outer, extent: shape.outerExtent! };
