@@ -165,31 +165,38 @@ function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number],
 }
 
 /**
- * The staging loads as float4 vectors (loopy's recipe: split the array axis, lay the lanes out
- * as a `vec` axis, split the loop the same way and tag its inner part `vec`). The rows of a, b
- * and of their local copies become rows of vectors, so a fetch's store into local memory is a
- * vector too; the product still reads single floats of the local copies.
+ * The staging loads as float4 vectors, loopy's recipe in two steps. Each fetch's panel row is
+ * split into vectors (`x_dim_1` = 4*vector + lane), and a second, private prefetch of the global
+ * array over the lane loop (`x_vec`, its loop tagged `vec`) loads one vector at a time; the
+ * global arrays are then viewed as rows of float4 (splitArrayAxis, a `vec` last axis), which
+ * makes that load one float4 load. Its four lanes go to local memory one float at a time, so
+ * the local panels keep their scalar layout and the product reads them as before (a local
+ * panel of float4s would make the product's reads `k // 4` and `k % 4` of the loop index).
  *
  * b's panel (tileK rows of tileN/4 vectors) spreads as the scalar one does, vectors along l.0.
  * a's panel has only tileK/4 vectors a row, fewer than the work-items along l.0, and l.0 cannot
- * take both a part of the row and a part of the column (that needs `//` and `%` of the local id,
- * which the vectorizer cannot see through): its rows spread over both axes of the work-group,
- * l.0 fastest, and each work-item loads the vectors of its row in turn. Neighbouring work-items
- * then read neighbouring rows, 16 bytes from each: whole 32-byte sectors over the unrolled round.
+ * take both a part of the row and a part of the column (that needs `//` and `%` of the local id):
+ * its rows spread over both axes of the work-group, l.0 fastest, and each work-item loads the
+ * vectors of its row in turn. Neighbouring work-items then read neighbouring rows, 16 bytes of
+ * each: whole 32-byte sectors over the unrolled round.
  */
 function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   const { along0, along1 } = workGroupOf(config);
   const width = config.vectorWidth ?? 1;
-  knl = splitArrayAxis(knl, 'a,b,a_fetch,b_fetch', 1, width);
-  knl = tagArrayAxes(knl, 'a,b,a_fetch,b_fetch', 'c,c,vec');
-  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: 'vec' });
+  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: 'unr' });
   knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
   knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
-  knl = splitIname(knl, 'b_dim_1', width, { innerTag: 'vec' });
+  knl = splitIname(knl, 'b_dim_1', width, { innerTag: 'unr' });
   knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
   knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
   // when both take several rounds, go row by row, as the panel lies in memory
-  return config.tileK > along1 && config.tileN / width > along0 ? prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer') : knl;
+  if (config.tileK > along1 && config.tileN / width > along0) knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
+  for (const name of ['a', 'b']) {
+    knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], { temporaryAddressSpace: 'private', temporaryName: `${name}_vec`, defaultTag: 'vec' });
+    knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
+  }
+  knl = splitArrayAxis(knl, 'a,b', 1, width);
+  return tagArrayAxes(knl, 'a,b', 'c,c,vec');
 }
 
 /** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */

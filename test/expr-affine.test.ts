@@ -85,6 +85,12 @@ test('simplify: integer constants fold, floats stay as written', () => {
   assert.is(simplified('6 / 3'), '6 / 3'); // a true division
   assert.is(simplified('1 // 0'), '1 // 0');
   assert.is(simplified('(a < b)*1'), '(a < b)*1'); // a bool times 1 is an int
+  // a constant truth value next to a condition: `and true`, `or false` go, `and false`, `or true` decide
+  assert.is(simplified('a < b and 1 < 2'), 'a < b');
+  assert.is(simplified('2 < 1 or a < b'), 'a < b');
+  assert.is(simplified('a < b and 2 < 1'), 'false');
+  assert.is(simplified('1 < 2 or a < b'), 'true');
+  assert.is(simplified('x and true'), 'x and true'); // x may be a number, not a truth value
 });
 
 test('simplify: affine normalization of indices', () => {

@@ -33,16 +33,20 @@ const VECTOR_CONFIGS: MatmulConfig[] = [
 
 const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
-test('vectorWidth 4: the panels are staged by float4 loads into float4 local arrays, one barrier pair per step', () => {
+test('vectorWidth 4: each work-item loads float4s of a and b into private vectors, stores their lanes in the local panels', () => {
   const code = clCode(VECTOR_CONFIGS[0], 256);
   assert.match(code, '__global float4 const *__restrict__ a');
   assert.match(code, '__global float4 const *__restrict__ b');
-  assert.match(code, '__local float4 a_fetch[512];');
-  assert.match(code, '__local float4 b_fetch[512];');
-  // a whole vector of b moves at once (no lane-by-lane copies), and the product reads floats of the panels
-  assert.match(code, /b_fetch\[32 \* lid\(1\) \+ lid\(0\)\] = .*b\[/);
-  assert.not.match(code, /b_fetch\[[^\]]*\]\.s1 =/);
-  assert.match(code, '((__local float *) a_fetch)[');
+  assert.match(code, 'float4 a_vec[1];');
+  assert.match(code, 'float4 b_vec[1];');
+  // one whole vector a load, then its lanes
+  assert.match(code, /b_vec\[0\] = .*b\[1024 \* k_outer \+ 64 \* lid\(1\) \+ 32 \* gid\(0\) \+ lid\(0\)\]/);
+  assert.match(code, 'b_fetch[128 * lid(1) + 4 * lid(0) + 3] = b_vec[0].s3;');
+  assert.match(code, /a_vec\[0\] = .*a\[8192 \* gid\(1\) \+ 1024 \* lid\(1\) \+ 64 \* lid\(0\) \+ 4 \* k_outer\]/);
+  // the product reads the scalar panels as the scalar configuration does: no division of the loop index
+  assert.match(code, '__local float a_fetch[2048];');
+  assert.match(code, 'acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a_fetch[16 * lid(1) + k_inner] * b_fetch[128 * k_inner + lid(0)];');
+  assert.not.match(code, 'loom_floor_div');
   assert.is((code.match(/barrier\(/g) ?? []).length, 2);
 });
 

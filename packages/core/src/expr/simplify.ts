@@ -83,9 +83,20 @@ function fold(e: Expr): Expr {
     case 'compare':
       if (e.left.kind !== 'int' || e.right.kind !== 'int') return e;
       return bool(compareNumbers(e.op, e.left.value, e.right.value));
-    case 'logical':
-      if (e.left.kind !== 'bool' || e.right.kind !== 'bool') return e;
-      return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
+    case 'logical': {
+      if (e.left.kind === 'bool' && e.right.kind === 'bool') return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
+      // a truth value that settles nothing goes (`c and true` is c), one that settles all stays
+      // alone (`c or true` is true): the operands are pure, so dropping one changes nothing
+      const settles = e.op === 'or';
+      for (const [constant, other] of [
+        [e.left, e.right],
+        [e.right, e.left],
+      ] as const) {
+        if (constant.kind !== 'bool' || !isBoolean(other)) continue;
+        return constant.value === settles ? constant : other;
+      }
+      return e;
+    }
     case 'not':
       return e.operand.kind === 'bool' ? bool(!e.operand.value) : e;
     case 'if':
