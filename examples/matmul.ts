@@ -61,6 +61,13 @@ export interface MatmulConfig {
   /** Unroll the loop over the tileK staged steps. */
   readonly unrollK: boolean;
   /**
+   * Each work-item's columns in runs of 4 consecutive ones (strided or blocked as runs), read
+   * from b's local panel as float4s, accumulated in float4s and written to c as float4s (c's
+   * rows viewed as vectors). Needs vectorWidth 4 (b's local panel holds float4s) and regN a
+   * multiple of 4.
+   */
+  readonly vectorReads?: boolean;
+  /**
    * Lanes of the loads that stage the panels (with prefetch): 4 reads a and b as float4
    * vectors (their rows viewed as vectors, the fetch's innermost loop a `vec` loop), one
    * 16-byte load per work-item and round instead of four 4-byte ones. 1 (the default) or 4.
@@ -87,6 +94,7 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (vectorWidth !== 1 && vectorWidth !== 4) return `vectorWidth must be 1 or 4, not ${String(vectorWidth)}`;
   if (vectorWidth !== 1 && !config.prefetch) return 'vectorWidth applies to the staging loads: it needs prefetch';
   if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
@@ -124,19 +132,25 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
   // 2. Register tiles: each tile row index splits into a work-item part (l.*) and a register
   //    part (ilp): the ilp inames become unrolled copies of every instruction inside them, and
   //    the sum's accumulator becomes a small private array, one entry per copy.
+  //    With vectorReads, a work-item's columns come in runs of 4 (the lane loop `j_inner_inner`,
+  //    tagged vec), laid out strided or blocked as runs: its accumulators, its reads of b's
+  //    panel and its writes of c become float4s.
+  const vectorReads = config.vectorReads ?? false;
+  const column = vectorReads ? 'j_inner_outer' : 'j_inner';
+  if (vectorReads) knl = splitIname(knl, 'j_inner', 4, { innerTag: 'vec' });
   if (config.layout === 'strided') {
     knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
-    knl = splitIname(knl, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
+    knl = splitIname(knl, column, along0, { outerTag: 'ilp', innerTag: 'l.0' });
   } else {
     knl = splitIname(knl, 'i_inner', regM, { outerTag: 'l.1', innerTag: 'ilp' });
-    knl = splitIname(knl, 'j_inner', regN, { outerTag: 'l.0', innerTag: 'ilp' });
+    knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { outerTag: 'l.0', innerTag: 'ilp' });
   }
 
   // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
   knl = splitIname(knl, 'k', tileK);
   if (config.prefetch) {
     knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
-    knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], { temporaryAddressSpace: 'local' });
+    knl = addPrefetch(knl, 'b', ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])], { temporaryAddressSpace: 'local' });
     // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
     //    words of a panel row, so each row is read from global memory in whole lines.
     if ((config.vectorWidth ?? 1) === 1) {
@@ -186,7 +200,8 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: 'unr' });
   knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
   knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
-  knl = splitIname(knl, 'b_dim_1', width, { innerTag: 'unr' });
+  // b's local panel of float4s (vectorReads) takes each vector whole
+  knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads ? 'vec' : 'unr' });
   knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
   knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
   // when both take several rounds, go row by row, as the panel lies in memory
@@ -195,8 +210,9 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
     knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], { temporaryAddressSpace: 'private', temporaryName: `${name}_vec`, defaultTag: 'vec' });
     knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
   }
-  knl = splitArrayAxis(knl, 'a,b', 1, width);
-  return tagArrayAxes(knl, 'a,b', 'c,c,vec');
+  const vectors = config.vectorReads ? 'a,b,b_fetch,c' : 'a,b';
+  knl = splitArrayAxis(knl, vectors, 1, width);
+  return tagArrayAxes(knl, vectors, 'c,c,vec');
 }
 
 /** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */
@@ -209,6 +225,11 @@ function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string
  * register tiles of 4 or 8, 16 or 32 steps of k staged in local memory, the register tile strided
  * or blocked, the staged loop unrolled or not, and one kernel without local memory to show what
  * staging buys. Rolled loops come first: GPU compilers unroll a constant 16-step loop themselves.
+ *
+ * First of all the vector kernels (float4 staging loads, float4 reads of b's panel, float4
+ * accumulators and stores of c: what hand-written OpenCL SGEMMs do), then the float4 staging
+ * loads alone for the strided tiles, then the scalar kernels as before. Targets without vector
+ * types run the vector kernels lane by lane: there they are scalar kernels with other fetches.
  */
 export function matmulSearchSpace(): MatmulConfig[] {
   const tiles = [
@@ -219,19 +240,15 @@ export function matmulSearchSpace(): MatmulConfig[] {
     { tileM: 64, tileN: 64, regM: 8, regN: 8 },
   ];
   const configs: MatmulConfig[] = [];
-  for (const unrollK of [false, true]) {
-    for (const tile of tiles) {
-      for (const tileK of [16, 32]) {
-        for (const layout of ['strided', 'blocked'] as const) {
-          // the float4 staging loads first (four times fewer load instructions per panel), with the rolled k loop only
-          for (const vectorWidth of unrollK ? ([1] as const) : ([4, 1] as const)) {
-            const config: MatmulConfig = { ...tile, tileK, layout, prefetch: true, unrollK, ...(vectorWidth === 1 ? {} : { vectorWidth }) };
-            if (!configProblem(config)) configs.push(config);
-          }
-        }
-      }
-    }
-  }
+  const add = (config: MatmulConfig) => {
+    if (!configProblem(config)) configs.push(config);
+  };
+  const layouts = ['strided', 'blocked'] as const;
+  for (const tile of tiles)
+    for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
+  for (const tile of tiles) add({ ...tile, tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
+  for (const unrollK of [false, true])
+    for (const tile of tiles) for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
   configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });
   return configs;
 }
@@ -251,6 +268,11 @@ export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulS
     space,
     work: { amount: 2 * n ** 3, unit: 'FLOP' },
     build: (config) => matmulKernel(config, n),
+    // a configuration that views rows as float4s takes the same matrices with their shapes
+    argumentsFor: (config, args) => {
+      const shapes = matmulArgumentShapes(config, n);
+      return Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a instanceof DeviceArray && shapes[name] ? a.reshape(shapes[name]) : a]));
+    },
     arguments: async (device) => ({
       a: await DeviceArray.from(device, matrices().a, 'float32', [n, n]),
       b: await DeviceArray.from(device, matrices().b, 'float32', [n, n]),
@@ -258,6 +280,16 @@ export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulS
     }),
     check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, n),
   });
+}
+
+/**
+ * The shapes the kernel of `config` takes a, b and c in: n x n, or with vectorWidth 4 the
+ * rows of a and b as n/4 vectors of 4 (n x n/4 x 4, the same memory).
+ */
+export function matmulArgumentShapes(config: MatmulConfig, n: number): Record<string, number[]> {
+  const rows = (w: number) => (w === 1 ? [n, n] : [n, n / w, w]);
+  const width = config.vectorWidth ?? 1;
+  return { a: rows(width), b: rows(width), c: rows(config.vectorReads ? 4 : 1) };
 }
 
 /** Compares 64 entries of c with float64 dot products, within float32's error for sums of n terms. */
