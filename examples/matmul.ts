@@ -210,6 +210,10 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
     knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], { temporaryAddressSpace: 'private', temporaryName: `${name}_vec`, defaultTag: 'vec' });
     knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
   }
+  // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
+  // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
+  // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
+  knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
   const vectors = config.vectorReads ? 'a,b,b_fetch,c' : 'a,b';
   knl = splitArrayAxis(knl, vectors, 1, width);
   return tagArrayAxes(knl, vectors, 'c,c,vec');
