@@ -230,8 +230,9 @@ function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string
  * or blocked, the staged loop unrolled or not, and one kernel without local memory to show what
  * staging buys. Rolled loops come first: GPU compilers unroll a constant 16-step loop themselves.
  *
- * First of all the vector kernels (float4 staging loads, float4 reads of b's panel, float4
- * accumulators and stores of c: what hand-written OpenCL SGEMMs do), then the float4 staging
+ * First the best scalar kernel measured so far, then the vector kernels (float4 staging loads,
+ * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
+ * SGEMMs do), then the float4 staging
  * loads alone for the strided tiles, then the scalar kernels as before. Targets without vector
  * types run the vector kernels lane by lane: there they are scalar kernels with other fetches.
  */
@@ -245,9 +246,11 @@ export function matmulSearchSpace(): MatmulConfig[] {
   ];
   const configs: MatmulConfig[] = [];
   const add = (config: MatmulConfig) => {
-    if (!configProblem(config)) configs.push(config);
+    if (!configProblem(config) && !configs.some((c) => JSON.stringify(c) === JSON.stringify(config))) configs.push(config);
   };
   const layouts = ['strided', 'blocked'] as const;
+  // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
+  add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
   for (const tile of tiles)
     for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
   for (const tile of tiles) add({ ...tile, tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
@@ -379,6 +382,7 @@ async function main(): Promise<void> {
     { ...DEFAULT_MATMUL, layout: 'blocked', unrollK: true },
     { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true },
     { ...DEFAULT_MATMUL, prefetch: false },
+    { ...DEFAULT_MATMUL, vectorWidth: 4, vectorReads: true },
   ];
   for (const config of configs) {
     for (const device of devices) {

@@ -93,6 +93,16 @@ test('simplify: integer constants fold, floats stay as written', () => {
   assert.is(simplified('x and true'), 'x and true'); // x may be a number, not a truth value
 });
 
+test('simplify: multiples of the divisor leave an integer // and %', () => {
+  assert.is(simplified('a[(4*i + 1) // 4, (4*i + 1) % 4]'), 'a[i, 1]');
+  assert.is(simplified('a[(64*g + 4*l + 6) // 4]'), 'a[16*g + l + 1]');
+  assert.is(simplified('a[(64*g + 4*l + 6) % 4]'), 'a[2]');
+  assert.is(simplified('a[(8*k + j) // 4]'), 'a[(8*k + j) // 4]'); // j is not a multiple of 4: stays whole
+  assert.is(simplified('a[(4*i - 1) // 4, (4*i - 1) % 4]'), 'a[i - 1, 3]'); // floor division: -1 // 4 is -1
+  assert.is(simplified('a[(2*i + 1) // 4]'), 'a[(2*i + 1) // 4]'); // nothing divides out
+  assert.is(simplified('(4*x + 1) // 4'), '(4*x + 1) // 4'); // x may be a float
+});
+
 test('simplify: affine normalization of indices', () => {
   assert.is(simplified('a[i + 1 - 1]'), 'a[i]');
   assert.is(simplified('a[2*(i + 1) - 2, j]'), 'a[2*i, j]');
