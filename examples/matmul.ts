@@ -234,9 +234,10 @@ function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string
  * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
  * SGEMMs do), then the float4 staging
  * loads alone for the strided tiles, then the scalar kernels as before. Targets without vector
- * types run the vector kernels lane by lane: there they are scalar kernels with other fetches.
+ * types run the vector kernels lane by lane (scalar kernels with other fetches): for them
+ * (`vectorTypes: false`) the vector kernels come last.
  */
-export function matmulSearchSpace(): MatmulConfig[] {
+export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = {}): MatmulConfig[] {
   const tiles = [
     { tileM: 128, tileN: 128, regM: 8, regN: 8 },
     { tileM: 128, tileN: 64, regM: 8, regN: 4 },
@@ -257,6 +258,8 @@ export function matmulSearchSpace(): MatmulConfig[] {
   for (const unrollK of [false, true])
     for (const tile of tiles) for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
   configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });
+  // a target without vector types (WGSL here) runs the vector kernels lane by lane: they go last
+  if (options.vectorTypes === false) return [...configs.filter((c) => !c.vectorWidth), ...configs.filter((c) => c.vectorWidth)];
   return configs;
 }
 

@@ -87,6 +87,11 @@ test('every configuration of the search space builds for OpenCL, the float4 ones
   assert.is(space[0].vectorWidth, undefined);
   assert.ok(space[1].vectorReads);
   assert.is(new Set(space.map((c) => JSON.stringify(c))).size, space.length, 'no configuration twice');
+  // for a target without vector types, the same configurations with the vector ones last
+  const scalarFirst = matmulSearchSpace({ vectorTypes: false });
+  assert.equal(new Set(scalarFirst.map((c) => JSON.stringify(c))), new Set(space.map((c) => JSON.stringify(c))));
+  const firstVector = scalarFirst.findIndex((c) => c.vectorWidth === 4);
+  assert.ok(scalarFirst.slice(firstVector).every((c) => c.vectorWidth === 4));
   for (const config of space) {
     assert.is(configProblem(config), undefined, JSON.stringify(config));
     const code = clCode(config, 1024);

@@ -4,7 +4,7 @@
  * WebGPU dispatches: lib/timing.ts) rather than by the library's default wall time.
  */
 import { autotune as searchConfigurations, type Trial } from '@loom/core';
-import { matmulTuning, workGroupOf, type MatmulConfig } from '../../examples/matmul.ts';
+import { matmulSearchSpace, matmulTuning, workGroupOf, type MatmulConfig } from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { flops } from './matmul-run.ts';
 import { kernelSeconds } from './timing.ts';
@@ -26,7 +26,7 @@ export function describeConfig(c: MatmulConfig): string {
 
 /** The best configuration at order n; a LoomError when none ran (it lists why). */
 export async function autotune(d: BenchDevice, n: number, budgetSeconds: number, onTrial: (t: Trial<MatmulConfig>) => void = () => {}): Promise<TuneResult> {
-  const result = await searchConfigurations(matmulTuning(n), d.device, {
+  const result = await searchConfigurations(matmulTuning(n, matmulSearchSpace({ vectorTypes: d.backend !== 'webgpu' })), d.device, {
     budgetSeconds,
     fresh: true,
     time: (prepared) => kernelSeconds(d, prepared, { samples: 3, maxSeconds: 1 }),
