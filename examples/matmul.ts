@@ -68,6 +68,13 @@ export interface MatmulConfig {
    */
   readonly vectorReads?: boolean;
   /**
+   * With vectorReads, a's local panel too holds float4s (4 steps of k of a row): the fetch
+   * stores whole vectors, and the product, its staged k loop split by 4 and unrolled within,
+   * reads 4 consecutive values of a row from one 16-byte-aligned vector (which GPU compilers
+   * can load at once). Its rows are not padded (that would break the alignment).
+   */
+  readonly aVectorReads?: boolean;
+  /**
    * Lanes of the loads that stage the panels (with prefetch): 4 reads a and b as float4
    * vectors (their rows viewed as vectors, the fetch's innermost loop a `vec` loop), one
    * 16-byte load per work-item and round instead of four 4-byte ones. 1 (the default) or 4.
@@ -95,6 +102,7 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (vectorWidth !== 1 && !config.prefetch) return 'vectorWidth applies to the staging loads: it needs prefetch';
   if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
   if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
+  if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
@@ -158,10 +166,10 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
       knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
     } else knl = vectorFetch(knl, config);
   }
-  if (config.unrollK) knl = tagInames(knl, { k_inner: 'unr' });
+  if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 5. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
   knl = setOptions(knl, { fusedMultiplyAdd: true });
-  return prioritizeLoops(knl, 'k_outer,k_inner');
+  return prioritizeLoops(knl, config.aVectorReads ? 'k_outer,k_inner_outer,k_inner_inner' : 'k_outer,k_inner');
 }
 
 /**
@@ -197,7 +205,8 @@ function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number],
 function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   const { along0, along1 } = workGroupOf(config);
   const width = config.vectorWidth ?? 1;
-  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: 'unr' });
+  const aVec = config.aVectorReads ?? false;
+  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
   knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
   knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
   // b's local panel of float4s (vectorReads) takes each vector whole
@@ -213,8 +222,11 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
   // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
   // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
-  knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
-  const vectors = config.vectorReads ? 'a,b,b_fetch,c' : 'a,b';
+  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
+  const vectors = config.vectorReads ? (aVec ? 'a,b,a_fetch,b_fetch,c' : 'a,b,b_fetch,c') : 'a,b';
+  // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
+  // within, reads four consecutive values of an a row from one aligned float4
+  if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
   knl = splitArrayAxis(knl, vectors, 1, width);
   return tagArrayAxes(knl, vectors, 'c,c,vec');
 }
@@ -232,8 +244,8 @@ function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string
  *
  * First the best scalar kernel measured so far, then the vector kernels (float4 staging loads,
  * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
- * SGEMMs do), then the float4 staging
- * loads alone for the strided tiles, then the scalar kernels as before. Targets without vector
+ * SGEMMs do), a's panel read as float4s too, then the float4 staging
+ * loads alone for the 128x128 tile, then the scalar kernels as before. Targets without vector
  * types run the vector kernels lane by lane (scalar kernels with other fetches): for them
  * (`vectorTypes: false`) the vector kernels come last.
  */
@@ -254,7 +266,11 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
   for (const tile of tiles)
     for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
-  for (const tile of tiles) add({ ...tile, tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
+  // and a's panel read as float4s too, for the strided tiles of 8 rows or columns a work-item
+  for (const tile of tiles.slice(0, 3))
+    for (const tileK of [16, 32]) add({ ...tile, tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, aVectorReads: true });
+  // the float4 staging loads alone, to see what they buy by themselves
+  add({ ...tiles[0], tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
   for (const unrollK of [false, true])
     for (const tile of tiles) for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
   configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });

@@ -37,6 +37,8 @@ const VECTOR_READS: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[2], layout: 'blocked', vectorReads: true },
   { ...VECTOR_CONFIGS[3], vectorReads: true, unrollK: true },
   { ...VECTOR_CONFIGS[4], vectorReads: true },
+  { ...VECTOR_CONFIGS[0], vectorReads: true, aVectorReads: true },
+  { ...VECTOR_CONFIGS[3], layout: 'blocked', vectorReads: true, aVectorReads: true, unrollK: true },
 ];
 
 const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
@@ -73,12 +75,23 @@ test("vectorReads: b's panel of float4s, read whole; float4 accumulators; c writ
   assert.not.match(code, 'loom_floor_div');
 });
 
+test('aVectorReads: a float4 panel of a too, read four steps of k at a time from one aligned vector', () => {
+  const code = clCode(VECTOR_READS[5], 256);
+  assert.match(code, '__local float4 a_fetch[512];');
+  assert.match(code, 'a_fetch[64 * lid(1) + 4 * lid(0) + 1] = a_vec[0];');
+  assert.match(code, 'for (int k_inner_outer = 0; k_inner_outer <= 3; ++k_inner_outer)');
+  // the four unrolled steps read a row's consecutive floats, from a multiple of 4
+  for (const step of ['', ' + 1', ' + 2', ' + 3']) assert.match(code, `((__local float *) a_fetch)[16 * lid(1) + 4 * k_inner_outer${step}]`);
+  assert.not.match(code, '?');
+});
+
 test('vectorWidth: the configurations that cannot be built say why', () => {
   const base = VECTOR_CONFIGS[0];
   assert.match(configProblem({ ...base, prefetch: false }) ?? '', 'vectorWidth applies to the staging loads: it needs prefetch');
   assert.match(configProblem({ ...base, vectorWidth: 2 as never }) ?? '', 'vectorWidth must be 1 or 4, not 2');
   assert.throws(() => matmulKernel({ ...base, prefetch: false }, 256), /needs prefetch/);
   assert.match(configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '', 'vectorReads needs vectorWidth 4 and regN a multiple of 4');
+  assert.match(configProblem({ ...base, aVectorReads: true }) ?? '', 'aVectorReads needs vectorReads');
 });
 
 test('every configuration of the search space builds for OpenCL, the float4 ones with float4 loads', () => {
