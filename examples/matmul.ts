@@ -264,6 +264,11 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   const layouts = ['strided', 'blocked'] as const;
   // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
   add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
+  // then the vector kernels expected fastest on NVIDIA GPUs: the 128x128 tile, strided (no bank
+  // conflicts on the float4 reads of b), a read as float4s too, then b only
+  for (const aVectorReads of [true, false])
+    for (const tileK of [16, 32])
+      add({ ...tiles[0], tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, ...(aVectorReads ? { aVectorReads } : {}) });
   for (const tile of tiles)
     for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
   // and a's panel read as float4s too, for the strided tiles of 8 rows or columns a work-item
