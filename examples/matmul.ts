@@ -32,7 +32,9 @@ import {
   prioritizeLoops,
   run,
   setOptions,
+  splitArrayAxis,
   splitIname,
+  tagArrayAxes,
   tagInames,
   type Device,
   type LoopKernel,
@@ -58,6 +60,27 @@ export interface MatmulConfig {
   readonly prefetch: boolean;
   /** Unroll the loop over the tileK staged steps. */
   readonly unrollK: boolean;
+  /**
+   * Each work-item's columns in runs of 4 consecutive ones (strided or blocked as runs), read
+   * from b's local panel as float4s, accumulated in float4s and written to c as float4s (c's
+   * rows viewed as vectors). Needs vectorWidth 4 (b's local panel holds float4s) and regN a
+   * multiple of 4.
+   */
+  readonly vectorReads?: boolean;
+  /**
+   * With vectorReads, a's local panel too holds float4s (4 steps of k of a row): the fetch
+   * stores whole vectors, and the product, its staged k loop split by 4 and unrolled within,
+   * reads 4 consecutive values of a row from one 16-byte-aligned vector (which GPU compilers
+   * can load at once). Its rows are not padded (that would break the alignment).
+   */
+  readonly aVectorReads?: boolean;
+  /**
+   * Lanes of the loads that stage the panels (with prefetch): 4 reads a and b as float4
+   * vectors (their rows viewed as vectors, the fetch's innermost loop a `vec` loop), one
+   * 16-byte load per work-item and round instead of four 4-byte ones. 1 (the default) or 4.
+   * Targets without vector types (WGSL, JavaScript) run the same loads lane by lane.
+   */
+  readonly vectorWidth?: 1 | 4;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -74,7 +97,20 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (tileM % regM || tileN % regN) return 'the register tile must divide the work-group tile';
   const { along0, along1 } = workGroupOf(config);
   // a's panel is tileM x tileK, b's tileK x tileN: k runs along l.0 for a and along l.1 for b
-  if (config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  const vectorWidth = config.vectorWidth ?? 1;
+  if (vectorWidth !== 1 && vectorWidth !== 4) return `vectorWidth must be 1 or 4, not ${String(vectorWidth)}`;
+  if (vectorWidth !== 1 && !config.prefetch) return 'vectorWidth applies to the staging loads: it needs prefetch';
+  if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
+  if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
+  if (vectorWidth !== 1) {
+    // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
+    const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
+    if (tileK % vectorWidth || tileN % vectorWidth) return `tileK and tileN must be multiples of the vector width ${vectorWidth}`;
+    if (tileM % along0 || !fits(tileM / along0, along1)) return `a's panel rows (${tileM}) do not spread over the work-group (${along0} x ${along1})`;
+    if (!fits(tileN / vectorWidth, along0) || !fits(tileK, along1))
+      return `b's panel (${tileK} x ${tileN / vectorWidth} vectors) does not spread over the work-group (${along0} x ${along1})`;
+  }
   return undefined;
 }
 
@@ -104,28 +140,36 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
   // 2. Register tiles: each tile row index splits into a work-item part (l.*) and a register
   //    part (ilp): the ilp inames become unrolled copies of every instruction inside them, and
   //    the sum's accumulator becomes a small private array, one entry per copy.
+  //    With vectorReads, a work-item's columns come in runs of 4 (the lane loop `j_inner_inner`,
+  //    tagged vec), laid out strided or blocked as runs: its accumulators, its reads of b's
+  //    panel and its writes of c become float4s.
+  const vectorReads = config.vectorReads ?? false;
+  const column = vectorReads ? 'j_inner_outer' : 'j_inner';
+  if (vectorReads) knl = splitIname(knl, 'j_inner', 4, { innerTag: 'vec' });
   if (config.layout === 'strided') {
     knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
-    knl = splitIname(knl, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
+    knl = splitIname(knl, column, along0, { outerTag: 'ilp', innerTag: 'l.0' });
   } else {
     knl = splitIname(knl, 'i_inner', regM, { outerTag: 'l.1', innerTag: 'ilp' });
-    knl = splitIname(knl, 'j_inner', regN, { outerTag: 'l.0', innerTag: 'ilp' });
+    knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { outerTag: 'l.0', innerTag: 'ilp' });
   }
 
   // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
   knl = splitIname(knl, 'k', tileK);
   if (config.prefetch) {
     knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
-    knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], { temporaryAddressSpace: 'local' });
+    knl = addPrefetch(knl, 'b', ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])], { temporaryAddressSpace: 'local' });
     // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
     //    words of a panel row, so each row is read from global memory in whole lines.
-    knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
-    knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
+    if ((config.vectorWidth ?? 1) === 1) {
+      knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
+      knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
+    } else knl = vectorFetch(knl, config);
   }
-  if (config.unrollK) knl = tagInames(knl, { k_inner: 'unr' });
+  if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
   // 5. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
   knl = setOptions(knl, { fusedMultiplyAdd: true });
-  return prioritizeLoops(knl, 'k_outer,k_inner');
+  return prioritizeLoops(knl, config.aVectorReads ? 'k_outer,k_inner_outer,k_inner_inner' : 'k_outer,k_inner');
 }
 
 /**
@@ -143,12 +187,69 @@ function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number],
 }
 
 /**
+ * The staging loads as float4 vectors, loopy's recipe in two steps. Each fetch's panel row is
+ * split into vectors (`x_dim_1` = 4*vector + lane), and a second, private prefetch of the global
+ * array over the lane loop (`x_vec`, its loop tagged `vec`) loads one vector at a time; the
+ * global arrays are then viewed as rows of float4 (splitArrayAxis, a `vec` last axis), which
+ * makes that load one float4 load. Its four lanes go to local memory one float at a time, so
+ * the local panels keep their scalar layout and the product reads them as before (a local
+ * panel of float4s would make the product's reads `k // 4` and `k % 4` of the loop index).
+ *
+ * b's panel (tileK rows of tileN/4 vectors) spreads as the scalar one does, vectors along l.0.
+ * a's panel has only tileK/4 vectors a row, fewer than the work-items along l.0, and l.0 cannot
+ * take both a part of the row and a part of the column (that needs `//` and `%` of the local id):
+ * its rows spread over both axes of the work-group, l.0 fastest, and each work-item loads the
+ * vectors of its row in turn. Neighbouring work-items then read neighbouring rows, 16 bytes of
+ * each: whole 32-byte sectors over the unrolled round.
+ */
+function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
+  const { along0, along1 } = workGroupOf(config);
+  const width = config.vectorWidth ?? 1;
+  const aVec = config.aVectorReads ?? false;
+  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
+  knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
+  knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
+  // b's local panel of float4s (vectorReads) takes each vector whole
+  knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads ? 'vec' : 'unr' });
+  knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
+  knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
+  // when both take several rounds, go row by row, as the panel lies in memory
+  if (config.tileK > along1 && config.tileN / width > along0) knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
+  for (const name of ['a', 'b']) {
+    knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], { temporaryAddressSpace: 'private', temporaryName: `${name}_vec`, defaultTag: 'vec' });
+    knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
+  }
+  // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
+  // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
+  // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
+  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
+  const vectors = config.vectorReads ? (aVec ? 'a,b,a_fetch,b_fetch,c' : 'a,b,b_fetch,c') : 'a,b';
+  // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
+  // within, reads four consecutive values of an a row from one aligned float4
+  if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
+  knl = splitArrayAxis(knl, vectors, 1, width);
+  return tagArrayAxes(knl, vectors, 'c,c,vec');
+}
+
+/** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */
+function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string, along: number): LoopKernel {
+  return extent <= along ? tagInames(knl, { [iname]: axis }) : splitIname(knl, iname, along, { outerTag: 'unr', innerTag: axis });
+}
+
+/**
  * Every configuration the tuner considers, most promising first: work-group tiles of 64 or 128,
  * register tiles of 4 or 8, 16 or 32 steps of k staged in local memory, the register tile strided
  * or blocked, the staged loop unrolled or not, and one kernel without local memory to show what
  * staging buys. Rolled loops come first: GPU compilers unroll a constant 16-step loop themselves.
+ *
+ * First the best scalar kernel measured so far, then the vector kernels (float4 staging loads,
+ * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
+ * SGEMMs do), a's panel read as float4s too, then the float4 staging
+ * loads alone for the 128x128 tile, then the scalar kernels as before. Targets without vector
+ * types run the vector kernels lane by lane (scalar kernels with other fetches): for them
+ * (`vectorTypes: false`) the vector kernels come last.
  */
-export function matmulSearchSpace(): MatmulConfig[] {
+export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = {}): MatmulConfig[] {
   const tiles = [
     { tileM: 128, tileN: 128, regM: 8, regN: 8 },
     { tileM: 128, tileN: 64, regM: 8, regN: 4 },
@@ -157,17 +258,29 @@ export function matmulSearchSpace(): MatmulConfig[] {
     { tileM: 64, tileN: 64, regM: 8, regN: 8 },
   ];
   const configs: MatmulConfig[] = [];
-  for (const unrollK of [false, true]) {
-    for (const tile of tiles) {
-      for (const tileK of [16, 32]) {
-        for (const layout of ['strided', 'blocked'] as const) {
-          const config: MatmulConfig = { ...tile, tileK, layout, prefetch: true, unrollK };
-          if (!configProblem(config)) configs.push(config);
-        }
-      }
-    }
-  }
+  const add = (config: MatmulConfig) => {
+    if (!configProblem(config) && !configs.some((c) => JSON.stringify(c) === JSON.stringify(config))) configs.push(config);
+  };
+  const layouts = ['strided', 'blocked'] as const;
+  // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
+  add({ tileM: 128, tileN: 128, regM: 8, regN: 8, tileK: 16, layout: 'strided', prefetch: true, unrollK: false });
+  // then the vector kernels expected fastest on NVIDIA GPUs: the 128x128 tile, strided (no bank
+  // conflicts on the float4 reads of b), a read as float4s too, then b only
+  for (const aVectorReads of [true, false])
+    for (const tileK of [16, 32])
+      add({ ...tiles[0], tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, ...(aVectorReads ? { aVectorReads } : {}) });
+  for (const tile of tiles)
+    for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
+  // and a's panel read as float4s too, for the strided tiles of 8 rows or columns a work-item
+  for (const tile of tiles.slice(0, 3))
+    for (const tileK of [16, 32]) add({ ...tile, tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, aVectorReads: true });
+  // the float4 staging loads alone, to see what they buy by themselves
+  add({ ...tiles[0], tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
+  for (const unrollK of [false, true])
+    for (const tile of tiles) for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
   configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });
+  // a target without vector types (WGSL here) runs the vector kernels lane by lane: they go last
+  if (options.vectorTypes === false) return [...configs.filter((c) => !c.vectorWidth), ...configs.filter((c) => c.vectorWidth)];
   return configs;
 }
 
@@ -186,6 +299,11 @@ export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulS
     space,
     work: { amount: 2 * n ** 3, unit: 'FLOP' },
     build: (config) => matmulKernel(config, n),
+    // a configuration that views rows as float4s takes the same matrices with their shapes
+    argumentsFor: (config, args) => {
+      const shapes = matmulArgumentShapes(config, n);
+      return Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a instanceof DeviceArray && shapes[name] ? a.reshape(shapes[name]) : a]));
+    },
     arguments: async (device) => ({
       a: await DeviceArray.from(device, matrices().a, 'float32', [n, n]),
       b: await DeviceArray.from(device, matrices().b, 'float32', [n, n]),
@@ -193,6 +311,16 @@ export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulS
     }),
     check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, n),
   });
+}
+
+/**
+ * The shapes the kernel of `config` takes a, b and c in: n x n, or with vectorWidth 4 the
+ * rows of a and b as n/4 vectors of 4 (n x n/4 x 4, the same memory).
+ */
+export function matmulArgumentShapes(config: MatmulConfig, n: number): Record<string, number[]> {
+  const rows = (w: number) => (w === 1 ? [n, n] : [n, n / w, w]);
+  const width = config.vectorWidth ?? 1;
+  return { a: rows(width), b: rows(width), c: rows(config.vectorReads ? 4 : 1) };
 }
 
 /** Compares 64 entries of c with float64 dot products, within float32's error for sums of n terms. */
@@ -278,6 +406,7 @@ async function main(): Promise<void> {
     { ...DEFAULT_MATMUL, layout: 'blocked', unrollK: true },
     { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true },
     { ...DEFAULT_MATMUL, prefetch: false },
+    { ...DEFAULT_MATMUL, vectorWidth: 4, vectorReads: true },
   ];
   for (const config of configs) {
     for (const device of devices) {

@@ -7,7 +7,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalArg, LoomError, makeKernel, run, setTemporaryAddressSpace, tagInames } from '@loom/core';
+import {
+  addDtypes,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  run,
+  setTemporaryAddressSpace,
+  splitArrayAxis,
+  tagInames,
+  temporaryVariable,
+  type LoopKernel,
+} from '@loom/core';
+import { openclTarget } from '@loom/codegen-opencl';
 import { testDevices } from './support/devices.ts';
 
 const a = Float32Array.from({ length: 100 }, (_, i) => i);
@@ -106,6 +119,28 @@ test('a guard that is not affine restricts nothing: the access is checked over t
     assert.unreachable('a non-affine guard was trusted');
   } catch (e) {
     assert.instance(e, LoomError);
+  }
+});
+
+/** `t` of 16 elements viewed as 4 x 4 (splitArrayAxis): its indices become `i // 4` and `i % 4`. */
+function splitTemporary(loop: number): LoopKernel {
+  const knl = makeKernel(`{ [i]: 0<=i<${loop} }`, ['t[i] = 2*a[i] {id=w}', 'out[i] = t[i] {dep=w}'], [temporaryVariable('t', { dtype: 'float32', shape: [16] }), '...']);
+  return splitArrayAxis(addDtypes(knl, { a: 'float32' }), 't', 0, 4);
+}
+
+test('an index i // 4 is proven in bounds when i lies in [0, 4*extent), and guarded otherwise', async () => {
+  const code = (knl: LoopKernel) => generateCode(knl, openclTarget()).code;
+  assert.match(code(splitTemporary(16)), 'out[i] = t[4 * loom_floor_div_int32(i, 4) + loom_mod_int32(i, 4)];');
+  // one step too far: the row i // 4 = 4 is guarded (its write dropped, its read 0), the lane i % 4 needs no guard
+  assert.match(code(splitTemporary(17)), /0 <= loom_floor_div_int32\(i, 4\) && loom_floor_div_int32\(i, 4\) < 4 \? t\[/);
+  for (const device of testDevices()) {
+    const { out } = await run(splitTemporary(17), device, { a: a.slice(0, 17) }, { checkBounds: false });
+    assert.equal(Array.from(out as Float32Array), [...Array.from(a.slice(0, 16), (x) => 2 * x), 0], device.name);
+    // with checkBounds the guard that failed is reported, by its index as written
+    await run(splitTemporary(17), device, { a: a.slice(0, 17) }, { checkBounds: true }).then(
+      () => assert.unreachable('the row out of bounds was not reported'),
+      (e: unknown) => assert.match((e as Error).message, "writes 't' at index i // 4 = 4 on axis 0, outside its extent 4"),
+    );
   }
 });
 

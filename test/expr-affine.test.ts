@@ -85,6 +85,22 @@ test('simplify: integer constants fold, floats stay as written', () => {
   assert.is(simplified('6 / 3'), '6 / 3'); // a true division
   assert.is(simplified('1 // 0'), '1 // 0');
   assert.is(simplified('(a < b)*1'), '(a < b)*1'); // a bool times 1 is an int
+  // a constant truth value next to a condition: `and true`, `or false` go, `and false`, `or true` decide
+  assert.is(simplified('a < b and 1 < 2'), 'a < b');
+  assert.is(simplified('2 < 1 or a < b'), 'a < b');
+  assert.is(simplified('a < b and 2 < 1'), 'false');
+  assert.is(simplified('1 < 2 or a < b'), 'true');
+  assert.is(simplified('x and true'), 'x and true'); // x may be a number, not a truth value
+});
+
+test('simplify: multiples of the divisor leave an integer // and %', () => {
+  assert.is(simplified('a[(4*i + 1) // 4, (4*i + 1) % 4]'), 'a[i, 1]');
+  assert.is(simplified('a[(64*g + 4*l + 6) // 4]'), 'a[16*g + l + 1]');
+  assert.is(simplified('a[(64*g + 4*l + 6) % 4]'), 'a[2]');
+  assert.is(simplified('a[(8*k + j) // 4]'), 'a[(8*k + j) // 4]'); // j is not a multiple of 4: stays whole
+  assert.is(simplified('a[(4*i - 1) // 4, (4*i - 1) % 4]'), 'a[i - 1, 3]'); // floor division: -1 // 4 is -1
+  assert.is(simplified('a[(2*i + 1) // 4]'), 'a[(2*i + 1) // 4]'); // nothing divides out
+  assert.is(simplified('(4*x + 1) // 4'), '(4*x + 1) // 4'); // x may be a float
 });
 
 test('simplify: affine normalization of indices', () => {

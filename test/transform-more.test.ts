@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  addPrefetch,
   addNosync,
   arrayLayout,
   formatDimTags,
@@ -315,7 +316,32 @@ function columnMajor(rowMajor: Float32Array, n: number, m: number): Float32Array
   return out;
 }
 
+/** A tile of a staged in local memory: the fetch's loops sit inside the group's loop over tiles. */
+function prefetchedTiles(): LoopKernel {
+  let knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<8 }', 'out[i, j] = 2*a[i, j]');
+  knl = splitIname(fixParameters(knl, { n: 32 }), 'i', 4, { outerTag: 'g.0', innerTag: 'l.1' });
+  knl = tagInames(knl, { j: 'l.0' });
+  return addPrefetch(knl, 'a', ['i_inner', 'j'], { temporaryAddressSpace: 'local' });
+}
+
+test('joinInames: a fetch nested in group loops joins (its bounds that mention the group are implied)', () => {
+  // the footprint's domain also says a_dim_0 <= 31 - 4*i_outer, which 0 <= i_outer <= 7 makes redundant
+  const joined = joinInames(prefetchedTiles(), ['a_dim_0', 'a_dim_1'], 'flat');
+  assert.match(insnText(joined), 'a_fetch[flat // 8, flat % 8] = a[');
+});
+
 for (const device of testDevices()) {
+  test(`${device.name}: a joined fetch loop stages the same tile`, async () => {
+    // the 32 elements of the tile over the 4 x 8 work-items, by a flat index
+    const joined = splitIname(joinInames(prefetchedTiles(), ['a_dim_0', 'a_dim_1'], 'flat'), 'flat', 8, { outerTag: 'l.1', innerTag: 'l.0' });
+    const a = randomFloat32(32 * 8, 5);
+    const { out } = await run(joined, device, { a });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (x) => 2 * x),
+    );
+  });
+
   test(`${device.name}: renamed and merged kernels compute the same`, async () => {
     const two = makeKernel('{ [i,j]: 0<=i,j<n }', ['out[i] = 2*a[i] {id=w1}', 'out2[j] = 3*a[j] {id=w2}']);
     const merged = renameIname(renameIname(two, 'j', 'i', { existingOk: true }), 'i', 'q');

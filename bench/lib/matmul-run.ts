@@ -31,7 +31,7 @@ export const flops = (n: number): number => 2 * n ** 3;
 
 /** Seconds per launch of `knl` on `data`, after checking its result; throws when it is wrong. */
 export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulData, timing: TimingOptions): Promise<number> {
-  const prepared = await prepareLaunch(knl, d.device, { a: data.a, b: data.b, c: data.c });
+  const prepared = await prepareLaunch(knl, d.device, { a: asKernelSees(knl, 'a', data.a), b: asKernelSees(knl, 'b', data.b), c: asKernelSees(knl, 'c', data.c) });
   try {
     await d.device.write(data.c.buffer, new Float32Array(data.n * data.n));
     const seconds = await kernelSeconds(d, prepared, timing);
@@ -40,6 +40,16 @@ export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulDa
   } finally {
     prepared.release();
   }
+}
+
+/**
+ * `array` with the shape the kernel declares for it, when that is another shape of as many
+ * elements (a kernel that views the rows of a, b and c as float4s: n x n/4 x 4).
+ */
+function asKernelSees(knl: LoopKernel, name: string, array: DeviceArray): DeviceArray {
+  const shape = knl.arg(name)?.shape?.map((e) => (e.kind === 'int' ? e.value : Number.NaN));
+  const same = shape !== undefined && shape.length === array.shape.length && shape.every((s, k) => s === array.shape[k]);
+  return shape === undefined || same || shape.some(Number.isNaN) ? array : array.reshape(shape);
 }
 
 /** Compares 64 entries of c with float64 dot products (examples/matmul.ts); throws when one is off. */

@@ -199,6 +199,7 @@ function matmulExample(): GoldenKernel[] {
     ['blocked-unrolled', { ...DEFAULT_MATMUL, layout: 'blocked', unrollK: true }],
     ['128x64-8x4', { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true }],
     ['no-prefetch', { ...DEFAULT_MATMUL, prefetch: false }],
+    ['float4', { ...DEFAULT_MATMUL, vectorWidth: 4, vectorReads: true }],
   ];
   return configs.map(([name, config]) => ({ id: `matmul/${name}`, kernel: typed(matmulKernel(config, 128), { a: 'float32', b: 'float32' }) }));
 }

@@ -203,16 +203,31 @@ export class AccessGuards {
     if (index.kind === 'binary' && index.op === '%' && index.right.kind === 'int' && index.right.value > 0) {
       if (extent.kind === 'int' && index.right.value <= extent.value) return true;
     }
-    const lin = toLinear(index);
-    // affine in loop indices and parameters only: a temporary (`t = idx[i]`) is data
-    if (!lin || lin.variables.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return false;
-    const domain = domainOf(this.knl, insn.withinInames);
-    if (lin.variables.some((v) => this.isIname(v) && !domain.dims.includes(v))) return false;
+    // `e // c` lies in [0, extent) exactly when e lies in [0, c*extent): what splitArrayAxis
+    // leaves (`b[k, j // 4, j % 4]`), proven over the domain (the check before launch sees affine indices only)
+    if (index.kind === 'binary' && index.op === '//' && index.right.kind === 'int' && index.right.value > 0) {
+      const numerator = this.affineInLoops(insn, index.left);
+      const size = toLinear(extent);
+      return numerator !== undefined && size !== undefined && provenSymbolically(numerator.domain, numerator.lin, size.scale(index.right.value));
+    }
+    const affine = this.affineInLoops(insn, index);
+    if (!affine) return false;
+    const { lin, domain } = affine;
     // loop bounds read from data (loopy's data-dependent domains) escape the check before launch
     const dataDependent = domain.params.some((p) => this.knl.temporaries.has(p));
     if (this.knl.arg(array) && !dataDependent) return true; // checked before launch, exactly
     const size = toLinear(extent);
     return size !== undefined && provenSymbolically(domain, lin, size);
+  }
+
+  /** `index` as an affine function of the instruction's loop indices and the parameters, with their domain. */
+  private affineInLoops(insn: Instruction, index: Expr): { lin: Linear; domain: ReturnType<typeof domainOf> } | undefined {
+    const lin = toLinear(index);
+    // affine in loop indices and parameters only: a temporary (`t = idx[i]`) is data
+    if (!lin || lin.variables.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return undefined;
+    const domain = domainOf(this.knl, insn.withinInames);
+    if (lin.variables.some((v) => this.isIname(v) && !domain.dims.includes(v))) return undefined;
+    return { lin, domain };
   }
 
   private isIname(name: string): boolean {

@@ -11,6 +11,7 @@
 import { exprEquals, freeVariables } from './analysis.ts';
 import { foldInteger, fromLinear, toLinear } from './affine.ts';
 import { bool, int, type Expr } from './nodes.ts';
+import { Linear, floorDiv } from '../linear.ts';
 import { mapChildren } from './visit.ts';
 import { perObject } from '../memo.ts';
 
@@ -47,7 +48,7 @@ function simplifyIn(e: Expr, integer: boolean, options: SimplifyOptions, remembe
     const childInteger = childIsInteger(e, index, integer);
     return remembered ? remembered[childInteger ? 1 : 0](child) : simplifyIn(child, childInteger, options, undefined);
   });
-  return normalizeAffine(fold(rebuilt), integer, options);
+  return normalizeAffine(divideOutMultiples(fold(rebuilt), integer, options), integer, options);
 }
 
 function childIsInteger(parent: Expr, index: number, parentIsInteger: boolean): boolean {
@@ -83,9 +84,20 @@ function fold(e: Expr): Expr {
     case 'compare':
       if (e.left.kind !== 'int' || e.right.kind !== 'int') return e;
       return bool(compareNumbers(e.op, e.left.value, e.right.value));
-    case 'logical':
-      if (e.left.kind !== 'bool' || e.right.kind !== 'bool') return e;
-      return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
+    case 'logical': {
+      if (e.left.kind === 'bool' && e.right.kind === 'bool') return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
+      // a truth value that settles nothing goes (`c and true` is c), one that settles all stays
+      // alone (`c or true` is true): the operands are pure, so dropping one changes nothing
+      const settles = e.op === 'or';
+      for (const [constant, other] of [
+        [e.left, e.right],
+        [e.right, e.left],
+      ] as const) {
+        if (constant.kind !== 'bool' || !isBoolean(other)) continue;
+        return constant.value === settles ? constant : other;
+      }
+      return e;
+    }
     case 'not':
       return e.operand.kind === 'bool' ? bool(!e.operand.value) : e;
     case 'if':
@@ -116,6 +128,29 @@ function compareNumbers(op: Extract<Expr, { kind: 'compare' }>['op'], a: number,
       return a >= b;
   }
 }
+
+/**
+ * `(d*Q + r) // d` is `Q` and `(d*Q + r) % d` is `r`, exactly, for an integer Q, d > 0 and a
+ * constant r in [0, d) (floor division): `(4*i + 1) // 4` is `i`, `(4*i + 1) % 4` is `1`. What
+ * splitIname and splitArrayAxis leave once a lane is unrolled. A remainder with variables
+ * (`(4*i + j) // 4`) stays whole: the access guards prove that form in bounds.
+ */
+function divideOutMultiples(e: Expr, integer: boolean, options: SimplifyOptions): Expr {
+  if (e.kind !== 'binary' || (e.op !== '//' && e.op !== '%') || e.right.kind !== 'int' || e.right.value <= 0) return e;
+  const known = integer || (options.isInteger !== undefined && [...freeVariables(e.left)].every(options.isInteger));
+  const lin = known ? toLinear(e.left) : undefined;
+  const d = e.right.value;
+  if (lin === undefined || lin.variables.length === 0 || lin.variables.some((v) => lin.coeff(v) % d !== 0)) return e;
+  if (e.op === '%') return int(floorMod(lin.constant, d));
+  return fromLinear(
+    Linear.of(
+      lin.variables.map((v) => [v, lin.coeff(v) / d] as const),
+      floorDiv(lin.constant, d),
+    ),
+  );
+}
+
+const floorMod = (a: number, d: number) => a - d * floorDiv(a, d);
 
 /** An integer sum/product/negation rewritten to its linear form's readable expression. */
 function normalizeAffine(e: Expr, integer: boolean, options: SimplifyOptions): Expr {

@@ -4,6 +4,7 @@
  */
 import type { DType, HostArray } from '../dtypes.ts';
 import { hostArrayConstructor } from '../dtypes.ts';
+import { LoomError } from '../errors.ts';
 import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { Target } from '../codegen/target.ts';
 import type { DeviceLimits } from './limits.ts';
@@ -90,6 +91,19 @@ export class DeviceArray {
     const buffer = device.allocate(Math.max(data.byteLength, 4));
     await device.write(buffer, data);
     return new DeviceArray(device, buffer, dtype, shape);
+  }
+
+  /**
+   * The same memory seen with another shape of as many elements (row-major, as numpy's
+   * reshape of a contiguous array): for a kernel that views an argument's rows as vectors
+   * (`splitArrayAxis`). The two share one buffer: release one of them, once.
+   */
+  reshape(shape: readonly number[]): DeviceArray {
+    const size = shape.reduce((a, b) => a * b, 1);
+    if (!shape.every((d) => Number.isInteger(d) && d >= 0) || size !== this.size) {
+      throw new LoomError(`DeviceArray.reshape: shape (${shape.join(', ')}) does not hold the ${this.size} elements of shape (${this.shape.join(', ')})`);
+    }
+    return new DeviceArray(this.device, this.buffer, this.dtype, shape);
   }
 
   async toHost(): Promise<HostArray> {

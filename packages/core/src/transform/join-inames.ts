@@ -18,7 +18,7 @@ import { mapExpr, walk } from '../expr/index.ts';
 import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
-import { homeDomainIndex } from '../kernel/domains.ts';
+import { allInames, domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { isParallelTag, tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { isolateInames } from './within-inames.ts';
@@ -65,6 +65,7 @@ export function joinInames(knl: LoopKernel, inames: string | readonly string[], 
   }
   const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
+  knl = withoutBoundsImpliedByParents(knl, list);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   // a name of our choosing steps aside; a name the caller chose must be free
   const joined = newIname ?? uniqueName(list.join('_and_'), taken);
@@ -159,6 +160,25 @@ function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
       });
     }
   }
+}
+
+/**
+ * A domain nested in outer loops may carry bounds that those loops already guarantee
+ * (a prefetch's `a_dim_0 <= n - 64*i_outer - 1` inside `0 <= i_outer < n/64`): they mention
+ * the outer inames, so the box test below would refuse them. They are dropped first (the
+ * home domains gisted against their parents' domain), which leaves the same points.
+ */
+function withoutBoundsImpliedByParents(knl: LoopKernel, list: readonly string[]): LoopKernel {
+  const all = allInames(knl);
+  let domains: BasicSet[] | undefined;
+  for (const index of new Set(list.map((n) => homeDomainIndex(knl, n)))) {
+    const domain = knl.domains[index];
+    const parents = domain.params.filter((p) => all.has(p));
+    if (parents.length === 0) continue;
+    domains ??= [...knl.domains];
+    domains[index] = domain.gist(domainOf(knl, parents));
+  }
+  return domains ? knl.with({ domains }) : knl;
 }
 
 /**

@@ -30,6 +30,12 @@ export interface TuningProblem<C> {
   build(config: C): LoopKernel;
   /** What every configuration runs on, made once per device; `autotune` releases the arrays after. */
   arguments(device: Device): Promise<TuningArguments>;
+  /**
+   * The arguments one configuration's kernel takes, made from the shared ones: the same
+   * arrays seen with other shapes (`DeviceArray.reshape`), for a kernel that views them as
+   * vectors. The shared ones when absent. Views are not released (their arrays are).
+   */
+  argumentsFor?(config: C, args: TuningArguments): TuningArguments;
   /** Looks at the arguments after a configuration's first launch: a reason rejects it. */
   check?(args: TuningArguments, config: C): Promise<string | undefined>;
   /** The work of one launch (`{ amount: 2 * n ** 3, unit: 'FLOP' }`), to report a rate beside times. */
@@ -165,7 +171,7 @@ async function tryConfig<C>(
 ): Promise<Trial<C>> {
   let prepared: PreparedLaunch | undefined;
   try {
-    prepared = await prepareLaunch(problem.build(config), device, args, { checkBounds: false });
+    prepared = await prepareLaunch(problem.build(config), device, problem.argumentsFor?.(config, args) ?? args, { checkBounds: false });
     await restore();
     await prepared.launch();
     const wrong = await problem.check?.(args, config);

@@ -1,0 +1,160 @@
+/**
+ * examples/matmul.ts's configurations beyond the four its main() checks: the float4 staging
+ * loads (vectorWidth 4) on every tile shape, run on every device against a float64 product, and
+ * every configuration of the search space generated for OpenCL (the tuner's first backend).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run } from '@loom/core';
+import { openclTarget } from '@loom/codegen-opencl';
+import { configProblem, matmulError, matmulKernel, matmulSearchSpace, matmulTuning, referenceMatmul, type MatmulConfig } from '../examples/matmul.ts';
+import { randomFloat32, testDevices } from './support/devices.ts';
+
+const vector = (tileM: number, tileN: number, tileK: number, regM: number, regN: number, layout: 'strided' | 'blocked'): MatmulConfig => ({
+  tileM,
+  tileN,
+  tileK,
+  regM,
+  regN,
+  layout,
+  prefetch: true,
+  unrollK: false,
+  vectorWidth: 4,
+});
+
+// a's rows over both work-group axes (guarded when fewer), b's vectors in one or two rounds along l.0, two rounds of rows when tileK is 32
+const VECTOR_CONFIGS: MatmulConfig[] = [
+  vector(128, 128, 16, 8, 8, 'strided'),
+  vector(128, 64, 32, 8, 4, 'blocked'),
+  vector(64, 128, 16, 4, 8, 'strided'),
+  vector(64, 64, 32, 4, 4, 'strided'),
+  vector(64, 64, 16, 8, 8, 'blocked'),
+];
+// and with float4 reads of b's panel, float4 accumulators and float4 stores of c
+const VECTOR_READS: MatmulConfig[] = [
+  { ...VECTOR_CONFIGS[0], vectorReads: true },
+  { ...VECTOR_CONFIGS[1], vectorReads: true },
+  { ...VECTOR_CONFIGS[2], layout: 'blocked', vectorReads: true },
+  { ...VECTOR_CONFIGS[3], vectorReads: true, unrollK: true },
+  { ...VECTOR_CONFIGS[4], vectorReads: true },
+  { ...VECTOR_CONFIGS[0], vectorReads: true, aVectorReads: true },
+  { ...VECTOR_CONFIGS[3], layout: 'blocked', vectorReads: true, aVectorReads: true, unrollK: true },
+];
+
+const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
+
+test('vectorWidth 4: each work-item loads float4s of a and b into private vectors, stores their lanes in the local panels', () => {
+  const code = clCode(VECTOR_CONFIGS[0], 256);
+  assert.match(code, '__global float4 const *__restrict__ a');
+  assert.match(code, '__global float4 const *__restrict__ b');
+  assert.match(code, 'float4 a_vec[1];');
+  assert.match(code, 'float4 b_vec[1];');
+  // one whole vector a load, then its lanes
+  assert.match(code, /b_vec\[0\] = .*b\[1024 \* k_outer \+ 64 \* lid\(1\) \+ 32 \* gid\(0\) \+ lid\(0\)\]/);
+  assert.match(code, 'b_fetch[128 * lid(1) + 4 * lid(0) + 3] = b_vec[0].s3;');
+  assert.match(code, /a_vec\[0\] = .*a\[8192 \* gid\(1\) \+ 1024 \* lid\(1\) \+ 64 \* lid\(0\) \+ 4 \* k_outer\]/);
+  // the product reads the scalar panels as the scalar configuration does: no division of the loop index
+  // a's rows padded to 17 words: the 16 rows a half-warp stores land in different banks
+  assert.match(code, '__local float a_fetch[2175];');
+  assert.match(code, 'a_fetch[272 * lid(1) + 17 * lid(0) + 1] = a_vec[0].s1;');
+  assert.match(code, 'acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a_fetch[17 * lid(1) + k_inner] * b_fetch[128 * k_inner + lid(0)];');
+  assert.not.match(code, 'loom_floor_div');
+  assert.is((code.match(/barrier\(/g) ?? []).length, 2);
+});
+
+test("vectorReads: b's panel of float4s, read whole; float4 accumulators; c written as float4s", () => {
+  const code = clCode(VECTOR_READS[0], 256);
+  assert.match(code, '__global float4 *__restrict__ c');
+  assert.match(code, '__local float4 b_fetch[512];');
+  assert.match(code, 'float4 acc_k_outer_k_inner[16];');
+  assert.match(code, 'b_fetch[32 * lid(1) + lid(0)] = b_vec[0];');
+  assert.match(code, 'acc_k_outer_k_inner[1] = acc_k_outer_k_inner[1] + a_fetch[17 * lid(1) + k_inner] * b_fetch[32 * k_inner + lid(0) + 16];');
+  assert.match(code, 'c[8192 * gid(1) + 64 * lid(1) + 32 * gid(0) + lid(0) + 16] = acc_k_outer_k_inner[1];');
+  // every index proven in bounds: no guard, no division left
+  assert.not.match(code, '?');
+  assert.not.match(code, 'loom_floor_div');
+});
+
+test('aVectorReads: a float4 panel of a too, read four steps of k at a time from one aligned vector', () => {
+  const code = clCode(VECTOR_READS[5], 256);
+  assert.match(code, '__local float4 a_fetch[512];');
+  assert.match(code, 'a_fetch[64 * lid(1) + 4 * lid(0) + 1] = a_vec[0];');
+  assert.match(code, 'for (int k_inner_outer = 0; k_inner_outer <= 3; ++k_inner_outer)');
+  // the four unrolled steps read a row's consecutive floats, from a multiple of 4
+  for (const step of ['', ' + 1', ' + 2', ' + 3']) assert.match(code, `((__local float *) a_fetch)[16 * lid(1) + 4 * k_inner_outer${step}]`);
+  assert.not.match(code, '?');
+});
+
+test('vectorWidth: the configurations that cannot be built say why', () => {
+  const base = VECTOR_CONFIGS[0];
+  assert.match(configProblem({ ...base, prefetch: false }) ?? '', 'vectorWidth applies to the staging loads: it needs prefetch');
+  assert.match(configProblem({ ...base, vectorWidth: 2 as never }) ?? '', 'vectorWidth must be 1 or 4, not 2');
+  assert.throws(() => matmulKernel({ ...base, prefetch: false }, 256), /needs prefetch/);
+  assert.match(configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '', 'vectorReads needs vectorWidth 4 and regN a multiple of 4');
+  assert.match(configProblem({ ...base, aVectorReads: true }) ?? '', 'aVectorReads needs vectorReads');
+});
+
+test('every configuration of the search space builds for OpenCL, the float4 ones with float4 loads', () => {
+  const space = matmulSearchSpace();
+  assert.ok(space.length <= 70, `${space.length} configurations`);
+  assert.is(space[0].vectorWidth, undefined);
+  assert.ok(space[1].vectorReads);
+  assert.is(new Set(space.map((c) => JSON.stringify(c))).size, space.length, 'no configuration twice');
+  // for a target without vector types, the same configurations with the vector ones last
+  const scalarFirst = matmulSearchSpace({ vectorTypes: false });
+  assert.equal(new Set(scalarFirst.map((c) => JSON.stringify(c))), new Set(space.map((c) => JSON.stringify(c))));
+  const firstVector = scalarFirst.findIndex((c) => c.vectorWidth === 4);
+  assert.ok(scalarFirst.slice(firstVector).every((c) => c.vectorWidth === 4));
+  for (const config of space) {
+    assert.is(configProblem(config), undefined, JSON.stringify(config));
+    const code = clCode(config, 1024);
+    assert.is(code.includes('__global float4 const'), config.vectorWidth === 4, JSON.stringify(config));
+  }
+});
+
+test('DeviceArray.reshape: the same memory with another shape of as many elements, or a LoomError', async () => {
+  const device = testDevices()[0];
+  const a = await DeviceArray.from(
+    device,
+    Float32Array.from({ length: 24 }, (_, k) => k),
+    'float32',
+    [4, 6],
+  );
+  const view = a.reshape([4, 2, 3]);
+  assert.equal(view.shape, [4, 2, 3]);
+  assert.is(view.buffer, a.buffer);
+  assert.equal(
+    Array.from((await view.toHost()) as Float32Array),
+    Array.from({ length: 24 }, (_, k) => k),
+  );
+  assert.throws(
+    () => a.reshape([5, 5]),
+    (e: unknown) => e instanceof LoomError && /shape \(5, 5\) does not hold the 24 elements of shape \(4, 6\)/.test((e as Error).message),
+  );
+  a.release();
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: the float4-staged configurations compute a*b`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 3).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 4).map((x) => x - 0.5);
+    const expected = referenceMatmul(a, b, n);
+    for (const config of [...VECTOR_CONFIGS, ...VECTOR_READS]) {
+      const { c } = await run(matmulKernel(config, n), device, { a, b });
+      const error = matmulError(c as Float32Array, expected, n);
+      assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);
+    }
+  });
+
+  test(`${device.name}: the tuner runs the vector configurations on its shared n x n matrices (seen as float4 rows)`, async () => {
+    const space = [VECTOR_READS[0], VECTOR_CONFIGS[1], { ...VECTOR_CONFIGS[1], vectorWidth: 1 as const, tileK: 16, layout: 'strided' as const }];
+    const result = await autotune(matmulTuning(128, space), device, { budgetSeconds: 60, fresh: true });
+    assert.equal(
+      result.trials.map((t) => t.failure),
+      [undefined, undefined, undefined],
+    );
+  });
+}
+
+test.run();
