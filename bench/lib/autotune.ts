@@ -26,7 +26,7 @@ export function describeConfig(c: MatmulConfig): string {
 
 /** The best configuration at order n; a LoomError when none ran (it lists why). */
 export async function autotune(d: BenchDevice, n: number, budgetSeconds: number, onTrial: (t: Trial<MatmulConfig>) => void = () => {}): Promise<TuneResult> {
-  const result = await searchConfigurations(matmulTuning(n, matmulSearchSpace({ vectorTypes: d.backend !== 'webgpu' })), d.device, {
+  const result = await searchConfigurations(matmulTuning(n, matmulSearchSpace()), d.device, {
     budgetSeconds,
     fresh: true,
     time: (prepared) => kernelSeconds(d, prepared, { samples: 3, maxSeconds: 1 }),
