@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { autotune, defineTuning, isTuningProblem, LoomError, memoryTuningCache, type TuningProgress } from '@loom/core';
 import { fileTuningCache } from '@loom/dsl/tune';
-import { main } from '../packages/dsl/src/cli.ts';
+import { loom } from './support/cli.ts';
 import { testDevices } from './support/devices.ts';
 import { scaleTuning, type ScaleConfig } from './support/tuning-fixture.ts';
 
@@ -86,25 +86,6 @@ test('when nothing runs, the error lists why; an empty space is refused when def
   assert.ok(isTuningProblem(scaleTuning));
   assert.not.ok(isTuningProblem({ name: 'x', space: [1] }), 'a look-alike is not a tuning problem');
 });
-
-/** `main`'s exit code and what it printed. */
-async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const { log, error } = console;
-  const write = process.stderr.write;
-  console.log = (...parts: unknown[]) => void (printed.stdout += `${parts.join(' ')}\n`);
-  console.error = (...parts: unknown[]) => void (printed.stderr += `${parts.join(' ')}\n`);
-  process.stderr.write = ((chunk: string) => {
-    printed.stderr += chunk;
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), ...printed };
-  } finally {
-    Object.assign(console, { log, error });
-    process.stderr.write = write;
-  }
-}
 
 test('loom tune: searches the problems a file exports, keeps the best on disk, answers from there next time', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'loom-tune-'));

@@ -8,26 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setWarningHandler } from '@loom/core';
-import { main } from '../packages/dsl/src/cli.ts';
+import { loom } from './support/cli.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const example = path.join(root, 'examples/statistics.ts');
-
-/** `main`'s exit code and what it printed (Loom's warnings set aside). */
-async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const { log, error } = console;
-  console.log = (...parts: unknown[]) => void (printed.stdout += `${parts.join(' ')}\n`);
-  console.error = (...parts: unknown[]) => void (printed.stderr += `${parts.join(' ')}\n`);
-  const warnings = setWarningHandler(() => {});
-  try {
-    return { code: await main(argv), ...printed };
-  } finally {
-    Object.assign(console, { log, error });
-    setWarningHandler(warnings);
-  }
-}
 
 function scratch(): string {
   return mkdtempSync(path.join(tmpdir(), 'loom-stats-'));

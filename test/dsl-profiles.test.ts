@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, estimateTime, LoomError, makeKernel, setWarningHandler, splitIname, type DeviceProfile } from '@loom/core';
+import { addDtypes, estimateTime, LoomError, makeKernel, splitIname, type DeviceProfile } from '@loom/core';
 import { committedProfiles, deviceProfile, profileFileName, profilesDir, readProfile, writeProfile } from '@loom/dsl/profiles';
-import { main } from '../packages/dsl/src/cli.ts';
+import { loom } from './support/cli.ts';
 
 const h100: DeviceProfile = { device: 'OpenCL: paper H100 (paper CUDA)', bandwidth: 3.0e12, flopRate: 5.0e13, launchOverhead: 8e-6 };
 const other: DeviceProfile = { device: 'WebGPU: paper-h100 (paper driver 1.2)', bandwidth: 2.5e12, flopRate: 4.0e13, launchOverhead: 2e-5 };
@@ -36,20 +36,6 @@ async function withEnv(name: string, value: string, f: () => Promise<void>): Pro
   } finally {
     if (previous === undefined) delete process.env[name];
     else process.env[name] = previous;
-  }
-}
-
-async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const printed = { stdout: '', stderr: '' };
-  const { log, error } = console;
-  console.log = (...parts: unknown[]) => void (printed.stdout += `${parts.join(' ')}\n`);
-  console.error = (...parts: unknown[]) => void (printed.stderr += `${parts.join(' ')}\n`);
-  const warnings = setWarningHandler(() => {});
-  try {
-    return { code: await main(argv), ...printed };
-  } finally {
-    Object.assign(console, { log, error });
-    setWarningHandler(warnings);
   }
 }
 

@@ -92,7 +92,7 @@ export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
 export { setTemporaryAddressSpace } from './transform/set-temporary-address-space.ts';
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
-export { tagArrayAxes } from './transform/tag-array-axes.ts';
+export { tagArrayAxes, tagVectorLanes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';

@@ -21,7 +21,7 @@ import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type Kerne
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
-import { tagArrayAxes } from '../transform/tag-array-axes.ts';
+import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
@@ -212,14 +212,7 @@ export function makeKernel(
   });
 
   knl = inferShapes(knl, givenShapes);
-  for (const name of vectorArgs)
-    knl = tagArrayAxes(knl, name, [
-      ...knl
-        .arg(name)!
-        .shape!.slice(1)
-        .map(() => 'c'),
-      'vec',
-    ]);
+  for (const name of vectorArgs) knl = tagVectorLanes(knl, name);
   checkReadOnly(knl);
   return applyBaseStorage(knl, temporarySpecs);
 }

@@ -187,3 +187,12 @@ function parameterNames(knl: LoopKernel): Set<string> {
   const inames = new Set(knl.inames);
   return new Set([...knl.args.filter((a) => a.kind === 'value').map((a) => a.name), ...knl.domains.flatMap((d) => d.params).filter((p) => !inames.has(p))]);
 }
+
+/**
+ * An array of vectors (a vector dtype, the DSL's `f32x4`): its last axis holds each vector's
+ * lanes, tagged `vec`, the axes before it row-major.
+ */
+export function tagVectorLanes(knl: LoopKernel, name: string): LoopKernel {
+  const rank = knl.arg(name)?.shape?.length ?? 0;
+  return tagArrayAxes(knl, name, [...Array.from({ length: rank - 1 }, () => 'c'), 'vec']);
+}

@@ -12,7 +12,7 @@ import {
   parseExpression,
   globalArg,
   valueArg,
-  tagArrayAxes,
+  tagVectorLanes,
   LoomError,
   type ArgSpec,
   type LoopKernel,
@@ -61,16 +61,7 @@ export function buildKernel(source: KernelSource): LoopKernel {
     const { specs, parameters } = declaredArgs(source.declared);
     let knl = makeKernel(domains, instructions, [...specs, ...temporaries, '...'], source.options);
     // a vector element type's lanes are the array's last axis, a vec axis
-    for (const [name, decl] of Object.entries(source.declared)) {
-      if (decl.kind === 'array' && decl.lanes)
-        knl = tagArrayAxes(knl, name, [
-          ...knl
-            .arg(name)!
-            .shape!.slice(1)
-            .map(() => 'c'),
-          'vec',
-        ]);
-    }
+    for (const [name, decl] of Object.entries(source.declared)) if (decl.kind === 'array' && decl.lanes) knl = tagVectorLanes(knl, name);
     checkDeclarations(knl, source.declared, parameters);
     return knl;
   });
