@@ -67,6 +67,11 @@ export function floatsAgree(expected: number, got: number, width: 32 | 64, ulps:
 export interface FloatPromises {
   readonly zeroSign: boolean;
   readonly nonFinite: boolean;
+  /**
+   * The numbers are complex values, (re, im) pairs, computed by formulas that may cancel (a/a's
+   * imaginary part): a part also agrees within `ulps` ulps of the value's magnitude (WGSL).
+   */
+  readonly complexNormwise?: boolean;
 }
 
 const IEEE: FloatPromises = { zeroSign: true, nonFinite: true };
@@ -93,10 +98,20 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
       uncompared++;
       continue;
     }
-    const agree = float ? floatsAgree(e as number, g as number, width, ulps, promises.zeroSign) : e === g;
+    const agree = float
+      ? floatsAgree(e as number, g as number, width, ulps, promises.zeroSign) || (promises.complexNormwise === true && withinNorm(expected, k, g as number, width, ulps))
+      : e === g;
     if (agree) continue;
     count++;
     if (mismatches.length < keep) mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });
   }
   return { mismatches, count, total: expected.length, uncompared };
+}
+
+/** Whether `got` is within `ulps` units of the complex value's magnitude of the part at `k`. */
+function withinNorm(expected: HostArray, k: number, got: number, width: 32 | 64, ulps: number): boolean {
+  const at = k - (k % 2);
+  const magnitude = Math.hypot(expected[at] as number, expected[at + 1] as number);
+  const epsilon = width === 32 ? 2 ** -23 : 2 ** -52;
+  return Number.isFinite(got) && Math.abs(got - (expected[k] as number)) <= ulps * epsilon * magnitude;
 }
