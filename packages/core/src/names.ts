@@ -65,6 +65,19 @@ export function checkNames(values: unknown, where: string): string[] {
  * A lookup table of constants keyed by names, without a prototype: `table.constructor`
  * is undefined and `'toString' in table` is false, as for any other unknown name.
  */
+/**
+ * Names given the way loopy takes them: one string, comma-separated (`'i, j'`), or a list.
+ * Always a new array.
+ */
+export function nameList(names: string | readonly string[]): string[] {
+  return typeof names === 'string'
+    ? names
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...names];
+}
+
 export function nameTable<T>(entries: Readonly<Record<string, T>>): Readonly<Record<string, T>> {
   return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
 }

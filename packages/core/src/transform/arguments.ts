@@ -3,7 +3,7 @@
  * (an array, or a value the domains use as a parameter), ordering, dropping unused ones.
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import { mapExpr } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
@@ -46,13 +46,7 @@ export function renameArgument(knl: LoopKernel, oldName: string, newName: string
 
 /** `setArgumentOrder(knl, 'out,a,n,b')`: the arguments in this order (all of them, each once). */
 export function setArgumentOrder(knl: LoopKernel, names: string | readonly string[]): LoopKernel {
-  const order =
-    typeof names === 'string'
-      ? names
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...names];
+  const order = nameList(names);
   const known = knl.args.map((a) => a.name);
   const unknown = order.filter((n) => !known.includes(n));
   if (unknown.length) throw new LoomError(`setArgumentOrder: '${unknown.join("', '")}' is no argument (arguments: ${known.join(', ')})`);
@@ -94,21 +88,8 @@ export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
  * `a_dim_i` rather than `a_dim_0` (loopy's set_array_axis_names).
  */
 export function setArrayAxisNames(knl: LoopKernel, arrays: string | readonly string[], dimNames: string | readonly string[]): LoopKernel {
-  const names =
-    typeof arrays === 'string'
-      ? arrays
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : arrays;
-  const axes = (
-    typeof dimNames === 'string'
-      ? dimNames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...dimNames]
-  ).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
+  const names = nameList(arrays);
+  const axes = nameList(dimNames).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);
   for (const name of names) {

@@ -2,6 +2,7 @@
  * Reshaping arrays (loopy's concatenate_arrays, split_array_axis, find_padding_multiple,
  * add_padding, add_padding_to_avoid_bank_conflicts): every access follows the new shape.
  */
+import { nameList } from '../names.ts';
 import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { add, binary, int, subscript, type Expr } from '../expr/nodes.ts';
@@ -95,12 +96,7 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
   if (!Number.isInteger(count) || count < 1) throw new LoomError(`${what}: the count must be a positive integer, got ${count}`);
   if (order !== 'C' && order !== 'F') throw new LoomError(`${what}: order must be 'C' or 'F', got '${String(order)}'`);
   let result = knl;
-  for (const name of typeof names === 'string'
-    ? names
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : names) {
+  for (const name of nameList(names)) {
     const array = arrayOf(result, name, what);
     const shape = shapeOf(array);
     if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length) throw new LoomError(`${what}: '${name}' has no axis ${axis}`);

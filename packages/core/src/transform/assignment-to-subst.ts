@@ -8,6 +8,7 @@
  * The value is then computed where it is read: the same value only when the reader runs in
  * the same iteration of the loops the value names, which is checked.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { call, variable, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr } from '../expr/index.ts';
@@ -29,13 +30,7 @@ export interface AssignmentToSubstOptions {
 }
 
 export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
-  const extra =
-    typeof options.extraArguments === 'string'
-      ? options.extraArguments
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...(options.extraArguments ?? [])];
+  const extra = nameList(options.extraArguments ?? []);
   const writers = new Set(knl.instructions.filter((i) => namesWritten(i).includes(lhsName)).map((i) => i.id));
   if (writers.size === 0) throw new LoomError(`assignmentToSubst: no assignment to '${lhsName}' found`);
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));

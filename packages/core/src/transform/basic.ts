@@ -1,4 +1,5 @@
 /** Small transformations that only record a decision: loop priorities, dtypes, options, assumptions. */
+import { nameList } from '../names.ts';
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { BasicSet } from '../sets/index.ts';
@@ -9,13 +10,7 @@ import type { KernelOptions, LoopKernel } from '../kernel/model.ts';
  * dependencies, nest `i` outside `j`. Advisory: a required nesting wins.
  */
 export function prioritizeLoops(knl: LoopKernel, order: string | readonly string[]): LoopKernel {
-  const names =
-    typeof order === 'string'
-      ? order
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...order];
+  const names = nameList(order);
   const known = new Set(knl.inames);
   for (const n of names) if (!known.has(n)) throw new LoomError(`prioritizeLoops: unknown iname '${n}' (inames: ${[...known].join(', ')})`);
   if (new Set(names).size !== names.length) throw new LoomError(`prioritizeLoops: an iname is listed twice in '${names.join(',')}'`);

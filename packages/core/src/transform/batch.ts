@@ -6,7 +6,7 @@
  * belong to one batch's iteration already.
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -22,13 +22,7 @@ export interface ToBatchedOptions {
 }
 
 export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryingArgs: string | readonly string[] = [], options: ToBatchedOptions = {}): LoopKernel {
-  const varying =
-    typeof batchVaryingArgs === 'string'
-      ? batchVaryingArgs
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...batchVaryingArgs];
+  const varying = nameList(batchVaryingArgs);
   for (const n of varying) if (!knl.arg(n) && !knl.temporaries.has(n)) throw new LoomError(`toBatched: '${n}' is not an argument or temporary of the kernel`);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
   const iname = uniqueName(checkName(options.batchInamePrefix ?? 'ibatch', 'toBatched: option batchInamePrefix'), taken);

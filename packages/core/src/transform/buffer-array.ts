@@ -10,6 +10,7 @@
  * `<name>_store_<axis>`, the instructions `init_<name>` and `store_<name>`. Instructions
  * that waited for the buffered ones wait for the write-back.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, mapExpr, parseExpression, printExpr, someExpr, substitute, toLinear } from '../expr/index.ts';
@@ -39,13 +40,7 @@ export interface BufferArrayOptions {
 
 export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayOptions = {}): LoopKernel {
   const what = 'bufferArray';
-  const sweep =
-    typeof options.bufferInames === 'string'
-      ? options.bufferInames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...(options.bufferInames ?? [])];
+  const sweep = nameList(options.bufferInames ?? []);
   for (const n of sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown buffer iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const arg = knl.arg(name);
   const temp = knl.temporaries.get(name);

@@ -3,6 +3,7 @@
  * by default) to `output` (laid out by `newDimTags`): a change of data layout (loopy's
  * make_copy_kernel). The axes are `n0, n1, ...` long.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { makeKernel } from '../frontend/make-kernel.ts';
@@ -10,15 +11,8 @@ import { tagArrayAxes } from './tag-array-axes.ts';
 import { tagInames } from './tag-inames.ts';
 
 export function makeCopyKernel(newDimTags: string | readonly string[], oldDimTags?: string | readonly string[]): LoopKernel {
-  const split = (t: string | readonly string[]) =>
-    typeof t === 'string'
-      ? t
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...t];
-  const fresh = split(newDimTags);
-  const old = oldDimTags === undefined ? fresh.map(() => 'c') : split(oldDimTags);
+  const fresh = nameList(newDimTags);
+  const old = oldDimTags === undefined ? fresh.map(() => 'c') : nameList(oldDimTags);
   if (fresh.length === 0) throw new LoomError('makeCopyKernel: no dim tags given');
   if (old.length !== fresh.length) throw new LoomError(`makeCopyKernel: ${fresh.length} new dim tags but ${old.length} old ones`);
   const indices = fresh.map((_, k) => `i${k}`);

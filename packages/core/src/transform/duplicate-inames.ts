@@ -3,7 +3,7 @@
  * same bounds, so that they get a loop of their own (the tutorial's transpose fix).
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
@@ -28,13 +28,7 @@ export interface DuplicateInamesOptions {
 }
 
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
-  const list =
-    typeof inames === 'string'
-      ? inames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : inames;
+  const list = nameList(inames);
   if (options.newInames !== undefined && options.newNames !== undefined) throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
   const given = typeof options.newInames === 'string' ? options.newInames.split(',').map((s) => s.trim()) : (options.newInames ?? options.newNames);
   if (given !== undefined && given.length !== list.length) {

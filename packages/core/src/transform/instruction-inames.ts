@@ -2,23 +2,16 @@
  * Which loops instructions run in, changed directly (loopy's add_inames_to_insn,
  * remove_inames_from_insn, add_inames_for_unused_hw_axes).
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { freeVariables } from '../expr/index.ts';
 import { readExpressions } from '../kernel/accesses.ts';
 import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
-const names = (inames: string | readonly string[]) =>
-  typeof inames === 'string'
-    ? inames
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [...inames];
-
 /** `addInamesToInsn(knl, 'i', 'id:fetch')`: the instructions picked also run inside these loops. */
 export function addInamesToInsn(knl: LoopKernel, inames: string | readonly string[], within: Within): LoopKernel {
-  const list = names(inames);
+  const list = nameList(inames);
   for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`addInamesToInsn: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const chosen = instructionsWithin(knl, within, 'addInamesToInsn', true);
   const instructions = knl.instructions.map((insn) =>
@@ -33,7 +26,7 @@ export function addInamesToInsn(knl: LoopKernel, inames: string | readonly strin
  * value that names a loop it is not inside has no meaning.
  */
 export function removeInamesFromInsn(knl: LoopKernel, inames: string | readonly string[], within: Within): LoopKernel {
-  const list = names(inames);
+  const list = nameList(inames);
   const chosen = instructionsWithin(knl, within, 'removeInamesFromInsn', true);
   const instructions = knl.instructions.map((insn) => {
     if (!chosen.has(insn.id)) return insn;

@@ -13,7 +13,7 @@
  * Anything else (`j <= i`, `i < n`, `i mod 2 = 0`) is refused with the reason.
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import { mapExpr, walk } from '../expr/index.ts';
 import { add, binary, int, reduce, variable, type Expr } from '../expr/nodes.ts';
 import { Linear } from '../linear.ts';
@@ -44,13 +44,7 @@ interface Extent {
 }
 
 export function joinInames(knl: LoopKernel, inames: string | readonly string[], newIname?: string, options: JoinInamesOptions = {}): LoopKernel {
-  const list =
-    typeof inames === 'string'
-      ? inames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...inames];
+  const list = nameList(inames);
   if (options.within !== undefined) {
     for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
     const chosen = instructionsWithin(knl, options.within, 'joinInames: option within', true);

@@ -15,7 +15,7 @@
  * runs in all of them or none, and a reduction reduces over all of them or none.
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import { fromLinear, mapExpr } from '../expr/index.ts';
 import { reduce, type Expr } from '../expr/nodes.ts';
 import { Linear, gcd } from '../linear.ts';
@@ -34,15 +34,8 @@ export function mapDomain(knl: LoopKernel, map: string): LoopKernel {
 }
 
 export function affineMapInames(knl: LoopKernel, oldInames: string | readonly string[], newInames: string | readonly string[], equations: string | readonly string[]): LoopKernel {
-  const list = (x: string | readonly string[]) =>
-    typeof x === 'string'
-      ? x
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...x];
-  const inputs = list(oldInames);
-  const outputs = list(newInames);
+  const inputs = nameList(oldInames);
+  const outputs = nameList(newInames);
   const eqs = typeof equations === 'string' ? [equations] : equations;
   for (const e of eqs) if (!/^[^=]+=[^=]+$/.test(e)) throw new LoomError(`affineMapInames: '${e}' is not an equation 'lhs = rhs'`);
   const text = `{ [${inputs.join(', ')}] -> [${outputs.join(', ')}] : ${eqs.join(' and ')} }`;

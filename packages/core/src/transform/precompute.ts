@@ -14,7 +14,7 @@
  * count where those rules are called.
  */
 import { LoomError, type SourceSpan } from '../errors.ts';
-import { checkName, checkNames } from '../names.ts';
+import { checkName, checkNames, nameList } from '../names.ts';
 import type { Call, Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, parseExpression, printExpr, someExpr, substitute, toLinear, walkScoped } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -206,12 +206,7 @@ function checkOptionNames(options: PrecomputeOptions): void {
 }
 
 function list(x: string | readonly string[]): string[] {
-  return typeof x === 'string'
-    ? x
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [...x];
+  return nameList(x);
 }
 
 function callsRule(e: Expr, fn: string): boolean {

@@ -9,7 +9,7 @@
  * the array.
  */
 import { LoomError } from '../errors.ts';
-import { checkName, checkNames } from '../names.ts';
+import { checkName, checkNames, nameList } from '../names.ts';
 import { subscript, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, parseExpression, printExpr, someExpr, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -48,13 +48,7 @@ export interface PrefetchOptions {
 export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
   checkPrefetchNames(options);
   const { name, subscripts } = splitName(spec, options);
-  const swept =
-    typeof sweep === 'string'
-      ? sweep
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...sweep];
+  const swept = nameList(sweep);
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
   if (arg?.kind === 'value') throw new LoomError(`addPrefetch: '${name}' is a value argument, not an array`);

@@ -4,6 +4,7 @@
  * the loops can be reordered (loopy's privatize_temporaries_with_inames; ILP does this
  * implicitly). `unprivatizeTemporariesWithInames` takes such entries away again.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { int, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr, simplify } from '../expr/index.ts';
@@ -14,18 +15,10 @@ import { namesWritten, namesRead } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
-const list = (x: string | readonly string[]) =>
-  typeof x === 'string'
-    ? x
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [...x];
-
 export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string | readonly string[], onlyVarNames?: string | readonly string[]): LoopKernel {
-  const privatizing = list(inames);
+  const privatizing = nameList(inames);
   for (const n of privatizing) if (!knl.inames.includes(n)) throw new LoomError(`privatizeTemporariesWithInames: unknown iname '${n}'`);
-  const only = onlyVarNames === undefined ? undefined : list(onlyVarNames);
+  const only = onlyVarNames === undefined ? undefined : nameList(onlyVarNames);
   for (const n of only ?? []) if (!knl.temporaries.has(n)) throw new LoomError(`privatizeTemporariesWithInames: '${n}' is not a temporary`);
   // the inames each temporary gains an axis for: those its writers run in but do not index it by
   const axes = new Map<string, string[]>();
@@ -75,9 +68,9 @@ export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string |
  * goes. An axis indexed by such an iname in some accesses and otherwise in others cannot.
  */
 export function unprivatizeTemporariesWithInames(knl: LoopKernel, inames: string | readonly string[], onlyVarNames?: string | readonly string[]): LoopKernel {
-  const privatizing = list(inames);
+  const privatizing = nameList(inames);
   for (const n of privatizing) if (!knl.inames.includes(n)) throw new LoomError(`unprivatizeTemporariesWithInames: unknown iname '${n}'`);
-  const only = onlyVarNames === undefined ? undefined : list(onlyVarNames);
+  const only = onlyVarNames === undefined ? undefined : nameList(onlyVarNames);
   for (const n of only ?? []) if (!knl.temporaries.has(n)) throw new LoomError(`unprivatizeTemporariesWithInames: '${n}' is not a temporary`);
   const removed = new Map<string, number[]>();
   for (const t of knl.temporaries.values()) {

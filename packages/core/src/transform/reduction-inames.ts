@@ -11,6 +11,7 @@
  * when it is the one asked for. Only the instructions `within` picks are changed; the
  * substitution rules they call are rewritten for them (see rewrite-expressions.ts).
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { mapChildren, mapExpr, walk } from '../expr/index.ts';
 import { reduce, type Expr, type Reduce } from '../expr/nodes.ts';
@@ -32,13 +33,7 @@ export function splitReductionOutward(knl: LoopKernel, inames: string | readonly
 }
 
 function splitReduction(knl: LoopKernel, inames: string | readonly string[], direction: 'in' | 'out', within: Within, what: string): LoopKernel {
-  const split =
-    typeof inames === 'string'
-      ? inames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...inames];
+  const split = nameList(inames);
   if (split.length === 0) throw new LoomError(`${what}: no iname given`);
   for (const n of split) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const chosen = instructionsWithin(knl, within, `${what}: option within`, true);
@@ -73,17 +68,7 @@ export interface MakeReductionInamesUniqueOptions {
  * the same domain and tag, so each reduction has a loop of its own.
  */
 export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductionInamesUniqueOptions = {}): LoopKernel {
-  const only =
-    options.inames === undefined
-      ? undefined
-      : new Set(
-          typeof options.inames === 'string'
-            ? options.inames
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : options.inames,
-        );
+  const only = options.inames === undefined ? undefined : new Set(nameList(options.inames));
   for (const n of only ?? []) if (!knl.inames.includes(n)) throw new LoomError(`makeReductionInamesUnique: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   // each call of a rule with a reduction is a reduction of its own: the rule is written out where it is called
   knl = inlineRulesThat(knl, (rule) => hasReduction(rule.expression));

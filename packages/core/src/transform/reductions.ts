@@ -7,7 +7,7 @@
  *   realizeReduction(knl)             the reductions become instructions now (types must be known)
  */
 import { LoomError } from '../errors.ts';
-import { checkName } from '../names.ts';
+import { checkName, nameList } from '../names.ts';
 import { mapExpr } from '../expr/index.ts';
 import { call, reduce, variable, type Expr } from '../expr/nodes.ts';
 import { instructionsWithin, type Within } from './match.ts';
@@ -22,21 +22,13 @@ export interface ReductionTransformOptions {
   readonly within?: Within;
 }
 
-const inameList = (inames: string | readonly string[]): string[] =>
-  typeof inames === 'string'
-    ? inames
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [...inames];
-
 /**
  * Each reduction over exactly `inames` gets its value as a substitution rule of those
  * inames, `red_i_arg(i)` unless named (then there must be one such reduction): what
  * `precompute` can then store.
  */
 export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readonly string[], options: ReductionTransformOptions & { readonly ruleName?: string } = {}): LoopKernel {
-  const names = inameList(inames);
+  const names = nameList(inames);
   if (options.ruleName !== undefined) checkName(options.ruleName, 'reductionArgToSubstRule: option ruleName');
   const within = instructionsWithin(knl, options.within, 'reductionArgToSubstRule: option within', options.within !== undefined);
   const substitutions = new Map<string, SubstitutionRule>(knl.substitutions);

@@ -4,6 +4,7 @@
  * that bounds a used one (`j` in `0 <= i < j`) is used too: its values decide what the
  * used loop runs over. A domain left without inames goes.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { reductionInames } from '../kernel/accesses.ts';
 import { parentInames } from '../kernel/domains.ts';
@@ -27,15 +28,7 @@ export function usedInames(knl: LoopKernel): Set<string> {
 
 /** `inames`: the candidates (a list or comma-separated); default every iname. Used ones stay. */
 export function removeUnusedInames(knl: LoopKernel, inames?: string | readonly string[]): LoopKernel {
-  const candidates =
-    inames === undefined
-      ? knl.inames
-      : typeof inames === 'string'
-        ? inames
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : inames;
+  const candidates = inames === undefined ? knl.inames : nameList(inames);
   for (const n of candidates) if (!knl.inames.includes(n)) throw new LoomError(`removeUnusedInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const used = usedInames(knl);
   const unused = new Set(candidates.filter((n) => !used.has(n)));

@@ -8,6 +8,7 @@
  * With `within`, only the instructions it picks move to the new name; the others keep
  * their loops (they get copies first, see within-inames.ts).
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
@@ -22,13 +23,7 @@ export interface RenameInamesOptions {
 }
 
 export function renameInames(knl: LoopKernel, oldInames: string | readonly string[], newIname: string, options: RenameInamesOptions = {}): LoopKernel {
-  const olds =
-    typeof oldInames === 'string'
-      ? oldInames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [...oldInames];
+  const olds = nameList(oldInames);
   if (olds.length === 0) throw new LoomError('renameInames: no iname to rename');
   if (new Set(olds).size !== olds.length) throw new LoomError(`renameInames: an iname is listed twice in '${olds.join(', ')}'`);
   for (const n of olds) if (!knl.inames.includes(n)) throw new LoomError(`renameInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);

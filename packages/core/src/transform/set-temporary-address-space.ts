@@ -7,6 +7,7 @@
  * Names may be a list, comma-separated, or wildcards (`'*_fetch'`); each must name at
  * least one temporary, so a typo does not pass silently.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
 import { matchIds } from '../kernel/dependencies.ts';
@@ -17,13 +18,7 @@ export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readon
   if (!SPACES.includes(space)) {
     throw new LoomError(`setTemporaryAddressSpace: unknown address space '${String(space)}' (known: ${SPACES.join(', ')})`);
   }
-  const patterns =
-    typeof names === 'string'
-      ? names
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : names;
+  const patterns = nameList(names);
   if (patterns.length === 0) throw new LoomError('setTemporaryAddressSpace: no temporary named');
   const known = [...knl.temporaries.keys()];
   const chosen = new Set<string>();

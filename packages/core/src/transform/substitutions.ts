@@ -8,7 +8,7 @@
  *   findRulesMatching(knl, 'f*'), findOneRuleMatching(knl, 'f*')    rules by name pattern.
  */
 import { LoomError } from '../errors.ts';
-import { checkName, checkNames } from '../names.ts';
+import { checkName, checkNames, nameList } from '../names.ts';
 import { call, type Expr } from '../expr/nodes.ts';
 import { children, exprEquals, freeVariables, mapChildren, mapExpr, parseExpression, printExpr, substitute, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
@@ -27,15 +27,7 @@ import { uniqueName } from './rename.ts';
  */
 export function extractSubst(knl: LoopKernel, name: string, template: string | Expr, parameters: string | readonly string[] = [], within?: Within): LoopKernel {
   checkName(name, 'extractSubst: the rule name');
-  const params = checkNames(
-    typeof parameters === 'string'
-      ? parameters
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : parameters,
-    'extractSubst: a parameter',
-  );
+  const params = checkNames(nameList(parameters), 'extractSubst: a parameter');
   if (new Set(params).size !== params.length) throw new LoomError(`extractSubst: a parameter is listed twice in '${params.join(', ')}'`);
   const taken = [...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.inames];
   if (taken.includes(name)) throw new LoomError(`extractSubst: the name '${name}' is already used in the kernel`);

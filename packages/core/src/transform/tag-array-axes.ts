@@ -19,6 +19,7 @@
  * or temporary; `stridesOf` (kernel/strides.ts) turns them into strides. For an
  * argument the layout is what the caller's data must follow.
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { freeVariables, parseExpression, printExpr, simplify } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
@@ -29,13 +30,7 @@ import type { DimTag, LoopKernel } from '../kernel/model.ts';
  * temporary. `tags`: a comma-separated string or a list, one tag per axis.
  */
 export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly string[], tags: string | readonly string[]): LoopKernel {
-  const names =
-    typeof arrayNames === 'string'
-      ? arrayNames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : arrayNames;
+  const names = nameList(arrayNames);
   if (names.length === 0) throw new LoomError('tagArrayAxes: no array named');
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);

@@ -4,6 +4,7 @@
  * `ilp.seq`), a vector lane (`vec`), or like another iname (`like.i`), or the next
  * unused hardware axis (`unused.l`, `unused.g`, `l.auto`).
  */
+import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { tagToString, type InameTag, type LoopKernel } from '../kernel/model.ts';
 import { matchIds } from '../kernel/dependencies.ts';
@@ -102,13 +103,7 @@ const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp',
  */
 export function untagInames(knl: LoopKernel, inames: string | readonly string[], kind?: TagKind): LoopKernel {
   if (kind !== undefined && !TAG_KINDS.includes(kind)) throw new LoomError(`untagInames: unknown tag kind '${String(kind)}' (known: ${TAG_KINDS.join(', ')})`);
-  const list =
-    typeof inames === 'string'
-      ? inames
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : inames;
+  const list = nameList(inames);
   const inameTags = new Map(knl.inameTags);
   for (const written of list) {
     for (const iname of inamesNamed(knl, written, {})) {
