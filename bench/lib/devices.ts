@@ -1,6 +1,10 @@
 /**
  * The devices a benchmark runs on: each backend asked for that is present here. A missing
  * one is a notice on stderr, not a failure: the same script runs on a laptop and the H100.
+ *
+ * `LOOM_BENCH_DAWN` (space-separated) passes options to Dawn's instance, for experiments such
+ * as `enable-dawn-features=disable_robustness` (what Dawn's own bounds clamping costs); the
+ * recorded figures never set it.
  */
 import type { Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
@@ -21,7 +25,8 @@ export async function openDevices(backends: ReadonlySet<Backend>): Promise<Bench
     else progress(`(OpenCL skipped: ${openclUnavailableReason()})`);
   }
   if (backends.has('webgpu')) {
-    const device = await webgpuDevice();
+    const dawnOptions = process.env.LOOM_BENCH_DAWN?.split(' ').filter(Boolean);
+    const device = await webgpuDevice(dawnOptions ? { dawnOptions } : undefined);
     if (device) found.push({ backend: 'webgpu', device });
     else progress(`(WebGPU skipped: ${webgpuUnavailableReason()})`);
   }
