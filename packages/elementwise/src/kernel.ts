@@ -177,6 +177,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       return [subscript(buffer, [variable('i1'), add(variable(`${prefix}_offset`), variable('i0'))])];
     }
     if (variant !== 'vector4') return elementParts(buffer, elementIndex(prefix, rank, unitInner), dtype);
+    // vector statements of rank 1 (WGSL): the vector's index `offset + t` is affine in the loop
+    // index, so the check before launch proves it inside the array's declared shape, and every
+    // launch refuses a buffer smaller than that shape: no guard around the loads and the stores.
+    // (Unrolled lanes keep the temporary below: OpenCL prints `.sK` only from `4*at + k`.)
+    if (rank === 1 && spec.vectorStatements) return [subscript(buffer, [elementIndex(prefix, rank, true), variable('k')])];
     // the vector's index in a temporary of its own: the code generator then sees `4*at + k`
     // and prints the lane `buf[at].sK` (a product of a stride and an index would hide it)
     instructions.push(assignment(variable(`at_${prefix}`), elementIndex(prefix, rank, true), { id: `address_${prefix}`, temporary: 'int32', dependsOn: after(ids.index) }));
