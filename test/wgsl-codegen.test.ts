@@ -238,8 +238,17 @@ test('a folded grid recovers the group ids and idles the groups past the end', (
   const code = generateWgsl(guardedBarrier(), { foldedGrid: true }).code;
   assert.match(code, '  group_count: vec3<u32>,');
   assert.match(code, '@builtin(num_workgroups) num_workgroups: vec3<u32>');
-  assert.match(code, 'if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
-  assert.match(code, 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x,');
+  // a 1-D grid: the group's number is its id, no divisions per work-item
+  assert.match(code, 'if (group_index >= group_count.x) { return; }');
+  assert.match(code, 'let group_id = vec3<i32>(i32(group_index), 0i, 0i);');
+  const withAxes = (axes: number) => {
+    const p = guardedBarrier();
+    const k = p.kernels[0];
+    return generateWgsl({ kernels: [{ ...k, groupCount: Array.from({ length: axes }, () => E.variable('groups')) }] }, { foldedGrid: true }).code;
+  };
+  assert.match(withAxes(2), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));');
+  assert.match(withAxes(3), 'if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
+  assert.match(withAxes(3), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y,');
 });
 
 test('a folded grid holds every group, at most the limit along each axis, and few to spare', () => {
