@@ -25,7 +25,8 @@
  * That is the `flat` variant. The others (variants.ts) address the same operands another
  * way: `vector4` counts t in vectors of four and reads each storage as a `vec`-tagged
  * array (`buf0[at_in0, k]`, k the lane: `buf0[at_in0].s2` in OpenCL C), with the
- * offsets and outer strides in vectors; `tiled` iterates over (i0, i1) directly, no
+ * offsets and outer strides in vectors (rank 1 on WGSL: `buf0[in0_offset + t, k]`, an
+ * affine index that the check before launch proves in bounds, so it needs no guard); `tiled` iterates over (i0, i1) directly, no
  * divisions, and reads a transposed input as a 2-D array `buf1[i1, in1_offset + i0]`
  * whose axis 0 has the stride `in1_stride1`, which is what a local-memory prefetch of
  * a tile needs (affine indices).
