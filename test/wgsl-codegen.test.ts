@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, expr as E, generateCode, globalArg, LoomError, makeKernel, prioritizeLoops, type DType, type KernelFunction, type ProgramAst, type Stmt } from '@loom/core';
-import { generateWgsl, isReservedInWgsl, wgslTarget } from '@loom/codegen-wgsl';
+import { foldedSize, generateWgsl, isReservedInWgsl, wgslTarget } from '@loom/codegen-wgsl';
 import { compilationError } from '../packages/codegen-wgsl/src/errors.ts';
 
 const lines = (s: string) =>
@@ -238,8 +238,35 @@ test('a folded grid recovers the group ids and idles the groups past the end', (
   const code = generateWgsl(guardedBarrier(), { foldedGrid: true }).code;
   assert.match(code, '  group_count: vec3<u32>,');
   assert.match(code, '@builtin(num_workgroups) num_workgroups: vec3<u32>');
-  assert.match(code, 'if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
-  assert.match(code, 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x,');
+  // a 1-D grid: the group's number is its id, no divisions per work-item
+  assert.match(code, 'if (group_index >= group_count.x) { return; }');
+  assert.match(code, 'let group_id = vec3<i32>(i32(group_index), 0i, 0i);');
+  const withAxes = (axes: number) => {
+    const p = guardedBarrier();
+    const k = p.kernels[0];
+    return generateWgsl({ kernels: [{ ...k, groupCount: Array.from({ length: axes }, () => E.variable('groups')) }] }, { foldedGrid: true }).code;
+  };
+  assert.match(withAxes(2), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));');
+  assert.match(withAxes(3), 'if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
+  assert.match(withAxes(3), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y,');
+});
+
+test('a folded grid holds every group, at most the limit along each axis, and few to spare', () => {
+  // 2^26 float32 as vec4s in groups of 256: 65536 groups, one more than an axis holds
+  assert.equal(foldedSize(65536, 65535), [32768, 2, 1]);
+  for (const max of [3, 7, 255, 65535]) {
+    for (const total of [max + 1, 2 * max, 2 * max + 1, max * max - 1, max * max, max * max + 1, max * max * max, 1234567]) {
+      if (total > max ** 3) continue;
+      const [x, y, z] = foldedSize(total, max);
+      const rows = Math.ceil(total / max);
+      assert.ok(
+        [x, y, z].every((g) => Number.isInteger(g) && g >= 1 && g <= max),
+        `${total} on ${max}: ${x} x ${y} x ${z}`,
+      );
+      assert.ok(x * y * z >= total, `${total} on ${max}: ${x} x ${y} x ${z} holds them all`);
+      assert.ok(x * y * z - total < x * z + rows, `${total} on ${max}: ${x} x ${y} x ${z} idles ${x * y * z - total}`);
+    }
+  }
 });
 
 test('more arrays than storage bindings: the last ones share pools, at offsets from the uniform', () => {

@@ -20,6 +20,7 @@ import {
   valueArg,
   type Device,
   type DType,
+  type Expr,
   type GeneratedCode,
   type HostArray,
   type KernelFunction,
@@ -498,6 +499,44 @@ if (device) {
     let wrong = 0;
     for (let k = 0; k < values.length; k++) if (values[k] !== (k < n ? k : -1)) wrong++;
     assert.is(wrong, 0);
+  });
+
+  test('2-D and 3-D grids with more than 65535 work-groups along x are folded, each group its own ids', async () => {
+    for (const counts of [
+      [65600, 3],
+      [65600, 2, 2],
+    ]) {
+      // one work-item per group writes its ids along y and z (g1 + 4*g2) at the group's linear number
+      const ids = counts.map((_, axis) => call('gid', [int(axis)]));
+      let at: Expr = ids[counts.length - 1];
+      for (let axis = counts.length - 2; axis >= 0; axis--) at = binary('+', binary('*', at, variable(`g${axis}`)), ids[axis]);
+      const code = counts.length === 2 ? ids[1] : binary('+', ids[1], binary('*', ids[2], int(4)));
+      const total = counts.reduce((a, b) => a * b, 1);
+      const params = [param('out', 'int32', true), ...counts.map((_, axis) => param(`g${axis}`, 'int32', false, 'value'))];
+      const knl: ProgramAst = {
+        kernels: [
+          {
+            name: 'knl',
+            params,
+            body: { kind: 'block', body: [{ kind: 'assign', target: subscript('out', [at]), value: code, dtype: 'int32', atomic: false, insnId: 'ids' }] },
+            localSize: [1],
+            groupCount: counts.map((_, axis) => variable(`g${axis}`)),
+            types: new Map(params.map((p) => [p.name, 'int32' as DType])),
+          },
+        ],
+      };
+      const args: Record<string, Numbers | number> = { out: new Int32Array(total).fill(-1) };
+      counts.forEach((g, axis) => (args[`g${axis}`] = g));
+      const { out } = await launch(knl, args, counts, ['out']);
+      const values = out as Int32Array;
+      let wrong = 0;
+      for (let k = 0; k < total; k++) {
+        const rest = Math.floor(k / counts[0]);
+        const expected = counts.length === 2 ? rest : (rest % counts[1]) + 4 * Math.floor(rest / counts[1]);
+        if (values[k] !== expected) wrong++;
+      }
+      assert.is(wrong, 0, counts.join(' x '));
+    }
   });
 
   test('buffers above 128 MiB: bound where the adapter allows, else a LoomError naming the limit', async () => {

@@ -15,7 +15,7 @@
  */
 /// <reference types="@webgpu/types" />
 import { LoomError, type LaunchArgument, type PreparedLaunch } from '@loom/core';
-import { generateWgsl, type WebGPUDevice } from '@loom/codegen-wgsl';
+import { foldedSize, generateWgsl, type WebGPUDevice } from '@loom/codegen-wgsl';
 
 const USAGE_UNIFORM_COPY_DST = 0x40 | 0x8;
 const STAGE_COMPUTE = 0x4;
@@ -135,10 +135,8 @@ export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch
 function gridOf(groups: readonly number[], folded: boolean, max: number): [number, number, number] {
   const counts = [0, 1, 2].map((axis) => groups[axis] ?? 1);
   if (!folded) return [counts[0], counts[1], counts[2]];
-  const total = counts[0] * counts[1] * counts[2];
-  const x = Math.min(total, max);
-  const y = Math.min(Math.ceil(total / x), max);
-  return [x, y, Math.ceil(total / (x * y))];
+  // the device's own folding (limits.ts), so that this times the launch the device makes
+  return foldedSize(counts[0] * counts[1] * counts[2], max);
 }
 
 /** Seconds for `count` rounds of `kernels` (each kernel once per round), all in one submit. */

@@ -5,5 +5,5 @@
  */
 export { wgslTarget, generateWgsl, type WgslTargetOptions, type WgslModuleOptions, type WgslModule, type WgslExtra } from './target.ts';
 export { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions, type WgslProgram } from './device.ts';
-export { DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
+export { DEFAULT_LIMITS, foldedSize, type WgslLimits } from './limits.ts';
 export { isReservedInWgsl } from './names.ts';

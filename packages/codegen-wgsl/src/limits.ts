@@ -113,8 +113,20 @@ export function planDispatch(kernel: string, groups: readonly number[], localSiz
       `kernel '${kernel}': ${counts.join(' x ')} = ${total} work-groups are more than one dispatch can hold (maxComputeWorkgroupsPerDimension ${max} per axis, and 2^32 in all); split the launch`,
     );
   }
-  const x = Math.min(total, max);
-  const y = Math.min(Math.ceil(total / x), max);
-  const z = Math.ceil(total / (x * y));
-  return { size: [x, y, z], folded: true };
+  return { size: foldedSize(total, max), folded: true };
+}
+
+/**
+ * A dispatch of at least `total` work-groups, at most `max` along each axis, with few to
+ * spare: the groups are dealt into rows of equal length (`rows` = ceil(total / max) of them,
+ * each ceil(total / rows) long), and the rows over y and z alike. Fewer than x*z + rows
+ * groups idle, where filling x to `max` first would idle up to a whole row of `max`
+ * (65536 groups: 32768 x 2, not 65535 x 2 with 65534 of them idle).
+ */
+export function foldedSize(total: number, max: number): [number, number, number] {
+  const rows = Math.ceil(total / max);
+  const x = Math.ceil(total / rows);
+  const z = Math.ceil(rows / max);
+  const y = Math.ceil(rows / z);
+  return [x, y, z];
 }

@@ -118,8 +118,18 @@ class KernelPrinter {
       this.line('// more work-groups than one dispatch dimension holds: numbered across x, y and z, the few past the end idle');
       this.line(`let group_count = ${layout.uniform!.variable}.group_count;`);
       this.line('let group_index = workgroup_id.x + num_workgroups.x * (workgroup_id.y + num_workgroups.y * workgroup_id.z);');
-      this.line('if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
-      this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y, group_index / (group_count.x * group_count.y)));');
+      // only the grid's own axes are recovered: a 1-D grid's group is its number, with no divisions per work-item
+      const axes = this.kernel.groupCount.length;
+      if (axes <= 1) {
+        this.line('if (group_index >= group_count.x) { return; }');
+        this.line('let group_id = vec3<i32>(i32(group_index), 0i, 0i);');
+      } else if (axes === 2) {
+        this.line('if (group_index >= group_count.x * group_count.y) { return; }');
+        this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));');
+      } else {
+        this.line('if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
+        this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y, group_index / (group_count.x * group_count.y)));');
+      }
     } else if (this.ids.gid) {
       this.line('let group_id = vec3<i32>(workgroup_id);');
     }

@@ -25,7 +25,8 @@
  * That is the `flat` variant. The others (variants.ts) address the same operands another
  * way: `vector4` counts t in vectors of four and reads each storage as a `vec`-tagged
  * array (`buf0[at_in0, k]`, k the lane: `buf0[at_in0].s2` in OpenCL C), with the
- * offsets and outer strides in vectors; `tiled` iterates over (i0, i1) directly, no
+ * offsets and outer strides in vectors (rank 1 on WGSL: `buf0[in0_offset + t, k]`, an
+ * affine index that the check before launch proves in bounds, so it needs no guard); `tiled` iterates over (i0, i1) directly, no
  * divisions, and reads a transposed input as a 2-D array `buf1[i1, in1_offset + i0]`
  * whose axis 0 has the stride `in1_stride1`, which is what a local-memory prefetch of
  * a tile needs (affine indices).
@@ -177,6 +178,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       return [subscript(buffer, [variable('i1'), add(variable(`${prefix}_offset`), variable('i0'))])];
     }
     if (variant !== 'vector4') return elementParts(buffer, elementIndex(prefix, rank, unitInner), dtype);
+    // vector statements of rank 1 (WGSL): the vector's index `offset + t` is affine in the loop
+    // index, so the check before launch proves it inside the array's declared shape, and every
+    // launch refuses a buffer smaller than that shape: no guard around the loads and the stores.
+    // (Unrolled lanes keep the temporary below: OpenCL prints `.sK` only from `4*at + k`.)
+    if (rank === 1 && spec.vectorStatements) return [subscript(buffer, [elementIndex(prefix, rank, true), variable('k')])];
     // the vector's index in a temporary of its own: the code generator then sees `4*at + k`
     // and prints the lane `buf[at].sK` (a product of a stride and an index would hide it)
     instructions.push(assignment(variable(`at_${prefix}`), elementIndex(prefix, rank, true), { id: `address_${prefix}`, temporary: 'int32', dependsOn: after(ids.index) }));
