@@ -35,9 +35,9 @@ import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { substitute as substituteInConstraint } from '../sets/constraint.ts';
 import { namesRead, namesWritten, reductionInames } from '../kernel/accesses.ts';
-import { domainOf, homeDomainIndex, parentInames } from '../kernel/domains.ts';
+import { domainOf, parentInames } from '../kernel/domains.ts';
+import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
-import { copyInameDomain } from './duplicate-inames.ts';
 import { findInstructions, type Within } from './match.ts';
 import { uniqueName } from './rename.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
@@ -108,12 +108,12 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   // domains of the copies: the original's at `iname + 1` (empty past the last step) and at its first value
   const shifted = Linear.variable(iname).add(1);
   const domains = [...knl.domains];
-  for (const home of new Set(inner.map((n) => homeDomainIndex(knl, n)))) {
-    const group = inner.filter((n) => homeDomainIndex(knl, n) === home);
-    const copy = (names: ReadonlyMap<string, string>) => renameCopies(copyInameDomain(knl, group, group.map((n) => names.get(n)!)), names);
+  if (inner.length) {
+    const around = innerDomain(knl, inner, [...outer, iname, ...range.parents]);
+    const copy = (names: ReadonlyMap<string, string>) => inner.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
     domains.push(atStep(copy(nextOf), iname, shifted, range));
     const first = atStep(copy(firstOf), iname, range.lower, range);
-    const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p) && !range.parents.includes(p));
+    const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p));
     if (stray.length)
       throw new LoomError(`${what}: the bounds of its loops inside '${iname}' depend on '${stray.join("', '")}', which the first step before the loop does not run in`, insn.span);
     domains.push(first);
@@ -154,9 +154,14 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     dependsOn: [...insn.dependsOn, insn.id],
     predicates: insn.predicates.map((p) => substitute(p, toNext)),
   };
+  // what uses the fetched values inside the loop waits for the next step's loads, so they are
+  // issued first; not what shares a loop with the fetch (a vector staged through registers
+  // in the same round), which the loads' loop cannot go around
+  const prerequisites = prerequisiteClosure(knl.instructions);
+  const waits = (i: Instruction) => nested(i) && prerequisites(i.id).has(insn.id) && !i.withinInames.some((n) => registers.includes(n));
   const instructions = knl.instructions.flatMap((i): Instruction[] => {
     if (i.id === insn.id) return [store, next];
-    if (i.dependsOn.includes(insn.id) && nested(i)) return [{ ...i, dependsOn: [...i.dependsOn, nextId] }];
+    if (waits(i)) return [{ ...i, dependsOn: [...i.dependsOn, nextId] }];
     return [i];
   });
   instructions.unshift(first);
@@ -194,6 +199,17 @@ function loopRange(knl: LoopKernel, iname: string, what: string): { lower: Linea
   return { lower: lowers[0].expr, set, constraints: set.constraints.filter((c) => c.expr.dependsOn(iname)), parents };
 }
 
+/**
+ * The values of the fetch's loops inside the pipelined one, over the loops around them (as
+ * parameters): one domain for all of them, other inames their domains name projected out,
+ * what the loops around imply on their own dropped.
+ */
+function innerDomain(knl: LoopKernel, inner: readonly string[], around: readonly string[]): BasicSet {
+  const aroundSet = domainOf(knl, around, false, false);
+  const set = domainOf(knl, [...inner, ...around], false, false);
+  return set.moveDimsToParams(set.dims.filter((d) => !inner.includes(d))).gist(aroundSet.moveDimsToParams(aroundSet.dims));
+}
+
 /** A copied domain with `iname` replaced by `at`, bounded to where `iname`'s range holds at `at`. */
 function atStep(copy: BasicSet, iname: string, at: Linear, range: { set: BasicSet; constraints: readonly Constraint[] }): BasicSet {
   // bounds the range implies go first (clipping a fetch to its array is, for whole tiles): the guard is then the range's own
@@ -203,9 +219,4 @@ function atStep(copy: BasicSet, iname: string, at: Linear, range: { set: BasicSe
     (p) => used.has(p),
   );
   return BasicSet.fromConstraints(params, copy.dims, constraints, copy.existentials);
-}
-
-/** A copy bounded by another copied iname (`j <= i`, both copied) is bounded by that one's copy. */
-function renameCopies(copy: BasicSet, names: ReadonlyMap<string, string>): BasicSet {
-  return [...names].reduce((d, [old, renamed]) => (d.params.includes(old) ? d.renameVariable(old, renamed) : d), copy);
 }
