@@ -30,7 +30,7 @@
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { fromLinear, printExpr, substitute } from '../expr/index.ts';
+import { fromLinear, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { substitute as substituteInConstraint } from '../sets/constraint.ts';
@@ -62,7 +62,9 @@ function checkLoop(knl: LoopKernel, iname: string): void {
   if (!knl.inames.includes(iname)) throw new LoomError(`pipelinePrefetch: unknown iname '${iname}'`);
   const tag = knl.inameTags.get(iname);
   if (tag && tag.kind !== 'for')
-    throw new LoomError(`pipelinePrefetch: '${iname}' is tagged ${tag.kind}; only a sequential loop has a next iteration to load ahead for (a hardware axis or an unrolled loop has none)`);
+    throw new LoomError(
+      `pipelinePrefetch: '${iname}' is tagged ${tag.kind}; only a sequential loop has a next iteration to load ahead for (a hardware axis or an unrolled loop has none)`,
+    );
 }
 
 function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options: PipelinePrefetchOptions): LoopKernel {
@@ -77,12 +79,18 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   for (const name of namesRead(insn, knl.substitutions)) {
     const writer = knl.instructions.find((i) => nested(i) && namesWritten(i).includes(name));
     if (writer || name === written)
-      throw new LoomError(`${what} reads '${name}', which '${writer?.id ?? insn.id}' writes inside loop '${iname}': the next iteration's value is not known one iteration early`, insn.span);
+      throw new LoomError(
+        `${what} reads '${name}', which '${writer?.id ?? insn.id}' writes inside loop '${iname}': the next iteration's value is not known one iteration early`,
+        insn.span,
+      );
   }
 
   // the fetch's loops inside `iname`: those that only instructions inside `iname` run in (a
-  // reduction over `iname` runs in loops around it)
-  const inner = insn.withinInames.filter((n) => n !== iname && knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)));
+  // reduction over `iname` runs in loops around it); a loop that bounds `iname` is around it
+  const range = loopRange(knl, iname, what);
+  const inner = insn.withinInames.filter(
+    (n) => n !== iname && !range.parents.includes(n) && knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)),
+  );
   const outer = insn.withinInames.filter((n) => n !== iname && !inner.includes(n));
   const isAxis = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
   // a vector lane loop indexes the registers' last axis (their lanes)
@@ -90,7 +98,6 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const registers = inner.filter((n) => !isAxis(n)).sort((a, b) => lanesLast(a) - lanesLast(b));
   const extents = registers.map((r) => constantRange(knl, r, what));
 
-  const range = loopRange(knl, iname, what);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
   const fresh = (base: string) => {
     const name = uniqueName(base, taken);
@@ -119,40 +126,54 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     domains.push(first);
   }
 
-  const registerAt = (names: ReadonlyMap<string, string> | undefined) =>
-    subscript(
-      regName,
-      registers.map((r, k) => {
-        const at: Expr = variable(names?.get(r) ?? r);
-        return extents[k].min === 0 ? at : add(at, int(-extents[k].min));
-      }),
-    );
+  // one register per value of the register loops (a scalar when there are none)
+  const registerAt = (names: ReadonlyMap<string, string> | undefined): Expr =>
+    registers.length === 0
+      ? variable(regName)
+      : subscript(
+          regName,
+          registers.map((r, k) => {
+            const at: Expr = variable(names?.get(r) ?? r);
+            return extents[k].min === 0 ? at : add(at, int(-extents[k].min));
+          }),
+        );
+  // affine indices written out again after the substitution (`16*0 + x` is `x`)
+  const at = (e: Expr, values: ReadonlyMap<string, Expr>) =>
+    mapExpr(substitute(e, values), (x) => (x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear) : x));
   const toNext = new Map<string, Expr>([[iname, fromLinear(shifted)], ...[...nextOf].map(([n, c]) => [n, variable(c)] as const)]);
   const toFirst = new Map<string, Expr>([[iname, fromLinear(range.lower)], ...[...firstOf].map(([n, c]) => [n, variable(c)] as const)]);
-  const renamedWithin = (names: ReadonlyMap<string, string>, keepLoop: boolean) =>
-    insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
+  const renamedWithin = (names: ReadonlyMap<string, string>, keepLoop: boolean) => insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
   const ids = new Set(knl.instructions.map((i) => i.id));
   const outsideDeps = insn.dependsOn.filter((d) => ids.has(d) && !nested(knl.instruction(d)));
-  const base = { kind: 'assign' as const, noSyncWith: insn.noSyncWith, priority: insn.priority, tags: insn.tags, groups: [], conflictsWithGroups: [], atomic: false, span: insn.span };
+  const base = {
+    kind: 'assign' as const,
+    noSyncWith: insn.noSyncWith,
+    priority: insn.priority,
+    tags: insn.tags,
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+    span: insn.span,
+  };
   const first: Instruction = {
     ...base,
     id: firstId,
     assignees: [registerAt(firstOf)],
-    expression: substitute(value, toFirst),
+    expression: at(value, toFirst),
     withinInames: renamedWithin(firstOf, false),
     dependsOn: outsideDeps,
-    predicates: insn.predicates.map((p) => substitute(p, toFirst)),
+    predicates: insn.predicates.map((p) => at(p, toFirst)),
   };
   const store: Instruction = { ...insn, expression: registerAt(undefined), dependsOn: [...insn.dependsOn, firstId] };
   const next: Instruction = {
     ...base,
     id: nextId,
     assignees: [registerAt(nextOf)],
-    expression: substitute(value, toNext),
+    expression: at(value, toNext),
     withinInames: renamedWithin(nextOf, true),
     // after the store has read the registers; the readers of the fetch wait for it (below), so it is issued before them
     dependsOn: [...insn.dependsOn, insn.id],
-    predicates: insn.predicates.map((p) => substitute(p, toNext)),
+    predicates: insn.predicates.map((p) => at(p, toNext)),
   };
   // what uses the fetched values inside the loop waits for the next step's loads, so they are
   // issued first; not what shares a loop with the fetch (a vector staged through registers
@@ -175,15 +196,23 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   return vec >= 0 ? tagArrayAxes(result, regName, registers.map((_, k) => (k === vec ? 'vec' : 'c')).join(',')) : result;
 }
 
+/** An affine index written out again (`16*0 + x` is `x`); others as they are. */
+function tidy(e: Expr): Expr {
+  const lin = toLinear(e);
+  return lin ? fromLinear(lin) : e;
+}
+
 /** `name`'s values over the whole kernel, which must be constants: one register each. */
 function constantRange(knl: LoopKernel, name: string, what: string): { min: number; max: number } {
   const set = domainOf(knl, [name]);
-  const [lo] = set.lowerBounds(name, []);
-  const [hi] = set.upperBounds(name, []);
-  const constant = (b: typeof lo | undefined) => b !== undefined && b.expr.isConstant && b.divisor === 1;
-  if (!constant(lo) || !constant(hi) || set.lowerBounds(name, []).length > 1 || set.upperBounds(name, []).length > 1)
+  // the tightest constant among the bounds (others, such as a clip to an array's end, are within them)
+  const constants = (bounds: readonly { expr: Linear; divisor: number }[], round: (x: number) => number) =>
+    bounds.filter((b) => b.expr.isConstant).map((b) => round(b.expr.constant / b.divisor));
+  const lows = constants(set.lowerBounds(name, []), Math.ceil);
+  const highs = constants(set.upperBounds(name, []), Math.floor);
+  if (lows.length === 0 || highs.length === 0)
     throw new LoomError(`${what}: its loop '${name}' has no constant bounds; the registers that hold a step's values need a fixed count`);
-  return { min: lo.expr.constant, max: hi.expr.constant };
+  return { min: Math.max(...lows), max: Math.min(...highs) };
 }
 
 /** The loop's values over the inames its bounds depend on: its first value and the constraints that bound it. */
@@ -195,7 +224,9 @@ function loopRange(knl: LoopKernel, iname: string, what: string): { lower: Linea
   if (set.existentials.length) throw new LoomError(`${what}: the bounds of loop '${iname}' are not affine (${set.toString()}); its next iteration cannot be tested`);
   const lowers = set.lowerBounds(iname, parents);
   if (lowers.length !== 1 || lowers[0].divisor !== 1)
-    throw new LoomError(`${what}: loop '${iname}' has no single affine first value (${lowers.map((b) => printExpr(fromLinear(b.expr))).join(', ') || 'none'}); its first step cannot be loaded before it`);
+    throw new LoomError(
+      `${what}: loop '${iname}' has no single affine first value (${lowers.map((b) => printExpr(fromLinear(b.expr))).join(', ') || 'none'}); its first step cannot be loaded before it`,
+    );
   return { lower: lowers[0].expr, set, constraints: set.constraints.filter((c) => c.expr.dependsOn(iname)), parents };
 }
 
@@ -215,8 +246,9 @@ function atStep(copy: BasicSet, iname: string, at: Linear, range: { set: BasicSe
   // bounds the range implies go first (clipping a fetch to its array is, for whole tiles): the guard is then the range's own
   const constraints = [...copy.gist(range.set).constraints, ...range.constraints].map((c) => substituteInConstraint(c, iname, at));
   const used = new Set(constraints.flatMap((c) => c.expr.variables));
-  const params = [...copy.params.filter((p) => p !== iname), ...[...used].filter((v) => !copy.params.includes(v) && !copy.dims.includes(v) && !copy.existentials.includes(v))].filter(
-    (p) => used.has(p),
-  );
+  const params = [
+    ...copy.params.filter((p) => p !== iname),
+    ...[...used].filter((v) => !copy.params.includes(v) && !copy.dims.includes(v) && !copy.existentials.includes(v)),
+  ].filter((p) => used.has(p));
   return BasicSet.fromConstraints(params, copy.dims, constraints, copy.existentials);
 }
