@@ -114,6 +114,7 @@ test('what it cannot pipeline is a LoomError saying why', () => {
   fails(() => pipelinePrefetch(knl, 'no_such_insn', 'j_outer'), /matches no instruction/);
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_inner'), /does not run in loop 'j_inner'/);
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_outer', { temporaryName: 'a b' }), /temporaryName/);
+  fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_outer', { temporaryName: 'x_fetch' }), /temporaryName: the name 'x_fetch' is already used/);
   // a reduction is no load
   fails(() => pipelinePrefetch(knl, 'insn', 'j_outer'), /does not run in loop 'j_outer'|contains a reduction/);
   // the next step's value would be read before this step writes it

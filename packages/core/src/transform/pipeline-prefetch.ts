@@ -104,11 +104,12 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     taken.add(name);
     return name;
   };
+  if (options.temporaryName !== undefined && taken.has(options.temporaryName))
+    throw new LoomError(`pipelinePrefetch: option temporaryName: the name '${options.temporaryName}' is already used`);
+  const regName = options.temporaryName ?? fresh(`${written}_next`);
+  taken.add(regName);
   const nextOf = new Map(inner.map((n) => [n, fresh(`${n}_next`)]));
   const firstOf = new Map(inner.map((n) => [n, fresh(`${n}_first`)]));
-  const regName = options.temporaryName ?? fresh(`${written}_next`);
-  if (options.temporaryName !== undefined && taken.has(regName) && knl.temporaries.has(regName)) throw new LoomError(`pipelinePrefetch: the name '${regName}' is already used`);
-  taken.add(regName);
   const nextId = fresh(`${insn.id}_next`);
   const firstId = fresh(`${insn.id}_first`);
 
