@@ -29,6 +29,7 @@ import {
   fixParameters,
   generateCode,
   makeKernel,
+  pipelinePrefetch,
   prioritizeLoops,
   run,
   setOptions,
@@ -81,6 +82,12 @@ export interface MatmulConfig {
    * Targets without vector types (WGSL, JavaScript) run the same loads lane by lane.
    */
   readonly vectorWidth?: 1 | 4;
+  /**
+   * Software pipelining of the staging loads (pipelinePrefetch): each work-item loads its
+   * share of the panels of step k_outer + 1 into registers while step k_outer computes, and
+   * stores them to the local panels at the start of the next step. Needs prefetch.
+   */
+  readonly pipelined?: boolean;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -103,6 +110,7 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
   if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
+  if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
@@ -165,9 +173,11 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
       knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
       knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
     } else knl = vectorFetch(knl, config);
+    // 5. the loads of step k_outer + 1 issued before step k_outer computes
+    if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
   }
   if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
-  // 5. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
+  // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
   knl = setOptions(knl, { fusedMultiplyAdd: true });
   return prioritizeLoops(knl, config.aVectorReads ? 'k_outer,k_inner_outer,k_inner_inner' : 'k_outer,k_inner');
 }
@@ -244,8 +254,9 @@ function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string
  *
  * First the best scalar kernel measured so far, then the vector kernels (float4 staging loads,
  * float4 reads of b's panel, float4 accumulators and stores of c: what hand-written OpenCL
- * SGEMMs do), a's panel read as float4s too, then the float4 staging
- * loads alone for the 128x128 tile, then the scalar kernels as before. Targets without vector
+ * SGEMMs do), those five pipelined (the next step's panels loaded into registers during this
+ * step's product), a's panel read as float4s too, then the float4 staging loads alone for the
+ * 128x128 tile, then the scalar kernels as before. Targets without vector
  * types run the vector kernels lane by lane (scalar kernels with other fetches): for them
  * (`vectorTypes: false`) the vector kernels come last.
  */
@@ -269,6 +280,10 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   for (const aVectorReads of [true, false])
     for (const tileK of [16, 32])
       add({ ...tiles[0], tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, ...(aVectorReads ? { aVectorReads } : {}) });
+  // those five again with the next step's panels loaded into registers during this step's
+  // product (pipelined), and the best scalar kernel on WebGPU (unrolled), with and without
+  for (const config of [...configs]) add({ ...config, pipelined: true });
+  for (const pipelined of [true, false]) add({ ...tiles[0], tileK: 16, layout: 'strided', prefetch: true, unrollK: true, ...(pipelined ? { pipelined } : {}) });
   for (const tile of tiles)
     for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
   // and a's panel read as float4s too, for the strided tiles of 8 rows or columns a work-item

@@ -41,6 +41,16 @@ const VECTOR_READS: MatmulConfig[] = [
   { ...VECTOR_CONFIGS[3], layout: 'blocked', vectorReads: true, aVectorReads: true, unrollK: true },
 ];
 
+// the staging loads pipelined: the next step's panels loaded into registers while this step computes
+const PIPELINED: MatmulConfig[] = [
+  { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: true, unrollK: false, pipelined: true },
+  { tileM: 128, tileN: 64, tileK: 32, regM: 8, regN: 4, layout: 'blocked', prefetch: true, unrollK: true, pipelined: true },
+  { ...VECTOR_CONFIGS[0], pipelined: true },
+  { ...VECTOR_READS[1], pipelined: true },
+  { ...VECTOR_READS[5], pipelined: true },
+  { ...VECTOR_READS[6], pipelined: true },
+];
+
 const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
 test('vectorWidth 4: each work-item loads float4s of a and b into private vectors, stores their lanes in the local panels', () => {
@@ -85,6 +95,31 @@ test('aVectorReads: a float4 panel of a too, read four steps of k at a time from
   assert.not.match(code, '?');
 });
 
+test('pipelined: the loads of step k_outer + 1 go to registers before the product of step k_outer, the first step before the loop', () => {
+  const code = clCode(PIPELINED[0], 256);
+  assert.match(code, 'float a_fetch_next[4];');
+  assert.match(code, 'float b_fetch_next[4];');
+  const loop = code.indexOf('for (int k_outer = 0; k_outer <= 15; ++k_outer)');
+  const product = code.indexOf('for (int k_inner');
+  // the first step, before the loop
+  const first = code.indexOf('a_fetch_next[0] = a[16384 * gid(1) + 256 * lid(1) + lid(0)];');
+  assert.ok(first >= 0 && first < loop, code);
+  // in the loop: the registers stored to the local panel, then the next step's loads while there is one, then the product
+  const store = code.indexOf('a_fetch[16 * lid(1) + lid(0)] = a_fetch_next[0];');
+  const guard = code.indexOf('if (k_outer <= 14)');
+  const next = code.indexOf('a_fetch_next[0] = a[16384 * gid(1) + 256 * lid(1) + 16 * k_outer + lid(0) + 16];');
+  const nextB = code.indexOf('b_fetch_next[3] = b[4096 * k_outer + 256 * lid(1) + 64 * gid(0) + lid(0) + 4144];');
+  assert.ok(loop < store && store < guard && guard < next && next < product && nextB < product, code);
+  // the same two barriers as the plain staging (its race and barrier checks pass on the same local accesses)
+  assert.is((code.match(/barrier\(/g) ?? []).length, 2);
+  // float4 loads into float4 registers
+  const vector = clCode(PIPELINED[4], 256);
+  assert.match(vector, 'float4 a_vec_next[');
+  assert.match(vector, 'float4 b_vec_next[');
+  assert.match(vector, 'if (k_outer <= 14)');
+  assert.is((vector.match(/barrier\(/g) ?? []).length, 2);
+});
+
 test('vectorWidth: the configurations that cannot be built say why', () => {
   const base = VECTOR_CONFIGS[0];
   assert.match(configProblem({ ...base, prefetch: false }) ?? '', 'vectorWidth applies to the staging loads: it needs prefetch');
@@ -92,11 +127,12 @@ test('vectorWidth: the configurations that cannot be built say why', () => {
   assert.throws(() => matmulKernel({ ...base, prefetch: false }, 256), /needs prefetch/);
   assert.match(configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '', 'vectorReads needs vectorWidth 4 and regN a multiple of 4');
   assert.match(configProblem({ ...base, aVectorReads: true }) ?? '', 'aVectorReads needs vectorReads');
+  assert.match(configProblem({ ...base, vectorWidth: 1, prefetch: false, pipelined: true }) ?? '', 'pipelined applies to the staging loads: it needs prefetch');
 });
 
 test('every configuration of the search space builds for OpenCL, the float4 ones with float4 loads', () => {
   const space = matmulSearchSpace();
-  assert.ok(space.length <= 70, `${space.length} configurations`);
+  assert.ok(space.length <= 80, `${space.length} configurations`);
   assert.is(space[0].vectorWidth, undefined);
   assert.ok(space[1].vectorReads);
   assert.is(new Set(space.map((c) => JSON.stringify(c))).size, space.length, 'no configuration twice');
@@ -141,6 +177,18 @@ for (const device of testDevices()) {
     const b = randomFloat32(n * n, 4).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
     for (const config of [...VECTOR_CONFIGS, ...VECTOR_READS]) {
+      const { c } = await run(matmulKernel(config, n), device, { a, b });
+      const error = matmulError(c as Float32Array, expected, n);
+      assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);
+    }
+  });
+
+  test(`${device.name}: the pipelined configurations compute a*b`, async () => {
+    const n = 128;
+    const a = randomFloat32(n * n, 5).map((x) => x - 0.5);
+    const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
+    const expected = referenceMatmul(a, b, n);
+    for (const config of PIPELINED) {
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);

@@ -94,6 +94,7 @@ export { setTemporaryAddressSpace } from './transform/set-temporary-address-spac
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes, tagVectorLanes } from './transform/tag-array-axes.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
+export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';

@@ -11,8 +11,10 @@ import {
   bufferArray,
   expandSubst,
   extractSubst,
+  pipelinePrefetch,
   precompute,
   type AliasTemporariesOptions,
+  type PipelinePrefetchOptions,
   type AssignmentToSubstOptions,
   type BufferArrayOptions,
   type Within,
@@ -31,6 +33,14 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   ): KernelBuilder<I | ([Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]), S> {
     const { space, ...rest } = options;
     return this.derive((k) => addPrefetch(k, array, sweep, { ...rest, temporaryAddressSpace: space }));
+  }
+
+  /**
+   * `pipelinePrefetch`: the fetch instructions `fetch` picks load the values of the next
+   * iteration of `iname` into registers while this one computes (copies of their loops: `x_next`, `x_first`).
+   */
+  pipelinePrefetch(fetch: Within, iname: I, options: PipelinePrefetchOptions = {}): KernelBuilder<I | `${I}_next` | `${I}_first`, S> {
+    return this.derive((k) => pipelinePrefetch(k, fetch, iname, options));
   }
 
   /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */
