@@ -57,12 +57,17 @@ async function checkScan(c: Check): Promise<void> {
   }
 }
 
-// blocks of 32 x 3 = 96: whole blocks (no guards), a partial last one, one and two levels of offsets
-for (const n of [1, 95, 96, 97, 96 * 96, 96 * 96 * 3 - 5]) {
+// blocks of 32 x 3 = 96: whole blocks (no guards), a partial last one; blocks in turn (up to 8), in parallel, with one and two levels of offsets
+for (const n of [1, 95, 96, 97, 96 * 8, 96 * 8 + 1, 96 * 96, 96 * 96 * 12 - 5]) {
   test(`blocks of 32 x 3, ${n} elements: inclusive and exclusive`, async () => {
     for (const exclusive of [false, true]) await checkScan({ shape: [n], options: { exclusive, workGroupSize: 32, perItem: 3 } });
   });
 }
+
+test('many rows: one work-group per row, its blocks in turn', async () => {
+  await checkScan({ shape: [1024, 300], axes: [1], options: { workGroupSize: 32, perItem: 1 } });
+  await checkScan({ shape: [1100, 3, 37], axes: [2, 1], options: { exclusive: true } });
+});
 
 test('the default blocks: whole (2 x 3840) and partial, along rows', async () => {
   await checkScan({ shape: [2 * 3840] });
@@ -116,13 +121,20 @@ test('a block fits the local memory: fewer elements per work-item where it is sh
     const tile = compiled.kernels.at(-1)!.temporaries.get('tile')!;
     if (device.limits.maxLocalMemoryBytes < 34816) assert.equal(tile.shape.map(printExpr), [String(256 * 7)], `${device.name}: 256 x 7`);
   }
-  const tooLarge = scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), { perItem: 1000, workGroupSize: 256 });
+  // a tile of 256 x perItem float32 one KiB past the local memory
+  const device = testDevices()[0];
+  const perItem = device.limits.maxLocalMemoryBytes / 1024 + 1;
+  const tooLarge = scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), { perItem, workGroupSize: 256 });
   try {
-    await tooLarge.compile(testDevices()[0]);
+    await tooLarge.compile(device);
     assert.unreachable('compiled');
   } catch (e) {
     assert.instance(e, LoomError);
-    assert.match((e as Error).message, /scan: a block of 256 work-items x 1000 elements takes 1026048 bytes of local memory, more than the device's/);
+    const bytes = 4 * (256 * perItem + 2 * 256);
+    assert.is(
+      (e as Error).message,
+      `scan: a block of 256 work-items x ${perItem} elements takes ${bytes} bytes of local memory, more than the device's ${device.limits.maxLocalMemoryBytes}; choose a smaller perItem or workGroupSize`,
+    );
   }
 });
 

@@ -4,28 +4,30 @@
  * all) and scanned as one. Inclusive, or exclusive (the empty value first).
  *
  * The passes see the input as `rows` x `length` (gathered into a temporary when it is not
- * one already, as Reduce does). Each row is cut into blocks of W*C elements, one per
- * work-group, and scanned by reduce-then-scan (the input read twice, the output written
- * once; scan-then-add, Reikna's way, also writes and reads back a scanned temporary).
- * Every pass stages its block in local memory (CUB's block load transpose): the work-group
- * loads it with coalesced reads (element c*W + l by work-item l at step c), and after a
- * barrier each work-item takes its C consecutive elements from the tile, so that every
- * element is combined in order (any associative operation, commutative or not):
+ * one already, as Reduce does). Each row is cut into blocks of W*C elements. Every pass
+ * stages a block in local memory (CUB's block load transpose): the work-group loads it with
+ * coalesced reads (element c*W + l by work-item l at step c), and after a barrier each
+ * work-item takes its C consecutive elements from the tile, so that every element is
+ * combined in order (any associative operation, commutative or not). Then the work-group
+ * scans its W work-items' totals in local memory (Hillis and Steele: log2(W) steps, two
+ * buffers in turn, barriers between steps), each work-item scans its elements in the tile
+ * from its prefix, and after a barrier the tile goes out as it came in, coalesced.
  *
- *   totals pass  each work-item combines its C elements; the work-group scans the W totals
- *                in local memory (Hillis and Steele: log2(W) steps, two buffers in turn,
- *                barriers between steps); the last is the block's total
- *   offsets      the block totals, scanned (exclusive) by this same computation, nested:
- *                a row of blocks needs its own blocks when it is long
- *   block pass   as the totals pass, then each work-item scans its elements in the tile
- *                from its prefix, which starts from its block's offset; after a barrier the
- *                tile goes out as it came in, coalesced
+ * Many rows, or a row of a few blocks: one work-group per row scans its blocks in turn,
+ * carrying the total so far from one block to the next (one kernel, the input read once).
+ * Otherwise the blocks of a row run in parallel, one per work-group, by reduce-then-scan
+ * (the input read twice, the output written once; scan-then-add, Reikna's way, also writes
+ * and reads back a scanned temporary):
+ *
+ *   totals pass  each work-group combines its block: the last of the W totals' scan
+ *   offsets      the block totals, scanned (exclusive) by this same computation, nested
+ *                (a few blocks' totals take one work-group)
+ *   block pass   each block scanned from its offset
  *
  * Rows cut into whole blocks are read and written without bounds guards; otherwise each
  * load and store is guarded (the empty value stands for what lies past the row).
- * A row that fits one block is scanned by the block pass alone, with no offset.
  */
-import { LoomError, byteSize, globalArg, makeKernel, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, byteSize, globalArg, makeKernel, prioritizeLoops, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
@@ -40,6 +42,15 @@ import { domainOf } from './reduce.ts';
  * local memory once in 32 work-items, where 16 would meet 2 banks, each 16 times.
  */
 const PER_ITEM = 15;
+
+/**
+ * When one work-group scans a whole row, its blocks in turn (one kernel; the input read once,
+ * not twice): a row of a few blocks (the block totals of a long row), or rows enough to fill
+ * a large GPU with work-groups on their own (an H100 keeps about 1000 resident: Reduce's
+ * TARGET_GROUPS). Otherwise the blocks of a row run in parallel, by reduce-then-scan.
+ */
+const BLOCKS_IN_TURN = 8;
+const ROWS_IN_PARALLEL = 1024;
 
 type Params<D extends DType> = readonly [
   { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
@@ -87,7 +98,7 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
     ],
     buildPlan(plan, device, output, input) {
       const { w, perItem } = blockSize(dtype, length, device, options);
-      const groups = Math.ceil(length / (w * perItem));
+      const blocks = Math.ceil(length / (w * perItem));
       let source: PlanArray = input;
       let sourceView = own;
       if (!direct) {
@@ -98,15 +109,15 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       const needsScatter = !direct;
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
-      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, { rows, length, groups, w, perItem }, exclusive, mode);
-      if (groups <= 1) {
-        plan.kernelCall(pass('alone', finalView), { inp: source, out: finalTarget });
+      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode);
+      if (blocks <= BLOCKS_IN_TURN || rows >= ROWS_IN_PARALLEL) {
+        plan.kernelCall(pass('rows', finalView), { inp: source, out: finalTarget });
       } else {
-        const totals = plan.tempArray(dtype, [rows, groups]);
-        plan.kernelCall(pass('totals', view(groups)), { inp: source, out: totals });
-        const offsets = plan.tempArray(dtype, [rows, groups]);
+        const totals = plan.tempArray(dtype, [rows, blocks]);
+        plan.kernelCall(pass('totals', view(blocks)), { inp: source, out: totals });
+        const offsets = plan.tempArray(dtype, [rows, blocks]);
         plan.computationCall(
-          scan({ dtype, shape: [rows, groups] }, predicate, { axes: [1], exclusive: true, perItem: options.perItem, workGroupSize: options.workGroupSize }),
+          scan({ dtype, shape: [rows, blocks] }, predicate, { axes: [1], exclusive: true, perItem: options.perItem, workGroupSize: options.workGroupSize }),
           offsets,
           totals,
         );
@@ -149,60 +160,68 @@ function powerOfTwoBelow(n: number): number {
 const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
 
 /**
- * What a block pass does: `alone` scans a row that is one block; `totals` writes each block's
- * total (out is rows x groups); `offsets` scans each block from its offset (one per block).
+ * What a block pass does: `rows` scans each row in one work-group, its blocks in turn (the
+ * total so far carried from one to the next); `totals` writes each block's total (out is
+ * rows x groups); `offsets` scans each block from its offset (one work-group per block).
  */
-type BlockMode = 'alone' | 'totals' | 'offsets';
+type BlockMode = 'rows' | 'totals' | 'offsets';
 
-/** How a block pass is cut: W work-items of C elements each, in blocks of W*C; `guarded` when the last block of a row is partial. */
+/** How a block pass is cut: rows of `length`, in `blocks` blocks of W work-items x C elements. */
 interface BlockShape {
   readonly rows: number;
   readonly length: number;
-  readonly groups: number;
+  readonly blocks: number;
   readonly w: number;
   readonly perItem: number;
 }
 
 function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: BlockShape, exclusive: boolean, mode: BlockMode): LoopKernel {
-  const { rows, length, groups, w, perItem } = s;
+  const { rows, length, blocks, w, perItem } = s;
   const block = w * perItem;
   const empty = emptyLiteral(p, dtype);
+  // the block: a work-group's own (g, in parallel), or the work-group's next (t, in turn)
+  const b = mode === 'rows' ? 't' : 'g';
+  const within = (...inames: string[]) => `inames=${['row', b, 'l', ...inames].join(':')}`;
   // rows cut into whole blocks need no bounds guard: every index is below the length
   const guarded = length % block !== 0;
   // the global index of the block's element c*W + l: neighbouring work-items, neighbouring elements
-  const global = (c: string) => `g * ${block} + ${c} * ${w} + l`;
+  const global = (c: string) => `${b} * ${block} + ${c} * ${w} + l`;
   const load = guarded ? `if(${global('c')} < ${length}, ${at(input, 'inp', 'row', global('c'))}, ${empty})` : at(input, 'inp', 'row', global('c'));
   // a work-item's own C elements, consecutive in the block
   const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
   const lines = [
+    ...(mode === 'rows' ? [`carried = ${empty} {id=start, inames=row}`] : []),
     // the block staged in local memory by coalesced loads (CUB's block load transpose)
-    `tile[c * ${w} + l] = ${load} {id=load, inames=row:g:l:c}`,
-    `<${dtype}> total = ${empty} {id=init, inames=row:g:l}`,
-    `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, inames=row:g:l:i}`,
-    `s0[l] = total {id=step0, dep=sum, inames=row:g:l}`,
+    `tile[c * ${w} + l] = ${load} {id=load, ${within('c')}}`,
+    `<${dtype}> total = ${empty} {id=init, ${within()}}`,
+    `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`,
+    `s0[l] = total {id=step0, dep=sum, ${within()}}`,
   ];
   // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
   const steps = Math.log2(w);
   for (let j = 0, d = 1; j < steps; j++, d *= 2) {
-    lines.push(`s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, inames=row:g:l}`);
+    lines.push(`s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`);
   }
   const last = `s${steps}`;
   if (mode === 'totals') {
     // one work-item stores the block's total (the others are guarded out: no race)
-    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, inames=row:g:l}`, 'end');
+    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, ${within()}}`, 'end');
   } else {
-    const within = `if(l > 0, ${last}[l - 1], ${empty})`;
+    const before = `if(l > 0, ${last}[l - 1], ${empty})`;
+    const from = mode === 'offsets' ? 'offsets[row, g]' : 'carried';
     lines.push(
-      `<${dtype}> running = ${mode === 'offsets' ? combine(p, 'offsets[row, g]', within) : within} {id=prefix, dep=step${steps}, inames=row:g:l}`,
+      `<${dtype}> running = ${combine(p, from, before)} {id=prefix, dep=step${steps}${mode === 'rows' ? ':start' : ''}, ${within()}}`,
       // each work-item scans its elements in place from its prefix (the value before it, when exclusive)
-      `<${dtype}> x = ${mine('e')} {id=take, dep=prefix, inames=row:g:l:e}`,
+      `<${dtype}> x = ${mine('e')} {id=take, dep=prefix, ${within('e')}}`,
       ...(exclusive
-        ? [`${mine('e')} = running {id=put, dep=take, inames=row:g:l:e}`, `running = ${combine(p, 'running', 'x')} {id=again, dep=put, inames=row:g:l:e}`]
-        : [`running = ${combine(p, 'running', 'x')} {id=again, dep=take, inames=row:g:l:e}`, `${mine('e')} = running {id=put, dep=again, inames=row:g:l:e}`]),
+        ? [`${mine('e')} = running {id=put, dep=take, ${within('e')}}`, `running = ${combine(p, 'running', 'x')} {id=again, dep=put, ${within('e')}}`]
+        : [`running = ${combine(p, 'running', 'x')} {id=again, dep=take, ${within('e')}}`, `${mine('e')} = running {id=put, dep=again, ${within('e')}}`]),
       // and the scanned block goes out as it came in, coalesced
       ...(guarded ? [`if ${global('k')} < ${length}`] : []),
-      `${at(output, 'out', 'row', global('k'))} = tile[k * ${w} + l] {id=store, dep=put, inames=row:g:l:k}`,
+      `${at(output, 'out', 'row', global('k'))} = tile[k * ${w} + l] {id=store, dep=put, ${within('k')}}`,
       ...(guarded ? ['end'] : []),
+      // the next block starts where this one ends
+      ...(mode === 'rows' ? [`carried = ${combine(p, 'carried', `${last}[${w - 1}]`)} {id=carry, dep=prefix, ${within()}}`] : []),
     );
   }
   const local = (name: string, shape: number, baseStorage?: string) =>
@@ -214,12 +233,16 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
     // the scan's steps in two buffers in turn: step j+1 reads one and writes the other
     ...Array.from({ length: steps + 1 }, (_, j) => local(`s${j}`, w, steps > 0 ? `scan${j % 2}` : undefined)),
   ];
-  if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, groups] }));
+  // each work-item carries its own copy of the total so far (all equal)
+  if (mode === 'rows') args.push(temporaryVariable('carried', { dtype, addressSpace: 'private' }));
+  if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, blocks] }));
   const loops = mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
-  const domain = `{ [row, g, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
-  const name = mode === 'totals' ? 'scan_totals' : 'scan_block';
+  const domain = `{ [row, ${b}, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= ${b} < ${blocks} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
+  const name = mode === 'totals' ? 'scan_totals' : mode === 'rows' ? 'scan_rows' : 'scan_block';
   const knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
-  return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
+  if (mode !== 'rows') return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
+  // the blocks in turn, each with its loops inside
+  return loops.reduce((k, i) => prioritizeLoops(k, ['t', i]), tagInames(knl, { row: 'g.0', l: 'l.0' }));
 }
 
 /** Between the input's shape and rows x length: `gather` into the matrix, `scatter` back (the scanned axes in their order). */
