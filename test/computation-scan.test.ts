@@ -105,7 +105,7 @@ test('the block pass loads and stores coalesced: work-item l at c*W + l of its b
 });
 
 test('a block fits the local memory: fewer elements per work-item where it is short, and a LoomError for a block asked too large', async () => {
-  // float64 blocks of 256 x 15 take 34816 bytes, more than the 32 KiB of the CPU device and lavapipe: 7 per work-item
+  // float64 blocks of 256 x 15 take 34816 bytes, more than the 32 KiB of the CPU device and lavapipe: 13 per work-item
   const shape = [10_000];
   const a = Float64Array.from(testIntegers(Int32Array, shape[0], 5));
   const expected = scanRef(a, shape, 0, (x, y) => x + y, 0, false);
@@ -119,7 +119,7 @@ test('a block fits the local memory: fewer elements per work-item where it is sh
     const { output } = await compiled(undefined, a);
     assert.equal([...(output as Float64Array)], expected, device.name);
     const tile = compiled.kernels.at(-1)!.temporaries.get('tile')!;
-    if (device.limits.maxLocalMemoryBytes < 34816) assert.equal(tile.shape.map(printExpr), [String(256 * 7)], `${device.name}: 256 x 7`);
+    if (device.limits.maxLocalMemoryBytes < 34816) assert.equal(tile.shape.map(printExpr), [String(256 * 13)], `${device.name}: 256 x 13`);
   }
   // a tile of 256 x perItem float32 one KiB past the local memory
   const device = testDevices()[0];

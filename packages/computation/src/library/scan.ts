@@ -141,8 +141,8 @@ function blockSize(dtype: DType, length: number, device: DeviceParameters, optio
     throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
   const bytes = (c: number) => byteSize(dtype) * (w * c + 2 * w);
   let perItem = options.perItem ?? PER_ITEM;
-  // halved, and odd still: 15, 7, 3, 1
-  if (options.perItem === undefined) while (perItem > 1 && bytes(perItem) > device.localMemoryBytes) perItem = (perItem - 1) / 2;
+  // the largest odd count that fits (13 in WebGPU's 16 KiB of float32)
+  if (options.perItem === undefined) while (perItem > 1 && bytes(perItem) > device.localMemoryBytes) perItem -= 2;
   if (bytes(perItem) > device.localMemoryBytes)
     throw new LoomError(
       `scan: a block of ${w} work-items x ${perItem} elements takes ${bytes(perItem)} bytes of local memory, more than the device's ${device.localMemoryBytes}; choose a smaller perItem or workGroupSize`,
