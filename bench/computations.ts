@@ -21,10 +21,10 @@
  * Every result is checked against plain JS: the data are small integers, so sums are exact
  * (the whole output is compared, except the matmul's: a band of rows and a sample of entries).
  *
- *   node --import tsx bench/computations.ts [--full] [--json] [--backends=opencl,webgpu,cpu]
+ *   node --import tsx bench/computations.ts [--full] [--json] [--backends=opencl,webgpu,cpu] [--scan-blocks=WxC,...]
  */
 import { DeviceArray, type DType } from '@loom/core';
-import { matrixMul, mulConst, predicateSum, reduce, scan, transpose, type Computation } from '@loom/computation';
+import { matrixMul, mulConst, predicateSum, reduce, scan, transpose, type Computation, type ScanOptions } from '@loom/computation';
 import { parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter, type Unit } from './lib/records.ts';
@@ -82,28 +82,7 @@ const cases: Case[] = [
     check: (out) => same(out, rowSums(matrix, rows, cols)),
     note: `${rows} x ${cols}, sum of each row; GB/s read`,
   },
-  {
-    name: 'scan all',
-    size: total,
-    comp: scan({ dtype: 'float32', shape: [total] }, predicateSum('float32')) as unknown as Computation,
-    inputs: [vector],
-    outShape: [total],
-    unit: 'GB/s',
-    work: 8 * total,
-    check: (out) => same(out, cumsum(vector, 1, total)),
-    note: 'inclusive running sum; GB/s read + written',
-  },
-  {
-    name: 'scan last axis',
-    size: rows * cols,
-    comp: scan({ dtype: 'float32', shape: [rows, cols] }, predicateSum('float32'), { axes: [1] }) as unknown as Computation,
-    inputs: [matrix],
-    outShape: [rows, cols],
-    unit: 'GB/s',
-    work: 8 * rows * cols,
-    check: (out) => same(out, cumsum(matrix, rows, cols)),
-    note: `${rows} x ${cols}, running sums along each row; GB/s read + written`,
-  },
+  ...scanCases(),
   {
     name: 'transpose',
     size: rows * cols,
@@ -120,6 +99,45 @@ const cases: Case[] = [
   matmulCase(false),
   matmulCase(true),
 ];
+
+/**
+ * The two scans, with scan's default blocks; `--scan-blocks=256x15,512x21` adds them with
+ * these work-group sizes x elements per work-item (`scan all (256x15)`, ...), to tune the
+ * defaults on a GPU.
+ */
+function scanCases(): Case[] {
+  const blocks = (options.flags.get('scan-blocks') ?? '').split(',').filter(Boolean);
+  const variants: { suffix: string; options: ScanOptions }[] = [{ suffix: '', options: {} }];
+  for (const b of blocks) {
+    const [w, c] = b.split('x').map(Number);
+    if (!Number.isInteger(w) || !Number.isInteger(c)) throw new Error(`--scan-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
+    variants.push({ suffix: ` (${w}x${c})`, options: { workGroupSize: w, perItem: c } });
+  }
+  return variants.flatMap(({ suffix, options: blockOptions }) => [
+    {
+      name: `scan all${suffix}`,
+      size: total,
+      comp: scan({ dtype: 'float32', shape: [total] }, predicateSum('float32'), blockOptions) as unknown as Computation,
+      inputs: [vector],
+      outShape: [total],
+      unit: 'GB/s' as const,
+      work: 8 * total,
+      check: (out: Float32Array) => same(out, cumsum(vector, 1, total)),
+      note: 'inclusive running sum; GB/s read + written',
+    },
+    {
+      name: `scan last axis${suffix}`,
+      size: rows * cols,
+      comp: scan({ dtype: 'float32', shape: [rows, cols] }, predicateSum('float32'), { ...blockOptions, axes: [1] }) as unknown as Computation,
+      inputs: [matrix],
+      outShape: [rows, cols],
+      unit: 'GB/s' as const,
+      work: 8 * rows * cols,
+      check: (out: Float32Array) => same(out, cumsum(matrix, rows, cols)),
+      note: `${rows} x ${cols}, running sums along each row; GB/s read + written`,
+    },
+  ]);
+}
 
 function matmulCase(scaled: boolean): Case {
   const plain = matrixMul({ dtype: 'float32', shape: [n, n] }, { dtype: 'float32', shape: [n, n] });

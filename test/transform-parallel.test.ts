@@ -20,6 +20,7 @@ import {
   setTemporaryAddressSpace,
   splitIname,
   tagInames,
+  temporaryVariable,
   type LoopKernel,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -68,6 +69,31 @@ test('a temporary written across local ids goes to local memory, with a barrier 
   assert.ok(c.includes('barrier(CLK_LOCAL_MEM_FENCE) /* for a_temp (insn_0_acc_k_update depends on insn) */;'), c.join('\n'));
   const barrierAt = c.findIndex((l) => l.startsWith('barrier('));
   assert.ok(barrierAt < c.findIndex((l) => l.startsWith('for (int k')), 'the barrier comes before the loop, not inside it');
+});
+
+/** A block staged in local memory, each work-item updating its own 3 elements in place, then stored. */
+function stagedBlockKernel(): LoopKernel {
+  const knl = makeKernel(
+    '{ [g, l, c, e, k]: 0 <= g < 4 and 0 <= l < 8 and 0 <= c, e, k < 3 }',
+    `
+    tile[8*c + l] = a[24*g + 8*c + l] {id=load}
+    <float32> x = tile[3*l + e] {id=take, dep=load, inames=g:l:e}
+    tile[3*l + e] = 2*x {id=put, dep=take, inames=g:l:e}
+    out[24*g + 8*k + l] = tile[8*k + l] {id=store, dep=put}
+    `,
+    [
+      globalArg('a', { dtype: 'float32', shape: [96] }),
+      globalArg('out', { dtype: 'float32', shape: [96] }),
+      temporaryVariable('tile', { dtype: 'float32', shape: [24], addressSpace: 'local' }),
+    ],
+  );
+  return tagInames(knl, { g: 'g.0', l: 'l.0' });
+}
+
+test('a work-item that rewrites only its own elements of a local array needs no barrier in between (the group inames need not index it)', () => {
+  const c = lines(code(stagedBlockKernel()));
+  const comments = c.filter((l) => l.startsWith('barrier(')).map((l) => l.slice(l.indexOf('/*')));
+  assert.equal(comments, ['/* for tile (take depends on load) */;', '/* for tile (store depends on put) */;'], c.join('\n'));
 });
 
 test('setTemporaryAddressSpace overrides the placement', () => {
@@ -130,6 +156,15 @@ for (const device of testDevices()) {
       const full = 16 * Math.floor(n / 16);
       assert.equal(Array.from(out as Float32Array).slice(0, full), expected.slice(0, full), `n=${n}`);
     }
+  });
+
+  test(`${device.name}: a local block rewritten in place by its own work-items`, async () => {
+    const a = randomFloat32(96, 3);
+    const { out } = await run(stagedBlockKernel(), device, { a });
+    assert.equal(
+      Array.from(out as Float32Array),
+      Array.from(a, (v) => 2 * v),
+    );
   });
 
   test(`${device.name}: prefetch into local memory`, async () => {

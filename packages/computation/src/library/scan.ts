@@ -4,27 +4,53 @@
  * all) and scanned as one. Inclusive, or exclusive (the empty value first).
  *
  * The passes see the input as `rows` x `length` (gathered into a temporary when it is not
- * one already, as Reduce does). Each row is cut into blocks of W*C elements, one per
- * work-group, and scanned by reduce-then-scan (the input read twice, the output written
- * once; scan-then-add, Reikna's way, also writes and reads back a scanned temporary):
+ * one already, as Reduce does). Each row is cut into blocks of W*C elements. Every pass
+ * stages a block in local memory (CUB's block load transpose): the work-group loads it with
+ * coalesced reads (element c*W + l by work-item l at step c), and after a barrier each
+ * work-item takes its C consecutive elements from the tile, so that every element is
+ * combined in order (any associative operation, commutative or not). Then the work-group
+ * scans its W work-items' totals in local memory (Hillis and Steele: log2(W) steps, two
+ * buffers in turn, barriers between steps), each work-item scans its elements in the tile
+ * from its prefix, and after a barrier the tile goes out as it came in, coalesced.
  *
- *   totals pass  each work-item combines its C consecutive elements; the work-group scans
- *                the W totals in local memory (Hillis and Steele: log2(W) steps, two
- *                buffers in turn, barriers between steps); the last is the block's total
- *   offsets      the block totals, scanned (exclusive) by this same computation, nested:
- *                a row of blocks needs its own blocks when it is long
- *   block pass   as the totals pass, then each work-item goes over its elements again from
- *                its prefix, which starts from its block's offset, writing the output
+ * Many rows, or a row of a few blocks: one work-group per row scans its blocks in turn,
+ * carrying the total so far from one block to the next (one kernel, the input read once).
+ * Otherwise the blocks of a row run in parallel, one per work-group, by reduce-then-scan
+ * (the input read twice, the output written once; scan-then-add, Reikna's way, also writes
+ * and reads back a scanned temporary):
  *
- * A row that fits one block is scanned by the block pass alone, with no offset.
+ *   totals pass  each work-group combines its block: the last of the W totals' scan
+ *   offsets      the block totals, scanned (exclusive) by this same computation, nested
+ *                (a few blocks' totals take one work-group)
+ *   block pass   each block scanned from its offset
+ *
+ * Rows cut into whole blocks are read and written without bounds guards; otherwise each
+ * load and store is guarded (the empty value stands for what lies past the row).
  */
-import { LoomError, globalArg, makeKernel, setTemporaryAddressSpace, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, byteSize, globalArg, makeKernel, prioritizeLoops, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
 import { spreadOverGrid, workGroupSize } from './parallel.ts';
 import { combine, emptyLiteral, type Predicate } from './predicates.ts';
 import { domainOf } from './reduce.ts';
+
+/**
+ * Elements each work-item scans, by default: many, so that the work-group's scan and barriers
+ * are paid once per many elements; and odd, because the work-items read their elements side by
+ * side in the local tile (work-item l at l*C + i): an odd stride C meets each of the 32 banks of
+ * local memory once in 32 work-items, where 16 would meet 2 banks, each 16 times.
+ */
+const PER_ITEM = 15;
+
+/**
+ * When one work-group scans a whole row, its blocks in turn (one kernel; the input read once,
+ * not twice): a row of a few blocks (the block totals of a long row), or rows enough to fill
+ * a large GPU with work-groups on their own (an H100 keeps about 1000 resident: Reduce's
+ * TARGET_GROUPS). Otherwise the blocks of a row run in parallel, by reduce-then-scan.
+ */
+const BLOCKS_IN_TURN = 8;
+const ROWS_IN_PARALLEL = 1024;
 
 type Params<D extends DType> = readonly [
   { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
@@ -35,7 +61,7 @@ export interface ScanOptions {
   /** The axes scanned, flattened in this order; default all. */
   readonly axes?: readonly number[];
   readonly exclusive?: boolean;
-  /** Elements each work-item scans in order (default 8). */
+  /** Elements each work-item scans in order (default 15, fewer where local memory is short; odd avoids bank conflicts). */
   readonly perItem?: number;
   /** Work-items per work-group, a power of two (default: up to 256, as the device allows). */
   readonly workGroupSize?: number;
@@ -53,8 +79,8 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
   const axes = options.axes ?? shape.map((_, k) => k);
   if (new Set(axes).size !== axes.length) throw new LoomError('scan: cannot scan twice over the same axis');
   if (axes.some((a) => !Number.isInteger(a) || a < 0 || a >= r)) throw new LoomError(`scan: axes (${axes.join(', ')}) are out of bounds for rank ${r}`);
-  const perItem = options.perItem ?? 8;
-  if (!Number.isInteger(perItem) || perItem < 1) throw new LoomError(`scan: perItem must be a positive integer, got ${perItem}`);
+  if (options.perItem !== undefined && (!Number.isInteger(options.perItem) || options.perItem < 1))
+    throw new LoomError(`scan: perItem must be a positive integer, got ${options.perItem}`);
   const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
   const rows = kept.reduce((a, k) => a * shape[k], 1);
   const length = axes.reduce((a, k) => a * shape[k], 1);
@@ -71,11 +97,8 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       { name: 'input', dtype, shape, role: 'i' },
     ],
     buildPlan(plan, device, output, input) {
-      const w = options.workGroupSize ?? powerOfTwoBelow(workGroupSize(device));
-      if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize)
-        throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
-      const block = w * perItem;
-      const groups = Math.ceil(length / block);
+      const { w, perItem } = blockSize(dtype, length, device, options);
+      const blocks = Math.ceil(length / (w * perItem));
       let source: PlanArray = input;
       let sourceView = own;
       if (!direct) {
@@ -86,19 +109,46 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       const needsScatter = !direct;
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
-      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, rows, length, groups, w, perItem, exclusive, mode);
-      if (groups <= 1) {
-        plan.kernelCall(pass('alone', finalView), { inp: source, out: finalTarget });
+      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode);
+      if (blocks <= BLOCKS_IN_TURN || rows >= ROWS_IN_PARALLEL) {
+        plan.kernelCall(pass('rows', finalView), { inp: source, out: finalTarget });
       } else {
-        const totals = plan.tempArray(dtype, [rows, groups]);
-        plan.kernelCall(pass('totals', view(groups)), { inp: source, out: totals });
-        const offsets = plan.tempArray(dtype, [rows, groups]);
-        plan.computationCall(scan({ dtype, shape: [rows, groups] }, predicate, { axes: [1], exclusive: true, perItem, workGroupSize: options.workGroupSize }), offsets, totals);
+        const totals = plan.tempArray(dtype, [rows, blocks]);
+        plan.kernelCall(pass('totals', view(blocks)), { inp: source, out: totals });
+        const offsets = plan.tempArray(dtype, [rows, blocks]);
+        plan.computationCall(
+          scan({ dtype, shape: [rows, blocks] }, predicate, { axes: [1], exclusive: true, perItem: options.perItem, workGroupSize: options.workGroupSize }),
+          offsets,
+          totals,
+        );
         plan.kernelCall(pass('offsets', finalView), { inp: source, offsets, out: finalTarget });
       }
       if (needsScatter) plan.kernelCall(regroup(dtype, shape, kept, axes, 'scatter', device), { out: output, inp: finalTarget });
     },
   });
+}
+
+/**
+ * Work-items per work-group (W) and elements per work-item (C), as given or by default: 256
+ * work-items (or the device's largest power of two below) of 15 elements, fewer elements
+ * where the block's tile and the scan's two buffers would not fit the device's local memory,
+ * and, for a row shorter than a block (the block offsets of long rows), fewer work-items, down
+ * to a subgroup: no more than the row takes.
+ */
+function blockSize(dtype: DType, length: number, device: DeviceParameters, options: ScanOptions): { w: number; perItem: number } {
+  let w = options.workGroupSize ?? powerOfTwoBelow(workGroupSize(device));
+  if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize)
+    throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
+  const bytes = (c: number) => byteSize(dtype) * (w * c + 2 * w);
+  let perItem = options.perItem ?? PER_ITEM;
+  // the largest odd count that fits (13 in WebGPU's 16 KiB of float32)
+  if (options.perItem === undefined) while (perItem > 1 && bytes(perItem) > device.localMemoryBytes) perItem -= 2;
+  if (bytes(perItem) > device.localMemoryBytes)
+    throw new LoomError(
+      `scan: a block of ${w} work-items x ${perItem} elements takes ${bytes(perItem)} bytes of local memory, more than the device's ${device.localMemoryBytes}; choose a smaller perItem or workGroupSize`,
+    );
+  if (options.workGroupSize === undefined) while (w > device.subgroupSize && (w / 2) * perItem >= length) w /= 2;
+  return { w, perItem };
 }
 
 function powerOfTwoBelow(n: number): number {
@@ -110,74 +160,89 @@ function powerOfTwoBelow(n: number): number {
 const at = (v: View, array: string, row: string, k: string) => v.at(row, k).replace('%', array);
 
 /**
- * What a block pass does: `alone` scans a row that is one block; `totals` writes each block's
- * total (out is rows x groups); `offsets` scans each block from its offset (one per block).
+ * What a block pass does: `rows` scans each row in one work-group, its blocks in turn (the
+ * total so far carried from one to the next); `totals` writes each block's total (out is
+ * rows x groups); `offsets` scans each block from its offset (one work-group per block).
  */
-type BlockMode = 'alone' | 'totals' | 'offsets';
+type BlockMode = 'rows' | 'totals' | 'offsets';
 
-function blockPass(
-  dtype: DType,
-  p: Predicate,
-  input: View,
-  output: View,
-  rows: number,
-  length: number,
-  groups: number,
-  w: number,
-  perItem: number,
-  exclusive: boolean,
-  mode: BlockMode,
-): LoopKernel {
+/** How a block pass is cut: rows of `length`, in `blocks` blocks of W work-items x C elements. */
+interface BlockShape {
+  readonly rows: number;
+  readonly length: number;
+  readonly blocks: number;
+  readonly w: number;
+  readonly perItem: number;
+}
+
+function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: BlockShape, exclusive: boolean, mode: BlockMode): LoopKernel {
+  const { rows, length, blocks, w, perItem } = s;
+  const block = w * perItem;
   const empty = emptyLiteral(p, dtype);
-  // two passes over a work-item's elements, each its own loop: c to total them, e to write them
-  const indexOf = (i: string) => `g * ${w * perItem} + l * ${perItem} + ${i}`;
-  const loadAt = (i: string) => `if(${indexOf(i)} < ${length}, ${at(input, 'inp', 'row', indexOf(i))}, ${empty})`;
-  const k = indexOf('e');
+  // the block: a work-group's own (g, in parallel), or the work-group's next (t, in turn)
+  const b = mode === 'rows' ? 't' : 'g';
+  const within = (...inames: string[]) => `inames=${['row', b, 'l', ...inames].join(':')}`;
+  // rows cut into whole blocks need no bounds guard: every index is below the length
+  const guarded = length % block !== 0;
+  // the global index of the block's element c*W + l: neighbouring work-items, neighbouring elements
+  const global = (c: string) => `${b} * ${block} + ${c} * ${w} + l`;
+  const load = guarded ? `if(${global('c')} < ${length}, ${at(input, 'inp', 'row', global('c'))}, ${empty})` : at(input, 'inp', 'row', global('c'));
+  // a work-item's own C elements, consecutive in the block
+  const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
   const lines = [
-    `<${dtype}> total = ${empty} {id=init, inames=row:g:l}`,
-    `total = ${combine(p, 'total', loadAt('c'))} {id=sum, dep=*init, inames=row:g:l:c}`,
-    `<${dtype}> s0[l] = total {id=step0, dep=sum, inames=row:g:l}`,
+    ...(mode === 'rows' ? [`carried = ${empty} {id=start, inames=row}`] : []),
+    // the block staged in local memory by coalesced loads (CUB's block load transpose)
+    `tile[c * ${w} + l] = ${load} {id=load, ${within('c')}}`,
+    `<${dtype}> total = ${empty} {id=init, ${within()}}`,
+    `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`,
+    `s0[l] = total {id=step0, dep=sum, ${within()}}`,
   ];
   // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
   const steps = Math.log2(w);
   for (let j = 0, d = 1; j < steps; j++, d *= 2) {
-    lines.push(`<${dtype}> s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, inames=row:g:l}`);
+    lines.push(`s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`);
   }
   const last = `s${steps}`;
   if (mode === 'totals') {
     // one work-item stores the block's total (the others are guarded out: no race)
-    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, inames=row:g:l}`, 'end');
+    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, ${within()}}`, 'end');
   } else {
-    const within = `if(l > 0, ${last}[l - 1], ${empty})`;
+    const before = `if(l > 0, ${last}[l - 1], ${empty})`;
+    const from = mode === 'offsets' ? 'offsets[row, g]' : 'carried';
     lines.push(
-      `<${dtype}> running = ${mode === 'offsets' ? combine(p, 'offsets[row, g]', within) : within} {id=prefix, dep=step${steps}, inames=row:g:l}`,
+      `<${dtype}> running = ${combine(p, from, before)} {id=prefix, dep=step${steps}${mode === 'rows' ? ':start' : ''}, ${within()}}`,
+      // each work-item scans its elements in place from its prefix (the value before it, when exclusive)
+      `<${dtype}> x = ${mine('e')} {id=take, dep=prefix, ${within('e')}}`,
       ...(exclusive
-        ? [
-            `if ${k} < ${length}`,
-            `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*prefix, inames=row:g:l:e}`,
-            'end',
-            `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*store, inames=row:g:l:e}`,
-          ]
-        : [
-            `running = ${combine(p, 'running', loadAt('e'))} {id=again, dep=*prefix, inames=row:g:l:e}`,
-            `if ${k} < ${length}`,
-            `  ${at(output, 'out', 'row', k)} = running {id=store, dep=*again, inames=row:g:l:e}`,
-            'end',
-          ]),
+        ? [`${mine('e')} = running {id=put, dep=take, ${within('e')}}`, `running = ${combine(p, 'running', 'x')} {id=again, dep=put, ${within('e')}}`]
+        : [`running = ${combine(p, 'running', 'x')} {id=again, dep=take, ${within('e')}}`, `${mine('e')} = running {id=put, dep=again, ${within('e')}}`]),
+      // and the scanned block goes out as it came in, coalesced
+      ...(guarded ? [`if ${global('k')} < ${length}`] : []),
+      `${at(output, 'out', 'row', global('k'))} = tile[k * ${w} + l] {id=store, dep=put, ${within('k')}}`,
+      ...(guarded ? ['end'] : []),
+      // the next block starts where this one ends
+      ...(mode === 'rows' ? [`carried = ${combine(p, 'carried', `${last}[${w - 1}]`)} {id=carry, dep=prefix, ${within()}}`] : []),
     );
   }
-  const args = [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
-  if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, groups] }));
-  const e = mode === 'totals' ? '' : ` and 0 <= e < ${perItem}`;
-  const domain = `{ [row, g, l, c${e ? ', e' : ''}]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem}${e} }`;
-  const name = mode === 'totals' ? 'scan_totals' : 'scan_block';
-  let knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
-  knl = tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
-  return setTemporaryAddressSpace(
-    knl,
-    Array.from({ length: steps + 1 }, (_, j) => `s${j}`),
-    'local',
-  );
+  const local = (name: string, shape: number, baseStorage?: string) =>
+    temporaryVariable(name, { dtype, shape: [shape], addressSpace: 'local', ...(baseStorage ? { baseStorage } : {}) });
+  const args = [
+    globalArg('inp', { dtype, shape: input.shape }),
+    globalArg('out', { dtype, shape: output.shape }),
+    local('tile', block),
+    // the scan's steps in two buffers in turn: step j+1 reads one and writes the other
+    ...Array.from({ length: steps + 1 }, (_, j) => local(`s${j}`, w, steps > 0 ? `scan${j % 2}` : undefined)),
+  ];
+  // each work-item carries its own copy of the total so far (all equal)
+  if (mode === 'rows') args.push(temporaryVariable('carried', { dtype, addressSpace: 'private' }));
+  if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, blocks] }));
+  const loops = mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
+  const domain = `{ [row, ${b}, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= ${b} < ${blocks} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
+  const name = mode === 'totals' ? 'scan_totals' : mode === 'rows' ? 'scan_rows' : 'scan_block';
+  const knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
+  if (mode !== 'rows') return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
+  // the blocks in turn, each with its loops inside
+  return loops.reduce((k, i) => prioritizeLoops(k, ['t', i]), tagInames(knl, { row: 'g.0', l: 'l.0' }));
 }
 
 /** Between the input's shape and rows x length: `gather` into the matrix, `scatter` back (the scanned axes in their order). */

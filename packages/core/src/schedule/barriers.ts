@@ -181,7 +181,10 @@ class SyncAnalysis {
     return 'global';
   }
 
-  /** Each work-item touches only its own elements: identical indices covering every parallel iname. */
+  /**
+   * Each work-item touches only its own elements: identical indices covering every parallel
+   * iname, or for local memory (one copy per work-group) every local iname.
+   */
   private sameWorkItem(v: string, a: Instruction, b: Instruction): boolean {
     const parallelOf = (i: Instruction) =>
       i.withinInames.filter((n) => {
@@ -197,7 +200,8 @@ class SyncAnalysis {
     const same = (x: readonly Expr[]) => x.length === first.length && x.every((e, k) => exprEquals(e, first[k]));
     if (!indexLists.every(same)) return false;
     const used = new Set(first.flatMap((e) => [...freeVariables(e)]));
-    return pa.every((n) => used.has(n));
+    const distinguishing = this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
+    return distinguishing.every((n) => used.has(n));
   }
 
   private usesGroups(a: Instruction, b: Instruction): boolean {
