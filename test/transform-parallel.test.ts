@@ -96,6 +96,27 @@ test('a work-item that rewrites only its own elements of a local array needs no 
   assert.equal(comments, ['/* for tile (take depends on load) */;', '/* for tile (store depends on put) */;'], c.join('\n'));
 });
 
+test('work-items whose identical indices overlap (tile[l + e]) still get barriers between writing and reading', () => {
+  // work-items l and l + 1 both reach t[l + 1] (e = 1 and e = 0): the same index text is not the same element
+  const knl = tagInames(
+    makeKernel(
+      '{ [g, l, e]: 0 <= g < 4 and 0 <= l < 16 and 0 <= e < 3 }',
+      `
+      t[l + e] = a[16*g + l] + e {id=write}
+      out[16*g + l] = out[16*g + l] + t[l + e] {id=read, dep=write}
+      `,
+      [
+        globalArg('a', { dtype: 'float32', shape: [64] }),
+        globalArg('out', { dtype: 'float32', shape: [64] }),
+        temporaryVariable('t', { dtype: 'float32', shape: [18], addressSpace: 'local' }),
+      ],
+    ),
+    { g: 'g.0', l: 'l.0' },
+  );
+  const barriers = lines(code(knl)).filter((l) => l.startsWith('barrier('));
+  assert.equal(barriers.length, 2, barriers.join('\n'));
+});
+
 test('setTemporaryAddressSpace overrides the placement', () => {
   const knl = setTemporaryAddressSpace(localSumKernel(), 'a_temp', 'local');
   assert.ok(code(knl).includes('__local float a_temp[16];'));

@@ -8,10 +8,14 @@
  * `... gbarrier` (splitting the kernel) provides: otherwise `MissingBarrierError`.
  */
 import { MissingBarrierError } from '../errors.ts';
+import { toLinear } from '../expr/affine.ts';
 import { exprEquals, freeVariables } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
+import { domainOf } from '../kernel/domains.ts';
+import { Linear } from '../linear.ts';
+import { eq, ge, type BasicSet } from '../sets/index.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { scheduledInstructions, type ScheduleItem } from './linearize.ts';
 
@@ -183,7 +187,9 @@ class SyncAnalysis {
 
   /**
    * Each work-item touches only its own elements: identical indices covering every parallel
-   * iname, or for local memory (one copy per work-group) every local iname.
+   * iname, or for local memory (one copy per work-group) every local iname, and no two
+   * work-items reaching one element through them (`t[l + e]` with e = 0, 1 does: work-items
+   * l and l + 1 share t[l + 1]).
    */
   private sameWorkItem(v: string, a: Instruction, b: Instruction): boolean {
     const parallelOf = (i: Instruction) =>
@@ -201,7 +207,45 @@ class SyncAnalysis {
     if (!indexLists.every(same)) return false;
     const used = new Set(first.flatMap((e) => [...freeVariables(e)]));
     const distinguishing = this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
-    return distinguishing.every((n) => used.has(n));
+    return distinguishing.every((n) => used.has(n)) && this.noElementShared(first, distinguishing, a, b);
+  }
+
+  /**
+   * Whether no element that `indices` reach from one work-item (a value of the
+   * `distinguishing` inames) in `a` or `b` is reached from another in either: the pairs of
+   * points of their domains with equal indices and a larger value of one distinguishing
+   * iname in the second point (the other order is the same pair swapped) are empty.
+   * Indices that are not affine in the inames and parameters may share: false.
+   */
+  private noElementShared(indices: readonly Expr[], distinguishing: readonly string[], a: Instruction, b: Instruction): boolean {
+    const forms = indices.map(toLinear);
+    if (forms.some((f) => f === undefined)) return false;
+    const domains = [a, b].map((i) => domainOf(this.knl, i.withinInames));
+    const known = (set: BasicSet) => forms.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
+    if (!domains.every(known)) return false;
+    const pairs = a.withinInames.join() === b.withinInames.join() ? [[domains[0], domains[0]]] : domains.flatMap((x) => domains.map((y) => [x, y]));
+    return pairs.every(([first, second]) => {
+      const other = new Map(second.dims.map((d) => [d, `${d}'`] as const));
+      const renamed = [...other].reduce((set, [from, to]) => set.renameVariable(from, to), second);
+      const apart = (f: Linear) =>
+        Linear.of(
+          [...f.coeffs].map(([n, c]) => [other.get(n) ?? n, c] as const),
+          f.constant,
+        );
+      const sameElement = forms.map((f) => eq(f!.sub(apart(f!))));
+      const both = first.intersect(renamed).addConstraints(sameElement);
+      return distinguishing.every((n) =>
+        both
+          .addConstraints([
+            ge(
+              Linear.variable(other.get(n) ?? n)
+                .sub(Linear.variable(n))
+                .sub(1),
+            ),
+          ])
+          .isEmpty(),
+      );
+    });
   }
 
   private usesGroups(a: Instruction, b: Instruction): boolean {
