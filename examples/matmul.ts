@@ -13,6 +13,11 @@
  *   4. cooperative fetch  all work-items of the group share the staging, neighbours reading
  *                         neighbouring words (splitIname onto l.0/l.1)
  *
+ * The same transformations take any sizes, c (m x n) = a (m x k) · b (k x n), and batches of
+ * products (`matmulKernel(config, { m, n, k, batch })`): where a size is not a multiple of its tile,
+ * the splits guard the edges of c and the prefetches load only the part of a panel inside the
+ * matrices (loads and stores of float4s stay whole where the rows are whole float4s).
+ *
  * `matmulKernel(config)` applies them; `matmulTuning(n)` is the search for the best configuration
  * on the device at hand (`npx loom tune examples/matmul.ts`, or `autotune` from @loom/core). Run this file to see the generated OpenCL C and WGSL and check the result on every
  * device present against the CPU device:
