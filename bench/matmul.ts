@@ -5,15 +5,24 @@
  *
  *   sgemm                  the tuned configuration (searched at --tune-n, 4096 with --full)
  *   sgemm (classic 16x16)  loopy's tutorial matmul: 16x16 tiles in local memory, one result per work-item
+ *   sgemm MxNxK            issue 18's awkward shapes, c (M x N) = a (M x K) · b (K x N): 4000x4100x3900
+ *                          (no size a multiple of the tiles: the edges guarded) and 1024x8192x1024
+ *                          (M x N x K as the issue writes them: a wide c, a short sum), and
+ *   sgemm 64 x 512x512x512 a batch of 64 products of 512³, c[l,i,j] = sum(k, a[l,i,k]*b[l,k,j]);
+ *                          each tuned for its shape among the best configurations at --tune-n and a
+ *                          few others (--awkward-budget seconds), size = multiply-adds (batch*M*N*K),
+ *                          TFLOP/s = 2*batch*M*N*K / time; without --full smaller shapes of the same
+ *                          kinds (--awkward=off: none)
  *
  * Here the reference is the classic kernel (what the transformations beyond the tutorial buy); on the
  * GPU machine `bench/report.ts` pairs sgemm with torch.matmul (cuBLAS, TF32 off). Every result is checked.
  *
- *   node --import tsx bench/matmul.ts [--full] [--json] [--sizes=1024,2048] [--budget=60] [--config='{...}']
+ *   node --import tsx bench/matmul.ts [--full] [--json] [--sizes=1024,2048] [--budget=60] [--config='{...}'] [--awkward-budget=8]
  */
 import { LoomError } from '@loom/core';
-import { matmulKernel, type MatmulConfig } from '../examples/matmul.ts';
-import { autotune, describeConfig } from './lib/autotune.ts';
+import { describeShape, matmulKernel, matmulSearchSpace, shapeProblem, type MatmulConfig, type MatmulShape } from '../examples/matmul.ts';
+import { autotune, describeConfig, type TuneResult } from './lib/autotune.ts';
+import { AWKWARD_SHAPES, awkwardCase, awkwardSize, SMALL_AWKWARD_SHAPES } from './lib/awkward-sgemm.ts';
 import { listFlag, numberFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { classicMatmul, flops, matmulData, timeMatmul } from './lib/matmul-run.ts';
@@ -26,25 +35,29 @@ const budget = numberFlag(options, 'budget', options.full ? 60 : 20);
 /** The classic kernel only up to this size: it is slow, and one size shows the point. */
 const classicUpTo = numberFlag(options, 'classic-up-to', options.full ? 4096 : 256);
 const reporter = new Reporter(options.json);
+/** Issue 18's awkward shapes (M x N x K as it writes them), or smaller ones of the same kinds for CPU devices. */
+const awkwardShapes: readonly MatmulShape[] = options.flags.get('awkward') === 'off' ? [] : options.full ? AWKWARD_SHAPES : SMALL_AWKWARD_SHAPES;
+const awkwardBudget = numberFlag(options, 'awkward-budget', options.full ? 8 : 20);
 
 for (const d of await openDevices(options.backends)) {
   reporter.info('device', { bench: 'matmul', backend: d.backend, device: d.device.name });
-  const config = await chooseConfig(d);
-  if (!config) continue;
+  const tuned = await chooseConfig(d);
+  if (!tuned) continue;
+  const config = tuned.best;
   for (const n of sizes) {
     const data = await matmulData(d, n);
     try {
       const classic = n <= classicUpTo ? await attempt(d, `classic ${n}`, () => timeMatmul(d, classicMatmul(n), data, { maxSeconds: 3 })) : undefined;
       if (classic !== undefined)
         reporter.add({ bench: 'matmul', backend: d.backend, case: 'sgemm (classic 16x16)', size: n, value: tflops(n, classic), unit: 'TFLOP/s', device: d.device.name });
-      const tuned = await attempt(d, `tuned ${n}`, () => timeMatmul(d, matmulKernel(config, n), data, { maxSeconds: 3 }));
-      if (tuned !== undefined) {
+      const seconds = await attempt(d, `tuned ${n}`, () => timeMatmul(d, matmulKernel(config, n), data, { maxSeconds: 3 }));
+      if (seconds !== undefined) {
         reporter.add({
           bench: 'matmul',
           backend: d.backend,
           case: 'sgemm',
           size: n,
-          value: tflops(n, tuned),
+          value: tflops(n, seconds),
           unit: 'TFLOP/s',
           ...(classic === undefined ? {} : { reference: 'classic 16x16 Loom kernel', referenceValue: tflops(n, classic) }),
           device: d.device.name,
@@ -55,30 +68,101 @@ for (const d of await openDevices(options.backends)) {
       data.release();
     }
   }
+  for (const shape of awkwardShapes) await awkward(d, shape, tuned.candidates);
 }
-reporter.printTable('SGEMM, float32, c = a*b (TFLOP/s = 2n^3 / time)');
+reporter.printTable('SGEMM, float32, c = a*b (TFLOP/s = 2n^3 / time; 2*batch*M*N*K for the shapes)');
 
-function tflops(n: number, seconds: number): number {
+function tflops(n: number | MatmulShape, seconds: number): number {
   return flops(n) / seconds / 1e12;
 }
 
-/** The configuration given (--config), or the autotuner's best at tuneN. */
-async function chooseConfig(d: BenchDevice): Promise<MatmulConfig | undefined> {
+/**
+ * One awkward shape: tuned for it among `candidates` (the best at tuneN first), then timed,
+ * its result checked at 64 entries against float64 dot products.
+ */
+async function awkward(d: BenchDevice, shape: MatmulShape, candidates: readonly MatmulConfig[]): Promise<void> {
+  const what = describeShape(shape);
+  const space = candidates.filter((c) => !shapeProblem(c, shape));
+  let best: MatmulConfig;
+  if (space.length === 1) best = space[0];
+  else {
+    progress(`${d.device.name}: tuning SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
+    try {
+      const result = await autotune(
+        d,
+        shape,
+        awkwardBudget,
+        (t) => progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(shape, t.seconds))} TFLOP/s`}`),
+        space,
+      );
+      best = result.best;
+      reporter.info('autotune-best', { backend: d.backend, device: d.device.name, shape: what, config: best, tflops: round(result.tflops), tried: result.trials.length });
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      progress(`  ${e.message}`);
+      process.exitCode = 1;
+      return;
+    }
+  }
+  const data = await matmulData(d, shape);
+  try {
+    const seconds = await attempt(d, `tuned ${what}`, () => timeMatmul(d, matmulKernel(best, shape), data, { maxSeconds: 2 }));
+    if (seconds === undefined) return;
+    reporter.add({
+      bench: 'matmul',
+      backend: d.backend,
+      case: awkwardCase(shape),
+      size: awkwardSize(shape),
+      value: tflops(shape, seconds),
+      unit: 'TFLOP/s',
+      device: d.device.name,
+      note: describeConfig(best),
+    });
+  } finally {
+    data.release();
+  }
+}
+
+/**
+ * The configuration given (--config), or the autotuner's best at tuneN; with the candidates for
+ * the awkward shapes: the fastest few at tuneN (the best scalar one among them), then the first
+ * scalar configurations of the space (for shapes that the float4 ones cannot take).
+ */
+async function chooseConfig(d: BenchDevice): Promise<{ best: MatmulConfig; candidates: MatmulConfig[] } | undefined> {
   const given = options.flags.get('config');
-  if (given) return JSON.parse(given) as MatmulConfig;
+  if (given) {
+    const config = JSON.parse(given) as MatmulConfig;
+    return { best: config, candidates: [config] };
+  }
   progress(`${d.device.name}: tuning SGEMM at ${tuneN}^3 (up to ${budget} s)`);
   try {
     const result = await autotune(d, tuneN, budget, (t) =>
       progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`),
     );
     reporter.info('autotune-best', { backend: d.backend, device: d.device.name, n: tuneN, config: result.best, tflops: round(result.tflops), tried: result.trials.length });
-    return result.best;
+    return { best: result.best, candidates: awkwardCandidates(result) };
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
     progress(`  ${e.message}`);
     process.exitCode = 1;
     return undefined;
   }
+}
+
+/** The fastest 4 configurations at tuneN, the fastest scalar one, and the first 2 scalar ones of the space (once each). */
+function awkwardCandidates(result: TuneResult): MatmulConfig[] {
+  const timed = result.trials.filter((t) => t.seconds !== undefined).sort((x, y) => x.seconds! - y.seconds!);
+  const scalar = (c: MatmulConfig) => (c.vectorWidth ?? 1) === 1;
+  const picks = [
+    result.best,
+    ...timed.slice(0, 4).map((t) => t.config),
+    ...timed
+      .filter((t) => scalar(t.config))
+      .slice(0, 1)
+      .map((t) => t.config),
+    ...matmulSearchSpace().filter(scalar).slice(0, 2),
+  ];
+  return picks.filter((c, k) => picks.findIndex((x) => JSON.stringify(x) === JSON.stringify(c)) === k);
 }
 
 /** Runs a measurement; a failure is a notice (and no figure), not the end of the run. */

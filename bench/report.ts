@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { DeviceProfile } from '@loom/core';
 import { writeProfile } from '@loom/dsl/profiles';
 import { ratioOf, round, type Measurement, type MeasurementLine } from './lib/records.ts';
+import { AWKWARD_SGEMM_TARGET, AWKWARD_SHAPES, awkwardCase, awkwardSize, awkwardTitle } from './lib/awkward-sgemm.ts';
 import { FIRST_CALL_TARGET_MS, LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET, TUNED_SGEMM, TUNED_SGEMM_TARGET_MS } from './lib/loopy-comparison.ts';
 
 type Line = Omit<MeasurementLine, 'backend'> & { backend: MeasurementLine['backend'] | 'torch' };
@@ -60,6 +61,8 @@ const TORCH_CASE_NAME: Record<string, string> = {
   'computations|transpose': 'x.t().contiguous()',
   'computations|matmul': 'torch.matmul',
   'computations|matmul * k': 'torch.matmul(a, b) * k',
+  // the batched awkward shape (bench/lib/awkward-sgemm.ts)
+  ...Object.fromEntries(AWKWARD_SHAPES.filter((s) => s.batch !== undefined).map((s) => [`matmul|${awkwardCase(s)}`, 'torch.bmm (cuBLAS, TF32 off)'])),
 };
 
 /** Our line with PyTorch as its reference, when PyTorch measured the same case and size. */
@@ -132,7 +135,11 @@ for (const [bench, title, note] of [
     'Elementwise add, float32 (size: elements)',
     'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.',
   ],
-  ['matmul', 'SGEMM, float32 (size: n)', 'TFLOP/s = 2n³ / time. `sgemm` is the autotuned transformation of `c[i,j] = sum(k, a[i,k]*b[k,j])` (examples/matmul.ts).'],
+  [
+    'matmul',
+    'SGEMM, float32 (size: n; batch·M·N·K for the shapes)',
+    'TFLOP/s = 2n³ / time. `sgemm` is the autotuned transformation of `c[i,j] = sum(k, a[i,k]*b[k,j])` (examples/matmul.ts). `sgemm MxNxK`: c (M x N) = a (M x K) · b (K x N), `sgemm 64 x ...` a batch of 64 products (torch.bmm), each tuned for its shape; TFLOP/s = 2·batch·M·N·K / time.',
+  ],
   [
     'reductions',
     'Reductions across work-items, float32 (size: elements)',
@@ -167,7 +174,10 @@ for (const [bench, title, note] of [
   md.push('');
   if (bench === 'matmul' && tuned.length) {
     md.push('Autotuned configurations:', '');
-    for (const t of tuned) md.push(`- ${String(t.backend)} at n = ${String(t.n)}: \`${JSON.stringify(t.config)}\`, ${String(t.tflops)} TFLOP/s (${String(t.tried)} tried)`);
+    for (const t of tuned)
+      md.push(
+        `- ${String(t.backend)} at ${t.shape === undefined ? `n = ${String(t.n)}` : String(t.shape)}: \`${JSON.stringify(t.config)}\`, ${String(t.tflops)} TFLOP/s (${String(t.tried)} tried)`,
+      );
     md.push('');
   }
 }
@@ -268,6 +278,19 @@ function targetRows(): string[][] {
       l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
       verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
     ]);
+  }
+  // issue 18: the awkward shapes, each tuned for itself
+  for (const shape of AWKWARD_SHAPES) {
+    const c = awkwardCase(shape);
+    const what = awkwardTitle(shape);
+    for (const backend of ['opencl', 'webgpu']) {
+      const l = find('matmul', backend, c, awkwardSize(shape));
+      rows.push([
+        `SGEMM ${what}, ${backend}: ≥ ${AWKWARD_SGEMM_TARGET}x ${TORCH_CASE_NAME[`matmul|${c}`] ?? 'cuBLAS'}`,
+        l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, AWKWARD_SGEMM_TARGET),
+      ]);
+    }
   }
   for (const [c, size, what] of [
     ['row sum', 8192 * 8192, 'row sum 8192²'],

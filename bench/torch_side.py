@@ -7,7 +7,10 @@ and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/re
   elementwise  torch.add(x, y, out=out) on float32 rows x cols (8192 x 8192 = 2^26 with --full), y
                contiguous, broadcast along the rows (shape (cols,)), or transposed (y.t() of a
                contiguous cols x rows tensor); GB/s counting x, y and out once, as ours do
-  matmul       torch.matmul(a, b, out=c), float32, n = 1024 .. 8192, TF32 off (cuBLAS SGEMM); TFLOP/s
+  matmul       torch.matmul(a, b, out=c), float32, n = 1024 .. 8192, TF32 off (cuBLAS SGEMM); TFLOP/s; and
+               bench/matmul.ts's awkward shapes M x N x K: c (M x N) = a (M x K) @ b (K x N) for 4000x4100x3900
+               and 1024x8192x1024, torch.bmm for 64 products of 512³ (case 'sgemm 64 x 512x512x512'), size =
+               batch*M*N*K, TFLOP/s = 2*batch*M*N*K / time (without --full the smaller shapes it uses)
   reductions   torch.sum(a, dim=1, out=out) over float32 rows x cols (8192 x 8192 with --full, 256 x 2048
                without), and torch.sum(x, dim=0, out=out) over 2^26 float32 (2^20 without); GB/s of the
                data read, as bench/reductions.ts counts it
@@ -126,6 +129,8 @@ def main():
         except Exception as e:
             print(f"  torch matmul {size}: FAILED: {e}", file=sys.stderr)
 
+    awkward_matmuls(torch, cuda, record, args.full)
+
     rows, cols = (8192, 8192) if args.full else (256, 2048)
     total = 2**26 if args.full else 2**20
     try:
@@ -148,6 +153,28 @@ def main():
 
     computations(torch, cuda, record, args.full)
     return 0
+
+
+def awkward_matmuls(torch, cuda, record, full):
+    """bench/matmul.ts's awkward shapes (batch, M, N, K; bench/lib/awkward-sgemm.ts), named and sized as it names and sizes them; results checked."""
+    shapes = ([(None, 4000, 4100, 3900), (None, 1024, 8192, 1024), (64, 512, 512, 512)] if full
+              else [(None, 100, 164, 92), (None, 64, 512, 64), (4, 64, 64, 64)])
+    for batch, m, n, k in shapes:
+        name = f"sgemm {'' if batch is None else f'{batch} x '}{m}x{n}x{k}"
+        try:
+            lead = () if batch is None else (batch,)
+            a = torch.rand(*lead, m, k, device=cuda) * 2 - 1
+            b = torch.rand(*lead, k, n, device=cuda) * 2 - 1
+            c = torch.empty(*lead, m, n, device=cuda)
+            call = (lambda: torch.matmul(a, b, out=c)) if batch is None else (lambda: torch.bmm(a, b, out=c))
+            seconds = time_per_call(torch, call)
+            exact = (a.double() @ b.double()).float()
+            assert torch.allclose(c, exact, rtol=1e-4, atol=1e-3 * k**0.5), f"{name} gave an unexpected result"
+            record("matmul", name, (batch or 1) * m * n * k, 2 * (batch or 1) * m * n * k / seconds / 1e12, "TFLOP/s")
+            del a, b, c, exact
+            torch.cuda.empty_cache()
+        except Exception as e:  # one failure must not cost the other figures
+            print(f"  torch matmul {name}: FAILED: {e}", file=sys.stderr)
 
 
 def computations(torch, cuda, record, full):

@@ -13,6 +13,11 @@
  *   4. cooperative fetch  all work-items of the group share the staging, neighbours reading
  *                         neighbouring words (splitIname onto l.0/l.1)
  *
+ * The same transformations take any sizes, c (m x n) = a (m x k) · b (k x n), and batches of
+ * products (`matmulKernel(config, { m, n, k, batch })`): where a size is not a multiple of its tile,
+ * the splits guard the edges of c and the prefetches load only the part of a panel inside the
+ * matrices (loads and stores of float4s stay whole where the rows are whole float4s).
+ *
  * `matmulKernel(config)` applies them; `matmulTuning(n)` is the search for the best configuration
  * on the device at hand (`npx loom tune examples/matmul.ts`, or `autotune` from @loom/core). Run this file to see the generated OpenCL C and WGSL and check the result on every
  * device present against the CPU device:
@@ -22,11 +27,11 @@
 import { pathToFileURL } from 'node:url';
 import {
   addDtypes,
+  LoomError,
   addPrefetch,
   assume,
   DeviceArray,
   defineTuning,
-  fixParameters,
   generateCode,
   makeKernel,
   pipelinePrefetch,
@@ -122,24 +127,79 @@ export function configProblem(config: MatmulConfig): string | undefined {
   return undefined;
 }
 
-/** The plain kernel: one line of math, for square n x n matrices. */
-export function plainMatmul(): LoopKernel {
-  return makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm', assumptions: 'n >= 1' });
+/**
+ * The sizes of a product: c (m x n) = a (m x k) · b (k x n), or with `batch` that many products
+ * at once, c[l, i, j] = sum(k, a[l, i, k]*b[l, k, j]).
+ */
+export interface MatmulShape {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  readonly batch?: number;
+}
+
+/** n x n x n as a shape. */
+export function shapeOf(size: number | MatmulShape): MatmulShape {
+  return typeof size === 'number' ? { m: size, n: size, k: size } : size;
+}
+
+/** `4000x4100x3900`, `64 x 512x512x512`: a shape in a few characters. */
+export function describeShape(size: number | MatmulShape): string {
+  const { m, n, k, batch } = shapeOf(size);
+  return `${batch === undefined ? '' : `${batch} x `}${m}x${n}x${k}`;
+}
+
+/** Multiply-adds of a product, times two: its FLOP. */
+export function matmulFlops(size: number | MatmulShape): number {
+  const { m, n, k, batch = 1 } = shapeOf(size);
+  return 2 * batch * m * n * k;
 }
 
 /**
- * The plain kernel, transformed by `config`, for n x n matrices: n fixed when given (a kernel
- * per size, as BLAS libraries pick one per shape), otherwise any multiple of the tile sizes.
+ * The plain kernel: one line of math, for square n x n matrices (n a parameter), or for the
+ * sizes of `shape` (fixed, any sizes), with a batch axis `l` when it has one.
  */
-export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number): LoopKernel {
-  const problem = configProblem(config) ?? (n !== undefined && n % lcm(config.tileM, config.tileN, config.tileK) ? `n = ${n} is not a multiple of the tiles` : undefined);
-  if (problem) throw new Error(`matmulKernel(${JSON.stringify(config)}): ${problem}`);
+export function plainMatmul(shape?: MatmulShape): LoopKernel {
+  if (shape === undefined) return makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm', assumptions: 'n >= 1' });
+  const { m, n, k, batch } = shape;
+  for (const [what, size] of Object.entries(shape))
+    if (size !== undefined && !(Number.isInteger(size) && size >= 1)) throw new LoomError(`plainMatmul: ${what} must be a positive integer, got ${String(size)}`);
+  const bounds = `0<=i<${m} and 0<=j<${n} and 0<=k<${k}`;
+  if (batch === undefined) return makeKernel(`{ [i,j,k]: ${bounds} }`, 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm' });
+  return makeKernel(`{ [l,i,j,k]: 0<=l<${batch} and ${bounds} }`, 'c[l, i, j] = sum(k, a[l, i, k]*b[l, k, j])', undefined, { name: 'sgemm' });
+}
+
+/**
+ * Why `config` cannot take matrices of `shape`, or undefined when it can. Sizes that are not
+ * multiples of the tiles are fine (the splits guard the edges); the float4 views of the rows
+ * are not: a row of a (k floats) is a whole number of float4s, 16-byte aligned, only when k is
+ * a multiple of 4, and so for b and c with n.
+ */
+export function shapeProblem(config: MatmulConfig, shape: MatmulShape): string | undefined {
+  if ((config.vectorWidth ?? 1) === 4 && shape.k % 4) return `a's rows (k = ${shape.k}) are not whole float4s: vectorWidth 4 needs k a multiple of 4`;
+  if ((config.vectorWidth ?? 1) === 4 && shape.n % 4) return `b's rows (n = ${shape.n}) are not whole float4s: vectorWidth 4 needs n a multiple of 4`;
+  return undefined;
+}
+
+/**
+ * The plain kernel, transformed by `config`: for n x n matrices, n fixed when given (a kernel
+ * per size, as BLAS libraries pick one per shape), otherwise any multiple of the tile sizes;
+ * or for the fixed sizes of a `MatmulShape` (rectangular, batched), of any sizes: where they
+ * are not multiples of the tiles, the splits guard the edges of c and the prefetches load only
+ * the part of a panel inside the matrices.
+ */
+export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: number | MatmulShape): LoopKernel {
+  const shape = size === undefined ? undefined : shapeOf(size);
+  const problem = configProblem(config) ?? (shape ? shapeProblem(config, shape) : undefined);
+  if (problem) throw new LoomError(`matmulKernel(${JSON.stringify(config)}${shape ? `, ${describeShape(shape)}` : ''}): ${problem}`);
   const { tileM, tileN, tileK, regM, regN } = config;
   const { along0, along1 } = workGroupOf(config);
+  const batched = shape?.batch !== undefined;
 
-  // Whole tiles only: no guards at the edges of c (the caller pads, as BLAS wrappers do).
-  let knl = plainMatmul();
-  knl = n === undefined ? assume(knl, `n mod ${lcm(tileM, tileN, tileK)} = 0`) : fixParameters(knl, { n });
+  // Any n: whole tiles only, no guards at the edges of c (the caller pads, as BLAS wrappers do).
+  let knl = shape === undefined ? assume(plainMatmul(), `n mod ${lcm(tileM, tileN, tileK)} = 0`) : plainMatmul(shape);
+  // a batch of products: one work-group per tile of c in each product, the batch on the grid's axis 2
+  if (batched) knl = tagInames(knl, { l: 'g.2' });
 
   // 1. Work-group tiles: i = tileM*i_outer + i_inner, i_outer on the group grid's axis 1 (j on axis 0).
   knl = splitIname(knl, 'i', tileM, { outerTag: 'g.1' });
@@ -163,16 +223,20 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, n?: number):
   }
 
   // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
-  knl = splitIname(knl, 'k', tileK);
+  //    Where k is not a multiple of tileK, the last step is generated apart (a slab), so that
+  //    the others run tileK steps unguarded.
+  knl = splitIname(knl, 'k', tileK, shape && shape.k % tileK ? { slabs: [0, 1] } : {});
   if (config.prefetch) {
-    knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
-    knl = addPrefetch(knl, 'b', ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])], { temporaryAddressSpace: 'local' });
+    // (a batch's panels are a product's: the fetch inames are named after the matrix axes)
+    const panelAxes = (name: string) => ({ temporaryAddressSpace: 'local' as const, dimArgNames: [...(batched ? [`${name}_batch`] : []), `${name}_dim_0`, `${name}_dim_1`] });
+    knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], panelAxes('a'));
+    knl = addPrefetch(knl, 'b', ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])], panelAxes('b'));
     // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
     //    words of a panel row, so each row is read from global memory in whole lines.
     if ((config.vectorWidth ?? 1) === 1) {
       knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
       knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
-    } else knl = vectorFetch(knl, config);
+    } else knl = vectorFetch(knl, config, batched);
     // 5. the loads of step k_outer + 1 issued before step k_outer computes
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
   }
@@ -212,7 +276,7 @@ function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number],
  * vectors of its row in turn. Neighbouring work-items then read neighbouring rows, 16 bytes of
  * each: whole 32-byte sectors over the unrolled round.
  */
-function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
+function vectorFetch(knl: LoopKernel, config: MatmulConfig, batched: boolean): LoopKernel {
   const { along0, along1 } = workGroupOf(config);
   const width = config.vectorWidth ?? 1;
   const aVec = config.aVectorReads ?? false;
@@ -233,12 +297,14 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
   // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
   // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
   if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
-  const vectors = config.vectorReads ? (aVec ? 'a,b,a_fetch,b_fetch,c' : 'a,b,b_fetch,c') : 'a,b';
   // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
   // within, reads four consecutive values of an a row from one aligned float4
   if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
-  knl = splitArrayAxis(knl, vectors, 1, width);
-  return tagArrayAxes(knl, vectors, 'c,c,vec');
+  // the arrays' rows (a batch's arrays have one axis more than the local panels)
+  const vectorRows = (names: string, rowAxis: number) => tagArrayAxes(splitArrayAxis(knl, names, rowAxis, width), names, `${'c,'.repeat(rowAxis + 1)}vec`);
+  knl = vectorRows(config.vectorReads ? 'a,b,c' : 'a,b', batched ? 2 : 1);
+  const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
+  return panels ? vectorRows(panels, 1) : knl;
 }
 
 /** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */
@@ -300,57 +366,71 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
 }
 
 /**
- * The search for the fastest SGEMM of order `n` (a multiple of 128) on a device: random
+ * The search for the fastest SGEMM of order `n`, or of a `MatmulShape`, on a device: random
  * matrices, each configuration's product checked at 64 entries (corners included) against
  * float64 dot products.
  */
-export function matmulTuning(n: number, space: readonly MatmulConfig[] = matmulSearchSpace()): TuningProblem<MatmulConfig> {
-  if (n % 128) throw new Error(`matmulTuning(${n}): n must be a multiple of 128, the largest tile`);
+export function matmulTuning(size: number | MatmulShape, space: readonly MatmulConfig[] = matmulSearchSpace()): TuningProblem<MatmulConfig> {
+  const shape = shapeOf(size);
+  const { a: aShape, b: bShape, c: cShape } = matmulArgumentShapes({ ...DEFAULT_MATMUL }, shape);
   // made on the first device's arguments, not when the problem is defined
   let host: { a: Float32Array; b: Float32Array } | undefined;
-  const matrices = () => (host ??= { a: pseudoRandom(n * n, 1), b: pseudoRandom(n * n, 2) });
+  const matrices = () => (host ??= { a: pseudoRandom(count(aShape), 1), b: pseudoRandom(count(bShape), 2) });
   return defineTuning({
-    name: `sgemm n=${n}`,
-    space,
-    work: { amount: 2 * n ** 3, unit: 'FLOP' },
-    build: (config) => matmulKernel(config, n),
+    name: typeof size === 'number' ? `sgemm n=${size}` : `sgemm ${describeShape(shape)}`,
+    // a configuration that cannot take these sizes (float4 rows of an odd length) is not tried
+    space: space.filter((config) => !shapeProblem(config, shape)),
+    work: { amount: matmulFlops(shape), unit: 'FLOP' },
+    build: (config) => matmulKernel(config, size),
     // a configuration that views rows as float4s takes the same matrices with their shapes
     argumentsFor: (config, args) => {
-      const shapes = matmulArgumentShapes(config, n);
+      const shapes = matmulArgumentShapes(config, shape);
       return Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a instanceof DeviceArray && shapes[name] ? a.reshape(shapes[name]) : a]));
     },
     arguments: async (device) => ({
-      a: await DeviceArray.from(device, matrices().a, 'float32', [n, n]),
-      b: await DeviceArray.from(device, matrices().b, 'float32', [n, n]),
-      c: await DeviceArray.from(device, new Float32Array(n * n), 'float32', [n, n]),
+      a: await DeviceArray.from(device, matrices().a, 'float32', aShape),
+      b: await DeviceArray.from(device, matrices().b, 'float32', bShape),
+      c: await DeviceArray.from(device, new Float32Array(count(cShape)), 'float32', cShape),
     }),
-    check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, n),
+    check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, shape),
   });
 }
 
 /**
- * The shapes the kernel of `config` takes a, b and c in: n x n, or with vectorWidth 4 the
- * rows of a and b as n/4 vectors of 4 (n x n/4 x 4, the same memory).
+ * The shapes the kernel of `config` takes a, b and c in: m x k, k x n and m x n (after the batch
+ * axis, when there is one), or with vectorWidth 4 the rows of a and b as vectors of 4
+ * (m x k/4 x 4: the same memory), and of c with vectorReads.
  */
-export function matmulArgumentShapes(config: MatmulConfig, n: number): Record<string, number[]> {
-  const rows = (w: number) => (w === 1 ? [n, n] : [n, n / w, w]);
+export function matmulArgumentShapes(config: MatmulConfig, size: number | MatmulShape): Record<string, number[]> {
+  const { m, n, k, batch } = shapeOf(size);
+  const matrix = (rows: number, columns: number, w: number) => [...(batch === undefined ? [] : [batch]), rows, ...(w === 1 ? [columns] : [columns / w, w])];
   const width = config.vectorWidth ?? 1;
-  return { a: rows(width), b: rows(width), c: rows(config.vectorReads ? 4 : 1) };
+  return { a: matrix(m, k, width), b: matrix(k, n, width), c: matrix(m, n, config.vectorReads ? 4 : 1) };
 }
 
-/** Compares 64 entries of c with float64 dot products, within float32's error for sums of n terms. */
-export function sampledMatmulError(c: Float32Array, a: Float32Array, b: Float32Array, n: number): string | undefined {
+function count(shape: readonly number[]): number {
+  return shape.reduce((x, y) => x * y, 1);
+}
+
+/**
+ * Compares 64 entries of c (the corners, then spread over the batch and the rows and columns)
+ * with float64 dot products, within float32's error for sums of k terms.
+ */
+export function sampledMatmulError(c: Float32Array, a: Float32Array, b: Float32Array, size: number | MatmulShape): string | undefined {
+  const { m, n, k, batch = 1 } = shapeOf(size);
   for (let s = 0; s < 64; s++) {
-    const i = s === 0 ? 0 : s === 1 ? n - 1 : (s * 7919) % n;
+    const l = s === 1 ? batch - 1 : (s * 31) % batch;
+    const i = s === 0 ? 0 : s === 1 ? m - 1 : (s * 7919) % m;
     const j = s === 0 ? 0 : s === 1 ? n - 1 : (s * 104729 + 13) % n;
     let sum = 0;
     let magnitude = 0;
-    for (let k = 0; k < n; k++) {
-      const term = a[i * n + k] * b[k * n + j];
+    for (let p = 0; p < k; p++) {
+      const term = a[(l * m + i) * k + p] * b[(l * k + p) * n + j];
       sum += term;
       magnitude += Math.abs(term);
     }
-    if (!(Math.abs(c[i * n + j] - sum) <= 1e-5 * magnitude * Math.sqrt(n) + 1e-6)) return `c[${i}, ${j}] is ${c[i * n + j]}, expected ${sum}`;
+    const got = c[(l * m + i) * n + j];
+    if (!(Math.abs(got - sum) <= 1e-5 * magnitude * Math.sqrt(k) + 1e-6)) return `c[${batch === 1 ? '' : `${l}, `}${i}, ${j}] is ${got}, expected ${sum}`;
   }
   return undefined;
 }
@@ -374,23 +454,26 @@ function lcm(...values: number[]): number {
   return values.reduce((x, y) => (x * y) / gcd(x, y), 1);
 }
 
-/** c = a*b on the CPU in float64, for checking. */
-export function referenceMatmul(a: Float32Array, b: Float32Array, n: number): Float64Array {
-  const c = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let k = 0; k < n; k++) {
-      const aik = a[i * n + k];
-      for (let j = 0; j < n; j++) c[i * n + j] += aik * b[k * n + j];
+/** c = a*b on the CPU in float64, for checking: n x n matrices, or those of a shape (each product of a batch). */
+export function referenceMatmul(a: Float32Array, b: Float32Array, size: number | MatmulShape): Float64Array {
+  const { m, n, k, batch = 1 } = shapeOf(size);
+  const c = new Float64Array(batch * m * n);
+  for (let l = 0; l < batch; l++) {
+    for (let i = 0; i < m; i++) {
+      for (let p = 0; p < k; p++) {
+        const aip = a[(l * m + i) * k + p];
+        for (let j = 0; j < n; j++) c[(l * m + i) * n + j] += aip * b[(l * k + p) * n + j];
+      }
     }
   }
   return c;
 }
 
-/** Largest difference from the reference, relative to the size of the terms summed. */
-export function matmulError(c: ArrayLike<number>, reference: ArrayLike<number>, n: number): number {
+/** Largest difference from the reference, relative to the size of the terms summed (k of them). */
+export function matmulError(c: ArrayLike<number>, reference: ArrayLike<number>, size: number | MatmulShape): number {
   let worst = 0;
   for (let x = 0; x < reference.length; x++) worst = Math.max(worst, Math.abs(c[x] - reference[x]));
-  return worst / n;
+  return worst / shapeOf(size).k;
 }
 
 // --- run as a script: show the code, check every device -------------------------------------------------

@@ -49,6 +49,24 @@ test('a vec loop over vec axes is one vector statement in OpenCL', () => {
   assert.not.match(code, 'for (int k');
 });
 
+/** out[i, k] = 2*a[i, k] for the first `m` floats of 1025 float4s, i in work-groups of 16 (the last one past the end). */
+function edgeKernel(m: number): LoopKernel {
+  let knl = makeKernel(`{ [i,k]: 0<=i<1025 and 0<=k<4 and 4*i + k < ${m} }`, 'out[i, k] = 2*a[i, k]');
+  knl = tagArrayAxes(addDtypes(knl, { a: 'float32' }), 'a,out', 'c,vec');
+  return splitIname(tagInames(knl, { k: 'vec' }), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+}
+
+test('a guard the same for every lane of a vector (4i + k < 4100: whole vectors) keeps the vector statement; one that differs per lane goes lane by lane', () => {
+  const whole = clCode(edgeKernel(4100));
+  assert.match(whole, /if \(16 \* gid\(0\) <= -lid\(0\) \+ 1024\)\n\s*out\[16 \* gid\(0\) \+ lid\(0\)\] = 2\.0f \* a\[16 \* gid\(0\) \+ lid\(0\)\];/);
+  const partial = clCode(edgeKernel(4098));
+  assert.match(
+    partial,
+    'if (1 <= -64 * gid(0) - 4 * lid(0) + 4097)\n    ((__global float *) out)[64 * gid(0) + 4 * lid(0) + 1] = 2.0f * ((__global float *) a)[64 * gid(0) + 4 * lid(0) + 1];',
+  );
+  assert.not.match(partial, /out\[16 \* gid\(0\) \+ lid\(0\)\] = /);
+});
+
 test('a scalar meets a vector: OpenCL broadcasts it', () => {
   const knl = addDtypes(laneKernel('a[i, k] * s - i', 4), { s: 'float32' });
   assert.match(clCode(knl), 'out[i] = a[i] * s - (float) i;');
@@ -236,6 +254,18 @@ for (const device of testDevices()) {
       );
     });
   }
+
+  test(`${device.name}: a vector statement under a guard the same for every lane, and lanes guarded one by one`, async () => {
+    const a = randomFloat32(4100, 5);
+    for (const m of [4100, 4098]) {
+      const { out } = await run(edgeKernel(m), device, { a });
+      assert.equal(
+        Array.from(out as Float32Array),
+        Array.from(a, (x, j) => (j < m ? 2 * x : 0)),
+        `m = ${m}`,
+      );
+    }
+  });
 
   test(`${device.name}: vector temporaries, component access and conditionals`, async () => {
     const a = randomFloat32(40, 3);

@@ -4,7 +4,7 @@
  * WebGPU dispatches: lib/timing.ts) rather than by the library's default wall time.
  */
 import { autotune as searchConfigurations, type Trial } from '@loom/core';
-import { matmulSearchSpace, matmulTuning, workGroupOf, type MatmulConfig } from '../../examples/matmul.ts';
+import { matmulSearchSpace, matmulTuning, workGroupOf, type MatmulConfig, type MatmulShape } from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { flops } from './matmul-run.ts';
 import { kernelSeconds } from './timing.ts';
@@ -24,9 +24,18 @@ export function describeConfig(c: MatmulConfig): string {
   return `${c.tileM}x${c.tileN}x${c.tileK} r${c.regM}x${c.regN} ${c.layout}${c.unrollK ? ' unr' : ''}${c.vectorWidth === 4 ? (c.vectorReads ? (c.aVectorReads ? ' float4 rw, a4' : ' float4 rw') : ' float4 loads') : ''}${c.pipelined ? ' pipelined' : ''}${c.prefetch ? '' : ' no-local'} (${along0 * along1} items)`;
 }
 
-/** The best configuration at order n; a LoomError when none ran (it lists why). */
-export async function autotune(d: BenchDevice, n: number, budgetSeconds: number, onTrial: (t: Trial<MatmulConfig>) => void = () => {}): Promise<TuneResult> {
-  const result = await searchConfigurations(matmulTuning(n, matmulSearchSpace()), d.device, {
+/**
+ * The best configuration at order n, or for a shape, among `space` (default: the whole search
+ * space); a LoomError when none ran (it lists why).
+ */
+export async function autotune(
+  d: BenchDevice,
+  n: number | MatmulShape,
+  budgetSeconds: number,
+  onTrial: (t: Trial<MatmulConfig>) => void = () => {},
+  space: readonly MatmulConfig[] = matmulSearchSpace(),
+): Promise<TuneResult> {
+  const result = await searchConfigurations(matmulTuning(n, space), d.device, {
     budgetSeconds,
     fresh: true,
     time: (prepared) => kernelSeconds(d, prepared, { samples: 3, maxSeconds: 1 }),

@@ -3,13 +3,13 @@
  * prepared, timed and checked. Shared by the autotuner and the matmul benchmark.
  */
 import { addPrefetch, DeviceArray, fixParameters, prepareLaunch, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
-import { plainMatmul, pseudoRandom, sampledMatmulError } from '../../examples/matmul.ts';
+import { matmulArgumentShapes, matmulFlops, plainMatmul, pseudoRandom, sampledMatmulError, shapeOf, type MatmulShape } from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { kernelSeconds, type TimingOptions } from './timing.ts';
 
-/** a, b (and c, written) of order n on one device, with the host copies of a and b for checking. */
+/** a, b (and c, written) of order n, or of a shape, on one device, with the host copies of a and b for checking. */
 export interface MatmulData {
-  readonly n: number;
+  readonly shape: MatmulShape;
   readonly hostA: Float32Array;
   readonly hostB: Float32Array;
   readonly a: DeviceArray;
@@ -18,22 +18,27 @@ export interface MatmulData {
   release(): void;
 }
 
-export async function matmulData(d: BenchDevice, n: number): Promise<MatmulData> {
-  const hostA = pseudoRandom(n * n, 1);
-  const hostB = pseudoRandom(n * n, 2);
-  const a = await DeviceArray.from(d.device, hostA, 'float32', [n, n]);
-  const b = await DeviceArray.from(d.device, hostB, 'float32', [n, n]);
-  const c = await DeviceArray.from(d.device, new Float32Array(n * n), 'float32', [n, n]);
-  return { n, hostA, hostB, a, b, c, release: () => [a, b, c].forEach((x) => x.release()) };
+export async function matmulData(d: BenchDevice, size: number | MatmulShape): Promise<MatmulData> {
+  const shape = shapeOf(size);
+  // the plain shapes (m x k, k x n, m x n after the batch): any configuration's kernel sees them as it declares them
+  const shapes = matmulArgumentShapes({ tileM: 1, tileN: 1, tileK: 1, regM: 1, regN: 1, layout: 'strided', prefetch: false, unrollK: false }, shape);
+  const count = (s: readonly number[]) => s.reduce((x, y) => x * y, 1);
+  const hostA = pseudoRandom(count(shapes.a), 1);
+  const hostB = pseudoRandom(count(shapes.b), 2);
+  const a = await DeviceArray.from(d.device, hostA, 'float32', shapes.a);
+  const b = await DeviceArray.from(d.device, hostB, 'float32', shapes.b);
+  const c = await DeviceArray.from(d.device, new Float32Array(count(shapes.c)), 'float32', shapes.c);
+  return { shape, hostA, hostB, a, b, c, release: () => [a, b, c].forEach((x) => x.release()) };
 }
 
-export const flops = (n: number): number => 2 * n ** 3;
+/** FLOP of one product: 2n^3, or 2*batch*m*n*k. */
+export const flops = (size: number | MatmulShape): number => matmulFlops(size);
 
 /** Seconds per launch of `knl` on `data`, after checking its result; throws when it is wrong. */
 export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulData, timing: TimingOptions): Promise<number> {
   const prepared = await prepareLaunch(knl, d.device, { a: asKernelSees(knl, 'a', data.a), b: asKernelSees(knl, 'b', data.b), c: asKernelSees(knl, 'c', data.c) });
   try {
-    await d.device.write(data.c.buffer, new Float32Array(data.n * data.n));
+    await d.device.write(data.c.buffer, new Float32Array(data.c.shape.reduce((x, y) => x * y, 1)));
     const seconds = await kernelSeconds(d, prepared, timing);
     await checkMatmul(data);
     return seconds;
@@ -54,7 +59,7 @@ function asKernelSees(knl: LoopKernel, name: string, array: DeviceArray): Device
 
 /** Compares 64 entries of c with float64 dot products (examples/matmul.ts); throws when one is off. */
 export async function checkMatmul(data: MatmulData): Promise<void> {
-  const wrong = sampledMatmulError((await data.c.toHost()) as Float32Array, data.hostA, data.hostB, data.n);
+  const wrong = sampledMatmulError((await data.c.toHost()) as Float32Array, data.hostA, data.hostB, data.shape);
   if (wrong) throw new Error(wrong);
 }
 

@@ -19,7 +19,7 @@ import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
 import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
 import { mapStmts } from './stmt-visit.ts';
-import { boundConstraint, combineBounds, constraintsToCondition, nonRedundant, withDim } from './conditions.ts';
+import { boundConstraint, combineBounds, constraintsToCondition, laneUniformGuard, nonRedundant, withDim } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
@@ -254,7 +254,10 @@ export class DeviceKernelBuilder {
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
-    const guard = constraintsToCondition(domain.gist(context), insn);
+    // a guard the same for every lane of a vec loop does not split its vector statement
+    const vecLanes = insn.withinInames.filter((n) => this.knl.inameTags.get(n)?.kind === 'vec' && enforced.dims.includes(n));
+    const gisted = vecLanes.reduce((g, lane) => laneUniformGuard(g, context, lane, ilpRange(this.knl, lane).hi), domain.gist(context));
+    const guard = constraintsToCondition(gisted, insn);
     const guarded = this.guards.instruction(insn);
     const name = nameWritten(insn)!;
     const assign: Stmt = { kind: 'assign', target: guarded.target, value: guarded.value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };

@@ -3,7 +3,7 @@ import { LoomError } from '../errors.ts';
 import { binary, compare, int, logical, type Expr } from '../expr/nodes.ts';
 import { fromLinear, simplify } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
-import type { BasicSet, Bound, Constraint } from '../sets/index.ts';
+import { BasicSet, type Bound, type Constraint } from '../sets/index.ts';
 import type { Instruction } from '../kernel/model.ts';
 
 export type Side = 'lower' | 'upper';
@@ -25,6 +25,23 @@ export function nonRedundant(bounds: readonly Bound[], side: Side, iname: string
     if (set.implies(boundConstraint(iname, b, side))) kept.splice(kept.indexOf(b), 1);
   }
   return kept;
+}
+
+/**
+ * A guard (a gisted set) that depends on a vector lane the same way for every lane, as the
+ * last lane's: `128*g + 4*l + lane <= 4099` holds for every lane of a vector exactly when
+ * `128*g + 4*l + 3 <= 4099` does (the first lane's index is a multiple of 4, so are the
+ * vectors of a row of 4100). The lanes then stay one vector statement under one guard. The
+ * guard as it was where lanes may differ (or with existentials, which are not substituted).
+ */
+export function laneUniformGuard(guard: BasicSet, context: BasicSet, lane: string, last: number): BasicSet {
+  if (guard.existentials.length || !guard.constraints.some((c) => c.expr.dependsOn(lane))) return guard;
+  const atLast = guard.constraints.map((c) => ({ kind: c.kind, expr: c.expr.substitute(lane, Linear.constant(last)) }));
+  // equivalent where the context holds: each implies the other, on every lane
+  const underGuard = context.addConstraints(guard.constraints);
+  const underLast = context.addConstraints(atLast);
+  if (!atLast.every((c) => underGuard.implies(c)) || !guard.constraints.every((c) => underLast.implies(c))) return guard;
+  return BasicSet.fromConstraints(guard.params, guard.dims, atLast);
 }
 
 export function withDim(set: BasicSet, name: string): BasicSet {

@@ -191,7 +191,15 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const registersTemp: TemporaryVariable = { name: regName, dtype: source?.dtype, shape: extents.map((e) => int(e.max - e.min + 1)), addressSpace: 'private' };
   const tags = new Map(knl.inameTags);
   for (const [n, tag] of knl.inameTags) for (const copies of [nextOf, firstOf]) if (copies.has(n)) tags.set(copies.get(n)!, tag);
-  const result = knl.with({ domains, instructions, inameTags: tags, temporaries: new Map([...knl.temporaries, [regName, registersTemp]]) });
+  // the copies nest as the loops they copy were asked to (prioritizeLoops)
+  const copiedPriorities = [nextOf, firstOf].flatMap((copies) => knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)));
+  const result = knl.with({
+    domains,
+    instructions,
+    inameTags: tags,
+    temporaries: new Map([...knl.temporaries, [regName, registersTemp]]),
+    loopPriorities: [...knl.loopPriorities, ...copiedPriorities],
+  });
   const vec = registers.findIndex((r) => knl.inameTags.get(r)?.kind === 'vec');
   if (vec >= 0 && vec !== registers.length - 1) throw new LoomError(`${what}: more than one of its loops is a vector lane loop`, insn.span);
   return vec >= 0 ? tagArrayAxes(result, regName, registers.map((_, k) => (k === vec ? 'vec' : 'c')).join(',')) : result;
