@@ -4,7 +4,7 @@
 // may change a result: each test checks values against plain JavaScript, on every device.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, globalArg, LoomError, makeKernel, prepareLaunch, run, splitIname, valueArg } from '@loom/core';
+import { DeviceArray, globalArg, LoomError, makeKernel, prepareLaunch, run, splitIname, valueArg, type LaunchArgument } from '@loom/core';
 import { openclDevice, type OpenCLDevice } from '@loom/codegen-opencl';
 import { testDevices } from './support/devices.ts';
 
@@ -171,6 +171,37 @@ for (const device of testDevices()) {
     // the write in range went through every time; the one out of range was dropped
     assert.equal(Array.from((await out.toHost()) as Float32Array), [0, 6, 0, 0, 0, 0, 0, 0]);
     for (const x of [idx, a, out]) x.release();
+  });
+
+  test(`${device.name}: a launch's argument list that is not frozen is read again at every launch`, async () => {
+    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const a = await DeviceArray.from(device, ramp(32), 'float32');
+    const out = await DeviceArray.from(device, new Float32Array(32), 'float32');
+    const other = await DeviceArray.from(device, new Float32Array(32), 'float32');
+    const prepared = await prepareLaunch(knl, device, { a, out });
+    const { kernel, groupCount, localSize } = prepared.kernels[0];
+    const args: LaunchArgument[] = [...prepared.kernels[0].args];
+    const at = args.findIndex((x) => x.kind === 'buffer' && x.buffer === out.buffer);
+    await device.launch(prepared.compiled, kernel, args, groupCount, localSize);
+    args[at] = { kind: 'buffer', buffer: other.buffer };
+    await device.launch(prepared.compiled, kernel, args, groupCount, localSize);
+    // frozen after use: still the list as it is now
+    args[at] = { kind: 'buffer', buffer: out.buffer };
+    Object.freeze(args);
+    await device.write(a.buffer, ramp(32, 2));
+    await device.launch(prepared.compiled, kernel, args, groupCount, localSize);
+    assert.equal(
+      Array.from((await other.toHost()) as Float32Array),
+      Array.from(ramp(32), (x) => x + 1),
+      'the second launch wrote the other array',
+    );
+    assert.equal(
+      Array.from((await out.toHost()) as Float32Array),
+      Array.from(ramp(32, 2), (x) => x + 1),
+      'the third launch wrote out again',
+    );
+    prepared.release();
+    for (const x of [a, out, other]) x.release();
   });
 
   test(`${device.name}: a prepared launch takes other arrays of the same kind (ping-pong), and refuses others`, async () => {
