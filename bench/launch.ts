@@ -154,6 +154,8 @@ async function javaScriptAlone(d: BenchDevice, calls: readonly (() => Promise<un
   await waiter(d)();
   const launch = device.launch;
   device.launch = () => Promise.resolve();
+  let stub = 0;
+  const figures: number[] = [];
   try {
     const fastest = async (call: () => Promise<unknown>) => {
       const batch = async () => {
@@ -166,14 +168,13 @@ async function javaScriptAlone(d: BenchDevice, calls: readonly (() => Promise<un
       for (let b = 0; b < BATCHES; b++) times.push(await batch());
       return Math.min(...times);
     };
-    const stub = await fastest(() => device.launch(undefined, undefined as never, [], [], []));
-    const figures: number[] = [];
+    stub = await fastest(() => device.launch(undefined, undefined as never, [], [], []));
     for (const call of calls) figures.push(await fastest(call));
-    return { calls: figures, stub };
   } finally {
     delete (device as { launch?: unknown }).launch; // the class's own again
-    if (device.launch !== launch) throw new Error('the device launch could not be restored');
   }
+  if (device.launch !== launch) throw new Error('the device launch could not be restored');
+  return { calls: figures, stub };
 }
 
 /** This process's CPU time (user and system), in microseconds. */
