@@ -22,9 +22,13 @@
  * ratio = raw / ours (issue 18's targets: run within 1.2x of raw, prepareLaunch within 1.05x:
  * ratios >= 0.833 and >= 0.952).
  *
+ *   run / prepareLaunch (JavaScript alone)   the same calls with the device's launch a stub that
+ *                       does nothing: Loom's own work per call, in CPU time of this process (less
+ *                       disturbed by other processes than wall time), the fastest of 7 batches
+ *
  *   node --import tsx bench/launch.ts [--json] [--backends=opencl,webgpu,cpu]
  */
-import { DeviceArray, makeKernel, prepareLaunch, run, splitIname } from '@loom/core';
+import { DeviceArray, makeKernel, prepareLaunch, run, splitIname, type Device } from '@loom/core';
 import type { OpenCLBuffer } from '@loom/codegen-opencl';
 import { parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
@@ -38,6 +42,9 @@ const N = 1024;
 /** The pointwise() tensors: small, so that the host's part is what is measured. */
 const ROWS = 64;
 const COLS = 64;
+/** Calls per batch, and batches, of the JavaScript-alone figures (batches long enough for the optimizing compiler). */
+const CALLS = 5000;
+const BATCHES = 7;
 
 const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', undefined, { name: 'scale' }), 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
 
@@ -90,6 +97,7 @@ for (const d of await openDevices(options.backends)) {
       wait,
     );
     for (const w of ways) await w.check();
+    const alone = await javaScriptAlone(d, [ways[0].call, ways[1].call]);
     const rawAt = ways.findIndex((w) => w.name === 'raw dispatch');
     for (const [k, w] of ways.entries()) {
       const [total, host] = figures[k];
@@ -114,6 +122,18 @@ for (const d of await openDevices(options.backends)) {
         });
       }
     }
+    for (const [k, name] of ['run', 'prepareLaunch'].entries()) {
+      reporter.add({
+        bench: 'launch',
+        backend: d.backend,
+        case: `${name} (JavaScript alone)`,
+        size: N,
+        value: alone.calls[k],
+        unit: 'us',
+        device: device.name,
+        note: `CPU time of this process per call, the device's launch a stub (the stub alone: ${alone.stub.toFixed(2)} us; fastest of ${BATCHES} batches of ${CALLS})`,
+      });
+    }
   } catch (e) {
     progress(`  ${d.backend}: FAILED: ${(e as Error).message.split('\n')[0]}`);
     process.exitCode = 1;
@@ -124,6 +144,44 @@ for (const d of await openDevices(options.backends)) {
   }
 }
 reporter.printTable('launch overhead: a tiny kernel and small pointwise() calls, launched and waited for (us per call); (host): the call alone');
+
+/**
+ * CPU microseconds per call of each of `calls` with the device's launch a stub, and of the
+ * stub alone: the fastest of several batches, after a warm-up batch.
+ */
+async function javaScriptAlone(d: BenchDevice, calls: readonly (() => Promise<unknown>)[]): Promise<{ calls: number[]; stub: number }> {
+  const device = d.device as Device;
+  await waiter(d)();
+  const launch = device.launch;
+  device.launch = () => Promise.resolve();
+  let stub = 0;
+  const figures: number[] = [];
+  try {
+    const fastest = async (call: () => Promise<unknown>) => {
+      const batch = async () => {
+        const start = cpuMicroseconds();
+        for (let k = 0; k < CALLS; k++) await call();
+        return (cpuMicroseconds() - start) / CALLS;
+      };
+      await batch();
+      const times: number[] = [];
+      for (let b = 0; b < BATCHES; b++) times.push(await batch());
+      return Math.min(...times);
+    };
+    stub = await fastest(() => device.launch(undefined, undefined as never, [], [], []));
+    for (const call of calls) figures.push(await fastest(call));
+  } finally {
+    delete (device as { launch?: unknown }).launch; // the class's own again
+  }
+  if (device.launch !== launch) throw new Error('the device launch could not be restored');
+  return { calls: figures, stub };
+}
+
+/** This process's CPU time (user and system), in microseconds. */
+function cpuMicroseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
 
 /** How to wait until the device has done everything queued. */
 function waiter(d: BenchDevice): () => Promise<unknown> {

@@ -159,7 +159,7 @@ for (const [bench, title, note] of [
   [
     'launch',
     'Launch overhead, tiny kernel and small pointwise() calls',
-    'Microseconds per call of out = 2*a over 1024 floats on the device (run, prepareLaunch, a raw dispatch through the same API: the reference), and of pointwise() x + y over 64 x 64 floats, each waited for; `(host)`: the call alone, until its promise settles.',
+    "Microseconds per call of out = 2*a over 1024 floats on the device (run, prepareLaunch, a raw dispatch through the same API: the reference), and of pointwise() x + y over 64 x 64 floats, each waited for; `(host)`: the call alone, until its promise settles; `(JavaScript alone)`: CPU time per call with the device's launch a stub (Loom's own work).",
   ],
 ] as const) {
   const rows = ours.filter((l) => l.bench === bench);

@@ -6,24 +6,28 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, BasicSet, InternalError, LoopKernel, makeKernel, printExpr, stringifyKernel, tagArrayAxes, type Instruction } from '@loom/core';
+import { addDtypes, BasicSet, debugMode, InternalError, LoopKernel, makeKernel, printExpr, setDebugMode, stringifyKernel, tagArrayAxes, type Instruction } from '@loom/core';
 import { call, int, reduce, subscript, variable } from '../packages/core/src/expr/index.ts';
 import { DEFAULT_OPTIONS } from '../packages/core/src/kernel/model.ts';
 import { PREPROCESS_PASSES, preprocess, runPasses, type PreprocessPass } from '../packages/core/src/preprocess/pipeline.ts';
 import { kernelProblems, verifyKernel } from '../packages/core/src/preprocess/verify.ts';
 import { goldenKernels } from './support/golden-kernels.ts';
 
-/** Runs `fn` with LOOM_DEBUG set to `value` (or unset), restoring it after. */
+/** Runs `fn` with LOOM_DEBUG set to `value` (or unset) and read again (`setDebugMode()`), restoring it after. */
 function withDebug<T>(value: string | undefined, fn: () => T): T {
   const before = process.env.LOOM_DEBUG;
-  if (value === undefined) delete process.env.LOOM_DEBUG;
-  else process.env.LOOM_DEBUG = value;
+  setEnvironmentDebug(value);
   try {
     return fn();
   } finally {
-    if (before === undefined) delete process.env.LOOM_DEBUG;
-    else process.env.LOOM_DEBUG = before;
+    setEnvironmentDebug(before);
   }
+}
+
+function setEnvironmentDebug(value: string | undefined): void {
+  if (value === undefined) delete process.env.LOOM_DEBUG;
+  else process.env.LOOM_DEBUG = value;
+  setDebugMode();
 }
 
 /** The InternalError `fn` throws (failing the test if it throws anything else, or nothing). */
@@ -176,6 +180,27 @@ test('LOOM_DEBUG verifies the kernel before preprocessing: a broken one is an In
     assert.match(e.detail, /^kernel 'hand_made' is broken before preprocessing \(by the front end or a transformation\): instruction 'second' depends on 'dubble'/);
   }
   withDebug('0', () => preprocess(broken));
+});
+
+test('LOOM_DEBUG is read once; setDebugMode overrides it, and setDebugMode() reads it again', () => {
+  const broken = handMade({ dependsOn: ['dubble'] });
+  withDebug(undefined, () => {
+    // the environment changed behind Loom's back: the decision made stands
+    process.env.LOOM_DEBUG = '1';
+    assert.is(debugMode(), false);
+    preprocess(broken);
+    setDebugMode();
+    assert.is(debugMode(), true);
+    internalError(() => preprocess(broken));
+    setDebugMode(false);
+    assert.is(debugMode(), false, 'off, whatever LOOM_DEBUG says');
+    preprocess(broken);
+    delete process.env.LOOM_DEBUG;
+    setDebugMode(true);
+    assert.is(debugMode(), true, 'on, whatever LOOM_DEBUG says');
+    internalError(() => preprocess(broken));
+  });
+  assert.is(debugMode(), process.env.LOOM_DEBUG !== undefined && !['', '0'].includes(process.env.LOOM_DEBUG), "back to the environment's");
 });
 
 test('LOOM_DEBUG names the pass that broke the kernel', () => {

@@ -11,7 +11,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, DeviceArray, generateCode, globalArg, LoomError, makeKernel, parseExpression, prepareLaunch, run, tagArrayAxes, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  DeviceArray,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  parseExpression,
+  prepareLaunch,
+  run,
+  setDebugMode,
+  tagArrayAxes,
+  type LoopKernel,
+} from '@loom/core';
 import { testDevices } from './support/devices.ts';
 
 // the reproductions of the issue: far past the end (a segfault on PoCL), inside the
@@ -193,13 +206,20 @@ for (const device of testDevices()) {
     const debug = process.env.LOOM_DEBUG;
     try {
       delete process.env.LOOM_DEBUG;
+      setDebugMode();
       if (device.checksBoundsByDefault) await raises(bad, /writes 'out'/);
       else assert.equal(Array.from((await bad()).out as Float32Array), new Array(N).fill(0));
       process.env.LOOM_DEBUG = '1';
+      setDebugMode();
+      await raises(bad, /writes 'out' at index t = 8/);
+      // and with debug mode turned on by the program, whatever the environment says
+      delete process.env.LOOM_DEBUG;
+      setDebugMode(true);
       await raises(bad, /writes 'out' at index t = 8/);
     } finally {
       if (debug === undefined) delete process.env.LOOM_DEBUG;
       else process.env.LOOM_DEBUG = debug;
+      setDebugMode();
     }
   });
 

@@ -86,8 +86,14 @@ class ClDevice implements OpenCLDevice {
 
   /** The driver knows the kernel by its OpenCL spelling (a kernel called `kernel` is `kernel_`). */
   async launch(compiled: OpenCLProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
-    const global = groupCount.map((g, axis) => g * (localSize[axis] ?? 1));
-    const local = groupCount.map((_, axis) => localSize[axis] ?? 1);
+    // plain loops: a launch is on the hot path of every `run`
+    const global: number[] = [];
+    const local: number[] = [];
+    for (let axis = 0; axis < groupCount.length; axis++) {
+      const size = localSize[axis] ?? 1;
+      global.push(groupCount[axis] * size);
+      local.push(size);
+    }
     this.context.launch(compiled, kernel.entryPoint, kernelArguments(args, !this.context.info.supportsFloat16), global, local);
   }
 
@@ -112,20 +118,23 @@ class ClDevice implements OpenCLDevice {
 /**
  * The runtime's arguments for Loom's. `run` and `prepareLaunch` pass the same frozen array
  * for repeated launches with the same buffers and values, so the translation is kept per
- * such array (by identity: a frozen array of frozen arguments cannot change).
+ * such array (by identity: a frozen array of frozen arguments cannot change). Whether an
+ * array is frozen is asked once, when first seen: what is frozen stays frozen, and an array
+ * that was not is translated anew at every launch, frozen since or not.
+ *
+ * `halfAsFloat`: the device lacks cl_khr_fp16, and a float16 value is a float in its code (half-storage.ts).
  */
-/** `halfAsFloat`: the device lacks cl_khr_fp16, and a float16 value is a float in its code (half-storage.ts). */
 function kernelArguments(args: readonly LaunchArgument[], halfAsFloat: boolean): KernelArgument[] {
-  if (!isImmutableArguments(args)) return (halfAsFloat ? translateHalfAsFloat : translate)(args);
-  return (halfAsFloat ? translatedHalfAsFloat : translated)(args);
+  return halfAsFloat ? (translatedHalfAsFloat(args) ?? translateHalfAsFloat(args)) : (translated(args) ?? translate(args));
 }
 
 const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
   args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }));
 const translateHalfAsFloat = (args: readonly LaunchArgument[]): KernelArgument[] =>
   translate(args).map((a) => (a.kind === 'scalar' && a.dtype === 'float16' ? { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) } : a));
-const translated = perObject(translate);
-const translatedHalfAsFloat = perObject(translateHalfAsFloat);
+/** The translation of a frozen argument list, kept with it; undefined for one that may change. */
+const translated = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translate(args) : undefined));
+const translatedHalfAsFloat = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translateHalfAsFloat(args) : undefined));
 
 /**
  * What the device reports, and for private memory, which OpenCL does not report, the common

@@ -191,6 +191,7 @@ export {
 } from './tune/autotune.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
+export { debugMode, setDebugMode } from './runtime/environment.ts';
 
 // --- for packages that add transformations of their own (@loom/computation) ------------------------
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';

@@ -3,12 +3,13 @@
  * signature (dtypes, shapes, values) and never from the arrays themselves. Binding,
  * the bounds checks, code generation and compilation, the sizes of outputs and global
  * temporaries, the grids and each kernel's arguments: all are done once per signature
- * and kept, so that a loop of identical calls pays, per call, for a string, a look-up,
- * one size comparison per device array and the launches.
+ * and kept, so that a loop of like calls pays, per call, for comparing its arguments with
+ * the last call's, one size comparison per device array and the launches.
  *
  * The key is the signature as text (dtypes, shapes, values spelled out): two calls with
  * the same key bind alike, and nothing that could stand for two different things (an
- * object's identity, a rounded number) is ever part of it.
+ * object's identity, a rounded number) is ever part of it. The last call's signature is
+ * also kept as values (`LastCall`), compared before any text is made.
  */
 import { ownEntry } from '../names.ts';
 import { InternalError } from '../errors.ts';
@@ -96,9 +97,35 @@ export type PlannedStep =
   | { readonly kind: 'launch'; readonly launch: number }
   | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly PlannedStep[] };
 
-/** Per device and kernel (weakly), the plans for each signature: elementwise kernels see every shape, so bounded. */
-const plans = perObject((_: Device) => perObject((_: LoopKernel) => new LruCache<string, CallPlan>(PLANS_PER_KERNEL)));
+/**
+ * Per device and kernel (weakly), the plans for each signature (elementwise kernels see every
+ * shape, so bounded), and the last call's signature argument by argument (`LastCall`).
+ */
+const plans = perObject((_: Device) => perObject((_: LoopKernel): KernelPlans => ({ bySignature: new LruCache<string, CallPlan>(PLANS_PER_KERNEL) })));
 const PLANS_PER_KERNEL = 64;
+
+interface KernelPlans {
+  readonly bySignature: LruCache<string, CallPlan>;
+  last?: LastCall;
+}
+
+/**
+ * The signature of the last call whose arguments were all DeviceArrays and numbers, kept as
+ * values to compare with rather than as text: a loop of like calls finds its plan without
+ * making and hashing a string. It holds no caller's object (a DeviceArray's dtype and a copy
+ * of its shape), so it keeps no memory alive.
+ */
+interface LastCall {
+  readonly checkBounds: boolean;
+  /** Per kernel argument, in `knl.args` order: what the call passed, as its signature sees it. */
+  readonly given: readonly SignaturePart[];
+  /** How many arguments the call passed (all of them the kernel's). */
+  readonly count: number;
+  readonly plan: CallPlan;
+}
+
+/** Nothing, a number or bigint (compared with Object.is, so 0 is not -0), or a DeviceArray's dtype and shape. */
+type SignaturePart = undefined | number | bigint | { readonly dtype: DType; readonly shape: readonly number[] };
 
 /**
  * The plan for a call with `args`: the cached one when a call with the same signature
@@ -106,14 +133,62 @@ const PLANS_PER_KERNEL = 64;
  */
 export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, options: RunOptions = {}): CallPlan | Promise<CallPlan> {
   const checkBounds = wantsBoundsChecks(device, options);
-  const signature = callSignature(knl, args, checkBounds);
   const perKernel = plans(device)(knl);
-  const known = signature === undefined ? undefined : perKernel.get(signature);
-  if (known) return known;
+  const last = perKernel.last;
+  if (last !== undefined && last.checkBounds === checkBounds && isLastCall(knl, args, last)) return last.plan;
+  const signature = callSignature(knl, args, checkBounds);
+  const known = signature === undefined ? undefined : perKernel.bySignature.get(signature);
+  if (known) {
+    perKernel.last = lastCall(knl, args, checkBounds, known) ?? perKernel.last;
+    return known;
+  }
   return makePlan(knl, device, args, checkBounds).then((plan) => {
-    if (signature !== undefined) perKernel.set(signature, plan);
+    if (signature !== undefined) perKernel.bySignature.set(signature, plan);
     return plan;
   });
+}
+
+/**
+ * Whether `args` has the signature of `last`: the same arguments, each the same number or
+ * a DeviceArray of the same dtype and shape. Anything else (a host array, an argument
+ * more or less) is for `callSignature` to describe.
+ */
+function isLastCall(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, last: LastCall): boolean {
+  const params = knl.args;
+  let found = 0;
+  for (let k = 0; k < params.length; k++) {
+    const v = ownEntry(args, params[k].name);
+    const was = last.given[k];
+    if (v === undefined) {
+      if (was !== undefined) return false;
+      continue;
+    }
+    found++;
+    if (v instanceof DeviceArray) {
+      if (typeof was !== 'object' || v.dtype !== was.dtype || !sameShape(v.shape, was.shape)) return false;
+    } else if (!Object.is(v, was)) return false;
+  }
+  return found === last.count && Object.keys(args).length === found;
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** `args`'s signature part by part, when a call of that plan had only DeviceArrays and numbers; otherwise undefined. */
+function lastCall(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean, plan: CallPlan): LastCall | undefined {
+  const given: SignaturePart[] = [];
+  let count = 0;
+  for (const arg of knl.args) {
+    const v = ownEntry(args, arg.name);
+    if (v !== undefined) count++;
+    if (v === undefined || typeof v === 'number' || typeof v === 'bigint') given.push(v);
+    else if (v instanceof DeviceArray) given.push({ dtype: v.dtype, shape: [...v.shape] });
+    else return undefined;
+  }
+  return { checkBounds, given, count, plan };
 }
 
 async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): Promise<CallPlan> {

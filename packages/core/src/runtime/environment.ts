@@ -12,8 +12,28 @@ export function environment(name: string): string | undefined {
 /**
  * Debug mode: `LOOM_DEBUG` set to anything but '' or '0'. Bounds checks are on by default,
  * and the kernel is verified between preprocessing passes (preprocess/pipeline.ts).
+ *
+ * `LOOM_DEBUG` is read once, on first use, and kept: every `run` asks, and reading
+ * `process.env` costs more than the rest of a repeated call's binding. A program that
+ * changes its mind while running says so with `setDebugMode`.
  */
 export function debugMode(): boolean {
-  const debug = environment('LOOM_DEBUG');
-  return debug !== undefined && debug !== '' && debug !== '0';
+  if (debug === undefined) debug = debugFromEnvironment();
+  return debug;
+}
+
+/** Debug mode as decided so far: undefined until first asked, or after `setDebugMode()`. */
+let debug: boolean | undefined;
+
+/**
+ * Turns debug mode on or off for the rest of the process, whatever `LOOM_DEBUG` says; with
+ * no argument, goes back to `LOOM_DEBUG`, read again now (after changing `process.env`).
+ */
+export function setDebugMode(on?: boolean): void {
+  debug = on ?? debugFromEnvironment();
+}
+
+function debugFromEnvironment(): boolean {
+  const value = environment('LOOM_DEBUG');
+  return value !== undefined && value !== '' && value !== '0';
 }

@@ -25,9 +25,13 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
 
   const owned: DeviceBuffer[] = [];
   const buffers: (DeviceBuffer | undefined)[] = new Array(plan.slots);
+  // what was passed for each planned array, looked up once (a look-up by a varying name is slow)
+  const givens: (HostArray | DeviceArray | undefined)[] = new Array(plan.arrays.length);
   try {
-    for (const a of plan.arrays) {
+    for (let k = 0; k < plan.arrays.length; k++) {
+      const a = plan.arrays[k];
       const given = givenArray(ownEntry(args, a.arg.name));
+      givens[k] = given;
       if (a.sep) {
         // a 'sep' axis: one device array per index along it
         if (given instanceof DeviceArray) throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
@@ -76,9 +80,10 @@ export async function run(knl: LoopKernel, device: Device, args: Readonly<Record
     if (checks) await throwViolations(device, buffers[checks.slot]!, checks, plan.binding.values);
 
     const outputs: RunOutputs = {};
-    for (const a of plan.arrays) {
+    for (let k = 0; k < plan.arrays.length; k++) {
+      const a = plan.arrays[k];
       if (!a.arg.isOutput) continue;
-      const given = givenArray(ownEntry(args, a.arg.name));
+      const given = givens[k];
       if (a.sep) {
         const target = (given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
         const slices = sliceAlong({ ...a, given: target }, a.sep.axis);
