@@ -12,6 +12,7 @@
  */
 import { ownEntry } from '../names.ts';
 import { InternalError } from '../errors.ts';
+import { checkOptionKeys } from '../option-keys.ts';
 import type { DType, HostArray } from '../dtypes.ts';
 import { byteSize, hostArrayConstructor } from '../dtypes.ts';
 import { float16Bits } from '../float16.ts';
@@ -24,7 +25,7 @@ import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { bindArguments, byteLengthOf, typeBinding, type Binding, type RunArgument } from './arguments.ts';
 import { checkAccessBounds, checkLayoutsFit, layoutDoesNotFit } from './bounds-check.ts';
-import { wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
+import { RUN_OPTIONS, wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
 import { compileFor } from './compile.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
@@ -110,6 +111,9 @@ export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<
   const perKernel = plans(device)(knl);
   const known = signature === undefined ? undefined : perKernel.get(signature);
   if (known) return known;
+  // the option names are checked when a plan is made, not on every call (run's host time
+  // per call is kept small): calls that find this signature's plan are not looked at again
+  checkOptionKeys('run', options, RUN_OPTIONS);
   return makePlan(knl, device, args, checkBounds).then((plan) => {
     if (signature !== undefined) perKernel.set(signature, plan);
     return plan;

@@ -13,11 +13,15 @@
  * is a failed trial too. Results can be kept between runs in a cache, by problem and device
  * name (the file cache of `@loom/dsl` keeps them on disk).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
 import { timeLaunchStream } from '../runtime/time-launches.ts';
+
+/** The options autotune reads; any other key is an error. */
+const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()(['budgetSeconds', 'cache', 'fresh', 'onProgress', 'time']);
 
 export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
 
@@ -120,6 +124,7 @@ export interface TuningResult<C> {
 }
 
 export async function autotune<C>(problem: TuningProblem<C>, device: Device, options: AutotuneOptions<C> = {}): Promise<TuningResult<C>> {
+  checkOptionKeys('autotune', options, AUTOTUNE_OPTIONS);
   const { budgetSeconds = 60, onProgress, cache, fresh = false, time = wallTime } = options;
   if (!fresh && cache) {
     const hit = await cache.get(problem.name, device.name);
