@@ -15,8 +15,11 @@ import {
   addPrefetch,
   aliasTemporaries,
   assignmentToSubst,
+  autotune,
   bufferArray,
   chunkIname,
+  defineFunction,
+  defineTuning,
   didYouMean,
   duplicateInames,
   fuseKernels,
@@ -50,11 +53,11 @@ import {
   toBatched,
 } from '@loom/core';
 import { cpuDevice, jsTarget } from '@loom/codegen-js';
-import { openclTarget } from '@loom/codegen-opencl';
-import { wgslTarget } from '@loom/codegen-wgsl';
+import { openclDevice, openclTarget } from '@loom/codegen-opencl';
+import { webgpuDevice, wgslTarget } from '@loom/codegen-wgsl';
 import { kernel } from '@loom/dsl';
-import { pointwise, tensor } from '@loom/elementwise';
-import { matrixMul } from '@loom/computation';
+import { empty, pointwise, tensor } from '@loom/elementwise';
+import { computation, matrixMul, pureParallel, transformation } from '@loom/computation';
 
 /** Options with one key too many, in a variable: what TypeScript lets through. */
 type Extra = Record<string, unknown>;
@@ -86,7 +89,6 @@ async function loomRejection(p: Promise<unknown>): Promise<LoomError> {
 
 const typed = (text: string, dtypes: Record<string, 'float32'> = { a: 'float32' }) => addDtypes(makeKernel('{ [i, j]: 0<=i,j<16 }', text), dtypes);
 const plain = () => typed('out[i, j] = 2*a[i, j]');
-const twoInames = () => typed('out[i, j] = a[i, j] + a[j, i]');
 const reduction = () => typed('out[i] = sum(j, a[i, j])');
 const twoInsns = () => typed('t[i, j] = a[i, j] {id=first}\nout[i, j] = t[i, j] {id=second}');
 const withRule = () => typed('f(x, y) := 2*a[x, y]\nout[i, j] = f(i, j)');
@@ -144,6 +146,7 @@ test('a misspelt option gets a did-you-mean: close in spelling, or equal but for
   assert.not.match(loomError(() => splitIname(plain(), 'i', 4, BOGUS)).message, /did you mean/);
   assert.is(didYouMean('innerTg', ['outerTag', 'innerTag']), 'innerTag');
   assert.is(didYouMean('xTag', ['aTag', 'bTag']), undefined, 'two equally close: no guess');
+  assert.is(didYouMean('x', ['id']), undefined, 'two edits are too many for a name of one letter');
 });
 
 test('options that are not an object are an error too', () => {
@@ -199,8 +202,13 @@ test('generateCode, run and prepareLaunch: a misspelt checkBounds is an error, n
   assert.match((await loomRejection(prepareLaunch(knl, device, {}, BOGUS))).message, /^prepareLaunch: unknown option 'bogusKey'/);
 });
 
-test('the target and device factories', () => {
+test('the target and device factories (checked before any driver is looked for)', async () => {
   assert.match(loomError(() => cpuDevice({ cachesize: 4 } as Extra)).message, /^cpuDevice: unknown option 'cachesize' .*did you mean 'cacheSize'\?$/);
+  assert.match(loomError(() => openclDevice({ platfrom: 'pocl' } as Extra)).message, /^openclDevice: unknown option 'platfrom' .*did you mean 'platform'\?$/);
+  assert.match(
+    (await loomRejection(webgpuDevice({ powerPreferense: 'low-power' } as Extra))).message,
+    /^webgpuDevice: unknown option 'powerPreferense' .*did you mean 'powerPreference'\?$/,
+  );
   assert.match(loomError(() => openclTarget({ fp16: 'storage' } as Extra)).message, /^openclTarget: unknown option 'fp16' \(known: float16\)$/);
   assert.match(loomError(() => wgslTarget({ shaderf16: false } as Extra)).message, /^wgslTarget: unknown option 'shaderf16' .*did you mean 'shaderF16'\?$/);
   assert.ok(cpuDevice({ cacheSize: 4 }));
@@ -252,6 +260,29 @@ test('pointwise, tensor and the computations', () => {
   const operand = { dtype: 'float32', shape: [4, 4] } as const;
   assert.match(loomError(() => matrixMul(operand, operand, { transposeA: true } as Extra)).message, /^matrixMul: unknown option 'transposeA' .*did you mean 'transposedA'\?$/);
   assert.ok(matrixMul(operand, operand, { transposedA: true }));
+  assert.match(loomError(() => empty([2], { stride: [1] } as Extra)).message, /^empty: unknown option 'stride' .*did you mean 'strides'\?$/);
+  const params = [{ name: 'out', role: 'o', dtype: 'float32', shape: [4] }] as const;
+  assert.match(loomError(() => computation({ params, buildPlan: () => {}, buildplan: () => {} } as Extra as never)).message, /^computation: unknown option 'buildplan'/);
+  assert.match(
+    loomError(() => pureParallel({ params, body: 'out[idx0] = 1', guidingArrays: 'out' } as Extra as never)).message,
+    /^pureParallel: unknown option 'guidingArrays' .*did you mean 'guidingArray'\?$/,
+  );
+  assert.match(
+    loomError(() => transformation({ params: [], body: '', connector: [] } as Extra as never)).message,
+    /^transformation: unknown option 'connector' .*did you mean 'connectors'\?$/,
+  );
+});
+
+test('spec objects: defineFunction, defineTuning; and autotune', async () => {
+  const spec = { name: 'twice', signature: { args: ['float32'], result: 'float32' }, js: (x: number) => 2 * x } as const;
+  assert.match(loomError(() => defineFunction({ ...spec, javascript: spec.js } as Extra as never)).message, /^defineFunction: unknown option 'javascript'/);
+  assert.is(defineFunction(spec).name, 'twice');
+  const problem = { name: 'p', space: [1], build: () => plain(), arguments: async () => ({}) };
+  assert.match(loomError(() => defineTuning({ ...problem, budget: 1 } as Extra as never)).message, /^defineTuning: unknown option 'budget'/);
+  assert.match(
+    (await loomRejection(autotune(defineTuning(problem), cpuDevice(), { budgetSecond: 1 } as Extra))).message,
+    /^autotune: unknown option 'budgetSecond' .*did you mean 'budgetSeconds'\?$/,
+  );
 });
 
 test.run();

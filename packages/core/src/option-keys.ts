@@ -17,8 +17,8 @@ type MissingKeys<T, K extends readonly PropertyKey[]> = Exclude<{ [P in keyof T]
 /**
  * `optionKeys<SplitInameOptions>()(['outerTag', 'innerTag', ...])`: the option names of an
  * interface, complete: a name the interface lacks, or a key of it the list leaves out, is a
- * compile error (the second says `Property 'missingKeys' is missing` and names them). Two calls because
- * TypeScript cannot infer the list while T is given explicitly.
+ * compile error (the second says `Property 'missingKeys' is missing` and names them).
+ * Two calls because TypeScript cannot infer the list while T is given explicitly.
  */
 export function optionKeys<T extends object>() {
   return <const K extends readonly (keyof T & string)[]>(
@@ -45,34 +45,22 @@ export function checkOptionKeys(where: string, options: object | undefined | nul
   }
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    const known_ = known.length ? known.join(', ') : 'none';
+    const knownList = known.length ? known.join(', ') : 'none';
     const guess = Object.hasOwn(hints.aliases ?? {}, key) ? hints.aliases?.[key] : didYouMean(key, known);
-    throw new LoomError(`${where}: unknown option '${key}' (known: ${known_})${guess === undefined ? '' : `; did you mean '${guess}'?`}`);
+    throw new LoomError(`${where}: unknown option '${key}' (known: ${knownList})${guess === undefined ? '' : `; did you mean '${guess}'?`}`);
   }
-}
-
-const checked = new WeakSet<object>();
-
-/**
- * `checkOptionKeys` for paths that run per call: an options object already checked (the
- * same object, passed again) is not looked at again. Options objects are not expected to
- * gain keys after their first use; one that does is checked only as it was then.
- */
-export function checkOptionKeysOnce(where: string, options: object | undefined | null, known: readonly string[]): void {
-  if (options === undefined || options === null || (typeof options === 'object' && checked.has(options))) return;
-  checkOptionKeys(where, options, known);
-  checked.add(options);
 }
 
 /**
  * The known name a misspelt one most likely meant: one equal but for case, else the only
- * one nearest within two edits. Undefined when none is close or two are equally close.
+ * one nearest within two edits (one for names of up to three letters, where two edits
+ * reach almost anything). Undefined when none is close or two are equally close.
  */
 export function didYouMean(name: string, known: readonly string[]): string | undefined {
   const sameButCase = known.filter((k) => k.toLowerCase() === name.toLowerCase());
   if (sameButCase.length === 1) return sameButCase[0];
   let best: string | undefined;
-  let bestDistance = 3;
+  let bestDistance = Math.min(2, Math.ceil(name.length / 3)) + 1;
   let tie = false;
   for (const k of known) {
     const d = editDistance(name.toLowerCase(), k.toLowerCase());

@@ -20,6 +20,9 @@ import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
 import { timeLaunchStream } from '../runtime/time-launches.ts';
 
+/** What a tuning problem may say; any other key is an error. */
+const TUNING_PROBLEM_KEYS = optionKeys<TuningProblem<unknown>>()(['arguments', 'argumentsFor', 'build', 'check', 'name', 'space', 'work']);
+
 /** The options autotune reads; any other key is an error. */
 const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()(['budgetSeconds', 'cache', 'fresh', 'onProgress', 'time']);
 
@@ -50,6 +53,7 @@ const TUNING = Symbol('loom.tuning');
 
 /** A tuning problem, marked so that `loom tune` finds it among a module's exports. */
 export function defineTuning<C>(problem: TuningProblem<C>): TuningProblem<C> {
+  checkOptionKeys('defineTuning', problem, TUNING_PROBLEM_KEYS);
   if (problem.space.length === 0) throw new LoomError(`tuning '${problem.name}': its space has no configuration`);
   return Object.freeze({ ...problem, [TUNING]: true });
 }
