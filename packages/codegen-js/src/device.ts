@@ -21,11 +21,16 @@ import {
   type KernelFunction,
   type LaunchArgument,
   InternalError,
+  checkOptionKeys,
+  optionKeys,
 } from '@loom/core';
 import { HELPERS_PARAM } from './names.ts';
 import { runtimeHelpers, toRepresentation } from './runtime-helpers.ts';
 import { jsTarget, type JsExtra } from './target.ts';
 import { runWorkGroups, type CompiledKernel } from './workgroups.ts';
+
+/** The options cpuDevice reads; any other key is an error. */
+const CPU_DEVICE_OPTIONS = optionKeys<CpuDeviceOptions>()(['cacheSize']);
 
 export const CPU_DEVICE_NAME = 'CPU (generated JavaScript)';
 
@@ -65,6 +70,7 @@ export interface CpuDeviceOptions {
  * refuses, with the same LoomError, instead of running a 100,000-wide work-group.
  */
 export function cpuDevice(options: CpuDeviceOptions = {}): CpuDevice {
+  checkOptionKeys('cpuDevice', options, CPU_DEVICE_OPTIONS);
   return new JsDevice(options.cacheSize ?? getDefaultCacheSize());
 }
 

@@ -17,12 +17,17 @@ import {
   type DeviceLimits,
   type GeneratedCode,
   type LaunchArgument,
+  checkOptionKeys,
+  optionKeys,
 } from '@loom/core';
 import { OpenCLContext, type OpenCLContextOptions } from './runtime/context.ts';
 import type { OpenCLBuffer } from './runtime/buffer.ts';
 import type { KernelArgument } from './runtime/arguments.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
 import { openclTarget, type OpenCLExtra } from './target.ts';
+
+/** The options openclDevice reads; any other key is an error. */
+const OPENCL_DEVICE_OPTIONS = optionKeys<OpenCLContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device', 'platform', 'type']);
 
 export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
   readonly context: OpenCLContext;
@@ -34,6 +39,7 @@ export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
  * Without the `koffi` package installed, it throws a MissingPackageError instead.
  */
 export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice | undefined {
+  checkOptionKeys('openclDevice', options, OPENCL_DEVICE_OPTIONS);
   const context = OpenCLContext.open(options);
   if (!context) return undefined;
   return new ClDevice(context);

@@ -21,6 +21,8 @@ import {
   type Stmt,
   type Target,
   type TargetOutput,
+  checkOptionKeys,
+  optionKeys,
 } from '@loom/core';
 import { clType } from './c-types.ts';
 import { ClExpressionPrinter, PRECEDENCE, paren } from './expressions.ts';
@@ -28,6 +30,9 @@ import { printAtomic } from './atomics.ts';
 import { openclNames } from './names.ts';
 import { indexNames } from './index-names.ts';
 import { accumulatesMinMax, KEEP_ROLLED } from './unroll-guard.ts';
+
+/** The options openclTarget reads; any other key is an error. */
+const OPENCL_TARGET_OPTIONS = optionKeys<OpenCLTargetOptions>()(['float16']);
 
 const INDENT = '  ';
 
@@ -44,6 +49,7 @@ export interface OpenCLTargetOptions {
 }
 
 export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
+  checkOptionKeys('openclTarget', options, OPENCL_TARGET_OPTIONS);
   const halfStorage = options.float16 === 'storage';
   return { name: 'opencl', vectorTypes: true, generate: (program) => spellOpenCL(program, halfStorage) };
 }

@@ -29,6 +29,8 @@ import {
   type GeneratedCode,
   type LaunchArgument,
   type Target,
+  checkOptionKeys,
+  optionKeys,
 } from '@loom/core';
 import { roundUp } from './bindings.ts';
 import { GpuBuffer, GpuMemory } from './buffers.ts';
@@ -37,6 +39,9 @@ import { Launcher } from './launches.ts';
 import { DEFAULT_LIMITS, LIMIT_NAMES, loomLimits, type WgslLimits } from './limits.ts';
 import { WgslProgram } from './program.ts';
 import { wgslTarget, type WgslExtra } from './target.ts';
+
+/** The options webgpuDevice reads; any other key is an error. */
+const WEBGPU_DEVICE_OPTIONS = optionKeys<WebGPUDeviceOptions>()(['bufferPoolBytes', 'cacheSize', 'dawnOptions', 'gpu', 'powerPreference']);
 
 export type { WgslProgram };
 
@@ -94,6 +99,7 @@ export function setDefaultGpu(gpu: DefaultGpu): void {
  * In Node, without the `webgpu` package installed, it throws a MissingPackageError instead.
  */
 export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
+  checkOptionKeys('webgpuDevice', options, WEBGPU_DEVICE_OPTIONS);
   let gpu: GPU | undefined;
   try {
     gpu = options.gpu ?? (await defaultGpu(options));

@@ -21,7 +21,7 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
-import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Target, type TargetOutput } from '@loom/core';
+import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Target, type TargetOutput, checkOptionKeys, optionKeys } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
@@ -30,6 +30,9 @@ import { NameTable } from './names.ts';
 import { printKernel } from './statements.ts';
 import { UserFunctions } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
+
+/** The options wgslTarget reads; any other key is an error. */
+const WGSL_TARGET_OPTIONS = optionKeys<WgslTargetOptions>()(['limits', 'shaderF16']);
 
 export interface WgslTargetOptions {
   /** Whether float16 may be used: the device has the 'shader-f16' feature (default true: code only). */
@@ -63,6 +66,7 @@ export interface WgslExtra {
 }
 
 export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
+  checkOptionKeys('wgslTarget', options, WGSL_TARGET_OPTIONS);
   const shaderF16 = options.shaderF16 ?? true;
   return {
     name: 'wgsl',

@@ -210,4 +210,5 @@ export { DeviceArray, isImmutableArguments, type Device, type DeviceBuffer, type
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
 export { perObject } from './memo.ts';
+export { checkOptionKeys, didYouMean, optionKeys, type CheckOptionKeysHints } from './option-keys.ts';
 export { MissingPackageError, isPackageNotFound } from './runtime/optional-package.ts';

@@ -9,7 +9,7 @@
  *       numOutputs: 1,
  *     }, (x, y, alpha) => x + y * alpha)
  */
-import { LoomError } from '@loom/core';
+import { LoomError, optionKeys } from '@loom/core';
 import { checkTensorDType, type TensorDType } from './dtypes.ts';
 import { checkPromotionMethod, type PromotionMethod, type ScalarKind } from './promotion.ts';
 
@@ -35,6 +35,9 @@ export interface PointwiseOptions {
   /** Work-items per work-group (default 256). */
   readonly blockSize?: number;
 }
+
+/** The options pointwise() reads; any other key is an error. */
+export const POINTWISE_OPTIONS = optionKeys<PointwiseOptions>()(['isTensor', 'dtypes', 'promotionMethods', 'numOutputs', 'params', 'name', 'blockSize']);
 
 export interface Promotion {
   readonly args: readonly number[];

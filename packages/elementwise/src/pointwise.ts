@@ -12,13 +12,13 @@
  * new shapes of a known kind generate no code. `instantiate(rank)` skips the
  * metadata for callers who prepared every operand, as the seed's flip does.
  */
-import { generateCode, LruCache, perObject, type Device, type LoopKernel } from '@loom/core';
+import { checkOptionKeys, generateCode, LruCache, perObject, type Device, type LoopKernel } from '@loom/core';
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
 import { kernelSpec, VariantLauncher } from './launch.ts';
 import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type DTypes, type Layout } from './metadata.ts';
-import { checkOptions, type CheckedOptions, type PointwiseOptions } from './options.ts';
+import { checkOptions, POINTWISE_OPTIONS, type CheckedOptions, type PointwiseOptions } from './options.ts';
 import { readPayload, type Payload, type PayloadSource } from './payload.ts';
 import { empty, type Tensor } from './tensor.ts';
 import type { VariantChoice, VariantName } from './variants.ts';
@@ -61,6 +61,7 @@ export interface PointwiseFunction<R> {
 export function pointwise(options: PointwiseOptions & { readonly numOutputs?: 1 }, payload: PayloadSource): PointwiseFunction<Tensor>;
 export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor[]>;
 export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor | Tensor[]> {
+  checkOptionKeys('pointwise', options, POINTWISE_OPTIONS);
   const read = readPayload(payload, options.params);
   const checked = checkOptions(options, read.params, read.outputs.length);
   return new Pointwise(read, checked, options.name ?? read.name).asFunction();

@@ -5,7 +5,7 @@
  * itself cannot express). The views below never copy: they make a new Tensor over
  * the same storage, and writing through one is seen through all.
  */
-import { hostArrayConstructor, LoomError, type Device, type HostArray } from '@loom/core';
+import { checkOptionKeys, hostArrayConstructor, LoomError, optionKeys, type Device, type HostArray } from '@loom/core';
 import { checkTensorDType, componentDType, lanes, type TensorDType } from './dtypes.ts';
 import { defaultDevice } from './devices.ts';
 import { gather, hostTensorData, type Layout, type TensorData } from './host.ts';
@@ -276,12 +276,17 @@ export interface TensorOptions {
   readonly dtype?: TensorDType;
 }
 
+/** The options tensor() and empty() read; any other key is an error. */
+const TENSOR_OPTIONS = optionKeys<TensorOptions>()(['device', 'dtype']);
+const EMPTY_OPTIONS = optionKeys<TensorOptions & { readonly strides?: readonly number[] }>()(['device', 'dtype', 'strides']);
+
 /**
  * A tensor holding `data`: a TypedArray (shape `[length]` unless `shape` is given),
  * nested arrays, or one scalar (a 0-dimensional tensor). The upload is queued and
  * every later use of the tensor waits for it.
  */
 export function tensor(data: TensorData, shape?: readonly number[], options: TensorOptions = {}): Tensor {
+  checkOptionKeys('tensor', options, TENSOR_OPTIONS);
   const dtype = options.dtype === undefined ? undefined : checkTensorDType(options.dtype);
   const host = hostTensorData(data, shape, dtype);
   // any device can hold any dtype's bytes; only kernels need to compute in it
@@ -294,6 +299,7 @@ export function tensor(data: TensorData, shape?: readonly number[], options: Ten
 
 /** A new tensor of `shape`, its elements not yet written (PyTorch's empty), row-major unless `strides` say otherwise. */
 export function empty(shape: readonly number[], options: TensorOptions & { readonly strides?: readonly number[] } = {}): Tensor {
+  checkOptionKeys('empty', options, EMPTY_OPTIONS);
   const dtype = checkTensorDType(options.dtype ?? 'float32');
   const device = options.device ?? defaultDevice();
   const strides = options.strides ?? contiguousStrides(shape);

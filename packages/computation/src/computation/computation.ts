@@ -24,7 +24,7 @@
  * device, fuses every transformation into the kernels, checks their code and allocates
  * their memory, and returns the function that runs them.
  */
-import { LoomError, generateCode, perObject, type Device } from '@loom/core';
+import { checkOptionKeys, LoomError, generateCode, optionKeys, perObject, type Device } from '@loom/core';
 import type { ParamSpec } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
 import { makeCompiled, type Compiled, type PreparedComputation } from './compiled.ts';
@@ -144,9 +144,13 @@ export interface ComputationSpec<P extends readonly ComputationParam[]> {
  * parameters when they are written in place (a tuple the compiler sees); a list it cannot
  * see is looked up in the `ComputationRegistry` under the computation's name (`loom typegen`).
  */
+/** What a computation's spec may say; any other key is an error. */
+const COMPUTATION_SPEC_KEYS = optionKeys<ComputationSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['buildPlan', 'name', 'params']);
+
 export function computation<const P extends readonly ComputationParam[], const N extends string = string>(
   spec: ComputationSpec<P> & { readonly name?: N },
 ): Computation<RegisteredParams<N, P>> {
+  checkOptionKeys('computation', spec, COMPUTATION_SPEC_KEYS);
   return new FunctionComputation(spec) as unknown as Computation<RegisteredParams<N, P>>;
 }
 

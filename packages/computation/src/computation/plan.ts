@@ -13,7 +13,7 @@
  * compiled computation owns; temporaries whose uses do not overlap share it), a
  * persistent array (data uploaded once, at compile time), or a number for a value argument.
  */
-import { LoomError, dtypeOfHostArray, type DType, type HostArray, type LoopKernel } from '@loom/core';
+import { checkOptionKeys, LoomError, dtypeOfHostArray, optionKeys, type DType, type HostArray, type LoopKernel } from '@loom/core';
 import type { ComputationParam, ValueType } from './params.ts';
 import type { DeviceParameters } from './device-parameters.ts';
 
@@ -89,6 +89,9 @@ export interface KernelCallOptions {
   readonly runtimeSizes?: boolean;
 }
 
+/** The options kernelCall reads; any other key is an error. */
+const KERNEL_CALL_OPTIONS = optionKeys<KernelCallOptions>()(['runtimeSizes']);
+
 export interface ComputationCall {
   readonly kind: 'computation';
   readonly computation: NestedComputation;
@@ -142,6 +145,7 @@ export class ComputationPlan {
 
   /** Runs a Loom kernel, each of its arguments bound to a parameter, temporary, persistent array or number. */
   kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>, options: KernelCallOptions = {}): void {
+    checkOptionKeys('kernelCall', options, KERNEL_CALL_OPTIONS);
     const knl = 'kernel' in kernel && !('instructions' in kernel) ? kernel.kernel : (kernel as LoopKernel);
     if (typeof bindings !== 'object' || bindings === null) throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
     this.#calls.push({ kind: 'kernel', kernel: knl, bindings: new Map(Object.entries(bindings)), runtimeSizes: options.runtimeSizes ?? false });

@@ -11,7 +11,20 @@
  * Sizes need not be multiples of the tiles: the splits guard the edges. A batch axis runs on
  * grid axis 2 (the largest, when there are several; the others are loops).
  */
-import { LoomError, addPrefetch, globalArg, makeKernel, prioritizeLoops, setOptions, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import {
+  checkOptionKeys,
+  LoomError,
+  addPrefetch,
+  optionKeys,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  setOptions,
+  splitIname,
+  tagInames,
+  type DType,
+  type LoopKernel,
+} from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 
@@ -38,6 +51,9 @@ export interface MatrixMulOptions {
   readonly tiles?: MatmulTiles;
 }
 
+/** The options matrixMul reads; any other key is an error. */
+const MATRIX_MUL_OPTIONS = optionKeys<MatrixMulOptions>()(['tiles', 'transposedA', 'transposedB']);
+
 type Operand<D extends DType> = { readonly dtype: D; readonly shape: readonly number[] };
 type Params<D extends DType> = readonly [
   { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
@@ -46,6 +62,7 @@ type Params<D extends DType> = readonly [
 ];
 
 export function matrixMul<D extends DType>(a: Operand<D>, b: Operand<D>, options: MatrixMulOptions = {}): Computation<Params<D>> {
+  checkOptionKeys('matrixMul', options, MATRIX_MUL_OPTIONS);
   if (a.dtype !== b.dtype) throw new LoomError(`matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`);
   if (a.shape.length < 2 || b.shape.length < 2) throw new LoomError('matrixMul: the operands need two axes at least (matrices, or batches of them)');
   const ta = options.transposedA ?? false;

@@ -15,7 +15,7 @@
  * The guiding shape is the first array parameter's unless given (`guidingArray`: a shape, or
  * a parameter's name). `pureParallelFromTransformation(tr)` runs a transformation on its own.
  */
-import { LoomError, expr, globalArg, makeKernel, valueArg, type ArgSpec, type Expr } from '@loom/core';
+import { checkOptionKeys, LoomError, expr, globalArg, optionKeys, makeKernel, valueArg, type ArgSpec, type Expr } from '@loom/core';
 import { LOAD_IDX, LOAD_SAME } from '../transformation/body.ts';
 import type { Transformation } from '../transformation/transformation.ts';
 import { computation, type Computation } from '../computation/computation.ts';
@@ -31,9 +31,13 @@ export interface PureParallelSpec<P extends readonly ComputationParam[]> {
   readonly guidingArray?: P[number]['name'] | readonly number[];
 }
 
+/** What pureParallel's spec may say; any other key is an error. */
+const PURE_PARALLEL_SPEC_KEYS = optionKeys<PureParallelSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['body', 'guidingArray', 'name', 'params']);
+
 export function pureParallel<const P extends readonly ComputationParam[], const N extends string = string>(
   spec: PureParallelSpec<P> & { readonly name?: N },
 ): Computation<RegisteredParams<N, P>> {
+  checkOptionKeys('pureParallel', spec, PURE_PARALLEL_SPEC_KEYS);
   const name = spec.name ?? 'pure_parallel';
   const guide = spec.guidingArray;
   const shape = Array.isArray(guide) ? (guide as readonly number[]) : spec.params.find((p) => p.role !== 's' && (guide === undefined || p.name === guide))?.shape;

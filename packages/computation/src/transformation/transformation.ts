@@ -23,7 +23,7 @@
  * The checks here are the ones that need no kernel; `attach` (attach.ts) checks the rest
  * against the argument it is attached to.
  */
-import { LoomError, expr, type Expr, type SourceSpan } from '@loom/core';
+import { checkOptionKeys, LoomError, expr, optionKeys, type Expr, type SourceSpan } from '@loom/core';
 import { ACCESS_NAMES, INDEX_NAME, LOAD_IDX, LOAD_SAME, loadsIn, readBody, wordIn, type Body } from './body.ts';
 import { checkParams, isArrayRole, type ParamSpec } from './params.ts';
 
@@ -87,9 +87,13 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
   }
 }
 
+/** What a transformation's spec may say; any other key is an error. */
+const TRANSFORMATION_SPEC_KEYS = optionKeys<TransformationSpec<readonly ParamSpec[], string>>()(['body', 'connectors', 'name', 'params']);
+
 export function transformation<const P extends readonly ParamSpec[], const C extends ArrayParamNames<P> = ArrayParamNames<P>>(
   spec: TransformationSpec<P, C>,
 ): Transformation<P, C> {
+  checkOptionKeys('transformation', spec, TRANSFORMATION_SPEC_KEYS);
   return new Transformation(spec);
 }
 

@@ -6,6 +6,7 @@
  *
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { CoefficientRangeError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
@@ -23,6 +24,9 @@ import { checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
 
+/** The options generateCode reads; any other key is an error. */
+const CODEGEN_OPTIONS = optionKeys<CodegenOptions>()(['checkBounds']);
+
 export interface CodegenOptions {
   /**
    * Guards that fail also record themselves in a flag buffer, which `run` reads back
@@ -39,6 +43,7 @@ export interface CodegenOptions {
 export function generateCode<T extends Target>(knl: LoopKernel, target: T, options?: CodegenOptions): GeneratedCode<ExtraOf<T>>;
 // (the signature above types a call with a union of targets as the union of what they tell)
 export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
+  checkOptionKeys('generateCode', options, CODEGEN_OPTIONS);
   try {
     const { program, args, typedArgs } = build(knl, target, options);
     return describeProgram(
@@ -55,6 +60,7 @@ export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, opti
 }
 
 export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
+  checkOptionKeys('buildProgram', options, CODEGEN_OPTIONS);
   return build(knl, target, options).program;
 }
 

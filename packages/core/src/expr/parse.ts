@@ -5,10 +5,14 @@
  * with positions; the parser (`parser.ts`) reads them into our IR, with a caret under the token
  * at fault for every error. Then the bounds every expression keeps (`limits.ts`) are checked.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { Expr } from './nodes.ts';
 import { parseTokens } from './parser.ts';
 import { errorAt, tokenize, type SourceSlice, type Token } from './tokens.ts';
 import { checkExpressionBounds } from './limits.ts';
+
+/** The options parseExpression reads; any other key is an error. */
+const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['inames', 'offset', 'source']);
 
 /**
  * The deepest nesting of brackets read. Each level costs the parser some ten stack frames and
@@ -29,6 +33,7 @@ export interface ParseOptions {
 }
 
 export function parseExpression(text: string, options: ParseOptions = {}): Expr {
+  checkOptionKeys('parseExpression', options, PARSE_EXPRESSION_OPTIONS);
   const slice: SourceSlice = { source: options.source ?? text, offset: options.offset ?? 0 };
   const tokens = tokenize(text, slice);
   if (tokens.length === 0) throw errorAt(slice, 0, Math.max(text.length, 1), 'empty expression');

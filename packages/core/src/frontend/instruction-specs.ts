@@ -10,9 +10,16 @@
  *     assignment(subscript('out', [variable('i')]), variable('t'), { id: 'store', dependsOn: ['scale'] }),
  *   ])
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
+
+/** The options multipleAssignment reads; any other key is an error. */
+const MULTIPLE_ASSIGNMENT_OPTIONS = optionKeys<MultipleAssignmentOptions>()(['dependsOn', 'id', 'noSyncWith', 'temporaries']);
+
+/** The options assignment reads; any other key is an error. */
+const ASSIGNMENT_OPTIONS = optionKeys<AssignmentOptions>()(['dependsOn', 'id', 'noSyncWith', 'temporary']);
 
 /** One instruction for `makeKernel`: what a line of the textual syntax says, without the text. */
 export type InstructionSpec = ParsedInstruction;
@@ -32,6 +39,7 @@ export interface AssignmentOptions {
 
 /** `assignee = expression`, as a line `<temporary> assignee = expression {id=..., dep=*..., nosync=...}` says it. */
 export function assignment(assignee: Expr, expression: Expr, options: AssignmentOptions): InstructionSpec {
+  checkOptionKeys('assignment', options, ASSIGNMENT_OPTIONS);
   const { temporary, ...rest } = options;
   return multipleAssignment([assignee], expression, { ...rest, ...(temporary === undefined ? {} : { temporaries: [temporary] }) });
 }
@@ -43,6 +51,7 @@ export interface MultipleAssignmentOptions extends Omit<AssignmentOptions, 'temp
 
 /** `v, k = argmax(i, a[i], i)`: one assignee per result of the reduction on the right. */
 export function multipleAssignment(assignees: readonly Expr[], expression: Expr, options: MultipleAssignmentOptions): InstructionSpec {
+  checkOptionKeys('multipleAssignment', options, MULTIPLE_ASSIGNMENT_OPTIONS);
   const temporaries = options.temporaries?.map((t) => (t === undefined ? undefined : { dtype: t ?? undefined }));
   return {
     kind: 'assign',

@@ -7,6 +7,7 @@
  * are arrays, values, temporaries; what is read and written; instruction ids;
  * the loops each instruction lives in; dependencies; array shapes.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
@@ -28,6 +29,9 @@ import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
 import { applyBaseStorage, declaredTemporary, isTemporarySpec, type TemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
+
+/** What globalArg and constantArg accept besides the name; any other key is an error. */
+const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()(['dtype', 'forAtomic', 'isInput', 'isOutput', 'shape']);
 
 /** An argument as the user declares it; unspecified fields are inferred. */
 export interface ArgSpec {
@@ -53,15 +57,17 @@ export interface MakeKernelOptions {
   readonly seqDependencies?: boolean;
 }
 
-const MAKE_KERNEL_OPTIONS = ['name', 'assumptions', 'silencedWarnings', 'seqDependencies'];
+const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies']);
 
 export function globalArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
+  checkOptionKeys('globalArg', spec, ARG_SPEC_KEYS);
   return { ...spec, name, kind: 'global' };
 }
 export function valueArg(name: string, dtype?: DType): ArgSpec {
   return { name, kind: 'value', dtype };
 }
 export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
+  checkOptionKeys('constantArg', spec, ARG_SPEC_KEYS);
   return { ...spec, name, kind: 'constant' };
 }
 
@@ -98,10 +104,7 @@ export function makeKernel(
   args?: readonly (ArgSpec | TemporarySpec | '...')[],
   options: MakeKernelOptions = {},
 ): LoopKernel {
-  // an option nobody reads would be silently ignored
-  for (const key of Object.keys(options)) {
-    if (!MAKE_KERNEL_OPTIONS.includes(key)) throw new LoomError(`makeKernel: unknown option '${key}' (known: ${MAKE_KERNEL_OPTIONS.join(', ')})`);
-  }
+  checkOptionKeys('makeKernel', options, MAKE_KERNEL_OPTIONS);
   // the kernel's name is spelled in every target's code (see ../names.ts)
   const name = checkName(options.name ?? 'loopy_kernel', 'makeKernel: the kernel name (option name)');
   const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));

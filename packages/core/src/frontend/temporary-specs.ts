@@ -13,6 +13,7 @@ import { dtypeOfHostArray, isComplex, isDType, isInteger, type DType } from '../
 import { LoomError } from '../errors.ts';
 import { parseExpression } from '../expr/index.ts';
 import { checkName } from '../names.ts';
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { AddressSpace, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { aliasTemporaries } from '../transform/alias-temporaries.ts';
 
@@ -34,11 +35,10 @@ export interface TemporarySpec {
   readonly order?: 'C' | 'F';
 }
 
-const KEYS = ['dtype', 'shape', 'addressSpace', 'initializer', 'readOnly', 'baseStorage', 'order'];
+const KEYS = optionKeys<Omit<TemporarySpec, 'kind' | 'name'>>()(['dtype', 'shape', 'addressSpace', 'initializer', 'readOnly', 'baseStorage', 'order']);
 
 export function temporaryVariable(name: string, spec: Omit<TemporarySpec, 'kind' | 'name'> = {}): TemporarySpec {
-  // an option nobody reads would be silently ignored
-  for (const key of Object.keys(spec)) if (!KEYS.includes(key)) throw new LoomError(`temporaryVariable '${name}': unknown option '${key}' (known: ${KEYS.join(', ')})`);
+  checkOptionKeys(`temporaryVariable '${name}'`, spec, KEYS);
   return { ...spec, kind: 'temporary', name };
 }
 

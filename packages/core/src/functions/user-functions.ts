@@ -24,11 +24,15 @@
  * - Every name given here is checked (names.ts): the function's name, and the names its
  *   implementations are called by.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
 import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
 import { reductionNames } from '../reduction/index.ts';
+
+/** What a function's spec may say; any other key is an error. */
+const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'opencl', 'signature', 'wgsl']);
 
 export interface FunctionSignature {
   readonly args: readonly DType[];
@@ -77,6 +81,7 @@ const builtIn = (): Set<string> => new Set([...Object.keys(KNOWN_FUNCTIONS), ...
 
 export function defineFunction(spec: UserFunctionSpec): UserFunction {
   if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, wgsl?, js? }');
+  checkOptionKeys('defineFunction', spec, USER_FUNCTION_SPEC_KEYS);
   const name = checkName(spec.name, 'defineFunction: name');
   if (builtIn().has(name) || isDType(name)) throw new LoomError(`defineFunction: '${name}' is a built-in of the expression language and cannot be redefined`);
   const where = `function '${name}'`;

@@ -2,10 +2,14 @@
  * The kernel as text, in the layout of loopy's `print(knl)`: ARGUMENTS, DOMAINS,
  * INAME TAGS, TEMPORARIES, INSTRUCTIONS (nested in `for i ... end i`), DEPENDENCIES.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { printExpr } from '../expr/index.ts';
 import { assigneeName, namesWritten } from './accesses.ts';
 import { registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
 import { formatDimTags } from './strides.ts';
+
+/** The options stringifyKernel reads; any other key is an error. */
+const STRINGIFY_KERNEL_OPTIONS = optionKeys<StringifyOptions>()(['withDependencies']);
 
 const RULE = '-'.repeat(75);
 
@@ -15,6 +19,7 @@ export interface StringifyOptions {
 }
 
 export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {}): string {
+  checkOptionKeys('stringifyKernel', options, STRINGIFY_KERNEL_OPTIONS);
   const lines: string[] = [RULE, `KERNEL: ${knl.name}`, RULE, 'ARGUMENTS:'];
   for (const arg of [...knl.args].sort((a, b) => compareNames(a.name, b.name))) lines.push(printArg(arg));
   lines.push(RULE, 'DOMAINS:');

@@ -9,6 +9,7 @@
  */
 import type { BoundsChecks } from '../codegen/access-guards.ts';
 import { LoomError } from '../errors.ts';
+import { optionKeys } from '../option-keys.ts';
 import { printExpr } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
@@ -23,6 +24,11 @@ export interface RunOptions {
    */
   readonly checkBounds?: boolean;
 }
+
+/** The options run and prepareLaunch read; any other key is an error. */
+export const RUN_OPTIONS = optionKeys<RunOptions>()(['checkBounds']);
+/** What a call without options runs with. */
+export const NO_RUN_OPTIONS: RunOptions = Object.freeze({});
 
 export function wantsBoundsChecks(device: Device, options: RunOptions): boolean {
   if (options.checkBounds !== undefined) return options.checkBounds;

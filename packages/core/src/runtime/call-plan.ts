@@ -13,6 +13,7 @@
  */
 import { ownEntry } from '../names.ts';
 import { InternalError } from '../errors.ts';
+import { checkOptionKeys } from '../option-keys.ts';
 import type { DType, HostArray } from '../dtypes.ts';
 import { byteSize, hostArrayConstructor } from '../dtypes.ts';
 import { float16Bits } from '../float16.ts';
@@ -25,7 +26,7 @@ import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { bindArguments, byteLengthOf, typeBinding, type Binding, type RunArgument } from './arguments.ts';
 import { checkAccessBounds, checkLayoutsFit, layoutDoesNotFit } from './bounds-check.ts';
-import { wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
+import { NO_RUN_OPTIONS, RUN_OPTIONS, wantsBoundsChecks, type RunOptions } from './bounds-flags.ts';
 import { compileFor } from './compile.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
@@ -127,11 +128,20 @@ interface LastCall {
 /** Nothing, a number or bigint (compared with Object.is, so 0 is not -0), or a DeviceArray's dtype and shape. */
 type SignaturePart = undefined | number | bigint | { readonly dtype: DType; readonly shape: readonly number[] };
 
+/** Options objects whose names were checked: a call passing the same object again is not checked again. */
+const checkedOptions = new WeakSet<RunOptions>();
+
 /**
  * The plan for a call with `args`: the cached one when a call with the same signature
  * came before (no promise, no binding), otherwise made, which checks, binds and compiles.
  */
-export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, options: RunOptions = {}): CallPlan | Promise<CallPlan> {
+export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, options: RunOptions | undefined): CallPlan | Promise<CallPlan> {
+  // most calls pass no options: nothing to check
+  if (options === undefined) options = NO_RUN_OPTIONS;
+  else if (!checkedOptions.has(options)) {
+    checkOptionKeys('run', options, RUN_OPTIONS);
+    checkedOptions.add(options);
+  }
   const checkBounds = wantsBoundsChecks(device, options);
   const perKernel = plans(device)(knl);
   const last = perKernel.last;

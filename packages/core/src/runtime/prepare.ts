@@ -13,12 +13,13 @@
  * found out of range; off, a launch is only the device launches.
  */
 import { LoomError } from '../errors.ts';
+import { checkOptionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
 import { ownEntry } from '../names.ts';
 import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
-import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
+import { allocateFlags, RUN_OPTIONS, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
 
@@ -56,6 +57,7 @@ export async function prepareLaunch(
   args: Readonly<Record<string, DeviceArray | number | bigint>>,
   options: RunOptions = {},
 ): Promise<PreparedLaunch> {
+  checkOptionKeys('prepareLaunch', options, RUN_OPTIONS);
   const plan = await planCall(knl, device, args, options);
 
   const buffers: DeviceBuffer[] = new Array(plan.slots);

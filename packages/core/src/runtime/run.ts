@@ -18,7 +18,7 @@ export type { RunOptions };
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
-export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}, options: RunOptions = {}): Promise<RunOutputs> {
+export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
   // a call like an earlier one finds its plan without waiting for anything
   const planned = planCall(knl, device, args, options);
   const plan = planned instanceof Promise ? await planned : planned;

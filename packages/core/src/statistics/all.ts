@@ -3,12 +3,16 @@
  * linearization of the kernel, the loop nests counted once for all three (what the
  * builder's `.stats()` gives).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { linearizedForCounting } from './linearized.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { InstructionCounts } from './instruction-counts.ts';
 import { memAccessMapOf, type MemAccessMap } from './mem-access-map.ts';
 import { opMapOf, type OpMap, type OpMapOptions } from './op-map.ts';
 import { syncMapOf, type SyncMap } from './sync-map.ts';
+
+/** The options getStatistics reads; any other key is an error. */
+const GET_STATISTICS_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
 
 export interface KernelStatistics {
   readonly ops: OpMap;
@@ -17,6 +21,7 @@ export interface KernelStatistics {
 }
 
 export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): KernelStatistics {
+  checkOptionKeys('getStatistics', options, GET_STATISTICS_OPTIONS);
   const split = linearizedForCounting(knl);
   const kernel = split.kernel;
   const counts = new InstructionCounts(kernel, options, 'getStatistics');

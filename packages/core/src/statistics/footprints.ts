@@ -8,6 +8,7 @@
  * inclusion–exclusion. An index that is not affine has no footprint: a LoomError, unless
  * `ignoreUncountable` leaves such accesses out.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
@@ -25,6 +26,9 @@ import { PwQPolynomial } from '../sets/pw-qpolynomial.ts';
 import { GuardedPwQPolynomial } from './guarded.ts';
 import { countedInstructions } from './kernel-view.ts';
 import { soleAssignee } from '../kernel/accesses.ts';
+
+/** The options gatherAccessFootprints reads; any other key is an error. */
+const FOOTPRINT_OPTIONS = optionKeys<FootprintOptions>()(['ignoreUncountable']);
 
 export type FootprintDirection = 'read' | 'write';
 
@@ -86,6 +90,7 @@ export class AccessFootprints {
 }
 
 export function gatherAccessFootprints(knl: LoopKernel, options: FootprintOptions = {}): AccessFootprints {
+  checkOptionKeys('gatherAccessFootprints', options, FOOTPRINT_OPTIONS);
   return footprintsOf(preprocess(knl), options);
 }
 
@@ -113,6 +118,7 @@ export function footprintsOf(prepared: LoopKernel, options: FootprintOptions): A
 
 /** Bytes read and written per array: the footprints' sizes times the element size. */
 export function gatherAccessFootprintBytes(knl: LoopKernel, options: FootprintOptions = {}): Map<string, GuardedPwQPolynomial> {
+  checkOptionKeys('gatherAccessFootprintBytes', options, FOOTPRINT_OPTIONS);
   const prepared = preprocess(knl);
   const out = new Map<string, GuardedPwQPolynomial>();
   for (const fp of footprintsOf(prepared, options).values()) {

@@ -9,6 +9,7 @@
  *  - a local access is counted once per sub-group;
  *  - accesses in the index of an access count too, in the direction of the access.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
@@ -22,6 +23,9 @@ import { countedInstructions, expressionTyper, type WithinOption } from './kerne
 import { accessStrides } from './strides.ts';
 import { soleAssignee } from '../kernel/accesses.ts';
 
+/** The options getMemAccessMap reads; any other key is an error. */
+const GET_MEM_ACCESS_MAP_OPTIONS = optionKeys<MemAccessMapOptions>()(['countRedundantWork', 'subgroupSize', 'within']);
+
 export type MemAccessMap = ToCountMap<MemAccess, MemAccessFields>;
 
 export interface MemAccessMapOptions extends InstructionCountOptions, WithinOption {}
@@ -30,6 +34,7 @@ export interface MemAccessMapOptions extends InstructionCountOptions, WithinOpti
 export const MEM_ACCESS_KEYS = { fields: MemAccess.fields, make: (f: MemAccessFields) => new MemAccess(f) };
 
 export function getMemAccessMap(knl: LoopKernel, options: MemAccessMapOptions = {}): MemAccessMap {
+  checkOptionKeys('getMemAccessMap', options, GET_MEM_ACCESS_MAP_OPTIONS);
   const prepared = preprocess(knl);
   return memAccessMapOf(new InstructionCounts(prepared, options, 'getMemAccessMap'), options);
 }

@@ -9,6 +9,7 @@
  *    an `if` are counted (as loopy does);
  *  - operations in array indices are counted unless `countWithinSubscripts` is false.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { InternalError } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
@@ -22,6 +23,9 @@ import { Op, type OpFields } from './keys.ts';
 import { countedInstructions, expressionTyper, type WithinOption } from './kernel-view.ts';
 import { soleAssignee } from '../kernel/accesses.ts';
 
+/** The options getOpMap reads; any other key is an error. */
+const GET_OP_MAP_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
+
 export type OpMap = ToCountMap<Op, OpFields>;
 
 export interface OpMapOptions extends InstructionCountOptions, WithinOption {
@@ -33,6 +37,7 @@ export interface OpMapOptions extends InstructionCountOptions, WithinOption {
 export const OP_KEYS = { fields: Op.fields, make: (f: OpFields) => new Op(f) };
 
 export function getOpMap(knl: LoopKernel, options: OpMapOptions = {}): OpMap {
+  checkOptionKeys('getOpMap', options, GET_OP_MAP_OPTIONS);
   const prepared = preprocess(knl);
   return opMapOf(new InstructionCounts(prepared, options, 'getOpMap'), options);
 }

@@ -15,6 +15,7 @@
  * mapped) costs more than a launch. A kernel of one's own is timed the same way by
  * `measureKernelSeconds`.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { hostArrayConstructor, isFloat } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
@@ -30,6 +31,9 @@ import { timeLaunchStream } from '../runtime/time-launches.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
 import { kernelWork, type DeviceProfile } from './roofline.ts';
 
+/** The options measureDeviceProfile reads; any other key is an error. */
+const MEASURE_DEVICE_PROFILE_OPTIONS = optionKeys<ProfileOptions>()(['maxBytes', 'minSeconds']);
+
 export interface ProfileOptions {
   /** A measurement's arrays grow until one launch takes at least this long; default 0.005 s. */
   readonly minSeconds?: number;
@@ -42,6 +46,7 @@ const CHAIN_STEPS = 256;
 
 /** The profile of `device`, measured on the first call and kept with the device. */
 export function measureDeviceProfile(device: Device, options: ProfileOptions = {}): Promise<DeviceProfile> {
+  checkOptionKeys('measureDeviceProfile', options, MEASURE_DEVICE_PROFILE_OPTIONS);
   const key = JSON.stringify([options.minSeconds, options.maxBytes]);
   const byOptions = measured(device);
   let profile = byOptions.get(key);

@@ -13,9 +13,13 @@
  * or through others), or one's groups conflict with the other's. A pattern pair that
  * relates nothing is an error unless `emptyOk`; `force` adds the entries regardless.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { NO_SYNC_SCOPES, type Instruction, type LoopKernel, type NoSyncScope } from '../kernel/model.ts';
+
+/** The options addNosync reads; any other key is an error. */
+const ADD_NOSYNC_OPTIONS = optionKeys<AddNosyncOptions>()(['bidirectional', 'emptyOk', 'force']);
 
 export interface AddNosyncOptions {
   /** Record the entry on the source as well as on the sink. */
@@ -28,6 +32,7 @@ export interface AddNosyncOptions {
 
 /** `source` and `sink`: match expressions (`'writes:tmp3'`, `'id:w_*'`, a bare id; see match.ts), or lists of them. */
 export function addNosync(knl: LoopKernel, scope: NoSyncScope, source: Within, sink: Within, options: AddNosyncOptions = {}): LoopKernel {
+  checkOptionKeys('addNosync', options, ADD_NOSYNC_OPTIONS);
   if (!NO_SYNC_SCOPES.includes(scope)) {
     throw new LoomError(`addNosync: unknown scope '${String(scope)}' (known: ${NO_SYNC_SCOPES.join(', ')})`);
   }

@@ -9,6 +9,7 @@
  * must have one dtype and address space: they become one flat array (`temp_storage`) as
  * long as the largest, each access its element in it.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { add, int, mul, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr, simplify } from '../expr/index.ts';
@@ -16,6 +17,9 @@ import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
+
+/** The options aliasTemporaries reads; any other key is an error. */
+const ALIAS_TEMPORARIES_OPTIONS = optionKeys<AliasTemporariesOptions>()(['baseNamePrefix', 'synchronizeForExclusiveUse']);
 
 export interface AliasTemporariesOptions {
   /** The shared storage's name (made unique); default `temp_storage`. */
@@ -25,6 +29,7 @@ export interface AliasTemporariesOptions {
 }
 
 export function aliasTemporaries(knl: LoopKernel, names: readonly string[], options: AliasTemporariesOptions = {}): LoopKernel {
+  checkOptionKeys('aliasTemporaries', options, ALIAS_TEMPORARIES_OPTIONS);
   if (names.length < 2) throw new LoomError('aliasTemporaries: give at least two temporaries to share storage');
   const temps = names.map((n) => {
     const t = knl.temporaries.get(n);

@@ -2,6 +2,7 @@
  * Reshaping arrays (loopy's concatenate_arrays, split_array_axis, find_padding_multiple,
  * add_padding, add_padding_to_avoid_bank_conflicts): every access follows the new shape.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
@@ -10,6 +11,9 @@ import { mapExpr, printExpr, simplify } from '../expr/index.ts';
 import type { DimTag, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
+
+/** The options addPaddingToAvoidBankConflicts reads; any other key is an error. */
+const ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS = optionKeys<{ readonly banks?: number; readonly bankWidthBytes?: number }>()(['bankWidthBytes', 'banks']);
 
 type ArrayOf = { readonly kind: 'arg'; readonly arg: KernelArg } | { readonly kind: 'temporary'; readonly temp: TemporaryVariable };
 
@@ -167,6 +171,7 @@ export function addPadding(knl: LoopKernel, name: string, axis: number, alignByt
  * loopy reads from the OpenCL device, is given here).
  */
 export function addPaddingToAvoidBankConflicts(knl: LoopKernel, options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): LoopKernel {
+  checkOptionKeys('addPaddingToAvoidBankConflicts', options, ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS);
   const banks = options.banks ?? 32;
   const width = options.bankWidthBytes ?? 4;
   const temporaries = new Map(knl.temporaries);

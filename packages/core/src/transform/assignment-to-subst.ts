@@ -8,6 +8,7 @@
  * The value is then computed where it is read: the same value only when the reader runs in
  * the same iteration of the loops the value names, which is checked.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { call, variable, type Expr } from '../expr/nodes.ts';
@@ -20,6 +21,9 @@ import { removeUnusedInames } from './remove-unused-inames.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** The options assignmentToSubst reads; any other key is an error. */
+const ASSIGNMENT_TO_SUBST_OPTIONS = optionKeys<AssignmentToSubstOptions>()(['extraArguments', 'forceRetainArgument', 'within']);
+
 export interface AssignmentToSubstOptions {
   /** Inames the rule takes as extra parameters (after the indices), a list or comma-separated. */
   readonly extraArguments?: string | readonly string[];
@@ -30,6 +34,7 @@ export interface AssignmentToSubstOptions {
 }
 
 export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
+  checkOptionKeys('assignmentToSubst', options, ASSIGNMENT_TO_SUBST_OPTIONS);
   const extra = nameList(options.extraArguments ?? []);
   const writers = new Set(knl.instructions.filter((i) => namesWritten(i).includes(lhsName)).map((i) => i.id));
   if (writers.size === 0) throw new LoomError(`assignmentToSubst: no assignment to '${lhsName}' found`);

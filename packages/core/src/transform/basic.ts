@@ -2,6 +2,7 @@
 import { nameList } from '../names.ts';
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { BasicSet } from '../sets/index.ts';
 import type { KernelOptions, LoopKernel } from '../kernel/model.ts';
 
@@ -42,11 +43,11 @@ export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType
   return knl.with({ args, temporaries });
 }
 
+/** The kernel options setOptions may set; any other key is an error. */
+const KERNEL_OPTIONS = optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd']);
+
 export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {
-  const known = ['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd'];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw new LoomError(`setOptions: unknown option '${key}' (known: ${known.join(', ')})`);
-  }
+  checkOptionKeys('setOptions', options, KERNEL_OPTIONS);
   return knl.with({ options: { ...knl.options, ...options } });
 }
 

@@ -5,6 +5,7 @@
  * unless `sequential` (the batches then run one after the other in a loop); private ones
  * belong to one batch's iteration already.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, nameList } from '../names.ts';
 import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -15,6 +16,9 @@ import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** The options toBatched reads; any other key is an error. */
+const TO_BATCHED_OPTIONS = optionKeys<ToBatchedOptions>()(['batchInamePrefix', 'sequential']);
+
 export interface ToBatchedOptions {
   readonly batchInamePrefix?: string;
   /** The batches run one after the other: temporaries are shared between them, not copied per batch. */
@@ -22,6 +26,7 @@ export interface ToBatchedOptions {
 }
 
 export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryingArgs: string | readonly string[] = [], options: ToBatchedOptions = {}): LoopKernel {
+  checkOptionKeys('toBatched', options, TO_BATCHED_OPTIONS);
   const varying = nameList(batchVaryingArgs);
   for (const n of varying) if (!knl.arg(n) && !knl.temporaries.has(n)) throw new LoomError(`toBatched: '${n}' is not an argument or temporary of the kernel`);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);

@@ -10,6 +10,7 @@
  * `<name>_store_<axis>`, the instructions `init_<name>` and `store_<name>`. Instructions
  * that waited for the buffered ones wait for the write-back.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -23,6 +24,17 @@ import { instructionsWithin, type Within } from './match.ts';
 import { uniqueName } from './rename.ts';
 import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
+
+/** The options bufferArray reads; any other key is an error. */
+const BUFFER_ARRAY_OPTIONS = optionKeys<BufferArrayOptions>()([
+  'bufferInames',
+  'defaultTag',
+  'fetchBoundingBox',
+  'initExpression',
+  'storeExpression',
+  'temporaryAddressSpace',
+  'within',
+]);
 
 export interface BufferArrayOptions {
   /** The inames over which the buffer is used: it covers all their values. */
@@ -39,6 +51,7 @@ export interface BufferArrayOptions {
 }
 
 export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayOptions = {}): LoopKernel {
+  checkOptionKeys('bufferArray', options, BUFFER_ARRAY_OPTIONS);
   const what = 'bufferArray';
   const sweep = nameList(options.bufferInames ?? []);
   for (const n of sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown buffer iname '${n}' (inames: ${knl.inames.join(', ')})`);

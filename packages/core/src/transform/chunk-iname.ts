@@ -14,6 +14,7 @@
  * Both only agree on a loop `0 <= i < size`, independent of the other inames: anything
  * else is refused, as loopy does.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { add, binary, call, int, mul, sub, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, simplify } from '../expr/index.ts';
@@ -22,9 +23,13 @@ import { homeDomainIndex } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { splitBackend, type SplitInameOptions } from './split-iname.ts';
 
+/** The options chunkIname reads; any other key is an error. */
+const CHUNK_INAME_OPTIONS = optionKeys<ChunkInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
+
 export type ChunkInameOptions = SplitInameOptions;
 
 export function chunkIname(knl: LoopKernel, iname: string, numChunks: number, options: ChunkInameOptions = {}): LoopKernel {
+  checkOptionKeys('chunkIname', options, CHUNK_INAME_OPTIONS);
   if (!Number.isInteger(numChunks) || numChunks < 1) throw new LoomError(`chunkIname: the number of chunks must be a positive integer, got ${numChunks}`);
   return splitBackend(knl, iname, options, 'chunkIname', () => {
     const size = boxSize(knl, iname);

@@ -2,6 +2,7 @@
  * `duplicateInames`: give some instructions their own copy of an iname, with the
  * same bounds, so that they get a loop of their own (the tutorial's transpose fix).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, nameList } from '../names.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -13,6 +14,9 @@ import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
+
+/** The options duplicateInames reads; any other key is an error. */
+const DUPLICATE_INAMES_OPTIONS = optionKeys<DuplicateInamesOptions>()(['newInames', 'newNames', 'suffix', 'tags', 'within']);
 
 export interface DuplicateInamesOptions {
   /** Which instructions get the copies: a match expression (see match.ts); default: every instruction. */
@@ -28,6 +32,7 @@ export interface DuplicateInamesOptions {
 }
 
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
+  checkOptionKeys('duplicateInames', options, DUPLICATE_INAMES_OPTIONS);
   const list = nameList(inames);
   if (options.newInames !== undefined && options.newNames !== undefined) throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
   const given = typeof options.newInames === 'string' ? options.newInames.split(',').map((s) => s.trim()) : (options.newInames ?? options.newNames);

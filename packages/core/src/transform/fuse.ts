@@ -9,6 +9,7 @@
  * A variable one kernel writes and another uses, with no data-flow entry between them,
  * is refused: nothing would order them.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { mapExpr } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -18,6 +19,9 @@ import type { BasicSet } from '../sets/index.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** The options fuseKernels reads; any other key is an error. */
+const FUSE_KERNELS_OPTIONS = optionKeys<FuseKernelsOptions>()(['dataFlow', 'suffixes']);
+
 export interface FuseKernelsOptions {
   /** One per kernel: its temporaries get it appended (loopy's suffixes). */
   readonly suffixes?: readonly string[];
@@ -26,6 +30,7 @@ export interface FuseKernelsOptions {
 }
 
 export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernelsOptions = {}): LoopKernel {
+  checkOptionKeys('fuseKernels', options, FUSE_KERNELS_OPTIONS);
   if (kernels.length === 0) throw new LoomError('fuseKernels: no kernel given');
   if (options.suffixes && options.suffixes.length !== kernels.length) throw new LoomError(`fuseKernels: ${options.suffixes.length} suffixes for ${kernels.length} kernels`);
   const flow = options.dataFlow ?? [];

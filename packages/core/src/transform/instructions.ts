@@ -2,11 +2,15 @@
  * Transformations of the instruction list itself (loopy's transform/instruction.py):
  * priorities, dependencies, removal, renaming ids, tags.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { parseNoSync, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { uniqueName } from './rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
+
+/** The options addBarrier reads; any other key is an error. */
+const ADD_BARRIER_OPTIONS = optionKeys<AddBarrierOptions>()(['id', 'memKind', 'synchronizationKind', 'tags', 'withinInames']);
 
 /**
  * `removeInstructions(knl, 'id:a or id:b')`: the instructions go; those that waited for
@@ -102,6 +106,7 @@ export interface AddBarrierOptions {
  * picks and before those `after` picks (loopy's add_barrier).
  */
 export function addBarrier(knl: LoopKernel, before: Within, after: Within, options: AddBarrierOptions = {}): LoopKernel {
+  checkOptionKeys('addBarrier', options, ADD_BARRIER_OPTIONS);
   const kind = options.synchronizationKind ?? 'global';
   if (kind !== 'global' && kind !== 'local') throw new LoomError(`addBarrier: synchronizationKind must be 'global' or 'local', got '${String(kind)}'`);
   if (options.memKind !== undefined && options.memKind !== 'global' && options.memKind !== 'local')

@@ -12,6 +12,7 @@
  * iname between two constants, independent of the others and of the parameters.
  * Anything else (`j <= i`, `i < n`, `i mod 2 = 0`) is refused with the reason.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, nameList } from '../names.ts';
 import { mapExpr, walk } from '../expr/index.ts';
@@ -25,6 +26,9 @@ import { isolateInames } from './within-inames.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
+
+/** The options joinInames reads; any other key is an error. */
+const JOIN_INAMES_OPTIONS = optionKeys<JoinInamesOptions>()(['tag', 'within']);
 
 export interface JoinInamesOptions {
   /** An implementation tag for the joined iname (`'l.0'`, `'g.0'`, `'unr'`, ...). */
@@ -44,6 +48,7 @@ interface Extent {
 }
 
 export function joinInames(knl: LoopKernel, inames: string | readonly string[], newIname?: string, options: JoinInamesOptions = {}): LoopKernel {
+  checkOptionKeys('joinInames', options, JOIN_INAMES_OPTIONS);
   const list = nameList(inames);
   if (options.within !== undefined) {
     for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);

@@ -27,6 +27,7 @@
  * (empty after the last step: that is the guard). The first step is `k_outer`'s lower bound,
  * which must be a single affine expression.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -42,6 +43,9 @@ import { findInstructions, type Within } from './match.ts';
 import { uniqueName } from './rename.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
 
+/** The options pipelinePrefetch reads; any other key is an error. */
+const PIPELINE_PREFETCH_OPTIONS = optionKeys<PipelinePrefetchOptions>()(['temporaryName']);
+
 export interface PipelinePrefetchOptions {
   /** The private registers' name (default: the fetched temporary's with `_next`). */
   readonly temporaryName?: string;
@@ -49,6 +53,7 @@ export interface PipelinePrefetchOptions {
 
 /** `fetch`: the fetch instructions (a match expression: an id, `writes:a_fetch`, ...); `iname`: the sequential loop they run in. */
 export function pipelinePrefetch(knl: LoopKernel, fetch: Within, iname: string, options: PipelinePrefetchOptions = {}): LoopKernel {
+  checkOptionKeys('pipelinePrefetch', options, PIPELINE_PREFETCH_OPTIONS);
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'pipelinePrefetch: option temporaryName');
   checkLoop(knl, iname);
   const picked = findInstructions(knl, fetch);

@@ -2,6 +2,7 @@
  * Steps of the pipeline before code generation, as transformations (loopy exposes them so):
  * types inferred, the kernel linearized (reductions realized: reductions.ts).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -10,12 +11,16 @@ import { linearizeKernel } from '../codegen/generate.ts';
 import type { Target } from '../codegen/target.ts';
 import { addDtypes } from './basic.ts';
 
+/** The options inferUnknownTypes reads; any other key is an error. */
+const TYPE_INFERENCE_OPTIONS = optionKeys<{ readonly expectCompletion?: boolean }>()(['expectCompletion']);
+
 /**
  * The dtypes of the temporaries and output arguments nobody declared, from what is written
  * to them. With `expectCompletion`, a dtype that cannot be inferred yet is an error; without,
  * the kernel is returned as it is when inference cannot complete (run infers the rest from data).
  */
 export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
+  checkOptionKeys('inferUnknownTypes', options, TYPE_INFERENCE_OPTIONS);
   try {
     return inferTypes(knl);
   } catch (e) {
@@ -26,6 +31,7 @@ export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCom
 
 /** `addDtypes`, then `inferUnknownTypes` (loopy's add_and_infer_dtypes). */
 export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
+  checkOptionKeys('addAndInferDtypes', options, TYPE_INFERENCE_OPTIONS);
   return inferUnknownTypes(addDtypes(knl, dtypes), options);
 }
 

@@ -13,6 +13,7 @@
  * Rules the rule calls are written out in the store; calls of the rule inside other rules
  * count where those rules are called.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import type { Call, Expr } from '../expr/nodes.ts';
@@ -27,6 +28,22 @@ import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr } from './rename.ts';
 import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
+
+/** The options precompute reads; any other key is an error. */
+const PRECOMPUTE_OPTIONS = optionKeys<PrecomputeOptions>()([
+  'computeInsnId',
+  'defaultTag',
+  'dtype',
+  'fetchBoundingBox',
+  'fetchOuterInames',
+  'precomputeInames',
+  'precomputeOuterInames',
+  'storageAxes',
+  'storageAxisToTag',
+  'temporaryAddressSpace',
+  'temporaryName',
+  'within',
+]);
 
 export interface PrecomputeOptions {
   /** Only the calls in these instructions (a match expression, see match.ts) read the temporary. */
@@ -59,6 +76,7 @@ export interface PrecomputeOptions {
  * the sweep is what is stored; then only the calls inside that footprint read the temporary.
  */
 export function precompute(knl: LoopKernel, subst: string | readonly string[], sweep: string | readonly string[] = [], options: PrecomputeOptions = {}): LoopKernel {
+  checkOptionKeys('precompute', options, PRECOMPUTE_OPTIONS);
   checkOptionNames(options);
   const { ruleName, generators } = parseUse(knl, subst);
   const rule = knl.substitutions.get(ruleName);

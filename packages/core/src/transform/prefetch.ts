@@ -8,6 +8,7 @@
  * (`:` is an entire axis) for every `j`; the reads inside it then read the copy, the others
  * the array.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import { subscript, type Expr } from '../expr/nodes.ts';
@@ -21,6 +22,21 @@ import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
 import { inlineRulesThat } from './rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
+
+/** The options addPrefetch reads; any other key is an error. */
+const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
+  'defaultTag',
+  'dimArgNames',
+  'dimNames',
+  'fetchBoundingBox',
+  'fetchOuterInames',
+  'footprintSubscripts',
+  'prefetchInsnId',
+  'ruleName',
+  'temporaryAddressSpace',
+  'temporaryName',
+  'within',
+]);
 
 export interface PrefetchOptions {
   /** Tag of the fetch inames: `'l.auto'` spreads them over local axes (last array axis on l.0); default: loops. */
@@ -46,6 +62,7 @@ export interface PrefetchOptions {
 }
 
 export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
+  checkOptionKeys('addPrefetch', options, ADD_PREFETCH_OPTIONS);
   checkPrefetchNames(options);
   const { name, subscripts } = splitName(spec, options);
   const swept = nameList(sweep);

@@ -11,6 +11,7 @@
  * when it is the one asked for. Only the instructions `within` picks are changed; the
  * substitution rules they call are rewritten for them (see rewrite-expressions.ts).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { mapChildren, mapExpr, walk } from '../expr/index.ts';
@@ -21,6 +22,9 @@ import { instructionsWithin, describeWithin, type Within } from './match.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
 import { copyInameDomain } from './duplicate-inames.ts';
+
+/** The options makeReductionInamesUnique reads; any other key is an error. */
+const MAKE_REDUCTION_INAMES_UNIQUE_OPTIONS = optionKeys<MakeReductionInamesUniqueOptions>()(['inames', 'within']);
 
 const NESTABLE = new Set(['sum', 'product', 'max', 'min']);
 
@@ -68,6 +72,7 @@ export interface MakeReductionInamesUniqueOptions {
  * the same domain and tag, so each reduction has a loop of its own.
  */
 export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductionInamesUniqueOptions = {}): LoopKernel {
+  checkOptionKeys('makeReductionInamesUnique', options, MAKE_REDUCTION_INAMES_UNIQUE_OPTIONS);
   const only = options.inames === undefined ? undefined : new Set(nameList(options.inames));
   for (const n of only ?? []) if (!knl.inames.includes(n)) throw new LoomError(`makeReductionInamesUnique: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   // each call of a rule with a reduction is a reduction of its own: the rule is written out where it is called

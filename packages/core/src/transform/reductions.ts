@@ -6,6 +6,7 @@
  *   reductionArgToSubstRule(knl, 'i') sum(i, e)  →  red_i_arg(i) := e; sum(i, red_i_arg(i))
  *   realizeReduction(knl)             the reductions become instructions now (types must be known)
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, nameList } from '../names.ts';
 import { mapExpr } from '../expr/index.ts';
@@ -16,6 +17,12 @@ import { realizeReductions, type RealizeReductionOptions } from '../preprocess/r
 import { inferTypes } from '../preprocess/infer-types.ts';
 import { uniqueName } from './rename.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
+
+/** The options reductionArgToSubstRule reads; any other key is an error. */
+const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions & { readonly ruleName?: string }>()(['ruleName', 'within']);
+
+/** The options realizeReduction reads; any other key is an error. */
+const REALIZE_REDUCTION_OPTIONS = optionKeys<RealizeReductionOptions>()(['automagicScansOk', 'forceOuterInameForScan', 'forceScan', 'insnIdFilter']);
 
 export interface ReductionTransformOptions {
   /** The instructions to change, in loopy's match language (`'id:a*'`, `'writes:out'`); default: every instruction. */
@@ -28,6 +35,7 @@ export interface ReductionTransformOptions {
  * `precompute` can then store.
  */
 export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readonly string[], options: ReductionTransformOptions & { readonly ruleName?: string } = {}): LoopKernel {
+  checkOptionKeys('reductionArgToSubstRule', options, REDUCTION_ARG_TO_SUBST_RULE_OPTIONS);
   const names = nameList(inames);
   if (options.ruleName !== undefined) checkName(options.ruleName, 'reductionArgToSubstRule: option ruleName');
   const within = instructionsWithin(knl, options.within, 'reductionArgToSubstRule: option within', options.within !== undefined);
@@ -67,5 +75,6 @@ export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readon
  * element depends on them): `addDtypes` first where data decides them.
  */
 export function realizeReduction(knl: LoopKernel, options: RealizeReductionOptions = {}): LoopKernel {
+  checkOptionKeys('realizeReduction', options, REALIZE_REDUCTION_OPTIONS);
   return realizeReductions(inferTypes(knl), options);
 }

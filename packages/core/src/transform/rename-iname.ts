@@ -9,6 +9,7 @@
  * is only the same computation when both loops run over the same values, so the two
  * domains must be identical, and no instruction may use both (it would see them equal).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { freeVariables, reductionInamesIn } from '../expr/index.ts';
@@ -21,6 +22,9 @@ import { instructionsWithin, type Within } from './match.ts';
 import { isolateInames } from './within-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** The options renameIname reads; any other key is an error. */
+const RENAME_INAME_OPTIONS = optionKeys<RenameInameOptions>()(['existingOk', 'within']);
+
 export interface RenameInameOptions {
   /** When the new name is already an iname over the same domain, merge the two loops. */
   readonly existingOk?: boolean;
@@ -29,6 +33,7 @@ export interface RenameInameOptions {
 }
 
 export function renameIname(knl: LoopKernel, oldName: string, newName: string, options: RenameInameOptions = {}): LoopKernel {
+  checkOptionKeys('renameIname', options, RENAME_INAME_OPTIONS);
   if (!knl.inames.includes(oldName)) throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);
   checkName(newName, 'renameIname: the new name');
   if (options.within !== undefined) {

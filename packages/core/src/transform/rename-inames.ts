@@ -8,12 +8,16 @@
  * With `within`, only the instructions it picks move to the new name; the others keep
  * their loops (they get copies first, see within-inames.ts).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { renameIname } from './rename-iname.ts';
 import { isolateInames } from './within-inames.ts';
+
+/** The options renameInames reads; any other key is an error. */
+const RENAME_INAMES_OPTIONS = optionKeys<RenameInamesOptions>()(['existingOk', 'within']);
 
 export interface RenameInamesOptions {
   /** `newIname` may already be an iname: every old one merges into it. */
@@ -23,6 +27,7 @@ export interface RenameInamesOptions {
 }
 
 export function renameInames(knl: LoopKernel, oldInames: string | readonly string[], newIname: string, options: RenameInamesOptions = {}): LoopKernel {
+  checkOptionKeys('renameInames', options, RENAME_INAMES_OPTIONS);
   const olds = nameList(oldInames);
   if (olds.length === 0) throw new LoomError('renameInames: no iname to rename');
   if (new Set(olds).size !== olds.length) throw new LoomError(`renameInames: an iname is listed twice in '${olds.join(', ')}'`);

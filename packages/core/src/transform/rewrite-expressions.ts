@@ -18,12 +18,16 @@
  * left alone when only others do, and copied (`f` → `f_0`) when both do, the chosen
  * instructions then calling the copy.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { call, subscript, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, walk } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
+
+/** The options mapKernelExpressions reads; any other key is an error. */
+const MAP_KERNEL_EXPRESSIONS_OPTIONS = optionKeys<MapExpressionsOptions>()(['assignee', 'rules', 'shapes', 'what', 'within']);
 
 /** A rewrite of one expression; `insn` is the instruction it belongs to (none in a rule body or a shape). */
 export type ExprRewrite = (e: Expr, insn?: Instruction) => Expr;
@@ -62,6 +66,7 @@ export interface MapExpressionsOptions {
  * for which). The caller changes the rest (domains, loops of the instructions) itself.
  */
 export function mapKernelExpressions(knl: LoopKernel, rewrite: ExprRewrite, options: MapExpressionsOptions): LoopKernel {
+  checkOptionKeys('mapKernelExpressions', options, MAP_KERNEL_EXPRESSIONS_OPTIONS);
   const { what, within } = options;
   const chosen = (insn: Instruction) => !within || within.has(insn.id);
   const { substitutions, redirect } = options.rules === 'keep' ? { substitutions: knl.substitutions, redirect: (e: Expr) => e } : mapRules(knl, rewrite, what, within);

@@ -4,6 +4,7 @@
  * (`outerTag: 'g.0', innerTag: 'l.0'`); `slabs: [0, 1]` generates the last
  * iteration of the outer loop separately so the bulk needs no guard.
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
@@ -18,6 +19,9 @@ import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsUsing, isolateInames } from './within-inames.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
+
+/** The options splitIname reads; any other key is an error. */
+const SPLIT_INAME_OPTIONS = optionKeys<SplitInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
 
 export interface SplitInameOptions {
   readonly outerIname?: string;
@@ -34,6 +38,7 @@ export interface SplitInameOptions {
 }
 
 export function splitIname(knl: LoopKernel, iname: string, factor: number, options: SplitInameOptions = {}): LoopKernel {
+  checkOptionKeys('splitIname', options, SPLIT_INAME_OPTIONS);
   if (!Number.isInteger(factor) || factor < 1) throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);
   return splitBackend(knl, iname, options, 'splitIname', () => ({
     outerCoefficient: factor,

@@ -4,11 +4,15 @@
  * `ilp.seq`), a vector lane (`vec`), or like another iname (`like.i`), or the next
  * unused hardware axis (`unused.l`, `unused.g`, `l.auto`).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
 import { LoomError } from '../errors.ts';
 import { tagToString, type InameTag, type LoopKernel } from '../kernel/model.ts';
 import { matchIds } from '../kernel/dependencies.ts';
 import { instructionsWithin, type Within } from './match.ts';
+
+/** The options tagInames reads; any other key is an error. */
+const TAG_INAMES_OPTIONS = optionKeys<TagInamesOptions>()(['ignoreNonexistent']);
 
 export type TagSpec = string | null | undefined;
 
@@ -61,6 +65,7 @@ export interface TagInamesOptions {
  * must match). An iname that already has a different implementation tag cannot be retagged.
  */
 export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[], options: TagInamesOptions = {}): LoopKernel {
+  checkOptionKeys('tagInames', options, TAG_INAMES_OPTIONS);
   const entries: [string, TagSpec][] =
     typeof tags === 'string'
       ? tags

@@ -13,11 +13,18 @@
  * is a failed trial too. Results can be kept between runs in a cache, by problem and device
  * name (the file cache of `@loom/dsl` keeps them on disk).
  */
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device } from '../runtime/device.ts';
 import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
 import { timeLaunchStream } from '../runtime/time-launches.ts';
+
+/** What a tuning problem may say; any other key is an error. */
+const TUNING_PROBLEM_KEYS = optionKeys<TuningProblem<unknown>>()(['arguments', 'argumentsFor', 'build', 'check', 'name', 'space', 'work']);
+
+/** The options autotune reads; any other key is an error. */
+const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()(['budgetSeconds', 'cache', 'fresh', 'onProgress', 'time']);
 
 export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
 
@@ -46,6 +53,7 @@ const TUNING = Symbol('loom.tuning');
 
 /** A tuning problem, marked so that `loom tune` finds it among a module's exports. */
 export function defineTuning<C>(problem: TuningProblem<C>): TuningProblem<C> {
+  checkOptionKeys('defineTuning', problem, TUNING_PROBLEM_KEYS);
   if (problem.space.length === 0) throw new LoomError(`tuning '${problem.name}': its space has no configuration`);
   return Object.freeze({ ...problem, [TUNING]: true });
 }
@@ -120,6 +128,7 @@ export interface TuningResult<C> {
 }
 
 export async function autotune<C>(problem: TuningProblem<C>, device: Device, options: AutotuneOptions<C> = {}): Promise<TuningResult<C>> {
+  checkOptionKeys('autotune', options, AUTOTUNE_OPTIONS);
   const { budgetSeconds = 60, onProgress, cache, fresh = false, time = wallTime } = options;
   if (!fresh && cache) {
     const hit = await cache.get(problem.name, device.name);

@@ -62,6 +62,7 @@ import { attach, type ParamSpec, type Transformation } from '@loom/computation';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
 import type { Batched, RenamedArg, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
+import { checkVerbOptions } from './verb-options.ts';
 
 export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
   // ---- parameters and data ----
@@ -118,6 +119,7 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
 
   /** `setOptions` (`writeCode`, `buildOptions`, ...). */
   options(options: Partial<KernelOptions>): KernelBuilder<I, S> {
+    checkVerbOptions('options', options);
     return this.derive((k) => setOptions(k, options));
   }
 
@@ -133,6 +135,7 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
 
   /** `reductionArgToSubstRule`: a reduction's value becomes a substitution rule of its inames (`red_i_arg(i)`), for `.precompute`. */
   reductionRule(inames: readonly I[] | I, options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
+    checkVerbOptions('reductionRule', options);
     return this.derive((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
   }
 
@@ -226,6 +229,7 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
 
   /** `addNosync`: the sinks need no barrier of `scope` after the sources. */
   nosync(scope: NoSyncScope, source: Within, sink: Within, options: AddNosyncOptions = {}): KernelBuilder<I, S> {
+    checkVerbOptions('nosync', options);
     return this.derive((k) => addNosync(k, scope, source, sink, options));
   }
 

@@ -16,6 +16,7 @@ import type { AnySignature, LooseSignature, Outputs, RunArgs } from '../signatur
 import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
 import type { KernelBuilder } from './builder.ts';
 import type { StatsOptions } from './options.ts';
+import { checkVerbOptions } from './verb-options.ts';
 import type { RunParameters } from './typing.ts';
 
 export type Step = (knl: LoopKernel) => LoopKernel;
@@ -73,6 +74,7 @@ export class BuilderCore<I extends string, S extends AnySignature> {
    * Dtypes must be known (`.dtypes()` or `.args()`).
    */
   stats(options: StatsOptions): KernelStatistics {
+    checkVerbOptions('stats', options);
     return inTemplates(this.#fragments, () => getStatistics(this.kernel, options));
   }
 

@@ -32,6 +32,7 @@ import type { KernelBuilder } from './builder.ts';
 import type { AfterWithin, CheckedInameList, Join, MapInames, Numbered, Tag } from './inames.ts';
 import type { SplitOptions, TileOptions } from './options.ts';
 import { tileTags } from './tile.ts';
+import { checkVerbOptions } from './verb-options.ts';
 
 export class InameVerbs<I extends string, S extends AnySignature> extends BuilderCore<I, S> {
   /** `splitIname`: `i` becomes `i_outer` and `i_inner`, with `i = factor*i_outer + i_inner`. */
@@ -40,6 +41,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     factor: number,
     options: SplitOptions<I, O, In, W> = {},
   ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
+    checkVerbOptions('split', options);
     const { outer, inner, outerIname, innerIname, slabs, within } = options;
     return this.derive((k) => splitIname(k, iname, factor, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
   }
@@ -50,6 +52,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     numChunks: number,
     options: SplitOptions<I, O, In, W> = {},
   ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
+    checkVerbOptions('chunk', options);
     const { outer, inner, outerIname, innerIname, slabs, within } = options;
     return this.derive((k) => chunkIname(k, iname, numChunks, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
   }
@@ -66,6 +69,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     bFactor: number,
     options: TileOptions<I> = {},
   ): KernelBuilder<Exclude<I, A | B> | `${A}_outer` | `${A}_inner` | `${B}_outer` | `${B}_inner`, S> {
+    checkVerbOptions('tile', options);
     const outer = tileTags(options.outer);
     const inner = tileTags(options.inner);
     return this.derive((k) => {
@@ -95,6 +99,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     inames: N | readonly N[],
     options: { readonly within?: Within; readonly newInames?: New; readonly newNames?: New; readonly suffix?: string; readonly tags?: { readonly [K in N]?: Tag<I> } } = {},
   ): KernelBuilder<I | ([New] extends [never] ? Numbered<N> : New[number]), S> {
+    checkVerbOptions('dup', options);
     return this.derive((k) => duplicateInames(k, inames as string | readonly string[], options as Parameters<typeof duplicateInames>[2]));
   }
 
@@ -104,6 +109,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     newName: New,
     options: { readonly existingOk?: boolean; readonly within?: W } = {},
   ): KernelBuilder<AfterWithin<I, N, New, W>, S> {
+    checkVerbOptions('rename', options);
     return this.derive((k) => renameIname(k, iname, newName, options));
   }
 
@@ -122,6 +128,7 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     newName?: New,
     options: { readonly tag?: Tag<I>; readonly within?: W } = {},
   ): KernelBuilder<AfterWithin<I, L[number], New, W>, S> {
+    checkVerbOptions('join', options);
     return this.derive((k) => joinInames(k, inames, newName, options));
   }
 

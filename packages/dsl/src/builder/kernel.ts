@@ -6,6 +6,7 @@
  */
 import { KernelBuilder } from './builder.ts';
 import type { KernelBuilderOptions } from './options.ts';
+import { checkVerbOptions } from './verb-options.ts';
 import { buildKernel, type DomainInput, type InsnInput, type KernelSource } from './source.ts';
 import type { BuilderFor } from './typing.ts';
 import type { ArgDecls } from '../signature/arg-decls.ts';
@@ -23,6 +24,7 @@ export function kernel<const D extends Domains, const X extends Instructions, co
   options: KernelBuilderOptions<Name, A> = {},
 ): BuilderFor<D, X, Name, A> {
   const list = <T>(x: T | readonly T[]): readonly T[] => (Array.isArray(x) ? x : [x as T]);
+  checkVerbOptions('kernel', options);
   const { args, temporaries, ...makeOptions } = options;
   const source: KernelSource = {
     domains: list<DomainInput>(domains),

@@ -23,6 +23,7 @@ import type { AnySignature, ArrayNames } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 import { InameVerbs } from './iname-verbs.ts';
 import type { PrecomputeOptions, PrefetchOptions } from './options.ts';
+import { checkVerbOptions } from './verb-options.ts';
 
 export class RuleVerbs<I extends string, S extends AnySignature> extends InameVerbs<I, S> {
   /** `addPrefetch`: read the part of `array` the swept inames touch into a temporary first. */
@@ -31,6 +32,7 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
     sweep: readonly I[] = [],
     options: PrefetchOptions<I, Dims> = {},
   ): KernelBuilder<I | ([Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]), S> {
+    checkVerbOptions('prefetch', options);
     const { space, ...rest } = options;
     return this.derive((k) => addPrefetch(k, array, sweep, { ...rest, temporaryAddressSpace: space }));
   }
@@ -49,6 +51,7 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
     sweep: readonly I[] = [],
     options: PrecomputeOptions<I, Dims> = {},
   ): KernelBuilder<[Dims] extends [never] ? string : I | Dims[number], S> {
+    checkVerbOptions('precompute', options);
     const { space, ...rest } = options;
     return this.derive((k) => precompute(k, rule, sweep, { ...rest, temporaryAddressSpace: space }));
   }

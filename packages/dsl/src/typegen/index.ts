@@ -9,6 +9,7 @@
  * into a declaration file next to the source. With `check`, it writes nothing and reports
  * declaration files that are missing, out of date or left over: `npm test` runs that.
  */
+import { checkOptionKeys, optionKeys } from '@loom/core';
 import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Project, ts } from 'ts-morph';
@@ -18,6 +19,9 @@ import { Evaluator } from './evaluate.ts';
 import { findKernels, type FoundKernel } from './find.ts';
 import { findComputations, type FoundComputation } from './computations.ts';
 import { COMPUTATION_MODULE, DSL_MODULE } from './dsl-imports.ts';
+
+/** The options typegen reads; any other key is an error. */
+const TYPEGEN_OPTIONS = optionKeys<TypegenOptions>()(['check', 'project']);
 
 export interface TypegenOptions {
   /** The tsconfig.json whose files are scanned (default: `tsconfig.json` in the working directory). */
@@ -43,6 +47,7 @@ export interface TypegenReport {
 }
 
 export function typegen(options: TypegenOptions = {}): TypegenReport {
+  checkOptionKeys('typegen', options, TYPEGEN_OPTIONS);
   const configPath = path.resolve(options.project ?? 'tsconfig.json');
   const root = path.dirname(configPath);
   const relative = (file: string) => path.relative(root, file) || file;
