@@ -199,6 +199,8 @@ test('generateCode, run and prepareLaunch: a misspelt checkBounds is an error, n
   const a = new Float32Array([1, 2, 3]);
   assert.match((await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message, /^run: unknown option 'checkbounds'.*did you mean 'checkBounds'\?$/);
   assert.equal([...((await run(knl, device, { a }, { checkBounds: false })).out as Float32Array)], [2, 4, 6]);
+  // a call that finds its plan cached is checked all the same
+  assert.match((await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message, /^run: unknown option 'checkbounds'/);
   assert.match((await loomRejection(prepareLaunch(knl, device, {}, BOGUS))).message, /^prepareLaunch: unknown option 'bogusKey'/);
 });
 
