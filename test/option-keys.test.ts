@@ -57,7 +57,7 @@ import { openclDevice, openclTarget } from '@loom/codegen-opencl';
 import { webgpuDevice, wgslTarget } from '@loom/codegen-wgsl';
 import { kernel } from '@loom/dsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
-import { computation, matrixMul, pureParallel, transformation } from '@loom/computation';
+import { computation, matrixMul, predicateSum, pureParallel, scan, transformation } from '@loom/computation';
 
 /** Options with one key too many, in a variable: what TypeScript lets through. */
 type Extra = Record<string, unknown>;
@@ -262,6 +262,11 @@ test('pointwise, tensor and the computations', () => {
   const operand = { dtype: 'float32', shape: [4, 4] } as const;
   assert.match(loomError(() => matrixMul(operand, operand, { transposeA: true } as Extra)).message, /^matrixMul: unknown option 'transposeA' .*did you mean 'transposedA'\?$/);
   assert.ok(matrixMul(operand, operand, { transposedA: true }));
+  assert.match(
+    loomError(() => scan(operand, predicateSum('float32'), { inclusive: true } as Extra)).message,
+    /^scan: unknown option 'inclusive' \(known: axes, exclusive, perItem, workGroupSize\)/,
+  );
+  assert.ok(scan(operand, predicateSum('float32'), { exclusive: true }));
   assert.match(loomError(() => empty([2], { stride: [1] } as Extra)).message, /^empty: unknown option 'stride' .*did you mean 'strides'\?$/);
   const params = [{ name: 'out', role: 'o', dtype: 'float32', shape: [4] }] as const;
   assert.match(loomError(() => computation({ params, buildPlan: () => {}, buildplan: () => {} } as Extra as never)).message, /^computation: unknown option 'buildplan'/);

@@ -27,7 +27,7 @@
  * Rows cut into whole blocks are read and written without bounds guards; otherwise each
  * load and store is guarded (the empty value stands for what lies past the row).
  */
-import { LoomError, byteSize, globalArg, makeKernel, prioritizeLoops, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, byteSize, checkOptionKeys, globalArg, optionKeys, makeKernel, prioritizeLoops, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
@@ -76,7 +76,10 @@ interface View {
   at(row: string, k: string): string;
 }
 
+const SCAN_OPTIONS = optionKeys<ScanOptions>()(['axes', 'exclusive', 'perItem', 'workGroupSize']);
+
 export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, options: ScanOptions = {}): Computation<Params<D>> {
+  checkOptionKeys('scan', options, SCAN_OPTIONS);
   const { dtype, shape } = arr;
   const r = shape.length;
   const axes = options.axes ?? shape.map((_, k) => k);
