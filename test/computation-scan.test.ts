@@ -104,6 +104,18 @@ test('the block pass loads and stores coalesced: work-item l at c*W + l of its b
   assert.match(code, /x = tile\[lid\(0\) \* 15 \+ e\]/);
 });
 
+test('the totals pass of a commutative predicate combines its loads unstaged; of another, through the tile in order', async () => {
+  const device = testDevices()[0];
+  for (const [p, staged] of [
+    [predicateSum('float32'), false],
+    [lastNonZero, true],
+  ] as const) {
+    const compiled = await scan({ dtype: 'float32', shape: [1 << 20] }, p, { workGroupSize: 256, perItem: 15 }).compile(device);
+    const totals = compiled.kernels.find((k) => k.name === 'scan_totals')!;
+    assert.is(totals.temporaries.has('tile'), staged, p.operation);
+  }
+});
+
 test('a block fits the local memory: fewer elements per work-item where it is short, and a LoomError for a block asked too large', async () => {
   // float64 blocks of 512 x 21 (the default) take 94208 bytes, more than the 32 KiB of the CPU
   // device and lavapipe: 11 per work-item is still too many for 512 (53248 bytes), and fits 256

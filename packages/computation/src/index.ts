@@ -57,7 +57,7 @@ export {
 } from './library/transformations.ts';
 export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
-export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate } from './library/predicates.ts';
+export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate, type PredicateOptions } from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';

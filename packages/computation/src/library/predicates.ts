@@ -5,27 +5,42 @@
  *
  *   predicate('a + b', 0)          predicateSum('float32')
  *   predicate('max(a, b)', -1e30)  predicateMax('int32')
+ *
+ * A predicate may also say that it is commutative (`predicate('a + b', 0, { commutative:
+ * true })`, as the four below are): a scan may then combine a block's elements in any order
+ * (its totals pass reads them coalesced, without staging them in local memory). Without it,
+ * the order of the elements is kept everywhere.
  */
-import { LoomError, expr, isFloat, parseExpression, type DType, type Expr } from '@loom/core';
+import { LoomError, checkOptionKeys, expr, isFloat, optionKeys, parseExpression, type DType, type Expr } from '@loom/core';
 
 export interface Predicate {
   /** `a` and `b` are the two values combined. */
   readonly operation: string;
   readonly empty: number;
+  /** `a op b` is `b op a` (default false: only associativity is assumed). */
+  readonly commutative: boolean;
 }
 
-export function predicate(operation: string, empty: number): Predicate {
+export interface PredicateOptions {
+  readonly commutative?: boolean;
+}
+
+const PREDICATE_OPTIONS = optionKeys<PredicateOptions>()(['commutative']);
+
+export function predicate(operation: string, empty: number, options: PredicateOptions = {}): Predicate {
+  checkOptionKeys('predicate', options, PREDICATE_OPTIONS);
   const names = [...expr.freeVariables(parseExpression(operation))];
   const unknown = names.filter((n) => n !== 'a' && n !== 'b');
   if (unknown.length) throw new LoomError(`predicate '${operation}': it may name only 'a' and 'b', not '${unknown.join("', '")}'`);
   if (typeof empty !== 'number' || Number.isNaN(empty)) throw new LoomError(`predicate '${operation}': the empty value must be a number`);
-  return Object.freeze({ operation, empty });
+  return Object.freeze({ operation, empty, commutative: options.commutative ?? false });
 }
 
-export const predicateSum = (_dtype?: DType): Predicate => predicate('a + b', 0);
-export const predicateProduct = (_dtype?: DType): Predicate => predicate('a * b', 1);
-export const predicateMax = (dtype: DType): Predicate => predicate('max(a, b)', lowest(dtype));
-export const predicateMin = (dtype: DType): Predicate => predicate('min(a, b)', highest(dtype));
+const COMMUTATIVE = { commutative: true };
+export const predicateSum = (_dtype?: DType): Predicate => predicate('a + b', 0, COMMUTATIVE);
+export const predicateProduct = (_dtype?: DType): Predicate => predicate('a * b', 1, COMMUTATIVE);
+export const predicateMax = (dtype: DType): Predicate => predicate('max(a, b)', lowest(dtype), COMMUTATIVE);
+export const predicateMin = (dtype: DType): Predicate => predicate('min(a, b)', highest(dtype), COMMUTATIVE);
 
 const RANGES: Partial<Record<DType, readonly [number, number]>> = {
   float16: [-65504, 65504],

@@ -19,7 +19,8 @@
  * (the input read twice, the output written once; scan-then-add, Reikna's way, also writes
  * and reads back a scanned temporary):
  *
- *   totals pass  each work-group combines its block: the last of the W totals' scan
+ *   totals pass  each work-group combines its block: the last of the W totals' scan (of a
+ *                commutative predicate, each work-item combines what it loads, unstaged)
  *   offsets      the block totals, scanned (exclusive) by this same computation, nested
  *                (a few blocks' totals take one work-group)
  *   block pass   each block scanned from its offset
@@ -203,12 +204,19 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
   const load = guarded ? `if(${global('c')} < ${length}, ${at(input, 'inp', 'row', global('c'))}, ${empty})` : at(input, 'inp', 'row', global('c'));
   // a work-item's own C elements, consecutive in the block
   const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
+  // a block's total alone, of a commutative operation: each work-item combines the elements it
+  // loads, coalesced, in whatever order (no staging)
+  const direct = mode === 'totals' && p.commutative;
   const lines = [
     ...(mode === 'rows' ? [`carried = ${empty} {id=start, inames=row}`] : []),
-    // the block staged in local memory by coalesced loads (CUB's block load transpose)
-    `tile[c * ${w} + l] = ${load} {id=load, ${within('c')}}`,
     `<${dtype}> total = ${empty} {id=init, ${within()}}`,
-    `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`,
+    ...(direct
+      ? [`total = ${combine(p, 'total', load)} {id=sum, dep=init, ${within('c')}}`]
+      : [
+          // the block staged in local memory by coalesced loads (CUB's block load transpose)
+          `tile[c * ${w} + l] = ${load} {id=load, ${within('c')}}`,
+          `total = ${combine(p, 'total', mine('i'))} {id=sum, dep=load:init, ${within('i')}}`,
+        ]),
     `s0[l] = total {id=step0, dep=sum, ${within()}}`,
   ];
   // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
@@ -243,14 +251,14 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
   const args = [
     globalArg('inp', { dtype, shape: input.shape }),
     globalArg('out', { dtype, shape: output.shape }),
-    local('tile', block),
+    ...(direct ? [] : [local('tile', block)]),
     // the scan's steps in two buffers in turn: step j+1 reads one and writes the other
     ...Array.from({ length: steps + 1 }, (_, j) => local(`s${j}`, w, steps > 0 ? `scan${j % 2}` : undefined)),
   ];
   // each work-item carries its own copy of the total so far (all equal)
   if (mode === 'rows') args.push(temporaryVariable('carried', { dtype, addressSpace: 'private' }));
   if (mode === 'offsets') args.push(globalArg('offsets', { dtype, shape: [rows, blocks] }));
-  const loops = mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
+  const loops = direct ? ['c'] : mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
   const domain = `{ [row, ${b}, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= ${b} < ${blocks} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
   const name = mode === 'totals' ? 'scan_totals' : mode === 'rows' ? 'scan_rows' : 'scan_block';
   const knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
