@@ -10,6 +10,9 @@
  *    signature, a set of dtypes, a shape, a file name): bounded, the least recently used
  *    dropped; `cache.memo(key, compute)` computes on a miss.
  *
+ * (The integer-set algorithms' answer tables, asked thousands of times per kernel, are a
+ * cheaper bounded table of their own: `AnswerCache`, sets/canonical.ts.)
+ *
  * They compose: the variants compiled per device and kernel are
  * `perObject(device => perObject(kernel => new LruCache(16)))`.
  *
