@@ -66,7 +66,7 @@ step elementwise 120 ours elementwise --json
 step matmul 210 ours matmul --json --budget=40
 step reductions 45 ours reductions --json
 step computations 90 ours computations --json
-step codegen 90 ours codegen --json --samples=10 --fresh=3
+step codegen 120 ours codegen --json --fresh=3
 step statistics 40 ours statistics --json --samples=10
 step launch 45 ours launch --json
 step pointwise-host 30 ours pointwise-host --json

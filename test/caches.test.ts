@@ -2,9 +2,9 @@
 // Every cache is now an LruCache of bounded size, and device.dispose() releases what a device holds.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { getDefaultCacheSize, LoomError, LruCache, makeKernel, run, setDefaultCacheSize, type Device } from '@loom/core';
+import { addDtypes, BasicSet, forgetParsedTexts, generateCode, getDefaultCacheSize, LoomError, LruCache, makeKernel, run, setDefaultCacheSize, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { openclDevice } from '@loom/codegen-opencl';
+import { openclDevice, openclTarget } from '@loom/codegen-opencl';
 import { webgpuDevice } from '@loom/codegen-wgsl';
 import { testDevices } from './support/devices.ts';
 
@@ -28,6 +28,19 @@ test('LruCache keeps the most recently used entries, up to its capacity', () => 
     () => new LruCache(0),
     (e: unknown) => e instanceof LoomError,
   );
+});
+
+test('forgetParsedTexts: the same text is parsed once, and afresh after forgetting, to the same code', () => {
+  const text = '[n] -> { [i] : 0 <= i < n }';
+  const first = BasicSet.parse(text);
+  assert.is(BasicSet.parse(text), first, 'a text parsed again shares the first set');
+  const build = () => generateCode(addDtypes(makeKernel(text, 'out[i] = 3*a[i]'), { a: 'float32' }), openclTarget()).code;
+  const before = build();
+  forgetParsedTexts();
+  const again = BasicSet.parse(text);
+  assert.is.not(again, first, 'parsed afresh once forgotten');
+  assert.is(again.toString(), first.toString());
+  assert.is(build(), before);
 });
 
 test('setDefaultCacheSize sizes the caches of devices made afterwards', () => {

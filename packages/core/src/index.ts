@@ -190,7 +190,7 @@ export {
   type AutotuneOptions,
 } from './tune/autotune.ts';
 export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
-export { LruCache, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
+export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { debugMode, setDebugMode } from './runtime/environment.ts';
 
 // --- for packages that add transformations of their own (@loom/computation) ------------------------

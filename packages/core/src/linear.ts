@@ -9,11 +9,26 @@
 import { CoefficientRangeError } from './errors.ts';
 
 export class Linear {
+  /** `termsKeys()`, once asked (a field of the form rather than a WeakMap entry: this is hot). */
+  #termsKeys: readonly [string, string] | undefined = undefined;
+
   private constructor(
     /** Non-zero coefficients by variable name, in insertion order. */
     readonly coeffs: ReadonlyMap<string, number>,
     readonly constant: number,
   ) {}
+
+  /**
+   * The variable part as text, terms sorted by name, for the form and for its negation:
+   * forms that differ only in their constant share it (parallel constraints, sets/constraint.ts).
+   */
+  termsKeys(): readonly [string, string] {
+    if (this.#termsKeys === undefined) {
+      const sorted = [...this.coeffs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      this.#termsKeys = [sorted.map(([n, c]) => `${n}:${c}`).join(','), sorted.map(([n, c]) => `${n}:${-c}`).join(',')];
+    }
+    return this.#termsKeys;
+  }
 
   static readonly zero = new Linear(new Map(), 0);
 

@@ -110,6 +110,30 @@ export class LruCache<K, V> {
   }
 }
 
+/** The caches of texts a user wrote (sets, instructions), which `forgetParsedTexts` empties. */
+const parsedTextCaches: LruCache<string, unknown>[] = [];
+
+/**
+ * A cache of what was parsed from a user's text: a kernel built again from the same strings
+ * skips the parser, and shares the parsed sets, whose per-object answers (memo.ts) then
+ * come along too.
+ */
+export function parsedTextCache<V>(capacity: number): LruCache<string, V> {
+  const cache = new LruCache<string, V>(capacity);
+  parsedTextCaches.push(cache as LruCache<string, unknown>);
+  return cache;
+}
+
+/**
+ * Forgets every set and instruction text parsed so far: the next kernel is parsed afresh, as
+ * a kernel whose text differs would be. For memory, and for timing code generation as a new
+ * kernel meets it (bench/codegen.ts calls it before each sample). The caches of integer-set
+ * answers (sets/canonical.ts), keyed on constraint systems rather than texts, stay.
+ */
+export function forgetParsedTexts(): void {
+  for (const cache of parsedTextCaches) cache.clear();
+}
+
 function checkCapacity(size: number): number {
   if (!Number.isSafeInteger(size) || size < 1) throw new LoomError(`a cache size must be a whole number of at least 1, got ${size}`);
   return size;

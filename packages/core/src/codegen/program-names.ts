@@ -12,9 +12,17 @@ import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { isName, showName } from '../names.ts';
 import type { KernelFunction, ProgramAst, Stmt } from './ast.ts';
 import { mapStmts, walkStmts } from './stmt-visit.ts';
+import { perObject } from '../memo.ts';
 
-/** Every name the program's code spells, kernel names included. */
-export function programNames(program: ProgramAst): Set<string> {
+/**
+ * Every name the program's code spells, kernel names included: gathered once per program
+ * (a walk of every expression), as code generation checks them and a target spells them.
+ */
+export function programNames(program: ProgramAst): ReadonlySet<string> {
+  return namesOf(program);
+}
+
+const namesOf = perObject((program: ProgramAst): ReadonlySet<string> => {
   const names = new Set<string>();
   const fromExpr = (e: Expr) =>
     walk(e, (x) => {
@@ -31,7 +39,7 @@ export function programNames(program: ProgramAst): Set<string> {
     k.groupCount.forEach(fromExpr);
   }
   return names;
-}
+});
 
 /**
  * The backstop of the name policy: every name a target is about to print is an

@@ -61,9 +61,15 @@ export function substitute(e: Expr, replacements: ReadonlyMap<string, Expr> | Re
 }
 
 function substituteIn(e: Expr, map: ReadonlyMap<string, Expr>): Expr {
-  if (e.kind === 'var') return map.get(e.name) ?? e;
-  if (e.kind !== 'reduce') return mapChildren(e, (c) => substituteIn(c, map));
+  // one closure for the whole tree, not one per node (unrolled copies substitute thousands)
+  const within = (x: Expr): Expr => {
+    if (x.kind === 'var') return map.get(x.name) ?? x;
+    return x.kind === 'reduce' ? substituteInReduction(x, map) : mapChildren(x, within);
+  };
+  return within(e);
+}
 
+function substituteInReduction(e: Extract<Expr, { kind: 'reduce' }>, map: ReadonlyMap<string, Expr>): Expr {
   const inner = new Map([...map].filter(([name]) => !e.inames.includes(name)));
   if (inner.size === 0) return e;
   const used = new Set(e.operands.flatMap((x) => [...freeVariables(x)]));

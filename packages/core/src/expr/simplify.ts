@@ -13,7 +13,7 @@ import { foldInteger, fromLinear, toLinear } from './affine.ts';
 import { bool, int, type Expr } from './nodes.ts';
 import { Linear, floorDiv } from '../linear.ts';
 import { mapChildren } from './visit.ts';
-import { perObject } from '../memo.ts';
+import { perObjectWhile } from '../memo.ts';
 
 export interface SimplifyOptions {
   /** Whether `e` itself is known to be integer-valued (a shape, a stride, a bound). */
@@ -38,7 +38,7 @@ type Remembered = readonly [(e: Expr) => Expr, (e: Expr) => Expr];
  * the lane. The same answers as `simplify`, each worked out once.
  */
 export function simplifier(options: SimplifyOptions = {}): (e: Expr) => Expr {
-  const remembered: Remembered = [perObject((e: Expr) => simplifyIn(e, false, options, remembered)), perObject((e: Expr) => simplifyIn(e, true, options, remembered))];
+  const remembered: Remembered = [perObjectWhile((e: Expr) => simplifyIn(e, false, options, remembered)), perObjectWhile((e: Expr) => simplifyIn(e, true, options, remembered))];
   return remembered[options.integer ? 1 : 0];
 }
 

@@ -18,7 +18,7 @@ import { parseExpression } from '../expr/index.ts';
 import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
 import { frozenField } from '../kernel/freeze.ts';
-import { LruCache } from '../lru.ts';
+import { parsedTextCache } from '../lru.ts';
 import { reductionRegistryVersion } from '../reduction/index.ts';
 
 export interface ParsedInstruction {
@@ -94,7 +94,7 @@ export function parseInstructions(source: string | readonly string[], inames?: R
 }
 
 /** Parsed instruction texts: a kernel built again from the same source skips the parser. */
-const PARSED = new LruCache<string, ParsedInstructions>(256);
+const PARSED = parsedTextCache<ParsedInstructions>(256);
 
 function parseText(text: string, inames: ReadonlySet<string> | undefined): ParsedInstructions {
   const instructions: ParsedInstruction[] = [];

@@ -9,7 +9,7 @@ import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
 import { reductionOperation } from '../reduction/index.ts';
-import { perObject } from '../memo.ts';
+import { perObjectWhile } from '../memo.ts';
 
 export interface ExprType {
   readonly dtype: DType;
@@ -119,10 +119,10 @@ export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes):
 /**
  * `exprType` remembered per expression node (nodes are immutable), the sub-expressions' too:
  * a printer asks for the type of every node it prints, and of its operands again and again.
- * Valid while `typeOf` and `functions` answer the same.
+ * Valid while `typeOf` and `functions` answer the same; it keeps every node it saw, so hold it for one printing.
  */
 export function exprTypes(typeOf: NameTypes, functions?: FunctionTypes): (e: Expr) => ExprType {
-  const memo = perObject((e: Expr): ExprType => nodeType(e, typeOf, functions, memo));
+  const memo = perObjectWhile((e: Expr): ExprType => nodeType(e, typeOf, functions, memo));
   return memo;
 }
 

@@ -43,6 +43,8 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
   if (options.forceOuterInameForScan !== undefined && !knl.inames.includes(options.forceOuterInameForScan)) {
     throw new LoomError(`realizeReduction: forceOuterInameForScan: the kernel has no iname '${options.forceOuterInameForScan}'`);
   }
+  // nothing to realize and no rule to expand (most kernels): the kernel as it is
+  if (knl.substitutions.size === 0 && !knl.instructions.some(reduces)) return knl;
   const r = new Realization(knl, options);
   const out: Instruction[] = [];
   /** A multiple assignment's id → the ids of its parts: who waited for it waits for all. */
@@ -85,6 +87,11 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
   }
   const instructions = parts.size === 0 ? out : out.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => parts.get(d) ?? [d]))] }));
   return r.kernel(instructions);
+}
+
+/** Whether a reduction stands anywhere in the instruction (its value or its conditions). */
+function reduces(insn: Instruction): boolean {
+  return (insn.expression !== undefined && hasReduction(insn.expression)) || insn.predicates.some(hasReduction);
 }
 
 /**

@@ -20,7 +20,7 @@ import { CanonicalKey, type PositionalConstraint, fromPositions, setCache, toPos
 import { hasIntegerPoint, implies } from './omega.ts';
 import { parseConditions, parseSet } from './parse.ts';
 import { printSet } from './print.ts';
-import { LruCache } from '../lru.ts';
+import { parsedTextCache } from '../lru.ts';
 import { eliminateApprox, removeRedundant } from './projection.ts';
 
 export type { Bound, Constraint } from './constraint.ts';
@@ -304,5 +304,5 @@ function gcdAll(expr: Linear, divisor: number): number {
 }
 
 /** Sets parsed from text (`BasicSet.parse`), and conditions (`BasicSet.parseConditions`) under their parameters. */
-const PARSED_SETS = new LruCache<string, BasicSet>(256);
-const PARSED_CONDITIONS = new LruCache<string, BasicSet>(256);
+const PARSED_SETS = parsedTextCache<BasicSet>(256);
+const PARSED_CONDITIONS = parsedTextCache<BasicSet>(256);

@@ -10,11 +10,10 @@
  * the position of its first appearance and keeps everything else (constraint order, term
  * order, coefficients): two systems with the same key get the same answer, renamed.
  *
- * The caches below are LRUs (memo.ts): their keys are made from data without end.
+ * The caches below are bounded (`AnswerCache`): their keys are made from data without end.
  */
 import { InternalError } from '../errors.ts';
 import { Linear } from '../linear.ts';
-import { LruCache } from '../lru.ts';
 import { type Constraint, FALSE } from './constraint.ts';
 
 /** A system's key, and its variables in order of first appearance (the canonical names' meanings). */
@@ -164,7 +163,48 @@ export function linearFromPositions(p: PositionalConstraint, names: readonly str
 /** How many answers each set algorithm remembers: the distinct systems of a few large kernels. */
 export const SET_CACHE_SIZE = 4096;
 
-/** An LRU of answers under canonical keys. */
-export function setCache<V>(): LruCache<string, V> {
-  return new LruCache<string, V>(SET_CACHE_SIZE);
+/** A table of answers under canonical keys (`AnswerCache`), of SET_CACHE_SIZE entries at most. */
+export function setCache<V>(): AnswerCache<V> {
+  return new AnswerCache<V>(SET_CACHE_SIZE);
+}
+
+/**
+ * Answers under canonical keys, kept in two generations: the recent entries, and the ones
+ * before them. A hit among the older ones copies the entry to the recent ones; when the recent
+ * ones reach half the capacity they become the older ones, and the older ones are dropped. So
+ * the last half-capacity to capacity keys asked for stay, as in an LRU (lru.ts), without the
+ * LRU's reordering on every hit: these tables are asked thousands of times per kernel, mostly
+ * hits. (The answers are pure functions of their keys: which ones stay changes no result.)
+ */
+export class AnswerCache<V> {
+  #recent = new Map<string, V>();
+  #older = new Map<string, V>();
+  readonly #half: number;
+
+  constructor(capacity: number) {
+    this.#half = Math.max(1, Math.floor(capacity / 2));
+  }
+
+  get(key: string): V | undefined {
+    const recent = this.#recent.get(key);
+    if (recent !== undefined) return recent;
+    const older = this.#older.get(key);
+    if (older !== undefined) this.set(key, older);
+    return older;
+  }
+
+  set(key: string, value: V): void {
+    this.#recent.set(key, value);
+    if (this.#recent.size >= this.#half) {
+      this.#older = this.#recent;
+      this.#recent = new Map();
+    }
+  }
+
+  /** The answer for `key`, computed by `compute` and kept when absent. */
+  memo(key: string, compute: (key: string) => V): V {
+    let value = this.get(key);
+    if (value === undefined) this.set(key, (value = compute(key)));
+    return value;
+  }
 }

@@ -4,7 +4,6 @@
  * negation, and `tidy`, which cleans a conjunction of constraints.
  */
 import { Linear, floorDiv, gcd } from '../linear.ts';
-import { perObject } from '../memo.ts';
 
 /** `expr == 0` (kind 'eq') or `expr >= 0` (kind 'ge'). */
 export interface Constraint {
@@ -109,18 +108,10 @@ export function eliminateWith(c: Constraint, pivot: Constraint, name: string): C
   return { kind: c.kind, expr };
 }
 
-/** Variable part of a form as a string key (sorted by name): parallel constraints share it. */
-/** The variable part of a linear form as a string (sign flipped for `sign = -1`); hot, so cached. */
+/** The variable part of a linear form as a string (sign flipped for `sign = -1`): parallel constraints share it. */
 function shapeKey(expr: Linear, sign: 1 | -1 = 1): string {
-  const keys = shapeKeys(expr);
-  return sign === 1 ? keys[0] : keys[1];
+  return expr.termsKeys()[sign === 1 ? 0 : 1];
 }
-
-/** Per linear form (weakly, as forms are immutable), its shape keys for both signs. */
-const shapeKeys = perObject((expr: Linear): readonly [string, string] => {
-  const sorted = [...expr.coeffs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return [sorted.map(([n, c]) => `${n}:${c}`).join(','), sorted.map(([n, c]) => `${n}:${-c}`).join(',')];
-});
 
 /**
  * Cleans a conjunction without changing its integer points: normalizes every constraint,
