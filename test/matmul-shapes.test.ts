@@ -167,6 +167,8 @@ for (const device of testDevices()) {
       [ODD, SCALAR_CONFIGS],
       [FOURS, VECTOR_CONFIGS],
       [BATCH, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[2]]],
+      // padded to whole tiles, rows of odd lengths become whole float4s: the float4 configurations take them
+      [ODD, [VECTOR_CONFIGS[1], VECTOR_CONFIGS[2]]],
       // only the rows of a and c, only k, only n
       [{ m: 37, n: 32, k: 16 }, [SCALAR_CONFIGS[0]]],
       [{ m: 32, n: 32, k: 29 }, [SCALAR_CONFIGS[1]]],
