@@ -10,7 +10,10 @@
  *                          (M x N x K as the issue writes them: a wide c, a short sum), and
  *   sgemm 64 x 512x512x512 a batch of 64 products of 512³, c[l,i,j] = sum(k, a[l,i,k]*b[l,k,j]);
  *                          each tuned for its shape among the best configurations at --tune-n and a
- *                          few others (--awkward-budget seconds), size = multiply-adds (batch*M*N*K),
+ *                          few others (--awkward-budget seconds), in two forms: guarded (the kernel
+ *                          on the shape, its edges guarded) and padded (a and b copied into arrays of
+ *                          whole tiles, the unguarded kernel, c cropped; timed with the copies); the
+ *                          row is the faster, its note names the form; size = multiply-adds (batch*M*N*K),
  *                          TFLOP/s = 2*batch*M*N*K / time; without --full smaller shapes of the same
  *                          kinds (--awkward=off: none)
  *
@@ -21,11 +24,12 @@
  */
 import { LoomError } from '@loom/core';
 import { describeShape, matmulKernel, matmulSearchSpace, shapeProblem, type MatmulConfig, type MatmulShape } from '../examples/matmul.ts';
+import { fitsTiles, paddedMatmul } from '../examples/matmul-padded.ts';
 import { autotune, describeConfig, type TuneResult } from './lib/autotune.ts';
 import { AWKWARD_SHAPES, awkwardCase, awkwardSize, SMALL_AWKWARD_SHAPES } from './lib/awkward-sgemm.ts';
 import { listFlag, numberFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
-import { classicMatmul, flops, matmulData, timeMatmul } from './lib/matmul-run.ts';
+import { classicMatmul, flops, matmulData, timeMatmul, timePaddedMatmul, type MatmulData } from './lib/matmul-run.ts';
 import { progress, Reporter, round } from './lib/records.ts';
 
 const options = parseOptions();
@@ -77,50 +81,114 @@ function tflops(n: number | MatmulShape, seconds: number): number {
 }
 
 /**
- * One awkward shape: tuned for it among `candidates` (the best at tuneN first), then timed,
- * its result checked at 64 entries against float64 dot products.
+ * One awkward shape in both forms, each tuned for it among `candidates` (the best at tuneN
+ * first): guarded (matmulKernel on the shape itself, its edges guarded) and padded (a and b
+ * copied into arrays of whole tiles, the unguarded kernel, c cropped: examples/matmul-padded.ts,
+ * timed with its copies). Each form's best is timed again and checked at 64 entries against
+ * float64 dot products; the faster is the row, its note says which form won and what the
+ * other ran.
  */
 async function awkward(d: BenchDevice, shape: MatmulShape, candidates: readonly MatmulConfig[]): Promise<void> {
   const what = describeShape(shape);
-  const space = candidates.filter((c) => !shapeProblem(c, shape));
-  let best: MatmulConfig;
-  if (space.length === 1) best = space[0];
-  else {
-    progress(`${d.device.name}: tuning SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
-    try {
-      const result = await autotune(
-        d,
-        shape,
-        awkwardBudget,
-        (t) => progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(shape, t.seconds))} TFLOP/s`}`),
-        space,
-      );
-      best = result.best;
-      reporter.info('autotune-best', { backend: d.backend, device: d.device.name, shape: what, config: best, tflops: round(result.tflops), tried: result.trials.length });
-    } catch (e) {
-      if (!(e instanceof LoomError)) throw e;
-      progress(`  ${e.message}`);
-      process.exitCode = 1;
-      return;
-    }
-  }
+  const guardedSpace = candidates.filter((c) => !shapeProblem(c, shape));
+  // a configuration whose tiles divide the shape runs it unguarded already: padding would copy nothing
+  const paddedSpace = candidates.filter((c) => !fitsTiles(c, shape));
+  const guarded = await tuneGuarded(d, shape, guardedSpace);
   const data = await matmulData(d, shape);
   try {
-    const seconds = await attempt(d, `tuned ${what}`, () => timeMatmul(d, matmulKernel(best, shape), data, { maxSeconds: 2 }));
-    if (seconds === undefined) return;
+    const padded = await tunePadded(d, shape, paddedSpace, data);
+    const forms = [
+      ...(guarded ? [{ form: 'guarded', config: guarded, time: () => timeMatmul(d, matmulKernel(guarded, shape), data, { maxSeconds: 2 }) }] : []),
+      ...(padded ? [{ form: 'padded', config: padded, time: () => timePaddedMatmul(d, paddedMatmul(padded, shape), data, { maxSeconds: 2 }) }] : []),
+    ];
+    const timed: { form: string; config: MatmulConfig; seconds: number }[] = [];
+    for (const f of forms) {
+      const seconds = await attempt(d, `${f.form} ${what}`, f.time);
+      if (seconds !== undefined) timed.push({ ...f, seconds });
+    }
+    if (timed.length === 0) return;
+    timed.sort((x, y) => x.seconds - y.seconds);
+    const [best, other] = timed;
     reporter.add({
       bench: 'matmul',
       backend: d.backend,
       case: awkwardCase(shape),
       size: awkwardSize(shape),
-      value: tflops(shape, seconds),
+      value: tflops(shape, best.seconds),
       unit: 'TFLOP/s',
       device: d.device.name,
-      note: describeConfig(best),
+      note: `${best.form}: ${describeConfig(best.config)}${other ? `; ${other.form} ${round(tflops(shape, other.seconds))} TFLOP/s (${describeConfig(other.config)})` : ''}`,
     });
   } finally {
     data.release();
   }
+}
+
+/** The fastest guarded kernel for `shape` among `space` (the library's autotune, lib/autotune.ts), or undefined when none ran. */
+async function tuneGuarded(d: BenchDevice, shape: MatmulShape, space: readonly MatmulConfig[]): Promise<MatmulConfig | undefined> {
+  if (space.length <= 1) return space[0];
+  const what = describeShape(shape);
+  progress(`${d.device.name}: tuning guarded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
+  try {
+    const result = await autotune(d, shape, awkwardBudget, (t) => progress(`  ${describeConfig(t.config).padEnd(44)} ${trialLine(shape, t.seconds, t.failure)}`), space);
+    reporter.info('autotune-best', {
+      backend: d.backend,
+      device: d.device.name,
+      shape: what,
+      form: 'guarded',
+      config: result.best,
+      tflops: round(result.tflops),
+      tried: result.trials.length,
+    });
+    return result.best;
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    progress(`  ${e.message}`);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
+/**
+ * The fastest padded plan for `shape` among `space`, each timed whole (copies and product),
+ * as the autotuner times a kernel (3 samples, about a second), until the budget is spent; a
+ * plan that fails or computes a wrong product is left out.
+ */
+async function tunePadded(d: BenchDevice, shape: MatmulShape, space: readonly MatmulConfig[], data: MatmulData): Promise<MatmulConfig | undefined> {
+  if (space.length === 0) return undefined;
+  const what = describeShape(shape);
+  progress(`${d.device.name}: tuning padded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
+  const started = performance.now();
+  let best: { config: MatmulConfig; seconds: number } | undefined;
+  let tried = 0;
+  for (const config of space) {
+    if (tried > 0 && (performance.now() - started) / 1000 > awkwardBudget) break;
+    tried++;
+    let seconds: number | undefined;
+    let failure: string | undefined;
+    try {
+      seconds = await timePaddedMatmul(d, paddedMatmul(config, shape), data, { samples: 3, maxSeconds: 1 });
+    } catch (e) {
+      failure = (e as Error).message.split('\n')[0];
+    }
+    progress(`  ${describeConfig(config).padEnd(44)} ${trialLine(shape, seconds, failure)}`);
+    if (seconds !== undefined && (!best || seconds < best.seconds)) best = { config, seconds };
+  }
+  if (best)
+    reporter.info('autotune-best', {
+      backend: d.backend,
+      device: d.device.name,
+      shape: what,
+      form: 'padded',
+      config: best.config,
+      tflops: round(tflops(shape, best.seconds)),
+      tried,
+    });
+  return best?.config;
+}
+
+function trialLine(shape: MatmulShape, seconds: number | undefined, failure: string | undefined): string {
+  return seconds === undefined ? `skipped: ${failure}` : `${round(tflops(shape, seconds))} TFLOP/s`;
 }
 
 /**

@@ -17,6 +17,8 @@
  * products (`matmulKernel(config, { m, n, k, batch })`): where a size is not a multiple of its tile,
  * the splits guard the edges of c and the prefetches load only the part of a panel inside the
  * matrices (loads and stores of float4s stay whole where the rows are whole float4s).
+ * examples/matmul-padded.ts takes the other road, as BLAS wrappers do: a and b copied into arrays
+ * of whole tiles (zeros outside), the unguarded kernel, c cropped.
  *
  * `matmulKernel(config)` applies them; `matmulTuning(n)` is the search for the best configuration
  * on the device at hand (`npx loom tune examples/matmul.ts`, or `autotune` from @loom/core). Run this file to see the generated OpenCL C and WGSL and check the result on every

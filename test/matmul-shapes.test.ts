@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { addDtypes, autotune, generateCode, LoomError, run } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { configProblem, matmulError, matmulKernel, matmulTuning, pseudoRandom, referenceMatmul, shapeProblem, type MatmulConfig, type MatmulShape } from '../examples/matmul.ts';
+import { paddedMatmul, runPaddedMatmul } from '../examples/matmul-padded.ts';
 import { testDevices } from './support/devices.ts';
 
 const scalar = (layout: 'strided' | 'blocked', extra: Partial<MatmulConfig> = {}): MatmulConfig => ({
@@ -95,6 +96,50 @@ test('multiples of the tiles (64 x 512 x 512 x 512): no guard at the edges, the 
   assert.match(code, '__global float4 const *__restrict__ a');
 });
 
+const BIG_FOUR: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true };
+
+test('the padded plan of 4000 x 4100 x 3900: a and b padded to 4096 x 3904 and 3904 x 4224, the product unguarded, c cropped', () => {
+  const plan = paddedMatmul(BIG_FOUR, { m: 4000, n: 4100, k: 3900 });
+  assert.equal(plan.padded, { m: 4096, n: 4224, k: 3904 });
+  assert.equal(plan.temporaries, [
+    { name: 'a_padded', shape: [4096, 3904] },
+    { name: 'b_padded', shape: [3904, 4224] },
+    { name: 'c_padded', shape: [4096, 4224] },
+  ]);
+  assert.equal(
+    plan.steps.map((s) => [s.kernel.name, s.args]),
+    [
+      ['pad_a', { source: 'a', target: 'a_padded' }],
+      ['pad_b', { source: 'b', target: 'b_padded' }],
+      ['sgemm', { a: 'a_padded', b: 'b_padded', c: 'c_padded' }],
+      ['crop_c', { source: 'c_padded', target: 'c' }],
+    ],
+  );
+  const product = generateCode(addDtypes(plan.steps[2].kernel, { a: 'float32', b: 'float32' }), openclTarget()).code;
+  // no edge guard (no condition on the group's position), no last step of k apart
+  assert.not.match(product, /if \([^)]*gid/);
+  assert.not.match(product, 'slab');
+  assert.match(product, 'for (int k_outer = 0; k_outer <= 243; ++k_outer)');
+  // the pad: zero outside a, one element a work-item, neighbours along a row
+  const pad = generateCode(plan.steps[0].kernel, openclTarget()).code;
+  assert.match(pad, /target\[3904 \* \(4 \* gid\(1\) \+ lid\(1\)\) \+ \(64 \* gid\(0\) \+ lid\(0\)\)\] = .* < 4000 && .* < 3900 \? source\[.*\] : 0\.0f;/);
+});
+
+test('the padded plan copies only what needs it', () => {
+  const names = (shape: MatmulShape) => paddedMatmul(BIG_FOUR, shape).steps.map((s) => s.kernel.name);
+  // whole tiles: the kernel alone
+  assert.equal(names({ m: 1024, n: 8192, k: 1024 }), ['sgemm']);
+  assert.equal(paddedMatmul(BIG_FOUR, { batch: 2, m: 512, n: 512, k: 512 }).temporaries, []);
+  // only rows of a and c (m): b stays
+  assert.equal(names({ m: 1000, n: 1024, k: 1024 }), ['pad_a', 'sgemm', 'crop_c']);
+  // only k: a and b padded, c written in place
+  assert.equal(names({ m: 1024, n: 1024, k: 1000 }), ['pad_a', 'pad_b', 'sgemm']);
+  // only n: b and c
+  assert.equal(names({ m: 1024, n: 1000, k: 1024 }), ['pad_b', 'sgemm', 'crop_c']);
+  // the batch axis stays; each product padded
+  assert.equal(paddedMatmul(BIG_FOUR, { batch: 3, m: 19, n: 36, k: 20 }).temporaries[0], { name: 'a_padded', shape: [3, 128, 32] });
+});
+
 for (const device of testDevices()) {
   const check = async (shape: MatmulShape, configs: readonly MatmulConfig[]) => {
     const { m, n, k, batch = 1 } = shape;
@@ -115,6 +160,30 @@ for (const device of testDevices()) {
     await check(ODD, [scalar('strided', { pipelined: true }), scalar('blocked', { unrollK: true, pipelined: true })]);
     await check(FOURS, [vector('strided', { vectorReads: true, pipelined: true })]);
     await check(BATCH, [scalar('strided', { pipelined: true }), vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true })]);
+  });
+
+  test(`${device.name}: the padded plans (pad, unguarded product, crop) equal plain JavaScript on every shape`, async () => {
+    for (const [shape, configs] of [
+      [ODD, SCALAR_CONFIGS],
+      [FOURS, VECTOR_CONFIGS],
+      [BATCH, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[2]]],
+      // padded to whole tiles, rows of odd lengths become whole float4s: the float4 configurations take them
+      [ODD, [VECTOR_CONFIGS[1], VECTOR_CONFIGS[2]]],
+      // only the rows of a and c, only k, only n
+      [{ m: 37, n: 32, k: 16 }, [SCALAR_CONFIGS[0]]],
+      [{ m: 32, n: 32, k: 29 }, [SCALAR_CONFIGS[1]]],
+      [{ m: 32, n: 44, k: 16 }, [VECTOR_CONFIGS[1]]],
+    ] as const) {
+      const { m, n, k, batch = 1 } = shape as MatmulShape;
+      const a = pseudoRandom(batch * m * k, 5);
+      const b = pseudoRandom(batch * k * n, 6);
+      const expected = referenceMatmul(a, b, shape);
+      for (const config of configs) {
+        const c = await runPaddedMatmul(paddedMatmul(config, shape), device, a, b);
+        const error = matmulError(c, expected, shape);
+        assert.ok(error < 1e-6, `padded ${JSON.stringify(shape)} ${JSON.stringify(config)}: error ${error}`);
+      }
+    }
   });
 
   test(`${device.name}: the tuner on a shape leaves out the configurations that cannot take it, and checks the others`, async () => {

@@ -4,8 +4,9 @@
  */
 import { addPrefetch, DeviceArray, fixParameters, prepareLaunch, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
 import { matmulArgumentShapes, matmulFlops, plainMatmul, pseudoRandom, sampledMatmulError, shapeOf, type MatmulShape } from '../../examples/matmul.ts';
+import { preparePaddedMatmul, type PaddedMatmulPlan } from '../../examples/matmul-padded.ts';
 import type { BenchDevice } from './devices.ts';
-import { kernelSeconds, type TimingOptions } from './timing.ts';
+import { kernelSeconds, sequenceSeconds, type TimingOptions } from './timing.ts';
 
 /** a, b (and c, written) of order n, or of a shape, on one device, with the host copies of a and b for checking. */
 export interface MatmulData {
@@ -40,6 +41,24 @@ export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulDa
   try {
     await d.device.write(data.c.buffer, new Float32Array(data.c.shape.reduce((x, y) => x * y, 1)));
     const seconds = await kernelSeconds(d, prepared, timing);
+    await checkMatmul(data);
+    return seconds;
+  } finally {
+    prepared.release();
+  }
+}
+
+/**
+ * Seconds per product by a padded plan (examples/matmul-padded.ts) on `data`, the copies
+ * included: on OpenCL the sum of the event-profiled times of its kernels, on WebGPU all its
+ * dispatches of one call by wall time (lib/timing.ts's sequenceSeconds); after checking the
+ * result, throws when it is wrong.
+ */
+export async function timePaddedMatmul(d: BenchDevice, plan: PaddedMatmulPlan, data: MatmulData, timing: TimingOptions): Promise<number> {
+  const prepared = await preparePaddedMatmul(plan, d.device, { a: data.a, b: data.b, c: data.c });
+  try {
+    await d.device.write(data.c.buffer, new Float32Array(data.c.shape.reduce((x, y) => x * y, 1)));
+    const seconds = await sequenceSeconds(d, prepared.launches, timing);
     await checkMatmul(data);
     return seconds;
   } finally {
