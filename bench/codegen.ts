@@ -28,6 +28,7 @@
  *   node --import tsx bench/codegen.ts [--json] [--warmup=60] [--samples=30] [--fresh=3]
  */
 import { spawnSync } from 'node:child_process';
+import { cpus } from 'node:os';
 import { forgetParsedTexts, generateCode, type Target } from '@loom/core';
 import { jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -61,7 +62,8 @@ if (firstCallOf !== undefined) {
   process.exit(0);
 }
 
-reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}` });
+// the CPU matters here (the figures are the host's own): the report names it beside the GPU machine's
+reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}`, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length });
 const kernels = [...TUTORIAL_KERNELS, ...MATMUL_KERNELS];
 /** One sample: the kernel built from its texts and generated, with no parsed text kept from before. */
 function timedBuild(kernel: (typeof kernels)[number], target: Target): { ms: number; code: string } {
