@@ -132,7 +132,8 @@ md.push('## Targets (issues 7, 14, 17 and 18)', '');
 md.push('| target | measured | met |', '| --- | --- | --- |');
 for (const row of targetRows()) md.push(`| ${row.join(' | ')} |`);
 // a missed target is explained at the end, with what bounds it and what was tried
-if (targetRows().some((row) => row[2] === 'no')) md.push('', 'Where a target is missed, "What limits the figures that miss a target" at the end says what bounds it and what was tried.');
+if (targetRows().some((row) => row[2] === 'no'))
+  md.push('', 'Where a target is missed, "What limits the figures that miss a target" at the end says what bounds it and what was tried.');
 md.push('');
 
 for (const [bench, title, note] of [
