@@ -7,9 +7,10 @@
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
 #
-# The steps' limits add up to more than one device call allows (600 s): run them in two calls with
-# STEPS (e.g. STEPS="torch elementwise matmul reductions", then the others, each with its own OUT),
-# and the report here on the two h100.jsonl files joined.
+# A whole run takes about 270 s on the H100 (2026-11-24), within one device call. The steps' limits
+# add up to more than a call allows (600 s), so a run that needs them can be split with STEPS (e.g.
+# STEPS="torch elementwise matmul reductions", then the others, each with its own OUT), and the
+# report made here on the h100.jsonl files joined.
 #
 # Writes into $OUT (default bench/results/run/ there, /tmp/loom-bench here): h100.jsonl (every JSON line), a log per step (its
 # notices and readable table), BENCHMARKS.md + h100.json from bench/report.ts, and profiles/ (each device's measured profile;
