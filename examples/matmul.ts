@@ -95,6 +95,13 @@ export interface MatmulConfig {
    * stores them to the local panels at the start of the next step. Needs prefetch.
    */
   readonly pipelined?: boolean;
+  /**
+   * a's local panel stored k-major (a column of the panel contiguous, padded to keep 16-byte
+   * rows): a blocked register tile then reads its regM values of a from consecutive words,
+   * which GPU compilers load as float4s, as b's are (cuBLAS-style kernels transpose a's panel
+   * for the same reason). Needs prefetch, and a's panel of scalars (not aVectorReads).
+   */
+  readonly aTransposed?: boolean;
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
@@ -118,6 +125,7 @@ export function configProblem(config: MatmulConfig): string | undefined {
   if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
+  if (config.aTransposed && (!config.prefetch || config.aVectorReads)) return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
@@ -239,6 +247,8 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
       knl = spreadOverWorkGroup(knl, [tileM, tileK], 'a_dim_0', 'a_dim_1', along0, along1);
       knl = spreadOverWorkGroup(knl, [tileK, tileN], 'b_dim_0', 'b_dim_1', along0, along1);
     } else knl = vectorFetch(knl, config, batched);
+    // a's panel k-major: a row of the register tile's a values in consecutive words
+    if (config.aTransposed) knl = transposeAPanel(knl, tileM);
     // 5. the loads of step k_outer + 1 issued before step k_outer computes
     if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
   }
@@ -307,6 +317,15 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig, batched: boolean): L
   knl = vectorRows(config.vectorReads ? 'a,b,c' : 'a,b', batched ? 2 : 1);
   const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
   return panels ? vectorRows(panels, 1) : knl;
+}
+
+/**
+ * a's local panel (tileM rows i by tileK columns k, a batch's too) stored column by column:
+ * strides 1 along i and tileM + 4 along k (the 4 words of padding keep each column 16-byte
+ * aligned and move consecutive columns to other banks).
+ */
+function transposeAPanel(knl: LoopKernel, tileM: number): LoopKernel {
+  return tagArrayAxes(knl, 'a_fetch', ['stride:1', `stride:${tileM + 4}`]);
 }
 
 /** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */

@@ -51,6 +51,14 @@ const PIPELINED: MatmulConfig[] = [
   { ...VECTOR_READS[6], pipelined: true },
 ];
 
+// a's local panel k-major: a blocked register tile reads its a values from consecutive words
+const A_TRANSPOSED: MatmulConfig[] = [
+  { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'blocked', prefetch: true, unrollK: false, aTransposed: true },
+  { ...VECTOR_READS[2], aTransposed: true },
+  { ...VECTOR_READS[4], aTransposed: true, pipelined: true },
+  { ...VECTOR_CONFIGS[0], aTransposed: true },
+];
+
 const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
 test('vectorWidth 4: each work-item loads float4s of a and b into private vectors, stores their lanes in the local panels', () => {
@@ -128,6 +136,14 @@ test('vectorWidth: the configurations that cannot be built say why', () => {
   assert.match(configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '', 'vectorReads needs vectorWidth 4 and regN a multiple of 4');
   assert.match(configProblem({ ...base, aVectorReads: true }) ?? '', 'aVectorReads needs vectorReads');
   assert.match(configProblem({ ...base, vectorWidth: 1, prefetch: false, pipelined: true }) ?? '', 'pipelined applies to the staging loads: it needs prefetch');
+  assert.match(configProblem({ ...VECTOR_READS[5], aTransposed: true }) ?? '', "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads");
+});
+
+test("aTransposed: a's panel column by column, so a blocked work-item's a values are consecutive words", () => {
+  const code = clCode(A_TRANSPOSED[0], 256);
+  // 64 rows + 4 of padding a column; work-item lid(1) reads rows 4*lid(1) ... 4*lid(1) + 3 of column k_inner
+  assert.match(code, '__local float a_fetch[1084];');
+  for (const r of ['', ' + 1', ' + 2', ' + 3']) assert.match(code, `a_fetch[4 * lid(1) + 68 * k_inner${r}]`);
 });
 
 test('every configuration of the search space builds for OpenCL, the float4 ones with float4 loads', () => {
@@ -183,12 +199,12 @@ for (const device of testDevices()) {
     }
   });
 
-  test(`${device.name}: the pipelined configurations compute a*b`, async () => {
+  test(`${device.name}: the pipelined configurations, and those with a's panel transposed, compute a*b`, async () => {
     const n = 128;
     const a = randomFloat32(n * n, 5).map((x) => x - 0.5);
     const b = randomFloat32(n * n, 6).map((x) => x - 0.5);
     const expected = referenceMatmul(a, b, n);
-    for (const config of PIPELINED) {
+    for (const config of [...PIPELINED, ...A_TRANSPOSED]) {
       const { c } = await run(matmulKernel(config, n), device, { a, b });
       const error = matmulError(c as Float32Array, expected, n);
       assert.ok(error < 1e-6, `${JSON.stringify(config)}: error ${error}`);
