@@ -47,6 +47,17 @@ test('slabs: the bulk slab has no guard, the final slab keeps them', () => {
   assert.match(final, /if \(/);
 });
 
+test('slabs on a loop bounded by the min of several bounds are refused, not dropped', () => {
+  const twoBounds = makeKernel('{ [i]: 0 <= i < n and i < m }', 'a[i] = 0', undefined, { assumptions: 'n >= 1 and m >= 1' });
+  const knl = prioritizeLoops(splitIname(twoBounds, 'i', 4, { slabs: [0, 1] }), 'i_outer,i_inner');
+  assert.throws(
+    () => code(knl),
+    (e: Error) => e instanceof LoomError && /cannot cut slabs off loop 'i_outer': its upper bound is the min of several/.test(e.message),
+  );
+  // without slabs the same loop is generated, guarded
+  assert.match(code(prioritizeLoops(splitIname(twoBounds, 'i', 4), 'i_outer,i_inner')), 'a[4 * i_outer + i_inner] = 0.0f;');
+});
+
 test('parallel split: work-group size and grid size, guard in terms of gid/lid', () => {
   const knl = splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
   const c = code(knl);

@@ -164,7 +164,11 @@ export class DeviceKernelBuilder {
       throw new LoomError(`loop '${iname}' has no ${lower.length === 0 ? 'lower' : 'upper'} bound in its domain (${domain.toString()}); it cannot be generated`);
     }
     const slabs = this.knl.loopSlabs.get(iname);
-    if (slabs && lower.length === 1 && upper.length === 1) return this.slabbed(item, outer, enforced, lower[0], upper[0], slabs);
+    if (slabs && (lower.length !== 1 || upper.length !== 1))
+      throw new LoomError(
+        `cannot cut slabs off loop '${iname}': its ${lower.length !== 1 ? 'lower' : 'upper'} bound is the ${lower.length !== 1 ? 'max' : 'min'} of several (${domain.toString()}); slabs need one bound on each side (split without slabs)`,
+      );
+    if (slabs) return this.slabbed(item, outer, enforced, lower[0], upper[0], slabs);
     return [this.forLoop(item, outer, enforced, lower, upper)];
   }
 
