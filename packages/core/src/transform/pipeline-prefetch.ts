@@ -25,13 +25,14 @@
  * The fetch's inner loops get copies for the first step (`_first`) and the next one (`_next`),
  * their domains those of the original at `k_outer` = its first value and at `k_outer + 1`
  * (empty after the last step: that is the guard). The first step is `k_outer`'s lower bound,
- * which must be a single affine expression. A loop of one step has no next one: only the
- * first step's loads are made (before the loop), and no `_next` copy.
+ * which must be a single affine expression. A fetch with no loops inside `k_outer` has no
+ * domain to copy: its next step's load is guarded by a condition instead. A loop of one step
+ * has no next step: only the first step's loads are made (before the loop), no `_next` copy.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, compare, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
@@ -124,7 +125,11 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   // a loop of one step (k split by its own extent) has no next step to load ahead: only the
   // first step's loads stay (the next step's copies would run over nothing, and an unrolled
   // loop over nothing has no constant length)
-  const hasNext = !range.set.addConstraints(range.constraints.map((c) => substituteInConstraint(c, iname, shifted))).isEmpty();
+  const atNext = range.constraints.map((c) => substituteInConstraint(c, iname, shifted));
+  const hasNext = !range.set.addConstraints(atNext).isEmpty();
+  // a fetch with no loops of its own inside `iname` has no domain to copy: its next step's
+  // load is guarded by the bounds of `iname` at `iname + 1` (those one step does not keep)
+  const nextGuard = atNext.filter((c) => !range.set.implies(c)).map((c) => compare(c.kind === 'eq' ? '==' : '>=', fromLinear(c.expr), int(0)));
   const domains = [...knl.domains];
   if (inner.length) {
     const around = innerDomain(knl, inner, [...outer, iname, ...range.parents]);
@@ -184,7 +189,7 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     withinInames: renamedWithin(nextOf, true),
     // after the store has read the registers; the readers of the fetch wait for it (below), so it is issued before them
     dependsOn: [...insn.dependsOn, insn.id],
-    predicates: insn.predicates.map((p) => at(p, toNext)),
+    predicates: [...insn.predicates.map((p) => at(p, toNext)), ...(inner.length ? [] : nextGuard)],
   };
   // what uses the fetched values inside the loop waits for the next step's loads, so they are
   // issued first; not what shares a loop with the fetch (a vector staged through registers
