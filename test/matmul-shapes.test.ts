@@ -46,6 +46,8 @@ const ODD: MatmulShape = { m: 37, n: 45, k: 29 };
 /** Not multiples of the tiles, but rows of whole float4s (as 4000 x 4100 x 3900). */
 const FOURS: MatmulShape = { m: 37, n: 44, k: 28 };
 const BATCH: MatmulShape = { batch: 3, m: 19, n: 36, k: 20 };
+/** k equal to the configurations' tileK (8): the loop over the steps of k has one step. */
+const ONE_STEP: MatmulShape = { m: 37, n: 44, k: 8 };
 
 const clCode = (config: MatmulConfig, shape: MatmulShape) => generateCode(addDtypes(matmulKernel(config, shape), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
@@ -160,6 +162,12 @@ for (const device of testDevices()) {
     await check(ODD, [scalar('strided', { pipelined: true }), scalar('blocked', { unrollK: true, pipelined: true })]);
     await check(FOURS, [vector('strided', { vectorReads: true, pipelined: true })]);
     await check(BATCH, [scalar('strided', { pipelined: true }), vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true })]);
+  });
+
+  test(`${device.name}: 37 x 44 x 8 (k equal to tileK: one step of k), scalar and float4, pipelined too`, async () => {
+    await check(ONE_STEP, [...SCALAR_CONFIGS, scalar('strided', { pipelined: true })]);
+    await check(ONE_STEP, [...VECTOR_CONFIGS, vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true })]);
+    await check({ m: 32, n: 32, k: 8 }, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[1]]);
   });
 
   test(`${device.name}: the padded plans (pad, unguarded product, crop) equal plain JavaScript on every shape`, async () => {

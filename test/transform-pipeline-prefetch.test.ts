@@ -72,6 +72,37 @@ test('the loads of step j_outer + 1 go before the product of step j_outer, the f
   assert.not.match(code, '__local float x_fetch_next');
 });
 
+/** y[i] = sum(j, m[i, j]*x[j]) with x[j] fetched into a private scalar at each step of j (a fetch with no loop of its own). */
+function matvecScalarFetch(length: string): LoopKernel {
+  let knl = makeKernel(`{ [i, j]: 0 <= i < 16 and ${length} }`, 'y[i] = sum(j, m[i, j]*x[j])', undefined, { name: 'matvec_scalar' });
+  knl = addPrefetch(tagInames(knl, { i: 'l.0' }), 'x', [], { temporaryAddressSpace: 'private' });
+  return addDtypes(pipelinePrefetch(knl, 'reads:x', 'j'), { m: 'float32', x: 'float32' });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a fetch with no loop of its own: the next step's load is guarded by the loop's bounds`, async () => {
+    for (const [length, n, k] of [
+      ['0 <= j < 5', 16, 5],
+      ['0 <= j < k', 16, 7],
+      ['0 <= j < 1', 16, 1],
+    ] as const) {
+      const knl = matvecScalarFetch(length);
+      const m = randomFloat32(n * k, 7);
+      const x = randomFloat32(k, 8);
+      const expected = reference(m, x, n, k);
+      const { y } = await run(knl, device, { m, x, ...(knl.arg('k') ? { k } : {}) });
+      for (let i = 0; i < n; i++) assert.ok(Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k, `${length}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`);
+    }
+  });
+}
+
+test("a fetch with no loop of its own: the load of step j + 1 runs only where there is one (x's last element is x[4])", () => {
+  const code = openclCode(matvecScalarFetch('0 <= j < 5'));
+  assert.match(code, /if \(-j \+ 3 >= 0\)\n\s*x_fetch_next = x\[j \+ 1\];/);
+  // one step: no next step at all
+  assert.not.match(openclCode(matvecScalarFetch('0 <= j < 1')), 'x[j + 1]');
+});
+
 test('a fetch in unrolled rounds: one register per round, loaded and stored unrolled', () => {
   const code = openclCode(fixParameters(pipelinePrefetch(matvecInRounds(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 256 }));
   assert.match(code, 'float x_fetch_next[4];');

@@ -27,6 +27,7 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
   const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp' && knl.inameTags.get(n)?.kind !== 'vec';
   const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
+  explainLoopsOutsideTheirBounds(knl, loopsOf, isLoop);
 
   const search = new Search(knl, loopsOf);
   const result = search.run();
@@ -98,6 +99,32 @@ function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: Readonl
       }
     }
   }
+}
+
+/**
+ * A loop whose bounds name another loop (its domain has that iname as a parameter) is
+ * entered only inside that one; an instruction that runs in the first but not in the
+ * second could only be scheduled outside the second: no order exists. (Hardware axes are
+ * known everywhere.) Transformations keep their instructions inside such loops
+ * (footprint-store.ts); a kernel written so is refused here, saying which.
+ */
+function explainLoopsOutsideTheirBounds(knl: LoopKernel, loopsOf: ReadonlyMap<string, ReadonlySet<string>>, isLoop: (iname: string) => boolean): void {
+  for (const insn of knl.instructions) {
+    const loops = loopsOf.get(insn.id)!;
+    for (const loop of loops) {
+      const outside = parentInames(knl, loop).find((p) => isLoop(p) && !loops.has(p));
+      if (outside === undefined) continue;
+      throw new LinearizationError(
+        `kernel '${knl.name}': no valid order: instruction '${insn.id}' runs in loop '${loop}', whose bounds depend on loop '${outside}' (${homeDomainText(knl, loop)}), ` +
+          `but '${insn.id}' is not inside '${outside}': '${loop}' can only be entered inside '${outside}', and '${insn.id}' only outside it. ` +
+          `Put '${insn.id}' into loop '${outside}' (inames=+${outside}).`,
+      );
+    }
+  }
+}
+
+function homeDomainText(knl: LoopKernel, iname: string): string {
+  return knl.domains[homeDomainIndex(knl, iname)].toString();
 }
 
 interface State {

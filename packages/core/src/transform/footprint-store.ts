@@ -14,10 +14,10 @@ import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { arraysAccessed, freeVariables, fromLinear, printExpr, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
-import { domainOf } from '../kernel/domains.ts';
+import { domainOf, parentInames } from '../kernel/domains.ts';
 import { namesWritten } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
-import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
+import { isParallelTag, type AddressSpace, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from './rename.ts';
@@ -141,7 +141,8 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     const s = stored.find((f) => f.axis === d);
     return tidy(s ? add(fromLinear(a.base), variable(s.iname)) : fromLinear(a.base));
   });
-  const storeInames = [...knl.inames.filter((n) => storeWithin.has(n) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)];
+  const enclosing = enclosingLoops(knl, [...storeWithin, ...stored.map((f) => f.iname)], boxes, fresh);
+  const storeInames = [...knl.inames.filter((n) => (storeWithin.has(n) || enclosing.has(n)) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)];
   const rebased = rebaseCoupledReductions(knl, {
     what,
     base: spec.base,
@@ -234,6 +235,33 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const left = rulesStillCalled(result);
   const substitutions = new Map([...result.substitutions].filter(([n]) => !called.has(n) || left.has(n)));
   return tagStoreInames(knl, result.with({ substitutions }), spec, stored, storeWithin);
+}
+
+/**
+ * The loops (not hardware axes) that the bounds of the store's inames depend on, through
+ * their domains, and theirs in turn (loopy's domain-based propagation of an instruction's
+ * inames): the store must run inside them, or no order of loops exists (its loops could
+ * only be entered inside a loop it is not in). The box alone does not always name them: k
+ * split by its own extent (`0 <= k_outer < 1`) puts the box of `a[8*k_outer + k_inner]` at
+ * 0, but clips it to `8*k_outer <= ...`, and a second store swept over a part of the first
+ * one's inames runs in the others, bounded in `k_outer` too. Inside, each is scheduled as
+ * for more steps. (A work-item's or group's id in a bound is known everywhere: the store
+ * keeps out of those axes, which would repeat it on each work-item.)
+ */
+function enclosingLoops(knl: LoopKernel, inames: readonly string[], boxes: readonly Constraint[], fresh: readonly StoredAxis[]): Set<string> {
+  const isFresh = new Set(fresh.map((f) => f.iname));
+  const known = new Set(knl.inames);
+  const freshParents = [...new Set(boxes.flatMap((c) => c.expr.variables).filter((v) => known.has(v)))];
+  const parents = (n: string) => (isFresh.has(n) ? freshParents : parentInames(knl, n));
+  const out = new Set<string>();
+  for (const pending = [...inames]; pending.length; ) {
+    for (const p of parents(pending.pop()!)) {
+      if (out.has(p) || inames.includes(p) || isParallelTag(knl.inameTags.get(p))) continue;
+      out.add(p);
+      pending.push(p);
+    }
+  }
+  return out;
 }
 
 /** The stored axes (those the sweep moves), each with the name of its iname. */

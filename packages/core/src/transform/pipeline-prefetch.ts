@@ -25,12 +25,14 @@
  * The fetch's inner loops get copies for the first step (`_first`) and the next one (`_next`),
  * their domains those of the original at `k_outer` = its first value and at `k_outer + 1`
  * (empty after the last step: that is the guard). The first step is `k_outer`'s lower bound,
- * which must be a single affine expression.
+ * which must be a single affine expression. A fetch with no loops inside `k_outer` has no
+ * domain to copy: its next step's load is guarded by a condition instead. A loop of one step
+ * has no next step: only the first step's loads are made (before the loop), no `_next` copy.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { add, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, compare, int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { fromLinear, mapExpr, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
@@ -120,11 +122,19 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
 
   // domains of the copies: the original's at `iname + 1` (empty past the last step) and at its first value
   const shifted = Linear.variable(iname).add(1);
+  // a loop of one step (k split by its own extent) has no next step to load ahead: only the
+  // first step's loads stay (the next step's copies would run over nothing, and an unrolled
+  // loop over nothing has no constant length)
+  const atNext = range.constraints.map((c) => substituteInConstraint(c, iname, shifted));
+  const hasNext = !range.set.addConstraints(atNext).isEmpty();
+  // a fetch with no loops of its own inside `iname` has no domain to copy: its next step's
+  // load is guarded by the bounds of `iname` at `iname + 1` (those one step does not keep)
+  const nextGuard = atNext.filter((c) => !range.set.implies(c)).map((c) => compare(c.kind === 'eq' ? '==' : '>=', fromLinear(c.expr), int(0)));
   const domains = [...knl.domains];
   if (inner.length) {
     const around = innerDomain(knl, inner, [...outer, iname, ...range.parents]);
     const copy = (names: ReadonlyMap<string, string>) => inner.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
-    domains.push(atStep(copy(nextOf), iname, shifted, range));
+    if (hasNext) domains.push(atStep(copy(nextOf), iname, shifted, range));
     const first = atStep(copy(firstOf), iname, range.lower, range);
     const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p));
     if (stray.length)
@@ -179,15 +189,15 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     withinInames: renamedWithin(nextOf, true),
     // after the store has read the registers; the readers of the fetch wait for it (below), so it is issued before them
     dependsOn: [...insn.dependsOn, insn.id],
-    predicates: insn.predicates.map((p) => at(p, toNext)),
+    predicates: [...insn.predicates.map((p) => at(p, toNext)), ...(inner.length ? [] : nextGuard)],
   };
   // what uses the fetched values inside the loop waits for the next step's loads, so they are
   // issued first; not what shares a loop with the fetch (a vector staged through registers
   // in the same round), which the loads' loop cannot go around
   const prerequisites = prerequisiteClosure(knl.instructions);
-  const waits = (i: Instruction) => nested(i) && prerequisites(i.id).has(insn.id) && !i.withinInames.some((n) => registers.includes(n));
+  const waits = (i: Instruction) => hasNext && nested(i) && prerequisites(i.id).has(insn.id) && !i.withinInames.some((n) => registers.includes(n));
   const instructions = knl.instructions.flatMap((i): Instruction[] => {
-    if (i.id === insn.id) return [store, next];
+    if (i.id === insn.id) return hasNext ? [store, next] : [store];
     if (waits(i)) return [{ ...i, dependsOn: [...i.dependsOn, nextId] }];
     return [i];
   });
@@ -195,9 +205,10 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const source = knl.temporaries.get(written) ?? knl.arg(written);
   const registersTemp: TemporaryVariable = { name: regName, dtype: source?.dtype, shape: extents.map((e) => int(e.max - e.min + 1)), addressSpace: 'private' };
   const tags = new Map(knl.inameTags);
-  for (const [n, tag] of knl.inameTags) for (const copies of [nextOf, firstOf]) if (copies.has(n)) tags.set(copies.get(n)!, tag);
+  const copied = hasNext ? [nextOf, firstOf] : [firstOf];
+  for (const [n, tag] of knl.inameTags) for (const copies of copied) if (copies.has(n)) tags.set(copies.get(n)!, tag);
   // the copies nest as the loops they copy were asked to (prioritizeLoops)
-  const copiedPriorities = [nextOf, firstOf].flatMap((copies) => knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)));
+  const copiedPriorities = copied.flatMap((copies) => knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)));
   const result = knl.with({
     domains,
     instructions,
