@@ -147,7 +147,7 @@ export function dummyAdvanced(n: number) {
   });
 }
 
-export function mockDummyAdvanced(c: Float32Array, d: Float32Array, coeff1: number, coeff2: number, n: number): [Float64Array, Float64Array] {
+export function mockDummyAdvanced(c: Float32Array, _d: Float32Array, coeff1: number, coeff2: number, n: number): [Float64Array, Float64Array] {
   const [ct, d2] = mockDummy(c, c, coeff1, n);
   return [Float64Array.from(ct, (x) => x + coeff2 * x), d2];
 }

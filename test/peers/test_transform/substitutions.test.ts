@@ -38,7 +38,7 @@ import {
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
-import { f32, freeVariablesOf, range, throwsLoom, within } from './helpers.ts';
+import { f32, freeVariablesOf, range, throwsLoom } from './helpers.ts';
 
 for (const device of testDevices()) {
   test(`${device.name}: test_extract_subst`, async () => {

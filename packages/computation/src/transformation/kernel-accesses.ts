@@ -49,7 +49,7 @@ export function accessesOf(knl: LoopKernel, name: string): ArgumentAccesses {
 }
 
 /** Refuses to fuse on an argument the kernel reads back after writing (see above). */
-export function checkNoReadBack(knl: LoopKernel, name: string, access: ArgumentAccesses, what: string): void {
+export function checkNoReadBack(_knl: LoopKernel, name: string, access: ArgumentAccesses, what: string): void {
   if (access.writes.length === 0 || (access.reads.length === 0 && access.rules.length === 0)) return;
   const refuse = (why: string): never => {
     throw new LoomError(

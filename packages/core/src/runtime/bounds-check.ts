@@ -109,7 +109,7 @@ function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, n
  * Host arrays hold exactly the element count (the binding checks it), and `run`
  * allocates that much for outputs; a DeviceArray can be allocated larger.
  */
-export function checkLayoutsFit(knl: LoopKernel, binding: ArgumentBinding): void {
+export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): void {
   for (const a of binding.arrays) {
     // row-major is dense; an array with a sep axis is split up into dense ones
     if (!a.arg.shape || !a.arg.dimTags || a.arg.dimTags.some((t) => t.kind === 'sep')) continue;

@@ -108,7 +108,7 @@ export function joinInames(knl: LoopKernel, inames: string | readonly string[], 
 function inheritedTag(knl: LoopKernel, list: readonly string[], tagGiven: boolean): string | undefined {
   const tags = list.map((n) => knl.inameTags.get(n)).map((t) => (t && t.kind !== 'for' ? t : undefined));
   if (tags.every((t) => t === undefined)) return undefined;
-  const parallel = list.find((n, k) => isParallelTag(tags[k]));
+  const parallel = list.find((_n, k) => isParallelTag(tags[k]));
   if (parallel !== undefined) {
     if (tagGiven) return undefined;
     throw new LoomError(
