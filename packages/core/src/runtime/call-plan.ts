@@ -128,20 +128,20 @@ interface LastCall {
 /** Nothing, a number or bigint (compared with Object.is, so 0 is not -0), or a DeviceArray's dtype and shape. */
 type SignaturePart = undefined | number | bigint | { readonly dtype: DType; readonly shape: readonly number[] };
 
-/** Options objects whose names were checked: a call passing the same object again is not checked again. */
-const checkedOptions = new WeakSet<RunOptions>();
-
 /**
  * The plan for a call with `args`: the cached one when a call with the same signature
  * came before (no promise, no binding), otherwise made, which checks, binds and compiles.
  */
-export function planCall(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, options: RunOptions | undefined): CallPlan | Promise<CallPlan> {
+export function planCall(
+  knl: LoopKernel,
+  device: Device,
+  args: Readonly<Record<string, RunArgument>>,
+  options: RunOptions | undefined,
+  caller: 'run' | 'prepareLaunch' = 'run',
+): CallPlan | Promise<CallPlan> {
   // most calls pass no options: nothing to check
   if (options === undefined) options = NO_RUN_OPTIONS;
-  else if (!checkedOptions.has(options)) {
-    checkOptionKeys('run', options, RUN_OPTIONS);
-    checkedOptions.add(options);
-  }
+  else checkOptionKeys(caller, options, RUN_OPTIONS);
   const checkBounds = wantsBoundsChecks(device, options);
   const perKernel = plans(device)(knl);
   const last = perKernel.last;

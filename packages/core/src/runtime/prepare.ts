@@ -13,13 +13,12 @@
  * found out of range; off, a launch is only the device launches.
  */
 import { LoomError } from '../errors.ts';
-import { checkOptionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
 import { ownEntry } from '../names.ts';
 import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
-import { allocateFlags, RUN_OPTIONS, throwViolations, type RunOptions } from './bounds-flags.ts';
+import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
 
@@ -51,14 +50,8 @@ export interface PreparedLaunch {
   release(): void;
 }
 
-export async function prepareLaunch(
-  knl: LoopKernel,
-  device: Device,
-  args: Readonly<Record<string, DeviceArray | number | bigint>>,
-  options: RunOptions = {},
-): Promise<PreparedLaunch> {
-  checkOptionKeys('prepareLaunch', options, RUN_OPTIONS);
-  const plan = await planCall(knl, device, args, options);
+export async function prepareLaunch(knl: LoopKernel, device: Device, args: Readonly<Record<string, DeviceArray | number | bigint>>, options?: RunOptions): Promise<PreparedLaunch> {
+  const plan = await planCall(knl, device, args, options, 'prepareLaunch');
 
   const buffers: DeviceBuffer[] = new Array(plan.slots);
   for (const a of plan.arrays) {
