@@ -130,9 +130,10 @@ md.push('PyTorch by CUDA events over back-to-back calls; `pointwise()` calls by 
 
 md.push('## Targets (issues 7, 14, 17 and 18)', '');
 md.push('| target | measured | met |', '| --- | --- | --- |');
-for (const row of targetRows()) md.push(`| ${row.join(' | ')} |`);
+const targets = targetRows();
+for (const row of targets) md.push(`| ${row.join(' | ')} |`);
 // a missed target is explained at the end, with what bounds it and what was tried
-if (targetRows().some((row) => row[2] === 'no'))
+if (targets.some((row) => row[2] === 'no'))
   md.push('', 'Where a target is missed, "What limits the figures that miss a target" at the end says what bounds it and what was tried.');
 md.push('');
 
@@ -262,80 +263,46 @@ function targetRows(): string[][] {
   const find = (bench: string, backend: string, c: string, size?: number) =>
     ours.find((l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size));
   const verdict = (ratio: number | null | undefined, bar: number) => (ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no');
+  // a row compared with PyTorch: what was measured, and whether it reaches `bar`
+  const againstTorch = (what: string, l: Line | undefined, unit: string, bar: number) => [
+    what,
+    l ? `${l.value} ${unit}, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
+    verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
+  ];
+  const layouts = ['contiguous', 'rows', 'transposed'] as const;
   for (const [backend, bar] of [
     ['opencl', 0.95],
     ['webgpu', 0.85],
   ] as const) {
-    for (const layout of ['contiguous', 'rows', 'transposed']) {
-      const l = find('elementwise', backend, layout);
-      rows.push([
-        `elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`,
-        l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-      ]);
-    }
+    for (const layout of layouts) rows.push(againstTorch(`elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`, find('elementwise', backend, layout), 'GB/s', bar));
   }
-  for (const [backend, bar] of [
-    ['opencl', 0.6],
-    ['webgpu', 0.4],
-  ] as const) {
-    const l = find('matmul', backend, 'sgemm', 4096);
-    rows.push([
-      `SGEMM 4096³, ${backend}: ≥ ${bar}x cuBLAS`,
-      l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-      verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-    ]);
-  }
+  const sgemm4096 = (backend: string, bar: number, issue: string) =>
+    againstTorch(`SGEMM 4096³, ${backend}${issue}: ≥ ${bar}x cuBLAS`, find('matmul', backend, 'sgemm', 4096), 'TFLOP/s', bar);
+  rows.push(sgemm4096('opencl', 0.6, ''), sgemm4096('webgpu', 0.4, ''));
   // issue 18's raised bars: pointwise() ahead of torch.add, SGEMM nearer cuBLAS
   for (const [backend, bars] of [
-    ['opencl', { contiguous: 1.0, rows: 1.0, transposed: 1.5 }],
-    ['webgpu', { contiguous: 0.9, rows: 0.9, transposed: 1.3 }],
+    ['opencl', [1.0, 1.0, 1.5]],
+    ['webgpu', [0.9, 0.9, 1.3]],
   ] as const) {
-    for (const [layout, bar] of Object.entries(bars)) {
-      const l = find('elementwise', backend, layout);
-      rows.push([
-        `pointwise() ${layout}, ${backend} (issue 18): ≥ ${bar}x torch.add`,
-        l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-      ]);
-    }
+    layouts.forEach((layout, k) =>
+      rows.push(againstTorch(`pointwise() ${layout}, ${backend} (issue 18): ≥ ${bars[k]}x torch.add`, find('elementwise', backend, layout), 'GB/s', bars[k])),
+    );
   }
-  for (const [backend, bar] of [
-    ['opencl', 0.8],
-    ['webgpu', 0.7],
-  ] as const) {
-    const l = find('matmul', backend, 'sgemm', 4096);
-    rows.push([
-      `SGEMM 4096³, ${backend} (issue 18): ≥ ${bar}x cuBLAS`,
-      l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-      verdict(l?.reference?.startsWith('torch') ? l.ratio : null, bar),
-    ]);
-  }
+  rows.push(sgemm4096('opencl', 0.8, ' (issue 18)'), sgemm4096('webgpu', 0.7, ' (issue 18)'));
   // issue 18: the awkward shapes, each tuned for itself
   for (const shape of AWKWARD_SHAPES) {
     const c = awkwardCase(shape);
     const what = awkwardTitle(shape);
     for (const backend of ['opencl', 'webgpu']) {
-      const l = find('matmul', backend, c, awkwardSize(shape));
-      rows.push([
-        `SGEMM ${what}, ${backend}: ≥ ${AWKWARD_SGEMM_TARGET}x ${TORCH_CASE_NAME[`matmul|${c}`] ?? 'cuBLAS'}`,
-        l ? `${l.value} TFLOP/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, AWKWARD_SGEMM_TARGET),
-      ]);
+      const title = `SGEMM ${what}, ${backend}: ≥ ${AWKWARD_SGEMM_TARGET}x ${TORCH_CASE_NAME[`matmul|${c}`] ?? 'cuBLAS'}`;
+      rows.push(againstTorch(title, find('matmul', backend, c, awkwardSize(shape)), 'TFLOP/s', AWKWARD_SGEMM_TARGET));
     }
   }
   for (const [c, size, what] of [
     ['row sum', 8192 * 8192, 'row sum 8192²'],
     ['full sum', 2 ** 26, 'full sum 2^26'],
   ] as const) {
-    for (const backend of ['opencl', 'webgpu']) {
-      const l = find('reductions', backend, c, size);
-      rows.push([
-        `${what}, ${backend}: ≥ 0.8x torch.sum`,
-        l ? `${l.value} GB/s, ${l.ratio ?? '?'}x ${l.reference ?? ''}` : '',
-        verdict(l?.reference?.startsWith('torch') ? l.ratio : null, 0.8),
-      ]);
-    }
+    for (const backend of ['opencl', 'webgpu']) rows.push(againstTorch(`${what}, ${backend}: ≥ 0.8x torch.sum`, find('reductions', backend, c, size), 'GB/s', 0.8));
   }
   // issue 17: the computation library against PyTorch
   for (const [c, size, what, bar] of [
