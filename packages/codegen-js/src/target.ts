@@ -10,6 +10,7 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
+  float16Bits,
   initializerLiteral,
   commentText,
   hostArrayConstructor,
@@ -178,10 +179,15 @@ class KernelPrinter {
       return;
     }
     if (s.initializer) {
-      // a constant table: initialized where it is declared, never written
-      const values = s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
-      if (s.length === undefined) this.line(`const ${name} = ${values[0]}; // ${type}`);
-      else this.line(`const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}`);
+      // a constant table: initialized where it is declared, never written; a float16 array holds
+      // the bits of its values (as every float16 array here), a float16 scalar its value
+      if (s.length === undefined) {
+        this.line(`const ${name} = ${this.exprs.converted(initializerLiteral(s.initializer[0], s.dtype), s.dtype).code}; // ${type}`);
+        return;
+      }
+      const values =
+        s.dtype === 'float16' ? s.initializer.map((v) => String(float16Bits(v))) : s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
+      this.line(`const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${s.dtype === 'float16' ? ', as bits' : ''}`);
       return;
     }
     if (s.length === undefined) {

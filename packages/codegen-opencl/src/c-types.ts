@@ -1,5 +1,5 @@
 /** OpenCL C spellings of dtypes and literals. */
-import { InternalError, type DType } from '@loom/core';
+import { InternalError, roundToFloat16, type DType } from '@loom/core';
 
 export function clType(t: DType): string {
   switch (t) {
@@ -33,15 +33,22 @@ export function clType(t: DType): string {
   }
 }
 
-/** A literal of dtype `t`: `2.0f`, `2.0`, `2`, `2u`, `2l`. */
+/**
+ * A literal of dtype `t`: `2.0f`, `2.0`, `2`, `2u`, `2l`. A float is first rounded to its dtype
+ * here, once (a float16 `(half) 0.1f` would otherwise round twice, through float), then written
+ * with the fewest digits that give that value back: C compilers convert a decimal literal to the
+ * nearest value of its type (IEEE 754's correctly rounded conversion, as clang does), so the
+ * literal is exactly the value. −0 keeps its sign (`-0.0f`: `0.0f` would flip `1 / (−0 * a)`).
+ */
 export function clLiteral(value: number, t: DType): string {
   if (t === 'float32' || t === 'float64' || t === 'float16') {
-    if (Number.isNaN(value)) return t === 'float64' ? '(double) NAN' : 'NAN';
-    if (!Number.isFinite(value)) {
+    const v = t === 'float16' ? roundToFloat16(value) : t === 'float32' ? Math.fround(value) : value;
+    if (Number.isNaN(v)) return t === 'float64' ? '(double) NAN' : 'NAN';
+    if (!Number.isFinite(v)) {
       const inf = t === 'float64' ? '(double) INFINITY' : 'INFINITY';
-      return value < 0 ? `-${inf}` : inf;
+      return v < 0 ? `-${inf}` : inf;
     }
-    let text = String(value);
+    let text = Object.is(v, -0) ? '-0' : String(v);
     if (!/[.e]/.test(text)) text += '.0';
     if (t === 'float32') return `${text}f`;
     if (t === 'float16') return `(half) ${text}f`;

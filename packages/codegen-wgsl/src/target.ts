@@ -21,7 +21,21 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
-import { LoomError, statementsOfKind, type DType, type KernelFunction, type ProgramAst, type Target, type TargetOutput, checkOptionKeys, optionKeys } from '@loom/core';
+import {
+  expr,
+  LoomError,
+  ownExpressions,
+  someStmt,
+  statementsOfKind,
+  type DType,
+  type Expr,
+  type KernelFunction,
+  type ProgramAst,
+  type Target,
+  type TargetOutput,
+  checkOptionKeys,
+  optionKeys,
+} from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
 import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
@@ -114,7 +128,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }));
 
   const sections: string[][] = [];
-  if (program.kernels.some((k) => [...k.types.values()].includes('float16'))) sections.push(['enable f16;']);
+  if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
   sections.push(arrays.declarations());
   if (workgroupVars.length) sections.push(workgroupVars);
   const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
@@ -133,7 +147,20 @@ function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits):
     const why = unsupportedDType(dtype, shaderF16);
     if (why) throw new LoomError(`kernel '${k.name}': '${name}' has dtype ${dtype}: ${why}`);
   }
+  // a float16 value with no float16 name (`float32(float16(x))`) needs f16 as much
+  if (!shaderF16 && usesFloat16(k)) throw new LoomError(`kernel '${k.name}' computes in float16: ${unsupportedDType('float16', false)}`);
   checkWorkgroupSize(k.name, k.localSize, limits);
+}
+
+/**
+ * Whether the kernel has an f16 anywhere, which WGSL accepts only after `enable f16;`: a name
+ * of dtype float16, or a value made float16 without one (a cast, `float16(0.1)`, or a user
+ * function returning float16), whose literals are f16 too.
+ */
+function usesFloat16(k: KernelFunction): boolean {
+  if ([...k.types.values()].includes('float16')) return true;
+  const isHalf = (e: Expr) => (e.kind === 'cast' || e.kind === 'call') && e.dtype === 'float16';
+  return someStmt(k.body, (s) => ownExpressions(s).some((e) => expr.someExpr(e, isHalf)));
 }
 
 /** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */

@@ -126,33 +126,69 @@ function floatLiteral(value: number, t: 'f32' | 'f16'): string {
   const v = t === 'f16' ? roundToFloat16(value) : value;
   // WGSL rejects a constant NaN or infinity; the printer makes them at run time (`nan_f32()`)
   if (!Number.isFinite(v)) throw new InternalError(`${value} has no ${t} literal`);
-  return t === 'f16' ? `${decimal(v, roundToFloat16, 65504)}h` : decimal(v, Math.fround, F32_MAX);
+  return `${exactLiteral(v)}${t === 'f16' ? 'h' : ''}`;
 }
 
-/** The largest finite f32. */
-const F32_MAX = 3.4028234663852886e38;
+/**
+ * `value` (an f32 or f16 value) written so that it is exactly that value, never a decimal
+ * the compiler must round: WGSL converts an inexact literal to either neighbour of its value,
+ * the implementation's choice (Dawn on lavapipe read `65500.0h`, the shortest decimal nearest
+ * to 65504, as 65472). A short exact decimal where there is one (`0.5`, `65504.0`), else a
+ * hexadecimal float (`0x1.99999ap-4` for f32's 0.1, `0x1p-149` for its smallest subnormal),
+ * which WGSL reads exactly.
+ */
+function exactLiteral(value: number): string {
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const decimal = exactDecimal(Math.abs(value));
+  const text = decimal.length <= MAX_DECIMAL_LENGTH ? decimal : hexFloat(Math.abs(value));
+  return value < 0 ? `-${text}` : text;
+}
+
+/** Longer exact decimals (0.1's f32 value has 27 digits) are written in hexadecimal. */
+const MAX_DECIMAL_LENGTH = 20;
+
+/** The exact decimal expansion of a positive finite double, with a `.` or an exponent. */
+function exactDecimal(value: number): string {
+  const { mantissa, exponent } = binaryParts(value);
+  // value = mantissa * 2^exponent = mantissa * 5^-exponent / 10^-exponent
+  let digits = (exponent >= 0 ? mantissa << BigInt(exponent) : mantissa * 5n ** BigInt(-exponent)).toString();
+  let scale = Math.max(0, -exponent); // value = digits / 10^scale
+  while (scale > 0 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    scale--;
+  }
+  if (scale === 0) return `${digits}.0`;
+  if (digits.length > scale) return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  const zeros = scale - digits.length;
+  // 0.000123 rather than 1.23e-4 while short
+  return zeros < 4 ? `0.${'0'.repeat(zeros)}${digits}` : `${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e-${scale - digits.length + 1}`;
+}
+
+/** `0x1.8p+1`: the hexadecimal float of a positive finite double that is normal as a double (every f32 and f16 value is). */
+function hexFloat(value: number): string {
+  const { mantissa, exponent } = binaryParts(value);
+  const bits = mantissa.toString(2).length; // 53 for a normal double
+  const fraction = (mantissa - (1n << BigInt(bits - 1))) << BigInt((4 - ((bits - 1) % 4)) % 4);
+  const hex = fraction
+    .toString(16)
+    .padStart(Math.ceil((bits - 1) / 4), '0')
+    .replace(/0+$/, '');
+  return `0x1${hex ? `.${hex}` : ''}p${exponent + bits - 1}`;
+}
+
+/** A positive finite double as mantissa * 2^exponent, the mantissa an integer. */
+function binaryParts(value: number): { mantissa: bigint; exponent: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const high = view.getUint32(0);
+  const biased = (high >>> 20) & 0x7ff;
+  const fraction = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  return biased === 0 ? { mantissa: fraction, exponent: -1074 } : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
+}
 
 /** Whether `value` as a literal of float type `t` is a NaN or an infinity (no literal spells them). */
 export function isNonFiniteIn(value: number, t: WgslScalar): boolean {
   if (t === 'f32') return !Number.isFinite(Math.fround(value));
   if (t === 'f16') return !Number.isFinite(roundToFloat16(value));
   return false;
-}
-
-/**
- * The shortest decimal spelling of `value` that `round` maps back to it, with a `.` or
- * exponent. It must not exceed the type's largest finite value `max` either: WGSL refuses a
- * literal beyond it even where it would round down (3.4028235e38 for f32's maximum).
- */
-function decimal(value: number, round: (x: number) => number, max: number): string {
-  let text = String(value);
-  for (let digits = 1; digits <= 17; digits++) {
-    const candidate = Number(value.toPrecision(digits));
-    if (round(candidate) === value && Math.abs(candidate) <= max) {
-      text = String(candidate);
-      break;
-    }
-  }
-  if (Object.is(value, -0)) text = '-0.0';
-  return /[.e]/.test(text) ? text : `${text}.0`;
 }

@@ -5,7 +5,8 @@
  * argument (`a[i + 1]`, `b[n*i + j]`) is checked exactly against the shapes given to
  * `run`, with emptiness tests on the integer sets (runtime/bounds-check.ts), so it
  * needs nothing in the generated code: that is the hot path, and it stays bare.
- * Temporaries have no such check before launch; their affine indices are proven here
+ * So is an affine index of a constant table (a temporary with an initializer). Other
+ * temporaries have no such check before launch; their affine indices are proven here
  * instead, symbolically, over the instruction's domain and the kernel's assumptions.
  *
  * Every other access gets a guard in the generated code, on every target:
@@ -35,6 +36,7 @@ import { soleAssignee } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import type { Stmt } from './ast.ts';
+import { tableShape } from '../kernel/tables.ts';
 
 /** One guarded access along one axis, as `run` reports it when the guard fails. */
 export interface BoundsSite {
@@ -215,7 +217,8 @@ export class AccessGuards {
     const { lin, domain } = affine;
     // loop bounds read from data (loopy's data-dependent domains) escape the check before launch
     const dataDependent = domain.params.some((p) => this.knl.temporaries.has(p));
-    if (this.knl.arg(array) && !dataDependent) return true; // checked before launch, exactly
+    // arguments and constant tables: checked before launch, exactly (runtime/bounds-check.ts)
+    if ((this.knl.arg(array) || tableShape(this.knl, array)) && !dataDependent) return true;
     const size = toLinear(extent);
     return size !== undefined && provenSymbolically(domain, lin, size);
   }

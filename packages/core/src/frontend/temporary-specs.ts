@@ -9,13 +9,14 @@
  *     '...',
  *   ])
  */
-import { dtypeOfHostArray, isComplex, isDType, isInteger, type DType } from '../dtypes.ts';
+import { dtypeOfHostArray, isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { parseExpression } from '../expr/index.ts';
 import { checkName } from '../names.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { AddressSpace, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { aliasTemporaries } from '../transform/alias-temporaries.ts';
+import { checkTableValues } from './table-values.ts';
 
 export interface TemporarySpec {
   readonly kind: 'temporary';
@@ -75,8 +76,9 @@ export function declaredTemporary(spec: TemporarySpec): TemporaryVariable & { re
   if (dtype === undefined) throw new LoomError(`${what}: give the dtype of its initializer (a plain array of numbers has none)`);
   if (isComplex(dtype)) throw new LoomError(`${what}: complex initializers are not supported`);
   const values = Array.from(spec.initializer, Number);
-  if (values.some((v) => !Number.isFinite(v) && !Number.isNaN(v) && isInteger(dtype))) throw new LoomError(`${what}: an ${dtype} initializer holds integers`);
-  if (isInteger(dtype) && values.some((v) => !Number.isSafeInteger(v))) throw new LoomError(`${what}: an ${dtype} initializer holds integers (below 2^53 in magnitude)`);
+  // a table of nothing has nothing to read (and C and WGSL have no arrays of no elements)
+  if (values.length === 0) throw new LoomError(`${what}: the initializer is empty; a constant table needs at least one value`);
+  checkTableValues(what, dtype, values);
   const dims = shape ?? [parseExpression(String(values.length))];
   const sizes = dims.map((d) => {
     if (d.kind !== 'int') throw new LoomError(`${what}: an initialized temporary needs a constant shape`);

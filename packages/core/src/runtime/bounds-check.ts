@@ -1,6 +1,6 @@
 /**
- * Before a launch: every affine access of an argument with a declared shape stays
- * inside that shape for the parameter values given. (Inferred shapes hold by
+ * Before a launch: every affine access of an argument with a declared shape, or of a
+ * constant table, stays inside that shape for the parameter values given. (Inferred shapes hold by
  * construction once the assumptions are checked.) Accesses whose index or loop
  * bounds depend on data cannot be checked here: the generated code guards them
  * (codegen/access-guards.ts). And every array's buffer holds its layout's largest
@@ -17,6 +17,7 @@ import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
+import { tableShape } from '../kernel/tables.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { byteSize } from '../dtypes.ts';
 import type { ArgumentBinding } from './arguments.ts';
@@ -37,9 +38,9 @@ export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, n
     [...new Set(params)].map((p) => ({ kind: 'eq' as const, expr: Linear.variable(p).sub(Number(values.get(p))) })),
   );
   for (const access of allAccesses(knl)) {
-    const arg = knl.arg(access.array);
-    const shape = shapes.get(access.array);
-    if (!arg || !shape) continue;
+    const table = knl.arg(access.array) ? undefined : tableShape(knl, access.array);
+    const shape = table ?? (knl.arg(access.array) ? shapes.get(access.array) : undefined);
+    if (!shape) continue;
     const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards, values);
     // bounds read from data at run time (a temporary: loopy's data-dependent domain)
     if (symbolic.params.some((p) => knl.temporaries.has(p))) continue;
@@ -56,7 +57,7 @@ export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, n
       const hi = extremum(staticMax, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
       const lo = extremum(staticMin, symbolic, domain, lin, knl, fixed).evaluate(numeric(values));
       throw new LoomError(
-        `instruction '${access.instruction.id}' would access '${access.array}' at index ${printExpr(index)} ` +
+        `instruction '${access.instruction.id}' would access ${table ? 'the constant table ' : ''}'${access.array}' at index ${printExpr(index)} ` +
           `${below.isEmpty() ? '' : `below 0 `}${beyond.isEmpty() ? '' : `up to ${Math.max(hi, shape[axis])} `}(from about ${lo} to ${hi}) along axis ${axis}, outside its shape (${shape.join(', ')})`,
         access.instruction.span,
       );
