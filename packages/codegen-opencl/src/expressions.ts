@@ -214,7 +214,7 @@ export class ClExpressionPrinter {
       case 'cast': {
         // `float16(0.1)`: the literal spelled in that type, rounded once from its exact value
         // (through a double it would need fp64, and through float it would round twice)
-        if ((e.operand.kind === 'float' || e.operand.kind === 'int') && isFloat(e.dtype as DType)) return this.expr(e.operand, e.dtype as DType);
+        if (e.operand.kind === 'float' && isFloat(e.dtype as DType)) return this.expr(e.operand, e.dtype as DType);
         const from = this.typeOfExpr(e.operand);
         const operand = this.expr(e.operand);
         return from === e.dtype ? operand : this.converted(operand, from, e.dtype as DType);
