@@ -12,7 +12,21 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { float16Bits, float16Value, generateCode, globalArg, LoomError, makeKernel, roundToFloat16, run, temporaryVariable, type DType, type Device, type HostArray } from '@loom/core';
+import {
+  float16Bits,
+  float16Value,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  roundToFloat16,
+  run,
+  setTemporaryAddressSpace,
+  temporaryVariable,
+  type DType,
+  type Device,
+  type HostArray,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { supportsDType, testDevices } from './support/devices.ts';
@@ -125,7 +139,10 @@ for (const device of testDevices()) {
       return;
     }
     const { out } = await run(half, device, { a: Float32Array.of(1, 2) });
-    assert.equal(Array.from(out as Float32Array), [1, 2].map((x) => Math.fround(roundToFloat16(0.1) + x)));
+    assert.equal(
+      Array.from(out as Float32Array),
+      [1, 2].map((x) => Math.fround(roundToFloat16(0.1) + x)),
+    );
   });
 }
 
@@ -133,7 +150,10 @@ const half = makeKernel('{ [i]: 0<=i<2 }', 'out[i] = float32(float16(0.1)) + a[i
 
 test('WGSL: enable f16 wherever a float16 value is made, and a LoomError where the adapter has no shader-f16', () => {
   assert.match(generateCode(half, wgslTarget()).code, /^enable f16;/);
-  assert.throws(() => generateCode(half, wgslTarget({ shaderF16: false })), (e: unknown) => e instanceof LoomError && /shader-f16/.test((e as Error).message));
+  assert.throws(
+    () => generateCode(half, wgslTarget({ shaderF16: false })),
+    (e: unknown) => e instanceof LoomError && /shader-f16/.test((e as Error).message),
+  );
 });
 
 test('float literals are spelled exactly: −0 with its sign, float16 rounded once, WGSL in hexadecimal where no short decimal is exact', () => {
@@ -167,6 +187,14 @@ test('a table value that does not fit its dtype, and an empty table, are LoomErr
   // NaN and ±Inf given as such are float values; 65519 rounds to float16's largest, 65504
   makeKernel('{ [i]: 0<=i<1 }', 'out[i] = tab[0]', [table('float16', [Number.NaN, -Infinity, 65519])(), '...']);
   assert.is(float16Bits(65519), float16Bits(65504));
+});
+
+test('a constant table moved to local memory is a LoomError (nothing initializes it there: the CPU device read 0s)', () => {
+  const knl = makeKernel('{ [i]: 0<=i<3 }', 'out[i] = tab[i]', [temporaryVariable('tab', { dtype: 'uint32', initializer: [9, 2 ** 32 - 1, 0], readOnly: true }), '...']);
+  assert.throws(
+    () => setTemporaryAddressSpace(knl, 'tab', 'local'),
+    (e: unknown) => e instanceof LoomError && /'tab' is a constant table/.test((e as Error).message),
+  );
 });
 
 test.run();

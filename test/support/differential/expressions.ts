@@ -7,6 +7,7 @@
 import { complexPart, isComplex, isFloat, type DType, type HostArray } from '@loom/core';
 import type { FeatureSet } from './features.ts';
 import type { Rng } from './random.ts';
+import { sideStream, specialFloats } from './tables.ts';
 
 export type GenExpr =
   | { readonly kind: 'leaf'; readonly text: string }
@@ -75,7 +76,13 @@ export class ExpressionGenerator {
   ) {
     this.complex = isComplex(dtype);
     this.float = isFloat(dtype) || this.complex;
+    this.specials = this.float && !this.complex ? specialFloats(features, dtype) : [];
+    this.side = sideStream(rng.seed, 0x5bec1a1);
   }
+
+  /** Negative zeros and subnormals (signedZeros, subnormals), drawn from a stream of their own. */
+  private readonly specials: readonly number[];
+  private readonly side: Rng;
 
   /** Comparisons, min and max are safe unless a float operand may be NaN or −0 (and never on complex values). */
   get comparesData(): boolean {
@@ -103,6 +110,12 @@ export class ExpressionGenerator {
 
   private literal(scope: Scope): GenExpr {
     const exactOnly = scope.reduction !== undefined;
+    if (!exactOnly && this.specials.length && this.side.chance(0.15)) {
+      const v = this.side.pick(this.specials);
+      // a negative literal is a negation, which the printers parenthesize only with nestedRightOperands
+      if ((v < 0 || Object.is(v, -0)) && !this.features.has('nestedRightOperands')) return leaf(String(Math.abs(v)));
+      return v < 0 || Object.is(v, -0) ? { kind: 'neg', x: leaf(String(-v === 0 ? '0.0' : -v)) } : leaf(String(v));
+    }
     const imaginary = this.complex ? ['1j', '0.5j', '-1j', ...(exactOnly ? [] : ['2j', '-2.5j'])] : [];
     const values = this.float
       ? ['0', '1', '2', '0.5', '-1', ...(exactOnly ? [] : ['3', '-2.5', ...(this.features.has('floatSpecials') ? ['1e30'] : [])])]
@@ -273,7 +286,12 @@ export class ExpressionGenerator {
       ordinary = pool === 'full' ? [-3, -2, -1, 0, 1, 2, 3, 4, 5] : [-2, -1, 0, 1, 2];
       edge = f.has('intExtremes') ? [wide ? -(2 ** 63) : -(2 ** 31), wide ? 2 ** 63 - 1 : 2 ** 31 - 1, -1, 0, 1] : [];
     }
-    const draw = () => (edge.length && r.chance(0.35) ? r.pick(edge) : r.pick(ordinary));
+    const plain = () => (edge.length && r.chance(0.35) ? r.pick(edge) : r.pick(ordinary));
+    // negative zeros and subnormals: from their own stream, in the full pool only (sums stay exact)
+    const draw = () => {
+      const v = plain();
+      return pool === 'full' && this.specials.length && this.side.chance(0.15) ? this.side.pick(this.specials) : v;
+    };
     // complex values: their parts interleaved, as a complex argument is passed
     if (this.complex) return complexPart(this.dtype) === 'float32' ? Float32Array.from({ length: 2 * size }, draw) : Float64Array.from({ length: 2 * size }, draw);
     switch (this.dtype) {

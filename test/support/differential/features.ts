@@ -48,6 +48,10 @@ export const FEATURES = {
   reductionShape: 'splitReductionInward/Outward, makeReductionInamesUnique',
   mapDomain: 'mapDomain with a split or shift map of one iname',
   untag: 'untagInames of an unrolled or ILP iname',
+  // targets: constant tables, literals and special floats (issue 24)
+  constantTables: 'a constant table (temporaryVariable with an initializer) of any dtype, float16 included, its values at the edges of the range',
+  signedZeros: '−0 among float inputs, literals and tables (WGSL may ignore the sign of a zero)',
+  subnormals: 'subnormal floats among inputs, literals and tables (WGSL may flush float32 subnormals to zero)',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
@@ -97,5 +101,6 @@ export const finiteFloatsOnly = (device: Device): boolean => device.target.name 
  * not compared (compare.ts).
  */
 export function limitsOf(device: Device): readonly Feature[] {
-  return finiteFloatsOnly(device) ? ['floatSpecials'] : [];
+  // WGSL also lets the sign of a zero be ignored and float32 subnormals be flushed (README)
+  return finiteFloatsOnly(device) ? ['floatSpecials', 'signedZeros', 'subnormals'] : [];
 }

@@ -16,6 +16,7 @@ import { globalArg, makeKernel, type DType, type HostArray, type LoopKernel } fr
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
 import { ExpressionGenerator, exprToString, leaf, type GenExpr, type Scope } from './expressions.ts';
+import { drawTable } from './tables.ts';
 
 export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri';
 
@@ -53,6 +54,7 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   const shape = rng.pick(shapes);
   const params = { n: rng.int(1, 9), m: rng.int(1, 9) };
   const gen = new ExpressionGenerator(rng, features, dtype);
+  const table = drawTable(seed, features, dtype);
 
   const outer = shape === 'map1' ? ['i'] : shape === 'map2' || shape === 'tri2' ? ['i', 'j'] : ['i'];
   const reduction = shape === 'reduce' || shape === 'reduceTri';
@@ -126,7 +128,7 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
 
   function finish(scope: Scope): KernelCase {
     const outIndex = reduction ? '[i]' : `[${index.join(', ')}]`;
-    const top = () => gen.top(outputExpr(scope), scope);
+    const top = () => gen.top(table ? gen.around(leaf(table.read), outputExpr(scope)) : outputExpr(scope), scope);
     if (features.has('conditionals') && rng.chance(0.25)) {
       lines.push(`if ${exprToString(gen.condition(scope, true))}`, `  out${outIndex} = ${exprToString(top())}`, 'else', `  out${outIndex} = ${exprToString(top())}`, 'end');
     } else {
@@ -143,8 +145,8 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
         return [name, gen.values(name === 'd' ? 'divisor' : name === 'c' || !reduction ? 'full' : 'reduction', size)];
       }),
     );
-    const argSpecs = [...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype }));
-    const argText = [...arrays].map(([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`);
+    const argSpecs = [...[...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype })), ...(table ? [table.spec] : [])];
+    const argText = [...[...arrays].map(([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`), ...(table ? [table.source] : [])];
     const source = `makeKernel(${JSON.stringify(domains)}, \`\n${instructions}\n\`, [${[...argText, "'...'"].join(', ')}], { assumptions: '${ASSUMPTIONS}' })`;
     return {
       seed,

@@ -31,6 +31,12 @@ export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readon
     for (const m of matched) chosen.add(m);
   }
   const temporaries = new Map(knl.temporaries);
-  for (const name of chosen) temporaries.set(name, { ...temporaries.get(name)!, addressSpace: space });
+  for (const name of chosen) {
+    // nothing writes a table's values into local memory before the kernel runs (it would read 0s)
+    if (space === 'local' && temporaries.get(name)!.initializer) {
+      throw new LoomError(`setTemporaryAddressSpace: '${name}' is a constant table (it has an initializer), which local memory cannot hold initialized; make it private or global`);
+    }
+    temporaries.set(name, { ...temporaries.get(name)!, addressSpace: space });
+  }
   return knl.with({ temporaries });
 }
