@@ -51,6 +51,16 @@ test('the install brings no native driver and no ts-morph: they are optional pee
   assert.not.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/src')), 'the sources are not shipped');
 });
 
+test('every package installed carries the MIT licence: its LICENSE file and its "license" field', () => {
+  const installed = readdirSync(path.join(app, 'node_modules/@loom'));
+  assert.ok(installed.length >= 7, installed.join(', '));
+  for (const name of installed) {
+    const where = path.join(app, 'node_modules/@loom', name);
+    assert.match(readFileSync(path.join(where, 'LICENSE'), 'utf8'), /^MIT License\n/, `@loom/${name}/LICENSE`);
+    assert.is(JSON.parse(readFileSync(path.join(where, 'package.json'), 'utf8')).license, 'MIT', `@loom/${name}`);
+  }
+});
+
 test('plain node runs a kernel on the CPU; the devices without their driver name the package to install', () => {
   const run = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8' });
   assert.is(run.status, 0, output(run));
