@@ -4,7 +4,7 @@
  * type-checks with plain tsc, and whose web page Vite bundles for browsers. The native drivers (webgpu, koffi) and ts-morph are optional peer
  * dependencies, so the install must not bring them; the devices that need them say so.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -51,16 +51,49 @@ test('the install brings no native driver and no ts-morph: they are optional pee
   assert.not.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/src')), 'the sources are not shipped');
 });
 
-test('plain node runs a kernel on the CPU; the devices without their driver name the package to install', () => {
+test('every package installed carries the MIT licence: its LICENSE file and its "license" field', () => {
+  const installed = readdirSync(path.join(app, 'node_modules/@loom'));
+  assert.ok(installed.length >= 7, installed.join(', '));
+  for (const name of installed) {
+    const where = path.join(app, 'node_modules/@loom', name);
+    assert.match(readFileSync(path.join(where, 'LICENSE'), 'utf8'), /^MIT License\n/, `@loom/${name}/LICENSE`);
+    assert.is(JSON.parse(readFileSync(path.join(where, 'package.json'), 'utf8')).license, 'MIT', `@loom/${name}`);
+  }
+});
+
+test('plain node runs a kernel on the CPU; the devices without their driver are undefined, their reasons name the package to install', () => {
   const run = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8' });
   assert.is(run.status, 0, output(run));
   const found = JSON.parse(run.stdout);
   assert.equal(found.out, [3, 5, 7, 10]);
   assert.equal(found.scaled, [30, 50, 70, 100]);
-  assert.equal(found.opencl.name, 'MissingPackageError');
-  assert.match(found.opencl.message, 'npm install koffi');
-  assert.equal(found.webgpu.name, 'MissingPackageError');
-  assert.match(found.webgpu.message, 'npm install webgpu');
+  assert.equal(found.opencl.device, undefined);
+  assert.match(found.opencl.reason, 'npm install koffi');
+  assert.equal(found.webgpu.device, undefined);
+  assert.match(found.webgpu.reason, 'npm install webgpu');
+  assert.match(found.any, 'CPU');
+});
+
+test("the README's first example runs as pasted in a fresh app after the README's first install line, and prints what the README says", () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const install = /```sh\n(npm install [^\n#]*?)\s*(?:#[^\n]*)?\n/.exec(readme);
+  const example = /## A first kernel\n\n```ts\n([\s\S]*?)\n```/.exec(readme);
+  assert.ok(install && example, 'the README has an install line and a first example');
+  const first = path.join(directory, 'first');
+  mkdirSync(first);
+  writeFileSync(path.join(first, 'package.json'), JSON.stringify({ name: 'first', private: true, type: 'module' }));
+  useRegistryFor(first, registry!);
+  const installed = npm([...install[1].trim().split(/\s+/).slice(1), '--prefer-offline'], first);
+  assert.is(installed.status, 0, `${install[1]} failed:\n${output(installed)}`);
+  // plain node, not tsx: the example is JavaScript as well as TypeScript, so it runs as pasted
+  writeFileSync(path.join(first, 'first.mjs'), `${example[1]}\n`);
+  const run = spawnSync(process.execPath, ['first.mjs'], { cwd: first, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  assert.is(run.status, 0, output(run));
+  const said = example[1]
+    .split('\n')
+    .filter((line) => line.startsWith('// '))
+    .map((line) => line.slice(3));
+  assert.equal(run.stdout.trim().split('\n'), said);
 });
 
 for (const resolution of ['node16', 'bundler']) {

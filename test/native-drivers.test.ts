@@ -1,7 +1,7 @@
 /**
  * The native drivers are optional peer dependencies, loaded when a device asks for them: a
- * package that is not installed is told apart from one that fails to load, and reported as a
- * MissingPackageError saying what to install. Dawn's limit notices are kept off stderr (unless
+ * package that is not installed is told apart from one that fails to load, and its message (a
+ * MissingPackageError's) says what to install; the devices give it as their unavailable reason. Dawn's limit notices are kept off stderr (unless
  * LOOM_DEBUG is set), and nothing else it prints is.
  */
 import { spawnSync } from 'node:child_process';

@@ -36,7 +36,9 @@ export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
 /**
  * An OpenCL device, or `undefined` when no OpenCL driver or device is present
  * (`openclUnavailableReason()` says why; whether that fails a test run is the tests' policy).
- * Without the `koffi` package installed, it throws a MissingPackageError instead.
+ * Without the `koffi` package installed it is `undefined` too, and the reason says `npm install koffi`:
+ * asking for a device never throws for a missing driver, so `openclDevice() ?? cpuDevice()` always
+ * gives a device (`anyDevice()` in `@loom/dsl` tries every installed one).
  */
 export function openclDevice(options: OpenCLContextOptions = {}): OpenCLDevice | undefined {
   checkOptionKeys('openclDevice', options, OPENCL_DEVICE_OPTIONS);

@@ -2,7 +2,8 @@
  * WebGPU in Node: Dawn, through the `webgpu` package, loaded only when a device is asked
  * for (generating WGSL never needs the native module, and machines without it can still
  * import this package). `webgpu` is an optional peer dependency: when it is not installed,
- * asking for the device throws a MissingPackageError saying `npm install webgpu`.
+ * loading Dawn fails with a MissingPackageError saying `npm install webgpu`, which
+ * `webgpuDevice()` turns into `undefined` and its unavailable reason.
  *
  * Dawn's instance (the `GPU` object `create()` returns) must stay alive as long as any
  * adapter or device made from it is used: if it is garbage-collected, Dawn's event processing

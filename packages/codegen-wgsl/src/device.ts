@@ -20,7 +20,6 @@ import {
   getDefaultCacheSize,
   LoomError,
   LruCache,
-  MissingPackageError,
   type BufferPoolStats,
   type Device,
   type DeviceBuffer,
@@ -96,7 +95,9 @@ export function setDefaultGpu(gpu: DefaultGpu): void {
 /**
  * A WebGPU device, or `undefined` when there is no WebGPU implementation or adapter here
  * (`webgpuUnavailableReason()` says why; whether that fails a test run is the tests' policy).
- * In Node, without the `webgpu` package installed, it throws a MissingPackageError instead.
+ * In Node, without the `webgpu` package installed it is `undefined` too, and the reason says
+ * `npm install webgpu`: asking for a device never throws for a missing driver, so
+ * `(await webgpuDevice()) ?? cpuDevice()` always gives a device.
  */
 export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<WebGPUDevice | undefined> {
   checkOptionKeys('webgpuDevice', options, WEBGPU_DEVICE_OPTIONS);
@@ -104,7 +105,6 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
   try {
     gpu = options.gpu ?? (await defaultGpu(options));
   } catch (e) {
-    if (e instanceof MissingPackageError) throw e;
     unavailable = (e as Error).message;
     return undefined;
   }
@@ -116,7 +116,7 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
   if (!adapter) {
     unavailable =
       'no WebGPU adapter: no GPU driver that Dawn can use was found ' +
-      "(on Debian, `sudo bash scripts/install-drivers.sh` installs Mesa's lavapipe, a Vulkan driver running on the CPU)";
+      "(install a Vulkan driver: a GPU vendor's, or Mesa's lavapipe for the CPU, e.g. `apt install mesa-vulkan-drivers` on Debian and Ubuntu)";
     return undefined;
   }
   const limits = adapterLimits(adapter);

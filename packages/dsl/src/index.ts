@@ -9,6 +9,7 @@
  * The `loom typegen` CLI (and `@loom/dsl/typegen`) types kernels written with templates.
  */
 export { kernel, type Domains, type Instructions } from './builder/kernel.ts';
+export { anyDevice, type AnyDeviceOptions, type DeviceKind } from './any-device.ts';
 export { KernelBuilder } from './builder/builder.ts';
 export type { BuilderFor } from './builder/typing.ts';
 export type { KernelBuilderOptions, SplitOptions, TileOptions, PrefetchOptions, StatsOptions } from './builder/options.ts';

@@ -1,10 +1,11 @@
 // An app as a user writes it, in plain JavaScript run by plain Node, with Loom installed from a
-// registry: a kernel computed on the CPU, and the devices whose native drivers were not installed.
-// It prints what it found as one JSON line.
+// registry: a kernel computed on the CPU, the devices whose native drivers were not installed
+// (undefined, with the reason), and anyDevice() falling through to the CPU. It prints what it found
+// as one JSON line.
 import { cpuDevice } from '@loom/codegen-js';
-import { openclDevice } from '@loom/codegen-opencl';
-import { webgpuDevice } from '@loom/codegen-wgsl';
-import { f32, kernel } from '@loom/dsl';
+import { openclDevice, openclUnavailableReason } from '@loom/codegen-opencl';
+import { webgpuDevice, webgpuUnavailableReason } from '@loom/codegen-wgsl';
+import { anyDevice, f32, kernel } from '@loom/dsl';
 import { mulConst } from '@loom/computation';
 
 const affine = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1').args({ a: f32('n'), out: f32.out('n') });
@@ -13,19 +14,11 @@ const { out } = await affine.run(cpuDevice(), { a: new Float32Array([1, 2, 3, 4.
 const scaled = affine.attach('out', mulConst({ dtype: 'float32' }, 10), 'input', { output: 'scaled' });
 const { scaled: tenfold } = await scaled.run(cpuDevice(), { a: new Float32Array([1, 2, 3, 4.5]) });
 
-/** What asking for a device threw: its class and message. */
-async function refusal(askForDevice) {
-  try {
-    await askForDevice();
-    return undefined;
-  } catch (error) {
-    return { name: error.name, message: error.message };
-  }
-}
 
 console.log(JSON.stringify({
   out: Array.from(out),
   scaled: Array.from(tenfold),
-  opencl: await refusal(() => openclDevice()),
-  webgpu: await refusal(() => webgpuDevice()),
+  opencl: { device: openclDevice(), reason: openclUnavailableReason() },
+  webgpu: { device: await webgpuDevice(), reason: webgpuUnavailableReason() },
+  any: (await anyDevice()).name,
 }));

@@ -159,8 +159,8 @@ function load(): LoadResult {
     // A plain require keeps the native addon out of the import graph until OpenCL is actually used.
     koffi = createRequire(import.meta.url)('koffi') as Koffi;
   } catch (e) {
-    // koffi is an optional peer dependency: not installed is the app's mistake, to be told, not skipped
-    if (isPackageNotFound(e, 'koffi')) throw new MissingPackageError('koffi', 'the OpenCL device (native calls from Node)');
+    // koffi is an optional peer dependency: without it there is no OpenCL device, and the reason says what to install
+    if (isPackageNotFound(e, 'koffi')) return { failure: new MissingPackageError('koffi', 'the OpenCL device (native calls from Node)').message };
     return { failure: `the koffi package (native calls from Node) could not be loaded: ${firstLine(e)}` };
   }
 

@@ -395,7 +395,7 @@ function listPlatforms(api: OpenCLApi): Handle[] | string {
   const count = new Uint32Array(1);
   const code = api.clGetPlatformIDs(0, null, count);
   if (code === -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (code === CL.CL_SUCCESS && count[0] === 0)) {
-    return 'no OpenCL platform: the ICD loader found no driver (install PoCL with scripts/install-drivers.sh, or a GPU driver)';
+    return "no OpenCL platform: the ICD loader found no driver (install one: a GPU vendor's driver, or PoCL for the CPU, e.g. apt install pocl-opencl-icd on Debian and Ubuntu)";
   }
   if (code !== CL.CL_SUCCESS) return `clGetPlatformIDs failed: ${errorName(code)}`;
   const platforms = new BigUint64Array(count[0]);

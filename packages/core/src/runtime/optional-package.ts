@@ -1,9 +1,10 @@
 /**
  * The native drivers are optional peer dependencies: `webgpu` (Dawn) for the WebGPU device, `koffi`
  * (calls into the OpenCL library) for the OpenCL device. Installing Loom downloads neither; a device
- * loads its driver package when it is asked for. A driver package that is not installed is a
- * mistake in the app's setup, not a machine without a GPU, so the device does not quietly return
- * undefined: it throws a `MissingPackageError` that says what to install.
+ * loads its driver package when it is asked for. A driver package that is not installed means no
+ * such device, as a machine without the driver does: `openclDevice()` and `webgpuDevice()` return
+ * undefined, and their unavailable reason is a `MissingPackageError`'s message, which says what to
+ * install (so `openclDevice() ?? cpuDevice()` never throws for a missing package).
  */
 import { LoomError } from '../errors.ts';
 

@@ -1,0 +1,112 @@
+/**
+ * `anyDevice()`: the best device this process can have, found at run time among the device
+ * packages that are installed. Each device lives in its own optional package (OpenCL in
+ * `@loom/codegen-opencl` with `koffi`, WebGPU in `@loom/codegen-wgsl` with `webgpu`, the CPU in
+ * `@loom/codegen-js`), so a program that imported them all would fail to start wherever one is
+ * missing. This looks each one up by name instead, and a package or driver that is not there is
+ * a reason to try the next one, never an error, until none is left.
+ */
+import { checkOptionKeys, isPackageNotFound, LoomError, optionKeys, type Device } from '@loom/core';
+
+/** The kinds of device `anyDevice` knows, in its default order of preference. */
+export type DeviceKind = 'opencl' | 'webgpu' | 'cpu';
+
+export interface AnyDeviceOptions {
+  /** The kinds to try, in order (default: OpenCL, then WebGPU, then the CPU). */
+  readonly prefer?: readonly DeviceKind[];
+}
+
+const ANY_DEVICE_OPTIONS = optionKeys<AnyDeviceOptions>()(['prefer']);
+
+/** How to ask one package for its device, and why there is none. */
+interface DeviceSource {
+  readonly label: string;
+  readonly packageName: string;
+  /** What to install with the package for this device to exist (its native driver package). */
+  readonly alsoInstall: string;
+  open(module: Record<string, unknown>): Promise<Device | string>;
+}
+
+const SOURCES: Record<DeviceKind, DeviceSource> = {
+  opencl: {
+    label: 'OpenCL',
+    packageName: '@loom/codegen-opencl',
+    alsoInstall: ' koffi',
+    async open(m) {
+      const device = (m.openclDevice as () => Device | undefined)();
+      return device ?? (m.openclUnavailableReason as () => string)();
+    },
+  },
+  webgpu: {
+    label: 'WebGPU',
+    packageName: '@loom/codegen-wgsl',
+    alsoInstall: ' webgpu',
+    async open(m) {
+      const device = await (m.webgpuDevice as () => Promise<Device | undefined>)();
+      return device ?? (m.webgpuUnavailableReason as () => string)();
+    },
+  },
+  cpu: {
+    label: 'CPU',
+    packageName: '@loom/codegen-js',
+    alsoInstall: '',
+    async open(m) {
+      return (m.cpuDevice as () => Device)();
+    },
+  },
+};
+
+const DEFAULT_ORDER: readonly DeviceKind[] = ['opencl', 'webgpu', 'cpu'];
+
+/**
+ * The first device of `prefer` (OpenCL, WebGPU, the CPU by default) whose package is installed
+ * and whose driver finds a device. It never fails for a missing package or driver; only when no
+ * kind is left does it throw a `LoomError` that says, for each kind, why there was none and what
+ * to install.
+ *
+ * In Node it finds the packages by name at run time. A browser bundle holds only what it
+ * imports, so in a page call the devices directly: `(await webgpuDevice()) ?? cpuDevice()`.
+ *
+ * ```ts
+ * import { anyDevice, f32, kernel } from '@loom/dsl';
+ *
+ * const device = await anyDevice();                          // OpenCL, WebGPU or the CPU
+ * const gpuOnly = await anyDevice({ prefer: ['webgpu', 'opencl'] }).catch(() => undefined);
+ * ```
+ */
+export async function anyDevice(options: AnyDeviceOptions = {}): Promise<Device> {
+  checkOptionKeys('anyDevice', options, ANY_DEVICE_OPTIONS);
+  const order = options.prefer ?? DEFAULT_ORDER;
+  for (const kind of order) if (!(kind in SOURCES)) throw new LoomError(`anyDevice: unknown device kind '${kind}' (known: ${DEFAULT_ORDER.join(', ')})`);
+  if (order.length === 0) throw new LoomError('anyDevice: prefer lists no device kind');
+  const reasons: string[] = [];
+  for (const kind of order) {
+    const source = SOURCES[kind];
+    const found = await deviceFrom(source);
+    if (typeof found !== 'string') return found;
+    reasons.push(`${source.label}: ${found}`);
+  }
+  throw new LoomError(`no device found:\n  ${reasons.join('\n  ')}`);
+}
+
+/** The source's device, or why there is none. */
+async function deviceFrom(source: DeviceSource): Promise<Device | string> {
+  let module: Record<string, unknown>;
+  try {
+    module = await importByName(source.packageName);
+  } catch (e) {
+    const install = `npm install ${source.packageName}${source.alsoInstall}`;
+    return isPackageNotFound(e, source.packageName) ? `${source.packageName} is not installed (${install})` : `${source.packageName} could not be loaded: ${firstLine(e)}`;
+  }
+  return source.open(module);
+}
+
+/**
+ * `import(name)` with a name bundlers do not try to resolve at build time: a package the app
+ * did not install must not break its build, only leave that kind of device out.
+ */
+function importByName(name: string): Promise<Record<string, unknown>> {
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+}
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0];

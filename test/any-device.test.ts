@@ -1,0 +1,44 @@
+/**
+ * anyDevice(): the first of OpenCL, WebGPU and the CPU that is installed and present (the
+ * installed test checks the fall-through when the driver packages are missing).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LoomError } from '@loom/core';
+import { anyDevice, f32, kernel } from '@loom/dsl';
+import { testDevices } from './support/devices.ts';
+
+const double = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').args({ a: f32('n'), out: f32.out('n') });
+
+test('by default it is the first kind present, in the order OpenCL, WebGPU, CPU', async () => {
+  const order = ['OpenCL', 'WebGPU', 'CPU'];
+  const expected = testDevices()
+    .map((d) => d.name)
+    .sort((a, b) => order.findIndex((k) => a.startsWith(k)) - order.findIndex((k) => b.startsWith(k)))[0];
+  const device = await anyDevice();
+  assert.is(device.name, expected);
+  const { out } = await double.run(device, { a: new Float32Array([1, 2, 3]) });
+  assert.equal(Array.from(out), [2, 4, 6]);
+});
+
+test('prefer picks the order, and each kind present is found', async () => {
+  assert.match((await anyDevice({ prefer: ['cpu', 'opencl'] })).name, /^CPU/);
+  for (const device of testDevices()) {
+    const kind = device.name.startsWith('OpenCL') ? 'opencl' : device.name.startsWith('WebGPU') ? 'webgpu' : 'cpu';
+    const found = await anyDevice({ prefer: [kind] });
+    assert.is(found.target.name, device.target.name);
+  }
+});
+
+test('an unknown kind, an empty list or an unknown option is a LoomError', async () => {
+  for (const options of [{ prefer: ['gpu'] }, { prefer: [] }, { prefered: ['cpu'] }]) {
+    try {
+      await anyDevice(options as never);
+      assert.unreachable(JSON.stringify(options));
+    } catch (e) {
+      assert.instance(e, LoomError);
+    }
+  }
+});
+
+test.run();
