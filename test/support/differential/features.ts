@@ -48,6 +48,10 @@ export const FEATURES = {
   reductionShape: 'splitReductionInward/Outward, makeReductionInamesUnique',
   mapDomain: 'mapDomain with a split or shift map of one iname',
   untag: 'untagInames of an unrolled or ILP iname',
+  // pointwise payloads (elementwise, issue 24): random JS payloads against plain JS (pointwise.ts)
+  pointwiseWeakLiterals: 'float literals and Math constants (1 / 3, Math.PI) in pointwise payloads, weak beside float32 or float64 data',
+  pointwiseStrictEquality: '=== and !== in pointwise payloads, booleans beside numbers (JS: never strictly equal)',
+  pointwiseMixedDTypes: 'pointwise payloads over float, int32 and bool tensors mixed (bool inputs are booleans only in a bool computation)',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
