@@ -19,6 +19,8 @@ import { randomInt } from 'node:crypto';
 import { cpuDevice } from '@loom/codegen-js';
 import { testDevices } from '../test/support/devices.ts';
 import { ALL_FEATURES, caseHasFinding, FeatureSet, formatReport, runSeed, type Feature } from '../test/support/differential/index.ts';
+import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
+import { supportsDType } from '../test/support/devices.ts';
 
 function parseArgs(argv: readonly string[]) {
   let minutes = 10;
@@ -73,7 +75,16 @@ while (seeds.length ? queue.length : Date.now() < deadline) {
     for (const d of result.devices) bump(d.device, d.outcome.kind);
     if (caseHasFinding(result)) console.log(`\n${formatReport(result)}`);
   }
-  if (results.some(caseHasFinding)) failingSeeds.push(seed);
+  // the same seed's pointwise payload (pointwise.ts) on every device, against plain JS
+  let pointwiseFinding = false;
+  for (const device of devices) {
+    const c = pointwiseCase(seed, features, supportsDType(device, 'float64'));
+    const finding = await runPointwiseCase(c, device).catch((e: Error) => `${device.name}: ${c.source} on ${c.dtypes.join(', ')} threw ${e.message}`);
+    bump(device.name, finding ? 'pointwise-mismatch' : 'pointwise-ok');
+    if (finding) console.log(`\npointwise, seed ${seed}: ${finding}`);
+    pointwiseFinding ||= finding !== undefined;
+  }
+  if (results.some(caseHasFinding) || pointwiseFinding) failingSeeds.push(seed);
   else if (seeds.length && !quiet) console.log(`seed ${seed}: no disagreement (${results.map((r) => r.chain?.steps.length ?? 0).join(' + ')} steps)`);
   if (!quiet && !seeds.length && cases % 50 === 0) console.log(`... ${cases} cases, ${failingSeeds.length} with findings`);
 }

@@ -13,9 +13,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { testDevices } from './support/devices.ts';
+import { supportsDType, testDevices } from './support/devices.ts';
 import { compareArrays, floatsAgree } from './support/differential/compare.ts';
 import { caseHasFinding, FeatureSet, formatReport, limitsOf, planCase, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
+import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 
 /**
  * Feature classes left out of the sample, each with the reason (issue 10: a class left out
@@ -147,6 +148,17 @@ test('a device that assumes finite floats: its non-finite reference elements are
   for (const device of testDevices()) {
     const [own] = await runSeed(2001, new FeatureSet(EXCLUDED), [device], reference);
     assert.is(own.features.has('floatSpecials'), device.target.name !== 'wgsl', device.name);
+  }
+});
+
+test('pointwise payloads (weak literals, === beside booleans, mixed dtypes) equal plain JS on every device, fixed seeds', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  for (const device of testDevices()) {
+    const seeds = range(1, device === testDevices()[0] ? 30 : 6);
+    for (const seed of seeds) {
+      const finding = await runPointwiseCase(pointwiseCase(seed, features, supportsDType(device, 'float64')), device);
+      assert.is(finding, undefined, `pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`);
+    }
   }
 });
 

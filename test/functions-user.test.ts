@@ -140,4 +140,48 @@ test('names given to a function go through the name checks; built-ins cannot be 
   assert.throws(() => registerFunction(withRule, { ...spec, name: 'sq' }), /has a substitution rule 'sq' already/);
 });
 
+/**
+ * An int32 result documented to saturate (issue 24, item 9): the JavaScript implementation
+ * returns a double, which Loom converts as a float converts (truncated, saturated, NaN → 0);
+ * the OpenCL and WGSL implementations do the same conversion themselves, as the docs ask of
+ * an implementation with an integer result (WGSL may assume no NaN, so its test is on the bits).
+ * The argument, an int32 read from float32 data,
+ * is converted by Loom on every device with the same meaning.
+ */
+const thousandfold = defineFunction({
+  name: 'thousandfold',
+  signature: { args: ['float32'], result: 'int32' },
+  opencl: { name: 'loom_user_thousandfold', preamble: 'inline int loom_user_thousandfold(float x) { return convert_int_sat_rtz(x * 1000.0f); }' },
+  wgsl: {
+    name: 'thousandfold_f32',
+    preamble:
+      'fn thousandfold_f32(x: f32) -> i32 { let y = x * 1000.0; if ((bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u) { return 0; } if (y >= 2147483648.0) { return 2147483647; } if (y <= -2147483648.0) { return -2147483647 - 1; } return i32(y); }',
+  },
+  js: (x: number) => x * 1000,
+});
+const identity32 = defineFunction({
+  name: 'identity32',
+  signature: { args: ['int32'], result: 'int32' },
+  opencl: { name: 'loom_user_identity32', preamble: 'inline int loom_user_identity32(int x) { return x; }' },
+  wgsl: { name: 'identity32_i32', preamble: 'fn identity32_i32(x: i32) -> i32 { return x; }' },
+  js: (x: number) => x,
+});
+
+/** A float converted to int32 as the docs say: truncated, saturated at the range, NaN → 0. */
+const saturated = (x: number) => (Number.isNaN(x) ? 0 : Math.min(2 ** 31 - 1, Math.max(-(2 ** 31), Math.trunc(x))));
+
+for (const device of testDevices()) {
+  test(`${device.name}: an int32 result and an int32 argument saturate (in range, beyond both ends, NaN), as plain JS says`, async () => {
+    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['out[i] = thousandfold(a[i])', 'arg[i] = identity32(a[i])']), thousandfold, identity32);
+    const a = new Float32Array([1.5, -2.25, 3e6, -3e6, 4e9, -4e9, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+    const { out, arg } = await run(knl, device, { a });
+    // 3e6 * 1000 = 3e9: once wrapped to -1294967296 on the CPU device
+    assert.equal(
+      Array.from(out as Int32Array),
+      Array.from(a, (x) => saturated(Math.fround(x * 1000))),
+    );
+    assert.equal(Array.from(arg as Int32Array), Array.from(a, saturated));
+  });
+}
+
 test.run();

@@ -31,7 +31,9 @@ export class UserCalls {
         if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
           throw new LoomError(`function '${name}' returned ${typeof value}, not a number`);
         }
-        return toRepresentation(value, result);
+        // a JavaScript number is a double, whole or not: into an integer dtype it converts as a
+        // float does, truncated and saturated (3e9 into int32 is 2147483647, not a wrapped -1294967296)
+        return toRepresentation(value, result, typeof value === 'number' ? 'float64' : undefined);
       });
     }
     return { key, signature };

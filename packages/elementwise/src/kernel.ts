@@ -38,7 +38,7 @@
  */
 import { assignment, expr, exprType, makeKernel, globalArg, tagArrayAxes, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
-import { complex, lower, real, storedParts, type LowerEnv, type Value } from './lower.ts';
+import { complex, lowerOutputs, real, storedParts, type LowerEnv, type Value } from './lower.ts';
 import type { Payload } from './payload.ts';
 import { scheduleVariant, VECTOR_LANES, type VariantName } from './variants.ts';
 
@@ -266,6 +266,10 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     },
     bind: (e) => {
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float') return e;
+      // a weak value (literals, and conditionals between them: `Math.hypot(x, Math.PI)`'s
+      // |PI|) stays an expression: a temporary would need a dtype, where a literal takes the
+      // dtype of what it meets (float64 beside float64 data, not the float32 of a weak float)
+      if (exprType(e, env.typeOf).weak) return e;
       const n = `tmp${ids.calc.length}`;
       const dtype = temporaryType(e, env.typeOf);
       instructions.push(assignment(variable(n), e, { id: `calc_${n}`, temporary: dtype, dependsOn: after(ids.index, ids.load, ids.calc) }));
@@ -276,10 +280,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   };
 
   // outputs: stored after every load (nosync: each work-item reads and writes only its own elements)
+  const values = lowerOutputs(payload.outputs, env);
   spec.outputs.forEach((output, k) => {
     const name = operandName('out', k);
     addressParams(name, output.unitInner);
-    const value = lower(payload.outputs[k], env);
+    const value = values[k];
     const parts = storedParts(value, output.dtype, env);
     const targets = access(name, output.storage, output.dtype, output.unitInner);
     targets.forEach((target, p) => {

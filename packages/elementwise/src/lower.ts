@@ -19,11 +19,11 @@
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
-import { exprType, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
+import { exprTypes, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
-const { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
+const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
 const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 
 /** A lowered value: one real expression, or a complex number as two. */
@@ -71,14 +71,68 @@ const FLOAT_FUNCTIONS = new Set([
 /** Rounding functions: the identity on integers. */
 const ROUNDING = new Set(['floor', 'ceil', 'trunc', 'round']);
 
-export function lower(e: Expr, env: LowerEnv): Value {
-  return new Lowering(env).value(e);
+/**
+ * The values of a payload's outputs. A node the payload uses more than once (a `const` local,
+ * which the reader shares rather than copies) is lowered once, into a temporary: so the kernel
+ * grows with the payload's text, not with the tree it unfolds to (`const b = a + a` on a chain
+ * of forty locals is forty temporaries, not 2^40 terms).
+ */
+export function lowerOutputs(outputs: readonly Expr[], env: LowerEnv): Value[] {
+  const lowering = new Lowering(env, sharedNodes(outputs));
+  return outputs.map((o) => {
+    const v = lowering.value(o);
+    // what stays shared (weak values) is written out at each use by the passes that follow
+    for (const part of v.kind === 'complex' ? [v.re, v.im] : [v.expr]) expr.checkExpressionBounds(part, 'the payload, lowered,');
+    return v;
+  });
+}
+
+/** The nodes reachable from `roots` by more than one path (each node's children counted once). */
+function sharedNodes(roots: readonly Expr[]): ReadonlySet<Expr> {
+  const seen = new Set<Expr>();
+  const shared = new Set<Expr>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (seen.has(e)) {
+      shared.add(e);
+      continue;
+    }
+    seen.add(e);
+    stack.push(...expr.children(e));
+  }
+  return shared;
 }
 
 class Lowering {
-  constructor(private readonly env: LowerEnv) {}
+  /** The value of each shared node, once lowered. */
+  readonly #done = new Map<Expr, Value>();
+
+  constructor(
+    private readonly env: LowerEnv,
+    private readonly shared: ReadonlySet<Expr> = new Set(),
+  ) {}
 
   value(e: Expr): Value {
+    const done = this.#done.get(e);
+    if (done) return done;
+    const v = this.lowered(e);
+    if (!this.shared.has(e)) return v;
+    const kept = this.keep(v);
+    this.#done.set(e, kept);
+    return kept;
+  }
+
+  /**
+   * A shared value in temporaries. Weak values (literals, and conditionals between them) stay
+   * as they are: a temporary would fix their dtype, where a literal takes its partner's.
+   */
+  private keep(v: Value): Value {
+    const part = (p: Expr) => (this.typeOf(p).weak ? p : this.env.bind(p));
+    return v.kind === 'complex' ? complex(part(v.re), part(v.im), v.dtype) : real(part(v.expr));
+  }
+
+  private lowered(e: Expr): Value {
     switch (e.kind) {
       case 'int':
       case 'bool':
@@ -141,8 +195,11 @@ class Lowering {
 
   // -- real helpers ------------------------------------------------------------
 
+  /** Types remembered per node: a chain of shared weak values (below) is a DAG, typed in linear time. */
+  readonly #types = exprTypes((n) => this.env.typeOf(n));
+
   private typeOf(e: Expr) {
-    return exprType(e, this.env.typeOf);
+    return this.#types(e);
   }
 
   /** `e` as a float: integers (and bools) become float32, integer literals float literals. */
@@ -276,6 +333,13 @@ class Lowering {
           ),
         );
       }
+      case 'jsstricteq':
+      case 'jsstrictne': {
+        const [a, b] = args;
+        const equal = fn === 'jsstricteq';
+        if (a.kind === 'complex' || b.kind === 'complex') return this.compare(equal ? '==' : '!=', a, b);
+        return real(this.strictEquality(equal, a.expr, b.expr));
+      }
       case 'real': {
         const [z] = args;
         return real(z.kind === 'complex' ? z.re : z.expr);
@@ -307,6 +371,32 @@ class Lowering {
           ),
         );
     }
+  }
+
+  /**
+   * `a === b` (`equal`) or `a !== b`: JavaScript never finds a boolean strictly equal to a
+   * number, so operands of one kind compare as `==` does, and a boolean beside a number is
+   * decided (false for ===). A value that is a boolean on some elements and a number on
+   * others (`c ? true : 1`) is a conditional: the comparison goes into its branches.
+   */
+  private strictEquality(equal: boolean, a: Expr, b: Expr): Expr {
+    const [ka, kb] = [this.jsKind(a), this.jsKind(b)];
+    if (ka === 'mixed' || kb === 'mixed') {
+      const [split, other] = ka === 'mixed' ? [a as Extract<Expr, { kind: 'if' }>, this.env.bind(b)] : [b as Extract<Expr, { kind: 'if' }>, this.env.bind(a)];
+      const branch = (x: Expr) => (ka === 'mixed' ? this.strictEquality(equal, x, other) : this.strictEquality(equal, other, x));
+      return ifThenElse(split.condition, branch(split.then), branch(split.otherwise));
+    }
+    if (ka !== kb) return bool(!equal);
+    return compare(equal ? '==' : '!=', a, b);
+  }
+
+  /** Whether `e` is a JavaScript boolean, a number, or either depending on the element (a conditional). */
+  private jsKind(e: Expr): 'boolean' | 'number' | 'mixed' {
+    if (e.kind === 'if') {
+      const [t, o] = [this.jsKind(e.then), this.jsKind(e.otherwise)];
+      return t === o ? t : 'mixed';
+    }
+    return isBoolean(e) || this.typeOf(e).dtype === 'bool' ? 'boolean' : 'number';
   }
 
   private realFunction(fn: string, args: Expr[]): Expr {

@@ -13,7 +13,7 @@
  * dtypes are known.
  */
 import { parse, type ArrowFunctionExpression, type Expression, type FunctionExpression, type Node, type Property } from 'acorn';
-import { expr, LoomError, type SourceSpan } from '@loom/core';
+import { expr, LoomError, type Expr, type SourceSpan } from '@loom/core';
 import { PayloadTranslator, type Fail } from './payload-translate.ts';
 import type { Payload } from './payload.ts';
 
@@ -52,9 +52,9 @@ export function fromFunctionSource(source: string, name: string): Payload {
       : [translator.expression(returned)];
   if (outputs.length === 0) fail(returned, 'the payload returns no outputs');
   // Locals are shared, not copied (`const b = a + a` points at `a`'s node twice), so reading
-  // is linear; but the kernel's passes walk trees, whose size a chain of locals can double at
-  // each step. The bounds refuse what they could not walk, before they try.
-  for (const o of outputs) expr.checkExpressionBounds(o, 'the payload', wholeOf(source));
+  // is linear, and the kernel builder gives each shared node a temporary (lower.ts): the
+  // kernel grows with the payload's distinct nodes, which are bounded here, with its depth.
+  checkPayloadBounds(outputs, wholeOf(source));
   return { name: name || (fn.type === 'FunctionExpression' && fn.id ? fn.id.name : methodName) || 'pointwise', params, outputs, source };
 }
 
@@ -109,6 +109,31 @@ function attempt(source: string, prefix: string, suffix: string): FoundFunction 
     }
   }
   return { at: -1 };
+}
+
+/**
+ * The most distinct expression nodes a payload may have. Each may become a temporary, and the
+ * kernel's passes are not linear in the number of instructions: ten thousand keeps a build
+ * within seconds, far beyond any payload written by hand.
+ */
+export const MAX_PAYLOAD_NODES = 10_000;
+
+/** Refuses payloads nested deeper than the core's bound, or with more than `MAX_PAYLOAD_NODES` distinct nodes. */
+function checkPayloadBounds(outputs: readonly Expr[], span: SourceSpan): void {
+  for (const o of outputs) {
+    if (expr.measureExpression(o).depth > expr.MAX_EXPRESSION_DEPTH) expr.checkExpressionBounds(o, 'the payload', span);
+  }
+  const seen = new Set<Expr>();
+  const stack = [...outputs];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (seen.has(e)) continue;
+    seen.add(e);
+    if (seen.size > MAX_PAYLOAD_NODES) {
+      throw new LoomError(`the payload has more than ${MAX_PAYLOAD_NODES} distinct operations and operands; split it into several pointwise calls`, span);
+    }
+    stack.push(...expr.children(e));
+  }
 }
 
 function wholeOf(source: string): SourceSpan {

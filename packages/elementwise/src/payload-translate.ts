@@ -17,6 +17,7 @@ import type {
   VariableDeclaration,
 } from 'acorn';
 import { expr, type Expr } from '@loom/core';
+import { foldLiterals, numberLiteral } from './fold.ts';
 
 const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not, variable } = expr;
 
@@ -29,6 +30,8 @@ export const PAYLOAD_FUNCTIONS: Readonly<Record<string, number>> = Object.freeze
   jspow: 2,
   jsround: 1,
   jshypot: 0,
+  jsstricteq: 2,
+  jsstrictne: 2,
   real: 1,
   imag: 1,
   conj: 1,
@@ -80,9 +83,10 @@ const BINARY: Readonly<Record<string, (l: Expr, r: Expr) => Expr>> = {
   '>': (l, r) => compare('>', l, r),
   '>=': (l, r) => compare('>=', l, r),
   '==': (l, r) => compare('==', l, r),
-  '===': (l, r) => compare('==', l, r),
+  // strict: a bool never equals a number (`(x > 0) === 1` is false), decided once typed (lower.ts)
+  '===': (l, r) => call('jsstricteq', [l, r]),
   '!=': (l, r) => compare('!=', l, r),
-  '!==': (l, r) => compare('!=', l, r),
+  '!==': (l, r) => call('jsstrictne', [l, r]),
   '&&': (l, r) => logical('and', l, r),
   '||': (l, r) => logical('or', l, r),
   // on integers, as the kernel language (and PyTorch) define them; floats are refused when typed
@@ -150,7 +154,7 @@ export class PayloadTranslator {
     }
     this.#depth++;
     try {
-      return this.translate(node);
+      return foldLiterals(this.translate(node));
     } finally {
       this.#depth--;
     }
@@ -207,8 +211,7 @@ export class PayloadTranslator {
     switch (e.operator) {
       case '-': {
         const operand = this.expression(e.argument);
-        // fold -2 into a literal, so it prints (and types) as one; -0 is a float, as integers have no -0
-        if (operand.kind === 'int' || operand.kind === 'float') return operand.kind === 'int' && operand.value !== 0 ? int(-operand.value) : float(-operand.value);
+        // -2 is folded into a literal (by `expression`), so it prints (and types) as one
         return neg(operand);
       }
       case '+':
@@ -271,9 +274,4 @@ export class PayloadTranslator {
 
 function isMath(e: Node): boolean {
   return e.type === 'Identifier' && (e as Identifier).name === 'Math';
-}
-
-/** A number as an IR literal: whole numbers in int32 range are (weak) integers. */
-function numberLiteral(value: number): Expr {
-  return Number.isInteger(value) && Math.abs(value) < 2 ** 31 ? int(value) : float(value);
 }
