@@ -48,6 +48,9 @@ export const FEATURES = {
   reductionShape: 'splitReductionInward/Outward, makeReductionInamesUnique',
   mapDomain: 'mapDomain with a split or shift map of one iname',
   untag: 'untagInames of an unrolled or ILP iname',
+  // the computation library (s6-computation, issue 24): cases of computations.ts, not kernels
+  computationPredicates: 'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
+  computationComplex: 'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
