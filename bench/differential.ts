@@ -21,6 +21,7 @@ import { testDevices } from '../test/support/devices.ts';
 import { ALL_FEATURES, caseHasFinding, FeatureSet, formatReport, runSeed, type Feature } from '../test/support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { supportsDType } from '../test/support/devices.ts';
+import { runComputationCase } from '../test/support/differential/computations.ts';
 
 function parseArgs(argv: readonly string[]) {
   let minutes = 10;
@@ -84,7 +85,10 @@ while (seeds.length ? queue.length : Date.now() < deadline) {
     if (finding) console.log(`\npointwise, seed ${seed}: ${finding}`);
     pointwiseFinding ||= finding !== undefined;
   }
-  if (results.some(caseHasFinding) || pointwiseFinding) failingSeeds.push(seed);
+  // the computation library's case of the same seed (reduce, scan, complex arrays), when enabled
+  const computations = features.has('computationPredicates') || features.has('computationComplex') ? await runComputationCase(seed, features, devices) : undefined;
+  for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);
+  if (results.some(caseHasFinding) || pointwiseFinding || computations?.findings.length) failingSeeds.push(seed);
   else if (seeds.length && !quiet) console.log(`seed ${seed}: no disagreement (${results.map((r) => r.chain?.steps.length ?? 0).join(' + ')} steps)`);
   if (!quiet && !seeds.length && cases % 50 === 0) console.log(`... ${cases} cases, ${failingSeeds.length} with findings`);
 }

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { addDtypes, fixParameters, generateCode, globalArg, LoomError, makeKernel, run, type LoopKernel } from '@loom/core';
 import { kernel, f32 } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
-import { attach, cast, ignore, mulConst, mulParam, transformation } from '@loom/computation';
+import { attach, cast, ignore, mulConst, mulParam, pureParallel, transformation } from '@loom/computation';
 import { pointwise, tensor } from '@loom/elementwise';
 import { DEFAULT_MATMUL, matmulKernel } from '../examples/matmul.ts';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
@@ -208,6 +208,52 @@ test('refused when the transformation is made: bodies that read memory directly,
   refused(() => make('storeSame(o, loadSame(i) @ 2)'), "unexpected character '@'");
   // and with no connectors given, the parameters that qualify
   assert.equal(make('storeSame(o, loadIdx(i, idx0 + 1) * s)').connectors, ['o']);
+});
+
+test("a computation's attach: a new output named like an existing input is a LoomError, not an in-out parameter that overwrites the caller's input (issue 24)", async () => {
+  const n = 37;
+  const twice = () =>
+    pureParallel({
+      params: [
+        { name: 'y', dtype: 'float32', shape: [n], role: 'o' },
+        { name: 'x', dtype: 'float32', shape: [n], role: 'i' },
+      ] as const,
+      body: 'y[idx0] = 2 * x[idx0]',
+    });
+  const half = mulConst({ dtype: 'float32', shape: [n] }, 0.5);
+  const x = randomFloat32(n, 24);
+  // y is written through half into a new output named like the input x
+  refused(
+    () => twice().attach('y', half, 'input', { output: 'x' }),
+    /the transformation's output 'output' is mapped to 'x', an existing input .*overwrite the caller's 'x'.*\{ output: 'x_out' \}.*\{ inOut: \['x'\] \}/,
+  );
+  // and an input-path transformation reading a new input named like the output y
+  refused(
+    () => twice().attach('x', mulConst({ dtype: 'float32', shape: [n] }, 3), 'output', { input: 'y' }),
+    /the transformation's input 'input' is mapped to 'y', an existing output/,
+  );
+  // an inOut naming no join is an option that cannot be honoured
+  refused(() => twice().attach('y', half, 'input', { output: 'y_half' }, { inOut: ['x'] }), "inOut names 'x', but no input and output of this attach meet there");
+  refused(() => twice().attach('y', half, 'input', { output: 'y_half' }, { inout: ['x'] } as never), 'inout');
+
+  const renamed = twice().attach('y', half, 'input', { output: 'x_out' });
+  assert.equal(
+    renamed.signature.map((p) => `${p.name}:${p.role}`),
+    ['x_out:o', 'x:i'],
+  );
+  // asked for, the join is made (test_transformation.py's test_io_merge runs one on every device)
+  const inOut = twice().attach('y', half, 'input', { output: 'x' }, { inOut: ['x'] });
+  assert.equal(
+    inOut.signature.map((p) => `${p.name}:${p.role}`),
+    ['x:io'],
+  );
+  for (const device of testDevices()) {
+    // renamed: the caller's input stays as it was
+    const given = x.slice();
+    const { x_out } = await (await renamed.compile(device))(undefined, given);
+    assert.equal([...given], [...x], `${device.name}: the input is left alone`);
+    assertClose(x_out as Float32Array, x, `${device.name}: x_out`);
+  }
 });
 
 test.run();

@@ -17,6 +17,7 @@ import { supportsDType, testDevices } from './support/devices.ts';
 import { compareArrays, floatsAgree } from './support/differential/compare.ts';
 import { caseHasFinding, FeatureSet, formatReport, limitsOf, planCase, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
+import { runComputationCase } from './support/differential/computations.ts';
 
 /**
  * Feature classes left out of the sample, each with the reason (issue 10: a class left out
@@ -111,6 +112,17 @@ test('every device: random kernels with argmax, complex values, and reductions a
       `${device.name}: no complex case compared (seeds ${complexSeeds})`,
     );
   }
+});
+
+test('every device: the computation library (reduce and scan with random predicates, shapes and axes; complex arrays) agrees with plain JS', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const ran: string[] = [];
+  for (const seed of range(24_000, 3)) {
+    const r = await runComputationCase(seed, features, testDevices());
+    assert.equal(r.findings, [], `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`);
+    ran.push(...r.ran);
+  }
+  assert.ok(ran.some((w) => w.startsWith('reduce')) && ran.some((w) => w.startsWith('complex64')), ran.join('; '));
 });
 
 test('the same seed gives the same kernel, inputs and chain', async () => {

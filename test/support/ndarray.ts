@@ -70,6 +70,26 @@ export function scanRef(data: ArrayLike<number>, shape: readonly number[], axis:
   return out;
 }
 
+/** A scan over several axes (Scan's meaning): the axes made innermost in their order, flattened, scanned, and put back. */
+export function scanAlongAxes(
+  data: ArrayLike<number>,
+  shape: readonly number[],
+  axes: readonly number[],
+  op: (a: number, b: number) => number,
+  empty: number,
+  exclusive: boolean,
+): number[] {
+  const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
+  const perm = [...kept, ...axes];
+  const moved = transposeRef(data, shape, perm);
+  const scanned = scanRef(moved, [sizeOf(kept.map((k) => shape[k])), sizeOf(axes.map((k) => shape[k]))], 1, op, empty, exclusive);
+  return transposeRef(
+    scanned,
+    perm.map((k) => shape[k]),
+    perm.map((_, k) => perm.indexOf(k)),
+  );
+}
+
 /** Small integers as float32 or int32 data: sums of up to 10^6 of them stay exact in both. */
 export function testIntegers<T extends Float32Array | Int32Array>(Ctor: { new (n: number): T }, n: number, seed = 1): T {
   const out = new Ctor(n);

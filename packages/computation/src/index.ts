@@ -10,6 +10,7 @@ export { transformation, Transformation, type TransformationSpec, type ArrayPara
 export type { ParamSpec, Role, ShapeEntry } from './transformation/params.ts';
 export { attach, type AttachMapping } from './transformation/attach.ts';
 export { Computation, computation, type ComputationSpec, type CompiledComputation } from './computation/computation.ts';
+export type { ConnectOptions } from './computation/tree.ts';
 export type { PreparedComputation } from './computation/compiled.ts';
 export type { ComputationParam, ComputationRole } from './computation/params.ts';
 export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';

@@ -8,6 +8,7 @@
  * arithmetic is lowered to real arithmetic before code generation (kernel/complex.ts), so
  * no target ever sees a complex value.
  */
+import { float16Bits } from './float16.ts';
 export type ComplexDType = 'complex64' | 'complex128';
 export type RealDType = 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float16' | 'float32' | 'float64';
 export type DType = RealDType | ComplexDType;
@@ -118,6 +119,17 @@ export function hostArrayConstructor(t: DType) {
     case 'complex128':
       return Float64Array;
   }
+}
+
+/**
+ * Numbers as a host array of `dtype` (float16 as its bits, 64-bit integers as bigints, a
+ * complex dtype's parts interleaved: two numbers per element).
+ */
+export function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
+  const Ctor = hostArrayConstructor(dtype);
+  if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
+  if (Ctor === BigInt64Array || Ctor === BigUint64Array) return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
+  return (Ctor as Float64ArrayConstructor).from(values);
 }
 
 /** How many host array entries hold one element: two for a complex dtype (its parts), else one. */

@@ -246,8 +246,11 @@ test('test_transformation.py::test_wrong_transformation_parameters', async () =>
 });
 
 test('test_transformation.py::test_io_merge', async () => {
+  // Reikna joins the input and output paths silently; Loom asks for it by name (computation-attach.test.ts: the refusal)
   const scale = trScale();
-  const comp = dummyAdvanced(N).attach('C', scale, 'o1', { i1: 'C_prime', s1: 'scale_in' }).attach('C', scale, 'i1', { o1: 'C_prime', s1: 'scale_out' });
+  const comp = dummyAdvanced(N)
+    .attach('C', scale, 'o1', { i1: 'C_prime', s1: 'scale_in' })
+    .attach('C', scale, 'i1', { o1: 'C_prime', s1: 'scale_out' }, { inOut: ['C_prime'] });
   assert.equal(names(comp), ['C_prime:io', 'scale_out:s', 'scale_in:s', 'D:io', 'coeff1:s', 'coeff2:s']);
   const c = randomFloat32(N * N, 6);
   const d = randomFloat32(N * N, 7);

@@ -56,6 +56,9 @@ export const FEATURES = {
   pointwiseWeakLiterals: 'float literals and Math constants (1 / 3, Math.PI) in pointwise payloads, weak beside float32 or float64 data',
   pointwiseStrictEquality: '=== and !== in pointwise payloads, booleans beside numbers (JS: never strictly equal)',
   pointwiseMixedDTypes: 'pointwise payloads over float, int32 and bool tensors mixed (bool inputs are booleans only in a bool computation)',
+  // the computation library (s6-computation, issue 24): cases of computations.ts, not kernels
+  computationPredicates: 'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
+  computationComplex: 'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

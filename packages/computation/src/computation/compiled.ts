@@ -14,9 +14,11 @@
 import {
   LoomError,
   DeviceArray,
+  byteSize,
   dtypeOfHostArray,
   generateCode,
   hostArrayConstructor,
+  hostLanes,
   prepareLaunch,
   type Device,
   type HostArray,
@@ -148,7 +150,8 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
         outputs[out.name] = out.from;
         continue;
       }
-      const into = out.into ?? new (hostArrayConstructor(out.from.dtype))(out.from.size);
+      // a complex element is two numbers on the host, its parts
+      const into = out.into ?? new (hostArrayConstructor(out.from.dtype))(out.from.size * hostLanes(out.from.dtype));
       if (into.byteLength > 0) await device.read(out.from.buffer, into);
       outputs[out.name] = into;
     }
@@ -192,7 +195,7 @@ async function toDevice(device: Device, p: ComputationParam, given: LeafValue, n
   const where = `computation '${name}': parameter '${p.name}' (${p.dtype}, shape (${shape.join(', ')}))`;
   if (given === undefined) {
     if (isInputRole(p.role)) throw new LoomError(`${where} is an input: pass it`);
-    const array = new DeviceArray(device, device.allocate(Math.max(4, size * bytes(p))), p.dtype, shape);
+    const array = new DeviceArray(device, device.allocate(Math.max(4, size * byteSize(p.dtype))), p.dtype, shape);
     owned.push(array);
     return { device: array };
   }
@@ -204,18 +207,21 @@ async function toDevice(device: Device, p: ComputationParam, given: LeafValue, n
   const data = ArrayBuffer.isView(given) ? (given as HostArray) : typeof given === 'object' && given !== null && 'data' in given ? (given as ShapedHostArray).data : undefined;
   if (!data) throw new LoomError(`${where} is an array; pass a typed array, { data, shape } or a DeviceArray, not ${describe(given)}`);
   const dtype = dtypeOfHostArray(data);
-  const compatible = dtype === p.dtype || (p.dtype === 'bool' && dtype === 'uint8') || (p.dtype === 'float16' && dtype === 'uint16');
-  if (!compatible) throw new LoomError(`${where}: got a ${data.constructor.name} (${dtype})`);
+  // a complex array's host form is its parts, interleaved: a Float32Array of 2n numbers for n complex64
+  const compatible = data instanceof hostArrayConstructor(p.dtype) && (dtype === p.dtype || p.dtype === 'bool' || p.dtype === 'float16' || hostLanes(p.dtype) === 2);
+  if (!compatible)
+    throw new LoomError(
+      `${where}: got a ${data.constructor.name} (${dtype})${hostLanes(p.dtype) === 2 ? `; pass its parts interleaved, in a ${hostArrayConstructor(p.dtype).name}` : ''}`,
+    );
   const givenShape = ArrayBuffer.isView(given) ? undefined : (given as ShapedHostArray).shape;
-  if (data.length !== size || (givenShape && givenShape.join() !== shape.join()))
-    throw new LoomError(`${where}: got ${data.length} elements${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`);
+  const numbers = size * hostLanes(p.dtype);
+  if (data.length !== numbers || (givenShape && givenShape.join() !== shape.join()))
+    throw new LoomError(
+      `${where}: got ${data.length} ${hostLanes(p.dtype) === 2 ? `numbers (two per element, its parts; ${numbers} expected)` : 'elements'}${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`,
+    );
   const array = isInputRole(p.role) ? await DeviceArray.from(device, data, p.dtype, shape) : new DeviceArray(device, device.allocate(Math.max(4, data.byteLength)), p.dtype, shape);
   owned.push(array);
   return { device: array, host: data };
-}
-
-function bytes(p: ComputationParam): number {
-  return new (hostArrayConstructor(p.dtype))(1).BYTES_PER_ELEMENT;
 }
 
 function describe(v: unknown): string {

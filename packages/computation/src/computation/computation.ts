@@ -33,7 +33,7 @@ import { flatten } from './flatten.ts';
 import { allocateMemory } from './memory.ts';
 import { checkComputationParams, type ComputationParam } from './params.ts';
 import type { ComputationPlan, KernelArgument } from './plan.ts';
-import { TransformationTree } from './tree.ts';
+import { TransformationTree, type ConnectOptions } from './tree.ts';
 import type {
   Attached,
   AttachableNames,
@@ -97,15 +97,25 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
   /**
    * Reikna's `connect`: `tr` runs in place of every access of the signature's parameter
    * `name`, through its parameter `connector`; its other parameters join the signature
-   * under the names `mapping` gives.
+   * under the names `mapping` gives. A new parameter named like an existing one of the other
+   * direction (an output like an input) joins it into one `'io'` parameter only when
+   * `options.inOut` names it; otherwise that is a LoomError.
    */
   attach<const TP extends readonly ParamSpec[], TC extends string, C extends TC, N extends AttachableNames<SignatureOf<P, T>, TP, C>, const M extends MappingFor<TP, C>>(
     name: N,
     tr: Transformation<TP, TC>,
     connector: C,
     mapping: M,
+    options: ConnectOptions = {},
   ): Computation<P, Attached<T, N, TP, C, M>> {
-    const tree = this.tree.connect(name, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>, `computation '${this.name}': attach('${name}')`);
+    const tree = this.tree.connect(
+      name,
+      tr as unknown as Transformation,
+      connector,
+      mapping as Readonly<Record<string, string>>,
+      `computation '${this.name}': attach('${name}')`,
+      options,
+    );
     const copy = Object.create(Object.getPrototypeOf(this)) as Computation<P, Attached<T, N, TP, C, M>>;
     return Object.freeze(Object.assign(copy, this, { tree }));
   }

@@ -7,7 +7,10 @@
  * Each node has at most one transformation on its input path (what kernels read) and one
  * on its output path (what they write); an `'io'` leaf with one of them attached stays a
  * leaf for the other path. A transformation's parameter named like an existing leaf is
- * that leaf (an input and an output meeting there make it `'io'`).
+ * that leaf. An input and an output meeting there would make it `'io'`: one array the
+ * computation reads and then overwrites. Reikna joins them silently; here it is a LoomError
+ * unless the attach asks for it by name (`{ inOut: ['C_prime'] }`), since a new output named
+ * like an input by mistake would overwrite the caller's input.
  *
  * Order of the signature, as Reikna orders it: walk the roots in order; at a node, first
  * the names its transformations put before it (all of its output transformation's, when
@@ -15,7 +18,7 @@
  * names after it; a name is listed where it is first met, and among a node's children a
  * name that is also one of the node's later siblings is left for that place.
  */
-import { LoomError } from '@loom/core';
+import { LoomError, checkOptionKeys, optionKeys } from '@loom/core';
 import { isArrayRole } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
 import { checkParamName, describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam, type ComputationRole, type ValueType } from './params.ts';
@@ -58,7 +61,7 @@ export class TransformationTree {
   }
 
   /** The tree with `tr` hung on the leaf `name` through `connector` (see the file's comment). */
-  connect(name: string, tr: Transformation, connector: string, mapping: Readonly<Record<string, string>>, what: string): TransformationTree {
+  connect(name: string, tr: Transformation, connector: string, mapping: Readonly<Record<string, string>>, what: string, options: ConnectOptions = {}): TransformationTree {
     const node = this.nodes.get(name);
     const leaf = this.leaf(name);
     if (!leaf) throw new LoomError(node ? `${what}: parameter '${name}' is hidden by transformations` : `${what}: parameter '${name}' is not a part of the signature`);
@@ -66,6 +69,8 @@ export class TransformationTree {
     if (!c) throw new LoomError(`${what}: the transformation has no parameter '${connector}'`);
     if (!tr.connectors.includes(connector)) throw new LoomError(`${what}: '${connector}' is not one of the transformation's connectors (${tr.connectors.join(', ')})`);
     const named = new Map(checkNames(tr, connector, mapping, what));
+    const inOut = checkInOut(options, what);
+    const joined = new Set<string>();
     const isLoad = c.role === 'o';
     if (leaf.role === 's') throw new LoomError(`${what}: '${name}' is a scalar; transformations attach to arrays`);
     if (isLoad && !isInputRole(leaf.role)) throw new LoomError(`${what}: '${name}' is not an input node`);
@@ -102,12 +107,22 @@ export class TransformationTree {
         if (p.role === 'i' && !isLoad && isOutputRole(existingLeaf.role))
           throw new LoomError(`${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`);
         const merged: ComputationRole = existingLeaf.role === role || existingLeaf.role === 'io' ? existingLeaf.role : 'io';
+        if (merged !== existingLeaf.role) {
+          if (!inOut.has(target)) throw joinRefused(what, p.name, p.role === 'o', target);
+          joined.add(target);
+        }
         leaves.set(target, { ...existingLeaf, role: merged });
         continue;
       }
       checkParamName(target, what);
       nodes.set(target, { name: target, type });
       leaves.set(target, type.shape === undefined ? { name: target, role, dtype: type.dtype } : { name: target, role, dtype: type.dtype, shape: type.shape });
+    }
+    const unused = [...inOut].filter((n) => !joined.has(n));
+    if (unused.length) {
+      throw new LoomError(
+        `${what}: inOut names '${unused.join("', '")}', but no input and output of this attach meet there (only a transformation's parameter mapped to an existing leaf of the other direction becomes 'io')`,
+      );
     }
     const order = tr.params.map((p) => (p.name === connector ? name : named.get(p.name)!));
     const at = order.indexOf(name);
@@ -123,6 +138,35 @@ export class TransformationTree {
       ),
     );
   }
+}
+
+/** What an attach may also say. */
+export interface ConnectOptions {
+  /**
+   * Existing parameters that a transformation's parameter of the other direction may join,
+   * making them `'io'` (read, then overwritten in place: Reikna's io merge). Without it,
+   * such a join is a LoomError.
+   */
+  readonly inOut?: readonly string[];
+}
+
+const CONNECT_OPTIONS = optionKeys<ConnectOptions>()(['inOut']);
+
+function checkInOut(options: ConnectOptions, what: string): ReadonlySet<string> {
+  checkOptionKeys('attach', options, CONNECT_OPTIONS);
+  const names = options.inOut ?? [];
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw new LoomError(`${what}: inOut must be an array of parameter names`);
+  return new Set(names);
+}
+
+/** A new output named like an existing input (or a new input like an output), not asked for. */
+function joinRefused(what: string, param: string, isOutput: boolean, target: string): LoomError {
+  const [mine, theirs] = isOutput ? ['output', 'input'] : ['input', 'output'];
+  const effect = isOutput ? `the computation would overwrite the caller's '${target}'` : `the caller's output '${target}' would also be read`;
+  return new LoomError(
+    `${what}: the transformation's ${mine} '${param}' is mapped to '${target}', an existing ${theirs} of the computation: the two would become one in-out parameter (${effect}). ` +
+      `Map '${param}' to a new name (e.g. { ${param}: '${target}_${mine === 'output' ? 'out' : 'in'}' }), or pass { inOut: ['${target}'] } if one array read and then overwritten is meant`,
+  );
 }
 
 /** The leaves in the order of the walk described at the top. */

@@ -8,8 +8,9 @@
  *
  * A predicate may also say that it is commutative (`predicate('a + b', 0, { commutative:
  * true })`, as the four below are): a scan may then combine a block's elements in any order
- * (its totals pass reads them coalesced, without staging them in local memory). Without it,
- * the order of the elements is kept everywhere.
+ * (its totals pass reads them coalesced, without staging them in local memory), and a reduce
+ * combines elements a work-group apart. Without it, the order of the elements is kept
+ * everywhere.
  */
 import { LoomError, checkOptionKeys, expr, isFloat, optionKeys, parseExpression, type DType, type Expr } from '@loom/core';
 

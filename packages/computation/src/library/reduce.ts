@@ -8,20 +8,28 @@
  * kept or reduced axes) is first gathered into a temporary of that shape. Then, until one
  * value per row is left:
  *
- *   tree pass   each work-group of W work-items takes W*C consecutive elements of a row:
- *               each work-item combines C of them (W apart, so neighbours read neighbours;
- *               C grows with the input, so that about TARGET_GROUPS work-groups share it:
- *               enough to fill a large GPU, and few values left for the next pass),
- *               then the work-group combines its W values in local memory, halving the
- *               active work-items at each of log2(W) steps (barriers between them). One
- *               value per work-group goes to a temporary, the next pass's row.
+ *   tree pass   each work-group of W work-items takes W*C consecutive elements of a row
+ *               (C grows with the input, so that about TARGET_GROUPS work-groups share it:
+ *               enough to fill a large GPU, and few values left for the next pass); each
+ *               work-item combines C of them, then the work-group combines its W values in
+ *               local memory in log2(W) steps (barriers between them). One value per
+ *               work-group goes to a temporary, the next pass's row, in the row's order.
+ *
+ *               How the elements meet depends on the predicate. A commutative one (sum,
+ *               product, max, min) may combine them in any order: work-item l takes the
+ *               elements W apart from l (neighbours read neighbours, coalesced), and the
+ *               tree halves the active work-items, l with l + W/2. Any other keeps the
+ *               order (as Scan does): work-item l combines its C consecutive elements in
+ *               turn, and the tree combines neighbours, each value with the one after it
+ *               (step s: 2^(s+1) l with 2^(s+1) l + 2^s), so every value stands for a run of
+ *               consecutive elements combined left to right.
  *   row pass    for rows no longer than a work-group (or too many rows to give each its
  *               work-groups): one work-item per row combines it in order.
  *
  * Every kernel reads the input and writes the output with their own shapes, so that
  * transformations attached to them fuse in.
  */
-import { LoomError, globalArg, makeKernel, setTemporaryAddressSpace, splitIname, tagInames, type DType, type LoopKernel } from '@loom/core';
+import { LoomError, globalArg, makeKernel, splitIname, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { PlanArray } from '../computation/plan.ts';
 import { spreadOverGrid, workGroupSize } from './parallel.ts';
@@ -109,22 +117,29 @@ function arrays(dtype: DType, input: View, output: View) {
 
 function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number, perItem: number): LoopKernel {
   const empty = emptyLiteral(p, dtype);
-  const k = `(g * ${perItem} + c) * ${w} + l`;
+  // the element work-item l combines at step c: W apart (coalesced) when the order may change, else its own run
+  const k = p.commutative ? `(g * ${perItem} + c) * ${w} + l` : `(g * ${w} + l) * ${perItem} + c`;
   const lines = [
     `<${dtype}> acc = ${empty} {id=init, inames=row:g:l}`,
     `acc = ${combine(p, 'acc', `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`)} {id=gather, dep=init, inames=row:g:l:c}`,
-    `<${dtype}> tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
+    `tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
   ];
   let previous = 'tile';
   for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
-    lines.push(`if l < ${h}`, `  tile[l] = ${combine(p, 'tile[l]', `tile[l + ${h}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`, 'end');
+    // step s: h work-items each combine two values, the first and the one `apart` after it
+    const apart = w / (2 * h);
+    const [into, other] = p.commutative ? ['l', `l + ${h}`] : [`${2 * apart} * l`, `${2 * apart} * l + ${apart}`];
+    lines.push(`if l < ${h}`, `  tile[${into}] = ${combine(p, `tile[${into}]`, `tile[${other}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`, 'end');
     previous = `step${s}`;
   }
   // one work-item stores the work-group's value (the others are guarded out: no race)
   lines.push('if l == 0', `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${previous}, inames=row:g:l}`, 'end');
   const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
-  const knl = makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree', silencedWarnings: ['write_race(store)'] });
-  return setTemporaryAddressSpace(tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' }), 'tile', 'local');
+  // the tile declared with its W values: the indices of the ordered tree reach past W for
+  // the work-items its guards leave out, which a shape found from the accesses would count
+  const tile = temporaryVariable('tile', { dtype, shape: [w], addressSpace: 'local' });
+  const knl = makeKernel(domain, lines.join('\n'), [...arrays(dtype, input, output), tile], { name: 'reduce_tree', silencedWarnings: ['write_race(store)'] });
+  return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
 }
 
 function rowPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, w: number): LoopKernel {

@@ -69,10 +69,22 @@ function isShaped(x: unknown): x is ShapedHostArray {
  */
 const storageView = perObject((knl: LoopKernel) => (knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl));
 
+/** The arguments with each complex DeviceArray seen as its parts (`DeviceArray.partsView`). */
+function partsViews(given: Readonly<Record<string, RunArgument>>): Readonly<Record<string, RunArgument>> {
+  const complex = Object.entries(given).filter(([, v]) => v instanceof DeviceArray && isComplex(v.dtype));
+  if (complex.length === 0) return given;
+  const out: Record<string, RunArgument> = { ...given };
+  // defined, not assigned: an argument called `__proto__` is an argument like any other
+  for (const [name, v] of complex) Object.defineProperty(out, name, { value: (v as DeviceArray).partsView(), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
 export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
   const knl = storageView(kernel);
+  // the storage view has no complex arrays: a complex DeviceArray is passed as its parts
+  const args = knl !== kernel ? partsViews(given) : given;
   const known = new Map(knl.args.map((a) => [a.name, a]));
-  for (const name of Object.keys(given)) {
+  for (const name of Object.keys(args)) {
     if (!known.has(name)) {
       throw new LoomError(`kernel '${knl.name}' has no argument '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
     }
@@ -82,7 +94,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
   const domainParams = new Set(knl.domains.flatMap((d) => d.params));
 
   for (const arg of knl.args) {
-    const v = ownEntry(given, arg.name);
+    const v = ownEntry(args, arg.name);
     if (arg.kind === 'value') {
       if (v === undefined) continue;
       if (typeof v !== 'number' && typeof v !== 'bigint') {
@@ -91,7 +103,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
       if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !arg.dtype.startsWith('float'))) {
         throw new LoomError(`argument '${arg.name}' must be a finite number, got ${v}`);
       }
-      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : floatForScalar(knl, given));
+      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : floatForScalar(knl, args));
       if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
         throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
       }
@@ -114,7 +126,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
   }
   for (const arg of knl.args) if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
 
-  inferParameters(knl, given, values);
+  inferParameters(knl, args, values);
   for (const arg of knl.args) {
     if (arg.kind === 'value' && !values.has(arg.name)) {
       throw new LoomError(`missing value for argument '${arg.name}': pass it, or pass an array whose size determines it`);
@@ -137,7 +149,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
           `more than the ${MAX_INDEX} that the generated code's 32-bit indices reach; split the problem into smaller arrays`,
       );
     }
-    const v = ownEntry(given, arg.name);
+    const v = ownEntry(args, arg.name);
     if (v === undefined) {
       if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
       arrays.push({ arg, dtype: dtypes.get(arg.name), shape });

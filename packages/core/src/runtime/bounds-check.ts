@@ -117,7 +117,7 @@ export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): voi
     const env = valuesEnv(binding.values, `the strides of '${a.arg.name}'`);
     const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, `the strides of '${a.arg.name}'`));
     const needed = requiredLength(a.shape, strides);
-    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.dtype)) : a.shape.reduce((x, y) => x * y, 1);
+    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype)) : a.shape.reduce((x, y) => x * y, 1);
     if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held);
   }
 }

@@ -15,8 +15,7 @@ import { ownEntry } from '../names.ts';
 import { InternalError } from '../errors.ts';
 import { checkOptionKeys } from '../option-keys.ts';
 import type { DType, HostArray } from '../dtypes.ts';
-import { byteSize, hostArrayConstructor } from '../dtypes.ts';
-import { float16Bits } from '../float16.ts';
+import { byteSize, hostArrayOf } from '../dtypes.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import type { DeviceKernel, DeviceParameter, GeneratedCode, HostArgument } from '../codegen/generated.ts';
@@ -263,14 +262,6 @@ function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number 
   return { kind: 'slot', slot: slot(p.name) };
 }
 
-/** Numbers as a host array of `dtype` (float16 as its bits, 64-bit integers as bigints). */
-function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
-  const Ctor = hostArrayConstructor(dtype);
-  if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
-  if (Ctor === BigInt64Array || Ctor === BigUint64Array) return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
-  return (Ctor as Float64ArrayConstructor).from(values);
-}
-
 /** An array's strides and the elements its layout reaches (its element count when row-major and dense). */
 function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<string, number | bigint>): Pick<PlannedArray, 'strides' | 'requiredElements'> {
   if (!arg.shape || !arg.dimTags || arg.dimTags.some((t) => t.kind === 'sep')) return { requiredElements: shape.reduce((x, y) => x * y, 1) };
@@ -285,7 +276,9 @@ function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<
  * the signature; the buffer is not (a DeviceArray may be allocated larger than its shape).
  */
 export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
-  const held = Math.floor(given.buffer.byteLength / byteSize(given.dtype));
+  // counted as the plan counts: a complex array's parts (the kernel's storage view)
+  const view = given.partsView();
+  const held = Math.floor(view.buffer.byteLength / byteSize(view.dtype));
   if (held < a.requiredElements) throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held);
 }
 

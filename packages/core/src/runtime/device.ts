@@ -3,7 +3,7 @@
  * `DeviceArray`, a shaped array living in a device's memory.
  */
 import type { DType, HostArray } from '../dtypes.ts';
-import { hostArrayConstructor } from '../dtypes.ts';
+import { byteSize, complexPart, hostArrayConstructor, hostArrayOf, hostLanes, isComplex } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { DeviceKernel, GeneratedCode } from '../codegen/generated.ts';
 import type { Target } from '../codegen/target.ts';
@@ -73,7 +73,11 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   dispose(): void;
 }
 
-/** A shaped, typed array in a device's memory (row-major). */
+/**
+ * A shaped, typed array in a device's memory (row-major). A complex element takes its two
+ * parts, interleaved (`byteSize`: 8 bytes for complex64, 16 for complex128), on the host as on
+ * the device: a complex64 array of n elements is a Float32Array of 2n numbers.
+ */
 export class DeviceArray {
   constructor(
     readonly device: Device,
@@ -86,11 +90,33 @@ export class DeviceArray {
     return this.shape.reduce((a, b) => a * b, 1);
   }
 
-  /** Copies `data` (row-major) to `device` with the given shape (default: one axis). */
-  static async from(device: Device, data: HostArray, dtype: DType, shape: readonly number[] = [data.length]): Promise<DeviceArray> {
-    const buffer = device.allocate(Math.max(data.byteLength, 4));
-    await device.write(buffer, data);
-    return new DeviceArray(device, buffer, dtype, shape);
+  /** The bytes its elements take (its buffer may be larger). */
+  get byteLength(): number {
+    return this.size * byteSize(this.dtype);
+  }
+
+  /**
+   * Copies `data` (row-major; a complex dtype's parts interleaved, two numbers per element)
+   * to `device` with the given shape (default: one axis of all the elements). Plain numbers
+   * are first put in the dtype's host array.
+   */
+  static async from(device: Device, data: HostArray | readonly number[], dtype: DType, shape?: readonly number[]): Promise<DeviceArray> {
+    const host = ArrayBuffer.isView(data) ? data : Array.isArray(data) ? hostArrayOf(dtype, data) : undefined;
+    if (!host) throw new LoomError(`DeviceArray.from: data must be a typed array or an array of numbers, not ${typeof data}`);
+    const lanes = hostLanes(dtype);
+    const dims = shape ?? [host.length / lanes];
+    const size = dims.reduce((a, b) => a * b, 1);
+    if (!dims.every((d) => Number.isInteger(d) && d >= 0)) {
+      throw new LoomError(`DeviceArray.from: ${host.length} numbers are no whole number of ${dtype} elements (${lanes} numbers each)`);
+    }
+    const needed = size * byteSize(dtype);
+    if (host.byteLength < needed) {
+      const each = lanes === 2 ? ` (two numbers, its parts, per ${dtype} element)` : '';
+      throw new LoomError(`DeviceArray.from: shape (${dims.join(', ')}) of ${dtype} takes ${needed} bytes${each}; the data holds ${host.byteLength}`);
+    }
+    const buffer = device.allocate(Math.max(host.byteLength, 4));
+    await device.write(buffer, host);
+    return new DeviceArray(device, buffer, dtype, dims);
   }
 
   /**
@@ -106,9 +132,18 @@ export class DeviceArray {
     return new DeviceArray(this.device, this.buffer, this.dtype, shape);
   }
 
+  /**
+   * The same memory as kernels see it: a complex array as an array of its parts, with a last
+   * axis of 2 (complex64 of shape (n) is float32 of shape (n, 2)); a real array is itself.
+   */
+  partsView(): DeviceArray {
+    return isComplex(this.dtype) ? new DeviceArray(this.device, this.buffer, complexPart(this.dtype), [...this.shape, 2]) : this;
+  }
+
+  /** Its elements copied to the host (a complex dtype's parts interleaved: two numbers per element). */
   async toHost(): Promise<HostArray> {
     const Ctor = hostArrayConstructor(this.dtype);
-    const out = new Ctor(this.size);
+    const out = new Ctor(this.size * hostLanes(this.dtype));
     if (out.byteLength > 0) await this.device.read(this.buffer, out);
     return out;
   }

@@ -158,8 +158,12 @@ function replacements(
       if (given.device !== device) throw new LoomError(`launch: argument '${name}' lives on another device (${given.device.name})`);
       // the dtype of the array prepared with (a bool argument may have been a uint8 array)
       if (given.dtype !== dtypes.get(name)) throw new LoomError(`launch: argument '${name}' is ${given.dtype}, but the launch was prepared with ${dtypes.get(name)}`);
-      if (given.shape.length !== a.shape.length || given.shape.some((n, k) => n !== a.shape[k])) {
-        throw new LoomError(`launch: argument '${name}' has shape (${given.shape.join(', ')}), but the launch was prepared for (${a.shape.join(', ')})`);
+      // the plan's shapes are the kernel's storage view's: a complex array's parts have a last axis of 2
+      const view = given.partsView();
+      if (view.shape.length !== a.shape.length || view.shape.some((n, k) => n !== a.shape[k])) {
+        throw new LoomError(
+          `launch: argument '${name}' has shape (${given.shape.join(', ')}), but the launch was prepared for (${(given === view ? a.shape : a.shape.slice(0, -1)).join(', ')})`,
+        );
       }
       checkBufferFits(a, given);
       buffers[a.slot] = given.buffer;

@@ -16,7 +16,7 @@
  * `measureKernelSeconds`.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { hostArrayConstructor, isFloat } from '../dtypes.ts';
+import { hostArrayConstructor, hostLanes, isFloat } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { evaluateInt } from '../runtime/evaluate.ts';
@@ -148,7 +148,8 @@ export async function measureKernelSeconds(knl: LoopKernel, device: Device, para
       if (arg.dtype === undefined) throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
       const shape = (arg.shape ?? []).map((e) => evaluateInt(e, env, `the shape of '${arg.name}'`));
       const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) => evaluateInt(e, env, `the strides of '${arg.name}'`));
-      const data = new (hostArrayConstructor(arg.dtype))(Math.max(1, requiredLength(shape, strides)));
+      // a complex element is two numbers, its parts
+      const data = new (hostArrayConstructor(arg.dtype))(Math.max(1, requiredLength(shape, strides)) * hostLanes(arg.dtype));
       if (isFloat(arg.dtype)) for (let k = 0; k < data.length; k++) (data as Float32Array)[k] = Math.random();
       arrays[arg.name] = await DeviceArray.from(device, data, arg.dtype, shape);
     }
