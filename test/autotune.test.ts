@@ -3,7 +3,8 @@
  * within a budget, with progress reports and a cache; and `loom tune`, which runs the
  * problems a file exports and keeps the best on disk.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,10 @@ import { loom } from './support/cli.ts';
 import { testDevices } from './support/devices.ts';
 import { scaleTuning, type ScaleConfig } from './support/tuning-fixture.ts';
 
-const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/tuning-fixture.ts');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixture = path.join(here, 'support/tuning-fixture.ts');
+const protoFixture = path.join(here, 'support/tuning-fixture-proto.ts');
+const bin = path.join(here, '../packages/dsl/bin/loom.mjs');
 
 for (const device of testDevices()) {
   test(`${device.name}: the best is a configuration that ran and was right; the flawed ones failed with their reason`, async () => {
@@ -112,6 +116,71 @@ test('loom tune: searches the problems a file exports, keeps the best on disk, a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** Runs `body` with $LOOM_CACHE_DIR set to a fresh folder, removed afterwards. */
+async function inCacheDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loom-tune-'));
+  const before = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    await body(dir);
+  } finally {
+    if (before === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('loom tune: a cached entry that is not one (seconds "evil", no config) is ignored with a warning and searched again', () =>
+  inCacheDir(async (dir) => {
+    const file = path.join(dir, 'autotune.json');
+    const cpu = 'CPU (generated JavaScript)';
+    const forged = { config: { group: 64, flaw: 'silent' }, seconds: 'evil', tried: 1, measuredAt: '2026-01-01T00:00:00Z' };
+    writeFileSync(file, JSON.stringify({ 'scale by 2': { [cpu]: forged, elsewhere: { seconds: 1 } }, other: 7 }));
+    const run = await loom('tune', fixture, '--device', 'cpu', '--budget', '30');
+    assert.is(run.code, 0, run.stderr);
+    assert.ok(
+      run.warnings.some((w) => w.includes(`the entry of 'scale by 2' on '${cpu}' is ignored: "seconds" is "evil"`)),
+      run.warnings.join('\n'),
+    );
+    assert.ok(
+      run.warnings.some((w) => w.includes(`the entry of 'scale by 2' on 'elsewhere' is ignored: it has no config`)),
+      run.warnings.join('\n'),
+    );
+    assert.ok(
+      run.warnings.some((w) => w.includes(`the problem 'other' is not an object`)),
+      run.warnings.join('\n'),
+    );
+    assert.not.match(run.stderr, 'from the cache');
+    const line = JSON.parse(run.stdout.trim()) as { config: ScaleConfig; seconds: number };
+    assert.ok(line.config.flaw === undefined);
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, { seconds: unknown }>>;
+    assert.is(typeof kept['scale by 2']![cpu]!.seconds, 'number');
+    assert.equal(readdirSync(dir), ['autotune.json'], 'no temporary file left');
+  }));
+
+test('loom tune: a problem named __proto__ is saved, and found there next time', () =>
+  inCacheDir(async (dir) => {
+    const first = await loom('tune', protoFixture, '--device', 'cpu', '--budget', '30');
+    assert.is(first.code, 0, first.stderr);
+    const kept = JSON.parse(readFileSync(path.join(dir, 'autotune.json'), 'utf8')) as Record<string, unknown>;
+    assert.ok(Object.hasOwn(kept, '__proto__'), JSON.stringify(kept));
+    const second = await loom('tune', protoFixture, '--device', 'cpu');
+    assert.is(second.code, 0, second.stderr);
+    assert.match(second.stderr, '__proto__ on CPU (generated JavaScript)');
+    assert.match(second.stderr, 'from the cache');
+  }));
+
+test('loom tune (the bin): an autotune.json that is a folder is one line, exit 1, no stack trace, no temporary file', () =>
+  inCacheDir(async (dir) => {
+    mkdirSync(path.join(dir, 'autotune.json'));
+    const run = spawnSync(process.execPath, [bin, 'tune', fixture, '--device', 'cpu', '--budget', '30'], { encoding: 'utf8', env: { ...process.env, LOOM_CACHE_DIR: dir } });
+    assert.is(run.status, 1, run.stderr);
+    assert.match(run.stderr, `loom tune: cannot write the cache ${path.join(dir, 'autotune.json')}:`);
+    assert.match(run.stderr, /the cache .*autotune\.json: cannot be read \(EISDIR/);
+    assert.not.match(run.stderr, /^\s+at /m);
+    assert.equal(readdirSync(dir), ['autotune.json']);
+  }));
 
 test('loom tune: usage mistakes exit with 2, a file without problems with 1', async () => {
   assert.is((await loom('tune')).code, 2);

@@ -2,7 +2,7 @@
  * `loom stats`: the counts of the kernels a file exports, the roofline's estimates with a
  * profile or a device (measured once, kept on disk), the SVG plot, and usage mistakes.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,60 @@ test('with a device: its profile measured once and kept on disk, each kernel run
   } finally {
     if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
     else process.env.LOOM_CACHE_DIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with a device: a cached profile file that is null, not JSON, or has a bad entry is not trusted: a warning, measured again, rewritten whole', async () => {
+  const dir = scratch();
+  const previous = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  const file = path.join(dir, 'device-profiles.json');
+  const cpu = 'CPU (generated JavaScript)';
+  const other = { device: 'another GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 };
+  try {
+    const cases: [string, RegExp][] = [
+      ['null', /device-profiles\.json: is not a JSON object of entries by name \(it is null\)/],
+      ['{ "CPU (generated', /device-profiles\.json: is not JSON/],
+      [
+        `{ ${JSON.stringify(cpu)}: { "device": ${JSON.stringify(cpu)}, "bandwidth": "fast" }, "__proto__": ${JSON.stringify(other)} }`,
+        /its entry 'CPU \(generated JavaScript\)' is not a device profile: .*; it is measured again/,
+      ],
+    ];
+    for (const [text, warning] of cases) {
+      writeFileSync(file, text);
+      const run = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu');
+      assert.is(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^CPU \(generated JavaScript\): measured: /);
+      assert.ok(
+        run.warnings.some((w) => warning.test(w)),
+        `${text}: ${run.warnings.join('\n')}`,
+      );
+      const cache = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { flopRate: number }>;
+      assert.ok(cache[cpu]!.flopRate > 0);
+      assert.equal(readdirSync(dir), ['device-profiles.json'], 'no temporary file left');
+    }
+    // the other entries, `__proto__` among them, are kept as they were
+    assert.equal(Object.getOwnPropertyDescriptor(JSON.parse(readFileSync(file, 'utf8')), '__proto__')?.value, other);
+  } finally {
+    if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--plot into a folder that does not exist: said before anything runs, exit code 2', async () => {
+  const dir = scratch();
+  try {
+    const profile = path.join(dir, 'paper.json');
+    writeFileSync(profile, JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }));
+    const plot = path.join(dir, 'missing', 'roofline.svg');
+    const { code, stdout, stderr } = await loom('stats', example, '--profile', profile, '--plot', plot);
+    assert.is(code, 2);
+    assert.match(stderr, `loom stats: --plot ${plot}: the folder ${path.join(dir, 'missing')} does not exist`);
+    assert.is(stdout, '');
+    assert.not.ok(existsSync(plot));
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,7 @@
  * what reaches the terminal matter. `loom typegen`'s work is tested in dsl-typegen.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,27 @@ test('the bin names a --project that does not exist', () => {
   const run = spawnSync(process.execPath, [bin, 'typegen', '--check', '--project', 'nowhere/tsconfig.json'], { cwd: root, encoding: 'utf8' });
   assert.is(run.status, 2, run.stderr);
   assert.is(run.stderr, 'loom typegen: no nowhere/tsconfig.json: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>\n');
+});
+
+test('typegen (the bin) with a broken tsconfig.json: what is wrong with it, exit code 2, never "up to date"', () => {
+  const project = mkdtempSync(path.join(tmpdir(), 'loom-cli-'));
+  try {
+    const broken: [string, string][] = [
+      ['{ "compilerOptions": { "strict": true }, "include": ["src/**/*.ts"', "']' expected"],
+      ['{ "extends": "./nowhere.json" }', 'nowhere.json'],
+      ['{ "compilerOptions": { "strictt": true } }', "Unknown compiler option 'strictt'"],
+    ];
+    for (const [text, why] of broken) {
+      writeFileSync(path.join(project, 'tsconfig.json'), text);
+      const run = spawnSync(process.execPath, [bin, 'typegen'], { cwd: project, encoding: 'utf8' });
+      assert.is(run.status, 2, text);
+      assert.match(run.stderr, `loom typegen: cannot read ${path.join(project, 'tsconfig.json')}: `);
+      assert.match(run.stderr, why);
+      assert.not.match(run.stdout + run.stderr, 'up to date');
+    }
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
 });
 
 test.run();

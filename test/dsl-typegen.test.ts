@@ -133,6 +133,29 @@ test('--check fails when the declarations are missing or left over', () => {
   assert.ok(typegen({ project, check: true }).ok);
 });
 
+test('a tsconfig.json that does not parse is an error naming it and why, never an empty project', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loom-typegen-config-'));
+  try {
+    const config = path.join(dir, 'tsconfig.json');
+    for (const [text, why] of [
+      ['{ "include": ["src/**/*.ts"', "']' expected"],
+      ['{ "extends": "./missing-base.json" }', 'missing-base.json'],
+    ]) {
+      writeFileSync(config, text!);
+      assert.throws(
+        () => typegen({ project: config, check: true }),
+        (e: unknown) => e instanceof Error && e.message.startsWith(`cannot read ${config}: `) && e.message.includes(why!),
+        text,
+      );
+    }
+    // a valid one that takes in no file is an empty project, not an error
+    writeFileSync(config, '{ "include": ["src/**/*.ts"] }');
+    assert.is(typegen({ project: config, check: true }).ok, true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a kernel that does not build is an error pointing into its template', () => {
   write(source, "import { domain, insn, kernel } from '@loom/dsl';\nexport const broken = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i] + @`, { name: 'broken' });\n");
   const report = typegen({ project });

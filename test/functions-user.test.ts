@@ -110,6 +110,26 @@ test('what cannot be generated is a LoomError before anything runs', () => {
   assert.throws(() => generateCode(clashing, openclTarget()), /called 'a' in OpenCL C, which the kernel also uses as a name/);
   assert.throws(() => generateCode(clashing, wgslTarget()), /called 'a' in WGSL, a name WGSL or the module uses already/);
 
+  // an implementation called by a keyword, type or built-in of OpenCL C, or one of Loom's helpers: refused as WGSL's are
+  for (const reserved of ['get_global_id', 'barrier', 'int', 'float4', 'sqrt', 'convert_int_sat', 'native_exp', 'M_PI', 'loom_div_int32', '__kernel']) {
+    const fn = defineFunction({ name: 'reserved_cl', signature: { args: ['float32'], result: 'float32' }, opencl: { name: reserved, preamble: '' } });
+    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = reserved_cl(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), fn);
+    assert.throws(
+      () => generateCode(knl, openclTarget()),
+      (e: unknown) => e instanceof LoomError && e.message.includes(`function 'reserved_cl' is called '${reserved}' in OpenCL C, a keyword, type or built-in function of OpenCL C`),
+      reserved,
+    );
+  }
+  // two functions called by one OpenCL name: C has no overloads
+  const first = defineFunction({ name: 'first_fn', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'shared_impl', preamble: '' } });
+  const second = defineFunction({ name: 'second_fn', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'shared_impl', preamble: '' } });
+  const both = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = first_fn(a[i]) + second_fn(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    first,
+    second,
+  );
+  assert.throws(() => generateCode(both, openclTarget()), /functions 'first_fn' and 'second_fn' are both called 'shared_impl' in OpenCL C, which has no overloads/);
+
   // a generic function refusing its arguments' dtypes
   const refused = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(b[i])', [globalArg('b', { dtype: 'uint8', shape: ['n'] }), '...']), twice);
   assert.throws(() => generateCode(refused, openclTarget()), /twice\(\) takes float32, float64 or int32, not uint8/);
@@ -132,7 +152,7 @@ test('names given to a function go through the name checks; built-ins cannot be 
   assert.throws(() => defineFunction({ ...spec, name: 'f(x); evil' } as never), /defineFunction: name: "f\(x\); evil" is not a name/);
   assert.throws(() => defineFunction({ ...spec, name: 'f', opencl: { name: 'f */ evil', preamble: '' } }), /the name its code is called by: "f \*\/ evil" is not a name/);
   assert.throws(() => defineFunction({ ...spec, name: 'sin' }), /'sin' is a built-in/);
-  assert.throws(() => defineFunction({ ...spec, name: 'sum' }), /'sum' is a built-in/);
+  assert.throws(() => defineFunction({ ...spec, name: 'sum' }), /'sum' is the name of a reduction/);
   assert.throws(() => defineFunction({ name: 'g', signature: { args: ['float33' as DType], result: 'float32' } }), /"float33" is not a dtype/);
   assert.throws(() => defineFunction({ name: 'g', signature: { args: ['complex64'], result: 'float32' } }), /complex dtypes/);
   // a kernel's rule and a function of the same name: the rule is the kernel's already

@@ -18,8 +18,10 @@ import {
   printExpr,
   realizeReduction,
   reductionArgToSubstRule,
+  registerFunction,
   registerReduction,
   run,
+  defineFunction,
   splitIname,
   splitReductionOutward,
   tagInames,
@@ -60,6 +62,12 @@ function registerOnce(): void {
     resultDtypes: ([, t]) => ['int32', t],
     neutral: () => [0, 0],
     combine: (a, b) => [expr.add(a[0], b[0]), expr.add(a[1], b[1])],
+  });
+  // nodes built by hand, as plain objects rather than with expr's constructors
+  registerReduction({
+    name: 'hand_built_max',
+    neutral: [{ kind: 'float', value: -1e30 }] as never,
+    combine: (a, b) => [{ kind: 'if', condition: { kind: 'compare', op: '>', left: b[0], right: a[0] }, then: b[0], otherwise: a[0] }] as never,
   });
 }
 
@@ -235,13 +243,14 @@ for (const device of testDevices()) {
       const knl = tagInames(
         makeKernel(
           '{[i]: 0<=i<n}',
-          ['m = absmax_signed(i, a[i])', 'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])'],
+          ['m = absmax_signed(i, a[i])', 'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])', 'h = hand_built_max(i, a[i])'],
           [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
         ),
         tags,
       );
       const r = await run(fixParameters(knl, { n: a.length }), device, { a });
-      assert.equal([(r.m as Float32Array)[0], (r.c as Int32Array)[0], (r.t as Float32Array)[0]], [7, 4, 4.5], JSON.stringify(tags));
+      const expected = [Math.max(...a.map(Math.abs)), a.filter((x) => x > 0).length, a.reduce((s, x) => s + x, 0), Math.max(...a)];
+      assert.equal([(r.m as Float32Array)[0], (r.c as Int32Array)[0], (r.t as Float32Array)[0], (r.h as Float32Array)[0]], expected, JSON.stringify(tags));
     }
   });
 
@@ -358,6 +367,74 @@ test('registerReduction refuses what it cannot honour', () => {
   refuses(() => registerReduction({ name: 'uses_c', neutral: ['0'], combine: ['a + c'] }), /names 'c'; it may only name a, b/);
   refuses(() => registerReduction({ name: 'two_results', neutral: ['0'], combine: ['a', 'b'] }), /gives 2 expressions for 1 results/);
   refuses(() => registerReduction({ name: 'typo', neutral: ['0'], combine: ['a + b'], commutatve: false } as never), /unknown field 'commutatve'/);
+});
+
+test('registerReduction checks every part it is given, naming the reduction and the part', () => {
+  const refuses = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
+  const base = { neutral: ['0'], combine: ['a + b'] };
+  refuses(() => registerReduction(null as never), /^registerReduction: expected \{ name, neutral, combine/);
+  refuses(() => registerReduction({ ...base, name: 'bad_arity', arity: 'two' } as never), /^reduction 'bad_arity': arity must be an integer from 1 to 8, got "two"/);
+  refuses(() => registerReduction({ ...base, name: 'bad_commutative', commutative: 'no' } as never), /^reduction 'bad_commutative': commutative must be true or false/);
+  refuses(() => registerReduction({ ...base, name: 'bad_result_dtypes', resultDtypes: 'float32' } as never), /^reduction 'bad_result_dtypes': resultDtypes must be a function/);
+  refuses(() => registerReduction({ name: 'bad_neutral', neutral: '0', combine: ['a + b'] } as never), /^reduction 'bad_neutral': neutral must be a list/);
+  refuses(() => registerReduction({ name: 'bad_combine', neutral: ['0'], combine: 'a + b' } as never), /^reduction 'bad_combine': combine must be a list of texts or a function/);
+  refuses(() => registerReduction({ name: 'bad_text', neutral: ['0 +'], combine: ['a + b'] }), /^reduction 'bad_text': neutral: /);
+  // expression nodes built by hand: checked node by node, as well-formed as the parser's
+  const nodes: [unknown, RegExp][] = [
+    [{ kind: 'int', value: 1.5 }, /'int' node's value 1.5 is not a safe integer/],
+    [{ kind: 'frob' }, /its kind "frob" is none of Loom's/],
+    [{ kind: 'binary', op: '+', left: null, right: { kind: 'int', value: 1 } }, /at left, null is not an expression node/],
+    [{ kind: 'binary', op: '<>', left: { kind: 'int', value: 1 }, right: { kind: 'int', value: 1 } }, /'binary' node's op "<>" is not one of/],
+    [{ kind: 'var', name: 3 }, /'var' node's name 3 is not a name/],
+    [
+      {
+        kind: 'call',
+        fn: 'max',
+        args: [
+          { kind: 'int', value: 0 },
+          { kind: 'cast', dtype: 'float99', operand: { kind: 'int', value: 0 } },
+        ],
+      },
+      /at args\[1\], a 'cast' node's dtype "float99" is not a dtype/,
+    ],
+    [true, /true is not an expression/],
+  ];
+  nodes.forEach(([node, pattern], k) => {
+    refuses(
+      () => registerReduction({ name: `bad_node_${k}`, neutral: [node as never], combine: ['a + b'] }),
+      new RegExp(`^reduction 'bad_node_${k}': neutral: .*${pattern.source}`),
+    );
+  });
+  const cyclic: { kind: string; operand?: unknown } = { kind: 'neg' };
+  cyclic.operand = cyclic;
+  refuses(() => registerReduction({ name: 'bad_cycle', neutral: [cyclic as never], combine: ['a + b'] }), /^reduction 'bad_cycle': neutral: the expression contains itself/);
+
+  // what the functions give is checked where a kernel first uses the reduction
+  const uses = (name: string) => () => realizeReduction(makeKernel('{[i]: 0<=i<n}', `s = ${name}(i, a[i])`, [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']));
+  registerReduction({ ...base, name: 'gives_text', resultDtypes: () => 'float32' as never });
+  refuses(uses('gives_text'), /reduction 'gives_text': resultDtypes\(float32\) must give a list of 1 dtype, got "float32"/);
+  registerReduction({ ...base, name: 'gives_bad_dtype', resultDtypes: () => ['float99' as DType] });
+  refuses(uses('gives_bad_dtype'), /reduction 'gives_bad_dtype': resultDtypes\(float32\) gave "float99", which is not a dtype/);
+  registerReduction({ name: 'gives_bad_node', neutral: () => [{ kind: 'frob' } as never], combine: ['a + b'] });
+  refuses(uses('gives_bad_node'), /reduction 'gives_bad_node': neutral\(float32\): .*its kind "frob" is none of Loom's/);
+  registerReduction({ name: 'combines_bad_node', neutral: ['0'], combine: (a) => [{ kind: 'neg', operand: undefined }, a[0]] as never });
+  refuses(uses('combines_bad_node'), /reduction 'combines_bad_node': combine must give 1 expression/);
+});
+
+test('a reduction and a registered function cannot share a name, either way round', () => {
+  const refuses = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
+  const spec = { signature: { args: ['float32' as DType], result: 'float32' as DType }, js: (x: number) => x };
+  registerFunction({ ...spec, name: 'taken_by_function' });
+  refuses(
+    () => registerReduction({ name: 'taken_by_function', neutral: ['0'], combine: ['a + b'] }),
+    /^reduction 'taken_by_function': the function 'taken_by_function' \(registerFunction\) has that name already/,
+  );
+  // a function defined before the reduction existed is refused when it is registered
+  const early = defineFunction({ ...spec, name: 'taken_later' });
+  registerReduction({ name: 'taken_later', neutral: ['0'], combine: ['a + b'] });
+  refuses(() => registerFunction(early), /function 'taken_later' cannot be registered: the reduction 'taken_later' \(registerReduction\)/);
+  refuses(() => registerFunction(makeKernel('{[i]: 0<=i<4}', 'y[i] = 1.0'), early), /the reduction 'taken_later'/);
+  refuses(() => defineFunction({ ...spec, name: 'taken_later' }), /^defineFunction: 'taken_later' is the name of a reduction/);
 });
 
 test.run();

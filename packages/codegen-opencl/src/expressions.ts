@@ -27,6 +27,7 @@ import {
   type VectorLoop,
   vectorIndex,
 } from '@loom/core';
+import { isReservedInOpenCL } from './names.ts';
 import { isIndexExpression } from './index-names.ts';
 import { clHelperDefinition, clHelperName, floatToIntegerHelper, type ClHelperKind } from './arithmetic-helpers.ts';
 import { clLiteral, clType } from './c-types.ts';
@@ -145,6 +146,8 @@ export class ClExpressionPrinter {
   kernelNames: ReadonlySet<string> = new Set();
   /** The preambles of the user functions called, each once (by text). */
   readonly preambles = new Set<string>();
+  /** Which user function each OpenCL name called belongs to: shared by the printers of a program's kernels (C has no overloads). */
+  functionOwners = new Map<string, string>();
   /**
    * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts),
    * and the half buffers of the kernel being printed (read with vload_half).
@@ -417,9 +420,22 @@ export class ClExpressionPrinter {
     const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
     const impl = fn.implementation('opencl', signature);
     if (!impl) throw new LoomError(`function '${e.fn}' has no OpenCL implementation (give defineFunction an opencl: { name, preamble })`);
+    // as the WGSL target claims the name (codegen-wgsl's user-functions.ts): a keyword, type or
+    // built-in function of OpenCL C, or a helper of this target, would not compile or would
+    // silently call something else
+    if (isReservedInOpenCL(impl.name)) {
+      throw new LoomError(
+        `function '${e.fn}' is called '${impl.name}' in OpenCL C, a keyword, type or built-in function of OpenCL C (or a name Loom's OpenCL code uses): choose another`,
+      );
+    }
     if (this.kernelNames.has(impl.name)) {
       throw new LoomError(`function '${e.fn}' is called '${impl.name}' in OpenCL C, which the kernel also uses as a name: rename one of them`);
     }
+    const owner = this.functionOwners.get(impl.name);
+    if (owner !== undefined && owner !== e.fn) {
+      throw new LoomError(`functions '${owner}' and '${e.fn}' are both called '${impl.name}' in OpenCL C, which has no overloads: give them different names`);
+    }
+    this.functionOwners.set(impl.name, e.fn);
     if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
     return call(
       impl.name,

@@ -73,12 +73,14 @@ function printProgram(program: ProgramAst, halfStorage: boolean): string {
   const extensions = new Set<string>();
   let usesDouble = false;
   let contractible = false;
+  const functionOwners = new Map<string, string>();
   const kernels = program.kernels.map((k) => {
     const printer = new ClExpressionPrinter((name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
     printer.halfStorage = halfStorage;
     printer.halfBuffers = new Set(halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : []);
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
+    printer.functionOwners = functionOwners;
     const text = printKernel(k, printer);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
     for (const p of printer.preambles) preambles.add(p);

@@ -105,6 +105,7 @@ export function setWarningHandler(next: WarningHandler | undefined): WarningHand
   return previous;
 }
 
+/** Reports `warning` through the handler in place (by default: printed once, on stderr). */
 export function reportWarning(warning: LoomWarning): void {
   handler(warning);
 }

@@ -21,7 +21,7 @@ export {
   MissingBarrierError,
   LoomWarning,
 } from './errors.ts';
-export { setWarningHandler, collectWarnings, type SourceSpan, type WarningHandler } from './errors.ts';
+export { setWarningHandler, collectWarnings, reportWarning, type SourceSpan, type WarningHandler } from './errors.ts';
 export { KernelCheckError } from './check/index.ts';
 export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 

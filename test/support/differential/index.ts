@@ -96,7 +96,13 @@ export function planCase(seed: number, features: FeatureSet): { kcase: KernelCas
   }
 }
 
-export async function runCase(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device): Promise<CaseResult> {
+/**
+ * Called before each stage of a case runs (`'reference'`, then each device's name): a harness
+ * records it so that a native crash in a driver, which kills the process, can be named.
+ */
+export type CaseProgress = (stage: string) => void;
+
+export async function runCase(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device, progress?: CaseProgress): Promise<CaseResult> {
   const warnings: string[] = [];
   const previous = setWarningHandler((w) => warnings.push(w.toString()));
   try {
@@ -106,6 +112,7 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
     let expected: HostArray;
     try {
       const knl = kcase.build();
+      progress?.('reference');
       expected = (await run(knl, reference, argumentsFor(knl, kcase))).out as HostArray;
     } catch (e) {
       return { ...base, reference: outcomeOf(e), devices: [] };
@@ -124,6 +131,7 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
         continue;
       }
       let outcome: Outcome;
+      progress?.(device.name);
       try {
         const got = (await run(chain.kernel, device, argumentsFor(chain.kernel, kcase))).out as HostArray;
         // WGSL need not keep the sign of zero, nor compute what is not finite (see compare.ts)
@@ -157,7 +165,7 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
  * float specials; one result per distinct feature set, each reproducible with
  * `--seed S --exclude <its excluded features>`.
  */
-export async function runSeed(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device): Promise<CaseResult[]> {
+export async function runSeed(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device, progress?: CaseProgress): Promise<CaseResult[]> {
   const groups: { features: FeatureSet; devices: Device[] }[] = [];
   for (const device of devices) {
     const own = features.without(limitsOf(device));
@@ -166,7 +174,7 @@ export async function runSeed(seed: number, features: FeatureSet, devices: reado
     else groups.push({ features: own, devices: [device] });
   }
   const results: CaseResult[] = [];
-  for (const g of groups) results.push(await runCase(seed, g.features, g.devices, reference));
+  for (const g of groups) results.push(await runCase(seed, g.features, g.devices, reference, progress));
   return results;
 }
 

@@ -14,7 +14,7 @@ import { mapExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type FunctionTypes, type NameTypes } from '../kernel/type-inference.ts';
-import { defineFunction, globalFunction, isUserFunction, registerGlobally, type UserFunction, type UserFunctionSpec } from './user-functions.ts';
+import { defineFunction, globalFunction, isUserFunction, refuseReductionName, registerGlobally, type UserFunction, type UserFunctionSpec } from './user-functions.ts';
 
 /**
  * `registerFunction(fn)`: every kernel may call `fn`. `registerFunction(knl, fn)`: a new kernel,
@@ -30,6 +30,7 @@ export function registerFunction(first: LoopKernel | UserFunction | UserFunction
   }
   const functions = new Map(first.functions);
   for (const f of rest.map(checked)) {
+    refuseReductionName(f);
     if (first.substitutions.has(f.name)) throw new LoomError(`registerFunction: kernel '${first.name}' has a substitution rule '${f.name}' already`);
     functions.set(f.name, f);
   }

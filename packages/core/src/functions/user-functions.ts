@@ -29,7 +29,7 @@ import { isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
 import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
-import { reductionNames } from '../reduction/index.ts';
+import { isReductionName, reductionNames } from '../reduction/index.ts';
 
 /** What a function's spec may say; any other key is an error. */
 const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'opencl', 'signature', 'wgsl']);
@@ -83,6 +83,9 @@ export function defineFunction(spec: UserFunctionSpec): UserFunction {
   if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, wgsl?, js? }');
   checkOptionKeys('defineFunction', spec, USER_FUNCTION_SPEC_KEYS);
   const name = checkName(spec.name, 'defineFunction: name');
+  if (isReductionName(name)) {
+    throw new LoomError(`defineFunction: '${name}' is the name of a reduction (built in, or added by registerReduction); a function cannot shadow it: choose another name`);
+  }
   if (builtIn().has(name) || isDType(name)) throw new LoomError(`defineFunction: '${name}' is a built-in of the expression language and cannot be redefined`);
   const where = `function '${name}'`;
   const fixed = typeof spec.signature === 'function' ? undefined : checkSignature(spec.signature, where);
@@ -146,11 +149,22 @@ function checkTargetFunction(impl: TargetFunction, where: string): TargetFunctio
 const GLOBAL = new Map<string, UserFunction>();
 
 export function registerGlobally(fn: UserFunction): void {
+  refuseReductionName(fn);
   const known = GLOBAL.get(fn.name);
   if (known && known !== fn) {
     throw new LoomError(`function '${fn.name}' is registered already (globally registered functions cannot change: compiled kernels use them)`);
   }
   GLOBAL.set(fn.name, fn);
+}
+
+/**
+ * A function defined before a reduction of the same name was registered would be shadowed by
+ * it (a call `name(i, e)` reads as the reduction): refused when the function is registered.
+ */
+export function refuseReductionName(fn: UserFunction): void {
+  if (isReductionName(fn.name)) {
+    throw new LoomError(`function '${fn.name}' cannot be registered: the reduction '${fn.name}' (registerReduction) has that name, and would shadow it; rename the function`);
+  }
 }
 
 export function globalFunction(name: string): UserFunction | undefined {

@@ -5,10 +5,11 @@
  *   registerReduction({ name: 'absmax', neutral: ['0'], combine: ['max(abs(a), abs(b))'] });
  *   makeKernel('{ [i]: 0<=i<n }', 'out = absmax(i, x[i])')
  */
-import type { DType } from '../dtypes.ts';
+import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { float, int, type Expr } from '../expr/nodes.ts';
-import { freeVariables, parseExpression, substitute } from '../expr/index.ts';
+import { checkExpressionNode, freeVariables, parseExpression, substitute } from '../expr/index.ts';
+import { globalFunction } from '../functions/user-functions.ts';
 import { NAME_PATTERN } from '../names.ts';
 import { addReductionOperation } from './operations.ts';
 
@@ -43,26 +44,54 @@ export interface ReductionDefinition {
 
 const DEFINITION_KEYS = ['name', 'arity', 'commutative', 'resultDtypes', 'neutral', 'combine'];
 
+/**
+ * Adds a reduction every kernel can use. Everything in `definition` is checked here, or, for
+ * what its functions return, where they are called: a LoomError names the reduction and the
+ * part that is wrong (a field, a dtype, an expression node built by hand).
+ */
 export function registerReduction(definition: ReductionDefinition): void {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    throw new LoomError(`registerReduction: expected { name, neutral, combine, arity?, commutative?, resultDtypes? }, got ${describe(definition)}`);
+  }
   for (const key of Object.keys(definition)) {
     if (!DEFINITION_KEYS.includes(key)) throw new LoomError(`registerReduction: unknown field '${key}' (known: ${DEFINITION_KEYS.join(', ')})`);
   }
   const { name } = definition;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) throw new LoomError(`registerReduction: the name must be a name (letters, digits, '_'), got ${JSON.stringify(name)}`);
-  const arity = definition.arity ?? 1;
   const where = `reduction '${name}'`;
-  const neutral = definition.neutral;
+  const fn = globalFunction(name);
+  if (fn) throw new LoomError(`${where}: the function '${fn.name}' (registerFunction) has that name already; a reduction cannot shadow it: choose another name`);
+  const arity = definition.arity ?? 1;
+  if (!Number.isInteger(arity) || arity < 1 || arity > 8) throw new LoomError(`${where}: arity must be an integer from 1 to 8, got ${describe(definition.arity)}`);
+  const { commutative = true, resultDtypes, neutral } = definition;
+  if (typeof commutative !== 'boolean') throw new LoomError(`${where}: commutative must be true or false, got ${describe(commutative)}`);
+  if (resultDtypes !== undefined && typeof resultDtypes !== 'function') {
+    throw new LoomError(`${where}: resultDtypes must be a function from the operands' dtypes to the results', got ${describe(resultDtypes)}`);
+  }
+  if (typeof neutral !== 'function' && !Array.isArray(neutral)) {
+    throw new LoomError(`${where}: neutral must be a list of expressions (texts, numbers or nodes) or a function of the results' dtypes, got ${describe(neutral)}`);
+  }
+  if (typeof definition.combine !== 'function' && !Array.isArray(definition.combine)) {
+    throw new LoomError(`${where}: combine must be a list of texts or a function, got ${describe(definition.combine)}`);
+  }
+  // a fixed neutral element is checked now, not at the first kernel that uses it
+  const fixedNeutral = typeof neutral === 'function' ? undefined : results(neutral, arity, `${where}: neutral`);
   const combine = typeof definition.combine === 'function' ? definition.combine : combineFromTexts(definition.combine, arity, where);
   addReductionOperation({
     name,
     arity,
-    commutative: definition.commutative ?? true,
+    commutative,
     resultDtypes: (operands) => {
-      const dtypes = definition.resultDtypes ? definition.resultDtypes(operands) : operands;
-      if (dtypes.length !== arity) throw new LoomError(`${where}: resultDtypes gave ${dtypes.length} dtypes for ${arity} results`);
-      return dtypes;
+      const dtypes: unknown = resultDtypes ? resultDtypes(operands) : operands;
+      if (!Array.isArray(dtypes) || dtypes.length !== arity) {
+        throw new LoomError(`${where}: resultDtypes(${operands.join(', ')}) must give a list of ${arity} dtype${arity === 1 ? '' : 's'}, got ${describe(dtypes)}`);
+      }
+      for (const t of dtypes) {
+        if (typeof t !== 'string' || !isDType(t)) throw new LoomError(`${where}: resultDtypes(${operands.join(', ')}) gave ${describe(t)}, which is not a dtype`);
+      }
+      return dtypes as readonly DType[];
     },
-    neutral: (dtypes) => results(typeof neutral === 'function' ? neutral(dtypes) : neutral, arity, `${where}: neutral`),
+    neutral: (dtypes) => fixedNeutral ?? results((neutral as (dtypes: readonly DType[]) => readonly ExprLike[])(dtypes), arity, `${where}: neutral(${dtypes.join(', ')})`),
     combine: (a, b, dtypes) => results(combine(a, b, dtypes), arity, `${where}: combine`),
   });
 }
@@ -73,7 +102,7 @@ function combineFromTexts(texts: readonly string[], arity: number, where: string
   const names = (side: 'a' | 'b') => (arity === 1 ? [side] : Array.from({ length: arity }, (_, k) => `${side}${k}`));
   const allowed = new Set([...names('a'), ...names('b')]);
   const templates = texts.map((text) => {
-    const e = parseExpression(text);
+    const e = parse(text, `${where}: combine`);
     const unknown = [...freeVariables(e)].filter((n) => !allowed.has(n));
     if (unknown.length) throw new LoomError(`${where}: combine '${text}' names ${unknown.map((n) => `'${n}'`).join(', ')}; it may only name ${[...allowed].join(', ')}`);
     return e;
@@ -86,16 +115,34 @@ function combineFromTexts(texts: readonly string[], arity: number, where: string
 }
 
 function results(values: readonly ExprLike[], arity: number, where: string): Expr[] {
-  if (!Array.isArray(values) || values.length !== arity) throw new LoomError(`${where} must give ${arity} expression${arity === 1 ? '' : 's'}`);
-  return values.map((v) => toExpr(v, where));
+  if (!Array.isArray(values) || values.length !== arity) throw new LoomError(`${where} must give ${arity} expression${arity === 1 ? '' : 's'}, got ${describe(values)}`);
+  return values.map((v, k) => toExpr(v, arity === 1 ? where : `${where}, result ${k}`));
 }
 
 function toExpr(v: ExprLike, where: string): Expr {
   if (typeof v === 'number') {
-    if (Number.isInteger(v)) return int(v);
-    return float(v);
+    // an integer beyond 2**53 is no exact int literal: kept as the float it is
+    return Number.isSafeInteger(v) ? int(v) : float(v);
   }
-  if (typeof v === 'string') return parseExpression(v);
-  if (v && typeof v === 'object' && typeof (v as Expr).kind === 'string') return v;
-  throw new LoomError(`${where}: ${String(v)} is not an expression (give a text, a number or an expression node)`);
+  if (typeof v === 'string') return parse(v, where);
+  if (typeof v === 'object' && v !== null) return checkExpressionNode(v, where);
+  throw new LoomError(`${where}: ${describe(v)} is not an expression (give a text, a number or an expression node)`);
+}
+
+/** `text` parsed, its errors prefixed with which reduction and part it is. */
+function parse(text: string, where: string): Expr {
+  try {
+    return parseExpression(text);
+  } catch (e) {
+    if (e instanceof LoomError) throw new LoomError(`${where}: ${e.message}`);
+    throw e;
+  }
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map((x) => (typeof x === 'object' && x !== null ? '{...}' : describe(x))).join(', ')}]`;
+  if (typeof v === 'object' && v !== null) return 'an object';
+  return String(v);
 }

@@ -7,7 +7,8 @@
  * device each kernel is also run and timed. `--plot` draws the roofline; `--measured run.jsonl`
  * adds the kernels a `bench/roofline.ts --json` run predicted and measured on that device.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
 import { measuredKernelsOf } from './measured-run.ts';
@@ -103,7 +104,12 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
   }
   device?.dispose();
   if (parsed.plot && profile) {
-    writeFileSync(parsed.plot, rooflineSvg(profile, plotted));
+    try {
+      writeFileSync(parsed.plot, rooflineSvg(profile, plotted));
+    } catch (e) {
+      console.error(`loom stats: cannot write the plot ${parsed.plot}: ${(e as Error).message}`);
+      return 1;
+    }
     console.log(`\nwrote ${parsed.plot}`);
   }
   return failed ? 1 : 0;
@@ -175,6 +181,10 @@ function parseArguments(args: readonly string[]): StatsArguments | string {
   }
   if (file === undefined && measured === undefined) return 'which file? (loom stats <file.ts>)';
   if (plot !== undefined && device === undefined && profile === undefined) return '--plot needs a roofline: give --device or --profile';
+  // said before anything is counted or measured, rather than after
+  if (plot !== undefined && !statSync(path.dirname(path.resolve(plot)), { throwIfNoEntry: false })?.isDirectory()) {
+    return `--plot ${plot}: the folder ${path.dirname(plot)} does not exist`;
+  }
   if (measured !== undefined && device === undefined && profile === undefined) return "--measured needs the profile of the run's device: give --profile or --device";
   return { file, params, subgroupSize, device, profile, plot, measured };
 }

@@ -10,10 +10,10 @@
  *  - written down: any JSON file `{ device, bandwidth, flopRate, launchOverhead }` (`--profile`).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isPackageNotFound, LoomError, measureDeviceProfile, type Device, type DeviceProfile } from '@loom/core';
+import { cacheDir, readCacheFile, warnCache, writeCacheFile } from '../cache/cache-file.ts';
 
 export type DeviceKind = 'cpu' | 'opencl' | 'webgpu';
 export const DEVICE_KINDS: readonly DeviceKind[] = ['cpu', 'opencl', 'webgpu'];
@@ -120,22 +120,22 @@ export type ProfileSource = 'cache' | 'committed' | 'measured';
  * name, else measured now and added to the cache.
  */
 export async function cachedProfile(device: Device): Promise<{ profile: DeviceProfile; source: ProfileSource }> {
-  const dir = process.env.LOOM_CACHE_DIR || path.join(homedir(), '.cache', 'loom');
-  const file = path.join(dir, 'device-profiles.json');
-  let all: Record<string, DeviceProfile> = {};
-  if (existsSync(file)) {
+  const file = path.join(cacheDir(), 'device-profiles.json');
+  // every entry is checked, the others kept as they are when the file is rewritten
+  const all = readCacheFile(file);
+  const known = all.get(device.name);
+  if (known !== undefined) {
     try {
-      all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, DeviceProfile>;
-    } catch {
-      all = {}; // a broken cache is measured again
+      return { profile: profileOf(known, `its entry '${device.name}'`), source: 'cache' };
+    } catch (e) {
+      if (!(e instanceof LoomError)) throw e;
+      warnCache(file, `${e.message}; it is measured again`);
     }
   }
-  const known = all[device.name];
-  if (known) return { profile: known, source: 'cache' };
   const committed = committedProfiles().find((p) => p.profile.device === device.name);
   if (committed) return { profile: committed.profile, source: 'committed' };
   const profile = await measureDeviceProfile(device);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ ...all, [device.name]: profile }, null, 2)}\n`);
+  all.set(device.name, profile);
+  writeCacheFile(file, all);
   return { profile, source: 'measured' };
 }

@@ -2,40 +2,61 @@
  * A tuning cache on disk: the best configuration of each tuning problem on each device,
  * in `$LOOM_CACHE_DIR/autotune.json` (default `~/.cache/loom/`), so that a program tunes
  * once per machine and later runs start from the result.
+ *
+ * Every entry read is checked (cache/cache-file.ts): a malformed one is ignored with a
+ * warning and searched again, never trusted (a `"seconds": "evil"` is no time).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import type { TunedEntry, TuningCache } from '@loom/core';
+import { cacheDir, isJsonObject, readCacheFile, warnCache, writeCacheFile } from '../cache/cache-file.ts';
 
-/** `{ [problem]: { [device]: entry } }` */
-type CacheFile = Record<string, Record<string, TunedEntry>>;
-
+/** The tuning cache's file: `autotune.json` in `$LOOM_CACHE_DIR` (default `~/.cache/loom/`). */
 export function defaultTuningCacheFile(): string {
-  return path.join(process.env.LOOM_CACHE_DIR || path.join(homedir(), '.cache', 'loom'), 'autotune.json');
+  return path.join(cacheDir(), 'autotune.json');
 }
 
+/** `{ [problem]: { [device]: entry } }`, read into Maps, keeping only the entries that check. */
+type Entries = Map<string, Map<string, TunedEntry>>;
+
+/** The tuning cache kept in `file`; a write that fails is a LoomError naming the file. */
 export function fileTuningCache(file: string = defaultTuningCacheFile()): TuningCache {
   return {
-    get: (problem, device) => read(file)[problem]?.[device],
+    get: (problem, device) => read(file).get(problem)?.get(device),
     set: (problem, device, entry) => {
       const all = read(file);
-      all[problem] = { ...all[problem], [device]: entry };
-      mkdirSync(path.dirname(file), { recursive: true });
-      // written whole then renamed: a reader never sees half a file
-      const partial = `${file}.${process.pid}.tmp`;
-      writeFileSync(partial, `${JSON.stringify(all, null, 2)}\n`);
-      renameSync(partial, file);
+      const byDevice = all.get(problem) ?? new Map<string, TunedEntry>();
+      byDevice.set(device, entry);
+      all.set(problem, byDevice);
+      writeCacheFile(file, new Map([...all].map(([p, devices]) => [p, Object.fromEntries(devices)])));
     },
   };
 }
 
-function read(file: string): CacheFile {
-  if (!existsSync(file)) return {};
-  try {
-    const json = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as CacheFile) : {};
-  } catch {
-    return {}; // a broken cache is searched again, and rewritten
+function read(file: string): Entries {
+  const all: Entries = new Map();
+  for (const [problem, devices] of readCacheFile(file)) {
+    if (!isJsonObject(devices)) {
+      warnCache(file, `the problem '${problem}' is not an object of entries by device; ignored`);
+      continue;
+    }
+    const byDevice = new Map<string, TunedEntry>();
+    for (const [device, entry] of Object.entries(devices)) {
+      const wrong = whatIsWrong(entry);
+      if (wrong) warnCache(file, `the entry of '${problem}' on '${device}' is ignored: ${wrong}`);
+      else byDevice.set(device, entry as TunedEntry);
+    }
+    if (byDevice.size) all.set(problem, byDevice);
   }
+  return all;
+}
+
+/** Why `entry` is no TunedEntry, or undefined when it is one. */
+function whatIsWrong(entry: unknown): string | undefined {
+  if (!isJsonObject(entry)) return 'it is not an object';
+  if (!('config' in entry) || entry.config === undefined) return 'it has no config';
+  const { seconds, tried, measuredAt } = entry;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return `"seconds" is ${JSON.stringify(seconds)}, not a number of seconds`;
+  if (typeof tried !== 'number' || !Number.isInteger(tried) || tried < 1) return `"tried" is ${JSON.stringify(tried)}, not a positive integer`;
+  if (typeof measuredAt !== 'string' || Number.isNaN(Date.parse(measuredAt))) return `"measuredAt" is ${JSON.stringify(measuredAt)}, not a date`;
+  return undefined;
 }

@@ -101,6 +101,9 @@ export function typegen(options: TypegenOptions = {}): TypegenReport {
   return { kernels, computations, written, removed, stale: options.check ? stale : [], notes, errors, ok };
 }
 
+/** TypeScript's "No inputs were found in config file". */
+const NO_INPUTS = 18003;
+
 /** The files a tsconfig takes in, as absolute paths. */
 function projectFiles(configPath: string): string[] {
   const diagnostics: ts.Diagnostic[] = [];
@@ -108,7 +111,14 @@ function projectFiles(configPath: string): string[] {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (d) => diagnostics.push(d),
   };
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, host);
+  // the config's own JSON first: the parser below reads past syntax errors (a missing bracket)
+  const syntax = ts.readConfigFile(configPath, (file) => ts.sys.readFile(file)).error;
+  if (syntax) diagnostics.push(syntax);
+  const parsed = diagnostics.length ? undefined : ts.getParsedCommandLineOfConfigFile(configPath, {}, host);
+  // a tsconfig that parses with errors (broken JSON, an unknown option, an `extends` that is
+  // not there) is not read as the project it means: typegen would find no kernel and say all
+  // is up to date. That it takes in no file at all is no error of its own (TS18003).
+  diagnostics.push(...(parsed?.errors ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error && d.code !== NO_INPUTS));
   if (!parsed || diagnostics.length) {
     const message = diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n');
     throw new Error(`cannot read ${configPath}${message ? `: ${message}` : ''}`);
