@@ -58,6 +58,22 @@ test('test_ilp_write_race_detection_global', () => {
   );
 });
 
+test('test_ilp_write_race_avoidance_local', () => {
+  // a local temporary written in an ILP loop gets one copy per lane, as a private one does.
+  // Loom puts the lane axis in front (loopy appends it: (16, 17)), so that the lanes of
+  // one work-item lie a work-group apart and consecutive work-items' copies are adjacent.
+  let knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<17 }', '<> a[i] = 5+i+j', [], { name: 'loopy_kernel' });
+  knl = tagInames(knl, { i: 'l.0', j: 'ilp' });
+  const { result, warnings } = collectWarnings(() => preprocess(knl));
+  const a = result.temporaries.get('a')!;
+  assert.is(a.addressSpace, 'local');
+  assert.equal(
+    a.shape.map((e) => printExpr(e)),
+    ['17', '16'],
+  );
+  assert.equal(warnings.map(String), []);
+});
+
 test('test_ilp_write_race_avoidance_private', () => {
   let knl = makeKernel('{[j]: 0<=j<16 }', '<> a = 5+j', [], { name: 'loopy_kernel' });
   knl = tagInames(knl, { j: 'ilp' });
