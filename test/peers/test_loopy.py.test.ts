@@ -126,6 +126,26 @@ for (const device of testDevices()) {
   });
 }
 
+test('test_dependent_domain_insn_iname_finding', () => {
+  // the loop over isrc is bounded by temporaries written inside isrc_box: it runs inside it.
+  // loopy's two arguments without a shape are given one each (Loom's globalArg takes one name)
+  let knl = makeKernel(
+    ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'],
+    [
+      '<> src_ibox = source_boxes[isrc_box]',
+      '<> isrc_start = box_source_starts[src_ibox]',
+      '<> isrc_end = isrc_start+box_source_counts_nonchild[src_ibox]',
+      '<> strength = strengths[isrc] {id=set_strength}',
+    ],
+    [globalArg('box_source_starts'), globalArg('box_source_counts_nonchild'), globalArg('strengths', { shape: ['nsources'] }), '...'],
+    { name: 'loopy_kernel' },
+  );
+  assert.ok(knl.instructions.find((i) => i.id === 'set_strength')!.withinInames.includes('isrc_box'));
+  knl = addDtypes(knl, { source_boxes: 'int32', box_source_starts: 'int32', box_source_counts_nonchild: 'int32', strengths: 'float64', nsources: 'int32' });
+  // the isrc loop's bounds are the temporaries that iteration of isrc_box set
+  assert.match(generateCode(knl, openclTarget()).code, /for \(int isrc = isrc_start; isrc <= -1 \+ isrc_end; \+\+isrc\)/);
+});
+
 // {{{ the expression and instruction language
 
 test('test_type_inference_no_artificial_doubles', () => {
