@@ -29,6 +29,20 @@ async function rejectsLoom(p: Promise<unknown>, pattern: RegExp): Promise<string
   return '';
 }
 
+test('a name used only as an index that is nothing the kernel knows is a LoomError with a did-you-mean (issue 24: out[i] = 2*a[ii] was [6, 6, 6])', () => {
+  const msg = throwsLoom(
+    () => makeKernel('{[i]: 0<=i<3}', 'out[i] = 2*a[ii]'),
+    /'ii' in instruction '\w+' is used only as an index, and is neither an iname, an argument, a temporary nor a domain parameter; did you mean the iname 'i'\?/,
+  );
+  assert.match(msg, /out\[i\] = 2\*a\[ii\]\n\s*\^\^\n?/);
+  // legitimate uses stay: a domain parameter, a declared value argument, a shape variable
+  makeKernel('{[i]: 0<=i<n}', 'out[i] = 2*a[i + n - 1]');
+  makeKernel('{[i]: 0<=i<3}', 'out[i] = 2*a[i + off]', [valueArg('off', 'int32'), '...']);
+  makeKernel('{[i]: 0<=i<3}', 'out[i] = 2*a[i + m]', [globalArg('a', { dtype: 'float32', shape: ['m + 3'] }), '...']);
+  // and a name also read as a value is a value argument, as before
+  makeKernel('{[i]: 0<=i<3}', 'out[i] = off*a[i + off]');
+});
+
 test('a malformed instruction points at the problem', () => {
   const msg = throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i'), /./);
   assert.match(msg, /\^/);

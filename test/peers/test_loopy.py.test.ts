@@ -58,6 +58,22 @@ test('test_ilp_write_race_detection_global', () => {
   );
 });
 
+test('test_ilp_write_race_avoidance_local', () => {
+  // a local temporary written in an ILP loop gets one copy per lane, as a private one does.
+  // Loom puts the lane axis in front (loopy appends it: (16, 17)), so that the lanes of
+  // one work-item lie a work-group apart and consecutive work-items' copies are adjacent.
+  let knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<17 }', '<> a[i] = 5+i+j', [], { name: 'loopy_kernel' });
+  knl = tagInames(knl, { i: 'l.0', j: 'ilp' });
+  const { result, warnings } = collectWarnings(() => preprocess(knl));
+  const a = result.temporaries.get('a')!;
+  assert.is(a.addressSpace, 'local');
+  assert.equal(
+    a.shape.map((e) => printExpr(e)),
+    ['17', '16'],
+  );
+  assert.equal(warnings.map(String), []);
+});
+
 test('test_ilp_write_race_avoidance_private', () => {
   let knl = makeKernel('{[j]: 0<=j<16 }', '<> a = 5+j', [], { name: 'loopy_kernel' });
   knl = tagInames(knl, { j: 'ilp' });
@@ -109,6 +125,26 @@ for (const device of testDevices()) {
     assert.ok((a as Float32Array).every((x) => x === 1));
   });
 }
+
+test('test_dependent_domain_insn_iname_finding', () => {
+  // the loop over isrc is bounded by temporaries written inside isrc_box: it runs inside it.
+  // loopy's two arguments without a shape are given one each (Loom's globalArg takes one name)
+  let knl = makeKernel(
+    ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'],
+    [
+      '<> src_ibox = source_boxes[isrc_box]',
+      '<> isrc_start = box_source_starts[src_ibox]',
+      '<> isrc_end = isrc_start+box_source_counts_nonchild[src_ibox]',
+      '<> strength = strengths[isrc] {id=set_strength}',
+    ],
+    [globalArg('box_source_starts'), globalArg('box_source_counts_nonchild'), globalArg('strengths', { shape: ['nsources'] }), '...'],
+    { name: 'loopy_kernel' },
+  );
+  assert.ok(knl.instructions.find((i) => i.id === 'set_strength')!.withinInames.includes('isrc_box'));
+  knl = addDtypes(knl, { source_boxes: 'int32', box_source_starts: 'int32', box_source_counts_nonchild: 'int32', strengths: 'float64', nsources: 'int32' });
+  // the isrc loop's bounds are the temporaries that iteration of isrc_box set
+  assert.match(generateCode(knl, openclTarget()).code, /for \(int isrc = isrc_start; isrc <= -1 \+ isrc_end; \+\+isrc\)/);
+});
 
 // {{{ the expression and instruction language
 

@@ -10,7 +10,7 @@ import { fromLinear, printExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Constraint } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import { tagToString, type LoopKernel } from '../kernel/model.ts';
 
 export interface HardwareIname {
   readonly iname: string;
@@ -43,7 +43,7 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
     if (tag.axis > 2) throw new LoomError(`'${iname}' is tagged ${tag.kind === 'local' ? 'l' : 'g'}.${tag.axis}: only axes 0, 1 and 2 exist`);
     const domain = domainOf(knl, [iname]);
     const term = [{ set: domain, expr: Linear.variable(iname) }];
-    const low = staticMin(term, knl.assumptions);
+    const low = hardwareLowerBound(knl, iname, domain, term);
     if (!low.isConstant) {
       throw new LoomError(`the lower bound of '${iname}' (${low.toString()}) must be a constant to map it to a hardware axis; split it or shift its domain`);
     }
@@ -95,6 +95,27 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
   const used = Math.max(1, ...[...inames.values()].map((h) => h.axis + 1));
   const groupCount = counts.slice(0, used).map((cs) => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b]))));
   return { inames, localSize: localSize.slice(0, used), groupCount, constraints };
+}
+
+/**
+ * The least value of a hardware iname over its domain. Where there is none that the
+ * parameters alone give (`s_outer` of `start <= 2*s_outer + s_inner < stop`, with `start`
+ * a temporary an enclosing loop reads from memory), a LoomError says which temporaries
+ * the bounds read, not only that a static minimum was not found.
+ */
+function hardwareLowerBound(knl: LoopKernel, iname: string, domain: BasicSet, term: Parameters<typeof staticMin>[0]): Linear {
+  try {
+    return staticMin(term, knl.assumptions);
+  } catch (e) {
+    if (!(e instanceof StaticValueFindingError)) throw e;
+    const fromData = domain.params.filter((p) => knl.temporaries.has(p));
+    const why = fromData.length
+      ? `its bounds read the temporar${fromData.length > 1 ? 'ies' : 'y'} '${fromData.join("', '")}', known only while the kernel runs`
+      : 'it has no least value that the parameters give';
+    throw new LoomError(
+      `'${iname}' is tagged ${tagToString(knl.inameTags.get(iname))}, but ${why}: a hardware axis's range must be known before the kernel runs (leave '${iname}' a loop, or split it and tag only the inner part)`,
+    );
+  }
 }
 
 /** The static maximum, or undefined where none is affine (the length `floor((n + 2)/3)` of a chunk). */

@@ -1,7 +1,10 @@
 /**
  * Which loops each instruction lives in (loopy's `within_inames`), when not given:
  * the inames it uses, those of enclosing `for` blocks, the inames its domain's
- * bounds depend on, and — loopy's heuristic — the inames shared by every writer of
+ * bounds depend on (the inames among its domain's parameters, and every iname of the
+ * writers of a temporary among them: `{[s]: start<=s<stop}` with `<> start = starts[b]`
+ * puts the loop over `s` inside `b`, where its bounds are set, as loopy's
+ * `find_all_insn_inames` does), and — loopy's heuristic — the inames shared by every writer of
  * a variable it reads that are not visible in that writer's assignee
  * (`<> t = a[i]` carries `i` to the readers of `t`), except inside a `for` block, whose
  * inames are final (loopy's `within_inames_is_final`).
@@ -23,12 +26,19 @@ export interface InameRequest {
 export function inferWithinInames(requests: readonly InameRequest[], domains: readonly BasicSet[], rules: ReadonlyMap<string, SubstitutionRule>): Map<string, string[]> {
   const allInames = new Set(domains.flatMap((d) => d.dims));
   const parents = new Map<string, string[]>();
+  /** The parameters of each iname's domain that are not inames: temporaries among them bring their writers' loops. */
+  const boundParams = new Map<string, string[]>();
   for (const d of domains)
-    for (const dim of d.dims)
+    for (const dim of d.dims) {
       parents.set(
         dim,
         d.params.filter((p) => allInames.has(p)),
       );
+      boundParams.set(
+        dim,
+        d.params.filter((p) => !allInames.has(p)),
+      );
+    }
 
   const result = new Map<string, Set<string>>();
   const fixed = new Set<string>();
@@ -81,6 +91,8 @@ export function inferWithinInames(requests: readonly InameRequest[], domains: re
         for (const n of common ?? []) if (!reduction.get(insn.id)!.has(n)) mine.add(n);
       }
       for (const n of [...mine]) for (const p of parents.get(n) ?? []) mine.add(p);
+      // a loop whose bounds are written by instructions runs inside every loop they run in
+      for (const n of [...mine]) for (const p of boundParams.get(n) ?? []) for (const wid of writers.get(p) ?? []) for (const w of result.get(wid)!) mine.add(w);
       if (mine.size !== before) changed = true;
     }
   }

@@ -7,7 +7,7 @@
  * are arrays, values, temporaries; what is read and written; instruction ids;
  * the loops each instruction lives in; dependencies; array shapes.
  */
-import { checkOptionKeys, optionKeys } from '../option-keys.ts';
+import { checkOptionKeys, didYouMean, optionKeys } from '../option-keys.ts';
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
@@ -349,6 +349,8 @@ function classifyArguments(
   const scalars = new Map<string, Instruction | undefined>();
   const written = new Set<string>();
   const read = new Set<string>();
+  /** Names read as values somewhere, not only inside the indices of a subscript. */
+  const usedAsValue = new Set<string>();
   for (const insn of insns) {
     for (const a of insn.assignees) {
       const w = assigneeName(a);
@@ -365,8 +367,16 @@ function classifyArguments(
         read.add(n);
         if (!scalars.has(n)) scalars.set(n, insn);
       }
+      walk(e, (x) => {
+        if (x.kind === 'var') usedAsValue.add(x.name);
+        return x.kind !== 'subscript';
+      });
     }
   }
+  const parameters = new Set<string>();
+  for (const d of domains) for (const p of d.params) parameters.add(p);
+  for (const spec of declared)
+    if (Array.isArray(spec.shape)) for (const entry of spec.shape.map(parseShapeEntry(spec.name))) for (const n of freeVariables(entry)) parameters.add(n);
   for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
   // names in declared shapes (shape: ['m']) are parameters too
   for (const spec of declared) {
@@ -395,6 +405,17 @@ function classifyArguments(
     );
   };
 
+  // A name met only in indices (`a[ii]`, a typo for `i`) would become a parameter that only an
+  // inferred shape mentions, solved from the array's length when the kernel runs: every
+  // index the same, silently. loopy too would take it for an argument; Loom asks.
+  const indexOnly = (name: string, insn: Instruction | undefined): never => {
+    const guess = didYouMean(name, [...inames]);
+    throw new LoomError(
+      `'${name}'${insn ? ` in instruction '${insn.id}'` : ''} is used only as an index, and is neither an iname, an argument, a temporary nor a domain parameter${guess ? `; did you mean the iname '${guess}'?` : ` (declare it with valueArg('${name}') if it is a value passed in)`}`,
+      insn?.span && wordSpan(insn, name),
+    );
+  };
+
   // order: declared arguments first in their order, then the inferred ones by name (as loopy does)
   const inferred = [...new Set([...arrays.keys(), ...scalars.keys()])].filter((n) => !byName.has(n)).sort();
   const order = [...declared.map((a) => a.name), ...inferred];
@@ -404,6 +425,7 @@ function classifyArguments(
     if (!spec && !isArrayName(name) && !isScalarName(name)) continue;
     if (!spec && !inferRest) unknown(name, arrays.get(name) ?? scalars.get(name));
     const kind: ArgKind = spec?.kind ?? (isArrayName(name) ? 'global' : 'value');
+    if (!spec && kind === 'value' && !usedAsValue.has(name) && !parameters.has(name)) indexOnly(name, scalars.get(name));
     if (kind === 'value' && arrays.has(name)) {
       throw new LoomError(`'${name}' is declared as a value argument but is used as an array`, arrays.get(name)!.span);
     }

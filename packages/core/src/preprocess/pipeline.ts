@@ -12,7 +12,7 @@
  *   realizeReductions        `sum(k, e)` becomes an accumulator and its update loop
  *   separateArrays           an array's `sep` axis becomes one array per index
  *   placeTemporaries         each `auto` temporary goes to private or local memory
- *   privatizeIlpTemporaries  private temporaries written in ILP loops get one copy per lane
+ *   privatizeIlpTemporaries  temporaries written in ILP or vec lanes get one copy per lane
  *   checkDtypes              every dtype is known and the target can store it
  *
  * Each pass is a function from kernel to kernel, in its own file. With `LOOM_DEBUG` set, the

@@ -2,8 +2,14 @@
  * ILP (loopy's "instruction-level parallelism"): an `ilp` iname is not a loop around a
  * group of instructions but is opened innermost around each instruction on its own,
  * so a work-item interleaves independent copies (register tiles). For that to keep
- * meaning, every private temporary written inside an ILP iname gets one copy per
- * value of it: `acc` becomes `acc[i_ilp]`.
+ * meaning, every temporary written inside an ILP iname gets one copy per value of it:
+ * `acc` becomes `acc[i_ilp]`. Local (and global) temporaries too, as loopy's
+ * `privatize_temporaries_with_inames` does: `<> a[i] = ...` over `i: l.0, j: ilp` becomes
+ * `a[j, i]`, else every lane of a work-item would write the same `a[i]` (issue 24).
+ *
+ * An `unr` iname is not a lane: it is a sequential loop written out, its iterations in
+ * order around the instructions as a `for` loop's, so a temporary needs no copy per value
+ * (loopy privatizes over its ILP tags and `vec` only, not over `unr`).
  *
  * A `vec` iname's lanes are the same kind of copies (loopy privatizes over both): there the
  * new axis is tagged `vec`, so that `tmp` becomes a vector (`float4`) where the loop is
@@ -64,12 +70,12 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
   const ilpOf = (insn: Instruction) => insn.withinInames.filter((n) => isLaneIname(knl, n));
   if (!knl.instructions.some((i) => ilpOf(i).length)) return knl;
 
-  // which ILP inames each private temporary must be expanded by
+  // which ILP inames each temporary must be expanded by
   const expand = new Map<string, string[]>();
   for (const insn of knl.instructions) {
     const target = nameWritten(insn);
     const t = target === undefined ? undefined : knl.temporaries.get(target);
-    if (!t || t.addressSpace === 'local' || t.addressSpace === 'global') continue;
+    if (!t) continue;
     // a lane that already indexes what it writes has a place of its own (loopy's rule; issue 644)
     const indexedBy = new Set(insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices.flatMap((x) => [...freeVariables(x)]) : [])));
     const inames = ilpOf(insn).filter((n) => !indexedBy.has(n));
@@ -84,7 +90,7 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
     const t = temporaries.get(name)!;
     const extents = inames.map((n) => {
       const { lo, hi } = ilpRange(knl, n);
-      if (lo !== 0) throw new LoomError(`${knl.inameTags.get(n)?.kind === 'vec' ? 'vec' : 'ILP'} iname '${n}' must start at 0 to index the private copies of '${name}'`);
+      if (lo !== 0) throw new LoomError(`${knl.inameTags.get(n)?.kind === 'vec' ? 'vec' : 'ILP'} iname '${n}' must start at 0 to index the copies of '${name}'`);
       return int(hi + 1);
     });
     temporaries.set(name, { ...t, shape: [...extents, ...t.shape], dimTags: laneDimTags(knl, inames, t) } satisfies TemporaryVariable);
