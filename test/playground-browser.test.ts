@@ -255,7 +255,8 @@ test('a shared link opens the same kernel, tab and output in a fresh page; a mal
   assert.match(link, /#v1\.[A-Za-z0-9_-]+$/);
 
   const fresh = await openPlayground({ hash: new URL(link).hash });
-  for (const id of ['domain', 'instructions', 'chain', 'values', 'wgsl', 'opencl', 'kernel-view']) assert.is(await textOf(fresh, id), await textOf(page, id), `${id} in the fresh page`);
+  for (const id of ['domain', 'instructions', 'chain', 'values', 'wgsl', 'opencl', 'kernel-view'])
+    assert.is(await textOf(fresh, id), await textOf(page, id), `${id} in the fresh page`);
   assert.is(await fresh.inputValue('#preset'), Object.keys(KERNELS)[1]);
   assert.is(await fresh.getAttribute('#tab-kernel', 'aria-selected'), 'true');
   await clickAndWait(fresh, '#run-kernel', 'kernel-result', '#kernel-error');
@@ -275,7 +276,7 @@ test('a shared link opens the same kernel, tab and output in a fresh page; a mal
 test('at a phone width (390 px) the panes stack and nothing overflows', async () => {
   const phone = await openPlayground({ width: 390 });
   await clickAndWait(phone, '#run-kernel', 'kernel-result', '#kernel-error');
-  await phone.waitForSelector('#kernel-stats[data-state]', { timeout: 60_000 });
+  await phone.waitForSelector('#kernel-stats:is([data-state=ok], [data-state=error])', { timeout: 60_000 });
   await assertNoHorizontalOverflow(phone, 'the kernel tab');
   const [wgsl, opencl] = await Promise.all(['#wgsl', '#opencl'].map((id) => phone.locator(id).boundingBox()));
   assert.ok(wgsl && opencl && opencl.y >= wgsl.y + wgsl.height, 'the code panes stack');

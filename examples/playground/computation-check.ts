@@ -101,7 +101,8 @@ function setUp(op: Operation, predicateName: string, dtype: DType, shape: readon
       for (let i = 0; i < n; i++)
         for (let j = 0; j < m; j++) {
           let acc = 0;
-          for (let k = 0; k < l; k++) acc = dtype === 'int32' ? (acc + Math.imul(Number(a[i * l + k]), Number(b[k * m + j]))) | 0 : acc + Number(a[i * l + k]) * Number(b[k * m + j]);
+          for (let k = 0; k < l; k++)
+            acc = dtype === 'int32' ? (acc + Math.imul(Number(a[i * l + k]), Number(b[k * m + j]))) | 0 : acc + Number(a[i * l + k]) * Number(b[k * m + j]);
           expected[i * m + j] = acc;
         }
       const comp = matrixMul({ dtype, shape: [n, l] }, { dtype, shape: [l, m] });

@@ -12,10 +12,10 @@ const LOOM_BUILTINS = new Set(['sum', 'product', 'max', 'min', 'argmax', 'argmin
 const LOOM_TYPES = /^(float16|float32|float64|int8|int16|int32|int64|uint8|uint16|uint32|uint64|bool)$/;
 
 /** A kernel's domain, instructions, or its printed view. */
-export const loomLanguage: StreamParser<{ inOptions: boolean }> = {
+export const loomLanguage: StreamParser<null> = {
   name: 'loom',
-  startState: () => ({ inOptions: false }),
-  token(stream, state) {
+  startState: () => null,
+  token(stream) {
     if (stream.eatSpace()) return null;
     if (stream.match('#') || stream.match('//')) {
       stream.skipToEnd();
@@ -38,8 +38,29 @@ export const loomLanguage: StreamParser<{ inOptions: boolean }> = {
 };
 
 const WGSL_KEYWORDS = new Set([
-  'fn', 'var', 'let', 'const', 'override', 'struct', 'return', 'if', 'else', 'for', 'while', 'loop', 'break', 'continue', 'switch', 'case',
-  'default', 'enable', 'true', 'false', 'discard', 'alias', 'continuing',
+  'fn',
+  'var',
+  'let',
+  'const',
+  'override',
+  'struct',
+  'return',
+  'if',
+  'else',
+  'for',
+  'while',
+  'loop',
+  'break',
+  'continue',
+  'switch',
+  'case',
+  'default',
+  'enable',
+  'true',
+  'false',
+  'discard',
+  'alias',
+  'continuing',
 ]); // prettier-ignore
 const WGSL_TYPES = /^(f16|f32|i32|u32|bool|vec[234][fhiu]?|mat\dx\d[fh]?|array|atomic|ptr|storage|uniform|workgroup|private|function|read|read_write|write)$/;
 

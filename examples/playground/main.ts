@@ -58,7 +58,11 @@ const kernelFields = {
   chain: editor('chain', initial.chain, 'javascript', 'Transformations', () => kernelTab),
   values: editor('values', initial.values, 'javascript', 'Value arguments', () => kernelTab),
 };
-const kernelTab = new KernelTab(kernelFields, { view: pane('kernel-view', 'loom', 'Kernel'), wgsl: pane('wgsl', 'wgsl', 'WGSL'), opencl: pane('opencl', 'opencl', 'OpenCL C') }, devices);
+const kernelTab = new KernelTab(
+  kernelFields,
+  { view: pane('kernel-view', 'loom', 'Kernel'), wgsl: pane('wgsl', 'wgsl', 'WGSL'), opencl: pane('opencl', 'opencl', 'OpenCL C') },
+  devices,
+);
 
 const pointwiseFields = {
   payload: editor('payload', initial.payload, 'javascript', 'Payload', () => pointwiseTab),
@@ -71,7 +75,10 @@ const choices = { op: OPERATIONS, predicate: PREDICATES, dtype: DTYPES } as cons
 for (const [name, options] of Object.entries(choices)) {
   const select = element<HTMLSelectElement>(`computation-${name}`);
   select.append(...options.map((o) => new Option(o, o)));
-  select.addEventListener('change', edited(() => computationTab));
+  select.addEventListener(
+    'change',
+    edited(() => computationTab),
+  );
 }
 const computationInputs = () => ({
   op: element<HTMLSelectElement>('computation-op').value,

@@ -7,7 +7,17 @@
  * `measureDeviceProfile`: a copy kernel's bandwidth, multiply-add chains' flop rate).
  * No DOM here: roofline.ts draws the chart.
  */
-import { estimateTime, getMemAccessMap, getOpMap, measureDeviceProfile, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
+import {
+  estimateTime,
+  getMemAccessMap,
+  getOpMap,
+  measureDeviceProfile,
+  measureKernelSeconds,
+  type Device,
+  type DeviceProfile,
+  type LoopKernel,
+  type TimeEstimate,
+} from '@loom/core';
 
 /** What the statistics panel shows; the numbers are at the run's value arguments. */
 export interface KernelStatistics {

@@ -4,7 +4,7 @@
  * (CompressionStream, 'deflate-raw') and written in base64url. Reading a hash checks
  * everything it holds (a field of the wrong type, an unknown tab, a size past the limits):
  * a hash that is not a state of this version is an error that says why, and the page
- * falls back to the default state. No DOM here beyond `location`-free string functions.
+ * falls back to the default state. No DOM here: main.ts reads and writes `location`.
  */
 import { LoomError } from '@loom/core';
 
