@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { applyChain, parseChain, parseLiteral, type Builder } from '../examples/playground/chain.ts';
+import { decodeState, encodeState, type PageState } from '../examples/playground/url-state.ts';
 
 const double = (): Builder => kernel('{ [i]: 0<=i<n }' as string, 'out[i] = 2*a[i]' as string);
 
@@ -149,6 +150,42 @@ test('text past the limits is refused without a deep recursion', () => {
     refusal(() => parseChain(' '.repeat(20_001))),
     'too long',
   );
+});
+
+const STATE: PageState = {
+  tab: 'computation',
+  preset: 'double, split over work-groups',
+  domain: '{ [i]: 0<=i<n }',
+  instructions: 'out[i] = 2*a[i] + 1 // ünïcode ✓',
+  chain: ".split('i', 128)\n.dtypes({ a: 'float32' })",
+  values: '{ n: 1000 }',
+  payload: '(x, y) => x * y',
+  shape: '[4, 250]',
+  computation: { op: 'scan', predicate: 'sum', dtype: 'int32', sizes: '[4, 1000]' },
+};
+
+test('the URL state: a versioned, deflated, base64url hash that reads back exactly', async () => {
+  const hash = await encodeState(STATE);
+  assert.match(hash, /^#v1\.[A-Za-z0-9_-]+$/);
+  assert.equal(await decodeState(hash), STATE);
+});
+
+test('a malformed URL state is a LoomError that says what is wrong', async () => {
+  const refused = async (hash: string): Promise<string> => {
+    try {
+      await decodeState(hash);
+    } catch (error) {
+      assert.instance(error, LoomError);
+      return (error as Error).message;
+    }
+    throw new assert.Assertion({ message: `${hash} was read`, generated: false, operator: 'throws', expects: 'LoomError', actual: 'a state' });
+  };
+  assert.match(await refused('#v0.abc'), "does not start with 'v1.'");
+  assert.match(await refused('#v1.@@@'), 'damaged');
+  assert.match(await refused((await encodeState(STATE)).slice(0, 30)), 'damaged');
+  assert.match(await refused(await encodeState({ ...STATE, tab: 'other' as PageState['tab'] })), "tab 'other'");
+  assert.match(await refused(await encodeState({ ...STATE, domain: 3 as unknown as string })), "field 'domain' is not a string");
+  assert.match(await refused(await encodeState({ ...STATE, computation: null as unknown as PageState['computation'] })), 'computation is not an object');
 });
 
 test.run();

@@ -75,12 +75,16 @@ export async function checkPointwise(payload: string, shape: readonly number[], 
   return { comparisons, code: (onGpu ?? onCpu).code };
 }
 
+/** `value` is `expected`: within the tolerance for floats (NaN is NaN), exactly for integers. */
+export function agrees(value: number, expected: number, float: boolean): boolean {
+  return float ? Math.abs(value - expected) <= TOLERANCE * Math.max(1, Math.abs(expected)) || (Number.isNaN(value) && Number.isNaN(expected)) : value === expected;
+}
+
 function compare(name: string, gpu: HostArray | undefined, cpu: HostArray): Comparison {
   const cpuValues = Array.from(cpu, Number);
   const gpuValues = gpu ? Array.from(gpu, Number) : [];
   const float = cpu instanceof Float32Array || cpu instanceof Float64Array;
-  const agree = (g: number, c: number) => (float ? Math.abs(g - c) <= TOLERANCE * Math.max(1, Math.abs(c)) || (Number.isNaN(g) && Number.isNaN(c)) : g === c);
-  const mismatches = gpu ? cpuValues.flatMap((c, k) => (agree(gpuValues[k], c) ? [] : [k])) : [];
+  const mismatches = gpu ? cpuValues.flatMap((c, k) => (agrees(gpuValues[k], c, float) ? [] : [k])) : [];
   return { name, gpu: gpuValues, cpu: cpuValues, mismatches };
 }
 
@@ -88,7 +92,7 @@ function compare(name: string, gpu: HostArray | undefined, cpu: HostArray): Comp
 const MAX_ELEMENTS = 1 << 22;
 
 /** Uniform in [-1, 1) for floats, integers in [0, 100), as the dtype's array. */
-function randomArray(dtype: DType, length: number): HostArray {
+export function randomArray(dtype: DType, length: number): HostArray {
   if (length > MAX_ELEMENTS) throw new LoomError(`the playground makes inputs of at most ${MAX_ELEMENTS} elements, not ${length}: give smaller sizes`);
   if (dtype === 'float16') throw new LoomError('the playground makes float32, float64 and integer inputs; give float16 arguments another dtype');
   const array = new (hostArrayConstructor(dtype))(length);
