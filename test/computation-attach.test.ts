@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, fixParameters, generateCode, globalArg, LoomError, makeKernel, run, type LoopKernel } from '@loom/core';
+import { addDtypes, DeviceArray, fixParameters, generateCode, globalArg, LoomError, makeKernel, run, type LoopKernel } from '@loom/core';
 import { kernel, f32 } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { attach, cast, ignore, mulConst, mulParam, pureParallel, transformation } from '@loom/computation';
@@ -253,6 +253,18 @@ test("a computation's attach: a new output named like an existing input is a Loo
     const { x_out } = await (await renamed.compile(device))(undefined, given);
     assert.equal([...given], [...x], `${device.name}: the input is left alone`);
     assertClose(x_out as Float32Array, x, `${device.name}: x_out`);
+    // the join runs in place on every device (WebGPU refused one buffer bound read and written: aliasing.ts)
+    const io = await inOut.compile(device);
+    const inPlace = x.slice();
+    await io(inPlace);
+    assertClose(inPlace, x, `${device.name}: inOut, a host array`);
+    const onDevice = await DeviceArray.from(device, x, 'float32');
+    await io(onDevice);
+    const prepared = await io.prepare(onDevice);
+    await prepared.launch();
+    assertClose((await onDevice.toHost()) as Float32Array, x, `${device.name}: inOut, a DeviceArray, called and prepared`);
+    prepared.release();
+    onDevice.release();
   }
 });
 

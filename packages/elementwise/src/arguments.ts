@@ -3,7 +3,7 @@
  * payload takes them), then optionally `{ out0, out1, ... }`, the pre-allocated
  * outputs by keyword — the seed's rule, which keeps inputs and outputs apart.
  */
-import { LoomError } from '@loom/core';
+import { DeviceArray, LoomError } from '@loom/core';
 import { isTensorDType, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
 import type { CheckedOptions } from './options.ts';
@@ -79,6 +79,7 @@ export const inputName = (k: number, params: readonly string[]) => `input ${k} (
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array (make a tensor of it with tensor())';
+  if (v instanceof DeviceArray) return `a DeviceArray of ${v.dtype} (pointwise functions take Tensors: tensor(await array.toHost(), array.shape, { device, dtype: '${v.dtype}' }))`;
   if (isTensorDType(v)) return `the string '${v}'`;
   return typeof v;
 }

@@ -4,7 +4,7 @@
  * scalars) turned into the array of stored numbers a device buffer is written from;
  * and a strided view gathered back into a row-major host array.
  */
-import { dtypeOfHostArray, float16Bits, LoomError, type DType, type HostArray } from '@loom/core';
+import { DeviceArray, dtypeOfHostArray, float16Bits, LoomError, type DType, type HostArray } from '@loom/core';
 import { componentDType, hostArrayFor, isComplex, lanes, type TensorDType } from './dtypes.ts';
 import { isComplexScalar, type ComplexScalar } from './promotion.ts';
 
@@ -62,6 +62,12 @@ export function hostTensorData(data: TensorData, shape: readonly number[] | unde
       return { components: data, shape: dims, dtype: t };
     }
     return { components: convert(Array.from(data as ArrayLike<number | bigint>), t), shape: dims, dtype: t };
+  }
+  // a DeviceArray is no nested data: say how to make a tensor of it, rather than fail converting it
+  if (data instanceof DeviceArray) {
+    throw new LoomError(
+      `tensor(): got a DeviceArray of ${data.dtype}; make a tensor of its elements with tensor(await array.toHost(), array.shape, { device, dtype: '${data.dtype}' })`,
+    );
   }
   const { values, shape: spelled } = flatten(data as NestedData);
   const t = dtype ?? inferDType(values);

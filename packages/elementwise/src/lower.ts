@@ -310,6 +310,8 @@ class Lowering {
         const [a, b] = args;
         if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('the remainder (%) is not defined for complex values');
         if (this.isFloat(a) || this.isFloat(b)) return real(call('fmod', [a.expr, b.expr]));
+        // a constant zero divisor is PyTorch's ZeroDivisionError (JavaScript's NaN has no integer)
+        if (constantInt(b.expr) === 0) throw new LoomError('integer remainder (%) by the constant 0: JavaScript gives NaN, which no integer holds; make an operand a float');
         // integers: JS's remainder takes the dividend's sign, as C's division truncates; x % 0 gives 0
         const [x, y] = [this.env.bind(a.expr), this.env.bind(b.expr)];
         return real(ifThenElse(compare('==', y, int(0)), int(0), binary('-', x, binary('*', y, binary('/', x, y)))));
@@ -317,7 +319,16 @@ class Lowering {
       case 'jspow': {
         const [a, b] = args;
         if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('** is not defined for complex values here');
-        return real(this.isFloat(a) || this.isFloat(b) ? jsPow(a.expr, b.expr, this.js) : binary('**', a.expr, b.expr));
+        if (this.isFloat(a) || this.isFloat(b)) return real(jsPow(a.expr, b.expr, this.js));
+        // integers compute an integer power (PyTorch's rule: 2 ** -1 is 0 from a tensor of exponents);
+        // a constant negative exponent can only mean JavaScript's fraction, which PyTorch refuses too
+        const exponent = constantInt(b.expr);
+        if (exponent !== undefined && exponent < 0) {
+          throw new LoomError(
+            `integers to negative integer powers are not allowed (** ${exponent} on an integer base; JavaScript would give a fraction): make the base a float, e.g. declare its dtype float32`,
+          );
+        }
+        return real(binary('**', a.expr, b.expr));
       }
       case 'jsround': {
         const [x] = args;
@@ -444,4 +455,11 @@ export function storedParts(v: Value, dtype: TensorDType, env: LowerEnv): Expr[]
   // a complex stored into a real output keeps its real part (PyTorch discards the imaginary one)
   const e = v.kind === 'complex' ? v.re : v.expr;
   return [lowering.castTo(e, dtype)];
+}
+
+/** The value of an integer literal (negated or not), or undefined for anything else. */
+function constantInt(e: Expr): number | undefined {
+  if (e.kind === 'int') return Number(e.value);
+  if (e.kind === 'neg' && e.operand.kind === 'int') return -Number(e.operand.value);
+  return undefined;
 }

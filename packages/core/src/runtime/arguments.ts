@@ -69,20 +69,44 @@ function isShaped(x: unknown): x is ShapedHostArray {
  */
 const storageView = perObject((knl: LoopKernel) => (knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl));
 
-/** The arguments with each complex DeviceArray seen as its parts (`DeviceArray.partsView`). */
-function partsViews(given: Readonly<Record<string, RunArgument>>): Readonly<Record<string, RunArgument>> {
-  const complex = Object.entries(given).filter(([, v]) => v instanceof DeviceArray && isComplex(v.dtype));
-  if (complex.length === 0) return given;
+/**
+ * The kernel with the dtype of each complex DeviceArray passed for an array argument of no
+ * declared dtype: such an argument is complex as if declared so (its storage view has its
+ * parts), never a real array that happens to hold them.
+ */
+function withPassedComplex(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): { readonly typed: LoopKernel; readonly inferred: ReadonlyMap<string, DType> } {
+  const inferred = new Map<string, DType>();
+  for (const a of kernel.args) {
+    const v = a.kind !== 'value' && a.dtype === undefined ? ownEntry(given, a.name) : undefined;
+    if (v instanceof DeviceArray && isComplex(v.dtype)) inferred.set(a.name, v.dtype);
+  }
+  if (inferred.size === 0) return { typed: kernel, inferred };
+  return { typed: kernel.with({ args: kernel.args.map((a) => (inferred.has(a.name) ? { ...a, dtype: inferred.get(a.name) } : a)) }), inferred };
+}
+
+/**
+ * The arguments as the storage view sees them: each complex argument's DeviceArray as its parts
+ * (`DeviceArray.partsView`), and its `{ data, shape }` with the parts' axis when the shape is the
+ * elements' (as computations take it). Arrays passed for real arguments stay as they are: a
+ * complex DeviceArray there is refused by its dtype, not read as its parts.
+ */
+function partsViews(typed: LoopKernel, given: Readonly<Record<string, RunArgument>>): Readonly<Record<string, RunArgument>> {
   const out: Record<string, RunArgument> = { ...given };
-  // defined, not assigned: an argument called `__proto__` is an argument like any other
-  for (const [name, v] of complex) Object.defineProperty(out, name, { value: (v as DeviceArray).partsView(), enumerable: true, writable: true, configurable: true });
+  for (const a of typed.args) {
+    if (a.dtype === undefined || !isComplex(a.dtype)) continue;
+    const v = ownEntry(given, a.name);
+    const view = v instanceof DeviceArray ? v.partsView() : isShaped(v) && v.shape.length === a.shape?.length ? { data: v.data, shape: [...v.shape, 2] } : undefined;
+    // defined, not assigned: an argument called `__proto__` is an argument like any other
+    if (view) Object.defineProperty(out, a.name, { value: view, enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 
 export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
-  const knl = storageView(kernel);
-  // the storage view has no complex arrays: a complex DeviceArray is passed as its parts
-  const args = knl !== kernel ? partsViews(given) : given;
+  const { typed, inferred } = withPassedComplex(kernel, given);
+  const knl = typed === kernel ? storageView(kernel) : typed.with({ args: typed.args.map(complexStorage) });
+  // the storage view has no complex arrays: a complex array is passed as its parts
+  const args = knl !== kernel ? partsViews(typed, given) : given;
   const known = new Map(knl.args.map((a) => [a.name, a]));
   for (const name of Object.keys(args)) {
     if (!known.has(name)) {
@@ -122,7 +146,14 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     if (!compatible) {
       throw new LoomError(`argument '${arg.name}' is ${arg.dtype}, but ${describe(v)} (${passed}) was passed`);
     }
-    dtypes.set(arg.name, arg.dtype ?? passed);
+    // before any parameter is solved from it: an array with other axes than the argument's is no instance of it
+    if ((v instanceof DeviceArray || isShaped(v)) && v.shape.length !== arg.shape!.length) {
+      const declared = typed.arg(arg.name)!.shape!;
+      const shape = (ownEntry(given, arg.name) as DeviceArray | ShapedHostArray).shape;
+      throw new LoomError(`argument '${arg.name}' has shape (${shape.join(', ')}), but the kernel needs ${declared.length} axes: (${declared.map(printExpr).join(', ')})`);
+    }
+    // an argument typed by the complex DeviceArray passed is generated for its complex dtype
+    dtypes.set(arg.name, inferred.get(arg.name) ?? arg.dtype ?? passed);
   }
   for (const arg of knl.args) if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
 

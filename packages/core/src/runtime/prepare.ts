@@ -21,6 +21,7 @@ import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
+import { resolveAliases } from './aliasing.ts';
 
 /** One kernel of the program, with its arguments and grid fixed. */
 export interface PreparedKernel {
@@ -50,7 +51,14 @@ export interface PreparedLaunch {
   release(): void;
 }
 
-export async function prepareLaunch(knl: LoopKernel, device: Device, args: Readonly<Record<string, DeviceArray | number | bigint>>, options?: RunOptions): Promise<PreparedLaunch> {
+export async function prepareLaunch(
+  kernel: LoopKernel,
+  device: Device,
+  given: Readonly<Record<string, DeviceArray | number | bigint>>,
+  options?: RunOptions,
+): Promise<PreparedLaunch> {
+  // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
+  const { kernel: knl, args, merged } = resolveAliases(kernel, given, 'prepareLaunch');
   const plan = await planCall(knl, device, args, options, 'prepareLaunch');
 
   const buffers: DeviceBuffer[] = new Array(plan.slots);
@@ -87,7 +95,7 @@ export async function prepareLaunch(knl: LoopKernel, device: Device, args: Reado
   }));
   const { code, compiled } = plan;
   const dtypes = new Map(plan.arrays.map((a) => [a.arg.name, (ownEntry(args, a.arg.name) as DeviceArray).dtype]));
-  const replaced = replacements(plan, order, device, buffers, dtypes);
+  const replaced = replacements(plan, order, device, buffers, dtypes, merged);
 
   return {
     device,
@@ -141,6 +149,7 @@ function replacements(
   device: Device,
   prepared: readonly DeviceBuffer[],
   dtypes: ReadonlyMap<string, DType>,
+  merged: readonly { readonly read: string; readonly written: string }[],
 ): (arrays: Readonly<Record<string, DeviceArray>>) => (readonly LaunchArgument[])[] {
   const byName = new Map(plan.arrays.map((a) => [a.arg.name, a]));
   let last: { buffers: DeviceBuffer[]; args: (readonly LaunchArgument[])[] } | undefined;
@@ -153,6 +162,8 @@ function replacements(
     for (const name of names) {
       const a = byName.get(name);
       const given: unknown = ownEntry(arrays, name);
+      const alias = merged.find((m) => m.read === name);
+      if (alias) throw new LoomError(`launch: '${name}' was prepared as the same array as '${alias.written}' (one argument since): replace '${alias.written}', or prepare again`);
       if (!a) throw new LoomError(`launch: the kernel has no array argument '${name}'`);
       if (!(given instanceof DeviceArray)) throw new LoomError(`launch: argument '${name}' must be a DeviceArray`);
       if (given.device !== device) throw new LoomError(`launch: argument '${name}' lives on another device (${given.device.name})`);
@@ -168,6 +179,7 @@ function replacements(
       checkBufferFits(a, given);
       buffers[a.slot] = given.buffer;
     }
+    checkNoNewAliases(plan, buffers);
     lastArrays = { names, given: names.map((name) => arrays[name]) };
     if (last && last.buffers.every((b, k) => b === buffers[k])) return last.args;
     last = { buffers, args: order.map(({ launch, loops }) => freezeArguments(launch, buffers, loops)) };
@@ -188,4 +200,20 @@ function sameArrays(last: { readonly names: readonly string[]; readonly given: r
     count++;
   }
   return count === last.names.length;
+}
+
+/**
+ * Arrays put in place by `launch` must not make one buffer two arguments, one written: what
+ * aliasing means was decided when preparing (aliasing.ts), for the arrays prepared with.
+ */
+function checkNoNewAliases(plan: CallPlan, buffers: readonly DeviceBuffer[]): void {
+  for (const [j, a] of plan.arrays.entries()) {
+    for (const b of plan.arrays.slice(j + 1)) {
+      if (buffers[a.slot] === buffers[b.slot] && (a.arg.isOutput || b.arg.isOutput)) {
+        throw new LoomError(
+          `launch: '${a.arg.name}' and '${b.arg.name}' would be the same buffer, one of them written; prepare the launch with them so (prepareLaunch checks what that means), or pass separate arrays`,
+        );
+      }
+    }
+  }
 }

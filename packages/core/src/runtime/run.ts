@@ -13,12 +13,15 @@ import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
 import { hostLaunches } from './host-loops.ts';
+import { resolveAliases } from './aliasing.ts';
 
 export type { RunOptions };
 
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
-export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
+export async function run(kernel: LoopKernel, device: Device, given: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
+  // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
+  const { kernel: knl, args } = resolveAliases(kernel, given, 'run');
   // a call like an earlier one finds its plan without waiting for anything
   const planned = planCall(knl, device, args, options);
   const plan = planned instanceof Promise ? await planned : planned;
