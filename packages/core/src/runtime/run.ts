@@ -16,8 +16,16 @@ import { hostLaunches } from './host-loops.ts';
 
 export type { RunOptions };
 
+/** What `run` returns: every array the kernel writes, by name (a host array, or the DeviceArray that was passed for it). */
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
+/**
+ * Runs a kernel on a device: types it from the data, generates and compiles code (cached per kernel, device
+ * and dtypes), moves the data, launches, and returns the outputs by name (loopy's `knl(queue, a=...)`).
+ * ```ts
+ * const { out } = await run(knl, cpuDevice(), { a: new Float32Array(n) });
+ * ```
+ */
 export async function run(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
   // a call like an earlier one finds its plan without waiting for anything
   const planned = planCall(knl, device, args, options);
