@@ -32,6 +32,7 @@ import { runWorkGroups, type CompiledKernel } from './workgroups.ts';
 /** The options cpuDevice reads; any other key is an error. */
 const CPU_DEVICE_OPTIONS = optionKeys<CpuDeviceOptions>()(['cacheSize']);
 
+/** The CPU device's name (`cpuDevice().name`). */
 export const CPU_DEVICE_NAME = 'CPU (generated JavaScript)';
 
 class HostBuffer implements DeviceBuffer {

@@ -28,6 +28,7 @@ const ONE_OVER_SQRT_PI = 0.5641895835477563;
 /** Levels of the continued fraction: enough for full precision down to x = 1.5. */
 const CONTINUED_FRACTION_DEPTH = 120;
 
+/** The error function, to double precision (JavaScript's Math has none): what generated code calls for `erf`. */
 export function erf(x: number): number {
   if (Number.isNaN(x) || x === 0) return x; // erf(±0) = ±0
   const a = Math.abs(x);

@@ -5,6 +5,8 @@
  *
  *   jsTarget()   how the program AST is spelled in JavaScript (`generateCode(knl, jsTarget())`)
  *   cpuDevice()  a `Device` that compiles and runs that code
+ *
+ * @module @loom/codegen-js
  */
 export { jsTarget, type JsExtra } from './target.ts';
 export { cpuDevice, CPU_DEVICE_NAME, type CpuDevice, type CpuProgram } from './device.ts';

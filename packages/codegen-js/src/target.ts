@@ -41,6 +41,12 @@ export interface JsExtra {
   readonly userFunctions: ReadonlyMap<string, HostFunction>;
 }
 
+/**
+ * The JavaScript target: spells the program AST as JavaScript functions that the CPU device runs.
+ * ```ts
+ * console.log(generateCode(knl, jsTarget()).code);
+ * ```
+ */
 export function jsTarget(): Target<JsExtra> {
   return { name: 'js', generate: spellJavaScript, unsupportedDType };
 }

@@ -3,6 +3,8 @@
  * to read, or to run where there is OpenCL. A browser has none, so there is no device here:
  * `openclDevice()` is undefined and `openclUnavailableReason()` says why. The host runtime
  * (`OpenCLContext` and the rest: native code, through koffi) is in the Node entry only.
+ *
+ * @module @loom/codegen-opencl (browser)
  */
 export { openclTarget, generateOpenCL, type OpenCLExtra } from './target.ts';
 

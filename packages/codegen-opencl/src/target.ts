@@ -39,6 +39,7 @@ const INDENT = '  ';
 /** OpenCL C needs nothing but the code and its kernels' names: the driver finds the rest in it. */
 export type OpenCLExtra = undefined;
 
+/** Options of `openclTarget`. */
 export interface OpenCLTargetOptions {
   /**
    * How float16 is computed: `'native'` in `half` (the device has cl_khr_fp16, the default),
@@ -48,12 +49,19 @@ export interface OpenCLTargetOptions {
   readonly float16?: 'native' | 'storage';
 }
 
+/**
+ * The OpenCL target: spells the program AST as OpenCL C.
+ * ```ts
+ * console.log(generateCode(knl, openclTarget()).code);
+ * ```
+ */
 export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
   checkOptionKeys('openclTarget', options, OPENCL_TARGET_OPTIONS);
   const halfStorage = options.float16 === 'storage';
   return { name: 'opencl', vectorTypes: true, generate: (program) => spellOpenCL(program, halfStorage) };
 }
 
+/** The OpenCL C source of a program AST. */
 export function generateOpenCL(program: ProgramAst): string {
   return spellOpenCL(program, false).code;
 }

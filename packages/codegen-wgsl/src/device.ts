@@ -49,6 +49,7 @@ export type { WgslProgram };
 const USAGE = { MAP_READ: 0x1, COPY_DST: 0x8 } as const;
 const MAP_MODE_READ = 0x1;
 
+/** Options of `webgpuDevice`: where its GPU comes from (Dawn's options in Node, `navigator.gpu` in a browser) and the adapter to ask for. */
 export interface WebGPUDeviceOptions {
   /** The GPU object to use (a browser's `navigator.gpu`); default: Dawn through the `webgpu` package in Node. */
   readonly gpu?: GPU;

@@ -3,6 +3,8 @@
  * and the WebGPU device that runs it (`webgpuDevice`), on Dawn through the `webgpu` package by
  * default. Importing it loads nothing native: Dawn is loaded when a device is first asked for.
  * Browsers get `browser.ts` instead, the same API without Dawn.
+ *
+ * @module @loom/codegen-wgsl
  */
 import { dawnGpu, isNode } from './dawn.ts';
 import { navigatorGpu, setDefaultGpu } from './device.ts';

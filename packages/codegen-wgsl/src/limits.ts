@@ -14,6 +14,7 @@
  */
 import { COMMON_LIMITS, LoomError, type DeviceLimits } from '@loom/core';
 
+/** What the WGSL target holds generated code to: WebGPU's limits (workgroup sizes, storage buffers). */
 export interface WgslLimits {
   readonly maxStorageBuffersPerShaderStage: number;
   readonly maxStorageBufferBindingSize: number;
@@ -26,6 +27,7 @@ export interface WgslLimits {
   readonly maxComputeWorkgroupsPerDimension: number;
 }
 
+/** WebGPU's default limits, what every adapter supports. */
 export const DEFAULT_LIMITS: WgslLimits = Object.freeze({
   maxStorageBuffersPerShaderStage: 8,
   maxStorageBufferBindingSize: 134217728,

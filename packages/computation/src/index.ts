@@ -5,6 +5,8 @@
  *   attach(kernel, arg, tr, connector, mapping)     fused into any Loom kernel's loads or stores
  *   computation({ params, buildPlan })              kernel calls, temporaries, nested computations (computation/)
  *   comp.attach(...), comp.compile(device)          the same on a computation's parameters; a callable
+ *
+ * @module @loom/computation
  */
 export { transformation, Transformation, type TransformationSpec, type ArrayParamNames } from './transformation/transformation.ts';
 export type { ParamSpec, Role, ShapeEntry } from './transformation/params.ts';

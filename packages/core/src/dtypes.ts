@@ -9,10 +9,14 @@
  * no target ever sees a complex value.
  */
 import { float16Bits } from './float16.ts';
+/** The complex dtypes: pairs of float32 or float64 parts, stored interleaved. */
 export type ComplexDType = 'complex64' | 'complex128';
+/** The real dtypes, named as numpy names them. */
 export type RealDType = 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float16' | 'float32' | 'float64';
+/** An element type, named as numpy names it (`'float32'`, `'int64'`, `'complex64'`...). */
 export type DType = RealDType | ComplexDType;
 
+/** Every dtype Loom knows, reals then complex. */
 export const DTYPES: readonly DType[] = [
   'bool',
   'int8',
@@ -30,13 +34,18 @@ export const DTYPES: readonly DType[] = [
   'complex128',
 ];
 
+/** Whether `name` is a dtype's name. */
 export function isDType(name: string): name is DType {
   return (DTYPES as readonly string[]).includes(name);
 }
 
+/** Whether `t` is a real floating-point dtype. */
 export const isFloat = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
+/** Whether `t` is a complex dtype. */
 export const isComplex = (t: DType): t is ComplexDType => t === 'complex64' || t === 'complex128';
+/** Whether `t` holds negative values (signed integers and floats). */
 export const isSigned = (t: DType) => t.startsWith('int') || isFloat(t);
+/** Whether `t` is an integer dtype (signed or unsigned; not `bool`). */
 export const isInteger = (t: DType) => t !== 'bool' && !isFloat(t) && !isComplex(t);
 
 /** The dtype of a complex's parts (float32 for complex64, float64 for complex128); a real dtype itself. */
@@ -49,6 +58,7 @@ export function complexWithPart(t: DType): ComplexDType {
   return isComplex(t) ? t : t === 'float64' ? 'complex128' : 'complex64';
 }
 
+/** Bytes per element of `t` (a complex element is both parts). */
 export function byteSize(t: DType): number {
   switch (t) {
     case 'bool':
@@ -92,6 +102,7 @@ export interface HostArrays {
   complex128: Float64Array;
 }
 
+/** The typed-array constructor that holds `t` on the host (float16: its bits in a Uint16Array; complex: its parts). */
 export function hostArrayConstructor(t: DType) {
   switch (t) {
     case 'bool':

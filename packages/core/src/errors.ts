@@ -14,6 +14,10 @@ export interface SourceSpan {
   readonly end: number;
 }
 
+/**
+ * The error Loom throws for what it cannot do or was asked wrongly: bad input (with the source span and a
+ * caret where there is one), a kernel it cannot generate correctly, an option it cannot honour.
+ */
 export class LoomError extends Error {
   readonly span: SourceSpan | undefined;
 
@@ -82,11 +86,13 @@ export class LoomWarning {
     readonly message: string,
     readonly category: string = 'LoomWarning',
   ) {}
+  /** The warning as printed: its id and message. */
   toString(): string {
     return `${this.category}: ${this.message}`;
   }
 }
 
+/** Receives each warning Loom reports (`setWarningHandler`). */
 export type WarningHandler = (warning: LoomWarning) => void;
 
 const printOnce = new Set<string>();

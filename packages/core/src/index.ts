@@ -8,6 +8,8 @@
  * limits. Nothing else is exported: Loom's tests reach the internals they exercise
  * (`preprocess`, `compileFor`, `domainOf`...) through the source files themselves
  * (`../packages/core/src/...`), so that no internal becomes API by being tested.
+ *
+ * @module @loom/core
  */
 
 // --- for users: errors and warnings ------------------------------------------------------------
@@ -29,6 +31,13 @@ export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 export * from './dtypes.ts';
 export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
+/**
+ * The expression layer as a namespace: the node constructors (`expr.add`, `expr.variable`...), parsing,
+ * printing, traversals and simplification.
+ * ```ts
+ * const e = expr.add(expr.variable('i'), expr.int(1));
+ * ```
+ */
 export * as expr from './expr/index.ts';
 export { parseExpression, printExpr } from './expr/index.ts';
 export type { Expr } from './expr/nodes.ts';

@@ -8,6 +8,7 @@
  */
 import { CoefficientRangeError } from './errors.ts';
 
+/** An affine expression: a constant plus integer coefficients times variables. */
 export class Linear {
   /** `termsKeys()`, once asked (a field of the form rather than a WeakMap entry: this is hot). */
   #termsKeys: readonly [string, string] | undefined = undefined;

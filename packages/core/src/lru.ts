@@ -31,6 +31,7 @@ export function setDefaultCacheSize(size: number): void {
   defaultCacheSize = checkCapacity(size);
 }
 
+/** A map that keeps at most `capacity` entries, dropping the least recently used. */
 export class LruCache<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #capacity: number;

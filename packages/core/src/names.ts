@@ -78,6 +78,7 @@ export function nameList(names: string | readonly string[]): string[] {
     : [...names];
 }
 
+/** A frozen lookup table with no prototype, so a name like `__proto__` or `constructor` is only itself. */
 export function nameTable<T>(entries: Readonly<Record<string, T>>): Readonly<Record<string, T>> {
   return Object.freeze(Object.assign(Object.create(null) as Record<string, T>, entries));
 }

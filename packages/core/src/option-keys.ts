@@ -26,6 +26,7 @@ export function optionKeys<T extends object>() {
   ): readonly string[] => keys;
 }
 
+/** Hints `checkOptionKeys` adds to its error for keys that mean something elsewhere. */
 export interface CheckOptionKeysHints {
   /**
    * Names someone may reasonably give that mean a known key under another spelling (the

@@ -11,6 +11,7 @@ import { checkOptionKeys, isPackageNotFound, LoomError, optionKeys, type Device 
 /** The kinds of device `anyDevice` knows, in its default order of preference. */
 export type DeviceKind = 'opencl' | 'webgpu' | 'cpu';
 
+/** Options of `anyDevice`: which kinds of device to try, in order. */
 export interface AnyDeviceOptions {
   /** The kinds to try, in order (default: OpenCL, then WebGPU, then the CPU). */
   readonly prefer?: readonly DeviceKind[];

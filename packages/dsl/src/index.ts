@@ -7,6 +7,8 @@
  *     .split('i', 128, { outer: 'g.0', inner: 'l.0' })
  *
  * The `loom typegen` CLI (and `@loom/dsl/typegen`) types kernels written with templates.
+ *
+ * @module @loom/dsl
  */
 export { kernel, type Domains, type Instructions } from './builder/kernel.ts';
 export { anyDevice, type AnyDeviceOptions, type DeviceKind } from './any-device.ts';

@@ -8,5 +8,7 @@
  *
  * The committed profiles are measured by `bench/roofline.ts --full` on the GPU machine
  * (`bench/h100.sh` runs it; `bench/report.ts` writes them to packages/dsl/profiles/).
+ *
+ * @module @loom/dsl/profiles
  */
 export { committedProfiles, deviceProfile, profileFileName, profilesDir, readProfile, writeProfile } from './stats/profiles.ts';

@@ -11,6 +11,7 @@ let identity: PointwiseFunction<Tensor> | undefined;
 /** Made on first use (an expression payload: no TypeScript parser to load). */
 const copy = () => (identity ??= pointwise({ promotionMethods: [[0, 'NO_OPMATH']], name: 'copy', params: ['x'] }, 'x'));
 
+/** A contiguous copy of a tensor, on its device. */
 export function clone(t: Tensor): Promise<Tensor> {
   return copy()(t);
 }

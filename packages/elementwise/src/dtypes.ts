@@ -8,14 +8,17 @@
 import { DTYPES, hostArrayConstructor, isDType, LoomError, type ComplexDType, type DType, type HostArray } from '@loom/core';
 
 export type { ComplexDType };
+/** A tensor's dtype: any of Loom's. */
 export type TensorDType = DType;
 
+/** Every tensor dtype. */
 export const TENSOR_DTYPES: readonly TensorDType[] = DTYPES;
 
 export function isTensorDType(name: unknown): name is TensorDType {
   return typeof name === 'string' && (TENSOR_DTYPES as readonly string[]).includes(name);
 }
 
+/** Whether `t` is a complex dtype. */
 export const isComplex = (t: TensorDType): t is ComplexDType => t === 'complex64' || t === 'complex128';
 export const isFloating = (t: TensorDType) => t === 'float16' || t === 'float32' || t === 'float64';
 /** Integer dtypes, bool excluded (as PyTorch's `is_integer_dtype`). */

@@ -8,8 +8,10 @@ import { DeviceArray, dtypeOfHostArray, float16Bits, LoomError, type DType, type
 import { componentDType, hostArrayFor, isComplex, lanes, type TensorDType } from './dtypes.ts';
 import { isComplexScalar, type ComplexScalar } from './promotion.ts';
 
+/** A scalar operand of a pointwise function. */
 export type Scalar = number | boolean | bigint | ComplexScalar;
 export type NestedData = Scalar | readonly NestedData[];
+/** What `tensor` takes: a host array or nested arrays of numbers. */
 export type TensorData = HostArray | NestedData;
 
 export function isHostArray(x: unknown): x is HostArray {

@@ -1,6 +1,8 @@
 /**
  * @loom/elementwise — pointwise kernels over strided tensors, with PyTorch's
  * broadcasting, type promotion and out= semantics (FlagGems' pointwise_dynamic).
+ *
+ * @module @loom/elementwise
  */
 export { pointwise, type PointwiseFunction, type PointwisePlan, type PointwiseArgument } from './pointwise.ts';
 export type { PointwiseOptions, PromotionSpec, ScalarTypeSpec } from './options.ts';

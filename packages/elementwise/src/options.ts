@@ -19,6 +19,7 @@ export type PromotionSpec = readonly (number | readonly number[] | PromotionMeth
 /** How a non-tensor argument is typed: a kind of Python scalar (weak), or a dtype. */
 export type ScalarTypeSpec = ScalarKind | TensorDType | null | undefined;
 
+/** Options of `pointwise`: type promotion, outputs, names (FlagGems' `pointwise_dynamic` arguments). */
 export interface PointwiseOptions {
   /** Per input, whether it is a tensor (default: every input is). */
   readonly isTensor?: readonly boolean[];

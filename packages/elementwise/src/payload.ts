@@ -30,6 +30,7 @@ import { PAYLOAD_FUNCTIONS } from './payload-translate.ts';
 export { PAYLOAD_FUNCTIONS };
 const { variable } = expr;
 
+/** A pointwise function's body, read: its parameters and expression(s). */
 export interface Payload {
   /** A name for kernels (the function's name, when it has one). */
   readonly name: string;
@@ -41,8 +42,10 @@ export interface Payload {
   readonly source: string;
 }
 
+/** A pointwise body: Loom expression text, several, or a JavaScript arrow function. */
 export type PayloadSource = string | readonly string[] | ((...args: never[]) => unknown);
 
+/** Reads a pointwise body into a `Payload`. */
 export function readPayload(payload: PayloadSource, params?: readonly string[]): Payload {
   if (typeof payload === 'function') return fromFunctionSource(payload.toString(), payload.name);
   if (typeof payload === 'string' && /=>|^\s*function\b/.test(payload)) return fromFunctionSource(payload, '');

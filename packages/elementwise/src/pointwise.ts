@@ -23,6 +23,7 @@ import { readPayload, type Payload, type PayloadSource } from './payload.ts';
 import { empty, type Tensor } from './tensor.ts';
 import type { VariantChoice, VariantName } from './variants.ts';
 
+/** An argument of a pointwise function: a tensor, a scalar, or outputs. */
 export type PointwiseArgument = Tensor | Scalar | OutputArguments;
 
 /** What a call will do, computed without running anything: `fn.plan(...args)`. */
@@ -44,6 +45,7 @@ export interface PointwisePlan {
   code(): string;
 }
 
+/** What `pointwise` returns: call it on tensors and scalars (broadcast and promoted as PyTorch does). */
 export interface PointwiseFunction<R> {
   (...args: PointwiseArgument[]): Promise<R>;
   /** The same function with the metadata skipped: every operand has the rank-`rank` shape of the outputs, all given. */

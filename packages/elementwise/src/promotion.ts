@@ -18,15 +18,19 @@
 import { LoomError } from '@loom/core';
 import { complexWithParts, isComplex, isFloating, isIntegral, type TensorDType } from './dtypes.ts';
 
+/** How an operation's result dtype follows from its operands' (PyTorch's `ELEMENTWISE_TYPE_PROMOTION_KIND`). */
 export type PromotionMethod = 'DEFAULT' | 'NO_OPMATH' | 'INT_TO_FLOAT' | 'ALWAYS_BOOL' | 'COMPLEX_TO_FLOAT' | 'BOOL_TO_LONG';
 
+/** Every promotion method. */
 export const PROMOTION_METHODS: readonly PromotionMethod[] = ['DEFAULT', 'NO_OPMATH', 'INT_TO_FLOAT', 'ALWAYS_BOOL', 'COMPLEX_TO_FLOAT', 'BOOL_TO_LONG'];
 
 /** The kind of a Python-like scalar: what a JS boolean, integer, fraction or `{ re, im }` stands for. */
 export type ScalarKind = 'bool' | 'int' | 'float' | 'complex';
 
+/** An operand as promotion sees it: a tensor (dtype, rank) or a scalar. */
 export type PromotionOperand = { readonly kind: 'tensor'; readonly dtype: TensorDType; readonly ndim: number } | { readonly kind: 'scalar'; readonly type: ScalarKind };
 
+/** The computation and result dtypes promotion chose. */
 export interface PromotedDTypes {
   /** What the kernel computes in. */
   readonly computation: TensorDType;

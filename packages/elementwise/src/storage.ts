@@ -20,6 +20,7 @@ const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuf
 /** Shaped views kept per storage (a storage meets few kernels' shapes). */
 const VIEWS_PER_STORAGE = 8;
 
+/** A device buffer shared by tensors (views). */
 export class Storage {
   #buffer: DeviceBuffer | undefined;
   /** Settles when the last operation queued on this storage has finished (never rejects). */

@@ -11,6 +11,7 @@ import { defaultDevice } from './devices.ts';
 import { gather, hostTensorData, type Layout, type TensorData } from './host.ts';
 import { Storage } from './storage.ts';
 
+/** A strided tensor on a device: storage, shape, strides and offset (PyTorch's). */
 export class Tensor implements Layout {
   readonly shape: readonly number[];
   readonly strides: readonly number[];
@@ -269,6 +270,7 @@ function viewStrides(t: Layout & { readonly numel: number }, shape: readonly num
   return strides;
 }
 
+/** Options of `tensor` and `empty`: dtype and device. */
 export interface TensorOptions {
   /** Where the data goes (default: the CPU device). */
   readonly device?: Device;

@@ -11,6 +11,7 @@ import { CL_SUCCESS } from './constants.ts';
 import { OpenCLError } from './errors.ts';
 import type { KernelHandle } from './program.ts';
 
+/** An argument of an OpenCL kernel launch: a buffer, a scalar with its dtype, or local memory of a size. */
 export type KernelArgument =
   /** A `__global T *` parameter. */
   | { kind: 'buffer'; buffer: OpenCLBuffer }

@@ -25,6 +25,7 @@ const collected = new FinalizationRegistry<Allocation>((allocation) => {
   allocation.recycle(allocation.handle, allocation.allocatedBytes);
 });
 
+/** An OpenCL buffer (cl_mem) of a context; release it when done. */
 export class OpenCLBuffer {
   #allocation: Allocation | undefined;
 

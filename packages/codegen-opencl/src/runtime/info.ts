@@ -41,6 +41,7 @@ export function asSizes(bytes: Uint8Array): number[] {
   return Array.from(new BigUint64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8), Number);
 }
 
+/** The kind of an OpenCL device. */
 export type DeviceType = 'gpu' | 'cpu' | 'accelerator' | 'other';
 
 /** What Loom (and a user choosing launch sizes) needs to know about the device a context runs on. */

@@ -51,6 +51,7 @@ function releaseNative(native: NativeProgram): void {
  */
 const collected = new FinalizationRegistry<NativeProgram>(releaseNative);
 
+/** A built OpenCL program (cl_program) and its kernels; release it when done. */
 export class OpenCLProgram {
   #native: NativeProgram | undefined;
 

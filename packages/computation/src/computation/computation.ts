@@ -50,6 +50,7 @@ import type {
   SignatureOf,
 } from './typed.ts';
 
+/** A computation compiled for a device: call it with its parameters in order, `byName`, or `prepare` it for repeated launches. */
 export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName' | 'prepare'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
   byName<const G extends NamedArguments<L>>(args: OnlyKnown<G, L>): Promise<NamedOutputs<L, G>>;
@@ -143,6 +144,10 @@ async function build(comp: Computation, device: Device): Promise<Compiled> {
   return makeCompiled({ name: comp.name, device, signature: comp.signature, calls, memory });
 }
 
+/**
+ * What `computation` takes: the parameters and `buildPlan`, which adds kernel calls, temporaries and nested
+ * computations to a plan (Reikna's `_build_plan`).
+ */
 export interface ComputationSpec<P extends readonly ComputationParam[]> {
   readonly name?: string;
   readonly params: P;
@@ -157,6 +162,10 @@ export interface ComputationSpec<P extends readonly ComputationParam[]> {
 /** What a computation's spec may say; any other key is an error. */
 const COMPUTATION_SPEC_KEYS = optionKeys<ComputationSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['buildPlan', 'name', 'params']);
 
+/**
+ * A computation (Reikna's `Computation`): kernels, temporaries and nested computations built into a plan for
+ * a device, with transformations attachable to its parameters.
+ */
 export function computation<const P extends readonly ComputationParam[], const N extends string = string>(
   spec: ComputationSpec<P> & { readonly name?: N },
 ): Computation<RegisteredParams<N, P>> {

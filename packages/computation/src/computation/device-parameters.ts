@@ -7,6 +7,7 @@
  */
 import type { Device } from '@loom/core';
 
+/** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
   /** The target's name: 'opencl', 'wgsl' or 'js'. */
   readonly target: string;
@@ -25,6 +26,7 @@ export interface DeviceParameters {
   readonly subgroupSize: number;
 }
 
+/** The `DeviceParameters` of a device. */
 export function deviceParameters(device: Device): DeviceParameters {
   const { limits, target } = device;
   return Object.freeze({

@@ -9,8 +9,10 @@
  */
 import { LoomError, isDType, type DType } from '@loom/core';
 
+/** A computation parameter's role: input, output, both, or scalar (Reikna's `i`, `o`, `io`, `s`). */
 export type ComputationRole = 'i' | 'o' | 'io' | 's';
 
+/** A computation parameter: name, role, dtype and shape (Reikna's `Parameter`). */
 export interface ComputationParam {
   readonly name: string;
   readonly role: ComputationRole;

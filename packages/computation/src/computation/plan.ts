@@ -41,6 +41,7 @@ export class KernelArgument<P extends ComputationParam = ComputationParam> imple
   }
 }
 
+/** A temporary array of a plan, allocated for the computation's calls. */
 export class TempArray implements ValueType {
   readonly kind = 'temporary';
   constructor(
@@ -52,6 +53,7 @@ export class TempArray implements ValueType {
   }
 }
 
+/** An array of a plan that keeps its contents between calls (Reikna's `persistent_array`). */
 export class PersistentArray implements ValueType {
   readonly kind = 'persistent';
   constructor(
@@ -65,6 +67,7 @@ export class PersistentArray implements ValueType {
 }
 
 export type PlanArray = KernelArgument | TempArray | PersistentArray;
+/** What a plan passes to a kernel call: an array or a scalar. */
 export type PlanValue = PlanArray | number | bigint;
 
 /** Anything with a kernel: a `LoopKernel`, or the DSL's builder (its `.kernel`). */
@@ -106,6 +109,7 @@ export interface NestedComputation {
 
 let nextId = 0;
 
+/** The plan `buildPlan` fills (Reikna's `ComputationPlan`): kernel calls, temporaries, persistent arrays and nested computations, in order. */
 export class ComputationPlan {
   readonly #calls: (KernelCall | ComputationCall)[] = [];
   readonly #temporaries: TempArray[] = [];

@@ -14,6 +14,7 @@ import type { KernelArgument } from './plan.ts';
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+/** The host typed array of a dtype. */
 export type HostArrayOf<D extends DType> = HostArrays[D];
 /** An array argument: host data (flat or with its shape) or a DeviceArray. */
 export type ArrayArgument<D extends DType> = HostArrayOf<D> | { readonly data: HostArrayOf<D>; readonly shape: readonly number[] } | DeviceArray;
@@ -35,6 +36,7 @@ export type LooseArgument =
   | bigint
   | undefined;
 
+/** The arguments of a compiled computation's call, in parameter order, typed by the parameters. */
 export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
 /** What `prepare` takes: a DeviceArray for each array, a number for each scalar. */
@@ -44,6 +46,7 @@ export type PreparedArguments<L extends readonly Leaf[]> = number extends L['len
 
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;
+/** The arguments of `byName`, by parameter name, typed by the parameters. */
 export type NamedArguments<L extends readonly Leaf[]> = number extends L['length']
   ? { readonly [name: string]: LooseArgument }
   : Simplify<{ readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }>;

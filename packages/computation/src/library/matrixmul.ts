@@ -28,6 +28,7 @@ import {
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 
+/** The tile sizes of `matrixMul`'s kernel. */
 export interface MatmulTiles {
   /** Rows and columns of the output per work-group. */
   readonly tileM: number;
@@ -44,6 +45,7 @@ export const DEFAULT_TILES: MatmulTiles = Object.freeze({ tileM: 64, tileN: 64, 
 /** For devices that allow fewer work-items or less local memory: 16x16, one element per work-item. */
 const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16, regM: 1, regN: 1 });
 
+/** Options of `matrixMul`. */
 export interface MatrixMulOptions {
   readonly transposedA?: boolean;
   readonly transposedB?: boolean;
@@ -61,6 +63,7 @@ type Params<D extends DType> = readonly [
   { readonly name: 'matrix_b'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
+/** A matrix product computation, batched over leading axes (Reikna's `MatrixMul`). */
 export function matrixMul<D extends DType>(a: Operand<D>, b: Operand<D>, options: MatrixMulOptions = {}): Computation<Params<D>> {
   checkOptionKeys('matrixMul', options, MATRIX_MUL_OPTIONS);
   if (a.dtype !== b.dtype) throw new LoomError(`matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`);

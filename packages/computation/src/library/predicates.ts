@@ -14,6 +14,7 @@
  */
 import { LoomError, checkOptionKeys, expr, isFloat, optionKeys, parseExpression, type DType, type Expr } from '@loom/core';
 
+/** An associative operation and its neutral element, for `reduce` and `scan` (Reikna's `Predicate`). */
 export interface Predicate {
   /** `a` and `b` are the two values combined. */
   readonly operation: string;
@@ -22,12 +23,19 @@ export interface Predicate {
   readonly commutative: boolean;
 }
 
+/** Options of `predicate`. */
 export interface PredicateOptions {
   readonly commutative?: boolean;
 }
 
 const PREDICATE_OPTIONS = optionKeys<PredicateOptions>()(['commutative']);
 
+/**
+ * A predicate from an expression in `a` and `b` and its neutral element.
+ * ```ts
+ * const sum = predicate('a + b', 0, { commutative: true });
+ * ```
+ */
 export function predicate(operation: string, empty: number, options: PredicateOptions = {}): Predicate {
   checkOptionKeys('predicate', options, PREDICATE_OPTIONS);
   const names = [...expr.freeVariables(parseExpression(operation))];
@@ -38,9 +46,13 @@ export function predicate(operation: string, empty: number, options: PredicateOp
 }
 
 const COMMUTATIVE = { commutative: true };
+/** Addition, neutral 0. */
 export const predicateSum = (_dtype?: DType): Predicate => predicate('a + b', 0, COMMUTATIVE);
+/** Multiplication, neutral 1. */
 export const predicateProduct = (_dtype?: DType): Predicate => predicate('a * b', 1, COMMUTATIVE);
+/** Maximum, neutral the lowest value of `dtype`. */
 export const predicateMax = (dtype: DType): Predicate => predicate('max(a, b)', lowest(dtype), COMMUTATIVE);
+/** Minimum, neutral the highest value of `dtype`. */
 export const predicateMin = (dtype: DType): Predicate => predicate('min(a, b)', highest(dtype), COMMUTATIVE);
 
 const RANGES: Partial<Record<DType, readonly [number, number]>> = {

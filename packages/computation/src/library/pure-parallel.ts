@@ -23,6 +23,7 @@ import type { ComputationParam } from '../computation/params.ts';
 import type { RegisteredParams } from '../computation/typed.ts';
 import { spreadOverGrid } from './parallel.ts';
 
+/** What `pureParallel` takes: the parameters, the body, and the iteration shape. */
 export interface PureParallelSpec<P extends readonly ComputationParam[]> {
   readonly name?: string;
   readonly params: P;
@@ -34,6 +35,7 @@ export interface PureParallelSpec<P extends readonly ComputationParam[]> {
 /** What pureParallel's spec may say; any other key is an error. */
 const PURE_PARALLEL_SPEC_KEYS = optionKeys<PureParallelSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['body', 'guidingArray', 'name', 'params']);
 
+/** A computation of one kernel whose body runs once per index of a shape (Reikna's `PureParallel`). */
 export function pureParallel<const P extends readonly ComputationParam[], const N extends string = string>(
   spec: PureParallelSpec<P> & { readonly name?: N },
 ): Computation<RegisteredParams<N, P>> {

@@ -57,6 +57,7 @@ interface View {
   at(row: string, k: string): string;
 }
 
+/** Reduces an array along axes with a predicate (Reikna's `Reduce`). */
 export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, axes?: readonly number[]): Computation<Params<D>> {
   const { dtype, shape } = arr;
   const r = shape.length;

@@ -61,6 +61,7 @@ type Params<D extends DType> = readonly [
   { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
+/** Options of `scan`. */
 export interface ScanOptions {
   /** The axes scanned, flattened in this order; default all. */
   readonly axes?: readonly number[];
@@ -79,6 +80,7 @@ interface View {
 
 const SCAN_OPTIONS = optionKeys<ScanOptions>()(['axes', 'exclusive', 'perItem', 'workGroupSize']);
 
+/** A prefix scan of an array along axes with a predicate (Reikna's `Scan`). */
 export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, options: ScanOptions = {}): Computation<Params<D>> {
   checkOptionKeys('scan', options, SCAN_OPTIONS);
   const { dtype, shape } = arr;

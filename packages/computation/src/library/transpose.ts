@@ -24,6 +24,7 @@ type Params<D extends DType> = readonly [
   { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
+/** Permutes an array's axes (Reikna's `Transpose`). */
 export function transpose<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, axes?: readonly number[]): Computation<Params<D>> {
   const { dtype, shape } = arr;
   const perm = checkPermutation(axes ?? shape.map((_, k) => shape.length - 1 - k), shape.length);

@@ -27,8 +27,10 @@ import { accessesOf, checkNoReadBack } from './kernel-accesses.ts';
 import { resolve, type ResolvedParam } from './resolve.ts';
 import type { Transformation } from './transformation.ts';
 
+/** How a transformation's parameters are named on the kernel, by parameter name. */
 export type AttachMapping = Readonly<Record<string, string>>;
 
+/** Fuses a transformation into a kernel's loads or stores of an argument, through one of its connectors (Reikna's `connect`). */
 export function attach(knl: LoopKernel, argName: string, tr: Transformation, connector: string, mapping: AttachMapping = {}): LoopKernel {
   const what = `attach(kernel '${knl.name}', '${argName}', transformation '${tr.name}', '${connector}')`;
   const arg = knl.arg(argName);

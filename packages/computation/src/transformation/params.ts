@@ -17,6 +17,7 @@ export type Role = 'i' | 'o' | 's';
 /** One shape entry: a size, or an expression in the kernel's integer parameters (`'n'`). */
 export type ShapeEntry = number | string;
 
+/** A transformation parameter: name, role, dtype and shape. */
 export interface ParamSpec {
   readonly name: string;
   readonly role: Role;

@@ -30,6 +30,7 @@ import { checkParams, isArrayRole, type ParamSpec } from './params.ts';
 /** The names of a parameter list's arrays (what may be a connector). */
 export type ArrayParamNames<P extends readonly ParamSpec[]> = Extract<P[number], { readonly role: 'i' | 'o' }>['name'];
 
+/** What `transformation` takes: parameters, body and connectors. */
 export interface TransformationSpec<P extends readonly ParamSpec[], C extends string> {
   readonly params: P;
   readonly body: string;
@@ -42,6 +43,7 @@ export interface TransformationSpec<P extends readonly ParamSpec[], C extends st
   readonly name?: string;
 }
 
+/** An elementwise transformation (Reikna's `Transformation`), attached to kernel or computation parameters. */
 export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[], C extends string = string> {
   readonly name: string;
   readonly params: P;
@@ -90,6 +92,7 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
 /** What a transformation's spec may say; any other key is an error. */
 const TRANSFORMATION_SPEC_KEYS = optionKeys<TransformationSpec<readonly ParamSpec[], string>>()(['body', 'connectors', 'name', 'params']);
 
+/** An elementwise transformation from its parameters, body and connectors (Reikna's `Transformation`). */
 export function transformation<const P extends readonly ParamSpec[], const C extends ArrayParamNames<P> = ArrayParamNames<P>>(
   spec: TransformationSpec<P, C>,
 ): Transformation<P, C> {

@@ -13,6 +13,7 @@ import { mapStmts, statementsOfKind } from './stmt-visit.ts';
 import { freeVariables, someExpr } from '../expr/index.ts';
 import type { UserFunction } from '../functions/user-functions.ts';
 
+/** A statement of the program AST: what targets spell in their language. */
 export type Stmt =
   | { readonly kind: 'block'; readonly body: readonly Stmt[] }
   /** `for (int iname = lower; iname <= upper; ++iname)`: both bounds inclusive. */
@@ -46,6 +47,7 @@ export interface VectorLoop {
   readonly lanes: number;
 }
 
+/** A parameter of a device kernel function: an array or a value, with its dtype and address space. */
 export interface KernelParam {
   readonly name: string;
   readonly dtype: DType;
@@ -62,6 +64,7 @@ export interface KernelParam {
   readonly vectorWidth?: number;
 }
 
+/** One device kernel in the program AST: its parameters, grid sizes and body. */
 export interface KernelFunction {
   readonly name: string;
   readonly params: readonly KernelParam[];
@@ -83,6 +86,7 @@ export type HostStep =
   | { readonly kind: 'launch'; readonly kernel: number }
   | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly HostStep[] };
 
+/** The program AST `buildProgram` makes from a kernel: its device kernels and the host steps that launch them, before a target spells it. */
 export interface ProgramAst {
   readonly kernels: readonly KernelFunction[];
   /** The launches and host loops, in order; absent: each kernel once, in order. */

@@ -27,6 +27,7 @@ import { describeProgram, hostArgument, type GeneratedCode } from './generated.t
 /** The options generateCode reads; any other key is an error. */
 const CODEGEN_OPTIONS = optionKeys<CodegenOptions>()(['checkBounds']);
 
+/** Options of `buildProgram` and `generateCode`. */
 export interface CodegenOptions {
   /**
    * Guards that fail also record themselves in a flag buffer, which `run` reads back
@@ -59,6 +60,7 @@ export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, opti
   }
 }
 
+/** Builds the target-independent program AST of a kernel (scheduling, lowering, guards): what `generateCode` hands to a target. */
 export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
   checkOptionKeys('buildProgram', options, CODEGEN_OPTIONS);
   return build(knl, target, options).program;

@@ -19,6 +19,7 @@ import { commented, printHostProgram } from './host-code.ts';
 import { sepAxisOf, separateName } from '../preprocess/separate-arrays.ts';
 import type { Target, TargetOutput } from './target.ts';
 
+/** What `generateCode` returns: the device code, its kernels and grid sizes, and the host steps that launch them. */
 export interface GeneratedCode<Extra = unknown> {
   /** The target's name: 'opencl', 'wgsl', 'js'. */
   readonly target: string;
@@ -38,6 +39,7 @@ export interface GeneratedCode<Extra = unknown> {
   toString(): string;
 }
 
+/** One device kernel of generated code: its name, parameters and launch grid. */
 export interface DeviceKernel {
   /** Loom's name for it: the kernel's, or `name_0`, `name_1`... after global barriers. */
   readonly name: string;
@@ -75,6 +77,7 @@ export interface DeviceParameter {
   readonly written: boolean;
 }
 
+/** The host side of generated code: arguments, global temporaries and the launches in order. */
 export interface HostSteps {
   /** The kernel's arguments as the caller passes them, in order, each with its dtype. */
   readonly arguments: readonly HostArgument[];
@@ -86,6 +89,7 @@ export interface HostSteps {
   readonly program: readonly HostStep[];
 }
 
+/** An argument as the caller passes it to the generated code. */
 export interface HostArgument {
   readonly name: string;
   /** Given, or inferred from what the kernel assigns (outputs nobody passed); a complex array's part dtype. */
@@ -97,6 +101,7 @@ export interface HostArgument {
   readonly sep?: { readonly axis: number; readonly length: number; readonly names: readonly string[] };
 }
 
+/** A global temporary the host allocates before the first launch and frees after the last. */
 export interface HostTemporary {
   readonly name: string;
   readonly dtype: DType;

@@ -52,6 +52,7 @@ function ownName(s: Stmt): string | undefined {
   return s.kind === 'for' ? s.iname : s.kind === 'declare' ? s.name : undefined;
 }
 
+/** Callbacks for walking program AST statements, their names and expressions (for targets and analyses). */
 export interface StmtVisitor {
   /** Each statement, before anything in it; returning `false` skips its names, expressions and statements. */
   readonly stmt?: (s: Stmt) => void | boolean;
@@ -85,6 +86,7 @@ export function statementsOfKind<K extends Stmt['kind']>(s: Stmt, kind: K): Extr
   return out;
 }
 
+/** Callbacks for rebuilding program AST statements with names or expressions replaced. */
 export interface StmtMapper {
   /** Each name a statement introduces; default: kept. */
   readonly name?: (name: string) => string;

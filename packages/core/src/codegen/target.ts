@@ -7,6 +7,10 @@
 import type { DType } from '../dtypes.ts';
 import type { ProgramAst } from './ast.ts';
 
+/**
+ * A code generation target: spells the program AST in one language (OpenCL C, WGSL, JavaScript) and returns
+ * with it what its device needs (`Extra`).
+ */
 export interface Target<Extra = unknown> {
   /** 'opencl', 'wgsl', 'js'. */
   readonly name: string;

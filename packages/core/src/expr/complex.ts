@@ -12,20 +12,24 @@
 import { LoomError } from '../errors.ts';
 import { binary, call, compare, float, ifThenElse, int, logical, neg, type Expr } from './nodes.ts';
 
+/** A complex value as its real and imaginary part expressions. */
 export interface ComplexParts {
   readonly re: Expr;
   readonly im: Expr;
 }
 
+/** Binds an expression to a name (a temporary) so that it is evaluated once, returning the name. */
 export type Bind = (e: Expr) => Expr;
 
 /** The functions of a complex argument that `complexFunction` knows. */
 export const COMPLEX_FUNCTIONS: readonly string[] = ['abs', 'exp', 'log', 'sqrt', 'sin', 'cos', 'conj', 'real', 'imag'];
 
+/** The parts of `x + y` (or `x - y`). */
 export function complexAdd(x: ComplexParts, y: ComplexParts, op: '+' | '-' = '+'): ComplexParts {
   return { re: binary(op, x.re, y.re), im: binary(op, x.im, y.im) };
 }
 
+/** The parts of `x * y`, each operand part bound once. */
 export function complexMultiply(x: ComplexParts, y: ComplexParts, bind: Bind): ComplexParts {
   const [a, b, c, d] = [bind(x.re), bind(x.im), bind(y.re), bind(y.im)];
   return {

@@ -27,6 +27,7 @@ export const MAX_EXPRESSION_DEPTH = 512;
 /** The most nodes an expression may have once shared sub-expressions are counted at each use. */
 export const MAX_EXPRESSION_NODES = 100_000;
 
+/** How large an expression is (its nodes and depth), held to the limits Loom sets on parsed text. */
 export interface ExpressionMeasure {
   /** Levels of the tree: 1 for a leaf. */
   readonly depth: number;

@@ -11,8 +11,11 @@
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '//' | '%' | '**';
 /** Bitwise operators, on integers only (Python's and C's meaning; `>>` is arithmetic on signed types). */
 export type BitwiseOp = '&' | '|' | '^' | '<<' | '>>';
+/** The operators of `Binary` nodes: arithmetic and bitwise. */
 export type BinaryOp = ArithmeticOp | BitwiseOp;
+/** The operators of `Compare` nodes. */
 export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>=';
+/** The operators of `Logical` nodes. */
 export type LogicalOp = 'and' | 'or';
 /**
  * The name of a reduction operation: a built-in (`sum`, `product`, `max`, `min`, `any`, `all`,
@@ -21,6 +24,7 @@ export type LogicalOp = 'and' | 'or';
  */
 export type ReductionOp = string;
 
+/** An integer literal. */
 export interface IntLit {
   readonly kind: 'int';
   readonly value: number;
@@ -44,10 +48,12 @@ export interface ImagLit {
   readonly value: number;
   readonly dtype?: 'complex64' | 'complex128';
 }
+/** A boolean literal. */
 export interface BoolLit {
   readonly kind: 'bool';
   readonly value: boolean;
 }
+/** A name: an iname, an argument, a temporary or a parameter. */
 export interface Var {
   readonly kind: 'var';
   readonly name: string;
@@ -62,6 +68,7 @@ export interface Subscript {
   readonly indices: readonly Expr[];
   readonly linear?: true;
 }
+/** Arithmetic negation `-operand`. */
 export interface Neg {
   readonly kind: 'neg';
   readonly operand: Expr;
@@ -71,24 +78,28 @@ export interface BitNot {
   readonly kind: 'bitnot';
   readonly operand: Expr;
 }
+/** An arithmetic or bitwise operation `left op right`. */
 export interface Binary {
   readonly kind: 'binary';
   readonly op: BinaryOp;
   readonly left: Expr;
   readonly right: Expr;
 }
+/** A comparison `left op right`, a boolean. */
 export interface Compare {
   readonly kind: 'compare';
   readonly op: CompareOp;
   readonly left: Expr;
   readonly right: Expr;
 }
+/** `left and right`, `left or right`. */
 export interface Logical {
   readonly kind: 'logical';
   readonly op: LogicalOp;
   readonly left: Expr;
   readonly right: Expr;
 }
+/** Logical negation `not operand`. */
 export interface Not {
   readonly kind: 'not';
   readonly operand: Expr;
@@ -137,29 +148,44 @@ export interface Cast {
   readonly operand: Expr;
 }
 
+/** An expression of Loom's language: immutable nodes, told apart by `kind` (pymbolic's expressions in loopy). */
 export type Expr = IntLit | FloatLit | ImagLit | BoolLit | Var | Subscript | Neg | BitNot | Binary | Compare | Logical | Not | If | Call | Reduce | Cast;
 
 // Constructors: the only way nodes are built, so every node is frozen.
 
+/** An integer literal node. */
 export const int = (value: number): IntLit => {
   if (!Number.isInteger(value)) throw new RangeError(`int literal must be an integer, got ${value}`);
   return Object.freeze({ kind: 'int', value: value === 0 ? 0 : value });
 };
+/** A float literal node (float32 or float64; none: a weak literal that takes its context's type). */
 export const float = (value: number, dtype?: 'float32' | 'float64'): FloatLit =>
   Object.freeze(dtype === undefined ? { kind: 'float', value } : { kind: 'float', value: dtype === 'float32' ? Math.fround(value) : value, dtype });
+/** An imaginary literal node (`value` times i). */
 export const imag = (value: number, dtype?: 'complex64' | 'complex128'): ImagLit =>
   Object.freeze(dtype === undefined ? { kind: 'imag', value } : { kind: 'imag', value: dtype === 'complex64' ? Math.fround(value) : value, dtype });
+/** A boolean literal node. */
 export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', value });
+/** A name node. */
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
+/** An array access node `array[indices]` (`linear`: one flat index). */
 export const subscript = (array: string, indices: readonly Expr[], linear?: boolean): Subscript =>
   Object.freeze(linear ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true } : { kind: 'subscript', array, indices: Object.freeze([...indices]) });
+/** A negation node. */
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });
+/** A bitwise-not node. */
 export const bitnot = (operand: Expr): BitNot => Object.freeze({ kind: 'bitnot', operand });
+/** A binary operation node. */
 export const binary = (op: BinaryOp, left: Expr, right: Expr): Binary => Object.freeze({ kind: 'binary', op, left, right });
+/** A comparison node. */
 export const compare = (op: CompareOp, left: Expr, right: Expr): Compare => Object.freeze({ kind: 'compare', op, left, right });
+/** An `and`/`or` node. */
 export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical => Object.freeze({ kind: 'logical', op, left, right });
+/** A logical-not node. */
 export const not = (operand: Expr): Not => Object.freeze({ kind: 'not', operand });
+/** A conditional node `condition ? then : otherwise`. */
 export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If => Object.freeze({ kind: 'if', condition, then, otherwise });
+/** A function call node. */
 export const call = (fn: string, args: readonly Expr[], tag?: string, dtype?: string): Call =>
   Object.freeze({
     kind: 'call',
@@ -181,10 +207,14 @@ export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr | 
 function isExprList(x: Expr | readonly Expr[]): x is readonly Expr[] {
   return Array.isArray(x);
 }
+/** A cast node: `operand` converted to `dtype`. */
 export const cast = (dtype: string, operand: Expr): Cast => Object.freeze({ kind: 'cast', dtype, operand });
 
+/** `a + b`. */
 export const add = (a: Expr, b: Expr) => binary('+', a, b);
+/** `a - b`. */
 export const sub = (a: Expr, b: Expr) => binary('-', a, b);
+/** `a * b`. */
 export const mul = (a: Expr, b: Expr) => binary('*', a, b);
 
 /**

@@ -21,6 +21,7 @@ const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['inames', 'offset',
  */
 export const MAX_BRACKET_NESTING = 128;
 
+/** Options of `parseExpression`. */
 export interface ParseOptions {
   /**
    * The expression is a slice of a larger text (an instruction line in a block) starting at
@@ -32,6 +33,12 @@ export interface ParseOptions {
   readonly inames?: ReadonlySet<string>;
 }
 
+/**
+ * Parses an expression of Loom's instruction language; a syntax error is a `LoomError` with a caret under it.
+ * ```ts
+ * const e = parseExpression('2*a[i] + 1');
+ * ```
+ */
 export function parseExpression(text: string, options: ParseOptions = {}): Expr {
   checkOptionKeys('parseExpression', options, PARSE_EXPRESSION_OPTIONS);
   const slice: SourceSlice = { source: options.source ?? text, offset: options.offset ?? 0 };

@@ -28,6 +28,7 @@ const Prec = {
 } as const;
 type Prec = (typeof Prec)[keyof typeof Prec];
 
+/** An expression as Loom's language spells it (what `parseExpression` reads back). */
 export function printExpr(e: Expr): string {
   switch (e.kind) {
     case 'int':

@@ -15,6 +15,7 @@ import { Linear, floorDiv } from '../linear.ts';
 import { mapChildren } from './visit.ts';
 import { perObjectWhile } from '../memo.ts';
 
+/** Options of `simplify`. */
 export interface SimplifyOptions {
   /** Whether `e` itself is known to be integer-valued (a shape, a stride, a bound). */
   readonly integer?: boolean;
@@ -25,6 +26,7 @@ export interface SimplifyOptions {
   readonly isInteger?: (name: string) => boolean;
 }
 
+/** Folds constants and simplifies an expression's arithmetic, keeping its value. */
 export function simplify(e: Expr, options: SimplifyOptions = {}): Expr {
   return simplifyIn(e, options.integer ?? false, options, undefined);
 }

@@ -24,6 +24,7 @@ const ASSIGNMENT_OPTIONS = optionKeys<AssignmentOptions>()(['dependsOn', 'id', '
 /** One instruction for `makeKernel`: what a line of the textual syntax says, without the text. */
 export type InstructionSpec = ParsedInstruction;
 
+/** Options of an assignment instruction given as an object to `makeKernel` (its id, dependencies, predicates, tags...). */
 export interface AssignmentOptions {
   readonly id: string;
   /** Declares the assignee a temporary of this dtype (the text's `<dtype>`). */
@@ -44,6 +45,7 @@ export function assignment(assignee: Expr, expression: Expr, options: Assignment
   return multipleAssignment([assignee], expression, { ...rest, ...(temporary === undefined ? {} : { temporaries: [temporary] }) });
 }
 
+/** Options of an instruction that assigns several left-hand sides at once. */
 export interface MultipleAssignmentOptions extends Omit<AssignmentOptions, 'temporary'> {
   /** Per assignee: declares it a temporary of this dtype (`null`: a temporary whose dtype is inferred; `undefined`: none). */
   readonly temporaries?: readonly (DType | null | undefined)[];

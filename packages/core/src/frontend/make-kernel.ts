@@ -45,6 +45,7 @@ export interface ArgSpec {
   readonly forAtomic?: boolean;
 }
 
+/** Options of `makeKernel`: the kernel's name, options, assumptions and more. */
 export interface MakeKernelOptions {
   readonly name?: string;
   /** Conditions on the parameters, e.g. `"n >= 1 and n mod 16 = 0"`. */
@@ -59,13 +60,21 @@ export interface MakeKernelOptions {
 
 const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies']);
 
+/**
+ * A global array argument for `makeKernel`'s argument list (loopy's `GlobalArg`).
+ * ```ts
+ * makeKernel(domain, insns, [globalArg('out', { shape: 'auto', isInput: false }), '...']);
+ * ```
+ */
 export function globalArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
   checkOptionKeys('globalArg', spec, ARG_SPEC_KEYS);
   return { ...spec, name, kind: 'global' };
 }
+/** A scalar value argument for `makeKernel`'s argument list (loopy's `ValueArg`). */
 export function valueArg(name: string, dtype?: DType): ArgSpec {
   return { name, kind: 'value', dtype };
 }
+/** A read-only array argument in constant memory (loopy's `ConstantArg`). */
 export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
   checkOptionKeys('constantArg', spec, ARG_SPEC_KEYS);
   return { ...spec, name, kind: 'constant' };

@@ -18,6 +18,7 @@ import type { AddressSpace, LoopKernel, TemporaryVariable } from '../kernel/mode
 import { aliasTemporaries } from '../transform/alias-temporaries.ts';
 import { checkTableValues } from './table-values.ts';
 
+/** A temporary variable for `makeKernel` (`temporaryVariable`): its dtype, shape and address space. */
 export interface TemporarySpec {
   readonly kind: 'temporary';
   readonly name: string;
@@ -38,6 +39,7 @@ export interface TemporarySpec {
 
 const KEYS = optionKeys<Omit<TemporarySpec, 'kind' | 'name'>>()(['dtype', 'shape', 'addressSpace', 'initializer', 'readOnly', 'baseStorage', 'order']);
 
+/** A temporary variable for `makeKernel`'s argument list (loopy's `TemporaryVariable`). */
 export function temporaryVariable(name: string, spec: Omit<TemporarySpec, 'kind' | 'name'> = {}): TemporarySpec {
   checkOptionKeys(`temporaryVariable '${name}'`, spec, KEYS);
   return { ...spec, kind: 'temporary', name };

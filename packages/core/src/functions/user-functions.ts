@@ -34,6 +34,7 @@ import { isReductionName, reductionNames } from '../reduction/index.ts';
 /** What a function's spec may say; any other key is an error. */
 const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'opencl', 'signature', 'wgsl']);
 
+/** One signature of a user function: argument dtypes and result dtype. */
 export interface FunctionSignature {
   readonly args: readonly DType[];
   readonly result: DType;
@@ -55,6 +56,7 @@ export type JsFunction = (...args: any[]) => number | bigint | boolean;
 
 type PerSignature<T> = T | ((signature: FunctionSignature) => T);
 
+/** What `defineFunction` takes: a function's name, signatures and its body in each target's language. */
 export interface UserFunctionSpec {
   readonly name: string;
   /** The signature, or the signature for the arguments' dtypes (throw a LoomError to refuse them). */
@@ -79,6 +81,7 @@ export interface UserFunction {
 /** Names the expression language gives a meaning of its own: a user function cannot take them. */
 const builtIn = (): Set<string> => new Set([...Object.keys(KNOWN_FUNCTIONS), ...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
 
+/** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {
   if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, wgsl?, js? }');
   checkOptionKeys('defineFunction', spec, USER_FUNCTION_SPEC_KEYS);

@@ -15,7 +15,9 @@ import type { UserFunction } from '../functions/user-functions.ts';
 
 const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
 
+/** The kinds of kernel argument: global array, scalar value, constant array. */
 export type ArgKind = 'global' | 'value' | 'constant';
+/** Where a temporary lives: private (per work-item), local (per work-group) or global. */
 export type AddressSpace = 'private' | 'local' | 'global';
 
 /**
@@ -48,6 +50,7 @@ export interface KernelArg {
   readonly dimNames?: readonly string[];
 }
 
+/** A temporary of a kernel: a variable or array that lives only while it runs. */
 export interface TemporaryVariable {
   readonly name: string;
   readonly dtype: DType | undefined;
@@ -107,6 +110,7 @@ export interface Instruction {
   readonly span?: SourceSpan;
 }
 
+/** A substitution rule (loopy's): a named, parameterised expression inlined where it is used. */
 export interface SubstitutionRule {
   readonly name: string;
   readonly params: readonly string[];
@@ -136,6 +140,7 @@ export type InameTag =
 /** `slabs: [head, tail]` from `splitIname`: peel that many iterations off each end of the loop. */
 export type Slabs = readonly [number, number];
 
+/** A kernel's options (loopy's `Options`), set with `setOptions`. */
 export interface KernelOptions {
   /** Print generated device code when the kernel runs (loopy's write_code). */
   readonly writeCode: boolean;
@@ -178,6 +183,10 @@ export interface LoopKernelFields {
   readonly functions?: ReadonlyMap<string, UserFunction>;
 }
 
+/**
+ * A loop kernel (loopy's `LoopKernel`): domains, instructions, arguments, temporaries and the tags and
+ * options transformations set. Immutable: every transformation returns a new kernel.
+ */
 export class LoopKernel implements LoopKernelFields {
   readonly name!: string;
   readonly domains!: readonly BasicSet[];
@@ -225,6 +234,7 @@ export class LoopKernel implements LoopKernelFields {
     }
   }
 
+  /** The kernel's fields as a plain object (to build a changed copy). */
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
     const { loopPriorities, loopSlabs, options, silencedWarnings, functions } = this;
@@ -238,10 +248,12 @@ export class LoopKernel implements LoopKernelFields {
     return [...seen];
   }
 
+  /** The argument called `name`, or undefined. */
   arg(name: string): KernelArg | undefined {
     return this.args.find((a) => a.name === name);
   }
 
+  /** The instruction with id `id`; a `LoomError` when there is none. */
   instruction(id: string): Instruction {
     const insn = this.instructions.find((i) => i.id === id);
     if (!insn) throw new Error(`no instruction '${id}'`);

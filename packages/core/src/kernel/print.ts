@@ -13,11 +13,13 @@ const STRINGIFY_KERNEL_OPTIONS = optionKeys<StringifyOptions>()(['withDependenci
 
 const RULE = '-'.repeat(75);
 
+/** Options of `stringifyKernel`. */
 export interface StringifyOptions {
   /** Include the DEPENDENCIES section (default: when there are dependencies). */
   readonly withDependencies?: boolean;
 }
 
+/** A kernel as text, the way loopy prints one (`knl.toString()`). */
 export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {}): string {
   checkOptionKeys('stringifyKernel', options, STRINGIFY_KERNEL_OPTIONS);
   const lines: string[] = [RULE, `KERNEL: ${knl.name}`, RULE, 'ARGUMENTS:'];

@@ -11,6 +11,7 @@ import { printExpr } from '../expr/index.ts';
 import { reductionOperation } from '../reduction/index.ts';
 import { perObjectWhile } from '../memo.ts';
 
+/** The type inference finds for an expression: its dtype, and whether it is a weak literal type. */
 export interface ExprType {
   readonly dtype: DType;
   /** A literal's type, which yields to the other operand's kind-compatible type. */
@@ -75,6 +76,7 @@ const FLOAT_FUNCTIONS = new Set([
  */
 export type FunctionTypes = (fn: string, args: readonly DType[], e: Expr) => DType | undefined;
 
+/** The type of an arithmetic operation on operands of types `a` and `b` (numpy's promotion). */
 export function combineTypes(a: ExprType, b: ExprType): ExprType {
   if (a.weak && b.weak) {
     if (isComplex(a.dtype) || isComplex(b.dtype)) return WEAK_COMPLEX;
@@ -108,10 +110,12 @@ function bitwiseType(t: ExprType, e: Expr): ExprType {
   return t;
 }
 
+/** The dtype of a name, where known. */
 export type NameTypes = (name: string) => DType | undefined;
 
 const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
 
+/** The type of an expression, given the dtypes of the names in it. */
 export function exprType(e: Expr, typeOf: NameTypes, functions?: FunctionTypes): ExprType {
   return nodeType(e, typeOf, functions, undefined);
 }

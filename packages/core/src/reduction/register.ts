@@ -16,6 +16,7 @@ import { addReductionOperation } from './operations.ts';
 /** An expression as a definition may give it: a node, a text, or a number. */
 type ExprLike = Expr | string | number;
 
+/** A reduction operation for `registerReduction`: its neutral element and how to combine two values. */
 export interface ReductionDefinition {
   /** How kernels call it: `name(i, e)`, or `reduce(name, i, e)`. A name, not a function's or a dtype's. */
   readonly name: string;

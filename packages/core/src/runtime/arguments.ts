@@ -24,6 +24,7 @@ export interface ShapedHostArray {
   readonly shape: readonly number[];
 }
 
+/** What `run` takes for an argument: a host array (shaped or flat), a DeviceArray, or a scalar. */
 export type RunArgument = HostArray | ShapedHostArray | DeviceArray | number | bigint;
 
 /** A caller's array bound to a kernel argument, its dtype known once the code is generated. */

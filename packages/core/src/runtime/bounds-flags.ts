@@ -16,6 +16,7 @@ import { evaluateInt, valuesEnv } from './evaluate.ts';
 import { debugMode } from './environment.ts';
 import type { Device, DeviceBuffer } from './device.ts';
 
+/** Options of `run` and `prepareLaunch`. */
 export interface RunOptions {
   /**
    * Report data-dependent indices that fall outside their array as a LoomError

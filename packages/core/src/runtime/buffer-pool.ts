@@ -18,6 +18,7 @@
  */
 import { LoomError } from '../errors.ts';
 
+/** What a `BufferPool` holds and has handed out. */
 export interface BufferPoolStats {
   /** Native buffers the pool holds, ready to be handed out. */
   readonly pooledBuffers: number;
@@ -39,6 +40,7 @@ export function sizeClass(byteLength: number): number {
   return Math.ceil(byteLength / step) * step;
 }
 
+/** Keeps released device buffers by size for reuse, so repeated runs do not allocate every time. */
 export class BufferPool<Native> {
   /** Free buffers by size class, oldest first; a class's list is used last in, first out. */
   readonly #free = new Map<number, Native[]>();
@@ -96,6 +98,7 @@ export class BufferPool<Native> {
     this.#bytes = 0;
   }
 
+  /** The pool's current statistics. */
   stats(): BufferPoolStats {
     return { pooledBuffers: this.#order.size, pooledBytes: this.#bytes, reused: this.#reused, created: this.#created };
   }

@@ -15,6 +15,7 @@ export interface DeviceBuffer {
   readonly byteLength: number;
 }
 
+/** An argument of a kernel launch: a device buffer, or a scalar value with its dtype. */
 export type LaunchArgument = { readonly kind: 'buffer'; readonly buffer: DeviceBuffer } | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
 
 /**

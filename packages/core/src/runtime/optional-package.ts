@@ -8,6 +8,7 @@
  */
 import { LoomError } from '../errors.ts';
 
+/** An optional package (a driver such as koffi or webgpu) that is not installed: says which and how to install it. */
 export class MissingPackageError extends LoomError {
   /** @param what the feature that needs the package, as the message's subject ("the WebGPU device") */
   constructor(

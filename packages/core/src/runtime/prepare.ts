@@ -31,6 +31,7 @@ export interface PreparedKernel {
   readonly localSize: readonly number[];
 }
 
+/** A kernel bound to device arrays by `prepareLaunch`: launch it again and again with no copies and no re-binding; release it when done. */
 export interface PreparedLaunch {
   readonly device: Device;
   readonly code: GeneratedCode;
@@ -51,6 +52,15 @@ export interface PreparedLaunch {
   release(): void;
 }
 
+/**
+ * Does everything `run` does before its first launch (binding, bounds checks, code generation and
+ * compilation, grid sizes) once, for arguments that already live on the device; host arrays are refused, not
+ * copied.
+ * ```ts
+ * const launch = await prepareLaunch(knl, device, { a: await DeviceArray.from(device, a, 'float32'), out });
+ * for (let k = 0; k < 100; k++) await launch.launch();
+ * ```
+ */
 export async function prepareLaunch(
   kernel: LoopKernel,
   device: Device,

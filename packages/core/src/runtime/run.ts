@@ -17,8 +17,16 @@ import { resolveAliases } from './aliasing.ts';
 
 export type { RunOptions };
 
+/** What `run` returns: every array the kernel writes, by name (a host array, or the DeviceArray that was passed for it). */
 export type RunOutputs = Record<string, HostArray | DeviceArray>;
 
+/**
+ * Runs a kernel on a device: types it from the data, generates and compiles code (cached per kernel, device
+ * and dtypes), moves the data, launches, and returns the outputs by name (loopy's `knl(queue, a=...)`).
+ * ```ts
+ * const { out } = await run(knl, cpuDevice(), { a: new Float32Array(n) });
+ * ```
+ */
 export async function run(kernel: LoopKernel, device: Device, given: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
   const { kernel: knl, args } = resolveAliases(kernel, given, 'run');

@@ -14,6 +14,7 @@ import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
 import { nameWritten } from '../kernel/accesses.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 
+/** An item of a linearized kernel: entering or leaving a loop, running an instruction, a barrier. */
 export type ScheduleItem =
   | { readonly kind: 'loop'; readonly iname: string; readonly body: readonly ScheduleItem[] }
   | { readonly kind: 'insn'; readonly id: string }

@@ -25,6 +25,7 @@ import { eliminateApprox, removeRedundant } from './projection.ts';
 
 export type { Bound, Constraint } from './constraint.ts';
 
+/** A conjunction of affine constraints over dimensions and parameters (isl's basic set): a domain. */
 export class BasicSet {
   private constructor(
     readonly params: readonly string[],

@@ -26,6 +26,7 @@ export interface QPiece {
 /** Parameter values: numbers (safe integers) or BigInts. */
 export type ParamValues = Readonly<Record<string, number | bigint>> | ReadonlyMap<string, number | bigint>;
 
+/** A piecewise quasi-polynomial (isl's): a quasi-polynomial on each of a set of disjoint domains. */
 export class PwQPolynomial {
   private constructor(
     /** The parameter space, sorted by name (loopy's order). */

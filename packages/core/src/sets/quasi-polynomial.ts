@@ -27,6 +27,7 @@ interface Term {
 /** Values of variables, for evaluation. */
 export type Valuation = ReadonlyMap<string, bigint>;
 
+/** A quasi-polynomial in the parameters (isl's): what counts of operations and accesses are. */
 export class QPolynomial {
   private constructor(
     /** Non-zero terms by monomial key ('' is the constant term). */

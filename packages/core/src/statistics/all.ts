@@ -14,12 +14,14 @@ import { syncMapOf, type SyncMap } from './sync-map.ts';
 /** The options getStatistics reads; any other key is an error. */
 const GET_STATISTICS_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
 
+/** A kernel's operation, memory access and synchronization counts, together. */
 export interface KernelStatistics {
   readonly ops: OpMap;
   readonly memAccesses: MemAccessMap;
   readonly sync: SyncMap;
 }
 
+/** All of a kernel's counts at once: `getOpMap`, `getMemAccessMap` and `getSynchronizationMap`. */
 export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): KernelStatistics {
   checkOptionKeys('getStatistics', options, GET_STATISTICS_OPTIONS);
   const split = linearizedForCounting(knl);

@@ -24,6 +24,7 @@ export interface KeyKind<K extends CountKey, F> {
 /** Per field, the values to keep: one value or a list of them. */
 export type FieldFilter<F> = { readonly [P in keyof F]?: F[P] | readonly F[P][] };
 
+/** Counts by key (loopy's `ToCountMap`): each a `GuardedPwQPolynomial` of the kernel's parameters. */
 export class ToCountMap<K extends CountKey, F extends object> implements Iterable<readonly [K, GuardedPwQPolynomial]> {
   private readonly byId: ReadonlyMap<string, readonly [K, GuardedPwQPolynomial]>;
 

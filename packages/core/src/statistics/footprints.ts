@@ -30,8 +30,10 @@ import { soleAssignee } from '../kernel/accesses.ts';
 /** The options gatherAccessFootprints reads; any other key is an error. */
 const FOOTPRINT_OPTIONS = optionKeys<FootprintOptions>()(['ignoreUncountable']);
 
+/** Reads or writes. */
 export type FootprintDirection = 'read' | 'write';
 
+/** Options of `gatherAccessFootprints`. */
 export interface FootprintOptions {
   /** Leave out accesses whose index is not affine instead of failing. */
   readonly ignoreUncountable?: boolean;
@@ -89,6 +91,7 @@ export class AccessFootprints {
   }
 }
 
+/** The elements of each array a kernel reads and writes (loopy's `gather_access_footprints`). */
 export function gatherAccessFootprints(knl: LoopKernel, options: FootprintOptions = {}): AccessFootprints {
   checkOptionKeys('gatherAccessFootprints', options, FOOTPRINT_OPTIONS);
   return footprintsOf(preprocess(knl), options);

@@ -8,6 +8,7 @@ import type { BasicSet } from '../sets/basic-set.ts';
 import { PwQPolynomial, type ParamValues } from '../sets/pw-qpolynomial.ts';
 import type { Rational } from '../sets/rational.ts';
 
+/** A count as a piecewise quasi-polynomial with the domain it is valid on (loopy's `GuardedPwQPolynomial`). */
 export class GuardedPwQPolynomial {
   constructor(
     readonly pwqpolynomial: PwQPolynomial,

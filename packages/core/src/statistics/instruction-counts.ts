@@ -33,6 +33,7 @@ import { printExpr } from '../expr/index.ts';
  */
 const counted = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, PwQPolynomial>(1024)));
 
+/** Options shared by the counting functions (`getOpMap`, `getMemAccessMap`). */
 export interface InstructionCountOptions {
   /**
    * Work-items per sub-group (a warp: 32 on NVIDIA GPUs). `'guess'` takes 32 with a

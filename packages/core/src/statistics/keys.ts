@@ -17,6 +17,7 @@ import { polynomialOf } from './polynomial-of.ts';
  * work-items that execute an instruction together), or once per work-group.
  */
 export type CountGranularity = 'workitem' | 'subgroup' | 'workgroup';
+/** The granularities by name, as loopy spells them: `CountGranularity.WORKITEM`... */
 export const CountGranularity = Object.freeze({ WORKITEM: 'workitem', SUBGROUP: 'subgroup', WORKGROUP: 'workgroup' } as const);
 const GRANULARITIES: readonly string[] = Object.values(CountGranularity);
 
@@ -27,6 +28,7 @@ const GRANULARITIES: readonly string[] = Object.values(CountGranularity);
  * index is not affine.
  */
 export type Stride = number | string | null;
+/** Strides of an access, by axis of the local or global grid. */
 export type Strides = Readonly<Record<number, Stride>>;
 /** Strides as given to a key: numbers, expressions (`'m*65'`), or parsed expressions. */
 export type StridesInput = Readonly<Record<number, number | string | Expr | null>>;
@@ -38,6 +40,7 @@ export interface CountKey {
   toString(): string;
 }
 
+/** What an `Op` key says: the operation's dtype, name and count granularity. */
 export interface OpFields {
   readonly dtype?: DType | undefined;
   /** `add` (also for subtraction), `mul`, `div` (also `//` and `%`), `pow`, `shift`, `bw`, `func:NAME`. */
@@ -71,6 +74,7 @@ export class Op implements CountKey, OpFields {
   }
 }
 
+/** What a `MemAccess` key says: the memory space, dtype, strides, direction and variable. */
 export interface MemAccessFields {
   /** `global` or `local` memory. */
   readonly mtype?: 'global' | 'local' | undefined;
@@ -123,6 +127,7 @@ export class MemAccess implements CountKey {
   }
 }
 
+/** What a `Sync` key says: the kind of synchronization. */
 export interface SyncFields {
   /** `barrier_local`, `barrier_global` or `kernel_launch`. */
   readonly kind?: string | undefined;

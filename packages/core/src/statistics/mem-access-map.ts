@@ -26,13 +26,16 @@ import { soleAssignee } from '../kernel/accesses.ts';
 /** The options getMemAccessMap reads; any other key is an error. */
 const GET_MEM_ACCESS_MAP_OPTIONS = optionKeys<MemAccessMapOptions>()(['countRedundantWork', 'subgroupSize', 'within']);
 
+/** Memory access counts by `MemAccess` (loopy's `get_mem_access_map`). */
 export type MemAccessMap = ToCountMap<MemAccess, MemAccessFields>;
 
+/** Options of `getMemAccessMap`. */
 export interface MemAccessMapOptions extends InstructionCountOptions, WithinOption {}
 
 /** The kind of key maps of memory accesses have. */
 export const MEM_ACCESS_KEYS = { fields: MemAccess.fields, make: (f: MemAccessFields) => new MemAccess(f) };
 
+/** Counts a kernel's memory accesses (loopy's `get_mem_access_map`). */
 export function getMemAccessMap(knl: LoopKernel, options: MemAccessMapOptions = {}): MemAccessMap {
   checkOptionKeys('getMemAccessMap', options, GET_MEM_ACCESS_MAP_OPTIONS);
   const prepared = preprocess(knl);

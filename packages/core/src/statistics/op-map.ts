@@ -26,8 +26,10 @@ import { soleAssignee } from '../kernel/accesses.ts';
 /** The options getOpMap reads; any other key is an error. */
 const GET_OP_MAP_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
 
+/** Operation counts by `Op` (loopy's `get_op_map`). */
 export type OpMap = ToCountMap<Op, OpFields>;
 
+/** Options of `getOpMap`. */
 export interface OpMapOptions extends InstructionCountOptions, WithinOption {
   /** Count the operations in array indices (`a[i + 1]`'s add); default true. */
   readonly countWithinSubscripts?: boolean;
@@ -36,6 +38,12 @@ export interface OpMapOptions extends InstructionCountOptions, WithinOption {
 /** The kind of key maps of operations have. */
 export const OP_KEYS = { fields: Op.fields, make: (f: OpFields) => new Op(f) };
 
+/**
+ * Counts a kernel's arithmetic operations (loopy's `get_op_map`).
+ * ```ts
+ * const ops = getOpMap(knl); console.log(ops.toString());
+ * ```
+ */
 export function getOpMap(knl: LoopKernel, options: OpMapOptions = {}): OpMap {
   checkOptionKeys('getOpMap', options, GET_OP_MAP_OPTIONS);
   const prepared = preprocess(knl);

@@ -38,6 +38,7 @@ export interface DeviceProfile {
   readonly launchOverhead: number;
 }
 
+/** What `estimateTime` predicts, and from what: flops, bytes, the roof the kernel sits under. */
 export interface TimeEstimate {
   readonly kernel: string;
   /** The prediction. */
@@ -64,6 +65,7 @@ export interface KernelWork {
   readonly traffic: 'footprint' | 'accesses';
 }
 
+/** Predicts a kernel's time on a device from its counts and the device's measured profile (a roofline model). */
 export function estimateTime(knl: LoopKernel, profile: DeviceProfile, params: ParamValues = {}): TimeEstimate {
   for (const [what, v] of [
     ['bandwidth', profile.bandwidth],

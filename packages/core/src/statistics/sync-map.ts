@@ -13,11 +13,13 @@ import type { GuardedPwQPolynomial } from './guarded.ts';
 import { InstructionCounts } from './instruction-counts.ts';
 import { Sync, type SyncFields } from './keys.ts';
 
+/** Synchronization counts by `Sync` (loopy's `get_synchronization_map`). */
 export type SyncMap = ToCountMap<Sync, SyncFields>;
 
 /** The kind of key maps of synchronizations have. */
 export const SYNC_KEYS = { fields: Sync.fields, make: (f: SyncFields) => new Sync(f) };
 
+/** Counts a kernel's barriers and launches (loopy's `get_synchronization_map`). */
 export function getSynchronizationMap(knl: LoopKernel): SyncMap {
   const split = linearizedForCounting(knl);
   return syncMapOf(split, new InstructionCounts(split.kernel, {}, 'getSynchronizationMap'));

@@ -21,6 +21,7 @@ import { NO_SYNC_SCOPES, type Instruction, type LoopKernel, type NoSyncScope } f
 /** The options addNosync reads; any other key is an error. */
 const ADD_NOSYNC_OPTIONS = optionKeys<AddNosyncOptions>()(['bidirectional', 'emptyOk', 'force']);
 
+/** Options of `addNosync`. */
 export interface AddNosyncOptions {
   /** Record the entry on the source as well as on the sink. */
   readonly bidirectional?: boolean;

@@ -21,6 +21,7 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options aliasTemporaries reads; any other key is an error. */
 const ALIAS_TEMPORARIES_OPTIONS = optionKeys<AliasTemporariesOptions>()(['baseNamePrefix', 'synchronizeForExclusiveUse']);
 
+/** Options of `aliasTemporaries`. */
 export interface AliasTemporariesOptions {
   /** The shared storage's name (made unique); default `temp_storage`. */
   readonly baseNamePrefix?: string;
@@ -28,6 +29,7 @@ export interface AliasTemporariesOptions {
   readonly synchronizeForExclusiveUse?: boolean;
 }
 
+/** Lets temporaries whose lifetimes do not overlap share storage (loopy's `alias_temporaries`). */
 export function aliasTemporaries(knl: LoopKernel, names: readonly string[], options: AliasTemporariesOptions = {}): LoopKernel {
   checkOptionKeys('aliasTemporaries', options, ALIAS_TEMPORARIES_OPTIONS);
   if (names.length < 2) throw new LoomError('aliasTemporaries: give at least two temporaries to share storage');

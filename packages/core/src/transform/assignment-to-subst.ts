@@ -24,6 +24,7 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options assignmentToSubst reads; any other key is an error. */
 const ASSIGNMENT_TO_SUBST_OPTIONS = optionKeys<AssignmentToSubstOptions>()(['extraArguments', 'forceRetainArgument', 'within']);
 
+/** Options of `assignmentToSubst`. */
 export interface AssignmentToSubstOptions {
   /** Inames the rule takes as extra parameters (after the indices), a list or comma-separated. */
   readonly extraArguments?: string | readonly string[];
@@ -33,6 +34,7 @@ export interface AssignmentToSubstOptions {
   readonly forceRetainArgument?: boolean;
 }
 
+/** Turns the assignments to a temporary into a substitution rule inlined at its uses (loopy's `assignment_to_subst`). */
 export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
   checkOptionKeys('assignmentToSubst', options, ASSIGNMENT_TO_SUBST_OPTIONS);
   const extra = nameList(options.extraArguments ?? []);

@@ -19,12 +19,14 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options toBatched reads; any other key is an error. */
 const TO_BATCHED_OPTIONS = optionKeys<ToBatchedOptions>()(['batchInamePrefix', 'sequential']);
 
+/** Options of `toBatched`. */
 export interface ToBatchedOptions {
   readonly batchInamePrefix?: string;
   /** The batches run one after the other: temporaries are shared between them, not copied per batch. */
   readonly sequential?: boolean;
 }
 
+/** Runs the kernel `nbatches` times at once, over a new outer batch axis of the given arguments (loopy's `to_batched`). */
 export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryingArgs: string | readonly string[] = [], options: ToBatchedOptions = {}): LoopKernel {
   checkOptionKeys('toBatched', options, TO_BATCHED_OPTIONS);
   const varying = nameList(batchVaryingArgs);

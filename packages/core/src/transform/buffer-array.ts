@@ -36,6 +36,7 @@ const BUFFER_ARRAY_OPTIONS = optionKeys<BufferArrayOptions>()([
   'within',
 ]);
 
+/** Options of `bufferArray`. */
 export interface BufferArrayOptions {
   /** The inames over which the buffer is used: it covers all their values. */
   readonly bufferInames?: string | readonly string[];
@@ -50,6 +51,7 @@ export interface BufferArrayOptions {
   readonly fetchBoundingBox?: boolean;
 }
 
+/** Holds the part of an array that some loops touch in a temporary buffer, read in before and written back after (loopy's `buffer_array`). */
 export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayOptions = {}): LoopKernel {
   checkOptionKeys('bufferArray', options, BUFFER_ARRAY_OPTIONS);
   const what = 'bufferArray';

@@ -26,8 +26,10 @@ import { splitBackend, type SplitInameOptions } from './split-iname.ts';
 /** The options chunkIname reads; any other key is an error. */
 const CHUNK_INAME_OPTIONS = optionKeys<ChunkInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
 
+/** Options of `chunkIname`: those of `splitIname`. */
 export type ChunkInameOptions = SplitInameOptions;
 
+/** Splits a loop into `numChunks` chunks of (nearly) equal length (loopy's `chunk_iname`). */
 export function chunkIname(knl: LoopKernel, iname: string, numChunks: number, options: ChunkInameOptions = {}): LoopKernel {
   checkOptionKeys('chunkIname', options, CHUNK_INAME_OPTIONS);
   if (!Number.isInteger(numChunks) || numChunks < 1) throw new LoomError(`chunkIname: the number of chunks must be a positive integer, got ${numChunks}`);

@@ -10,6 +10,7 @@ import { makeKernel } from '../frontend/make-kernel.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
 import { tagInames } from './tag-inames.ts';
 
+/** A kernel that copies an array from one layout (dim tags) to another (loopy's `make_copy_kernel`). */
 export function makeCopyKernel(newDimTags: string | readonly string[], oldDimTags?: string | readonly string[]): LoopKernel {
   const fresh = nameList(newDimTags);
   const old = oldDimTags === undefined ? fresh.map(() => 'c') : nameList(oldDimTags);

@@ -18,6 +18,7 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options duplicateInames reads; any other key is an error. */
 const DUPLICATE_INAMES_OPTIONS = optionKeys<DuplicateInamesOptions>()(['newInames', 'newNames', 'suffix', 'tags', 'within']);
 
+/** Options of `duplicateInames`. */
 export interface DuplicateInamesOptions {
   /** Which instructions get the copies: a match expression (see match.ts); default: every instruction. */
   readonly within?: Within;
@@ -31,6 +32,7 @@ export interface DuplicateInamesOptions {
   readonly tags?: Readonly<Record<string, TagSpec>>;
 }
 
+/** Gives some instructions their own copy of inames (loopy's `duplicate_inames`). */
 export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
   checkOptionKeys('duplicateInames', options, DUPLICATE_INAMES_OPTIONS);
   const list = nameList(inames);

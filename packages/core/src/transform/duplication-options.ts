@@ -6,6 +6,7 @@
  */
 import { isParallelTag, type LoopKernel } from '../kernel/model.ts';
 
+/** A way `getInameDuplicationOptions` suggests to duplicate inames. */
 export interface InameDuplicationOption {
   readonly iname: string;
   /** The instructions that would get the copy, as a match expression for `duplicateInames`. */

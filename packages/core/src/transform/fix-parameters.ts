@@ -14,6 +14,7 @@ import { BasicSet } from '../sets/index.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** The kernel with domain parameters fixed to values (loopy's `fix_parameters`). */
 export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, number>>): LoopKernel {
   const fixed = new Map(Object.entries(values));
   if (fixed.size === 0) return knl;

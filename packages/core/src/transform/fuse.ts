@@ -22,6 +22,7 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options fuseKernels reads; any other key is an error. */
 const FUSE_KERNELS_OPTIONS = optionKeys<FuseKernelsOptions>()(['dataFlow', 'suffixes']);
 
+/** Options of `fuseKernels`. */
 export interface FuseKernelsOptions {
   /** One per kernel: its temporaries get it appended (loopy's suffixes). */
   readonly suffixes?: readonly string[];
@@ -29,6 +30,7 @@ export interface FuseKernelsOptions {
   readonly dataFlow?: readonly (readonly [string, number, number])[];
 }
 
+/** One kernel doing the work of several (loopy's `fuse_kernels`). */
 export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernelsOptions = {}): LoopKernel {
   checkOptionKeys('fuseKernels', options, FUSE_KERNELS_OPTIONS);
   if (kernels.length === 0) throw new LoomError('fuseKernels: no kernel given');

@@ -89,6 +89,7 @@ export function tagInstructions(knl: LoopKernel, tag: string, within?: Within): 
   return knl.with({ instructions: knl.instructions.map((i) => (chosen.has(i.id) && !i.tags.includes(tag) ? { ...i, tags: [...i.tags, tag] } : i)) });
 }
 
+/** Options of `addBarrier`. */
 export interface AddBarrierOptions {
   /** The barrier's id (made unique from `<kind>barrier` if not given). */
   readonly id?: string;

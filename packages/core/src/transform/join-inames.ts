@@ -30,6 +30,7 @@ import { tagInames, type TagSpec } from './tag-inames.ts';
 /** The options joinInames reads; any other key is an error. */
 const JOIN_INAMES_OPTIONS = optionKeys<JoinInamesOptions>()(['tag', 'within']);
 
+/** Options of `joinInames`. */
 export interface JoinInamesOptions {
   /** An implementation tag for the joined iname (`'l.0'`, `'g.0'`, `'unr'`, ...). */
   readonly tag?: TagSpec;
@@ -47,6 +48,7 @@ interface Extent {
   readonly length: number;
 }
 
+/** Joins several inames into one that runs over their product (loopy's `join_inames`). */
 export function joinInames(knl: LoopKernel, inames: string | readonly string[], newIname?: string, options: JoinInamesOptions = {}): LoopKernel {
   checkOptionKeys('joinInames', options, JOIN_INAMES_OPTIONS);
   const list = nameList(inames);

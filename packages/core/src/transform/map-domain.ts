@@ -29,10 +29,12 @@ interface ParsedMap {
   readonly outputs: readonly string[];
 }
 
+/** Changes the kernel's loop variables by an affine map (loopy's `map_domain`). */
 export function mapDomain(knl: LoopKernel, map: string): LoopKernel {
   return applyMap(knl, parseMap(map), 'mapDomain');
 }
 
+/** Replaces inames by new ones related to them by affine equations (loopy's `affine_map_inames`). */
 export function affineMapInames(knl: LoopKernel, oldInames: string | readonly string[], newInames: string | readonly string[], equations: string | readonly string[]): LoopKernel {
   const inputs = nameList(oldInames);
   const outputs = nameList(newInames);

@@ -29,6 +29,7 @@ export type Within = string | readonly string[] | undefined;
 const TERMINALS = ['id', 'tag', 'writes', 'reads', 'iname', 'in_kernel'] as const;
 type TerminalKind = (typeof TERMINALS)[number];
 
+/** Which instructions a transformation applies to (loopy's match expressions: `id:`, `tag:`, `writes:`, `and`, `or`...). */
 export type MatchExpr =
   | { readonly kind: 'all' }
   | { readonly kind: 'and' | 'or'; readonly children: readonly MatchExpr[] }

@@ -48,6 +48,7 @@ import { tagArrayAxes } from './tag-array-axes.ts';
 /** The options pipelinePrefetch reads; any other key is an error. */
 const PIPELINE_PREFETCH_OPTIONS = optionKeys<PipelinePrefetchOptions>()(['temporaryName']);
 
+/** Options of `pipelinePrefetch`. */
 export interface PipelinePrefetchOptions {
   /** The private registers' name (default: the fetched temporary's with `_next`). */
   readonly temporaryName?: string;

@@ -45,6 +45,7 @@ const PRECOMPUTE_OPTIONS = optionKeys<PrecomputeOptions>()([
   'within',
 ]);
 
+/** Options of `precompute`. */
 export interface PrecomputeOptions {
   /** Only the calls in these instructions (a match expression, see match.ts) read the temporary. */
   readonly within?: Within;

@@ -38,6 +38,7 @@ const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
   'within',
 ]);
 
+/** Options of `addPrefetch`. */
 export interface PrefetchOptions {
   /** Tag of the fetch inames: `'l.auto'` spreads them over local axes (last array axis on l.0); default: loops. */
   readonly defaultTag?: TagSpec;
@@ -61,6 +62,13 @@ export interface PrefetchOptions {
   readonly fetchBoundingBox?: boolean;
 }
 
+/**
+ * Reads the part of an array that the `sweep` loops touch into a local or private temporary first (loopy's
+ * `add_prefetch`).
+ * ```ts
+ * knl = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.auto' });
+ * ```
+ */
 export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
   checkOptionKeys('addPrefetch', options, ADD_PREFETCH_OPTIONS);
   checkPrefetchNames(options);

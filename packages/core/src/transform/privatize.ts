@@ -15,6 +15,7 @@ import { namesWritten, namesRead } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from './rewrite-expressions.ts';
 
+/** Gives each iteration of some inames its own copy of the temporaries written in them (loopy's `privatize_temporaries_with_inames`). */
 export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string | readonly string[], onlyVarNames?: string | readonly string[]): LoopKernel {
   const privatizing = nameList(inames);
   for (const n of privatizing) if (!knl.inames.includes(n)) throw new LoomError(`privatizeTemporariesWithInames: unknown iname '${n}'`);

@@ -28,10 +28,12 @@ const MAKE_REDUCTION_INAMES_UNIQUE_OPTIONS = optionKeys<MakeReductionInamesUniqu
 
 const NESTABLE = new Set(['sum', 'product', 'max', 'min']);
 
+/** Splits a reduction over inames into an inner one over them (loopy's `split_reduction_inward`). */
 export function splitReductionInward(knl: LoopKernel, inames: string | readonly string[], within?: Within): LoopKernel {
   return splitReduction(knl, inames, 'in', within, 'splitReductionInward');
 }
 
+/** Splits a reduction over inames into an outer one over them (loopy's `split_reduction_outward`). */
 export function splitReductionOutward(knl: LoopKernel, inames: string | readonly string[], within?: Within): LoopKernel {
   return splitReduction(knl, inames, 'out', within, 'splitReductionOutward');
 }
@@ -60,6 +62,7 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
   return result;
 }
 
+/** Options of `makeReductionInamesUnique`. */
 export interface MakeReductionInamesUniqueOptions {
   /** Only these inames (a list or comma-separated); default all. */
   readonly inames?: string | readonly string[];

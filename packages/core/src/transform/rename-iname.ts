@@ -25,6 +25,7 @@ import { mapKernelExpressions } from './rewrite-expressions.ts';
 /** The options renameIname reads; any other key is an error. */
 const RENAME_INAME_OPTIONS = optionKeys<RenameInameOptions>()(['existingOk', 'within']);
 
+/** Options of `renameIname`. */
 export interface RenameInameOptions {
   /** When the new name is already an iname over the same domain, merge the two loops. */
   readonly existingOk?: boolean;
@@ -32,6 +33,7 @@ export interface RenameInameOptions {
   readonly within?: Within;
 }
 
+/** Renames an iname (loopy's `rename_iname`). */
 export function renameIname(knl: LoopKernel, oldName: string, newName: string, options: RenameInameOptions = {}): LoopKernel {
   checkOptionKeys('renameIname', options, RENAME_INAME_OPTIONS);
   if (!knl.inames.includes(oldName)) throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);

@@ -19,6 +19,7 @@ import { isolateInames } from './within-inames.ts';
 /** The options renameInames reads; any other key is an error. */
 const RENAME_INAMES_OPTIONS = optionKeys<RenameInamesOptions>()(['existingOk', 'within']);
 
+/** Options of `renameInames`. */
 export interface RenameInamesOptions {
   /** `newIname` may already be an iname: every old one merges into it. */
   readonly existingOk?: boolean;
@@ -26,6 +27,7 @@ export interface RenameInamesOptions {
   readonly within?: Within;
 }
 
+/** Renames several inames to one (loopy's `rename_inames`). */
 export function renameInames(knl: LoopKernel, oldInames: string | readonly string[], newIname: string, options: RenameInamesOptions = {}): LoopKernel {
   checkOptionKeys('renameInames', options, RENAME_INAMES_OPTIONS);
   const olds = nameList(oldInames);

@@ -29,6 +29,7 @@ import type { HostScheduleItem, Subkernel } from '../schedule/host-schedule.ts';
 import { splitAtGlobalBarriers } from '../codegen/subkernels.ts';
 import { uniqueName } from './rename.ts';
 
+/** Saves the temporaries that live across global barriers to global memory and reloads them after (loopy's `save_and_reload_temporaries`). */
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
   // (the linearizer's warnings come again, to the user, when the result is generated)
   const { subkernels, host } = collectWarnings(() => splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false })).result;

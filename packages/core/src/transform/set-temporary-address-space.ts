@@ -14,6 +14,7 @@ import { matchIds } from '../kernel/dependencies.ts';
 
 const SPACES: readonly AddressSpace[] = ['private', 'local', 'global'];
 
+/** Moves temporaries to private, local or global memory (loopy's `set_temporary_address_space`). */
 export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readonly string[], space: AddressSpace): LoopKernel {
   if (!SPACES.includes(space)) {
     throw new LoomError(`setTemporaryAddressSpace: unknown address space '${String(space)}' (known: ${SPACES.join(', ')})`);

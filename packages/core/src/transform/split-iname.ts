@@ -23,6 +23,7 @@ import { tagInames, type TagSpec } from './tag-inames.ts';
 /** The options splitIname reads; any other key is an error. */
 const SPLIT_INAME_OPTIONS = optionKeys<SplitInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
 
+/** Options of `splitIname`: the new inames' names and tags, slabs, `within`. */
 export interface SplitInameOptions {
   readonly outerIname?: string;
   readonly innerIname?: string;
@@ -37,6 +38,12 @@ export interface SplitInameOptions {
   readonly within?: Within;
 }
 
+/**
+ * Splits a loop into an outer and an inner loop of length `factor` (loopy's `split_iname`).
+ * ```ts
+ * knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
+ * ```
+ */
 export function splitIname(knl: LoopKernel, iname: string, factor: number, options: SplitInameOptions = {}): LoopKernel {
   checkOptionKeys('splitIname', options, SPLIT_INAME_OPTIONS);
   if (!Number.isInteger(factor) || factor < 1) throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);

@@ -14,6 +14,7 @@ import { instructionsWithin, type Within } from './match.ts';
 /** The options tagInames reads; any other key is an error. */
 const TAG_INAMES_OPTIONS = optionKeys<TagInamesOptions>()(['ignoreNonexistent']);
 
+/** An iname tag as text (`'g.0'`, `'l.0'`, `'unr'`, `'ilp'`...); null or undefined: untagged. */
 export type TagSpec = string | null | undefined;
 
 export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending: ReadonlyMap<string, InameTag>): InameTag {
@@ -54,6 +55,7 @@ function nextUnusedAxis(kind: 'local' | 'group', knl: LoopKernel | undefined, pe
   throw new LoomError(`no unused ${kind} axis is left (all three are taken)`);
 }
 
+/** Options of `tagInames`. */
 export interface TagInamesOptions {
   /** Skip entries that name no iname (loopy's ignore_nonexistent); default: they are errors. */
   readonly ignoreNonexistent?: boolean;
@@ -98,6 +100,7 @@ export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec
   return knl.with({ inameTags });
 }
 
+/** The kinds of iname tag. */
 export type TagKind = InameTag['kind'];
 const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp', 'vec'];
 

@@ -26,8 +26,13 @@ const TUNING_PROBLEM_KEYS = optionKeys<TuningProblem<unknown>>()(['arguments', '
 /** The options autotune reads; any other key is an error. */
 const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()(['budgetSeconds', 'cache', 'fresh', 'onProgress', 'time']);
 
+/** The arguments a tuning problem's kernels run on, by name: device arrays and scalar values. */
 export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
 
+/**
+ * What `autotune` tunes (made with `defineTuning`): the configurations to try (`space`), how one becomes a
+ * kernel (`build`), the arguments it runs on and how to tell a right result (`check`).
+ */
 export interface TuningProblem<C> {
   /** Names the problem in the cache and in progress reports, e.g. 'sgemm n=4096'. */
   readonly name: string;
@@ -58,10 +63,12 @@ export function defineTuning<C>(problem: TuningProblem<C>): TuningProblem<C> {
   return Object.freeze({ ...problem, [TUNING]: true });
 }
 
+/** Whether `value` was made by `defineTuning` (how `loom tune` finds the problems a file exports). */
 export function isTuningProblem(value: unknown): value is TuningProblem<unknown> {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TUNING] === true;
 }
 
+/** One configuration `autotune` tried: its time, or why it failed. */
 export interface Trial<C> {
   readonly config: C;
   /** Seconds per launch, when it ran and passed the check. */
@@ -70,6 +77,7 @@ export interface Trial<C> {
   readonly failure?: string;
 }
 
+/** What `AutotuneOptions.onProgress` is told after each trial. */
 export interface TuningProgress<C> {
   readonly problem: string;
   /** Configurations tried so far, of `total`. */
@@ -107,6 +115,7 @@ export function memoryTuningCache(): TuningCache {
   };
 }
 
+/** Options of `autotune`: time budget, progress callback, cache and timing. */
 export interface AutotuneOptions<C> {
   /** Stop starting new trials after this many seconds; default 60. */
   readonly budgetSeconds?: number;
@@ -119,6 +128,7 @@ export interface AutotuneOptions<C> {
   readonly time?: (prepared: PreparedLaunch, probe: DeviceArray) => Promise<number>;
 }
 
+/** What `autotune` found: the fastest configuration that passed its check, and every trial. */
 export interface TuningResult<C> {
   readonly best: C;
   readonly seconds: number;
@@ -127,6 +137,14 @@ export interface TuningResult<C> {
   readonly fromCache: boolean;
 }
 
+/**
+ * Tries a tuning problem's configurations on a device, most promising first, within a time budget, and keeps
+ * the fastest whose results pass the problem's check. A configuration the device refuses or Loom cannot
+ * generate is a failed trial with its reason, not an error.
+ * ```ts
+ * const { best, seconds } = await autotune(problem, device, { budgetSeconds: 30 });
+ * ```
+ */
 export async function autotune<C>(problem: TuningProblem<C>, device: Device, options: AutotuneOptions<C> = {}): Promise<TuningResult<C>> {
   checkOptionKeys('autotune', options, AUTOTUNE_OPTIONS);
   const { budgetSeconds = 60, onProgress, cache, fresh = false, time = wallTime } = options;

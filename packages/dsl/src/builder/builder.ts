@@ -64,6 +64,7 @@ import { RuleVerbs } from './rule-verbs.ts';
 import type { Batched, RenamedArg, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
 import { checkVerbOptions } from './verb-options.ts';
 
+/** A kernel being written with the DSL: each method is a transformation returning a new builder, typed by the kernel's inames and signature. */
 export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
   // ---- parameters and data ----
 

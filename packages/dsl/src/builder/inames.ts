@@ -6,6 +6,7 @@
  */
 import type { SplitList } from '../parse/scan.ts';
 
+/** A grid axis. */
 export type Axis = 0 | 1 | 2;
 
 /** Iname implementation tags, as `tagInames` reads them. */

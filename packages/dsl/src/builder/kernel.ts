@@ -11,7 +11,9 @@ import { buildKernel, type DomainInput, type InsnInput, type KernelSource } from
 import type { BuilderFor } from './typing.ts';
 import type { ArgDecls } from '../signature/arg-decls.ts';
 
+/** The domains `kernel` takes: one or several. */
 export type Domains = DomainInput | readonly DomainInput[];
+/** The instructions `kernel` takes: one or several. */
 export type Instructions = InsnInput | readonly InsnInput[];
 
 /**

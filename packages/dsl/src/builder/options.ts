@@ -15,6 +15,7 @@ export interface KernelBuilderOptions<Name extends string = string, A extends Ar
   readonly temporaries?: readonly TemporarySpec[];
 }
 
+/** Options of `KernelBuilder.split`. */
 export interface SplitOptions<I extends string, O extends string, In extends string, W extends Within = Within> {
   /** Tag for the outer iname (`'g.0'`, `'unr'`, ...). */
   readonly outer?: Tag<I>;
@@ -28,6 +29,7 @@ export interface SplitOptions<I extends string, O extends string, In extends str
   readonly within?: W;
 }
 
+/** Options of `KernelBuilder.tile`. */
 export interface TileOptions<I extends string> {
   /** The two outer inames: `'g'` puts them on group axes (the second iname on g.0), `'l'` on local axes, or one tag for both. */
   readonly outer?: 'g' | 'l' | Tag<I>;
@@ -35,6 +37,7 @@ export interface TileOptions<I extends string> {
   readonly inner?: 'g' | 'l' | Tag<I>;
 }
 
+/** Options of `KernelBuilder.prefetch`. */
 export interface PrefetchOptions<I extends string, Dims extends readonly string[]> {
   /** Tag of the fetch inames; `'l.auto'` spreads them over the local axes. */
   readonly defaultTag?: Tag<I>;
@@ -71,6 +74,7 @@ export interface PrecomputeOptions<I extends string, Dims extends readonly strin
   readonly computeInsnId?: string;
 }
 
+/** Options of `KernelBuilder.stats`. */
 export interface StatsOptions {
   /** Work-items per sub-group (32 on NVIDIA GPUs), or `'guess'` (32, with a warning). */
   readonly subgroupSize: number | 'guess';

@@ -34,4 +34,5 @@ export type DomainParams<D> = IsLiteral<D> extends true ? LiteralParams<D & stri
  * the parameters of the list are those that are no iname of any domain.
  */
 export type InamesOfDomains<D> = D extends readonly unknown[] ? DomainInames<D[number]> : DomainInames<D>;
+/** The parameters of domains, read from their text by the type checker. */
 export type ParamsOfDomains<D> = D extends readonly unknown[] ? Exclude<DomainParams<D[number]>, InamesOfDomains<D>> : DomainParams<D>;

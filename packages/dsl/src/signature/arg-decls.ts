@@ -1,9 +1,12 @@
 /** What a declared argument is: an array (element type, mode, shape) or a value. */
 import type { DType } from '@loom/core';
 
+/** An array argument's direction. */
 export type Mode = 'in' | 'out' | 'inout';
+/** An axis of a declared shape: a parameter's name or a length. */
 export type ShapeEntry = string | number;
 
+/** An array argument declared with an element type (`f32('n')`). */
 export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh extends readonly ShapeEntry[] | 'auto' = readonly ShapeEntry[] | 'auto'> {
   readonly kind: 'array';
   readonly dtype: T;
@@ -13,10 +16,13 @@ export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh ex
   readonly lanes?: 2 | 3 | 4 | 8 | 16;
 }
 
+/** A scalar argument declared with an element type (`i32.value()`). */
 export interface ValueDecl<T extends DType = DType> {
   readonly kind: 'value';
   readonly dtype: T;
 }
 
+/** An argument declaration. */
 export type ArgDecl = ArrayDecl | ValueDecl;
+/** Argument declarations by name, as `.args()` takes them. */
 export type ArgDecls = { readonly [name: string]: ArgDecl };

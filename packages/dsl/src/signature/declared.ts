@@ -35,6 +35,7 @@ type Solve<D extends ArgDecls, Known, Rounds extends unknown[] = []> = Rounds['l
 /** Parameters `run` can find from the inputs' sizes. */
 export type Inferable<D extends ArgDecls> = Exclude<Solve<D, DeclaredValues<D>>, DeclaredValues<D>>;
 
+/** The signature that argument declarations give a kernel. */
 export type DeclaredSignature<D extends ArgDecls> = Simplify<
   {
     readonly [K in keyof D]: D[K] extends ArrayDecl<infer T, infer M>

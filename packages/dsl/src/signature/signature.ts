@@ -29,6 +29,7 @@ export interface ArgInfo {
   readonly output: boolean;
 }
 
+/** A kernel's arguments as the type checker knows them, by name. */
 export type Signature = { readonly [name: string]: ArgInfo };
 
 declare const loose: unique symbol;
@@ -37,6 +38,7 @@ export interface LooseSignature {
   readonly [loose]: true;
 }
 
+/** A signature, known or loose. */
 export type AnySignature = Signature | LooseSignature;
 
 /**
@@ -52,6 +54,7 @@ export interface RegisteredKernel {
   readonly args: Signature;
 }
 
+/** The host array of a dtype. */
 export type HostOf<D> = D extends DType ? HostArrays[D] : HostArray;
 
 /** An array argument: host data (flat, or with its shape), or data already on the device. */

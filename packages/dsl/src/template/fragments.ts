@@ -70,6 +70,7 @@ export type Segment =
   | { readonly start: number; readonly end: number; readonly template: Template; readonly piece: number }
   | { readonly start: number; readonly end: number; readonly template: Template; readonly value: number };
 
+/** A piece of domain or instruction text made by a template tag (`domain`, `insn`). */
 export class Fragment<K extends FragmentKind = FragmentKind> {
   constructor(
     readonly kind: K,
@@ -89,7 +90,9 @@ export class Fragment<K extends FragmentKind = FragmentKind> {
   }
 }
 
+/** A domain fragment (`domain`...``). */
 export type DomainFragment = Fragment<'domain'>;
+/** An instruction fragment (`insn`...``). */
 export type InsnFragment = Fragment<'insn'>;
 
 /** What may stand in `${...}`. */

@@ -8,6 +8,8 @@
  * with the DSL, and writes what it found — inames and signature, under the kernel's name —
  * into a declaration file next to the source. With `check`, it writes nothing and reports
  * declaration files that are missing, out of date or left over: `npm test` runs that.
+ *
+ * @module @loom/dsl/typegen
  */
 import { checkOptionKeys, optionKeys } from '@loom/core';
 import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { COMPUTATION_MODULE, DSL_MODULE } from './dsl-imports.ts';
 /** The options typegen reads; any other key is an error. */
 const TYPEGEN_OPTIONS = optionKeys<TypegenOptions>()(['check', 'project']);
 
+/** Options of `typegen`. */
 export interface TypegenOptions {
   /** The tsconfig.json whose files are scanned (default: `tsconfig.json` in the working directory). */
   readonly project?: string;
@@ -30,6 +33,7 @@ export interface TypegenOptions {
   readonly check?: boolean;
 }
 
+/** What `typegen` wrote, or with `check` found out of date. */
 export interface TypegenReport {
   readonly kernels: readonly FoundKernel[];
   /** Computations registered by name (their parameter lists not written in place). */
@@ -46,6 +50,10 @@ export interface TypegenReport {
   readonly ok: boolean;
 }
 
+/**
+ * Types the template kernels of a project: writes a declaration file next to each source (`loom typegen`);
+ * with `check`, writes nothing and reports what is out of date.
+ */
 export function typegen(options: TypegenOptions = {}): TypegenReport {
   checkOptionKeys('typegen', options, TYPEGEN_OPTIONS);
   const configPath = path.resolve(options.project ?? 'tsconfig.json');
