@@ -141,6 +141,8 @@ export {
   kernelWork,
   measureDeviceProfile,
   measureKernelSeconds,
+  measuredArrays,
+  type MeasuredArray,
 } from './statistics/index.ts';
 export type {
   KernelStatistics,

@@ -46,7 +46,12 @@ export interface TypegenReport {
   readonly ok: boolean;
 }
 
-export function typegen(options: TypegenOptions = {}): TypegenReport {
+/**
+ * Reads the project's template kernels and computations and writes (or, with `check`, compares)
+ * their declaration files. Async because @loom/computation, an optional peer, is loaded only
+ * when a file makes computations.
+ */
+export async function typegen(options: TypegenOptions = {}): Promise<TypegenReport> {
   checkOptionKeys('typegen', options, TYPEGEN_OPTIONS);
   const configPath = path.resolve(options.project ?? 'tsconfig.json');
   const root = path.dirname(configPath);
@@ -65,7 +70,7 @@ export function typegen(options: TypegenOptions = {}): TypegenReport {
     if (!text.includes(DSL_MODULE) && !text.includes(COMPUTATION_MODULE)) continue;
     const source = project.addSourceFileAtPath(file);
     const scan = findKernels(source, evaluator, relative);
-    const computationScan = findComputations(source, evaluator, relative);
+    const computationScan = await findComputations(source, evaluator, relative);
     notes.push(...scan.notes, ...computationScan.notes);
     errors.push(...scan.errors, ...computationScan.errors);
     kernels.push(...scan.kernels);
