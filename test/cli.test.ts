@@ -100,6 +100,10 @@ test('loom help, loom help <command> and --help before or after the command prin
     }
   }
   assert.match((await loom('help', 'stats')).stdout, '--max-memory <size>');
+  assert.is((await loom('help', 'stats', '--verbose')).stdout, (await loom('help', 'stats')).stdout);
+  const two = await loom('help', 'stats', 'tune');
+  assert.is(two.code, 2);
+  assert.match(two.stderr, /^loom help: one command at a time \('stats', 'tune'\)\n/);
 });
 
 test('global options anywhere they make sense: --version after a command, --verbose before one, --verbose alone is the usage', async () => {

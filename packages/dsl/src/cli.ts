@@ -86,7 +86,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** `loom help [command]`: the usage, or the command's help. */
-function help(args: readonly string[]): number {
+function help(argv: readonly string[]): number {
+  // (`loom help stats --verbose` is help all the same)
+  const parsed = parseArguments(argv, GLOBAL_OPTIONS);
+  if (typeof parsed === 'string') return usageMistake('loom help', parsed, USAGE);
+  const args = parsed.positionals;
   if (args.length > 1) return usageMistake('loom help', `one command at a time ('${args.join("', '")}')`, USAGE);
   if (args.length === 0) {
     console.log(USAGE);
