@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'uvu/parse';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -82,7 +83,7 @@ function runWorker(files, index) {
     const lines = (partial + text).split('\n');
     partial = lines.pop();
     for (const line of lines) {
-      const name = stripAnsi(line).trim();
+      const name = stripVTControlCharacters(line).trim();
       if (!files.includes(name)) continue;
       if (current) durations[current] = (Date.now() - since) / 1000;
       current = name;
@@ -96,7 +97,7 @@ function runWorker(files, index) {
     child.on('close', (code) => {
       if (current) durations[current] = (Date.now() - since) / 1000;
       process.stdout.write(output);
-      const plain = stripAnsi(output);
+      const plain = stripVTControlCharacters(output);
       const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
       resolve({ index, code: code ?? 1, total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), durations });
     });
@@ -119,7 +120,4 @@ function roundedValues(o) {
 }
 function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-function stripAnsi(s) {
-  return s.replace(/\x1b\[[0-9;]*m/g, '');
 }
