@@ -97,7 +97,7 @@ function checkOperands(operands: readonly Expr[], joined: ExprType, context: Lit
     for (const { value, node } of valueLiterals(operand)) {
       if (literalFits(value, joined.dtype)) continue;
       throw new LoomError(
-        `the literal ${value} does not fit ${joined.dtype}, the dtype it takes here: a whole-number literal is a weak integer, which takes the dtype ` +
+        `the literal ${Number.isSafeInteger(value) ? value : BigInt(value)} does not fit ${joined.dtype}, the dtype it takes here: a whole-number literal is a weak integer, which takes the dtype ` +
           `of the integer data it meets (int32 beside bool) or of the integer output it is stored in, and PyTorch refuses it too. To compute with it, ` +
           `make the data ${wider(joined.dtype)} (tensor(values, shape, { dtype: '${wider(joined.dtype)}' })), or pass the number as a scalar argument declared 'float' in dtypes`,
         context.spanOf(node),
