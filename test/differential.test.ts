@@ -18,6 +18,8 @@ import { compareArrays, floatsAgree } from './support/differential/compare.ts';
 import { caseHasFinding, FeatureSet, formatReport, limitsOf, planCase, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 import { runComputationCase } from './support/differential/computations.ts';
+import { runArgumentCase } from './support/differential/kernel-arguments.ts';
+import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
 
 /**
  * Feature classes left out of the sample, each with the reason (issue 10: a class left out
@@ -172,6 +174,27 @@ test('pointwise payloads (weak literals, === beside booleans, mixed dtypes) equa
       assert.is(finding, undefined, `pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`);
     }
   }
+});
+
+test('integer pointwise payloads with edge operands (**, %, / by 0 and −1 from data, INT_MIN, literals at and beyond the range) follow the documented rules on every device, fixed seeds', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  for (const device of testDevices()) {
+    for (const seed of range(1, device === testDevices()[0] ? 16 : 5)) {
+      const finding = await runIntegerCase(integerCase(seed, features, supportsDType(device, 'float64')), device);
+      assert.is(finding, undefined, `integer pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`);
+    }
+  }
+});
+
+test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as two arguments) agree with plain JS on every device, or are LoomErrors where aliasing is unsafe, fixed seeds', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const ran: string[] = [];
+  for (const seed of range(25_000, 2)) {
+    const r = await runArgumentCase(seed, features, testDevices());
+    assert.equal(r.findings, [], `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`);
+    ran.push(...r.ran);
+  }
+  assert.ok(ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')), ran.join('; '));
 });
 
 test.run();
