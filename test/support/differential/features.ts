@@ -63,6 +63,11 @@ export const FEATURES = {
   complexInferredArguments: 'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
   aliasedArguments: 'one DeviceArray as two kernel arguments: read twice or in place at one index (JS result), or at another index, under a reduction or loop (a LoomError)',
   pointwiseIntegerEdges: 'integer pointwise payloads with edge operands: ** by negative/zero exponents, % and / by 0 and −1 from data, INT_MIN, literals at and beyond the range',
+  // kernels of issue 24's bugs (s6-gen): lanes.ts and segments.ts, each with its own chain
+  laneTemporaries:
+    "a temporary (private, local, or moved by setTemporaryAddressSpace) written in 'ilp', 'ilp.seq', 'unr' or 'vec' lanes (or a split's inner half tagged so) and read in them or in a later loop, with l./g. tags on the other iname",
+  dependentDomains:
+    'CSR-like segments: a loop over boxes b and an inner loop over s bounded by temporaries read from starts/counts or ptr[b]..ptr[b+1], writing each element and/or reducing each segment (empty ones included), under b on groups or work-items and splits of s',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
