@@ -19,7 +19,7 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const abs = (a: bigint) => (a < 0n ? -a : a);
 /** Python's floor division (the expression language's `//`). */
-const floorDiv = (a: bigint, b: bigint) => (a / b) * b === a || a < 0n === b < 0n ? a / b : a / b - 1n;
+const floorDiv = (a: bigint, b: bigint) => ((a / b) * b === a || a < 0n === b < 0n ? a / b : a / b - 1n);
 /** A JavaScript truth value as 1 or 0. */
 const bit = (c: boolean) => (c ? 1n : 0n);
 
@@ -33,7 +33,7 @@ const payload = pointwise({ numOutputs: 9 }, (x: number, y: number) => [
   (~x & 0x7f) + (x | 1) * (y & 3),
   (x * y > x + y ? 1 : 0) + (x * 2 === y * 2 ? 2 : 0),
   Math.abs(x) + Math.max(x * y, y) - Math.min(-x, y),
-  (x ** (y & 3)) % 11,
+  x ** (y & 3) % 11,
 ]);
 
 /** PyTorch's answers to `payload`: each operation in the promoted dtype (`w` wraps into it). */
@@ -90,7 +90,11 @@ test('narrow integer payloads compute every operation in the promoted dtype, on 
         assert.equal(Array.from(await out.toArray(), Number), want, `${what}: output ${n}`);
       }
       const quotients = await floorDivision(x, y);
-      assert.equal(Array.from(await quotients.toArray(), Number), operands.map(([a, b]) => Number(w(floorDivisionExpected(a, b, w)))), `${what}: //`);
+      assert.equal(
+        Array.from(await quotients.toArray(), Number),
+        operands.map(([a, b]) => Number(w(floorDivisionExpected(a, b, w)))),
+        `${what}: //`,
+      );
     }
   }
 });

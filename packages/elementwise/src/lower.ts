@@ -450,6 +450,17 @@ class Lowering {
     if (ROUNDING.has(fn) && !isFloating(this.typeOf(args[0]).dtype)) return args[0];
     // |MIN| is one past the maximum: PyTorch's abs of int8 -128 is -128
     if (fn === 'abs') return this.wrapNarrow(call(fn, args));
+    // min/max of narrow integers in int32: OpenCL C finds min(uchar, int) (a wrapped value beside
+    // one C computed in int, or beside a literal) ambiguous; the result is one of them, in range
+    const t = (fn === 'min' || fn === 'max') && this.typeOf(call(fn, args));
+    if (t && !t.weak && NARROW.has(t.dtype))
+      return cast(
+        t.dtype,
+        call(
+          fn,
+          args.map((a) => (this.typeOf(a).weak ? a : cast('int32', a))),
+        ),
+      );
     return call(fn, args);
   }
 

@@ -63,6 +63,9 @@ export const FEATURES = {
   complexInferredArguments: 'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
   aliasedArguments: 'one DeviceArray as two kernel arguments: read twice or in place at one index (JS result), or at another index, under a reduction or loop (a LoomError)',
   pointwiseIntegerEdges: 'integer pointwise payloads with edge operands: ** by negative/zero exponents, % and / by 0 and −1 from data, INT_MIN, literals at and beyond the range',
+  // narrow integer intermediates (s6-narrow): cases of pointwise-narrow.ts
+  pointwiseNarrowChains:
+    'multi-step pointwise payloads over int8/int16/uint8/uint16 tensors, alike or mixed (int8 with uint8, int8 with int32), each step wrapped into the promoted dtype',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
