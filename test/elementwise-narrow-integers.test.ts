@@ -32,7 +32,7 @@ const payload = pointwise({ numOutputs: 9 }, (x: number, y: number) => [
   (x << (y & 7)) | (x ^ y),
   (~x & 0x7f) + (x | 1) * (y & 3),
   (x * y > x + y ? 1 : 0) + (x * 2 === y * 2 ? 2 : 0),
-  Math.abs(x) + Math.max(x * y, y) - Math.min(-x, y),
+  Math.abs(x) + Math.max(x * y, y) - Math.min(-x, y) + Math.min(x | y, 2),
   x ** (y & 3) % 11,
 ]);
 
@@ -45,7 +45,7 @@ const expected = (x: bigint, y: bigint, w: (v: bigint) => bigint): bigint[] => [
   w(x << (y & 7n)) | (x ^ y),
   w(w(~x) & 0x7fn) + w(w(x | 1n) * (y & 3n)),
   bit(w(x * y) > w(x + y)) + 2n * bit(w(x * 2n) === w(y * 2n)),
-  w(w(w(abs(x)) + max(w(x * y), y)) - min(w(-x), y)),
+  w(w(w(w(abs(x)) + max(w(x * y), y)) - min(w(-x), y)) + min(x | y, 2n)),
   w(x ** (y & 3n)) % 11n,
 ];
 
