@@ -176,7 +176,7 @@ async function work(o: Options): Promise<number> {
       pointwiseFinding ||= finding !== undefined;
     }
     // the same seed's integer payload with edge operands (pointwise-integers.ts), against the documented rules
-    if (features.has('pointwiseIntegerEdges')) {
+    if (features.has('pointwiseIntegerEdges') || features.has('pointwiseNarrowChains')) {
       for (const device of devices) {
         record(`integer pointwise payload on ${device.name}`);
         const c = integerCase(seed, features, supportsDType(device, 'float64'));

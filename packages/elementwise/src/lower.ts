@@ -15,7 +15,9 @@
  * - non-finite constants and -0, which the instruction language cannot spell, become
  *   value arguments;
  * - conditions, `!`, `&&`, `||`, `**`, `Math.round` and `Math.hypot` mean what they
- *   mean in JavaScript (`js-semantics.ts`): NaN is false, `2 && 3` is 3.
+ *   mean in JavaScript (`js-semantics.ts`): NaN is false, `2 && 3` is 3;
+ * - each operation whose result is a narrow integer (int8, int16, uint8, uint16) wraps into
+ *   that dtype, as PyTorch computes in the promoted dtype (`wrapNarrow`).
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
@@ -25,6 +27,18 @@ import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './
 
 const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
 const BITWISE: ReadonlySet<string> = new Set(['&', '|', '^', '<<', '>>']);
+/**
+ * Integer dtypes narrower than 32 bits. Every target computes them in 32 bits (C promotes them
+ * to int; WGSL has only i32; JavaScript computes in doubles), and wraps only when a value is
+ * stored, whereas PyTorch computes each operation in the dtype: `(x * y) % 7` over int8
+ * takes the remainder of the wrapped product.
+ */
+const NARROW: ReadonlySet<DType> = new Set(['int8', 'int16', 'uint8', 'uint16']);
+/**
+ * The operators whose integer result can leave its operands' range: `x + y`, `x * y`,
+ * `x << y`, `x ** y`, and `MIN / -1`. A remainder, `&`, `|`, `^`, `>>`, min and max cannot.
+ */
+const MAY_OVERFLOW: ReadonlySet<string> = new Set(['+', '-', '*', '/', '//', '**', '<<']);
 
 /** A lowered value: one real expression, or a complex number as two. */
 export type Value = { readonly kind: 'real'; readonly expr: Expr } | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
@@ -148,12 +162,14 @@ class Lowering {
       }
       case 'neg': {
         const v = this.value(e.operand);
-        return v.kind === 'complex' ? complex(neg(v.re), neg(v.im), v.dtype) : real(neg(v.expr));
+        return v.kind === 'complex' ? complex(neg(v.re), neg(v.im), v.dtype) : real(this.wrapNarrow(neg(v.expr)));
       }
       case 'bitnot': {
         const v = this.value(e.operand);
         if (v.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
-        return real(this.integral(bitnot(v.expr)));
+        // ~x stays in a signed dtype's range (~-128 is 127), not in an unsigned one's (~5 is -6 in int)
+        const inverted = this.integral(bitnot(v.expr));
+        return real(this.typeOf(inverted).dtype.startsWith('u') ? this.wrapNarrow(inverted) : inverted);
       }
       case 'binary':
         return this.binary(e.op, this.value(e.left), this.value(e.right));
@@ -243,6 +259,17 @@ class Lowering {
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);
   }
 
+  /**
+   * `e`, the result of one operation, wrapped into its dtype when that is a narrow integer
+   * (`NARROW`): the targets compute it exactly in 32 bits, which `cast(int32, e)` names, and
+   * the conversion to the narrow dtype wraps it (a conversion from the dtype itself would be
+   * taken as nothing to do). Callers apply it only where the result can leave the range.
+   */
+  private wrapNarrow(e: Expr): Expr {
+    const t = this.typeOf(e);
+    return !t.weak && NARROW.has(t.dtype) ? cast(t.dtype, cast('int32', e)) : e;
+  }
+
   /** A bitwise operation, refused (with PyTorch) unless its operands are integers: typing it says so. */
   private integral(e: Expr): Expr {
     this.typeOf(e);
@@ -270,9 +297,13 @@ class Lowering {
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
     if (BITWISE.has(op)) {
       if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
-      return real(this.integral(binary(op, a.expr, b.expr)));
+      const e = this.integral(binary(op, a.expr, b.expr));
+      return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }
-    if (a.kind === 'real' && b.kind === 'real') return real(binary(op, a.expr, b.expr));
+    if (a.kind === 'real' && b.kind === 'real') {
+      const e = binary(op, a.expr, b.expr);
+      return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
+    }
     const t = this.complexType(a, b);
     const [x, y] = [this.asComplex(a, t), this.asComplex(b, t)];
     const parts = (p: expr.ComplexParts) => complex(p.re, p.im, t);
@@ -328,7 +359,7 @@ class Lowering {
             `integers to negative integer powers are not allowed (** ${exponent} on an integer base; JavaScript would give a fraction): make the base a float, e.g. declare its dtype float32`,
           );
         }
-        return real(binary('**', a.expr, b.expr));
+        return real(this.wrapNarrow(binary('**', a.expr, b.expr)));
       }
       case 'jsround': {
         const [x] = args;
@@ -417,6 +448,19 @@ class Lowering {
         args.map((a) => this.toFloat(a)),
       );
     if (ROUNDING.has(fn) && !isFloating(this.typeOf(args[0]).dtype)) return args[0];
+    // |MIN| is one past the maximum: PyTorch's abs of int8 -128 is -128
+    if (fn === 'abs') return this.wrapNarrow(call(fn, args));
+    // min/max of narrow integers in int32: OpenCL C finds min(uchar, int) (a wrapped value beside
+    // one C computed in int, or beside a literal) ambiguous; the result is one of them, in range
+    const t = (fn === 'min' || fn === 'max') && this.typeOf(call(fn, args));
+    if (t && !t.weak && NARROW.has(t.dtype))
+      return cast(
+        t.dtype,
+        call(
+          fn,
+          args.map((a) => (this.typeOf(a).weak ? a : cast('int32', a))),
+        ),
+      );
     return call(fn, args);
   }
 

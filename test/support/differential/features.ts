@@ -68,6 +68,9 @@ export const FEATURES = {
     "a temporary (private, local, or moved by setTemporaryAddressSpace) written in 'ilp', 'ilp.seq', 'unr' or 'vec' lanes (or a split's inner half tagged so) and read in them or in a later loop, with l./g. tags on the other iname",
   dependentDomains:
     'CSR-like segments: a loop over boxes b and an inner loop over s bounded by temporaries read from starts/counts or ptr[b]..ptr[b+1], writing each element and/or reducing each segment (empty ones included), under b on groups or work-items and splits of s',
+  // narrow integer intermediates (s6-narrow): cases of pointwise-narrow.ts
+  pointwiseNarrowChains:
+    'multi-step pointwise payloads over int8/int16/uint8/uint16 tensors, alike or mixed (int8 with uint8, int8 with int32), each step wrapped into the promoted dtype',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

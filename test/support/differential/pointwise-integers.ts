@@ -20,21 +20,26 @@ import { LoomError, type Device } from '@loom/core';
 import { pointwise, tensor, type TensorDType } from '@loom/elementwise';
 import { supportsDType } from '../devices.ts';
 import { finiteFloatsOnly, type FeatureSet } from './features.ts';
+import { narrowChainCase } from './pointwise-narrow.ts';
 import { Rng } from './random.ts';
 
-type IntDType = 'int8' | 'int16' | 'int32' | 'uint8' | 'int64';
+/** The integer dtypes the integer cases draw. */
+export type IntDType = 'int8' | 'int16' | 'int32' | 'uint8' | 'uint16' | 'int64';
 
 /** One generated case: a payload over two tensors, and what the documented rules say it gives. */
 export interface IntegerCase {
   readonly source: string;
+  /** The computation and output dtype (the inputs', unless `inputDTypes` says otherwise). */
   readonly dtype: IntDType;
+  /** The inputs' dtypes where they differ from `dtype` (mixed dtypes, promoted to it). */
+  readonly inputDTypes?: readonly [IntDType, IntDType];
   /** The output is float32 (a true division), else the dtype. */
   readonly float: boolean;
   readonly inputs: readonly [bigint[], bigint[]];
   readonly expected: { readonly values: readonly number[] } | { readonly error: RegExp };
 }
 
-const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, int64: 64 };
+const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, int64: 64 };
 const signed = (t: IntDType) => !t.startsWith('u');
 const wrap = (v: bigint, t: IntDType) => (signed(t) ? BigInt.asIntN(BITS[t], v) : BigInt.asUintN(BITS[t], v));
 const minOf = (t: IntDType) => (signed(t) ? -(2n ** BigInt(BITS[t] - 1)) : 0n);
@@ -58,6 +63,8 @@ const N = 12;
 
 /** A random case for `seed` (int64 only where `wide`). */
 export function integerCase(seed: number, features: FeatureSet, wide: boolean): IntegerCase {
+  // multi-step payloads over narrow dtypes (pointwise-narrow.ts) for some seeds, or all when edges are excluded
+  if (features.has('pointwiseNarrowChains') && (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4))) return narrowChainCase(seed);
   const rng = new Rng(seed ^ 0x5eed);
   const dtypes: IntDType[] = ['int32', 'int32', 'int8', 'int16', 'uint8'];
   if (wide && features.has('wideTypes')) dtypes.push('int64');
@@ -116,14 +123,15 @@ export function integerCase(seed: number, features: FeatureSet, wide: boolean): 
 
 /** Runs the case on `device`: undefined when it agrees with the reference, else what differs. */
 export async function runIntegerCase(c: IntegerCase, device: Device): Promise<string | undefined> {
-  if (!supportsDType(device, c.dtype)) return undefined;
-  const what = `${device.name}: ${c.source} over ${c.dtype}`;
+  const [dx, dy] = c.inputDTypes ?? [c.dtype, c.dtype];
+  if (![c.dtype, dx, dy].every((d) => supportsDType(device, d))) return undefined;
+  const what = `${device.name}: ${c.source} over ${c.inputDTypes ? `${dx}, ${dy} (${c.dtype})` : c.dtype}`;
   const f = pointwise(c.float ? { promotionMethods: [[0, 1, 'INT_TO_FLOAT']] } : {}, c.source);
-  const operand = (values: readonly bigint[]) =>
-    tensor(c.dtype === 'int64' ? BigInt64Array.from(values) : values.map(Number), undefined, { device, dtype: c.dtype as TensorDType });
+  const operand = (values: readonly bigint[], dtype: IntDType) =>
+    tensor(dtype === 'int64' ? BigInt64Array.from(values) : values.map(Number), undefined, { device, dtype: dtype as TensorDType });
   let got: number[];
   try {
-    const out = await f(operand(c.inputs[0]), operand(c.inputs[1]));
+    const out = await f(operand(c.inputs[0], dx), operand(c.inputs[1], dy));
     got = Array.from(await out.toArray(), Number);
   } catch (e) {
     if ('error' in c.expected && e instanceof LoomError && c.expected.error.test(e.message)) return undefined;

@@ -1,0 +1,102 @@
+/**
+ * Narrow integer intermediates (int8, int16, uint8, uint16): PyTorch computes each operation
+ * of a payload in the promoted dtype, so `(x * y) % 7` over int8 takes the remainder of the
+ * wrapped product. The targets compute narrow integers in 32 bits (C's promotion, WGSL's i32,
+ * JavaScript's doubles) and wrapped only when storing, so multi-step payloads disagreed with
+ * the documented rule (README, Semantics). Every device, against plain JS that wraps each
+ * step explicitly in BigInt.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pointwise, tensor, type TensorDType } from '@loom/elementwise';
+import { testDevices } from './support/devices.ts';
+
+type IntDType = 'int8' | 'int16' | 'int32' | 'uint8' | 'uint16';
+const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16 };
+/** `v` wrapped into `t`, as two's complement arithmetic in `t` leaves it. */
+const wrap = (v: bigint, t: IntDType) => (t.startsWith('u') ? BigInt.asUintN(BITS[t], v) : BigInt.asIntN(BITS[t], v));
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const abs = (a: bigint) => (a < 0n ? -a : a);
+/** Python's floor division (the expression language's `//`). */
+const floorDiv = (a: bigint, b: bigint) => ((a / b) * b === a || a < 0n === b < 0n ? a / b : a / b - 1n);
+/** A JavaScript truth value as 1 or 0. */
+const bit = (c: boolean) => (c ? 1n : 0n);
+
+/** Multi-step payloads: every operator the README lists for integers, each result feeding another. */
+const payload = pointwise({ numOutputs: 9 }, (x: number, y: number) => [
+  (x * y) % 7,
+  (x + y) >> 1,
+  (x - y) * 3,
+  -x * y ** 2,
+  (x << (y & 7)) | (x ^ y),
+  (~x & 0x7f) + (x | 1) * (y & 3),
+  (x * y > x + y ? 1 : 0) + (x * 2 === y * 2 ? 2 : 0),
+  Math.abs(x) + Math.max(x * y, y) - Math.min(-x, y) + Math.min(x | y, 2),
+  x ** (y & 3) % 11,
+]);
+
+/** PyTorch's answers to `payload`: each operation in the promoted dtype (`w` wraps into it). */
+const expected = (x: bigint, y: bigint, w: (v: bigint) => bigint): bigint[] => [
+  w(x * y) % 7n,
+  w(x + y) >> 1n,
+  w(w(x - y) * 3n),
+  w(w(-x) * w(y * y)),
+  w(x << (y & 7n)) | (x ^ y),
+  w(w(~x) & 0x7fn) + w(w(x | 1n) * (y & 3n)),
+  bit(w(x * y) > w(x + y)) + 2n * bit(w(x * 2n) === w(y * 2n)),
+  w(w(w(w(abs(x)) + max(w(x * y), y)) - min(w(-x), y)) + min(x | y, 2n)),
+  w(x ** (y & 3n)) % 11n,
+];
+
+/** Floor division (the expression language's `//`, which JavaScript lacks), and its overflow INT_MIN // −1. */
+const floorDivision = pointwise({}, '(x * y) // 3 + x // (y | 1)');
+const floorDivisionExpected = (x: bigint, y: bigint, w: (v: bigint) => bigint) => w(floorDiv(w(x * y), 3n) + w(floorDiv(x, y | 1n)));
+
+/** The data of each dtype: its edges (−128, 127, 255 ...), 0, ±1 and a few ordinary values. */
+const DATA: Readonly<Record<IntDType, readonly number[]>> = {
+  int8: [-128, 127, -1, 0, 100, -100, 5, 127, -128, 1, 64, -3],
+  uint8: [255, 0, 128, 200, 1, 17, 255, 127, 2, 254, 16, 9],
+  int16: [-32768, 32767, -1, 0, 300, -300, 181, 255, 32767, 1, -129, 7],
+  uint16: [65535, 0, 32768, 256, 1, 300, 65535, 255, 2, 65534, 4096, 9],
+  int32: [-(2 ** 31), 2 ** 31 - 1, -1, 0, 65536, -46341, 46341, 255, -128, 1, 127, 3],
+};
+
+/** Input dtypes and the dtype PyTorch promotes them to. */
+const PAIRS: readonly (readonly [IntDType, IntDType, IntDType])[] = [
+  ['int8', 'int8', 'int8'],
+  ['uint8', 'uint8', 'uint8'],
+  ['int16', 'int16', 'int16'],
+  ['uint16', 'uint16', 'uint16'],
+  ['int8', 'uint8', 'int16'],
+  ['int8', 'int32', 'int32'],
+];
+
+test('narrow integer payloads compute every operation in the promoted dtype, on every device', async () => {
+  for (const device of testDevices()) {
+    for (const [tx, ty, t] of PAIRS) {
+      // y reversed, so that each edge meets the others
+      const [xs, ys] = [DATA[tx], [...DATA[ty]].reverse()];
+      const x = tensor([...xs], undefined, { device, dtype: tx as TensorDType });
+      const y = tensor(ys, undefined, { device, dtype: ty as TensorDType });
+      const what = `${device.name}, ${tx} with ${ty}`;
+      // inputs are loaded as the computation dtype, as PyTorch converts them
+      const w = (v: bigint) => wrap(v, t);
+      const operands = xs.map((a, k) => [w(BigInt(a)), w(BigInt(ys[k]))] as const);
+      const outs = await payload(x, y);
+      for (const [n, out] of outs.entries()) {
+        assert.is(out.dtype, t, `${what}: output ${n}`);
+        const want = operands.map(([a, b]) => Number(w(expected(a, b, w)[n])));
+        assert.equal(Array.from(await out.toArray(), Number), want, `${what}: output ${n}`);
+      }
+      const quotients = await floorDivision(x, y);
+      assert.equal(
+        Array.from(await quotients.toArray(), Number),
+        operands.map(([a, b]) => Number(w(floorDivisionExpected(a, b, w)))),
+        `${what}: //`,
+      );
+    }
+  }
+});
+
+test.run();

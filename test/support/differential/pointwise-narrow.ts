@@ -1,0 +1,124 @@
+/**
+ * Differential cases for multi-step integer payloads over narrow dtypes (feature
+ * `pointwiseNarrowChains`, s6-narrow): a random expression of a few operations over int8,
+ * int16, uint8 or uint16 tensors (alike, or mixed: int8 with uint8 computes in int16, int8
+ * with int32 in int32), whose elements include each dtype's extremes. The reference applies
+ * the documented rule (packages/elementwise/README.md, Semantics: PyTorch's) explicitly, in
+ * BigInt: the inputs are converted to the promoted dtype, and every operation's result wraps
+ * into it before the next one uses it. The targets compute narrow integers in 32 bits, so a
+ * payload that wraps only when it stores (`(x * y) % 7`) disagrees here.
+ */
+import type { IntegerCase, IntDType } from './pointwise-integers.ts';
+import { Rng } from './random.ts';
+
+const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, int64: 64 };
+const wrap = (v: bigint, t: IntDType) => (t.startsWith('u') ? BigInt.asUintN(BITS[t], v) : BigInt.asIntN(BITS[t], v));
+
+/** Input dtypes and the dtype PyTorch promotes them to. */
+const PAIRS: readonly (readonly [IntDType, IntDType, IntDType])[] = [
+  ['int8', 'int8', 'int8'],
+  ['uint8', 'uint8', 'uint8'],
+  ['int16', 'int16', 'int16'],
+  ['uint16', 'uint16', 'uint16'],
+  ['int8', 'uint8', 'int16'],
+  ['uint8', 'int8', 'int16'],
+  ['int8', 'int32', 'int32'],
+  ['int16', 'uint8', 'int16'],
+];
+
+/** Each dtype's edges, 0, ±1 and a few ordinary values. */
+function edges(t: IntDType): bigint[] {
+  const bits = BigInt(BITS[t]);
+  const [min, max] = t.startsWith('u') ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n];
+  return [min, max, min + 1n, max - 1n, 0n, 1n, 2n, 3n, 7n, 100n, ...(t.startsWith('u') ? [] : [-1n, -2n, -100n])];
+}
+
+/** A sub-expression: its JavaScript source and its value by the documented rule (`w` wraps into the computation dtype). */
+interface Node {
+  readonly source: string;
+  readonly value: (x: bigint, y: bigint, w: (v: bigint) => bigint) => bigint;
+  /** How many operations it has. */
+  readonly steps: number;
+}
+
+const LITERALS = [1n, 2n, 3n, 5n, 7n];
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** A random expression of at most `depth` levels of operations over x, y and small literals. */
+function expression(rng: Rng, depth: number): Node {
+  if (depth === 0 || rng.chance(0.15)) {
+    const leaf = rng.pick(['x', 'y', 'x', 'y', 'literal'] as const);
+    if (leaf === 'literal') {
+      const v = rng.pick(LITERALS);
+      return { source: String(v), value: () => v, steps: 0 };
+    }
+    return { source: leaf, value: leaf === 'x' ? (x) => x : (_, y) => y, steps: 0 };
+  }
+  const [a, b] = [expression(rng, depth - 1), expression(rng, depth - 1)];
+  const op = rng.pick(['+', '-', '*', '*', '%', '&', '|', '^', '>>', '<<', '**', 'neg', '~', 'abs', 'min', 'max', '?:'] as const);
+  const steps = a.steps + b.steps + 1;
+  const binary = (f: (p: bigint, q: bigint) => bigint, source: string): Node => ({ source, value: (x, y, w) => w(f(a.value(x, y, w), b.value(x, y, w))), steps });
+  switch (op) {
+    case '+':
+    case '-':
+    case '*':
+    case '&':
+    case '|':
+    case '^':
+      return binary((p, q) => (op === '+' ? p + q : op === '-' ? p - q : op === '*' ? p * q : op === '&' ? p & q : op === '|' ? p | q : p ^ q), `(${a.source} ${op} ${b.source})`);
+    case '%':
+      // JavaScript's truncated remainder; 0 for a divisor of 0 from data (the README's rule)
+      return binary((p, q) => (q === 0n ? 0n : p % q), `(${a.source} % ${b.source})`);
+    case '>>':
+    case '<<':
+      // shift counts within the narrowest dtype's width: counts beyond it are bitwise's (features.ts)
+      return binary((p, q) => (op === '>>' ? p >> (q & 7n) : p << (q & 7n)), `(${a.source} ${op} (${b.source} & 7))`);
+    case '**':
+      // exponents 0..3: a power that overflows wraps at each product, as the power of the wrapped base does
+      return binary((p, q) => p ** (q & 3n), `(${a.source} ** (${b.source} & 3))`);
+    case 'min':
+    case 'max':
+      return binary(op === 'min' ? min : max, `Math.${op}(${a.source}, ${b.source})`);
+    case 'neg':
+      return { source: `(-${a.source})`, value: (x, y, w) => w(-a.value(x, y, w)), steps: a.steps + 1 };
+    case '~':
+      return { source: `(~${a.source})`, value: (x, y, w) => w(~a.value(x, y, w)), steps: a.steps + 1 };
+    case 'abs':
+      return { source: `Math.abs(${a.source})`, value: (x, y, w) => w(max(a.value(x, y, w), -a.value(x, y, w))), steps: a.steps + 1 };
+    case '?:': {
+      // a comparison of two computed values picks one of them
+      const cmp = rng.pick(['<', '<=', '>', '>=', '===', '!=='] as const);
+      const holds = (p: bigint, q: bigint) => (cmp === '<' ? p < q : cmp === '<=' ? p <= q : cmp === '>' ? p > q : cmp === '>=' ? p >= q : cmp === '===' ? p === q : p !== q);
+      return {
+        source: `(${a.source} ${cmp} ${b.source} ? ${a.source} : ${b.source})`,
+        value: (x, y, w) => {
+          const [p, q] = [a.value(x, y, w), b.value(x, y, w)];
+          return holds(p, q) ? p : q;
+        },
+        steps,
+      };
+    }
+  }
+}
+
+/** A random multi-step payload over narrow integer tensors (`seed` fixes it). */
+export function narrowChainCase(seed: number): IntegerCase {
+  const rng = new Rng(seed ^ 0x0a77);
+  const [tx, ty, t] = rng.pick(PAIRS);
+  const data = (d: IntDType) => Array.from({ length: 12 }, () => rng.pick(edges(d)));
+  const [x, y] = [data(tx), data(ty)];
+  let e = expression(rng, rng.int(2, 3));
+  // at least two operations, so that an intermediate result meets another operation
+  while (e.steps < 2) e = expression(rng, 3);
+  const w = (v: bigint) => wrap(v, t);
+  return {
+    source: `(x, y) => ${e.source}`,
+    dtype: t,
+    inputDTypes: [tx, ty],
+    float: false,
+    inputs: [x, y],
+    // inputs are converted to the computation dtype first, as PyTorch converts them
+    expected: { values: x.map((a, k) => Number(w(e.value(w(a), w(y[k]), w)))) },
+  };
+}
