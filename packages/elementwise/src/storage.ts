@@ -47,11 +47,13 @@ export class Storage {
     return new Storage(device, device.allocate(bytes), dtype, length);
   }
 
+  /** The device memory; a LoomError once the storage was released. */
   get buffer(): DeviceBuffer {
     if (!this.#buffer) throw new LoomError("this tensor's storage was released");
     return this.#buffer;
   }
 
+  /** Whether the memory was given back to the device. */
   get released(): boolean {
     return this.#buffer === undefined;
   }

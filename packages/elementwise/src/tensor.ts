@@ -38,14 +38,17 @@ export class Tensor implements Layout {
     }
   }
 
+  /** The device its storage lives on. */
   get device(): Device {
     return this.storage.device;
   }
 
+  /** The number of axes (PyTorch's `ndim`): 0 for a scalar tensor. */
   get ndim(): number {
     return this.shape.length;
   }
 
+  /** The number of elements (PyTorch's `numel()`): the product of the shape, 1 for shape `[]`. */
   get numel(): number {
     return this.shape.reduce((a, b) => a * b, 1);
   }

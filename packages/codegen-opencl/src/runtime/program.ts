@@ -72,6 +72,7 @@ export class OpenCLProgram {
     collected.register(this, this.#native, this);
   }
 
+  /** Whether the program was released (by `release()`, or with its context); its kernels can no longer run. */
   get released(): boolean {
     return this.#native === undefined;
   }

@@ -27,15 +27,19 @@ export class KernelArgument<P extends ComputationParam = ComputationParam> imple
   ) {
     Object.freeze(this);
   }
+  /** The parameter's name. */
   get name(): P['name'] {
     return this.param.name;
   }
+  /** The parameter's element type. */
   get dtype(): P['dtype'] {
     return this.param.dtype;
   }
+  /** The parameter's shape; undefined for a scalar. */
   get shape(): readonly number[] | undefined {
     return this.param.shape;
   }
+  /** The parameter's role: `'i'`, `'o'`, `'io'` or `'s'` (scalar). */
   get role(): P['role'] {
     return this.param.role;
   }
@@ -160,12 +164,15 @@ export class ComputationPlan {
     this.#calls.push({ kind: 'computation', computation, args });
   }
 
+  /** The kernel and computation calls added so far, in order. */
   get calls(): readonly (KernelCall | ComputationCall)[] {
     return this.#calls;
   }
+  /** The temporary arrays made so far (`tempArray`, `tempArrayLike`). */
   get temporaries(): readonly TempArray[] {
     return this.#temporaries;
   }
+  /** The persistent arrays made so far (`persistentArray`). */
   get persistent(): readonly PersistentArray[] {
     return this.#persistent;
   }

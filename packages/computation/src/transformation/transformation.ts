@@ -79,6 +79,7 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
     Object.freeze(this);
   }
 
+  /** The parameter called `name`, or undefined when the transformation has none. */
   param(name: string): ParamSpec | undefined {
     return this.params.find((p) => p.name === name);
   }

@@ -63,7 +63,15 @@ export interface UserFunctionSpec {
   readonly signature: FunctionSignature | ((args: readonly DType[]) => FunctionSignature);
   readonly opencl?: PerSignature<TargetFunction>;
   readonly wgsl?: PerSignature<TargetFunction>;
-  readonly js?: JsFunction | { readonly perSignature: (signature: FunctionSignature) => JsFunction };
+  readonly js?:
+    | JsFunction
+    | {
+        /**
+         * The implementation for one signature (a plain function would be taken for the
+         * implementation itself, so a per-signature one is wrapped in this object).
+         */
+        readonly perSignature: (signature: FunctionSignature) => JsFunction;
+      };
 }
 
 /** A checked user function (`defineFunction`). */

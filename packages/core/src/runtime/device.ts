@@ -46,7 +46,15 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
   /** Device memory of `byteLength` bytes; its contents are undefined (pooled memory holds what it held). */
   allocate(byteLength: number): DeviceBuffer;
+  /**
+   * Copies `data`'s bytes to the start of `buffer`, after the work already queued with it
+   * (more bytes than the buffer holds is a LoomError).
+   */
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
+  /**
+   * Fills `into` from the start of `buffer` once the work queued before has finished
+   * (more bytes than the buffer holds is a LoomError).
+   */
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
   /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
   launch(compiled: Compiled, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void>;
@@ -87,6 +95,7 @@ export class DeviceArray {
     readonly shape: readonly number[],
   ) {}
 
+  /** The number of elements: the product of the shape (1 for shape `[]`). */
   get size(): number {
     return this.shape.reduce((a, b) => a * b, 1);
   }
@@ -149,6 +158,10 @@ export class DeviceArray {
     return out;
   }
 
+  /**
+   * Gives the array's buffer back to its device (`Device.release`); the array must not be
+   * used afterwards. Arrays made by `reshape` or `partsView` share the buffer: release one of them, once.
+   */
   release(): void {
     this.device.release(this.buffer);
   }

@@ -18,19 +18,23 @@ export class GuardedPwQPolynomial {
     Object.freeze(this);
   }
 
+  /** The parameters the count is a polynomial in (sorted by name, as loopy's). */
   get params(): readonly string[] {
     return this.pwqpolynomial.params;
   }
 
+  /** The sum, valid where both are. */
   add(o: GuardedPwQPolynomial): GuardedPwQPolynomial {
     return new GuardedPwQPolynomial(this.pwqpolynomial.add(o.pwqpolynomial), meet(this.validDomain, o.validDomain));
   }
 
+  /** The product, valid where both are (a bare `PwQPolynomial` keeps this domain). */
   mul(o: GuardedPwQPolynomial | PwQPolynomial): GuardedPwQPolynomial {
     if (o instanceof PwQPolynomial) return new GuardedPwQPolynomial(this.pwqpolynomial.mul(o), this.validDomain);
     return new GuardedPwQPolynomial(this.pwqpolynomial.mul(o.pwqpolynomial), meet(this.validDomain, o.validDomain));
   }
 
+  /** The count times `factor` (bytes per element, say), valid on the same domain. */
   scale(factor: number): GuardedPwQPolynomial {
     return new GuardedPwQPolynomial(this.pwqpolynomial.scale(factor), this.validDomain);
   }
@@ -47,6 +51,7 @@ export class GuardedPwQPolynomial {
     return this.pwqpolynomial.evaluate(params);
   }
 
+  /** The count in isl's notation (the valid domain is not shown). */
   toString(): string {
     return this.pwqpolynomial.toString();
   }

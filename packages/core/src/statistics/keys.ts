@@ -37,6 +37,7 @@ export type StridesInput = Readonly<Record<number, number | string | Expr | null
 export interface CountKey {
   /** Equal for equal keys. */
   readonly id: string;
+  /** loopy's repr of the key, as `ToCountMap.toString` and error messages print it. */
   toString(): string;
 }
 

@@ -101,7 +101,12 @@ export interface TunedEntry {
 
 /** Where the best configurations are kept between runs, by problem name and device name. */
 export interface TuningCache {
+  /**
+   * The entry kept for this problem on this device, if any (sync or async). An entry whose
+   * configuration is no longer in the problem's space is ignored and searched again.
+   */
   get(problem: string, device: string): TunedEntry | undefined | Promise<TunedEntry | undefined>;
+  /** Keeps the result of a finished search (sync or async), replacing any earlier entry. */
   set(problem: string, device: string, entry: TunedEntry): void | Promise<void>;
 }
 
@@ -119,6 +124,7 @@ export function memoryTuningCache(): TuningCache {
 export interface AutotuneOptions<C> {
   /** Stop starting new trials after this many seconds; default 60. */
   readonly budgetSeconds?: number;
+  /** Told after each trial: how far the search is, the trial, the best so far. */
   readonly onProgress?: (progress: TuningProgress<C>) => void;
   /** Where to look for an earlier result first, and to keep this one. */
   readonly cache?: TuningCache;

@@ -85,6 +85,7 @@ export class Fragment<K extends FragmentKind = FragmentKind> {
     return 'value' in segment ? segment.template.locateValue(segment.value) : segment.template.locate(segment.piece, offset - segment.start);
   }
 
+  /** The text, so a fragment interpolates into a template or a string as what it says. */
   toString(): string {
     return this.text;
   }
