@@ -86,7 +86,7 @@ export class LoomWarning {
     readonly message: string,
     readonly category: string = 'LoomWarning',
   ) {}
-  /** The warning as printed: its id and message. */
+  /** The warning as printed: `category: message`. */
   toString(): string {
     return `${this.category}: ${this.message}`;
   }

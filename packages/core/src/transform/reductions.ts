@@ -24,7 +24,7 @@ const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions
 /** The options realizeReduction reads; any other key is an error. */
 const REALIZE_REDUCTION_OPTIONS = optionKeys<RealizeReductionOptions>()(['automagicScansOk', 'forceOuterInameForScan', 'forceScan', 'insnIdFilter']);
 
-/** Options of the reduction transformations. */
+/** Options of `reductionArgToSubstRule`: which instructions it changes. */
 export interface ReductionTransformOptions {
   /** The instructions to change, in loopy's match language (`'id:a*'`, `'writes:out'`); default: every instruction. */
   readonly within?: Within;
