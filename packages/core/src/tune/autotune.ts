@@ -70,6 +70,7 @@ export function isTuningProblem(value: unknown): value is TuningProblem<unknown>
 
 /** One configuration `autotune` tried: its time, or why it failed. */
 export interface Trial<C> {
+  /** The configuration tried. */
   readonly config: C;
   /** Seconds per launch, when it ran and passed the check. */
   readonly seconds?: number;
@@ -79,21 +80,29 @@ export interface Trial<C> {
 
 /** What `AutotuneOptions.onProgress` is told after each trial. */
 export interface TuningProgress<C> {
+  /** The name of the problem being tuned. */
   readonly problem: string;
   /** Configurations tried so far, of `total`. */
   readonly done: number;
+  /** Configurations in the space. */
   readonly total: number;
+  /** The trial just finished. */
   readonly trial: Trial<C>;
   /** The fastest so far. */
   readonly best?: Trial<C>;
+  /** Seconds since the search began. */
   readonly elapsedSeconds: number;
+  /** The time budget, in seconds (`AutotuneOptions.budgetSeconds`). */
   readonly budgetSeconds: number;
 }
 
 /** What a cache keeps of a search. */
 export interface TunedEntry {
+  /** The fastest configuration found. */
   readonly config: unknown;
+  /** Its seconds per launch. */
   readonly seconds: number;
+  /** How many configurations the search tried. */
   readonly tried: number;
   /** When it was measured (ISO 8601). */
   readonly measuredAt: string;
@@ -136,10 +145,13 @@ export interface AutotuneOptions<C> {
 
 /** What `autotune` found: the fastest configuration that passed its check, and every trial. */
 export interface TuningResult<C> {
+  /** The fastest configuration that passed the check. */
   readonly best: C;
+  /** Its seconds per launch (as measured when the search ran, for a cached result). */
   readonly seconds: number;
   /** Every configuration tried, in order (none when the result came from the cache). */
   readonly trials: readonly Trial<C>[];
+  /** Whether the result came from the cache, with no search run. */
   readonly fromCache: boolean;
 }
 
