@@ -21,8 +21,9 @@ import type { DeviceParameters } from './device-parameters.ts';
 export class KernelArgument<P extends ComputationParam = ComputationParam> implements ValueType {
   readonly kind = 'parameter';
   constructor(
+    /** The computation parameter it stands for. */
     readonly param: P,
-    /** The plan it belongs to (an argument of another computation's plan is refused). */
+    /** The computation whose plan it belongs to (an argument of another computation's plan is refused). */
     readonly owner: object,
   ) {
     Object.freeze(this);
@@ -49,8 +50,11 @@ export class KernelArgument<P extends ComputationParam = ComputationParam> imple
 export class TempArray implements ValueType {
   readonly kind = 'temporary';
   constructor(
+    /** Its number in the plan. */
     readonly id: number,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape. */
     readonly shape: readonly number[],
   ) {
     Object.freeze(this);
@@ -61,9 +65,13 @@ export class TempArray implements ValueType {
 export class PersistentArray implements ValueType {
   readonly kind = 'persistent';
   constructor(
+    /** Its number in the plan. */
     readonly id: number,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape. */
     readonly shape: readonly number[],
+    /** The contents uploaded when the computation is compiled. */
     readonly data: HostArray,
   ) {
     Object.freeze(this);
@@ -122,7 +130,9 @@ export class ComputationPlan {
   constructor(
     /** What the device allows (work-group sizes, local memory): plans size their kernels by it. */
     readonly device: DeviceParameters,
+    /** The computation whose plan this is (its arguments are refused in another plan). */
     readonly owner: object,
+    /** Names the computation in error messages. */
     readonly what: string,
   ) {}
 
