@@ -71,9 +71,11 @@ export interface CompiledComputation<L extends readonly ComputationParam[]> exte
  * sees it (typed.ts), from which the signature `SignatureOf<P, T>` comes.
  */
 export class Computation<P extends readonly ComputationParam[] = readonly ComputationParam[], T = InitialTree<P>> {
+  /** Its name, for messages and the `ComputationRegistry`. */
   readonly name: string;
   /** The computation's own parameters: what buildPlan receives. */
   readonly params: P;
+  /** The transformations attached to it, as a tree from its parameters to the signature's. */
   readonly tree: TransformationTree;
 
   constructor(params: P, name?: string) {
@@ -158,7 +160,9 @@ async function build(comp: Computation, device: Device): Promise<Compiled> {
  * computations to a plan (Reikna's `_build_plan`).
  */
 export interface ComputationSpec<P extends readonly ComputationParam[]> {
+  /** The computation's name (default `'computation'`); a literal one looks up its types in the `ComputationRegistry`. */
   readonly name?: string;
+  /** Its parameters: name, role, dtype and shape each (Reikna's `Parameter`s). */
   readonly params: P;
   /**
    * Adds the computation's kernel calls, temporaries and nested computations to `plan`, given

@@ -14,8 +14,11 @@ export class KernelCheckError extends LoomError {
   constructor(
     /** Which check failed, e.g. `double_use_of_hw_axes` (loopy's check names). */
     readonly check: string,
+    /** The kernel's name. */
     readonly kernel: string,
+    /** The id of the instruction that fails the check. */
     readonly instruction: string,
+    /** The inames the finding is about. */
     readonly inames: readonly string[],
     message: string,
     span?: SourceSpan,

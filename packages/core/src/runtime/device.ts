@@ -12,6 +12,7 @@ import type { BufferPoolStats } from './buffer-pool.ts';
 
 /** Opaque handle to device memory. */
 export interface DeviceBuffer {
+  /** The bytes it was allocated with (the device memory may be larger). */
   readonly byteLength: number;
 }
 
@@ -89,9 +90,13 @@ export interface Device<Extra = unknown, Compiled = unknown> {
  */
 export class DeviceArray {
   constructor(
+    /** The device whose memory holds it. */
     readonly device: Device,
+    /** The device memory (shared with arrays made by `reshape` or `partsView`). */
     readonly buffer: DeviceBuffer,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape, row-major. */
     readonly shape: readonly number[],
   ) {}
 

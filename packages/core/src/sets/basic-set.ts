@@ -28,9 +28,13 @@ export type { Bound, Constraint } from './constraint.ts';
 /** A conjunction of affine constraints over dimensions and parameters (isl's basic set): a domain. */
 export class BasicSet {
   private constructor(
+    /** The parameters (symbolic constants), in order. */
     readonly params: readonly string[],
+    /** The set variables (inames), in declared order. */
     readonly dims: readonly string[],
+    /** The variables quantified away. */
     readonly existentials: readonly string[],
+    /** The affine constraints, all of which hold in the set. */
     readonly constraints: readonly Constraint[],
   ) {
     Object.freeze(this);

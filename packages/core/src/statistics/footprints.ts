@@ -42,8 +42,11 @@ export interface FootprintOptions {
 /** The elements of one array read (or written): the union of `sets`, over the array's index variables. */
 export class AccessFootprint {
   constructor(
+    /** The array. */
     readonly variable: string,
+    /** Whether these are its reads or its writes. */
     readonly direction: FootprintDirection,
+    /** Sets of indices over the parameters, one per distinct access; the footprint is their union. */
     readonly sets: readonly BasicSet[],
     private readonly params: readonly string[],
   ) {

@@ -30,6 +30,7 @@ export interface ElementType<T extends DType> {
   inout<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'inout', ShapeOf<Sh>>;
   /** A scalar argument, passed by value. */
   value(): ValueDecl<T>;
+  /** The dtype it declares. */
   readonly dtype: T;
 }
 
@@ -80,7 +81,9 @@ export interface VectorElementType<T extends DType> {
   out<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'out', ShapeOf<Sh>>;
   /** An array of vectors the kernel reads and writes: passed, and returned. */
   inout<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'inout', ShapeOf<Sh>>;
+  /** The dtype of a lane. */
   readonly dtype: T;
+  /** Lanes per vector. */
   readonly lanes: 2 | 3 | 4 | 8 | 16;
 }
 
