@@ -37,6 +37,7 @@ export class WgslProgram {
 
   constructor(
     private readonly device: GPUDevice,
+    /** The generated code it was compiled from. */
     readonly code: GeneratedCode<WgslExtra>,
   ) {}
 

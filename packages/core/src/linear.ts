@@ -16,6 +16,7 @@ export class Linear {
   private constructor(
     /** Non-zero coefficients by variable name, in insertion order. */
     readonly coeffs: ReadonlyMap<string, number>,
+    /** The constant term. */
     readonly constant: number,
   ) {}
 

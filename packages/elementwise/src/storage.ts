@@ -29,6 +29,7 @@ export class Storage {
   #idle = true;
 
   private constructor(
+    /** The device whose memory it is. */
     readonly device: Device,
     buffer: DeviceBuffer,
     /** The dtype of each stored number (a complex tensor's storage holds its parts). */

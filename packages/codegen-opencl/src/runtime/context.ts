@@ -73,6 +73,7 @@ export class OpenCLContext {
     return OpenCLContext.#lastFailure;
   }
 
+  /** What is known of the device the context runs on. */
   readonly info: OpenCLDeviceInfo;
   readonly #api: OpenCLApi;
   readonly #device: Handle;

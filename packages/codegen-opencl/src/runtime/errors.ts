@@ -102,6 +102,7 @@ export class OpenCLError extends LoomError {
 export class OpenCLBuildError extends OpenCLError {
   constructor(
     code: number,
+    /** The compiler's output, as the driver gave it. */
     readonly buildLog: string,
     source: string,
   ) {

@@ -25,7 +25,9 @@ import { spreadOverGrid } from './parallel.ts';
 
 /** What `pureParallel` takes: the parameters, the body, and the iteration shape. */
 export interface PureParallelSpec<P extends readonly ComputationParam[]> {
+  /** The computation's name (default `'pure_parallel'`). */
   readonly name?: string;
+  /** Its parameters, as a computation's (Reikna's `Parameter`s). */
   readonly params: P;
   /**
    * Loom instructions run once per index of the guiding shape, over the index names `idx0`,

@@ -31,6 +31,7 @@ export class PwQPolynomial {
   private constructor(
     /** The parameter space, sorted by name (loopy's order). */
     readonly params: readonly string[],
+    /** The pieces: a domain and the value there each. */
     readonly pieces: readonly QPiece[],
   ) {
     Object.freeze(this);

@@ -17,6 +17,7 @@ import { canonicalField, type CountKey } from './keys.ts';
 
 /** How to make keys of one kind from their fields (`Op`, `MemAccess`, `Sync`). */
 export interface KeyKind<K extends CountKey, F> {
+  /** The fields of a key, in the order loopy prints them. */
   readonly fields: readonly (keyof F & string)[];
   /** A key of this kind from its fields (fields left out are None, as in loopy). */
   make(fields: F): K;

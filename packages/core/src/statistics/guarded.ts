@@ -11,6 +11,7 @@ import type { Rational } from '../sets/rational.ts';
 /** A count as a piecewise quasi-polynomial with the domain it is valid on (loopy's `GuardedPwQPolynomial`). */
 export class GuardedPwQPolynomial {
   constructor(
+    /** The count. */
     readonly pwqpolynomial: PwQPolynomial,
     /** Parameter values where the count means something (the kernel's assumptions). */
     readonly validDomain: BasicSet,

@@ -72,6 +72,7 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
 export interface MakeReductionInamesUniqueOptions {
   /** Only these inames (a list or comma-separated); default all. */
   readonly inames?: string | readonly string[];
+  /** Only the reductions in these instructions (a match expression); default: all. */
   readonly within?: Within;
 }
 
