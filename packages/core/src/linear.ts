@@ -32,6 +32,7 @@ export class Linear {
     return this.#termsKeys;
   }
 
+  /** The form 0. */
   static readonly zero = new Linear(new Map(), 0);
 
   /**

@@ -19,6 +19,7 @@ import type { DeviceParameters } from './device-parameters.ts';
 
 /** A parameter of the computation, as buildPlan sees it. */
 export class KernelArgument<P extends ComputationParam = ComputationParam> implements ValueType {
+  /** Tells a parameter apart from temporaries and persistent arrays. */
   readonly kind = 'parameter';
   constructor(
     /** The computation parameter it stands for. */
@@ -48,6 +49,7 @@ export class KernelArgument<P extends ComputationParam = ComputationParam> imple
 
 /** A temporary array of a plan, allocated for the computation's calls. */
 export class TempArray implements ValueType {
+  /** Tells a temporary apart from parameters and persistent arrays. */
   readonly kind = 'temporary';
   constructor(
     /** Its number in the plan. */
@@ -63,6 +65,7 @@ export class TempArray implements ValueType {
 
 /** An array of a plan that keeps its contents between calls (Reikna's `persistent_array`). */
 export class PersistentArray implements ValueType {
+  /** Tells a persistent array apart from parameters and temporaries. */
   readonly kind = 'persistent';
   constructor(
     /** Its number in the plan. */

@@ -183,13 +183,19 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
 });
 
 export interface LoopKernelFields {
+  /** The kernel's name. */
   readonly name: string;
   /** The domain list; a later domain may use an earlier one's inames as parameters. */
   readonly domains: readonly BasicSet[];
+  /** The instructions, in the order written. */
   readonly instructions: readonly Instruction[];
+  /** The arguments, in the order the kernel takes them. */
   readonly args: readonly KernelArg[];
+  /** The temporaries, by name. */
   readonly temporaries: ReadonlyMap<string, TemporaryVariable>;
+  /** The substitution rules, by name. */
   readonly substitutions: ReadonlyMap<string, SubstitutionRule>;
+  /** Each tagged iname's tag (`g.0`, `l.0`, `unr`...); an untagged iname is absent. */
   readonly inameTags: ReadonlyMap<string, InameTag>;
   /** Parameter-only set: what the user promised about the parameters. */
   readonly assumptions: BasicSet;
@@ -197,7 +203,9 @@ export interface LoopKernelFields {
   readonly loopPriorities: readonly (readonly string[])[];
   /** Loops generated as a bulk part without guards plus separate first/last iterations. */
   readonly loopSlabs: ReadonlyMap<string, Slabs>;
+  /** The kernel's options (`setOptions`). */
   readonly options: KernelOptions;
+  /** Warnings not to report (loopy's `silenced_warnings`). */
   readonly silencedWarnings: readonly string[];
   /** User functions the kernel may call, by name (`registerFunction`); absent: none. */
   readonly functions?: ReadonlyMap<string, UserFunction>;

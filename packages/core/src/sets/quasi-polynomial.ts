@@ -36,7 +36,9 @@ export class QPolynomial {
     Object.freeze(this);
   }
 
+  /** The polynomial 0. */
   static readonly ZERO = new QPolynomial(new Map());
+  /** The polynomial 1. */
   static readonly ONE = QPolynomial.constant(Rational.ONE);
 
   /** The constant quasi-polynomial `value`. */

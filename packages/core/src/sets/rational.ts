@@ -15,7 +15,9 @@ export class Rational {
     Object.freeze(this);
   }
 
+  /** 0. */
   static readonly ZERO = new Rational(0n, 1n);
+  /** 1. */
   static readonly ONE = new Rational(1n, 1n);
 
   /** `num / den` in lowest terms, the denominator positive; a zero denominator is a `RangeError`. */

@@ -55,6 +55,7 @@ export interface OpFields {
 
 /** An arithmetic operation. */
 export class Op implements CountKey, OpFields {
+  /** The fields of an `Op` key, in the order loopy prints them. */
   static readonly fields = ['dtype', 'name', 'countGranularity', 'kernelName'] as const;
   /** The dtype the operation is done in. */
   readonly dtype: DType | undefined;
@@ -105,6 +106,7 @@ export interface MemAccessFields {
 
 /** A kind of memory access. */
 export class MemAccess implements CountKey {
+  /** The fields of a `MemAccess` key, in the order loopy prints them. */
   static readonly fields = ['mtype', 'dtype', 'lidStrides', 'gidStrides', 'direction', 'variable', 'variableTags', 'countGranularity', 'kernelName'] as const;
   /** `global` or `local` memory. */
   readonly mtype: 'global' | 'local' | undefined;
@@ -158,6 +160,7 @@ export interface SyncFields {
 
 /** A synchronization event. */
 export class Sync implements CountKey {
+  /** The fields of a `Sync` key, in the order loopy prints them. */
   static readonly fields = ['kind', 'kernelName'] as const;
   /** `barrier_local`, `barrier_global` or `kernel_launch`. */
   readonly kind: string | undefined;

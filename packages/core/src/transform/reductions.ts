@@ -34,6 +34,7 @@ export interface ReductionTransformOptions {
  * Each reduction over exactly `inames` gets its value as a substitution rule of those
  * inames, `red_i_arg(i)` unless named (then there must be one such reduction): what
  * `precompute` can then store.
+ * @param options.ruleName the rule's name (then there must be one such reduction)
  */
 export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readonly string[], options: ReductionTransformOptions & { readonly ruleName?: string } = {}): LoopKernel {
   checkOptionKeys('reductionArgToSubstRule', options, REDUCTION_ARG_TO_SUBST_RULE_OPTIONS);
