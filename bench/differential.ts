@@ -32,6 +32,8 @@ import { supportsDType, testDevices } from '../test/support/devices.ts';
 import { ALL_FEATURES, caseHasFinding, FeatureSet, formatReport, runSeed, type Feature } from '../test/support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { runComputationCase } from '../test/support/differential/computations.ts';
+import { runArgumentCase } from '../test/support/differential/kernel-arguments.ts';
+import { integerCase, runIntegerCase } from '../test/support/differential/pointwise-integers.ts';
 
 const DEFAULT_SEED_FILE = fileURLToPath(new URL('./results/differential-last-seed.txt', import.meta.url));
 /** The hidden flag that makes this process the worker, which runs the cases. */
@@ -173,6 +175,26 @@ async function work(o: Options): Promise<number> {
       if (finding) console.log(`\npointwise, seed ${seed}: ${finding}`);
       pointwiseFinding ||= finding !== undefined;
     }
+    // the same seed's integer payload with edge operands (pointwise-integers.ts), against the documented rules
+    if (features.has('pointwiseIntegerEdges')) {
+      for (const device of devices) {
+        record(`integer pointwise payload on ${device.name}`);
+        const c = integerCase(seed, features, supportsDType(device, 'float64'));
+        const finding = await runIntegerCase(c, device).catch((e: Error) => `${device.name}: ${c.source} over ${c.dtype} threw ${e.message}`);
+        bump(device.name, finding ? 'integer-mismatch' : 'integer-ok');
+        if (finding)
+          console.log(`
+integer pointwise, seed ${seed}: ${finding}`);
+        pointwiseFinding ||= finding !== undefined;
+      }
+    }
+    // the same seed's kernel-argument case (complex inferred dtypes, aliasing: kernel-arguments.ts), when enabled
+    record('kernel arguments');
+    const argumentCase = features.has('complexInferredArguments') || features.has('aliasedArguments') ? await runArgumentCase(seed, features, devices) : undefined;
+    for (const f of argumentCase?.findings ?? [])
+      console.log(`
+DISAGREEMENT (kernel arguments) ${f}`);
+    pointwiseFinding ||= (argumentCase?.findings.length ?? 0) > 0;
     // the computation library's case of the same seed (reduce, scan, complex arrays), when enabled
     record('computation library');
     const computations = features.has('computationPredicates') || features.has('computationComplex') ? await runComputationCase(seed, features, devices) : undefined;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { formatBytes } from '../packages/dsl/src/stats/memory.ts';
 import { loom } from './support/cli.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -63,6 +64,67 @@ test('with a device: its profile measured once and kept on disk, each kernel run
     assert.ok(cache['CPU (generated JavaScript)']!.flopRate > 0);
     const second = await loom('stats', example, '--device', 'cpu');
     assert.match(second.stdout, /^CPU \(generated JavaScript\): profile from the cache: /);
+  } finally {
+    if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** stats_knl's arrays at n, m, l, as its accesses shape them: a, b, c float32 [n, l, m]; e, g float64 [n, m]; h float64 [n, m + 1] (it reads h[i, k+1]). */
+const statsKernelBytes = (n: number, m: number, l: number) => 3 * n * l * m * 4 + 2 * n * m * 8 + n * (m + 1) * 8;
+
+test('with a device: each measurement is said on stderr as it starts, with the memory its arrays take; --verbose lists them', async () => {
+  const dir = scratch();
+  const previous = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    const run = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu', '--verbose');
+    assert.is(run.code, 0, run.stderr);
+    const lines = run.stderr.split('\n').filter((line) => line.startsWith('loom stats: '));
+    assert.equal(lines, [
+      `loom stats: measuring the profile of CPU (generated JavaScript) (bandwidth, flop rate, launch overhead; once, kept in ${path.join(dir, 'device-profiles.json')})`,
+      lines[1]!,
+      `loom stats: measuring statsKernel() at n=16, m=16, l=2 on CPU (generated JavaScript), arrays of ${formatBytes(statsKernelBytes(16, 16, 2))}`,
+    ]);
+    assert.match(lines[1]!, /^loom stats: measuring barrierKernel\(\) at n=16, m=16, l=2 on CPU \(generated JavaScript\), arrays of \d/);
+    assert.match(run.stdout, `arrays at n=16, m=16, l=2, ${formatBytes(statsKernelBytes(16, 16, 2))} in all:\n  a: float32 [16, 2, 16], ${formatBytes(16 * 2 * 16 * 4)}\n`);
+    assert.match(run.stdout, `  h: float64 [16, 17], ${formatBytes(16 * 17 * 8)}\n`);
+    // the cached profile is not measured again, and says nothing
+    const again = await loom('stats', example, '--params', 'n=4,m=4,l=1', '--device', 'cpu');
+    assert.is(again.code, 0, again.stderr);
+    assert.not.match(again.stderr, 'measuring the profile');
+    assert.match(again.stderr, `loom stats: measuring statsKernel() at n=4, m=4, l=1 on CPU (generated JavaScript), arrays of ${formatBytes(statsKernelBytes(4, 4, 1))}\n`);
+  } finally {
+    if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = previous;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with a device: --params whose arrays exceed --max-memory (1 GiB unless raised) are refused before anything runs, saying how much and how to raise it', async () => {
+  const dir = scratch();
+  const previous = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    const big = await loom('stats', example, '--params', 'n=65536,m=65536,l=8', '--device', 'cpu');
+    assert.is(big.code, 2, big.stderr);
+    assert.is(big.stdout, '', 'no device opened, no profile measured');
+    const needed = statsKernelBytes(65536, 65536, 8);
+    assert.match(big.stderr, `loom stats: at n=65536, m=65536, l=8, statsKernel() needs ${formatBytes(needed)} of device memory (a: float32 [65536, 8, 65536], 128 GiB;`);
+    assert.match(big.stderr, `more than --max-memory 1.00 GiB, so nothing runs; give smaller --params, or raise the limit with --max-memory ${Math.ceil(needed / 2 ** 30)}GiB\n`);
+    assert.equal(readdirSync(dir), [], 'nothing measured');
+    // the limit is the user's: a small one refuses small sizes (every kernel over it named), a raised one lets them run
+    const bytes = statsKernelBytes(16, 16, 2);
+    const tight = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu', '--max-memory', `${bytes - 1}`);
+    assert.is(tight.code, 2);
+    assert.match(tight.stderr, `statsKernel() needs ${formatBytes(bytes)} of device memory`);
+    assert.match(tight.stderr, `raise the limit with --max-memory ${Math.ceil(bytes / 2 ** 20)}MiB`);
+    assert.match(tight.stderr, /barrierKernel\(\) needs \S+ KiB of device memory/);
+    // (barrierKernel's arrays, fixed in size, take a few hundred KiB)
+    const enough = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu', '--max-memory', '1MiB');
+    assert.is(enough.code, 0, enough.stderr);
+    assert.match(enough.stdout, /measured: \S+ s \(predicted\/measured/);
   } finally {
     if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
     else process.env.LOOM_CACHE_DIR = previous;
@@ -132,6 +194,10 @@ test('usage mistakes: exit code 2 and one line saying what', async () => {
     [['stats', example, '--plot', 'r.svg'], /^loom stats: --plot needs a roofline: give --device or --profile/],
     [['stats', example, '--profile', 'nowhere.json'], /^loom stats: cannot read the profile nowhere.json/],
     [['stats', example, '--watch'], /^loom stats: unknown option '--watch'/],
+    [['stats', example, '--device'], /^loom stats: --device needs a device: cpu, opencl or webgpu\n/],
+    [['stats', example, '--device', 'cpu', '--max-memory', 'lots'], /^loom stats: --max-memory takes a size \(2GiB, 512MiB, 100MB, or bytes\), not 'lots'/],
+    [['stats', example, '--max-memory', '2GiB'], /^loom stats: --max-memory limits what runs on a device: give --device/],
+    [['stats', example, 'other.ts'], /^loom stats: one file at a time/],
   ];
   for (const [argv, message] of cases) {
     const { code, stderr } = await loom(...argv);

@@ -3,6 +3,7 @@
  * declarations of the template kernels, `--check` passes while they are fresh and fails
  * once a kernel changes (or the file goes missing, or outlives its kernels).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { typegen } from '@loom/dsl/typegen';
 import { main } from '../packages/dsl/src/cli.ts';
+
+const repository = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 
 const dir = mkdtempSync(path.join(tmpdir(), 'loom-typegen-'));
 const project = path.join(dir, 'tsconfig.json');
@@ -65,8 +68,8 @@ write(project, JSON.stringify({ compilerOptions: { strict: true }, include: ['sr
 write(path.join(dir, 'src', 'fragments.ts'), FRAGMENTS);
 write(source, KERNELS);
 
-test('typegen writes the declarations of the named template kernels', () => {
-  const report = typegen({ project });
+test('typegen writes the declarations of the named template kernels', async () => {
+  const report = await typegen({ project });
   assert.ok(report.ok, report.errors.join('\n'));
   assert.equal(
     report.kernels.map((k) => k.name),
@@ -98,7 +101,7 @@ test('typegen writes the declarations of the named template kernels', () => {
 });
 
 test('--check passes while the declarations are fresh', async () => {
-  const report = typegen({ project, check: true });
+  const report = await typegen({ project, check: true });
   assert.ok(report.ok);
   assert.equal(report.stale, []);
   assert.equal(report.written, []);
@@ -107,33 +110,33 @@ test('--check passes while the declarations are fresh', async () => {
 
 test('--check fails once a kernel changes, and typegen brings it up to date', async () => {
   write(source, KERNELS.replace('b[i + 1]', 'b[i + 1] + c[i]'));
-  const report = typegen({ project, check: true });
+  const report = await typegen({ project, check: true });
   assert.not.ok(report.ok);
   assert.equal(report.stale, [{ file: declarations, why: 'out of date' }]);
   assert.is(await cli('typegen', '--check', '--project', project), 1);
   // check mode writes nothing
   assert.not.match(readFileSync(declarations, 'utf8'), ' c: ');
 
-  assert.ok(typegen({ project }).ok);
+  assert.ok((await typegen({ project })).ok);
   assert.match(readFileSync(declarations, 'utf8'), "c: { kind: 'array'; dtype: 'auto'; required: true; output: false };");
-  assert.ok(typegen({ project, check: true }).ok);
+  assert.ok((await typegen({ project, check: true })).ok);
 });
 
-test('--check fails when the declarations are missing or left over', () => {
+test('--check fails when the declarations are missing or left over', async () => {
   rmSync(declarations);
-  assert.equal(typegen({ project, check: true }).stale, [{ file: declarations, why: 'missing' }]);
-  assert.ok(typegen({ project }).ok);
+  assert.equal((await typegen({ project, check: true })).stale, [{ file: declarations, why: 'missing' }]);
+  assert.ok((await typegen({ project })).ok);
   assert.ok(existsSync(declarations));
 
   // the kernels go: their declarations must go too
   write(source, 'export const nothing = 1;\n');
-  assert.equal(typegen({ project, check: true }).stale, [{ file: declarations, why: 'left over' }]);
-  assert.equal(typegen({ project }).removed, [declarations]);
+  assert.equal((await typegen({ project, check: true })).stale, [{ file: declarations, why: 'left over' }]);
+  assert.equal((await typegen({ project })).removed, [declarations]);
   assert.not.ok(existsSync(declarations));
-  assert.ok(typegen({ project, check: true }).ok);
+  assert.ok((await typegen({ project, check: true })).ok);
 });
 
-test('a tsconfig.json that does not parse is an error naming it and why, never an empty project', () => {
+test('a tsconfig.json that does not parse is an error naming it and why, never an empty project', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'loom-typegen-config-'));
   try {
     const config = path.join(dir, 'tsconfig.json');
@@ -142,23 +145,23 @@ test('a tsconfig.json that does not parse is an error naming it and why, never a
       ['{ "extends": "./missing-base.json" }', 'missing-base.json'],
     ]) {
       writeFileSync(config, text!);
-      assert.throws(
-        () => typegen({ project: config, check: true }),
-        (e: unknown) => e instanceof Error && e.message.startsWith(`cannot read ${config}: `) && e.message.includes(why!),
-        text,
+      const thrown = await typegen({ project: config, check: true }).then(
+        () => undefined,
+        (e: unknown) => e,
       );
+      assert.ok(thrown instanceof Error && thrown.message.startsWith(`cannot read ${config}: `) && thrown.message.includes(why!), `${text}: ${String(thrown)}`);
     }
     // a valid one that takes in no file is an empty project, not an error
     writeFileSync(config, '{ "include": ["src/**/*.ts"] }');
-    assert.is(typegen({ project: config, check: true }).ok, true);
+    assert.is((await typegen({ project: config, check: true })).ok, true);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('a kernel that does not build is an error pointing into its template', () => {
+test('a kernel that does not build is an error pointing into its template', async () => {
   write(source, "import { domain, insn, kernel } from '@loom/dsl';\nexport const broken = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i] + @`, { name: 'broken' });\n");
-  const report = typegen({ project });
+  const report = await typegen({ project });
   assert.not.ok(report.ok);
   assert.equal(report.written, []);
   assert.is(report.errors.length, 1);
@@ -168,7 +171,7 @@ test('a kernel that does not build is an error pointing into its template', () =
   assert.match(report.errors[0], `at ${source}:2:${column}`);
 });
 
-test('names are the registry keys: two template kernels may not share one', () => {
+test('names are the registry keys: two template kernels may not share one', async () => {
   write(
     source,
     `import { domain, insn, kernel } from '@loom/dsl';
@@ -176,12 +179,12 @@ export const one = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = a[i]\`, { na
 export const two = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = b[i]\`, { name: 'same' });
 `,
   );
-  const report = typegen({ project });
+  const report = await typegen({ project });
   assert.not.ok(report.ok);
   assert.match(report.errors[0], "kernel name 'same' is used by 2 template kernels (src/kernels.ts:2, src/kernels.ts:3)");
 });
 
-test('values typegen cannot know leave the kernel loose, with a note saying where', () => {
+test('values typegen cannot know leave the kernel loose, with a note saying where', async () => {
   write(
     source,
     `import { domain, insn, kernel } from '@loom/dsl';
@@ -190,7 +193,7 @@ export function make(k: number) {
 }
 `,
   );
-  const report = typegen({ project });
+  const report = await typegen({ project });
   assert.ok(report.ok);
   assert.equal(report.kernels, []);
   assert.match(report.notes[0], "src/kernels.ts:3: kernel left loosely typed: 'k' is not a const with a static value (src/kernels.ts:3:");
@@ -220,11 +223,11 @@ export const inPlace = computation({ name: 'inPlace', params: [{ name: 'x', dtyp
 export const unnamed = pureParallel({ params: PARAMS, body: 'output[idx0, idx1] = k' });
 `;
 
-test('typegen registers the parameter lists of named computations the compiler cannot see', () => {
+test('typegen registers the parameter lists of named computations the compiler cannot see', async () => {
   write(source, KERNELS);
   write(path.join(dir, 'src', 'sizes.ts'), 'export const SIZE = 8;\n');
   write(computationsSource, COMPUTATIONS);
-  const report = typegen({ project });
+  const report = await typegen({ project });
   assert.ok(report.ok, report.errors.join('\n'));
   assert.equal(
     report.computations.map((c) => c.name),
@@ -247,28 +250,54 @@ test('typegen registers the parameter lists of named computations the compiler c
     };`,
   );
   assert.match(text, '    second: {');
-  assert.ok(typegen({ project, check: true }).ok);
+  assert.ok((await typegen({ project, check: true })).ok);
 });
 
-test('--check fails once a registered parameter list changes', () => {
+test('--check fails once a registered parameter list changes', async () => {
   write(computationsSource, COMPUTATIONS.replace("dtype: 'int32'", "dtype: 'uint8'"));
-  assert.equal(typegen({ project, check: true }).stale, [{ file: computationsDeclarations, why: 'out of date' }]);
-  assert.ok(typegen({ project }).ok);
+  assert.equal((await typegen({ project, check: true })).stale, [{ file: computationsDeclarations, why: 'out of date' }]);
+  assert.ok((await typegen({ project })).ok);
   assert.match(readFileSync(computationsDeclarations, 'utf8'), "readonly dtype: 'uint8'");
-  assert.ok(typegen({ project, check: true }).ok);
+  assert.ok((await typegen({ project, check: true })).ok);
 });
 
-test('a parameter list the computation would refuse is an error; names are registry keys', () => {
+test('a parameter list the computation would refuse is an error; names are registry keys', async () => {
   write(computationsSource, COMPUTATIONS.replace("role: 's'", "role: 'x'"));
-  let report = typegen({ project });
+  let report = await typegen({ project });
   assert.not.ok(report.ok);
   assert.match(report.errors[0], "src/computations.ts:12: computation 'first': computation 'first': parameter 'k' has role 'x'");
   write(computationsSource, COMPUTATIONS.replace("name: 'second'", "name: 'first'"));
-  report = typegen({ project });
+  report = await typegen({ project });
   assert.not.ok(report.ok);
   assert.match(report.errors[0], "computation name 'first' is used by 2 computations (src/computations.ts:12, src/computations.ts:13)");
   rmSync(computationsSource);
-  assert.equal(typegen({ project }).removed, [computationsDeclarations]);
+  assert.equal((await typegen({ project })).removed, [computationsDeclarations]);
+});
+
+test('without @loom/computation installed (an optional peer): a project without computations is typed; one with them is told what to install', () => {
+  // the bin, with @loom/computation hidden as if not installed (test/support/hide-packages.mjs)
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', path.join(repository, 'test/support/hide-packages.mjs'), path.join(repository, 'packages/dsl/bin/loom.mjs'), 'typegen', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, LOOM_HIDE_PACKAGES: '@loom/computation' },
+    });
+  rmSync(declarations, { force: true });
+  const written = run();
+  assert.is(written.status, 0, written.stderr);
+  assert.match(written.stdout, 'loom typegen: wrote src/kernels.loom.d.ts');
+  const check = run('--check');
+  assert.is(check.status, 0, check.stderr);
+  assert.match(check.stdout, /^loom typegen --check: \d+ template kernels, declarations up to date\n$/, check.stdout);
+  write(computationsSource, COMPUTATIONS);
+  try {
+    const missing = run();
+    assert.is(missing.status, 1, missing.stderr);
+    assert.match(missing.stderr, "error: src/computations.ts:12: computation 'first' is made with @loom/computation, which is not installed: npm install @loom/computation\n");
+    assert.not.ok(existsSync(computationsDeclarations), 'nothing written for it');
+  } finally {
+    rmSync(computationsSource);
+  }
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * type-checks with plain tsc, and whose web page Vite bundles for browsers. The native drivers (webgpu, koffi) and ts-morph are optional peer
  * dependencies, so the install must not bring them; the devices that need them say so.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -96,6 +96,40 @@ test("the README's first example runs as pasted in a fresh app after the README'
   assert.equal(run.stdout.trim().split('\n'), said);
 });
 
+test("the README's first install line brings no @loom/computation (an optional peer), and typegen works there without it", () => {
+  const first = path.join(directory, 'first');
+  assert.ok(existsSync(path.join(first, 'node_modules/@loom/dsl/dist/index.js')), 'the previous test installed the first line');
+  assert.equal(readdirSync(path.join(first, 'node_modules/@loom')).sort(), ['codegen-js', 'core', 'dsl']);
+  // ts-morph where `npm install --save-dev ts-morph` puts it, linked from this repository (it is
+  // not in npm's cache here, and nothing else is asked of the network)
+  symlinkSync(path.join(root, 'node_modules/ts-morph'), path.join(first, 'node_modules/ts-morph'), 'dir');
+  const strict = { compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false }, include: ['*.ts'] };
+  writeFileSync(path.join(first, 'tsconfig.json'), JSON.stringify(strict));
+  writeFileSync(
+    path.join(first, 'kernels.ts'),
+    "import { domain, insn, kernel } from '@loom/dsl';\n\nexport const tripled = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 3*a[i]`, { name: 'tripled' });\n",
+  );
+  const loom = (...args: string[]) => spawnSync(path.join(first, 'node_modules/.bin/loom'), args, { cwd: first, encoding: 'utf8' });
+  const typegen = loom('typegen');
+  assert.is(typegen.status, 0, output(typegen));
+  assert.is(typegen.stdout, 'loom typegen: wrote kernels.loom.d.ts\n');
+  assert.match(readFileSync(path.join(first, 'kernels.loom.d.ts'), 'utf8'), 'tripled');
+  const check = loom('typegen', '--check');
+  assert.is(check.status, 0, output(check));
+  // the app and its declarations type-check (skipLibCheck off): @loom/dsl's declarations need no @loom/computation
+  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: first, encoding: 'utf8' });
+  assert.is(tsc.status, 0, output(tsc));
+  // a file that makes a computation is told what to install
+  writeFileSync(
+    path.join(first, 'computations.ts'),
+    "import { computation, type ComputationParam } from '@loom/computation';\n\nconst PARAMS: ComputationParam[] = [{ name: 'out', dtype: 'float32', shape: [4], role: 'o' }];\nexport const c = computation({ name: 'c', params: PARAMS, buildPlan() {} });\n",
+  );
+  const missing = loom('typegen');
+  assert.is(missing.status, 1, output(missing));
+  assert.match(missing.stderr, "error: computations.ts:4: computation 'c' is made with @loom/computation, which is not installed: npm install @loom/computation\n");
+  rmSync(path.join(first, 'computations.ts'));
+});
+
 for (const resolution of ['node16', 'bundler']) {
   test(`a strict TypeScript app type-checks against the declarations (moduleResolution ${resolution}), run's arguments typed`, () => {
     // app.ts has a @ts-expect-error on a wrong argument to run(): were run loosely typed, tsc would fail on it
@@ -120,14 +154,21 @@ test('Vite bundles a web page using @loom/dsl, @loom/codegen-wgsl and @loom/elem
   assert.not.match(bundle, /\b(?:from|import)\s*\(?\s*["'](?:webgpu|node:[\w/]+|module|fs|path|url|os)["']/, 'Dawn or a Node module imported by the browser bundle');
 });
 
-test('the loom command: --version from package.json, typegen asks for ts-morph', () => {
+test('the loom command: --version from package.json, typegen asks for ts-morph, its help does not', () => {
   const loom = (...args: string[]) => spawnSync(path.join(app, 'node_modules/.bin/loom'), args, { cwd: app, encoding: 'utf8' });
   const version = loom('--version');
   assert.is(version.status, 0, output(version));
-  assert.is(version.stdout.trim(), '0.1.0');
+  assert.is(version.stdout.trim(), JSON.parse(readFileSync(path.join(root, 'packages/dsl/package.json'), 'utf8')).version);
   const typegen = loom('typegen');
   assert.is(typegen.status, 2, output(typegen));
   assert.match(typegen.stderr, 'npm install --save-dev ts-morph');
+  // its help, and a mistyped option, need no ts-morph
+  const help = loom('typegen', '--help');
+  assert.is(help.status, 0, output(help));
+  assert.match(help.stdout, /^usage: loom typegen /);
+  const mistake = loom('typegen', '--chek');
+  assert.is(mistake.status, 2, output(mistake));
+  assert.match(mistake.stderr, /^loom typegen: unknown option '--chek' \(did you mean '--check'\?\)\n/);
 });
 
 test.run();

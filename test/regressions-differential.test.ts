@@ -475,4 +475,60 @@ for (const device of testDevices()) {
   });
 }
 
+// {{{ data-dependent domains (dependentDomains, segments.ts)
+
+/** Boxes over x: box b covers starts[b] .. starts[b] + counts[b] - 1 (one empty, out of order). */
+const segments = { starts: new Int32Array([4, 0, 3, 9]), counts: new Int32Array([3, 3, 0, 1]), x: Float32Array.from({ length: 10 }, (_, k) => k - 2.5) };
+const segmentArgs = [
+  globalArg('starts', { dtype: 'int32', shape: ['nb'] }),
+  globalArg('counts', { dtype: 'int32', shape: ['nb'] }),
+  globalArg('x', { dtype: 'float32', shape: ['n'] }),
+];
+const segmentBounds = '<> start = starts[b]\n<> stop = starts[b] + counts[b]';
+const segmentDomains = ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'];
+const segmentInputs = () => ({ ...segments, x: segments.x.slice(), nb: 4, n: 10 });
+/** What box b's segment of x sums to, in plain JS. */
+const segmentSum = (b: number) => segments.x.slice(segments.starts[b], segments.starts[b] + segments.counts[b]).reduce((p, v) => p + v, 0);
+
+for (const device of testDevices()) {
+  test(`${device.name}: a reduction into a temporary over a loop bounded by temporaries runs inside the loop that sets them`, async () => {
+    // before: '<> acc = sum(s, x[s])' names no b, so it was put outside b, after its bounds'
+    // writers, and no order of loops was valid (a LoomError for a valid kernel; generator seed 18)
+    const knl = makeKernel(segmentDomains, `${segmentBounds}\n<> acc = sum(s, x[s])\nout[b] = 2*acc`, [
+      ...segmentArgs,
+      globalArg('out', { dtype: 'float32', shape: ['nb'] }),
+      '...',
+    ]);
+    const { out } = await run(knl, device, segmentInputs());
+    assert.equal(
+      [...(out as Float32Array)],
+      [0, 1, 2, 3].map((b) => 2 * segmentSum(b)),
+    );
+  });
+
+  test(`${device.name}: a loop bound moved to global memory is read from it`, async () => {
+    // before: the loop over s printed the global temporary as a variable, 'for (int s = start; …)':
+    // OpenCL and WGSL did not compile it (generator seeds 394, 226) and JavaScript read an array
+    let knl = makeKernel(segmentDomains, `${segmentBounds}\nout[s] = 2*x[s] {id=scatter}`, [...segmentArgs, globalArg('out', { dtype: 'float32', shape: ['n'] }), '...']);
+    knl = setTemporaryAddressSpace(setTemporaryAddressSpace(knl, 'start', 'global'), 'stop', 'global');
+    const { out } = await run(knl, device, { ...segmentInputs(), out: new Float32Array(10).fill(-7) });
+    const want = new Array<number>(10).fill(-7);
+    for (let b = 0; b < 4; b++) for (let s = segments.starts[b]; s < segments.starts[b] + segments.counts[b]; s++) want[s] = 2 * segments.x[s];
+    assert.equal([...(out as Float32Array)], want);
+  });
+}
+
+test('splitIname within the writer of a loop bound alone is a LoomError: the loop would read one bound for every box', () => {
+  // before: start was set over b_outer, b_inner before the loop over b read it, and every box
+  // reduced over the last box's range (WebGPU: Infinity, min's neutral; generator seed 700)
+  const knl = makeKernel(segmentDomains, `${segmentBounds}\nout[b] = min(s, x[s])`, [...segmentArgs, globalArg('out', { dtype: 'float32', shape: ['nb'] }), '...']);
+  const writer = knl.instructions.find((i) => i.assignees.some((a) => a.kind === 'var' && a.name === 'start'))!.id;
+  assert.throws(
+    () => splitIname(knl, 'b', 4, { within: `id:${writer}` }),
+    (e: unknown) => e instanceof LoomError && /writes the temporary 'start'/.test((e as Error).message),
+  );
+});
+
+// }}}
+
 test.run();

@@ -128,7 +128,15 @@ for (const device of testDevices()) {
 
 test('test_dependent_domain_insn_iname_finding', () => {
   // the loop over isrc is bounded by temporaries written inside isrc_box: it runs inside it.
-  // loopy's two arguments without a shape are given one each (Loom's globalArg takes one name)
+  // loopy's two arguments without a shape are given one each (Loom's globalArg takes one name).
+  // Indexed by the temporary src_ibox, their shape cannot be inferred (it was 'src_ibox + 1',
+  // a size run could not compute): it is declared, and run checks the data's indices against it
+  const domains = ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'];
+  const body = ['<> src_ibox = source_boxes[isrc_box]', '<> isrc_start = box_source_starts[src_ibox]', 'out[isrc_start] = 1'];
+  assert.throws(
+    () => makeKernel(domains, body, [globalArg('box_source_starts'), '...']),
+    (e: unknown) => e instanceof LoomError && /shape of argument 'box_source_starts'.*reads the temporary 'src_ibox'.*declare its shape/.test((e as Error).message),
+  );
   let knl = makeKernel(
     ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'],
     [
@@ -137,7 +145,7 @@ test('test_dependent_domain_insn_iname_finding', () => {
       '<> isrc_end = isrc_start+box_source_counts_nonchild[src_ibox]',
       '<> strength = strengths[isrc] {id=set_strength}',
     ],
-    [globalArg('box_source_starts'), globalArg('box_source_counts_nonchild'), globalArg('strengths', { shape: ['nsources'] }), '...'],
+    [globalArg('box_source_starts', { shape: ['nboxes'] }), globalArg('box_source_counts_nonchild', { shape: ['nboxes'] }), globalArg('strengths', { shape: ['nsources'] }), '...'],
     { name: 'loopy_kernel' },
   );
   assert.ok(knl.instructions.find((i) => i.id === 'set_strength')!.withinInames.includes('isrc_box'));

@@ -22,6 +22,8 @@ export interface BrowserBundle {
   readonly gzipped: number;
   /** Node builtins the bundle reaches, each with the module that imports it. */
   readonly nodeBuiltins: readonly string[];
+  /** The files bundled, relative to the repository (`packages/core/src/index.ts`). */
+  readonly inputs: readonly string[];
   readonly errors: readonly Message[];
 }
 
@@ -52,7 +54,9 @@ export async function bundleForBrowser(packages: readonly string[]): Promise<Bro
     tsconfigRaw: '{}',
     plugins: [refuseBuiltins],
     logLevel: 'silent',
-  }).catch((e: { errors?: Message[] }) => ({ errors: e.errors ?? [], outputFiles: [] }));
+    metafile: true,
+  }).catch((e: { errors?: Message[] }) => ({ errors: e.errors ?? [], outputFiles: [], metafile: undefined }));
   const output = result.outputFiles[0]?.contents ?? new Uint8Array();
-  return { minified: output.length, gzipped: gzipSync(output).length, nodeBuiltins, errors: result.errors };
+  const inputs = Object.keys(result.metafile?.inputs ?? {});
+  return { minified: output.length, gzipped: gzipSync(output).length, nodeBuiltins, inputs, errors: result.errors };
 }

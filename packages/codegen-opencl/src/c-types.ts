@@ -55,7 +55,8 @@ export function clLiteral(value: number, t: DType): string {
     return text;
   }
   if (t === 'bool') return value ? '1' : '0';
-  const text = String(Math.trunc(value));
+  // every digit of the double: String() gives the shortest that reads back (2^60 as ...847000, 24 too many)
+  const text = Number.isFinite(value) ? BigInt(Math.trunc(value)).toString() : String(value);
   switch (t) {
     case 'uint32':
       return `${text}u`;

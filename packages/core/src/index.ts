@@ -150,6 +150,8 @@ export {
   kernelWork,
   measureDeviceProfile,
   measureKernelSeconds,
+  measuredArrays,
+  type MeasuredArray,
 } from './statistics/index.ts';
 export type {
   KernelStatistics,

@@ -14,6 +14,7 @@ export { kernel, type Domains, type Instructions } from './builder/kernel.ts';
 export { anyDevice, type AnyDeviceOptions, type DeviceKind } from './any-device.ts';
 export { KernelBuilder } from './builder/builder.ts';
 export type { BuilderFor } from './builder/typing.ts';
+export type { AttachableTransformation, TransformationParam } from './builder/attachable.ts';
 export type { KernelBuilderOptions, SplitOptions, TileOptions, PrefetchOptions, StatsOptions } from './builder/options.ts';
 export type { Tag, Axis, CheckedInameList } from './builder/inames.ts';
 export { domain, insn } from './template/tags.ts';

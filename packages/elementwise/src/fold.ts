@@ -47,9 +47,13 @@ const MATH: Readonly<Record<string, (...xs: number[]) => number>> = {
   jshypot: Math.hypot,
 };
 
-/** A number as an IR literal: whole numbers in int32 range are (weak) integers; -0 is a float (integers have none). */
+/**
+ * A number as an IR literal: whole numbers are (weak) integers, whatever their magnitude
+ * (3000000000 beside int32 data is an int32 that does not fit, refused once typed by
+ * `literal-range.ts`, not a float that saturates); -0 is a float (integers have none).
+ */
 export function numberLiteral(value: number): Expr {
-  return Number.isInteger(value) && Math.abs(value) < 2 ** 31 && !Object.is(value, -0) ? int(value) : float(value);
+  return Number.isInteger(value) && !Object.is(value, -0) ? int(value) : float(value);
 }
 
 /** `e` as one literal when every operand of its top node is a literal and JavaScript can compute it; else `e`. */

@@ -38,6 +38,7 @@
  */
 import { assignment, expr, exprType, makeKernel, globalArg, tagArrayAxes, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
+import { checkLiteralRanges, type LiteralContext } from './literal-range.ts';
 import { complex, lowerOutputs, real, storedParts, type LowerEnv, type Value } from './lower.ts';
 import type { Payload } from './payload.ts';
 import { scheduleVariant, VECTOR_LANES, type VariantName } from './variants.ts';
@@ -254,6 +255,8 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
 
   // the payload, lowered for these dtypes; shared subexpressions go to temporaries
   const constants = new Map<string, ValueSource>();
+  // integer literals that do not fit the integer dtype they meet are refused (literal-range.ts)
+  const literals: LiteralContext = { typeOf: (n) => types.get(n), spanOf: (literal) => payload.literalSpans?.get(literal) };
   const constantType: DType = spec.inputs.some((i) => componentDType(i.as) === 'float64') ? 'float64' : 'float32';
   const env: LowerEnv = {
     params,
@@ -271,6 +274,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       // dtype of what it meets (float64 beside float64 data, not the float32 of a weak float)
       if (exprType(e, env.typeOf).weak) return e;
       const n = `tmp${ids.calc.length}`;
+      checkLiteralRanges(e, literals);
       const dtype = temporaryType(e, env.typeOf);
       instructions.push(assignment(variable(n), e, { id: `calc_${n}`, temporary: dtype, dependsOn: after(ids.index, ids.load, ids.calc) }));
       ids.calc.push(`calc_${n}`);
@@ -286,6 +290,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     addressParams(name, output.unitInner);
     const value = values[k];
     const parts = storedParts(value, output.dtype, env);
+    for (const part of parts) checkLiteralRanges(part, literals, componentDType(output.dtype));
     const targets = access(name, output.storage, output.dtype, output.unitInner);
     targets.forEach((target, p) => {
       const suffix = targets.length > 1 ? (p === 0 ? '_re' : '_im') : '';

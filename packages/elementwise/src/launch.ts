@@ -12,6 +12,7 @@ import type { Scalar } from './host.ts';
 import type { KernelSpec, PointwiseKernel } from './kernel.ts';
 import type { TaskSpace } from './layout.ts';
 import type { DTypes } from './metadata.ts';
+import { checkScalarFits } from './literal-range.ts';
 import { isComplexScalar } from './promotion.ts';
 import { Storage } from './storage.ts';
 import type { Tensor } from './tensor.ts';
@@ -176,7 +177,13 @@ export class VariantLauncher {
     this.variant.plan.storages.forEach((name, k) => (arrays[name] = storages[k].asDeviceArray(this.#shapes[k])));
     const scalars = this.#scalars.map((s) => {
       const input = operands.inputs[s.input];
-      return input.kind === 'scalar' ? scalarParts(input.value, this.variant.spec.inputs[s.input].as)[s.part] : 0;
+      if (input.kind !== 'scalar') return 0;
+      const as = this.variant.spec.inputs[s.input].as;
+      // a whole number that its integer dtype cannot hold would wrap: refused, as PyTorch does
+      if (input.type === 'int' && (typeof input.value === 'number' || typeof input.value === 'bigint')) {
+        checkScalarFits(input.value, input.dtype ?? as, `the scalar input ${s.input}`, input.dtype !== undefined);
+      }
+      return scalarParts(input.value, as)[s.part];
     });
     const key = scalars.map((v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : `${v}`)).join(',');
     return Storage.after(storages, () => {

@@ -41,7 +41,11 @@ export function fromFunctionSource(source: string, name: string): Payload {
     return (p as { name: string }).name;
   });
 
-  const translator = new PayloadTranslator(new Set(params), fail, textOf);
+  const literalSpans = new Map<Expr, SourceSpan>();
+  const translator = new PayloadTranslator(new Set(params), fail, textOf, (literal, node) => {
+    // where it was written: a local's literal is noted again at each use of its name
+    if (!literalSpans.has(literal)) literalSpans.set(literal, at(node));
+  });
   const returned = fn.body.type === 'BlockStatement' ? translator.block(fn.body) : fn.body;
   const outputs =
     returned.type === 'ArrayExpression'
@@ -55,7 +59,7 @@ export function fromFunctionSource(source: string, name: string): Payload {
   // is linear, and the kernel builder gives each shared node a temporary (lower.ts): the
   // kernel grows with the payload's distinct nodes, which are bounded here, with its depth.
   checkPayloadBounds(outputs, wholeOf(source));
-  return { name: name || (fn.type === 'FunctionExpression' && fn.id ? fn.id.name : methodName) || 'pointwise', params, outputs, source };
+  return { name: name || (fn.type === 'FunctionExpression' && fn.id ? fn.id.name : methodName) || 'pointwise', params, outputs, source, literalSpans };
 }
 
 interface FoundFunction {

@@ -109,6 +109,8 @@ export class PayloadTranslator {
     private readonly fail: Fail,
     /** The source text of a node, for messages. */
     private readonly textOf: (node: Node) => string,
+    /** Told of each integer literal made and the node it was written as (for carets under literals found wrong once typed). */
+    private readonly noteLiteral: (literal: Expr, node: Node) => void = () => {},
   ) {}
 
   /** A block body: `const` declarations, then one `return`. Returns the returned expression. */
@@ -154,7 +156,9 @@ export class PayloadTranslator {
     }
     this.#depth++;
     try {
-      return foldLiterals(this.translate(node));
+      const e = foldLiterals(this.translate(node));
+      if (e.kind === 'int') this.noteLiteral(e, node);
+      return e;
     } finally {
       this.#depth--;
     }

@@ -40,6 +40,8 @@ export interface Payload {
   readonly outputs: readonly Expr[];
   /** The text the payload was read from, for error messages. */
   readonly source: string;
+  /** Where each integer literal of `outputs` was written, when the payload is a function (for carets under literals refused once typed). */
+  readonly literalSpans?: ReadonlyMap<Expr, SourceSpan>;
 }
 
 /** A pointwise body: Loom expression text, several, or a JavaScript arrow function. */

@@ -141,7 +141,7 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       return step(`joinInames(knl, ${list(pair)})`, (k) => joinInames(k, pair));
     }
     case 'fix': {
-      const params = (['n', 'm'] as const).filter((p) => knl.arg(p));
+      const params = Object.keys(kcase.params).filter((p) => knl.arg(p));
       if (!params.length) return undefined;
       const p = rng.pick(params);
       const value = kcase.params[p];
@@ -225,10 +225,7 @@ export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet,
   let knl = kcase.build();
   const steps: Step[] = [];
   const refused: string[] = [];
-  const length = rng.int(0, maxSteps);
-  for (let tries = 0; steps.length < length && tries < 3 * maxSteps; tries++) {
-    const s = randomStep(rng, knl, kcase, features);
-    if (!s) continue;
+  const apply = (s: Step) => {
     try {
       knl = s.apply(knl);
       steps.push(s);
@@ -236,6 +233,15 @@ export function generateChain(rng: Rng, kcase: KernelCase, features: FeatureSet,
       if (!(e instanceof LoomError)) throw Object.assign(e as Error, { step: s.text });
       refused.push(`${s.text}: ${(e as Error).message.split('\n')[0]}`);
     }
+  };
+  // a family's own steps first (lanes, segments), then a few generic ones after them
+  for (const s of kcase.plannedSteps ?? []) apply(s);
+  const length = kcase.plannedSteps ? steps.length + rng.int(0, 2) : rng.int(0, maxSteps);
+  // a family's kernels move their temporaries only where that makes no race of the user's own
+  const generic = kcase.plannedSteps ? features.without(['space']) : features;
+  for (let tries = 0; steps.length < length && tries < 3 * maxSteps; tries++) {
+    const s = randomStep(rng, knl, kcase, generic);
+    if (s) apply(s);
   }
   return { steps, refused, kernel: knl };
 }

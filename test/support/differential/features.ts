@@ -59,6 +59,15 @@ export const FEATURES = {
   // the computation library (s6-computation, issue 24): cases of computations.ts, not kernels
   computationPredicates: 'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
   computationComplex: 'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
+  // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts
+  complexInferredArguments: 'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
+  aliasedArguments: 'one DeviceArray as two kernel arguments: read twice or in place at one index (JS result), or at another index, under a reduction or loop (a LoomError)',
+  pointwiseIntegerEdges: 'integer pointwise payloads with edge operands: ** by negative/zero exponents, % and / by 0 and −1 from data, INT_MIN, literals at and beyond the range',
+  // kernels of issue 24's bugs (s6-gen): lanes.ts and segments.ts, each with its own chain
+  laneTemporaries:
+    "a temporary (private, local, or moved by setTemporaryAddressSpace) written in 'ilp', 'ilp.seq', 'unr' or 'vec' lanes (or a split's inner half tagged so) and read in them or in a later loop, with l./g. tags on the other iname",
+  dependentDomains:
+    'CSR-like segments: a loop over boxes b and an inner loop over s bounded by temporaries read from starts/counts or ptr[b]..ptr[b+1], writing each element and/or reducing each segment (empty ones included), under b on groups or work-items and splits of s',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

@@ -200,7 +200,11 @@ export function formatReport(r: CaseResult): string {
   if (!findings.length) return '';
   const k = r.kcase;
   const lines = [
-    `DISAGREEMENT seed=${r.seed} (${r.features.describe()}): ${k.dtype} ${k.shape}, n=${k.params.n} m=${k.params.m}, tolerance ${k.ulpTolerance} ulp`,
+    `DISAGREEMENT seed=${r.seed} (${r.features.describe()}): ${k.dtype} ${k.shape}, ${
+      Object.entries(k.params)
+        .map(([p, v]) => `${p}=${v}`)
+        .join(' ') || 'no parameters'
+    }, tolerance ${k.ulpTolerance} ulp`,
     '  kernel:',
     indent(`let knl = ${k.source};`),
     '  chain:',

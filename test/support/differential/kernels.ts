@@ -16,9 +16,13 @@ import { globalArg, makeKernel, type DType, type HostArray, type LoopKernel } fr
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
 import { ExpressionGenerator, exprToString, leaf, type GenExpr, type Scope } from './expressions.ts';
-import { drawTable } from './tables.ts';
+import { drawTable, sideStream } from './tables.ts';
+import type { Step } from './chains.ts';
+import { generateLaneCase } from './lanes.ts';
+import { generateSegmentCase } from './segments.ts';
 
-export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri';
+/** The kernel's form; `lanes` and `segments` are made by lanes.ts and segments.ts. */
+export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri' | 'lanes' | 'segments';
 
 export interface KernelCase {
   readonly seed: number;
@@ -28,7 +32,8 @@ export interface KernelCase {
   readonly instructions: string;
   /** The input arrays with their shapes (in parameter names); `out` is inferred. */
   readonly arrays: ReadonlyMap<string, readonly string[]>;
-  readonly params: { readonly n: number; readonly m: number };
+  /** The parameters the case runs with (n and m; n and nb for segments; none for lanes). */
+  readonly params: Readonly<Record<string, number>>;
   readonly inputs: Readonly<Record<string, HostArray>>;
   readonly hasRule: boolean;
   /** Allowed distance in ulps of float outputs (0: bit for bit). */
@@ -36,11 +41,20 @@ export interface KernelCase {
   build(): LoopKernel;
   /** The TypeScript that builds the kernel, for a report. */
   readonly source: string;
+  /**
+   * Steps the case's own family makes (lanes.ts, segments.ts), applied before the generic
+   * ones; refused ones are listed like any other.
+   */
+  readonly plannedSteps?: readonly Step[];
 }
 
 const ASSUMPTIONS = 'n >= 1 and m >= 1';
 
 export function generateKernel(seed: number, rng: Rng, features: FeatureSet): KernelCase {
+  // the families of issue 24 are chosen from a stream of their own: the other seeds keep their cases
+  const family = sideStream(seed, 0x24fa3).next();
+  if (features.has('laneTemporaries') && family < 0.1) return generateLaneCase(seed, rng, features);
+  if (features.has('dependentDomains') && family >= 0.1 && family < 0.2) return generateSegmentCase(seed, rng, features);
   const dtypes: DType[] = ['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : [])];
   let dtype = rng.pick(dtypes);
   // complex cases are drawn from a stream of their own: the other seeds keep the cases they

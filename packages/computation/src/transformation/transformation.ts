@@ -23,7 +23,8 @@
  * The checks here are the ones that need no kernel; `attach` (attach.ts) checks the rest
  * against the argument it is attached to.
  */
-import { checkOptionKeys, LoomError, expr, optionKeys, type Expr, type SourceSpan } from '@loom/core';
+import { checkOptionKeys, LoomError, expr, optionKeys, type Expr, type LoopKernel, type SourceSpan } from '@loom/core';
+import { attach, type AttachMapping } from './attach.ts';
 import { ACCESS_NAMES, INDEX_NAME, LOAD_IDX, LOAD_SAME, loadsIn, readBody, wordIn, type Body } from './body.ts';
 import { checkParams, isArrayRole, type ParamSpec } from './params.ts';
 
@@ -88,6 +89,15 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
   /** The parameter called `name`, or undefined when the transformation has none. */
   param(name: string): ParamSpec | undefined {
     return this.params.find((p) => p.name === name);
+  }
+
+  /**
+   * `attach(knl, argName, this, connector, mapping)`, as a method: code that is handed a
+   * transformation (the DSL's builder verb `.attach`) fuses it without importing
+   * @loom/computation itself, which is an optional peer of @loom/dsl.
+   */
+  attachTo(knl: LoopKernel, argName: string, connector: string, mapping: AttachMapping = {}): LoopKernel {
+    return attach(knl, argName, this as unknown as Transformation, connector, mapping);
   }
 
   /** Every expression of the body: stores' values, indices and guards. */

@@ -94,6 +94,16 @@ export class DeviceKernelBuilder {
     const flags = this.guards.siteCount > sitesBefore ? this.guards.checks!.flags : undefined;
     const written = new Set(insns.flatMap((i) => namesWritten(i)));
     const used = new Set(insns.flatMap((i) => [...namesRead(i, this.knl.substitutions), ...written]));
+    // a global temporary that bounds a loop (`{[s]: start<=s<stop}`, start moved to global
+    // memory) is read by the loop's bounds and guards, which name it as a variable: x[0]
+    const scalarGlobals = new Map<string, Expr>();
+    for (const n of new Set(insns.flatMap((i) => i.withinInames)))
+      for (const p of domainOf(this.knl, [n]).params) {
+        const t = this.knl.temporaries.get(p);
+        if (t?.addressSpace !== 'global' || t.shape.length) continue;
+        used.add(p);
+        scalarGlobals.set(p, subscript(p, [int(0)]));
+      }
     const globals = [...this.knl.temporaries.values()].filter((t) => t.addressSpace === 'global');
     const params: KernelParam[] = [
       ...this.knl.args
@@ -123,7 +133,7 @@ export class DeviceKernelBuilder {
       vectorWidth: this.vectorWidths.get(t.name),
       ...(t.initializer ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
     }));
-    const ids = new Map([...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)]));
+    const ids = new Map<string, Expr>([...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const), ...scalarGlobals]);
     const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }));
     const body = mergeGuards(substituted, exprEquals);
     return {

@@ -90,9 +90,15 @@ export function inferWithinInames(requests: readonly InameRequest[], domains: re
         }
         for (const n of common ?? []) if (!reduction.get(insn.id)!.has(n)) mine.add(n);
       }
-      for (const n of [...mine]) for (const p of parents.get(n) ?? []) mine.add(p);
+      // the domains of its loops and of its reductions' inames (`<> acc = sum(s, x[s])` with s
+      // bounded by temporaries set in b runs inside b) need the inames they depend on
+      const reduced = reduction.get(insn.id)!;
+      const add = (n: string) => {
+        if (!reduced.has(n)) mine.add(n);
+      };
+      for (const n of [...mine, ...reduced]) for (const p of parents.get(n) ?? []) add(p);
       // a loop whose bounds are written by instructions runs inside every loop they run in
-      for (const n of [...mine]) for (const p of boundParams.get(n) ?? []) for (const wid of writers.get(p) ?? []) for (const w of result.get(wid)!) mine.add(w);
+      for (const n of [...mine, ...reduced]) for (const p of boundParams.get(n) ?? []) for (const wid of writers.get(p) ?? []) for (const w of result.get(wid)!) add(w);
       if (mine.size !== before) changed = true;
     }
   }

@@ -11,7 +11,7 @@ import type { Access } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 
-export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, array: string, accesses: readonly Access[], what: 'argument' | 'temporary'): Expr[] {
+export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'temporaries'>, array: string, accesses: readonly Access[], what: 'argument' | 'temporary'): Expr[] {
   const mine = accesses.filter((a) => a.array === array);
   if (mine.length === 0) return [];
   const rank = mine[0].indices.length;
@@ -28,6 +28,15 @@ export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, arr
       if (!lin) {
         throw new LoomError(
           `cannot infer the shape of ${what} '${array}': index '${printExpr(index)}' (axis ${axis}) is not affine in the inames and parameters; declare its shape`,
+          a.instruction.span,
+        );
+      }
+      // an index read from data (`box_starts[src_ibox]`, src_ibox a temporary) has no bound
+      // the parameters give: a shape in it would be no size run could compute
+      const fromData = lin.variables.filter((v) => knl.temporaries.has(v));
+      if (fromData.length) {
+        throw new LoomError(
+          `cannot infer the shape of ${what} '${array}': index '${printExpr(index)}' (axis ${axis}) reads the temporar${fromData.length > 1 ? 'ies' : 'y'} '${fromData.join("', '")}', known only while the kernel runs; declare its shape`,
           a.instruction.span,
         );
       }

@@ -21,4 +21,4 @@ export {
 } from './keys.ts';
 export type { InstructionCountOptions } from './instruction-counts.ts';
 export { estimateTime, kernelWork, type DeviceProfile, type TimeEstimate, type KernelWork } from './roofline.ts';
-export { measureDeviceProfile, measureKernelSeconds, type ProfileOptions } from './profile.ts';
+export { measureDeviceProfile, measureKernelSeconds, measuredArrays, type MeasuredArray, type ProfileOptions } from './profile.ts';

@@ -16,7 +16,7 @@
  * `measureKernelSeconds`.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { hostArrayConstructor, hostLanes, isFloat } from '../dtypes.ts';
+import { hostArrayConstructor, hostLanes, isFloat, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { requiredLength, stridesOf } from '../kernel/strides.ts';
 import { evaluateInt } from '../runtime/evaluate.ts';
@@ -130,29 +130,58 @@ async function secondsPerLaunch(device: Device, knl: LoopKernel, n: number): Pro
   }
 }
 
+/** One array `measureKernelSeconds` allocates: its shape and its bytes on the device. */
+export interface MeasuredArray {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  /** The host array's length in numbers (a complex element is two). */
+  readonly length: number;
+  readonly bytes: number;
+}
+
 /**
- * How long one launch of `knl` takes on `device` at these parameter values (the median of
- * five, after one to warm up), on arrays of the sizes the parameters give, filled with
- * values in [0, 1) (floats) or zeros (integers). Every dtype must be known.
+ * The arrays `measureKernelSeconds` allocates for `knl` at these parameter values, with their
+ * sizes, worked out without allocating anything: a caller (`loom stats --device`) can refuse
+ * sizes that would not fit before the device is asked for them. Every dtype must be known,
+ * and every parameter the shapes use given.
  */
-export async function measureKernelSeconds(knl: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number> {
-  const env = (name: string) => {
-    const v = params[name];
-    if (v === undefined) throw new LoomError(`measuring '${knl.name}' needs a value for the parameter '${name}'`);
-    return v;
-  };
-  const arrays: Record<string, DeviceArray> = {};
-  try {
-    // (outputs' dtypes are those inference gives)
-    for (const arg of preprocess(knl).args) {
-      if (arg.kind === 'value') continue;
+export function measuredArrays(knl: LoopKernel, params: Readonly<Record<string, number>>): MeasuredArray[] {
+  const env = parameterValues(knl, params);
+  // (outputs' dtypes are those inference gives)
+  return preprocess(knl)
+    .args.filter((arg) => arg.kind !== 'value')
+    .map((arg) => {
       if (arg.dtype === undefined) throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
       const shape = (arg.shape ?? []).map((e) => evaluateInt(e, env, `the shape of '${arg.name}'`));
       const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) => evaluateInt(e, env, `the strides of '${arg.name}'`));
       // a complex element is two numbers, its parts
-      const data = new (hostArrayConstructor(arg.dtype))(Math.max(1, requiredLength(shape, strides)) * hostLanes(arg.dtype));
-      if (isFloat(arg.dtype)) for (let k = 0; k < data.length; k++) (data as Float32Array)[k] = Math.random();
-      arrays[arg.name] = await DeviceArray.from(device, data, arg.dtype, shape);
+      const length = Math.max(1, requiredLength(shape, strides)) * hostLanes(arg.dtype);
+      return { name: arg.name, dtype: arg.dtype, shape, length, bytes: length * hostArrayConstructor(arg.dtype).BYTES_PER_ELEMENT };
+    });
+}
+
+function parameterValues(knl: LoopKernel, params: Readonly<Record<string, number>>): (name: string) => number {
+  return (name) => {
+    const v = params[name];
+    if (v === undefined) throw new LoomError(`measuring '${knl.name}' needs a value for the parameter '${name}'`);
+    return v;
+  };
+}
+
+/**
+ * How long one launch of `knl` takes on `device` at these parameter values (the median of
+ * five, after one to warm up), on arrays of the sizes the parameters give (measuredArrays),
+ * filled with values in [0, 1) (floats) or zeros (integers). Every dtype must be known.
+ */
+export async function measureKernelSeconds(knl: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number> {
+  const env = parameterValues(knl, params);
+  const arrays: Record<string, DeviceArray> = {};
+  try {
+    for (const { name, dtype, shape, length } of measuredArrays(knl, params)) {
+      const data = new (hostArrayConstructor(dtype))(length);
+      if (isFloat(dtype)) for (let k = 0; k < data.length; k++) (data as Float32Array)[k] = Math.random();
+      arrays[name] = await DeviceArray.from(device, data, dtype, shape);
     }
     const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, env(a.name)]));
     const probe = Object.values(arrays)[0];

@@ -136,6 +136,20 @@ function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][
 }
 
 /**
+ * The names the bounds of `insn`'s loops and reductions read: `start` for a loop over
+ * `{[s]: start<=s<stop}` (a temporary bounding a loop is read by it, in each iteration of
+ * the loops around it).
+ */
+function boundsRead(knl: LoopKernel, insn: LoopKernel['instructions'][number]): Set<string> {
+  const out = new Set<string>();
+  for (const n of [...insn.withinInames, ...reductionInames(insn, knl.substitutions)]) {
+    const home = homeDomainIndex(knl, n);
+    if (home !== undefined) for (const p of knl.domains[home].params) out.add(p);
+  }
+  return out;
+}
+
+/**
  * A temporary written and read in the same iteration of `i` (`<> t = a[i]`, then
  * `out[i] = t`) must stay so: giving only one side the copy of `i` runs the writer over the
  * whole loop before the reader, or after it, and every reader sees one value (the last).
@@ -151,7 +165,10 @@ function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<s
         if (target.kind === 'subscript' && target.indices.some((ix) => freeVariables(ix).has(old))) continue;
         const parted = knl.instructions.find(
           (reader) =>
-            reader.id !== writer.id && reader.withinInames.includes(old) && chosen.has(reader.id) !== chosen.has(writer.id) && namesRead(reader, knl.substitutions).has(temporary),
+            reader.id !== writer.id &&
+            reader.withinInames.includes(old) &&
+            chosen.has(reader.id) !== chosen.has(writer.id) &&
+            (namesRead(reader, knl.substitutions).has(temporary) || boundsRead(knl, reader).has(temporary)),
         );
         if (parted === undefined) continue;
         const [copied, kept] = chosen.has(writer.id) ? [writer, parted] : [parted, writer];

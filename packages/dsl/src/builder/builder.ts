@@ -58,7 +58,7 @@ import {
   type UserFunctionSpec,
   type Within,
 } from '@loom/core';
-import { attach, type ParamSpec, type Transformation } from '@loom/computation';
+import type { AttachableTransformation, TransformationParam } from './attachable.ts';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
 import type { Batched, RenamedArg, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
@@ -236,12 +236,12 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    */
   attach<
     A extends ArrayNames<S>,
-    const TP extends readonly ParamSpec[],
+    const TP extends readonly TransformationParam[],
     TC extends string,
     C extends TC,
     const M extends { readonly [K in Exclude<TP[number]['name'], C>]: string },
-  >(arg: A, tr: Transformation<TP, TC>, connector: C, mapping: M): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
-    return this.derive((k) => attach(k, arg, tr as unknown as Transformation, connector, mapping as Readonly<Record<string, string>>));
+  >(arg: A, tr: AttachableTransformation<TP, TC>, connector: C, mapping: M): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
+    return this.derive((k) => tr.attachTo(k, arg, connector, mapping as Readonly<Record<string, string>>));
   }
 
   // ---- instructions (picked by match expressions: `'id:a'`, `'writes:out or tag:x'`) ----

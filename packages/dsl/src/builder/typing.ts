@@ -7,7 +7,7 @@ import type { InamesOfDomains } from '../parse/domain.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
 import type { InferredSignature } from '../signature/infer.ts';
 import type { DType } from '@loom/core';
-import type { ParamSpec } from '@loom/computation';
+import type { TransformationParam as ParamSpec } from './attachable.ts';
 import type { AnySignature, ArgInfo, KernelRegistry, LooseSignature, OnlyKnown, RunArgs, Signature, Simplify } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 

@@ -6,28 +6,20 @@
  * by device name), the roofline's estimate of its time at the parameters; on a
  * device each kernel is also run and timed. `--plot` draws the roofline; `--measured run.jsonl`
  * adds the kernels a `bench/roofline.ts --json` run predicted and measured on that device.
+ * On a device, what is measured is said on stderr as it starts, and a kernel whose arrays would
+ * take more than `--max-memory` (1 GiB by default) at the parameters is refused before anything
+ * runs (memory.ts).
  */
 import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
+import type { ParsedArguments } from '../cli/args.ts';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
 import { measuredKernelsOf } from './measured-run.ts';
 import { cachedProfile, DEVICE_KINDS, deviceOfKind, deviceProfile, type DeviceKind } from './profiles.ts';
+import { arraysOf, DEFAULT_MAX_MEMORY, describeArray, formatBytes, parseSize, totalBytes } from './memory.ts';
 import { format, rooflineSvg, type PlottedKernel } from './roofline-svg.ts';
-
-const USAGE = `usage: loom stats <file.ts|.js> [--params n=1024,m=512] [--subgroup-size 32]
-                  [--device cpu|opencl|webgpu | --profile <profile.json|device name>] [--plot <roofline.svg>]
-                  [--measured <run.jsonl>]
-
-  Prints, for every kernel the file exports (LoopKernels, builders, and functions named
-  ...Kernel that take no argument), its operation, memory access and synchronization maps:
-  exact counts, polynomials in the parameters. With --device (its profile measured once and
-  kept in ~/.cache/loom/device-profiles.json, or $LOOM_CACHE_DIR, unless Loom comes with one
-  for that device) or --profile (a JSON file, or the name of a device whose profile Loom
-  comes with, or a part of it: --profile 'OpenCL: NVIDIA H100'), and --params,
-  also the roofline's estimate of each kernel's time; with --device each kernel also runs
-  there and its time is measured. --plot writes the roofline as SVG; --measured adds the kernels
-  a \`bench/roofline.ts --json\` run measured on the profile's device (the file is optional then).`;
+import { STATS_COMMAND, type STATS_OPTIONS } from './usage.ts';
 
 interface StatsArguments {
   readonly file: string | undefined;
@@ -37,17 +29,15 @@ interface StatsArguments {
   readonly profile?: string;
   readonly plot?: string;
   readonly measured?: string;
+  readonly maxMemory: number;
+  readonly verbose: boolean;
 }
 
 /** The command's exit code: 0 done, 1 a kernel could not be counted, 2 a usage mistake. */
-export async function statsCommand(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
-    return 0;
-  }
-  const parsed = parseArguments(args);
+export async function statsCommand(args: ParsedArguments<typeof STATS_OPTIONS>): Promise<number> {
+  const parsed = statsArguments(args);
   if (typeof parsed === 'string') {
-    console.error(`loom stats: ${parsed}\n\n${USAGE}`);
+    console.error(`loom stats: ${parsed}\n\n${STATS_COMMAND.usage}`);
     return 2;
   }
   let kernels: NamedKernel[];
@@ -58,8 +48,14 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
     kernels = parsed.file === undefined ? [] : await kernelsOf(parsed.file);
     if (parsed.profile) profile = deviceProfile(parsed.profile);
     if (parsed.device) {
+      // said before the device is even opened: nothing is allocated for sizes that do not fit
+      const tooLarge = kernelsOverMemory(kernels, parsed);
+      if (tooLarge) {
+        console.error(`loom stats: ${tooLarge}`);
+        return 2;
+      }
       device = await deviceOfKind(parsed.device);
-      const cached = await cachedProfile(device);
+      const cached = await cachedProfile(device, (file) => progress(`measuring the profile of ${device!.name} (bandwidth, flop rate, launch overhead; once, kept in ${file})`));
       profile ??= cached.profile;
       const source = { measured: 'measured', cache: 'profile from the cache', committed: 'profile committed with Loom' }[cached.source];
       console.log(
@@ -90,8 +86,10 @@ export async function statsCommand(args: readonly string[]): Promise<number> {
       console.log(`\noperations (per sub-group of ${parsed.subgroupSize}):\n${stats.ops.toString() || '(none)'}`);
       console.log(`\nmemory accesses:\n${stats.memAccesses.toString() || '(none)'}`);
       console.log(`\nsynchronization:\n${stats.sync.toString()}`);
+      if (parsed.verbose) console.log(`\n${arraysAt(kernel, parsed.params)}`);
       if (profile) {
         const estimate = estimateTime(kernel, profile, parsed.params);
+        if (device) progress(`measuring ${name} at ${at(parsed.params)} on ${device.name}${sizeOf(kernel, parsed.params)}`);
         const measured = device ? await measuredOrWhyNot(kernel, device, parsed.params) : undefined;
         console.log(`\n${describe(estimate, profile, parsed.params, measured)}`);
         plotted.push({ name, estimate, measured: typeof measured === 'number' ? measured : undefined });
@@ -125,14 +123,56 @@ async function measuredOrWhyNot(kernel: LoopKernel, device: Device, params: Read
   }
 }
 
-function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Record<string, number>>, measured: number | string | undefined): string {
-  const at =
+/** What is being done, on stderr: measurements take seconds, and a line says which one is under way. */
+function progress(line: string): void {
+  process.stderr.write(`loom stats: ${line}\n`);
+}
+
+/** `n=1024, m=512`. */
+function at(params: Readonly<Record<string, number>>): string {
+  return (
     Object.entries(params)
       .map(([k, v]) => `${k}=${v}`)
-      .join(', ') || 'no parameters';
+      .join(', ') || 'no parameters'
+  );
+}
+
+/** `, arrays of 12.0 MiB`, or nothing where the sizes are not known (measuring says why). */
+function sizeOf(kernel: LoopKernel, params: Readonly<Record<string, number>>): string {
+  const arrays = arraysOf(kernel, params);
+  return typeof arrays === 'string' ? '' : `, arrays of ${formatBytes(totalBytes(arrays))}`;
+}
+
+/** --verbose: the arrays a run at the parameters allocates, one a line. */
+function arraysAt(kernel: LoopKernel, params: Readonly<Record<string, number>>): string {
+  const arrays = arraysOf(kernel, params);
+  if (typeof arrays === 'string') return `arrays at ${at(params)}: not known (${arrays})`;
+  return `arrays at ${at(params)}, ${formatBytes(totalBytes(arrays))} in all:\n${arrays.map((a) => `  ${describeArray(a)}`).join('\n')}`;
+}
+
+/** Why the kernels cannot be run at the parameters (their arrays over --max-memory), or undefined. */
+function kernelsOverMemory(kernels: readonly NamedKernel[], parsed: StatsArguments): string | undefined {
+  const over = kernels.flatMap(({ name, kernel }) => {
+    const arrays = arraysOf(kernel, parsed.params);
+    if (typeof arrays === 'string' || totalBytes(arrays) <= parsed.maxMemory) return [];
+    const largest = [...arrays].sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+    return [{ name, bytes: totalBytes(arrays), largest }];
+  });
+  if (!over.length) return undefined;
+  const needed = Math.max(...over.map((o) => o.bytes));
+  const each = over.map((o) => `${o.name} needs ${formatBytes(o.bytes)} of device memory (${o.largest.map(describeArray).join('; ')})`);
+  return `at ${at(parsed.params)}, ${each.join(', ')}: more than --max-memory ${formatBytes(parsed.maxMemory)}, so nothing runs; give smaller --params, or raise the limit with --max-memory ${suggestedLimit(needed)}`;
+}
+
+/** The next whole GiB (or MiB) above the bytes needed, as --max-memory takes it. */
+function suggestedLimit(bytes: number): string {
+  return bytes >= 2 ** 30 ? `${Math.ceil(bytes / 2 ** 30)}GiB` : `${Math.ceil(bytes / 2 ** 20)}MiB`;
+}
+
+function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Record<string, number>>, measured: number | string | undefined): string {
   const ai = Number.isFinite(e.arithmeticIntensity) ? `${format(e.arithmeticIntensity)} flop/byte` : 'no memory traffic';
   const lines = [
-    `estimate on ${profile.device} at ${at}: ${format(e.seconds)} s, ${e.bound} bound`,
+    `estimate on ${profile.device} at ${at(params)}: ${format(e.seconds)} s, ${e.bound} bound`,
     `  ${format(e.flops)} flops, ${format(e.bytes)} bytes (${e.traffic === 'footprint' ? 'each element once' : 'each access'}), ${ai}, ${e.launches} launch${e.launches === 1 ? '' : 'es'}`,
   ];
   if (typeof measured === 'number') lines.push(`  measured: ${format(measured)} s (predicted/measured ${format(e.seconds / measured)})`);
@@ -140,45 +180,24 @@ function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Reco
   return lines.join('\n');
 }
 
-function parseArguments(args: readonly string[]): StatsArguments | string {
-  let file: string | undefined;
+/** The arguments, checked, or what is wrong with them. */
+function statsArguments({ values, positionals }: ParsedArguments<typeof STATS_OPTIONS>): StatsArguments | string {
+  if (positionals.length > 1) return `one file at a time ('${positionals[0]}', then '${positionals[1]}')`;
+  const file = positionals[0];
   const params: Record<string, number> = {};
-  let subgroupSize = 32;
-  let device: DeviceKind | undefined;
-  let profile: string | undefined;
-  let plot: string | undefined;
-  let measured: string | undefined;
-  for (let k = 0; k < args.length; k++) {
-    const arg = args[k]!;
-    const value = () => {
-      const v = args[++k];
-      if (v === undefined || v.startsWith('--')) throw new Error(`${arg} needs a value`);
-      return v;
-    };
-    try {
-      if (arg === '--params') {
-        for (const pair of value().split(',')) {
-          const m = /^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*$/.exec(pair);
-          if (!m) return `--params takes name=integer pairs separated by commas, not '${pair}'`;
-          params[m[1]!] = Number(m[2]);
-        }
-      } else if (arg === '--subgroup-size') {
-        subgroupSize = Number(value());
-        if (!Number.isInteger(subgroupSize) || subgroupSize < 1) return `--subgroup-size needs a positive integer`;
-      } else if (arg === '--device') {
-        const v = value();
-        if (!(DEVICE_KINDS as readonly string[]).includes(v)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${v}'`;
-        device = v as DeviceKind;
-      } else if (arg === '--profile') profile = value();
-      else if (arg === '--plot') plot = value();
-      else if (arg === '--measured') measured = value();
-      else if (arg.startsWith('-')) return `unknown option '${arg}'`;
-      else if (file === undefined) file = arg;
-      else return `one file at a time ('${file}', then '${arg}')`;
-    } catch (e) {
-      return (e as Error).message;
-    }
+  for (const pair of values.params?.split(',') ?? []) {
+    const m = /^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*$/.exec(pair);
+    if (!m) return `--params takes name=integer pairs separated by commas, not '${pair}'`;
+    params[m[1]!] = Number(m[2]);
   }
+  const subgroupSize = Number(values['subgroup-size'] ?? 32);
+  if (!Number.isInteger(subgroupSize) || subgroupSize < 1) return '--subgroup-size needs a positive integer';
+  const device = values.device;
+  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
+  const maxMemory = values['max-memory'] === undefined ? DEFAULT_MAX_MEMORY : parseSize(values['max-memory']);
+  if (maxMemory === undefined) return `--max-memory takes a size (2GiB, 512MiB, 100MB, or bytes), not '${values['max-memory']}'`;
+  if (values['max-memory'] !== undefined && device === undefined) return '--max-memory limits what runs on a device: give --device';
+  const { profile, plot, measured } = values;
   if (file === undefined && measured === undefined) return 'which file? (loom stats <file.ts>)';
   if (plot !== undefined && device === undefined && profile === undefined) return '--plot needs a roofline: give --device or --profile';
   // said before anything is counted or measured, rather than after
@@ -186,5 +205,5 @@ function parseArguments(args: readonly string[]): StatsArguments | string {
     return `--plot ${plot}: the folder ${path.dirname(plot)} does not exist`;
   }
   if (measured !== undefined && device === undefined && profile === undefined) return "--measured needs the profile of the run's device: give --profile or --device";
-  return { file, params, subgroupSize, device, profile, plot, measured };
+  return { file, params, subgroupSize, device: device as DeviceKind | undefined, profile, plot, measured, maxMemory, verbose: values.verbose === true };
 }

@@ -117,9 +117,9 @@ export type ProfileSource = 'cache' | 'committed' | 'measured';
 
 /**
  * The device's profile: from the disk cache, else the committed one of a device of that very
- * name, else measured now and added to the cache.
+ * name, else measured now and added to the cache (`onMeasuring` is told first: it takes seconds).
  */
-export async function cachedProfile(device: Device): Promise<{ profile: DeviceProfile; source: ProfileSource }> {
+export async function cachedProfile(device: Device, onMeasuring?: (file: string) => void): Promise<{ profile: DeviceProfile; source: ProfileSource }> {
   const file = path.join(cacheDir(), 'device-profiles.json');
   // every entry is checked, the others kept as they are when the file is rewritten
   const all = readCacheFile(file);
@@ -134,6 +134,7 @@ export async function cachedProfile(device: Device): Promise<{ profile: DevicePr
   }
   const committed = committedProfiles().find((p) => p.profile.device === device.name);
   if (committed) return { profile: committed.profile, source: 'committed' };
+  onMeasuring?.(file);
   const profile = await measureDeviceProfile(device);
   all.set(device.name, profile);
   writeCacheFile(file, all);

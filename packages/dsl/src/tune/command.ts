@@ -5,18 +5,11 @@
  * the cache for that device is not measured again unless `--fresh`.
  */
 import { autotune, isTuningProblem, LoomError, type TuningProblem, type TuningProgress } from '@loom/core';
+import type { ParsedArguments } from '../cli/args.ts';
 import { importModule } from '../stats/kernels-of.ts';
 import { DEVICE_KINDS, deviceOfKind, type DeviceKind } from '../stats/profiles.ts';
-import { defaultTuningCacheFile, fileTuningCache } from './file-cache.ts';
-
-const HELP = `usage: loom tune <file.ts> [--device cpu|opencl|webgpu] [--budget <seconds>] [--fresh] [--only <name>]
-
-  Searches the configurations of each tuning problem the file exports (defineTuning from
-  @loom/core) on the device (default: opencl if present, else webgpu, else cpu), trying new
-  ones for at most --budget seconds (default 60) per problem. The best configuration of each
-  is printed as JSON and kept in ${defaultTuningCacheFile()} ($LOOM_CACHE_DIR
-  overrides the folder); a problem found there for the device is not searched again unless
-  --fresh.`;
+import { fileTuningCache } from './file-cache.ts';
+import { TUNE_COMMAND, type TUNE_OPTIONS } from './usage.ts';
 
 interface TuneArguments {
   readonly file: string;
@@ -24,16 +17,14 @@ interface TuneArguments {
   readonly budgetSeconds: number;
   readonly fresh: boolean;
   readonly only?: string;
+  readonly verbose: boolean;
 }
 
-export async function tuneCommand(argv: readonly string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(HELP);
-    return 0;
-  }
-  const parsed = parseArguments(argv);
+/** The command's exit code: 0 done, 1 no problem found or a LoomError, 2 a usage mistake. */
+export async function tuneCommand(args: ParsedArguments<typeof TUNE_OPTIONS>): Promise<number> {
+  const parsed = tuneArguments(args);
   if (typeof parsed === 'string') {
-    console.error(`loom tune: ${parsed}\n\n${HELP}`);
+    console.error(`loom tune: ${parsed}\n\n${TUNE_COMMAND.usage}`);
     return 2;
   }
   try {
@@ -49,7 +40,7 @@ export async function tuneCommand(argv: readonly string[]): Promise<number> {
     try {
       const cache = fileTuningCache();
       for (const problem of problems) {
-        const bar = progressBar(problem);
+        const bar = progressBar(problem, parsed.verbose);
         const result = await autotune(problem, device, { budgetSeconds: parsed.budgetSeconds, fresh: parsed.fresh, cache, onProgress: bar });
         const from = result.fromCache ? 'from the cache' : `best of ${result.trials.filter((t) => t.seconds !== undefined).length} that ran (${result.trials.length} tried)`;
         console.error(`${problem.name} on ${device.name}: ${describeTime(result.seconds, problem)}, ${from}`);
@@ -66,9 +57,9 @@ export async function tuneCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** A bar redrawn in place on a terminal; a line per configuration elsewhere (logs, CI). */
-function progressBar<C>(problem: TuningProblem<C>): (p: TuningProgress<C>) => void {
-  const tty = process.stderr.isTTY === true;
+/** A bar redrawn in place on a terminal; a line per configuration elsewhere (logs, CI) or when verbose. */
+function progressBar<C>(problem: TuningProblem<C>, verbose: boolean): (p: TuningProgress<C>) => void {
+  const tty = process.stderr.isTTY === true && !verbose;
   return (p) => {
     const width = 24;
     const filled = Math.round((width * p.done) / p.total);
@@ -108,34 +99,14 @@ async function firstDevice() {
   throw new LoomError('no device found (install @loom/codegen-opencl, @loom/codegen-wgsl or @loom/codegen-js)');
 }
 
-function parseArguments(args: readonly string[]): TuneArguments | string {
-  let file: string | undefined;
-  let device: DeviceKind | undefined;
-  let budgetSeconds = 60;
-  let fresh = false;
-  let only: string | undefined;
-  for (let k = 0; k < args.length; k++) {
-    const arg = args[k]!;
-    const value = (): string | undefined => {
-      const v = args[++k];
-      return v === undefined || v.startsWith('--') ? undefined : v;
-    };
-    if (arg === '--device') {
-      const v = value();
-      if (v === undefined || !(DEVICE_KINDS as readonly string[]).includes(v)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${v ?? ''}'`;
-      device = v as DeviceKind;
-    } else if (arg === '--budget') {
-      const v = Number(value());
-      if (!(v > 0)) return '--budget needs a positive number of seconds';
-      budgetSeconds = v;
-    } else if (arg === '--fresh') fresh = true;
-    else if (arg === '--only') {
-      only = value();
-      if (only === undefined) return '--only needs the name of a tuning problem';
-    } else if (arg.startsWith('-')) return `unknown option '${arg}'`;
-    else if (file === undefined) file = arg;
-    else return `one file at a time ('${file}', then '${arg}')`;
-  }
+/** The arguments, checked, or what is wrong with them. */
+function tuneArguments({ values, positionals }: ParsedArguments<typeof TUNE_OPTIONS>): TuneArguments | string {
+  if (positionals.length > 1) return `one file at a time ('${positionals[0]}', then '${positionals[1]}')`;
+  const file = positionals[0];
   if (file === undefined) return 'which file? (loom tune <file.ts>)';
-  return { file, device, budgetSeconds, fresh, only };
+  const device = values.device;
+  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
+  const budgetSeconds = values.budget === undefined ? 60 : Number(values.budget);
+  if (!(budgetSeconds > 0)) return `--budget needs a positive number of seconds, not '${values.budget}'`;
+  return { file, device: device as DeviceKind | undefined, budgetSeconds, fresh: values.fresh === true, only: values.only, verbose: values.verbose === true };
 }

@@ -7,16 +7,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { ParsedArguments } from '../cli/args.ts';
 import { typegen, type TypegenReport } from './index.ts';
-
-const USAGE = `usage: loom typegen [--check] [--verbose] [--project <tsconfig.json>]
-
-  Types kernels written with domain\`...\`/insn\`...\` templates, and computations
-  (@loom/computation) whose parameter lists are not written in place: writes a
-  <file>.loom.d.ts next to each source file that has some. --check writes nothing and fails when a
-  declaration file is missing or out of date. --verbose lists the template kernels left
-  loosely typed (unnamed, or with values typegen cannot know) and why. --project names
-  the tsconfig.json whose files are read (default: the one in the current directory).`;
+import { TYPEGEN_COMMAND, type TYPEGEN_OPTIONS } from './usage.ts';
 
 interface TypegenArguments {
   readonly check: boolean;
@@ -25,47 +18,25 @@ interface TypegenArguments {
 }
 
 /** The command's exit code: 0 done, 1 kernels in error or declarations stale, 2 a usage mistake. */
-export function typegenCommand(args: readonly string[]): number {
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
-    return 0;
-  }
-  const parsed = parseArguments(args);
-  if (typeof parsed === 'string') {
-    console.error(`loom typegen: ${parsed}\n\n${USAGE}`);
+export async function typegenCommand({ values, positionals }: ParsedArguments<typeof TYPEGEN_OPTIONS>): Promise<number> {
+  if (positionals.length) {
+    console.error(`loom typegen: it takes no file ('${positionals[0]}'): it reads the files of the project's tsconfig.json (--project)\n\n${TYPEGEN_COMMAND.usage}`);
     return 2;
   }
+  const parsed: TypegenArguments = { check: values.check === true, verbose: values.verbose === true, project: path.resolve(values.project ?? 'tsconfig.json') };
   if (!existsSync(parsed.project)) {
     console.error(`loom typegen: no ${shown(parsed.project)}: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>`);
     return 2;
   }
   let report: TypegenReport;
   try {
-    report = typegen({ project: parsed.project, check: parsed.check });
+    report = await typegen({ project: parsed.project, check: parsed.check });
   } catch (e) {
     console.error(`loom typegen: ${(e as Error).message}`);
     return 2;
   }
   printReport(report, parsed);
   return report.ok ? 0 : 1;
-}
-
-/** The options, or what is wrong with them. */
-function parseArguments(args: readonly string[]): TypegenArguments | string {
-  let check = false;
-  let verbose = false;
-  let project = 'tsconfig.json';
-  for (let k = 0; k < args.length; k++) {
-    const arg = args[k];
-    if (arg === '--check') check = true;
-    else if (arg === '--verbose') verbose = true;
-    else if (arg === '--project' || arg === '-p') {
-      const next = args[++k];
-      if (next === undefined) return `${arg} needs a tsconfig.json`;
-      project = next;
-    } else return `unknown option '${arg}'`;
-  }
-  return { check, verbose, project: path.resolve(project) };
 }
 
 function printReport(report: TypegenReport, { check, verbose }: TypegenArguments): void {

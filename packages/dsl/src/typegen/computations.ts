@@ -6,11 +6,26 @@
  * compiled function would take anything. Typegen evaluates the list statically, checks it as
  * the computation will (by making one with it), and registers it under the computation's name.
  * (A list written in place is typed by the compiler itself.)
+ *
+ * @loom/computation is an optional peer of @loom/dsl: it is loaded here only when a file makes
+ * a computation that needs checking, and its absence then is an error saying what to install.
  */
 import { Node, SyntaxKind, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
-import { computation, type ComputationParam } from '@loom/computation';
+import { isPackageNotFound, type DType } from '@loom/core';
 import { computationMakerOf } from './dsl-imports.ts';
 import { NotStatic, type Evaluator } from './evaluate.ts';
+
+/**
+ * A computation's parameter as typegen registers it: @loom/computation's `ComputationParam`,
+ * written out so that @loom/dsl's declarations name no type of that optional peer.
+ */
+export interface ComputationParam {
+  readonly name: string;
+  readonly role: 'i' | 'o' | 'io' | 's';
+  readonly dtype: DType;
+  /** Arrays only. */
+  readonly shape?: readonly number[];
+}
 
 export interface FoundComputation {
   readonly name: string;
@@ -25,7 +40,17 @@ export interface ComputationScan {
   readonly errors: string[];
 }
 
-export function findComputations(file: SourceFile, evaluator: Evaluator, relative: (file: string) => string): ComputationScan {
+/** @loom/computation's `computation`, loaded once, when first needed; undefined where it is not installed. */
+let loaded: Promise<typeof import('@loom/computation') | undefined> | undefined;
+function loadComputation(): Promise<typeof import('@loom/computation') | undefined> {
+  loaded ??= import('@loom/computation').catch((e: unknown) => {
+    if (isPackageNotFound(e, '@loom/computation')) return undefined;
+    throw e;
+  });
+  return loaded;
+}
+
+export async function findComputations(file: SourceFile, evaluator: Evaluator, relative: (file: string) => string): Promise<ComputationScan> {
   const scan: ComputationScan = { computations: [], notes: [], errors: [] };
   for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const maker = computationMakerOf(call.getExpression());
@@ -53,9 +78,14 @@ export function findComputations(file: SourceFile, evaluator: Evaluator, relativ
       loose(`give it a name (${maker}({ name: '...', params, ... })) to have its parameters typed`);
       continue;
     }
+    const library = await loadComputation();
+    if (!library) {
+      scan.errors.push(`${where}: computation '${name}' is made with @loom/computation, which is not installed: npm install @loom/computation`);
+      continue;
+    }
     try {
       // the checks the program will make: names, roles, dtypes, shapes
-      computation({ name, params: values as readonly ComputationParam[], buildPlan() {} });
+      library.computation({ name, params: values as readonly ComputationParam[], buildPlan() {} });
       scan.computations.push({ name, file: file.getFilePath(), line, params: values as readonly ComputationParam[] });
     } catch (error) {
       scan.errors.push(`${where}: computation '${name}': ${error instanceof Error ? error.message : String(error)}`);

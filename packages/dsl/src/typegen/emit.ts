@@ -6,7 +6,7 @@
  * `ComputationRegistry`, where `computation({ name, params })` finds them.
  */
 import path from 'node:path';
-import type { ComputationParam } from '@loom/computation';
+import type { ComputationParam } from './computations.ts';
 import type { KernelDescription } from './describe.ts';
 
 /** The first line of every generated file: how typegen recognizes its own files. */

@@ -54,10 +54,11 @@ export interface TypegenReport {
 }
 
 /**
- * Types the template kernels of a project: writes a declaration file next to each source (`loom typegen`);
- * with `check`, writes nothing and reports what is out of date.
+ * Types the template kernels and computations of a project: reads them and writes (or, with `check`, compares)
+ * their declaration files. Async because @loom/computation, an optional peer, is loaded only
+ * when a file makes computations.
  */
-export function typegen(options: TypegenOptions = {}): TypegenReport {
+export async function typegen(options: TypegenOptions = {}): Promise<TypegenReport> {
   checkOptionKeys('typegen', options, TYPEGEN_OPTIONS);
   const configPath = path.resolve(options.project ?? 'tsconfig.json');
   const root = path.dirname(configPath);
@@ -76,7 +77,7 @@ export function typegen(options: TypegenOptions = {}): TypegenReport {
     if (!text.includes(DSL_MODULE) && !text.includes(COMPUTATION_MODULE)) continue;
     const source = project.addSourceFileAtPath(file);
     const scan = findKernels(source, evaluator, relative);
-    const computationScan = findComputations(source, evaluator, relative);
+    const computationScan = await findComputations(source, evaluator, relative);
     notes.push(...scan.notes, ...computationScan.notes);
     errors.push(...scan.errors, ...computationScan.errors);
     kernels.push(...scan.kernels);
