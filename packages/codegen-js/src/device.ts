@@ -54,6 +54,7 @@ class HostBuffer implements DeviceBuffer {
 
 /** A compiled program: its kernels by (Loom) name. */
 export class CpuProgram {
+  /** @param kernels the program's kernels, by (Loom) name */
   constructor(readonly kernels: ReadonlyMap<string, CompiledKernel>) {}
 }
 

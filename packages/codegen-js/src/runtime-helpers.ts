@@ -201,47 +201,88 @@ function bigintToFloat32(x: bigint): number {
 
 /** The helpers object generated code receives as its `loom` parameter. */
 export const runtimeHelpers = Object.freeze({
+  /** Python's `a % b` for int32: the remainder takes the divisor's sign; 0 when `b` is 0. */
   mod,
+  /** `a % b` for uint32; 0 when `b` is 0. */
   modU32,
+  /** `a ** b` for int32, wrapping like repeated C multiplication; a negative exponent gives the integer part of 1/a^|b|. */
   ipow,
+  /** PyTorch's float `a % b` (`torch.remainder`): `fmod` moved into the divisor's sign. */
   floorMod,
+  /** C's `round`: halfway cases away from zero. */
   round,
+  /** C's `pow`: 1 for pow(1, NaN) and pow(-1, ±inf), where `Math.pow` gives NaN. */
   pow,
+  /** Float `min` of any number of arguments, as `torch.minimum`: NaN propagates, -0 < +0. */
   minimum,
+  /** Float `max` of any number of arguments, as `torch.maximum`: NaN propagates, +0 > -0. */
   maximum,
+  /** A float converted to an integer type of range [lo, hi]: truncated, saturated at the range, NaN → 0. */
   saturate,
+  /** The error function, to double precision (JavaScript's `Math` has none). */
   erf,
+  /** C's truncating `a / b` for int64 (bigints), wrapping; 0 when `b` is 0. */
   div64,
+  /** `a / b` for uint64 (bigints); 0 when `b` is 0. */
   divU64,
+  /** Python's `a // b` for int64: the quotient rounded down; 0 when `b` is 0. */
   floorDiv64,
+  /** Python's `a % b` for int64: the divisor's sign; 0 when `b` is 0. */
   mod64,
+  /** `a % b` for uint64; 0 when `b` is 0. */
   modU64,
+  /** `a ** b` for int64 (uint64 with `unsigned`), wrapping like repeated multiplication. */
   ipow64,
+  /** `a ** b` for uint64, wrapping like repeated multiplication. */
   ipowU64,
+  /** `abs` for int64: |INT64_MIN| wraps to itself, as in C. */
   abs64,
+  /** `min` of any number of 64-bit integers (bigints). */
   min64,
+  /** `max` of any number of 64-bit integers (bigints). */
   max64,
+  /** A float converted to int64: truncated, saturated at int64's range, NaN → 0. */
   floatToInt64,
+  /** A float converted to uint64: truncated, saturated at 0 and 2^64 - 1, NaN → 0. */
   floatToUint64,
+  /** A 64-bit integer rounded once, correctly, to float32 (`Math.fround(Number(x))` rounds twice). */
   bigintToFloat32,
+  /** `a << b` for int32, wrapping; 0 for a count outside [0, 32). */
   shl32,
+  /** `a << b` for uint32, wrapping; 0 for a count outside [0, 32). */
   shlU32,
+  /** Arithmetic `a >> b` for int32; a count outside [0, 32) leaves the sign (0 or -1). */
   shr32,
+  /** Logical `a >> b` for uint32; 0 for a count outside [0, 32). */
   shrU32,
+  /** `a << b` for int64 (bigints), wrapping; 0 for a count outside [0, 64). */
   shl64,
+  /** `a << b` for uint64, wrapping; 0 for a count outside [0, 64). */
   shlU64,
+  /** Arithmetic `a >> b` for int64; a count outside [0, 64) leaves the sign (0 or -1). */
   shr64,
+  /** Logical `a >> b` for uint64; 0 for a count outside [0, 64). */
   shrU64,
+  /** C's `copysign(a, b)`: the magnitude of `a` with the sign bit of `b`. */
   copysign,
+  /** The complementary error function 1 − erf(x), accurate where it is small. */
   erfc,
+  /** `a * b + c` rounded once, to float64 (to float32 with `single`). */
   fma,
+  /** `a * b + c` of float16 values, rounded once to float16. */
   fma16,
+  /** `a * b + c` of float32 values, rounded once to float32. */
   fma32,
+  /** C's `fmax`: the larger, a NaN argument ignored (NaN only when both are); +0 above -0. */
   fmax,
+  /** C's `fmin`: the smaller, a NaN argument ignored (NaN only when both are); -0 below +0. */
   fmin,
   // float16: held as its bits in arrays, as a number (exactly a half's value) in variables
+  /** A float16 from its bits (how arrays hold it) to its value (how variables hold it). */
   halfValue: float16Value,
+  /** A number to the bits of the nearest float16 (ties to even), for a store into an array. */
   halfBits: float16Bits,
+  /** A number rounded to the nearest float16 value (ties to even), as a number. */
   toHalf: roundToFloat16,
 });
 

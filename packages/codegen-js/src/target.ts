@@ -36,6 +36,7 @@ import { isBigIntType, isSmallIntType, operand, Prec } from './values.ts';
  * (layout.ts), in program order, as the printer used it.
  */
 export interface JsExtra {
+  /** Each kernel function's layout, in program order. */
   readonly layouts: readonly KernelLayout[];
   /** The user functions the code calls (`loom.user[key]`), wrapped to return their result dtype's representation. */
   readonly userFunctions: ReadonlyMap<string, HostFunction>;

@@ -30,6 +30,7 @@ import { openclTarget, type OpenCLExtra } from './target.ts';
 const OPENCL_DEVICE_OPTIONS = optionKeys<OpenCLContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device', 'platform', 'type']);
 
 export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
+  /** The OpenCL context it runs on: its device info, programs and buffers. */
   readonly context: OpenCLContext;
 }
 

@@ -53,6 +53,7 @@ const MAP_MODE_READ = 0x1;
 export interface WebGPUDeviceOptions {
   /** The GPU object to use (a browser's `navigator.gpu`); default: Dawn through the `webgpu` package in Node. */
   readonly gpu?: GPU;
+  /** Which adapter to ask for: `'high-performance'` or `'low-power'` (WebGPU's `powerPreference`). */
   readonly powerPreference?: GPUPowerPreference;
   /** Options for Dawn's instance (e.g. `['backend=vulkan']`); only the first device of a process creates it. */
   readonly dawnOptions?: readonly string[];
@@ -63,6 +64,7 @@ export interface WebGPUDeviceOptions {
 }
 
 export interface WebGPUDevice extends Device<WgslExtra, WgslProgram> {
+  /** The adapter's vendor, architecture and description, as WebGPU reports them. */
   readonly adapterInfo: GPUAdapterInfo;
   /** The WebGPU limits granted: the adapter's own, asked for when the device was created. */
   readonly wgslLimits: WgslLimits;

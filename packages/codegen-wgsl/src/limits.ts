@@ -16,14 +16,23 @@ import { COMMON_LIMITS, LoomError, type DeviceLimits } from '@loom/core';
 
 /** What the WGSL target holds generated code to: WebGPU's limits (workgroup sizes, storage buffers). */
 export interface WgslLimits {
+  /** Storage buffers one kernel may bind (its arrays, plus the bounds flag). */
   readonly maxStorageBuffersPerShaderStage: number;
+  /** The largest storage buffer binding, in bytes. */
   readonly maxStorageBufferBindingSize: number;
+  /** The largest buffer, in bytes. */
   readonly maxBufferSize: number;
+  /** Bytes of workgroup (local) memory per work-group. */
   readonly maxComputeWorkgroupStorageSize: number;
+  /** The most work-items in a work-group. */
   readonly maxComputeInvocationsPerWorkgroup: number;
+  /** The largest work-group size along x. */
   readonly maxComputeWorkgroupSizeX: number;
+  /** The largest work-group size along y. */
   readonly maxComputeWorkgroupSizeY: number;
+  /** The largest work-group size along z. */
   readonly maxComputeWorkgroupSizeZ: number;
+  /** The most work-groups along one axis of a dispatch (more are folded into y and z). */
   readonly maxComputeWorkgroupsPerDimension: number;
 }
 

@@ -37,9 +37,15 @@ export class WgslProgram {
 
   constructor(
     private readonly device: GPUDevice,
+    /** The generated code it was compiled from. */
     readonly code: GeneratedCode<WgslExtra>,
   ) {}
 
+  /**
+   * The plain variant, or (`foldedGrid`) the one whose grid is folded into y and z for more
+   * work-groups than a dispatch dimension holds: built on first request, then shared (a build
+   * that failed is tried again next time).
+   */
   variant(foldedGrid: boolean): Promise<Variant> {
     let v = this.variants.get(foldedGrid);
     if (!v) {

@@ -62,7 +62,9 @@ export interface WgslModuleOptions extends WgslTargetOptions {
 
 /** A generated module: the code, and where its arguments live (for the device). */
 export interface WgslModule {
+  /** The WGSL source. */
   readonly code: string;
+  /** Where each kernel parameter is bound: storage bindings and the uniform struct. */
   readonly layout: ModuleLayout;
   /** Each kernel's entry point (its name, unless WGSL reserves it). */
   readonly entryPoints: ReadonlyMap<string, string>;

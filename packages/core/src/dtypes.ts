@@ -85,20 +85,33 @@ export type HostArray = Uint8Array | Int8Array | Int16Array | Int32Array | BigIn
 
 /** The TypedArray that holds each dtype on the host, by dtype (what `run` takes and returns). */
 export interface HostArrays {
+  /** How bool arrays are held on the host (0 or 1 per element). */
   bool: Uint8Array;
+  /** How int8 arrays are held on the host. */
   int8: Int8Array;
+  /** How int16 arrays are held on the host. */
   int16: Int16Array;
+  /** How int32 arrays are held on the host. */
   int32: Int32Array;
+  /** How int64 arrays are held on the host (bigints). */
   int64: BigInt64Array;
+  /** How uint8 arrays are held on the host. */
   uint8: Uint8Array;
+  /** How uint16 arrays are held on the host. */
   uint16: Uint16Array;
+  /** How uint32 arrays are held on the host. */
   uint32: Uint32Array;
+  /** How uint64 arrays are held on the host (bigints). */
   uint64: BigUint64Array;
+  /** How float16 arrays are held on the host (each element as its bits). */
   float16: Uint16Array;
+  /** How float32 arrays are held on the host. */
   float32: Float32Array;
+  /** How float64 arrays are held on the host. */
   float64: Float64Array;
   /** Interleaved parts: real, imaginary, real, ... */
   complex64: Float32Array;
+  /** Interleaved parts, as for complex64. */
   complex128: Float64Array;
 }
 

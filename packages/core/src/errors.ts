@@ -19,6 +19,7 @@ export interface SourceSpan {
  * caret where there is one), a kernel it cannot generate correctly, an option it cannot honour.
  */
 export class LoomError extends Error {
+  /** Where in the source text the problem is, when there is one (the message then shows it with a caret). */
   readonly span: SourceSpan | undefined;
 
   constructor(message: string, span?: SourceSpan) {
@@ -61,6 +62,7 @@ export class MissingDefinitionError extends LoomError {}
  */
 export class CoefficientRangeError extends LoomError {
   constructor(
+    /** The integer that left the safe range. */
     readonly value: number,
     /** The kernel being worked on, when the code that caught it knows (code generation does). */
     readonly kernel?: string,
@@ -81,12 +83,15 @@ export class MissingBarrierError extends LoomError {}
  * loopy's `filterwarnings('error')`) can turn them into errors with `setWarningHandler`.
  */
 export class LoomWarning {
+  /** Always `'LoomWarning'`, as an Error's name says what it is. */
   readonly name: string = 'LoomWarning';
   constructor(
+    /** What the warning says. */
     readonly message: string,
+    /** The kind of warning (a check's name, say), as printed before the message. */
     readonly category: string = 'LoomWarning',
   ) {}
-  /** The warning as printed: its id and message. */
+  /** The warning as printed: `category: message`. */
   toString(): string {
     return `${this.category}: ${this.message}`;
   }

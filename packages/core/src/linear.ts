@@ -16,6 +16,7 @@ export class Linear {
   private constructor(
     /** Non-zero coefficients by variable name, in insertion order. */
     readonly coeffs: ReadonlyMap<string, number>,
+    /** The constant term. */
     readonly constant: number,
   ) {}
 
@@ -31,8 +32,15 @@ export class Linear {
     return this.#termsKeys;
   }
 
+  /** The form 0. */
   static readonly zero = new Linear(new Map(), 0);
 
+  /**
+   * The form `constant + Σ c·name` from coefficients by name (a map, entries or a record);
+   * repeated names add up, zero coefficients are dropped. A coefficient or constant that is
+   * not a safe integer (a fraction, or beyond 2^53 - 1) is a `CoefficientRangeError`, here and
+   * in every operation below.
+   */
   static of(coeffs: Iterable<readonly [string, number]> | Record<string, number>, constant = 0): Linear {
     const entries = Symbol.iterator in coeffs ? coeffs : Object.entries(coeffs);
     const map = new Map<string, number>();
@@ -44,30 +52,37 @@ export class Linear {
     return new Linear(map, checked(constant));
   }
 
+  /** The constant form `value`. */
   static constant(value: number): Linear {
     return new Linear(new Map(), checked(value));
   }
 
+  /** The form `coefficient·name`. */
   static variable(name: string, coefficient = 1): Linear {
     return Linear.of([[name, coefficient]]);
   }
 
+  /** The coefficient of `name` (0 when the form does not depend on it). */
   coeff(name: string): number {
     return this.coeffs.get(name) ?? 0;
   }
 
+  /** The variables with a non-zero coefficient, in insertion order (a fresh array). */
   get variables(): string[] {
     return [...this.coeffs.keys()];
   }
 
+  /** Whether no variable has a non-zero coefficient. */
   get isConstant(): boolean {
     return this.coeffs.size === 0;
   }
 
+  /** Whether `name` has a non-zero coefficient. */
   dependsOn(name: string): boolean {
     return this.coeffs.has(name);
   }
 
+  /** The sum with another form or a constant. */
   add(other: Linear | number): Linear {
     if (typeof other === 'number') return new Linear(this.coeffs, checked(this.constant + other));
     // what Linear.of would make of both forms' terms, without the array in between (this is hot)
@@ -80,10 +95,12 @@ export class Linear {
     return new Linear(map, checked(this.constant + other.constant));
   }
 
+  /** The difference with another form or a constant. */
   sub(other: Linear | number): Linear {
     return this.add(typeof other === 'number' ? -other : other.scale(-1));
   }
 
+  /** Every coefficient and the constant times an integer `factor`. */
   scale(factor: number): Linear {
     if (factor === 0) return Linear.zero;
     if (factor === 1) return this;
@@ -92,6 +109,7 @@ export class Linear {
     return new Linear(map, checked(this.constant * factor));
   }
 
+  /** The form times -1. */
   negate(): Linear {
     return this.scale(-1);
   }
@@ -135,6 +153,7 @@ export class Linear {
     return g;
   }
 
+  /** Whether both forms have the same constant and the same coefficients (order does not matter). */
   equals(other: Linear): boolean {
     if (this.constant !== other.constant || this.coeffs.size !== other.coeffs.size) return false;
     for (const [n, c] of this.coeffs) if (other.coeff(n) !== c) return false;

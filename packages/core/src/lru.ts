@@ -49,10 +49,12 @@ export class LruCache<K, V> {
     this.#onEvict = onEvict;
   }
 
+  /** The most entries the cache keeps. */
   get capacity(): number {
     return this.#capacity;
   }
 
+  /** How many entries it holds now. */
   get size(): number {
     return this.#entries.size;
   }
@@ -94,6 +96,7 @@ export class LruCache<K, V> {
     return this;
   }
 
+  /** Forgets `key` (without calling `onEvict`); whether it was cached. */
   delete(key: K): boolean {
     if (key === this.#newest) this.#newest = undefined;
     return this.#entries.delete(key);

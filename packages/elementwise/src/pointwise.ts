@@ -28,12 +28,15 @@ export type PointwiseArgument = Tensor | Scalar | OutputArguments;
 
 /** What a call will do, computed without running anything: `fn.plan(...args)`. */
 export interface PointwisePlan {
+  /** The device the call runs on (its tensors'). */
   readonly device: Device;
   /** The outputs' shape (the inputs' broadcast shape). */
   readonly shape: readonly number[];
+  /** Per output, the dtype it is computed in and the dtype it holds. */
   readonly dtypes: DTypes;
   /** The task space the kernel iterates over, after rank reduction. */
   readonly taskShape: readonly number[];
+  /** The number of axes of `taskShape`. */
   readonly rank: number;
   /** Which shape of kernel the call gets (variants.ts): 'flat', 'vector4' or 'tiled'. */
   readonly variant: VariantName;
@@ -52,8 +55,11 @@ export interface PointwiseFunction<R> {
   instantiate(rank: number): (...args: PointwiseArgument[]) => Promise<R>;
   /** The metadata of a call and its kernel, without running it. */
   plan(...args: PointwiseArgument[]): PointwisePlan;
+  /** The body, read: its parameters and expression(s). */
   readonly payload: Payload;
+  /** How many tensor and scalar inputs it takes. */
   readonly numInputs: number;
+  /** How many outputs it makes. */
   readonly numOutputs: number;
   /** The kernel variants generated and still cached, by spec (the least recently used are dropped beyond the cache size). */
   readonly variants: Pick<LruCache<string, PointwiseKernel>, 'size' | 'capacity' | 'get' | 'values'>;

@@ -182,7 +182,9 @@ export function scalarKindOf(value: unknown): ScalarKind | undefined {
 
 /** A complex scalar: `{ re, im }`. */
 export interface ComplexScalar {
+  /** The real part. */
   readonly re: number;
+  /** The imaginary part. */
   readonly im: number;
 }
 

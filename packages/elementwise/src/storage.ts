@@ -29,6 +29,7 @@ export class Storage {
   #idle = true;
 
   private constructor(
+    /** The device whose memory it is. */
     readonly device: Device,
     buffer: DeviceBuffer,
     /** The dtype of each stored number (a complex tensor's storage holds its parts). */
@@ -47,11 +48,13 @@ export class Storage {
     return new Storage(device, device.allocate(bytes), dtype, length);
   }
 
+  /** The device memory; a LoomError once the storage was released. */
   get buffer(): DeviceBuffer {
     if (!this.#buffer) throw new LoomError("this tensor's storage was released");
     return this.#buffer;
   }
 
+  /** Whether the memory was given back to the device. */
   get released(): boolean {
     return this.#buffer === undefined;
   }

@@ -13,14 +13,19 @@ import { Storage } from './storage.ts';
 
 /** A strided tensor on a device: storage, shape, strides and offset (PyTorch's). */
 export class Tensor implements Layout {
+  /** Its shape (PyTorch's `size()`). */
   readonly shape: readonly number[];
+  /** Elements to step in storage per index of each axis (PyTorch's `stride()`). */
   readonly strides: readonly number[];
 
   constructor(
+    /** The device memory it views (shared with the tensors viewing the same storage). */
     readonly storage: Storage,
+    /** Its element dtype. */
     readonly dtype: TensorDType,
     shape: readonly number[],
     strides: readonly number[],
+    /** The storage element where index (0, ..., 0) is (PyTorch's `storage_offset()`). */
     readonly offset: number,
   ) {
     if (shape.length !== strides.length) throw new LoomError(`a tensor of shape [${shape.join(', ')}] needs ${shape.length} strides, got [${strides.join(', ')}]`);
@@ -38,14 +43,17 @@ export class Tensor implements Layout {
     }
   }
 
+  /** The device its storage lives on. */
   get device(): Device {
     return this.storage.device;
   }
 
+  /** The number of axes (PyTorch's `ndim`): 0 for a scalar tensor. */
   get ndim(): number {
     return this.shape.length;
   }
 
+  /** The number of elements (PyTorch's `numel()`): the product of the shape, 1 for shape `[]`. */
   get numel(): number {
     return this.shape.reduce((a, b) => a * b, 1);
   }

@@ -46,6 +46,7 @@ export class OpenCLBuffer {
     collected.register(this, this.#allocation, this);
   }
 
+  /** Whether the buffer was released (by `release()`, or with its context); a released buffer cannot be used. */
   get released(): boolean {
     return this.#allocation === undefined;
   }
@@ -73,6 +74,7 @@ export class OpenCLBuffer {
     return this.#allocation.handle;
   }
 
+  /** `OpenCLBuffer(1024 bytes)`, `, released` added once it is. */
   toString(): string {
     return `OpenCLBuffer(${this.byteLength} bytes${this.released ? ', released' : ''})`;
   }

@@ -73,6 +73,7 @@ export class OpenCLContext {
     return OpenCLContext.#lastFailure;
   }
 
+  /** What is known of the device the context runs on. */
   readonly info: OpenCLDeviceInfo;
   readonly #api: OpenCLApi;
   readonly #device: Handle;
@@ -326,6 +327,7 @@ export class OpenCLContext {
     return { programs: this.#programs.size, livePrograms: this.#livePrograms.size, buffers: this.#buffers.size };
   }
 
+  /** Whether `dispose()` was called; a disposed context refuses every use with a LoomError. */
   get disposed(): boolean {
     return this.#context === undefined;
   }
@@ -347,6 +349,7 @@ export class OpenCLContext {
     this.#context = undefined;
   }
 
+  /** `OpenCLContext(platform: device)`, `, disposed` added once it is. */
   toString(): string {
     return `OpenCLContext(${this.info.platformName}: ${this.info.deviceName}${this.disposed ? ', disposed' : ''})`;
   }

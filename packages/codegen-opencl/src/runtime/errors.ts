@@ -92,6 +92,7 @@ export class OpenCLError extends LoomError {
     super(`OpenCL call ${call} failed: ${errorName(code)}${detail ? `\n${detail}` : ''}`, span);
   }
 
+  /** The header's name for `code`, e.g. `CL_OUT_OF_RESOURCES` (`CL error -1234` for an unknown code). */
   get codeName(): string {
     return errorName(this.code);
   }
@@ -101,6 +102,7 @@ export class OpenCLError extends LoomError {
 export class OpenCLBuildError extends OpenCLError {
   constructor(
     code: number,
+    /** The compiler's output, as the driver gave it. */
     readonly buildLog: string,
     source: string,
   ) {

@@ -46,25 +46,39 @@ export type DeviceType = 'gpu' | 'cpu' | 'accelerator' | 'other';
 
 /** What Loom (and a user choosing launch sizes) needs to know about the device a context runs on. */
 export interface OpenCLDeviceInfo {
+  /** The platform's name (CL_PLATFORM_NAME), e.g. `Portable Computing Language`. */
   readonly platformName: string;
+  /** The platform's OpenCL version string (CL_PLATFORM_VERSION). */
   readonly platformVersion: string;
+  /** The device's name (CL_DEVICE_NAME). */
   readonly deviceName: string;
+  /** The kind of device (CL_DEVICE_TYPE). */
   readonly type: DeviceType;
+  /** The device's vendor (CL_DEVICE_VENDOR). */
   readonly vendor: string;
   /** The device's OpenCL version string, e.g. `OpenCL 3.0 PoCL ...`. */
   readonly version: string;
+  /** The driver's version (CL_DRIVER_VERSION). */
   readonly driverVersion: string;
   /** The OpenCL C version the compiler accepts, e.g. `OpenCL C 1.2 PoCL`. */
   readonly openclCVersion: string;
+  /** Parallel compute units (CL_DEVICE_MAX_COMPUTE_UNITS). */
   readonly computeUnits: number;
+  /** The most work-items in a work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE). */
   readonly maxWorkGroupSize: number;
   /** The largest local size in each dimension (its length is the number of dimensions). */
   readonly maxWorkItemSizes: readonly number[];
+  /** Bytes of local memory per work-group (CL_DEVICE_LOCAL_MEM_SIZE). */
   readonly localMemSize: number;
+  /** The largest buffer, in bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE). */
   readonly maxMemAllocSize: number;
+  /** Bytes of global memory (CL_DEVICE_GLOBAL_MEM_SIZE). */
   readonly globalMemSize: number;
+  /** The extensions the device supports (CL_DEVICE_EXTENSIONS), e.g. `cl_khr_fp64`. */
   readonly extensions: readonly string[];
+  /** Whether kernels may use `double` (cl_khr_fp64). */
   readonly supportsFloat64: boolean;
+  /** Whether kernels may use `half` arithmetic (cl_khr_fp16). */
   readonly supportsFloat16: boolean;
   /**
    * Whether float32 `/` and `sqrt` can be correctly rounded (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT):

@@ -57,10 +57,13 @@ export class OpenCLProgram {
 
   /** Made by `OpenCLContext.buildProgram`. */
   constructor(
+    /** The context it was built in. */
     readonly context: OpenCLContext,
     api: OpenCLApi,
     handle: Handle,
+    /** The OpenCL C source it was built from. */
     readonly source: string,
+    /** The build options it was built with. */
     readonly options: readonly string[],
     /** The compiler's output for a successful build: usually empty, otherwise its warnings. */
     readonly buildLog: string,
@@ -72,6 +75,7 @@ export class OpenCLProgram {
     collected.register(this, this.#native, this);
   }
 
+  /** Whether the program was released (by `release()`, or with its context); its kernels can no longer run. */
   get released(): boolean {
     return this.#native === undefined;
   }

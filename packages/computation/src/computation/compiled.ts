@@ -49,6 +49,10 @@ export interface CompiledParts {
 export interface PreparedComputation {
   /** One prepared launch per kernel of the computation, in order. */
   readonly launches: readonly PreparedLaunch[];
+  /**
+   * Queues every prepared kernel, in order, with the arguments bound at `prepare`; resolves
+   * once they are queued (read an output to wait for the results).
+   */
   launch(): Promise<void>;
   /** Frees what the prepared kernels own (the computation's memory and the caller's arrays stay). */
   release(): void;
@@ -56,6 +60,10 @@ export interface PreparedComputation {
 
 export interface Compiled {
   (...args: LeafValue[]): Promise<Record<string, HostArray | DeviceArray>>;
+  /**
+   * The call with its arguments by parameter name (optional outputs may be left out); resolves to
+   * the outputs by name.
+   */
   byName(args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>>;
   /** The signature's arrays as DeviceArrays, its scalars as numbers, in order: a call prepared to be launched many times. */
   prepare(...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation>;

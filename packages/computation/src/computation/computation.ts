@@ -53,7 +53,16 @@ import type {
 /** A computation compiled for a device: call it with its parameters in order, `byName`, or `prepare` it for repeated launches. */
 export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName' | 'prepare'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
+  /**
+   * The call with its arguments by parameter name (an output left out is made for the call);
+   * resolves to the outputs by name: a DeviceArray passed for one comes back as itself, host data
+   * as host data (the array passed, or a new one).
+   */
   byName<const G extends NamedArguments<L>>(args: OnlyKnown<G, L>): Promise<NamedOutputs<L, G>>;
+  /**
+   * The signature bound once to DeviceArrays (arrays) and numbers (scalars), in order, every
+   * kernel prepared and checked: `launch()` then runs the call again without binding or copying.
+   */
   prepare(...args: PreparedArguments<L>): Promise<PreparedComputation>;
 }
 
@@ -62,9 +71,11 @@ export interface CompiledComputation<L extends readonly ComputationParam[]> exte
  * sees it (typed.ts), from which the signature `SignatureOf<P, T>` comes.
  */
 export class Computation<P extends readonly ComputationParam[] = readonly ComputationParam[], T = InitialTree<P>> {
+  /** Its name, for messages and the `ComputationRegistry`. */
   readonly name: string;
   /** The computation's own parameters: what buildPlan receives. */
   readonly params: P;
+  /** The transformations attached to it, as a tree from its parameters to the signature's. */
   readonly tree: TransformationTree;
 
   constructor(params: P, name?: string) {
@@ -149,22 +160,27 @@ async function build(comp: Computation, device: Device): Promise<Compiled> {
  * computations to a plan (Reikna's `_build_plan`).
  */
 export interface ComputationSpec<P extends readonly ComputationParam[]> {
+  /** The computation's name (default `'computation'`); a literal one looks up its types in the `ComputationRegistry`. */
   readonly name?: string;
+  /** Its parameters: name, role, dtype and shape each (Reikna's `Parameter`s). */
   readonly params: P;
+  /**
+   * Adds the computation's kernel calls, temporaries and nested computations to `plan`, given
+   * the device's parameters and one argument per parameter (Reikna's `_build_plan`). Runs once
+   * per device the computation is compiled for; `this` is the computation.
+   */
   buildPlan(plan: ComputationPlan, device: DeviceParameters, ...args: KernelArgumentsOf<P>): void;
 }
 
-/**
- * A computation from its parameters and its plan-building function. Its type carries the
- * parameters when they are written in place (a tuple the compiler sees); a list it cannot
- * see is looked up in the `ComputationRegistry` under the computation's name (`loom typegen`).
- */
 /** What a computation's spec may say; any other key is an error. */
 const COMPUTATION_SPEC_KEYS = optionKeys<ComputationSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['buildPlan', 'name', 'params']);
 
 /**
- * A computation (Reikna's `Computation`): kernels, temporaries and nested computations built into a plan for
- * a device, with transformations attachable to its parameters.
+ * A computation (Reikna's `Computation`) from its parameters and its plan-building function:
+ * kernels, temporaries and nested computations built into a plan for a device, with
+ * transformations attachable to its parameters. Its type carries the parameters when they are
+ * written in place (a tuple the compiler sees); a list it cannot see is looked up in the
+ * `ComputationRegistry` under the computation's name (`loom typegen`).
  */
 export function computation<const P extends readonly ComputationParam[], const N extends string = string>(
   spec: ComputationSpec<P> & { readonly name?: N },

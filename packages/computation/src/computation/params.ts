@@ -14,8 +14,11 @@ export type ComputationRole = 'i' | 'o' | 'io' | 's';
 
 /** A computation parameter: name, role, dtype and shape (Reikna's `Parameter`). */
 export interface ComputationParam {
+  /** The parameter's name. */
   readonly name: string;
+  /** `'i'`, `'o'`, `'io'` or `'s'` (scalar). */
   readonly role: ComputationRole;
+  /** Its dtype. */
   readonly dtype: DType;
   /** Arrays only. */
   readonly shape?: readonly number[];

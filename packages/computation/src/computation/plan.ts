@@ -19,23 +19,29 @@ import type { DeviceParameters } from './device-parameters.ts';
 
 /** A parameter of the computation, as buildPlan sees it. */
 export class KernelArgument<P extends ComputationParam = ComputationParam> implements ValueType {
+  /** Tells a parameter apart from temporaries and persistent arrays. */
   readonly kind = 'parameter';
   constructor(
+    /** The computation parameter it stands for. */
     readonly param: P,
-    /** The plan it belongs to (an argument of another computation's plan is refused). */
+    /** The computation whose plan it belongs to (an argument of another computation's plan is refused). */
     readonly owner: object,
   ) {
     Object.freeze(this);
   }
+  /** The parameter's name. */
   get name(): P['name'] {
     return this.param.name;
   }
+  /** The parameter's element type. */
   get dtype(): P['dtype'] {
     return this.param.dtype;
   }
+  /** The parameter's shape; undefined for a scalar. */
   get shape(): readonly number[] | undefined {
     return this.param.shape;
   }
+  /** The parameter's role: `'i'`, `'o'`, `'io'` or `'s'` (scalar). */
   get role(): P['role'] {
     return this.param.role;
   }
@@ -43,10 +49,14 @@ export class KernelArgument<P extends ComputationParam = ComputationParam> imple
 
 /** A temporary array of a plan, allocated for the computation's calls. */
 export class TempArray implements ValueType {
+  /** Tells a temporary apart from parameters and persistent arrays. */
   readonly kind = 'temporary';
   constructor(
+    /** Its number in the plan. */
     readonly id: number,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape. */
     readonly shape: readonly number[],
   ) {
     Object.freeze(this);
@@ -55,11 +65,16 @@ export class TempArray implements ValueType {
 
 /** An array of a plan that keeps its contents between calls (Reikna's `persistent_array`). */
 export class PersistentArray implements ValueType {
+  /** Tells a persistent array apart from parameters and temporaries. */
   readonly kind = 'persistent';
   constructor(
+    /** Its number in the plan. */
     readonly id: number,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape. */
     readonly shape: readonly number[],
+    /** The contents uploaded when the computation is compiled. */
     readonly data: HostArray,
   ) {
     Object.freeze(this);
@@ -118,7 +133,9 @@ export class ComputationPlan {
   constructor(
     /** What the device allows (work-group sizes, local memory): plans size their kernels by it. */
     readonly device: DeviceParameters,
+    /** The computation whose plan this is (its arguments are refused in another plan). */
     readonly owner: object,
+    /** Names the computation in error messages. */
     readonly what: string,
   ) {}
 
@@ -160,12 +177,15 @@ export class ComputationPlan {
     this.#calls.push({ kind: 'computation', computation, args });
   }
 
+  /** The kernel and computation calls added so far, in order. */
   get calls(): readonly (KernelCall | ComputationCall)[] {
     return this.#calls;
   }
+  /** The temporary arrays made so far (`tempArray`, `tempArrayLike`). */
   get temporaries(): readonly TempArray[] {
     return this.#temporaries;
   }
+  /** The persistent arrays made so far (`persistentArray`). */
   get persistent(): readonly PersistentArray[] {
     return this.#persistent;
   }

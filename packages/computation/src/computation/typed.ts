@@ -114,8 +114,11 @@ export type RegisteredParams<N extends string, P extends readonly Leaf[]> =
 
 /** A computation's tree before anything is attached. */
 export type InitialTree<P extends readonly Leaf[]> = {
+  /** The computation's own parameters' names, in order. */
   readonly roots: { readonly [K in keyof P]: P[K] extends Leaf ? P[K]['name'] : never };
+  /** Every parameter is a leaf of the signature, by name. */
   readonly leaves: { readonly [L in P[number] as L['name']]: L };
+  /** No transformation is attached yet. */
   readonly edges: {};
 };
 

@@ -32,11 +32,13 @@ import type { DeviceParameters } from '../computation/device-parameters.ts';
 export interface MatmulTiles {
   /** Rows and columns of the output per work-group. */
   readonly tileM: number;
+  /** Columns of the output per work-group. */
   readonly tileN: number;
   /** Steps of k staged in local memory at a time. */
   readonly tileK: number;
   /** Rows and columns of the output per work-item (registers). */
   readonly regM: number;
+  /** Columns of the output per work-item. */
   readonly regN: number;
 }
 
@@ -47,7 +49,9 @@ const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16
 
 /** Options of `matrixMul`. */
 export interface MatrixMulOptions {
+  /** Take `a` transposed (its last two axes swapped), as Reikna's `transposed_a`. */
   readonly transposedA?: boolean;
+  /** Take `b` transposed, likewise. */
   readonly transposedB?: boolean;
   /** The tiles; default `DEFAULT_TILES` where the device allows them. */
   readonly tiles?: MatmulTiles;

@@ -16,7 +16,7 @@ type Params<D extends DType> = readonly [
   { readonly name: 'input'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
-/** The entrywise norm of an array along axes (Reikna's `EntrywiseNorm`). */
+/** The entrywise norm `(sum |x|^order)^(1/order)` of an array over `axes` (default all), the reduced axes kept as 1 (Reikna's `EntrywiseNorm`). */
 export function entrywiseNorm<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, order = 2, axes?: readonly number[]): Computation<Params<D>> {
   if (!(order > 0) || !Number.isFinite(order)) throw new LoomError(`entrywiseNorm: the order must be a positive number, got ${order}`);
   const { dtype, shape } = arr;

@@ -18,6 +18,7 @@ import { LoomError, checkOptionKeys, expr, isFloat, optionKeys, parseExpression,
 export interface Predicate {
   /** `a` and `b` are the two values combined. */
   readonly operation: string;
+  /** The neutral element: `a op empty` is `a`. */
   readonly empty: number;
   /** `a op b` is `b op a` (default false: only associativity is assumed). */
   readonly commutative: boolean;
@@ -25,6 +26,7 @@ export interface Predicate {
 
 /** Options of `predicate`. */
 export interface PredicateOptions {
+  /** `a op b` is `b op a` (default false: only associativity is assumed). */
   readonly commutative?: boolean;
 }
 

@@ -25,8 +25,14 @@ import { spreadOverGrid } from './parallel.ts';
 
 /** What `pureParallel` takes: the parameters, the body, and the iteration shape. */
 export interface PureParallelSpec<P extends readonly ComputationParam[]> {
+  /** The computation's name (default `'pure_parallel'`). */
   readonly name?: string;
+  /** Its parameters, as a computation's (Reikna's `Parameter`s). */
   readonly params: P;
+  /**
+   * Loom instructions run once per index of the guiding shape, over the index names `idx0`,
+   * `idx1`, ... and the parameters by name; or a function of those index names that returns them.
+   */
   readonly body: string | ((idx: readonly string[]) => string);
   /** The shape the body runs over, or the name of the parameter whose shape it is; default the first array parameter's. */
   readonly guidingArray?: P[number]['name'] | readonly number[];

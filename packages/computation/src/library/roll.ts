@@ -13,7 +13,7 @@ type Params<D extends DType> = readonly [
   { readonly name: 'shift'; readonly dtype: 'int32'; readonly role: 's' },
 ];
 
-/** Rotates an array along an axis by a shift given at call time (Reikna's `Roll`). */
+/** Rotates an array along `axis` by a shift given at call time, as `numpy.roll` (Reikna's `Roll`). */
 export function roll<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, axis = -1): Computation<Params<D>> {
   const r = arr.shape.length;
   const a = axis < 0 ? axis + r : axis;

@@ -65,6 +65,7 @@ type Params<D extends DType> = readonly [
 export interface ScanOptions {
   /** The axes scanned, flattened in this order; default all. */
   readonly axes?: readonly number[];
+  /** Each output is the combination of the elements before it, the first the predicate's `empty` (default: inclusive, up to and including it). */
   readonly exclusive?: boolean;
   /** Elements each work-item scans in order (default 15, fewer where local memory is short; odd avoids bank conflicts). */
   readonly perItem?: number;

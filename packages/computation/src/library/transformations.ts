@@ -15,7 +15,9 @@ import { transformation, type Transformation } from '../transformation/transform
 
 /** The type of an array a transformation is made for; no shape: any. */
 export interface ArrayType<D extends DType = DType> {
+  /** The element dtype. */
   readonly dtype: D;
+  /** The shape; absent for a scalar. */
   readonly shape?: readonly number[];
 }
 

@@ -19,7 +19,9 @@ export type ShapeEntry = number | string;
 
 /** A transformation parameter: name, role, dtype and shape. */
 export interface ParamSpec {
+  /** The parameter's name. */
   readonly name: string;
+  /** `'i'` or `'o'` (an array), or `'s'` (a scalar). */
   readonly role: Role;
   /** Absent: the connector's dtype. */
   readonly dtype?: DType;

@@ -33,7 +33,9 @@ export type ArrayParamNames<P extends readonly ParamSpec[]> = Extract<P[number],
 
 /** What `transformation` takes: parameters, body and connectors. */
 export interface TransformationSpec<P extends readonly ParamSpec[], C extends string> {
+  /** Its parameters: the connectors and any other arrays and scalars it uses. */
   readonly params: P;
+  /** The body, in the transformation language (body.ts says what it may say). */
   readonly body: string;
   /**
    * The parameters it may be attached through; each is checked to qualify (see
@@ -46,9 +48,13 @@ export interface TransformationSpec<P extends readonly ParamSpec[], C extends st
 
 /** An elementwise transformation (Reikna's `Transformation`), attached to kernel or computation parameters. */
 export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[], C extends string = string> {
+  /** Its name, for messages. */
   readonly name: string;
+  /** Its parameters. */
   readonly params: P;
+  /** The parameters it may be attached through. */
   readonly connectors: readonly C[];
+  /** The body, read: its loads and stores. */
   readonly body: Body;
 
   constructor(spec: TransformationSpec<P, C>) {
@@ -80,6 +86,7 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
     Object.freeze(this);
   }
 
+  /** The parameter called `name`, or undefined when the transformation has none. */
   param(name: string): ParamSpec | undefined {
     return this.params.find((p) => p.name === name);
   }

@@ -6,13 +6,19 @@
 import { LoomError, LoomWarning, reportWarning, type SourceSpan } from '../errors.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
-/** A kernel that fails a check before code generation (a race, an unscheduled dependency, a write out of bounds): a `LoomError` naming the check. */
+/**
+ * A kernel that fails one of loopy's checks before code generation (a write race, a hardware axis
+ * used twice, a local array read where it is not written...): a `LoomError` naming the check.
+ */
 export class KernelCheckError extends LoomError {
   constructor(
     /** Which check failed, e.g. `double_use_of_hw_axes` (loopy's check names). */
     readonly check: string,
+    /** The kernel's name. */
     readonly kernel: string,
+    /** The id of the instruction that fails the check. */
     readonly instruction: string,
+    /** The inames the finding is about. */
     readonly inames: readonly string[],
     message: string,
     span?: SourceSpan,

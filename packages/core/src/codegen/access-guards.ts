@@ -40,9 +40,13 @@ import { tableShape } from '../kernel/tables.ts';
 
 /** One guarded access along one axis, as `run` reports it when the guard fails. */
 export interface BoundsSite {
+  /** The array accessed. */
   readonly array: string;
+  /** The id of the instruction that accesses it. */
   readonly instruction: string;
+  /** Whether the access writes (else it reads). */
   readonly isWrite: boolean;
+  /** The axis whose index is guarded. */
   readonly axis: number;
   /** The index as written in the kernel (`idx[i]`, `t`). */
   readonly index: string;
@@ -61,6 +65,7 @@ export interface BoundsSite {
 export interface BoundsChecks {
   /** The name of the flag buffer's kernel parameter. */
   readonly flags: string;
+  /** The guarded accesses, in the order of their slots. */
   readonly sites: readonly BoundsSite[];
 }
 

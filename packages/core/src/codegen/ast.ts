@@ -30,12 +30,19 @@ export type Stmt =
    * row-major, that is never written.
    */
   | {
+      /** The statement kind, which tells the `Stmt` union apart. */
       readonly kind: 'declare';
+      /** The variable's name. */
       readonly name: string;
+      /** Its element dtype. */
       readonly dtype: DType;
+      /** Where it lives: private, local or global memory. */
       readonly addressSpace: AddressSpace;
+      /** An array's number of elements; absent: a scalar. */
       readonly length?: number;
+      /** Lanes per vector, for an array with a `vec` axis. */
       readonly vectorWidth?: number;
+      /** The values of a constant table, row-major. */
       readonly initializer?: readonly number[];
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
@@ -43,14 +50,19 @@ export type Stmt =
 
 /** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */
 export interface VectorLoop {
+  /** The `vec` iname. */
   readonly iname: string;
+  /** Its number of lanes (its extent). */
   readonly lanes: number;
 }
 
 /** A parameter of a device kernel function: an array or a value, with its dtype and address space. */
 export interface KernelParam {
+  /** The parameter's name in the device code. */
   readonly name: string;
+  /** Its element dtype (a complex array's part dtype). */
   readonly dtype: DType;
+  /** `'global'` or `'constant'` (an array), or `'value'` (a scalar). */
   readonly kind: 'global' | 'value' | 'constant';
   /** Arrays: written by the kernel (no `const`). */
   readonly written: boolean;
@@ -66,8 +78,11 @@ export interface KernelParam {
 
 /** One device kernel in the program AST: its parameters, grid sizes and body. */
 export interface KernelFunction {
+  /** The device kernel's name (`name_0`, `name_1`... after global barriers). */
   readonly name: string;
+  /** Its parameters, in order. */
   readonly params: readonly KernelParam[];
+  /** What each work-item runs. */
   readonly body: Stmt;
   /** Work-group size per axis (all 1 for sequential kernels). */
   readonly localSize: readonly number[];
@@ -88,6 +103,7 @@ export type HostStep =
 
 /** The program AST `buildProgram` makes from a kernel: its device kernels and the host steps that launch them, before a target spells it. */
 export interface ProgramAst {
+  /** The device kernels, in the order the host steps index them. */
   readonly kernels: readonly KernelFunction[];
   /** The launches and host loops, in order; absent: each kernel once, in order. */
   readonly host?: readonly HostStep[];

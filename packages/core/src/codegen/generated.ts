@@ -47,6 +47,7 @@ export interface DeviceKernel {
   readonly entryPoint: string;
   /** In the order the kernel takes them. */
   readonly parameters: readonly DeviceParameter[];
+  /** The launch grid. */
   readonly grid: {
     /** Work-groups per axis, as expressions in the value arguments. */
     readonly groupCount: readonly Expr[];
@@ -68,8 +69,11 @@ export interface DeviceKernel {
 export interface DeviceParameter {
   /** The name the code gives it (`a_s1` for slice 1 of a sep array `a`). */
   readonly name: string;
+  /** What it is bound to: an argument, a global temporary or a host loop's iname (see `kind`). */
   readonly argument: string;
+  /** Its element dtype. */
   readonly dtype: DType;
+  /** What the host passes (see above). */
   readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags' | 'host-loop';
   /** An array with a `sep` axis: which of its separate arrays. */
   readonly sepIndex?: number;
@@ -91,11 +95,13 @@ export interface HostSteps {
 
 /** An argument as the caller passes it to the generated code. */
 export interface HostArgument {
+  /** The argument's name. */
   readonly name: string;
   /** Given, or inferred from what the kernel assigns (outputs nobody passed); a complex array's part dtype. */
   readonly dtype: DType;
   /** A complex array: its dtype, stored as `dtype` parts with a trailing axis of 2 (preprocess/lower-complex.ts). */
   readonly complex?: DType;
+  /** An array or a scalar value. */
   readonly kind: 'array' | 'value';
   /** A `sep` axis: the caller's array is split along `axis` into `length` device arrays, called `names`. */
   readonly sep?: { readonly axis: number; readonly length: number; readonly names: readonly string[] };
@@ -103,7 +109,9 @@ export interface HostArgument {
 
 /** A global temporary the host allocates before the first launch and frees after the last. */
 export interface HostTemporary {
+  /** The temporary's name. */
   readonly name: string;
+  /** Its element dtype. */
   readonly dtype: DType;
   /** In the value arguments. */
   readonly shape: readonly Expr[];

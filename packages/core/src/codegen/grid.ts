@@ -11,7 +11,7 @@ export interface GridSizes {
   readonly local: readonly number[];
 }
 
-/** The global and local grid sizes of a kernel, as expressions of its parameters (loopy's `get_grid_size_upper_bounds`). */
+/** A kernel's launch sizes per axis: its work-group counts, in its parameters, and its work-group size (loopy's `get_grid_size_upper_bounds`). */
 export function getGridSizeUpperBounds(knl: LoopKernel): GridSizes {
   const grid = findGrid(knl.args.every((a) => a.dtype !== undefined) ? preprocess(knl) : knl);
   return { groups: grid.groupCount, local: grid.localSize };

@@ -33,6 +33,7 @@ export interface Target<Extra = unknown> {
 
 /** One program spelled by a target. */
 export interface TargetOutput<Extra = unknown> {
+  /** The program in the target's language. */
   readonly code: string;
   /** Each kernel's name as the code spells it (`kernel` is `kernel_` in OpenCL C), in program order. */
   readonly entryPoints: readonly string[];

@@ -14,7 +14,9 @@ import { binary, call, compare, float, ifThenElse, int, logical, neg, type Expr 
 
 /** A complex value as its real and imaginary part expressions. */
 export interface ComplexParts {
+  /** The real part. */
   readonly re: Expr;
+  /** The imaginary part. */
   readonly im: Expr;
 }
 

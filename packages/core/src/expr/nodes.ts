@@ -26,7 +26,9 @@ export type ReductionOp = string;
 
 /** An integer literal. */
 export interface IntLit {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'int';
+  /** The integer (a safe integer; -0 is stored as 0). */
   readonly value: number;
 }
 /**
@@ -35,8 +37,11 @@ export interface IntLit {
  * of its own, as strong as a variable of that type.
  */
 export interface FloatLit {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'float';
+  /** The number (already rounded to float32 for a float32 literal). */
   readonly value: number;
+  /** `float32` (`2.0f`) or `float64` (`2.0d`); absent: a weak literal. */
   readonly dtype?: 'float32' | 'float64';
 }
 /**
@@ -44,18 +49,25 @@ export interface FloatLit {
  * Complex values are lowered to pairs of reals before code generation (kernel/complex.ts).
  */
 export interface ImagLit {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'imag';
+  /** The imaginary part (the literal is `value`·i). */
   readonly value: number;
+  /** `complex64` (`5jf`) or `complex128` (`5jd`); absent: a weak literal. */
   readonly dtype?: 'complex64' | 'complex128';
 }
 /** A boolean literal. */
 export interface BoolLit {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'bool';
+  /** The truth value. */
   readonly value: boolean;
 }
 /** A name: an iname, an argument, a temporary or a parameter. */
 export interface Var {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'var';
+  /** The name. */
   readonly name: string;
 }
 /**
@@ -63,52 +75,78 @@ export interface Var {
  * into the array's storage, whatever its shape (`makeKernel` turns it into a multi-index).
  */
 export interface Subscript {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'subscript';
+  /** The array's name. */
   readonly array: string;
+  /** One index per axis (one in all when `linear`). */
   readonly indices: readonly Expr[];
+  /** Loopy's `a[[k]]`: one index into the array's storage. */
   readonly linear?: true;
 }
 /** Arithmetic negation `-operand`. */
 export interface Neg {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'neg';
+  /** The value negated. */
   readonly operand: Expr;
 }
 /** `~a`: the bitwise complement of an integer. */
 export interface BitNot {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'bitnot';
+  /** The integer complemented. */
   readonly operand: Expr;
 }
 /** An arithmetic or bitwise operation `left op right`. */
 export interface Binary {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'binary';
+  /** The operator. */
   readonly op: BinaryOp;
+  /** The left operand. */
   readonly left: Expr;
+  /** The right operand. */
   readonly right: Expr;
 }
 /** A comparison `left op right`, a boolean. */
 export interface Compare {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'compare';
+  /** The comparison. */
   readonly op: CompareOp;
+  /** The left operand. */
   readonly left: Expr;
+  /** The right operand. */
   readonly right: Expr;
 }
 /** `left and right`, `left or right`. */
 export interface Logical {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'logical';
+  /** `and` or `or`. */
   readonly op: LogicalOp;
+  /** The left operand. */
   readonly left: Expr;
+  /** The right operand. */
   readonly right: Expr;
 }
 /** Logical negation `not operand`. */
 export interface Not {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'not';
+  /** The condition negated. */
   readonly operand: Expr;
 }
 /** `if(c, a, b)`: a value-level conditional (C's `c ? a : b`). */
 export interface If {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'if';
+  /** The condition. */
   readonly condition: Expr;
+  /** The value where the condition holds. */
   readonly then: Expr;
+  /** The value where it does not. */
   readonly otherwise: Expr;
 }
 /**
@@ -117,9 +155,13 @@ export interface If {
  * (the tag does not change what is called).
  */
 export interface Call {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'call';
+  /** The function, user function or rule called. */
   readonly fn: string;
+  /** The arguments, in order. */
   readonly args: readonly Expr[];
+  /** Loopy's call tag (`g$two(x)`): names this use of a rule. */
   readonly tag?: string;
   /** A call of a user function, resolved once types are known: its result dtype (functions/). */
   readonly dtype?: string;
@@ -130,9 +172,13 @@ export interface Call {
  * operations, two for `argmax` and the segmented ones).
  */
 export interface Reduce {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'reduce';
+  /** The reduction operation (`sum`, `max`, `argmax`, a registered one...). */
   readonly op: ReductionOp;
+  /** The inames reduced over. */
   readonly inames: readonly string[];
+  /** The values reduced: one for most operations, two for `argmax` and the segmented ones. */
   readonly operands: readonly Expr[];
   /**
    * Written `simul_reduce(...)`: loopy refuses an iname reduced over by two reductions unless
@@ -143,8 +189,11 @@ export interface Reduce {
 }
 /** A conversion inserted by type inference or written by the user (`float32(x)`). */
 export interface Cast {
+  /** The node kind, which tells the `Expr` union apart. */
   readonly kind: 'cast';
+  /** The dtype converted to. */
   readonly dtype: string;
+  /** The value converted. */
   readonly operand: Expr;
 }
 

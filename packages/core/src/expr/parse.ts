@@ -28,6 +28,7 @@ export interface ParseOptions {
    * `offset` in `source`: errors point into `source`.
    */
   readonly offset?: number;
+  /** The larger text the expression is a slice of (see `offset`). */
   readonly source?: string;
   /** The kernel's inames, to tell the reduction `max(k, e)` from the function `max(a, b)`. */
   readonly inames?: ReadonlySet<string>;

@@ -26,6 +26,7 @@ export type InstructionSpec = ParsedInstruction;
 
 /** Options of an assignment instruction given as an object to `makeKernel` (its id, dependencies, predicates, tags...). */
 export interface AssignmentOptions {
+  /** The instruction's id. */
   readonly id: string;
   /** Declares the assignee a temporary of this dtype (the text's `<dtype>`). */
   readonly temporary?: DType;

@@ -35,21 +35,29 @@ const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()(['dtype', 'fo
 
 /** An argument as the user declares it; unspecified fields are inferred. */
 export interface ArgSpec {
+  /** The argument's name, as the instructions use it. */
   readonly name: string;
+  /** `'global'` (an array), `'value'` (a scalar) or `'constant'` (a read-only array); default: `'global'` for a name the instructions subscript, else `'value'`. */
   readonly kind?: ArgKind;
   /** A dtype, or a vector dtype (`float4`: the array's lanes become a last, `vec` axis; vector-dtypes.ts). */
   readonly dtype?: DType | VectorDTypeName;
+  /** The shape: lengths or parameter expressions (`'n'`, `'n + 1'`); `'auto'`: what the accesses need. */
   readonly shape?: readonly (number | string)[] | 'auto';
+  /** Whether the kernel reads it; default: inferred from the instructions. */
   readonly isInput?: boolean;
+  /** Whether the kernel writes it; default: inferred from the instructions. */
   readonly isOutput?: boolean;
+  /** Whether it is updated with atomic operations. */
   readonly forAtomic?: boolean;
 }
 
 /** Options of `makeKernel`: the kernel's name, options, assumptions and more. */
 export interface MakeKernelOptions {
+  /** The kernel's name (default `loopy_kernel`, as loopy's). */
   readonly name?: string;
   /** Conditions on the parameters, e.g. `"n >= 1 and n mod 16 = 0"`. */
   readonly assumptions?: string;
+  /** Warnings not to report (loopy's `silenced_warnings`): a check's name with the instruction id, e.g. `write_race(insn)`. */
   readonly silencedWarnings?: readonly string[];
   /**
    * Each instruction depends on the one written before it, and on nothing inferred

@@ -20,7 +20,9 @@ import { checkTableValues } from './table-values.ts';
 
 /** A temporary variable for `makeKernel` (`temporaryVariable`): its dtype, shape and address space. */
 export interface TemporarySpec {
+  /** Marks a temporary in `makeKernel`'s argument list. */
   readonly kind: 'temporary';
+  /** The temporary's name. */
   readonly name: string;
   /** Default: the initializer's (a typed array's) dtype, else inferred from what is assigned. */
   readonly dtype?: DType;
@@ -30,6 +32,7 @@ export interface TemporarySpec {
   readonly addressSpace?: AddressSpace | 'auto';
   /** Row-major values it holds before the kernel runs; needs `readOnly` (loopy's rule). */
   readonly initializer?: ArrayLike<number>;
+  /** No instruction writes it (loopy's `read_only`); required with an initializer. */
   readonly readOnly?: boolean;
   /** Temporaries with the same base storage share one piece of memory (they must not be live at once). */
   readonly baseStorage?: string;

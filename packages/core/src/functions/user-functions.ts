@@ -36,13 +36,17 @@ const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'o
 
 /** One signature of a user function: argument dtypes and result dtype. */
 export interface FunctionSignature {
+  /** The dtypes of the arguments, in order. */
   readonly args: readonly DType[];
+  /** The dtype of the result. */
   readonly result: DType;
 }
 
 /** A function of OpenCL C or WGSL: called by `name`, defined by `preamble` (emitted once per program). */
 export interface TargetFunction {
+  /** The name the generated code calls. */
   readonly name: string;
+  /** The definition, emitted once before the kernels of a program that calls it. */
   readonly preamble?: string;
 }
 
@@ -58,17 +62,31 @@ type PerSignature<T> = T | ((signature: FunctionSignature) => T);
 
 /** What `defineFunction` takes: a function's name, signatures and its body in each target's language. */
 export interface UserFunctionSpec {
+  /** The name kernels call it by; it must not be a built-in or a reduction. */
   readonly name: string;
   /** The signature, or the signature for the arguments' dtypes (throw a LoomError to refuse them). */
   readonly signature: FunctionSignature | ((args: readonly DType[]) => FunctionSignature);
+  /** The OpenCL C implementation, or a function of the signature giving it. */
   readonly opencl?: PerSignature<TargetFunction>;
+  /** The WGSL implementation, or a function of the signature giving it. */
   readonly wgsl?: PerSignature<TargetFunction>;
-  readonly js?: JsFunction | { readonly perSignature: (signature: FunctionSignature) => JsFunction };
+  /** The JavaScript implementation (the CPU device), or one per signature. */
+  readonly js?:
+    | JsFunction
+    | {
+        /**
+         * The implementation for one signature (a plain function would be taken for the
+         * implementation itself, so a per-signature one is wrapped in this object).
+         */
+        readonly perSignature: (signature: FunctionSignature) => JsFunction;
+      };
 }
 
 /** A checked user function (`defineFunction`). */
 export interface UserFunction {
+  /** Tells a user function apart. */
   readonly kind: 'user-function';
+  /** The name kernels call it by. */
   readonly name: string;
   /** The signature of a call with arguments of these dtypes; a LoomError when they are refused. */
   signature(args: readonly DType[]): FunctionSignature;

@@ -35,14 +35,19 @@ export type DimTag = { readonly kind: 'nested'; readonly level: number } | { rea
 
 /** A kernel argument: an array in global/constant memory, or a value passed by copy. */
 export interface KernelArg {
+  /** The argument's name. */
   readonly name: string;
+  /** `'global'` (an array), `'value'` (a scalar) or `'constant'` (a read-only array in constant memory). */
   readonly kind: ArgKind;
   /** `undefined`: decided by the data passed at run time (`<auto/runtime>`). */
   readonly dtype: DType | undefined;
   /** Arrays: one expression per axis, in the parameters. Values: `undefined`. */
   readonly shape: readonly Expr[] | undefined;
+  /** Whether the kernel reads it. */
   readonly isInput: boolean;
+  /** Whether the kernel writes it (`run` returns it). */
   readonly isOutput: boolean;
+  /** Whether it is updated with atomic operations. */
   readonly forAtomic: boolean;
   /** One tag per axis of `shape`; `undefined`: row-major (`c` on every axis). */
   readonly dimTags?: readonly DimTag[];
@@ -52,7 +57,9 @@ export interface KernelArg {
 
 /** A temporary of a kernel: a variable or array that lives only while it runs. */
 export interface TemporaryVariable {
+  /** The temporary's name. */
   readonly name: string;
+  /** `undefined` until type inference decides it. */
   readonly dtype: DType | undefined;
   /** Empty for a scalar. Entries are constant integers once the kernel is made. */
   readonly shape: readonly Expr[];
@@ -73,7 +80,9 @@ export interface TemporaryVariable {
  * or a barrier / no-op placeholder.
  */
 export interface Instruction {
+  /** An assignment, a barrier, or a no-op that only orders others. */
   readonly kind: 'assign' | 'barrier' | 'nop';
+  /** Unique in the kernel; what dependencies and match expressions name. */
   readonly id: string;
   /**
    * What it writes, each a `Var` or `Subscript`: one for an assignment, one per result of
@@ -81,6 +90,7 @@ export interface Instruction {
    * into single ones), none for barriers and no-ops.
    */
   readonly assignees: readonly Expr[];
+  /** The value assigned (absent for barriers and no-ops). */
   readonly expression?: Expr;
   /** For barriers: which memory the barrier synchronizes. */
   readonly barrierScope?: 'global' | 'local';
@@ -92,6 +102,7 @@ export interface Instruction {
   readonly memKind?: 'global' | 'local';
   /** The loops this instruction lives in (loopy's `within_inames`). */
   readonly withinInames: readonly string[];
+  /** Ids of the instructions that must run before this one (loopy's `depends_on`). */
   readonly dependsOn: readonly string[];
   /**
    * Instructions this one needs no barrier with, even where a dependency or a conflict
@@ -99,12 +110,17 @@ export interface Instruction {
    * `global` or `any`, and a missing scope means `any`). Read them with `parseNoSync`.
    */
   readonly noSyncWith: readonly string[];
+  /** Among instructions ready at once, a higher priority is scheduled first (loopy's `priority`). */
   readonly priority: number;
   /** Conditions that must all hold for the instruction to execute. */
   readonly predicates: readonly Expr[];
+  /** Tags match expressions can select it by (`tag:NAME`). */
   readonly tags: readonly string[];
+  /** Instruction groups it belongs to (loopy's `groups`): a group is active while some but not all of its instructions have run. */
   readonly groups: readonly string[];
+  /** Groups that must not be active when it is scheduled (loopy's `conflicts_with_groups`). */
   readonly conflictsWithGroups: readonly string[];
+  /** Whether its update is atomic (`atomic` in the instruction's options). */
   readonly atomic: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
@@ -112,8 +128,11 @@ export interface Instruction {
 
 /** A substitution rule (loopy's): a named, parameterised expression inlined where it is used. */
 export interface SubstitutionRule {
+  /** The name calls of it use. */
   readonly name: string;
+  /** Its parameters, in order. */
   readonly params: readonly string[];
+  /** The body, in terms of the parameters. */
   readonly expression: Expr;
 }
 
@@ -146,6 +165,7 @@ export interface KernelOptions {
   readonly writeCode: boolean;
   /** Extra options for the device compiler (OpenCL build options). */
   readonly buildOptions: readonly string[];
+  /** loopy's `allow_terminal_colors`, accepted for compatibility: Loom prints no colors, so it changes nothing. */
   readonly allowTerminalColors: boolean;
   /**
    * Let device compilers fuse `a * b + c` into an fma, which rounds once: faster (matrix
@@ -163,13 +183,19 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
 });
 
 export interface LoopKernelFields {
+  /** The kernel's name. */
   readonly name: string;
   /** The domain list; a later domain may use an earlier one's inames as parameters. */
   readonly domains: readonly BasicSet[];
+  /** The instructions, in the order written. */
   readonly instructions: readonly Instruction[];
+  /** The arguments, in the order the kernel takes them. */
   readonly args: readonly KernelArg[];
+  /** The temporaries, by name. */
   readonly temporaries: ReadonlyMap<string, TemporaryVariable>;
+  /** The substitution rules, by name. */
   readonly substitutions: ReadonlyMap<string, SubstitutionRule>;
+  /** Each tagged iname's tag (`g.0`, `l.0`, `unr`...); an untagged iname is absent. */
   readonly inameTags: ReadonlyMap<string, InameTag>;
   /** Parameter-only set: what the user promised about the parameters. */
   readonly assumptions: BasicSet;
@@ -177,7 +203,9 @@ export interface LoopKernelFields {
   readonly loopPriorities: readonly (readonly string[])[];
   /** Loops generated as a bulk part without guards plus separate first/last iterations. */
   readonly loopSlabs: ReadonlyMap<string, Slabs>;
+  /** The kernel's options (`setOptions`). */
   readonly options: KernelOptions;
+  /** Warnings not to report (loopy's `silenced_warnings`). */
   readonly silencedWarnings: readonly string[];
   /** User functions the kernel may call, by name (`registerFunction`); absent: none. */
   readonly functions?: ReadonlyMap<string, UserFunction>;

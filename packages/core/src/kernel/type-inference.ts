@@ -13,6 +13,7 @@ import { perObjectWhile } from '../memo.ts';
 
 /** The type inference finds for an expression: its dtype, and whether it is a weak literal type. */
 export interface ExprType {
+  /** The expression's dtype. */
   readonly dtype: DType;
   /** A literal's type, which yields to the other operand's kind-compatible type. */
   readonly weak: boolean;

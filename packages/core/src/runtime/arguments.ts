@@ -20,7 +20,9 @@ import { MAX_INDEX } from './limits.ts';
 
 /** A host array with an explicit shape. */
 export interface ShapedHostArray {
+  /** The elements, row-major. */
   readonly data: HostArray;
+  /** The shape they have. */
   readonly shape: readonly number[];
 }
 

@@ -26,6 +26,7 @@ export interface BufferPoolStats {
   readonly pooledBytes: number;
   /** How many allocations a pooled buffer served, and how many made a new one, since the device was made. */
   readonly reused: number;
+  /** How many allocations made a new buffer. */
   readonly created: number;
 }
 

@@ -12,6 +12,7 @@ import type { BufferPoolStats } from './buffer-pool.ts';
 
 /** Opaque handle to device memory. */
 export interface DeviceBuffer {
+  /** The bytes it was allocated with (the device memory may be larger). */
   readonly byteLength: number;
 }
 
@@ -46,7 +47,15 @@ export interface Device<Extra = unknown, Compiled = unknown> {
   compile(code: GeneratedCode<Extra>, options?: { buildOptions?: readonly string[] }): Promise<Compiled>;
   /** Device memory of `byteLength` bytes; its contents are undefined (pooled memory holds what it held). */
   allocate(byteLength: number): DeviceBuffer;
+  /**
+   * Copies `data`'s bytes to the start of `buffer`, after the work already queued with it
+   * (more bytes than the buffer holds is a LoomError).
+   */
   write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void>;
+  /**
+   * Fills `into` from the start of `buffer` once the work queued before has finished
+   * (more bytes than the buffer holds is a LoomError).
+   */
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
   /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
   launch(compiled: Compiled, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void>;
@@ -81,12 +90,17 @@ export interface Device<Extra = unknown, Compiled = unknown> {
  */
 export class DeviceArray {
   constructor(
+    /** The device whose memory holds it. */
     readonly device: Device,
+    /** The device memory (shared with arrays made by `reshape` or `partsView`). */
     readonly buffer: DeviceBuffer,
+    /** Its element dtype. */
     readonly dtype: DType,
+    /** Its shape, row-major. */
     readonly shape: readonly number[],
   ) {}
 
+  /** The number of elements: the product of the shape (1 for shape `[]`). */
   get size(): number {
     return this.shape.reduce((a, b) => a * b, 1);
   }
@@ -149,6 +163,10 @@ export class DeviceArray {
     return out;
   }
 
+  /**
+   * Gives the array's buffer back to its device (`Device.release`); the array must not be
+   * used afterwards. Arrays made by `reshape` or `partsView` share the buffer: release one of them, once.
+   */
   release(): void {
     this.device.release(this.buffer);
   }

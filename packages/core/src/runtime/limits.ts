@@ -21,7 +21,7 @@ import { LoomError } from '../errors.ts';
 import type { KernelFunction, ProgramAst, Stmt } from '../codegen/ast.ts';
 import { statementsOfKind } from '../codegen/stmt-visit.ts';
 
-/** What a device allows: work-group sizes, local memory, dtypes... (checked before code runs). */
+/** What a device allows: work-group sizes, local and private memory, buffer sizes (checked before code runs). */
 export interface DeviceLimits {
   /** Work-items in one work-group (OpenCL's CL_DEVICE_MAX_WORK_GROUP_SIZE, WebGPU's maxComputeInvocationsPerWorkgroup). */
   readonly maxWorkGroupSize: number;

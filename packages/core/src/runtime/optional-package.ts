@@ -12,6 +12,7 @@ import { LoomError } from '../errors.ts';
 export class MissingPackageError extends LoomError {
   /** @param what the feature that needs the package, as the message's subject ("the WebGPU device") */
   constructor(
+    /** The npm package to install. */
     readonly packageName: string,
     what: string,
   ) {

@@ -25,15 +25,21 @@ import { resolveAliases } from './aliasing.ts';
 
 /** One kernel of the program, with its arguments and grid fixed. */
 export interface PreparedKernel {
+  /** The device kernel. */
   readonly kernel: DeviceKernel;
+  /** Its launch arguments, in its parameter order. */
   readonly args: readonly LaunchArgument[];
+  /** Work-groups per axis, at the bound values. */
   readonly groupCount: readonly number[];
+  /** Work-items per work-group, per axis. */
   readonly localSize: readonly number[];
 }
 
 /** A kernel bound to device arrays by `prepareLaunch`: launch it again and again with no copies and no re-binding; release it when done. */
 export interface PreparedLaunch {
+  /** The device it launches on. */
   readonly device: Device;
+  /** The generated code it runs. */
   readonly code: GeneratedCode;
   /** What `device.compile` returned (an OpenCL program, a WebGPU pipeline set, a JS function). */
   readonly compiled: unknown;

@@ -28,9 +28,13 @@ export type { Bound, Constraint } from './constraint.ts';
 /** A conjunction of affine constraints over dimensions and parameters (isl's basic set): a domain. */
 export class BasicSet {
   private constructor(
+    /** The parameters (symbolic constants), in order. */
     readonly params: readonly string[],
+    /** The set variables (inames), in declared order. */
     readonly dims: readonly string[],
+    /** The variables quantified away. */
     readonly existentials: readonly string[],
+    /** The affine constraints, all of which hold in the set. */
     readonly constraints: readonly Constraint[],
   ) {
     Object.freeze(this);
@@ -38,6 +42,10 @@ export class BasicSet {
 
   // ---- construction ------------------------------------------------------------------
 
+  /**
+   * The set of every integer point of the space (isl's universe): no constraints. A name
+   * declared twice is an error.
+   */
   static universe(params: readonly string[], dims: readonly string[]): BasicSet {
     checkDistinct([...params, ...dims]);
     return new BasicSet([...params], [...dims], [], []);
@@ -106,6 +114,10 @@ export class BasicSet {
 
   // ---- changing the space ------------------------------------------------------------
 
+  /**
+   * The set with the constraints `cs` added (an intersection), simplified; names the space does
+   * not have become parameters.
+   */
   addConstraints(cs: readonly Constraint[]): BasicSet {
     return BasicSet.fromConstraints(this.params, this.dims, [...this.constraints, ...cs], this.existentials);
   }
@@ -113,11 +125,13 @@ export class BasicSet {
   // New variables that no constraint mentions leave a simplified set as simplified as it was:
   // no need to simplify it again (code generation adds a loop's iname to a set at every level).
 
+  /** The set with new set variables, unconstrained, after the existing ones. */
   addDims(names: readonly string[]): BasicSet {
     checkDistinct([...this.params, ...this.dims, ...names, ...this.existentials]);
     return new BasicSet(this.params, [...this.dims, ...names], this.existentials, this.constraints);
   }
 
+  /** The set with new parameters, unconstrained, after the existing ones. */
   addParams(names: readonly string[]): BasicSet {
     checkDistinct([...this.params, ...names, ...this.dims, ...this.existentials]);
     return new BasicSet([...this.params, ...names], this.dims, this.existentials, this.constraints);
@@ -130,12 +144,20 @@ export class BasicSet {
     return new BasicSet([...this.params, ...names], dims, this.existentials, this.constraints);
   }
 
+  /**
+   * Makes parameters set variables, appended after the existing ones (the inverse of
+   * `moveDimsToParams`).
+   */
   moveParamsToDims(names: readonly string[]): BasicSet {
     for (const n of names) this.require(n, this.params, 'a parameter');
     const params = this.params.filter((p) => !names.includes(p));
     return new BasicSet(params, [...this.dims, ...names], this.existentials, this.constraints);
   }
 
+  /**
+   * A parameter or set variable renamed; `to` must be a new name. Returns the set itself when
+   * the names are the same.
+   */
   renameVariable(from: string, to: string): BasicSet {
     if (from === to) return this;
     this.require(from, [...this.params, ...this.dims], 'a parameter or set variable');
@@ -179,6 +201,7 @@ export class BasicSet {
     return this.bounds(v, keep, -1);
   }
 
+  /** Whether no integer values of the parameters and variables satisfy the constraints (exact: the Omega test). */
   isEmpty(): boolean {
     return isFalse(this.constraints) || !hasIntegerPoint(this.constraints);
   }
@@ -218,6 +241,7 @@ export class BasicSet {
     );
   }
 
+  /** ISL's notation, e.g. `[n] -> { [i] : 0 <= i < n }`. */
   toString(): string {
     return printSet(this);
   }

@@ -26,11 +26,12 @@ export interface QPiece {
 /** Parameter values: numbers (safe integers) or BigInts. */
 export type ParamValues = Readonly<Record<string, number | bigint>> | ReadonlyMap<string, number | bigint>;
 
-/** A piecewise quasi-polynomial (isl's): a quasi-polynomial on each of a set of disjoint domains. */
+/** A piecewise quasi-polynomial (isl's): a quasi-polynomial on each of a set of domains, 0 outside them all. */
 export class PwQPolynomial {
   private constructor(
     /** The parameter space, sorted by name (loopy's order). */
     readonly params: readonly string[],
+    /** The pieces: a domain and the value there each. */
     readonly pieces: readonly QPiece[],
   ) {
     Object.freeze(this);
@@ -50,6 +51,7 @@ export class PwQPolynomial {
     return new PwQPolynomial(sortedUnion(params, used), kept);
   }
 
+  /** The value 0 everywhere (no pieces), over the parameters `params`. */
   static zero(params: readonly string[] = []): PwQPolynomial {
     return PwQPolynomial.fromPieces(params, []);
   }
@@ -60,14 +62,23 @@ export class PwQPolynomial {
     return PwQPolynomial.fromPieces(params, [{ domain: BasicSet.universe([], []), value: q }]);
   }
 
+  /** Whether it has no pieces, so is 0 everywhere. */
   get isZero(): boolean {
     return this.pieces.length === 0;
   }
 
+  /**
+   * The sum: both sets of pieces, over the union of the parameter spaces (overlapping
+   * pieces are kept; a value is the sum of the pieces that contain the point).
+   */
   add(o: PwQPolynomial): PwQPolynomial {
     return PwQPolynomial.fromPieces(sortedUnion(this.params, o.params), [...this.pieces, ...o.pieces]);
   }
 
+  /**
+   * The product: a piece per pair of pieces, on the intersection of their domains (empty
+   * intersections dropped).
+   */
   mul(o: PwQPolynomial): PwQPolynomial {
     const pieces: QPiece[] = [];
     for (const a of this.pieces) {
@@ -80,6 +91,7 @@ export class PwQPolynomial {
     return PwQPolynomial.fromPieces(sortedUnion(this.params, o.params), pieces);
   }
 
+  /** Every piece's value times the rational `r`. */
   scale(r: Rational | number): PwQPolynomial {
     return PwQPolynomial.fromPieces(
       this.params,

@@ -36,14 +36,18 @@ export class QPolynomial {
     Object.freeze(this);
   }
 
+  /** The polynomial 0. */
   static readonly ZERO = new QPolynomial(new Map());
+  /** The polynomial 1. */
   static readonly ONE = QPolynomial.constant(Rational.ONE);
 
+  /** The constant quasi-polynomial `value`. */
   static constant(value: Rational | number | bigint): QPolynomial {
     const r = value instanceof Rational ? value : Rational.of(value);
     return r.isZero ? QPolynomial.ZERO : new QPolynomial(new Map([['', { factors: [], coeff: r }]]));
   }
 
+  /** The quasi-polynomial `name` (a parameter or a set variable). */
   static variable(name: string): QPolynomial {
     return QPolynomial.symbol({ kind: 'var', name, key: name });
   }
@@ -96,6 +100,7 @@ export class QPolynomial {
 
   // ---- questions ---------------------------------------------------------------------
 
+  /** Whether it is the zero polynomial (no terms). */
   get isZero(): boolean {
     return this.terms.size === 0;
   }
@@ -119,6 +124,7 @@ export class QPolynomial {
     return out;
   }
 
+  /** Whether `name` occurs in it, inside a floor atom too. */
   dependsOn(name: string): boolean {
     return this.variables().has(name);
   }
@@ -151,6 +157,7 @@ export class QPolynomial {
     return parts.map((m) => new QPolynomial(m));
   }
 
+  /** Whether both have the same terms (atoms are canonical, so this is equality of the forms). */
   equals(o: QPolynomial): boolean {
     if (this.terms.size !== o.terms.size) return false;
     for (const [k, t] of this.terms) {
@@ -162,6 +169,7 @@ export class QPolynomial {
 
   // ---- arithmetic --------------------------------------------------------------------
 
+  /** The sum; like terms combine, zero terms are dropped. */
   add(o: QPolynomial): QPolynomial {
     if (o.isZero) return this;
     if (this.isZero) return o;
@@ -178,14 +186,17 @@ export class QPolynomial {
     return new QPolynomial(out);
   }
 
+  /** The difference. */
   sub(o: QPolynomial): QPolynomial {
     return this.add(o.neg());
   }
 
+  /** The polynomial times -1. */
   neg(): QPolynomial {
     return this.scale(Rational.of(-1));
   }
 
+  /** Every coefficient times the rational `r`. */
   scale(r: Rational | number): QPolynomial {
     const f = r instanceof Rational ? r : Rational.of(r);
     if (f.isZero) return QPolynomial.ZERO;
@@ -193,6 +204,7 @@ export class QPolynomial {
     return new QPolynomial(new Map([...this.terms].map(([k, t]) => [k, { factors: t.factors, coeff: t.coeff.mul(f) }])));
   }
 
+  /** The product, expanded into terms. */
   mul(o: QPolynomial): QPolynomial {
     if (this.isZero || o.isZero) return QPolynomial.ZERO;
     const out = new Map<string, Term>();
@@ -208,6 +220,7 @@ export class QPolynomial {
     return new QPolynomial(out);
   }
 
+  /** The `k`-th power, for a non-negative integer `k` (1 for `k` = 0). */
   pow(k: number): QPolynomial {
     let out = QPolynomial.ONE;
     for (let i = 0; i < k; i++) out = out.mul(this);

@@ -15,9 +15,12 @@ export class Rational {
     Object.freeze(this);
   }
 
+  /** 0. */
   static readonly ZERO = new Rational(0n, 1n);
+  /** 1. */
   static readonly ONE = new Rational(1n, 1n);
 
+  /** `num / den` in lowest terms, the denominator positive; a zero denominator is a `RangeError`. */
   static of(num: bigint | number, den: bigint | number = 1n): Rational {
     let n = BigInt(num);
     let d = BigInt(den);
@@ -27,34 +30,42 @@ export class Rational {
     return g === 1n ? new Rational(n, d) : new Rational(n / g, d / g);
   }
 
+  /** Whether the value is 0. */
   get isZero(): boolean {
     return this.num === 0n;
   }
 
+  /** Whether the value is an integer (its denominator is 1). */
   get isInteger(): boolean {
     return this.den === 1n;
   }
 
+  /** The exact sum. */
   add(o: Rational): Rational {
     return this.den === o.den ? Rational.of(this.num + o.num, this.den) : Rational.of(this.num * o.den + o.num * this.den, this.den * o.den);
   }
 
+  /** The exact difference. */
   sub(o: Rational): Rational {
     return this.add(o.neg());
   }
 
+  /** The exact product. */
   mul(o: Rational): Rational {
     return Rational.of(this.num * o.num, this.den * o.den);
   }
 
+  /** The exact quotient; dividing by zero is a `RangeError`. */
   div(o: Rational): Rational {
     return Rational.of(this.num * o.den, this.den * o.num);
   }
 
+  /** The value with its sign flipped. */
   neg(): Rational {
     return new Rational(-this.num, this.den);
   }
 
+  /** Whether both are the same number (both are kept in lowest terms). */
   equals(o: Rational): boolean {
     return this.num === o.num && this.den === o.den;
   }

@@ -16,8 +16,11 @@ const GET_STATISTICS_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork',
 
 /** A kernel's operation, memory access and synchronization counts, together. */
 export interface KernelStatistics {
+  /** `getOpMap`'s counts. */
   readonly ops: OpMap;
+  /** `getMemAccessMap`'s counts. */
   readonly memAccesses: MemAccessMap;
+  /** `getSynchronizationMap`'s counts. */
   readonly sync: SyncMap;
 }
 

@@ -17,7 +17,9 @@ import { canonicalField, type CountKey } from './keys.ts';
 
 /** How to make keys of one kind from their fields (`Op`, `MemAccess`, `Sync`). */
 export interface KeyKind<K extends CountKey, F> {
+  /** The fields of a key, in the order loopy prints them. */
   readonly fields: readonly (keyof F & string)[];
+  /** A key of this kind from its fields (fields left out are None, as in loopy). */
   make(fields: F): K;
 }
 
@@ -43,22 +45,27 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
     Object.freeze(this);
   }
 
+  /** The number of distinct keys. */
   get size(): number {
     return this.byId.size;
   }
 
+  /** The keys, in the order they were first met. */
   keys(): K[] {
     return [...this.byId.values()].map(([k]) => k);
   }
 
+  /** The counts, in the order of `keys()`. */
   values(): GuardedPwQPolynomial[] {
     return [...this.byId.values()].map(([, v]) => v);
   }
 
+  /** The `[key, count]` entries, in the order of `keys()`. */
   [Symbol.iterator](): Iterator<readonly [K, GuardedPwQPolynomial]> {
     return this.byId.values();
   }
 
+  /** Whether the map has a count for exactly this key (a key or its fields; fields left out are None). */
   has(key: K | F): boolean {
     return this.byId.has(this.keyOf(key).id);
   }

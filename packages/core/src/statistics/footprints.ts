@@ -42,8 +42,11 @@ export interface FootprintOptions {
 /** The elements of one array read (or written): the union of `sets`, over the array's index variables. */
 export class AccessFootprint {
   constructor(
+    /** The array. */
     readonly variable: string,
+    /** Whether these are its reads or its writes. */
     readonly direction: FootprintDirection,
+    /** Sets of indices over the parameters, one per distinct access; the footprint is their union. */
     readonly sets: readonly BasicSet[],
     private readonly params: readonly string[],
   ) {
@@ -76,16 +79,19 @@ export class AccessFootprints {
     Object.freeze(this);
   }
 
+  /** The footprint of `variable`'s reads or writes; a LoomError naming the footprints there are when it has none. */
   get(variable: string, direction: FootprintDirection): AccessFootprint {
     const found = this.byKey.get(`${variable}:${direction}`);
     if (!found) throw new LoomError(`no ${direction} footprint of '${variable}' (there are: ${[...this.byKey.keys()].join(', ') || 'none'})`);
     return found;
   }
 
+  /** Whether `variable` has a footprint in that direction (it is read, or written, at an affine index). */
   has(variable: string, direction: FootprintDirection): boolean {
     return this.byKey.has(`${variable}:${direction}`);
   }
 
+  /** Every footprint, one per array and direction. */
   values(): AccessFootprint[] {
     return [...this.byKey.values()];
   }

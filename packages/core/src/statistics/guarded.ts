@@ -11,6 +11,7 @@ import type { Rational } from '../sets/rational.ts';
 /** A count as a piecewise quasi-polynomial with the domain it is valid on (loopy's `GuardedPwQPolynomial`). */
 export class GuardedPwQPolynomial {
   constructor(
+    /** The count. */
     readonly pwqpolynomial: PwQPolynomial,
     /** Parameter values where the count means something (the kernel's assumptions). */
     readonly validDomain: BasicSet,
@@ -18,19 +19,23 @@ export class GuardedPwQPolynomial {
     Object.freeze(this);
   }
 
+  /** The parameters the count is a polynomial in (sorted by name, as loopy's). */
   get params(): readonly string[] {
     return this.pwqpolynomial.params;
   }
 
+  /** The sum, valid where both are. */
   add(o: GuardedPwQPolynomial): GuardedPwQPolynomial {
     return new GuardedPwQPolynomial(this.pwqpolynomial.add(o.pwqpolynomial), meet(this.validDomain, o.validDomain));
   }
 
+  /** The product, valid where both are (a bare `PwQPolynomial` keeps this domain). */
   mul(o: GuardedPwQPolynomial | PwQPolynomial): GuardedPwQPolynomial {
     if (o instanceof PwQPolynomial) return new GuardedPwQPolynomial(this.pwqpolynomial.mul(o), this.validDomain);
     return new GuardedPwQPolynomial(this.pwqpolynomial.mul(o.pwqpolynomial), meet(this.validDomain, o.validDomain));
   }
 
+  /** The count times `factor` (bytes per element, say), valid on the same domain. */
   scale(factor: number): GuardedPwQPolynomial {
     return new GuardedPwQPolynomial(this.pwqpolynomial.scale(factor), this.validDomain);
   }
@@ -47,6 +52,7 @@ export class GuardedPwQPolynomial {
     return this.pwqpolynomial.evaluate(params);
   }
 
+  /** The count in isl's notation (the valid domain is not shown). */
   toString(): string {
     return this.pwqpolynomial.toString();
   }

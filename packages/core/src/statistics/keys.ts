@@ -37,24 +37,32 @@ export type StridesInput = Readonly<Record<number, number | string | Expr | null
 export interface CountKey {
   /** Equal for equal keys. */
   readonly id: string;
+  /** loopy's repr of the key, as `ToCountMap.toString` and error messages print it. */
   toString(): string;
 }
 
 /** What an `Op` key says: the operation's dtype, name and count granularity. */
 export interface OpFields {
+  /** The dtype the operation is done in. */
   readonly dtype?: DType | undefined;
   /** `add` (also for subtraction), `mul`, `div` (also `//` and `%`), `pow`, `shift`, `bw`, `func:NAME`. */
   readonly name?: string | undefined;
+  /** Whether the count is per work-item, per sub-group or per work-group (loopy's `CountGranularity`). */
   readonly countGranularity?: CountGranularity | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName?: string | undefined;
 }
 
 /** An arithmetic operation. */
 export class Op implements CountKey, OpFields {
+  /** The fields of an `Op` key, in the order loopy prints them. */
   static readonly fields = ['dtype', 'name', 'countGranularity', 'kernelName'] as const;
+  /** The dtype the operation is done in. */
   readonly dtype: DType | undefined;
   readonly name: string | undefined;
+  /** Whether the count is per work-item, per sub-group or per work-group (loopy's `CountGranularity`). */
   readonly countGranularity: CountGranularity | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName: string | undefined;
   readonly id: string;
 
@@ -78,30 +86,45 @@ export class Op implements CountKey, OpFields {
 export interface MemAccessFields {
   /** `global` or `local` memory. */
   readonly mtype?: 'global' | 'local' | undefined;
+  /** The dtype of the element accessed. */
   readonly dtype?: DType | undefined;
   /** Per local id axis, the stride of the access; axes whose iname the index does not use are absent. */
   readonly lidStrides?: StridesInput | undefined;
   /** Per group id axis, likewise. */
   readonly gidStrides?: StridesInput | undefined;
+  /** Whether the access reads (`load`) or writes (`store`). */
   readonly direction?: 'load' | 'store' | undefined;
+  /** The array accessed. */
   readonly variable?: string | undefined;
   /** Loom's variables carry no tags; kept for loopy's shape of the key. */
   readonly variableTags?: readonly string[] | undefined;
+  /** Whether the count is per work-item, per sub-group or per work-group (loopy's `CountGranularity`). */
   readonly countGranularity?: CountGranularity | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName?: string | undefined;
 }
 
 /** A kind of memory access. */
 export class MemAccess implements CountKey {
+  /** The fields of a `MemAccess` key, in the order loopy prints them. */
   static readonly fields = ['mtype', 'dtype', 'lidStrides', 'gidStrides', 'direction', 'variable', 'variableTags', 'countGranularity', 'kernelName'] as const;
+  /** `global` or `local` memory. */
   readonly mtype: 'global' | 'local' | undefined;
+  /** The dtype of the element accessed. */
   readonly dtype: DType | undefined;
+  /** Per local id axis, the stride of the access (normalized: polynomials in the parameters as text). */
   readonly lidStrides: Strides | undefined;
+  /** Per group id axis, likewise. */
   readonly gidStrides: Strides | undefined;
+  /** Whether the access reads (`load`) or writes (`store`). */
   readonly direction: 'load' | 'store' | undefined;
+  /** The array accessed. */
   readonly variable: string | undefined;
+  /** Always empty (Loom's variables carry no tags); kept for loopy's shape of the key. */
   readonly variableTags: readonly string[];
+  /** Whether the count is per work-item, per sub-group or per work-group (loopy's `CountGranularity`). */
   readonly countGranularity: CountGranularity | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName: string | undefined;
   readonly id: string;
 
@@ -131,13 +154,17 @@ export class MemAccess implements CountKey {
 export interface SyncFields {
   /** `barrier_local`, `barrier_global` or `kernel_launch`. */
   readonly kind?: string | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName?: string | undefined;
 }
 
 /** A synchronization event. */
 export class Sync implements CountKey {
+  /** The fields of a `Sync` key, in the order loopy prints them. */
   static readonly fields = ['kind', 'kernelName'] as const;
+  /** `barrier_local`, `barrier_global` or `kernel_launch`. */
   readonly kind: string | undefined;
+  /** The kernel's name (loopy's `kernel_name`). */
   readonly kernelName: string | undefined;
   readonly id: string;
 

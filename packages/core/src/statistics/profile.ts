@@ -34,7 +34,7 @@ import { kernelWork, type DeviceProfile } from './roofline.ts';
 /** The options measureDeviceProfile reads; any other key is an error. */
 const MEASURE_DEVICE_PROFILE_OPTIONS = optionKeys<ProfileOptions>()(['maxBytes', 'minSeconds']);
 
-/** Options of measuring a device profile. */
+/** Options of `measureDeviceProfile`: how much memory and time its measurements may take. */
 export interface ProfileOptions {
   /** A measurement's arrays grow until one launch takes at least this long; default 0.005 s. */
   readonly minSeconds?: number;

@@ -40,18 +40,25 @@ export interface DeviceProfile {
 
 /** What `estimateTime` predicts, and from what: flops, bytes, the roof the kernel sits under. */
 export interface TimeEstimate {
+  /** The kernel's name. */
   readonly kernel: string;
   /** The prediction. */
   readonly seconds: number;
+  /** `flops` at the profile's flop rate. */
   readonly computeSeconds: number;
+  /** `bytes` at the profile's bandwidth. */
   readonly memorySeconds: number;
+  /** `launches` times the profile's launch overhead. */
   readonly launchSeconds: number;
+  /** Floating-point operations, over every work-item. */
   readonly flops: number;
+  /** Bytes moved to and from global memory. */
   readonly bytes: number;
   /** flops per byte (Infinity for a kernel that moves nothing). */
   readonly arithmeticIntensity: number;
   /** The roof the kernel sits under. */
   readonly bound: 'memory' | 'compute';
+  /** Kernel launches (more than 1 where global barriers split the kernel). */
   readonly launches: number;
   /** How the bytes were counted: each element once (`footprint`), or each access (`accesses`). */
   readonly traffic: 'footprint' | 'accesses';
@@ -59,9 +66,13 @@ export interface TimeEstimate {
 
 /** The work of a kernel at given parameter values: what the roofline weighs. */
 export interface KernelWork {
+  /** Floating-point operations, over every work-item. */
   readonly flops: number;
+  /** Bytes moved to and from global memory. */
   readonly bytes: number;
+  /** Kernel launches (more than 1 where global barriers split the kernel). */
   readonly launches: number;
+  /** How the bytes were counted: each element once (`footprint`), or each access (`accesses`, where a footprint cannot be counted). */
   readonly traffic: 'footprint' | 'accesses';
 }
 

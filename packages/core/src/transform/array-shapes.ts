@@ -169,6 +169,8 @@ export function addPadding(knl: LoopKernel, name: string, axis: number, alignByt
  * `banks` words) get one word of padding per row, so that work-items reading a column hit
  * different banks (loopy's add_padding_to_avoid_bank_conflicts; the bank layout, which
  * loopy reads from the OpenCL device, is given here).
+ * @param options.banks memory banks (default 32)
+ * @param options.bankWidthBytes bytes per bank word (default 4)
  */
 export function addPaddingToAvoidBankConflicts(knl: LoopKernel, options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): LoopKernel {
   checkOptionKeys('addPaddingToAvoidBankConflicts', options, ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS);

@@ -21,6 +21,7 @@ const TO_BATCHED_OPTIONS = optionKeys<ToBatchedOptions>()(['batchInamePrefix', '
 
 /** Options of `toBatched`. */
 export interface ToBatchedOptions {
+  /** The batch iname's name (default `ibatch`, made unique). */
   readonly batchInamePrefix?: string;
   /** The batches run one after the other: temporaries are shared between them, not copied per batch. */
   readonly sequential?: boolean;

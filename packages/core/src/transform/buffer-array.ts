@@ -44,10 +44,13 @@ export interface BufferArrayOptions {
   readonly initExpression?: string;
   /** What is written back, in terms of `base` and `buffer`; default `buffer`; false: nothing. */
   readonly storeExpression?: string | false;
+  /** Only the accesses in these instructions (a match expression) use the buffer; default: all. */
   readonly within?: Within;
   /** Tag of the fill and write-back inames (default `'l.auto'`). */
   readonly defaultTag?: TagSpec;
+  /** Where the temporary lives; default `'auto'`, decided when the kernel is preprocessed (loopy's `AddressSpace.AUTO`). */
   readonly temporaryAddressSpace?: AddressSpace;
+  /** Buffer the whole bounding box, not clipped to the bounds every access keeps. */
   readonly fetchBoundingBox?: boolean;
 }
 

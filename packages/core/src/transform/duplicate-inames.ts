@@ -24,7 +24,10 @@ export interface DuplicateInamesOptions {
   readonly within?: Within;
   /** New names, one per iname (undefined entries are chosen automatically); a string is comma-separated. */
   readonly newInames?: string | readonly (string | undefined)[];
-  /** @deprecated the same as `newInames` (Loom's earlier name for it). */
+  /**
+   * The same as `newInames` (Loom's earlier name for it).
+   * @deprecated use `newInames`.
+   */
   readonly newNames?: readonly (string | undefined)[];
   /** Automatic names are the iname with this suffix (made unique): `{ suffix: '_copy' }` gives `i_copy`. */
   readonly suffix?: string;

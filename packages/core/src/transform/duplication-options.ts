@@ -8,6 +8,7 @@ import { isParallelTag, type LoopKernel } from '../kernel/model.ts';
 
 /** A way `getInameDuplicationOptions` suggests to duplicate inames. */
 export interface InameDuplicationOption {
+  /** The iname to duplicate. */
   readonly iname: string;
   /** The instructions that would get the copy, as a match expression for `duplicateInames`. */
   readonly within: string;

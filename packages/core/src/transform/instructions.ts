@@ -99,6 +99,7 @@ export interface AddBarrierOptions {
   readonly memKind?: 'global' | 'local';
   /** The loops the barrier sits in (default none). */
   readonly withinInames?: readonly string[];
+  /** The barrier instruction's tags. */
   readonly tags?: readonly string[];
 }
 

@@ -18,6 +18,7 @@ const TYPE_INFERENCE_OPTIONS = optionKeys<{ readonly expectCompletion?: boolean 
  * The dtypes of the temporaries and output arguments nobody declared, from what is written
  * to them. With `expectCompletion`, a dtype that cannot be inferred yet is an error; without,
  * the kernel is returned as it is when inference cannot complete (run infers the rest from data).
+ * @param options.expectCompletion a dtype that cannot be inferred yet is an error
  */
 export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
   checkOptionKeys('inferUnknownTypes', options, TYPE_INFERENCE_OPTIONS);
@@ -29,7 +30,10 @@ export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCom
   }
 }
 
-/** `addDtypes`, then `inferUnknownTypes` (loopy's add_and_infer_dtypes). */
+/**
+ * `addDtypes`, then `inferUnknownTypes` (loopy's add_and_infer_dtypes).
+ * @param options.expectCompletion a dtype that cannot be inferred yet is an error
+ */
 export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
   checkOptionKeys('addAndInferDtypes', options, TYPE_INFERENCE_OPTIONS);
   return inferUnknownTypes(addDtypes(knl, dtypes), options);

@@ -54,19 +54,26 @@ export interface PrecomputeOptions {
    * swept inames its value uses. Arguments left out are not stored (the sweep must not move them).
    */
   readonly storageAxes?: string | readonly (string | number)[];
+  /** The temporary's name (default: made from the rule's). */
   readonly temporaryName?: string;
   /** Names of the new inames, one per storage axis; an existing iname is reused when it runs over exactly the values needed. */
   readonly precomputeInames?: string | readonly (string | undefined)[];
   /** Inames the store runs inside, besides those its footprint moves with (loopy's precompute_outer_inames). */
   readonly precomputeOuterInames?: string | readonly string[];
-  /** @deprecated the same as precomputeOuterInames (Loom's earlier name for it). */
+  /**
+   * The same as `precomputeOuterInames` (Loom's earlier name for it).
+   * @deprecated use `precomputeOuterInames`.
+   */
   readonly fetchOuterInames?: readonly string[];
   /** Tags of the new inames by storage axis (parameter name, position, swept iname or given iname name). */
   readonly storageAxisToTag?: Readonly<Record<string, TagSpec>>;
+  /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). */
   readonly defaultTag?: TagSpec;
+  /** The temporary's dtype; default: the type of the rule's value. */
   readonly dtype?: DType;
   /** Store the whole box, not clipped to the bounds every use keeps. */
   readonly fetchBoundingBox?: boolean;
+  /** Where the temporary lives; default `'auto'`, decided when the kernel is preprocessed (loopy's `AddressSpace.AUTO`). */
   readonly temporaryAddressSpace?: AddressSpace;
   /** The id of the store instruction (default: the rule's name). */
   readonly computeInsnId?: string;

@@ -44,11 +44,16 @@ export interface PrefetchOptions {
   readonly defaultTag?: TagSpec;
   /** Extra inames the fetch runs inside (loopy's fetch_outer_inames). */
   readonly fetchOuterInames?: readonly string[];
+  /** The temporary's name (default `a_fetch` for an array `a`). */
   readonly temporaryName?: string;
+  /** Where the temporary lives; default `'auto'`, decided when the kernel is preprocessed (loopy's `AddressSpace.AUTO`). */
   readonly temporaryAddressSpace?: AddressSpace;
   /** Names of the fetch inames, one per axis of the array (loopy's dim_arg_names). */
   readonly dimArgNames?: string | readonly string[];
-  /** @deprecated the same as dimArgNames (Loom's earlier name for it). */
+  /**
+   * The same as `dimArgNames` (Loom's earlier name for it).
+   * @deprecated use `dimArgNames`.
+   */
   readonly dimNames?: readonly string[];
   /** Only the reads in the instructions this match expression picks (see match.ts) read the copy; default: all. */
   readonly within?: Within;

@@ -28,12 +28,18 @@ const MAKE_REDUCTION_INAMES_UNIQUE_OPTIONS = optionKeys<MakeReductionInamesUniqu
 
 const NESTABLE = new Set(['sum', 'product', 'max', 'min']);
 
-/** Splits a reduction over inames into an inner one over them (loopy's `split_reduction_inward`). */
+/**
+ * Moves `inames` of a reduction into a nested inner reduction (loopy's `split_reduction_inward`):
+ * `sum([i, j], e)` split inward on `j` is `sum([i], sum([j], e))`. Only `sum`, `product`, `max` and `min` split.
+ */
 export function splitReductionInward(knl: LoopKernel, inames: string | readonly string[], within?: Within): LoopKernel {
   return splitReduction(knl, inames, 'in', within, 'splitReductionInward');
 }
 
-/** Splits a reduction over inames into an outer one over them (loopy's `split_reduction_outward`). */
+/**
+ * Moves `inames` of a reduction into a nested outer reduction (loopy's `split_reduction_outward`):
+ * `sum([i, j], e)` split outward on `i` is `sum([i], sum([j], e))`. Only `sum`, `product`, `max` and `min` split.
+ */
 export function splitReductionOutward(knl: LoopKernel, inames: string | readonly string[], within?: Within): LoopKernel {
   return splitReduction(knl, inames, 'out', within, 'splitReductionOutward');
 }
@@ -66,6 +72,7 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
 export interface MakeReductionInamesUniqueOptions {
   /** Only these inames (a list or comma-separated); default all. */
   readonly inames?: string | readonly string[];
+  /** Only the reductions in these instructions (a match expression); default: all. */
   readonly within?: Within;
 }
 

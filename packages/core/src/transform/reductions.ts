@@ -24,7 +24,7 @@ const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions
 /** The options realizeReduction reads; any other key is an error. */
 const REALIZE_REDUCTION_OPTIONS = optionKeys<RealizeReductionOptions>()(['automagicScansOk', 'forceOuterInameForScan', 'forceScan', 'insnIdFilter']);
 
-/** Options of the reduction transformations. */
+/** Options of `reductionArgToSubstRule`: which instructions it changes. */
 export interface ReductionTransformOptions {
   /** The instructions to change, in loopy's match language (`'id:a*'`, `'writes:out'`); default: every instruction. */
   readonly within?: Within;
@@ -34,6 +34,7 @@ export interface ReductionTransformOptions {
  * Each reduction over exactly `inames` gets its value as a substitution rule of those
  * inames, `red_i_arg(i)` unless named (then there must be one such reduction): what
  * `precompute` can then store.
+ * @param options.ruleName the rule's name (then there must be one such reduction)
  */
 export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readonly string[], options: ReductionTransformOptions & { readonly ruleName?: string } = {}): LoopKernel {
   checkOptionKeys('reductionArgToSubstRule', options, REDUCTION_ARG_TO_SUBST_RULE_OPTIONS);

@@ -32,7 +32,7 @@ const MAP_KERNEL_EXPRESSIONS_OPTIONS = optionKeys<MapExpressionsOptions>()(['ass
 /** A rewrite of one expression; `insn` is the instruction it belongs to (none in a rule body or a shape). */
 export type ExprRewrite = (e: Expr, insn?: Instruction) => Expr;
 
-/** Options of rewriting a kernel's expressions. */
+/** Options of `mapKernelExpressions`: which instructions, and which of their parts, the rewrite applies to. */
 export interface MapExpressionsOptions {
   /** The pass, for messages. */
   readonly what: string;

@@ -25,9 +25,13 @@ const SPLIT_INAME_OPTIONS = optionKeys<SplitInameOptions>()(['innerIname', 'inne
 
 /** Options of `splitIname`: the new inames' names and tags, slabs, `within`. */
 export interface SplitInameOptions {
+  /** The outer iname's name (default `i_outer` for `i`). */
   readonly outerIname?: string;
+  /** The inner iname's name (default `i_inner` for `i`). */
   readonly innerIname?: string;
+  /** Tag of the outer iname (`'g.0'`, `'unr'`...); default: none. */
   readonly outerTag?: TagSpec;
+  /** Tag of the inner iname (`'l.0'`, `'unr'`...); default: none. */
   readonly innerTag?: TagSpec;
   /** Iterations of the outer loop to generate separately at its start and end. */
   readonly slabs?: readonly [number, number];

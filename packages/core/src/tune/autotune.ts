@@ -70,6 +70,7 @@ export function isTuningProblem(value: unknown): value is TuningProblem<unknown>
 
 /** One configuration `autotune` tried: its time, or why it failed. */
 export interface Trial<C> {
+  /** The configuration tried. */
   readonly config: C;
   /** Seconds per launch, when it ran and passed the check. */
   readonly seconds?: number;
@@ -79,21 +80,29 @@ export interface Trial<C> {
 
 /** What `AutotuneOptions.onProgress` is told after each trial. */
 export interface TuningProgress<C> {
+  /** The name of the problem being tuned. */
   readonly problem: string;
   /** Configurations tried so far, of `total`. */
   readonly done: number;
+  /** Configurations in the space. */
   readonly total: number;
+  /** The trial just finished. */
   readonly trial: Trial<C>;
   /** The fastest so far. */
   readonly best?: Trial<C>;
+  /** Seconds since the search began. */
   readonly elapsedSeconds: number;
+  /** The time budget, in seconds (`AutotuneOptions.budgetSeconds`). */
   readonly budgetSeconds: number;
 }
 
 /** What a cache keeps of a search. */
 export interface TunedEntry {
+  /** The fastest configuration found. */
   readonly config: unknown;
+  /** Its seconds per launch. */
   readonly seconds: number;
+  /** How many configurations the search tried. */
   readonly tried: number;
   /** When it was measured (ISO 8601). */
   readonly measuredAt: string;
@@ -101,7 +110,12 @@ export interface TunedEntry {
 
 /** Where the best configurations are kept between runs, by problem name and device name. */
 export interface TuningCache {
+  /**
+   * The entry kept for this problem on this device, if any (sync or async). An entry whose
+   * configuration is no longer in the problem's space is ignored and searched again.
+   */
   get(problem: string, device: string): TunedEntry | undefined | Promise<TunedEntry | undefined>;
+  /** Keeps the result of a finished search (sync or async), replacing any earlier entry. */
   set(problem: string, device: string, entry: TunedEntry): void | Promise<void>;
 }
 
@@ -119,6 +133,7 @@ export function memoryTuningCache(): TuningCache {
 export interface AutotuneOptions<C> {
   /** Stop starting new trials after this many seconds; default 60. */
   readonly budgetSeconds?: number;
+  /** Told after each trial: how far the search is, the trial, the best so far. */
   readonly onProgress?: (progress: TuningProgress<C>) => void;
   /** Where to look for an earlier result first, and to keep this one. */
   readonly cache?: TuningCache;
@@ -130,10 +145,13 @@ export interface AutotuneOptions<C> {
 
 /** What `autotune` found: the fastest configuration that passed its check, and every trial. */
 export interface TuningResult<C> {
+  /** The fastest configuration that passed the check. */
   readonly best: C;
+  /** Its seconds per launch (as measured when the search ran, for a cached result). */
   readonly seconds: number;
   /** Every configuration tried, in order (none when the result came from the cache). */
   readonly trials: readonly Trial<C>[];
+  /** Whether the result came from the cache, with no search run. */
   readonly fromCache: boolean;
 }
 

@@ -83,12 +83,18 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
   }
 
-  /** `addAndInferDtypes`: `dtypes`, then the dtypes of temporaries and outputs inferred from what is written to them. */
+  /**
+   * `addAndInferDtypes`: `dtypes`, then the dtypes of temporaries and outputs inferred from what is written to them.
+   * @param options.expectCompletion a dtype that cannot be inferred yet is an error (else the rest is inferred from the data at run time)
+   */
   addAndInferDtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T, options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, WithDtypes<S, T>> {
     return this.derive((k) => addAndInferDtypes(k, dtypes as Readonly<Record<string, DType>>, options));
   }
 
-  /** `inferUnknownTypes`: the dtypes nobody declared, inferred from what is written (outputs stay typed by the data passed). */
+  /**
+   * `inferUnknownTypes`: the dtypes nobody declared, inferred from what is written (outputs stay typed by the data passed).
+   * @param options.expectCompletion a dtype that cannot be inferred yet is an error (else the rest is inferred from the data at run time)
+   */
   inferUnknownTypes(options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, S> {
     return this.derive((k) => inferUnknownTypes(k, options));
   }
@@ -134,7 +140,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => tagArrayAxes(k, arrays, tags));
   }
 
-  /** `reductionArgToSubstRule`: a reduction's value becomes a substitution rule of its inames (`red_i_arg(i)`), for `.precompute`. */
+  /**
+   * `reductionArgToSubstRule`: a reduction's value becomes a substitution rule of its inames (`red_i_arg(i)`), for `.precompute`.
+   * @param options.ruleName the rule's name (then there must be one such reduction)
+   * @param options.within only the reductions in these instructions (a match expression)
+   */
   reductionRule(inames: readonly I[] | I, options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
     checkVerbOptions('reductionRule', options);
     return this.derive((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
@@ -145,6 +155,10 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * must be known. `forceScan` realizes triangular reductions (`out[i] = sum(j, a[j])` over
    * `j <= i`) as scans, O(n), swept by `forceOuterInameForScan` where named; `automagicScansOk`
    * does so for those that are scans and leaves the others reductions.
+   * @param options.insnIdFilter only the reductions of these instructions; default all
+   * @param options.forceScan realize triangular reductions as scans
+   * @param options.automagicScansOk realize the reductions that are scans as scans, the others as reductions
+   * @param options.forceOuterInameForScan the iname a scan is swept by
    */
   realizeReduction(
     options: { readonly insnIdFilter?: readonly string[]; readonly forceScan?: boolean; readonly automagicScansOk?: boolean; readonly forceOuterInameForScan?: I } = {},
@@ -192,7 +206,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => addPadding(k, name, axis, alignBytes));
   }
 
-  /** `addPaddingToAvoidBankConflicts`: local tiles whose rows would start in one memory bank get a word of padding per row. */
+  /**
+   * `addPaddingToAvoidBankConflicts`: local tiles whose rows would start in one memory bank get a word of padding per row.
+   * @param options.banks memory banks (default 32)
+   * @param options.bankWidthBytes bytes per bank word (default 4)
+   */
   addPaddingToAvoidBankConflicts(options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): KernelBuilder<I, S> {
     return this.derive((k) => addPaddingToAvoidBankConflicts(k, options));
   }

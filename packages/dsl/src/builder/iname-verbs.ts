@@ -94,7 +94,14 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => prioritizeLoops(k, order));
   }
 
-  /** `duplicateInames`: some instructions get their own copy of these inames (`i_0`, ... unless named). */
+  /**
+   * `duplicateInames`: some instructions get their own copy of these inames (`i_0`, ... unless named).
+   * @param options.within which instructions get the copies (a match expression); default: every instruction
+   * @param options.newInames the copies' names, one per iname
+   * @param options.newNames the same as `newInames` (Loom's earlier name for it)
+   * @param options.suffix automatic names are the iname with this suffix, made unique (`_copy` gives `i_copy`)
+   * @param options.tags tags for the copies, by the iname they copy: `{ i: 'l.0' }`
+   */
   dup<N extends I, const New extends readonly string[] = never>(
     inames: N | readonly N[],
     options: { readonly within?: Within; readonly newInames?: New; readonly newNames?: New; readonly suffix?: string; readonly tags?: { readonly [K in N]?: Tag<I> } } = {},
@@ -103,7 +110,11 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => duplicateInames(k, inames as string | readonly string[], options as Parameters<typeof duplicateInames>[2]));
   }
 
-  /** `renameIname`. */
+  /**
+   * `renameIname`.
+   * @param options.existingOk when the new name is already an iname over the same domain, merge the two loops
+   * @param options.within only the instructions this match expression picks move to the new name
+   */
   rename<N extends I, const New extends string, const W extends Within = undefined>(
     iname: N,
     newName: New,
@@ -113,7 +124,11 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => renameIname(k, iname, newName, options));
   }
 
-  /** `renameInames`: several loops become one, `newIname` (their domains must be equal). */
+  /**
+   * `renameInames`: several loops become one, `newIname` (their domains must be equal).
+   * @param options.existingOk `newIname` may already be an iname: every old one merges into it
+   * @param options.within only these instructions (a match expression)
+   */
   renameInames<const L extends readonly I[], const New extends string, const W extends Within = undefined>(
     inames: L,
     newIname: New,
@@ -122,7 +137,11 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => renameInames(k, inames, newIname, options));
   }
 
-  /** `joinInames`: several loops become one (`i_and_j` unless named). */
+  /**
+   * `joinInames`: several loops become one (`i_and_j` unless named).
+   * @param options.tag an implementation tag for the joined iname (`'l.0'`, `'g.0'`, `'unr'`...)
+   * @param options.within only these instructions (a match expression)
+   */
   join<const L extends readonly I[], const New extends string = Join<L, '_and_'>, const W extends Within = undefined>(
     inames: L,
     newName?: New,
@@ -169,7 +188,11 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => splitReductionOutward(k, inames, within));
   }
 
-  /** `makeReductionInamesUnique`: a second reduction over `i` gets its own copy `i_0`. */
+  /**
+   * `makeReductionInamesUnique`: a second reduction over `i` gets its own copy `i_0`.
+   * @param options.inames only these inames; default all
+   * @param options.within only the reductions in these instructions (a match expression)
+   */
   makeReductionInamesUnique(options: { readonly inames?: readonly I[]; readonly within?: Within } = {}): KernelBuilder<I | Numbered<I>, S> {
     return this.derive((k) => makeReductionInamesUnique(k, options));
   }

@@ -8,9 +8,13 @@ export type ShapeEntry = string | number;
 
 /** An array argument declared with an element type (`f32('n')`). */
 export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh extends readonly ShapeEntry[] | 'auto' = readonly ShapeEntry[] | 'auto'> {
+  /** An array (not a value). */
   readonly kind: 'array';
+  /** Its element dtype. */
   readonly dtype: T;
+  /** `'in'`, `'out'` or `'inout'`. */
   readonly mode: M;
+  /** Its axes: parameter names or lengths; `'auto'`: what the kernel's accesses need. */
   readonly shape: Sh;
   /** A vector element type (`f32x4`): each element is this many lanes, adjacent in the data. */
   readonly lanes?: 2 | 3 | 4 | 8 | 16;
@@ -18,7 +22,9 @@ export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh ex
 
 /** A scalar argument declared with an element type (`i32.value()`). */
 export interface ValueDecl<T extends DType = DType> {
+  /** A scalar (not an array). */
   readonly kind: 'value';
+  /** Its dtype. */
   readonly dtype: T;
 }
 

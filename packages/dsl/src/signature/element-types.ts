@@ -24,9 +24,13 @@ type ShapeOf<Sh extends readonly ShapeEntry[]> = Sh extends readonly [] ? 'auto'
 /** One element type's vocabulary: `f32('n')`, `f32.out('n')`, `f32.inout('n')`, `f32.value()`. */
 export interface ElementType<T extends DType> {
   <const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'in', ShapeOf<Sh>>;
+  /** An output array of this shape (no shape: the kernel's accesses decide it): `run` allocates it when not passed, and returns it. */
   out<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'out', ShapeOf<Sh>>;
+  /** An array the kernel reads and writes: passed, and returned. */
   inout<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'inout', ShapeOf<Sh>>;
+  /** A scalar argument, passed by value. */
   value(): ValueDecl<T>;
+  /** The dtype it declares. */
   readonly dtype: T;
 }
 
@@ -73,9 +77,13 @@ export const f64 = elementType('float64');
 /** A vector element type: `f32x4('n')`, `f32x4.out('n')`, `f32x4.inout('n')` (no values). */
 export interface VectorElementType<T extends DType> {
   <const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'in', ShapeOf<Sh>>;
+  /** An output array of vectors of this shape: `run` allocates it when not passed, and returns it. */
   out<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'out', ShapeOf<Sh>>;
+  /** An array of vectors the kernel reads and writes: passed, and returned. */
   inout<const Sh extends readonly ShapeEntry[]>(...shape: Sh): ArrayDecl<T, 'inout', ShapeOf<Sh>>;
+  /** The dtype of a lane. */
   readonly dtype: T;
+  /** Lanes per vector. */
   readonly lanes: 2 | 3 | 4 | 8 | 16;
 }
 

@@ -20,6 +20,7 @@ export type { HostArrays };
 
 /** What the type level knows about one argument. */
 export interface ArgInfo {
+  /** An array or a scalar value. */
   readonly kind: 'array' | 'value';
   /** `'auto'`: whatever the data passed at run time says. */
   readonly dtype: DType | 'auto';
@@ -35,6 +36,7 @@ export type Signature = { readonly [name: string]: ArgInfo };
 declare const loose: unique symbol;
 /** The signature of a kernel whose text the compiler cannot see. */
 export interface LooseSignature {
+  /** Marks the signature loose. */
   readonly [loose]: true;
 }
 
@@ -50,7 +52,9 @@ export interface KernelRegistry {}
 
 /** One entry of the registry: the kernel's inames and its signature. */
 export interface RegisteredKernel {
+  /** The kernel's inames, as a union of string literal types (`'i' | 'j'`). */
   readonly inames: string;
+  /** Its signature. */
   readonly args: Signature;
 }
 

@@ -61,7 +61,9 @@ export class Template<K extends FragmentKind = FragmentKind> {
  * else (no `file`) a line and column counted inside the template's own text.
  */
 export interface TemplateLocation extends Omit<SourceLocation, 'file'> {
+  /** The file the template is in, when it could be found there. */
   readonly file?: string;
+  /** Which tag made the template (`domain`, `insn`...). */
   readonly template: FragmentKind;
 }
 
@@ -73,8 +75,11 @@ export type Segment =
 /** A piece of domain or instruction text made by a template tag (`domain`, `insn`). */
 export class Fragment<K extends FragmentKind = FragmentKind> {
   constructor(
+    /** Which tag made it. */
     readonly kind: K,
+    /** The text, with the interpolated values in place. */
     readonly text: string,
+    /** Where each part of the text came from, for error positions. */
     readonly segments: readonly Segment[],
   ) {}
 
@@ -85,6 +90,7 @@ export class Fragment<K extends FragmentKind = FragmentKind> {
     return 'value' in segment ? segment.template.locateValue(segment.value) : segment.template.locate(segment.piece, offset - segment.start);
   }
 
+  /** The text, so a fragment interpolates into a template or a string as what it says. */
   toString(): string {
     return this.text;
   }

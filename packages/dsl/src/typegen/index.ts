@@ -35,11 +35,13 @@ export interface TypegenOptions {
 
 /** What `typegen` wrote, or with `check` found out of date. */
 export interface TypegenReport {
+  /** The template kernels found. */
   readonly kernels: readonly FoundKernel[];
   /** Computations registered by name (their parameter lists not written in place). */
   readonly computations: readonly FoundComputation[];
   /** Declaration files written or removed (not in check mode). */
   readonly written: readonly string[];
+  /** Declaration files removed, their kernels gone (not in check mode). */
   readonly removed: readonly string[];
   /** Check mode: declaration files that are missing, out of date, or left over. */
   readonly stale: readonly { readonly file: string; readonly why: 'missing' | 'out of date' | 'left over' }[];
@@ -47,6 +49,7 @@ export interface TypegenReport {
   readonly notes: readonly string[];
   /** Kernels that do not build, or names used twice. */
   readonly errors: readonly string[];
+  /** No errors, and in check mode nothing stale. */
   readonly ok: boolean;
 }
 
