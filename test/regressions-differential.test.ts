@@ -16,6 +16,7 @@ import {
   KernelCheckError,
   LoomError,
   makeKernel,
+  mapDomain,
   precompute,
   run,
   setTemporaryAddressSpace,
@@ -528,6 +529,53 @@ test('splitIname within the writer of a loop bound alone is a LoomError: the loo
     (e: unknown) => e instanceof LoomError && /writes the temporary 'start'/.test((e as Error).message),
   );
 });
+
+// }}}
+
+// {{{ PoCL: barriers in a loop with conditions (seed 4041205870)
+
+/**
+ * Two local-memory reduction trees, one in each branch of an if/else inside the sequential loop i
+ * (k split so that a part is on l.0). Built optimised, PoCL 3.1 skipped work-item 0's last stage
+ * and store in the i >= 2 branch (0 for 6, -1e30, 12): a PoCL miscompilation, so such kernels are
+ * built with -cl-opt-disable there (pocl-barrier-guard.ts).
+ */
+function twoTreesInBranches() {
+  let knl = makeKernel(
+    '{ [i,k]: 0<=i<n and 0<=k<m }',
+    `
+if (i >= 2)
+  out[i] = sum(k, i) - imag(c[i])
+else
+  out[i] = (1 - c[i]) * sum(k, i)
+end
+`,
+    [globalArg('c', { shape: ['n'], dtype: 'complex64' }), '...'],
+    { assumptions: 'n >= 1 and m >= 1' },
+  );
+  knl = mapDomain(knl, '{ [k] -> [k_mo, k_mi] : 0 <= k_mi < 4 and k = 4*k_mo + k_mi }');
+  knl = fixParameters(knl, { m: 3 });
+  knl = splitIname(knl, 'k_mi', 1, { outerTag: 'l.0' });
+  knl = mapDomain(knl, '{ [k_mo] -> [k_mo_mo, k_mo_mi] : 0 <= k_mo_mi < 4 and k_mo = 4*k_mo_mo + k_mo_mi }');
+  return prioritizeLoops(knl, 'k_mi_inner,k_mo_mo,k_mo_mi');
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: local reduction trees in both branches of an if/else inside a loop`, async () => {
+    const knl = twoTreesInBranches();
+    const c = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const got = (await run(knl, device, { c })).out as Float32Array;
+    const want = (await run(knl, cpu, { c })).out as Float32Array;
+    // plain JS: out[i] = 3i - imag(c[i]) for i >= 2, else (1 - c[i]) * 3i (imaginary parts alike)
+    const js: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const [re, im] = [c[2 * i], c[2 * i + 1]];
+      js.push(...(i >= 2 ? [3 * i - im, 0] : [(1 - re) * 3 * i, -im * 3 * i]));
+    }
+    assert.equal([...want], js);
+    assert.equal([...got], js);
+  });
+}
 
 // }}}
 

@@ -25,6 +25,7 @@ import type { OpenCLBuffer } from './runtime/buffer.ts';
 import type { KernelArgument } from './runtime/arguments.ts';
 import type { OpenCLProgram } from './runtime/program.ts';
 import { openclTarget, type OpenCLExtra } from './target.ts';
+import { isPocl, needsUnoptimisedPoclBuild } from './pocl-barrier-guard.ts';
 
 /** The options openclDevice reads; any other key is an error. */
 const OPENCL_DEVICE_OPTIONS = optionKeys<OpenCLContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device', 'platform', 'type']);
@@ -69,7 +70,8 @@ class ClDevice implements OpenCLDevice {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
     // before the driver sees it: PoCL crashes the process on a huge private array
     checkProgramLimits(code.program, this.limits, this.name);
-    return this.context.buildProgram(code.code, [...this.semanticsOptions(), ...(options.buildOptions ?? [])]);
+    const workaround = isPocl(this.context.info) && needsUnoptimisedPoclBuild(code.program) ? ['-cl-opt-disable'] : [];
+    return this.context.buildProgram(code.code, [...this.semanticsOptions(), ...workaround, ...(options.buildOptions ?? [])]);
   }
 
   /**
