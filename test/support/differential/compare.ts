@@ -11,6 +11,9 @@
  *    (the largest finite float is 1 ulp from Inf). A NaN never agrees with a number;
  *  - on WebGPU, −0 equals +0: WGSL does not promise to keep the sign of zero, and lavapipe
  *    does not ((−b + b) − j gives −0 there);
+ *  - on WebGPU, a float32 reference value that is subnormal also agrees with ±0: WGSL lets
+ *    implementations flush float32 subnormals to zero (NVIDIA's Vulkan driver does, even
+ *    when every input is normal: a product of small numbers), README "Where WGSL says less";
  *  - on WebGPU, an element whose reference value is NaN or ±Inf is not compared: WGSL lets
  *    compilers assume floats are finite (features.ts, `finiteFloatsOnly`), and a finite
  *    case can still divide by zero in its last operation.
@@ -72,6 +75,8 @@ export interface FloatPromises {
    * imaginary part): a part also agrees within `ulps` ulps of the value's magnitude (WGSL).
    */
   readonly complexNormwise?: boolean;
+  /** Whether float32 subnormal results are kept (false: one may come out as ±0, flushed). */
+  readonly subnormals?: boolean;
 }
 
 const IEEE: FloatPromises = { zeroSign: true, nonFinite: true };
@@ -99,13 +104,22 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
       continue;
     }
     const agree = float
-      ? floatsAgree(e as number, g as number, width, ulps, promises.zeroSign) || (promises.complexNormwise === true && withinNorm(expected, k, g as number, width, ulps))
+      ? floatsAgree(e as number, g as number, width, ulps, promises.zeroSign) ||
+        (promises.complexNormwise === true && withinNorm(expected, k, g as number, width, ulps)) ||
+        (promises.subnormals === false && width === 32 && g === 0 && isSubnormal32(e as number))
       : e === g;
     if (agree) continue;
     count++;
     if (mismatches.length < keep) mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });
   }
   return { mismatches, count, total: expected.length, uncompared };
+}
+
+/** The smallest normal float32: a non-zero value below it in magnitude is subnormal. */
+const FLOAT32_MIN_NORMAL = 2 ** -126;
+
+function isSubnormal32(v: number): boolean {
+  return v !== 0 && Math.abs(v) < FLOAT32_MIN_NORMAL;
 }
 
 /** Whether `got` is within `ulps` units of the complex value's magnitude of the part at `k`. */

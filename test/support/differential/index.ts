@@ -143,7 +143,7 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
         // 3253000829 and 1462817390)
         const complexOnWgsl = finite && isComplex(kcase.dtype);
         const ulps = complexOnWgsl ? 6 * kcase.ulpTolerance : kcase.ulpTolerance;
-        const comparison = compareArrays(expected, got, ulps, { zeroSign: !finite, nonFinite: !finite, complexNormwise: complexOnWgsl });
+        const comparison = compareArrays(expected, got, ulps, { zeroSign: !finite, nonFinite: !finite, complexNormwise: complexOnWgsl, subnormals: !finite });
         outcome = comparison.count ? { kind: 'mismatch', comparison } : { kind: 'agree' };
         // Loom said the kernel looks invalid: a wrong result is then only a finding with warnedRaces
         const warned = warnings.find((w) => w.startsWith('WriteRaceConditionWarning'));
