@@ -1,4 +1,5 @@
 /**
+ * Releases: each package's CHANGELOG.md ships with it and starts at its version.
  * Loom is MIT-licensed: the root LICENSE, and in every package the same file (npm ships a
  * package's LICENSE in its tarball) and `"license": "MIT"` in its package.json. The installed
  * test checks that the published tarballs carry it.
@@ -25,6 +26,15 @@ for (const name of packages) {
     assert.is(manifest.license, 'MIT');
     assert.ok(manifest.files.includes('LICENSE'), 'LICENSE is in "files"');
     assert.is(readFileSync(path.join(root, 'packages', name, 'LICENSE'), 'utf8'), licence);
+  });
+}
+
+for (const name of packages) {
+  test(`packages/${name} ships a CHANGELOG.md whose newest entry is its version (changesets writes it)`, () => {
+    const manifest = JSON.parse(readFileSync(path.join(root, 'packages', name, 'package.json'), 'utf8'));
+    assert.ok(manifest.files.includes('CHANGELOG.md'), 'CHANGELOG.md is in "files"');
+    const changelog = readFileSync(path.join(root, 'packages', name, 'CHANGELOG.md'), 'utf8');
+    assert.is(/^## (\S+)$/m.exec(changelog)?.[1], manifest.version);
   });
 }
 
