@@ -6,19 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, LoomError, makeKernel, prepareLaunch, run } from '@loom/core';
+import { DeviceArray, makeKernel, prepareLaunch, run } from '@loom/core';
 import { testDevices } from './support/devices.ts';
-
-async function refused(f: () => Promise<unknown>, message: string): Promise<void> {
-  try {
-    await f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected a LoomError: ${message}`);
-}
+import { refused } from './support/refusals.ts';
 
 const values = (n: number) => Array.from({ length: n }, (_, k) => ((k * 7) % 11) - 5);
 const f32 = [{ name: 'y', dtype: 'float32', shape: ['n'] } as const, { name: 'x', dtype: 'float32', shape: ['n'] } as const, '...' as const];

@@ -11,9 +11,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, LoomError, makeKernel, prepareLaunch, run, type DType } from '@loom/core';
+import { DeviceArray, makeKernel, prepareLaunch, run, type DType } from '@loom/core';
 import { pointwise, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
+import { refused } from './support/refusals.ts';
 
 /** n complex values' parts, interleaved: small halves, exact in float32. */
 const parts = (n: number, seed: number) => Array.from({ length: 2 * n }, (_, k) => (((k + 3) * (seed + 5) * 31) % 17) / 2 - 4);
@@ -23,17 +24,6 @@ const product = (x: readonly number[], w: readonly number[]) =>
     const j = k - (k % 2);
     return k % 2 === 0 ? x[j] * w[j] - x[j + 1] * w[j + 1] : x[j] * w[j + 1] + x[j + 1] * w[j];
   });
-
-async function refused(f: () => Promise<unknown>, message: string): Promise<void> {
-  try {
-    await f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected a LoomError: ${message}`);
-}
 
 /** y = x * w with the dtypes given (undefined: inferred from the data). */
 const multiply = (y?: DType, x?: DType, w?: DType) =>

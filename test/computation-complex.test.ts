@@ -8,26 +8,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, LoomError, makeKernel, prepareLaunch, run, type Device } from '@loom/core';
+import { DeviceArray, makeKernel, prepareLaunch, run, type Device } from '@loom/core';
 import { pureParallel } from '@loom/computation';
 import { supportsDType, testDevices } from './support/devices.ts';
+import { refused } from './support/refusals.ts';
 
 type Complex = 'complex64' | 'complex128';
 const complexDtypes = (device: Device): Complex[] => (['complex64', 'complex128'] as const).filter((t) => supportsDType(device, t === 'complex64' ? 'float32' : 'float64'));
 const hostOf = (t: Complex, values: readonly number[]) => (t === 'complex64' ? Float32Array : Float64Array).from(values);
 /** n complex values' parts, interleaved: small halves and quarters, exact in float32. */
 const parts = (n: number, seed: number) => Array.from({ length: 2 * n }, (_, k) => (((k + 1) * (seed + 7) * 37) % 19) / 4 - 2);
-
-async function refused(f: () => Promise<unknown>, message: string): Promise<void> {
-  try {
-    await f();
-  } catch (e) {
-    assert.instance(e, LoomError);
-    assert.match((e as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected a LoomError: ${message}`);
-}
 
 test('DeviceArray.from and toHost round-trip every number of a complex array', async () => {
   for (const device of testDevices()) {
