@@ -7,7 +7,20 @@
  * target's C does. Literals are converted while printing (`0.1` in a float32
  * computation is written as float32's 0.10000000149011612).
  */
-import { InternalError, combineTypes, exprTypes, type ExprType, isDType, isHardwareId, LoomError, printExpr, type DType, type Expr, type KernelFunction } from '@loom/core';
+import {
+  InternalError,
+  unreachable,
+  combineTypes,
+  exprTypes,
+  type ExprType,
+  isDType,
+  isHardwareId,
+  LoomError,
+  printExpr,
+  type DType,
+  type Expr,
+  type KernelFunction,
+} from '@loom/core';
 import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
 import { HELPERS_PARAM, jsName } from './names.ts';
@@ -98,7 +111,7 @@ export class ExpressionPrinter {
       case 'reduce':
         throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
       default:
-        return unknownNode(e);
+        return unreachable(e, 'expression node');
     }
   }
 
@@ -204,9 +217,4 @@ export class ExpressionPrinter {
 /** An element read from an array of `dtype`: a float16 array holds bits, read as the number they stand for. */
 function loaded(element: string, dtype: DType): JsValue {
   return dtype === 'float16' ? atom(`loom.halfValue(${element})`, dtype) : atom(element, dtype);
-}
-
-/** A node kind this printer was written before: fail loudly rather than print something wrong. */
-function unknownNode(e: never): never {
-  throw new InternalError(`the JavaScript target cannot print expression nodes of kind '${(e as { kind: string }).kind}'`);
 }

@@ -15,6 +15,7 @@ import {
   commentText,
   hostArrayConstructor,
   InternalError,
+  unreachable,
   LoomError,
   printExpr,
   statementsOf,
@@ -142,7 +143,7 @@ class KernelPrinter {
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
       default:
-        unknownStatement(s);
+        unreachable(s, 'statement');
     }
   }
 
@@ -216,8 +217,4 @@ class KernelPrinter {
   private line(text: string): void {
     this.lines.push(`${'  '.repeat(this.depth)}${text}`);
   }
-}
-
-function unknownStatement(s: never): never {
-  throw new InternalError(`the JavaScript target cannot print statements of kind '${(s as { kind: string }).kind}'`);
 }

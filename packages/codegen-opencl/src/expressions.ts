@@ -9,6 +9,7 @@
  */
 import {
   InternalError,
+  unreachable,
   expr as E,
   Linear,
   exprType,
@@ -186,7 +187,8 @@ export class ClExpressionPrinter {
     return this.converted(printed, t, want);
   }
 
-  private raw(e: Expr, t: DType): Printed {
+  /** `e` without its conversion: the literals are spelled by `expr` (in the type they take), so `raw` never sees them. */
+  private raw(e: Exclude<Expr, { kind: 'int' | 'float' | 'bool' }>, t: DType): Printed {
     switch (e.kind) {
       case 'var':
         return atom(e.name);
@@ -248,7 +250,7 @@ export class ClExpressionPrinter {
       case 'reduce':
         throw new InternalError('a reduction reached the printer');
       default:
-        throw new InternalError(`cannot print ${(e as Expr).kind}`);
+        return unreachable(e, 'expression node');
     }
   }
 

@@ -12,6 +12,7 @@ import {
   commentText,
   expr as E,
   InternalError,
+  unreachable,
   renameProgram,
   statementsOf,
   type DType,
@@ -186,6 +187,8 @@ function printStmt(s: Stmt, printer: ClExpressionPrinter, depth: number): string
     }
     case 'comment':
       return [`${pad}/* ${commentText(s.text)} */`];
+    default:
+      return unreachable(s, 'statement');
   }
 }
 

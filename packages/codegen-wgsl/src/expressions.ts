@@ -24,6 +24,7 @@ import {
   type Expr,
   type NameTypes,
   InternalError,
+  unreachable,
   laneOf,
   vectorIndex,
   type FunctionSignature,
@@ -205,8 +206,8 @@ export class ExpressionPrinter {
     return { text, prec: text.startsWith('-') ? Prec.Unary : Prec.Primary, type: t };
   }
 
-  /** `e` in its own computation type. */
-  private compute(e: Expr): Printed {
+  /** `e` in its own computation type (the literals are spelled by `print`, in the type they are wanted in). */
+  private compute(e: Exclude<Expr, { kind: 'int' | 'float' | 'bool' }>): Printed {
     const c = this.context;
     switch (e.kind) {
       case 'var':
@@ -265,7 +266,7 @@ export class ExpressionPrinter {
       case 'reduce':
         throw new InternalError(`the reduction ${printExpr(e)} reached code generation unrealized`);
       default:
-        throw new InternalError(`the WGSL target cannot print expressions of kind '${(e as Expr).kind}'`);
+        return unreachable(e, 'expression node');
     }
   }
 

@@ -20,6 +20,7 @@ import {
   commentText,
   expr as E,
   InternalError,
+  unreachable,
   isHardwareId,
   LoomError,
   printExpr,
@@ -204,7 +205,7 @@ class KernelPrinter {
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
       default:
-        throw new InternalError(`the WGSL target cannot print statements of kind '${(s as { kind: string }).kind}'`);
+        return unreachable(s, 'statement');
     }
   }
 

@@ -147,3 +147,14 @@ export function pointAt(span: SourceSpan): string {
   const prefix = text.includes('\n') ? `line ${lineNumber}: ` : '';
   return `  ${prefix}${line}\n  ${' '.repeat(prefix.length + column)}${'^'.repeat(width)}`;
 }
+
+/**
+ * The `default:` of a switch that covers every kind of a union (`default: return unreachable(node)`): there
+ * `node` has type `never`, so a kind added to the union is a compile error at every such switch, in every
+ * target, instead of a failure at run time. Should a malformed value get there anyway, it is an InternalError
+ * naming its kind.
+ */
+export function unreachable(value: never, what = 'value'): never {
+  const kind = typeof value === 'object' && value !== null && 'kind' in value ? `of kind '${String((value as { kind: unknown }).kind)}'` : `'${String(value)}'`;
+  throw new InternalError(`unexpected ${what} ${kind}: a switch meant to cover every case missed it`);
+}

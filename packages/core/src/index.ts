@@ -23,7 +23,7 @@ export {
   MissingBarrierError,
   LoomWarning,
 } from './errors.ts';
-export { setWarningHandler, collectWarnings, reportWarning, type SourceSpan, type WarningHandler } from './errors.ts';
+export { setWarningHandler, collectWarnings, reportWarning, unreachable, type SourceSpan, type WarningHandler } from './errors.ts';
 export { KernelCheckError } from './check/index.ts';
 export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 

@@ -7,6 +7,7 @@
  * (`parseExpression(printExpr(e))` equals `e`), so they reflect the tree, not arithmetic:
  * `a - (b - c)`, `a*(b*c)`, `(a**b)**c` keep theirs.
  */
+import { unreachable } from '../errors.ts';
 import { freeVariables } from './analysis.ts';
 import type { Expr } from './nodes.ts';
 
@@ -68,6 +69,8 @@ export function printExpr(e: Expr): string {
       return `${e.dtype}(${printExpr(e.operand)})`;
     case 'reduce':
       return printReduction(e);
+    default:
+      return unreachable(e, 'expression node');
   }
 }
 
