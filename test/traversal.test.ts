@@ -9,9 +9,9 @@ import * as assert from 'uvu/assert';
 import { int, parseExpression as parse, printExpr, variable, walkScoped, type Expr } from '../packages/core/src/expr/index.ts';
 import type { Stmt } from '../packages/core/src/codegen/ast.ts';
 import { mapStmts, someStmt, statementsOfKind, walkStmts } from '../packages/core/src/codegen/stmt-visit.ts';
-import { mapKernelExpressions } from '../packages/core/src/transform/rewrite-expressions.ts';
+import { mapKernelExpressions } from '../packages/core/src/kernel/rewrite-expressions.ts';
 import { globalArg, makeKernel, valueArg } from '../packages/core/src/index.ts';
-import { renameInExpr } from '../packages/core/src/transform/rename.ts';
+import { renameInExpr } from '../packages/core/src/kernel/rename.ts';
 
 test('walkScoped tells each node the reduction inames around it', () => {
   const seen: string[] = [];

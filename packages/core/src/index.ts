@@ -205,7 +205,7 @@ export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize }
 export { debugMode, setDebugMode } from './runtime/environment.ts';
 
 // --- for packages that add transformations of their own (@loom/computation) ------------------------
-export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './transform/rewrite-expressions.ts';
+export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './kernel/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
 export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoop } from './codegen/ast.ts';

@@ -57,7 +57,7 @@ import {
 import { freeVariables } from './analysis.ts';
 import { MAX_EXPRESSION_DEPTH } from './limits.ts';
 import { errorAt, type SourceSlice, type Token } from './tokens.ts';
-import { findReductionOperation, isReductionName, reductionNames } from '../reduction/index.ts';
+import { findReductionOperation, isReductionName, reductionNames } from '../reduction/registry.ts';
 
 /** Binding strength of the binary operators (a higher level binds tighter). */
 const OR = 1;

@@ -19,7 +19,7 @@ import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.t
 import { checkName } from '../names.ts';
 import { frozenField } from '../kernel/freeze.ts';
 import { parsedTextCache } from '../lru.ts';
-import { reductionRegistryVersion } from '../reduction/index.ts';
+import { reductionRegistryVersion } from '../reduction/registry.ts';
 
 export interface ParsedInstruction {
   readonly kind: 'assign' | 'barrier' | 'nop';

@@ -29,7 +29,7 @@ import { isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
 import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
-import { isReductionName, reductionNames } from '../reduction/index.ts';
+import { isReductionName, reductionNames } from '../reduction/registry.ts';
 
 /** What a function's spec may say; any other key is an error. */
 const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'opencl', 'signature', 'wgsl']);

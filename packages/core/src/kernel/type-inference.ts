@@ -8,7 +8,7 @@ import { complexPart, isComplex, isFloat, isInteger, promote, type DType } from 
 import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
 import { printExpr } from '../expr/index.ts';
-import { reductionOperation } from '../reduction/index.ts';
+import { reductionOperation } from '../reduction/registry.ts';
 import { perObjectWhile } from '../memo.ts';
 
 /** The type inference finds for an expression: its dtype, and whether it is a weak literal type. */

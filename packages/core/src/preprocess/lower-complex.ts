@@ -27,7 +27,7 @@ import { freeVariables, printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
-import { uniqueName } from '../transform/rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 
 type Value = { readonly kind: 'real'; readonly expr: Expr } | ({ readonly kind: 'complex'; readonly dtype: ComplexDType } & ComplexParts);
 

@@ -24,7 +24,7 @@ import { nameWritten } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { rowMajorDimTags } from '../kernel/strides.ts';
-import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 export function isIlpIname(knl: LoopKernel, iname: string): boolean {
   return knl.inameTags.get(iname)?.kind === 'ilp';

@@ -19,7 +19,7 @@ import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { children, mapChildren, printExpr, substitute } from '../expr/index.ts';
 import { reduce as reduction, variable, type Expr, type Reduce } from '../expr/nodes.ts';
-import { reductionOperation, type ReductionOperation } from '../reduction/index.ts';
+import { reductionOperation, type ReductionOperation } from '../reduction/registry.ts';
 import { realizeLocalTree } from '../reduction/local-tree.ts';
 import { Realization, type Realized, type Scope } from '../reduction/realization.ts';
 import { realizeSequential } from '../reduction/sequential.ts';

@@ -9,7 +9,7 @@ import { compare, ifThenElse, int, subscript, type Expr } from '../expr/nodes.ts
 import { mapExpr, printExpr } from '../expr/index.ts';
 import type { Instruction, KernelArg, LoopKernel } from '../kernel/model.ts';
 import { soleAssignee } from '../kernel/accesses.ts';
-import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 export const separateName = (name: string, k: number) => `${name}_s${k}`;
 

@@ -1,8 +1,6 @@
 /**
- * Reductions: the operations (operations.ts, with the built-ins of builtins.ts loaded here,
- * so that whoever asks the registry finds them) and `registerReduction` (register.ts).
+ * Reductions: the registry of operations, built-ins loaded (registry.ts), and `registerReduction`
+ * (register.ts). Modules below the parser import registry.ts itself, never this index (see there).
  */
-import './builtins.ts';
-
-export { findReductionOperation, isReductionName, reductionNames, reductionOperation, reductionRegistryVersion, type ReductionOperation } from './operations.ts';
+export { findReductionOperation, isReductionName, reductionNames, reductionOperation, reductionRegistryVersion, type ReductionOperation } from './registry.ts';
 export { registerReduction, type ReductionDefinition } from './register.ts';

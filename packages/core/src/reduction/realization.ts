@@ -12,7 +12,7 @@ import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { AddressSpace, InameTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
-import { uniqueName } from '../transform/rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 import type { ScanOptions } from './scan.ts';
 
 /** Where a reduction sits: what its realization runs inside of and waits for. */

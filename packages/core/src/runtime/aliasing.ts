@@ -21,7 +21,7 @@ import { printExpr, mapExpr } from '../expr/index.ts';
 import { subscript } from '../expr/nodes.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { mapKernelExpressions } from '../transform/rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { DeviceArray } from './device.ts';
 
 /** A read-only argument passed the same buffer as a written one. */

@@ -15,8 +15,8 @@ import { add, int, mul, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr, simplify } from '../expr/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel, TemporaryVariable } from '../kernel/model.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options aliasTemporaries reads; any other key is an error. */
 const ALIAS_TEMPORARIES_OPTIONS = optionKeys<AliasTemporariesOptions>()(['baseNamePrefix', 'synchronizeForExclusiveUse']);

@@ -9,7 +9,7 @@ import { subscript, variable, type Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { DimTag, LoopKernel } from '../kernel/model.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /**
  * `renameArgument(knl, 'n', 'N')`: the argument is called `N` from now on, everywhere: in

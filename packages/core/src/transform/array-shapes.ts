@@ -9,8 +9,8 @@ import { LoomError } from '../errors.ts';
 import { add, binary, int, subscript, type Expr } from '../expr/nodes.ts';
 import { mapExpr, printExpr, simplify } from '../expr/index.ts';
 import type { DimTag, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options addPaddingToAvoidBankConflicts reads; any other key is an error. */
 const ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS = optionKeys<{ readonly banks?: number; readonly bankWidthBytes?: number }>()(['bankWidthBytes', 'banks']);

@@ -18,8 +18,8 @@ import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.
 import { instructionsWithin, type Within } from './match.ts';
 import { removeInstructions } from './instructions.ts';
 import { removeUnusedInames } from './remove-unused-inames.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options assignmentToSubst reads; any other key is an error. */
 const ASSIGNMENT_TO_SUBST_OPTIONS = optionKeys<AssignmentToSubstOptions>()(['extraArguments', 'forceRetainArgument', 'within']);

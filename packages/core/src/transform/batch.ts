@@ -13,8 +13,8 @@ import { mapExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options toBatched reads; any other key is an error. */
 const TO_BATCHED_OPTIONS = optionKeys<ToBatchedOptions>()(['batchInamePrefix', 'sequential']);

@@ -21,8 +21,8 @@ import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
 import { fixedInames, footprintAxes, insideBox, type Use } from './footprint.ts';
 import { storeDependencies, tidy } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { uniqueName } from './rename.ts';
-import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { inlineRulesThat, mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 /** The options bufferArray reads; any other key is an error. */

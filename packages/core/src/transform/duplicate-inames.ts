@@ -11,9 +11,9 @@ import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
 import { assigneeName, namesRead, reductionInames } from '../kernel/accesses.ts';
 import { freeVariables } from '../expr/index.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { renameInExpr, uniqueName } from './rename.ts';
+import { renameInExpr, uniqueName } from '../kernel/rename.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options duplicateInames reads; any other key is an error. */
 const DUPLICATE_INAMES_OPTIONS = optionKeys<DuplicateInamesOptions>()(['newInames', 'newNames', 'suffix', 'tags', 'within']);

@@ -12,7 +12,7 @@ import { simplify, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import type { LoopKernel } from '../kernel/model.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The kernel with domain parameters fixed to values (loopy's `fix_parameters`). */
 export function fixParameters(knl: LoopKernel, values: Readonly<Record<string, number>>): LoopKernel {

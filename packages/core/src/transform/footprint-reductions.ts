@@ -17,7 +17,7 @@ import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { InameTag, LoopKernel } from '../kernel/model.ts';
-import { renameInExpr, uniqueName } from './rename.ts';
+import { renameInExpr, uniqueName } from '../kernel/rename.ts';
 import type { Use } from './footprint.ts';
 
 export interface CoupledReductions {

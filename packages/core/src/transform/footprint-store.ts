@@ -20,9 +20,9 @@ import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import { isParallelTag, type AddressSpace, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
 import { checkBaseInScope, checkSharedBox, fixedInames, footprintAxes, insideBox, type AxisFootprint, type FootprintQuestion, type Use } from './footprint.ts';
 

@@ -16,8 +16,8 @@ import { subscript, variable, type Expr } from '../expr/nodes.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import { LoopKernel, tagToString, type Instruction, type KernelArg, type SubstitutionRule } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options fuseKernels reads; any other key is an error. */
 const FUSE_KERNELS_OPTIONS = optionKeys<FuseKernelsOptions>()(['dataFlow', 'suffixes']);

@@ -6,7 +6,7 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { parseNoSync, type Instruction, type LoopKernel } from '../kernel/model.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
 /** The options addBarrier reads; any other key is an error. */

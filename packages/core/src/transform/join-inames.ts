@@ -23,8 +23,8 @@ import { allInames, domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { isParallelTag, tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { isolateInames } from './within-inames.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 /** The options joinInames reads; any other key is an error. */

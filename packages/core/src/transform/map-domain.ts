@@ -21,7 +21,7 @@ import { reduce, type Expr } from '../expr/nodes.ts';
 import { Linear, gcd } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { tagToString, type LoopKernel } from '../kernel/model.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 interface ParsedMap {
   readonly set: BasicSet;

@@ -42,7 +42,7 @@ import { domainOf, parentInames } from '../kernel/domains.ts';
 import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { findInstructions, type Within } from './match.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 import { tagArrayAxes } from './tag-array-axes.ts';
 
 /** The options pipelinePrefetch reads; any other key is an error. */

@@ -25,8 +25,8 @@ import type { AddressSpace, LoopKernel, SubstitutionRule } from '../kernel/model
 import type { DType } from '../dtypes.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { renameInExpr } from './rename.ts';
-import { inlineRulesThat } from './rewrite-expressions.ts';
+import { renameInExpr } from '../kernel/rename.ts';
+import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 /** The options precompute reads; any other key is an error. */

@@ -20,7 +20,7 @@ import { domainOf } from '../kernel/domains.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
 import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
-import { inlineRulesThat } from './rewrite-expressions.ts';
+import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 /** The options addPrefetch reads; any other key is an error. */

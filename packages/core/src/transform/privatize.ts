@@ -13,7 +13,7 @@ import { staticMax, staticMin } from '../sets/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { namesWritten, namesRead } from '../kernel/accesses.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** Gives each iteration of some inames its own copy of the temporaries written in them (loopy's `privatize_temporaries_with_inames`). */
 export function privatizeTemporariesWithInames(knl: LoopKernel, inames: string | readonly string[], onlyVarNames?: string | readonly string[]): LoopKernel {

@@ -19,8 +19,8 @@ import { reduce, type Expr, type Reduce } from '../expr/nodes.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { namesWritten } from '../kernel/accesses.ts';
 import { instructionsWithin, describeWithin, type Within } from './match.ts';
-import { renameInExpr, uniqueName } from './rename.ts';
-import { inlineRulesThat, mapKernelExpressions } from './rewrite-expressions.ts';
+import { renameInExpr, uniqueName } from '../kernel/rename.ts';
+import { inlineRulesThat, mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { copyInameDomain } from './duplicate-inames.ts';
 
 /** The options makeReductionInamesUnique reads; any other key is an error. */

@@ -15,8 +15,8 @@ import { instructionsWithin, type Within } from './match.ts';
 import type { LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { realizeReductions, type RealizeReductionOptions } from '../preprocess/realize-reductions.ts';
 import { inferTypes } from '../preprocess/infer-types.ts';
-import { uniqueName } from './rename.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { uniqueName } from '../kernel/rename.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options reductionArgToSubstRule reads; any other key is an error. */
 const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions & { readonly ruleName?: string }>()(['ruleName', 'within']);

@@ -17,10 +17,10 @@ import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
-import { renameInExpr, uniqueName } from './rename.ts';
+import { renameInExpr, uniqueName } from '../kernel/rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { isolateInames } from './within-inames.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options renameIname reads; any other key is an error. */
 const RENAME_INAME_OPTIONS = optionKeys<RenameInameOptions>()(['existingOk', 'within']);

@@ -27,7 +27,7 @@ import { tagToString, type Instruction, type LoopKernel, type TemporaryVariable 
 import { linearize, scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import type { HostScheduleItem, Subkernel } from '../schedule/host-schedule.ts';
 import { splitAtGlobalBarriers } from '../codegen/subkernels.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 
 /** Saves the temporaries that live across global barriers to global memory and reloads them after (loopy's `save_and_reload_temporaries`). */
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {

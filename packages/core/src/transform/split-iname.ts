@@ -17,7 +17,7 @@ import { homeDomainIndex } from '../kernel/domains.ts';
 import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { tagToString, type LoopKernel } from '../kernel/model.ts';
 import { instructionsUsing, isolateInames } from './within-inames.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 /** The options splitIname reads; any other key is an error. */

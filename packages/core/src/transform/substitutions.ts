@@ -15,9 +15,9 @@ import { expandSubstitutions } from '../kernel/accesses.ts';
 import { wildcardToRegExp } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
 import { instructionsWithin, type Within } from './match.ts';
-import { mapKernelExpressions } from './rewrite-expressions.ts';
+import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { isStackMatchText, parseStackMatch, stackMatches, type RuleFrame, type StackMatch } from './stack-match.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 
 /**
  * `parameters`: the template's variables that stand for any subexpression (the rule's

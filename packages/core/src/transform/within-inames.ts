@@ -9,7 +9,7 @@
 import { reductionInames } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { duplicateInames } from './duplicate-inames.ts';
-import { uniqueName } from './rename.ts';
+import { uniqueName } from '../kernel/rename.ts';
 
 /** Ids of the instructions that run in `iname` or reduce over it (through the rules they call too). */
 export function instructionsUsing(knl: LoopKernel, iname: string): Set<string> {

@@ -22,8 +22,8 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { call, subscript, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, walk } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
-import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
-import { expandSubstitutions } from '../kernel/accesses.ts';
+import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
+import { expandSubstitutions } from './accesses.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 
 /** The options mapKernelExpressions reads; any other key is an error. */
