@@ -24,7 +24,7 @@ const floorDiv = (a: bigint, b: bigint) => ((a / b) * b === a || a < 0n === b < 
 const bit = (c: boolean) => (c ? 1n : 0n);
 
 /** Multi-step payloads: every operator the README lists for integers, each result feeding another. */
-const payload = pointwise({ numOutputs: 9 }, (x: number, y: number) => [
+const payload = pointwise({ numOutputs: 11 }, (x: number, y: number) => [
   (x * y) % 7,
   (x + y) >> 1,
   (x - y) * 3,
@@ -34,6 +34,9 @@ const payload = pointwise({ numOutputs: 9 }, (x: number, y: number) => [
   (x * y > x + y ? 1 : 0) + (x * 2 === y * 2 ? 2 : 0),
   Math.abs(x) + Math.max(x * y, y) - Math.min(-x, y) + Math.min(x | y, 2),
   x ** (y & 3) % 11,
+  // a negative literal converts to the computation dtype before min/max compares (~1 is 254 over uint8)
+  Math.max(~1, Math.max(x, y)) + Math.min(x, -100),
+  Math.min(-1, y) - Math.max(x, -2),
 ]);
 
 /** PyTorch's answers to `payload`: each operation in the promoted dtype (`w` wraps into it). */
@@ -47,6 +50,8 @@ const expected = (x: bigint, y: bigint, w: (v: bigint) => bigint): bigint[] => [
   bit(w(x * y) > w(x + y)) + 2n * bit(w(x * 2n) === w(y * 2n)),
   w(w(w(w(abs(x)) + max(w(x * y), y)) - min(w(-x), y)) + min(x | y, 2n)),
   w(x ** (y & 3n)) % 11n,
+  w(max(w(-2n), max(x, y)) + min(x, w(-100n))),
+  w(min(w(-1n), y) - max(x, w(-2n))),
 ];
 
 /** Floor division (the expression language's `//`, which JavaScript lacks), and its overflow INT_MIN // −1. */
@@ -96,6 +101,14 @@ test('narrow integer payloads compute every operation in the promoted dtype, on 
         `${what}: //`,
       );
     }
+  }
+});
+
+test('a literal beside narrow data inside Math.min/Math.max must fit the computation dtype', () => {
+  const x = tensor([1, 2], undefined, { dtype: 'uint8' });
+  // 300 fits no uint8 (PyTorch refuses it too); -300 is below -255, the least an unsigned 8-bit literal may be
+  for (const f of [(a: number) => Math.min(a, 300), (a: number) => Math.max(-300, Math.max(a, 1))]) {
+    assert.throws(() => pointwise({}, f).plan(x), /does not fit uint8/);
   }
 });
 

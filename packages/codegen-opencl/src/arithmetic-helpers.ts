@@ -62,7 +62,8 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
         'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;',
       );
     case 'pow': {
-      const U = UNSIGNED[t] ?? ct;
+      // narrow types in uint: C would promote a ushort product to int, where 65535 * 65535 overflows
+      const U = byteSize(t) < 4 ? 'uint' : (UNSIGNED[t] ?? ct);
       const negative = signed ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;'] : [];
       return lines(
         ...negative,

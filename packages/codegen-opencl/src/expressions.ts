@@ -394,7 +394,12 @@ export class ClExpressionPrinter {
           e.fn,
           e.args.map((a) => this.print(a, t)),
         );
-      if (e.fn === 'abs') return { text: `(${clType(t)}) abs(${this.print(e.args[0], t)})`, precedence: PRECEDENCE.unary };
+      // int8/int16 in int: abs(short) is a ushort that the cast must bring back from 32768, and
+      // NVIDIA's abs of a narrow MIN disagreed with PoCL's; |x| of a value in range fits int
+      if (e.fn === 'abs') {
+        const c = t === 'int8' || t === 'int16' ? 'int32' : t;
+        return { text: `(${clType(t)}) abs(${this.print(e.args[0], c)})`, precedence: PRECEDENCE.unary };
+      }
       if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
     }
     const name = FLOAT_BUILTINS[e.fn];
@@ -447,11 +452,13 @@ export class ClExpressionPrinter {
 
   /**
    * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
-   * on data, which may overflow (see `indexNames`). int8 and int16 operands are promoted to
-   * int by C itself, where they cannot overflow.
+   * on data, which may overflow (see `indexNames`). int8, uint8 and int16 operands are promoted
+   * to int by C itself, where they cannot overflow; a uint16 product can (65535 * 65535 is
+   * past INT_MAX in C's int), so it is computed in uint too.
    */
   private mayOverflow(e: Expr, t: DType): boolean {
-    return (t === 'int32' || t === 'int64') && !this.isIndexArithmetic(e);
+    const wide = t === 'int32' || t === 'int64' || (t === 'uint16' && e.kind === 'binary' && e.op === '*');
+    return wide && !this.isIndexArithmetic(e);
   }
 
   private isIndexArithmetic(e: Expr): boolean {

@@ -267,6 +267,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       types.set(n, constantType);
       return variable(n);
     },
+    checkLiterals: (e) => checkLiteralRanges(e, literals),
     bind: (e) => {
       if (e.kind === 'var' || e.kind === 'int' || e.kind === 'float') return e;
       // a weak value (literals, and conditionals between them: `Math.hypot(x, Math.PI)`'s

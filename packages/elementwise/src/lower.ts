@@ -55,6 +55,11 @@ export interface LowerEnv {
   readonly constant: (value: number) => Expr;
   /** A temporary holding `e`, so that a value used several times is computed once. */
   readonly bind: (e: Expr) => Expr;
+  /**
+   * Refuses the integer literals of `e` that do not fit the dtype they meet (literal-range.ts):
+   * for an operation that the lowering rewrites where the check on the kernel cannot see them.
+   */
+  readonly checkLiterals: (e: Expr) => void;
 }
 
 /** The dtype PyTorch gives an integer that must become a float (its default float). */
@@ -450,18 +455,28 @@ class Lowering {
     if (ROUNDING.has(fn) && !isFloating(this.typeOf(args[0]).dtype)) return args[0];
     // |MIN| is one past the maximum: PyTorch's abs of int8 -128 is -128
     if (fn === 'abs') return this.wrapNarrow(call(fn, args));
-    // min/max of narrow integers in int32: OpenCL C finds min(uchar, int) (a wrapped value beside
-    // one C computed in int, or beside a literal) ambiguous; the result is one of them, in range
     const t = (fn === 'min' || fn === 'max') && this.typeOf(call(fn, args));
-    if (t && !t.weak && NARROW.has(t.dtype))
-      return cast(
-        t.dtype,
-        call(
-          fn,
-          args.map((a) => (this.typeOf(a).weak ? a : cast('int32', a))),
-        ),
-      );
+    if (t && !t.weak && NARROW.has(t.dtype)) return this.narrowMinMax(fn, args, t.dtype);
     return call(fn, args);
+  }
+
+  /**
+   * min/max whose result is narrow integer `dtype`: each operand converted to `dtype` first (a
+   * literal wraps by the README's rule: ~1 beside uint8 is 254, so max(~1, x) is 254), then
+   * compared in int32, where every operand is already in range: OpenCL C finds min(uchar, int)
+   * (a wrapped value beside one C computed in int, or beside a literal) ambiguous.
+   */
+  private narrowMinMax(fn: string, args: Expr[], dtype: DType): Expr {
+    // the conversions hide the literals from the range check (literal-range.ts): it sees them
+    // here beside a stand-in of the joined dtype (the strong operands join to `dtype`)
+    this.env.checkLiterals(
+      call(
+        fn,
+        args.map((a) => (this.typeOf(a).weak ? a : cast(dtype, int(0)))),
+      ),
+    );
+    const inRange = (a: Expr) => cast('int32', this.typeOf(a).weak ? cast(dtype, a) : a);
+    return cast(dtype, call(fn, args.map(inRange)));
   }
 
   private complexFunction(fn: string, args: Value[]): Value {

@@ -71,6 +71,9 @@ export const FEATURES = {
   // narrow integer intermediates (s6-narrow): cases of pointwise-narrow.ts
   pointwiseNarrowChains:
     'multi-step pointwise payloads over int8/int16/uint8/uint16 tensors, alike or mixed (int8 with uint8, int8 with int32), each step wrapped into the promoted dtype',
+  // narrow-integer min/max (s6-narrow2): drawn in pointwise-narrow.ts's chains
+  pointwiseNarrowMinMaxLiterals:
+    'Math.min/Math.max in narrow-integer chains beside a negative literal (-1, -2, -100, ~k), which wraps into an unsigned computation dtype before the comparison (max(~1, x) over uint8 is 254)',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

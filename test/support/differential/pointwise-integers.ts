@@ -64,7 +64,8 @@ const N = 12;
 /** A random case for `seed` (int64 only where `wide`). */
 export function integerCase(seed: number, features: FeatureSet, wide: boolean): IntegerCase {
   // multi-step payloads over narrow dtypes (pointwise-narrow.ts) for some seeds, or all when edges are excluded
-  if (features.has('pointwiseNarrowChains') && (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4))) return narrowChainCase(seed);
+  if (features.has('pointwiseNarrowChains') && (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4)))
+    return narrowChainCase(seed, features.has('pointwiseNarrowMinMaxLiterals'));
   const rng = new Rng(seed ^ 0x5eed);
   const dtypes: IntDType[] = ['int32', 'int32', 'int8', 'int16', 'uint8'];
   if (wide && features.has('wideTypes')) dtypes.push('int64');

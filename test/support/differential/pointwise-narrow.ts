@@ -45,8 +45,24 @@ const LITERALS = [1n, 2n, 3n, 5n, 7n];
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
-/** A random expression of at most `depth` levels of operations over x, y and small literals. */
-function expression(rng: Rng, depth: number): Node {
+/**
+ * Negative literals for min/max's second operand (feature `pointwiseNarrowMinMaxLiterals`,
+ * s6-narrow2), each within every narrow dtype's literal range: beside unsigned data it wraps
+ * (-2 is 254 over uint8) before it is compared; `~1` is -2 written as JavaScript folds it.
+ */
+const MIN_MAX_LITERALS: readonly (readonly [string, bigint])[] = [
+  ['-1', -1n],
+  ['(-2)', -2n],
+  ['(~1)', -2n],
+  ['(-100)', -100n],
+];
+
+/**
+ * A random expression of at most `depth` levels of operations over x, y and small literals;
+ * `literals`, when given, draws (with its own stream, so other cases stay as they were) a
+ * negative literal as min/max's second operand for half of them.
+ */
+function expression(rng: Rng, depth: number, literals?: Rng): Node {
   if (depth === 0 || rng.chance(0.15)) {
     const leaf = rng.pick(['x', 'y', 'x', 'y', 'literal'] as const);
     if (leaf === 'literal') {
@@ -55,8 +71,11 @@ function expression(rng: Rng, depth: number): Node {
     }
     return { source: leaf, value: leaf === 'x' ? (x) => x : (_, y) => y, steps: 0 };
   }
-  const [a, b] = [expression(rng, depth - 1), expression(rng, depth - 1)];
+  const [a, drawn] = [expression(rng, depth - 1, literals), expression(rng, depth - 1, literals)];
   const op = rng.pick(['+', '-', '*', '*', '%', '&', '|', '^', '>>', '<<', '**', 'neg', '~', 'abs', 'min', 'max', '?:'] as const);
+  const negative = (op === 'min' || op === 'max') && literals?.chance(0.5) ? literals.pick(MIN_MAX_LITERALS) : undefined;
+  // the literal takes the computation dtype, as PyTorch converts a scalar operand
+  const b: Node = negative ? { source: negative[0], value: (_x, _y, w) => w(negative[1]), steps: 0 } : drawn;
   const steps = a.steps + b.steps + 1;
   const binary = (f: (p: bigint, q: bigint) => bigint, source: string): Node => ({ source, value: (x, y, w) => w(f(a.value(x, y, w), b.value(x, y, w))), steps });
   switch (op) {
@@ -103,14 +122,15 @@ function expression(rng: Rng, depth: number): Node {
 }
 
 /** A random multi-step payload over narrow integer tensors (`seed` fixes it). */
-export function narrowChainCase(seed: number): IntegerCase {
+export function narrowChainCase(seed: number, minMaxLiterals = false): IntegerCase {
   const rng = new Rng(seed ^ 0x0a77);
+  const literals = minMaxLiterals ? new Rng(seed ^ 0x3b1d) : undefined;
   const [tx, ty, t] = rng.pick(PAIRS);
   const data = (d: IntDType) => Array.from({ length: 12 }, () => rng.pick(edges(d)));
   const [x, y] = [data(tx), data(ty)];
-  let e = expression(rng, rng.int(2, 3));
+  let e = expression(rng, rng.int(2, 3), literals);
   // at least two operations, so that an intermediate result meets another operation
-  while (e.steps < 2) e = expression(rng, 3);
+  while (e.steps < 2) e = expression(rng, 3, literals);
   const w = (v: bigint) => wrap(v, t);
   return {
     source: `(x, y) => ${e.source}`,
