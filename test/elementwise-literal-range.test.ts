@@ -108,4 +108,55 @@ test('a whole-number scalar argument that does not fit its integer dtype is a Lo
   }
 });
 
+/** Unsigned dtypes and their widths, for the rule that a negative literal beside them wraps. */
+const UNSIGNED: readonly (readonly [TensorDType, number])[] = [
+  ['uint8', 8],
+  ['uint16', 16],
+  ['uint32', 32],
+  ['uint64', 64],
+];
+
+// Bitwise operators computed with the negative value (C's int, JavaScript's doubles): `(x | -2) >> 1`
+// over uint8 gave -1 (255 stored) where the rule gives 127.
+test('bitwise operators with a negative literal beside unsigned data wrap it by the rule, on every device', async () => {
+  const ops = pointwise({ numOutputs: 6 }, (x: number) => [x & -2, x | -2, (x ^ -3) >> 1, (x | -16) % 7, -1 >> (x & 3), x & (x > 3 ? -1 : -8)]);
+  for (const device of testDevices()) {
+    for (const [dtype, bits] of UNSIGNED.filter(([t]) => supportsDType(device, t))) {
+      const w = (v: bigint) => BigInt.asUintN(bits, v);
+      const data = [0n, 1n, 5n, 200n, w(-1n)];
+      const expected = (x: bigint) => [x & w(-2n), x | w(-2n), (x ^ w(-3n)) >> 1n, (x | w(-16n)) % 7n, w(-1n) >> (x & 3n), x & (x > 3n ? w(-1n) : w(-8n))];
+      const outs = await ops(tensor(dtype === 'uint64' ? BigUint64Array.from(data) : data.map(Number), undefined, { device, dtype }));
+      for (const [k, out] of (outs as Awaited<ReturnType<typeof tensor>>[]).entries()) {
+        assert.is(out.dtype, dtype);
+        const got = Array.from((await out.toArray()) as ArrayLike<number | bigint>, (v) => BigInt(v));
+        assert.equal(
+          got,
+          data.map((x) => expected(x)[k]),
+          `${device.name}, ${dtype}, output ${k}`,
+        );
+      }
+    }
+  }
+});
+
+// `x < -2` over uint8 was false on the devices (computed in int) where the rule (-2 is 254) says true.
+test('a comparison or shift count of unsigned data with a negative literal is a LoomError with a caret, on every device', async () => {
+  for (const device of testDevices()) {
+    for (const [dtype, bits] of UNSIGNED.filter(([t]) => supportsDType(device, t))) {
+      const wrapped = `${2n ** BigInt(bits) - 2n}`;
+      const data = dtype === 'uint64' ? BigUint64Array.from([1n, 5n]) : [1, 5];
+      const call = (source: string) => pointwise({}, source)(tensor(data, undefined, { device, dtype }));
+      await refused(() => call('(x) => x < -2'), `the literal -2 compared with ${dtype} data would wrap to ${wrapped}`, '-2');
+      await refused(() => call('(x) => (x === -2 ? 1 : 0)'), `would wrap to ${wrapped}`, '-2');
+      await refused(() => call('(x) => (-2 >= x + 1 ? 1 : 0)'), `would wrap to ${wrapped}`, '-2');
+      await refused(() => call('(x) => Math.max(x, x != -2)'), `would wrap to ${wrapped}`, '-2');
+      await refused(() => call('(x) => x << -2'), `the shift count -2 beside ${dtype} data would wrap to ${wrapped}`, '-2');
+      // written wrapped, it computes the rule's result (uint64's is past 2^53, which a literal cannot spell)
+      if (dtype === 'uint64') continue;
+      const ok = await call(`(x) => x < ${wrapped}`);
+      assert.equal(numbers(await ok.toArray(), 'bool'), [1, 1], `${device.name}, ${dtype}`);
+    }
+  }
+});
+
 test.run();

@@ -69,6 +69,7 @@ export function checkLiteralRanges(e: Expr, context: LiteralContext, storedAs?: 
     seen.add(node);
     const operands = combined(node);
     if (operands !== undefined) checkOperands(operands, operands.map(typeOf).reduce(combineTypes), context, typeOf);
+    if (operands !== undefined) checkUnsignedOrder(node, operands.map(typeOf).reduce(combineTypes), context, typeOf);
     stack.push(...expr.children(node));
   }
 }
@@ -103,6 +104,65 @@ function checkOperands(operands: readonly Expr[], joined: ExprType, context: Lit
         context.spanOf(node),
       );
     }
+  }
+}
+
+/**
+ * Refuses a negative literal that an unsigned comparison or shift count would take wrapped
+ * (README: beside unsigned data `-2` is `2^bits - 2`). The targets disagree there: C compares
+ * uint8 data with -2 in int (false for `5 < -2`), JavaScript too, while C's uint32 comparison
+ * and the documented rule give true; and a wrapped shift count is past the width, which each
+ * target shifts its own way. Saying which value is meant is left to the author.
+ */
+function checkUnsignedOrder(node: Expr, joined: ExprType, context: LiteralContext, typeOf: (e: Expr) => ExprType): void {
+  if (joined.weak || !joined.dtype.startsWith('u') || !isInteger(joined.dtype)) return;
+  const shift = node.kind === 'binary' && (node.op === '<<' || node.op === '>>');
+  if (node.kind !== 'compare' && !shift) return;
+  const candidates = shift ? [(node as Extract<Expr, { kind: 'binary' }>).right] : combined(node)!;
+  for (const operand of candidates) {
+    if (!typeOf(operand).weak) continue;
+    for (const { value, node: literal } of valueLiterals(operand)) {
+      if (value >= 0) continue;
+      const wrapped = wrapUnsigned(value, joined.dtype);
+      // a literal past 2^53 reads as a double (uint64's 2^64 - 2 is 2^64): not one to suggest
+      const writable = wrapped <= BigInt(Number.MAX_SAFE_INTEGER);
+      const what = shift ? `the shift count ${value} beside ${joined.dtype} data` : `the literal ${value} compared with ${joined.dtype} data`;
+      throw new LoomError(
+        `${what} would wrap to ${wrapped} under the promotion rule (a negative literal beside unsigned data wraps, as in PyTorch), where JavaScript ` +
+          `and the devices ${shift ? 'shift' : 'compare'} by ${value}: ${writable ? `write ${wrapped} if that is meant, or ` : ''}convert the data to a signed dtype (tensor(values, shape, { dtype: 'int64' }))`,
+        context.spanOf(literal),
+      );
+    }
+  }
+}
+
+/** Bits of each unsigned integer dtype. */
+const UNSIGNED_BITS: Readonly<Partial<Record<DType, bigint>>> = { uint8: 8n, uint16: 16n, uint32: 32n, uint64: 64n };
+
+/** Whole number `value` wrapped into unsigned integer `dtype`, as two's complement does (-2 as uint8 is 254). */
+export function wrapUnsigned(value: number, dtype: DType): bigint {
+  return BigInt.asUintN(Number(UNSIGNED_BITS[dtype]), BigInt(value));
+}
+
+/**
+ * Weak `e` with its negative integer literals wrapped into unsigned `dtype` (README: `-2` beside
+ * uint8 is 254), so that no target computes with the negative value: C and JavaScript would
+ * compute `x | -2` over uint8 in int as -1, where the rule gives 255. A value past 2^53
+ * (uint64) is a conversion, as a double cannot spell it.
+ */
+export function wrapNegativeLiterals(e: Expr, dtype: DType): Expr {
+  switch (e.kind) {
+    case 'int':
+    case 'neg': {
+      const value = e.kind === 'int' ? e.value : e.operand.kind === 'int' ? -e.operand.value : undefined;
+      if (value === undefined || value >= 0) return e;
+      const wrapped = wrapUnsigned(value, dtype);
+      return wrapped <= BigInt(Number.MAX_SAFE_INTEGER) ? expr.int(Number(wrapped)) : expr.cast(dtype, expr.int(value));
+    }
+    case 'if':
+      return expr.ifThenElse(e.condition, wrapNegativeLiterals(e.then, dtype), wrapNegativeLiterals(e.otherwise, dtype));
+    default:
+      return e;
   }
 }
 

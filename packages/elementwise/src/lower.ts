@@ -23,6 +23,7 @@
  */
 import { exprTypes, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
+import { wrapNegativeLiterals } from './literal-range.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
 
 const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not } = expr;
@@ -275,6 +276,21 @@ class Lowering {
     return !t.weak && NARROW.has(t.dtype) ? cast(t.dtype, cast('int32', e)) : e;
   }
 
+  /**
+   * Bitwise `e` with its negative literals wrapped into its unsigned dtype (README: `x | -2` over
+   * uint8 is `x | 254`): the targets would compute with the negative value, in int (C's
+   * promotion, JavaScript's doubles), and leave a negative result to the next operation. A
+   * shift count is not wrapped: a negative one beside unsigned data is refused (literal-range.ts).
+   */
+  private unsignedLiterals(e: Extract<Expr, { kind: 'binary' }>): Expr {
+    const t = this.typeOf(e);
+    if (t.weak || !t.dtype.startsWith('u')) return e;
+    const shift = e.op === '<<' || e.op === '>>';
+    const wrap = (x: Expr) => (this.typeOf(x).weak ? wrapNegativeLiterals(x, t.dtype) : x);
+    const [left, right] = [wrap(e.left), shift ? e.right : wrap(e.right)];
+    return left === e.left && right === e.right ? e : binary(e.op, left, right);
+  }
+
   /** A bitwise operation, refused (with PyTorch) unless its operands are integers: typing it says so. */
   private integral(e: Expr): Expr {
     this.typeOf(e);
@@ -302,7 +318,7 @@ class Lowering {
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
     if (BITWISE.has(op)) {
       if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
-      const e = this.integral(binary(op, a.expr, b.expr));
+      const e = this.unsignedLiterals(this.integral(binary(op, a.expr, b.expr)) as Extract<Expr, { kind: 'binary' }>);
       return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }
     if (a.kind === 'real' && b.kind === 'real') {

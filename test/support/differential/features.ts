@@ -74,6 +74,9 @@ export const FEATURES = {
   // narrow-integer min/max (s6-narrow2): drawn in pointwise-narrow.ts's chains
   pointwiseNarrowMinMaxLiterals:
     'Math.min/Math.max in narrow-integer chains beside a negative literal (-1, -2, -100, ~k), which wraps into an unsigned computation dtype before the comparison (max(~1, x) over uint8 is 254)',
+  // negative literals beside unsigned data (s6-unsigned): drawn in pointwise-narrow.ts's chains
+  pointwiseUnsignedBitwiseLiterals:
+    '& | ^ in narrow-integer chains beside a negative literal (-1, -2, -100, ~k), which wraps into an unsigned computation dtype first ((x | -2) >> 1 over uint8 is 127, not -1)',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

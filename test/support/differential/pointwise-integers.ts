@@ -65,7 +65,7 @@ const N = 12;
 export function integerCase(seed: number, features: FeatureSet, wide: boolean): IntegerCase {
   // multi-step payloads over narrow dtypes (pointwise-narrow.ts) for some seeds, or all when edges are excluded
   if (features.has('pointwiseNarrowChains') && (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4)))
-    return narrowChainCase(seed, features.has('pointwiseNarrowMinMaxLiterals'));
+    return narrowChainCase(seed, features.has('pointwiseNarrowMinMaxLiterals'), features.has('pointwiseUnsignedBitwiseLiterals'));
   const rng = new Rng(seed ^ 0x5eed);
   const dtypes: IntDType[] = ['int32', 'int32', 'int8', 'int16', 'uint8'];
   if (wide && features.has('wideTypes')) dtypes.push('int64');

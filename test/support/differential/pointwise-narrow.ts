@@ -62,7 +62,7 @@ const MIN_MAX_LITERALS: readonly (readonly [string, bigint])[] = [
  * `literals`, when given, draws (with its own stream, so other cases stay as they were) a
  * negative literal as min/max's second operand for half of them.
  */
-function expression(rng: Rng, depth: number, literals?: Rng): Node {
+function expression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals?: Rng): Node {
   if (depth === 0 || rng.chance(0.15)) {
     const leaf = rng.pick(['x', 'y', 'x', 'y', 'literal'] as const);
     if (leaf === 'literal') {
@@ -71,9 +71,16 @@ function expression(rng: Rng, depth: number, literals?: Rng): Node {
     }
     return { source: leaf, value: leaf === 'x' ? (x) => x : (_, y) => y, steps: 0 };
   }
-  const [a, drawn] = [expression(rng, depth - 1, literals), expression(rng, depth - 1, literals)];
+  const [a, drawn] = [expression(rng, depth - 1, literals, bitwiseLiterals), expression(rng, depth - 1, literals, bitwiseLiterals)];
   const op = rng.pick(['+', '-', '*', '*', '%', '&', '|', '^', '>>', '<<', '**', 'neg', '~', 'abs', 'min', 'max', '?:'] as const);
-  const negative = (op === 'min' || op === 'max') && literals?.chance(0.5) ? literals.pick(MIN_MAX_LITERALS) : undefined;
+  const bitwise = op === '&' || op === '|' || op === '^';
+  const negative =
+    // beside a literal leaf, min/max of two literals is JavaScript's (Math.max(5, -2) is 5), not the rule's
+    (op === 'min' || op === 'max') && literals?.chance(0.5) && !/^\d+$/.test(a.source)
+      ? literals.pick(MIN_MAX_LITERALS)
+      : bitwise && bitwiseLiterals?.chance(0.5)
+        ? bitwiseLiterals.pick(MIN_MAX_LITERALS)
+        : undefined;
   // the literal takes the computation dtype, as PyTorch converts a scalar operand
   const b: Node = negative ? { source: negative[0], value: (_x, _y, w) => w(negative[1]), steps: 0 } : drawn;
   const steps = a.steps + b.steps + 1;
@@ -122,15 +129,17 @@ function expression(rng: Rng, depth: number, literals?: Rng): Node {
 }
 
 /** A random multi-step payload over narrow integer tensors (`seed` fixes it). */
-export function narrowChainCase(seed: number, minMaxLiterals = false): IntegerCase {
+export function narrowChainCase(seed: number, minMaxLiterals = false, bitwiseLiterals = false): IntegerCase {
   const rng = new Rng(seed ^ 0x0a77);
   const literals = minMaxLiterals ? new Rng(seed ^ 0x3b1d) : undefined;
+  // negative literals beside & | ^ (feature pointwiseUnsignedBitwiseLiterals): wrapped over unsigned dtypes
+  const bitwise = bitwiseLiterals ? new Rng(seed ^ 0x51a7) : undefined;
   const [tx, ty, t] = rng.pick(PAIRS);
   const data = (d: IntDType) => Array.from({ length: 12 }, () => rng.pick(edges(d)));
   const [x, y] = [data(tx), data(ty)];
-  let e = expression(rng, rng.int(2, 3), literals);
+  let e = expression(rng, rng.int(2, 3), literals, bitwise);
   // at least two operations, so that an intermediate result meets another operation
-  while (e.steps < 2) e = expression(rng, 3, literals);
+  while (e.steps < 2) e = expression(rng, 3, literals, bitwise);
   const w = (v: bigint) => wrap(v, t);
   return {
     source: `(x, y) => ${e.source}`,
