@@ -63,6 +63,21 @@ const MIN_MAX_LITERALS: readonly (readonly [string, bigint])[] = [
  * negative literal as min/max's second operand for half of them.
  */
 function expression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals?: Rng): Node {
+  return foldedLiterals(drawExpression(rng, depth, literals, bitwiseLiterals));
+}
+
+/**
+ * A sub-expression of literals only is worked out by JavaScript, in doubles, when the payload is
+ * read (elementwise's fold.ts: `Math.abs(-1)` is 1, `Math.max(5, -2)` is 5), and the result is one
+ * weak literal that takes the dtype where it meets data: so is its expected value here.
+ */
+function foldedLiterals(node: Node): Node {
+  if (/\b[xy]\b/.test(node.source)) return node;
+  const v = Function(`return ${node.source}`)() as number;
+  return Number.isSafeInteger(v) ? { ...node, value: (_x, _y, w) => w(BigInt(v)) } : node;
+}
+
+function drawExpression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals?: Rng): Node {
   if (depth === 0 || rng.chance(0.15)) {
     const leaf = rng.pick(['x', 'y', 'x', 'y', 'literal'] as const);
     if (leaf === 'literal') {
