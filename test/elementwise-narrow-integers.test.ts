@@ -10,11 +10,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pointwise, tensor, type TensorDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
+import { wrapInt } from './support/integer-wrapping.ts';
 
 type IntDType = 'int8' | 'int16' | 'int32' | 'uint8' | 'uint16';
-const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16 };
-/** `v` wrapped into `t`, as two's complement arithmetic in `t` leaves it. */
-const wrap = (v: bigint, t: IntDType) => (t.startsWith('u') ? BigInt.asUintN(BITS[t], v) : BigInt.asIntN(BITS[t], v));
+const wrap = wrapInt;
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const abs = (a: bigint) => (a < 0n ? -a : a);

@@ -10,25 +10,16 @@
  */
 import type { IntegerCase, IntDType } from './pointwise-integers.ts';
 import { Rng } from './random.ts';
+import { INT_BITS, PROMOTED_PAIRS, wrapInt } from '../integer-wrapping.ts';
 
-const BITS: Readonly<Record<IntDType, number>> = { int8: 8, int16: 16, int32: 32, uint8: 8, uint16: 16, int64: 64 };
-const wrap = (v: bigint, t: IntDType) => (t.startsWith('u') ? BigInt.asUintN(BITS[t], v) : BigInt.asIntN(BITS[t], v));
+const wrap = (v: bigint, t: IntDType) => wrapInt(v, t);
 
 /** Input dtypes and the dtype PyTorch promotes them to. */
-const PAIRS: readonly (readonly [IntDType, IntDType, IntDType])[] = [
-  ['int8', 'int8', 'int8'],
-  ['uint8', 'uint8', 'uint8'],
-  ['int16', 'int16', 'int16'],
-  ['uint16', 'uint16', 'uint16'],
-  ['int8', 'uint8', 'int16'],
-  ['uint8', 'int8', 'int16'],
-  ['int8', 'int32', 'int32'],
-  ['int16', 'uint8', 'int16'],
-];
+const PAIRS = PROMOTED_PAIRS as readonly (readonly [IntDType, IntDType, IntDType])[];
 
 /** Each dtype's edges, 0, ±1 and a few ordinary values. */
 function edges(t: IntDType): bigint[] {
-  const bits = BigInt(BITS[t]);
+  const bits = BigInt(INT_BITS[t]);
   const [min, max] = t.startsWith('u') ? [0n, 2n ** bits - 1n] : [-(2n ** (bits - 1n)), 2n ** (bits - 1n) - 1n];
   return [min, max, min + 1n, max - 1n, 0n, 1n, 2n, 3n, 7n, 100n, ...(t.startsWith('u') ? [] : [-1n, -2n, -100n])];
 }
