@@ -11,29 +11,14 @@
  *
  *   npx tsx bench/repro-4041205870.ts
  */
-import { fixParameters, generateCode, globalArg, makeKernel, mapDomain, prioritizeLoops, run, splitIname } from '@loom/core';
+import { generateCode, run } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import type { OpenCLDevice } from '@loom/codegen-opencl';
 import { isPocl } from '../packages/codegen-opencl/src/pocl-barrier-guard.ts';
 import { testDevices } from '../test/support/devices.ts';
+import { twoTreesInBranches } from '../test/support/two-trees-in-branches.ts';
 
-let knl = makeKernel(
-  '{ [i,k]: 0<=i<n and 0<=k<m }',
-  `
-if (i >= 2)
-  out[i] = sum(k, i) - imag(c[i])
-else
-  out[i] = (1 - c[i]) * sum(k, i)
-end
-`,
-  [globalArg('c', { shape: ['n'], dtype: 'complex64' }), '...'],
-  { assumptions: 'n >= 1 and m >= 1' },
-);
-knl = mapDomain(knl, '{ [k] -> [k_mo, k_mi] : 0 <= k_mi < 4 and k = 4*k_mo + k_mi }');
-knl = fixParameters(knl, { m: 3 });
-knl = splitIname(knl, 'k_mi', 1, { outerTag: 'l.0' });
-knl = mapDomain(knl, '{ [k_mo] -> [k_mo_mo, k_mo_mi] : 0 <= k_mo_mi < 4 and k_mo = 4*k_mo_mo + k_mo_mi }');
-knl = prioritizeLoops(knl, 'k_mi_inner,k_mo_mo,k_mo_mi');
+const knl = twoTreesInBranches();
 
 const c = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
 const n = c.length / 2;
