@@ -65,11 +65,13 @@ const mergedKernels = perObject((_: LoopKernel) => new Map<string, LoopKernel>()
 /** The pairs of array arguments given the same buffer, one written; both written is an error. */
 function findAliases(knl: LoopKernel, args: Readonly<Record<string, unknown>>, caller: string): Alias[] {
   let found: Alias[] | undefined;
-  const arrays = knl.args.filter((a) => a.kind !== 'value');
+  // run calls this on every call: no allocation unless two DeviceArrays share a buffer
+  const arrays = knl.args;
   for (let j = 0; j < arrays.length; j++) {
-    const a = ownEntry(args, arrays[j].name);
+    const a = arrays[j].kind === 'value' ? undefined : ownEntry(args, arrays[j].name);
     if (!(a instanceof DeviceArray)) continue;
     for (let k = j + 1; k < arrays.length; k++) {
+      if (arrays[k].kind === 'value') continue;
       const b = ownEntry(args, arrays[k].name);
       if (!(b instanceof DeviceArray) || b.buffer !== a.buffer) continue;
       const [x, y] = [arrays[j], arrays[k]];
