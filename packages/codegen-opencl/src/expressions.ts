@@ -492,8 +492,26 @@ export class ClExpressionPrinter {
       return call(name, [p.text]);
     }
     if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
+    if ((to === 'int8' || to === 'int16') && isWiderInteger(from) && p.precedence !== PRECEDENCE.atom && p.precedence !== PRECEDENCE.postfix)
+      return signExtendedNarrowing(p, to);
     return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
   }
+}
+
+/** A 32- or 64-bit integer: a conversion from one to int8/int16 may drop bits. */
+function isWiderInteger(t: DType): boolean {
+  return t === 'int32' || t === 'uint32' || t === 'int64' || t === 'uint64';
+}
+
+/**
+ * A computed value wrapped into int8/int16 by shifting its low bits up to the sign and back:
+ * NVIDIA's OpenCL compiler (driver 580) dropped the plain cast of a negation, so that
+ * `(short) -x` at x = -32768 read as 32768 (bench/repro-nvidia-int16-min.ts); the shifts
+ * say the same wrap in a form it keeps. Loads and literals are in range and keep the cast.
+ */
+function signExtendedNarrowing(p: Printed, to: 'int8' | 'int16'): Printed {
+  const shift = to === 'int8' ? 24 : 16;
+  return { text: `(${clType(to)}) ((int) ((uint) ${paren(p, PRECEDENCE.unary)} << ${shift}) >> ${shift})`, precedence: PRECEDENCE.unary };
 }
 
 function isBoolish(t: DType): boolean {
