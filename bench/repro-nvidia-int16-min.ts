@@ -15,7 +15,11 @@ const X = 'in0[0]';
 const Y = 'in1[0]';
 /** [label, OpenCL int expression over short in0[0], in1[0], expected value at x=-32768, y=7]. */
 const VARIANTS: readonly (readonly [string, string, number])[] = [
-  ['generated', `(short)(int)((short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y})) + (short)min((int)(${X}|${Y}),(int)(short)2))`, -32754],
+  [
+    'generated',
+    `(short)(int)((short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y})) + (short)min((int)(${X}|${Y}),(int)(short)2))`,
+    -32754,
+  ],
   ['x|y', `(int)(${X}|${Y})`, -32761],
   ['min(x|y,2)', `(short)min((int)(${X}|${Y}),(int)(short)2)`, -32761],
   ['min(x|y,2) no casts', `min((int)(${X}|${Y}), 2)`, -32761],
@@ -24,7 +28,11 @@ const VARIANTS: readonly (readonly [string, string, number])[] = [
   ['max(x*y,y)', `(short)max((int)(short)(int)(${X}*${Y}),(int)${Y})`, 7],
   ['min(-x,y)', `(short)min((int)(short)(int)-${X},(int)${Y})`, -32768],
   ['head', `(short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y}))`, 7],
-  ['head + tail', `(short)(int)((short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y})) + (int)(${X}|${Y}))`, -32754],
+  [
+    'head + tail',
+    `(short)(int)((short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y})) + (int)(${X}|${Y}))`,
+    -32754,
+  ],
   ['7 + min(x|y,2)', `(short)(int)(7 + (short)min((int)(${X}|${Y}),(int)(short)2))`, -32754],
   ['y + min(x|y,2)', `(short)(int)(${Y} + (short)min((int)(${X}|${Y}),(int)(short)2))`, -32754],
   // the suspect: wrapping -x (32768) back into short, then comparing
@@ -66,13 +74,19 @@ for (const device of testDevices()) {
     const in2 = context.createBufferFrom(new Int8Array([-128]));
     const in3 = context.createBufferFrom(new Uint16Array([1]));
     const out = context.createBufferFrom(new Int32Array(VARIANTS.length));
-    context.launch(program, 'probe', [
-      { kind: 'buffer', buffer: in0 },
-      { kind: 'buffer', buffer: in1 },
-      { kind: 'buffer', buffer: in2 },
-      { kind: 'buffer', buffer: in3 },
-      { kind: 'buffer', buffer: out },
-    ], [1], [1]);
+    context.launch(
+      program,
+      'probe',
+      [
+        { kind: 'buffer', buffer: in0 },
+        { kind: 'buffer', buffer: in1 },
+        { kind: 'buffer', buffer: in2 },
+        { kind: 'buffer', buffer: in3 },
+        { kind: 'buffer', buffer: out },
+      ],
+      [1],
+      [1],
+    );
     const got = new Int32Array(VARIANTS.length);
     context.read(out, got);
     console.log(`${device.name} ${options.join(' ') || '(optimised)'}`);

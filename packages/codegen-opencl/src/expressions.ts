@@ -492,8 +492,7 @@ export class ClExpressionPrinter {
       return call(name, [p.text]);
     }
     if (to === 'bool' && from !== 'bool') return { text: `(uchar) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
-    if ((to === 'int8' || to === 'int16') && isWiderInteger(from) && p.precedence !== PRECEDENCE.atom && p.precedence !== PRECEDENCE.postfix)
-      return signExtendedNarrowing(p, to);
+    if ((to === 'int8' || to === 'int16') && isWiderInteger(from) && p.precedence !== PRECEDENCE.atom && p.precedence !== PRECEDENCE.postfix) return signExtendedNarrowing(p, to);
     return { text: `(${clType(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
   }
 }

@@ -430,7 +430,8 @@ export class ExpressionPrinter {
       }
       case 'abs':
       case 'fabs':
-        return t === 'u32' ? args[0] : call('abs', [args[0].text], t);
+        if (t === 'u32') return args[0];
+        return call(float ? 'abs' : this.context.helper('abs', t), [args[0].text], t);
       case 'floor':
       case 'ceil':
       case 'trunc':

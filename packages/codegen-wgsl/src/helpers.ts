@@ -13,7 +13,7 @@ import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } fro
 import { MATH_HELPER_KINDS, mathHelperDefinition, mathHelperDependencies, type MathHelperKind } from './math-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | 'at_run_time' | IeeeHelperKind | MathHelperKind;
+export type HelperKind = 'abs' | 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | 'at_run_time' | IeeeHelperKind | MathHelperKind;
 
 const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
@@ -45,6 +45,12 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `// x itself, as a value of the running shader: WGSL evaluates a built-in of constants`,
         `// when it compiles, and refuses one outside its domain (sqrt(-2.5)) instead of giving NaN`,
         `fn ${name}(x: ${t}) -> ${t} { return x; }`,
+      ].join('\n');
+    case 'abs':
+      return [
+        `// |x| of an i32 (-2147483648 stays itself, as abs() gives): NVIDIA's Vulkan driver (580)`,
+        `// miscompiled abs() of an i32 compared in a select (bench/repro-nvidia-wgsl-abs.ts)`,
+        `fn ${name}(x: ${t}) -> ${t} { return select(-x, x, x >= 0i); }`,
       ].join('\n');
     case 'floor_div':
       return [
