@@ -129,4 +129,16 @@ test('|x| of an int8 compared and selected, and -x of an int16 wrapped back, on 
   }
 });
 
+test('a negative literal divisor beside unsigned data divides wrapped, on every device', async () => {
+  // differential seed 3532479764: x % Math.min(2, -1) over uint16 divided by -1 in JavaScript and WGSL
+  // (0) and by 65535 in OpenCL; PyTorch takes -1 beside uint16 as 65535
+  const remainder = pointwise({}, (x: number) => x % Math.min(3 ^ 1, -1));
+  const quotient = pointwise({}, 'x // -2');
+  for (const device of testDevices()) {
+    const x = tensor([65534, 65535, 7, 0], undefined, { device, dtype: 'uint16' });
+    assert.equal(Array.from(await (await remainder(x)).toArray(), Number), [65534, 0, 7, 0], `${device.name}: %`);
+    assert.equal(Array.from(await (await quotient(x)).toArray(), Number), [1, 1, 0, 0], `${device.name}: //`);
+  }
+});
+
 test.run();

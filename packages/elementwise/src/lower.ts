@@ -21,7 +21,7 @@
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
-import { exprTypes, expr, LoomError, printExpr, type DType, type Expr } from '@loom/core';
+import { exprTypes, expr, isInteger, LoomError, printExpr, type DType, type Expr } from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { wrapNegativeLiterals } from './literal-range.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
@@ -291,6 +291,18 @@ class Lowering {
     return left === e.left && right === e.right ? e : binary(e.op, left, right);
   }
 
+  /**
+   * The operands of a quotient or remainder with their negative literals wrapped into the unsigned
+   * dtype they meet (`x % -1` over uint16 divides by 65535, as PyTorch does): the targets would divide
+   * by the negative value, each its own way (differential seed 3532479764: JavaScript and WGSL gave 0).
+   */
+  private unsignedOperands(a: Expr, b: Expr): [Expr, Expr] {
+    const t = this.typeOf(binary('+', a, b));
+    if (t.weak || !t.dtype.startsWith('u') || !isInteger(t.dtype)) return [a, b];
+    const wrap = (x: Expr) => (this.typeOf(x).weak ? wrapNegativeLiterals(x, t.dtype) : x);
+    return [wrap(a), wrap(b)];
+  }
+
   /** A bitwise operation, refused (with PyTorch) unless its operands are integers: typing it says so. */
   private integral(e: Expr): Expr {
     this.typeOf(e);
@@ -322,7 +334,8 @@ class Lowering {
       return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }
     if (a.kind === 'real' && b.kind === 'real') {
-      const e = binary(op, a.expr, b.expr);
+      const [x, y] = op === '//' ? this.unsignedOperands(a.expr, b.expr) : [a.expr, b.expr];
+      const e = binary(op, x, y);
       return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }
     const t = this.complexType(a, b);
@@ -365,7 +378,7 @@ class Lowering {
         // a constant zero divisor is PyTorch's ZeroDivisionError (JavaScript's NaN has no integer)
         if (constantInt(b.expr) === 0) throw new LoomError('integer remainder (%) by the constant 0: JavaScript gives NaN, which no integer holds; make an operand a float');
         // integers: JS's remainder takes the dividend's sign, as C's division truncates; x % 0 gives 0
-        const [x, y] = [this.env.bind(a.expr), this.env.bind(b.expr)];
+        const [x, y] = this.unsignedOperands(this.env.bind(a.expr), this.env.bind(b.expr));
         return real(ifThenElse(compare('==', y, int(0)), int(0), binary('-', x, binary('*', y, binary('/', x, y)))));
       }
       case 'jspow': {
