@@ -68,8 +68,10 @@ export interface CDialect {
   kernelDeclaration(k: KernelFunction, params: readonly string[]): string;
   /** An array parameter's declaration: its element or vector type `type`, const unless written. */
   arrayParameter(p: KernelParam, type: string): string;
-  /** The qualifier of an address space in a declaration or pointer cast, with its trailing space (`__local `), or ''. */
+  /** The qualifier of an address space in a pointer cast, with its trailing space (`__global `), or ''. */
   addressSpace(space: CAddressSpace): string;
+  /** What precedes the declaration of a local (work-group) array, with its trailing space: `__local `, `__shared__ `. */
+  readonly localQualifier: string;
 
   // --- half precision ---
   /** How float16 is stored but computed in float (OpenCL without cl_khr_fp16; CUDA's `__half`). */
@@ -102,8 +104,8 @@ export interface ProgramFacts {
   readonly fusedMultiplyAdd: boolean;
   /** What the printed code asked the language to enable (OpenCL extensions), sorted. */
   readonly extensions: readonly string[];
-  /** Some buffer holds float16 values (stored as half). */
-  readonly halfBuffers: boolean;
+  /** Some float16 value is printed: a half buffer, a float16 name, or a value rounded to float16. */
+  readonly float16: boolean;
 }
 
 /** float16 stored as half and computed in float: how a half is read, written and rounded. */

@@ -61,8 +61,11 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
     return text;
   });
-  const halfBuffers = halfStorage && program.kernels.some((k) => k.params.some((p) => p.kind !== 'value' && p.dtype === 'float16'));
-  const parts = dialect.prelude({ usesDouble, contractible, fusedMultiplyAdd: !!program.fusedMultiplyAdd, extensions: [...extensions].sort(), halfBuffers });
+  const rounding = [false, true].map((fromDouble) => dialect.halfStorage.round(fromDouble).name);
+  const float16 =
+    rounding.some((name) => helpers.has(name)) || program.kernels.some((k) => [...k.types.values()].includes('float16') || k.params.some((p) => p.dtype === 'float16'));
+  const facts = { usesDouble, contractible, fusedMultiplyAdd: !!program.fusedMultiplyAdd, extensions: [...extensions].sort(), float16 };
+  const parts = dialect.prelude(facts);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);

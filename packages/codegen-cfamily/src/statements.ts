@@ -37,7 +37,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
     }
     case 'declare': {
-      const space = s.addressSpace === 'local' ? dialect.addressSpace('local') : '';
+      const space = s.addressSpace === 'local' ? dialect.localQualifier : '';
       // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
       const packed = s.vectorWidth !== undefined && dialect.vectors.packed.includes(s.vectorWidth);
       const lanes = s.vectorWidth && !packed ? s.vectorWidth : 1;

@@ -76,6 +76,7 @@ export const openclDialect: CDialect = {
   },
   arrayParameter: (p, type) => `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   addressSpace: (space) => `__${space} `,
+  localQualifier: '__local ',
   halfStorage: openclHalfStorage,
   vectors: {
     type: (t: DType, lanes: number) => `${clType(t)}${lanes}`,
