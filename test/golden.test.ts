@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { collectWarnings, generateCode, LoomError, type Target } from '@loom/core';
 import { jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { goldenKernels, type GoldenKernel } from './support/golden-kernels.ts';
 
@@ -23,6 +24,7 @@ const update = !!process.env.LOOM_UPDATE_GOLDEN && process.env.LOOM_UPDATE_GOLDE
 /** Each target with the file extension its code is kept under (the extension an editor highlights). */
 const targets: readonly (readonly [string, Target])[] = [
   ['cl', openclTarget()],
+  ['cu', cudaTarget()],
   ['wgsl', wgslTarget()],
   ['js', jsTarget()],
 ];

@@ -264,8 +264,8 @@ function pointwiseExample(): GoldenKernel[] {
 
 /**
  * Not from the examples: what code generation does beyond them and the run-time side relies
- * on — `sep` axes (one device array per index), `vec` axes, names a target reserves, and the
- * bounds-check flag buffer.
+ * on — `sep` axes (one device array per index), `vec` axes and a `vec` loop (one vector
+ * statement), names a target reserves, the bounds-check flag buffer, and float16 arithmetic.
  */
 function features(): GoldenKernel[] {
   const separate = makeKernel(
@@ -277,6 +277,10 @@ function features(): GoldenKernel[] {
   `,
   );
   const vector = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + a[i, 3 - k]');
+  const vectorLoop = tagInames(tagArrayAxes(tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + b[i, k]'), 'a,b', 'c,vec'), 'out', 'c,vec'), {
+    k: 'vec',
+  });
+  const half = makeKernel('{ [i]: 0<=i<n }', ['<> t = a[i] * b[i] + 1', 'out[i] = sqrt(t) + a[i] // b[i]']);
   const reserved = makeKernel('{[int]:0<=int<n}', ['int_[int] = 2*this[int]', 'float[int] = int_[int] + kernel[int]'], undefined, { name: 'kernel' });
   const gather = splitIname(
     makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [globalArg('idx', { dtype: 'int32', shape: ['n'] }), globalArg('a', { dtype: 'float32', shape: ['m'] }), '...']),
@@ -289,5 +293,7 @@ function features(): GoldenKernel[] {
     { id: 'features/vec-axes', kernel: typed(tagInames(prioritizeLoops(tagArrayAxes(tagArrayAxes(vector, 'a', 'c,vec'), 'out', 'c,vec'), 'i,k'), { k: 'unr' }), { a: 'float32' }) },
     { id: 'features/reserved-names', kernel: typed(reserved, { this: 'float32', kernel: 'float32' }) },
     { id: 'features/gather-checked', kernel: gather, options: { checkBounds: true } },
+    { id: 'features/vec-loop', kernel: typed(vectorLoop, { a: 'float32', b: 'float32' }) },
+    { id: 'features/float16', kernel: typed(half, { a: 'float16', b: 'float16' }) },
   ];
 }

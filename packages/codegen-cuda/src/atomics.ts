@@ -1,0 +1,43 @@
+/**
+ * CUDA's atomic updates: `atomicAdd` for int32, uint32, float32 and float64 (the last needs
+ * compute capability 6.0, which every GPU NVRTC still targets has), `atomicMin`/`atomicMax` for
+ * int32 and uint32, and for float min/max a compare-and-swap loop on the value's bits (CUDA has
+ * no float atomicMin), with NaN propagating as Loom's min/max do everywhere. The dtypes are
+ * OpenCL's: a Loom kernel's atomics work on the same dtypes on every GPU target.
+ */
+import { LoomError, type DType } from '@loom/core';
+import type { AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
+
+/** The statement of an atomic update of `dtype` at `address` (`CDialect.atomic`). */
+export function cudaAtomic({ op }: AtomicUpdate, dtype: DType, address: string, v: string, printer: CExpressionPrinter, insnId: string): string {
+  const builtin = op === 'add' ? 'atomicAdd' : op === 'min' ? 'atomicMin' : 'atomicMax';
+  if (dtype === 'int32' || dtype === 'uint32' || ((dtype === 'float32' || dtype === 'float64') && op === 'add')) return `${builtin}(${address}, ${v});`;
+  if (dtype === 'float32' || dtype === 'float64') return `${floatMinMax(op as 'min' | 'max', dtype, printer)}(${address}, ${v});`;
+  throw new LoomError(`instruction '${insnId}': atomic updates of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`);
+}
+
+/** The compare-and-swap helper for an atomic float minimum or maximum, recorded on the printer. */
+function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: CExpressionPrinter): string {
+  const name = `loom_atomic_${op}_${dtype}`;
+  const combine = printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype);
+  const [t, bits] = dtype === 'float32' ? ['float', 'unsigned int'] : ['double', 'unsigned long long'];
+  const [toBits, fromBits] = dtype === 'float32' ? ['__float_as_uint', '__uint_as_float'] : ['(unsigned long long) __double_as_longlong', '__longlong_as_double'];
+  printer.helpers.set(
+    name,
+    [
+      `inline __device__ void ${name}(${t} *target, ${t} operand)`,
+      '{',
+      `  // compare-and-swap on the bits: CUDA has no float atomic${op === 'min' ? 'Min' : 'Max'}`,
+      `  ${bits} *address = (${bits} *) target;`,
+      `  ${bits} seen, prev = *address;`,
+      '  do',
+      '  {',
+      '    seen = prev;',
+      `    prev = atomicCAS(address, seen, ${toBits}(${combine}(${fromBits}(seen), operand)));`,
+      '  }',
+      '  while (prev != seen);',
+      '}',
+    ].join('\n'),
+  );
+  return name;
+}

@@ -1,0 +1,89 @@
+/**
+ * What CUDA C says differently from the C printer's defaults (@loom/codegen-cfamily's
+ * `CDialect`), as loopy's CUDA target prints it: `extern "C" __global__` kernels with
+ * `__launch_bounds__` of their work-group size, `__shared__` local memory, `threadIdx`/
+ * `blockIdx` behind the `tIdx`/`bIdx` macros, `__syncthreads()`, C's type names (`unsigned
+ * int`, `long long`), `f`-suffixed float32 math functions, `float4` vectors assembled with
+ * `make_float4` and read with `.x`, float16 as `__half` storage, `atomicAdd`/`atomicCAS`.
+ */
+import { LoomError, type DType } from '@loom/core';
+import { KEEP_ROLLED, type CDialect, type ProgramFacts, type VectorSpelling } from '@loom/codegen-cfamily';
+import { cudaAtomic } from './atomics.ts';
+import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
+import { cudaHalfStorage } from './half-storage.ts';
+import { cudaMathFunction } from './math.ts';
+import { isReservedInCuda } from './names.ts';
+
+const AXES = 'xyzw';
+
+/** The element names of CUDA's vector types (`float4`, `ulonglong2`); float16 has none. */
+const VECTOR_ELEMENT: Partial<Record<DType, string>> = {
+  bool: 'uchar',
+  int8: 'char',
+  uint8: 'uchar',
+  int16: 'short',
+  uint16: 'ushort',
+  int32: 'int',
+  uint32: 'uint',
+  int64: 'longlong',
+  uint64: 'ulonglong',
+  float32: 'float',
+  float64: 'double',
+};
+
+function vectorName(t: DType, lanes: number): string {
+  const element = VECTOR_ELEMENT[t];
+  if (!element) throw new LoomError(`CUDA has no vector type of ${t}: leave the ${t} array's axis unvectorized (no 'vec' tag)`);
+  return `${element}${lanes}`;
+}
+
+/** CUDA's vector types have no operators: a vector statement is built lane by lane with `make_float4`. */
+const cudaVectors: VectorSpelling = {
+  type: vectorName,
+  // float3 is three floats, unpadded: an array of them steps over the caller's groups of three
+  packed: [],
+  element: (lane) => `.${AXES[lane]}`,
+  arithmetic: false,
+  construct: (t, lanes) => `make_${vectorName(t, lanes.length)}(${lanes.join(', ')})`,
+};
+
+/** CUDA C as a dialect of the C printer. */
+export const cudaDialect: CDialect = {
+  language: 'CUDA C',
+  isReserved: isReservedInCuda,
+  // user functions are keyed by language (defineFunction's `opencl`, `wgsl`); CUDA has no key yet
+  userFunctionKey: undefined,
+  type: cudaType,
+  literal: cudaLiteral,
+  mathFunction: cudaMathFunction,
+  // |x| of an unsigned x is x (CUDA's abs has no unsigned overload); llabs for long long
+  integerAbs: (t) => (t === 'int64' ? 'llabs' : t.startsWith('uint') ? undefined : 'abs'),
+  unordered: (a, b) => `(isnan(${a}) || isnan(${b}))`,
+  // NVRTC fuses a * b + c into an fma by default (--fmad=true); __fmul_rn is never fused
+  product: (l, r, t, fused) => (fused ? undefined : `${t === 'float64' ? '__dmul_rn' : '__fmul_rn'}(${l}, ${r})`),
+  floatToInteger: cudaFloatToInteger,
+  helperQualifier: 'inline __device__',
+  oversizedShift: () => 'CUDA leaves it undefined',
+  hardwareId: (fn, axis) => `${fn === 'lid' ? 'tIdx' : 'bIdx'}(${AXES[axis]})`,
+  // a block-wide barrier that also orders the block's global memory accesses: OpenCL's
+  // barrier(CLK_GLOBAL_MEM_FENCE) promises no more (work-groups still do not see each other)
+  barrier: (_scope, comment) => `__syncthreads()${comment ? ` /* ${comment} */` : ''};`,
+  kernelDeclaration: (k, params) => {
+    const threads = k.localSize.reduce((a, b) => a * b, 1);
+    return `extern "C" __global__ void __launch_bounds__(${threads}) ${k.name}(${params.join(', ')})`;
+  },
+  // CUDA's __constant__ is a variable's space, not a pointer's: a constant argument is a const pointer
+  arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  // a pointer in CUDA has no address space: it is generic
+  addressSpace: () => '',
+  localQualifier: '__shared__ ',
+  halfStorage: cudaHalfStorage,
+  vectors: cudaVectors,
+  atomic: cudaAtomic,
+  keepRolled: KEEP_ROLLED,
+  prelude: cudaPrelude,
+};
+
+function cudaPrelude({ float16 }: ProgramFacts): string[] {
+  return [...(float16 ? ['#include <cuda_fp16.h>'] : []), '#define tIdx(N) ((int) threadIdx.N)', '#define bIdx(N) ((int) blockIdx.N)'];
+}

@@ -1,0 +1,46 @@
+/**
+ * `cudaTarget()`: the program AST as CUDA C that reads like loopy's CUDA target's output:
+ *
+ *   #define tIdx(N) ((int) threadIdx.N)
+ *   #define bIdx(N) ((int) blockIdx.N)
+ *
+ *   extern "C" __global__ void __launch_bounds__(1) loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out)
+ *   {
+ *     for (int i = 0; i <= -1 + n; ++i)
+ *       out[i] = __fmul_rn(2.0f, a[i]);
+ *   }
+ *
+ * (The product is `__fmul_rn` so that NVRTC does not fuse it with a sum into an fma, as it
+ * otherwise would: every device rounds `a * b + c` twice unless the kernel allows the fma.)
+ */
+import type { ProgramAst, Target, TargetOutput } from '@loom/core';
+import { printCProgram } from '@loom/codegen-cfamily';
+import { cudaDialect } from './dialect.ts';
+
+/** CUDA C needs nothing but the code and its kernels' names (NVRTC finds the rest in it). */
+export type CudaExtra = undefined;
+
+/** The lane counts of CUDA's vector types that every element type has (`float2`..`float4`, `double2`..`double4`). */
+const CUDA_VECTOR_LANES: readonly number[] = [2, 3, 4];
+
+/**
+ * The CUDA target: spells the program AST as CUDA C, for NVRTC. Every dtype OpenCL has is
+ * here (float64 natively, int64 as `long long`, float16 as `__half` storage).
+ * ```ts
+ * console.log(generateCode(knl, cudaTarget()).code);
+ * ```
+ */
+export function cudaTarget(): Target<CudaExtra> {
+  return { name: 'cuda', vectorTypes: true, vectorLanes: CUDA_VECTOR_LANES, generate: spellCuda };
+}
+
+/** The CUDA C source of a program AST. */
+export function generateCuda(program: ProgramAst): string {
+  return spellCuda(program).code;
+}
+
+function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
+  // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
+  const { code, entryPoints } = printCProgram(program, cudaDialect, { halfStorage: true });
+  return { code, entryPoints, extra: undefined };
+}

@@ -1,0 +1,56 @@
+#define tIdx(N) ((int) threadIdx.N)
+#define bIdx(N) ((int) blockIdx.N)
+
+extern "C" __global__ void __launch_bounds__(256) sgemm(float4 const *__restrict__ a, float4 const *__restrict__ b, float4 *__restrict__ c)
+{
+  __shared__ float a_fetch[1087];
+  __shared__ float4 b_fetch[256];
+  float4 a_vec[1];
+  float4 b_vec[1];
+  float4 acc_k_outer_k_inner[4];
+  acc_k_outer_k_inner[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  acc_k_outer_k_inner[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  acc_k_outer_k_inner[2] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  acc_k_outer_k_inner[3] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int k_outer = 0; k_outer <= 7; ++k_outer)
+  {
+    b_vec[0] = make_float4(((float *) b)[128 * (16 * k_outer + tIdx(y)) + 4 * (16 * bIdx(x) + tIdx(x)) + 0], ((float *) b)[128 * (16 * k_outer + tIdx(y)) + 4 * (16 * bIdx(x) + tIdx(x)) + 1], ((float *) b)[128 * (16 * k_outer + tIdx(y)) + 4 * (16 * bIdx(x) + tIdx(x)) + 2], ((float *) b)[128 * (16 * k_outer + tIdx(y)) + 4 * (16 * bIdx(x) + tIdx(x)) + 3]);
+    b_fetch[16 * tIdx(y) + tIdx(x)] = make_float4(b_vec[0].x, b_vec[0].y, b_vec[0].z, b_vec[0].w);
+    if (16 * tIdx(y) <= -tIdx(x) + 63)
+    {
+      a_vec[0] = make_float4(((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 0], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 1], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 2], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 3]);
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x)] = a_vec[0].x;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 1] = a_vec[0].y;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 2] = a_vec[0].z;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 3] = a_vec[0].w;
+      a_vec[0] = make_float4(((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 0 + 4], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 1 + 4], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 2 + 4], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 3 + 4]);
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 4] = a_vec[0].x;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 5] = a_vec[0].y;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 6] = a_vec[0].z;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 7] = a_vec[0].w;
+      a_vec[0] = make_float4(((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 0 + 8], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 1 + 8], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 2 + 8], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 3 + 8]);
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 8] = a_vec[0].x;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 9] = a_vec[0].y;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 10] = a_vec[0].z;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 11] = a_vec[0].w;
+      a_vec[0] = make_float4(((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 0 + 12], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 1 + 12], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 2 + 12], ((float *) a)[8192 * bIdx(y) + 2048 * tIdx(y) + 128 * tIdx(x) + 16 * k_outer + 3 + 12]);
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 12] = a_vec[0].x;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 13] = a_vec[0].y;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 14] = a_vec[0].z;
+      a_fetch[272 * tIdx(y) + 17 * tIdx(x) + 15] = a_vec[0].w;
+    }
+    __syncthreads() /* for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule) */;
+    for (int k_inner = 0; k_inner <= 15; ++k_inner)
+    {
+      acc_k_outer_k_inner[0] = make_float4(acc_k_outer_k_inner[0].x + a_fetch[17 * tIdx(y) + k_inner] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 0], acc_k_outer_k_inner[0].y + a_fetch[17 * tIdx(y) + k_inner] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 1], acc_k_outer_k_inner[0].z + a_fetch[17 * tIdx(y) + k_inner] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 2], acc_k_outer_k_inner[0].w + a_fetch[17 * tIdx(y) + k_inner] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 3]);
+      acc_k_outer_k_inner[1] = make_float4(acc_k_outer_k_inner[1].x + a_fetch[17 * tIdx(y) + k_inner + 272] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 0], acc_k_outer_k_inner[1].y + a_fetch[17 * tIdx(y) + k_inner + 272] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 1], acc_k_outer_k_inner[1].z + a_fetch[17 * tIdx(y) + k_inner + 272] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 2], acc_k_outer_k_inner[1].w + a_fetch[17 * tIdx(y) + k_inner + 272] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 3]);
+      acc_k_outer_k_inner[2] = make_float4(acc_k_outer_k_inner[2].x + a_fetch[17 * tIdx(y) + k_inner + 544] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 0], acc_k_outer_k_inner[2].y + a_fetch[17 * tIdx(y) + k_inner + 544] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 1], acc_k_outer_k_inner[2].z + a_fetch[17 * tIdx(y) + k_inner + 544] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 2], acc_k_outer_k_inner[2].w + a_fetch[17 * tIdx(y) + k_inner + 544] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 3]);
+      acc_k_outer_k_inner[3] = make_float4(acc_k_outer_k_inner[3].x + a_fetch[17 * tIdx(y) + k_inner + 816] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 0], acc_k_outer_k_inner[3].y + a_fetch[17 * tIdx(y) + k_inner + 816] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 1], acc_k_outer_k_inner[3].z + a_fetch[17 * tIdx(y) + k_inner + 816] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 2], acc_k_outer_k_inner[3].w + a_fetch[17 * tIdx(y) + k_inner + 816] * ((float *) b_fetch)[64 * k_inner + 4 * tIdx(x) + 3]);
+    }
+    __syncthreads() /* for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule) across iterations of 'k_outer' */;
+  }
+  c[2048 * bIdx(y) + 32 * tIdx(y) + 16 * bIdx(x) + tIdx(x)] = make_float4(acc_k_outer_k_inner[0].x, acc_k_outer_k_inner[0].y, acc_k_outer_k_inner[0].z, acc_k_outer_k_inner[0].w);
+  c[2048 * bIdx(y) + 32 * tIdx(y) + 16 * bIdx(x) + tIdx(x) + 512] = make_float4(acc_k_outer_k_inner[1].x, acc_k_outer_k_inner[1].y, acc_k_outer_k_inner[1].z, acc_k_outer_k_inner[1].w);
+  c[2048 * bIdx(y) + 32 * tIdx(y) + 16 * bIdx(x) + tIdx(x) + 1024] = make_float4(acc_k_outer_k_inner[2].x, acc_k_outer_k_inner[2].y, acc_k_outer_k_inner[2].z, acc_k_outer_k_inner[2].w);
+  c[2048 * bIdx(y) + 32 * tIdx(y) + 16 * bIdx(x) + tIdx(x) + 1536] = make_float4(acc_k_outer_k_inner[3].x, acc_k_outer_k_inner[3].y, acc_k_outer_k_inner[3].z, acc_k_outer_k_inner[3].w);
+}
