@@ -47,6 +47,7 @@ interface Opening {
   readonly architecture: { readonly option: string; readonly output: 'cubin' | 'ptx' };
 }
 
+/** One CUDA device's primary context, with NVRTC to compile for it, and the modules and buffers made there. */
 export class CudaContext {
   static #lastFailure: string | undefined;
 
