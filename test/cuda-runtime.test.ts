@@ -10,7 +10,8 @@ import { LoomError } from '@loom/core';
 import { CudaCompileError, CudaContext, driverLibraryCandidates, nvrtcCandidates, type CudaBuffer, type CudaKernelArgument } from '@loom/codegen-cuda';
 import { ParameterArena } from '../packages/codegen-cuda/src/runtime/arguments.ts';
 import { firstErrorSpan } from '../packages/codegen-cuda/src/runtime/errors.ts';
-import { chooseArchitecture } from '../packages/codegen-cuda/src/runtime/nvrtc.ts';
+import { loadDriverFrom } from '../packages/codegen-cuda/src/runtime/driver.ts';
+import { chooseArchitecture, loadNvrtcFrom } from '../packages/codegen-cuda/src/runtime/nvrtc.ts';
 import type { CudaFunction } from '../packages/codegen-cuda/src/runtime/module.ts';
 import { noteCudaMissing } from './support/cuda.ts';
 
@@ -31,6 +32,18 @@ test('NVRTC is looked for in LOOM_NVRTC alone, else by soname, then in the toolk
   ]);
   assert.equal(driverLibraryCandidates({ LOOM_CUDA_LIBRARY: '/d/libcuda.so.1' }), ['/d/libcuda.so.1']);
   if (process.platform === 'linux') assert.equal(driverLibraryCandidates({}), ['libcuda.so.1', 'libcuda.so']);
+});
+
+test('a library that is not there gives a one-line reason naming it, never a throw', () => {
+  const driver = loadDriverFrom(['/nonexistent/libcuda.so.1']);
+  assert.ok('failure' in driver);
+  assert.is(driver.failure, "no CUDA driver (the NVIDIA driver's CUDA library): could not load /nonexistent/libcuda.so.1 (not found)");
+  const nvrtc = loadNvrtcFrom(['/nonexistent/lib64/libnvrtc.so', 'libnvrtc-no-such.so']);
+  assert.ok('failure' in nvrtc);
+  assert.match(
+    nvrtc.failure,
+    /^no NVRTC \(CUDA's runtime compiler, in the CUDA toolkit; LOOM_NVRTC names it\): could not load \/nonexistent\/lib64\/libnvrtc\.so \(not found\), libnvrtc-no-such\.so \(not found\)$/,
+  );
 });
 
 test("the architecture: the device's own cubin, PTX of an older one for a device newer than NVRTC, else a reason", () => {

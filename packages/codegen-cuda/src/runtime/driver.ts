@@ -112,16 +112,17 @@ export function driverLibraryCandidates(env: NodeJS.ProcessEnv = process.env): s
 
 /** The bound driver API, loaded on first use, or a one-line reason why there is none. */
 export function loadDriver(): DriverLoad {
-  loaded ??= load();
+  loaded ??= loadDriverFrom(driverLibraryCandidates());
   return loaded;
 }
 
-function load(): DriverLoad {
+/** The driver API from the first of `candidates` that loads (not remembered: `loadDriver` is what the runtime uses). */
+export function loadDriverFrom(candidates: readonly string[]): DriverLoad {
   const k = loadKoffi();
   if ('failure' in k) return k;
   const { koffi } = k;
   const tried: string[] = [];
-  for (const name of driverLibraryCandidates()) {
+  for (const name of candidates) {
     let library: LibraryHandle;
     try {
       library = koffi.load(name);

@@ -83,16 +83,17 @@ let loaded: { nvrtc: Nvrtc } | { failure: string } | undefined;
 
 /** NVRTC, loaded on first use, or a one-line reason why it cannot be. */
 export function loadNvrtc(): { nvrtc: Nvrtc } | { failure: string } {
-  loaded ??= load();
+  loaded ??= loadNvrtcFrom(nvrtcCandidates());
   return loaded;
 }
 
-function load(): { nvrtc: Nvrtc } | { failure: string } {
+/** NVRTC from the first of `candidates` that loads (not remembered: `loadNvrtc` is what the runtime uses). */
+export function loadNvrtcFrom(candidates: readonly string[]): { nvrtc: Nvrtc } | { failure: string } {
   const k = loadKoffi();
   if ('failure' in k) return k;
   const { koffi } = k;
   const tried: string[] = [];
-  for (const name of nvrtcCandidates()) {
+  for (const name of candidates) {
     // a full path that is not there needs no dlopen to say so
     if (name.includes('/') && !existsSync(name)) {
       tried.push(`${name} (not found)`);
