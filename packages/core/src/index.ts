@@ -220,6 +220,7 @@ export { programNames, renameProgram } from './codegen/program-names.ts';
 export { DeviceArray, isImmutableArguments, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
+export { scalarBytes } from './runtime/scalar-bytes.ts';
 export { perObject } from './memo.ts';
 export { checkOptionKeys, didYouMean, optionKeys, type CheckOptionKeysHints } from './option-keys.ts';
 export { MissingPackageError, isPackageNotFound } from './runtime/optional-package.ts';

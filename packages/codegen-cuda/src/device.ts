@@ -1,0 +1,143 @@
+/**
+ * `cudaDevice()`: runs Loom kernels on an NVIDIA GPU: CUDA C from `cudaTarget()`, compiled by
+ * NVRTC for the device's own architecture, run through the CUDA driver API, both called with
+ * koffi (the runtime in `runtime/`).
+ */
+import {
+  checkBufferSize,
+  checkOptionKeys,
+  checkProgramLimits,
+  COMMON_LIMITS,
+  isImmutableArguments,
+  LoomError,
+  optionKeys,
+  perObject,
+  type BufferPoolStats,
+  type Device,
+  type DeviceBuffer,
+  type DeviceKernel,
+  type DeviceLimits,
+  type GeneratedCode,
+  type LaunchArgument,
+} from '@loom/core';
+import type { CudaKernelArgument } from './runtime/arguments.ts';
+import type { CudaBuffer } from './runtime/buffer.ts';
+import { CudaContext, type CudaContextOptions } from './runtime/context.ts';
+import type { CudaDeviceInfo } from './runtime/info.ts';
+import type { CudaModule } from './runtime/module.ts';
+import { cudaTarget, type CudaExtra } from './target.ts';
+
+/** The options cudaDevice reads; any other key is an error. */
+const CUDA_DEVICE_OPTIONS = optionKeys<CudaContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device']);
+
+/** A Loom device on an NVIDIA GPU, through NVRTC and the CUDA driver API. */
+export interface CudaDevice extends Device<CudaExtra, CudaModule> {
+  /** The CUDA context it runs on: its device info, modules and buffers. */
+  readonly context: CudaContext;
+}
+
+/**
+ * A CUDA device, or `undefined` when there is no NVIDIA driver (`libcuda.so.1`), no NVRTC, no
+ * CUDA-capable device, or no `koffi` package (`cudaUnavailableReason()` says which; whether that
+ * fails a test run is the tests' policy). Asking never throws for what is missing, so
+ * `cudaDevice() ?? cpuDevice()` always gives a device.
+ */
+export function cudaDevice(options: CudaContextOptions = {}): CudaDevice | undefined {
+  checkOptionKeys('cudaDevice', options, CUDA_DEVICE_OPTIONS);
+  const context = CudaContext.open(options);
+  return context ? new NvidiaDevice(context) : undefined;
+}
+
+/** Why `cudaDevice()` returned undefined, in one line. */
+export function cudaUnavailableReason(): string {
+  return CudaContext.unavailableReason() ?? 'unknown reason';
+}
+
+class NvidiaDevice implements CudaDevice {
+  readonly target = cudaTarget();
+  readonly name: string;
+  readonly limits: DeviceLimits;
+
+  constructor(readonly context: CudaContext) {
+    this.name = `CUDA: ${context.info.name} (${context.info.architecture})`;
+    this.limits = cudaLimits(context.info);
+  }
+
+  async compile(code: GeneratedCode<CudaExtra>, options: { buildOptions?: readonly string[] } = {}): Promise<CudaModule> {
+    if (code.target !== this.target.name) throw new LoomError(`a CUDA device cannot run ${code.target} code`);
+    // before NVRTC sees it: the same refusals, in the same words, as on every device
+    checkProgramLimits(code.program, this.limits, this.name);
+    return this.context.buildModule(code.code, options.buildOptions ?? []);
+  }
+
+  allocate(byteLength: number): DeviceBuffer {
+    checkBufferSize(byteLength, this.limits, this.name);
+    return this.context.createBuffer(byteLength);
+  }
+
+  async write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void> {
+    this.context.write(buffer as CudaBuffer, data);
+  }
+
+  async read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void> {
+    this.context.read(buffer as CudaBuffer, into);
+  }
+
+  /** The driver knows the kernel by its `extern "C"` name, the target's entry point. */
+  async launch(compiled: CudaModule, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+    // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
+    const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
+    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block);
+  }
+
+  release(buffer: DeviceBuffer): void {
+    (buffer as CudaBuffer).release();
+  }
+
+  cacheStats(): Readonly<Record<string, number>> {
+    return { modules: this.context.cacheStats().modules };
+  }
+
+  poolStats(): BufferPoolStats {
+    return this.context.poolStats();
+  }
+
+  /** Unloads every module, frees every buffer, then releases the device's primary context. */
+  dispose(): void {
+    this.context.dispose();
+  }
+}
+
+/**
+ * The runtime's arguments for Loom's. `run` and `prepareLaunch` pass the same frozen array for
+ * repeated launches, so the translation (frozen too: its scalars' bytes are then encoded once)
+ * is kept per such array; an array that may change is translated at every launch.
+ */
+function kernelArguments(args: readonly LaunchArgument[]): readonly CudaKernelArgument[] {
+  return translated(args) ?? translate(args);
+}
+
+const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument[] =>
+  Object.freeze(
+    args.map(
+      (a): CudaKernelArgument => Object.freeze(a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as CudaBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }),
+    ),
+  );
+/** The translation of a frozen argument list, kept with it; undefined for one that may change. */
+const translated = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translate(args) : undefined));
+
+/**
+ * What the device reports; private memory, which CUDA does not bound per thread below its
+ * 512 KiB of local memory, takes the common 8 KiB (`COMMON_LIMITS`), as on every device, so
+ * a kernel that runs here runs elsewhere. Shared memory is the static `__shared__` limit
+ * (48 KiB): the generated code declares its local arrays statically.
+ */
+function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
+  return Object.freeze({
+    maxWorkGroupSize: info.maxThreadsPerBlock,
+    maxWorkGroupSizes: Object.freeze([...info.maxBlockSizes]) as unknown as readonly [number, number, number],
+    maxLocalMemoryBytes: info.sharedMemoryPerBlock,
+    maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
+    maxBufferBytes: info.totalMemory,
+  });
+}
