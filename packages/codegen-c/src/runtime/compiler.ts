@@ -26,21 +26,28 @@ export interface CCompiler {
 
 /**
  * Loom's arithmetic in C: signed integers wrap (`-fwrapv`), `char` is signed as OpenCL's,
- * `a * b + c` rounds twice (no fma contraction), strict IEEE floats (no fast-math).
+ * `a * b + c` rounds twice (no fma contraction), strict IEEE floats (no fast-math). A plain
+ * `inline` function (user functions' OpenCL preambles have them) gets a definition of its own
+ * (`-fgnu89-inline`), where C99 would leave a call that was not inlined undefined.
  */
-const SEMANTICS_FLAGS = ['-std=c99', '-O3', '-fwrapv', '-fsigned-char', '-ffp-contract=off', '-fno-strict-aliasing'];
+const SEMANTICS_FLAGS = ['-std=c99', '-O3', '-fwrapv', '-fsigned-char', '-ffp-contract=off', '-fno-strict-aliasing', '-fgnu89-inline'];
 
 type Found = { compiler: CCompiler } | { failure: string };
-let found: Found | undefined;
+/** What was found, by the value of `LOOM_CC` it was found with ('' unset). */
+const found = new Map<string, Found>();
 
-/** The compiler, found on first use (and remembered), or why there is none. */
+/** The compiler, found on first use (and remembered for this `LOOM_CC`), or why there is none. */
 export function findCompiler(): Found {
-  found ??= discover();
-  return found;
+  const override = process.env.LOOM_CC ?? '';
+  let result = found.get(override);
+  if (!result) {
+    result = discover(override);
+    found.set(override, result);
+  }
+  return result;
 }
 
-function discover(): Found {
-  const override = process.env.LOOM_CC;
+function discover(override: string): Found {
   const candidates = override ? [override] : ['cc', 'gcc', 'clang'];
   const tried: string[] = [];
   for (const command of candidates) {
