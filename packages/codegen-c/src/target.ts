@@ -16,6 +16,7 @@ import {
   LoomError,
   optionKeys,
   serializeWorkItems,
+  mapStmts,
   statementsOfKind,
   type KernelFunction,
   type ProgramAst,
@@ -61,7 +62,7 @@ export function generateC(program: ProgramAst): string {
 const KERNEL_HEADER = /^__kernel void __attribute__ \(\(reqd_work_group_size\(\d+, \d+, \d+\)\)\) (\w+)\((.*)\)$/;
 
 function spellC(program: ProgramAst): TargetOutput<CExtra> {
-  const kernels = program.kernels.map((k) => checkGroupStack(serializeWorkItems(k)));
+  const kernels = program.kernels.map((k) => checkGroupStack(serializeWorkItems(withoutVectorArrays(k))));
   const serialized: ProgramAst = { ...program, kernels };
   // float16 as OpenCL stores it without cl_khr_fp16: half bits in memory, float arithmetic
   const opencl = openclTarget({ float16: 'storage' }).generate(serialized);
@@ -81,6 +82,17 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
   const launchers = kernels.map((k, i) => printLauncher(k, opencl.entryPoints[i]));
   const code = [C_PRELUDE, '', ...lines, ...launchers.join('\n\n').split('\n'), ''].join('\n');
   return { code, entryPoints: opencl.entryPoints, extra: undefined };
+}
+
+/**
+ * `k` with its arrays of vectors as arrays of their lanes: C has no vector types, so no
+ * statement reads a whole vector (the `vec` loops were unrolled), and the lanes of vector i
+ * are elements `lanes * i + k`, the index every access already has.
+ */
+function withoutVectorArrays(k: KernelFunction): KernelFunction {
+  const params = k.params.map(({ vectorWidth: _, ...p }) => p);
+  const body = mapStmts(k.body, { stmt: (s) => (s.kind === 'declare' && s.vectorWidth !== undefined ? { ...s, vectorWidth: undefined } : s) });
+  return { ...k, params, body };
 }
 
 /** Refuses a kernel whose work-group would not fit the stack of the thread that runs it. */
