@@ -19,7 +19,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bundleForBrowser } from './support/browser-bundle.ts';
 
-const BROWSER_PACKAGES = ['@loom/core', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/dsl', '@loom/elementwise', '@loom/computation'];
+const BROWSER_PACKAGES = [
+  '@loom/core',
+  '@loom/codegen-js',
+  '@loom/codegen-cfamily',
+  '@loom/codegen-opencl',
+  '@loom/codegen-wgsl',
+  '@loom/dsl',
+  '@loom/elementwise',
+  '@loom/computation',
+];
 
 for (const name of BROWSER_PACKAGES) {
   test(`${name} bundles for the browser without reaching a Node builtin`, async () => {

@@ -1,6 +1,7 @@
-/** OpenCL C spellings of dtypes and literals. */
+/** OpenCL C spellings of dtypes, literals and float-to-integer conversions. */
 import { InternalError, roundToFloat16, type DType } from '@loom/core';
 
+/** The OpenCL C type of dtype `t`. */
 export function clType(t: DType): string {
   switch (t) {
     case 'bool':
@@ -69,4 +70,22 @@ export function clLiteral(value: number, t: DType): string {
     default:
       return text;
   }
+}
+
+/**
+ * A float of dtype `from` converted to integer type `to` as Loom defines it: truncated
+ * toward zero, saturated at the type's range, NaN → 0. That is what OpenCL's
+ * `convert_<type>_sat_rtz` promises, but NVIDIA's driver gives INT_MIN for a NaN
+ * double (and a NaN float to long), so the NaN test is ours.
+ */
+export function floatToIntegerHelper(from: DType, to: DType): { name: string; definition: string } {
+  const name = `loom_convert_${from}_to_${to}`;
+  const definition = [
+    `inline ${clType(to)} ${name}(${clType(from)} x)`,
+    '{',
+    "  // NaN -> 0 ourselves: not every driver's saturating conversion does",
+    `  return isnan(x) ? 0 : convert_${clType(to)}_sat_rtz(x);`,
+    '}',
+  ].join('\n');
+  return { name, definition };
 }

@@ -14,12 +14,21 @@
  * With `cl_khr_fp16` the target prints native `half` code instead (`openclTarget()`'s default).
  */
 
-/** `x` rounded to float16, as a float (through a half's bits in private memory). */
-export const TO_HALF = 'loom_to_half';
-/** `x` (a double) rounded to float16 once, as a float. */
-export const TO_HALF_F64 = 'loom_to_half_f64';
+import type { HalfStorageSpelling } from '@loom/codegen-cfamily';
 
-export function toHalfDefinition(fromDouble: boolean): string {
+/** `x` rounded to float16, as a float (through a half's bits in private memory). */
+const TO_HALF = 'loom_to_half';
+/** `x` (a double) rounded to float16 once, as a float. */
+const TO_HALF_F64 = 'loom_to_half_f64';
+
+/** OpenCL's half storage: `vload_half`, `vstore_half_rte`, and rounding through them. */
+export const openclHalfStorage: HalfStorageSpelling = {
+  load: (array, index) => `vload_half(${index}, ${array})`,
+  store: (array, index, value) => `vstore_half_rte(${value}, ${index}, ${array});`,
+  round: (fromDouble) => ({ name: fromDouble ? TO_HALF_F64 : TO_HALF, definition: toHalfDefinition(fromDouble) }),
+};
+
+function toHalfDefinition(fromDouble: boolean): string {
   const [name, t] = fromDouble ? [TO_HALF_F64, 'double'] : [TO_HALF, 'float'];
   return [
     `inline float ${name}(${t} x)`,

@@ -6,13 +6,12 @@
  * OpenCL qualifiers, built-in functions and types, and the macros every OpenCL compiler
  * defines. Such a name would not compile, or would silently mean something else (a
  * variable `sqrt` hides the function; `M_PI` expands to a number). `openclNames` spells
- * them apart with core's `TargetNames` (`int` → `int_`, `__kernel` → `v__kernel`); every
+ * them apart (the C printer's `dialectNames`, with core's `TargetNames`: `int` → `int_`, `__kernel` → `v__kernel`); every
  * other name is printed as it is.
  *
  * Each pattern below stops matching when an underscore is appended, so the renamed
  * spelling is never reserved itself.
  */
-import { programNames, TargetNames, type ProgramAst } from '@loom/core';
 
 /** C99 keywords and the OpenCL C keywords and qualifiers. */
 const KEYWORDS = [
@@ -299,9 +298,4 @@ const RESERVED = new Set(KEYWORDS.concat(BUILTIN_FUNCTIONS));
 /** Whether OpenCL C cannot use `name` as it is. */
 export function isReservedInOpenCL(name: string): boolean {
   return RESERVED.has(name) || PATTERNS.some((p) => p.test(name));
-}
-
-/** How the program's names are spelled in OpenCL C (kernel names included). */
-export function openclNames(program: ProgramAst): TargetNames {
-  return new TargetNames(isReservedInOpenCL, programNames(program));
 }

@@ -1,5 +1,5 @@
 /**
- * OpenCL C helper functions for what Loom's arithmetic means where C's does not say
+ * C helper functions for what Loom's arithmetic means where C's does not say
  * (the README's table; the CPU and WebGPU devices compute the same):
  *
  * - integer `/`, `//`, `%` by zero give 0, and `INT_MIN / -1` wraps to INT_MIN (both
@@ -10,29 +10,33 @@
  * - float `min`/`max` propagate NaN (`torch.minimum`/`maximum`; C's fmin/fmax drop it)
  *   and order -0 below +0; `fmin`/`fmax` are C's, with the zeros ordered the same way;
  * - shifts by a count outside [0, width) shift everything out (PyTorch's; OpenCL takes the
- *   count modulo the width), and a left shift wraps instead of overflowing.
+ *   count modulo the width, C and CUDA leave it undefined), and a left shift wraps instead of overflowing.
  *
  * Each helper is named for its kind and dtype and defined once per program.
  */
 import { byteSize, isFloat, type DType } from '@loom/core';
-import { clType } from './c-types.ts';
+import type { CDialect } from './dialect.ts';
 
-export type ClHelperKind = 'div' | 'floor_div' | 'mod' | 'pow' | 'maximum' | 'minimum' | 'fmax' | 'fmin' | 'shl' | 'shr';
+/** The helpers' kinds: what each computes is the file's comment. */
+export type HelperKind = 'div' | 'floor_div' | 'mod' | 'pow' | 'maximum' | 'minimum' | 'fmax' | 'fmin' | 'shl' | 'shr';
 
-export function clHelperName(kind: ClHelperKind, t: DType): string {
+/** The name of helper `kind` for dtype `t` (`loom_div_int32`), the same in every dialect. */
+export function helperName(kind: HelperKind, t: DType): string {
   return `loom_${kind}_${t}`;
 }
 
-const UNSIGNED: Partial<Record<DType, string>> = { int8: 'uchar', int16: 'ushort', int32: 'uint', int64: 'ulong' };
+/** The unsigned dtype of the same width as a signed integer dtype. */
+const UNSIGNED: Partial<Record<DType, DType>> = { int8: 'uint8', int16: 'uint16', int32: 'uint32', int64: 'uint64' };
 
-/** The definition of helper `kind` for dtype `t`. */
-export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
-  const name = clHelperName(kind, t);
-  const ct = clType(t);
-  const signed = UNSIGNED[t] !== undefined;
+/** The definition of helper `kind` for dtype `t`, in `dialect`. */
+export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect): string {
+  const name = helperName(kind, t);
+  const ct = dialect.type(t);
+  const unsigned = UNSIGNED[t] && dialect.type(UNSIGNED[t]);
+  const signed = unsigned !== undefined;
   // -a computed in the unsigned type: wraps for INT_MIN instead of overflowing
-  const negated = signed ? `(${ct}) (0 - (${UNSIGNED[t]}) a)` : '0';
-  const lines = (...body: string[]) => [`inline ${ct} ${name}(${ct} a, ${ct} b)`, '{', ...body.map((l) => `  ${l}`), '}'].join('\n');
+  const negated = signed ? `(${ct}) (0 - (${unsigned}) a)` : '0';
+  const lines = (...body: string[]) => [`${dialect.helperQualifier} ${ct} ${name}(${ct} a, ${ct} b)`, '{', ...body.map((l) => `  ${l}`), '}'].join('\n');
   switch (kind) {
     case 'div':
       return lines(
@@ -52,7 +56,11 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
       );
     case 'mod':
       if (isFloat(t)) {
-        return lines("// PyTorch's remainder: the exact fmod, moved into the divisor's sign", `${ct} r = fmod(a, b);`, 'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;');
+        return lines(
+          "// PyTorch's remainder: the exact fmod, moved into the divisor's sign",
+          `${ct} r = ${dialect.mathFunction('fmod', t)}(a, b);`,
+          'return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;',
+        );
       }
       if (!signed) return lines('return b == 0 ? 0 : a % b;');
       return lines(
@@ -63,7 +71,7 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
       );
     case 'pow': {
       // narrow types in uint: C would promote a ushort product to int, where 65535 * 65535 overflows
-      const U = byteSize(t) < 4 ? 'uint' : (UNSIGNED[t] ?? ct);
+      const U = byteSize(t) < 4 ? dialect.type('uint32') : (unsigned ?? ct);
       const negative = signed ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;'] : [];
       return lines(
         ...negative,
@@ -82,14 +90,14 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
     case 'shl': {
       const bits = byteSize(t) * 8;
       return lines(
-        `// a << b: 0 for a count outside [0, ${bits}) (OpenCL takes it modulo ${bits}); wraps, in the unsigned type`,
-        `return (b >= 0 && b < ${bits}) ? (${ct}) ((${UNSIGNED[t] ?? ct}) a << b) : 0;`,
+        `// a << b: 0 for a count outside [0, ${bits}) (${dialect.oversizedShift(bits)}); wraps, in the unsigned type`,
+        `return (b >= 0 && b < ${bits}) ? (${ct}) ((${unsigned ?? ct}) a << b) : 0;`,
       );
     }
     case 'shr': {
       const bits = byteSize(t) * 8;
       return lines(
-        `// a >> b: a count outside [0, ${bits}) shifts everything out (OpenCL takes it modulo ${bits})`,
+        `// a >> b: a count outside [0, ${bits}) shifts everything out (${dialect.oversizedShift(bits)})`,
         signed ? `return a >> ((b >= 0 && b < ${bits}) ? b : ${bits - 1});` : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
       );
     }
@@ -115,22 +123,4 @@ export function clHelperDefinition(kind: ClHelperKind, t: DType): string {
       );
     }
   }
-}
-
-/**
- * A float of dtype `from` converted to integer type `to` as Loom defines it: truncated
- * toward zero, saturated at the type's range, NaN → 0. That is what OpenCL's
- * `convert_<type>_sat_rtz` promises, but NVIDIA's driver gives INT_MIN for a NaN
- * double (and a NaN float to long), so the NaN test is ours.
- */
-export function floatToIntegerHelper(from: DType, to: DType): { name: string; definition: string } {
-  const name = `loom_convert_${from}_to_${to}`;
-  const definition = [
-    `inline ${clType(to)} ${name}(${clType(from)} x)`,
-    '{',
-    "  // NaN -> 0 ourselves: not every driver's saturating conversion does",
-    `  return isnan(x) ? 0 : convert_${clType(to)}_sat_rtz(x);`,
-    '}',
-  ].join('\n');
-  return { name, definition };
 }

@@ -8,7 +8,8 @@
  * differential tests found it (seeds 2580333598, 29300880, 3594277482 and others);
  * test/regressions-differential.test.ts keeps the cases. Loops around an update of a
  * min/max accumulator carry the pragma (accepted by every OpenCL C version, where
- * the attribute needs 2.0); other loops unroll as the compiler likes.
+ * the attribute needs 2.0); other loops unroll as the compiler likes. CUDA's compiler shares
+ * NVIDIA's backend, so its dialect asks for the same line (`CDialect.keepRolled`).
  */
 import { printExpr, subStatements, type Stmt } from '@loom/core';
 

@@ -1,0 +1,144 @@
+/**
+ * What a C-family language says differently: the hooks of the C printer.
+ *
+ * The printer (expressions.ts, statements.ts, program.ts) spells the program AST as C:
+ * operators, precedence, wrapping integer arithmetic, Loom's helper functions, loops and
+ * guards. Everything a language spells its own way is asked of its dialect: type names and
+ * literals, the names of math functions, hardware ids and barriers, how a kernel and its
+ * parameters are declared, half precision, vector types, atomics, the lines before the
+ * helpers (pragmas, extensions, includes), and the words it reserves. OpenCL C is
+ * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda.
+ * (loopy's `CFamilyASTBuilder` subclasses and Halide's `CodeGen_GPU_C` are the same idea.)
+ */
+import type { DType, KernelFunction, KernelParam } from '@loom/core';
+import type { AtomicUpdate } from './atomics.ts';
+import type { CExpressionPrinter } from './expressions.ts';
+
+/** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
+export type CAddressSpace = 'global' | 'constant' | 'local' | 'private';
+
+/** The hooks of the C printer for one C-family language. */
+export interface CDialect {
+  /** The language's name in messages: `'OpenCL C'`, `'CUDA C'`. */
+  readonly language: string;
+
+  // --- names ---
+  /** Whether `name` cannot be used as an identifier as it is (keywords, built-ins, macros): it is renamed. */
+  isReserved(name: string): boolean;
+  /**
+   * The key of a user function's implementation in this language (`defineFunction`'s `opencl`),
+   * or undefined where user functions have no implementation for it yet (a call is then an error).
+   */
+  readonly userFunctionKey: 'opencl' | undefined;
+
+  // --- types and literals ---
+  /** The C type of dtype `t` (`uint`, `unsigned int`). */
+  type(t: DType): string;
+  /** A literal of dtype `t`, exact (`2.0f`, `2l`, `2ll`): the value is already in `t`'s range. */
+  literal(value: number, t: DType): string;
+
+  // --- functions ---
+  /** The name of the math function `fn` (Loom's name) on floats of dtype `t`, or undefined where it has none. */
+  mathFunction(fn: string, t: DType): string | undefined;
+  /** The name of `abs` on integers of dtype `t`; undefined where |x| is x itself and the language has no overload for it. */
+  integerAbs(t: DType): string | undefined;
+  /** `a` or `b` is NaN (OpenCL's `isunordered(a, b)`); both are printed operands. */
+  unordered(a: string, b: string): string;
+  /**
+   * A float product `l * r`, spelled so that the compiler cannot fuse it with a sum into an
+   * fma when the program does not allow that (`fused` false); undefined: the plain `l * r`
+   * (a language that turns contraction off for the whole program, in `prelude`).
+   */
+  product?(l: string, r: string, t: DType, fused: boolean): string | undefined;
+  /** A float of dtype `from` converted to integer dtype `to`: truncated, saturated, NaN → 0 (Loom's conversion): the helper's name and definition. */
+  floatToInteger(from: DType, to: DType): { readonly name: string; readonly definition: string };
+  /** What precedes a helper function's definition: `inline`, `inline __device__`. */
+  readonly helperQualifier: string;
+  /** What the language does with a shift count outside [0, width), for the shift helpers' comments. */
+  readonly oversizedShift: (bits: number) => string;
+
+  // --- hardware ---
+  /** A hardware id: the work-item's (`'lid'`) or work-group's (`'gid'`) index on `axis`. */
+  hardwareId(fn: 'lid' | 'gid', axis: number): string;
+  /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */
+  barrier(scope: 'local' | 'global', comment: string | undefined): string;
+
+  // --- declarations ---
+  /** A kernel's first line, from its printed parameters. */
+  kernelDeclaration(k: KernelFunction, params: readonly string[]): string;
+  /** An array parameter's declaration: its element or vector type `type`, const unless written. */
+  arrayParameter(p: KernelParam, type: string): string;
+  /** The qualifier of an address space in a declaration or pointer cast, with its trailing space (`__local `), or ''. */
+  addressSpace(space: CAddressSpace): string;
+
+  // --- half precision ---
+  /** How float16 is stored but computed in float (OpenCL without cl_khr_fp16; CUDA's `__half`). */
+  readonly halfStorage: HalfStorageSpelling;
+
+  // --- vectors ---
+  /** How arrays with a `vec` axis and vector statements are spelled. */
+  readonly vectors: VectorSpelling;
+
+  // --- atomics ---
+  /** The statement of an atomic update (`target op= operand`), at `address` (`&out[k]`), `operand` printed in `dtype`. */
+  atomic(update: AtomicUpdate, dtype: DType, address: string, operand: string, printer: CExpressionPrinter, insnId: string): string;
+
+  // --- loops ---
+  /** The line before a loop that must stay rolled (unroll-guard.ts), or undefined where no compiler needs one. */
+  readonly keepRolled: string | undefined;
+
+  // --- the program ---
+  /** The lines before the helper functions: pragmas, extensions, includes, the hardware-id macros. */
+  prelude(facts: ProgramFacts): string[];
+}
+
+/** What the printed kernels need, for the dialect's `prelude`. */
+export interface ProgramFacts {
+  /** Some value or operation is a float64. */
+  readonly usesDouble: boolean;
+  /** A float product and a float sum or difference were printed: fma material. */
+  readonly contractible: boolean;
+  /** The program allows `a * b + c` to be fused into an fma. */
+  readonly fusedMultiplyAdd: boolean;
+  /** What the printed code asked the language to enable (OpenCL extensions), sorted. */
+  readonly extensions: readonly string[];
+  /** Some buffer holds float16 values (stored as half). */
+  readonly halfBuffers: boolean;
+}
+
+/** float16 stored as half and computed in float: how a half is read, written and rounded. */
+export interface HalfStorageSpelling {
+  /** The float value of `array[index]`, a half buffer. */
+  load(array: string, index: string): string;
+  /** The statement storing the float `value` (a float16 already) as the half `array[index]`. */
+  store(array: string, index: string, value: string): string;
+  /** The helper rounding a float (or, `fromDouble`, a double) to float16, as a float: its name and definition. */
+  round(fromDouble: boolean): { readonly name: string; readonly definition: string };
+}
+
+/** How a language spells vector types. */
+export interface VectorSpelling {
+  /** The vector type of `lanes` elements of dtype `t` (`float4`). */
+  type(t: DType, lanes: number): string;
+  /**
+   * Lane counts whose arrays are held packed, as plain elements (OpenCL's `float3` has the
+   * size of a `float4`), read and written whole with `loadPacked`/`storePacked`.
+   */
+  readonly packed: readonly number[];
+  /** The vector `index` of a packed array (`vload3(i, a)`). */
+  loadPacked?(index: string, array: string): string;
+  /** The statement storing the vector `value` at vector `index` of a packed array. */
+  storePacked?(value: string, index: string, array: string): string;
+  /** The member of lane `lane` (`.s2`, `.z`). */
+  element(lane: number): string;
+  /**
+   * Vector arithmetic: a vector statement is printed once, on whole vectors (OpenCL), with
+   * `select` for a conditional per lane. Without it (CUDA's vector types have no operators),
+   * a vector statement's value is printed lane by lane and assembled with `construct`.
+   */
+  readonly arithmetic: boolean;
+  /** Per lane: `otherwise` or `then` (both widened to `vectorType`) by the vector condition (OpenCL's `select`). */
+  select?(vectorType: string, then: string, otherwise: string, condition: string): string;
+  /** A vector of dtype `t` from its lanes' values (`make_float4(a, b, c, d)`). */
+  construct?(t: DType, lanes: readonly string[]): string;
+}

@@ -1,0 +1,503 @@
+/**
+ * The C printer's expressions, in any C-family dialect (dialect.ts). Every operand is converted to the type numpy's promotion
+ * gives the operation (`exprType`), so C's own conversion rules never decide a
+ * result; literals are spelled in the type they take (`2*a[i]` → `2.0f * a[i]`).
+ * Where C leaves a result undefined or means something else than Loom (integer
+ * division by zero, `//`, `%`, integer `**`, float min/max with NaN, float to integer
+ * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
+ * the printer records the ones it uses. What the language spells its own way (types,
+ * literals, function names, vector members, half loads) it asks of its dialect.
+ */
+import {
+  InternalError,
+  unreachable,
+  expr as E,
+  Linear,
+  exprType,
+  exprTypes,
+  type ExprType,
+  isHardwareId,
+  LoomError,
+  isFloat,
+  isInteger,
+  roundToFloat16,
+  type DType,
+  type Expr,
+  type NameTypes,
+  type UserFunction,
+  type VectorLoop,
+  vectorIndex,
+} from '@loom/core';
+import { isIndexExpression } from './index-names.ts';
+import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
+import type { CAddressSpace, CDialect } from './dialect.ts';
+import { PRECEDENCE, atom, call, infix, literal, paren, prefix, type Printed } from './precedence.ts';
+
+/** An array with a `vec` axis: its lanes, its address space, and whether it is held packed (3 lanes). */
+export interface VectorArray {
+  /** Its lanes per vector. */
+  readonly lanes: number;
+  /** Where it lives (a pointer cast to its elements needs it). */
+  readonly space: CAddressSpace;
+  /** Held as packed elements, not as vectors (`VectorSpelling.packed`). */
+  readonly packed: boolean;
+}
+
+/**
+ * Prints expressions of one kernel as C, in `dialect`, and records what they need: helper
+ * functions, user functions' preambles, extensions, double precision.
+ */
+export class CExpressionPrinter {
+  /** Helper functions the printed code needs, by name → definition. */
+  readonly helpers = new Map<string, string>();
+  /** What the printed code needs the language to enable (OpenCL extensions). */
+  readonly extensions = new Set<string>();
+  /**
+   * Arrays with a `vec` axis: held as vectors (`float4 *`), or, with OpenCL's 3 lanes, as packed
+   * elements (`float3` has the size of `float4`, so a `float3 *` would not step over the
+   * caller's three-element groups), read and written whole with vload3/vstore3.
+   */
+  readonly vectorWidths = new Map<string, VectorArray>();
+  /** The `vec` loop whose vector statement is being printed. */
+  vectorLoop: VectorLoop | undefined;
+  /** Whether a float64 value or operation was printed. */
+  usesDouble = false;
+  /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
+  fusedMultiplyAdd = false;
+  /** Whether a float product and a float sum or difference were printed: fma material. */
+  get contractible(): boolean {
+    return this.floatOps.has('*') && (this.floatOps.has('+') || this.floatOps.has('-'));
+  }
+  private readonly floatOps = new Set<string>();
+  /**
+   * Names whose integer arithmetic is index arithmetic: loop counters, value arguments
+   * (sizes) and temporaries computed from them alone (`index-names.ts`), set per kernel. Their sums and products stay in range (the device limits check
+   * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
+   * product and negation is computed in the unsigned type, where C defines the wrapping
+   * Loom means: signed overflow is undefined in C, and clang uses that to fold
+   * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
+   */
+  indexNames: ReadonlySet<string> = new Set();
+  /** The program's user functions, and the names of the kernel being printed (a function's name must not be one). */
+  functions: ReadonlyMap<string, UserFunction> = new Map();
+  kernelNames: ReadonlySet<string> = new Set();
+  /** The preambles of the user functions called, each once (by text). */
+  readonly preambles = new Set<string>();
+  /** Which user function each C name called belongs to: shared by the printers of a program's kernels (C has no overloads). */
+  functionOwners = new Map<string, string>();
+  /**
+   * float16 stored as half but computed in float (a device without cl_khr_fp16, half-storage.ts),
+   * and the half buffers of the kernel being printed (read with vload_half).
+   */
+  halfStorage = false;
+  halfBuffers: ReadonlySet<string> = new Set();
+
+  /** Types per expression node, remembered: printing asks for an operand's type at every level. */
+  private readonly types: (e: Expr) => ExprType;
+
+  constructor(
+    readonly dialect: CDialect,
+    private readonly typeOf: NameTypes,
+  ) {
+    this.types = exprTypes(typeOf);
+  }
+
+  /** Prints `e` converted to `want` (when given). */
+  print(e: Expr, want?: DType): string {
+    return this.expr(e, want).text;
+  }
+
+  /** The dtype of `e`. */
+  typeOfExpr(e: Expr): DType {
+    return this.types(e).dtype;
+  }
+
+  /** `e` converted to `want` (when given), with its precedence. */
+  expr(e: Expr, want?: DType): Printed {
+    const t = this.typeOfExpr(e);
+    if (e.kind === 'int' || e.kind === 'float') {
+      // a literal is spelled in the type it takes: float64 only when it really is double
+      if ((want ?? t) === 'float64') this.usesDouble = true;
+      if (this.halfStorage && (want ?? t) === 'float16') return literal(this.dialect.literal(roundToFloat16(e.value), 'float32'));
+      return literal(this.dialect.literal(e.value, want ?? t));
+    }
+    if (t === 'float64' || want === 'float64') this.usesDouble = true;
+    if (e.kind === 'bool') return atom(e.value ? '1' : '0');
+    const printed = this.raw(e, t);
+    if (want === undefined || want === t || (isBoolish(want) && isBoolish(t))) return printed;
+    return this.converted(printed, t, want);
+  }
+
+  /** `e` without its conversion: the literals are spelled by `expr` (in the type they take), so `raw` never sees them. */
+  private raw(e: Exclude<Expr, { kind: 'int' | 'float' | 'bool' }>, t: DType): Printed {
+    switch (e.kind) {
+      case 'var':
+        return atom(e.name);
+      case 'subscript': {
+        if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
+        if (this.halfStorage && this.halfBuffers.has(e.array)) return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));
+        const vector = this.vectorWidths.get(e.array);
+        const whole = this.wholeVector(e);
+        if (whole)
+          return whole.packed
+            ? applied(this.dialect.vectors.loadPacked!(this.print(whole.index, 'int32'), e.array))
+            : { text: `${e.array}[${this.print(whole.index, 'int32')}]`, precedence: PRECEDENCE.postfix };
+        if (vector && !vector.packed) return this.vectorElement(e.array, e.indices[0], vector, t);
+        return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
+      }
+      case 'neg': {
+        const operand = this.expr(e.operand, t);
+        if (!this.mayOverflow(e, t)) return prefix('-', operand);
+        // negated in the unsigned type, where -INT_MIN wraps to INT_MIN
+        return this.wrapped(prefix('-', this.inUnsigned(operand, t)), t);
+      }
+      case 'not':
+        return this.unorderedComplement(e.operand) ?? prefix('!', this.expr(e.operand));
+      case 'bitnot':
+        return prefix('~', this.expr(e.operand, t));
+      case 'imag':
+        throw new InternalError(`the complex literal ${E.printExpr(e)} reached the C printer unlowered`);
+      case 'cast': {
+        // `float16(0.1)`: the literal spelled in that type, rounded once from its exact value
+        // (through a double it would need fp64, and through float it would round twice)
+        if (e.operand.kind === 'float' && isFloat(e.dtype as DType)) return this.expr(e.operand, e.dtype as DType);
+        const from = this.typeOfExpr(e.operand);
+        const operand = this.expr(e.operand);
+        return from === e.dtype ? operand : this.converted(operand, from, e.dtype as DType);
+      }
+      case 'binary':
+        return this.binary(e, t);
+      case 'compare': {
+        const divisibility = this.divisibilityTest(e);
+        if (divisibility) return divisibility;
+        const common = exprType({ kind: 'binary', op: '+', left: e.left, right: e.right }, this.typeOf).dtype;
+        const p = e.op === '==' || e.op === '!=' ? PRECEDENCE.equality : PRECEDENCE.relational;
+        return infix(this.expr(e.left, common), e.op, this.expr(e.right, common), p);
+      }
+      case 'logical': {
+        const p = e.op === 'and' ? PRECEDENCE.and : PRECEDENCE.or;
+        return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
+      }
+      case 'if': {
+        if (this.vectorLoop && E.someExpr(e.condition, (x) => x.kind === 'var' && x.name === this.vectorLoop!.iname)) return this.select(e, t);
+        // OpenCL C refuses a float as the condition of ?: (C takes it as != 0): the test spelled out
+        const condition = isFloat(this.typeOfExpr(e.condition)) ? E.compare('!=', e.condition, E.int(0)) : e.condition;
+        // nested conditionals are parenthesized everywhere: legal without, but hard to read
+        const [c, then, otherwise] = [this.expr(condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) => paren(p, PRECEDENCE.or));
+        return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
+      }
+      case 'call':
+        return this.call(e, t);
+      case 'reduce':
+        throw new InternalError('a reduction reached the printer');
+      default:
+        return unreachable(e, 'expression node');
+    }
+  }
+
+  /** A whole-vector access `a[lanes*X + lane]` of the vector statement being printed: the vector X. */
+  wholeVector(e: Expr): { index: Expr; packed: boolean } | undefined {
+    if (!this.vectorLoop || e.kind !== 'subscript') return undefined;
+    const array = this.vectorWidths.get(e.array);
+    const index = vectorIndex(e.indices[0], this.vectorLoop, array?.lanes);
+    return index && { index, packed: array!.packed };
+  }
+
+  /** A conditional over a vector comparison: per lane, `select` (branches widened to the vector type). */
+  private select(e: Extract<Expr, { kind: 'if' }>, t: DType): Printed {
+    const { select } = this.dialect.vectors;
+    if (!select) throw new InternalError(`a conditional per lane reached the ${this.dialect.language} printer, which prints vector statements lane by lane`);
+    const vt = this.dialect.vectors.type(t, this.vectorLoop!.lanes);
+    return applied(select(vt, this.print(e.then, t), this.print(e.otherwise, t), this.print(e.condition)));
+  }
+
+  /**
+   * An element of a vector array: `a[4*i + 2]` → `a[i].s2` when the lane is known;
+   * otherwise the vectors are read as a plain array of elements.
+   */
+  private vectorElement(array: string, index: Expr, { lanes, space }: VectorArray, t: DType): Printed {
+    const lin = E.toLinear(index);
+    const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
+    if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
+      const vectorIndex = E.fromLinear(
+        Linear.of(
+          [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
+          (lin.constant - lane) / lanes,
+        ),
+      );
+      return { text: `${array}[${this.print(vectorIndex, 'int32')}]${this.dialect.vectors.element(lane)}`, precedence: PRECEDENCE.postfix };
+    }
+    const pointer = `${this.dialect.addressSpace(space)}${this.dialect.type(t)} *`;
+    return { text: `((${pointer}) ${array})[${this.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
+  }
+
+  /** `x % k == 0` with a constant k: C's remainder gives the same answer as Python's, no helper needed. */
+  private divisibilityTest(e: Extract<Expr, { kind: 'compare' }>): Printed | undefined {
+    const { left, right } = e;
+    if ((e.op !== '==' && e.op !== '!=') || right.kind !== 'int' || right.value !== 0) return undefined;
+    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0) return undefined;
+    const t = this.typeOfExpr(left);
+    if (!isInteger(t)) return undefined;
+    const rem = infix(this.expr(left.left, t), '%', this.expr(left.right, t), PRECEDENCE.multiplicative);
+    return infix(rem, e.op, atom('0'), PRECEDENCE.equality);
+  }
+
+  private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
+    if (this.halfStorage && t === 'float16') {
+      // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
+      if (e.op === '//') return call(this.math('floor', 'float32'), [this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text]);
+      return this.toHalf(this.binary(e, 'float32'), 'float32');
+    }
+    const l = this.expr(e.left, t);
+    const r = this.expr(e.right, t);
+    switch (e.op) {
+      case '+':
+      case '-':
+      case '*':
+        if (this.mayOverflow(e, t)) return this.wrapping(l, e.op, r, t);
+        if (isFloat(t)) {
+          this.floatOps.add(e.op);
+          const product = e.op === '*' ? this.dialect.product?.(l.text, r.text, t, this.fusedMultiplyAdd) : undefined;
+          if (product) return applied(product);
+        }
+        return infix(l, e.op, r, e.op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive);
+      case '/':
+        // an integer divisor that may be 0 or -1 needs the helper (C: undefined, x86: a trap)
+        if (isInteger(t) && !(e.right.kind === 'int' && e.right.value !== 0 && e.right.value !== -1)) {
+          return call(this.helper('div', t), [l.text, r.text]);
+        }
+        return infix(l, '/', r, PRECEDENCE.multiplicative);
+      case '//':
+        if (isFloat(t)) return call(this.math('floor', t), [infix(l, '/', r, PRECEDENCE.multiplicative).text]);
+        return call(this.helper('floor_div', t), [l.text, r.text]);
+      case '%':
+        if (isFloat(t)) return call(this.helper('mod', t), [l.text, r.text]);
+        return call(this.helper('mod', t), [l.text, r.text]);
+      case '**':
+        if (isFloat(t)) return call(this.math('pow', t), [l.text, r.text]);
+        return call(this.helper('pow', t), [l.text, r.text]);
+      case '&':
+        return infix(l, '&', r, PRECEDENCE.bitAnd);
+      case '^':
+        return infix(l, '^', r, PRECEDENCE.bitXor);
+      case '|':
+        return infix(l, '|', r, PRECEDENCE.bitOr);
+      case '<<':
+      case '>>': {
+        // narrow integers shift as C promotes them, in int
+        const c = t === 'int64' || t === 'uint64' || t === 'uint32' ? t : 'int32';
+        const [a, b] = c === t ? [l, r] : [this.expr(e.left, c), this.expr(e.right, c)];
+        return call(this.helper(e.op === '<<' ? 'shl' : 'shr', c), [a.text, b.text]);
+      }
+    }
+  }
+
+  /**
+   * `!(a >= b)` of floats spelled as what it is, "a < b, or either is NaN": NVIDIA's compiler
+   * folded `!(fabs(x) >= 0)` to false for a NaN x (seed 3929237285 of the differential run on
+   * the H100), losing the else-branch of `if (abs(x) >= 0)`. `isunordered` keeps the NaN case.
+   */
+  private unorderedComplement(e: Expr): Printed | undefined {
+    if (e.kind !== 'compare' || !['<', '<=', '>', '>='].includes(e.op)) return undefined;
+    const common = exprType({ kind: 'binary', op: '+', left: e.left, right: e.right }, this.typeOf).dtype;
+    if (!isFloat(common)) return undefined;
+    const opposite = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' }[e.op as '<' | '<=' | '>' | '>='];
+    const ordered = infix(this.expr(e.left, common), opposite, this.expr(e.right, common), PRECEDENCE.relational);
+    const unordered = this.dialect.unordered(this.print(e.left, common), this.print(e.right, common));
+    return { text: `(${unordered} || ${ordered.text})`, precedence: PRECEDENCE.postfix };
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
+    if (isHardwareId(e)) return applied(this.dialect.hardwareId(e.fn as 'lid' | 'gid', (e.args[0] as { value: number }).value));
+    if (e.dtype !== undefined) return this.userCall(e);
+    // float16 without half arithmetic: computed in float, rounded to float16
+    if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
+    const float = isFloat(t);
+    if (float && (e.fn === 'min' || e.fn === 'max')) {
+      // NaN-propagating, unlike C's fmin/fmax
+      const fn = this.helper(e.fn === 'min' ? 'minimum' : 'maximum', t);
+      const [first, ...rest] = e.args;
+      return rest.reduce<Printed>((acc, a) => call(fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+    }
+    if (e.fn === 'clamp') return this.call(E.call('min', [E.call('max', [e.args[0], e.args[1]]), e.args[2]]), t);
+    if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
+      const x = e.args[0];
+      if (!isFloat(this.typeOfExpr(x))) return atom(e.fn === 'isfinite' ? '1' : '0'); // integers are finite numbers
+      return call(e.fn, [this.print(x)]);
+    }
+    if (float && (e.fn === 'fmin' || e.fn === 'fmax')) {
+      // a NaN argument ignored, as C's, and -0 below +0 (C leaves the order of zeros open)
+      return call(
+        this.helper(e.fn, t),
+        e.args.map((a) => this.print(a, t)),
+      );
+    }
+    if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
+      const [first, ...rest] = e.args;
+      return rest.reduce<Printed>((acc, a) => call(e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+    }
+    if (!float && isInteger(t)) {
+      if (e.fn === 'min' || e.fn === 'max')
+        return call(
+          e.fn,
+          e.args.map((a) => this.print(a, t)),
+        );
+      // int8/int16 in int: abs(short) is a ushort that the cast must bring back from 32768, and
+      // NVIDIA's abs of a narrow MIN disagreed with PoCL's; |x| of a value in range fits int
+      if (e.fn === 'abs') {
+        const abs = this.dialect.integerAbs(t);
+        if (abs === undefined) return this.expr(e.args[0], t);
+        const c = t === 'int8' || t === 'int16' ? 'int32' : t;
+        return { text: `(${this.dialect.type(t)}) ${abs}(${this.print(e.args[0], c)})`, precedence: PRECEDENCE.unary };
+      }
+      if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
+    }
+    const name = this.dialect.mathFunction(e.fn, t);
+    if (!name) throw new LoomError(`function '${e.fn}' is not available in ${this.dialect.language} (unknown function or unexpanded substitution rule)`);
+    return call(
+      name,
+      e.args.map((a) => this.print(a, t)),
+    );
+  }
+
+  /** `p` (of dtype `from`) rounded to float16, as a float (half-storage.ts). */
+  private toHalf(p: Printed, from: DType): Printed {
+    const fromDouble = from === 'float64';
+    const { name, definition } = this.dialect.halfStorage.round(fromDouble);
+    if (!this.helpers.has(name)) this.helpers.set(name, definition);
+    if (fromDouble) this.usesDouble = true;
+    const value = isFloat(from) ? p.text : `(float) ${paren(p, PRECEDENCE.unary)}`;
+    return call(name, [value]);
+  }
+
+  /** A call of a user function: its implementation's name in this language, the arguments in its signature's dtypes. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
+    const fn = this.functions.get(e.fn);
+    if (!fn) throw new InternalError(`the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`);
+    const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
+    const { language, userFunctionKey } = this.dialect;
+    if (userFunctionKey === undefined) throw new LoomError(`function '${e.fn}' is a user function, and user functions have no ${language} implementations yet`);
+    const impl = fn.implementation(userFunctionKey, signature);
+    const key = userFunctionKey;
+    if (!impl) throw new LoomError(`function '${e.fn}' has no ${language} implementation (give defineFunction an ${key}: { name, preamble })`);
+    // as the WGSL target claims the name (codegen-wgsl's user-functions.ts): a keyword, type or
+    // built-in function of the language, or a helper of this printer, would not compile or would
+    // silently call something else
+    if (this.dialect.isReserved(impl.name)) {
+      throw new LoomError(
+        `function '${e.fn}' is called '${impl.name}' in ${language}, a keyword, type or built-in function of ${language} (or a name Loom's ${language.replace(/ C$/, '')} code uses): choose another`,
+      );
+    }
+    if (this.kernelNames.has(impl.name)) {
+      throw new LoomError(`function '${e.fn}' is called '${impl.name}' in ${language}, which the kernel also uses as a name: rename one of them`);
+    }
+    const owner = this.functionOwners.get(impl.name);
+    if (owner !== undefined && owner !== e.fn) {
+      throw new LoomError(`functions '${owner}' and '${e.fn}' are both called '${impl.name}' in ${language}, which has no overloads: give them different names`);
+    }
+    this.functionOwners.set(impl.name, e.fn);
+    if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
+    return call(
+      impl.name,
+      e.args.map((a, k) => this.print(a, signature.args[k])),
+    );
+  }
+
+  /**
+   * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
+   * on data, which may overflow (see `indexNames`). int8, uint8 and int16 operands are promoted
+   * to int by C itself, where they cannot overflow; a uint16 product can (65535 * 65535 is
+   * past INT_MAX in C's int), so it is computed in uint too.
+   */
+  private mayOverflow(e: Expr, t: DType): boolean {
+    const wide = t === 'int32' || t === 'int64' || (t === 'uint16' && e.kind === 'binary' && e.op === '*');
+    return wide && !this.isIndexArithmetic(e);
+  }
+
+  private isIndexArithmetic(e: Expr): boolean {
+    return isIndexExpression(e, this.indexNames);
+  }
+
+  /** The helper function `kind` for dtype `t`, recorded for the program (for statements that call one). */
+  helperFunction(kind: HelperKind, t: DType): string {
+    return this.helper(kind, t);
+  }
+
+  /** Records the helper function `kind` for dtype `t` (see `arithmetic-helpers.ts`). */
+  private helper(kind: HelperKind, t: DType): string {
+    if (this.halfStorage && t === 'float16') t = 'float32'; // computed in float (`HalfStorageSpelling`)
+    const name = helperName(kind, t);
+    if (!this.helpers.has(name)) this.helpers.set(name, helperDefinition(kind, t, this.dialect));
+    return name;
+  }
+
+  /** The dialect's name of math function `fn` on dtype `t` (one every C-family language has). */
+  private math(fn: string, t: DType): string {
+    const name = this.dialect.mathFunction(fn, t);
+    if (!name) throw new InternalError(`${this.dialect.language} has no '${fn}' for ${t}`);
+    return name;
+  }
+
+  /**
+   * `p`, of dtype `from`, converted to `to`: a float to an integer saturates (NaN → 0),
+   * anything to bool tests `!= 0` (a cast to uchar would make 0.5 false and 256 zero).
+   */
+  private converted(p: Printed, from: DType, to: DType): Printed {
+    if (this.halfStorage && to === 'float16') return this.toHalf(p, from);
+    // a float16 value is a float here
+    if (this.halfStorage && from === 'float16') return to === 'float32' ? p : this.converted(p, 'float32', to);
+    if (isFloat(from) && isInteger(to)) {
+      const { name, definition } = this.dialect.floatToInteger(from, to);
+      if (!this.helpers.has(name)) this.helpers.set(name, definition);
+      return call(name, [p.text]);
+    }
+    if (to === 'bool' && from !== 'bool') return { text: `(${this.dialect.type('bool')}) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
+    if ((to === 'int8' || to === 'int16') && isWiderInteger(from) && p.precedence !== PRECEDENCE.atom && p.precedence !== PRECEDENCE.postfix)
+      return this.signExtendedNarrowing(p, to);
+    return { text: `(${this.dialect.type(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+  }
+
+  /**
+   * A computed value wrapped into int8/int16 by shifting its low bits up to the sign and back:
+   * NVIDIA's OpenCL compiler (driver 580) dropped the plain cast of a negation, so that
+   * `(short) -x` at x = -32768 read as 32768 (bench/repro-nvidia-int16-min.ts); the shifts
+   * say the same wrap in a form it keeps (NVRTC shares its backend). Loads and literals are
+   * in range and keep the cast.
+   */
+  private signExtendedNarrowing(p: Printed, to: 'int8' | 'int16'): Printed {
+    const shift = to === 'int8' ? 24 : 16;
+    const [int, uint] = [this.dialect.type('int32'), this.dialect.type('uint32')];
+    return { text: `(${this.dialect.type(to)}) ((${int}) ((${uint}) ${paren(p, PRECEDENCE.unary)} << ${shift}) >> ${shift})`, precedence: PRECEDENCE.unary };
+  }
+
+  /** `l op r` in signed `t`, computed in its unsigned type: wraps where C would leave it undefined. */
+  private wrapping(l: Printed, op: string, r: Printed, t: DType): Printed {
+    const precedence = op === '*' ? PRECEDENCE.multiplicative : PRECEDENCE.additive;
+    return this.wrapped(infix(this.inUnsigned(l, t), op, this.inUnsigned(r, t), precedence), t);
+  }
+
+  /** `p`, of signed `t`, as its unsigned type: a wrapping operation's value before its cast back. */
+  private inUnsigned(p: Printed, t: DType): Printed {
+    const unsigned = this.dialect.type(t === 'int64' ? 'uint64' : 'uint32');
+    return p.unsigned ?? { text: `(${unsigned}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
+  }
+
+  /** The unsigned computation `u`, cast back to signed `t` (keeping `u` for an enclosing one). */
+  private wrapped(u: Printed, t: DType): Printed {
+    return { text: `(${this.dialect.type(t)}) (${u.text})`, precedence: PRECEDENCE.unary, unsigned: u };
+  }
+}
+
+/** A 32- or 64-bit integer: a conversion from one to int8/int16 may drop bits. */
+function isWiderInteger(t: DType): boolean {
+  return t === 'int32' || t === 'uint32' || t === 'int64' || t === 'uint64';
+}
+
+function isBoolish(t: DType): boolean {
+  return t === 'bool';
+}
+
+/** A dialect's spelling of a call, a member access or an index (`vload_half(i, a)`, `tIdx(x)`): binds as a postfix expression. */
+function applied(text: string): Printed {
+  return { text, precedence: PRECEDENCE.postfix };
+}

@@ -1,0 +1,89 @@
+/**
+ * The C printer's program: every kernel of a program AST printed in a dialect, after the
+ * lines the dialect puts first (pragmas, includes), the helper functions the kernels call
+ * and the user functions' own code, each once. Names the language reserves are renamed
+ * first (`int` → `int_`), with core's `TargetNames`.
+ */
+import { programNames, renameProgram, statementsOf, TargetNames, type DType, type KernelFunction, type ProgramAst } from '@loom/core';
+import type { CDialect } from './dialect.ts';
+import { CExpressionPrinter } from './expressions.ts';
+import { indexNames } from './index-names.ts';
+import { printStmt } from './statements.ts';
+
+/** How a program is printed, beyond its dialect. */
+export interface CProgramOptions {
+  /** float16 stored as half and computed in float (`HalfStorageSpelling`), rather than in the language's own half type. */
+  readonly halfStorage: boolean;
+}
+
+/** A program printed: its code and each kernel's name as the code spells it. */
+export interface CProgram {
+  /** The program's source. */
+  readonly code: string;
+  /** Each kernel's name in the code, in program order. */
+  readonly entryPoints: readonly string[];
+}
+
+/** How `program`'s names are spelled in `dialect` (kernel names included). */
+export function dialectNames(program: ProgramAst, dialect: CDialect): TargetNames {
+  return new TargetNames((name) => dialect.isReserved(name), programNames(program));
+}
+
+/** `program` printed in `dialect`. */
+export function printCProgram(program: ProgramAst, dialect: CDialect, options: CProgramOptions): CProgram {
+  // from here on the names are the language's spellings (`int` → `int_`)
+  const names = dialectNames(program, dialect);
+  // most programs use no reserved word: then there is nothing to rename
+  const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
+  return { code: printProgram(renamed, dialect, options), entryPoints: program.kernels.map((k) => names.of(k.name)) };
+}
+
+function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: CProgramOptions): string {
+  const helpers = new Map<string, string>();
+  const preambles = new Set<string>();
+  const extensions = new Set<string>();
+  let usesDouble = false;
+  let contractible = false;
+  const functionOwners = new Map<string, string>();
+  const kernels = program.kernels.map((k) => {
+    const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
+    printer.functions = program.functions ?? new Map();
+    printer.fusedMultiplyAdd = !!program.fusedMultiplyAdd;
+    printer.halfStorage = halfStorage;
+    printer.halfBuffers = new Set(halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : []);
+    printer.kernelNames = new Set([...k.types.keys(), k.name]);
+    printer.functionOwners = functionOwners;
+    const text = printKernel(k, printer);
+    for (const [n, h] of printer.helpers) helpers.set(n, h);
+    for (const p of printer.preambles) preambles.add(p);
+    for (const x of printer.extensions) extensions.add(x);
+    contractible ||= printer.contractible;
+    usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
+    return text;
+  });
+  const halfBuffers = halfStorage && program.kernels.some((k) => k.params.some((p) => p.kind !== 'value' && p.dtype === 'float16'));
+  const parts = dialect.prelude({ usesDouble, contractible, fusedMultiplyAdd: !!program.fusedMultiplyAdd, extensions: [...extensions].sort(), halfBuffers });
+  if (helpers.size) parts.push('', ...helpers.values());
+  // the user functions' own code, each once
+  if (preambles.size) parts.push('', ...preambles);
+  parts.push('', ...kernels.join('\n\n').split('\n'));
+  return `${parts.join('\n')}\n`;
+}
+
+function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
+  const { dialect } = printer;
+  for (const p of k.params) {
+    if (p.vectorWidth) {
+      const packed = dialect.vectors.packed.includes(p.vectorWidth);
+      printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? 'constant' : 'global', packed });
+    }
+  }
+  printer.indexNames = indexNames(k);
+  const params = k.params.map((p) => {
+    // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
+    if (p.kind === 'value') return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
+    const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
+    return dialect.arrayParameter(p, vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype));
+  });
+  return [dialect.kernelDeclaration(k, params), '{', ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+}

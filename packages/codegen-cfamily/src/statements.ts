@@ -1,0 +1,112 @@
+/**
+ * The C printer's statements: loops, guards, assignments, declarations, barriers, in any
+ * C-family dialect. Loops and bounds read like loopy's (`for (int i = 0; i <= -1 + n; ++i)`).
+ */
+import { commentText, expr as E, initializerLiteral, InternalError, unreachable, type DType, type Expr, type Stmt } from '@loom/core';
+import { printAtomic } from './atomics.ts';
+import type { CExpressionPrinter } from './expressions.ts';
+import { PRECEDENCE, paren } from './precedence.ts';
+import { accumulatesMinMax } from './unroll-guard.ts';
+
+const INDENT = '  ';
+
+/** The lines of statement `s` at indentation `depth`. */
+export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): string[] {
+  const pad = INDENT.repeat(depth);
+  const { dialect } = printer;
+  switch (s.kind) {
+    case 'block':
+      return [`${pad}{`, ...s.body.flatMap((x) => printStmt(x, printer, depth + 1)), `${pad}}`];
+    case 'for': {
+      const lower = printBound(s.lower, printer);
+      const upper = printBound(s.upper, printer);
+      const rolled = dialect.keepRolled !== undefined && accumulatesMinMax(s.body) ? [`${pad}${dialect.keepRolled}`] : [];
+      return [...rolled, `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printBody(s.body, printer, depth)];
+    }
+    case 'if':
+      return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
+    case 'assign': {
+      if (s.atomic) return [`${pad}${printAtomic(s.target, s.value, s.dtype, s.insnId, printer)}`];
+      const target = s.target;
+      if (target.kind === 'subscript' && printer.halfBuffers.has(target.array)) {
+        // a half buffer without half arithmetic: the float value (a float16 already) stored as half
+        const value = printer.print(s.value, 'float16');
+        return [`${pad}${dialect.halfStorage.store(target.array, printer.print(target.indices[0], 'int32'), value)}`];
+      }
+      if (s.vector) return [`${pad}${printVectorAssign(s, printer)}`];
+      return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
+    }
+    case 'declare': {
+      const space = s.addressSpace === 'local' ? dialect.addressSpace('local') : '';
+      // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
+      const packed = s.vectorWidth !== undefined && dialect.vectors.packed.includes(s.vectorWidth);
+      const lanes = s.vectorWidth && !packed ? s.vectorWidth : 1;
+      if (s.vectorWidth) printer.vectorWidths.set(s.name, { lanes: s.vectorWidth, space: s.addressSpace === 'local' ? 'local' : 'private', packed });
+      const dims = s.length !== undefined ? `[${s.length / lanes}]` : '';
+      // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`)
+      const element: DType = printer.halfStorage && s.dtype === 'float16' ? 'float32' : (s.dtype as DType);
+      const t = dialect.type(element);
+      if (s.initializer) {
+        // a constant table: initialized where it is declared, never written
+        const values = s.initializer.map((v) => printer.print(initializerLiteral(v, s.dtype), s.dtype));
+        return [`${pad}${t} const ${s.name}${dims} = ${s.length !== undefined ? `{ ${values.join(', ')} }` : values[0]};`];
+      }
+      const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
+      return [`${pad}${space}${type} ${s.name}${dims};`];
+    }
+    case 'barrier':
+      return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
+    case 'comment':
+      return [`${pad}/* ${commentText(s.text)} */`];
+    default:
+      return unreachable(s, 'statement');
+  }
+}
+
+/**
+ * A vector statement: every lane of its `vec` loop at once. With vector arithmetic
+ * (OpenCL) the value is printed once, on vectors (`out[i] = 2.0f * a[i];` on float4s);
+ * without (CUDA), once per lane, with the loop's iname replaced by the lane, and the lanes
+ * assembled into the vector written (`out[i] = make_float4(2.0f * a[i].x, ...);`).
+ */
+function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpressionPrinter): string {
+  const loop = s.vector!;
+  const { vectors } = printer.dialect;
+  const array = (s.target as Extract<Expr, { kind: 'subscript' }>).array;
+  printer.vectorLoop = loop;
+  let value: string | undefined;
+  let whole: ReturnType<CExpressionPrinter['wholeVector']>;
+  let index: string;
+  try {
+    if (vectors.arithmetic) value = printer.print(s.value, s.dtype);
+    whole = printer.wholeVector(s.target);
+    if (!whole) throw new InternalError(`the vector statement '${s.insnId}' does not write a whole vector`);
+    index = printer.print(whole.index, 'int32');
+  } finally {
+    printer.vectorLoop = undefined;
+  }
+  if (value === undefined) {
+    const lanes = Array.from({ length: loop.lanes }, (_, lane) => printer.print(E.substitute(s.value, { [loop.iname]: E.int(lane) }), s.dtype));
+    value = vectors.construct!(s.dtype, lanes);
+  }
+  return whole.packed ? vectors.storePacked!(value, index, array) : `${array}[${index}] = ${value};`;
+}
+
+/** A loop's or guard's body: a block's braces line up with the statement that owns it. */
+function printBody(body: Stmt, printer: CExpressionPrinter, depth: number): string[] {
+  return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);
+}
+
+/**
+ * Loop bounds read like loopy's: affine ones with the constant first (`-1 + n`). Either
+ * is at least an additive expression, as the `i <= bound` it goes into needs (a bare
+ * `c ? a : b` there would read as `(i <= c) ? a : b`).
+ */
+function printBound(e: Expr, printer: CExpressionPrinter): string {
+  const lin = E.toLinear(e);
+  if (!lin || lin.isConstant) return paren(printer.expr(e, 'int32'), PRECEDENCE.additive);
+  const terms: string[] = [];
+  if (lin.constant !== 0) terms.push(String(lin.constant));
+  for (const [name, c] of lin.coeffs) terms.push(c === 1 ? name : c === -1 ? `-1 * ${name}` : `${c} * ${name}`);
+  return terms.join(' + ');
+}

@@ -1,0 +1,105 @@
+/**
+ * What OpenCL C says differently from the C printer's defaults (@loom/codegen-cfamily's
+ * `CDialect`): `__kernel` with a required work-group size, `__global`/`__local` address
+ * spaces, `get_local_id` behind the `lid`/`gid` macros, `barrier(CLK_LOCAL_MEM_FENCE)`,
+ * overloaded math functions, `float4` vectors with arithmetic (`.s2`, `select`, packed
+ * `vload3`), half storage through `vload_half`, built-in and compare-and-swap atomics, and
+ * the pragmas for fp64, atomics and FP_CONTRACT.
+ */
+import { nameTable, type DType } from '@loom/core';
+import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
+import { KEEP_ROLLED } from '@loom/codegen-cfamily';
+import { openclAtomic } from './atomics.ts';
+import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
+import { openclHalfStorage } from './half-storage.ts';
+import { isReservedInOpenCL } from './names.ts';
+
+// OpenCL's math functions are overloaded: one name for half, float and double.
+// No prototype: a call of `constructor` finds nothing here, like any unknown function.
+const MATH_FUNCTIONS: Readonly<Record<string, string>> = nameTable({
+  sin: 'sin',
+  cos: 'cos',
+  tan: 'tan',
+  asin: 'asin',
+  acos: 'acos',
+  atan: 'atan',
+  atan2: 'atan2',
+  sinh: 'sinh',
+  cosh: 'cosh',
+  tanh: 'tanh',
+  asinh: 'asinh',
+  acosh: 'acosh',
+  atanh: 'atanh',
+  exp: 'exp',
+  exp2: 'exp2',
+  expm1: 'expm1',
+  log: 'log',
+  log2: 'log2',
+  log10: 'log10',
+  log1p: 'log1p',
+  sqrt: 'sqrt',
+  rsqrt: 'rsqrt',
+  cbrt: 'cbrt',
+  hypot: 'hypot',
+  abs: 'fabs',
+  fabs: 'fabs',
+  floor: 'floor',
+  ceil: 'ceil',
+  round: 'round',
+  trunc: 'trunc',
+  copysign: 'copysign',
+  pow: 'pow',
+  fmod: 'fmod',
+  erf: 'erf',
+  erfc: 'erfc',
+  fma: 'fma',
+});
+
+/** OpenCL C as a dialect of the C printer. */
+export const openclDialect: CDialect = {
+  language: 'OpenCL C',
+  isReserved: isReservedInOpenCL,
+  userFunctionKey: 'opencl',
+  type: clType,
+  literal: clLiteral,
+  mathFunction: (fn) => MATH_FUNCTIONS[fn],
+  integerAbs: () => 'abs',
+  unordered: (a, b) => `isunordered(${a}, ${b})`,
+  floatToInteger: floatToIntegerHelper,
+  helperQualifier: 'inline',
+  oversizedShift: (bits) => `OpenCL takes it modulo ${bits}`,
+  hardwareId: (fn, axis) => `${fn}(${axis})`,
+  barrier: (scope, comment) => `barrier(${scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE'})${comment ? ` /* ${comment} */` : ''};`,
+  kernelDeclaration: (k, params) => {
+    const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
+    return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
+  },
+  arrayParameter: (p, type) => `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  addressSpace: (space) => `__${space} `,
+  halfStorage: openclHalfStorage,
+  vectors: {
+    type: (t: DType, lanes: number) => `${clType(t)}${lanes}`,
+    // a float3 has the size of a float4: three-element groups are read and written with vload3/vstore3
+    packed: [3],
+    loadPacked: (index, array) => `vload3(${index}, ${array})`,
+    storePacked: (value, index, array) => `vstore3(${value}, ${index}, ${array});`,
+    element: (lane) => `.s${lane.toString(16)}`,
+    arithmetic: true,
+    select: (vectorType, then, otherwise, condition) => `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
+  },
+  atomic: openclAtomic,
+  keepRolled: KEEP_ROLLED,
+  prelude: openclPrelude,
+};
+
+function openclPrelude({ usesDouble, contractible, fusedMultiplyAdd, extensions }: ProgramFacts): string[] {
+  const lines: string[] = [];
+  // a * b + c rounds twice, as on every other device: OpenCL compilers may otherwise fuse it
+  // into an fma, which rounds once (and disagrees where the product is a tie), unless the
+  // kernel asked for the speed (setOptions(knl, { fusedMultiplyAdd: true }))
+  if (contractible && !fusedMultiplyAdd) lines.push('#pragma OPENCL FP_CONTRACT OFF');
+  const enabled = usesDouble ? [...new Set([...extensions, 'cl_khr_fp64'])].sort() : extensions;
+  for (const x of enabled) lines.push(`#pragma OPENCL EXTENSION ${x}: enable`);
+  lines.push('#define lid(N) ((int) get_local_id(N))', '#define gid(N) ((int) get_group_id(N))');
+  return lines;
+}
