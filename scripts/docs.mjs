@@ -40,7 +40,7 @@ function guidePages(dir) {
   const read = (file) => readFileSync(path.join(root, file), 'utf8');
   write('tutorial.md', 'Tutorial', tutorialMarkdown(read('examples/tutorial.ts')));
   write('architecture.md', 'Architecture', read('ARCHITECTURE.md'));
-  for (const name of ['core', 'dsl', 'computation', 'elementwise', 'codegen-js', 'codegen-cfamily', 'codegen-opencl', 'codegen-cuda', 'codegen-wgsl']) {
+  for (const name of ['core', 'dsl', 'computation', 'elementwise', 'codegen-js', 'codegen-cfamily', 'codegen-opencl', 'codegen-cuda', 'codegen-c', 'codegen-wgsl']) {
     write(`package-${name}.md`, `@loom/${name} (README)`, read(`packages/${name}/README.md`));
   }
   return pages;

@@ -39,6 +39,11 @@ version_at_least() {    # version_at_least VERSION MINIMUM
   [[ -n $1 ]] && dpkg --compare-versions "$1" ge "$2"
 }
 
+# the C device compiles kernels with the system's C compiler: gcc (libgomp, its OpenMP, comes with it)
+c_compiler_ready() {
+  [[ -n $(installed_version gcc) ]]
+}
+
 opencl_ready() {
   [[ -n $(installed_version pocl-opencl-icd) && -n $(installed_version ocl-icd-libopencl1) ]]
 }
@@ -62,7 +67,7 @@ summary() {
 }
 
 # The fast path: CI hits this every time after the first install (or with a cached image).
-if opencl_ready && vulkan_ready && chromium_ready; then
+if c_compiler_ready && opencl_ready && vulkan_ready && chromium_ready; then
   summary "already present:"
   exit 0
 fi
@@ -108,6 +113,7 @@ fi
 
 apt_get update
 
+c_compiler_ready || apt_get install --no-install-recommends gcc libc6-dev
 opencl_ready || apt_get install --no-install-recommends pocl-opencl-icd ocl-icd-libopencl1
 vulkan_ready || apt_get install --no-install-recommends -t bookworm-backports mesa-vulkan-drivers libvulkan1
 chromium_ready || apt_get install --no-install-recommends chromium
@@ -118,6 +124,7 @@ if [[ -z $(installed_version clinfo) ]]; then
     >>"$log" 2>&1 || say "note: clinfo could not be installed (not needed by the tests)"
 fi
 
+c_compiler_ready || fail "gcc is still missing after installing it"
 opencl_ready || fail "PoCL is still missing after installing it"
 vulkan_ready || fail "mesa-vulkan-drivers is still older than $MIN_MESA_VERSION after installing it from bookworm-backports"
 chromium_ready || fail "chromium is still missing after installing it"

@@ -8,17 +8,18 @@
  *
  *   CI=true                        every backend is required (CI services set this variable)
  *   LOOM_REQUIRE=opencl,webgpu     these are required (`all` names every backend)
- *   LOOM_BACKENDS=opencl           the tests run on these backends only (`cpu`, `opencl`, `webgpu`),
+ *   LOOM_BACKENDS=opencl           the tests run on these backends only (`cpu`, `c`, `opencl`, `webgpu`),
  *                                  the others are left out as if missing (so naming a required one
  *                                  out is an error): a backend's tests alone, while working on it
  */
 import { LoomError } from '@loom/core';
+import { cDevice, cUnavailableReason, type CDevice } from '@loom/codegen-c';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
 import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions } from '@loom/codegen-wgsl';
 
-export type BackendName = 'opencl' | 'webgpu' | 'cpu';
+export type BackendName = 'opencl' | 'webgpu' | 'cpu' | 'c';
 
-const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU' };
+const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU', c: 'C' };
 
 /** The backends `LOOM_REQUIRE` names (lower-cased, trimmed). */
 function requiredByName(): string[] {
@@ -91,5 +92,17 @@ export async function webgpuDeviceOrSkip(options: WebGPUDeviceOptions = {}): Pro
   }
   const device = await webgpuDevice(options);
   if (!device) noteBackendMissing('webgpu', webgpuUnavailableReason());
+  return device;
+}
+
+/** The C device (native code from the system's C compiler), or undefined after reporting it missing (which throws when the backend is required). */
+export function cDeviceOrSkip(): CDevice | undefined {
+  const leftOut = backendLeftOut('c');
+  if (leftOut) {
+    noteBackendMissing('c', leftOut);
+    return undefined;
+  }
+  const device = cDevice();
+  if (!device) noteBackendMissing('c', cUnavailableReason());
   return device;
 }

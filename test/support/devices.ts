@@ -1,11 +1,11 @@
 /**
- * The devices the tests run on: the CPU device, OpenCL and WebGPU when a driver is
+ * The devices the tests run on: the CPU device, OpenCL, WebGPU and C when a driver (or compiler) is
  * present (required under CI=true or LOOM_REQUIRE, else skipped with a notice); with
  * LOOM_BACKENDS, only those it lists (backends.ts).
  */
 import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { backendLeftOut, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
+import { backendLeftOut, cDeviceOrSkip, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
 
 // WebGPU adapters are created asynchronously: once per process
 const webgpu = await webgpuDeviceOrSkip();
@@ -20,6 +20,8 @@ export function testDevices(): Device[] {
     const cl = openclDeviceOrSkip();
     if (cl) devices.push(cl);
     if (webgpu) devices.push(webgpu);
+    const c = cDeviceOrSkip();
+    if (c) devices.push(c);
   }
   return devices;
 }

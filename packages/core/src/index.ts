@@ -210,6 +210,7 @@ export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } fr
 // --- for target and device packages ------------------------------------------------------------
 export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoop } from './codegen/ast.ts';
 export { initializerLiteral } from './codegen/ast.ts';
+export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';

@@ -1,0 +1,10 @@
+/**
+ * @loom/codegen-c: C99 for Loom kernels, and the C device that compiles it with the system's C
+ * compiler and runs it on the CPU's cores (OpenMP).
+ *
+ * @module @loom/codegen-c
+ */
+export { cTarget, generateC, MAX_GROUP_STACK_BYTES, type CExtra, type CTargetOptions } from './target.ts';
+export { LAUNCH_SUFFIX } from './launchers.ts';
+export { cDevice, cUnavailableReason, CProgram, type CDevice, type CDeviceOptions } from './device.ts';
+export type { CCompiler } from './runtime/compiler.ts';

@@ -1,0 +1,258 @@
+/**
+ * Work-group serialization: one work-group's work-items run one after another on one thread,
+ * for targets with no hardware work-items (C on the CPU). This is how PoCL runs OpenCL on CPUs:
+ * the body is cut at its local barriers into "barrier regions", and each region becomes a loop
+ * over the work-items of the group. Every work-item finishes a region before any starts the
+ * next, which is all a barrier promises.
+ *
+ *     a_fetch[lid(0)] = a[...];              for (lid_0 = 0; lid_0 <= 63; ++lid_0)
+ *     barrier();                     →         a_fetch[lid_0] = a[...];
+ *     out[lid(0)] = a_fetch[63 - lid(0)];    for (lid_0 = 0; lid_0 <= 63; ++lid_0)
+ *                                              out[lid_0] = a_fetch[63 - lid_0];
+ *
+ * A loop or guard holding a barrier stays one statement of the group, and its body is cut
+ * again: so its bounds or condition must be the same for every work-item (no local id, no
+ * private value in them); otherwise the work-items would leave the loop at different
+ * barriers, and a LoomError names the barrier. A private temporary that a work-item must
+ * keep from one region to another (an accumulator across the steps of a prefetch loop)
+ * becomes an array with one copy per work-item (PoCL's "context arrays"); local temporaries
+ * stay one per group. Loop counters need no copies: a loop holding a barrier runs once per
+ * group, and any other loop lies within one region.
+ *
+ * Global barriers never get here: code generation splits a kernel at them into several
+ * device kernels (subkernels.ts); one left in a body is an InternalError.
+ */
+import { LoomError, InternalError, unreachable } from '../errors.ts';
+import { add, int, mul, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { mapExpr, walk } from '../expr/visit.ts';
+import { block, type KernelFunction, type Stmt } from './ast.ts';
+import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
+
+/** A statement of the serialized group: a region the work-items run in turn, or a loop or guard around regions. */
+type GroupStmt =
+  | { readonly kind: 'region'; readonly body: readonly Stmt[]; readonly inLoop: boolean }
+  | { readonly kind: 'for'; readonly loop: Extract<Stmt, { kind: 'for' }>; readonly body: readonly GroupStmt[] }
+  | { readonly kind: 'if'; readonly guard: Extract<Stmt, { kind: 'if' }>; readonly then: readonly GroupStmt[] };
+
+type Declaration = Extract<Stmt, { kind: 'declare' }>;
+
+/**
+ * `kernel` with a body that runs one whole work-group, its work-items one after another (see
+ * the module comment): no `lid(N)` and no barrier is left in it. Each local axis of more than
+ * one work-item becomes a loop counter (`lid_0`, renamed where a kernel name takes it), in
+ * `types` as int32; every declaration moves to the top of the body. `localSize` stays: it is
+ * the group's shape the loops run over.
+ */
+export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
+  const declarations: Declaration[] = [];
+  const body = withoutDeclarations(kernel.body, declarations);
+  const privates = new Set(declarations.filter((d) => d.addressSpace === 'private' && !d.initializer).map((d) => d.name));
+  const group = splitAtBarriers(statementsOf(body), privates, false);
+
+  const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? 1);
+  const taken = new Set([...kernel.types.keys(), ...kernel.params.map((p) => p.name), kernel.name]);
+  const counters = sizes.map((size, axis) => (size > 1 ? freshName(`lid_${axis}`, taken) : undefined));
+  const items = sizes.reduce((a, b) => a * b, 1);
+  const contextual = contextArrays(group, privates);
+
+  const lengths = new Map(declarations.map((d) => [d.name, d.length]));
+  const rewrite = (e: Expr): Expr =>
+    mapExpr(e, (x) => {
+      if (x.kind === 'call' && x.fn === 'lid' && x.args.length === 1 && x.args[0].kind === 'int') {
+        const counter = counters[x.args[0].value];
+        return counter === undefined ? int(0) : variable(counter);
+      }
+      if (x.kind === 'var' && contextual.has(x.name)) return subscript(x.name, [itemIndex(counters, sizes)]);
+      if (x.kind === 'subscript' && contextual.has(x.array)) {
+        // one work-item's copy: its elements after those of the work-items before it
+        const length = lengths.get(x.array) ?? 1;
+        return subscript(x.array, [add(mul(itemIndex(counters, sizes), int(length)), x.indices[0])]);
+      }
+      return x;
+    });
+  const wrapItems = (region: readonly Stmt[]): Stmt => {
+    let s = mapStmts(block(region), { expr: rewrite });
+    // x fastest, as the other devices number a group's work-items
+    for (const axis of [0, 1, 2]) {
+      const counter = counters[axis];
+      if (counter !== undefined) s = { kind: 'for', iname: counter, lower: int(0), upper: int(sizes[axis] - 1), body: s };
+    }
+    return s;
+  };
+  const emit = (list: readonly GroupStmt[]): Stmt[] =>
+    list.flatMap((g): Stmt[] => {
+      switch (g.kind) {
+        case 'region':
+          return g.body.length === 0 ? [] : [wrapItems(g.body)];
+        case 'for':
+          return [{ ...g.loop, body: block(emit(g.body)) }];
+        case 'if':
+          return [{ ...g.guard, then: block(emit(g.then)) }];
+        default:
+          return unreachable(g, 'group statement');
+      }
+    });
+
+  const declared = declarations.map((d): Stmt => {
+    if (!contextual.has(d.name)) return d;
+    return { ...d, length: (d.length ?? 1) * items };
+  });
+  const types = new Map(kernel.types);
+  for (const counter of counters) if (counter !== undefined) types.set(counter, 'int32');
+  return { ...kernel, body: { kind: 'block', body: [...declared, ...emit(group)] }, types };
+}
+
+/** Whether `s` holds a barrier anywhere in it. */
+function hasBarrier(s: Stmt): boolean {
+  return someStmt(s, (x) => x.kind === 'barrier');
+}
+
+/**
+ * The statements as the group runs them: maximal runs without barriers become regions; a
+ * loop or guard with a barrier inside stays, its body split again. `inLoop`: inside a loop of
+ * the group, where a region runs again at every iteration.
+ */
+function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, inLoop: boolean): GroupStmt[] {
+  const out: GroupStmt[] = [];
+  let run: Stmt[] = [];
+  const close = () => {
+    if (run.length) out.push({ kind: 'region', body: run, inLoop });
+    run = [];
+  };
+  for (const s of stmts) {
+    if (!hasBarrier(s)) {
+      run.push(s);
+      continue;
+    }
+    close();
+    switch (s.kind) {
+      case 'barrier':
+        if (s.scope !== 'local') throw new InternalError('a global barrier inside a device kernel: kernels are split at global barriers before code generation');
+        break; // the end of a region is the barrier
+      case 'block':
+        out.push(...splitAtBarriers(s.body, privates, inLoop));
+        break;
+      case 'for':
+        checkUniform([s.lower, s.upper], privates, s, `the bounds of loop '${s.iname}'`);
+        out.push({ kind: 'for', loop: s, body: splitAtBarriers(statementsOf(s.body), privates, true) });
+        break;
+      case 'if':
+        checkUniform([s.condition], privates, s, 'the condition of a guard');
+        out.push({ kind: 'if', guard: s, then: splitAtBarriers(statementsOf(s.then), privates, inLoop) });
+        break;
+      case 'assign':
+      case 'declare':
+      case 'comment':
+        throw new InternalError(`a '${s.kind}' statement holds a barrier`);
+      default:
+        unreachable(s, 'statement');
+    }
+  }
+  close();
+  return out;
+}
+
+/**
+ * Refuses a loop or guard around a barrier whose bounds or condition may differ between the
+ * work-items of a group: they would reach different barriers (undefined on a GPU too).
+ */
+function checkUniform(exprs: readonly Expr[], privates: ReadonlySet<string>, around: Stmt, what: string): void {
+  const varying = new Set<string>();
+  for (const e of exprs) {
+    walk(e, (x) => {
+      if (x.kind === 'call' && x.fn === 'lid') varying.add('the local id');
+      if (x.kind === 'var' && privates.has(x.name)) varying.add(`the private temporary '${x.name}'`);
+      if (x.kind === 'subscript' && privates.has(x.array)) varying.add(`the private temporary '${x.array}'`);
+    });
+  }
+  if (varying.size === 0) return;
+  const barrier = firstBarrier(around);
+  throw new LoomError(
+    `cannot run the work-items of a group one after another: the local barrier${barrier} lies inside a ${around.kind === 'for' ? 'loop' : 'guard'} whose ` +
+      `${what.replace(/^the /, '')} read${exprs.length > 1 ? '' : 's'} ${[...varying].join(' and ')}, which may differ between work-items ` +
+      '(a work-item must reach the same barriers as the others): make it depend on group ids and parameters only, or move the barrier out of it',
+  );
+}
+
+/** ` (for a (x depends on y))`: the first barrier in `s`, as the comment that says which instructions it orders. */
+function firstBarrier(s: Stmt): string {
+  let comment: string | undefined;
+  walkStmts(s, {
+    stmt: (x) => {
+      if (comment === undefined && x.kind === 'barrier') comment = x.comment ?? '';
+    },
+  });
+  return comment ? ` (${comment})` : '';
+}
+
+/**
+ * The private temporaries a work-item must keep between regions: those used in more than
+ * one region, or in a region inside a loop of the group (the next iteration may read what the
+ * last one wrote). The others are written and read within one run of one region by one
+ * work-item, so the work-items can take turns with one copy.
+ */
+function contextArrays(group: readonly GroupStmt[], privates: ReadonlySet<string>): Set<string> {
+  const regionsOf = new Map<string, number>();
+  const out = new Set<string>();
+  const visit = (list: readonly GroupStmt[]) => {
+    for (const g of list) {
+      if (g.kind === 'for') visit(g.body);
+      else if (g.kind === 'if') visit(g.then);
+      else {
+        for (const name of namesIn(g.body)) {
+          if (!privates.has(name)) continue;
+          regionsOf.set(name, (regionsOf.get(name) ?? 0) + 1);
+          if (g.inLoop || regionsOf.get(name)! > 1) out.add(name);
+        }
+      }
+    }
+  };
+  visit(group);
+  return out;
+}
+
+/** Every variable and array name the statements use. */
+function namesIn(stmts: readonly Stmt[]): Set<string> {
+  const names = new Set<string>();
+  const collect = (e: Expr) =>
+    walk(e, (x) => {
+      if (x.kind === 'var') names.add(x.name);
+      else if (x.kind === 'subscript') names.add(x.array);
+    });
+  for (const s of stmts) walkStmts(s, { expr: collect });
+  return names;
+}
+
+/** The flat number of the work-item within its group: `lid_0 + size0 * (lid_1 + size1 * lid_2)`. */
+function itemIndex(counters: readonly (string | undefined)[], sizes: readonly number[]): Expr {
+  let index: Expr | undefined;
+  for (const axis of [2, 1, 0]) {
+    const counter = counters[axis];
+    if (counter === undefined) continue;
+    index = index === undefined ? variable(counter) : add(variable(counter), mul(int(sizes[axis]), index));
+  }
+  return index ?? int(0);
+}
+
+/** `s` without its declarations, which go to `into` in order. */
+function withoutDeclarations(s: Stmt, into: Declaration[]): Stmt {
+  const kept = mapStmts(s, {
+    stmt: (x) => {
+      if (x.kind === 'declare') {
+        into.push(x);
+        return { kind: 'block', body: [] };
+      }
+      if (x.kind === 'block') return { ...x, body: x.body.filter((y) => !(y.kind === 'block' && y.body.length === 0)) };
+      return x;
+    },
+  });
+  return kept;
+}
+
+/** `base`, or `base_1`, `base_2`... : the first that no name of the kernel takes. */
+function freshName(base: string, taken: Set<string>): string {
+  let name = base;
+  for (let k = 1; taken.has(name); k++) name = `${base}_${k}`;
+  taken.add(name);
+  return name;
+}
