@@ -217,6 +217,7 @@ export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
+export { MATH_FUNCTIONS, isMathFunction, mathFunctionsWhere, type MathFunction, type MathFunctionName } from './expr/math-functions.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export { exprType, exprTypes, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
