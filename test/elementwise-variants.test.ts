@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Device } from '@loom/core';
+import { DTYPES as ALL_DTYPES, holdsVectors, isComplex, targetFacts, type Device } from '@loom/core';
 import { empty, pointwise, supportsDType, tensor, type Tensor, type TensorDType } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, indices, numbers, sample, toDType } from './support/elementwise-reference.ts';
@@ -35,19 +35,14 @@ async function values(t: Tensor): Promise<number[]> {
   return numbers(await t.toArray(), t.dtype);
 }
 
-/** The dtypes OpenCL C has vectors of in buffers (float16 needs an extension, bool has none). */
-const VECTOR_DTYPES: TensorDType[] = ['float32', 'float64', 'int32', 'uint32', 'int64', 'int16', 'int8', 'uint8'];
-/** The dtypes WGSL holds as vectors: 32-bit ones (the narrow ones are packed words). */
-const WGSL_VECTOR_DTYPES: TensorDType[] = ['float32', 'int32', 'uint32'];
-
-/** The target's name: the variants depend on it. */
-const targetOf = (device: Device) => device.target.name;
-
 for (const device of testDevices()) {
-  const target = targetOf(device);
-  const gpu = target === 'opencl' || target === 'wgsl';
+  // the variants depend on what the target states (target-contract.test.ts checks each target's facts);
+  // its name only says which spelling of the code to look for
+  const target = device.target.name;
+  const facts = targetFacts(device.target);
+  const gpu = !facts.sequentialWorkItems;
   /** The dtypes whose aligned contiguous calls get vector4 on this target. */
-  const vectorDTypes: readonly TensorDType[] = target === 'opencl' ? VECTOR_DTYPES : target === 'wgsl' ? WGSL_VECTOR_DTYPES : [];
+  const vectorDTypes: readonly TensorDType[] = gpu ? ALL_DTYPES.filter((t) => !isComplex(t) && holdsVectors(facts, t, 4)) : [];
 
   test(`${device.name}: each kind of call gets its variant, with the reason`, () => {
     const x = make(device, [64, 96], 1).t;
@@ -201,8 +196,8 @@ for (const device of testDevices()) {
     const ten = make(device, [10], 23);
     const [head, tail] = [ten.t.slice(0, 0, 8), ten.t.slice(0, 2, 10)];
     const ragged = add.plan(head, q8(device).t);
-    if (target === 'wgsl') assert.match(ragged.reason, /storage has 10 elements, not a multiple of 4/);
-    if (gpu) assert.is(ragged.variant, target === 'wgsl' ? 'flat' : 'vector4');
+    if (facts.wholeVectorStorage) assert.match(ragged.reason, /storage has 10 elements, not a multiple of 4/);
+    if (gpu) assert.is(ragged.variant, facts.wholeVectorStorage ? 'flat' : 'vector4');
     assertNumbers(await values(await add(head, tail)), ref(ten.host.slice(0, 8), ten.host.slice(2, 10)), 'ragged storage');
     await add(window, other.t, { out0: window });
     assertNumbers(await values(window), ref(wv, ov), 'in place on a window');

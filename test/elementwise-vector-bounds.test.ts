@@ -9,7 +9,21 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, globalArg, LoomError, makeKernel, prepareLaunch, run, splitIname, tagArrayAxes, tagInames, valueArg, type Device, type LoopKernel } from '@loom/core';
+import {
+  DeviceArray,
+  globalArg,
+  LoomError,
+  makeKernel,
+  prepareLaunch,
+  run,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  targetFacts,
+  valueArg,
+  type Device,
+  type LoopKernel,
+} from '@loom/core';
 import { pointwise, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, numbers, sample } from './support/elementwise-reference.ts';
@@ -21,9 +35,9 @@ const LENGTHS = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 255, 256, 257, 
 
 /** The variant a WGSL or OpenCL device gives `x + y` of `n` numbers starting at `offset` in storages of `length`. */
 function expectedVariant(device: Device, n: number, offset: number, length: number): string {
-  const target = device.target.name;
-  if (target !== 'opencl' && target !== 'wgsl') return 'flat';
-  const aligned = n % 4 === 0 && offset % 4 === 0 && (target === 'opencl' || length % 4 === 0);
+  const facts = targetFacts(device.target);
+  if (facts.sequentialWorkItems) return 'flat';
+  const aligned = n % 4 === 0 && offset % 4 === 0 && (!facts.wholeVectorStorage || length % 4 === 0);
   return aligned ? 'vector4' : 'flat';
 }
 
@@ -72,7 +86,7 @@ function vectorKernel(device: Device): LoopKernel {
   ]);
   knl = tagArrayAxes(knl, 'a', 'c,vec');
   knl = tagArrayAxes(knl, 'out', 'c,vec');
-  knl = tagInames(knl, { k: device.target.name === 'wgsl' ? 'vec' : 'ilp' });
+  knl = tagInames(knl, { k: targetFacts(device.target).preferVectorStatements ? 'vec' : 'ilp' });
   return splitIname(knl, 't', 64, { outerTag: 'g.0', innerTag: 'l.0' });
 }
 

@@ -6,33 +6,12 @@
  * `clamp` on integers stay integers. For float32 every result is rounded to float32, except
  * where the exact result already is one (fabs, fmod, floor, copysign, ...).
  */
-import { expr, LoomError, type DType } from '@loom/core';
+import { expr, LoomError, mathFunctionsWhere, type DType } from '@loom/core';
 import { roundedTo } from './arithmetic.ts';
 import { atom, computeType, convert, isBigIntType, isFloatType, literal, Prec, infix, type JsValue } from './values.ts';
 
-/** Functions that are `Math.<name>` of one argument. */
-const MATH_UNARY = new Set([
-  'sin',
-  'cos',
-  'tan',
-  'asin',
-  'acos',
-  'atan',
-  'sinh',
-  'cosh',
-  'tanh',
-  'asinh',
-  'acosh',
-  'atanh',
-  'exp',
-  'expm1',
-  'log',
-  'log2',
-  'log10',
-  'log1p',
-  'sqrt',
-  'cbrt',
-]);
+/** Functions that are `Math.<name>` of one argument, with a float result (the table of known functions). */
+const MATH_UNARY: ReadonlySet<string> = mathFunctionsWhere((f) => f.js === true && f.arity === 1 && f.result === 'float');
 
 /** `fn(...args)` whose (numpy) result type is `resultType`. */
 export function callFunction(fn: string, args: readonly JsValue[], resultType: DType): JsValue {
@@ -67,7 +46,7 @@ export function callFunction(fn: string, args: readonly JsValue[], resultType: D
 }
 
 /** Known functions that never reach a printer: complex values are lowered to their parts before code generation. */
-const LOWERED_BEFORE_CODEGEN = new Set(['real', 'imag', 'conj']);
+const LOWERED_BEFORE_CODEGEN: ReadonlySet<string> = mathFunctionsWhere((f) => f.complexOnly === true);
 
 /** The arity of a function the JavaScript target prints (0: any number from one), or undefined for one it does not know. */
 function arityOf(fn: string): number | undefined {

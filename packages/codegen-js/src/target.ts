@@ -10,6 +10,8 @@
  * each one; the launcher (`workgroups.ts`) runs the work-items of a group in lockstep.
  */
 import {
+  DTYPES,
+  isComplex,
   float16Bits,
   initializerLiteral,
   commentText,
@@ -50,7 +52,16 @@ export interface JsExtra {
  * ```
  */
 export function jsTarget(): Target<JsExtra> {
-  return { name: 'js', generate: spellJavaScript, unsupportedDType };
+  return {
+    name: 'js',
+    // workgroups.ts runs a group's work-items one after another, each up to its next barrier
+    sequentialWorkItems: true,
+    functionDialects: ['js'],
+    // an update needs nothing atomic: work-items never interleave between barriers here
+    atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
+    generate: spellJavaScript,
+    unsupportedDType,
+  };
 }
 
 function unsupportedDType(_dtype: DType): string | undefined {

@@ -36,7 +36,15 @@ export interface OpenCLTargetOptions {
 export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
   checkOptionKeys('openclTarget', options, OPENCL_TARGET_OPTIONS);
   const halfStorage = options.float16 === 'storage';
-  return { name: 'opencl', vectorTypes: true, generate: (program) => spellOpenCL(program, halfStorage) };
+  return {
+    name: 'opencl',
+    vectorTypes: true,
+    // OpenCL's own code only: its printer looks for no other (expressions.ts, userCall)
+    functionDialects: ['opencl'],
+    // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop (atomics.ts)
+    atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    generate: (program) => spellOpenCL(program, halfStorage),
+  };
 }
 
 /** The OpenCL C source of a program AST. */

@@ -29,6 +29,7 @@ import {
   vectorIndex,
   type FunctionSignature,
   type VectorLoop,
+  type MathFunctionName,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar } from './types.ts';
@@ -106,10 +107,10 @@ const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sqrt: 'sqrt',
   rsqrt: 'inverseSqrt',
   fma: 'fma',
-});
+} satisfies Partial<Record<MathFunctionName, string>>);
 
 /** Functions computed by a helper of the same name (`math-helpers.ts`). */
-const HELPED = new Set(['expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'fmin', 'fmax']);
+const HELPED: ReadonlySet<string> = new Set<MathFunctionName>(['expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'fmin', 'fmax']);
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */

@@ -42,7 +42,7 @@ import { helperDefinition, helperDependencies, helperName, type HelperKind } fro
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
 import { printKernel } from './statements.ts';
-import { UserFunctions } from './user-functions.ts';
+import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
 /** The options wgslTarget reads; any other key is an error. */
@@ -89,6 +89,14 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     // a loop over a `vec` iname of 2 or 4 lanes is one vector statement (`array<vec4<f32>>`, bindings.ts)
     vectorTypes: true,
     vectorLanes: [2, 4],
+    // the narrow integers are packed in words, float16 is not held as vectors
+    vectorDTypes: ['float32', 'int32', 'uint32'],
+    // a storage is bound whole, as `array<vec4<f32>>`: a partial last vector could not be bound
+    wholeVectorStorage: true,
+    // Tint and Naga load a vec4 at once only from a vector statement, not from four component reads
+    preferVectorStatements: true,
+    functionDialects: WGSL_FUNCTION_DIALECTS,
+    atomicDTypes: ['int32', 'uint32', 'float32'],
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

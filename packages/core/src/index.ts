@@ -75,6 +75,9 @@ export {
   type FunctionSignature,
   type TargetFunction,
   type JsFunction,
+  FUNCTION_DIALECTS,
+  type FunctionDialect,
+  type SourceDialect,
 } from './functions/user-functions.ts';
 export { registerFunction } from './functions/resolve.ts';
 
@@ -214,6 +217,9 @@ export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
+export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
+export { MATH_FUNCTIONS, isMathFunction, mathFunctionsWhere, type MathFunction, type MathFunctionName } from './expr/math-functions.ts';
+export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export { exprType, exprTypes, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
 export { nameTable, commentText, checkInternalName, TargetNames, type ReservedTest } from './names.ts';

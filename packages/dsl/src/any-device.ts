@@ -90,6 +90,11 @@ export async function anyDevice(options: AnyDeviceOptions = {}): Promise<Device>
   throw new LoomError(`no device found:\n  ${reasons.join('\n  ')}`);
 }
 
+/** The device of one kind (its package's, found by name), or why there is none. */
+export function deviceOfKindOrReason(kind: DeviceKind): Promise<Device | string> {
+  return deviceFrom(SOURCES[kind]);
+}
+
 /** The source's device, or why there is none. */
 async function deviceFrom(source: DeviceSource): Promise<Device | string> {
   let module: Record<string, unknown>;

@@ -10,36 +10,22 @@
  * the one JavaScript computes, so `1 === true`, `2 && 3` and `Math.round(-0.5)` mean what
  * they mean in JavaScript without any lowering.
  */
-import { expr, type Expr } from '@loom/core';
+import { expr, mathFunctionsWhere, type Expr } from '@loom/core';
 
 const { bool, float, int } = expr;
 
 type JsValue = number | boolean;
 
-/** The `Math` functions a folded call may be (the IR names they have in the payload). */
+/** `Math.<name>` as a function of numbers. */
+const mathFunction = (name: string) => (Math as unknown as Record<string, (...xs: number[]) => number>)[name];
+
+/**
+ * The functions a folded call may be (the IR names they have in the payload): the known
+ * functions that are JavaScript's `Math.<name>` (the table of known functions), and the
+ * payload's own, which stand for JavaScript's operators and `Math` functions.
+ */
 const MATH: Readonly<Record<string, (...xs: number[]) => number>> = {
-  abs: Math.abs,
-  sin: Math.sin,
-  cos: Math.cos,
-  tan: Math.tan,
-  asin: Math.asin,
-  acos: Math.acos,
-  atan: Math.atan,
-  sinh: Math.sinh,
-  cosh: Math.cosh,
-  tanh: Math.tanh,
-  exp: Math.exp,
-  log: Math.log,
-  log2: Math.log2,
-  log10: Math.log10,
-  sqrt: Math.sqrt,
-  cbrt: Math.cbrt,
-  floor: Math.floor,
-  ceil: Math.ceil,
-  trunc: Math.trunc,
-  atan2: Math.atan2,
-  min: Math.min,
-  max: Math.max,
+  ...Object.fromEntries([...mathFunctionsWhere((f) => f.js === true)].map((name) => [name, mathFunction(name)])),
   truediv: (a, b) => a / b,
   fmod: (a, b) => a % b,
   jspow: (a, b) => a ** b,

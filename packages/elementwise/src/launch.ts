@@ -5,7 +5,7 @@
  * says where each comes from (kernel.ts). A plan's `VariantLauncher` works them out
  * once and launches a prepared kernel (`prepareLaunch`) with each call's storages.
  */
-import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, type Device, type PreparedLaunch, type RunArgument } from '@loom/core';
+import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, type Device, type PreparedLaunch, type RunArgument, type TargetFacts } from '@loom/core';
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
@@ -49,7 +49,7 @@ export function kernelSpec(
   dtypes: DTypes,
   task: TaskSpace,
   blockSize: number,
-  target: string,
+  target: TargetFacts,
 ): { spec: KernelSpec; choice: VariantChoice } {
   const rank = task.shape.length;
   const unit = (operand: number) => rank > 0 && task.strides[operand][rank - 1] === 1;

@@ -21,7 +21,7 @@
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
-import { exprTypes, expr, isInteger, LoomError, printExpr, type DType, type Expr } from '@loom/core';
+import { exprTypes, expr, isInteger, LoomError, mathFunctionsWhere, printExpr, type DType, type Expr } from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { wrapNegativeLiterals } from './literal-range.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
@@ -65,31 +65,14 @@ export interface LowerEnv {
 
 /** The dtype PyTorch gives an integer that must become a float (its default float). */
 const INT_TO_FLOAT: DType = 'float32';
-/** Functions whose value is a float for any argument (the core computes them in float64 for integers). */
-const FLOAT_FUNCTIONS = new Set([
-  'sin',
-  'cos',
-  'tan',
-  'asin',
-  'acos',
-  'atan',
-  'atan2',
-  'sinh',
-  'cosh',
-  'tanh',
-  'exp',
-  'log',
-  'log2',
-  'log10',
-  'sqrt',
-  'rsqrt',
-  'cbrt',
-  'pow',
-  'erf',
-  'fabs',
-]);
+/**
+ * Functions whose value is a float for any argument (the core computes them in float64 for
+ * integers; here they get PyTorch's default float). `fmod` never reaches them: the remainder of
+ * integers stays an integer (`call`).
+ */
+const FLOAT_FUNCTIONS: ReadonlySet<string> = mathFunctionsWhere((f) => f.result === 'float');
 /** Rounding functions: the identity on integers. */
-const ROUNDING = new Set(['floor', 'ceil', 'trunc', 'round']);
+const ROUNDING: ReadonlySet<string> = mathFunctionsWhere((f) => f.rounding === true);
 
 /**
  * The values of a payload's outputs. A node the payload uses more than once (a `const` local,

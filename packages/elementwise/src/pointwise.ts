@@ -12,7 +12,7 @@
  * new shapes of a known kind generate no code. `instantiate(rank)` skips the
  * metadata for callers who prepared every operand, as the seed's flip does.
  */
-import { checkOptionKeys, generateCode, LruCache, perObject, type Device, type LoopKernel } from '@loom/core';
+import { checkOptionKeys, generateCode, LruCache, perObject, targetFacts, type Device, type LoopKernel } from '@loom/core';
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
@@ -138,7 +138,7 @@ class Pointwise {
     const dtypes = inferDTypes(call, this.options, rank === undefined);
     checkDevice(device, dtypes);
     const layout = rank === undefined ? inferLayout(call, params) : fixedLayout(call, params, rank);
-    const { spec, choice } = kernelSpec(call.inputs, call.outputs, dtypes, layout.task, this.options.blockSize, device.target.name);
+    const { spec, choice } = kernelSpec(call.inputs, call.outputs, dtypes, layout.task, this.options.blockSize, targetFacts(device.target));
     return { device, dtypes, layout, variant: this.variant(spec), choice };
   }
 

@@ -10,23 +10,26 @@
  *             every offset, outer stride and the innermost extent are multiples of 4:
  *             each work-item handles four consecutive elements as one vector (the
  *             storages are `vec`-tagged arrays: OpenCL's `float4 *`, WGSL's
- *             `array<vec4<f32>>`). OpenCL reads the lanes as components (`.s2`); WGSL
- *             tags the lane iname `vec`, so that a payload without conversions or calls
- *             is one vec4 load per input and one store per output. WGSL holds only
- *             32-bit dtypes as vectors, and binds a storage whole: its length must be
- *             whole vectors too.
+ *             `array<vec4<f32>>`). The lanes are read as components (OpenCL's `.s2`),
+ *             or, where the target prefers vector statements (WGSL), the lane iname is
+ *             tagged `vec`, so that a payload without conversions or calls is one vec4
+ *             load per input and one store per output. Only dtypes the target holds as
+ *             vectors (WGSL: the 32-bit ones); where it binds a storage whole, as
+ *             vectors (WGSL), its length must be whole vectors too.
  *   tiled     a rank-2 task in which some input moves fastest along the task's *outer*
  *             axis (`x + y.T`) while the outputs move fastest along the inner one:
  *             32 x 32 tiles, each such input read into local memory along its own rows
  *             (coalesced) and used along its columns, the tile padded to 33 a row so the
  *             column reads do not share a memory bank. Reads of the other operands and
- *             every write stay coalesced. GPU targets (OpenCL, WGSL).
+ *             every write stay coalesced. Targets whose work-items run side by side.
  *
- * The choice depends only on the call's metadata (target, task space, dtypes, storage
+ * What the choice asks of the target is what it states (`targetFacts`: whether its
+ * work-items run one after another, which dtypes it holds as vectors of four, ...), never
+ * which target it is. It depends only on the call's metadata (target, task space, dtypes, storage
  * sharing), so the same kind of call always gets the same variant; `plan(...).variant`
  * names it and `plan(...).reason` says why.
  */
-import { addPrefetch, splitIname, tagArrayAxes, tagInames, type LoopKernel } from '@loom/core';
+import { addPrefetch, holdsVectors, splitIname, tagArrayAxes, tagInames, type LoopKernel, type TargetFacts } from '@loom/core';
 import { isComplex, type TensorDType } from './dtypes.ts';
 import type { TaskSpace } from './layout.ts';
 
@@ -57,19 +60,15 @@ export interface VariantChoice {
   readonly reason: string;
   /** Tiled: which tensor operands (by task number) go through local tiles. */
   readonly tiledOperands: ReadonlySet<number>;
-  /** vector4: the lanes are a `vec` loop (vector statements, WGSL) rather than unrolled components (OpenCL). */
+  /** vector4: the lanes are a `vec` loop (vector statements, WGSL) rather than unrolled components (OpenCL): `preferVectorStatements`. */
   readonly vectorStatements: boolean;
 }
 
-/** Dtypes a vector of four can hold in OpenCL C (float16 needs an extension, bool has no vectors in buffers). */
-const VECTOR_DTYPES: ReadonlySet<TensorDType> = new Set(['float32', 'float64', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64']);
-/** Dtypes WGSL holds as vectors (`array<vec4<f32>>`; the narrow ones are packed words, float16 is not held as vectors). */
-const WGSL_VECTOR_DTYPES: ReadonlySet<TensorDType> = new Set(['float32', 'int32', 'uint32']);
-
-export function chooseVariant(target: string, task: TaskSpace, operands: readonly OperandFacts[], blockSize: number): VariantChoice {
+/** The variant for a call on a target with these facts: its name, why, and what its schedule needs. */
+export function chooseVariant(target: TargetFacts, task: TaskSpace, operands: readonly OperandFacts[], blockSize: number): VariantChoice {
   const none = new Set<number>();
   const flat = (reason: string): VariantChoice => ({ name: 'flat', reason, tiledOperands: none, vectorStatements: false });
-  if (target !== 'opencl' && target !== 'wgsl') return flat(`the ${target} target runs work-items one after another: nothing to coalesce`);
+  if (target.sequentialWorkItems) return flat('the target runs work-items one after another: nothing to coalesce');
   const rank = task.shape.length;
   if (rank === 0 || operands.length === 0) return flat('a single element');
 
@@ -86,7 +85,6 @@ export function chooseVariant(target: string, task: TaskSpace, operands: readonl
     };
   }
 
-  const wgsl = target === 'wgsl';
   const inner = rank - 1;
   const reasons: string[] = [];
   if (task.shape[inner] % VECTOR_LANES !== 0) reasons.push(`the innermost extent ${task.shape[inner]} is not a multiple of ${VECTOR_LANES}`);
@@ -95,11 +93,15 @@ export function chooseVariant(target: string, task: TaskSpace, operands: readonl
     if (strides[inner] !== 1) reasons.push(`operand ${k} has stride ${strides[inner]} along the innermost axis`);
     else if (strides.some((s, d) => d < inner && s % VECTOR_LANES !== 0)) reasons.push(`an outer stride of operand ${k} is not a multiple of ${VECTOR_LANES}`);
     else if (o.offset % VECTOR_LANES !== 0) reasons.push(`operand ${k} starts at offset ${o.offset}, not a multiple of ${VECTOR_LANES}`);
-    if (!(wgsl ? WGSL_VECTOR_DTYPES : VECTOR_DTYPES).has(o.dtype)) reasons.push(`operand ${k} is ${o.dtype}`);
-    // WGSL binds a storage whole, as vectors: a partial last vector could not be bound
-    else if (wgsl && o.storageLength % VECTOR_LANES !== 0) reasons.push(`operand ${k}'s storage has ${o.storageLength} elements, not a multiple of ${VECTOR_LANES}`);
+    if (!holdsVectors(target, o.dtype, VECTOR_LANES)) reasons.push(`operand ${k} is ${o.dtype}`);
+    // a storage bound whole, as vectors: a partial last vector could not be bound
+    else if (target.wholeVectorStorage && o.storageLength % VECTOR_LANES !== 0)
+      reasons.push(`operand ${k}'s storage has ${o.storageLength} elements, not a multiple of ${VECTOR_LANES}`);
   });
-  if (reasons.length === 0) return { name: 'vector4', reason: `every operand is unit-stride and aligned to ${VECTOR_LANES} elements`, tiledOperands: none, vectorStatements: wgsl };
+  if (reasons.length === 0) {
+    const reason = `every operand is unit-stride and aligned to ${VECTOR_LANES} elements`;
+    return { name: 'vector4', reason, tiledOperands: none, vectorStatements: target.preferVectorStatements };
+  }
   return flat(`no vectors: ${reasons[0]}`);
 }
 

@@ -5,11 +5,11 @@
  * reduction's work-group), and the kernels they build are checked against the same limits
  * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
  */
-import type { Device } from '@loom/core';
+import { targetFacts, type Device } from '@loom/core';
 
 /** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
-  /** The target's name: 'opencl', 'wgsl' or 'js'. */
+  /** The target's name ('opencl', 'wgsl', 'js'), for display: what differs between targets is in `targetFacts(device.target)`. */
   readonly target: string;
   /** Work-items in one work-group. */
   readonly maxWorkGroupSize: number;
@@ -19,9 +19,10 @@ export interface DeviceParameters {
   readonly localMemoryBytes: number;
   /**
    * Work-items that run in lockstep (a warp, a subgroup): a size to make work-groups a
-   * multiple of. Loom's devices do not report it and Loom's kernels never rely on lockstep
-   * execution (they synchronize with barriers), so this is only a sizing hint: 32, the
-   * warp of NVIDIA GPUs and a multiple of most others' subgroups, and 1 on the CPU device.
+   * multiple of. Loom's kernels never rely on lockstep execution (they synchronize with
+   * barriers), so this is only a sizing hint, the target's `subgroupSize`: 32 by default,
+   * the warp of NVIDIA GPUs and a multiple of most others' subgroups, and 1 where work-items
+   * run one after another (the CPU device).
    */
   readonly subgroupSize: number;
 }
@@ -34,6 +35,6 @@ export function deviceParameters(device: Device): DeviceParameters {
     maxWorkGroupSize: limits.maxWorkGroupSize,
     maxWorkGroupSizes: limits.maxWorkGroupSizes,
     localMemoryBytes: limits.maxLocalMemoryBytes,
-    subgroupSize: target.name === 'js' ? 1 : 32,
+    subgroupSize: targetFacts(target).subgroupSize,
   });
 }

@@ -22,6 +22,7 @@ import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
 import { checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
+import { targetFacts } from './target-facts.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
 
 /** The options generateCode reads; any other key is an error. */
@@ -68,7 +69,8 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
 
 function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
-  const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: target?.vectorTypes ?? false, vectorLanes: target?.vectorLanes });
+  const facts = target && targetFacts(target);
+  const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: facts?.vectorTypes ?? false, vectorLanes: facts?.vectorLanes });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);

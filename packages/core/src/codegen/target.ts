@@ -5,6 +5,7 @@
  * reaches the device through `GeneratedCode<Extra>` (generated.ts).
  */
 import type { DType } from '../dtypes.ts';
+import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { ProgramAst } from './ast.ts';
 
 /**
@@ -12,7 +13,10 @@ import type { ProgramAst } from './ast.ts';
  * with it what its device needs (`Extra`).
  */
 export interface Target<Extra = unknown> {
-  /** 'opencl', 'wgsl', 'js'. */
+  /**
+   * 'opencl', 'wgsl', 'js': for messages and display only. What differs between targets is a
+   * fact the target states below, never a comparison of names.
+   */
   readonly name: string;
   /** Device source code for the program, and what the device needs to know about it. */
   generate(program: ProgramAst): TargetOutput<Extra>;
@@ -27,8 +31,47 @@ export interface Target<Extra = unknown> {
    * stride of a `vec4` in a storage array).
    */
   readonly vectorLanes?: readonly number[];
-  /** Why a dtype cannot be used here, or undefined when it can. */
+  /** Why a dtype cannot be used here (float64, float16, int64...), or undefined when it can. */
   unsupportedDType?(dtype: DType): string | undefined;
+  /**
+   * The dtypes its vector types hold in an array (default: every dtype but bool and float16, as
+   * OpenCL C's `float4`, `int4`, ...). WGSL holds only the 32-bit ones (`array<vec4<f32>>`).
+   */
+  readonly vectorDTypes?: readonly DType[];
+  /**
+   * Whether an array of vectors is bound whole, as vectors (WGSL's `array<vec4<f32>>`), so that
+   * its storage must hold whole vectors; default false (OpenCL reads a `float4 *` anywhere).
+   */
+  readonly wholeVectorStorage?: boolean;
+  /**
+   * Whether vector code is best written as whole-vector statements (a `vec` loop) rather than
+   * lane by lane (components, OpenCL's `.s2`): WGSL's compilers load a vector at once only from a
+   * vector statement. Default false.
+   */
+  readonly preferVectorStatements?: boolean;
+  /**
+   * Whether the work-items of a group run one after another (the CPU device's JavaScript, a C
+   * loop nest) rather than side by side: nothing is gained by coalescing memory accesses, and no
+   * two work-items ever run in lockstep. Default false.
+   */
+  readonly sequentialWorkItems?: boolean;
+  /**
+   * Work-items that run in lockstep (a warp, a subgroup): a size to make work-groups a multiple
+   * of. Default 32 (NVIDIA's warp, a multiple of most others' subgroups), 1 where work-items run
+   * one after another.
+   */
+  readonly subgroupSize?: number;
+  /**
+   * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
+   * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
+   * Default none: a call of a user function is then an error.
+   */
+  readonly functionDialects?: readonly FunctionDialect[];
+  /**
+   * The dtypes an `{atomic}` update may have here (default none: an atomic instruction is an
+   * error before any code is written).
+   */
+  readonly atomicDTypes?: readonly DType[];
 }
 
 /** One program spelled by a target. */

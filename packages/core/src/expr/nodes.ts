@@ -8,6 +8,9 @@
  * `visit.ts` for the generic mapper); nodes are never mutated.
  */
 
+import { MATH_FUNCTIONS, type MathFunction } from './math-functions.ts';
+
+/** Arithmetic operators (`//` floor division, `**` power). */
 export type ArithmeticOp = '+' | '-' | '*' | '/' | '//' | '%' | '**';
 /** Bitwise operators, on integers only (Python's and C's meaning; `>>` is arithmetic on signed types). */
 export type BitwiseOp = '&' | '|' | '^' | '<<' | '>>';
@@ -267,58 +270,9 @@ export const sub = (a: Expr, b: Expr) => binary('-', a, b);
 export const mul = (a: Expr, b: Expr) => binary('*', a, b);
 
 /**
- * The functions the expression language knows, with their arity (`undefined` = variadic >= 1):
- * C's math library as OpenCL and loopy have it, with one meaning on every target (the
- * README's table of functions). `min`/`max` propagate NaN (PyTorch's minimum/maximum), while
- * `fmin`/`fmax` ignore it (C's, and PyTorch's fmin/fmax); `isnan`, `isinf` and `isfinite` are
- * truth values; `real`, `imag`, `conj` (and `abs`) work on complex values.
+ * The functions the expression language knows, with their arity (`undefined` = variadic >= 1),
+ * from the table of known functions (math-functions.ts).
  */
-export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze({
-  sin: 1,
-  cos: 1,
-  tan: 1,
-  asin: 1,
-  acos: 1,
-  atan: 1,
-  atan2: 2,
-  sinh: 1,
-  cosh: 1,
-  tanh: 1,
-  asinh: 1,
-  acosh: 1,
-  atanh: 1,
-  exp: 1,
-  exp2: 1,
-  expm1: 1,
-  log: 1,
-  log2: 1,
-  log10: 1,
-  log1p: 1,
-  sqrt: 1,
-  rsqrt: 1,
-  cbrt: 1,
-  hypot: 2,
-  abs: 1,
-  fabs: 1,
-  floor: 1,
-  ceil: 1,
-  round: 1,
-  trunc: 1,
-  min: undefined,
-  max: undefined,
-  fmin: 2,
-  fmax: 2,
-  clamp: 3,
-  copysign: 2,
-  pow: 2,
-  fmod: 2,
-  erf: 1,
-  erfc: 1,
-  fma: 3,
-  isnan: 1,
-  isinf: 1,
-  isfinite: 1,
-  real: 1,
-  imag: 1,
-  conj: 1,
-});
+export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze(
+  Object.fromEntries(Object.entries(MATH_FUNCTIONS).map(([name, f]: [string, MathFunction]) => [name, f.arity === 'variadic' ? undefined : f.arity])),
+);

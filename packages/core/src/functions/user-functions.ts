@@ -16,8 +16,11 @@
  *   function): type inference goes through it, and the arguments are converted to its
  *   argument dtypes, as a cast converts them.
  * - An implementation is code, by design; it comes in as an object of the TypeScript API,
- *   never from kernel text. For OpenCL and WGSL it is the name to call and the preamble
- *   that defines it (emitted once per program, however many calls); for the CPU device a
+ *   never from kernel text. It is keyed by its language (a dialect: `opencl`, `cuda`, `c`,
+ *   `wgsl`, `js`), and a target reads the dialects it states (`Target.functionDialects`), so
+ *   that the C-family targets may share one `c` implementation. For all but `js` it is the
+ *   name to call and the preamble that defines it (emitted once per program, however many
+ *   calls); for the CPU device a
  *   JavaScript function, called with the arguments in their JavaScript representation
  *   (numbers; bigints for 64-bit integers) and whose result is converted to the result dtype.
  *   Either may depend on the signature (a function of it).
@@ -32,7 +35,32 @@ import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
 import { isReductionName, reductionNames } from '../reduction/registry.ts';
 
 /** What a function's spec may say; any other key is an error. */
-const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['js', 'name', 'opencl', 'signature', 'wgsl']);
+const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['c', 'cuda', 'js', 'name', 'opencl', 'signature', 'wgsl']);
+
+/**
+ * The languages a user function's implementations are written in, which are `defineFunction`'s
+ * keys: a target states which it reads (`Target.functionDialects`), most specific first, so that
+ * C-family targets can share one `c` implementation and still take one of their own.
+ */
+export const FUNCTION_DIALECTS = ['opencl', 'cuda', 'c', 'wgsl', 'js'] as const;
+
+/** A language of user functions' implementations: a key of `defineFunction`'s spec. */
+export type FunctionDialect = (typeof FUNCTION_DIALECTS)[number];
+
+/** The dialects whose implementation is code in the target's language (`{ name, preamble }`); `js`'s is a JavaScript function. */
+export type SourceDialect = Exclude<FunctionDialect, 'js'>;
+
+/** Each dialect's language, as messages name it, and what an implementation in it is. */
+const DIALECTS: Readonly<Record<FunctionDialect, { readonly language: string; readonly source: boolean }>> = {
+  opencl: { language: 'OpenCL C', source: true },
+  cuda: { language: 'CUDA C++', source: true },
+  c: { language: 'C', source: true },
+  wgsl: { language: 'WGSL', source: true },
+  js: { language: 'JavaScript', source: false },
+};
+
+const isSourceDialect = (d: FunctionDialect): d is SourceDialect => DIALECTS[d].source;
+const SOURCE_DIALECTS: readonly SourceDialect[] = FUNCTION_DIALECTS.filter(isSourceDialect);
 
 /** One signature of a user function: argument dtypes and result dtype. */
 export interface FunctionSignature {
@@ -42,7 +70,7 @@ export interface FunctionSignature {
   readonly result: DType;
 }
 
-/** A function of OpenCL C or WGSL: called by `name`, defined by `preamble` (emitted once per program). */
+/** A function of OpenCL C, CUDA, C or WGSL: called by `name`, defined by `preamble` (emitted once per program). */
 export interface TargetFunction {
   /** The name the generated code calls. */
   readonly name: string;
@@ -68,6 +96,13 @@ export interface UserFunctionSpec {
   readonly signature: FunctionSignature | ((args: readonly DType[]) => FunctionSignature);
   /** The OpenCL C implementation, or a function of the signature giving it. */
   readonly opencl?: PerSignature<TargetFunction>;
+  /** The CUDA implementation (a `__device__` function), or a function of the signature giving it. */
+  readonly cuda?: PerSignature<TargetFunction>;
+  /**
+   * C code that the C-family targets which read the `c` dialect share (`Target.functionDialects`),
+   * where they have no implementation of their own; or a function of the signature giving it.
+   */
+  readonly c?: PerSignature<TargetFunction>;
   /** The WGSL implementation, or a function of the signature giving it. */
   readonly wgsl?: PerSignature<TargetFunction>;
   /** The JavaScript implementation (the CPU device), or one per signature. */
@@ -90,8 +125,12 @@ export interface UserFunction {
   readonly name: string;
   /** The signature of a call with arguments of these dtypes; a LoomError when they are refused. */
   signature(args: readonly DType[]): FunctionSignature;
-  /** The implementation for a target ('opencl', 'wgsl'), with its names checked; undefined when there is none. */
-  implementation(target: 'opencl' | 'wgsl', signature: FunctionSignature): TargetFunction | undefined;
+  /**
+   * The implementation in a dialect ('opencl', 'c', 'wgsl', ...), or in the first of a list of
+   * them that has one (a target's `functionDialects`), with its names checked; undefined when
+   * there is none.
+   */
+  implementation(dialects: SourceDialect | readonly FunctionDialect[], signature: FunctionSignature): TargetFunction | undefined;
   /** The JavaScript implementation, or undefined. */
   javascript(signature: FunctionSignature): JsFunction | undefined;
 }
@@ -101,7 +140,7 @@ const builtIn = (): Set<string> => new Set([...Object.keys(KNOWN_FUNCTIONS), ...
 
 /** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {
-  if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, wgsl?, js? }');
+  if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, cuda?, c?, wgsl?, js? }');
   checkOptionKeys('defineFunction', spec, USER_FUNCTION_SPEC_KEYS);
   const name = checkName(spec.name, 'defineFunction: name');
   if (isReductionName(name)) {
@@ -112,9 +151,9 @@ export function defineFunction(spec: UserFunctionSpec): UserFunction {
   const fixed = typeof spec.signature === 'function' ? undefined : checkSignature(spec.signature, where);
   const rule = typeof spec.signature === 'function' ? spec.signature : undefined;
   if (!fixed && !rule) throw new LoomError(`${where}: a signature ({ args, result }) or a rule giving one is required`);
-  for (const target of ['opencl', 'wgsl'] as const) {
-    const impl = spec[target];
-    if (impl !== undefined && typeof impl !== 'function') checkTargetFunction(impl, `${where} (${target})`);
+  for (const dialect of SOURCE_DIALECTS) {
+    const impl = spec[dialect];
+    if (impl !== undefined && typeof impl !== 'function') checkTargetFunction(impl, `${where} (${dialect})`);
   }
   const js = spec.js;
   if (js !== undefined && typeof js !== 'function' && typeof js?.perSignature !== 'function') {
@@ -134,10 +173,12 @@ export function defineFunction(spec: UserFunctionSpec): UserFunction {
       if (made.args.length !== args.length) throw new LoomError(`${where}: its signature rule gave ${made.args.length} argument dtypes for ${args.length} arguments`);
       return made;
     },
-    implementation(target: 'opencl' | 'wgsl', signature: FunctionSignature): TargetFunction | undefined {
-      const impl = spec[target];
-      if (impl === undefined) return undefined;
-      return checkTargetFunction(typeof impl === 'function' ? impl(signature) : impl, `${where} (${target})`);
+    implementation(dialects: SourceDialect | readonly FunctionDialect[], signature: FunctionSignature): TargetFunction | undefined {
+      for (const dialect of typeof dialects === 'string' ? [dialects] : dialects) {
+        const impl = isSourceDialect(dialect) ? spec[dialect] : undefined;
+        if (impl !== undefined) return checkTargetFunction(typeof impl === 'function' ? impl(signature) : impl, `${where} (${dialect})`);
+      }
+      return undefined;
     },
     javascript(signature: FunctionSignature): JsFunction | undefined {
       if (js === undefined) return undefined;
@@ -194,4 +235,15 @@ export function globalFunction(name: string): UserFunction | undefined {
 
 export function isUserFunction(value: unknown): value is UserFunction {
   return typeof value === 'object' && value !== null && (value as UserFunction).kind === 'user-function';
+}
+
+/**
+ * The error for a call of `name` on a target that finds no implementation of it in its dialects:
+ * what to give `defineFunction` so that it has one.
+ */
+export function missingImplementation(name: string, dialects: readonly FunctionDialect[]): LoomError {
+  if (dialects.length === 0) return new LoomError(`function '${name}' cannot be called here: this target reads no user function's implementation`);
+  const keys = dialects.map((d) => (isSourceDialect(d) ? `${d}: { name, preamble }` : `${d}: a function`));
+  const languages = [...new Set(dialects.map((d) => DIALECTS[d].language))].join(' or ');
+  return new LoomError(`function '${name}' has no ${languages} implementation (give defineFunction ${keys.join(', or ')})`);
 }

@@ -4,6 +4,7 @@
  * parameters are int32. Integer `/` stays integer (C division), as loopy does. The pass
  * that types temporaries and outputs from these rules is ../preprocess/infer-types.ts.
  */
+import { mathFunctionsWhere } from '../expr/math-functions.ts';
 import { complexPart, isComplex, isFloat, isInteger, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
@@ -34,41 +35,7 @@ export function isHardwareId(e: Expr): boolean {
 }
 
 /** Functions whose result is a float even for integer arguments. */
-const FLOAT_FUNCTIONS = new Set([
-  'sin',
-  'cos',
-  'tan',
-  'asin',
-  'acos',
-  'atan',
-  'atan2',
-  'sinh',
-  'cosh',
-  'tanh',
-  'asinh',
-  'acosh',
-  'atanh',
-  'exp',
-  'exp2',
-  'expm1',
-  'log',
-  'log2',
-  'log10',
-  'log1p',
-  'sqrt',
-  'rsqrt',
-  'cbrt',
-  'pow',
-  'fmod',
-  'erf',
-  'erfc',
-  'fabs',
-  'hypot',
-  'copysign',
-  'fmax',
-  'fmin',
-  'fma',
-]);
+const FLOAT_FUNCTIONS: ReadonlySet<string> = mathFunctionsWhere((f) => f.result === 'float');
 
 /**
  * The result dtype of a call of a user function (functions/), for its arguments' dtypes;
@@ -98,9 +65,9 @@ export function combineTypes(a: ExprType, b: ExprType): ExprType {
 }
 
 /** Functions whose value is a truth value. */
-const PREDICATES = new Set(['isnan', 'isinf', 'isfinite']);
+const PREDICATES: ReadonlySet<string> = mathFunctionsWhere((f) => f.result === 'truth');
 /** Functions of complex values whose value is real: a complex's parts and its modulus. */
-const REAL_OF_COMPLEX = new Set(['real', 'imag', 'abs']);
+const REAL_OF_COMPLEX: ReadonlySet<string> = mathFunctionsWhere((f) => f.realOfComplex === true);
 
 /** The type of a bitwise operation on `t`: integers only. */
 function bitwiseType(t: ExprType, e: Expr): ExprType {

@@ -1,13 +1,15 @@
 /**
  * The last pass: every argument has a dtype (an input nobody typed cannot be guessed from
- * the kernel), and the target can store every dtype the kernel uses, accumulators of
- * realized reductions included (WGSL has no float64, say). Reported as the user's error,
- * before any code is written.
+ * the kernel), the target can store every dtype the kernel uses, accumulators of realized
+ * reductions included (WGSL has no float64, say), and has atomic updates of the dtypes the
+ * kernel updates atomically. Reported as the user's error, before any code is written.
  */
 import { complexPart, isComplex } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
+import { namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Target } from '../codegen/target.ts';
+import { targetFacts } from '../codegen/target-facts.ts';
 
 export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
   for (const arg of knl.args) {
@@ -21,7 +23,23 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
     const why = t.dtype && target?.unsupportedDType?.(t.dtype);
     if (why) throw new LoomError(`temporary '${t.name}' has dtype ${t.dtype}: ${why}`);
   }
+  if (target) checkAtomics(knl, target);
   return knl;
+}
+
+/** Every `{atomic}` update is of a dtype the target updates atomically (`Target.atomicDTypes`). */
+function checkAtomics(knl: LoopKernel, target: Target): void {
+  const { atomicDTypes } = targetFacts(target);
+  const dtypeOf = (name: string) => knl.args.find((a) => a.name === name)?.dtype ?? knl.temporaries.get(name)?.dtype;
+  for (const insn of knl.instructions) {
+    if (!insn.atomic) continue;
+    for (const name of namesWritten(insn)) {
+      const dtype = dtypeOf(name);
+      if (dtype === undefined || atomicDTypes.has(dtype)) continue;
+      const has = atomicDTypes.size ? `only of ${[...atomicDTypes].join(', ')}` : 'none';
+      throw new LoomError(`instruction '${insn.id}' updates '${name}' (${dtype}) atomically, but the ${target.name} target has atomic updates ${has}`, insn.span);
+    }
+  }
 }
 
 /** Complex arguments and temporaries need their parts' dtype on the target (WGSL has no complex128: no float64). */

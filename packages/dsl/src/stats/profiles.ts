@@ -12,10 +12,12 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isPackageNotFound, LoomError, measureDeviceProfile, type Device, type DeviceProfile } from '@loom/core';
+import { LoomError, measureDeviceProfile, type Device, type DeviceProfile } from '@loom/core';
+import { deviceOfKindOrReason, type DeviceKind } from '../any-device.ts';
 import { cacheDir, readCacheFile, warnCache, writeCacheFile } from '../cache/cache-file.ts';
 
-export type DeviceKind = 'cpu' | 'opencl' | 'webgpu';
+export type { DeviceKind } from '../any-device.ts';
+/** The kinds `--device` takes. */
 export const DEVICE_KINDS: readonly DeviceKind[] = ['cpu', 'opencl', 'webgpu'];
 
 /** Where the committed profiles live: `packages/dsl/profiles/` (from src/stats and dist/stats alike), or `$LOOM_PROFILES_DIR`. */
@@ -93,23 +95,11 @@ export function deviceProfile(nameOrFile: string, dir: string = profilesDir()): 
   throw new LoomError(`cannot read the profile ${nameOrFile}: it is no file, and no committed profile's device is called so (committed in ${dir}: ${known})`);
 }
 
-/** The device of that kind (its package must be installed, its driver present). */
+/** The device of that kind (its package must be installed, its driver present), as `anyDevice` finds it. */
 export async function deviceOfKind(kind: DeviceKind): Promise<Device> {
-  const load = async <T>(pkg: string, f: (m: T) => Device | undefined | Promise<Device | undefined>): Promise<Device> => {
-    let module: T;
-    try {
-      module = (await import(pkg)) as T;
-    } catch (e) {
-      if (isPackageNotFound(e, pkg)) throw new LoomError(`--device ${kind} needs the package ${pkg}, which is not installed`);
-      throw e;
-    }
-    const device = await f(module);
-    if (!device) throw new LoomError(`--device ${kind}: no such device here (no driver found)`);
-    return device;
-  };
-  if (kind === 'cpu') return load('@loom/codegen-js', (m: { cpuDevice: () => Device }) => m.cpuDevice());
-  if (kind === 'opencl') return load('@loom/codegen-opencl', (m: { openclDevice: () => Device | undefined }) => m.openclDevice());
-  return load('@loom/codegen-wgsl', (m: { webgpuDevice: () => Promise<Device | undefined> }) => m.webgpuDevice());
+  const found = await deviceOfKindOrReason(kind);
+  if (typeof found === 'string') throw new LoomError(`--device ${kind}: ${found}`);
+  return found;
 }
 
 /** Where a profile came from: this machine's cache, the repository, or a measurement just made. */

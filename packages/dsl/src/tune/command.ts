@@ -6,6 +6,7 @@
  */
 import { autotune, isTuningProblem, LoomError, type TuningProblem, type TuningProgress } from '@loom/core';
 import type { ParsedArguments } from '../cli/args.ts';
+import { anyDevice } from '../any-device.ts';
 import { importModule } from '../stats/kernels-of.ts';
 import { DEVICE_KINDS, deviceOfKind, type DeviceKind } from '../stats/profiles.ts';
 import { fileTuningCache } from './file-cache.ts';
@@ -36,7 +37,7 @@ export async function tuneCommand(args: ParsedArguments<typeof TUNE_OPTIONS>): P
       console.error(`loom tune: ${parsed.file} exports no tuning problem${parsed.only ? ` named '${parsed.only}'` : ''} (defineTuning)`);
       return 1;
     }
-    const device = parsed.device ? await deviceOfKind(parsed.device) : await firstDevice();
+    const device = parsed.device ? await deviceOfKind(parsed.device) : await anyDevice();
     try {
       const cache = fileTuningCache();
       for (const problem of problems) {
@@ -85,18 +86,6 @@ function describeTime(seconds: number, problem: TuningProblem<unknown>): string 
   ];
   const [scale, prefix] = prefixes.find(([s]) => rate >= s) ?? [1, ''];
   return `${time} (${(rate / scale).toPrecision(4)} ${prefix}${problem.work.unit}/s)`;
-}
-
-/** The first device kind present, GPUs first. */
-async function firstDevice() {
-  for (const kind of ['opencl', 'webgpu', 'cpu'] as const) {
-    try {
-      return await deviceOfKind(kind);
-    } catch (e) {
-      if (!(e instanceof LoomError)) throw e;
-    }
-  }
-  throw new LoomError('no device found (install @loom/codegen-opencl, @loom/codegen-wgsl or @loom/codegen-js)');
 }
 
 /** The arguments, checked, or what is wrong with them. */

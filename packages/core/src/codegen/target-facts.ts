@@ -1,0 +1,72 @@
+/**
+ * What a target states about itself (target.ts), with the defaults of the facts it leaves out
+ * filled in: the one place other layers read them from. Kysely's `DialectAdapter` is the model:
+ * a layer asks whether the target has a capability (vector arrays of int8, work-items that run
+ * one after another, C code for user functions), never which target it is, so a new target that
+ * states its facts is handled everywhere without an edit outside its package.
+ */
+import { DTYPES, isComplex, type DType } from '../dtypes.ts';
+import type { FunctionDialect } from '../functions/user-functions.ts';
+import type { Target } from './target.ts';
+import { VECTOR_LANES } from './vectorize.ts';
+
+/** A target's facts, each one stated or its default (target.ts documents them). */
+export interface TargetFacts {
+  /** Whether loops over `vec` inames become vector code. */
+  readonly vectorTypes: boolean;
+  /** The lane counts of its vector types. */
+  readonly vectorLanes: readonly number[];
+  /** The dtypes its vector types hold in an array. */
+  readonly vectorDTypes: ReadonlySet<DType>;
+  /** Whether an array of vectors is bound whole, so that its storage must hold whole vectors. */
+  readonly wholeVectorStorage: boolean;
+  /** Whether vector code is best written as whole-vector statements rather than lane by lane. */
+  readonly preferVectorStatements: boolean;
+  /** Whether the work-items of a group run one after another. */
+  readonly sequentialWorkItems: boolean;
+  /** Work-items that run in lockstep. */
+  readonly subgroupSize: number;
+  /** The keys of a user function's implementations it reads, most specific first. */
+  readonly functionDialects: readonly FunctionDialect[];
+  /** The dtypes an `{atomic}` update may have. */
+  readonly atomicDTypes: ReadonlySet<DType>;
+  /** Why a dtype cannot be used here, or undefined when it can. */
+  unsupportedDType(dtype: DType): string | undefined;
+}
+
+/** OpenCL C's vector types hold every real dtype but bool (no vectors in buffers) and float16 (an extension). */
+const DEFAULT_VECTOR_DTYPES: readonly DType[] = DTYPES.filter((t) => t !== 'bool' && t !== 'float16' && !isComplex(t));
+
+/** Warp-sized: NVIDIA's warp, and a multiple of most other GPUs' subgroups. */
+const DEFAULT_SUBGROUP_SIZE = 32;
+
+/** Facts already read, per target object (a device keeps its target: every plan asks again). */
+const known = new WeakMap<Target, TargetFacts>();
+
+/** The facts of `target`, its defaults filled in. */
+export function targetFacts(target: Target): TargetFacts {
+  let facts = known.get(target);
+  if (!facts) known.set(target, (facts = readFacts(target)));
+  return facts;
+}
+
+function readFacts(target: Target): TargetFacts {
+  const sequentialWorkItems = target.sequentialWorkItems ?? false;
+  return {
+    vectorTypes: target.vectorTypes ?? false,
+    vectorLanes: target.vectorLanes ?? VECTOR_LANES,
+    vectorDTypes: new Set(target.vectorDTypes ?? DEFAULT_VECTOR_DTYPES),
+    wholeVectorStorage: target.wholeVectorStorage ?? false,
+    preferVectorStatements: target.preferVectorStatements ?? false,
+    sequentialWorkItems,
+    subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
+    functionDialects: target.functionDialects ?? [],
+    atomicDTypes: new Set(target.atomicDTypes ?? []),
+    unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
+  };
+}
+
+/** Whether the target holds `dtype` in arrays of vectors of `lanes` lanes. */
+export function holdsVectors(facts: TargetFacts, dtype: DType, lanes: number): boolean {
+  return facts.vectorTypes && facts.vectorLanes.includes(lanes) && facts.vectorDTypes.has(dtype);
+}
