@@ -61,7 +61,7 @@ test('atomic float add is atomicAdd; atomic float max is a compare-and-swap loop
   assert.match(c, /loom_atomic_max_float64\(&out\[0\], a\[bIdx\(x\)\]\);/);
 });
 
-test('refusals say why: a float16 vector, a user function', () => {
+test('refusals say why: a float16 vector, a user function without CUDA code', () => {
   const fixed = makeKernel('{ [i]: 0<=i<4 }', 'out[i] = 2*a[i]');
   const halfVector = tagInames(tagArrayAxes(addDtypes(fixed, { a: 'float16' }), 'a,out', 'vec'), { i: 'vec' });
   assert.throws(
@@ -76,8 +76,22 @@ test('refusals say why: a float16 vector, a user function', () => {
   const user = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i])'), twice), { a: 'float32' });
   assert.throws(
     () => code(user),
-    (e: unknown) => e instanceof LoomError && /no CUDA C implementations yet/.test(e.message),
+    (e: unknown) => e instanceof LoomError && /function 'twice' has no CUDA C\+\+ implementation \(give defineFunction cuda: \{ name, preamble \}\)/.test(e.message),
   );
+});
+
+test("a user function's cuda code is its CUDA implementation: the preamble once, the call by its name", () => {
+  const twice = defineFunction({
+    name: 'twice',
+    signature: { args: ['float32'], result: 'float32' },
+    opencl: { name: 'twice_cl', preamble: 'inline float twice_cl(float x) { return x + x; }' },
+    cuda: { name: 'twice_cu', preamble: '__device__ inline float twice_cu(float x) { return x + x; }' },
+  });
+  const user = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i]) + twice(a[i] + 1)'), twice), { a: 'float32' });
+  const printed = code(user);
+  assert.is(printed.split('__device__ inline float twice_cu').length, 2, printed);
+  assert.match(printed, /twice_cu\(a\[i\]\)/);
+  assert.not.match(printed, /twice_cl/);
 });
 
 test.run();

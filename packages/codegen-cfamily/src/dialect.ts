@@ -10,7 +10,7 @@
  * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda.
  * (loopy's `CFamilyASTBuilder` subclasses and Halide's `CodeGen_GPU_C` are the same idea.)
  */
-import type { DType, KernelFunction, KernelParam } from '@loom/core';
+import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
 import type { AtomicUpdate } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 
@@ -26,10 +26,10 @@ export interface CDialect {
   /** Whether `name` cannot be used as an identifier as it is (keywords, built-ins, macros): it is renamed. */
   isReserved(name: string): boolean;
   /**
-   * The key of a user function's implementation in this language (`defineFunction`'s `opencl`),
-   * or undefined where user functions have no implementation for it yet (a call is then an error).
+   * The keys of `defineFunction` whose code this language reads, most specific first (OpenCL's
+   * `['opencl']`): the target states the same list as its `functionDialects`.
    */
-  readonly userFunctionKey: 'opencl' | undefined;
+  readonly functionDialects: readonly FunctionDialect[];
 
   // --- types and literals ---
   /** The C type of dtype `t` (`uint`, `unsigned int`). */

@@ -18,6 +18,7 @@ import {
   type ExprType,
   isHardwareId,
   LoomError,
+  missingImplementation,
   isFloat,
   isInteger,
   roundToFloat16,
@@ -375,11 +376,9 @@ export class CExpressionPrinter {
     const fn = this.functions.get(e.fn);
     if (!fn) throw new InternalError(`the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`);
     const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
-    const { language, userFunctionKey } = this.dialect;
-    if (userFunctionKey === undefined) throw new LoomError(`function '${e.fn}' is a user function, and user functions have no ${language} implementations yet`);
-    const impl = fn.implementation(userFunctionKey, signature);
-    const key = userFunctionKey;
-    if (!impl) throw new LoomError(`function '${e.fn}' has no ${language} implementation (give defineFunction an ${key}: { name, preamble })`);
+    const { language, functionDialects } = this.dialect;
+    const impl = fn.implementation(functionDialects, signature);
+    if (!impl) throw missingImplementation(e.fn, functionDialects);
     // as the WGSL target claims the name (codegen-wgsl's user-functions.ts): a keyword, type or
     // built-in function of the language, or a helper of this printer, would not compile or would
     // silently call something else

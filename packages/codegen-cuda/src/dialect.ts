@@ -52,7 +52,7 @@ export const cudaDialect: CDialect = {
   language: 'CUDA C',
   isReserved: isReservedInCuda,
   // user functions are keyed by language (defineFunction's `opencl`, `wgsl`); CUDA has no key yet
-  userFunctionKey: undefined,
+  functionDialects: ['cuda'],
   type: cudaType,
   literal: cudaLiteral,
   mathFunction: cudaMathFunction,

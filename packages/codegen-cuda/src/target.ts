@@ -31,7 +31,18 @@ const CUDA_VECTOR_LANES: readonly number[] = [2, 3, 4];
  * ```
  */
 export function cudaTarget(): Target<CudaExtra> {
-  return { name: 'cuda', vectorTypes: true, vectorLanes: CUDA_VECTOR_LANES, generate: spellCuda };
+  return {
+    name: 'cuda',
+    vectorTypes: true,
+    vectorLanes: CUDA_VECTOR_LANES,
+    // a warp: what subgroup-sized algorithms (computations' scans) are tuned for
+    subgroupSize: 32,
+    // CUDA's own code: a plain C preamble would need __device__ on each function
+    functionDialects: cudaDialect.functionDialects,
+    // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
+    atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    generate: spellCuda,
+  };
 }
 
 /** The CUDA C source of a program AST. */

@@ -59,7 +59,7 @@ const MATH_FUNCTIONS: Readonly<Record<string, string>> = nameTable({
 export const openclDialect: CDialect = {
   language: 'OpenCL C',
   isReserved: isReservedInOpenCL,
-  userFunctionKey: 'opencl',
+  functionDialects: ['opencl'],
   type: clType,
   literal: clLiteral,
   mathFunction: (fn) => MATH_FUNCTIONS[fn],

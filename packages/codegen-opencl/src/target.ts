@@ -39,8 +39,7 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
   return {
     name: 'opencl',
     vectorTypes: true,
-    // OpenCL's own code only: its printer looks for no other (expressions.ts, userCall)
-    functionDialects: ['opencl'],
+    functionDialects: openclDialect.functionDialects,
     // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop (atomics.ts)
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
     generate: (program) => spellOpenCL(program, halfStorage),
