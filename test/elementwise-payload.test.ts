@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, printExpr } from '@loom/core';
+import { LoomError, MATH_FUNCTIONS, mathFunctionsWhere, printExpr } from '@loom/core';
 import { pointwise, readPayload, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, numbers } from './support/elementwise-reference.ts';
@@ -61,6 +61,18 @@ test('functions become IR expressions: arithmetic, Math, ternaries, locals, seve
   };
   assert.equal(printed(methods.scale), ['2*x']);
   assert.equal(printed('(x, y) => x - y'), ['x - y']); // a function's source as a string
+});
+
+test("every function core's table marks as JavaScript's Math.<name> reads as itself; Math's object members are no functions", () => {
+  const same = [...mathFunctionsWhere((f) => f.js === true)];
+  assert.ok(same.includes('expm1') && same.includes('atan2'), same.join(' '));
+  for (const name of same) {
+    const f = MATH_FUNCTIONS[name];
+    const args = f.arity === 'variadic' ? ['x', 'y'] : ['x', 'y', 'z'].slice(0, f.arity);
+    assert.equal(printed(`(x, y, z) => Math.${name}(${args.join(', ')})`), [`${name}(${args.join(', ')})`], name);
+  }
+  const source = '(x) => Math.constructor(x)';
+  assertPointsAt(() => pointwise({}, source), source, 'Math.constructor', /Math.constructor has no counterpart/);
 });
 
 test('expression strings use the core language; parameters in order of appearance or given', () => {
@@ -164,6 +176,16 @@ for (const device of testDevices()) {
       results[5],
       xs.map((x, k) => (x > 0 && ys[k] > 0 ? 1 : x === ys[k] ? 2 : 0)),
       'logic',
+    );
+
+    // Math functions that are core's own (expm1, log1p, asinh: read since core's table marks them)
+    const own = pointwise({ numOutputs: 1 }, (x: number) => Math.expm1(x) + Math.log1p(x) + Math.asinh(x));
+    const small = [0.3, 2, -0.25, 0.01];
+    assertNumbers(
+      numbers(await (await own(tensor(small, undefined, { device, dtype: 'float32' }))).toArray()),
+      small.map((x) => Math.fround(Math.expm1(x) + Math.log1p(x) + Math.asinh(x))),
+      'expm1 + log1p + asinh',
+      1e-5,
     );
 
     // floats: % keeps the dividend's sign (fmod); Infinity is a constant the kernel receives

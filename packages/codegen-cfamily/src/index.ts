@@ -13,3 +13,4 @@ export { PRECEDENCE, paren, type Printed } from './precedence.ts';
 export { atomicUpdateOf, type AtomicUpdate } from './atomics.ts';
 export { helperName, type HelperKind } from './arithmetic-helpers.ts';
 export { KEEP_ROLLED } from './unroll-guard.ts';
+export { C_MATH_FUNCTIONS } from './math-names.ts';

@@ -1,50 +1,16 @@
 /**
- * CUDA's names of Loom's math functions. CUDA C++ has float overloads of some C names, but not
- * of all, and loopy prints C's single-precision names: float32 calls the `f`-suffixed function
- * (`sinf`, `expf`, `fmaf`), float64 the plain one (`sin`). Every one below is in CUDA's math
- * API for both precisions (`rsqrtf`/`rsqrt` included), so NVRTC needs no header for them.
+ * CUDA's names of Loom's math functions, derived from C's (`C_MATH_FUNCTIONS`, core's table):
+ * CUDA C++ has float overloads of some C names, but not of all, and loopy prints C's
+ * single-precision names, so float32 calls the `f`-suffixed function (`sinf`, `expf`, `fmaf`)
+ * and float64 the plain one (`sin`). CUDA's math API has every C99 function of the table in
+ * both precisions and spells none otherwise; beyond C99 it has `rsqrtf`/`rsqrt`. NVRTC needs no
+ * header for any of them.
  */
+import { C_MATH_FUNCTIONS } from '@loom/codegen-cfamily';
 import { nameTable, type DType } from '@loom/core';
 
-// no prototype: a call of `constructor` finds nothing here, like any unknown function
-const DOUBLE_NAMES: Readonly<Record<string, string>> = nameTable({
-  sin: 'sin',
-  cos: 'cos',
-  tan: 'tan',
-  asin: 'asin',
-  acos: 'acos',
-  atan: 'atan',
-  atan2: 'atan2',
-  sinh: 'sinh',
-  cosh: 'cosh',
-  tanh: 'tanh',
-  asinh: 'asinh',
-  acosh: 'acosh',
-  atanh: 'atanh',
-  exp: 'exp',
-  exp2: 'exp2',
-  expm1: 'expm1',
-  log: 'log',
-  log2: 'log2',
-  log10: 'log10',
-  log1p: 'log1p',
-  sqrt: 'sqrt',
-  rsqrt: 'rsqrt',
-  cbrt: 'cbrt',
-  hypot: 'hypot',
-  abs: 'fabs',
-  fabs: 'fabs',
-  floor: 'floor',
-  ceil: 'ceil',
-  round: 'round',
-  trunc: 'trunc',
-  copysign: 'copysign',
-  pow: 'pow',
-  fmod: 'fmod',
-  erf: 'erf',
-  erfc: 'erfc',
-  fma: 'fma',
-});
+// C's names, and CUDA's rsqrt beyond C99's (no prototype: a call of `constructor` finds nothing here)
+const DOUBLE_NAMES: Readonly<Record<string, string>> = nameTable({ ...C_MATH_FUNCTIONS, rsqrt: 'rsqrt' });
 
 /** CUDA's name of math function `fn` (Loom's name) on dtype `t`: float32 (and float16, computed in float) take the `f` suffix. */
 export function cudaMathFunction(fn: string, t: DType): string | undefined {

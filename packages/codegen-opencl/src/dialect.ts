@@ -8,52 +8,15 @@
  */
 import { nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
-import { KEEP_ROLLED } from '@loom/codegen-cfamily';
+import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
 import { openclAtomic } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclHalfStorage } from './half-storage.ts';
 import { isReservedInOpenCL } from './names.ts';
 
-// OpenCL's math functions are overloaded: one name for half, float and double.
-// No prototype: a call of `constructor` finds nothing here, like any unknown function.
-const MATH_FUNCTIONS: Readonly<Record<string, string>> = nameTable({
-  sin: 'sin',
-  cos: 'cos',
-  tan: 'tan',
-  asin: 'asin',
-  acos: 'acos',
-  atan: 'atan',
-  atan2: 'atan2',
-  sinh: 'sinh',
-  cosh: 'cosh',
-  tanh: 'tanh',
-  asinh: 'asinh',
-  acosh: 'acosh',
-  atanh: 'atanh',
-  exp: 'exp',
-  exp2: 'exp2',
-  expm1: 'expm1',
-  log: 'log',
-  log2: 'log2',
-  log10: 'log10',
-  log1p: 'log1p',
-  sqrt: 'sqrt',
-  rsqrt: 'rsqrt',
-  cbrt: 'cbrt',
-  hypot: 'hypot',
-  abs: 'fabs',
-  fabs: 'fabs',
-  floor: 'floor',
-  ceil: 'ceil',
-  round: 'round',
-  trunc: 'trunc',
-  copysign: 'copysign',
-  pow: 'pow',
-  fmod: 'fmod',
-  erf: 'erf',
-  erfc: 'erfc',
-  fma: 'fma',
-});
+// OpenCL's math functions are overloaded: C's name serves half, float and double alike.
+// OpenCL C adds rsqrt to C99's (no prototype: a call of `constructor` finds nothing here).
+const MATH_FUNCTIONS: Readonly<Record<string, string>> = nameTable({ ...C_MATH_FUNCTIONS, rsqrt: 'rsqrt' });
 
 /** OpenCL C as a dialect of the C printer. */
 export const openclDialect: CDialect = {

@@ -108,6 +108,8 @@ const KEYWORDS = [
 ];
 
 /** OpenCL C built-in functions (math, integer, common, geometric, relational, work-item, sync, vector data). */
+// the language's own list, not Loom's functions (core's table): every built-in is reserved as a
+// name, whether or not Loom ever calls it
 const BUILTIN_FUNCTIONS = [
   'acos',
   'acosh',

@@ -87,7 +87,10 @@ const AXES = ['x', 'y', 'z'];
 export const axisName = (axis: number) => AXES[axis];
 
 /** Functions whose WGSL built-in has the same meaning (on floats). */
-// no prototype: a call of `constructor` finds nothing here, like any unknown function
+// Not derived from core's table, unlike the C-family names: WGSL lacks many of C's functions
+// (they are helpers below, or rules of the printer) and spells some its own way (inverseSqrt);
+// the keys are core's names (the `satisfies` below). No prototype: a call of `constructor`
+// finds nothing here, like any unknown function.
 const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
   sin: 'sin',
   cos: 'cos',

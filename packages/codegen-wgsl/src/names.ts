@@ -271,6 +271,7 @@ const ENUMERANTS = [
 ];
 
 /** Built-in functions (the ones a kernel could call, and the rest, which a future printer might). */
+// the language's own list, not Loom's functions (core's table): a kernel's name must not hide any
 const BUILTIN_FUNCTIONS = [
   'bitcast',
   'all',

@@ -16,7 +16,7 @@ import type {
   UnaryExpression,
   VariableDeclaration,
 } from 'acorn';
-import { expr, type Expr } from '@loom/core';
+import { expr, MATH_FUNCTIONS as CORE_FUNCTIONS, nameTable, type Expr, type MathFunction } from '@loom/core';
 import { foldLiterals, numberLiteral } from './fold.ts';
 
 const { binary, bitnot, bool, call, cast, compare, float, ifThenElse, int, logical, neg, not, variable } = expr;
@@ -40,24 +40,32 @@ export const PAYLOAD_FUNCTIONS: Readonly<Record<string, number>> = Object.freeze
 /** The payload functions a payload may call by name (the others stand for JS operators and Math functions). */
 const CALLABLE = new Set(['real', 'imag', 'conj', 'complex']);
 
-/** JS `Math` functions and how each reads in the IR. */
-const MATH_FUNCTIONS: Readonly<Record<string, { arity: number | 'variadic'; build: (args: Expr[]) => Expr }>> = {
+/** How a JS `Math` function reads in the IR: its arity and the expression it builds. */
+interface MathTranslation {
+  readonly arity: number | 'variadic';
+  readonly build: (args: Expr[]) => Expr;
+}
+
+/**
+ * JS `Math` functions and how each reads in the IR: every function of core's table that is
+ * `Math.<name>` on doubles (its `js` mark) is itself, and the rest of `Math` that Loom can
+ * express is spelled by JavaScript's own rules. No prototype: `Math.constructor` is no function.
+ */
+const MATH_FUNCTIONS: Readonly<Record<string, MathTranslation>> = nameTable({
   ...Object.fromEntries(
-    ['abs', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log2', 'log10', 'sqrt', 'cbrt', 'floor', 'ceil', 'trunc'].map((f) => [
-      f,
-      { arity: 1, build: (args: Expr[]) => call(f, args) },
-    ]),
+    (Object.entries(CORE_FUNCTIONS) as [string, MathFunction][])
+      .filter(([, f]) => f.js === true)
+      .map(([name, f]): [string, MathTranslation] => [name, { arity: f.arity, build: (args) => call(name, args) }]),
   ),
-  atan2: { arity: 2, build: (args) => call('atan2', args) },
-  min: { arity: 'variadic', build: (args) => call('min', args) },
-  max: { arity: 'variadic', build: (args) => call('max', args) },
+  // C's pow(1, NaN) is 1, JavaScript's NaN
   pow: { arity: 2, build: ([a, b]) => call('jspow', [a, b]) },
   // JS rounds halves towards +infinity (C's round goes away from zero)
   round: { arity: 1, build: ([x]) => call('jsround', [x]) },
   sign: { arity: 1, build: ([x]) => ifThenElse(compare('>', x, int(0)), int(1), ifThenElse(compare('<', x, int(0)), int(-1), x)) },
+  // JavaScript's takes any number of arguments, C's two
   hypot: { arity: 'variadic', build: (args) => call('jshypot', args) },
   fround: { arity: 1, build: ([x]) => cast('float32', x) },
-};
+});
 
 const MATH_CONSTANTS: Readonly<Record<string, number>> = {
   PI: Math.PI,
