@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, MATH_FUNCTIONS, mathFunctionsWhere, printExpr } from '@loom/core';
+import { LoomError, MATH_FUNCTIONS, mathFunctionsWhere, printExpr, targetFacts } from '@loom/core';
 import { pointwise, readPayload, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, numbers } from './support/elementwise-reference.ts';
@@ -149,7 +149,7 @@ for (const device of testDevices()) {
       results[0],
       xs.map((x, k) => f32(x / ys[k])),
       'x / y',
-      device.target.name === 'wgsl' ? 2.5 * 2 ** -23 : undefined,
+      targetFacts(device.target).relaxedFloatAccuracy ? 2.5 * 2 ** -23 : undefined,
     );
     assertNumbers(
       results[1],

@@ -9,7 +9,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalArg, makeKernel, run, splitIname, type Device } from '@loom/core';
+import { globalArg, makeKernel, run, splitIname, targetFacts, type Device } from '@loom/core';
 import { supportsDType, testDevices } from './support/devices.ts';
 
 type Dtype = 'float32' | 'float64';
@@ -21,13 +21,16 @@ interface FunctionCase {
   readonly reference: (a: number, b: number, c: number) => number;
   /** Argument tuples. */
   readonly inputs: readonly (readonly number[])[];
-  /** Relative tolerance per dtype; 0: the same bits (NaN matches NaN). WebGPU may have its own. */
-  readonly tolerance: { readonly float32: number; readonly float64: number; readonly webgpu?: number };
-  /** Inputs that only devices with IEEE arithmetic through NaN and ±Inf are held to (not WebGPU). */
+  /**
+   * Relative tolerance per dtype; 0: the same bits (NaN matches NaN). `relaxed`: where the target
+   * states `relaxedFloatAccuracy` (WebGPU), if it differs.
+   */
+  readonly tolerance: { readonly float32: number; readonly float64: number; readonly relaxed?: number };
+  /** Inputs that only targets with IEEE arithmetic through NaN and ±Inf (`floatSpecials`) are held to, but for exact functions. */
   readonly nonFinite?: readonly (readonly number[])[];
 }
 
-const ULPS = { float32: 4 * 2 ** -23, float64: 8 * 2 ** -52, webgpu: 1e-5 };
+const ULPS = { float32: 4 * 2 ** -23, float64: 8 * 2 ** -52, relaxed: 1e-5 };
 const SPECIAL = [NaN, Infinity, -Infinity, 0, -0, 1.5, -2];
 
 /** erfc at points whose values mpmath gives (to double precision). */
@@ -63,7 +66,7 @@ const CASES: readonly FunctionCase[] = [
     ],
     tolerance: ULPS,
   },
-  { call: 'erfc(a)', reference: (a) => ERFC.get(a)!, inputs: [...ERFC.keys()].map((x) => [x]), tolerance: { float32: 1e-6, float64: 1e-14, webgpu: 1e-6 } },
+  { call: 'erfc(a)', reference: (a) => ERFC.get(a)!, inputs: [...ERFC.keys()].map((x) => [x]), tolerance: { float32: 1e-6, float64: 1e-14, relaxed: 1e-6 } },
   {
     call: 'atan2(a, b)',
     reference: Math.atan2,
@@ -190,12 +193,13 @@ for (const c of CASES) {
     for (const device of testDevices()) {
       for (const dtype of ['float32', 'float64'] as const) {
         if (!supportsDType(device, dtype)) continue;
-        const webgpu = device.target.name === 'wgsl';
-        const inputs = [...c.inputs, ...(webgpu && c.tolerance[dtype] > 0 ? [] : (c.nonFinite ?? []))];
+        const { floatSpecials, relaxedFloatAccuracy } = targetFacts(device.target);
+        // the functions held to the bits (tolerance 0) see NaN and ±Inf on every device
+        const inputs = [...c.inputs, ...(!floatSpecials && c.tolerance[dtype] > 0 ? [] : (c.nonFinite ?? []))];
         const round = dtype === 'float32' ? Math.fround : (x: number) => x;
         const operands = inputs.map((xs) => xs.map(round));
         const got = await runCase(device, dtype, c.call, operands);
-        const tolerance = webgpu ? (c.tolerance.webgpu ?? c.tolerance[dtype]) : c.tolerance[dtype];
+        const tolerance = relaxedFloatAccuracy ? (c.tolerance.relaxed ?? c.tolerance[dtype]) : c.tolerance[dtype];
         operands.forEach((xs, k) => {
           const expected = round(c.reference(xs[0], xs[1], xs[2]));
           if (!agrees(got[k], expected, tolerance)) failures.push(`${device.name} ${dtype} ${c.call} at (${xs.join(', ')}): ${got[k]}, expected ${expected}`);
@@ -206,10 +210,10 @@ for (const c of CASES) {
   });
 }
 
-test('fma(a, b, c) rounds once on the CPU device and OpenCL, in float32 and float64', async () => {
+test('fma(a, b, c) rounds once wherever the target promises it (not relaxedFloatAccuracy), in float32 and float64', async () => {
   for (const device of testDevices()) {
     // WGSL's fma promises no single rounding (its accuracy is that of a * b + c): README
-    if (device.target.name === 'wgsl') continue;
+    if (targetFacts(device.target).relaxedFloatAccuracy) continue;
     const operands = FMA32.map((xs) => xs.map(Math.fround));
     const f32 = await runCase(device, 'float32', 'fma(a, b, c)', operands);
     assert.equal(
@@ -232,22 +236,20 @@ test('fma(a, b, c) rounds once on the CPU device and OpenCL, in float32 and floa
   }
 });
 
-test('fma(a, b, c) on WebGPU is a * b + c within float32 accuracy', async () => {
-  const webgpu = testDevices().find((d) => d.target.name === 'wgsl');
-  if (!webgpu) {
-    console.log('fma on WebGPU: no WebGPU device here');
-    return;
-  }
+test('fma(a, b, c) of an exact product is a * b + c on every device (all that relaxedFloatAccuracy promises)', async () => {
   // operands whose product is exact in float32: one rounding or two give the same value
   const inputs = [
     [3, 5, 7],
     [0.5, 0.25, -1],
     [-2, 1.5, 4],
   ];
-  assert.equal(
-    await runCase(webgpu, 'float32', 'fma(a, b, c)', inputs),
-    inputs.map(([a, b, c]) => a * b + c),
-  );
+  for (const device of testDevices()) {
+    assert.equal(
+      await runCase(device, 'float32', 'fma(a, b, c)', inputs),
+      inputs.map(([a, b, c]) => a * b + c),
+      device.name,
+    );
+  }
 });
 
 test('integer arguments: isnan is false, isfinite true, clamp and bit operations stay integers', async () => {

@@ -47,6 +47,9 @@ test('the three targets state their facts', () => {
   assert.equal([...wgsl.atomicDTypes], ['int32', 'uint32', 'float32']);
   assert.match(wgsl.unsupportedDType('float64') ?? '', /float64/);
   assert.match(targetFacts(wgslTarget({ shaderF16: false })).unsupportedDType('float16') ?? '', /f16/);
+  // what WGSL promises less than IEEE 754 about floats (the README's semantics)
+  assert.equal([wgsl.floatSpecials, wgsl.signedZeros, [...wgsl.flushesSubnormals], wgsl.relaxedFloatAccuracy], [false, false, ['float32'], true]);
+  assert.equal([opencl.floatSpecials, opencl.signedZeros, opencl.flushesSubnormals.size, opencl.relaxedFloatAccuracy], [true, true, 0, false]);
 
   const js = targetFacts(jsTarget());
   assert.equal([js.vectorTypes, js.sequentialWorkItems, js.subgroupSize], [false, true, 1]);
@@ -60,6 +63,8 @@ test('a target that states nothing gets the documented defaults', () => {
   assert.equal(bare.functionDialects, []);
   assert.is(bare.atomicDTypes.size, 0);
   assert.is(bare.unsupportedDType('float64'), undefined);
+  // IEEE 754 floats: NaN, infinities, signed zeros and subnormals kept, division correctly rounded
+  assert.equal([bare.floatSpecials, bare.signedZeros, bare.flushesSubnormals.size, bare.relaxedFloatAccuracy], [true, true, 0, false]);
   // work-items one after another: nothing runs in lockstep
   assert.is(targetFacts({ ...jsTarget(), name: 'serial', sequentialWorkItems: true }).subgroupSize, 1);
 });

@@ -29,11 +29,11 @@ export interface SemanticsRow {
   /** Relative tolerance for finite, non-zero float results (pow is not correctly rounded on GPUs). */
   readonly tolerance?: number;
   /**
-   * Relative tolerance on WebGPU only, where WGSL defines the operation less exactly than
-   * IEEE does (float32 `/` within 2.5 ulp: NVIDIA's Vulkan driver divides through a
-   * reciprocal) and the row's text says so.
+   * Relative tolerance where the target states `relaxedFloatAccuracy` (WebGPU), because WGSL
+   * defines the operation less exactly than IEEE does (float32 `/` within 2.5 ulp: NVIDIA's
+   * Vulkan driver divides through a reciprocal) and the row's text says so.
    */
-  readonly webgpuTolerance?: number;
+  readonly relaxedTolerance?: number;
   /** The result's dtype, where a device might not hold it (int64 on WebGPU). */
   readonly resultDType?: DType;
 }
@@ -292,7 +292,7 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'float',
     dtypes: FLOATS,
     expected: (a, b, t) => round(num(a) / num(b), t),
-    webgpuTolerance: WGSL_DIVISION,
+    relaxedTolerance: WGSL_DIVISION,
     result: "IEEE 754, correctly rounded: `x / 0` is ±Inf, `0 / 0` is NaN (WebGPU: within 2.5 ulp, WGSL's accuracy)",
   },
   {
@@ -300,7 +300,7 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'float',
     dtypes: FLOATS,
     expected: (a, b, t) => Math.floor(round(num(a) / num(b), t)),
-    webgpuTolerance: WGSL_DIVISION,
+    relaxedTolerance: WGSL_DIVISION,
     result: '`floor(a / b)`, the quotient rounded once to the dtype (WebGPU: that quotient within 2.5 ulp)',
   },
   {

@@ -41,6 +41,9 @@ export function cudaTarget(): Target<CudaExtra> {
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    // floats as IEEE 754 has them (the float facts' defaults): NVRTC's defaults, which the device
+    // keeps (no --use_fast_math), keep subnormals (--ftz=false) and round / and sqrt correctly
+    // (--prec-div, --prec-sqrt); products are kept out of fmas by the dialect (__fmul_rn)
     generate: spellCuda,
   };
 }

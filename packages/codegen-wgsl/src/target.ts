@@ -97,6 +97,13 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     preferVectorStatements: true,
     functionDialects: WGSL_FUNCTION_DIALECTS,
     atomicDTypes: ['int32', 'uint32', 'float32'],
+    // what WGSL promises less than IEEE 754 (the README's semantics): compilers may assume floats
+    // finite and ignore a zero's sign, float32 subnormals may be flushed, `/`, math functions and
+    // fma have WGSL's accuracy
+    floatSpecials: false,
+    signedZeros: false,
+    flushesSubnormals: ['float32'],
+    relaxedFloatAccuracy: true,
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

@@ -1,4 +1,4 @@
-import type { Device } from '@loom/core';
+import { targetFacts, type Device } from '@loom/core';
 
 /**
  * The feature classes a differential case may use. Each can be excluded by name, so a
@@ -112,12 +112,12 @@ export class FeatureSet {
 }
 
 /**
- * Whether `device` computes floats only as far as they stay finite: WGSL lets its compilers
- * assume so, and lavapipe does (it folds (b − k) − b to −k with b = NaN, x / 0 to 0, and
- * reassociates (a + 1e30) − 1e30 to a; see the README's semantics section). No code
- * generation can prevent that in general.
+ * Whether `device` computes floats only as far as they stay finite (its target states no
+ * `floatSpecials`): WGSL lets its compilers assume so, and lavapipe does (it folds (b − k) − b
+ * to −k with b = NaN, x / 0 to 0, and reassociates (a + 1e30) − 1e30 to a; see the README's
+ * semantics section). No code generation can prevent that in general.
  */
-export const finiteFloatsOnly = (device: Device): boolean => device.target.name === 'wgsl';
+export const finiteFloatsOnly = (device: Device): boolean => !targetFacts(device.target).floatSpecials;
 
 /**
  * The feature classes `device` cannot be held to, whatever a run enables: a device that
@@ -126,6 +126,11 @@ export const finiteFloatsOnly = (device: Device): boolean => device.target.name 
  * not compared (compare.ts).
  */
 export function limitsOf(device: Device): readonly Feature[] {
-  // WGSL also lets the sign of a zero be ignored and float32 subnormals be flushed (README)
-  return finiteFloatsOnly(device) ? ['floatSpecials', 'signedZeros', 'subnormals'] : [];
+  // what the target states it does not keep (WGSL: none of the three, README)
+  const facts = targetFacts(device.target);
+  const limits: Feature[] = [];
+  if (!facts.floatSpecials) limits.push('floatSpecials');
+  if (!facts.signedZeros) limits.push('signedZeros');
+  if (facts.flushesSubnormals.size) limits.push('subnormals');
+  return limits;
 }

@@ -8,10 +8,10 @@
  * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
  * first elements that differ.
  */
-import { complexPart, InternalError, isComplex, isFloat, LoomError, run, setWarningHandler, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import { complexPart, InternalError, isComplex, isFloat, LoomError, run, setWarningHandler, targetFacts, type Device, type HostArray, type LoopKernel } from '@loom/core';
 import { generateChain, type Chain } from './chains.ts';
 import { compareArrays, formatValue, type Comparison } from './compare.ts';
-import { finiteFloatsOnly, limitsOf, type FeatureSet } from './features.ts';
+import { limitsOf, type FeatureSet } from './features.ts';
 import { generateKernel, type KernelCase } from './kernels.ts';
 import { Rng } from './random.ts';
 
@@ -134,16 +134,21 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
       progress?.(device.name);
       try {
         const got = (await run(chain.kernel, device, argumentsFor(chain.kernel, kcase))).out as HostArray;
-        // WGSL need not keep the sign of zero, nor compute what is not finite (see compare.ts)
-        const finite = finiteFloatsOnly(device);
+        // only what the target promises (WGSL: not the sign of zero, nor what is not finite; see compare.ts)
+        const facts = targetFacts(device.target);
         // WGSL's division is good to 2.5 ulp and its compilers may contract a*b + c: a complex
         // quotient (Smith's algorithm, three inexact steps) may drift further than one real one
         // (NVIDIA's Vulkan driver: 5 and 9 ulp, seeds 781533973 and 2414560905), and a part that
         // cancels (a/a's imaginary part) is off relative to the value, not to itself (seeds
         // 3253000829 and 1462817390)
-        const complexOnWgsl = finite && isComplex(kcase.dtype);
-        const ulps = complexOnWgsl ? 6 * kcase.ulpTolerance : kcase.ulpTolerance;
-        const comparison = compareArrays(expected, got, ulps, { zeroSign: !finite, nonFinite: !finite, complexNormwise: complexOnWgsl, subnormals: !finite });
+        const relaxedComplex = facts.relaxedFloatAccuracy && isComplex(kcase.dtype);
+        const ulps = relaxedComplex ? 6 * kcase.ulpTolerance : kcase.ulpTolerance;
+        const comparison = compareArrays(expected, got, ulps, {
+          zeroSign: facts.signedZeros,
+          nonFinite: facts.floatSpecials,
+          complexNormwise: relaxedComplex,
+          subnormals: !facts.flushesSubnormals.has('float32'),
+        });
         outcome = comparison.count ? { kind: 'mismatch', comparison } : { kind: 'agree' };
         // Loom said the kernel looks invalid: a wrong result is then only a finding with warnedRaces
         const warned = warnings.find((w) => w.startsWith('WriteRaceConditionWarning'));

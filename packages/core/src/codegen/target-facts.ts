@@ -30,6 +30,14 @@ export interface TargetFacts {
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
   readonly atomicDTypes: ReadonlySet<DType>;
+  /** Whether float arithmetic keeps NaN and infinities. */
+  readonly floatSpecials: boolean;
+  /** Whether the sign of a float zero is kept. */
+  readonly signedZeros: boolean;
+  /** The float dtypes whose subnormal values may be flushed to zero. */
+  readonly flushesSubnormals: ReadonlySet<DType>;
+  /** Whether float division, math functions and `fma` are held only to WGSL's looser accuracy. */
+  readonly relaxedFloatAccuracy: boolean;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType(dtype: DType): string | undefined;
 }
@@ -62,6 +70,10 @@ function readFacts(target: Target): TargetFacts {
     subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
+    floatSpecials: target.floatSpecials ?? true,
+    signedZeros: target.signedZeros ?? true,
+    flushesSubnormals: new Set(target.flushesSubnormals ?? []),
+    relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
     unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
   };
 }

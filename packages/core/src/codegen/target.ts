@@ -72,6 +72,27 @@ export interface Target<Extra = unknown> {
    * error before any code is written).
    */
   readonly atomicDTypes?: readonly DType[];
+  /**
+   * Whether float arithmetic keeps NaN and infinities as IEEE 754 says. Default true; WGSL lets
+   * its compilers assume values finite (lavapipe folds `(b - k) - b` to `-k` whatever `b` is), so
+   * there a result computed through NaN or ±Inf may be any value. Tests of NaN (`isnan`, `a != a`)
+   * read the bits and hold either way.
+   */
+  readonly floatSpecials?: boolean;
+  /** Whether the sign of a float zero is kept (`1 / -0.0` is -Inf). Default true; WGSL may ignore it. */
+  readonly signedZeros?: boolean;
+  /**
+   * The float dtypes whose subnormal values the device may flush to zero, as operands or results.
+   * Default none; WGSL allows it for float32 (NVIDIA's Vulkan driver does it, lavapipe does not).
+   */
+  readonly flushesSubnormals?: readonly DType[];
+  /**
+   * Whether float division, math functions and `fma` are held only to a looser accuracy than
+   * OpenCL C's: WGSL's `/` is within 2.5 ulp, its `exp` and `log` have absolute error bounds near
+   * 0, and its `fma` is as accurate as `a * b + c` (it may round twice). Default false: `/`
+   * correctly rounded, math functions within a few ulp, `fma` rounded once.
+   */
+  readonly relaxedFloatAccuracy?: boolean;
 }
 
 /** One program spelled by a target. */
