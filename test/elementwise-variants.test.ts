@@ -94,6 +94,13 @@ for (const device of testDevices()) {
       assert.match(tiled, /var<workgroup> buf1_tile: array<f32, 1055>/);
       assert.match(tiled, /workgroupBarrier\(\)/);
       assert.match(tiled, /@workgroup_size\(32, 8\)/);
+    } else if (target === 'cuda') {
+      const vector = add.plan(x, x).code();
+      assert.match(vector, /float4 const \*__restrict__ buf0/);
+      for (const lane of ['x', 'y', 'z', 'w']) assert.match(vector, new RegExp(`buf0\\[at_in0\\]\\.${lane}`));
+      assert.match(tiled, /__shared__ float buf1_tile\[1055\]/);
+      assert.match(tiled, /__syncthreads\(\)/);
+      assert.match(tiled, /__launch_bounds__\(256\)/);
     } else {
       assert.not.match(tiled, /tile/);
     }

@@ -18,6 +18,7 @@ const softplus = defineFunction({
   signature: { args: ['float32'], result: 'float32' },
   opencl: { name: 'loom_user_softplus', preamble: 'inline float loom_user_softplus(float x) { return log(1.0f + exp(x)); }' },
   wgsl: { name: 'softplus_f32', preamble: 'fn softplus_f32(x: f32) -> f32 { return log(1.0 + exp(x)); }' },
+  cuda: { name: 'loom_user_softplus', preamble: '__device__ inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }' },
   js: (x: number) => Math.log(1 + Math.exp(x)),
 });
 
@@ -32,6 +33,7 @@ const twice = defineFunction({
   },
   opencl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
   wgsl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `fn twice_${t}(x: ${WGSL_TYPES[t]}) -> ${WGSL_TYPES[t]} { return x + x; }` }),
+  cuda: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `__device__ inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
   js: (x: number) => x + x,
 });
 
@@ -177,6 +179,8 @@ const thousandfold = defineFunction({
     preamble:
       'fn thousandfold_f32(x: f32) -> i32 { let y = x * 1000.0; if ((bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u) { return 0; } if (y >= 2147483648.0) { return 2147483647; } if (y <= -2147483648.0) { return -2147483647 - 1; } return i32(y); }',
   },
+  // PTX's float-to-int conversion saturates and takes NaN to 0
+  cuda: { name: 'loom_user_thousandfold', preamble: '__device__ inline int loom_user_thousandfold(float x) { return __float2int_rz(x * 1000.0f); }' },
   js: (x: number) => x * 1000,
 });
 const identity32 = defineFunction({
@@ -184,6 +188,7 @@ const identity32 = defineFunction({
   signature: { args: ['int32'], result: 'int32' },
   opencl: { name: 'loom_user_identity32', preamble: 'inline int loom_user_identity32(int x) { return x; }' },
   wgsl: { name: 'identity32_i32', preamble: 'fn identity32_i32(x: i32) -> i32 { return x; }' },
+  cuda: { name: 'loom_user_identity32', preamble: '__device__ inline int loom_user_identity32(int x) { return x; }' },
   js: (x: number) => x,
 });
 

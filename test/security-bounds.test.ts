@@ -25,6 +25,7 @@ import {
   tagArrayAxes,
   type LoopKernel,
 } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
 import { testDevices } from './support/devices.ts';
 
@@ -272,7 +273,7 @@ test('the hot path: affine accesses proven in bounds get no guard and no flag bu
 });
 
 test('guards appear only where the sets cannot prove an index', () => {
-  const js = testDevices()[0].target;
+  const js = cpuDevice().target;
   const code = (k: LoopKernel, dtypes: Record<string, 'float32' | 'int32'>) => generateCode(addDtypes(k, dtypes), js).code;
   // a private temporary indexed affinely within its extent: proven, no guard
   const proven = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', ['<float32> w[k] = a[i] {id=fill}', 'out[i] = w[3 - k] {id=use, dep=fill}']);

@@ -6,20 +6,25 @@
  * wherever `LOOM_REQUIRE` names the backend, it is an error, so that a broken driver install
  * cannot pass as a green run that silently tested nothing.
  *
- *   CI=true                        every backend is required (CI services set this variable)
+ *   CI=true                        every backend CI has is required (CI services set this variable):
+ *                                  all but CUDA, which needs an NVIDIA GPU that CI machines lack
  *   LOOM_REQUIRE=opencl,webgpu     these are required (`all` names every backend)
- *   LOOM_BACKENDS=opencl           the tests run on these backends only (`cpu`, `c`, `opencl`, `webgpu`),
+ *   LOOM_BACKENDS=opencl           the tests run on these backends only (`cpu`, `c`, `opencl`, `webgpu`, `cuda`),
  *                                  the others are left out as if missing (so naming a required one
  *                                  out is an error): a backend's tests alone, while working on it
  */
 import { LoomError } from '@loom/core';
 import { cDevice, cUnavailableReason, type CDevice } from '@loom/codegen-c';
+import { cudaDevice, cudaUnavailableReason, type CudaDevice } from '@loom/codegen-cuda';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
 import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDeviceOptions } from '@loom/codegen-wgsl';
 
-export type BackendName = 'opencl' | 'webgpu' | 'cpu' | 'c';
+export type BackendName = 'opencl' | 'webgpu' | 'cpu' | 'c' | 'cuda';
 
-const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU', c: 'C' };
+const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU', c: 'C', cuda: 'CUDA' };
+
+/** The backends `CI=true` requires: those a CI machine has (no NVIDIA GPU, so not CUDA). */
+const REQUIRED_IN_CI: ReadonlySet<BackendName> = new Set(['opencl', 'webgpu', 'cpu', 'c']);
 
 /** The backends `LOOM_REQUIRE` names (lower-cased, trimmed). */
 function requiredByName(): string[] {
@@ -43,7 +48,7 @@ export function backendLeftOut(name: BackendName): string | undefined {
 
 /** Why `name` is required, for the error message; undefined when it is not. */
 function requirement(name: BackendName): string | undefined {
-  if (process.env.CI === 'true') return 'CI=true';
+  if (process.env.CI === 'true' && REQUIRED_IN_CI.has(name)) return 'CI=true';
   const named = requiredByName();
   if (named.includes(name) || named.includes('all')) return `LOOM_REQUIRE=${process.env.LOOM_REQUIRE}`;
   return undefined;
@@ -105,4 +110,16 @@ export function cDeviceOrSkip(): CDevice | undefined {
   const device = cDevice();
   if (!device) noteBackendMissing('c', cUnavailableReason());
   return device;
+}
+
+let cuda: CudaDevice | undefined | null = null;
+
+/** The CUDA device (one per process), or undefined after reporting it missing (which throws when `LOOM_REQUIRE` names cuda). */
+export function cudaDeviceOrSkip(): CudaDevice | undefined {
+  if (cuda === null) {
+    const leftOut = backendLeftOut('cuda');
+    cuda = leftOut ? undefined : cudaDevice();
+    if (!cuda) noteBackendMissing('cuda', leftOut ?? cudaUnavailableReason());
+  }
+  return cuda;
 }

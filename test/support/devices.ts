@@ -1,11 +1,12 @@
 /**
- * The devices the tests run on: the CPU device, OpenCL, WebGPU and C when a driver (or compiler) is
- * present (required under CI=true or LOOM_REQUIRE, else skipped with a notice); with
+ * The devices the tests run on: the CPU device, OpenCL, WebGPU, C and CUDA when a driver (or
+ * compiler) is present (required under CI=true, but for CUDA, or LOOM_REQUIRE, else skipped with a
+ * notice); with
  * LOOM_BACKENDS, only those it lists (backends.ts).
  */
 import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { backendLeftOut, cDeviceOrSkip, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
+import { backendLeftOut, cDeviceOrSkip, cudaDeviceOrSkip, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
 
 // WebGPU adapters are created asynchronously: once per process
 const webgpu = await webgpuDeviceOrSkip();
@@ -22,6 +23,8 @@ export function testDevices(): Device[] {
     if (webgpu) devices.push(webgpu);
     const c = cDeviceOrSkip();
     if (c) devices.push(c);
+    const cuda = cudaDeviceOrSkip();
+    if (cuda) devices.push(cuda);
   }
   return devices;
 }

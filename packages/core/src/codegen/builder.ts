@@ -62,15 +62,24 @@ export class DeviceKernelBuilder {
       this.types.set(a.name, a.dtype!);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
       const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
-      if (lanes) this.vectorWidths.set(a.name, lanes);
+      if (lanes && this.hasVectorType(lanes)) this.vectorWidths.set(a.name, lanes);
     }
     for (const t of knl.temporaries.values()) {
       this.types.set(t.name, t.dtype!);
       this.strides.set(t.name, stridesOf(t.shape, t.dimTags));
       const lanes = vectorWidthOf(t.name, t.shape, t.dimTags);
-      if (lanes) this.vectorWidths.set(t.name, lanes);
+      if (lanes && this.hasVectorType(lanes)) this.vectorWidths.set(t.name, lanes);
     }
     if (this.guards.flagsName) this.types.set(this.guards.flagsName, 'int32');
+  }
+
+  /**
+   * Whether an array with a `vec` axis of `lanes` is an array of the target's vector type: a
+   * target with vector types of other lengths only (CUDA has no float8) holds it as its lanes,
+   * the same memory, read lane by lane. Targets without vector types print no vector type anyway.
+   */
+  private hasVectorType(lanes: number): boolean {
+    return !this.vectorTypes || this.vectorLanes.includes(lanes);
   }
 
   /** The flag buffer and its sites, once every kernel is built (when checking bounds). */
