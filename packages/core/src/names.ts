@@ -70,6 +70,10 @@ export function checkNames(values: unknown, where: string): string[] {
  * Always a new array.
  */
 export function nameList(names: string | readonly string[]): string[] {
+  // an options object where the names go (loopy's keyword arguments spelled positionally) is no list
+  if (typeof names !== 'string' && !Array.isArray(names)) {
+    throw new LoomError(`expected names: one string ('i, j') or a list of strings, got ${JSON.stringify(names)?.slice(0, 60) ?? String(names)}; options go after the names`);
+  }
   return typeof names === 'string'
     ? names
         .split(',')

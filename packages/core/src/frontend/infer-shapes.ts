@@ -3,6 +3,8 @@
  * `index + 1` over the domains of every access, under the assumptions (loopy's
  * `shape=auto`). Temporaries must come out constant.
  */
+import { Linear } from '../linear.ts';
+import { indexRange } from './index-range.ts';
 import { LoomError, StaticValueFindingError } from '../errors.ts';
 import { toLinear, fromLinear, printExpr } from '../expr/index.ts';
 import { int, type Expr } from '../expr/nodes.ts';
@@ -25,9 +27,13 @@ export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'te
     const terms: PieceTerm[] = mine.map((a) => {
       const index = a.indices[axis];
       const lin = toLinear(index);
+      const inames = [...a.instruction.withinInames, ...a.reductionInames];
       if (!lin) {
+        // loopy's guess for a quasi-affine index (`i % 20`, `abs(5 - i)`): its greatest value, plus one
+        const range = indexRange(index, domainOf(knl, inames), knl.assumptions);
+        if (range) return { set: domainOf(knl, inames), expr: Linear.constant(range[1] + 1) };
         throw new LoomError(
-          `cannot infer the shape of ${what} '${array}': index '${printExpr(index)}' (axis ${axis}) is not affine in the inames and parameters; declare its shape`,
+          `cannot infer the shape of ${what} '${array}': index '${printExpr(index)}' (axis ${axis}) is neither affine in the inames and parameters nor bounded by constants; declare its shape`,
           a.instruction.span,
         );
       }
@@ -40,7 +46,6 @@ export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'te
           a.instruction.span,
         );
       }
-      const inames = [...a.instruction.withinInames, ...a.reductionInames];
       return { set: domainOf(knl, inames), expr: lin.add(1) };
     });
     // accessed at no point at all (every domain empty): the axis has no element

@@ -440,7 +440,8 @@ function classifyArguments(
     const spec = byName.get(name);
     if (!spec && temps.has(name)) continue;
     if (!spec && !isArrayName(name) && !isScalarName(name)) continue;
-    if (!spec && !inferRest) unknown(name, arrays.get(name) ?? scalars.get(name));
+    // a domain parameter or a name of a declared shape is an argument even without '...' (as loopy adds them)
+    if (!spec && !inferRest && !parameters.has(name)) unknown(name, arrays.get(name) ?? scalars.get(name));
     const kind: ArgKind = spec?.kind ?? (isArrayName(name) ? 'global' : 'value');
     if (!spec && kind === 'value' && !usedAsValue.has(name) && !parameters.has(name)) indexOnly(name, scalars.get(name));
     if (kind === 'value' && arrays.has(name)) {
@@ -480,9 +481,8 @@ function inferShapes(knl: LoopKernel, givenShapes: ReadonlySet<string>): LoopKer
     if (arg.kind === 'value' || arg.shape !== undefined) return arg;
     const zeroDim = knl.instructions.some((i) => i.assignees.some((a) => a.kind === 'var' && a.name === arg.name));
     if (zeroDim) return { ...arg, shape: [] };
-    if (!accesses.some((a) => a.array === arg.name)) {
-      throw new LoomError(`cannot infer the shape of argument '${arg.name}': the kernel never accesses it; declare its shape`);
-    }
+    // loopy's guess for an array the kernel never accesses: `()`, one element
+    if (!accesses.some((a) => a.array === arg.name)) return { ...arg, shape: [] };
     return { ...arg, shape: inferShape(knl, arg.name, accesses, 'argument') };
   });
   const temporaries = new Map(knl.temporaries);

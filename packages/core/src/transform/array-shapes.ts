@@ -11,6 +11,7 @@ import { mapExpr, printExpr, simplify } from '../expr/index.ts';
 import type { DimTag, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
+import { arrayLayout } from '../kernel/strides.ts';
 
 /** The options addPaddingToAvoidBankConflicts reads; any other key is an error. */
 const ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS = optionKeys<{ readonly banks?: number; readonly bankWidthBytes?: number }>()(['bankWidthBytes', 'banks']);
@@ -127,14 +128,19 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
   return result;
 }
 
-/** The fixed stride of an argument's axis, in elements, with its dtype's size. */
+/**
+ * The stride of an argument's axis, in elements, with its dtype's size: a fixed stride
+ * (`stride:N`), or the one a `c`/`f` layout computes, when that is a known integer (loopy
+ * turns computed strides into fixed ones when the kernel is made, so both are padded alike).
+ */
 function fixedStride(knl: LoopKernel, name: string, axis: number, what: string): { arg: KernelArg; stride: number; itemSize: number } {
   const arg = knl.arg(name);
   if (!arg || arg.kind === 'value') throw new LoomError(`${what}: '${name}' is not an array argument`);
-  const tag = arg.dimTags?.[axis];
-  if (tag?.kind !== 'stride') throw new LoomError(`${what}: axis ${axis} of '${name}' is not tagged with a fixed stride (tagArrayAxes(knl, '${name}', 'stride:...'))`);
-  const stride = constant(tag.stride);
-  if (stride.kind !== 'int') throw new LoomError(`${what}: the stride of axis ${axis} of '${name}' (${printExpr(tag.stride)}) is not a known integer`);
+  if (!Number.isInteger(axis) || axis < 0 || axis >= arg.shape!.length) throw new LoomError(`${what}: '${name}' has no axis ${axis} (it has ${arg.shape!.length})`);
+  const layout = arrayLayout(arg.shape!, arg.dimTags)[axis];
+  if (layout.kind !== 'stride') throw new LoomError(`${what}: axis ${axis} of '${name}' is a '${layout.kind}' axis, which has no stride`);
+  const stride = constant(layout.stride);
+  if (stride.kind !== 'int') throw new LoomError(`${what}: the stride of axis ${axis} of '${name}' (${printExpr(layout.stride)}) is not a known integer`);
   if (arg.dtype === undefined) throw new LoomError(`${what}: the dtype of '${name}' is not known (addDtypes)`);
   return { arg, stride: stride.value, itemSize: byteSize(arg.dtype) };
 }
@@ -160,8 +166,25 @@ export function addPadding(knl: LoopKernel, name: string, axis: number, alignByt
     throw new LoomError(`addPadding: alignBytes (${alignBytes}) must be a positive multiple of the element size of '${name}' (${itemSize} bytes)`);
   }
   const padded = (Math.ceil((stride * itemSize) / alignBytes) * alignBytes) / itemSize;
-  const dimTags: DimTag[] = arg.dimTags!.map((t, d) => (d === axis ? { kind: 'stride', stride: int(padded) } : t));
-  return knl.with({ args: knl.args.map((a) => (a.name === name ? { ...a, dimTags } : a)) });
+  return knl.with({ args: knl.args.map((a) => (a.name === name ? { ...a, dimTags: paddedTags(arg, axis, padded) } : a)) });
+}
+
+/**
+ * The tags of `arg` with axis `axis` at stride `padded`. Every axis becomes a fixed stride, as
+ * loopy's are once a kernel is made: an axis nested outside the padded one moves by the padded
+ * rows (its stride scaled with them), so no two elements ever share memory.
+ */
+function paddedTags(arg: KernelArg, axis: number, padded: number): DimTag[] {
+  const layout = arrayLayout(arg.shape!, arg.dimTags);
+  const own = layout[axis];
+  const level = own.kind === 'stride' ? own.level : undefined;
+  return layout.map((l, d): DimTag => {
+    if (d === axis) return { kind: 'stride', stride: int(padded) };
+    if (l.kind === 'sep' || l.kind === 'vec') return { kind: l.kind };
+    const outside = level !== undefined && l.level !== undefined && l.level > level;
+    const stride = outside && own.kind === 'stride' ? simplify(binary('//', binary('*', l.stride, int(padded)), own.stride)) : l.stride;
+    return { kind: 'stride', stride };
+  });
 }
 
 /**
