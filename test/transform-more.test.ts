@@ -194,11 +194,11 @@ test('setTemporaryAddressSpace: names, lists and wildcards; unknown names are re
 const chain = () =>
   makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w_1}', 'b[i] = a[i] {id=w_2}', 'c[i] = b[i] {id=w_3}', 'd[i] = 0 {id=other, groups=g}', 'e[i] = 0 {id=rival, conflicts_grp=g}']);
 
-test('addNosync: the sink waives barriers after the source, with the scope, as nosync=ID@SCOPE', () => {
+test('addNosync: the sink waives barriers after the source, with the scope, as loopy prints it (no_sync_with=ID@SCOPE)', () => {
   const knl = addNosync(chain(), 'local', 'w_1', 'w_2');
   assert.equal(knl.instruction('w_2').noSyncWith, ['w_1@local']);
   assert.equal(knl.instruction('w_1').noSyncWith, []);
-  assert.match(knl.toString(), 'b[i] = a[i] {id=w_2, dep=w_1, nosync=w_1@local}');
+  assert.match(knl.toString(), 'b[i] = a[i] {id=w_2, dep=w_1, no_sync_with=w_1@local}');
   // what the barrier pass asks
   assert.ok(waivesBarrier(knl.instruction('w_2'), 'w_1', 'local'));
   assert.not.ok(waivesBarrier(knl.instruction('w_2'), 'w_1', 'global'));

@@ -17,6 +17,7 @@ import { BasicSet } from '../sets/index.ts';
 import { allAccesses, assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
+import { resolveBareRuleCalls } from './bare-rule-calls.ts';
 import { inferShape } from './infer-shapes.ts';
 import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type KernelArg, type SubstitutionRule, type TemporaryVariable } from '../kernel/model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
@@ -156,6 +157,7 @@ export function makeKernel(
     span: p.span,
   }));
 
+  insns = resolveBareRuleCalls(insns, substitutions, new Set(insns.flatMap((insn) => insn.assignees.map(assigneeName))));
   const temporaries = declaredTemporaries(parsed.instructions, inames);
   const argList = args ?? ['...'];
   const inferRest = argList.includes('...');

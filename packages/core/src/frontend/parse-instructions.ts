@@ -393,6 +393,7 @@ const ATTRIBUTE_NAMES = [
   'dup',
   'dep',
   'nosync',
+  'no_sync_with',
   'nosync_query',
   'priority',
   'if',
@@ -466,6 +467,7 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         break;
       }
       case 'nosync':
+      case 'no_sync_with': // the spelling loopy prints, read back
         needsValue();
         // `id` or `id@scope`: the scope says which barriers are waived (missing: any)
         attrs.nosync = list().map((entry) => {

@@ -14,6 +14,8 @@ import { FrozenMap, frozenField } from './freeze.ts';
 import type { UserFunction } from '../functions/user-functions.ts';
 
 const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
+/** No splits applied yet. */
+const NO_REWRITES: readonly ReadonlyMap<string, Expr>[] = Object.freeze([]);
 
 /** The kinds of kernel argument: global array, scalar value, constant array. */
 export type ArgKind = 'global' | 'value' | 'constant';
@@ -209,6 +211,12 @@ export interface LoopKernelFields {
   readonly silencedWarnings: readonly string[];
   /** User functions the kernel may call, by name (`registerFunction`); absent: none. */
   readonly functions?: ReadonlyMap<string, UserFunction>;
+  /**
+   * What each split did to the inames it replaced, oldest first (loopy's
+   * `applied_iname_rewrites`): `{ j: 256*j_outer + j_inner }`. A footprint written in the names
+   * from before a split (`addPrefetch(knl, 'x[j,k]', ...)`) is read through them. Absent: none.
+   */
+  readonly appliedInameRewrites?: readonly ReadonlyMap<string, Expr>[];
 }
 
 /**
@@ -229,6 +237,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly options!: KernelOptions;
   readonly silencedWarnings!: readonly string[];
   readonly functions!: ReadonlyMap<string, UserFunction>;
+  readonly appliedInameRewrites!: readonly ReadonlyMap<string, Expr>[];
 
   constructor(fields: LoopKernelFields) {
     // from `with`, only the replaced fields are new: the others passed these checks already
@@ -249,6 +258,7 @@ export class LoopKernel implements LoopKernelFields {
     this.options = frozenField(fields.options);
     this.silencedWarnings = frozenField(fields.silencedWarnings);
     this.functions = frozenField(fields.functions ?? NO_FUNCTIONS);
+    this.appliedInameRewrites = frozenField(fields.appliedInameRewrites ?? NO_REWRITES);
     Object.freeze(this);
   }
 
@@ -265,8 +275,23 @@ export class LoopKernel implements LoopKernelFields {
   /** The kernel's fields as a plain object (to build a changed copy). */
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
-    const { loopPriorities, loopSlabs, options, silencedWarnings, functions } = this;
-    return { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions, loopPriorities, loopSlabs, options, silencedWarnings, functions };
+    const { loopPriorities, loopSlabs, options, silencedWarnings, functions, appliedInameRewrites } = this;
+    return {
+      name,
+      domains,
+      instructions,
+      args,
+      temporaries,
+      substitutions,
+      inameTags,
+      assumptions,
+      loopPriorities,
+      loopSlabs,
+      options,
+      silencedWarnings,
+      functions,
+      appliedInameRewrites,
+    };
   }
 
   /** Every iname of every domain, in order of first appearance. */

@@ -5,7 +5,7 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { printExpr } from '../expr/index.ts';
 import { assigneeName, namesWritten } from './accesses.ts';
-import { registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
+import { parseNoSync, registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
 import { formatDimTags } from './strides.ts';
 
 /** The options stringifyKernel reads; any other key is an error. */
@@ -93,11 +93,18 @@ function printInstructions(knl: LoopKernel): string[] {
   return lines;
 }
 
+/** A `noSyncWith` entry with its scope spelled out: `w1` → `w1@any`. */
+function withScope(entry: string): string {
+  const { pattern, scope } = parseNoSync(entry);
+  return `${pattern}@${scope}`;
+}
+
 /** One instruction; the temporaries in `declares` are declared with their dtypes (`<float32> t = ...`). */
 export function printInstruction(insn: Instruction, knl?: LoopKernel, declares: ReadonlySet<string> = new Set()): string {
   const attrs = [`id=${insn.id}`];
   if (insn.dependsOn.length) attrs.push(`dep=${insn.dependsOn.join(':')}`);
-  if (insn.noSyncWith.length) attrs.push(`nosync=${insn.noSyncWith.join(':')}`);
+  // as loopy prints it: every entry with its scope (an entry written without one waives both: @any)
+  if (insn.noSyncWith.length) attrs.push(`no_sync_with=${insn.noSyncWith.map(withScope).join(':')}`);
   if (insn.priority) attrs.push(`priority=${insn.priority}`);
   if (insn.groups.length) attrs.push(`groups=${insn.groups.join(':')}`);
   if (insn.conflictsWithGroups.length) attrs.push(`conflicts_grp=${insn.conflictsWithGroups.join(':')}`);

@@ -1,6 +1,8 @@
 /**
  * Types of expressions, numpy-style, with literals as *weak* scalars (NEP 50): `2*a`
- * stays float32 for a float32 `a`; `2.0*k` is float64 for an int32 `k`. Inames and domain
+ * stays float32 for a float32 `a`. A float literal is sized as loopy sizes it: float32 when
+ * float32 holds its value exactly (`1.0`, `0.5`), else float64 (`0.1`), so `b + c + 1.0` is
+ * float32 for int32 `b`, `c` (loopy's int32-meets-float32 rule) and `0.1*k` float64. Inames and domain
  * parameters are int32. Integer `/` stays integer (C division), as loopy does. The pass
  * that types temporaries and outputs from these rules is ../preprocess/infer-types.ts.
  */
@@ -21,7 +23,8 @@ export interface ExprType {
 }
 
 const WEAK_INT: ExprType = { dtype: 'int32', weak: true };
-const WEAK_FLOAT: ExprType = { dtype: 'float64', weak: true };
+const WEAK_FLOAT32: ExprType = { dtype: 'float32', weak: true };
+const WEAK_FLOAT64: ExprType = { dtype: 'float64', weak: true };
 const WEAK_COMPLEX: ExprType = { dtype: 'complex128', weak: true };
 const BOOL: ExprType = { dtype: 'bool', weak: false };
 export const INDEX_DTYPE: DType = 'int32';
@@ -48,7 +51,8 @@ export type FunctionTypes = (fn: string, args: readonly DType[], e: Expr) => DTy
 export function combineTypes(a: ExprType, b: ExprType): ExprType {
   if (a.weak && b.weak) {
     if (isComplex(a.dtype) || isComplex(b.dtype)) return WEAK_COMPLEX;
-    return isFloat(a.dtype) || isFloat(b.dtype) ? WEAK_FLOAT : WEAK_INT;
+    if (isFloat(a.dtype) && isFloat(b.dtype)) return a.dtype === 'float64' || b.dtype === 'float64' ? WEAK_FLOAT64 : WEAK_FLOAT32;
+    return isFloat(a.dtype) ? a : isFloat(b.dtype) ? b : WEAK_INT;
   }
   if (a.weak || b.weak) {
     const strong = a.weak ? b : a;
@@ -57,11 +61,30 @@ export function combineTypes(a: ExprType, b: ExprType): ExprType {
       // a complex literal keeps a float's width (float32 data and 1j stay complex64); integers meet it in complex128
       return { dtype: isFloat(strong.dtype) && strong.dtype !== 'float64' ? 'complex64' : 'complex128', weak: false };
     }
-    if (isFloat(weak.dtype) && !isFloat(strong.dtype) && !isComplex(strong.dtype)) return { dtype: 'float64', weak: false };
+    if (isFloat(weak.dtype) && isInteger(strong.dtype)) return { dtype: literalMeetsInteger(strong.dtype, weak.dtype), weak: false };
     if (strong.dtype === 'bool') return { dtype: weak.dtype, weak: false };
     return strong;
   }
   return { dtype: promote(a.dtype, b.dtype), weak: false };
+}
+
+/**
+ * The dtype of an integer `int` and a float literal of `literal`'s size: numpy's promotion,
+ * except that int32 with float32 stays float32 (loopy's one exception: `i + 1.0` for an
+ * int32 iname is float32, not double). Integers float32 cannot hold exactly (int64,
+ * uint32 and wider) meet it in float64, as numpy has them.
+ */
+function literalMeetsInteger(int: DType, literal: DType): DType {
+  if (literal !== 'float32') return 'float64';
+  return int === 'int8' || int === 'uint8' || int === 'int16' || int === 'uint16' || int === 'int32' ? 'float32' : 'float64';
+}
+
+/**
+ * The size loopy gives a float literal of no stated dtype: float32 when float32 holds its
+ * value exactly (`1.0`, `0.25`), else float64 (`0.1`, `1e300`).
+ */
+export function floatLiteralType(value: number): ExprType {
+  return Math.fround(value) === value || Number.isNaN(value) ? WEAK_FLOAT32 : WEAK_FLOAT64;
 }
 
 /** Functions whose value is a truth value. */
@@ -108,7 +131,7 @@ function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefin
     case 'int':
       return WEAK_INT;
     case 'float':
-      return e.dtype === undefined ? WEAK_FLOAT : { dtype: e.dtype, weak: false };
+      return e.dtype === undefined ? floatLiteralType(e.value) : { dtype: e.dtype, weak: false };
     case 'imag':
       return e.dtype === undefined ? WEAK_COMPLEX : { dtype: e.dtype, weak: false };
     case 'bool':

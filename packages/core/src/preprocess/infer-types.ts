@@ -33,17 +33,26 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
       // writers that cannot be typed yet (they read something untyped, or the variable
       // itself: out = 2*out) contribute once the others have given types
       let found: ExprType | undefined;
-      for (const { insn, k } of writersOf.get(name)!) {
-        try {
-          const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), typeOf, functions)[k];
-          found = found ? combineTypes(found, ty) : ty;
-        } catch {
-          // not typeable yet
+      const typeWriters = (types: NameTypes) => {
+        for (const { insn, k } of writersOf.get(name)!) {
+          try {
+            const ty = resultTypes(expandSubstitutions(insn.expression!, knl.substitutions), types, functions)[k];
+            found = found ? combineTypes(found, ty) : ty;
+          } catch {
+            // not typeable yet
+          }
         }
-      }
+      };
+      typeWriters(typeOf);
+      // only read-modify-writes (`result = result + sum(i, i*i)`): as in loopy, the variable's
+      // own unknown type is consistent with any, so the right-hand side's other operands type
+      // it. bool stands for it: promotion's identity (bool meets x in x)
+      if (found === undefined && typeOf(name) === undefined) typeWriters((n) => (n === name ? 'bool' : typeOf(n)));
+      // the writers are typed afresh each round, not joined with the last round's dtype: that
+      // one came from fewer writers, and a literal's weak int32 (`b = 0`) joined strongly with
+      // float32 would be float64 where loopy (and the writers together) say float32
       if (!found || found.dtype === typeOf(name)) continue;
-      const dtype = typeOf(name) === undefined ? found.dtype : combineTypes({ dtype: typeOf(name)!, weak: false }, found).dtype;
-      if (dtype === typeOf(name)) continue;
+      const dtype = found.dtype;
       if (temps.has(name)) temps.set(name, { ...temps.get(name)!, dtype });
       else argTypes.set(name, dtype);
       changed = true;

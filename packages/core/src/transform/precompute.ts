@@ -64,7 +64,7 @@ export interface PrecomputeOptions {
    * The same as `precomputeOuterInames` (Loom's earlier name for it).
    * @deprecated use `precomputeOuterInames`.
    */
-  readonly fetchOuterInames?: readonly string[];
+  readonly fetchOuterInames?: string | readonly string[];
   /** Tags of the new inames by storage axis (parameter name, position, swept iname or given iname name). */
   readonly storageAxisToTag?: Readonly<Record<string, TagSpec>>;
   /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). */

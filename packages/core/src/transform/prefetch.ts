@@ -42,8 +42,8 @@ const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
 export interface PrefetchOptions {
   /** Tag of the fetch inames: `'l.auto'` spreads them over local axes (last array axis on l.0); default: loops. */
   readonly defaultTag?: TagSpec;
-  /** Extra inames the fetch runs inside (loopy's fetch_outer_inames). */
-  readonly fetchOuterInames?: readonly string[];
+  /** Extra inames the fetch runs inside (loopy's fetch_outer_inames): a list, or loopy's comma-separated string `'i_outer, j_outer'`. */
+  readonly fetchOuterInames?: string | readonly string[];
   /** The temporary's name (default `a_fetch` for an array `a`). */
   readonly temporaryName?: string;
   /** Where the temporary lives; default `'auto'`, decided when the kernel is preprocessed (loopy's `AddressSpace.AUTO`). */
@@ -113,7 +113,7 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
     footprint: footprint?.uses,
     sweep: swept,
     extraSweep: footprint?.sweep,
-    fetchOuterInames: options.fetchOuterInames,
+    fetchOuterInames: options.fetchOuterInames === undefined ? undefined : nameList(options.fetchOuterInames),
     temporaryName: options.temporaryName,
     defaultTemporaryName: `${name}_fetch`,
     axisNames: given,
@@ -168,9 +168,11 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
         sweep.push(v);
         return Linear.variable(v);
       }
-      const lin = toLinear(parseExpression(text));
+      // written in the names from before a split (loopy reads them through its applied_iname_rewrites)
+      const index = throughAppliedRewrites(knl, parseExpression(text));
+      const lin = toLinear(index);
       if (!lin) throw new LoomError(`addPrefetch: the footprint index '${text}' is not affine`);
-      const unknown = [...freeVariables(parseExpression(text))].filter((n) => !inames.has(n) && !knl.domains.some((d) => d.params.includes(n)) && !knl.arg(n));
+      const unknown = [...freeVariables(index)].filter((n) => !inames.has(n) && !knl.domains.some((d) => d.params.includes(n)) && !knl.arg(n));
       if (unknown.length) throw new LoomError(`addPrefetch: the footprint index '${text}' names '${unknown.join("', '")}', which is no iname or parameter`);
       return lin;
     });
@@ -186,6 +188,17 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
     return { instruction: sample.instruction, reductionInames: [], args, points: named.length ? domainOf(knl, named).intersect(whole) : whole };
   });
   return { uses, sweep };
+}
+
+/** `e` with the inames that splits replaced written as the splits wrote them, oldest split first. */
+function throughAppliedRewrites(knl: LoopKernel, e: Expr): Expr {
+  // a name that is an iname again (renamed back) means that iname
+  const current = new Set(knl.inames);
+  let out = e;
+  for (const rewrite of knl.appliedInameRewrites) {
+    out = mapExpr(out, (x) => (x.kind === 'var' && rewrite.has(x.name) && !current.has(x.name) ? rewrite.get(x.name)! : x));
+  }
+  return out;
 }
 
 function readsArray(e: Expr, name: string): boolean {

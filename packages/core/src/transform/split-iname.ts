@@ -119,7 +119,9 @@ export function splitBackend(knl: LoopKernel, iname: string, options: SplitIname
     if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`${what}: slabs must be non-negative integers, got [${head}, ${tail}]`);
     loopSlabs.set(outer, [head, tail]);
   }
-  let result = rewritten.with({ domains, instructions, loopPriorities, loopSlabs });
+  // remembered, so that a footprint written in the old name still reads (addPrefetch 'x[j,k]')
+  const appliedInameRewrites = [...knl.appliedInameRewrites, new Map([[iname, replacement]])];
+  let result = rewritten.with({ domains, instructions, loopPriorities, loopSlabs, appliedInameRewrites });
   const tags: [string, TagSpec][] = [];
   if (options.outerTag !== undefined) tags.push([outer, options.outerTag]);
   if (options.innerTag !== undefined) tags.push([inner, options.innerTag]);

@@ -24,6 +24,9 @@ export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending:
   if ((m = /^l\.(\d)$/.exec(text))) return { kind: 'local', axis: Number(m[1]) };
   if ((m = /^g\.(\d)$/.exec(text))) return { kind: 'group', axis: Number(m[1]) };
   if (text === 'unr') return { kind: 'unroll' };
+  // loopy's unr_hint (and unr_hint.N) only asks the compiler to unroll (#pragma unroll), which
+  // it may ignore: the loop stays a sequential loop, computing the same (test/peers/README.md)
+  if (/^unr_hint(\.\d+)?$/.test(text)) return { kind: 'for' };
   if (text === 'ilp' || text === 'ilp.unr') return { kind: 'ilp', unrolled: true };
   if (text === 'ilp.seq') return { kind: 'ilp', unrolled: false };
   if (text === 'vec') return { kind: 'vec' };
@@ -37,7 +40,7 @@ export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending:
     if (!knl.inames.includes(other)) throw new LoomError(`tag '${text}' for '${iname}': there is no iname '${other}'`);
     return pending.get(other) ?? knl.inameTags.get(other) ?? { kind: 'for' };
   }
-  throw new LoomError(`unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`);
+  throw new LoomError(`unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, unr_hint, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`);
 }
 
 /** The inames an entry names (a wildcard may name several); none is an error unless the caller said to skip such entries. */
