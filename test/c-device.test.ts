@@ -76,7 +76,7 @@ test('a compile error is a LoomError with the compiler message and the generated
   const broken = defineFunction({
     name: 'broken',
     signature: { args: ['float32'], result: 'float32' },
-    opencl: { name: 'loom_user_broken', preamble: 'float loom_user_broken(float x) { return x +; }' },
+    c: { name: 'loom_user_broken', preamble: 'float loom_user_broken(float x) { return x +; }' },
     js: (x: number) => x,
   });
   const knl = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = broken(a[i])', undefined, { name: 'broken_kernel' }), broken), { a: 'float32' });

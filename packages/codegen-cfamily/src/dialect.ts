@@ -42,6 +42,12 @@ export interface CDialect {
   mathFunction(fn: string, t: DType): string | undefined;
   /** The name of `abs` on integers of dtype `t`; undefined where |x| is x itself and the language has no overload for it. */
   integerAbs(t: DType): string | undefined;
+  /**
+   * The integer `min` or `max` of dtype `t` where the language has no overloaded built-in for it
+   * (C99): a helper's name and definition. Undefined, or left out: the built-in `min`/`max`
+   * (OpenCL's, CUDA's).
+   */
+  integerMinMax?(fn: 'min' | 'max', t: DType): { readonly name: string; readonly definition: string } | undefined;
   /** `a` or `b` is NaN (OpenCL's `isunordered(a, b)`); both are printed operands. */
   unordered(a: string, b: string): string;
   /**
