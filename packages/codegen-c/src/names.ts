@@ -25,6 +25,9 @@ const LIBRARY = (
   'loom_half_to_float loom_half_bits loom_to_half loom_to_half_f64 loom_rsqrt loom_rsqrtf gid'
 ).split(' ');
 
+/** The launcher's own names (launchers.ts): a kernel called `group` would be hidden by its array of group ids. */
+const LAUNCHER = 'args group group_count count0 count1 count2 g0 g1 g2'.split(' ');
+
 const PATTERNS = [
   // <stdint.h>'s types and macros: int64_t, uint_fast8_t, INT64_C
   /^u?int(8|16|32|64|ptr|max|_least8|_least16|_least32|_least64|_fast8|_fast16|_fast32|_fast64)?_t$/,
@@ -42,7 +45,7 @@ const PATTERNS = [
   /^loom_[a-z_0-9]*(bool|int8|int16|int32|int64|uint8|uint16|uint32|uint64|float16|float32|float64)$/,
 ];
 
-const RESERVED = new Set([...KEYWORDS, ...LIBRARY, ...C_MATH_NAMES]);
+const RESERVED = new Set([...KEYWORDS, ...LIBRARY, ...LAUNCHER, ...C_MATH_NAMES]);
 
 /** Whether C cannot use `name` as it is. */
 export function isReservedInC(name: string): boolean {
