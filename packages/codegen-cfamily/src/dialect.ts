@@ -7,7 +7,8 @@
  * literals, the names of math functions, hardware ids and barriers, how a kernel and its
  * parameters are declared, half precision, vector types, atomics, the lines before the
  * helpers (pragmas, extensions, includes), and the words it reserves. OpenCL C is
- * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda.
+ * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda; C99 is
+ * `cDialect` in @loom/codegen-c.
  * (loopy's `CFamilyASTBuilder` subclasses and Halide's `CodeGen_GPU_C` are the same idea.)
  */
 import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
