@@ -8,7 +8,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, defineFunction, registerFunction, generateCode, hostArrayConstructor, LoomError, makeKernel, run, tagInames, type DType, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  defineFunction,
+  globalArg,
+  registerFunction,
+  generateCode,
+  hostArrayConstructor,
+  LoomError,
+  makeKernel,
+  run,
+  tagInames,
+  type DType,
+  type LoopKernel,
+} from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { cDevice, cTarget, cUnavailableReason } from '@loom/codegen-c';
 import { cDeviceOrSkip } from './support/backends.ts';
@@ -71,12 +84,31 @@ test('float64 math agrees with the CPU device', async () => {
   await agree(knl, { a: Float64Array.from(randomFloat32(200, 5), (x) => 4 * x), n: 200 }, 'out', 1e-14);
 });
 
+test('atomic updates from work-groups that run in parallel: every dtype the C target states, against the CPU device', async () => {
+  if (!device) return;
+  assert.equal([...device.target.atomicDTypes!], ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64']);
+  // one work-item per group, 512 groups: OpenMP's threads update the same 4 elements at once
+  const updates = ['out[i%4] = out[i%4] + a[i] {atomic}', 'lo[i%4] = min(lo[i%4], a[i]) {atomic}', 'hi[i%4] = max(hi[i%4], a[i]) {atomic}'];
+  for (const dtype of ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64'] as const) {
+    const args = ['out', 'lo', 'hi'].map((name) => globalArg(name, { dtype, shape: [4], forAtomic: true }));
+    const knl = tagInames(makeKernel('{ [i]: 0<=i<n }', updates, [...args, globalArg('a', { dtype, shape: ['n'] }), '...']), { i: 'g.0' });
+    const Host = hostArrayConstructor(dtype) as unknown as new (values: readonly (number | bigint)[]) => ArrayLike<number>;
+    const host = (values: number[]) => new Host(dtype === 'int64' || dtype === 'uint64' ? values.map(BigInt) : values);
+    // small whole numbers: float sums are exact in any order, so the result is one value
+    const values = Array.from(randomFloat32(512, 11), (x) => Math.round(50 * x + (dtype.startsWith('u') ? 50 : 0)));
+    const data = { a: host(values), n: 512, out: host([0, 0, 0, 0]), lo: host([200, 200, 200, 200]), hi: host([0, 0, 0, 0]) };
+    const expected = await run(knl, cpu, data as never);
+    const actual = await run(knl, device, data as never);
+    for (const name of ['out', 'lo', 'hi']) assert.equal(Array.from(actual[name] as ArrayLike<number>), Array.from(expected[name] as ArrayLike<number>), `${dtype} ${name}`);
+  }
+});
+
 test('a compile error is a LoomError with the compiler message and the generated line', async () => {
   if (!device) return;
   const broken = defineFunction({
     name: 'broken',
     signature: { args: ['float32'], result: 'float32' },
-    opencl: { name: 'loom_user_broken', preamble: 'float loom_user_broken(float x) { return x +; }' },
+    c: { name: 'loom_user_broken', preamble: 'float loom_user_broken(float x) { return x +; }' },
     js: (x: number) => x,
   });
   const knl = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = broken(a[i])', undefined, { name: 'broken_kernel' }), broken), { a: 'float32' });

@@ -19,6 +19,7 @@ const softplus = defineFunction({
   opencl: { name: 'loom_user_softplus', preamble: 'inline float loom_user_softplus(float x) { return log(1.0f + exp(x)); }' },
   wgsl: { name: 'softplus_f32', preamble: 'fn softplus_f32(x: f32) -> f32 { return log(1.0 + exp(x)); }' },
   cuda: { name: 'loom_user_softplus', preamble: '__device__ inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }' },
+  c: { name: 'loom_user_softplus', preamble: 'static inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }' },
   js: (x: number) => Math.log(1 + Math.exp(x)),
 });
 
@@ -34,6 +35,7 @@ const twice = defineFunction({
   opencl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
   wgsl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `fn twice_${t}(x: ${WGSL_TYPES[t]}) -> ${WGSL_TYPES[t]} { return x + x; }` }),
   cuda: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `__device__ inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
+  c: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `static inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
   js: (x: number) => x + x,
 });
 
@@ -165,7 +167,7 @@ test('names given to a function go through the name checks; built-ins cannot be 
 /**
  * An int32 result documented to saturate (issue 24, item 9): the JavaScript implementation
  * returns a double, which Loom converts as a float converts (truncated, saturated, NaN → 0);
- * the OpenCL and WGSL implementations do the same conversion themselves, as the docs ask of
+ * the OpenCL, WGSL and C implementations do the same conversion themselves, as the docs ask of
  * an implementation with an integer result (WGSL may assume no NaN, so its test is on the bits).
  * The argument, an int32 read from float32 data,
  * is converted by Loom on every device with the same meaning.
@@ -181,6 +183,12 @@ const thousandfold = defineFunction({
   },
   // PTX's float-to-int conversion saturates and takes NaN to 0
   cuda: { name: 'loom_user_thousandfold', preamble: '__device__ inline int loom_user_thousandfold(float x) { return __float2int_rz(x * 1000.0f); }' },
+  // C leaves the cast of an out-of-range float undefined: the range is tested first
+  c: {
+    name: 'loom_user_thousandfold',
+    preamble:
+      'static inline int loom_user_thousandfold(float x) { float y = x * 1000.0f; return isnan(y) ? 0 : y >= 2147483648.0f ? 2147483647 : y <= -2147483648.0f ? (-2147483647 - 1) : (int) y; }',
+  },
   js: (x: number) => x * 1000,
 });
 const identity32 = defineFunction({
@@ -189,6 +197,7 @@ const identity32 = defineFunction({
   opencl: { name: 'loom_user_identity32', preamble: 'inline int loom_user_identity32(int x) { return x; }' },
   wgsl: { name: 'identity32_i32', preamble: 'fn identity32_i32(x: i32) -> i32 { return x; }' },
   cuda: { name: 'loom_user_identity32', preamble: '__device__ inline int loom_user_identity32(int x) { return x; }' },
+  c: { name: 'loom_user_identity32', preamble: 'static inline int loom_user_identity32(int x) { return x; }' },
   js: (x: number) => x,
 });
 

@@ -15,6 +15,7 @@ import { collectWarnings, generateCode, LoomError, type Target } from '@loom/cor
 import { jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
 import { cudaTarget } from '@loom/codegen-cuda';
+import { cTarget } from '@loom/codegen-c';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { goldenKernels, type GoldenKernel } from './support/golden-kernels.ts';
 
@@ -25,6 +26,7 @@ const update = !!process.env.LOOM_UPDATE_GOLDEN && process.env.LOOM_UPDATE_GOLDE
 const targets: readonly (readonly [string, Target])[] = [
   ['cl', openclTarget()],
   ['cu', cudaTarget()],
+  ['c', cTarget()],
   ['wgsl', wgslTarget()],
   ['js', jsTarget()],
 ];

@@ -9,52 +9,18 @@
  * the compiler has it (`_OPENMP`): the groups of one launch are independent, as on a GPU, and
  * within a group the work-items are already loops (serialize-work-items.ts in core).
  */
-import { InternalError, type DType, type KernelFunction } from '@loom/core';
+import type { KernelFunction } from '@loom/core';
+import { cType } from './c-types.ts';
 
 /** The suffix of the launcher's symbol: `K__launch` launches kernel `K`. */
 export const LAUNCH_SUFFIX = '__launch';
 
-/** The name of the group ids' parameter that each kernel function takes last. */
-export const GROUP_IDS = 'loom_group_ids_int32';
-
-/** The C type of a parameter's elements, as the prelude names it (float16: the half's bits, `half`). */
-export function cElementType(t: DType): string {
-  switch (t) {
-    case 'bool':
-    case 'uint8':
-      return 'uchar';
-    case 'int8':
-      return 'char';
-    case 'int16':
-      return 'short';
-    case 'uint16':
-      return 'ushort';
-    case 'int32':
-      return 'int';
-    case 'uint32':
-      return 'uint';
-    case 'int64':
-      return 'long';
-    case 'uint64':
-      return 'ulong';
-    case 'float16':
-      return 'half';
-    case 'float32':
-      return 'float';
-    case 'float64':
-      return 'double';
-    case 'complex64':
-    case 'complex128':
-      throw new InternalError(`a ${t} parameter reached the C target: complex values are lowered to their parts before code generation`);
-  }
-}
-
 /** The exported launcher of kernel `k`, spelled `entry` in the code. */
 export function printLauncher(k: KernelFunction, entry: string): string {
   const args = k.params.map((p, i) => {
-    if (p.kind !== 'value') return `(${cElementType(p.dtype)} *) args[${i}]`;
+    if (p.kind !== 'value') return `(${cType(p.dtype)} *) args[${i}]`;
     // a float16 value travels as the float that holds it (half storage), as the OpenCL device passes it
-    return `*(const ${p.dtype === 'float16' ? 'float' : cElementType(p.dtype)} *) args[${i}]`;
+    return `*(const ${cType(p.dtype === 'float16' ? 'float32' : p.dtype)} *) args[${i}]`;
   });
   const call = `${entry}(${[...args, 'group'].join(', ')});`;
   return [

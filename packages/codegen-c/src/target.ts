@@ -1,18 +1,19 @@
 /**
  * `cTarget()`: the program AST as C99 for the C device. Each kernel's work-groups run one after
- * another on a CPU thread, their work-items serialized between local barriers (core's
- * `serializeWorkItems`); every kernel gets a launcher that runs its grid (launchers.ts).
+ * another on a CPU thread (the groups of a launch in parallel, with OpenMP), their work-items
+ * serialized between local barriers (core's `serializeWorkItems`); the kernels are then printed
+ * by the C-family printer in C's dialect (dialect.ts), and every kernel gets a launcher that
+ * runs its grid (launchers.ts):
  *
- * The kernels' statements and expressions are spelled, for now, by the OpenCL C printer of
- * `@loom/codegen-opencl` (OpenCL C is C99 with a few more words, which prelude.ts defines), so
- * the C device computes exactly what the OpenCL one does, helper for helper. When the C-family
- * printer lands (issue 26, item 2) this becomes a C dialect of it and the prelude shrinks to
- * what C lacks. Until then the generated code keeps OpenCL's spellings (`uint`, `__global`).
+ *   static void loopy_kernel(float const *__restrict__ a, float *__restrict__ out, int const n, int const *__restrict__ loom_group_ids_int32)
+ *   {
+ *     for (int i = 0; i <= -1 + n; ++i)
+ *       out[i] = 2.0f * a[i];
+ *   }
  */
 import {
   byteSize,
   checkOptionKeys,
-  InternalError,
   LoomError,
   optionKeys,
   serializeWorkItems,
@@ -23,9 +24,10 @@ import {
   type Target,
   type TargetOutput,
 } from '@loom/core';
-import { openclTarget } from '@loom/codegen-opencl';
-import { C_PRELUDE } from './prelude.ts';
-import { GROUP_IDS, printLauncher } from './launchers.ts';
+import { printCProgram } from '@loom/codegen-cfamily';
+import { C_ATOMIC_DTYPES } from './atomics.ts';
+import { cDialect } from './dialect.ts';
+import { printLauncher } from './launchers.ts';
 
 /** The C target tells its device nothing beyond the code and its kernels' names. */
 export type CExtra = undefined;
@@ -49,8 +51,18 @@ export const MAX_GROUP_STACK_BYTES = 4 * 1024 * 1024;
  */
 export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
   checkOptionKeys('cTarget', options, C_TARGET_OPTIONS);
-  // no vector types in C: `vec` loops are unrolled lane by lane (core's vectorize.ts)
-  return { name: 'c', vectorTypes: false, generate: spellC };
+  return {
+    name: 'c',
+    // no vector types in C: `vec` loops are unrolled lane by lane (core's vectorize.ts)
+    vectorTypes: false,
+    // a group's work-items are loops of one thread (serializeWorkItems): its subgroup is one
+    // work-item, the default of work-items that run one after another
+    sequentialWorkItems: true,
+    functionDialects: cDialect.functionDialects,
+    // __atomic builtins and compare-and-swap loops (atomics.ts): the groups run in parallel
+    atomicDTypes: C_ATOMIC_DTYPES,
+    generate: spellC,
+  };
 }
 
 /** The C source of a program AST. */
@@ -58,30 +70,12 @@ export function generateC(program: ProgramAst): string {
   return spellC(program).code;
 }
 
-/** How OpenCL C spells a kernel's header: its work-group size attribute, its name, its parameters. */
-const KERNEL_HEADER = /^__kernel void __attribute__ \(\(reqd_work_group_size\(\d+, \d+, \d+\)\)\) (\w+)\((.*)\)$/;
-
 function spellC(program: ProgramAst): TargetOutput<CExtra> {
   const kernels = program.kernels.map((k) => checkGroupStack(serializeWorkItems(withoutVectorArrays(k))));
-  const serialized: ProgramAst = { ...program, kernels };
-  // float16 as OpenCL stores it without cl_khr_fp16: half bits in memory, float arithmetic
-  const opencl = openclTarget({ float16: 'storage' }).generate(serialized);
-  let headers = 0;
-  const lines = opencl.code.split('\n').flatMap((line) => {
-    // FP_CONTRACT OFF is the compiler flag -ffp-contract=off; extensions are OpenCL's business
-    if (line.startsWith('#pragma OPENCL')) return [];
-    // helpers are local to the library: C99's plain `inline` would want an external definition too
-    if (line.startsWith('inline ')) return [`static ${line}`];
-    const header = KERNEL_HEADER.exec(line);
-    if (!header) return [line];
-    headers++;
-    const params = header[2] ? `${header[2]}, ` : '';
-    return [`static void ${header[1]}(${params}int const *__restrict__ ${GROUP_IDS})`];
-  });
-  if (headers !== kernels.length) throw new InternalError(`the C target found ${headers} kernel headers for ${kernels.length} kernels`);
-  const launchers = kernels.map((k, i) => printLauncher(k, opencl.entryPoints[i]));
-  const code = [C_PRELUDE, '', ...lines, ...launchers.join('\n\n').split('\n'), ''].join('\n');
-  return { code, entryPoints: opencl.entryPoints, extra: undefined };
+  // float16 is stored as its bits and computed in float (half-storage.ts)
+  const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
+  const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));
+  return { code: `${code}\n${launchers.join('\n\n')}\n`, entryPoints, extra: undefined };
 }
 
 /**

@@ -7,7 +7,8 @@
  * literals, the names of math functions, hardware ids and barriers, how a kernel and its
  * parameters are declared, half precision, vector types, atomics, the lines before the
  * helpers (pragmas, extensions, includes), and the words it reserves. OpenCL C is
- * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda.
+ * `openclDialect` in @loom/codegen-opencl; CUDA C is `cudaDialect` in @loom/codegen-cuda; C99 is
+ * `cDialect` in @loom/codegen-c.
  * (loopy's `CFamilyASTBuilder` subclasses and Halide's `CodeGen_GPU_C` are the same idea.)
  */
 import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
@@ -42,6 +43,12 @@ export interface CDialect {
   mathFunction(fn: string, t: DType): string | undefined;
   /** The name of `abs` on integers of dtype `t`; undefined where |x| is x itself and the language has no overload for it. */
   integerAbs(t: DType): string | undefined;
+  /**
+   * The integer `min` or `max` of dtype `t` where the language has no overloaded built-in for it
+   * (C99): a helper's name and definition. Undefined, or left out: the built-in `min`/`max`
+   * (OpenCL's, CUDA's).
+   */
+  integerMinMax?(fn: 'min' | 'max', t: DType): { readonly name: string; readonly definition: string } | undefined;
   /** `a` or `b` is NaN (OpenCL's `isunordered(a, b)`); both are printed operands. */
   unordered(a: string, b: string): string;
   /**

@@ -335,12 +335,13 @@ export class CExpressionPrinter {
     }
     if ((e.fn === 'min' || e.fn === 'max') && e.args.length > 2) {
       const [first, ...rest] = e.args;
-      return rest.reduce<Printed>((acc, a) => call(e.fn, [acc.text, this.print(a, t)]), this.expr(first, t));
+      const fn = this.integerMinMax(e.fn, t);
+      return rest.reduce<Printed>((acc, a) => call(fn, [acc.text, this.print(a, t)]), this.expr(first, t));
     }
     if (!float && isInteger(t)) {
       if (e.fn === 'min' || e.fn === 'max')
         return call(
-          e.fn,
+          this.integerMinMax(e.fn, t),
           e.args.map((a) => this.print(a, t)),
         );
       // int8/int16 in int: abs(short) is a ushort that the cast must bring back from 32768, and
@@ -428,6 +429,14 @@ export class CExpressionPrinter {
     const name = helperName(kind, t);
     if (!this.helpers.has(name)) this.helpers.set(name, helperDefinition(kind, t, this.dialect));
     return name;
+  }
+
+  /** The function computing the integer `min`/`max` of dtype `t`: the built-in, or the dialect's helper (recorded). */
+  private integerMinMax(fn: 'min' | 'max', t: DType): string {
+    const helper = this.dialect.integerMinMax?.(fn, t);
+    if (!helper) return fn;
+    if (!this.helpers.has(helper.name)) this.helpers.set(helper.name, helper.definition);
+    return helper.name;
   }
 
   /** The dialect's name of math function `fn` on dtype `t` (one every C-family language has). */

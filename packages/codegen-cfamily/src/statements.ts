@@ -92,8 +92,13 @@ function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpre
   return whole.packed ? vectors.storePacked!(value, index, array) : `${array}[${index}] = ${value};`;
 }
 
-/** A loop's or guard's body: a block's braces line up with the statement that owns it. */
+/**
+ * A loop's or guard's body: a block's braces line up with the statement that owns it. A lone
+ * comment is no statement in C, so it gets braces: unbraced, the statement after the loop would
+ * become its body (serialized work-items put a loop around a region that holds only a comment).
+ */
 function printBody(body: Stmt, printer: CExpressionPrinter, depth: number): string[] {
+  if (body.kind === 'comment') return printStmt({ kind: 'block', body: [body] }, printer, depth);
   return printStmt(body, printer, body.kind === 'block' ? depth : depth + 1);
 }
 

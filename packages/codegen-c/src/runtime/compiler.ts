@@ -27,7 +27,7 @@ export interface CCompiler {
 /**
  * Loom's arithmetic in C: signed integers wrap (`-fwrapv`), `char` is signed as OpenCL's,
  * `a * b + c` rounds twice (no fma contraction), strict IEEE floats (no fast-math). A plain
- * `inline` function (user functions' OpenCL preambles have them) gets a definition of its own
+ * `inline` function (a user function's `c:` preamble may well have one) gets a definition of its own
  * (`-fgnu89-inline`), where C99 would leave a call that was not inlined undefined.
  */
 const SEMANTICS_FLAGS = ['-std=c99', '-O3', '-fwrapv', '-fsigned-char', '-ffp-contract=off', '-fno-strict-aliasing', '-fgnu89-inline'];

@@ -1,0 +1,30 @@
+#include <stdint.h>
+#include <math.h>
+
+#define gid(N) ((int) loom_group_ids_int32[N])
+static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static void kernel(float *__restrict__ float_, float *__restrict__ int_, float const *__restrict__ kernel, int const n, float const *__restrict__ this, int const *__restrict__ loom_group_ids_int32)
+{
+  for (int int__ = 0; int__ <= -1 + n; ++int__)
+  {
+    int_[int__] = 2.0f * this[int__];
+    float_[int__] = int_[int__] + kernel[int__];
+  }
+}
+
+void kernel__launch(void *const *args, const int32_t *group_count)
+{
+  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];
+#ifdef _OPENMP
+  #pragma omp parallel for collapse(3) schedule(static)
+#endif
+  for (int32_t g2 = 0; g2 < count2; ++g2)
+    for (int32_t g1 = 0; g1 < count1; ++g1)
+      for (int32_t g0 = 0; g0 < count0; ++g0)
+      {
+        const int32_t group[3] = { g0, g1, g2 };
+        kernel((float *) args[0], (float *) args[1], (float *) args[2], *(const int *) args[3], (float *) args[4], group);
+      }
+}

@@ -1,0 +1,45 @@
+#include <stdint.h>
+#include <math.h>
+
+#define gid(N) ((int) loom_group_ids_int32[N])
+static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static inline int loom_mod_int32(int a, int b)
+{
+  // the remainder with the divisor's sign; x % 0 and INT_MIN % -1 (undefined in C) are 0
+  if (b == 0 || b == -1) return 0;
+  int r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline void loom_atomic_add_float32(float *target, float operand)
+{
+  // compare-and-swap: __atomic_fetch_add takes integers only; a failed exchange reloads `seen`
+  float seen, next;
+  __atomic_load(target, &seen, __ATOMIC_RELAXED);
+  do
+    next = seen + operand;
+  while (!__atomic_compare_exchange(target, &seen, &next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static void loopy_kernel(float *__restrict__ out, float const *__restrict__ a, int const n, int const *__restrict__ loom_group_ids_int32)
+{
+  for (int lid_0 = 0; lid_0 <= 63; ++lid_0)
+    if (64 * gid(0) <= n - lid_0 - 1)
+      loom_atomic_add_float32(&out[loom_mod_int32(64 * gid(0) + lid_0, 20)], 2.0f * a[64 * gid(0) + lid_0]);
+}
+
+void loopy_kernel__launch(void *const *args, const int32_t *group_count)
+{
+  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];
+#ifdef _OPENMP
+  #pragma omp parallel for collapse(3) schedule(static)
+#endif
+  for (int32_t g2 = 0; g2 < count2; ++g2)
+    for (int32_t g1 = 0; g1 < count1; ++g1)
+      for (int32_t g0 = 0; g0 < count0; ++g0)
+      {
+        const int32_t group[3] = { g0, g1, g2 };
+        loopy_kernel((float *) args[0], (float *) args[1], *(const int *) args[2], group);
+      }
+}

@@ -1,0 +1,43 @@
+#include <stdint.h>
+#include <math.h>
+
+#define gid(N) ((int) loom_group_ids_int32[N])
+static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static inline int loom_floor_div_int32(int a, int b)
+{
+  // the quotient rounded down (C truncates); x // 0 is 0, INT_MIN // -1 wraps
+  if (b == 0) return 0;
+  if (b == -1) return (int) (0 - (unsigned int) a);
+  int q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int loom_mod_int32(int a, int b)
+{
+  // the remainder with the divisor's sign; x % 0 and INT_MIN % -1 (undefined in C) are 0
+  if (b == 0 || b == -1) return 0;
+  int r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+static void loopy_kernel(int const *__restrict__ a, int const *__restrict__ b, int const n, int *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
+{
+  for (int i = 0; i <= -1 + n; ++i)
+    out[i] = (int) ((unsigned int) 3 * (unsigned int) a[i] - (unsigned int) loom_floor_div_int32(b[i], 2) + (unsigned int) loom_mod_int32(b[i], 3));
+}
+
+void loopy_kernel__launch(void *const *args, const int32_t *group_count)
+{
+  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];
+#ifdef _OPENMP
+  #pragma omp parallel for collapse(3) schedule(static)
+#endif
+  for (int32_t g2 = 0; g2 < count2; ++g2)
+    for (int32_t g1 = 0; g1 < count1; ++g1)
+      for (int32_t g0 = 0; g0 < count0; ++g0)
+      {
+        const int32_t group[3] = { g0, g1, g2 };
+        loopy_kernel((int *) args[0], (int *) args[1], *(const int *) args[2], (int *) args[3], group);
+      }
+}
