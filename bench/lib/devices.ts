@@ -8,6 +8,7 @@
  */
 import type { Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
+import { cudaDevice, cudaUnavailableReason, type CudaDevice } from '@loom/codegen-cuda';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
 import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice } from '@loom/codegen-wgsl';
 import { progress, type Backend } from './records.ts';
@@ -15,6 +16,7 @@ import { progress, type Backend } from './records.ts';
 export type BenchDevice =
   | { readonly backend: 'opencl'; readonly device: OpenCLDevice }
   | { readonly backend: 'webgpu'; readonly device: WebGPUDevice }
+  | { readonly backend: 'cuda'; readonly device: CudaDevice }
   | { readonly backend: 'cpu'; readonly device: Device };
 
 export async function openDevices(backends: ReadonlySet<Backend>): Promise<BenchDevice[]> {
@@ -29,6 +31,11 @@ export async function openDevices(backends: ReadonlySet<Backend>): Promise<Bench
     const device = await webgpuDevice(dawnOptions ? { dawnOptions } : undefined);
     if (device) found.push({ backend: 'webgpu', device });
     else progress(`(WebGPU skipped: ${webgpuUnavailableReason()})`);
+  }
+  if (backends.has('cuda')) {
+    const device = cudaDevice();
+    if (device) found.push({ backend: 'cuda', device });
+    else progress(`(CUDA skipped: ${cudaUnavailableReason()})`);
   }
   if (backends.has('cpu')) found.push({ backend: 'cpu', device: cpuDevice() });
   return found;

@@ -8,7 +8,10 @@
  */
 
 export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline' | 'computations';
-export type Backend = 'opencl' | 'webgpu' | 'cpu';
+export type Backend = 'opencl' | 'webgpu' | 'cuda' | 'cpu';
+
+/** Every backend a benchmark can run on, in the order they are opened and reported. */
+export const BACKENDS: readonly Backend[] = ['opencl', 'webgpu', 'cuda', 'cpu'];
 
 export interface Measurement {
   readonly bench: Bench;
