@@ -20,15 +20,26 @@ import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter } from './lib/records.ts';
 import { batchedSeconds, kernelSeconds, sampled, wallSeconds } from './lib/timing.ts';
 import { gpuBufferOf, timeDispatches, wgslKernel } from './lib/webgpu-timer.ts';
-import { bytesMoved, CUDA_SOURCE, LAYOUTS, loomKernel, OPENCL_SOURCE, paddingIsSafe, shapes, usesVectors, WGSL_SOURCE, WGSL_TRANSPOSED_SOURCE, type Layout } from './elementwise-kernels.ts';
+import {
+  bytesMoved,
+  CUDA_SOURCE,
+  LAYOUTS,
+  loomKernel,
+  OPENCL_SOURCE,
+  paddingIsSafe,
+  shapes,
+  usesVectors,
+  WGSL_SOURCE,
+  WGSL_TRANSPOSED_SOURCE,
+  type Layout,
+} from './elementwise-kernels.ts';
 
 const options = parseOptions();
 const [rows, cols] = listFlag(options, 'shape', options.full ? [8192, 8192] : [1024, 2048]);
 const n = rows * cols;
 const reporter = new Reporter(options.json);
-/** The language each backend's hand-written kernels are written in (the CPU device has none). */
-const HAND_WRITTEN_LANGUAGE: Record<BenchDevice['backend'], string> = { opencl: 'OpenCL C', cuda: 'CUDA C', webgpu: 'WGSL', cpu: '' };
-
+/** The language each backend's hand-written kernels are written in (the CPU devices have none). */
+const HAND_WRITTEN_LANGUAGE: Record<BenchDevice['backend'], string | undefined> = { opencl: 'OpenCL C', cuda: 'CUDA C', webgpu: 'WGSL', cpu: undefined, c: undefined };
 
 /** The host data: x[p] and y[p] small integers, so every sum is exact and checkable. */
 const host = { x: new Float32Array(n), y: new Float32Array(n), row: new Float32Array(cols), zeros: new Float32Array(n) };
@@ -68,7 +79,8 @@ for (const d of await openDevices(options.backends)) {
     return { seconds, result: (await data.out.toHost()) as Float32Array };
   };
   for (const layout of LAYOUTS) {
-    const handWritten = d.backend === 'cpu' ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
+    const handWritten =
+      HAND_WRITTEN_LANGUAGE[d.backend] === undefined ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
     const reference = handWritten === undefined ? {} : { reference: `hand-written ${HAND_WRITTEN_LANGUAGE[d.backend]}`, referenceValue: gbps(layout, handWritten) };
     let note: string | undefined;
     const kernel = await measure(d, layout, 'loom kernel', () =>
@@ -189,7 +201,7 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
         : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
     return batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 });
   }
-  throw new Error('no hand-written kernel for the CPU device');
+  throw new Error(`no hand-written kernel for the ${d.backend} device`);
 }
 
 /** What a pointwise() run found out besides its wall time: host time per call, and its kernel's own time. */
@@ -258,7 +270,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
     }
     trace.hostSeconds = host / 1000 / 20;
     await settle();
-    if (d.backend !== 'cpu') {
+    if (d.backend !== 'cpu' && d.backend !== 'c') {
       const launched = await launchesOf(d, () => add(x, y, { out0: out }));
       await settle();
       trace.kernelSeconds = await kernelSeconds(d, launched, { maxSeconds: 2 });
@@ -279,6 +291,7 @@ function settleOf(d: BenchDevice): () => Promise<unknown> {
     case 'webgpu':
       return () => d.device.gpuDevice.queue.onSubmittedWorkDone();
     case 'cpu':
+    case 'c':
       return async () => {};
   }
 }

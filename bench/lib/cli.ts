@@ -3,7 +3,7 @@
  *
  *   --json              JSON lines on stdout (the table goes to stderr)
  *   --full              the issue's sizes (for a real GPU); without it, small sizes that a CPU runs in seconds
- *   --backends=a,b      only these backends (opencl, webgpu, cuda, cpu); by default the GPU ones, a missing one a notice
+ *   --backends=a,b      only these backends (opencl, webgpu, cuda, cpu, c); by default the GPU ones, a missing one a notice
  *   --budget=SECONDS    time allowed for a search (the autotuner)
  */
 import { BACKENDS, type Backend } from './records.ts';

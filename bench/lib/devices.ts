@@ -7,6 +7,7 @@
  * recorded figures never set it.
  */
 import type { Device } from '@loom/core';
+import { cDevice, cUnavailableReason, type CDevice } from '@loom/codegen-c';
 import { cpuDevice } from '@loom/codegen-js';
 import { cudaDevice, cudaUnavailableReason, type CudaDevice } from '@loom/codegen-cuda';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
@@ -17,7 +18,8 @@ export type BenchDevice =
   | { readonly backend: 'opencl'; readonly device: OpenCLDevice }
   | { readonly backend: 'webgpu'; readonly device: WebGPUDevice }
   | { readonly backend: 'cuda'; readonly device: CudaDevice }
-  | { readonly backend: 'cpu'; readonly device: Device };
+  | { readonly backend: 'cpu'; readonly device: Device }
+  | { readonly backend: 'c'; readonly device: CDevice };
 
 export async function openDevices(backends: ReadonlySet<Backend>): Promise<BenchDevice[]> {
   const found: BenchDevice[] = [];
@@ -38,5 +40,10 @@ export async function openDevices(backends: ReadonlySet<Backend>): Promise<Bench
     else progress(`(CUDA skipped: ${cudaUnavailableReason()})`);
   }
   if (backends.has('cpu')) found.push({ backend: 'cpu', device: cpuDevice() });
+  if (backends.has('c')) {
+    const device = cDevice();
+    if (device) found.push({ backend: 'c', device });
+    else progress(`(C skipped: ${cUnavailableReason()})`);
+  }
   return found;
 }

@@ -4,7 +4,7 @@
  *   OpenCL   event profiling (`launchTimed`): the device's own start and end stamps of each launch
  *   WebGPU   many dispatches in one submit, wall time to `onSubmittedWorkDone` (webgpu-timer.ts)
  *   CUDA     CUDA events on the default stream around each launch of the program (`timeQueued`)
- *   CPU      wall time around `launch`
+ *   CPU, C   wall time around `launch` (the launch returns when the work is done)
  *
  * Each returns the median of several samples, after a warm-up launch (which also pays for
  * any lazy compilation), in seconds per launch of the whole program.
@@ -59,6 +59,7 @@ export async function sequenceSeconds(d: BenchDevice, sequence: readonly Prepare
     case 'cuda':
       return cudaSeconds(d, sequence, options);
     case 'cpu':
+    case 'c':
       return wallSeconds(launchAll, async () => {}, options);
   }
 }
