@@ -6,7 +6,7 @@
  *   transposed   y[j, i]      (y stored cols x rows: torch's x + y.t())
  *
  * and three implementations: `pointwise()` from @loom/elementwise (what users write; in
- * elementwise.ts), a Loom kernel transformed by hand here, and hand-written OpenCL C and WGSL (the
+ * elementwise.ts), a Loom kernel transformed by hand here, and hand-written OpenCL C, CUDA C and WGSL (the
  * hardware's bar, through the same APIs). Sizes are fixed into the kernels (fixParameters), as a
  * tuned kernel would be: no guards, no uniforms.
  */
@@ -28,8 +28,8 @@ export function shapes(layout: Layout, rows: number, cols: number, vector: boole
   return { x, y: x };
 }
 
-/** Whether the Loom kernel for this layout reads float4 vectors (OpenCL's `vec` axes; WGSL has none yet). */
-export const usesVectors = (layout: Layout, backend: string): boolean => layout !== 'transposed' && backend === 'opencl';
+/** Whether the Loom kernel for this layout reads float4 vectors (OpenCL's and CUDA's `vec` axes; the WGSL rows were measured without). */
+export const usesVectors = (layout: Layout, backend: string): boolean => layout !== 'transposed' && (backend === 'opencl' || backend === 'cuda');
 
 /**
  * The Loom kernel, transformed for a GPU. The contiguous and broadcast cases give each
@@ -104,6 +104,34 @@ __kernel void add_transposed(__global const float *x, __global const float *y, _
   int i0 = get_group_id(1) * 32, j0 = get_group_id(0) * 32, tx = get_local_id(0), ty = get_local_id(1);
   for (int r = ty; r < 32; r += 8) tile[r][tx] = y[(size_t)(j0 + r) * rows + i0 + tx];
   barrier(CLK_LOCAL_MEM_FENCE);
+  for (int r = ty; r < 32; r += 8) {
+    size_t at = (size_t)(i0 + r) * cols + j0 + tx;
+    out[at] = x[at] + tile[tx][r];
+  }
+}
+`;
+
+/**
+ * CUDA C, the same three kernels as the OpenCL C above: one float4 per thread over a 1-D grid,
+ * and the padded-tile transpose in blocks of 32 x 8 threads. Read-only inputs are `const
+ * __restrict__`, as a CUDA programmer writes them (loads through the read-only cache).
+ */
+export const CUDA_SOURCE = `
+__device__ inline float4 add4(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+
+extern "C" __global__ void add_contiguous(const float4 *__restrict__ x, const float4 *__restrict__ y, float4 *__restrict__ out) {
+  size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = add4(x[i], y[i]);
+}
+extern "C" __global__ void add_rows(const float4 *__restrict__ x, const float4 *__restrict__ y, float4 *__restrict__ out, int cols4) {
+  size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = add4(x[i], y[i % cols4]);
+}
+extern "C" __global__ void add_transposed(const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out, int rows, int cols) {
+  __shared__ float tile[32][33];
+  int i0 = blockIdx.y * 32, j0 = blockIdx.x * 32, tx = threadIdx.x, ty = threadIdx.y;
+  for (int r = ty; r < 32; r += 8) tile[r][tx] = y[(size_t)(j0 + r) * rows + i0 + tx];
+  __syncthreads();
   for (int r = ty; r < 32; r += 8) {
     size_t at = (size_t)(i0 + r) * cols + j0 + tx;
     out[at] = x[at] + tile[tx][r];

@@ -5,26 +5,41 @@
  *   <layout>                  pointwise() from @loom/elementwise, called back to back (what users write;
  *                             batches of at least 50 calls between two waits for the device)
  *   <layout> (loom kernel)    a Loom kernel transformed by hand (elementwise-kernels.ts), GPU time
- *   <layout> (hand-written)   hand-written OpenCL C / WGSL through the same runtime, GPU time
+ *   <layout> (hand-written)   hand-written OpenCL C / CUDA C / WGSL through the same runtime, GPU time
  *
  * The reference here is the hand-written kernel; on the GPU machine `bench/report.ts` pairs each
  * line with torch.add on the same shapes (bench/torch_side.py). Every result is checked.
  *
- *   node --import tsx bench/elementwise.ts [--full] [--json] [--backends=opencl,webgpu,cpu]
+ *   node --import tsx bench/elementwise.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu]
  */
 import { DeviceArray, prepareLaunch, type Device, type GeneratedCode, type PreparedKernel, type PreparedLaunch } from '@loom/core';
+import type { CudaBuffer } from '@loom/codegen-cuda';
 import type { OpenCLBuffer } from '@loom/codegen-opencl';
 import { listFlag, parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter } from './lib/records.ts';
 import { batchedSeconds, kernelSeconds, sampled, wallSeconds } from './lib/timing.ts';
 import { gpuBufferOf, timeDispatches, wgslKernel } from './lib/webgpu-timer.ts';
-import { bytesMoved, LAYOUTS, loomKernel, OPENCL_SOURCE, paddingIsSafe, shapes, usesVectors, WGSL_SOURCE, WGSL_TRANSPOSED_SOURCE, type Layout } from './elementwise-kernels.ts';
+import {
+  bytesMoved,
+  CUDA_SOURCE,
+  LAYOUTS,
+  loomKernel,
+  OPENCL_SOURCE,
+  paddingIsSafe,
+  shapes,
+  usesVectors,
+  WGSL_SOURCE,
+  WGSL_TRANSPOSED_SOURCE,
+  type Layout,
+} from './elementwise-kernels.ts';
 
 const options = parseOptions();
 const [rows, cols] = listFlag(options, 'shape', options.full ? [8192, 8192] : [1024, 2048]);
 const n = rows * cols;
 const reporter = new Reporter(options.json);
+/** The language each backend's hand-written kernels are written in (the CPU devices have none). */
+const HAND_WRITTEN_LANGUAGE: Record<BenchDevice['backend'], string | undefined> = { opencl: 'OpenCL C', cuda: 'CUDA C', webgpu: 'WGSL', cpu: undefined, c: undefined };
 
 /** The host data: x[p] and y[p] small integers, so every sum is exact and checkable. */
 const host = { x: new Float32Array(n), y: new Float32Array(n), row: new Float32Array(cols), zeros: new Float32Array(n) };
@@ -64,8 +79,9 @@ for (const d of await openDevices(options.backends)) {
     return { seconds, result: (await data.out.toHost()) as Float32Array };
   };
   for (const layout of LAYOUTS) {
-    const handWritten = d.backend === 'cpu' ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
-    const reference = handWritten === undefined ? {} : { reference: `hand-written ${d.backend === 'opencl' ? 'OpenCL C' : 'WGSL'}`, referenceValue: gbps(layout, handWritten) };
+    const handWritten =
+      HAND_WRITTEN_LANGUAGE[d.backend] === undefined ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
+    const reference = handWritten === undefined ? {} : { reference: `hand-written ${HAND_WRITTEN_LANGUAGE[d.backend]}`, referenceValue: gbps(layout, handWritten) };
     let note: string | undefined;
     const kernel = await measure(d, layout, 'loom kernel', () =>
       intoOut(async () => {
@@ -164,6 +180,17 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
         : () => context.launchTimed(program, `add_${layout}`, layout === 'rows' ? [...buffers, int(cols / 4)] : buffers, [n / 4], [256]);
     return sampled(() => launch() / 1e9, { maxSeconds: 3 });
   }
+  if (d.backend === 'cuda') {
+    const context = d.device.context;
+    const module = context.buildModule(CUDA_SOURCE);
+    const buffers = [data.x, y, data.out].map((a) => ({ kind: 'buffer' as const, buffer: a.buffer as CudaBuffer }));
+    const int = (value: number) => ({ kind: 'scalar' as const, dtype: 'int32' as const, value });
+    const launch =
+      layout === 'transposed'
+        ? () => context.launch(module, 'add_transposed', [...buffers, int(rows), int(cols)], [cols / 32, rows / 32], [32, 8])
+        : () => context.launch(module, `add_${layout}`, layout === 'rows' ? [...buffers, int(cols / 4)] : buffers, [n / 4 / 256], [256]);
+    return sampled(() => context.timeQueued(launch) / 1e3, { maxSeconds: 3 });
+  }
   if (d.backend === 'webgpu') {
     const bind = [data.x, y, data.out].map((a, k) => ({ buffer: gpuBufferOf(a.buffer), readOnly: k < 2 }));
     const groups = n / 4 / 256;
@@ -174,7 +201,7 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
         : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
     return batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 });
   }
-  throw new Error('no hand-written kernel for the CPU device');
+  throw new Error(`no hand-written kernel for the ${d.backend} device`);
 }
 
 /** What a pointwise() run found out besides its wall time: host time per call, and its kernel's own time. */
@@ -209,7 +236,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
   const out = empty([rows, cols], { device });
   trace.variant = add.plan(x, y, { out0: out }).variant;
   try {
-    const settle = d.backend === 'opencl' ? async () => d.device.context.finish() : d.backend === 'webgpu' ? () => d.device.gpuDevice.queue.onSubmittedWorkDone() : async () => {};
+    const settle = settleOf(d);
     // uploads are queued behind the tensors: finish them (and compile) before timing, or the
     // first batch includes them and the timer sizes every later batch at a single call
     await add(x, y, { out0: out });
@@ -243,7 +270,7 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
     }
     trace.hostSeconds = host / 1000 / 20;
     await settle();
-    if (d.backend !== 'cpu') {
+    if (d.backend !== 'cpu' && d.backend !== 'c') {
       const launched = await launchesOf(d, () => add(x, y, { out0: out }));
       await settle();
       trace.kernelSeconds = await kernelSeconds(d, launched, { maxSeconds: 2 });
@@ -251,6 +278,21 @@ async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrac
     return { seconds, result };
   } finally {
     for (const t of [x, y, out]) t.release();
+  }
+}
+
+/** Waits until the device has finished what was queued on it. */
+function settleOf(d: BenchDevice): () => Promise<unknown> {
+  switch (d.backend) {
+    case 'opencl':
+      return async () => d.device.context.finish();
+    case 'cuda':
+      return async () => d.device.context.synchronize();
+    case 'webgpu':
+      return () => d.device.gpuDevice.queue.onSubmittedWorkDone();
+    case 'cpu':
+    case 'c':
+      return async () => {};
   }
 }
 

@@ -6,6 +6,10 @@
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
+# CUDA beside OpenCL and PyTorch alone, in about 3 minutes (issue 26: each CUDA row against the OpenCL row of
+# the same run): the elementwise, SGEMM (4096³ and the awkward shapes, shorter tuning), reduction and
+# computation-library steps on --backends=opencl,cuda, then the report:
+#     bash bench/h100.sh --quick              (there; with --local too, here, where CUDA is a one-line skip)
 #
 # A whole run takes about 270 s on the H100 (2026-11-24), within one device call. The steps' limits
 # add up to more than a call allows (600 s), so a run that needs them can be split with STEPS (e.g.
@@ -20,12 +24,20 @@
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 local_run=false
-[ "${1:-}" = --local ] && local_run=true
+quick=false
+for arg in "$@"; do
+  case $arg in
+    --local) local_run=true ;;
+    --quick) quick=true ;;
+    *) echo "h100.sh: unknown argument '$arg' (--local, --quick)" >&2; exit 2 ;;
+  esac
+done
 if $local_run; then out=${OUT:-/tmp/loom-bench}; else out=${OUT:-bench/results/run}; fi
 mkdir -p "$out"
 lines="$out/h100.jsonl"
 : > "$lines"
 total=${TOTAL:-560}
+$quick && total=${TOTAL:-240}
 began=$(date +%s)
 
 # a step: NAME LIMIT COMMAND...; its stdout (JSON lines) joins h100.jsonl, its stderr goes to NAME.log
@@ -62,21 +74,34 @@ echo "{\"info\":\"gpu\",\"gpu\":\"${gpu:-none}\",\"cpu\":\"${cpu:-unknown}\",\"c
 
 full=--full
 $local_run && full=
-step torch 120 python3 bench/torch_side.py $full --json
-step elementwise 120 ours elementwise --json
-step matmul 210 ours matmul --json --budget=40
-step reductions 45 ours reductions --json
-step computations 90 ours computations --json
-step codegen 120 ours codegen --json --fresh=3
-step statistics 40 ours statistics --json --samples=10
-step launch 45 ours launch --json
-step pointwise-host 30 ours pointwise-host --json
-step roofline 90 ours roofline --json --profile-dir="$out/profiles"
+if $quick; then
+  # SGEMM at 4096³ alone (the GPU's sizes; here the small ones), the awkward shapes, shorter searches
+  sizes=--sizes=4096
+  $local_run && sizes=
+  step torch 90 python3 bench/torch_side.py $full --json
+  step elementwise 60 ours elementwise --json --backends=opencl,cuda
+  step matmul 90 ours matmul --json --backends=opencl,cuda $sizes --classic-up-to=0 --budget=10 --awkward-budget=2
+  step reductions 30 ours reductions --json --backends=opencl,cuda
+  step computations 60 ours computations --json --backends=opencl,cuda
+else
+  step torch 120 python3 bench/torch_side.py $full --json
+  step elementwise 120 ours elementwise --json
+  step matmul 210 ours matmul --json --budget=40
+  step reductions 45 ours reductions --json
+  step computations 90 ours computations --json
+  step codegen 120 ours codegen --json --fresh=3
+  step statistics 40 ours statistics --json --samples=10
+  step launch 45 ours launch --json
+  step pointwise-host 30 ours pointwise-host --json
+  step roofline 90 ours roofline --json --profile-dir="$out/profiles"
+fi
 if $local_run; then
   step report 30 node --import tsx bench/report.ts "$lines" --out="$out"
 else
   step report 30 bash .device/run.sh .device/report.mjs "$lines" --out="$out"
 fi
 echo "== all done in $(( $(date +%s) - began )) s; results in $out" >&2
+# the quick run's JSON lines, then its table of targets, in the output itself
+$quick && grep '^{' "$lines" >&2
 [ -f "$out/BENCHMARKS.md" ] && sed -n '/^## Targets/,/^## Elementwise/p' "$out/BENCHMARKS.md" >&2
 exit 0

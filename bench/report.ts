@@ -122,13 +122,15 @@ md.push(
   '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
 );
 md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
+md.push('bash bench/h100.sh --quick            # there: CUDA beside OpenCL and PyTorch only (elementwise, SGEMM, reductions, computations)');
 md.push('```', '');
 md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
 md.push('without `--full`, small sizes for CPU devices: PoCL, lavapipe). Timing: OpenCL kernels by event');
-md.push('profiling (median of launches); WebGPU kernels by wall time over dozens of dispatches in one submit;');
+md.push('profiling (median of launches); CUDA kernels by CUDA events around each launch (median);');
+md.push('WebGPU kernels by wall time over dozens of dispatches in one submit;');
 md.push('PyTorch by CUDA events over back-to-back calls; `pointwise()` calls by wall time, back to back.', '');
 
-md.push('## Targets (issues 7, 14, 17 and 18)', '');
+md.push('## Targets (issues 7, 14, 17, 18 and 26)', '');
 md.push('| target | measured | met |', '| --- | --- | --- |');
 const targets = targetRows();
 for (const row of targets) md.push(`| ${row.join(' | ')} |`);
@@ -141,7 +143,7 @@ for (const [bench, title, note] of [
   [
     'elementwise',
     'Elementwise add, float32 (size: elements)',
-    'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / WGSL written by hand.',
+    'GB/s counts x, y and out once (the broadcast row once). `pointwise()` is the plain case name; `(loom kernel)` a Loom kernel transformed by hand, `(hand-written)` OpenCL C / CUDA C / WGSL written by hand.',
   ],
   [
     'matmul',
@@ -156,7 +158,7 @@ for (const [bench, title, note] of [
   [
     'computations',
     "@loom/computation's library, float32 (size: elements; n for matmul)",
-    'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
+    'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on CUDA the time between two events around them; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
   ],
   ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
   [
@@ -200,12 +202,14 @@ if (failures.length) {
 const mdPath = outDir ? path.join(outDir, 'BENCHMARKS.md') : 'BENCHMARKS.md';
 const jsonPath = outDir ? path.join(outDir, 'h100.json') : path.join('bench', 'results', 'h100.json');
 mkdirSync(path.dirname(jsonPath), { recursive: true });
-// what limits the figures that miss a target, written by hand next to this script
-const analysis = new URL('./ANALYSIS.md', import.meta.url);
-try {
-  md.push('', readFileSync(analysis, 'utf8').trim(), '');
-} catch {
-  // no analysis written yet
+// sections kept by hand next to this script: the C device's figures (measured on a 2-core machine, not the
+// GPU machine: bench/c-device.ts), then what limits the figures that miss a target
+for (const file of ['./C-DEVICE.md', './ANALYSIS.md']) {
+  try {
+    md.push('', readFileSync(new URL(file, import.meta.url), 'utf8').trim(), '');
+  } catch {
+    // not written yet
+  }
 }
 writeFileSync(mdPath, md.join('\n'));
 writeFileSync(jsonPath, `${JSON.stringify(records, null, 2)}\n`);
@@ -331,6 +335,7 @@ function targetRows(): string[][] {
     const met = fused?.ratio == null || plain?.ratio == null || !fused.reference?.startsWith('torch') ? 'not measured' : fused.ratio >= plain.ratio ? 'yes' : 'no';
     rows.push([`MatrixMul 4096³ with mulConst fused, ${backend}: ratio ≥ the unfused matmul's`, measured, met]);
   }
+  rows.push(...cudaRows());
   // issue 18: the kernels compared with loopy, each 50x faster than loopy's median (OpenCL C, as loopy generates)
   for (const { name, what, loopyMs } of LOOPY_COMPARISON) {
     const l = find('codegen', 'opencl', name);
@@ -395,6 +400,26 @@ function targetRows(): string[][] {
     }
   }
   return rows;
+}
+
+/**
+ * Issue 26: every row the OpenCL backend has in the GPU benchmarks, on CUDA, at least the OpenCL
+ * figure of the same run (the hand-written references are rows too: CUDA C against OpenCL C).
+ */
+function cudaRows(): string[][] {
+  const benches = new Set(['elementwise', 'matmul', 'reductions', 'computations']);
+  const opencl = ours.filter((l) => l.backend === 'opencl' && benches.has(l.bench));
+  // nothing of CUDA in the run (a run without an NVIDIA GPU): no rows, rather than a column of 'not measured'
+  if (!ours.some((l) => l.backend === 'cuda')) return [];
+  return opencl.map((o) => {
+    const c = ours.find((l) => l.bench === o.bench && l.backend === 'cuda' && l.case === o.case && l.size === o.size);
+    const ratio = c ? ratioOf(o.unit, c.value, o.value) : null;
+    return [
+      `${o.bench} ${o.case} (${o.size}), cuda (issue 26): ≥ OpenCL's ${o.value} ${o.unit}`,
+      c ? `${c.value} ${c.unit}, ${ratio === null ? '?' : roundRatio(ratio)}x OpenCL` : '',
+      ratio === null ? 'not measured' : ratio >= 1 ? 'yes' : 'no',
+    ];
+  });
 }
 
 function roundRatio(x: number | null): number | null {

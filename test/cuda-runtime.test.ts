@@ -318,6 +318,35 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     refuses(() => cuda.write(out, new Uint8Array(4)), /the buffer was released/);
   });
 
+  test('timeQueued: the GPU time of the launches queued in it, between two events, the results intact', () => {
+    const n = 1 << 22;
+    const a = Float32Array.from({ length: n }, (_, k) => k % 1000);
+    const input = upload(a);
+    const out = cuda.createBuffer(4 * n);
+    const module = cuda.buildModule(SCALE);
+    const launch = () => cuda.launch(module, 'scale', [buffer(out), buffer(input), scalar('float32', 2), scalar('int32', n)], [n / 256], [256]);
+    // the events bracket the work: a finite, positive time; nothing queued, no less than zero
+    const once = cuda.timeQueued(launch);
+    assert.ok(Number.isFinite(once) && once > 0, String(once));
+    assert.ok(cuda.timeQueued(() => [1, 2, 3].forEach(launch)) > 0);
+    assert.ok(cuda.timeQueued(() => {}) >= 0);
+    const result = new Float32Array(n);
+    cuda.read(out, result);
+    assert.is(
+      result.findIndex((x, k) => x !== 2 * a[k]),
+      -1,
+    );
+    // a queue that throws leaves the context usable, and timing again works
+    assert.throws(() =>
+      cuda.timeQueued(() => {
+        throw new Error('in the queue');
+      }),
+    );
+    assert.ok(cuda.timeQueued(launch) > 0);
+    input.release();
+    out.release();
+  });
+
   test('a second context on the same device can be disposed; afterwards it refuses every use', () => {
     const other = CudaContext.open();
     assert.ok(other);
@@ -327,6 +356,7 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     other.dispose();
     assert.ok(other.disposed && b.released);
     refuses(() => other.createBuffer(4), /createBuffer: the CudaContext was disposed/);
+    refuses(() => other.timeQueued(() => {}), /timeQueued: the CudaContext was disposed/);
     // the first context still works
     const still = upload(Float32Array.from([1, 2]));
     const back = new Float32Array(2);

@@ -3,10 +3,10 @@
  *
  *   --json              JSON lines on stdout (the table goes to stderr)
  *   --full              the issue's sizes (for a real GPU); without it, small sizes that a CPU runs in seconds
- *   --backends=a,b      only these backends (opencl, webgpu, cpu)
+ *   --backends=a,b      only these backends (opencl, webgpu, cuda, cpu, c); by default the GPU ones, a missing one a notice
  *   --budget=SECONDS    time allowed for a search (the autotuner)
  */
-import type { Backend } from './records.ts';
+import { BACKENDS, type Backend } from './records.ts';
 
 export interface BenchOptions {
   readonly json: boolean;
@@ -16,7 +16,7 @@ export interface BenchOptions {
   readonly flags: ReadonlyMap<string, string>;
 }
 
-export function parseOptions(argv: readonly string[] = process.argv.slice(2), defaultBackends: readonly Backend[] = ['opencl', 'webgpu']): BenchOptions {
+export function parseOptions(argv: readonly string[] = process.argv.slice(2), defaultBackends: readonly Backend[] = ['opencl', 'webgpu', 'cuda']): BenchOptions {
   const flags = new Map<string, string>();
   for (const arg of argv) {
     const m = /^--([\w-]+)(?:=(.*))?$/.exec(arg);
@@ -24,7 +24,7 @@ export function parseOptions(argv: readonly string[] = process.argv.slice(2), de
     flags.set(m[1], m[2] ?? 'true');
   }
   const backends = (flags.get('backends')?.split(',') ?? defaultBackends).map((b) => b.trim());
-  for (const b of backends) if (!['opencl', 'webgpu', 'cpu'].includes(b)) throw new Error(`unknown backend '${b}' (opencl, webgpu, cpu)`);
+  for (const b of backends) if (!(BACKENDS as readonly string[]).includes(b)) throw new Error(`unknown backend '${b}' (${BACKENDS.join(', ')})`);
   return { json: flags.has('json'), full: flags.has('full'), backends: new Set(backends as Backend[]), flags };
 }
 

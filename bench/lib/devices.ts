@@ -7,7 +7,9 @@
  * recorded figures never set it.
  */
 import type { Device } from '@loom/core';
+import { cDevice, cUnavailableReason, type CDevice } from '@loom/codegen-c';
 import { cpuDevice } from '@loom/codegen-js';
+import { cudaDevice, cudaUnavailableReason, type CudaDevice } from '@loom/codegen-cuda';
 import { openclDevice, openclUnavailableReason, type OpenCLDevice } from '@loom/codegen-opencl';
 import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice } from '@loom/codegen-wgsl';
 import { progress, type Backend } from './records.ts';
@@ -15,7 +17,9 @@ import { progress, type Backend } from './records.ts';
 export type BenchDevice =
   | { readonly backend: 'opencl'; readonly device: OpenCLDevice }
   | { readonly backend: 'webgpu'; readonly device: WebGPUDevice }
-  | { readonly backend: 'cpu'; readonly device: Device };
+  | { readonly backend: 'cuda'; readonly device: CudaDevice }
+  | { readonly backend: 'cpu'; readonly device: Device }
+  | { readonly backend: 'c'; readonly device: CDevice };
 
 export async function openDevices(backends: ReadonlySet<Backend>): Promise<BenchDevice[]> {
   const found: BenchDevice[] = [];
@@ -30,6 +34,16 @@ export async function openDevices(backends: ReadonlySet<Backend>): Promise<Bench
     if (device) found.push({ backend: 'webgpu', device });
     else progress(`(WebGPU skipped: ${webgpuUnavailableReason()})`);
   }
+  if (backends.has('cuda')) {
+    const device = cudaDevice();
+    if (device) found.push({ backend: 'cuda', device });
+    else progress(`(CUDA skipped: ${cudaUnavailableReason()})`);
+  }
   if (backends.has('cpu')) found.push({ backend: 'cpu', device: cpuDevice() });
+  if (backends.has('c')) {
+    const device = cDevice();
+    if (device) found.push({ backend: 'c', device });
+    else progress(`(C skipped: ${cUnavailableReason()})`);
+  }
   return found;
 }

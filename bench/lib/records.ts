@@ -7,8 +7,11 @@
  * from another process (`bench/torch_side.py`); `bench/report.ts` pairs them up.
  */
 
-export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline' | 'computations';
-export type Backend = 'opencl' | 'webgpu' | 'cpu';
+export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline' | 'computations' | 'c-device';
+export type Backend = 'opencl' | 'webgpu' | 'cuda' | 'cpu' | 'c';
+
+/** Every backend a benchmark can run on, in the order they are opened and reported. */
+export const BACKENDS: readonly Backend[] = ['opencl', 'webgpu', 'cuda', 'cpu', 'c'];
 
 export interface Measurement {
   readonly bench: Bench;

@@ -3,12 +3,14 @@
  *
  *   OpenCL   event profiling (`launchTimed`): the device's own start and end stamps of each launch
  *   WebGPU   many dispatches in one submit, wall time to `onSubmittedWorkDone` (webgpu-timer.ts)
- *   CPU      wall time around `launch`
+ *   CUDA     CUDA events on the default stream around each launch of the program (`timeQueued`)
+ *   CPU, C   wall time around `launch` (the launch returns when the work is done)
  *
  * Each returns the median of several samples, after a warm-up launch (which also pays for
  * any lazy compilation), in seconds per launch of the whole program.
  */
 import type { PreparedLaunch } from '@loom/core';
+import type { CudaBuffer, CudaKernelArgument, CudaModule } from '@loom/codegen-cuda';
 import type { KernelArgument, OpenCLBuffer, OpenCLProgram } from '@loom/codegen-opencl';
 import type { BenchDevice } from './devices.ts';
 import { loomKernels, timeDispatches, type DirectKernel } from './webgpu-timer.ts';
@@ -33,8 +35,9 @@ export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, op
 
 /**
  * Seconds per launch of several prepared programs one after the other (a computation's
- * kernels): on OpenCL the sum of every kernel's event-profiled time, on WebGPU all of them
- * dispatched in order, dozens of rounds per submit.
+ * kernels): on OpenCL the sum of every kernel's event-profiled time, on CUDA the time between
+ * two events around all of them, on WebGPU all of them dispatched in order, dozens of rounds
+ * per submit.
  */
 export async function sequenceSeconds(d: BenchDevice, sequence: readonly PreparedLaunch[], options: TimingOptions = {}): Promise<number> {
   const launchAll = async () => {
@@ -53,9 +56,32 @@ export async function sequenceSeconds(d: BenchDevice, sequence: readonly Prepare
       }
       return batchedSeconds((count) => timeDispatches(d.device, kernels, count), options);
     }
+    case 'cuda':
+      return cudaSeconds(d, sequence, options);
     case 'cpu':
+    case 'c':
       return wallSeconds(launchAll, async () => {}, options);
   }
+}
+
+/**
+ * CUDA: every kernel of the sequence queued between two events on the default stream, as
+ * PyTorch's side is timed; the launches go to the context directly, as OpenCL's do, so that
+ * only the GPU's time between the events counts.
+ */
+function cudaSeconds(d: Extract<BenchDevice, { backend: 'cuda' }>, sequence: readonly PreparedLaunch[], options: TimingOptions): number {
+  const context = d.device.context;
+  const launches = sequence.flatMap((prepared) =>
+    prepared.kernels.map((k) => ({
+      module: prepared.compiled as CudaModule,
+      name: k.kernel.entryPoint,
+      args: k.args.map((a): CudaKernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as CudaBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+      grid: k.groupCount,
+      block: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
+    })),
+  );
+  const once = () => context.timeQueued(() => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block))) / 1e3;
+  return sampled(once, options);
 }
 
 function openclSeconds(d: Extract<BenchDevice, { backend: 'opencl' }>, sequence: readonly PreparedLaunch[], options: TimingOptions): number {

@@ -49,6 +49,9 @@ export const CU_COMPUTEMODE_PROHIBITED = 2;
 export const CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 export const CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 
+/** CUevent_flags: an event that records time (the default; CU_EVENT_DISABLE_TIMING would not). */
+export const CU_EVENT_DEFAULT = 0;
+
 // nvrtcResult
 export const NVRTC_SUCCESS = 0;
 export const NVRTC_ERROR_COMPILATION = 6;

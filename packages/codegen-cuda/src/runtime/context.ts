@@ -90,6 +90,8 @@ export class CudaContext {
   /** Released allocations, by size class, for `createBuffer` to hand out again. */
   readonly #pool: BufferPool<bigint>;
   readonly #arena: ParameterArena;
+  /** The two events `timeQueued` records, made on its first call; destroyed with the context. */
+  #timingEvents: readonly [Handle, Handle] | undefined;
 
   private constructor(found: Opening, cacheSize: number, poolBytes: number) {
     const { api, koffi, nvrtc, ordinal } = found;
@@ -308,6 +310,46 @@ export class CudaContext {
     this.#check('cuCtxSynchronize', this.#api.cuCtxSynchronize());
   }
 
+  // --- timing ---------------------------------------------------------------------------------
+
+  /**
+   * The GPU time, in milliseconds, of the work `queue` puts on the device: an event recorded on
+   * the default stream before and one after it, the second waited for, and the time between
+   * them (the driver's resolution is about half a microsecond). Work queued before runs first
+   * and is not counted; the host's time to queue is counted only where the device waited for it.
+   */
+  timeQueued(queue: () => void): number {
+    this.#live('timeQueued');
+    this.#makeCurrent();
+    const [start, end] = this.#events();
+    this.#check('cuEventRecord', this.#api.cuEventRecord(start, null));
+    queue();
+    this.#makeCurrent();
+    this.#check('cuEventRecord', this.#api.cuEventRecord(end, null));
+    this.#check('cuEventSynchronize', this.#api.cuEventSynchronize(end));
+    const milliseconds = new Float32Array(1);
+    this.#check('cuEventElapsedTime', this.#api.cuEventElapsedTime(milliseconds, start, end));
+    return milliseconds[0];
+  }
+
+  /** The start and end events of `timeQueued`, made once (events with timing, CU_EVENT_DEFAULT). */
+  #events(): readonly [Handle, Handle] {
+    if (this.#timingEvents) return this.#timingEvents;
+    const make = () => {
+      const cell = new BigUint64Array(1);
+      this.#check('cuEventCreate', this.#api.cuEventCreate(cell, CU.CU_EVENT_DEFAULT));
+      return cell[0];
+    };
+    const start = make();
+    try {
+      this.#timingEvents = [start, make()];
+    } catch (e) {
+      this.#api.cuEventDestroy_v2(start);
+      throw e;
+    }
+    return this.#timingEvents;
+  }
+
   // --- lifetime -------------------------------------------------------------------------------
 
   /** How many modules the cache holds, how many are loaded in all (cached or still held elsewhere), and live buffers. */
@@ -333,6 +375,8 @@ export class CudaContext {
     for (const ref of [...this.#buffers]) ref.deref()?.release();
     this.#buffers.clear();
     this.#arena.free();
+    for (const event of this.#timingEvents ?? []) this.#api.cuEventDestroy_v2(event);
+    this.#timingEvents = undefined;
     this.#api.cuDevicePrimaryCtxRelease_v2(this.#ordinal);
     if (currentContext === this.#context) currentContext = undefined;
     this.#context = undefined;

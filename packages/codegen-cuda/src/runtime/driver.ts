@@ -2,7 +2,7 @@
  * The CUDA driver API (`libcuda.so.1`, installed with NVIDIA's driver), bound through koffi.
  *
  * Conventions, so the callers read plainly:
- *   - contexts, modules and functions are `Handle`s, the pointer as a bigint (koffi 3 passes
+ *   - contexts, modules, functions and events are `Handle`s, the pointer as a bigint (koffi 3 passes
  *     pointers that way); device memory is a `CUdeviceptr`, a 64-bit integer, also a bigint;
  *   - output parameters are typed arrays the caller owns (`Int32Array(1)` for an int,
  *     `BigUint64Array(1)` for a handle, a pointer or a size_t), and host memory handed over is
@@ -16,7 +16,7 @@
 import type { LibraryHandle } from 'koffi';
 import { declareType, firstLine, loadFailure, loadKoffi, type Koffi } from './native.ts';
 
-/** A CUcontext, CUmodule or CUfunction, as the pointer value koffi gives. */
+/** A CUcontext, CUmodule, CUfunction or CUevent, as the pointer value koffi gives. */
 export type Handle = bigint;
 
 /** The driver API functions the runtime calls. */
@@ -59,6 +59,12 @@ export interface DriverApi {
     extra: null,
   ): number;
 
+  cuEventCreate(event: BigUint64Array, flags: number): number;
+  cuEventRecord(event: Handle, stream: null): number;
+  cuEventSynchronize(event: Handle): number;
+  cuEventElapsedTime(milliseconds: Float32Array, start: Handle, end: Handle): number;
+  cuEventDestroy_v2(event: Handle): number;
+
   cuGetErrorName(code: number, name: BigUint64Array): number;
   cuGetErrorString(code: number, text: BigUint64Array): number;
 }
@@ -91,6 +97,12 @@ const PROTOTYPES: Record<keyof DriverApi, string> = {
   cuLaunchKernel:
     'CUresult cuLaunchKernel(CUfunction fn, unsigned int gridX, unsigned int gridY, unsigned int gridZ, ' +
     'unsigned int blockX, unsigned int blockY, unsigned int blockZ, unsigned int sharedBytes, CUstream stream, void *parameters, void *extra)',
+
+  cuEventCreate: 'CUresult cuEventCreate(void *event, unsigned int flags)',
+  cuEventRecord: 'CUresult cuEventRecord(CUevent event, CUstream stream)',
+  cuEventSynchronize: 'CUresult cuEventSynchronize(CUevent event)',
+  cuEventElapsedTime: 'CUresult cuEventElapsedTime(void *milliseconds, CUevent start, CUevent end)',
+  cuEventDestroy_v2: 'CUresult cuEventDestroy_v2(CUevent event)',
 
   cuGetErrorName: 'CUresult cuGetErrorName(CUresult code, void *name)',
   cuGetErrorString: 'CUresult cuGetErrorString(CUresult code, void *text)',
@@ -143,7 +155,7 @@ function bind(koffi: Koffi, library: LibraryHandle): DriverApi {
   declareType(koffi, 'CUresult', () => koffi.alias('CUresult', 'int'));
   declareType(koffi, 'CUdevice', () => koffi.alias('CUdevice', 'int'));
   declareType(koffi, 'CUdeviceptr', () => koffi.alias('CUdeviceptr', 'uint64_t'));
-  for (const name of ['CUcontext', 'CUmodule', 'CUfunction', 'CUstream']) {
+  for (const name of ['CUcontext', 'CUmodule', 'CUfunction', 'CUstream', 'CUevent']) {
     declareType(koffi, name, () => koffi.pointer(name, koffi.opaque()));
   }
   const api: Partial<Record<keyof DriverApi, unknown>> = {};
