@@ -35,10 +35,13 @@ const EXCLUDED: readonly Feature[] = [
 ];
 
 /**
- * The older samples below leave out issue 24's families (their own test samples them): their
- * fixed seeds keep the kernels they were chosen for, and their time.
+ * The older samples below leave out issue 24's families and issue 27's global footprints (their
+ * own tests sample them): their fixed seeds keep the kernels they were chosen for, and their time.
  */
-const OLDER: readonly Feature[] = [...EXCLUDED, 'laneTemporaries', 'dependentDomains'];
+const OLDER: readonly Feature[] = [...EXCLUDED, 'laneTemporaries', 'dependentDomains', 'globalFootprints'];
+
+/** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
+const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints'];
 
 /*
  * Not excluded here but per device: WebGPU is never held to float specials. WGSL lets
@@ -128,7 +131,7 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
   const pick = (shape: string, count: number) => {
     const seeds: number[] = [];
     for (let seed = 5000; seeds.length < count && seed < 8000; seed++) {
-      const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+      const own = testDevices().map((d) => planCase(seed, new FeatureSet(ISSUE_24).without(limitsOf(d))));
       if (
         own.every(
           (p) => p?.kcase.shape === shape && p.kcase.dtype !== 'float64' && p.chain.steps.some((s) => s.feature === (shape === 'lanes' ? 'laneTemporaries' : 'dependentDomains')),
@@ -140,7 +143,7 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
   };
   const laneSeeds = pick('lanes', 2);
   const segmentSeeds = pick('segments', 4);
-  const results = await sample([...laneSeeds, ...segmentSeeds], testDevices(), EXCLUDED);
+  const results = await sample([...laneSeeds, ...segmentSeeds], testDevices(), ISSUE_24);
   for (const device of testDevices())
     for (const shape of ['lanes', 'segments'])
       assert.ok(
@@ -232,6 +235,23 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
     ran.push(...r.ran);
   }
   assert.ok(ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')), ran.join('; '));
+});
+
+test("every device: issue 27's global footprints of parametric size (addPrefetch, precompute into global memory) agree with the untransformed kernel", async () => {
+  // the first seeds from 9000 whose chain (as each device gets it) stored a footprint of a
+  // size the parameters give in global memory
+  const parametric = (p: Pick<CaseResult, 'chain'>) => p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
+  const seeds: number[] = [];
+  for (let seed = 9000; seeds.length < 3 && seed < 10_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && Object.keys(p.kcase.params).length > 0)) seeds.push(seed);
+  }
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => parametric(r) && agreedOn(r, device.name)),
+      `${device.name}: no global footprint compared (seeds ${seeds})`,
+    );
 });
 
 test.run();

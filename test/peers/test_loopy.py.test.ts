@@ -11,7 +11,6 @@ import {
   collectWarnings,
   expandSubst,
   expr,
-  fixParameters,
   generateCode,
   globalArg,
   KernelCheckError,
@@ -26,37 +25,12 @@ import {
   type DType,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { linearizeKernel } from '../../packages/core/src/codegen/generate.ts';
 import { preprocess } from '../../packages/core/src/preprocess/pipeline.ts';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
 // {{{ test race detection
 
-test('test_ilp_write_race_detection_global', () => {
-  // loopy's domain is "[n] -> {[i,j]: 0<=i,j<n}" and it only linearizes; Loom refuses
-  // an ILP iname without a constant extent before linearizing (loopy does at code
-  // generation), so j gets a constant extent here. The race is the same: every ILP
-  // lane j writes the same a[i].
-  let knl = makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<16 }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], {
-    assumptions: 'n>=1',
-    name: 'loopy_kernel',
-  });
-  knl = tagInames(knl, { j: 'ilp' });
-  const { warnings } = collectWarnings(() => linearizeKernel(knl));
-  assert.ok(
-    warnings.some((w) => w.category === 'WriteRaceConditionWarning'),
-    warnings.map(String).join('\n'),
-  );
-
-  // and loopy's original kernel is refused, naming the ILP iname
-  const original = tagInames(makeKernel('[n] -> {[i,j]: 0<=i,j<n }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], { assumptions: 'n>=1' }), {
-    j: 'ilp',
-  });
-  assert.throws(
-    () => linearizeKernel(original),
-    (e: unknown) => e instanceof KernelCheckError && e.inames.includes('j'),
-  );
-});
+// test_ilp_write_race_detection_global: test_loopy.py.runtime-sizes.test.ts
 
 test('test_ilp_write_race_avoidance_local', () => {
   // a local temporary written in an ILP loop gets one copy per lane, as a private one does.
@@ -350,25 +324,7 @@ for (const device of testDevices()) {
     assert.equal(Array.from(tmp as Float64Array), new Array(20).fill(0));
   });
 
-  test(`${device.name}: test_empty_domain`, async () => {
-    for (const tag of ['for', 'l.0', 'g.0', 'fixed'] as const) {
-      let knl = makeKernel('{[i,j]: 0 <= i < n}', 'for i\n  c = 1\nend');
-      if (tag === 'l.0') {
-        // loopy sizes the work-group from n at run time; Loom fixes it when the code is generated
-        assert.throws(() => generateCode(tagInames(knl, { i: 'l.0' }), device.target), /'i' is tagged l.0, but its length \(n\) is not a constant/);
-        continue;
-      }
-      const args: Record<string, number | Int32Array> = {};
-      if (tag === 'fixed') knl = fixParameters(knl, { n: 0 });
-      else {
-        knl = tagInames(knl, { i: tag });
-        args.n = 0;
-      }
-      const c = new Int32Array(1);
-      await run(knl, device, { ...args, c });
-      assert.equal(Array.from(c), [0], tag);
-    }
-  });
+  // test_empty_domain: test_loopy.py.runtime-sizes.test.ts
 
   test(`${device.name}: test_pow`, async () => {
     const pairs: [DType, DType][] = [

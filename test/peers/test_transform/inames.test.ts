@@ -45,27 +45,7 @@ function chunkKernel(): LoopKernel {
   return makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [f32('out'), f32('a'), '...'], { assumptions: 'n>0' });
 }
 
-for (const device of testDevices()) {
-  test(`${device.name}: test_chunk_iname`, async () => {
-    for (const fix of [true, false]) {
-      for (const n of [130, 2, 3, 7]) {
-        // a chunk's length is ceil(n/3) or floor(n/3): a work-group size only when n is fixed
-        let knl = chunkIname(chunkKernel(), 'i', 3, fix ? { innerTag: 'l.0', outerTag: 'g.0' } : { outerTag: 'g.0' });
-        knl = prioritizeLoops(knl, 'i_outer, i_inner');
-        if (fix) knl = fixParameters(knl, { n });
-        const a = randomFloat32(n, n);
-        const { out } = await run(knl, device, fix ? { a } : { a, n });
-        assertClose(
-          out as Float32Array,
-          range(n, (k) => 2 * a[k]),
-          `fix=${fix}, n=${n}`,
-          0,
-          0,
-        );
-      }
-    }
-  });
-}
+// test_chunk_iname: test_loopy.py.runtime-sizes.test.ts (with the other sizes known only at run time)
 
 test('test_chunk_iname: the chunks are contiguous and nearly equal; non-box loops are refused', () => {
   const knl = chunkIname(fixParameters(chunkKernel(), { n: 130 }), 'i', 3);

@@ -63,6 +63,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'reductionShape',
   'mapDomain',
   'untag',
+  'globalFootprints',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -203,6 +204,18 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       if (!tagged.length) return undefined;
       const iname = rng.pick(tagged);
       return step(`untagInames(knl, ${q(iname)})`, (k) => untagInames(k, iname));
+    }
+    case 'globalFootprints': {
+      // a footprint of the parameters' size: only global memory may hold it (issue 27)
+      const sweep = rng.subset(knl.inames);
+      const options = { temporaryAddressSpace: 'global' as const };
+      const arrays = [...kcase.arrays.keys()].filter((a) => knl.arg(a) && !knl.temporaries.has(`${a}_fetch`));
+      if (knl.substitutions.has('f') && (!arrays.length || rng.chance(0.5))) {
+        return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) => precompute(k, 'f', sweep, options));
+      }
+      if (!arrays.length) return undefined;
+      const array = rng.pick(arrays);
+      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) => addPrefetch(k, array, sweep, options));
     }
     default:
       return undefined;

@@ -77,6 +77,9 @@ export const FEATURES = {
   // negative literals beside unsigned data (s6-unsigned): drawn in pointwise-narrow.ts's chains
   pointwiseUnsignedBitwiseLiterals:
     '& | ^ in narrow-integer chains beside a negative literal (-1, -2, -100, ~k), which wraps into an unsigned computation dtype first ((x | -2) >> 1 over uint8 is 127, not -1)',
+  // sizes known only at run time (issue 27, s7-i27a): drawn as steps of chains.ts
+  globalFootprints:
+    "addPrefetch or precompute into a global temporary (temporaryAddressSpace: 'global') over inames of parametric length: a footprint sized in the parameters, allocated per call",
 } as const;
 
 export type Feature = keyof typeof FEATURES;

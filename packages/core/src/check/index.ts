@@ -7,7 +7,8 @@
  *
  *  - on the typed kernel as the user wrote it (reductions not yet loops);
  *  - on the preprocessed kernel (reductions realized, temporaries placed, ILP
- *    temporaries privatized), with its schedule split into device kernels.
+ *    temporaries privatized), with its schedule split into device kernels;
+ *  - before the code is built (`checkGeneratable`).
  */
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Subkernel } from '../schedule/print-linearization.ts';
@@ -27,6 +28,14 @@ export function checkTypedKernel(knl: LoopKernel): void {
   checkHardwareAxesUsedOnce(knl);
   checkReductionInamesNotSurrounding(knl);
   checkNoReductionOverVecInames(knl);
+}
+
+/**
+ * Checks of what code generation itself needs, made where loopy makes them (its code
+ * generation, not its linearization): an `ilp` or `unr` iname of parametric length
+ * linearizes, with its write-race warning, and is refused only here.
+ */
+export function checkGeneratable(knl: LoopKernel): void {
   checkConstantExtents(knl);
 }
 

@@ -20,7 +20,7 @@ import { stringifyKernel } from '../kernel/print.ts';
 import type { ProgramAst } from './ast.ts';
 import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
-import { checkLinearizedKernel } from '../check/index.ts';
+import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
 import { targetFacts } from './target-facts.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
@@ -69,6 +69,7 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
 
 function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
+  checkGeneratable(kernel);
   const facts = target && targetFacts(target);
   const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: facts?.vectorTypes ?? false, vectorLanes: facts?.vectorLanes });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));

@@ -23,6 +23,7 @@ import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type Kerne
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
@@ -65,9 +66,18 @@ export interface MakeKernelOptions {
    * (loopy's `seq_dependencies=True`); `dep=` attributes still add to that.
    */
   readonly seqDependencies?: boolean;
+  /**
+   * Parameters fixed to values as the kernel is made (loopy's `fixed_parameters`): the same as
+   * `fixParameters` applied to the result, but before shapes are inferred, so a temporary
+   * indexed up to a fixed parameter gets a constant shape.
+   * ```ts
+   * makeKernel('[n] -> {[i]: 0 <= i < n}', '<>tmp[i] = i', undefined, { fixedParameters: { n: 1 } });
+   * ```
+   */
+  readonly fixedParameters?: Readonly<Record<string, number>>;
 }
 
-const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies']);
+const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies', 'fixedParameters']);
 
 /**
  * A global array argument for `makeKernel`'s argument list (loopy's `GlobalArg`).
@@ -221,6 +231,8 @@ export function makeKernel(
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
   });
+  // loopy fixes them before iname duplication and shape inference, as here
+  if (options.fixedParameters) knl = fixParameters(knl, options.fixedParameters);
 
   // `dup=` attributes are duplicate_inames applied to one instruction
   parsed.instructions.forEach((p, k) => {

@@ -18,12 +18,13 @@ export function sepAxisOf(arg: KernelArg): { axis: number; length: number } | un
   const axis = arg.dimTags?.findIndex((t) => t.kind === 'sep') ?? -1;
   if (axis < 0 || !arg.shape) return undefined;
   const size = arg.shape[axis];
-  if (size.kind !== 'int') throw new LoomError(`'${arg.name}': a 'sep' axis needs a constant length, not ${printExpr(size)}`);
-  // the caller's array is row-major around the sep axis, and so must each separate array be
-  const levels = arg.dimTags!.filter((_, k) => k !== axis).map((t) => (t.kind === 'nested' ? t.level : NaN));
-  if (levels.some((l, k) => Number.isNaN(l) || (k > 0 && l >= levels[k - 1]))) {
-    throw new LoomError(`'${arg.name}': a 'sep' axis can only be combined with row-major ('c') axes`);
+  if (size.kind !== 'int') {
+    throw new LoomError(
+      `'${arg.name}': axis ${axis} is tagged 'sep', so each of its indices is an array of its own, and their number must be known when the code is generated, not ${printExpr(size)} (fix it: fixParameters(knl, { ${printExpr(size)}: ... }) where it is a parameter)`,
+    );
   }
+  // each separate array is laid out by its own tags; the caller's array stays row-major
+  // (runtime/sep-pieces.ts moves the elements between the two)
   return { axis, length: size.value };
 }
 

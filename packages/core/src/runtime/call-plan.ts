@@ -30,6 +30,7 @@ import { compileFor } from './compile.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 import { checkGridLimits } from './limits.ts';
+import { pieceStrides, type SepLayout } from './sep-pieces.ts';
 import type { BoundsChecks } from '../codegen/access-guards.ts';
 
 /** A caller's array as the plan has it: where its buffer goes, how large it is, what it must hold. */
@@ -48,7 +49,7 @@ export interface PlannedArray {
   readonly requiredElements: number;
   /** Where its buffer goes in the call's buffer list; a `sep` array's pieces take `sepSlots`. */
   readonly slot: number;
-  readonly sep?: HostArgument['sep'] & { readonly slots: readonly number[] };
+  readonly sep?: HostArgument['sep'] & SepLayout & { readonly slots: readonly number[] };
 }
 
 export interface PlannedTemporary {
@@ -219,7 +220,7 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
       byteLength: byteLengthOf(a.dtype, a.shape),
       ...layoutOf(a.arg, a.shape, binding.values),
       slot: slot(a.arg.name),
-      ...(a.sep ? { sep: { ...a.sep, slots: a.sep.names.map(slot) } } : {}),
+      ...(a.sep ? { sep: { ...a.sep, pieceStrides: pieceStrides(a.arg, a.shape, a.sep.axis, binding.values), slots: a.sep.names.map(slot) } } : {}),
     }),
   );
   const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);

@@ -5,7 +5,7 @@
  * signature is planned once (call-plan.ts); a call binds its arrays and launches.
  */
 import { ownEntry } from '../names.ts';
-import { hostArrayConstructor, type DType, type HostArray } from '../dtypes.ts';
+import { hostArrayConstructor, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { RunArgument, ShapedHostArray } from './arguments.ts';
@@ -14,6 +14,7 @@ import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.
 import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
 import { hostLaunches } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
+import { piecesOf, scatterPieces } from './sep-pieces.ts';
 
 export type { RunOptions };
 
@@ -46,7 +47,7 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
       if (a.sep) {
         // a 'sep' axis: one device array per index along it
         if (given instanceof DeviceArray) throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
-        for (const [k, slice] of sliceAlong({ ...a, given }, a.sep.axis).entries()) {
+        for (const [k, slice] of piecesOf(a.dtype, a.shape, a.sep, given).entries()) {
           const buffer = device.allocate(Math.max(slice.byteLength, 4));
           owned.push(buffer);
           if (slice.byteLength > 0) await device.write(buffer, slice);
@@ -97,9 +98,9 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
       const given = givens[k];
       if (a.sep) {
         const target = (given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
-        const slices = sliceAlong({ ...a, given: target }, a.sep.axis);
-        for (const [k, slice] of slices.entries()) if (slice.byteLength > 0) await device.read(buffers[a.sep.slots[k]]!, slice);
-        scatterAlong(target, a.shape, a.sep.axis, slices);
+        const pieces = piecesOf(a.dtype, a.shape, a.sep);
+        for (const [k, piece] of pieces.entries()) if (piece.byteLength > 0) await device.read(buffers[a.sep.slots[k]]!, piece);
+        scatterPieces(target, a.shape, a.sep, pieces);
         output(outputs, a.arg.name, target);
         continue;
       }
@@ -129,26 +130,4 @@ function givenArray(v: RunArgument | undefined): HostArray | DeviceArray | undef
   if (v === undefined || typeof v === 'number' || typeof v === 'bigint') return undefined;
   if (v instanceof DeviceArray || ArrayBuffer.isView(v)) return v as HostArray | DeviceArray;
   return (v as ShapedHostArray).data;
-}
-
-/** The row-major slices of a host array at each index along `axis` (zeros when nothing was given). */
-function sliceAlong(a: { dtype: DType; shape: readonly number[]; given?: HostArray | DeviceArray }, axis: number): HostArray[] {
-  const Ctor = hostArrayConstructor(a.dtype);
-  const outer = a.shape.slice(0, axis).reduce((x, y) => x * y, 1);
-  const inner = a.shape.slice(axis + 1).reduce((x, y) => x * y, 1);
-  const data = a.given as HostArray | undefined;
-  return Array.from({ length: a.shape[axis] }, (_, k) => {
-    const slice = new Ctor(outer * inner);
-    if (data)
-      for (let o = 0; o < outer; o++) (slice as Float64Array).set((data as Float64Array).subarray((o * a.shape[axis] + k) * inner, (o * a.shape[axis] + k + 1) * inner), o * inner);
-    return slice;
-  });
-}
-
-function scatterAlong(target: HostArray, shape: readonly number[], axis: number, slices: readonly HostArray[]): void {
-  const outer = shape.slice(0, axis).reduce((x, y) => x * y, 1);
-  const inner = shape.slice(axis + 1).reduce((x, y) => x * y, 1);
-  slices.forEach((slice, k) => {
-    for (let o = 0; o < outer; o++) (target as Float64Array).set((slice as Float64Array).subarray(o * inner, (o + 1) * inner), (o * shape[axis] + k) * inner);
-  });
 }

@@ -83,6 +83,25 @@ function computeExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: r
   throw new StaticValueFindingError(`a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`);
 }
 
+/**
+ * `staticMax`, allowing a quasi-affine answer `floor(expr / divisor)` where no affine one
+ * holds (the last block `floor((n - 1)/2560)` of n values in blocks of 2560): the first
+ * such bound of the terms that bounds every term. For what may be sized at run time only
+ * (a global temporary): a loop bound or a hardware axis needs staticMax's affine answer.
+ */
+export function staticMaxQuasiAffine(terms: readonly PieceTerm[], context: BasicSet): Bound {
+  try {
+    return { expr: staticMax(terms, context), divisor: 1 };
+  } catch (e) {
+    if (!(e instanceof StaticValueFindingError)) throw e;
+    const live = terms.map((t) => t.set.intersect(context)).flatMap((within, k) => (within.isEmpty() ? [] : [{ within, expr: terms[k].expr }]));
+    const holds = (b: Bound) => live.every((t) => t.within.implies(ge(b.expr.sub(t.expr.scale(b.divisor)))));
+    const found = terms.flatMap((t) => termBounds(t.set, t.expr, 'max')).find(holds);
+    if (found) return found;
+    throw e;
+  }
+}
+
 /** The bounds of `expr` over the set, in the parameters (its max is their min, and vice versa). */
 function termBounds(set: BasicSet, expr: Linear, sense: Sense): Bound[] {
   const v = freshName('v');

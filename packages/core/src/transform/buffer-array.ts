@@ -18,7 +18,7 @@ import { fromLinear, mapExpr, parseExpression, printExpr, someExpr, substitute, 
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import type { AddressSpace, Instruction, LoopKernel } from '../kernel/model.ts';
-import { fixedInames, footprintAxes, insideBox, type Use } from './footprint.ts';
+import { boxSize, fixedInames, footprintAxes, insideBox, lastOffsetBound, type Use } from './footprint.ts';
 import { storeDependencies, tidy } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { uniqueName } from '../kernel/rename.ts';
@@ -99,7 +99,7 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
         const limit = shape[stored[k].axis] && toLinear(shape[stored[k].axis]);
         return [
           { kind: 'ge' as const, expr: v },
-          { kind: 'ge' as const, expr: stored[k].extent!.sub(1).sub(v) },
+          lastOffsetBound({ ...stored[k], extent: stored[k].extent! }, v),
           ...(stored[k].lower ?? []).map((lo) => ({ kind: 'ge' as const, expr: at.sub(lo) })),
           ...(stored[k].upper ?? []).map((hi) => ({ kind: 'ge' as const, expr: hi.sub(at) })),
           ...(limit
@@ -184,7 +184,12 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     instructions.push(store);
   }
   const temporaries = new Map(rewritten.temporaries);
-  temporaries.set(buf, { name: buf, dtype: arg?.dtype ?? temp?.dtype, shape: stored.map((s) => fromLinear(s.extent!)), addressSpace: options.temporaryAddressSpace ?? 'auto' });
+  temporaries.set(buf, {
+    name: buf,
+    dtype: arg?.dtype ?? temp?.dtype,
+    shape: stored.map((s) => boxSize({ ...s, extent: s.extent! })),
+    addressSpace: options.temporaryAddressSpace ?? 'auto',
+  });
   let result = rewritten.with({ domains, instructions, temporaries });
   const tag = options.defaultTag === undefined ? 'l.auto' : options.defaultTag;
   if (tag !== null && stored.length) {

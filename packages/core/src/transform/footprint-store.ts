@@ -24,7 +24,18 @@ import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
-import { checkBaseInScope, checkSharedBox, fixedInames, footprintAxes, insideBox, type AxisFootprint, type FootprintQuestion, type Use } from './footprint.ts';
+import {
+  boxSize,
+  checkBaseInScope,
+  checkSharedBox,
+  fixedInames,
+  footprintAxes,
+  insideBox,
+  lastOffsetBound,
+  type AxisFootprint,
+  type FootprintQuestion,
+  type Use,
+} from './footprint.ts';
 
 export type { Use } from './footprint.ts';
 
@@ -222,7 +233,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
   const temporaries = new Map(knl.temporaries);
   if (!temporaries.has(tempName)) {
-    temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map((f) => fromLinear(f.extent)), addressSpace: spec.addressSpace ?? 'auto' });
+    temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map(boxSize), addressSpace: spec.addressSpace ?? 'auto' });
   }
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
@@ -297,7 +308,7 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
     return name;
   }
   const shape = existing.shape.map((s) => printExpr(s)).join(', ');
-  const wanted = stored.map((f) => printExpr(fromLinear(f.extent))).join(', ');
+  const wanted = stored.map((f) => printExpr(boxSize(f))).join(', ');
   if (shape !== wanted) throw new LoomError(`${spec.what}: the temporary '${name}' exists with shape (${shape}); this footprint needs (${wanted})`);
   if (spec.dtype && existing.dtype && spec.dtype !== existing.dtype)
     throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`);
@@ -310,10 +321,7 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
 /** The box of a stored axis, clipped to where every use keeps its argument and to the array. */
 function boxConstraints(spec: FootprintStore, f: StoredAxis): Constraint[] {
   const v = Linear.variable(f.iname);
-  const out: Constraint[] = [
-    { kind: 'ge', expr: v },
-    { kind: 'ge', expr: f.extent.sub(1).sub(v) },
-  ];
+  const out: Constraint[] = [{ kind: 'ge', expr: v }, lastOffsetBound(f, v)];
   const at = f.base.add(v);
   for (const lo of f.lower ?? []) out.push({ kind: 'ge', expr: at.sub(lo) });
   for (const hi of f.upper ?? []) out.push({ kind: 'ge', expr: hi.sub(at) });

@@ -7,7 +7,9 @@
  */
 import { LoomError } from '../errors.ts';
 import { Linear } from '../linear.ts';
-import { type BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import { type BasicSet, type Constraint, staticMax, staticMaxQuasiAffine, staticMin } from '../sets/index.ts';
+import { add, binary, int, type Expr } from '../expr/nodes.ts';
+import { fromLinear } from '../expr/index.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
@@ -30,6 +32,13 @@ export interface AxisFootprint {
    * footprint goes to global memory, where a size in the parameters is allowed.
    */
   readonly extent?: Linear;
+  /**
+   * Set (above 1) only for a global footprint whose size is not affine: the box's last
+   * offset is then `floor((extent - 1) / divisor)`, not `extent - 1` (the per-block sums of
+   * n values in blocks of 2560 take `floor((n - 1)/2560) + 1` cells). `boxSize` and
+   * `lastOffsetBound` read both fields.
+   */
+  readonly divisor?: number;
   /** Affine bounds (in the fixed inames) that every use's argument keeps: they clip the box. */
   readonly lower?: readonly Linear[];
   readonly upper?: readonly Linear[];
@@ -77,18 +86,30 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   if (!moves && args.every((l) => l.equals(args[0]))) return { base: args[0] };
   const terms = q.uses.map((u, k) => ({ set: pointsOf(knl, u, fixed), expr: args[k] }));
   const base = staticMin(terms, knl.assumptions, fixed);
-  const spread = staticMax(
-    terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) })),
-    knl.assumptions,
-  );
+  const offsets = terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) }));
+  // global memory is allocated per call: its size may be any expression of the parameters
+  const last = q.global ? staticMaxQuasiAffine(offsets, knl.assumptions) : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
+  const spread = last.expr;
   if (!spread.isConstant && !q.global) {
     throw new LoomError(
       `${q.what}: the footprint of '${q.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them, or store it in global memory (temporaryAddressSpace: 'global'), whose size may depend on the parameters`,
     );
   }
   const extent = spread.add(1);
-  if (q.boundingBox) return { base, extent };
-  return { base, extent, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
+  const divided = last.divisor === 1 ? {} : { divisor: last.divisor };
+  if (q.boundingBox) return { base, extent, ...divided };
+  return { base, extent, ...divided, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
+}
+
+/** The number of cells a stored axis takes: `extent`, or `floor((extent - 1)/divisor) + 1`. */
+export function boxSize(a: AxisFootprint & { readonly extent: Linear }): Expr {
+  if (!a.divisor) return fromLinear(a.extent);
+  return add(binary('//', fromLinear(a.extent.sub(1)), int(a.divisor)), int(1));
+}
+
+/** `offset <= the box's last offset`, as a constraint (`divisor*offset <= extent - 1` for a divided one). */
+export function lastOffsetBound(a: AxisFootprint & { readonly extent: Linear }, offset: Linear): Constraint {
+  return { kind: 'ge', expr: a.extent.sub(1).sub(offset.scale(a.divisor ?? 1)) };
 }
 
 /**
@@ -117,7 +138,7 @@ export function insideBox(knl: LoopKernel, use: Use, axes: readonly AxisFootprin
   return axes.every((a, d) => {
     const offset = use.args[d].sub(a.base);
     if (a.extent === undefined) return offset.isConstant && offset.constant === 0;
-    return set.implies({ kind: 'ge', expr: offset }) && set.implies({ kind: 'ge', expr: a.extent.sub(1).sub(offset) });
+    return set.implies({ kind: 'ge', expr: offset }) && set.implies(lastOffsetBound({ ...a, extent: a.extent }, offset));
   });
 }
 

@@ -88,7 +88,9 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
   const vecAxes = written.flatMap((w, axis) => (w.kind === 'vec' ? [axis] : []));
   if (vecAxes.length > 1) throw new LoomError(`tagArrayAxes: ${what} has ${vecAxes.length} 'vec' axes; at most one axis can be a vector`);
   written.forEach((w, axis) => {
-    if (w.kind !== 'sep' && w.kind !== 'vec') return;
+    // a sep axis may stay parametric until fixParameters fixes it (loopy's make_copy_kernel
+    // makes such kernels): separateArrays, in preprocessing, needs the length
+    if (w.kind !== 'vec') return;
     const extent = simplify(shape[axis], { integer: true });
     if (extent.kind !== 'int') {
       throw new LoomError(`tagArrayAxes: axis ${axis} of ${what} is tagged '${w.kind}', so its length must be a constant, not ${printExpr(shape[axis])}`);
