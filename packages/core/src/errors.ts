@@ -78,6 +78,13 @@ export class CoefficientRangeError extends LoomError {
 export class MissingBarrierError extends LoomError {}
 
 /**
+ * An instruction writes a variable that another accesses, at elements they may share, and no
+ * dependency (direct or not) orders the two, nor a `nosync` says no order is meant (loopy's
+ * VariableAccessNotOrdered): the kernel could run them either way and compute either value.
+ */
+export class VariableAccessNotOrdered extends LoomError {}
+
+/**
  * Warnings are values, not exceptions: they are collected where they arise and reported
  * through `reportWarning`, which by default prints them once. Tests (and users who want
  * loopy's `filterwarnings('error')`) can turn them into errors with `setWarningHandler`.

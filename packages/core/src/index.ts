@@ -21,6 +21,7 @@ export {
   LinearizationError,
   MissingDefinitionError,
   MissingBarrierError,
+  VariableAccessNotOrdered,
   LoomWarning,
 } from './errors.ts';
 export { setWarningHandler, collectWarnings, reportWarning, unreachable, type SourceSpan, type WarningHandler } from './errors.ts';
@@ -122,6 +123,8 @@ export {
 } from './transform/instructions.ts';
 export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
 export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel } from './transform/pipeline.ts';
+export { getGlobalBarrierOrder, findMostRecentGlobalBarrier, getSubkernels, getSubkernelToInsnIdMap } from './kernel/global-barriers.ts';
+export type { LinearizedKernel } from './codegen/generate.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
 export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';
 export { toBatched, type ToBatchedOptions } from './transform/batch.ts';

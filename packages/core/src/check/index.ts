@@ -19,6 +19,7 @@ import { checkNoReductionOverVecInames, checkReductionInamesNotSurrounding } fro
 import { checkWriteRaces } from './write-races.ts';
 import { checkLocalTemporaryWrites } from './local-writes.ts';
 import { checkPrivateTemporaryReads } from './private-reads.ts';
+import { checkVariableAccessOrdered } from './access-ordering.ts';
 
 export { KernelCheckError } from './check-error.ts';
 
@@ -41,6 +42,7 @@ export function checkGeneratable(knl: LoopKernel): void {
 
 /** Checks that need the final instructions and temporaries, and the device kernels. */
 export function checkLinearizedKernel(knl: LoopKernel, subkernels: readonly Subkernel[]): void {
+  if (knl.options.enforceVariableAccessOrdered) checkVariableAccessOrdered(knl);
   checkWriteRaces(knl);
   checkLocalTemporaryWrites(knl, subkernels);
   checkPrivateTemporaryReads(knl);

@@ -12,7 +12,7 @@ import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
 import { calledFunctions } from '../functions/resolve.ts';
 import { linearize } from '../schedule/linearize.ts';
-import { insertBarriers } from '../schedule/barriers.ts';
+import { checkGlobalBarriers, insertBarriers } from '../schedule/barriers.ts';
 import { splitAtGlobalBarriers, type HostScheduleItem, type Subkernel } from './subkernels.ts';
 import { hostProgramOf } from './host-program.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
@@ -107,7 +107,9 @@ export interface LinearizedKernel {
 
 function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKernel & { args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, callerArgs: args, typedArgs } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
-  const split = splitAtGlobalBarriers(kernel, linearize(kernel));
+  const schedule = linearize(kernel);
+  checkGlobalBarriers(kernel, schedule);
+  const split = splitAtGlobalBarriers(kernel, schedule);
   checkLinearizedKernel(kernel, split.subkernels);
   const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
   return { kernel, subkernels, host: split.host, args, typedArgs };

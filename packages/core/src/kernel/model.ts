@@ -175,6 +175,14 @@ export interface KernelOptions {
    * the CPU device's. Off by default, so every operation rounds once on every device.
    */
   readonly fusedMultiplyAdd: boolean;
+  /**
+   * Refuse, with `VariableAccessNotOrdered`, a kernel where an instruction writes a variable
+   * that another accesses at elements they may share with no dependency between them
+   * (loopy's enforce_variable_access_ordered). Off by default, where loopy's is on: Loom's
+   * own kernels (and its differential generator's) write one array from the two branches of
+   * an if/else with no dependency between them, which this check would refuse.
+   */
+  readonly enforceVariableAccessOrdered: boolean;
 }
 
 export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
@@ -182,6 +190,7 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   buildOptions: Object.freeze([]) as readonly string[],
   allowTerminalColors: false,
   fusedMultiplyAdd: false,
+  enforceVariableAccessOrdered: false,
 });
 
 export interface LoopKernelFields {

@@ -1,9 +1,11 @@
 /**
- * Where temporaries live. A temporary left at `auto` goes to local memory when it is
- * written in parallel across local ids and indexed by them (every work-item of a
- * group writes its own part), otherwise to private memory. Writing it across only
- * some of the local ids that run the writer would be a race — loopy's
- * WriteRaceConditionWarning.
+ * Where temporaries live (loopy's find_temporary_address_space). A temporary left at
+ * `auto` goes to global memory when every instruction writing it runs across group ids
+ * and is indexed by all of them (each work-group writes its own part of one array, which
+ * a later device kernel, past a global barrier, may read); to local memory when it is
+ * written in parallel across local ids and indexed by them (every work-item of a group
+ * writes its own part); otherwise to private memory. Writing it across only some of the
+ * local ids that run the writer would be a race — loopy's WriteRaceConditionWarning.
  */
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
@@ -20,7 +22,7 @@ export function placeTemporaries(knl: LoopKernel): LoopKernel {
         const a = soleAssignee(insn);
         if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
       }
-    const placed = t.addressSpace === 'auto' ? { ...t, addressSpace: choose(knl, t) } : t;
+    const placed = t.addressSpace === 'auto' ? { ...t, addressSpace: writtenPerGroup(knl, t) ? 'global' : choose(knl, t) } : t;
     checkConstantSize(placed);
     temporaries.set(name, placed);
   }
@@ -37,6 +39,33 @@ function checkConstantSize(t: TemporaryVariable): void {
     `temporary '${t.name}' has shape (${t.shape.map(printExpr).join(', ')}), which depends on the parameters, but ${t.addressSpace} memory is declared with a fixed size in the device code: ` +
       `place it in global memory, which run allocates for each call (setTemporaryAddressSpace(knl, '${t.name}', 'global')), or give it a constant size (fixParameters, or split the loop that indexes it)`,
   );
+}
+
+/**
+ * Whether every writer of `t` runs across group inames and indexes `t` by all of them.
+ * Writers that disagree (one per group, another not) leave no address space that serves
+ * both: a LoomError, as loopy's "not all instructions agree".
+ */
+function writtenPerGroup(knl: LoopKernel, t: TemporaryVariable): boolean {
+  const writers: { insn: Instruction; perGroup: boolean }[] = [];
+  for (const insn of knl.instructions) {
+    if (insn.kind !== 'assign') continue;
+    const a = soleAssignee(insn);
+    if (a.kind !== 'subscript' || a.array !== t.name) continue;
+    const groupInames = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'group');
+    const indexNames = new Set(a.indices.flatMap((ix) => [...freeVariables(ix)]));
+    writers.push({ insn, perGroup: groupInames.length > 0 && groupInames.every((n) => indexNames.has(n)) });
+  }
+  if (!writers.some((w) => w.perGroup)) return false;
+  const other = writers.find((w) => !w.perGroup);
+  if (other) {
+    throw new LoomError(
+      `not all instructions agree on the address space of temporary '${t.name}': '${writers.find((w) => w.perGroup)!.insn.id}' writes it at indices of every group iname it runs in (global memory), '${other.insn.id}' does not: ` +
+        `place '${t.name}' yourself (setTemporaryAddressSpace)`,
+      other.insn.span,
+    );
+  }
+  return true;
 }
 
 function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {

@@ -18,7 +18,7 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { children, mapChildren, printExpr, substitute } from '../expr/index.ts';
-import { reduce as reduction, variable, type Expr, type Reduce } from '../expr/nodes.ts';
+import { ifThenElse, not, reduce as reduction, variable, type Expr, type Reduce } from '../expr/nodes.ts';
 import { reductionOperation, type ReductionOperation } from '../reduction/registry.ts';
 import { realizeLocalTree } from '../reduction/local-tree.ts';
 import { Realization, type Realized, type Scope } from '../reduction/realization.ts';
@@ -117,6 +117,15 @@ function single(x: Realized, insn: Instruction): Expr {
 function realizeExpr(r: Realization, e: Expr, scope: Scope): Realized {
   if (e.kind === 'reduce') return realizeReduction(r, e, scope);
   if (!children(e).some(hasReduction)) return { values: [e], dependsOn: [], lanes: [], noSync: [] };
+  // a reduction in a branch accumulates under the branch's condition (loopy's map_if): `0 if j < 5
+  // else sum(i, tmp[i+j-5])` reads tmp at i+j-5 only where j >= 5 (loopy's test_predicated_redn)
+  if (e.kind === 'if') {
+    const condition = realizeExpr(r, e.condition, scope);
+    const holds = single(condition, scope.insn);
+    const then = realizeExpr(r, e.then, { ...scope, guards: [...scope.guards, holds] });
+    const otherwise = realizeExpr(r, e.otherwise, { ...scope, guards: [...scope.guards, not(holds)] });
+    return merge([ifThenElse(holds, single(then, scope.insn), single(otherwise, scope.insn))], [condition, then, otherwise]);
+  }
   const parts: Realized[] = [];
   const value = mapChildren(e, (c) => {
     const x = realizeExpr(r, c, scope);

@@ -9,7 +9,6 @@
  */
 import { MissingBarrierError } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
-import { exprEquals, freeVariables } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { allAccesses, namesRead, soleAssignee, type Access } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
@@ -27,6 +26,71 @@ interface Need {
 export function insertBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): ScheduleItem[] {
   const analysis = new SyncAnalysis(knl);
   return analysis.walk(items, []).out;
+}
+
+/**
+ * loopy's check of global barriers, over the whole schedule before it is split into device
+ * kernels: a dependency through global memory between instructions that different
+ * work-groups run needs a `... gbarrier` between them, else `MissingBarrierError`. The end
+ * of a host loop also ends a launch, but it is not a barrier the kernel states, and loopy
+ * asks for the barrier there too (test_missing_global_barrier). As in loopy's
+ * insert_barriers, each loop is a block at its own level (what runs before it meets the
+ * instructions its body runs before any global barrier, as it may run no iteration), and
+ * the body's last instructions meet its first ones of the next iteration.
+ */
+export function checkGlobalBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): void {
+  const analysis = new SyncAnalysis(knl);
+  const isGlobalBarrier = (id: string) => knl.instruction(id).kind === 'barrier' && knl.instruction(id).barrierScope === 'global';
+  const check = (earlier: Iterable<string>, later: Iterable<string>, mode: 'forward' | 'carried') => {
+    for (const w of earlier) for (const r of later) analysis.need(w, r, mode, 'global');
+  };
+  const level = (list: readonly ScheduleItem[]) => {
+    let since: string[] = [];
+    for (const item of list) {
+      if (item.kind === 'barrier') continue;
+      if (item.kind === 'insn') {
+        if (isGlobalBarrier(item.id)) since = [];
+        else {
+          check(since, [item.id], 'forward');
+          since.push(item.id);
+        }
+        continue;
+      }
+      const head = reachedFromStart(item.body, isGlobalBarrier);
+      const tail = reachingEnd(item.body, isGlobalBarrier);
+      check(since, head, 'forward');
+      check(tail, head, 'carried');
+      level(item.body);
+      since = [...since, ...tail];
+    }
+  };
+  level(items);
+}
+
+/** The instructions of a loop body that run before its first global barrier (a nested loop's up to its own, as it may run no iteration). */
+function reachedFromStart(items: readonly ScheduleItem[], isGlobalBarrier: (id: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'barrier') continue;
+    if (it.kind === 'insn') {
+      if (isGlobalBarrier(it.id)) break;
+      out.push(it.id);
+    } else out.push(...reachedFromStart(it.body, isGlobalBarrier));
+  }
+  return out;
+}
+
+/** The instructions of a loop body that run after its last global barrier (a barrier in a nested loop orders nothing outside it). */
+function reachingEnd(items: readonly ScheduleItem[], isGlobalBarrier: (id: string) => boolean): string[] {
+  let out: string[] = [];
+  for (const it of items) {
+    if (it.kind === 'barrier') continue;
+    if (it.kind === 'insn') {
+      if (isGlobalBarrier(it.id)) out = [];
+      else out.push(it.id);
+    } else out.push(...reachingEnd(it.body, isGlobalBarrier));
+  }
+  return out;
 }
 
 function containsBarrier(items: readonly ScheduleItem[]): boolean {
@@ -140,8 +204,12 @@ class SyncAnalysis {
     return undefined;
   }
 
-  /** Whether `later` (after `earlier` in the schedule) must wait for it at a barrier. */
-  private need(earlier: string, later: string, mode: 'forward' | 'carried'): Need | undefined {
+  /**
+   * Whether `later` (after `earlier` in the schedule) must wait for it at a barrier: a
+   * local one is returned, a missing global one is a MissingBarrierError (`only: 'global'`
+   * looks for the latter alone).
+   */
+  need(earlier: string, later: string, mode: 'forward' | 'carried', only?: 'global'): Need | undefined {
     if (earlier === later) return undefined;
     const related = mode === 'forward' ? this.dependsOn(later, earlier) : this.dependsOn(later, earlier) || this.dependsOn(earlier, later);
     if (!related) return undefined;
@@ -153,6 +221,7 @@ class SyncAnalysis {
       if (a.atomic && b.atomic) continue;
       if (this.sameWorkItem(v, a, b)) continue;
       const scope = space === 'global' && this.usesGroups(a, b) ? 'global' : 'local';
+      if (only === 'global' && scope !== 'global') continue;
       if (waivesBarrier(a, b.id, scope) || waivesBarrier(b, a.id, scope)) continue;
       const [dependent, prerequisite] = this.dependsOn(later, earlier) ? [later, earlier] : [earlier, later];
       if (scope === 'global') {
@@ -186,10 +255,11 @@ class SyncAnalysis {
   }
 
   /**
-   * Each work-item touches only its own elements: identical indices covering every parallel
-   * iname, or for local memory (one copy per work-group) every local iname, and no two
-   * work-items reaching one element through them (`t[l + e]` with e = 0, 1 does: work-items
-   * l and l + 1 share t[l + 1]).
+   * No work-item reaches an element of `v` in `a` that another reaches in `b` (one of the
+   * two writing it): each works on its own elements (`t[l]` in both), or the two touch
+   * disjoint ones (`a[2*l]` and `a[2*l + 1]`, loopy's test_no_barriers_for_nonoverlapping_access).
+   * For local memory (one copy per work-group) the work-items told apart are those of the
+   * local inames; for global memory those of every parallel iname.
    */
   private sameWorkItem(v: string, a: Instruction, b: Instruction): boolean {
     const parallelOf = (i: Instruction) =>
@@ -200,52 +270,42 @@ class SyncAnalysis {
     const pa = parallelOf(a);
     const pb = parallelOf(b);
     if (pa.length !== pb.length || pa.some((n) => !pb.includes(n))) return false;
-    const indexLists = [...(this.accesses.get(a.id) ?? []), ...(this.accesses.get(b.id) ?? [])].filter((x) => x.array === v).map((x) => x.indices);
-    const first = indexLists[0];
-    if (!first) return true;
-    const same = (x: readonly Expr[]) => x.length === first.length && x.every((e, k) => exprEquals(e, first[k]));
-    if (!indexLists.every(same)) return false;
-    const used = new Set(first.flatMap((e) => [...freeVariables(e)]));
     const distinguishing = this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
-    return distinguishing.every((n) => used.has(n)) && this.noElementShared(first, distinguishing, a, b);
+    const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
+    return of(a).every((x) => of(b).every((y) => !(x.isWrite || y.isWrite) || this.noElementShared(x.indices, a, y.indices, b, distinguishing)));
   }
 
   /**
-   * Whether no element that `indices` reach from one work-item (a value of the
-   * `distinguishing` inames) in `a` or `b` is reached from another in either: the pairs of
-   * points of their domains with equal indices and a larger value of one distinguishing
-   * iname in the second point (the other order is the same pair swapped) are empty.
-   * Indices that are not affine in the inames and parameters may share: false.
+   * Whether no element that `first` reaches in `a` from one work-item (a value of the
+   * `distinguishing` inames) `second` reaches in `b` from another: the pairs of points of
+   * their domains with equal indices and a different value of one distinguishing iname
+   * are empty. Indices that are not affine in the inames and parameters may share: false.
    */
-  private noElementShared(indices: readonly Expr[], distinguishing: readonly string[], a: Instruction, b: Instruction): boolean {
-    const forms = indices.map(toLinear);
-    if (forms.some((f) => f === undefined)) return false;
-    const domains = [a, b].map((i) => domainOf(this.knl, i.withinInames));
-    const known = (set: BasicSet) => forms.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
-    if (!domains.every(known)) return false;
-    const pairs = a.withinInames.join() === b.withinInames.join() ? [[domains[0], domains[0]]] : domains.flatMap((x) => domains.map((y) => [x, y]));
-    return pairs.every(([first, second]) => {
-      const other = new Map(second.dims.map((d) => [d, `${d}'`] as const));
-      const renamed = [...other].reduce((set, [from, to]) => set.renameVariable(from, to), second);
-      const apart = (f: Linear) =>
-        Linear.of(
-          [...f.coeffs].map(([n, c]) => [other.get(n) ?? n, c] as const),
-          f.constant,
-        );
-      const sameElement = forms.map((f) => eq(f!.sub(apart(f!))));
-      const both = first.intersect(renamed).addConstraints(sameElement);
-      return distinguishing.every((n) =>
-        both
-          .addConstraints([
-            ge(
-              Linear.variable(other.get(n) ?? n)
-                .sub(Linear.variable(n))
-                .sub(1),
-            ),
-          ])
-          .isEmpty(),
+  private noElementShared(first: readonly Expr[], a: Instruction, second: readonly Expr[], b: Instruction, distinguishing: readonly string[]): boolean {
+    if (first.length !== second.length) return false;
+    const forms = [first.map(toLinear), second.map(toLinear)];
+    if (forms.some((fs) => fs.some((f) => f === undefined))) return false;
+    const [da, db] = [a, b].map((i) => domainOf(this.knl, i.withinInames));
+    const known = (set: BasicSet, fs: readonly (Linear | undefined)[]) => fs.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
+    if (!known(da, forms[0]) || !known(db, forms[1])) return false;
+    // the second point's inames primed, so that the two points are apart
+    const other = new Map(db.dims.map((d) => [d, `${d}'`] as const));
+    const renamed = [...other].reduce((set, [from, to]) => set.renameVariable(from, to), db);
+    const primed = (f: Linear) =>
+      Linear.of(
+        [...f.coeffs].map(([n, c]) => [other.get(n) ?? n, c] as const),
+        f.constant,
       );
-    });
+    const sameElement = forms[0].map((f, k) => eq(f!.sub(primed(forms[1][k]!))));
+    const both = da.intersect(renamed).addConstraints(sameElement);
+    const apart = (n: string, sign: 1 | -1) =>
+      ge(
+        Linear.variable(other.get(n) ?? n)
+          .sub(Linear.variable(n))
+          .scale(sign)
+          .sub(1),
+      );
+    return distinguishing.every((n) => both.addConstraints([apart(n, 1)]).isEmpty() && both.addConstraints([apart(n, -1)]).isEmpty());
   }
 
   private usesGroups(a: Instruction, b: Instruction): boolean {

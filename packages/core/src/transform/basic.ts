@@ -44,7 +44,7 @@ export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType
 }
 
 /** The kernel options setOptions may set; any other key is an error. */
-const KERNEL_OPTIONS = optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd']);
+const KERNEL_OPTIONS = optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd', 'enforceVariableAccessOrdered']);
 
 /** The kernel with some options changed (loopy's `set_options`). */
 export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {

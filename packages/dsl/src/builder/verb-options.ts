@@ -50,7 +50,7 @@ export const VERB_OPTIONS = {
   ]),
   reductionRule: optionKeys<{ readonly ruleName?: string; readonly within?: string | readonly string[] }>()(['ruleName', 'within']),
   nosync: optionKeys<AddNosyncOptions>()(['bidirectional', 'force', 'emptyOk']),
-  options: optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd']),
+  options: optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd', 'enforceVariableAccessOrdered']),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
 
