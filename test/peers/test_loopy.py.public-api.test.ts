@@ -66,7 +66,8 @@ for (const device of testDevices()) {
     );
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-    const { a, b } = await run(knl, device, { n: 50 });
+    const out = await run(knl, device, { n: 50 });
+    const [a, b] = [out.a as Float32Array, out.b as Float32Array];
     assert.is(a.length, 50);
     assert.is(b.length, 50);
     assert.ok([...a].every((v) => v === 1) && [...b].every((v) => v === 2));
@@ -107,10 +108,10 @@ for (const device of testDevices()) {
     // loopy's auto_test_vs_ref: the transformed kernel computes what the original does
     const X = Int32Array.from({ length: 10 }, (_, k) => 3 * k - 7);
     const Z = Int32Array.of(4, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const ref = await run(knl, device, { X, Z });
-    const got = await run(simplified, device, { X, Z });
-    assert.equal([...got.Y], [...ref.Y]);
-    assert.equal([...got.Y], [...X]);
+    const ref = (await run(knl, device, { X, Z })).Y as Int32Array;
+    const got = (await run(simplified, device, { X, Z })).Y as Int32Array;
+    assert.equal([...got], [...ref]);
+    assert.equal([...got], [...X]);
   });
 }
 
@@ -149,7 +150,7 @@ for (const device of testDevices()) {
     const folded = foldConstants(knl);
     assert.is(printExpr(folded.instructions[0].expression!), 'a[i]*7');
     const a = Float32Array.from({ length: 8 }, (_, k) => k + 0.5);
-    const { out } = await run(folded, device, { a });
+    const out = (await run(folded, device, { a })).out as Float32Array;
     assert.equal(
       [...out],
       [...a].map((v) => v * 7),
@@ -170,7 +171,7 @@ for (const device of testDevices()) {
       makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', [globalArg('b', { shape: 'auto' }), '...']),
     ];
     for (const knl of spellings) {
-      const { b } = await run(knl, device, { a });
+      const b = (await run(knl, device, { a })).b as Float32Array;
       assert.equal([...b], expected, knl.name);
     }
     assert.is(spellings[3].name, 'twice');

@@ -39,9 +39,10 @@ function describe(x: unknown): string {
  * (it has a `kind`) alone is not options: it belongs in a list.
  */
 export function splitArgsAndOptions<O extends object>(third: unknown, fourth: O | undefined): { readonly args: unknown; readonly options: O } {
-  const isPlainObject = typeof third === 'object' && third !== null && !Array.isArray(third);
+  const proto = typeof third === 'object' && third !== null ? Object.getPrototypeOf(third) : undefined;
+  const isPlainObject = proto === Object.prototype || proto === null;
   if (!isPlainObject) return { args: third, options: fourth ?? ({} as O) };
-  if ('kind' in third) {
+  if ('kind' in (third as object)) {
     throw new LoomError(`makeKernel: the argument declaration '${String((third as { name?: unknown }).name)}' must be in a list: [globalArg(...), '...']`);
   }
   if (fourth !== undefined) throw new LoomError('makeKernel: options given twice (as the third argument and as the fourth); pass the argument list third');
