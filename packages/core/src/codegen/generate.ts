@@ -109,13 +109,15 @@ function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKern
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   checkLinearizedKernel(kernel, split.subkernels);
   const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  checkEveryInstructionScheduled(kernel, subkernels);
+  checkEveryInstructionScheduled(kernel, subkernels, split.host);
   return { kernel, subkernels, host: split.host, args, typedArgs };
 }
 
 /** loopy's check that no instruction is left out of the schedules: code from them would skip it. */
-function checkEveryInstructionScheduled(kernel: LoopKernel, subkernels: readonly Subkernel[]): void {
-  const scheduled = new Set(subkernels.flatMap((sub) => scheduledInstructions(sub.schedule)));
+function checkEveryInstructionScheduled(kernel: LoopKernel, subkernels: readonly Subkernel[], host: readonly HostScheduleItem[]): void {
+  // a global barrier is scheduled on the host, between launches
+  const hostBarriers = (items: readonly HostScheduleItem[]): string[] => items.flatMap((it) => (it.kind === 'barrier' ? [it.id] : it.kind === 'loop' ? hostBarriers(it.body) : []));
+  const scheduled = new Set([...subkernels.flatMap((sub) => scheduledInstructions(sub.schedule)), ...hostBarriers(host)]);
   const missing = kernel.instructions.filter((insn) => !scheduled.has(insn.id)).map((insn) => insn.id);
   if (missing.length) throw new UnscheduledInstructionError(`kernel '${kernel.name}': the instructions ${missing.join(', ')} are in no schedule`);
 }
