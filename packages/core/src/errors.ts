@@ -52,6 +52,12 @@ export class StaticValueFindingError extends LoomError {}
 /** No order of loops and instructions satisfies the dependencies and nesting constraints. */
 export class LinearizationError extends LoomError {}
 
+/**
+ * A linearized kernel's schedules leave out an instruction of the kernel (loopy's
+ * `UnscheduledInstructionError`): code generated from them would skip it silently.
+ */
+export class UnscheduledInstructionError extends LinearizationError {}
+
 /** A value (argument, temporary) is read but never given. */
 export class MissingDefinitionError extends LoomError {}
 

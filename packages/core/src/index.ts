@@ -19,6 +19,7 @@ export {
   CoefficientRangeError,
   StaticValueFindingError,
   LinearizationError,
+  UnscheduledInstructionError,
   MissingDefinitionError,
   MissingBarrierError,
   VariableAccessNotOrdered,
@@ -66,6 +67,7 @@ export { parseInstructions } from './frontend/parse-instructions.ts';
 export { assignment, multipleAssignment, type AssignmentOptions, type MultipleAssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
+export { allParams, parentsPerDomain } from './kernel/domain-tree.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
 // --- for users: functions of one's own ----------------------------------------------------------
@@ -122,9 +124,10 @@ export {
   type AddBarrierOptions,
 } from './transform/instructions.ts';
 export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
-export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel } from './transform/pipeline.ts';
+export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel, preprocessKernel, linearize } from './transform/pipeline.ts';
 export { getGlobalBarrierOrder, findMostRecentGlobalBarrier, getSubkernels, getSubkernelToInsnIdMap } from './kernel/global-barriers.ts';
 export type { LinearizedKernel } from './codegen/generate.ts';
+export { mapInstructions, uniquifyInstructionIds, removePredicatesFromInsn, foldConstants, simplifyIndices } from './transform/instruction-maps.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
 export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';
 export { toBatched, type ToBatchedOptions } from './transform/batch.ts';

@@ -7,11 +7,11 @@
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { CoefficientRangeError } from '../errors.ts';
+import { CoefficientRangeError, UnscheduledInstructionError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
 import { calledFunctions } from '../functions/resolve.ts';
-import { linearize } from '../schedule/linearize.ts';
+import { linearize, scheduledInstructions } from '../schedule/linearize.ts';
 import { checkGlobalBarriers, insertBarriers } from '../schedule/barriers.ts';
 import { splitAtGlobalBarriers, type HostScheduleItem, type Subkernel } from './subkernels.ts';
 import { hostProgramOf } from './host-program.ts';
@@ -112,7 +112,17 @@ function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKern
   const split = splitAtGlobalBarriers(kernel, schedule);
   checkLinearizedKernel(kernel, split.subkernels);
   const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
+  checkEveryInstructionScheduled(kernel, subkernels, split.host);
   return { kernel, subkernels, host: split.host, args, typedArgs };
+}
+
+/** loopy's check that no instruction is left out of the schedules: code from them would skip it. */
+function checkEveryInstructionScheduled(kernel: LoopKernel, subkernels: readonly Subkernel[], host: readonly HostScheduleItem[]): void {
+  // a global barrier is scheduled on the host, between launches
+  const hostBarriers = (items: readonly HostScheduleItem[]): string[] => items.flatMap((it) => (it.kind === 'barrier' ? [it.id] : it.kind === 'loop' ? hostBarriers(it.body) : []));
+  const scheduled = new Set([...subkernels.flatMap((sub) => scheduledInstructions(sub.schedule)), ...hostBarriers(host)]);
+  const missing = kernel.instructions.filter((insn) => !scheduled.has(insn.id)).map((insn) => insn.id);
+  if (missing.length) throw new UnscheduledInstructionError(`kernel '${kernel.name}': the instructions ${missing.join(', ')} are in no schedule`);
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */

@@ -29,7 +29,8 @@ import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
-import { applyBaseStorage, declaredTemporary, isTemporarySpec, type TemporarySpec } from './temporary-specs.ts';
+import { normalizeArgList, splitArgsAndOptions, type ArgEntry, type ArgListInput, type DeclaredArg, type ShapeInput } from './arg-spellings.ts';
+import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
 
 /** What globalArg and constantArg accept besides the name; any other key is an error. */
@@ -43,8 +44,11 @@ export interface ArgSpec {
   readonly kind?: ArgKind;
   /** A dtype, or a vector dtype (`float4`: the array's lanes become a last, `vec` axis; vector-dtypes.ts). */
   readonly dtype?: DType | VectorDTypeName;
-  /** The shape: lengths or parameter expressions (`'n'`, `'n + 1'`); `'auto'`: what the accesses need. */
-  readonly shape?: readonly (number | string)[] | 'auto';
+  /**
+   * The shape: lengths or parameter expressions (`['n', 'n + 1']`), or as loopy writes it, one string
+   * (`'n'`, `'n, m'`, `'(n, m)'`) or one number; `'auto'`: what the accesses need.
+   */
+  readonly shape?: ShapeInput;
   /** Whether the kernel reads it; default: inferred from the instructions. */
   readonly isInput?: boolean;
   /** Whether the kernel writes it; default: inferred from the instructions. */
@@ -124,13 +128,31 @@ function resolveNosyncQueries(
 
 /**
  * `instructions`: the textual syntax (a string, or one line per entry), or instructions
- * built from expression nodes (`assignment`, instruction-specs.ts).
+ * built from expression nodes (`assignment`, instruction-specs.ts). `args` as loopy's
+ * `kernel_data`: a list of declarations, names and `'...'` (infer the rest), or one
+ * comma-separated string; left out, every argument is inferred. The options may come third
+ * where there is no argument list, as loopy's keyword arguments do:
+ * ```ts
+ * makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [globalArg('a', { shape: 'n', dtype: 'float32' }), '...']);
+ * makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', 'a, out, ...');
+ * makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', { name: 'twice' });
+ * ```
  */
 export function makeKernel(
   domains: string | readonly string[],
   instructions: string | readonly string[] | readonly InstructionSpec[],
-  args?: readonly (ArgSpec | TemporarySpec | '...')[],
-  options: MakeKernelOptions = {},
+  args?: ArgListInput | MakeKernelOptions,
+  options?: MakeKernelOptions,
+): LoopKernel {
+  const split = splitArgsAndOptions(args, options);
+  return makeKernelFrom(domains, instructions, normalizeArgList(split.args), split.options);
+}
+
+function makeKernelFrom(
+  domains: string | readonly string[],
+  instructions: string | readonly string[] | readonly InstructionSpec[],
+  argList: readonly ArgEntry[],
+  options: MakeKernelOptions,
 ): LoopKernel {
   checkOptionKeys('makeKernel', options, MAKE_KERNEL_OPTIONS);
   // the kernel's name is spelled in every target's code (see ../names.ts)
@@ -169,10 +191,9 @@ export function makeKernel(
 
   insns = resolveBareRuleCalls(insns, substitutions, new Set(insns.flatMap((insn) => insn.assignees.map(assigneeName))));
   const temporaries = declaredTemporaries(parsed.instructions, inames);
-  const argList = args ?? ['...'];
   const inferRest = argList.includes('...');
   const temporarySpecs = argList.filter(isTemporarySpec);
-  const written = argList.filter((a): a is ArgSpec => a !== '...' && !isTemporarySpec(a));
+  const written = argList.filter((a): a is DeclaredArg => a !== '...' && !isTemporarySpec(a));
   checkDeclaredArgs(written, inames, temporaries);
   // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below
   const vectorArgs = written.filter((a) => a.dtype !== undefined && !isDType(a.dtype)).map((a) => a.name);
@@ -314,7 +335,7 @@ function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: Reado
   return temps;
 }
 
-function checkDeclaredArgs(declared: readonly ArgSpec[], inames: ReadonlySet<string>, temps: ReadonlyMap<string, TemporaryVariable>): void {
+function checkDeclaredArgs(declared: readonly DeclaredArg[], inames: ReadonlySet<string>, temps: ReadonlyMap<string, TemporaryVariable>): void {
   const seen = new Set<string>();
   for (const a of declared) {
     if (typeof a !== 'object' || a === null) throw new LoomError(`makeKernel: argument ${String(a)} must be an object with a 'name'`);
@@ -373,7 +394,7 @@ function classifyArguments(
   inames: ReadonlySet<string>,
   temps: ReadonlyMap<string, TemporaryVariable>,
   rules: ReadonlyMap<string, SubstitutionRule>,
-  declared: readonly ArgSpec[],
+  declared: readonly DeclaredArg[],
   inferRest: boolean,
 ): KernelArg[] {
   const arrays = new Map<string, Instruction>();

@@ -17,6 +17,7 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { AddressSpace, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { aliasTemporaries } from '../transform/alias-temporaries.ts';
 import { checkTableValues } from './table-values.ts';
+import { normalizeShape, type ShapeInput } from './arg-spellings.ts';
 
 /** A temporary variable for `makeKernel` (`temporaryVariable`): its dtype, shape and address space. */
 export interface TemporarySpec {
@@ -26,8 +27,11 @@ export interface TemporarySpec {
   readonly name: string;
   /** Default: the initializer's (a typed array's) dtype, else inferred from what is assigned. */
   readonly dtype?: DType;
-  /** Default: the initializer's length (one axis), else inferred from the accesses. Strings are expressions in the parameters (global memory only). */
-  readonly shape?: readonly (number | string)[];
+  /**
+   * Default (or `'auto'`): the initializer's length (one axis), else inferred from the accesses. Strings are
+   * expressions in the parameters (global memory only); one string is a comma-separated shape (`'n, 4'`).
+   */
+  readonly shape?: ShapeInput;
   /** Default `'auto'`: placed where it is written and read (private unless written across local ids). */
   readonly addressSpace?: AddressSpace | 'auto';
   /** Row-major values it holds before the kernel runs; needs `readOnly` (loopy's rule). */
@@ -59,7 +63,8 @@ export function declaredTemporary(spec: TemporarySpec): TemporaryVariable & { re
   if (spec.dtype !== undefined && !isDType(spec.dtype)) throw new LoomError(`${what}: unknown dtype '${spec.dtype}'`);
   const space = spec.addressSpace ?? 'auto';
   if (!['auto', 'private', 'local', 'global'].includes(space)) throw new LoomError(`${what}: address space must be 'auto', 'private', 'local' or 'global', not '${space}'`);
-  const shape = spec.shape?.map((s) => {
+  const given = normalizeShape(spec.shape, spec.name);
+  const shape = (given === 'auto' ? undefined : given)?.map((s) => {
     if (typeof s === 'number' && (!Number.isInteger(s) || s < 0)) throw new LoomError(`${what}: shape entries must be non-negative integers or expressions, got ${s}`);
     return parseExpression(String(s));
   });

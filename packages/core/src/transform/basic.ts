@@ -18,11 +18,19 @@ export function prioritizeLoops(knl: LoopKernel, order: string | readonly string
   return knl.with({ loopPriorities: [...knl.loopPriorities, names] });
 }
 
-/** `addDtypes(knl, { a: 'float32' })`: fix argument (or temporary) dtypes ahead of running. */
+/**
+ * `addDtypes(knl, { a: 'float32' })`: fix argument (or temporary) dtypes ahead of running. A key may
+ * name several, comma-separated, as loopy's do: `addDtypes(knl, { 'a, b': 'float32' })`.
+ */
 export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>): LoopKernel {
+  if (typeof dtypes !== 'object' || dtypes === null || Array.isArray(dtypes)) {
+    throw new LoomError(`addDtypes: the dtypes must be an object of names to dtypes ({ 'a, b': 'float32' }), got ${Array.isArray(dtypes) ? 'a list' : String(dtypes)}`);
+  }
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);
-  for (const [name, dtype] of Object.entries(dtypes)) {
+  // a key may name several variables at once, comma-separated, as loopy's keys do ('a, b')
+  const entries = Object.entries(dtypes).flatMap(([key, dtype]) => nameList(key).map((name) => [name, dtype] as const));
+  for (const [name, dtype] of entries) {
     if (!isDType(dtype)) throw new LoomError(`addDtypes: unknown dtype '${dtype}' for '${name}'`);
     const arg = knl.arg(name);
     const temp = temporaries.get(name);

@@ -7,7 +7,8 @@ import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { inferTypes } from '../preprocess/infer-types.ts';
-import { linearizeKernel } from '../codegen/generate.ts';
+import { linearizeKernel, type LinearizedKernel } from '../codegen/generate.ts';
+import { preprocess } from '../preprocess/pipeline.ts';
 import type { Target } from '../codegen/target.ts';
 import { addDtypes } from './basic.ts';
 
@@ -37,6 +38,33 @@ export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCom
 export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
   checkOptionKeys('addAndInferDtypes', options, TYPE_INFERENCE_OPTIONS);
   return inferUnknownTypes(addDtypes(knl, dtypes), options);
+}
+
+/**
+ * The kernel as code generation prepares it (loopy's `preprocess_kernel`): types inferred,
+ * reductions realized, temporaries placed. Transformations still apply to what it returns,
+ * and `generateCode` accepts it as it accepts any kernel.
+ * ```ts
+ * const pre = preprocessKernel(knl);
+ * pre.temporaries.get('acc')?.addressSpace; // 'private'
+ * ```
+ */
+export function preprocessKernel(knl: LoopKernel, target?: Target): LoopKernel {
+  return preprocess(knl, target);
+}
+
+/**
+ * The kernel preprocessed and linearized (loopy's `linearize`): the preprocessed kernel, the
+ * schedule of each device kernel (loops, instructions and barriers, in order) and the host
+ * steps that launch them. Every instruction of the kernel is in a schedule, else an
+ * `UnscheduledInstructionError`.
+ * ```ts
+ * const { kernel, subkernels } = linearize(knl);
+ * subkernels[0].schedule; // [{ kind: 'loop', iname: 'i', body: [{ kind: 'insn', id: 'insn' }] }]
+ * ```
+ */
+export function linearize(knl: LoopKernel, target?: Target): LinearizedKernel {
+  return linearizeKernel(knl, target);
 }
 
 /** The kernel as code generation prepares it, and its device kernels' schedules (loopy's get_one_linearized_kernel). */

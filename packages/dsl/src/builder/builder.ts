@@ -34,6 +34,11 @@ import {
   registerFunction,
   removeInstructions,
   removeUnusedArguments,
+  mapInstructions,
+  uniquifyInstructionIds,
+  removePredicatesFromInsn,
+  foldConstants,
+  simplifyIndices,
   renameArgument,
   replaceInstructionIds,
   saveAndReloadTemporaries,
@@ -48,6 +53,7 @@ import {
   toBatched,
   unprivatizeTemporariesWithInames,
   type ToBatchedOptions,
+  type Instruction,
   type AddBarrierOptions,
   type AddNosyncOptions,
   type AddressSpace,
@@ -265,6 +271,31 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `removeInstructions`: those that waited for them wait for what they waited for. */
   removeInstructions(within: Within): KernelBuilder<I, S> {
     return this.derive((k) => removeInstructions(k, within));
+  }
+
+  /** `mapInstructions`: each instruction `within` picks replaced by what `f` returns (`.mapInstructions('tag:init', (i) => ({ ...i, priority: 2 }))`). */
+  mapInstructions(within: Within, f: (insn: Instruction) => Instruction): KernelBuilder<I, S> {
+    return this.derive((k) => mapInstructions(k, within, f));
+  }
+
+  /** `uniquifyInstructionIds`: instructions sharing an id get unique ones (`ID_0`, ...); `.uniquifyInstructionIds()`. */
+  uniquifyInstructionIds(): KernelBuilder<I, S> {
+    return this.derive((k) => uniquifyInstructionIds(k));
+  }
+
+  /** `removePredicatesFromInsn`: the instructions picked run whether or not these conditions hold (`.removePredicatesFromInsn(['cond'], 'id:a')`). */
+  removePredicatesFromInsn(predicates: string | readonly string[], within: Within): KernelBuilder<I, S> {
+    return this.derive((k) => removePredicatesFromInsn(k, predicates, within));
+  }
+
+  /** `foldConstants`: integer constant sub-expressions computed (`2*3` → `6`); `.foldConstants()`. */
+  foldConstants(): KernelBuilder<I, S> {
+    return this.derive((k) => foldConstants(k));
+  }
+
+  /** `simplifyIndices`: subscripts simplified over their loops' bounds (`X[10*(j//10) + j]` → `X[j]` for `j < 10`); `.simplifyIndices()`. */
+  simplifyIndices(): KernelBuilder<I, S> {
+    return this.derive((k) => simplifyIndices(k));
   }
 
   /** `replaceInstructionIds`: dependencies on an id become dependencies on others. */
