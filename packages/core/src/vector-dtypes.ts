@@ -56,7 +56,7 @@ export function vectorDTypeName(dtype: RealDType, lanes: VectorLanes): VectorDTy
 export function vectorArray(
   name: string,
   dtype: string,
-  shape: readonly (number | string)[] | 'auto' | undefined,
+  shape: readonly (number | string)[] | 'auto' | null | undefined,
 ): { dtype: RealDType; shape: (number | string)[]; lanes: VectorLanes } {
   const vector = vectorDType(dtype);
   if (!vector) throw new LoomError(`argument '${name}': unknown dtype '${dtype}'`);

@@ -32,6 +32,8 @@ type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 export class DeviceKernelBuilder {
   private readonly types = new Map<string, DType>();
   private readonly strides = new Map<string, Expr[]>();
+  /** Where each argument with an offset starts in its buffer. */
+  private readonly offsets = new Map<string, Expr>();
   private readonly byId: Map<string, Instruction>;
   /** The grid of the device kernel being built (set by `build`). */
   private grid!: Grid;
@@ -62,6 +64,12 @@ export class DeviceKernelBuilder {
       this.types.set(a.name, a.dtype!);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
       const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
+      if (a.offset) {
+        // a vector array's buffer is indexed in vectors on some targets and in lanes on others
+        if (a.dimTags?.some((t) => t.kind === 'vec'))
+          throw new LoomError(`argument '${a.name}' has an offset and a 'vec' axis; an array of vectors must start at its buffer's start`);
+        this.offsets.set(a.name, a.offset);
+      }
       if (lanes && this.hasVectorType(lanes)) this.vectorWidths.set(a.name, lanes);
     }
     for (const t of knl.temporaries.values()) {
@@ -336,7 +344,7 @@ export class DeviceKernelBuilder {
    * global temporary, which is a buffer of the call like an argument (a scalar one too).
    */
   private flatten(e: Expr): Expr {
-    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [int(0)]);
+    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [this.offsets.get(e.name) ?? int(0)]);
     if (e.kind !== 'subscript') return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
@@ -348,6 +356,9 @@ export class DeviceKernelBuilder {
       if (isZero(term)) return;
       flat = flat === undefined ? term : binary('+', flat, term);
     });
+    // an argument passed as a view starts `offset` elements into its buffer (kernel/arg-layouts.ts)
+    const offset = this.offsets.get(e.array);
+    if (offset) flat = flat === undefined ? offset : binary('+', offset, flat);
     return subscript(e.array, [flat ?? int(0)]);
   }
 

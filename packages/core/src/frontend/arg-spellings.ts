@@ -15,7 +15,7 @@ import type { ArgSpec } from './make-kernel.ts';
 import type { TemporarySpec } from './temporary-specs.ts';
 
 /** An argument declaration with its shape read: a list of entries, `'auto'`, or not given. */
-export type DeclaredArg = Omit<ArgSpec, 'shape'> & { readonly shape?: readonly (number | string)[] | 'auto' };
+export type DeclaredArg = Omit<ArgSpec, 'shape'> & { readonly shape?: readonly (number | string)[] | 'auto' | null };
 
 /** One entry of makeKernel's argument list, as the rest of the frontend reads it. */
 export type ArgEntry = DeclaredArg | TemporarySpec | '...';
@@ -92,8 +92,9 @@ function normalizeArgSpec(spec: ArgSpec): DeclaredArg {
  * A shape as loopy's `_parse_shape_or_strides` reads it: `'n'` is `(n,)`, `'n, m'` and
  * `'(n, m)'` are `(n, m)`, `'()'` is a scalar, a number is one axis; `'auto'` stays.
  */
-export function normalizeShape(shape: ShapeInput | undefined, name: string): (number | string)[] | 'auto' | undefined {
-  if (shape === undefined || shape === 'auto') return shape;
+export function normalizeShape(shape: ShapeInput | null | undefined, name: string): (number | string)[] | 'auto' | null | undefined {
+  // null: loopy's shape=None, one axis as long as the array passed (kernel/arg-layouts.ts)
+  if (shape === undefined || shape === null || shape === 'auto') return shape;
   if (typeof shape === 'number') return [shape];
   if (typeof shape === 'string') return splitShapeString(shape, name);
   if (Array.isArray(shape)) {
@@ -104,7 +105,7 @@ export function normalizeShape(shape: ShapeInput | undefined, name: string): (nu
     }
     return [...shape];
   }
-  throw new LoomError(`'${name}': shape must be a list ([n, 4]), one string ('n, 4'), a number or 'auto'; got ${describe(shape)}`);
+  throw new LoomError(`'${name}': shape must be a list ([n, 4]), one string ('n, 4'), a number, 'auto' or null; got ${describe(shape)}`);
 }
 
 /** `'(n, m)'` → `['n', 'm']`: commas outside brackets separate the axes. */

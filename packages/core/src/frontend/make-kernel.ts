@@ -30,11 +30,12 @@ import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
 import { normalizeArgList, splitArgsAndOptions, type ArgEntry, type ArgListInput, type DeclaredArg, type ShapeInput } from './arg-spellings.ts';
-import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
+import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
+import { applyBaseStorage, declaredTemporary, isTemporarySpec, type TemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
 
 /** What globalArg and constantArg accept besides the name; any other key is an error. */
-const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()(['dtype', 'forAtomic', 'isInput', 'isOutput', 'shape']);
+const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()(['dtype', 'forAtomic', 'isInput', 'isOutput', 'shape', 'offset', 'order']);
 
 /** An argument as the user declares it; unspecified fields are inferred. */
 export interface ArgSpec {
@@ -46,9 +47,18 @@ export interface ArgSpec {
   readonly dtype?: DType | VectorDTypeName;
   /**
    * The shape: lengths or parameter expressions (`['n', 'n + 1']`), or as loopy writes it, one string
-   * (`'n'`, `'n, m'`, `'(n, m)'`) or one number; `'auto'`: what the accesses need.
+   * (`'n'`, `'n, m'`, `'(n, m)'`) or one number; `'auto'`: what the accesses need; `null`: no shape
+   * (loopy's `shape=None`), one axis as long as the array passed (`NAME_length`).
    */
-  readonly shape?: ShapeInput;
+  readonly shape?: ShapeInput | null;
+  /**
+   * Where element 0 lies in the buffer passed (loopy's `offset`): `'auto'` takes it from the
+   * view passed (a value argument `NAME_offset`), a number or an expression in the value
+   * arguments fixes it; default `makeKernel`'s `defaultOffset`, else 0.
+   */
+  readonly offset?: 'auto' | number | string;
+  /** `'C'` (row-major) or `'F'` (column-major, the first axis fastest); default `makeKernel`'s `defaultOrder`, else `'C'`. */
+  readonly order?: 'C' | 'F';
   /** Whether the kernel reads it; default: inferred from the instructions. */
   readonly isInput?: boolean;
   /** Whether the kernel writes it; default: inferred from the instructions. */
@@ -79,9 +89,19 @@ export interface MakeKernelOptions {
    * ```
    */
   readonly fixedParameters?: Readonly<Record<string, number>>;
+  /**
+   * The offset of every array argument that does not give its own (loopy's `default_offset`):
+   * `'auto'` takes each from the view passed (`NAME_offset`), 0 (the default) starts each at its buffer's start.
+   * ```ts
+   * makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', undefined, { defaultOffset: 'auto' });
+   * ```
+   */
+  readonly defaultOffset?: 'auto' | 0;
+  /** The order of every array argument that does not give its own (loopy's `default_order`): `'C'` (default) or `'F'`. */
+  readonly defaultOrder?: 'C' | 'F';
 }
 
-const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies', 'fixedParameters']);
+const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies', 'fixedParameters', 'defaultOffset', 'defaultOrder']);
 
 /**
  * A global array argument for `makeKernel`'s argument list (loopy's `GlobalArg`).
@@ -266,10 +286,51 @@ function makeKernelFrom(
     }
   });
 
+  knl = withShapeLessArgs(
+    knl,
+    declared.filter((a) => a.shape === null).map((a) => a.name),
+  );
   knl = inferShapes(knl, givenShapes);
   for (const name of vectorArgs) knl = tagVectorLanes(knl, name);
+  knl = applyArgLayouts(knl, declared, options);
   checkReadOnly(knl);
   return applyBaseStorage(knl, temporarySpecs);
+}
+
+/**
+ * Offsets and orders, declared per argument or by default (`defaultOffset`, `defaultOrder`),
+ * once every array has its shape (an order needs the axes).
+ */
+function applyArgLayouts(knl: LoopKernel, declared: readonly ArgSpec[], options: MakeKernelOptions): LoopKernel {
+  const { defaultOffset = 0, defaultOrder = 'C' } = options;
+  if (defaultOffset !== 'auto' && defaultOffset !== 0) throw new LoomError(`makeKernel: defaultOffset must be 'auto' or 0, not ${JSON.stringify(defaultOffset)}`);
+  if (defaultOrder !== 'C' && defaultOrder !== 'F') throw new LoomError(`makeKernel: defaultOrder must be 'C' or 'F', not ${JSON.stringify(defaultOrder)}`);
+  const byName = new Map(declared.map((a) => [a.name, a]));
+  const arrays = knl.args.filter((a) => a.kind !== 'value');
+  const offsetOf = (name: string) => byName.get(name)?.offset ?? defaultOffset;
+  const orderOf = (name: string) => byName.get(name)?.order ?? defaultOrder;
+  for (const a of arrays) {
+    const order = orderOf(a.name);
+    if (order !== 'C' && order !== 'F') throw new LoomError(`argument '${a.name}': order must be 'C' or 'F', not ${JSON.stringify(order)}`);
+    const offset = offsetOf(a.name);
+    if (typeof offset === 'number' && (!Number.isInteger(offset) || offset < 0))
+      throw new LoomError(`argument '${a.name}': an offset is a whole number of elements, at least 0, not ${offset}`);
+    if (typeof offset !== 'number' && typeof offset !== 'string')
+      throw new LoomError(`argument '${a.name}': offset must be 'auto', a number or an expression, not ${JSON.stringify(offset)}`);
+  }
+  knl = withFortranOrder(
+    knl,
+    arrays.filter((a) => orderOf(a.name) === 'F').map((a) => a.name),
+  );
+  for (const a of arrays) {
+    const offset = offsetOf(a.name);
+    if (typeof offset === 'string' && offset !== 'auto') knl = withOffset(knl, a.name, parseExpression(offset));
+    else if (typeof offset === 'number' && offset !== 0) knl = withOffset(knl, a.name, parseExpression(String(offset)));
+  }
+  return withAutoOffsets(
+    knl,
+    arrays.filter((a) => offsetOf(a.name) === 'auto').map((a) => a.name),
+  );
 }
 
 /** A read-only temporary (one with an initializer, or declared so) is written by no instruction. */
@@ -432,7 +493,7 @@ function classifyArguments(
   for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
   // names in declared shapes (shape: ['m']) are parameters too
   for (const spec of declared) {
-    if (spec.shape === undefined || spec.shape === 'auto') continue;
+    if (!Array.isArray(spec.shape)) continue;
     for (const entry of spec.shape.map(parseShapeEntry(spec.name))) {
       for (const n of freeVariables(entry)) if (!inames.has(n) && !scalars.has(n)) scalars.set(n, undefined);
     }
@@ -485,7 +546,7 @@ function classifyArguments(
     if (kind === 'value' && written.has(name)) {
       throw new LoomError(`value argument '${name}' cannot be written by the kernel`);
     }
-    const shape = kind === 'value' ? undefined : spec?.shape === undefined || spec.shape === 'auto' ? undefined : spec.shape.map(parseShapeEntry(name));
+    const shape = kind === 'value' ? undefined : spec?.shape === undefined || spec.shape === null || spec.shape === 'auto' ? undefined : spec.shape.map(parseShapeEntry(name));
     add({
       name,
       kind,

@@ -55,6 +55,12 @@ export interface KernelArg {
   readonly dimTags?: readonly DimTag[];
   /** Names of the axes (setArrayAxisNames), used in the names of inames made for them (`a_dim_row`). */
   readonly dimNames?: readonly string[];
+  /**
+   * Where element 0 lies in the buffer passed, in elements: an expression in the value
+   * arguments (loopy's `offset`); `undefined`: at its start. `offset: 'auto'` makes it a
+   * value argument `NAME_offset` that `run` takes from the view passed (arg-layouts.ts).
+   */
+  readonly offset?: Expr;
 }
 
 /** A temporary of a kernel: a variable or array that lives only while it runs. */

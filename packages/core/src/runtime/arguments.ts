@@ -14,20 +14,29 @@ import type { Expr } from '../expr/nodes.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import type { GeneratedCode, HostArgument } from '../codegen/generated.ts';
-import { DeviceArray } from './device.ts';
+import { DeviceArray, type DeviceArrayView } from './device.ts';
+import { bindLayoutValues, checkViewsMatch, NO_VIEWS, type ViewLayout } from './views.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 import { MAX_INDEX } from './limits.ts';
 
-/** A host array with an explicit shape. */
+/**
+ * A host array with an explicit shape; with `strides` or `offset`, a view of `data` (numpy's
+ * slicing): element `[i, j, ...]` is `data[offset + i*strides[0] + j*strides[1] + ...]`, and
+ * `run` moves the whole of `data` (views.ts).
+ */
 export interface ShapedHostArray {
-  /** The elements, row-major. */
+  /** The elements, row-major (a view's whole buffer). */
   readonly data: HostArray;
   /** The shape they have. */
   readonly shape: readonly number[];
+  /** A view's strides, in elements; default row-major. */
+  readonly strides?: readonly number[];
+  /** Where a view's element 0 lies in `data`; default 0. */
+  readonly offset?: number;
 }
 
-/** What `run` takes for an argument: a host array (shaped or flat), a DeviceArray, or a scalar. */
-export type RunArgument = HostArray | ShapedHostArray | DeviceArray | number | bigint;
+/** What `run` takes for an argument: a host array (shaped or flat), a DeviceArray or a view of one, or a scalar. */
+export type RunArgument = HostArray | ShapedHostArray | DeviceArray | DeviceArrayView | number | bigint;
 
 /** A caller's array bound to a kernel argument, its dtype known once the code is generated. */
 export interface BoundArray {
@@ -105,7 +114,16 @@ function partsViews(typed: LoopKernel, given: Readonly<Record<string, RunArgumen
   return out;
 }
 
-export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): ArgumentBinding {
+/**
+ * The caller's arguments bound to the kernel's. `views`: the layouts of the arrays passed as
+ * views (views.ts), whose plain arrays `given` holds.
+ */
+export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>, views: ReadonlyMap<string, ViewLayout> = NO_VIEWS): ArgumentBinding {
+  for (const name of views.keys()) {
+    const dtype = kernel.arg(name)?.dtype;
+    if (dtype !== undefined && isComplex(dtype))
+      throw new LoomError(`argument '${name}' is complex: pass it as a whole array, not a view (views of complex arrays are not supported)`);
+  }
   const { typed, inferred } = withPassedComplex(kernel, given);
   const knl = typed === kernel ? storageView(kernel) : typed.with({ args: typed.args.map(complexStorage) });
   // the storage view has no complex arrays: a complex array is passed as its parts
@@ -161,6 +179,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
   for (const arg of knl.args) if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
 
   inferParameters(knl, args, values);
+  bindLayoutValues(knl, args, views, values, (arg) => arg.shape!.map((s, axis) => evaluate(s, values, `axis ${axis} of '${arg.name}'`)));
   for (const arg of knl.args) {
     if (arg.kind === 'value' && !values.has(arg.name)) {
       throw new LoomError(`missing value for argument '${arg.name}': pass it, or pass an array whose size determines it`);
@@ -195,7 +214,8 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
       if (got.length !== shape.length || got.some((g, k) => g !== shape[k])) {
         throw new LoomError(`argument '${arg.name}' has shape (${got.join(', ')}), but the kernel needs (${shape.join(', ')})`);
       }
-      if (isShaped(v) && v.data.length !== expected) {
+      // a view's data is its whole buffer, checked against the layout (bounds-check.ts)
+      if (isShaped(v) && !views.has(arg.name) && v.data.length !== expected) {
         throw new LoomError(`argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`);
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: v instanceof DeviceArray ? v : v.data });
@@ -207,6 +227,7 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: data });
     }
   }
+  checkViewsMatch(knl, views, values);
   return { dtypes, values, arrays };
 }
 

@@ -105,26 +105,33 @@ function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, n
 
 /**
  * Strided and padded layouts (`stride:EXPR` tags) reach further than the element
- * count: a (2, 3) array with rows 4 apart needs 7 elements, not 6. A buffer shorter
- * than that would let an in-range `a[1, 2]` land past its end, so it is refused.
- * Host arrays hold exactly the element count (the binding checks it), and `run`
- * allocates that much for outputs; a DeviceArray can be allocated larger.
+ * count: a (2, 3) array with rows 4 apart needs 7 elements, not 6; an offset moves the
+ * whole array into its buffer. A buffer shorter than the layout's last element would let
+ * an in-range `a[1, 2]` land past its end, so it is refused, naming the argument. A
+ * DeviceArray holds what its buffer was allocated with; a host array its data (a view's
+ * whole buffer, views.ts).
  */
 export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): void {
   for (const a of binding.arrays) {
-    // row-major is dense; an array with a sep axis is split up into dense ones
-    if (!a.arg.shape || !a.arg.dimTags || a.arg.dimTags.some((t) => t.kind === 'sep')) continue;
-    const env = valuesEnv(binding.values, `the strides of '${a.arg.name}'`);
-    const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, `the strides of '${a.arg.name}'`));
-    const needed = requiredLength(a.shape, strides);
-    const held = a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype)) : a.shape.reduce((x, y) => x * y, 1);
-    if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held);
+    // row-major from the start is dense; an array with a sep axis is split up into dense ones
+    if (!a.arg.shape || (!a.arg.dimTags && !a.arg.offset) || a.arg.dimTags?.some((t) => t.kind === 'sep')) continue;
+    const what = `the layout of '${a.arg.name}'`;
+    const env = valuesEnv(binding.values, what);
+    const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, what));
+    const offset = a.arg.offset ? evaluateInt(a.arg.offset, env, what) : 0;
+    if (offset < 0) throw new LoomError(`array '${a.arg.name}' would start at offset ${offset}, before its buffer's start`);
+    const reach = requiredLength(a.shape, strides);
+    const needed = reach === 0 ? 0 : offset + reach;
+    const held =
+      a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype)) : a.given ? a.given.length : a.shape.reduce((x, y) => x * y, 1);
+    if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held, offset);
   }
 }
 
-export function layoutDoesNotFit(name: string, strides: readonly number[], needed: number, held: number): LoomError {
+/** The error for a layout that reaches past its buffer's end. */
+export function layoutDoesNotFit(name: string, strides: readonly number[], needed: number, held: number, offset = 0): LoomError {
   return new LoomError(
-    `array '${name}' has a layout (strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
-      `but its buffer holds ${held}: pass a DeviceArray allocated with at least ${needed} elements`,
+    `array '${name}' has a layout (${offset ? `offset ${offset}, ` : ''}strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
+      `but its buffer holds ${held}: pass a buffer of at least ${needed} elements`,
   );
 }

@@ -29,6 +29,7 @@ import { NO_RUN_OPTIONS, RUN_OPTIONS, wantsBoundsChecks, type RunOptions } from 
 import { compileFor } from './compile.ts';
 import { DeviceArray, type Device, type DeviceBuffer, type LaunchArgument } from './device.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
+import { NO_VIEWS, type ViewLayout } from './views.ts';
 import { checkGridLimits } from './limits.ts';
 import { pieceStrides, type SepLayout } from './sep-pieces.ts';
 import type { BoundsChecks } from '../codegen/access-guards.ts';
@@ -42,6 +43,8 @@ export interface PlannedArray {
   readonly byteLength: number;
   /** Its strides in elements, when a layout tag gives them (row-major and dense otherwise). */
   readonly strides?: readonly number[];
+  /** Where its element 0 lies in its buffer, when the argument has an offset. */
+  readonly offset?: number;
   /**
    * The elements a DeviceArray's buffer must hold for the argument's layout: more than
    * the element count when strides leave gaps (`checkLayoutsFit`).
@@ -138,6 +141,7 @@ export function planCall(
   args: Readonly<Record<string, RunArgument>>,
   options: RunOptions | undefined,
   caller: 'run' | 'prepareLaunch' = 'run',
+  views: ReadonlyMap<string, ViewLayout> = NO_VIEWS,
 ): CallPlan | Promise<CallPlan> {
   // most calls pass no options: nothing to check
   if (options === undefined) options = NO_RUN_OPTIONS;
@@ -145,14 +149,15 @@ export function planCall(
   const checkBounds = wantsBoundsChecks(device, options);
   const perKernel = plans(device)(knl);
   const last = perKernel.last;
-  if (last !== undefined && last.checkBounds === checkBounds && isLastCall(knl, args, last)) return last.plan;
-  const signature = callSignature(knl, args, checkBounds);
+  // a call with views is never the fast path's: their layouts are no part of `LastCall`
+  if (last !== undefined && views.size === 0 && last.checkBounds === checkBounds && isLastCall(knl, args, last)) return last.plan;
+  const signature = callSignature(knl, args, checkBounds, views);
   const known = signature === undefined ? undefined : perKernel.bySignature.get(signature);
   if (known) {
-    perKernel.last = lastCall(knl, args, checkBounds, known) ?? perKernel.last;
+    if (views.size === 0) perKernel.last = lastCall(knl, args, checkBounds, known) ?? perKernel.last;
     return known;
   }
-  return makePlan(knl, device, args, checkBounds).then((plan) => {
+  return makePlan(knl, device, args, checkBounds, views).then((plan) => {
     if (signature !== undefined) perKernel.bySignature.set(signature, plan);
     return plan;
   });
@@ -201,8 +206,14 @@ function lastCall(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, 
   return { checkBounds, given, count, plan };
 }
 
-async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): Promise<CallPlan> {
-  const bound = bindArguments(knl, args);
+async function makePlan(
+  knl: LoopKernel,
+  device: Device,
+  args: Readonly<Record<string, RunArgument>>,
+  checkBounds: boolean,
+  views: ReadonlyMap<string, ViewLayout>,
+): Promise<CallPlan> {
+  const bound = bindArguments(knl, args, views);
   checkAccessBounds(knl, bound.values, new Map(bound.arrays.map((a) => [a.arg.name, a.shape])));
   checkLayoutsFit(knl, bound);
   const { code, compiled } = await compileFor(knl, device, bound.dtypes, { checkBounds });
@@ -213,11 +224,12 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
   const slotOf = new Map<string, number>();
   const slot = (name: string) => slotOf.get(name) ?? (slotOf.set(name, slotOf.size), slotOf.size - 1);
   const arrays = template.arrays.map(
-    (a): PlannedArray => ({
+    (a, k): PlannedArray => ({
       arg: a.arg,
       dtype: a.dtype,
       shape: a.shape,
-      byteLength: byteLengthOf(a.dtype, a.shape),
+      // a host array's data (a view's whole buffer, which may be more than its shape)
+      byteLength: hostByteLength(binding.arrays[k].given) ?? byteLengthOf(a.dtype, a.shape),
       ...layoutOf(a.arg, a.shape, binding.values),
       slot: slot(a.arg.name),
       ...(a.sep ? { sep: { ...a.sep, pieceStrides: pieceStrides(a.arg, a.shape, a.sep.axis, binding.values), slots: a.sep.names.map(slot) } } : {}),
@@ -257,6 +269,11 @@ async function makePlan(knl: LoopKernel, device: Device, args: Readonly<Record<s
   return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches, steps: program, hasHostLoops };
 }
 
+/** The bytes of a host array passed (all of a view's data); undefined for a DeviceArray or nothing. */
+function hostByteLength(given: HostArray | DeviceArray | undefined): number | undefined {
+  return given === undefined || given instanceof DeviceArray ? undefined : given.byteLength;
+}
+
 function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number | bigint>, slot: (name: string) => number): PlannedArgument {
   if (p.kind === 'host-loop') return { kind: 'host-loop', iname: p.argument, dtype: p.dtype };
   if (p.kind === 'value') return { kind: 'value', dtype: p.dtype, value: values.get(p.argument)! };
@@ -264,12 +281,14 @@ function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number 
 }
 
 /** An array's strides and the elements its layout reaches (its element count when row-major and dense). */
-function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<string, number | bigint>): Pick<PlannedArray, 'strides' | 'requiredElements'> {
-  if (!arg.shape || !arg.dimTags || arg.dimTags.some((t) => t.kind === 'sep')) return { requiredElements: shape.reduce((x, y) => x * y, 1) };
-  const what = `the strides of '${arg.name}'`;
+function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<string, number | bigint>): Pick<PlannedArray, 'strides' | 'offset' | 'requiredElements'> {
+  if (!arg.shape || (!arg.dimTags && !arg.offset) || arg.dimTags?.some((t) => t.kind === 'sep')) return { requiredElements: shape.reduce((x, y) => x * y, 1) };
+  const what = `the layout of '${arg.name}'`;
   const env = valuesEnv(values, what);
   const strides = stridesOf(arg.shape, arg.dimTags).map((s) => evaluateInt(s, env, what));
-  return { strides, requiredElements: requiredLength(shape, strides) };
+  const reach = requiredLength(shape, strides);
+  const offset = arg.offset ? evaluateInt(arg.offset, env, what) : 0;
+  return { strides, offset, requiredElements: reach === 0 ? 0 : offset + reach };
 }
 
 /**
@@ -280,7 +299,7 @@ export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
   // counted as the plan counts: a complex array's parts (the kernel's storage view)
   const view = given.partsView();
   const held = Math.floor(view.buffer.byteLength / byteSize(view.dtype));
-  if (held < a.requiredElements) throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held);
+  if (held < a.requiredElements) throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held, a.offset);
 }
 
 /**
@@ -326,8 +345,14 @@ function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buf
 /** A DeviceArray's dtype and shape never change: its part of a signature is made once. */
 const deviceArrayKey = perObject((v: DeviceArray) => `@${v.dtype}[${v.shape.join(',')}]`);
 
-export function callSignature(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean): string | undefined {
+export function callSignature(
+  knl: LoopKernel,
+  args: Readonly<Record<string, RunArgument>>,
+  checkBounds: boolean,
+  views: ReadonlyMap<string, ViewLayout> = NO_VIEWS,
+): string | undefined {
   let signature = checkBounds ? 'checked' : '';
+  for (const [name, view] of views) signature += `;${name}@view(${view.offset};${view.strides.join(',')})`;
   let found = 0;
   for (const arg of knl.args) {
     const v = ownEntry(args, arg.name);

@@ -148,6 +148,20 @@ export class DeviceArray {
   }
 
   /**
+   * A strided view of this array's memory (numpy's slicing, loopy's `a_full[3:10, 5:10]`): `shape`
+   * elements, element `[i, j, ...]` at `offset + i*strides[0] + j*strides[1] + ...` of the
+   * buffer, counted in elements (default strides: row-major over `shape`). `run` passes it to
+   * a kernel whose argument takes offsets and strides from it (`offset: 'auto'`, `stride:auto`);
+   * every element it reaches must lie in the buffer.
+   * ```ts
+   * const block = full.view([7, 5], { offset: 3 * 20 + 5, strides: [20, 1] }); // full[3:10, 5:10]
+   * ```
+   */
+  view(shape: readonly number[], layout: { readonly offset?: number; readonly strides?: readonly number[] } = {}): DeviceArrayView {
+    return new DeviceArrayView(this, shape, layout.offset ?? 0, layout.strides ?? rowMajor(shape));
+  }
+
+  /**
    * The same memory as kernels see it: a complex array as an array of its parts, with a last
    * axis of 2 (complex64 of shape (n) is float32 of shape (n, 2)); a real array is itself.
    */
@@ -169,5 +183,70 @@ export class DeviceArray {
    */
   release(): void {
     this.device.release(this.buffer);
+  }
+}
+
+/** Row-major strides (in elements) of `shape`. */
+export function rowMajor(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  for (let axis = shape.length - 1, s = 1; axis >= 0; axis--) {
+    strides[axis] = s;
+    s *= shape[axis];
+  }
+  return strides;
+}
+
+/**
+ * A strided view of a DeviceArray's buffer (`DeviceArray.view`). It is no DeviceArray: code
+ * that reads a DeviceArray's buffer from its start (every computation, `toHost`) cannot be
+ * handed one by mistake. `run` takes it for an argument with `offset: 'auto'` or
+ * `stride:auto`, and refuses it for one whose layout it does not match.
+ */
+export class DeviceArrayView {
+  /** Its strides, in elements. */
+  readonly strides: readonly number[];
+  constructor(
+    /** The array whose buffer it views. */
+    readonly base: DeviceArray,
+    /** Its shape. */
+    readonly shape: readonly number[],
+    /** Where its element 0 lies in the buffer, in elements. */
+    readonly offset: number,
+    strides: readonly number[],
+  ) {
+    const what = `DeviceArray.view(${JSON.stringify(shape)}, offset ${offset}, strides ${JSON.stringify(strides)})`;
+    if (!shape.every((d) => Number.isInteger(d) && d >= 0)) throw new LoomError(`${what}: extents are whole numbers, at least 0`);
+    if (strides.length !== shape.length) throw new LoomError(`${what}: one stride per axis`);
+    if (!strides.every((d) => Number.isInteger(d) && d >= 0)) throw new LoomError(`${what}: strides are whole numbers of elements, at least 0`);
+    if (!Number.isInteger(offset) || offset < 0) throw new LoomError(`${what}: the offset is a whole number of elements, at least 0`);
+    const held = Math.floor(base.buffer.byteLength / byteSize(base.dtype));
+    const last = shape.some((d) => d === 0) ? offset - 1 : shape.reduce((acc, d, axis) => acc + (d - 1) * strides[axis], offset);
+    if (last >= held) throw new LoomError(`${what} reaches element ${last}, but the buffer holds ${held} ${base.dtype} elements`);
+    this.strides = Object.freeze([...strides]);
+    Object.freeze(this);
+  }
+
+  /** Its element dtype (the base array's). */
+  get dtype(): DType {
+    return this.base.dtype;
+  }
+
+  /** Its elements, gathered row-major to the host (a complex dtype's parts interleaved). */
+  async toHost(): Promise<HostArray> {
+    const lanes = hostLanes(this.dtype);
+    const Ctor = hostArrayConstructor(this.dtype);
+    const whole = new Ctor(Math.floor(this.base.buffer.byteLength / byteSize(this.dtype)) * lanes);
+    if (whole.byteLength > 0) await this.base.device.read(this.base.buffer, whole);
+    const size = this.shape.reduce((a, b) => a * b, 1);
+    const out = new Ctor(size * lanes);
+    for (let k = 0; k < size; k++) {
+      let at = this.offset;
+      for (let axis = this.shape.length - 1, rest = k; axis >= 0; axis--) {
+        at += (rest % this.shape[axis]) * this.strides[axis];
+        rest = Math.floor(rest / this.shape[axis]);
+      }
+      for (let lane = 0; lane < lanes; lane++) (out as Float64Array)[k * lanes + lane] = (whole as Float64Array)[at * lanes + lane];
+    }
+    return out;
   }
 }

@@ -9,7 +9,8 @@ import { hostArrayConstructor, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { RunArgument, ShapedHostArray } from './arguments.ts';
-import { DeviceArray, type Device, type DeviceBuffer } from './device.ts';
+import { DeviceArray, type Device, type DeviceArrayView, type DeviceBuffer } from './device.ts';
+import { unpackViews, type ViewLayout } from './views.ts';
 import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.ts';
 import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
 import { hostLaunches } from './host-loops.ts';
@@ -19,7 +20,7 @@ import { piecesOf, scatterPieces } from './sep-pieces.ts';
 export type { RunOptions };
 
 /** What `run` returns: every array the kernel writes, by name (a host array, or the DeviceArray that was passed for it). */
-export type RunOutputs = Record<string, HostArray | DeviceArray>;
+export type RunOutputs = Record<string, HostArray | DeviceArray | DeviceArrayView>;
 
 /**
  * Runs a kernel on a device: types it from the data, generates and compiles code (cached per kernel, device
@@ -30,9 +31,12 @@ export type RunOutputs = Record<string, HostArray | DeviceArray>;
  */
 export async function run(kernel: LoopKernel, device: Device, given: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
-  const { kernel: knl, args } = resolveAliases(kernel, given, 'run');
+  const { kernel: knl, args: passed } = resolveAliases(kernel, given, 'run');
+  // views (DeviceArray.view, host arrays with strides or an offset) bind as plain arrays with their layouts aside
+  const { args, views } = unpackViews(passed);
+  if (views.size) checkViewsDoNotAlias(knl, args, views);
   // a call like an earlier one finds its plan without waiting for anything
-  const planned = planCall(knl, device, args, options);
+  const planned = planCall(knl, device, args, options, 'run', views);
   const plan = planned instanceof Promise ? await planned : planned;
 
   const owned: DeviceBuffer[] = [];
@@ -105,7 +109,8 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
         continue;
       }
       if (given instanceof DeviceArray) {
-        output(outputs, a.arg.name, given);
+        // a view passed comes back as itself
+        output(outputs, a.arg.name, views.has(a.arg.name) ? (ownEntry(passed, a.arg.name) as DeviceArrayView) : given);
         continue;
       }
       const target = given ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
@@ -130,4 +135,21 @@ function givenArray(v: RunArgument | undefined): HostArray | DeviceArray | undef
   if (v === undefined || typeof v === 'number' || typeof v === 'bigint') return undefined;
   if (v instanceof DeviceArray || ArrayBuffer.isView(v)) return v as HostArray | DeviceArray;
   return (v as ShapedHostArray).data;
+}
+
+/**
+ * Two arguments on one device buffer, one of them a view and one written: what the kernel
+ * reads may be what it wrote, in an order no device fixes. Refused (aliasing.ts merges only
+ * whole arrays passed twice).
+ */
+function checkViewsDoNotAlias(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, views: ReadonlyMap<string, ViewLayout>): void {
+  const onDevice = knl.args.flatMap((a) => {
+    const v = ownEntry(args, a.name);
+    return v instanceof DeviceArray ? [{ arg: a, buffer: v.buffer }] : [];
+  });
+  for (const x of onDevice)
+    for (const y of onDevice) {
+      if (x === y || x.buffer !== y.buffer || !x.arg.isOutput || !(views.has(x.arg.name) || views.has(y.arg.name))) continue;
+      throw new LoomError(`arguments '${x.arg.name}' and '${y.arg.name}' are views of one buffer, and the kernel writes '${x.arg.name}': pass views of separate buffers`);
+    }
 }

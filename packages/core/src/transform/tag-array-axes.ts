@@ -7,6 +7,8 @@
  *   N0 ... N9     an explicit nesting level; N0 moves fastest (levels must be
  *                 contiguous, and not mixed with c, f or stride:)
  *   stride:EXPR   a fixed stride, in elements (an expression in the parameters)
+ *   stride:auto   a stride the array passed decides: a value argument `NAME_strideAXIS`
+ *                 (arguments only; `run` takes it from the view passed, kernel/arg-layouts.ts)
  *   sep           one separate array per index of this axis
  *   vec           the axis is the lanes of a vector type
  *
@@ -24,6 +26,7 @@ import { LoomError } from '../errors.ts';
 import { freeVariables, parseExpression, printExpr, simplify } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { DimTag, LoopKernel } from '../kernel/model.ts';
+import { autoStride } from '../kernel/arg-layouts.ts';
 
 /**
  * `arrayNames`: one name, or several separated by commas, each an argument or a
@@ -40,7 +43,13 @@ export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly stri
     if (arg) {
       if (arg.kind === 'value') throw new LoomError(`tagArrayAxes: '${name}' is a value argument, not an array`);
       if (!arg.shape) throw new LoomError(`tagArrayAxes: the shape of '${name}' is not known; declare it`);
-      const dimTags = parseDimTags(tags, arg.shape, name, parameterNames(knl));
+      // `stride:auto`: a value argument per axis, made on the kernel as it stands (names stay unique)
+      const auto = (axis: number) => {
+        const made = autoStride(knl.with({ args, temporaries }), name, axis);
+        args = made.kernel.args;
+        return made.stride;
+      };
+      const dimTags = parseDimTags(tags, arg.shape, name, parameterNames(knl), auto);
       args = args.map((a) => (a.name === name ? { ...a, dimTags } : a));
     } else if (temp) {
       if (temp.shape.length === 0) throw new LoomError(`tagArrayAxes: temporary '${name}' is a scalar; it has no axes to tag`);
@@ -55,13 +64,19 @@ export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly stri
   return knl.with({ args, temporaries });
 }
 
-type Written = { readonly kind: 'c' | 'f' | 'sep' | 'vec' } | { readonly kind: 'N'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr };
+type Written = { readonly kind: 'c' | 'f' | 'sep' | 'vec' } | { readonly kind: 'N'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr | 'auto' };
 
 /**
  * The tags for an array of this shape, resolved: optional tags dropped, `c`/`f` turned
  * into nesting levels. `parameters`: the names a `stride:EXPR` may use.
  */
-export function parseDimTags(spec: string | readonly string[], shape: readonly Expr[], arrayName: string, parameters: ReadonlySet<string>): DimTag[] {
+export function parseDimTags(
+  spec: string | readonly string[],
+  shape: readonly Expr[],
+  arrayName: string,
+  parameters: ReadonlySet<string>,
+  autoStride?: (axis: number) => Expr,
+): DimTag[] {
   const what = `'${arrayName}'`;
   const raw = typeof spec === 'string' ? splitTopLevel(spec) : spec.map((s) => s.trim());
   const optional = raw.map((t) => t.endsWith('?'));
@@ -112,7 +127,12 @@ export function parseDimTags(spec: string | readonly string[], shape: readonly E
       case 'N':
         return { kind: 'nested', level: w.level - lowest };
       case 'stride':
-        return { kind: 'stride', stride: w.stride };
+        if (w.stride !== 'auto') return { kind: 'stride', stride: w.stride };
+        if (!autoStride)
+          throw new LoomError(
+            `tagArrayAxes: axis ${axis} of ${what} is 'stride:auto', but only an argument's stride can be decided by the array passed (a temporary's strides are fixed when it is compiled)`,
+          );
+        return { kind: 'stride', stride: autoStride(axis) };
       case 'sep':
         return { kind: 'sep' };
       case 'vec':
@@ -144,6 +164,7 @@ function readTag(text: string, axis: number, what: string, parameters: ReadonlyS
   if (nested) return { kind: 'N', level: Number(nested[1]) };
   if (text.startsWith('stride:')) {
     const body = text.slice('stride:'.length).trim();
+    if (body === 'auto') return { kind: 'stride', stride: 'auto' };
     let stride: Expr;
     try {
       stride = simplify(parseExpression(body), { integer: true });
