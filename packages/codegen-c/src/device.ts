@@ -26,7 +26,7 @@ import type { LibraryHandle } from 'koffi';
 import { LAUNCH_SUFFIX } from './launchers.ts';
 import { compileToCache, findCompiler, type CCompiler } from './runtime/compiler.ts';
 import { loadKoffi, NativeBuffer, type Koffi } from './runtime/native.ts';
-import { cTarget, type CExtra } from './target.ts';
+import { checkGroupStack, cTarget, type CExtra } from './target.ts';
 
 /** The options cDevice reads; any other key is an error. */
 const C_DEVICE_OPTIONS = optionKeys<CDeviceOptions>()(['cacheSize']);
@@ -102,6 +102,7 @@ class NativeDevice implements CDevice {
     const cached = this.programs.get(code.code);
     if (cached) return cached;
     checkProgramLimits(code.program, this.limits, this.name);
+    code.program.kernels.forEach((k, i) => checkGroupStack(k.name, k.localSize, code.extra.groupStackBytes[i]));
     const { library: file } = await compileToCache(this.compiler, code.code);
     const library = this.koffi.load(file);
     const launchers = new Map<string, Launcher>();

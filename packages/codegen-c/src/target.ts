@@ -29,8 +29,15 @@ import { C_ATOMIC_DTYPES } from './atomics.ts';
 import { cDialect } from './dialect.ts';
 import { printLauncher } from './launchers.ts';
 
-/** The C target tells its device nothing beyond the code and its kernels' names. */
-export type CExtra = undefined;
+/**
+ * What the C target tells its device: the bytes of arrays one work-group of each kernel puts
+ * on the stack of the thread that runs it (local memory, and the per-work-item copies of
+ * private arrays that serialization keeps across barriers), checked when it compiles, after the
+ * limits every device checks.
+ */
+export interface CExtra {
+  readonly groupStackBytes: readonly number[];
+}
 
 /** Options of `cTarget` (none yet: an object, so that options can come without breaking callers). */
 export type CTargetOptions = Readonly<Record<never, never>>;
@@ -71,11 +78,11 @@ export function generateC(program: ProgramAst): string {
 }
 
 function spellC(program: ProgramAst): TargetOutput<CExtra> {
-  const kernels = program.kernels.map((k) => checkGroupStack(serializeWorkItems(withoutVectorArrays(k))));
+  const kernels = program.kernels.map((k) => serializeWorkItems(withoutVectorArrays(k)));
   // float16 is stored as its bits and computed in float (half-storage.ts)
   const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
   const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));
-  return { code: `${code}\n${launchers.join('\n\n')}\n`, entryPoints, extra: undefined };
+  return { code: `${code}\n${launchers.join('\n\n')}\n`, entryPoints, extra: { groupStackBytes: kernels.map(groupStackBytes) } };
 }
 
 /**
@@ -89,14 +96,17 @@ function withoutVectorArrays(k: KernelFunction): KernelFunction {
   return { ...k, params, body };
 }
 
+/** The bytes of the arrays a serialized kernel declares: one work-group's, on one thread's stack. */
+function groupStackBytes(k: KernelFunction): number {
+  return statementsOfKind(k.body, 'declare').reduce((sum, d) => sum + (d.length ?? 1) * byteSize(d.dtype), 0);
+}
+
 /** Refuses a kernel whose work-group would not fit the stack of the thread that runs it. */
-function checkGroupStack(k: KernelFunction): KernelFunction {
-  const bytes = statementsOfKind(k.body, 'declare').reduce((sum, d) => sum + (d.length ?? 1) * byteSize(d.dtype), 0);
+export function checkGroupStack(name: string, localSize: readonly number[], bytes: number): void {
   if (bytes > MAX_GROUP_STACK_BYTES) {
     throw new LoomError(
-      `kernel '${k.name}': one work-group of ${k.localSize.join(' x ')} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
+      `kernel '${name}': one work-group of ${localSize.join(' x ')} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
         `each private array kept across a barrier for every work-item), more than the ${MAX_GROUP_STACK_BYTES} a thread's stack is given: use smaller work-groups or fewer private values`,
     );
   }
-  return k;
 }

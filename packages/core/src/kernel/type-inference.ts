@@ -81,10 +81,11 @@ function literalMeetsInteger(int: DType, literal: DType): DType {
 
 /**
  * The size loopy gives a float literal of no stated dtype: float32 when float32 holds its
- * value exactly (`1.0`, `0.25`), else float64 (`0.1`, `1e300`).
+ * value exactly (`1.0`, `0.25`, infinity), else float64 (`0.1`, `1e300`). NaN is float64, as
+ * in loopy, whose test `np.float32(x) == np.float64(x)` no NaN passes.
  */
 export function floatLiteralType(value: number): ExprType {
-  return Math.fround(value) === value || Number.isNaN(value) ? WEAK_FLOAT32 : WEAK_FLOAT64;
+  return Math.fround(value) === value ? WEAK_FLOAT32 : WEAK_FLOAT64;
 }
 
 /** Functions whose value is a truth value. */

@@ -14,7 +14,17 @@ const CORE_SPELLINGS: Readonly<Record<string, string>> = { outerTag: 'outer', in
 const SPLIT_OPTIONS = optionKeys<SplitOptions<string, string, string>>()(['outer', 'inner', 'outerIname', 'innerIname', 'slabs', 'within']);
 
 export const VERB_OPTIONS = {
-  kernel: optionKeys<KernelBuilderOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies', 'fixedParameters', 'defaultOffset', 'defaultOrder', 'args', 'temporaries']),
+  kernel: optionKeys<KernelBuilderOptions>()([
+    'name',
+    'assumptions',
+    'silencedWarnings',
+    'seqDependencies',
+    'fixedParameters',
+    'defaultOffset',
+    'defaultOrder',
+    'args',
+    'temporaries',
+  ]),
   split: SPLIT_OPTIONS,
   chunk: SPLIT_OPTIONS,
   tile: optionKeys<TileOptions<string>>()(['outer', 'inner']),
