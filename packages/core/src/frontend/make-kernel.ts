@@ -31,7 +31,7 @@ import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
 import { normalizeArgList, splitArgsAndOptions, type ArgEntry, type ArgListInput, type DeclaredArg, type ShapeInput } from './arg-spellings.ts';
 import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
-import { applyBaseStorage, declaredTemporary, isTemporarySpec, type TemporarySpec } from './temporary-specs.ts';
+import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
 
 /** What globalArg and constantArg accept besides the name; any other key is an error. */
