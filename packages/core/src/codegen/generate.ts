@@ -111,8 +111,9 @@ function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKern
   checkGlobalBarriers(kernel, schedule);
   const split = splitAtGlobalBarriers(kernel, schedule);
   checkLinearizedKernel(kernel, split.subkernels);
+  // (before barriers are inserted: they replace a barrier instruction by a barrier of no id)
+  checkEveryInstructionScheduled(kernel, split.subkernels, split.host);
   const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));
-  checkEveryInstructionScheduled(kernel, subkernels, split.host);
   return { kernel, subkernels, host: split.host, args, typedArgs };
 }
 

@@ -20,7 +20,8 @@
  * group, and any other loop lies within one region.
  *
  * Global barriers never get here: code generation splits a kernel at them into several
- * device kernels (subkernels.ts); one left in a body is an InternalError.
+ * device kernels (subkernels.ts). A barrier statement's scope is the memory it fences (a local
+ * barrier with mem_kind=global fences global memory): either ends a region.
  */
 import { LoomError, InternalError, unreachable } from '../errors.ts';
 import { add, int, mul, subscript, variable, type Expr } from '../expr/nodes.ts';
@@ -127,8 +128,10 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
     close();
     switch (s.kind) {
       case 'barrier':
-        if (s.scope !== 'local') throw new InternalError('a global barrier inside a device kernel: kernels are split at global barriers before code generation');
-        break; // the end of a region is the barrier
+        // the end of a region is the barrier; its scope is the memory it fences (a local barrier
+        // with mem_kind=global fences global memory too), which a region's end fences alike:
+        // global barriers between work-groups were split into separate launches before
+        break;
       case 'block':
         out.push(...splitAtBarriers(s.body, privates, inLoop));
         break;
