@@ -23,7 +23,17 @@ for (const d of await openDevices(options.backends)) {
   try {
     result = await autotune(d, n, budget, (t) => {
       const what = t.seconds === undefined ? `skipped: ${t.failure}` : `${round(flops(n) / t.seconds / 1e12)} TFLOP/s`;
-      if (options.json) console.log(JSON.stringify({ info: 'autotune-trial', backend: d.backend, n, config: t.config, seconds: t.seconds ?? null, failure: t.failure ?? null }));
+      if (options.json)
+        console.log(
+          JSON.stringify({
+            info: 'autotune-trial',
+            backend: d.backend,
+            n,
+            config: t.config,
+            seconds: t.seconds ?? null,
+            failure: t.failure ?? null,
+          }),
+        );
       progress(`  ${describeConfig(t.config).padEnd(44)} ${what}`);
     });
   } catch (e) {
@@ -32,7 +42,15 @@ for (const d of await openDevices(options.backends)) {
     process.exitCode = 1;
     continue;
   }
-  const line = { info: 'autotune-best', backend: d.backend, device: d.device.name, n, config: result.best, tflops: round(result.tflops), tried: result.trials.length };
+  const line = {
+    info: 'autotune-best',
+    backend: d.backend,
+    device: d.device.name,
+    n,
+    config: result.best,
+    tflops: round(result.tflops),
+    tried: result.trials.length,
+  };
   if (options.json) console.log(JSON.stringify(line));
   progress(`  best: ${describeConfig(result.best)}: ${round(result.tflops)} TFLOP/s (${result.trials.length} tried)`);
 }

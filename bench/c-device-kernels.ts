@@ -31,7 +31,10 @@ export type ParameterIndex = (name: string) => number;
 export function parameterIndex(kernel: DeviceKernel): ParameterIndex {
   return (name) => {
     const k = kernel.function.params.findIndex((p) => p.name === name);
-    if (k < 0) throw new Error(`kernel '${kernel.name}' has no parameter '${name}' (it has ${kernel.function.params.map((p) => p.name).join(', ')})`);
+    if (k < 0)
+      throw new Error(
+        `kernel '${kernel.name}' has no parameter '${name}' (it has ${kernel.function.params.map((p) => p.name).join(', ')})`,
+      );
     return k;
   };
 }
@@ -93,7 +96,11 @@ ${PARALLEL_FOR}
         ),
     },
     { kernel: tutorial('tiled transpose, 2-D prefetch'), inputs: { a: [n2, n2] }, outputs: { out: [n2, n2] } },
-    { kernel: tutorial('tiled matmul'), inputs: { a: [matmulN, matmulN], b: [matmulN, matmulN] }, outputs: { c: [matmulN, matmulN] } },
+    {
+      kernel: tutorial('tiled matmul'),
+      inputs: { a: [matmulN, matmulN], b: [matmulN, matmulN] },
+      outputs: { c: [matmulN, matmulN] },
+    },
   ];
 }
 

@@ -19,12 +19,26 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { DeviceArray, prepareLaunch, type Device, type GeneratedCode, type LoopKernel, type PreparedLaunch } from '@loom/core';
+import {
+  DeviceArray,
+  prepareLaunch,
+  type Device,
+  type GeneratedCode,
+  type LoopKernel,
+  type PreparedLaunch,
+} from '@loom/core';
 import { cDevice, cUnavailableReason, type CDevice, type CExtra } from '@loom/codegen-c';
 import { cpuDevice } from '@loom/codegen-js';
 import { matmulKernel, pseudoRandom, sampledMatmulError, type MatmulConfig } from '../examples/matmul.ts';
 import { describeConfig } from './lib/autotune.ts';
-import { CPU_MATMUL_CONFIGS, handWrittenSgemm, parameterIndex, tutorialRuns, type ParameterIndex, type TutorialRun } from './c-device-kernels.ts';
+import {
+  CPU_MATMUL_CONFIGS,
+  handWrittenSgemm,
+  parameterIndex,
+  tutorialRuns,
+  type ParameterIndex,
+  type TutorialRun,
+} from './c-device-kernels.ts';
 import { listFlag, numberFlag, parseOptions } from './lib/cli.ts';
 import { progress, Reporter, round } from './lib/records.ts';
 import { wallSeconds, type TimingOptions } from './lib/timing.ts';
@@ -65,13 +79,28 @@ async function tutorial(c: CDevice, js: Device): Promise<void> {
       const onJs = await timeKernel(js, t.kernel.build(), t);
       for (const [name, got] of Object.entries(onC.outputs)) {
         const wrong = got.findIndex((x, k) => x !== onJs.outputs[name][k]);
-        if (wrong >= 0) throw new Error(`${name}[${wrong}] is ${got[wrong]} on the C device, ${onJs.outputs[name][wrong]} on the JS device`);
+        if (wrong >= 0)
+          throw new Error(
+            `${name}[${wrong}] is ${got[wrong]} on the C device, ${onJs.outputs[name][wrong]} on the JS device`,
+          );
       }
       const size = Object.values({ ...t.inputs, ...t.outputs })[0].reduce((x, y) => x * y, 1);
       const row = { bench: 'c-device' as const, backend: 'c' as const, size, unit: 'ms' as const, device: c.name };
-      reporter.add({ ...row, case: t.kernel.name, value: onC.seconds * 1e3, reference: 'JS device', referenceValue: onJs.seconds * 1e3 });
+      reporter.add({
+        ...row,
+        case: t.kernel.name,
+        value: onC.seconds * 1e3,
+        reference: 'JS device',
+        referenceValue: onJs.seconds * 1e3,
+      });
       if (onC.hand !== undefined)
-        reporter.add({ ...row, case: `${t.kernel.name} vs hand-written C`, value: onC.seconds * 1e3, reference: 'hand-written C', referenceValue: onC.hand * 1e3 });
+        reporter.add({
+          ...row,
+          case: `${t.kernel.name} vs hand-written C`,
+          value: onC.seconds * 1e3,
+          reference: 'hand-written C',
+          referenceValue: onC.hand * 1e3,
+        });
     } catch (e) {
       progress(`  c ${t.kernel.name}: FAILED: ${(e as Error).message.split('\n')[0]}`);
       process.exitCode = 1;
@@ -80,11 +109,17 @@ async function tutorial(c: CDevice, js: Device): Promise<void> {
 }
 
 /** Times one tutorial kernel on `d` (inputs pseudo-random), and its hand-written nest where it has one on the C device. */
-async function timeKernel(d: Device, knl: LoopKernel, t: TutorialRun): Promise<{ seconds: number; hand?: number; outputs: Record<string, Float32Array> }> {
+async function timeKernel(
+  d: Device,
+  knl: LoopKernel,
+  t: TutorialRun,
+): Promise<{ seconds: number; hand?: number; outputs: Record<string, Float32Array> }> {
   const arrays: Record<string, DeviceArray> = {};
   let seed = 1;
-  for (const [name, shape] of Object.entries(t.inputs)) arrays[name] = await DeviceArray.from(d, pseudoRandom(count(shape), seed++), 'float32', [...shape]);
-  for (const [name, shape] of Object.entries(t.outputs)) arrays[name] = await DeviceArray.from(d, new Float32Array(count(shape)), 'float32', [...shape]);
+  for (const [name, shape] of Object.entries(t.inputs))
+    arrays[name] = await DeviceArray.from(d, pseudoRandom(count(shape), seed++), 'float32', [...shape]);
+  for (const [name, shape] of Object.entries(t.outputs))
+    arrays[name] = await DeviceArray.from(d, new Float32Array(count(shape)), 'float32', [...shape]);
   const prepared = await prepareLaunch(knl, d, arrays, { checkBounds: false });
   try {
     const seconds = await launchSeconds(() => prepared.launch());
@@ -102,7 +137,11 @@ async function timeKernel(d: Device, knl: LoopKernel, t: TutorialRun): Promise<{
  * The hand-written nest of `prepared`'s kernel, compiled by the C device as its own code is and
  * launched with the same arguments; its outputs must equal the kernel's (`expected`).
  */
-async function handWrittenSeconds(prepared: PreparedLaunch, source: (entry: string, p: ParameterIndex) => string, expected?: Record<string, Float32Array>): Promise<number> {
+async function handWrittenSeconds(
+  prepared: PreparedLaunch,
+  source: (entry: string, p: ParameterIndex) => string,
+  expected?: Record<string, Float32Array>,
+): Promise<number> {
   const [{ kernel, args, groupCount, localSize }] = prepared.kernels;
   // the generated program's code, its text replaced: the device compiles it as it compiles its own
   const code = { ...(prepared.code as GeneratedCode<CExtra>), code: source(kernel.entryPoint, parameterIndex(kernel)) };
@@ -115,7 +154,8 @@ async function handWrittenSeconds(prepared: PreparedLaunch, source: (entry: stri
     const got = new Float32Array(want.length);
     await device.read(buffer.buffer, got);
     const wrong = got.findIndex((x, k) => x !== want[k]);
-    if (wrong >= 0) throw new Error(`the hand-written nest's ${name}[${wrong}] is ${got[wrong]}, the kernel's ${want[wrong]}`);
+    if (wrong >= 0)
+      throw new Error(`the hand-written nest's ${name}[${wrong}] is ${got[wrong]}, the kernel's ${want[wrong]}`);
   }
   return seconds;
 }
@@ -137,7 +177,9 @@ async function sgemm(c: CDevice): Promise<MatmulConfig | undefined> {
   for (const config of CPU_MATMUL_CONFIGS) {
     try {
       const { loom, hand } = await sgemmSeconds(c, config);
-      progress(`  ${describeConfig(config).padEnd(44)} ${round(gflops(loom))} GFLOP/s (hand-written C ${round(gflops(hand))})`);
+      progress(
+        `  ${describeConfig(config).padEnd(44)} ${round(gflops(loom))} GFLOP/s (hand-written C ${round(gflops(hand))})`,
+      );
       if (!best || loom < best.loom) best = { config, loom, hand };
     } catch (e) {
       progress(`  ${describeConfig(config)}: FAILED: ${(e as Error).message.split('\n')[0]}`);
@@ -200,13 +242,19 @@ function scaling(config: MatmulConfig): void {
   const counts = listFlag(options, 'threads', [1, 2, 4, 8, 16, 32, 64].filter((t) => t < cores).concat(cores));
   let oneThread: number | undefined;
   for (const threads of counts) {
-    const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1], `--n=${n}`, `--scaling-child=${JSON.stringify(config)}`], {
-      env: { ...process.env, OMP_NUM_THREADS: String(threads) },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [...process.execArgv, process.argv[1], `--n=${n}`, `--scaling-child=${JSON.stringify(config)}`],
+      {
+        env: { ...process.env, OMP_NUM_THREADS: String(threads) },
+        encoding: 'utf8',
+      },
+    );
     const line = run.stdout?.split('\n').find((l) => l.startsWith('{'));
     if (run.status !== 0 || !line) {
-      progress(`  sgemm, ${threads} threads: FAILED (exit ${run.status}): ${(run.stderr ?? '').trim().split('\n').pop()}`);
+      progress(
+        `  sgemm, ${threads} threads: FAILED (exit ${run.status}): ${(run.stderr ?? '').trim().split('\n').pop()}`,
+      );
       process.exitCode = 1;
       continue;
     }

@@ -63,7 +63,13 @@ if (firstCallOf !== undefined) {
 }
 
 // the CPU matters here (the figures are the host's own): the report names it beside the GPU machine's
-reporter.info('host', { bench: 'codegen', node: process.version, platform: `${process.platform} ${process.arch}`, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length });
+reporter.info('host', {
+  bench: 'codegen',
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+});
 const kernels = [...TUTORIAL_KERNELS, ...MATMUL_KERNELS];
 /** One sample: the kernel built from its texts and generated, with no parsed text kept from before. */
 function timedBuild(kernel: (typeof kernels)[number], target: Target): { ms: number; code: string } {
@@ -102,7 +108,10 @@ for (const { backend, target } of targets.filter((t) => options.backends.has(t.b
       value: median(times),
       unit: 'ms',
       ...(loopy
-        ? { reference: `loopy ${loopy.loopyMs} ms / ${LOOPY_SPEEDUP_TARGET}`, referenceValue: loopy.loopyMs / LOOPY_SPEEDUP_TARGET }
+        ? {
+            reference: `loopy ${loopy.loopyMs} ms / ${LOOPY_SPEEDUP_TARGET}`,
+            referenceValue: loopy.loopyMs / LOOPY_SPEEDUP_TARGET,
+          }
         : { reference: `target ${TARGET_MS} ms`, referenceValue: TARGET_MS }),
       device: 'host CPU',
       note: `first call ${round(cold)} ms; size = lines of code`,
@@ -113,9 +122,14 @@ const fresh = numberFlag(options, 'fresh', 0);
 for (const kernel of fresh > 0 ? TUTORIAL_KERNELS : []) {
   const times: number[] = [];
   for (let s = 0; s < fresh; s++) {
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1], `--first-call-of=${kernel.name}`], { encoding: 'utf8' });
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, process.argv[1], `--first-call-of=${kernel.name}`],
+      { encoding: 'utf8' },
+    );
     const line = child.stdout.trim().split('\n').pop() ?? '';
-    if (child.status !== 0 || !line.startsWith('{')) throw new Error(`first call of '${kernel.name}' failed (status ${child.status}): ${child.stderr}`);
+    if (child.status !== 0 || !line.startsWith('{'))
+      throw new Error(`first call of '${kernel.name}' failed (status ${child.status}): ${child.stderr}`);
     times.push((JSON.parse(line) as { ms: number }).ms);
   }
   reporter.add({
@@ -131,4 +145,6 @@ for (const kernel of fresh > 0 ? TUTORIAL_KERNELS : []) {
     note: 'a fresh process per sample: Loom imported, then its first makeKernel to OpenCL C; size = processes',
   });
 }
-reporter.printTable(`code generation, makeKernel to code (median of ${samples} after ${warmup} warm-up passes; target ${TARGET_MS} ms)`);
+reporter.printTable(
+  `code generation, makeKernel to code (median of ${samples} after ${warmup} warm-up passes; target ${TARGET_MS} ms)`,
+);

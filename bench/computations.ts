@@ -24,7 +24,16 @@
  *   node --import tsx bench/computations.ts [--full] [--json] [--backends=opencl,webgpu,cpu] [--scan-blocks=WxC,...]
  */
 import { DeviceArray, type DType } from '@loom/core';
-import { matrixMul, mulConst, predicateSum, reduce, scan, transpose, type Computation, type ScanOptions } from '@loom/computation';
+import {
+  matrixMul,
+  mulConst,
+  predicateSum,
+  reduce,
+  scan,
+  transpose,
+  type Computation,
+  type ScanOptions,
+} from '@loom/computation';
 import { parseOptions } from './lib/cli.ts';
 import { openDevices, type BenchDevice } from './lib/devices.ts';
 import { progress, Reporter, type Unit } from './lib/records.ts';
@@ -92,7 +101,9 @@ const cases: Case[] = [
     unit: 'GB/s',
     work: 8 * rows * cols,
     check: (out) => {
-      for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) if (out[j * rows + i] !== matrix[i * cols + j]) throw new Error(`out[${j}, ${i}] is ${out[j * rows + i]}`);
+      for (let i = 0; i < rows; i++)
+        for (let j = 0; j < cols; j++)
+          if (out[j * rows + i] !== matrix[i * cols + j]) throw new Error(`out[${j}, ${i}] is ${out[j * rows + i]}`);
     },
     note: `${rows} x ${cols}; GB/s read + written`,
   },
@@ -110,7 +121,8 @@ function scanCases(): Case[] {
   const variants: { suffix: string; options: ScanOptions }[] = [{ suffix: '', options: {} }];
   for (const b of blocks) {
     const [w, c] = b.split('x').map(Number);
-    if (!Number.isInteger(w) || !Number.isInteger(c)) throw new Error(`--scan-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
+    if (!Number.isInteger(w) || !Number.isInteger(c))
+      throw new Error(`--scan-blocks: '${b}' is not WxC (work-items x elements per work-item)`);
     variants.push({ suffix: ` (${w}x${c})`, options: { workGroupSize: w, perItem: c } });
   }
   return variants.flatMap(({ suffix, options: blockOptions }) => [
@@ -128,7 +140,10 @@ function scanCases(): Case[] {
     {
       name: `scan last axis${suffix}`,
       size: rows * cols,
-      comp: scan({ dtype: 'float32', shape: [rows, cols] }, predicateSum('float32'), { ...blockOptions, axes: [1] }) as unknown as Computation,
+      comp: scan({ dtype: 'float32', shape: [rows, cols] }, predicateSum('float32'), {
+        ...blockOptions,
+        axes: [1],
+      }) as unknown as Computation,
       inputs: [matrix],
       outShape: [rows, cols],
       unit: 'GB/s' as const,
@@ -141,7 +156,9 @@ function scanCases(): Case[] {
 
 function matmulCase(scaled: boolean): Case {
   const plain = matrixMul({ dtype: 'float32', shape: [n, n] }, { dtype: 'float32', shape: [n, n] });
-  const comp = scaled ? plain.attach('output', mulConst({ dtype: 'float32' }, K), 'input', { output: 'scaled' }) : plain;
+  const comp = scaled
+    ? plain.attach('output', mulConst({ dtype: 'float32' }, K), 'input', { output: 'scaled' })
+    : plain;
   return {
     name: scaled ? 'matmul * k' : 'matmul',
     size: n,
@@ -160,21 +177,26 @@ for (const d of devices) {
   reporter.info('device', { bench: 'computations', backend: d.backend, device: d.device.name, rows, cols, total, n });
   for (const c of cases) await measure(d, c);
 }
-reporter.printTable(`@loom/computation's library, float32: reduce/scan of ${total} and along the rows of ${rows} x ${cols}, transpose ${rows} x ${cols}, matmul ${n}³`);
+reporter.printTable(
+  `@loom/computation's library, float32: reduce/scan of ${total} and along the rows of ${rows} x ${cols}, transpose ${rows} x ${cols}, matmul ${n}³`,
+);
 
 /** Compiles the computation, prepares one call on device arrays, times it, checks its output. */
 async function measure(d: BenchDevice, c: Case): Promise<void> {
   const arrays: DeviceArray[] = [];
   try {
     const compiled = await c.comp.compile(d.device);
-    if (c.name === 'matmul * k' && compiled.kernels.length !== 1) throw new Error(`the scaled product takes ${compiled.kernels.length} kernels, not one`);
+    if (c.name === 'matmul * k' && compiled.kernels.length !== 1)
+      throw new Error(`the scaled product takes ${compiled.kernels.length} kernels, not one`);
     const device = async (data: Float32Array, shape: readonly number[], dtype: DType = 'float32') => {
       const array = await DeviceArray.from(d.device, data, dtype, shape);
       arrays.push(array);
       return array;
     };
     const output = await device(new Float32Array(c.outShape.reduce((x, y) => x * y, 1)), c.outShape);
-    const inputs = await Promise.all(c.inputs.map((data, k) => device(data, compiled.signature[k + 1].shape ?? [data.length])));
+    const inputs = await Promise.all(
+      c.inputs.map((data, k) => device(data, compiled.signature[k + 1].shape ?? [data.length])),
+    );
     const prepared = await compiled.prepare(output, ...inputs);
     let seconds: number;
     try {
@@ -208,7 +230,8 @@ async function measure(d: BenchDevice, c: Case): Promise<void> {
 
 function same(got: Float32Array, expected: ArrayLike<number>): void {
   if (got.length !== expected.length) throw new Error(`${got.length} elements instead of ${expected.length}`);
-  for (let k = 0; k < got.length; k++) if (got[k] !== expected[k]) throw new Error(`wrong result at ${k}: ${got[k]} instead of ${expected[k]}`);
+  for (let k = 0; k < got.length; k++)
+    if (got[k] !== expected[k]) throw new Error(`wrong result at ${k}: ${got[k]} instead of ${expected[k]}`);
 }
 
 function rowSums(x: Float32Array, r: number, c: number): Float32Array {

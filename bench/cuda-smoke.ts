@@ -29,8 +29,12 @@ console.log(`driver (CUDA version)   ${info.driverVersion}`);
 console.log(`NVRTC                   ${info.nvrtcVersion}`);
 console.log(`device ${info.ordinal}                ${info.name}`);
 console.log(`compute capability      ${info.computeCapability.join('.')} (compiling for ${info.architecture})`);
-console.log(`multiprocessors         ${info.multiprocessors}, warp ${info.warpSize}, ${(info.totalMemory / 2 ** 30).toFixed(1)} GiB`);
-console.log(`blocks                  ${info.maxThreadsPerBlock} threads, [${info.maxBlockSizes.join(', ')}]; grid [${info.maxGridSizes.join(', ')}]`);
+console.log(
+  `multiprocessors         ${info.multiprocessors}, warp ${info.warpSize}, ${(info.totalMemory / 2 ** 30).toFixed(1)} GiB`,
+);
+console.log(
+  `blocks                  ${info.maxThreadsPerBlock} threads, [${info.maxBlockSizes.join(', ')}]; grid [${info.maxGridSizes.join(', ')}]`,
+);
 console.log(`shared memory / block   ${info.sharedMemoryPerBlock} bytes`);
 console.log(`compile options         ${cuda.compileOptions().join(' ')}`);
 
@@ -51,7 +55,12 @@ try {
   cuda.launch(
     module,
     'scale',
-    [buffer(output), buffer(input), { kind: 'scalar', dtype: 'float32', value: 3 }, { kind: 'scalar', dtype: 'int32', value: n }],
+    [
+      buffer(output),
+      buffer(input),
+      { kind: 'scalar', dtype: 'float32', value: 3 },
+      { kind: 'scalar', dtype: 'int32', value: n },
+    ],
     [Math.ceil(n / 256)],
     [256],
   );

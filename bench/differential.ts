@@ -29,7 +29,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuDevice } from '@loom/codegen-js';
 import { supportsDType, testDevices } from '../test/support/devices.ts';
-import { ALL_FEATURES, caseHasFinding, FeatureSet, formatReport, runSeed, type Feature } from '../test/support/differential/index.ts';
+import {
+  ALL_FEATURES,
+  caseHasFinding,
+  FeatureSet,
+  formatReport,
+  runSeed,
+  type Feature,
+} from '../test/support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { runComputationCase } from '../test/support/differential/computations.ts';
 import { runArgumentCase } from '../test/support/differential/kernel-arguments.ts';
@@ -107,7 +114,10 @@ async function supervise(o: Options): Promise<number> {
     if (signal === null && (code === 0 || code === 1)) {
       // 1 is also node's code for an uncaught exception (its stack is printed above): name the case
       const stopped = /^case (\d+) on (.*)$/m.exec(readFileSync(o.seedFile, 'utf8'));
-      if (stopped) console.log(`\nthe worker stopped during case ${stopped[1]} on ${stopped[2]}\n  replay: ${replayCommand(Number(stopped[1]), o)}`);
+      if (stopped)
+        console.log(
+          `\nthe worker stopped during case ${stopped[1]} on ${stopped[2]}\n  replay: ${replayCommand(Number(stopped[1]), o)}`,
+        );
       failed ||= code === 1;
       break;
     }
@@ -116,16 +126,23 @@ async function supervise(o: Options): Promise<number> {
     const running = /^case (\d+) on (.*)$/m.exec(last);
     const how = signal ?? `exit code ${code}`;
     if (!running) {
-      console.log(`\nCRASH: the worker died (${how}) outside any case; the seed file ${o.seedFile} says: ${JSON.stringify(last)}`);
+      console.log(
+        `\nCRASH: the worker died (${how}) outside any case; the seed file ${o.seedFile} says: ${JSON.stringify(last)}`,
+      );
       return 1;
     }
     const seed = Number(running[1]);
-    console.log(`\nCRASH: case ${seed} killed the process (${how}) on ${running[2]}: a native crash in the driver\n  replay: ${replayCommand(seed, o)}`);
+    console.log(
+      `\nCRASH: case ${seed} killed the process (${how}) on ${running[2]}: a native crash in the driver\n  replay: ${replayCommand(seed, o)}`,
+    );
     crashes.push(`${seed} (${running[2]}, ${how})`);
     // the seeds after the one that crashed are still to run
     if (o.seeds.length) seeds = seeds.slice(seeds.indexOf(seed) + 1);
   }
-  if (crashes.length) console.log(`\nCRASHES: ${crashes.length} case(s) killed the process: ${crashes.join('; ')} (seed file: ${o.seedFile})`);
+  if (crashes.length)
+    console.log(
+      `\nCRASHES: ${crashes.length} case(s) killed the process: ${crashes.join('; ')} (seed file: ${o.seedFile})`,
+    );
   return failed || crashes.length ? 1 : 0;
 }
 
@@ -135,7 +152,11 @@ async function work(o: Options): Promise<number> {
   const devices = testDevices();
   const reference = cpuDevice();
   console.log(`differential: ${features.describe()}; devices: ${devices.map((d) => d.name).join(' | ')}`);
-  console.log(seeds.length ? `replaying seeds ${seeds.join(', ')}` : `running for ${minutes.toFixed(2)} minute(s) with fresh seeds`);
+  console.log(
+    seeds.length
+      ? `replaying seeds ${seeds.join(', ')}`
+      : `running for ${minutes.toFixed(2)} minute(s) with fresh seeds`,
+  );
 
   /** Counts per device and outcome, and the reference's own refusals. */
   const counts = new Map<string, Map<string, number>>();
@@ -154,7 +175,8 @@ async function work(o: Options): Promise<number> {
     const seed = seeds.length ? queue.shift()! : randomInt(2 ** 32 - 1);
     if (trace) process.stderr.write(`case ${seed}\n`);
     // synchronous: on disk before a driver can abort the process
-    const record = (stage: string) => writeFileSync(o.seedFile, `case ${seed} on ${stage}\nreplay: ${replayCommand(seed, o)}\n`);
+    const record = (stage: string) =>
+      writeFileSync(o.seedFile, `case ${seed} on ${stage}\nreplay: ${replayCommand(seed, o)}\n`);
     record('kernel generation');
     // one case per feature set the devices can be held to (a WebGPU device: without float specials)
     const results = await runSeed(seed, features, devices, reference, record);
@@ -170,7 +192,9 @@ async function work(o: Options): Promise<number> {
     for (const device of devices) {
       record(`pointwise payload on ${device.name}`);
       const c = pointwiseCase(seed, features, supportsDType(device, 'float64'));
-      const finding = await runPointwiseCase(c, device).catch((e: Error) => `${device.name}: ${c.source} on ${c.dtypes.join(', ')} threw ${e.message}`);
+      const finding = await runPointwiseCase(c, device).catch(
+        (e: Error) => `${device.name}: ${c.source} on ${c.dtypes.join(', ')} threw ${e.message}`,
+      );
       bump(device.name, finding ? 'pointwise-mismatch' : 'pointwise-ok');
       if (finding) console.log(`\npointwise, seed ${seed}: ${finding}`);
       pointwiseFinding ||= finding !== undefined;
@@ -180,7 +204,9 @@ async function work(o: Options): Promise<number> {
       for (const device of devices) {
         record(`integer pointwise payload on ${device.name}`);
         const c = integerCase(seed, features, supportsDType(device, 'float64'));
-        const finding = await runIntegerCase(c, device).catch((e: Error) => `${device.name}: ${c.source} over ${c.dtype} threw ${e.message}`);
+        const finding = await runIntegerCase(c, device).catch(
+          (e: Error) => `${device.name}: ${c.source} over ${c.dtype} threw ${e.message}`,
+        );
         bump(device.name, finding ? 'integer-mismatch' : 'integer-ok');
         if (finding)
           console.log(`
@@ -190,22 +216,34 @@ integer pointwise, seed ${seed}: ${finding}`);
     }
     // the same seed's kernel-argument case (complex inferred dtypes, aliasing: kernel-arguments.ts), when enabled
     record('kernel arguments');
-    const argumentCase = features.has('complexInferredArguments') || features.has('aliasedArguments') ? await runArgumentCase(seed, features, devices) : undefined;
+    const argumentCase =
+      features.has('complexInferredArguments') || features.has('aliasedArguments')
+        ? await runArgumentCase(seed, features, devices)
+        : undefined;
     for (const f of argumentCase?.findings ?? [])
       console.log(`
 DISAGREEMENT (kernel arguments) ${f}`);
     pointwiseFinding ||= (argumentCase?.findings.length ?? 0) > 0;
     // the computation library's case of the same seed (reduce, scan, complex arrays), when enabled
     record('computation library');
-    const computations = features.has('computationPredicates') || features.has('computationComplex') ? await runComputationCase(seed, features, devices) : undefined;
+    const computations =
+      features.has('computationPredicates') || features.has('computationComplex')
+        ? await runComputationCase(seed, features, devices)
+        : undefined;
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);
     if (results.some(caseHasFinding) || pointwiseFinding || computations?.findings.length) failingSeeds.push(seed);
-    else if (seeds.length && !quiet) console.log(`seed ${seed}: no disagreement (${results.map((r) => r.chain?.steps.length ?? 0).join(' + ')} steps)`);
-    if (!quiet && !seeds.length && cases % 50 === 0) console.log(`... ${cases} cases, ${failingSeeds.length} with findings`);
+    else if (seeds.length && !quiet)
+      console.log(
+        `seed ${seed}: no disagreement (${results.map((r) => r.chain?.steps.length ?? 0).join(' + ')} steps)`,
+      );
+    if (!quiet && !seeds.length && cases % 50 === 0)
+      console.log(`... ${cases} cases, ${failingSeeds.length} with findings`);
   }
   writeFileSync(o.seedFile, `finished: ${cases} cases, none running\n`);
 
-  console.log(`\nSUMMARY: ${cases} cases (${steps} transformation steps applied), ${failingSeeds.length} with findings`);
+  console.log(
+    `\nSUMMARY: ${cases} cases (${steps} transformation steps applied), ${failingSeeds.length} with findings`,
+  );
   for (const [device, row] of counts) {
     console.log(`  ${device}: ${[...row].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
   }

@@ -10,7 +10,17 @@
  * hardware's bar, through the same APIs). Sizes are fixed into the kernels (fixParameters), as a
  * tuned kernel would be: no guards, no uniforms.
  */
-import { addPrefetch, fixParameters, makeKernel, splitIname, tagArrayAxes, tagInames, type LoopKernel, type PreparedLaunch, type Stmt } from '@loom/core';
+import {
+  addPrefetch,
+  fixParameters,
+  makeKernel,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  type LoopKernel,
+  type PreparedLaunch,
+  type Stmt,
+} from '@loom/core';
 
 export type Layout = 'contiguous' | 'rows' | 'transposed';
 export const LAYOUTS: readonly Layout[] = ['contiguous', 'rows', 'transposed'];
@@ -29,7 +39,8 @@ export function shapes(layout: Layout, rows: number, cols: number, vector: boole
 }
 
 /** Whether the Loom kernel for this layout reads float4 vectors (OpenCL's and CUDA's `vec` axes; the WGSL rows were measured without). */
-export const usesVectors = (layout: Layout, backend: string): boolean => layout !== 'transposed' && (backend === 'opencl' || backend === 'cuda');
+export const usesVectors = (layout: Layout, backend: string): boolean =>
+  layout !== 'transposed' && (backend === 'opencl' || backend === 'cuda');
 
 /**
  * The Loom kernel, transformed for a GPU. The contiguous and broadcast cases give each
@@ -41,7 +52,9 @@ export const usesVectors = (layout: Layout, backend: string): boolean => layout 
  */
 export function loomKernel(layout: Layout, rows: number, cols: number, vector: boolean, pad = true): LoopKernel {
   if (layout === 'transposed') {
-    let knl = makeKernel('{ [i,j]: 0<=i<rows and 0<=j<cols }', 'out[i, j] = x[i, j] + y[j, i]', undefined, { name: 'add_transposed' });
+    let knl = makeKernel('{ [i,j]: 0<=i<rows and 0<=j<cols }', 'out[i, j] = x[i, j] + y[j, i]', undefined, {
+      name: 'add_transposed',
+    });
     knl = fixParameters(knl, { rows, cols });
     knl = splitIname(knl, 'i', 32, { outerTag: 'g.1' });
     knl = splitIname(knl, 'i_inner', 8, { outerTag: 'unr', innerTag: 'l.1' });
@@ -53,13 +66,20 @@ export function loomKernel(layout: Layout, rows: number, cols: number, vector: b
   }
   const yIndex = layout === 'rows' ? 'j' : 'i, j';
   if (!vector) {
-    let knl = makeKernel('{ [i,j]: 0<=i<rows and 0<=j<cols }', `out[i, j] = x[i, j] + y[${yIndex}]`, undefined, { name: `add_${layout}` });
+    let knl = makeKernel('{ [i,j]: 0<=i<rows and 0<=j<cols }', `out[i, j] = x[i, j] + y[${yIndex}]`, undefined, {
+      name: `add_${layout}`,
+    });
     knl = fixParameters(knl, { rows, cols });
     knl = tagInames(knl, { i: 'g.1' });
     return splitIname(knl, 'j', 256, { outerTag: 'g.0', innerTag: 'l.0' });
   }
   // float4: the last axis (4 floats) is a vector lane, unrolled into .s0 ... .s3
-  let knl = makeKernel('{ [i,j,k]: 0<=i<rows and 0<=j<cols4 and 0<=k<4 }', `out[i, j, k] = x[i, j, k] + y[${yIndex}, k]`, undefined, { name: `add4_${layout}` });
+  let knl = makeKernel(
+    '{ [i,j,k]: 0<=i<rows and 0<=j<cols4 and 0<=k<4 }',
+    `out[i, j, k] = x[i, j, k] + y[${yIndex}, k]`,
+    undefined,
+    { name: `add4_${layout}` },
+  );
   knl = fixParameters(knl, { rows, cols4: cols / 4 });
   for (const array of ['x', 'out']) knl = tagArrayAxes(knl, array, 'c,c,vec');
   knl = tagArrayAxes(knl, 'y', layout === 'rows' ? 'c,vec' : 'c,c,vec');

@@ -12,7 +12,14 @@
  *
  *   node --import tsx bench/elementwise.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu]
  */
-import { DeviceArray, prepareLaunch, type Device, type GeneratedCode, type PreparedKernel, type PreparedLaunch } from '@loom/core';
+import {
+  DeviceArray,
+  prepareLaunch,
+  type Device,
+  type GeneratedCode,
+  type PreparedKernel,
+  type PreparedLaunch,
+} from '@loom/core';
 import type { CudaBuffer } from '@loom/codegen-cuda';
 import type { OpenCLBuffer } from '@loom/codegen-opencl';
 import { listFlag, parseOptions } from './lib/cli.ts';
@@ -39,10 +46,21 @@ const [rows, cols] = listFlag(options, 'shape', options.full ? [8192, 8192] : [1
 const n = rows * cols;
 const reporter = new Reporter(options.json);
 /** The language each backend's hand-written kernels are written in (the CPU devices have none). */
-const HAND_WRITTEN_LANGUAGE: Record<BenchDevice['backend'], string | undefined> = { opencl: 'OpenCL C', cuda: 'CUDA C', webgpu: 'WGSL', cpu: undefined, c: undefined };
+const HAND_WRITTEN_LANGUAGE: Record<BenchDevice['backend'], string | undefined> = {
+  opencl: 'OpenCL C',
+  cuda: 'CUDA C',
+  webgpu: 'WGSL',
+  cpu: undefined,
+  c: undefined,
+};
 
 /** The host data: x[p] and y[p] small integers, so every sum is exact and checkable. */
-const host = { x: new Float32Array(n), y: new Float32Array(n), row: new Float32Array(cols), zeros: new Float32Array(n) };
+const host = {
+  x: new Float32Array(n),
+  y: new Float32Array(n),
+  row: new Float32Array(cols),
+  zeros: new Float32Array(n),
+};
 for (let p = 0; p < n; p++) {
   host.x[p] = p % 1021;
   host.y[p] = (p * 7) % 1031;
@@ -80,8 +98,13 @@ for (const d of await openDevices(options.backends)) {
   };
   for (const layout of LAYOUTS) {
     const handWritten =
-      HAND_WRITTEN_LANGUAGE[d.backend] === undefined ? undefined : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
-    const reference = handWritten === undefined ? {} : { reference: `hand-written ${HAND_WRITTEN_LANGUAGE[d.backend]}`, referenceValue: gbps(layout, handWritten) };
+      HAND_WRITTEN_LANGUAGE[d.backend] === undefined
+        ? undefined
+        : await measure(d, layout, 'hand-written', () => intoOut(() => handWrittenSeconds(d, layout, data)));
+    const reference =
+      handWritten === undefined
+        ? {}
+        : { reference: `hand-written ${HAND_WRITTEN_LANGUAGE[d.backend]}`, referenceValue: gbps(layout, handWritten) };
     let note: string | undefined;
     const kernel = await measure(d, layout, 'loom kernel', () =>
       intoOut(async () => {
@@ -98,20 +121,38 @@ for (const d of await openDevices(options.backends)) {
     if (handWritten !== undefined) report(d, layout, 'hand-written', handWritten, {});
     const traced: PointwiseTrace = {};
     const viaPointwise = await measure(d, layout, 'pointwise', () => pointwiseRun(d, layout, traced));
-    const host = traced.hostSeconds === undefined ? '' : `; host ${(traced.hostSeconds * 1e6).toPrecision(3)} us per call`;
+    const host =
+      traced.hostSeconds === undefined ? '' : `; host ${(traced.hostSeconds * 1e6).toPrecision(3)} us per call`;
     const variant = traced.variant === undefined ? '' : `${traced.variant} variant; `;
-    if (viaPointwise !== undefined) report(d, layout, 'pointwise', viaPointwise, reference, `${variant}calls back to back, wall time${host}`);
+    if (viaPointwise !== undefined)
+      report(d, layout, 'pointwise', viaPointwise, reference, `${variant}calls back to back, wall time${host}`);
     // the same calls, none awaited but the last: what is left of the gap to the kernel's time is not in the awaits
-    if (traced.queuedSeconds !== undefined) report(d, layout, 'pointwise, queued', traced.queuedSeconds, reference, `${variant}calls not awaited (the last only), wall time`);
+    if (traced.queuedSeconds !== undefined)
+      report(
+        d,
+        layout,
+        'pointwise, queued',
+        traced.queuedSeconds,
+        reference,
+        `${variant}calls not awaited (the last only), wall time`,
+      );
     // the kernel pointwise() launched, timed as the Loom kernels are: the gap to the line above is the host's
-    if (traced.kernelSeconds !== undefined) report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, `${variant}the same launch, GPU time`);
+    if (traced.kernelSeconds !== undefined)
+      report(d, layout, 'pointwise kernel', traced.kernelSeconds, reference, `${variant}the same launch, GPU time`);
     if (d.backend === 'webgpu' && layout !== 'transposed' && traced.variant === 'vector4') {
       // the flat variant's kernel in the same run: x held in a storage one number longer, which
       // WGSL cannot bind as vec4s, so pointwise() picks flat; the elements and their order are the same
       const flat: PointwiseTrace = {};
       await measure(d, layout, 'pointwise, flat', () => pointwiseRun(d, layout, flat, true));
       if (flat.kernelSeconds !== undefined)
-        report(d, layout, 'pointwise kernel, flat', flat.kernelSeconds, reference, `${flat.variant} variant (x's storage not whole vec4s); GPU time`);
+        report(
+          d,
+          layout,
+          'pointwise kernel, flat',
+          flat.kernelSeconds,
+          reference,
+          `${flat.variant} variant (x's storage not whole vec4s); GPU time`,
+        );
     }
   }
   for (const a of Object.values(data)) a.release();
@@ -122,7 +163,14 @@ function gbps(layout: Layout, seconds: number): number {
   return bytesMoved(layout, rows, cols) / seconds / 1e9;
 }
 
-function report(d: BenchDevice, layout: Layout, impl: string, seconds: number, reference: { reference?: string; referenceValue?: number }, note?: string): void {
+function report(
+  d: BenchDevice,
+  layout: Layout,
+  impl: string,
+  seconds: number,
+  reference: { reference?: string; referenceValue?: number },
+  note?: string,
+): void {
   reporter.add({
     bench: 'elementwise',
     backend: d.backend,
@@ -140,12 +188,18 @@ function report(d: BenchDevice, layout: Layout, impl: string, seconds: number, r
  * Runs one implementation (which times itself and hands back out), and checks a sample of
  * out. A failure is a notice and no figure, so one broken variant does not cost the others.
  */
-async function measure(d: BenchDevice, layout: Layout, impl: string, run: () => Promise<{ seconds: number; result: Float32Array }>): Promise<number | undefined> {
+async function measure(
+  d: BenchDevice,
+  layout: Layout,
+  impl: string,
+  run: () => Promise<{ seconds: number; result: Float32Array }>,
+): Promise<number | undefined> {
   try {
     const { seconds, result } = await run();
     for (let s = 0; s < 4096; s++) {
       const p = s === 0 ? n - 1 : (s * 2654435761) % n;
-      if (result[p] !== expected(layout, p)) throw new Error(`wrong result at ${p}: ${result[p]} instead of ${expected(layout, p)}`);
+      if (result[p] !== expected(layout, p))
+        throw new Error(`wrong result at ${p}: ${result[p]} instead of ${expected(layout, p)}`);
     }
     return seconds;
   } catch (e) {
@@ -156,15 +210,26 @@ async function measure(d: BenchDevice, layout: Layout, impl: string, run: () => 
 }
 
 /** The hand-transformed Loom kernel over the shared arrays, viewed in the shapes it wants. */
-async function prepareLoomKernel(d: BenchDevice, layout: Layout, data: DeviceData): Promise<{ prepared: PreparedLaunch; padded: boolean }> {
+async function prepareLoomKernel(
+  d: BenchDevice,
+  layout: Layout,
+  data: DeviceData,
+): Promise<{ prepared: PreparedLaunch; padded: boolean }> {
   const vector = usesVectors(layout, d.backend);
   const shape = shapes(layout, rows, cols, vector);
   const view = (a: DeviceArray, s: number[]) => new DeviceArray(d.device, a.buffer, 'float32', s);
-  const args = { x: view(data.x, shape.x), y: view(layout === 'rows' ? data.row : data.y, shape.y), out: view(data.out, shape.x) };
+  const args = {
+    x: view(data.x, shape.x),
+    y: view(layout === 'rows' ? data.row : data.y, shape.y),
+    out: view(data.out, shape.x),
+  };
   const padded = await prepareLaunch(loomKernel(layout, rows, cols, vector, true), d.device, args);
   if (layout !== 'transposed' || paddingIsSafe(padded)) return { prepared: padded, padded: true };
   padded.release();
-  return { prepared: await prepareLaunch(loomKernel(layout, rows, cols, vector, false), d.device, args), padded: false };
+  return {
+    prepared: await prepareLaunch(loomKernel(layout, rows, cols, vector, false), d.device, args),
+    padded: false,
+  };
 }
 
 async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceData): Promise<number> {
@@ -176,8 +241,22 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
     const int = (value: number) => ({ kind: 'scalar' as const, dtype: 'int32' as const, value });
     const launch =
       layout === 'transposed'
-        ? () => context.launchTimed(program, 'add_transposed', [...buffers, int(rows), int(cols)], [cols, rows / 4], [32, 8])
-        : () => context.launchTimed(program, `add_${layout}`, layout === 'rows' ? [...buffers, int(cols / 4)] : buffers, [n / 4], [256]);
+        ? () =>
+            context.launchTimed(
+              program,
+              'add_transposed',
+              [...buffers, int(rows), int(cols)],
+              [cols, rows / 4],
+              [32, 8],
+            )
+        : () =>
+            context.launchTimed(
+              program,
+              `add_${layout}`,
+              layout === 'rows' ? [...buffers, int(cols / 4)] : buffers,
+              [n / 4],
+              [256],
+            );
     return sampled(() => launch() / 1e9, { maxSeconds: 3 });
   }
   if (d.backend === 'cuda') {
@@ -187,8 +266,22 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
     const int = (value: number) => ({ kind: 'scalar' as const, dtype: 'int32' as const, value });
     const launch =
       layout === 'transposed'
-        ? () => context.launch(module, 'add_transposed', [...buffers, int(rows), int(cols)], [cols / 32, rows / 32], [32, 8])
-        : () => context.launch(module, `add_${layout}`, layout === 'rows' ? [...buffers, int(cols / 4)] : buffers, [n / 4 / 256], [256]);
+        ? () =>
+            context.launch(
+              module,
+              'add_transposed',
+              [...buffers, int(rows), int(cols)],
+              [cols / 32, rows / 32],
+              [32, 8],
+            )
+        : () =>
+            context.launch(
+              module,
+              `add_${layout}`,
+              layout === 'rows' ? [...buffers, int(cols / 4)] : buffers,
+              [n / 4 / 256],
+              [256],
+            );
     return sampled(() => context.timeQueued(launch) / 1e3, { maxSeconds: 3 });
   }
   if (d.backend === 'webgpu') {
@@ -197,7 +290,14 @@ async function handWrittenSeconds(d: BenchDevice, layout: Layout, data: DeviceDa
     const across = Math.min(groups, 32768);
     const kernel =
       layout === 'transposed'
-        ? await wgslKernel(d.device, WGSL_TRANSPOSED_SOURCE, 'add_transposed', bind, [cols / 32, rows / 32, 1], new Uint32Array([rows, cols, 0, 0]).buffer)
+        ? await wgslKernel(
+            d.device,
+            WGSL_TRANSPOSED_SOURCE,
+            'add_transposed',
+            bind,
+            [cols / 32, rows / 32, 1],
+            new Uint32Array([rows, cols, 0, 0]).buffer,
+          )
         : await wgslKernel(d.device, WGSL_SOURCE, `add_${layout}`, bind, [across, Math.ceil(groups / across), 1]);
     return batchedSeconds((count) => timeDispatches(d.device, [kernel], count), { maxSeconds: 3 });
   }
@@ -221,12 +321,22 @@ interface PointwiseTrace {
  * call's promise settles, calls back to back), and the GPU time of the launch a call makes.
  * `raggedX`: x in a storage of n + 1 numbers (on WebGPU: the flat variant instead of vector4).
  */
-async function pointwiseRun(d: BenchDevice, layout: Layout, trace: PointwiseTrace, raggedX = false): Promise<{ seconds: number; result: Float32Array }> {
+async function pointwiseRun(
+  d: BenchDevice,
+  layout: Layout,
+  trace: PointwiseTrace,
+  raggedX = false,
+): Promise<{ seconds: number; result: Float32Array }> {
   const { pointwise, tensor, empty } = await import('@loom/elementwise');
   const device = d.device;
   // an expression-string payload: the same kernel as `(a, b) => a + b`, without loading TypeScript's parser
-  const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
-  const x = raggedX ? tensor(padded(host.x), [n + 1], { device }).view([rows, cols], [cols, 1], 0) : tensor(host.x, [rows, cols], { device });
+  const add = pointwise(
+    { isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] },
+    'a + b',
+  );
+  const x = raggedX
+    ? tensor(padded(host.x), [n + 1], { device }).view([rows, cols], [cols, 1], 0)
+    : tensor(host.x, [rows, cols], { device });
   const y =
     layout === 'contiguous'
       ? tensor(host.y, [rows, cols], { device })

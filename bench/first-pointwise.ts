@@ -25,12 +25,18 @@ const samples = Number(process.argv[2] ?? 9);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs: Record<string, number>[] = [];
 for (let k = 0; k < samples; k++) {
-  const child = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', SAMPLE], { cwd: root, encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', SAMPLE],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (child.status !== 0) throw new Error(child.stderr);
   runs.push(JSON.parse(child.stdout.trim().split('\n').pop()!));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const key of ['importMs', 'firstMs', 'secondMs']) {
   const xs = runs.map((r) => r[key]);
-  console.log(`${key.padEnd(9)} median ${median(xs).toFixed(1)} ms   (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}; ${samples} processes)`);
+  console.log(
+    `${key.padEnd(9)} median ${median(xs).toFixed(1)} ms   (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)}; ${samples} processes)`,
+  );
 }

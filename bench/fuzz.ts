@@ -44,7 +44,11 @@ function fuzzBatch(job: Job): void {
     const finding = check(target, input, HANG_MS);
     if (finding?.kind === 'exception') {
       const error = finding.error as Error;
-      post({ kind: 'finding', input, what: `${error?.name}: ${String(error?.message).split('\n')[0]}\n      ${error?.stack?.split('\n')[1]?.trim() ?? ''}` });
+      post({
+        kind: 'finding',
+        input,
+        what: `${error?.name}: ${String(error?.message).split('\n')[0]}\n      ${error?.stack?.split('\n')[1]?.trim() ?? ''}`,
+      });
     } else if (finding?.kind === 'slow') {
       post({ kind: 'finding', input, what: `slow: ${finding.ms.toFixed(0)} ms` });
     }

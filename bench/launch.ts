@@ -46,7 +46,10 @@ const COLS = 64;
 const CALLS = 5000;
 const BATCHES = 7;
 
-const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', undefined, { name: 'scale' }), 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
+const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', undefined, { name: 'scale' }), 'i', 256, {
+  outerTag: 'g.0',
+  innerTag: 'l.0',
+});
 
 const OPENCL_SCALE = `
 __kernel void scale(__global const float *a, __global float *out, int n) {
@@ -86,7 +89,12 @@ for (const d of await openDevices(options.backends)) {
     };
     const prepared = await prepareLaunch(knl, device, { a, out });
     ways.push({ name: 'run', call: () => run(knl, device, { a, out }), check: checkOut });
-    ways.push({ name: 'prepareLaunch', call: () => prepared.launch(), check: checkOut, release: () => prepared.release() });
+    ways.push({
+      name: 'prepareLaunch',
+      call: () => prepared.launch(),
+      check: checkOut,
+      release: () => prepared.release(),
+    });
     const raw = await rawLaunch(d, a, out);
     if (raw) ways.push({ name: 'raw dispatch', call: raw, check: checkOut });
     ways.push(...(await pointwiseWays(d)));
@@ -107,7 +115,10 @@ for (const d of await openDevices(options.backends)) {
         ['', total, figures[rawAt]?.[0]],
         [' (host)', host, figures[rawAt]?.[1]],
       ] as const) {
-        const ref = isRaw || reference === undefined ? {} : { reference: `raw dispatch${suffix}`, referenceValue: reference * 1e6 };
+        const ref =
+          isRaw || reference === undefined
+            ? {}
+            : { reference: `raw dispatch${suffix}`, referenceValue: reference * 1e6 };
         const size = w.name.startsWith('pointwise') ? ROWS * COLS : N;
         reporter.add({
           bench: 'launch',
@@ -143,13 +154,18 @@ for (const d of await openDevices(options.backends)) {
     out.release();
   }
 }
-reporter.printTable('launch overhead: a tiny kernel and small pointwise() calls, launched and waited for (us per call); (host): the call alone');
+reporter.printTable(
+  'launch overhead: a tiny kernel and small pointwise() calls, launched and waited for (us per call); (host): the call alone',
+);
 
 /**
  * CPU microseconds per call of each of `calls` with the device's launch a stub, and of the
  * stub alone: the fastest of several batches, after a warm-up batch.
  */
-async function javaScriptAlone(d: BenchDevice, calls: readonly (() => Promise<unknown>)[]): Promise<{ calls: number[]; stub: number }> {
+async function javaScriptAlone(
+  d: BenchDevice,
+  calls: readonly (() => Promise<unknown>)[],
+): Promise<{ calls: number[]; stub: number }> {
   const device = d.device as Device;
   await waiter(d)();
   const launch = device.launch;
@@ -234,7 +250,10 @@ async function rawLaunch(d: BenchDevice, a: DeviceArray, out: DeviceArray): Prom
 async function pointwiseWays(d: BenchDevice): Promise<Way[]> {
   const { pointwise, tensor, empty } = await import('@loom/elementwise');
   const device = d.device;
-  const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
+  const add = pointwise(
+    { isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] },
+    'a + b',
+  );
   const xs = Float32Array.from({ length: ROWS * COLS }, (_, p) => p % 1021);
   const ys = Float32Array.from({ length: ROWS * COLS }, (_, p) => (p * 7) % 1031);
   const row = Float32Array.from({ length: COLS }, (_, j) => 5000 + j);
@@ -245,7 +264,8 @@ async function pointwiseWays(d: BenchDevice): Promise<Way[]> {
     const expected = (p: number) => xs[p] + (layout === 'contiguous' ? ys[p] : row[p % COLS]);
     const checkTensor = async (t: { toArray(): Promise<unknown> }) => {
       const got = (await t.toArray()) as Float32Array;
-      for (let p = 0; p < got.length; p++) if (got[p] !== expected(p)) throw new Error(`pointwise ${layout}: wrong result at ${p}`);
+      for (let p = 0; p < got.length; p++)
+        if (got[p] !== expected(p)) throw new Error(`pointwise ${layout}: wrong result at ${p}`);
     };
     const out = empty([ROWS, COLS], { device });
     let last: Awaited<ReturnType<typeof add>> | undefined;
@@ -288,7 +308,10 @@ async function pointwiseWays(d: BenchDevice): Promise<Way[]> {
  * warm up. The ways take turns call by call (round robin), so that a busy moment of the
  * machine falls on all of them alike; about 4 s.
  */
-async function perCall(ways: readonly (() => Promise<unknown>)[], wait: () => Promise<unknown>): Promise<[number, number][]> {
+async function perCall(
+  ways: readonly (() => Promise<unknown>)[],
+  wait: () => Promise<unknown>,
+): Promise<[number, number][]> {
   for (const call of ways) {
     for (let k = 0; k < 50; k++) {
       await call();

@@ -23,7 +23,14 @@
  *   node --import tsx bench/matmul.ts [--full] [--json] [--sizes=1024,2048] [--budget=60] [--config='{...}'] [--awkward-budget=8]
  */
 import { LoomError } from '@loom/core';
-import { describeShape, matmulKernel, matmulSearchSpace, shapeProblem, type MatmulConfig, type MatmulShape } from '../examples/matmul.ts';
+import {
+  describeShape,
+  matmulKernel,
+  matmulSearchSpace,
+  shapeProblem,
+  type MatmulConfig,
+  type MatmulShape,
+} from '../examples/matmul.ts';
 import { fitsTiles, paddedMatmul } from '../examples/matmul-padded.ts';
 import { autotune, describeConfig, type TuneResult } from './lib/autotune.ts';
 import { AWKWARD_SHAPES, awkwardCase, awkwardSize, SMALL_AWKWARD_SHAPES } from './lib/awkward-sgemm.ts';
@@ -40,7 +47,8 @@ const budget = numberFlag(options, 'budget', options.full ? 60 : 20);
 const classicUpTo = numberFlag(options, 'classic-up-to', options.full ? 4096 : 256);
 const reporter = new Reporter(options.json);
 /** Issue 18's awkward shapes (M x N x K as it writes them), or smaller ones of the same kinds for CPU devices. */
-const awkwardShapes: readonly MatmulShape[] = options.flags.get('awkward') === 'off' ? [] : options.full ? AWKWARD_SHAPES : SMALL_AWKWARD_SHAPES;
+const awkwardShapes: readonly MatmulShape[] =
+  options.flags.get('awkward') === 'off' ? [] : options.full ? AWKWARD_SHAPES : SMALL_AWKWARD_SHAPES;
 const awkwardBudget = numberFlag(options, 'awkward-budget', options.full ? 8 : 20);
 
 for (const d of await openDevices(options.backends)) {
@@ -51,10 +59,23 @@ for (const d of await openDevices(options.backends)) {
   for (const n of sizes) {
     const data = await matmulData(d, n);
     try {
-      const classic = n <= classicUpTo ? await attempt(d, `classic ${n}`, () => timeMatmul(d, classicMatmul(n), data, { maxSeconds: 3 })) : undefined;
+      const classic =
+        n <= classicUpTo
+          ? await attempt(d, `classic ${n}`, () => timeMatmul(d, classicMatmul(n), data, { maxSeconds: 3 }))
+          : undefined;
       if (classic !== undefined)
-        reporter.add({ bench: 'matmul', backend: d.backend, case: 'sgemm (classic 16x16)', size: n, value: tflops(n, classic), unit: 'TFLOP/s', device: d.device.name });
-      const seconds = await attempt(d, `tuned ${n}`, () => timeMatmul(d, matmulKernel(config, n), data, { maxSeconds: 3 }));
+        reporter.add({
+          bench: 'matmul',
+          backend: d.backend,
+          case: 'sgemm (classic 16x16)',
+          size: n,
+          value: tflops(n, classic),
+          unit: 'TFLOP/s',
+          device: d.device.name,
+        });
+      const seconds = await attempt(d, `tuned ${n}`, () =>
+        timeMatmul(d, matmulKernel(config, n), data, { maxSeconds: 3 }),
+      );
       if (seconds !== undefined) {
         reporter.add({
           bench: 'matmul',
@@ -63,7 +84,9 @@ for (const d of await openDevices(options.backends)) {
           size: n,
           value: tflops(n, seconds),
           unit: 'TFLOP/s',
-          ...(classic === undefined ? {} : { reference: 'classic 16x16 Loom kernel', referenceValue: tflops(n, classic) }),
+          ...(classic === undefined
+            ? {}
+            : { reference: 'classic 16x16 Loom kernel', referenceValue: tflops(n, classic) }),
           device: d.device.name,
           note: describeConfig(config),
         });
@@ -98,8 +121,24 @@ async function awkward(d: BenchDevice, shape: MatmulShape, candidates: readonly 
   try {
     const padded = await tunePadded(d, shape, paddedSpace, data);
     const forms = [
-      ...(guarded ? [{ form: 'guarded', config: guarded, time: () => timeMatmul(d, matmulKernel(guarded, shape), data, { maxSeconds: 2 }) }] : []),
-      ...(padded ? [{ form: 'padded', config: padded, time: () => timePaddedMatmul(d, paddedMatmul(padded, shape), data, { maxSeconds: 2 }) }] : []),
+      ...(guarded
+        ? [
+            {
+              form: 'guarded',
+              config: guarded,
+              time: () => timeMatmul(d, matmulKernel(guarded, shape), data, { maxSeconds: 2 }),
+            },
+          ]
+        : []),
+      ...(padded
+        ? [
+            {
+              form: 'padded',
+              config: padded,
+              time: () => timePaddedMatmul(d, paddedMatmul(padded, shape), data, { maxSeconds: 2 }),
+            },
+          ]
+        : []),
     ];
     const timed: { form: string; config: MatmulConfig; seconds: number }[] = [];
     for (const f of forms) {
@@ -125,12 +164,24 @@ async function awkward(d: BenchDevice, shape: MatmulShape, candidates: readonly 
 }
 
 /** The fastest guarded kernel for `shape` among `space` (the library's autotune, lib/autotune.ts), or undefined when none ran. */
-async function tuneGuarded(d: BenchDevice, shape: MatmulShape, space: readonly MatmulConfig[]): Promise<MatmulConfig | undefined> {
+async function tuneGuarded(
+  d: BenchDevice,
+  shape: MatmulShape,
+  space: readonly MatmulConfig[],
+): Promise<MatmulConfig | undefined> {
   if (space.length <= 1) return space[0];
   const what = describeShape(shape);
-  progress(`${d.device.name}: tuning guarded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
+  progress(
+    `${d.device.name}: tuning guarded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`,
+  );
   try {
-    const result = await autotune(d, shape, awkwardBudget, (t) => progress(`  ${describeConfig(t.config).padEnd(44)} ${trialLine(shape, t.seconds, t.failure)}`), space);
+    const result = await autotune(
+      d,
+      shape,
+      awkwardBudget,
+      (t) => progress(`  ${describeConfig(t.config).padEnd(44)} ${trialLine(shape, t.seconds, t.failure)}`),
+      space,
+    );
     reporter.info('autotune-best', {
       backend: d.backend,
       device: d.device.name,
@@ -154,10 +205,17 @@ async function tuneGuarded(d: BenchDevice, shape: MatmulShape, space: readonly M
  * as the autotuner times a kernel (3 samples, about a second), until the budget is spent; a
  * plan that fails or computes a wrong product is left out.
  */
-async function tunePadded(d: BenchDevice, shape: MatmulShape, space: readonly MatmulConfig[], data: MatmulData): Promise<MatmulConfig | undefined> {
+async function tunePadded(
+  d: BenchDevice,
+  shape: MatmulShape,
+  space: readonly MatmulConfig[],
+  data: MatmulData,
+): Promise<MatmulConfig | undefined> {
   if (space.length === 0) return undefined;
   const what = describeShape(shape);
-  progress(`${d.device.name}: tuning padded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`);
+  progress(
+    `${d.device.name}: tuning padded SGEMM ${what} among ${space.length} configurations (up to ${awkwardBudget} s)`,
+  );
   const started = performance.now();
   let best: { config: MatmulConfig; seconds: number } | undefined;
   let tried = 0;
@@ -205,9 +263,18 @@ async function chooseConfig(d: BenchDevice): Promise<{ best: MatmulConfig; candi
   progress(`${d.device.name}: tuning SGEMM at ${tuneN}^3 (up to ${budget} s)`);
   try {
     const result = await autotune(d, tuneN, budget, (t) =>
-      progress(`  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`),
+      progress(
+        `  ${describeConfig(t.config).padEnd(44)} ${t.seconds === undefined ? `skipped: ${t.failure}` : `${round(tflops(tuneN, t.seconds))} TFLOP/s`}`,
+      ),
     );
-    reporter.info('autotune-best', { backend: d.backend, device: d.device.name, n: tuneN, config: result.best, tflops: round(result.tflops), tried: result.trials.length });
+    reporter.info('autotune-best', {
+      backend: d.backend,
+      device: d.device.name,
+      n: tuneN,
+      config: result.best,
+      tflops: round(result.tflops),
+      tried: result.trials.length,
+    });
     return { best: result.best, candidates: awkwardCandidates(result) };
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;

@@ -28,19 +28,34 @@ const CALLS = numberFlag(options, 'calls', 200);
 const BATCHES = 7;
 
 const { pointwise, tensor, empty } = await import('@loom/elementwise');
-const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
+const add = pointwise(
+  { isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] },
+  'a + b',
+);
 const xs = Float32Array.from({ length: ROWS * COLS }, (_, p) => p % 1021);
 const ys = Float32Array.from({ length: ROWS * COLS }, (_, p) => (p * 7) % 1031);
 const row = Float32Array.from({ length: COLS }, (_, j) => 5000 + j);
 
 for (const d of await openDevices(options.backends)) {
   const device = d.device as Device;
-  reporter.info('device', { bench: 'pointwise-host', backend: d.backend, device: device.name, rows: ROWS, cols: COLS, calls: CALLS });
+  reporter.info('device', {
+    bench: 'pointwise-host',
+    backend: d.backend,
+    device: device.name,
+    rows: ROWS,
+    cols: COLS,
+    calls: CALLS,
+  });
   const x = tensor(xs, [ROWS, COLS], { device });
   for (const layout of ['contiguous', 'rows', 'transposed'] as const) {
     const y =
-      layout === 'contiguous' ? tensor(ys, [ROWS, COLS], { device }) : layout === 'rows' ? tensor(row, [COLS], { device }) : tensor(ys, [COLS, ROWS], { device }).transpose(0, 1);
-    const expected = (i: number, j: number) => xs[i * COLS + j] + (layout === 'contiguous' ? ys[i * COLS + j] : layout === 'rows' ? row[j] : ys[j * ROWS + i]);
+      layout === 'contiguous'
+        ? tensor(ys, [ROWS, COLS], { device })
+        : layout === 'rows'
+          ? tensor(row, [COLS], { device })
+          : tensor(ys, [COLS, ROWS], { device }).transpose(0, 1);
+    const expected = (i: number, j: number) =>
+      xs[i * COLS + j] + (layout === 'contiguous' ? ys[i * COLS + j] : layout === 'rows' ? row[j] : ys[j * ROWS + i]);
     const out = empty([ROWS, COLS], { device });
     try {
       const variant = add.plan(x, y, { out0: out }).variant;
@@ -112,7 +127,9 @@ for (const d of await openDevices(options.backends)) {
   await settle(d);
   x.release();
 }
-reporter.printTable(`pointwise() host time per call, x + y over ${ROWS} x ${COLS} float32 (us; reference: the device's launch alone)`);
+reporter.printTable(
+  `pointwise() host time per call, x + y over ${ROWS} x ${COLS} float32 (us; reference: the device's launch alone)`,
+);
 
 /**
  * Microseconds per call of `call`, awaited one after another: the fastest of several batches,
@@ -146,7 +163,13 @@ function cpuMicroseconds(): number {
  */
 async function rawLaunch(device: Device, call: () => Promise<unknown>): Promise<() => Promise<void>> {
   let captured:
-    | { compiled: unknown; kernel: Parameters<Device['launch']>[1]; args: readonly LaunchArgument[]; groupCount: readonly number[]; localSize: readonly number[] }
+    | {
+        compiled: unknown;
+        kernel: Parameters<Device['launch']>[1];
+        args: readonly LaunchArgument[];
+        groupCount: readonly number[];
+        localSize: readonly number[];
+      }
     | undefined;
   const launch = device.launch;
   device.launch = (compiled, kernel, args, groupCount, localSize) => {
@@ -163,9 +186,15 @@ async function rawLaunch(device: Device, call: () => Promise<unknown>): Promise<
   return () => device.launch(c.compiled, c.kernel, c.args, c.groupCount, c.localSize);
 }
 
-async function check(t: { toArray(): Promise<unknown> }, expected: (i: number, j: number) => number, what: string): Promise<void> {
+async function check(
+  t: { toArray(): Promise<unknown> },
+  expected: (i: number, j: number) => number,
+  what: string,
+): Promise<void> {
   const got = (await t.toArray()) as Float32Array;
-  for (let i = 0; i < ROWS; i++) for (let j = 0; j < COLS; j++) if (got[i * COLS + j] !== expected(i, j)) throw new Error(`${what}: wrong result at (${i}, ${j})`);
+  for (let i = 0; i < ROWS; i++)
+    for (let j = 0; j < COLS; j++)
+      if (got[i * COLS + j] !== expected(i, j)) throw new Error(`${what}: wrong result at (${i}, ${j})`);
 }
 
 /** Waits for the device to finish what the calls queued. */

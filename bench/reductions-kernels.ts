@@ -26,7 +26,10 @@ export function fullSumKernel(size: number, groups: number): LoopKernel {
   const strides = size / (groups * LOCAL);
   if (!Number.isInteger(strides)) throw new Error(`${size} elements do not split into ${groups} groups of ${LOCAL}`);
   return kernel(
-    [`{ [g, t, k]: 0<=g<${groups} and 0<=t<${LOCAL} and 0<=k<${strides} }`, `{ [t2, k2]: 0<=t2<${LOCAL} and 0<=k2 and ${LOCAL}*k2 + t2<${groups} }`],
+    [
+      `{ [g, t, k]: 0<=g<${groups} and 0<=t<${LOCAL} and 0<=k<${strides} }`,
+      `{ [t2, k2]: 0<=t2<${LOCAL} and 0<=k2 and ${LOCAL}*k2 + t2<${groups} }`,
+    ],
     [
       '<float32> partial[g] = sum((k, t), x[(k*G + g)*L + t]) {id=per_group}',
       '... gbarrier {id=all_groups, dep=per_group}',

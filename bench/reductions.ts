@@ -43,16 +43,29 @@ for (const d of await openDevices(options.backends)) {
   await measure(d, 'row sum', rows * cols, rowSumKernel(rows, cols), { a: matrix }, 'out', rowSums);
   await measure(d, 'full sum', total, fullSumKernel(total, GROUPS), { x: vector }, 'out', Float32Array.of(vectorSum));
 }
-reporter.printTable(`reductions across work-items, float32 (GB/s of the data read): row sum ${rows} x ${cols}, full sum ${total}`);
+reporter.printTable(
+  `reductions across work-items, float32 (GB/s of the data read): row sum ${rows} x ${cols}, full sum ${total}`,
+);
 
 /** Times one kernel on the device (its inputs uploaded once), checks its output, reports GB/s read. */
-async function measure(d: BenchDevice, name: string, size: number, knl: LoopKernel, inputs: Record<string, Float32Array>, output: string, expected: Float32Array): Promise<void> {
+async function measure(
+  d: BenchDevice,
+  name: string,
+  size: number,
+  knl: LoopKernel,
+  inputs: Record<string, Float32Array>,
+  output: string,
+  expected: Float32Array,
+): Promise<void> {
   const arrays: DeviceArray[] = [];
   try {
     const args: Record<string, DeviceArray> = {};
     const shapeOf = (arg: string) => knl.arg(arg)!.shape!.map((s) => (s.kind === 'int' ? s.value : NaN));
-    for (const [arg, data] of Object.entries(inputs)) arrays.push((args[arg] = await DeviceArray.from(d.device, data, 'float32', shapeOf(arg))));
-    arrays.push((args[output] = await DeviceArray.from(d.device, new Float32Array(expected.length), 'float32', shapeOf(output))));
+    for (const [arg, data] of Object.entries(inputs))
+      arrays.push((args[arg] = await DeviceArray.from(d.device, data, 'float32', shapeOf(arg))));
+    arrays.push(
+      (args[output] = await DeviceArray.from(d.device, new Float32Array(expected.length), 'float32', shapeOf(output))),
+    );
     const prepared = await prepareLaunch(knl, d.device, args);
     let seconds: number;
     try {
@@ -63,7 +76,15 @@ async function measure(d: BenchDevice, name: string, size: number, knl: LoopKern
     const got = (await args[output].toHost()) as Float32Array;
     const wrong = expected.findIndex((v, k) => got[k] !== v);
     if (wrong >= 0) throw new Error(`wrong result at ${wrong}: ${got[wrong]} instead of ${expected[wrong]}`);
-    reporter.add({ bench: 'reductions', backend: d.backend, case: name, size, value: (4 * size) / seconds / 1e9, unit: 'GB/s', device: d.device.name });
+    reporter.add({
+      bench: 'reductions',
+      backend: d.backend,
+      case: name,
+      size,
+      value: (4 * size) / seconds / 1e9,
+      unit: 'GB/s',
+      device: d.device.name,
+    });
   } catch (e) {
     progress(`  ${d.backend} ${name}: FAILED: ${(e as Error).message.split('\n')[0]}`);
     process.exitCode = 1;

@@ -20,7 +20,13 @@ import type { DeviceProfile } from '@loom/core';
 import { writeProfile } from '@loom/dsl/profiles';
 import { ratioOf, round, type Measurement, type MeasurementLine } from './lib/records.ts';
 import { AWKWARD_SGEMM_TARGET, AWKWARD_SHAPES, awkwardCase, awkwardSize, awkwardTitle } from './lib/awkward-sgemm.ts';
-import { FIRST_CALL_TARGET_MS, LOOPY_COMPARISON, LOOPY_SPEEDUP_TARGET, TUNED_SGEMM, TUNED_SGEMM_TARGET_MS } from './lib/loopy-comparison.ts';
+import {
+  FIRST_CALL_TARGET_MS,
+  LOOPY_COMPARISON,
+  LOOPY_SPEEDUP_TARGET,
+  TUNED_SGEMM,
+  TUNED_SGEMM_TARGET_MS,
+} from './lib/loopy-comparison.ts';
 
 type Line = Omit<MeasurementLine, 'backend'> & { backend: MeasurementLine['backend'] | 'torch' };
 type Info = { info: string; [key: string]: unknown };
@@ -51,7 +57,11 @@ for (const file of files) {
 // --- pairing with PyTorch ---------------------------------------------------------------------------
 
 const torch = new Map(lines.filter((l) => l.backend === 'torch').map((l) => [`${l.bench}|${l.case}|${l.size}`, l]));
-const TORCH_NAME: Record<string, string> = { elementwise: 'torch.add', matmul: 'torch.matmul (cuBLAS, TF32 off)', reductions: 'torch.sum' };
+const TORCH_NAME: Record<string, string> = {
+  elementwise: 'torch.add',
+  matmul: 'torch.matmul (cuBLAS, TF32 off)',
+  reductions: 'torch.sum',
+};
 /** Where a bench compares with several PyTorch operations: the one for each case. */
 const TORCH_CASE_NAME: Record<string, string> = {
   'computations|reduce all': 'torch.sum',
@@ -62,7 +72,12 @@ const TORCH_CASE_NAME: Record<string, string> = {
   'computations|matmul': 'torch.matmul',
   'computations|matmul * k': 'torch.matmul(a, b) * k',
   // the batched awkward shape (bench/lib/awkward-sgemm.ts)
-  ...Object.fromEntries(AWKWARD_SHAPES.filter((s) => s.batch !== undefined).map((s) => [`matmul|${awkwardCase(s)}`, 'torch.bmm (cuBLAS, TF32 off)'])),
+  ...Object.fromEntries(
+    AWKWARD_SHAPES.filter((s) => s.batch !== undefined).map((s) => [
+      `matmul|${awkwardCase(s)}`,
+      'torch.bmm (cuBLAS, TF32 off)',
+    ]),
+  ),
 };
 
 /** Our line with PyTorch as its reference, when PyTorch measured the same case and size. */
@@ -79,18 +94,20 @@ function paired(l: Line): MeasurementLine {
 }
 
 const ours = lines.filter((l) => l.backend !== 'torch').map(paired);
-const records: Measurement[] = ours.map(({ bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date }) => ({
-  bench,
-  backend,
-  case: c,
-  size,
-  value,
-  unit,
-  reference,
-  referenceValue,
-  ratio,
-  date,
-}));
+const records: Measurement[] = ours.map(
+  ({ bench, backend, case: c, size, value, unit, reference, referenceValue, ratio, date }) => ({
+    bench,
+    backend,
+    case: c,
+    size,
+    value,
+    unit,
+    reference,
+    referenceValue,
+    ratio,
+    date,
+  }),
+);
 
 // --- BENCHMARKS.md ----------------------------------------------------------------------------------
 
@@ -107,22 +124,32 @@ md.push('operation (higher is better: ours/theirs for throughputs, theirs/ours f
 md.push('reference named in the row (a hand-written kernel through the same API, a raw dispatch, the target).', '');
 md.push('## Hardware and software', '');
 if (gpuInfo) md.push(`- GPU: ${String(gpuInfo.gpu ?? '')}`);
-if (torchInfo) md.push(`- PyTorch ${String(torchInfo.torch)} (CUDA ${String(torchInfo.cuda)}) on ${String(torchInfo.device)}`);
+if (torchInfo)
+  md.push(`- PyTorch ${String(torchInfo.torch)} (CUDA ${String(torchInfo.cuda)}) on ${String(torchInfo.device)}`);
 for (const d of devices) md.push(`- ${d}`);
 const host = infos.find((i) => i.info === 'host' && i.bench !== 'codegen') ?? infos.find((i) => i.info === 'host');
-if (host) md.push(`- host: Node ${String(host.node)}, ${String(host.platform)}${gpuInfo?.cpu ? `, ${String(gpuInfo.cpu)}` : ''}`);
+if (host)
+  md.push(
+    `- host: Node ${String(host.node)}, ${String(host.platform)}${gpuInfo?.cpu ? `, ${String(gpuInfo.cpu)}` : ''}`,
+  );
 // code generation is the host CPU's work alone: its rows may come from another machine than the GPU's
 const codegenHost = infos.find((i) => i.info === 'host' && i.bench === 'codegen' && i.cpu !== undefined);
 if (codegenHost && codegenHost.cpu !== gpuInfo?.cpu)
-  md.push(`- code generation rows: ${String(codegenHost.cpu)}, ${String(codegenHost.cores)} cores, Node ${String(codegenHost.node)}`);
+  md.push(
+    `- code generation rows: ${String(codegenHost.cpu)}, ${String(codegenHost.cores)} cores, Node ${String(codegenHost.node)}`,
+  );
 md.push('', '## How they were made', '');
 md.push('On the GPU machine (see `../shared/device/README.md`), from the repository root:', '');
 md.push('```sh');
 md.push(
   '../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/roofline.ts bench/report.ts   # here',
 );
-md.push('bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report');
-md.push('bash bench/h100.sh --quick            # there: CUDA beside OpenCL and PyTorch only (elementwise, SGEMM, reductions, computations)');
+md.push(
+  'bash bench/h100.sh                    # there, with .device/ carried along: every benchmark, PyTorch, this report',
+);
+md.push(
+  'bash bench/h100.sh --quick            # there: CUDA beside OpenCL and PyTorch only (elementwise, SGEMM, reductions, computations)',
+);
 md.push('```', '');
 md.push('Each script also runs on its own, here or there (`node --import tsx bench/elementwise.ts [--full] [--json]`;');
 md.push('without `--full`, small sizes for CPU devices: PoCL, lavapipe). Timing: OpenCL kernels by event');
@@ -136,7 +163,10 @@ const targets = targetRows();
 for (const row of targets) md.push(`| ${row.join(' | ')} |`);
 // a missed target is explained at the end, with what bounds it and what was tried
 if (targets.some((row) => row[2] === 'no'))
-  md.push('', 'Where a target is missed, "What limits the figures that miss a target" at the end says what bounds it and what was tried.');
+  md.push(
+    '',
+    'Where a target is missed, "What limits the figures that miss a target" at the end says what bounds it and what was tried.',
+  );
 md.push('');
 
 for (const [bench, title, note] of [
@@ -160,7 +190,11 @@ for (const [bench, title, note] of [
     "@loom/computation's library, float32 (size: elements; n for matmul)",
     'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on CUDA the time between two events around them; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
   ],
-  ['codegen', 'Code generation, `makeKernel` to code', 'Median milliseconds; size is lines of generated code; reference is the 5 ms target.'],
+  [
+    'codegen',
+    'Code generation, `makeKernel` to code',
+    'Median milliseconds; size is lines of generated code; reference is the 5 ms target.',
+  ],
   [
     'statistics',
     'Statistics of the tuned SGEMM (issue 16)',
@@ -195,7 +229,8 @@ md.push(...rooflineSection());
 const failures = infos.filter((i) => i.info === 'step' && i.rc !== 0);
 if (failures.length) {
   md.push('## Steps that did not finish cleanly', '');
-  for (const f of failures) md.push(`- ${String(f.step)}: exit status ${String(f.rc)}${f.rc === 124 ? ' (timed out)' : ''}`);
+  for (const f of failures)
+    md.push(`- ${String(f.step)}: exit status ${String(f.rc)}${f.rc === 124 ? ' (timed out)' : ''}`);
   md.push('');
 }
 
@@ -216,7 +251,11 @@ writeFileSync(jsonPath, `${JSON.stringify(records, null, 2)}\n`);
 console.error(`wrote ${mdPath} and ${jsonPath} (${records.length} records)`);
 // the profiles of a run at the issue's sizes become the committed ones (a small run's describe a CPU here)
 for (const p of profiles().filter((x) => x.full === true)) {
-  const notes = { backend: String(p.backend), measured: String(p.date ?? date), how: 'bench/roofline.ts --full (bench/h100.sh)' };
+  const notes = {
+    backend: String(p.backend),
+    measured: String(p.date ?? date),
+    how: 'bench/roofline.ts --full (bench/h100.sh)',
+  };
   console.error(`wrote ${writeProfile(p.profile, notes, outDir ? path.join(outDir, 'profiles') : undefined)}`);
 }
 
@@ -224,7 +263,12 @@ for (const p of profiles().filter((x) => x.full === true)) {
 function profiles(): (Info & { profile: DeviceProfile })[] {
   const byDevice = new Map<string, Info & { profile: DeviceProfile }>();
   for (const i of infos.filter((x) => x.info === 'device-profile')) {
-    const profile = { device: String(i.device), bandwidth: Number(i.bandwidth), flopRate: Number(i.flopRate), launchOverhead: Number(i.launchOverhead) };
+    const profile = {
+      device: String(i.device),
+      bandwidth: Number(i.bandwidth),
+      flopRate: Number(i.flopRate),
+      launchOverhead: Number(i.launchOverhead),
+    };
     byDevice.set(profile.device, { ...i, profile });
   }
   return [...byDevice.values()];
@@ -235,7 +279,9 @@ function rooflineSection(): string[] {
   const rows = ours.filter((l) => l.bench === 'roofline');
   if (rows.length === 0) return [];
   const out = ['## Roofline: predicted vs measured (issue 16)', ''];
-  out.push('`estimateTime(knl, profile, params)` predicts launches × launch overhead + max(flops / flop rate, bytes / bandwidth)');
+  out.push(
+    '`estimateTime(knl, profile, params)` predicts launches × launch overhead + max(flops / flop rate, bytes / bandwidth)',
+  );
   out.push('from the exact counts (bytes: each element of each global array once) and the device profile that');
   out.push('`measureDeviceProfile` measures (a copy kernel, chains of multiply-adds, an empty launch; wall-clock);');
   out.push('measured: the same kernel through `prepareLaunch`, timed as the other tables (bench/roofline.ts).', '');
@@ -248,10 +294,15 @@ function rooflineSection(): string[] {
       );
     out.push('');
   }
-  out.push('| backend | kernel | size | predicted | measured | predicted / measured | intensity | bound |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+  out.push(
+    '| backend | kernel | size | predicted | measured | predicted / measured | intensity | bound |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const l of rows) {
     const d = l.details ?? {};
-    out.push(`| ${l.backend} | ${l.case} | ${l.size} | ${l.referenceValue ?? '?'} ms | ${l.value} ms | ${l.ratio ?? '?'} | ${d.intensity ?? '?'} flop/B | ${d.bound ?? '?'} |`);
+    out.push(
+      `| ${l.backend} | ${l.case} | ${l.size} | ${l.referenceValue ?? '?'} ms | ${l.value} ms | ${l.ratio ?? '?'} | ${d.intensity ?? '?'} flop/B | ${d.bound ?? '?'} |`,
+    );
   }
   out.push('');
   return out;
@@ -265,8 +316,11 @@ function sig(x: number): number {
 function targetRows(): string[][] {
   const rows: string[][] = [];
   const find = (bench: string, backend: string, c: string, size?: number) =>
-    ours.find((l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size));
-  const verdict = (ratio: number | null | undefined, bar: number) => (ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no');
+    ours.find(
+      (l) => l.bench === bench && l.backend === backend && l.case === c && (size === undefined || l.size === size),
+    );
+  const verdict = (ratio: number | null | undefined, bar: number) =>
+    ratio === null || ratio === undefined ? 'not measured' : ratio >= bar ? 'yes' : 'no';
   // a row compared with PyTorch: what was measured, and whether it reaches `bar`
   const againstTorch = (what: string, l: Line | undefined, unit: string, bar: number) => [
     what,
@@ -278,10 +332,23 @@ function targetRows(): string[][] {
     ['opencl', 0.95],
     ['webgpu', 0.85],
   ] as const) {
-    for (const layout of layouts) rows.push(againstTorch(`elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`, find('elementwise', backend, layout), 'GB/s', bar));
+    for (const layout of layouts)
+      rows.push(
+        againstTorch(
+          `elementwise ${layout}, ${backend}: ≥ ${bar}x PyTorch`,
+          find('elementwise', backend, layout),
+          'GB/s',
+          bar,
+        ),
+      );
   }
   const sgemm4096 = (backend: string, bar: number, issue: string) =>
-    againstTorch(`SGEMM 4096³, ${backend}${issue}: ≥ ${bar}x cuBLAS`, find('matmul', backend, 'sgemm', 4096), 'TFLOP/s', bar);
+    againstTorch(
+      `SGEMM 4096³, ${backend}${issue}: ≥ ${bar}x cuBLAS`,
+      find('matmul', backend, 'sgemm', 4096),
+      'TFLOP/s',
+      bar,
+    );
   rows.push(sgemm4096('opencl', 0.6, ''), sgemm4096('webgpu', 0.4, ''));
   // issue 18's raised bars: pointwise() ahead of torch.add, SGEMM nearer cuBLAS
   for (const [backend, bars] of [
@@ -289,7 +356,14 @@ function targetRows(): string[][] {
     ['webgpu', [0.9, 0.9, 1.3]],
   ] as const) {
     layouts.forEach((layout, k) =>
-      rows.push(againstTorch(`pointwise() ${layout}, ${backend} (issue 18): ≥ ${bars[k]}x torch.add`, find('elementwise', backend, layout), 'GB/s', bars[k])),
+      rows.push(
+        againstTorch(
+          `pointwise() ${layout}, ${backend} (issue 18): ≥ ${bars[k]}x torch.add`,
+          find('elementwise', backend, layout),
+          'GB/s',
+          bars[k],
+        ),
+      ),
     );
   }
   rows.push(sgemm4096('opencl', 0.8, ' (issue 18)'), sgemm4096('webgpu', 0.7, ' (issue 18)'));
@@ -306,7 +380,10 @@ function targetRows(): string[][] {
     ['row sum', 8192 * 8192, 'row sum 8192²'],
     ['full sum', 2 ** 26, 'full sum 2^26'],
   ] as const) {
-    for (const backend of ['opencl', 'webgpu']) rows.push(againstTorch(`${what}, ${backend}: ≥ 0.8x torch.sum`, find('reductions', backend, c, size), 'GB/s', 0.8));
+    for (const backend of ['opencl', 'webgpu'])
+      rows.push(
+        againstTorch(`${what}, ${backend}: ≥ 0.8x torch.sum`, find('reductions', backend, c, size), 'GB/s', 0.8),
+      );
   }
   // issue 17: the computation library against PyTorch
   for (const [c, size, what, bar] of [
@@ -332,7 +409,12 @@ function targetRows(): string[][] {
       fused && plain
         ? `fused ${fused.value} TFLOP/s, ${fused.ratio ?? '?'}x ${fused.reference ?? ''}; alone ${plain.value} TFLOP/s, ${plain.ratio ?? '?'}x ${plain.reference ?? ''}`
         : '';
-    const met = fused?.ratio == null || plain?.ratio == null || !fused.reference?.startsWith('torch') ? 'not measured' : fused.ratio >= plain.ratio ? 'yes' : 'no';
+    const met =
+      fused?.ratio == null || plain?.ratio == null || !fused.reference?.startsWith('torch')
+        ? 'not measured'
+        : fused.ratio >= plain.ratio
+          ? 'yes'
+          : 'no';
     rows.push([`MatrixMul 4096³ with mulConst fused, ${backend}: ratio ≥ the unfused matmul's`, measured, met]);
   }
   rows.push(...cudaRows());
@@ -364,11 +446,19 @@ function targetRows(): string[][] {
   const matmuls = ours.filter((l) => l.bench === 'codegen' && isMatmul(l.case));
   if (matmuls.length) {
     const worst = matmuls.reduce((x, y) => (y.value > x.value ? y : x));
-    rows.push(['code generation of the matmul kernels (no target of their own)', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, '—']);
+    rows.push([
+      'code generation of the matmul kernels (no target of their own)',
+      `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`,
+      '—',
+    ]);
   }
   if (tutorial.length) {
     const worst = tutorial.reduce((x, y) => (y.value > x.value ? y : x));
-    rows.push(['code generation ≤ 5 ms median per tutorial kernel', `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`, worst.value <= 5 ? 'yes' : 'no']);
+    rows.push([
+      'code generation ≤ 5 ms median per tutorial kernel',
+      `slowest: ${worst.case} (${worst.backend}) ${worst.value} ms`,
+      worst.value <= 5 ? 'yes' : 'no',
+    ]);
     // each kernel's first call in a fresh process where measured so; else in the one process (the notes),
     // where the first kernel pays for the process's very first code generation
     const firsts = freshFirsts.length
@@ -379,13 +469,21 @@ function targetRows(): string[][] {
         });
     if (firsts.length) {
       const slowest = firsts.reduce((x, y) => (y.ms > x.ms ? y : x));
-      rows.push([`first call ≤ ${FIRST_CALL_TARGET_MS} ms per tutorial kernel`, `slowest: ${slowest.case} ${slowest.ms} ms`, slowest.ms <= FIRST_CALL_TARGET_MS ? 'yes' : 'no']);
+      rows.push([
+        `first call ≤ ${FIRST_CALL_TARGET_MS} ms per tutorial kernel`,
+        `slowest: ${slowest.case} ${slowest.ms} ms`,
+        slowest.ms <= FIRST_CALL_TARGET_MS ? 'yes' : 'no',
+      ]);
     }
   }
   const statistics = ours.filter((l) => l.bench === 'statistics');
   if (statistics.length) {
     const worst = statistics.reduce((x, y) => (y.value > x.value ? y : x));
-    rows.push(['statistics of the tuned SGEMM ≤ 50 ms (issue 16)', `slowest: ${worst.case} ${worst.value} ms`, worst.value <= 50 ? 'yes' : 'no']);
+    rows.push([
+      'statistics of the tuned SGEMM ≤ 50 ms (issue 16)',
+      `slowest: ${worst.case} ${worst.value} ms`,
+      worst.value <= 50 ? 'yes' : 'no',
+    ]);
   }
   // issue 18: a launch and its wait within 1.2x (run) and 1.05x (prepareLaunch) of a raw dispatch's
   for (const [what, bar] of [
@@ -395,7 +493,9 @@ function targetRows(): string[][] {
     for (const backend of ['opencl', 'webgpu']) {
       const l = find('launch', backend, what);
       const host = find('launch', backend, `${what} (host)`);
-      const measured = l ? `${l.value} us vs ${l.referenceValue ?? '?'} us${host ? `; host alone ${host.value} us vs ${host.referenceValue ?? '?'} us` : ''}` : '';
+      const measured = l
+        ? `${l.value} us vs ${l.referenceValue ?? '?'} us${host ? `; host alone ${host.value} us vs ${host.referenceValue ?? '?'} us` : ''}`
+        : '';
       rows.push([`${what} ≤ ${bar}x raw dispatch, ${backend}`, measured, verdict(l?.ratio, 1 / bar)]);
     }
   }

@@ -29,9 +29,12 @@ console.log(`CPU device:  ${show(want)}`);
 let failed = false;
 /** Prints a result against the CPU device's; a disagreement fails the script unless `known`. */
 const report = (label: string, got: readonly number[], known = false) => {
-  const ok = got.length === want.length && got.every((x, k) => x === want[k] || (Number.isNaN(x) && Number.isNaN(want[k])));
+  const ok =
+    got.length === want.length && got.every((x, k) => x === want[k] || (Number.isNaN(x) && Number.isNaN(want[k])));
   failed ||= !ok && !known;
-  console.log(`${ok ? 'ok  ' : 'DIFF'} ${label}: ${show(got)}${!ok && known ? '  (known PoCL miscompilation, worked around in run)' : ''}`);
+  console.log(
+    `${ok ? 'ok  ' : 'DIFF'} ${label}: ${show(got)}${!ok && known ? '  (known PoCL miscompilation, worked around in run)' : ''}`,
+  );
 };
 
 for (const device of testDevices()) {

@@ -27,7 +27,11 @@ const VARIANTS: readonly (readonly [string, string, number])[] = [
   ['abs(x)', `(short)abs((int)${X})`, -32768],
   ['max(x*y,y)', `(short)max((int)(short)(int)(${X}*${Y}),(int)${Y})`, 7],
   ['min(-x,y)', `(short)min((int)(short)(int)-${X},(int)${Y})`, -32768],
-  ['head', `(short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y}))`, 7],
+  [
+    'head',
+    `(short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y}))`,
+    7,
+  ],
   [
     'head + tail',
     `(short)(int)((short)(int)((short)(int)((short)(int)(short)abs((int)${X}) + (short)max((int)(short)(int)(${X}*${Y}),(int)${Y})) - (short)min((int)(short)(int)-${X},(int)${Y})) + (int)(${X}|${Y}))`,

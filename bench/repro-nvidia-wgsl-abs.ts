@@ -29,7 +29,12 @@ const shl = 'shl_i32(y, 5i)';
 /** [label, WGSL i32 expression over x, y, the right value at x = -127, y = 1]. */
 const VARIANTS: readonly (readonly [string, string, number])[] = Object.entries(LOADS).flatMap(([load, l]) => [
   ...Object.entries(ABS).map(
-    ([absName, a]) => [`${load}, ${absName}: generated`, `{ let x = ${l}; out[K] = select(${a}, ${shl}, ${shl} >= ${a}) - min(x, x) * max(x, x); }`, -16002] as const,
+    ([absName, a]) =>
+      [
+        `${load}, ${absName}: generated`,
+        `{ let x = ${l}; out[K] = select(${a}, ${shl}, ${shl} >= ${a}) - min(x, x) * max(x, x); }`,
+        -16002,
+      ] as const,
   ),
   [`${load}: select only`, `{ let x = ${l}; out[K] = select(abs(x), ${shl}, ${shl} >= abs(x)); }`, 127] as const,
   [`${load}: compare only`, `{ let x = ${l}; out[K] = select(0i, 1i, ${shl} >= abs(x)); }`, 0] as const,
@@ -54,11 +59,19 @@ ${VARIANTS.map(([, e], k) => `  ${e.replace('K', String(k))}`).join('\n')}
 }`;
 
 /** Runs `code`'s entry `entry` once with `bindings` (in binding order) and returns the i32 words of `out`. */
-async function runShader(device: GPUDevice, code: string, entry: string, bindings: readonly ArrayBufferView[], out: number, uniform?: number): Promise<Int32Array> {
+async function runShader(
+  device: GPUDevice,
+  code: string,
+  entry: string,
+  bindings: readonly ArrayBufferView[],
+  out: number,
+  uniform?: number,
+): Promise<Int32Array> {
   const module = device.createShaderModule({ code });
   const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: entry } });
   const buffers = bindings.map((data, k) => {
-    const usage = k === uniform ? 0x40 | 0x8 /* UNIFORM | COPY_DST */ : 0x80 | 0x4 | 0x8; /* STORAGE | COPY_SRC | COPY_DST */
+    const usage =
+      k === uniform ? 0x40 | 0x8 /* UNIFORM | COPY_DST */ : 0x80 | 0x4 | 0x8; /* STORAGE | COPY_SRC | COPY_DST */
     const b = device.createBuffer({ size: Math.max(16, Math.ceil(data.byteLength / 16) * 16), usage });
     device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
     return b;
@@ -84,12 +97,23 @@ async function runShader(device: GPUDevice, code: string, entry: string, binding
  * The payload of seed 1070972369, and edits of the WGSL Loom generated for it, each a guess at what
  * the driver mishandles. On the H200 only 'abs as select' was right: Loom now spells an i32's |x| so.
  */
-const payload = pointwise({}, (x: number, y: number) => (y << (5 & 7) >= Math.abs(x) ? y << (5 & 7) : Math.abs(x)) - Math.min(x, x) * Math.max(x, x));
+const payload = pointwise(
+  {},
+  (x: number, y: number) =>
+    (y << (5 & 7) >= Math.abs(x) ? y << (5 & 7) : Math.abs(x)) - Math.min(x, x) * Math.max(x, x),
+);
 const EDITS: readonly (readonly [string, (code: string) => string])[] = [
   ['built-in abs (the spelling before the workaround)', (c) => c],
   ['let in0', (c) => c.replace(/ *var in0: i32;\n/, '').replace('in0 = load_buf0', 'let in0 = load_buf0')],
   ['abs as select', (c) => c.replaceAll('abs(in0)', 'select(-in0, in0, in0 >= 0i)')],
-  ['load by shifts', (c) => c.replace(/return extractBits\(bitcast<i32>\(word\), (.*), 8u\);/, 'return (bitcast<i32>(word) << (24u - $1)) >> 24u;')],
+  [
+    'load by shifts',
+    (c) =>
+      c.replace(
+        /return extractBits\(bitcast<i32>\(word\), (.*), 8u\);/,
+        'return (bitcast<i32>(word) << (24u - $1)) >> 24u;',
+      ),
+  ],
   ['plain shift', (c) => c.replaceAll('shl_i32(in1, 5i)', '(in1 << 5u)')],
   ['square', (c) => c.replace('min(in0, in0) * max(in0, in0)', 'in0 * in0')],
   [
@@ -118,7 +142,8 @@ for (const d of testDevices()) {
   // buf0: the int8 byte 0x81, buf1: y, buf2: out, params: n and sizes 1, offsets 0
   for (const [label, edit] of [['as generated now (abs_i32)', () => generated] as const, ...EDITS]) {
     const edited = edit(code);
-    if (label !== EDITS[0][0] && edited === code) throw new Error(`the edit '${label}' changed nothing: the generated code has changed`);
+    if (label !== EDITS[0][0] && edited === code)
+      throw new Error(`the edit '${label}' changed nothing: the generated code has changed`);
     const got = await runShader(
       (d as WebGPUDevice).gpuDevice,
       edited,
@@ -137,7 +162,10 @@ for (const d of testDevices()) {
   const module = device.createShaderModule({ code: shader });
   const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'probe' } });
   const storage = (data: ArrayBufferView) => {
-    const b = device.createBuffer({ size: Math.max(16, data.byteLength), usage: 0x80 | 0x4 | 0x8 /* STORAGE | COPY_SRC | COPY_DST */ });
+    const b = device.createBuffer({
+      size: Math.max(16, data.byteLength),
+      usage: 0x80 | 0x4 | 0x8 /* STORAGE | COPY_SRC | COPY_DST */,
+    });
     device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
     return b;
   };

@@ -70,10 +70,17 @@ for (const d of await openDevices(options.backends)) {
     launchOverhead: profile.launchOverhead,
     full: options.full,
   });
-  progress(`  ${round(profile.bandwidth / 1e9)} GB/s, ${round(profile.flopRate / 1e12)} TFLOP/s, launch ${round(profile.launchOverhead * 1e6)} us`);
-  if (profileDir) progress(`  wrote ${writeProfile(profile, { backend: d.backend, measured: today(), how: `bench/roofline.ts${options.full ? ' --full' : ''}` }, profileDir)}`);
+  progress(
+    `  ${round(profile.bandwidth / 1e9)} GB/s, ${round(profile.flopRate / 1e12)} TFLOP/s, launch ${round(profile.launchOverhead * 1e6)} us`,
+  );
+  if (profileDir)
+    progress(
+      `  wrote ${writeProfile(profile, { backend: d.backend, measured: today(), how: `bench/roofline.ts${options.full ? ' --full' : ''}` }, profileDir)}`,
+    );
 
-  const config = options.flags.has('config') ? (JSON.parse(options.flags.get('config')!) as MatmulConfig) : TUNED[d.backend]!;
+  const config = options.flags.has('config')
+    ? (JSON.parse(options.flags.get('config')!) as MatmulConfig)
+    : TUNED[d.backend]!;
   await attempt(d, profile, 'tutorial matmul (16x16 tiles)', n, () => matmul(d, classicMatmul(n)));
   await attempt(d, profile, 'sgemm (tuned)', n, () => matmul(d, matmulKernel(config, n)));
   await attempt(d, profile, 'pointwise add', side * side, () => pointwiseAdd(d));
@@ -88,7 +95,13 @@ interface Measured {
 }
 
 /** Predicts, measures and records one kernel; a failure is a notice (and no figure), not the end of the run. */
-async function attempt(d: BenchDevice, profile: DeviceProfile, name: string, size: number, measure: () => Promise<Measured>): Promise<void> {
+async function attempt(
+  d: BenchDevice,
+  profile: DeviceProfile,
+  name: string,
+  size: number,
+  measure: () => Promise<Measured>,
+): Promise<void> {
   try {
     const { knl, seconds } = await measure();
     const e = estimateTime(knl, profile, {});
@@ -157,7 +170,8 @@ async function transpose(d: BenchDevice): Promise<Measured> {
   const check = (out: Float32Array) => {
     for (let s = 0; s < 4096; s++) {
       const [i, j] = [(s * 7919) % side, (s * 104729 + 13) % side];
-      if (out[i * side + j] !== a[j * side + i]) throw new Error(`out[${i}, ${j}] is ${out[i * side + j]}, expected ${a[j * side + i]}`);
+      if (out[i * side + j] !== a[j * side + i])
+        throw new Error(`out[${i}, ${j}] is ${out[i * side + j]}, expected ${a[j * side + i]}`);
     }
   };
   const padded = transposeKernel(true);
@@ -189,7 +203,8 @@ async function timed(
   instead?: (prepared: PreparedLaunch) => true | LoopKernel,
 ): Promise<Measured> {
   const arrays: Record<string, DeviceArray> = {};
-  for (const [name, data] of Object.entries(inputs)) arrays[name] = await DeviceArray.from(d.device, data, 'float32', [side, side]);
+  for (const [name, data] of Object.entries(inputs))
+    arrays[name] = await DeviceArray.from(d.device, data, 'float32', [side, side]);
   arrays.out = await DeviceArray.from(d.device, new Float32Array(side * side), 'float32', [side, side]);
   let prepared = await prepareLaunch(knl, d.device, arrays);
   try {

@@ -22,7 +22,16 @@ const samples = numberFlag(options, 'samples', 20);
 const TARGET_MS = 50;
 const reporter = new Reporter(options.json);
 
-const LARGE: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8, layout: 'strided', prefetch: true, unrollK: false };
+const LARGE: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+};
 const cases: { name: string; build: () => LoopKernel }[] = [DEFAULT_MATMUL, LARGE].flatMap((config) => {
   const shape = `sgemm ${config.tileM}x${config.tileN}x${config.tileK} r${config.regM}x${config.regN}`;
   const typed = (n?: number) => addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' });

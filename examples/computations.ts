@@ -20,9 +20,13 @@ if (gpu) devices.push(gpu);
 else console.log(`(WebGPU not available: ${webgpuUnavailableReason()})`);
 
 function check(what: string, actual: ArrayLike<number>, expected: ArrayLike<number>): void {
-  const ok = actual.length === expected.length && Array.from(expected).every((e, k) => Math.abs(actual[k] - e) <= 1e-6 * Math.max(1, Math.abs(e)));
+  const ok =
+    actual.length === expected.length &&
+    Array.from(expected).every((e, k) => Math.abs(actual[k] - e) <= 1e-6 * Math.max(1, Math.abs(e)));
   if (!ok) {
-    console.log(`  ${what}: WRONG: got [${Array.from(actual).slice(0, 6)}...], expected [${Array.from(expected).slice(0, 6)}...]`);
+    console.log(
+      `  ${what}: WRONG: got [${Array.from(actual).slice(0, 6)}...], expected [${Array.from(expected).slice(0, 6)}...]`,
+    );
     process.exitCode = 1;
   } else console.log(`  ${what}: ok`);
 }
@@ -54,7 +58,12 @@ const tr = transformation({
 // --- Writing a computation -------------------------------------------------------------------
 // output = input1 + input2 * param, one work-item per element, 64 to a work-group
 const n = 100;
-const elementwise = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b[i]*k', undefined, { name: 'testcomp' }), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+const elementwise = splitIname(
+  makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b[i]*k', undefined, { name: 'testcomp' }),
+  'i',
+  64,
+  { outerTag: 'g.0', innerTag: 'l.0' },
+);
 const testComputation = computation({
   name: 'TestComputation',
   params: [
@@ -77,10 +86,16 @@ const copy = computation({
     { name: 'input', dtype: 'float32', shape: [n], role: 'i' },
   ],
   buildPlan(plan, _device, output, input) {
-    plan.kernelCall(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', undefined, { name: 'copy' }), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }), {
-      out: output,
-      a: input,
-    });
+    plan.kernelCall(
+      splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', undefined, { name: 'copy' }), 'i', 64, {
+        outerTag: 'g.0',
+        innerTag: 'l.0',
+      }),
+      {
+        out: output,
+        a: input,
+      },
+    );
   },
 }).attach('output', tr, 'in1', { out1: 'out1', out2: 'out2', in2: 'in2', param: 'param' });
 
@@ -108,7 +123,9 @@ for (const device of devices) {
   );
 
   // both together: the transformation runs where the computation's kernel stores `output`
-  const fused = await testComputation.attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' }).compile(device);
+  const fused = await testComputation
+    .attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' })
+    .compile(device);
   const results = await fused.byName({ input1, input2, param, in2: input2, trParam: 2 });
   check('fused: sum = input1 + input2 * param', results.sum as Float32Array, output as Float32Array);
   check(
@@ -123,6 +140,10 @@ for (const device of devices) {
 }
 console.log(
   '\nThe fused kernel:\n' +
-    (await testComputation.attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' }).compile(devices[devices.length - 1])).code()[0],
+    (
+      await testComputation
+        .attach('output', tr, 'in1', { out1: 'sum', out2: 'reversed', in2: 'in2', param: 'trParam' })
+        .compile(devices[devices.length - 1])
+    ).code()[0],
 );
 gpu?.destroy();

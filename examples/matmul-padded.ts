@@ -22,7 +22,19 @@
  * takes its arrays viewed as float4 rows (a shape per configuration), and the benchmarks and
  * the tuner time the steps as prepared launches, one sequence per call.
  */
-import { DeviceArray, InternalError, LoomError, globalArg, makeKernel, prepareLaunch, splitIname, tagInames, type Device, type LoopKernel, type PreparedLaunch } from '@loom/core';
+import {
+  DeviceArray,
+  InternalError,
+  LoomError,
+  globalArg,
+  makeKernel,
+  prepareLaunch,
+  splitIname,
+  tagInames,
+  type Device,
+  type LoopKernel,
+  type PreparedLaunch,
+} from '@loom/core';
 import { describeShape, matmulKernel, shapeOf, type MatmulConfig, type MatmulShape } from './matmul.ts';
 
 /** One kernel of the plan: `args` maps each of its array arguments to a plan array (`a`, `b`, `c` or a temporary). */
@@ -56,7 +68,12 @@ export function paddedMatmul(config: MatmulConfig, size: number | MatmulShape): 
   const shape = shapeOf(size);
   const { m, n, k, batch } = shape;
   const up = (x: number, tile: number) => Math.ceil(x / tile) * tile;
-  const padded: MatmulShape = { m: up(m, config.tileM), n: up(n, config.tileN), k: up(k, config.tileK), ...(batch === undefined ? {} : { batch }) };
+  const padded: MatmulShape = {
+    m: up(m, config.tileM),
+    n: up(n, config.tileN),
+    k: up(k, config.tileK),
+    ...(batch === undefined ? {} : { batch }),
+  };
   // (configProblem and shapeProblem speak through matmulKernel, for the padded sizes: tileK and tileN are multiples of 4 where float4 rows are asked for)
   const product = matmulKernel(config, padded);
   const rowsPadded = padded.m !== m;
@@ -69,15 +86,28 @@ export function paddedMatmul(config: MatmulConfig, size: number | MatmulShape): 
   const steps: PaddedMatmulStep[] = [];
   if (padA) {
     temporaries.push({ name: 'a_padded', shape: matrix(padded.m, padded.k) });
-    steps.push({ kernel: copyKernel('pad_a', batch, [m, k], [padded.m, padded.k]), args: { source: 'a', target: 'a_padded' } });
+    steps.push({
+      kernel: copyKernel('pad_a', batch, [m, k], [padded.m, padded.k]),
+      args: { source: 'a', target: 'a_padded' },
+    });
   }
   if (padB) {
     temporaries.push({ name: 'b_padded', shape: matrix(padded.k, padded.n) });
-    steps.push({ kernel: copyKernel('pad_b', batch, [k, n], [padded.k, padded.n]), args: { source: 'b', target: 'b_padded' } });
+    steps.push({
+      kernel: copyKernel('pad_b', batch, [k, n], [padded.k, padded.n]),
+      args: { source: 'b', target: 'b_padded' },
+    });
   }
   if (cropC) temporaries.push({ name: 'c_padded', shape: matrix(padded.m, padded.n) });
-  steps.push({ kernel: product, args: { a: padA ? 'a_padded' : 'a', b: padB ? 'b_padded' : 'b', c: cropC ? 'c_padded' : 'c' } });
-  if (cropC) steps.push({ kernel: copyKernel('crop_c', batch, [padded.m, padded.n], [m, n]), args: { source: 'c_padded', target: 'c' } });
+  steps.push({
+    kernel: product,
+    args: { a: padA ? 'a_padded' : 'a', b: padB ? 'b_padded' : 'b', c: cropC ? 'c_padded' : 'c' },
+  });
+  if (cropC)
+    steps.push({
+      kernel: copyKernel('crop_c', batch, [padded.m, padded.n], [m, n]),
+      args: { source: 'c_padded', target: 'c' },
+    });
   return { config, shape, padded, temporaries, steps };
 }
 
@@ -92,18 +122,29 @@ export function fitsTiles(config: MatmulConfig, size: number | MatmulShape): boo
  * target is larger (a pad), zero outside the source; where smaller (a crop), its part of the
  * source. Rows on the grid's axis 1, columns on axis 0, the batch on axis 2.
  */
-function copyKernel(name: string, batch: number | undefined, [rows, columns]: [number, number], [targetRows, targetColumns]: [number, number]): LoopKernel {
+function copyKernel(
+  name: string,
+  batch: number | undefined,
+  [rows, columns]: [number, number],
+  [targetRows, targetColumns]: [number, number],
+): LoopKernel {
   const batched = batch !== undefined;
   const index = batched ? 'l, i, j' : 'i, j';
   const bounds = `0<=i<${targetRows} and 0<=j<${targetColumns}`;
   const domain = batched ? `{ [l,i,j]: 0<=l<${batch} and ${bounds} }` : `{ [i,j]: ${bounds} }`;
-  const inside = [...(targetRows > rows ? [`i < ${rows}`] : []), ...(targetColumns > columns ? [`j < ${columns}`] : [])];
+  const inside = [
+    ...(targetRows > rows ? [`i < ${rows}`] : []),
+    ...(targetColumns > columns ? [`j < ${columns}`] : []),
+  ];
   const value = inside.length ? `if(${inside.join(' and ')}, source[${index}], 0)` : `source[${index}]`;
   const shape = (r: number, c: number) => [...(batched ? [batch] : []), r, c];
   let knl = makeKernel(
     domain,
     `target[${index}] = ${value}`,
-    [globalArg('source', { dtype: 'float32', shape: shape(rows, columns) }), globalArg('target', { dtype: 'float32', shape: shape(targetRows, targetColumns) })],
+    [
+      globalArg('source', { dtype: 'float32', shape: shape(rows, columns) }),
+      globalArg('target', { dtype: 'float32', shape: shape(targetRows, targetColumns) }),
+    ],
     { name },
   );
   knl = splitIname(knl, 'j', COPY_ROW, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -139,7 +180,9 @@ export async function preparePaddedMatmul(
   };
   try {
     for (const step of plan.steps) {
-      const args = Object.fromEntries(Object.entries(step.args).map(([param, array]) => [param, asDeclared(step.kernel, param, named.get(array)!)]));
+      const args = Object.fromEntries(
+        Object.entries(step.args).map(([param, array]) => [param, asDeclared(step.kernel, param, named.get(array)!)]),
+      );
       launches.push(await prepareLaunch(step.kernel, device, args));
     }
   } catch (e) {
@@ -158,15 +201,22 @@ export async function preparePaddedMatmul(
 /** `array` seen with the shape `knl` declares for `param` (the product views rows as float4s: m x k/4 x 4, the same memory). */
 function asDeclared(knl: LoopKernel, param: string, array: DeviceArray): DeviceArray {
   const declared = knl.arg(param)?.shape;
-  if (!declared?.every((e) => e.kind === 'int')) throw new InternalError(`paddedMatmul: the shape of '${param}' of ${knl.name} is not fixed`);
+  if (!declared?.every((e) => e.kind === 'int'))
+    throw new InternalError(`paddedMatmul: the shape of '${param}' of ${knl.name} is not fixed`);
   return array.reshape(declared.map((e) => (e.kind === 'int' ? e.value : 0)));
 }
 
 /** c = a·b by the plan on `device`, from host matrices (row-major, of the plain shapes): c on the host. */
-export async function runPaddedMatmul(plan: PaddedMatmulPlan, device: Device, a: Float32Array, b: Float32Array): Promise<Float32Array> {
+export async function runPaddedMatmul(
+  plan: PaddedMatmulPlan,
+  device: Device,
+  a: Float32Array,
+  b: Float32Array,
+): Promise<Float32Array> {
   const { m, n, k, batch = 1 } = plan.shape;
   const matrix = (rows: number, columns: number) => [...(plan.shape.batch === undefined ? [] : [batch]), rows, columns];
-  if (a.length !== batch * m * k || b.length !== batch * k * n) throw new LoomError(`runPaddedMatmul: a and b are not of the sizes of ${describeShape(plan.shape)}`);
+  if (a.length !== batch * m * k || b.length !== batch * k * n)
+    throw new LoomError(`runPaddedMatmul: a and b are not of the sizes of ${describeShape(plan.shape)}`);
   const da = await DeviceArray.from(device, a, 'float32', matrix(m, k));
   const db = await DeviceArray.from(device, b, 'float32', matrix(k, n));
   const dc = await DeviceArray.from(device, new Float32Array(batch * m * n), 'float32', matrix(m, n));

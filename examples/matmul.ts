@@ -105,7 +105,16 @@ export interface MatmulConfig {
 }
 
 /** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
-export const DEFAULT_MATMUL: MatmulConfig = { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: true, unrollK: false };
+export const DEFAULT_MATMUL: MatmulConfig = {
+  tileM: 64,
+  tileN: 64,
+  tileK: 16,
+  regM: 4,
+  regN: 4,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+};
 
 /** The work-group's shape: work-items along j (l.0) and along i (l.1). */
 export function workGroupOf(config: MatmulConfig): { along0: number; along1: number } {
@@ -121,16 +130,21 @@ export function configProblem(config: MatmulConfig): string | undefined {
   const vectorWidth = config.vectorWidth ?? 1;
   if (vectorWidth !== 1 && vectorWidth !== 4) return `vectorWidth must be 1 or 4, not ${String(vectorWidth)}`;
   if (vectorWidth !== 1 && !config.prefetch) return 'vectorWidth applies to the staging loads: it needs prefetch';
-  if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1)) return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
-  if (config.vectorReads && (vectorWidth !== 4 || regN % 4)) return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
+  if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1))
+    return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  if (config.vectorReads && (vectorWidth !== 4 || regN % 4))
+    return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
   if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
   if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
-  if (config.aTransposed && (!config.prefetch || config.aVectorReads)) return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
+  if (config.aTransposed && (!config.prefetch || config.aVectorReads))
+    return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
   if (vectorWidth !== 1) {
     // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
     const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
-    if (tileK % vectorWidth || tileN % vectorWidth) return `tileK and tileN must be multiples of the vector width ${vectorWidth}`;
-    if (tileM % along0 || !fits(tileM / along0, along1)) return `a's panel rows (${tileM}) do not spread over the work-group (${along0} x ${along1})`;
+    if (tileK % vectorWidth || tileN % vectorWidth)
+      return `tileK and tileN must be multiples of the vector width ${vectorWidth}`;
+    if (tileM % along0 || !fits(tileM / along0, along1))
+      return `a's panel rows (${tileM}) do not spread over the work-group (${along0} x ${along1})`;
     if (!fits(tileN / vectorWidth, along0) || !fits(tileK, along1))
       return `b's panel (${tileK} x ${tileN / vectorWidth} vectors) does not spread over the work-group (${along0} x ${along1})`;
   }
@@ -170,13 +184,24 @@ export function matmulFlops(size: number | MatmulShape): number {
  * sizes of `shape` (fixed, any sizes), with a batch axis `l` when it has one.
  */
 export function plainMatmul(shape?: MatmulShape): LoopKernel {
-  if (shape === undefined) return makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm', assumptions: 'n >= 1' });
+  if (shape === undefined)
+    return makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+      name: 'sgemm',
+      assumptions: 'n >= 1',
+    });
   const { m, n, k, batch } = shape;
   for (const [what, size] of Object.entries(shape))
-    if (size !== undefined && !(Number.isInteger(size) && size >= 1)) throw new LoomError(`plainMatmul: ${what} must be a positive integer, got ${String(size)}`);
+    if (size !== undefined && !(Number.isInteger(size) && size >= 1))
+      throw new LoomError(`plainMatmul: ${what} must be a positive integer, got ${String(size)}`);
   const bounds = `0<=i<${m} and 0<=j<${n} and 0<=k<${k}`;
-  if (batch === undefined) return makeKernel(`{ [i,j,k]: ${bounds} }`, 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm' });
-  return makeKernel(`{ [l,i,j,k]: 0<=l<${batch} and ${bounds} }`, 'c[l, i, j] = sum(k, a[l, i, k]*b[l, k, j])', undefined, { name: 'sgemm' });
+  if (batch === undefined)
+    return makeKernel(`{ [i,j,k]: ${bounds} }`, 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'sgemm' });
+  return makeKernel(
+    `{ [l,i,j,k]: 0<=l<${batch} and ${bounds} }`,
+    'c[l, i, j] = sum(k, a[l, i, k]*b[l, k, j])',
+    undefined,
+    { name: 'sgemm' },
+  );
 }
 
 /**
@@ -186,8 +211,10 @@ export function plainMatmul(shape?: MatmulShape): LoopKernel {
  * a multiple of 4, and so for b and c with n.
  */
 export function shapeProblem(config: MatmulConfig, shape: MatmulShape): string | undefined {
-  if ((config.vectorWidth ?? 1) === 4 && shape.k % 4) return `a's rows (k = ${shape.k}) are not whole float4s: vectorWidth 4 needs k a multiple of 4`;
-  if ((config.vectorWidth ?? 1) === 4 && shape.n % 4) return `b's rows (n = ${shape.n}) are not whole float4s: vectorWidth 4 needs n a multiple of 4`;
+  if ((config.vectorWidth ?? 1) === 4 && shape.k % 4)
+    return `a's rows (k = ${shape.k}) are not whole float4s: vectorWidth 4 needs k a multiple of 4`;
+  if ((config.vectorWidth ?? 1) === 4 && shape.n % 4)
+    return `b's rows (n = ${shape.n}) are not whole float4s: vectorWidth 4 needs n a multiple of 4`;
   return undefined;
 }
 
@@ -201,7 +228,10 @@ export function shapeProblem(config: MatmulConfig, shape: MatmulShape): string |
 export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: number | MatmulShape): LoopKernel {
   const shape = size === undefined ? undefined : shapeOf(size);
   const problem = configProblem(config) ?? (shape ? shapeProblem(config, shape) : undefined);
-  if (problem) throw new LoomError(`matmulKernel(${JSON.stringify(config)}${shape ? `, ${describeShape(shape)}` : ''}): ${problem}`);
+  if (problem)
+    throw new LoomError(
+      `matmulKernel(${JSON.stringify(config)}${shape ? `, ${describeShape(shape)}` : ''}): ${problem}`,
+    );
   const { tileM, tileN, tileK, regM, regN } = config;
   const { along0, along1 } = workGroupOf(config);
   const batched = shape?.batch !== undefined;
@@ -238,9 +268,17 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
   knl = splitIname(knl, 'k', tileK, shape && shape.k % tileK ? { slabs: [0, 1] } : {});
   if (config.prefetch) {
     // (a batch's panels are a product's: the fetch inames are named after the matrix axes)
-    const panelAxes = (name: string) => ({ temporaryAddressSpace: 'local' as const, dimArgNames: [...(batched ? [`${name}_batch`] : []), `${name}_dim_0`, `${name}_dim_1`] });
+    const panelAxes = (name: string) => ({
+      temporaryAddressSpace: 'local' as const,
+      dimArgNames: [...(batched ? [`${name}_batch`] : []), `${name}_dim_0`, `${name}_dim_1`],
+    });
     knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], panelAxes('a'));
-    knl = addPrefetch(knl, 'b', ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])], panelAxes('b'));
+    knl = addPrefetch(
+      knl,
+      'b',
+      ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])],
+      panelAxes('b'),
+    );
     // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
     //    words of a panel row, so each row is read from global memory in whole lines.
     if ((config.vectorWidth ?? 1) === 1) {
@@ -264,9 +302,18 @@ export function matmulKernel(config: MatmulConfig = DEFAULT_MATMUL, size?: numbe
  * (Joining the two loops first would let any panel shape fit, but the fetch's bounds depend on
  * the group's position, which joinInames does not allow.)
  */
-function spreadOverWorkGroup(knl: LoopKernel, [rows, columns]: [number, number], row: string, column: string, along0: number, along1: number): LoopKernel {
+function spreadOverWorkGroup(
+  knl: LoopKernel,
+  [rows, columns]: [number, number],
+  row: string,
+  column: string,
+  along0: number,
+  along1: number,
+): LoopKernel {
   const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
-    extent === along ? tagInames(k, { [iname]: axis }) : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
+    extent === along
+      ? tagInames(k, { [iname]: axis })
+      : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
   knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
   // when both axes take several rounds, go row by row, as the panel lies in memory
   return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
@@ -300,9 +347,14 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig, batched: boolean): L
   knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
   knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
   // when both take several rounds, go row by row, as the panel lies in memory
-  if (config.tileK > along1 && config.tileN / width > along0) knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
+  if (config.tileK > along1 && config.tileN / width > along0)
+    knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
   for (const name of ['a', 'b']) {
-    knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], { temporaryAddressSpace: 'private', temporaryName: `${name}_vec`, defaultTag: 'vec' });
+    knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], {
+      temporaryAddressSpace: 'private',
+      temporaryName: `${name}_vec`,
+      defaultTag: 'vec',
+    });
     knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
   }
   // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
@@ -313,7 +365,8 @@ function vectorFetch(knl: LoopKernel, config: MatmulConfig, batched: boolean): L
   // within, reads four consecutive values of an a row from one aligned float4
   if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
   // the arrays' rows (a batch's arrays have one axis more than the local panels)
-  const vectorRows = (names: string, rowAxis: number) => tagArrayAxes(splitArrayAxis(knl, names, rowAxis, width), names, `${'c,'.repeat(rowAxis + 1)}vec`);
+  const vectorRows = (names: string, rowAxis: number) =>
+    tagArrayAxes(splitArrayAxis(knl, names, rowAxis, width), names, `${'c,'.repeat(rowAxis + 1)}vec`);
   knl = vectorRows(config.vectorReads ? 'a,b,c' : 'a,b', batched ? 2 : 1);
   const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
   return panels ? vectorRows(panels, 1) : knl;
@@ -330,7 +383,9 @@ function transposeAPanel(knl: LoopKernel, tileM: number): LoopKernel {
 
 /** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */
 function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string, along: number): LoopKernel {
-  return extent <= along ? tagInames(knl, { [iname]: axis }) : splitIname(knl, iname, along, { outerTag: 'unr', innerTag: axis });
+  return extent <= along
+    ? tagInames(knl, { [iname]: axis })
+    : splitIname(knl, iname, along, { outerTag: 'unr', innerTag: axis });
 }
 
 /**
@@ -357,7 +412,8 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   ];
   const configs: MatmulConfig[] = [];
   const add = (config: MatmulConfig) => {
-    if (!configProblem(config) && !configs.some((c) => JSON.stringify(c) === JSON.stringify(config))) configs.push(config);
+    if (!configProblem(config) && !configs.some((c) => JSON.stringify(c) === JSON.stringify(config)))
+      configs.push(config);
   };
   const layouts = ['strided', 'blocked'] as const;
   // the best scalar kernel on the H100 (OpenCL and WebGPU) first: every backend has it measured at once
@@ -366,23 +422,64 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
   // conflicts on the float4 reads of b), a read as float4s too, then b only
   for (const aVectorReads of [true, false])
     for (const tileK of [16, 32])
-      add({ ...tiles[0], tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, ...(aVectorReads ? { aVectorReads } : {}) });
+      add({
+        ...tiles[0],
+        tileK,
+        layout: 'strided',
+        prefetch: true,
+        unrollK: false,
+        vectorWidth: 4,
+        vectorReads: true,
+        ...(aVectorReads ? { aVectorReads } : {}),
+      });
   // those five again with the next step's panels loaded into registers during this step's
   // product (pipelined), and the best scalar kernel on WebGPU (unrolled), with and without
   for (const config of [...configs]) add({ ...config, pipelined: true });
-  for (const pipelined of [true, false]) add({ ...tiles[0], tileK: 16, layout: 'strided', prefetch: true, unrollK: true, ...(pipelined ? { pipelined } : {}) });
+  for (const pipelined of [true, false])
+    add({
+      ...tiles[0],
+      tileK: 16,
+      layout: 'strided',
+      prefetch: true,
+      unrollK: true,
+      ...(pipelined ? { pipelined } : {}),
+    });
   for (const tile of tiles)
-    for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
+    for (const tileK of [16, 32])
+      for (const layout of layouts)
+        add({ ...tile, tileK, layout, prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true });
   // and a's panel read as float4s too, for the strided tiles of 8 rows or columns a work-item
   for (const tile of tiles.slice(0, 3))
-    for (const tileK of [16, 32]) add({ ...tile, tileK, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, aVectorReads: true });
+    for (const tileK of [16, 32])
+      add({
+        ...tile,
+        tileK,
+        layout: 'strided',
+        prefetch: true,
+        unrollK: false,
+        vectorWidth: 4,
+        vectorReads: true,
+        aVectorReads: true,
+      });
   // the float4 staging loads alone, to see what they buy by themselves
   add({ ...tiles[0], tileK: 16, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4 });
   for (const unrollK of [false, true])
-    for (const tile of tiles) for (const tileK of [16, 32]) for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
-  configs.push({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: false, unrollK: true });
+    for (const tile of tiles)
+      for (const tileK of [16, 32])
+        for (const layout of layouts) add({ ...tile, tileK, layout, prefetch: true, unrollK });
+  configs.push({
+    tileM: 64,
+    tileN: 64,
+    tileK: 16,
+    regM: 4,
+    regN: 4,
+    layout: 'strided',
+    prefetch: false,
+    unrollK: true,
+  });
   // a target without vector types (WGSL here) runs the vector kernels lane by lane: they go last
-  if (options.vectorTypes === false) return [...configs.filter((c) => !c.vectorWidth), ...configs.filter((c) => c.vectorWidth)];
+  if (options.vectorTypes === false)
+    return [...configs.filter((c) => !c.vectorWidth), ...configs.filter((c) => c.vectorWidth)];
   return configs;
 }
 
@@ -391,7 +488,10 @@ export function matmulSearchSpace(options: { readonly vectorTypes?: boolean } = 
  * matrices, each configuration's product checked at 64 entries (corners included) against
  * float64 dot products.
  */
-export function matmulTuning(size: number | MatmulShape, space: readonly MatmulConfig[] = matmulSearchSpace()): TuningProblem<MatmulConfig> {
+export function matmulTuning(
+  size: number | MatmulShape,
+  space: readonly MatmulConfig[] = matmulSearchSpace(),
+): TuningProblem<MatmulConfig> {
   const shape = shapeOf(size);
   const { a: aShape, b: bShape, c: cShape } = matmulArgumentShapes({ ...DEFAULT_MATMUL }, shape);
   // made on the first device's arguments, not when the problem is defined
@@ -406,14 +506,20 @@ export function matmulTuning(size: number | MatmulShape, space: readonly MatmulC
     // a configuration that views rows as float4s takes the same matrices with their shapes
     argumentsFor: (config, args) => {
       const shapes = matmulArgumentShapes(config, shape);
-      return Object.fromEntries(Object.entries(args).map(([name, a]) => [name, a instanceof DeviceArray && shapes[name] ? a.reshape(shapes[name]) : a]));
+      return Object.fromEntries(
+        Object.entries(args).map(([name, a]) => [
+          name,
+          a instanceof DeviceArray && shapes[name] ? a.reshape(shapes[name]) : a,
+        ]),
+      );
     },
     arguments: async (device) => ({
       a: await DeviceArray.from(device, matrices().a, 'float32', aShape),
       b: await DeviceArray.from(device, matrices().b, 'float32', bShape),
       c: await DeviceArray.from(device, new Float32Array(count(cShape)), 'float32', cShape),
     }),
-    check: async (args) => sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, shape),
+    check: async (args) =>
+      sampledMatmulError((await (args.c as DeviceArray).toHost()) as Float32Array, matrices().a, matrices().b, shape),
   });
 }
 
@@ -424,7 +530,11 @@ export function matmulTuning(size: number | MatmulShape, space: readonly MatmulC
  */
 export function matmulArgumentShapes(config: MatmulConfig, size: number | MatmulShape): Record<string, number[]> {
   const { m, n, k, batch } = shapeOf(size);
-  const matrix = (rows: number, columns: number, w: number) => [...(batch === undefined ? [] : [batch]), rows, ...(w === 1 ? [columns] : [columns / w, w])];
+  const matrix = (rows: number, columns: number, w: number) => [
+    ...(batch === undefined ? [] : [batch]),
+    rows,
+    ...(w === 1 ? [columns] : [columns / w, w]),
+  ];
   const width = config.vectorWidth ?? 1;
   return { a: matrix(m, k, width), b: matrix(k, n, width), c: matrix(m, n, config.vectorReads ? 4 : 1) };
 }
@@ -437,7 +547,12 @@ function count(shape: readonly number[]): number {
  * Compares 64 entries of c (the corners, then spread over the batch and the rows and columns)
  * with float64 dot products, within float32's error for sums of k terms.
  */
-export function sampledMatmulError(c: Float32Array, a: Float32Array, b: Float32Array, size: number | MatmulShape): string | undefined {
+export function sampledMatmulError(
+  c: Float32Array,
+  a: Float32Array,
+  b: Float32Array,
+  size: number | MatmulShape,
+): string | undefined {
   const { m, n, k, batch = 1 } = shapeOf(size);
   for (let s = 0; s < 64; s++) {
     const l = s === 1 ? batch - 1 : (s * 31) % batch;
@@ -451,7 +566,8 @@ export function sampledMatmulError(c: Float32Array, a: Float32Array, b: Float32A
       magnitude += Math.abs(term);
     }
     const got = c[(l * m + i) * n + j];
-    if (!(Math.abs(got - sum) <= 1e-5 * magnitude * Math.sqrt(k) + 1e-6)) return `c[${batch === 1 ? '' : `${l}, `}${i}, ${j}] is ${got}, expected ${sum}`;
+    if (!(Math.abs(got - sum) <= 1e-5 * magnitude * Math.sqrt(k) + 1e-6))
+      return `c[${batch === 1 ? '' : `${l}, `}${i}, ${j}] is ${got}, expected ${sum}`;
   }
   return undefined;
 }
@@ -540,4 +656,9 @@ async function main(): Promise<void> {
 }
 
 // Only when run directly (not when the benchmarks import the recipe, bundled or not).
-if (import.meta.url.endsWith('/examples/matmul.ts') && process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (
+  import.meta.url.endsWith('/examples/matmul.ts') &&
+  process.argv[1] &&
+  import.meta.url === pathToFileURL(process.argv[1]).href
+)
+  await main();

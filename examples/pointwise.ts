@@ -22,8 +22,13 @@ if (gpu) devices.push(gpu);
 else console.log(`(WebGPU not available: ${webgpuUnavailableReason()})`);
 
 function check(what: string, actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance = 1e-6): void {
-  const ok = actual.length === expected.length && Array.from(expected).every((e, k) => Math.abs(actual[k] - e) <= tolerance * Math.max(1, Math.abs(e)));
-  if (!ok) throw new Error(`${what}: got [${Array.from(actual).slice(0, 8)}...], expected [${Array.from(expected).slice(0, 8)}...]`);
+  const ok =
+    actual.length === expected.length &&
+    Array.from(expected).every((e, k) => Math.abs(actual[k] - e) <= tolerance * Math.max(1, Math.abs(e)));
+  if (!ok)
+    throw new Error(
+      `${what}: got [${Array.from(actual).slice(0, 8)}...], expected [${Array.from(expected).slice(0, 8)}...]`,
+    );
   console.log(`  ${what}: ok`);
 }
 

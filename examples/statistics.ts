@@ -91,8 +91,16 @@ function main(): void {
   const byDtype = opMap.groupBy('dtype');
   console.log(`\n${byDtype.toString()}\n`);
   check('f32 ops (groupBy)', byDtype.get({ dtype: 'float32' }).evalWithDict(params), 1572864);
-  check('f32 ops, as a polynomial', byDtype.get({ dtype: 'float32' }).toString(), '[l, m, n] -> { 3 * l * m * n : l > 0 and m > 0 and n > 0 }');
-  check('f64 ops, as a polynomial', byDtype.get({ dtype: 'float64' }).toString(), '[l, m, n] -> { 2 * m * n : l > 0 and m > 0 and n > 0 }');
+  check(
+    'f32 ops, as a polynomial',
+    byDtype.get({ dtype: 'float32' }).toString(),
+    '[l, m, n] -> { 3 * l * m * n : l > 0 and m > 0 and n > 0 }',
+  );
+  check(
+    'f64 ops, as a polynomial',
+    byDtype.get({ dtype: 'float64' }).toString(),
+    '[l, m, n] -> { 2 * m * n : l > 0 and m > 0 and n > 0 }',
+  );
 
   console.log('\n=== Counting memory accesses ===\n');
   const memMap = getMemAccessMap(knl, { subgroupSize: 32 });
@@ -104,7 +112,21 @@ function main(): void {
     direction: 'load' | 'store',
     variable: string,
     countGranularity: 'subgroup' | 'workitem',
-  ) => map.get(new MemAccess({ mtype: 'global', dtype, lidStrides: strides, gidStrides: {}, direction, variable, countGranularity, kernelName: 'stats_knl' })).evalWithDict(params);
+  ) =>
+    map
+      .get(
+        new MemAccess({
+          mtype: 'global',
+          dtype,
+          lidStrides: strides,
+          gidStrides: {},
+          direction,
+          variable,
+          countGranularity,
+          kernelName: 'stats_knl',
+        }),
+      )
+      .evalWithDict(params);
   const checkAccesses = (map: typeof memMap, strides: Record<number, number>, granularity: 'subgroup' | 'workitem') => {
     check('f32 ld a', access(map, 'float32', strides, 'load', 'a', granularity), 1048576);
     check('f32 st c', access(map, 'float32', strides, 'store', 'c', granularity), 524288);
@@ -129,14 +151,20 @@ function main(): void {
   const nonConsecutiveMap = getMemAccessMap(nonConsecutive(knl), { subgroupSize: 32 });
   console.log(`${nonConsecutiveMap.toString()}\n`);
   checkAccesses(nonConsecutiveMap, { 0: 128, 1: 1 }, 'workitem');
-  const strided = nonConsecutiveMap.filterByFunc((key) => key.dtype === 'float32' && typeof key.lidStrides?.[0] === 'number' && key.lidStrides[0] > 1);
+  const strided = nonConsecutiveMap.filterByFunc(
+    (key) => key.dtype === 'float32' && typeof key.lidStrides?.[0] === 'number' && key.lidStrides[0] > 1,
+  );
   check('f32 accesses with lid stride 0 above 1 (filterByFunc)', strided.evalAndSum(params), 2097152);
 
   console.log('\n=== Counting synchronization events ===\n');
   // (the loops' nesting is left to Loom, which says so in warnings: set aside here as in the tutorial)
   const { result: syncMap } = collectWarnings(() => getSynchronizationMap(knl));
   console.log(`${syncMap.toString()}\n`);
-  check('kernel launches', syncMap.get(new Sync({ kind: 'kernel_launch', kernelName: 'stats_knl' })).evalWithDict(params), 1);
+  check(
+    'kernel launches',
+    syncMap.get(new Sync({ kind: 'kernel_launch', kernelName: 'stats_knl' })).evalWithDict(params),
+    1,
+  );
 
   const barriers = barrierKernel();
   try {
@@ -146,9 +174,18 @@ function main(): void {
   }
   const { result: barrierMap } = collectWarnings(() => getSynchronizationMap(barriers));
   console.log(`\n${barrierMap.toString()}\n`);
-  check('local barriers (50 x 10 x 2)', barrierMap.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}), 1000);
+  check(
+    'local barriers (50 x 10 x 2)',
+    barrierMap.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}),
+    1000,
+  );
   check('kernel launches', barrierMap.get({ kind: 'kernel_launch', kernelName: 'loopy_kernel' }).evalWithDict({}), 1);
 }
 
 // Only when run directly (the tests import the kernels).
-if (import.meta.url.endsWith('/examples/statistics.ts') && process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (
+  import.meta.url.endsWith('/examples/statistics.ts') &&
+  process.argv[1] &&
+  import.meta.url === pathToFileURL(process.argv[1]).href
+)
+  main();

@@ -40,7 +40,13 @@ const show = (title: string, knl: LoopKernel, dtypes: Record<string, 'float32' |
   console.log(generateCode(addDtypes(knl, dtypes), openclTarget()).code);
 };
 
-async function check(title: string, knl: LoopKernel, args: Record<string, Float32Array | Int32Array | number>, expected: (out: ArrayLike<number>) => boolean, output = 'out') {
+async function check(
+  title: string,
+  knl: LoopKernel,
+  args: Record<string, Float32Array | Int32Array | number>,
+  expected: (out: ArrayLike<number>) => boolean,
+  output = 'out',
+) {
   for (const device of devices) {
     const fresh = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'number' ? v : v.slice()]));
     const result = await run(knl, device, fresh);
@@ -62,16 +68,26 @@ await check('split fill', knl, { a: x }, zeros, 'a');
 show('split, i_inner outside', prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_inner,i_outer'));
 
 // Tiling
-let tiled = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, { assumptions: 'n mod 16 = 0 and n >= 1' });
+let tiled = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, {
+  assumptions: 'n mod 16 = 0 and n >= 1',
+});
 tiled = prioritizeLoops(splitIname(splitIname(tiled, 'i', 16), 'j', 16), 'i_outer,j_outer,i_inner,j_inner');
 show('loop tiling', tiled);
 const m = 32;
 const mat = Float32Array.from({ length: m * m }, (_, k) => k);
-await check('tiled transpose', tiled, { a: mat }, (out) => Array.from(out).every((v, k) => v === mat[(k % m) * m + Math.floor(k / m)]));
+await check('tiled transpose', tiled, { a: mat }, (out) =>
+  Array.from(out).every((v, k) => v === mat[(k % m) * m + Math.floor(k / m)]),
+);
 
 // Unrolling, split-and-tag, slabs
-show('unrolling (n mod 4 = 0)', prioritizeLoops(tagInames(splitIname(fill('n>=0 and n mod 4 = 0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'));
-show('unrolling (any n): guards', prioritizeLoops(tagInames(splitIname(fill('n>=0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'));
+show(
+  'unrolling (n mod 4 = 0)',
+  prioritizeLoops(tagInames(splitIname(fill('n>=0 and n mod 4 = 0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'),
+);
+show(
+  'unrolling (any n): guards',
+  prioritizeLoops(tagInames(splitIname(fill('n>=0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'),
+);
 knl = prioritizeLoops(splitIname(fill('n>=0'), 'i', 4, { slabs: [0, 1], innerTag: 'unr' }), 'i_outer,i_inner');
 show('slabs', knl);
 await check('slabs fill', knl, { a: x.subarray(0, 999) }, zeros, 'a');
@@ -112,10 +128,16 @@ const x512 = x.subarray(0, 512);
 await check('local temporary', knl, { a: x512 }, sumOf16(x512));
 
 // Prefetching
-knl = tagInames(makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'), {
-  i_outer: 'g.0',
-  i_inner: 'l.0',
-});
+knl = tagInames(
+  makeKernel(
+    '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+    'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])',
+  ),
+  {
+    i_outer: 'g.0',
+    i_inner: 'l.0',
+  },
+);
 show('prefetch (no sweep)', addPrefetch(knl, 'a'));
 const pf = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0' });
 show('prefetch across i_inner', pf);
@@ -151,29 +173,45 @@ for (const [title, k, expected] of [
   try {
     generateCode(k, openclTarget());
   } catch (e) {
-    console.log(`\n${title}: ${e instanceof expected ? 'as expected, ' : ''}${(e as Error).name}: ${(e as Error).message}`);
+    console.log(
+      `\n${title}: ${e instanceof expected ? 'as expected, ' : ''}${(e as Error).name}: ${(e as Error).message}`,
+    );
   }
 }
 const saved = saveAndReloadTemporaries(rotate(true));
 console.log(`\n${stringifyLinearized(saved)}`);
 console.log(generateCode(saved, openclTarget()).code);
 const arange = Int32Array.from({ length: 16 }, (_, k) => k);
-await check('rotate: [15 0 1 ... 14]', saved, { arr: arange }, (out) => Array.from(out).every((v, k) => v === (k + 15) % 16), 'arr');
+await check(
+  'rotate: [15 0 1 ... 14]',
+  saved,
+  { arr: arange },
+  (out) => Array.from(out).every((v, k) => v === (k + 15) % 16),
+  'arr',
+);
 
 // Atomic operations: a histogram
 let hist = makeKernel(
   '{ [i]: 0<=i<n }',
   'out[i%20] = out[i%20] + 2*a[i] {atomic}',
-  [globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+  [
+    globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }),
+    globalArg('a', { dtype: 'float32', shape: 'auto' }),
+    '...',
+  ],
   { assumptions: 'n>0' },
 );
 hist = splitIname(hist, 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
 show('atomic histogram', hist, {});
 const ones = Float32Array.from({ length: n }, () => 1);
-await check('atomic histogram', hist, { a: ones, out: new Float32Array(20) }, (out) => Array.from(out).every((v) => v === 100));
+await check('atomic histogram', hist, { a: ones, out: new Float32Array(20) }, (out) =>
+  Array.from(out).every((v) => v === 100),
+);
 
 // The classic tiled matrix multiply
-let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
+let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+  assumptions: 'n >= 1',
+});
 mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
 mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
 mm = splitIname(mm, 'k', 16);

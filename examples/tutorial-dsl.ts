@@ -59,7 +59,10 @@ const scaled = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = ${factor}*a[i]`, { 
 for (const device of devices) {
   // no dtypes declared: `out` is whatever array the data makes (here a Float32Array)
   const { out } = await scaled.run(device, { a: x });
-  check(`${device.name}: out == ${factor}*a`, out instanceof Float32Array && out.every((v, k) => v === Math.fround(factor * x[k])));
+  check(
+    `${device.name}: out == ${factor}*a`,
+    out instanceof Float32Array && out.every((v, k) => v === Math.fround(factor * x[k])),
+  );
 }
 
 heading('Generating code');
@@ -81,7 +84,9 @@ console.log(wrong.toString());
 console.log(wrong.code(openclTarget()));
 for (const device of devices) {
   const { out } = await wrong.run(device, { a: A });
-  console.log(`  ${device.name}: result equals 2*a.T? ${out.every((v, k) => v === 2 * transposed(k))} (as the tutorial says: False)`);
+  console.log(
+    `  ${device.name}: result equals 2*a.T? ${out.every((v, k) => v === 2 * transposed(k))} (as the tutorial says: False)`,
+  );
 }
 
 heading('Loops and dependencies (corrected: separate loops for the second instruction)');
@@ -106,7 +111,9 @@ for (const device of devices) {
 }
 
 heading('Loop nesting');
-const zeroFill = kernel(domain`{ [i,j]: 0<=i,j<n }`, insn`a[i,j] = 0`, { name: 'zero_fill' }).prioritize('j,i').options({ writeCode: false });
+const zeroFill = kernel(domain`{ [i,j]: 0<=i,j<n }`, insn`a[i,j] = 0`, { name: 'zero_fill' })
+  .prioritize('j,i')
+  .options({ writeCode: false });
 console.log(zeroFill.dtypes({ a: 'float32' }).code(openclTarget()));
 for (const device of devices) {
   const a = random(n * n);
@@ -139,7 +146,10 @@ for (const device of devices) {
 }
 
 heading('A tiled matrix product, with prefetching into local memory');
-const matmul = kernel(domain`{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }`, insn`c[i, j] = sum(k, a[i, k]*b[k, j])`, { name: 'matmul', assumptions: 'n >= 1 and m >= 1 and l >= 1' })
+const matmul = kernel(domain`{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }`, insn`c[i, j] = sum(k, a[i, k]*b[k, j])`, {
+  name: 'matmul',
+  assumptions: 'n >= 1 and m >= 1 and l >= 1',
+})
   .args({ a: f32('n', 'l'), b: f32('l', 'm'), c: f32.out('n', 'm') })
   .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
   .split('k', 16)

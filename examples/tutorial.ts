@@ -5,7 +5,16 @@
  * Every kernel runs on each device present (the CPU device always, OpenCL when a
  * driver is installed) and is checked against plain JavaScript.
  */
-import { addDtypes, generateCode, globalArg, makeKernel, prioritizeLoops, run, setOptions, type Device } from '@loom/core';
+import {
+  addDtypes,
+  generateCode,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  setOptions,
+  type Device,
+} from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDevice, openclTarget, openclUnavailableReason } from '@loom/codegen-opencl';
 import { webgpuDevice, webgpuUnavailableReason, wgslTarget } from '@loom/codegen-wgsl';

@@ -43,7 +43,10 @@ try {
 } catch {
   // a worktree: .git is a file; the folder then shows as untracked
 }
-writeFileSync(path.join(out, 'defer-uvu.ts'), 'const g = globalThis as { UVU_DEFER?: number; UVU_QUEUE?: unknown[][] };\ng.UVU_DEFER = 1;\ng.UVU_QUEUE = [[null]];\n');
+writeFileSync(
+  path.join(out, 'defer-uvu.ts'),
+  'const g = globalThis as { UVU_DEFER?: number; UVU_QUEUE?: unknown[][] };\ng.UVU_DEFER = 1;\ng.UVU_QUEUE = [[null]];\n',
+);
 buckets.forEach((b, k) => {
   const imports = b.files.map((f) => `import '../test/${f}';`).join('\n');
   const text = [

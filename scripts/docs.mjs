@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const FOR_DOCS = 'typescript-for-docs';
 /** `typescript` or `typescript/...` as TypeDoc's copy, anything else as it is. */
-const redirect = (specifier) => (specifier === 'typescript' || specifier.startsWith('typescript/') ? FOR_DOCS + specifier.slice('typescript'.length) : specifier);
+const redirect = (specifier) =>
+  specifier === 'typescript' || specifier.startsWith('typescript/')
+    ? FOR_DOCS + specifier.slice('typescript'.length)
+    : specifier;
 
 const hook = `export async function resolve(specifier, context, next) {
   return next((${redirect.toString()})(specifier), context);
@@ -40,7 +43,18 @@ function guidePages(dir) {
   const read = (file) => readFileSync(path.join(root, file), 'utf8');
   write('tutorial.md', 'Tutorial', tutorialMarkdown(read('examples/tutorial.ts')));
   write('architecture.md', 'Architecture', read('ARCHITECTURE.md'));
-  for (const name of ['core', 'dsl', 'computation', 'elementwise', 'codegen-js', 'codegen-cfamily', 'codegen-opencl', 'codegen-cuda', 'codegen-c', 'codegen-wgsl']) {
+  for (const name of [
+    'core',
+    'dsl',
+    'computation',
+    'elementwise',
+    'codegen-js',
+    'codegen-cfamily',
+    'codegen-opencl',
+    'codegen-cuda',
+    'codegen-c',
+    'codegen-wgsl',
+  ]) {
     write(`package-${name}.md`, `@loom/${name} (README)`, read(`packages/${name}/README.md`));
   }
   return pages;
@@ -63,7 +77,8 @@ function tutorialMarkdown(source) {
   const lines = source.split('\n');
   let at = 0;
   if (lines[0]?.startsWith('/**')) {
-    for (at = 1; at < lines.length && !lines[at].trim().startsWith('*/'); at++) out.push(lines[at].replace(/^\s*\* ?/, ''));
+    for (at = 1; at < lines.length && !lines[at].trim().startsWith('*/'); at++)
+      out.push(lines[at].replace(/^\s*\* ?/, ''));
     at++;
     out.push('');
   }

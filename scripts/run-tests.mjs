@@ -26,7 +26,10 @@ if (suites.length === 0) {
   console.error(`run-tests: no test file matches ${pattern}`);
   process.exit(1);
 }
-const workers = Math.max(1, Math.min(suites.length, Number(process.env.LOOM_TEST_WORKERS) || Math.min(4, os.availableParallelism())));
+const workers = Math.max(
+  1,
+  Math.min(suites.length, Number(process.env.LOOM_TEST_WORKERS) || Math.min(4, os.availableParallelism())),
+);
 const shares = balance(
   suites.map((s) => s.name),
   workers,
@@ -38,14 +41,16 @@ const results = await Promise.all(shares.map((files, k) => runWorker(files, k)))
 const durations = { ...readJson(MEASURED), ...Object.assign({}, ...results.map((r) => r.durations)) };
 mkdirSync(path.dirname(MEASURED), { recursive: true });
 writeFileSync(MEASURED, `${JSON.stringify(sortedKeys(durations), null, 1)}\n`);
-if (process.env.LOOM_RECORD_DURATIONS) writeFileSync(COMMITTED, `${JSON.stringify(sortedKeys(roundedValues(durations)), null, 1)}\n`);
+if (process.env.LOOM_RECORD_DURATIONS)
+  writeFileSync(COMMITTED, `${JSON.stringify(sortedKeys(roundedValues(durations)), null, 1)}\n`);
 
 const total = results.reduce((n, r) => n + r.total, 0);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const skipped = results.reduce((n, r) => n + r.skipped, 0);
 const crashed = results.filter((r) => r.code !== 0 && r.passed === r.total);
 console.log(`\n${suites.length} files in ${workers} workers, ${((Date.now() - started) / 1000).toFixed(1)} s`);
-for (const r of crashed) console.log(`worker ${r.index} exited with ${r.code} outside any test (its output above says why)`);
+for (const r of crashed)
+  console.log(`worker ${r.index} exited with ${r.code} outside any test (its output above says why)`);
 console.log(`${passed} passed, ${total - passed + crashed.length} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 
@@ -69,7 +74,14 @@ function balance(files, n, seconds) {
 /** One uvu process over `files`; resolves with its counts and the seconds each file's tests took. */
 function runWorker(files, index) {
   const exact = `^(?:${files.map(escapeRegExp).join('|')})$`;
-  const args = ['--conditions=loom-source', '--import', 'tsx', path.join(root, 'node_modules/uvu/bin.js'), 'test', exact];
+  const args = [
+    '--conditions=loom-source',
+    '--import',
+    'tsx',
+    path.join(root, 'node_modules/uvu/bin.js'),
+    'test',
+    exact,
+  ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const durations = {};
@@ -99,7 +111,14 @@ function runWorker(files, index) {
       process.stdout.write(output);
       const plain = stripVTControlCharacters(output);
       const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
-      resolve({ index, code: code ?? 1, total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), durations });
+      resolve({
+        index,
+        code: code ?? 1,
+        total: count('Total'),
+        passed: count('Passed'),
+        skipped: count('Skipped'),
+        durations,
+      });
     });
   });
 }

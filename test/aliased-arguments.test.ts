@@ -11,14 +11,22 @@ import { testDevices } from './support/devices.ts';
 import { refused } from './support/refusals.ts';
 
 const values = (n: number) => Array.from({ length: n }, (_, k) => ((k * 7) % 11) - 5);
-const f32 = [{ name: 'y', dtype: 'float32', shape: ['n'] } as const, { name: 'x', dtype: 'float32', shape: ['n'] } as const, '...' as const];
+const f32 = [
+  { name: 'y', dtype: 'float32', shape: ['n'] } as const,
+  { name: 'x', dtype: 'float32', shape: ['n'] } as const,
+  '...' as const,
+];
 
 test('in place where each element is read, then written, by one work-item: every device agrees with JS', async () => {
   const n = 37;
   const x = values(n);
   const kernels = {
     'one instruction': makeKernel('{ [i]: 0 <= i < n }', 'y[i] = 2 * x[i] + 1', f32),
-    'a temporary first': makeKernel('{ [i]: 0 <= i < n }', ['<float32> t = x[i] * 2 {id=first}', 'y[i] = t + 1 {dep=first}'], f32),
+    'a temporary first': makeKernel(
+      '{ [i]: 0 <= i < n }',
+      ['<float32> t = x[i] * 2 {id=first}', 'y[i] = t + 1 {dep=first}'],
+      f32,
+    ),
   };
   for (const device of testDevices()) {
     for (const [what, knl] of Object.entries(kernels)) {
@@ -41,7 +49,10 @@ test('in place where each element is read, then written, by one work-item: every
       await refused(async () => prepared.launch({ x: a }), "launch: 'x' was prepared as the same array as 'y'");
       prepared.release();
       // the same kernel with separate arrays still computes from x
-      const [b, c] = await Promise.all([DeviceArray.from(device, x, 'float32'), DeviceArray.from(device, new Array(n).fill(0), 'float32')]);
+      const [b, c] = await Promise.all([
+        DeviceArray.from(device, x, 'float32'),
+        DeviceArray.from(device, new Array(n).fill(0), 'float32'),
+      ]);
       const separate = await prepareLaunch(knl, device, { y: c, x: b });
       await separate.launch();
       assert.equal(
@@ -61,8 +72,16 @@ test('aliasing whose result would depend on the device is a LoomError before any
   const cases: [string, ReturnType<typeof makeKernel>, string][] = [
     ['reversed', makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[n - 1 - i]', f32), 'may be different elements'],
     ['a neighbour', makeKernel('{ [i]: 0 <= i < n - 1 }', 'y[i] = x[i + 1]', f32), 'may be different elements'],
-    ['a sum over the array', makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = sum(j, x[j])', f32), 'may be different elements'],
-    ['a loop around', makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = y[i] + x[i] * j {id=acc}', f32), "instruction 'acc' reaches"],
+    [
+      'a sum over the array',
+      makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = sum(j, x[j])', f32),
+      'may be different elements',
+    ],
+    [
+      'a loop around',
+      makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = y[i] + x[i] * j {id=acc}', f32),
+      "instruction 'acc' reaches",
+    ],
     ['both written', makeKernel('{ [i]: 0 <= i < n }', ['y[i] = 1', 'x[i] = 2'], f32), 'and the kernel writes both'],
   ];
   for (const device of testDevices()) {
@@ -75,8 +94,15 @@ test('aliasing whose result would depend on the device is a LoomError before any
     }
     // two views of one buffer with different shapes
     const a = await DeviceArray.from(device, values(n), 'float32');
-    const knl = makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[i]', [{ name: 'y', dtype: 'float32', shape: ['n'] }, { name: 'x', dtype: 'float32', shape: ['m', 4] }, '...']);
-    await refused(() => run(knl, device, { y: a, x: a.reshape([2, 4]) }), 'seen as different arrays (float32 (8) and float32 (2, 4))');
+    const knl = makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[i]', [
+      { name: 'y', dtype: 'float32', shape: ['n'] },
+      { name: 'x', dtype: 'float32', shape: ['m', 4] },
+      '...',
+    ]);
+    await refused(
+      () => run(knl, device, { y: a, x: a.reshape([2, 4]) }),
+      'seen as different arrays (float32 (8) and float32 (2, 4))',
+    );
     a.release();
   }
 });

@@ -50,7 +50,11 @@ for (const device of testDevices()) {
 
   test(`${device.name}: a configuration the device refuses is a failed trial, not an error`, async () => {
     const tooLarge = device.limits.maxWorkGroupSize * 2;
-    const problem = defineTuning<ScaleConfig>({ ...scaleTuning, name: 'too large', space: [{ group: tooLarge }, { group: 32 }] });
+    const problem = defineTuning<ScaleConfig>({
+      ...scaleTuning,
+      name: 'too large',
+      space: [{ group: tooLarge }, { group: 32 }],
+    });
     const result = await autotune(problem, device);
     assert.ok(result.trials[0]!.failure !== undefined, 'the oversized work-group failed');
     assert.equal(result.best, { group: 32 });
@@ -60,10 +64,18 @@ for (const device of testDevices()) {
     const cache = memoryTuningCache();
     const first = await autotune(scaleTuning, device, { cache });
     const second = await autotune(scaleTuning, device, { cache });
-    assert.equal([second.fromCache, second.trials.length, second.best, second.seconds], [true, 0, first.best, first.seconds]);
+    assert.equal(
+      [second.fromCache, second.trials.length, second.best, second.seconds],
+      [true, 0, first.best, first.seconds],
+    );
     const fresh = await autotune(scaleTuning, device, { cache, fresh: true });
     assert.equal([fresh.fromCache, fresh.trials.length], [false, 4]);
-    cache.set(scaleTuning.name, device.name, { config: { group: 999 }, seconds: 1e-9, tried: 1, measuredAt: '2026-01-01T00:00:00Z' });
+    cache.set(scaleTuning.name, device.name, {
+      config: { group: 999 },
+      seconds: 1e-9,
+      tried: 1,
+      measuredAt: '2026-01-01T00:00:00Z',
+    });
     const afterStale = await autotune(scaleTuning, device, { cache });
     assert.is(afterStale.fromCache, false);
   });
@@ -77,7 +89,11 @@ test('the budget ends the search after the trial that crossed it; the first tria
 
 test('when nothing runs, the error lists why; an empty space is refused when defined', async () => {
   const [device] = testDevices();
-  const problem = defineTuning<ScaleConfig>({ ...scaleTuning, name: 'all flawed', space: [{ group: 32, flaw: 'wrong' }] });
+  const problem = defineTuning<ScaleConfig>({
+    ...scaleTuning,
+    name: 'all flawed',
+    space: [{ group: 32, flaw: 'wrong' }],
+  });
   try {
     await autotune(problem, device!);
     assert.unreachable('no configuration ran');
@@ -102,9 +118,16 @@ test('loom tune: searches the problems a file exports, keeps the best on disk, a
     assert.is(line.problem, 'scale by 2');
     assert.ok(line.config.flaw === undefined);
     assert.match(first.stderr, '2/4 {"group":32,"flaw":"wrong"}: failed: wrong result');
-    const kept = JSON.parse(readFileSync(path.join(dir, 'autotune.json'), 'utf8')) as Record<string, Record<string, { config: unknown }>>;
+    const kept = JSON.parse(readFileSync(path.join(dir, 'autotune.json'), 'utf8')) as Record<
+      string,
+      Record<string, { config: unknown }>
+    >;
     assert.equal(Object.values(kept['scale by 2']!)[0]!.config, line.config);
-    assert.equal((await fileTuningCache(path.join(dir, 'autotune.json')).get('scale by 2', Object.keys(kept['scale by 2']!)[0]!))?.config, line.config);
+    assert.equal(
+      (await fileTuningCache(path.join(dir, 'autotune.json')).get('scale by 2', Object.keys(kept['scale by 2']!)[0]!))
+        ?.config,
+      line.config,
+    );
 
     const second = await loom('tune', fixture, '--device', 'cpu');
     assert.is(second.code, 0);
@@ -135,7 +158,12 @@ test('loom tune: a cached entry that is not one (seconds "evil", no config) is i
   inCacheDir(async (dir) => {
     const file = path.join(dir, 'autotune.json');
     const cpu = 'CPU (generated JavaScript)';
-    const forged = { config: { group: 64, flaw: 'silent' }, seconds: 'evil', tried: 1, measuredAt: '2026-01-01T00:00:00Z' };
+    const forged = {
+      config: { group: 64, flaw: 'silent' },
+      seconds: 'evil',
+      tried: 1,
+      measuredAt: '2026-01-01T00:00:00Z',
+    };
     writeFileSync(file, JSON.stringify({ 'scale by 2': { [cpu]: forged, elsewhere: { seconds: 1 } }, other: 7 }));
     const run = await loom('tune', fixture, '--device', 'cpu', '--budget', '30');
     assert.is(run.code, 0, run.stderr);
@@ -174,7 +202,10 @@ test('loom tune: a problem named __proto__ is saved, and found there next time',
 test('loom tune (the bin): an autotune.json that is a folder is one line, exit 1, no stack trace, no temporary file', () =>
   inCacheDir(async (dir) => {
     mkdirSync(path.join(dir, 'autotune.json'));
-    const run = spawnSync(process.execPath, [bin, 'tune', fixture, '--device', 'cpu', '--budget', '30'], { encoding: 'utf8', env: { ...process.env, LOOM_CACHE_DIR: dir } });
+    const run = spawnSync(process.execPath, [bin, 'tune', fixture, '--device', 'cpu', '--budget', '30'], {
+      encoding: 'utf8',
+      env: { ...process.env, LOOM_CACHE_DIR: dir },
+    });
     assert.is(run.status, 1, run.stderr);
     assert.match(run.stderr, `loom tune: cannot write the cache ${path.join(dir, 'autotune.json')}:`);
     assert.match(run.stderr, /the cache .*autotune\.json: cannot be read \(EISDIR/);

@@ -26,7 +26,11 @@ import { testDevices } from './support/devices.ts';
 const a = Float32Array.from({ length: 100 }, (_, i) => i);
 
 test('a store guarded by an if block stays inside a smaller output', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i < 80', '  out[i] = 2*a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
+  const knl = makeKernel(
+    '{ [i]: 0<=i<100 }',
+    ['if i < 80', '  out[i] = 2*a[i]', 'end'],
+    [globalArg('out', { shape: [80], dtype: 'float32' }), '...'],
+  );
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { a });
     assert.equal(
@@ -38,7 +42,10 @@ test('a store guarded by an if block stays inside a smaller output', async () =>
 });
 
 test('a read in the branch of if(c, x, y) stays inside a smaller input; the other branch is not checked against it', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i >= 80, 0, b[i] + 1)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i >= 80, 0, b[i] + 1)', [
+    globalArg('b', { shape: [80], dtype: 'float32' }),
+    '...',
+  ]);
   const b = a.slice(0, 80);
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { b });
@@ -52,7 +59,10 @@ test('a read in the branch of if(c, x, y) stays inside a smaller input; the othe
 
 test('a guard on a parameter the loops do not use is read with its value', async () => {
   // the loops run over m work-groups of 8; `n`, the input's length, appears in the guard alone
-  const knl = makeKernel('{ [g, l]: 0<=g<m and 0<=l<8 }', 'out[g, l] = if(8*g + l < n, b[8*g + l], 0)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...']);
+  const knl = makeKernel('{ [g, l]: 0<=g<m and 0<=l<8 }', 'out[g, l] = if(8*g + l < n, b[8*g + l], 0)', [
+    globalArg('b', { shape: ['n'], dtype: 'float32' }),
+    '...',
+  ]);
   const b = a.slice(0, 37);
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { b, m: 5 });
@@ -92,8 +102,15 @@ test('the local-memory check reads a local temporary under its if(c, ...) branch
 });
 
 test('a guard one element too wide is refused before anything runs', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<100 }', ['if i <= 80', '  out[i] = a[i]', 'end'], [globalArg('out', { shape: [80], dtype: 'float32' }), '...']);
-  const read = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i < 81, b[i], 0)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  const knl = makeKernel(
+    '{ [i]: 0<=i<100 }',
+    ['if i <= 80', '  out[i] = a[i]', 'end'],
+    [globalArg('out', { shape: [80], dtype: 'float32' }), '...'],
+  );
+  const read = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i < 81, b[i], 0)', [
+    globalArg('b', { shape: [80], dtype: 'float32' }),
+    '...',
+  ]);
   for (const device of testDevices()) {
     try {
       await run(knl, device, { a });
@@ -113,7 +130,10 @@ test('a guard one element too wide is refused before anything runs', async () =>
 });
 
 test('a guard that is not affine restricts nothing: the access is checked over the whole domain', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i*i < 6400, b[i], 0)', [globalArg('b', { shape: [80], dtype: 'float32' }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<100 }', 'out[i] = if(i*i < 6400, b[i], 0)', [
+    globalArg('b', { shape: [80], dtype: 'float32' }),
+    '...',
+  ]);
   try {
     await run(knl, testDevices()[0], { b: a.slice(0, 80) });
     assert.unreachable('a non-affine guard was trusted');
@@ -124,7 +144,11 @@ test('a guard that is not affine restricts nothing: the access is checked over t
 
 /** `t` of 16 elements viewed as 4 x 4 (splitArrayAxis): its indices become `i // 4` and `i % 4`. */
 function splitTemporary(loop: number): LoopKernel {
-  const knl = makeKernel(`{ [i]: 0<=i<${loop} }`, ['t[i] = 2*a[i] {id=w}', 'out[i] = t[i] {dep=w}'], [temporaryVariable('t', { dtype: 'float32', shape: [16] }), '...']);
+  const knl = makeKernel(
+    `{ [i]: 0<=i<${loop} }`,
+    ['t[i] = 2*a[i] {id=w}', 'out[i] = t[i] {dep=w}'],
+    [temporaryVariable('t', { dtype: 'float32', shape: [16] }), '...'],
+  );
   return splitArrayAxis(addDtypes(knl, { a: 'float32' }), 't', 0, 4);
 }
 
@@ -132,14 +156,18 @@ test('an index i // 4 is proven in bounds when i lies in [0, 4*extent), and guar
   const code = (knl: LoopKernel) => generateCode(knl, openclTarget()).code;
   assert.match(code(splitTemporary(16)), 'out[i] = t[4 * loom_floor_div_int32(i, 4) + loom_mod_int32(i, 4)];');
   // one step too far: the row i // 4 = 4 is guarded (its write dropped, its read 0), the lane i % 4 needs no guard
-  assert.match(code(splitTemporary(17)), /0 <= loom_floor_div_int32\(i, 4\) && loom_floor_div_int32\(i, 4\) < 4 \? t\[/);
+  assert.match(
+    code(splitTemporary(17)),
+    /0 <= loom_floor_div_int32\(i, 4\) && loom_floor_div_int32\(i, 4\) < 4 \? t\[/,
+  );
   for (const device of testDevices()) {
     const { out } = await run(splitTemporary(17), device, { a: a.slice(0, 17) }, { checkBounds: false });
     assert.equal(Array.from(out as Float32Array), [...Array.from(a.slice(0, 16), (x) => 2 * x), 0], device.name);
     // with checkBounds the guard that failed is reported, by its index as written
     await run(splitTemporary(17), device, { a: a.slice(0, 17) }, { checkBounds: true }).then(
       () => assert.unreachable('the row out of bounds was not reported'),
-      (e: unknown) => assert.match((e as Error).message, "writes 't' at index i // 4 = 4 on axis 0, outside its extent 4"),
+      (e: unknown) =>
+        assert.match((e as Error).message, "writes 't' at index i // 4 = 4 on axis 0, outside its extent 4"),
     );
   }
 });

@@ -5,18 +5,44 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BufferPool, DeviceArray, LoomError, makeKernel, prepareLaunch, run, sizeClass, splitIname, type Device } from '@loom/core';
+import {
+  BufferPool,
+  DeviceArray,
+  LoomError,
+  makeKernel,
+  prepareLaunch,
+  run,
+  sizeClass,
+  splitIname,
+  type Device,
+} from '@loom/core';
 import { openclDevice } from '@loom/codegen-opencl';
 import { webgpuDevice } from '@loom/codegen-wgsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 
 test('size classes: at least the request, at most 25% more (12.5% from 1 MiB), in multiples of 64', () => {
-  for (const bytes of [1, 4, 255, 256, 257, 1000, 4096, 4097, 65537, (1 << 20) - 3, 1 << 20, (1 << 20) + 1, 3_000_001, 2 ** 28 + 4]) {
+  for (const bytes of [
+    1,
+    4,
+    255,
+    256,
+    257,
+    1000,
+    4096,
+    4097,
+    65537,
+    (1 << 20) - 3,
+    1 << 20,
+    (1 << 20) + 1,
+    3_000_001,
+    2 ** 28 + 4,
+  ]) {
     const c = sizeClass(bytes);
     assert.ok(c >= bytes, `${bytes} -> ${c}`);
     assert.ok(c % 64 === 0, `${bytes} -> ${c} is a multiple of 64`);
-    if (bytes > 256) assert.ok(c <= bytes * (bytes > 1 << 20 ? 1.125 : 1.25), `${bytes} -> ${c} stays within its bound`);
+    if (bytes > 256)
+      assert.ok(c <= bytes * (bytes > 1 << 20 ? 1.125 : 1.25), `${bytes} -> ${c} stays within its bound`);
   }
   assert.is(sizeClass(4096), 4096, 'a power of two is its own class');
   assert.is(sizeClass(4000), sizeClass(4090), 'nearby sizes share a class');
@@ -55,7 +81,10 @@ async function settle(device: Device): Promise<void> {
   probe.release();
 }
 
-const double = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+const double = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 64, {
+  outerTag: 'g.0',
+  innerTag: 'l.0',
+});
 const N = 4096;
 const ramp = (n: number, scale = 1) => Float32Array.from({ length: n }, (_, k) => k * scale);
 
@@ -94,7 +123,12 @@ for (const device of pooled) {
 
   test(`${device.name}: work queued with a released buffer sees its old contents, though the memory is reused at once`, async () => {
     const out = await DeviceArray.from(device, new Float32Array(N), 'float32');
-    const prepared = await prepareLaunch(double, device, { a: await DeviceArray.from(device, ramp(N), 'float32'), out }, { checkBounds: false });
+    const prepared = await prepareLaunch(
+      double,
+      device,
+      { a: await DeviceArray.from(device, ramp(N), 'float32'), out },
+      { checkBounds: false },
+    );
     for (let round = 0; round < 3; round++) {
       const a = await DeviceArray.from(device, ramp(N, round + 1), 'float32');
       await prepared.launch({ a });
@@ -103,7 +137,11 @@ for (const device of pooled) {
       const reused = stats().reused;
       const next = await DeviceArray.from(device, new Float32Array(N).fill(-7), 'float32');
       assert.is(stats().reused, reused + 1, 'the memory was reused at once');
-      assert.equal(Array.from((await out.toHost()) as Float32Array), Array.from(ramp(N, 2 * (round + 1))), `round ${round}: computed from the old contents`);
+      assert.equal(
+        Array.from((await out.toHost()) as Float32Array),
+        Array.from(ramp(N, 2 * (round + 1))),
+        `round ${round}: computed from the old contents`,
+      );
       assert.ok(
         ((await next.toHost()) as Float32Array).every((v) => v === -7),
         'the next owner has its own data',
@@ -127,14 +165,21 @@ for (const device of pooled) {
   });
 
   test(`${device.name}: pointwise() outputs of successive calls are distinct tensors; releasing one returns its memory`, async () => {
-    const add = pointwise({ isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] }, 'a + b');
+    const add = pointwise(
+      { isTensor: [true, true], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add', params: ['a', 'b'] },
+      'a + b',
+    );
     const x = tensor(ramp(N), [64, 64], { device });
     const y = tensor(ramp(N, 2), [64, 64], { device });
     const z = tensor(ramp(N, 4), [64, 64], { device });
     const t1 = await add(x, y);
     const t2 = await add(x, z);
     assert.is.not(t1.storage, t2.storage);
-    assert.equal(Array.from((await t1.toArray()) as Float32Array), Array.from(ramp(N, 3)), 'the first output kept its values');
+    assert.equal(
+      Array.from((await t1.toArray()) as Float32Array),
+      Array.from(ramp(N, 3)),
+      'the first output kept its values',
+    );
     assert.equal(Array.from((await t2.toArray()) as Float32Array), Array.from(ramp(N, 5)));
     const pooledBefore = stats().pooledBuffers;
     t1.release();
@@ -172,7 +217,11 @@ for (const device of pooled) {
     } catch (e) {
       assert.instance(e, LoomError);
     }
-    assert.equal(Array.from((await out.toHost()) as Float32Array), Array.from(ramp(N, 2)), 'out untouched by the refused call');
+    assert.equal(
+      Array.from((await out.toHost()) as Float32Array),
+      Array.from(ramp(N, 2)),
+      'out untouched by the refused call',
+    );
     squatter.release();
     out.release();
   });
@@ -210,7 +259,11 @@ test('a device without a pool frees every released buffer; disposing a device em
     a.release();
     const b = await DeviceArray.from(device, ramp(N), 'float32');
     b.release();
-    assert.equal({ ...device.poolStats!(), created: 0 }, { pooledBuffers: 0, pooledBytes: 0, reused: 0, created: 0 }, device.name);
+    assert.equal(
+      { ...device.poolStats!(), created: 0 },
+      { pooledBuffers: 0, pooledBytes: 0, reused: 0, created: 0 },
+      device.name,
+    );
     device.dispose();
   }
   for (const device of await freshDevices()) {

@@ -60,9 +60,21 @@ test('@loom/dsl bundles without @loom/computation (an optional peer, reached onl
 
 /** Bundles with a budget in KB (minified and gzipped), and the README's words for the figure it states. */
 const BUNDLES: readonly { readonly packages: readonly string[]; readonly budget: number; readonly readme: RegExp }[] = [
-  { packages: ['@loom/core', '@loom/codegen-wgsl'], budget: 180, readme: /`@loom\/core` \+ `@loom\/codegen-wgsl` come to about (\d+) KB minified and gzipped/ },
-  { packages: ['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'], budget: 250, readme: /with `@loom\/elementwise` about (\d+) KB/ },
-  { packages: ['@loom/dsl', '@loom/codegen-wgsl'], budget: 175, readme: /`@loom\/dsl` with `@loom\/codegen-wgsl` about (\d+) KB/ },
+  {
+    packages: ['@loom/core', '@loom/codegen-wgsl'],
+    budget: 180,
+    readme: /`@loom\/core` \+ `@loom\/codegen-wgsl` come to about (\d+) KB minified and gzipped/,
+  },
+  {
+    packages: ['@loom/core', '@loom/codegen-wgsl', '@loom/elementwise'],
+    budget: 250,
+    readme: /with `@loom\/elementwise` about (\d+) KB/,
+  },
+  {
+    packages: ['@loom/dsl', '@loom/codegen-wgsl'],
+    budget: 175,
+    readme: /`@loom\/dsl` with `@loom\/codegen-wgsl` about (\d+) KB/,
+  },
 ];
 
 /** How far the README's "about N KB" may be from the size measured, as a fraction of it. */

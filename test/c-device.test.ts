@@ -31,7 +31,12 @@ const device = cDeviceOrSkip();
 const cpu = cpuDevice();
 
 /** Runs `knl` on the C device and the CPU device; their outputs must agree. */
-async function agree(knl: LoopKernel, data: Record<string, ArrayLike<number> | number>, output: string, rtol = 0): Promise<void> {
+async function agree(
+  knl: LoopKernel,
+  data: Record<string, ArrayLike<number> | number>,
+  output: string,
+  rtol = 0,
+): Promise<void> {
   if (!device) return;
   const expected = (await run(knl, cpu, data as never))[output] as ArrayLike<number>;
   const actual = (await run(knl, device, data as never))[output] as ArrayLike<number>;
@@ -40,7 +45,12 @@ async function agree(knl: LoopKernel, data: Record<string, ArrayLike<number> | n
 }
 
 test('a local-memory reversal, cut at its barrier: every work-item reads what another wrote', async () => {
-  let knl = makeKernel('{ [g, l]: 0<=g<4 and 0<=l<64 }', ['<float32> t[l] = a[64*g + l]  {id=fetch}', 'out[64*g + l] = t[63 - l]  {dep=fetch}'], undefined, { name: 'reverse' });
+  let knl = makeKernel(
+    '{ [g, l]: 0<=g<4 and 0<=l<64 }',
+    ['<float32> t[l] = a[64*g + l]  {id=fetch}', 'out[64*g + l] = t[63 - l]  {dep=fetch}'],
+    undefined,
+    { name: 'reverse' },
+  );
   knl = addDtypes(tagInames(knl, { g: 'g.0', l: 'l.0' }), { a: 'float32' });
   // two regions, each a loop over the 64 work-items
   assert.is(generateCode(knl, cTarget()).code.match(/for \(int lid_0 = 0; lid_0 <= 63; \+\+lid_0\)/g)?.length, 2);
@@ -48,7 +58,9 @@ test('a local-memory reversal, cut at its barrier: every work-item reads what an
 });
 
 test('a tree sum over a work-group, and a prefix scan over the sequential axis', async () => {
-  let sum = makeKernel('{ [g, j]: 0<=g<8 and 0<=j<128 }', 'out[g] = sum(j, a[128*g + j])', undefined, { name: 'tree_sum' });
+  let sum = makeKernel('{ [g, j]: 0<=g<8 and 0<=j<128 }', 'out[g] = sum(j, a[128*g + j])', undefined, {
+    name: 'tree_sum',
+  });
   sum = tagInames(sum, { g: 'g.0', j: 'l.0' });
   await agree(addDtypes(sum, { a: 'float32' }), { a: randomFloat32(1024) }, 'out', 1e-5);
   const scan = makeKernel('{ [i, j]: 0<=i<n and 0<=j<=i }', 'out[i] = sum(j, a[j])', undefined, { name: 'scan' });
@@ -59,17 +71,26 @@ const INTEGERS: DType[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32'
 
 test('integers of every width wrap, divide and shift as on the CPU device', async () => {
   for (const dtype of INTEGERS) {
-    const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * b[i] + a[i] // (b[i] | 1) - (a[i] % 7) + (b[i] >> 2)', undefined, { name: `ints_${dtype}` }), {
-      a: dtype,
-      b: dtype,
-    });
+    const knl = addDtypes(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * b[i] + a[i] // (b[i] | 1) - (a[i] % 7) + (b[i] >> 2)', undefined, {
+        name: `ints_${dtype}`,
+      }),
+      {
+        a: dtype,
+        b: dtype,
+      },
+    );
     const n = 97;
     const wide = dtype.endsWith('64');
     const values = (seed: number) => Array.from(randomFloat32(n, seed), (x) => Math.trunc(x * 2 ** 15));
     const Ctor = hostArrayConstructor(dtype);
     // negative values wrap into the unsigned types, as C's conversion does
     const typed = (xs: number[]) =>
-      wide ? (dtype === 'int64' ? BigInt64Array.from(xs, BigInt) : BigUint64Array.from(xs, (x) => BigInt.asUintN(64, BigInt(x)))) : new (Ctor as Int32ArrayConstructor)(xs);
+      wide
+        ? dtype === 'int64'
+          ? BigInt64Array.from(xs, BigInt)
+          : BigUint64Array.from(xs, (x) => BigInt.asUintN(64, BigInt(x)))
+        : new (Ctor as Int32ArrayConstructor)(xs);
     const a = typed(values(3));
     const b = typed(values(7));
     if (!device) return;
@@ -80,7 +101,12 @@ test('integers of every width wrap, divide and shift as on the CPU device', asyn
 });
 
 test('float64 math agrees with the CPU device', async () => {
-  const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(abs(a[i])) + exp(a[i]) * sin(a[i]) / (1 + a[i]*a[i])', undefined, { name: 'f64' }), { a: 'float64' });
+  const knl = addDtypes(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(abs(a[i])) + exp(a[i]) * sin(a[i]) / (1 + a[i]*a[i])', undefined, {
+      name: 'f64',
+    }),
+    { a: 'float64' },
+  );
   await agree(knl, { a: Float64Array.from(randomFloat32(200, 5), (x) => 4 * x), n: 200 }, 'out', 1e-14);
 });
 
@@ -88,18 +114,38 @@ test('atomic updates from work-groups that run in parallel: every dtype the C ta
   if (!device) return;
   assert.equal([...device.target.atomicDTypes!], ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64']);
   // one work-item per group, 512 groups: OpenMP's threads update the same 4 elements at once
-  const updates = ['out[i%4] = out[i%4] + a[i] {atomic}', 'lo[i%4] = min(lo[i%4], a[i]) {atomic}', 'hi[i%4] = max(hi[i%4], a[i]) {atomic}'];
+  const updates = [
+    'out[i%4] = out[i%4] + a[i] {atomic}',
+    'lo[i%4] = min(lo[i%4], a[i]) {atomic}',
+    'hi[i%4] = max(hi[i%4], a[i]) {atomic}',
+  ];
   for (const dtype of ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64'] as const) {
     const args = ['out', 'lo', 'hi'].map((name) => globalArg(name, { dtype, shape: [4], forAtomic: true }));
-    const knl = tagInames(makeKernel('{ [i]: 0<=i<n }', updates, [...args, globalArg('a', { dtype, shape: ['n'] }), '...']), { i: 'g.0' });
-    const Host = hostArrayConstructor(dtype) as unknown as new (values: readonly (number | bigint)[]) => ArrayLike<number>;
+    const knl = tagInames(
+      makeKernel('{ [i]: 0<=i<n }', updates, [...args, globalArg('a', { dtype, shape: ['n'] }), '...']),
+      { i: 'g.0' },
+    );
+    const Host = hostArrayConstructor(dtype) as unknown as new (
+      values: readonly (number | bigint)[],
+    ) => ArrayLike<number>;
     const host = (values: number[]) => new Host(dtype === 'int64' || dtype === 'uint64' ? values.map(BigInt) : values);
     // small whole numbers: float sums are exact in any order, so the result is one value
     const values = Array.from(randomFloat32(512, 11), (x) => Math.round(50 * x + (dtype.startsWith('u') ? 50 : 0)));
-    const data = { a: host(values), n: 512, out: host([0, 0, 0, 0]), lo: host([200, 200, 200, 200]), hi: host([0, 0, 0, 0]) };
+    const data = {
+      a: host(values),
+      n: 512,
+      out: host([0, 0, 0, 0]),
+      lo: host([200, 200, 200, 200]),
+      hi: host([0, 0, 0, 0]),
+    };
     const expected = await run(knl, cpu, data as never);
     const actual = await run(knl, device, data as never);
-    for (const name of ['out', 'lo', 'hi']) assert.equal(Array.from(actual[name] as ArrayLike<number>), Array.from(expected[name] as ArrayLike<number>), `${dtype} ${name}`);
+    for (const name of ['out', 'lo', 'hi'])
+      assert.equal(
+        Array.from(actual[name] as ArrayLike<number>),
+        Array.from(expected[name] as ArrayLike<number>),
+        `${dtype} ${name}`,
+      );
   }
 });
 
@@ -111,7 +157,13 @@ test('a compile error is a LoomError with the compiler message and the generated
     c: { name: 'loom_user_broken', preamble: 'float loom_user_broken(float x) { return x +; }' },
     js: (x: number) => x,
   });
-  const knl = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = broken(a[i])', undefined, { name: 'broken_kernel' }), broken), { a: 'float32' });
+  const knl = addDtypes(
+    registerFunction(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = broken(a[i])', undefined, { name: 'broken_kernel' }),
+      broken,
+    ),
+    { a: 'float32' },
+  );
   const code = generateCode(knl, cTarget());
   try {
     await device.compile(code);
@@ -142,7 +194,9 @@ test('a second device finds the library the first compiled, in the cache folder'
   const folder = mkdtempSync(path.join(tmpdir(), 'loom-c-cache-'));
   process.env.LOOM_CACHE_DIR = folder;
   try {
-    const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i]', undefined, { name: 'cached' }), { a: 'float32' });
+    const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i]', undefined, { name: 'cached' }), {
+      a: 'float32',
+    });
     const code = generateCode(knl, cTarget());
     const first = cDevice()!;
     await first.compile(code);

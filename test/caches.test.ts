@@ -2,7 +2,19 @@
 // Every cache is now an LruCache of bounded size, and device.dispose() releases what a device holds.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, BasicSet, forgetParsedTexts, generateCode, getDefaultCacheSize, LoomError, LruCache, makeKernel, run, setDefaultCacheSize, type Device } from '@loom/core';
+import {
+  addDtypes,
+  BasicSet,
+  forgetParsedTexts,
+  generateCode,
+  getDefaultCacheSize,
+  LoomError,
+  LruCache,
+  makeKernel,
+  run,
+  setDefaultCacheSize,
+  type Device,
+} from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclDevice, openclTarget } from '@loom/codegen-opencl';
 import { webgpuDevice } from '@loom/codegen-wgsl';
@@ -34,7 +46,8 @@ test('forgetParsedTexts: the same text is parsed once, and afresh after forgetti
   const text = '[n] -> { [i] : 0 <= i < n }';
   const first = BasicSet.parse(text);
   assert.is(BasicSet.parse(text), first, 'a text parsed again shares the first set');
-  const build = () => generateCode(addDtypes(makeKernel(text, 'out[i] = 3*a[i]'), { a: 'float32' }), openclTarget()).code;
+  const build = () =>
+    generateCode(addDtypes(makeKernel(text, 'out[i] = 3*a[i]'), { a: 'float32' }), openclTarget()).code;
   const before = build();
   forgetParsedTexts();
   const again = BasicSet.parse(text);
@@ -89,7 +102,8 @@ for (const shared of testDevices()) {
         // distinct by a constant: a new program every time
         const { out } = await run(makeKernel('{ [i]: 0<=i<n }', `out[i] = a[i] + ${k}`), device, { a });
         assert.is((out as Float32Array)[3], 4 + k);
-        for (const [cache, size] of Object.entries(device.cacheStats())) assert.ok(size <= BOUND, `${cache} holds ${size} after ${k + 1} kernels`);
+        for (const [cache, size] of Object.entries(device.cacheStats()))
+          assert.ok(size <= BOUND, `${cache} holds ${size} after ${k + 1} kernels`);
       }
       const stats = device.cacheStats();
       assert.is(stats.programs, BOUND, `the program cache is full, at its bound: ${JSON.stringify(stats)}`);
@@ -111,7 +125,10 @@ for (const shared of testDevices()) {
     assert.is(device.cacheStats().programs, 0, 'programs released');
     for (const [what, use] of [
       ['run a kernel compiled before', () => run(knl, device, { a: new Float32Array([1, 2]) })],
-      ['run a new kernel', () => run(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 4*a[i]'), device, { a: new Float32Array([1]) })],
+      [
+        'run a new kernel',
+        () => run(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 4*a[i]'), device, { a: new Float32Array([1]) }),
+      ],
       ['allocate', () => device.allocate(16)],
     ] as const) {
       try {

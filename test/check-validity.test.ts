@@ -57,7 +57,12 @@ function watched(device: Device): { device: Device; touched: string[] } {
   return { device: wrapped, touched };
 }
 
-async function refusedBeforeRunning(knl: LoopKernel, device: Device, args: Record<string, Float32Array>, check: string): Promise<void> {
+async function refusedBeforeRunning(
+  knl: LoopKernel,
+  device: Device,
+  args: Record<string, Float32Array>,
+  check: string,
+): Promise<void> {
   const { device: d, touched } = watched(device);
   try {
     await run(knl, d, args);
@@ -70,7 +75,11 @@ async function refusedBeforeRunning(knl: LoopKernel, device: Device, args: Recor
   assert.unreachable(`${device.name}: the kernel ran`);
 }
 
-const sameAxisTwice = () => tagInames(makeKernel('{ [i,j]: 0<=i<16 and 0<=j<32 }', 'out[i,j] = 2*a[i,j]', undefined, { name: 'twice' }), { i: 'l.0', j: 'l.0' });
+const sameAxisTwice = () =>
+  tagInames(makeKernel('{ [i,j]: 0<=i<16 and 0<=j<32 }', 'out[i,j] = 2*a[i,j]', undefined, { name: 'twice' }), {
+    i: 'l.0',
+    j: 'l.0',
+  });
 const reductionOverOwnLoop = () => makeKernel('{ [i]: 0<=i<16 }', 'a[i] = sum(i, 2)', undefined, { name: 'redn' });
 
 test('a: one local axis used by two inames of an instruction', () => {
@@ -81,10 +90,16 @@ test('a: one local axis used by two inames of an instruction', () => {
 });
 
 test('a: one group axis used by two inames of an instruction', () => {
-  const knl = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i,j] = a[i,j]', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'g.1', j: 'g.1' });
+  const knl = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i,j] = a[i,j]', [globalArg('a', { dtype: 'float32' }), '...']),
+    { i: 'g.1', j: 'g.1' },
+  );
   assertNames(refused(knl, 'double_use_of_hw_axes'), 'insn', ['i', 'j']);
   // the same axis in different instructions is fine: each has one index per axis
-  const apart = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = a[i]\nb[j] = a[j]', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  const apart = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = a[i]\nb[j] = a[j]', [globalArg('a', { dtype: 'float32' }), '...']),
+    { i: 'l.0', j: 'l.0' },
+  );
   assert.match(generateCode(apart, jsTarget()).code, /out\[lid0\] = a\[lid0\]/);
 });
 
@@ -111,7 +126,10 @@ for (const device of testDevices()) {
 
 test('c: a write to global memory across a parallel iname it is not indexed by warns', () => {
   for (const tag of ['l.0', 'g.0'] as const) {
-    const knl = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i+j', [globalArg('out', { dtype: 'float32', shape: [16] })]), { j: tag });
+    const knl = tagInames(
+      makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i+j', [globalArg('out', { dtype: 'float32', shape: [16] })]),
+      { j: tag },
+    );
     const { warnings } = collectWarnings(() => generateCode(knl, jsTarget()));
     const race = warnings.find((w) => w.category === 'WriteRaceConditionWarning');
     assert.ok(race, `${tag}: no write race reported`);
@@ -119,32 +137,56 @@ test('c: a write to global memory across a parallel iname it is not indexed by w
     assert.match(race!.message, new RegExp(`'j' \\(j: ${tag.replace('.', '\\.')}\\)`));
   }
   // indexed by the parallel iname: every copy writes its own element
-  const fine = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i,j] = 5+i+j', [globalArg('out', { dtype: 'float32', shape: [16, 16] })]), { j: 'l.0' });
+  const fine = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i,j] = 5+i+j', [globalArg('out', { dtype: 'float32', shape: [16, 16] })]),
+    { j: 'l.0' },
+  );
   assert.equal(collectWarnings(() => generateCode(fine, jsTarget())).warnings.map(String), []);
 });
 
 test('c: an index computed in a private temporary from the parallel iname is no race', () => {
   // the elementwise kernels' multi-indices: each work-item writes its own element
   const knl = tagInames(
-    makeKernel('{ [t]: 0<=t<64 }', '<int32> q = t // 8 {id=q}\n<int32> r = t - 8*q {id=r, dep=q}\nout[q, r] = 1 {dep=r}', [globalArg('out', { dtype: 'float32', shape: [8, 8] })]),
+    makeKernel(
+      '{ [t]: 0<=t<64 }',
+      '<int32> q = t // 8 {id=q}\n<int32> r = t - 8*q {id=r, dep=q}\nout[q, r] = 1 {dep=r}',
+      [globalArg('out', { dtype: 'float32', shape: [8, 8] })],
+    ),
     { t: 'l.0' },
   );
   assert.equal(collectWarnings(() => generateCode(knl, jsTarget())).warnings.map(String), []);
   // a private temporary that does not depend on the iname does not index by it
-  const constant = tagInames(makeKernel('{ [t]: 0<=t<64 }', '<int32> q = 3 {id=q}\nout[q] = t {dep=q}', [globalArg('out', { dtype: 'float32', shape: [8] })]), { t: 'l.0' });
-  assert.ok(collectWarnings(() => generateCode(constant, jsTarget())).warnings.some((w) => w.category === 'WriteRaceConditionWarning'));
+  const constant = tagInames(
+    makeKernel('{ [t]: 0<=t<64 }', '<int32> q = 3 {id=q}\nout[q] = t {dep=q}', [
+      globalArg('out', { dtype: 'float32', shape: [8] }),
+    ]),
+    { t: 'l.0' },
+  );
+  assert.ok(
+    collectWarnings(() => generateCode(constant, jsTarget())).warnings.some(
+      (w) => w.category === 'WriteRaceConditionWarning',
+    ),
+  );
 });
 
 test('c: the race warning is silenced by write_race(insn)', () => {
-  const knl = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i', [globalArg('out', { dtype: 'float32', shape: [16] })], { silencedWarnings: ['write_race(insn)'] }), {
-    j: 'l.0',
-  });
+  const knl = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'out[i] = 5+i', [globalArg('out', { dtype: 'float32', shape: [16] })], {
+      silencedWarnings: ['write_race(insn)'],
+    }),
+    {
+      j: 'l.0',
+    },
+  );
   assert.equal(collectWarnings(() => generateCode(knl, jsTarget())).warnings.map(String), []);
 });
 
 test('d: an unr or ilp iname without a constant extent', () => {
   for (const tag of ['unr', 'ilp'] as const) {
-    const knl = tagInames(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...']), { i: tag });
+    const knl = tagInames(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...']),
+      { i: tag },
+    );
     const e = refused(knl, 'constant_iname_extent');
     assertNames(e, 'insn', ['i']);
     assert.match(e.message, /its length is not a constant \(it runs from 0 to n - 1\)/);
@@ -158,23 +200,40 @@ test('d: an unr or ilp iname without a constant extent', () => {
 test('e: a local temporary written by only some work-items of the axis that reads it', () => {
   const args = [globalArg('a', { dtype: 'float32', shape: [16] }), '...'] as const;
   // written inside an iname spanning half of l.0, read by all 16 work-items
-  const half = tagInames(makeKernel('{ [i,j]: 0<=i<8 and 0<=j<16 }', '<> t[i] = a[i]\nout[j] = t[j] {dep=*}', [...args]), { i: 'l.0', j: 'l.0' });
+  const half = tagInames(
+    makeKernel('{ [i,j]: 0<=i<8 and 0<=j<16 }', '<> t[i] = a[i]\nout[j] = t[j] {dep=*}', [...args]),
+    { i: 'l.0', j: 'l.0' },
+  );
   const e = refused(half, 'local_read_not_written');
   assertNames(e, 'insn_0', ['j']);
   assert.match(e.message, /reads elements 0 to 15 along axis 0 of the local temporary 't'/);
   assert.match(e.message, /write only 0 to 7/);
   // written under a condition on the local id, read by all
-  const cond = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'if i < 8\n  <> t[i] = a[i]\nend\nout[j] = t[j] {dep=*}', [...args]), { i: 'l.0', j: 'l.0' });
+  const cond = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'if i < 8\n  <> t[i] = a[i]\nend\nout[j] = t[j] {dep=*}', [...args]),
+    { i: 'l.0', j: 'l.0' },
+  );
   assertNames(refused(cond, 'local_read_not_written'), 'insn_0', ['j']);
   // the same condition on the reader: it reads only what was written
-  const both = tagInames(makeKernel('{ [i,j]: 0<=i,j<16 }', 'if i < 8\n  <> t[i] = a[i]\nend\nif j < 8\n  out[j] = t[j] {dep=*}\nend', [...args]), { i: 'l.0', j: 'l.0' });
+  const both = tagInames(
+    makeKernel('{ [i,j]: 0<=i,j<16 }', 'if i < 8\n  <> t[i] = a[i]\nend\nif j < 8\n  out[j] = t[j] {dep=*}\nend', [
+      ...args,
+    ]),
+    { i: 'l.0', j: 'l.0' },
+  );
   assert.match(generateCode(both, jsTarget()).code, /out\[lid0\] = t\[lid0\]/);
 });
 
 test('e: a local temporary written without one of the local axes (loopy: "does not use all local hw axes")', () => {
-  const knl = tagInames(makeKernel('{ [i,k]: 0<=i<16 and 0<=k<4 }', '<> t[k] = a[k]\nout[i] = t[k] {dep=*}', [globalArg('a', { dtype: 'float32', shape: [4] }), '...']), {
-    i: 'l.0',
-  });
+  const knl = tagInames(
+    makeKernel('{ [i,k]: 0<=i<16 and 0<=k<4 }', '<> t[k] = a[k]\nout[i] = t[k] {dep=*}', [
+      globalArg('a', { dtype: 'float32', shape: [4] }),
+      '...',
+    ]),
+    {
+      i: 'l.0',
+    },
+  );
   const e = refused(setTemporaryAddressSpace(knl, 't', 'local'), 'unused_hw_axes');
   assertNames(e, 'insn', ['i']);
   assert.match(e.message, /without using local axis l\.0/);
@@ -183,14 +242,22 @@ test('e: a local temporary written without one of the local axes (loopy: "does n
 });
 
 test('f: a non-integer index names the array and the subscript, with a caret', () => {
-  const knl = makeKernel('{ [i]: 0<=i<16 }', 'out[i] = 2*a[i*0.5]', [globalArg('a', { dtype: 'float32', shape: [16] }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<16 }', 'out[i] = 2*a[i*0.5]', [
+    globalArg('a', { dtype: 'float32', shape: [16] }),
+    '...',
+  ]);
   const e = refused(knl, 'integer_subscript_indices');
   assertNames(e, 'insn', ['i']);
   // (0.5 is exact in float32, so i*0.5 is float32, as loopy types it)
   assert.match(e.message, /indexes 'a' with 'i\*0\.5' \(axis 0, over 'i'\), which is float32, not an integer/);
   assert.ok(e.message.endsWith('  out[i] = 2*a[i*0.5]\n             ^^^^^^^^'), e.message);
   // integer division is an integer
-  assert.ok(generateCode(makeKernel('{ [i]: 0<=i<16 }', 'out[i] = a[i // 2]', [globalArg('a', { dtype: 'float32', shape: [8] }), '...']), jsTarget()).code.length > 0);
+  assert.ok(
+    generateCode(
+      makeKernel('{ [i]: 0<=i<16 }', 'out[i] = a[i // 2]', [globalArg('a', { dtype: 'float32', shape: [8] }), '...']),
+      jsTarget(),
+    ).code.length > 0,
+  );
 });
 
 test.run();

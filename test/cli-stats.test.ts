@@ -22,8 +22,14 @@ test('the three maps of every kernel the file exports', async () => {
   const { code, stdout } = await loom('stats', example);
   assert.is(code, 0);
   assert.match(stdout, "== statsKernel(): kernel 'stats_knl'");
-  assert.match(stdout, 'Op(float32, add, subgroup, "stats_knl"): [l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }');
-  assert.match(stdout, "MemAccess(global, float64, {}, {}, store, e, None, subgroup, 'stats_knl'): [l, m, n] -> { m * n : l > 0 and m > 0 and n > 0 }");
+  assert.match(
+    stdout,
+    'Op(float32, add, subgroup, "stats_knl"): [l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }',
+  );
+  assert.match(
+    stdout,
+    "MemAccess(global, float64, {}, {}, store, e, None, subgroup, 'stats_knl'): [l, m, n] -> { m * n : l > 0 and m > 0 and n > 0 }",
+  );
   assert.match(stdout, 'Sync(barrier_local, loopy_kernel): { 1000 }');
 });
 
@@ -31,9 +37,21 @@ test('with a profile and parameters: the estimate; with --plot, the roofline as 
   const dir = scratch();
   try {
     const profile = path.join(dir, 'paper.json');
-    writeFileSync(profile, JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }));
+    writeFileSync(
+      profile,
+      JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }),
+    );
     const plot = path.join(dir, 'roofline.svg');
-    const { code, stdout } = await loom('stats', example, '--params', 'n=256,m=256,l=8', '--profile', profile, '--plot', plot);
+    const { code, stdout } = await loom(
+      'stats',
+      example,
+      '--params',
+      'n=256,m=256,l=8',
+      '--profile',
+      profile,
+      '--plot',
+      plot,
+    );
     assert.is(code, 0);
     // stats_knl: 1572864 f32 + 131072 f64 flops; a, b, c: 3 x 524288 floats, g, h, e: 3 x 65536 doubles
     assert.match(stdout, 'estimate on paper GPU at n=256, m=256, l=8: 1.79e-5 s, memory bound');
@@ -60,7 +78,10 @@ test('with a device: its profile measured once and kept on disk, each kernel run
     assert.match(first.stdout, /measured: \S+ s \(predicted\/measured \S+\)/);
     // Loom refuses the barrier kernel's code (it reads local memory nobody writes): counted, not run
     assert.match(first.stdout, "not measured: in kernel 'loopy_kernel'");
-    const cache = JSON.parse(readFileSync(path.join(dir, 'device-profiles.json'), 'utf8')) as Record<string, { flopRate: number }>;
+    const cache = JSON.parse(readFileSync(path.join(dir, 'device-profiles.json'), 'utf8')) as Record<
+      string,
+      { flopRate: number }
+    >;
     assert.ok(cache['CPU (generated JavaScript)']!.flopRate > 0);
     const second = await loom('stats', example, '--device', 'cpu');
     assert.match(second.stdout, /^CPU \(generated JavaScript\): profile from the cache: /);
@@ -87,14 +108,23 @@ test('with a device: each measurement is said on stderr as it starts, with the m
       lines[1]!,
       `loom stats: measuring statsKernel() at n=16, m=16, l=2 on CPU (generated JavaScript), arrays of ${formatBytes(statsKernelBytes(16, 16, 2))}`,
     ]);
-    assert.match(lines[1]!, /^loom stats: measuring barrierKernel\(\) at n=16, m=16, l=2 on CPU \(generated JavaScript\), arrays of \d/);
-    assert.match(run.stdout, `arrays at n=16, m=16, l=2, ${formatBytes(statsKernelBytes(16, 16, 2))} in all:\n  a: float32 [16, 2, 16], ${formatBytes(16 * 2 * 16 * 4)}\n`);
+    assert.match(
+      lines[1]!,
+      /^loom stats: measuring barrierKernel\(\) at n=16, m=16, l=2 on CPU \(generated JavaScript\), arrays of \d/,
+    );
+    assert.match(
+      run.stdout,
+      `arrays at n=16, m=16, l=2, ${formatBytes(statsKernelBytes(16, 16, 2))} in all:\n  a: float32 [16, 2, 16], ${formatBytes(16 * 2 * 16 * 4)}\n`,
+    );
     assert.match(run.stdout, `  h: float64 [16, 17], ${formatBytes(16 * 17 * 8)}\n`);
     // the cached profile is not measured again, and says nothing
     const again = await loom('stats', example, '--params', 'n=4,m=4,l=1', '--device', 'cpu');
     assert.is(again.code, 0, again.stderr);
     assert.not.match(again.stderr, 'measuring the profile');
-    assert.match(again.stderr, `loom stats: measuring statsKernel() at n=4, m=4, l=1 on CPU (generated JavaScript), arrays of ${formatBytes(statsKernelBytes(4, 4, 1))}\n`);
+    assert.match(
+      again.stderr,
+      `loom stats: measuring statsKernel() at n=4, m=4, l=1 on CPU (generated JavaScript), arrays of ${formatBytes(statsKernelBytes(4, 4, 1))}\n`,
+    );
   } finally {
     if (previous === undefined) delete process.env.LOOM_CACHE_DIR;
     else process.env.LOOM_CACHE_DIR = previous;
@@ -111,12 +141,27 @@ test('with a device: --params whose arrays exceed --max-memory (1 GiB unless rai
     assert.is(big.code, 2, big.stderr);
     assert.is(big.stdout, '', 'no device opened, no profile measured');
     const needed = statsKernelBytes(65536, 65536, 8);
-    assert.match(big.stderr, `loom stats: at n=65536, m=65536, l=8, statsKernel() needs ${formatBytes(needed)} of device memory (a: float32 [65536, 8, 65536], 128 GiB;`);
-    assert.match(big.stderr, `more than --max-memory 1.00 GiB, so nothing runs; give smaller --params, or raise the limit with --max-memory ${Math.ceil(needed / 2 ** 30)}GiB\n`);
+    assert.match(
+      big.stderr,
+      `loom stats: at n=65536, m=65536, l=8, statsKernel() needs ${formatBytes(needed)} of device memory (a: float32 [65536, 8, 65536], 128 GiB;`,
+    );
+    assert.match(
+      big.stderr,
+      `more than --max-memory 1.00 GiB, so nothing runs; give smaller --params, or raise the limit with --max-memory ${Math.ceil(needed / 2 ** 30)}GiB\n`,
+    );
     assert.equal(readdirSync(dir), [], 'nothing measured');
     // the limit is the user's: a small one refuses small sizes (every kernel over it named), a raised one lets them run
     const bytes = statsKernelBytes(16, 16, 2);
-    const tight = await loom('stats', example, '--params', 'n=16,m=16,l=2', '--device', 'cpu', '--max-memory', `${bytes - 1}`);
+    const tight = await loom(
+      'stats',
+      example,
+      '--params',
+      'n=16,m=16,l=2',
+      '--device',
+      'cpu',
+      '--max-memory',
+      `${bytes - 1}`,
+    );
     assert.is(tight.code, 2);
     assert.match(tight.stderr, `statsKernel() needs ${formatBytes(bytes)} of device memory`);
     assert.match(tight.stderr, `raise the limit with --max-memory ${Math.ceil(bytes / 2 ** 20)}MiB`);
@@ -174,7 +219,10 @@ test('--plot into a folder that does not exist: said before anything runs, exit 
   const dir = scratch();
   try {
     const profile = path.join(dir, 'paper.json');
-    writeFileSync(profile, JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }));
+    writeFileSync(
+      profile,
+      JSON.stringify({ device: 'paper GPU', bandwidth: 1e12, flopRate: 1e13, launchOverhead: 1e-5 }),
+    );
     const plot = path.join(dir, 'missing', 'roofline.svg');
     const { code, stdout, stderr } = await loom('stats', example, '--profile', profile, '--plot', plot);
     assert.is(code, 2);
@@ -189,14 +237,23 @@ test('--plot into a folder that does not exist: said before anything runs, exit 
 test('usage mistakes: exit code 2 and one line saying what', async () => {
   const cases: [string[], RegExp][] = [
     [['stats'], /^loom stats: which file\?/],
-    [['stats', example, '--params', 'n'], /^loom stats: --params takes name=integer pairs separated by commas, not 'n'/],
+    [
+      ['stats', example, '--params', 'n'],
+      /^loom stats: --params takes name=integer pairs separated by commas, not 'n'/,
+    ],
     [['stats', example, '--device', 'tpu'], /^loom stats: --device is one of cpu, opencl, webgpu, not 'tpu'/],
     [['stats', example, '--plot', 'r.svg'], /^loom stats: --plot needs a roofline: give --device or --profile/],
     [['stats', example, '--profile', 'nowhere.json'], /^loom stats: cannot read the profile nowhere.json/],
     [['stats', example, '--watch'], /^loom stats: unknown option '--watch'/],
     [['stats', example, '--device'], /^loom stats: --device needs a device: cpu, opencl or webgpu\n/],
-    [['stats', example, '--device', 'cpu', '--max-memory', 'lots'], /^loom stats: --max-memory takes a size \(2GiB, 512MiB, 100MB, or bytes\), not 'lots'/],
-    [['stats', example, '--max-memory', '2GiB'], /^loom stats: --max-memory limits what runs on a device: give --device/],
+    [
+      ['stats', example, '--device', 'cpu', '--max-memory', 'lots'],
+      /^loom stats: --max-memory takes a size \(2GiB, 512MiB, 100MB, or bytes\), not 'lots'/,
+    ],
+    [
+      ['stats', example, '--max-memory', '2GiB'],
+      /^loom stats: --max-memory limits what runs on a device: give --device/,
+    ],
     [['stats', example, 'other.ts'], /^loom stats: one file at a time/],
   ];
   for (const [argv, message] of cases) {

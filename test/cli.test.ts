@@ -16,7 +16,9 @@ import { main } from '../packages/dsl/src/cli.ts';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const bin = path.join(root, 'packages/dsl/bin/loom.mjs');
 const hidePackages = path.join(root, 'test/support/hide-packages.mjs');
-const { version } = JSON.parse(readFileSync(path.join(root, 'packages/dsl/package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(path.join(root, 'packages/dsl/package.json'), 'utf8')) as {
+  version: string;
+};
 
 /** `main`'s exit code and what it printed. */
 async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -125,12 +127,19 @@ test('help and usage mistakes never load ts-morph: the bin, with ts-morph not in
   const project = mkdtempSync(path.join(tmpdir(), 'loom-cli-'));
   writeFileSync(path.join(project, 'tsconfig.json'), '{}');
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', hidePackages, bin, ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, LOOM_HIDE_PACKAGES: 'ts-morph' } });
+    spawnSync(process.execPath, ['--import', hidePackages, bin, ...args], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, LOOM_HIDE_PACKAGES: 'ts-morph' },
+    });
   try {
     // ts-morph is hidden indeed: typegen itself cannot run
     const typegen = run('typegen');
     assert.is(typegen.status, 2, typegen.stderr);
-    assert.is(typegen.stderr, "loom typegen: it needs the 'ts-morph' package, which is not installed: npm install --save-dev ts-morph\n");
+    assert.is(
+      typegen.stderr,
+      "loom typegen: it needs the 'ts-morph' package, which is not installed: npm install --save-dev ts-morph\n",
+    );
     for (const args of [
       ['typegen', '--help'],
       ['help', 'typegen'],
@@ -166,16 +175,25 @@ test('the bin, where there is no tsconfig.json: one line saying so, exit code 2,
     const run = spawnSync(process.execPath, [bin, 'typegen'], { cwd: empty, encoding: 'utf8' });
     assert.is(run.status, 2, run.stderr);
     assert.is(run.stdout, '');
-    assert.is(run.stderr, 'loom typegen: no tsconfig.json: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>\n');
+    assert.is(
+      run.stderr,
+      'loom typegen: no tsconfig.json: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>\n',
+    );
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }
 });
 
 test('the bin names a --project that does not exist', () => {
-  const run = spawnSync(process.execPath, [bin, 'typegen', '--check', '--project', 'nowhere/tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [bin, 'typegen', '--check', '--project', 'nowhere/tsconfig.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.is(run.status, 2, run.stderr);
-  assert.is(run.stderr, 'loom typegen: no nowhere/tsconfig.json: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>\n');
+  assert.is(
+    run.stderr,
+    'loom typegen: no nowhere/tsconfig.json: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>\n',
+  );
 });
 
 test('typegen (the bin) with a broken tsconfig.json: what is wrong with it, exit code 2, never "up to date"', () => {

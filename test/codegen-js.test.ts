@@ -2,7 +2,17 @@
 // involved), checked against the same computation written directly in JavaScript.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expr as E, LoomError, programCode, type DType, type Expr, type HostArray, type KernelFunction, type KernelParam, type Stmt } from '@loom/core';
+import {
+  expr as E,
+  LoomError,
+  programCode,
+  type DType,
+  type Expr,
+  type HostArray,
+  type KernelFunction,
+  type KernelParam,
+  type Stmt,
+} from '@loom/core';
 import { cpuDevice, erf, jsTarget } from '@loom/codegen-js';
 
 const { variable: v, subscript, int, float, binary, compare, call, cast, ifThenElse, logical, neg } = E;
@@ -27,11 +37,31 @@ function kernel(spec: KernelSpec): KernelFunction {
   });
   const types = new Map<string, DType>(Object.entries(spec.types ?? {}) as [string, DType][]);
   for (const p of params) types.set(p.name, p.dtype);
-  return { name: spec.name ?? 'knl', params, body: { kind: 'block', body: spec.body }, localSize: spec.localSize ?? [1], groupCount: [int(1)], types };
+  return {
+    name: spec.name ?? 'knl',
+    params,
+    body: { kind: 'block', body: spec.body },
+    localSize: spec.localSize ?? [1],
+    groupCount: [int(1)],
+    types,
+  };
 }
 
-const assign = (target: Expr, value: Expr, dtype: DType = 'float32'): Stmt => ({ kind: 'assign', target, value, dtype, atomic: false, insnId: 'insn' });
-const loop = (iname: string, lower: Expr, upper: Expr, ...body: Stmt[]): Stmt => ({ kind: 'for', iname, lower, upper, body: { kind: 'block', body } });
+const assign = (target: Expr, value: Expr, dtype: DType = 'float32'): Stmt => ({
+  kind: 'assign',
+  target,
+  value,
+  dtype,
+  atomic: false,
+  insnId: 'insn',
+});
+const loop = (iname: string, lower: Expr, upper: Expr, ...body: Stmt[]): Stmt => ({
+  kind: 'for',
+  iname,
+  lower,
+  upper,
+  body: { kind: 'block', body },
+});
 const when = (condition: Expr, ...body: Stmt[]): Stmt => ({ kind: 'if', condition, then: { kind: 'block', body } });
 const barrier: Stmt = { kind: 'barrier', scope: 'local' };
 
@@ -63,7 +93,9 @@ async function launch(
     buffers.set(p.name, buffer);
   }
   const launchArgs = k.params.map((p) =>
-    p.kind === 'value' ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint } : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
+    p.kind === 'value'
+      ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint }
+      : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
   );
   await device.launch(compiled, code.kernels[0], launchArgs, grid.groups ?? [1], grid.local ?? k.localSize);
   const out: Record<string, HostArray> = {};
@@ -89,7 +121,8 @@ function randomFloats(n: number, seed: number, scale = 10): number[] {
 function sameBits(actual: ArrayLike<number>, expected: ArrayLike<number>, what: string): void {
   assert.is(actual.length, expected.length, `${what}: length`);
   for (let k = 0; k < expected.length; k++) {
-    if (!Object.is(actual[k], expected[k])) assert.unreachable(`${what}[${k}]: got ${actual[k]}, expected ${expected[k]}`);
+    if (!Object.is(actual[k], expected[k]))
+      assert.unreachable(`${what}[${k}]: got ${actual[k]}, expected ${expected[k]}`);
   }
 }
 
@@ -128,7 +161,15 @@ test('a 2-D loop nest with a guard (lower triangle), row-major indices', async (
         'i',
         int(0),
         iUpTo(v('n')),
-        loop('j', int(0), iUpTo(v('n')), when(compare('<=', v('j'), v('i')), assign(at('out', flat), binary('+', at('a', flat), binary('*', v('i'), v('j'))), 'int32'))),
+        loop(
+          'j',
+          int(0),
+          iUpTo(v('n')),
+          when(
+            compare('<=', v('j'), v('i')),
+            assign(at('out', flat), binary('+', at('a', flat), binary('*', v('i'), v('j'))), 'int32'),
+          ),
+        ),
       ),
     ],
   });
@@ -169,7 +210,11 @@ test('int32 arithmetic wraps like C: INT_MAX + 1, products (Math.imul), negation
   const { out, u } = await launch(k, { out: new Int32Array(7), u: new Uint32Array(3), x, y, w: 0 });
   let power = 1;
   for (let k = 0; k < 40; k++) power = Math.imul(power, 3);
-  sameBits(out as Int32Array, [-2147483648, Math.imul(x, x), Math.imul(y, 3), -2147483648, -1073741824, Math.imul(x, 8), power], 'int32');
+  sameBits(
+    out as Int32Array,
+    [-2147483648, Math.imul(x, x), Math.imul(y, 3), -2147483648, -1073741824, Math.imul(x, 8), power],
+    'int32',
+  );
   sameBits(u as Uint32Array, [4294967295, 0, 2147483647], 'uint32');
 });
 
@@ -178,7 +223,16 @@ test("integer / truncates, // floors, % takes the divisor's sign; dividing by ze
   const k = kernel({
     params: ['a: int32', 'b: int32', 'q: int32', 'f: int32', 'r: int32', 'n: int32 value'],
     types: { i: 'int32' },
-    body: [loop('i', int(0), iUpTo(v('n')), ...ops.map((op, k) => assign(at(['q', 'f', 'r'][k], v('i')), binary(op, at('a', v('i')), at('b', v('i'))), 'int32')))],
+    body: [
+      loop(
+        'i',
+        int(0),
+        iUpTo(v('n')),
+        ...ops.map((op, k) =>
+          assign(at(['q', 'f', 'r'][k], v('i')), binary(op, at('a', v('i')), at('b', v('i'))), 'int32'),
+        ),
+      ),
+    ],
   });
   const a = Int32Array.from([7, -7, 7, -7, -8, 0, -2147483648, 5, -5]);
   const b = Int32Array.from([2, 2, -2, -2, 4, 3, -1, 0, 0]);
@@ -207,7 +261,14 @@ test("float % is PyTorch's remainder (sign of the divisor; a zero keeps the divi
   const a = Float64Array.from([5.5, -5.5, 5.5, -5.5, 6, -6]);
   const b = Float64Array.from([2, 2, -2, -2, 3, 3]);
   const n = a.length;
-  const { r, f, m } = await launch(k, { a, b, r: new Float64Array(n), f: new Float64Array(n), m: new Float64Array(n), n });
+  const { r, f, m } = await launch(k, {
+    a,
+    b,
+    r: new Float64Array(n),
+    f: new Float64Array(n),
+    m: new Float64Array(n),
+    n,
+  });
   sameBits(r as Float64Array, [1.5, 0.5, -0.5, -1.5, 0, -0], 'a % b');
   sameBits(f as Float64Array, [2, -3, -3, 2, 2, -2], 'a // b');
   sameBits(m as Float64Array, [1.5, -1.5, 1.5, -1.5, 0, -0], 'fmod(a, b)');
@@ -262,7 +323,12 @@ test('a private array temporary: one per work-item, zero-initialized', async () 
         'i',
         int(0),
         iUpTo(v('n')),
-        loop('k', int(0), int(3), assign(at('tmp', v('k')), binary('*', at('a', v('i')), binary('+', v('k'), int(1))), 'float64')),
+        loop(
+          'k',
+          int(0),
+          int(3),
+          assign(at('tmp', v('k')), binary('*', at('a', v('i')), binary('+', v('k'), int(1))), 'float64'),
+        ),
         assign(
           at('out', v('i')),
           [1, 2, 3].reduce<Expr>((s, j) => binary('+', s, at('tmp', int(j))), at('tmp', int(0))),
@@ -365,11 +431,19 @@ test('comparisons and logic give 0/1 when stored; casts of floats truncate and s
         'i',
         int(0),
         iUpTo(v('n')),
-        assign(at('gt', v('i')), logical('and', compare('>', at('a', v('i')), float(0)), compare('<', at('a', v('i')), int(100))), 'uint8'),
+        assign(
+          at('gt', v('i')),
+          logical('and', compare('>', at('a', v('i')), float(0)), compare('<', at('a', v('i')), int(100))),
+          'uint8',
+        ),
         assign(at('flag', v('i')), at('a', v('i')), 'bool'),
         assign(at('i32', v('i')), cast('int32', at('a', v('i'))), 'int32'),
         assign(at('u8', v('i')), cast('uint8', at('a', v('i'))), 'uint8'),
-        assign(at('f32', v('i')), ifThenElse(compare('>=', at('a', v('i')), int(0)), at('a', v('i')), cast('bool', at('a', v('i')))), 'float32'),
+        assign(
+          at('f32', v('i')),
+          ifThenElse(compare('>=', at('a', v('i')), int(0)), at('a', v('i')), cast('bool', at('a', v('i')))),
+          'float32',
+        ),
       ),
     ],
   });
@@ -388,7 +462,11 @@ test('comparisons and logic give 0/1 when stored; casts of floats truncate and s
   sameBits(out.flag as Uint8Array, [1, 1, 1, 1, 1, 0, 1], 'bool(a)');
   sameBits(out.i32 as Int32Array, [-2, 2, 300, 0, 2 ** 31 - 1, 0, 0], 'int32(a)');
   sameBits(out.u8 as Uint8Array, [0, 2, 255, 0, 255, 0, 0], 'uint8(a)');
-  sameBits(out.f32 as Float32Array, [1, Math.fround(2.7), 300.5, 1, 3e9, 0, Math.fround(1e-40)], 'if(a >= 0, a, bool(a))');
+  sameBits(
+    out.f32 as Float32Array,
+    [1, Math.fround(2.7), 300.5, 1, 3e9, 0, Math.fround(1e-40)],
+    'if(a >= 0, a, bool(a))',
+  );
 });
 
 test('math functions: float32 results rounded, min/max propagate NaN (torch.minimum), integer abs/min/max stay integers', async () => {
@@ -401,7 +479,10 @@ test('math functions: float32 results rounded, min/max propagate NaN (torch.mini
         int(0),
         iUpTo(v('n')),
         assign(at('out', binary('*', int(4), v('i'))), call('sqrt', [at('x', v('i'))])),
-        assign(at('out', binary('+', binary('*', int(4), v('i')), int(1))), call('min', [at('x', v('i')), at('y', v('i')), float(7)])),
+        assign(
+          at('out', binary('+', binary('*', int(4), v('i')), int(1))),
+          call('min', [at('x', v('i')), at('y', v('i')), float(7)]),
+        ),
         assign(at('out', binary('+', binary('*', int(4), v('i')), int(2))), call('rsqrt', [at('x', v('i'))])),
         assign(at('out', binary('+', binary('*', int(4), v('i')), int(3))), call('erf', [at('x', v('i'))])),
         assign(at('ints', v('i')), call('max', [call('abs', [cast('int32', at('y', v('i')))]), v('i')]), 'int32'),
@@ -457,7 +538,10 @@ test('int64: bigint arithmetic wrapping at 64 bits, mixed with int32 indices and
   // 2^62 + 2^38 + 1 rounds to 2^62 + 2^39 as float32 only if rounded once (Number() first would tie to 2^62)
   const a = BigInt64Array.from([2n ** 62n, -5n, 2n ** 62n + 2n ** 38n + 1n, 0n]);
   const { out, f } = await launch(k, { a, out: new BigInt64Array(4), f: new Float32Array(4), n: 4 });
-  assert.equal([...(out as BigInt64Array)], [BigInt.asIntN(64, 3n * 2n ** 62n), -14n, BigInt.asIntN(64, 3n * (2n ** 62n + 2n ** 38n + 1n) + 2n), 2n]);
+  assert.equal(
+    [...(out as BigInt64Array)],
+    [BigInt.asIntN(64, 3n * 2n ** 62n), -14n, BigInt.asIntN(64, 3n * (2n ** 62n + 2n ** 38n + 1n) + 2n), 2n],
+  );
   sameBits(f as Float32Array, [2 ** 62, -5, 2 ** 62 + 2 ** 39, 0], 'float32(a)');
   assert.is(Math.fround(Number(a[2])), 2 ** 62); // the double rounding the target avoids
 });
@@ -476,7 +560,13 @@ test('corner cases found by differential testing against gcc-compiled C', async 
       assign(at('f', int(3)), call('max', [at('z', int(1)), at('z', int(0))]), 'float64'),
     ],
   });
-  const out = await launch(k, { q: BigUint64Array.from([2n ** 64n - 1n]), f: new Float64Array(4), flag: new Uint8Array(1), z: Float64Array.from([0, -0]), n: 0 });
+  const out = await launch(k, {
+    q: BigUint64Array.from([2n ** 64n - 1n]),
+    f: new Float64Array(4),
+    flag: new Uint8Array(1),
+    z: Float64Array.from([0, -0]),
+    n: 0,
+  });
   sameBits(out.flag as Uint8Array, [0], 'bool(-(q + 1))');
   sameBits(out.f as Float64Array, [0, -0, -0, 0], 'f');
 });
@@ -486,7 +576,14 @@ test('names that are JavaScript keywords or globals are renamed, not broken', as
     name: 'new',
     params: ['Math: float64', 'loom: float64', 'gid0: int32 value'],
     types: { this: 'int32' },
-    body: [loop('this', int(0), int(1), assign(at('loom', v('this')), binary('+', call('sqrt', [at('Math', v('this'))]), v('gid0')), 'float64'))],
+    body: [
+      loop(
+        'this',
+        int(0),
+        int(1),
+        assign(at('loom', v('this')), binary('+', call('sqrt', [at('Math', v('this'))]), v('gid0')), 'float64'),
+      ),
+    ],
   });
   const { loom } = await launch(k, { Math: Float64Array.from([4, 9]), loom: new Float64Array(2), gid0: 1 });
   sameBits(loom as Float64Array, [3, 4], 'loom');
@@ -514,7 +611,10 @@ test('errors: unknown functions at generation, exceptions inside kernels as Loom
   } catch (e) {
     assert.instance(e, LoomError);
     // refused before it runs now: the CPU device has a GPU's private memory limit (limits.ts)
-    assert.match((e as Error).message, /^kernel 'huge': its private temporaries \('t'\) take 281474976710656 bytes per work-item/);
+    assert.match(
+      (e as Error).message,
+      /^kernel 'huge': its private temporaries \('t'\) take 281474976710656 bytes per work-item/,
+    );
   }
 });
 

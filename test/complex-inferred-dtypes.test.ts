@@ -17,7 +17,8 @@ import { testDevices } from './support/devices.ts';
 import { refused } from './support/refusals.ts';
 
 /** n complex values' parts, interleaved: small halves, exact in float32. */
-const parts = (n: number, seed: number) => Array.from({ length: 2 * n }, (_, k) => (((k + 3) * (seed + 5) * 31) % 17) / 2 - 4);
+const parts = (n: number, seed: number) =>
+  Array.from({ length: 2 * n }, (_, k) => (((k + 3) * (seed + 5) * 31) % 17) / 2 - 4);
 /** The complex products of two arrays of parts. */
 const product = (x: readonly number[], w: readonly number[]) =>
   Array.from({ length: x.length }, (_, k) => {
@@ -46,7 +47,9 @@ test('complex DeviceArrays type the arguments of no declared dtype, beside decla
   for (const device of testDevices()) {
     for (const [what, knl] of Object.entries(kernels)) {
       const at = `${device.name}, ${what}`;
-      const [dx, dw, dy, other] = await Promise.all([x, w, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, 'complex64')));
+      const [dx, dw, dy, other] = await Promise.all(
+        [x, w, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, 'complex64')),
+      );
       await run(knl, device, { y: dy, x: dx, w: dw });
       assert.equal([...(await dy.toHost())], product(x, w), `${at}: run`);
       // the output left out: inferred complex64, returned as its parts
@@ -74,10 +77,19 @@ test('a complex DeviceArray is never read as a real array of its parts', async (
   for (const device of testDevices()) {
     const x = await DeviceArray.from(device, parts(4, 3), 'complex64');
     const y = await DeviceArray.from(device, new Array(8).fill(0), 'complex64');
-    await refused(() => run(rowSums, device, { y, x }), "argument 'x' has shape (4), but the kernel needs 2 axes: (n, m)");
+    await refused(
+      () => run(rowSums, device, { y, x }),
+      "argument 'x' has shape (4), but the kernel needs 2 axes: (n, m)",
+    );
     // where a real array is declared, a complex one is refused by its dtype
-    await refused(() => run(multiply('complex64', 'float32'), device, { y, x, w: x }), "argument 'x' is float32, but a DeviceArray of complex64");
-    await refused(() => run(multiply(undefined, 'float32'), device, { y, x, w: x }), "argument 'x' is float32, but a DeviceArray of complex64");
+    await refused(
+      () => run(multiply('complex64', 'float32'), device, { y, x, w: x }),
+      "argument 'x' is float32, but a DeviceArray of complex64",
+    );
+    await refused(
+      () => run(multiply(undefined, 'float32'), device, { y, x, w: x }),
+      "argument 'x' is float32, but a DeviceArray of complex64",
+    );
     // two axes given as two axes: the row sums
     const m = await DeviceArray.from(device, parts(6, 4), 'complex64', [3, 2]);
     const sums = await DeviceArray.from(device, new Array(6).fill(0), 'complex64');
@@ -97,8 +109,15 @@ test('complex host data: the parts of a declared complex argument (flat, or shap
     const knl = multiply(undefined, 'complex64', 'complex64');
     const flat = await run(knl, device, { x: Float32Array.from(x), w: Float32Array.from(w) });
     assert.equal([...(flat.y as Float32Array)], product(x, w), `${device.name}: flat parts`);
-    const shaped = await run(knl, device, { x: { data: Float32Array.from(x), shape: [n] }, w: { data: Float32Array.from(w), shape: [n, 2] } });
-    assert.equal([...(shaped.y as Float32Array)], product(x, w), `${device.name}: { data, shape } of the elements or of the parts`);
+    const shaped = await run(knl, device, {
+      x: { data: Float32Array.from(x), shape: [n] },
+      w: { data: Float32Array.from(w), shape: [n, 2] },
+    });
+    assert.equal(
+      [...(shaped.y as Float32Array)],
+      product(x, w),
+      `${device.name}: { data, shape } of the elements or of the parts`,
+    );
     // no declared dtype: a Float32Array is float32, its numbers multiplied one by one
     const real = await run(multiply(), device, { x: Float32Array.from(x), w: Float32Array.from(w) });
     assert.equal(
@@ -114,7 +133,10 @@ test('pointwise: a DeviceArray is refused, saying how to make a tensor of it; th
   const twice = pointwise({}, (a: number) => a * 2);
   for (const device of testDevices()) {
     const d = await DeviceArray.from(device, x, 'complex64');
-    await refused(async () => tensor(d as never), 'tensor(): got a DeviceArray of complex64; make a tensor of its elements with tensor(await array.toHost(), array.shape');
+    await refused(
+      async () => tensor(d as never),
+      'tensor(): got a DeviceArray of complex64; make a tensor of its elements with tensor(await array.toHost(), array.shape',
+    );
     await refused(async () => twice(d as never), 'a DeviceArray of complex64 (pointwise functions take Tensors');
     const t = tensor(await d.toHost(), d.shape, { device, dtype: d.dtype as 'complex64' });
     const out = await twice(t);

@@ -44,8 +44,10 @@ const Y: readonly C[] = [
   [3, -2],
 ];
 
-const interleaved = (values: readonly C[], dtype: 'complex64' | 'complex128') => (dtype === 'complex64' ? Float32Array : Float64Array).from(values.flat());
-const pairs = (a: ArrayLike<number>): C[] => Array.from({ length: a.length / 2 }, (_, k) => [a[2 * k], a[2 * k + 1]] as const);
+const interleaved = (values: readonly C[], dtype: 'complex64' | 'complex128') =>
+  (dtype === 'complex64' ? Float32Array : Float64Array).from(values.flat());
+const pairs = (a: ArrayLike<number>): C[] =>
+  Array.from({ length: a.length / 2 }, (_, k) => [a[2 * k], a[2 * k + 1]] as const);
 
 function assertComplexClose(got: ArrayLike<number>, expected: readonly C[], rtol: number, what: string): void {
   assert.is(got.length, 2 * expected.length, `${what}: two numbers per element`);
@@ -57,7 +59,10 @@ function assertComplexClose(got: ArrayLike<number>, expected: readonly C[], rtol
   });
 }
 
-const complexDtypes = (device: Device) => (['complex64', 'complex128'] as const).filter((t) => supportsDType(device, t === 'complex64' ? 'float32' : 'float64'));
+const complexDtypes = (device: Device) =>
+  (['complex64', 'complex128'] as const).filter((t) =>
+    supportsDType(device, t === 'complex64' ? 'float32' : 'float64'),
+  );
 
 for (const device of testDevices()) {
   for (const dtype of complexDtypes(device)) {
@@ -115,7 +120,9 @@ for (const device of testDevices()) {
         rtol,
         'conj + 1',
       );
-      Array.from(out.modulus as Float32Array).forEach((m, k) => assert.ok(Math.abs(m - Math.hypot(...X[k])) <= loose * m, `abs ${k}`));
+      Array.from(out.modulus as Float32Array).forEach((m, k) =>
+        assert.ok(Math.abs(m - Math.hypot(...X[k])) <= loose * m, `abs ${k}`),
+      );
       assert.equal(
         Array.from(out.parts as Float32Array),
         X.map(([a], k) => a - 3 * Y[k][1]),
@@ -124,13 +131,21 @@ for (const device of testDevices()) {
         Array.from(out.same as Int32Array),
         X.map(() => 1),
       );
-      assert.is(out.prod.constructor, dtype === 'complex64' ? Float32Array : Float64Array, 'stored as parts of the part dtype');
+      assert.is(
+        out.prod.constructor,
+        dtype === 'complex64' ? Float32Array : Float64Array,
+        'stored as parts of the part dtype',
+      );
     });
 
     test(`${device.name}: ${dtype} temporaries, an in-place update and a sum reduction`, async () => {
       const knl = makeKernel(
         '{ [i, k]: 0<=i<n and 0<=k<n }',
-        [`<${dtype}> t = y[i]*y[i] {id=sq}`, 'x[i] = x[i]*y[i] + t {id=update, dep=sq}', 'dot[i] = sum(k, y[k]*conj(y[k])) + 0j'],
+        [
+          `<${dtype}> t = y[i]*y[i] {id=sq}`,
+          'x[i] = x[i]*y[i] + t {id=update, dep=sq}',
+          'dot[i] = sum(k, y[k]*conj(y[k])) + 0j',
+        ],
         [globalArg('x', { dtype, shape: ['n'] }), globalArg('y', { dtype, shape: ['n'] }), '...'],
       );
       const x = interleaved(X, dtype);
@@ -157,10 +172,18 @@ for (const device of testDevices()) {
     const knl = makeKernel(
       '{ [i]: 0<=i<n }',
       ['<> aa = 5jf', ...(wide ? ['<> bb = 5j', 'b[i] = imag(bb)'] : []), 'a[i] = imag(aa)', 'c[i] = 5f'],
-      [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('b', { dtype: 'float32', shape: ['n'] }), globalArg('c', { dtype: 'float32', shape: ['n'] }), '...'],
+      [
+        globalArg('a', { dtype: 'float32', shape: ['n'] }),
+        globalArg('b', { dtype: 'float32', shape: ['n'] }),
+        globalArg('c', { dtype: 'float32', shape: ['n'] }),
+        '...',
+      ],
       { assumptions: 'n>=1' },
     );
-    if (!wide) console.log(`${device.name}: test_sized_and_complex_literals without 5j: complex128 needs float64, which WGSL lacks`);
+    if (!wide)
+      console.log(
+        `${device.name}: test_sized_and_complex_literals without 5j: complex128 needs float64, which WGSL lacks`,
+      );
     const { a, b, c } = await run(knl, device, { n: 5 });
     assert.equal(Array.from(a as Float32Array), [5, 5, 5, 5, 5]);
     if (wide) assert.equal(Array.from(b as Float32Array), [5, 5, 5, 5, 5]);
@@ -176,7 +199,11 @@ test('the types of complex expressions follow the promotion rules', async () => 
     'c[i] = k[i] + 1j', // int32 meets 1j in complex128
     'e[i] = f[i] + 1jd', // a sized complex128 literal widens
   ]);
-  const out = await run(knl, cpuDevice(), { f: new Float32Array([1, 2]), d: new Float64Array([1, 2]), k: new Int32Array([1, 2]) });
+  const out = await run(knl, cpuDevice(), {
+    f: new Float32Array([1, 2]),
+    d: new Float64Array([1, 2]),
+    k: new Int32Array([1, 2]),
+  });
   assert.instance(out.a, Float32Array);
   assert.instance(out.b, Float64Array);
   assert.instance(out.c, Float64Array);
@@ -186,7 +213,11 @@ test('the types of complex expressions follow the promotion rules', async () => 
 });
 
 test('what has no complex meaning is a LoomError naming it', () => {
-  const cx = [globalArg('z', { dtype: 'complex64', shape: ['n'] }), globalArg('w', { dtype: 'complex64', shape: ['n'] }), '...'] as const;
+  const cx = [
+    globalArg('z', { dtype: 'complex64', shape: ['n'] }),
+    globalArg('w', { dtype: 'complex64', shape: ['n'] }),
+    '...',
+  ] as const;
   const fails = (insn: string, message: RegExp, args: readonly unknown[] = cx) => {
     const knl = makeKernel('{ [i, k]: 0<=i,k<n }', insn, [...args] as never);
     assert.throws(
@@ -197,19 +228,29 @@ test('what has no complex meaning is a LoomError naming it', () => {
   };
   fails('out[i] = if(z[i] < w[i], 1, 0)', /complex values cannot be ordered/);
   fails('out[i] = z[i] // w[i]', /\/\/ is not defined for complex values/);
-  fails('r[i] = z[i]*2 {id=store}', /instruction 'store': assigns a complex value to the real 'r\[i\]'/, [...cx, globalArg('r', { dtype: 'float32', shape: ['n'] })]);
-  fails('r[i] = float32(z[i])', /would drop its imaginary part/, [...cx, globalArg('r', { dtype: 'float32', shape: ['n'] })]);
+  fails('r[i] = z[i]*2 {id=store}', /instruction 'store': assigns a complex value to the real 'r\[i\]'/, [
+    ...cx,
+    globalArg('r', { dtype: 'float32', shape: ['n'] }),
+  ]);
+  fails('r[i] = float32(z[i])', /would drop its imaginary part/, [
+    ...cx,
+    globalArg('r', { dtype: 'float32', shape: ['n'] }),
+  ]);
   fails('out[i] = z[i] & 1', /bitwise operators take integers, not complex64/);
   fails('out[i] = product(k, z[k]) + w[i]', /a product reduction of complex values is not supported/);
-  fails('out[i] = z[i] + w[i]', /argument 'z' has dtype complex128, whose parts are float64: WGSL has no 64-bit floats/, [
-    globalArg('z', { dtype: 'complex128', shape: ['n'] }),
-    '...',
-  ]);
+  fails(
+    'out[i] = z[i] + w[i]',
+    /argument 'z' has dtype complex128, whose parts are float64: WGSL has no 64-bit floats/,
+    [globalArg('z', { dtype: 'complex128', shape: ['n'] }), '...'],
+  );
 });
 
 test('complex values in a split, parallel loop on every device', async () => {
   for (const device of testDevices()) {
-    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = z[i]*z[i] - 1j', [globalArg('z', { dtype: 'complex64', shape: ['n'] }), '...']);
+    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = z[i]*z[i] - 1j', [
+      globalArg('z', { dtype: 'complex64', shape: ['n'] }),
+      '...',
+    ]);
     knl = splitIname(knl, 'i', 4, { outerTag: 'g.0', innerTag: 'l.0' });
     const out = await run(knl, device, { z: interleaved(X, 'complex64') });
     assertComplexClose(

@@ -6,7 +6,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, DeviceArray, fixParameters, generateCode, globalArg, LoomError, makeKernel, run, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  DeviceArray,
+  fixParameters,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  run,
+  type LoopKernel,
+} from '@loom/core';
 import { kernel, f32 } from '@loom/dsl';
 import { cpuDevice } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -46,7 +56,8 @@ const seed = transformation({
   connectors: ['in1', 'out1'],
 });
 
-const double = (): LoopKernel => makeKernel('{ [i]: 0<=i<n }', 'y[i] = 2*x[i]', [globalArg('x', { dtype: 'float32' }), '...']);
+const double = (): LoopKernel =>
+  makeKernel('{ [i]: 0<=i<n }', 'y[i] = 2*x[i]', [globalArg('x', { dtype: 'float32' }), '...']);
 
 test('a matrix product with a scaling on its output and a cast on one input is ONE kernel, and matches plain JS', async () => {
   const n = 128;
@@ -63,7 +74,8 @@ test('a matrix product with a scaling on its output and a cast on one input is O
   const a = Int32Array.from({ length: n * n }, (_, x) => ((x * 7) % 13) - 6);
   const b = randomFloat32(n * n, 3);
   const expected = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) for (let j = 0; j < n; j++) expected[i * n + j] += a[i * n + k] * b[k * n + j];
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < n; k++) for (let j = 0; j < n; j++) expected[i * n + j] += a[i * n + k] * b[k * n + j];
   for (const device of testDevices()) {
     const { c_scaled } = await run(knl, device, { a_int: a, b });
     assertClose(
@@ -77,7 +89,12 @@ test('a matrix product with a scaling on its output and a cast on one input is O
 });
 
 test("the seed's transformation on a kernel's output: out1 of 100 and out2 of 80, guarded", async () => {
-  const knl = attach(fixParameters(double(), { n: 100 }), 'y', seed, 'in1', { out1: 'y1', out2: 'y2', in2: 'z', param: 'p' });
+  const knl = attach(fixParameters(double(), { n: 100 }), 'y', seed, 'in1', {
+    out1: 'y1',
+    out2: 'y2',
+    in2: 'z',
+    param: 'p',
+  });
   assert.equal(knl.args.map((a) => a.name).sort(), ['p', 'x', 'y1', 'y2', 'z']);
   const x = randomFloat32(100, 1);
   const z = randomFloat32(100, 2);
@@ -158,33 +175,77 @@ test('a pointwise() variant takes fused pre- and post-processing', async () => {
   knl = attach(knl, 'buf2', mulConst({ dtype: 'float32' }, 10), 'input', { output: 'out' });
   const ints = Int32Array.from([10, 20, 30, 40]);
   for (const d of testDevices()) {
-    const { out } = await run(knl, d, { buf0: a, ints, n: 4, in0_offset: 0, in1_offset: 0, out0_offset: 0, buf2_size: 4 });
+    const { out } = await run(knl, d, {
+      buf0: a,
+      ints,
+      n: 4,
+      in0_offset: 0,
+      in1_offset: 0,
+      out0_offset: 0,
+      buf2_size: 4,
+    });
     assert.equal([...(out as Float32Array)], [210, 420, 630, 840], d.name);
   }
 });
 
 test('refused: a kernel that reads back what it writes, atomics, wrong directions and types, unknown names', () => {
   const readBack = makeKernel('{ [i]: 0<=i<n }', ['y[i] = 2*x[i] {id=w}', 'z[i] = y[i] + 1 {id=r, dep=w}']);
-  refused(() => attach(readBack, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }), "reads 'y' as well as writing it, in instruction 'r'");
+  refused(
+    () => attach(readBack, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }),
+    "reads 'y' as well as writing it, in instruction 'r'",
+  );
   const accumulate = makeKernel('{ [i, k]: 0<=i,k<n }', 'y[i] = y[i] + x[i, k]');
-  refused(() => attach(accumulate, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }), 'writes the same element more than once');
+  refused(
+    () => attach(accumulate, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }),
+    'writes the same element more than once',
+  );
   // an elementwise update (each element read, then written once) is fine
   const update = makeKernel('{ [i]: 0<=i<n }', 'y[i] = y[i] + x[i]');
   assert.ok(attach(update, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }).arg('y')?.isInput);
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'x2' }), "the kernel never writes 'x'");
-  refused(() => attach(double(), 'y', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'y2' }), "the kernel never reads 'y'");
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float64' }, 2), 'output', { input: 'x2' }), "connector 'output' is float64, but argument 'x' is float32");
-  refused(() => attach(double(), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }), "has shape (100), but argument 'x' has (n): fix the kernel's parameters first");
-  refused(() => attach(fixParameters(double(), { n: 100 }), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }), "it also stores 'out2'");
-  refused(() => attach(double(), 'q', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'x2' }), "the kernel has no argument 'q'");
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', {} as never), "the mapping names [], but the transformation's other parameters are [input]");
-  refused(() => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'i' }), "'i' (for parameter 'input') is already an iname");
+  refused(
+    () => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'x2' }),
+    "the kernel never writes 'x'",
+  );
+  refused(
+    () => attach(double(), 'y', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'y2' }),
+    "the kernel never reads 'y'",
+  );
+  refused(
+    () => attach(double(), 'x', mulConst({ dtype: 'float64' }, 2), 'output', { input: 'x2' }),
+    "connector 'output' is float64, but argument 'x' is float32",
+  );
+  refused(
+    () => attach(double(), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }),
+    "has shape (100), but argument 'x' has (n): fix the kernel's parameters first",
+  );
+  refused(
+    () => attach(fixParameters(double(), { n: 100 }), 'x', seed, 'out1', { out2: 'a', in1: 'b', in2: 'c', param: 'd' }),
+    "it also stores 'out2'",
+  );
+  refused(
+    () => attach(double(), 'q', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'x2' }),
+    "the kernel has no argument 'q'",
+  );
+  refused(
+    () => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', {} as never),
+    "the mapping names [], but the transformation's other parameters are [input]",
+  );
+  refused(
+    () => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'i' }),
+    "'i' (for parameter 'input') is already an iname",
+  );
   refused(
     () => attach(double(), 'x', mulConst({ dtype: 'float32' }, 2), 'output', { input: 'y' }),
     "the transformation would read 'y' (parameter 'input'), which the kernel writes",
   );
-  const atomic = makeKernel('{ [i]: 0<=i<n }', 'y[0] = y[0] + x[i] {atomic}', [globalArg('y', { dtype: 'float32', forAtomic: true, shape: [1] }), '...']);
-  refused(() => attach(atomic, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }), /reads 'y' as well as writing it|atomically/);
+  const atomic = makeKernel('{ [i]: 0<=i<n }', 'y[0] = y[0] + x[i] {atomic}', [
+    globalArg('y', { dtype: 'float32', forAtomic: true, shape: [1] }),
+    '...',
+  ]);
+  refused(
+    () => attach(atomic, 'y', mulConst({ dtype: 'float32' }, 2), 'input', { output: 'y2' }),
+    /reads 'y' as well as writing it|atomically/,
+  );
 });
 
 test('refused when the transformation is made: bodies that read memory directly, misuse connectors, or name unknown things', () => {
@@ -200,7 +261,10 @@ test('refused when the transformation is made: bodies that read memory directly,
     });
   refused(() => make('storeSame(o, i[idx0])'), "'i[...]' reads memory directly; use loadIdx(i, ...)");
   refused(() => make('storeSame(o, loadSame(i) + q)'), "unknown name 'q'");
-  refused(() => make('storeSame(o, loadSame(o))'), "loadSame(o, ...): 'o' is an output; only inputs (role i) are loaded");
+  refused(
+    () => make('storeSame(o, loadSame(o))'),
+    "loadSame(o, ...): 'o' is an output; only inputs (role i) are loaded",
+  );
   refused(() => make('storeSame(i, 1)'), "'i' is an input; only outputs (role o) are stored");
   refused(() => make('storeIdx(o, idx0 + 1, loadSame(i))', ['o']), "connector 'o' is stored with storeIdx");
   refused(() => make('if idx0 < 3\n  storeSame(o, loadSame(i))\nend', ['o']), "connector 'o' is stored inside an 'if'");
@@ -235,7 +299,10 @@ test("a computation's attach: a new output named like an existing input is a Loo
     /the transformation's input 'input' is mapped to 'y', an existing output/,
   );
   // an inOut naming no join is an option that cannot be honoured
-  refused(() => twice().attach('y', half, 'input', { output: 'y_half' }, { inOut: ['x'] }), "inOut names 'x', but no input and output of this attach meet there");
+  refused(
+    () => twice().attach('y', half, 'input', { output: 'y_half' }, { inOut: ['x'] }),
+    "inOut names 'x', but no input and output of this attach meet there",
+  );
   refused(() => twice().attach('y', half, 'input', { output: 'y_half' }, { inout: ['x'] } as never), 'inout');
 
   const renamed = twice().attach('y', half, 'input', { output: 'x_out' });
@@ -264,7 +331,11 @@ test("a computation's attach: a new output named like an existing input is a Loo
     await io(onDevice);
     const prepared = await io.prepare(onDevice);
     await prepared.launch();
-    assertClose((await onDevice.toHost()) as Float32Array, x, `${device.name}: inOut, a DeviceArray, called and prepared`);
+    assertClose(
+      (await onDevice.toHost()) as Float32Array,
+      x,
+      `${device.name}: inOut, a DeviceArray, called and prepared`,
+    );
     prepared.release();
     onDevice.release();
   }

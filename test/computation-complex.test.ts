@@ -14,10 +14,15 @@ import { supportsDType, testDevices } from './support/devices.ts';
 import { refused } from './support/refusals.ts';
 
 type Complex = 'complex64' | 'complex128';
-const complexDtypes = (device: Device): Complex[] => (['complex64', 'complex128'] as const).filter((t) => supportsDType(device, t === 'complex64' ? 'float32' : 'float64'));
-const hostOf = (t: Complex, values: readonly number[]) => (t === 'complex64' ? Float32Array : Float64Array).from(values);
+const complexDtypes = (device: Device): Complex[] =>
+  (['complex64', 'complex128'] as const).filter((t) =>
+    supportsDType(device, t === 'complex64' ? 'float32' : 'float64'),
+  );
+const hostOf = (t: Complex, values: readonly number[]) =>
+  (t === 'complex64' ? Float32Array : Float64Array).from(values);
 /** n complex values' parts, interleaved: small halves and quarters, exact in float32. */
-const parts = (n: number, seed: number) => Array.from({ length: 2 * n }, (_, k) => (((k + 1) * (seed + 7) * 37) % 19) / 4 - 2);
+const parts = (n: number, seed: number) =>
+  Array.from({ length: 2 * n }, (_, k) => (((k + 1) * (seed + 7) * 37) % 19) / 4 - 2);
 
 test('DeviceArray.from and toHost round-trip every number of a complex array', async () => {
   for (const device of testDevices()) {
@@ -108,7 +113,9 @@ test('a kernel takes complex DeviceArrays through run and prepareLaunch (and lau
   const x = parts(n, 4);
   const w = parts(n, 5);
   for (const device of testDevices()) {
-    const [dx, dw, dy, other] = await Promise.all([x, w, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, 'complex64')));
+    const [dx, dw, dy, other] = await Promise.all(
+      [x, w, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, 'complex64')),
+    );
     await run(knl, device, { y: dy, x: dx, w: dw });
     assert.equal([...(await dy.toHost())], mulAdd(x, w), `${device.name}: run`);
     const prepared = await prepareLaunch(knl, device, { y: dy, x: dw, w: dx });
@@ -116,7 +123,10 @@ test('a kernel takes complex DeviceArrays through run and prepareLaunch (and lau
     assert.equal([...(await other.toHost())], mulAdd(w, x), `${device.name}: prepareLaunch, another output`);
     prepared.release();
     await refused(
-      async () => (await prepareLaunch(knl, device, { y: dy, x: dx, w: dw })).launch({ y: await DeviceArray.from(device, new Array(4 * n).fill(0), 'complex64') }),
+      async () =>
+        (await prepareLaunch(knl, device, { y: dy, x: dx, w: dw })).launch({
+          y: await DeviceArray.from(device, new Array(4 * n).fill(0), 'complex64'),
+        }),
       'prepared for (21)',
     );
     for (const a of [dx, dw, dy, other]) a.release();

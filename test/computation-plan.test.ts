@@ -10,7 +10,11 @@ import { computation, deviceParameters } from '@loom/computation';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
 const N = 300;
-const step = (k: number) => splitIname(makeKernel('{ [i]: 0<=i<n }', `out[i] = inp[i] * ${k} + 1`), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+const step = (k: number) =>
+  splitIname(makeKernel('{ [i]: 0<=i<n }', `out[i] = inp[i] * ${k} + 1`), 'i', 64, {
+    outerTag: 'g.0',
+    innerTag: 'l.0',
+  });
 
 /** input -> t1 -> t2 -> t3 -> output: t1 and t3 never live at once, nor t2 and output's kernel's inputs. */
 const chain = computation({
@@ -63,9 +67,15 @@ test('a compiled computation refuses wrong arguments before running anything', a
   };
   await refused(() => compiled(undefined, new Float64Array(N) as never), 'got a Float64Array (float64)');
   await refused(() => compiled(undefined, new Float32Array(N + 1)), `got ${N + 1} elements`);
-  await refused(() => compiled(undefined, undefined as never), "parameter 'input' (float32, shape (300)) is an input: pass it");
+  await refused(
+    () => compiled(undefined, undefined as never),
+    "parameter 'input' (float32, shape (300)) is an input: pass it",
+  );
   await refused(() => compiled.byName({ input: new Float32Array(N), other: 1 } as never), "has no parameter 'other'");
-  await refused(async () => (compiled as unknown as (...a: unknown[]) => unknown)(new Float32Array(N)), 'takes 2 arguments (output, input), got 1');
+  await refused(
+    async () => (compiled as unknown as (...a: unknown[]) => unknown)(new Float32Array(N)),
+    'takes 2 arguments (output, input), got 1',
+  );
 });
 
 test('prepare binds a call to DeviceArrays once; each launch runs every kernel again', async () => {
@@ -111,7 +121,10 @@ test('prepare refuses host arrays and arrays of another shape', async () => {
         assert.match((e as Error).message, message);
       }
     };
-    await refused(() => compiled.prepare(output, new Float32Array(N) as never), "parameter 'input' takes a DeviceArray, not a Float32Array");
+    await refused(
+      () => compiled.prepare(output, new Float32Array(N) as never),
+      "parameter 'input' takes a DeviceArray, not a Float32Array",
+    );
     await refused(() => compiled.prepare(output, input), 'got a DeviceArray of float32, shape (301)');
   } finally {
     input.release();

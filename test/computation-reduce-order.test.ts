@@ -40,7 +40,11 @@ async function check(p: TestPredicate, c: Case, seed: number): Promise<void> {
   const comp = reduce({ dtype: 'int32', shape: c.shape }, p.predicate, c.axes);
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a);
-    assert.equal([...(output as Int32Array)], expected, `${device.name}: ${p.name}, shape (${c.shape}), axes (${axes}): ${c.why}`);
+    assert.equal(
+      [...(output as Int32Array)],
+      expected,
+      `${device.name}: ${p.name}, shape (${c.shape}), axes (${axes}): ${c.why}`,
+    );
   }
 }
 
@@ -53,7 +57,9 @@ for (const [k, c] of CASES.entries()) {
 test('the first non-zero of 7 rows of 5000 (issue 24): its known answer and plain JS agree', async () => {
   // row r is zero before element 50 + 40 r, then counts up: its first non-zero is 51 + 40 r
   const shape = [7, 5000];
-  const a = Int32Array.from({ length: sizeOf(shape) }, (_, f) => (f % 5000 >= 50 + 40 * Math.floor(f / 5000) ? (f % 5000) + 1 : 0));
+  const a = Int32Array.from({ length: sizeOf(shape) }, (_, f) =>
+    f % 5000 >= 50 + 40 * Math.floor(f / 5000) ? (f % 5000) + 1 : 0,
+  );
   const expected = reduceRef(a, shape, [1], FIRST_NON_ZERO.op, 0);
   assert.equal(expected, [51, 91, 131, 171, 211, 251, 291]);
   const comp = reduce({ dtype: 'int32', shape }, FIRST_NON_ZERO.predicate, [1]);
@@ -65,7 +71,8 @@ test('the first non-zero of 7 rows of 5000 (issue 24): its known answer and plai
 
 test('the commutative predicates (sum, product, max, min) still take the strided path, and are right on it', async () => {
   // a few of the shape classes: test/peers/reikna/test_reduce.py.test.ts covers the others with sums
-  for (const k of [2, 3, 5, 7]) for (const [j, p] of COMMUTATIVE.entries()) await check(p, CASES[k], 1000 + 100 * k + j);
+  for (const k of [2, 3, 5, 7])
+    for (const [j, p] of COMMUTATIVE.entries()) await check(p, CASES[k], 1000 + 100 * k + j);
 });
 
 test('scan keeps the order of the same predicates: blocks in turn, and block offsets in parallel', async () => {
@@ -81,7 +88,11 @@ test('scan keeps the order of the same predicates: blocks in turn, and block off
       const comp = scan({ dtype: 'int32', shape: c.shape }, p.predicate, { ...c.options, axes: c.axes });
       for (const device of testDevices()) {
         const { output } = await (await comp.compile(device))(undefined, a);
-        assert.equal([...(output as Int32Array)], expected, `${device.name}: scan, ${p.name}, shape (${c.shape}), axes (${c.axes})`);
+        assert.equal(
+          [...(output as Int32Array)],
+          expected,
+          `${device.name}: scan, ${p.name}, shape (${c.shape}), axes (${c.axes})`,
+        );
       }
     }
   }

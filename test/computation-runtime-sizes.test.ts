@@ -13,7 +13,12 @@ import { testDevices } from './support/devices.ts';
 import { sizeOf, testIntegers, transposeRef } from './support/ndarray.ts';
 
 /** The compiled programs one call of `comp` launches on `device`, and its output for `data`. */
-async function programsAndOutput(comp: Computation, device: Device, data: Int32Array, shape: readonly number[]): Promise<{ programs: unknown[]; output: number[] }> {
+async function programsAndOutput(
+  comp: Computation,
+  device: Device,
+  data: Int32Array,
+  shape: readonly number[],
+): Promise<{ programs: unknown[]; output: number[] }> {
   const compiled = await comp.compile(device);
   const outShape = compiled.signature[0].shape!;
   const input = await DeviceArray.from(device, data, 'int32', shape);
@@ -39,7 +44,12 @@ for (const [what, first, second, axes] of [
       for (const shape of [first, second]) {
         const perm = axes ?? shape.map((_, k) => shape.length - 1 - k);
         const data = testIntegers(Int32Array, sizeOf(shape), sizeOf(shape));
-        const { programs, output } = await programsAndOutput(transpose({ dtype: 'int32', shape }, axes) as unknown as Computation, device, data, shape);
+        const { programs, output } = await programsAndOutput(
+          transpose({ dtype: 'int32', shape }, axes) as unknown as Computation,
+          device,
+          data,
+          shape,
+        );
         assert.equal(output, transposeRef(data, shape, perm), `${device.name}: ${shape.join('x')}`);
         seen.push(programs);
       }
@@ -86,7 +96,10 @@ test('a transformation on a runtime-sized kernel: the kernel is specialized, and
 });
 
 test('a user kernel called with runtimeSizes: its parameter passed at launch', async () => {
-  const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+  const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 64, {
+    outerTag: 'g.0',
+    innerTag: 'l.0',
+  });
   const doubling = (n: number) =>
     computation({
       name: 'doubling',

@@ -24,11 +24,25 @@ function sparseIntegers(n: number, seed: number): Int32Array {
 }
 
 /** The axes made innermost (in their order), flattened, scanned, and put back. */
-function refScan(a: ArrayLike<number>, shape: readonly number[], axes: readonly number[], exclusive: boolean, op: (x: number, y: number) => number, empty: number): number[] {
+function refScan(
+  a: ArrayLike<number>,
+  shape: readonly number[],
+  axes: readonly number[],
+  exclusive: boolean,
+  op: (x: number, y: number) => number,
+  empty: number,
+): number[] {
   const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
   const perm = [...kept, ...axes];
   const moved = transposeRef(a, shape, perm);
-  const scanned = scanRef(moved, [sizeOf(kept.map((k) => shape[k])), sizeOf(axes.map((k) => shape[k]))], 1, op, empty, exclusive);
+  const scanned = scanRef(
+    moved,
+    [sizeOf(kept.map((k) => shape[k])), sizeOf(axes.map((k) => shape[k]))],
+    1,
+    op,
+    empty,
+    exclusive,
+  );
   return transposeRef(
     scanned,
     perm.map((k) => shape[k]),
@@ -50,17 +64,25 @@ async function checkScan(c: Check): Promise<void> {
   const exclusive = c.options?.exclusive ?? false;
   const a = c.data ?? testIntegers(Int32Array, sizeOf(c.shape), sizeOf(c.shape) + 3);
   const expected = refScan(a, c.shape, axes, exclusive, c.op ?? ((x, y) => x + y), 0);
-  const comp = scan({ dtype: 'int32', shape: c.shape }, c.predicate ?? predicateSum('int32'), { ...c.options, axes: c.axes });
+  const comp = scan({ dtype: 'int32', shape: c.shape }, c.predicate ?? predicateSum('int32'), {
+    ...c.options,
+    axes: c.axes,
+  });
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a);
-    assert.equal([...(output as Int32Array)], expected, `${device.name}: shape (${c.shape}), axes (${axes})${exclusive ? ', exclusive' : ''}`);
+    assert.equal(
+      [...(output as Int32Array)],
+      expected,
+      `${device.name}: shape (${c.shape}), axes (${axes})${exclusive ? ', exclusive' : ''}`,
+    );
   }
 }
 
 // blocks of 32 x 3 = 96: whole blocks (no guards), a partial last one; blocks in turn (up to 8), in parallel, with one and two levels of offsets
 for (const n of [1, 95, 96, 97, 96 * 8, 96 * 8 + 1, 96 * 96, 96 * 96 * 12 - 5]) {
   test(`blocks of 32 x 3, ${n} elements: inclusive and exclusive`, async () => {
-    for (const exclusive of [false, true]) await checkScan({ shape: [n], options: { exclusive, workGroupSize: 32, perItem: 3 } });
+    for (const exclusive of [false, true])
+      await checkScan({ shape: [n], options: { exclusive, workGroupSize: 32, perItem: 3 } });
   });
 }
 
@@ -81,10 +103,22 @@ test('an associative operation that does not commute (the last non-zero value) k
     [100_000, {}],
   ] as const) {
     for (const exclusive of [false, true]) {
-      await checkScan({ shape: [n], options: { ...options, exclusive }, predicate: lastNonZero, op: lastNonZeroRef, data: sparseIntegers(n, n) });
+      await checkScan({
+        shape: [n],
+        options: { ...options, exclusive },
+        predicate: lastNonZero,
+        op: lastNonZeroRef,
+        data: sparseIntegers(n, n),
+      });
     }
   }
-  await checkScan({ shape: [40, 30, 7], axes: [0, 2], predicate: lastNonZero, op: lastNonZeroRef, data: sparseIntegers(40 * 30 * 7, 11) });
+  await checkScan({
+    shape: [40, 30, 7],
+    axes: [0, 2],
+    predicate: lastNonZero,
+    op: lastNonZeroRef,
+    data: sparseIntegers(40 * 30 * 7, 11),
+  });
 });
 
 test('every choice of axes, in any order', async () => {
@@ -95,11 +129,17 @@ test('every choice of axes, in any order', async () => {
 test('the block pass loads and stores coalesced: work-item l at c*W + l of its block', async () => {
   const device = testDevices().find((d) => d.target.name === 'opencl');
   if (!device) return;
-  const compiled = await scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), { workGroupSize: 256, perItem: 15 }).compile(device);
+  const compiled = await scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), {
+    workGroupSize: 256,
+    perItem: 15,
+  }).compile(device);
   const block = compiled.kernels.at(-1)!;
   assert.is(block.name, 'scan_block');
   const code = generateCode(block, openclTarget()).code;
-  assert.match(code, /tile\[c \* 256 \+ lid\(0\)\] = gid\(0\) \* 3840 \+ c \* 256 \+ lid\(0\) < 1048576 \? inp\[gid\(0\) \* 3840 \+ c \* 256 \+ lid\(0\)\]/);
+  assert.match(
+    code,
+    /tile\[c \* 256 \+ lid\(0\)\] = gid\(0\) \* 3840 \+ c \* 256 \+ lid\(0\) < 1048576 \? inp\[gid\(0\) \* 3840 \+ c \* 256 \+ lid\(0\)\]/,
+  );
   assert.match(code, /out\[gid\(0\) \* 3840 \+ k \* 256 \+ lid\(0\)\] = tile\[k \* 256 \+ lid\(0\)\]/);
   assert.match(code, /x = tile\[lid\(0\) \* 15 \+ e\]/);
 });
@@ -110,7 +150,9 @@ test('the totals pass of a commutative predicate combines its loads unstaged; of
     [predicateSum('float32'), false],
     [lastNonZero, true],
   ] as const) {
-    const compiled = await scan({ dtype: 'float32', shape: [1 << 20] }, p, { workGroupSize: 256, perItem: 15 }).compile(device);
+    const compiled = await scan({ dtype: 'float32', shape: [1 << 20] }, p, { workGroupSize: 256, perItem: 15 }).compile(
+      device,
+    );
     const totals = compiled.kernels.find((k) => k.name === 'scan_totals')!;
     assert.is(totals.temporaries.has('tile'), staged, p.operation);
   }
@@ -132,12 +174,16 @@ test('a block fits the local memory: fewer elements per work-item where it is sh
     const { output } = await compiled(undefined, a);
     assert.equal([...(output as Float64Array)], expected, device.name);
     const tile = compiled.kernels.at(-1)!.temporaries.get('tile')!;
-    if (device.limits.maxLocalMemoryBytes === 32768) assert.equal(tile.shape.map(printExpr), [String(256 * 11)], `${device.name}: 256 x 11`);
+    if (device.limits.maxLocalMemoryBytes === 32768)
+      assert.equal(tile.shape.map(printExpr), [String(256 * 11)], `${device.name}: 256 x 11`);
   }
   // a tile of 256 x perItem float32 one KiB past the local memory
   const device = testDevices()[0];
   const perItem = device.limits.maxLocalMemoryBytes / 1024 + 1;
-  const tooLarge = scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), { perItem, workGroupSize: 256 });
+  const tooLarge = scan({ dtype: 'float32', shape: [1 << 20] }, predicateSum('float32'), {
+    perItem,
+    workGroupSize: 256,
+  });
   try {
     await tooLarge.compile(device);
     assert.unreachable('compiled');

@@ -53,10 +53,12 @@ const TABLES: Partial<Record<DType, readonly number[]>> = {
 };
 
 /** `value` in `dtype`, as the CPU device holds it. */
-const inDType = (dtype: DType, value: number) => (dtype === 'float16' ? roundToFloat16(value) : dtype === 'float32' ? Math.fround(value) : value);
+const inDType = (dtype: DType, value: number) =>
+  dtype === 'float16' ? roundToFloat16(value) : dtype === 'float32' ? Math.fround(value) : value;
 
 /** The host array's values as numbers (float16: from its bits). */
-const numbers = (dtype: DType, a: HostArray): number[] => (dtype === 'float16' ? Array.from(a as Uint16Array, float16Value) : Array.from(a as ArrayLike<number>, Number));
+const numbers = (dtype: DType, a: HostArray): number[] =>
+  dtype === 'float16' ? Array.from(a as Uint16Array, float16Value) : Array.from(a as ArrayLike<number>, Number);
 
 /** The smallest normal value of each float dtype: anything nearer zero is subnormal. */
 const MIN_NORMAL: Partial<Record<DType, number>> = { float16: 2 ** -14, float32: F32_MIN_NORMAL, float64: 2 ** -1022 };
@@ -113,7 +115,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a negative zero literal keeps its sign`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<2 }', 'out[i] = 1 / (-0.0 * a[i])', [globalArg('a', { dtype: 'float32', shape: [2] }), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<2 }', 'out[i] = 1 / (-0.0 * a[i])', [
+      globalArg('a', { dtype: 'float32', shape: [2] }),
+      '...',
+    ]);
     const { out } = await run(knl, device, { a: Float32Array.of(1, -1) });
     // WGSL may ignore a zero's sign (and assume results finite): only the others are held to it
     const { signedZeros, floatSpecials } = targetFacts(device.target);
@@ -123,7 +128,11 @@ for (const device of testDevices()) {
 
   test(`${device.name}: an access past a constant table's end is a LoomError before the launch; one read from data is guarded`, async () => {
     const table = temporaryVariable('tab', { dtype: 'float32', initializer: [1, 2, 3], readOnly: true });
-    const past = makeKernel('{ [i]: 0<=i<n }', 'out[i] = tab[i + 2]', [table, globalArg('out', { dtype: 'float32', shape: ['n'] }), '...']);
+    const past = makeKernel('{ [i]: 0<=i<n }', 'out[i] = tab[i + 2]', [
+      table,
+      globalArg('out', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ]);
     // in bounds for n = 1: it runs
     assert.equal(Array.from((await run(past, device, { n: 1 })).out as Float32Array), [3]);
     try {
@@ -133,7 +142,11 @@ for (const device of testDevices()) {
       assert.instance(e, LoomError);
       assert.match((e as Error).message, "would access the constant table 'tab' at index i + 2 up to 4");
     }
-    const gather = makeKernel('{ [i]: 0<=i<4 }', 'out[i] = tab[idx[i]]', [table, globalArg('idx', { dtype: 'int32', shape: [4] }), '...']);
+    const gather = makeKernel('{ [i]: 0<=i<4 }', 'out[i] = tab[idx[i]]', [
+      table,
+      globalArg('idx', { dtype: 'int32', shape: [4] }),
+      '...',
+    ]);
     const { out } = await run(gather, device, { idx: Int32Array.of(2, 0, 7, -1) }, { checkBounds: false });
     assert.equal(Array.from(out as Float32Array), [3, 1, 0, 0]);
   });
@@ -151,7 +164,10 @@ for (const device of testDevices()) {
   });
 }
 
-const half = makeKernel('{ [i]: 0<=i<2 }', 'out[i] = float32(float16(0.1)) + a[i]', [globalArg('a', { dtype: 'float32', shape: [2] }), '...']);
+const half = makeKernel('{ [i]: 0<=i<2 }', 'out[i] = float32(float16(0.1)) + a[i]', [
+  globalArg('a', { dtype: 'float32', shape: [2] }),
+  '...',
+]);
 
 test('WGSL: enable f16 wherever a float16 value is made, and a LoomError where the adapter has no shader-f16', () => {
   assert.match(generateCode(half, wgslTarget()).code, /^enable f16;/);
@@ -162,17 +178,22 @@ test('WGSL: enable f16 wherever a float16 value is made, and a LoomError where t
 });
 
 test('float literals are spelled exactly: −0 with its sign, float16 rounded once, WGSL in hexadecimal where no short decimal is exact', () => {
-  const knl = (text: string, dtype: DType) => makeKernel('{ [i]: 0<=i<1 }', text, [globalArg('out', { dtype, shape: [1] })]);
+  const knl = (text: string, dtype: DType) =>
+    makeKernel('{ [i]: 0<=i<1 }', text, [globalArg('out', { dtype, shape: [1] })]);
   assert.match(generateCode(knl('out[i] = -0.0', 'float32'), openclTarget()).code, 'out[i] = -0.0f;');
   assert.match(generateCode(knl('out[i] = float16(65504)', 'float16'), wgslTarget()).code, '65504.0h');
   // 0.1 as f32 is 0.100000001490116119384765625: no short decimal is that value
   assert.match(generateCode(knl('out[i] = 0.1', 'float32'), wgslTarget()).code, '0x1.99999ap-4');
   // through float it would round twice (to 1.0), through double it would need fp64
-  assert.match(generateCode(knl(`out[i] = float16(${HALF_TIE_ABOVE})`, 'float16'), openclTarget()).code, '(half) 1.0009765625f');
+  assert.match(
+    generateCode(knl(`out[i] = float16(${HALF_TIE_ABOVE})`, 'float16'), openclTarget()).code,
+    '(half) 1.0009765625f',
+  );
 });
 
 test('a table value that does not fit its dtype, and an empty table, are LoomErrors naming the table and the element', () => {
-  const table = (dtype: DType, initializer: number[]) => () => temporaryVariable('tab', { dtype, initializer, readOnly: true });
+  const table = (dtype: DType, initializer: number[]) => () =>
+    temporaryVariable('tab', { dtype, initializer, readOnly: true });
   const refused = (make: () => unknown, message: RegExp) => {
     try {
       makeKernel('{ [i]: 0<=i<1 }', 'out[i] = tab[0]', [make() as ReturnType<typeof temporaryVariable>, '...']);
@@ -195,7 +216,10 @@ test('a table value that does not fit its dtype, and an empty table, are LoomErr
 });
 
 test('a constant table moved to local memory is a LoomError (nothing initializes it there: the CPU device read 0s)', () => {
-  const knl = makeKernel('{ [i]: 0<=i<3 }', 'out[i] = tab[i]', [temporaryVariable('tab', { dtype: 'uint32', initializer: [9, 2 ** 32 - 1, 0], readOnly: true }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<3 }', 'out[i] = tab[i]', [
+    temporaryVariable('tab', { dtype: 'uint32', initializer: [9, 2 ** 32 - 1, 0], readOnly: true }),
+    '...',
+  ]);
   assert.throws(
     () => setTemporaryAddressSpace(knl, 'tab', 'local'),
     (e: unknown) => e instanceof LoomError && /'tab' is a constant table/.test((e as Error).message),

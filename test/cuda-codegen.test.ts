@@ -37,7 +37,11 @@ test('NaN and infinity are bit patterns (NVRTC has no NAN without headers); floa
   const { variable, subscript, binary, call, cast, float } = expr;
   // a float literal is a float64 (Python's float); cast, it is spelled in float32
   const [nan, inf] = [float(Number.NaN), float(Number.POSITIVE_INFINITY)];
-  const value = binary('+', call('sqrt', [subscript('a', [variable('i')])]), binary('+', cast('float32', nan), binary('*', cast('float32', inf), binary('+', nan, inf))));
+  const value = binary(
+    '+',
+    call('sqrt', [subscript('a', [variable('i')])]),
+    binary('+', cast('float32', nan), binary('*', cast('float32', inf), binary('+', nan, inf))),
+  );
   const knl = makeKernel('{ [i]: 0<=i<n }', [assignment(subscript('out', [variable('i')]), value, { id: 'nan' })]);
   const c = code(addDtypes(knl, { a: 'float32', out: 'float32' }));
   assert.match(c, /__int_as_float\(0x7fc00000\)/, c);
@@ -49,7 +53,10 @@ test('NaN and infinity are bit patterns (NVRTC has no NAN without headers); floa
 
 test('a float to an integer saturates and maps NaN to 0 (a CUDA cast out of range is undefined)', () => {
   const c = code(typed('out[i] = int8(a[i])', { a: 'float32' }));
-  assert.match(c, /return isnan\(x\) \? \(signed char\) 0 : x >= 128\.0f \? 127 : x <= -128\.0f \? -128 : \(signed char\) x;/);
+  assert.match(
+    c,
+    /return isnan\(x\) \? \(signed char\) 0 : x >= 128\.0f \? 127 : x <= -128\.0f \? -128 : \(signed char\) x;/,
+  );
 });
 
 test('atomic float add is atomicAdd; atomic float max is a compare-and-swap loop', () => {
@@ -57,7 +64,10 @@ test('atomic float add is atomicAdd; atomic float max is a compare-and-swap loop
   assert.match(code(addDtypes(add, { a: 'float32', out: 'float32' })), /atomicAdd\(&out\[0\], a\[bIdx\(x\)\]\);/);
   const max = tagInames(makeKernel('{ [i]: 0<=i<n }', 'out[0] = max(out[0], a[i]) {atomic}'), { i: 'g.0' });
   const c = code(addDtypes(max, { a: 'float64', out: 'float64' }));
-  assert.match(c, /atomicCAS\(address, seen, \(unsigned long long\) __double_as_longlong\(loom_maximum_float64\(__longlong_as_double\(seen\), operand\)\)\)/);
+  assert.match(
+    c,
+    /atomicCAS\(address, seen, \(unsigned long long\) __double_as_longlong\(loom_maximum_float64\(__longlong_as_double\(seen\), operand\)\)\)/,
+  );
   assert.match(c, /loom_atomic_max_float64\(&out\[0\], a\[bIdx\(x\)\]\);/);
 });
 
@@ -73,10 +83,16 @@ test('refusals say why: a float16 vector, a user function without CUDA code', ()
     signature: { args: ['float32'], result: 'float32' },
     opencl: { name: 'twice_cl', preamble: 'inline float twice_cl(float x) { return x + x; }' },
   });
-  const user = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i])'), twice), { a: 'float32' });
+  const user = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i])'), twice), {
+    a: 'float32',
+  });
   assert.throws(
     () => code(user),
-    (e: unknown) => e instanceof LoomError && /function 'twice' has no CUDA C\+\+ implementation \(give defineFunction cuda: \{ name, preamble \}\)/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /function 'twice' has no CUDA C\+\+ implementation \(give defineFunction cuda: \{ name, preamble \}\)/.test(
+        e.message,
+      ),
   );
 });
 
@@ -87,7 +103,10 @@ test("a user function's cuda code is its CUDA implementation: the preamble once,
     opencl: { name: 'twice_cl', preamble: 'inline float twice_cl(float x) { return x + x; }' },
     cuda: { name: 'twice_cu', preamble: '__device__ inline float twice_cu(float x) { return x + x; }' },
   });
-  const user = addDtypes(registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i]) + twice(a[i] + 1)'), twice), { a: 'float32' });
+  const user = addDtypes(
+    registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(a[i]) + twice(a[i] + 1)'), twice),
+    { a: 'float32' },
+  );
   const printed = code(user);
   assert.is(printed.split('__device__ inline float twice_cu').length, 2, printed);
   assert.match(printed, /twice_cu\(a\[i\]\)/);

@@ -60,7 +60,8 @@ function registerGpuTests(cuda: Device): void {
       const e = expected[name] as HostArray;
       const a = actual[name] as HostArray;
       assert.is(a.constructor, e.constructor, name);
-      if (rtol === 0 || e instanceof BigInt64Array || e instanceof Int32Array) assert.equal(Array.from(a as ArrayLike<unknown>), Array.from(e as ArrayLike<unknown>), name);
+      if (rtol === 0 || e instanceof BigInt64Array || e instanceof Int32Array)
+        assert.equal(Array.from(a as ArrayLike<unknown>), Array.from(e as ArrayLike<unknown>), name);
       else assertClose(a as ArrayLike<number>, e as ArrayLike<number>, name, rtol, rtol);
     }
   };
@@ -75,24 +76,35 @@ function registerGpuTests(cuda: Device): void {
     for (const n of [1, 7, 257]) await same(tutorialKernels.double(), { a: randomFloat32(n, n) }, ['out']);
     await same(tutorialKernels.transposeAndDouble(), { a: randomFloat32(31 * 31, 2) }, ['out']);
     await same(tutorialKernels.temporaries(), { a: randomFloat32(11, 4) }, ['out'], 1e-6);
-    await same(tutorialKernels.intArithmetic(), { a: Int32Array.from([1, -2, 30, 7, -9]), b: Int32Array.from([5, -5, 0, 7, -1]) }, ['out']);
+    await same(
+      tutorialKernels.intArithmetic(),
+      { a: Int32Array.from([1, -2, 30, 7, -9]), b: Int32Array.from([5, -5, 0, 7, -1]) },
+      ['out'],
+    );
     await same(tutorialKernels.everyThird(), { n: 20 }, ['out']);
   });
 
   test(`${cuda.name}: reductions (a matrix-vector product; product, max and min of int32)`, async () => {
     await same(tutorialKernels.matvec(), { A: randomFloat32(33 * 65, 5), x: randomFloat32(65, 6), n: 33 }, ['y'], 1e-5);
-    await same(tutorialKernels.intReductions(), { a: Int32Array.from([1, -2, 3, 4, 5, 6, -7, 8, 0, 1, 2, 3]) }, ['pr', 'mx', 'mn']);
+    await same(tutorialKernels.intReductions(), { a: Int32Array.from([1, -2, 3, 4, 5, 6, -7, 8, 0, 1, 2, 3]) }, [
+      'pr',
+      'mx',
+      'mn',
+    ]);
   });
 
   test(`${cuda.name}: a tiled matmul through local memory, with barriers`, async () => {
-    let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
+    let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+      assumptions: 'n >= 1',
+    });
     mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
     mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     mm = splitIname(mm, 'k', 16);
     mm = addPrefetch(mm, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
     mm = addPrefetch(mm, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
     mm = prioritizeLoops(mm, 'k_outer,k_inner');
-    for (const n of [16, 50]) await same(mm, { a: randomFloat32(n * n, 1), b: randomFloat32(n * n, 2), n }, ['c'], 1e-5);
+    for (const n of [16, 50])
+      await same(mm, { a: randomFloat32(n * n, 1), b: randomFloat32(n * n, 2), n }, ['c'], 1e-5);
   });
 
   test(`${cuda.name}: float64 and int64`, async () => {
@@ -116,7 +128,12 @@ function registerGpuTests(cuda: Device): void {
   });
 
   test(`${cuda.name}: a data-dependent index out of bounds is reported under checkBounds`, async () => {
-    const gather = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [globalArg('a', { dtype: 'float32', shape: [3] }), '...'], { assumptions: 'n >= 1' });
+    const gather = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = a[idx[i]]',
+      [globalArg('a', { dtype: 'float32', shape: [3] }), '...'],
+      { assumptions: 'n >= 1' },
+    );
     const args = { a: Float32Array.from([1, 2, 3]), idx: Int32Array.from([0, 5, 2]) };
     await run(gather, cuda, args, { checkBounds: true }).then(
       () => assert.unreachable('ran'),

@@ -7,7 +7,14 @@ import koffi from 'koffi';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
-import { CudaCompileError, CudaContext, driverLibraryCandidates, nvrtcCandidates, type CudaBuffer, type CudaKernelArgument } from '@loom/codegen-cuda';
+import {
+  CudaCompileError,
+  CudaContext,
+  driverLibraryCandidates,
+  nvrtcCandidates,
+  type CudaBuffer,
+  type CudaKernelArgument,
+} from '@loom/codegen-cuda';
 import { ParameterArena } from '../packages/codegen-cuda/src/runtime/arguments.ts';
 import { firstErrorSpan } from '../packages/codegen-cuda/src/runtime/errors.ts';
 import { loadDriverFrom } from '../packages/codegen-cuda/src/runtime/driver.ts';
@@ -37,7 +44,10 @@ test('NVRTC is looked for in LOOM_NVRTC alone, else by soname, then in the toolk
 test('a library that is not there gives a one-line reason naming it, never a throw', () => {
   const driver = loadDriverFrom(['/nonexistent/libcuda.so.1']);
   assert.ok('failure' in driver);
-  assert.is(driver.failure, "no CUDA driver (the NVIDIA driver's CUDA library): could not load /nonexistent/libcuda.so.1 (not found)");
+  assert.is(
+    driver.failure,
+    "no CUDA driver (the NVIDIA driver's CUDA library): could not load /nonexistent/libcuda.so.1 (not found)",
+  );
   const nvrtc = loadNvrtcFrom(['/nonexistent/lib64/libnvrtc.so', 'libnvrtc-no-such.so']);
   assert.ok('failure' in nvrtc);
   assert.match(
@@ -51,9 +61,15 @@ test("the architecture: the device's own cubin, PTX of an older one for a device
   assert.equal(chooseArchitecture(nvrtc, 9, 0), { option: '--gpu-architecture=sm_90', output: 'cubin' });
   assert.equal(chooseArchitecture(nvrtc, 10, 0), { option: '--gpu-architecture=compute_90', output: 'ptx' });
   assert.equal(chooseArchitecture(nvrtc, 8, 7), { option: '--gpu-architecture=compute_86', output: 'ptx' });
-  assert.match(chooseArchitecture(nvrtc, 3, 5) as string, /^NVRTC 12\.4 does not compile for compute capability 3\.5 \(sm_35\); it knows sm_50, /);
+  assert.match(
+    chooseArchitecture(nvrtc, 3, 5) as string,
+    /^NVRTC 12\.4 does not compile for compute capability 3\.5 \(sm_35\); it knows sm_50, /,
+  );
   // an NVRTC that cannot list its architectures is asked for the device's own
-  assert.equal(chooseArchitecture({ version: [11, 0], architectures: [] }, 8, 0), { option: '--gpu-architecture=sm_80', output: 'cubin' });
+  assert.equal(chooseArchitecture({ version: [11, 0], architectures: [] }, 8, 0), {
+    option: '--gpu-architecture=sm_80',
+    output: 'cubin',
+  });
 });
 
 test("NVRTC's log points at the offending line and column of the source", () => {
@@ -65,7 +81,10 @@ test("NVRTC's log points at the offending line and column of the source", () => 
   assert.is(source.slice(span.start, span.start + 'undefined_name'.length), 'undefined_name');
   const error = new CudaCompileError(6, 'NVRTC_ERROR_COMPILATION', log, source, ['--gpu-architecture=sm_90']);
   assert.instance(error, LoomError);
-  assert.match(error.message, /^NVRTC call nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION\ncompile log:\n {2}loom\.cu\(3\): error: identifier "undefined_name" is undefined/);
+  assert.match(
+    error.message,
+    /^NVRTC call nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION\ncompile log:\n {2}loom\.cu\(3\): error: identifier "undefined_name" is undefined/,
+  );
   assert.match(error.message, /options: --gpu-architecture=sm_90\nthe first error in the source:/);
   assert.ok(error.message.includes('out[0] = undefined_name + 1.0f;'), error.message);
   // no caret line in the log: the line's first character
@@ -76,7 +95,13 @@ test("NVRTC's log points at the offending line and column of the source", () => 
 
 test('kernel parameters: one 8-byte native slot per argument, each value in its dtype, checked against the kernel', () => {
   const arena = new ParameterArena(koffi);
-  const fn = (sizes: number[] | undefined): CudaFunction => ({ name: 'k', handle: 0n, maxThreadsPerBlock: 1024, registers: 8, parameterSizes: sizes });
+  const fn = (sizes: number[] | undefined): CudaFunction => ({
+    name: 'k',
+    handle: 0n,
+    maxThreadsPerBlock: 1024,
+    registers: 8,
+    parameterSizes: sizes,
+  });
   const args: CudaKernelArgument[] = [
     { kind: 'scalar', dtype: 'int32', value: -5 },
     { kind: 'scalar', dtype: 'float64', value: 0.1 },
@@ -108,10 +133,26 @@ test('kernel parameters: one 8-byte native slot per argument, each value in its 
       (e: unknown) => e instanceof LoomError && message.test(e.message),
     );
   refused([4, 4], [args[0]], /^kernel 'k': it takes 2 arguments, 1 given$/);
-  refused([8], [args[0]], /^kernel 'k', argument 0: a int32 scalar of 4 bytes, but the kernel's parameter 0 takes 8 bytes/);
-  refused(undefined, [{ kind: 'scalar', dtype: 'uint8', value: 300 }], /^kernel 'k', argument 0: 300 does not fit in uint8/);
-  refused(undefined, [Object.freeze({ kind: 'scalar', dtype: 'int32', value: 2.5 } as const)], /^kernel 'k', argument 0: a int32 scalar needs an integer/);
-  refused(undefined, [{ kind: 'local', byteLength: 4 } as never], /^kernel 'k', argument 0: expected \{ kind: 'buffer' \| 'scalar'/);
+  refused(
+    [8],
+    [args[0]],
+    /^kernel 'k', argument 0: a int32 scalar of 4 bytes, but the kernel's parameter 0 takes 8 bytes/,
+  );
+  refused(
+    undefined,
+    [{ kind: 'scalar', dtype: 'uint8', value: 300 }],
+    /^kernel 'k', argument 0: 300 does not fit in uint8/,
+  );
+  refused(
+    undefined,
+    [Object.freeze({ kind: 'scalar', dtype: 'int32', value: 2.5 } as const)],
+    /^kernel 'k', argument 0: a int32 scalar needs an integer/,
+  );
+  refused(
+    undefined,
+    [{ kind: 'local', byteLength: 4 } as never],
+    /^kernel 'k', argument 0: expected \{ kind: 'buffer' \| 'scalar'/,
+  );
   arena.free();
 });
 
@@ -125,7 +166,10 @@ test.run();
 
 function registerGpuTests(cuda: CudaContext): void {
   const buffer = (b: CudaBuffer): CudaKernelArgument => ({ kind: 'buffer', buffer: b });
-  const scalar = (dtype: 'int32' | 'float32' | 'float64' | 'int64' | 'bool' | 'int8' | 'float16', value: number | bigint): CudaKernelArgument => ({ kind: 'scalar', dtype, value });
+  const scalar = (
+    dtype: 'int32' | 'float32' | 'float64' | 'int64' | 'bool' | 'int8' | 'float16',
+    value: number | bigint,
+  ): CudaKernelArgument => ({ kind: 'scalar', dtype, value });
   const upload = (data: ArrayBufferView) => {
     const b = cuda.createBuffer(data.byteLength);
     cuda.write(b, data);
@@ -157,7 +201,13 @@ extern "C" __global__ void scale(float *out, const float *a, float factor, int n
     const input = upload(a);
     const out = cuda.createBuffer(n * 4);
     const module = cuda.buildModule(SCALE);
-    cuda.launch(module, 'scale', [buffer(out), buffer(input), scalar('float32', 2.5), scalar('int32', n)], [Math.ceil(n / 128)], [128]);
+    cuda.launch(
+      module,
+      'scale',
+      [buffer(out), buffer(input), scalar('float32', 2.5), scalar('int32', n)],
+      [Math.ceil(n / 128)],
+      [128],
+    );
     const result = new Float32Array(n);
     cuda.read(out, result);
     assert.equal(
@@ -191,7 +241,16 @@ extern "C" __global__ void mixed(long long *wide, double *d, float *f, long long
     cuda.launch(
       module,
       'mixed',
-      [buffer(wideBuffer), buffer(dBuffer), buffer(f), scalar('int64', add), scalar('float64', 1 / 3), scalar('bool', 1), scalar('int8', -7), scalar('float16', 0.25)],
+      [
+        buffer(wideBuffer),
+        buffer(dBuffer),
+        buffer(f),
+        scalar('int64', add),
+        scalar('float64', 1 / 3),
+        scalar('bool', 1),
+        scalar('int8', -7),
+        scalar('float16', 0.25),
+      ],
       [1],
       [4],
     );
@@ -225,7 +284,13 @@ extern "C" __global__ void coords(int *out, int width, int height)
     const width = 37;
     const height = 21;
     const out = cuda.createBuffer(width * height * 4);
-    cuda.launch(cuda.buildModule(source), 'coords', [buffer(out), scalar('int32', width), scalar('int32', height)], [Math.ceil(width / 16), Math.ceil(height / 8)], [16, 8]);
+    cuda.launch(
+      cuda.buildModule(source),
+      'coords',
+      [buffer(out), scalar('int32', width), scalar('int32', height)],
+      [Math.ceil(width / 16), Math.ceil(height / 8)],
+      [16, 8],
+    );
     const result = new Int32Array(width * height);
     cuda.read(out, result);
     assert.equal(
@@ -257,7 +322,9 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     cuda.launch(cuda.buildModule(source), 'block_sums', [buffer(sums), buffer(input)], [blocks], [256]);
     const result = new Float32Array(blocks);
     cuda.read(sums, result);
-    const expected = Array.from({ length: blocks }, (_, b) => a.subarray(b * 256, (b + 1) * 256).reduce((s, x) => s + x, 0));
+    const expected = Array.from({ length: blocks }, (_, b) =>
+      a.subarray(b * 256, (b + 1) * 256).reduce((s, x) => s + x, 0),
+    );
     assert.equal(Array.from(result), expected);
     input.release();
     sums.release();
@@ -265,7 +332,13 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
 
   test('an empty grid runs nothing; a write then read of part of a buffer round-trips', () => {
     const data = upload(Int32Array.from([1, 2, 3, 4]));
-    cuda.launch(cuda.buildModule(SCALE), 'scale', [buffer(data), buffer(data), scalar('float32', 0), scalar('int32', 4)], [0], [128]);
+    cuda.launch(
+      cuda.buildModule(SCALE),
+      'scale',
+      [buffer(data), buffer(data), scalar('float32', 0), scalar('int32', 4)],
+      [0],
+      [128],
+    );
     cuda.write(data, Int32Array.from([9]), 8);
     const back = new Int32Array(4);
     cuda.read(data, back);
@@ -284,7 +357,8 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     second.release();
   });
 
-  const refuses = (what: () => unknown, message: RegExp) => assert.throws(what, (e: unknown) => e instanceof LoomError && message.test(e.message), String(message));
+  const refuses = (what: () => unknown, message: RegExp) =>
+    assert.throws(what, (e: unknown) => e instanceof LoomError && message.test(e.message), String(message));
 
   test('a compile error is a CudaCompileError carrying the log and the offending line', () => {
     const source = 'extern "C" __global__ void broken(float *out)\n{\n  out[0] = not_declared * 2.0f;\n}\n';
@@ -306,11 +380,17 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     const args = [buffer(out), buffer(out), scalar('float32', 1), scalar('int32', 16)];
     refuses(() => cuda.launch(module, 'no_such_kernel', args, [1], [16]), /no kernel 'no_such_kernel'.*extern "C"/);
     refuses(() => cuda.launch(module, 'scale', args, [1], [cuda.info.maxThreadsPerBlock * 2]), /exceed|exceeds/);
-    refuses(() => cuda.launch(module, 'scale', args, [1, cuda.info.maxGridSizes[1] + 1], [16, 1]), /blocks along axis 1 \(y\) exceed the device's/);
+    refuses(
+      () => cuda.launch(module, 'scale', args, [1, cuda.info.maxGridSizes[1] + 1], [16, 1]),
+      /blocks along axis 1 \(y\) exceed the device's/,
+    );
     refuses(() => cuda.launch(module, 'scale', args, [1], [16, 1]), /differ in axes/);
     if (module.kernel('scale').parameterSizes) {
       refuses(() => cuda.launch(module, 'scale', args.slice(0, 3), [1], [16]), /it takes 4 arguments, 3 given/);
-      refuses(() => cuda.launch(module, 'scale', [...args.slice(0, 3), scalar('float64', 16)], [1], [16]), /parameter 3 takes 4 bytes/);
+      refuses(
+        () => cuda.launch(module, 'scale', [...args.slice(0, 3), scalar('float64', 16)], [1], [16]),
+        /parameter 3 takes 4 bytes/,
+      );
     }
     refuses(() => cuda.read(out, new Uint8Array(65)), /outside the 64-byte buffer/);
     out.release();
@@ -324,7 +404,14 @@ extern "C" __global__ void block_sums(float *sums, const float *a)
     const input = upload(a);
     const out = cuda.createBuffer(4 * n);
     const module = cuda.buildModule(SCALE);
-    const launch = () => cuda.launch(module, 'scale', [buffer(out), buffer(input), scalar('float32', 2), scalar('int32', n)], [n / 256], [256]);
+    const launch = () =>
+      cuda.launch(
+        module,
+        'scale',
+        [buffer(out), buffer(input), scalar('float32', 2), scalar('int32', n)],
+        [n / 256],
+        [256],
+      );
     // the events bracket the work: a finite, positive time; nothing queued, no less than zero
     const once = cuda.timeQueued(launch);
     assert.ok(Number.isFinite(once) && once > 0, String(once));

@@ -15,7 +15,17 @@ import { targetFacts, type Device } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import { supportsDType, testDevices } from './support/devices.ts';
 import { compareArrays, floatsAgree } from './support/differential/compare.ts';
-import { caseHasFinding, FeatureSet, formatReport, limitsOf, planCase, runCase, runSeed, type CaseResult, type Feature } from './support/differential/index.ts';
+import {
+  caseHasFinding,
+  FeatureSet,
+  formatReport,
+  limitsOf,
+  planCase,
+  runCase,
+  runSeed,
+  type CaseResult,
+  type Feature,
+} from './support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 import { runComputationCase } from './support/differential/computations.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
@@ -52,12 +62,19 @@ const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints'];
 
 const reference = cpuDevice();
 
-async function sample(seeds: readonly number[], devices: Device[], excluded: readonly Feature[]): Promise<CaseResult[]> {
+async function sample(
+  seeds: readonly number[],
+  devices: Device[],
+  excluded: readonly Feature[],
+): Promise<CaseResult[]> {
   const features = new FeatureSet(excluded);
   const results: CaseResult[] = [];
   for (const seed of seeds) {
     for (const r of await runSeed(seed, features, devices, reference)) {
-      assert.ok(!caseHasFinding(r), `\n${formatReport(r)}\nreproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${excluded.join(',')}`);
+      assert.ok(
+        !caseHasFinding(r),
+        `\n${formatReport(r)}\nreproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${excluded.join(',')}`,
+      );
       results.push(r);
     }
   }
@@ -70,8 +87,10 @@ const range = (from: number, count: number) => Array.from({ length: count }, (_,
 const usesArgmax = (r: Pick<CaseResult, 'kcase'>) => /\barg(max|min)\(/.test(r.kcase.instructions);
 /** A case's arrays are complex64 (which every device has; complex128 needs float64). */
 const usesComplex = (r: Pick<CaseResult, 'kcase'>) => r.kcase.dtype === 'complex64';
-const reducesLocally = (r: Pick<CaseResult, 'chain'>) => r.chain?.steps.some((s) => /splitIname\(knl, 'k\w*', \d+, \{[^}]*"(inner|outer)Tag":"l\./.test(s.text)) ?? false;
-const agreedOn = (r: Pick<CaseResult, 'devices'>, device?: string) => r.devices.some((d) => (device === undefined || d.device === device) && d.outcome.kind === 'agree');
+const reducesLocally = (r: Pick<CaseResult, 'chain'>) =>
+  r.chain?.steps.some((s) => /splitIname\(knl, 'k\w*', \d+, \{[^}]*"(inner|outer)Tag":"l\./.test(s.text)) ?? false;
+const agreedOn = (r: Pick<CaseResult, 'devices'>, device?: string) =>
+  r.devices.some((d) => (device === undefined || d.device === device) && d.outcome.kind === 'agree');
 
 test('CPU device: 60 random kernels under random chains agree with the untransformed kernel', async () => {
   const results = await sample(range(1000, 60), [reference], OLDER);
@@ -83,13 +102,18 @@ test('CPU device: 60 random kernels under random chains agree with the untransfo
     'no chain of three steps or more',
   );
   assert.ok(results.filter((r) => usesArgmax(r) && agreedOn(r)).length >= 5, 'too few argmax cases compared');
-  assert.ok(results.filter((r) => reducesLocally(r) && agreedOn(r)).length >= 3, 'too few reductions across work-items compared');
+  assert.ok(
+    results.filter((r) => reducesLocally(r) && agreedOn(r)).length >= 3,
+    'too few reductions across work-items compared',
+  );
 });
 
 test('every device: 6 random kernels under random chains agree with the untransformed kernel', async () => {
   const results = await sample(range(2000, 6), testDevices(), OLDER);
   for (const device of testDevices()) {
-    const compared = results.filter((r) => r.devices.some((d) => d.device === device.name && d.outcome.kind === 'agree')).length;
+    const compared = results.filter((r) =>
+      r.devices.some((d) => d.device === device.name && d.outcome.kind === 'agree'),
+    ).length;
     assert.ok(compared >= 2, `${device.name}: only ${compared} of 6 cases were compared`);
   }
 });
@@ -134,7 +158,10 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
       const own = testDevices().map((d) => planCase(seed, new FeatureSet(ISSUE_24).without(limitsOf(d))));
       if (
         own.every(
-          (p) => p?.kcase.shape === shape && p.kcase.dtype !== 'float64' && p.chain.steps.some((s) => s.feature === (shape === 'lanes' ? 'laneTemporaries' : 'dependentDomains')),
+          (p) =>
+            p?.kcase.shape === shape &&
+            p.kcase.dtype !== 'float64' &&
+            p.chain.steps.some((s) => s.feature === (shape === 'lanes' ? 'laneTemporaries' : 'dependentDomains')),
         )
       )
         seeds.push(seed);
@@ -157,7 +184,11 @@ test('every device: the computation library (reduce and scan with random predica
   const ran: string[] = [];
   for (const seed of range(24_000, 3)) {
     const r = await runComputationCase(seed, features, testDevices());
-    assert.equal(r.findings, [], `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`);
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
     ran.push(...r.ran);
   }
   assert.ok(ran.some((w) => w.startsWith('reduce')) && ran.some((w) => w.startsWith('complex64')), ran.join('; '));
@@ -165,7 +196,10 @@ test('every device: the computation library (reduce and scan with random predica
 
 test('the same seed gives the same kernel, inputs and chain', async () => {
   const features = new FeatureSet(EXCLUDED);
-  const [a, b] = [await runCase(1234, features, [reference], reference), await runCase(1234, features, [reference], reference)];
+  const [a, b] = [
+    await runCase(1234, features, [reference], reference),
+    await runCase(1234, features, [reference], reference),
+  ];
   assert.is(a.kcase.source, b.kcase.source);
   assert.equal(
     a.chain?.steps.map((s) => s.text),
@@ -182,7 +216,8 @@ test('comparison: NaN equals NaN, −0 differs from +0 bit for bit, ulps only wh
   assert.not.ok(floatsAgree(NaN, 1, 32, 3));
   assert.not.ok(floatsAgree(0, -0, 32, 0));
   assert.ok(floatsAgree(0, -0, 32, 1));
-  const next = (x: number) => new Float32Array(new Int32Array([new Int32Array(new Float32Array([x]).buffer)[0] + 1]).buffer)[0];
+  const next = (x: number) =>
+    new Float32Array(new Int32Array([new Int32Array(new Float32Array([x]).buffer)[0] + 1]).buffer)[0];
   assert.not.ok(floatsAgree(1, next(1), 32, 0));
   assert.ok(floatsAgree(1, next(next(next(1))), 32, 3));
   assert.not.ok(floatsAgree(1, next(next(next(next(1)))), 32, 3));
@@ -194,11 +229,17 @@ test('a device that assumes finite floats: its non-finite reference elements are
   assert.is(compareArrays(expected, got, 0).count, 2);
   const wgsl = compareArrays(expected, got, 0, { zeroSign: false, nonFinite: false });
   assert.equal([wgsl.count, wgsl.uncompared], [0, 2]);
-  assert.not.ok(compareArrays(new Float32Array([2]), new Float32Array([0]), 0, { zeroSign: false, nonFinite: false }).count === 0);
+  assert.not.ok(
+    compareArrays(new Float32Array([2]), new Float32Array([0]), 0, { zeroSign: false, nonFinite: false }).count === 0,
+  );
   // a float32 subnormal result flushed to ±0 (NVIDIA's Vulkan, seed 1843415567): agrees where flushing is allowed, only there
   const [tiny, flushed] = [new Float32Array([-5.877471754111438e-39, 1e-45, 2 ** -126]), new Float32Array([-0, 0, 0])];
   assert.is(compareArrays(tiny, flushed, 0).count, 3);
-  assert.is(compareArrays(tiny, flushed, 0, { zeroSign: false, nonFinite: false, subnormals: false }).count, 1, 'the smallest normal is never flushed');
+  assert.is(
+    compareArrays(tiny, flushed, 0, { zeroSign: false, nonFinite: false, subnormals: false }).count,
+    1,
+    'the smallest normal is never flushed',
+  );
   for (const device of testDevices()) {
     const [own] = await runSeed(2001, new FeatureSet(EXCLUDED), [device], reference);
     assert.is(own.features.has('floatSpecials'), targetFacts(device.target).floatSpecials, device.name);
@@ -211,7 +252,11 @@ test('pointwise payloads (weak literals, === beside booleans, mixed dtypes) equa
     const seeds = range(1, device === testDevices()[0] ? 30 : 6);
     for (const seed of seeds) {
       const finding = await runPointwiseCase(pointwiseCase(seed, features, supportsDType(device, 'float64')), device);
-      assert.is(finding, undefined, `pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`);
+      assert.is(
+        finding,
+        undefined,
+        `pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`,
+      );
     }
   }
 });
@@ -221,7 +266,11 @@ test('integer pointwise payloads with edge operands (**, %, / by 0 and −1 from
   for (const device of testDevices()) {
     for (const seed of range(1, device === testDevices()[0] ? 16 : 5)) {
       const finding = await runIntegerCase(integerCase(seed, features, supportsDType(device, 'float64')), device);
-      assert.is(finding, undefined, `integer pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`);
+      assert.is(
+        finding,
+        undefined,
+        `integer pointwise seed ${seed}: ${finding}\nreproduce: npx tsx bench/differential.ts --seed ${seed}`,
+      );
     }
   }
 });
@@ -231,20 +280,29 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
   const ran: string[] = [];
   for (const seed of range(25_000, 2)) {
     const r = await runArgumentCase(seed, features, testDevices());
-    assert.equal(r.findings, [], `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`);
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
     ran.push(...r.ran);
   }
-  assert.ok(ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')), ran.join('; '));
+  assert.ok(
+    ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')),
+    ran.join('; '),
+  );
 });
 
 test("every device: issue 27's global footprints of parametric size (addPrefetch, precompute into global memory) agree with the untransformed kernel", async () => {
   // the first seeds from 9000 whose chain (as each device gets it) stored a footprint of a
   // size the parameters give in global memory
-  const parametric = (p: Pick<CaseResult, 'chain'>) => p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
+  const parametric = (p: Pick<CaseResult, 'chain'>) =>
+    p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
   const seeds: number[] = [];
   for (let seed = 9000; seeds.length < 3 && seed < 10_000; seed++) {
     const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
-    if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && Object.keys(p.kcase.params).length > 0)) seeds.push(seed);
+    if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && Object.keys(p.kcase.params).length > 0))
+      seeds.push(seed);
   }
   const results = await sample(seeds, testDevices(), EXCLUDED);
   for (const device of testDevices())

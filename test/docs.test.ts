@@ -26,7 +26,11 @@ function anchorsOf(html: string): Set<string> {
   return new Set([...html.matchAll(/\s(?:id|name)="([^"]*)"/g)].map((m) => decodeEntities(m[1])));
 }
 
-const decodeEntities = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? '');
+const decodeEntities = (text: string) =>
+  text.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e] ?? '',
+  );
 
 test('npm run docs builds the reference with no warning, and every link inside it resolves', () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'loom-site-'));
@@ -66,7 +70,8 @@ test('npm run docs builds the reference with no warning, and every link inside i
         }
         checked++;
         if (!files.includes(file)) broken.push(`${page}: ${href} (no such page)`);
-        else if (anchor && !anchorsIn(file).has(decodeURIComponent(anchor))) broken.push(`${page}: ${href} (no id '${anchor}' there)`);
+        else if (anchor && !anchorsIn(file).has(decodeURIComponent(anchor)))
+          broken.push(`${page}: ${href} (no id '${anchor}' there)`);
       }
     }
     assert.ok(checked > 1000, `only ${checked} internal links`);

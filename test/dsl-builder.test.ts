@@ -52,21 +52,33 @@ import { domain, f32, i32, insn, kernel } from '@loom/dsl';
 function canonical(knl: LoopKernel): string {
   const json = JSON.stringify(knl.fields(), (_, v) => (v instanceof Map ? [...v] : v));
   const fresh = new Map<string, string>();
-  return json.replace(/\w+~\d+/g, (name) => fresh.get(name) ?? (fresh.set(name, `fresh${fresh.size}`), `fresh${fresh.size - 1}`));
+  return json.replace(
+    /\w+~\d+/g,
+    (name) => fresh.get(name) ?? (fresh.set(name, `fresh${fresh.size}`), `fresh${fresh.size - 1}`),
+  );
 }
 
 /** Same kernel: every field equal, the same printout, the same code for every target. */
-function assertSameKernel(built: LoopKernel, functional: LoopKernel, dtypes: Record<string, 'float32' | 'int32'> = {}): void {
+function assertSameKernel(
+  built: LoopKernel,
+  functional: LoopKernel,
+  dtypes: Record<string, 'float32' | 'int32'> = {},
+): void {
   assert.is(canonical(built), canonical(functional));
   assert.is(built.toString(), functional.toString());
-  const typed = (k: LoopKernel) => addDtypes(k, Object.fromEntries(Object.entries(dtypes).filter(([name]) => k.arg(name)?.dtype === undefined)));
+  const typed = (k: LoopKernel) =>
+    addDtypes(k, Object.fromEntries(Object.entries(dtypes).filter(([name]) => k.arg(name)?.dtype === undefined)));
   for (const target of [jsTarget(), openclTarget(), wgslTarget()]) {
     assert.is(generateCode(typed(built), target).code, generateCode(typed(functional), target).code);
   }
 }
 
 test('the tutorial: double a vector', () => {
-  assertSameKernel(kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').kernel, makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), { a: 'float32' });
+  assertSameKernel(
+    kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').kernel,
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'),
+    { a: 'float32' },
+  );
 });
 
 test('the tutorial: transpose and double, declared arguments and loop priorities', () => {
@@ -95,7 +107,9 @@ test('the tutorial: transpose and double, declared arguments and loop priorities
 
 test('the tutorial: loop nesting and options', () => {
   const built = kernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0').prioritize('j,i').options({ writeCode: false });
-  const functional = setOptions(prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i'), { writeCode: false });
+  const functional = setOptions(prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i'), {
+    writeCode: false,
+  });
   assertSameKernel(built.kernel, functional, { a: 'float32' });
 });
 
@@ -171,14 +185,25 @@ test('dup, rename, join, fix, dtypes, space, layout, nosync, saveReload', () => 
     end
   `;
   // the shape of `arr` cannot be inferred (its index is not affine): declared from the start
-  const saved = kernel('[n] -> {[i] : 0<=i<n}', rotate, { name: 'rotate_v2', assumptions: 'n mod 16 = 0', args: { arr: i32.inout('n') } })
-    .split('i', 16, { inner: 'l.0', outer: 'g.0' })
-    .saveReload();
-  let savedFunctional = makeKernel('[n] -> {[i] : 0<=i<n}', rotate, [globalArg('arr', { shape: ['n'], dtype: 'int32', isInput: true, isOutput: true }), valueArg('n'), '...'], {
+  const saved = kernel('[n] -> {[i] : 0<=i<n}', rotate, {
     name: 'rotate_v2',
     assumptions: 'n mod 16 = 0',
-  });
-  savedFunctional = saveAndReloadTemporaries(splitIname(savedFunctional, 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' }));
+    args: { arr: i32.inout('n') },
+  })
+    .split('i', 16, { inner: 'l.0', outer: 'g.0' })
+    .saveReload();
+  let savedFunctional = makeKernel(
+    '[n] -> {[i] : 0<=i<n}',
+    rotate,
+    [globalArg('arr', { shape: ['n'], dtype: 'int32', isInput: true, isOutput: true }), valueArg('n'), '...'],
+    {
+      name: 'rotate_v2',
+      assumptions: 'n mod 16 = 0',
+    },
+  );
+  savedFunctional = saveAndReloadTemporaries(
+    splitIname(savedFunctional, 'i', 16, { innerTag: 'l.0', outerTag: 'g.0' }),
+  );
   assertSameKernel(saved.kernel, savedFunctional);
 
   const syncText = `
@@ -186,7 +211,12 @@ test('dup, rename, join, fix, dtypes, space, layout, nosync, saveReload', () => 
     out[i] = t[i] {id=r, dep=w}
   `;
   const noSync = kernel('{ [i]: 0<=i<16 }', syncText).tag({ i: 'l.0' }).space('t', 'local').nosync('local', 'w', 'r');
-  const noSyncFunctional = addNosync(setTemporaryAddressSpace(tagInames(makeKernel('{ [i]: 0<=i<16 }', syncText), { i: 'l.0' }), 't', 'local'), 'local', 'w', 'r');
+  const noSyncFunctional = addNosync(
+    setTemporaryAddressSpace(tagInames(makeKernel('{ [i]: 0<=i<16 }', syncText), { i: 'l.0' }), 't', 'local'),
+    'local',
+    'w',
+    'r',
+  );
   assertSameKernel(noSync.kernel, noSyncFunctional, { a: 'float32' });
 });
 
@@ -218,11 +248,18 @@ test('.args() rebuilds the kernel from its text and replays the transformations'
 
 test('.args() must say the whole truth', () => {
   const double = () => kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
-  const throws = (fn: () => unknown, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
+  const throws = (fn: () => unknown, pattern: RegExp) =>
+    assert.throws(fn, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
   throws(() => double().args({ a: f32('n') }), /the kernel writes the array 'out', which is not declared/);
   throws(() => double().args({ out: f32.out('n') }), /the kernel reads the array 'a', which is not declared/);
-  throws(() => double().args({ a: f32.inout('n'), out: f32.out('n') }), /'a' is declared as an output, but the kernel never writes it/);
-  throws(() => double().args({ a: f32('n'), out: f32('n') }), /'out' is declared as an input, but the kernel writes it/);
+  throws(
+    () => double().args({ a: f32.inout('n'), out: f32.out('n') }),
+    /'a' is declared as an output, but the kernel never writes it/,
+  );
+  throws(
+    () => double().args({ a: f32('n'), out: f32('n') }),
+    /'out' is declared as an input, but the kernel writes it/,
+  );
   throws(() => double().args({ a: f32(), out: f32.out() }), /parameter 'n' is not declared/);
   // a parameter may be declared as a value instead
   const declared = double().args({ a: f32(), out: f32.out(), n: i32.value() });
@@ -237,15 +274,27 @@ test('errors surface at the verb that causes them', () => {
 
 test('precompute: the verb is the core function', () => {
   const text = ['{ [i]: 0<=i<n }', 'f(x) := x*x + 1\nout[i] = f(i) + f(i + 1)'] as const;
-  const built = kernel(text[0], text[1]).split('i', 16, { outer: 'g.0', inner: 'l.0' }).precompute('f', ['i_inner'], { defaultTag: 'l.0' });
-  const functional = precompute(splitIname(makeKernel(text[0], text[1]), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner'], { defaultTag: 'l.0' });
+  const built = kernel(text[0], text[1])
+    .split('i', 16, { outer: 'g.0', inner: 'l.0' })
+    .precompute('f', ['i_inner'], { defaultTag: 'l.0' });
+  const functional = precompute(
+    splitIname(makeKernel(text[0], text[1]), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }),
+    'f',
+    ['i_inner'],
+    { defaultTag: 'l.0' },
+  );
   assertSameKernel(built.kernel, functional);
 });
 
 test('stats: the three maps of the kernel, as getOpMap, getMemAccessMap and getSynchronizationMap give them', () => {
-  const built = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1').dtypes({ a: 'float32' }).split('i', 64, { outer: 'g.0', inner: 'l.0' });
+  const built = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1')
+    .dtypes({ a: 'float32' })
+    .split('i', 64, { outer: 'g.0', inner: 'l.0' });
   const stats = built.stats({ subgroupSize: 32 });
-  const functional = addDtypes(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1'), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }), { a: 'float32' });
+  const functional = addDtypes(
+    splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1'), 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' }),
+    { a: 'float32' },
+  );
   assert.is(stats.ops.toString(), getOpMap(functional, { subgroupSize: 32 }).toString());
   assert.is(stats.memAccesses.toString(), getMemAccessMap(functional, { subgroupSize: 32 }).toString());
   assert.is(stats.sync.toString(), getSynchronizationMap(functional).toString());
@@ -255,7 +304,10 @@ test('stats: the three maps of the kernel, as getOpMap, getMemAccessMap and getS
 });
 
 test('issue 15 verbs: each is its core function', () => {
-  const text = ['{ [i, j]: 0<=i<40 and 0<=j<8 }', 'f(x) := 2*x\nout[i] = f(a[i, 0]) + sum(j, a[i, j]) {id=w}\nother[i] = sum(j, 2*a[i, j]) {id=v}'] as const;
+  const text = [
+    '{ [i, j]: 0<=i<40 and 0<=j<8 }',
+    'f(x) := 2*x\nout[i] = f(a[i, 0]) + sum(j, a[i, j]) {id=w}\nother[i] = sum(j, 2*a[i, j]) {id=v}',
+  ] as const;
   const built = kernel(text[0], text[1])
     .split('i', 8, { within: 'id:w', outer: 'g.0' })
     .renameInames(['i'], 'row')
@@ -277,7 +329,9 @@ test('issue 15 verbs: each is its core function', () => {
   functional = addInamesToInsn(functional, 'row', 'id:v');
   functional = tagInstructions(setInstructionPriority(functional, 'id:w', 3), 'mine', 'writes:other');
   assertSameKernel(built.kernel, functional, { a: 'float32' });
-  assertSameKernel(kernel(text[0], text[1]).chunk('i', 3).kernel, chunkIname(makeKernel(text[0], text[1]), 'i', 3), { a: 'float32' });
+  assertSameKernel(kernel(text[0], text[1]).chunk('i', 3).kernel, chunkIname(makeKernel(text[0], text[1]), 'i', 3), {
+    a: 'float32',
+  });
 });
 
 test.run();

@@ -9,11 +9,28 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, estimateTime, LoomError, makeKernel, splitIname, type DeviceProfile } from '@loom/core';
-import { committedProfiles, deviceProfile, profileFileName, profilesDir, readProfile, writeProfile } from '@loom/dsl/profiles';
+import {
+  committedProfiles,
+  deviceProfile,
+  profileFileName,
+  profilesDir,
+  readProfile,
+  writeProfile,
+} from '@loom/dsl/profiles';
 import { loom } from './support/cli.ts';
 
-const h100: DeviceProfile = { device: 'OpenCL: paper H100 (paper CUDA)', bandwidth: 3.0e12, flopRate: 5.0e13, launchOverhead: 8e-6 };
-const other: DeviceProfile = { device: 'WebGPU: paper-h100 (paper driver 1.2)', bandwidth: 2.5e12, flopRate: 4.0e13, launchOverhead: 2e-5 };
+const h100: DeviceProfile = {
+  device: 'OpenCL: paper H100 (paper CUDA)',
+  bandwidth: 3.0e12,
+  flopRate: 5.0e13,
+  launchOverhead: 8e-6,
+};
+const other: DeviceProfile = {
+  device: 'WebGPU: paper-h100 (paper driver 1.2)',
+  bandwidth: 2.5e12,
+  flopRate: 4.0e13,
+  launchOverhead: 2e-5,
+};
 
 /** A scratch directory, removed afterwards. */
 function inScratch(f: (dir: string) => void | Promise<void>): () => Promise<void> {
@@ -44,7 +61,10 @@ test(
   inScratch((dir) => {
     const file = writeProfile(h100, { backend: 'opencl', measured: '2026-11-24' }, dir);
     assert.is(path.basename(file), 'opencl-paper-h100-paper-cuda.json');
-    assert.is(profileFileName('WebGPU: nvidia-h100-80gb-hbm3 (NVIDIA: 580.159.04)'), 'webgpu-nvidia-h100-80gb-hbm3-nvidia-580-159-04.json');
+    assert.is(
+      profileFileName('WebGPU: nvidia-h100-80gb-hbm3 (NVIDIA: 580.159.04)'),
+      'webgpu-nvidia-h100-80gb-hbm3-nvidia-580-159-04.json',
+    );
     assert.equal(readProfile(file), h100);
     writeProfile(other, {}, dir);
     assert.equal(
@@ -71,8 +91,14 @@ test(
         (e: unknown) => e instanceof LoomError && message.test((e as Error).message),
         name,
       );
-    refused('paper', /the profile 'paper' is ambiguous: 'OpenCL: paper H100 \(paper CUDA\)', 'WebGPU: paper-h100 \(paper driver 1.2\)' match it/);
-    refused('A100', /cannot read the profile A100: it is no file, and no committed profile's device is called so \(committed in .*'OpenCL: paper H100 \(paper CUDA\)'/);
+    refused(
+      'paper',
+      /the profile 'paper' is ambiguous: 'OpenCL: paper H100 \(paper CUDA\)', 'WebGPU: paper-h100 \(paper driver 1.2\)' match it/,
+    );
+    refused(
+      'A100',
+      /cannot read the profile A100: it is no file, and no committed profile's device is called so \(committed in .*'OpenCL: paper H100 \(paper CUDA\)'/,
+    );
   }),
 );
 
@@ -91,7 +117,10 @@ test(
   'estimateTime with a profile found by name is estimateTime with that profile',
   inScratch((dir) => {
     writeProfile(h100, {}, dir);
-    const add = addDtypes(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = x[i] + y[i]'), 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' }), { x: 'float32', y: 'float32' });
+    const add = addDtypes(
+      splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = x[i] + y[i]'), 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' }),
+      { x: 'float32', y: 'float32' },
+    );
     const n = 1 << 26;
     const e = estimateTime(add, deviceProfile('paper H100', dir), { n });
     assert.equal(e, estimateTime(add, h100, { n }));
@@ -104,7 +133,14 @@ test(
   inScratch(async (dir) => {
     writeProfile(h100, {}, dir);
     await withEnv('LOOM_PROFILES_DIR', dir, async () => {
-      const { code, stdout } = await loom('stats', path.join(import.meta.dirname, '../examples/statistics.ts'), '--params', 'n=256,m=256,l=8', '--profile', 'paper H100');
+      const { code, stdout } = await loom(
+        'stats',
+        path.join(import.meta.dirname, '../examples/statistics.ts'),
+        '--params',
+        'n=256,m=256,l=8',
+        '--profile',
+        'paper H100',
+      );
       assert.is(code, 0);
       assert.match(stdout, 'estimate on OpenCL: paper H100 (paper CUDA) at n=256, m=256, l=8:');
     });
@@ -118,9 +154,19 @@ test(
     writeProfile({ ...h100, device: 'CPU (generated JavaScript)' }, {}, path.join(dir, 'profiles'));
     await withEnv('LOOM_PROFILES_DIR', path.join(dir, 'profiles'), () =>
       withEnv('LOOM_CACHE_DIR', cache, async () => {
-        const { code, stdout } = await loom('stats', path.join(import.meta.dirname, '../examples/statistics.ts'), '--params', 'n=16,m=16,l=2', '--device', 'cpu');
+        const { code, stdout } = await loom(
+          'stats',
+          path.join(import.meta.dirname, '../examples/statistics.ts'),
+          '--params',
+          'n=16,m=16,l=2',
+          '--device',
+          'cpu',
+        );
         assert.is(code, 0);
-        assert.match(stdout, /^CPU \(generated JavaScript\): profile committed with Loom: 3\.00e12 B\/s, 5\.00e13 flop\/s, launch 8\.00e-6 s/);
+        assert.match(
+          stdout,
+          /^CPU \(generated JavaScript\): profile committed with Loom: 3\.00e12 B\/s, 5\.00e13 flop\/s, launch 8\.00e-6 s/,
+        );
         assert.not.ok(existsSync(path.join(cache, 'device-profiles.json')), 'nothing measured, nothing cached');
       }),
     );
@@ -166,7 +212,10 @@ test(
     const plot = path.join(dir, 'roofline.svg');
     const { code, stdout } = await loom('stats', '--profile', profile, '--measured', run, '--plot', plot);
     assert.is(code, 0);
-    assert.match(stdout, `sgemm (tuned) (4096), from ${run}: predicted 0.00275 s, measured 0.00450 s (predicted/measured 0.611), compute bound`);
+    assert.match(
+      stdout,
+      `sgemm (tuned) (4096), from ${run}: predicted 0.00275 s, measured 0.00450 s (predicted/measured 0.611), compute bound`,
+    );
     assert.not.match(stdout, '0.00530');
     const svg = readFileSync(plot, 'utf8');
     assert.match(svg, '>sgemm (tuned) (4096)</text>');
@@ -178,7 +227,10 @@ test(
     writeFileSync(profile, JSON.stringify({ ...h100, device: 'A100' }));
     const wrong = await loom('stats', '--profile', profile, '--measured', run);
     assert.is(wrong.code, 2);
-    assert.match(wrong.stderr, `has no roofline measurement on 'A100' (it has: 'OpenCL: paper H100 (paper CUDA)', 'WebGPU: paper-h100 (paper driver 1.2)')`);
+    assert.match(
+      wrong.stderr,
+      `has no roofline measurement on 'A100' (it has: 'OpenCL: paper H100 (paper CUDA)', 'WebGPU: paper-h100 (paper driver 1.2)')`,
+    );
     const usage = await loom('stats', '--measured', run);
     assert.is(usage.code, 2);
     assert.match(usage.stderr, "--measured needs the profile of the run's device");

@@ -57,7 +57,10 @@ test('a template kernel is the kernel of its text', () => {
   assert.is(fromTemplates.toString(), makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').toString());
   // strings and fragments mix, in lists too
   const mixed = kernel(['{ [i]: 0<=i<n }', domain`{ [j]: 0<=j<=i }`], ['out[i, j] = a[i]', insn`b[i] = 1`]);
-  assert.is(mixed.toString(), makeKernel(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }'], 'out[i, j] = a[i]\nb[i] = 1').toString());
+  assert.is(
+    mixed.toString(),
+    makeKernel(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }'], 'out[i, j] = a[i]\nb[i] = 1').toString(),
+  );
 });
 
 test('values that cannot be interpolated are refused, pointing at the ${...}', () => {
@@ -70,7 +73,10 @@ test('values that cannot be interpolated are refused, pointing at the ${...}', (
 
   assert.match(caught(() => insn`x = ${Number.NaN}`).message, /only finite numbers/);
   assert.match(caught(() => insn`x = ${{} as never}`).message, /cannot interpolate an object/);
-  assert.match(caught(() => insn`x = ${domain`{ [i]: 0<=i<n }`}`).message, /a domain fragment cannot be spliced into a insn template/);
+  assert.match(
+    caught(() => insn`x = ${domain`{ [i]: 0<=i<n }`}`).message,
+    /a domain fragment cannot be spliced into a insn template/,
+  );
 });
 
 test('a syntax error in an instruction points at the file, line and column', () => {

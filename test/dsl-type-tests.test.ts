@@ -32,10 +32,17 @@ test('each @ts-expect-error in test/types marks a line that does not compile', (
   assert.ok([...expected.values()].flat().length >= 30, 'the type tests have their negative cases');
   writeFileSync(
     path.join(copyDir, 'tsconfig.json'),
-    JSON.stringify({ extends: path.join(root, 'tsconfig.json'), include: ['./*.ts', path.join(typesDir, '*.d.ts'), path.join(root, 'examples', '*.d.ts')] }),
+    JSON.stringify({
+      extends: path.join(root, 'tsconfig.json'),
+      include: ['./*.ts', path.join(typesDir, '*.d.ts'), path.join(root, 'examples', '*.d.ts')],
+    }),
   );
 
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', copyDir, '--pretty', 'false'], { encoding: 'utf8' });
+  const tsc = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', copyDir, '--pretty', 'false'],
+    { encoding: 'utf8' },
+  );
   const errors = new Map<string, Set<number>>();
   for (const m of tsc.stdout.matchAll(/^(.+?)\((\d+),\d+\): error TS\d+/gm)) {
     const name = path.basename(m[1]);

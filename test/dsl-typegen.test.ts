@@ -95,7 +95,10 @@ test('typegen writes the declarations of the named template kernels', async () =
     };`,
   );
   // the spliced fragment's instruction is there, and so is the 0-d output `total`
-  assert.match(text, "out: { kind: 'array'; dtype: 'auto'; required: false; output: true };\n        total: { kind: 'array'; dtype: 'auto'; required: false; output: true };");
+  assert.match(
+    text,
+    "out: { kind: 'array'; dtype: 'auto'; required: false; output: true };\n        total: { kind: 'array'; dtype: 'auto'; required: false; output: true };",
+  );
   assert.match(text, "a: { kind: 'array'; dtype: 'float32'; required: true; output: false };");
   assert.not.match(text, 'literal');
 });
@@ -118,7 +121,10 @@ test('--check fails once a kernel changes, and typegen brings it up to date', as
   assert.not.match(readFileSync(declarations, 'utf8'), ' c: ');
 
   assert.ok((await typegen({ project })).ok);
-  assert.match(readFileSync(declarations, 'utf8'), "c: { kind: 'array'; dtype: 'auto'; required: true; output: false };");
+  assert.match(
+    readFileSync(declarations, 'utf8'),
+    "c: { kind: 'array'; dtype: 'auto'; required: true; output: false };",
+  );
   assert.ok((await typegen({ project, check: true })).ok);
 });
 
@@ -149,7 +155,12 @@ test('a tsconfig.json that does not parse is an error naming it and why, never a
         () => undefined,
         (e: unknown) => e,
       );
-      assert.ok(thrown instanceof Error && thrown.message.startsWith(`cannot read ${config}: `) && thrown.message.includes(why!), `${text}: ${String(thrown)}`);
+      assert.ok(
+        thrown instanceof Error &&
+          thrown.message.startsWith(`cannot read ${config}: `) &&
+          thrown.message.includes(why!),
+        `${text}: ${String(thrown)}`,
+      );
     }
     // a valid one that takes in no file is an empty project, not an error
     writeFileSync(config, '{ "include": ["src/**/*.ts"] }');
@@ -160,7 +171,10 @@ test('a tsconfig.json that does not parse is an error naming it and why, never a
 });
 
 test('a kernel that does not build is an error pointing into its template', async () => {
-  write(source, "import { domain, insn, kernel } from '@loom/dsl';\nexport const broken = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i] + @`, { name: 'broken' });\n");
+  write(
+    source,
+    "import { domain, insn, kernel } from '@loom/dsl';\nexport const broken = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i] + @`, { name: 'broken' });\n",
+  );
   const report = await typegen({ project });
   assert.not.ok(report.ok);
   assert.equal(report.written, []);
@@ -181,7 +195,10 @@ export const two = kernel(domain\`{ [i]: 0<=i<n }\`, insn\`out[i] = b[i]\`, { na
   );
   const report = await typegen({ project });
   assert.not.ok(report.ok);
-  assert.match(report.errors[0], "kernel name 'same' is used by 2 template kernels (src/kernels.ts:2, src/kernels.ts:3)");
+  assert.match(
+    report.errors[0],
+    "kernel name 'same' is used by 2 template kernels (src/kernels.ts:2, src/kernels.ts:3)",
+  );
 });
 
 test('values typegen cannot know leave the kernel loose, with a note saying where', async () => {
@@ -196,7 +213,10 @@ export function make(k: number) {
   const report = await typegen({ project });
   assert.ok(report.ok);
   assert.equal(report.kernels, []);
-  assert.match(report.notes[0], "src/kernels.ts:3: kernel left loosely typed: 'k' is not a const with a static value (src/kernels.ts:3:");
+  assert.match(
+    report.notes[0],
+    "src/kernels.ts:3: kernel left loosely typed: 'k' is not a const with a static value (src/kernels.ts:3:",
+  );
 });
 
 // --- computations whose parameter lists the compiler cannot see ------------------------------------
@@ -234,7 +254,9 @@ test('typegen registers the parameter lists of named computations the compiler c
     ['first', 'second'],
   );
   assert.ok(report.written.includes(computationsDeclarations));
-  assert.ok(report.notes.some((n) => /src\/computations\.ts:17: computation left loosely typed: give it a name/.test(n)));
+  assert.ok(
+    report.notes.some((n) => /src\/computations\.ts:17: computation left loosely typed: give it a name/.test(n)),
+  );
   const text = readFileSync(computationsDeclarations, 'utf8');
   assert.match(text, "import type {} from '@loom/computation';");
   assert.not.match(text, "'@loom/dsl'");
@@ -255,7 +277,9 @@ test('typegen registers the parameter lists of named computations the compiler c
 
 test('--check fails once a registered parameter list changes', async () => {
   write(computationsSource, COMPUTATIONS.replace("dtype: 'int32'", "dtype: 'uint8'"));
-  assert.equal((await typegen({ project, check: true })).stale, [{ file: computationsDeclarations, why: 'out of date' }]);
+  assert.equal((await typegen({ project, check: true })).stale, [
+    { file: computationsDeclarations, why: 'out of date' },
+  ]);
   assert.ok((await typegen({ project })).ok);
   assert.match(readFileSync(computationsDeclarations, 'utf8'), "readonly dtype: 'uint8'");
   assert.ok((await typegen({ project, check: true })).ok);
@@ -265,11 +289,17 @@ test('a parameter list the computation would refuse is an error; names are regis
   write(computationsSource, COMPUTATIONS.replace("role: 's'", "role: 'x'"));
   let report = await typegen({ project });
   assert.not.ok(report.ok);
-  assert.match(report.errors[0], "src/computations.ts:12: computation 'first': computation 'first': parameter 'k' has role 'x'");
+  assert.match(
+    report.errors[0],
+    "src/computations.ts:12: computation 'first': computation 'first': parameter 'k' has role 'x'",
+  );
   write(computationsSource, COMPUTATIONS.replace("name: 'second'", "name: 'first'"));
   report = await typegen({ project });
   assert.not.ok(report.ok);
-  assert.match(report.errors[0], "computation name 'first' is used by 2 computations (src/computations.ts:12, src/computations.ts:13)");
+  assert.match(
+    report.errors[0],
+    "computation name 'first' is used by 2 computations (src/computations.ts:12, src/computations.ts:13)",
+  );
   rmSync(computationsSource);
   assert.equal((await typegen({ project })).removed, [computationsDeclarations]);
 });
@@ -277,11 +307,21 @@ test('a parameter list the computation would refuse is an error; names are regis
 test('without @loom/computation installed (an optional peer): a project without computations is typed; one with them is told what to install', () => {
   // the bin, with @loom/computation hidden as if not installed (test/support/hide-packages.mjs)
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', path.join(repository, 'test/support/hide-packages.mjs'), path.join(repository, 'packages/dsl/bin/loom.mjs'), 'typegen', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, LOOM_HIDE_PACKAGES: '@loom/computation' },
-    });
+    spawnSync(
+      process.execPath,
+      [
+        '--import',
+        path.join(repository, 'test/support/hide-packages.mjs'),
+        path.join(repository, 'packages/dsl/bin/loom.mjs'),
+        'typegen',
+        ...args,
+      ],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, LOOM_HIDE_PACKAGES: '@loom/computation' },
+      },
+    );
   rmSync(declarations, { force: true });
   const written = run();
   assert.is(written.status, 0, written.stderr);
@@ -293,7 +333,10 @@ test('without @loom/computation installed (an optional peer): a project without 
   try {
     const missing = run();
     assert.is(missing.status, 1, missing.stderr);
-    assert.match(missing.stderr, "error: src/computations.ts:12: computation 'first' is made with @loom/computation, which is not installed: npm install @loom/computation\n");
+    assert.match(
+      missing.stderr,
+      "error: src/computations.ts:12: computation 'first' is made with @loom/computation, which is not installed: npm install @loom/computation\n",
+    );
     assert.not.ok(existsSync(computationsDeclarations), 'nothing written for it');
   } finally {
     rmSync(computationsSource);

@@ -7,7 +7,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
-import { elementwiseDTypes, pointwise, supportsDType, tensor, type ComplexScalar, type Tensor, type TensorDType } from '@loom/elementwise';
+import {
+  elementwiseDTypes,
+  pointwise,
+  supportsDType,
+  tensor,
+  type ComplexScalar,
+  type Tensor,
+  type TensorDType,
+} from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, broadcastApply, numbers, sample, toDType } from './support/elementwise-reference.ts';
 
@@ -19,7 +27,12 @@ const mul = pointwise({ name: 'mul' }, (x: number, y: number) => x * y);
 type Complex = readonly [number, number];
 
 /** A tensor of `dtype` with deterministic values, and those values (complex ones as pairs). */
-function make(dtype: TensorDType, n: number, seed: number, device = testDevices()[0]): { t: Tensor; v: (number | Complex)[] } {
+function make(
+  dtype: TensorDType,
+  n: number,
+  seed: number,
+  device = testDevices()[0],
+): { t: Tensor; v: (number | Complex)[] } {
   if (dtype === 'complex64' || dtype === 'complex128') {
     const re = sample(dtype, n, seed);
     const im = sample(dtype, n, seed + 100);
@@ -47,19 +60,32 @@ async function read(t: Tensor): Promise<(number | Complex)[]> {
 const isPair = (x: unknown): x is Complex => Array.isArray(x);
 
 /** x + y as PyTorch computes it: both converted to the computation dtype, added there, stored as the result dtype. */
-function referenceAdd(x: number | Complex, y: number | Complex, computation: TensorDType, result: TensorDType): number | Complex {
+function referenceAdd(
+  x: number | Complex,
+  y: number | Complex,
+  computation: TensorDType,
+  result: TensorDType,
+): number | Complex {
   const c = (v: number | Complex): Complex => (isPair(v) ? v : [v, 0]);
   if (computation === 'complex64' || computation === 'complex128') {
     const [a, b] = [c(x), c(y)];
     const part = computation === 'complex64' ? 'float32' : 'float64';
-    const sum = [toDType(toDType(a[0], part) + toDType(b[0], part), part), toDType(toDType(a[1], part) + toDType(b[1], part), part)] as const;
+    const sum = [
+      toDType(toDType(a[0], part) + toDType(b[0], part), part),
+      toDType(toDType(a[1], part) + toDType(b[1], part), part),
+    ] as const;
     return result === computation ? sum : toDType(sum[0], result);
   }
   const [a, b] = [toDType(isPair(x) ? x[0] : x, computation), toDType(isPair(y) ? y[0] : y, computation)];
   return toDType(toDType(a + b, computation), result);
 }
 
-function assertValues(actual: readonly (number | Complex)[], expected: readonly (number | Complex)[], what: string, tolerance = 0): void {
+function assertValues(
+  actual: readonly (number | Complex)[],
+  expected: readonly (number | Complex)[],
+  what: string,
+  tolerance = 0,
+): void {
   const flat = (xs: readonly (number | Complex)[]) => xs.flatMap((x) => (isPair(x) ? [...x] : [x]));
   assertNumbers(flat(actual), flat(expected), what, tolerance);
 }
@@ -150,8 +176,14 @@ for (const device of testDevices()) {
     assert.is(e.dtype, 'bool');
     assert.equal(numbers(await e.toArray()), [1, 0, 1, 0]);
 
-    const where = pointwise({ promotionMethods: [[1, 2, 'NO_OPMATH']] }, (c: boolean, x: number, y: number) => (c ? x : y));
-    const w = await where(tensor([true, false, true, false], undefined, on), i, tensor([9, 9, 9, 9], undefined, { device, dtype: 'int8' }));
+    const where = pointwise({ promotionMethods: [[1, 2, 'NO_OPMATH']] }, (c: boolean, x: number, y: number) =>
+      c ? x : y,
+    );
+    const w = await where(
+      tensor([true, false, true, false], undefined, on),
+      i,
+      tensor([9, 9, 9, 9], undefined, { device, dtype: 'int8' }),
+    );
     assert.is(w.dtype, 'int32');
     assert.equal(numbers(await w.toArray()), [0, 9, 2, 9]);
 
@@ -245,7 +277,19 @@ for (const device of testDevices()) {
  * at once. Each pair is a kernel of its own, so by default only the CPU device (which
  * compiles in a few milliseconds) runs them all; LOOM_EXHAUSTIVE=1 runs every device.
  */
-const ALL_PAIRS: TensorDType[] = ['bool', 'uint8', 'int8', 'int16', 'int32', 'int64', 'float16', 'float32', 'float64', 'complex64', 'complex128'];
+const ALL_PAIRS: TensorDType[] = [
+  'bool',
+  'uint8',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'float16',
+  'float32',
+  'float64',
+  'complex64',
+  'complex128',
+];
 const sumAndEq = pointwise(
   {
     numOutputs: 2,
@@ -278,7 +322,12 @@ for (const device of process.env.LOOM_EXHAUSTIVE ? testDevices() : testDevices()
           { values: x.v as never, shape: [6] },
           { values: y.v as never, shape: [6] },
         ];
-        assertValues(await read(sum), broadcastApply(ops, (p: number | Complex, q: number | Complex) => referenceAdd(p, q, computation, result)).values, `${a} + ${b}`);
+        assertValues(
+          await read(sum),
+          broadcastApply(ops, (p: number | Complex, q: number | Complex) => referenceAdd(p, q, computation, result))
+            .values,
+          `${a} + ${b}`,
+        );
         const same = (p: number | Complex, q: number | Complex) => {
           const [u, v] = [referenceAdd(p, 0, computation, computation), referenceAdd(q, 0, computation, computation)];
           return (isPair(u) && isPair(v) ? u[0] === v[0] && u[1] === v[1] : u === v) ? 1 : 0;

@@ -13,7 +13,8 @@ import { pointwise, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 
 /** PyTorch's integer power: exact for exponents >= 0, truncated toward zero below. */
-const intPow = (a: number, b: number) => (b >= 0 ? Math.trunc(a ** b) : a === 1 ? 1 : a === -1 ? (b % 2 === 0 ? 1 : -1) : 0);
+const intPow = (a: number, b: number) =>
+  b >= 0 ? Math.trunc(a ** b) : a === 1 ? 1 : a === -1 ? (b % 2 === 0 ? 1 : -1) : 0;
 /** JavaScript's remainder, with 0 for a divisor of 0. */
 const intRem = (a: number, b: number) => (b === 0 ? 0 : a % b);
 
@@ -22,7 +23,10 @@ test('integer ** and % with edge operands: PyTorch-style integer results on ever
   const ys = [-1, 0, 2, 0, -3, -3, -2, 3, -2, 4];
   const f = pointwise({ numOutputs: 2 }, (a: number, b: number) => [a ** b, a % b]);
   for (const device of testDevices()) {
-    const [pow, rem] = await f(tensor(xs, undefined, { device, dtype: 'int32' }), tensor(ys, undefined, { device, dtype: 'int32' }));
+    const [pow, rem] = await f(
+      tensor(xs, undefined, { device, dtype: 'int32' }),
+      tensor(ys, undefined, { device, dtype: 'int32' }),
+    );
     assert.is(pow.dtype, 'int32', device.name);
     assert.equal(
       [...((await pow.toArray()) as Int32Array)],

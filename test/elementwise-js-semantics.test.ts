@@ -14,7 +14,8 @@ import { assertNumbers, numbers } from './support/elementwise-reference.ts';
 const xs = [1.5, -2.25, 3, 0, -0.5, 2.5, 1e-3];
 
 /** `(x) => { const v1 = x + x; ...; return v<n>; }`: n doublings, each local used twice. */
-const doublings = (n: number) => `(x) => { const v0 = x; ${Array.from({ length: n }, (_, k) => `const v${k + 1} = v${k} + v${k};`).join(' ')} return v${n}; }`;
+const doublings = (n: number) =>
+  `(x) => { const v0 = x; ${Array.from({ length: n }, (_, k) => `const v${k + 1} = v${k} + v${k};`).join(' ')} return v${n}; }`;
 
 for (const device of testDevices()) {
   test(`${device.name}: literals and Math constants are weak: on float64 data they are doubles, as in plain JS`, async () => {
@@ -22,7 +23,11 @@ for (const device of testDevices()) {
     assert.ok(dtypes.length > 0);
     for (const dtype of dtypes) {
       const round = dtype === 'float32' ? Math.fround : (v: number) => v;
-      const f = pointwise({ numOutputs: 3 }, (x: number) => [Math.hypot(x, Math.PI), x + 1 / 3, x * Math.E - Math.SQRT2 ** 2]);
+      const f = pointwise({ numOutputs: 3 }, (x: number) => [
+        Math.hypot(x, Math.PI),
+        x + 1 / 3,
+        x * Math.E - Math.SQRT2 ** 2,
+      ]);
       const outs = await f(tensor(xs, undefined, { device, dtype }));
       assert.equal(
         outs.map((o) => o.dtype),

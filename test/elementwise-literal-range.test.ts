@@ -43,13 +43,26 @@ async function refused(f: () => unknown, message: string, literal?: string): Pro
   assert.unreachable(`expected a LoomError: ${message}`);
 }
 
-const run = (source: string, data: number[], dtype: TensorDType, device: Device) => pointwise({}, source)(tensor(data, undefined, { device, dtype }));
+const run = (source: string, data: number[], dtype: TensorDType, device: Device) =>
+  pointwise({}, source)(tensor(data, undefined, { device, dtype }));
 
 test('x + 3000000000 over int32 data is a LoomError with a caret under the literal, on every device', async () => {
   for (const device of testDevices()) {
-    await refused(() => run('(x) => x + 3000000000', [1, 2], 'int32', device), 'the literal 3000000000 does not fit int32', '3000000000');
-    await refused(() => run('(x) => x > 0 ? 3000000000 : x', [1, 2], 'int32', device), 'the literal 3000000000 does not fit int32', '3000000000');
-    await refused(() => run('(x) => { const big = -3 * 1e9; return Math.max(x, big); }', [1, 2], 'int32', device), 'the literal -3000000000 does not fit int32', '-3 * 1e9');
+    await refused(
+      () => run('(x) => x + 3000000000', [1, 2], 'int32', device),
+      'the literal 3000000000 does not fit int32',
+      '3000000000',
+    );
+    await refused(
+      () => run('(x) => x > 0 ? 3000000000 : x', [1, 2], 'int32', device),
+      'the literal 3000000000 does not fit int32',
+      '3000000000',
+    );
+    await refused(
+      () => run('(x) => { const big = -3 * 1e9; return Math.max(x, big); }', [1, 2], 'int32', device),
+      'the literal -3000000000 does not fit int32',
+      '-3 * 1e9',
+    );
     // stored whole into an int32 output (WebGPU wrapped it, the others saturated)
     await refused(() => run('(x) => 3000000000', [1, 2], 'int32', device), 'does not fit int32', '3000000000');
     // beside bool data a literal is an int32
@@ -58,13 +71,20 @@ test('x + 3000000000 over int32 data is a LoomError with a caret under the liter
     assert.equal(numbers(await b.toArray(), 'bool'), [1, 1], device.name);
     // beside float data it is the float it is
     const f = await run('(x) => x + 3000000000', [1, 2], 'float32', device);
-    assert.equal(numbers(await f.toArray(), 'float32'), [Math.fround(3000000001), Math.fround(3000000002)], device.name);
+    assert.equal(
+      numbers(await f.toArray(), 'float32'),
+      [Math.fround(3000000001), Math.fround(3000000002)],
+      device.name,
+    );
   }
 });
 
 test('literals at the edges of each integer dtype compute as JS does (converted to the dtype); one beyond is a LoomError, on every device', async () => {
   for (const device of testDevices()) {
-    for (const [dtype, [min, max, lowest]] of Object.entries(RANGES) as [TensorDType, readonly [number, number, number]][]) {
+    for (const [dtype, [min, max, lowest]] of Object.entries(RANGES) as [
+      TensorDType,
+      readonly [number, number, number],
+    ][]) {
       const at = `${device.name}, ${dtype}`;
       const data = dtype.startsWith('u') ? [0, 1, 3, max] : [min, -1, 0, 1, max];
       for (const literal of [max, lowest, min]) {
@@ -76,8 +96,16 @@ test('literals at the edges of each integer dtype compute as JS does (converted 
           `${at}: x + ${literal}`,
         );
       }
-      await refused(() => run(`(x) => x + ${max + 1}`, data, dtype, device), `the literal ${max + 1} does not fit ${dtype}`, `${max + 1}`);
-      await refused(() => run(`(x) => x * ${lowest - 1}`, data, dtype, device), `the literal ${lowest - 1} does not fit ${dtype}`, `${lowest - 1}`);
+      await refused(
+        () => run(`(x) => x + ${max + 1}`, data, dtype, device),
+        `the literal ${max + 1} does not fit ${dtype}`,
+        `${max + 1}`,
+      );
+      await refused(
+        () => run(`(x) => x * ${lowest - 1}`, data, dtype, device),
+        `the literal ${lowest - 1} does not fit ${dtype}`,
+        `${lowest - 1}`,
+      );
       await refused(() => run(`(x) => x === ${max + 1}`, data, dtype, device), `does not fit ${dtype}`, `${max + 1}`);
     }
   }
@@ -86,8 +114,16 @@ test('literals at the edges of each integer dtype compute as JS does (converted 
 test('int64 literals past 2^53 are exact on every device with int64; past 2^63 they are a LoomError', async () => {
   for (const device of testDevices().filter((d) => supportsDType(d, 'int64'))) {
     const out = await run('(x) => x + 1152921504606846976', [1, 0, -1], 'int64', device);
-    assert.equal([...((await out.toArray()) as BigInt64Array)], [2n ** 60n + 1n, 2n ** 60n, 2n ** 60n - 1n], device.name);
-    await refused(() => run('(x) => x + 9223372036854775808', [1], 'int64', device), 'does not fit int64', '9223372036854775808');
+    assert.equal(
+      [...((await out.toArray()) as BigInt64Array)],
+      [2n ** 60n + 1n, 2n ** 60n, 2n ** 60n - 1n],
+      device.name,
+    );
+    await refused(
+      () => run('(x) => x + 9223372036854775808', [1], 'int64', device),
+      'does not fit int64',
+      '9223372036854775808',
+    );
   }
 });
 
@@ -104,7 +140,11 @@ test('a whole-number scalar argument that does not fit its integer dtype is a Lo
     const float = pointwise({ isTensor: [true, false], dtypes: [null, 'float'] }, (a: number, c: number) => a + c);
     const sum = await float(x, 3000000000);
     assert.is(sum.dtype, 'float32', device.name);
-    assert.equal(numbers(await sum.toArray(), 'float32'), [Math.fround(3000000001), Math.fround(3000000002)], device.name);
+    assert.equal(
+      numbers(await sum.toArray(), 'float32'),
+      [Math.fround(3000000001), Math.fround(3000000002)],
+      device.name,
+    );
   }
 });
 
@@ -119,13 +159,29 @@ const UNSIGNED: readonly (readonly [TensorDType, number])[] = [
 // Bitwise operators computed with the negative value (C's int, JavaScript's doubles): `(x | -2) >> 1`
 // over uint8 gave -1 (255 stored) where the rule gives 127.
 test('bitwise operators with a negative literal beside unsigned data wrap it by the rule, on every device', async () => {
-  const ops = pointwise({ numOutputs: 6 }, (x: number) => [x & -2, x | -2, (x ^ -3) >> 1, (x | -16) % 7, -1 >> (x & 3), x & (x > 3 ? -1 : -8)]);
+  const ops = pointwise({ numOutputs: 6 }, (x: number) => [
+    x & -2,
+    x | -2,
+    (x ^ -3) >> 1,
+    (x | -16) % 7,
+    -1 >> (x & 3),
+    x & (x > 3 ? -1 : -8),
+  ]);
   for (const device of testDevices()) {
     for (const [dtype, bits] of UNSIGNED.filter(([t]) => supportsDType(device, t))) {
       const w = (v: bigint) => BigInt.asUintN(bits, v);
       const data = [0n, 1n, 5n, 200n, w(-1n)];
-      const expected = (x: bigint) => [x & w(-2n), x | w(-2n), (x ^ w(-3n)) >> 1n, (x | w(-16n)) % 7n, w(-1n) >> (x & 3n), x & (x > 3n ? w(-1n) : w(-8n))];
-      const outs = await ops(tensor(dtype === 'uint64' ? BigUint64Array.from(data) : data.map(Number), undefined, { device, dtype }));
+      const expected = (x: bigint) => [
+        x & w(-2n),
+        x | w(-2n),
+        (x ^ w(-3n)) >> 1n,
+        (x | w(-16n)) % 7n,
+        w(-1n) >> (x & 3n),
+        x & (x > 3n ? w(-1n) : w(-8n)),
+      ];
+      const outs = await ops(
+        tensor(dtype === 'uint64' ? BigUint64Array.from(data) : data.map(Number), undefined, { device, dtype }),
+      );
       for (const [k, out] of (outs as Awaited<ReturnType<typeof tensor>>[]).entries()) {
         assert.is(out.dtype, dtype);
         const got = Array.from((await out.toArray()) as ArrayLike<number | bigint>, (v) => BigInt(v));
@@ -146,11 +202,19 @@ test('a comparison or shift count of unsigned data with a negative literal is a 
       const wrapped = `${2n ** BigInt(bits) - 2n}`;
       const data = dtype === 'uint64' ? BigUint64Array.from([1n, 5n]) : [1, 5];
       const call = (source: string) => pointwise({}, source)(tensor(data, undefined, { device, dtype }));
-      await refused(() => call('(x) => x < -2'), `the literal -2 compared with ${dtype} data would wrap to ${wrapped}`, '-2');
+      await refused(
+        () => call('(x) => x < -2'),
+        `the literal -2 compared with ${dtype} data would wrap to ${wrapped}`,
+        '-2',
+      );
       await refused(() => call('(x) => (x === -2 ? 1 : 0)'), `would wrap to ${wrapped}`, '-2');
       await refused(() => call('(x) => (-2 >= x + 1 ? 1 : 0)'), `would wrap to ${wrapped}`, '-2');
       await refused(() => call('(x) => Math.max(x, x != -2)'), `would wrap to ${wrapped}`, '-2');
-      await refused(() => call('(x) => x << -2'), `the shift count -2 beside ${dtype} data would wrap to ${wrapped}`, '-2');
+      await refused(
+        () => call('(x) => x << -2'),
+        `the shift count -2 beside ${dtype} data would wrap to ${wrapped}`,
+        '-2',
+      );
       // written wrapped, it computes the rule's result (uint64's is past 2^53, which a literal cannot spell)
       if (dtype === 'uint64') continue;
       const ok = await call(`(x) => x < ${wrapped}`);

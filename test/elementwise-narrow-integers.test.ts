@@ -55,7 +55,8 @@ const expected = (x: bigint, y: bigint, w: (v: bigint) => bigint): bigint[] => [
 
 /** Floor division (the expression language's `//`, which JavaScript lacks), and its overflow INT_MIN // −1. */
 const floorDivision = pointwise({}, '(x * y) // 3 + x // (y | 1)');
-const floorDivisionExpected = (x: bigint, y: bigint, w: (v: bigint) => bigint) => w(floorDiv(w(x * y), 3n) + w(floorDiv(x, y | 1n)));
+const floorDivisionExpected = (x: bigint, y: bigint, w: (v: bigint) => bigint) =>
+  w(floorDiv(w(x * y), 3n) + w(floorDiv(x, y | 1n)));
 
 /** The data of each dtype: its edges (−128, 127, 255 ...), 0, ±1 and a few ordinary values. */
 const DATA: Readonly<Record<IntDType, readonly number[]>> = {
@@ -115,17 +116,28 @@ test('|x| of an int8 compared and selected, and -x of an int16 wrapped back, on 
   // differential seed 1070972369: NVIDIA's Vulkan driver gave -16097 for x = -127, y = 1 (WGSL's abs()
   // of an i32 in a select; bench/repro-nvidia-wgsl-abs.ts); and NVIDIA's OpenCL read (short) -x at
   // x = -32768 as 32768 (bench/repro-nvidia-int16-min.ts)
-  const selected = pointwise({}, (x: number, y: number) => (y << 5 >= Math.abs(x) ? y << 5 : Math.abs(x)) - Math.min(x, x) * Math.max(x, x));
+  const selected = pointwise(
+    {},
+    (x: number, y: number) => (y << 5 >= Math.abs(x) ? y << 5 : Math.abs(x)) - Math.min(x, x) * Math.max(x, x),
+  );
   const negated = pointwise({}, (x: number, y: number) => Math.min(-x, y));
   for (const device of testDevices()) {
     const x8 = tensor([-127, -128, 127, 0, 1], undefined, { device, dtype: 'int8' });
     const y32 = tensor([1, 1, 5, 0, -1], undefined, { device, dtype: 'int32' });
     const want8 = [-16002, -16256, -15969, 0, 0];
-    assert.equal(Array.from(await (await selected(x8, y32)).toArray(), Number), want8, `${device.name}: int8 with int32`);
+    assert.equal(
+      Array.from(await (await selected(x8, y32)).toArray(), Number),
+      want8,
+      `${device.name}: int8 with int32`,
+    );
     const x16 = tensor([-32768, -32768, 5, -1], undefined, { device, dtype: 'int16' });
     const y16 = tensor([7, -32768, 7, 0], undefined, { device, dtype: 'int16' });
     // -(-32768) wraps to -32768 in int16, as PyTorch computes it
-    assert.equal(Array.from(await (await negated(x16, y16)).toArray(), Number), [-32768, -32768, -5, 0], `${device.name}: int16`);
+    assert.equal(
+      Array.from(await (await negated(x16, y16)).toArray(), Number),
+      [-32768, -32768, -5, 0],
+      `${device.name}: int16`,
+    );
   }
 });
 

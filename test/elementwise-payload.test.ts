@@ -10,7 +10,8 @@ import { pointwise, readPayload, tensor } from '@loom/elementwise';
 import { testDevices } from './support/devices.ts';
 import { assertNumbers, numbers } from './support/elementwise-reference.ts';
 
-const printed = (payload: Parameters<typeof readPayload>[0], params?: string[]) => readPayload(payload, params).outputs.map(printExpr);
+const printed = (payload: Parameters<typeof readPayload>[0], params?: string[]) =>
+  readPayload(payload, params).outputs.map(printExpr);
 
 test('functions become IR expressions: arithmetic, Math, ternaries, locals, several outputs', () => {
   const add = readPayload((x: number, y: number, alpha: number) => x + y * alpha);
@@ -92,7 +93,10 @@ function assertPointsAt(fn: () => unknown, source: string, construct: string, wh
     assert.match(message, what);
     const column = source.indexOf(construct);
     assert.ok(column >= 0, `'${construct}' is in '${source}'`);
-    assert.ok(message.includes(`  ${source}\n  ${' '.repeat(column)}${'^'.repeat(construct.length)}`), `caret under '${construct}':\n${message}`);
+    assert.ok(
+      message.includes(`  ${source}\n  ${' '.repeat(column)}${'^'.repeat(construct.length)}`),
+      `caret under '${construct}':\n${message}`,
+    );
     return;
   }
   assert.unreachable('expected a LoomError');
@@ -114,8 +118,14 @@ test('what cannot be translated is a LoomError at pointwise() time, with a caret
   for (const [source, construct, what] of cases) assertPointsAt(() => pointwise({}, source), source, construct, what);
   assert.throws(() => pointwise({}, 'x + foo(y)'), /unknown function 'foo'/);
   assert.throws(() => pointwise({}, (x: number) => [x, x]), /returns 2 output\(s\), but numOutputs is 1/);
-  assert.throws(() => pointwise({ isTensor: [true] }, (x: number, y: number) => x + y), /isTensor has 1 entries, but the payload takes 2 inputs/);
-  assert.throws(() => pointwise({ promotionMethods: [[0, 'FAST' as never]] }, (x: number) => x), /unknown promotion method 'FAST'/);
+  assert.throws(
+    () => pointwise({ isTensor: [true] }, (x: number, y: number) => x + y),
+    /isTensor has 1 entries, but the payload takes 2 inputs/,
+  );
+  assert.throws(
+    () => pointwise({ promotionMethods: [[0, 'FAST' as never]] }, (x: number) => x),
+    /unknown promotion method 'FAST'/,
+  );
   assert.throws(() => pointwise({ promotionMethods: [[3, 'DEFAULT']] }, (x: number) => x), /names argument 3/);
 });
 
@@ -133,11 +143,21 @@ for (const device of testDevices()) {
           [0, 1, 'DEFAULT'],
         ],
       },
-      (x: number, y: number) => [x / y, x % y, Math.round(x / 2), Math.sign(x) * Math.min(x, y, 3), Math.hypot(x, y), x > 0 && y > 0 ? 1 : x === y ? 2 : 0],
+      (x: number, y: number) => [
+        x / y,
+        x % y,
+        Math.round(x / 2),
+        Math.sign(x) * Math.min(x, y, 3),
+        Math.hypot(x, y),
+        x > 0 && y > 0 ? 1 : x === y ? 2 : 0,
+      ],
     );
     const xs = [7, -7, 5, -5, 0, 3];
     const ys = [2, 2, -3, -3, 4, 3];
-    const outs = await js(tensor(xs, undefined, { device, dtype: 'int32' }), tensor(ys, undefined, { device, dtype: 'int32' }));
+    const outs = await js(
+      tensor(xs, undefined, { device, dtype: 'int32' }),
+      tensor(ys, undefined, { device, dtype: 'int32' }),
+    );
     assert.equal(
       outs.map((o) => o.dtype),
       ['float32', 'int32', 'float32', 'int32', 'float32', 'int32'],

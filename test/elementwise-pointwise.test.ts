@@ -95,8 +95,18 @@ for (const device of testDevices()) {
       { values: r.v, shape: [3, 4] },
       { values: theta.v, shape: [4] },
     ];
-    assertNumbers(await values(re), broadcastApply(ops, (m: number, t: number) => m * Math.cos(t)).values, 'real', 1e-5);
-    assertNumbers(await values(im), broadcastApply(ops, (m: number, t: number) => m * Math.sin(t)).values, 'imag', 1e-5);
+    assertNumbers(
+      await values(re),
+      broadcastApply(ops, (m: number, t: number) => m * Math.cos(t)).values,
+      'real',
+      1e-5,
+    );
+    assertNumbers(
+      await values(im),
+      broadcastApply(ops, (m: number, t: number) => m * Math.sin(t)).values,
+      'imag',
+      1e-5,
+    );
   });
 
   test(`${device.name}: add_ in place through out0`, async () => {
@@ -133,7 +143,8 @@ for (const device of testDevices()) {
     };
     const flipped = await flip(a.t, [0, 2]);
     const expected: number[] = [];
-    for (let i = 0; i < 3; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 5; k++) expected.push(a.v[(2 - i) * 20 + j * 5 + (4 - k)]);
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 4; j++) for (let k = 0; k < 5; k++) expected.push(a.v[(2 - i) * 20 + j * 5 + (4 - k)]);
     assertNumbers(await values(flipped), expected, 'flip');
     assert.throws(() => copy.instantiate(2)(a.t, { out0: empty([3, 4, 5], on) }), /rank-2|rank 3/);
     assert.throws(() => copy.instantiate(3)(a.t), /needs every output/);
@@ -259,15 +270,30 @@ for (const device of testDevices()) {
       }
       assert.unreachable(`expected ${pattern}`);
     };
-    err(() => add(x, y, 1, { out0: empty([4, 3], on) }), /out0 has shape \[4, 3\], but the inputs broadcast to \[3, 4\]/);
-    err(() => add(x, y, 1, { out0: empty([3, 4], { device, dtype: 'int32' }) }), /result type float32 can't be cast to the desired output type int32/);
-    err(() => add(x, y, 1, { out0: empty([4], on).expand(3, 4) }), /more than one element of the written-to tensor out0/);
-    err(() => add(x, x.flip(0), 1, { out0: x }), /some elements of the input tensor input 1 \(y\) and the written-to tensor out0/);
+    err(
+      () => add(x, y, 1, { out0: empty([4, 3], on) }),
+      /out0 has shape \[4, 3\], but the inputs broadcast to \[3, 4\]/,
+    );
+    err(
+      () => add(x, y, 1, { out0: empty([3, 4], { device, dtype: 'int32' }) }),
+      /result type float32 can't be cast to the desired output type int32/,
+    );
+    err(
+      () => add(x, y, 1, { out0: empty([4], on).expand(3, 4) }),
+      /more than one element of the written-to tensor out0/,
+    );
+    err(
+      () => add(x, x.flip(0), 1, { out0: x }),
+      /some elements of the input tensor input 1 \(y\) and the written-to tensor out0/,
+    );
     err(
       () => add(x, tensor([1, 2], [2, 1], { dtype: 'float32', device }), 1),
       /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[2, 1\]; sizes 3 and 2 differ at axis -2/,
     );
-    err(() => add(x, tensor([1, 2, 3], undefined, { dtype: 'float32', device }), 1), /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[3\]/);
+    err(
+      () => add(x, tensor([1, 2, 3], undefined, { dtype: 'float32', device }), 1),
+      /input 0 \(x\) has shape \[3, 4\] and input 1 \(y\) has shape \[3\]/,
+    );
     err(() => add(x, y), /expected 3 input\(s\) \(x, y, alpha\)/);
     err(() => add(x, y, 1, { out1: x }), /unknown output keyword 'out1'/);
     err(() => add(x, y, x), /input 2 \(alpha\) is not a tensor argument/);

@@ -7,7 +7,17 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canCast, elementwiseDTypes, pointwise, PROMOTION_METHODS, promoteTypes, tensor, type PromotionOperand, type ScalarKind, type TensorDType } from '@loom/elementwise';
+import {
+  canCast,
+  elementwiseDTypes,
+  pointwise,
+  PROMOTION_METHODS,
+  promoteTypes,
+  tensor,
+  type PromotionOperand,
+  type ScalarKind,
+  type TensorDType,
+} from '@loom/elementwise';
 
 interface Table {
   readonly torch: string;
@@ -69,7 +79,8 @@ test('uint16/32/64 promote as PyTorch operators do (torch.add, torch.eq): refuse
       const refused = ops.add.includes('Promotion for uint16');
       const got = ours([a, b], 'DEFAULT');
       if (refused !== (got === 'error')) mismatches.push(`add(${a}, ${b}): ${got}, PyTorch ${ops.add}`);
-      if (!refused && !ops.add.startsWith('error') && got.split('/')[1] !== ops.add) mismatches.push(`add(${a}, ${b}): ${got}, PyTorch ${ops.add}`);
+      if (!refused && !ops.add.startsWith('error') && got.split('/')[1] !== ops.add)
+        mismatches.push(`add(${a}, ${b}): ${got}, PyTorch ${ops.add}`);
     }
   }
   assert.equal(mismatches.slice(0, 10), []);
@@ -94,14 +105,16 @@ test('the methods agree with the operators they stand for (add, sin, eq, abs, tr
 
 test('canCast is torch.can_cast (what an out= tensor may receive)', () => {
   for (const [from, row] of Object.entries(table.canCast)) {
-    for (const [to, expected] of Object.entries(row)) assert.is(canCast(from as TensorDType, to as TensorDType), expected, `${from} -> ${to}`);
+    for (const [to, expected] of Object.entries(row))
+      assert.is(canCast(from as TensorDType, to as TensorDType), expected, `${from} -> ${to}`);
   }
 });
 
 test('hand-written expectations: the cases PyTorch users meet first', () => {
   const t = (dtype: TensorDType, ndim = 1): PromotionOperand => ({ kind: 'tensor', dtype, ndim });
   const s = (type: ScalarKind): PromotionOperand => ({ kind: 'scalar', type });
-  const dtypes = (ops: PromotionOperand[], method: (typeof PROMOTION_METHODS)[number] = 'DEFAULT') => elementwiseDTypes(ops, method);
+  const dtypes = (ops: PromotionOperand[], method: (typeof PROMOTION_METHODS)[number] = 'DEFAULT') =>
+    elementwiseDTypes(ops, method);
   assert.equal(dtypes([t('int32'), s('float')]), { computation: 'float32', result: 'float32' }); // int tensor + 2.5
   assert.equal(dtypes([t('int8'), t('uint8')]), { computation: 'int16', result: 'int16' });
   assert.equal(dtypes([t('bool'), s('int')]), { computation: 'int64', result: 'int64' });
@@ -121,7 +134,10 @@ test('hand-written expectations: the cases PyTorch users meet first', () => {
 });
 
 test('a call reports the promoted dtypes in its plan (tensors and weak scalars)', () => {
-  const add = pointwise({ isTensor: [true, true, false], promotionMethods: [[0, 1, 'DEFAULT']] }, '(x, y, alpha) => x + y * alpha');
+  const add = pointwise(
+    { isTensor: [true, true, false], promotionMethods: [[0, 1, 'DEFAULT']] },
+    '(x, y, alpha) => x + y * alpha',
+  );
   const i32 = tensor([1, 2, 3], undefined, { dtype: 'int32' });
   const plan = add.plan(i32, 2.5, 2);
   assert.equal(plan.dtypes.outputs, ['float32']);

@@ -30,7 +30,10 @@ test('tensor() takes nested arrays, TypedArrays and scalars, choosing dtypes as 
 test('tensor() converts values into the dtype asked for: integers wrap and truncate, float16 rounds', async () => {
   assert.equal(numbers(await tensor([300, -1.7, 2.9], undefined, { dtype: 'int8' }).toArray()), [44, -1, 2]);
   assert.equal(numbers(await tensor([1, 0, 2], undefined, { dtype: 'bool' }).toArray()), [1, 0, 1]);
-  assert.equal(numbers(await tensor([0.1, 65520, -0], undefined, { dtype: 'float16' }).toArray()), [0x2e66, 0x7c00, 0x8000]);
+  assert.equal(
+    numbers(await tensor([0.1, 65520, -0], undefined, { dtype: 'float16' }).toArray()),
+    [0x2e66, 0x7c00, 0x8000],
+  );
   assert.equal(numbers(await tensor([1, 2], undefined, { dtype: 'complex128' }).toArray()), [1, 0, 2, 0]);
 });
 
@@ -103,7 +106,10 @@ for (const device of testDevices()) {
     assert.equal(await read(t.transpose(0, 2).slice(0, 3, 4)), [3, 15, 7, 19, 11, 23]);
     assert.equal(await read(t.flip(1, 2).slice(0, 1, 2)), [23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12]);
     assert.equal(await read(t.slice(2, null, null, -3)), [3, 0, 7, 4, 11, 8, 15, 12, 19, 16, 23, 20]);
-    assert.equal(await read(t.slice(0, 1, 2).slice(1, 0, 1).expand(2, 2, 1, 4)), [12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15]);
+    assert.equal(
+      await read(t.slice(0, 1, 2).slice(1, 0, 1).expand(2, 2, 1, 4)),
+      [12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15],
+    );
     assert.equal(await read(t.reshape(4, 6).slice(1, 1, 6, 2)), [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23]);
     const flipped = t.flip(0).transpose(1, 2);
     const dense = await contiguous(flipped); // a copy kernel, then a view is possible

@@ -17,7 +17,12 @@ const fma = pointwise({ name: 'fma' }, (x: number, y: number, z: number) => x * 
 const sumDiff = pointwise({ name: 'sum_diff', numOutputs: 2 }, (x: number, y: number) => [x + y, x - y]);
 
 /** A tensor of `shape` over fresh storage holding `extra` more numbers than it needs, and its storage's values. */
-function make(device: Device, shape: number[], seed: number, dtype: TensorDType = 'float32'): { t: Tensor; host: number[] } {
+function make(
+  device: Device,
+  shape: number[],
+  seed: number,
+  dtype: TensorDType = 'float32',
+): { t: Tensor; host: number[] } {
   const n = shape.reduce((a, b) => a * b, 1);
   const host = sample(dtype, n, seed);
   return { t: tensor(host, shape, { device, dtype }), host };
@@ -42,7 +47,9 @@ for (const device of testDevices()) {
   const facts = targetFacts(device.target);
   const gpu = !facts.sequentialWorkItems;
   /** The dtypes whose aligned contiguous calls get vector4 on this target. */
-  const vectorDTypes: readonly TensorDType[] = gpu ? ALL_DTYPES.filter((t) => !isComplex(t) && holdsVectors(facts, t, 4)) : [];
+  const vectorDTypes: readonly TensorDType[] = gpu
+    ? ALL_DTYPES.filter((t) => !isComplex(t) && holdsVectors(facts, t, 4))
+    : [];
 
   test(`${device.name}: each kind of call gets its variant, with the reason`, () => {
     const x = make(device, [64, 96], 1).t;
@@ -130,7 +137,8 @@ for (const device of testDevices()) {
     const base = make(device, [50, 90], 7); // y is a window of it, transposed: offset and a row stride of 90
     const yT = base.t.slice(0, 3, 43).slice(1, 5, 78).transpose(0, 1); // [73, 40]
     const x = make(device, [73, 40], 8);
-    const ref = (a: Tensor, ha: number[], b: Tensor, hb: number[]) => logical(a, ha).map((v, k) => Math.fround(v + logical(b, hb)[k]));
+    const ref = (a: Tensor, ha: number[], b: Tensor, hb: number[]) =>
+      logical(a, ha).map((v, k) => Math.fround(v + logical(b, hb)[k]));
     assertNumbers(await values(await add(x.t, yT)), ref(x.t, x.host, yT, base.host), 'window');
     if (gpu) assert.is(add.plan(x.t, yT).variant, 'tiled');
 
@@ -191,7 +199,11 @@ for (const device of testDevices()) {
       assert.is(add.plan(other.t, row.t).variant, 'vector4');
     }
     assertNumbers(await values(await add(window, other.t)), ref(wv, ov), 'window');
-    assertNumbers(await values(await add(other.t, row.t)), ref(ov, logical(row.t.expand(12, 12), row.host)), 'broadcast row');
+    assertNumbers(
+      await values(await add(other.t, row.t)),
+      ref(ov, logical(row.t.expand(12, 12), row.host)),
+      'broadcast row',
+    );
     // a flat contiguous tensor whose length is a multiple of 4, and one that is not (flat)
     for (const n of [4, 1024, 4 * 257, 1023]) {
       const p = make(device, [n], n);
@@ -205,12 +217,17 @@ for (const device of testDevices()) {
     const ragged = add.plan(head, q8(device).t);
     if (facts.wholeVectorStorage) assert.match(ragged.reason, /storage has 10 elements, not a multiple of 4/);
     if (gpu) assert.is(ragged.variant, facts.wholeVectorStorage ? 'flat' : 'vector4');
-    assertNumbers(await values(await add(head, tail)), ref(ten.host.slice(0, 8), ten.host.slice(2, 10)), 'ragged storage');
+    assertNumbers(
+      await values(await add(head, tail)),
+      ref(ten.host.slice(0, 8), ten.host.slice(2, 10)),
+      'ragged storage',
+    );
     await add(window, other.t, { out0: window });
     assertNumbers(await values(window), ref(wv, ov), 'in place on a window');
     // the storage around the window is untouched
     const all = await values(base.t);
-    for (let i = 0; i < 12; i++) for (const j of [0, 3, 16, 19]) assert.is(all[i * 20 + j], base.host[i * 20 + j], `(${i}, ${j})`);
+    for (let i = 0; i < 12; i++)
+      for (const j of [0, 3, 16, 19]) assert.is(all[i * 20 + j], base.host[i * 20 + j], `(${i}, ${j})`);
   });
 
   test(`${device.name}: mixed dtypes through each variant (promoted, cast per lane or per tile)`, async () => {
@@ -223,7 +240,9 @@ for (const device of testDevices()) {
     ];
     for (const [da, db, result] of pairs) {
       if (![da, db].every((t) => supportsDType(device, t))) {
-        console.log(`  (${device.name} has no ${[da, db].find((t) => !supportsDType(device, t))}: ${da} + ${db} skipped)`);
+        console.log(
+          `  (${device.name} has no ${[da, db].find((t) => !supportsDType(device, t))}: ${da} + ${db} skipped)`,
+        );
         continue;
       }
       const a = make(device, [9, 16], 40, da);
@@ -241,7 +260,18 @@ for (const device of testDevices()) {
     }
   });
 
-  const DTYPES: TensorDType[] = ['float32', 'float64', 'float16', 'int32', 'uint32', 'int64', 'int16', 'int8', 'uint8', 'bool'];
+  const DTYPES: TensorDType[] = [
+    'float32',
+    'float64',
+    'float16',
+    'int32',
+    'uint32',
+    'int64',
+    'int16',
+    'int8',
+    'uint8',
+    'bool',
+  ];
   for (const dtype of DTYPES) {
     test(`${device.name}: ${dtype}: every variant's results`, async () => {
       if (!supportsDType(device, dtype)) {
@@ -264,7 +294,11 @@ for (const device of testDevices()) {
         const variant = add.plan(a, b).variant;
         if (what === 'transposed') assert.is(variant, gpu ? 'tiled' : 'flat', what);
         if (what === 'contiguous') assert.is(variant, vectorDTypes.includes(dtype) ? 'vector4' : 'flat', what);
-        assertNumbers(await values(out), expected(logical(a, ha), logical(b, hb)), `${dtype} ${what} (${add.plan(a, b).variant})`);
+        assertNumbers(
+          await values(out),
+          expected(logical(a, ha), logical(b, hb)),
+          `${dtype} ${what} (${add.plan(a, b).variant})`,
+        );
       }
     });
   }

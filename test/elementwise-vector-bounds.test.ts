@@ -31,7 +31,32 @@ import { assertNumbers, numbers, sample } from './support/elementwise-reference.
 const add = pointwise({ name: 'add' }, (x: number, y: number) => x + y);
 
 /** Lengths around multiples of 4 and of a work-group's 256 vectors (1024 numbers). */
-const LENGTHS = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 4096 + 4];
+const LENGTHS = [
+  1,
+  2,
+  3,
+  4,
+  5,
+  7,
+  8,
+  9,
+  15,
+  16,
+  17,
+  31,
+  32,
+  33,
+  255,
+  256,
+  257,
+  1023,
+  1024,
+  1025,
+  2047,
+  2048,
+  2049,
+  4096 + 4,
+];
 
 /** The variant a WGSL or OpenCL device gives `x + y` of `n` numbers starting at `offset` in storages of `length`. */
 function expectedVariant(device: Device, n: number, offset: number, length: number): string {
@@ -47,7 +72,11 @@ for (const device of testDevices()) {
       for (const offset of [0, 1, 3, 4, 8]) {
         // storages with room before and after the views (whole vectors when n and offset are)
         const length = offset + n + (n % 4 === 0 ? 4 : 1);
-        const [hx, hy, ho] = [sample('float32', length, n + offset), sample('float32', length, n + offset + 1), sample('float32', length, n + offset + 2)];
+        const [hx, hy, ho] = [
+          sample('float32', length, n + offset),
+          sample('float32', length, n + offset + 1),
+          sample('float32', length, n + offset + 2),
+        ];
         const [sx, sy, so] = [hx, hy, ho].map((h) => tensor(h, [length], { device }));
         const [x, y, out] = [sx, sy, so].map((s) => s.slice(0, offset, offset + n));
         const what = `n = ${n}, offset ${offset}`;
@@ -119,7 +148,13 @@ for (const device of testDevices()) {
       [1, -1],
     ]) {
       try {
-        await prepareLaunch(knl, device, { a: await DeviceArray.from(device, a, 'float32', [10, 4]), out: target, n, off, m: 10 });
+        await prepareLaunch(knl, device, {
+          a: await DeviceArray.from(device, a, 'float32', [10, 4]),
+          out: target,
+          n,
+          off,
+          m: 10,
+        });
         assert.unreachable(`n ${n}, off ${off} was let through`);
       } catch (e) {
         assert.instance(e, LoomError);
@@ -146,7 +181,11 @@ for (const device of testDevices()) {
     } finally {
       prepared.release();
     }
-    assert.equal([...((await small.toHost()) as Float32Array)], new Array(36).fill(0), 'nothing written to the short buffer');
+    assert.equal(
+      [...((await small.toHost()) as Float32Array)],
+      new Array(36).fill(0),
+      'nothing written to the short buffer',
+    );
   });
 }
 

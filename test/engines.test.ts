@@ -30,11 +30,13 @@ function refusing(admitted: string, names: Iterable<string>): string[] {
   for (const name of names) {
     const entry = lock[name];
     // a binary for another platform (and what only it needs) is not installed here, whatever its range
-    if ((entry?.cpu && !entry.cpu.includes(process.arch)) || (entry?.os && !entry.os.includes(process.platform))) continue;
+    if ((entry?.cpu && !entry.cpu.includes(process.arch)) || (entry?.os && !entry.os.includes(process.platform)))
+      continue;
     if (entry?.optional && !existsSync(path.join(root, name))) continue;
     const engines = entry?.engines;
     const node = engines && !Array.isArray(engines) ? (engines as { node?: string }).node : undefined;
-    if (node && !semver.subset(admitted, node)) found.push(`${name.replace(/^.*node_modules\//, '')} needs node ${node}`);
+    if (node && !semver.subset(admitted, node))
+      found.push(`${name.replace(/^.*node_modules\//, '')} needs node ${node}`);
   }
   return found;
 }

@@ -1,10 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { add, fromLinear, int, mul, neg, parseExpression as parse, printExpr, simplify, sub, toLinear, variable } from '../packages/core/src/expr/index.ts';
+import {
+  add,
+  fromLinear,
+  int,
+  mul,
+  neg,
+  parseExpression as parse,
+  printExpr,
+  simplify,
+  sub,
+  toLinear,
+  variable,
+} from '../packages/core/src/expr/index.ts';
 import { Linear } from '../packages/core/src/linear.ts';
 
 const linear = (text: string) => toLinear(parse(text));
-const simplified = (text: string, options?: Parameters<typeof simplify>[1]) => printExpr(simplify(parse(text), options));
+const simplified = (text: string, options?: Parameters<typeof simplify>[1]) =>
+  printExpr(simplify(parse(text), options));
 
 test('toLinear: sums, differences, negations and integer multiples', () => {
   assert.ok(linear('16*i_outer + i_inner')!.equals(Linear.of({ i_outer: 16, i_inner: 1 })));
@@ -65,7 +78,12 @@ test('fromLinear: readable, variables in order, constant last', () => {
 });
 
 test('toLinear and fromLinear are inverse on linear forms', () => {
-  for (const l of [Linear.of({ a: 3, b: -1 }, 7), Linear.of({ x: -1 }, -1), Linear.constant(42), Linear.of({ p: 5, q: -5, r: 1 })]) {
+  for (const l of [
+    Linear.of({ a: 3, b: -1 }, 7),
+    Linear.of({ x: -1 }, -1),
+    Linear.constant(42),
+    Linear.of({ p: 5, q: -5, r: 1 }),
+  ]) {
     assert.ok(toLinear(fromLinear(l))!.equals(l), l.toString());
   }
 });

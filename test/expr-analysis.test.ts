@@ -53,7 +53,9 @@ test('walk, mapExpr, someExpr', () => {
   const bumped = mapExpr(e, (x) => (x.kind === 'int' ? int(x.value + 1) : x));
   assert.is(printExpr(bumped), 'a[i + 2]*if(c, x, sum(k, b[k]))');
   // Post-order: f sees rebuilt children.
-  const depth = mapExpr(parse('f(g(h(1)))'), (x) => (x.kind === 'call' ? variable(`${x.fn}_${printExpr(x.args[0] ?? int(0))}`) : x));
+  const depth = mapExpr(parse('f(g(h(1)))'), (x) =>
+    x.kind === 'call' ? variable(`${x.fn}_${printExpr(x.args[0] ?? int(0))}`) : x,
+  );
   assert.is(printExpr(depth), 'f_g_h_1');
 
   assert.ok(someExpr(e, (x) => x.kind === 'reduce'));
@@ -92,7 +94,10 @@ test('substitute respects reduction binding', () => {
   // The reduction's own k is not the outer k.
   assert.is(printExpr(substitute(e, { k: int(5) })), '5 + sum(k, a[k]*x)');
   assert.is(printExpr(substitute(e, { x: parse('i + 1') })), 'k + sum(k, a[k]*(i + 1))');
-  assert.is(printExpr(substitute(parse('sum((i, j), a[i, j, l])'), { i: int(0), j: int(0), l: variable('m') })), 'sum((i, j), a[i, j, m])');
+  assert.is(
+    printExpr(substitute(parse('sum((i, j), a[i, j, l])'), { i: int(0), j: int(0), l: variable('m') })),
+    'sum((i, j), a[i, j, m])',
+  );
   // Bringing `k` into the reduction over `k` would change the meaning.
   assert.throws(
     () => substitute(e, { x: variable('k') }),
@@ -115,7 +120,15 @@ test('exprEquals is structural', () => {
 });
 
 test('isConstant', () => {
-  for (const text of ['1', '2.5*3', '-(1 + 2)**2', 'sqrt(2.0)', 'float32(1)', 'true and not false', 'if(1 < 2, 3, 4)']) {
+  for (const text of [
+    '1',
+    '2.5*3',
+    '-(1 + 2)**2',
+    'sqrt(2.0)',
+    'float32(1)',
+    'true and not false',
+    'if(1 < 2, 3, 4)',
+  ]) {
     assert.ok(isConstant(parse(text)), text);
   }
   for (const text of ['n', 'a[0]', 'sum(k, 1)', 'rule(1)', '1 + i']) {

@@ -56,8 +56,14 @@ function rejects(text: string, message: RegExp, picture: string, options?: Parse
 test('the tutorial expressions', () => {
   parsesTo('2*a[i]', mul(int(2), subscript('a', [v('i')])));
   parsesTo('a[i,j] + 1', add(subscript('a', [v('i'), v('j')]), int(1)));
-  parsesTo('sum(k, a[i,k]*b[k,j])', reduce('sum', ['k'], mul(subscript('a', [v('i'), v('k')]), subscript('b', [v('k'), v('j')]))));
-  parsesTo('if(i > 0, a[i-1], 0)', ifThenElse(compare('>', v('i'), int(0)), subscript('a', [sub(v('i'), int(1))]), int(0)));
+  parsesTo(
+    'sum(k, a[i,k]*b[k,j])',
+    reduce('sum', ['k'], mul(subscript('a', [v('i'), v('k')]), subscript('b', [v('k'), v('j')]))),
+  );
+  parsesTo(
+    'if(i > 0, a[i-1], 0)',
+    ifThenElse(compare('>', v('i'), int(0)), subscript('a', [sub(v('i'), int(1))]), int(0)),
+  );
   parsesTo('sqrt(1-a_temp*a_temp)', call('sqrt', [sub(int(1), mul(v('a_temp'), v('a_temp')))]));
   parsesTo('a[16*i_outer + i_inner]', subscript('a', [add(mul(int(16), v('i_outer')), v('i_inner'))]));
   parsesTo('arr[(i + 1) % n]', subscript('arr', [binary('%', add(v('i'), int(1)), v('n'))]));
@@ -110,14 +116,20 @@ test('arithmetic operators and their precedence', () => {
 
 test("loopy's language: bitwise operators, Python's conditional, sized and complex literals, linear subscripts, tagged calls", () => {
   // Python's (and pymbolic's) precedence: | below ^ below & below shifts below + -, all above comparisons
-  parsesTo('a | b ^ c & d << 1 + e', binary('|', v('a'), binary('^', v('b'), binary('&', v('c'), binary('<<', v('d'), add(int(1), v('e')))))));
+  parsesTo(
+    'a | b ^ c & d << 1 + e',
+    binary('|', v('a'), binary('^', v('b'), binary('&', v('c'), binary('<<', v('d'), add(int(1), v('e')))))),
+  );
   parsesTo('a & b == c', compare('==', binary('&', v('a'), v('b')), v('c')));
   parsesTo('a >> 2 >> 1', binary('>>', binary('>>', v('a'), int(2)), int(1)));
   parsesTo('~a + 1', add(bitnot(v('a')), int(1)));
   parsesTo('-~a', neg(bitnot(v('a'))));
   parsesTo('a ^ b', binary('^', v('a'), v('b')));
   parsesTo('x if c else y', ifThenElse(v('c'), v('x'), v('y')));
-  parsesTo('x if a < b else y if c else z', ifThenElse(compare('<', v('a'), v('b')), v('x'), ifThenElse(v('c'), v('y'), v('z'))));
+  parsesTo(
+    'x if a < b else y if c else z',
+    ifThenElse(compare('<', v('a'), v('b')), v('x'), ifThenElse(v('c'), v('y'), v('z'))),
+  );
   parsesTo('1 + x if c or d else 2', ifThenElse(logical('or', v('c'), v('d')), add(int(1), v('x')), int(2)));
   parsesTo('f(x if c else y)', call('f', [ifThenElse(v('c'), v('x'), v('y'))]));
   parsesTo('if(c, a, b) if d else e', ifThenElse(v('d'), ifThenElse(v('c'), v('a'), v('b')), v('e')));
@@ -137,7 +149,10 @@ test("loopy's language: bitwise operators, Python's conditional, sized and compl
 
 test('comparisons, logic and conditionals', () => {
   for (const op of ['==', '!=', '<', '<=', '>', '>='] as const) parsesTo(`i ${op} n`, compare(op, v('i'), v('n')));
-  parsesTo('a < b and b < c or not d', logical('or', logical('and', compare('<', v('a'), v('b')), compare('<', v('b'), v('c'))), not(v('d'))));
+  parsesTo(
+    'a < b and b < c or not d',
+    logical('or', logical('and', compare('<', v('a'), v('b')), compare('<', v('b'), v('c'))), not(v('d'))),
+  );
   parsesTo('not (i < n)', not(compare('<', v('i'), v('n'))));
   parsesTo('(not a) < b', compare('<', not(v('a')), v('b')));
   // `not` binds more loosely than comparisons and arithmetic, as in Python (mathjs, which

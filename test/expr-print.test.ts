@@ -163,16 +163,24 @@ const { expr } = fc.letrec<{ expr: Expr }>((tie) => {
       e.map(neg),
       e.map(not),
       fc.tuple(e, e, e).map(([c, a, b]) => ifThenElse(c, a, b)),
-      fc.tuple(fc.constantFrom(...ARRAYS), fc.array(e, { minLength: 1, maxLength: 3 })).map(([a, ix]) => subscript(a, ix)),
+      fc
+        .tuple(fc.constantFrom(...ARRAYS), fc.array(e, { minLength: 1, maxLength: 3 }))
+        .map(([a, ix]) => subscript(a, ix)),
       // Calls whose reading is unambiguous: known functions at their arity, other names
       // at any, max/min with other than two arguments (two could read as a reduction).
       e.map((x) => call('sin', [x])),
       fc.tuple(e, e).map(([y, x]) => call('atan2', [y, x])),
-      fc.tuple(fc.constantFrom('max', 'min'), fc.array(e, { minLength: 3, maxLength: 3 })).map(([f, args]) => call(f, args)),
+      fc
+        .tuple(fc.constantFrom('max', 'min'), fc.array(e, { minLength: 3, maxLength: 3 }))
+        .map(([f, args]) => call(f, args)),
       fc.tuple(fc.constantFrom('f', 'rule_2'), fc.array(e, { maxLength: 3 })).map(([f, args]) => call(f, args)),
       fc.tuple(fc.constantFrom('float32', 'int64'), e).map(([t, x]) => cast(t, x)),
       fc
-        .tuple(fc.constantFrom('sum' as const, 'product' as const, 'max' as const, 'min' as const), fc.uniqueArray(name, { minLength: 1, maxLength: 3 }), e)
+        .tuple(
+          fc.constantFrom('sum' as const, 'product' as const, 'max' as const, 'min' as const),
+          fc.uniqueArray(name, { minLength: 1, maxLength: 3 }),
+          e,
+        )
         .map(([op, inames, body]) => reduce(op, inames, body)),
     ),
   };

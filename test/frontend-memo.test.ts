@@ -7,7 +7,11 @@ import { addDtypes, generateCode, makeKernel, registerReduction, splitIname } fr
 import { openclTarget } from '@loom/codegen-opencl';
 
 test('a kernel built again from the same text shares its parsed domain and generates the same code', () => {
-  const build = () => addDtypes(splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), { a: 'float32' });
+  const build = () =>
+    addDtypes(
+      splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }),
+      { a: 'float32' },
+    );
   const first = build();
   const second = build();
   assert.is.not(first, second, 'two kernels');
@@ -20,7 +24,11 @@ test('registering a reduction changes how a remembered instruction text reads', 
   const text = 'out[i] = memoized_sum(k, a[i, k])';
   assert.is(makeKernel(domain, text).instructions[0].expression?.kind, 'call', 'an unknown name is a call');
   registerReduction({ name: 'memoized_sum', neutral: ['0'], combine: ['a + b'] });
-  assert.is(makeKernel(domain, text).instructions[0].expression?.kind, 'reduce', 'after registration, the same text is a reduction');
+  assert.is(
+    makeKernel(domain, text).instructions[0].expression?.kind,
+    'reduce',
+    'after registration, the same text is a reduction',
+  );
 });
 
 test('the inames decide how a remembered instruction text reads', () => {

@@ -44,8 +44,10 @@ const ERFC: ReadonlyMap<number, number> = new Map([
 ]);
 
 const signBit = (x: number) => new Uint8Array(new Float64Array([x]).buffer)[7] >= 128;
-const fmax = (a: number, b: number) => (a !== a ? b : b !== b ? a : a === 0 && b === 0 ? (Object.is(a, -0) ? b : a) : Math.max(a, b));
-const fmin = (a: number, b: number) => (a !== a ? b : b !== b ? a : a === 0 && b === 0 ? (Object.is(a, -0) ? a : b) : Math.min(a, b));
+const fmax = (a: number, b: number) =>
+  a !== a ? b : b !== b ? a : a === 0 && b === 0 ? (Object.is(a, -0) ? b : a) : Math.max(a, b);
+const fmin = (a: number, b: number) =>
+  a !== a ? b : b !== b ? a : a === 0 && b === 0 ? (Object.is(a, -0) ? a : b) : Math.min(a, b);
 
 const CASES: readonly FunctionCase[] = [
   { call: 'asinh(a)', reference: Math.asinh, inputs: [[0.5], [-3], [100], [1e-3]], tolerance: ULPS },
@@ -66,7 +68,12 @@ const CASES: readonly FunctionCase[] = [
     ],
     tolerance: ULPS,
   },
-  { call: 'erfc(a)', reference: (a) => ERFC.get(a)!, inputs: [...ERFC.keys()].map((x) => [x]), tolerance: { float32: 1e-6, float64: 1e-14, relaxed: 1e-6 } },
+  {
+    call: 'erfc(a)',
+    reference: (a) => ERFC.get(a)!,
+    inputs: [...ERFC.keys()].map((x) => [x]),
+    tolerance: { float32: 1e-6, float64: 1e-14, relaxed: 1e-6 },
+  },
   {
     call: 'atan2(a, b)',
     reference: Math.atan2,
@@ -135,7 +142,13 @@ const CASES: readonly FunctionCase[] = [
     ],
     tolerance: { float32: 0, float64: 0 },
   },
-  { call: 'if(isnan(a), 1, 0)', reference: (a) => (Number.isNaN(a) ? 1 : 0), inputs: [[0], [1]], nonFinite: SPECIAL.map((a) => [a]), tolerance: { float32: 0, float64: 0 } },
+  {
+    call: 'if(isnan(a), 1, 0)',
+    reference: (a) => (Number.isNaN(a) ? 1 : 0),
+    inputs: [[0], [1]],
+    nonFinite: SPECIAL.map((a) => [a]),
+    tolerance: { float32: 0, float64: 0 },
+  },
   {
     call: 'if(isinf(a), 1, 0)',
     reference: (a) => (Math.abs(a) === Infinity ? 1 : 0),
@@ -172,19 +185,32 @@ const FMA64: readonly (readonly [number, number, number, number])[] = [
   [-0, 1, -0, -0],
 ];
 
-async function runCase(device: Device, dtype: Dtype, call: string, inputs: readonly (readonly number[])[]): Promise<number[]> {
+async function runCase(
+  device: Device,
+  dtype: Dtype,
+  call: string,
+  inputs: readonly (readonly number[])[],
+): Promise<number[]> {
   const arity = ['a', 'b', 'c'].filter((name) => new RegExp(`\\b${name}\\b`).test(call)).length;
   const body = call.replace(/\b([abc])\b/g, '$1[i]');
   const knl = makeKernel('{ [i]: 0<=i<n }', `out[i] = ${body}`);
   const column = (k: number) => inputs.map((xs) => xs[k]);
-  const args = Object.fromEntries(['a', 'b', 'c'].slice(0, arity).map((name, k) => [name, dtype === 'float32' ? Float32Array.from(column(k)) : Float64Array.from(column(k))]));
+  const args = Object.fromEntries(
+    ['a', 'b', 'c']
+      .slice(0, arity)
+      .map((name, k) => [name, dtype === 'float32' ? Float32Array.from(column(k)) : Float64Array.from(column(k))]),
+  );
   const { out } = await run(knl, device, args);
   return Array.from(out as Float32Array | Float64Array);
 }
 
 function agrees(actual: number, expected: number, tolerance: number): boolean {
   if (Object.is(actual, expected)) return true;
-  return tolerance > 0 && Number.isFinite(expected) && Math.abs(actual - expected) <= tolerance * Math.max(Math.abs(expected), 2 ** -126);
+  return (
+    tolerance > 0 &&
+    Number.isFinite(expected) &&
+    Math.abs(actual - expected) <= tolerance * Math.max(Math.abs(expected), 2 ** -126)
+  );
 }
 
 for (const c of CASES) {
@@ -202,7 +228,8 @@ for (const c of CASES) {
         const tolerance = relaxedFloatAccuracy ? (c.tolerance.relaxed ?? c.tolerance[dtype]) : c.tolerance[dtype];
         operands.forEach((xs, k) => {
           const expected = round(c.reference(xs[0], xs[1], xs[2]));
-          if (!agrees(got[k], expected, tolerance)) failures.push(`${device.name} ${dtype} ${c.call} at (${xs.join(', ')}): ${got[k]}, expected ${expected}`);
+          if (!agrees(got[k], expected, tolerance))
+            failures.push(`${device.name} ${dtype} ${c.call} at (${xs.join(', ')}): ${got[k]}, expected ${expected}`);
         });
       }
     }
@@ -254,7 +281,11 @@ test('fma(a, b, c) of an exact product is a * b + c on every device (all that re
 
 test('integer arguments: isnan is false, isfinite true, clamp and bit operations stay integers', async () => {
   for (const device of testDevices()) {
-    const knl = makeKernel('{ [i]: 0<=i<n }', ['nan[i] = if(isnan(k[i]), 1, 0)', 'fin[i] = if(isfinite(k[i]), 1, 0)', 'clamped[i] = clamp(k[i], -2, 3)']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', [
+      'nan[i] = if(isnan(k[i]), 1, 0)',
+      'fin[i] = if(isfinite(k[i]), 1, 0)',
+      'clamped[i] = clamp(k[i], -2, 3)',
+    ]);
     const k = Int32Array.from([-5, 0, 2, 9]);
     const out = await run(knl, device, { k });
     assert.equal(Array.from(out.nan as Int32Array), [0, 0, 0, 0], device.name);
@@ -269,7 +300,11 @@ test('an atomic max propagates NaN as max does everywhere (OpenCL no longer drop
     let knl = makeKernel(
       '{ [i]: 0<=i<n }',
       'out[i%4] = max(out[i%4], a[i]) {atomic}',
-      [globalArg('out', { dtype: 'float32', shape: [4], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+      [
+        globalArg('out', { dtype: 'float32', shape: [4], forAtomic: true }),
+        globalArg('a', { dtype: 'float32', shape: 'auto' }),
+        '...',
+      ],
       { assumptions: 'n>0' },
     );
     knl = splitIname(knl, 'i', 8, { outerTag: 'g.0', innerTag: 'l.0' });

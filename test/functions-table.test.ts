@@ -5,7 +5,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { exprType, isMathFunction, LoomError, MATH_FUNCTIONS, parseExpression, type DType, type MathFunction } from '@loom/core';
+import {
+  exprType,
+  isMathFunction,
+  LoomError,
+  MATH_FUNCTIONS,
+  parseExpression,
+  type DType,
+  type MathFunction,
+} from '@loom/core';
 
 const entries = Object.entries(MATH_FUNCTIONS) as [string, MathFunction][];
 const call = (name: string, n: number) => `${name}(${Array.from({ length: n }, (_, k) => `x${k}`).join(', ')})`;
@@ -34,7 +42,8 @@ test('type inference gives each function the result its entry states', () => {
     assert.is(typeOf('float32'), f.result === 'truth' ? 'bool' : 'float32', `${name} of float32`);
   }
   // of a complex value, a real one
-  for (const [name, f] of entries) if (f.realOfComplex) assert.is(exprType(parseExpression(`${name}(z)`), () => 'complex64').dtype, 'float32', name);
+  for (const [name, f] of entries)
+    if (f.realOfComplex) assert.is(exprType(parseExpression(`${name}(z)`), () => 'complex64').dtype, 'float32', name);
 });
 
 test("the functions marked as JavaScript's are Math's, of the same arity", () => {

@@ -7,7 +7,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defineFunction, generateCode, globalArg, LoomError, makeKernel, registerFunction, run, type DType, type FunctionSignature } from '@loom/core';
+import {
+  defineFunction,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  registerFunction,
+  run,
+  type DType,
+  type FunctionSignature,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
@@ -16,10 +26,19 @@ import { testDevices } from './support/devices.ts';
 const softplus = defineFunction({
   name: 'softplus',
   signature: { args: ['float32'], result: 'float32' },
-  opencl: { name: 'loom_user_softplus', preamble: 'inline float loom_user_softplus(float x) { return log(1.0f + exp(x)); }' },
+  opencl: {
+    name: 'loom_user_softplus',
+    preamble: 'inline float loom_user_softplus(float x) { return log(1.0f + exp(x)); }',
+  },
   wgsl: { name: 'softplus_f32', preamble: 'fn softplus_f32(x: f32) -> f32 { return log(1.0 + exp(x)); }' },
-  cuda: { name: 'loom_user_softplus', preamble: '__device__ inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }' },
-  c: { name: 'loom_user_softplus', preamble: 'static inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }' },
+  cuda: {
+    name: 'loom_user_softplus',
+    preamble: '__device__ inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }',
+  },
+  c: {
+    name: 'loom_user_softplus',
+    preamble: 'static inline float loom_user_softplus(float x) { return logf(1.0f + expf(x)); }',
+  },
   js: (x: number) => Math.log(1 + Math.exp(x)),
 });
 
@@ -32,10 +51,22 @@ const twice = defineFunction({
     if (t === undefined || !C_TYPES[t]) throw new LoomError(`twice() takes float32, float64 or int32, not ${t}`);
     return { args: [t], result: t };
   },
-  opencl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
-  wgsl: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `fn twice_${t}(x: ${WGSL_TYPES[t]}) -> ${WGSL_TYPES[t]} { return x + x; }` }),
-  cuda: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `__device__ inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
-  c: ({ args: [t] }: FunctionSignature) => ({ name: `twice_${t}`, preamble: `static inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }` }),
+  opencl: ({ args: [t] }: FunctionSignature) => ({
+    name: `twice_${t}`,
+    preamble: `inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }`,
+  }),
+  wgsl: ({ args: [t] }: FunctionSignature) => ({
+    name: `twice_${t}`,
+    preamble: `fn twice_${t}(x: ${WGSL_TYPES[t]}) -> ${WGSL_TYPES[t]} { return x + x; }`,
+  }),
+  cuda: ({ args: [t] }: FunctionSignature) => ({
+    name: `twice_${t}`,
+    preamble: `__device__ inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }`,
+  }),
+  c: ({ args: [t] }: FunctionSignature) => ({
+    name: `twice_${t}`,
+    preamble: `static inline ${C_TYPES[t]} twice_${t}(${C_TYPES[t]} x) { return x + x; }`,
+  }),
   js: (x: number) => x + x,
 });
 
@@ -43,7 +74,10 @@ const f32 = (xs: number[]) => xs.map(Math.fround);
 
 for (const device of testDevices()) {
   test(`${device.name}: a registered function, called twice, against plain JavaScript`, async () => {
-    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['out[i] = softplus(a[i]) - softplus(-a[i])']), softplus);
+    const knl = registerFunction(
+      makeKernel('{ [i]: 0<=i<n }', ['out[i] = softplus(a[i]) - softplus(-a[i])']),
+      softplus,
+    );
     const a = new Float32Array([0, 1, -2, 3.5, 10]);
     const { out } = await run(knl, device, { a });
     // softplus(x) - softplus(-x) is x
@@ -51,7 +85,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a generic function types what it computes: float32 in, float32 out; int32 in, int32 out`, async () => {
-    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['<> t = twice(a[i])', 'out[i] = t + 1', 'k2[i] = twice(k[i])']), twice);
+    const knl = registerFunction(
+      makeKernel('{ [i]: 0<=i<n }', ['<> t = twice(a[i])', 'out[i] = t + 1', 'k2[i] = twice(k[i])']),
+      twice,
+    );
     const a = new Float32Array([0.5, -1.25, 3]);
     const k = new Int32Array([1, -7, 100]);
     const out = await run(knl, device, { a, k });
@@ -63,7 +100,14 @@ for (const device of testDevices()) {
 }
 
 test('type inference goes through a function: its result dtype, its arguments converted to its signature', () => {
-  const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['<> t = softplus(k[i])', 'out[i] = t*2'], [globalArg('k', { dtype: 'int32', shape: ['n'] }), '...']), softplus);
+  const knl = registerFunction(
+    makeKernel(
+      '{ [i]: 0<=i<n }',
+      ['<> t = softplus(k[i])', 'out[i] = t*2'],
+      [globalArg('k', { dtype: 'int32', shape: ['n'] }), '...'],
+    ),
+    softplus,
+  );
   const code = generateCode(knl, openclTarget()).code;
   // an int32 argument converted to the float32 the signature takes; the temporary and the output float32
   assert.match(code, /float t;/);
@@ -73,7 +117,11 @@ test('type inference goes through a function: its result dtype, its arguments co
 
 test('a preamble is emitted once per program, however many calls', () => {
   const knl = registerFunction(
-    makeKernel('{ [i]: 0<=i<n }', ['x[i] = softplus(a[i])', 'y[i] = softplus(x[i])'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    makeKernel(
+      '{ [i]: 0<=i<n }',
+      ['x[i] = softplus(a[i])', 'y[i] = softplus(x[i])'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
+    ),
     softplus,
   );
   for (const [target, preamble] of [
@@ -94,7 +142,10 @@ test('registerFunction(fn) makes a function every kernel can call; registering a
   });
   registerFunction(cube);
   registerFunction(cube); // the same one again: fine
-  assert.throws(() => registerFunction({ ...cube, signature: { args: ['float32'], result: 'float32' } } as never), /registered already/);
+  assert.throws(
+    () => registerFunction({ ...cube, signature: { args: ['float32'], result: 'float32' } } as never),
+    /registered already/,
+  );
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = cube(a[i])');
   const { cpuDevice } = await import('@loom/codegen-js');
   const { out } = await run(knl, cpuDevice(), { a: new Float64Array([2, -3]) });
@@ -102,43 +153,116 @@ test('registerFunction(fn) makes a function every kernel can call; registering a
 });
 
 test('what cannot be generated is a LoomError before anything runs', () => {
-  const noWgsl = defineFunction({ name: 'only_cl', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'only_cl_impl', preamble: '' }, js: (x: number) => x });
-  const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = only_cl(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), noWgsl);
+  const noWgsl = defineFunction({
+    name: 'only_cl',
+    signature: { args: ['float32'], result: 'float32' },
+    opencl: { name: 'only_cl_impl', preamble: '' },
+    js: (x: number) => x,
+  });
+  const knl = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = only_cl(a[i])', [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ]),
+    noWgsl,
+  );
   assert.throws(() => generateCode(knl, wgslTarget()), /function 'only_cl' has no WGSL implementation/);
   generateCode(knl, openclTarget());
   generateCode(knl, jsTarget());
 
   // an implementation called by a name the kernel uses: shadowed in C, refused
-  const clash = defineFunction({ name: 'clash', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'a', preamble: '' }, wgsl: { name: 'a', preamble: '' } });
-  const clashing = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = clash(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), clash);
-  assert.throws(() => generateCode(clashing, openclTarget()), /called 'a' in OpenCL C, which the kernel also uses as a name/);
-  assert.throws(() => generateCode(clashing, wgslTarget()), /called 'a' in WGSL, a name WGSL or the module uses already/);
+  const clash = defineFunction({
+    name: 'clash',
+    signature: { args: ['float32'], result: 'float32' },
+    opencl: { name: 'a', preamble: '' },
+    wgsl: { name: 'a', preamble: '' },
+  });
+  const clashing = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = clash(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    clash,
+  );
+  assert.throws(
+    () => generateCode(clashing, openclTarget()),
+    /called 'a' in OpenCL C, which the kernel also uses as a name/,
+  );
+  assert.throws(
+    () => generateCode(clashing, wgslTarget()),
+    /called 'a' in WGSL, a name WGSL or the module uses already/,
+  );
 
   // an implementation called by a keyword, type or built-in of OpenCL C, or one of Loom's helpers: refused as WGSL's are
-  for (const reserved of ['get_global_id', 'barrier', 'int', 'float4', 'sqrt', 'convert_int_sat', 'native_exp', 'M_PI', 'loom_div_int32', '__kernel']) {
-    const fn = defineFunction({ name: 'reserved_cl', signature: { args: ['float32'], result: 'float32' }, opencl: { name: reserved, preamble: '' } });
-    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = reserved_cl(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), fn);
+  for (const reserved of [
+    'get_global_id',
+    'barrier',
+    'int',
+    'float4',
+    'sqrt',
+    'convert_int_sat',
+    'native_exp',
+    'M_PI',
+    'loom_div_int32',
+    '__kernel',
+  ]) {
+    const fn = defineFunction({
+      name: 'reserved_cl',
+      signature: { args: ['float32'], result: 'float32' },
+      opencl: { name: reserved, preamble: '' },
+    });
+    const knl = registerFunction(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = reserved_cl(a[i])', [
+        globalArg('a', { dtype: 'float32', shape: ['n'] }),
+        '...',
+      ]),
+      fn,
+    );
     assert.throws(
       () => generateCode(knl, openclTarget()),
-      (e: unknown) => e instanceof LoomError && e.message.includes(`function 'reserved_cl' is called '${reserved}' in OpenCL C, a keyword, type or built-in function of OpenCL C`),
+      (e: unknown) =>
+        e instanceof LoomError &&
+        e.message.includes(
+          `function 'reserved_cl' is called '${reserved}' in OpenCL C, a keyword, type or built-in function of OpenCL C`,
+        ),
       reserved,
     );
   }
   // two functions called by one OpenCL name: C has no overloads
-  const first = defineFunction({ name: 'first_fn', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'shared_impl', preamble: '' } });
-  const second = defineFunction({ name: 'second_fn', signature: { args: ['float32'], result: 'float32' }, opencl: { name: 'shared_impl', preamble: '' } });
+  const first = defineFunction({
+    name: 'first_fn',
+    signature: { args: ['float32'], result: 'float32' },
+    opencl: { name: 'shared_impl', preamble: '' },
+  });
+  const second = defineFunction({
+    name: 'second_fn',
+    signature: { args: ['float32'], result: 'float32' },
+    opencl: { name: 'shared_impl', preamble: '' },
+  });
   const both = registerFunction(
-    makeKernel('{ [i]: 0<=i<n }', 'out[i] = first_fn(a[i]) + second_fn(a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = first_fn(a[i]) + second_fn(a[i])', [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ]),
     first,
     second,
   );
-  assert.throws(() => generateCode(both, openclTarget()), /functions 'first_fn' and 'second_fn' are both called 'shared_impl' in OpenCL C, which has no overloads/);
+  assert.throws(
+    () => generateCode(both, openclTarget()),
+    /functions 'first_fn' and 'second_fn' are both called 'shared_impl' in OpenCL C, which has no overloads/,
+  );
 
   // a generic function refusing its arguments' dtypes
-  const refused = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(b[i])', [globalArg('b', { dtype: 'uint8', shape: ['n'] }), '...']), twice);
+  const refused = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = twice(b[i])', [globalArg('b', { dtype: 'uint8', shape: ['n'] }), '...']),
+    twice,
+  );
   assert.throws(() => generateCode(refused, openclTarget()), /twice\(\) takes float32, float64 or int32, not uint8/);
   // the wrong number of arguments
-  const wrong = registerFunction(makeKernel('{ [i]: 0<=i<n }', 'out[i] = softplus(a[i], a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), softplus);
+  const wrong = registerFunction(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = softplus(a[i], a[i])', [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ]),
+    softplus,
+  );
   assert.throws(() => generateCode(wrong, openclTarget()), /function 'softplus' takes 1 argument, got 2/);
 });
 
@@ -153,12 +277,24 @@ test('the builder verb .functions() registers them', async () => {
 test('names given to a function go through the name checks; built-ins cannot be redefined; signatures are dtypes', () => {
   const impl = { name: 'f_impl', preamble: '' };
   const spec = { signature: { args: ['float32'], result: 'float32' }, opencl: impl } as const;
-  assert.throws(() => defineFunction({ ...spec, name: 'f(x); evil' } as never), /defineFunction: name: "f\(x\); evil" is not a name/);
-  assert.throws(() => defineFunction({ ...spec, name: 'f', opencl: { name: 'f */ evil', preamble: '' } }), /the name its code is called by: "f \*\/ evil" is not a name/);
+  assert.throws(
+    () => defineFunction({ ...spec, name: 'f(x); evil' } as never),
+    /defineFunction: name: "f\(x\); evil" is not a name/,
+  );
+  assert.throws(
+    () => defineFunction({ ...spec, name: 'f', opencl: { name: 'f */ evil', preamble: '' } }),
+    /the name its code is called by: "f \*\/ evil" is not a name/,
+  );
   assert.throws(() => defineFunction({ ...spec, name: 'sin' }), /'sin' is a built-in/);
   assert.throws(() => defineFunction({ ...spec, name: 'sum' }), /'sum' is the name of a reduction/);
-  assert.throws(() => defineFunction({ name: 'g', signature: { args: ['float33' as DType], result: 'float32' } }), /"float33" is not a dtype/);
-  assert.throws(() => defineFunction({ name: 'g', signature: { args: ['complex64'], result: 'float32' } }), /complex dtypes/);
+  assert.throws(
+    () => defineFunction({ name: 'g', signature: { args: ['float33' as DType], result: 'float32' } }),
+    /"float33" is not a dtype/,
+  );
+  assert.throws(
+    () => defineFunction({ name: 'g', signature: { args: ['complex64'], result: 'float32' } }),
+    /complex dtypes/,
+  );
   // a kernel's rule and a function of the same name: the rule is the kernel's already
   const withRule = makeKernel('{ [i]: 0<=i<n }', ['sq(x) := x*x', 'out[i] = sq(a[i])']);
   assert.throws(() => registerFunction(withRule, { ...spec, name: 'sq' }), /has a substitution rule 'sq' already/);
@@ -175,14 +311,20 @@ test('names given to a function go through the name checks; built-ins cannot be 
 const thousandfold = defineFunction({
   name: 'thousandfold',
   signature: { args: ['float32'], result: 'int32' },
-  opencl: { name: 'loom_user_thousandfold', preamble: 'inline int loom_user_thousandfold(float x) { return convert_int_sat_rtz(x * 1000.0f); }' },
+  opencl: {
+    name: 'loom_user_thousandfold',
+    preamble: 'inline int loom_user_thousandfold(float x) { return convert_int_sat_rtz(x * 1000.0f); }',
+  },
   wgsl: {
     name: 'thousandfold_f32',
     preamble:
       'fn thousandfold_f32(x: f32) -> i32 { let y = x * 1000.0; if ((bitcast<u32>(y) & 0x7fffffffu) > 0x7f800000u) { return 0; } if (y >= 2147483648.0) { return 2147483647; } if (y <= -2147483648.0) { return -2147483647 - 1; } return i32(y); }',
   },
   // PTX's float-to-int conversion saturates and takes NaN to 0
-  cuda: { name: 'loom_user_thousandfold', preamble: '__device__ inline int loom_user_thousandfold(float x) { return __float2int_rz(x * 1000.0f); }' },
+  cuda: {
+    name: 'loom_user_thousandfold',
+    preamble: '__device__ inline int loom_user_thousandfold(float x) { return __float2int_rz(x * 1000.0f); }',
+  },
   // C leaves the cast of an out-of-range float undefined: the range is tested first
   c: {
     name: 'loom_user_thousandfold',
@@ -206,8 +348,22 @@ const saturated = (x: number) => (Number.isNaN(x) ? 0 : Math.min(2 ** 31 - 1, Ma
 
 for (const device of testDevices()) {
   test(`${device.name}: an int32 result and an int32 argument saturate (in range, beyond both ends, NaN), as plain JS says`, async () => {
-    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['out[i] = thousandfold(a[i])', 'arg[i] = identity32(a[i])']), thousandfold, identity32);
-    const a = new Float32Array([1.5, -2.25, 3e6, -3e6, 4e9, -4e9, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]);
+    const knl = registerFunction(
+      makeKernel('{ [i]: 0<=i<n }', ['out[i] = thousandfold(a[i])', 'arg[i] = identity32(a[i])']),
+      thousandfold,
+      identity32,
+    );
+    const a = new Float32Array([
+      1.5,
+      -2.25,
+      3e6,
+      -3e6,
+      4e9,
+      -4e9,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ]);
     const { out, arg } = await run(knl, device, { a });
     // 3e6 * 1000 = 3e9: once wrapped to -1294967296 on the CPU device
     assert.equal(

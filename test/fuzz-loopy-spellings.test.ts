@@ -7,7 +7,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LoomError, addDtypes, extractSubst, globalArg, makeKernel, prioritizeLoops, temporaryVariable, valueArg } from '@loom/core';
+import {
+  LoomError,
+  addDtypes,
+  extractSubst,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  temporaryVariable,
+  valueArg,
+} from '@loom/core';
 
 /** A small deterministic generator (mulberry32), so a failure names an input that comes back. */
 function rng(seed: number): () => number {
@@ -26,12 +35,52 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
 
 /** Shapes loopy accepts for a one-axis array over `n`, then shapes no one should write. */
 const GOOD_SHAPES: readonly unknown[] = ['n', '(n,)', '(n)', ['n'], 'auto', [10], 10, 'n, ', ' n '];
-const ODD_SHAPES: readonly unknown[] = [null, {}, [null], [[1]], true, '', ',', '(,)', 'n,,', [1.5], -1, ['('], ')', '(n', Number.NaN, [Symbol.iterator.toString()]];
+const ODD_SHAPES: readonly unknown[] = [
+  null,
+  {},
+  [null],
+  [[1]],
+  true,
+  '',
+  ',',
+  '(,)',
+  'n,,',
+  [1.5],
+  -1,
+  ['('],
+  ')',
+  '(n',
+  Number.NaN,
+  [Symbol.iterator.toString()],
+];
 /** Argument list entries loopy accepts, then odd ones. */
 const GOOD_ENTRIES: readonly unknown[] = ['...', 'a', 'b', 'n', 'a, b', ' ... '];
-const ODD_ENTRIES: readonly unknown[] = [null, 3, {}, [], ['a'], { name: 3 }, { name: 'a,,b' }, { name: '' }, '1a', 'a b', { kind: 'global' }, Symbol('a')];
+const ODD_ENTRIES: readonly unknown[] = [
+  null,
+  3,
+  {},
+  [],
+  ['a'],
+  { name: 3 },
+  { name: 'a,,b' },
+  { name: '' },
+  '1a',
+  'a b',
+  { kind: 'global' },
+  Symbol('a'),
+];
 /** Third arguments of makeKernel: lists, strings, options; and odd ones. */
-const ODD_THIRDS: readonly unknown[] = [null, 3, true, { name: 3 }, { nmae: 'k' }, { name: 'k', assumptions: 5 }, globalArg('a'), new Map(), () => 1];
+const ODD_THIRDS: readonly unknown[] = [
+  null,
+  3,
+  true,
+  { name: 3 },
+  { nmae: 'k' },
+  { name: 'k', assumptions: 5 },
+  globalArg('a'),
+  new Map(),
+  () => 1,
+];
 
 function drawShape(): unknown {
   return random() < 0.6 ? pick(GOOD_SHAPES) : pick(ODD_SHAPES);
@@ -60,7 +109,8 @@ function onlyLoomErrors(what: string, f: () => unknown): boolean {
     f();
     return true;
   } catch (e) {
-    if (!(e instanceof LoomError)) assert.unreachable(`${what}: ${e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)}`);
+    if (!(e instanceof LoomError))
+      assert.unreachable(`${what}: ${e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)}`);
     assert.ok((e as Error).message.length > 10, `${what}: the message says something`);
     return false;
   }
@@ -79,16 +129,23 @@ test('makeKernel: loopy spellings of the argument list and shapes raise only Loo
   for (let k = 0; k < 300; k++) {
     const args = drawArgs();
     const options = random() < 0.1 ? { name: 'k' } : undefined;
-    if (onlyLoomErrors(`makeKernel(..., ${describe(args)}, ${describe(options)})`, () => makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', args as never, options))) accepted++;
+    if (
+      onlyLoomErrors(`makeKernel(..., ${describe(args)}, ${describe(options)})`, () =>
+        makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', args as never, options),
+      )
+    )
+      accepted++;
   }
   // most drawn inputs are loopy's: a generator that only produced refusals would test little
   assert.ok(accepted > 100, `${accepted} of 300 accepted`);
 });
 
 test('the spellings loopy accepts are accepted', () => {
-  for (const shape of GOOD_SHAPES) makeKernel('{[i]: 0<=i<10}', 'b[i] = 2*a[i]', [globalArg('a', { shape } as never), '...']);
+  for (const shape of GOOD_SHAPES)
+    makeKernel('{[i]: 0<=i<10}', 'b[i] = 2*a[i]', [globalArg('a', { shape } as never), '...']);
   for (const entry of GOOD_ENTRIES) makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', [entry as string, '...']);
-  for (const third of ['...', 'a, b, n', { name: 'k' }, undefined]) makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', third as never);
+  for (const third of ['...', 'a, b, n', { name: 'k' }, undefined])
+    makeKernel('{[i]: 0<=i<n}', 'b[i] = 2*a[i]', third as never);
 });
 
 test('addDtypes, extractSubst, prioritizeLoops: comma-separated names and mutations raise only LoomErrors', () => {
@@ -99,7 +156,9 @@ test('addDtypes, extractSubst, prioritizeLoops: comma-separated names and mutati
     const table = random() < 0.1 ? pick([null, [], 'a', 3]) : { [pick(keys)]: pick(dtypes) };
     onlyLoomErrors(`addDtypes(${describe(table)})`, () => addDtypes(knl, table as never));
     const params = pick(['x', 'x, y', 'x,,y', '', ['x'], [3], null, 'x y', 'i']);
-    onlyLoomErrors(`extractSubst(${describe(params)})`, () => extractSubst(knl, 'r', pick(['a[x, y]', 'a[', '2*x', 'x']), params as never));
+    onlyLoomErrors(`extractSubst(${describe(params)})`, () =>
+      extractSubst(knl, 'r', pick(['a[x, y]', 'a[', '2*x', 'x']), params as never),
+    );
     const order = pick(['i,j', 'j, i', 'i,,j', 'i,k', '', ['i', 'j'], [1], null, { i: 1 }]);
     onlyLoomErrors(`prioritizeLoops(${describe(order)})`, () => prioritizeLoops(knl, order as never));
   }

@@ -57,7 +57,10 @@ for (const golden of kernels) {
         writeFileSync(where, code);
         return;
       }
-      assert.ok(existsSync(where), `${file} is missing: run LOOM_UPDATE_GOLDEN=1 node scripts/run-tests.mjs golden.test`);
+      assert.ok(
+        existsSync(where),
+        `${file} is missing: run LOOM_UPDATE_GOLDEN=1 node scripts/run-tests.mjs golden.test`,
+      );
       // assert.fixture prints a line diff
       assert.fixture(code, readFileSync(where, 'utf8'), `${file} differs from the generated code`);
     });

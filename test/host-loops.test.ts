@@ -39,7 +39,12 @@ function shiftingKernel() {
        end
        ... gbarrier
      end`,
-    [globalArg('x', { dtype: 'float32', shape: ['n'] }), globalArg('tmp', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32'), valueArg('T', 'int32')],
+    [
+      globalArg('x', { dtype: 'float32', shape: ['n'] }),
+      globalArg('tmp', { dtype: 'float32', shape: ['n'] }),
+      valueArg('n', 'int32'),
+      valueArg('T', 'int32'),
+    ],
     { seqDependencies: true, name: 'shifting' },
   );
   return prioritizeLoops(splitIname(knl, 'i', 4, { outerTag: 'g.0', innerTag: 'l.0' }), 't,s');
@@ -138,20 +143,32 @@ for (const device of testDevices()) {
 }
 
 test('a host loop cannot be unrolled, and cannot have bounds only a work-item knows', () => {
-  const constant = makeKernel('{ [k, i]: 0<=k<3 and 0<=i<n }', ['for k, i', '  ... gbarrier', '  a[k, i] = k', 'end'].join('\n'), undefined, { seqDependencies: true });
+  const constant = makeKernel(
+    '{ [k, i]: 0<=k<3 and 0<=i<n }',
+    ['for k, i', '  ... gbarrier', '  a[k, i] = k', 'end'].join('\n'),
+    undefined,
+    { seqDependencies: true },
+  );
   assert.throws(
     () => generateCode(tagInames(constant, { k: 'unr', i: 'l.0' }), openclTarget()),
     (e: unknown) => e instanceof LoomError && /cannot unroll 'k': a global barrier sits inside it/.test(e.message),
   );
   const knl = tagInames(
-    makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<i }'], ['for i', '  for k', '    ... gbarrier', '    a[i, k] = 1', '  end', 'end'].join('\n'), undefined, {
-      seqDependencies: true,
-    }),
+    makeKernel(
+      ['{ [i]: 0<=i<n }', '{ [k]: 0<=k<i }'],
+      ['for i', '  for k', '    ... gbarrier', '    a[i, k] = 1', '  end', 'end'].join('\n'),
+      undefined,
+      {
+        seqDependencies: true,
+      },
+    ),
     { i: 'g.0' },
   );
   assert.throws(
     () => generateCode(knl, openclTarget()),
-    (e: unknown) => e instanceof LoomError && /loop 'k' holds a global barrier, so the host runs it, but its bounds depend on 'i'/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /loop 'k' holds a global barrier, so the host runs it, but its bounds depend on 'i'/.test(e.message),
   );
 });
 

@@ -4,7 +4,17 @@
  * type-checks with plain tsc, and whose web page Vite bundles for browsers. The native drivers (webgpu, koffi) and ts-morph are optional peer
  * dependencies, so the install must not bring them; the devices that need them say so.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -23,7 +33,11 @@ const output = (result: { stdout: string; stderr: string }) => `${result.stdout}
 
 // uvu does not report a failing hook, so the setup is the first test, and the others need it
 test('the packages build, publish to a registry, and install into a fresh app', async () => {
-  const build = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'],
+    { cwd: root, encoding: 'utf8' },
+  );
   assert.is(build.status, 0, `npm run build failed:\n${output(build)}`);
   registry = await startRegistry(directory);
   const published = publishWorkspaces(registry, root);
@@ -31,7 +45,16 @@ test('the packages build, publish to a registry, and install into a fresh app', 
   cpSync(path.join(root, 'test/installed/app'), app, { recursive: true });
   useRegistryFor(app, registry);
   const installed = npm(
-    ['install', '--prefer-offline', '@loom/dsl', '@loom/codegen-js', '@loom/codegen-opencl', '@loom/codegen-wgsl', '@loom/elementwise', '@loom/computation'],
+    [
+      'install',
+      '--prefer-offline',
+      '@loom/dsl',
+      '@loom/codegen-js',
+      '@loom/codegen-opencl',
+      '@loom/codegen-wgsl',
+      '@loom/elementwise',
+      '@loom/computation',
+    ],
     app,
   );
   assert.is(installed.status, 0, `npm install failed:\n${output(installed)}`);
@@ -87,7 +110,11 @@ test("the README's first example runs as pasted in a fresh app after the README'
   assert.is(installed.status, 0, `${install[1]} failed:\n${output(installed)}`);
   // plain node, not tsx: the example is JavaScript as well as TypeScript, so it runs as pasted
   writeFileSync(path.join(first, 'first.mjs'), `${example[1]}\n`);
-  const run = spawnSync(process.execPath, ['first.mjs'], { cwd: first, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const run = spawnSync(process.execPath, ['first.mjs'], {
+    cwd: first,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   assert.is(run.status, 0, output(run));
   const said = example[1]
     .split('\n')
@@ -98,18 +125,32 @@ test("the README's first example runs as pasted in a fresh app after the README'
 
 test("the README's first install line brings no @loom/computation (an optional peer), and typegen works there without it", () => {
   const first = path.join(directory, 'first');
-  assert.ok(existsSync(path.join(first, 'node_modules/@loom/dsl/dist/index.js')), 'the previous test installed the first line');
+  assert.ok(
+    existsSync(path.join(first, 'node_modules/@loom/dsl/dist/index.js')),
+    'the previous test installed the first line',
+  );
   assert.equal(readdirSync(path.join(first, 'node_modules/@loom')).sort(), ['codegen-js', 'core', 'dsl']);
   // ts-morph where `npm install --save-dev ts-morph` puts it, linked from this repository (it is
   // not in npm's cache here, and nothing else is asked of the network)
   symlinkSync(path.join(root, 'node_modules/ts-morph'), path.join(first, 'node_modules/ts-morph'), 'dir');
-  const strict = { compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, skipLibCheck: false }, include: ['*.ts'] };
+  const strict = {
+    compilerOptions: {
+      strict: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      noEmit: true,
+      skipLibCheck: false,
+    },
+    include: ['*.ts'],
+  };
   writeFileSync(path.join(first, 'tsconfig.json'), JSON.stringify(strict));
   writeFileSync(
     path.join(first, 'kernels.ts'),
     "import { domain, insn, kernel } from '@loom/dsl';\n\nexport const tripled = kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = 3*a[i]`, { name: 'tripled' });\n",
   );
-  const loom = (...args: string[]) => spawnSync(path.join(first, 'node_modules/.bin/loom'), args, { cwd: first, encoding: 'utf8' });
+  const loom = (...args: string[]) =>
+    spawnSync(path.join(first, 'node_modules/.bin/loom'), args, { cwd: first, encoding: 'utf8' });
   const typegen = loom('typegen');
   assert.is(typegen.status, 0, output(typegen));
   assert.is(typegen.stdout, 'loom typegen: wrote kernels.loom.d.ts\n');
@@ -117,7 +158,11 @@ test("the README's first install line brings no @loom/computation (an optional p
   const check = loom('typegen', '--check');
   assert.is(check.status, 0, output(check));
   // the app and its declarations type-check (skipLibCheck off): @loom/dsl's declarations need no @loom/computation
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: first, encoding: 'utf8' });
+  const tsc = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--pretty', 'false'],
+    { cwd: first, encoding: 'utf8' },
+  );
   assert.is(tsc.status, 0, output(tsc));
   // a file that makes a computation is told what to install
   writeFileSync(
@@ -126,24 +171,35 @@ test("the README's first install line brings no @loom/computation (an optional p
   );
   const missing = loom('typegen');
   assert.is(missing.status, 1, output(missing));
-  assert.match(missing.stderr, "error: computations.ts:4: computation 'c' is made with @loom/computation, which is not installed: npm install @loom/computation\n");
+  assert.match(
+    missing.stderr,
+    "error: computations.ts:4: computation 'c' is made with @loom/computation, which is not installed: npm install @loom/computation\n",
+  );
   rmSync(path.join(first, 'computations.ts'));
 });
 
 for (const resolution of ['node16', 'bundler']) {
   test(`a strict TypeScript app type-checks against the declarations (moduleResolution ${resolution}), run's arguments typed`, () => {
     // app.ts has a @ts-expect-error on a wrong argument to run(): were run loosely typed, tsc would fail on it
-    const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'], {
-      cwd: app,
-      encoding: 'utf8',
-    });
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', `tsconfig.${resolution}.json`, '--pretty', 'false'],
+      {
+        cwd: app,
+        encoding: 'utf8',
+      },
+    );
     assert.is(tsc.status, 0, output(tsc));
   });
 }
 
 test('Vite bundles a web page using @loom/dsl, @loom/codegen-wgsl and @loom/elementwise, with no configuration', () => {
   // this repository's Vite, run in the app's web/ folder: what it bundles comes from the app's node_modules
-  const vite = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: path.join(app, 'web'), encoding: 'utf8' });
+  const vite = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+    { cwd: path.join(app, 'web'), encoding: 'utf8' },
+  );
   assert.is(vite.status, 0, output(vite));
   const assets = path.join(app, 'web/dist/assets');
   const bundle = readdirSync(assets)
@@ -151,14 +207,22 @@ test('Vite bundles a web page using @loom/dsl, @loom/codegen-wgsl and @loom/elem
     .map((f) => readFileSync(path.join(assets, f), 'utf8'))
     .join('\n');
   assert.match(bundle, 'navigator', 'the device looks for navigator.gpu');
-  assert.not.match(bundle, /\b(?:from|import)\s*\(?\s*["'](?:webgpu|node:[\w/]+|module|fs|path|url|os)["']/, 'Dawn or a Node module imported by the browser bundle');
+  assert.not.match(
+    bundle,
+    /\b(?:from|import)\s*\(?\s*["'](?:webgpu|node:[\w/]+|module|fs|path|url|os)["']/,
+    'Dawn or a Node module imported by the browser bundle',
+  );
 });
 
 test('the loom command: --version from package.json, typegen asks for ts-morph, its help does not', () => {
-  const loom = (...args: string[]) => spawnSync(path.join(app, 'node_modules/.bin/loom'), args, { cwd: app, encoding: 'utf8' });
+  const loom = (...args: string[]) =>
+    spawnSync(path.join(app, 'node_modules/.bin/loom'), args, { cwd: app, encoding: 'utf8' });
   const version = loom('--version');
   assert.is(version.status, 0, output(version));
-  assert.is(version.stdout.trim(), JSON.parse(readFileSync(path.join(root, 'packages/dsl/package.json'), 'utf8')).version);
+  assert.is(
+    version.stdout.trim(),
+    JSON.parse(readFileSync(path.join(root, 'packages/dsl/package.json'), 'utf8')).version,
+  );
   const typegen = loom('typegen');
   assert.is(typegen.status, 2, output(typegen));
   assert.match(typegen.stderr, 'npm install --save-dev ts-morph');

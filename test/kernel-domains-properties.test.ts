@@ -58,8 +58,10 @@ const tree: fc.Arbitrary<TreeSpec> = fc
     return { domains: r.order.map((k) => domains[k]!), assumption: r.assumption };
   });
 
-const render = (c: Condition, [x, y]: readonly [string, string]) => `${c.coeffs[0]}*${x} + ${c.coeffs[1]}*${y} + ${c.coeffs[2]}*n + ${c.constant} >= 0`;
-const holds = (c: Condition, [x, y]: readonly [string, string], p: Point) => c.coeffs[0] * p[x]! + c.coeffs[1] * p[y]! + c.coeffs[2] * p.n! + c.constant >= 0;
+const render = (c: Condition, [x, y]: readonly [string, string]) =>
+  `${c.coeffs[0]}*${x} + ${c.coeffs[1]}*${y} + ${c.coeffs[2]}*n + ${c.constant} >= 0`;
+const holds = (c: Condition, [x, y]: readonly [string, string], p: Point) =>
+  c.coeffs[0] * p[x]! + c.coeffs[1] * p[y]! + c.coeffs[2] * p.n! + c.constant >= 0;
 
 function domainText(d: DomainSpec): string {
   const params = ['n', ...d.over.filter((v) => !d.dims.includes(v))];
@@ -104,7 +106,10 @@ test('domainOf: a point is in the set iff the domains it needs have an extension
       fc.boolean(),
       fc.integer({ min: 0, max: N_MAX }),
       (spec, wanted, keepParents, withAssumptions, n) => {
-        const knl = { domains: spec.domains.map((d) => BasicSet.parse(domainText(d))), assumptions: BasicSet.parseConditions(spec.assumption) };
+        const knl = {
+          domains: spec.domains.map((d) => BasicSet.parse(domainText(d))),
+          assumptions: BasicSet.parseConditions(spec.assumption),
+        };
         const set = domainOf(knl, wanted, keepParents, withAssumptions);
         const needed = neededDomains(spec, wanted);
         const closure = needed.flatMap((d) => d.dims);

@@ -1,7 +1,18 @@
 /** Bad input is a LoomError naming the problem, raised before anything runs. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InternalError, LoomError, LinearizationError, prioritizeLoops, globalArg, makeKernel, run, valueArg, collectWarnings, generateCode } from '@loom/core';
+import {
+  InternalError,
+  LoomError,
+  LinearizationError,
+  prioritizeLoops,
+  globalArg,
+  makeKernel,
+  run,
+  valueArg,
+  collectWarnings,
+  generateCode,
+} from '@loom/core';
 import { cpuDevice, jsTarget } from '@loom/codegen-js';
 import { jsName } from '../packages/codegen-js/src/names.ts';
 
@@ -47,13 +58,19 @@ test('a malformed instruction points at the problem', () => {
   const msg = throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i'), /./);
   assert.match(msg, /\^/);
   throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] 2*a[i]'), /expected an assignment/);
-  throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] {colour=red}'), /unknown instruction attribute 'colour'/);
+  throwsLoom(
+    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] {colour=red}'),
+    /unknown instruction attribute 'colour'/,
+  );
   throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'for i\n out[i] = 1'), /never closed/);
   throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', '<floaty> t = 1'), /unknown type 'floaty'/);
 });
 
 test('an unknown variable is named, with a caret under it', () => {
-  const msg = throwsLoom(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * scale', [globalArg('a'), globalArg('out'), valueArg('n')]), /unknown variable 'scale'/);
+  const msg = throwsLoom(
+    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * scale', [globalArg('a'), globalArg('out'), valueArg('n')]),
+    /unknown variable 'scale'/,
+  );
   const lines = msg.split('\n');
   const caretLine = lines[lines.length - 1];
   const sourceLine = lines[lines.length - 2];
@@ -62,8 +79,14 @@ test('an unknown variable is named, with a caret under it', () => {
 
 test('an instruction whose inames= leaves out an iname it reads is refused (loopy: check_for_inactive_iname_access)', () => {
   // before this check, code generation wrote `j` where no loop declares it
-  throwsLoom(() => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[i,j] {inames=i}'), /reads the iname 'j' outside its loop/);
-  throwsLoom(() => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = a[i] {inames=i}\nif j > 0\n  out[i] = 0 {inames=i}\nend'), /reads the iname 'j'/);
+  throwsLoom(
+    () => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[i,j] {inames=i}'),
+    /reads the iname 'j' outside its loop/,
+  );
+  throwsLoom(
+    () => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = a[i] {inames=i}\nif j > 0\n  out[i] = 0 {inames=i}\nend'),
+    /reads the iname 'j'/,
+  );
   // inside a reduction over it, the iname is bound, not read from a loop
   const ok = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]) {inames=i}');
   assert.equal(ok.instructions[0].withinInames, ['i']);
@@ -78,13 +101,19 @@ test('a wrong argument name, a wrong dtype and a short array fail before launchi
   const device = cpuDevice();
   await rejectsLoom(run(knl, device, { b: new Float32Array(3) } as never), /has no argument 'b'/);
   await rejectsLoom(run(knl, device, { a: new Float64Array(3) }), /'a' is float32, but a Float64Array/);
-  await rejectsLoom(run(knl, device, { a: new Float32Array(3), n: 4 }), /'a' has 3 elements, but shape \(n\) = \(4\) needs 4/);
+  await rejectsLoom(
+    run(knl, device, { a: new Float32Array(3), n: 4 }),
+    /'a' has 3 elements, but shape \(n\) = \(4\) needs 4/,
+  );
   await rejectsLoom(run(knl, device, {}), /missing value for argument 'n'|missing input array 'a'/);
   await rejectsLoom(run(knl, device, { a: new Float32Array(3), out: new Float32Array(2) }), /'out' has 2 elements/);
 });
 
 test('a declared shape too small for the accesses is caught before launching', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i+1] = a[i]', [globalArg('out', { shape: ['n'], dtype: 'float32', isInput: false }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i+1] = a[i]', [
+    globalArg('out', { shape: ['n'], dtype: 'float32', isInput: false }),
+    '...',
+  ]);
   const out = new Float32Array(4).fill(7);
   await rejectsLoom(run(knl, cpuDevice(), { a: new Float32Array(4), out }), /outside its shape/);
   assert.ok(
@@ -107,7 +136,11 @@ test('a dependency cycle is explained', () => {
   `,
   );
   throwsLoom(
-    () => generateCode(knl.with({ args: knl.args.map((a) => ({ ...a, dtype: a.kind === 'value' ? 'int32' : 'float32' })) }), jsTarget()),
+    () =>
+      generateCode(
+        knl.with({ args: knl.args.map((a) => ({ ...a, dtype: a.kind === 'value' ? 'int32' : 'float32' })) }),
+        jsTarget(),
+      ),
     /dependency cycle: 'x' depends on 'y' depends on 'x'/,
   );
 });
@@ -128,7 +161,10 @@ test('a loop that would be entered twice is explained', () => {
     assert.unreachable();
   } catch (e) {
     assert.instance(e, LinearizationError);
-    assert.match((e as Error).message, /'last' \(inside loop 'i'\) depends on 'middle' \(outside loop 'i'\), which depends on 'first' \(inside loop 'i'\)/);
+    assert.match(
+      (e as Error).message,
+      /'last' \(inside loop 'i'\) depends on 'middle' \(outside loop 'i'\), which depends on 'first' \(inside loop 'i'\)/,
+    );
   }
 });
 

@@ -7,7 +7,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeKernel, splitIname, tagInames, type Instruction } from '@loom/core';
 
-const knl = tagInames(splitIname(makeKernel('{ [i]: 0<=i<n }', ['<float32> t = 2*a[i]', 'out[i] = t'], undefined, { assumptions: 'n >= 1' }), 'i', 16), { i_inner: 'l.0' });
+const knl = tagInames(
+  splitIname(
+    makeKernel('{ [i]: 0<=i<n }', ['<float32> t = 2*a[i]', 'out[i] = t'], undefined, { assumptions: 'n >= 1' }),
+    'i',
+    16,
+  ),
+  { i_inner: 'l.0' },
+);
 
 const refuses = (what: string, mutate: () => unknown) => assert.throws(mutate, TypeError, what);
 

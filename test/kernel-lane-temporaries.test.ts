@@ -26,8 +26,11 @@ for (const laneTag of ['ilp', 'ilp.seq', 'unr', 'vec']) {
       // j of extent 4 for vec (a float4 lane axis), 5 for the others
       const nj = laneTag === 'vec' ? 4 : NJ;
       // local: indexed by the l.0 iname; private: a scalar per work-item
-      const [write, read] = space === 'local' ? ['<> a[i] = 10*i + j', 'b[i,j] = a[i]'] : ['<> a = 10*i + j', 'b[i,j] = a'];
-      let knl = makeKernel(`{[i,j]: 0<=i<${NI} and 0<=j<${nj}}`, `${write}\n${read}`, [globalArg('b', { dtype: 'float32', shape: [NI, nj] })]);
+      const [write, read] =
+        space === 'local' ? ['<> a[i] = 10*i + j', 'b[i,j] = a[i]'] : ['<> a = 10*i + j', 'b[i,j] = a'];
+      let knl = makeKernel(`{[i,j]: 0<=i<${NI} and 0<=j<${nj}}`, `${write}\n${read}`, [
+        globalArg('b', { dtype: 'float32', shape: [NI, nj] }),
+      ]);
       knl = tagInames(knl, { i: 'l.0', j: laneTag });
       const want = expected().filter((_, k) => k % NJ < nj);
       for (const device of testDevices()) {
@@ -41,11 +44,14 @@ for (const laneTag of ['ilp', 'ilp.seq', 'unr', 'vec']) {
 }
 
 test('a local temporary with ILP copies read outside its lanes is a LoomError, as in loopy', () => {
-  let knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<4}', '<> a[i] = 10*i + j {inames=i:j}\nb[i] = a[i] {inames=i}', [globalArg('b', { dtype: 'float32', shape: [16] })]);
+  let knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<4}', '<> a[i] = 10*i + j {inames=i:j}\nb[i] = a[i] {inames=i}', [
+    globalArg('b', { dtype: 'float32', shape: [16] }),
+  ]);
   knl = tagInames(knl, { i: 'l.0', j: 'ilp' });
   assert.throws(
     () => generateCode(knl, jsTarget()),
-    (e: unknown) => e instanceof LoomError && /one copy per value of the ILP or vec iname\(s\) 'j', outside of them/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError && /one copy per value of the ILP or vec iname\(s\) 'j', outside of them/.test(e.message),
   );
 });
 

@@ -17,19 +17,25 @@ test('arrays are global arguments, free names are values, outputs are what is wr
 });
 
 test('shapes come from the access footprint under the assumptions', () => {
-  const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j+1] = a[2*i, j]', undefined, { assumptions: 'n>=1 and m>=1' });
+  const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j+1] = a[2*i, j]', undefined, {
+    assumptions: 'n>=1 and m>=1',
+  });
   assert.equal(knl.arg('a')!.shape!.map(printExpr), ['2*n - 1', 'm']);
   assert.equal(knl.arg('out')!.shape!.map(printExpr), ['n', 'm + 1']);
 });
 
 test('a static maximum is not found without assumptions, as the tutorial says', () => {
-  const build = (assumptions?: string) => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 5\nout[0] = 6', undefined, { assumptions });
+  const build = (assumptions?: string) =>
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = 5\nout[0] = 6', undefined, { assumptions });
   try {
     build();
     assert.unreachable('should have thrown');
   } catch (e) {
     assert.instance(e, StaticValueFindingError);
-    assert.match((e as Error).message, "a static maximum was not found for PwAff '[n] -> { [(1)] : n <= 1; [(n)] : n >= 2 }'");
+    assert.match(
+      (e as Error).message,
+      "a static maximum was not found for PwAff '[n] -> { [(1)] : n <= 1; [(n)] : n >= 2 }'",
+    );
     assert.match((e as Error).message, "shape axis 0 of argument 'out'");
   }
   assert.equal(build('n>=1').arg('out')!.shape!.map(printExpr), ['n']);
@@ -170,7 +176,8 @@ test('explicit arguments: kinds, dtypes, shapes; unknown names are errors withou
   assert.is(knl.arg('a')!.dtype, 'float32');
   assert.throws(
     () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b[i]', [globalArg('a'), globalArg('out'), valueArg('n')]),
-    (e: unknown) => e instanceof LoomError && /unknown variable 'b'/.test((e as Error).message) && /\^/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError && /unknown variable 'b'/.test((e as Error).message) && /\^/.test((e as Error).message),
   );
 });
 

@@ -52,7 +52,10 @@ test('dependencies are listed dependent : prerequisite', () => {
     text.split('\n').some((l) => l.trim() === 'insn : transpose'),
     text,
   );
-  assert.ok(text.includes('out: type: <auto/runtime>, shape: (n, n), dim_tags: (N1:stride:n, N0:stride:1) out aspace: global'), text);
+  assert.ok(
+    text.includes('out: type: <auto/runtime>, shape: (n, n), dim_tags: (N1:stride:n, N0:stride:1) out aspace: global'),
+    text,
+  );
   assert.ok(text.includes('[n] -> { [i, j] : 0 <= i < n and 0 <= j < n }'), text);
 });
 

@@ -73,15 +73,34 @@ test('nosync_query: match expressions of ids, tags, writes, reads, inames, with 
 });
 
 test('nosync_query and conflicts: malformed values are LoomErrors with a caret', () => {
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:zz}'), /nosync_query 'writes:zz' of instruction 'insn' selects no instruction/, 'writes:zz');
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:a@nowhere}'), /malformed nosync_query 'writes:a@nowhere'/, 'writes:a@nowhere');
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=writes:a and}'), /the match expression ends too early/);
-  rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=wrote:a}'), /unknown match kind 'wrote:'/, 'wrote');
+  rejects(
+    () => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:zz}'),
+    /nosync_query 'writes:zz' of instruction 'insn' selects no instruction/,
+    'writes:zz',
+  );
+  rejects(
+    () => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {nosync_query=writes:a@nowhere}'),
+    /malformed nosync_query 'writes:a@nowhere'/,
+    'writes:a@nowhere',
+  );
+  rejects(
+    () => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=writes:a and}'),
+    /the match expression ends too early/,
+  );
+  rejects(
+    () => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {id=x}\nb[i] = 1 {nosync_query=wrote:a}'),
+    /unknown match kind 'wrote:'/,
+    'wrote',
+  );
   rejects(() => makeKernel('{ [i]: 0<=i<4 }', 'a[i] = 1 {conflicts}'), /attribute 'conflicts' needs a value/);
 });
 
 test('conflicts= is conflicts_grp (loopy spells the attribute both ways)', () => {
-  const knl = makeKernel('{ [i]: 0<=i<4 }', ['a[i] = 1 {id=x, groups=g1}', 'b[i] = 2 {id=y, conflicts=g1:g2}', 'c[i] = 3 {id=z, conflicts_grp=g1}']);
+  const knl = makeKernel('{ [i]: 0<=i<4 }', [
+    'a[i] = 1 {id=x, groups=g1}',
+    'b[i] = 2 {id=y, conflicts=g1:g2}',
+    'c[i] = 3 {id=z, conflicts_grp=g1}',
+  ]);
   assert.equal(knl.instruction('y').conflictsWithGroups, ['g1', 'g2']);
   assert.equal(knl.instruction('z').conflictsWithGroups, ['g1']);
 });

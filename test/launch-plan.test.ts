@@ -4,7 +4,17 @@
 // may change a result: each test checks values against plain JavaScript, on every device.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, globalArg, LoomError, makeKernel, prepareLaunch, run, splitIname, valueArg, type LaunchArgument } from '@loom/core';
+import {
+  DeviceArray,
+  globalArg,
+  LoomError,
+  makeKernel,
+  prepareLaunch,
+  run,
+  splitIname,
+  valueArg,
+  type LaunchArgument,
+} from '@loom/core';
 import { openclDevice, type OpenCLDevice } from '@loom/codegen-opencl';
 import { testDevices } from './support/devices.ts';
 
@@ -23,7 +33,11 @@ async function rejects(what: string, call: () => Promise<unknown>, message: RegE
 
 for (const device of testDevices()) {
   test(`${device.name}: a float value of -0 is not the 0 of an earlier call`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * alpha', [globalArg('a', { dtype: 'float32' }), valueArg('alpha', 'float32'), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * alpha', [
+      globalArg('a', { dtype: 'float32' }),
+      valueArg('alpha', 'float32'),
+      '...',
+    ]);
     const a = new Float32Array([1, 2, 3]);
     for (const alpha of [0, -0, 0, -0]) {
       const out = (await run(knl, device, { a, alpha })).out as Float32Array;
@@ -35,7 +49,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: repeated calls take their values from each call, and a DeviceArray too short for its shape is refused every time`, async () => {
-    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b'), 'i', 16, {
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
     const out = await DeviceArray.from(device, new Float32Array(40), 'float32');
     const a = await DeviceArray.from(device, ramp(40), 'float32');
     for (const b of [1, 2, 2, 3.5]) {
@@ -48,15 +65,28 @@ for (const device of testDevices()) {
     }
     // the same signature (dtype, shape, values) as the planned calls, but a 16-element buffer
     const short = new DeviceArray(device, device.allocate(64), 'float32', [40]);
-    await rejects('a short DeviceArray in a planned call', () => run(knl, device, { a: short, out, b: 1 }), /buffer holds 16/);
-    await rejects('a short DeviceArray to prepareLaunch', () => prepareLaunch(knl, device, { a: short, out, b: 1 }), /buffer holds 16/);
+    await rejects(
+      'a short DeviceArray in a planned call',
+      () => run(knl, device, { a: short, out, b: 1 }),
+      /buffer holds 16/,
+    );
+    await rejects(
+      'a short DeviceArray to prepareLaunch',
+      () => prepareLaunch(knl, device, { a: short, out, b: 1 }),
+      /buffer holds 16/,
+    );
     short.release();
     a.release();
     out.release();
   });
 
   test(`${device.name}: after a repeated call of DeviceArrays, another shape, dtype or value is planned for, and new contents are read`, async () => {
-    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * b', [valueArg('b', 'float32'), '...']), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const knl = splitIname(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] * b', [valueArg('b', 'float32'), '...']),
+      'i',
+      16,
+      { outerTag: 'g.0', innerTag: 'l.0' },
+    );
     const made: DeviceArray[] = [];
     const on = async (data: Float32Array | Int32Array, dtype: 'float32' | 'int32') => {
       const x = await DeviceArray.from(device, data, dtype);
@@ -165,8 +195,13 @@ for (const device of testDevices()) {
     const idx = await DeviceArray.from(device, Int32Array.from([1, 8]), 'int32');
     const a = await DeviceArray.from(device, Float32Array.from([3, 5]), 'float32');
     const out = await DeviceArray.from(device, new Float32Array(8), 'float32');
-    for (let repeat = 0; repeat < 3; repeat++) await run(scatter, device, { idx, a, out, m: 8 }, { checkBounds: false });
-    await rejects('checkBounds after unchecked calls', () => run(scatter, device, { idx, a, out, m: 8 }, { checkBounds: true }), /writes 'out' at index t = 8/);
+    for (let repeat = 0; repeat < 3; repeat++)
+      await run(scatter, device, { idx, a, out, m: 8 }, { checkBounds: false });
+    await rejects(
+      'checkBounds after unchecked calls',
+      () => run(scatter, device, { idx, a, out, m: 8 }, { checkBounds: true }),
+      /writes 'out' at index t = 8/,
+    );
     await run(scatter, device, { idx, a, out, m: 8 }, { checkBounds: false });
     // the write in range went through every time; the one out of range was dropped
     assert.equal(Array.from((await out.toHost()) as Float32Array), [0, 6, 0, 0, 0, 0, 0, 0]);
@@ -174,7 +209,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a launch's argument list that is not frozen is read again at every launch`, async () => {
-    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1'), 'i', 16, {
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
     const a = await DeviceArray.from(device, ramp(32), 'float32');
     const out = await DeviceArray.from(device, new Float32Array(32), 'float32');
     const other = await DeviceArray.from(device, new Float32Array(32), 'float32');
@@ -205,7 +243,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a prepared launch takes other arrays of the same kind (ping-pong), and refuses others`, async () => {
-    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1'), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + 1'), 'i', 16, {
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
     const n = 48;
     const ping = await DeviceArray.from(device, ramp(n), 'float32');
     const pong = await DeviceArray.from(device, new Float32Array(n), 'float32');
@@ -228,8 +269,16 @@ for (const device of testDevices()) {
 
     const other = await DeviceArray.from(device, ramp(n - 1), 'float32');
     const ints = await DeviceArray.from(device, new Int32Array(n), 'int32');
-    await rejects('another shape', () => prepared.launch({ a: other }), /has shape \(47\), but the launch was prepared for \(48\)/);
-    await rejects('another dtype', () => prepared.launch({ a: ints }), /is int32, but the launch was prepared with float32/);
+    await rejects(
+      'another shape',
+      () => prepared.launch({ a: other }),
+      /has shape \(47\), but the launch was prepared for \(48\)/,
+    );
+    await rejects(
+      'another dtype',
+      () => prepared.launch({ a: ints }),
+      /is int32, but the launch was prepared with float32/,
+    );
     await rejects('no such argument', () => prepared.launch({ b: ping }), /no array argument 'b'/);
     await rejects('not a DeviceArray', () => prepared.launch({ a: ramp(n) as never }), /must be a DeviceArray/);
     other.release();
@@ -247,7 +296,9 @@ if (opencl) {
     // a context of its own, with no pool: every release frees a cl_mem, whose number may come back
     const device = openclDevice({ bufferPoolBytes: 0 })!;
     const cl = device.context;
-    const program = cl.buildProgram('__kernel void axpb(__global const float *x, __global float *y, float a, int b) { int i = get_global_id(0); y[i] = a * x[i] + b; }');
+    const program = cl.buildProgram(
+      '__kernel void axpb(__global const float *x, __global float *y, float a, int b) { int i = get_global_id(0); y[i] = a * x[i] + b; }',
+    );
     const n = 32;
     const y = cl.createBuffer(4 * n);
     const expect = (x: Float32Array, a: number, b: number) => Array.from(x, (v) => Math.fround(Math.fround(a * v) + b));

@@ -7,10 +7,25 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, autotune, DeviceArray, generateCode, LoomError, run } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { configProblem, matmulError, matmulKernel, matmulSearchSpace, matmulTuning, referenceMatmul, type MatmulConfig } from '../examples/matmul.ts';
+import {
+  configProblem,
+  matmulError,
+  matmulKernel,
+  matmulSearchSpace,
+  matmulTuning,
+  referenceMatmul,
+  type MatmulConfig,
+} from '../examples/matmul.ts';
 import { randomFloat32, testDevices } from './support/devices.ts';
 
-const vector = (tileM: number, tileN: number, tileK: number, regM: number, regN: number, layout: 'strided' | 'blocked'): MatmulConfig => ({
+const vector = (
+  tileM: number,
+  tileN: number,
+  tileK: number,
+  regM: number,
+  regN: number,
+  layout: 'strided' | 'blocked',
+): MatmulConfig => ({
   tileM,
   tileN,
   tileK,
@@ -43,8 +58,28 @@ const VECTOR_READS: MatmulConfig[] = [
 
 // the staging loads pipelined: the next step's panels loaded into registers while this step computes
 const PIPELINED: MatmulConfig[] = [
-  { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'strided', prefetch: true, unrollK: false, pipelined: true },
-  { tileM: 128, tileN: 64, tileK: 32, regM: 8, regN: 4, layout: 'blocked', prefetch: true, unrollK: true, pipelined: true },
+  {
+    tileM: 64,
+    tileN: 64,
+    tileK: 16,
+    regM: 4,
+    regN: 4,
+    layout: 'strided',
+    prefetch: true,
+    unrollK: false,
+    pipelined: true,
+  },
+  {
+    tileM: 128,
+    tileN: 64,
+    tileK: 32,
+    regM: 8,
+    regN: 4,
+    layout: 'blocked',
+    prefetch: true,
+    unrollK: true,
+    pipelined: true,
+  },
   { ...VECTOR_CONFIGS[0], pipelined: true },
   { ...VECTOR_READS[1], pipelined: true },
   { ...VECTOR_READS[5], pipelined: true },
@@ -53,13 +88,24 @@ const PIPELINED: MatmulConfig[] = [
 
 // a's local panel k-major: a blocked register tile reads its a values from consecutive words
 const A_TRANSPOSED: MatmulConfig[] = [
-  { tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4, layout: 'blocked', prefetch: true, unrollK: false, aTransposed: true },
+  {
+    tileM: 64,
+    tileN: 64,
+    tileK: 16,
+    regM: 4,
+    regN: 4,
+    layout: 'blocked',
+    prefetch: true,
+    unrollK: false,
+    aTransposed: true,
+  },
   { ...VECTOR_READS[2], aTransposed: true },
   { ...VECTOR_READS[4], aTransposed: true, pipelined: true },
   { ...VECTOR_CONFIGS[0], aTransposed: true },
 ];
 
-const clCode = (config: MatmulConfig, n: number) => generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
+const clCode = (config: MatmulConfig, n: number) =>
+  generateCode(addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
 test('vectorWidth 4: each work-item loads float4s of a and b into private vectors, stores their lanes in the local panels', () => {
   const code = clCode(VECTOR_CONFIGS[0], 256);
@@ -75,7 +121,10 @@ test('vectorWidth 4: each work-item loads float4s of a and b into private vector
   // a's rows padded to 17 words: the 16 rows a half-warp stores land in different banks
   assert.match(code, '__local float a_fetch[2175];');
   assert.match(code, 'a_fetch[272 * lid(1) + 17 * lid(0) + 1] = a_vec[0].s1;');
-  assert.match(code, 'acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a_fetch[17 * lid(1) + k_inner] * b_fetch[128 * k_inner + lid(0)];');
+  assert.match(
+    code,
+    'acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a_fetch[17 * lid(1) + k_inner] * b_fetch[128 * k_inner + lid(0)];',
+  );
   assert.not.match(code, 'loom_floor_div');
   assert.is((code.match(/barrier\(/g) ?? []).length, 2);
 });
@@ -86,7 +135,10 @@ test("vectorReads: b's panel of float4s, read whole; float4 accumulators; c writ
   assert.match(code, '__local float4 b_fetch[512];');
   assert.match(code, 'float4 acc_k_outer_k_inner[16];');
   assert.match(code, 'b_fetch[32 * lid(1) + lid(0)] = b_vec[0];');
-  assert.match(code, 'acc_k_outer_k_inner[1] = acc_k_outer_k_inner[1] + a_fetch[17 * lid(1) + k_inner] * b_fetch[32 * k_inner + lid(0) + 16];');
+  assert.match(
+    code,
+    'acc_k_outer_k_inner[1] = acc_k_outer_k_inner[1] + a_fetch[17 * lid(1) + k_inner] * b_fetch[32 * k_inner + lid(0) + 16];',
+  );
   assert.match(code, 'c[8192 * gid(1) + 64 * lid(1) + 32 * gid(0) + lid(0) + 16] = acc_k_outer_k_inner[1];');
   // every index proven in bounds: no guard, no division left
   assert.not.match(code, '?');
@@ -99,7 +151,8 @@ test('aVectorReads: a float4 panel of a too, read four steps of k at a time from
   assert.match(code, 'a_fetch[64 * lid(1) + 4 * lid(0) + 1] = a_vec[0];');
   assert.match(code, 'for (int k_inner_outer = 0; k_inner_outer <= 3; ++k_inner_outer)');
   // the four unrolled steps read a row's consecutive floats, from a multiple of 4
-  for (const step of ['', ' + 1', ' + 2', ' + 3']) assert.match(code, `((__local float *) a_fetch)[16 * lid(1) + 4 * k_inner_outer${step}]`);
+  for (const step of ['', ' + 1', ' + 2', ' + 3'])
+    assert.match(code, `((__local float *) a_fetch)[16 * lid(1) + 4 * k_inner_outer${step}]`);
   assert.not.match(code, '?');
 });
 
@@ -130,13 +183,25 @@ test('pipelined: the loads of step k_outer + 1 go to registers before the produc
 
 test('vectorWidth: the configurations that cannot be built say why', () => {
   const base = VECTOR_CONFIGS[0];
-  assert.match(configProblem({ ...base, prefetch: false }) ?? '', 'vectorWidth applies to the staging loads: it needs prefetch');
+  assert.match(
+    configProblem({ ...base, prefetch: false }) ?? '',
+    'vectorWidth applies to the staging loads: it needs prefetch',
+  );
   assert.match(configProblem({ ...base, vectorWidth: 2 as never }) ?? '', 'vectorWidth must be 1 or 4, not 2');
   assert.throws(() => matmulKernel({ ...base, prefetch: false }, 256), /needs prefetch/);
-  assert.match(configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '', 'vectorReads needs vectorWidth 4 and regN a multiple of 4');
+  assert.match(
+    configProblem({ ...base, vectorWidth: 1, vectorReads: true }) ?? '',
+    'vectorReads needs vectorWidth 4 and regN a multiple of 4',
+  );
   assert.match(configProblem({ ...base, aVectorReads: true }) ?? '', 'aVectorReads needs vectorReads');
-  assert.match(configProblem({ ...base, vectorWidth: 1, prefetch: false, pipelined: true }) ?? '', 'pipelined applies to the staging loads: it needs prefetch');
-  assert.match(configProblem({ ...VECTOR_READS[5], aTransposed: true }) ?? '', "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads");
+  assert.match(
+    configProblem({ ...base, vectorWidth: 1, prefetch: false, pipelined: true }) ?? '',
+    'pipelined applies to the staging loads: it needs prefetch',
+  );
+  assert.match(
+    configProblem({ ...VECTOR_READS[5], aTransposed: true }) ?? '',
+    "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads",
+  );
 });
 
 test("aTransposed: a's panel column by column, so a blocked work-item's a values are consecutive words", () => {
@@ -181,7 +246,9 @@ test('DeviceArray.reshape: the same memory with another shape of as many element
   );
   assert.throws(
     () => a.reshape([5, 5]),
-    (e: unknown) => e instanceof LoomError && /shape \(5, 5\) does not hold the 24 elements of shape \(4, 6\)/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /shape \(5, 5\) does not hold the 24 elements of shape \(4, 6\)/.test((e as Error).message),
   );
   a.release();
 });
@@ -212,7 +279,11 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the tuner runs the vector configurations on its shared n x n matrices (seen as float4 rows)`, async () => {
-    const space = [VECTOR_READS[0], VECTOR_CONFIGS[1], { ...VECTOR_CONFIGS[1], vectorWidth: 1 as const, tileK: 16, layout: 'strided' as const }];
+    const space = [
+      VECTOR_READS[0],
+      VECTOR_CONFIGS[1],
+      { ...VECTOR_CONFIGS[1], vectorWidth: 1 as const, tileK: 16, layout: 'strided' as const },
+    ];
     const result = await autotune(matmulTuning(128, space), device, { budgetSeconds: 60, fresh: true });
     assert.equal(
       result.trials.map((t) => t.failure),

@@ -10,7 +10,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addDtypes, autotune, generateCode, LoomError, run } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
-import { configProblem, matmulError, matmulKernel, matmulTuning, pseudoRandom, referenceMatmul, shapeProblem, type MatmulConfig, type MatmulShape } from '../examples/matmul.ts';
+import {
+  configProblem,
+  matmulError,
+  matmulKernel,
+  matmulTuning,
+  pseudoRandom,
+  referenceMatmul,
+  shapeProblem,
+  type MatmulConfig,
+  type MatmulShape,
+} from '../examples/matmul.ts';
 import { paddedMatmul, runPaddedMatmul } from '../examples/matmul-padded.ts';
 import { testDevices } from './support/devices.ts';
 
@@ -38,8 +48,16 @@ const vector = (layout: 'strided' | 'blocked', extra: Partial<MatmulConfig> = {}
   ...extra,
 });
 
-const SCALAR_CONFIGS = [scalar('strided'), scalar('blocked', { unrollK: true }), scalar('strided', { prefetch: false })];
-const VECTOR_CONFIGS = [vector('strided'), vector('strided', { vectorReads: true }), vector('blocked', { vectorReads: true, aVectorReads: true })];
+const SCALAR_CONFIGS = [
+  scalar('strided'),
+  scalar('blocked', { unrollK: true }),
+  scalar('strided', { prefetch: false }),
+];
+const VECTOR_CONFIGS = [
+  vector('strided'),
+  vector('strided', { vectorReads: true }),
+  vector('blocked', { vectorReads: true, aVectorReads: true }),
+];
 
 /** No size a multiple of a tile, nor of 4: the scalar configurations only. */
 const ODD: MatmulShape = { m: 37, n: 45, k: 29 };
@@ -49,16 +67,24 @@ const BATCH: MatmulShape = { batch: 3, m: 19, n: 36, k: 20 };
 /** k equal to the configurations' tileK (8): the loop over the steps of k has one step. */
 const ONE_STEP: MatmulShape = { m: 37, n: 44, k: 8 };
 
-const clCode = (config: MatmulConfig, shape: MatmulShape) => generateCode(addDtypes(matmulKernel(config, shape), { a: 'float32', b: 'float32' }), openclTarget()).code;
+const clCode = (config: MatmulConfig, shape: MatmulShape) =>
+  generateCode(addDtypes(matmulKernel(config, shape), { a: 'float32', b: 'float32' }), openclTarget()).code;
 
 test('float4 configurations refuse rows that are not whole float4s, before anything runs', () => {
   assert.match(shapeProblem(VECTOR_CONFIGS[0], ODD) ?? '', "a's rows (k = 29) are not whole float4s");
-  assert.match(shapeProblem(VECTOR_CONFIGS[0], { m: 8, n: 45, k: 28 }) ?? '', "b's rows (n = 45) are not whole float4s");
+  assert.match(
+    shapeProblem(VECTOR_CONFIGS[0], { m: 8, n: 45, k: 28 }) ?? '',
+    "b's rows (n = 45) are not whole float4s",
+  );
   assert.is(shapeProblem(VECTOR_CONFIGS[0], FOURS), undefined);
   assert.is(shapeProblem(SCALAR_CONFIGS[0], ODD), undefined);
   assert.throws(
     () => matmulKernel(VECTOR_CONFIGS[1], ODD),
-    (e: unknown) => e instanceof LoomError && /37x45x29\): a's rows \(k = 29\) are not whole float4s: vectorWidth 4 needs k a multiple of 4/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /37x45x29\): a's rows \(k = 29\) are not whole float4s: vectorWidth 4 needs k a multiple of 4/.test(
+        (e as Error).message,
+      ),
   );
   // a configuration's own problem comes first, as for n x n
   assert.throws(
@@ -71,11 +97,25 @@ test('float4 configurations refuse rows that are not whole float4s, before anyth
 
 test('4000 x 4100 x 3900: the edges guarded, the float4 loads of b and stores of c kept whole, the last step of k a slab of its own', () => {
   const code = clCode(
-    { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true },
+    {
+      tileM: 128,
+      tileN: 128,
+      tileK: 16,
+      regM: 8,
+      regN: 8,
+      layout: 'strided',
+      prefetch: true,
+      unrollK: false,
+      vectorWidth: 4,
+      vectorReads: true,
+    },
     { m: 4000, n: 4100, k: 3900 },
   );
   // b's panel: a float4 load under the guard of its vector (n = 4100 is 1025 float4s)
-  assert.match(code, /if \(32 \* gid\(0\) <= -lid\(0\) \+ 1024\)\n\s*\{\n\s*b_vec\[0\] = b\[16400 \* k_outer \+ 1025 \* lid\(1\) \+ 32 \* gid\(0\) \+ lid\(0\)\];/);
+  assert.match(
+    code,
+    /if \(32 \* gid\(0\) <= -lid\(0\) \+ 1024\)\n\s*\{\n\s*b_vec\[0\] = b\[16400 \* k_outer \+ 1025 \* lid\(1\) \+ 32 \* gid\(0\) \+ lid\(0\)\];/,
+  );
   // a's rows past m = 4000 are not loaded
   assert.match(code, /if \(.*128 \* gid\(1\) <= .*\+ 3999\)/);
   assert.match(code, "/* bulk slab for 'k_outer' */");
@@ -88,7 +128,19 @@ test('4000 x 4100 x 3900: the edges guarded, the float4 loads of b and stores of
 
 test('multiples of the tiles (64 x 512 x 512 x 512): no guard at the edges, the batch on the grid axis 2', () => {
   const code = clCode(
-    { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true, aVectorReads: true },
+    {
+      tileM: 128,
+      tileN: 128,
+      tileK: 16,
+      regM: 8,
+      regN: 8,
+      layout: 'strided',
+      prefetch: true,
+      unrollK: false,
+      vectorWidth: 4,
+      vectorReads: true,
+      aVectorReads: true,
+    },
     { batch: 64, m: 512, n: 512, k: 512 },
   );
   // (a's panel rows are fewer than the work-items: that guard is the configuration's, as for n x n)
@@ -98,7 +150,18 @@ test('multiples of the tiles (64 x 512 x 512 x 512): no guard at the edges, the 
   assert.match(code, '__global float4 const *__restrict__ a');
 });
 
-const BIG_FOUR: MatmulConfig = { tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8, layout: 'strided', prefetch: true, unrollK: false, vectorWidth: 4, vectorReads: true };
+const BIG_FOUR: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+  vectorWidth: 4,
+  vectorReads: true,
+};
 
 test('the padded plan of 4000 x 4100 x 3900: a and b padded to 4096 x 3904 and 3904 x 4224, the product unguarded, c cropped', () => {
   const plan = paddedMatmul(BIG_FOUR, { m: 4000, n: 4100, k: 3900 });
@@ -124,7 +187,10 @@ test('the padded plan of 4000 x 4100 x 3900: a and b padded to 4096 x 3904 and 3
   assert.match(product, 'for (int k_outer = 0; k_outer <= 243; ++k_outer)');
   // the pad: zero outside a, one element a work-item, neighbours along a row
   const pad = generateCode(plan.steps[0].kernel, openclTarget()).code;
-  assert.match(pad, /target\[3904 \* \(4 \* gid\(1\) \+ lid\(1\)\) \+ \(64 \* gid\(0\) \+ lid\(0\)\)\] = .* < 4000 && .* < 3900 \? source\[.*\] : 0\.0f;/);
+  assert.match(
+    pad,
+    /target\[3904 \* \(4 \* gid\(1\) \+ lid\(1\)\) \+ \(64 \* gid\(0\) \+ lid\(0\)\)\] = .* < 4000 && .* < 3900 \? source\[.*\] : 0\.0f;/,
+  );
 });
 
 test('the padded plan copies only what needs it', () => {
@@ -139,7 +205,10 @@ test('the padded plan copies only what needs it', () => {
   // only n: b and c
   assert.equal(names({ m: 1024, n: 1000, k: 1024 }), ['pad_b', 'sgemm', 'crop_c']);
   // the batch axis stays; each product padded
-  assert.equal(paddedMatmul(BIG_FOUR, { batch: 3, m: 19, n: 36, k: 20 }).temporaries[0], { name: 'a_padded', shape: [3, 128, 32] });
+  assert.equal(paddedMatmul(BIG_FOUR, { batch: 3, m: 19, n: 36, k: 20 }).temporaries[0], {
+    name: 'a_padded',
+    shape: [3, 128, 32],
+  });
 });
 
 for (const device of testDevices()) {
@@ -155,18 +224,27 @@ for (const device of testDevices()) {
     }
   };
 
-  test(`${device.name}: 37 x 45 x 29 (no size a multiple of a tile or of 4), the scalar configurations`, () => check(ODD, SCALAR_CONFIGS));
-  test(`${device.name}: 37 x 44 x 28 (rows of whole float4s), the float4 configurations`, () => check(FOURS, VECTOR_CONFIGS));
-  test(`${device.name}: a batch of 3 products of 19 x 36 x 20, scalar and float4`, () => check(BATCH, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[2]]));
+  test(`${device.name}: 37 x 45 x 29 (no size a multiple of a tile or of 4), the scalar configurations`, () =>
+    check(ODD, SCALAR_CONFIGS));
+  test(`${device.name}: 37 x 44 x 28 (rows of whole float4s), the float4 configurations`, () =>
+    check(FOURS, VECTOR_CONFIGS));
+  test(`${device.name}: a batch of 3 products of 19 x 36 x 20, scalar and float4`, () =>
+    check(BATCH, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[2]]));
   test(`${device.name}: pipelined configurations (the next k step's loads ahead) on every shape, the last k step a slab`, async () => {
     await check(ODD, [scalar('strided', { pipelined: true }), scalar('blocked', { unrollK: true, pipelined: true })]);
     await check(FOURS, [vector('strided', { vectorReads: true, pipelined: true })]);
-    await check(BATCH, [scalar('strided', { pipelined: true }), vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true })]);
+    await check(BATCH, [
+      scalar('strided', { pipelined: true }),
+      vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true }),
+    ]);
   });
 
   test(`${device.name}: 37 x 44 x 8 (k equal to tileK: one step of k), scalar and float4, pipelined too`, async () => {
     await check(ONE_STEP, [...SCALAR_CONFIGS, scalar('strided', { pipelined: true })]);
-    await check(ONE_STEP, [...VECTOR_CONFIGS, vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true })]);
+    await check(ONE_STEP, [
+      ...VECTOR_CONFIGS,
+      vector('blocked', { vectorReads: true, aVectorReads: true, pipelined: true }),
+    ]);
     await check({ m: 32, n: 32, k: 8 }, [SCALAR_CONFIGS[0], VECTOR_CONFIGS[1]]);
   });
 
@@ -195,12 +273,18 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the tuner on a shape leaves out the configurations that cannot take it, and checks the others`, async () => {
-    const result = await autotune(matmulTuning(ODD, [SCALAR_CONFIGS[1], VECTOR_CONFIGS[0]]), device, { budgetSeconds: 60, fresh: true });
+    const result = await autotune(matmulTuning(ODD, [SCALAR_CONFIGS[1], VECTOR_CONFIGS[0]]), device, {
+      budgetSeconds: 60,
+      fresh: true,
+    });
     assert.equal(
       result.trials.map((t) => [t.config, t.failure]),
       [[SCALAR_CONFIGS[1], undefined]],
     );
-    const batched = await autotune(matmulTuning(BATCH, [VECTOR_CONFIGS[1]]), device, { budgetSeconds: 60, fresh: true });
+    const batched = await autotune(matmulTuning(BATCH, [VECTOR_CONFIGS[1]]), device, {
+      budgetSeconds: 60,
+      fresh: true,
+    });
     assert.is(batched.trials[0].failure, undefined);
   });
 }

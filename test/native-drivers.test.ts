@@ -35,15 +35,22 @@ test('MissingPackageError is a LoomError that says what to install', () => {
   assert.instance(error, LoomError);
   assert.is(error.name, 'MissingPackageError');
   assert.is(error.packageName, 'webgpu');
-  assert.is(error.message, "the WebGPU device in Node (Dawn) needs the 'webgpu' package, which is not installed: npm install webgpu");
+  assert.is(
+    error.message,
+    "the WebGPU device in Node (Dawn) needs the 'webgpu' package, which is not installed: npm install webgpu",
+  );
 });
 
 /** Runs an ES module in a Node of its own, as the tests do (TypeScript, the packages' sources); its stderr. */
 function stderrOf(code: string, env: Record<string, string> = {}): string {
-  const child = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', code], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--conditions=loom-source', '--import', 'tsx', '--input-type=module', '-e', code],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    },
+  );
   assert.is(child.status, 0, child.stderr);
   return child.stderr;
 }

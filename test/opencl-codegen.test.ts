@@ -53,15 +53,25 @@ test('zero fill with prioritizeLoops(knl, "j,i") nests j outside i', () => {
   const knl = prioritizeLoops(makeKernel('{ [i,j]: 0<=i,j<n }', 'a[i,j] = 0'), 'j,i');
   const code = lines(generateCode(addDtypes(knl, { a: 'float32' }), openclTarget()).code);
   const start = code.indexOf('{');
-  assert.equal(code.slice(start + 1, start + 4), ['for (int j = 0; j <= -1 + n; ++j)', 'for (int i = 0; i <= -1 + n; ++i)', 'a[n * i + j] = 0.0f;']);
+  assert.equal(code.slice(start + 1, start + 4), [
+    'for (int j = 0; j <= -1 + n; ++j)',
+    'for (int i = 0; i <= -1 + n; ++i)',
+    'a[n * i + j] = 0.0f;',
+  ]);
 });
 
 test('guards appear only where the domain is not rectangular', () => {
-  const tri = makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = 1', [globalArg('out', { shape: ['n', 'n'], dtype: 'float32' }), '...']);
+  const tri = makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = 1', [
+    globalArg('out', { shape: ['n', 'n'], dtype: 'float32' }),
+    '...',
+  ]);
   const code = generateCode(tri, openclTarget()).code;
   assert.not.match(code, /if \(/);
   assert.match(code, /for \(int j = 0; j <= i; \+\+j\)/);
-  const strided = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'float32' }), '...']);
+  const strided = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [
+    globalArg('out', { shape: ['n'], dtype: 'float32' }),
+    '...',
+  ]);
   assert.match(generateCode(strided, openclTarget()).code, /if \(.*% 3.*== 0\)/);
 });
 

@@ -2,7 +2,13 @@
 // hand-written kernels, checked against the same computation in plain JS.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OpenCLBuildError, OpenCLContext, OpenCLError, type KernelArgument, type OpenCLBuffer } from '../packages/codegen-opencl/src/runtime/index.ts';
+import {
+  OpenCLBuildError,
+  OpenCLContext,
+  OpenCLError,
+  type KernelArgument,
+  type OpenCLBuffer,
+} from '../packages/codegen-opencl/src/runtime/index.ts';
 import { LoomError } from '../packages/core/src/errors.ts';
 import { backendLeftOut, backendRequired, noteBackendMissing, openclDeviceOrSkip } from './support/backends.ts';
 
@@ -42,7 +48,9 @@ test('backend policy: a required backend that is missing is a LoomError naming t
   withEnvironment({ CI: undefined, LOOM_REQUIRE: 'webgpu' }, () => {
     assert.throws(
       () => noteBackendMissing('webgpu', 'no adapter'),
-      (e: unknown) => e instanceof LoomError && /^WebGPU backend required \(LOOM_REQUIRE=webgpu\) but unavailable: no adapter$/.test(e.message),
+      (e: unknown) =>
+        e instanceof LoomError &&
+        /^WebGPU backend required \(LOOM_REQUIRE=webgpu\) but unavailable: no adapter$/.test(e.message),
     );
   });
 });
@@ -57,7 +65,9 @@ test('backend policy: LOOM_BACKENDS keeps only the backends it lists; leaving ou
   withEnvironment({ CI: undefined, LOOM_REQUIRE: 'opencl', LOOM_BACKENDS: 'cpu' }, () => {
     assert.throws(
       () => openclDeviceOrSkip(),
-      (e: unknown) => e instanceof LoomError && /^OpenCL backend required \(LOOM_REQUIRE=opencl\) but unavailable: not in LOOM_BACKENDS=cpu$/.test(e.message),
+      (e: unknown) =>
+        e instanceof LoomError &&
+        /^OpenCL backend required \(LOOM_REQUIRE=opencl\) but unavailable: not in LOOM_BACKENDS=cpu$/.test(e.message),
     );
   });
 });
@@ -143,7 +153,12 @@ function registerOpenCLTests(cl: OpenCLContext): void {
       const y = Float64Array.from({ length: 33 }, (_, i) => Math.PI * i);
       const yBuffer = cl.createBufferFrom(y);
       const alpha = 1 / 3; // not representable as a float32: a truncated scalar would show
-      cl.launch(program, 'axpy', [{ kind: 'scalar', dtype: 'float64', value: alpha }, buffer(cl.createBufferFrom(x)), buffer(yBuffer)], [33]);
+      cl.launch(
+        program,
+        'axpy',
+        [{ kind: 'scalar', dtype: 'float64', value: alpha }, buffer(cl.createBufferFrom(x)), buffer(yBuffer)],
+        [33],
+      );
       const result = new Float64Array(33);
       cl.read(yBuffer, result);
       assert.equal(
@@ -197,12 +212,18 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     assert.throws(launchWith({ kind: 'scalar', dtype: 'int32', value: 1.5 }), /int32 scalar needs an integer/);
     assert.throws(launchWith({ kind: 'scalar', dtype: 'int32', value: 2 ** 31 }), /does not fit in int32/);
     assert.throws(launchWith({ kind: 'scalar', dtype: 'float32', value: 1n }), /float32 scalar needs a number/);
-    assert.throws(launchWith({ kind: 'scalar', dtype: 'int64', value: 2 ** 60 }), /pass a int64 this large as a bigint/);
+    assert.throws(
+      launchWith({ kind: 'scalar', dtype: 'int64', value: 2 ** 60 }),
+      /pass a int64 this large as a bigint/,
+    );
     assert.throws(launchWith({ kind: 'scalar', dtype: 'complex64' as never, value: 1 }), /is not a dtype/);
     // a well-formed scalar of the wrong width: the driver refuses it, and the error says where
     assert.throws(
       launchWith({ kind: 'scalar', dtype: 'float64', value: 1 }),
-      (e: unknown) => e instanceof OpenCLError && e.codeName === 'CL_INVALID_ARG_SIZE' && /argument 2 \(a float64 scalar of 8 bytes/.test(e.message),
+      (e: unknown) =>
+        e instanceof OpenCLError &&
+        e.codeName === 'CL_INVALID_ARG_SIZE' &&
+        /argument 2 \(a float64 scalar of 8 bytes/.test(e.message),
     );
     assert.throws(() => cl.launch(program, 'scale', [buffer(a)], [1]), /takes 3 arguments, 1 given/);
   });
@@ -223,10 +244,18 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     const groups = 5;
     const a = Float32Array.from({ length: groupSize * groups }, (_, i) => i % 7); // small integers: exact sums
     const sums = cl.createBuffer(4 * groups);
-    cl.launch(program, 'group_sums', [buffer(cl.createBufferFrom(a)), buffer(sums), { kind: 'local', byteLength: 4 * groupSize }], [groupSize * groups], [groupSize]);
+    cl.launch(
+      program,
+      'group_sums',
+      [buffer(cl.createBufferFrom(a)), buffer(sums), { kind: 'local', byteLength: 4 * groupSize }],
+      [groupSize * groups],
+      [groupSize],
+    );
     const result = new Float32Array(groups);
     cl.read(sums, result);
-    const expected = Array.from({ length: groups }, (_, g) => a.subarray(g * groupSize, (g + 1) * groupSize).reduce((s, x) => s + x, 0));
+    const expected = Array.from({ length: groups }, (_, g) =>
+      a.subarray(g * groupSize, (g + 1) * groupSize).reduce((s, x) => s + x, 0),
+    );
     assert.equal([...result], expected);
     assert.throws(
       () => cl.launch(program, 'group_sums', [buffer(sums), buffer(sums), { kind: 'local', byteLength: 0 }], [1]),
@@ -244,7 +273,12 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     const cols = 13;
     const a = Int32Array.from({ length: rows * cols }, (_, i) => i * 10 + 1);
     const t = cl.createBuffer(a.byteLength);
-    cl.launch(program, 'transpose', [buffer(cl.createBufferFrom(a)), buffer(t), int32(rows), int32(cols)], [cols, rows]);
+    cl.launch(
+      program,
+      'transpose',
+      [buffer(cl.createBufferFrom(a)), buffer(t), int32(rows), int32(cols)],
+      [cols, rows],
+    );
     const result = new Int32Array(rows * cols);
     cl.read(t, result);
     const expected: number[] = [];
@@ -273,7 +307,10 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     assert.is(cl.buildProgram(SCALE), cl.buildProgram(SCALE));
     assert.is.not(cl.buildProgram(SCALE), cl.buildProgram(SCALE, ['-cl-fast-relaxed-math']));
     assert.equal(cl.buildProgram(SCALE).kernelNames, ['scale']);
-    assert.throws(() => cl.launch(cl.buildProgram(SCALE), 'scael', [], [1]), /CL_INVALID_KERNEL_NAME[\s\S]*has no kernel 'scael' \(it has: scale\)/);
+    assert.throws(
+      () => cl.launch(cl.buildProgram(SCALE), 'scael', [], [1]),
+      /CL_INVALID_KERNEL_NAME[\s\S]*has no kernel 'scael' \(it has: scale\)/,
+    );
   });
 
   test('zero-length buffers: create, write, read, fill, copy and launch with them', () => {
@@ -348,8 +385,14 @@ function registerOpenCLTests(cl: OpenCLContext): void {
     const mine = cl.createBuffer(4);
     const program = cl.buildProgram(SCALE);
     assert.throws(() => cl.write(foreign, new Float32Array(1)), /write: the buffer belongs to another OpenCLContext/);
-    assert.throws(() => cl.launch(program, 'scale', [buffer(foreign), buffer(mine), int32(1)], [1]), /argument 0: the buffer belongs to another OpenCLContext/);
-    assert.throws(() => other!.launch(program, 'scale', [buffer(foreign), buffer(foreign), int32(1)], [1]), /built by another OpenCLContext/);
+    assert.throws(
+      () => cl.launch(program, 'scale', [buffer(foreign), buffer(mine), int32(1)], [1]),
+      /argument 0: the buffer belongs to another OpenCLContext/,
+    );
+    assert.throws(
+      () => other!.launch(program, 'scale', [buffer(foreign), buffer(foreign), int32(1)], [1]),
+      /built by another OpenCLContext/,
+    );
 
     mine.release();
     mine.release(); // twice is harmless

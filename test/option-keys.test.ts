@@ -87,13 +87,17 @@ async function loomRejection(p: Promise<unknown>): Promise<LoomError> {
 
 // ---- kernels the valid calls work on ----
 
-const typed = (text: string, dtypes: Record<string, 'float32'> = { a: 'float32' }) => addDtypes(makeKernel('{ [i, j]: 0<=i,j<16 }', text), dtypes);
+const typed = (text: string, dtypes: Record<string, 'float32'> = { a: 'float32' }) =>
+  addDtypes(makeKernel('{ [i, j]: 0<=i,j<16 }', text), dtypes);
 const plain = () => typed('out[i, j] = 2*a[i, j]');
 const reduction = () => typed('out[i] = sum(j, a[i, j])');
 const twoInsns = () => typed('t[i, j] = a[i, j] {id=first}\nout[i, j] = t[i, j] {id=second}');
 const withRule = () => typed('f(x, y) := 2*a[x, y]\nout[i, j] = f(i, j)');
 const localTemps = () =>
-  makeKernel('{ [i]: 0<=i<16 }', '<float32> s[i] = i {id=w1}\nout1[i] = s[i] {id=r1, dep=w1}\n<float32> t[i] = 2*i {id=w2, dep=r1}\nout2[i] = t[i] {id=r2, dep=w2}');
+  makeKernel(
+    '{ [i]: 0<=i<16 }',
+    '<float32> s[i] = i {id=w1}\nout1[i] = s[i] {id=r1, dep=w1}\n<float32> t[i] = 2*i {id=w2, dep=r1}\nout2[i] = t[i] {id=r2, dep=w2}',
+  );
 
 /**
  * Every transformation with options: its name, and a valid call given some extra options.
@@ -105,12 +109,22 @@ const TRANSFORMATIONS: readonly (readonly [string, (extra: Extra) => unknown])[]
   ['tagInames', (x) => tagInames(plain(), { i: 'l.0', q: 'g.0' }, { ignoreNonexistent: true, ...x })],
   ['duplicateInames', (x) => duplicateInames(plain(), 'j', { suffix: '_copy', ...x })],
   ['renameIname', (x) => renameIname(plain(), 'i', 'ii', { existingOk: false, ...x })],
-  ['renameInames', (x) => renameInames(makeKernel(['{ [i]: 0<=i<16 }', '{ [j]: 0<=j<16 }'], 'a[i] = 1\nb[j] = 2'), ['i', 'j'], 'k', { existingOk: false, ...x })],
+  [
+    'renameInames',
+    (x) =>
+      renameInames(makeKernel(['{ [i]: 0<=i<16 }', '{ [j]: 0<=j<16 }'], 'a[i] = 1\nb[j] = 2'), ['i', 'j'], 'k', {
+        existingOk: false,
+        ...x,
+      }),
+  ],
   ['joinInames', (x) => joinInames(plain(), ['i', 'j'], 'ij', { tag: 'g.0', ...x })],
   ['makeReductionInamesUnique', (x) => makeReductionInamesUnique(reduction(), { inames: ['j'], ...x })],
   ['reductionArgToSubstRule', (x) => reductionArgToSubstRule(reduction(), 'j', { ruleName: 'summand', ...x })],
   ['realizeReduction', (x) => realizeReduction(reduction(), { forceScan: false, ...x })],
-  ['addPrefetch', (x) => addPrefetch(splitIname(plain(), 'i', 4), 'a', ['i_inner', 'j'], { defaultTag: 'l.auto', ...x })],
+  [
+    'addPrefetch',
+    (x) => addPrefetch(splitIname(plain(), 'i', 4), 'a', ['i_inner', 'j'], { defaultTag: 'l.auto', ...x }),
+  ],
   ['precompute', (x) => precompute(withRule(), 'f', ['j'], { temporaryName: 'f_tmp', ...x })],
   ['assignmentToSubst', (x) => assignmentToSubst(twoInsns(), 't', { within: 'id:second', ...x })],
   ['bufferArray', (x) => bufferArray(plain(), 'out', { bufferInames: ['j'], initExpression: '0', ...x })],
@@ -121,7 +135,15 @@ const TRANSFORMATIONS: readonly (readonly [string, (extra: Extra) => unknown])[]
   ['fuseKernels', (x) => fuseKernels([plain(), typed('out2[i, j] = a[i, j] + 1')], { suffixes: ['_x', '_y'], ...x })],
   ['addPaddingToAvoidBankConflicts', (x) => addPaddingToAvoidBankConflicts(plain(), { banks: 32, ...x })],
   ['inferUnknownTypes', (x) => inferUnknownTypes(plain(), { expectCompletion: true, ...x })],
-  ['addAndInferDtypes', (x) => addAndInferDtypes(makeKernel('{ [i]: 0<=i<4 }', 'out[i] = a[i]'), { a: 'float32' }, { expectCompletion: true, ...x })],
+  [
+    'addAndInferDtypes',
+    (x) =>
+      addAndInferDtypes(
+        makeKernel('{ [i]: 0<=i<4 }', 'out[i] = a[i]'),
+        { a: 'float32' },
+        { expectCompletion: true, ...x },
+      ),
+  ],
   ['setOptions', (x) => setOptions(plain(), { writeCode: false, ...x })],
   ['pipelinePrefetch', (x) => pipelinePrefetch(plain(), 'id:nothing', 'i', { temporaryName: 'p', ...x })],
 ];
@@ -141,7 +163,10 @@ test('a misspelt option gets a did-you-mean: close in spelling, or equal but for
     loomError(() => splitIname(plain(), 'i', 4, { outerTg: 'g.0' } as Extra)).message,
     /^splitIname: unknown option 'outerTg' \(known: .*outerTag.*\); did you mean 'outerTag'\?$/,
   );
-  assert.match(loomError(() => tagInames(plain(), { i: 'l.0' }, { ignorenonexistent: true } as Extra)).message, /did you mean 'ignoreNonexistent'\?/);
+  assert.match(
+    loomError(() => tagInames(plain(), { i: 'l.0' }, { ignorenonexistent: true } as Extra)).message,
+    /did you mean 'ignoreNonexistent'\?/,
+  );
   // nothing close: no guess
   assert.not.match(loomError(() => splitIname(plain(), 'i', 4, BOGUS)).message, /did you mean/);
   assert.is(didYouMean('innerTg', ['outerTag', 'innerTag']), 'innerTag');
@@ -150,8 +175,14 @@ test('a misspelt option gets a did-you-mean: close in spelling, or equal but for
 });
 
 test('options that are not an object are an error too', () => {
-  assert.match(loomError(() => splitIname(plain(), 'i', 4, 'g.0' as unknown as Extra)).message, /^splitIname: the options must be an object, got string$/);
-  assert.match(loomError(() => getOpMap(plain(), [] as unknown as Extra)).message, /^getOpMap: the options must be an object, got an array$/);
+  assert.match(
+    loomError(() => splitIname(plain(), 'i', 4, 'g.0' as unknown as Extra)).message,
+    /^splitIname: the options must be an object, got string$/,
+  );
+  assert.match(
+    loomError(() => getOpMap(plain(), [] as unknown as Extra)).message,
+    /^getOpMap: the options must be an object, got an array$/,
+  );
 });
 
 test('the kernel frontends: makeKernel, globalArg, temporaryVariable, parseExpression, stringifyKernel', () => {
@@ -159,7 +190,10 @@ test('the kernel frontends: makeKernel, globalArg, temporaryVariable, parseExpre
     loomError(() => makeKernel('{ [i]: 0<=i<4 }', 'out[i] = 1', undefined, { nme: 'k' } as Extra)).message,
     /^makeKernel: unknown option 'nme' .*did you mean 'name'\?$/,
   );
-  assert.match(loomError(() => globalArg('a', { dtyp: 'float32' } as Extra)).message, /^globalArg: unknown option 'dtyp' .*did you mean 'dtype'\?$/);
+  assert.match(
+    loomError(() => globalArg('a', { dtyp: 'float32' } as Extra)).message,
+    /^globalArg: unknown option 'dtyp' .*did you mean 'dtype'\?$/,
+  );
   assert.match(
     loomError(() => temporaryVariable('t', { adressSpace: 'local' } as Extra)).message,
     /^temporaryVariable 't': unknown option 'adressSpace' .*did you mean 'addressSpace'\?$/,
@@ -197,22 +231,43 @@ test('generateCode, run and prepareLaunch: a misspelt checkBounds is an error, n
   }
   const device = cpuDevice();
   const a = new Float32Array([1, 2, 3]);
-  assert.match((await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message, /^run: unknown option 'checkbounds'.*did you mean 'checkBounds'\?$/);
+  assert.match(
+    (await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message,
+    /^run: unknown option 'checkbounds'.*did you mean 'checkBounds'\?$/,
+  );
   assert.equal([...((await run(knl, device, { a }, { checkBounds: false })).out as Float32Array)], [2, 4, 6]);
   // a call that finds its plan cached is checked all the same
-  assert.match((await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message, /^run: unknown option 'checkbounds'/);
-  assert.match((await loomRejection(prepareLaunch(knl, device, {}, BOGUS))).message, /^prepareLaunch: unknown option 'bogusKey'/);
+  assert.match(
+    (await loomRejection(run(knl, device, { a }, { checkbounds: false } as Extra))).message,
+    /^run: unknown option 'checkbounds'/,
+  );
+  assert.match(
+    (await loomRejection(prepareLaunch(knl, device, {}, BOGUS))).message,
+    /^prepareLaunch: unknown option 'bogusKey'/,
+  );
 });
 
 test('the target and device factories (checked before any driver is looked for)', async () => {
-  assert.match(loomError(() => cpuDevice({ cachesize: 4 } as Extra)).message, /^cpuDevice: unknown option 'cachesize' .*did you mean 'cacheSize'\?$/);
-  assert.match(loomError(() => openclDevice({ platfrom: 'pocl' } as Extra)).message, /^openclDevice: unknown option 'platfrom' .*did you mean 'platform'\?$/);
+  assert.match(
+    loomError(() => cpuDevice({ cachesize: 4 } as Extra)).message,
+    /^cpuDevice: unknown option 'cachesize' .*did you mean 'cacheSize'\?$/,
+  );
+  assert.match(
+    loomError(() => openclDevice({ platfrom: 'pocl' } as Extra)).message,
+    /^openclDevice: unknown option 'platfrom' .*did you mean 'platform'\?$/,
+  );
   assert.match(
     (await loomRejection(webgpuDevice({ powerPreferense: 'low-power' } as Extra))).message,
     /^webgpuDevice: unknown option 'powerPreferense' .*did you mean 'powerPreference'\?$/,
   );
-  assert.match(loomError(() => openclTarget({ fp16: 'storage' } as Extra)).message, /^openclTarget: unknown option 'fp16' \(known: float16\)$/);
-  assert.match(loomError(() => wgslTarget({ shaderf16: false } as Extra)).message, /^wgslTarget: unknown option 'shaderf16' .*did you mean 'shaderF16'\?$/);
+  assert.match(
+    loomError(() => openclTarget({ fp16: 'storage' } as Extra)).message,
+    /^openclTarget: unknown option 'fp16' \(known: float16\)$/,
+  );
+  assert.match(
+    loomError(() => wgslTarget({ shaderf16: false } as Extra)).message,
+    /^wgslTarget: unknown option 'shaderf16' .*did you mean 'shaderF16'\?$/,
+  );
   assert.ok(cpuDevice({ cacheSize: 4 }));
 });
 
@@ -223,8 +278,14 @@ test('the builder verbs check their own spellings, and point a core spelling to 
     loomError(() => k().split('i', 4, { outerTag: 'g.0' } as Extra)).message,
     /^split: unknown option 'outerTag' \(known: outer, inner, outerIname, innerIname, slabs, within\); did you mean 'outer'\?$/,
   );
-  assert.match(loomError(() => k().chunk('i', 4, { innerTag: 'l.0' } as Extra)).message, /^chunk: unknown option 'innerTag' .*did you mean 'inner'\?$/);
-  assert.match(loomError(() => k().tile('i', 'j', 4, 4, { outerTag: 'g' } as Extra)).message, /^tile: unknown option 'outerTag' \(known: outer, inner\); did you mean 'outer'\?$/);
+  assert.match(
+    loomError(() => k().chunk('i', 4, { innerTag: 'l.0' } as Extra)).message,
+    /^chunk: unknown option 'innerTag' .*did you mean 'inner'\?$/,
+  );
+  assert.match(
+    loomError(() => k().tile('i', 'j', 4, 4, { outerTag: 'g' } as Extra)).message,
+    /^tile: unknown option 'outerTag' \(known: outer, inner\); did you mean 'outer'\?$/,
+  );
   assert.match(
     loomError(() => k().prefetch('a', ['j'], { temporaryAddressSpace: 'local' } as Extra)).message,
     /^prefetch: unknown option 'temporaryAddressSpace' .*did you mean 'space'\?$/,
@@ -243,33 +304,63 @@ test('the builder verbs check their own spellings, and point a core spelling to 
           .split('i', 4)
           .prefetch('a', ['i_inner', 'j'], { space: 'local', ...x }),
     ],
-    ['nosync', (x) => kernel('{ [i]: 0<=i<4 }', 't[i] = 1 {id=w}\nout[i] = t[i] {id=r}').nosync('any', 'id:w', 'id:r', { bidirectional: true, ...x })],
+    [
+      'nosync',
+      (x) =>
+        kernel('{ [i]: 0<=i<4 }', 't[i] = 1 {id=w}\nout[i] = t[i] {id=r}').nosync('any', 'id:w', 'id:r', {
+          bidirectional: true,
+          ...x,
+        }),
+    ],
     ['options', (x) => k().options({ writeCode: false, ...x })],
-    ['reductionRule', (x) => kernel('{ [i, j]: 0<=i,j<4 }', 'out[i] = sum(j, a[i, j])').reductionRule('j', { ruleName: 'summand', ...x })],
+    [
+      'reductionRule',
+      (x) =>
+        kernel('{ [i, j]: 0<=i,j<4 }', 'out[i] = sum(j, a[i, j])').reductionRule('j', { ruleName: 'summand', ...x }),
+    ],
     ['stats', (x) => k().stats({ subgroupSize: 32, ...x })],
     ['kernel', (x) => kernel('{ [i]: 0<=i<4 }', 'out[i] = 1', { name: 'ones', ...x })],
   ];
   for (const [name, call] of verbs) {
-    assert.match(loomError(() => call(BOGUS)).message, new RegExp(`^${name}: unknown option 'bogusKey' \\(known: [^)]+\\)$`), name);
+    assert.match(
+      loomError(() => call(BOGUS)).message,
+      new RegExp(`^${name}: unknown option 'bogusKey' \\(known: [^)]+\\)$`),
+      name,
+    );
     call({});
   }
 });
 
 test('pointwise, tensor and the computations', () => {
-  assert.match(loomError(() => pointwise({ numOutput: 1 } as Extra, 'x + 1')).message, /^pointwise: unknown option 'numOutput' .*did you mean 'numOutputs'\?$/);
+  assert.match(
+    loomError(() => pointwise({ numOutput: 1 } as Extra, 'x + 1')).message,
+    /^pointwise: unknown option 'numOutput' .*did you mean 'numOutputs'\?$/,
+  );
   assert.ok(pointwise({ numOutputs: 1 }, 'x + 1'));
-  assert.match(loomError(() => tensor(new Float32Array(2), [2], { dtpye: 'float64' } as Extra)).message, /^tensor: unknown option 'dtpye' .*did you mean 'dtype'\?$/);
+  assert.match(
+    loomError(() => tensor(new Float32Array(2), [2], { dtpye: 'float64' } as Extra)).message,
+    /^tensor: unknown option 'dtpye' .*did you mean 'dtype'\?$/,
+  );
   const operand = { dtype: 'float32', shape: [4, 4] } as const;
-  assert.match(loomError(() => matrixMul(operand, operand, { transposeA: true } as Extra)).message, /^matrixMul: unknown option 'transposeA' .*did you mean 'transposedA'\?$/);
+  assert.match(
+    loomError(() => matrixMul(operand, operand, { transposeA: true } as Extra)).message,
+    /^matrixMul: unknown option 'transposeA' .*did you mean 'transposedA'\?$/,
+  );
   assert.ok(matrixMul(operand, operand, { transposedA: true }));
   assert.match(
     loomError(() => scan(operand, predicateSum('float32'), { inclusive: true } as Extra)).message,
     /^scan: unknown option 'inclusive' \(known: axes, exclusive, perItem, workGroupSize\)/,
   );
   assert.ok(scan(operand, predicateSum('float32'), { exclusive: true }));
-  assert.match(loomError(() => empty([2], { stride: [1] } as Extra)).message, /^empty: unknown option 'stride' .*did you mean 'strides'\?$/);
+  assert.match(
+    loomError(() => empty([2], { stride: [1] } as Extra)).message,
+    /^empty: unknown option 'stride' .*did you mean 'strides'\?$/,
+  );
   const params = [{ name: 'out', role: 'o', dtype: 'float32', shape: [4] }] as const;
-  assert.match(loomError(() => computation({ params, buildPlan: () => {}, buildplan: () => {} } as Extra as never)).message, /^computation: unknown option 'buildplan'/);
+  assert.match(
+    loomError(() => computation({ params, buildPlan: () => {}, buildplan: () => {} } as Extra as never)).message,
+    /^computation: unknown option 'buildplan'/,
+  );
   assert.match(
     loomError(() => pureParallel({ params, body: 'out[idx0] = 1', guidingArrays: 'out' } as Extra as never)).message,
     /^pureParallel: unknown option 'guidingArrays' .*did you mean 'guidingArray'\?$/,
@@ -281,11 +372,21 @@ test('pointwise, tensor and the computations', () => {
 });
 
 test('spec objects: defineFunction, defineTuning; and autotune', async () => {
-  const spec = { name: 'twice', signature: { args: ['float32'], result: 'float32' }, js: (x: number) => 2 * x } as const;
-  assert.match(loomError(() => defineFunction({ ...spec, javascript: spec.js } as Extra as never)).message, /^defineFunction: unknown option 'javascript'/);
+  const spec = {
+    name: 'twice',
+    signature: { args: ['float32'], result: 'float32' },
+    js: (x: number) => 2 * x,
+  } as const;
+  assert.match(
+    loomError(() => defineFunction({ ...spec, javascript: spec.js } as Extra as never)).message,
+    /^defineFunction: unknown option 'javascript'/,
+  );
   assert.is(defineFunction(spec).name, 'twice');
   const problem = { name: 'p', space: [1], build: () => plain(), arguments: async () => ({}) };
-  assert.match(loomError(() => defineTuning({ ...problem, budget: 1 } as Extra as never)).message, /^defineTuning: unknown option 'budget'/);
+  assert.match(
+    loomError(() => defineTuning({ ...problem, budget: 1 } as Extra as never)).message,
+    /^defineTuning: unknown option 'budget'/,
+  );
   assert.match(
     (await loomRejection(autotune(defineTuning(problem), cpuDevice(), { budgetSecond: 1 } as Extra))).message,
     /^autotune: unknown option 'budgetSecond' .*did you mean 'budgetSeconds'\?$/,

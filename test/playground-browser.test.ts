@@ -53,9 +53,16 @@ let browser: Browser;
 let page: Page;
 
 test.before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install it with 'sudo bash scripts/install-drivers.sh' (Debian's chromium)`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing: install it with 'sudo bash scripts/install-drivers.sh' (Debian's chromium)`,
+  );
   built = await mkdtemp(path.join(tmpdir(), 'loom-playground-build-'));
-  await build({ configFile: path.join(root, 'examples/playground/vite.config.ts'), build: { outDir: built, emptyOutDir: true }, logLevel: 'warn' });
+  await build({
+    configFile: path.join(root, 'examples/playground/vite.config.ts'),
+    build: { outDir: built, emptyOutDir: true },
+    logLevel: 'warn',
+  });
   server = await serveDirectory(built);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   page = await openPlayground();
@@ -98,7 +105,9 @@ async function typeInto(on: Page, id: string, text: string): Promise<void> {
 /** Clicks `button` and waits for `result` to say how it went; the page's error text when it failed. */
 async function clickAndWait(on: Page, button: string, result: string, errorBox: string): Promise<void> {
   await on.click(button);
-  await on.waitForSelector(`#${result}:is([data-state=ok], [data-state=mismatch], [data-state=error])`, { timeout: 60_000 });
+  await on.waitForSelector(`#${result}:is([data-state=ok], [data-state=mismatch], [data-state=error])`, {
+    timeout: 60_000,
+  });
   const state = await on.getAttribute(`#${result}`, 'data-state');
   if (state === 'error') assert.unreachable(`the page reports an error: ${await on.textContent(errorBox)}`);
 }
@@ -110,7 +119,8 @@ function assertAgree(comparisons: readonly Comparison[] | undefined): void {
     assert.ok(cpu.length > 0, `${name} is empty`);
     assert.is(gpu.length, cpu.length, `${name}: the GPU's output has ${gpu.length} elements, the CPU's ${cpu.length}`);
     cpu.forEach((c, k) => {
-      if (Math.abs(gpu[k] - c) > TOLERANCE * Math.max(1, Math.abs(c))) assert.unreachable(`${name}[${k}]: GPU ${gpu[k]}, CPU ${c}`);
+      if (Math.abs(gpu[k] - c) > TOLERANCE * Math.max(1, Math.abs(c)))
+        assert.unreachable(`${name}[${k}]: GPU ${gpu[k]}, CPU ${c}`);
     });
   }
 }
@@ -121,7 +131,10 @@ async function screenshot(on: Page, name: string): Promise<void> {
   await on.screenshot({ path: file, fullPage: true });
   const image = decodePng(await readFile(file));
   const variance = pixelVariance(image);
-  assert.ok(variance > 100, `${name}.png (${image.width}x${image.height}) is nearly blank: grey-level variance ${variance}`);
+  assert.ok(
+    variance > 100,
+    `${name}.png (${image.width}x${image.height}) is nearly blank: grey-level variance ${variance}`,
+  );
 }
 
 /** Nothing on the page is wider than the window: no horizontal scrolling. */
@@ -150,7 +163,11 @@ for (const name of Object.keys(KERNELS)) {
     assert.match(await textOf(page, 'opencl'), '__kernel');
 
     await page.waitForSelector('#kernel-stats:is([data-state=ok], [data-state=error])', { timeout: 60_000 });
-    assert.is(await page.getAttribute('#kernel-stats', 'data-state'), 'ok', (await page.textContent('#kernel-stats')) ?? '');
+    assert.is(
+      await page.getAttribute('#kernel-stats', 'data-state'),
+      'ok',
+      (await page.textContent('#kernel-stats')) ?? '',
+    );
     const stats: KernelStatistics = await page.evaluate('window.playground.stats');
     for (const key of ['seconds', 'flops', 'bytes', 'intensity'] as const) {
       assert.ok(Number.isFinite(stats[key]) && stats[key] > 0, `${key}: ${stats[key]}`);
@@ -189,7 +206,10 @@ for (const [op, dtype, predicate, sizes] of [
     const check: ComputationCheck = await page.evaluate('window.playground.computation');
     assert.is(check.checks.length, 2, 'the GPU and the CPU device');
     for (const c of check.checks) {
-      assert.ok(c.reference.length > 0 && c.output.length === c.reference.length, `${c.device}: ${c.output.length} elements, ${c.reference.length} expected`);
+      assert.ok(
+        c.reference.length > 0 && c.output.length === c.reference.length,
+        `${c.device}: ${c.output.length} elements, ${c.reference.length} expected`,
+      );
       assert.is(c.mismatches.length, 0, `${c.device}: ${c.mismatches.length} elements differ`);
     }
     assert.is(await page.getAttribute('#computation-result', 'data-state'), 'ok');
@@ -240,7 +260,10 @@ test('nothing stale: a domain error clears the last run; the error stays after R
   await page.selectOption('#preset', Object.keys(KERNELS)[0]);
   await typeInto(page, 'chain', ".dtypes({ a: 'float64' })");
   assert.not.ok(await page.isVisible('#kernel-error'));
-  assert.match((await page.textContent('#wgsl-why')) ?? '', /WGSL cannot be generated for this kernel: .*WGSL has no 64-bit floats/);
+  assert.match(
+    (await page.textContent('#wgsl-why')) ?? '',
+    /WGSL cannot be generated for this kernel: .*WGSL has no 64-bit floats/,
+  );
   assert.match(await textOf(page, 'opencl'), 'double');
   assert.not.ok(await page.isVisible('#opencl-why'));
 });
@@ -267,7 +290,10 @@ test('a shared link opens the same kernel, tab and output in a fresh page; a mal
 
   const broken = await openPlayground({ hash: '#v1.not-a-state' });
   assert.ok(await broken.isVisible('#link-message'));
-  assert.match((await broken.textContent('#link-message')) ?? '', /could not be read \(the link's state is damaged.*default kernel/);
+  assert.match(
+    (await broken.textContent('#link-message')) ?? '',
+    /could not be read \(the link's state is damaged.*default kernel/,
+  );
   assert.is(await textOf(broken, 'domain'), KERNELS[Object.keys(KERNELS)[0]].domain, 'the default state');
   assert.match(await textOf(broken, 'wgsl'), '@compute');
   await broken.close();
@@ -299,7 +325,9 @@ test('without WebGPU the page says so, and the CPU device still computes', async
   const out = comparisons.find((c) => c.name === 'out');
   assert.is(out?.cpu.length, inputs.n);
   assert.is(out?.gpu.length, 0, 'no GPU ran');
-  out?.cpu.forEach((value, k) => assert.ok(Math.abs(value - (2 * a[k] + 1)) <= 1e-6, `out[${k}] = ${value}, not 2*${a[k]} + 1`));
+  out?.cpu.forEach((value, k) =>
+    assert.ok(Math.abs(value - (2 * a[k] + 1)) <= 1e-6, `out[${k}] = ${value}, not 2*${a[k]} + 1`),
+  );
   assert.match((await fallback.textContent('#kernel-result')) ?? '', 'on the CPU device (no GPU to compare with)');
   await screenshot(fallback, 'playground-fallback');
   await fallback.close();

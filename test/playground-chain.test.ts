@@ -19,7 +19,13 @@ function refusal(action: () => unknown): string {
     assert.instance(error, LoomError);
     return (error as Error).message;
   }
-  throw new assert.Assertion({ message: 'expected a LoomError', generated: false, operator: 'throws', expects: 'LoomError', actual: 'nothing thrown' });
+  throw new assert.Assertion({
+    message: 'expected a LoomError',
+    generated: false,
+    operator: 'throws',
+    expects: 'LoomError',
+    actual: 'nothing thrown',
+  });
 }
 
 test('a chain is a list of calls with their literal arguments', () => {
@@ -59,12 +65,15 @@ test('a key named __proto__ is an own key, not a prototype', () => {
 
 test('the chain gives the kernel the same chain gives in TypeScript', () => {
   const text = ".split('i', 128, { outer: 'g.0', inner: 'l.0' }) .dtypes({ a: 'float32' })";
-  const expected = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').split('i', 128, { outer: 'g.0', inner: 'l.0' }).dtypes({ a: 'float32' });
+  const expected = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]')
+    .split('i', 128, { outer: 'g.0', inner: 'l.0' })
+    .dtypes({ a: 'float32' });
   assert.is(applyChain(double(), text).toString(), expected.toString());
 });
 
 test('tile, prefetch and prioritize, as the README writes matmul', () => {
-  const matmul = (): Builder => kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }' as string, 'c[i, j] = sum(k, a[i, k]*b[k, j])' as string);
+  const matmul = (): Builder =>
+    kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }' as string, 'c[i, j] = sum(k, a[i, k]*b[k, j])' as string);
   const chained = applyChain(
     matmul(),
     `
@@ -178,14 +187,26 @@ test('a malformed URL state is a LoomError that says what is wrong', async () =>
       assert.instance(error, LoomError);
       return (error as Error).message;
     }
-    throw new assert.Assertion({ message: `${hash} was read`, generated: false, operator: 'throws', expects: 'LoomError', actual: 'a state' });
+    throw new assert.Assertion({
+      message: `${hash} was read`,
+      generated: false,
+      operator: 'throws',
+      expects: 'LoomError',
+      actual: 'a state',
+    });
   };
   assert.match(await refused('#v0.abc'), "does not start with 'v1.'");
   assert.match(await refused('#v1.@@@'), 'damaged');
   assert.match(await refused((await encodeState(STATE)).slice(0, 30)), 'damaged');
   assert.match(await refused(await encodeState({ ...STATE, tab: 'other' as PageState['tab'] })), "tab 'other'");
-  assert.match(await refused(await encodeState({ ...STATE, domain: 3 as unknown as string })), "field 'domain' is not a string");
-  assert.match(await refused(await encodeState({ ...STATE, computation: null as unknown as PageState['computation'] })), 'computation is not an object');
+  assert.match(
+    await refused(await encodeState({ ...STATE, domain: 3 as unknown as string })),
+    "field 'domain' is not a string",
+  );
+  assert.match(
+    await refused(await encodeState({ ...STATE, computation: null as unknown as PageState['computation'] })),
+    'computation is not an object',
+  );
 });
 
 test.run();

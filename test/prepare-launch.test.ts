@@ -6,7 +6,10 @@ import { randomFloat32, testDevices } from './support/devices.ts';
 
 for (const device of testDevices()) {
   test(`${device.name}: a prepared launch gives run's result, again and again`, async () => {
-    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = out[i] + 2*a[i]'), 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
+    const knl = splitIname(makeKernel('{ [i]: 0<=i<n }', 'out[i] = out[i] + 2*a[i]'), 'i', 32, {
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
     const a = randomFloat32(100, 3);
     const expectedOnce = (await run(knl, device, { a, out: new Float32Array(100) })).out as Float32Array;
     const da = await DeviceArray.from(device, a, 'float32');

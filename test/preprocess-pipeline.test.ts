@@ -6,10 +6,27 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, BasicSet, debugMode, InternalError, LoopKernel, makeKernel, printExpr, setDebugMode, stringifyKernel, tagArrayAxes, type Instruction } from '@loom/core';
+import {
+  addDtypes,
+  BasicSet,
+  debugMode,
+  InternalError,
+  LoopKernel,
+  makeKernel,
+  printExpr,
+  setDebugMode,
+  stringifyKernel,
+  tagArrayAxes,
+  type Instruction,
+} from '@loom/core';
 import { call, int, reduce, subscript, variable } from '../packages/core/src/expr/index.ts';
 import { DEFAULT_OPTIONS } from '../packages/core/src/kernel/model.ts';
-import { PREPROCESS_PASSES, preprocess, runPasses, type PreprocessPass } from '../packages/core/src/preprocess/pipeline.ts';
+import {
+  PREPROCESS_PASSES,
+  preprocess,
+  runPasses,
+  type PreprocessPass,
+} from '../packages/core/src/preprocess/pipeline.ts';
 import { kernelProblems, verifyKernel } from '../packages/core/src/preprocess/verify.ts';
 import { goldenKernels } from './support/golden-kernels.ts';
 
@@ -93,9 +110,17 @@ test('every example and tutorial kernel passes verification after every pass', (
   assert.ok(kernels.length > 30, `only ${kernels.length} kernels`);
   for (const { id, kernel } of kernels) {
     const verified = runPasses(kernel, PREPROCESS_PASSES, {}, { verify: true });
-    assert.equal(kernelProblems(verified.kernel, new Set(['typed', 'reductionsRealized', 'temporariesPlaced'])), [], id);
+    assert.equal(
+      kernelProblems(verified.kernel, new Set(['typed', 'reductionsRealized', 'temporariesPlaced'])),
+      [],
+      id,
+    );
     // verification only looks: the kernel is the one preprocessing makes without it
-    assert.is(stringifyKernel(verified.kernel), stringifyKernel(runPasses(kernel, PREPROCESS_PASSES, {}, { verify: false }).kernel), id);
+    assert.is(
+      stringifyKernel(verified.kernel),
+      stringifyKernel(runPasses(kernel, PREPROCESS_PASSES, {}, { verify: false }).kernel),
+      id,
+    );
   }
 });
 
@@ -128,10 +153,24 @@ function handMade(second: Partial<Instruction>): LoopKernel {
     name: 'hand_made',
     domains: [BasicSet.parse('[n] -> { [i]: 0 <= i < n }')],
     instructions: [
-      insn({ id: 'double', assignees: [subscript('out', [variable('i')])], expression: call('max', [subscript('a', [variable('i')]), int(0)]) }),
-      insn({ id: 'second', assignees: [subscript('out', [variable('i')])], expression: subscript('out', [variable('i')]), dependsOn: ['double'], ...second }),
+      insn({
+        id: 'double',
+        assignees: [subscript('out', [variable('i')])],
+        expression: call('max', [subscript('a', [variable('i')]), int(0)]),
+      }),
+      insn({
+        id: 'second',
+        assignees: [subscript('out', [variable('i')])],
+        expression: subscript('out', [variable('i')]),
+        dependsOn: ['double'],
+        ...second,
+      }),
     ],
-    args: [array('a'), array('out'), { name: 'n', kind: 'value', dtype: 'int32', shape: undefined, isInput: true, isOutput: false, forAtomic: false }],
+    args: [
+      array('a'),
+      array('out'),
+      { name: 'n', kind: 'value', dtype: 'int32', shape: undefined, isInput: true, isOutput: false, forAtomic: false },
+    ],
     temporaries: new Map(),
     substitutions: new Map(),
     inameTags: new Map(),
@@ -145,26 +184,48 @@ function handMade(second: Partial<Instruction>): LoopKernel {
 
 test('the verifier finds what is broken in a kernel made by hand', () => {
   assert.equal(kernelProblems(handMade({})), []);
-  assert.equal(kernelProblems(handMade({ dependsOn: ['dubble'] })), ["instruction 'second' depends on 'dubble', which does not exist"]);
-  assert.equal(kernelProblems(handMade({ withinInames: ['i', 'j'] })), ["instruction 'second' runs in the loop 'j', which no domain has"]);
-  assert.equal(kernelProblems(handMade({ withinInames: [] })), ["instruction 'second' reads the iname 'i' outside its loop"]);
+  assert.equal(kernelProblems(handMade({ dependsOn: ['dubble'] })), [
+    "instruction 'second' depends on 'dubble', which does not exist",
+  ]);
+  assert.equal(kernelProblems(handMade({ withinInames: ['i', 'j'] })), [
+    "instruction 'second' runs in the loop 'j', which no domain has",
+  ]);
+  assert.equal(kernelProblems(handMade({ withinInames: [] })), [
+    "instruction 'second' reads the iname 'i' outside its loop",
+  ]);
   assert.equal(kernelProblems(handMade({ id: 'double', dependsOn: [] })), ["two instructions have the id 'double'"]);
-  assert.equal(kernelProblems(handMade({ expression: subscript('b', [variable('i')]) })), ["instruction 'second' reads 'b', which is no iname, argument or temporary"]);
-  assert.equal(kernelProblems(handMade({ assignees: [variable('i')] })), ["instruction 'second' writes 'i', which is no argument or temporary"]);
+  assert.equal(kernelProblems(handMade({ expression: subscript('b', [variable('i')]) })), [
+    "instruction 'second' reads 'b', which is no iname, argument or temporary",
+  ]);
+  assert.equal(kernelProblems(handMade({ assignees: [variable('i')] })), [
+    "instruction 'second' writes 'i', which is no argument or temporary",
+  ]);
   assert.equal(kernelProblems(handMade({ kind: 'barrier' })), ["instruction 'second' is a barrier but assigns"]);
   const reduction = reduce('sum', ['k'], subscript('a', [variable('k')]));
-  assert.equal(kernelProblems(handMade({ expression: reduction })), ["instruction 'second' reduces over 'k', which no domain has"]);
+  assert.equal(kernelProblems(handMade({ expression: reduction })), [
+    "instruction 'second' reduces over 'k', which no domain has",
+  ]);
   // what holds only from a pass on is checked only from then
   const kept = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, a[i,k])');
   assert.equal(kernelProblems(kept), []);
-  assert.equal(kernelProblems(kept, new Set(['reductionsRealized'])), ["instruction 'insn' still holds a reduction after reductions were realized"]);
+  assert.equal(kernelProblems(kept, new Set(['reductionsRealized'])), [
+    "instruction 'insn' still holds a reduction after reductions were realized",
+  ]);
   const untyped = makeKernel('{ [i]: 0<=i<n }', '<> t = a[i]\nout[i] = t');
   assert.equal(kernelProblems(untyped), []);
-  assert.equal(kernelProblems(untyped, new Set(['typed', 'temporariesPlaced'])), ["temporary 't' has no dtype after type inference", "temporary 't' was not placed"]);
-  const parametric = handMade({}).with({ temporaries: new Map([['t', { name: 't', dtype: 'float32', shape: [variable('n')], addressSpace: 'local' }]]) });
+  assert.equal(kernelProblems(untyped, new Set(['typed', 'temporariesPlaced'])), [
+    "temporary 't' has no dtype after type inference",
+    "temporary 't' was not placed",
+  ]);
+  const parametric = handMade({}).with({
+    temporaries: new Map([['t', { name: 't', dtype: 'float32', shape: [variable('n')], addressSpace: 'local' }]]),
+  });
   assert.equal(kernelProblems(parametric), ["temporary 't' in local memory has a shape that is not constant: [n]"]);
   const e = internalError(() => verifyKernel(handMade({ dependsOn: ['dubble'] }), new Set(), 'by the test'));
-  assert.is(e.detail, "kernel 'hand_made' is broken by the test: instruction 'second' depends on 'dubble', which does not exist");
+  assert.is(
+    e.detail,
+    "kernel 'hand_made' is broken by the test: instruction 'second' depends on 'dubble', which does not exist",
+  );
 });
 
 test('LOOM_DEBUG verifies the kernel before preprocessing: a broken one is an InternalError, not a puzzle later', () => {
@@ -177,7 +238,10 @@ test('LOOM_DEBUG verifies the kernel before preprocessing: a broken one is an In
   );
   for (const on of ['1', 'yes']) {
     const e = internalError(() => withDebug(on, () => preprocess(broken)));
-    assert.match(e.detail, /^kernel 'hand_made' is broken before preprocessing \(by the front end or a transformation\): instruction 'second' depends on 'dubble'/);
+    assert.match(
+      e.detail,
+      /^kernel 'hand_made' is broken before preprocessing \(by the front end or a transformation\): instruction 'second' depends on 'dubble'/,
+    );
   }
   withDebug('0', () => preprocess(broken));
 });
@@ -200,7 +264,11 @@ test('LOOM_DEBUG is read once; setDebugMode overrides it, and setDebugMode() rea
     assert.is(debugMode(), true, 'on, whatever LOOM_DEBUG says');
     internalError(() => preprocess(broken));
   });
-  assert.is(debugMode(), process.env.LOOM_DEBUG !== undefined && !['', '0'].includes(process.env.LOOM_DEBUG), "back to the environment's");
+  assert.is(
+    debugMode(),
+    process.env.LOOM_DEBUG !== undefined && !['', '0'].includes(process.env.LOOM_DEBUG),
+    "back to the environment's",
+  );
 });
 
 test('LOOM_DEBUG names the pass that broke the kernel', () => {
@@ -219,14 +287,23 @@ test('LOOM_DEBUG names the pass that broke the kernel', () => {
   const cases: [PreprocessPass[], RegExp][] = [
     // a pass that drops an instruction others depend on
     [
-      after('inferTypes', { name: 'dropsTheLoad', run: (k) => k.with({ instructions: k.instructions.filter((i) => i.id !== 'load') }) }),
+      after('inferTypes', {
+        name: 'dropsTheLoad',
+        run: (k) => k.with({ instructions: k.instructions.filter((i) => i.id !== 'load') }),
+      }),
       /is broken after preprocessing pass 'dropsTheLoad': .*'store' depends on 'load', which does not exist/,
     ],
     // a pass that adds a temporary without a dtype once everything is typed
     [
       after('realizeReductions', {
         name: 'addsUntyped',
-        run: (k) => k.with({ temporaries: new Map([...k.temporaries, ['u', { name: 'u', dtype: undefined, shape: [], addressSpace: 'private' }]]) }),
+        run: (k) =>
+          k.with({
+            temporaries: new Map([
+              ...k.temporaries,
+              ['u', { name: 'u', dtype: undefined, shape: [], addressSpace: 'private' }],
+            ]),
+          }),
       }),
       /is broken after preprocessing pass 'addsUntyped': .*temporary 'u' has no dtype after type inference/,
     ],

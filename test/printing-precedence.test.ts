@@ -13,7 +13,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { exprType, makeKernel, parseExpression, printExpr, run, type DType, type Expr, type KernelFunction } from '@loom/core';
+import {
+  exprType,
+  makeKernel,
+  parseExpression,
+  printExpr,
+  run,
+  type DType,
+  type Expr,
+  type KernelFunction,
+} from '@loom/core';
 import {
   arraysAccessed,
   bitnot,
@@ -38,7 +47,14 @@ import { helperName } from '../packages/codegen-wgsl/src/helpers.ts';
 import { computeType } from '../packages/codegen-wgsl/src/types.ts';
 import { ExpressionPrinter as JsPrinter } from '../packages/codegen-js/src/expressions.ts';
 import { testDevices } from './support/devices.ts';
-import { javascriptGrammar, openclGrammar, parseAs, wgslGrammar, type Grammar, type Node } from './support/operator-grammar.ts';
+import {
+  javascriptGrammar,
+  openclGrammar,
+  parseAs,
+  wgslGrammar,
+  type Grammar,
+  type Node,
+} from './support/operator-grammar.ts';
 
 for (const device of testDevices()) {
   test(`${device.name}: -(-t) negates twice (not a decrement of t)`, async () => {
@@ -62,7 +78,10 @@ const ARRAYS = ['a', 'b', 'c'];
 const i = variable('i');
 
 /** Numbers every operation on them keeps exact: small integers, or a few binary fractions. */
-const LEAF_VALUES: Record<World, number[]> = { int32: [-9, -4, -1, 0, 1, 2, 3, 7], float32: [-3, -1.5, -0.5, 0, 0.25, 1, 2, 3.5] };
+const LEAF_VALUES: Record<World, number[]> = {
+  int32: [-9, -4, -1, 0, 1, 2, 3, 7],
+  float32: [-3, -1.5, -0.5, 0, 0.25, 1, 2, 3.5],
+};
 /** Divisors: non-zero, and in float32 powers of two, so that quotients stay exact. */
 const DIVISORS: Record<World, number[]> = { int32: [-7, -2, -1, 1, 2, 3, 5], float32: [-2, -0.5, 0.25, 0.5, 2, 4] };
 
@@ -91,7 +110,9 @@ function arbitraries(world: World): { num: fc.Arbitrary<Expr> } {
         fc.tuple(fc.constantFrom<BinaryOp>('&', '|', '^'), num, num).map(([op, l, r]) => binary(op, l, r)),
         num.map(bitnot),
         // counts out of [0, 32) included: they shift everything out, on every device
-        fc.tuple(fc.constantFrom<BinaryOp>('<<', '>>'), num, fc.constantFrom(0, 1, 3, 31, 32, 40, -1).map(int)).map(([op, l, r]) => binary(op, l, r)),
+        fc
+          .tuple(fc.constantFrom<BinaryOp>('<<', '>>'), num, fc.constantFrom(0, 1, 3, 31, 32, 40, -1).map(int))
+          .map(([op, l, r]) => binary(op, l, r)),
       );
     }
     return {
@@ -192,7 +213,8 @@ function toExpr(n: Node): Expr {
       const called = CALLED_OPERATORS.find(([pattern]) => pattern.test(n.fn));
       if (called && args.length === 2) return binary(called[1], args[0], args[1]);
       // floor(a / b): `//` on floats, and on int32 in JavaScript
-      if ((n.fn === 'Math.floor' || n.fn === 'floor') && args[0].kind === 'binary' && args[0].op === '/') return binary('//', args[0].left, args[0].right);
+      if ((n.fn === 'Math.floor' || n.fn === 'floor') && args[0].kind === 'binary' && args[0].op === '/')
+        return binary('//', args[0].left, args[0].right);
       throw new Error(`unexpected call of ${n.fn}`);
     }
     case 'binary': {
@@ -200,7 +222,8 @@ function toExpr(n: Node): Expr {
       if (n.op === '||' && n.left.kind === 'call' && n.left.fn === 'isunordered') {
         const complement = toExpr(n.right);
         const opposite = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' } as const;
-        if (complement.kind === 'compare' && complement.op in opposite) return not(compare(opposite[complement.op as keyof typeof opposite], complement.left, complement.right));
+        if (complement.kind === 'compare' && complement.op in opposite)
+          return not(compare(opposite[complement.op as keyof typeof opposite], complement.left, complement.right));
       }
       const [l, r] = [toExpr(n.left), toExpr(n.right)];
       // JavaScript's wrap into int32/uint32 range
@@ -245,7 +268,9 @@ function canonical(e: Expr): Expr {
     case 'not': {
       // !(x != x) is x == x, which WGSL prints as !is_nan(x)
       const x = canonical(e.operand);
-      return x.kind === 'compare' && x.op === '!=' && exprEquals(x.left, x.right) ? compare('==', x.left, x.right) : not(x);
+      return x.kind === 'compare' && x.op === '!=' && exprEquals(x.left, x.right)
+        ? compare('==', x.left, x.right)
+        : not(x);
     }
     case 'subscript':
       return subscript(e.array, e.indices.map(canonical));
@@ -269,7 +294,8 @@ function checkReadsBack(e: Expr, world: World): void {
   for (const target of TARGETS) {
     const text = target.print(e, world);
     const got = canonical(toExpr(parseAs(target.grammar, text)));
-    if (!exprEquals(got, want)) throw new Error(`${target.name} printed ${printExpr(e)} as ${text}, which reads as ${printExpr(got)}`);
+    if (!exprEquals(got, want))
+      throw new Error(`${target.name} printed ${printExpr(e)} as ${text}, which reads as ${printExpr(got)}`);
   }
 }
 
@@ -384,7 +410,9 @@ const KERNELS = 3;
 
 for (const world of ['int32', 'float32'] as const) {
   const values = LEAF_VALUES[world];
-  const data = Object.fromEntries(ARRAYS.map((a, s) => [a, Array.from({ length: N }, (_, k) => values[(k * (s + 3) + s) % values.length])]));
+  const data = Object.fromEntries(
+    ARRAYS.map((a, s) => [a, Array.from({ length: N }, (_, k) => values[(k * (s + 3) + s) % values.length])]),
+  );
   // a fixed sample of the trees whose values are exact on all elements
   // (a tree of literals alone would be a weak-typed constant: float64, or int64, not `world`)
   const cases = fc
@@ -403,7 +431,9 @@ for (const world of ['int32', 'float32'] as const) {
   for (const device of testDevices()) {
     test(`${device.name}: sampled ${world} trees compute plain JavaScript's values`, async () => {
       assert.is(cases.length, PER_KERNEL * KERNELS, 'enough exact trees in the sample');
-      const arrays = Object.fromEntries(ARRAYS.map((a) => [a, world === 'int32' ? Int32Array.from(data[a]) : Float32Array.from(data[a])]));
+      const arrays = Object.fromEntries(
+        ARRAYS.map((a) => [a, world === 'int32' ? Int32Array.from(data[a]) : Float32Array.from(data[a])]),
+      );
       for (let start = 0; start < cases.length; start += PER_KERNEL) {
         const batch = cases.slice(start, start + PER_KERNEL);
         const knl = makeKernel(
@@ -411,7 +441,10 @@ for (const world of ['int32', 'float32'] as const) {
           batch.map(({ e }, k) => `out${k}[i] = ${printExpr(e)}`),
         );
         const used = new Set(batch.flatMap(({ e }) => [...arraysAccessed(e).keys()]));
-        const outputs = await run(knl, device, { ...Object.fromEntries(Object.entries(arrays).filter(([a]) => used.has(a))), n: N });
+        const outputs = await run(knl, device, {
+          ...Object.fromEntries(Object.entries(arrays).filter(([a]) => used.has(a))),
+          n: N,
+        });
         batch.forEach(({ e, expected }, k) => {
           assert.equal(Array.from(outputs[`out${k}`] as ArrayLike<number>), expected, printExpr(e));
         });

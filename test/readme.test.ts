@@ -52,7 +52,8 @@ function expectedOutputs(code: string): string[] {
   lines.forEach((line, k) => {
     if (!line.includes('console.log(')) return;
     const printed: string[] = [];
-    for (let next = k + 1; next < lines.length && /^\/\/( |$)/.test(lines[next]); next++) printed.push(lines[next].replace(/^\/\/ ?/, ''));
+    for (let next = k + 1; next < lines.length && /^\/\/( |$)/.test(lines[next]); next++)
+      printed.push(lines[next].replace(/^\/\/ ?/, ''));
     if (printed.length > 0) outputs.push(printed.join('\n'));
   });
   return outputs;
@@ -61,7 +62,8 @@ function expectedOutputs(code: string): string[] {
 const blocks = READMES.flatMap(readmeBlocks);
 const directory = mkdtempSync(path.join(root, '.readme-'));
 /** `README.md` line 12 → readme-line-12.ts; `packages/dsl/README.md` line 5 → packages-dsl-README.md-line-5.ts */
-const stemOf = (block: Block) => `${block.readme === 'README.md' ? 'readme' : block.readme.replaceAll('/', '-')}-line-${block.line}`;
+const stemOf = (block: Block) =>
+  `${block.readme === 'README.md' ? 'readme' : block.readme.replaceAll('/', '-')}-line-${block.line}`;
 const fileOf = (block: Block) => path.join(directory, `${stemOf(block)}.ts`);
 const where = (block: Block) => `${block.readme} line ${block.line}`;
 
@@ -91,21 +93,33 @@ test('every package has a README with a runnable example', () => {
 });
 
 test('every block type-checks (and each @ts-expect-error meets its error)', () => {
-  const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', directory], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', directory], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   let report = `${result.stdout}${result.stderr}`;
-  for (const block of blocks) report = report.replaceAll(`${path.relative(root, fileOf(block))}`, `${where(block)} (its block)`);
+  for (const block of blocks)
+    report = report.replaceAll(`${path.relative(root, fileOf(block))}`, `${where(block)} (its block)`);
   assert.is(result.status, 0, report);
 });
 
 for (const block of blocks.filter((b) => !b.typecheckOnly)) {
   test(`the block at ${where(block)} runs and prints what it says`, () => {
     const env = { ...process.env, FORCE_COLOR: '0' }; // printed as to a file, without colours
-    const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.is(result.status, 0, `exited with ${result.status}:\n${result.stderr.slice(-3000)}`);
     let from = 0;
     for (const expected of expectedOutputs(block.code)) {
       const at = result.stdout.indexOf(expected, from);
-      assert.ok(at >= 0, `the block should print\n${expected}\nafter what it printed before; it printed:\n${result.stdout}`);
+      assert.ok(
+        at >= 0,
+        `the block should print\n${expected}\nafter what it printed before; it printed:\n${result.stdout}`,
+      );
       from = at + expected.length;
     }
   });

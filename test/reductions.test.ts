@@ -54,7 +54,11 @@ function registerOnce(): void {
   if (registered) return;
   registered = true;
   // the largest magnitude, kept with its sign: associative and commutative
-  registerReduction({ name: 'absmax_signed', neutral: ['0'], combine: ['if(abs(b) > abs(a) or (abs(b) == abs(a) and b > a), b, a)'] });
+  registerReduction({
+    name: 'absmax_signed',
+    neutral: ['0'],
+    combine: ['if(abs(b) > abs(a) or (abs(b) == abs(a) and b > a), b, a)'],
+  });
   // (count, total) pairs, from a function of the operands
   registerReduction({
     name: 'count_and_sum',
@@ -67,7 +71,10 @@ function registerOnce(): void {
   registerReduction({
     name: 'hand_built_max',
     neutral: [{ kind: 'float', value: -1e30 }] as never,
-    combine: (a, b) => [{ kind: 'if', condition: { kind: 'compare', op: '>', left: b[0], right: a[0] }, then: b[0], otherwise: a[0] }] as never,
+    combine: (a, b) =>
+      [
+        { kind: 'if', condition: { kind: 'compare', op: '>', left: b[0], right: a[0] }, then: b[0], otherwise: a[0] },
+      ] as never,
   });
 }
 
@@ -77,7 +84,10 @@ for (const device of testDevices()) {
   test(`${on}: a row sum over a split iname: 96 work-items per row, each summing its stride first`, async () => {
     for (const m of [1000, 96, 5]) {
       const n = 7;
-      let knl = makeKernel('{[i, j]: 0 <= i < n and 0 <= j < m}', 'out[i] = sum(j, a[i, j])', [globalArg('a', { dtype: 'float32', shape: ['n', 'm'] }), '...']);
+      let knl = makeKernel('{[i, j]: 0 <= i < n and 0 <= j < m}', 'out[i] = sum(j, a[i, j])', [
+        globalArg('a', { dtype: 'float32', shape: ['n', 'm'] }),
+        '...',
+      ]);
       knl = splitIname(tagInames(knl, { i: 'g.0' }), 'j', 96, { innerTag: 'l.0' });
       const a = randomFloat32(n * m, m);
       const { out } = await run(knl, device, { a, n, m });
@@ -87,7 +97,10 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: a reduction over two local inames combines both axes in one tree`, async () => {
-    let knl = makeKernel('{[k, i, j]: 0 <= k < 3 and 0 <= i < 6 and 0 <= j < 10}', 'out[k] = sum((i, j), a[k, i, j])', [globalArg('a', { dtype: 'float32' }), '...']);
+    let knl = makeKernel('{[k, i, j]: 0 <= k < 3 and 0 <= i < 6 and 0 <= j < 10}', 'out[k] = sum((i, j), a[k, i, j])', [
+      globalArg('a', { dtype: 'float32' }),
+      '...',
+    ]);
     knl = tagInames(knl, { i: 'l.1', j: 'l.0', k: 'g.0' });
     const a = randomFloat32(180, 2);
     const { out } = await run(knl, device, { a });
@@ -103,12 +116,24 @@ for (const device of testDevices()) {
   test(`${on}: nested reductions over two local axes, and a local one inside a sequential one`, async () => {
     const a = randomFloat32(60, 3);
     const total = a.reduce((s, x) => s + x, 0);
-    const nested = tagInames(makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [globalArg('a', { dtype: 'float32' }), '...']), {
-      i: 'l.1',
-      j: 'l.0',
-    });
+    const nested = tagInames(
+      makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [
+        globalArg('a', { dtype: 'float32' }),
+        '...',
+      ]),
+      {
+        i: 'l.1',
+        j: 'l.0',
+      },
+    );
     assertClose((await run(nested, device, { a })).out as Float32Array, [total], 'both local', 1e-5, 1e-5);
-    const mixed = tagInames(makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [globalArg('a', { dtype: 'float32' }), '...']), { j: 'l.0' });
+    const mixed = tagInames(
+      makeKernel('{[i, j]: 0 <= i < 6 and 0 <= j < 10}', 'out = sum(i, sum(j, a[i, j]))', [
+        globalArg('a', { dtype: 'float32' }),
+        '...',
+      ]),
+      { j: 'l.0' },
+    );
     assertClose((await run(mixed, device, { a })).out as Float32Array, [total], 'outer sequential', 1e-5, 1e-5);
   });
 
@@ -120,7 +145,11 @@ for (const device of testDevices()) {
       '...',
     ]);
     knl = splitIname(tagInames(knl, { i: 'g.0' }), 'j', 32, { innerTag: 'l.0' });
-    knl = addPrefetch(knl, 'x', ['j_inner'], { fetchOuterInames: ['i', 'j_outer'], temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    knl = addPrefetch(knl, 'x', ['j_inner'], {
+      fetchOuterInames: ['i', 'j_outer'],
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
     const A = randomFloat32(n * m, 4);
     const x = randomFloat32(m, 5);
     const { y } = await run(knl, device, { A, x, n, m });
@@ -129,14 +158,21 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: a local iname that does not start at 0, beside another local axis the reduction leaves idle`, async () => {
-    const knl = tagInames(makeKernel(['{[j]: 0<=j<4}', '{[i]: 3 <= i < 10}'], ['out = sum(i, i)', 'o2[j] = sum(i, i*j)']), { i: 'l.0', j: 'l.1' });
+    const knl = tagInames(
+      makeKernel(['{[j]: 0<=j<4}', '{[i]: 3 <= i < 10}'], ['out = sum(i, i)', 'o2[j] = sum(i, i*j)']),
+      { i: 'l.0', j: 'l.1' },
+    );
     const r = await run(knl, device, {});
     assert.equal([...(r.out as Int32Array), ...(r.o2 as Int32Array)], [42, 0, 42, 84, 126]);
   });
 
   test(`${on}: a reduction into a private temporary reaches every work-item (a normalization)`, async () => {
     const n = 50;
-    let knl = makeKernel('{[j, j2]: 0 <= j, j2 < n}', ['<> s = sum(j, a[j])', 'out[j2] = a[j2] / s'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']);
+    let knl = makeKernel(
+      '{[j, j2]: 0 <= j, j2 < n}',
+      ['<> s = sum(j, a[j])', 'out[j2] = a[j2] / s'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
+    );
     knl = tagInames(fixParameters(knl, { n }), { j: 'l.0', j2: 'l.0' });
     const a = Float32Array.from({ length: n }, (_, k) => k + 1);
     const { out } = await run(knl, device, { a });
@@ -150,7 +186,10 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: a triangle of work-items: those outside the domain add the neutral element`, async () => {
-    let knl = makeKernel('{[i, j]: 0 <= i < 20 and 0 <= j <= i}', 'out[i] = max(j, a[j])', [globalArg('a', { dtype: 'float32', shape: [20] }), '...']);
+    let knl = makeKernel('{[i, j]: 0 <= i < 20 and 0 <= j <= i}', 'out[i] = max(j, a[j])', [
+      globalArg('a', { dtype: 'float32', shape: [20] }),
+      '...',
+    ]);
     knl = tagInames(knl, { j: 'l.0' });
     const a = randomFloat32(20, 6);
     const { out } = await run(knl, device, { a });
@@ -165,7 +204,11 @@ for (const device of testDevices()) {
     const cases = [[3, 1, 3, 2, 3], [NaN, 1, NaN, 5], [-Infinity, -Infinity], [1, 5, 5, 5, 0], []];
     for (const data of cases) {
       const a = Float32Array.from({ length: n }, (_, i) => (i < data.length ? data[i] : -1e30));
-      const knl = makeKernel(`{[i]: 0<=i<${n}}`, ['v, k = argmax(i, a[i], i)', 'w, q = argmin(i, -a[i], i)'], [globalArg('a', { dtype: 'float32' }), '...']);
+      const knl = makeKernel(
+        `{[i]: 0<=i<${n}}`,
+        ['v, k = argmax(i, a[i], i)', 'w, q = argmin(i, -a[i], i)'],
+        [globalArg('a', { dtype: 'float32' }), '...'],
+      );
       for (const tags of [{}, { i: 'l.0' }]) {
         const r = await run(tagInames(knl, tags), device, { a });
         const best = argmaxOf(a);
@@ -177,16 +220,26 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: any and all across work-items (truth values in local memory)`, async () => {
-    const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<10}', ['out1 = any(i, x[i] > 2)', 'out2 = all(j, x[j] >= 0)'], [globalArg('x', { dtype: 'int32' }), '...']), {
-      i: 'l.0',
-      j: 'l.0',
-    });
+    const knl = tagInames(
+      makeKernel(
+        '{[i, j]: 0<=i,j<10}',
+        ['out1 = any(i, x[i] > 2)', 'out2 = all(j, x[j] >= 0)'],
+        [globalArg('x', { dtype: 'int32' }), '...'],
+      ),
+      {
+        i: 'l.0',
+        j: 'l.0',
+      },
+    );
     for (const x of [
       [0, 1, 2, 3, 0, 0, 0, 0, 0, 0],
       [0, 1, 2, -1, 0, 0, 0, 0, 0, 0],
     ]) {
       const r = await run(knl, device, { x: Int32Array.from(x) });
-      assert.equal([(r.out1 as Uint8Array)[0], (r.out2 as Uint8Array)[0]], [x.some((v) => v > 2) ? 1 : 0, x.every((v) => v >= 0) ? 1 : 0]);
+      assert.equal(
+        [(r.out1 as Uint8Array)[0], (r.out2 as Uint8Array)[0]],
+        [x.some((v) => v > 2) ? 1 : 0, x.every((v) => v >= 0) ? 1 : 0],
+      );
     }
   });
 
@@ -208,7 +261,10 @@ for (const device of testDevices()) {
       [globalArg('a', { dtype: 'float32', shape: [4] }), '...'],
     );
     const r = await run(knl, device, { a: new Float32Array(4), m: 0 });
-    assert.equal([...(r.s as Float32Array), ...(r.p as Float32Array), ...(r.hi as Float32Array)], [0, 0, 0, 1, 1, 1, -Infinity, -Infinity, -Infinity]);
+    assert.equal(
+      [...(r.s as Float32Array), ...(r.p as Float32Array), ...(r.hi as Float32Array)],
+      [0, 0, 0, 1, 1, 1, -Infinity, -Infinity, -Infinity],
+    );
     // argmax's neutral pair: the lowest value and the largest index (every real index beats it on a tie)
     assert.equal(Array.from(r.k as Int32Array), [2147483647, 2147483647, 2147483647]);
   });
@@ -222,11 +278,15 @@ for (const device of testDevices()) {
       ['product', (x: number, y: number) => x * y, 1],
     ] as [string, (x: number, y: number) => number, number][]) {
       for (const tags of [{}, { i: 'l.0' }]) {
-        const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<=i}', `out[i], <>flag = reduce(segmented(${op}), j, arr[j], segflag[j])`, [
-          globalArg('arr', { dtype: 'float32', shape: ['n'] }),
-          globalArg('segflag', { dtype: 'int32', shape: ['n'] }),
-          '...',
-        ]);
+        const knl = makeKernel(
+          '{[i,j]: 0<=i<n and 0<=j<=i}',
+          `out[i], <>flag = reduce(segmented(${op}), j, arr[j], segflag[j])`,
+          [
+            globalArg('arr', { dtype: 'float32', shape: ['n'] }),
+            globalArg('segflag', { dtype: 'int32', shape: ['n'] }),
+            '...',
+          ],
+        );
         const { out } = await run(tagInames(fixParameters(knl, { n }), tags), device, { arr, segflag });
         const expected: number[] = [];
         let acc = start;
@@ -243,20 +303,37 @@ for (const device of testDevices()) {
       const knl = tagInames(
         makeKernel(
           '{[i]: 0<=i<n}',
-          ['m = absmax_signed(i, a[i])', 'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])', 'h = hand_built_max(i, a[i])'],
+          [
+            'm = absmax_signed(i, a[i])',
+            'c, t = reduce(count_and_sum, i, if(a[i] > 0, 1, 0), a[i])',
+            'h = hand_built_max(i, a[i])',
+          ],
           [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'],
         ),
         tags,
       );
       const r = await run(fixParameters(knl, { n: a.length }), device, { a });
-      const expected = [Math.max(...a.map(Math.abs)), a.filter((x) => x > 0).length, a.reduce((s, x) => s + x, 0), Math.max(...a)];
-      assert.equal([(r.m as Float32Array)[0], (r.c as Int32Array)[0], (r.t as Float32Array)[0], (r.h as Float32Array)[0]], expected, JSON.stringify(tags));
+      const expected = [
+        Math.max(...a.map(Math.abs)),
+        a.filter((x) => x > 0).length,
+        a.reduce((s, x) => s + x, 0),
+        Math.max(...a),
+      ];
+      assert.equal(
+        [(r.m as Float32Array)[0], (r.c as Int32Array)[0], (r.t as Float32Array)[0], (r.h as Float32Array)[0]],
+        expected,
+        JSON.stringify(tags),
+      );
     }
   });
 
   test(`${on}: int64 max and min start from the dtype's extremes`, async () => {
     if (!holds(device, 'int64', 'int64 max and min')) return;
-    const knl = makeKernel('{[i]: 0<=i<3}', ['hi = max(i, a[i])', 'lo = min(i, b[i])'], [globalArg('a', { dtype: 'int64' }), globalArg('b', { dtype: 'int64' }), '...']);
+    const knl = makeKernel(
+      '{[i]: 0<=i<3}',
+      ['hi = max(i, a[i])', 'lo = min(i, b[i])'],
+      [globalArg('a', { dtype: 'int64' }), globalArg('b', { dtype: 'int64' }), '...'],
+    );
     const a = BigInt64Array.from([-(2n ** 62n) * 2n + 5n, -(2n ** 62n) * 2n + 3n, -(2n ** 62n) * 2n + 9n]);
     const b = BigInt64Array.from([2n ** 63n - 4n, 2n ** 63n - 2n, 2n ** 63n - 9n]);
     const r = await run(knl, device, { a, b });
@@ -289,21 +366,34 @@ test('the builder verbs give the kernels the functions give, and run typed', asy
 });
 
 test('a reduction over a group iname is refused, naming the alternatives', () => {
-  const knl = tagInames(makeKernel('{[i]: 0<=i<n}', 'out = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']), { i: 'g.0' });
+  const knl = tagInames(
+    makeKernel('{[i]: 0<=i<n}', 'out = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    { i: 'g.0' },
+  );
   assert.throws(
     () => preprocess(knl),
     (e: unknown) =>
-      e instanceof LoomError && /work-groups cannot combine/.test(e.message) && /splitIname/.test(e.message) && /gbarrier/.test(e.message) && /atomic/.test(e.message),
+      e instanceof LoomError &&
+      /work-groups cannot combine/.test(e.message) &&
+      /splitIname/.test(e.message) &&
+      /gbarrier/.test(e.message) &&
+      /atomic/.test(e.message),
   );
 });
 
 test('a reduction over a local iname inside one of the same axis is refused', () => {
-  const knl = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out[j] = sum(i, a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  const knl = tagInames(
+    makeKernel('{[i, j]: 0<=i,j<8}', 'out[j] = sum(i, a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']),
+    { i: 'l.0', j: 'l.0' },
+  );
   assert.throws(
     () => preprocess(knl),
     (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message),
   );
-  const two = tagInames(makeKernel('{[i, j]: 0<=i,j<8}', 'out = sum((i, j), a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']), { i: 'l.0', j: 'l.0' });
+  const two = tagInames(
+    makeKernel('{[i, j]: 0<=i,j<8}', 'out = sum((i, j), a[i, j])', [globalArg('a', { dtype: 'float32' }), '...']),
+    { i: 'l.0', j: 'l.0' },
+  );
   assert.throws(
     () => preprocess(two),
     (e: unknown) => e instanceof LoomError && /both tagged l\.0/.test(e.message),
@@ -312,7 +402,11 @@ test('a reduction over a local iname inside one of the same axis is refused', ()
 
 test('an order-keeping reduction is refused across work-items', () => {
   const knl = tagInames(
-    makeKernel('{[i]: 0<=i<8}', 'out, <>f = reduce(segmented(sum), i, a[i], g[i])', [globalArg('a', { dtype: 'float32' }), globalArg('g', { dtype: 'int32' }), '...']),
+    makeKernel('{[i]: 0<=i<8}', 'out, <>f = reduce(segmented(sum), i, a[i], g[i])', [
+      globalArg('a', { dtype: 'float32' }),
+      globalArg('g', { dtype: 'int32' }),
+      '...',
+    ]),
     { i: 'l.0' },
   );
   assert.throws(
@@ -359,32 +453,70 @@ test('reductions written wrong are LoomErrors with a caret', () => {
 
 test('registerReduction refuses what it cannot honour', () => {
   registerOnce();
-  const refuses = (f: () => void, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
+  const refuses = (f: () => void, pattern: RegExp) =>
+    assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
   refuses(() => registerReduction({ name: 'absmax_signed', neutral: ['0'], combine: ['a'] }), /already registered/);
   refuses(() => registerReduction({ name: 'sum', neutral: ['0'], combine: ['a + b'] }), /already registered/);
-  refuses(() => registerReduction({ name: 'reduce', neutral: ['0'], combine: ['a + b'] }), /word of the expression language/);
+  refuses(
+    () => registerReduction({ name: 'reduce', neutral: ['0'], combine: ['a + b'] }),
+    /word of the expression language/,
+  );
   refuses(() => registerReduction({ name: 'bad name', neutral: ['0'], combine: ['a + b'] }), /must be a name/);
-  refuses(() => registerReduction({ name: 'uses_c', neutral: ['0'], combine: ['a + c'] }), /names 'c'; it may only name a, b/);
-  refuses(() => registerReduction({ name: 'two_results', neutral: ['0'], combine: ['a', 'b'] }), /gives 2 expressions for 1 results/);
-  refuses(() => registerReduction({ name: 'typo', neutral: ['0'], combine: ['a + b'], commutatve: false } as never), /unknown field 'commutatve'/);
+  refuses(
+    () => registerReduction({ name: 'uses_c', neutral: ['0'], combine: ['a + c'] }),
+    /names 'c'; it may only name a, b/,
+  );
+  refuses(
+    () => registerReduction({ name: 'two_results', neutral: ['0'], combine: ['a', 'b'] }),
+    /gives 2 expressions for 1 results/,
+  );
+  refuses(
+    () => registerReduction({ name: 'typo', neutral: ['0'], combine: ['a + b'], commutatve: false } as never),
+    /unknown field 'commutatve'/,
+  );
 });
 
 test('registerReduction checks every part it is given, naming the reduction and the part', () => {
-  const refuses = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
+  const refuses = (f: () => unknown, pattern: RegExp) =>
+    assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
   const base = { neutral: ['0'], combine: ['a + b'] };
   refuses(() => registerReduction(null as never), /^registerReduction: expected \{ name, neutral, combine/);
-  refuses(() => registerReduction({ ...base, name: 'bad_arity', arity: 'two' } as never), /^reduction 'bad_arity': arity must be an integer from 1 to 8, got "two"/);
-  refuses(() => registerReduction({ ...base, name: 'bad_commutative', commutative: 'no' } as never), /^reduction 'bad_commutative': commutative must be true or false/);
-  refuses(() => registerReduction({ ...base, name: 'bad_result_dtypes', resultDtypes: 'float32' } as never), /^reduction 'bad_result_dtypes': resultDtypes must be a function/);
-  refuses(() => registerReduction({ name: 'bad_neutral', neutral: '0', combine: ['a + b'] } as never), /^reduction 'bad_neutral': neutral must be a list/);
-  refuses(() => registerReduction({ name: 'bad_combine', neutral: ['0'], combine: 'a + b' } as never), /^reduction 'bad_combine': combine must be a list of texts or a function/);
-  refuses(() => registerReduction({ name: 'bad_text', neutral: ['0 +'], combine: ['a + b'] }), /^reduction 'bad_text': neutral: /);
+  refuses(
+    () => registerReduction({ ...base, name: 'bad_arity', arity: 'two' } as never),
+    /^reduction 'bad_arity': arity must be an integer from 1 to 8, got "two"/,
+  );
+  refuses(
+    () => registerReduction({ ...base, name: 'bad_commutative', commutative: 'no' } as never),
+    /^reduction 'bad_commutative': commutative must be true or false/,
+  );
+  refuses(
+    () => registerReduction({ ...base, name: 'bad_result_dtypes', resultDtypes: 'float32' } as never),
+    /^reduction 'bad_result_dtypes': resultDtypes must be a function/,
+  );
+  refuses(
+    () => registerReduction({ name: 'bad_neutral', neutral: '0', combine: ['a + b'] } as never),
+    /^reduction 'bad_neutral': neutral must be a list/,
+  );
+  refuses(
+    () => registerReduction({ name: 'bad_combine', neutral: ['0'], combine: 'a + b' } as never),
+    /^reduction 'bad_combine': combine must be a list of texts or a function/,
+  );
+  refuses(
+    () => registerReduction({ name: 'bad_text', neutral: ['0 +'], combine: ['a + b'] }),
+    /^reduction 'bad_text': neutral: /,
+  );
   // expression nodes built by hand: checked node by node, as well-formed as the parser's
   const nodes: [unknown, RegExp][] = [
     [{ kind: 'int', value: 1.5 }, /'int' node's value 1.5 is not a safe integer/],
     [{ kind: 'frob' }, /its kind "frob" is none of Loom's/],
-    [{ kind: 'binary', op: '+', left: null, right: { kind: 'int', value: 1 } }, /at left, null is not an expression node/],
-    [{ kind: 'binary', op: '<>', left: { kind: 'int', value: 1 }, right: { kind: 'int', value: 1 } }, /'binary' node's op "<>" is not one of/],
+    [
+      { kind: 'binary', op: '+', left: null, right: { kind: 'int', value: 1 } },
+      /at left, null is not an expression node/,
+    ],
+    [
+      { kind: 'binary', op: '<>', left: { kind: 'int', value: 1 }, right: { kind: 'int', value: 1 } },
+      /'binary' node's op "<>" is not one of/,
+    ],
     [{ kind: 'var', name: 3 }, /'var' node's name 3 is not a name/],
     [
       {
@@ -407,22 +539,42 @@ test('registerReduction checks every part it is given, naming the reduction and 
   });
   const cyclic: { kind: string; operand?: unknown } = { kind: 'neg' };
   cyclic.operand = cyclic;
-  refuses(() => registerReduction({ name: 'bad_cycle', neutral: [cyclic as never], combine: ['a + b'] }), /^reduction 'bad_cycle': neutral: the expression contains itself/);
+  refuses(
+    () => registerReduction({ name: 'bad_cycle', neutral: [cyclic as never], combine: ['a + b'] }),
+    /^reduction 'bad_cycle': neutral: the expression contains itself/,
+  );
 
   // what the functions give is checked where a kernel first uses the reduction
-  const uses = (name: string) => () => realizeReduction(makeKernel('{[i]: 0<=i<n}', `s = ${name}(i, a[i])`, [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']));
+  const uses = (name: string) => () =>
+    realizeReduction(
+      makeKernel('{[i]: 0<=i<n}', `s = ${name}(i, a[i])`, [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...']),
+    );
   registerReduction({ ...base, name: 'gives_text', resultDtypes: () => 'float32' as never });
-  refuses(uses('gives_text'), /reduction 'gives_text': resultDtypes\(float32\) must give a list of 1 dtype, got "float32"/);
+  refuses(
+    uses('gives_text'),
+    /reduction 'gives_text': resultDtypes\(float32\) must give a list of 1 dtype, got "float32"/,
+  );
   registerReduction({ ...base, name: 'gives_bad_dtype', resultDtypes: () => ['float99' as DType] });
-  refuses(uses('gives_bad_dtype'), /reduction 'gives_bad_dtype': resultDtypes\(float32\) gave "float99", which is not a dtype/);
+  refuses(
+    uses('gives_bad_dtype'),
+    /reduction 'gives_bad_dtype': resultDtypes\(float32\) gave "float99", which is not a dtype/,
+  );
   registerReduction({ name: 'gives_bad_node', neutral: () => [{ kind: 'frob' } as never], combine: ['a + b'] });
-  refuses(uses('gives_bad_node'), /reduction 'gives_bad_node': neutral\(float32\): .*its kind "frob" is none of Loom's/);
-  registerReduction({ name: 'combines_bad_node', neutral: ['0'], combine: (a) => [{ kind: 'neg', operand: undefined }, a[0]] as never });
+  refuses(
+    uses('gives_bad_node'),
+    /reduction 'gives_bad_node': neutral\(float32\): .*its kind "frob" is none of Loom's/,
+  );
+  registerReduction({
+    name: 'combines_bad_node',
+    neutral: ['0'],
+    combine: (a) => [{ kind: 'neg', operand: undefined }, a[0]] as never,
+  });
   refuses(uses('combines_bad_node'), /reduction 'combines_bad_node': combine must give 1 expression/);
 });
 
 test('a reduction and a registered function cannot share a name, either way round', () => {
-  const refuses = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
+  const refuses = (f: () => unknown, pattern: RegExp) =>
+    assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test(e.message), String(pattern));
   const spec = { signature: { args: ['float32' as DType], result: 'float32' as DType }, js: (x: number) => x };
   registerFunction({ ...spec, name: 'taken_by_function' });
   refuses(
@@ -432,9 +584,15 @@ test('a reduction and a registered function cannot share a name, either way roun
   // a function defined before the reduction existed is refused when it is registered
   const early = defineFunction({ ...spec, name: 'taken_later' });
   registerReduction({ name: 'taken_later', neutral: ['0'], combine: ['a + b'] });
-  refuses(() => registerFunction(early), /function 'taken_later' cannot be registered: the reduction 'taken_later' \(registerReduction\)/);
+  refuses(
+    () => registerFunction(early),
+    /function 'taken_later' cannot be registered: the reduction 'taken_later' \(registerReduction\)/,
+  );
   refuses(() => registerFunction(makeKernel('{[i]: 0<=i<4}', 'y[i] = 1.0'), early), /the reduction 'taken_later'/);
-  refuses(() => defineFunction({ ...spec, name: 'taken_later' }), /^defineFunction: 'taken_later' is the name of a reduction/);
+  refuses(
+    () => defineFunction({ ...spec, name: 'taken_later' }),
+    /^defineFunction: 'taken_later' is the name of a reduction/,
+  );
 });
 
 test.run();

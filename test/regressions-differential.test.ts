@@ -29,7 +29,8 @@ import { twoTreesInBranches } from './support/two-trees-in-branches.ts';
 
 const cpu = cpuDevice();
 
-const triangle = (domains: string | string[], insn = 'out[i, j] = 1 + j') => makeKernel(domains, insn, undefined, { assumptions: 'n >= 1' });
+const triangle = (domains: string | string[], insn = 'out[i, j] = 1 + j') =>
+  makeKernel(domains, insn, undefined, { assumptions: 'n >= 1' });
 
 test('duplicateInames refuses to part an instruction from the loop its other loop is bounded by (j <= i)', async () => {
   // before: the copy i_0 ran the instruction while j stayed bounded by the old i, and
@@ -40,7 +41,9 @@ test('duplicateInames refuses to part an instruction from the loop its other loo
     (e: unknown) => e instanceof LoomError && /bounds of 'j'.*depend on 'i'/.test((e as Error).message),
   );
   // the same through a reduction iname: out[i] = sum(k, b[i, k]) over k <= i (seed 909237950)
-  const reduction = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], 'out[i] = sum(k, b[i, k])', undefined, { assumptions: 'n >= 1' });
+  const reduction = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], 'out[i] = sum(k, b[i, k])', undefined, {
+    assumptions: 'n >= 1',
+  });
   assert.throws(
     () => duplicateInames(reduction, 'i'),
     (e: unknown) => e instanceof LoomError && /bounds of 'k'/.test((e as Error).message),
@@ -69,7 +72,12 @@ for (const device of testDevices()) {
     // c_fetch before the fetch wrote it; the CPU device saw zeros there, left acc = 0,
     // and min(k, i + k) came out 0 (seed 2805913043: expected -1, got 0)
     const insns = 'if c[i] > 0\n  out[i] = min(k, i + k)\nelse\n  out[i] = -min(k, i + k)\nend';
-    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', insns, [globalArg('c', { shape: ['n'], dtype: 'int32' }), '...'], { assumptions: 'n >= 1 and m >= 1' });
+    let knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      insns,
+      [globalArg('c', { shape: ['n'], dtype: 'int32' }), '...'],
+      { assumptions: 'n >= 1 and m >= 1' },
+    );
     knl = splitIname(fixParameters(knl, { n: 5 }), 'i', 5, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = addPrefetch(knl, 'c', ['i_inner']);
     const { out } = await run(knl, device, { c: new Int32Array([5, 1, 1, 2, -3]), m: 6 });
@@ -81,9 +89,14 @@ for (const device of testDevices()) {
   test(`${device.name}: a scalar temporary set to 'global' is a one-element buffer of the call`, async () => {
     // before: the scalar was a buffer parameter but was printed as a value (s = acc), so
     // OpenCL did not build it and WGSL did not compile it (seed 1844074029)
-    let knl = makeKernel(['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'], '<> s = sum(k, b[i, k] * k)\nout[i] = s', [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'], {
-      assumptions: 'n >= 1',
-    });
+    let knl = makeKernel(
+      ['{ [i]: 0<=i<n }', '{ [k]: 0<=k<=i }'],
+      '<> s = sum(k, b[i, k] * k)\nout[i] = s',
+      [globalArg('b', { shape: ['n', 'n'], dtype: 'int32' }), '...'],
+      {
+        assumptions: 'n >= 1',
+      },
+    );
     knl = setTemporaryAddressSpace(knl, 's', 'global');
     const b = new Int32Array(16).map((_, x) => x);
     assert.equal(Array.from((await run(knl, device, { b, n: 4 })).out as Int32Array), [0, 5, 29, 86]);
@@ -98,7 +111,12 @@ for (const device of testDevices()) {
       { assumptions: 'n >= 1 and m >= 1' },
     );
     knl = setTemporaryAddressSpace(addPrefetch(knl, 'c', []), 'c_fetch', 'global');
-    const { out } = await run(knl, device, { c: new Int32Array([3]), b: new Int32Array([1, 2, 3, 4, 5, 6]), n: 2, m: 3 });
+    const { out } = await run(knl, device, {
+      c: new Int32Array([3]),
+      b: new Int32Array([1, 2, 3, 4, 5, 6]),
+      n: 2,
+      m: 3,
+    });
     assert.equal(Array.from(out as Int32Array), [18, 45]);
   });
 }
@@ -122,7 +140,12 @@ for (const device of testDevices()) {
   test(`${device.name}: a * b + c rounds the product, never fused into an fma`, async () => {
     // before: OpenCL contracted b * -3 + -0.5 into fma, which rounds once: the product of
     // -1e30f and -3 is a tie, and the fused sum broke it the other way (seed 1845608762)
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[i] * (-3) + (-0.5)', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = b[i] * (-3) + (-0.5)',
+      [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'],
+      { assumptions: 'n >= 1' },
+    );
     const { out } = await run(knl, device, { b: new Float32Array([-1e30, 1]), n: 2 });
     const rounded = Math.fround(Math.fround(-1e30) * -3);
     // WGSL cannot forbid contraction (README, "Where WGSL says less than IEEE"): NVIDIA's Vulkan
@@ -152,7 +175,11 @@ for (const device of testDevices()) {
       const knl = makeKernel(
         '{ [i,k]: 0<=i<n and 0<=k<m }',
         insn,
-        [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'],
+        [
+          globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }),
+          globalArg('out', { shape: ['n'], dtype: 'int32' }),
+          '...',
+        ],
         { assumptions: 'n >= 1 and m >= 1' },
       );
       const { out } = await run(knl, device, { b, n, m });
@@ -189,11 +216,11 @@ for (const device of testDevices()) {
   test(`${device.name}: the NaN-keeping complement of a comparison whose sides are conditionals`, async () => {
     // before: OpenCL printed the sides of `a < b` inside the complement without parentheses,
     // and a conditional side did not compile (seed 2567769549)
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(not ((0.5 - a[i]) >= (a[i] if (a[i] >= 1) else 2*a[i])), 1, 2)', [
-      globalArg('a', { shape: ['n'], dtype: 'float32' }),
-      globalArg('out', { shape: ['n'], dtype: 'float32' }),
-      '...',
-    ]);
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = if(not ((0.5 - a[i]) >= (a[i] if (a[i] >= 1) else 2*a[i])), 1, 2)',
+      [globalArg('a', { shape: ['n'], dtype: 'float32' }), globalArg('out', { shape: ['n'], dtype: 'float32' }), '...'],
+    );
     const a = new Float32Array([-2, 0.1, 3, 0.5]);
     const { out } = await run(knl, device, { a, n: 4 });
     assert.equal(
@@ -207,9 +234,14 @@ for (const device of testDevices()) {
   test(`${device.name}: a local reduction whose iname shares a domain with the loops around it`, async () => {
     // before: realizing the tree asked whether the reduction covers a box, and added the
     // reduced inames to a set that had them already: a plain Error (seed 980622198)
-    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', '<> s = sum(k, abs(i * 2))\nout[i] = s', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'], {
-      assumptions: 'n >= 1 and m >= 1',
-    });
+    let knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      '<> s = sum(k, abs(i * 2))\nout[i] = s',
+      [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...'],
+      {
+        assumptions: 'n >= 1 and m >= 1',
+      },
+    );
     knl = chunkIname(knl, 'k', 3);
     knl = prioritizeLoops(knl, ['k_inner', 'k_outer', 'i']);
     knl = splitIname(knl, 'k_inner', 5, { innerTag: 'l.0' });
@@ -226,13 +258,18 @@ test('makeReductionInamesUnique refuses a reduction that reads a temporary writt
   // before: after addPrefetch(b, []) the second sum over k read b_fetch (written inside k) over
   // a copy k_0, so it summed the last fetched value m times (seed 2893509642, every device)
   const knl = addPrefetch(
-    makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, b[i, k]) - sum(k, 2*b[i, k])', [globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }), '...']),
+    makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, b[i, k]) - sum(k, 2*b[i, k])', [
+      globalArg('b', { shape: ['n', 'm'], dtype: 'int32' }),
+      '...',
+    ]),
     'b',
     [],
   );
   assert.throws(
     () => makeReductionInamesUnique(knl),
-    (e: unknown) => e instanceof LoomError && /reads 'b_fetch', which 'b_fetch_rule' writes inside the loop 'k'/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /reads 'b_fetch', which 'b_fetch_rule' writes inside the loop 'k'/.test((e as Error).message),
   );
 });
 
@@ -240,7 +277,10 @@ for (const device of testDevices()) {
   test(`${device.name}: max(k, e) over an iname k is a reduction even where e does not use k`, async () => {
     // before: it was the function of two values inside a loop over k, and out[i] kept the
     // last k's value, which a transformation that reorders k changed (seed 2024637539)
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = max(k, -1) + min(k, 2*i)', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = max(k, -1) + min(k, 2*i)', [
+      globalArg('out', { shape: ['n'], dtype: 'int32' }),
+      '...',
+    ]);
     const { out } = await run(knl, device, { n: 4, m: 7 });
     assert.equal(
       Array.from(out as Int32Array),
@@ -252,7 +292,10 @@ for (const device of testDevices()) {
 for (const device of testDevices()) {
   test(`${device.name}: a math built-in of constants outside its domain runs and gives NaN`, async () => {
     // before: WGSL evaluated sqrt(-2.5) when it compiled and refused the shader (seed 1138125604)
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(a[i] == 1, sqrt(-2.5), log(-1.0)) + a[i]', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(a[i] == 1, sqrt(-2.5), log(-1.0)) + a[i]', [
+      globalArg('a', { shape: ['n'], dtype: 'float32' }),
+      '...',
+    ]);
     const { out } = await run(knl, device, { a: new Float32Array([1, 2]), n: 2 });
     // WGSL may assume finite values (README): there, that the shader compiles and runs is the point
     if (targetFacts(device.target).floatSpecials) assert.ok(Array.from(out as Float32Array).every(Number.isNaN));
@@ -265,9 +308,14 @@ for (const device of testDevices()) {
     // before: i_outer's bound took the local iname i_inner (4*i_outer + i_inner < n), so the
     // work-items past the end left the loop while the others waited at the barriers of the tree
     // over k: PoCL gave 0 for the last rows, the CPU device stopped at the divergence (seed 2107168363)
-    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = sum(k, a[i, k])', [globalArg('a', { shape: ['n', 'm'], dtype: 'float32' }), '...'], {
-      assumptions: 'n >= 1 and m >= 1',
-    });
+    let knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      'out[i] = sum(k, a[i, k])',
+      [globalArg('a', { shape: ['n', 'm'], dtype: 'float32' }), '...'],
+      {
+        assumptions: 'n >= 1 and m >= 1',
+      },
+    );
     knl = splitIname(knl, 'k', 5, { innerTag: 'l.0', slabs: [0, 1] });
     knl = splitIname(knl, 'i', 4, { innerTag: 'l.1' });
     knl = duplicateInames(knl, 'i_outer');
@@ -286,9 +334,14 @@ for (const device of testDevices()) {
     // before: the value lower-complex binds first (the real reduction's result as a float) and
     // those computed from it had no dependency between them, so the product read the result of
     // the previous i (seed 1011: the reference itself was off by one row)
-    const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<m }', 'out[i] = (sum(k, k / 2) * c[i]) / conj(c[i])', [globalArg('c', { shape: ['n'], dtype: 'complex64' }), '...'], {
-      assumptions: 'n >= 1 and m >= 1',
-    });
+    const knl = makeKernel(
+      '{ [i,k]: 0<=i<n and 0<=k<m }',
+      'out[i] = (sum(k, k / 2) * c[i]) / conj(c[i])',
+      [globalArg('c', { shape: ['n'], dtype: 'complex64' }), '...'],
+      {
+        assumptions: 'n >= 1 and m >= 1',
+      },
+    );
     const c = new Float32Array([0.5, -1.5, -1, 1, 2, 0.5, 1, 0]);
     const m = 8;
     const total = Array.from({ length: m }, (_, k) => Math.floor(k / 2)).reduce((a, b) => a + b, 0);
@@ -300,7 +353,10 @@ for (const device of testDevices()) {
       return [(total * (a * a - b * b)) / norm, (total * 2 * a * b) / norm];
     }).flat();
     Array.from(out as Float32Array).forEach((v, k) =>
-      assert.ok(Math.abs(v - expected[k]) <= 1e-5 * Math.max(1, Math.abs(expected[k])), `out[${k}] = ${v}, expected ${expected[k]}`),
+      assert.ok(
+        Math.abs(v - expected[k]) <= 1e-5 * Math.max(1, Math.abs(expected[k])),
+        `out[${k}] = ${v}, expected ${expected[k]}`,
+      ),
     );
   });
 }
@@ -310,7 +366,11 @@ for (const device of testDevices()) {
     // before: Smith's division by 4 + 0j prints 4.0 / 0.0 for the branch it does not take,
     // which WGSL evaluated when it compiled and refused the shader (seed 44776495)
     // and its literal-only parts were float64 temporaries, which WGSL lacks
-    const knl = makeKernel('{ [i]: 0<=i<n }', ['out[i] = b[i] / 4', 'half[i] = b[i] / 0.5'], [globalArg('b', { shape: ['n'], dtype: 'complex64' }), '...']);
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      ['out[i] = b[i] / 4', 'half[i] = b[i] / 0.5'],
+      [globalArg('b', { shape: ['n'], dtype: 'complex64' }), '...'],
+    );
     const b = new Float32Array([1, -2, 0.5, 8, -0, 3]);
     const { out, half } = await run(knl, device, { b, n: 3 });
     assert.equal(
@@ -329,7 +389,10 @@ for (const device of testDevices()) {
   test(`${device.name}: a local scalar written by one work-item is read by all after a barrier`, async () => {
     // before: reads of scalar temporaries were not accesses to the barrier pass, so the lane
     // that finished a local tree wrote s while the others read it (NVIDIA: 7 of 9 wrong, seed 642683201)
-    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<=i }', '<> s = product(k, -3)\nout[i] = s + i', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+    let knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<=i }', '<> s = product(k, -3)\nout[i] = s + i', [
+      globalArg('out', { shape: ['n'], dtype: 'int32' }),
+      '...',
+    ]);
     knl = splitIname(knl, 'i', 5, { innerTag: 'l.0' });
     knl = setTemporaryAddressSpace(knl, 's', 'local');
     knl = fixParameters(knl, { n: 9 });
@@ -345,7 +408,12 @@ for (const device of testDevices()) {
 
 /** out[i] = f(i) * b[i] with f precomputed over i_inner: f's store runs inside its own loop x. */
 function precomputedRule() {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]', [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    'f(x) := 2 * b[x]\nout[i] = f(i) * b[i]',
+    [globalArg('b', { shape: ['n'], dtype: 'float32' }), '...'],
+    { assumptions: 'n >= 1' },
+  );
   return precompute(splitIname(knl, 'i', 1, { outerTag: 'g.0', innerTag: 'l.0' }), 'f', ['i_inner']);
 }
 
@@ -355,7 +423,8 @@ test('addPrefetch refuses a footprint whose base is in an iname one of its reade
   // 'f_dim_0'", and the CPU device and OpenCL read a stale loop counter (seed 4127166720)
   assert.throws(
     () => addPrefetch(precomputedRule(), 'b', ['i_inner']),
-    (e: unknown) => e instanceof LoomError && /depends on 'x', which instruction 'insn' is not inside/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError && /depends on 'x', which instruction 'insn' is not inside/.test((e as Error).message),
   );
 });
 
@@ -370,11 +439,15 @@ for (const device of testDevices()) {
 test('duplicateInames within one instruction refuses to part a temporary from its writer', () => {
   // before: the writer of t ran its own loop i_0 to the end, then every out[i] read the last
   // t (seed 2343664393: 5 of 12 elements wrong on every device, silently)
-  const knl = makeKernel('{ [i]: 0<=i<n }', '<> t = 2 * a[i] {id=w}\nout[i] = t + 1 {id=r}', undefined, { assumptions: 'n >= 1' });
+  const knl = makeKernel('{ [i]: 0<=i<n }', '<> t = 2 * a[i] {id=w}\nout[i] = t + 1 {id=r}', undefined, {
+    assumptions: 'n >= 1',
+  });
   for (const within of ['id:w', 'id:r']) {
     assert.throws(
       () => duplicateInames(knl, 'i', { within }),
-      (e: unknown) => e instanceof LoomError && /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message),
+      (e: unknown) =>
+        e instanceof LoomError &&
+        /'w' writes the temporary 't' and 'r' reads it in the same iteration of 'i'/.test((e as Error).message),
     );
   }
 });
@@ -382,7 +455,10 @@ test('duplicateInames within one instruction refuses to part a temporary from it
 for (const device of testDevices()) {
   test(`${device.name}: duplicateInames within one instruction may part a temporary indexed by the iname`, async () => {
     const knl = duplicateInames(
-      makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}', [globalArg('a', { shape: [4], dtype: 'float32' }), '...']),
+      makeKernel('{ [i]: 0<=i<4 }', '<float32> t[i] = 2 * a[i] {id=w}\nout[i] = t[i] + 1 {id=r}', [
+        globalArg('a', { shape: [4], dtype: 'float32' }),
+        '...',
+      ]),
       'i',
       { within: 'id:w' },
     );
@@ -420,20 +496,35 @@ for (const device of testDevices()) {
 }
 
 test("a reduction in a condition over the iname the block runs in is the check's KernelCheckError", async () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'if max(i, a[i]) > 0\n  out[i] = 1\nend', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    'if max(i, a[i]) > 0\n  out[i] = 1\nend',
+    [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'],
+    { assumptions: 'n >= 1' },
+  );
   try {
     await run(knl, cpu, { a: new Float32Array([1, -2]), n: 2 });
     assert.unreachable('the kernel ran');
   } catch (e) {
     assert.ok(e instanceof KernelCheckError, String(e));
-    assert.match((e as Error).message, /instruction 'insn' uses a reduction within loop\(s\) that it was supposed to reduce over: 'i'/);
+    assert.match(
+      (e as Error).message,
+      /instruction 'insn' uses a reduction within loop\(s\) that it was supposed to reduce over: 'i'/,
+    );
   }
 });
 
 /** out[i] = sum(k, a[k] * i) with a's tile fetched across the work-items of l.0 (l.auto). */
 function tileFetchedAcrossWorkItems() {
-  const knl = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[k] * i)', [globalArg('a', { shape: [4], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
-  return addPrefetch(splitIname(knl, 'i', 2, { outerTag: 'g.0', innerTag: 'l.0' }), 'a', ['k'], { defaultTag: 'l.auto' });
+  const knl = makeKernel(
+    '{ [i,k]: 0<=i<n and 0<=k<4 }',
+    'out[i] = sum(k, a[k] * i)',
+    [globalArg('a', { shape: [4], dtype: 'float32' }), '...'],
+    { assumptions: 'n >= 1' },
+  );
+  return addPrefetch(splitIname(knl, 'i', 2, { outerTag: 'g.0', innerTag: 'l.0' }), 'a', ['k'], {
+    defaultTag: 'l.auto',
+  });
 }
 
 for (const device of testDevices()) {
@@ -446,10 +537,16 @@ for (const device of testDevices()) {
       assert.unreachable('the kernel ran');
     } catch (e) {
       assert.ok(e instanceof KernelCheckError, String(e));
-      assert.match((e as Error).message, /reads the private temporary 'a_fetch' at elements that 'a_fetch_rule' writes in other work-items/);
+      assert.match(
+        (e as Error).message,
+        /reads the private temporary 'a_fetch' at elements that 'a_fetch_rule' writes in other work-items/,
+      );
     }
     const local = setTemporaryAddressSpace(tileFetchedAcrossWorkItems(), 'a_fetch', 'local');
-    assert.equal(Array.from((await run(local, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 })).out as Float32Array), [0, 10, 20, 30]);
+    assert.equal(
+      Array.from((await run(local, device, { a: new Float32Array([1, 2, 3, 4]), n: 4 })).out as Float32Array),
+      [0, 10, 20, 30],
+    );
   });
 }
 
@@ -458,7 +555,12 @@ for (const device of testDevices()) {
     // before: the store ran inside i_inner although its box does not move with it, and l.auto
     // put the fetch iname on l.0 too (two inames of one instruction on one axis); with other
     // sweeps the copies along l.0 raced on the tile (WriteRaceConditionWarning; warnedRaces)
-    let knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2 * a[i]', [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'], { assumptions: 'n >= 1' });
+    let knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = 2 * a[i]',
+      [globalArg('a', { shape: ['n'], dtype: 'float32' }), '...'],
+      { assumptions: 'n >= 1' },
+    );
     knl = splitIname(fixParameters(knl, { n: 8 }), 'i', 4, { innerTag: 'l.0' });
     knl = addPrefetch(knl, 'a', ['i_outer'], { defaultTag: 'l.auto' });
     assert.equal(knl.instruction('a_fetch_rule').withinInames, ['a_dim_0']);
@@ -480,7 +582,11 @@ for (const device of testDevices()) {
 // {{{ data-dependent domains (dependentDomains, segments.ts)
 
 /** Boxes over x: box b covers starts[b] .. starts[b] + counts[b] - 1 (one empty, out of order). */
-const segments = { starts: new Int32Array([4, 0, 3, 9]), counts: new Int32Array([3, 3, 0, 1]), x: Float32Array.from({ length: 10 }, (_, k) => k - 2.5) };
+const segments = {
+  starts: new Int32Array([4, 0, 3, 9]),
+  counts: new Int32Array([3, 3, 0, 1]),
+  x: Float32Array.from({ length: 10 }, (_, k) => k - 2.5),
+};
 const segmentArgs = [
   globalArg('starts', { dtype: 'int32', shape: ['nb'] }),
   globalArg('counts', { dtype: 'int32', shape: ['nb'] }),
@@ -490,7 +596,8 @@ const segmentBounds = '<> start = starts[b]\n<> stop = starts[b] + counts[b]';
 const segmentDomains = ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'];
 const segmentInputs = () => ({ ...segments, x: segments.x.slice(), nb: 4, n: 10 });
 /** What box b's segment of x sums to, in plain JS. */
-const segmentSum = (b: number) => segments.x.slice(segments.starts[b], segments.starts[b] + segments.counts[b]).reduce((p, v) => p + v, 0);
+const segmentSum = (b: number) =>
+  segments.x.slice(segments.starts[b], segments.starts[b] + segments.counts[b]).reduce((p, v) => p + v, 0);
 
 for (const device of testDevices()) {
   test(`${device.name}: a reduction into a temporary over a loop bounded by temporaries runs inside the loop that sets them`, async () => {
@@ -511,11 +618,16 @@ for (const device of testDevices()) {
   test(`${device.name}: a loop bound moved to global memory is read from it`, async () => {
     // before: the loop over s printed the global temporary as a variable, 'for (int s = start; …)':
     // OpenCL and WGSL did not compile it (generator seeds 394, 226) and JavaScript read an array
-    let knl = makeKernel(segmentDomains, `${segmentBounds}\nout[s] = 2*x[s] {id=scatter}`, [...segmentArgs, globalArg('out', { dtype: 'float32', shape: ['n'] }), '...']);
+    let knl = makeKernel(segmentDomains, `${segmentBounds}\nout[s] = 2*x[s] {id=scatter}`, [
+      ...segmentArgs,
+      globalArg('out', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ]);
     knl = setTemporaryAddressSpace(setTemporaryAddressSpace(knl, 'start', 'global'), 'stop', 'global');
     const { out } = await run(knl, device, { ...segmentInputs(), out: new Float32Array(10).fill(-7) });
     const want = new Array<number>(10).fill(-7);
-    for (let b = 0; b < 4; b++) for (let s = segments.starts[b]; s < segments.starts[b] + segments.counts[b]; s++) want[s] = 2 * segments.x[s];
+    for (let b = 0; b < 4; b++)
+      for (let s = segments.starts[b]; s < segments.starts[b] + segments.counts[b]; s++) want[s] = 2 * segments.x[s];
     assert.equal([...(out as Float32Array)], want);
   });
 }
@@ -523,7 +635,11 @@ for (const device of testDevices()) {
 test('splitIname within the writer of a loop bound alone is a LoomError: the loop would read one bound for every box', () => {
   // before: start was set over b_outer, b_inner before the loop over b read it, and every box
   // reduced over the last box's range (WebGPU: Infinity, min's neutral; generator seed 700)
-  const knl = makeKernel(segmentDomains, `${segmentBounds}\nout[b] = min(s, x[s])`, [...segmentArgs, globalArg('out', { dtype: 'float32', shape: ['nb'] }), '...']);
+  const knl = makeKernel(segmentDomains, `${segmentBounds}\nout[b] = min(s, x[s])`, [
+    ...segmentArgs,
+    globalArg('out', { dtype: 'float32', shape: ['nb'] }),
+    '...',
+  ]);
   const writer = knl.instructions.find((i) => i.assignees.some((a) => a.kind === 'var' && a.name === 'start'))!.id;
   assert.throws(
     () => splitIname(knl, 'b', 4, { within: `id:${writer}` }),

@@ -32,7 +32,8 @@ import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
-const throwsLoom = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+const throwsLoom = (f: () => unknown, message: RegExp) =>
+  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 
 // {{{ 3: a local prefetch swept over an iname that is also an outer iname of the fetch
 
@@ -55,7 +56,11 @@ function rankOneSplit(): LoopKernel {
 for (const device of testDevices()) {
   test(`${device.name}: 3. a local prefetch over j_inner, inside j_inner, holds all 16 values`, async () => {
     const outer = ['i_outer', 'j_outer', 'j_inner'];
-    const knl = addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: outer, temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    const knl = addPrefetch(rankOneSplit(), 'b', ['j_inner'], {
+      fetchOuterInames: outer,
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
     const n = 32;
     const a = randomFloat32(n, 3);
     const b = randomFloat32(n, 4);
@@ -72,10 +77,17 @@ for (const device of testDevices()) {
 
 test('3. a local box that moves with an unswept local iname is refused', () => {
   throwsLoom(
-    () => addPrefetch(rankOneSplit(), 'b', [], { fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'], temporaryAddressSpace: 'local' }),
+    () =>
+      addPrefetch(rankOneSplit(), 'b', [], {
+        fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'],
+        temporaryAddressSpace: 'local',
+      }),
     /addPrefetch: the local temporary for 'b' would hold a different part for each work-item along the local iname\(s\) 'j_inner'/,
   );
-  throwsLoom(() => addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: ['j_middle'] }), /unknown iname 'j_middle' in fetchOuterInames/);
+  throwsLoom(
+    () => addPrefetch(rankOneSplit(), 'b', ['j_inner'], { fetchOuterInames: ['j_middle'] }),
+    /unknown iname 'j_middle' in fetchOuterInames/,
+  );
 });
 
 // }}}
@@ -127,7 +139,11 @@ for (const device of testDevices()) {
       16,
       { outerTag: 'g.0', innerTag: 'l.0' },
     );
-    const fetched = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.0', within: 'second', prefetchInsnId: 'load_a' });
+    const fetched = addPrefetch(knl, 'a', ['i_inner'], {
+      defaultTag: 'l.0',
+      within: 'second',
+      prefetchInsnId: 'load_a',
+    });
     assert.match(stringifyKernel(fetched), 'out1[16*i_outer + i_inner] = 2*a[16*i_outer + i_inner] {id=first}');
     assert.match(stringifyKernel(fetched), 'out2[16*i_outer + i_inner] = 3*a_fetch[i_inner] {id=second, dep=load_a}');
     const n = 40;
@@ -162,11 +178,24 @@ for (const device of testDevices()) {
 
 test('5. malformed or misplaced options are LoomErrors', () => {
   throwsLoom(() => rotateThroughGlobal('shared'), /mem_kind must be 'local' or 'global', got 'shared'/);
-  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1 {mem_kind=global}'), /the attribute 'mem_kind' belongs on barriers/);
-  throwsLoom(() => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1', undefined, { seqDependencies: true, seqDependences: true } as object), /makeKernel: unknown option 'seqDependences'/);
+  throwsLoom(
+    () => makeKernel('{[i]: 0<=i<4}', 'out[i] = 1 {mem_kind=global}'),
+    /the attribute 'mem_kind' belongs on barriers/,
+  );
+  throwsLoom(
+    () =>
+      makeKernel('{[i]: 0<=i<4}', 'out[i] = 1', undefined, { seqDependencies: true, seqDependences: true } as object),
+    /makeKernel: unknown option 'seqDependences'/,
+  );
   const knl = makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i] {id=only}');
-  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { within: 'nobody' }), /no instruction within 'nobody' reads 'a' \(readers: only\)/);
-  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { prefetchInsnId: 'only' }), /the instruction id 'only' is already used/);
+  throwsLoom(
+    () => addPrefetch(knl, 'a', ['i'], { within: 'nobody' }),
+    /no instruction within 'nobody' reads 'a' \(readers: only\)/,
+  );
+  throwsLoom(
+    () => addPrefetch(knl, 'a', ['i'], { prefetchInsnId: 'only' }),
+    /the instruction id 'only' is already used/,
+  );
   const cube = makeKernel('{ [i,j,k]: 0<=i<3 and 0<=j<4 and 0<=k<5 }', 'out[i, j, k] = 2*a[i, j, k]');
   throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,N5'), /nesting levels of 'a' \(N1, N0, N5\) are not contiguous/);
   throwsLoom(() => tagArrayAxes(cube, 'a', 'N1,N0,c'), /mixes explicit nesting levels \(N0-N9\) with 'c'/);
@@ -211,8 +240,17 @@ for (const device of testDevices()) {
       assertClose(result.out as Float32Array, out, `${what}: out`, 0, 0);
       assertClose(result.out2 as Float32Array, out2, `${what}: out2`, 0, 0);
     }
-    const square = makeKernel('{[i, j]: 0<=i<10 and 0<=j<4}', 'f(x) := x + a[i]\nout2[i, j] = f(j)', [globalArg('a', { dtype: 'float32', shape: [10] }), '...']);
-    assertClose((await run(joinInames(square, ['i', 'j']), device, { a })).out2 as Float32Array, out2, 'join: out2', 0, 0);
+    const square = makeKernel('{[i, j]: 0<=i<10 and 0<=j<4}', 'f(x) := x + a[i]\nout2[i, j] = f(j)', [
+      globalArg('a', { dtype: 'float32', shape: [10] }),
+      '...',
+    ]);
+    assertClose(
+      (await run(joinInames(square, ['i', 'j']), device, { a })).out2 as Float32Array,
+      out2,
+      'join: out2',
+      0,
+      0,
+    );
   });
 }
 
@@ -224,8 +262,14 @@ test('7. rule bodies after each transformation (arguments are not inames; copies
   assert.match(stringifyKernel(dup), 'out2[i_0, j] = f_0(j)');
   const shadow = makeKernel('{[i]: 0<=i<n}', 'g(i) := 2*i\nout[i] = g(i + 1)', [valueArg('n', 'int32'), '...']);
   assert.is(ruleOf(splitIname(shadow, 'i', 4), 'g'), 'g(i) := 2*i');
-  const capture = makeKernel('{[i]: 0<=i<n}', 'h(i_inner) := i_inner + i\nout[i] = h(1)', [valueArg('n', 'int32'), '...']);
-  throwsLoom(() => splitIname(capture, 'i', 4), /splitIname: the substitution rule 'h' has a parameter named 'i_inner'/);
+  const capture = makeKernel('{[i]: 0<=i<n}', 'h(i_inner) := i_inner + i\nout[i] = h(1)', [
+    valueArg('n', 'int32'),
+    '...',
+  ]);
+  throwsLoom(
+    () => splitIname(capture, 'i', 4),
+    /splitIname: the substitution rule 'h' has a parameter named 'i_inner'/,
+  );
 });
 
 for (const device of testDevices()) {
@@ -247,7 +291,9 @@ for (const device of testDevices()) {
         16,
         { outerTag: 'g.0', innerTag: 'l.0' },
       );
-    const expected = Array.from({ length: n }, (_, i) => Math.fround(Math.fround(a[i] * 2) + Math.fround(a[i + 1] * 2)));
+    const expected = Array.from({ length: n }, (_, i) =>
+      Math.fround(Math.fround(a[i] * 2) + Math.fround(a[i + 1] * 2)),
+    );
     const fetched = addPrefetch(base(), 'a', ['i_inner'], { defaultTag: 'l.0' });
     assert.match(stringifyKernel(fetched), 'a_fetch[i_inner + 1]');
     const precomputed = precompute(base(), 'f', ['i_inner'], { defaultTag: 'l.0' });
@@ -255,18 +301,27 @@ for (const device of testDevices()) {
       precomputed.temporaries.get('f_0')!.shape.map((s) => (s as { value: number }).value),
       [17],
     );
-    for (const knl of [fetched, precomputed]) assertClose((await run(knl, device, { a, n })).out as Float32Array, expected, 'out', 0, 0);
+    for (const knl of [fetched, precomputed])
+      assertClose((await run(knl, device, { a, n })).out as Float32Array, expected, 'out', 0, 0);
   });
 
   test(`${device.name}: 7. a loop bounded by a temporary (test_bare_data_dependency) runs`, async () => {
-    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['a[i] = 1', '<> znirp = n'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')]);
+    const knl = makeKernel(
+      ['[znirp] -> {[i]: 0<=i<znirp}'],
+      ['a[i] = 1', '<> znirp = n'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')],
+    );
     for (const k of [knl, splitIname(knl, 'i', 16, { innerTag: 'l.0' })]) {
       const { a } = await run(k, device, { n: 37 });
       assert.ok((a as Float32Array).every((x) => x === 1));
     }
     await run(splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' }), device, { n: 37 }).then(
       () => assert.unreachable('a group count read from a temporary must be refused'),
-      (e: unknown) => assert.ok(e instanceof LoomError && /'i_outer' is tagged g.0, but its bound reads the temporary 'znirp'/.test((e as Error).message)),
+      (e: unknown) =>
+        assert.ok(
+          e instanceof LoomError &&
+            /'i_outer' is tagged g.0, but its bound reads the temporary 'znirp'/.test((e as Error).message),
+        ),
     );
   });
 }
@@ -282,14 +337,20 @@ for (const device of testDevices()) {
 // bound (with i_outer read as i_outer_0). It used to lose it: the last, partial block summed
 // past n, silently when `a` is longer than n (102400 for n = 100000 ones).
 function blockSums(n: number): LoopKernel {
-  let knl = makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])', [globalArg('a', { dtype: 'float32', shape: ['m'] }), '...']);
+  let knl = makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])', [
+    globalArg('a', { dtype: 'float32', shape: ['m'] }),
+    '...',
+  ]);
   knl = fixParameters(knl, { n });
   knl = splitIname(knl, 'i', 2560);
   knl = splitIname(knl, 'i_inner', 128, { innerTag: 'l.0' });
   knl = splitReductionOutward(knl, 'i_outer');
   knl = splitReductionInward(knl, 'i_inner_outer');
   knl = reductionArgToSubstRule(knl, 'i_outer');
-  return precompute(knl, 'red_i_outer_arg', 'i_outer', { temporaryAddressSpace: 'global', precomputeInames: ['i_outer_0'] });
+  return precompute(knl, 'red_i_outer_arg', 'i_outer', {
+    temporaryAddressSpace: 'global',
+    precomputeInames: ['i_outer_0'],
+  });
 }
 
 for (const device of testDevices()) {
@@ -377,14 +438,21 @@ for (const device of testDevices()) {
       ['splitIname j within r', splitIname(knl, 'j', 3, { within: 'id:r' })],
       ['mapDomain i', mapDomain(knl, '{[i] -> [ii]: ii = 7 - i}')],
     ];
-    for (const [what, k] of variants) assertClose((await run(k, device, { a })).c as Float32Array, expected, what, 1e-6, 1e-6);
+    for (const [what, k] of variants)
+      assertClose((await run(k, device, { a })).c as Float32Array, expected, what, 1e-6, 1e-6);
   });
 }
 
 test("precompute: the store's reduction runs over fresh inames bounded through the storage iname", () => {
   const text = stringifyKernel(blockSums(100_000));
-  assert.match(text, 'sum(i_inner_inner_0, sum(i_inner_outer_0, a[2560*i_outer_0 + (128*i_inner_outer_0 + i_inner_inner_0)]))');
-  assert.match(text, '[i_outer_0] -> { [i_inner_outer_0, i_inner_inner_0] : -2560i_outer_0 - 128i_inner_outer_0 <= i_inner_inner_0 <= -2560i_outer_0 - 128i_inner_outer_0 + 99999');
+  assert.match(
+    text,
+    'sum(i_inner_inner_0, sum(i_inner_outer_0, a[2560*i_outer_0 + (128*i_inner_outer_0 + i_inner_inner_0)]))',
+  );
+  assert.match(
+    text,
+    '[i_outer_0] -> { [i_inner_outer_0, i_inner_inner_0] : -2560i_outer_0 - 128i_inner_outer_0 <= i_inner_inner_0 <= -2560i_outer_0 - 128i_inner_outer_0 + 99999',
+  );
   // the copy of a local reduction iname is local too
   assert.is(blockSums(100_000).inameTags.get('i_inner_inner_0')?.kind, 'local');
 });
@@ -394,12 +462,20 @@ test("precompute: a reduction's domain tied to an iname the store cannot read of
     globalArg('a', { dtype: 'float32', shape: [40] }),
     globalArg('c', { dtype: 'float32', shape: [3, 4] }),
   ]);
-  const why = /precompute: the domain of a reduction in 'f' depends on 'k', which the store does not run in as the use in instruction 'insn' does/;
+  const why =
+    /precompute: the domain of a reduction in 'f' depends on 'k', which the store does not run in as the use in instruction 'insn' does/;
   throwsLoom(() => precompute(knl, 'f', 'i'), why);
   throwsLoom(() => precompute(knl, 'f', ['i', 'k']), why);
   // two uses that give the tied iname differently: one store cannot serve both
-  const two = makeKernel('{[i,j]: 0<=i<4 and 0<=j<=i}', ['f(x) := sum(j, a[x + j])', 'c[i] = f(i)', 'd[i] = f(i + 1)'], [globalArg('a', { dtype: 'float32', shape: [40] }), '...']);
-  throwsLoom(() => precompute(two, 'f', 'i'), /precompute: the domain of a reduction in 'f' depends on 'i', and the uses give 'i' differently/);
+  const two = makeKernel(
+    '{[i,j]: 0<=i<4 and 0<=j<=i}',
+    ['f(x) := sum(j, a[x + j])', 'c[i] = f(i)', 'd[i] = f(i + 1)'],
+    [globalArg('a', { dtype: 'float32', shape: [40] }), '...'],
+  );
+  throwsLoom(
+    () => precompute(two, 'f', 'i'),
+    /precompute: the domain of a reduction in 'f' depends on 'i', and the uses give 'i' differently/,
+  );
 });
 
 // }}}

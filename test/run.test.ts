@@ -56,7 +56,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: device arrays in and out stay on the device`, async () => {
-    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [globalArg('out', { shape: 'auto', isInput: false }), '...']);
+    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [
+      globalArg('out', { shape: 'auto', isInput: false }),
+      '...',
+    ]);
     const a = await DeviceArray.from(
       device,
       Float32Array.from({ length: 4 }, (_, k) => k),
@@ -72,7 +75,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: an output passed in keeps the entries the kernel does not write`, async () => {
-    const knl = makeKernel('{ [i]: 1<=i<n-1 }', 'out[i] = a[i-1] + a[i+1]', [globalArg('out', { shape: ['n'], isInput: false }), '...']);
+    const knl = makeKernel('{ [i]: 1<=i<n-1 }', 'out[i] = a[i-1] + a[i+1]', [
+      globalArg('out', { shape: ['n'], isInput: false }),
+      '...',
+    ]);
     const a = Float32Array.from([1, 2, 3, 4, 5]);
     const out = new Float32Array(5).fill(-1);
     await run(knl, device, { a, out });
@@ -87,7 +93,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a data-dependent write index is guarded, never out of bounds`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[idx[i]] = a[i]', [globalArg('out', { shape: ['m'], dtype: 'float32', isInput: false }), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[idx[i]] = a[i]', [
+      globalArg('out', { shape: ['m'], dtype: 'float32', isInput: false }),
+      '...',
+    ]);
     const idx = Int32Array.from([2, -1, 0, 99]);
     const a = Float32Array.from([10, 20, 30, 40]);
     const out = new Float32Array(3);

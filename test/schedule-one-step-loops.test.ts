@@ -9,13 +9,29 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, addPrefetch, generateCode, LinearizationError, makeKernel, pipelinePrefetch, prioritizeLoops, run, splitIname, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  addPrefetch,
+  generateCode,
+  LinearizationError,
+  makeKernel,
+  pipelinePrefetch,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { randomFloat32, testDevices } from './support/devices.ts';
 
 /** The smallest: s = sum(k, a[k]), k split by `tile`, a's tile fetched into private memory. */
 function sumInTiles(length: number, tile: number): LoopKernel {
-  const knl = splitIname(makeKernel(`{ [k]: 0 <= k < ${length} }`, 's = sum(k, a[k])', undefined, { name: 'sum_tiles' }), 'k', tile);
+  const knl = splitIname(
+    makeKernel(`{ [k]: 0 <= k < ${length} }`, 's = sum(k, a[k])', undefined, { name: 'sum_tiles' }),
+    'k',
+    tile,
+  );
   return addDtypes(addPrefetch(knl, 'a', ['k_inner']), { a: 'float32' });
 }
 
@@ -25,13 +41,23 @@ function sumInTiles(length: number, tile: number): LoopKernel {
  * private fetch of `lanes` values a work-item (the float4 staging of examples/matmul.ts).
  * With `pipelined`, the tile's loads are issued a step ahead (pipelinePrefetch).
  */
-function matvecInTiles(length: number, tile: number, options: { lanes?: number; pipelined?: boolean } = {}): LoopKernel {
-  let knl = makeKernel(`{ [i, k]: 0 <= i < 16 and 0 <= k < ${length} }`, 'y[i] = sum(k, m[i, k]*x[k])', undefined, { name: 'matvec_tiles' });
+function matvecInTiles(
+  length: number,
+  tile: number,
+  options: { lanes?: number; pipelined?: boolean } = {},
+): LoopKernel {
+  let knl = makeKernel(`{ [i, k]: 0 <= i < 16 and 0 <= k < ${length} }`, 'y[i] = sum(k, m[i, k]*x[k])', undefined, {
+    name: 'matvec_tiles',
+  });
   knl = tagInames(splitIname(knl, 'k', tile), { i: 'l.0' });
   knl = addPrefetch(knl, 'x', ['k_inner'], { temporaryAddressSpace: 'local' });
   if (options.lanes) {
     knl = splitIname(knl, 'x_dim_0', options.lanes, { outerTag: 'l.0', innerTag: 'unr' });
-    knl = addPrefetch(knl, 'x', ['x_dim_0_inner'], { temporaryAddressSpace: 'private', temporaryName: 'x_lanes', dimArgNames: ['x_lane'] });
+    knl = addPrefetch(knl, 'x', ['x_dim_0_inner'], {
+      temporaryAddressSpace: 'private',
+      temporaryName: 'x_lanes',
+      dimArgNames: ['x_lane'],
+    });
     knl = prioritizeLoops(knl, 'k_outer,x_lane');
   } else knl = tagInames(knl, { x_dim_0: 'l.0' });
   if (options.pipelined) knl = pipelinePrefetch(knl, 'reads:x', 'k_outer');
@@ -49,16 +75,21 @@ const scheduleShape = (code: string) =>
     .map((l) => (l.startsWith('for') ? l.replace(/ = .*/, '') : l.split(/[\s[(=]/)[0]));
 
 test('a fetch over a loop of one step runs inside that loop, as over more steps', () => {
-  for (const knl of [sumInTiles(8, 8), sumInTiles(16, 8)]) assert.ok(withinOf(knl, 'a_fetch_rule').includes('k_outer'), withinOf(knl, 'a_fetch_rule').join(', '));
+  for (const knl of [sumInTiles(8, 8), sumInTiles(16, 8)])
+    assert.ok(withinOf(knl, 'a_fetch_rule').includes('k_outer'), withinOf(knl, 'a_fetch_rule').join(', '));
   // the second, private fetch (x_fetch_rule_0) runs in the first one's other inames, bounded in k_outer too
-  for (const knl of [matvecInTiles(16, 16, { lanes: 4 }), matvecInTiles(32, 16, { lanes: 4 })]) assert.ok(withinOf(knl, 'x_fetch_rule_0').includes('k_outer'));
+  for (const knl of [matvecInTiles(16, 16, { lanes: 4 }), matvecInTiles(32, 16, { lanes: 4 })])
+    assert.ok(withinOf(knl, 'x_fetch_rule_0').includes('k_outer'));
 });
 
 test('one step is scheduled as two are: the fetch, a barrier, the product, a barrier', () => {
   const one = openclCode(matvecInTiles(16, 16));
   const two = openclCode(matvecInTiles(32, 16));
   assert.equal(scheduleShape(one), scheduleShape(two));
-  assert.match(one, /for \(int k_outer = 0; k_outer <= 0; \+\+k_outer\)\n\s*\{\n\s*x_fetch\[lid\(0\)\] = x\[lid\(0\)\];\n\s*barrier\(CLK_LOCAL_MEM_FENCE\)/);
+  assert.match(
+    one,
+    /for \(int k_outer = 0; k_outer <= 0; \+\+k_outer\)\n\s*\{\n\s*x_fetch\[lid\(0\)\] = x\[lid\(0\)\];\n\s*barrier\(CLK_LOCAL_MEM_FENCE\)/,
+  );
   assert.equal(one.match(/barrier\(/g)?.length, 2);
   assert.equal(scheduleShape(openclCode(sumInTiles(8, 8))), scheduleShape(openclCode(sumInTiles(16, 8))));
 });
@@ -75,7 +106,12 @@ test('pipelined over a loop of one step: the first step is loaded before the loo
 });
 
 test('an instruction in a loop bounded by a loop it is not inside: the error names both', () => {
-  const knl = makeKernel(['{ [k]: 0 <= k < 4 }', '[k] -> { [j]: 0 <= j <= k }'], ['out[j] = 1 {id=w, inames=j}', 'x[k] = 2 {id=v}'], undefined, { name: 'outside_bounds' });
+  const knl = makeKernel(
+    ['{ [k]: 0 <= k < 4 }', '[k] -> { [j]: 0 <= j <= k }'],
+    ['out[j] = 1 {id=w, inames=j}', 'x[k] = 2 {id=v}'],
+    undefined,
+    { name: 'outside_bounds' },
+  );
   assert.throws(
     () => generateCode(knl, openclTarget()),
     (e: unknown) =>
@@ -95,7 +131,10 @@ for (const device of testDevices()) {
       const a = randomFloat32(length, 1);
       const { s } = await run(sumInTiles(length, tile), device, { a });
       const expected = a.reduce((acc, v) => acc + v, 0);
-      assert.ok(Math.abs((s as Float32Array)[0] - expected) <= 1e-5 * length, `sum of ${length} in tiles of ${tile}: ${(s as Float32Array)[0]}, expected ${expected}`);
+      assert.ok(
+        Math.abs((s as Float32Array)[0] - expected) <= 1e-5 * length,
+        `sum of ${length} in tiles of ${tile}: ${(s as Float32Array)[0]}, expected ${expected}`,
+      );
     }
     for (const [length, options] of [
       [16, {}],
@@ -110,7 +149,10 @@ for (const device of testDevices()) {
       for (let i = 0; i < 16; i++) {
         let expected = 0;
         for (let k = 0; k < length; k++) expected += m[i * length + k] * x[k];
-        assert.ok(Math.abs((y as Float32Array)[i] - expected) <= 1e-5 * length, `${length} ${JSON.stringify(options)}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected}`);
+        assert.ok(
+          Math.abs((y as Float32Array)[i] - expected) <= 1e-5 * length,
+          `${length} ${JSON.stringify(options)}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected}`,
+        );
       }
     }
   });

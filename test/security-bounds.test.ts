@@ -40,7 +40,10 @@ const scatter = makeKernel(
   ['<int32> t = idx[i] {id=t}', 'out[t] = 2*a[i] {id=w, dep=t}'],
   [globalArg('out', { shape: ['m'], dtype: 'float32', isInput: true }), '...'],
 );
-const gather = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]] {id=g}', [globalArg('a', { shape: ['m'], dtype: 'float32' }), '...']);
+const gather = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]] {id=g}', [
+  globalArg('a', { shape: ['m'], dtype: 'float32' }),
+  '...',
+]);
 
 /**
  * A private array `w[4]` written and read at `idx[i]`. A temporary's shape is inferred
@@ -62,7 +65,11 @@ function privateScatter(): LoopKernel {
 /** The kernel with instructions' assignee and expression replaced, by id. */
 function replaced(knl: LoopKernel, by: Record<string, [string, string]>): LoopKernel {
   return knl.with({
-    instructions: knl.instructions.map((insn) => (by[insn.id] ? { ...insn, assignees: [parseExpression(by[insn.id][0])], expression: parseExpression(by[insn.id][1]) } : insn)),
+    instructions: knl.instructions.map((insn) =>
+      by[insn.id]
+        ? { ...insn, assignees: [parseExpression(by[insn.id][0])], expression: parseExpression(by[insn.id][1]) }
+        : insn,
+    ),
   });
 }
 
@@ -112,14 +119,20 @@ for (const device of testDevices()) {
     const r = Int32Array.from([0, 1, 2, -1, 3, 2, BAD[1]]);
     const c = Int32Array.from([1, 5, -1, 2, 0, 3, 0]);
     const a = floats(r.length);
-    const write = makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [globalArg('out', { shape: [R, C], dtype: 'float32' }), '...']);
+    const write = makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [
+      globalArg('out', { shape: [R, C], dtype: 'float32' }),
+      '...',
+    ]);
     const out = floats(R * C, -1);
     const expected = out.slice();
     r.forEach((row, i) => inRange(row, R) && inRange(c[i], C) && (expected[row * C + c[i]] = a[i]));
     await run(write, device, { r, c, a, out }, unchecked);
     assert.equal(Array.from(out), Array.from(expected));
 
-    const read = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[r[i], c[i]] {id=g2}', [globalArg('b', { shape: [R, C], dtype: 'float32' }), '...']);
+    const read = makeKernel('{ [i]: 0<=i<n }', 'out[i] = b[r[i], c[i]] {id=g2}', [
+      globalArg('b', { shape: [R, C], dtype: 'float32' }),
+      '...',
+    ]);
     const b = floats(R * C);
     const { out: got } = await run(read, device, { r, c, b }, unchecked);
     assert.equal(
@@ -129,7 +142,10 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: integer arrays read 0 of their dtype`, async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[idx[i]] {id=g}', [globalArg('a', { shape: ['m'], dtype: 'int32' }), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[idx[i]] {id=g}', [
+      globalArg('a', { shape: ['m'], dtype: 'int32' }),
+      '...',
+    ]);
     const idx = indices(N);
     const a = Int32Array.from({ length: N }, (_, k) => 10 * k + 1);
     const { out } = await run(knl, device, { idx, a, m: N }, unchecked);
@@ -149,7 +165,11 @@ for (const device of testDevices()) {
     });
     const { out } = await run(privateScatter(), device, { idx }, unchecked);
     assert.equal(Array.from(out as Float32Array), expected);
-    await raises(() => run(privateScatter(), device, { idx }, { checkBounds: true }), /instruction 'set' writes 'w' at index idx\[i\]/, /instruction 'sum' reads 'w'/);
+    await raises(
+      () => run(privateScatter(), device, { idx }, { checkBounds: true }),
+      /instruction 'set' writes 'w' at index idx\[i\]/,
+      /instruction 'sum' reads 'w'/,
+    );
   });
 
   test(`${on}: canary: a device buffer larger than the array keeps its tail`, async () => {
@@ -188,18 +208,35 @@ for (const device of testDevices()) {
 
   test(`${on}: checkBounds: a LoomError names the array, the instruction and the index`, async () => {
     const args = () => ({ idx: Int32Array.from([1, 2 ** 28, 0]), a: floats(3), out: new Float32Array(N), m: N });
-    await raises(() => run(scatter, device, args(), { checkBounds: true }), /instruction 'w' writes 'out' at index t = 268435456, outside its extent m = 8/);
+    await raises(
+      () => run(scatter, device, args(), { checkBounds: true }),
+      /instruction 'w' writes 'out' at index t = 268435456, outside its extent m = 8/,
+    );
     await raises(
       () => run(gather, device, { idx: Int32Array.from([0, -1]), a: floats(N), m: N }, { checkBounds: true }),
       /instruction 'g' reads 'a' at index idx\[i\] = -1, outside its extent m = 8/,
     );
-    const grid = makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = 1 {id=w2}', [globalArg('out', { shape: [3, 4], dtype: 'float32' }), '...']);
+    const grid = makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = 1 {id=w2}', [
+      globalArg('out', { shape: [3, 4], dtype: 'float32' }),
+      '...',
+    ]);
     await raises(
-      () => run(grid, device, { r: Int32Array.from([1]), c: Int32Array.from([5]), out: new Float32Array(12) }, { checkBounds: true }),
+      () =>
+        run(
+          grid,
+          device,
+          { r: Int32Array.from([1]), c: Int32Array.from([5]), out: new Float32Array(12) },
+          { checkBounds: true },
+        ),
       /writes 'out' at index c\[i\] = 5 on axis 1, outside its extent 4/,
     );
     // good indices raise nothing, and the flags start clean on every call
-    const { out } = await run(scatter, device, { idx: Int32Array.from([2, 0]), a: floats(2), out: new Float32Array(N), m: N }, { checkBounds: true });
+    const { out } = await run(
+      scatter,
+      device,
+      { idx: Int32Array.from([2, 0]), a: floats(2), out: new Float32Array(N), m: N },
+      { checkBounds: true },
+    );
     assert.equal(Array.from(out as Float32Array), [4, 0, 2, 0, 0, 0, 0, 0]);
   });
 
@@ -243,16 +280,27 @@ for (const device of testDevices()) {
   test(`${on}: padded layouts: buffers must hold the largest offset`, async () => {
     // rows 5 apart, 4 columns: (2, 4) needs 9 elements, not 8
     const padded = tagArrayAxes(
-      makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [globalArg('out', { shape: [2, 4], dtype: 'float32' }), '...']),
+      makeKernel('{ [i]: 0<=i<n }', 'out[r[i], c[i]] = a[i] {id=w2}', [
+        globalArg('out', { shape: [2, 4], dtype: 'float32' }),
+        '...',
+      ]),
       'out',
       'stride:5,stride:1',
     );
     const r = Int32Array.from([1, 0, 1]);
     const c = Int32Array.from([3, 4, 0]);
-    await raises(() => run(padded, device, { r, c, a: floats(3), out: new Float32Array(8) }, unchecked), /reaches element 8, but its buffer holds 8/);
+    await raises(
+      () => run(padded, device, { r, c, a: floats(3), out: new Float32Array(8) }, unchecked),
+      /reaches element 8, but its buffer holds 8/,
+    );
     const buffer = device.allocate(10 * 4);
     await device.write(buffer, new Float32Array(10).fill(-1));
-    await run(padded, device, { r, c, a: floats(3), out: new DeviceArray(device, buffer, 'float32', [2, 4]) }, unchecked);
+    await run(
+      padded,
+      device,
+      { r, c, a: floats(3), out: new DeviceArray(device, buffer, 'float32', [2, 4]) },
+      unchecked,
+    );
     const memory = new Float32Array(10);
     await device.read(buffer, memory);
     device.release(buffer);
@@ -269,14 +317,21 @@ test('the hot path: affine accesses proven in bounds get no guard and no flag bu
     assert.not.match(plain, /loom_bounds|select|\?/);
   }
   // OpenCL's own spelling, which needs no OpenCL device
-  assert.match(generateCode(knl, openclTarget()).code, '{\n  for (int i = 0; i <= -1 + n; ++i)\n    out[i] = 2.0f * a[i];\n}\n');
+  assert.match(
+    generateCode(knl, openclTarget()).code,
+    '{\n  for (int i = 0; i <= -1 + n; ++i)\n    out[i] = 2.0f * a[i];\n}\n',
+  );
 });
 
 test('guards appear only where the sets cannot prove an index', () => {
   const js = cpuDevice().target;
-  const code = (k: LoopKernel, dtypes: Record<string, 'float32' | 'int32'>) => generateCode(addDtypes(k, dtypes), js).code;
+  const code = (k: LoopKernel, dtypes: Record<string, 'float32' | 'int32'>) =>
+    generateCode(addDtypes(k, dtypes), js).code;
   // a private temporary indexed affinely within its extent: proven, no guard
-  const proven = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', ['<float32> w[k] = a[i] {id=fill}', 'out[i] = w[3 - k] {id=use, dep=fill}']);
+  const proven = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', [
+    '<float32> w[k] = a[i] {id=fill}',
+    'out[i] = w[3 - k] {id=use, dep=fill}',
+  ]);
   assert.not.match(code(proven, { a: 'float32' }), /\?/);
   // ... and one reaching past it (w has 4 elements, k + 1 reaches 4): guarded
   const beyond = replaced(proven, { use: ['out[i]', 'w[k + 1]'] });

@@ -58,9 +58,18 @@ test('CPU device: names from id_prefix, splitIname and addPrefetch cannot end a 
   const base = makeKernel('{[i]:0<=i<n}', 'out[i]=2*a[i]');
   for (const sep of ['\n', '\r', '\u2028']) {
     const hostile = `a${sep}globalThis.PWNED=1;//`;
-    refusal(() => makeKernel('{[i]:0<=i<n}', `out[i]=2*a[i] {id_prefix=${hostile}}`), `id_prefix with ${JSON.stringify(sep)}`);
-    assert.match(refusal(() => splitIname(base, 'i', 4, { outerIname: hostile }), 'outerIname').message, /splitIname: option outerIname/);
-    assert.match(refusal(() => addPrefetch(base, 'a', ['i'], { temporaryName: hostile }), 'temporaryName').message, /addPrefetch: option temporaryName/);
+    refusal(
+      () => makeKernel('{[i]:0<=i<n}', `out[i]=2*a[i] {id_prefix=${hostile}}`),
+      `id_prefix with ${JSON.stringify(sep)}`,
+    );
+    assert.match(
+      refusal(() => splitIname(base, 'i', 4, { outerIname: hostile }), 'outerIname').message,
+      /splitIname: option outerIname/,
+    );
+    assert.match(
+      refusal(() => addPrefetch(base, 'a', ['i'], { temporaryName: hostile }), 'temporaryName').message,
+      /addPrefetch: option temporaryName/,
+    );
   }
   // the kernel still runs, and nothing ran on the host besides it
   const { out } = await run(splitIname(base, 'i', 4), cpuDevice(), { a: a8() });
@@ -147,29 +156,94 @@ const NOT_NAMES = [
  * subtraction, not a name.
  */
 /** `trims`: the API reads loopy's comma-separated spelling, so ' a' is the name 'a' ('a, b' names two). */
-const NAME_TAKERS: { readonly api: string; readonly label?: RegExp; readonly trims?: boolean; readonly build: (name: string) => unknown }[] = [
-  { api: 'makeKernel name', label: /makeKernel: the kernel name/, build: (n) => makeKernel('{[i]:0<=i<n}', 'out[i]=a[i]', undefined, { name: n }) },
-  { api: 'makeKernel argument', label: /makeKernel: (the )?argument name/, trims: true, build: (n) => makeKernel('{[i]:0<=i<n}', 'out[i]=a[i]', [{ name: n }, '...']) },
+const NAME_TAKERS: {
+  readonly api: string;
+  readonly label?: RegExp;
+  readonly trims?: boolean;
+  readonly build: (name: string) => unknown;
+}[] = [
+  {
+    api: 'makeKernel name',
+    label: /makeKernel: the kernel name/,
+    build: (n) => makeKernel('{[i]:0<=i<n}', 'out[i]=a[i]', undefined, { name: n }),
+  },
+  {
+    api: 'makeKernel argument',
+    label: /makeKernel: (the )?argument name/,
+    trims: true,
+    build: (n) => makeKernel('{[i]:0<=i<n}', 'out[i]=a[i]', [{ name: n }, '...']),
+  },
   { api: 'instruction id', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id=${n}}`) },
   { api: 'id_prefix', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id_prefix=${n}}`) },
   { api: 'iname in a domain', build: (n) => makeKernel(`{[${n}]:0<=${n}<n}`, `out[${n}]=a[${n}]`) },
   // (`a[0]` declares the array temporary a, a size in n: refused when placed, as it cannot be private)
-  { api: 'temporary', build: (n) => generateCode(makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]), jsTarget()) },
+  {
+    api: 'temporary',
+    build: (n) => generateCode(makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]), jsTarget()),
+  },
   { api: 'rule name', build: (n) => makeKernel('{[i]:0<=i<n}', [`${n}(x) := 2*x`, `out[i] = ${n}(a[i])`]) },
-  { api: 'splitIname outerIname', label: /splitIname: option outerIname/, build: (n) => splitIname(plain(), 'i', 2, { outerIname: n }) },
-  { api: 'splitIname innerIname', label: /splitIname: option innerIname/, build: (n) => splitIname(plain(), 'i', 2, { innerIname: n }) },
-  { api: 'duplicateInames newNames', label: /duplicateInames: option newNames/, build: (n) => duplicateInames(plain(), 'i', { newNames: [n] }) },
+  {
+    api: 'splitIname outerIname',
+    label: /splitIname: option outerIname/,
+    build: (n) => splitIname(plain(), 'i', 2, { outerIname: n }),
+  },
+  {
+    api: 'splitIname innerIname',
+    label: /splitIname: option innerIname/,
+    build: (n) => splitIname(plain(), 'i', 2, { innerIname: n }),
+  },
+  {
+    api: 'duplicateInames newNames',
+    label: /duplicateInames: option newNames/,
+    build: (n) => duplicateInames(plain(), 'i', { newNames: [n] }),
+  },
   { api: 'renameIname', label: /renameIname: the new name/, build: (n) => renameIname(plain(), 'i', n) },
   { api: 'joinInames', label: /joinInames: the new iname/, build: (n) => joinInames(plain2d(), ['i', 'j'], n) },
-  { api: 'addPrefetch temporaryName', label: /addPrefetch: option temporaryName/, build: (n) => addPrefetch(plain(), 'a', ['i'], { temporaryName: n }) },
-  { api: 'addPrefetch dimNames', label: /addPrefetch: option dimNames/, build: (n) => addPrefetch(plain(), 'a', ['i'], { dimNames: [n] }) },
-  { api: 'addPrefetch prefetchInsnId', label: /addPrefetch: option prefetchInsnId/, build: (n) => addPrefetch(plain(), 'a', ['i'], { prefetchInsnId: n }) },
-  { api: 'precompute temporaryName', label: /precompute: option temporaryName/, build: (n) => precompute(withRule(), 'twice', ['i'], { temporaryName: n }) },
-  { api: 'precompute precomputeInames', label: /precompute: option precomputeInames/, build: (n) => precompute(withRule(), 'twice', ['i'], { precomputeInames: [n] }) },
-  { api: 'dsl kernel name', label: /makeKernel: the kernel name/, build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]', { name: n }) },
-  { api: 'dsl .split outerIname', label: /splitIname: option outerIname/, build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').split('i', 2, { outerIname: n }) },
-  { api: 'dsl .dup newNames', label: /duplicateInames: option newNames/, build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').dup('i', { newNames: [n] }) },
-  { api: 'dsl .rename', label: /renameIname: the new name/, build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').rename('i', n) },
+  {
+    api: 'addPrefetch temporaryName',
+    label: /addPrefetch: option temporaryName/,
+    build: (n) => addPrefetch(plain(), 'a', ['i'], { temporaryName: n }),
+  },
+  {
+    api: 'addPrefetch dimNames',
+    label: /addPrefetch: option dimNames/,
+    build: (n) => addPrefetch(plain(), 'a', ['i'], { dimNames: [n] }),
+  },
+  {
+    api: 'addPrefetch prefetchInsnId',
+    label: /addPrefetch: option prefetchInsnId/,
+    build: (n) => addPrefetch(plain(), 'a', ['i'], { prefetchInsnId: n }),
+  },
+  {
+    api: 'precompute temporaryName',
+    label: /precompute: option temporaryName/,
+    build: (n) => precompute(withRule(), 'twice', ['i'], { temporaryName: n }),
+  },
+  {
+    api: 'precompute precomputeInames',
+    label: /precompute: option precomputeInames/,
+    build: (n) => precompute(withRule(), 'twice', ['i'], { precomputeInames: [n] }),
+  },
+  {
+    api: 'dsl kernel name',
+    label: /makeKernel: the kernel name/,
+    build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]', { name: n }),
+  },
+  {
+    api: 'dsl .split outerIname',
+    label: /splitIname: option outerIname/,
+    build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').split('i', 2, { outerIname: n }),
+  },
+  {
+    api: 'dsl .dup newNames',
+    label: /duplicateInames: option newNames/,
+    build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').dup('i', { newNames: [n] }),
+  },
+  {
+    api: 'dsl .rename',
+    label: /renameIname: the new name/,
+    build: (n) => kernel('{[i]:0<=i<n}', 'out[i]=a[i]').rename('i', n),
+  },
 ];
 
 const plain = () => makeKernel('{[i]:0<=i<n}', 'out[i]=2*a[i]');
@@ -239,14 +313,26 @@ const KEYWORDS = [
 /** Kernels that use `name` in one role each; all compute out = 2*a + 1 over 8 elements. */
 function roles(name: string): [string, LoopKernel][] {
   return [
-    ['kernel name and iname', makeKernel(`{[${name}]:0<=${name}<n}`, `out[${name}] = 2*a[${name}] + 1`, undefined, { name })],
+    [
+      'kernel name and iname',
+      makeKernel(`{[${name}]:0<=${name}<n}`, `out[${name}] = 2*a[${name}] + 1`, undefined, { name }),
+    ],
     ['input array', makeKernel('{[i]:0<=i<n}', `out[i] = 2*${name}[i] + 1`)],
     ['output array', makeKernel('{[i]:0<=i<n}', `${name}[i] = 2*a[i] + 1`)],
     ['temporary', makeKernel('{[i]:0<=i<n}', [`<float32> ${name} = 2*a[i] {id=t}`, `out[i] = ${name} + 1 {dep=t}`])],
     ['domain parameter', makeKernel(`{[i]:0<=i<${name}}`, 'out[i] = 2*a[i] + 1')],
     ['rule', makeKernel('{[i]:0<=i<n}', [`${name}(x) := 2*x + 1`, `out[i] = ${name}(a[i])`])],
-    ['split halves', tagInames(splitIname(plain1(), 'i', 4, { innerIname: name, outerIname: `${name}_` }), { [name]: 'l.0' })],
-    ['prefetched copy', addPrefetch(makeKernel('{[i]:0<=i<8}', 'out[i] = 2*a[i] + 1'), 'a', ['i'], { temporaryName: name, dimNames: [`${name}_`] })],
+    [
+      'split halves',
+      tagInames(splitIname(plain1(), 'i', 4, { innerIname: name, outerIname: `${name}_` }), { [name]: 'l.0' }),
+    ],
+    [
+      'prefetched copy',
+      addPrefetch(makeKernel('{[i]:0<=i<8}', 'out[i] = 2*a[i] + 1'), 'a', ['i'], {
+        temporaryName: name,
+        dimNames: [`${name}_`],
+      }),
+    ],
   ];
 }
 const plain1 = () => makeKernel('{[i]:0<=i<n}', 'out[i] = 2*a[i] + 1');
@@ -282,7 +368,12 @@ for (const device of testDevices()) {
 // ---- the spelling itself ----
 
 test('OpenCL spells reserved names apart, never onto another name of the program', () => {
-  const knl = makeKernel('{[int]:0<=int<n}', ['int_[int] = 2*a[int]', 'float[int] = int_[int] + kernel[int]'], undefined, { name: 'kernel_' });
+  const knl = makeKernel(
+    '{[int]:0<=int<n}',
+    ['int_[int] = 2*a[int]', 'float[int] = int_[int] + kernel[int]'],
+    undefined,
+    { name: 'kernel_' },
+  );
   const code = generateCode(addDtypes(knl, { a: 'float32', kernel: 'float32' }), openclTarget()).code;
   assert.match(code, /for \(int int__ = 0; int__ <= -1 \+ n; \+\+int__\)/);
   assert.match(code, /int_\[int__\] = 2\.0f \* a\[int__\]/);

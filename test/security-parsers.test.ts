@@ -25,10 +25,21 @@ function refused(fn: () => unknown, message: RegExp, ms = 5000): LoomError {
     assert.match(error.message, message);
     return error;
   }
-  throw new assert.Assertion({ message: 'expected a LoomError', generated: false, operator: 'throws', expects: message, actual: 'no error' });
+  throw new assert.Assertion({
+    message: 'expected a LoomError',
+    generated: false,
+    operator: 'throws',
+    expects: message,
+    actual: 'no error',
+  });
 }
 
-const chainedRules = (levels: number) => ['f0(x) := x', ...Array.from({ length: levels }, (_, k) => `f${k + 1}(x) := f${k}(x) + f${k}(x)`), `out[i] = f${levels}(a[i])`].join('\n');
+const chainedRules = (levels: number) =>
+  [
+    'f0(x) := x',
+    ...Array.from({ length: levels }, (_, k) => `f${k + 1}(x) := f${k}(x) + f${k}(x)`),
+    `out[i] = f${levels}(a[i])`,
+  ].join('\n');
 
 test('nested substitution rules expand once per level: 10 levels work quickly, 20 are refused quickly by size', () => {
   const start = performance.now();
@@ -36,7 +47,11 @@ test('nested substitution rules expand once per level: 10 levels work quickly, 2
   assert.match(generateCode(knl, jsTarget()).code, /a\[/);
   assert.ok(performance.now() - start < 5000);
   // 2^20 leaves: 86 s before, now refused as soon as the expansion (20 steps) is measured.
-  refused(() => makeKernel('{ [i]: 0<=i<n }', chainedRules(20)), /substitution rules written out has more than 100000 nodes/, 2000);
+  refused(
+    () => makeKernel('{ [i]: 0<=i<n }', chainedRules(20)),
+    /substitution rules written out has more than 100000 nodes/,
+    2000,
+  );
 });
 
 const chainedConsts = (count: number) =>
@@ -46,12 +61,16 @@ test('chained payload consts are bound once: 10 and 22 (which hung) read instant
   assert.equal(readPayload(chainedConsts(10)).outputs.length, 1);
   // each const is one node however often it is used: the kernel gives it a temporary (test/elementwise-js-semantics)
   assert.equal(readPayload(chainedConsts(22)).outputs.length, 1);
-  const balanced = (lo: number, hi: number): string => (hi - lo === 1 ? `x*${lo}` : `(${balanced(lo, (lo + hi) >> 1)} + ${balanced((lo + hi) >> 1, hi)})`);
+  const balanced = (lo: number, hi: number): string =>
+    hi - lo === 1 ? `x*${lo}` : `(${balanced(lo, (lo + hi) >> 1)} + ${balanced((lo + hi) >> 1, hi)})`;
   refused(() => readPayload(`(x) => ${balanced(0, 6000)}`), /payload has more than 10000 distinct operations/, 2000);
 });
 
 test('a 3,000-term payload is refused for its depth, not hung; one within the bound works', () => {
-  refused(() => readPayload(`(x) => ${Array(3000).fill('x').join(' + ')}`), new RegExp(`nested deeper than ${MAX_EXPRESSION_DEPTH} levels`));
+  refused(
+    () => readPayload(`(x) => ${Array(3000).fill('x').join(' + ')}`),
+    new RegExp(`nested deeper than ${MAX_EXPRESSION_DEPTH} levels`),
+  );
   const within = readPayload(
     `(x) => ${Array(MAX_EXPRESSION_DEPTH - 10)
       .fill('x')
@@ -62,7 +81,10 @@ test('a 3,000-term payload is refused for its depth, not hung; one within the bo
 });
 
 test('300 nested parentheses are refused at the parser, with a caret; 100 work', () => {
-  const e = refused(() => parseExpression(`${'('.repeat(300)}a${')'.repeat(300)}`), new RegExp(`deeper than ${MAX_BRACKET_NESTING} levels of brackets`));
+  const e = refused(
+    () => parseExpression(`${'('.repeat(300)}a${')'.repeat(300)}`),
+    new RegExp(`deeper than ${MAX_BRACKET_NESTING} levels of brackets`),
+  );
   assert.is(e.span?.start, MAX_BRACKET_NESTING);
   assert.is(expr.printExpr(parseExpression(`${'('.repeat(100)}a${')'.repeat(100)}`)), 'a');
 });
@@ -75,10 +97,16 @@ test('deep nesting without brackets (prefix minus, powers, conditionals) is refu
 });
 
 test('a 3,000-term instruction is refused with advice; a sum at the depth bound goes through every backend', () => {
-  refused(() => makeKernel('{ [i]: 0<=i<n }', `out[i] = ${Array(3000).fill('a[i]').join(' + ')}`), /split it, e.g. into partial sums/);
+  refused(
+    () => makeKernel('{ [i]: 0<=i<n }', `out[i] = ${Array(3000).fill('a[i]').join(' + ')}`),
+    /split it, e.g. into partial sums/,
+  );
   const terms = MAX_EXPRESSION_DEPTH - 1; // `out[i] = ...`: the sum's own depth is the bound
-  const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', `out[i] = ${Array(terms).fill('a[i]').join(' + ')}`), { a: 'float32' });
-  for (const target of [jsTarget(), openclTarget(), wgslTarget()]) assert.ok(generateCode(knl, target).code.length > terms);
+  const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', `out[i] = ${Array(terms).fill('a[i]').join(' + ')}`), {
+    a: 'float32',
+  });
+  for (const target of [jsTarget(), openclTarget(), wgslTarget()])
+    assert.ok(generateCode(knl, target).code.length > terms);
 });
 
 test('flat sums keep their left-to-right order (no rebalancing: float addition is not associative)', () => {
@@ -102,13 +130,19 @@ test("fuzz finding: an instruction line '...' alone is a LoomError, not a TypeEr
 });
 
 test('fuzz finding: domain arithmetic beyond the safe integers is a LoomError with a caret, not a RangeError', () => {
-  const e = refused(() => BasicSet.parse('{ [i]: 0<=i<9007199254740991 + 9007199254740991 }'), /safe range .* in '9007199254740991 \+ 9007199254740991'/);
+  const e = refused(
+    () => BasicSet.parse('{ [i]: 0<=i<9007199254740991 + 9007199254740991 }'),
+    /safe range .* in '9007199254740991 \+ 9007199254740991'/,
+  );
   assert.is(e.span?.start, 12);
   refused(() => BasicSet.parse('{ [i]: 0<=i<4294967296*4294967296*i }'), /safe range/);
   refused(() => BasicSet.parse('{ [i]: 0 <= 9007199254740991*i + 9007199254740991*i }'), /safe range/);
   refused(() => BasicSet.parse('{ [i]: 0 <= -9007199254740991 - 2 }'), /safe range/);
   // Overflow found later, in the set operations, is a LoomError too (a CoefficientRangeError).
-  refused(() => makeKernel('{ [i]: floor(i/9007199254740991) = 9007199254740991 }', 'out[i] = 1'), /beyond 9007199254740991 \(2\^53 - 1\)/);
+  refused(
+    () => makeKernel('{ [i]: floor(i/9007199254740991) = 9007199254740991 }', 'out[i] = 1'),
+    /beyond 9007199254740991 \(2\^53 - 1\)/,
+  );
 });
 
 test.run();

@@ -10,7 +10,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeKernel, run, targetFacts, type Device, type DType } from '@loom/core';
 import { pointwise, tensor } from '@loom/elementwise';
-import { EDGES, markdownTable, PAYLOAD_CASES, ROWS, type PayloadCase, type SemanticsRow, type Value } from './support/semantics-table.ts';
+import {
+  EDGES,
+  markdownTable,
+  PAYLOAD_CASES,
+  ROWS,
+  type PayloadCase,
+  type SemanticsRow,
+  type Value,
+} from './support/semantics-table.ts';
 import { supportsDType, testDevices } from './support/devices.ts';
 
 type HostArray = Int32Array | Uint32Array | BigInt64Array | Float32Array | Float64Array;
@@ -28,7 +36,12 @@ function matches(actual: Value, expected: Value, tolerance = 0): boolean {
   if (typeof expected === 'bigint') return BigInt(actual) === expected;
   const x = Number(actual);
   if (Object.is(x, expected)) return true;
-  return tolerance > 0 && Number.isFinite(expected) && expected !== 0 && Math.abs(x - expected) <= tolerance * Math.abs(expected);
+  return (
+    tolerance > 0 &&
+    Number.isFinite(expected) &&
+    expected !== 0 &&
+    Math.abs(x - expected) <= tolerance * Math.abs(expected)
+  );
 }
 
 const show = (x: Value) => (Object.is(x, -0) ? '-0' : typeof x === 'bigint' ? `${x}n` : String(x));
@@ -48,7 +61,13 @@ async function mismatches(row: SemanticsRow, dtype: DType, device: Device): Prom
   const wrong: string[] = [];
   for (let k = 0; k < pairs.length; k++) {
     const expected = row.expected(a[k], b[k], dtype);
-    if (!matches(result[k], expected, targetFacts(device.target).relaxedFloatAccuracy ? (row.relaxedTolerance ?? row.tolerance) : row.tolerance)) {
+    if (
+      !matches(
+        result[k],
+        expected,
+        targetFacts(device.target).relaxedFloatAccuracy ? (row.relaxedTolerance ?? row.tolerance) : row.tolerance,
+      )
+    ) {
       const operands = binary ? `a=${show(a[k])}, b=${show(b[k])}` : `a=${show(a[k])}`;
       wrong.push(`${operands}: ${show(result[k])}, defined ${show(expected)}`);
     }
@@ -65,7 +84,8 @@ for (const row of ROWS) {
         if (!supportsDType(device, dtype) || (row.resultDType && !supportsDType(device, row.resultDType))) continue;
         ran++;
         const wrong = await mismatches(row, dtype, device);
-        if (wrong.length) failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
+        if (wrong.length)
+          failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
       }
     }
     assert.ok(ran > 0, 'ran on at least one device');
@@ -80,7 +100,10 @@ async function payloadMismatches(c: PayloadCase, dtype: 'float32' | 'float64', d
   const xs = pairs.map(([x]) => round(x));
   const ys = pairs.map(([, y]) => round(y));
   const op = pointwise({}, c.payload);
-  const inputs = [tensor(xs, undefined, { device, dtype }), tensor(ys, undefined, { device, dtype })].slice(0, c.payload.length);
+  const inputs = [tensor(xs, undefined, { device, dtype }), tensor(ys, undefined, { device, dtype })].slice(
+    0,
+    c.payload.length,
+  );
   const result = await op(...inputs);
   const values = Array.from((await result.toArray()) as ArrayLike<number | bigint>, Number);
   const wrong: string[] = [];
@@ -107,7 +130,8 @@ for (const c of PAYLOAD_CASES) {
         if (!supportsDType(device, dtype)) continue;
         ran++;
         const wrong = await payloadMismatches(c, dtype, device);
-        if (wrong.length) failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
+        if (wrong.length)
+          failures.push(`${device.name} ${dtype} (${wrong.length} wrong): ${wrong.slice(0, 6).join('; ')}`);
       }
     }
     assert.ok(ran > 0, 'ran on at least one device');

@@ -11,11 +11,20 @@ import { serializeWorkItems } from '../packages/core/src/codegen/serialize-work-
 import { LoomError, type DType } from '../packages/core/src/index.ts';
 
 const lid = (axis: number) => printExpr(call('lid', [int(axis)]));
-const assign = (target: string, value: string): Stmt => ({ kind: 'assign', target: parse(target), value: parse(value), dtype: 'float32', atomic: false, insnId: 'w' });
+const assign = (target: string, value: string): Stmt => ({
+  kind: 'assign',
+  target: parse(target),
+  value: parse(value),
+  dtype: 'float32',
+  atomic: false,
+  insnId: 'w',
+});
 const barrier = (comment: string): Stmt => ({ kind: 'barrier', scope: 'local', comment });
 
 function kernelOf(body: readonly Stmt[], localSize: readonly number[], names: readonly string[] = []): KernelFunction {
-  const types = new Map<string, DType>([...['a', 'out', 't', 'acc', 'n', 'k', ...names].map((n): [string, DType] => [n, 'float32'])]);
+  const types = new Map<string, DType>([
+    ...['a', 'out', 't', 'acc', 'n', 'k', ...names].map((n): [string, DType] => [n, 'float32']),
+  ]);
   return { name: 'knl', params: [], body: { kind: 'block', body }, localSize, groupCount: [int(1)], types };
 }
 
@@ -48,7 +57,13 @@ test('a barrier cuts the body into regions, each a loop over the work-items', ()
     assign(`out[${lid(0)}]`, `t[63 - ${lid(0)}]`),
   ];
   const serialized = serializeWorkItems(kernelOf(body, [64]));
-  assert.equal(show(serialized.body), ['local t[64]', 'for lid_0 in 0..63', '  t[lid_0] = a[lid_0]', 'for lid_0 in 0..63', '  out[lid_0] = t[63 - lid_0]']);
+  assert.equal(show(serialized.body), [
+    'local t[64]',
+    'for lid_0 in 0..63',
+    '  t[lid_0] = a[lid_0]',
+    'for lid_0 in 0..63',
+    '  out[lid_0] = t[63 - lid_0]',
+  ]);
   assert.is(serialized.types.get('lid_0'), 'int32');
 });
 
@@ -117,13 +132,18 @@ test("a private array kept across regions: each work-item's elements follow the 
 });
 
 test('without local axes the body runs once per group, each local id 0', () => {
-  const body: Stmt[] = [{ kind: 'for', iname: 'k', lower: int(0), upper: parse('n - 1'), body: assign(`out[k + ${lid(0)}]`, 'a[k]') }];
+  const body: Stmt[] = [
+    { kind: 'for', iname: 'k', lower: int(0), upper: parse('n - 1'), body: assign(`out[k + ${lid(0)}]`, 'a[k]') },
+  ];
   assert.equal(show(serializeWorkItems(kernelOf(body, [1])).body), ['for k in 0..n - 1', '  out[k + 0] = a[k]']);
 });
 
 test("a kernel's own name lid_0 is left alone: the loop counter takes another", () => {
   const body: Stmt[] = [assign(`out[${lid(0)}]`, 'lid_0')];
-  assert.equal(show(serializeWorkItems(kernelOf(body, [2], ['lid_0'])).body), ['for lid_0_1 in 0..1', '  out[lid_0_1] = lid_0']);
+  assert.equal(show(serializeWorkItems(kernelOf(body, [2], ['lid_0'])).body), [
+    'for lid_0_1 in 0..1',
+    '  out[lid_0_1] = lid_0',
+  ]);
 });
 
 test('a guard around a barrier that only the group ids decide stays one guard of the group', () => {
@@ -131,23 +151,47 @@ test('a guard around a barrier that only the group ids decide stays one guard of
     {
       kind: 'if',
       condition: parse('n > 2'),
-      then: { kind: 'block', body: [assign(`t[${lid(0)}]`, '1'), barrier('for t (x depends on y)'), assign(`out[${lid(0)}]`, `t[1 - ${lid(0)}]`)] },
+      then: {
+        kind: 'block',
+        body: [
+          assign(`t[${lid(0)}]`, '1'),
+          barrier('for t (x depends on y)'),
+          assign(`out[${lid(0)}]`, `t[1 - ${lid(0)}]`),
+        ],
+      },
     },
   ];
-  assert.equal(show(serializeWorkItems(kernelOf(body, [2])).body), ['if n > 2', '  for lid_0 in 0..1', '    t[lid_0] = 1', '  for lid_0 in 0..1', '    out[lid_0] = t[1 - lid_0]']);
+  assert.equal(show(serializeWorkItems(kernelOf(body, [2])).body), [
+    'if n > 2',
+    '  for lid_0 in 0..1',
+    '    t[lid_0] = 1',
+    '  for lid_0 in 0..1',
+    '    out[lid_0] = t[1 - lid_0]',
+  ]);
 });
 
 test('a barrier in a loop or guard that differs between work-items is a LoomError naming the barrier', () => {
   const inLoop: Stmt[] = [
-    { kind: 'for', iname: 'k', lower: int(0), upper: parse(`${lid(0)} + n`), body: { kind: 'block', body: [assign('t[k]', '1'), barrier('for t (use depends on fill)')] } },
+    {
+      kind: 'for',
+      iname: 'k',
+      lower: int(0),
+      upper: parse(`${lid(0)} + n`),
+      body: { kind: 'block', body: [assign('t[k]', '1'), barrier('for t (use depends on fill)')] },
+    },
   ];
   assert.throws(
     () => serializeWorkItems(kernelOf(inLoop, [4])),
-    (e: unknown) => e instanceof LoomError && /barrier \(for t \(use depends on fill\)\).*loop.*local id/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError && /barrier \(for t \(use depends on fill\)\).*loop.*local id/.test(e.message),
   );
   const inGuard: Stmt[] = [
     { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'private' },
-    { kind: 'if', condition: parse('acc > 0'), then: { kind: 'block', body: [assign('t[0]', '1'), barrier('for t (b depends on a)')] } },
+    {
+      kind: 'if',
+      condition: parse('acc > 0'),
+      then: { kind: 'block', body: [assign('t[0]', '1'), barrier('for t (b depends on a)')] },
+    },
   ];
   assert.throws(
     () => serializeWorkItems(kernelOf(inGuard, [4])),

@@ -7,7 +7,8 @@ import { Linear } from '../packages/core/src/linear.ts';
 import { BasicSet, type Bound, staticMax, staticMin } from '../packages/core/src/sets/index.ts';
 import { canonicalForm } from '../packages/core/src/sets/canonical.ts';
 
-const text = (bounds: readonly Bound[]) => bounds.map((b) => (b.divisor === 1 ? b.expr.toString() : `(${b.expr})/${b.divisor}`));
+const text = (bounds: readonly Bound[]) =>
+  bounds.map((b) => (b.divisor === 1 ? b.expr.toString() : `(${b.expr})/${b.divisor}`));
 
 test('a system and its renaming share a key; another order or coefficient does not', () => {
   const a = BasicSet.parse('[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }');

@@ -21,7 +21,9 @@ test('a split loop counts as the loop it was', () => {
 });
 
 test('the outer half of a split alone: a floor', () => {
-  const pw = card(BasicSet.parse('[n] -> {[i_outer]: exists i_inner: 0 <= i_inner < 16 and 0 <= 16*i_outer + i_inner < n}'));
+  const pw = card(
+    BasicSet.parse('[n] -> {[i_outer]: exists i_inner: 0 <= i_inner < 16 and 0 <= 16*i_outer + i_inner < n}'),
+  );
   assert.is(pw.toString(), '[n] -> { floor((n + 15)/16) : n > 0 }');
   assert.is(pw.evalWithDict({ n: 33 }), 3);
 });
@@ -99,7 +101,10 @@ const BOX = 2 * PARAM_MAX;
 
 const coeff = fc.integer({ min: -2, max: 2 });
 const affineOver = (names: readonly string[]) =>
-  fc.record({ coeffs: fc.tuple(...names.map(() => coeff)).map((cs) => Object.fromEntries(names.map((n, k) => [n, cs[k]!]))), constant: fc.integer({ min: -3, max: 3 }) });
+  fc.record({
+    coeffs: fc.tuple(...names.map(() => coeff)).map((cs) => Object.fromEntries(names.map((n, k) => [n, cs[k]!]))),
+    constant: fc.integer({ min: -3, max: 3 }),
+  });
 
 /** Upper bounds of each variable: a parameter, twice one, or a constant; a split variable gets its pair. */
 const spec: fc.Arbitrary<Spec> = fc
@@ -109,7 +114,9 @@ const spec: fc.Arbitrary<Spec> = fc
     split: fc.option(fc.integer({ min: 2, max: 4 }), { nil: undefined }),
     extra: fc.integer({ min: 0, max: 2 }),
     seed: fc.integer({ min: 0, max: 1000 }),
-    mod: fc.option(fc.record({ m: fc.integer({ min: 2, max: 3 }), r: fc.integer({ min: 0, max: 1 }) }), { nil: undefined }),
+    mod: fc.option(fc.record({ m: fc.integer({ min: 2, max: 3 }), r: fc.integer({ min: 0, max: 1 }) }), {
+      nil: undefined,
+    }),
     hide: fc.boolean(),
   })
   .chain((s) => {
@@ -143,7 +150,10 @@ const spec: fc.Arbitrary<Spec> = fc
         base.forEach((d, k) => {
           const up = asAffine(s.uppers[k]!);
           const lower: Affine = { coeffs: { [d]: 1 }, constant: 0 };
-          const upper: Affine = { coeffs: { ...Object.fromEntries(Object.entries(up.coeffs)), [d]: -1 }, constant: up.constant - 1 };
+          const upper: Affine = {
+            coeffs: { ...Object.fromEntries(Object.entries(up.coeffs)), [d]: -1 },
+            constant: up.constant - 1,
+          };
           conditions.push(expand(lower), expand(upper));
         });
         for (const d of base) {
@@ -193,24 +203,34 @@ const RUNS = 150;
 test('property: the symbolic count equals enumeration', () => {
   let refused = 0;
   fc.assert(
-    fc.property(spec, fc.array(fc.tuple(fc.integer({ min: 0, max: PARAM_MAX }), fc.integer({ min: 0, max: PARAM_MAX })), { minLength: 3, maxLength: 3 }), (s, points) => {
-      const set = BasicSet.parse(text(s));
-      let pw;
-      try {
-        pw = card(set, PARAMS);
-      } catch (e) {
-        // only a projection may be refused (one that is not one to one for some parameters)
-        if (!(e instanceof LoomError) || !/projection/.test(e.message) || s.hidden === undefined) throw e;
-        refused++;
-        return;
-      }
-      for (const [n, m] of points) {
-        const got = pw.evalWithDict({ n, m });
-        const want = enumerate(s, { n, m });
-        // (the message is built only on failure: printing a count simplifies it, which takes time)
-        if (got !== want) assert.unreachable(`${text(s)} at n=${n}, m=${m}: counted ${got}, enumerated ${want}; the count: ${pw.toString()}`);
-      }
-    }),
+    fc.property(
+      spec,
+      fc.array(fc.tuple(fc.integer({ min: 0, max: PARAM_MAX }), fc.integer({ min: 0, max: PARAM_MAX })), {
+        minLength: 3,
+        maxLength: 3,
+      }),
+      (s, points) => {
+        const set = BasicSet.parse(text(s));
+        let pw;
+        try {
+          pw = card(set, PARAMS);
+        } catch (e) {
+          // only a projection may be refused (one that is not one to one for some parameters)
+          if (!(e instanceof LoomError) || !/projection/.test(e.message) || s.hidden === undefined) throw e;
+          refused++;
+          return;
+        }
+        for (const [n, m] of points) {
+          const got = pw.evalWithDict({ n, m });
+          const want = enumerate(s, { n, m });
+          // (the message is built only on failure: printing a count simplifies it, which takes time)
+          if (got !== want)
+            assert.unreachable(
+              `${text(s)} at n=${n}, m=${m}: counted ${got}, enumerated ${want}; the count: ${pw.toString()}`,
+            );
+        }
+      },
+    ),
     { numRuns: RUNS, seed: 20240516 },
   );
   // projections are mostly one to one here (Loom eliminates the hidden variable, or it is a stride)

@@ -54,7 +54,8 @@ test('intersect matches variables by name; an outer iname used as a parameter me
   // Existentials are local: a set intersected with itself keeps its points.
   const self = BasicSet.parse('{ [i, j] : exists (e: i = 2e + j and 0 <= e <= 1) }');
   const selfTwice = self.intersect(self);
-  for (let i = -3; i <= 5; i++) for (let j = -3; j <= 3; j++) assert.is(selfTwice.contains({ i, j }), self.contains({ i, j }));
+  for (let i = -3; i <= 5; i++)
+    for (let j = -3; j <= 3; j++) assert.is(selfTwice.contains({ i, j }), self.contains({ i, j }));
 });
 
 test('project eliminates exactly, keeping strides as existentials', () => {
@@ -62,9 +63,15 @@ test('project eliminates exactly, keeping strides as existentials', () => {
   assert.is(s.project(['j']).toString(), '[n] -> { [i] : 0 <= i < n }');
   assert.is(s.project(['i']).toString(), '[n] -> { [j] : 0 <= j < n }');
   assert.is(s.project(['i', 'j']).toString(), '[n] -> { : n > 0 }');
-  assert.is(BasicSet.parse('{ [i, j] : 0 <= i <= 10 and i = 2j }').project(['j']).toString(), '{ [i] : 0 <= i <= 10 and i mod 2 = 0 }');
+  assert.is(
+    BasicSet.parse('{ [i, j] : 0 <= i <= 10 and i = 2j }').project(['j']).toString(),
+    '{ [i] : 0 <= i <= 10 and i mod 2 = 0 }',
+  );
   // Between the two shadows: 3j - i in [2, 4] always holds for some j.
-  assert.is(BasicSet.parse('{ [i, j] : 0 <= i <= 10 and 2 <= 3j - i <= 4 }').project(['j']).toString(), '{ [i] : 0 <= i <= 10 }');
+  assert.is(
+    BasicSet.parse('{ [i, j] : 0 <= i <= 10 and 2 <= 3j - i <= 4 }').project(['j']).toString(),
+    '{ [i] : 0 <= i <= 10 }',
+  );
   // A split iname projected back: the original loop.
   const split = BasicSet.parse('[n] -> { [i, io, ii] : 0 <= ii < 16 and i = 16io + ii and 0 <= i < n }');
   assert.is(split.project(['io', 'ii']).toString(), '[n] -> { [i] : 0 <= i < n }');
@@ -86,7 +93,9 @@ test('bounds of the triangle (the examples of the spec)', () => {
 
 test('bounds: several, with divisors, redundant ones dropped', () => {
   assert.equal(text(BasicSet.parse('[n] -> { [i] : 0 <= i < n and i <= 15 }').upperBounds('i', [])), ['n - 1', '15']);
-  assert.equal(text(BasicSet.parse('[n] -> { [i] : 0 <= i < n and n <= 10 and i <= 12 }').upperBounds('i', [])), ['n - 1']);
+  assert.equal(text(BasicSet.parse('[n] -> { [i] : 0 <= i < n and n <= 10 and i <= 12 }').upperBounds('i', [])), [
+    'n - 1',
+  ]);
   assert.equal(text(BasicSet.parse('[n] -> { [i] : 0 <= 2i <= n }').upperBounds('i', [])), ['(n)/2']);
   assert.equal(text(BasicSet.parse('[n] -> { [i] : 3i >= n + 1 }').lowerBounds('i', [])), ['(n + 1)/3']);
   const split = BasicSet.parse('[n] -> { [io, ii] : 0 <= ii < 16 and 0 <= 16io + ii < n }');
@@ -131,7 +140,10 @@ test('implies', () => {
 
 test('gist drops what the context implies', () => {
   const assumptions = BasicSet.parseConditions('n >= 1');
-  assert.is(BasicSet.parse('[n] -> { [i] : 0 <= i < n and n >= 1 }').gist(assumptions).toString(), '[n] -> { [i] : 0 <= i < n }');
+  assert.is(
+    BasicSet.parse('[n] -> { [i] : 0 <= i < n and n >= 1 }').gist(assumptions).toString(),
+    '[n] -> { [i] : 0 <= i < n }',
+  );
   assert.is(BasicSet.parse('[n] -> { : n >= 0 }').gist(assumptions).toString(), '[n] -> { : true }');
   // A loop guard of a split loop, implied when n is a multiple of 16.
   const guard = BasicSet.parse('[n] -> { [io, ii] : 16io + ii < n }');
@@ -140,7 +152,10 @@ test('gist drops what the context implies', () => {
   assert.is(guard.gist(within).toString(), '[n] -> { [io, ii] }');
   assert.is(guard.gist(loop).toString(), guard.toString());
   // Redundant among themselves: one of the two copies goes.
-  assert.is(BasicSet.parse('{ [i] : 0 <= i <= 5 and 2i <= 11 }').gist(BasicSet.universe([], [])).toString(), '{ [i] : 0 <= i <= 5 }');
+  assert.is(
+    BasicSet.parse('{ [i] : 0 <= i <= 5 and 2i <= 11 }').gist(BasicSet.universe([], [])).toString(),
+    '{ [i] : 0 <= i <= 5 }',
+  );
   // Empty within the context stays empty.
   assert.ok(BasicSet.parse('[n] -> { [i] : 0 <= i < n }').gist(BasicSet.parseConditions('n <= 0')).isEmpty());
 });

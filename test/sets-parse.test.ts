@@ -42,8 +42,18 @@ test('two-sided conditions (chains)', () => {
 
 test('identical conditions on several variables', () => {
   samePoints('{ [i, j] : 0 < i,j <= 15 }', ({ i, j }) => i! > 0 && i! <= 15 && j! > 0 && j! <= 15, -1, 17);
-  samePoints('{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }', (p) => ['i', 'j', 'ii', 'jj'].every((k) => p[k]! >= 0 && p[k]! < p.n!), -1, 2);
-  samePoints('{ [i, j] : 0 <= i, j < n, m }', ({ i, j, n, m }) => [i!, j!].every((v) => v >= 0 && v < n! && v < m!), -1, 3);
+  samePoints(
+    '{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }',
+    (p) => ['i', 'j', 'ii', 'jj'].every((k) => p[k]! >= 0 && p[k]! < p.n!),
+    -1,
+    2,
+  );
+  samePoints(
+    '{ [i, j] : 0 <= i, j < n, m }',
+    ({ i, j, n, m }) => [i!, j!].every((v) => v >= 0 && v < n! && v < m!),
+    -1,
+    3,
+  );
 });
 
 test('equalities, products with constants, parentheses and unary minus', () => {
@@ -69,7 +79,12 @@ test('existential quantifiers', () => {
   samePoints('{ [i] : exists l: i = 3*l and l < 2 }', ({ i }) => mod(i!, 3) === 0 && i! < 6);
   samePoints('{ [i] : exists (l: i = l*3 + 1) }', ({ i }) => mod(i!, 3) === 1);
   samePoints('{ [i] : 0 <= i and exists l, m: i = 3l + 5m and 0 <= l, m <= 1 }', ({ i }) => [0, 3, 5, 8].includes(i!));
-  samePoints('{ [i, j] : (exists l: i = 2l) and (exists l: j = 3l) }', ({ i, j }) => mod(i!, 2) === 0 && mod(j!, 3) === 0, -3, 7);
+  samePoints(
+    '{ [i, j] : (exists l: i = 2l) and (exists l: j = 3l) }',
+    ({ i, j }) => mod(i!, 2) === 0 && mod(j!, 3) === 0,
+    -3,
+    7,
+  );
   // A name bound by `exists` is local: outside its parentheses it is a parameter.
   const s = BasicSet.parse('{ [i] : (exists l: i = 2l) and i < l }');
   assert.equal(s.params, ['l']);
@@ -137,7 +152,8 @@ test('printing reads like ISL and parses back to the same set', () => {
     const set = BasicSet.parse(text);
     const again = BasicSet.parse(set.toString());
     assert.is(again.toString(), set.toString());
-    for (const p of box([...set.params, ...set.dims], -3, 12)) assert.is(again.contains(p), set.contains(p), `${text} at ${JSON.stringify(p)}`);
+    for (const p of box([...set.params, ...set.dims], -3, 12))
+      assert.is(again.contains(p), set.contains(p), `${text} at ${JSON.stringify(p)}`);
   }
 });
 
@@ -163,8 +179,15 @@ function rejects(text: string, message: string, marked: string, occurrence = 1, 
   } catch (e) {
     assert.instance(e, LoomError);
     const err = e as LoomError;
-    assert.ok(err.message.startsWith(message), `message of ${text}:\n${err.message}\nexpected to start with:\n${message}`);
-    assert.equal({ start: err.span?.start, end: err.span?.end }, { start, end: start + Math.max(1, marked.length) }, `span of ${text}`);
+    assert.ok(
+      err.message.startsWith(message),
+      `message of ${text}:\n${err.message}\nexpected to start with:\n${message}`,
+    );
+    assert.equal(
+      { start: err.span?.start, end: err.span?.end },
+      { start, end: start + Math.max(1, marked.length) },
+      `span of ${text}`,
+    );
     const lines = err.message.split('\n');
     assert.is(lines[lines.length - 2], `  ${text}`);
     assert.is(lines[lines.length - 1], `  ${' '.repeat(start)}${'^'.repeat(Math.max(1, marked.length))}`);
@@ -196,7 +219,11 @@ test('comparison operators that are not ISL', () => {
 });
 
 test('division and modulus', () => {
-  rejects('{ [i] : i/2 <= 3 }', "division is only allowed inside floor(...) or ceil(...): 'i/2' need not be an integer", 'i/2');
+  rejects(
+    '{ [i] : i/2 <= 3 }',
+    "division is only allowed inside floor(...) or ceil(...): 'i/2' need not be an integer",
+    'i/2',
+  );
   rejects('{ [i,j] : 0 <= i/j }', 'division by a non-constant (i/j) is not affine', 'i/j');
   rejects('{ [i] : floor(i/0) = 1 }', "division by zero in 'i/0'", '0');
   rejects('{ [i] : i mod n = 0 }', "the modulus in 'mod' must be a positive integer constant, found 'n'", 'n');
@@ -213,7 +240,11 @@ test('characters and brackets', () => {
 });
 
 test('structure of a set', () => {
-  rejects('{ [i] 0 <= i }', "expected ':' between the set variables and the conditions (as in '{ [i] : 0 <= i < n }'), found '0'", '0');
+  rejects(
+    '{ [i] 0 <= i }',
+    "expected ':' between the set variables and the conditions (as in '{ [i] : 0 <= i < n }'), found '0'",
+    '0',
+  );
   rejects('{ i : 0 <= i }', "expected '[' to start the list of set variables", 'i');
   rejects('[i] : 0 <= i', "expected '->' after the parameter list", ':');
   rejects('[n] -> [i] : 0 <= i', "expected '{' to start the set", '[', 2);
@@ -223,9 +254,18 @@ test('structure of a set', () => {
   rejects('{ [i, 2] : 0 <= i }', "expected a set variable name, found '2'", '2');
   rejects('{ [i, i] : 0 <= i }', "set variable 'i' is listed twice", 'i', 2);
   rejects('[n] -> { [n] : 0 <= n }', "'n' is declared both as a parameter and as a set variable", 'n', 2);
-  rejects('{ [i] : exists i: i = 2 }', "'i' is already a set variable; an existential variable needs a name of its own", 'i', 2);
+  rejects(
+    '{ [i] : exists i: i = 2 }',
+    "'i' is already a set variable; an existential variable needs a name of its own",
+    'i',
+    2,
+  );
   rejects('{ [i] : exists l i = 2l }', "expected ':' after the existential variables", 'i', 2);
-  rejects('{ [i] : i <= 99999999999999999999 }', 'integer constant 99999999999999999999 is too large', '99999999999999999999');
+  rejects(
+    '{ [i] : i <= 99999999999999999999 }',
+    'integer constant 99999999999999999999 is too large',
+    '99999999999999999999',
+  );
 });
 
 test('parseConditions rejects the same constructs', () => {

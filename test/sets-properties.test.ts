@@ -76,9 +76,15 @@ function* points(names: readonly string[]): Generator<Point> {
 
 // ---- generators ------------------------------------------------------------------------
 
-const affine = (coefficient: fc.Arbitrary<number>) => fc.record({ coeffs: fc.array(coefficient, { minLength: 5, maxLength: 5 }), constant: fc.integer({ min: -6, max: 6 }) });
+const affine = (coefficient: fc.Arbitrary<number>) =>
+  fc.record({
+    coeffs: fc.array(coefficient, { minLength: 5, maxLength: 5 }),
+    constant: fc.integer({ min: -6, max: 6 }),
+  });
 const condition = (coefficient: fc.Arbitrary<number>): fc.Arbitrary<Condition> =>
-  fc.record({ a: affine(coefficient), kind: fc.constantFrom<'ge' | 'eq'>('ge', 'ge', 'ge', 'ge', 'eq') }).map(({ a, kind }) => ({ ...a, kind }));
+  fc
+    .record({ a: affine(coefficient), kind: fc.constantFrom<'ge' | 'eq'>('ge', 'ge', 'ge', 'ge', 'eq') })
+    .map(({ a, kind }) => ({ ...a, kind }));
 
 function specs(options: { coefficient?: fc.Arbitrary<number>; extras?: boolean } = {}): fc.Arbitrary<Spec> {
   const coefficient = options.coefficient ?? fc.integer({ min: -3, max: 3 });
@@ -145,7 +151,11 @@ test('project: a point is in the projection iff some extension is in the set', (
         const q = kept.includes('n') ? { ...p, n } : p;
         let extends_ = false;
         for (const ext of points(away)) extends_ ||= member(spec, { ...q, ...ext });
-        assert.is(projected.contains(q), extends_, `${toText(spec)} projected on ${kept} = ${projected} at ${JSON.stringify(q)}`);
+        assert.is(
+          projected.contains(q),
+          extends_,
+          `${toText(spec)} projected on ${kept} = ${projected} at ${JSON.stringify(q)}`,
+        );
       }
     }),
     RUNS,
@@ -165,15 +175,20 @@ function checkBounds(spec: Spec, vIndex: number, keepPicks: readonly boolean[], 
   const upper = set.upperBounds(v, keep);
   const symbols = new Set([...keep, ...set.params]);
   for (const b of [...lower, ...upper]) {
-    assert.ok(b.divisor > 0 && b.expr.variables.every((x) => symbols.has(x)), `bound ${b.expr} of ${v} uses only ${[...symbols]}`);
+    assert.ok(
+      b.divisor > 0 && b.expr.variables.every((x) => symbols.has(x)),
+      `bound ${b.expr} of ${v} uses only ${[...symbols]}`,
+    );
   }
   const context = `${toText(spec)}: ${v} in [${lower.map((b) => `${b.expr}/${b.divisor}`)}; ${upper.map((b) => `${b.expr}/${b.divisor}`)}] over ${keep}`;
   // Group the set's points by their values of keep (and n): each group is v's fiber.
   const fibers = new Map<string, { at: Point; values: number[] }>();
   for (const p of points(used(spec))) {
     if (!member(spec, p)) continue;
-    for (const b of lower) assert.ok(p[v]! >= lowerValue(b, p), `lower bound violated at ${JSON.stringify(p)}: ${context}`);
-    for (const b of upper) assert.ok(p[v]! <= upperValue(b, p), `upper bound violated at ${JSON.stringify(p)}: ${context}`);
+    for (const b of lower)
+      assert.ok(p[v]! >= lowerValue(b, p), `lower bound violated at ${JSON.stringify(p)}: ${context}`);
+    for (const b of upper)
+      assert.ok(p[v]! <= upperValue(b, p), `upper bound violated at ${JSON.stringify(p)}: ${context}`);
     const key = [...symbols].map((s) => p[s]).join(',');
     const fiber = fibers.get(key) ?? { at: p, values: [] };
     fiber.values.push(p[v]!);
@@ -181,8 +196,16 @@ function checkBounds(spec: Spec, vIndex: number, keepPicks: readonly boolean[], 
   }
   if (!attained) return;
   for (const { at, values } of fibers.values()) {
-    assert.is(Math.max(...lower.map((b) => lowerValue(b, at))), Math.min(...values), `lowest not attained at ${JSON.stringify(at)}: ${context}`);
-    assert.is(Math.min(...upper.map((b) => upperValue(b, at))), Math.max(...values), `highest not attained at ${JSON.stringify(at)}: ${context}`);
+    assert.is(
+      Math.max(...lower.map((b) => lowerValue(b, at))),
+      Math.min(...values),
+      `lowest not attained at ${JSON.stringify(at)}: ${context}`,
+    );
+    assert.is(
+      Math.min(...upper.map((b) => upperValue(b, at))),
+      Math.max(...values),
+      `highest not attained at ${JSON.stringify(at)}: ${context}`,
+    );
   }
 }
 

@@ -38,8 +38,14 @@ test("loopy's tutorial: with n >= 1 the maximum is n", () => {
 });
 
 test('a single domain', () => {
-  assert.is(staticMax([{ set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(), 'n - 1');
-  assert.is(staticMin([{ set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(), '0');
+  assert.is(
+    staticMax([{ set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(),
+    'n - 1',
+  );
+  assert.is(
+    staticMin([{ set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(),
+    '0',
+  );
   const two = BasicSet.parse('{ [i, j] : 0 <= i < n and 0 <= j < m }');
   const result = staticMax([{ set: two, expr: lin({ i: 2, j: 1 }) }], nothingAssumed);
   assert.ok(result.equals(lin({ n: 2, m: 1 }, -3)), result.toString());
@@ -72,7 +78,10 @@ test('keep: the maximum as a function of an outer iname', () => {
 
 test('divisors: exact ones are fine, others have no affine maximum', () => {
   const even = BasicSet.parse('{ [i, k] : 0 <= i < 2n and i = 2k }');
-  assert.is(staticMax([{ set: BasicSet.parse('{ [i] : 0 <= 2i <= 2n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(), 'n');
+  assert.is(
+    staticMax([{ set: BasicSet.parse('{ [i] : 0 <= 2i <= 2n }'), expr: lin({ i: 1 }) }], nothingAssumed).toString(),
+    'n',
+  );
   assert.is(staticMax([{ set: even, expr: lin({ k: 1 }) }], nothingAssumed).toString(), 'n - 1');
   failsWith(
     () => staticMax([{ set: BasicSet.parse('{ [i] : 0 <= 2i <= n }'), expr: lin({ i: 1 }) }], nothingAssumed),
@@ -96,14 +105,18 @@ test('staticMin mirrors staticMax', () => {
     { set: BasicSet.parse('{ [i]: 0<=i<n }'), expr: lin({ i: -1 }, -1) },
     { set: BasicSet.universe(['n'], []), expr: Linear.constant(-1) },
   ];
-  failsWith(() => staticMin(terms, nothingAssumed), "a static minimum was not found for PwAff '[n] -> { [(-1)] : n <= 1; [(-n)] : n >= 2 }'");
+  failsWith(
+    () => staticMin(terms, nothingAssumed),
+    "a static minimum was not found for PwAff '[n] -> { [(-1)] : n <= 1; [(-n)] : n >= 2 }'",
+  );
   assert.is(staticMin(terms, BasicSet.parseConditions('n >= 1')).toString(), '-n');
 });
 
 test('an unbounded quantity has no static maximum', () => {
   assert.throws(
     () => staticMax([{ set: BasicSet.parse('{ [i] : i >= 0 }'), expr: lin({ i: 1 }) }], nothingAssumed),
-    (e: unknown) => e instanceof StaticValueFindingError && /i is unbounded above on \{ \[i\] : i >= 0 \}/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof StaticValueFindingError && /i is unbounded above on \{ \[i\] : i >= 0 \}/.test((e as Error).message),
   );
 });
 

@@ -4,7 +4,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { collectWarnings, getMemAccessMap, getOpMap, globalArg, makeKernel, splitIname, type LoopKernel } from '@loom/core';
+import {
+  collectWarnings,
+  getMemAccessMap,
+  getOpMap,
+  globalArg,
+  makeKernel,
+  splitIname,
+  type LoopKernel,
+} from '@loom/core';
 
 const SUBGROUP = 32;
 const PARAM_MAX = 7;
@@ -60,11 +68,17 @@ function build(s: Spec): LoopKernel {
 
 /** The points of the original domain, by enumeration. */
 function points(s: Spec, n: number, m: number): [number, number][] {
-  const value = (e: string, i: number, j: number) => Function('i', 'j', 'n', 'm', `return ${e};`)(i, j, n, m) as number | boolean;
+  const value = (e: string, i: number, j: number) =>
+    Function('i', 'j', 'n', 'm', `return ${e};`)(i, j, n, m) as number | boolean;
   const out: [number, number][] = [];
   for (let i = 0; i < 4 * PARAM_MAX; i++) {
     for (let j = 0; j < 4 * PARAM_MAX; j++) {
-      if (i < (value(s.upperI, i, j) as number) && j < (value(s.upperJ, i, j) as number) && (!s.extra || value(s.extra, i, j))) out.push([i, j]);
+      if (
+        i < (value(s.upperI, i, j) as number) &&
+        j < (value(s.upperJ, i, j) as number) &&
+        (!s.extra || value(s.extra, i, j))
+      )
+        out.push([i, j]);
     }
   }
   return out;
@@ -93,12 +107,20 @@ test('property: counts of random kernels equal enumeration of their iteration sp
       const where = `${JSON.stringify(s)} at n=${n}, m=${m}`;
       // `2*...` is one float32 multiplication per run, counted per sub-group
       const subgroups = Math.ceil(workGroupSize(s) / SUBGROUP);
-      assert.is(opMap.filterBy({ name: ['mul'], dtype: ['float32'] }).evalAndSum({ n, m }), perWorkGroup(s, pts) * subgroups, `mul: ${where}`);
+      assert.is(
+        opMap.filterBy({ name: ['mul'], dtype: ['float32'] }).evalAndSum({ n, m }),
+        perWorkGroup(s, pts) * subgroups,
+        `mul: ${where}`,
+      );
       // the store of out: per work-item when work-items along l.0 write different elements
       const stores = memMap.filterBy({ direction: ['store'], variable: ['out'] });
       assert.is(stores.size, 1, where);
       const perItem = stores.keys()[0]!.countGranularity === 'workitem';
-      assert.is(stores.evalAndSum({ n, m }), perItem ? pts.length : perWorkGroup(s, pts) * subgroups, `store: ${where}`);
+      assert.is(
+        stores.evalAndSum({ n, m }),
+        perItem ? pts.length : perWorkGroup(s, pts) * subgroups,
+        `store: ${where}`,
+      );
     }),
     { numRuns: 120, seed: 160516 },
   );

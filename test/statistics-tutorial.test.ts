@@ -2,7 +2,19 @@
 // on the kernels examples/statistics.ts builds, and the counts printed as isl prints them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { collectWarnings, generateCode, getMemAccessMap, getOpMap, getSynchronizationMap, KernelCheckError, LoomError, MemAccess, Op, Sync, type MemAccessMap } from '@loom/core';
+import {
+  collectWarnings,
+  generateCode,
+  getMemAccessMap,
+  getOpMap,
+  getSynchronizationMap,
+  KernelCheckError,
+  LoomError,
+  MemAccess,
+  Op,
+  Sync,
+  type MemAccessMap,
+} from '@loom/core';
 import { jsTarget } from '@loom/codegen-js';
 import { barrierKernel, consecutive, nonConsecutive, PARAMS, statsKernel } from '../examples/statistics.ts';
 
@@ -13,15 +25,27 @@ test('operations: f32 add/div/mul, f64 add/mul, i32 add', () => {
   const count = (dtype: 'float32' | 'float64' | 'int32', name: string) =>
     opMap.get(new Op({ dtype, name, countGranularity: 'subgroup', kernelName: 'stats_knl' })).evalWithDict(params);
   assert.equal(
-    [count('float32', 'add'), count('float32', 'div'), count('float32', 'mul'), count('float64', 'add'), count('float64', 'mul'), count('int32', 'add')],
+    [
+      count('float32', 'add'),
+      count('float32', 'div'),
+      count('float32', 'mul'),
+      count('float64', 'add'),
+      count('float64', 'mul'),
+      count('int32', 'add'),
+    ],
     [524288, 524288, 524288, 65536, 65536, 65536],
   );
   assert.is(opMap.size, 6);
   assert.is(
-    opMap.get(new Op({ dtype: 'float32', name: 'add', countGranularity: 'subgroup', kernelName: 'stats_knl' })).toString(),
+    opMap
+      .get(new Op({ dtype: 'float32', name: 'add', countGranularity: 'subgroup', kernelName: 'stats_knl' }))
+      .toString(),
     '[l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }',
   );
-  assert.match(opMap.toString(), /^Op\(float32, add, subgroup, "stats_knl"\): \[l, m, n\] -> \{ l \* m \* n : l > 0 and m > 0 and n > 0 \}$/m);
+  assert.match(
+    opMap.toString(),
+    /^Op\(float32, add, subgroup, "stats_knl"\): \[l, m, n\] -> \{ l \* m \* n : l > 0 and m > 0 and n > 0 \}$/m,
+  );
 });
 
 test('filterBy and evalAndSum: 1572864 float32 operations', () => {
@@ -32,7 +56,10 @@ test('filterBy and evalAndSum: 1572864 float32 operations', () => {
 test('groupBy dtype: the polynomials', () => {
   const byDtype = getOpMap(statsKernel(), { subgroupSize: 32 }).groupBy('dtype');
   assert.is(byDtype.get({ dtype: 'float32' }).evalWithDict(params), 1572864);
-  assert.is(byDtype.get(new Op({ dtype: 'float32' })).toString(), '[l, m, n] -> { 3 * l * m * n : l > 0 and m > 0 and n > 0 }');
+  assert.is(
+    byDtype.get(new Op({ dtype: 'float32' })).toString(),
+    '[l, m, n] -> { 3 * l * m * n : l > 0 and m > 0 and n > 0 }',
+  );
   assert.is(byDtype.get({ dtype: 'float64' }).toString(), '[l, m, n] -> { 2 * m * n : l > 0 and m > 0 and n > 0 }');
   assert.match(byDtype.toString(), /^Op\(float32, None, None\): /);
 });
@@ -45,7 +72,20 @@ function globalAccess(
   variable: string,
   countGranularity: 'workitem' | 'subgroup',
 ): number {
-  return map.get(new MemAccess({ mtype: 'global', dtype, lidStrides, gidStrides: {}, direction, variable, countGranularity, kernelName: 'stats_knl' })).evalWithDict(params);
+  return map
+    .get(
+      new MemAccess({
+        mtype: 'global',
+        dtype,
+        lidStrides,
+        gidStrides: {},
+        direction,
+        variable,
+        countGranularity,
+        kernelName: 'stats_knl',
+      }),
+    )
+    .evalWithDict(params);
 }
 
 test('memory accesses: loads of a, stores of c, loads of g, stores of e', () => {
@@ -82,7 +122,9 @@ test('k split onto l.1/l.0: strides {0: 1, 1: 128}, counted per work-item, same 
     ],
     [1048576, 524288, 65536, 65536],
   );
-  assert.ok(memMap.keys().every((k) => k.toString().includes('{0: 1, 1: 128}, {}') && k.countGranularity === 'workitem'));
+  assert.ok(
+    memMap.keys().every((k) => k.toString().includes('{0: 1, 1: 128}, {}') && k.countGranularity === 'workitem'),
+  );
 });
 
 test('k split onto l.0/l.1: strides {0: 128, 1: 1}, and filterByFunc: 2097152', () => {
@@ -97,7 +139,8 @@ test('k split onto l.0/l.1: strides {0: 128, 1: 1}, and filterByFunc: 2097152', 
     ],
     [1048576, 524288, 65536, 65536],
   );
-  const f = (key: MemAccess) => key.dtype === 'float32' && typeof key.lidStrides?.[0] === 'number' && key.lidStrides[0] > 1;
+  const f = (key: MemAccess) =>
+    key.dtype === 'float32' && typeof key.lidStrides?.[0] === 'number' && key.lidStrides[0] > 1;
   assert.is(memMap.filterByFunc(f).evalAndSum(params), 2097152);
 });
 
@@ -106,7 +149,10 @@ test('synchronization: one kernel launch; 1000 local barriers in the barrier ker
   assert.is(syncMap.toString(), 'Sync(kernel_launch, stats_knl): [l, m, n] -> { 1 }');
   assert.is(syncMap.get(new Sync({ kind: 'kernel_launch', kernelName: 'stats_knl' })).evalWithDict(params), 1);
   const { result: barriers } = collectWarnings(() => getSynchronizationMap(barrierKernel()));
-  assert.is(barriers.toString(), 'Sync(barrier_local, loopy_kernel): { 1000 }\nSync(kernel_launch, loopy_kernel): { 1 }');
+  assert.is(
+    barriers.toString(),
+    'Sync(barrier_local, loopy_kernel): { 1000 }\nSync(kernel_launch, loopy_kernel): { 1 }',
+  );
   assert.is(barriers.get({ kind: 'barrier_local', kernelName: 'loopy_kernel' }).evalWithDict({}), 1000);
   // it reads c[i,j,0] and c[i,j,98], which no work-item writes
   assert.throws(
@@ -119,7 +165,10 @@ test('a count asked for a key the map does not have is a LoomError listing the k
   const opMap = getOpMap(statsKernel(), { subgroupSize: 32 });
   assert.throws(
     () => opMap.get({ dtype: 'float16' }),
-    (e: unknown) => e instanceof LoomError && /no count for Op\(float16, None, None\)/.test((e as Error).message) && /Op\(float32, add/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /no count for Op\(float16, None, None\)/.test((e as Error).message) &&
+      /Op\(float32, add/.test((e as Error).message),
   );
 });
 

@@ -24,11 +24,15 @@ import {
 import { testDevices } from './support/devices.ts';
 import { goldenKernels } from './support/golden-kernels.ts';
 
-const refuses = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+const refuses = (f: () => unknown, message: RegExp) =>
+  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 
 /** `out[i, j] = 1` over a triangle, i split with slabs and spread over the grid, j split into loops. */
 function triangleOfOnes(): LoopKernel {
-  let knl = makeKernel('[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }', 'out[i, j] = 1', [globalArg('out', { dtype: 'float32', shape: ['n', 'n'] }), '...']);
+  let knl = makeKernel('[n] -> { [i, j] : 0 <= i < n and 0 <= j <= i }', 'out[i, j] = 1', [
+    globalArg('out', { dtype: 'float32', shape: ['n', 'n'] }),
+    '...',
+  ]);
   knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0', slabs: [0, 1] });
   return prioritizeLoops(splitIname(knl, 'j', 3, { slabs: [1, 1] }), 'j_outer,j_inner');
 }
@@ -76,25 +80,40 @@ test('a global barrier: two kernel launches, one global barrier', () => {
     { a: 'float32' },
   );
   const sync = getSynchronizationMap(knl);
-  assert.is(sync.toString(), 'Sync(barrier_global, loopy_kernel): [n] -> { 1 }\nSync(kernel_launch, loopy_kernel): [n] -> { 2 }');
+  assert.is(
+    sync.toString(),
+    'Sync(barrier_global, loopy_kernel): [n] -> { 1 }\nSync(kernel_launch, loopy_kernel): [n] -> { 2 }',
+  );
 });
 
 test('counting redundant work multiplies by the sizes of the unused hardware axes', () => {
-  let knl = addDtypes(makeKernel('{ [i, j] : 0 <= i < n and 0 <= j < m }', 'out[i] = 2*a[i] {id=w}\nc[i, j] = 3*b[i, j] {id=v}'), { a: 'float32', b: 'float32' });
+  let knl = addDtypes(
+    makeKernel('{ [i, j] : 0 <= i < n and 0 <= j < m }', 'out[i] = 2*a[i] {id=w}\nc[i, j] = 3*b[i, j] {id=v}'),
+    { a: 'float32', b: 'float32' },
+  );
   knl = splitIname(knl, 'j', 8, { outerTag: 'g.0', innerTag: 'l.0' });
   const plain = getOpMap(knl, { subgroupSize: 4, within: 'w' }).evalAndSum({ n: 10, m: 20 });
-  const redundant = getOpMap(knl, { subgroupSize: 4, within: 'w', countRedundantWork: true }).evalAndSum({ n: 10, m: 20 });
+  const redundant = getOpMap(knl, { subgroupSize: 4, within: 'w', countRedundantWork: true }).evalAndSum({
+    n: 10,
+    m: 20,
+  });
   // w runs once per i per sub-group of its one work-group; redundantly on each of the 3 groups
   assert.is(plain, 10 * 2);
   assert.is(redundant, 10 * 2 * 3);
 });
 
 test('footprints: what is read and written, each element once; a non-affine index is an error unless ignored', () => {
-  const knl = addDtypes(makeKernel('{ [i, j] : 0 <= i, j < n }', 'out[i] = out[i] + a[i + j] + b[i*j]', [globalArg('b', { shape: ['n*n'] }), '...']), {
-    a: 'float32',
-    b: 'float64',
-    out: 'float32',
-  });
+  const knl = addDtypes(
+    makeKernel('{ [i, j] : 0 <= i, j < n }', 'out[i] = out[i] + a[i + j] + b[i*j]', [
+      globalArg('b', { shape: ['n*n'] }),
+      '...',
+    ]),
+    {
+      a: 'float32',
+      b: 'float64',
+      out: 'float32',
+    },
+  );
   refuses(() => gatherAccessFootprints(knl), /footprint of b\[i\*j\]/);
   const fp = gatherAccessFootprints(knl, { ignoreUncountable: true });
   assert.is(fp.get('a', 'read').count().toString(), '[n] -> { (2 * n - 1) : n > 0 }');
@@ -104,7 +123,9 @@ test('footprints: what is read and written, each element once; a non-affine inde
 });
 
 test('errors: no sub-group size, a count outside the assumptions, a missing parameter, a bad groupBy', () => {
-  const knl = addDtypes(makeKernel('{ [i] : 0 <= i < n }', 'out[i] = 2*a[i]', undefined, { assumptions: 'n >= 16' }), { a: 'float32' });
+  const knl = addDtypes(makeKernel('{ [i] : 0 <= i < n }', 'out[i] = 2*a[i]', undefined, { assumptions: 'n >= 16' }), {
+    a: 'float32',
+  });
   refuses(() => getOpMap(knl), /pass subgroupSize/);
   refuses(() => getOpMap(knl, { subgroupSize: 0 }), /positive integer/);
   const count = getOpMap(knl, { subgroupSize: 32 }).sum();
@@ -129,7 +150,10 @@ test('every example and tutorial kernel is counted, the three maps at once as on
 });
 
 test('a dtype the kernel does not know yet is an error before anything is counted', () => {
-  refuses(() => getOpMap(makeKernel('{ [i] : 0 <= i < n }', 'out[i] = 2*a[i]'), { subgroupSize: 32 }), /dtype of argument 'a'/);
+  refuses(
+    () => getOpMap(makeKernel('{ [i] : 0 <= i < n }', 'out[i] = 2*a[i]'), { subgroupSize: 32 }),
+    /dtype of argument 'a'/,
+  );
 });
 
 test.run();

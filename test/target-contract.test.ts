@@ -33,14 +33,31 @@ import { deviceParameters } from '@loom/computation';
 
 test('the three targets state their facts', () => {
   const opencl = targetFacts(openclTarget());
-  assert.equal([opencl.vectorTypes, opencl.sequentialWorkItems, opencl.wholeVectorStorage, opencl.preferVectorStatements], [true, false, false, false]);
-  assert.equal([...opencl.vectorDTypes].sort(), ['float32', 'float64', 'int16', 'int32', 'int64', 'int8', 'uint16', 'uint32', 'uint64', 'uint8']);
+  assert.equal(
+    [opencl.vectorTypes, opencl.sequentialWorkItems, opencl.wholeVectorStorage, opencl.preferVectorStatements],
+    [true, false, false, false],
+  );
+  assert.equal([...opencl.vectorDTypes].sort(), [
+    'float32',
+    'float64',
+    'int16',
+    'int32',
+    'int64',
+    'int8',
+    'uint16',
+    'uint32',
+    'uint64',
+    'uint8',
+  ]);
   assert.equal(opencl.functionDialects, ['opencl']);
   assert.equal([...opencl.atomicDTypes], ['int32', 'uint32', 'float32', 'float64']);
   assert.is(opencl.subgroupSize, 32);
 
   const wgsl = targetFacts(wgslTarget());
-  assert.equal([wgsl.vectorTypes, wgsl.sequentialWorkItems, wgsl.wholeVectorStorage, wgsl.preferVectorStatements], [true, false, true, true]);
+  assert.equal(
+    [wgsl.vectorTypes, wgsl.sequentialWorkItems, wgsl.wholeVectorStorage, wgsl.preferVectorStatements],
+    [true, false, true, true],
+  );
   assert.equal(wgsl.vectorLanes, [2, 4]);
   assert.equal([...wgsl.vectorDTypes], ['float32', 'int32', 'uint32']);
   assert.equal(wgsl.functionDialects, ['wgsl']);
@@ -48,8 +65,14 @@ test('the three targets state their facts', () => {
   assert.match(wgsl.unsupportedDType('float64') ?? '', /float64/);
   assert.match(targetFacts(wgslTarget({ shaderF16: false })).unsupportedDType('float16') ?? '', /f16/);
   // what WGSL promises less than IEEE 754 about floats (the README's semantics)
-  assert.equal([wgsl.floatSpecials, wgsl.signedZeros, [...wgsl.flushesSubnormals], wgsl.relaxedFloatAccuracy], [false, false, ['float32'], true]);
-  assert.equal([opencl.floatSpecials, opencl.signedZeros, opencl.flushesSubnormals.size, opencl.relaxedFloatAccuracy], [true, true, 0, false]);
+  assert.equal(
+    [wgsl.floatSpecials, wgsl.signedZeros, [...wgsl.flushesSubnormals], wgsl.relaxedFloatAccuracy],
+    [false, false, ['float32'], true],
+  );
+  assert.equal(
+    [opencl.floatSpecials, opencl.signedZeros, opencl.flushesSubnormals.size, opencl.relaxedFloatAccuracy],
+    [true, true, 0, false],
+  );
 
   const js = targetFacts(jsTarget());
   assert.equal([js.vectorTypes, js.sequentialWorkItems, js.subgroupSize], [false, true, 1]);
@@ -59,12 +82,24 @@ test('the three targets state their facts', () => {
 
 test('a target that states nothing gets the documented defaults', () => {
   const bare = targetFacts({ name: 'bare', generate: () => ({ code: '', entryPoints: [], extra: undefined }) });
-  assert.equal([bare.vectorTypes, bare.sequentialWorkItems, bare.wholeVectorStorage, bare.preferVectorStatements, bare.subgroupSize], [false, false, false, false, 32]);
+  assert.equal(
+    [
+      bare.vectorTypes,
+      bare.sequentialWorkItems,
+      bare.wholeVectorStorage,
+      bare.preferVectorStatements,
+      bare.subgroupSize,
+    ],
+    [false, false, false, false, 32],
+  );
   assert.equal(bare.functionDialects, []);
   assert.is(bare.atomicDTypes.size, 0);
   assert.is(bare.unsupportedDType('float64'), undefined);
   // IEEE 754 floats: NaN, infinities, signed zeros and subnormals kept, division correctly rounded
-  assert.equal([bare.floatSpecials, bare.signedZeros, bare.flushesSubnormals.size, bare.relaxedFloatAccuracy], [true, true, 0, false]);
+  assert.equal(
+    [bare.floatSpecials, bare.signedZeros, bare.flushesSubnormals.size, bare.relaxedFloatAccuracy],
+    [true, true, 0, false],
+  );
   // work-items one after another: nothing runs in lockstep
   assert.is(targetFacts({ ...jsTarget(), name: 'serial', sequentialWorkItems: true }).subgroupSize, 1);
 });
@@ -82,7 +117,8 @@ function userCalls(program: ProgramAst, target: Target): string[] {
     if (e.kind === 'call') for (const a of e.args) visit(a, typeOf);
     if (e.kind === 'binary') for (const a of [e.left, e.right]) visit(a, typeOf);
   };
-  for (const k of program.kernels) for (const s of statementsOfKind(k.body, 'assign')) visit(s.value, (n) => k.types.get(n));
+  for (const k of program.kernels)
+    for (const s of statementsOfKind(k.body, 'assign')) visit(s.value, (n) => k.types.get(n));
   return found;
 }
 
@@ -97,7 +133,11 @@ const madeUp: Target<undefined> = {
   functionDialects: ['cuda', 'c'],
   atomicDTypes: ['int32'],
   generate(program) {
-    return { code: userCalls(program, madeUp).join('\n'), entryPoints: program.kernels.map((k) => k.name), extra: undefined };
+    return {
+      code: userCalls(program, madeUp).join('\n'),
+      entryPoints: program.kernels.map((k) => k.name),
+      extra: undefined,
+    };
   },
 };
 
@@ -114,7 +154,11 @@ const cube = defineFunction({
   cuda: { name: 'cube_cuda', preamble: '__device__ float cube_cuda(float x) { return x * x * x; }' },
   c: { name: 'cube_c', preamble: 'static inline float cube_c(float x) { return x * x * x; }' },
 });
-const onlyWgsl = defineFunction({ name: 'only_wgsl', signature: { args: ['float32'], result: 'float32' }, wgsl: { name: 'w', preamble: 'fn w(x: f32) -> f32 { return x; }' } });
+const onlyWgsl = defineFunction({
+  name: 'only_wgsl',
+  signature: { args: ['float32'], result: 'float32' },
+  wgsl: { name: 'w', preamble: 'fn w(x: f32) -> f32 { return x; }' },
+});
 
 const calling = (body: string) => {
   let knl = makeKernel('{ [i]: 0<=i<n }', body, [
@@ -137,7 +181,9 @@ test('user functions: a target finds their code by its dialects, most specific f
   // what to give defineFunction, in the target's terms
   assert.throws(
     () => generateCode(calling('out[i] = square(a[i])'), wgslTarget()),
-    (e: unknown) => e instanceof LoomError && /function 'square' has no WGSL implementation \(give defineFunction wgsl: \{ name, preamble \}\)/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /function 'square' has no WGSL implementation \(give defineFunction wgsl: \{ name, preamble \}\)/.test(e.message),
   );
 });
 
@@ -151,10 +197,15 @@ test('atomics: an update of a dtype the target has no atomics for is refused bef
   assert.not.throws(() => generateCode(knl('int32'), madeUp));
   assert.throws(
     () => generateCode(knl('float32'), madeUp),
-    (e: unknown) => e instanceof LoomError && /updates 'out' \(float32\) atomically, but the made-up target has atomic updates only of int32/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /updates 'out' \(float32\) atomically, but the made-up target has atomic updates only of int32/.test(e.message),
   );
   assert.throws(() => generateCode(knl('float16'), wgslTarget()), /atomic updates only of int32, uint32, float32/);
-  assert.throws(() => generateCode(knl('int64'), openclTarget()), /atomic updates only of int32, uint32, float32, float64/);
+  assert.throws(
+    () => generateCode(knl('int64'), openclTarget()),
+    /atomic updates only of int32, uint32, float32, float64/,
+  );
 });
 
 /** The CPU device, seen through the made-up target: what plans read of the device is its target's facts. */

@@ -69,10 +69,16 @@ test('a private or local temporary of parametric size is refused, naming global 
 });
 
 test('a footprint of parametric size stays an error, unless stored in global memory', () => {
-  const knl = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[j] * b[i])'), { a: 'float32', b: 'float32' });
+  const knl = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[j] * b[i])'), {
+    a: 'float32',
+    b: 'float32',
+  });
   assert.throws(
     () => addPrefetch(knl, 'a', ['j']),
-    (e: unknown) => e instanceof LoomError && /does not have a constant size \(m\)/.test(e.message) && /temporaryAddressSpace: 'global'/.test(e.message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /does not have a constant size \(m\)/.test(e.message) &&
+      /temporaryAddressSpace: 'global'/.test(e.message),
   );
   const fetched = addPrefetch(knl, 'a', ['j'], { temporaryAddressSpace: 'global' });
   assert.equal(fetched.temporaries.get('a_fetch')?.shape.map(printExpr), ['m']);
@@ -101,16 +107,27 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: addPrefetch and precompute into global temporaries of parametric size`, async () => {
-    const knl = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[j] * b[i])'), { a: 'float32', b: 'float32' });
-    const ruled = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', ['twice(j) := 2*a[j]', 'out[i] = sum(j, twice(j) * b[i])'].join('\n')), { a: 'float32', b: 'float32' });
-    const variants = [addPrefetch(knl, 'a', ['j'], { temporaryAddressSpace: 'global' }), precompute(ruled, 'twice', ['j'], { temporaryAddressSpace: 'global' })];
+    const knl = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[j] * b[i])'), {
+      a: 'float32',
+      b: 'float32',
+    });
+    const ruled = addDtypes(
+      makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', ['twice(j) := 2*a[j]', 'out[i] = sum(j, twice(j) * b[i])'].join('\n')),
+      { a: 'float32', b: 'float32' },
+    );
+    const variants = [
+      addPrefetch(knl, 'a', ['j'], { temporaryAddressSpace: 'global' }),
+      precompute(ruled, 'twice', ['j'], { temporaryAddressSpace: 'global' }),
+    ];
     const [n, m] = [5, 9];
     const a = Float32Array.from({ length: m }, (_, k) => k - 4);
     const b = Float32Array.from({ length: n }, (_, k) => k + 0.5);
     for (const [k, variant] of variants.entries()) {
       const { out } = await run(variant, device, { a, b, n, m });
       const factor = k === 0 ? 1 : 2;
-      const expected = Array.from(b, (bi) => a.reduce((s, aj) => Math.fround(s + Math.fround(Math.fround(factor * aj) * bi)), 0));
+      const expected = Array.from(b, (bi) =>
+        a.reduce((s, aj) => Math.fround(s + Math.fround(Math.fround(factor * aj) * bi)), 0),
+      );
       assert.equal(Array.from(out as Float32Array), expected);
     }
   });

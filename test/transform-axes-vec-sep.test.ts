@@ -1,7 +1,16 @@
 /** `vec` and `sep` array axes: vector types in OpenCL, separate arrays everywhere. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, generateCode, makeKernel, prioritizeLoops, run, tagArrayAxes, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  generateCode,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  tagArrayAxes,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { testDevices } from './support/devices.ts';
 

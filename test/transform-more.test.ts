@@ -49,7 +49,8 @@ function refuses(fn: () => unknown, why: RegExp): void {
 
 const domains = (knl: LoopKernel) => knl.domains.map((d) => d.toString());
 const insnText = (knl: LoopKernel) => knl.toString().split('INSTRUCTIONS:\n')[1];
-const openclCode = (knl: LoopKernel, dtypes: Record<string, 'float32'>) => generateCode(addDtypes(knl, dtypes), openclTarget()).code;
+const openclCode = (knl: LoopKernel, dtypes: Record<string, 'float32'>) =>
+  generateCode(addDtypes(knl, dtypes), openclTarget()).code;
 
 // ---- renameIname ------------------------------------------------------------------
 
@@ -65,7 +66,10 @@ test('renameIname: the iname changes name in domains, loops, indices, reductions
 
 test('renameIname: a domain nested in the renamed iname follows it', () => {
   const knl = makeKernel(['{ [i]: 0<=i<n }', '{ [j]: 0<=j<=i }'], 'out[i, j] = a[i, j]');
-  assert.equal(domains(renameIname(knl, 'i', 'row')), ['[n] -> { [row] : 0 <= row < n }', '[row] -> { [j] : 0 <= j <= row }']);
+  assert.equal(domains(renameIname(knl, 'i', 'row')), [
+    '[n] -> { [row] : 0 <= row < n }',
+    '[row] -> { [j] : 0 <= j <= row }',
+  ]);
 });
 
 test('renameIname: onto an existing iname only with existingOk, and only over the same domain', () => {
@@ -79,7 +83,11 @@ test('renameIname: onto an existing iname only with existingOk, and only over th
   const shorter = makeKernel('{ [i,j]: 0<=i<n and 0<=j<n-1 }', ['out[i] = 2*a[i]', 'out2[j] = 3*a[j]']);
   refuses(() => renameIname(shorter, 'j', 'i', { existingOk: true }), /do not run over the same values/);
   // a triangle: j's range depends on i, so j is not "another i"
-  const triangle = makeKernel('{ [i,j,k]: 0<=i,k<n and 0<=j<=i }', ['out[i] = 2*a[i]', 'out2[k] = 3*a[k]', 'out3[j] = a[j]']);
+  const triangle = makeKernel('{ [i,j,k]: 0<=i,k<n and 0<=j<=i }', [
+    'out[i] = 2*a[i]',
+    'out2[k] = 3*a[k]',
+    'out3[j] = a[j]',
+  ]);
   refuses(() => renameIname(triangle, 'j', 'k', { existingOk: true }), /do not run over the same values/);
 });
 
@@ -110,7 +118,10 @@ test('joinInames: i, j become one loop ij with i = ij // len_j, j = ij % len_j',
 });
 
 test('joinInames: other inames of the domain stay, reductions over the joined inames follow', () => {
-  const knl = makeKernel('{ [k,i,j]: 0<=k<n and 0<=i<3 and 0<=j<4 }', 'out[k] = sum((i, j), a[k, i, j]*(i + 1)*(j + 2))');
+  const knl = makeKernel(
+    '{ [k,i,j]: 0<=k<n and 0<=i<3 and 0<=j<4 }',
+    'out[k] = sum((i, j), a[k, i, j]*(i + 1)*(j + 2))',
+  );
   const joined = joinInames(knl, ['i', 'j'], 'ij');
   assert.equal(domains(joined), ['[n] -> { [k, ij] : 0 <= k < n and 0 <= ij <= 11 }']);
   assert.match(insnText(joined), 'sum(ij, a[k, ij // 4, ij % 4]*(ij // 4 + 1)*(ij % 4 + 2))');
@@ -123,17 +134,29 @@ test('joinInames: three inames, the last moving fastest', () => {
 
 test('joinInames: only constant bounds over a rectangle, used together, can be joined', () => {
   const make = (domain: string, insn = 'out[i, j] = 1') => makeKernel(domain, insn);
-  refuses(() => joinInames(make('{ [i,j]: 0<=i<4 and 0<=j<n }'), ['i', 'j']), /the bounds of 'j' depend on 'n'.*constant bounds/);
+  refuses(
+    () => joinInames(make('{ [i,j]: 0<=i<4 and 0<=j<n }'), ['i', 'j']),
+    /the bounds of 'j' depend on 'n'.*constant bounds/,
+  );
   refuses(() => joinInames(make('{ [i,j]: 0<=i<4 and 0<=j<=i }'), ['i', 'j']), /is tied to the iname|not a rectangle/);
-  refuses(() => joinInames(make('{ [i,j]: 0<=i<8 and 0<=j<4 and i mod 2 = 0 }'), ['i', 'j']), /stride or modulus condition/);
+  refuses(
+    () => joinInames(make('{ [i,j]: 0<=i<8 and 0<=j<4 and i mod 2 = 0 }'), ['i', 'j']),
+    /stride or modulus condition/,
+  );
   refuses(() => joinInames(make('{ [i,j]: 0<=i<4 and 0<=j<4 and i + j <= 5 }'), ['i', 'j']), /not a rectangle/);
   const box = make('{ [i,j]: 0<=i<4 and 0<=j<5 }');
   refuses(() => joinInames(box, ['i']), /at least two inames/);
   refuses(() => joinInames(box, ['i', 'q']), /unknown iname 'q'/);
   refuses(() => joinInames(box, ['i', 'j'], 'out'), /the name 'out' is already used/);
   refuses(() => joinInames(tagInames(box, { j: 'l.0' }), ['i', 'j']), /'j' is tagged 'l.0'/);
-  const partly = makeKernel('{ [i,j]: 0<=i<4 and 0<=j<5 }', ['s[i] = 0 {id=init}', 's[i] = s[i] + a[i, j] {id=acc, dep=init}']);
-  refuses(() => joinInames(partly, ['i', 'j']), /instruction 'init' is inside 'i' but not 'j'; joining would repeat it/);
+  const partly = makeKernel('{ [i,j]: 0<=i<4 and 0<=j<5 }', [
+    's[i] = 0 {id=init}',
+    's[i] = s[i] + a[i, j] {id=acc, dep=init}',
+  ]);
+  refuses(
+    () => joinInames(partly, ['i', 'j']),
+    /instruction 'init' is inside 'i' but not 'j'; joining would repeat it/,
+  );
   const nested = makeKernel(['{ [i,j]: 0<=i<4 and 0<=j<5 }', '{ [k]: 0<=k<=i }'], 'out[i, j, k] = 1');
   refuses(() => joinInames(nested, ['i', 'j']), /depend on 'i'/);
 });
@@ -141,14 +164,19 @@ test('joinInames: only constant bounds over a rectangle, used together, can be j
 // ---- fixParameters ----------------------------------------------------------------
 
 test('fixParameters: the value replaces the parameter in domains, shapes and code; the argument goes', () => {
-  const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = a[i, j] + i*m + j', undefined, { assumptions: 'n >= 1' });
+  const knl = makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i, j] = a[i, j] + i*m + j', undefined, {
+    assumptions: 'n >= 1',
+  });
   const fixed = fixParameters(knl, { m: 8 });
   assert.equal(
     fixed.args.map((a) => a.name),
     ['a', 'n', 'out'],
   );
   assert.equal(domains(fixed), ['[n] -> { [i, j] : 0 <= i < n and 0 <= j <= 7 }']);
-  assert.match(fixed.toString(), 'a: type: <auto/runtime>, shape: (n, 8), dim_tags: (N1:stride:8, N0:stride:1) in aspace: global');
+  assert.match(
+    fixed.toString(),
+    'a: type: <auto/runtime>, shape: (n, 8), dim_tags: (N1:stride:8, N0:stride:1) in aspace: global',
+  );
   assert.match(insnText(fixed), 'out[i, j] = a[i, j] + i*8 + j');
   // a constant loop can now be unrolled
   const small = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]');
@@ -159,9 +187,14 @@ test('fixParameters: the value replaces the parameter in domains, shapes and cod
 });
 
 test('fixParameters: the assumptions must allow the value; only integer parameters', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]*alpha', [globalArg('a', { shape: ['n'] }), { name: 'alpha', kind: 'value', dtype: 'float32' }, '...'], {
-    assumptions: 'n mod 16 = 0',
-  });
+  const knl = makeKernel(
+    '{ [i]: 0<=i<n }',
+    'out[i] = a[i]*alpha',
+    [globalArg('a', { shape: ['n'] }), { name: 'alpha', kind: 'value', dtype: 'float32' }, '...'],
+    {
+      assumptions: 'n mod 16 = 0',
+    },
+  );
   assert.equal(fixParameters(knl, { n: 64 }).assumptions.params, []); // n = 64 satisfies them: nothing is left
   refuses(() => fixParameters(knl, { n: 100 }), /n = 100 contradicts the kernel's assumptions/);
   refuses(() => fixParameters(knl, { q: 1 }), /no parameter 'q' \(parameters: n, alpha\)/);
@@ -177,7 +210,10 @@ test('setTemporaryAddressSpace: names, lists and wildcards; unknown names are re
   const knl = makeKernel('{ [i]: 0<=i<n }', ['<float32> t_a = 2*a[i]', '<float32> t_b = t_a + 1', 'out[i] = t_b']);
   assert.match(knl.toString(), 't_a: type: float32, shape: () aspace: auto');
   const local = setTemporaryAddressSpace(knl, 't_a', 'local');
-  assert.match(local.toString(), 't_a: type: float32, shape: () aspace: local\nt_b: type: float32, shape: () aspace: auto');
+  assert.match(
+    local.toString(),
+    't_a: type: float32, shape: () aspace: local\nt_b: type: float32, shape: () aspace: auto',
+  );
   const both = setTemporaryAddressSpace(knl, 't_*', 'private');
   assert.equal(
     [...both.temporaries.values()].map((t) => t.addressSpace),
@@ -192,7 +228,13 @@ test('setTemporaryAddressSpace: names, lists and wildcards; unknown names are re
 // ---- addNosync ----------------------------------------------------------------------
 
 const chain = () =>
-  makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w_1}', 'b[i] = a[i] {id=w_2}', 'c[i] = b[i] {id=w_3}', 'd[i] = 0 {id=other, groups=g}', 'e[i] = 0 {id=rival, conflicts_grp=g}']);
+  makeKernel('{ [i]: 0<=i<n }', [
+    'a[i] = 1 {id=w_1}',
+    'b[i] = a[i] {id=w_2}',
+    'c[i] = b[i] {id=w_3}',
+    'd[i] = 0 {id=other, groups=g}',
+    'e[i] = 0 {id=rival, conflicts_grp=g}',
+  ]);
 
 test('addNosync: the sink waives barriers after the source, with the scope, as loopy prints it (no_sync_with=ID@SCOPE)', () => {
   const knl = addNosync(chain(), 'local', 'w_1', 'w_2');
@@ -221,14 +263,18 @@ test('addNosync: wildcards, dependencies through others, conflicting groups, for
 test('nosync=ID@SCOPE in the instruction text keeps its scope', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w1}', 'b[i] = a[i] {id=w2, nosync=w1@local}']);
   assert.equal(knl.instruction('w2').noSyncWith, ['w1@local']);
-  refuses(() => makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w1}', 'b[i] = a[i] {id=w2, nosync=w1@warp}']), /malformed nosync entry 'w1@warp'/);
+  refuses(
+    () => makeKernel('{ [i]: 0<=i<n }', ['a[i] = 1 {id=w1}', 'b[i] = a[i] {id=w2, nosync=w1@warp}']),
+    /malformed nosync entry 'w1@warp'/,
+  );
 });
 
 // ---- tagArrayAxes -------------------------------------------------------------------
 
 const shape3 = ['3', 'm', '4'].map((s) => parseExpression(s));
 const cube = () => makeKernel('{ [i,j,k]: 0<=i<3 and 0<=j<m and 0<=k<4 }', 'out[i, j, k] = 2*a[i, j, k]');
-const stridesFor = (tags: string) => stridesOf(shape3, tagArrayAxes(cube(), 'a', tags).arg('a')!.dimTags).map(printExpr);
+const stridesFor = (tags: string) =>
+  stridesOf(shape3, tagArrayAxes(cube(), 'a', tags).arg('a')!.dimTags).map(printExpr);
 
 test("tagArrayAxes: the reference's examples on shape (3, M, 4)", () => {
   assert.equal(stridesFor('c,c,c'), ['m*4', '4', '1']);
@@ -237,13 +283,22 @@ test("tagArrayAxes: the reference's examples on shape (3, M, 4)", () => {
   assert.equal(stridesOf(shape3).map(printExpr), ['m*4', '4', '1']); // no tags: row-major
   // the kernel view prints them as loopy does
   const view = tagArrayAxes(cube(), 'a', 'f,f,f').toString();
-  assert.match(view, 'a: type: <auto/runtime>, shape: (3, m, 4), dim_tags: (N0:stride:1, N1:stride:3, N2:stride:m*3) in aspace: global');
-  assert.match(view, 'out: type: <auto/runtime>, shape: (3, m, 4), dim_tags: (N2:stride:m*4, N1:stride:4, N0:stride:1) out');
+  assert.match(
+    view,
+    'a: type: <auto/runtime>, shape: (3, m, 4), dim_tags: (N0:stride:1, N1:stride:3, N2:stride:m*3) in aspace: global',
+  );
+  assert.match(
+    view,
+    'out: type: <auto/runtime>, shape: (3, m, 4), dim_tags: (N2:stride:m*4, N1:stride:4, N0:stride:1) out',
+  );
 });
 
 test('tagArrayAxes: stride:EXPR, optional tags; explicit levels are contiguous and not mixed (as in loopy)', () => {
   assert.equal(stridesFor('stride:1, stride:3, stride:3*m'), ['1', '3', '3*m']);
-  assert.match(tagArrayAxes(cube(), 'a', 'stride:4*m,stride:4,stride:1').toString(), 'dim_tags: (stride:4*m, stride:4, stride:1)');
+  assert.match(
+    tagArrayAxes(cube(), 'a', 'stride:4*m,stride:4,stride:1').toString(),
+    'dim_tags: (stride:4*m, stride:4, stride:1)',
+  );
   // optional tags are dropped left first until one tag per axis remains
   assert.equal(stridesFor('c?,f?,f,f,f'), ['1', '3', 'm*3']);
   assert.equal(stridesFor('f?,c,c,c'), ['m*4', '4', '1']);
@@ -285,7 +340,10 @@ test('tagArrayAxes: refuses what does not describe a layout', () => {
   refuses(() => tagArrayAxes(cube(), 'a', 'c,c,x'), /unknown dim tag 'x' for axis 2/);
   refuses(() => tagArrayAxes(cube(), 'a', 'c,f,c'), /mixes 'c' and 'f'/);
   refuses(() => tagArrayAxes(cube(), 'a', 'N0,N0,N1'), /two axes at nesting level N0/);
-  refuses(() => tagArrayAxes(cube(), 'a', 'c,vec,c'), /axis 1 of 'a' is tagged 'vec', so its length must be a constant, not m/);
+  refuses(
+    () => tagArrayAxes(cube(), 'a', 'c,vec,c'),
+    /axis 1 of 'a' is tagged 'vec', so its length must be a constant, not m/,
+  );
   refuses(() => tagArrayAxes(cube(), 'a', 'vec,c,vec'), /at most one axis/);
   refuses(() => tagArrayAxes(cube(), 'a', 'stride:q,c,c'), /uses 'q', which is not a parameter/);
   refuses(() => tagArrayAxes(cube(), 'm', 'c'), /'m' is a value argument/);
@@ -293,7 +351,10 @@ test('tagArrayAxes: refuses what does not describe a layout', () => {
 });
 
 test('tagArrayAxes: temporaries take tags too, with constant strides', () => {
-  const knl = makeKernel('{ [i,j]: 0<=i<3 and 0<=j<4 }', ['<float32> t[i, j] = a[i, j] {id=w}', 'out[i, j] = t[i, j] {dep=w}']);
+  const knl = makeKernel('{ [i,j]: 0<=i<3 and 0<=j<4 }', [
+    '<float32> t[i, j] = a[i, j] {id=w}',
+    'out[i, j] = t[i, j] {dep=w}',
+  ]);
   const tagged = tagArrayAxes(knl, 't', 'f,f');
   assert.match(tagged.toString(), 't: type: float32, shape: (3, 4), dim_tags: (N0:stride:1, N1:stride:3) aspace: auto');
   refuses(() => tagArrayAxes(knl, 't', 'stride:n,stride:1'), /not a constant/);
@@ -333,7 +394,10 @@ test('joinInames: a fetch nested in group loops joins (its bounds that mention t
 for (const device of testDevices()) {
   test(`${device.name}: a joined fetch loop stages the same tile`, async () => {
     // the 32 elements of the tile over the 4 x 8 work-items, by a flat index
-    const joined = splitIname(joinInames(prefetchedTiles(), ['a_dim_0', 'a_dim_1'], 'flat'), 'flat', 8, { outerTag: 'l.1', innerTag: 'l.0' });
+    const joined = splitIname(joinInames(prefetchedTiles(), ['a_dim_0', 'a_dim_1'], 'flat'), 'flat', 8, {
+      outerTag: 'l.1',
+      innerTag: 'l.0',
+    });
     const a = randomFloat32(32 * 8, 5);
     const { out } = await run(joined, device, { a });
     assert.equal(
@@ -345,7 +409,11 @@ for (const device of testDevices()) {
   test(`${device.name}: renamed and merged kernels compute the same`, async () => {
     const two = makeKernel('{ [i,j]: 0<=i,j<n }', ['out[i] = 2*a[i] {id=w1}', 'out2[j] = 3*a[j] {id=w2}']);
     const merged = renameIname(renameIname(two, 'j', 'i', { existingOk: true }), 'i', 'q');
-    const reduction = renameIname(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[i, j] * j)'), 'j', 'col');
+    const reduction = renameIname(
+      makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[i, j] * j)'),
+      'j',
+      'col',
+    );
     for (const n of [1, 5, 17]) {
       const a = randomFloat32(n, n);
       const { out, out2 } = await run(merged, device, { a });
@@ -361,7 +429,9 @@ for (const device of testDevices()) {
       );
       const m = 3;
       const b = randomFloat32(n * m, n + 7);
-      const sums = Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => b[i * m + j] * j).reduce((s, x) => s + x, 0));
+      const sums = Array.from({ length: n }, (_, i) =>
+        Array.from({ length: m }, (_, j) => b[i * m + j] * j).reduce((s, x) => s + x, 0),
+      );
       assertClose((await run(reduction, device, { a: b, m })).out as Float64Array, sums, `sum, n=${n}`);
     }
   });
@@ -375,14 +445,23 @@ for (const device of testDevices()) {
       const { out } = await run(joinInames(knl, ['i', 'j'], 'ij', { tag }), device, { a });
       assert.equal(Array.from(out as Float32Array), expected, `tag ${tag}`);
     }
-    const reduction = makeKernel('{ [k,i,j]: 0<=k<n and 0<=i<3 and 0<=j<4 }', 'out[k] = sum((i, j), a[k, i, j]*(i + 1)*(j + 2))');
+    const reduction = makeKernel(
+      '{ [k,i,j]: 0<=k<n and 0<=i<3 and 0<=j<4 }',
+      'out[k] = sum((i, j), a[k, i, j]*(i + 1)*(j + 2))',
+    );
     const b = randomFloat32(5 * 12, 9);
     const sums = Array.from({ length: 5 }, (_, k) => {
       let s = 0;
       for (let i = 0; i < 3; i++) for (let j = 0; j < 4; j++) s += b[k * 12 + i * 4 + j] * (i + 1) * (j + 2);
       return s;
     });
-    assertClose((await run(joinInames(reduction, 'i,j'), device, { a: b })).out as Float32Array, sums, 'joined reduction', 1e-5, 1e-5);
+    assertClose(
+      (await run(joinInames(reduction, 'i,j'), device, { a: b })).out as Float32Array,
+      sums,
+      'joined reduction',
+      1e-5,
+      1e-5,
+    );
   });
 
   test(`${device.name}: a kernel with fixed parameters computes the same without them`, async () => {
@@ -429,7 +508,8 @@ for (const device of testDevices()) {
     // logical element a[i, j, k] lives at j + m*i + 3*m*k (strides (m, 1, 3*m))
     const logical = (i: number, j: number, k: number) => a[i * m + j + 3 * m * k];
     const expected: number[] = [];
-    for (let i = 0; i < 3; i++) for (let j = 0; j < m; j++) for (let k = 0; k < 4; k++) expected.push(Math.fround(2 * logical(i, j, k)));
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < m; j++) for (let k = 0; k < 4; k++) expected.push(Math.fround(2 * logical(i, j, k)));
     for (const tags of ['N1,N0,N2', 'stride:m, stride:1, stride:3*m']) {
       const { out } = await run(tagArrayAxes(cube(), 'a', tags), device, { a: { data: a, shape: [3, m, 4] } });
       assert.equal(Array.from(out as Float32Array), expected, tags);

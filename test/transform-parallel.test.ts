@@ -66,9 +66,15 @@ function rotate(withBarrier: boolean): LoopKernel {
 test('a temporary written across local ids goes to local memory, with a barrier before its readers', () => {
   const c = lines(code(localSumKernel()));
   assert.ok(c.includes('__local float a_temp[16];'), c.join('\n'));
-  assert.ok(c.includes('barrier(CLK_LOCAL_MEM_FENCE) /* for a_temp (insn_0_acc_k_update depends on insn) */;'), c.join('\n'));
+  assert.ok(
+    c.includes('barrier(CLK_LOCAL_MEM_FENCE) /* for a_temp (insn_0_acc_k_update depends on insn) */;'),
+    c.join('\n'),
+  );
   const barrierAt = c.findIndex((l) => l.startsWith('barrier('));
-  assert.ok(barrierAt < c.findIndex((l) => l.startsWith('for (int k')), 'the barrier comes before the loop, not inside it');
+  assert.ok(
+    barrierAt < c.findIndex((l) => l.startsWith('for (int k')),
+    'the barrier comes before the loop, not inside it',
+  );
 });
 
 /** A block staged in local memory, each work-item updating its own 3 elements in place, then stored. */
@@ -93,7 +99,11 @@ function stagedBlockKernel(): LoopKernel {
 test('a work-item that rewrites only its own elements of a local array needs no barrier in between (the group inames need not index it)', () => {
   const c = lines(code(stagedBlockKernel()));
   const comments = c.filter((l) => l.startsWith('barrier(')).map((l) => l.slice(l.indexOf('/*')));
-  assert.equal(comments, ['/* for tile (take depends on load) */;', '/* for tile (store depends on put) */;'], c.join('\n'));
+  assert.equal(
+    comments,
+    ['/* for tile (take depends on load) */;', '/* for tile (store depends on put) */;'],
+    c.join('\n'),
+  );
 });
 
 test('work-items whose identical indices overlap (tile[l + e]) still get barriers between writing and reading', () => {
@@ -123,7 +133,10 @@ test('setTemporaryAddressSpace overrides the placement', () => {
 });
 
 test('prefetch without sweeping fetches one value per work-item into a private temporary', () => {
-  let knl = makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])');
+  let knl = makeKernel(
+    '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+    'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])',
+  );
   knl = tagInames(knl, { i_outer: 'g.0', i_inner: 'l.0' });
   const c = lines(code(addPrefetch(knl, 'a')));
   assert.ok(c.includes('float a_fetch;'));
@@ -135,12 +148,21 @@ test('prefetch without sweeping fetches one value per work-item into a private t
 });
 
 test('a prefetch across only i_inner warns of a write race', () => {
-  let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j,i] = a[i,j]', undefined, { assumptions: 'n>=1', name: 'transpose' });
+  let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j,i] = a[i,j]', undefined, {
+    assumptions: 'n>=1',
+    name: 'transpose',
+  });
   knl = splitIname(knl, 'j', 16, { innerTag: 'l.1', outerTag: 'g.0' });
   knl = splitIname(knl, 'i', 16, { innerTag: 'l.0', outerTag: 'g.1' });
   knl = addPrefetch(knl, 'a', 'i_inner', { defaultTag: 'l.auto' });
   const { warnings } = collectWarnings(() => code(knl));
-  assert.ok(warnings.some((w) => w.category === 'WriteRaceConditionWarning' && w.message.includes("a write race across the iname(s) 'j_inner' would emerge")));
+  assert.ok(
+    warnings.some(
+      (w) =>
+        w.category === 'WriteRaceConditionWarning' &&
+        w.message.includes("a write race across the iname(s) 'j_inner' would emerge"),
+    ),
+  );
 });
 
 test('the rotate kernel: missing global barrier, then missing definition', () => {
@@ -155,11 +177,18 @@ test('the rotate kernel: missing global barrier, then missing definition', () =>
     () => generateCode(rotate(true), openclTarget()),
     (e: unknown) =>
       e instanceof MissingDefinitionError &&
-      e.message === "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?)",
+      e.message ===
+        "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition (maybe you forgot to call saveAndReloadTemporaries?)",
   );
   const c = generateCode(saveAndReloadTemporaries(rotate(true)), openclTarget()).code;
-  assert.match(c, /__kernel void .* rotate_v2\(__global int const \*__restrict__ arr, int const n, __global int \*__restrict__ tmp_save_slot\)/);
-  assert.match(c, /__kernel void .* rotate_v2_0\(__global int \*__restrict__ arr, int const n, __global int const \*__restrict__ tmp_save_slot\)/);
+  assert.match(
+    c,
+    /__kernel void .* rotate_v2\(__global int const \*__restrict__ arr, int const n, __global int \*__restrict__ tmp_save_slot\)/,
+  );
+  assert.match(
+    c,
+    /__kernel void .* rotate_v2_0\(__global int \*__restrict__ arr, int const n, __global int const \*__restrict__ tmp_save_slot\)/,
+  );
 });
 
 for (const device of testDevices()) {
@@ -189,7 +218,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: prefetch into local memory`, async () => {
-    let knl = makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])');
+    let knl = makeKernel(
+      '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+      'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])',
+    );
     knl = addPrefetch(tagInames(knl, { i_outer: 'g.0', i_inner: 'l.0' }), 'a', ['i_inner'], { defaultTag: 'l.0' });
     const a = randomFloat32(37, 2);
     const { out } = await run(knl, device, { a });
@@ -225,7 +257,10 @@ for (const device of testDevices()) {
       );
       knl = splitIname(knl, 'i', 32, { outerTag: 'g.0', innerTag: 'l.0' });
       const n = 999;
-      const a = dtype === 'float32' ? Float32Array.from({ length: n }, (_, k) => k % 7) : Int32Array.from({ length: n }, (_, k) => k % 7);
+      const a =
+        dtype === 'float32'
+          ? Float32Array.from({ length: n }, (_, k) => k % 7)
+          : Int32Array.from({ length: n }, (_, k) => k % 7);
       const out = dtype === 'float32' ? new Float32Array(20) : new Int32Array(20);
       await run(knl, device, { a, out });
       const expected = new Array(20).fill(0);
@@ -235,7 +270,9 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: the tiled matrix multiply with prefetching into local memory`, async () => {
-    let knl = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n>=1 and m>=1 and l>=1' });
+    let knl = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+      assumptions: 'n>=1 and m>=1 and l>=1',
+    });
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'k', 16);
@@ -265,7 +302,9 @@ for (const device of testDevices()) {
 }
 
 function registerTiledMatmul(): LoopKernel {
-  let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
+  let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+    assumptions: 'n >= 1',
+  });
   mm = splitIname(mm, 'i', 32, { outerTag: 'g.1' });
   mm = splitIname(mm, 'i_inner', 4, { outerTag: 'l.1', innerTag: 'ilp' });
   mm = splitIname(mm, 'j', 32, { outerTag: 'g.0' });

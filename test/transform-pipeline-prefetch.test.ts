@@ -7,18 +7,35 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, addPrefetch, fixParameters, generateCode, LoomError, makeKernel, pipelinePrefetch, run, splitIname, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  addPrefetch,
+  fixParameters,
+  generateCode,
+  LoomError,
+  makeKernel,
+  pipelinePrefetch,
+  run,
+  splitIname,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
 import { kernel } from '@loom/dsl';
 import { openclTarget } from '@loom/codegen-opencl';
 import { randomFloat32, testDevices } from './support/devices.ts';
 
 /** y[i] = sum(j, m[i, j]*x[j]): rows over the work-items, x staged in local memory `tile` at a time (its fetch on l.0, or in unrolled rounds of 16). */
 function matvec(tile = 16): LoopKernel {
-  let knl = makeKernel('{ [i, j]: 0 <= i < n and 0 <= j < k }', 'y[i] = sum(j, m[i, j]*x[j])', undefined, { name: 'matvec' });
+  let knl = makeKernel('{ [i, j]: 0 <= i < n and 0 <= j < k }', 'y[i] = sum(j, m[i, j]*x[j])', undefined, {
+    name: 'matvec',
+  });
   knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
   knl = splitIname(knl, 'j', tile);
   knl = addPrefetch(knl, 'x', ['j_inner'], { temporaryAddressSpace: 'local' });
-  knl = tile === 16 ? tagInames(knl, { x_dim_0: 'l.0' }) : splitIname(knl, 'x_dim_0', 16, { outerTag: 'unr', innerTag: 'l.0' });
+  knl =
+    tile === 16
+      ? tagInames(knl, { x_dim_0: 'l.0' })
+      : splitIname(knl, 'x_dim_0', 16, { outerTag: 'unr', innerTag: 'l.0' });
   return addDtypes(knl, { m: 'float32', x: 'float32' });
 }
 
@@ -37,17 +54,31 @@ for (const device of testDevices()) {
   test(`${device.name}: a pipelined fetch computes what the plain one does (whole tiles, a partial last tile, a runtime length, rounds)`, async () => {
     const cases: [string, LoopKernel, number, number][] = [
       ['whole tiles', fixParameters(pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 64 }), 32, 64],
-      ['a partial last tile', fixParameters(pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 40 }), 32, 40],
+      [
+        'a partial last tile',
+        fixParameters(pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 40 }),
+        32,
+        40,
+      ],
       ['a runtime length', pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), 48, 37],
       ['a single tile', pipelinePrefetch(matvec(), 'x_fetch_rule', 'j_outer'), 16, 5],
-      ['rounds of 16', fixParameters(pipelinePrefetch(matvecInRounds(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 200 }), 32, 200],
+      [
+        'rounds of 16',
+        fixParameters(pipelinePrefetch(matvecInRounds(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 200 }),
+        32,
+        200,
+      ],
     ];
     for (const [what, knl, n, k] of cases) {
       const m = randomFloat32(n * k, 5);
       const x = randomFloat32(k, 6);
       const expected = reference(m, x, n, k);
       const { y } = await run(knl, device, { m, x, ...(knl.arg('n') ? { n, k } : {}) });
-      for (let i = 0; i < n; i++) assert.ok(Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k, `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`);
+      for (let i = 0; i < n; i++)
+        assert.ok(
+          Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
+          `${what}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
+        );
     }
   });
 }
@@ -74,7 +105,9 @@ test('the loads of step j_outer + 1 go before the product of step j_outer, the f
 
 /** y[i] = sum(j, m[i, j]*x[j]) with x[j] fetched into a private scalar at each step of j (a fetch with no loop of its own). */
 function matvecScalarFetch(length: string): LoopKernel {
-  let knl = makeKernel(`{ [i, j]: 0 <= i < 16 and ${length} }`, 'y[i] = sum(j, m[i, j]*x[j])', undefined, { name: 'matvec_scalar' });
+  let knl = makeKernel(`{ [i, j]: 0 <= i < 16 and ${length} }`, 'y[i] = sum(j, m[i, j]*x[j])', undefined, {
+    name: 'matvec_scalar',
+  });
   knl = addPrefetch(tagInames(knl, { i: 'l.0' }), 'x', [], { temporaryAddressSpace: 'private' });
   return addDtypes(pipelinePrefetch(knl, 'reads:x', 'j'), { m: 'float32', x: 'float32' });
 }
@@ -91,7 +124,11 @@ for (const device of testDevices()) {
       const x = randomFloat32(k, 8);
       const expected = reference(m, x, n, k);
       const { y } = await run(knl, device, { m, x, ...(knl.arg('k') ? { k } : {}) });
-      for (let i = 0; i < n; i++) assert.ok(Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k, `${length}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`);
+      for (let i = 0; i < n; i++)
+        assert.ok(
+          Math.abs((y as Float32Array)[i] - expected[i]) <= 1e-5 * k,
+          `${length}: y[${i}] = ${(y as Float32Array)[i]}, expected ${expected[i]}`,
+        );
     }
   });
 }
@@ -104,7 +141,9 @@ test("a fetch with no loop of its own: the load of step j + 1 runs only where th
 });
 
 test('a fetch in unrolled rounds: one register per round, loaded and stored unrolled', () => {
-  const code = openclCode(fixParameters(pipelinePrefetch(matvecInRounds(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 256 }));
+  const code = openclCode(
+    fixParameters(pipelinePrefetch(matvecInRounds(), 'x_fetch_rule', 'j_outer'), { n: 32, k: 256 }),
+  );
   assert.match(code, 'float x_fetch_next[4];');
   for (const round of [0, 1, 2, 3]) {
     const offset = round === 0 ? '' : ` + ${16 * round}`;
@@ -138,26 +177,46 @@ test('the builder verb is the same transformation', () => {
 
 test('what it cannot pipeline is a LoomError saying why', () => {
   const knl = matvec();
-  const fails = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message), `expected ${message}`);
+  const fails = (f: () => unknown, message: RegExp) =>
+    assert.throws(
+      f,
+      (e: unknown) => e instanceof LoomError && message.test((e as Error).message),
+      `expected ${message}`,
+    );
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'nope'), /unknown iname 'nope'/);
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'i_inner'), /'i_inner' is tagged local; only a sequential loop/);
   fails(() => pipelinePrefetch(tagInames(knl, { j_outer: 'unr' }), 'x_fetch_rule', 'j_outer'), /tagged unroll/);
   fails(() => pipelinePrefetch(knl, 'no_such_insn', 'j_outer'), /matches no instruction/);
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_inner'), /does not run in loop 'j_inner'/);
   fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_outer', { temporaryName: 'a b' }), /temporaryName/);
-  fails(() => pipelinePrefetch(knl, 'x_fetch_rule', 'j_outer', { temporaryName: 'x_fetch' }), /temporaryName: the name 'x_fetch' is already used/);
+  fails(
+    () => pipelinePrefetch(knl, 'x_fetch_rule', 'j_outer', { temporaryName: 'x_fetch' }),
+    /temporaryName: the name 'x_fetch' is already used/,
+  );
   // a reduction is no load
   fails(() => pipelinePrefetch(knl, 'insn', 'j_outer'), /does not run in loop 'j_outer'|contains a reduction/);
   // the next step's value would be read before this step writes it
-  const written = makeKernel('{ [t, s]: 0 <= t < 8 and 0 <= s < 4 }', ['u[t + 1, s] = v[t, s] {id=stepper}', 'v[t + 1, s] = u[t + 1, s] + 1 {id=copy, dep=stepper}'], undefined, {
-    name: 'recurrence',
-  });
+  const written = makeKernel(
+    '{ [t, s]: 0 <= t < 8 and 0 <= s < 4 }',
+    ['u[t + 1, s] = v[t, s] {id=stepper}', 'v[t + 1, s] = u[t + 1, s] + 1 {id=copy, dep=stepper}'],
+    undefined,
+    {
+      name: 'recurrence',
+    },
+  );
   fails(() => pipelinePrefetch(written, 'stepper', 't'), /reads 'v', which 'copy' writes inside loop 't'/);
   // a first iteration that is the larger of two bounds
-  const band = makeKernel(['{ [r]: 0 <= r < 8 }', '[r] -> { [c]: r - 2 <= c < 8 and c >= 0 }'], 'out[r, c] = a[c]', undefined, { name: 'band' });
+  const band = makeKernel(
+    ['{ [r]: 0 <= r < 8 }', '[r] -> { [c]: r - 2 <= c < 8 and c >= 0 }'],
+    'out[r, c] = a[c]',
+    undefined,
+    { name: 'band' },
+  );
   fails(() => pipelinePrefetch(band, 'insn', 'c'), /loop 'c' has no single affine first value/);
   // registers need a fixed count
-  const ragged = makeKernel('{ [t, s]: 0 <= t < 8 and 0 <= s < w }', 'out[t, s] = a[t, s]', undefined, { name: 'ragged' });
+  const ragged = makeKernel('{ [t, s]: 0 <= t < 8 and 0 <= s < w }', 'out[t, s] = a[t, s]', undefined, {
+    name: 'ragged',
+  });
   fails(() => pipelinePrefetch(ragged, 'insn', 't'), /its loop 's' has no constant bounds/);
 });
 

@@ -1,7 +1,16 @@
 /** precompute of substitution rules, and the LINEARIZATION view. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalArg, LoomError, makeKernel, precompute, run, saveAndReloadTemporaries, splitIname, stringifyLinearized } from '@loom/core';
+import {
+  globalArg,
+  LoomError,
+  makeKernel,
+  precompute,
+  run,
+  saveAndReloadTemporaries,
+  splitIname,
+  stringifyLinearized,
+} from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
 function stencil() {
@@ -37,7 +46,11 @@ for (const device of testDevices()) {
       const a = randomFloat32(n + 1, n);
       const f = (x: number) => Math.fround(Math.fround(a[x] * a[x]) + 1);
       const expected = Array.from({ length: n }, (_, i) => Math.fround(f(i) + f(i + 1)));
-      for (const knl of [stencil(), precompute(stencil(), 'f', ['i_inner'], { defaultTag: 'l.0' }), precompute(stencil(), 'f', ['i_inner'])]) {
+      for (const knl of [
+        stencil(),
+        precompute(stencil(), 'f', ['i_inner'], { defaultTag: 'l.0' }),
+        precompute(stencil(), 'f', ['i_inner']),
+      ]) {
         const { out } = await run(knl, device, { a, n });
         assertClose(out as Float32Array, expected, `n=${n}`, 1e-6, 1e-6);
       }

@@ -6,7 +6,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { addPrefetch, LoomError, makeKernel, prioritizeLoops, run, splitIname, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addPrefetch,
+  LoomError,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 
 interface Base {
@@ -25,13 +34,18 @@ const BASES: readonly Base[] = [
   },
   {
     name: 'transpose add',
-    kernel: () => makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i, j] = a[j, i] + b[i, j]', undefined, { assumptions: 'n >= 1' }),
-    data: (n) => ({ a: Float32Array.from({ length: n * n }, (_, k) => k % 13), b: Float32Array.from({ length: n * n }, (_, k) => (k * 5) % 7) }),
+    kernel: () =>
+      makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i, j] = a[j, i] + b[i, j]', undefined, { assumptions: 'n >= 1' }),
+    data: (n) => ({
+      a: Float32Array.from({ length: n * n }, (_, k) => k % 13),
+      b: Float32Array.from({ length: n * n }, (_, k) => (k * 5) % 7),
+    }),
     arrays: ['a', 'b'],
   },
   {
     name: 'row sums',
-    kernel: () => makeKernel('{ [i,k]: 0<=i,k<n }', 'out[i] = sum(k, a[i, k] * k)', undefined, { assumptions: 'n >= 1' }),
+    kernel: () =>
+      makeKernel('{ [i,k]: 0<=i,k<n }', 'out[i] = sum(k, a[i, k] * k)', undefined, { assumptions: 'n >= 1' }),
     data: (n) => ({ a: Float32Array.from({ length: n * n }, (_, k) => (k % 5) - 2) }),
     arrays: ['a'],
   },
@@ -44,7 +58,12 @@ type Step =
   | { kind: 'prefetch'; pick: number; sweepSeed: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('split' as const), pick: fc.nat(), factor: fc.integer({ min: 1, max: 5 }), tags: fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3> }),
+  fc.record({
+    kind: fc.constant('split' as const),
+    pick: fc.nat(),
+    factor: fc.integer({ min: 1, max: 5 }),
+    tags: fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3>,
+  }),
   fc.record({ kind: fc.constant('unroll' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('prioritize' as const), seed: fc.nat() }),
   fc.record({ kind: fc.constant('prefetch' as const), pick: fc.nat(), sweepSeed: fc.nat() }),
@@ -53,7 +72,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** Applies a step if it makes sense for the kernel; transformations that refuse are skipped. */
 function apply(knl: LoopKernel, s: Step, base: Base): LoopKernel {
   const free = knl.inames.filter((n) => !knl.inameTags.has(n));
-  const usedAxes = new Set([...knl.inameTags.values()].filter((t) => t.kind === 'local' || t.kind === 'group').map((t) => `${t.kind}${(t as { axis: number }).axis}`));
+  const usedAxes = new Set(
+    [...knl.inameTags.values()]
+      .filter((t) => t.kind === 'local' || t.kind === 'group')
+      .map((t) => `${t.kind}${(t as { axis: number }).axis}`),
+  );
   try {
     switch (s.kind) {
       case 'split': {
@@ -93,20 +116,29 @@ const device = cpuDevice();
 
 test('random transformation chains keep every result', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...BASES), fc.array(step, { maxLength: 5 }), fc.integer({ min: 1, max: 9 }), async (base, steps, n) => {
-      const reference = await run(base.kernel(), device, { ...base.data(n) });
-      let knl = base.kernel();
-      for (const s of steps) knl = apply(knl, s, base);
-      let result;
-      try {
-        result = await run(knl, device, { ...base.data(n) });
-      } catch (e) {
-        // a combination may be impossible to generate (e.g. a footprint of non-constant size): it must say so
-        if (e instanceof LoomError) return;
-        throw e;
-      }
-      assert.equal(Array.from(result.out as Float32Array), Array.from(reference.out as Float32Array), `${base.name} after ${JSON.stringify(steps)}`);
-    }),
+    fc.asyncProperty(
+      fc.constantFrom(...BASES),
+      fc.array(step, { maxLength: 5 }),
+      fc.integer({ min: 1, max: 9 }),
+      async (base, steps, n) => {
+        const reference = await run(base.kernel(), device, { ...base.data(n) });
+        let knl = base.kernel();
+        for (const s of steps) knl = apply(knl, s, base);
+        let result;
+        try {
+          result = await run(knl, device, { ...base.data(n) });
+        } catch (e) {
+          // a combination may be impossible to generate (e.g. a footprint of non-constant size): it must say so
+          if (e instanceof LoomError) return;
+          throw e;
+        }
+        assert.equal(
+          Array.from(result.out as Float32Array),
+          Array.from(reference.out as Float32Array),
+          `${base.name} after ${JSON.stringify(steps)}`,
+        );
+      },
+    ),
     { numRuns: 150, seed: 20261122 },
   );
 });

@@ -5,7 +5,19 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, generateCode, getGridSizeUpperBounds, LoomError, makeKernel, printExpr, prioritizeLoops, run, splitIname, tagInames, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  generateCode,
+  getGridSizeUpperBounds,
+  LoomError,
+  makeKernel,
+  printExpr,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  type LoopKernel,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from './support/devices.ts';
 
@@ -21,16 +33,22 @@ test('split names the halves OLD_outer/OLD_inner and replaces the old iname', ()
 });
 
 test('tiling: with n mod 16 = 0 the tiled transpose needs no guard', () => {
-  let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, { assumptions: 'n mod 16 = 0 and n >= 1' });
+  let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, {
+    assumptions: 'n mod 16 = 0 and n >= 1',
+  });
   knl = prioritizeLoops(splitIname(splitIname(knl, 'i', 16), 'j', 16), 'i_outer,j_outer,i_inner,j_inner');
   const c = code(knl);
   assert.not.match(c, /if \(/);
   // each flattened index is the tree n*(...) + (...), and the printer keeps its parentheses
-  assert.match(c, 'out[n * (16 * i_outer + i_inner) + (16 * j_outer + j_inner)] = a[n * (16 * j_outer + j_inner) + (16 * i_outer + i_inner)];');
+  assert.match(
+    c,
+    'out[n * (16 * i_outer + i_inner) + (16 * j_outer + j_inner)] = a[n * (16 * j_outer + j_inner) + (16 * i_outer + i_inner)];',
+  );
 });
 
 test('unrolling with n mod 4 = 0 has no guards; without it each copy is guarded', () => {
-  const unroll = (k: LoopKernel) => prioritizeLoops(tagInames(splitIname(k, 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner');
+  const unroll = (k: LoopKernel) =>
+    prioritizeLoops(tagInames(splitIname(k, 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner');
   const divisible = code(unroll(fill('n>=0 and n mod 4 = 0')));
   assert.not.match(divisible, /if \(/);
   assert.match(divisible, 'a[4 * i_outer + 3] = 0.0f;');
@@ -48,14 +66,21 @@ test('slabs: the bulk slab has no guard, the final slab keeps them', () => {
 });
 
 test('slabs on a loop bounded by the min of several bounds are refused, not dropped', () => {
-  const twoBounds = makeKernel('{ [i]: 0 <= i < n and i < m }', 'a[i] = 0', undefined, { assumptions: 'n >= 1 and m >= 1' });
+  const twoBounds = makeKernel('{ [i]: 0 <= i < n and i < m }', 'a[i] = 0', undefined, {
+    assumptions: 'n >= 1 and m >= 1',
+  });
   const knl = prioritizeLoops(splitIname(twoBounds, 'i', 4, { slabs: [0, 1] }), 'i_outer,i_inner');
   assert.throws(
     () => code(knl),
-    (e: Error) => e instanceof LoomError && /cannot cut slabs off loop 'i_outer': its upper bound is the min of several/.test(e.message),
+    (e: Error) =>
+      e instanceof LoomError &&
+      /cannot cut slabs off loop 'i_outer': its upper bound is the min of several/.test(e.message),
   );
   // without slabs the same loop is generated, guarded
-  assert.match(code(prioritizeLoops(splitIname(twoBounds, 'i', 4), 'i_outer,i_inner')), 'a[4 * i_outer + i_inner] = 0.0f;');
+  assert.match(
+    code(prioritizeLoops(splitIname(twoBounds, 'i', 4), 'i_outer,i_inner')),
+    'a[4 * i_outer + i_inner] = 0.0f;',
+  );
 });
 
 test('parallel split: work-group size and grid size, guard in terms of gid/lid', () => {
@@ -95,7 +120,12 @@ for (const device of testDevices()) {
       ['slabs', splitIname(base, 'i', 4, { slabs: [0, 1], innerTag: 'unr' })],
       ['slabs at both ends', splitIname(base, 'i', 3, { slabs: [1, 1] })],
       ['g/l', splitIname(base, 'i', 8, { outerTag: 'g.0', innerTag: 'l.0' })],
-      ['two-level', tagInames(splitIname(splitIname(base, 'i', 16, { outerTag: 'g.0' }), 'i_inner', 4, { innerTag: 'l.0' }), { i_inner_outer: 'unr' })],
+      [
+        'two-level',
+        tagInames(splitIname(splitIname(base, 'i', 16, { outerTag: 'g.0' }), 'i_inner', 4, { innerTag: 'l.0' }), {
+          i_inner_outer: 'unr',
+        }),
+      ],
     ];
     for (const n of [0, 1, 3, 4, 15, 16, 17, 33, 100]) {
       const a = randomFloat32(n, n + 1);

@@ -6,7 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { int, parseExpression as parse, printExpr, variable, walkScoped, type Expr } from '../packages/core/src/expr/index.ts';
+import {
+  int,
+  parseExpression as parse,
+  printExpr,
+  variable,
+  walkScoped,
+  type Expr,
+} from '../packages/core/src/expr/index.ts';
 import type { Stmt } from '../packages/core/src/codegen/ast.ts';
 import { mapStmts, someStmt, statementsOfKind, walkStmts } from '../packages/core/src/codegen/stmt-visit.ts';
 import { mapKernelExpressions } from '../packages/core/src/kernel/rewrite-expressions.ts';
@@ -34,7 +41,18 @@ const program: Stmt = {
       iname: 'i',
       lower: int(0),
       upper: variable('n'),
-      body: { kind: 'if', condition: parse('i < m'), then: { kind: 'assign', target: parse('out[i]'), value: parse('t[i]'), dtype: 'float32', atomic: false, insnId: 'w' } },
+      body: {
+        kind: 'if',
+        condition: parse('i < m'),
+        then: {
+          kind: 'assign',
+          target: parse('out[i]'),
+          value: parse('t[i]'),
+          dtype: 'float32',
+          atomic: false,
+          insnId: 'w',
+        },
+      },
     },
     { kind: 'barrier', scope: 'local' },
   ],
@@ -42,8 +60,26 @@ const program: Stmt = {
 
 test('walkStmts meets names and expressions in source order', () => {
   const seen: string[] = [];
-  walkStmts(program, { stmt: (s) => void seen.push(s.kind), name: (n) => void seen.push(`name ${n}`), expr: (e) => void seen.push(printExpr(e)) });
-  assert.equal(seen, ['block', 'declare', 'name t', 'for', 'name i', '0', 'n', 'if', 'i < m', 'assign', 'out[i]', 't[i]', 'barrier']);
+  walkStmts(program, {
+    stmt: (s) => void seen.push(s.kind),
+    name: (n) => void seen.push(`name ${n}`),
+    expr: (e) => void seen.push(printExpr(e)),
+  });
+  assert.equal(seen, [
+    'block',
+    'declare',
+    'name t',
+    'for',
+    'name i',
+    '0',
+    'n',
+    'if',
+    'i < m',
+    'assign',
+    'out[i]',
+    't[i]',
+    'barrier',
+  ]);
   assert.equal(
     statementsOfKind(program, 'declare').map((d) => d.name),
     ['t'],
@@ -65,22 +101,39 @@ test('mapStmts keeps what does not change, by identity, and rebuilds the rest', 
 
 test('mapKernelExpressions: assignee indices by default, the whole assignee or none on request', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + i {id=w, if=i}');
-  const tag = (e: Expr): Expr => (e.kind === 'var' && e.name === 'i' ? variable('ii') : e.kind === 'subscript' && e.array === 'out' ? { ...e, array: 'out2' } : e);
+  const tag = (e: Expr): Expr =>
+    e.kind === 'var' && e.name === 'i'
+      ? variable('ii')
+      : e.kind === 'subscript' && e.array === 'out'
+        ? { ...e, array: 'out2' }
+        : e;
   const deep = (e: Expr) => renameInExpr(tag(e), new Map([['i', 'ii']]));
   const show = (k: typeof knl) => {
     const insn = k.instruction('w');
     return [...insn.assignees, insn.expression, ...insn.predicates].map((e) => printExpr(e!));
   };
   assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test' })), ['out[ii]', 'a[ii] + ii', 'ii']);
-  assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test', assignee: 'whole' })), ['out2[ii]', 'a[ii] + ii', 'ii']);
-  assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test', assignee: 'none' })), ['out[i]', 'a[ii] + ii', 'ii']);
+  assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test', assignee: 'whole' })), [
+    'out2[ii]',
+    'a[ii] + ii',
+    'ii',
+  ]);
+  assert.equal(show(mapKernelExpressions(knl, deep, { what: 'test', assignee: 'none' })), [
+    'out[i]',
+    'a[ii] + ii',
+    'ii',
+  ]);
 });
 
 test('mapKernelExpressions rewrites rules and, when asked, shapes', () => {
   let knl = makeKernel(
     '{ [i]: 0<=i<n }',
     ['f(x) := x + i', 'out[i] = f(a[i])'],
-    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')],
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('out', { dtype: 'float32', shape: ['n'] }),
+      valueArg('n', 'int32'),
+    ],
   );
   const rename = (e: Expr) =>
     renameInExpr(

@@ -40,7 +40,9 @@ for (const device of testDevices()) {
       }
     }
     assert.equal(Array.from(out as Float32Array), Array.from(expected));
-    const transposedTwice = Array.from({ length: n * n }, (_, k) => Math.fround(2 * a[(k % n) * n + Math.floor(k / n)]));
+    const transposedTwice = Array.from({ length: n * n }, (_, k) =>
+      Math.fround(2 * a[(k % n) * n + Math.floor(k / n)]),
+    );
     assert.not.equal(Array.from(out as Float32Array), transposedTwice);
   });
 

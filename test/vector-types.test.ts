@@ -33,7 +33,13 @@ import { f32, f32x4, i32x8, kernel } from '@loom/dsl';
 import { assertClose, randomFloat32, supportsDType, testDevices } from './support/devices.ts';
 
 /** `out[i, k] = body` over n vectors of `lanes` lanes, `k` the lane iname tagged `vec`. */
-function laneKernel(body: string, lanes: number, arrays = 'a,out', extra = '', dtype: 'float32' | 'float64' = 'float32'): LoopKernel {
+function laneKernel(
+  body: string,
+  lanes: number,
+  arrays = 'a,out',
+  extra = '',
+  dtype: 'float32' | 'float64' = 'float32',
+): LoopKernel {
   let knl = makeKernel(`{ [i,k]: 0<=i<n and 0<=k<${lanes} }`, `${extra}out[i, k] = ${body}`);
   knl = addDtypes(knl, { a: dtype });
   knl = tagArrayAxes(knl, arrays, 'c,vec');
@@ -58,7 +64,10 @@ function edgeKernel(m: number): LoopKernel {
 
 test('a guard the same for every lane of a vector (4i + k < 4100: whole vectors) keeps the vector statement; one that differs per lane goes lane by lane', () => {
   const whole = clCode(edgeKernel(4100));
-  assert.match(whole, /if \(16 \* gid\(0\) <= -lid\(0\) \+ 1024\)\n\s*out\[16 \* gid\(0\) \+ lid\(0\)\] = 2\.0f \* a\[16 \* gid\(0\) \+ lid\(0\)\];/);
+  assert.match(
+    whole,
+    /if \(16 \* gid\(0\) <= -lid\(0\) \+ 1024\)\n\s*out\[16 \* gid\(0\) \+ lid\(0\)\] = 2\.0f \* a\[16 \* gid\(0\) \+ lid\(0\)\];/,
+  );
   const partial = clCode(edgeKernel(4098));
   assert.match(
     partial,
@@ -130,9 +139,19 @@ test('WGSL: vec axes of 2 and 4 lanes of 32-bit dtypes are arrays of vectors; a 
   assert.match(two, 'array<vec2<f32>>');
   assert.match(two, 'out[i] = a[i] * s - f32(i);');
   // a vector compared with a scalar: WGSL compares vectors with vectors, and selects between vectors
-  assert.match(wgslCode(laneKernel('a[i, k]*3 if a[i, k] < 0 else 1', 4)), 'out[i] = select(vec4<f32>(1.0), a[i] * 3.0, a[i] < vec4<f32>(0.0));');
+  assert.match(
+    wgslCode(laneKernel('a[i, k]*3 if a[i, k] < 0 else 1', 4)),
+    'out[i] = select(vec4<f32>(1.0), a[i] * 3.0, a[i] < vec4<f32>(0.0));',
+  );
   // a value the same in every lane is spread over them
-  const fill = tagInames(tagArrayAxes(addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = s'), { s: 'float32' }), 'out', 'c,vec'), { k: 'vec' });
+  const fill = tagInames(
+    tagArrayAxes(
+      addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = s'), { s: 'float32' }),
+      'out',
+      'c,vec',
+    ),
+    { k: 'vec' },
+  );
   assert.match(wgslCode(fill), 'out[i] = vec4<f32>(s);');
 });
 
@@ -192,7 +211,8 @@ test('a vec axis needs the lane count of a vector type', () => {
   const knl = laneKernel('a[i, k]', 5);
   assert.throws(
     () => generateCode(knl, jsTarget()),
-    (e: unknown) => e instanceof LoomError && /'(a|out)': a 'vec' axis needs 2, 3, 4, 8, 16 lanes .*not 5/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError && /'(a|out)': a 'vec' axis needs 2, 3, 4, 8, 16 lanes .*not 5/.test((e as Error).message),
   );
 });
 
@@ -216,7 +236,10 @@ test('a vector dtype is its lanes as a last vec axis; components are its lanes',
 });
 
 test('a reduction over a vec iname is refused (its lanes run at once)', () => {
-  const knl = tagInames(tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[i, k])'), 'a', 'c,vec'), { k: 'vec' });
+  const knl = tagInames(
+    tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i] = sum(k, a[i, k])'), 'a', 'c,vec'),
+    { k: 'vec' },
+  );
   assert.throws(
     () => generateCode(addDtypes(knl, { a: 'float32' }), jsTarget()),
     (e: unknown) => e instanceof KernelCheckError && /reduces over the vec iname\(s\) 'k'/.test((e as Error).message),
@@ -224,19 +247,44 @@ test('a reduction over a vec iname is refused (its lanes run at once)', () => {
 });
 
 test('vector dtypes and components: the errors', () => {
-  const refused = (f: () => unknown, pattern: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test((e as Error).message));
-  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float4' }), '...']), /vector dtype float4: give its shape/);
-  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [valueArg('s', 'float4' as never), '...']), /a vector dtype \(float4\) is for arrays/);
-  refused(() => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float5' as never, shape: ['n'] }), '...']), /unknown dtype 'float5'/);
+  const refused = (f: () => unknown, pattern: RegExp) =>
+    assert.throws(f, (e: unknown) => e instanceof LoomError && pattern.test((e as Error).message));
+  refused(
+    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float4' }), '...']),
+    /vector dtype float4: give its shape/,
+  );
+  refused(
+    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [valueArg('s', 'float4' as never), '...']),
+    /a vector dtype \(float4\) is for arrays/,
+  );
+  refused(
+    () =>
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [
+        globalArg('a', { dtype: 'float5' as never, shape: ['n'] }),
+        '...',
+      ]),
+    /unknown dtype 'float5'/,
+  );
   // numpy's names win: int8 is the dtype, not eight ints
-  assert.equal(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', [globalArg('a', { dtype: 'int8', shape: ['n'] }), '...']).arg('a')!.shape!.length, 1);
+  assert.equal(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i]', [globalArg('a', { dtype: 'int8', shape: ['n'] }), '...']).arg('a')!
+      .shape!.length,
+    1,
+  );
   refused(() => parseExpression('f(x).x'), /unexpected character '\.'/);
   refused(() => parseExpression('a.b'), /a vector component is one of \.x \.y \.z \.w \.s0/);
-  refused(() => parseExpression('a[[k]].x'), /a component \('\.x'\) follows an array element or a vector name, not a linear subscript/);
+  refused(
+    () => parseExpression('a[[k]].x'),
+    /a component \('\.x'\) follows an array element or a vector name, not a linear subscript/,
+  );
 });
 
 /** n vectors of `lanes` floats: out[i, k] computed per element by `f(a, i, k)`. */
-function reference(a: Float32Array, lanes: number, f: (x: (i: number, k: number) => number, i: number, k: number) => number): number[] {
+function reference(
+  a: Float32Array,
+  lanes: number,
+  f: (x: (i: number, k: number) => number, i: number, k: number) => number,
+): number[] {
   const at = (i: number, k: number) => a[lanes * i + k];
   return Array.from(a, (_, j) => Math.fround(f(at, Math.floor(j / lanes), j % lanes)));
 }
@@ -270,9 +318,15 @@ for (const device of testDevices()) {
   test(`${device.name}: vector temporaries, component access and conditionals`, async () => {
     const a = randomFloat32(40, 3);
     const cases: [LoopKernel, (x: (i: number, k: number) => number, i: number, k: number) => number][] = [
-      [laneKernel('t + a[i, 3 - k]', 4, 'a,out', '<> t = 3*a[i, k]\n'), (x, i, k) => Math.fround(3 * x(i, k)) + x(i, 3 - k)],
+      [
+        laneKernel('t + a[i, 3 - k]', 4, 'a,out', '<> t = 3*a[i, k]\n'),
+        (x, i, k) => Math.fround(3 * x(i, k)) + x(i, 3 - k),
+      ],
       [laneKernel('t*t', 4, 'a,out', '<> t = 3*a[i, k]\n'), (x, i, k) => Math.fround(3 * x(i, k)) ** 2],
-      [laneKernel('a[i, k]*3 if a[i, k] < 0 else a[i, k]*0.5', 4), (x, i, k) => (x(i, k) < 0 ? Math.fround(x(i, k) * 3) : x(i, k) * 0.5)],
+      [
+        laneKernel('a[i, k]*3 if a[i, k] < 0 else a[i, k]*0.5', 4),
+        (x, i, k) => (x(i, k) < 0 ? Math.fround(x(i, k) * 3) : x(i, k) * 0.5),
+      ],
       [laneKernel('a[i, 1] - a[i, k]', 4), (x, i, k) => x(i, 1) - x(i, k)],
       [laneKernel('a[i, k] + k', 4), (x, i, k) => x(i, k) + k],
     ];
@@ -363,7 +417,11 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a vec axis first: lane k of vector i is at 4*i + k (loopy's layout)`, async () => {
-    const knl = tagArrayAxes(addDtypes(makeKernel('{ [k,i]: 0<=k<4 and 0<=i<n }', 'out[k, i] = 10*k + a[k, i]'), { a: 'float32' }), 'a,out', 'vec,c');
+    const knl = tagArrayAxes(
+      addDtypes(makeKernel('{ [k,i]: 0<=k<4 and 0<=i<n }', 'out[k, i] = 10*k + a[k, i]'), { a: 'float32' }),
+      'a,out',
+      'vec,c',
+    );
     const a = Float32Array.from({ length: 12 }, (_, j) => j);
     const { out } = await run(knl, device, { a, n: 3 });
     assert.equal(
@@ -399,8 +457,12 @@ for (const device of testDevices()) {
     };
     const pairs = [
       kernels('out[i, k] = a[i, k] * a[i, k]', (k) => tagInames(k, { i: 'l.0' })),
-      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) => setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'local')),
-      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) => setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'global')),
+      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) =>
+        setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'local'),
+      ),
+      kernels('<> t[i, k] = 2*a[i, k]\nout[i, k] = t[i, k] + 1', (k) =>
+        setTemporaryAddressSpace(tagArrayAxes(k, 't', 'c,vec'), 't', 'global'),
+      ),
     ];
     assert.match(clCode(pairs[0][1]), 'out[lid(0)] = a[lid(0)] * a[lid(0)];');
     assert.match(clCode(pairs[1][1]), '__local float4 t[8];');
@@ -424,8 +486,18 @@ for (const device of testDevices()) {
       reference(a, 4, (x, i, k) => x(i, 2) + x(i, k)),
       'a[i, s]',
     );
-    const fill = tagInames(tagArrayAxes(addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<2 }', 'out[i, k] = s'), { s: 'float32' }), 'out', 'c,vec'), { k: 'vec' });
-    assert.equal(Array.from((await run(fill, device, { s: 1.5, n: 3 })).out as Float32Array), [1.5, 1.5, 1.5, 1.5, 1.5, 1.5]);
+    const fill = tagInames(
+      tagArrayAxes(
+        addDtypes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<2 }', 'out[i, k] = s'), { s: 'float32' }),
+        'out',
+        'c,vec',
+      ),
+      { k: 'vec' },
+    );
+    assert.equal(
+      Array.from((await run(fill, device, { s: 1.5, n: 3 })).out as Float32Array),
+      [1.5, 1.5, 1.5, 1.5, 1.5, 1.5],
+    );
     const nan = laneKernel('0 if a[i, k] != a[i, k] else a[i, k]', 4);
     const holes = Float32Array.from(a, (x, j) => (j % 5 === 0 ? Number.NaN : x));
     assert.equal(

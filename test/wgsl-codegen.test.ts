@@ -1,7 +1,19 @@
 /** Generated WGSL reads like hand-written code, and refuses what WGSL cannot do with a clear error. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, expr as E, generateCode, globalArg, LoomError, makeKernel, prioritizeLoops, type DType, type KernelFunction, type ProgramAst, type Stmt } from '@loom/core';
+import {
+  addDtypes,
+  expr as E,
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  prioritizeLoops,
+  type DType,
+  type KernelFunction,
+  type ProgramAst,
+  type Stmt,
+} from '@loom/core';
 import { foldedSize, generateWgsl, isReservedInWgsl, wgslTarget } from '@loom/codegen-wgsl';
 import { compilationError } from '../packages/codegen-wgsl/src/errors.ts';
 
@@ -68,7 +80,13 @@ test('transpose and double: argument order, row-major indices, loop nests', () =
 });
 
 test('every operand is converted explicitly and every literal is typed', () => {
-  const tri = prioritizeLoops(makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']), 'i,j');
+  const tri = prioritizeLoops(
+    makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [
+      globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }),
+      '...',
+    ]),
+    'i,j',
+  );
   assert.match(wgsl(addDtypes(tri, { a: 'float32' })), 'out[n * i + j] = a[i] + f32(j);');
   const ints = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i] - b[i] // 2 + b[i] % 3');
   const code = wgsl(addDtypes(ints, { a: 'int32', b: 'int32' }));
@@ -83,7 +101,10 @@ test('every operand is converted explicitly and every literal is typed', () => {
 });
 
 test('guards on the domain: divisibility with %, no helper', () => {
-  const strided = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+  const strided = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [
+    globalArg('out', { shape: ['n'], dtype: 'int32' }),
+    '...',
+  ]);
   const code = lines(wgsl(strided));
   const at = code.indexOf('if (i % 3i == 0i) {');
   assert.ok(at > 0, code.join('\n'));
@@ -112,12 +133,28 @@ test('float64 and 64-bit integers: a LoomError naming the argument, the dtype an
     (e: Error) => e instanceof LoomError && /int64/.test(e.message),
   );
   // ... but comparing them is exact without it
-  const compare = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(a[i] < b[i], 1, 0)', [globalArg('out', { shape: ['n'], dtype: 'int32' }), '...']);
+  const compare = makeKernel('{ [i]: 0<=i<n }', 'out[i] = if(a[i] < b[i], 1, 0)', [
+    globalArg('out', { shape: ['n'], dtype: 'int32' }),
+    '...',
+  ]);
   assert.match(wgsl(addDtypes(compare, { a: 'int32', b: 'uint32' })), '(a[i] < 0i || u32(a[i]) < b[i])');
 });
 
 test('names WGSL reserves or predeclares are renamed, consistently', () => {
-  for (const word of ['active', 'filter', 'sample', 'ref', 'target', 'self', 'select', 'min', 'f32', 'read', 'storage', 'loop']) {
+  for (const word of [
+    'active',
+    'filter',
+    'sample',
+    'ref',
+    'target',
+    'self',
+    'select',
+    'min',
+    'f32',
+    'read',
+    'storage',
+    'loop',
+  ]) {
     assert.ok(isReservedInWgsl(word), word);
   }
   assert.not.ok(isReservedInWgsl('out'));
@@ -143,7 +180,10 @@ test('float16 enables the extension, and is refused where the adapter lacks shad
 });
 
 test('8- and 16-bit arrays are packed in words; written ones through atomic words', () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b[i]', [globalArg('out', { shape: ['n'], dtype: 'int8', isInput: false }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + b[i]', [
+    globalArg('out', { shape: ['n'], dtype: 'int8', isInput: false }),
+    '...',
+  ]);
   const code = wgsl(addDtypes(knl, { a: 'int8', b: 'uint16' }));
   assert.match(code, 'var<storage, read> a: array<u32>; // int8, four to a word');
   assert.match(code, 'var<storage, read> b: array<u32>; // uint16, two to a word');
@@ -160,9 +200,23 @@ const gid = call('gid', [int(0)]);
 const lid = call('lid', [int(0)]);
 const globalIndex = binary('+', binary('*', gid, int(64)), lid);
 
-function kernel(body: Stmt[], params: KernelFunction['params'], types: Record<string, DType>, localSize = [64]): ProgramAst {
+function kernel(
+  body: Stmt[],
+  params: KernelFunction['params'],
+  types: Record<string, DType>,
+  localSize = [64],
+): ProgramAst {
   return {
-    kernels: [{ name: 'knl', params, body: { kind: 'block', body }, localSize, groupCount: [variable('groups')], types: new Map(Object.entries(types)) }],
+    kernels: [
+      {
+        name: 'knl',
+        params,
+        body: { kind: 'block', body },
+        localSize,
+        groupCount: [variable('groups')],
+        types: new Map(Object.entries(types)),
+      },
+    ],
   };
 }
 
@@ -176,9 +230,23 @@ function guardedBarrier(): ProgramAst {
       then: {
         kind: 'block',
         body: [
-          { kind: 'assign', target: subscript('tile', [lid]), value: subscript('a', [globalIndex]), dtype: 'float32', atomic: false, insnId: 'load' },
+          {
+            kind: 'assign',
+            target: subscript('tile', [lid]),
+            value: subscript('a', [globalIndex]),
+            dtype: 'float32',
+            atomic: false,
+            insnId: 'load',
+          },
           { kind: 'barrier', scope: 'local', comment: 'the tile is complete' },
-          { kind: 'assign', target: subscript('out', [globalIndex]), value: subscript('tile', [binary('-', int(63), lid)]), dtype: 'float32', atomic: false, insnId: 'store' },
+          {
+            kind: 'assign',
+            target: subscript('out', [globalIndex]),
+            value: subscript('tile', [binary('-', int(63), lid)]),
+            dtype: 'float32',
+            atomic: false,
+            insnId: 'store',
+          },
         ],
       },
     },
@@ -230,7 +298,11 @@ test('a barrier in a loop whose bounds differ between work-items is a LoomError 
     () => generateWgsl(program),
     (e: Error) => e instanceof LoomError && /loop over 'k'/.test(e.message) && /barrier/.test(e.message),
   );
-  const uniform = kernel([{ ...loop, upper: variable('m') }], [{ name: 'm', dtype: 'int32', kind: 'value', written: false }], { k: 'int32', m: 'int32' });
+  const uniform = kernel(
+    [{ ...loop, upper: variable('m') }],
+    [{ name: 'm', dtype: 'int32', kind: 'value', written: false }],
+    { k: 'int32', m: 'int32' },
+  );
   assert.match(generateWgsl(uniform).code, 'for (var k: i32 = 0i; k <= m; k++) {\n    workgroupBarrier();');
 });
 
@@ -244,18 +316,36 @@ test('a folded grid recovers the group ids and idles the groups past the end', (
   const withAxes = (axes: number) => {
     const p = guardedBarrier();
     const k = p.kernels[0];
-    return generateWgsl({ kernels: [{ ...k, groupCount: Array.from({ length: axes }, () => E.variable('groups')) }] }, { foldedGrid: true }).code;
+    return generateWgsl(
+      { kernels: [{ ...k, groupCount: Array.from({ length: axes }, () => E.variable('groups')) }] },
+      { foldedGrid: true },
+    ).code;
   };
-  assert.match(withAxes(2), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));');
+  assert.match(
+    withAxes(2),
+    'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));',
+  );
   assert.match(withAxes(3), 'if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
-  assert.match(withAxes(3), 'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y,');
+  assert.match(
+    withAxes(3),
+    'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y,',
+  );
 });
 
 test('a folded grid holds every group, at most the limit along each axis, and few to spare', () => {
   // 2^26 float32 as vec4s in groups of 256: 65536 groups, one more than an axis holds
   assert.equal(foldedSize(65536, 65535), [32768, 2, 1]);
   for (const max of [3, 7, 255, 65535]) {
-    for (const total of [max + 1, 2 * max, 2 * max + 1, max * max - 1, max * max, max * max + 1, max * max * max, 1234567]) {
+    for (const total of [
+      max + 1,
+      2 * max,
+      2 * max + 1,
+      max * max - 1,
+      max * max,
+      max * max + 1,
+      max * max * max,
+      1234567,
+    ]) {
       if (total > max ** 3) continue;
       const [x, y, z] = foldedSize(total, max);
       const rows = Math.ceil(total / max);
@@ -292,17 +382,23 @@ test('limits: work-group size and workgroup storage are LoomErrors naming the li
   const big = kernel([{ kind: 'barrier', scope: 'local' }], [], {}, [16, 16, 2]);
   assert.throws(
     () => generateWgsl(big),
-    (e: Error) => e instanceof LoomError && /maxComputeInvocationsPerWorkgroup \(256\)/.test(e.message) && /512/.test(e.message),
+    (e: Error) =>
+      e instanceof LoomError && /maxComputeInvocationsPerWorkgroup \(256\)/.test(e.message) && /512/.test(e.message),
   );
   const wide = kernel([], [], {}, [512]);
   assert.throws(
     () => generateWgsl(wide),
     (e: Error) => /maxComputeWorkgroupSizeX \(256\)/.test(e.message),
   );
-  const tile = kernel([{ kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 8192 }], [], { tile: 'float32' });
+  const tile = kernel([{ kind: 'declare', name: 'tile', dtype: 'float32', addressSpace: 'local', length: 8192 }], [], {
+    tile: 'float32',
+  });
   assert.throws(
     () => generateWgsl(tile),
-    (e: Error) => /32768 bytes/.test(e.message) && /maxComputeWorkgroupStorageSize \(16384\)/.test(e.message) && /tile/.test(e.message),
+    (e: Error) =>
+      /32768 bytes/.test(e.message) &&
+      /maxComputeWorkgroupStorageSize \(16384\)/.test(e.message) &&
+      /tile/.test(e.message),
   );
   assert.not.throws(() => generateWgsl(tile, { limits: { maxComputeWorkgroupStorageSize: 32768 } }));
 });
@@ -317,7 +413,14 @@ test('atomic updates: integer add in one instruction, float add by compare-and-s
       atomic: true,
       insnId: 'sum',
     },
-    { kind: 'assign', target: subscript('count', [int(0)]), value: binary('+', subscript('count', [int(0)]), int(1)), dtype: 'int32', atomic: true, insnId: 'count' },
+    {
+      kind: 'assign',
+      target: subscript('count', [int(0)]),
+      value: binary('+', subscript('count', [int(0)]), int(1)),
+      dtype: 'int32',
+      atomic: true,
+      insnId: 'count',
+    },
   ];
   const code = generateWgsl(
     kernel(
@@ -332,14 +435,24 @@ test('atomic updates: integer add in one instruction, float add by compare-and-s
   ).code;
   assert.match(code, 'var<storage, read_write> total: array<atomic<u32>>; // float32 bits, updated atomically');
   assert.match(code, 'var<storage, read_write> count: array<atomic<i32>>; // updated atomically');
-  assert.match(code, 'let swap = atomicCompareExchangeWeak(&total[0i], old_bits, bitcast<u32>(old_value + a[group_id.x * 64i + local_id.x]));');
+  assert.match(
+    code,
+    'let swap = atomicCompareExchangeWeak(&total[0i], old_bits, bitcast<u32>(old_value + a[group_id.x * 64i + local_id.x]));',
+  );
   assert.match(code, 'atomicAdd(&count[0i], 1i);');
 });
 
 test('a compilation error points at the WGSL line', () => {
   const code = 'fn f() {\n  let active = 1;\n}\n';
   const error = compilationError("kernel 'f'", code, [
-    { type: 'error', message: "'active' is a reserved keyword", lineNum: 2, linePos: 7, offset: 15, length: 6 } as GPUCompilationMessage,
+    {
+      type: 'error',
+      message: "'active' is a reserved keyword",
+      lineNum: 2,
+      linePos: 7,
+      offset: 15,
+      length: 6,
+    } as GPUCompilationMessage,
   ]);
   assert.instance(error, LoomError);
   assert.match(error.message, "'active' is a reserved keyword\n  line 2:   let active = 1;\n                ^^^^^^");

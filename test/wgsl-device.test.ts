@@ -41,14 +41,21 @@ const cpu = cpuDevice();
 
 /** A copy of every array argument, so that the two devices never share data they write. */
 function copyArgs(args: Readonly<Record<string, RunArgument>>): Record<string, RunArgument> {
-  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? (v as HostArray).slice() : v]));
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [k, ArrayBuffer.isView(v) ? (v as HostArray).slice() : v]),
+  );
 }
 
 /**
  * Runs `knl` on WebGPU and on the CPU and compares every output: exactly, or within `rtol`
  * (relative, with as much absolute tolerance) for float arithmetic.
  */
-async function sameAsCpu(gpu: Device, knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, rtol = 0): Promise<Record<string, Numbers>> {
+async function sameAsCpu(
+  gpu: Device,
+  knl: LoopKernel,
+  args: Readonly<Record<string, RunArgument>>,
+  rtol = 0,
+): Promise<Record<string, Numbers>> {
   const expected = await run(knl, cpu, copyArgs(args));
   const actual = await run(knl, gpu, copyArgs(args));
   assert.equal(Object.keys(actual).sort(), Object.keys(expected).sort());
@@ -143,23 +150,35 @@ if (device) {
 
   test('a triangular domain 0 <= j <= i < n', async () => {
     const knl = prioritizeLoops(
-      makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']),
+      makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [
+        globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }),
+        '...',
+      ]),
       'i,j',
     );
     await sameAsCpu(device, knl, { a: randomFloat32(6, 8), out: new Float32Array(36).fill(-100) }, FLOAT_TOLERANCE);
   });
 
   test('mod and exists domains', async () => {
-    const everyThird = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']);
+    const everyThird = makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [
+      globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
+      '...',
+    ]);
     const res = await sameAsCpu(device, everyThird, { out: new Int32Array(10) });
     assert.equal(Array.from(res.out), [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
-    const evens = makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']);
+    const evens = makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [
+      globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
+      '...',
+    ]);
     await sameAsCpu(device, evens, { out: new Int32Array(7).fill(-1) });
   });
 
   test('int32 data exactly; float64 data is a LoomError naming the argument', async () => {
     const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i] - b[i] // 2 + b[i] % 3');
-    await sameAsCpu(device, knl, { a: Int32Array.from([1, -2, 3, 1000000, -7]), b: Int32Array.from([5, -5, 0, 7, -1]) });
+    await sameAsCpu(device, knl, {
+      a: Int32Array.from([1, -2, 3, 1000000, -7]),
+      b: Int32Array.from([5, -5, 0, 7, -1]),
+    });
     const d = makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(a[i]) * 0.1');
     try {
       await run(d, device, { a: Float64Array.from([0, 1, 2]) });
@@ -194,12 +213,18 @@ if (device) {
     const a = randomFloat32(12, 2);
     await sameAsCpu(device, knl, { a: { data: a, shape: [3, 4] } });
     await sameAsCpu(device, knl, { a, m: 4 });
-    await sameAsCpu(device, makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]'), { a: Float32Array.from({ length: 9 }, (_, k) => k) });
+    await sameAsCpu(device, makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]'), {
+      a: Float32Array.from({ length: 9 }, (_, k) => k),
+    });
   });
 
   test('device arrays in and out stay on the device', async () => {
     // b as float32: a JavaScript number would make it float64, which WGSL lacks
-    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [globalArg('out', { shape: 'auto', isInput: false }), valueArg('b', 'float32'), '...']);
+    const knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i] + b', [
+      globalArg('out', { shape: 'auto', isInput: false }),
+      valueArg('b', 'float32'),
+      '...',
+    ]);
     const a = await DeviceArray.from(
       device,
       Float32Array.from({ length: 4 }, (_, k) => k),
@@ -215,8 +240,14 @@ if (device) {
   });
 
   test('an output passed in keeps the entries the kernel does not write', async () => {
-    const knl = makeKernel('{ [i]: 1<=i<n-1 }', 'out[i] = a[i-1] + a[i+1]', [globalArg('out', { shape: ['n'], isInput: false }), '...']);
-    const res = await sameAsCpu(device, knl, { a: Float32Array.from([1, 2, 3, 4, 5]), out: new Float32Array(5).fill(-1) });
+    const knl = makeKernel('{ [i]: 1<=i<n-1 }', 'out[i] = a[i-1] + a[i+1]', [
+      globalArg('out', { shape: ['n'], isInput: false }),
+      '...',
+    ]);
+    const res = await sameAsCpu(device, knl, {
+      a: Float32Array.from([1, 2, 3, 4, 5]),
+      out: new Float32Array(5).fill(-1),
+    });
     assert.equal(Array.from(res.out), [-1, 4, 6, 8, -1]);
   });
 
@@ -226,7 +257,10 @@ if (device) {
   });
 
   test('a data-dependent write index is guarded, never out of bounds', async () => {
-    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[idx[i]] = a[i]', [globalArg('out', { shape: ['m'], dtype: 'float32', isInput: false }), '...']);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[idx[i]] = a[i]', [
+      globalArg('out', { shape: ['m'], dtype: 'float32', isInput: false }),
+      '...',
+    ]);
     // the drop semantics, not the report (security-bounds.test.ts checks the LoomError)
     const args = { idx: Int32Array.from([2, -1, 0, 99]), a: Float32Array.from([10, 20, 30, 40]), m: 3 };
     for (const d of [cpu, device]) {
@@ -335,7 +369,9 @@ if (device) {
       ],
     );
     const n = 7;
-    const args: Record<string, RunArgument> = Object.fromEntries(inputs.map((a, k) => [a, Int32Array.from({ length: n }, (_, i) => (i - 3) * (k + 1))]));
+    const args: Record<string, RunArgument> = Object.fromEntries(
+      inputs.map((a, k) => [a, Int32Array.from({ length: n }, (_, i) => (i - 3) * (k + 1))]),
+    );
     args.tiny = Int8Array.from({ length: n }, (_, i) => -i);
     await sameAsCpu(device, knl, args);
   });
@@ -357,7 +393,12 @@ if (device) {
   const lid = call('lid', [int(0)]);
 
   /** Generates, compiles and launches a hand-built one-kernel program; returns the arrays named in `read`. */
-  async function launch(program: ProgramAst, args: Record<string, Numbers | number>, groups: number[], read: string[]): Promise<Record<string, Numbers>> {
+  async function launch(
+    program: ProgramAst,
+    args: Record<string, Numbers | number>,
+    groups: number[],
+    read: string[],
+  ): Promise<Record<string, Numbers>> {
     const kernel = program.kernels[0];
     const code = programCode(program, device!.target);
     const compiled = await device!.compile(code);
@@ -380,11 +421,32 @@ if (device) {
     return out;
   }
 
-  function program(body: Stmt[], params: KernelFunction['params'], types: Record<string, DType>, localSize: number[]): ProgramAst {
-    return { kernels: [{ name: 'knl', params, body: { kind: 'block', body }, localSize, groupCount: [variable('groups')], types: new Map(Object.entries(types)) }] };
+  function program(
+    body: Stmt[],
+    params: KernelFunction['params'],
+    types: Record<string, DType>,
+    localSize: number[],
+  ): ProgramAst {
+    return {
+      kernels: [
+        {
+          name: 'knl',
+          params,
+          body: { kind: 'block', body },
+          localSize,
+          groupCount: [variable('groups')],
+          types: new Map(Object.entries(types)),
+        },
+      ],
+    };
   }
 
-  const param = (name: string, dtype: DType, written = false, kind: 'global' | 'value' = 'global') => ({ name, dtype, kind, written });
+  const param = (name: string, dtype: DType, written = false, kind: 'global' | 'value' = 'global') => ({
+    name,
+    dtype,
+    kind,
+    written,
+  });
 
   test('a barrier under a guard: every work-item reaches it, the guarded ones do the work', async () => {
     // if (i < n) { tile[lid] = a[i]; barrier; out[i] = tile[63 - lid] }: reverses each block of 64
@@ -398,9 +460,23 @@ if (device) {
           then: {
             kind: 'block',
             body: [
-              { kind: 'assign', target: subscript('tile', [lid]), value: subscript('a', [i]), dtype: 'float32', atomic: false, insnId: 'load' },
+              {
+                kind: 'assign',
+                target: subscript('tile', [lid]),
+                value: subscript('a', [i]),
+                dtype: 'float32',
+                atomic: false,
+                insnId: 'load',
+              },
               { kind: 'barrier', scope: 'local' },
-              { kind: 'assign', target: subscript('out', [i]), value: subscript('tile', [binary('-', int(63), lid)]), dtype: 'float32', atomic: false, insnId: 'store' },
+              {
+                kind: 'assign',
+                target: subscript('out', [i]),
+                value: subscript('tile', [binary('-', int(63), lid)]),
+                dtype: 'float32',
+                atomic: false,
+                insnId: 'store',
+              },
             ],
           },
         },
@@ -419,7 +495,16 @@ if (device) {
   test('an array held as vectors: lanes by a computed index; a buffer of part of a vector is refused before the launch', async () => {
     // out[g] = 2*a[g] per element, on arrays of vec4s: the lane of element g is g % 4, known only at run time
     const knl = program(
-      [{ kind: 'assign', target: subscript('out', [gid]), value: binary('*', int(2), subscript('a', [gid])), dtype: 'float32', atomic: false, insnId: 'double' }],
+      [
+        {
+          kind: 'assign',
+          target: subscript('out', [gid]),
+          value: binary('*', int(2), subscript('a', [gid])),
+          dtype: 'float32',
+          atomic: false,
+          insnId: 'double',
+        },
+      ],
       [
         { ...param('a', 'float32'), vectorWidth: 4 },
         { ...param('out', 'float32', true), vectorWidth: 4 },
@@ -457,11 +542,38 @@ if (device) {
           atomic: true,
           insnId: 'sum',
         },
-        { kind: 'assign', target: subscript('count', [int(0)]), value: binary('+', subscript('count', [int(0)]), int(1)), dtype: 'int32', atomic: true, insnId: 'count' },
-        { kind: 'assign', target: subscript('peak', [int(0)]), value: call('max', [subscript('peak', [int(0)]), i]), dtype: 'int32', atomic: true, insnId: 'peak' },
-        { kind: 'assign', target: subscript('bytes', [i]), value: binary('*', i, int(3)), dtype: 'uint8', atomic: false, insnId: 'bytes' },
+        {
+          kind: 'assign',
+          target: subscript('count', [int(0)]),
+          value: binary('+', subscript('count', [int(0)]), int(1)),
+          dtype: 'int32',
+          atomic: true,
+          insnId: 'count',
+        },
+        {
+          kind: 'assign',
+          target: subscript('peak', [int(0)]),
+          value: call('max', [subscript('peak', [int(0)]), i]),
+          dtype: 'int32',
+          atomic: true,
+          insnId: 'peak',
+        },
+        {
+          kind: 'assign',
+          target: subscript('bytes', [i]),
+          value: binary('*', i, int(3)),
+          dtype: 'uint8',
+          atomic: false,
+          insnId: 'bytes',
+        },
       ],
-      [param('a', 'float32'), param('total', 'float32', true), param('count', 'int32', true), param('peak', 'int32', true), param('bytes', 'uint8', true)],
+      [
+        param('a', 'float32'),
+        param('total', 'float32', true),
+        param('count', 'int32', true),
+        param('peak', 'int32', true),
+        param('bytes', 'uint8', true),
+      ],
       { a: 'float32', total: 'float32', count: 'int32', peak: 'int32', bytes: 'uint8' },
       [64],
     );
@@ -489,7 +601,20 @@ if (device) {
     const n = groups * 256 - 100;
     const i = binary('+', binary('*', gid, int(256)), lid);
     const knl = program(
-      [{ kind: 'if', condition: compare('<', i, variable('n')), then: { kind: 'assign', target: subscript('out', [i]), value: i, dtype: 'int32', atomic: false, insnId: 'iota' } }],
+      [
+        {
+          kind: 'if',
+          condition: compare('<', i, variable('n')),
+          then: {
+            kind: 'assign',
+            target: subscript('out', [i]),
+            value: i,
+            dtype: 'int32',
+            atomic: false,
+            insnId: 'iota',
+          },
+        },
+      ],
       [param('out', 'int32', true), param('n', 'int32', false, 'value')],
       { out: 'int32', n: 'int32' },
       [256],
@@ -509,16 +634,32 @@ if (device) {
       // one work-item per group writes its ids along y and z (g1 + 4*g2) at the group's linear number
       const ids = counts.map((_, axis) => call('gid', [int(axis)]));
       let at: Expr = ids[counts.length - 1];
-      for (let axis = counts.length - 2; axis >= 0; axis--) at = binary('+', binary('*', at, variable(`g${axis}`)), ids[axis]);
+      for (let axis = counts.length - 2; axis >= 0; axis--)
+        at = binary('+', binary('*', at, variable(`g${axis}`)), ids[axis]);
       const code = counts.length === 2 ? ids[1] : binary('+', ids[1], binary('*', ids[2], int(4)));
       const total = counts.reduce((a, b) => a * b, 1);
-      const params = [param('out', 'int32', true), ...counts.map((_, axis) => param(`g${axis}`, 'int32', false, 'value'))];
+      const params = [
+        param('out', 'int32', true),
+        ...counts.map((_, axis) => param(`g${axis}`, 'int32', false, 'value')),
+      ];
       const knl: ProgramAst = {
         kernels: [
           {
             name: 'knl',
             params,
-            body: { kind: 'block', body: [{ kind: 'assign', target: subscript('out', [at]), value: code, dtype: 'int32', atomic: false, insnId: 'ids' }] },
+            body: {
+              kind: 'block',
+              body: [
+                {
+                  kind: 'assign',
+                  target: subscript('out', [at]),
+                  value: code,
+                  dtype: 'int32',
+                  atomic: false,
+                  insnId: 'ids',
+                },
+              ],
+            },
             localSize: [1],
             groupCount: counts.map((_, axis) => variable(`g${axis}`)),
             types: new Map(params.map((p) => [p.name, 'int32' as DType])),
@@ -542,14 +683,25 @@ if (device) {
   test('buffers above 128 MiB: bound where the adapter allows, else a LoomError naming the limit', async () => {
     const bytes = 128 * 1024 * 1024 + 1024;
     const knl = program(
-      [{ kind: 'assign', target: subscript('big', [binary('-', variable('n'), int(1))]), value: int(7), dtype: 'int32', atomic: false, insnId: 'last' }],
+      [
+        {
+          kind: 'assign',
+          target: subscript('big', [binary('-', variable('n'), int(1))]),
+          value: int(7),
+          dtype: 'int32',
+          atomic: false,
+          insnId: 'last',
+        },
+      ],
       [param('big', 'int32', true), param('n', 'int32', false, 'value')],
       { big: 'int32', n: 'int32' },
       [1],
     );
     const n = bytes / 4;
     if (device.wgslLimits.maxStorageBufferBindingSize < bytes) {
-      console.warn(`loom: skipping the >128 MiB binding on '${device.name}': its maxStorageBufferBindingSize is ${device.wgslLimits.maxStorageBufferBindingSize}`);
+      console.warn(
+        `loom: skipping the >128 MiB binding on '${device.name}': its maxStorageBufferBindingSize is ${device.wgslLimits.maxStorageBufferBindingSize}`,
+      );
       if (device.wgslLimits.maxBufferSize < bytes) return;
       try {
         await launch(knl, { big: new Int32Array(n), n }, [1], []);

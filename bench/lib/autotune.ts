@@ -4,7 +4,13 @@
  * WebGPU dispatches: lib/timing.ts) rather than by the library's default wall time.
  */
 import { autotune as searchConfigurations, type Trial } from '@loom/core';
-import { matmulSearchSpace, matmulTuning, workGroupOf, type MatmulConfig, type MatmulShape } from '../../examples/matmul.ts';
+import {
+  matmulSearchSpace,
+  matmulTuning,
+  workGroupOf,
+  type MatmulConfig,
+  type MatmulShape,
+} from '../../examples/matmul.ts';
 import type { BenchDevice } from './devices.ts';
 import { flops } from './matmul-run.ts';
 import { kernelSeconds } from './timing.ts';
@@ -41,5 +47,10 @@ export async function autotune(
     time: (prepared) => kernelSeconds(d, prepared, { samples: 3, maxSeconds: 1 }),
     onProgress: (p) => onTrial(p.trial),
   });
-  return { best: result.best, seconds: result.seconds, tflops: flops(n) / result.seconds / 1e12, trials: result.trials };
+  return {
+    best: result.best,
+    seconds: result.seconds,
+    tflops: flops(n) / result.seconds / 1e12,
+    trials: result.trials,
+  };
 }

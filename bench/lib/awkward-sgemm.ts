@@ -41,5 +41,9 @@ export function awkwardSize({ m, n, k, batch = 1 }: AwkwardShape): number {
 
 /** The target's name for the report: 4000×4100×3900, batched 64 × 512³. */
 export function awkwardTitle({ m, n, k, batch }: AwkwardShape): string {
-  return batch === undefined ? `${m}×${n}×${k}` : m === n && n === k ? `batched ${batch} × ${m}³` : `batched ${batch} × ${m}×${n}×${k}`;
+  return batch === undefined
+    ? `${m}×${n}×${k}`
+    : m === n && n === k
+      ? `batched ${batch} × ${m}³`
+      : `batched ${batch} × ${m}×${n}×${k}`;
 }

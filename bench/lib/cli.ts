@@ -16,7 +16,10 @@ export interface BenchOptions {
   readonly flags: ReadonlyMap<string, string>;
 }
 
-export function parseOptions(argv: readonly string[] = process.argv.slice(2), defaultBackends: readonly Backend[] = ['opencl', 'webgpu', 'cuda']): BenchOptions {
+export function parseOptions(
+  argv: readonly string[] = process.argv.slice(2),
+  defaultBackends: readonly Backend[] = ['opencl', 'webgpu', 'cuda'],
+): BenchOptions {
   const flags = new Map<string, string>();
   for (const arg of argv) {
     const m = /^--([\w-]+)(?:=(.*))?$/.exec(arg);
@@ -24,7 +27,9 @@ export function parseOptions(argv: readonly string[] = process.argv.slice(2), de
     flags.set(m[1], m[2] ?? 'true');
   }
   const backends = (flags.get('backends')?.split(',') ?? defaultBackends).map((b) => b.trim());
-  for (const b of backends) if (!(BACKENDS as readonly string[]).includes(b)) throw new Error(`unknown backend '${b}' (${BACKENDS.join(', ')})`);
+  for (const b of backends)
+    if (!(BACKENDS as readonly string[]).includes(b))
+      throw new Error(`unknown backend '${b}' (${BACKENDS.join(', ')})`);
   return { json: flags.has('json'), full: flags.has('full'), backends: new Set(backends as Backend[]), flags };
 }
 

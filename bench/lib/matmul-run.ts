@@ -2,8 +2,24 @@
  * Running one SGEMM configuration on a device: matrices made once per size, the kernel
  * prepared, timed and checked. Shared by the autotuner and the matmul benchmark.
  */
-import { addPrefetch, DeviceArray, fixParameters, prepareLaunch, prioritizeLoops, splitIname, type LoopKernel } from '@loom/core';
-import { matmulArgumentShapes, matmulFlops, plainMatmul, pseudoRandom, sampledMatmulError, shapeOf, type MatmulShape } from '../../examples/matmul.ts';
+import {
+  addPrefetch,
+  DeviceArray,
+  fixParameters,
+  prepareLaunch,
+  prioritizeLoops,
+  splitIname,
+  type LoopKernel,
+} from '@loom/core';
+import {
+  matmulArgumentShapes,
+  matmulFlops,
+  plainMatmul,
+  pseudoRandom,
+  sampledMatmulError,
+  shapeOf,
+  type MatmulShape,
+} from '../../examples/matmul.ts';
 import { preparePaddedMatmul, type PaddedMatmulPlan } from '../../examples/matmul-padded.ts';
 import type { BenchDevice } from './devices.ts';
 import { kernelSeconds, sequenceSeconds, type TimingOptions } from './timing.ts';
@@ -22,7 +38,10 @@ export interface MatmulData {
 export async function matmulData(d: BenchDevice, size: number | MatmulShape): Promise<MatmulData> {
   const shape = shapeOf(size);
   // the plain shapes (m x k, k x n, m x n after the batch): any configuration's kernel sees them as it declares them
-  const shapes = matmulArgumentShapes({ tileM: 1, tileN: 1, tileK: 1, regM: 1, regN: 1, layout: 'strided', prefetch: false, unrollK: false }, shape);
+  const shapes = matmulArgumentShapes(
+    { tileM: 1, tileN: 1, tileK: 1, regM: 1, regN: 1, layout: 'strided', prefetch: false, unrollK: false },
+    shape,
+  );
   const count = (s: readonly number[]) => s.reduce((x, y) => x * y, 1);
   const hostA = pseudoRandom(count(shapes.a), 1);
   const hostB = pseudoRandom(count(shapes.b), 2);
@@ -36,8 +55,17 @@ export async function matmulData(d: BenchDevice, size: number | MatmulShape): Pr
 export const flops = (size: number | MatmulShape): number => matmulFlops(size);
 
 /** Seconds per launch of `knl` on `data`, after checking its result; throws when it is wrong. */
-export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulData, timing: TimingOptions): Promise<number> {
-  const prepared = await prepareLaunch(knl, d.device, { a: asKernelSees(knl, 'a', data.a), b: asKernelSees(knl, 'b', data.b), c: asKernelSees(knl, 'c', data.c) });
+export async function timeMatmul(
+  d: BenchDevice,
+  knl: LoopKernel,
+  data: MatmulData,
+  timing: TimingOptions,
+): Promise<number> {
+  const prepared = await prepareLaunch(knl, d.device, {
+    a: asKernelSees(knl, 'a', data.a),
+    b: asKernelSees(knl, 'b', data.b),
+    c: asKernelSees(knl, 'c', data.c),
+  });
   try {
     await d.device.write(data.c.buffer, new Float32Array(data.c.shape.reduce((x, y) => x * y, 1)));
     const seconds = await kernelSeconds(d, prepared, timing);
@@ -54,7 +82,12 @@ export async function timeMatmul(d: BenchDevice, knl: LoopKernel, data: MatmulDa
  * dispatches of one call by wall time (lib/timing.ts's sequenceSeconds); after checking the
  * result, throws when it is wrong.
  */
-export async function timePaddedMatmul(d: BenchDevice, plan: PaddedMatmulPlan, data: MatmulData, timing: TimingOptions): Promise<number> {
+export async function timePaddedMatmul(
+  d: BenchDevice,
+  plan: PaddedMatmulPlan,
+  data: MatmulData,
+  timing: TimingOptions,
+): Promise<number> {
   const prepared = await preparePaddedMatmul(plan, d.device, { a: data.a, b: data.b, c: data.c });
   try {
     await d.device.write(data.c.buffer, new Float32Array(data.c.shape.reduce((x, y) => x * y, 1)));
@@ -72,7 +105,8 @@ export async function timePaddedMatmul(d: BenchDevice, plan: PaddedMatmulPlan, d
  */
 function asKernelSees(knl: LoopKernel, name: string, array: DeviceArray): DeviceArray {
   const shape = knl.arg(name)?.shape?.map((e) => (e.kind === 'int' ? e.value : Number.NaN));
-  const same = shape !== undefined && shape.length === array.shape.length && shape.every((s, k) => s === array.shape[k]);
+  const same =
+    shape !== undefined && shape.length === array.shape.length && shape.every((s, k) => s === array.shape[k]);
   return shape === undefined || same || shape.some(Number.isNaN) ? array : array.reshape(shape);
 }
 

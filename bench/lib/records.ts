@@ -7,7 +7,16 @@
  * from another process (`bench/torch_side.py`); `bench/report.ts` pairs them up.
  */
 
-export type Bench = 'elementwise' | 'matmul' | 'codegen' | 'launch' | 'statistics' | 'reductions' | 'roofline' | 'computations' | 'c-device';
+export type Bench =
+  | 'elementwise'
+  | 'matmul'
+  | 'codegen'
+  | 'launch'
+  | 'statistics'
+  | 'reductions'
+  | 'roofline'
+  | 'computations'
+  | 'c-device';
 export type Backend = 'opencl' | 'webgpu' | 'cuda' | 'cpu' | 'c';
 
 /** Every backend a benchmark can run on, in the order they are opened and reported. */
@@ -53,7 +62,12 @@ export class Reporter {
 
   constructor(private readonly json: boolean) {}
 
-  add(m: Omit<MeasurementLine, 'ratio' | 'date' | 'reference' | 'referenceValue'> & { reference?: string | null; referenceValue?: number | null }): void {
+  add(
+    m: Omit<MeasurementLine, 'ratio' | 'date' | 'reference' | 'referenceValue'> & {
+      reference?: string | null;
+      referenceValue?: number | null;
+    },
+  ): void {
     const line: MeasurementLine = {
       ...m,
       value: round(m.value),
@@ -65,7 +79,10 @@ export class Reporter {
     this.lines.push(line);
     // printed at once, so that a run cut short still leaves what it measured
     if (this.json) console.log(JSON.stringify(line));
-    else progress(`  ${line.backend} ${line.case} ${line.size}: ${line.value} ${line.unit}${line.ratio === null ? '' : ` (${line.ratio}x ${line.reference})`}`);
+    else
+      progress(
+        `  ${line.backend} ${line.case} ${line.size}: ${line.value} ${line.unit}${line.ratio === null ? '' : ` (${line.ratio}x ${line.reference})`}`,
+      );
   }
 
   /** Extra facts (device names, configurations found): a JSON line of their own in JSON mode. */

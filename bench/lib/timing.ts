@@ -29,7 +29,11 @@ export function median(xs: readonly number[]): number {
 }
 
 /** Seconds per launch of `prepared` on `d`'s device. */
-export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, options: TimingOptions = {}): Promise<number> {
+export async function kernelSeconds(
+  d: BenchDevice,
+  prepared: PreparedLaunch,
+  options: TimingOptions = {},
+): Promise<number> {
   return sequenceSeconds(d, [prepared], options);
 }
 
@@ -39,7 +43,11 @@ export async function kernelSeconds(d: BenchDevice, prepared: PreparedLaunch, op
  * two events around all of them, on WebGPU all of them dispatched in order, dozens of rounds
  * per submit.
  */
-export async function sequenceSeconds(d: BenchDevice, sequence: readonly PreparedLaunch[], options: TimingOptions = {}): Promise<number> {
+export async function sequenceSeconds(
+  d: BenchDevice,
+  sequence: readonly PreparedLaunch[],
+  options: TimingOptions = {},
+): Promise<number> {
   const launchAll = async () => {
     for (const p of sequence) await p.launch();
   };
@@ -69,33 +77,53 @@ export async function sequenceSeconds(d: BenchDevice, sequence: readonly Prepare
  * PyTorch's side is timed; the launches go to the context directly, as OpenCL's do, so that
  * only the GPU's time between the events counts.
  */
-function cudaSeconds(d: Extract<BenchDevice, { backend: 'cuda' }>, sequence: readonly PreparedLaunch[], options: TimingOptions): number {
+function cudaSeconds(
+  d: Extract<BenchDevice, { backend: 'cuda' }>,
+  sequence: readonly PreparedLaunch[],
+  options: TimingOptions,
+): number {
   const context = d.device.context;
   const launches = sequence.flatMap((prepared) =>
     prepared.kernels.map((k) => ({
       module: prepared.compiled as CudaModule,
       name: k.kernel.entryPoint,
-      args: k.args.map((a): CudaKernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as CudaBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+      args: k.args.map(
+        (a): CudaKernelArgument =>
+          a.kind === 'buffer'
+            ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
+            : { kind: 'scalar', dtype: a.dtype, value: a.value },
+      ),
       grid: k.groupCount,
       block: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
     })),
   );
-  const once = () => context.timeQueued(() => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block))) / 1e3;
+  const once = () =>
+    context.timeQueued(() => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block))) / 1e3;
   return sampled(once, options);
 }
 
-function openclSeconds(d: Extract<BenchDevice, { backend: 'opencl' }>, sequence: readonly PreparedLaunch[], options: TimingOptions): number {
+function openclSeconds(
+  d: Extract<BenchDevice, { backend: 'opencl' }>,
+  sequence: readonly PreparedLaunch[],
+  options: TimingOptions,
+): number {
   const context = d.device.context;
   const launches = sequence.flatMap((prepared) =>
     prepared.kernels.map((k) => ({
       program: prepared.compiled as OpenCLProgram,
       name: k.kernel.name,
-      args: k.args.map((a): KernelArgument => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value })),
+      args: k.args.map(
+        (a): KernelArgument =>
+          a.kind === 'buffer'
+            ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer }
+            : { kind: 'scalar', dtype: a.dtype, value: a.value },
+      ),
       global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
       local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
     })),
   );
-  const once = () => launches.reduce((ns, l) => ns + context.launchTimed(l.program, l.name, l.args, l.global, l.local), 0) / 1e9;
+  const once = () =>
+    launches.reduce((ns, l) => ns + context.launchTimed(l.program, l.name, l.args, l.global, l.local), 0) / 1e9;
   return sampled(once, options);
 }
 
@@ -111,7 +139,10 @@ export function sampled(once: () => number, options: TimingOptions): number {
 }
 
 /** For timers that batch: a batch lasts about 20 ms (at most 50 launches), and batches are sampled. */
-export async function batchedSeconds(batch: (count: number) => Promise<number>, options: TimingOptions): Promise<number> {
+export async function batchedSeconds(
+  batch: (count: number) => Promise<number>,
+  options: TimingOptions,
+): Promise<number> {
   const { samples = 5, maxSeconds = 2 } = options;
   const warm = await batch(1);
   const count = Math.max(1, Math.min(50, Math.round(0.02 / Math.max(warm, 1e-6))));
@@ -128,7 +159,11 @@ export async function batchedSeconds(batch: (count: number) => Promise<number>, 
  * others from its time per launch): one wait per batch then weighs little however slow the
  * device is to say it is done (Dawn answers `onSubmittedWorkDone` through its event polling).
  */
-export async function wallSeconds(launch: () => Promise<void>, settle: () => Promise<unknown>, options: TimingOptions & { readonly minCalls?: number }): Promise<number> {
+export async function wallSeconds(
+  launch: () => Promise<void>,
+  settle: () => Promise<unknown>,
+  options: TimingOptions & { readonly minCalls?: number },
+): Promise<number> {
   const batch = async (count: number) => {
     await settle();
     const start = performance.now();

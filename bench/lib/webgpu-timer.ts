@@ -51,7 +51,10 @@ export async function wgslKernel(
     const module = gpu.createShaderModule({ code });
     const info = await module.getCompilationInfo();
     const errors = info.messages.filter((m) => m.type === 'error');
-    if (errors.length) throw new LoomError(`WGSL of '${entryPoint}' does not compile: ${errors.map((e) => `${e.lineNum}: ${e.message}`).join('; ')}`);
+    if (errors.length)
+      throw new LoomError(
+        `WGSL of '${entryPoint}' does not compile: ${errors.map((e) => `${e.lineNum}: ${e.message}`).join('; ')}`,
+      );
     const layoutEntries: GPUBindGroupLayoutEntry[] = buffers.map((b, k) => ({
       binding: k,
       visibility: STAGE_COMPUTE,
@@ -81,8 +84,13 @@ export async function wgslKernel(
 export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch): Promise<DirectKernel[]> {
   const max = device.wgslLimits.maxComputeWorkgroupsPerDimension;
   const folded = prepared.kernels.some((k) => k.groupCount.some((g) => g > max));
-  const module = generateWgsl(prepared.code.program, { shaderF16: device.shaderF16, limits: device.wgslLimits, foldedGrid: folded });
-  if (module.layout.storage.some((s) => s.pool)) throw new LoomError('pooled arrays: time this kernel through launch()');
+  const module = generateWgsl(prepared.code.program, {
+    shaderF16: device.shaderF16,
+    limits: device.wgslLimits,
+    foldedGrid: folded,
+  });
+  if (module.layout.storage.some((s) => s.pool))
+    throw new LoomError('pooled arrays: time this kernel through launch()');
   const gpu = device.gpuDevice;
   return checked(gpu, 'building the generated WGSL', async () => {
     const shader = gpu.createShaderModule({ code: module.code });
@@ -125,7 +133,11 @@ export async function loomKernels(device: WebGPUDevice, prepared: PreparedLaunch
         layout: gpu.createPipelineLayout({ bindGroupLayouts: [bindGroupLayout] }),
         compute: { module: shader, entryPoint: module.entryPoints.get(k.kernel.name)! },
       });
-      kernels.push({ pipeline, bindGroup: gpu.createBindGroup({ layout: bindGroupLayout, entries }), dispatch: gridOf(k.groupCount, folded, max) });
+      kernels.push({
+        pipeline,
+        bindGroup: gpu.createBindGroup({ layout: bindGroupLayout, entries }),
+        dispatch: gridOf(k.groupCount, folded, max),
+      });
     }
     return kernels;
   });
@@ -140,7 +152,11 @@ function gridOf(groups: readonly number[], folded: boolean, max: number): [numbe
 }
 
 /** Seconds for `count` rounds of `kernels` (each kernel once per round), all in one submit. */
-export async function timeDispatches(device: WebGPUDevice, kernels: readonly DirectKernel[], count: number): Promise<number> {
+export async function timeDispatches(
+  device: WebGPUDevice,
+  kernels: readonly DirectKernel[],
+  count: number,
+): Promise<number> {
   const gpu = device.gpuDevice;
   return checked(gpu, 'dispatching', async () => {
     const encoder = gpu.createCommandEncoder();

@@ -19,5 +19,8 @@ const knl = addDtypes(matmulKernel(config, n), { a: 'float32', b: 'float32' });
 const { along0, along1 } = workGroupOf(config);
 mkdirSync(out, { recursive: true });
 // reqd_work_group_size is OpenCL's; CUDA takes the block shape at launch
-writeFileSync(`${out}/kernel.cl`, generateCode(knl, openclTarget()).code.replace(/__attribute__ \(\(reqd_work_group_size\([^)]*\)\)\) /, ''));
+writeFileSync(
+  `${out}/kernel.cl`,
+  generateCode(knl, openclTarget()).code.replace(/__attribute__ \(\(reqd_work_group_size\([^)]*\)\)\) /, ''),
+);
 writeFileSync(`${out}/shape.sh`, `N=${n} TILE_M=${config.tileM} TILE_N=${config.tileN} WG0=${along0} WG1=${along1}\n`);

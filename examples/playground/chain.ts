@@ -61,14 +61,19 @@ export function applyChain(builder: Builder, chain: string): Builder {
     } catch (error) {
       // an error with a caret of its own points into the domain or the instructions
       if (error instanceof LoomError && error.span) throw error;
-      throw new LoomError(`.${call.verb}(): ${(error as Error).message}`, { text: chain, start: call.at, end: call.at + call.verb.length });
+      throw new LoomError(`.${call.verb}(): ${(error as Error).message}`, {
+        text: chain,
+        start: call.at,
+        end: call.at + call.verb.length,
+      });
     }
   }, builder);
 }
 
 /** The calls of a chain, checked against `VERBS`. */
 export function parseChain(text: string): Call[] {
-  if (text.length > MAX_LENGTH) throw new LoomError(`a chain of ${text.length} characters is too long (at most ${MAX_LENGTH})`);
+  if (text.length > MAX_LENGTH)
+    throw new LoomError(`a chain of ${text.length} characters is too long (at most ${MAX_LENGTH})`);
   const reader = new Reader(text);
   const calls: Call[] = [];
   while (!reader.atEnd()) calls.push(reader.call());
@@ -77,7 +82,8 @@ export function parseChain(text: string): Call[] {
 
 /** A JSON-like literal (as in a call's arguments): `{ outer: 'g.0' }`, `[1, 2]`, `'i'`. */
 export function parseLiteral(text: string): Literal {
-  if (text.length > MAX_LENGTH) throw new LoomError(`a literal of ${text.length} characters is too long (at most ${MAX_LENGTH})`);
+  if (text.length > MAX_LENGTH)
+    throw new LoomError(`a literal of ${text.length} characters is too long (at most ${MAX_LENGTH})`);
   const reader = new Reader(text);
   const value = reader.value(0);
   if (!reader.atEnd()) reader.fail('expected the end of the text');
@@ -105,10 +111,16 @@ class Reader {
     this.#skipBlanks();
     const at = this.#at;
     const verb = this.#name();
-    if (!Object.hasOwn(VERBS, verb)) this.fail(`'${verb}' is not a transformation (known: ${Object.keys(VERBS).join(', ')})`, at, verb.length);
+    if (!Object.hasOwn(VERBS, verb))
+      this.fail(`'${verb}' is not a transformation (known: ${Object.keys(VERBS).join(', ')})`, at, verb.length);
     this.#expect('(');
     const args = this.#list(')', 0);
-    if (args.length > VERBS[verb]) this.fail(`.${verb}() takes at most ${VERBS[verb]} argument${VERBS[verb] === 1 ? '' : 's'}, got ${args.length}`, at, verb.length);
+    if (args.length > VERBS[verb])
+      this.fail(
+        `.${verb}() takes at most ${VERBS[verb]} argument${VERBS[verb] === 1 ? '' : 's'}, got ${args.length}`,
+        at,
+        verb.length,
+      );
     return { verb, args, at };
   }
 
@@ -126,7 +138,13 @@ class Reader {
     const start = this.#at;
     const word = this.#match(NAME);
     if (word === 'true' || word === 'false' || word === 'null') return word === 'null' ? null : word === 'true';
-    return this.fail(word ? `'${word}' is not a value: write strings in quotes` : 'expected a value (a string, number, true, false, null, array or object)', start, word?.length);
+    return this.fail(
+      word
+        ? `'${word}' is not a value: write strings in quotes`
+        : 'expected a value (a string, number, true, false, null, array or object)',
+      start,
+      word?.length,
+    );
   }
 
   fail(message: string, at = this.#at, length = 1): never {

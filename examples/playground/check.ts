@@ -3,7 +3,18 @@
  * and the CPU device, Loom's reference — and the outputs compared element by element.
  * No DOM here: main.ts shows what these functions return.
  */
-import { expr, hostArrayConstructor, isFloat, LoomError, printExpr, run, type Device, type DType, type Expr, type HostArray } from '@loom/core';
+import {
+  expr,
+  hostArrayConstructor,
+  isFloat,
+  LoomError,
+  printExpr,
+  run,
+  type Device,
+  type DType,
+  type Expr,
+  type HostArray,
+} from '@loom/core';
 import { pointwise, tensor, type Tensor } from '@loom/elementwise';
 import type { Builder } from './chain.ts';
 
@@ -36,7 +47,11 @@ export interface KernelCheck {
 }
 
 /** Runs the kernel on both devices with random inputs; `values` gives each value argument (`n`, `alpha`...). */
-export async function checkKernel(builder: Builder, values: Readonly<Record<string, number>>, devices: Devices): Promise<KernelCheck> {
+export async function checkKernel(
+  builder: Builder,
+  values: Readonly<Record<string, number>>,
+  devices: Devices,
+): Promise<KernelCheck> {
   const inputs: Record<string, HostArray | number> = {};
   for (const arg of builder.kernel.args) {
     if (arg.kind === 'value') inputs[arg.name] = valueOf(arg.name, values);
@@ -49,13 +64,24 @@ export async function checkKernel(builder: Builder, values: Readonly<Record<stri
   const onCpu = await run(builder.kernel, devices.cpu, inputs);
   const onGpu = devices.gpu ? await run(builder.kernel, devices.gpu, inputs) : undefined;
   return {
-    inputs: Object.fromEntries(Object.entries(inputs).map(([name, value]) => [name, typeof value === 'number' ? value : Array.from(value, Number)])),
-    comparisons: Object.keys(onCpu).map((name) => compare(name, onGpu?.[name] as HostArray | undefined, onCpu[name] as HostArray)),
+    inputs: Object.fromEntries(
+      Object.entries(inputs).map(([name, value]) => [
+        name,
+        typeof value === 'number' ? value : Array.from(value, Number),
+      ]),
+    ),
+    comparisons: Object.keys(onCpu).map((name) =>
+      compare(name, onGpu?.[name] as HostArray | undefined, onCpu[name] as HostArray),
+    ),
   };
 }
 
 /** Calls the pointwise function of `payload` (a JS arrow function, as text) on random float32 tensors of `shape`. */
-export async function checkPointwise(payload: string, shape: readonly number[], devices: Devices): Promise<{ comparisons: Comparison[]; code: string }> {
+export async function checkPointwise(
+  payload: string,
+  shape: readonly number[],
+  devices: Devices,
+): Promise<{ comparisons: Comparison[]; code: string }> {
   const fn = pointwise({}, payload);
   const data = Array.from({ length: fn.numInputs }, () =>
     randomArray(
@@ -77,7 +103,10 @@ export async function checkPointwise(payload: string, shape: readonly number[], 
 
 /** `value` is `expected`: within the tolerance for floats (NaN is NaN), exactly for integers. */
 export function agrees(value: number, expected: number, float: boolean): boolean {
-  return float ? Math.abs(value - expected) <= TOLERANCE * Math.max(1, Math.abs(expected)) || (Number.isNaN(value) && Number.isNaN(expected)) : value === expected;
+  return float
+    ? Math.abs(value - expected) <= TOLERANCE * Math.max(1, Math.abs(expected)) ||
+        (Number.isNaN(value) && Number.isNaN(expected))
+    : value === expected;
 }
 
 function compare(name: string, gpu: HostArray | undefined, cpu: HostArray): Comparison {
@@ -93,8 +122,14 @@ const MAX_ELEMENTS = 1 << 22;
 
 /** Uniform in [-1, 1) for floats, integers in [0, 100), as the dtype's array. */
 export function randomArray(dtype: DType, length: number): HostArray {
-  if (length > MAX_ELEMENTS) throw new LoomError(`the playground makes inputs of at most ${MAX_ELEMENTS} elements, not ${length}: give smaller sizes`);
-  if (dtype === 'float16') throw new LoomError('the playground makes float32, float64 and integer inputs; give float16 arguments another dtype');
+  if (length > MAX_ELEMENTS)
+    throw new LoomError(
+      `the playground makes inputs of at most ${MAX_ELEMENTS} elements, not ${length}: give smaller sizes`,
+    );
+  if (dtype === 'float16')
+    throw new LoomError(
+      'the playground makes float32, float64 and integer inputs; give float16 arguments another dtype',
+    );
   const array = new (hostArrayConstructor(dtype))(length);
   for (let k = 0; k < length; k++) {
     const value = isFloat(dtype) ? Math.random() * 2 - 1 : Math.floor(Math.random() * (dtype === 'bool' ? 2 : 100));
@@ -107,11 +142,13 @@ export function randomArray(dtype: DType, length: number): HostArray {
 function evaluate(extent: Expr, values: Readonly<Record<string, number>>): number {
   const given = [...expr.freeVariables(extent)].map((name) => [name, expr.int(valueOf(name, values))] as const);
   const folded = expr.simplify(expr.substitute(extent, new Map(given)), { integer: true });
-  if (folded.kind !== 'int') throw new LoomError(`cannot compute the extent ${printExpr(extent)} from the values given`);
+  if (folded.kind !== 'int')
+    throw new LoomError(`cannot compute the extent ${printExpr(extent)} from the values given`);
   return folded.value;
 }
 
 function valueOf(name: string, values: Readonly<Record<string, number>>): number {
-  if (!Object.hasOwn(values, name) || typeof values[name] !== 'number') throw new LoomError(`give '${name}' a value in the values field: { ${name}: ... }`);
+  if (!Object.hasOwn(values, name) || typeof values[name] !== 'number')
+    throw new LoomError(`give '${name}' a value in the values field: { ${name}: ... }`);
   return values[name];
 }

@@ -8,7 +8,17 @@
  *   matmul         sizes [n, m, l]: an n×l matrix times an l×m one
  */
 import { LoomError, type Device, type DType, type HostArray } from '@loom/core';
-import { matrixMul, predicateMax, predicateMin, predicateSum, reduce, scan, transpose, type Computation, type Predicate } from '@loom/computation';
+import {
+  matrixMul,
+  predicateMax,
+  predicateMin,
+  predicateSum,
+  reduce,
+  scan,
+  transpose,
+  type Computation,
+  type Predicate,
+} from '@loom/computation';
 import { parseLiteral } from './chain.ts';
 import { agrees, randomArray, type Devices } from './check.ts';
 import type { ComputationInputs } from './url-state.ts';
@@ -18,7 +28,12 @@ export const PREDICATES = ['sum', 'max', 'min'] as const;
 export const DTYPES = ['float32', 'int32'] as const;
 
 /** The tab's first choices. */
-export const DEFAULT_COMPUTATION: ComputationInputs = { op: 'scan', predicate: 'sum', dtype: 'int32', sizes: '[4, 1000]' };
+export const DEFAULT_COMPUTATION: ComputationInputs = {
+  op: 'scan',
+  predicate: 'sum',
+  dtype: 'int32',
+  sizes: '[4, 1000]',
+};
 
 /** One device's output against plain JavaScript's. */
 export interface ReferenceCheck {
@@ -54,13 +69,23 @@ export async function checkComputation(inputs: ComputationInputs, devices: Devic
     const result = await compiled(...compiled.signature.map((p) => (p.role === 'o' ? undefined : named.get(p.name))));
     const output = Array.from(result[compiled.signature.find((p) => p.role === 'o')!.name] as HostArray, Number);
     const float = dtype === 'float32';
-    checks.push({ device: device.name, output, reference: expected, mismatches: expected.flatMap((e, k) => (agrees(output[k], e, float) ? [] : [k])) });
+    checks.push({
+      device: device.name,
+      output,
+      reference: expected,
+      mismatches: expected.flatMap((e, k) => (agrees(output[k], e, float) ? [] : [k])),
+    });
     code.push(compiled.code());
   }
   return { checks, code: code[0] ?? [] };
 }
 
-function setUp(op: Operation, predicateName: string, dtype: DType, shape: readonly number[]): { comp: Computation; arrays: [string, HostArray][]; expected: number[] } {
+function setUp(
+  op: Operation,
+  predicateName: string,
+  dtype: DType,
+  shape: readonly number[],
+): { comp: Computation; arrays: [string, HostArray][]; expected: number[] } {
   const last = shape[shape.length - 1];
   const size = shape.reduce((a, b) => a * b, 1);
   switch (op) {
@@ -69,7 +94,8 @@ function setUp(op: Operation, predicateName: string, dtype: DType, shape: readon
       const [predicate, combine, empty] = predicateOf(predicateName, dtype);
       const a = randomArray(dtype, size);
       const axes = [shape.length - 1];
-      const comp = op === 'reduce' ? reduce({ dtype, shape }, predicate, axes) : scan({ dtype, shape }, predicate, { axes });
+      const comp =
+        op === 'reduce' ? reduce({ dtype, shape }, predicate, axes) : scan({ dtype, shape }, predicate, { axes });
       const expected: number[] = [];
       for (let row = 0; row < size / last; row++) {
         let acc = empty;
@@ -87,13 +113,15 @@ function setUp(op: Operation, predicateName: string, dtype: DType, shape: readon
       for (let k = 0; k < size; k++) {
         // k's index in the input, reversed, is its index in the output (of the reversed shape)
         const index: number[] = [];
-        for (let d = shape.length - 1, rest = k; d >= 0; d--, rest = Math.floor(rest / shape[d + 1])) index[d] = rest % shape[d];
+        for (let d = shape.length - 1, rest = k; d >= 0; d--, rest = Math.floor(rest / shape[d + 1]))
+          index[d] = rest % shape[d];
         expected[index.reduceRight((to, i, d) => to * shape[d] + i, 0)] = Number(a[k]);
       }
       return { comp: transpose({ dtype, shape }) as unknown as Computation, arrays: [['input', a]], expected };
     }
     case 'matmul': {
-      if (shape.length !== 3) throw new LoomError(`matmul takes sizes [n, m, l] (an n×l matrix times an l×m one), not [${shape.join(', ')}]`);
+      if (shape.length !== 3)
+        throw new LoomError(`matmul takes sizes [n, m, l] (an n×l matrix times an l×m one), not [${shape.join(', ')}]`);
       const [n, m, l] = shape;
       const a = randomArray(dtype, n * l);
       const b = randomArray(dtype, l * m);
@@ -102,7 +130,10 @@ function setUp(op: Operation, predicateName: string, dtype: DType, shape: readon
         for (let j = 0; j < m; j++) {
           let acc = 0;
           for (let k = 0; k < l; k++)
-            acc = dtype === 'int32' ? (acc + Math.imul(Number(a[i * l + k]), Number(b[k * m + j]))) | 0 : acc + Number(a[i * l + k]) * Number(b[k * m + j]);
+            acc =
+              dtype === 'int32'
+                ? (acc + Math.imul(Number(a[i * l + k]), Number(b[k * m + j]))) | 0
+                : acc + Number(a[i * l + k]) * Number(b[k * m + j]);
           expected[i * m + j] = acc;
         }
       const comp = matrixMul({ dtype, shape: [n, l] }, { dtype, shape: [l, m] });

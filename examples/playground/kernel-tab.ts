@@ -50,7 +50,9 @@ export class KernelTab {
   changed(): void {
     this.#revision++;
     this.#clearRun();
-    const built = attempt(() => applyChain(kernel(this.fields.domain.value(), this.fields.instructions.value()), this.fields.chain.value()));
+    const built = attempt(() =>
+      applyChain(kernel(this.fields.domain.value(), this.fields.instructions.value()), this.fields.chain.value()),
+    );
     this.#builder = built.value;
     this.#error = built.error;
     showError(element('kernel-error'), built.error);
@@ -135,10 +137,28 @@ function showStatistics(box: HTMLElement, stats: KernelStatistics): void {
   const rows: [string, string, string][] = [
     ['time', `${duration(stats.seconds)} per launch on ${stats.device}`, stats.measuredHow],
     ['flops', si(stats.flops, 'flop'), 'floating-point operations of one launch (a multiply-add is two)'],
-    ['bytes', si(stats.bytes, 'B'), stats.estimate.traffic === 'footprint' ? 'global memory moved, each element once' : 'global memory moved, each access (an upper bound)'],
-    ['intensity', Number.isFinite(stats.intensity) ? `${Number(stats.intensity.toPrecision(4))} flop/B` : 'no memory traffic', `${stats.estimate.bound} bound on this device`],
-    ['achieved', si(stats.flops / stats.seconds, 'flop/s'), `the roofline predicts ${duration(stats.estimate.seconds)} per launch`],
-    ['roofline', `${si(stats.profile.bandwidth, 'B/s')}, ${si(stats.profile.flopRate, 'flop/s')}`, 'this device, measured in the page (a copy kernel, multiply-add chains)'],
+    [
+      'bytes',
+      si(stats.bytes, 'B'),
+      stats.estimate.traffic === 'footprint'
+        ? 'global memory moved, each element once'
+        : 'global memory moved, each access (an upper bound)',
+    ],
+    [
+      'intensity',
+      Number.isFinite(stats.intensity) ? `${Number(stats.intensity.toPrecision(4))} flop/B` : 'no memory traffic',
+      `${stats.estimate.bound} bound on this device`,
+    ],
+    [
+      'achieved',
+      si(stats.flops / stats.seconds, 'flop/s'),
+      `the roofline predicts ${duration(stats.estimate.seconds)} per launch`,
+    ],
+    [
+      'roofline',
+      `${si(stats.profile.bandwidth, 'B/s')}, ${si(stats.profile.flopRate, 'flop/s')}`,
+      'this device, measured in the page (a copy kernel, multiply-add chains)',
+    ],
   ];
   const table = document.createElement('table');
   for (const [name, value, note] of rows) {

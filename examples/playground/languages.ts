@@ -7,8 +7,45 @@
 import type { StreamParser, StringStream } from '@codemirror/language';
 
 /** Words of the kernel language: ISL's, the instruction syntax's, the reductions. */
-const LOOM_KEYWORDS = new Set(['and', 'or', 'not', 'mod', 'floor', 'ceil', 'exists', 'for', 'end', 'if', 'else', 'with', 'id', 'dep', 'tags', 'inames', 'nosync', 'priority']);
-const LOOM_BUILTINS = new Set(['sum', 'product', 'max', 'min', 'argmax', 'argmin', 'sqrt', 'exp', 'log', 'sin', 'cos', 'tan', 'abs', 'fabs', 'pow', 'select', 'if']);
+const LOOM_KEYWORDS = new Set([
+  'and',
+  'or',
+  'not',
+  'mod',
+  'floor',
+  'ceil',
+  'exists',
+  'for',
+  'end',
+  'if',
+  'else',
+  'with',
+  'id',
+  'dep',
+  'tags',
+  'inames',
+  'nosync',
+  'priority',
+]);
+const LOOM_BUILTINS = new Set([
+  'sum',
+  'product',
+  'max',
+  'min',
+  'argmax',
+  'argmin',
+  'sqrt',
+  'exp',
+  'log',
+  'sin',
+  'cos',
+  'tan',
+  'abs',
+  'fabs',
+  'pow',
+  'select',
+  'if',
+]);
 const LOOM_TYPES = /^(float16|float32|float64|int8|int16|int32|int64|uint8|uint16|uint32|uint64|bool)$/;
 
 /** A kernel's domain, instructions, or its printed view. */
@@ -62,7 +99,8 @@ const WGSL_KEYWORDS = new Set([
   'alias',
   'continuing',
 ]); // prettier-ignore
-const WGSL_TYPES = /^(f16|f32|i32|u32|bool|vec[234][fhiu]?|mat\dx\d[fh]?|array|atomic|ptr|storage|uniform|workgroup|private|function|read|read_write|write)$/;
+const WGSL_TYPES =
+  /^(f16|f32|i32|u32|bool|vec[234][fhiu]?|mat\dx\d[fh]?|array|atomic|ptr|storage|uniform|workgroup|private|function|read|read_write|write)$/;
 
 /** WGSL: attributes `@compute`, its types, numbers with suffixes. */
 export const wgslLanguage: StreamParser<{ inComment: boolean }> = {

@@ -24,7 +24,13 @@ const devices: Devices = { cpu: cpuDevice(), gpu };
 showDevice(gpu);
 
 const firstPreset = Object.keys(KERNELS)[0];
-const DEFAULT_STATE: PageState = { tab: 'kernel', preset: firstPreset, ...KERNELS[firstPreset], ...POINTWISE, computation: DEFAULT_COMPUTATION };
+const DEFAULT_STATE: PageState = {
+  tab: 'kernel',
+  preset: firstPreset,
+  ...KERNELS[firstPreset],
+  ...POINTWISE,
+  computation: DEFAULT_COMPUTATION,
+};
 const initial = await stateFromHash();
 
 // ---- editors and panes ----
@@ -43,7 +49,13 @@ const edited = (tab: () => { changed(): void }) => () => {
   tab().changed();
   saveState();
 };
-const editor = (id: string, text: string, language: 'loom' | 'javascript', label: string, tab: () => { changed(): void }) => {
+const editor = (
+  id: string,
+  text: string,
+  language: 'loom' | 'javascript',
+  label: string,
+  tab: () => { changed(): void },
+) => {
   editors[id] = createEditor(element(id), text, { language, label, onChange: edited(tab) });
   return editors[id];
 };
@@ -60,7 +72,11 @@ const kernelFields = {
 };
 const kernelTab = new KernelTab(
   kernelFields,
-  { view: pane('kernel-view', 'loom', 'Kernel'), wgsl: pane('wgsl', 'wgsl', 'WGSL'), opencl: pane('opencl', 'opencl', 'OpenCL C') },
+  {
+    view: pane('kernel-view', 'loom', 'Kernel'),
+    wgsl: pane('wgsl', 'wgsl', 'WGSL'),
+    opencl: pane('opencl', 'opencl', 'OpenCL C'),
+  },
   devices,
 );
 
@@ -86,7 +102,11 @@ const computationInputs = () => ({
   dtype: element<HTMLSelectElement>('computation-dtype').value,
   sizes: sizes.value(),
 });
-const computationTab = new ComputationTab(computationInputs, pane('computation-code', devices.gpu ? 'wgsl' : 'javascript', 'Kernels'), devices);
+const computationTab = new ComputationTab(
+  computationInputs,
+  pane('computation-code', devices.gpu ? 'wgsl' : 'javascript', 'Kernels'),
+  devices,
+);
 
 const presets = element<HTMLSelectElement>('preset');
 presets.append(...Object.keys(KERNELS).map((name) => new Option(name, name)));
@@ -99,13 +119,15 @@ presets.addEventListener('change', () => {
   saveState();
 });
 
-for (const button of document.querySelectorAll<HTMLButtonElement>('[role=tab]')) button.addEventListener('click', () => selectTab(button.dataset.tab as Tab));
+for (const button of document.querySelectorAll<HTMLButtonElement>('[role=tab]'))
+  button.addEventListener('click', () => selectTab(button.dataset.tab as Tab));
 element('share').addEventListener('click', () => void share());
 
 // ---- the initial state ----
 
 presets.value = initial.preset;
-for (const [name, value] of Object.entries(initial.computation)) if (name !== 'sizes') element<HTMLSelectElement>(`computation-${name}`).value = value;
+for (const [name, value] of Object.entries(initial.computation))
+  if (name !== 'sizes') element<HTMLSelectElement>(`computation-${name}`).value = value;
 selectTab(initial.tab, false);
 kernelTab.changed();
 restoring = false;
@@ -155,7 +177,8 @@ async function stateFromHash(): Promise<PageState> {
   if (location.hash.length <= 1) return DEFAULT_STATE;
   try {
     const state = await decodeState(location.hash);
-    if (!Object.hasOwn(KERNELS, state.preset)) throw new Error(`the link's preset '${state.preset}' is not one of this playground's`);
+    if (!Object.hasOwn(KERNELS, state.preset))
+      throw new Error(`the link's preset '${state.preset}' is not one of this playground's`);
     return state;
   } catch (error) {
     const message = element('link-message');

@@ -72,7 +72,11 @@ export class PointwiseTab extends Tab {
 
   protected async compute(current: () => boolean): Promise<void> {
     try {
-      const result = await checkPointwise(this.fields.payload.value(), parseLiteral(this.fields.shape.value()) as number[], this.devices);
+      const result = await checkPointwise(
+        this.fields.payload.value(),
+        parseLiteral(this.fields.shape.value()) as number[],
+        this.devices,
+      );
       if (!current()) return;
       this.code.show(result.code);
       window.playground.pointwise = result.comparisons;
@@ -110,7 +114,9 @@ export class ComputationTab extends Tab {
     }
     if (!current()) return;
     window.playground.computation = check;
-    this.code.show(check.code.map((code, k) => `// ---- kernel ${k + 1} of ${check.code.length}\n${code}`).join('\n\n'));
+    this.code.show(
+      check.code.map((code, k) => `// ---- kernel ${k + 1} of ${check.code.length}\n${code}`).join('\n\n'),
+    );
     const result = element('computation-result');
     result.replaceChildren();
     result.dataset.state = check.checks.some((c) => c.mismatches.length > 0) ? 'mismatch' : 'ok';

@@ -12,7 +12,11 @@ export const KERNELS: Readonly<Record<string, KernelPreset>> = {
   'double, split over work-groups': {
     domain: '{ [i]: 0<=i<n }',
     instructions: 'out[i] = 2*a[i] + 1',
-    chain: ['// 128 work-items per work-group', ".split('i', 128, { outer: 'g.0', inner: 'l.0' })", ".dtypes({ a: 'float32' })"].join('\n'),
+    chain: [
+      '// 128 work-items per work-group',
+      ".split('i', 128, { outer: 'g.0', inner: 'l.0' })",
+      ".dtypes({ a: 'float32' })",
+    ].join('\n'),
     values: '{ n: 1000 }',
   },
   'matmul, tiled, in local memory': {

@@ -43,13 +43,18 @@ export interface KernelStatistics {
  */
 const PROFILE_OPTIONS = { minSeconds: 0.002, maxBytes: 4 << 20 };
 
-export async function kernelStatistics(kernel: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<KernelStatistics> {
+export async function kernelStatistics(
+  kernel: LoopKernel,
+  device: Device,
+  params: Readonly<Record<string, number>>,
+): Promise<KernelStatistics> {
   const seconds = await measureKernelSeconds(kernel, device, params);
   const profile = await measureDeviceProfile(device, PROFILE_OPTIONS);
   const estimate = estimateTime(kernel, profile, params);
   return {
     seconds,
-    measuredHow: 'wall-clock time per launch: one launch to warm up, then the median of 5 launches (inputs already on the device, each launch waited for)',
+    measuredHow:
+      'wall-clock time per launch: one launch to warm up, then the median of 5 launches (inputs already on the device, each launch waited for)',
     device: device.name,
     flops: estimate.flops,
     bytes: estimate.bytes,
@@ -76,5 +81,7 @@ export function si(value: number, unit: string): string {
 
 /** Seconds as ms or µs. */
 export function duration(seconds: number): string {
-  return seconds >= 1e-3 ? `${Number((seconds * 1e3).toPrecision(4))} ms` : `${Number((seconds * 1e6).toPrecision(4))} µs`;
+  return seconds >= 1e-3
+    ? `${Number((seconds * 1e3).toPrecision(4))} ms`
+    : `${Number((seconds * 1e6).toPrecision(4))} µs`;
 }

@@ -50,12 +50,18 @@ export async function encodeState(state: PageState): Promise<string> {
 /** The state a hash holds; a LoomError that says what is wrong with it otherwise. */
 export async function decodeState(hash: string): Promise<PageState> {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
-  if (text.length > MAX_HASH) throw new LoomError(`the link's state is ${text.length} characters long (at most ${MAX_HASH})`);
-  if (!text.startsWith(VERSION)) throw new LoomError(`the link's state does not start with '${VERSION}' (a link of another version of the playground, or not one of its links)`);
+  if (text.length > MAX_HASH)
+    throw new LoomError(`the link's state is ${text.length} characters long (at most ${MAX_HASH})`);
+  if (!text.startsWith(VERSION))
+    throw new LoomError(
+      `the link's state does not start with '${VERSION}' (a link of another version of the playground, or not one of its links)`,
+    );
   let json: string;
   try {
     const bytes = fromBase64Url(text.slice(VERSION.length));
-    json = new TextDecoder('utf-8', { fatal: true }).decode(await transform(bytes, new DecompressionStream('deflate-raw')));
+    json = new TextDecoder('utf-8', { fatal: true }).decode(
+      await transform(bytes, new DecompressionStream('deflate-raw')),
+    );
   } catch {
     throw new LoomError("the link's state is damaged: it does not decompress (was the link cut short?)");
   }
@@ -72,7 +78,8 @@ export async function decodeState(hash: string): Promise<PageState> {
 function checkState(value: unknown): PageState {
   const object = record(value, 'the state');
   const tab = object.tab;
-  if (!TABS.includes(tab as Tab)) throw new LoomError(`the link's tab '${String(tab)}' is not one of ${TABS.join(', ')}`);
+  if (!TABS.includes(tab as Tab))
+    throw new LoomError(`the link's tab '${String(tab)}' is not one of ${TABS.join(', ')}`);
   const computation = record(object.computation, 'computation');
   return {
     tab: tab as Tab,
@@ -93,14 +100,16 @@ function checkState(value: unknown): PageState {
 }
 
 function record(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LoomError(`the link's ${what} is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new LoomError(`the link's ${what} is not an object`);
   return value as Record<string, unknown>;
 }
 
 function text(object: Record<string, unknown>, key: string): string {
   const value = object[key];
   if (typeof value !== 'string') throw new LoomError(`the link's field '${key}' is not a string`);
-  if (value.length > MAX_FIELD) throw new LoomError(`the link's field '${key}' has ${value.length} characters (at most ${MAX_FIELD})`);
+  if (value.length > MAX_FIELD)
+    throw new LoomError(`the link's field '${key}' has ${value.length} characters (at most ${MAX_FIELD})`);
   return value;
 }
 

@@ -19,9 +19,13 @@ export interface Registry {
 }
 
 export async function startRegistry(directory: string): Promise<Registry> {
-  const server = spawn(process.execPath, [fileURLToPath(new URL('registry-server.mjs', import.meta.url)), path.join(directory, 'storage')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const server = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('registry-server.mjs', import.meta.url)), path.join(directory, 'storage')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await firstLine(server);
   const url = `http://127.0.0.1:${port}/`;
   const publisherConfig = path.join(directory, 'publisher.npmrc');
@@ -43,7 +47,18 @@ function firstLine(server: ChildProcess): Promise<string> {
 
 /** Publishes every package of the repository at `root` (they must be built). */
 export function publishWorkspaces(registry: Registry, root: string): SpawnSyncReturns<string> {
-  return npm(['publish', '--workspaces', '--ignore-scripts', '--registry', registry.url, '--userconfig', registry.publisherConfig], root);
+  return npm(
+    [
+      'publish',
+      '--workspaces',
+      '--ignore-scripts',
+      '--registry',
+      registry.url,
+      '--userconfig',
+      registry.publisherConfig,
+    ],
+    root,
+  );
 }
 
 /** Makes `app` install @loom packages from the registry. */

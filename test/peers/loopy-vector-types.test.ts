@@ -43,7 +43,8 @@ for (const device of testDevices()) {
       const n = 20000;
       const a = randomFloat32(n * vecLen, vecLen);
       const expected = Array.from(a, (x) => 2 * x);
-      for (const k of [ref, knl]) assert.equal(Array.from((await run(k, device, { a, n })).out as Float32Array), expected);
+      for (const k of [ref, knl])
+        assert.equal(Array.from((await run(k, device, { a, n })).out as Float32Array), expected);
     });
   }
 
@@ -57,7 +58,8 @@ for (const device of testDevices()) {
     knl = addPrefetch(knl, 'a', ['i_inner', 'i_outer_inner'], { defaultTag: 'l.auto' });
     const a = randomFloat32(1024, 3);
     const expected = Array.from(a, (x) => 2 * x);
-    for (const k of [ref, knl]) assert.equal(Array.from((await run(k, device, { a, n: 1024 })).out as Float32Array), expected);
+    for (const k of [ref, knl])
+      assert.equal(Array.from((await run(k, device, { a, n: 1024 })).out as Float32Array), expected);
   });
 
   test(`${device.name}: test_loopy.py::test_vec_inames_can_reenter`, async () => {

@@ -29,8 +29,14 @@ const range = (n: number, f: (k: number) => number) => Float32Array.from({ lengt
 function stencil(n: number): LoopKernel {
   return makeKernel(
     `{[i,j]: 0<= i,j < ${n}}`,
-    ['a_offset(ii, jj) := a[ii+1, jj+1]', 'z[i,j] = -2*a_offset(i,j) + a_offset(i,j-1) + a_offset(i,j+1) + a_offset(i-1,j) + a_offset(i+1,j)'],
-    [globalArg('a', { dtype: 'float32', shape: [n + 2, n + 2] }), globalArg('z', { dtype: 'float32', shape: [n + 2, n + 2] })],
+    [
+      'a_offset(ii, jj) := a[ii+1, jj+1]',
+      'z[i,j] = -2*a_offset(i,j) + a_offset(i,j-1) + a_offset(i,j+1) + a_offset(i-1,j) + a_offset(i+1,j)',
+    ],
+    [
+      globalArg('a', { dtype: 'float32', shape: [n + 2, n + 2] }),
+      globalArg('z', { dtype: 'float32', shape: [n + 2, n + 2] }),
+    ],
   );
 }
 
@@ -52,7 +58,13 @@ for (const device of testDevices()) {
           const at = (x: number, y: number) => a[(x + 1) * w + y + 1];
           expected[i * w + j] = -2 * at(i, j) + at(i, j - 1) + at(i, j + 1) + at(i - 1, j) + at(i + 1, j);
         }
-      assertClose((await run(knl, device, { a, z: new Float32Array(w * w) })).z as Float32Array, expected, `n=${n}`, 0, 0);
+      assertClose(
+        (await run(knl, device, { a, z: new Float32Array(w * w) })).z as Float32Array,
+        expected,
+        `n=${n}`,
+        0,
+        0,
+      );
     }
   });
 
@@ -79,7 +91,12 @@ for (const device of testDevices()) {
       `
       out[iimg, ifeat, im_x, im_y] = sum((f_x, f_y, icolor), img[iimg, f_w+im_x-f_x, f_w+im_y-f_y, icolor] * f[ifeat, f_w+f_x, f_w+f_y, icolor])
     `,
-      [globalArg('f', { dtype: 'float32' }), globalArg('img', { dtype: 'float32' }), globalArg('out', { dtype: 'float32' }), '...'],
+      [
+        globalArg('f', { dtype: 'float32' }),
+        globalArg('img', { dtype: 'float32' }),
+        globalArg('out', { dtype: 'float32' }),
+        '...',
+      ],
       {
         assumptions: 'f_w>=1 and im_w, im_h >= 2*f_w+1 and nfeats>=1 and nimgs>=0',
       },
@@ -91,8 +108,14 @@ for (const device of testDevices()) {
     knl = tagInames(knl, { ifeat: 'g.2' });
     // (loopy's l.auto fits f's three fetch axes into the work-group's two; Loom's would open a
     // third local axis, along which the img fetch below would then race: f is fetched by loops)
-    knl = addPrefetch(knl, 'f[ifeat,:,:,:]', [], { fetchOuterInames: ['im_x_outer', 'im_y_outer', 'ifeat'], defaultTag: null });
-    knl = addPrefetch(knl, 'img', ['im_x_inner', 'im_y_inner', 'f_x', 'f_y'], { fetchOuterInames: ['iimg', 'im_x_outer', 'im_y_outer', 'ifeat', 'icolor'], defaultTag: 'l.auto' });
+    knl = addPrefetch(knl, 'f[ifeat,:,:,:]', [], {
+      fetchOuterInames: ['im_x_outer', 'im_y_outer', 'ifeat'],
+      defaultTag: null,
+    });
+    knl = addPrefetch(knl, 'img', ['im_x_inner', 'im_y_inner', 'f_x', 'f_y'], {
+      fetchOuterInames: ['iimg', 'im_x_outer', 'im_y_outer', 'ifeat', 'icolor'],
+      defaultTag: 'l.auto',
+    });
     // loopy: im_w = im_h = 128, nfeats = nimgs = 3
     const [imW, imH, nfeats, nimgs] = [20, 18, 2, 1];
     const W = imW + 2 * fw;
@@ -108,11 +131,20 @@ for (const device of testDevices()) {
             for (let fx = -fw; fx <= fw; fx++)
               for (let fy = -fw; fy <= fw; fy++)
                 for (let c = 0; c < 3; c++) {
-                  s += img[((ii * W + fw + x - fx) * H + fw + y - fy) * 3 + c] * f[((fe * 3 + fw + fx) * 3 + fw + fy) * 3 + c];
+                  s +=
+                    img[((ii * W + fw + x - fx) * H + fw + y - fy) * 3 + c] *
+                    f[((fe * 3 + fw + fx) * 3 + fw + fy) * 3 + c];
                 }
             expected[((ii * nfeats + fe) * imW + x) * imH + y] = s;
           }
-    const r = await run(knl, device, { img: { data: img, shape: [nimgs + 1, W, H, 3] }, f: { data: f, shape: [nfeats, 3, 3, 3] }, im_w: imW, im_h: imH, nfeats, nimgs });
+    const r = await run(knl, device, {
+      img: { data: img, shape: [nimgs + 1, W, H, 3] },
+      f: { data: f, shape: [nfeats, 3, 3, 3] },
+      im_w: imW,
+      im_h: imH,
+      nfeats,
+      nimgs,
+    });
     assertClose(r.out as Float32Array, expected, 'out', 0, 0);
   });
 }
@@ -142,7 +174,8 @@ test('test_prefetch_through_indirect_access', () => {
   knl = prioritizeLoops(knl, 'i,j,k');
   assert.throws(
     () => addPrefetch(knl, 'map1[:, j]', [], { defaultTag: 'l.auto' }),
-    (e: unknown) => e instanceof LoomError && /index 'indirect\[i\]' of 'map1' \(axis 0\) is not affine/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError && /index 'indirect\[i\]' of 'map1' \(axis 0\) is not affine/.test((e as Error).message),
   );
 });
 

@@ -71,7 +71,11 @@ async function checkDoubling(knl: LoopKernel, count: number): Promise<void> {
 }
 
 test('test_c_target', async () => {
-  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [globalArg('out', { dtype: 'float32', shape: 'auto' }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...']);
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [
+    globalArg('out', { dtype: 'float32', shape: 'auto' }),
+    globalArg('a', { dtype: 'float32', shape: 'auto' }),
+    '...',
+  ]);
   assert.match(cCode(knl), /static void loopy_kernel\(/);
   await checkDoubling(knl, 16);
 });
@@ -137,9 +141,14 @@ test('test_c_caching', async () => {
   process.env.LOOM_CACHE_DIR = folder;
   const fresh = cDevice()!;
   try {
-    const knl = makeKernel('{[i]: 0 <= i < 10}', 'a[i] = b[i]', [globalArg('a', { shape: [10], dtype: 'int32' }), constantArg('b', { shape: [10], dtype: 'int32' })], {
-      name: 'cache_test',
-    });
+    const knl = makeKernel(
+      '{[i]: 0 <= i < 10}',
+      'a[i] = b[i]',
+      [globalArg('a', { shape: [10], dtype: 'int32' }), constantArg('b', { shape: [10], dtype: 'int32' })],
+      {
+        name: 'cache_test',
+      },
+    );
     const code = generateCode(knl, fresh.target);
     const first = await fresh.compile(code);
     const { a } = await run(knl, fresh, { b: Int32Array.from(arange(10)) });
@@ -169,7 +178,13 @@ test('test_c_execution_with_global_temporaries', async () => {
   const n = 10;
   let knl = makeKernel('{[i]: 0 <= i < n}', 'a[i] = b[i]', [
     globalArg('a', { shape: [n], dtype: 'int32' }),
-    temporaryVariable('b', { shape: [n], initializer: Int32Array.from(arange(n)), dtype: 'int32', readOnly: true, addressSpace: 'global' }),
+    temporaryVariable('b', {
+      shape: [n],
+      initializer: Int32Array.from(arange(n)),
+      dtype: 'int32',
+      readOnly: true,
+      addressSpace: 'global',
+    }),
     '...',
   ]);
   knl = fixParameters(knl, { n });
@@ -183,7 +198,11 @@ test('test_c_execution_with_global_temporaries', async () => {
 
 test('test_missing_compilers', async () => {
   const knl = fixParameters(
-    makeKernel('{[i]: 0 <= i < n}', 'a[i] = b[i]', [globalArg('a', { shape: [10], dtype: 'int32' }), globalArg('b', { shape: [10], dtype: 'int32' }), '...']),
+    makeKernel('{[i]: 0 <= i < n}', 'a[i] = b[i]', [
+      globalArg('a', { shape: [10], dtype: 'int32' }),
+      globalArg('b', { shape: [10], dtype: 'int32' }),
+      '...',
+    ]),
     { n: 10 },
   );
   // code is generated without a compiler
@@ -245,7 +264,8 @@ test('test_target.py::test_generate_c_snippet', async () => {
   const data = { q_v: Float64Array.from(randomFloat32(nQuad * nSpace, 3)), u: 1.5, nQuad, nSpace };
   const expected = await run(knl, cpuDevice(), data);
   const actual = await run(knl, device, data);
-  for (const out of ['f', 'df']) assertClose(actual[out] as Float64Array, expected[out] as Float64Array, out, 1e-14, 1e-14);
+  for (const out of ['f', 'df'])
+    assertClose(actual[out] as Float64Array, expected[out] as Float64Array, out, 1e-14, 1e-14);
 });
 
 for (const tp of ['float32', 'float64'] as const) {
@@ -256,7 +276,10 @@ for (const tp of ['float32', 'float64'] as const) {
     const code = (insn: string) => cCode(makeKernel('{[i]: 0<=i<100}', insn, data));
     assert.match(code('x[i] = min(y[i], z[i])'), new RegExp(`loom_minimum_${tp}\\(y\\[i\\], z\\[i\\]\\)`));
     assert.match(code('x[i] = fmax(y[i], z[i])'), new RegExp(`loom_fmax_${tp}\\(y\\[i\\], z\\[i\\]\\)`));
-    assert.match(code('x[i] = fmod(y[i], z[i])'), new RegExp(`${tp === 'float32' ? 'fmodf' : 'fmod'}\\(y\\[i\\], z\\[i\\]\\)`));
+    assert.match(
+      code('x[i] = fmod(y[i], z[i])'),
+      new RegExp(`${tp === 'float32' ? 'fmodf' : 'fmod'}\\(y\\[i\\], z\\[i\\]\\)`),
+    );
   });
 }
 
@@ -266,7 +289,11 @@ test('test_target.py::test_fma_codegen (C)', () => {
       ...['a', 'b', 'c', 'out'].map((name) => globalArg(name, { dtype, shape: ['n'] })),
       valueArg('n', 'int32'),
     ]);
-    assert.match(cCode(knl), dtype === 'float32' ? /fmaf\(a\[i\], b\[i\], c\[i\]\)/ : /[^a-z]fma\(a\[i\], b\[i\], c\[i\]\)/, dtype);
+    assert.match(
+      cCode(knl),
+      dtype === 'float32' ? /fmaf\(a\[i\], b\[i\], c\[i\]\)/ : /[^a-z]fma\(a\[i\], b\[i\], c\[i\]\)/,
+      dtype,
+    );
   }
 });
 

@@ -5,7 +5,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addInamesToInsn, addPrefetch, globalArg, makeKernel, prioritizeLoops, run, splitIname, tagArrayAxes, valueArg, type LoopKernel } from '@loom/core';
+import {
+  addInamesToInsn,
+  addPrefetch,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagArrayAxes,
+  valueArg,
+  type LoopKernel,
+} from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 /** `c[i, j] = a[i]*b[j]`, column-major like the original (order="F"). */
@@ -40,8 +51,16 @@ const rankOneVariants: Record<string, (knl: LoopKernel) => LoopKernel> = {
   variant_3(knl) {
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.1' });
-    knl = addPrefetch(knl, 'a', ['i_inner'], { fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'], temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
-    return addPrefetch(knl, 'b', ['j_inner'], { fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'], temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    knl = addPrefetch(knl, 'a', ['i_inner'], {
+      fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'],
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
+    return addPrefetch(knl, 'b', ['j_inner'], {
+      fetchOuterInames: ['i_outer', 'j_outer', 'j_inner'],
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
   },
   variant_4(knl) {
     knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', slabs: [0, 1] });

@@ -108,7 +108,10 @@ for (const device of testDevices()) {
       const got = (await run(knl, device, { a, out: fresh() })).out as Int32Array | Float32Array;
       assert.equal(Array.from(got), expected);
       // and the reference kernel agrees (loopy's auto_test_vs_ref)
-      assert.equal(Array.from((await run(ref, device, { a, out: fresh() })).out as Int32Array | Float32Array), expected);
+      assert.equal(
+        Array.from((await run(ref, device, { a, out: fresh() })).out as Int32Array | Float32Array),
+        expected,
+      );
     });
   }
 
@@ -118,7 +121,11 @@ for (const device of testDevices()) {
       const instructions =
         variant === 'test_dependent_loop_bounds'
           ? ['<> row_len = a_rowstarts[i+1] - a_rowstarts[i]', 'a_sum[i] = sum(jj, a_values[[a_rowstarts[i]+jj]])']
-          : ['<> row_start = a_rowstarts[i]', '<> row_len = a_rowstarts[i+1] - row_start', 'a_sum[i] = sum(jj, a_values[[row_start+jj]])'];
+          : [
+              '<> row_start = a_rowstarts[i]',
+              '<> row_len = a_rowstarts[i+1] - row_start',
+              'a_sum[i] = sum(jj, a_values[[row_start+jj]])',
+            ];
       let knl = makeKernel(
         ['{[i]: 0<=i<n}', '{[jj]: 0<=jj<row_len}'],
         instructions,
@@ -134,13 +141,19 @@ for (const device of testDevices()) {
       );
       // a_indices is never read: loopy's guess for it is `()`
       assert.equal(knl.arg('a_indices')!.shape, []);
-      if (variant === 'test_dependent_loop_bounds_2') knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
+      if (variant === 'test_dependent_loop_bounds_2')
+        knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
       generateCode(knl, openclTarget());
       const rowLengths = [3, 1, 4, 1, 5, 2, 6];
       const starts = [0];
       for (const len of rowLengths) starts.push(starts[starts.length - 1] + len);
       const values = Float32Array.from(ints(starts[starts.length - 1], 3));
-      const { a_sum } = await run(knl, device, { a_rowstarts: Int32Array.from(starts), a_indices: new Int32Array(1), a_values: values, n: rowLengths.length });
+      const { a_sum } = await run(knl, device, {
+        a_rowstarts: Int32Array.from(starts),
+        a_indices: new Int32Array(1),
+        a_values: values,
+        n: rowLengths.length,
+      });
       assert.equal(
         Array.from(a_sum as Float32Array),
         rowLengths.map((_, i) => values.slice(starts[i], starts[i + 1]).reduce((s, v) => s + v, 0)),
@@ -169,7 +182,10 @@ for (const device of testDevices()) {
       globalArg('f', { isInput: false, isOutput: true, shape: 'auto' }),
       '...',
     ]);
-    const flux = makeKernel('{[j]: 1<=j<=n}', 'f[j] = u[j]**2/2', [globalArg('f', { shape: ['n+2'] }), globalArg('u', { shape: ['n+2'] })]);
+    const flux = makeKernel('{[j]: 1<=j<=n}', 'f[j] = u[j]**2/2', [
+      globalArg('f', { shape: ['n+2'] }),
+      globalArg('u', { shape: ['n+2'] }),
+    ]);
     assert.equal(
       flux.args.map((a) => `${a.name}:${a.kind}`),
       ['f:global', 'u:global', 'n:value'],
@@ -182,7 +198,13 @@ for (const device of testDevices()) {
     const n = points - 2;
     const flux0 = (j: number) => Math.fround(Math.fround(u[j] * u[j]) / 2);
     const expectedF = Array.from({ length: points }, (_, j) => (j >= 1 && j <= n ? flux0(j) : undefined));
-    assertClose(Array.from((f as Float32Array).subarray(1, n + 1)), expectedF.slice(1, n + 1) as number[], 'f', 1e-6, 1e-7);
+    assertClose(
+      Array.from((f as Float32Array).subarray(1, n + 1)),
+      expectedF.slice(1, n + 1) as number[],
+      'f',
+      1e-6,
+      1e-7,
+    );
     assertClose(
       Array.from({ length: n - 2 }, (_, k) => (out as Float32Array)[k + 2]),
       Array.from({ length: n - 2 }, (_, k) => -(flux0(k + 3) - flux0(k + 1)) / h),
@@ -221,8 +243,15 @@ for (const device of testDevices()) {
     const fLogical = Float32Array.from(ints(K * Np, 6));
     const groups = Math.ceil(K / padMult);
     const padded = new Float32Array(groups * strides[0]);
-    for (let k = 0; k < K; k++) for (let j = 0; j < Np; j++) padded[Math.floor(k / padMult) * strides[0] + (k % padMult) * strides[1] + j * strides[2]] = fLogical[k * Np + j];
-    const onDevice = new DeviceArray(device, (await DeviceArray.from(device, padded, 'float32')).buffer, 'float32', [groups, padMult, Np]);
+    for (let k = 0; k < K; k++)
+      for (let j = 0; j < Np; j++)
+        padded[Math.floor(k / padMult) * strides[0] + (k % padMult) * strides[1] + j * strides[2]] =
+          fLogical[k * Np + j];
+    const onDevice = new DeviceArray(device, (await DeviceArray.from(device, padded, 'float32')).buffer, 'float32', [
+      groups,
+      padMult,
+      Np,
+    ]);
     const { result } = await run(knl, device, { d, f: onDevice, K });
     const reference = (await run(seq, device, { d, f: fLogical, K })).result as Float32Array;
     assert.equal(Array.from(result as Float32Array), Array.from(reference));

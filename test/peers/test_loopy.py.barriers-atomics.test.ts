@@ -108,7 +108,11 @@ for (const device of testDevices()) {
         ... gbarrier {dep=iupd,id=postloop}
         out[i] = out[i] + z[n-1-i]  {dep=postloop}
       end`,
-      [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'], isInput: true, isOutput: true }), '...'],
+      [
+        globalArg('a', { dtype: 'float32', shape: ['n'] }),
+        globalArg('out', { dtype: 'float32', shape: ['n'], isInput: true, isOutput: true }),
+        '...',
+      ],
     );
     knl = fixParameters(knl, { ntrips });
     knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -224,13 +228,19 @@ for (const device of testDevices()) {
   // the kernels above, with what they leave in a's even elements read back
   test(`${device.name}: test_no_barriers_for_nonoverlapping_access, the values`, async () => {
     for (const secondIndex of ['2*i', '2*i+1', '2*i+2']) {
-      let knl = makeKernel('{[i]: 0<=i<128}', `a[2*i] = 12  {id=first}\na[${secondIndex}] = 13  {id=second,dep=first}\nout[i] = a[2*i] {dep=second}`, [
-        temporaryVariable('a', { dtype: 'int32', shape: [258], addressSpace: 'local' }),
-        globalArg('out', { dtype: 'int32', shape: [128] }),
-      ]);
+      let knl = makeKernel(
+        '{[i]: 0<=i<128}',
+        `a[2*i] = 12  {id=first}\na[${secondIndex}] = 13  {id=second,dep=first}\nout[i] = a[2*i] {dep=second}`,
+        [
+          temporaryVariable('a', { dtype: 'int32', shape: [258], addressSpace: 'local' }),
+          globalArg('out', { dtype: 'int32', shape: [128] }),
+        ],
+      );
       knl = tagInames(knl, 'i:l.0');
       const { out } = await run(knl, device, {});
-      const expected = Array.from({ length: 128 }, (_, i) => (secondIndex === '2*i' ? 13 : secondIndex === '2*i+1' || i === 0 ? 12 : 13));
+      const expected = Array.from({ length: 128 }, (_, i) =>
+        secondIndex === '2*i' ? 13 : secondIndex === '2*i+1' || i === 0 ? 12 : 13,
+      );
       assert.equal(Array.from(out as Int32Array), expected, secondIndex);
     }
   });
@@ -245,18 +255,33 @@ test('test_check_for_variable_access_ordering', () => {
       device.name,
     );
   // disjoint elements, or a dependency, need no order
-  generateCode(setOptions(makeKernel('{[i]: 0<=i<n}', 'a[2*i] = 12\na[2*i+1] = 13'), { enforceVariableAccessOrdered: true }), openclTarget());
-  generateCode(setOptions(makeKernel('{[i]: 0<=i<n}', 'a[i] = 12 {id=w}\na[i+1] = 13 {dep=w}'), { enforceVariableAccessOrdered: true }), openclTarget());
+  generateCode(
+    setOptions(makeKernel('{[i]: 0<=i<n}', 'a[2*i] = 12\na[2*i+1] = 13'), { enforceVariableAccessOrdered: true }),
+    openclTarget(),
+  );
+  generateCode(
+    setOptions(makeKernel('{[i]: 0<=i<n}', 'a[i] = 12 {id=w}\na[i+1] = 13 {dep=w}'), {
+      enforceVariableAccessOrdered: true,
+    }),
+    openclTarget(),
+  );
 });
 
 for (const device of testDevices()) {
   test(`${device.name}: test_predicated_redn`, async () => {
-    const knl = makeKernel(['{[i]: 0<= i < 5}', '{[j]: 0<= j < 10}', '{[k]: 0<=k<10}'], '<> tmp[k] = k ** 2\ny[j] = 0 if j < 5 else sum(i, tmp[i+j-5])', undefined, {
-      seqDependencies: true,
-    });
+    const knl = makeKernel(
+      ['{[i]: 0<= i < 5}', '{[j]: 0<= j < 10}', '{[k]: 0<=k<10}'],
+      '<> tmp[k] = k ** 2\ny[j] = 0 if j < 5 else sum(i, tmp[i+j-5])',
+      undefined,
+      {
+        seqDependencies: true,
+      },
+    );
     const { y } = await run(knl, device, {});
     const tmp = Array.from({ length: 10 }, (_, k) => k ** 2);
-    const expected = Array.from({ length: 10 }, (_, j) => (j < 5 ? 0 : [0, 1, 2, 3, 4].reduce((s, i) => s + tmp[i + j - 5], 0)));
+    const expected = Array.from({ length: 10 }, (_, j) =>
+      j < 5 ? 0 : [0, 1, 2, 3, 4].reduce((s, i) => s + tmp[i + j - 5], 0),
+    );
     assert.equal(Array.from(y as ArrayLike<number>), expected);
   });
 }

@@ -19,18 +19,29 @@ for (const device of testDevices()) {
   // test_loopy.py: b[6:13, 9:14] = 2*a[3:10, 5:10] on two 20 x 20 arrays, as views of their buffers
   test(`${device.name}: test_offsets_and_slicing`, async () => {
     const n = 20;
-    let knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<m }', 'b[i,j] = 2*a[i,j]', undefined, { assumptions: 'n>=1 and m>=1', defaultOffset: 'auto' });
+    let knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<m }', 'b[i,j] = 2*a[i,j]', undefined, {
+      assumptions: 'n>=1 and m>=1',
+      defaultOffset: 'auto',
+    });
     knl = tagArrayAxes(knl, 'a,b', 'stride:auto,stride:1');
     const aFull = values(n * n, 1);
     const bFull = values(n * n, 2);
     const expected = [...bFull];
-    for (let i = 0; i < 7; i++) for (let j = 0; j < 5; j++) expected[(6 + i) * n + 9 + j] = 2 * aFull[(3 + i) * n + 5 + j];
+    for (let i = 0; i < 7; i++)
+      for (let j = 0; j < 5; j++) expected[(6 + i) * n + 9 + j] = 2 * aFull[(3 + i) * n + 5 + j];
 
     const a = await DeviceArray.from(device, aFull, dtype, [n, n]);
     const b = await DeviceArray.from(device, bFull, dtype, [n, n]);
     try {
-      const out = await run(knl, device, { a: a.view([7, 5], { offset: 3 * n + 5, strides: [n, 1] }), b: b.view([7, 5], { offset: 6 * n + 9, strides: [n, 1] }) });
-      assert.equal(Array.from((await b.toHost()) as Float64Array), expected, 'the view of b, and nothing else of its buffer, is written');
+      const out = await run(knl, device, {
+        a: a.view([7, 5], { offset: 3 * n + 5, strides: [n, 1] }),
+        b: b.view([7, 5], { offset: 6 * n + 9, strides: [n, 1] }),
+      });
+      assert.equal(
+        Array.from((await b.toHost()) as Float64Array),
+        expected,
+        'the view of b, and nothing else of its buffer, is written',
+      );
       assert.equal(
         Array.from((await (out.b as DeviceArrayView).toHost()) as Float64Array),
         expected.filter((_, k) => Math.floor(k / n) >= 6 && Math.floor(k / n) < 13 && k % n >= 9 && k % n < 14),
@@ -59,7 +70,10 @@ for (const device of testDevices()) {
       assert.unreachable('a view past the end of its buffer runs');
     } catch (e) {
       assert.instance(e, LoomError);
-      assert.match((e as Error).message, /array 'b'.*reaches element 394.*holds 400|array 'b'.*reaches element \d+, but its buffer holds 400/);
+      assert.match(
+        (e as Error).message,
+        /array 'b'.*reaches element 394.*holds 400|array 'b'.*reaches element \d+, but its buffer holds 400/,
+      );
     }
     assert.equal(
       Array.from(before),
@@ -80,7 +94,9 @@ for (const device of testDevices()) {
       const { y } = await run(knl, device, { x: base.view([], { offset: 13 }) });
       assert.equal(Array.from(y as Int32Array), [1729]);
       // and from the host: the 13th element of a host array
-      const { y: fromHost } = await run(knl, device, { x: { data: Int32Array.from({ length: 42 }, (_, k) => k), shape: [], offset: 13 } });
+      const { y: fromHost } = await run(knl, device, {
+        x: { data: Int32Array.from({ length: 42 }, (_, k) => k), shape: [], offset: 13 },
+      });
       assert.equal(Array.from(fromHost as Int32Array), [1729]);
     } finally {
       base.release();
@@ -89,7 +105,9 @@ for (const device of testDevices()) {
 
   // test_loopy.py: a C-order array passed to a kernel of defaultOrder 'F' is refused ("strides mismatch")
   test(`${device.name}: test_shape_mismatch_check`, async () => {
-    const knl = makeKernel('{[i,j]: 0 <= i < n and 0 <= j < m}', 'c[i] = sum(j, a[i,j]*b[j])', undefined, { defaultOrder: 'F' });
+    const knl = makeKernel('{[i,j]: 0 <= i < n and 0 <= j < m}', 'c[i] = sum(j, a[i,j]*b[j])', undefined, {
+      defaultOrder: 'F',
+    });
     const a = Float32Array.from(values(100, 3));
     const b = Float32Array.from(values(10, 4));
     try {
@@ -101,8 +119,15 @@ for (const device of testDevices()) {
     }
     // the same data passed in the kernel's order computes c = a b with a column-major
     const { c } = await run(knl, device, { a: { data: a, shape: [10, 10], strides: [1, 10] }, b });
-    const expected = Array.from({ length: 10 }, (_, i) => Array.from({ length: 10 }, (_, j) => Math.fround(a[i + 10 * j] * b[j])).reduce((x, y) => Math.fround(x + y), 0));
-    Array.from(c as Float32Array).forEach((x, i) => assert.ok(Math.abs(x - expected[i]) <= 1e-4 * Math.abs(expected[i]) + 1e-4, `c[${i}] = ${x}, expected ${expected[i]}`));
+    const expected = Array.from({ length: 10 }, (_, i) =>
+      Array.from({ length: 10 }, (_, j) => Math.fround(a[i + 10 * j] * b[j])).reduce((x, y) => Math.fround(x + y), 0),
+    );
+    Array.from(c as Float32Array).forEach((x, i) =>
+      assert.ok(
+        Math.abs(x - expected[i]) <= 1e-4 * Math.abs(expected[i]) + 1e-4,
+        `c[${i}] = ${x}, expected ${expected[i]}`,
+      ),
+    );
   });
 }
 

@@ -37,7 +37,11 @@ function rowLengthKernel() {
   return makeKernel(
     ['{[i]: 0<=i<n}', '{[jj]: 0<=jj<row_len}'],
     ['<> row_len = a_row_lengths[i]', 'a[i,jj] = 1'],
-    [globalArg('a_row_lengths', { dtype: 'int32', shape: 'auto' }), globalArg('a', { dtype: 'float32', shape: 'n,n' }), valueArg('n', 'int32')],
+    [
+      globalArg('a_row_lengths', { dtype: 'int32', shape: 'auto' }),
+      globalArg('a', { dtype: 'float32', shape: 'n,n' }),
+      valueArg('n', 'int32'),
+    ],
     { name: 'loopy_kernel' },
   );
 }
@@ -50,7 +54,11 @@ test('test_independent_multi_domain', () => {
   let knl = makeKernel(
     ['{[i]: 0<=i<n}', '{[j]: 0<=j<n}'],
     ['a[i] = 1', 'b[j] = 2'],
-    [globalArg('a', { dtype: 'float32', shape: 'n' }), globalArg('b', { dtype: 'float32', shape: 'n' }), valueArg('n', 'int32')],
+    [
+      globalArg('a', { dtype: 'float32', shape: 'n' }),
+      globalArg('b', { dtype: 'float32', shape: 'n' }),
+      valueArg('n', 'int32'),
+    ],
   );
   knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
   knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -62,7 +70,11 @@ for (const device of testDevices()) {
     let knl = makeKernel(
       ['{[i]: 0<=i<n}', '{[j]: 0<=j<n}'],
       ['a[i] = 1', 'b[j] = 2'],
-      [globalArg('a', { dtype: 'float32', shape: 'n' }), globalArg('b', { dtype: 'float32', shape: 'n' }), valueArg('n', 'int32')],
+      [
+        globalArg('a', { dtype: 'float32', shape: 'n' }),
+        globalArg('b', { dtype: 'float32', shape: 'n' }),
+        valueArg('n', 'int32'),
+      ],
     );
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -101,7 +113,8 @@ for (const device of testDevices()) {
       `,
       [globalArg('X,Y,Z', { shape: [10], dtype: 'int32' })],
     );
-    const hasFloorDiv = (k: typeof knl) => k.instructions.some((insn) => insn.expression !== undefined && printExpr(insn.expression).includes('//'));
+    const hasFloorDiv = (k: typeof knl) =>
+      k.instructions.some((insn) => insn.expression !== undefined && printExpr(insn.expression).includes('//'));
     const simplified = simplifyIndices(knl);
     assert.ok(hasFloorDiv(knl));
     assert.not.ok(hasFloorDiv(simplified));
@@ -146,7 +159,10 @@ test('mapInstructions: a function over the instructions a match picks', () => {
 
 for (const device of testDevices()) {
   test(`${device.name}: foldConstants computes integer constants and keeps the values`, async () => {
-    const knl = makeKernel('{[i]: 0<=i<8}', 'out[i] = a[i + 2*3 - 6] * (4 + 3)', [globalArg('a', { shape: 8, dtype: 'float32' }), '...']);
+    const knl = makeKernel('{[i]: 0<=i<8}', 'out[i] = a[i + 2*3 - 6] * (4 + 3)', [
+      globalArg('a', { shape: 8, dtype: 'float32' }),
+      '...',
+    ]);
     const folded = foldConstants(knl);
     assert.is(printExpr(folded.instructions[0].expression!), 'a[i]*7');
     const a = Float32Array.from({ length: 8 }, (_, k) => k + 0.5);

@@ -37,7 +37,8 @@ import {
 import { linearizeKernel } from '../../packages/core/src/codegen/generate.ts';
 import { assertClose, randomFloat32, supportsDType, testDevices } from '../support/devices.ts';
 
-const throwsLoom = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+const throwsLoom = (f: () => unknown, message: RegExp) =>
+  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 
 /** float64 where the device has it (loopy's data), else float32: a copy is exact in either. */
 const copyData = (device: Device, n: number) => {
@@ -53,7 +54,10 @@ for (const device of testDevices()) {
       let knl = makeKernel('{[i,j]: 0 <= i < n}', 'for i\n  c = 1\nend');
       if (tag === 'l.0') {
         // loopy sizes the work-group from n at launch; Loom fixes it when the code is generated
-        throwsLoom(() => generateCode(tagInames(knl, { i: 'l.0' }), device.target), /'i' is tagged l.0, but its length \(n\) is not a constant/);
+        throwsLoom(
+          () => generateCode(tagInames(knl, { i: 'l.0' }), device.target),
+          /'i' is tagged l.0, but its length \(n\) is not a constant/,
+        );
         continue;
       }
       const args: Record<string, number | Int32Array> = {};
@@ -70,7 +74,12 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_chunk_iname`, async () => {
     const chunkKernel = () =>
-      makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]', [globalArg('out', { dtype: 'float32' }), globalArg('a', { dtype: 'float32' }), '...'], { assumptions: 'n>0' });
+      makeKernel(
+        '{ [i]: 0<=i<n }',
+        'out[i] = 2*a[i]',
+        [globalArg('out', { dtype: 'float32' }), globalArg('a', { dtype: 'float32' }), '...'],
+        { assumptions: 'n>0' },
+      );
     for (const fix of [true, false]) {
       for (const n of [130, 2, 3, 7]) {
         // a chunk's length is ceil(n/3) or floor(n/3): a work-group size only once n is fixed
@@ -88,7 +97,10 @@ for (const device of testDevices()) {
         );
       }
     }
-    throwsLoom(() => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), device.target), /'i_inner' is tagged l\.0, but its length .* is not a constant/);
+    throwsLoom(
+      () => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), device.target),
+      /'i_inner' is tagged l\.0, but its length .* is not a constant/,
+    );
   });
 }
 
@@ -105,7 +117,10 @@ function variableSizeKernel(options: Parameters<typeof addPrefetch>[3]): LoopKer
 test('test_variable_size_temporary', () => {
   // loopy prints a private array of n*n elements (a C99 variable-length array, which OpenCL
   // C refuses to compile); Loom says so before generating anything, and names the way out
-  throwsLoom(() => variableSizeKernel({ defaultTag: undefined }), /footprint of 'a' along axis 0 does not have a constant size \(n\).*temporaryAddressSpace: 'global'/);
+  throwsLoom(
+    () => variableSizeKernel({ defaultTag: undefined }),
+    /footprint of 'a' along axis 0 does not have a constant size \(n\).*temporaryAddressSpace: 'global'/,
+  );
   const knl = variableSizeKernel({ defaultTag: undefined, temporaryAddressSpace: 'global' });
   assert.equal(
     knl.temporaries.get('a_fetch')!.shape.map((e) => printExpr(e)),
@@ -119,7 +134,9 @@ for (const device of testDevices()) {
     for (const n of [1, 5, 17]) {
       const a = randomFloat32(n * n, n);
       const { out } = await run(knl, device, { a, n });
-      const rows = Array.from({ length: n }, (_, i) => a.subarray(i * n, (i + 1) * n).reduce((s, x) => Math.fround(s + x), 0));
+      const rows = Array.from({ length: n }, (_, i) =>
+        a.subarray(i * n, (i + 1) * n).reduce((s, x) => Math.fround(s + x), 0),
+      );
       assertClose(out as Float32Array, rows, `n=${n}`, 1e-5, 1e-5);
     }
   });
@@ -151,7 +168,12 @@ test('test_reduction.py::test_global_parallel_reduction: the per-block sums go t
 
 test('test_ilp_write_race_detection_global', () => {
   const knl = tagInames(
-    makeKernel('[n] -> {[i,j]: 0<=i,j<n }', 'a[i] = 5+i+j', [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')], { assumptions: 'n>=1', name: 'loopy_kernel' }),
+    makeKernel(
+      '[n] -> {[i,j]: 0<=i,j<n }',
+      'a[i] = 5+i+j',
+      [globalArg('a', { dtype: 'float32' }), valueArg('n', 'int32')],
+      { assumptions: 'n>=1', name: 'loopy_kernel' },
+    ),
     { j: 'ilp' },
   );
   // as loopy: it linearizes, warning that every ILP lane j writes the same a[i]
@@ -177,7 +199,10 @@ for (const device of testDevices()) {
     const shape = [1024, 4, 3];
     const a1 = copyData(device, 1024 * 4 * 3);
     // the sep axis is n2 long, parametric until fixed
-    throwsLoom(() => generateCode(makeCopyKernel('f,f,sep'), device.target), /axis 2 is tagged 'sep'.*not n2 \(fix it: fixParameters\(knl, \{ n2: \.\.\. \}\)/);
+    throwsLoom(
+      () => generateCode(makeCopyKernel('f,f,sep'), device.target),
+      /axis 2 is tagged 'sep'.*not n2 \(fix it: fixParameters\(knl, \{ n2: \.\.\. \}\)/,
+    );
     const cknl1 = fixParameters(makeCopyKernel('f,f,sep'), { n2: 3 });
     const { output: a2 } = await run(cknl1, device, { input: { data: a1, shape } });
     // each piece of a2 is column-major on the device; the caller's array stays row-major
@@ -201,7 +226,9 @@ for (const device of testDevices()) {
 
 for (const device of testDevices()) {
   test(`${device.name}: test_fixed_parameters`, async () => {
-    const knl = makeKernel('[n] -> {[i]: 0 <= i < n}', '<>tmp[i] = i  {id=init}\ntmp[0] = 0  {dep=init}', undefined, { fixedParameters: { n: 1 } });
+    const knl = makeKernel('[n] -> {[i]: 0 <= i < n}', '<>tmp[i] = i  {id=init}\ntmp[0] = 0  {dep=init}', undefined, {
+      fixedParameters: { n: 1 },
+    });
     // n is no argument any more, and the temporary has its fixed size
     assert.equal(
       knl.args.map((a) => a.name),
@@ -213,8 +240,18 @@ for (const device of testDevices()) {
     );
     assert.equal(await run(knl, device, {}), {});
     // the option is fixParameters applied as the kernel is made: the same kernel, and results
-    const made = makeKernel('{[i]: 0 <= i < n}', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...'], { fixedParameters: { n: 5 } });
-    assert.is(stringifyKernel(made), stringifyKernel(fixParameters(makeKernel('{[i]: 0 <= i < n}', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...']), { n: 5 })));
+    const made = makeKernel('{[i]: 0 <= i < n}', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...'], {
+      fixedParameters: { n: 5 },
+    });
+    assert.is(
+      stringifyKernel(made),
+      stringifyKernel(
+        fixParameters(
+          makeKernel('{[i]: 0 <= i < n}', 'out[i] = 2*a[i]', [globalArg('a', { dtype: 'float32' }), '...']),
+          { n: 5 },
+        ),
+      ),
+    );
     const a = randomFloat32(5, 3);
     const { out } = await run(made, device, { a });
     assertClose(

@@ -101,7 +101,11 @@ function globalTemporary() {
     undefined,
     { seqDependencies: true },
   );
-  const ref = setTemporaryAddressSpace(addDtypes(knl, { a: 'float32', c: 'float32', out: 'float32', n: 'int32' }), 'c', 'global');
+  const ref = setTemporaryAddressSpace(
+    addDtypes(knl, { a: 'float32', c: 'float32', out: 'float32', n: 'int32' }),
+    'c',
+    'global',
+  );
   return { ref, knl: splitIname(ref, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }) };
 }
 
@@ -179,7 +183,11 @@ for (const device of testDevices()) {
       undefined,
       seq,
     );
-    await savedRun(device, setTemporaryAddressSpace(tagInames(knl, { i: 'g.0' }), 't', 'private'), Array.from({ length: 8 }, () => arange(8)).flat());
+    await savedRun(
+      device,
+      setTemporaryAddressSpace(tagInames(knl, { i: 'g.0' }), 't', 'private'),
+      Array.from({ length: 8 }, () => arange(8)).flat(),
+    );
   });
 
   for (const hwLoop of [false, true]) {

@@ -28,7 +28,8 @@ import { preprocess } from '../../packages/core/src/preprocess/pipeline.ts';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
 /** loopy's rng.normal stand-in: fixed, exactly representable values. */
-const values = (n: number, seed: number) => Float64Array.from({ length: n }, (_, k) => (((k * 7 + seed * 13) % 17) - 8) / 4);
+const values = (n: number, seed: number) =>
+  Float64Array.from({ length: n }, (_, k) => (((k * 7 + seed * 13) % 17) - 8) / 4);
 
 for (const device of testDevices()) {
   test(`${device.name}: test_globals_decl_once_with_multi_subprogram`, async () => {
@@ -42,7 +43,11 @@ for (const device of testDevices()) {
       '{[i, ii]: 0<=i, ii<n}',
       `out[i] = a[i]+cnst[i]{id=first}
        out[ii] = 2*out[ii]+cnst[ii]{id=second}`,
-      [temporaryVariable('cnst', { initializer: cnst, addressSpace: 'global', readOnly: true }), globalArg('out', { isInput: false, shape: 'auto' }), '...'],
+      [
+        temporaryVariable('cnst', { initializer: cnst, addressSpace: 'global', readOnly: true }),
+        globalArg('out', { isInput: false, shape: 'auto' }),
+        '...',
+      ],
     );
     knl = fixParameters(knl, { n: 16 });
     knl = addBarrier(knl, 'id:first', 'id:second');
@@ -103,9 +108,16 @@ for (const device of testDevices()) {
         ['sum', (x) => x === v.reduce((s, y) => s + y, 0)],
       ];
       for (const [kind, check] of cases) {
-        const knl = makeKernel('{[k]: 0<=k<n}', `res = ${kind}(k, var[k])`, [table, globalArg('res', { dtype, shape: [] }), '...']);
+        const knl = makeKernel('{[k]: 0<=k<n}', `res = ${kind}(k, var[k])`, [
+          table,
+          globalArg('res', { dtype, shape: [] }),
+          '...',
+        ]);
         const { res } = await run(fixParameters(knl, { n }), device, {});
-        assert.ok(check(Number((res as Int32Array | BigInt64Array)[0])), `${dtype} ${kind}: ${String((res as Int32Array)[0])}`);
+        assert.ok(
+          check(Number((res as Int32Array | BigInt64Array)[0])),
+          `${dtype} ${kind}: ${String((res as Int32Array)[0])}`,
+        );
       }
     }
   });
@@ -116,7 +128,14 @@ test('test_const_temp_with_initializer_not_saved', () => {
     '{[i]: 0<=i<10}',
     `... gbarrier
      out[i] = tmp[i]`,
-    [temporaryVariable('tmp', { initializer: Int32Array.from({ length: 10 }, (_, k) => k), addressSpace: 'private', readOnly: true }), '...'],
+    [
+      temporaryVariable('tmp', {
+        initializer: Int32Array.from({ length: 10 }, (_, k) => k),
+        addressSpace: 'private',
+        readOnly: true,
+      }),
+      '...',
+    ],
     { seqDependencies: true },
   );
   // no save slot was added: the table is in every device kernel that reads it
@@ -124,9 +143,15 @@ test('test_const_temp_with_initializer_not_saved', () => {
 });
 
 test('a constant table is constant data in each target, declared where it is used', () => {
-  const knl = fixParameters(makeKernel('{[i]: 0<=i<n}', 'out[i] = tbl[i]', [temporaryVariable('tbl', { initializer: Float32Array.of(0.5, -2, 8), readOnly: true }), '...']), {
-    n: 3,
-  });
+  const knl = fixParameters(
+    makeKernel('{[i]: 0<=i<n}', 'out[i] = tbl[i]', [
+      temporaryVariable('tbl', { initializer: Float32Array.of(0.5, -2, 8), readOnly: true }),
+      '...',
+    ]),
+    {
+      n: 3,
+    },
+  );
   assert.match(generateCode(knl, openclTarget()).code, /float const tbl\[3\] = \{ 0\.5f, -2\.0f, 8\.0f \};/);
   assert.match(generateCode(knl, wgslTarget()).code, /var tbl: array<f32, 3> = array<f32, 3>\(0\.5, -2\.0, 8\.0\);/);
   assert.match(generateCode(knl, jsTarget()).code, /const tbl = Float32Array\.of\(0\.5, -2, 8\);/);
@@ -134,17 +159,30 @@ test('a constant table is constant data in each target, declared where it is use
 });
 
 test('temporaryVariable refuses what loopy refuses, and what Loom cannot honour', () => {
-  const refuses = (make: () => unknown, pattern: RegExp) => assert.throws(make, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
+  const refuses = (make: () => unknown, pattern: RegExp) =>
+    assert.throws(make, (e: unknown) => e instanceof LoomError && pattern.test(e.message));
   const k =
     (spec: Parameters<typeof temporaryVariable>[1], text = 'out[i] = t[i]') =>
     () =>
       makeKernel('{[i]: 0<=i<3}', text, [temporaryVariable('t', spec), '...']);
   refuses(k({ initializer: Float32Array.of(1, 2, 3) }), /must be read-only \(readOnly: true\), as in loopy/);
-  refuses(k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, baseStorage: 'b' }), /an initializer and a base storage exclude each other/);
-  refuses(k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, addressSpace: 'local' }), /local memory cannot be initialized/);
+  refuses(
+    k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, baseStorage: 'b' }),
+    /an initializer and a base storage exclude each other/,
+  );
+  refuses(
+    k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, addressSpace: 'local' }),
+    /local memory cannot be initialized/,
+  );
   refuses(k({ initializer: [1, 2, 3], readOnly: true }), /give the dtype of its initializer/);
-  refuses(k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, shape: [2, 2] }), /the shape \(2, 2\) holds 4 values, the initializer 3/);
-  refuses(k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, dtype: 'int32' }), /the initializer is a Float32Array \(float32\), but the dtype is int32/);
+  refuses(
+    k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, shape: [2, 2] }),
+    /the shape \(2, 2\) holds 4 values, the initializer 3/,
+  );
+  refuses(
+    k({ initializer: Float32Array.of(1, 2, 3), readOnly: true, dtype: 'int32' }),
+    /the initializer is a Float32Array \(float32\), but the dtype is int32/,
+  );
   refuses(k({ readOnly: true, dtype: 'float32', shape: [3] }, 't[i] = 1'), /writes 't', which is declared read-only/);
   refuses(() => temporaryVariable('t', { readonly: true } as never), /unknown option 'readonly'/);
 });

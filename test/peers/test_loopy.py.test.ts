@@ -78,7 +78,10 @@ test('test_non_integral_array_idx_raises', () => {
   // accesses and refuses the non-affine index already there, so the shape is given
   // to reach the check of code generation.
   const instructions = 'out[j] = 0 {id=init}\nout[i] = a[1.94**i-1] {dep=init}';
-  const knl = makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [globalArg('a', { dtype: 'float64', shape: [16] }), '...']);
+  const knl = makeKernel('{[i, j]: 0<=i<=4 and 0<=j<16}', instructions, [
+    globalArg('a', { dtype: 'float64', shape: [16] }),
+    '...',
+  ]);
   assert.throws(
     () => generateCode(knl, openclTarget()),
     (e: unknown) => e instanceof KernelCheckError && e.check === 'integer_subscript_indices',
@@ -92,7 +95,11 @@ test('test_non_integral_array_idx_raises', () => {
 for (const device of testDevices()) {
   test(`${device.name}: test_bare_data_dependency`, async () => {
     // the loop bound is a temporary, read from the argument n when the kernel runs
-    const knl = makeKernel(['[znirp] -> {[i]: 0<=i<znirp}'], ['<> znirp = n', 'a[i] = 1'], [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')]);
+    const knl = makeKernel(
+      ['[znirp] -> {[i]: 0<=i<znirp}'],
+      ['<> znirp = n', 'a[i] = 1'],
+      [globalArg('a', { dtype: 'float32', shape: ['n'] }), valueArg('n', 'int32')],
+    );
     const n = 20000;
     const { a } = await run(knl, device, { n });
     assert.is((a as Float32Array).length, n);
@@ -106,10 +113,18 @@ test('test_dependent_domain_insn_iname_finding', () => {
   // Indexed by the temporary src_ibox, their shape cannot be inferred (it was 'src_ibox + 1',
   // a size run could not compute): it is declared, and run checks the data's indices against it
   const domains = ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'];
-  const body = ['<> src_ibox = source_boxes[isrc_box]', '<> isrc_start = box_source_starts[src_ibox]', 'out[isrc_start] = 1'];
+  const body = [
+    '<> src_ibox = source_boxes[isrc_box]',
+    '<> isrc_start = box_source_starts[src_ibox]',
+    'out[isrc_start] = 1',
+  ];
   assert.throws(
     () => makeKernel(domains, body, [globalArg('box_source_starts'), '...']),
-    (e: unknown) => e instanceof LoomError && /shape of argument 'box_source_starts'.*reads the temporary 'src_ibox'.*declare its shape/.test((e as Error).message),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /shape of argument 'box_source_starts'.*reads the temporary 'src_ibox'.*declare its shape/.test(
+        (e as Error).message,
+      ),
   );
   let knl = makeKernel(
     ['{[isrc_box]: 0<=isrc_box<nsrc_boxes}', '{[isrc]: isrc_start<=isrc<isrc_end}'],
@@ -119,13 +134,27 @@ test('test_dependent_domain_insn_iname_finding', () => {
       '<> isrc_end = isrc_start+box_source_counts_nonchild[src_ibox]',
       '<> strength = strengths[isrc] {id=set_strength}',
     ],
-    [globalArg('box_source_starts', { shape: ['nboxes'] }), globalArg('box_source_counts_nonchild', { shape: ['nboxes'] }), globalArg('strengths', { shape: ['nsources'] }), '...'],
+    [
+      globalArg('box_source_starts', { shape: ['nboxes'] }),
+      globalArg('box_source_counts_nonchild', { shape: ['nboxes'] }),
+      globalArg('strengths', { shape: ['nsources'] }),
+      '...',
+    ],
     { name: 'loopy_kernel' },
   );
   assert.ok(knl.instructions.find((i) => i.id === 'set_strength')!.withinInames.includes('isrc_box'));
-  knl = addDtypes(knl, { source_boxes: 'int32', box_source_starts: 'int32', box_source_counts_nonchild: 'int32', strengths: 'float64', nsources: 'int32' });
+  knl = addDtypes(knl, {
+    source_boxes: 'int32',
+    box_source_starts: 'int32',
+    box_source_counts_nonchild: 'int32',
+    strengths: 'float64',
+    nsources: 'int32',
+  });
   // the isrc loop's bounds are the temporaries that iteration of isrc_box set
-  assert.match(generateCode(knl, openclTarget()).code, /for \(int isrc = isrc_start; isrc <= -1 \+ isrc_end; \+\+isrc\)/);
+  assert.match(
+    generateCode(knl, openclTarget()).code,
+    /for \(int isrc = isrc_start; isrc <= -1 \+ isrc_end; \+\+isrc\)/,
+  );
 });
 
 // {{{ the expression and instruction language
@@ -262,7 +291,11 @@ for (const device of testDevices()) {
       my_a = my_a+1 {id=aplus,dep=twice_a,if=a_less_than_zero}
       out[i,j] = 2*my_a {dep=aplus}
     `,
-      [globalArg('a', { dtype: 'float32', shape: 'auto' }), globalArg('out', { dtype: 'float32', shape: 'auto' }), '...'],
+      [
+        globalArg('a', { dtype: 'float32', shape: 'auto' }),
+        globalArg('out', { dtype: 'float32', shape: 'auto' }),
+        '...',
+      ],
     );
     const n = 20;
     const a = Float32Array.from({ length: n * n }, (_, k) => ((k * 37) % 11) - 5);
@@ -274,7 +307,11 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_conditional_two_ways`, async () => {
-    const decls = [globalArg('a', { dtype: 'float32', shape: 'auto' }), globalArg('out', { dtype: 'float32', shape: 'auto' }), '...'] as const;
+    const decls = [
+      globalArg('a', { dtype: 'float32', shape: 'auto' }),
+      globalArg('out', { dtype: 'float32', shape: 'auto' }),
+      '...',
+    ] as const;
     const knl = makeKernel(
       '{ [i,j]: 0<=i,j<n }',
       `
@@ -313,7 +350,9 @@ for (const device of testDevices()) {
     // a conditional between a real 0 and a complex 0j: complex128, which WGSL lacks (no float64)
     const knl = makeKernel('{[i]: 0 <= i < 10}', 'tmp[i] = 0 if i < 5 else 0j');
     if (!supportsDType(device, 'float64')) {
-      console.log(`${device.name}: test_half_complex_conditional runs in complex128, whose float64 parts WGSL lacks: a LoomError`);
+      console.log(
+        `${device.name}: test_half_complex_conditional runs in complex128, whose float64 parts WGSL lacks: a LoomError`,
+      );
       let error: unknown;
       await run(knl, device, {}).catch((e) => (error = e));
       assert.ok(error instanceof LoomError && /complex128, whose parts are float64/.test(error.message), String(error));
@@ -338,36 +377,57 @@ for (const device of testDevices()) {
     ];
     for (const [baseType, expType] of pairs) {
       // numpy's result dtypes: int32**uint32 is int64, int64**uint64 float64, ints with floats floats
-      const resultType = ({ 'int32,uint32': 'int64', 'int64,uint64': 'float64', 'int64,int32': 'int64' } as Record<string, DType>)[`${baseType},${expType}`] ?? 'float64';
+      const resultType =
+        ({ 'int32,uint32': 'int64', 'int64,uint64': 'float64', 'int64,int32': 'int64' } as Record<string, DType>)[
+          `${baseType},${expType}`
+        ] ?? 'float64';
       const missing = [baseType, expType, resultType].find((t) => !supportsDType(device, t));
       if (missing) {
         console.log(`${device.name}: test_pow(${baseType}, ${expType}) skipped: the device has no ${missing}`);
         continue;
       }
-      const knl = addDtypes(makeKernel('{[i]: 0<=i<n}', 'res[i] = base[i] ** power[i]'), { base: baseType, power: expType });
-      const values = (t: DType) => Array.from({ length: 10 }, (_, k) => (t.startsWith('float') ? ((k * 7) % 10) / 10 + 0.05 : (k * 7) % 6));
+      const knl = addDtypes(makeKernel('{[i]: 0<=i<n}', 'res[i] = base[i] ** power[i]'), {
+        base: baseType,
+        power: expType,
+      });
+      const values = (t: DType) =>
+        Array.from({ length: 10 }, (_, k) => (t.startsWith('float') ? ((k * 7) % 10) / 10 + 0.05 : (k * 7) % 6));
       const host = (t: DType, xs: number[]) => {
         if (t === 'int64') return BigInt64Array.from(xs, BigInt);
         if (t === 'uint64') return BigUint64Array.from(xs, BigInt);
-        return ({ int32: Int32Array, uint32: Uint32Array, float32: Float32Array, float64: Float64Array } as const)[t as 'int32']!.from(xs);
+        return ({ int32: Int32Array, uint32: Uint32Array, float32: Float32Array, float64: Float64Array } as const)[
+          t as 'int32'
+        ]!.from(xs);
       };
       const base = host(baseType, values(baseType));
       const power = host(expType, values(expType).reverse());
       const { res } = await run(knl, device, { base, power });
-      const expected = Array.from(base as ArrayLike<number | bigint>, (b, k) => Number(b) ** Number((power as ArrayLike<number | bigint>)[k]));
+      const expected = Array.from(
+        base as ArrayLike<number | bigint>,
+        (b, k) => Number(b) ** Number((power as ArrayLike<number | bigint>)[k]),
+      );
       const got = Array.from(res as ArrayLike<number | bigint>, Number);
       assert.is(
         (res as { constructor: { name: string } }).constructor.name,
         { int64: 'BigInt64Array', float64: 'Float64Array' }[resultType as 'int64'],
         `${baseType} ** ${expType}`,
       );
-      got.forEach((x, k) => assert.ok(Math.abs(x - expected[k]) <= 1e-6 * Math.abs(expected[k]), `${baseType} ** ${expType} at ${k}: ${x} vs ${expected[k]}`));
+      got.forEach((x, k) =>
+        assert.ok(
+          Math.abs(x - expected[k]) <= 1e-6 * Math.abs(expected[k]),
+          `${baseType} ** ${expType} at ${k}: ${x} vs ${expected[k]}`,
+        ),
+      );
     }
   });
 
   test(`${device.name}: test_modulo_vs_type_context`, async () => {
     // the float64 temporary does not make the remainder a float one: i % 10 stays integer
-    const knl = makeKernel('{[i]: 0 <= i < 10}', ['<float64> a = i % 10', 'out[i] = a'], [globalArg('out', { dtype: 'float32', shape: [10] })]);
+    const knl = makeKernel(
+      '{[i]: 0 <= i < 10}',
+      ['<float64> a = i % 10', 'out[i] = a'],
+      [globalArg('out', { dtype: 'float32', shape: [10] })],
+    );
     if (!supportsDType(device, 'float64')) {
       console.log(`${device.name}: test_modulo_vs_type_context needs a float64 temporary, which WGSL lacks`);
       return;
@@ -381,7 +441,11 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_scalar_temporary`, async () => {
     // loopy declares tmp a global TemporaryVariable among the arguments; Loom with <> and setTemporaryAddressSpace
-    const knl = setTemporaryAddressSpace(makeKernel('{:}', ['<> tmp = 2*x', 'y = 2*tmp'], [valueArg('x', 'float32'), '...']), 'tmp', 'global');
+    const knl = setTemporaryAddressSpace(
+      makeKernel('{:}', ['<> tmp = 2*x', 'y = 2*tmp'], [valueArg('x', 'float32'), '...']),
+      'tmp',
+      'global',
+    );
     const { y } = await run(knl, device, { x: 0.375 });
     assert.equal(Array.from(y as Float32Array), [1.5]);
   });
@@ -404,7 +468,9 @@ test('test_type_cast_parse_stringify_roundtrip', () => {
 
 test('test_parse_type_cast', () => {
   // loopy compares a kernel built from TypeCast nodes with one parsed from text
-  const fromNodes = makeKernel('{[i]: 0<=i<10}', [assignment(parseExpression('out[i]'), expr.cast('float64', parseExpression('x[i]')), { id: 'insn' })]);
+  const fromNodes = makeKernel('{[i]: 0<=i<10}', [
+    assignment(parseExpression('out[i]'), expr.cast('float64', parseExpression('x[i]')), { id: 'insn' }),
+  ]);
   const fromText = makeKernel('{[i]: 0<=i<10}', 'out[i] = float64(x[i])');
   assert.ok(expr.exprEquals(fromNodes.instructions[0].expression!, fromText.instructions[0].expression!));
 });

@@ -4,15 +4,33 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, expandSubst, globalArg, makeKernel, prioritizeLoops, run, splitIname, tagInames, valueArg } from '@loom/core';
+import {
+  addPrefetch,
+  expandSubst,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  valueArg,
+} from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 function nbody() {
   // Loom calls a rule without parameters as invdist() (loopy also allows the bare name)
   return makeKernel(
     '[N] -> {[i,j,k]: 0<=i,j<N and 0<=k<3 }',
-    ['axdist(k) := x[i,k]-x[j,k]', 'invdist := rsqrt(sum(k, axdist(k)**2))', 'pot[i] = sum(j, if(i != j, invdist(), 0))'],
-    [globalArg('x', { dtype: 'float32', shape: ['N', 3] }), globalArg('pot', { dtype: 'float32', shape: ['N'] }), valueArg('N', 'int32')],
+    [
+      'axdist(k) := x[i,k]-x[j,k]',
+      'invdist := rsqrt(sum(k, axdist(k)**2))',
+      'pot[i] = sum(j, if(i != j, invdist(), 0))',
+    ],
+    [
+      globalArg('x', { dtype: 'float32', shape: ['N', 3] }),
+      globalArg('pot', { dtype: 'float32', shape: ['N'] }),
+      valueArg('N', 'int32'),
+    ],
     { name: 'nbody', assumptions: 'N>=1' },
   );
 }

@@ -6,14 +6,28 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addPrefetch, expandSubst, globalArg, makeKernel, prioritizeLoops, run, splitIname, tagInames, valueArg } from '@loom/core';
+import {
+  addPrefetch,
+  expandSubst,
+  globalArg,
+  makeKernel,
+  prioritizeLoops,
+  run,
+  splitIname,
+  tagInames,
+  valueArg,
+} from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
 function nbody() {
   return makeKernel(
     '[N] -> {[i,j,k]: 0<=i,j<N and 0<=k<3 }',
     ['axdist(k) := x[i,k]-x[j,k]', 'invdist := rsqrt(sum(k, axdist(k)**2))', 'pot[i] = sum(j, if(i != j, invdist, 0))'],
-    [globalArg('x', { dtype: 'float32', shape: ['N', 3] }), globalArg('pot', { dtype: 'float32', shape: ['N'] }), valueArg('N', 'int32')],
+    [
+      globalArg('x', { dtype: 'float32', shape: ['N', 3] }),
+      globalArg('pot', { dtype: 'float32', shape: ['N'] }),
+      valueArg('N', 'int32'),
+    ],
     { name: 'nbody', assumptions: 'N>=1' },
   );
 }
@@ -23,7 +37,11 @@ function variantGpu() {
   let knl = expandSubst(nbody());
   knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
   knl = splitIname(knl, 'j', 256);
-  knl = addPrefetch(knl, 'x[j,k]', ['j_inner', 'k'], { dimArgNames: ['x_fetch_j', 'x_fetch_k'], fetchOuterInames: 'i_outer, j_outer', defaultTag: null });
+  knl = addPrefetch(knl, 'x[j,k]', ['j_inner', 'k'], {
+    dimArgNames: ['x_fetch_j', 'x_fetch_k'],
+    fetchOuterInames: 'i_outer, j_outer',
+    defaultTag: null,
+  });
   knl = tagInames(knl, { x_fetch_k: 'unr', x_fetch_j: 'l.0' });
   knl = addPrefetch(knl, 'x[i,k]', ['k'], { defaultTag: null });
   return prioritizeLoops(knl, ['j_outer', 'j_inner']);

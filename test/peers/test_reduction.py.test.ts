@@ -68,7 +68,11 @@ for (const device of testDevices()) {
     const knl = makeKernel(
       ['{[i]: 0<=i<n}', '{[j]: 0<=j<i+sumlen}'],
       ['<> sumlen = ell[i]', 'a[i] = sum(j, j)'],
-      [valueArg('n', 'int32'), globalArg('a', { dtype: 'int32', shape: ['n'] }), globalArg('ell', { dtype: 'int32', shape: ['n'] })],
+      [
+        valueArg('n', 'int32'),
+        globalArg('a', { dtype: 'int32', shape: ['n'] }),
+        globalArg('ell', { dtype: 'int32', shape: ['n'] }),
+      ],
     );
     const n = 330;
     const ell = Int32Array.from({ length: n }, (_, k) => k);
@@ -171,12 +175,19 @@ for (const device of testDevices()) {
       knl = reductionArgToSubstRule(knl, 'i_outer');
       // loopy's default_tag='l.auto' is then overridden by tagging i_outer_0 g.0; Loom's tags
       // are final, so the precompute iname is tagged once
-      knl = precompute(knl, 'red_i_outer_arg', 'i_outer', { temporaryAddressSpace: 'global', precomputeInames: ['i_outer_0'] });
+      knl = precompute(knl, 'red_i_outer_arg', 'i_outer', {
+        temporaryAddressSpace: 'global',
+        precomputeInames: ['i_outer_0'],
+      });
       knl = realizeReduction(knl);
       knl = tagInames(knl, { i_outer_0: 'g.0' });
       // (loopy then adds a dependency of the i_outer accumulator on the precompute's global
       // barrier; Loom initializes an accumulator after the global barriers its instruction waits for)
-      assert.ok(knl.instructions.some((i) => i.id === 'red_i_outer_arg_barrier' && i.kind === 'barrier' && i.barrierScope === 'global'));
+      assert.ok(
+        knl.instructions.some(
+          (i) => i.id === 'red_i_outer_arg_barrier' && i.kind === 'barrier' && i.barrierScope === 'global',
+        ),
+      );
       const a = randomFloat32(size, 7);
       const { z } = await run(knl, device, { a });
       assertClose(z as Float32Array, [sumOf(a)], 'z', 1e-5, 1e-5);
@@ -212,7 +223,9 @@ for (const device of testDevices()) {
 
   test(`${on}: test_reduction.py::test_argmax`, async () => {
     const n = 10000;
-    const knl = addDtypes(makeKernel(`{[i]: 0<=i<${n}}`, 'max_val, max_idx = argmax(i, abs(a[i]), i)'), { a: 'float32' });
+    const knl = addDtypes(makeKernel(`{[i]: 0<=i<${n}}`, 'max_val, max_idx = argmax(i, abs(a[i]), i)'), {
+      a: 'float32',
+    });
     const a = randomFloat32(n, 42);
     const { max_val, max_idx } = await run(knl, device, { a });
     const abs = Array.from(a, Math.abs);
@@ -223,7 +236,12 @@ for (const device of testDevices()) {
 
   test(`${on}: test_reduction.py::test_simul_reduce`, async () => {
     const n = 20;
-    const knl = makeKernel('{[i,j]: 0<=i,j<n }', ['a = simul_reduce(sum, (i,j), i*j)', 'b = simul_reduce(sum, i, simul_reduce(sum, j, i*j))'], undefined, { assumptions: 'n>=1' });
+    const knl = makeKernel(
+      '{[i,j]: 0<=i,j<n }',
+      ['a = simul_reduce(sum, (i,j), i*j)', 'b = simul_reduce(sum, i, simul_reduce(sum, j, i*j))'],
+      undefined,
+      { assumptions: 'n>=1' },
+    );
     const { a, b } = await run(knl, device, { n });
     const ref = ((n * (n - 1)) / 2) ** 2;
     assert.equal([(a as Int32Array)[0], (b as Int32Array)[0]], [ref, ref]);
@@ -238,9 +256,14 @@ for (const device of testDevices()) {
   for (const [op, reference] of Object.entries(library)) {
     test(`${on}: test_reduction.py::test_reduction_library[${op}]`, async () => {
       if (!holds(device, 'float64', `test_reduction_library[${op}]`)) return;
-      const knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<m }', `res[i] = reduce(${op}, j, a[i,j])`, [globalArg('a', { dtype: 'float64', shape: ['n', 'm'] }), '...'], {
-        assumptions: 'n>=1',
-      });
+      const knl = makeKernel(
+        '{[i,j]: 0<=i<n and 0<=j<m }',
+        `res[i] = reduce(${op}, j, a[i,j])`,
+        [globalArg('a', { dtype: 'float64', shape: ['n', 'm'] }), '...'],
+        {
+          assumptions: 'n>=1',
+        },
+      );
       const [n, m] = [20, 10];
       const a = Float64Array.from(randomFloat32(n * m, 42));
       const { res } = await run(knl, device, { a, n, m });
@@ -251,7 +274,10 @@ for (const device of testDevices()) {
 
   test(`${on}: test_reduction.py::test_split_reduction`, async () => {
     // loopy splits the reduction outward and stops ("FIXME: finish test"); here it runs
-    let knl = makeKernel('{[i,j,k]: 0<=i,j,k<n}', 'b = sum((i,j,k), a[i,j,k])', [globalArg('a', { dtype: 'float32' }), '...']);
+    let knl = makeKernel('{[i,j,k]: 0<=i,j,k<n}', 'b = sum((i,j,k), a[i,j,k])', [
+      globalArg('a', { dtype: 'float32' }),
+      '...',
+    ]);
     knl = splitReductionOutward(knl, 'j,k');
     assert.ok(knl.instruction('insn').expression!.kind === 'reduce');
     const n = 6;
@@ -262,7 +288,9 @@ for (const device of testDevices()) {
 
   test(`${on}: test_reduction.py::test_double_sum_made_unique`, async () => {
     const n = 20;
-    let knl = makeKernel('{[i,j]: 0<=i,j<n }', ['a = sum((i,j), i*j)', 'b = sum(i, sum(j, i*j))'], undefined, { assumptions: 'n>=1' });
+    let knl = makeKernel('{[i,j]: 0<=i,j<n }', ['a = sum((i,j), i*j)', 'b = sum(i, sum(j, i*j))'], undefined, {
+      assumptions: 'n>=1',
+    });
     knl = makeReductionInamesUnique(knl);
     const { a, b } = await run(knl, device, { n });
     const ref = ((n * (n - 1)) / 2) ** 2;
@@ -281,7 +309,10 @@ for (const device of testDevices()) {
   });
 
   test(`${on}: test_reduction.py::test_any_all`, async () => {
-    const knl = makeKernel('{[i, j]: 0<=i,j<10}', ['out1 = reduce(any, [i], i == 4)', 'out2 = reduce(all, [j], j == 5)']);
+    const knl = makeKernel('{[i, j]: 0<=i,j<10}', [
+      'out1 = reduce(any, [i], i == 4)',
+      'out2 = reduce(all, [j], j == 5)',
+    ]);
     const { out1, out2 } = await run(knl, device, {});
     assert.equal([(out1 as Uint8Array)[0], (out2 as Uint8Array)[0]], [1, 0]);
   });

@@ -37,7 +37,13 @@ import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
  * a reduction per output folds O(n²). A sequential sweep starts its accumulator once, outside
  * the sweep; a local one combines the work-items' results in local memory.
  */
-function assertScan(knl: LoopKernel, sweep: string, scanned: string, folds: number, params: Record<string, number> = {}): void {
+function assertScan(
+  knl: LoopKernel,
+  sweep: string,
+  scanned: string,
+  folds: number,
+  params: Record<string, number> = {},
+): void {
   assert.not.ok(
     knl.instructions.some((i) => i.withinInames.includes(scanned)),
     `'${scanned}' still runs`,
@@ -47,16 +53,26 @@ function assertScan(knl: LoopKernel, sweep: string, scanned: string, folds: numb
   const tracked = (i: LoopKernel['instructions'][number]) => track.some((t) => i.withinInames.includes(t));
   const updates = knl.instructions.filter(tracked);
   assert.ok(updates.length > 0);
-  for (const u of updates) assert.equal(card(domainOf(knl, u.withinInames)).evalWithDict(params), folds, `${u.id} folds once per scanned value`);
+  for (const u of updates)
+    assert.equal(
+      card(domainOf(knl, u.withinInames)).evalWithDict(params),
+      folds,
+      `${u.id} folds once per scanned value`,
+    );
   const accs = updates.flatMap((u) => u.assignees.map((a) => (a.kind === 'var' ? a.name : '')));
-  const starts = knl.instructions.filter((i) => i.assignees.some((a) => a.kind === 'var' && accs.includes(a.name)) && !tracked(i));
+  const starts = knl.instructions.filter(
+    (i) => i.assignees.some((a) => a.kind === 'var' && accs.includes(a.name)) && !tracked(i),
+  );
   if (knl.inameTags.get(sweep)?.kind === 'local') {
     assert.ok(
       [...knl.temporaries.values()].some((t) => t.addressSpace === 'local'),
       'a local scan works in local memory',
     );
   } else {
-    assert.ok(starts.length > 0 && starts.every((i) => !i.withinInames.includes(sweep)), 'the accumulator starts outside the sweep');
+    assert.ok(
+      starts.length > 0 && starts.every((i) => !i.withinInames.includes(sweep)),
+      'the accumulator starts outside the sweep',
+    );
   }
 }
 
@@ -134,7 +150,10 @@ for (const device of testDevices()) {
 
   test(`${on}: test_scan.py::test_nested_scan[for-for]`, async () => {
     // loopy fixes n = 10 after make_kernel; Loom sizes the temporary tmp[i] when the kernel is made
-    let knl = makeKernel(['{[i]: 0 <= i < 10}', '[i] -> {[j]: 0 <= j <= i}', '[i] -> {[k]: 0 <= k <= i}'], ['<>tmp[i] = sum(k, 1)', 'out[i] = sum(j, tmp[j])']);
+    let knl = makeKernel(
+      ['{[i]: 0 <= i < 10}', '[i] -> {[j]: 0 <= j <= i}', '[i] -> {[k]: 0 <= k <= i}'],
+      ['<>tmp[i] = sum(k, 1)', 'out[i] = sum(j, tmp[j])'],
+    );
     knl = scanned(tagInames(knl, { i: 'for', j: 'for' }));
     assert.not.ok(knl.instructions.some((i) => i.withinInames.includes('k')));
     assertScan(knl, 'i', 'j', 10);
@@ -151,7 +170,10 @@ for (const device of testDevices()) {
 
   for (const n of [1, 2, 3, 16, 17]) {
     test(`${on}: test_scan.py::test_local_parallel_scan[${n}]`, async () => {
-      let knl = makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<=i}', 'out[i] = sum(j, a[j]**2)', [globalArg('a', { shape: ['n'] }), '...']);
+      let knl = makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<=i}', 'out[i] = sum(j, a[j]**2)', [
+        globalArg('a', { shape: ['n'] }),
+        '...',
+      ]);
       knl = scanned(addDtypes(tagInames(fixParameters(knl, { n }), { i: 'l.0' }), { a: 'int32' }));
       assertScan(knl, 'i', 'j', n);
       const a = Int32Array.from({ length: n }, (_, k) => k);
@@ -167,7 +189,10 @@ for (const device of testDevices()) {
   }
 
   test(`${on}: test_scan.py::test_local_parallel_scan_with_nonzero_lower_bounds`, async () => {
-    let knl = makeKernel('[n] -> {[i,j]: 1<=i<n+1 and 0<=j<=i-1}', 'out[i-1] = sum(j, a[j]**2)', [globalArg('a', { shape: ['n'] }), '...']);
+    let knl = makeKernel('[n] -> {[i,j]: 1<=i<n+1 and 0<=j<=i-1}', 'out[i-1] = sum(j, a[j]**2)', [
+      globalArg('a', { shape: ['n'] }),
+      '...',
+    ]);
     knl = scanned(addDtypes(tagInames(fixParameters(knl, { n: 16 }), { i: 'l.0' }), { a: 'int32' }));
     assertScan(knl, 'i', 'j', 16);
     const a = Int32Array.from({ length: 16 }, (_, k) => k + 1);
@@ -198,7 +223,14 @@ for (const device of testDevices()) {
   for (const dtype of ['int32', 'int64', 'float32', 'float64'] as const) {
     test(`${on}: test_scan.py::test_scan_data_types[${dtype}]`, async () => {
       if (!holds(device, dtype, `test_scan_data_types[${dtype}]`)) return;
-      const knl = scanned(addDtypes(makeKernel('{[i,j]: 0<=i<n and 0<=j<=i }', 'res[i] = reduce(sum, j, a[j])', undefined, { assumptions: 'n>=1' }), { a: dtype }));
+      const knl = scanned(
+        addDtypes(
+          makeKernel('{[i,j]: 0<=i<n and 0<=j<=i }', 'res[i] = reduce(sum, j, a[j])', undefined, {
+            assumptions: 'n>=1',
+          }),
+          { a: dtype },
+        ),
+      );
       assertScan(knl, 'i', 'j', 20, { n: 20 });
       const values = Array.from(randomFloat32(20, 42), (x) => (dtype.startsWith('int') ? Math.round(10 * x) : x));
       const a =
@@ -215,11 +247,23 @@ for (const device of testDevices()) {
     });
   }
 
-  const library: Record<string, (a: number, b: number) => number> = { sum: add, product: (a, b) => a * b, min: Math.min, max: Math.max };
+  const library: Record<string, (a: number, b: number) => number> = {
+    sum: add,
+    product: (a, b) => a * b,
+    min: Math.min,
+    max: Math.max,
+  };
   for (const [op, combine] of Object.entries(library)) {
     test(`${on}: test_scan.py::test_scan_library[${op}]`, async () => {
       if (!holds(device, 'float64', `test_scan_library[${op}]`)) return;
-      const knl = scanned(addDtypes(makeKernel('{[i,j]: 0<=i<n and 0<=j<=i }', `res[i] = reduce(${op}, j, a[j])`, undefined, { assumptions: 'n>=1' }), { a: 'float64' }));
+      const knl = scanned(
+        addDtypes(
+          makeKernel('{[i,j]: 0<=i<n and 0<=j<=i }', `res[i] = reduce(${op}, j, a[j])`, undefined, {
+            assumptions: 'n>=1',
+          }),
+          { a: 'float64' },
+        ),
+      );
       assertScan(knl, 'i', 'j', 20, { n: 20 });
       const a = Float64Array.from(randomFloat32(20, 42));
       const { res } = await run(knl, device, { a, n: 20 });
@@ -260,11 +304,15 @@ for (const device of testDevices()) {
   for (const [n, starts] of segments) {
     for (const tag of ['for', 'l.0']) {
       test(`${on}: test_scan.py::test_segmented_scan[${tag}-${n}-${starts.join(',')}]`, async () => {
-        let knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<=i}', 'out[i], <>_ = reduce(segmented(sum), j, arr[j], segflag[j])', [
-          globalArg('arr', { dtype: 'float32', shape: ['n'] }),
-          globalArg('segflag', { dtype: 'int32', shape: ['n'] }),
-          '...',
-        ]);
+        let knl = makeKernel(
+          '{[i,j]: 0<=i<n and 0<=j<=i}',
+          'out[i], <>_ = reduce(segmented(sum), j, arr[j], segflag[j])',
+          [
+            globalArg('arr', { dtype: 'float32', shape: ['n'] }),
+            globalArg('segflag', { dtype: 'int32', shape: ['n'] }),
+            '...',
+          ],
+        );
         knl = scanned(tagInames(fixParameters(knl, { n }), { i: tag }));
         assertScan(knl, 'i', 'j', n);
         const arr = new Float32Array(n).fill(1);
@@ -308,7 +356,10 @@ for (const device of testDevices()) {
     );
     knl = realizeReduction(knl, { forceScan: true, insnIdFilter: ['scan'] });
     assertScan(knl, 'i', 'j', 8);
-    assert.ok(knl.instructions.find((i) => i.id === 'full')?.expression?.kind === 'reduce', 'the other reduction is left for later');
+    assert.ok(
+      knl.instructions.find((i) => i.id === 'full')?.expression?.kind === 'reduce',
+      'the other reduction is left for later',
+    );
     const a = Int32Array.from([3, -1, 4, 1, -5, 9, 2, -6]);
     const { out, total } = await run(knl, device, { a });
     assert.equal(Array.from(out as Int32Array), scanOf(Array.from(a), add));
@@ -318,11 +369,11 @@ for (const device of testDevices()) {
   for (const tag of ['for', 'unr', 'l.0']) {
     test(`${on}: scan with an outer sequential iname and random values [${tag}]`, async () => {
       // one scan per k: the accumulator starts again at each k
-      let knl = makeKernel('{[k,i,j]: 0<=k<3 and 0<=i<12 and 0<=j<=i}', 'out[k,i], <>_ = reduce(segmented(sum), j, a[k,j], f[j])', [
-        globalArg('a', { dtype: 'float32', shape: [3, 12] }),
-        globalArg('f', { dtype: 'int32', shape: [12] }),
-        '...',
-      ]);
+      let knl = makeKernel(
+        '{[k,i,j]: 0<=k<3 and 0<=i<12 and 0<=j<=i}',
+        'out[k,i], <>_ = reduce(segmented(sum), j, a[k,j], f[j])',
+        [globalArg('a', { dtype: 'float32', shape: [3, 12] }), globalArg('f', { dtype: 'int32', shape: [12] }), '...'],
+      );
       knl = scanned(tagInames(knl, { i: tag }));
       assertScan(knl, 'i', 'j', 36);
       const a = randomFloat32(36, 7);
@@ -340,11 +391,17 @@ for (const device of testDevices()) {
 
 test('the builder verb realizes the scan the function does', async () => {
   const text = 'out[i] = sum(j, a[j])';
-  const built = kernel('{[i,j]: 0<=i<8 and 0<=j<=i}', text).dtypes({ a: 'int32' }).tag({ i: 'l.0' }).realizeReduction({ forceScan: true, forceOuterInameForScan: 'i' });
-  const functional = realizeReduction(tagInames(addDtypes(makeKernel('{[i,j]: 0<=i<8 and 0<=j<=i}', text), { a: 'int32' }), { i: 'l.0' }), {
-    forceScan: true,
-    forceOuterInameForScan: 'i',
-  });
+  const built = kernel('{[i,j]: 0<=i<8 and 0<=j<=i}', text)
+    .dtypes({ a: 'int32' })
+    .tag({ i: 'l.0' })
+    .realizeReduction({ forceScan: true, forceOuterInameForScan: 'i' });
+  const functional = realizeReduction(
+    tagInames(addDtypes(makeKernel('{[i,j]: 0<=i<8 and 0<=j<=i}', text), { a: 'int32' }), { i: 'l.0' }),
+    {
+      forceScan: true,
+      forceOuterInameForScan: 'i',
+    },
+  );
   assert.is(built.toString(), functional.toString());
   const a = Int32Array.from([5, -3, 2, 8, -1, 0, 4, 7]);
   for (const device of testDevices()) {
@@ -361,7 +418,9 @@ test('test_scan.py::test_automatic_scan_detection', () => {
   assert.not.ok(realizeReduction(knl).inames.some((n) => n.includes('scan')));
   // asked for, a triangular reduction becomes a scan and any other stays a reduction
   assertScan(realizeReduction(knl, { automagicScansOk: true }), 'i', 'j', 199, { n: 100 });
-  const box = realizeReduction(makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<n}', 'a[i] = sum(j, j**2)'), { automagicScansOk: true });
+  const box = realizeReduction(makeKernel('[n] -> {[i,j]: 0<=i<n and 0<=j<n}', 'a[i] = sum(j, j**2)'), {
+    automagicScansOk: true,
+  });
   assert.not.ok(box.inames.some((n) => n.includes('scan')));
   assert.ok(box.instructions.some((i) => i.withinInames.includes('j')));
 });
@@ -411,10 +470,19 @@ test('test_scan.py::test_scan_unsupported_tags', () => {
   refused({ j: 'l.0' }, /scan iname 'j' is tagged l\.0; only the sweep iname may be parallel/);
   // several inames, and a condition that would drop values of later results
   assert.throws(
-    () => realizeReduction(makeKernel('{[i,j,k]: 0<=i<4 and 0<=j<=i and 0<=k<4}', 'out[i] = sum((j, k), 1)'), { forceScan: true }),
+    () =>
+      realizeReduction(makeKernel('{[i,j,k]: 0<=i<4 and 0<=j<=i and 0<=k<4}', 'out[i] = sum((j, k), 1)'), {
+        forceScan: true,
+      }),
     /reduces over one iname, this one over 2/,
   );
-  assert.throws(() => realizeReduction(makeKernel('{[i,j]: 0<=i<4 and 0<=j<=i}', 'if i > 1\n  out[i] = sum(j, 1)\nend'), { forceScan: true }), /runs under conditions/);
+  assert.throws(
+    () =>
+      realizeReduction(makeKernel('{[i,j]: 0<=i<4 and 0<=j<=i}', 'if i > 1\n  out[i] = sum(j, 1)\nend'), {
+        forceScan: true,
+      }),
+    /runs under conditions/,
+  );
 });
 
 test.run();

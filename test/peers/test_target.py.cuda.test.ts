@@ -8,7 +8,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, addPrefetch, generateCode, globalArg, makeKernel, run, splitArrayAxis, splitIname, tagArrayAxes, valueArg, type Device, type LoopKernel } from '@loom/core';
+import {
+  addDtypes,
+  addPrefetch,
+  generateCode,
+  globalArg,
+  makeKernel,
+  run,
+  splitArrayAxis,
+  splitIname,
+  tagArrayAxes,
+  valueArg,
+  type Device,
+  type LoopKernel,
+} from '@loom/core';
 import * as cuda from '@loom/codegen-cuda';
 import { randomFloat32 } from '../support/devices.ts';
 
@@ -52,7 +65,10 @@ test('test_cuda_short_vector', async () => {
   const code = cudaCode(knl);
   // CUDA's float4 has no operators: the vector is built from its lanes
   assert.match(code, /float4 const \*__restrict__ a/);
-  assert.match(code, /out\[i_outer\] = make_float4\(__fmul_rn\(2\.0f, [^;]*a\[i_outer\]\.x[^;]*a\[i_outer\]\.y[^;]*a\[i_outer\]\.z[^;]*a\[i_outer\]\.w[^;]*\);/);
+  assert.match(
+    code,
+    /out\[i_outer\] = make_float4\(__fmul_rn\(2\.0f, [^;]*a\[i_outer\]\.x[^;]*a\[i_outer\]\.y[^;]*a\[i_outer\]\.z[^;]*a\[i_outer\]\.w[^;]*\);/,
+  );
   // the last slab's lanes one by one
   assert.match(code, /out\[i_outer\]\.w = /);
   if (device) {
@@ -85,7 +101,11 @@ test('test_fma_codegen (CUDA)', () => {
       valueArg('n', 'int32'),
     ]);
     // CUDA's single-precision functions are C's, with the f suffix (loopy expects the same)
-    assert.match(cudaCode(knl), dtype === 'float32' ? /fmaf\(a\[i\], b\[i\], c\[i\]\)/ : /[^f]fma\(a\[i\], b\[i\], c\[i\]\)/, dtype);
+    assert.match(
+      cudaCode(knl),
+      dtype === 'float32' ? /fmaf\(a\[i\], b\[i\], c\[i\]\)/ : /[^f]fma\(a\[i\], b\[i\], c\[i\]\)/,
+      dtype,
+    );
   }
 });
 

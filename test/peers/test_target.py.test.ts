@@ -8,7 +8,20 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assignment, expr, generateCode, globalArg, makeKernel, run, setTemporaryAddressSpace, splitIname, valueArg, type Device, type DType, type Target } from '@loom/core';
+import {
+  assignment,
+  expr,
+  generateCode,
+  globalArg,
+  makeKernel,
+  run,
+  setTemporaryAddressSpace,
+  splitIname,
+  valueArg,
+  type Device,
+  type DType,
+  type Target,
+} from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { jsTarget } from '@loom/codegen-js';
@@ -28,7 +41,8 @@ for (const tp of ['float32', 'float64'] as const) {
     // loopy's min/max print C's fmin/fmax; Loom's min/max propagate NaN (torch.minimum), so
     // they print helpers, and fmin/fmax are C's (a NaN argument ignored) on every target
     const data = ['x', 'y', 'z'].map((name) => globalArg(name, { dtype: tp, shape: [100] }));
-    const code = (insn: string, target: Target = openclTarget()) => generateCode(makeKernel('{[i]: 0<=i<100}', insn, data), target).code;
+    const code = (insn: string, target: Target = openclTarget()) =>
+      generateCode(makeKernel('{[i]: 0<=i<100}', insn, data), target).code;
     assert.match(code('x[i] = min(y[i], z[i])'), new RegExp(`loom_minimum_${tp}\\(y\\[i\\], z\\[i\\]\\)`));
     assert.match(code('x[i] = max(y[i], z[i])'), new RegExp(`loom_maximum_${tp}\\(y\\[i\\], z\\[i\\]\\)`));
     assert.match(code('x[i] = fmin(y[i], z[i])'), new RegExp(`loom_fmin_${tp}\\(y\\[i\\], z\\[i\\]\\)`));
@@ -82,7 +96,12 @@ for (const device of testDevices()) {
         assignment(v('d'), call('isnan', [float(0)]), { id: 'd' }),
         assignment(v('e'), float(NaN, 'float32'), { id: 'e' }),
         assignment(v('f'), call('isnan', [cast(t, float(NaN))]), { id: 'f' }),
-        ...(complex ? [assignment(v('g'), cast('complex64', float(NaN)), { id: 'g' }), assignment(v('h'), cast('complex128', float(NaN)), { id: 'h' })] : []),
+        ...(complex
+          ? [
+              assignment(v('g'), cast('complex64', float(NaN)), { id: 'g' }),
+              assignment(v('h'), cast('complex128', float(NaN)), { id: 'h' }),
+            ]
+          : []),
       ],
       [globalArg('a', { dtype: t, shape: [], isInput: false }), '...'],
       { seqDependencies: true },
@@ -133,17 +152,28 @@ for (const device of testDevices()) {
       }
       const knl = makeKernel(
         '{:}',
-        [assignment(variable('out_inf'), float(Infinity), { id: 'inf' }), assignment(variable('out_neginf'), float(-Infinity), { id: 'neginf' })],
+        [
+          assignment(variable('out_inf'), float(Infinity), { id: 'inf' }),
+          assignment(variable('out_neginf'), float(-Infinity), { id: 'neginf' }),
+        ],
         [globalArg('out_inf', { shape: 'auto', dtype }), globalArg('out_neginf', { shape: 'auto', dtype })],
       );
       const out = await run(knl, device, {});
-      assert.equal([(out.out_inf as Float32Array)[0], (out.out_neginf as Float32Array)[0]], [Infinity, -Infinity], dtype);
+      assert.equal(
+        [(out.out_inf as Float32Array)[0], (out.out_neginf as Float32Array)[0]],
+        [Infinity, -Infinity],
+        dtype,
+      );
     }
   });
 
   test(`${device.name}: test_zero_size_temporaries`, async () => {
     const knl = setTemporaryAddressSpace(
-      makeKernel('{[i]: i > 0 and i < 0}', ['<float32> tmp[i] = i', 'a[i] = tmp[i]'], [globalArg('a', { shape: [0], dtype: 'float32' }), '...']),
+      makeKernel(
+        '{[i]: i > 0 and i < 0}',
+        ['<float32> tmp[i] = i', 'a[i] = tmp[i]'],
+        [globalArg('a', { shape: [0], dtype: 'float32' }), '...'],
+      ),
       'tmp',
       'global',
     );
@@ -152,7 +182,11 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_empty_array_output`, async () => {
-    const knl = makeKernel('{[i]: i > 0 and i < 0}', [], [globalArg('a', { shape: [0], dtype: 'float32', isInput: false, isOutput: true })]);
+    const knl = makeKernel(
+      '{[i]: i > 0 and i < 0}',
+      [],
+      [globalArg('a', { shape: [0], dtype: 'float32', isInput: false, isOutput: true })],
+    );
     const { a } = await run(knl, device, {});
     assert.is((a as Float32Array).length, 0);
   });
@@ -188,11 +222,28 @@ for (const device of testDevices()) {
       return;
     }
     // numpy's 'bhilqpBHILQPfdFD': every arithmetic dtype, as a scalar array, cast to complex128 plus complex64(7)
-    const dtypes: DType[] = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'complex64', 'complex128'];
+    const dtypes: DType[] = [
+      'int8',
+      'int16',
+      'int32',
+      'int64',
+      'uint8',
+      'uint16',
+      'uint32',
+      'uint64',
+      'float32',
+      'float64',
+      'complex64',
+      'complex128',
+    ];
     const knl = makeKernel(
       [],
       dtypes.map((t) =>
-        assignment(variable(`out_${t}`), expr.add(cast('complex128', subscript(`in_${t}`, [])), cast('complex128', cast('complex64', float(7)))), { id: `cast_${t}` }),
+        assignment(
+          variable(`out_${t}`),
+          expr.add(cast('complex128', subscript(`in_${t}`, [])), cast('complex128', cast('complex64', float(7)))),
+          { id: `cast_${t}` },
+        ),
       ),
       [...dtypes.map((t) => globalArg(`in_${t}`, { dtype: t, shape: [] })), '...'],
     );
@@ -240,7 +291,11 @@ test('test_fma_codegen', () => {
     ]);
     assert.match(generateCode(knl, openclTarget()).code, /fma\(a\[i\], b\[i\], c\[i\]\)/, dtype);
     // JavaScript has no fused multiply-add: the CPU device's helper rounds once
-    assert.match(generateCode(knl, jsTarget()).code, new RegExp(`loom\\.${dtype === 'float32' ? 'fma32' : 'fma'}\\(`), dtype);
+    assert.match(
+      generateCode(knl, jsTarget()).code,
+      new RegExp(`loom\\.${dtype === 'float32' ? 'fma32' : 'fma'}\\(`),
+      dtype,
+    );
     if (dtype === 'float32') assert.match(generateCode(knl, wgslTarget()).code, /fma\(a\[i\], b\[i\], c\[i\]\)/);
   }
 });

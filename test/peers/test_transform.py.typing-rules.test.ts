@@ -32,7 +32,8 @@ for (const device of testDevices()) {
     assert.not.ok(expr.freeVariables(knl.substitutions.get('D')!.expression).has('i_inner'));
     knl = precompute(knl, 'D', 'i_inner', { defaultTag: 'l.auto' });
     // no rule that survives reads the prior i_inner (loopy keeps E there; Loom inlines it: README)
-    for (const rule of knl.substitutions.values()) assert.not.ok(expr.freeVariables(rule.expression).has('i_inner'), rule.name);
+    for (const rule of knl.substitutions.values())
+      assert.not.ok(expr.freeVariables(rule.expression).has('i_inner'), rule.name);
     // loopy runs n = 12345 against the sequential kernel: here against plain JavaScript
     const n = 12345;
     const a = randomFloat32(n, 3);

@@ -21,7 +21,13 @@ import { webgpuDevice, webgpuUnavailableReason, type WebGPUDevice, type WebGPUDe
 
 export type BackendName = 'opencl' | 'webgpu' | 'cpu' | 'c' | 'cuda';
 
-const DISPLAY_NAMES: Record<BackendName, string> = { opencl: 'OpenCL', webgpu: 'WebGPU', cpu: 'CPU', c: 'C', cuda: 'CUDA' };
+const DISPLAY_NAMES: Record<BackendName, string> = {
+  opencl: 'OpenCL',
+  webgpu: 'WebGPU',
+  cpu: 'CPU',
+  c: 'C',
+  cuda: 'CUDA',
+};
 
 /** The backends `CI=true` requires: those a CI machine has (no NVIDIA GPU, so not CUDA). */
 const REQUIRED_IN_CI: ReadonlySet<BackendName> = new Set(['opencl', 'webgpu', 'cpu', 'c']);

@@ -6,7 +6,9 @@
 import { setWarningHandler } from '@loom/core';
 import { main } from '../../packages/dsl/src/cli.ts';
 
-export async function loom(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; warnings: string[] }> {
+export async function loom(
+  ...argv: string[]
+): Promise<{ code: number; stdout: string; stderr: string; warnings: string[] }> {
   const printed = { stdout: '', stderr: '' };
   const warnings: string[] = [];
   const { log, error } = console;

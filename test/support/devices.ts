@@ -6,7 +6,14 @@
  */
 import type { Device, DType, GeneratedCode } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
-import { backendLeftOut, cDeviceOrSkip, cudaDeviceOrSkip, noteBackendMissing, openclDeviceOrSkip, webgpuDeviceOrSkip } from './backends.ts';
+import {
+  backendLeftOut,
+  cDeviceOrSkip,
+  cudaDeviceOrSkip,
+  noteBackendMissing,
+  openclDeviceOrSkip,
+  webgpuDeviceOrSkip,
+} from './backends.ts';
 
 // WebGPU adapters are created asynchronously: once per process
 const webgpu = await webgpuDeviceOrSkip();
@@ -56,8 +63,15 @@ export function randomFloat32(n: number, seed = 1): Float32Array {
   return out;
 }
 
-export function assertClose(actual: ArrayLike<number>, expected: ArrayLike<number>, what: string, rtol = 1e-6, atol = 1e-6): void {
-  if (actual.length !== expected.length) throw new Error(`${what}: length ${actual.length}, expected ${expected.length}`);
+export function assertClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  what: string,
+  rtol = 1e-6,
+  atol = 1e-6,
+): void {
+  if (actual.length !== expected.length)
+    throw new Error(`${what}: length ${actual.length}, expected ${expected.length}`);
   for (let k = 0; k < expected.length; k++) {
     const a = actual[k];
     const e = expected[k];

@@ -41,7 +41,10 @@ export interface HostOperand {
 }
 
 /** `fn` applied elementwise over the broadcast of `operands` (scalars are shape []). */
-export function broadcastApply<T>(operands: readonly HostOperand[], fn: (...xs: never[]) => T): { shape: number[]; values: T[] } {
+export function broadcastApply<T>(
+  operands: readonly HostOperand[],
+  fn: (...xs: never[]) => T,
+): { shape: number[]; values: T[] } {
   const shape = broadcastShape(operands.map((o) => o.shape));
   const values: T[] = [];
   for (const index of indices(shape)) {
@@ -88,7 +91,9 @@ export function toDType(x: number | boolean, dtype: TensorDType): number {
 
 /** Host arrays as plain numbers (bigints converted; float16 bits decoded). */
 export function numbers(a: ArrayLike<number | bigint>, dtype?: TensorDType): number[] {
-  return Array.from(a as ArrayLike<number | bigint>, (x) => (dtype === 'float16' ? float16Value(Number(x)) : Number(x)));
+  return Array.from(a as ArrayLike<number | bigint>, (x) =>
+    dtype === 'float16' ? float16Value(Number(x)) : Number(x),
+  );
 }
 
 /** Deterministic pseudo-random values for a dtype: small integers, bools, floats in [-2, 2). */
@@ -126,11 +131,20 @@ export function sample(dtype: TensorDType, n: number, seed = 7): number[] {
   });
 }
 
-export function assertNumbers(actual: readonly number[], expected: readonly number[], what: string, tolerance = 0): void {
-  if (actual.length !== expected.length) throw new Error(`${what}: ${actual.length} elements, expected ${expected.length}`);
+export function assertNumbers(
+  actual: readonly number[],
+  expected: readonly number[],
+  what: string,
+  tolerance = 0,
+): void {
+  if (actual.length !== expected.length)
+    throw new Error(`${what}: ${actual.length} elements, expected ${expected.length}`);
   expected.forEach((e, k) => {
     const a = actual[k];
     const ok = Number.isNaN(e) ? Number.isNaN(a) : a === e || Math.abs(a - e) <= tolerance * Math.max(1, Math.abs(e));
-    if (!ok) throw new Error(`${what}: element ${k} is ${a}, expected ${e}\n  actual   [${actual.slice(0, 24).join(', ')}]\n  expected [${expected.slice(0, 24).join(', ')}]`);
+    if (!ok)
+      throw new Error(
+        `${what}: element ${k} is ${a}, expected ${e}\n  actual   [${actual.slice(0, 24).join(', ')}]\n  expected [${expected.slice(0, 24).join(', ')}]`,
+      );
   });
 }

@@ -224,10 +224,26 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
 /** One edit of a text: at a position (a fraction of its length), something happens. */
 const mutation = (vocabulary: readonly string[]) =>
   fc.oneof(
-    fc.record({ kind: fc.constant('insert' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), word: fc.constantFrom(...vocabulary) }),
-    fc.record({ kind: fc.constant('delete' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), length: fc.integer({ min: 1, max: 8 }) }),
-    fc.record({ kind: fc.constant('duplicate' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), length: fc.integer({ min: 1, max: 20 }) }),
-    fc.record({ kind: fc.constant('char' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), char: fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }) }),
+    fc.record({
+      kind: fc.constant('insert' as const),
+      at: fc.double({ min: 0, max: 1, noNaN: true }),
+      word: fc.constantFrom(...vocabulary),
+    }),
+    fc.record({
+      kind: fc.constant('delete' as const),
+      at: fc.double({ min: 0, max: 1, noNaN: true }),
+      length: fc.integer({ min: 1, max: 8 }),
+    }),
+    fc.record({
+      kind: fc.constant('duplicate' as const),
+      at: fc.double({ min: 0, max: 1, noNaN: true }),
+      length: fc.integer({ min: 1, max: 20 }),
+    }),
+    fc.record({
+      kind: fc.constant('char' as const),
+      at: fc.double({ min: 0, max: 1, noNaN: true }),
+      char: fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+    }),
   );
 type Mutation = typeof mutation extends (v: readonly string[]) => fc.Arbitrary<infer M> ? M : never;
 
@@ -248,7 +264,9 @@ function applyMutation(text: string, m: Mutation): string {
 /** Inputs for `target`: arbitrary strings, words of the language strung together, and mutated corpus entries. */
 export function inputsFor(target: FuzzTarget): fc.Arbitrary<string> {
   const words = fc.array(fc.constantFrom(...target.vocabulary), { maxLength: 30 }).map((w) => w.join(''));
-  const mutated = fc.tuple(fc.constantFrom(...target.corpus), fc.array(mutation(target.vocabulary), { maxLength: 6 })).map(([text, edits]) => edits.reduce(applyMutation, text));
+  const mutated = fc
+    .tuple(fc.constantFrom(...target.corpus), fc.array(mutation(target.vocabulary), { maxLength: 6 }))
+    .map(([text, edits]) => edits.reduce(applyMutation, text));
   return fc.oneof(
     { arbitrary: fc.string({ maxLength: 60, unit: 'binary' }), weight: 1 },
     { arbitrary: fc.string({ maxLength: 60, unit: fc.constantFrom(...'{}[]()<>=:,+-*/%?!.;#\n i0n1ae') }), weight: 1 },
@@ -258,7 +276,9 @@ export function inputsFor(target: FuzzTarget): fc.Arbitrary<string> {
 }
 
 /** What one input did: nothing to report, or the foreign exception / the time it took too long. */
-export type Finding = { readonly kind: 'exception'; readonly error: unknown } | { readonly kind: 'slow'; readonly ms: number };
+export type Finding =
+  | { readonly kind: 'exception'; readonly error: unknown }
+  | { readonly kind: 'slow'; readonly ms: number };
 
 /** Runs `target` on `input`; a finding when it threw something other than a LoomError or took over `limitMs`. */
 export function check(target: FuzzTarget, input: string, limitMs: number): Finding | undefined {

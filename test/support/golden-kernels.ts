@@ -87,15 +87,35 @@ export const tutorialKernels = {
       out[i] = u / 2
     `,
     ),
-  triangular: () => makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }), '...']),
-  everyThird: () => makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
-  evens: () => makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }), '...']),
+  triangular: () =>
+    makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [
+      globalArg('out', { shape: ['n', 'n'], isInput: false, dtype: 'float32' }),
+      '...',
+    ]),
+  everyThird: () =>
+    makeKernel('{ [i]: 0<=i<n and i mod 3 = 0 }', 'out[i] = 1', [
+      globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
+      '...',
+    ]),
+  evens: () =>
+    makeKernel('{ [i]: 0<=i<n and (exists l: i = 2*l) }', 'out[i] = i', [
+      globalArg('out', { shape: ['n'], dtype: 'int32', isInput: false }),
+      '...',
+    ]),
   intArithmetic: () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = 3*a[i] - b[i] // 2 + b[i] % 3'),
   float64Sqrt: () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = sqrt(a[i]) * 0.1'),
 };
 
 export function goldenKernels(): GoldenKernel[] {
-  return [...tutorialTests(), ...tutorialExample(), ...transformationsExample(), ...matmulExample(), ...dslExample(), ...pointwiseExample(), ...features()];
+  return [
+    ...tutorialTests(),
+    ...tutorialExample(),
+    ...transformationsExample(),
+    ...matmulExample(),
+    ...dslExample(),
+    ...pointwiseExample(),
+    ...features(),
+  ];
 }
 
 const typed = (knl: LoopKernel, dtypes: Record<string, DType>) => addDtypes(knl, dtypes);
@@ -122,14 +142,21 @@ function tutorialTests(): GoldenKernel[] {
 /** examples/tutorial.ts: the same kernels as the tutorial tests, the zero fill with writeCode off. */
 function tutorialExample(): GoldenKernel[] {
   const t = tutorialKernels;
-  return [{ id: 'tutorial/zero-fill-options', kernel: typed(setOptions(t.zeroFill(), { writeCode: false }), { a: 'float32' }) }];
+  return [
+    {
+      id: 'tutorial/zero-fill-options',
+      kernel: typed(setOptions(t.zeroFill(), { writeCode: false }), { a: 'float32' }),
+    },
+  ];
 }
 
 /** examples/transformations.ts. */
 function transformationsExample(): GoldenKernel[] {
   const f = { a: 'float32' } as const;
   const fill = (assumptions: string) => makeKernel('{ [i]: 0<=i<n }', 'a[i] = 0', undefined, { assumptions });
-  let tiled = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, { assumptions: 'n mod 16 = 0 and n >= 1' });
+  let tiled = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i,j] = a[j,i]', undefined, {
+    assumptions: 'n mod 16 = 0 and n >= 1',
+  });
   tiled = prioritizeLoops(splitIname(splitIname(tiled, 'i', 16), 'j', 16), 'i_outer,j_outer,i_inner,j_inner');
   const localTemp = tagInames(
     makeKernel(
@@ -142,7 +169,10 @@ function transformationsExample(): GoldenKernel[] {
     { i_outer: 'g.0', i_inner: 'l.0' },
   );
   const prefetched = tagInames(
-    makeKernel('{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}', 'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])'),
+    makeKernel(
+      '{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}',
+      'out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])',
+    ),
     { i_outer: 'g.0', i_inner: 'l.0' },
   );
   const rotate = splitIname(
@@ -164,11 +194,17 @@ function transformationsExample(): GoldenKernel[] {
   let hist = makeKernel(
     '{ [i]: 0<=i<n }',
     'out[i%20] = out[i%20] + 2*a[i] {atomic}',
-    [globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }), globalArg('a', { dtype: 'float32', shape: 'auto' }), '...'],
+    [
+      globalArg('out', { dtype: 'float32', shape: [20], forAtomic: true }),
+      globalArg('a', { dtype: 'float32', shape: 'auto' }),
+      '...',
+    ],
     { assumptions: 'n>0' },
   );
   hist = splitIname(hist, 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
-  let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { assumptions: 'n >= 1' });
+  let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
+    assumptions: 'n >= 1',
+  });
   mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
   mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
   mm = splitIname(mm, 'k', 16);
@@ -176,16 +212,49 @@ function transformationsExample(): GoldenKernel[] {
   mm = addPrefetch(mm, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
   mm = prioritizeLoops(mm, 'k_outer,k_inner');
   return [
-    { id: 'transformations/split', kernel: typed(prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_outer,i_inner'), f) },
-    { id: 'transformations/split-inner-outside', kernel: typed(prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_inner,i_outer'), f) },
+    {
+      id: 'transformations/split',
+      kernel: typed(prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_outer,i_inner'), f),
+    },
+    {
+      id: 'transformations/split-inner-outside',
+      kernel: typed(prioritizeLoops(splitIname(fill('n>=1'), 'i', 16), 'i_inner,i_outer'), f),
+    },
     { id: 'transformations/tiled-transpose', kernel: typed(tiled, f) },
-    { id: 'transformations/unrolled-mod-4', kernel: typed(prioritizeLoops(tagInames(splitIname(fill('n>=0 and n mod 4 = 0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'), f) },
-    { id: 'transformations/unrolled-guards', kernel: typed(prioritizeLoops(tagInames(splitIname(fill('n>=0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'), f) },
-    { id: 'transformations/slabs', kernel: typed(prioritizeLoops(splitIname(fill('n>=0'), 'i', 4, { slabs: [0, 1], innerTag: 'unr' }), 'i_outer,i_inner'), f) },
-    { id: 'transformations/parallel-fill', kernel: typed(splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }), f) },
+    {
+      id: 'transformations/unrolled-mod-4',
+      kernel: typed(
+        prioritizeLoops(
+          tagInames(splitIname(fill('n>=0 and n mod 4 = 0'), 'i', 4), { i_inner: 'unr' }),
+          'i_outer,i_inner',
+        ),
+        f,
+      ),
+    },
+    {
+      id: 'transformations/unrolled-guards',
+      kernel: typed(
+        prioritizeLoops(tagInames(splitIname(fill('n>=0'), 'i', 4), { i_inner: 'unr' }), 'i_outer,i_inner'),
+        f,
+      ),
+    },
+    {
+      id: 'transformations/slabs',
+      kernel: typed(
+        prioritizeLoops(splitIname(fill('n>=0'), 'i', 4, { slabs: [0, 1], innerTag: 'unr' }), 'i_outer,i_inner'),
+        f,
+      ),
+    },
+    {
+      id: 'transformations/parallel-fill',
+      kernel: typed(splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }), f),
+    },
     { id: 'transformations/local-temporary', kernel: typed(localTemp, f) },
     { id: 'transformations/prefetch-no-sweep', kernel: typed(addPrefetch(prefetched, 'a'), f) },
-    { id: 'transformations/prefetch-across-i-inner', kernel: typed(addPrefetch(prefetched, 'a', ['i_inner'], { defaultTag: 'l.0' }), f) },
+    {
+      id: 'transformations/prefetch-across-i-inner',
+      kernel: typed(addPrefetch(prefetched, 'a', ['i_inner'], { defaultTag: 'l.0' }), f),
+    },
     { id: 'transformations/rotate-saved', kernel: saveAndReloadTemporaries(rotate) },
     { id: 'transformations/atomic-histogram', kernel: hist },
     { id: 'transformations/tiled-matmul', kernel: typed(mm, { a: 'float32', b: 'float32' }) },
@@ -197,17 +266,26 @@ function matmulExample(): GoldenKernel[] {
   const configs: [string, MatmulConfig][] = [
     ['default', DEFAULT_MATMUL],
     ['blocked-unrolled', { ...DEFAULT_MATMUL, layout: 'blocked', unrollK: true }],
-    ['128x64-8x4', { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true }],
+    [
+      '128x64-8x4',
+      { tileM: 128, tileN: 64, tileK: 16, regM: 8, regN: 4, layout: 'strided', prefetch: true, unrollK: true },
+    ],
     ['no-prefetch', { ...DEFAULT_MATMUL, prefetch: false }],
     ['float4', { ...DEFAULT_MATMUL, vectorWidth: 4, vectorReads: true }],
   ];
-  return configs.map(([name, config]) => ({ id: `matmul/${name}`, kernel: typed(matmulKernel(config, 128), { a: 'float32', b: 'float32' }) }));
+  return configs.map(([name, config]) => ({
+    id: `matmul/${name}`,
+    kernel: typed(matmulKernel(config, 128), { a: 'float32', b: 'float32' }),
+  }));
 }
 
 /** examples/tutorial-dsl.ts: its builders, the template kernels written with literal strings. */
 function dslExample(): GoldenKernel[] {
   const doubleF32 = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').args({ a: f32('n'), out: f32.out('n') });
-  const matmul = kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', { name: 'matmul', assumptions: 'n >= 1 and m >= 1 and l >= 1' })
+  const matmul = kernel('{ [i,j,k]: 0<=i<n and 0<=j<m and 0<=k<l }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', {
+    name: 'matmul',
+    assumptions: 'n >= 1 and m >= 1 and l >= 1',
+  })
     .args({ a: f32('n', 'l'), b: f32('l', 'm'), c: f32.out('n', 'm') })
     .tile('i', 'j', 16, 16, { outer: 'g', inner: 'l' })
     .split('k', 16)
@@ -219,7 +297,10 @@ function dslExample(): GoldenKernel[] {
     { id: 'dsl/double', kernel: doubleF32.kernel },
     { id: 'dsl/scaled', kernel: scaled.kernel },
     { id: 'dsl/split-and-tagged', kernel: doubleF32.split('i', 128, { outer: 'g.0', inner: 'l.0' }).kernel },
-    { id: 'dsl/unrolled', kernel: doubleF32.assume('n mod 4 = 0').split('i', 4, { inner: 'unr' }).prioritize('i_outer,i_inner').kernel },
+    {
+      id: 'dsl/unrolled',
+      kernel: doubleF32.assume('n mod 4 = 0').split('i', 4, { inner: 'unr' }).prioritize('i_outer,i_inner').kernel,
+    },
     { id: 'dsl/tiled-matmul', kernel: matmul.kernel },
   ];
 }
@@ -231,7 +312,12 @@ function dslExample(): GoldenKernel[] {
 function pointwiseExample(): GoldenKernel[] {
   const abs = pointwise({ promotionMethods: [[0, 'COMPLEX_TO_FLOAT']] }, (x: number) => Math.abs(x));
   const add = pointwise(
-    { isTensor: [true, true, false], dtypes: [null, null, 'float'], promotionMethods: [[0, 1, 'DEFAULT']], name: 'add' },
+    {
+      isTensor: [true, true, false],
+      dtypes: [null, null, 'float'],
+      promotionMethods: [[0, 1, 'DEFAULT']],
+      name: 'add',
+    },
     (x: number, y: number, alpha: number) => x + y * alpha,
   );
   const polar = pointwise(
@@ -277,20 +363,50 @@ function features(): GoldenKernel[] {
   `,
   );
   const vector = makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + a[i, 3 - k]');
-  const vectorLoop = tagInames(tagArrayAxes(tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + b[i, k]'), 'a,b', 'c,vec'), 'out', 'c,vec'), {
-    k: 'vec',
-  });
+  const vectorLoop = tagInames(
+    tagArrayAxes(
+      tagArrayAxes(makeKernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = 2*a[i, k] + b[i, k]'), 'a,b', 'c,vec'),
+      'out',
+      'c,vec',
+    ),
+    {
+      k: 'vec',
+    },
+  );
   const half = makeKernel('{ [i]: 0<=i<n }', ['<> t = a[i] * b[i] + 1', 'out[i] = sqrt(t) + a[i] // b[i]']);
-  const reserved = makeKernel('{[int]:0<=int<n}', ['int_[int] = 2*this[int]', 'float[int] = int_[int] + kernel[int]'], undefined, { name: 'kernel' });
+  const reserved = makeKernel(
+    '{[int]:0<=int<n}',
+    ['int_[int] = 2*this[int]', 'float[int] = int_[int] + kernel[int]'],
+    undefined,
+    { name: 'kernel' },
+  );
   const gather = splitIname(
-    makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [globalArg('idx', { dtype: 'int32', shape: ['n'] }), globalArg('a', { dtype: 'float32', shape: ['m'] }), '...']),
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[idx[i]]', [
+      globalArg('idx', { dtype: 'int32', shape: ['n'] }),
+      globalArg('a', { dtype: 'float32', shape: ['m'] }),
+      '...',
+    ]),
     'i',
     64,
     { outerTag: 'g.0', innerTag: 'l.0' },
   );
   return [
-    { id: 'features/sep-axes', kernel: typed(tagArrayAxes(tagArrayAxes(tagArrayAxes(separate, 'a', 'sep,c'), 'out', 'c,sep'), 'swapped', 'sep,c'), { a: 'float32' }) },
-    { id: 'features/vec-axes', kernel: typed(tagInames(prioritizeLoops(tagArrayAxes(tagArrayAxes(vector, 'a', 'c,vec'), 'out', 'c,vec'), 'i,k'), { k: 'unr' }), { a: 'float32' }) },
+    {
+      id: 'features/sep-axes',
+      kernel: typed(
+        tagArrayAxes(tagArrayAxes(tagArrayAxes(separate, 'a', 'sep,c'), 'out', 'c,sep'), 'swapped', 'sep,c'),
+        { a: 'float32' },
+      ),
+    },
+    {
+      id: 'features/vec-axes',
+      kernel: typed(
+        tagInames(prioritizeLoops(tagArrayAxes(tagArrayAxes(vector, 'a', 'c,vec'), 'out', 'c,vec'), 'i,k'), {
+          k: 'unr',
+        }),
+        { a: 'float32' },
+      ),
+    },
     { id: 'features/reserved-names', kernel: typed(reserved, { this: 'float32', kernel: 'float32' }) },
     { id: 'features/gather-checked', kernel: gather, options: { checkBounds: true } },
     { id: 'features/vec-loop', kernel: typed(vectorLoop, { a: 'float32', b: 'float32' }) },

@@ -5,7 +5,14 @@
 export type WrappedIntDType = 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16';
 
 /** The width of each dtype in bits. */
-export const INT_BITS: Readonly<Record<WrappedIntDType, number>> = { int8: 8, int16: 16, int32: 32, int64: 64, uint8: 8, uint16: 16 };
+export const INT_BITS: Readonly<Record<WrappedIntDType, number>> = {
+  int8: 8,
+  int16: 16,
+  int32: 32,
+  int64: 64,
+  uint8: 8,
+  uint16: 16,
+};
 
 /** `v` wrapped into `t`, as two's complement arithmetic in `t` leaves it. */
 export function wrapInt(v: bigint, t: WrappedIntDType): bigint {

@@ -16,10 +16,17 @@ export function unflatten(f: number, shape: readonly number[]): number[] {
   return idx;
 }
 
-export const flatten = (idx: readonly number[], shape: readonly number[]) => idx.reduce((acc, v, k) => acc * shape[k] + v, 0);
+export const flatten = (idx: readonly number[], shape: readonly number[]) =>
+  idx.reduce((acc, v, k) => acc * shape[k] + v, 0);
 
 /** numpy's reduce(..., axis=axes, keepdims=True) with `op` from `empty`. */
-export function reduceRef(data: ArrayLike<number>, shape: readonly number[], axes: readonly number[], op: (a: number, b: number) => number, empty: number): number[] {
+export function reduceRef(
+  data: ArrayLike<number>,
+  shape: readonly number[],
+  axes: readonly number[],
+  op: (a: number, b: number) => number,
+  empty: number,
+): number[] {
   const outShape = shape.map((n, k) => (axes.includes(k) ? 1 : n));
   const out = new Array(sizeOf(outShape)).fill(empty);
   for (let f = 0; f < data.length; f++) {
@@ -47,7 +54,14 @@ export function transposeRef(data: ArrayLike<number>, shape: readonly number[], 
 }
 
 /** A scan along `axis` (inclusive, or exclusive: the empty value first). */
-export function scanRef(data: ArrayLike<number>, shape: readonly number[], axis: number, op: (a: number, b: number) => number, empty: number, exclusive: boolean): number[] {
+export function scanRef(
+  data: ArrayLike<number>,
+  shape: readonly number[],
+  axis: number,
+  op: (a: number, b: number) => number,
+  empty: number,
+  exclusive: boolean,
+): number[] {
   const out = new Array(data.length);
   const inner = sizeOf(shape.slice(axis + 1));
   const n = shape[axis];
@@ -82,7 +96,14 @@ export function scanAlongAxes(
   const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
   const perm = [...kept, ...axes];
   const moved = transposeRef(data, shape, perm);
-  const scanned = scanRef(moved, [sizeOf(kept.map((k) => shape[k])), sizeOf(axes.map((k) => shape[k]))], 1, op, empty, exclusive);
+  const scanned = scanRef(
+    moved,
+    [sizeOf(kept.map((k) => shape[k])), sizeOf(axes.map((k) => shape[k]))],
+    1,
+    op,
+    empty,
+    exclusive,
+  );
   return transposeRef(
     scanned,
     perm.map((k) => shape[k]),
@@ -91,7 +112,11 @@ export function scanAlongAxes(
 }
 
 /** Small integers as float32 or int32 data: sums of up to 10^6 of them stay exact in both. */
-export function testIntegers<T extends Float32Array | Int32Array>(Ctor: { new (n: number): T }, n: number, seed = 1): T {
+export function testIntegers<T extends Float32Array | Int32Array>(
+  Ctor: { new (n: number): T },
+  n: number,
+  seed = 1,
+): T {
   const out = new Ctor(n);
   let s = seed >>> 0 || 1;
   for (let k = 0; k < n; k++) {

@@ -60,7 +60,20 @@ export const openclGrammar: Grammar = {
   },
   prefix: ['-', '+', '!', '~'],
   ternary: 1,
-  castTypes: new Set(['char', 'uchar', 'short', 'ushort', 'int', 'uint', 'long', 'ulong', 'half', 'float', 'double', 'bool']),
+  castTypes: new Set([
+    'char',
+    'uchar',
+    'short',
+    'ushort',
+    'int',
+    'uint',
+    'long',
+    'ulong',
+    'half',
+    'float',
+    'double',
+    'bool',
+  ]),
   forbidden: C_LIKE_FORBIDDEN,
 };
 
@@ -132,10 +145,13 @@ export const wgslGrammar: Grammar = {
     };
     if (LOGICAL.has(node.op)) {
       for (const side of [l, r]) {
-        if (side && ((LOGICAL.has(side) && side !== node.op) || BITWISE.has(side))) refuse(`'${side}' inside '${node.op}'`);
+        if (side && ((LOGICAL.has(side) && side !== node.op) || BITWISE.has(side)))
+          refuse(`'${side}' inside '${node.op}'`);
       }
     } else if (RELATIONAL.has(node.op)) {
-      for (const side of [l, r]) if (side && (RELATIONAL.has(side) || LOGICAL.has(side) || BITWISE.has(side))) refuse(`'${side}' inside '${node.op}'`);
+      for (const side of [l, r])
+        if (side && (RELATIONAL.has(side) || LOGICAL.has(side) || BITWISE.has(side)))
+          refuse(`'${side}' inside '${node.op}'`);
     } else if (BITWISE.has(node.op)) {
       // operands are unary expressions; only `a & b & c` chains (on the left)
       if (r || (l && (l !== node.op || node.op === '<<' || node.op === '>>'))) refuse(`an operand of '${node.op}'`);
@@ -204,7 +220,8 @@ function tokenize(text: string): string[] {
 /** Reads `text` by `grammar`, throwing on anything the language would read otherwise. */
 export function parseAs(grammar: Grammar, text: string): Node {
   const tokens = tokenize(text);
-  for (const t of tokens) if (grammar.forbidden.includes(t)) throw new Error(`${grammar.name} reads '${t}' as one token in ${text}`);
+  for (const t of tokens)
+    if (grammar.forbidden.includes(t)) throw new Error(`${grammar.name} reads '${t}' as one token in ${text}`);
   let pos = 0;
   const peek = () => tokens[pos];
   const expect = (t: string) => {

@@ -30,7 +30,8 @@ export function decodePng(png: Uint8Array): Image {
       width = view.getUint32(at + 8);
       height = view.getUint32(at + 12);
       const [depth, color, , , interlace] = body.subarray(8, 13);
-      if (depth !== 8 || (color !== 2 && color !== 6) || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, color type ${color}, interlace ${interlace}`);
+      if (depth !== 8 || (color !== 2 && color !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG: depth ${depth}, color type ${color}, interlace ${interlace}`);
       channels = color === 2 ? 3 : 4;
     } else if (type === 'IDAT') data.push(body);
     at += 12 + length;

@@ -4,7 +4,14 @@
  * Three are not commutative (a result combined out of order differs), four are (sum,
  * product, max, min: the library's own, which take the faster paths that may reorder).
  */
-import { predicate, predicateMax, predicateMin, predicateProduct, predicateSum, type Predicate } from '@loom/computation';
+import {
+  predicate,
+  predicateMax,
+  predicateMin,
+  predicateProduct,
+  predicateSum,
+  type Predicate,
+} from '@loom/computation';
 
 export interface TestPredicate {
   readonly name: string;
@@ -19,7 +26,8 @@ export interface TestPredicate {
 
 const digit = (x: string, k: number) => `((${x}) // ${3 ** k}) % 3`;
 /** Entry (i, j) of the product: sum over t of a[i, t] * b[t, j], mod 3. */
-const entry = (i: number, j: number) => `((${digit('a', 2 * i)} * ${digit('b', j)} + ${digit('a', 2 * i + 1)} * ${digit('b', 2 + j)}) % 3)`;
+const entry = (i: number, j: number) =>
+  `((${digit('a', 2 * i)} * ${digit('b', j)} + ${digit('a', 2 * i + 1)} * ${digit('b', 2 + j)}) % 3)`;
 const MATRIX_PRODUCT = `${entry(0, 0)} + 3 * ${entry(0, 1)} + 9 * ${entry(1, 0)} + 27 * ${entry(1, 1)}`;
 
 function matrixProduct(a: number, b: number): number {
@@ -39,10 +47,21 @@ function sparse(n: number, random: () => number): Int32Array {
   const density = random() < 0.5 ? 0.002 : 0.05;
   return Int32Array.from({ length: n }, () => (random() < density ? 1 + Math.floor(random() * 1000) : 0));
 }
-const small = (n: number, random: () => number, below: number, from = 0) => Int32Array.from({ length: n }, () => from + Math.floor(random() * below));
+const small = (n: number, random: () => number, below: number, from = 0) =>
+  Int32Array.from({ length: n }, () => from + Math.floor(random() * below));
 
-export const FIRST_NON_ZERO: TestPredicate = { name: 'first non-zero', predicate: predicate('if(a != 0, a, b)', 0), op: (a, b) => (a !== 0 ? a : b), draw: sparse };
-export const LAST_NON_ZERO: TestPredicate = { name: 'last non-zero', predicate: predicate('if(b != 0, b, a)', 0), op: (a, b) => (b !== 0 ? b : a), draw: sparse };
+export const FIRST_NON_ZERO: TestPredicate = {
+  name: 'first non-zero',
+  predicate: predicate('if(a != 0, a, b)', 0),
+  op: (a, b) => (a !== 0 ? a : b),
+  draw: sparse,
+};
+export const LAST_NON_ZERO: TestPredicate = {
+  name: 'last non-zero',
+  predicate: predicate('if(b != 0, b, a)', 0),
+  op: (a, b) => (b !== 0 ? b : a),
+  draw: sparse,
+};
 export const MATRIX_PRODUCT_MOD3: TestPredicate = {
   name: '2x2 matrix product mod 3',
   predicate: predicate(MATRIX_PRODUCT, 1 + 27),
@@ -57,7 +76,12 @@ export const NON_COMMUTATIVE: readonly TestPredicate[] = [FIRST_NON_ZERO, LAST_N
 export const COMMUTATIVE: readonly TestPredicate[] = [
   { name: 'sum', predicate: predicateSum('int32'), op: (a, b) => (a + b) | 0, draw: (n, r) => small(n, r, 201, -100) },
   // factors of 1 and -1: the product stays exact at any length
-  { name: 'product', predicate: predicateProduct('int32'), op: (a, b) => Math.imul(a, b), draw: (n, r) => Int32Array.from({ length: n }, () => (r() < 0.5 ? -1 : 1)) },
+  {
+    name: 'product',
+    predicate: predicateProduct('int32'),
+    op: (a, b) => Math.imul(a, b),
+    draw: (n, r) => Int32Array.from({ length: n }, () => (r() < 0.5 ? -1 : 1)),
+  },
   { name: 'max', predicate: predicateMax('int32'), op: Math.max, draw: (n, r) => small(n, r, 2_000_001, -1_000_000) },
   { name: 'min', predicate: predicateMin('int32'), op: Math.min, draw: (n, r) => small(n, r, 2_000_001, -1_000_000) },
 ];

@@ -47,9 +47,16 @@ export function dummy(n: number, options: DummyOptions = {}) {
   ] as const satisfies readonly ComputationParam[];
   const persistent = Float32Array.from({ length: bShape.reduce((a, b) => a * b, 1) }, (_, k) => k);
   const dPart = sameAB ? ['d[i, j] = b[i, j] / coeff'] : ['d[i] = b[i] / coeff {inames=i}'];
-  const first = blocks(makeKernel('{ [i, j]: 0<=i,j<n }', ['c[j, i] = a[i, j] * coeff', ...dPart], undefined, { name: 'dummy' }));
+  const first = blocks(
+    makeKernel('{ [i, j]: 0<=i,j<n }', ['c[j, i] = a[i, j] * coeff', ...dPart], undefined, { name: 'dummy' }),
+  );
   const second = blocks(
-    makeKernel('{ [i, j]: 0<=i,j<n }', ['cc[i, j] = c[i, j]', sameAB ? 'dd[i, j] = d[i, j] * k + p[i, j]' : 'dd[i] = d[i] * k + p[i] {inames=i}'], undefined, { name: 'dummy2' }),
+    makeKernel(
+      '{ [i, j]: 0<=i,j<n }',
+      ['cc[i, j] = c[i, j]', sameAB ? 'dd[i, j] = d[i, j] * k + p[i, j]' : 'dd[i] = d[i] * k + p[i] {inames=i}'],
+      undefined,
+      { name: 'dummy2' },
+    ),
   );
   return computation({
     name: 'Dummy',
@@ -59,7 +66,14 @@ export function dummy(n: number, options: DummyOptions = {}) {
       const dTemp = plan.tempArrayLike(D);
       const arr = plan.persistentArray(persistent, bShape);
       plan.kernelCall(first, { c: cTemp, d: dTemp, a: A, b: B, coeff });
-      plan.kernelCall(second, { cc: C, dd: D, c: cTemp, d: dTemp, p: options.kernelAdhocArray ? (persistent as never) : arr, k: 10 });
+      plan.kernelCall(second, {
+        cc: C,
+        dd: D,
+        c: cTemp,
+        d: dTemp,
+        p: options.kernelAdhocArray ? (persistent as never) : arr,
+        k: 10,
+      });
     },
   });
 }
@@ -116,7 +130,14 @@ export function dummyNested(n: number, secondCoeff: number, options: NestedOptio
   });
 }
 
-export function mockDummyNested(a: Float32Array, b: Float32Array, coeff: number, secondCoeff: number, n: number, sameArgAsIAndO = false): [Float64Array, Float64Array] {
+export function mockDummyNested(
+  a: Float32Array,
+  b: Float32Array,
+  coeff: number,
+  secondCoeff: number,
+  n: number,
+  sameArgAsIAndO = false,
+): [Float64Array, Float64Array] {
   let [c, d] = mockDummy(scaled(a, 0.4), b, coeff, n);
   if (sameArgAsIAndO) d = mockDummy(Float32Array.from(c), Float32Array.from(d), coeff, n)[1];
   return mockDummy(scaled(Float32Array.from(c), 0.4), Float32Array.from(d), secondCoeff, n);
@@ -129,7 +150,9 @@ function scaled(a: Float32Array, k: number): Float32Array {
 /** 'io' parameters: a nested Dummy takes C for both A and B; then C = CT + coeff2 * CT. */
 export function dummyAdvanced(n: number) {
   const nested = dummy(n, { sameAB: true });
-  const combine = blocks(makeKernel('{ [i, j]: 0<=i,j<n }', 'cc[i, j] = c[i, j] + d[i, j] * coeff', undefined, { name: 'advanced' }));
+  const combine = blocks(
+    makeKernel('{ [i, j]: 0<=i,j<n }', 'cc[i, j] = c[i, j] + d[i, j] * coeff', undefined, { name: 'advanced' }),
+  );
   return computation({
     name: 'DummyAdvanced',
     params: [
@@ -147,7 +170,13 @@ export function dummyAdvanced(n: number) {
   });
 }
 
-export function mockDummyAdvanced(c: Float32Array, _d: Float32Array, coeff1: number, coeff2: number, n: number): [Float64Array, Float64Array] {
+export function mockDummyAdvanced(
+  c: Float32Array,
+  _d: Float32Array,
+  coeff1: number,
+  coeff2: number,
+  n: number,
+): [Float64Array, Float64Array] {
   const [ct, d2] = mockDummy(c, c, coeff1, n);
   return [Float64Array.from(ct, (x) => x + coeff2 * x), d2];
 }

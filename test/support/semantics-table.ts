@@ -197,7 +197,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'integer',
     dtypes: INTEGERS,
     expected: (a, b, t) => wrap(big(a) + big(b), t),
-    result: "wraps (two's complement): `INT_MAX + 1` is INT_MIN, even where a C compiler would assume no overflow; likewise `a - b`",
+    result:
+      "wraps (two's complement): `INT_MAX + 1` is INT_MIN, even where a C compiler would assume no overflow; likewise `a - b`",
   },
   {
     operation: 'a * b',
@@ -247,7 +248,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'integer',
     dtypes: INTEGERS,
     expected: (a, b, t) => wrap(big(a) & big(b), t),
-    result: "on the two's complement bits; likewise `a | b` and `a ^ b` (`^` is exclusive or, as in Python, not a power)",
+    result:
+      "on the two's complement bits; likewise `a | b` and `a ^ b` (`^` is exclusive or, as in Python, not a power)",
   },
   {
     operation: 'a | b',
@@ -285,7 +287,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypes: INTEGERS,
     expected: shiftRight,
     operands: SHIFTS,
-    result: 'arithmetic for signed types (the sign fills in), logical for unsigned ones; a count outside [0, width) shifts everything out: -1 or 0 by the sign (PyTorch)',
+    result:
+      'arithmetic for signed types (the sign fills in), logical for unsigned ones; a count outside [0, width) shifts everything out: -1 or 0 by the sign (PyTorch)',
   },
   {
     operation: 'a / b',
@@ -324,7 +327,8 @@ export const ROWS: readonly SemanticsRow[] = [
     expected: (a, b, t) => cPow(num(a), num(b), t),
     operands: { float32: FLOAT_POWERS, float64: FLOAT_POWERS },
     tolerance: 1e-6,
-    result: "C's `pow` (as `std::pow`, PyTorch): `0 ** -1` is Inf, `1 ** NaN` and `NaN ** 0` are 1, `(-8) ** 0.5` is NaN",
+    result:
+      "C's `pow` (as `std::pow`, PyTorch): `0 ** -1` is Inf, `1 ** NaN` and `NaN ** 0` are 1, `(-8) ** 0.5` is NaN",
   },
   {
     operation: 'max(a, b)',
@@ -345,7 +349,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'float',
     dtypes: FLOATS,
     expected: (a, b) => fmaxC(num(a), num(b)),
-    result: "C's `fmax` (PyTorch's too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise",
+    result:
+      "C's `fmax` (PyTorch's too): a NaN argument is ignored, NaN only when both are; `fmax(-0, 0)` is 0; `fmin` likewise",
   },
   {
     operation: 'fmin(a, b)',
@@ -359,7 +364,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'float',
     dtypes: FLOATS,
     expected: (a) => (Number.isNaN(num(a)) ? 1 : 0),
-    result: 'true exactly for NaN, whatever the compiler assumes about finite math (WGSL: on the bits); `isinf`, `isfinite` likewise',
+    result:
+      'true exactly for NaN, whatever the compiler assumes about finite math (WGSL: on the bits); `isinf`, `isfinite` likewise',
   },
   {
     operation: 'a != a',
@@ -401,7 +407,8 @@ export const ROWS: readonly SemanticsRow[] = [
     dtypeClass: 'float',
     dtypes: FLOATS,
     expected: (a) => Number(saturate(num(a), -(2n ** 31n), 2n ** 31n - 1n)),
-    result: "truncated toward zero, saturated at the type's range, NaN → 0 (as WGSL and Rust); likewise for every integer type",
+    result:
+      "truncated toward zero, saturated at the type's range, NaN → 0 (as WGSL and Rust); likewise for every integer type",
   },
   {
     operation: 'uint32(a)',

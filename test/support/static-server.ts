@@ -30,7 +30,9 @@ export async function serveDirectory(directory: string): Promise<StaticServer> {
     if (!file.startsWith(root + path.sep)) return void response.writeHead(403).end();
     try {
       const body = await readFile(file);
-      response.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(body);
+      response
+        .writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream' })
+        .end(body);
     } catch {
       response.writeHead(404).end();
     }

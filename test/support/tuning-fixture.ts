@@ -12,7 +12,12 @@ export const input = Float32Array.from({ length: N }, (_, k) => (k % 97) - 48);
 
 export function scaleKernel(config: ScaleConfig): LoopKernel {
   // 'silent' leaves `out` as it was: it must not pass on what an earlier configuration left in `out`
-  const body = config.flaw === 'wrong' ? 'out[i] = 3*a[i]' : config.flaw === 'silent' ? 'out[i] = 2*a[i] if i < 0 else out[i]' : 'out[i] = 2*a[i]';
+  const body =
+    config.flaw === 'wrong'
+      ? 'out[i] = 3*a[i]'
+      : config.flaw === 'silent'
+        ? 'out[i] = 2*a[i] if i < 0 else out[i]'
+        : 'out[i] = 2*a[i]';
   const plain = makeKernel('{ [i]: 0<=i<n }', body, undefined, { name: 'scale', assumptions: `n = ${N}` });
   return splitIname(plain, 'i', config.group, { outerTag: 'g.0', innerTag: 'l.0' });
 }

@@ -47,7 +47,11 @@ export async function registeredCases(device: Device): Promise<void> {
   await (await halved.compile(device)).byName({ input: new Int32Array(N), factor: 1, output: new Float32Array(N) });
 
   // pureParallel with the same list under another name
-  const viaBody = pureParallel({ name: 'types_registered_body', params: SCALE_PARAMS, body: 'output[idx0] = factor * input[idx0]' });
+  const viaBody = pureParallel({
+    name: 'types_registered_body',
+    params: SCALE_PARAMS,
+    body: 'output[idx0] = factor * input[idx0]',
+  });
   const compiledBody = await viaBody.compile(device);
   await compiledBody(undefined, new Int32Array(N), 3);
   // @ts-expect-error: input is int32

@@ -38,7 +38,11 @@ export async function declaredCases(device: Device): Promise<void> {
   void wrong;
 
   // values: required; 64-bit ones may be bigints
-  const saxpy = kernel('{ [i]: 0<=i<n }', 'y[i] = alpha*x[i] + y[i]').args({ x: f64('n'), y: f64.inout('n'), alpha: f64.value() });
+  const saxpy = kernel('{ [i]: 0<=i<n }', 'y[i] = alpha*x[i] + y[i]').args({
+    x: f64('n'),
+    y: f64.inout('n'),
+    alpha: f64.value(),
+  });
   const y = new Float64Array(4);
   const { y: result } = await saxpy.run(device, { x: y, y, alpha: 2 });
   type _result = Expect<Equal<typeof result, Float64Array<ArrayBuffer>>>;
@@ -46,7 +50,11 @@ export async function declaredCases(device: Device): Promise<void> {
   await saxpy.run(device, { x: y, y });
   // @ts-expect-error: an inout array is required
   await saxpy.run(device, { x: y, alpha: 2 });
-  const offset = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + k').args({ a: i64('n'), out: i64.out('n'), k: i64.value() });
+  const offset = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i] + k').args({
+    a: i64('n'),
+    out: i64.out('n'),
+    k: i64.value(),
+  });
   await offset.run(device, { a: new BigInt64Array(2), k: 3n });
   // @ts-expect-error: int64 data is a BigInt64Array
   await offset.run(device, { a: new Int32Array(2), k: 3n });
@@ -57,12 +65,18 @@ export async function declaredCases(device: Device): Promise<void> {
   type _bytes = Expect<Equal<typeof bytes, Uint8Array>>;
 
   // vector element types: n float2s are a Float32Array of 2n, n is still inferable
-  const norms = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x*a[i].x + a[i].y*a[i].y').args({ a: f32x2('n'), out: f32.out('n') });
+  const norms = kernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x*a[i].x + a[i].y*a[i].y').args({
+    a: f32x2('n'),
+    out: f32.out('n'),
+  });
   const { out: squared } = await norms.run(device, { a: new Float32Array(8) });
   type _squared = Expect<Equal<typeof squared, Float32Array>>;
   // @ts-expect-error: float32 vectors are a Float32Array
   await norms.run(device, { a: new Float64Array(8) });
-  const lanes = kernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, k]').args({ a: i32x4('n'), out: i32x4.out('n') });
+  const lanes = kernel('{ [i,k]: 0<=i<n and 0<=k<4 }', 'out[i, k] = a[i, k]').args({
+    a: i32x4('n'),
+    out: i32x4.out('n'),
+  });
   const { out: copied } = await lanes.run(device, { a: new Int32Array(8) });
   type _copied = Expect<Equal<typeof copied, Int32Array>>;
   // @ts-expect-error: a vector element type has no values
@@ -82,7 +96,11 @@ export async function upFrontCases(device: Device): Promise<void> {
 
 // Which parameters `run` can find from the sizes of the inputs: an input with a single
 // unknown name in its shape settles it, which may settle the next.
-type Decls1 = { A: ReturnType<typeof f32<['n', 'm']>>; x: ReturnType<typeof f32<['m']>>; y: ReturnType<typeof f32.out<['n']>> };
+type Decls1 = {
+  A: ReturnType<typeof f32<['n', 'm']>>;
+  x: ReturnType<typeof f32<['m']>>;
+  y: ReturnType<typeof f32.out<['n']>>;
+};
 type Decls2 = { A: ReturnType<typeof f32<['n', 'm']>>; y: ReturnType<typeof f32.out<['n']>> };
 type Decls3 = { a: ReturnType<typeof f32<['2*n + 1']>>; k: ReturnType<typeof i32.value> };
 export type InferableCases = [
@@ -93,9 +111,16 @@ export type InferableCases = [
 ];
 
 export async function parameterCases(device: Device): Promise<void> {
-  const matvec = kernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'y[i] = sum(j, A[i,j]*x[j])').args({ A: f32('n', 'm'), x: f32('m'), y: f32.out('n') });
+  const matvec = kernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'y[i] = sum(j, A[i,j]*x[j])').args({
+    A: f32('n', 'm'),
+    x: f32('m'),
+    y: f32.out('n'),
+  });
   await matvec.run(device, { A: new Float32Array(6), x: new Float32Array(3) });
-  const alone = kernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'y[i] = sum(j, A[i,j])').args({ A: f32('n', 'm'), y: f32.out('n') });
+  const alone = kernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'y[i] = sum(j, A[i,j])').args({
+    A: f32('n', 'm'),
+    y: f32.out('n'),
+  });
   await alone.run(device, { A: new Float32Array(6), n: 2, m: 3 });
   // @ts-expect-error: 'n' and 'm' cannot both be found from a flat A
   await alone.run(device, { A: new Float32Array(6) });

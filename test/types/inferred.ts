@@ -77,7 +77,17 @@ export type InstructionCases = [
   Expect<Equal<Facts<Tutorial>, { inputs: 'a' | 'out'; outputs: 'out'; required: 'a' | 'out'; values: 'n' }>>,
   // rules and their parameters, temporaries, functions and reductions are no arguments;
   // scalars read are required values, domain parameters optional (inputs settle them)
-  Expect<Equal<Facts<Everything>, { inputs: 'b' | 'c' | 'mask'; outputs: 'z' | 'total'; required: 'b' | 'c' | 'mask' | 'alpha' | 'shift'; values: 'alpha' | 'shift' | 'n' | 'm' }>>,
+  Expect<
+    Equal<
+      Facts<Everything>,
+      {
+        inputs: 'b' | 'c' | 'mask';
+        outputs: 'z' | 'total';
+        required: 'b' | 'c' | 'mask' | 'alpha' | 'shift';
+        values: 'alpha' | 'shift' | 'n' | 'm';
+      }
+    >
+  >,
   // a template or a computed string: loose
   Expect<Equal<InferredSignature<'{ [i]: 0<=i<n }', string>, import('@loom/dsl').LooseSignature>>,
 ];

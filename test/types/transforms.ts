@@ -64,11 +64,18 @@ export function transformCases(): void {
   type _fetched = Expect<Equal<Inames<typeof fetched>, 'i' | 'j' | 'ai' | 'aj'>>;
   // @ts-expect-error: 'b' is not an array of the kernel
   knl.prefetch('b[i, :]', ['i']);
-  const named = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i'], { precomputeInames: ['fi'] });
+  const named = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i'], {
+    precomputeInames: ['fi'],
+  });
   type _named = Expect<Equal<Inames<typeof named>, 'i' | 'fi'>>;
   const loose = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i']);
   type _loose = Expect<Equal<Inames<typeof loose>, string>>;
-  knl.extractSubst('twice', '2*x', 'x').expandSubst('id:w').priority('id:w', 2).addDependency('id:w', 'id:w').tagInstructions('t', 'writes:out');
+  knl
+    .extractSubst('twice', '2*x', 'x')
+    .expandSubst('id:w')
+    .priority('id:w', 2)
+    .addDependency('id:w', 'id:w')
+    .tagInstructions('t', 'writes:out');
 }
 
 export function argumentCases(): void {
@@ -87,7 +94,10 @@ export function argumentCases(): void {
   spare.removeUnusedArguments(['q']);
   knl.addBarrier('id:a', 'id:b', { synchronizationKind: 'local' }).realizeReduction().inferUnknownTypes();
   // a scan's sweep iname is one of the kernel's, and its tracking iname can be tagged after
-  const scan = kernel('{ [i,j]: 0<=i<n and 0<=j<=i }', 'out[i] = sum(j, a[j])').realizeReduction({ forceScan: true, forceOuterInameForScan: 'i' });
+  const scan = kernel('{ [i,j]: 0<=i<n and 0<=j<=i }', 'out[i] = sum(j, a[j])').realizeReduction({
+    forceScan: true,
+    forceOuterInameForScan: 'i',
+  });
   scan.tag({ i_scan: 'unr' });
   // @ts-expect-error: unknown sweep iname
   knl.realizeReduction({ forceScan: true, forceOuterInameForScan: 'q' });
@@ -101,7 +111,13 @@ export function dataCases(): void {
   batched.renameArgument('nbatches', 'nb');
   // @ts-expect-error: 'q' is not an argument to batch
   knl.toBatched('nb', ['q']);
-  knl.privatize('i').unprivatize(['i']).splitArrayAxis('a', 0, 4).addPadding('a', 0, 64).addPaddingToAvoidBankConflicts().concatenateTemporaries(['t', 'u']);
+  knl
+    .privatize('i')
+    .unprivatize(['i'])
+    .splitArrayAxis('a', 0, 4)
+    .addPadding('a', 0, 64)
+    .addPaddingToAvoidBankConflicts()
+    .concatenateTemporaries(['t', 'u']);
   // @ts-expect-error: unknown iname
   knl.privatize('q');
 }

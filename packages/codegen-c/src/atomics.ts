@@ -15,9 +15,18 @@ import { cType } from './c-types.ts';
 export const C_ATOMIC_DTYPES: readonly DType[] = ['int32', 'uint32', 'int64', 'uint64', 'float32', 'float64'];
 
 /** The statement of an atomic update of `dtype` at `address` (`CDialect.atomic`). */
-export function cAtomic({ op }: AtomicUpdate, dtype: DType, address: string, v: string, printer: CExpressionPrinter, insnId: string): string {
+export function cAtomic(
+  { op }: AtomicUpdate,
+  dtype: DType,
+  address: string,
+  v: string,
+  printer: CExpressionPrinter,
+  insnId: string,
+): string {
   if (!C_ATOMIC_DTYPES.includes(dtype)) {
-    throw new LoomError(`instruction '${insnId}': atomic updates of ${dtype} are not supported on C (${C_ATOMIC_DTYPES.join(', ')} are)`);
+    throw new LoomError(
+      `instruction '${insnId}': atomic updates of ${dtype} are not supported on C (${C_ATOMIC_DTYPES.join(', ')} are)`,
+    );
   }
   if (op === 'add' && !dtype.startsWith('float')) return `__atomic_fetch_add(${address}, ${v}, __ATOMIC_RELAXED);`;
   return `${compareAndSwap(op, dtype, printer)}(${address}, ${v});`;

@@ -34,7 +34,9 @@ export function cType(t: DType): string {
       return 'double';
     case 'complex64':
     case 'complex128':
-      throw new InternalError(`a ${t} value reached the C printer: complex values are lowered to their parts before code generation`);
+      throw new InternalError(
+        `a ${t} value reached the C printer: complex values are lowered to their parts before code generation`,
+      );
   }
 }
 

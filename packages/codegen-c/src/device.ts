@@ -107,7 +107,10 @@ class NativeDevice implements CDevice {
     const library = this.koffi.load(file);
     const launchers = new Map<string, Launcher>();
     for (const k of code.kernels) {
-      launchers.set(k.entryPoint, library.func(`${k.entryPoint}${LAUNCH_SUFFIX}`, 'void', ['void *', 'void *']) as Launcher);
+      launchers.set(
+        k.entryPoint,
+        library.func(`${k.entryPoint}${LAUNCH_SUFFIX}`, 'void', ['void *', 'void *']) as Launcher,
+      );
     }
     const program = new CProgram(library, launchers);
     this.programs.set(code.code, program);
@@ -123,34 +126,44 @@ class NativeDevice implements CDevice {
   async write(buffer: DeviceBuffer, data: ArrayBufferView): Promise<void> {
     this.alive('write');
     const target = nativeBuffer(buffer);
-    if (data.byteLength > target.byteLength) throw new LoomError(`cannot write ${data.byteLength} bytes into a C device buffer of ${target.byteLength}`);
+    if (data.byteLength > target.byteLength)
+      throw new LoomError(`cannot write ${data.byteLength} bytes into a C device buffer of ${target.byteLength}`);
     target.bytes.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   }
 
   async read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void> {
     this.alive('read');
     const source = nativeBuffer(buffer);
-    if (into.byteLength > source.byteLength) throw new LoomError(`cannot read ${into.byteLength} bytes from a C device buffer of ${source.byteLength}`);
+    if (into.byteLength > source.byteLength)
+      throw new LoomError(`cannot read ${into.byteLength} bytes from a C device buffer of ${source.byteLength}`);
     new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(source.bytes.subarray(0, into.byteLength));
   }
 
-  async launch(program: CProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<void> {
+  async launch(
+    program: CProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+  ): Promise<void> {
     this.alive('launch');
     const launcher = program.launchers.get(kernel.entryPoint);
     if (!launcher) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
     const params = kernel.function.params;
-    if (args.length !== params.length) throw new LoomError(`kernel '${kernel.name}' takes ${params.length} arguments, got ${args.length}`);
+    if (args.length !== params.length)
+      throw new LoomError(`kernel '${kernel.name}' takes ${params.length} arguments, got ${args.length}`);
     const scalars = this.scalarSlots(args.length);
     const view = new DataView(scalars.bytes.buffer, scalars.bytes.byteOffset, scalars.bytes.byteLength);
     const pointers = new BigUint64Array(args.length);
     args.forEach((a, k) => {
       const p = params[k];
       if (p.kind === 'value') {
-        if (a.kind !== 'value') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is a value, not a buffer`);
+        if (a.kind !== 'value')
+          throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is a value, not a buffer`);
         writeScalar(view, 8 * k, a.dtype, a.value);
         pointers[k] = scalars.address + BigInt(8 * k);
       } else {
-        if (a.kind !== 'buffer') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is an array: pass a buffer`);
+        if (a.kind !== 'buffer')
+          throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is an array: pass a buffer`);
         pointers[k] = nativeBuffer(a.buffer).address;
       }
     });

@@ -19,9 +19,16 @@ import { cPrelude } from './prelude.ts';
 
 /** No vector types in C: the target states `vectorTypes: false`, so no vector reaches the printer. */
 const noVectors = (what: string) => (): never => {
-  throw new InternalError(`a vector ${what} reached the C printer, which has no vector types (the target unrolls every vec loop)`);
+  throw new InternalError(
+    `a vector ${what} reached the C printer, which has no vector types (the target unrolls every vec loop)`,
+  );
 };
-const cVectors: VectorSpelling = { type: noVectors('type'), packed: [], element: noVectors('element'), arithmetic: false };
+const cVectors: VectorSpelling = {
+  type: noVectors('type'),
+  packed: [],
+  element: noVectors('element'),
+  arithmetic: false,
+};
 
 /** C99 as a dialect of the C printer. */
 export const cDialect: CDialect = {
@@ -37,7 +44,12 @@ export const cDialect: CDialect = {
   integerMinMax: (fn, t) => {
     const name = `loom_${fn}_${t}`;
     const ct = cType(t);
-    const definition = [`static inline ${ct} ${name}(${ct} a, ${ct} b)`, '{', `  return a ${fn === 'min' ? '<' : '>'} b ? a : b;`, '}'].join('\n');
+    const definition = [
+      `static inline ${ct} ${name}(${ct} a, ${ct} b)`,
+      '{',
+      `  return a ${fn === 'min' ? '<' : '>'} b ? a : b;`,
+      '}',
+    ].join('\n');
     return { name, definition };
   },
   unordered: (a, b) => `isunordered(${a}, ${b})`,
@@ -48,13 +60,18 @@ export const cDialect: CDialect = {
   hardwareId: (fn, axis) => {
     // gid(N): the prelude's macro over the group ids' parameter, as OpenCL's code reads
     if (fn === 'gid') return `gid(${axis})`;
-    throw new InternalError(`a local id reached the C printer: serializeWorkItems turns the work-items of a group into loops`);
+    throw new InternalError(
+      `a local id reached the C printer: serializeWorkItems turns the work-items of a group into loops`,
+    );
   },
   barrier: () => {
-    throw new InternalError('a barrier reached the C printer: serializeWorkItems splits the work-items at every barrier');
+    throw new InternalError(
+      'a barrier reached the C printer: serializeWorkItems splits the work-items at every barrier',
+    );
   },
   // one work-group per call; `static`: only the launcher is exported from the library
-  kernelDeclaration: (k, params) => `static void ${k.name}(${[...params, `int const *__restrict__ ${GROUP_IDS}`].join(', ')})`,
+  kernelDeclaration: (k, params) =>
+    `static void ${k.name}(${[...params, `int const *__restrict__ ${GROUP_IDS}`].join(', ')})`,
   arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   // one address space on a CPU
   addressSpace: () => '',

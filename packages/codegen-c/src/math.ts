@@ -9,7 +9,11 @@ import { MATH_FUNCTIONS, nameTable, type DType, type MathFunction } from '@loom/
 
 /** The double-precision names, from the table, and the one C lacks. */
 const DOUBLE_NAMES: Readonly<Record<string, string>> = nameTable({
-  ...Object.fromEntries((Object.entries(MATH_FUNCTIONS) as [string, MathFunction][]).filter(([, f]) => f.c !== undefined).map(([name, f]) => [name, f.c as string])),
+  ...Object.fromEntries(
+    (Object.entries(MATH_FUNCTIONS) as [string, MathFunction][])
+      .filter(([, f]) => f.c !== undefined)
+      .map(([name, f]) => [name, f.c as string]),
+  ),
   rsqrt: 'loom_rsqrt',
 });
 

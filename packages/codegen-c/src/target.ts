@@ -82,7 +82,11 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
   // float16 is stored as its bits and computed in float (half-storage.ts)
   const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
   const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));
-  return { code: `${code}\n${launchers.join('\n\n')}\n`, entryPoints, extra: { groupStackBytes: kernels.map(groupStackBytes) } };
+  return {
+    code: `${code}\n${launchers.join('\n\n')}\n`,
+    entryPoints,
+    extra: { groupStackBytes: kernels.map(groupStackBytes) },
+  };
 }
 
 /**
@@ -92,7 +96,9 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
  */
 function withoutVectorArrays(k: KernelFunction): KernelFunction {
   const params = k.params.map(({ vectorWidth: _, ...p }) => p);
-  const body = mapStmts(k.body, { stmt: (s) => (s.kind === 'declare' && s.vectorWidth !== undefined ? { ...s, vectorWidth: undefined } : s) });
+  const body = mapStmts(k.body, {
+    stmt: (s) => (s.kind === 'declare' && s.vectorWidth !== undefined ? { ...s, vectorWidth: undefined } : s),
+  });
   return { ...k, params, body };
 }
 

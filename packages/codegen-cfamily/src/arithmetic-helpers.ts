@@ -36,7 +36,8 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
   const signed = unsigned !== undefined;
   // -a computed in the unsigned type: wraps for INT_MIN instead of overflowing
   const negated = signed ? `(${ct}) (0 - (${unsigned}) a)` : '0';
-  const lines = (...body: string[]) => [`${dialect.helperQualifier} ${ct} ${name}(${ct} a, ${ct} b)`, '{', ...body.map((l) => `  ${l}`), '}'].join('\n');
+  const lines = (...body: string[]) =>
+    [`${dialect.helperQualifier} ${ct} ${name}(${ct} a, ${ct} b)`, '{', ...body.map((l) => `  ${l}`), '}'].join('\n');
   switch (kind) {
     case 'div':
       return lines(
@@ -72,7 +73,12 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
     case 'pow': {
       // narrow types in uint: C would promote a ushort product to int, where 65535 * 65535 overflows
       const U = byteSize(t) < 4 ? dialect.type('uint32') : (unsigned ?? ct);
-      const negative = signed ? ['// a negative power: the integer part of 1 / a^-b', 'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;'] : [];
+      const negative = signed
+        ? [
+            '// a negative power: the integer part of 1 / a^-b',
+            'if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;',
+          ]
+        : [];
       return lines(
         ...negative,
         '// repeated squaring; products wrap, as repeated multiplication would (in the',
@@ -98,7 +104,9 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
       const bits = byteSize(t) * 8;
       return lines(
         `// a >> b: a count outside [0, ${bits}) shifts everything out (${dialect.oversizedShift(bits)})`,
-        signed ? `return a >> ((b >= 0 && b < ${bits}) ? b : ${bits - 1});` : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
+        signed
+          ? `return a >> ((b >= 0 && b < ${bits}) ? b : ${bits - 1});`
+          : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
       );
     }
     case 'fmax':

@@ -24,11 +24,19 @@ export function atomicUpdateOf(target: Expr, value: Expr, insnId: string): Atomi
     if (E.exprEquals(value.args[0], target)) return { op: value.fn, operand: value.args[1] };
     if (E.exprEquals(value.args[1], target)) return { op: value.fn, operand: value.args[0] };
   }
-  throw new LoomError(`instruction '${insnId}' is marked atomic, but only updates of the form x = x + e, x = min(x, e), x = max(x, e) can be done atomically`);
+  throw new LoomError(
+    `instruction '${insnId}' is marked atomic, but only updates of the form x = x + e, x = min(x, e), x = max(x, e) can be done atomically`,
+  );
 }
 
 /** The statement for an atomic update, registering helper functions on the printer. */
-export function printAtomic(target: Expr, value: Expr, dtype: DType, insnId: string, printer: CExpressionPrinter): string {
+export function printAtomic(
+  target: Expr,
+  value: Expr,
+  dtype: DType,
+  insnId: string,
+  printer: CExpressionPrinter,
+): string {
   const update = atomicUpdateOf(target, value, insnId);
   const address = `&${printer.print(target)}`;
   const operand = printer.print(update.operand, dtype);

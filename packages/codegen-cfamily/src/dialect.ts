@@ -90,7 +90,14 @@ export interface CDialect {
 
   // --- atomics ---
   /** The statement of an atomic update (`target op= operand`), at `address` (`&out[k]`), `operand` printed in `dtype`. */
-  atomic(update: AtomicUpdate, dtype: DType, address: string, operand: string, printer: CExpressionPrinter, insnId: string): string;
+  atomic(
+    update: AtomicUpdate,
+    dtype: DType,
+    address: string,
+    operand: string,
+    printer: CExpressionPrinter,
+    insnId: string,
+  ): string;
 
   // --- loops ---
   /** The line before a loop that must stay rolled (unroll-guard.ts), or undefined where no compiler needs one. */

@@ -119,7 +119,8 @@ export class CExpressionPrinter {
     if (e.kind === 'int' || e.kind === 'float') {
       // a literal is spelled in the type it takes: float64 only when it really is double
       if ((want ?? t) === 'float64') this.usesDouble = true;
-      if (this.halfStorage && (want ?? t) === 'float16') return literal(this.dialect.literal(roundToFloat16(e.value), 'float32'));
+      if (this.halfStorage && (want ?? t) === 'float16')
+        return literal(this.dialect.literal(roundToFloat16(e.value), 'float32'));
       return literal(this.dialect.literal(e.value, want ?? t));
     }
     if (t === 'float64' || want === 'float64') this.usesDouble = true;
@@ -136,7 +137,8 @@ export class CExpressionPrinter {
         return atom(e.name);
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
-        if (this.halfStorage && this.halfBuffers.has(e.array)) return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));
+        if (this.halfStorage && this.halfBuffers.has(e.array))
+          return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));
         const vector = this.vectorWidths.get(e.array);
         const whole = this.wholeVector(e);
         if (whole)
@@ -180,11 +182,14 @@ export class CExpressionPrinter {
         return infix(this.expr(e.left), e.op === 'and' ? '&&' : '||', this.expr(e.right), p);
       }
       case 'if': {
-        if (this.vectorLoop && E.someExpr(e.condition, (x) => x.kind === 'var' && x.name === this.vectorLoop!.iname)) return this.select(e, t);
+        if (this.vectorLoop && E.someExpr(e.condition, (x) => x.kind === 'var' && x.name === this.vectorLoop!.iname))
+          return this.select(e, t);
         // OpenCL C refuses a float as the condition of ?: (C takes it as != 0): the test spelled out
         const condition = isFloat(this.typeOfExpr(e.condition)) ? E.compare('!=', e.condition, E.int(0)) : e.condition;
         // nested conditionals are parenthesized everywhere: legal without, but hard to read
-        const [c, then, otherwise] = [this.expr(condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) => paren(p, PRECEDENCE.or));
+        const [c, then, otherwise] = [this.expr(condition), this.expr(e.then, t), this.expr(e.otherwise, t)].map((p) =>
+          paren(p, PRECEDENCE.or),
+        );
         return { text: `${c} ? ${then} : ${otherwise}`, precedence: PRECEDENCE.ternary };
       }
       case 'call':
@@ -207,7 +212,10 @@ export class CExpressionPrinter {
   /** A conditional over a vector comparison: per lane, `select` (branches widened to the vector type). */
   private select(e: Extract<Expr, { kind: 'if' }>, t: DType): Printed {
     const { select } = this.dialect.vectors;
-    if (!select) throw new InternalError(`a conditional per lane reached the ${this.dialect.language} printer, which prints vector statements lane by lane`);
+    if (!select)
+      throw new InternalError(
+        `a conditional per lane reached the ${this.dialect.language} printer, which prints vector statements lane by lane`,
+      );
     const vt = this.dialect.vectors.type(t, this.vectorLoop!.lanes);
     return applied(select(vt, this.print(e.then, t), this.print(e.otherwise, t), this.print(e.condition)));
   }
@@ -226,7 +234,10 @@ export class CExpressionPrinter {
           (lin.constant - lane) / lanes,
         ),
       );
-      return { text: `${array}[${this.print(vectorIndex, 'int32')}]${this.dialect.vectors.element(lane)}`, precedence: PRECEDENCE.postfix };
+      return {
+        text: `${array}[${this.print(vectorIndex, 'int32')}]${this.dialect.vectors.element(lane)}`,
+        precedence: PRECEDENCE.postfix,
+      };
     }
     const pointer = `${this.dialect.addressSpace(space)}${this.dialect.type(t)} *`;
     return { text: `((${pointer}) ${array})[${this.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
@@ -236,7 +247,8 @@ export class CExpressionPrinter {
   private divisibilityTest(e: Extract<Expr, { kind: 'compare' }>): Printed | undefined {
     const { left, right } = e;
     if ((e.op !== '==' && e.op !== '!=') || right.kind !== 'int' || right.value !== 0) return undefined;
-    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0) return undefined;
+    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0)
+      return undefined;
     const t = this.typeOfExpr(left);
     if (!isInteger(t)) return undefined;
     const rem = infix(this.expr(left.left, t), '%', this.expr(left.right, t), PRECEDENCE.multiplicative);
@@ -246,7 +258,10 @@ export class CExpressionPrinter {
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
     if (this.halfStorage && t === 'float16') {
       // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
-      if (e.op === '//') return call(this.math('floor', 'float32'), [this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text]);
+      if (e.op === '//')
+        return call(this.math('floor', 'float32'), [
+          this.toHalf(this.binary({ ...e, op: '/' }, 'float32'), 'float32').text,
+        ]);
       return this.toHalf(this.binary(e, 'float32'), 'float32');
     }
     const l = this.expr(e.left, t);
@@ -309,7 +324,8 @@ export class CExpressionPrinter {
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
-    if (isHardwareId(e)) return applied(this.dialect.hardwareId(e.fn as 'lid' | 'gid', (e.args[0] as { value: number }).value));
+    if (isHardwareId(e))
+      return applied(this.dialect.hardwareId(e.fn as 'lid' | 'gid', (e.args[0] as { value: number }).value));
     if (e.dtype !== undefined) return this.userCall(e);
     // float16 without half arithmetic: computed in float, rounded to float16
     if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
@@ -355,7 +371,10 @@ export class CExpressionPrinter {
       if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
     }
     const name = this.dialect.mathFunction(e.fn, t);
-    if (!name) throw new LoomError(`function '${e.fn}' is not available in ${this.dialect.language} (unknown function or unexpanded substitution rule)`);
+    if (!name)
+      throw new LoomError(
+        `function '${e.fn}' is not available in ${this.dialect.language} (unknown function or unexpanded substitution rule)`,
+      );
     return call(
       name,
       e.args.map((a) => this.print(a, t)),
@@ -375,7 +394,10 @@ export class CExpressionPrinter {
   /** A call of a user function: its implementation's name in this language, the arguments in its signature's dtypes. */
   private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
     const fn = this.functions.get(e.fn);
-    if (!fn) throw new InternalError(`the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`);
+    if (!fn)
+      throw new InternalError(
+        `the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`,
+      );
     const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
     const { language, functionDialects } = this.dialect;
     const impl = fn.implementation(functionDialects, signature);
@@ -389,11 +411,15 @@ export class CExpressionPrinter {
       );
     }
     if (this.kernelNames.has(impl.name)) {
-      throw new LoomError(`function '${e.fn}' is called '${impl.name}' in ${language}, which the kernel also uses as a name: rename one of them`);
+      throw new LoomError(
+        `function '${e.fn}' is called '${impl.name}' in ${language}, which the kernel also uses as a name: rename one of them`,
+      );
     }
     const owner = this.functionOwners.get(impl.name);
     if (owner !== undefined && owner !== e.fn) {
-      throw new LoomError(`functions '${owner}' and '${e.fn}' are both called '${impl.name}' in ${language}, which has no overloads: give them different names`);
+      throw new LoomError(
+        `functions '${owner}' and '${e.fn}' are both called '${impl.name}' in ${language}, which has no overloads: give them different names`,
+      );
     }
     this.functionOwners.set(impl.name, e.fn);
     if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
@@ -459,8 +485,17 @@ export class CExpressionPrinter {
       if (!this.helpers.has(name)) this.helpers.set(name, definition);
       return call(name, [p.text]);
     }
-    if (to === 'bool' && from !== 'bool') return { text: `(${this.dialect.type('bool')}) (${paren(p, PRECEDENCE.relational)} != 0)`, precedence: PRECEDENCE.unary };
-    if ((to === 'int8' || to === 'int16') && isWiderInteger(from) && p.precedence !== PRECEDENCE.atom && p.precedence !== PRECEDENCE.postfix)
+    if (to === 'bool' && from !== 'bool')
+      return {
+        text: `(${this.dialect.type('bool')}) (${paren(p, PRECEDENCE.relational)} != 0)`,
+        precedence: PRECEDENCE.unary,
+      };
+    if (
+      (to === 'int8' || to === 'int16') &&
+      isWiderInteger(from) &&
+      p.precedence !== PRECEDENCE.atom &&
+      p.precedence !== PRECEDENCE.postfix
+    )
       return this.signExtendedNarrowing(p, to);
     return { text: `(${this.dialect.type(to)}) ${paren(p, PRECEDENCE.unary)}`, precedence: PRECEDENCE.unary };
   }
@@ -475,7 +510,10 @@ export class CExpressionPrinter {
   private signExtendedNarrowing(p: Printed, to: 'int8' | 'int16'): Printed {
     const shift = to === 'int8' ? 24 : 16;
     const [int, uint] = [this.dialect.type('int32'), this.dialect.type('uint32')];
-    return { text: `(${this.dialect.type(to)}) ((${int}) ((${uint}) ${paren(p, PRECEDENCE.unary)} << ${shift}) >> ${shift})`, precedence: PRECEDENCE.unary };
+    return {
+      text: `(${this.dialect.type(to)}) ((${int}) ((${uint}) ${paren(p, PRECEDENCE.unary)} << ${shift}) >> ${shift})`,
+      precedence: PRECEDENCE.unary,
+    };
   }
 
   /** `l op r` in signed `t`, computed in its unsigned type: wraps where C would leave it undefined. */

@@ -11,17 +11,29 @@
 import { isHardwareId, statementsOfKind, type Expr, type KernelFunction } from '@loom/core';
 
 export function indexNames(k: KernelFunction): Set<string> {
-  const names = new Set([...k.params.filter((p) => p.kind === 'value').map((p) => p.name), ...statementsOfKind(k.body, 'for').map((s) => s.iname)]);
+  const names = new Set([
+    ...k.params.filter((p) => p.kind === 'value').map((p) => p.name),
+    ...statementsOfKind(k.body, 'for').map((s) => s.iname),
+  ]);
   const assigns = statementsOfKind(k.body, 'assign');
-  const written = (target: Expr) => (target.kind === 'var' ? target.name : target.kind === 'subscript' ? target.array : undefined);
-  const candidates = new Set(assigns.map((a) => written(a.target)).filter((n): n is string => n !== undefined && !names.has(n)));
+  const written = (target: Expr) =>
+    target.kind === 'var' ? target.name : target.kind === 'subscript' ? target.array : undefined;
+  const candidates = new Set(
+    assigns.map((a) => written(a.target)).filter((n): n is string => n !== undefined && !names.has(n)),
+  );
   // least fixpoint: a temporary joins once every value written to it is index arithmetic of
   // names already in (so one that reads itself never does)
   for (let grew = true; grew; ) {
     grew = false;
     for (const name of candidates) {
       const writes = assigns.filter((a) => written(a.target) === name);
-      if (writes.every((a) => isIndexExpression(a.value, names) && (a.target.kind !== 'subscript' || a.target.indices.every((ix) => isIndexExpression(ix, names))))) {
+      if (
+        writes.every(
+          (a) =>
+            isIndexExpression(a.value, names) &&
+            (a.target.kind !== 'subscript' || a.target.indices.every((ix) => isIndexExpression(ix, names))),
+        )
+      ) {
         names.add(name);
         candidates.delete(name);
         grew = true;
@@ -45,7 +57,11 @@ export function isIndexExpression(e: Expr, names: ReadonlySet<string>): boolean 
     case 'neg':
       return isIndexExpression(e.operand, names);
     case 'binary':
-      return ['+', '-', '*', '/', '//', '%'].includes(e.op) && isIndexExpression(e.left, names) && isIndexExpression(e.right, names);
+      return (
+        ['+', '-', '*', '/', '//', '%'].includes(e.op) &&
+        isIndexExpression(e.left, names) &&
+        isIndexExpression(e.right, names)
+      );
     default:
       return false;
   }

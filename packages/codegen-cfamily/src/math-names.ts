@@ -12,5 +12,9 @@ import { MATH_FUNCTIONS, nameTable, type MathFunction } from '@loom/core';
  * spells by rules of its own. No prototype: a call of `constructor` finds nothing here.
  */
 export const C_MATH_FUNCTIONS: Readonly<Record<string, string>> = nameTable(
-  Object.fromEntries((Object.entries(MATH_FUNCTIONS) as [string, MathFunction][]).flatMap(([name, f]) => (f.c === undefined ? [] : [[name, f.c]]))),
+  Object.fromEntries(
+    (Object.entries(MATH_FUNCTIONS) as [string, MathFunction][]).flatMap(([name, f]) =>
+      f.c === undefined ? [] : [[name, f.c]],
+    ),
+  ),
 );

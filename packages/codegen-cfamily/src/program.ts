@@ -4,7 +4,15 @@
  * and the user functions' own code, each once. Names the language reserves are renamed
  * first (`int` → `int_`), with core's `TargetNames`.
  */
-import { programNames, renameProgram, statementsOf, TargetNames, type DType, type KernelFunction, type ProgramAst } from '@loom/core';
+import {
+  programNames,
+  renameProgram,
+  statementsOf,
+  TargetNames,
+  type DType,
+  type KernelFunction,
+  type ProgramAst,
+} from '@loom/core';
 import type { CDialect } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { indexNames } from './index-names.ts';
@@ -50,7 +58,9 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
     printer.functions = program.functions ?? new Map();
     printer.fusedMultiplyAdd = !!program.fusedMultiplyAdd;
     printer.halfStorage = halfStorage;
-    printer.halfBuffers = new Set(halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : []);
+    printer.halfBuffers = new Set(
+      halfStorage ? k.params.filter((p) => p.kind !== 'value' && p.dtype === 'float16').map((p) => p.name) : [],
+    );
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
     printer.functionOwners = functionOwners;
     const text = printKernel(k, printer);
@@ -63,8 +73,17 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
   });
   const rounding = [false, true].map((fromDouble) => dialect.halfStorage.round(fromDouble).name);
   const float16 =
-    rounding.some((name) => helpers.has(name)) || program.kernels.some((k) => [...k.types.values()].includes('float16') || k.params.some((p) => p.dtype === 'float16'));
-  const facts = { usesDouble, contractible, fusedMultiplyAdd: !!program.fusedMultiplyAdd, extensions: [...extensions].sort(), float16 };
+    rounding.some((name) => helpers.has(name)) ||
+    program.kernels.some(
+      (k) => [...k.types.values()].includes('float16') || k.params.some((p) => p.dtype === 'float16'),
+    );
+  const facts = {
+    usesDouble,
+    contractible,
+    fusedMultiplyAdd: !!program.fusedMultiplyAdd,
+    extensions: [...extensions].sort(),
+    float16,
+  };
   const parts = dialect.prelude(facts);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
@@ -78,15 +97,28 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
   for (const p of k.params) {
     if (p.vectorWidth) {
       const packed = dialect.vectors.packed.includes(p.vectorWidth);
-      printer.vectorWidths.set(p.name, { lanes: p.vectorWidth, space: p.kind === 'constant' ? 'constant' : 'global', packed });
+      printer.vectorWidths.set(p.name, {
+        lanes: p.vectorWidth,
+        space: p.kind === 'constant' ? 'constant' : 'global',
+        packed,
+      });
     }
   }
   printer.indexNames = indexNames(k);
   const params = k.params.map((p) => {
     // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
-    if (p.kind === 'value') return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
+    if (p.kind === 'value')
+      return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
     const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
-    return dialect.arrayParameter(p, vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype));
+    return dialect.arrayParameter(
+      p,
+      vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype),
+    );
   });
-  return [dialect.kernelDeclaration(k, params), '{', ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)), '}'].join('\n');
+  return [
+    dialect.kernelDeclaration(k, params),
+    '{',
+    ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)),
+    '}',
+  ].join('\n');
 }

@@ -2,7 +2,16 @@
  * The C printer's statements: loops, guards, assignments, declarations, barriers, in any
  * C-family dialect. Loops and bounds read like loopy's (`for (int i = 0; i <= -1 + n; ++i)`).
  */
-import { commentText, expr as E, initializerLiteral, InternalError, unreachable, type DType, type Expr, type Stmt } from '@loom/core';
+import {
+  commentText,
+  expr as E,
+  initializerLiteral,
+  InternalError,
+  unreachable,
+  type DType,
+  type Expr,
+  type Stmt,
+} from '@loom/core';
 import { printAtomic } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import { PRECEDENCE, paren } from './precedence.ts';
@@ -20,8 +29,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     case 'for': {
       const lower = printBound(s.lower, printer);
       const upper = printBound(s.upper, printer);
-      const rolled = dialect.keepRolled !== undefined && accumulatesMinMax(s.body) ? [`${pad}${dialect.keepRolled}`] : [];
-      return [...rolled, `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`, ...printBody(s.body, printer, depth)];
+      const rolled =
+        dialect.keepRolled !== undefined && accumulatesMinMax(s.body) ? [`${pad}${dialect.keepRolled}`] : [];
+      return [
+        ...rolled,
+        `${pad}for (int ${s.iname} = ${lower}; ${s.iname} <= ${upper}; ++${s.iname})`,
+        ...printBody(s.body, printer, depth),
+      ];
     }
     case 'if':
       return [`${pad}if (${printer.print(s.condition)})`, ...printBody(s.then, printer, depth)];
@@ -41,7 +55,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
       const packed = s.vectorWidth !== undefined && dialect.vectors.packed.includes(s.vectorWidth);
       const lanes = s.vectorWidth && !packed ? s.vectorWidth : 1;
-      if (s.vectorWidth) printer.vectorWidths.set(s.name, { lanes: s.vectorWidth, space: s.addressSpace === 'local' ? 'local' : 'private', packed });
+      if (s.vectorWidth)
+        printer.vectorWidths.set(s.name, {
+          lanes: s.vectorWidth,
+          space: s.addressSpace === 'local' ? 'local' : 'private',
+          packed,
+        });
       const dims = s.length !== undefined ? `[${s.length / lanes}]` : '';
       // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`)
       const element: DType = printer.halfStorage && s.dtype === 'float16' ? 'float32' : (s.dtype as DType);
@@ -49,7 +68,9 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       if (s.initializer) {
         // a constant table: initialized where it is declared, never written
         const values = s.initializer.map((v) => printer.print(initializerLiteral(v, s.dtype), s.dtype));
-        return [`${pad}${t} const ${s.name}${dims} = ${s.length !== undefined ? `{ ${values.join(', ')} }` : values[0]};`];
+        return [
+          `${pad}${t} const ${s.name}${dims} = ${s.length !== undefined ? `{ ${values.join(', ')} }` : values[0]};`,
+        ];
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       return [`${pad}${space}${type} ${s.name}${dims};`];
@@ -86,7 +107,9 @@ function printVectorAssign(s: Extract<Stmt, { kind: 'assign' }>, printer: CExpre
     printer.vectorLoop = undefined;
   }
   if (value === undefined) {
-    const lanes = Array.from({ length: loop.lanes }, (_, lane) => printer.print(E.substitute(s.value, { [loop.iname]: E.int(lane) }), s.dtype));
+    const lanes = Array.from({ length: loop.lanes }, (_, lane) =>
+      printer.print(E.substitute(s.value, { [loop.iname]: E.int(lane) }), s.dtype),
+    );
     value = vectors.construct!(s.dtype, lanes);
   }
   return whole.packed ? vectors.storePacked!(value, index, array) : `${array}[${index}] = ${value};`;

@@ -9,11 +9,22 @@ import { LoomError, type DType } from '@loom/core';
 import type { AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
 
 /** The statement of an atomic update of `dtype` at `address` (`CDialect.atomic`). */
-export function cudaAtomic({ op }: AtomicUpdate, dtype: DType, address: string, v: string, printer: CExpressionPrinter, insnId: string): string {
+export function cudaAtomic(
+  { op }: AtomicUpdate,
+  dtype: DType,
+  address: string,
+  v: string,
+  printer: CExpressionPrinter,
+  insnId: string,
+): string {
   const builtin = op === 'add' ? 'atomicAdd' : op === 'min' ? 'atomicMin' : 'atomicMax';
-  if (dtype === 'int32' || dtype === 'uint32' || ((dtype === 'float32' || dtype === 'float64') && op === 'add')) return `${builtin}(${address}, ${v});`;
-  if (dtype === 'float32' || dtype === 'float64') return `${floatMinMax(op as 'min' | 'max', dtype, printer)}(${address}, ${v});`;
-  throw new LoomError(`instruction '${insnId}': atomic updates of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`);
+  if (dtype === 'int32' || dtype === 'uint32' || ((dtype === 'float32' || dtype === 'float64') && op === 'add'))
+    return `${builtin}(${address}, ${v});`;
+  if (dtype === 'float32' || dtype === 'float64')
+    return `${floatMinMax(op as 'min' | 'max', dtype, printer)}(${address}, ${v});`;
+  throw new LoomError(
+    `instruction '${insnId}': atomic updates of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`,
+  );
 }
 
 /** The compare-and-swap helper for an atomic float minimum or maximum, recorded on the printer. */
@@ -21,7 +32,10 @@ function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: C
   const name = `loom_atomic_${op}_${dtype}`;
   const combine = printer.helperFunction(op === 'min' ? 'minimum' : 'maximum', dtype);
   const [t, bits] = dtype === 'float32' ? ['float', 'unsigned int'] : ['double', 'unsigned long long'];
-  const [toBits, fromBits] = dtype === 'float32' ? ['__float_as_uint', '__uint_as_float'] : ['(unsigned long long) __double_as_longlong', '__longlong_as_double'];
+  const [toBits, fromBits] =
+    dtype === 'float32'
+      ? ['__float_as_uint', '__uint_as_float']
+      : ['(unsigned long long) __double_as_longlong', '__longlong_as_double'];
   printer.helpers.set(
     name,
     [

@@ -30,7 +30,9 @@ export function cudaType(t: DType): string {
       return 'double';
     case 'complex64':
     case 'complex128':
-      throw new InternalError(`a ${t} value reached the CUDA printer: complex values are lowered to their parts before code generation`);
+      throw new InternalError(
+        `a ${t} value reached the CUDA printer: complex values are lowered to their parts before code generation`,
+      );
   }
 }
 

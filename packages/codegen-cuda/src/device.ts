@@ -63,7 +63,10 @@ class NvidiaDevice implements CudaDevice {
     this.limits = cudaLimits(context.info);
   }
 
-  async compile(code: GeneratedCode<CudaExtra>, options: { buildOptions?: readonly string[] } = {}): Promise<CudaModule> {
+  async compile(
+    code: GeneratedCode<CudaExtra>,
+    options: { buildOptions?: readonly string[] } = {},
+  ): Promise<CudaModule> {
     if (code.target !== this.target.name) throw new LoomError(`a CUDA device cannot run ${code.target} code`);
     // before NVRTC sees it: the same refusals, in the same words, as on every device
     checkProgramLimits(code.program, this.limits, this.name);
@@ -84,7 +87,13 @@ class NvidiaDevice implements CudaDevice {
   }
 
   /** The driver knows the kernel by its `extern "C"` name, the target's entry point. */
-  async launch(compiled: CudaModule, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+  async launch(
+    compiled: CudaModule,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): Promise<void> {
     // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
     const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
     this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block);
@@ -120,11 +129,18 @@ function kernelArguments(args: readonly LaunchArgument[]): readonly CudaKernelAr
 const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument[] =>
   Object.freeze(
     args.map(
-      (a): CudaKernelArgument => Object.freeze(a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as CudaBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }),
+      (a): CudaKernelArgument =>
+        Object.freeze(
+          a.kind === 'buffer'
+            ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
+            : { kind: 'scalar', dtype: a.dtype, value: a.value },
+        ),
     ),
   );
 /** The translation of a frozen argument list, kept with it; undefined for one that may change. */
-const translated = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translate(args) : undefined));
+const translated = perObject((args: readonly LaunchArgument[]) =>
+  isImmutableArguments(args) ? translate(args) : undefined,
+);
 
 /**
  * What the device reports; private memory, which CUDA does not bound per thread below its

@@ -33,7 +33,8 @@ const VECTOR_ELEMENT: Partial<Record<DType, string>> = {
 
 function vectorName(t: DType, lanes: number): string {
   const element = VECTOR_ELEMENT[t];
-  if (!element) throw new LoomError(`CUDA has no vector type of ${t}: leave the ${t} array's axis unvectorized (no 'vec' tag)`);
+  if (!element)
+    throw new LoomError(`CUDA has no vector type of ${t}: leave the ${t} array's axis unvectorized (no 'vec' tag)`);
   return `${element}${lanes}`;
 }
 
@@ -85,5 +86,9 @@ export const cudaDialect: CDialect = {
 };
 
 function cudaPrelude({ float16 }: ProgramFacts): string[] {
-  return [...(float16 ? ['#include <cuda_fp16.h>'] : []), '#define tIdx(N) ((int) threadIdx.N)', '#define bIdx(N) ((int) blockIdx.N)'];
+  return [
+    ...(float16 ? ['#include <cuda_fp16.h>'] : []),
+    '#define tIdx(N) ((int) threadIdx.N)',
+    '#define bIdx(N) ((int) blockIdx.N)',
+  ];
 }

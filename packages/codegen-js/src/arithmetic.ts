@@ -18,7 +18,18 @@
  * Narrower integers never compute here: C promotes them to int (`computeType`).
  */
 import { InternalError, type DType, type expr } from '@loom/core';
-import { MAX_UNREDUCED, Prec, atom, convert, infix, isBigIntType, isFloatType, operand, reduce, type JsValue } from './values.ts';
+import {
+  MAX_UNREDUCED,
+  Prec,
+  atom,
+  convert,
+  infix,
+  isBigIntType,
+  isFloatType,
+  operand,
+  reduce,
+  type JsValue,
+} from './values.ts';
 
 type BinaryOp = expr.BinaryOp;
 
@@ -31,7 +42,8 @@ export function binaryOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType):
 
 /** `~v` computed in integer type `c`: congruent operands give congruent results, so they may be unreduced. */
 export function complement(v: JsValue, c: DType): JsValue {
-  if (isBigIntType(c)) return { code: `~${operand(modular(v, c), Prec.Unary)}`, prec: Prec.Unary, repr: c, unreduced: 1 };
+  if (isBigIntType(c))
+    return { code: `~${operand(modular(v, c), Prec.Unary)}`, prec: Prec.Unary, repr: c, unreduced: 1 };
   const x = { code: `~${operand(modular(v, c), Prec.Unary)}`, prec: Prec.Unary, repr: c };
   // `~` gives an int32; a uint32 takes the same bits unsigned
   return c === 'uint32' ? { code: `${x.code} >>> 0`, prec: Prec.Shift, repr: c } : x;
@@ -44,7 +56,9 @@ export function negate(v: JsValue, c: DType): JsValue {
   const inner = x.code.startsWith('-') ? `(${x.code})` : operand(x, Prec.Unary);
   const code = `-${inner}`;
   // negation is exact in floats; for integers the result is congruent, so unreduced
-  return isFloatType(c) ? { code, prec: Prec.Unary, repr: c } : { code, prec: Prec.Unary, repr: c, unreduced: x.unreduced ?? 1 };
+  return isFloatType(c)
+    ? { code, prec: Prec.Unary, repr: c }
+    : { code, prec: Prec.Unary, repr: c, unreduced: x.unreduced ?? 1 };
 }
 
 function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
@@ -65,7 +79,9 @@ function floatOp(op: BinaryOp, a: JsValue, b: JsValue, c: DType): JsValue {
     case '**':
       return rounded(atom(`loom.pow(${a.code}, ${b.code})`, c));
     default:
-      throw new InternalError(`the bitwise operator ${op} on ${c} reached the JavaScript printer (type inference refuses it)`);
+      throw new InternalError(
+        `the bitwise operator ${op} on ${c} reached the JavaScript printer (type inference refuses it)`,
+      );
   }
 }
 
@@ -91,7 +107,12 @@ function int32Op(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValue
         a = { ...reduce(a), unreduced: 1 };
         b = { ...reduce(b), unreduced: 1 };
       }
-      return { code: infix(a, op, b, Prec.Additive), prec: Prec.Additive, repr: c, unreduced: a.unreduced! + b.unreduced! };
+      return {
+        code: infix(a, op, b, Prec.Additive),
+        prec: Prec.Additive,
+        repr: c,
+        unreduced: a.unreduced! + b.unreduced!,
+      };
     }
     case '*': {
       // Math.imul wraps its arguments itself, so they may be unreduced
@@ -138,14 +159,29 @@ function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValu
   switch (op) {
     case '+':
     case '-':
-      return { code: infix(modular(left, c), op, modular(right, c), Prec.Additive), prec: Prec.Additive, repr: c, unreduced: 1 };
+      return {
+        code: infix(modular(left, c), op, modular(right, c), Prec.Additive),
+        prec: Prec.Additive,
+        repr: c,
+        unreduced: 1,
+      };
     case '*':
-      return { code: infix(modular(left, c), op, modular(right, c), Prec.Multiplicative), prec: Prec.Multiplicative, repr: c, unreduced: 1 };
+      return {
+        code: infix(modular(left, c), op, modular(right, c), Prec.Multiplicative),
+        prec: Prec.Multiplicative,
+        repr: c,
+        unreduced: 1,
+      };
     case '&':
     case '|':
     case '^':
       // bitwise operations commute with wrapping modulo 2^64: the operands may be unreduced
-      return { code: infix(modular(left, c), op, modular(right, c), BIT_PRECEDENCE[op]), prec: BIT_PRECEDENCE[op], repr: c, unreduced: 1 };
+      return {
+        code: infix(modular(left, c), op, modular(right, c), BIT_PRECEDENCE[op]),
+        prec: BIT_PRECEDENCE[op],
+        repr: c,
+        unreduced: 1,
+      };
     case '<<':
     case '>>': {
       const helper = op === '<<' ? (unsigned ? 'shlU64' : 'shl64') : unsigned ? 'shrU64' : 'shr64';
@@ -165,7 +201,10 @@ function bigintOp(op: BinaryOp, left: JsValue, right: JsValue, c: DType): JsValu
  * unreduced. Everything else (floats, literals, the other kind) is converted.
  */
 function modular(v: JsValue, c: DType): JsValue {
-  const sameKind = v.literal === undefined && !v.condition && (isBigIntType(c) ? isBigIntType(v.repr) : !isBigIntType(v.repr) && !isFloatType(v.repr));
+  const sameKind =
+    v.literal === undefined &&
+    !v.condition &&
+    (isBigIntType(c) ? isBigIntType(v.repr) : !isBigIntType(v.repr) && !isFloatType(v.repr));
   if (sameKind) return { ...v, repr: c, unreduced: v.unreduced ?? 1 };
   return { ...convert(v, c), unreduced: 1 };
 }

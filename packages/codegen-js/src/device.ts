@@ -127,7 +127,13 @@ class JsDevice implements CpuDevice {
     bytesOf(into).set(new Uint8Array(source.data, 0, into.byteLength));
   }
 
-  async launch(program: CpuProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+  async launch(
+    program: CpuProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): Promise<void> {
     this.alive('launch');
     const entry = program.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
@@ -136,7 +142,10 @@ class JsDevice implements CpuDevice {
       runWorkGroups(entry, values, groupCount, localSize);
     } catch (e) {
       if (e instanceof LoomError) throw e;
-      throw withCause(new LoomError(`kernel '${kernel.name}' failed on the CPU: ${e instanceof Error ? e.message : String(e)}`), e);
+      throw withCause(
+        new LoomError(`kernel '${kernel.name}' failed on the CPU: ${e instanceof Error ? e.message : String(e)}`),
+        e,
+      );
     }
   }
 
@@ -173,7 +182,10 @@ function compileProgram(code: GeneratedCode<JsExtra>): CpuProgram {
     functions = new Function(HELPERS_PARAM, `${code.code}\nreturn { ${exports} };`)(helpers);
   } catch (e) {
     const names = layouts.map((l) => `'${l.name}'`).join(', ');
-    throw new InternalError(`the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new InternalError(
+      `the JavaScript generated for kernel ${names} does not compile: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
   return new CpuProgram(new Map(layouts.map((layout) => [layout.name, { layout, fn: functions[layout.name] }])));
 }
@@ -186,10 +198,12 @@ function kernelArguments(kernel: KernelFunction, args: readonly LaunchArgument[]
   return kernel.params.map((p, k) => {
     const arg = args[k];
     if (p.kind === 'value') {
-      if (arg.kind !== 'value') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is a value, not a buffer`);
+      if (arg.kind !== 'value')
+        throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is a value, not a buffer`);
       return toRepresentation(arg.value, p.dtype);
     }
-    if (arg.kind !== 'buffer') throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is an array: pass a buffer`);
+    if (arg.kind !== 'buffer')
+      throw new LoomError(`argument '${p.name}' of kernel '${kernel.name}' is an array: pass a buffer`);
     const buffer = hostBuffer(arg.buffer);
     const Ctor = hostArrayConstructor(p.dtype);
     return new Ctor(buffer.data, 0, Math.floor(buffer.byteLength / byteSize(p.dtype)));

@@ -90,10 +90,20 @@ export class ExpressionPrinter {
       case 'logical': {
         const op = e.op === 'and' ? '&&' : '||';
         const prec = e.op === 'and' ? Prec.LogicalAnd : Prec.LogicalOr;
-        return { code: infix(this.condition(e.left), op, this.condition(e.right), prec), prec, repr: 'bool', condition: true };
+        return {
+          code: infix(this.condition(e.left), op, this.condition(e.right), prec),
+          prec,
+          repr: 'bool',
+          condition: true,
+        };
       }
       case 'not':
-        return { code: `!${operand(this.condition(e.operand), Prec.Unary)}`, prec: Prec.Unary, repr: 'bool', condition: true };
+        return {
+          code: `!${operand(this.condition(e.operand), Prec.Unary)}`,
+          prec: Prec.Unary,
+          repr: 'bool',
+          condition: true,
+        };
       case 'if':
         return this.conditional(e);
       case 'call':
@@ -150,7 +160,9 @@ export class ExpressionPrinter {
 
   private index(indices: readonly Expr[], e: Expr): JsValue {
     if (indices.length !== 1) {
-      throw new InternalError(`'${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`);
+      throw new InternalError(
+        `'${printExpr(e)}' reached the JavaScript target with ${indices.length} indices; array accesses must be flattened to one`,
+      );
     }
     return this.integer(indices[0], 'the array index');
   }
@@ -194,7 +206,12 @@ export class ExpressionPrinter {
     const right = asNumber(this.value(e.right));
     const common = computeType(combineTypes(this.types(e.left), this.types(e.right)).dtype);
     // int32 against uint32 promotes to int64; as numbers both compare exactly without bigints
-    const bothNumbers = isBigIntType(common) && isSmallIntType(left.repr) && isSmallIntType(right.repr) && left.literal === undefined && right.literal === undefined;
+    const bothNumbers =
+      isBigIntType(common) &&
+      isSmallIntType(left.repr) &&
+      isSmallIntType(right.repr) &&
+      left.literal === undefined &&
+      right.literal === undefined;
     const a = bothNumbers ? reduce(left) : convert(left, common);
     const b = bothNumbers ? reduce(right) : convert(right, common);
     const op = e.op === '==' ? '===' : e.op === '!=' ? '!==' : e.op;

@@ -11,14 +11,18 @@ import { roundedTo } from './arithmetic.ts';
 import { atom, computeType, convert, isBigIntType, isFloatType, literal, Prec, infix, type JsValue } from './values.ts';
 
 /** Functions that are `Math.<name>` of one argument, with a float result (the table of known functions). */
-const MATH_UNARY: ReadonlySet<string> = mathFunctionsWhere((f) => f.js === true && f.arity === 1 && f.result === 'float');
+const MATH_UNARY: ReadonlySet<string> = mathFunctionsWhere(
+  (f) => f.js === true && f.arity === 1 && f.result === 'float',
+);
 
 /** `fn(...args)` whose (numpy) result type is `resultType`. */
 export function callFunction(fn: string, args: readonly JsValue[], resultType: DType): JsValue {
   const arity = arityOf(fn);
   if (arity === undefined) throw new LoomError(`the JavaScript target does not know the function '${fn}'`);
   if (arity > 0 ? args.length !== arity : args.length === 0) {
-    throw new LoomError(`'${fn}' takes ${arity > 0 ? arity : 'at least one'} argument${arity === 1 ? '' : 's'}, got ${args.length}`);
+    throw new LoomError(
+      `'${fn}' takes ${arity > 0 ? arity : 'at least one'} argument${arity === 1 ? '' : 's'}, got ${args.length}`,
+    );
   }
   switch (fn) {
     case 'min':
@@ -57,7 +61,12 @@ function arityOf(fn: string): number | undefined {
 /** `isnan(x)`, `isinf(x)`, `isfinite(x)`: truth values; an integer is never NaN nor infinite. */
 function floatTest(fn: string, x: JsValue): JsValue {
   if (!isFloatType(x.repr)) return { ...literal(fn === 'isfinite' ? 1 : 0, 'bool') };
-  const test = fn === 'isnan' ? `Number.isNaN(${x.code})` : fn === 'isfinite' ? `Number.isFinite(${x.code})` : `Math.abs(${x.code}) === Infinity`;
+  const test =
+    fn === 'isnan'
+      ? `Number.isNaN(${x.code})`
+      : fn === 'isfinite'
+        ? `Number.isFinite(${x.code})`
+        : `Math.abs(${x.code}) === Infinity`;
   const prec = fn === 'isinf' ? Prec.Equality : Prec.Atom;
   return { code: test, prec, repr: 'bool', condition: true };
 }
@@ -120,7 +129,10 @@ function floatFunction(fn: string, args: readonly JsValue[], t: DType): JsValue 
       return rounded(`loom.erfc(${x.code})`);
     // one rounding, to the dtype itself
     case 'fma':
-      return atom(`loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`, t);
+      return atom(
+        `loom.${t === 'float32' ? 'fma32' : t === 'float16' ? 'fma16' : 'fma'}(${xs.map((v) => v.code).join(', ')})`,
+        t,
+      );
     // JavaScript's % on floats is exactly C's fmod, and its result is representable
     case 'fmod':
       return { code: infix(x, '%', y, Prec.Multiplicative), prec: Prec.Multiplicative, repr: t };

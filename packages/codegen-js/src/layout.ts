@@ -38,7 +38,13 @@ export function kernelLayout(kernel: KernelFunction): KernelLayout {
     stmt: (s) => {
       if (s.kind === 'barrier') barriers++;
       else if (s.kind === 'declare' && s.addressSpace !== 'private') {
-        shared.push({ name: s.name, dtype: s.dtype, length: declaredLength(s), scalar: s.length === undefined, scope: s.addressSpace });
+        shared.push({
+          name: s.name,
+          dtype: s.dtype,
+          length: declaredLength(s),
+          scalar: s.length === undefined,
+          scope: s.addressSpace,
+        });
       }
     },
   });

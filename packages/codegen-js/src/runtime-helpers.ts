@@ -297,7 +297,12 @@ export type RuntimeHelper = keyof typeof runtimeHelpers;
  */
 export function toRepresentation(value: number | bigint | boolean, dtype: DType, from?: DType): number | bigint {
   if (typeof value === 'boolean') value = value ? 1 : 0;
-  const isFloat = typeof value === 'number' && (from === 'float16' || from === 'float32' || from === 'float64' || (from === undefined && !Number.isInteger(value)));
+  const isFloat =
+    typeof value === 'number' &&
+    (from === 'float16' ||
+      from === 'float32' ||
+      from === 'float64' ||
+      (from === undefined && !Number.isInteger(value)));
   switch (dtype) {
     case 'bool':
       return typeof value === 'bigint' ? (value !== 0n ? 1 : 0) : value !== 0 ? 1 : 0;
@@ -328,7 +333,9 @@ export function toRepresentation(value: number | bigint | boolean, dtype: DType,
       return roundToFloat16(Number(value));
     case 'complex64':
     case 'complex128':
-      throw new RangeError(`a ${dtype} scalar has two parts: complex values are lowered to them before code generation`);
+      throw new RangeError(
+        `a ${dtype} scalar has two parts: complex values are lowered to them before code generation`,
+      );
   }
 }
 

@@ -107,14 +107,24 @@ class KernelPrinter {
     calls: UserCalls,
   ) {
     this.layout = kernelLayout(kernel);
-    this.exprs = new ExpressionPrinter(kernel, new Set(this.layout.shared.filter((s) => s.scalar).map((s) => s.name)), calls);
+    this.exprs = new ExpressionPrinter(
+      kernel,
+      new Set(this.layout.shared.filter((s) => s.scalar).map((s) => s.name)),
+      calls,
+    );
   }
 
   print(): string {
     const k = this.kernel;
-    const params = [...WORK_ITEM_PARAMS, ...k.params.map((p) => jsName(p.name)), ...this.layout.shared.map((s) => jsName(s.name))];
+    const params = [
+      ...WORK_ITEM_PARAMS,
+      ...k.params.map((p) => jsName(p.name)),
+      ...this.layout.shared.map((s) => jsName(s.name)),
+    ];
     const groups = k.groupCount.map(printExpr).join(', ');
-    this.line(`// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.join(', ')})`);
+    this.line(
+      `// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.join(', ')})`,
+    );
     this.line(`function${this.layout.barriers > 0 ? '*' : ''} ${this.layout.jsName}(${params.join(', ')}) {`);
     this.nested(() => this.body(k.body));
     this.line('}');
@@ -160,7 +170,10 @@ class KernelPrinter {
 
   private loop(s: Extract<Stmt, { kind: 'for' }>): void {
     const t = this.kernel.types.get(s.iname) ?? 'int32';
-    if (!isSmallIntType(t)) throw new LoomError(`loop index '${s.iname}' of kernel '${this.kernel.name}' is ${t}; loop indices must be 32-bit integers`);
+    if (!isSmallIntType(t))
+      throw new LoomError(
+        `loop index '${s.iname}' of kernel '${this.kernel.name}' is ${t}; loop indices must be 32-bit integers`,
+      );
     const i = jsName(s.iname);
     const lower = this.exprs.integer(s.lower, `the lower bound of loop '${s.iname}'`);
     const upper = this.exprs.integer(s.upper, `the upper bound of loop '${s.iname}'`);
@@ -179,7 +192,8 @@ class KernelPrinter {
       this.line(`${element} = ${this.exprs.stored(s.value, dtype).code};${note}`);
       return;
     }
-    if (target.kind !== 'var') throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+    if (target.kind !== 'var')
+      throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
     const dtype = this.kernel.types.get(target.name) ?? s.dtype;
     const shared = this.layout.shared.find((x) => x.name === target.name);
     if (shared) {
@@ -201,12 +215,18 @@ class KernelPrinter {
       // a constant table: initialized where it is declared, never written; a float16 array holds
       // the bits of its values (as every float16 array here), a float16 scalar its value
       if (s.length === undefined) {
-        this.line(`const ${name} = ${this.exprs.converted(initializerLiteral(s.initializer[0], s.dtype), s.dtype).code}; // ${type}`);
+        this.line(
+          `const ${name} = ${this.exprs.converted(initializerLiteral(s.initializer[0], s.dtype), s.dtype).code}; // ${type}`,
+        );
         return;
       }
       const values =
-        s.dtype === 'float16' ? s.initializer.map((v) => String(float16Bits(v))) : s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
-      this.line(`const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${s.dtype === 'float16' ? ', as bits' : ''}`);
+        s.dtype === 'float16'
+          ? s.initializer.map((v) => String(float16Bits(v)))
+          : s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).code);
+      this.line(
+        `const ${name} = ${hostArrayConstructor(s.dtype).name}.of(${values.join(', ')}); // ${type}${s.dtype === 'float16' ? ', as bits' : ''}`,
+      );
       return;
     }
     if (s.length === undefined) {

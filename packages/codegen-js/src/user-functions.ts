@@ -24,7 +24,10 @@ export class UserCalls {
     const key = `${name}(${signature.args.join(', ')})`;
     if (!this.functions.has(key)) {
       const f = fn.javascript(signature) as ((...args: unknown[]) => unknown) | undefined;
-      if (!f) throw new LoomError(`function '${name}' has no JavaScript implementation, which the CPU device runs (give defineFunction a js function)`);
+      if (!f)
+        throw new LoomError(
+          `function '${name}' has no JavaScript implementation, which the CPU device runs (give defineFunction a js function)`,
+        );
       const result = signature.result;
       this.functions.set(key, (...args) => {
         const value = f(...args);

@@ -61,7 +61,8 @@ export const MAX_UNREDUCED = 2 ** 20;
 
 export const isBigIntType = (t: DType) => t === 'int64' || t === 'uint64';
 /** Integer dtypes whose values are JavaScript numbers (bool included: it is 0/1). */
-export const isSmallIntType = (t: DType) => t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
+export const isSmallIntType = (t: DType) =>
+  t === 'bool' || t === 'int8' || t === 'int16' || t === 'int32' || t === 'uint8' || t === 'uint16' || t === 'uint32';
 export const isFloatType = (t: DType) => t === 'float16' || t === 'float32' || t === 'float64';
 
 export function atom(code: string, repr: DType): JsValue {
@@ -184,7 +185,8 @@ export function convert(v: JsValue, to: DType): JsValue {
 
   if (isBigIntType(from)) {
     const value = reduce(v);
-    if (to === 'bool') return { code: `${operand(value, Prec.Relational)} !== 0n ? 1 : 0`, prec: Prec.Conditional, repr: 'bool' };
+    if (to === 'bool')
+      return { code: `${operand(value, Prec.Relational)} !== 0n ? 1 : 0`, prec: Prec.Conditional, repr: 'bool' };
     if (to === 'float64') return atom(`Number(${value.code})`, to);
     if (to === 'float32') return atom(`loom.bigintToFloat32(${value.code})`, to);
     const fn = to.startsWith('int') ? 'asIntN' : 'asUintN';
@@ -223,7 +225,14 @@ export function storable(v: JsValue, dtype: DType): JsValue {
   // a float16 array holds bits
   if (dtype === 'float16') return atom(`loom.halfBits(${convert(v, dtype).code})`, dtype);
   const floatToInteger = isFloatType(v.repr) && !isFloatType(dtype);
-  if (v.literal !== undefined || v.condition || dtype === 'bool' || isBigIntType(dtype) || isBigIntType(v.repr) || floatToInteger) {
+  if (
+    v.literal !== undefined ||
+    v.condition ||
+    dtype === 'bool' ||
+    isBigIntType(dtype) ||
+    isBigIntType(v.repr) ||
+    floatToInteger
+  ) {
     return convert(v, dtype);
   }
   return isFloatType(dtype) ? reduce(v) : v;

@@ -24,7 +24,12 @@ export interface CompiledKernel {
 type Vec3 = readonly [number, number, number];
 
 /** Runs `groupCount` work-groups of `localSize` work-items; `args` are the kernel's parameters, converted. */
-export function runWorkGroups(kernel: CompiledKernel, args: readonly unknown[], groupCount: readonly number[], localSize: readonly number[]): void {
+export function runWorkGroups(
+  kernel: CompiledKernel,
+  args: readonly unknown[],
+  groupCount: readonly number[],
+  localSize: readonly number[],
+): void {
   const groups = toVec3(groupCount, 'groupCount');
   const local = toVec3(localSize, 'localSize');
   const shared = kernel.layout.shared;
@@ -87,7 +92,12 @@ function runInLockstep(kernel: CompiledKernel, group: Vec3, local: Vec3, argv: u
     }
     if (waiting === undefined) return; // every work-item finished
     if (finished !== undefined) {
-      throw divergence(kernel, group, passed, `work-item ${show(finished.id)} finished while work-item ${show(waiting.item.id)} waits at barrier #${String(waiting.barrier)}`);
+      throw divergence(
+        kernel,
+        group,
+        passed,
+        `work-item ${show(finished.id)} finished while work-item ${show(waiting.item.id)} waits at barrier #${String(waiting.barrier)}`,
+      );
     }
   }
 }
@@ -106,7 +116,8 @@ function allocate(s: SharedTemporary): ArrayBufferView {
 function toVec3(sizes: readonly number[], what: string): Vec3 {
   if (sizes.length > 3) throw new LoomError(`${what} has ${sizes.length} axes; at most 3 are supported`);
   const v = [0, 1, 2].map((k) => sizes[k] ?? 1);
-  if (v.some((n) => !Number.isInteger(n) || n < 0)) throw new LoomError(`${what} must be non-negative integers, got (${sizes.join(', ')})`);
+  if (v.some((n) => !Number.isInteger(n) || n < 0))
+    throw new LoomError(`${what} must be non-negative integers, got (${sizes.join(', ')})`);
   return [v[0], v[1], v[2]];
 }
 

@@ -28,7 +28,13 @@ import { openclTarget, type OpenCLExtra } from './target.ts';
 import { isPocl, needsUnoptimisedPoclBuild } from './pocl-barrier-guard.ts';
 
 /** The options openclDevice reads; any other key is an error. */
-const OPENCL_DEVICE_OPTIONS = optionKeys<OpenCLContextOptions>()(['bufferPoolBytes', 'cacheSize', 'device', 'platform', 'type']);
+const OPENCL_DEVICE_OPTIONS = optionKeys<OpenCLContextOptions>()([
+  'bufferPoolBytes',
+  'cacheSize',
+  'device',
+  'platform',
+  'type',
+]);
 
 export interface OpenCLDevice extends Device<OpenCLExtra, OpenCLProgram> {
   /** The OpenCL context it runs on: its device info, programs and buffers. */
@@ -66,12 +72,19 @@ class ClDevice implements OpenCLDevice {
     this.target = openclTarget({ float16: context.info.supportsFloat16 ? 'native' : 'storage' });
   }
 
-  async compile(code: GeneratedCode<OpenCLExtra>, options: { buildOptions?: readonly string[] } = {}): Promise<OpenCLProgram> {
+  async compile(
+    code: GeneratedCode<OpenCLExtra>,
+    options: { buildOptions?: readonly string[] } = {},
+  ): Promise<OpenCLProgram> {
     if (code.target !== 'opencl') throw new LoomError(`an OpenCL device cannot run ${code.target} code`);
     // before the driver sees it: PoCL crashes the process on a huge private array
     checkProgramLimits(code.program, this.limits, this.name);
     const workaround = isPocl(this.context.info) && needsUnoptimisedPoclBuild(code.program) ? ['-cl-opt-disable'] : [];
-    return this.context.buildProgram(code.code, [...this.semanticsOptions(), ...workaround, ...(options.buildOptions ?? [])]);
+    return this.context.buildProgram(code.code, [
+      ...this.semanticsOptions(),
+      ...workaround,
+      ...(options.buildOptions ?? []),
+    ]);
   }
 
   /**
@@ -96,7 +109,13 @@ class ClDevice implements OpenCLDevice {
   }
 
   /** The driver knows the kernel by its OpenCL spelling (a kernel called `kernel` is `kernel_`). */
-  async launch(compiled: OpenCLProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void> {
+  async launch(
+    compiled: OpenCLProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): Promise<void> {
     // plain loops: a launch is on the hot path of every `run`
     const global: number[] = [];
     const local: number[] = [];
@@ -105,7 +124,13 @@ class ClDevice implements OpenCLDevice {
       global.push(groupCount[axis] * size);
       local.push(size);
     }
-    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args, !this.context.info.supportsFloat16), global, local);
+    this.context.launch(
+      compiled,
+      kernel.entryPoint,
+      kernelArguments(args, !this.context.info.supportsFloat16),
+      global,
+      local,
+    );
   }
 
   release(buffer: DeviceBuffer): void {
@@ -136,16 +161,30 @@ class ClDevice implements OpenCLDevice {
  * `halfAsFloat`: the device lacks cl_khr_fp16, and a float16 value is a float in its code (half-storage.ts).
  */
 function kernelArguments(args: readonly LaunchArgument[], halfAsFloat: boolean): KernelArgument[] {
-  return halfAsFloat ? (translatedHalfAsFloat(args) ?? translateHalfAsFloat(args)) : (translated(args) ?? translate(args));
+  return halfAsFloat
+    ? (translatedHalfAsFloat(args) ?? translateHalfAsFloat(args))
+    : (translated(args) ?? translate(args));
 }
 
 const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
-  args.map((a) => (a.kind === 'buffer' ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer } : { kind: 'scalar', dtype: a.dtype, value: a.value }));
+  args.map((a) =>
+    a.kind === 'buffer'
+      ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer }
+      : { kind: 'scalar', dtype: a.dtype, value: a.value },
+  );
 const translateHalfAsFloat = (args: readonly LaunchArgument[]): KernelArgument[] =>
-  translate(args).map((a) => (a.kind === 'scalar' && a.dtype === 'float16' ? { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) } : a));
+  translate(args).map((a) =>
+    a.kind === 'scalar' && a.dtype === 'float16'
+      ? { kind: 'scalar', dtype: 'float32', value: roundToFloat16(Number(a.value)) }
+      : a,
+  );
 /** The translation of a frozen argument list, kept with it; undefined for one that may change. */
-const translated = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translate(args) : undefined));
-const translatedHalfAsFloat = perObject((args: readonly LaunchArgument[]) => (isImmutableArguments(args) ? translateHalfAsFloat(args) : undefined));
+const translated = perObject((args: readonly LaunchArgument[]) =>
+  isImmutableArguments(args) ? translate(args) : undefined,
+);
+const translatedHalfAsFloat = perObject((args: readonly LaunchArgument[]) =>
+  isImmutableArguments(args) ? translateHalfAsFloat(args) : undefined,
+);
 
 /**
  * What the device reports, and for private memory, which OpenCL does not report, the common

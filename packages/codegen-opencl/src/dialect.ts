@@ -32,12 +32,14 @@ export const openclDialect: CDialect = {
   helperQualifier: 'inline',
   oversizedShift: (bits) => `OpenCL takes it modulo ${bits}`,
   hardwareId: (fn, axis) => `${fn}(${axis})`,
-  barrier: (scope, comment) => `barrier(${scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE'})${comment ? ` /* ${comment} */` : ''};`,
+  barrier: (scope, comment) =>
+    `barrier(${scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE'})${comment ? ` /* ${comment} */` : ''};`,
   kernelDeclaration: (k, params) => {
     const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
-  arrayParameter: (p, type) => `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  arrayParameter: (p, type) =>
+    `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',
   halfStorage: openclHalfStorage,
@@ -49,7 +51,8 @@ export const openclDialect: CDialect = {
     storePacked: (value, index, array) => `vstore3(${value}, ${index}, ${array});`,
     element: (lane) => `.s${lane.toString(16)}`,
     arithmetic: true,
-    select: (vectorType, then, otherwise, condition) => `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
+    select: (vectorType, then, otherwise, condition) =>
+      `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
   },
   atomic: openclAtomic,
   keepRolled: KEEP_ROLLED,

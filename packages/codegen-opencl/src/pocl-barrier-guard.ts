@@ -21,7 +21,8 @@ export function isPocl(info: { readonly platformName: string; readonly version: 
 
 /** Whether `s` is, or holds, a loop whose body has both a barrier and an `if`. */
 function loopWithBarrierAndCondition(s: Stmt): boolean {
-  if (s.kind === 'for' && someStmt(s.body, (x) => x.kind === 'barrier') && someStmt(s.body, (x) => x.kind === 'if')) return true;
+  if (s.kind === 'for' && someStmt(s.body, (x) => x.kind === 'barrier') && someStmt(s.body, (x) => x.kind === 'if'))
+    return true;
   return subStatements(s).some(loopWithBarrierAndCondition);
 }
 

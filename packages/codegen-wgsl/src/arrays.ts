@@ -27,7 +27,10 @@ export class ArrayAccess {
     for (const a of layout.arrays.values()) {
       if (a.access.kind !== 'words') continue;
       const base = a.storage.pool ? names.of(a.name) : a.storage.name;
-      this.accessors.set(a.name, { load: names.fresh(`load_${base}`), store: a.written ? names.fresh(`store_${base}`) : undefined });
+      this.accessors.set(a.name, {
+        load: names.fresh(`load_${base}`),
+        store: a.written ? names.fresh(`store_${base}`) : undefined,
+      });
     }
   }
 
@@ -49,10 +52,13 @@ export class ArrayAccess {
       lines.push(`struct ${uniform.struct} {`, ...uniform.members.map((m) => `  ${m.name}: ${m.type},`), '}', '');
     }
     for (const s of this.layout.storage) {
-      const note = s.pool ? ` // ${s.arrays.join(', ')}: more arrays than storage bindings, so they share this one` : describePacking(this.layout.arrays.get(s.arrays[0])!);
+      const note = s.pool
+        ? ` // ${s.arrays.join(', ')}: more arrays than storage bindings, so they share this one`
+        : describePacking(this.layout.arrays.get(s.arrays[0])!);
       lines.push(`@group(0) @binding(${s.binding}) var<storage, ${s.access}> ${s.name}: array<${s.element}>;${note}`);
     }
-    if (uniform) lines.push(`@group(0) @binding(${uniform.binding}) var<uniform> ${uniform.variable}: ${uniform.struct};`);
+    if (uniform)
+      lines.push(`@group(0) @binding(${uniform.binding}) var<uniform> ${uniform.variable}: ${uniform.struct};`);
     return lines;
   }
 
@@ -69,11 +75,24 @@ export class ArrayAccess {
       const atomic = a.storage.element.startsWith('atomic');
       const loaded = atomic ? `atomicLoad(&${word})` : word;
       if (this.used.has(fns.load))
-        out.push([`fn ${fns.load}(index: i32) -> ${t} {`, `  let word = ${loaded};`, `  return ${decode(a.dtype, bits, bits === 32 ? '' : shift)};`, '}'].join('\n'));
+        out.push(
+          [
+            `fn ${fns.load}(index: i32) -> ${t} {`,
+            `  let word = ${loaded};`,
+            `  return ${decode(a.dtype, bits, bits === 32 ? '' : shift)};`,
+            '}',
+          ].join('\n'),
+        );
       if (!fns.store || !this.used.has(fns.store)) continue;
       const encoded = encode(a.dtype, bits);
       if (bits === 32) {
-        out.push([`fn ${fns.store}(index: i32, value: ${t}) {`, atomic ? `  atomicStore(&${word}, ${encoded});` : `  ${word} = ${encoded};`, '}'].join('\n'));
+        out.push(
+          [
+            `fn ${fns.store}(index: i32, value: ${t}) {`,
+            atomic ? `  atomicStore(&${word}, ${encoded});` : `  ${word} = ${encoded};`,
+            '}',
+          ].join('\n'),
+        );
       } else {
         out.push(
           [
@@ -113,7 +132,9 @@ export class ArrayAccess {
       return `${fns.store}(${index.text}, ${value.text});`;
     }
     const element = `${a.storage.name}[${index.text}]`;
-    return a.storage.element.startsWith('atomic') ? `atomicStore(&${element}, ${value.text});` : `${element} = ${value.text};`;
+    return a.storage.element.startsWith('atomic')
+      ? `atomicStore(&${element}, ${value.text});`
+      : `${element} = ${value.text};`;
   }
 
   /**
@@ -121,7 +142,12 @@ export class ArrayAccess {
    * instruction where WGSL has it (integer add, sub, min, max), else a compare-and-swap loop
    * that recomputes the value until no other invocation changed the element in between.
    */
-  atomicUpdate(array: string, index: Printed, update: (old: Printed) => Printed, simple: AtomicOperation | undefined): string[] {
+  atomicUpdate(
+    array: string,
+    index: Printed,
+    update: (old: Printed) => Printed,
+    simple: AtomicOperation | undefined,
+  ): string[] {
     const a = this.placement(array);
     if (!a.atomicUpdates) throw new InternalError(`'${array}' is updated atomically but was not laid out for it`);
     const ref = `&${a.storage.name}[${index.text}]`;

@@ -63,7 +63,10 @@ export interface ArrayPlacement {
    * `words`: elements of `bits` bits packed in 32-bit words, reached through accessor functions;
    * `vector`: `storage[i]` is a vector of `lanes` elements, element `lanes*i + k` its lane k.
    */
-  readonly access: { readonly kind: 'native' } | { readonly kind: 'words'; readonly bits: 8 | 16 | 32 } | { readonly kind: 'vector'; readonly lanes: 2 | 4 };
+  readonly access:
+    | { readonly kind: 'native' }
+    | { readonly kind: 'words'; readonly bits: 8 | 16 | 32 }
+    | { readonly kind: 'vector'; readonly lanes: 2 | 4 };
   /** Some instruction updates it atomically. */
   readonly atomicUpdates: boolean;
   /** For a pooled array: the uniform member holding its first word's index in the pool. */
@@ -127,7 +130,14 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
       pool: false,
     };
     storage.push(binding);
-    placements.set(p.name, { name: p.name, dtype: p.dtype, written: p.written, storage: binding, access, atomicUpdates: atomic });
+    placements.set(p.name, {
+      name: p.name,
+      dtype: p.dtype,
+      written: p.written,
+      storage: binding,
+      access,
+      atomicUpdates: atomic,
+    });
   }
 
   const offsetMembers = new Map<string, string>();
@@ -135,7 +145,8 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
     const members = arrays.filter((a) => pooled.has(a.name) && (a.written ? 'read_write' : 'read') === access);
     if (members.length === 0) continue;
     // narrow elements are written with atomicAnd/atomicOr, which need atomic words
-    const atomic = access === 'read_write' && members.some((m) => packedBits(m.dtype) !== undefined || m.dtype === 'float16');
+    const atomic =
+      access === 'read_write' && members.some((m) => packedBits(m.dtype) !== undefined || m.dtype === 'float16');
     const binding: StorageBinding = {
       binding: storage.length,
       name: `pool_${access}`,
@@ -171,7 +182,8 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
   for (const k of program.kernels) {
     for (const p of k.params) {
       const seen = params.get(p.name);
-      if (seen && seen.dtype !== p.dtype) throw new InternalError(`argument '${p.name}' has dtypes ${seen.dtype} and ${p.dtype} in one program`);
+      if (seen && seen.dtype !== p.dtype)
+        throw new InternalError(`argument '${p.name}' has dtypes ${seen.dtype} and ${p.dtype} in one program`);
       params.set(p.name, seen ? { ...seen, written: seen.written || p.written } : p);
     }
   }
@@ -182,7 +194,8 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
 function atomicallyUpdated(program: ProgramAst): Set<string> {
   const found = new Set<string>();
   for (const k of program.kernels) {
-    for (const s of statementsOfKind(k.body, 'assign')) if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
+    for (const s of statementsOfKind(k.body, 'assign'))
+      if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
   }
   return found;
 }
@@ -198,12 +211,15 @@ function ownBindingElement(p: KernelParam, atomic: boolean): Pick<ArrayPlacement
       case 'float32':
         return { element: 'atomic<u32>', access: { kind: 'words', bits: 32 } };
       default:
-        throw new LoomError(`array '${p.name}' is updated atomically, but WGSL has atomic updates only for int32, uint32 and float32 arrays, not ${p.dtype}`);
+        throw new LoomError(
+          `array '${p.name}' is updated atomically, but WGSL has atomic updates only for int32, uint32 and float32 arrays, not ${p.dtype}`,
+        );
     }
   }
   if (bits !== undefined) return { element: p.written ? 'atomic<u32>' : 'u32', access: { kind: 'words', bits } };
   const lanes = p.vectorWidth;
-  if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(p.dtype)) return { element: `vec${lanes}<${computeType(p.dtype)}>`, access: { kind: 'vector', lanes } };
+  if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(p.dtype))
+    return { element: `vec${lanes}<${computeType(p.dtype)}>`, access: { kind: 'vector', lanes } };
   switch (p.dtype) {
     case 'float32':
       return { element: 'f32', access: { kind: 'native' } };
@@ -246,7 +262,12 @@ function layoutUniform(
   let offset = 0;
   for (const p of params.values()) {
     if (p.kind !== 'value') continue;
-    members.push({ name: names.of(p.name), type: uniformScalar(p.dtype), offset, source: { kind: 'value', param: p.name, dtype: p.dtype } });
+    members.push({
+      name: names.of(p.name),
+      type: uniformScalar(p.dtype),
+      offset,
+      source: { kind: 'value', param: p.name, dtype: p.dtype },
+    });
     offset += 4;
   }
   for (const [array, name] of offsetMembers) {

@@ -110,7 +110,12 @@ export class GpuMemory {
     const classBytes = sizeClass(words);
     const bytes = classBytes <= this.maxBufferSize ? classBytes : words;
     const pooled = this.#pool.take(bytes);
-    if (pooled) return new GpuBuffer({ native: pooled, bytes, status: true, memory: this }, byteLength, Promise.resolve(undefined));
+    if (pooled)
+      return new GpuBuffer(
+        { native: pooled, bytes, status: true, memory: this },
+        byteLength,
+        Promise.resolve(undefined),
+      );
 
     const device = this.device;
     device.pushErrorScope('out-of-memory');

@@ -19,7 +19,8 @@ import { withStderrFiltered } from './stderr-filter.ts';
  * dynamic buffers than it supports (lavapipe among them), one line per clamped limit. Only these
  * exact lines are kept off stderr (unless LOOM_DEBUG is set); anything else Dawn says still shows.
  */
-const LIMIT_NOTICE = /^Warning: maxDynamic(Uniform|Storage)BuffersPerPipelineLayout artificially reduced from \d+ to \d+ to fit dynamic offset allocation limit\.$/;
+const LIMIT_NOTICE =
+  /^Warning: maxDynamic(Uniform|Storage)BuffersPerPipelineLayout artificially reduced from \d+ to \d+ to fit dynamic offset allocation limit\.$/;
 
 /** Never reset: the instance lives as long as the process. */
 let instance: Promise<GPU> | undefined;

@@ -40,7 +40,13 @@ import { WgslProgram } from './program.ts';
 import { wgslTarget, type WgslExtra } from './target.ts';
 
 /** The options webgpuDevice reads; any other key is an error. */
-const WEBGPU_DEVICE_OPTIONS = optionKeys<WebGPUDeviceOptions>()(['bufferPoolBytes', 'cacheSize', 'dawnOptions', 'gpu', 'powerPreference']);
+const WEBGPU_DEVICE_OPTIONS = optionKeys<WebGPUDeviceOptions>()([
+  'bufferPoolBytes',
+  'cacheSize',
+  'dawnOptions',
+  'gpu',
+  'powerPreference',
+]);
 
 export type { WgslProgram };
 
@@ -115,7 +121,9 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
     unavailable = 'this environment has no WebGPU (navigator.gpu is missing)';
     return undefined;
   }
-  const adapter = await gpu.requestAdapter(options.powerPreference ? { powerPreference: options.powerPreference } : undefined).catch(() => null);
+  const adapter = await gpu
+    .requestAdapter(options.powerPreference ? { powerPreference: options.powerPreference } : undefined)
+    .catch(() => null);
   if (!adapter) {
     unavailable =
       'no WebGPU adapter: no GPU driver that Dawn can use was found ' +
@@ -129,7 +137,15 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
       requiredLimits: { ...limits },
       requiredFeatures: shaderF16 ? ['shader-f16'] : [],
     });
-    return new WgpuDevice(gpu, adapter.info, device, limits, shaderF16, options.cacheSize ?? getDefaultCacheSize(), options.bufferPoolBytes ?? DEFAULT_POOL_BYTES);
+    return new WgpuDevice(
+      gpu,
+      adapter.info,
+      device,
+      limits,
+      shaderF16,
+      options.cacheSize ?? getDefaultCacheSize(),
+      options.bufferPoolBytes ?? DEFAULT_POOL_BYTES,
+    );
   } catch (e) {
     unavailable = `the WebGPU adapter refused a device: ${(e as Error).message}`;
     return undefined;
@@ -144,7 +160,8 @@ export function webgpuUnavailableReason(): string {
 /** The adapter's maxima of the limits Loom cares about: asking for them lifts the defaults (128 MiB bindings, 8 buffers...). */
 function adapterLimits(adapter: GPUAdapter): WgslLimits {
   const granted: Record<string, number> = {};
-  for (const name of LIMIT_NAMES) granted[name] = (adapter.limits as unknown as Record<string, number>)[name] ?? DEFAULT_LIMITS[name];
+  for (const name of LIMIT_NAMES)
+    granted[name] = (adapter.limits as unknown as Record<string, number>)[name] ?? DEFAULT_LIMITS[name];
   return granted as unknown as WgslLimits;
 }
 
@@ -224,7 +241,8 @@ class WgpuDevice implements WebGPUDevice {
     this.checkAlive();
     const wrapper = gpuBufferOf(buffer);
     const target = wrapper.readyNow() ?? (await wrapper.ready());
-    if (data.byteLength > buffer.byteLength) throw new LoomError(`cannot write ${data.byteLength} bytes into a WebGPU buffer of ${buffer.byteLength}`);
+    if (data.byteLength > buffer.byteLength)
+      throw new LoomError(`cannot write ${data.byteLength} bytes into a WebGPU buffer of ${buffer.byteLength}`);
     let bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     if (bytes.byteLength % 4 !== 0) {
       // writeBuffer moves whole words; the buffer itself is rounded up to them (allocate)
@@ -240,7 +258,8 @@ class WgpuDevice implements WebGPUDevice {
     this.checkAlive();
     const wrapper = gpuBufferOf(buffer);
     const source = wrapper.readyNow() ?? (await wrapper.ready());
-    if (into.byteLength > buffer.byteLength) throw new LoomError(`cannot read ${into.byteLength} bytes from a WebGPU buffer of ${buffer.byteLength}`);
+    if (into.byteLength > buffer.byteLength)
+      throw new LoomError(`cannot read ${into.byteLength} bytes from a WebGPU buffer of ${buffer.byteLength}`);
     if (into.byteLength === 0) return;
     const size = roundUp(into.byteLength, 4);
     const device = this.gpuDevice;
@@ -254,23 +273,35 @@ class WgpuDevice implements WebGPUDevice {
     const reused = this.staging.get(size)?.pop();
     const staging = reused
       ? copy(reused)
-      : await withErrorScopes(device, 'reading a buffer back', () => copy(device.createBuffer({ size, usage: USAGE.MAP_READ | USAGE.COPY_DST })));
+      : await withErrorScopes(device, 'reading a buffer back', () =>
+          copy(device.createBuffer({ size, usage: USAGE.MAP_READ | USAGE.COPY_DST })),
+        );
     let mapped = false;
     try {
       await staging.mapAsync(MAP_MODE_READ).catch((e: Error) => {
-        throw new LoomError(`reading a WebGPU buffer failed: ${this.lostReason ? `the device was lost (${this.lostReason})` : e.message}`);
+        throw new LoomError(
+          `reading a WebGPU buffer failed: ${this.lostReason ? `the device was lost (${this.lostReason})` : e.message}`,
+        );
       });
       mapped = true;
-      new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(new Uint8Array(staging.getMappedRange(0, size), 0, into.byteLength));
+      new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(
+        new Uint8Array(staging.getMappedRange(0, size), 0, into.byteLength),
+      );
       staging.unmap();
     } finally {
-      const free = mapped && !this.disposed && size <= STAGING_MAX_BYTES ? this.staging.memo(size, () => []) : undefined;
+      const free =
+        mapped && !this.disposed && size <= STAGING_MAX_BYTES ? this.staging.memo(size, () => []) : undefined;
       if (free && free.length < STAGING_PER_SIZE) free.push(staging);
       else staging.destroy();
     }
   }
 
-  launch(compiled: WgslProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<void> {
+  launch(
+    compiled: WgslProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+  ): Promise<void> {
     try {
       this.checkAlive();
     } catch (e) {

@@ -17,7 +17,9 @@ export function compilationError(what: string, code: string, messages: readonly 
     const caret = `${' '.repeat(prefix.length + Math.max(0, m.linePos - 1))}${'^'.repeat(Math.max(1, Math.min(m.length, text.length - m.linePos + 1)))}`;
     return `${m.message}\n${prefix}${text}\n${caret}`;
   });
-  return new LoomError(`WGSL of ${what} does not compile (a bug in Loom's WGSL target; please report it):\n${described.join('\n')}`);
+  return new LoomError(
+    `WGSL of ${what} does not compile (a bug in Loom's WGSL target; please report it):\n${described.join('\n')}`,
+  );
 }
 
 const FILTERS: readonly GPUErrorFilter[] = ['validation', 'out-of-memory', 'internal'];
@@ -42,6 +44,7 @@ export async function withErrorScopes<T>(device: GPUDevice, what: string, body: 
     if (error) errors.set(f, error);
   }
   if (thrown !== undefined) throw thrown;
-  for (const [filter, error] of errors) throw new LoomError(`WebGPU ${filter} error while ${what}: ${error.message.trim()}`);
+  for (const [filter, error] of errors)
+    throw new LoomError(`WebGPU ${filter} error while ${what}: ${error.message.trim()}`);
   return result as T;
 }

@@ -80,7 +80,10 @@ export interface ExpressionContext {
   /** Registers a helper function and returns its name. */
   helper(kind: HelperKind, t: WgslScalar): string;
   /** A user function's WGSL name for arguments of these dtypes, and the signature it is called with (its preamble registered). */
-  userFunction(name: string, argTypes: readonly DType[]): { readonly name: string; readonly signature: FunctionSignature };
+  userFunction(
+    name: string,
+    argTypes: readonly DType[],
+  ): { readonly name: string; readonly signature: FunctionSignature };
 }
 
 const AXES = ['x', 'y', 'z'];
@@ -113,7 +116,17 @@ const SAME_BUILTINS: Readonly<Record<string, string>> = nameTable({
 } satisfies Partial<Record<MathFunctionName, string>>);
 
 /** Functions computed by a helper of the same name (`math-helpers.ts`). */
-const HELPED: ReadonlySet<string> = new Set<MathFunctionName>(['expm1', 'log1p', 'asinh', 'atanh', 'hypot', 'erfc', 'copysign', 'fmin', 'fmax']);
+const HELPED: ReadonlySet<string> = new Set<MathFunctionName>([
+  'expm1',
+  'log1p',
+  'asinh',
+  'atanh',
+  'hypot',
+  'erfc',
+  'copysign',
+  'fmin',
+  'fmax',
+]);
 
 export class ExpressionPrinter {
   /** Sub-expressions to print as given text instead (an atomic update's old value). */
@@ -130,14 +143,17 @@ export class ExpressionPrinter {
 
   /** `e` converted to WGSL type `want` (default: its own computation type). */
   print(e: Expr, want?: WgslScalar): Printed {
-    for (const r of this.replacements) if (E.exprEquals(r.expr, e)) return want ? this.convert(r.printed, want) : r.printed;
+    for (const r of this.replacements)
+      if (E.exprEquals(r.expr, e)) return want ? this.convert(r.printed, want) : r.printed;
     switch (e.kind) {
       case 'int':
         return this.number(e.value, want ?? 'i32');
       case 'float':
         return this.number(e.value, want ?? 'f32');
       case 'bool':
-        return want && want !== 'bool' ? this.number(e.value ? 1 : 0, want) : primary(e.value ? 'true' : 'false', 'bool');
+        return want && want !== 'bool'
+          ? this.number(e.value ? 1 : 0, want)
+          : primary(e.value ? 'true' : 'false', 'bool');
       default: {
         const printed = this.compute(e);
         return want ? this.convert(printed, want) : printed;
@@ -161,12 +177,14 @@ export class ExpressionPrinter {
    * type (a uint8 holds `x & 255`).
    */
   converted(e: Expr, dtype: DType): Printed {
-    if (e.kind === 'int' || e.kind === 'float' || e.kind === 'bool') return this.print(wrapLiteral(e, dtype), computeType(dtype));
+    if (e.kind === 'int' || e.kind === 'float' || e.kind === 'bool')
+      return this.print(wrapLiteral(e, dtype), computeType(dtype));
     const printed = this.print(e, computeType(dtype));
     if (fitsIn(this.dtype(e), dtype)) return printed;
     // a float saturates at the narrow type's range (already at i32's); an integer wraps, as in C
     const range = NARROW.has(dtype) ? RANGES[dtype] : undefined;
-    if (isFloat(this.dtype(e)) && range) return call('clamp', [printed.text, literal(range[0], 'i32'), literal(range[1], 'i32')], 'i32');
+    if (isFloat(this.dtype(e)) && range)
+      return call('clamp', [printed.text, literal(range[0], 'i32'), literal(range[1], 'i32')], 'i32');
     return wrapNarrow(printed, dtype);
   }
 
@@ -179,7 +197,8 @@ export class ExpressionPrinter {
     if (p.lanes && p.type !== to) throw new LaneByLane(`a ${p.type} vector converted to ${to}`);
     if (!isFloatScalar(p.type) || p.type === to) return convert(p, to);
     if (to === 'bool') return call(this.context.helper('truthy', p.type), [p.text], 'bool');
-    if (to === 'i32' || to === 'u32') return call(this.context.helper(to === 'i32' ? 'to_i32' : 'to_u32', p.type), [p.text], to);
+    if (to === 'i32' || to === 'u32')
+      return call(this.context.helper(to === 'i32' ? 'to_i32' : 'to_u32', p.type), [p.text], to);
     return convert(p, to);
   }
 
@@ -306,7 +325,9 @@ export class ExpressionPrinter {
     // that is not finite (4.0 / 0.0, as Smith's complex division by a real makes): the left
     // one goes through 'at_run_time', so that the shader computes it as every device does
     const atRunTime = isFloatScalar(t) && ARITHMETIC.has(e.op) && isConstant(e.left) && isConstant(e.right);
-    const l = atRunTime ? call(this.context.helper('at_run_time', t), [this.print(e.left, t).text], t) : this.print(e.left, t);
+    const l = atRunTime
+      ? call(this.context.helper('at_run_time', t), [this.print(e.left, t).text], t)
+      : this.print(e.left, t);
     const r = this.print(e.right, t);
     const helper = (kind: HelperKind) => call(this.context.helper(kind, t), [l.text, r.text], t);
     switch (e.op) {
@@ -331,7 +352,13 @@ export class ExpressionPrinter {
       case '|':
       case '^': {
         // the operands of a bitwise operator are unary expressions, or the same operator on the left
-        const left = l.prec === Prec.Bitwise && l.text === operand(l, Prec.Bitwise) && e.left.kind === 'binary' && e.left.op === e.op ? l.text : operand(l, Prec.Unary);
+        const left =
+          l.prec === Prec.Bitwise &&
+          l.text === operand(l, Prec.Bitwise) &&
+          e.left.kind === 'binary' &&
+          e.left.op === e.op
+            ? l.text
+            : operand(l, Prec.Unary);
         return { text: `${left} ${e.op} ${operand(r, Prec.Unary)}`, prec: Prec.Bitwise, type: t };
       }
       case '<<':
@@ -348,7 +375,8 @@ export class ExpressionPrinter {
     const lt = this.dtype(e.left);
     const rt = this.dtype(e.right);
     const common = combineTypes(this.types(e.left), this.types(e.right)).dtype;
-    if (common === 'int64' && (computeType(lt) === 'u32') !== (computeType(rt) === 'u32')) return this.mixedSignComparison(e);
+    if (common === 'int64' && (computeType(lt) === 'u32') !== (computeType(rt) === 'u32'))
+      return this.mixedSignComparison(e);
     const t = common === 'bool' && (e.op === '==' || e.op === '!=') ? 'bool' : arithmeticType(this.checked(e, common));
     if (isFloatScalar(t) && (e.op === '==' || e.op === '!=') && E.exprEquals(e.left, e.right)) {
       // `x != x` is the NaN test, which a compiler assuming finite floats folds to false
@@ -364,7 +392,8 @@ export class ExpressionPrinter {
   private divisibilityTest(e: Extract<Expr, { kind: 'compare' }>): Printed | undefined {
     const { left, right } = e;
     if ((e.op !== '==' && e.op !== '!=') || right.kind !== 'int' || right.value !== 0) return undefined;
-    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0) return undefined;
+    if (left.kind !== 'binary' || left.op !== '%' || left.right.kind !== 'int' || left.right.value === 0)
+      return undefined;
     const t = arithmeticType(this.dtype(left));
     if (isFloatScalar(t)) return undefined;
     const rem = infix(this.print(left.left, t), '%', this.print(left.right, t), Prec.Multiplicative, t);
@@ -385,9 +414,15 @@ export class ExpressionPrinter {
     const negative = relation(s, '<', this.number(0, 'i32'));
     const nonNegative = relation(s, '>=', this.number(0, 'i32'));
     const unsigned = relation(primary(`u32(${s.text})`, 'u32'), op, u);
-    const either = (a: Printed, joiner: '&&' | '||', b: Printed): Printed => ({ text: `(${a.text} ${joiner} ${b.text})`, prec: Prec.Primary, type: 'bool' });
+    const either = (a: Printed, joiner: '&&' | '||', b: Printed): Printed => ({
+      text: `(${a.text} ${joiner} ${b.text})`,
+      prec: Prec.Primary,
+      type: 'bool',
+    });
     // below zero, the int32 is smaller than every uint32
-    return op === '<' || op === '<=' || op === '!=' ? either(negative, '||', unsigned) : either(nonNegative, '&&', unsigned);
+    return op === '<' || op === '<=' || op === '!='
+      ? either(negative, '||', unsigned)
+      : either(nonNegative, '&&', unsigned);
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>): Printed {
@@ -417,7 +452,10 @@ export class ExpressionPrinter {
     const printed = e.args.map((a) => this.print(a, t));
     if (printed.some((a) => a.lanes)) throw new LaneByLane(`'${e.fn}' of a vector`);
     // a built-in of constants only would be evaluated by the WGSL compiler (see 'at_run_time')
-    const args = float && e.args.every(isConstant) && printed.length > 0 ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)] : printed;
+    const args =
+      float && e.args.every(isConstant) && printed.length > 0
+        ? [call(this.context.helper('at_run_time', t), [printed[0].text], t), ...printed.slice(1)]
+        : printed;
     if (HELPED.has(e.fn) && float)
       return call(
         this.context.helper(e.fn as HelperKind, t),
@@ -441,7 +479,9 @@ export class ExpressionPrinter {
       case 'trunc':
       case 'round':
         if (!float) return args[0]; // already whole
-        return e.fn === 'round' ? call(this.context.helper('round', t), [args[0].text], t) : call(e.fn, [args[0].text], t);
+        return e.fn === 'round'
+          ? call(this.context.helper('round', t), [args[0].text], t)
+          : call(e.fn, [args[0].text], t);
       case 'pow':
         return call(
           this.context.helper('pow', t),
@@ -466,7 +506,9 @@ export class ExpressionPrinter {
       default: {
         const builtin = SAME_BUILTINS[e.fn];
         if (!builtin || !float) {
-          throw new LoomError(`function '${e.fn}' is not available in WGSL (unknown function or unexpanded substitution rule): ${printExpr(e)}`);
+          throw new LoomError(
+            `function '${e.fn}' is not available in WGSL (unknown function or unexpanded substitution rule): ${printExpr(e)}`,
+          );
         }
         return call(
           builtin,
@@ -496,7 +538,8 @@ function nonZeroLiteral(e: Expr): boolean {
 
 function castDType(e: Extract<Expr, { kind: 'cast' }>): DType {
   const t = e.dtype as DType;
-  if (isFloat(t) || ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'].includes(t)) return t;
+  if (isFloat(t) || ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'].includes(t))
+    return t;
   throw new LoomError(`cannot convert to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
 }
 

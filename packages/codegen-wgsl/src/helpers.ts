@@ -10,12 +10,42 @@
  */
 import { InternalError } from '@loom/core';
 import { ieeeHelperDefinition, ieeeHelperDependencies, type IeeeHelperKind } from './ieee-helpers.ts';
-import { MATH_HELPER_KINDS, mathHelperDefinition, mathHelperDependencies, type MathHelperKind } from './math-helpers.ts';
+import {
+  MATH_HELPER_KINDS,
+  mathHelperDefinition,
+  mathHelperDependencies,
+  type MathHelperKind,
+} from './math-helpers.ts';
 import type { WgslScalar } from './types.ts';
 
-export type HelperKind = 'abs' | 'floor_div' | 'mod' | 'pow' | 'round' | 'cbrt' | 'erf' | 'nan' | 'infinity' | 'shl' | 'shr' | 'at_run_time' | IeeeHelperKind | MathHelperKind;
+export type HelperKind =
+  | 'abs'
+  | 'floor_div'
+  | 'mod'
+  | 'pow'
+  | 'round'
+  | 'cbrt'
+  | 'erf'
+  | 'nan'
+  | 'infinity'
+  | 'shl'
+  | 'shr'
+  | 'at_run_time'
+  | IeeeHelperKind
+  | MathHelperKind;
 
-const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>(['div', 'is_nan', 'truthy', 'fmod', 'remainder', 'maximum', 'minimum', 'to_i32', 'to_u32', 'pow']);
+const IEEE_KINDS: ReadonlySet<string> = new Set<IeeeHelperKind>([
+  'div',
+  'is_nan',
+  'truthy',
+  'fmod',
+  'remainder',
+  'maximum',
+  'minimum',
+  'to_i32',
+  'to_u32',
+  'pow',
+]);
 const isFloatScalar = (t: WgslScalar) => t === 'f32' || t === 'f16';
 
 /** Whether `kind` for `t` is one of `ieee-helpers.ts` (float pow is; integer pow is here). */
@@ -25,7 +55,8 @@ function isIeee(kind: HelperKind, t: WgslScalar): boolean {
 
 /** The helpers that helper `kind` for `t` calls, to be defined with it. */
 export function helperDependencies(kind: HelperKind, t: WgslScalar): readonly (readonly [HelperKind, WgslScalar])[] {
-  if (MATH_HELPER_KINDS.has(kind)) return mathHelperDependencies(kind as MathHelperKind, t) as readonly (readonly [HelperKind, WgslScalar])[];
+  if (MATH_HELPER_KINDS.has(kind))
+    return mathHelperDependencies(kind as MathHelperKind, t) as readonly (readonly [HelperKind, WgslScalar])[];
   return isIeee(kind, t) ? ieeeHelperDependencies(kind as IeeeHelperKind, t) : [];
 }
 
@@ -137,7 +168,12 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
       // WGSL takes the count modulo 32 (and refuses a constant one out of range): tested first
       const zero = t === 'i32' ? '0i' : '0u';
       const inRange = t === 'i32' ? 'b >= 0i && b < 32i' : 'b < 32u';
-      const body = kind === 'shl' ? `select(${zero}, a << u32(b), ${inRange})` : t === 'i32' ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)' : `select(0u, a >> b, ${inRange})`;
+      const body =
+        kind === 'shl'
+          ? `select(${zero}, a << u32(b), ${inRange})`
+          : t === 'i32'
+            ? 'a >> select(31u, u32(b), b >= 0i && b < 32i)'
+            : `select(0u, a >> b, ${inRange})`;
       return [
         `// a ${kind === 'shl' ? '<<' : '>>'} b, a count outside [0, 32) shifting everything out (PyTorch's meaning)`,
         `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,

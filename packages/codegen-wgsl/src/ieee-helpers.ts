@@ -17,10 +17,23 @@
  */
 import type { WgslScalar } from './types.ts';
 
-export type IeeeHelperKind = 'div' | 'is_nan' | 'truthy' | 'fmod' | 'remainder' | 'maximum' | 'minimum' | 'to_i32' | 'to_u32' | 'pow';
+export type IeeeHelperKind =
+  | 'div'
+  | 'is_nan'
+  | 'truthy'
+  | 'fmod'
+  | 'remainder'
+  | 'maximum'
+  | 'minimum'
+  | 'to_i32'
+  | 'to_u32'
+  | 'pow';
 
 /** The helpers `kind` for `t` calls, to be defined alongside it. */
-export function ieeeHelperDependencies(kind: IeeeHelperKind, t: WgslScalar): readonly (readonly [IeeeHelperKind | 'nan' | 'infinity', WgslScalar])[] {
+export function ieeeHelperDependencies(
+  kind: IeeeHelperKind,
+  t: WgslScalar,
+): readonly (readonly [IeeeHelperKind | 'nan' | 'infinity', WgslScalar])[] {
   if (t === 'f16' && kind !== 'remainder' && kind !== 'maximum' && kind !== 'minimum') return [[kind, 'f32']];
   switch (kind) {
     case 'remainder':
@@ -56,12 +69,22 @@ export function ieeeHelperDefinition(kind: IeeeHelperKind, t: WgslScalar, name: 
   switch (kind) {
     case 'div': {
       const zero = t === 'i32' ? '0i' : '0u';
-      return fn(`// a / b with x / 0 = 0 (WGSL's gives a)`, name, `a: ${t}, b: ${t}`, t, [`return select(a / b, ${zero}, b == ${zero});`]);
+      return fn(`// a / b with x / 0 = 0 (WGSL's gives a)`, name, `a: ${t}, b: ${t}`, t, [
+        `return select(a / b, ${zero}, b == ${zero});`,
+      ]);
     }
     case 'is_nan':
-      return fn('// NaN, told by its bits: a compiler may assume x == x', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;']);
+      return fn('// NaN, told by its bits: a compiler may assume x == x', name, 'x: f32', 'bool', [
+        'return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;',
+      ]);
     case 'truthy':
-      return fn('// x != 0 as a condition, NaN included (a compiler may fold NaN != 0.0 to false)', name, 'x: f32', 'bool', ['return (bitcast<u32>(x) << 1u) != 0u;']);
+      return fn(
+        '// x != 0 as a condition, NaN included (a compiler may fold NaN != 0.0 to false)',
+        name,
+        'x: f32',
+        'bool',
+        ['return (bitcast<u32>(x) << 1u) != 0u;'],
+      );
     case 'fmod':
       return fmodF32(name, nan);
     case 'remainder': {
@@ -88,12 +111,18 @@ export function ieeeHelperDefinition(kind: IeeeHelperKind, t: WgslScalar, name: 
       ]);
     }
     case 'to_i32':
-      return fn("// truncated, saturated at i32's range, NaN → 0 (WGSL saturates at 2147483520 and leaves NaN open)", name, 'x: f32', 'i32', [
-        'if (is_nan_f32(x)) { return 0i; }',
-        'if (x >= 2147483648.0) { return 2147483647i; }',
-        'if (x <= -2147483648.0) { return -2147483647i - 1i; }',
-        'return i32(x);',
-      ]);
+      return fn(
+        "// truncated, saturated at i32's range, NaN → 0 (WGSL saturates at 2147483520 and leaves NaN open)",
+        name,
+        'x: f32',
+        'i32',
+        [
+          'if (is_nan_f32(x)) { return 0i; }',
+          'if (x >= 2147483648.0) { return 2147483647i; }',
+          'if (x <= -2147483648.0) { return -2147483647i - 1i; }',
+          'return i32(x);',
+        ],
+      );
     case 'to_u32':
       return fn('// truncated, saturated at 0 and 2^32 - 1, NaN → 0', name, 'x: f32', 'u32', [
         'if (is_nan_f32(x) || x <= 0.0) { return 0u; }',
@@ -115,7 +144,9 @@ function widened(kind: IeeeHelperKind, name: string): string {
   switch (kind) {
     case 'fmod':
     case 'pow':
-      return fn(`// ${kind} of f16 values, computed in f32`, name, 'a: f16, b: f16', 'f16', [`return f16(${f32}(f32(a), f32(b)));`]);
+      return fn(`// ${kind} of f16 values, computed in f32`, name, 'a: f16, b: f16', 'f16', [
+        `return f16(${f32}(f32(a), f32(b)));`,
+      ]);
     case 'is_nan':
     case 'truthy':
       return fn(`// ${kind} of an f16, told on its f32 bits`, name, 'x: f16', 'bool', [`return ${f32}(f32(x));`]);
@@ -128,81 +159,93 @@ function widened(kind: IeeeHelperKind, name: string): string {
 
 /** C's fmod on the bits (musl's fmodf): exact, sign of x; NaN for y = 0 or x infinite. */
 function fmodF32(name: string, nan: string): string {
-  return fn("// C's fmod, exact (WGSL's % is x - y*trunc(x/y)): long division on the significands (musl's fmodf)", name, 'x: f32, y: f32', 'f32', [
-    'var ux = bitcast<u32>(x);',
-    'var uy = bitcast<u32>(y);',
-    'var ex = i32((ux >> 23u) & 0xffu);',
-    'var ey = i32((uy >> 23u) & 0xffu);',
-    'let sx = ux & 0x80000000u;',
-    `if ((uy << 1u) == 0u || (uy & 0x7fffffffu) > 0x7f800000u || ex == 0xff) { return ${nan}; }`,
-    'if ((ux << 1u) <= (uy << 1u)) {',
-    '  if ((ux << 1u) == (uy << 1u)) { return bitcast<f32>(sx); }',
-    '  return x;',
-    '}',
-    '// the significands as integers, subnormals normalized',
-    'if (ex == 0) {',
-    '  var i = ux << 9u;',
-    '  while ((i >> 31u) == 0u) { ex = ex - 1; i = i << 1u; }',
-    '  ux = ux << u32(1 - ex);',
-    '} else {',
-    '  ux = (ux & 0x007fffffu) | 0x00800000u;',
-    '}',
-    'if (ey == 0) {',
-    '  var i = uy << 9u;',
-    '  while ((i >> 31u) == 0u) { ey = ey - 1; i = i << 1u; }',
-    '  uy = uy << u32(1 - ey);',
-    '} else {',
-    '  uy = (uy & 0x007fffffu) | 0x00800000u;',
-    '}',
-    '// shift-and-subtract, one bit of quotient per step',
-    'for (; ex > ey; ex = ex - 1) {',
-    '  let i = ux - uy;',
-    '  if ((i >> 31u) == 0u) {',
-    '    if (i == 0u) { return bitcast<f32>(sx); }',
-    '    ux = i;',
-    '  }',
-    '  ux = ux << 1u;',
-    '}',
-    'let i = ux - uy;',
-    'if ((i >> 31u) == 0u) {',
-    '  if (i == 0u) { return bitcast<f32>(sx); }',
-    '  ux = i;',
-    '}',
-    'while ((ux >> 23u) == 0u) { ux = ux << 1u; ex = ex - 1; }',
-    '// back to a float: normal, or subnormal',
-    'if (ex > 0) {',
-    '  ux = (ux - 0x00800000u) | (u32(ex) << 23u);',
-    '} else {',
-    '  ux = ux >> u32(1 - ex);',
-    '}',
-    'return bitcast<f32>(ux | sx);',
-  ]);
+  return fn(
+    "// C's fmod, exact (WGSL's % is x - y*trunc(x/y)): long division on the significands (musl's fmodf)",
+    name,
+    'x: f32, y: f32',
+    'f32',
+    [
+      'var ux = bitcast<u32>(x);',
+      'var uy = bitcast<u32>(y);',
+      'var ex = i32((ux >> 23u) & 0xffu);',
+      'var ey = i32((uy >> 23u) & 0xffu);',
+      'let sx = ux & 0x80000000u;',
+      `if ((uy << 1u) == 0u || (uy & 0x7fffffffu) > 0x7f800000u || ex == 0xff) { return ${nan}; }`,
+      'if ((ux << 1u) <= (uy << 1u)) {',
+      '  if ((ux << 1u) == (uy << 1u)) { return bitcast<f32>(sx); }',
+      '  return x;',
+      '}',
+      '// the significands as integers, subnormals normalized',
+      'if (ex == 0) {',
+      '  var i = ux << 9u;',
+      '  while ((i >> 31u) == 0u) { ex = ex - 1; i = i << 1u; }',
+      '  ux = ux << u32(1 - ex);',
+      '} else {',
+      '  ux = (ux & 0x007fffffu) | 0x00800000u;',
+      '}',
+      'if (ey == 0) {',
+      '  var i = uy << 9u;',
+      '  while ((i >> 31u) == 0u) { ey = ey - 1; i = i << 1u; }',
+      '  uy = uy << u32(1 - ey);',
+      '} else {',
+      '  uy = (uy & 0x007fffffu) | 0x00800000u;',
+      '}',
+      '// shift-and-subtract, one bit of quotient per step',
+      'for (; ex > ey; ex = ex - 1) {',
+      '  let i = ux - uy;',
+      '  if ((i >> 31u) == 0u) {',
+      '    if (i == 0u) { return bitcast<f32>(sx); }',
+      '    ux = i;',
+      '  }',
+      '  ux = ux << 1u;',
+      '}',
+      'let i = ux - uy;',
+      'if ((i >> 31u) == 0u) {',
+      '  if (i == 0u) { return bitcast<f32>(sx); }',
+      '  ux = i;',
+      '}',
+      'while ((ux >> 23u) == 0u) { ux = ux << 1u; ex = ex - 1; }',
+      '// back to a float: normal, or subnormal',
+      'if (ex > 0) {',
+      '  ux = (ux - 0x00800000u) | (u32(ex) << 23u);',
+      '} else {',
+      '  ux = ux >> u32(1 - ex);',
+      '}',
+      'return bitcast<f32>(ux | sx);',
+    ],
+  );
 }
 
 /** C's pow, its special cases told on the bits (a compiler may assume finite operands). */
 function powF32(name: string, nan: string, inf: string): string {
-  return fn("// C's pow: WGSL's is exp2(y * log2(x)), undefined for x <= 0 and for the special cases", name, 'x: f32, y: f32', 'f32', [
-    'let ax = bitcast<u32>(x) & 0x7fffffffu;',
-    'let ay = bitcast<u32>(y) & 0x7fffffffu;',
-    'if (ay == 0u || x == 1.0) { return 1.0; }',
-    `if (is_nan_f32(x) || is_nan_f32(y)) { return ${nan}; }`,
-    'let whole = ay >= 0x7f800000u || trunc(y) == y;',
-    '// y odd: |y| < 2^24 (every larger float is even) and y/2 not whole',
-    'let odd = ay < 0x4b800000u && whole && trunc(y * 0.5) != y * 0.5;',
-    'let negative = (bitcast<u32>(x) >> 31u) != 0u;',
-    'let sign = select(0u, 0x80000000u, negative && odd);',
-    `if (ay == 0x7f800000u) {`,
-    '  // |x| == 1 gives 1; otherwise 0 or Inf, by which side of 1 |x| is and the sign of y',
-    '  if (ax == 0x3f800000u) { return 1.0; }',
-    `  return select(0.0, ${inf}, (ax > 0x3f800000u) == (y > 0.0));`,
-    '}',
-    'if (ax == 0u || ax == 0x7f800000u) {',
-    '  // a zero or infinite base: 0 or Inf, by whether they meet, with the sign of x for odd y',
-    `  let magnitude = select(0u, 0x7f800000u, (ax == 0u) == (y < 0.0));`,
-    '  return bitcast<f32>(magnitude | sign);',
-    '}',
-    `if (negative && !whole) { return ${nan}; }`,
-    'let magnitude = pow(bitcast<f32>(ax), y);',
-    'return bitcast<f32>(bitcast<u32>(magnitude) | sign);',
-  ]);
+  return fn(
+    "// C's pow: WGSL's is exp2(y * log2(x)), undefined for x <= 0 and for the special cases",
+    name,
+    'x: f32, y: f32',
+    'f32',
+    [
+      'let ax = bitcast<u32>(x) & 0x7fffffffu;',
+      'let ay = bitcast<u32>(y) & 0x7fffffffu;',
+      'if (ay == 0u || x == 1.0) { return 1.0; }',
+      `if (is_nan_f32(x) || is_nan_f32(y)) { return ${nan}; }`,
+      'let whole = ay >= 0x7f800000u || trunc(y) == y;',
+      '// y odd: |y| < 2^24 (every larger float is even) and y/2 not whole',
+      'let odd = ay < 0x4b800000u && whole && trunc(y * 0.5) != y * 0.5;',
+      'let negative = (bitcast<u32>(x) >> 31u) != 0u;',
+      'let sign = select(0u, 0x80000000u, negative && odd);',
+      `if (ay == 0x7f800000u) {`,
+      '  // |x| == 1 gives 1; otherwise 0 or Inf, by which side of 1 |x| is and the sign of y',
+      '  if (ax == 0x3f800000u) { return 1.0; }',
+      `  return select(0.0, ${inf}, (ax > 0x3f800000u) == (y > 0.0));`,
+      '}',
+      'if (ax == 0u || ax == 0x7f800000u) {',
+      '  // a zero or infinite base: 0 or Inf, by whether they meet, with the sign of x for odd y',
+      `  let magnitude = select(0u, 0x7f800000u, (ax == 0u) == (y < 0.0));`,
+      '  return bitcast<f32>(magnitude | sign);',
+      '}',
+      `if (negative && !whole) { return ${nan}; }`,
+      'let magnitude = pow(bitcast<f32>(ax), y);',
+      'return bitcast<f32>(bitcast<u32>(magnitude) | sign);',
+    ],
+  );
 }

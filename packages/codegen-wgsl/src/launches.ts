@@ -45,7 +45,10 @@ interface Recorded {
   readonly compiled: WgslProgram;
   readonly groupCount: readonly number[];
   /** Per parameter: the native buffer and binding size, or the value. */
-  readonly args: readonly ({ readonly native: GPUBuffer; readonly size: number } | { readonly value: number | bigint })[];
+  readonly args: readonly (
+    | { readonly native: GPUBuffer; readonly size: number }
+    | { readonly value: number | bigint }
+  )[];
   readonly pipeline: GPUComputePipeline;
   readonly bindGroup: GPUBindGroup;
   readonly dispatch: readonly [number, number, number];
@@ -78,7 +81,12 @@ export class Launcher {
     });
   }
 
-  async launch(compiled: WgslProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<void> {
+  async launch(
+    compiled: WgslProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+  ): Promise<void> {
     const recent = this.recorded(kernel);
     const known = recent.find((r) => replays(r, compiled, args, groupCount));
     if (known) {
@@ -95,7 +103,8 @@ export class Launcher {
   private replay(r: Recorded): void {
     const bytes = r.uniformBytes;
     if (bytes && r.shape.lastUniform !== bytes) {
-      if (!r.shape.lastUniform || !sameBytes(r.shape.lastUniform, bytes)) this.device.queue.writeBuffer(r.shape.uniform!, 0, bytes);
+      if (!r.shape.lastUniform || !sameBytes(r.shape.lastUniform, bytes))
+        this.device.queue.writeBuffer(r.shape.uniform!, 0, bytes);
       r.shape.lastUniform = bytes;
     }
     this.submit(r.pipeline, r.bindGroup, r.dispatch, undefined);
@@ -119,7 +128,12 @@ export class Launcher {
   }
 
   /** The full launch: binds, validates a new shape, submits; returns what a replay needs (nothing for pooled arrays). */
-  private async encode(compiled: WgslProgram, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[]): Promise<Recorded | undefined> {
+  private async encode(
+    compiled: WgslProgram,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+  ): Promise<Recorded | undefined> {
     const dispatch = planDispatch(kernel.name, groupCount, kernel.grid.localSize, this.limits);
     const variant = compiled.variantNow(dispatch.folded) ?? (await compiled.variant(dispatch.folded));
     const entry = variant.kernels.get(kernel.name);
@@ -152,7 +166,9 @@ export class Launcher {
     if (!recorded) return undefined;
     const kept = kernel.parameters.map((p, k) => {
       const a = args[k];
-      return a.kind === 'value' ? { value: a.value } : { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
+      return a.kind === 'value'
+        ? { value: a.value }
+        : { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
     });
     return { ...recorded, compiled, groupCount: [...groupCount], args: kept };
   }
@@ -188,13 +204,17 @@ export class Launcher {
           size += buffers.get(a)!.wrapper.bindingSize;
         }
         this.checkBindingSize(size, `the shared buffer of ${members.map((a) => `'${a}'`).join(', ')}`);
-        const pool = device.createBuffer({ size: Math.max(size, 4), usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+        const pool = device.createBuffer({
+          size: Math.max(size, 4),
+          usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
+        });
         temporaries.push(pool);
         for (const a of members) {
           const b = buffers.get(a)!;
           const offset = poolOffsets.get(a)! * 4;
           encoder.copyBufferToBuffer(b.native, 0, pool, offset, b.wrapper.bindingSize);
-          if (s.access === 'read_write') copiesBack.push(() => encoder.copyBufferToBuffer(pool, offset, b.native, 0, b.wrapper.bindingSize));
+          if (s.access === 'read_write')
+            copiesBack.push(() => encoder.copyBufferToBuffer(pool, offset, b.native, 0, b.wrapper.bindingSize));
         }
         entries.push({ binding: s.binding, resource: { buffer: pool } });
       }
@@ -205,7 +225,10 @@ export class Launcher {
         const bytes = new Uint8Array(uniformBytesOf(variant.module.layout, values, poolOffsets, groupCount));
         let uniform: GPUBuffer;
         if (cache) {
-          uniform = cache.uniform ??= device.createBuffer({ size: bytes.byteLength, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+          uniform = cache.uniform ??= device.createBuffer({
+            size: bytes.byteLength,
+            usage: USAGE.UNIFORM | USAGE.COPY_DST,
+          });
           // the queue applies writes in order: unchanged values are already in the buffer
           if (!cache.lastUniform || !sameBytes(cache.lastUniform, bytes)) device.queue.writeBuffer(uniform, 0, bytes);
           cache.lastUniform = bytes;
@@ -217,7 +240,11 @@ export class Launcher {
         }
         entries.push({ binding: variant.module.layout.uniform!.binding, resource: { buffer: uniform } });
       }
-      const groupKey = entries.map((e) => `${bufferId((e.resource as GPUBufferBinding).buffer)}:${(e.resource as GPUBufferBinding).size ?? ''}`).join(',');
+      const groupKey = entries
+        .map(
+          (e) => `${bufferId((e.resource as GPUBufferBinding).buffer)}:${(e.resource as GPUBufferBinding).size ?? ''}`,
+        )
+        .join(',');
       let bindGroup = cache?.bindGroups.get(groupKey);
       if (!bindGroup) {
         bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });
@@ -255,7 +282,9 @@ export class Launcher {
 
   private checkBindingSize(bytes: number, what: string): void {
     if (bytes > this.limits.maxStorageBufferBindingSize) {
-      throw new LoomError(`${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`);
+      throw new LoomError(
+        `${what} has ${bytes} bytes, more than this WebGPU device can bind (maxStorageBufferBindingSize ${this.limits.maxStorageBufferBindingSize})`,
+      );
     }
   }
 }
@@ -294,7 +323,8 @@ function uniformBytesOf(
       case 'value': {
         const v = Number(values.get(source.param)?.value ?? 0);
         if (m.type === 'f32') view.setFloat32(m.offset, v, true);
-        else if (m.type === 'u32') view.setUint32(m.offset, source.dtype === 'bool' ? (v !== 0 ? 1 : 0) : v >>> 0, true);
+        else if (m.type === 'u32')
+          view.setUint32(m.offset, source.dtype === 'bool' ? (v !== 0 ? 1 : 0) : v >>> 0, true);
         else view.setInt32(m.offset, v | 0, true);
         break;
       }
@@ -319,8 +349,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * Whether a launch is `r` again: same program, grid, values, and buffers whose native
  * buffers and binding sizes are those recorded (a released buffer fails here).
  */
-function replays(r: Recorded, compiled: WgslProgram, args: readonly LaunchArgument[], groupCount: readonly number[]): boolean {
-  if (r.compiled !== compiled || r.shape.dropped || !sameNumbers(r.groupCount, groupCount) || r.args.length !== args.length) return false;
+function replays(
+  r: Recorded,
+  compiled: WgslProgram,
+  args: readonly LaunchArgument[],
+  groupCount: readonly number[],
+): boolean {
+  if (
+    r.compiled !== compiled ||
+    r.shape.dropped ||
+    !sameNumbers(r.groupCount, groupCount) ||
+    r.args.length !== args.length
+  )
+    return false;
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
     const kept = r.args[k];
@@ -329,7 +370,13 @@ function replays(r: Recorded, compiled: WgslProgram, args: readonly LaunchArgume
       continue;
     }
     const wrapper = a.buffer;
-    if (!(wrapper instanceof GpuBuffer) || !('native' in kept) || wrapper.readyNow() !== kept.native || wrapper.bindingSize !== kept.size) return false;
+    if (
+      !(wrapper instanceof GpuBuffer) ||
+      !('native' in kept) ||
+      wrapper.readyNow() !== kept.native ||
+      wrapper.bindingSize !== kept.size
+    )
+      return false;
   }
   return true;
 }

@@ -58,7 +58,11 @@ export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof WgslLimits)[];
 export function loomLimits(limits: WgslLimits): DeviceLimits {
   return Object.freeze({
     maxWorkGroupSize: limits.maxComputeInvocationsPerWorkgroup,
-    maxWorkGroupSizes: [limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY, limits.maxComputeWorkgroupSizeZ] as const,
+    maxWorkGroupSizes: [
+      limits.maxComputeWorkgroupSizeX,
+      limits.maxComputeWorkgroupSizeY,
+      limits.maxComputeWorkgroupSizeZ,
+    ] as const,
     maxLocalMemoryBytes: limits.maxComputeWorkgroupStorageSize,
     maxPrivateMemoryBytes: Math.min(COMMON_LIMITS.maxPrivateMemoryBytes, 65535),
     maxBufferBytes: limits.maxBufferSize,
@@ -69,10 +73,13 @@ export function loomLimits(limits: WgslLimits): DeviceLimits {
 export function checkWorkgroupSize(kernel: string, localSize: readonly number[], limits: WgslLimits): void {
   const perAxis = [limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY, limits.maxComputeWorkgroupSizeZ];
   const names = ['maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ'];
-  if (localSize.length > 3) throw new LoomError(`kernel '${kernel}': WebGPU work-groups have at most 3 axes, not ${localSize.length}`);
+  if (localSize.length > 3)
+    throw new LoomError(`kernel '${kernel}': WebGPU work-groups have at most 3 axes, not ${localSize.length}`);
   localSize.forEach((size, axis) => {
     if (size > perAxis[axis]) {
-      throw new LoomError(`kernel '${kernel}': the work-group size ${size} along axis ${axis} exceeds the device's ${names[axis]} (${perAxis[axis]})`);
+      throw new LoomError(
+        `kernel '${kernel}': the work-group size ${size} along axis ${axis} exceeds the device's ${names[axis]} (${perAxis[axis]})`,
+      );
     }
   });
   const total = localSize.reduce((a, b) => a * b, 1);
@@ -107,14 +114,21 @@ export interface Dispatch {
  * shader (`target.ts`) recovers each group's ids from that number and skips the few
  * groups past the end.
  */
-export function planDispatch(kernel: string, groups: readonly number[], localSize: readonly number[], limits: WgslLimits): Dispatch {
+export function planDispatch(
+  kernel: string,
+  groups: readonly number[],
+  localSize: readonly number[],
+  limits: WgslLimits,
+): Dispatch {
   const max = limits.maxComputeWorkgroupsPerDimension;
   const counts = [0, 1, 2].map((axis) => groups[axis] ?? 1);
   counts.forEach((g, axis) => {
     // a global index gid*size + lid is an i32 in the generated code: WGSL has no 64-bit integers
     const items = g * (localSize[axis] ?? 1);
     if (items > 2 ** 31 - 1) {
-      throw new LoomError(`kernel '${kernel}': ${items} work-items along axis ${axis} do not fit WGSL's 32-bit indices; split the launch`);
+      throw new LoomError(
+        `kernel '${kernel}': ${items} work-items along axis ${axis} do not fit WGSL's 32-bit indices; split the launch`,
+      );
     }
   });
   if (counts.every((g) => g <= max)) return { size: [counts[0], counts[1], counts[2]], folded: false };

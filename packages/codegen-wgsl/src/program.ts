@@ -74,24 +74,36 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
   const shader = await withErrorScopes(device, `compiling the WGSL of ${kernelNames}`, async () => {
     const shader = device.createShaderModule({ code: module.code });
     const info = await shader.getCompilationInfo();
-    if (info.messages.some((m) => m.type === 'error')) throw compilationError(`kernel ${kernelNames}`, module.code, info.messages);
+    if (info.messages.some((m) => m.type === 'error'))
+      throw compilationError(`kernel ${kernelNames}`, module.code, info.messages);
     return shader;
   });
   const kernels = new Map<string, KernelPipeline>();
   for (const k of code.kernels) {
     const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
     const usesUniform =
-      module.layout.uniform !== undefined && (k.parameters.some((p) => p.kind === 'value' || p.kind === 'host-loop') || storage.some((s) => s.pool) || foldedGrid);
+      module.layout.uniform !== undefined &&
+      (k.parameters.some((p) => p.kind === 'value' || p.kind === 'host-loop') ||
+        storage.some((s) => s.pool) ||
+        foldedGrid);
     const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
       binding: s.binding,
       visibility: SHADER_STAGE_COMPUTE,
       buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
     }));
-    if (usesUniform) entries.push({ binding: module.layout.uniform!.binding, visibility: SHADER_STAGE_COMPUTE, buffer: { type: 'uniform' } });
+    if (usesUniform)
+      entries.push({
+        binding: module.layout.uniform!.binding,
+        visibility: SHADER_STAGE_COMPUTE,
+        buffer: { type: 'uniform' },
+      });
     const pipeline = await withErrorScopes(device, `creating the pipeline of kernel '${k.name}'`, async () => {
       const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries })] });
       try {
-        return await device.createComputePipelineAsync({ layout, compute: { module: shader, entryPoint: module.entryPoints.get(k.name)! } });
+        return await device.createComputePipelineAsync({
+          layout,
+          compute: { module: shader, entryPoint: module.entryPoints.get(k.name)! },
+        });
       } catch (e) {
         throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
       }

@@ -37,7 +37,16 @@ import {
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
-import { axisName, ExpressionPrinter, LaneByLane, operand, Prec, primary, type ExpressionContext, type Printed } from './expressions.ts';
+import {
+  axisName,
+  ExpressionPrinter,
+  LaneByLane,
+  operand,
+  Prec,
+  primary,
+  type ExpressionContext,
+  type Printed,
+} from './expressions.ts';
 import type { HelperKind } from './helpers.ts';
 import type { NameTable } from './names.ts';
 import { computeType, type WgslScalar } from './types.ts';
@@ -49,7 +58,10 @@ export interface KernelContext {
   readonly layout: ModuleLayout;
   readonly arrays: ArrayAccess;
   helper(kind: HelperKind, t: WgslScalar): string;
-  userFunction(name: string, argTypes: readonly DType[]): { readonly name: string; readonly signature: FunctionSignature };
+  userFunction(
+    name: string,
+    argTypes: readonly DType[],
+  ): { readonly name: string; readonly signature: FunctionSignature };
   /** The grid is folded into the dispatch (`limits.ts`): group ids are recovered from a linear index. */
   readonly foldedGrid: boolean;
 }
@@ -78,7 +90,10 @@ class KernelPrinter {
     const expressions: ExpressionContext = {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
-      loadElement: (array, index) => (arrays.has(array) ? arrays.load(array, index) : primary(`${names.of(array)}[${index.text}]`, this.elementType(array))),
+      loadElement: (array, index) =>
+        arrays.has(array)
+          ? arrays.load(array, index)
+          : primary(`${names.of(array)}[${index.text}]`, this.elementType(array)),
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
@@ -116,9 +131,13 @@ class KernelPrinter {
       this.line(`let ${names.of(p.name)} = ${value};`);
     }
     if (this.context.foldedGrid) {
-      this.line('// more work-groups than one dispatch dimension holds: numbered across x, y and z, the few past the end idle');
+      this.line(
+        '// more work-groups than one dispatch dimension holds: numbered across x, y and z, the few past the end idle',
+      );
       this.line(`let group_count = ${layout.uniform!.variable}.group_count;`);
-      this.line('let group_index = workgroup_id.x + num_workgroups.x * (workgroup_id.y + num_workgroups.y * workgroup_id.z);');
+      this.line(
+        'let group_index = workgroup_id.x + num_workgroups.x * (workgroup_id.y + num_workgroups.y * workgroup_id.z);',
+      );
       // only the grid's own axes are recovered: a 1-D grid's group is its number, with no divisions per work-item
       const axes = this.kernel.groupCount.length;
       if (axes <= 1) {
@@ -129,7 +148,9 @@ class KernelPrinter {
         this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x, 0u));');
       } else {
         this.line('if (group_index >= group_count.x * group_count.y * group_count.z) { return; }');
-        this.line('let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y, group_index / (group_count.x * group_count.y)));');
+        this.line(
+          'let group_id = vec3<i32>(vec3<u32>(group_index % group_count.x, group_index / group_count.x % group_count.y, group_index / (group_count.x * group_count.y)));',
+        );
       }
     } else if (this.ids.gid) {
       this.line('let group_id = vec3<i32>(workgroup_id);');
@@ -186,7 +207,10 @@ class KernelPrinter {
         }
         // a barrier inside: evaluate the condition once, guard the statements around the barrier
         const name = this.context.names.fresh('guard');
-        const combined = guard === undefined ? condition.text : `${guard} && ${condition.prec > 1 || condition.logical === '&&' ? condition.text : `(${condition.text})`}`;
+        const combined =
+          guard === undefined
+            ? condition.text
+            : `${guard} && ${condition.prec > 1 || condition.logical === '&&' ? condition.text : `(${condition.text})`}`;
         this.line(`let ${name} = ${combined};`);
         return this.body(s.then, name);
       }
@@ -239,17 +263,20 @@ class KernelPrinter {
     const wholeAccesses: Extract<Expr, { kind: 'subscript' }>[] = [];
     for (const e of [s.target, s.value]) {
       E.walk(e, (x) => {
-        if (x.kind === 'subscript' && vectorIndex(x.indices[0], loop, this.vectorStorage(x.array)?.lanes ?? loop.lanes)) wholeAccesses.push(x);
+        if (x.kind === 'subscript' && vectorIndex(x.indices[0], loop, this.vectorStorage(x.array)?.lanes ?? loop.lanes))
+          wholeAccesses.push(x);
       });
     }
     const target = s.target;
-    const native = target.kind === 'subscript' && wholeAccesses.every((x) => this.vectorStorage(x.array)?.lanes === loop.lanes);
+    const native =
+      target.kind === 'subscript' && wholeAccesses.every((x) => this.vectorStorage(x.array)?.lanes === loop.lanes);
     if (native) {
       this.exprs.vectorLoop = loop;
       try {
         const reference = this.exprs.vectorReference(target);
         const value = this.exprs.converted(s.value, this.kernel.types.get(target.array) ?? s.dtype);
-        if (!reference?.lanes) throw new InternalError(`the vector statement '${s.insnId}' does not write a whole vector`);
+        if (!reference?.lanes)
+          throw new InternalError(`the vector statement '${s.insnId}' does not write a whole vector`);
         this.line(`${reference.text} = ${splatted(value, loop.lanes)};`);
         return;
       } catch (e) {
@@ -260,7 +287,12 @@ class KernelPrinter {
     }
     for (let lane = 0; lane < loop.lanes; lane++) {
       const fixed = new Map([[loop.iname, E.int(lane)]]);
-      this.assignment({ ...s, target: E.substitute(s.target, fixed), value: E.substitute(s.value, fixed), vector: undefined });
+      this.assignment({
+        ...s,
+        target: E.substitute(s.target, fixed),
+        value: E.substitute(s.value, fixed),
+        vector: undefined,
+      });
     }
   }
 
@@ -269,7 +301,10 @@ class KernelPrinter {
     const { names, arrays } = this.context;
     const target = s.target;
     if (target.kind === 'var') {
-      if (s.atomic) throw new LoomError(`instruction '${s.insnId}': atomic updates of the scalar '${target.name}' are not supported by the WGSL target`);
+      if (s.atomic)
+        throw new LoomError(
+          `instruction '${s.insnId}': atomic updates of the scalar '${target.name}' are not supported by the WGSL target`,
+        );
       const dtype = this.kernel.types.get(target.name) ?? s.dtype;
       this.line(`${names.of(target.name)} = ${this.exprs.converted(s.value, dtype).text};`);
       return;
@@ -285,14 +320,19 @@ class KernelPrinter {
       return;
     }
     if (!arrays.has(target.array)) {
-      if (s.atomic) throw new LoomError(`instruction '${s.insnId}': atomic updates of the temporary '${target.array}' are not supported by the WGSL target`);
+      if (s.atomic)
+        throw new LoomError(
+          `instruction '${s.insnId}': atomic updates of the temporary '${target.array}' are not supported by the WGSL target`,
+        );
       this.line(`${names.of(target.array)}[${index.text}] = ${this.exprs.converted(s.value, dtype).text};`);
       return;
     }
     if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
-      const update = (old: Printed) => this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
+      const update = (old: Printed) =>
+        this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
       this.line(`// ${commentText(`${printExpr(target)} = ${printExpr(s.value)}`)}, atomically`);
-      for (const l of arrays.atomicUpdate(target.array, index, update, this.simpleAtomic(s.value, target, dtype))) this.line(l);
+      for (const l of arrays.atomicUpdate(target.array, index, update, this.simpleAtomic(s.value, target, dtype)))
+        this.line(l);
       return;
     }
     this.line(arrays.store(target.array, index, this.exprs.converted(s.value, dtype)));
@@ -329,7 +369,9 @@ class KernelPrinter {
       case 'local':
         return; // a var<workgroup> at module scope (target.ts)
       case 'global':
-        throw new LoomError(`temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`);
+        throw new LoomError(
+          `temporary '${s.name}' lives in global memory, which the WGSL target does not allocate yet; make it local or private`,
+        );
       default: {
         const t = computeType(s.dtype);
         const lanes = s.vectorWidth;
@@ -343,7 +385,9 @@ class KernelPrinter {
         if (s.initializer) {
           // a constant table: initialized where it is declared, never written
           const values = s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).text);
-          this.line(`var ${this.context.names.of(s.name)}: ${type} = ${s.length === undefined ? values[0] : `${type}(${values.join(', ')})`};`);
+          this.line(
+            `var ${this.context.names.of(s.name)}: ${type} = ${s.length === undefined ? values[0] : `${type}(${values.join(', ')})`};`,
+          );
           return;
         }
         this.line(`var ${this.context.names.of(s.name)}: ${type};`);

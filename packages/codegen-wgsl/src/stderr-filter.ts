@@ -57,7 +57,11 @@ function libcDescriptors(): Descriptors | null {
   try {
     const koffi = createRequire(import.meta.url)('koffi') as KoffiLike;
     const libc = koffi.load(library);
-    descriptors = { dup: libc.func('int dup(int)'), dup2: libc.func('int dup2(int, int)'), close: libc.func('int close(int)') };
+    descriptors = {
+      dup: libc.func('int dup(int)'),
+      dup2: libc.func('int dup2(int, int)'),
+      close: libc.func('int close(int)'),
+    };
   } catch {
     // no koffi, or not glibc: Dawn's notices show
   }

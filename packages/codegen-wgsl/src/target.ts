@@ -126,7 +126,10 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   for (const k of program.kernels) checkKernel(k, shaderF16, limits);
 
   const names = new NameTable();
-  const layout = layoutModule(program, names, { maxStorageBuffers: limits.maxStorageBuffersPerShaderStage, foldedGrid });
+  const layout = layoutModule(program, names, {
+    maxStorageBuffers: limits.maxStorageBuffersPerShaderStage,
+    foldedGrid,
+  });
   const arrays = new ArrayAccess(layout, names);
   const helpers = new Map<string, string>();
   const helper = (kind: HelperKind, t: WgslScalar): string => {
@@ -142,7 +145,9 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   // a local temporary used by several kernels (saved and reloaded across a global barrier) is declared once
   const workgroupVars = [...new Set(program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits)))];
   const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
-  const entryPoints = program.kernels.map((k) => printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }));
+  const entryPoints = program.kernels.map((k) =>
+    printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }),
+  );
 
   const sections: string[][] = [];
   if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
@@ -165,7 +170,8 @@ function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits):
     if (why) throw new LoomError(`kernel '${k.name}': '${name}' has dtype ${dtype}: ${why}`);
   }
   // a float16 value with no float16 name (`float32(float16(x))`) needs f16 as much
-  if (!shaderF16 && usesFloat16(k)) throw new LoomError(`kernel '${k.name}' computes in float16: ${unsupportedDType('float16', false)}`);
+  if (!shaderF16 && usesFloat16(k))
+    throw new LoomError(`kernel '${k.name}' computes in float16: ${unsupportedDType('float16', false)}`);
   checkWorkgroupSize(k.name, k.localSize, limits);
 }
 

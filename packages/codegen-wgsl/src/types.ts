@@ -58,7 +58,9 @@ export function computeType(dtype: DType): WgslScalar {
       throw new LoomError(`WGSL has no 64-bit integers (${dtype}); use int32/uint32, or the OpenCL or CPU device`);
     case 'complex64':
     case 'complex128':
-      throw new InternalError(`a ${dtype} value reached the WGSL printer: complex values are lowered to their parts before code generation`);
+      throw new InternalError(
+        `a ${dtype} value reached the WGSL printer: complex values are lowered to their parts before code generation`,
+      );
   }
 }
 
@@ -161,7 +163,9 @@ function exactDecimal(value: number): string {
   if (digits.length > scale) return `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
   const zeros = scale - digits.length;
   // 0.000123 rather than 1.23e-4 while short
-  return zeros < 4 ? `0.${'0'.repeat(zeros)}${digits}` : `${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e-${scale - digits.length + 1}`;
+  return zeros < 4
+    ? `0.${'0'.repeat(zeros)}${digits}`
+    : `${digits[0]}${digits.length > 1 ? `.${digits.slice(1)}` : ''}e-${scale - digits.length + 1}`;
 }
 
 /** `0x1.8p+1`: the hexadecimal float of a positive finite double that is normal as a double (every f32 and f16 value is). */
@@ -183,7 +187,9 @@ function binaryParts(value: number): { mantissa: bigint; exponent: number } {
   const high = view.getUint32(0);
   const biased = (high >>> 20) & 0x7ff;
   const fraction = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4));
-  return biased === 0 ? { mantissa: fraction, exponent: -1074 } : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
+  return biased === 0
+    ? { mantissa: fraction, exponent: -1074 }
+    : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
 }
 
 /** Whether `value` as a literal of float type `t` is a NaN or an infinity (no literal spells them). */

@@ -8,14 +8,26 @@
  *
  * @module @loom/computation
  */
-export { transformation, Transformation, type TransformationSpec, type ArrayParamNames } from './transformation/transformation.ts';
+export {
+  transformation,
+  Transformation,
+  type TransformationSpec,
+  type ArrayParamNames,
+} from './transformation/transformation.ts';
 export type { ParamSpec, Role, ShapeEntry } from './transformation/params.ts';
 export { attach, type AttachMapping } from './transformation/attach.ts';
 export { Computation, computation, type ComputationSpec, type CompiledComputation } from './computation/computation.ts';
 export type { ConnectOptions } from './computation/tree.ts';
 export type { PreparedComputation } from './computation/compiled.ts';
 export type { ComputationParam, ComputationRole } from './computation/params.ts';
-export { ComputationPlan, KernelArgument, TempArray, PersistentArray, type PlanValue, type KernelLike } from './computation/plan.ts';
+export {
+  ComputationPlan,
+  KernelArgument,
+  TempArray,
+  PersistentArray,
+  type PlanValue,
+  type KernelLike,
+} from './computation/plan.ts';
 export { deviceParameters, type DeviceParameters } from './computation/device-parameters.ts';
 export type {
   HostArrays,
@@ -60,7 +72,15 @@ export {
 } from './library/transformations.ts';
 export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
-export { predicate, predicateSum, predicateProduct, predicateMax, predicateMin, type Predicate, type PredicateOptions } from './library/predicates.ts';
+export {
+  predicate,
+  predicateSum,
+  predicateProduct,
+  predicateMax,
+  predicateMin,
+  type Predicate,
+  type PredicateOptions,
+} from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';

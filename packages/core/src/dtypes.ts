@@ -12,7 +12,19 @@ import { float16Bits } from './float16.ts';
 /** The complex dtypes: pairs of float32 or float64 parts, stored interleaved. */
 export type ComplexDType = 'complex64' | 'complex128';
 /** The real dtypes, named as numpy names them. */
-export type RealDType = 'bool' | 'int8' | 'int16' | 'int32' | 'int64' | 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float16' | 'float32' | 'float64';
+export type RealDType =
+  | 'bool'
+  | 'int8'
+  | 'int16'
+  | 'int32'
+  | 'int64'
+  | 'uint8'
+  | 'uint16'
+  | 'uint32'
+  | 'uint64'
+  | 'float16'
+  | 'float32'
+  | 'float64';
 /** An element type, named as numpy names it (`'float32'`, `'int64'`, `'complex64'`...). */
 export type DType = RealDType | ComplexDType;
 
@@ -81,7 +93,17 @@ export function byteSize(t: DType): number {
 }
 
 /** The TypedArray constructor that holds a dtype's values on the host (a complex's parts, interleaved: two per element). */
-export type HostArray = Uint8Array | Int8Array | Int16Array | Int32Array | BigInt64Array | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+export type HostArray =
+  | Uint8Array
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array;
 
 /** The TypedArray that holds each dtype on the host, by dtype (what `run` takes and returns). */
 export interface HostArrays {
@@ -152,7 +174,8 @@ export function hostArrayConstructor(t: DType) {
 export function hostArrayOf(dtype: DType, values: readonly number[]): HostArray {
   const Ctor = hostArrayConstructor(dtype);
   if (dtype === 'float16') return Uint16Array.from(values, float16Bits);
-  if (Ctor === BigInt64Array || Ctor === BigUint64Array) return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
+  if (Ctor === BigInt64Array || Ctor === BigUint64Array)
+    return (Ctor as BigInt64ArrayConstructor).from(values.map((v) => BigInt(v)));
   return (Ctor as Float64ArrayConstructor).from(values);
 }
 

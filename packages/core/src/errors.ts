@@ -168,6 +168,9 @@ export function pointAt(span: SourceSpan): string {
  * naming its kind.
  */
 export function unreachable(value: never, what = 'value'): never {
-  const kind = typeof value === 'object' && value !== null && 'kind' in value ? `of kind '${String((value as { kind: unknown }).kind)}'` : `'${String(value)}'`;
+  const kind =
+    typeof value === 'object' && value !== null && 'kind' in value
+      ? `of kind '${String((value as { kind: unknown }).kind)}'`
+      : `'${String(value)}'`;
   throw new InternalError(`unexpected ${what} ${kind}: a switch meant to cover every case missed it`);
 }

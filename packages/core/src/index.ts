@@ -25,7 +25,14 @@ export {
   VariableAccessNotOrdered,
   LoomWarning,
 } from './errors.ts';
-export { setWarningHandler, collectWarnings, reportWarning, unreachable, type SourceSpan, type WarningHandler } from './errors.ts';
+export {
+  setWarningHandler,
+  collectWarnings,
+  reportWarning,
+  unreachable,
+  type SourceSpan,
+  type WarningHandler,
+} from './errors.ts';
 export { KernelCheckError } from './check/index.ts';
 export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 
@@ -61,10 +68,23 @@ export type {
   DimTag,
   NoSyncScope,
 } from './kernel/model.ts';
-export { makeKernel, globalArg, valueArg, constantArg, type ArgSpec, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export {
+  makeKernel,
+  globalArg,
+  valueArg,
+  constantArg,
+  type ArgSpec,
+  type MakeKernelOptions,
+} from './frontend/make-kernel.ts';
 export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
-export { assignment, multipleAssignment, type AssignmentOptions, type MultipleAssignmentOptions, type InstructionSpec } from './frontend/instruction-specs.ts';
+export {
+  assignment,
+  multipleAssignment,
+  type AssignmentOptions,
+  type MultipleAssignmentOptions,
+  type InstructionSpec,
+} from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { allParams, parentsPerDomain } from './kernel/domain-tree.ts';
@@ -88,7 +108,14 @@ export { registerFunction } from './functions/resolve.ts';
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';
 export { duplicateInames, type DuplicateInamesOptions } from './transform/duplicate-inames.ts';
 export { splitIname, type SplitInameOptions } from './transform/split-iname.ts';
-export { tagInames, untagInames, findUnusedAxisTag, type TagSpec, type TagInamesOptions, type TagKind } from './transform/tag-inames.ts';
+export {
+  tagInames,
+  untagInames,
+  findUnusedAxisTag,
+  type TagSpec,
+  type TagInamesOptions,
+  type TagKind,
+} from './transform/tag-inames.ts';
 export { parseMatch, findInstructions, type Within, type MatchExpr } from './transform/match.ts';
 export { chunkIname, type ChunkInameOptions } from './transform/chunk-iname.ts';
 export { renameInames, type RenameInamesOptions } from './transform/rename-inames.ts';
@@ -101,7 +128,11 @@ export {
 } from './transform/reduction-inames.ts';
 export { mapDomain, affineMapInames } from './transform/map-domain.ts';
 export { addInamesToInsn, removeInamesFromInsn, addInamesForUnusedHwAxes } from './transform/instruction-inames.ts';
-export { getInameDuplicationOptions, hasSchedulableInameNesting, type InameDuplicationOption } from './transform/duplication-options.ts';
+export {
+  getInameDuplicationOptions,
+  hasSchedulableInameNesting,
+  type InameDuplicationOption,
+} from './transform/duplication-options.ts';
 export { renameIname, type RenameInameOptions } from './transform/rename-iname.ts';
 export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
@@ -124,13 +155,42 @@ export {
   addBarrier,
   type AddBarrierOptions,
 } from './transform/instructions.ts';
-export { renameArgument, setArgumentOrder, removeUnusedArguments, changeArgToImage, setArrayAxisNames } from './transform/arguments.ts';
-export { inferUnknownTypes, addAndInferDtypes, getOneLinearizedKernel, preprocessKernel, linearize } from './transform/pipeline.ts';
-export { getGlobalBarrierOrder, findMostRecentGlobalBarrier, getSubkernels, getSubkernelToInsnIdMap } from './kernel/global-barriers.ts';
+export {
+  renameArgument,
+  setArgumentOrder,
+  removeUnusedArguments,
+  changeArgToImage,
+  setArrayAxisNames,
+} from './transform/arguments.ts';
+export {
+  inferUnknownTypes,
+  addAndInferDtypes,
+  getOneLinearizedKernel,
+  preprocessKernel,
+  linearize,
+} from './transform/pipeline.ts';
+export {
+  getGlobalBarrierOrder,
+  findMostRecentGlobalBarrier,
+  getSubkernels,
+  getSubkernelToInsnIdMap,
+} from './kernel/global-barriers.ts';
 export type { LinearizedKernel } from './codegen/generate.ts';
-export { mapInstructions, uniquifyInstructionIds, removePredicatesFromInsn, foldConstants, simplifyIndices } from './transform/instruction-maps.ts';
+export {
+  mapInstructions,
+  uniquifyInstructionIds,
+  removePredicatesFromInsn,
+  foldConstants,
+  simplifyIndices,
+} from './transform/instruction-maps.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
-export { concatenateArrays, splitArrayAxis, findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts } from './transform/array-shapes.ts';
+export {
+  concatenateArrays,
+  splitArrayAxis,
+  findPaddingMultiple,
+  addPadding,
+  addPaddingToAvoidBankConflicts,
+} from './transform/array-shapes.ts';
 export { toBatched, type ToBatchedOptions } from './transform/batch.ts';
 export { makeCopyKernel } from './transform/copy-kernel.ts';
 export { fuseKernels, type FuseKernelsOptions } from './transform/fuse.ts';
@@ -192,7 +252,15 @@ export type {
 export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
 export type { ScheduleItem } from './schedule/linearize.ts';
-export { programCode, type GeneratedCode, type DeviceKernel, type DeviceParameter, type HostSteps, type HostArgument, type HostTemporary } from './codegen/generated.ts';
+export {
+  programCode,
+  type GeneratedCode,
+  type DeviceKernel,
+  type DeviceParameter,
+  type HostSteps,
+  type HostArgument,
+  type HostTemporary,
+} from './codegen/generated.ts';
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
@@ -222,16 +290,46 @@ export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoo
 export { initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
-export { walkStmts, mapStmts, someStmt, subStatements, statementsOf, statementsOfKind, ownExpressions, type StmtVisitor, type StmtMapper } from './codegen/stmt-visit.ts';
+export {
+  walkStmts,
+  mapStmts,
+  someStmt,
+  subStatements,
+  statementsOf,
+  statementsOfKind,
+  ownExpressions,
+  type StmtVisitor,
+  type StmtMapper,
+} from './codegen/stmt-visit.ts';
 export type { Target, TargetOutput } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
-export { MATH_FUNCTIONS, isMathFunction, mathFunctionsWhere, type MathFunction, type MathFunctionName } from './expr/math-functions.ts';
+export {
+  MATH_FUNCTIONS,
+  isMathFunction,
+  mathFunctionsWhere,
+  type MathFunction,
+  type MathFunctionName,
+} from './expr/math-functions.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
-export { exprType, exprTypes, combineTypes, isHardwareId, type ExprType, type NameTypes } from './kernel/type-inference.ts';
+export {
+  exprType,
+  exprTypes,
+  combineTypes,
+  isHardwareId,
+  type ExprType,
+  type NameTypes,
+} from './kernel/type-inference.ts';
 export { nameTable, commentText, checkInternalName, TargetNames, type ReservedTest } from './names.ts';
 export { programNames, renameProgram } from './codegen/program-names.ts';
-export { DeviceArray, DeviceArrayView, isImmutableArguments, type Device, type DeviceBuffer, type LaunchArgument } from './runtime/device.ts';
+export {
+  DeviceArray,
+  DeviceArrayView,
+  isImmutableArguments,
+  type Device,
+  type DeviceBuffer,
+  type LaunchArgument,
+} from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
 export { scalarBytes } from './runtime/scalar-bytes.ts';

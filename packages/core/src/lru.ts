@@ -139,6 +139,7 @@ export function forgetParsedTexts(): void {
 }
 
 function checkCapacity(size: number): number {
-  if (!Number.isSafeInteger(size) || size < 1) throw new LoomError(`a cache size must be a whole number of at least 1, got ${size}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new LoomError(`a cache size must be a whole number of at least 1, got ${size}`);
   return size;
 }

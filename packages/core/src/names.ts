@@ -32,7 +32,8 @@ export function isName(value: unknown): value is string {
  * escaped (`"a\nb"`), so a hostile name cannot forge lines of the message either.
  */
 export function showName(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
   return value === null ? 'null' : typeof value;
 }
 
@@ -42,7 +43,10 @@ export function showName(value: unknown): string {
  */
 export function checkName(value: unknown, where: string, span?: SourceSpan): string {
   if (isName(value)) return value;
-  throw new LoomError(`${where}: ${showName(value)} is not a name (a name is a letter or '_' followed by letters, digits and '_')`, span);
+  throw new LoomError(
+    `${where}: ${showName(value)} is not a name (a name is a letter or '_' followed by letters, digits and '_')`,
+    span,
+  );
 }
 
 /**
@@ -72,7 +76,9 @@ export function checkNames(values: unknown, where: string): string[] {
 export function nameList(names: string | readonly string[]): string[] {
   // an options object where the names go (loopy's keyword arguments spelled positionally) is no list
   if (typeof names !== 'string' && !Array.isArray(names)) {
-    throw new LoomError(`expected names: one string ('i, j') or a list of strings, got ${JSON.stringify(names)?.slice(0, 60) ?? String(names)}; options go after the names`);
+    throw new LoomError(
+      `expected names: one string ('i, j') or a list of strings, got ${JSON.stringify(names)?.slice(0, 60) ?? String(names)}; options go after the names`,
+    );
   }
   return typeof names === 'string'
     ? names
@@ -143,7 +149,8 @@ export class TargetNames {
   of(name: string): string {
     const spelled = this.spelled.get(name);
     if (spelled !== undefined) return spelled;
-    if (!this.taken.has(name)) throw new InternalError(`'${showName(name)}' is not a name of the program being printed`);
+    if (!this.taken.has(name))
+      throw new InternalError(`'${showName(name)}' is not a name of the program being printed`);
     return name;
   }
 

@@ -39,16 +39,25 @@ export interface CheckOptionKeysHints {
  * Throws a LoomError naming `where` and the first key of `options` not in `known`, with the
  * known names and a did-you-mean when one of them is close. Undefined options pass.
  */
-export function checkOptionKeys(where: string, options: object | undefined | null, known: readonly string[], hints: CheckOptionKeysHints = {}): void {
+export function checkOptionKeys(
+  where: string,
+  options: object | undefined | null,
+  known: readonly string[],
+  hints: CheckOptionKeysHints = {},
+): void {
   if (options === undefined || options === null) return;
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw new LoomError(`${where}: the options must be an object, got ${Array.isArray(options) ? 'an array' : typeof options}`);
+    throw new LoomError(
+      `${where}: the options must be an object, got ${Array.isArray(options) ? 'an array' : typeof options}`,
+    );
   }
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const knownList = known.length ? known.join(', ') : 'none';
     const guess = Object.hasOwn(hints.aliases ?? {}, key) ? hints.aliases?.[key] : didYouMean(key, known);
-    throw new LoomError(`${where}: unknown option '${key}' (known: ${knownList})${guess === undefined ? '' : `; did you mean '${guess}'?`}`);
+    throw new LoomError(
+      `${where}: unknown option '${key}' (known: ${knownList})${guess === undefined ? '' : `; did you mean '${guess}'?`}`,
+    );
   }
 }
 

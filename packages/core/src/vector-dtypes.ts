@@ -45,7 +45,9 @@ export function vectorDTypeName(dtype: RealDType, lanes: VectorLanes): VectorDTy
   const element = Object.entries(ELEMENTS).find(([, d]) => d === dtype)?.[0];
   if (!element) throw new LoomError(`there is no vector type of ${dtype}`);
   if (isDType(`${element}${lanes}`))
-    throw new LoomError(`${element}${lanes} names numpy's dtype, not ${lanes} lanes of ${dtype}: tag the array's last axis 'vec' instead (tagArrayAxes)`);
+    throw new LoomError(
+      `${element}${lanes} names numpy's dtype, not ${lanes} lanes of ${dtype}: tag the array's last axis 'vec' instead (tagArrayAxes)`,
+    );
   return `${element}${lanes}` as VectorDTypeName;
 }
 
@@ -61,7 +63,9 @@ export function vectorArray(
   const vector = vectorDType(dtype);
   if (!vector) throw new LoomError(`argument '${name}': unknown dtype '${dtype}'`);
   if (!Array.isArray(shape)) {
-    throw new LoomError(`argument '${name}' has the vector dtype ${dtype}: give its shape (the number of vectors along each axis), for its lanes become its last axis`);
+    throw new LoomError(
+      `argument '${name}' has the vector dtype ${dtype}: give its shape (the number of vectors along each axis), for its lanes become its last axis`,
+    );
   }
   return { dtype: vector.dtype, shape: [...shape, vector.lanes], lanes: vector.lanes };
 }

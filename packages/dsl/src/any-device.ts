@@ -78,7 +78,9 @@ const DEFAULT_ORDER: readonly DeviceKind[] = ['opencl', 'webgpu', 'cpu'];
 export async function anyDevice(options: AnyDeviceOptions = {}): Promise<Device> {
   checkOptionKeys('anyDevice', options, ANY_DEVICE_OPTIONS);
   const order = options.prefer ?? DEFAULT_ORDER;
-  for (const kind of order) if (!(kind in SOURCES)) throw new LoomError(`anyDevice: unknown device kind '${kind}' (known: ${DEFAULT_ORDER.join(', ')})`);
+  for (const kind of order)
+    if (!(kind in SOURCES))
+      throw new LoomError(`anyDevice: unknown device kind '${kind}' (known: ${DEFAULT_ORDER.join(', ')})`);
   if (order.length === 0) throw new LoomError('anyDevice: prefer lists no device kind');
   const reasons: string[] = [];
   for (const kind of order) {
@@ -102,7 +104,9 @@ async function deviceFrom(source: DeviceSource): Promise<Device | string> {
     module = await importByName(source.packageName);
   } catch (e) {
     const install = `npm install ${source.packageName}${source.alsoInstall}`;
-    return isPackageNotFound(e, source.packageName) ? `${source.packageName} is not installed (${install})` : `${source.packageName} could not be loaded: ${firstLine(e)}`;
+    return isPackageNotFound(e, source.packageName)
+      ? `${source.packageName} is not installed (${install})`
+      : `${source.packageName} could not be loaded: ${firstLine(e)}`;
   }
   return source.open(module);
 }

@@ -16,7 +16,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { didYouMean, isPackageNotFound } from '@loom/core';
-import { asksForHelp, GLOBAL_OPTIONS, parseArguments, type CommandSpec, type OptionSpecs, type ParsedArguments } from './cli/args.ts';
+import {
+  asksForHelp,
+  GLOBAL_OPTIONS,
+  parseArguments,
+  type CommandSpec,
+  type OptionSpecs,
+  type ParsedArguments,
+} from './cli/args.ts';
 import { STATS_COMMAND } from './stats/usage.ts';
 import { TUNE_COMMAND } from './tune/usage.ts';
 import { TYPEGEN_COMMAND } from './typegen/usage.ts';
@@ -31,9 +38,14 @@ const COMMANDS: readonly Command[] = [
   { spec: TYPEGEN_COMMAND, run: (parsed) => runTypegen(parsed as ParsedArguments<typeof TYPEGEN_COMMAND.options>) },
   {
     spec: STATS_COMMAND,
-    run: async (parsed) => (await import('./stats/command.ts')).statsCommand(parsed as ParsedArguments<typeof STATS_COMMAND.options>),
+    run: async (parsed) =>
+      (await import('./stats/command.ts')).statsCommand(parsed as ParsedArguments<typeof STATS_COMMAND.options>),
   },
-  { spec: TUNE_COMMAND, run: async (parsed) => (await import('./tune/command.ts')).tuneCommand(parsed as ParsedArguments<typeof TUNE_COMMAND.options>) },
+  {
+    spec: TUNE_COMMAND,
+    run: async (parsed) =>
+      (await import('./tune/command.ts')).tuneCommand(parsed as ParsedArguments<typeof TUNE_COMMAND.options>),
+  },
 ];
 
 const USAGE = `usage: loom <command> [options]
@@ -128,7 +140,9 @@ async function runTypegen(parsed: ParsedArguments<typeof TYPEGEN_COMMAND.options
     command = await import('./typegen/command.ts');
   } catch (e) {
     if (!isPackageNotFound(e, 'ts-morph')) throw e;
-    console.error("loom typegen: it needs the 'ts-morph' package, which is not installed: npm install --save-dev ts-morph");
+    console.error(
+      "loom typegen: it needs the 'ts-morph' package, which is not installed: npm install --save-dev ts-morph",
+    );
     return 2;
   }
   return command.typegenCommand(parsed);

@@ -15,12 +15,39 @@ export { anyDevice, type AnyDeviceOptions, type DeviceKind } from './any-device.
 export { KernelBuilder } from './builder/builder.ts';
 export type { BuilderFor } from './builder/typing.ts';
 export type { AttachableTransformation, TransformationParam } from './builder/attachable.ts';
-export type { KernelBuilderOptions, SplitOptions, TileOptions, PrefetchOptions, StatsOptions } from './builder/options.ts';
+export type {
+  KernelBuilderOptions,
+  SplitOptions,
+  TileOptions,
+  PrefetchOptions,
+  StatsOptions,
+} from './builder/options.ts';
 export type { Tag, Axis, CheckedInameList } from './builder/inames.ts';
 export { domain, insn } from './template/tags.ts';
-export { Fragment, type DomainFragment, type InsnFragment, type Interpolation, type TemplateLocation } from './template/fragments.ts';
+export {
+  Fragment,
+  type DomainFragment,
+  type InsnFragment,
+  type Interpolation,
+  type TemplateLocation,
+} from './template/fragments.ts';
 export { templateLocationOf } from './template/errors.ts';
-export { bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, f32, f64, type ElementType, type VectorElementType } from './signature/element-types.ts';
+export {
+  bool,
+  i8,
+  i16,
+  i32,
+  i64,
+  u8,
+  u16,
+  u32,
+  u64,
+  f16,
+  f32,
+  f64,
+  type ElementType,
+  type VectorElementType,
+} from './signature/element-types.ts';
 // vector element types: n float4s are f32x4('n'), a Float32Array of 4n
 export {
   f32x2,

@@ -11,4 +11,11 @@
  *
  * @module @loom/dsl/profiles
  */
-export { committedProfiles, deviceProfile, profileFileName, profilesDir, readProfile, writeProfile } from './stats/profiles.ts';
+export {
+  committedProfiles,
+  deviceProfile,
+  profileFileName,
+  profilesDir,
+  readProfile,
+  writeProfile,
+} from './stats/profiles.ts';

@@ -25,11 +25,23 @@ export interface CallArguments {
 }
 
 function isOutputArguments(x: unknown): x is OutputArguments {
-  if (typeof x !== 'object' || x === null || x instanceof Tensor || Array.isArray(x) || isComplexScalar(x) || ArrayBuffer.isView(x)) return false;
+  if (
+    typeof x !== 'object' ||
+    x === null ||
+    x instanceof Tensor ||
+    Array.isArray(x) ||
+    isComplexScalar(x) ||
+    ArrayBuffer.isView(x)
+  )
+    return false;
   return Object.keys(x).every((k) => /^out\d+$/.test(k));
 }
 
-export function readArguments(args: readonly unknown[], options: CheckedOptions, params: readonly string[]): CallArguments {
+export function readArguments(
+  args: readonly unknown[],
+  options: CheckedOptions,
+  params: readonly string[],
+): CallArguments {
   const { numInputs, numOutputs } = options;
   let given = args;
   let outs: OutputArguments = {};
@@ -38,7 +50,9 @@ export function readArguments(args: readonly unknown[], options: CheckedOptions,
     given = args.slice(0, numInputs);
   }
   if (given.length !== numInputs) {
-    throw new LoomError(`expected ${numInputs} input(s) (${params.join(', ')}) and optionally { out0, ... }, got ${args.length} argument(s)`);
+    throw new LoomError(
+      `expected ${numInputs} input(s) (${params.join(', ')}) and optionally { out0, ... }, got ${args.length} argument(s)`,
+    );
   }
   const outputs = Array.from({ length: numOutputs }, (_, k) => {
     const out = outs[`out${k}`];
@@ -46,7 +60,8 @@ export function readArguments(args: readonly unknown[], options: CheckedOptions,
     return out;
   });
   for (const key of Object.keys(outs)) {
-    if (Number(key.slice(3)) >= numOutputs) throw new LoomError(`unknown output keyword '${key}': this function has ${numOutputs} output(s)`);
+    if (Number(key.slice(3)) >= numOutputs)
+      throw new LoomError(`unknown output keyword '${key}': this function has ${numOutputs} output(s)`);
   }
   const inputs = given.map((value, k) => readInput(value, k, options, params));
   return { inputs, outputs };
@@ -55,12 +70,15 @@ export function readArguments(args: readonly unknown[], options: CheckedOptions,
 function readInput(value: unknown, k: number, options: CheckedOptions, params: readonly string[]): InputOperand {
   const name = inputName(k, params);
   if (value instanceof Tensor) {
-    if (!options.isTensor[k]) throw new LoomError(`${name} is not a tensor argument (isTensor[${k}] is false), but a Tensor was passed`);
+    if (!options.isTensor[k])
+      throw new LoomError(`${name} is not a tensor argument (isTensor[${k}] is false), but a Tensor was passed`);
     return { kind: 'tensor', tensor: value };
   }
   const own = scalarKindOf(value);
   if (!own) {
-    throw new LoomError(`${name} must be a Tensor or a scalar (number, boolean, bigint or { re, im }), not ${describe(value)}`);
+    throw new LoomError(
+      `${name} must be a Tensor or a scalar (number, boolean, bigint or { re, im }), not ${describe(value)}`,
+    );
   }
   // a scalar where a tensor may go is a Python scalar, as torch.add(x, 2) takes one
   const { kind, dtype } = options.scalarTypes[k];
@@ -79,7 +97,8 @@ export const inputName = (k: number, params: readonly string[]) => `input ${k} (
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array (make a tensor of it with tensor())';
-  if (v instanceof DeviceArray) return `a DeviceArray of ${v.dtype} (pointwise functions take Tensors: tensor(await array.toHost(), array.shape, { device, dtype: '${v.dtype}' }))`;
+  if (v instanceof DeviceArray)
+    return `a DeviceArray of ${v.dtype} (pointwise functions take Tensors: tensor(await array.toHost(), array.shape, { device, dtype: '${v.dtype}' }))`;
   if (isTensorDType(v)) return `the string '${v}'`;
   return typeof v;
 }

@@ -5,7 +5,15 @@
  * kernels expand complex arithmetic into real arithmetic on those pairs — so every
  * device that can hold float32 can hold complex64.
  */
-import { DTYPES, hostArrayConstructor, isDType, LoomError, type ComplexDType, type DType, type HostArray } from '@loom/core';
+import {
+  DTYPES,
+  hostArrayConstructor,
+  isDType,
+  LoomError,
+  type ComplexDType,
+  type DType,
+  type HostArray,
+} from '@loom/core';
 
 export type { ComplexDType };
 /** A tensor's dtype: any of Loom's. */

@@ -26,7 +26,9 @@ function flatten(data: NestedData): { values: Scalar[]; shape: number[] } {
   const inner = parts[0].shape;
   for (const p of parts) {
     if (p.shape.length !== inner.length || p.shape.some((s, k) => s !== inner[k])) {
-      throw new LoomError(`tensor(): nested arrays must be rectangular, got rows of shapes [${inner.join(', ')}] and [${p.shape.join(', ')}]`);
+      throw new LoomError(
+        `tensor(): nested arrays must be rectangular, got rows of shapes [${inner.join(', ')}] and [${p.shape.join(', ')}]`,
+      );
     }
   }
   return { values: parts.flatMap((p) => p.values), shape: [data.length, ...inner] };
@@ -53,7 +55,11 @@ export interface HostTensorData {
  * parts. Numbers are converted as a TypedArray store converts them (integers wrap),
  * except float16, which rounds to nearest even.
  */
-export function hostTensorData(data: TensorData, shape: readonly number[] | undefined, dtype: TensorDType | undefined): HostTensorData {
+export function hostTensorData(
+  data: TensorData,
+  shape: readonly number[] | undefined,
+  dtype: TensorDType | undefined,
+): HostTensorData {
   if (isHostArray(data)) {
     const own = dtypeOfHostArray(data)!;
     const t = dtype ?? own;
@@ -80,8 +86,10 @@ export function hostTensorData(data: TensorData, shape: readonly number[] | unde
 
 function checkSize(shape: readonly number[], count: number): void {
   const size = shape.reduce((a, b) => a * b, 1);
-  if (shape.some((s) => !Number.isInteger(s) || s < 0)) throw new LoomError(`tensor(): invalid shape [${shape.join(', ')}]`);
-  if (size !== count) throw new LoomError(`tensor(): shape [${shape.join(', ')}] holds ${size} elements, but the data has ${count}`);
+  if (shape.some((s) => !Number.isInteger(s) || s < 0))
+    throw new LoomError(`tensor(): invalid shape [${shape.join(', ')}]`);
+  if (size !== count)
+    throw new LoomError(`tensor(): shape [${shape.join(', ')}] holds ${size} elements, but the data has ${count}`);
 }
 
 function convert(values: readonly Scalar[], dtype: TensorDType): HostArray {

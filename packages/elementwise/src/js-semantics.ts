@@ -77,7 +77,9 @@ export function jsHypot(args: readonly Expr[], c: JsContext): Expr {
   const { big, down, small, up } = HYPOT_SCALES[c.floatBits(largest)];
   // constants of the dtype itself: a literal would be float32, where 2^600 is Inf
   const [bigC, downC, smallC, upC] = [big, down, small, up].map((v) => c.constant(v));
-  const scale = c.bind(ifThenElse(compare('>', largest, bigC), downC, ifThenElse(compare('<', largest, smallC), upC, float(1))));
+  const scale = c.bind(
+    ifThenElse(compare('>', largest, bigC), downC, ifThenElse(compare('<', largest, smallC), upC, float(1))),
+  );
   const scaled = magnitudes.map((m) => c.bind(binary('*', m, scale)));
   const sum = scaled.map((s) => binary('*', s, s)).reduce((p, q) => binary('+', p, q));
   const hypot = binary('/', call('sqrt', [sum]), scale); // a power of two: exact
@@ -88,6 +90,10 @@ export function jsHypot(args: readonly Expr[], c: JsContext): Expr {
 export function jsPow(base: Expr, exponent: Expr, c: JsContext): Expr {
   const [x, y] = [c.bind(base), c.bind(exponent)];
   const nan = c.constant(NaN);
-  const oneToInfinity = logical('and', compare('==', call('abs', [x]), int(1)), compare('==', call('abs', [y]), c.constant(Infinity)));
+  const oneToInfinity = logical(
+    'and',
+    compare('==', call('abs', [x]), int(1)),
+    compare('==', call('abs', [y]), c.constant(Infinity)),
+  );
   return ifThenElse(logical('or', compare('!=', y, y), oneToInfinity), nan, binary('**', x, y));
 }

@@ -36,7 +36,20 @@
  * kernel comes its `LaunchPlan`: where each of its arguments' values comes from, so
  * that the launch (launch.ts) never reconstructs parameter names.
  */
-import { assignment, expr, exprType, makeKernel, globalArg, tagArrayAxes, valueArg, type ArgSpec, type DType, type Expr, type InstructionSpec, type LoopKernel } from '@loom/core';
+import {
+  assignment,
+  expr,
+  exprType,
+  makeKernel,
+  globalArg,
+  tagArrayAxes,
+  valueArg,
+  type ArgSpec,
+  type DType,
+  type Expr,
+  type InstructionSpec,
+  type LoopKernel,
+} from '@loom/core';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import { checkLiteralRanges, type LiteralContext } from './literal-range.ts';
 import { complex, lowerOutputs, real, storedParts, type LowerEnv, type Value } from './lower.ts';
@@ -146,7 +159,13 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // the vector variant counts vectors, not elements: sizes, offsets and strides in groups of four
   const per = variant === 'vector4' ? { per: VECTOR_LANES } : {};
   const tiledStorages = new Set(spec.inputs.flatMap((i) => (i.kind === 'tensor' && i.tiled ? [i.storage] : [])));
-  const storageShapes = storages.map((s, k) => (tiledStorages.has(k) ? ['size1', `${s}_reach`] : variant === 'vector4' ? [`${s}_size`, VECTOR_LANES] : [`${s}_size`]));
+  const storageShapes = storages.map((s, k) =>
+    tiledStorages.has(k)
+      ? ['size1', `${s}_reach`]
+      : variant === 'vector4'
+        ? [`${s}_size`, VECTOR_LANES]
+        : [`${s}_size`],
+  );
   const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(storages[k], { shape: storageShapes[k], dtype }));
   /** The array axis tags a variant needs once the kernel is made (`vec` lanes, a tiled input's strides). */
   const axisTags = new Map<string, string>();
@@ -167,7 +186,8 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       if (!baked) indexParams.set(`${prefix}_stride${d}`, { from: 'stride', operand, axis: d, ...per });
     }
     indexParams.set(`${prefix}_offset`, { from: 'offset', operand, ...per });
-    if (tiledStorage !== undefined) indexParams.set(`${storages[tiledStorage]}_reach`, { from: 'reach', operand, axis: 0 });
+    if (tiledStorage !== undefined)
+      indexParams.set(`${storages[tiledStorage]}_reach`, { from: 'reach', operand, axis: 0 });
     operand++;
   };
   /** The stored numbers of an operand's element here: one subscript, or a complex's two. */
@@ -183,10 +203,17 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     // index, so the check before launch proves it inside the array's declared shape, and every
     // launch refuses a buffer smaller than that shape: no guard around the loads and the stores.
     // (Unrolled lanes keep the temporary below: OpenCL prints `.sK` only from `4*at + k`.)
-    if (rank === 1 && spec.vectorStatements) return [subscript(buffer, [elementIndex(prefix, rank, true), variable('k')])];
+    if (rank === 1 && spec.vectorStatements)
+      return [subscript(buffer, [elementIndex(prefix, rank, true), variable('k')])];
     // the vector's index in a temporary of its own: the code generator then sees `4*at + k`
     // and prints the lane `buf[at].sK` (a product of a stride and an index would hide it)
-    instructions.push(assignment(variable(`at_${prefix}`), elementIndex(prefix, rank, true), { id: `address_${prefix}`, temporary: 'int32', dependsOn: after(ids.index) }));
+    instructions.push(
+      assignment(variable(`at_${prefix}`), elementIndex(prefix, rank, true), {
+        id: `address_${prefix}`,
+        temporary: 'int32',
+        dependsOn: after(ids.index),
+      }),
+    );
     ids.index.push(`address_${prefix}`);
     types.set(`at_${prefix}`, 'int32');
     return [subscript(buffer, [variable(`at_${prefix}`), variable('k')])];
@@ -204,8 +231,18 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     for (let d = rank - 1; d >= 1; d--) {
       const size = variable(`size${d}`);
       indexParams.set(`size${d}`, { from: 'extent', axis: d, ...(d === rank - 1 ? per : {}) });
-      instructions.push(assignment(variable(`q${d - 1}`), binary('/', variable(q), size), { id: `quotient${d - 1}`, temporary: 'int32' }));
-      instructions.push(assignment(variable(`i${d}`), binary('-', variable(q), mul(size, variable(`q${d - 1}`))), { id: `index${d}`, temporary: 'int32' }));
+      instructions.push(
+        assignment(variable(`q${d - 1}`), binary('/', variable(q), size), {
+          id: `quotient${d - 1}`,
+          temporary: 'int32',
+        }),
+      );
+      instructions.push(
+        assignment(variable(`i${d}`), binary('-', variable(q), mul(size, variable(`q${d - 1}`))), {
+          id: `index${d}`,
+          temporary: 'int32',
+        }),
+      );
       ids.index.push(`quotient${d - 1}`, `index${d}`);
       types.set(`q${d - 1}`, 'int32');
       types.set(`i${d}`, 'int32');
@@ -231,14 +268,19 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
         scalarSources.set(n, { from: 'scalar', input: k, part: p as 0 | 1 });
         types.set(n, part);
       });
-      params.set(payload.params[k], isComplex(as) ? complex(variable(names[0]), variable(names[1]), as) : real(variable(name)));
+      params.set(
+        payload.params[k],
+        isComplex(as) ? complex(variable(names[0]), variable(names[1]), as) : real(variable(name)),
+      );
       return;
     }
     addressParams(name, input.unitInner, input.tiled ? input.storage : undefined);
     const stored = access(name, input.storage, input.dtype, input.unitInner);
     const load = (target: string, source: Expr) => {
       const value = componentDType(input.dtype) === part ? source : cast(part, source);
-      instructions.push(assignment(variable(target), value, { id: `load_${target}`, temporary: part, dependsOn: after(ids.index) }));
+      instructions.push(
+        assignment(variable(target), value, { id: `load_${target}`, temporary: part, dependsOn: after(ids.index) }),
+      );
       ids.load.push(`load_${target}`);
       types.set(target, part);
     };
@@ -256,7 +298,10 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // the payload, lowered for these dtypes; shared subexpressions go to temporaries
   const constants = new Map<string, ValueSource>();
   // integer literals that do not fit the integer dtype they meet are refused (literal-range.ts)
-  const literals: LiteralContext = { typeOf: (n) => types.get(n), spanOf: (literal) => payload.literalSpans?.get(literal) };
+  const literals: LiteralContext = {
+    typeOf: (n) => types.get(n),
+    spanOf: (literal) => payload.literalSpans?.get(literal),
+  };
   const constantType: DType = spec.inputs.some((i) => componentDType(i.as) === 'float64') ? 'float64' : 'float32';
   const env: LowerEnv = {
     params,
@@ -277,7 +322,13 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       const n = `tmp${ids.calc.length}`;
       checkLiteralRanges(e, literals);
       const dtype = temporaryType(e, env.typeOf);
-      instructions.push(assignment(variable(n), e, { id: `calc_${n}`, temporary: dtype, dependsOn: after(ids.index, ids.load, ids.calc) }));
+      instructions.push(
+        assignment(variable(n), e, {
+          id: `calc_${n}`,
+          temporary: dtype,
+          dependsOn: after(ids.index, ids.load, ids.calc),
+        }),
+      );
       ids.calc.push(`calc_${n}`);
       types.set(n, dtype);
       return variable(n);
@@ -305,10 +356,17 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     });
   });
 
-  const allArgs = [...args, ...scalarArgs, ...[...constants.keys()].map((n) => valueArg(n, constantType)), ...[...indexParams.keys()].map((n) => valueArg(n, 'int32'))];
-  const domain = { flat: '{ [t]: 0 <= t < n }', vector4: `{ [t, k]: 0 <= t < n and 0 <= k < ${VECTOR_LANES} }`, tiled: '{ [i0, i1]: 0 <= i0 < size0 and 0 <= i1 < size1 }' }[
-    variant
+  const allArgs = [
+    ...args,
+    ...scalarArgs,
+    ...[...constants.keys()].map((n) => valueArg(n, constantType)),
+    ...[...indexParams.keys()].map((n) => valueArg(n, 'int32')),
   ];
+  const domain = {
+    flat: '{ [t]: 0 <= t < n }',
+    vector4: `{ [t, k]: 0 <= t < n and 0 <= k < ${VECTOR_LANES} }`,
+    tiled: '{ [i0, i1]: 0 <= i0 < size0 and 0 <= i1 < size1 }',
+  }[variant];
   let kernel = makeKernel(domain, instructions, allArgs, { name });
   for (const [array, tags] of axisTags) kernel = tagArrayAxes(kernel, array, tags);
   kernel = scheduleVariant(
@@ -318,7 +376,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     [...tiledStorages].map((k) => storages[k]),
     spec.vectorStatements,
   );
-  const plan: LaunchPlan = { storages, storageShapes, values: new Map([...scalarSources, ...constants, ...indexParams]) };
+  const plan: LaunchPlan = {
+    storages,
+    storageShapes,
+    values: new Map([...scalarSources, ...constants, ...indexParams]),
+  };
   return { spec, kernel, plan };
 }
 

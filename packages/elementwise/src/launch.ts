@@ -5,7 +5,17 @@
  * says where each comes from (kernel.ts). A plan's `VariantLauncher` works them out
  * once and launches a prepared kernel (`prepareLaunch`) with each call's storages.
  */
-import { LoomError, LruCache, prepareLaunch, roundToFloat16, type DeviceArray, type Device, type PreparedLaunch, type RunArgument, type TargetFacts } from '@loom/core';
+import {
+  LoomError,
+  LruCache,
+  prepareLaunch,
+  roundToFloat16,
+  type DeviceArray,
+  type Device,
+  type PreparedLaunch,
+  type RunArgument,
+  type TargetFacts,
+} from '@loom/core';
 import type { InputOperand } from './arguments.ts';
 import { componentDType, isComplex, isFloating, type TensorDType } from './dtypes.ts';
 import type { Scalar } from './host.ts';
@@ -71,7 +81,10 @@ export function kernelSpec(
     storageUsers: storageOf.filter((s) => s === storage).length,
     isInput: k < tensorInputs.length,
     // a fresh output gets a storage of the task's size
-    storageLength: k < tensorInputs.length ? tensorInputs[k].storage.length : (outputs[k - tensorInputs.length]?.storage.length ?? task.shape.reduce((a, b) => a * b, 1)),
+    storageLength:
+      k < tensorInputs.length
+        ? tensorInputs[k].storage.length
+        : (outputs[k - tensorInputs.length]?.storage.length ?? task.shape.reduce((a, b) => a * b, 1)),
   }));
   const choice = chooseVariant(target, task, facts, blockSize);
   let operand = 0;
@@ -83,9 +96,20 @@ export function kernelSpec(
     inputs: inputs.map((input, k) => {
       if (input.kind === 'scalar') return { kind: 'scalar', as: dtypes.inputs[k] };
       const n = operand++;
-      return { kind: 'tensor', storage: index.get(input.tensor)!, dtype: input.tensor.dtype, as: dtypes.inputs[k], unitInner: unit(n), tiled: choice.tiledOperands.has(n) };
+      return {
+        kind: 'tensor',
+        storage: index.get(input.tensor)!,
+        dtype: input.tensor.dtype,
+        as: dtypes.inputs[k],
+        unitInner: unit(n),
+        tiled: choice.tiledOperands.has(n),
+      };
     }),
-    outputs: outputs.map((_, k) => ({ storage: outputStorage[k], dtype: dtypes.outputs[k], unitInner: unit(tensorInputs.length + k) })),
+    outputs: outputs.map((_, k) => ({
+      storage: outputStorage[k],
+      dtype: dtypes.outputs[k],
+      unitInner: unit(tensorInputs.length + k),
+    })),
     blockSize,
   };
   return { spec, choice };
@@ -108,12 +132,15 @@ export class VariantLauncher {
   /** The shape each storage's array is passed in. */
   readonly #shapes: readonly (readonly number[])[];
   /** The prepared kernel per scalar values (most calls pass the same few); `ready` once it is. */
-  readonly #prepared = new LruCache<string, { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch }>(PREPARED_PER_PLAN, (evicted) => {
-    void evicted.promise.then(
-      (p) => p.release(),
-      () => {},
-    );
-  });
+  readonly #prepared = new LruCache<string, { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch }>(
+    PREPARED_PER_PLAN,
+    (evicted) => {
+      void evicted.promise.then(
+        (p) => p.release(),
+        () => {},
+      );
+    },
+  );
 
   constructor(
     private readonly variant: PointwiseKernel,
@@ -124,9 +151,11 @@ export class VariantLauncher {
     const tensors = tensorOperands(operands);
     const { storages } = storagesOf(tensors);
     const numel = task.shape.reduce((a, b) => a * b, 1);
-    if (numel > INT32_MAX) throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
+    if (numel > INT32_MAX)
+      throw new LoomError(`a pointwise task of ${numel} elements exceeds the int32 indices of the kernels`);
     for (const s of storages) {
-      if (s.length > INT32_MAX) throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
+      if (s.length > INT32_MAX)
+        throw new LoomError(`a storage of ${s.length} numbers exceeds the int32 indices of the kernels`);
     }
     this.#empty = numel === 0;
     this.#storageOperands = storages.map((s) => tensors.findIndex((t) => t.storage === s));
@@ -164,7 +193,9 @@ export class VariantLauncher {
     }
     this.#values = values;
     this.#scalars = scalars;
-    this.#shapes = variant.plan.storageShapes.map((shape) => shape.map((d) => (typeof d === 'number' ? d : (values[d] as number))));
+    this.#shapes = variant.plan.storageShapes.map((shape) =>
+      shape.map((d) => (typeof d === 'number' ? d : (values[d] as number))),
+    );
   }
 
   /** Runs the variant on `operands` once everything queued on their storages is done. */
@@ -200,9 +231,14 @@ export class VariantLauncher {
     device: Device,
   ): { readonly promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } {
     return this.#prepared.memo(key, () => {
-      const args: Record<string, DeviceArray | number | bigint> = { ...this.#values, ...arrays } as Record<string, DeviceArray | number | bigint>;
+      const args: Record<string, DeviceArray | number | bigint> = { ...this.#values, ...arrays } as Record<
+        string,
+        DeviceArray | number | bigint
+      >;
       this.#scalars.forEach((s, k) => (args[s.name] = scalars[k]));
-      const entry: { promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } = { promise: prepareLaunch(this.variant.kernel, device, args) };
+      const entry: { promise: Promise<PreparedLaunch>; ready?: PreparedLaunch } = {
+        promise: prepareLaunch(this.variant.kernel, device, args),
+      };
       entry.promise.then(
         (prepared) => (entry.ready = prepared),
         // a failure is not remembered: the next call tries again
@@ -239,7 +275,8 @@ function toDType(value: number | boolean | bigint, dtype: TensorDType): number |
     return dtype === 'float32' ? Math.fround(x) : dtype === 'float16' ? roundToFloat16(x) : x;
   }
   // as C converts: fractions truncate (a non-finite number has no integer: 0)
-  const whole = typeof value === 'bigint' ? value : Number.isFinite(Number(value)) ? BigInt(Math.trunc(Number(value))) : 0n;
+  const whole =
+    typeof value === 'bigint' ? value : Number.isFinite(Number(value)) ? BigInt(Math.trunc(Number(value))) : 0n;
   switch (dtype) {
     case 'int64':
       return BigInt.asIntN(64, whole);

@@ -75,7 +75,11 @@ export interface TaskSpace {
  * `strides` (all present now) become a task space of the smallest rank that still
  * addresses each operand's elements through one stride per axis.
  */
-export function coalesce(shape: readonly number[], strides: readonly (readonly number[])[], perm: readonly number[]): TaskSpace {
+export function coalesce(
+  shape: readonly number[],
+  strides: readonly (readonly number[])[],
+  perm: readonly number[],
+): TaskSpace {
   // axes fastest first, each with its size and every operand's stride
   const axes: { size: number; strides: number[] }[] = [];
   for (const axis of perm) {

@@ -13,7 +13,17 @@
  * two's complement does (`x + -1` over uint8 is `x - 1`, as in PyTorch). Beside bool data a
  * literal takes int32 (the core's integer for a bool meeting a weak int).
  */
-import { combineTypes, expr, exprTypes, isInteger, LoomError, type DType, type Expr, type ExprType, type SourceSpan } from '@loom/core';
+import {
+  combineTypes,
+  expr,
+  exprTypes,
+  isInteger,
+  LoomError,
+  type DType,
+  type Expr,
+  type ExprType,
+  type SourceSpan,
+} from '@loom/core';
 
 /** The smallest and largest value of each integer dtype a literal may take, exactly. */
 const RANGES: Readonly<Partial<Record<DType, readonly [bigint, bigint]>>> = {
@@ -43,8 +53,12 @@ export function literalFits(value: number | bigint, dtype: DType): boolean {
  */
 export function checkScalarFits(value: number | bigint, dtype: DType, what: string, declared: boolean): void {
   if (literalFits(value, dtype)) return;
-  const how = declared ? 'the dtype declared for it in dtypes' : 'the dtype of the integer computation it joins (a whole number is a weak integer, as in PyTorch)';
-  throw new LoomError(`${what} is ${value}, which does not fit ${dtype}, ${how}: declare it 'float' in dtypes, or make the tensors ${wider(dtype)}`);
+  const how = declared
+    ? 'the dtype declared for it in dtypes'
+    : 'the dtype of the integer computation it joins (a whole number is a weak integer, as in PyTorch)';
+  throw new LoomError(
+    `${what} is ${value}, which does not fit ${dtype}, ${how}: declare it 'float' in dtypes, or make the tensors ${wider(dtype)}`,
+  );
 }
 
 /** What the check needs: the dtypes of names, and where a literal was written (if known). */
@@ -91,7 +105,12 @@ function combined(node: Expr): readonly Expr[] | undefined {
 }
 
 /** Checks the literals of the weak operands among `operands` against `joined`, when that is a (strong) integer type. */
-function checkOperands(operands: readonly Expr[], joined: ExprType, context: LiteralContext, typeOf: (e: Expr) => ExprType): void {
+function checkOperands(
+  operands: readonly Expr[],
+  joined: ExprType,
+  context: LiteralContext,
+  typeOf: (e: Expr) => ExprType,
+): void {
   if (joined.weak || !isInteger(joined.dtype)) return;
   for (const operand of operands) {
     if (!typeOf(operand).weak) continue;
@@ -114,7 +133,12 @@ function checkOperands(operands: readonly Expr[], joined: ExprType, context: Lit
  * and the documented rule give true; and a wrapped shift count is past the width, which each
  * target shifts its own way. Saying which value is meant is left to the author.
  */
-function checkUnsignedOrder(node: Expr, joined: ExprType, context: LiteralContext, typeOf: (e: Expr) => ExprType): void {
+function checkUnsignedOrder(
+  node: Expr,
+  joined: ExprType,
+  context: LiteralContext,
+  typeOf: (e: Expr) => ExprType,
+): void {
   if (joined.weak || !joined.dtype.startsWith('u') || !isInteger(joined.dtype)) return;
   const shift = node.kind === 'binary' && (node.op === '<<' || node.op === '>>');
   if (node.kind !== 'compare' && !shift) return;
@@ -126,7 +150,9 @@ function checkUnsignedOrder(node: Expr, joined: ExprType, context: LiteralContex
       const wrapped = wrapUnsigned(value, joined.dtype);
       // a literal past 2^53 reads as a double (uint64's 2^64 - 2 is 2^64): not one to suggest
       const writable = wrapped <= BigInt(Number.MAX_SAFE_INTEGER);
-      const what = shift ? `the shift count ${value} beside ${joined.dtype} data` : `the literal ${value} compared with ${joined.dtype} data`;
+      const what = shift
+        ? `the shift count ${value} beside ${joined.dtype} data`
+        : `the literal ${value} compared with ${joined.dtype} data`;
       throw new LoomError(
         `${what} would wrap to ${wrapped} under the promotion rule (a negative literal beside unsigned data wraps, as in PyTorch), where JavaScript ` +
           `and the devices ${shift ? 'shift' : 'compare'} by ${value}: ${writable ? `write ${wrapped} if that is meant, or ` : ''}convert the data to a signed dtype (tensor(values, shape, { dtype: 'int64' }))`,
@@ -160,7 +186,11 @@ export function wrapNegativeLiterals(e: Expr, dtype: DType): Expr {
       return wrapped <= BigInt(Number.MAX_SAFE_INTEGER) ? expr.int(Number(wrapped)) : expr.cast(dtype, expr.int(value));
     }
     case 'if':
-      return expr.ifThenElse(e.condition, wrapNegativeLiterals(e.then, dtype), wrapNegativeLiterals(e.otherwise, dtype));
+      return expr.ifThenElse(
+        e.condition,
+        wrapNegativeLiterals(e.then, dtype),
+        wrapNegativeLiterals(e.otherwise, dtype),
+      );
     default:
       return e;
   }

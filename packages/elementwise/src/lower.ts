@@ -21,7 +21,16 @@
  * Everything else is left to the core's own typing, which is PyTorch's across
  * categories and keeps literals weak.
  */
-import { exprTypes, expr, isInteger, LoomError, mathFunctionsWhere, printExpr, type DType, type Expr } from '@loom/core';
+import {
+  exprTypes,
+  expr,
+  isInteger,
+  LoomError,
+  mathFunctionsWhere,
+  printExpr,
+  type DType,
+  type Expr,
+} from '@loom/core';
 import { componentDType, isComplex, isFloating, type ComplexDType, type TensorDType } from './dtypes.ts';
 import { wrapNegativeLiterals } from './literal-range.ts';
 import { jsHypot, jsLogical, jsPow, jsRound, jsTruthy, type JsContext } from './js-semantics.ts';
@@ -42,7 +51,9 @@ const NARROW: ReadonlySet<DType> = new Set(['int8', 'int16', 'uint8', 'uint16'])
 const MAY_OVERFLOW: ReadonlySet<string> = new Set(['+', '-', '*', '/', '//', '**', '<<']);
 
 /** A lowered value: one real expression, or a complex number as two. */
-export type Value = { readonly kind: 'real'; readonly expr: Expr } | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
+export type Value =
+  | { readonly kind: 'real'; readonly expr: Expr }
+  | { readonly kind: 'complex'; readonly re: Expr; readonly im: Expr; readonly dtype: ComplexDType };
 
 export const real = (e: Expr): Value => ({ kind: 'real', expr: e });
 export const complex = (re: Expr, im: Expr, dtype: ComplexDType): Value => ({ kind: 'complex', re, im, dtype });
@@ -85,7 +96,8 @@ export function lowerOutputs(outputs: readonly Expr[], env: LowerEnv): Value[] {
   return outputs.map((o) => {
     const v = lowering.value(o);
     // what stays shared (weak values) is written out at each use by the passes that follow
-    for (const part of v.kind === 'complex' ? [v.re, v.im] : [v.expr]) expr.checkExpressionBounds(part, 'the payload, lowered,');
+    for (const part of v.kind === 'complex' ? [v.re, v.im] : [v.expr])
+      expr.checkExpressionBounds(part, 'the payload, lowered,');
     return v;
   });
 }
@@ -296,14 +308,19 @@ class Lowering {
 
   /** The complex dtype two operands meet in: complex128 when either needs float64 parts. */
   private complexType(a: Value, b: Value): ComplexDType {
-    const wide = (v: Value) => (v.kind === 'complex' ? v.dtype === 'complex128' : !this.typeOf(v.expr).weak && this.typeOf(v.expr).dtype === 'float64');
+    const wide = (v: Value) =>
+      v.kind === 'complex'
+        ? v.dtype === 'complex128'
+        : !this.typeOf(v.expr).weak && this.typeOf(v.expr).dtype === 'float64';
     return wide(a) || wide(b) ? 'complex128' : 'complex64';
   }
 
   asComplex(v: Value, dtype: ComplexDType): Extract<Value, { kind: 'complex' }> {
     const part = componentDType(dtype);
     if (v.kind === 'complex') {
-      return v.dtype === dtype ? v : { kind: 'complex', re: this.castTo(v.re, part), im: this.castTo(v.im, part), dtype };
+      return v.dtype === dtype
+        ? v
+        : { kind: 'complex', re: this.castTo(v.re, part), im: this.castTo(v.im, part), dtype };
     }
     return { kind: 'complex', re: this.castTo(v.expr, part), im: float(0), dtype };
   }
@@ -312,7 +329,8 @@ class Lowering {
 
   private binary(op: Extract<Expr, { kind: 'binary' }>['op'], a: Value, b: Value): Value {
     if (BITWISE.has(op)) {
-      if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('bitwise operators take integers, not complex values');
+      if (a.kind === 'complex' || b.kind === 'complex')
+        throw new LoomError('bitwise operators take integers, not complex values');
       const e = this.unsignedLiterals(this.integral(binary(op, a.expr, b.expr)) as Extract<Expr, { kind: 'binary' }>);
       return real(MAY_OVERFLOW.has(op) ? this.wrapNarrow(e) : e);
     }
@@ -356,17 +374,22 @@ class Lowering {
       }
       case 'fmod': {
         const [a, b] = args;
-        if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('the remainder (%) is not defined for complex values');
+        if (a.kind === 'complex' || b.kind === 'complex')
+          throw new LoomError('the remainder (%) is not defined for complex values');
         if (this.isFloat(a) || this.isFloat(b)) return real(call('fmod', [a.expr, b.expr]));
         // a constant zero divisor is PyTorch's ZeroDivisionError (JavaScript's NaN has no integer)
-        if (constantInt(b.expr) === 0) throw new LoomError('integer remainder (%) by the constant 0: JavaScript gives NaN, which no integer holds; make an operand a float');
+        if (constantInt(b.expr) === 0)
+          throw new LoomError(
+            'integer remainder (%) by the constant 0: JavaScript gives NaN, which no integer holds; make an operand a float',
+          );
         // integers: JS's remainder takes the dividend's sign, as C's division truncates; x % 0 gives 0
         const [x, y] = this.unsignedOperands(this.env.bind(a.expr), this.env.bind(b.expr));
         return real(ifThenElse(compare('==', y, int(0)), int(0), binary('-', x, binary('*', y, binary('/', x, y)))));
       }
       case 'jspow': {
         const [a, b] = args;
-        if (a.kind === 'complex' || b.kind === 'complex') throw new LoomError('** is not defined for complex values here');
+        if (a.kind === 'complex' || b.kind === 'complex')
+          throw new LoomError('** is not defined for complex values here');
         if (this.isFloat(a) || this.isFloat(b)) return real(jsPow(a.expr, b.expr, this.js));
         // integers compute an integer power (PyTorch's rule: 2 ** -1 is 0 from a tensor of exponents);
         // a constant negative exponent can only mean JavaScript's fraction, which PyTorch refuses too
@@ -413,7 +436,8 @@ class Lowering {
       }
       case 'complex': {
         const [re, im] = args;
-        if (re.kind === 'complex' || im.kind === 'complex') throw new LoomError('complex(re, im) takes two real values');
+        if (re.kind === 'complex' || im.kind === 'complex')
+          throw new LoomError('complex(re, im) takes two real values');
         const t = this.complexType(re, im);
         const part = componentDType(t);
         return complex(this.castTo(this.toFloat(re.expr), part), this.castTo(this.toFloat(im.expr), part), t);
@@ -441,8 +465,12 @@ class Lowering {
   private strictEquality(equal: boolean, a: Expr, b: Expr): Expr {
     const [ka, kb] = [this.jsKind(a), this.jsKind(b)];
     if (ka === 'mixed' || kb === 'mixed') {
-      const [split, other] = ka === 'mixed' ? [a as Extract<Expr, { kind: 'if' }>, this.env.bind(b)] : [b as Extract<Expr, { kind: 'if' }>, this.env.bind(a)];
-      const branch = (x: Expr) => (ka === 'mixed' ? this.strictEquality(equal, x, other) : this.strictEquality(equal, other, x));
+      const [split, other] =
+        ka === 'mixed'
+          ? [a as Extract<Expr, { kind: 'if' }>, this.env.bind(b)]
+          : [b as Extract<Expr, { kind: 'if' }>, this.env.bind(a)];
+      const branch = (x: Expr) =>
+        ka === 'mixed' ? this.strictEquality(equal, x, other) : this.strictEquality(equal, other, x);
       return ifThenElse(split.condition, branch(split.then), branch(split.otherwise));
     }
     if (ka !== kb) return bool(!equal);
@@ -492,7 +520,8 @@ class Lowering {
   }
 
   private complexFunction(fn: string, args: Value[]): Value {
-    if (args.length !== 1 || args[0].kind !== 'complex') throw new LoomError(`${fn} is not defined for complex values here`);
+    if (args.length !== 1 || args[0].kind !== 'complex')
+      throw new LoomError(`${fn} is not defined for complex values here`);
     const z = args[0];
     const result = expr.complexFunction(fn, z, this.env.bind);
     return 'real' in result ? real(result.real) : complex(result.complex.re, result.complex.im, z.dtype);

@@ -32,7 +32,9 @@ export interface DTypes {
 export function inferDTypes(call: CallArguments, options: CheckedOptions, checkOutputs = true): DTypes {
   const operand = (i: number): PromotionOperand => {
     const input = call.inputs[i];
-    return input.kind === 'tensor' ? { kind: 'tensor', dtype: input.tensor.dtype, ndim: input.tensor.ndim } : { kind: 'scalar', type: input.type };
+    return input.kind === 'tensor'
+      ? { kind: 'tensor', dtype: input.tensor.dtype, ndim: input.tensor.ndim }
+      : { kind: 'scalar', type: input.type };
   };
   const promoted = options.promotions.map((p) => elementwiseDTypes(p.args.map(operand), p.method));
   const computation = promoted.map((p) => p.computation);
@@ -56,22 +58,28 @@ export function inferDTypes(call: CallArguments, options: CheckedOptions, checkO
 /** The one device every tensor of the call lives on. */
 export function inferDevice(call: CallArguments, params: readonly string[]): Device {
   const named: { name: string; tensor: Tensor }[] = [
-    ...call.inputs.flatMap((input, k) => (input.kind === 'tensor' ? [{ name: inputName(k, params), tensor: input.tensor }] : [])),
+    ...call.inputs.flatMap((input, k) =>
+      input.kind === 'tensor' ? [{ name: inputName(k, params), tensor: input.tensor }] : [],
+    ),
     ...call.outputs.flatMap((t, k) => (t ? [{ name: `out${k}`, tensor: t }] : [])),
   ];
-  if (named.length === 0) throw new LoomError('a pointwise call needs at least one tensor (an input or an out argument) to know its device');
+  if (named.length === 0)
+    throw new LoomError('a pointwise call needs at least one tensor (an input or an out argument) to know its device');
   const first = named[0];
   for (const n of named) {
     if (n.tensor.storage.released) throw new LoomError(`${n.name} was released`);
     if (n.tensor.device !== first.tensor.device) {
-      throw new LoomError(`all tensors must be on one device: ${first.name} is on ${first.tensor.device.name}, ${n.name} on ${n.tensor.device.name}`);
+      throw new LoomError(
+        `all tensors must be on one device: ${first.name} is on ${first.tensor.device.name}, ${n.name} on ${n.tensor.device.name}`,
+      );
     }
   }
   return first.tensor.device;
 }
 
 export function checkDevice(device: Device, dtypes: DTypes): void {
-  for (const t of new Set([...dtypes.computation, ...dtypes.outputs, ...dtypes.inputs])) checkDTypeSupported(device, t, 'pointwise');
+  for (const t of new Set([...dtypes.computation, ...dtypes.outputs, ...dtypes.inputs]))
+    checkDTypeSupported(device, t, 'pointwise');
 }
 
 export interface Layout {
@@ -88,7 +96,9 @@ export interface Layout {
  * laid out in their inputs' stride order, and the task space coalesced.
  */
 export function inferLayout(call: CallArguments, params: readonly string[]): Layout {
-  const tensors = call.inputs.flatMap((input, k) => (input.kind === 'tensor' ? [{ name: inputName(k, params), tensor: input.tensor }] : []));
+  const tensors = call.inputs.flatMap((input, k) =>
+    input.kind === 'tensor' ? [{ name: inputName(k, params), tensor: input.tensor }] : [],
+  );
   const shape = broadcastShapes(
     tensors.map((t) => t.tensor.shape),
     tensors.map((t) => t.name),
@@ -96,13 +106,16 @@ export function inferLayout(call: CallArguments, params: readonly string[]): Lay
   call.outputs.forEach((out, k) => {
     if (!out) return;
     if (out.ndim !== shape.length || out.shape.some((s, d) => s !== shape[d])) {
-      throw new LoomError(`out${k} has shape [${out.shape.join(', ')}], but the inputs broadcast to [${shape.join(', ')}]`);
+      throw new LoomError(
+        `out${k} has shape [${out.shape.join(', ')}], but the inputs broadcast to [${shape.join(', ')}]`,
+      );
     }
     checkWritable(out, `out${k}`, tensors);
     call.outputs.forEach((other, j) => {
       if (other && j > k) {
         const overlap = overlapOf(out, other);
-        if (overlap === 'full' || overlap === 'partial') throw new LoomError(`out${k} and out${j} share memory: each output needs its own`);
+        if (overlap === 'full' || overlap === 'partial')
+          throw new LoomError(`out${k} and out${j} share memory: each output needs its own`);
       }
     });
   });
@@ -125,11 +138,19 @@ export function fixedLayout(call: CallArguments, params: readonly string[], rank
   const shape = outs[0].shape;
   const check = (t: Tensor, name: string) => {
     if (t.ndim !== rank || t.shape.some((s, d) => s !== shape[d])) {
-      throw new LoomError(`instantiate(${rank}): ${name} has shape [${t.shape.join(', ')}]; every tensor must have the rank-${rank} shape [${shape.join(', ')}]`);
+      throw new LoomError(
+        `instantiate(${rank}): ${name} has shape [${t.shape.join(', ')}]; every tensor must have the rank-${rank} shape [${shape.join(', ')}]`,
+      );
     }
   };
   if (shape.length !== rank) throw new LoomError(`instantiate(${rank}): out0 has rank ${shape.length}`);
   outs.forEach((t, k) => check(t, `out${k}`));
-  const inputs = call.inputs.flatMap((input: InputOperand, k) => (input.kind === 'tensor' ? [input.tensor] : []).map((t) => (check(t, inputName(k, params)), t)));
-  return { shape, allocate: outs.map(() => undefined), task: { shape, strides: [...inputs, ...outs].map((t) => t.strides) } };
+  const inputs = call.inputs.flatMap((input: InputOperand, k) =>
+    (input.kind === 'tensor' ? [input.tensor] : []).map((t) => (check(t, inputName(k, params)), t)),
+  );
+  return {
+    shape,
+    allocate: outs.map(() => undefined),
+    task: { shape, strides: [...inputs, ...outs].map((t) => t.strides) },
+  };
 }

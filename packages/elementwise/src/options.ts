@@ -38,7 +38,15 @@ export interface PointwiseOptions {
 }
 
 /** The options pointwise() reads; any other key is an error. */
-export const POINTWISE_OPTIONS = optionKeys<PointwiseOptions>()(['isTensor', 'dtypes', 'promotionMethods', 'numOutputs', 'params', 'name', 'blockSize']);
+export const POINTWISE_OPTIONS = optionKeys<PointwiseOptions>()([
+  'isTensor',
+  'dtypes',
+  'promotionMethods',
+  'numOutputs',
+  'params',
+  'name',
+  'blockSize',
+]);
 
 export interface Promotion {
   readonly args: readonly number[];
@@ -61,16 +69,21 @@ export function checkOptions(options: PointwiseOptions, params: readonly string[
   const numInputs = params.length;
   const listed = (what: string, list: readonly unknown[] | undefined) => {
     if (list && list.length !== numInputs) {
-      throw new LoomError(`pointwise: ${what} has ${list.length} entries, but the payload takes ${numInputs} inputs (${params.join(', ')})`);
+      throw new LoomError(
+        `pointwise: ${what} has ${list.length} entries, but the payload takes ${numInputs} inputs (${params.join(', ')})`,
+      );
     }
   };
   listed('isTensor', options.isTensor);
   listed('dtypes', options.dtypes);
 
   const numOutputs = options.numOutputs ?? 1;
-  if (!Number.isInteger(numOutputs) || numOutputs < 1) throw new LoomError(`pointwise: numOutputs must be a positive integer, got ${numOutputs}`);
+  if (!Number.isInteger(numOutputs) || numOutputs < 1)
+    throw new LoomError(`pointwise: numOutputs must be a positive integer, got ${numOutputs}`);
   if (returned !== numOutputs) {
-    throw new LoomError(`pointwise: the payload returns ${returned} output(s), but numOutputs is ${numOutputs}${options.numOutputs === undefined ? ' (the default)' : ''}`);
+    throw new LoomError(
+      `pointwise: the payload returns ${returned} output(s), but numOutputs is ${numOutputs}${options.numOutputs === undefined ? ' (the default)' : ''}`,
+    );
   }
 
   const isTensor = options.isTensor ?? params.map(() => true);
@@ -82,25 +95,34 @@ export function checkOptions(options: PointwiseOptions, params: readonly string[
   });
 
   const everyInput: PromotionSpec = [...params.keys(), 'DEFAULT'];
-  const promotions = (options.promotionMethods ?? Array.from({ length: numOutputs }, () => everyInput)).map((spec, k) => checkPromotion(spec, k, numInputs));
+  const promotions = (options.promotionMethods ?? Array.from({ length: numOutputs }, () => everyInput)).map((spec, k) =>
+    checkPromotion(spec, k, numInputs),
+  );
   if (promotions.length !== numOutputs) {
-    throw new LoomError(`pointwise: promotionMethods has ${promotions.length} entries, one per output is needed (${numOutputs})`);
+    throw new LoomError(
+      `pointwise: promotionMethods has ${promotions.length} entries, one per output is needed (${numOutputs})`,
+    );
   }
 
   const blockSize = options.blockSize ?? 256;
-  if (!Number.isInteger(blockSize) || blockSize < 1) throw new LoomError(`pointwise: blockSize must be a positive integer, got ${blockSize}`);
+  if (!Number.isInteger(blockSize) || blockSize < 1)
+    throw new LoomError(`pointwise: blockSize must be a positive integer, got ${blockSize}`);
   return { numInputs, numOutputs, isTensor, scalarTypes, promotions, blockSize };
 }
 
 function checkPromotion(spec: PromotionSpec, output: number, numInputs: number): Promotion {
   if (!Array.isArray(spec) || spec.length < 2) {
-    throw new LoomError(`pointwise: promotionMethods[${output}] must list argument indices and end with a method, e.g. [0, 1, 'DEFAULT']`);
+    throw new LoomError(
+      `pointwise: promotionMethods[${output}] must list argument indices and end with a method, e.g. [0, 1, 'DEFAULT']`,
+    );
   }
   const method = checkPromotionMethod(spec[spec.length - 1]);
   const args = spec.slice(0, -1).flatMap((a) => (Array.isArray(a) ? a : [a])) as unknown[];
   for (const a of args) {
     if (typeof a !== 'number' || !Number.isInteger(a) || a < 0 || a >= numInputs) {
-      throw new LoomError(`pointwise: promotionMethods[${output}] names argument ${String(a)}, but the inputs are 0 to ${numInputs - 1}`);
+      throw new LoomError(
+        `pointwise: promotionMethods[${output}] names argument ${String(a)}, but the inputs are 0 to ${numInputs - 1}`,
+      );
     }
   }
   return { args: args as number[], method };

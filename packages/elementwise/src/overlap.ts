@@ -27,7 +27,8 @@ export function overlapOf(a: Tensor, b: Tensor): Overlap {
   if (a === b) return 'full';
   if (a.storage !== b.storage || a.numel === 0 || b.numel === 0) return 'none';
   if (!isNonOverlappingAndDense(a) || !isNonOverlappingAndDense(b)) return 'too-hard';
-  const same = a.offset === b.offset && a.dtype === b.dtype && sameList(a.shape, b.shape) && sameList(a.strides, b.strides);
+  const same =
+    a.offset === b.offset && a.dtype === b.dtype && sameList(a.shape, b.shape) && sameList(a.strides, b.strides);
   if (same) return 'full';
   const [aLo, aHi] = extent(a);
   const [bLo, bHi] = extent(b);

@@ -12,7 +12,14 @@
  * `Math.round` and `Math.hypot` become pseudo-functions the kernel builder resolves once the
  * dtypes are known.
  */
-import { parse, type ArrowFunctionExpression, type Expression, type FunctionExpression, type Node, type Property } from 'acorn';
+import {
+  parse,
+  type ArrowFunctionExpression,
+  type Expression,
+  type FunctionExpression,
+  type Node,
+  type Property,
+} from 'acorn';
 import { expr, LoomError, type Expr, type SourceSpan } from '@loom/core';
 import { PayloadTranslator, type Fail } from './payload-translate.ts';
 import type { Payload } from './payload.ts';
@@ -21,7 +28,8 @@ type FunctionNode = ArrowFunctionExpression | FunctionExpression;
 
 /** The payload that `source`, a function's text, computes; `name` is the function's name, if it has one. */
 export function fromFunctionSource(source: string, name: string): Payload {
-  if (/\{\s*\[native code\]\s*\}\s*$/.test(source)) throw new LoomError(`the payload ${name || 'function'} is native code, whose source cannot be read`);
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source))
+    throw new LoomError(`the payload ${name || 'function'} is native code, whose source cannot be read`);
   const { fn, shift, methodName } = parseFunction(source);
   const at = (node: Node): SourceSpan => {
     const start = Math.max(0, node.start - shift);
@@ -51,7 +59,9 @@ export function fromFunctionSource(source: string, name: string): Payload {
     returned.type === 'ArrayExpression'
       ? returned.elements.map((e) => {
           if (e === null) return fail(returned, 'an empty slot cannot be a payload output');
-          return e.type === 'SpreadElement' ? fail(e, 'spread elements cannot be payload outputs') : translator.expression(e);
+          return e.type === 'SpreadElement'
+            ? fail(e, 'spread elements cannot be payload outputs')
+            : translator.expression(e);
         })
       : [translator.expression(returned)];
   if (outputs.length === 0) fail(returned, 'the payload returns no outputs');
@@ -59,7 +69,13 @@ export function fromFunctionSource(source: string, name: string): Payload {
   // is linear, and the kernel builder gives each shared node a temporary (lower.ts): the
   // kernel grows with the payload's distinct nodes, which are bounded here, with its depth.
   checkPayloadBounds(outputs, wholeOf(source));
-  return { name: name || (fn.type === 'FunctionExpression' && fn.id ? fn.id.name : methodName) || 'pointwise', params, outputs, source, literalSpans };
+  return {
+    name: name || (fn.type === 'FunctionExpression' && fn.id ? fn.id.name : methodName) || 'pointwise',
+    params,
+    outputs,
+    source,
+    literalSpans,
+  };
 }
 
 interface FoundFunction {
@@ -94,7 +110,10 @@ function attempt(source: string, prefix: string, suffix: string): FoundFunction 
   } catch (err) {
     // The parser recurses on nesting, and thousands of brackets overflow the stack (which acorn
     // reports as a SyntaxError of its own): the user's nesting, said so.
-    if ((err instanceof RangeError && /call stack/i.test(err.message)) || /not enough stack space/i.test((err as Error).message)) {
+    if (
+      (err instanceof RangeError && /call stack/i.test(err.message)) ||
+      /not enough stack space/i.test((err as Error).message)
+    ) {
       throw new LoomError(`the payload is nested deeper than ${expr.MAX_EXPRESSION_DEPTH} levels`, wholeOf(source));
     }
     if (!(err instanceof SyntaxError)) throw err;
@@ -109,7 +128,11 @@ function attempt(source: string, prefix: string, suffix: string): FoundFunction 
     const method = e.properties[0] as Property;
     if (method.type === 'Property' && method.method && method.kind === 'init') {
       const key = method.key as Expression;
-      return { fn: method.value as FunctionExpression, shift: prefix.length, methodName: key.type === 'Identifier' ? key.name : undefined };
+      return {
+        fn: method.value as FunctionExpression,
+        shift: prefix.length,
+        methodName: key.type === 'Identifier' ? key.name : undefined,
+      };
     }
   }
   return { at: -1 };
@@ -134,7 +157,10 @@ function checkPayloadBounds(outputs: readonly Expr[], span: SourceSpan): void {
     if (seen.has(e)) continue;
     seen.add(e);
     if (seen.size > MAX_PAYLOAD_NODES) {
-      throw new LoomError(`the payload has more than ${MAX_PAYLOAD_NODES} distinct operations and operands; split it into several pointwise calls`, span);
+      throw new LoomError(
+        `the payload has more than ${MAX_PAYLOAD_NODES} distinct operations and operands; split it into several pointwise calls`,
+        span,
+      );
     }
     stack.push(...expr.children(e));
   }

@@ -61,7 +61,10 @@ const MATH_FUNCTIONS: Readonly<Record<string, MathTranslation>> = nameTable({
   pow: { arity: 2, build: ([a, b]) => call('jspow', [a, b]) },
   // JS rounds halves towards +infinity (C's round goes away from zero)
   round: { arity: 1, build: ([x]) => call('jsround', [x]) },
-  sign: { arity: 1, build: ([x]) => ifThenElse(compare('>', x, int(0)), int(1), ifThenElse(compare('<', x, int(0)), int(-1), x)) },
+  sign: {
+    arity: 1,
+    build: ([x]) => ifThenElse(compare('>', x, int(0)), int(1), ifThenElse(compare('<', x, int(0)), int(-1), x)),
+  },
   // JavaScript's takes any number of arguments, C's two
   hypot: { arity: 'variadic', build: (args) => call('jshypot', args) },
   fround: { arity: 1, build: ([x]) => cast('float32', x) },
@@ -150,7 +153,8 @@ export class PayloadTranslator {
       }
     });
     const last = statements[statements.length - 1];
-    if (!last || last.type !== 'ReturnStatement' || !last.argument) fail(last ?? body, 'the payload must end with a return of its output(s)');
+    if (!last || last.type !== 'ReturnStatement' || !last.argument)
+      fail(last ?? body, 'the payload must end with a return of its output(s)');
     return (last as ReturnStatement).argument!;
   }
 
@@ -160,7 +164,10 @@ export class PayloadTranslator {
    */
   expression(node: Expression): Expr {
     if (this.#depth >= expr.MAX_EXPRESSION_DEPTH) {
-      this.fail(node, `the payload is nested deeper than ${expr.MAX_EXPRESSION_DEPTH} levels (a chain of operators counts a level per operator)`);
+      this.fail(
+        node,
+        `the payload is nested deeper than ${expr.MAX_EXPRESSION_DEPTH} levels (a chain of operators counts a level per operator)`,
+      );
     }
     this.#depth++;
     try {
@@ -191,7 +198,12 @@ export class PayloadTranslator {
       case 'CallExpression':
         return this.callExpression(e);
       case 'MemberExpression':
-        if (isMath(e.object) && !e.computed && e.property.type === 'Identifier' && Object.hasOwn(MATH_CONSTANTS, e.property.name)) {
+        if (
+          isMath(e.object) &&
+          !e.computed &&
+          e.property.type === 'Identifier' &&
+          Object.hasOwn(MATH_CONSTANTS, e.property.name)
+        ) {
           return float(MATH_CONSTANTS[e.property.name]);
         }
         return fail(e, `'${this.textOf(e)}' cannot be read in a payload (only parameters, locals and Math constants)`);
@@ -242,7 +254,8 @@ export class PayloadTranslator {
     if (build) return build(this.expression(e.left as Expression), this.expression(e.right));
     // ESTree keeps no node for the operator itself: its caret goes under its text, between the operands
     const operator = this.operatorNode(e);
-    if (e.operator === '>>>') return this.fail(operator, "'>>>' has no counterpart in Loom expressions: shift an unsigned integer with '>>'");
+    if (e.operator === '>>>')
+      return this.fail(operator, "'>>>' has no counterpart in Loom expressions: shift an unsigned integer with '>>'");
     return this.fail(operator, `the operator '${e.operator}' cannot be translated to a Loom expression`);
   }
 
@@ -256,14 +269,23 @@ export class PayloadTranslator {
   private callExpression(e: CallExpression): Expr {
     const { fail } = this;
     const callee = e.callee as Expression;
-    const args = () => e.arguments.map((a) => (a.type === 'SpreadElement' ? fail(a, 'spread arguments cannot be translated') : this.expression(a)));
-    const member = callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' ? callee.property.name : undefined;
+    const args = () =>
+      e.arguments.map((a) =>
+        a.type === 'SpreadElement' ? fail(a, 'spread arguments cannot be translated') : this.expression(a),
+      );
+    const member =
+      callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier'
+        ? callee.property.name
+        : undefined;
     if (callee.type === 'MemberExpression' && isMath(callee.object) && member !== undefined) {
       const fn = MATH_FUNCTIONS[member];
       if (!fn) return fail(callee, `Math.${member} has no counterpart in Loom expressions`);
       const given = args();
       if (fn.arity === 'variadic' ? given.length === 0 : given.length !== fn.arity) {
-        return fail(e, `Math.${member} takes ${fn.arity === 'variadic' ? 'at least one argument' : `${fn.arity} argument(s)`}, got ${given.length}`);
+        return fail(
+          e,
+          `Math.${member} takes ${fn.arity === 'variadic' ? 'at least one argument' : `${fn.arity} argument(s)`}, got ${given.length}`,
+        );
       }
       return fn.build(given);
     }
@@ -271,10 +293,14 @@ export class PayloadTranslator {
     const name = callee.type === 'Identifier' ? callee.name : member;
     if (name && CALLABLE.has(name)) {
       const given = args();
-      if (given.length !== PAYLOAD_FUNCTIONS[name]) fail(e, `${name} takes ${PAYLOAD_FUNCTIONS[name]} argument(s), got ${given.length}`);
+      if (given.length !== PAYLOAD_FUNCTIONS[name])
+        fail(e, `${name} takes ${PAYLOAD_FUNCTIONS[name]} argument(s), got ${given.length}`);
       return call(name, given);
     }
-    return fail(callee, `cannot call '${this.textOf(callee)}' in a payload: only Math functions and real, imag, conj, complex`);
+    return fail(
+      callee,
+      `cannot call '${this.textOf(callee)}' in a payload: only Math functions and real, imag, conj, complex`,
+    );
   }
 
   /** `'x ?? y' (logical expression)`: the node's text and what it is, for messages. */

@@ -51,7 +51,8 @@ export type PayloadSource = string | readonly string[] | ((...args: never[]) => 
 export function readPayload(payload: PayloadSource, params?: readonly string[]): Payload {
   if (typeof payload === 'function') return fromFunctionSource(payload.toString(), payload.name);
   if (typeof payload === 'string' && /=>|^\s*function\b/.test(payload)) return fromFunctionSource(payload, '');
-  if (typeof payload === 'string' || Array.isArray(payload)) return fromExpressions(typeof payload === 'string' ? [payload] : payload, params);
+  if (typeof payload === 'string' || Array.isArray(payload))
+    return fromExpressions(typeof payload === 'string' ? [payload] : payload, params);
   throw new LoomError(`a pointwise payload is a function or an expression string, not ${typeof payload}`);
 }
 
@@ -68,21 +69,34 @@ function fromExpressions(texts: readonly string[], params: readonly string[] | u
     (e: Expr): void => {
       if (e.kind === 'var' && !found.includes(e.name)) found.push(e.name);
       if (e.kind === 'subscript' || e.kind === 'reduce')
-        throw new LoomError(`a pointwise payload works on single elements: ${e.kind === 'subscript' ? 'subscripts' : 'reductions'} are not allowed`, spanOf(text, e));
-      if (e.kind === 'call' && !isKnownFunction(e.fn)) throw new LoomError(`unknown function '${e.fn}' in a pointwise payload`, spanOf(text, e));
+        throw new LoomError(
+          `a pointwise payload works on single elements: ${e.kind === 'subscript' ? 'subscripts' : 'reductions'} are not allowed`,
+          spanOf(text, e),
+        );
+      if (e.kind === 'call' && !isKnownFunction(e.fn))
+        throw new LoomError(`unknown function '${e.fn}' in a pointwise payload`, spanOf(text, e));
     };
   outputs.forEach((o, k) => expr.walk(o, visit(texts[k])));
   const names = params ?? found;
   outputs.forEach((o, k) => {
     for (const v of expr.freeVariables(o)) {
-      if (!names.includes(v)) throw new LoomError(`'${v}' is not a parameter of the payload (parameters: ${names.join(', ')})`, spanOf(texts[k], variable(v)));
+      if (!names.includes(v))
+        throw new LoomError(
+          `'${v}' is not a parameter of the payload (parameters: ${names.join(', ')})`,
+          spanOf(texts[k], variable(v)),
+        );
     }
   });
   return { name: 'pointwise', params: names, outputs, source };
 }
 
 export function isKnownFunction(name: string): boolean {
-  return Object.hasOwn(expr.KNOWN_FUNCTIONS, name) || Object.hasOwn(PAYLOAD_FUNCTIONS, name) || name === 'complex64' || name === 'complex128';
+  return (
+    Object.hasOwn(expr.KNOWN_FUNCTIONS, name) ||
+    Object.hasOwn(PAYLOAD_FUNCTIONS, name) ||
+    name === 'complex64' ||
+    name === 'complex128'
+  );
 }
 
 /** Where a node's text appears in `text` (found by printing it; the whole text when it cannot be). */

@@ -12,12 +12,28 @@
  * new shapes of a known kind generate no code. `instantiate(rank)` skips the
  * metadata for callers who prepared every operand, as the seed's flip does.
  */
-import { checkOptionKeys, generateCode, LruCache, perObject, targetFacts, type Device, type LoopKernel } from '@loom/core';
+import {
+  checkOptionKeys,
+  generateCode,
+  LruCache,
+  perObject,
+  targetFacts,
+  type Device,
+  type LoopKernel,
+} from '@loom/core';
 import { readArguments, type CallArguments, type OutputArguments } from './arguments.ts';
 import type { Scalar } from './host.ts';
 import { buildKernel, specKey, type KernelSpec, type PointwiseKernel } from './kernel.ts';
 import { kernelSpec, VariantLauncher } from './launch.ts';
-import { checkDevice, fixedLayout, inferDevice, inferDTypes, inferLayout, type DTypes, type Layout } from './metadata.ts';
+import {
+  checkDevice,
+  fixedLayout,
+  inferDevice,
+  inferDTypes,
+  inferLayout,
+  type DTypes,
+  type Layout,
+} from './metadata.ts';
 import { checkOptions, POINTWISE_OPTIONS, type CheckedOptions, type PointwiseOptions } from './options.ts';
 import { readPayload, type Payload, type PayloadSource } from './payload.ts';
 import { empty, type Tensor } from './tensor.ts';
@@ -66,7 +82,10 @@ export interface PointwiseFunction<R> {
 }
 
 /** A pointwise function with one output resolves to a Tensor, with several to an array of them. */
-export function pointwise(options: PointwiseOptions & { readonly numOutputs?: 1 }, payload: PayloadSource): PointwiseFunction<Tensor>;
+export function pointwise(
+  options: PointwiseOptions & { readonly numOutputs?: 1 },
+  payload: PayloadSource,
+): PointwiseFunction<Tensor>;
 export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor[]>;
 export function pointwise(options: PointwiseOptions, payload: PayloadSource): PointwiseFunction<Tensor | Tensor[]> {
   checkOptionKeys('pointwise', options, POINTWISE_OPTIONS);
@@ -138,7 +157,14 @@ class Pointwise {
     const dtypes = inferDTypes(call, this.options, rank === undefined);
     checkDevice(device, dtypes);
     const layout = rank === undefined ? inferLayout(call, params) : fixedLayout(call, params, rank);
-    const { spec, choice } = kernelSpec(call.inputs, call.outputs, dtypes, layout.task, this.options.blockSize, targetFacts(device.target));
+    const { spec, choice } = kernelSpec(
+      call.inputs,
+      call.outputs,
+      dtypes,
+      layout.task,
+      this.options.blockSize,
+      targetFacts(device.target),
+    );
     return { device, dtypes, layout, variant: this.variant(spec), choice };
   }
 
@@ -149,7 +175,9 @@ class Pointwise {
 
   async run({ call, plan }: Prepared): Promise<Tensor | Tensor[]> {
     const { device, dtypes, layout, variant } = plan;
-    const outputs = call.outputs.map((out, k) => out ?? empty(layout.shape, { dtype: dtypes.outputs[k], device, strides: layout.allocate[k] }));
+    const outputs = call.outputs.map(
+      (out, k) => out ?? empty(layout.shape, { dtype: dtypes.outputs[k], device, strides: layout.allocate[k] }),
+    );
     const operands = { inputs: call.inputs, outputs };
     plan.launcher ??= new VariantLauncher(variant, operands, layout.task);
     await plan.launcher.launch(operands);
@@ -188,7 +216,9 @@ function metadataKey(call: Prepared['call']): string {
 }
 
 /** A tensor's part of a plan's key, made once per tensor (its storage, dtype and layout never change). */
-const tensorKey = perObject((t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`);
+const tensorKey = perObject(
+  (t: Tensor) => `${storageId(t.storage)}:${t.dtype}:${t.shape.join(',')}:${t.strides.join(',')}:${t.offset}`,
+);
 
 /** A stable number per storage (kept while the storage lives), to key plans by identity. */
 const storageId = perObject((_: object) => nextStorageId++);

@@ -19,16 +19,31 @@ import { LoomError } from '@loom/core';
 import { complexWithParts, isComplex, isFloating, isIntegral, type TensorDType } from './dtypes.ts';
 
 /** How an operation's result dtype follows from its operands' (PyTorch's `ELEMENTWISE_TYPE_PROMOTION_KIND`). */
-export type PromotionMethod = 'DEFAULT' | 'NO_OPMATH' | 'INT_TO_FLOAT' | 'ALWAYS_BOOL' | 'COMPLEX_TO_FLOAT' | 'BOOL_TO_LONG';
+export type PromotionMethod =
+  | 'DEFAULT'
+  | 'NO_OPMATH'
+  | 'INT_TO_FLOAT'
+  | 'ALWAYS_BOOL'
+  | 'COMPLEX_TO_FLOAT'
+  | 'BOOL_TO_LONG';
 
 /** Every promotion method. */
-export const PROMOTION_METHODS: readonly PromotionMethod[] = ['DEFAULT', 'NO_OPMATH', 'INT_TO_FLOAT', 'ALWAYS_BOOL', 'COMPLEX_TO_FLOAT', 'BOOL_TO_LONG'];
+export const PROMOTION_METHODS: readonly PromotionMethod[] = [
+  'DEFAULT',
+  'NO_OPMATH',
+  'INT_TO_FLOAT',
+  'ALWAYS_BOOL',
+  'COMPLEX_TO_FLOAT',
+  'BOOL_TO_LONG',
+];
 
 /** The kind of a Python-like scalar: what a JS boolean, integer, fraction or `{ re, im }` stands for. */
 export type ScalarKind = 'bool' | 'int' | 'float' | 'complex';
 
 /** An operand as promotion sees it: a tensor (dtype, rank) or a scalar. */
-export type PromotionOperand = { readonly kind: 'tensor'; readonly dtype: TensorDType; readonly ndim: number } | { readonly kind: 'scalar'; readonly type: ScalarKind };
+export type PromotionOperand =
+  | { readonly kind: 'tensor'; readonly dtype: TensorDType; readonly ndim: number }
+  | { readonly kind: 'scalar'; readonly type: ScalarKind };
 
 /** The computation and result dtypes promotion chose. */
 export interface PromotedDTypes {
@@ -67,7 +82,9 @@ export function promoteTypes(a: TensorDType, b: TensorDType): TensorDType {
   if (isBarebonesUnsigned(a) || isBarebonesUnsigned(b)) {
     if (isFloating(a)) return a;
     if (isFloating(b)) return b;
-    throw new LoomError(`promotion for uint16, uint32 and uint64 is not supported (as in PyTorch): cannot promote ${a} and ${b}`);
+    throw new LoomError(
+      `promotion for uint16, uint32 and uint64 is not supported (as in PyTorch): cannot promote ${a} and ${b}`,
+    );
   }
   // a float meets a complex in the complex dtype wide enough for both parts
   if (isComplex(a) !== isComplex(b)) {
@@ -111,7 +128,8 @@ export function resultDType(operands: readonly PromotionOperand[]): TensorDType 
  * bool or its float16 magnitude.
  */
 type Promoted = TensorDType | 'complex32';
-const COMPLEX32 = 'float16 meets a complex number in complex32, which is not supported here (as in PyTorch, whose operators refuse it)';
+const COMPLEX32 =
+  'float16 meets a complex number in complex32, which is not supported here (as in PyTorch, whose operators refuse it)';
 
 function promotedDType(operands: readonly PromotionOperand[]): Promoted {
   let dimensioned: TensorDType | undefined;
@@ -130,7 +148,8 @@ function promotedDType(operands: readonly PromotionOperand[]): Promoted {
 function combineTiers(higher: TensorDType | undefined, lower: Promoted | undefined): Promoted | undefined {
   if (higher === undefined) return lower;
   if (lower === undefined || isComplex(higher)) return higher;
-  if (lower === 'complex32' || isComplex(lower)) return higher === 'float16' ? 'complex32' : isFloating(higher) ? complexWithParts(higher) : lower;
+  if (lower === 'complex32' || isComplex(lower))
+    return higher === 'float16' ? 'complex32' : isFloating(higher) ? complexWithParts(higher) : lower;
   if (isFloating(higher)) return higher;
   if (higher === 'bool' || isFloating(lower)) return promoteTypes(higher, lower);
   return higher;
@@ -162,12 +181,15 @@ export function elementwiseDTypes(operands: readonly PromotionOperand[], method:
       return { computation: computationDType(result), result: real };
     }
     case 'BOOL_TO_LONG':
-      return result === 'bool' ? { computation: 'int64', result: 'int64' } : { computation: computationDType(result), result };
+      return result === 'bool'
+        ? { computation: 'int64', result: 'int64' }
+        : { computation: computationDType(result), result };
   }
 }
 
 export function checkPromotionMethod(name: unknown): PromotionMethod {
-  if (typeof name === 'string' && (PROMOTION_METHODS as readonly string[]).includes(name)) return name as PromotionMethod;
+  if (typeof name === 'string' && (PROMOTION_METHODS as readonly string[]).includes(name))
+    return name as PromotionMethod;
   throw new LoomError(`unknown promotion method '${String(name)}' (known: ${PROMOTION_METHODS.join(', ')})`);
 }
 
@@ -189,7 +211,12 @@ export interface ComplexScalar {
 }
 
 export function isComplexScalar(value: unknown): value is ComplexScalar {
-  return typeof value === 'object' && value !== null && typeof (value as ComplexScalar).re === 'number' && typeof (value as ComplexScalar).im === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ComplexScalar).re === 'number' &&
+    typeof (value as ComplexScalar).im === 'number'
+  );
 }
 
 /** The dtype a weak scalar of `kind` takes on its own: PyTorch's int64, float32, complex64. */

@@ -15,7 +15,9 @@ import { byteSize, DeviceArray, LoomError, type Device, type DeviceBuffer, type 
  * tensor's memory with its last reference. Queued work holds its storages, so memory
  * in use is never collected; `release()` frees earlier, deterministically.
  */
-const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuffer }>(({ device, buffer }) => device.release(buffer));
+const unreachable = new FinalizationRegistry<{ device: Device; buffer: DeviceBuffer }>(({ device, buffer }) =>
+  device.release(buffer),
+);
 
 /** Shaped views kept per storage (a storage meets few kernels' shapes). */
 const VIEWS_PER_STORAGE = 8;

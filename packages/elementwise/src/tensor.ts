@@ -28,10 +28,16 @@ export class Tensor implements Layout {
     /** The storage element where index (0, ..., 0) is (PyTorch's `storage_offset()`). */
     readonly offset: number,
   ) {
-    if (shape.length !== strides.length) throw new LoomError(`a tensor of shape [${shape.join(', ')}] needs ${shape.length} strides, got [${strides.join(', ')}]`);
-    if (shape.some((s) => !Number.isInteger(s) || s < 0)) throw new LoomError(`invalid tensor shape [${shape.join(', ')}]`);
-    if (strides.some((s) => !Number.isInteger(s)) || !Number.isInteger(offset)) throw new LoomError('tensor strides and offset must be integers');
-    if (componentDType(dtype) !== storage.dtype) throw new LoomError(`a ${dtype} tensor cannot view storage of ${storage.dtype}`);
+    if (shape.length !== strides.length)
+      throw new LoomError(
+        `a tensor of shape [${shape.join(', ')}] needs ${shape.length} strides, got [${strides.join(', ')}]`,
+      );
+    if (shape.some((s) => !Number.isInteger(s) || s < 0))
+      throw new LoomError(`invalid tensor shape [${shape.join(', ')}]`);
+    if (strides.some((s) => !Number.isInteger(s)) || !Number.isInteger(offset))
+      throw new LoomError('tensor strides and offset must be integers');
+    if (componentDType(dtype) !== storage.dtype)
+      throw new LoomError(`a ${dtype} tensor cannot view storage of ${storage.dtype}`);
     this.shape = Object.freeze([...shape]);
     this.strides = Object.freeze([...strides]);
     const [lo, hi] = extent(this);
@@ -72,7 +78,9 @@ export class Tensor implements Layout {
   permute(...dims: number[]): Tensor {
     const axes = dims.map((d) => this.axis(d, 'permute'));
     if (axes.length !== this.ndim || new Set(axes).size !== this.ndim) {
-      throw new LoomError(`permute: [${dims.join(', ')}] is not a permutation of the ${this.ndim} axes of a tensor of shape [${this.shape.join(', ')}]`);
+      throw new LoomError(
+        `permute: [${dims.join(', ')}] is not a permutation of the ${this.ndim} axes of a tensor of shape [${this.shape.join(', ')}]`,
+      );
     }
     return this.view(
       axes.map((a) => this.shape[a]),
@@ -92,7 +100,8 @@ export class Tensor implements Layout {
   /** Reverses the given axes: a negative stride, starting from the last element. */
   flip(...dims: number[]): Tensor {
     const axes = dims.map((d) => this.axis(d, 'flip'));
-    if (new Set(axes).size !== axes.length) throw new LoomError(`flip: an axis appears more than once in [${dims.join(', ')}]`);
+    if (new Set(axes).size !== axes.length)
+      throw new LoomError(`flip: an axis appears more than once in [${dims.join(', ')}]`);
     const strides = [...this.strides];
     let offset = this.offset;
     for (const a of axes) {
@@ -109,13 +118,17 @@ export class Tensor implements Layout {
    */
   expand(...sizes: number[]): Tensor {
     const lead = sizes.length - this.ndim;
-    if (lead < 0) throw new LoomError(`expand: [${sizes.join(', ')}] has fewer axes than the tensor's shape [${this.shape.join(', ')}]`);
+    if (lead < 0)
+      throw new LoomError(
+        `expand: [${sizes.join(', ')}] has fewer axes than the tensor's shape [${this.shape.join(', ')}]`,
+      );
     const shape: number[] = [];
     const strides: number[] = [];
     sizes.forEach((size, k) => {
       const own = k - lead;
       if (own < 0) {
-        if (size < 0) throw new LoomError(`expand: -1 is not allowed for a new leading axis (sizes [${sizes.join(', ')}])`);
+        if (size < 0)
+          throw new LoomError(`expand: -1 is not allowed for a new leading axis (sizes [${sizes.join(', ')}])`);
         shape.push(size);
         strides.push(0);
       } else if (size === -1 || size === this.shape[own]) {
@@ -125,7 +138,9 @@ export class Tensor implements Layout {
         shape.push(size);
         strides.push(0);
       } else {
-        throw new LoomError(`expand: the tensor of shape [${this.shape.join(', ')}] cannot be expanded to [${sizes.join(', ')}]: axis ${own} has size ${this.shape[own]}, not 1`);
+        throw new LoomError(
+          `expand: the tensor of shape [${this.shape.join(', ')}] cannot be expanded to [${sizes.join(', ')}]: axis ${own} has size ${this.shape[own]}, not 1`,
+        );
       }
     });
     return this.view(shape, strides, this.offset);
@@ -138,10 +153,12 @@ export class Tensor implements Layout {
    */
   slice(dim: number, start?: number | null, end?: number | null, step = 1): Tensor {
     const a = this.axis(dim, 'slice');
-    if (!Number.isInteger(step) || step === 0) throw new LoomError(`slice: the step must be a non-zero integer, got ${step}`);
+    if (!Number.isInteger(step) || step === 0)
+      throw new LoomError(`slice: the step must be a non-zero integer, got ${step}`);
     const n = this.shape[a];
     const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
-    const resolve = (v: number | null | undefined, fallback: number, lo: number, hi: number) => (v === undefined || v === null ? fallback : clamp(v < 0 ? v + n : v, lo, hi));
+    const resolve = (v: number | null | undefined, fallback: number, lo: number, hi: number) =>
+      v === undefined || v === null ? fallback : clamp(v < 0 ? v + n : v, lo, hi);
     const from = step > 0 ? resolve(start, 0, 0, n) : resolve(start, n - 1, -1, n - 1);
     const to = step > 0 ? resolve(end, n, 0, n) : resolve(end, -1, -1, n - 1);
     const length = Math.max(0, Math.ceil((to - from) / step));
@@ -195,7 +212,9 @@ export class Tensor implements Layout {
   private axis(dim: number, what: string): number {
     const a = dim < 0 ? dim + this.ndim : dim;
     if (!Number.isInteger(dim) || a < 0 || a >= this.ndim) {
-      throw new LoomError(`${what}: axis ${dim} is out of range for a tensor of ${this.ndim} axes (shape [${this.shape.join(', ')}])`);
+      throw new LoomError(
+        `${what}: axis ${dim} is out of range for a tensor of ${this.ndim} axes (shape [${this.shape.join(', ')}])`,
+      );
     }
     return a;
   }
@@ -227,7 +246,8 @@ export function contiguousStrides(shape: readonly number[]): number[] {
 
 function inferSize(sizes: readonly number[], numel: number): number[] {
   const unknown = sizes.filter((s) => s === -1).length;
-  if (unknown > 1 || sizes.some((s) => !Number.isInteger(s) || s < -1)) throw new LoomError(`reshape: invalid shape [${sizes.join(', ')}]`);
+  if (unknown > 1 || sizes.some((s) => !Number.isInteger(s) || s < -1))
+    throw new LoomError(`reshape: invalid shape [${sizes.join(', ')}]`);
   const known = sizes.filter((s) => s !== -1).reduce((a, b) => a * b, 1);
   const shape = sizes.map((s) => (s === -1 ? (known === 0 ? 0 : numel / known) : s));
   const size = shape.reduce((a, b) => a * b, 1);
@@ -288,7 +308,11 @@ export interface TensorOptions {
 
 /** The options tensor() and empty() read; any other key is an error. */
 const TENSOR_OPTIONS = optionKeys<TensorOptions>()(['device', 'dtype']);
-const EMPTY_OPTIONS = optionKeys<TensorOptions & { readonly strides?: readonly number[] }>()(['device', 'dtype', 'strides']);
+const EMPTY_OPTIONS = optionKeys<TensorOptions & { readonly strides?: readonly number[] }>()([
+  'device',
+  'dtype',
+  'strides',
+]);
 
 /**
  * A tensor holding `data`: a TypedArray (shape `[length]` unless `shape` is given),
@@ -308,14 +332,18 @@ export function tensor(data: TensorData, shape?: readonly number[], options: Ten
 }
 
 /** A new tensor of `shape`, its elements not yet written (PyTorch's empty), row-major unless `strides` say otherwise. */
-export function empty(shape: readonly number[], options: TensorOptions & { readonly strides?: readonly number[] } = {}): Tensor {
+export function empty(
+  shape: readonly number[],
+  options: TensorOptions & { readonly strides?: readonly number[] } = {},
+): Tensor {
   checkOptionKeys('empty', options, EMPTY_OPTIONS);
   const dtype = checkTensorDType(options.dtype ?? 'float32');
   const device = options.device ?? defaultDevice();
   const strides = options.strides ?? contiguousStrides(shape);
   const numel = shape.reduce((a, b) => a * b, 1);
   const span = numel === 0 ? 0 : extent({ shape, strides, offset: 0 })[1] + 1;
-  if (numel > 0 && extent({ shape, strides, offset: 0 })[0] < 0) throw new LoomError('empty(): strides must not be negative');
+  if (numel > 0 && extent({ shape, strides, offset: 0 })[0] < 0)
+    throw new LoomError('empty(): strides must not be negative');
   const storage = Storage.allocate(device, componentDType(dtype), span * lanes(dtype));
   return new Tensor(storage, dtype, shape, strides, 0);
 }

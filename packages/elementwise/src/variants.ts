@@ -29,7 +29,15 @@
  * sharing), so the same kind of call always gets the same variant; `plan(...).variant`
  * names it and `plan(...).reason` says why.
  */
-import { addPrefetch, holdsVectors, splitIname, tagArrayAxes, tagInames, type LoopKernel, type TargetFacts } from '@loom/core';
+import {
+  addPrefetch,
+  holdsVectors,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  type LoopKernel,
+  type TargetFacts,
+} from '@loom/core';
 import { isComplex, type TensorDType } from './dtypes.ts';
 import type { TaskSpace } from './layout.ts';
 
@@ -65,9 +73,19 @@ export interface VariantChoice {
 }
 
 /** The variant for a call on a target with these facts: its name, why, and what its schedule needs. */
-export function chooseVariant(target: TargetFacts, task: TaskSpace, operands: readonly OperandFacts[], blockSize: number): VariantChoice {
+export function chooseVariant(
+  target: TargetFacts,
+  task: TaskSpace,
+  operands: readonly OperandFacts[],
+  blockSize: number,
+): VariantChoice {
   const none = new Set<number>();
-  const flat = (reason: string): VariantChoice => ({ name: 'flat', reason, tiledOperands: none, vectorStatements: false });
+  const flat = (reason: string): VariantChoice => ({
+    name: 'flat',
+    reason,
+    tiledOperands: none,
+    vectorStatements: false,
+  });
   if (target.sequentialWorkItems) return flat('the target runs work-items one after another: nothing to coalesce');
   const rank = task.shape.length;
   if (rank === 0 || operands.length === 0) return flat('a single element');
@@ -75,7 +93,9 @@ export function chooseVariant(target: TargetFacts, task: TaskSpace, operands: re
   const tiled = tiledOperands(task, operands);
   if (tiled.size > 0) {
     if (blockSize % TILE !== 0 || TILE % (blockSize / TILE) !== 0)
-      return flat(`an input is transposed, but blockSize ${blockSize} does not split a ${TILE} x ${TILE} tile into rows`);
+      return flat(
+        `an input is transposed, but blockSize ${blockSize} does not split a ${TILE} x ${TILE} tile into rows`,
+      );
     const which = [...tiled].map((k) => `operand ${k}`).join(', ');
     return {
       name: 'tiled',
@@ -87,12 +107,15 @@ export function chooseVariant(target: TargetFacts, task: TaskSpace, operands: re
 
   const inner = rank - 1;
   const reasons: string[] = [];
-  if (task.shape[inner] % VECTOR_LANES !== 0) reasons.push(`the innermost extent ${task.shape[inner]} is not a multiple of ${VECTOR_LANES}`);
+  if (task.shape[inner] % VECTOR_LANES !== 0)
+    reasons.push(`the innermost extent ${task.shape[inner]} is not a multiple of ${VECTOR_LANES}`);
   operands.forEach((o, k) => {
     const strides = task.strides[k];
     if (strides[inner] !== 1) reasons.push(`operand ${k} has stride ${strides[inner]} along the innermost axis`);
-    else if (strides.some((s, d) => d < inner && s % VECTOR_LANES !== 0)) reasons.push(`an outer stride of operand ${k} is not a multiple of ${VECTOR_LANES}`);
-    else if (o.offset % VECTOR_LANES !== 0) reasons.push(`operand ${k} starts at offset ${o.offset}, not a multiple of ${VECTOR_LANES}`);
+    else if (strides.some((s, d) => d < inner && s % VECTOR_LANES !== 0))
+      reasons.push(`an outer stride of operand ${k} is not a multiple of ${VECTOR_LANES}`);
+    else if (o.offset % VECTOR_LANES !== 0)
+      reasons.push(`operand ${k} starts at offset ${o.offset}, not a multiple of ${VECTOR_LANES}`);
     if (!holdsVectors(target, o.dtype, VECTOR_LANES)) reasons.push(`operand ${k} is ${o.dtype}`);
     // a storage bound whole, as vectors: a partial last vector could not be bound
     else if (target.wholeVectorStorage && o.storageLength % VECTOR_LANES !== 0)
@@ -127,7 +150,13 @@ function tiledOperands(task: TaskSpace, operands: readonly OperandFacts[]): Set<
  * The variant's schedule on the kernel kernel.ts built: `flat` and `vector4` over the
  * task index t (and the lane k), `tiled` over (i0, i1) with each tiled storage prefetched.
  */
-export function scheduleVariant(kernel: LoopKernel, name: VariantName, blockSize: number, tiledStorages: readonly string[], vectorStatements = false): LoopKernel {
+export function scheduleVariant(
+  kernel: LoopKernel,
+  name: VariantName,
+  blockSize: number,
+  tiledStorages: readonly string[],
+  vectorStatements = false,
+): LoopKernel {
   switch (name) {
     case 'flat':
       // t = G*g + B*u + l: each work-item's ELEMENTS_PER_ITEM elements a work-group apart

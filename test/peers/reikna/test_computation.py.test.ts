@@ -9,7 +9,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoomError } from '@loom/core';
 import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
-import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested } from '../../support/reikna-dummy.ts';
+import {
+  dummy,
+  dummyAdvanced,
+  dummyNested,
+  mockDummy,
+  mockDummyAdvanced,
+  mockDummyNested,
+} from '../../support/reikna-dummy.ts';
 
 const N = 24;
 
@@ -53,15 +60,24 @@ test('test_computation.py::test_incorrect_parameter_name', async () => {
 });
 
 test('test_computation.py::test_kernel_adhoc_array', async () => {
-  await refused(() => dummy(N, { kernelAdhocArray: true }).compile(testDevices()[0]), "argument 'p' is bound to an object that is not a plan value");
+  await refused(
+    () => dummy(N, { kernelAdhocArray: true }).compile(testDevices()[0]),
+    "argument 'p' is bound to an object that is not a plan value",
+  );
 });
 
 test('test_computation.py::test_computation_adhoc_array', async () => {
-  await refused(() => dummyNested(N, 3, { computationAdhocArray: true }).compile(testDevices()[0]), /argument 0 \('C'\) is bound to an object that is not a plan value/);
+  await refused(
+    () => dummyNested(N, 3, { computationAdhocArray: true }).compile(testDevices()[0]),
+    /argument 0 \('C'\) is bound to an object that is not a plan value/,
+  );
 });
 
 test('test_computation.py::test_computation_incorrect_role', async () => {
-  await refused(() => dummyNested(N, 3, { computationIncorrectRole: true }).compile(testDevices()[0]), "argument 1 ('D') is written, but got 'B', an input of the computation");
+  await refused(
+    () => dummyNested(N, 3, { computationIncorrectRole: true }).compile(testDevices()[0]),
+    "argument 1 ('D') is written, but got 'B', an input of the computation",
+  );
 });
 
 test('test_computation.py::test_computation_incorrect_type', async () => {

@@ -11,7 +11,14 @@ import { assertClose, randomFloat32, testDevices } from '../../support/devices.t
 import { reduceRef, sizeOf } from '../../support/ndarray.ts';
 
 /** numpy.matmul with broadcast batches, in float64. */
-function matmulRef(a: ArrayLike<number>, aShape: readonly number[], b: ArrayLike<number>, bShape: readonly number[], ta = false, tb = false): number[] {
+function matmulRef(
+  a: ArrayLike<number>,
+  aShape: readonly number[],
+  b: ArrayLike<number>,
+  bShape: readonly number[],
+  ta = false,
+  tb = false,
+): number[] {
   const [m, k] = ta ? [aShape.at(-1)!, aShape.at(-2)!] : [aShape.at(-2)!, aShape.at(-1)!];
   const n = tb ? bShape.at(-2)! : bShape.at(-1)!;
   const ba = sizeOf(aShape.slice(0, -2));
@@ -22,7 +29,10 @@ function matmulRef(a: ArrayLike<number>, aShape: readonly number[], b: ArrayLike
     for (let i = 0; i < m; i++) {
       for (let j = 0; j < n; j++) {
         let s = 0;
-        for (let q = 0; q < k; q++) s += a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)] * b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)];
+        for (let q = 0; q < k; q++)
+          s +=
+            a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)] *
+            b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)];
         out.push(s);
       }
     }
@@ -35,7 +45,11 @@ async function check(aShape: readonly number[], bShape: readonly number[], ta = 
   const b = randomFloat32(sizeOf(bShape), sizeOf(bShape) + 1);
   const expected = matmulRef(a, aShape, b, bShape, ta, tb);
   const k = ta ? aShape.at(-2)! : aShape.at(-1)!;
-  const comp = matrixMul({ dtype: 'float32', shape: aShape }, { dtype: 'float32', shape: bShape }, { transposedA: ta, transposedB: tb });
+  const comp = matrixMul(
+    { dtype: 'float32', shape: aShape },
+    { dtype: 'float32', shape: bShape },
+    { transposedA: ta, transposedB: tb },
+  );
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a, b);
     assertClose(output as Float32Array, expected, device.name, 1e-5, 1e-6 * k);

@@ -82,11 +82,17 @@ test('test_pureparallel.py::test_guiding_shape', async () => {
       { name: 'output', dtype: 'float32', shape: [2, SIZE], role: 'o' },
       { name: 'input', dtype: 'float32', shape: [2, SIZE], role: 'i' },
     ],
-    body: ['output[0, idx0] = input[0, idx0] + input[1, idx0]', 'output[1, idx0] = input[0, idx0] - input[1, idx0]'].join('\n'),
+    body: [
+      'output[0, idx0] = input[0, idx0] + input[1, idx0]',
+      'output[1, idx0] = input[0, idx0] - input[1, idx0]',
+    ].join('\n'),
     guidingArray: [SIZE],
   });
   const a = randomFloat32(2 * SIZE, 4);
-  const expected = [...Array.from({ length: SIZE }, (_, i) => a[i] + a[SIZE + i]), ...Array.from({ length: SIZE }, (_, i) => a[i] - a[SIZE + i])];
+  const expected = [
+    ...Array.from({ length: SIZE }, (_, i) => a[i] + a[SIZE + i]),
+    ...Array.from({ length: SIZE }, (_, i) => a[i] - a[SIZE + i]),
+  ];
   for (const device of testDevices()) {
     const { output } = await (await p.compile(device))(undefined, a);
     assertClose(output as Float32Array, expected, device.name);

@@ -12,7 +12,18 @@ import { reduceRef, sizeOf, testIntegers } from '../../support/ndarray.ts';
 
 // Reikna's shapes, but 512*231 and 1536x789 give way to one 10^6-element input (each shape
 // compiles its own kernels, and the CPU device runs every test too)
-const SHAPES: readonly (readonly number[])[] = [[1], [2], [13], [1535], [1_000_000], [140, 3], [13, 598], [5, 15, 19], [134, 25, 23], [45, 56, 178]];
+const SHAPES: readonly (readonly number[])[] = [
+  [1],
+  [2],
+  [13],
+  [1535],
+  [1_000_000],
+  [140, 3],
+  [13, 598],
+  [5, 15, 19],
+  [134, 25, 23],
+  [45, 56, 178],
+];
 
 for (const shape of SHAPES) {
   for (const axis of [undefined, 0, 1, 2]) {

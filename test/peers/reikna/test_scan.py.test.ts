@@ -34,11 +34,19 @@ function refScan(
   );
 }
 
-async function checkScan(shape: readonly number[], axes?: readonly number[], options: { exclusive?: boolean; predicate?: Predicate; workGroupSize?: number } = {}): Promise<void> {
+async function checkScan(
+  shape: readonly number[],
+  axes?: readonly number[],
+  options: { exclusive?: boolean; predicate?: Predicate; workGroupSize?: number } = {},
+): Promise<void> {
   const exclusive = options.exclusive ?? false;
   const a = testIntegers(Int32Array, sizeOf(shape), sizeOf(shape) + 1);
   const expected = refScan(a, shape, axes, exclusive);
-  const comp = scan({ dtype: 'int32', shape }, options.predicate ?? predicateSum('int32'), { axes, exclusive, workGroupSize: options.workGroupSize });
+  const comp = scan({ dtype: 'int32', shape }, options.predicate ?? predicateSum('int32'), {
+    axes,
+    exclusive,
+    workGroupSize: options.workGroupSize,
+  });
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, a);
     assert.equal([...(output as Int32Array)], expected, device.name);

@@ -11,7 +11,15 @@ import * as assert from 'uvu/assert';
 import { LoomError, makeKernel } from '@loom/core';
 import { computation, transformation, type Computation, type ComputationParam } from '@loom/computation';
 import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
-import { dummy, dummyAdvanced, dummyNested, mockDummy, mockDummyAdvanced, mockDummyNested, trScale } from '../../support/reikna-dummy.ts';
+import {
+  dummy,
+  dummyAdvanced,
+  dummyNested,
+  mockDummy,
+  mockDummyAdvanced,
+  mockDummyNested,
+  trScale,
+} from '../../support/reikna-dummy.ts';
 
 const N = 24;
 
@@ -81,7 +89,11 @@ function connectAll(comp: Computation<any, any>) {
 
 test('test_transformation.py::test_io_parameter_in_transformation', async () => {
   await refused(
-    () => transformation({ params: [{ name: 'o1', dtype: 'float32', shape: [100], role: 'io' as 'o' }], body: 'storeSame(o1, loadSame(o1))' }),
+    () =>
+      transformation({
+        params: [{ name: 'o1', dtype: 'float32', shape: [100], role: 'io' as 'o' }],
+        body: 'storeSame(o1, loadSame(o1))',
+      }),
     "parameter 'o1' has role 'io'",
   );
 });
@@ -89,7 +101,16 @@ test('test_transformation.py::test_io_parameter_in_transformation', async () => 
 test('test_transformation.py::test_signature_correctness', () => {
   const d = dummy(N, { sameAB: true });
   assert.equal(names(d), ['C:o', 'D:o', 'A:i', 'B:i', 'coeff:s']);
-  assert.equal(names(connectAll(d)), ['C_new_half1:o', 'C_half2:o', 'D_prime:o', 'D_param:s', 'A_prime:i', 'B_new_prime:i', 'B_param:s', 'coeff:s']);
+  assert.equal(names(connectAll(d)), [
+    'C_new_half1:o',
+    'C_half2:o',
+    'D_prime:o',
+    'D_param:s',
+    'A_prime:i',
+    'B_new_prime:i',
+    'B_param:s',
+    'coeff:s',
+  ]);
 });
 
 test('test_transformation.py::test_same_shape', async () => {
@@ -127,7 +148,9 @@ test('test_transformation.py::test_same_shape', async () => {
 test('test_transformation.py::test_connection_to_base', async () => {
   const identity = trIdentity();
   // A's transformation reads B (effectively making A the same as B); C's scale reads coeff
-  const comp = dummy(N, { sameAB: true }).attach('A', identity, 'o1', { i1: 'B' }).attach('C', trScale(), 'i1', { o1: 'C_prime', s1: 'coeff' });
+  const comp = dummy(N, { sameAB: true })
+    .attach('A', identity, 'o1', { i1: 'B' })
+    .attach('C', trScale(), 'i1', { o1: 'C_prime', s1: 'coeff' });
   assert.equal(names(comp), ['C_prime:o', 'D:o', 'B:i', 'coeff:s']);
   const b = randomFloat32(N * N, 3);
   const [c, d] = mockDummy(b, b, 2, N);
@@ -198,8 +221,14 @@ test('test_transformation.py::test_alien_parameters', async () => {
       plan.kernelCall(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 1'), { out: alien as never });
     },
   });
-  await refused(() => second.compile(testDevices()[0]), "'x' is a parameter of another computation; the connection target must belong to this computation");
-  await refused(() => other.attach('A', trIdentity(), 'o2' as 'o1', { i1: 'A_prime' }), "the transformation has no parameter 'o2'");
+  await refused(
+    () => second.compile(testDevices()[0]),
+    "'x' is a parameter of another computation; the connection target must belong to this computation",
+  );
+  await refused(
+    () => other.attach('A', trIdentity(), 'o2' as 'o1', { i1: 'A_prime' }),
+    "the transformation has no parameter 'o2'",
+  );
 });
 
 test('test_transformation.py::test_connector_repetition', async () => {
@@ -211,7 +240,10 @@ test('test_transformation.py::test_connector_repetition', async () => {
 
 test('test_transformation.py::test_wrong_connector', async () => {
   const comp = dummy(N, { sameAB: true }).attach('A', trIdentity(), 'o1', { i1: 'A_prime' });
-  await refused(() => comp.attach('AA' as 'B', trIdentity(), 'o1', { i1: 'A_pp' }), "parameter 'AA' is not a part of the signature");
+  await refused(
+    () => comp.attach('AA' as 'B', trIdentity(), 'o1', { i1: 'A_pp' }),
+    "parameter 'AA' is not a part of the signature",
+  );
   await refused(() => comp.attach('B', trIdentity(), 'o1', { i1: 'A' }), "parameter 'A' is hidden by transformations");
 });
 
@@ -224,13 +256,25 @@ test('test_transformation.py::test_type_mismatch', async () => {
 
 test('test_transformation.py::test_wrong_data_path', async () => {
   const identity = trIdentity();
-  const comp = dummyAdvanced(N).attach('C', identity, 'o1', { i1: 'C_in' }).attach('D', identity, 'i1', { o1: 'D_out' });
+  const comp = dummyAdvanced(N)
+    .attach('C', identity, 'o1', { i1: 'C_in' })
+    .attach('D', identity, 'i1', { o1: 'D_out' });
   assert.equal(names(comp), ['C:o', 'C_in:i', 'D_out:o', 'D:i', 'coeff1:s', 'coeff2:s']);
   // the input path of C is taken by the transformation; so is D's output path
   await refused(() => comp.attach('C' as 'C_in', identity, 'o1', { i1: 'C_in_prime' }), "'C' is not an input node");
   await refused(() => comp.attach('D' as 'D_out', identity, 'i1', { o1: 'D_out_prime' }), "'D' is not an output node");
-  await refused(() => comp.attach('C', identity, 'i1', { o1: 'D_out' }), "cannot connect transformation parameter 'o1' to an existing output node 'D_out'");
-  assert.equal(names(comp.attach('C', identity, 'i1', { o1: 'C_out' })), ['C_out:o', 'C_in:i', 'D_out:o', 'D:i', 'coeff1:s', 'coeff2:s']);
+  await refused(
+    () => comp.attach('C', identity, 'i1', { o1: 'D_out' }),
+    "cannot connect transformation parameter 'o1' to an existing output node 'D_out'",
+  );
+  assert.equal(names(comp.attach('C', identity, 'i1', { o1: 'C_out' })), [
+    'C_out:o',
+    'C_in:i',
+    'D_out:o',
+    'D:i',
+    'coeff1:s',
+    'coeff2:s',
+  ]);
 });
 
 test('test_transformation.py::test_wrong_transformation_parameters', async () => {
@@ -285,7 +329,10 @@ test('test_transformation.py::test_transformation_macros', async () => {
       { name: 'input', dtype: 'float32', shape: [N, 2], role: 'i' },
     ],
     buildPlan(plan, _device, output, input) {
-      plan.kernelCall(makeKernel('{ [i, j]: 0<=i<n and 0<=j<2 }', 'out[i + 1 - 1, j] = inp[i + 1 - 1, j] * 2'), { out: output, inp: input });
+      plan.kernelCall(makeKernel('{ [i, j]: 0<=i<n and 0<=j<2 }', 'out[i + 1 - 1, j] = inp[i + 1 - 1, j] * 2'), {
+        out: output,
+        inp: input,
+      });
     },
   });
   const flip = transformation({

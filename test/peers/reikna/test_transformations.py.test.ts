@@ -34,7 +34,9 @@ function testArray(dtype: DType, length: number, seed: number): HostArray {
   const Ctor = hostArrayConstructor(dtype);
   let s = (seed * 2654435761) >>> 0 || 1;
   const next = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
-  return new Ctor(Array.from({ length }, () => (dtype.startsWith('int') ? Math.round(next() * 50) : next())) as never) as HostArray;
+  return new Ctor(
+    Array.from({ length }, () => (dtype.startsWith('int') ? Math.round(next() * 50) : next())) as never,
+  ) as HostArray;
 }
 
 /** get_test_computation: output[idx] = input[idx]. */
@@ -57,7 +59,8 @@ function devicesFor(dtype: DType): Device[] {
   });
 }
 
-const f = (dtype: DType) => (x: number) => (dtype === 'float32' ? Math.fround(x) : dtype === 'int32' ? Math.trunc(x) | 0 : x);
+const f = (dtype: DType) => (x: number) =>
+  dtype === 'float32' ? Math.fround(x) : dtype === 'int32' ? Math.trunc(x) | 0 : x;
 
 for (const dtype of DTYPES) {
   test(`test_transformations.py::test_copy[${dtype}]`, async () => {
@@ -156,9 +159,14 @@ for (const inShape of [[30], [20, 1], [10, 20, 1]]) {
       inShape.reduce((a, b) => a * b, 1),
       6,
     ) as Int32Array;
-    const comp = copyComputation('int32', shape).attach('input', copyBroadcasted({ dtype: 'int32', shape: inShape }, { dtype: 'int32', shape }), 'output', {
-      input: 'input_prime',
-    });
+    const comp = copyComputation('int32', shape).attach(
+      'input',
+      copyBroadcasted({ dtype: 'int32', shape: inShape }, { dtype: 'int32', shape }),
+      'output',
+      {
+        input: 'input_prime',
+      },
+    );
     // numpy.broadcast_to, by hand: each output index, its axes aligned right, size-1 axes at 0
     const expected = Array.from({ length: 6000 }, (_, flat) => {
       const index = [Math.floor(flat / 600), Math.floor(flat / 30) % 20, flat % 30].slice(3 - inShape.length);
@@ -173,7 +181,9 @@ for (const inShape of [[30], [20, 1], [10, 20, 1]]) {
 
 test('test_transformations.py::test_cast', async () => {
   const data = Float32Array.from(testArray('float32', SIZE, 7) as Float32Array, (x) => x * 10);
-  const comp = copyComputation('int32').attach('input', cast({ dtype: 'float32', shape: [SIZE] }, 'int32'), 'output', { input: 'input_prime' });
+  const comp = copyComputation('int32').attach('input', cast({ dtype: 'float32', shape: [SIZE] }, 'int32'), 'output', {
+    input: 'input_prime',
+  });
   for (const device of testDevices()) {
     const { output } = await (await comp.compile(device))(undefined, data);
     // a float-to-integer conversion truncates (C's, and numpy's astype)
@@ -236,7 +246,10 @@ for (const dtype of ['float32', 'float64'] as const) {
     const expected = (input: ArrayLike<number>) => Array.from(input, (x) => Math.abs(x) ** order);
     test(`test_transformations.py::test_norm_param[${dtype}-${order}]`, async () => {
       const input = testArray(dtype, SIZE, 12) as Float32Array;
-      const comp = copyComputation(dtype).attach('input', normParam({ dtype }), 'output', { input: 'input_prime', order: 'order' });
+      const comp = copyComputation(dtype).attach('input', normParam({ dtype }), 'output', {
+        input: 'input_prime',
+        order: 'order',
+      });
       for (const device of devicesFor(dtype)) {
         const { output } = await (await comp.compile(device))(undefined, input as never, order);
         assertClose(output as Float32Array, expected(input), device.name, 1e-5, 1e-6);
@@ -244,7 +257,9 @@ for (const dtype of ['float32', 'float64'] as const) {
     });
     test(`test_transformations.py::test_norm_const[${dtype}-${order}]`, async () => {
       const input = testArray(dtype, SIZE, 13) as Float32Array;
-      const comp = copyComputation(dtype).attach('input', normConst({ dtype }, order), 'output', { input: 'input_prime' });
+      const comp = copyComputation(dtype).attach('input', normConst({ dtype }, order), 'output', {
+        input: 'input_prime',
+      });
       for (const device of devicesFor(dtype)) {
         const { output } = await (await comp.compile(device))(undefined, input as never);
         assertClose(output as Float32Array, expected(input), device.name, 1e-5, 1e-6);

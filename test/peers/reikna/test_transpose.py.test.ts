@@ -23,7 +23,14 @@ const SHAPES: Record<number, readonly (readonly number[])[]> = {
     [35, 4, 57, 8],
   ],
 };
-const AXES: readonly (readonly number[] | undefined)[] = [undefined, [1, 0], [1, 0, 2], [2, 0, 1], [2, 3, 0, 1], [0, 3, 1, 2]];
+const AXES: readonly (readonly number[] | undefined)[] = [
+  undefined,
+  [1, 0],
+  [1, 0, 2],
+  [2, 0, 1],
+  [2, 3, 0, 1],
+  [0, 3, 1, 2],
+];
 
 for (const [rank, shapes] of Object.entries(SHAPES)) {
   for (const shape of shapes) {

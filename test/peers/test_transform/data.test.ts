@@ -56,7 +56,11 @@ import { f32, range, throwsLoom, within } from './helpers.ts';
 
 for (const device of testDevices()) {
   test(`${device.name}: test_to_batched, test_to_batched_temp`, async () => {
-    const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]*x[j])'), { out: 'float32', x: 'float32', a: 'float32' });
+    const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]*x[j])'), {
+      out: 'float32',
+      x: 'float32',
+      a: 'float32',
+    });
     const batched = toBatched(knl, 'nbatches', 'out,x');
     const [n, nb] = [5, 7];
     const a = randomFloat32(n * n, 1);
@@ -67,9 +71,18 @@ for (const device of testDevices()) {
       for (let j = 0; j < n; j++) s = Math.fround(s + Math.fround(a[n * i + j] * x[n * k + j]));
       return s;
     });
-    assertClose((await run(batched, device, { a, x, n, nbatches: nb })).out as Float32Array, expected, 'out', 1e-6, 1e-6);
+    assertClose(
+      (await run(batched, device, { a, x, n, nbatches: nb })).out as Float32Array,
+      expected,
+      'out',
+      1e-6,
+      1e-6,
+    );
 
-    const temp = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', '<float32> cnst = 2.0\nout[i] = sum(j, cnst*a[i,j]*x[j])'), { out: 'float32', x: 'float32', a: 'float32' });
+    const temp = addDtypes(
+      makeKernel('{ [i,j]: 0<=i,j<n }', '<float32> cnst = 2.0\nout[i] = sum(j, cnst*a[i,j]*x[j])'),
+      { out: 'float32', x: 'float32', a: 'float32' },
+    );
     const batchedTemp = toBatched(setTemporaryAddressSpace(temp, 'cnst', 'private'), 'nbatches', 'out,x');
     // a private temporary belongs to one batch's iteration: it is not batched
     assert.equal(batchedTemp.temporaries.get('cnst')!.shape, []);
@@ -178,7 +191,13 @@ for (const device of testDevices()) {
       for (let b = 0; b < 30; b++) s += deriv[c] * src[10 * b + c];
       return s;
     });
-    assertClose((await run(m2l, device, { deriv, src_coeffs: src })).tgt_coeffs as Float32Array, expected, 'tgt_coeffs', 0, 0);
+    assertClose(
+      (await run(m2l, device, { deriv, src_coeffs: src })).tgt_coeffs as Float32Array,
+      expected,
+      'tgt_coeffs',
+      0,
+      0,
+    );
   });
 }
 
@@ -201,8 +220,14 @@ test('test_unprivatize_error, test_privatize_unprivatize_roundtrip', () => {
   );
   knl = renameInames(knl, ['i_0', 'i_1', 'i'], 'i0');
   knl = renameInames(knl, ['j_0', 'j_1', 'j'], 'j0');
-  throwsLoom(() => unprivatizeTemporariesWithInames(knl, 'i0', 'temp'), /axis 0 of 'temp' is indexed by 'i0' in some accesses and otherwise in others/);
-  throwsLoom(() => unprivatizeTemporariesWithInames(knl, ['i0', 'j0'], 'temp'), /axis 0 of 'temp' is indexed by 'i0', 'j0' in some accesses and otherwise in others/);
+  throwsLoom(
+    () => unprivatizeTemporariesWithInames(knl, 'i0', 'temp'),
+    /axis 0 of 'temp' is indexed by 'i0' in some accesses and otherwise in others/,
+  );
+  throwsLoom(
+    () => unprivatizeTemporariesWithInames(knl, ['i0', 'j0'], 'temp'),
+    /axis 0 of 'temp' is indexed by 'i0', 'j0' in some accesses and otherwise in others/,
+  );
 
   const domains = ['{[i]: 0<=i<10}', '{[imatrix]: 0<=imatrix<20}', '{[k]: 0<=k<30}'];
   const knl1 = makeKernel(
@@ -236,7 +261,11 @@ test('test_unprivatize_error, test_privatize_unprivatize_roundtrip', () => {
 });
 
 test("setArrayAxisNames names the inames made for an array's axes", () => {
-  const knl = setArrayAxisNames(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'row,col');
+  const knl = setArrayAxisNames(
+    makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]),
+    'a',
+    'row,col',
+  );
   assert.equal(
     addPrefetch(knl, 'a', ['i', 'j'])
       .inames.filter((n) => n.startsWith('a_'))
@@ -256,7 +285,11 @@ test("setArrayAxisNames names the inames made for an array's axes", () => {
 for (const device of testDevices()) {
   test(`${device.name}: a prefetch through named axes runs`, async () => {
     const knl = addPrefetch(
-      setArrayAxisNames(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'row,col'),
+      setArrayAxisNames(
+        makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = 2*a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]),
+        'a',
+        'row,col',
+      ),
       'a',
       ['j'],
       { defaultTag: 'l.auto' },
@@ -273,7 +306,11 @@ for (const device of testDevices()) {
 }
 
 test('findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts, makeCopyKernel', () => {
-  const knl = tagArrayAxes(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'stride:5,stride:1');
+  const knl = tagArrayAxes(
+    makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]),
+    'a',
+    'stride:5,stride:1',
+  );
   // a row of 5 floats is 20 bytes: 16 of them fill 5 lines of 64 bytes exactly
   assert.is(findPaddingMultiple(knl, 'a', 0, 64, 0), 16);
   assert.is(findPaddingMultiple(knl, 'a', 0, 64, 0.25), 3);
@@ -288,7 +325,10 @@ test('findPaddingMultiple, addPadding, addPaddingToAvoidBankConflicts, makeCopyK
   );
   throwsLoom(() => addPadding(knl, 'a', 0, 6), /must be a positive multiple of the element size/);
   const local = setTemporaryAddressSpace(
-    makeKernel('{[i, j]: 0<=i,j<32}', '<float32> t[i, j] = a[i, j]\nout[j, i] = t[i, j]', [f32('a', [32, 32]), f32('out', [32, 32])]),
+    makeKernel('{[i, j]: 0<=i,j<32}', '<float32> t[i, j] = a[i, j]\nout[j, i] = t[i, j]', [
+      f32('a', [32, 32]),
+      f32('out', [32, 32]),
+    ]),
     't',
     'local',
   );
@@ -319,14 +359,23 @@ for (const device of testDevices()) {
     );
 
     const padded = addPadding(
-      tagArrayAxes(makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]), 'a', 'stride:5,stride:1'),
+      tagArrayAxes(
+        makeKernel('{[i, j]: 0<=i<4 and 0<=j<5}', 'out[i, j] = a[i, j]', [f32('a', [4, 5]), f32('out', [4, 5])]),
+        'a',
+        'stride:5,stride:1',
+      ),
       'a',
       0,
       32,
     );
     // the padded rows reach past 4*5 elements: such data is passed as a DeviceArray allocated larger
     const rows = randomFloat32(4 * 8, 5);
-    const onDevice = new DeviceArray(device, (await DeviceArray.from(device, rows, 'float32')).buffer, 'float32', [4, 5]);
+    const onDevice = new DeviceArray(
+      device,
+      (await DeviceArray.from(device, rows, 'float32')).buffer,
+      'float32',
+      [4, 5],
+    );
     assertClose(
       (await run(padded, device, { a: onDevice })).out as Float32Array,
       range(20, (k) => rows[8 * Math.floor(k / 5) + (k % 5)]),
@@ -335,14 +384,24 @@ for (const device of testDevices()) {
       0,
     );
 
-    const exp = makeKernel('{ [i]: 0<=i<n }', 'e[i] = 2*z[i]', [f32('e', ['n']), f32('z', ['n']), '...'], { assumptions: 'n>0' });
-    const total = makeKernel('{ [j]: 0<=j<n }', 'out2 = sum(j, e[j])', [f32('e', ['n']), f32('out2', []), '...'], { assumptions: 'n>0' });
+    const exp = makeKernel('{ [i]: 0<=i<n }', 'e[i] = 2*z[i]', [f32('e', ['n']), f32('z', ['n']), '...'], {
+      assumptions: 'n>0',
+    });
+    const total = makeKernel('{ [j]: 0<=j<n }', 'out2 = sum(j, e[j])', [f32('e', ['n']), f32('out2', []), '...'], {
+      assumptions: 'n>0',
+    });
     throwsLoom(() => fuseKernels([exp, total]), /kernel 0 writes 'e' and kernel 1 uses it, but nothing orders them/);
     const fused = fuseKernels([exp, total], { dataFlow: [['e', 0, 1]] });
     assert.is(fused.name, 'loopy_kernel_and_loopy_kernel');
     const z = randomFloat32(9, 6);
     const r = await run(fused, device, { z, n: 9 });
-    assertClose(r.out2 as Float32Array, [z.reduce((s, v) => Math.fround(s + Math.fround(2 * v)), 0)], 'out2', 1e-6, 1e-6);
+    assertClose(
+      r.out2 as Float32Array,
+      [z.reduce((s, v) => Math.fround(s + Math.fround(2 * v)), 0)],
+      'out2',
+      1e-6,
+      1e-6,
+    );
     // the same iname in both kernels is one loop; temporaries of the same name are kept apart
     const one = makeKernel('{[i]: 0<=i<4}', '<> t = 2*i\np[i] = t', [globalArg('p', { dtype: 'int32' })]);
     const two = makeKernel('{[i]: 0<=i<4}', '<> t = 3*i\nq[i] = t', [globalArg('q', { dtype: 'int32' })]);
@@ -376,21 +435,29 @@ for (const device of testDevices()) {
       [
         'removeUnusedInames',
         removeUnusedInames(
-          makeKernel('{[i, j, q]: 0<=i<16 and 0<=j<4 and 0<=q<2}', '<float32> t[i] = 2*a[i] {id=w}\nout[i] = t[i] + sum(j, b[i, j]) {id=r}', [
-            f32('a', [16]),
-            f32('b', [16, 4]),
-            f32('out', [16]),
-          ]),
+          makeKernel(
+            '{[i, j, q]: 0<=i<16 and 0<=j<4 and 0<=q<2}',
+            '<float32> t[i] = 2*a[i] {id=w}\nout[i] = t[i] + sum(j, b[i, j]) {id=r}',
+            [f32('a', [16]), f32('b', [16, 4]), f32('out', [16])],
+          ),
         ),
         {},
       ],
       ['addInamesToInsn', addInamesToInsn(base(), 'j', 'id:w'), {}],
-      ['duplicateInames with tags', duplicateInames(base(), 'i', { within: 'id:w', newInames: ['iw'], tags: { i: 'l.0' } }), {}],
+      [
+        'duplicateInames with tags',
+        duplicateInames(base(), 'i', { within: 'id:w', newInames: ['iw'], tags: { i: 'l.0' } }),
+        {},
+      ],
       ['removeUnusedArguments', removeUnusedArguments(base()), {}],
       ['setArgumentOrder', setArgumentOrder(base(), 'spare,out,b,a'), {}],
       ['inferUnknownTypes', inferUnknownTypes(base(), { expectCompletion: true }), {}],
       ['addPaddingToAvoidBankConflicts', addPaddingToAvoidBankConflicts(base(), { banks: 4 }), {}],
-      ['removeInstructions', removeInstructions(addBarrier(base(), 'id:w', 'id:r', { synchronizationKind: 'local' }), 'id:lbarrier'), {}],
+      [
+        'removeInstructions',
+        removeInstructions(addBarrier(base(), 'id:w', 'id:r', { synchronizationKind: 'local' }), 'id:lbarrier'),
+        {},
+      ],
       [
         'setInstructionPriority, tagInstructions, replaceInstructionIds',
         replaceInstructionIds(tagInstructions(setInstructionPriority(base(), 'id:r', 2), 'x', 'id:r'), { w: ['w'] }),
@@ -406,7 +473,15 @@ for (const device of testDevices()) {
     // (test_remove_inames_from_insn's own kernel, a local c written across iterations of i_outer,
     // makes PoCL's work-group compiler abort the process on valid code; it is checked as code above)
     const removed = removeInamesFromInsn(
-      splitIname(makeKernel('{[i]: 0<=i<10}', 'for i\n<> c = 1 {id=c}\nd[i] = c + i {dep=c}\nend', [globalArg('d', { dtype: 'int32' }), '...']), 'i', 2, { innerTag: 'l.0' }),
+      splitIname(
+        makeKernel('{[i]: 0<=i<10}', 'for i\n<> c = 1 {id=c}\nd[i] = c + i {dep=c}\nend', [
+          globalArg('d', { dtype: 'int32' }),
+          '...',
+        ]),
+        'i',
+        2,
+        { innerTag: 'l.0' },
+      ),
       ['i_inner'],
       'id:c',
     );

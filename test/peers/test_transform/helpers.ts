@@ -2,7 +2,8 @@
 import * as assert from 'uvu/assert';
 import { expr, globalArg, LoomError, type BasicSet, type Expr, type LoopKernel } from '@loom/core';
 
-export const throwsLoom = (f: () => unknown, message: RegExp) => assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
+export const throwsLoom = (f: () => unknown, message: RegExp) =>
+  assert.throws(f, (e: unknown) => e instanceof LoomError && message.test((e as Error).message));
 export const within = (knl: LoopKernel, id: string) => [...knl.instruction(id).withinInames].sort();
 export const freeVariablesOf = (e: Expr) => [...expr.freeVariables(e)];
 export const f32 = (name: string, shape?: readonly (number | string)[]) => globalArg(name, { dtype: 'float32', shape });

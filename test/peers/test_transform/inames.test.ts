@@ -51,7 +51,10 @@ test('test_chunk_iname: the chunks are contiguous and nearly equal; non-box loop
   const knl = chunkIname(fixParameters(chunkKernel(), { n: 130 }), 'i', 3);
   // 130 = 44 + 43 + 43: the outer loop counts chunks, the inner one runs over a chunk
   assert.match(stringifyKernel(knl), 'out[i_inner + 44*min(i_outer, 1) + 43*(i_outer - min(i_outer, 1))]');
-  throwsLoom(() => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), openclTarget()), /'i_inner' is tagged l\.0, but its length .* is not a constant/);
+  throwsLoom(
+    () => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), openclTarget()),
+    /'i_inner' is tagged l\.0, but its length .* is not a constant/,
+  );
   const triangle = makeKernel('{[i, j]: 0<=i<10 and 0<=j<=i}', 'out[i, j] = 1');
   throwsLoom(() => chunkIname(triangle, 'j', 2), /not box-shaped about 'j'/);
   // found by the differential test: a loop bounded by i in a domain of its own counted
@@ -63,11 +66,19 @@ test('test_chunk_iname: the chunks are contiguous and nearly equal; non-box loop
 });
 
 test('test_split_iname_only_if_in_within', () => {
-  const knl = makeKernel('{[i]: 0<=i<10}', 'c[i] = 3*d[i] {id=to_split}\na[i] = 2*b[i] {id=not_to_split}', [f32('a'), f32('b'), f32('c'), f32('d')], { name: 'splitter' });
+  const knl = makeKernel(
+    '{[i]: 0<=i<10}',
+    'c[i] = 3*d[i] {id=to_split}\na[i] = 2*b[i] {id=not_to_split}',
+    [f32('a'), f32('b'), f32('c'), f32('d')],
+    { name: 'splitter' },
+  );
   const split = splitIname(knl, 'i', 4, { within: 'id:to_split' });
   assert.equal(within(split, 'to_split'), ['i_inner', 'i_outer']);
   assert.equal(within(split, 'not_to_split'), ['i']);
-  throwsLoom(() => splitIname(knl, 'i', 4, { within: 'id:nobody' }), /option within: 'id:nobody' matches no instruction/);
+  throwsLoom(
+    () => splitIname(knl, 'i', 4, { within: 'id:nobody' }),
+    /option within: 'id:nobody' matches no instruction/,
+  );
   throwsLoom(() => splitIname(knl, 'i', 4, { within: 'id:to_split and' }), /ends too early/);
 });
 
@@ -82,7 +93,11 @@ for (const device of testDevices()) {
     `,
       [f32('a', [10, 6]), f32('b', [6]), f32('c', [10]), f32('d', [10])],
     );
-    const split = splitIname(splitIname(knl, 'j', 4, { within: 'id:to_split' }), 'i', 3, { within: 'writes:d', outerTag: 'g.0', innerTag: 'l.0' });
+    const split = splitIname(splitIname(knl, 'j', 4, { within: 'id:to_split' }), 'i', 3, {
+      within: 'writes:d',
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
     assert.match(stringifyKernel(split), 'sum((j_outer, j_inner)');
     const a = randomFloat32(60, 1);
     const b = randomFloat32(6, 2);
@@ -125,11 +140,16 @@ for (const device of testDevices()) {
   test(`${device.name}: test_map_domain_vs_split_iname`, async () => {
     const order = 'x, t_outer, t_inner';
     const mapped = prioritizeLoops(
-      mapDomain(twoDomains(), '[nt] -> {[t] -> [t_outer, t_inner]: 0 <= t_inner < 32 and 32*t_outer + t_inner = t and 0 <= 32*t_outer + t_inner < nt}'),
+      mapDomain(
+        twoDomains(),
+        '[nt] -> {[t] -> [t_outer, t_inner]: 0 <= t_inner < 32 and 32*t_outer + t_inner = t and 0 <= 32*t_outer + t_inner < nt}',
+      ),
       order,
     );
     const split = prioritizeLoops(splitIname(twoDomains(), 't', 32), order);
-    mapped.domains.forEach((d, k) => assert.ok(sameSet(d, split.domains[k]), `domain ${k}: ${d} vs ${split.domains[k]}`));
+    mapped.domains.forEach((d, k) =>
+      assert.ok(sameSet(d, split.domains[k]), `domain ${k}: ${d} vs ${split.domains[k]}`),
+    );
     assert.is(generateCode(mapped, device.target).code, generateCode(split, device.target).code);
     const [nx, nt, ni] = [8, 70, 5];
     const b = randomFloat32(nx * nt, 1);
@@ -158,23 +178,35 @@ test('test_map_domain_transform_map_validity_and_errors', () => {
   // a map over 2 of the 4 inames of one domain: the same as split and rename
   const prio = 'x, t_outer, t_inner, z, y_new';
   const mapped = prioritizeLoops(
-    mapDomain(knl, '[nx,nt] -> {[t, y] -> [t_outer, t_inner, y_new]: 0 <= t_inner < 16 and 16*t_outer + t_inner = t and 0 <= 16*t_outer + t_inner < nt and y = y_new}'),
+    mapDomain(
+      knl,
+      '[nx,nt] -> {[t, y] -> [t_outer, t_inner, y_new]: 0 <= t_inner < 16 and 16*t_outer + t_inner = t and 0 <= 16*t_outer + t_inner < nt and y = y_new}',
+    ),
     prio,
   );
   const split = prioritizeLoops(renameIname(splitIname(knl, 't', 16), 'y', 'y_new'), prio);
   mapped.domains.forEach((d, k) => assert.ok(sameSet(d, split.domains[k]), `domain ${k}`));
   assert.is(generateCode(mapped, openclTarget()).code, generateCode(split, openclTarget()).code);
 
-  throwsLoom(() => mapDomain(knl, '[nx,nt] -> {[t, y, rogue] -> [t_new, y_new]: y = y_new and t = t_new}'), /map must be bijective/);
+  throwsLoom(
+    () => mapDomain(knl, '[nx,nt] -> {[t, y, rogue] -> [t_new, y_new]: y = y_new and t = t_new}'),
+    /map must be bijective/,
+  );
   for (const map of [
     '[nx,nt] -> {[t, y, rogue] -> [t_new, y_new, rogue_new]: y = y_new and t = t_new and rogue = rogue_new}',
     '[nx,nt] -> {[t, y, x, z, rogue] -> [t_new, y_new, x_new, z_new, rogue_new]: y = y_new and t = t_new and x = x_new and z = z_new and rogue = rogue_new}',
     '[nx,nt] -> {[rogue] -> [rogue_new]: rogue = rogue_new}',
   ]) {
-    throwsLoom(() => mapDomain(knl, map), /was not applicable to any domain\. The map must be applicable to exactly one domain/);
+    throwsLoom(
+      () => mapDomain(knl, map),
+      /was not applicable to any domain\. The map must be applicable to exactly one domain/,
+    );
   }
   const prioritized = prioritizeLoops(prioritizeLoops(knl, 'y, z'), 'x, z');
-  throwsLoom(() => mapDomain(prioritized, '[nx,nt] -> {[t, y] -> [t_new, y_new]: y = y_new and t = t_new }'), /loop priority \(y, z\) contains iname\(s\) the map transforms/);
+  throwsLoom(
+    () => mapDomain(prioritized, '[nx,nt] -> {[t, y] -> [t_new, y_new]: y = y_new and t = t_new }'),
+    /loop priority \(y, z\) contains iname\(s\) the map transforms/,
+  );
 
   const partly = makeKernel(
     ['[n, m] -> { [i, j]: 0 <= i < n and 0 <= j < m }', '[ell] -> { [k]: 0 <= k < ell }'],
@@ -191,7 +223,10 @@ test('test_map_domain_transform_map_validity_and_errors', () => {
     end
   `,
   );
-  throwsLoom(() => mapDomain(partly, '[n, m] -> {[i, j] -> [i_new, j_new]: i_new = i + j and j_new = 2 + i }'), /instructions must be within all or none of them/);
+  throwsLoom(
+    () => mapDomain(partly, '[n, m] -> {[i, j] -> [i_new, j_new]: i_new = i + j and j_new = 2 + i }'),
+    /instructions must be within all or none of them/,
+  );
   assert.equal(within(mapDomain(partly, '[n, m] -> {[i] -> [i_new]: i_new = i + 2 }'), 'stmt0'), ['i_new']);
   throwsLoom(() => mapDomain(partly, '{ [i] [q] }'), /expected a map/);
 });
@@ -211,13 +246,18 @@ for (const device of testDevices()) {
     knl = addDtypes(prioritizeLoops(knl, 'tt,tparity,tx,itt,itx'), { u: 'float32', dt: 'float32', dx: 'float32' });
     // small integers and dt = dx = 1 keep every value an exact float32
     const [nx, nt] = [43, 60];
-    const u = Float32Array.from({ length: nx * (nt + 2) }, (_, k) => (k < 2 * nx && k % (nt + 2) < 2 ? ((k * 7) % 5) - 2 : 0));
+    const u = Float32Array.from({ length: nx * (nt + 2) }, (_, k) =>
+      k < 2 * nx && k % (nt + 2) < 2 ? ((k * 7) % 5) - 2 : 0,
+    );
     for (let x = 0; x < nx; x++) for (let t = 0; t < 2; t++) u[x * (nt + 2) + t] = ((x * 7 + t) % 5) - 2;
     const expected = u.slice();
     const at = (x: number, t: number) => x * (nt + 2) + t;
     for (let t = 0; t < nt; t++) {
       for (let x = 1; x < nx - 1; x++) {
-        expected[at(x, t + 2)] = 2 * expected[at(x, t + 1)] + (expected[at(x + 1, t + 1)] - 2 * expected[at(x, t + 1)] + expected[at(x - 1, t + 1)]) - expected[at(x, t)];
+        expected[at(x, t + 2)] =
+          2 * expected[at(x, t + 1)] +
+          (expected[at(x + 1, t + 1)] - 2 * expected[at(x, t + 1)] + expected[at(x - 1, t + 1)]) -
+          expected[at(x, t)];
       }
     }
     const result = await run(knl, device, { u: u.slice(), nx, nt, dx: 1, dt: 1 });
@@ -227,12 +267,11 @@ for (const device of testDevices()) {
 
 for (const device of testDevices()) {
   test(`${device.name}: test_affine_map_inames`, async () => {
-    const knl = makeKernel('{[e, i,j,n]: 0<=e<E and 0<=i,j,n<N}', 'rhsQ[e, n+i, j] = rhsQ[e, n+i, j] - D[i, n]*x[i,j]', [
-      f32('rhsQ', ['E', '2*N - 1', 'N']),
-      f32('D', ['N', 'N']),
-      f32('x', ['N', 'N']),
-      '...',
-    ]);
+    const knl = makeKernel(
+      '{[e, i,j,n]: 0<=e<E and 0<=i,j,n<N}',
+      'rhsQ[e, n+i, j] = rhsQ[e, n+i, j] - D[i, n]*x[i,j]',
+      [f32('rhsQ', ['E', '2*N - 1', 'N']), f32('D', ['N', 'N']), f32('x', ['N', 'N']), '...'],
+    );
     const mapped = mapDomain(knl, '{[i,n] -> [i0,n0]: i0 = n+i and n0=n}');
     const affine = affineMapInames(knl, 'i, n', 'i0, n0', ['i0 = n + i', 'n0 = n']);
     assert.ok(sameSet(mapped.domains[0], affine.domains[0]));
@@ -273,9 +312,15 @@ for (const device of testDevices()) {
     throwsLoom(() => renameInames(knl, ['i1', 'i2'], 'i3'), /'i3' is already an iname; pass \{ existingOk: true \}/);
     for (const k of [fused, merged]) {
       const r = await run(k, device, {});
-      assert.equal([...(r.y1 as Int32Array), ...(r.y2 as Int32Array), ...(r.y3 as Int32Array)], [...Array(10).fill(2), ...Array(10).fill(3), ...Array(10).fill(4)]);
+      assert.equal(
+        [...(r.y1 as Int32Array), ...(r.y2 as Int32Array), ...(r.y3 as Int32Array)],
+        [...Array(10).fill(2), ...Array(10).fill(3), ...Array(10).fill(4)],
+      );
     }
-    const redn = makeKernel('{[i, j0, j1]: 0<=i, j0, j1<10}', 'y0[i] = sum(j0, sum([j1], 2*A[i, j0, j1]))', [f32('A', [10, 10, 10]), f32('y0', [10])]);
+    const redn = makeKernel('{[i, j0, j1]: 0<=i, j0, j1<10}', 'y0[i] = sum(j0, sum([j1], 2*A[i, j0, j1]))', [
+      f32('A', [10, 10, 10]),
+      f32('y0', [10]),
+    ]);
     const renamed = renameIname(redn, 'j1', 'ifused');
     assert.ok(!renamed.inames.includes('j1') && renamed.inames.includes('ifused'));
     const A = range(1000, (k) => (k % 7) - 3);
@@ -304,7 +349,9 @@ test('renameInames within some instructions keeps the others on the old loop; ne
 
 for (const device of testDevices()) {
   test(`${device.name}: test_redn_iname_unique_preserves_metadata, test_reduction.py::test_double_sum_made_unique`, async () => {
-    let knl = makeKernel('{[i]: 0<=i<10}', 'out = sum(i, 2*i) + sum(i, 3*i) {id=w_out}', [globalArg('out', { dtype: 'int32', shape: [] })]);
+    let knl = makeKernel('{[i]: 0<=i<10}', 'out = sum(i, 2*i) + sum(i, 3*i) {id=w_out}', [
+      globalArg('out', { dtype: 'int32', shape: [] }),
+    ]);
     knl = makeReductionInamesUnique(tagInames(knl, { i: 'unr' }));
     assert.ok(knl.inames.includes('i_0'));
     assert.is(knl.inameTags.get('i_0')?.kind, 'unroll');
@@ -328,17 +375,25 @@ for (const device of testDevices()) {
 
 for (const device of testDevices()) {
   test(`${device.name}: test_reduction.py::test_split_reduction`, async () => {
-    const knl = makeKernel('{[i,j,k]: 0<=i,j,k<n}', 'b = sum((i,j,k), a[i,j,k])', [f32('a', ['n', 'n', 'n']), f32('b', []), '...']);
+    const knl = makeKernel('{[i,j,k]: 0<=i,j,k<n}', 'b = sum((i,j,k), a[i,j,k])', [
+      f32('a', ['n', 'n', 'n']),
+      f32('b', []),
+      '...',
+    ]);
     const outward = splitReductionOutward(knl, 'j,k');
     assert.match(stringifyKernel(outward), 'b = sum((j, k), sum(i, a[i, j, k]))');
     const inward = splitReductionInward(knl, 'i');
     assert.match(stringifyKernel(inward), 'b = sum((j, k), sum(i, a[i, j, k]))');
     assert.match(stringifyKernel(splitReductionInward(knl, ['j', 'k'])), 'b = sum(i, sum((j, k), a[i, j, k]))');
     throwsLoom(() => splitReductionInward(knl, 'q'), /unknown iname 'q'/);
-    throwsLoom(() => splitReductionInward(makeKernel('{[i]: 0<=i<4}', 'b = sum(i, a[i])', [f32('a', [4]), f32('b', [])]), 'i'), /no reduction over 'i' and other inames/);
+    throwsLoom(
+      () => splitReductionInward(makeKernel('{[i]: 0<=i<4}', 'b = sum(i, a[i])', [f32('a', [4]), f32('b', [])]), 'i'),
+      /no reduction over 'i' and other inames/,
+    );
     const n = 6;
     const a = range(n ** 3, (k) => (k % 11) - 5);
-    for (const k of [outward, inward]) assertClose((await run(k, device, { a, n })).b as Float32Array, [a.reduce((s, x) => s + x, 0)], 'b', 0, 0);
+    for (const k of [outward, inward])
+      assertClose((await run(k, device, { a, n })).b as Float32Array, [a.reduce((s, x) => s + x, 0)], 'b', 0, 0);
   });
 }
 
@@ -361,7 +416,8 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.1' });
     knl = addPrefetch(addPrefetch(knl, 'a'), 'b');
     knl = addInamesForUnusedHwAxes(knl);
-    for (const id of ['init_alpha', 'a_fetch_rule', 'b_fetch_rule']) assert.equal(within(knl, id), ['i_inner', 'i_outer', 'j_inner', 'j_outer']);
+    for (const id of ['init_alpha', 'a_fetch_rule', 'b_fetch_rule'])
+      assert.equal(within(knl, id), ['i_inner', 'i_outer', 'j_inner', 'j_outer']);
     const n = 40;
     const a = randomFloat32(n, 1);
     const b = randomFloat32(n, 2);
@@ -379,7 +435,10 @@ for (const device of testDevices()) {
 test('addInamesForUnusedHwAxes: an axis several inames run on is ambiguous', () => {
   let knl = makeKernel('{[i, j]: 0<=i,j<16}', 'a[i] = 1 {id=w1}\nb[j] = 2 {id=w2}\n<> t = 3 {id=w3}');
   knl = tagInames(knl, { i: 'l.0', j: 'l.0' });
-  throwsLoom(() => addInamesForUnusedHwAxes(knl), /instruction 'w3' lacks axis l\.0, which several inames run on \(i, j\)/);
+  throwsLoom(
+    () => addInamesForUnusedHwAxes(knl),
+    /instruction 'w3' lacks axis l\.0, which several inames run on \(i, j\)/,
+  );
 });
 
 test('test_tag_iname_with_match_pattern', () => {
@@ -422,7 +481,8 @@ test('test_loopy.py::test_unschedulable_kernel_detection', () => {
   assert.not.ok(hasSchedulableInameNesting(knl));
   const options = getInameDuplicationOptions(knl);
   assert.is(options.length, 4);
-  for (const { iname, within } of options) assert.ok(hasSchedulableInameNesting(duplicateInames(knl, iname, { within })), `${iname} within ${within}`);
+  for (const { iname, within } of options)
+    assert.ok(hasSchedulableInameNesting(duplicateInames(knl, iname, { within })), `${iname} within ${within}`);
 
   const five = makeKernel(
     ['{[i,j,k,l,m]:0<=i,j,k,l,m<n}'],
@@ -473,7 +533,10 @@ for (const device of testDevices()) {
       Array.from({ length: 16 }, (_, i) => i),
     );
 
-    const two = makeKernel('{[i,j]: 0<=i<4 and 0<=j<8}', 'a[i,j] = i {id=w1}\nb[i,j] = j {id=w2}', [globalArg('a', { dtype: 'int32' }), globalArg('b', { dtype: 'int32' })]);
+    const two = makeKernel('{[i,j]: 0<=i<4 and 0<=j<8}', 'a[i,j] = i {id=w1}\nb[i,j] = j {id=w2}', [
+      globalArg('a', { dtype: 'int32' }),
+      globalArg('b', { dtype: 'int32' }),
+    ]);
     const some = joinInames(two, ['i', 'j'], 'ij', { within: 'id:w2', tag: 'l.0' });
     assert.equal(within(some, 'w1'), ['i', 'j']);
     assert.equal(within(some, 'w2'), ['ij']);
@@ -490,8 +553,14 @@ for (const device of testDevices()) {
         Array.from({ length: 32 }, (_, k) => k % 8),
       );
     }
-    throwsLoom(() => joinInames(tagInames(two, { i: 'unr', j: 'ilp' }), ['i', 'j']), /'i' is tagged 'unr' and 'j' 'ilp\.unr'/);
-    throwsLoom(() => joinInames(tagInames(two, { i: 'l.1', j: 'l.0' }), ['i', 'j']), /loops on hardware axes become one loop only with its tag given/);
+    throwsLoom(
+      () => joinInames(tagInames(two, { i: 'unr', j: 'ilp' }), ['i', 'j']),
+      /'i' is tagged 'unr' and 'j' 'ilp\.unr'/,
+    );
+    throwsLoom(
+      () => joinInames(tagInames(two, { i: 'l.1', j: 'l.0' }), ['i', 'j']),
+      /loops on hardware axes become one loop only with its tag given/,
+    );
   });
 }
 

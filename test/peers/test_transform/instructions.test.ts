@@ -54,7 +54,10 @@ test('test_add_nosync', () => {
   );
   orig = setTemporaryAddressSpace(setTemporaryAddressSpace(orig, 'tmp3', 'local'), 'tmp5', 'local');
   // no dependency: nothing to waive
-  assert.equal(addNosync(orig, 'any', 'writes:tmp', 'writes:tmp2', { emptyOk: true }).instruction('insn2').noSyncWith, []);
+  assert.equal(
+    addNosync(orig, 'any', 'writes:tmp', 'writes:tmp2', { emptyOk: true }).instruction('insn2').noSyncWith,
+    [],
+  );
   const one = addNosync(orig, 'local', 'writes:tmp3', 'reads:tmp3');
   assert.equal(one.instruction('insn3').noSyncWith, []);
   assert.equal(one.instruction('insn4').noSyncWith, ['insn3@local']);
@@ -62,7 +65,10 @@ test('test_add_nosync', () => {
   assert.equal(both.instruction('insn3').noSyncWith, ['insn4@local']);
   assert.equal(both.instruction('insn4').noSyncWith, ['insn3@local']);
   assert.equal(addNosync(orig, 'local', 'insn5', 'insn6').instruction('insn6').noSyncWith, ['insn5@local']);
-  throwsLoom(() => addNosync(orig, 'local', 'writes:nothing', 'insn6'), /the source 'writes:nothing' matches no instruction/);
+  throwsLoom(
+    () => addNosync(orig, 'local', 'writes:nothing', 'insn6'),
+    /the source 'writes:nothing' matches no instruction/,
+  );
 });
 
 for (const device of testDevices()) {
@@ -91,12 +97,26 @@ for (const device of testDevices()) {
       0,
       0,
     );
-    throwsLoom(() => addBarrier(knl, 'id:nothing', 'id:double'), /the instructions before: 'id:nothing' matches no instruction/);
-    throwsLoom(() => addBarrier(knl, 'id:transpose', 'id:double', { synchronizationKind: 'warp' as 'local' }), /synchronizationKind must be 'global' or 'local'/);
+    throwsLoom(
+      () => addBarrier(knl, 'id:nothing', 'id:double'),
+      /the instructions before: 'id:nothing' matches no instruction/,
+    );
+    throwsLoom(
+      () => addBarrier(knl, 'id:transpose', 'id:double', { synchronizationKind: 'warp' as 'local' }),
+      /synchronizationKind must be 'global' or 'local'/,
+    );
   });
 
   test(`${device.name}: test_rename_argument, test_rename_argument_of_domain_params`, async () => {
-    const knl = renameArgument(makeKernel('{ [i]: 0<=i<n }', 'out[i] = a + 2', [valueArg('a', 'float32'), globalArg('out', { dtype: 'float32' }), '...']), 'a', 'b');
+    const knl = renameArgument(
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = a + 2', [
+        valueArg('a', 'float32'),
+        globalArg('out', { dtype: 'float32' }),
+        '...',
+      ]),
+      'a',
+      'b',
+    );
     assertClose(
       (await run(knl, device, { b: 12, n: 20 })).out as Float32Array,
       range(20, () => 14),
@@ -104,7 +124,10 @@ for (const device of testDevices()) {
       0,
       0,
     );
-    let params = makeKernel('{[i, j]: 0<=i<n and 0<=j<m}', 'y[i, j] = 2.0', [globalArg('y', { dtype: 'float32' }), '...']);
+    let params = makeKernel('{[i, j]: 0<=i<n and 0<=j<m}', 'y[i, j] = 2.0', [
+      globalArg('y', { dtype: 'float32' }),
+      '...',
+    ]);
     params = renameArgument(renameArgument(params, 'n', 'N'), 'm', 'M');
     const code = generateCode(params, openclTarget()).code;
     assert.ok(!code.includes('int const n') && !code.includes('int const m'));
@@ -116,7 +139,11 @@ for (const device of testDevices()) {
       0,
       0,
     );
-    const strided = renameArgument(tagArrayAxes(makeKernel('{[i]: 0<=i<10}', 'y[i] = x[i]', [f32('x', [10]), f32('y', [10])]), 'x', 'stride:1'), 'x', 'x_new');
+    const strided = renameArgument(
+      tagArrayAxes(makeKernel('{[i]: 0<=i<10}', 'y[i] = x[i]', [f32('x', [10]), f32('y', [10])]), 'x', 'stride:1'),
+      'x',
+      'x_new',
+    );
     const x = randomFloat32(10, 2);
     assert.ok(generateCode(strided, openclTarget()).code.includes('x_new'));
     assertClose((await run(strided, device, { x_new: x })).y as Float32Array, x, 'y', 0, 0);
@@ -134,7 +161,11 @@ test('test_rename_argument_with_assumptions, test_set_arg_order, removeUnusedArg
     ['out', 'a', 'n', 'b'],
   );
   throwsLoom(() => setArgumentOrder(ordered, 'out,a,n'), /'b' is missing from the order/);
-  const unused = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 1', [globalArg('out', { dtype: 'float32', shape: ['n'] }), globalArg('spare', { dtype: 'float32', shape: [3] }), '...']);
+  const unused = makeKernel('{ [i]: 0<=i<n }', 'out[i] = 1', [
+    globalArg('out', { dtype: 'float32', shape: ['n'] }),
+    globalArg('spare', { dtype: 'float32', shape: [3] }),
+    '...',
+  ]);
   assert.equal(
     removeUnusedArguments(unused)
       .args.map((a) => a.name)
@@ -163,7 +194,10 @@ test('test_remove_instructions_with_recursive_deps', () => {
 
 for (const device of testDevices()) {
   test(`${device.name}: realizeReduction, addAndInferDtypes, getOneLinearizedKernel, replaceInstructionIds, setInstructionPriority`, async () => {
-    const knl = addAndInferDtypes(makeKernel('{[i, j]: 0<=i<8 and 0<=j<5}', '<> t[i] = 2*a[i] {id=w}\nout[i] = sum(j, t[i]*j) {id=r}'), { a: 'float32' });
+    const knl = addAndInferDtypes(
+      makeKernel('{[i, j]: 0<=i<8 and 0<=j<5}', '<> t[i] = 2*a[i] {id=w}\nout[i] = sum(j, t[i]*j) {id=r}'),
+      { a: 'float32' },
+    );
     assert.is(knl.temporaries.get('t')!.dtype, 'float32');
     const realized = realizeReduction(knl);
     assert.ok(realized.instructions.some((i) => i.id.includes('_update')));

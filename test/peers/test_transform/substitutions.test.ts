@@ -43,7 +43,9 @@ import { f32, freeVariablesOf, range, throwsLoom } from './helpers.ts';
 for (const device of testDevices()) {
   test(`${device.name}: test_extract_subst`, async () => {
     const knl = extractSubst(
-      makeKernel('{[i]: 0<=i<n}', 'a[i] = 23*b[i]**2 + 25*b[i]**2', [f32('a'), f32('b'), '...'], { name: 'extract_subst' }),
+      makeKernel('{[i]: 0<=i<n}', 'a[i] = 23*b[i]**2 + 25*b[i]**2', [f32('a'), f32('b'), '...'], {
+        name: 'extract_subst',
+      }),
       'bsquare',
       'alpha*b[i]**2',
       'alpha',
@@ -64,7 +66,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_extract_subst_with_iname_deps_in_templ`, async () => {
-    const knl = makeKernel('{[i, j, k]: 0<=i<100 and 0<=j,k<5}', 'y[i, j, k] = x[i, j, k]', [f32('x', [100, 5, 5]), f32('y', [100, 5, 5])]);
+    const knl = makeKernel('{[i, j, k]: 0<=i<100 and 0<=j,k<5}', 'y[i, j, k] = x[i, j, k]', [
+      f32('x', [100, 5, 5]),
+      f32('y', [100, 5, 5]),
+    ]);
     const extracted = extractSubst(knl, 'rule1', 'x[i, arg1, arg2]', ['arg1', 'arg2']);
     assert.match(stringifyKernel(extracted), 'y[i, j, k] = rule1(j, k)');
     const x = randomFloat32(2500, 3);
@@ -72,7 +77,9 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_nested_substs_in_insns`, async () => {
-    const ref = makeKernel('{[i]: 0<=i<10}', 'a(x) := 2 * x\nb(x) := x**2\nc(x) := 7 * x\nf[i] = c(b(a(i)))', [globalArg('f', { dtype: 'int32' })]);
+    const ref = makeKernel('{[i]: 0<=i<10}', 'a(x) := 2 * x\nb(x) := x**2\nc(x) := 7 * x\nf[i] = c(b(a(i)))', [
+      globalArg('f', { dtype: 'int32' }),
+    ]);
     const expanded = expandSubst(ref);
     assert.is(expanded.substitutions.size, 0);
     assert.equal(
@@ -94,13 +101,22 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_precompute_confusing_subst_arguments`, async () => {
-    let knl = makeKernel('{[i,j]: 0<=i<n and 0<=j<5}', 'D(i):=a[i+1]-a[i]\nb[i,j] = D(j)', [f32('a'), f32('b'), '...'], { name: 'precomputer' });
+    let knl = makeKernel(
+      '{[i,j]: 0<=i<n and 0<=j<5}',
+      'D(i):=a[i+1]-a[i]\nb[i,j] = D(j)',
+      [f32('a'), f32('b'), '...'],
+      { name: 'precomputer' },
+    );
     knl = tagInames(knl, { j: 'g.1' });
     knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
     assert.not.ok(freeVariablesOf(knl.substitutions.get('D')!.expression).includes('i_inner'));
     // the work-items along i_inner all store the same 5 values: Loom keeps them local
     // (a private copy per work-item written along l.1 would leave each one its own part only)
-    knl = precompute(knl, 'D', 'j', { precomputeOuterInames: 'j, i_inner, i_outer', defaultTag: 'l.auto', temporaryAddressSpace: 'local' });
+    knl = precompute(knl, 'D', 'j', {
+      precomputeOuterInames: 'j, i_inner, i_outer',
+      defaultTag: 'l.auto',
+      temporaryAddressSpace: 'local',
+    });
     const n = 200;
     const a = randomFloat32(6, 4);
     const { b } = await run(knl, device, { a, n });
@@ -115,7 +131,9 @@ for (const device of testDevices()) {
 
   test(`${device.name}: test_precompute_nested_subst`, async () => {
     // Loom calls a rule without parameters as E() (loopy also allows the bare name E)
-    let knl = makeKernel('{[i]: 0<=i<n}', 'E:=a[i]\nD:=E()*E()\nb[i] = D()', [f32('a'), f32('b'), '...'], { name: 'precomputer' });
+    let knl = makeKernel('{[i]: 0<=i<n}', 'E:=a[i]\nD:=E()*E()\nb[i] = D()', [f32('a'), f32('b'), '...'], {
+      name: 'precomputer',
+    });
     knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = precompute(knl, 'D', 'i_inner', { defaultTag: 'l.auto' });
     // the store computes E at its own iname, not at i_inner
@@ -138,7 +156,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_precompute_with_preexisting_inames`, async () => {
-    let knl = makeKernel('{[e,i,j,k]: 0<=e<E and 0<=i,j,k<n}', 'result[e,i] = sum(j, D1[i,j]*u[e,j])\nresult2[e,i] = sum(k, D2[i,k]*u[e,k])');
+    let knl = makeKernel(
+      '{[e,i,j,k]: 0<=e<E and 0<=i,j,k<n}',
+      'result[e,i] = sum(j, D1[i,j]*u[e,j])\nresult2[e,i] = sum(k, D2[i,k]*u[e,k])',
+    );
     knl = fixParameters(addDtypes(knl, { u: 'float32', D1: 'float32', D2: 'float32' }), { n: 13 });
     knl = extractSubst(knl, 'D1_subst', 'D1[ii,jj]', 'ii,jj');
     knl = extractSubst(knl, 'D2_subst', 'D2[ii,jj]', 'ii,jj');
@@ -174,7 +195,10 @@ for (const device of testDevices()) {
 }
 
 test('test_precompute_with_preexisting_inames_fail', () => {
-  let knl = makeKernel('{[e,i,j,k]: 0<=e<E and 0<=i,j<n and 0<=k<2*n}', 'result[e,i] = sum(j, D1[i,j]*u[e,j])\nresult2[e,i] = sum(k, D2[i,k]*u[e,k])');
+  let knl = makeKernel(
+    '{[e,i,j,k]: 0<=e<E and 0<=i,j<n and 0<=k<2*n}',
+    'result[e,i] = sum(j, D1[i,j]*u[e,j])\nresult2[e,i] = sum(k, D2[i,k]*u[e,k])',
+  );
   knl = fixParameters(addDtypes(knl, { u: 'float32', D1: 'float32', D2: 'float32' }), { n: 13 });
   knl = extractSubst(knl, 'D1_subst', 'D1[ii,jj]', 'ii,jj');
   knl = extractSubst(knl, 'D2_subst', 'D2[ii,jj]', 'ii,jj');
@@ -192,12 +216,25 @@ test('test_precompute_lets_length1_inames_live_if_requested (loopy names: the ru
 });
 
 test('precompute: storage axes, their tags, the compute id, a footprint given by calls, and refusals', () => {
-  const knl = makeKernel('{[i, j]: 0<=i<8 and 0<=j<4}', 'f(x, y) := a[x, y] + 1\nout[i, j] = f(i, j)', [f32('a', [8, 4]), f32('out', [8, 4])]);
-  const swapped = precompute(knl, 'f', 'i,j', { storageAxes: ['y', 'x'], storageAxisToTag: { y: 'unr' }, computeInsnId: 'store_f' });
+  const knl = makeKernel('{[i, j]: 0<=i<8 and 0<=j<4}', 'f(x, y) := a[x, y] + 1\nout[i, j] = f(i, j)', [
+    f32('a', [8, 4]),
+    f32('out', [8, 4]),
+  ]);
+  const swapped = precompute(knl, 'f', 'i,j', {
+    storageAxes: ['y', 'x'],
+    storageAxisToTag: { y: 'unr' },
+    computeInsnId: 'store_f',
+  });
   assert.match(stringifyKernel(swapped), 'f_0[y, x] = a[x, y] + 1 {id=store_f}');
   assert.is(swapped.inameTags.get('y')?.kind, 'unroll');
-  throwsLoom(() => precompute(knl, 'f', 'i,j', { storageAxes: ['x'] }), /storageAxes leaves out parameter 'y', which the sweep moves/);
-  throwsLoom(() => precompute(knl, 'f', 'i,j', { storageAxes: ['z'] }), /storage axis 'z' is neither a parameter of 'f'/);
+  throwsLoom(
+    () => precompute(knl, 'f', 'i,j', { storageAxes: ['x'] }),
+    /storageAxes leaves out parameter 'y', which the sweep moves/,
+  );
+  throwsLoom(
+    () => precompute(knl, 'f', 'i,j', { storageAxes: ['z'] }),
+    /storage axis 'z' is neither a parameter of 'f'/,
+  );
   const calls = precompute(knl, 'f(i, j)', 'i', {});
   assert.equal(
     calls.temporaries.get('f_0')!.shape.map((e) => printExpr(e)),
@@ -209,10 +246,11 @@ test('precompute: storage axes, their tags, the compute id, a footprint given by
 
 for (const device of testDevices()) {
   test(`${device.name}: test_precompute_does_not_lead_to_dep_cycle`, async () => {
-    const ref = makeKernel('{[i]: 0<=i<10}', '<> tmp0[i] = 2 * i\n<> tmp1[i] = 2 * tmp0[i]\n<> tmp2[i] = 3 * tmp1[i]\nout[i] = 2*tmp1[i] + 3*tmp2[i]', [
-      globalArg('out', { dtype: 'int32' }),
-      '...',
-    ]);
+    const ref = makeKernel(
+      '{[i]: 0<=i<10}',
+      '<> tmp0[i] = 2 * i\n<> tmp1[i] = 2 * tmp0[i]\n<> tmp2[i] = 3 * tmp1[i]\nout[i] = 2*tmp1[i] + 3*tmp2[i]',
+      [globalArg('out', { dtype: 'int32' }), '...'],
+    );
     let knl = assignmentToSubst(ref, 'tmp1');
     assert.ok(!knl.temporaries.has('tmp1'));
     assert.match(stringifyKernel(knl), 'tmp1_subst(i) := 2*tmp0[i]');
@@ -294,10 +332,21 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: test_prefetch_to_same_temp_var`, async () => {
-    let knl = makeKernel('{[i0, i1, j0, j1]: 0<=i0, i1<100 and 0<=j0, j1<10}', 'y0[i0] = sum(j0, A[j0] * x0[i0, j0])\ny1[i1] = sum(j1, A[j1] * x1[i1, j1])');
+    let knl = makeKernel(
+      '{[i0, i1, j0, j1]: 0<=i0, i1<100 and 0<=j0, j1<10}',
+      'y0[i0] = sum(j0, A[j0] * x0[i0, j0])\ny1[i1] = sum(j1, A[j1] * x1[i1, j1])',
+    );
     knl = addDtypes(knl, { A: 'float32', x0: 'float32', x1: 'float32' });
-    knl = addPrefetch(knl, 'A', ['j0'], { within: 'iname:i0', temporaryName: 'A_fetch', prefetchInsnId: 'first_fetch' });
-    knl = addPrefetch(knl, 'A', ['j1'], { within: 'iname:i1', temporaryName: 'A_fetch', prefetchInsnId: 'second_fetch' });
+    knl = addPrefetch(knl, 'A', ['j0'], {
+      within: 'iname:i0',
+      temporaryName: 'A_fetch',
+      prefetchInsnId: 'first_fetch',
+    });
+    knl = addPrefetch(knl, 'A', ['j1'], {
+      within: 'iname:i1',
+      temporaryName: 'A_fetch',
+      prefetchInsnId: 'second_fetch',
+    });
     knl = addDependency(knl, 'writes:y1 or writes:y0', 'id:second_fetch or id:first_fetch');
     knl = addDependency(knl, 'id:first_fetch', 'id:second_fetch');
     assert.is(knl.temporaries.size, 1);
@@ -329,7 +378,10 @@ for (const device of testDevices()) {
   test(`${device.name}: test_join_inames (a fetch over i and j, its two inames joined), test_prefetch_local_into_private`, async () => {
     const knl = makeKernel('{[i,j]: 0<=i,j<16}', 'b[i,j] = 2*a[i,j]', [f32('a', [16, 16]), f32('b', [16, 16])]);
     const fetched = addPrefetch(knl, 'a', ['i', 'j'], { defaultTag: 'l.auto' });
-    throwsLoom(() => joinInames(fetched, ['a_dim_0', 'a_dim_1']), /loops on hardware axes become one loop only with its tag given/);
+    throwsLoom(
+      () => joinInames(fetched, ['a_dim_0', 'a_dim_1']),
+      /loops on hardware axes become one loop only with its tag given/,
+    );
     const joined = joinInames(fetched, ['a_dim_0', 'a_dim_1'], undefined, { tag: 'l.0' });
     const a = randomFloat32(256, 7);
     assertClose(
@@ -361,7 +413,10 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: addPrefetch with a footprint spelled out (a[:, :], a[i, :]) and fetchBoundingBox`, async () => {
-    const knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<=i}', 'b[i,j] = 2*a[i,j]', [f32('a', [16, 16]), f32('b', [16, 16])]);
+    const knl = makeKernel('{[i,j]: 0<=i<16 and 0<=j<=i}', 'b[i,j] = 2*a[i,j]', [
+      f32('a', [16, 16]),
+      f32('b', [16, 16]),
+    ]);
     const whole = addPrefetch(knl, 'a[:, :]');
     assert.equal(
       whole.temporaries.get('a_fetch')!.shape.map((e) => printExpr(e)),
@@ -388,12 +443,15 @@ for (const device of testDevices()) {
 }
 
 test('addPrefetch: the fetch comes after the writes of what it fetches, or is refused', () => {
-  const knl = makeKernel('{[i]: 0<=i<8}', 'a[i] = i {id=w}\nb[i] = 2*a[i] {id=r, dep=w}\nc[i] = a[i] {id=late}\na[i] = 0 {id=w2, dep=late}', [
-    f32('a', [8]),
-    f32('b', [8]),
-    f32('c', [8]),
-  ]);
-  throwsLoom(() => addPrefetch(knl, 'a', ['i'], { within: 'id:r' }), /'a' is written by instruction 'w2', which does not come before the store/);
+  const knl = makeKernel(
+    '{[i]: 0<=i<8}',
+    'a[i] = i {id=w}\nb[i] = 2*a[i] {id=r, dep=w}\nc[i] = a[i] {id=late}\na[i] = 0 {id=w2, dep=late}',
+    [f32('a', [8]), f32('b', [8]), f32('c', [8])],
+  );
+  throwsLoom(
+    () => addPrefetch(knl, 'a', ['i'], { within: 'id:r' }),
+    /'a' is written by instruction 'w2', which does not come before the store/,
+  );
 });
 
 for (const device of testDevices()) {
@@ -441,12 +499,19 @@ for (const device of testDevices()) {
       0,
     );
     // an accumulation: the buffer starts at the array's value and adds to it
-    const acc = bufferArray(addDtypes(makeKernel('{[i, k]: 0<=i<8 and 0<=k<4}', 'out[i] = out[i] + k*x[i]'), { x: 'float32', out: 'float32' }), 'out', {
-      bufferInames: ['i'],
-      initExpression: '0',
-      storeExpression: 'base + buffer',
-      defaultTag: null,
-    });
+    const acc = bufferArray(
+      addDtypes(makeKernel('{[i, k]: 0<=i<8 and 0<=k<4}', 'out[i] = out[i] + k*x[i]'), {
+        x: 'float32',
+        out: 'float32',
+      }),
+      'out',
+      {
+        bufferInames: ['i'],
+        initExpression: '0',
+        storeExpression: 'base + buffer',
+        defaultTag: null,
+      },
+    );
     const start = randomFloat32(8, 4);
     const xa = randomFloat32(8, 5);
     assertClose(
@@ -504,7 +569,10 @@ for (const device of testDevices()) {
 }
 
 test('aliasTemporaries refuses what cannot share storage', () => {
-  const knl = makeKernel('{[i]: 0<=i<4}', '<float32> s[i] = 1 {id=a}\n<int32> t[i] = 2 {id=b}\n<float32> u[i] = s[i] {id=c}\nout[i] = t[i] + u[i]');
+  const knl = makeKernel(
+    '{[i]: 0<=i<4}',
+    '<float32> s[i] = 1 {id=a}\n<int32> t[i] = 2 {id=b}\n<float32> u[i] = s[i] {id=c}\nout[i] = t[i] + u[i]',
+  );
   throwsLoom(() => aliasTemporaries(knl, ['s', 't']), /'t' is int32 and 's' float32/);
   throwsLoom(() => aliasTemporaries(knl, ['s', 'u']), /instruction 'c' uses several of the temporaries/);
   throwsLoom(() => aliasTemporaries(knl, ['s']), /at least two/);
@@ -520,7 +588,12 @@ test('test_loopy.py::test_add_prefetch_works_in_lhs_index', () => {
       a1_out[a1_map[n,k2], l2] = a1_tmp[k2,l2]
     end
   `,
-    [globalArg('a1', { shape: ['ndofs', 2] }), globalArg('a1_out', { shape: ['ndofs', 2] }), globalArg('a1_map', { shape: ['nelements', 3] }), '...'],
+    [
+      globalArg('a1', { shape: ['ndofs', 2] }),
+      globalArg('a1_out', { shape: ['ndofs', 2] }),
+      globalArg('a1_map', { shape: ['nelements', 3] }),
+      '...',
+    ],
   );
   knl = addPrefetch(knl, 'a1_map', 'k', { defaultTag: 'l.auto' });
   for (const insn of knl.instructions)
@@ -569,7 +642,11 @@ for (const device of testDevices()) {
     const boxed = precompute(knl, 'f_subst', 'inew_inner', { fetchBoundingBox: true, defaultTag: 'l.auto' });
     await run(boxed, device, { u, h }).then(
       () => assert.unreachable('the bounding box reads past u'),
-      (e: unknown) => assert.ok(e instanceof LoomError && /would access 'u' at index .* outside its shape/.test((e as Error).message), String(e)),
+      (e: unknown) =>
+        assert.ok(
+          e instanceof LoomError && /would access 'u' at index .* outside its shape/.test((e as Error).message),
+          String(e),
+        ),
     );
     knl = precompute(knl, 'f_subst', 'inew_inner', { defaultTag: 'l.auto' });
     const out = (await run(knl, device, { u, h })).out as Float32Array;

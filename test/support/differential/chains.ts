@@ -76,7 +76,9 @@ function freeInames(knl: LoopKernel): string[] {
 
 /** The first axis of a kind ('l' or 'g') no iname uses yet. */
 function freeAxis(knl: LoopKernel, kind: 'local' | 'group'): number | undefined {
-  const used = new Set([...knl.inameTags.values()].filter((t) => t.kind === kind).map((t) => (t as { axis: number }).axis));
+  const used = new Set(
+    [...knl.inameTags.values()].filter((t) => t.kind === kind).map((t) => (t as { axis: number }).axis),
+  );
   return [0, 1, 2].find((a) => !used.has(a));
 }
 
@@ -99,9 +101,12 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const reduced = iname.startsWith('k');
       if (!reduced && rng.chance(0.5) && g !== undefined) options.outerTag = `g.${g}`;
       if (reduced && features.has('localReductions') && rng.chance(0.2) && l !== undefined) options.outerTag = `l.${l}`;
-      else if ((!reduced || features.has('localReductions')) && rng.chance(0.5) && l !== undefined) options.innerTag = `l.${l}`;
+      else if ((!reduced || features.has('localReductions')) && rng.chance(0.5) && l !== undefined)
+        options.innerTag = `l.${l}`;
       if (rng.chance(0.15)) options.slabs = [0, 1];
-      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
+      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) =>
+        splitIname(k, iname, factor, options),
+      );
     }
     case 'unroll':
     case 'ilp': {
@@ -121,20 +126,29 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const array = rng.pick(arrays);
       const sweep = rng.subset(knl.inames);
       const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
-      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) => addPrefetch(k, array, sweep, options));
+      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+        addPrefetch(k, array, sweep, options),
+      );
     }
     case 'precompute': {
       if (!knl.substitutions.has('f')) return undefined;
       const sweep = rng.subset(knl.inames);
       const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
-      return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) => precompute(k, 'f', sweep, options));
+      return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+        precompute(k, 'f', sweep, options),
+      );
     }
     case 'duplicate': {
       if (!free.length) return undefined;
       const iname = rng.pick(free);
       const users = knl.instructions.filter((i) => i.withinInames.includes(iname)).map((i) => i.id);
-      const options = users.length > 1 && features.has('duplicateWithin') && rng.chance(0.5) ? { within: `id:${rng.pick(users)}` } : {};
-      return step(`duplicateInames(knl, ${q(iname)}, ${JSON.stringify(options)})`, (k) => duplicateInames(k, iname, options));
+      const options =
+        users.length > 1 && features.has('duplicateWithin') && rng.chance(0.5)
+          ? { within: `id:${rng.pick(users)}` }
+          : {};
+      return step(`duplicateInames(knl, ${q(iname)}, ${JSON.stringify(options)})`, (k) =>
+        duplicateInames(k, iname, options),
+      );
     }
     case 'join': {
       if (free.length < 2) return undefined;
@@ -158,15 +172,26 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const temps = [...knl.temporaries.keys()].filter((t) => features.has('spaceOfTiles') || t === 't' || t === 's');
       if (!temps.length) return undefined;
       const temp = rng.pick(temps);
-      const space = rng.pick(['private', 'local', ...(features.has('globalTemporaries') ? (['global'] as const) : [])] as const);
-      return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) => setTemporaryAddressSpace(k, temp, space));
+      const space = rng.pick([
+        'private',
+        'local',
+        ...(features.has('globalTemporaries') ? (['global'] as const) : []),
+      ] as const);
+      return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) =>
+        setTemporaryAddressSpace(k, temp, space),
+      );
     }
     case 'chunk': {
       if (!free.length) return undefined;
       const iname = rng.pick(free);
       const chunks = rng.int(1, 4);
-      const options = iname.startsWith('k') || !rng.chance(0.5) || freeAxis(knl, 'group') === undefined ? {} : { outerTag: `g.${freeAxis(knl, 'group')}` };
-      return step(`chunkIname(knl, ${q(iname)}, ${chunks}, ${JSON.stringify(options)})`, (k) => chunkIname(k, iname, chunks, options));
+      const options =
+        iname.startsWith('k') || !rng.chance(0.5) || freeAxis(knl, 'group') === undefined
+          ? {}
+          : { outerTag: `g.${freeAxis(knl, 'group')}` };
+      return step(`chunkIname(knl, ${q(iname)}, ${chunks}, ${JSON.stringify(options)})`, (k) =>
+        chunkIname(k, iname, chunks, options),
+      );
     }
     case 'splitWithin': {
       const candidates = free.filter((n) => knl.instructions.filter((i) => i.withinInames.includes(n)).length > 1);
@@ -175,7 +200,9 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const user = rng.pick(knl.instructions.filter((i) => i.withinInames.includes(iname))).id;
       const factor = rng.int(1, 4);
       const options = { within: `id:${user}` };
-      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) => splitIname(k, iname, factor, options));
+      return step(`splitIname(knl, ${q(iname)}, ${factor}, ${JSON.stringify(options)})`, (k) =>
+        splitIname(k, iname, factor, options),
+      );
     }
     case 'reductionShape': {
       const reduced = [...new Set(knl.instructions.flatMap((i) => reductionsOf(i.expression)))];
@@ -185,7 +212,9 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
         const part = [pick[rng.int(0, pick.length - 1)]];
         const outward = rng.chance(0.5);
         const name = outward ? 'splitReductionOutward' : 'splitReductionInward';
-        return step(`${name}(knl, ${list(part)})`, (k) => (outward ? splitReductionOutward : splitReductionInward)(k, part));
+        return step(`${name}(knl, ${list(part)})`, (k) =>
+          (outward ? splitReductionOutward : splitReductionInward)(k, part),
+        );
       }
       return step('makeReductionInamesUnique(knl)', (k) => makeReductionInamesUnique(k));
     }
@@ -211,11 +240,15 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const options = { temporaryAddressSpace: 'global' as const };
       const arrays = [...kcase.arrays.keys()].filter((a) => knl.arg(a) && !knl.temporaries.has(`${a}_fetch`));
       if (knl.substitutions.has('f') && (!arrays.length || rng.chance(0.5))) {
-        return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) => precompute(k, 'f', sweep, options));
+        return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+          precompute(k, 'f', sweep, options),
+        );
       }
       if (!arrays.length) return undefined;
       const array = rng.pick(arrays);
-      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) => addPrefetch(k, array, sweep, options));
+      return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+        addPrefetch(k, array, sweep, options),
+      );
     }
     default:
       return undefined;

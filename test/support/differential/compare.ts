@@ -82,14 +82,26 @@ export interface FloatPromises {
 const IEEE: FloatPromises = { zeroSign: true, nonFinite: true };
 
 /** `promises` weaker than IEEE 754's for WGSL (see index.ts). */
-export function compareArrays(expected: HostArray, got: HostArray, ulps: number, promises: FloatPromises = IEEE, keep = 6): Comparison {
+export function compareArrays(
+  expected: HostArray,
+  got: HostArray,
+  ulps: number,
+  promises: FloatPromises = IEEE,
+  keep = 6,
+): Comparison {
   const mismatches: Mismatch[] = [];
   const float = expected instanceof Float32Array || expected instanceof Float64Array;
   const width = expected instanceof Float32Array ? 32 : 64;
   let count = 0;
   if (expected.constructor !== got.constructor || expected.length !== got.length) {
     return {
-      mismatches: [{ index: -1, expected: `${expected.constructor.name}(${expected.length})`, got: `${got.constructor.name}(${got.length})` }],
+      mismatches: [
+        {
+          index: -1,
+          expected: `${expected.constructor.name}(${expected.length})`,
+          got: `${got.constructor.name}(${got.length})`,
+        },
+      ],
       count: 1,
       total: expected.length,
       uncompared: 0,
@@ -110,7 +122,8 @@ export function compareArrays(expected: HostArray, got: HostArray, ulps: number,
       : e === g;
     if (agree) continue;
     count++;
-    if (mismatches.length < keep) mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });
+    if (mismatches.length < keep)
+      mismatches.push({ index: k, expected: formatValue(e, float), got: formatValue(g, float) });
   }
   return { mismatches, count, total: expected.length, uncompared };
 }

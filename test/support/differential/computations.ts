@@ -22,14 +22,19 @@ export interface ComputationCaseResult {
 
 const SIZES = [1, 2, 3, 7, 13, 31, 64, 100, 255, 256, 257, 1000, 1531];
 
-export async function runComputationCase(seed: number, features: FeatureSet, devices: readonly Device[]): Promise<ComputationCaseResult> {
+export async function runComputationCase(
+  seed: number,
+  features: FeatureSet,
+  devices: readonly Device[],
+): Promise<ComputationCaseResult> {
   const random = seeded(seed * 2654435761 + 17);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
   const ran: string[] = [];
   const findings: string[] = [];
   const check = (what: string, got: ArrayLike<number>, expected: ArrayLike<number>) => {
     const bad = firstDifference(got, expected);
-    if (bad !== undefined) findings.push(`${what}: element ${bad} is ${got[bad]}, expected ${expected[bad]} (seed ${seed})`);
+    if (bad !== undefined)
+      findings.push(`${what}: element ${bad} is ${got[bad]}, expected ${expected[bad]} (seed ${seed})`);
   };
 
   if (features.has('computationPredicates')) {
@@ -54,8 +59,16 @@ export async function runComputationCase(seed: number, features: FeatureSet, dev
     const r = reduce({ dtype: 'int32', shape }, p.predicate, sorted);
     const s = scan({ dtype: 'int32', shape }, p.predicate, { axes, exclusive });
     for (const device of devices) {
-      check(`${device.name}: reduce, ${what}`, (await (await r.compile(device))(undefined, data)).output as Int32Array, reduced);
-      check(`${device.name}: scan, ${what}`, (await (await s.compile(device))(undefined, data)).output as Int32Array, scanned);
+      check(
+        `${device.name}: reduce, ${what}`,
+        (await (await r.compile(device))(undefined, data)).output as Int32Array,
+        reduced,
+      );
+      check(
+        `${device.name}: scan, ${what}`,
+        (await (await s.compile(device))(undefined, data)).output as Int32Array,
+        scanned,
+      );
     }
   }
 
@@ -85,7 +98,11 @@ export async function runComputationCase(seed: number, features: FeatureSet, dev
         if (!supportsDType(device, dtype === 'complex64' ? 'float32' : 'float64')) continue;
         const a = await DeviceArray.from(device, x, dtype, shape);
         try {
-          check(`${device.name}: ${dtype} DeviceArray round trip, shape (${shape})`, (await a.toHost()) as Float32Array, x);
+          check(
+            `${device.name}: ${dtype} DeviceArray round trip, shape (${shape})`,
+            (await a.toHost()) as Float32Array,
+            x,
+          );
           const host = (dtype === 'complex64' ? Float32Array : Float64Array).from(w);
           const { y } = await (await product.compile(device))(undefined, a, host);
           check(`${device.name}: ${dtype} product, shape (${shape})`, y as Float32Array, expected);

@@ -32,7 +32,9 @@ export function exprToString(e: GenExpr): string {
     case 'call':
       return `${e.fn}(${e.args.map(exprToString).join(', ')})`;
     case 'if':
-      return e.python ? `(${exprToString(e.t)} if ${exprToString(e.c)} else ${exprToString(e.e)})` : `if(${exprToString(e.c)}, ${exprToString(e.t)}, ${exprToString(e.e)})`;
+      return e.python
+        ? `(${exprToString(e.t)} if ${exprToString(e.c)} else ${exprToString(e.e)})`
+        : `if(${exprToString(e.c)}, ${exprToString(e.t)}, ${exprToString(e.e)})`;
     case 'not':
       return `(not ${exprToString(e.x)})`;
     case 'bitnot':
@@ -95,7 +97,14 @@ export class ExpressionGenerator {
 
   leaf(scope: Scope): GenExpr {
     const r = this.rng;
-    const kinds = ['array', 'array', 'array', 'literal', ...(scope.reduction === 'product' ? [] : ['iname']), ...(scope.extra.length ? ['extra', 'extra'] : [])];
+    const kinds = [
+      'array',
+      'array',
+      'array',
+      'literal',
+      ...(scope.reduction === 'product' ? [] : ['iname']),
+      ...(scope.extra.length ? ['extra', 'extra'] : []),
+    ];
     switch (r.pick(kinds)) {
       case 'array':
         return leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
@@ -118,7 +127,14 @@ export class ExpressionGenerator {
     }
     const imaginary = this.complex ? ['1j', '0.5j', '-1j', ...(exactOnly ? [] : ['2j', '-2.5j'])] : [];
     const values = this.float
-      ? ['0', '1', '2', '0.5', '-1', ...(exactOnly ? [] : ['3', '-2.5', ...(this.features.has('floatSpecials') ? ['1e30'] : [])])]
+      ? [
+          '0',
+          '1',
+          '2',
+          '0.5',
+          '-1',
+          ...(exactOnly ? [] : ['3', '-2.5', ...(this.features.has('floatSpecials') ? ['1e30'] : [])]),
+        ]
       : ['0', '1', '2', '3', '-1', ...(exactOnly ? [] : ['7', '-3'])];
     const all = [...values, ...imaginary];
     const v = this.rng.pick(this.features.has('nestedRightOperands') ? all : all.filter((x) => !x.startsWith('-')));
@@ -136,14 +152,17 @@ export class ExpressionGenerator {
     // the parts of a complex value (real ones, which promote back), its conjugate, a halving
     if (this.complex) ops.push('part', 'conj', 'half');
     // bit operations of integers; in a reduction's body they would only make its values large
-    if (!this.float && this.features.has('bitwise') && scope.reduction === undefined) ops.push('&', '|', '^', '~', 'shift');
+    if (!this.float && this.features.has('bitwise') && scope.reduction === undefined)
+      ops.push('&', '|', '^', '~', 'shift');
     const op = r.pick(ops);
     const sub = () => this.expr(depth - 1, scope);
     switch (op) {
       case 'neg': {
         // without nested operands only an array element is negated: a literal may be negative
         // already (−(−1)) and a rule's body may be a negation itself
-        const x = this.features.has('nestedRightOperands') ? sub() : leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
+        const x = this.features.has('nestedRightOperands')
+          ? sub()
+          : leaf(`${r.pick(scope.arrays)}[${scope.index.join(', ')}]`);
         return { kind: 'neg', x };
       }
       case 'if':
@@ -151,7 +170,11 @@ export class ExpressionGenerator {
       case '~':
         return { kind: 'bitnot', x: sub() };
       case 'shift':
-        return bin(r.pick(['<<', '>>']), sub(), r.chance(0.5) ? leaf(r.pick(['0', '1', '3', '31', '40'])) : this.leaf(scope));
+        return bin(
+          r.pick(['<<', '>>']),
+          sub(),
+          r.chance(0.5) ? leaf(r.pick(['0', '1', '3', '31', '40'])) : this.leaf(scope),
+        );
       case 'minmax': {
         // min(i, e) with an iname first is Loom's min-reduction over i: keep a bare iname second
         let [x, y] = [sub(), sub()];
@@ -219,7 +242,11 @@ export class ExpressionGenerator {
   private divisor(scope: Scope): GenExpr {
     const r = this.rng;
     const d =
-      this.features.has('intDivByZero') && r.chance(0.3) ? this.leaf(scope) : scope.divisor ? leaf(`${scope.divisor}[${scope.index.join(', ')}]`) : leaf(r.pick(['2', '3', '5']));
+      this.features.has('intDivByZero') && r.chance(0.3)
+        ? this.leaf(scope)
+        : scope.divisor
+          ? leaf(`${scope.divisor}[${scope.index.join(', ')}]`)
+          : leaf(r.pick(['2', '3', '5']));
     return this.features.has('nestedRightOperands') && r.chance(0.3) ? bin('*', d, leaf(r.pick(['2', '3']))) : d;
   }
 
@@ -229,10 +256,19 @@ export class ExpressionGenerator {
    */
   condition(scope: Scope, block = false): GenExpr {
     const r = this.rng;
-    if (block && !this.features.has('rulePredicates')) scope = { ...scope, extra: scope.extra.filter((e) => !/^f\(/.test(exprToString(e))) };
+    if (block && !this.features.has('rulePredicates'))
+      scope = { ...scope, extra: scope.extra.filter((e) => !/^f\(/.test(exprToString(e))) };
     const operand = (): GenExpr =>
-      this.compareData ? this.expr(1, scope) : r.chance(0.5) ? leaf(r.pick(scope.inames)) : bin('%', leaf(r.pick(scope.inames)), leaf(r.pick(['2', '3'])));
-    const cmp = bin(r.pick(['<', '<=', '==', '!=', '>', '>=']), operand(), r.chance(0.5) ? operand() : leaf(r.pick(['0', '1', '2'])));
+      this.compareData
+        ? this.expr(1, scope)
+        : r.chance(0.5)
+          ? leaf(r.pick(scope.inames))
+          : bin('%', leaf(r.pick(scope.inames)), leaf(r.pick(['2', '3'])));
+    const cmp = bin(
+      r.pick(['<', '<=', '==', '!=', '>', '>=']),
+      operand(),
+      r.chance(0.5) ? operand() : leaf(r.pick(['0', '1', '2'])),
+    );
     if (r.chance(0.2)) return { kind: 'not', x: cmp };
     if (r.chance(0.2)) return bin(r.pick(['and', 'or']), cmp, this.condition(scope, block));
     return cmp;
@@ -242,7 +278,8 @@ export class ExpressionGenerator {
   top(e: GenExpr, scope: Scope): GenExpr {
     if (!this.float || !this.features.has('inexactFloat') || !this.rng.chance(0.3)) return e;
     this.usedInexact = true;
-    if (this.complex) return this.rng.chance(0.6) ? bin('/', e, this.expr(1, scope)) : { kind: 'call', fn: 'abs', args: [e] };
+    if (this.complex)
+      return this.rng.chance(0.6) ? bin('/', e, this.expr(1, scope)) : { kind: 'call', fn: 'abs', args: [e] };
     return this.rng.chance(0.7) ? bin('/', e, this.expr(1, scope)) : { kind: 'call', fn: 'sqrt', args: [e] };
   }
 
@@ -278,7 +315,11 @@ export class ExpressionGenerator {
     let edge: number[];
     if (this.float) {
       ordinary = pool === 'full' ? [-3, -2, -1, 0, 1, 2, 3, 0.5, -1.5, 4, 7] : [-2, -1, -0.5, 0, 0.5, 1, 2];
-      edge = !f.has('floatSpecials') ? [] : pool === 'full' ? [-0, NaN, Infinity, -Infinity, 1e30, -1e30, 1, -1] : [-0, NaN, Infinity, -Infinity];
+      edge = !f.has('floatSpecials')
+        ? []
+        : pool === 'full'
+          ? [-0, NaN, Infinity, -Infinity, 1e30, -1e30, 1, -1]
+          : [-0, NaN, Infinity, -Infinity];
     } else if (pool === 'divisor') {
       ordinary = [-3, -2, 1, 2, 3, 5];
       edge = f.has('intDivByZero') ? [0, -1, 0, -1] : [];
@@ -293,7 +334,10 @@ export class ExpressionGenerator {
       return pool === 'full' && this.specials.length && this.side.chance(0.15) ? this.side.pick(this.specials) : v;
     };
     // complex values: their parts interleaved, as a complex argument is passed
-    if (this.complex) return complexPart(this.dtype) === 'float32' ? Float32Array.from({ length: 2 * size }, draw) : Float64Array.from({ length: 2 * size }, draw);
+    if (this.complex)
+      return complexPart(this.dtype) === 'float32'
+        ? Float32Array.from({ length: 2 * size }, draw)
+        : Float64Array.from({ length: 2 * size }, draw);
     switch (this.dtype) {
       case 'float32':
         return Float32Array.from({ length: size }, draw);

@@ -17,7 +17,8 @@ export const FEATURES = {
   inexactFloat: 'float division and sqrt (as the last operation, compared within a few ulps)',
   wideTypes: 'float64 and int64 (not on WebGPU)',
   bitwise: '& | ^ ~ << >> on integers, shift counts out of range included',
-  complex: 'complex64 arrays (complex128 with wideTypes): imaginary literals (1j), + − * /, real, imag, conj, abs, sum reductions',
+  complex:
+    'complex64 arrays (complex128 with wideTypes): imaginary literals (1j), + − * /, real, imag, conj, abs, sum reductions',
   // kernel shapes
   triangular: 'domains with j <= i, as one set or as a nested domain list',
   reductions: 'sum, product, max and min reductions',
@@ -26,7 +27,8 @@ export const FEATURES = {
   conditionals: "if(c, a, b) and Python's (a if c else b) expressions, and if/else instruction blocks",
   rules: 'substitution rules (f(x) := …), which precompute can store',
   rulePredicates: 'a rule call in the condition of an if-block',
-  warnedRaces: 'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
+  warnedRaces:
+    'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
   // transformations
   split: 'splitIname, with g./l. tags on either half',
   localReductions: 'l. tags on a half of a split reduction iname (a tree across work-items)',
@@ -49,20 +51,28 @@ export const FEATURES = {
   mapDomain: 'mapDomain with a split or shift map of one iname',
   untag: 'untagInames of an unrolled or ILP iname',
   // targets: constant tables, literals and special floats (issue 24)
-  constantTables: 'a constant table (temporaryVariable with an initializer) of any dtype, float16 included, its values at the edges of the range',
+  constantTables:
+    'a constant table (temporaryVariable with an initializer) of any dtype, float16 included, its values at the edges of the range',
   signedZeros: '−0 among float inputs, literals and tables (WGSL may ignore the sign of a zero)',
   subnormals: 'subnormal floats among inputs, literals and tables (WGSL may flush float32 subnormals to zero)',
   // pointwise payloads (elementwise, issue 24): random JS payloads against plain JS (pointwise.ts)
-  pointwiseWeakLiterals: 'float literals and Math constants (1 / 3, Math.PI) in pointwise payloads, weak beside float32 or float64 data',
+  pointwiseWeakLiterals:
+    'float literals and Math constants (1 / 3, Math.PI) in pointwise payloads, weak beside float32 or float64 data',
   pointwiseStrictEquality: '=== and !== in pointwise payloads, booleans beside numbers (JS: never strictly equal)',
-  pointwiseMixedDTypes: 'pointwise payloads over float, int32 and bool tensors mixed (bool inputs are booleans only in a bool computation)',
+  pointwiseMixedDTypes:
+    'pointwise payloads over float, int32 and bool tensors mixed (bool inputs are booleans only in a bool computation)',
   // the computation library (s6-computation, issue 24): cases of computations.ts, not kernels
-  computationPredicates: 'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
-  computationComplex: 'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
+  computationPredicates:
+    'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
+  computationComplex:
+    'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
   // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts
-  complexInferredArguments: 'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
-  aliasedArguments: 'one DeviceArray as two kernel arguments: read twice or in place at one index (JS result), or at another index, under a reduction or loop (a LoomError)',
-  pointwiseIntegerEdges: 'integer pointwise payloads with edge operands: ** by negative/zero exponents, % and / by 0 and −1 from data, INT_MIN, literals at and beyond the range',
+  complexInferredArguments:
+    'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
+  aliasedArguments:
+    'one DeviceArray as two kernel arguments: read twice or in place at one index (JS result), or at another index, under a reduction or loop (a LoomError)',
+  pointwiseIntegerEdges:
+    'integer pointwise payloads with edge operands: ** by negative/zero exponents, % and / by 0 and −1 from data, INT_MIN, literals at and beyond the range',
   // kernels of issue 24's bugs (s6-gen): lanes.ts and segments.ts, each with its own chain
   laneTemporaries:
     "a temporary (private, local, or moved by setTemporaryAddressSpace) written in 'ilp', 'ilp.seq', 'unr' or 'vec' lanes (or a split's inner half tagged so) and read in them or in a later loop, with l./g. tags on the other iname",
@@ -92,7 +102,8 @@ export class FeatureSet {
 
   constructor(excluded: Iterable<Feature> = []) {
     this.excluded = new Set(excluded);
-    for (const f of this.excluded) if (!(f in FEATURES)) throw new Error(`unknown feature '${f}' (known: ${ALL_FEATURES.join(', ')})`);
+    for (const f of this.excluded)
+      if (!(f in FEATURES)) throw new Error(`unknown feature '${f}' (known: ${ALL_FEATURES.join(', ')})`);
   }
 
   has(f: Feature): boolean {

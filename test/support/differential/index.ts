@@ -8,7 +8,19 @@
  * to reproduce one: seed, feature set, kernel source, chain, device, inputs, and the
  * first elements that differ.
  */
-import { complexPart, InternalError, isComplex, isFloat, LoomError, run, setWarningHandler, targetFacts, type Device, type HostArray, type LoopKernel } from '@loom/core';
+import {
+  complexPart,
+  InternalError,
+  isComplex,
+  isFloat,
+  LoomError,
+  run,
+  setWarningHandler,
+  targetFacts,
+  type Device,
+  type HostArray,
+  type LoopKernel,
+} from '@loom/core';
 import { generateChain, type Chain } from './chains.ts';
 import { compareArrays, formatValue, type Comparison } from './compare.ts';
 import { limitsOf, type FeatureSet } from './features.ts';
@@ -44,7 +56,8 @@ export interface CaseResult {
 /** A finding: a disagreement or an exception that is not a LoomError. */
 export const isFinding = (o: Outcome | undefined): boolean => o?.kind === 'mismatch' || o?.kind === 'crash';
 
-export const caseHasFinding = (r: CaseResult): boolean => isFinding(r.reference) || r.devices.some((d) => isFinding(d.outcome));
+export const caseHasFinding = (r: CaseResult): boolean =>
+  isFinding(r.reference) || r.devices.some((d) => isFinding(d.outcome));
 
 function describeError(e: unknown): string {
   const err = e as Error & { step?: string };
@@ -68,7 +81,9 @@ function declines(e: unknown): boolean {
 }
 
 function outcomeOf(e: unknown): Outcome {
-  return declines(e) ? { kind: 'rejected', message: String((e as Error).message).split('\n')[0] } : { kind: 'crash', message: describeError(e) };
+  return declines(e)
+    ? { kind: 'rejected', message: String((e as Error).message).split('\n')[0] }
+    : { kind: 'crash', message: describeError(e) };
 }
 
 /** The inputs and parameters `knl` still takes (fixParameters removes a parameter). */
@@ -102,7 +117,13 @@ export function planCase(seed: number, features: FeatureSet): { kcase: KernelCas
  */
 export type CaseProgress = (stage: string) => void;
 
-export async function runCase(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device, progress?: CaseProgress): Promise<CaseResult> {
+export async function runCase(
+  seed: number,
+  features: FeatureSet,
+  devices: readonly Device[],
+  reference: Device,
+  progress?: CaseProgress,
+): Promise<CaseResult> {
   const warnings: string[] = [];
   const previous = setWarningHandler((w) => warnings.push(w.toString()));
   try {
@@ -170,7 +191,13 @@ export async function runCase(seed: number, features: FeatureSet, devices: reado
  * float specials; one result per distinct feature set, each reproducible with
  * `--seed S --exclude <its excluded features>`.
  */
-export async function runSeed(seed: number, features: FeatureSet, devices: readonly Device[], reference: Device, progress?: CaseProgress): Promise<CaseResult[]> {
+export async function runSeed(
+  seed: number,
+  features: FeatureSet,
+  devices: readonly Device[],
+  reference: Device,
+  progress?: CaseProgress,
+): Promise<CaseResult[]> {
   const groups: { features: FeatureSet; devices: Device[] }[] = [];
   for (const device of devices) {
     const own = features.without(limitsOf(device));
@@ -192,14 +219,19 @@ const indent = (text: string, by = '    ') =>
 function formatInputs(kcase: KernelCase): string {
   const float = isFloat(complexPart(kcase.dtype));
   return Object.entries(kcase.inputs)
-    .map(([name, values]) => `${name} = [${Array.from(values as ArrayLike<number | bigint>, (v) => formatValue(v, float)).join(', ')}]`)
+    .map(
+      ([name, values]) =>
+        `${name} = [${Array.from(values as ArrayLike<number | bigint>, (v) => formatValue(v, float)).join(', ')}]`,
+    )
     .join('\n');
 }
 
 /** Everything needed to reproduce the findings of one case (empty when it has none). */
 export function formatReport(r: CaseResult): string {
   const findings = [
-    ...(isFinding(r.reference) ? [{ device: 'reference (untransformed, CPU) or transformation', outcome: r.reference! }] : []),
+    ...(isFinding(r.reference)
+      ? [{ device: 'reference (untransformed, CPU) or transformation', outcome: r.reference! }]
+      : []),
     ...r.devices.filter((d) => isFinding(d.outcome)),
   ];
   if (!findings.length) return '';
@@ -215,7 +247,8 @@ export function formatReport(r: CaseResult): string {
     '  chain:',
     indent(r.chain?.steps.map((s) => `knl = ${s.text};`).join('\n') || '(none)'),
   ];
-  if (r.chain?.refused.length) lines.push('  refused steps (LoomError, not applied):', indent(r.chain.refused.join('\n')));
+  if (r.chain?.refused.length)
+    lines.push('  refused steps (LoomError, not applied):', indent(r.chain.refused.join('\n')));
   lines.push('  inputs:', indent(formatInputs(k)));
   for (const { device, outcome } of findings) {
     if (outcome.kind === 'crash') {

@@ -11,7 +11,16 @@
  *
  * Every device, against plain JS. Values are small halves: sums and products are exact.
  */
-import { DeviceArray, LoomError, makeKernel, prepareLaunch, run, type ArgSpec, type Device, type LoopKernel } from '@loom/core';
+import {
+  DeviceArray,
+  LoomError,
+  makeKernel,
+  prepareLaunch,
+  run,
+  type ArgSpec,
+  type Device,
+  type LoopKernel,
+} from '@loom/core';
 import { supportsDType } from '../devices.ts';
 import type { FeatureSet } from './features.ts';
 import { Rng } from './random.ts';
@@ -30,21 +39,27 @@ const COMPLEX_OPS: Readonly<Record<string, (x: Complex, w: Complex) => Complex>>
   'x[i] - w[i] * x[i]': ([a, b], [c, d]) => [a - (c * a - d * b), b - (c * b + d * a)],
 };
 
-export async function runArgumentCase(seed: number, features: FeatureSet, devices: readonly Device[]): Promise<ArgumentCaseResult> {
+export async function runArgumentCase(
+  seed: number,
+  features: FeatureSet,
+  devices: readonly Device[],
+): Promise<ArgumentCaseResult> {
   const rng = new Rng(seed ^ 0xa11a5);
   const ran: string[] = [];
   const findings: string[] = [];
   const halves = (n: number) => Array.from({ length: n }, () => rng.int(-8, 8) / 2);
   const differs = (what: string, got: ArrayLike<number>, expected: readonly number[]) => {
     const bad = expected.findIndex((e, k) => got[k] !== e);
-    if (bad >= 0 || got.length !== expected.length) findings.push(`${what}: element ${bad} is ${got[bad]}, expected ${expected[bad]} (seed ${seed})`);
+    if (bad >= 0 || got.length !== expected.length)
+      findings.push(`${what}: element ${bad} is ${got[bad]}, expected ${expected[bad]} (seed ${seed})`);
   };
   const refusedWith = async (what: string, f: () => Promise<unknown>) => {
     try {
       await f();
       findings.push(`${what}: ran, expected a LoomError (seed ${seed})`);
     } catch (e) {
-      if (!(e instanceof LoomError)) findings.push(`${what}: ${(e as Error).message.split('\n')[0]}, expected a LoomError (seed ${seed})`);
+      if (!(e instanceof LoomError))
+        findings.push(`${what}: ${(e as Error).message.split('\n')[0]}, expected a LoomError (seed ${seed})`);
     }
   };
 
@@ -53,7 +68,11 @@ export async function runArgumentCase(seed: number, features: FeatureSet, device
     const n = rng.int(1, 300);
     const body = rng.pick(Object.keys(COMPLEX_OPS));
     const declared = ['y', 'x', 'w'].filter(() => rng.chance(0.4));
-    const args: ArgSpec[] = ['y', 'x', 'w'].map((name) => ({ name, shape: ['n'], ...(declared.includes(name) ? { dtype } : {}) }));
+    const args: ArgSpec[] = ['y', 'x', 'w'].map((name) => ({
+      name,
+      shape: ['n'],
+      ...(declared.includes(name) ? { dtype } : {}),
+    }));
     const knl = makeKernel('{ [i]: 0 <= i < n }', `y[i] = ${body}`, [...args, '...']);
     const [x, w, w2] = [halves(2 * n), halves(2 * n), halves(2 * n)];
     const expected = (a: readonly number[], b: readonly number[]) =>
@@ -63,7 +82,9 @@ export async function runArgumentCase(seed: number, features: FeatureSet, device
     for (const device of devices) {
       if (!supportsDType(device, dtype === 'complex64' ? 'float32' : 'float64')) continue;
       const at = `${device.name}: ${what}`;
-      const arrays = await Promise.all([x, w, w2, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, dtype)));
+      const arrays = await Promise.all(
+        [x, w, w2, new Array(2 * n).fill(0), new Array(2 * n).fill(0)].map((v) => DeviceArray.from(device, v, dtype)),
+      );
       const [dx, dw, dw2, dy, other] = arrays;
       try {
         await run(knl, device, { y: dy, x: dx, w: dw });
@@ -93,11 +114,25 @@ export async function runArgumentCase(seed: number, features: FeatureSet, device
     const data = halves(n);
     // well defined: read twice, or each element read, then written, by one work-item at one index
     const safe: [string, LoopKernel, 'x' | 'xw', (v: number) => number][] = [
-      ['read twice', makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[i] * w[i] + 1', [f32('y'), f32('x'), f32('w'), '...']), 'xw', (v) => v * v + 1],
-      ['in place', makeKernel('{ [i]: 0 <= i < n }', 'y[i] = 2 * x[i] - 1', [f32('y'), f32('x'), '...']), 'x', (v) => 2 * v - 1],
+      [
+        'read twice',
+        makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[i] * w[i] + 1', [f32('y'), f32('x'), f32('w'), '...']),
+        'xw',
+        (v) => v * v + 1,
+      ],
+      [
+        'in place',
+        makeKernel('{ [i]: 0 <= i < n }', 'y[i] = 2 * x[i] - 1', [f32('y'), f32('x'), '...']),
+        'x',
+        (v) => 2 * v - 1,
+      ],
       [
         'in place through a temporary',
-        makeKernel('{ [i]: 0 <= i < n }', ['<float32> t = x[i] * x[i] {id=first}', 'y[i] = t - x[i] {dep=first}'], [f32('y'), f32('x'), '...']),
+        makeKernel(
+          '{ [i]: 0 <= i < n }',
+          ['<float32> t = x[i] * x[i] {id=first}', 'y[i] = t - x[i] {dep=first}'],
+          [f32('y'), f32('x'), '...'],
+        ),
         'x',
         (v) => v * v - v,
       ],
@@ -106,8 +141,14 @@ export async function runArgumentCase(seed: number, features: FeatureSet, device
     const unsafe: [string, LoopKernel][] = [
       ['a shifted index', makeKernel('{ [i]: 0 <= i < n - 1 }', 'y[i] = x[i + 1] + 1', [f32('y'), f32('x'), '...'])],
       ['a reversed index', makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[n - 1 - i]', [f32('y'), f32('x'), '...'])],
-      ['under a reduction', makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = sum(j, x[j])', [f32('y'), f32('x'), '...'])],
-      ['under a loop', makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = y[i] + x[i] * j {id=acc}', [f32('y'), f32('x'), '...'])],
+      [
+        'under a reduction',
+        makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = sum(j, x[j])', [f32('y'), f32('x'), '...']),
+      ],
+      [
+        'under a loop',
+        makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = y[i] + x[i] * j {id=acc}', [f32('y'), f32('x'), '...']),
+      ],
     ];
     const [what, knl, shares, f] = rng.pick(safe);
     const [badWhat, badKnl] = rng.pick(unsafe);
@@ -129,7 +170,9 @@ export async function runArgumentCase(seed: number, features: FeatureSet, device
         }
         differs(`${at}: ${what}`, (await target.toHost()) as Float32Array, data.map(f));
         const b = await DeviceArray.from(device, data, 'float32');
-        await refusedWith(`${at}: ${badWhat}`, () => (prepare ? prepareLaunch(badKnl, device, { y: b, x: b }) : run(badKnl, device, { y: b, x: b })));
+        await refusedWith(`${at}: ${badWhat}`, () =>
+          prepare ? prepareLaunch(badKnl, device, { y: b, x: b }) : run(badKnl, device, { y: b, x: b }),
+        );
         differs(`${at}: ${badWhat}, refused, leaves the array as it was`, (await b.toHost()) as Float32Array, data);
         b.release();
       } catch (e) {

@@ -54,13 +54,20 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   // the families of issue 24 are chosen from a stream of their own: the other seeds keep their cases
   const family = sideStream(seed, 0x24fa3).next();
   if (features.has('laneTemporaries') && family < 0.1) return generateLaneCase(seed, rng, features);
-  if (features.has('dependentDomains') && family >= 0.1 && family < 0.2) return generateSegmentCase(seed, rng, features);
-  const dtypes: DType[] = ['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : [])];
+  if (features.has('dependentDomains') && family >= 0.1 && family < 0.2)
+    return generateSegmentCase(seed, rng, features);
+  const dtypes: DType[] = [
+    'float32',
+    'float32',
+    'int32',
+    ...(features.has('wideTypes') ? (['float64', 'int64'] as const) : []),
+  ];
   let dtype = rng.pick(dtypes);
   // complex cases are drawn from a stream of their own: the other seeds keep the cases they
   // had before complex ones existed (and the fixed seeds of the CI sample their kernels)
   const complexRng = new Rng((seed ^ 0x9e3779b9) >>> 0);
-  if (features.has('complex') && complexRng.chance(0.2)) dtype = features.has('wideTypes') && complexRng.chance(0.5) ? 'complex128' : 'complex64';
+  if (features.has('complex') && complexRng.chance(0.2))
+    dtype = features.has('wideTypes') && complexRng.chance(0.5) ? 'complex128' : 'complex64';
   const shapes: Shape[] = ['map1', 'map2'];
   if (features.has('triangular')) shapes.push('tri2');
   if (features.has('reductions')) shapes.push('reduce', 'reduce');
@@ -93,7 +100,13 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   let ruleCall: GenExpr | undefined;
   if (features.has('rules') && rng.chance(0.3)) {
     const formals = index.map((_, k) => ['x', 'y'][k]);
-    const body = gen.expr(2, { index: formals, inames: formals, arrays: ['a', 'b'], reduction: reduction ? 'sum' : undefined, extra: [] });
+    const body = gen.expr(2, {
+      index: formals,
+      inames: formals,
+      arrays: ['a', 'b'],
+      reduction: reduction ? 'sum' : undefined,
+      extra: [],
+    });
     lines.push(`f(${formals.join(', ')}) := ${exprToString(body)}`);
     ruleCall = leaf(`f(${index.join(', ')})`);
   }
@@ -144,7 +157,13 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
     const outIndex = reduction ? '[i]' : `[${index.join(', ')}]`;
     const top = () => gen.top(table ? gen.around(leaf(table.read), outputExpr(scope)) : outputExpr(scope), scope);
     if (features.has('conditionals') && rng.chance(0.25)) {
-      lines.push(`if ${exprToString(gen.condition(scope, true))}`, `  out${outIndex} = ${exprToString(top())}`, 'else', `  out${outIndex} = ${exprToString(top())}`, 'end');
+      lines.push(
+        `if ${exprToString(gen.condition(scope, true))}`,
+        `  out${outIndex} = ${exprToString(top())}`,
+        'else',
+        `  out${outIndex} = ${exprToString(top())}`,
+        'end',
+      );
     } else {
       lines.push(`out${outIndex} = ${exprToString(top())}`);
     }
@@ -159,8 +178,16 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
         return [name, gen.values(name === 'd' ? 'divisor' : name === 'c' || !reduction ? 'full' : 'reduction', size)];
       }),
     );
-    const argSpecs = [...[...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype })), ...(table ? [table.spec] : [])];
-    const argText = [...[...arrays].map(([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`), ...(table ? [table.source] : [])];
+    const argSpecs = [
+      ...[...arrays].map(([name, dims]) => globalArg(name, { shape: dims, dtype })),
+      ...(table ? [table.spec] : []),
+    ];
+    const argText = [
+      ...[...arrays].map(
+        ([name, dims]) => `globalArg('${name}', { shape: ${JSON.stringify(dims)}, dtype: '${dtype}' })`,
+      ),
+      ...(table ? [table.source] : []),
+    ];
     const source = `makeKernel(${JSON.stringify(domains)}, \`\n${instructions}\n\`, [${[...argText, "'...'"].join(', ')}], { assumptions: '${ASSUMPTIONS}' })`;
     return {
       seed,

@@ -25,7 +25,12 @@ import type { Rng } from './random.ts';
 type Form = 'scalar' | 'byI' | 'byJ' | 'later';
 
 export function generateLaneCase(seed: number, rng: Rng, features: FeatureSet): KernelCase {
-  const dtype: DType = rng.pick(['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64'] as const) : [])]);
+  const dtype: DType = rng.pick([
+    'float32',
+    'float32',
+    'int32',
+    ...(features.has('wideTypes') ? (['float64'] as const) : []),
+  ]);
   const form: Form = rng.pick(['scalar', 'byI', 'byJ', 'later']);
   const I = rng.int(1, 9);
   // 4 often: the width a vec tag takes on every target
@@ -49,11 +54,17 @@ export function generateLaneCase(seed: number, rng: Rng, features: FeatureSet): 
   }
   const instructions = lines.join('\n');
   const arrays = new Map<string, readonly string[]>();
-  for (const name of ['a', 'b']) if (new RegExp(`\\b${name}\\[`).test(instructions)) arrays.set(name, [String(I), String(J)]);
+  for (const name of ['a', 'b'])
+    if (new RegExp(`\\b${name}\\[`).test(instructions)) arrays.set(name, [String(I), String(J)]);
   const inputs = Object.fromEntries([...arrays.keys()].map((name) => [name, gen.values('full', I * J)]));
   const shape = [I, J];
-  const argSpecs = [...[...arrays.keys()].map((name) => globalArg(name, { shape, dtype })), globalArg('out', { shape, dtype })];
-  const argText = [...arrays.keys(), 'out'].map((name) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${dtype}' })`);
+  const argSpecs = [
+    ...[...arrays.keys()].map((name) => globalArg(name, { shape, dtype })),
+    globalArg('out', { shape, dtype }),
+  ];
+  const argText = [...arrays.keys(), 'out'].map(
+    (name) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${dtype}' })`,
+  );
   return {
     seed,
     dtype,
@@ -87,20 +98,29 @@ function laneSteps(rng: Rng, I: number, form: Form): Step[] {
       apply: (k) => splitIname(k, 'j', factor, options),
     });
   }
-  if (form === 'later' && rng.chance(0.4)) steps.push(tagStep('laneTemporaries', 'j2', rng.pick(['ilp', 'unr', 'l.1'])));
+  if (form === 'later' && rng.chance(0.4))
+    steps.push(tagStep('laneTemporaries', 'j2', rng.pick(['ilp', 'unr', 'l.1'])));
   const spread = rng.int(0, 3);
   if (spread === 1) steps.push(tagStep('laneTemporaries', 'i', rng.pick(['l.0', 'g.0'])));
   if (spread === 2) {
     const factor = rng.int(1, Math.max(1, I));
     const options = { outerTag: 'g.0', innerTag: 'l.0' };
-    steps.push({ feature: 'laneTemporaries', text: `splitIname(knl, 'i', ${factor}, ${JSON.stringify(options)})`, apply: (k) => splitIname(k, 'i', factor, options) });
+    steps.push({
+      feature: 'laneTemporaries',
+      text: `splitIname(knl, 'i', ${factor}, ${JSON.stringify(options)})`,
+      apply: (k) => splitIname(k, 'i', factor, options),
+    });
   }
   if (rng.chance(0.5)) {
     // only t[i] has a cell per work-item: any other t made local or global while i runs on
     // work-items would be the user's own race (warned, and compared only with warnedRaces)
     const shared = form === 'byI' || spread === 0 || (spread === 1 && steps.at(-1)!.text.includes("'g.0'"));
     const space = shared ? rng.pick(['private', 'local', 'local', 'global'] as const) : 'private';
-    steps.push({ feature: 'laneTemporaries', text: `setTemporaryAddressSpace(knl, 't', '${space}')`, apply: (k) => setTemporaryAddressSpace(k, 't', space) });
+    steps.push({
+      feature: 'laneTemporaries',
+      text: `setTemporaryAddressSpace(knl, 't', '${space}')`,
+      apply: (k) => setTemporaryAddressSpace(k, 't', space),
+    });
   }
   return rng.shuffle(steps);
 }

@@ -64,8 +64,15 @@ const N = 12;
 /** A random case for `seed` (int64 only where `wide`). */
 export function integerCase(seed: number, features: FeatureSet, wide: boolean): IntegerCase {
   // multi-step payloads over narrow dtypes (pointwise-narrow.ts) for some seeds, or all when edges are excluded
-  if (features.has('pointwiseNarrowChains') && (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4)))
-    return narrowChainCase(seed, features.has('pointwiseNarrowMinMaxLiterals'), features.has('pointwiseUnsignedBitwiseLiterals'));
+  if (
+    features.has('pointwiseNarrowChains') &&
+    (!features.has('pointwiseIntegerEdges') || new Rng(seed ^ 0xc4a1).chance(0.4))
+  )
+    return narrowChainCase(
+      seed,
+      features.has('pointwiseNarrowMinMaxLiterals'),
+      features.has('pointwiseUnsignedBitwiseLiterals'),
+    );
   const rng = new Rng(seed ^ 0x5eed);
   const dtypes: IntDType[] = ['int32', 'int32', 'int8', 'int16', 'uint8'];
   if (wide && features.has('wideTypes')) dtypes.push('int64');
@@ -97,7 +104,11 @@ export function integerCase(seed: number, features: FeatureSet, wide: boolean): 
     case 'mul': {
       // overflowing products, sums and differences of extremes wrap, as in PyTorch
       const op = rng.pick(['*', '-', '+'] as const);
-      return { ...base, source: `(x, y) => x ${op} y`, expected: ints((a, b) => (op === '*' ? a * b : op === '-' ? a - b : a + b)) };
+      return {
+        ...base,
+        source: `(x, y) => x ${op} y`,
+        expected: ints((a, b) => (op === '*' ? a * b : op === '-' ? a - b : a + b)),
+      };
     }
     case 'neg':
       return { ...base, source: '(x, y) => -x + y * 0', expected: ints((a) => -a) };
@@ -108,7 +119,8 @@ export function integerCase(seed: number, features: FeatureSet, wide: boolean): 
       const op = rng.pick(['+', '-', '*', '>'] as const);
       const source = `(x, y) => x ${op} ${literal < 0n ? `(${literal})` : literal}`;
       if (literal > max || literal < lowestLiteral(t)) return { ...base, source, expected: { error: /does not fit/ } };
-      const apply = (a: bigint) => (op === '+' ? a + literal : op === '-' ? a - literal : op === '*' ? a * literal : a > literal ? 1n : 0n);
+      const apply = (a: bigint) =>
+        op === '+' ? a + literal : op === '-' ? a - literal : op === '*' ? a * literal : a > literal ? 1n : 0n;
       return { ...base, source, expected: { values: x.map((a) => Number(wrap(apply(a), t))) } };
     }
     case 'constant': {
@@ -129,7 +141,10 @@ export async function runIntegerCase(c: IntegerCase, device: Device): Promise<st
   const what = `${device.name}: ${c.source} over ${c.inputDTypes ? `${dx}, ${dy} (${c.dtype})` : c.dtype}`;
   const f = pointwise(c.float ? { promotionMethods: [[0, 1, 'INT_TO_FLOAT']] } : {}, c.source);
   const operand = (values: readonly bigint[], dtype: IntDType) =>
-    tensor(dtype === 'int64' ? BigInt64Array.from(values) : values.map(Number), undefined, { device, dtype: dtype as TensorDType });
+    tensor(dtype === 'int64' ? BigInt64Array.from(values) : values.map(Number), undefined, {
+      device,
+      dtype: dtype as TensorDType,
+    });
   let got: number[];
   try {
     const out = await f(operand(c.inputs[0], dx), operand(c.inputs[1], dy));

@@ -77,8 +77,29 @@ function drawExpression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals
     }
     return { source: leaf, value: leaf === 'x' ? (x) => x : (_, y) => y, steps: 0 };
   }
-  const [a, drawn] = [expression(rng, depth - 1, literals, bitwiseLiterals), expression(rng, depth - 1, literals, bitwiseLiterals)];
-  const op = rng.pick(['+', '-', '*', '*', '%', '&', '|', '^', '>>', '<<', '**', 'neg', '~', 'abs', 'min', 'max', '?:'] as const);
+  const [a, drawn] = [
+    expression(rng, depth - 1, literals, bitwiseLiterals),
+    expression(rng, depth - 1, literals, bitwiseLiterals),
+  ];
+  const op = rng.pick([
+    '+',
+    '-',
+    '*',
+    '*',
+    '%',
+    '&',
+    '|',
+    '^',
+    '>>',
+    '<<',
+    '**',
+    'neg',
+    '~',
+    'abs',
+    'min',
+    'max',
+    '?:',
+  ] as const);
   const bitwise = op === '&' || op === '|' || op === '^';
   const negative =
     // beside a literal leaf, min/max of two literals is JavaScript's (Math.max(5, -2) is 5), not the rule's
@@ -90,7 +111,11 @@ function drawExpression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals
   // the literal takes the computation dtype, as PyTorch converts a scalar operand
   const b: Node = negative ? { source: negative[0], value: (_x, _y, w) => w(negative[1]), steps: 0 } : drawn;
   const steps = a.steps + b.steps + 1;
-  const binary = (f: (p: bigint, q: bigint) => bigint, source: string): Node => ({ source, value: (x, y, w) => w(f(a.value(x, y, w), b.value(x, y, w))), steps });
+  const binary = (f: (p: bigint, q: bigint) => bigint, source: string): Node => ({
+    source,
+    value: (x, y, w) => w(f(a.value(x, y, w), b.value(x, y, w))),
+    steps,
+  });
   switch (op) {
     case '+':
     case '-':
@@ -98,7 +123,21 @@ function drawExpression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals
     case '&':
     case '|':
     case '^':
-      return binary((p, q) => (op === '+' ? p + q : op === '-' ? p - q : op === '*' ? p * q : op === '&' ? p & q : op === '|' ? p | q : p ^ q), `(${a.source} ${op} ${b.source})`);
+      return binary(
+        (p, q) =>
+          op === '+'
+            ? p + q
+            : op === '-'
+              ? p - q
+              : op === '*'
+                ? p * q
+                : op === '&'
+                  ? p & q
+                  : op === '|'
+                    ? p | q
+                    : p ^ q,
+        `(${a.source} ${op} ${b.source})`,
+      );
     case '%':
       // JavaScript's truncated remainder; 0 for a divisor of 0 from data (the README's rule)
       return binary((p, q) => (q === 0n ? 0n : p % q), `(${a.source} % ${b.source})`);
@@ -117,11 +156,26 @@ function drawExpression(rng: Rng, depth: number, literals?: Rng, bitwiseLiterals
     case '~':
       return { source: `(~${a.source})`, value: (x, y, w) => w(~a.value(x, y, w)), steps: a.steps + 1 };
     case 'abs':
-      return { source: `Math.abs(${a.source})`, value: (x, y, w) => w(max(a.value(x, y, w), -a.value(x, y, w))), steps: a.steps + 1 };
+      return {
+        source: `Math.abs(${a.source})`,
+        value: (x, y, w) => w(max(a.value(x, y, w), -a.value(x, y, w))),
+        steps: a.steps + 1,
+      };
     case '?:': {
       // a comparison of two computed values picks one of them
       const cmp = rng.pick(['<', '<=', '>', '>=', '===', '!=='] as const);
-      const holds = (p: bigint, q: bigint) => (cmp === '<' ? p < q : cmp === '<=' ? p <= q : cmp === '>' ? p > q : cmp === '>=' ? p >= q : cmp === '===' ? p === q : p !== q);
+      const holds = (p: bigint, q: bigint) =>
+        cmp === '<'
+          ? p < q
+          : cmp === '<='
+            ? p <= q
+            : cmp === '>'
+              ? p > q
+              : cmp === '>='
+                ? p >= q
+                : cmp === '==='
+                  ? p === q
+                  : p !== q;
       return {
         source: `(${a.source} ${cmp} ${b.source} ? ${a.source} : ${b.source})`,
         value: (x, y, w) => {

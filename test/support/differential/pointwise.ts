@@ -56,12 +56,19 @@ export function pointwiseCase(seed: number, features: FeatureSet, wide: boolean)
   const truth = (depth: number): string => {
     const strict = features.has('pointwiseStrictEquality');
     const ops = ['<', '>', '==', '!=', ...(strict ? ['===', '!=='] : [])];
-    if (depth > 0 && strict && rng.chance(0.3)) return `(${truth(depth - 1)} ${rng.pick(['===', '!==', '==', '!='])} ${rng.pick([...truths, '1', '0', operand()])})`;
+    if (depth > 0 && strict && rng.chance(0.3))
+      return `(${truth(depth - 1)} ${rng.pick(['===', '!==', '==', '!='])} ${rng.pick([...truths, '1', '0', operand()])})`;
     return `(${operand()} ${rng.pick(ops)} ${rng.pick([...literals, ...truths, 'x', 'y'])})`;
   };
   const body = rng.chance(0.4) ? truth(2) : number(3);
   const sample = (dtype: TensorDType) =>
-    Array.from({ length: N }, () => (dtype === 'bool' ? rng.int(0, 1) : dtype === 'int32' ? rng.int(-4, 4) : rng.pick([0, 1, -1, 2, 0.5, -2.5, 3, 1 / 3, rng.next() * 8 - 4])));
+    Array.from({ length: N }, () =>
+      dtype === 'bool'
+        ? rng.int(0, 1)
+        : dtype === 'int32'
+          ? rng.int(-4, 4)
+          : rng.pick([0, 1, -1, 2, 0.5, -2.5, 3, 1 / 3, rng.next() * 8 - 4]),
+    );
   return { source: `(x, y) => ${body}`, dtypes, inputs: [sample(dtypes[0]), sample(dtypes[1])] };
 }
 
@@ -70,7 +77,9 @@ export function pointwiseReference(c: PointwiseCase): { dtype: TensorDType; valu
   const dtype = computation(...c.dtypes);
   const fn = new Function(`return ${c.source}`)() as (x: unknown, y: unknown) => unknown;
   const load = (v: number, own: TensorDType) => (dtype === 'bool' ? v !== 0 : toDType(toDType(v, own), dtype));
-  const values = c.inputs[0].map((_, k) => toDType(Number(fn(load(c.inputs[0][k], c.dtypes[0]), load(c.inputs[1][k], c.dtypes[1]))), dtype));
+  const values = c.inputs[0].map((_, k) =>
+    toDType(Number(fn(load(c.inputs[0][k], c.dtypes[0]), load(c.inputs[1][k], c.dtypes[1]))), dtype),
+  );
   return { dtype, values };
 }
 
@@ -78,13 +87,19 @@ export function pointwiseReference(c: PointwiseCase): { dtype: TensorDType; valu
 export async function runPointwiseCase(c: PointwiseCase, device: Device): Promise<string | undefined> {
   const expected = pointwiseReference(c);
   const f = pointwise({}, c.source);
-  const out = await f(tensor(c.inputs[0], undefined, { device, dtype: c.dtypes[0] }), tensor(c.inputs[1], undefined, { device, dtype: c.dtypes[1] }));
-  if (out.dtype !== expected.dtype) return `${device.name}: ${c.source} on ${c.dtypes.join(', ')}: output ${out.dtype}, expected ${expected.dtype}`;
+  const out = await f(
+    tensor(c.inputs[0], undefined, { device, dtype: c.dtypes[0] }),
+    tensor(c.inputs[1], undefined, { device, dtype: c.dtypes[1] }),
+  );
+  if (out.dtype !== expected.dtype)
+    return `${device.name}: ${c.source} on ${c.dtypes.join(', ')}: output ${out.dtype}, expected ${expected.dtype}`;
   const actual = numbers(await out.toArray(), out.dtype);
   const ulp = expected.dtype === 'float32' ? 2 ** -20 : 2 ** -48;
   const bad = expected.values.findIndex((e, k) => {
     const a = actual[k];
-    return Number.isNaN(e) ? !Number.isNaN(a) : !(a === e || (expected.dtype.startsWith('float') && Math.abs(a - e) <= ulp * Math.max(1, Math.abs(e))));
+    return Number.isNaN(e)
+      ? !Number.isNaN(a)
+      : !(a === e || (expected.dtype.startsWith('float') && Math.abs(a - e) <= ulp * Math.max(1, Math.abs(e))));
   });
   if (bad < 0) return undefined;
   return `${device.name}: ${c.source} on ${c.dtypes.join(', ')}, x = ${c.inputs[0][bad]}, y = ${c.inputs[1][bad]}: got ${actual[bad]}, plain JS says ${expected.values[bad]}`;

@@ -18,7 +18,15 @@
  * work-items), lane-tag s or move a bound to another address space; Loom may decline, but
  * what it runs must agree.
  */
-import { fixParameters, globalArg, makeKernel, setTemporaryAddressSpace, splitIname, type DType, type HostArray } from '@loom/core';
+import {
+  fixParameters,
+  globalArg,
+  makeKernel,
+  setTemporaryAddressSpace,
+  splitIname,
+  type DType,
+  type HostArray,
+} from '@loom/core';
 import type { Step } from './chains.ts';
 import { ExpressionGenerator, exprToString, leaf, type Scope } from './expressions.ts';
 import type { FeatureSet } from './features.ts';
@@ -45,7 +53,12 @@ function drawSegments(rng: Rng, layout: Layout) {
 }
 
 export function generateSegmentCase(seed: number, rng: Rng, features: FeatureSet): KernelCase {
-  const dtype: DType = rng.pick(['float32', 'float32', 'int32', ...(features.has('wideTypes') ? (['float64'] as const) : [])]);
+  const dtype: DType = rng.pick([
+    'float32',
+    'float32',
+    'int32',
+    ...(features.has('wideTypes') ? (['float64'] as const) : []),
+  ]);
   const layout: Layout = rng.pick(['startsCounts', 'ptr', 'offset']);
   const mode: Mode = rng.pick(['scatter', 'reduce', 'both']);
   const { nb, counts, starts, n } = drawSegments(rng, layout);
@@ -65,7 +78,13 @@ export function generateSegmentCase(seed: number, rng: Rng, features: FeatureSet
   let op = 'sum';
   if (mode !== 'scatter') {
     op = gen.reductionOp();
-    const scope: Scope = { index: [at('s')], inames: ['s'], arrays: ['x'], extra: [], reduction: op as Scope['reduction'] };
+    const scope: Scope = {
+      index: [at('s')],
+      inames: ['s'],
+      arrays: ['x'],
+      extra: [],
+      reduction: op as Scope['reduction'],
+    };
     const red = `${op}(s, ${exprToString(gen.reductionBody(op, scope))})`;
     if (mode === 'both' || rng.chance(0.5)) lines.push(`<> acc = ${red}`);
     else lines.push(`out[b] = ${red}`);
@@ -76,7 +95,12 @@ export function generateSegmentCase(seed: number, rng: Rng, features: FeatureSet
   }
   if (mode !== 'reduce') {
     const s = mode === 'both' ? 's2' : 's';
-    const scope: Scope = { index: [at(s)], inames: [s, 'b'], arrays: ['x'], extra: mode === 'both' ? [leaf('acc'), leaf('acc')] : [leaf(`(${s} - start)`)] };
+    const scope: Scope = {
+      index: [at(s)],
+      inames: [s, 'b'],
+      arrays: ['x'],
+      extra: mode === 'both' ? [leaf('acc'), leaf('acc')] : [leaf(`(${s} - start)`)],
+    };
     const body = mode === 'both' ? gen.around(leaf('acc'), gen.expr(2, scope)) : gen.expr(3, scope);
     lines.push(`out[${at(s)}] = ${exprToString(gen.top(body, scope))} {id=scatter}`);
   }
@@ -99,16 +123,31 @@ export function generateSegmentCase(seed: number, rng: Rng, features: FeatureSet
   if (arrays.has('c')) inputs.c = values('full', nb);
   const scatters = mode !== 'reduce';
   // elements no segment covers must keep what out held: a sentinel
-  if (scatters) inputs.out = dtype === 'int32' ? new Int32Array(n).fill(-7) : dtype === 'float64' ? new Float64Array(n).fill(-7) : new Float32Array(n).fill(-7);
+  if (scatters)
+    inputs.out =
+      dtype === 'int32'
+        ? new Int32Array(n).fill(-7)
+        : dtype === 'float64'
+          ? new Float64Array(n).fill(-7)
+          : new Float32Array(n).fill(-7);
   const outShape = scatters ? ['n'] : ['nb'];
   const typeOf = (name: string) => (name === 'ptr' || name === 'starts' || name === 'counts' ? 'int32' : dtype);
-  const argSpecs = [...[...arrays].map(([name, shape]) => globalArg(name, { shape, dtype: typeOf(name) })), globalArg('out', { shape: outShape, dtype }), '...' as const];
+  const argSpecs = [
+    ...[...arrays].map(([name, shape]) => globalArg(name, { shape, dtype: typeOf(name) })),
+    globalArg('out', { shape: outShape, dtype }),
+    '...' as const,
+  ];
   const argText = [
-    ...[...arrays].map(([name, shape]) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${typeOf(name)}' })`),
+    ...[...arrays].map(
+      ([name, shape]) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${typeOf(name)}' })`,
+    ),
     `globalArg('out', { shape: ${JSON.stringify(outShape)}, dtype: '${dtype}' })`,
     "'...'",
   ];
-  const options = { assumptions: 'nb >= 1 and n >= 1', ...(scatters ? { silencedWarnings: ['write_race(scatter)'] } : {}) };
+  const options = {
+    assumptions: 'nb >= 1 and n >= 1',
+    ...(scatters ? { silencedWarnings: ['write_race(scatter)'] } : {}),
+  };
   return {
     seed,
     dtype,
@@ -138,7 +177,11 @@ function segmentSteps(rng: Rng, mode: Mode, layout: Layout, nb: number): Step[] 
   if (outer === 1) steps.push(tagStep('dependentDomains', 'b', 'g.0'));
   // a work-group's size is fixed when the code is made: b on work-items needs nb fixed
   if (outer === 2)
-    steps.push(tagStep('dependentDomains', 'b', 'l.0'), { feature: 'dependentDomains', text: `fixParameters(knl, { nb: ${nb} })`, apply: (k) => fixParameters(k, { nb }) });
+    steps.push(tagStep('dependentDomains', 'b', 'l.0'), {
+      feature: 'dependentDomains',
+      text: `fixParameters(knl, { nb: ${nb} })`,
+      apply: (k) => fixParameters(k, { nb }),
+    });
   if (outer === 3) steps.push(split('b', rng.int(1, 3), { outerTag: 'g.0', innerTag: 'l.0' }));
   const localAxis = outer >= 2 ? 'l.1' : 'l.0';
   for (const s of mode === 'both' ? ['s', 's2'] : ['s']) {
@@ -162,7 +205,11 @@ function segmentSteps(rng: Rng, mode: Mode, layout: Layout, nb: number): Step[] 
     const temp = rng.pick(['start', layout === 'offset' ? 'len' : 'stop', ...(mode === 'scatter' ? [] : ['acc'])]);
     // one bound for all boxes while b runs in parallel would be the user's own race
     const space = outer === 0 ? rng.pick(['private', 'local', 'global'] as const) : 'private';
-    steps.push({ feature: 'dependentDomains', text: `setTemporaryAddressSpace(knl, '${temp}', '${space}')`, apply: (k) => setTemporaryAddressSpace(k, temp, space) });
+    steps.push({
+      feature: 'dependentDomains',
+      text: `setTemporaryAddressSpace(knl, '${temp}', '${space}')`,
+      apply: (k) => setTemporaryAddressSpace(k, temp, space),
+    });
   }
   return rng.shuffle(steps);
 }

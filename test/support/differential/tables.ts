@@ -30,7 +30,11 @@ const EDGES: Partial<Record<DType, readonly number[]>> = {
 };
 
 /** Subnormals of each float dtype (WGSL may flush float32's; `subnormals`). */
-const SUBNORMALS: Partial<Record<DType, readonly number[]>> = { float16: [2 ** -24, -(2 ** -20)], float32: [2 ** -149, -1e-40], float64: [5e-324, -1e-310] };
+const SUBNORMALS: Partial<Record<DType, readonly number[]>> = {
+  float16: [2 ** -24, -(2 ** -20)],
+  float32: [2 ** -149, -1e-40],
+  float64: [5e-324, -1e-310],
+};
 
 /** A stream of its own for `seed`'s `salt`ed draws. */
 export const sideStream = (seed: number, salt: number): Rng => new Rng((seed ^ salt) >>> 0);
@@ -42,7 +46,10 @@ export function drawTable(seed: number, features: FeatureSet, dtype: DType): Dra
   const floatCase = dtype.startsWith('float');
   // an integer case reads integer tables only: a float beyond int32 converts differently per device
   const dtypes = (Object.keys(EDGES) as DType[]).filter(
-    (t) => (floatCase || !t.startsWith('float')) && (features.has('wideTypes') || t !== 'float64') && (dtype !== 'float32' || t !== 'float64'),
+    (t) =>
+      (floatCase || !t.startsWith('float')) &&
+      (features.has('wideTypes') || t !== 'float64') &&
+      (dtype !== 'float32' || t !== 'float64'),
   );
   const tableType = rng.pick(dtypes);
   const pool = [
@@ -61,5 +68,8 @@ export function drawTable(seed: number, features: FeatureSet, dtype: DType): Dra
 
 /** Negative zeros and subnormals of `dtype` (a float) the enabled features allow. */
 export function specialFloats(features: FeatureSet, dtype: DType): number[] {
-  return [...(features.has('signedZeros') ? [-0] : []), ...(features.has('subnormals') ? (SUBNORMALS[dtype] ?? []) : [])];
+  return [
+    ...(features.has('signedZeros') ? [-0] : []),
+    ...(features.has('subnormals') ? (SUBNORMALS[dtype] ?? []) : []),
+  ];
 }

@@ -30,7 +30,15 @@ export interface CCompiler {
  * `inline` function (a user function's `c:` preamble may well have one) gets a definition of its own
  * (`-fgnu89-inline`), where C99 would leave a call that was not inlined undefined.
  */
-const SEMANTICS_FLAGS = ['-std=c99', '-O3', '-fwrapv', '-fsigned-char', '-ffp-contract=off', '-fno-strict-aliasing', '-fgnu89-inline'];
+const SEMANTICS_FLAGS = [
+  '-std=c99',
+  '-O3',
+  '-fwrapv',
+  '-fsigned-char',
+  '-ffp-contract=off',
+  '-fno-strict-aliasing',
+  '-fgnu89-inline',
+];
 
 type Found = { compiler: CCompiler } | { failure: string };
 /** What was found, by the value of `LOOM_CC` it was found with ('' unset). */
@@ -62,7 +70,9 @@ function discover(override: string): Found {
     }
     return { compiler: { command, version, openmp: probeOpenMP(command) } };
   }
-  return { failure: `no C compiler: tried ${tried.join(', ')}${override ? ' (LOOM_CC)' : ''}; install gcc or clang, or set LOOM_CC` };
+  return {
+    failure: `no C compiler: tried ${tried.join(', ')}${override ? ' (LOOM_CC)' : ''}; install gcc or clang, or set LOOM_CC`,
+  };
 }
 
 /** Whether `command` compiles and links an OpenMP shared library. */
@@ -72,7 +82,9 @@ function probeOpenMP(command: string): boolean {
   try {
     const source = path.join(dir, 'probe.c');
     writeFileSync(source, '#include <omp.h>\nint loom_probe(void) { return omp_get_max_threads(); }\n');
-    execFileSync(command, ['-fopenmp', '-shared', '-fPIC', '-o', path.join(dir, 'probe.so'), source], { stdio: 'ignore' });
+    execFileSync(command, ['-fopenmp', '-shared', '-fPIC', '-o', path.join(dir, 'probe.so'), source], {
+      stdio: 'ignore',
+    });
     return true;
   } catch {
     return false;
@@ -98,7 +110,10 @@ export function cacheFolder(): string {
  * Written under a name of its own, then renamed: test workers compiling the same program at
  * once each finish with a whole file in place. `compiled` says whether this call compiled.
  */
-export async function compileToCache(compiler: CCompiler, source: string): Promise<{ library: string; compiled: boolean }> {
+export async function compileToCache(
+  compiler: CCompiler,
+  source: string,
+): Promise<{ library: string; compiled: boolean }> {
   const flags = compileFlags(compiler);
   const key = createHash('sha256')
     .update(`${compiler.version}\n${flags.join(' ')}\n${source}`)
@@ -132,7 +147,9 @@ function compileError(compiler: CCompiler, source: string, sourceFile: string, e
   const lineNumber = at ? Number(at[1]) : undefined;
   const line = lineNumber !== undefined ? source.split('\n')[lineNumber - 1] : undefined;
   const quoted = line !== undefined ? `\n\nline ${lineNumber} of the generated C:\n  ${line.trim()}` : '';
-  return new LoomError(`the C compiler (${compiler.command}: ${compiler.version}) rejected the generated code:\n${messages}${quoted}`);
+  return new LoomError(
+    `the C compiler (${compiler.command}: ${compiler.version}) rejected the generated code:\n${messages}${quoted}`,
+  );
 }
 
 function escapeRegExp(s: string): string {

@@ -26,8 +26,11 @@ function load(): Loaded {
     // a plain require keeps the native addon out of the import graph until the C device is used
     return { koffi: createRequire(import.meta.url)('koffi') as Koffi };
   } catch (e) {
-    if (isPackageNotFound(e, 'koffi')) return { failure: new MissingPackageError('koffi', 'the C device (native calls from Node)').message };
-    return { failure: `the koffi package (native calls from Node) could not be loaded: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+    if (isPackageNotFound(e, 'koffi'))
+      return { failure: new MissingPackageError('koffi', 'the C device (native calls from Node)').message };
+    return {
+      failure: `the koffi package (native calls from Node) could not be loaded: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+    };
   }
 }
 

@@ -22,7 +22,9 @@ export type CudaKernelArgument =
 const SLOT = 8;
 
 /** A frozen scalar argument's bytes, encoded once (`run` passes the same frozen arguments launch after launch). */
-const frozenScalarBytes = perObject((arg: { dtype: DType; value: number | bigint }) => scalarBytes(arg.dtype, arg.value, 'a scalar argument'));
+const frozenScalarBytes = perObject((arg: { dtype: DType; value: number | bigint }) =>
+  scalarBytes(arg.dtype, arg.value, 'a scalar argument'),
+);
 
 /** The native memory holding one launch's argument values, and the pointers to them. */
 export class ParameterArena {
@@ -53,7 +55,8 @@ export class ParameterArena {
       const offset = k * SLOT;
       let size: number;
       if (arg?.kind === 'buffer') {
-        if (!(arg.buffer instanceof CudaBuffer)) throw new LoomError(`${where}: expected a CudaBuffer from createBuffer`);
+        if (!(arg.buffer instanceof CudaBuffer))
+          throw new LoomError(`${where}: expected a CudaBuffer from createBuffer`);
         this.#view.setBigUint64(offset, arg.buffer.pointerFor(context, where), true);
         size = SLOT;
       } else if (arg?.kind === 'scalar') {
@@ -65,7 +68,9 @@ export class ParameterArena {
       }
       if (sizes && sizes[k] !== size) {
         const what = arg.kind === 'buffer' ? 'a buffer (an 8-byte pointer)' : `a ${arg.dtype} scalar of ${size} bytes`;
-        throw new LoomError(`${where}: ${what}, but the kernel's parameter ${k} takes ${sizes[k]} bytes; does the kernel declare that type here?`);
+        throw new LoomError(
+          `${where}: ${what}, but the kernel's parameter ${k} takes ${sizes[k]} bytes; does the kernel declare that type here?`,
+        );
       }
     }
     return this.#pointers;

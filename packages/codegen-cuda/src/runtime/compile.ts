@@ -18,7 +18,12 @@ export interface CompiledImage {
 const SOURCE_NAME = 'loom.cu';
 
 /** Compiles `source` with `options` (the architecture among them) into the image of `output`. */
-export function compileImage(nvrtc: Nvrtc, source: string, options: readonly string[], output: 'cubin' | 'ptx'): CompiledImage {
+export function compileImage(
+  nvrtc: Nvrtc,
+  source: string,
+  options: readonly string[],
+  output: 'cubin' | 'ptx',
+): CompiledImage {
   const { api } = nvrtc;
   const cell = new BigUint64Array(1);
   check(api, 'nvrtcCreateProgram', api.nvrtcCreateProgram(cell, source, SOURCE_NAME, 0, null, null));
@@ -26,7 +31,8 @@ export function compileImage(nvrtc: Nvrtc, source: string, options: readonly str
   try {
     const code = api.nvrtcCompileProgram(program, options.length, [...options]);
     const log = programLog(api, program);
-    if (code === NVRTC_ERROR_COMPILATION) throw new CudaCompileError(code, api.nvrtcGetErrorString(code), log, source, options);
+    if (code === NVRTC_ERROR_COMPILATION)
+      throw new CudaCompileError(code, api.nvrtcGetErrorString(code), log, source, options);
     check(api, 'nvrtcCompileProgram', code, `options: ${options.join(' ')}${log.trim() ? `\n${log.trim()}` : ''}`);
     const image =
       output === 'cubin'

@@ -12,7 +12,15 @@
  * (tests, `cudaDevice()`) can decide between skipping and failing. Everything after opening
  * reports problems as `LoomError`s.
  */
-import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, sizeClass, type BufferPoolStats } from '@loom/core';
+import {
+  BufferPool,
+  DEFAULT_POOL_BYTES,
+  getDefaultCacheSize,
+  LoomError,
+  LruCache,
+  sizeClass,
+  type BufferPoolStats,
+} from '@loom/core';
 import { ParameterArena, type CudaKernelArgument } from './arguments.ts';
 import { CudaBuffer } from './buffer.ts';
 import { compileImage } from './compile.ts';
@@ -60,7 +68,11 @@ export class CudaContext {
     const found = findDevice(options);
     if (typeof found === 'string') return failed(found);
     try {
-      const context = new CudaContext(found, options.cacheSize ?? getDefaultCacheSize(), options.bufferPoolBytes ?? DEFAULT_POOL_BYTES);
+      const context = new CudaContext(
+        found,
+        options.cacheSize ?? getDefaultCacheSize(),
+        options.bufferPoolBytes ?? DEFAULT_POOL_BYTES,
+      );
       CudaContext.#lastFailure = undefined;
       return context;
     } catch (e) {
@@ -129,7 +141,8 @@ export class CudaContext {
    */
   buildModule(source: string, options: readonly string[] = []): CudaModule {
     this.#live('buildModule');
-    if (typeof source !== 'string') throw new LoomError(`buildModule: the source must be a string, got ${typeof source}`);
+    if (typeof source !== 'string')
+      throw new LoomError(`buildModule: the source must be a string, got ${typeof source}`);
     const key = `${options.join('\u0000')}\u0001${source}`;
     const cached = this.#modules.get(key);
     if (cached) return cached;
@@ -138,7 +151,11 @@ export class CudaContext {
     this.#makeCurrent();
     const cell = new BigUint64Array(1);
     // PTX is loaded as a NUL-terminated string: NVRTC's PTX ends in its NUL already
-    this.#check('cuModuleLoadData', this.#api.cuModuleLoadData(cell, image), () => `loading the ${output} NVRTC made for ${this.#architecture.option}`);
+    this.#check(
+      'cuModuleLoadData',
+      this.#api.cuModuleLoadData(cell, image),
+      () => `loading the ${output} NVRTC made for ${this.#architecture.option}`,
+    );
     const natives = { lookup: this.#lookupFunction, unload: this.#unloadModule };
     const module = new CudaModule(this, cell[0], natives, source, all, log, this.#liveModules);
     this.#modules.set(key, module);
@@ -163,7 +180,9 @@ export class CudaContext {
     const cell = new BigUint64Array(1);
     const code = this.#api.cuModuleGetFunction(cell, module, name);
     if (code === CU.CUDA_ERROR_NOT_FOUND) {
-      throw new LoomError(`the module has no kernel '${name}' (the driver finds a kernel by its name as declared: is it extern "C" __global__?)`);
+      throw new LoomError(
+        `the module has no kernel '${name}' (the driver finds a kernel by its name as declared: is it extern "C" __global__?)`,
+      );
     }
     this.#check('cuModuleGetFunction', code, () => `kernel '${name}'`);
     const handle = cell[0];
@@ -216,7 +235,9 @@ export class CudaContext {
       throw new LoomError(`createBuffer: the size must be a whole number of bytes, got ${byteLength}`);
     }
     if (byteLength > this.info.totalMemory) {
-      throw new LoomError(`createBuffer: ${byteLength} bytes exceed the device's memory (${this.info.totalMemory} bytes)`);
+      throw new LoomError(
+        `createBuffer: ${byteLength} bytes exceed the device's memory (${this.info.totalMemory} bytes)`,
+      );
     }
     // a size class, unless that would pass the device's memory; CUDA refuses 0 bytes, and the
     // class of 0 bytes stands in, never read or written
@@ -288,7 +309,13 @@ export class CudaContext {
    * grid (a 0 in `groupCount`) runs nothing. The sizes are checked against the device's and
    * the kernel's limits first, so that the driver never answers with a bare error code.
    */
-  launch(module: CudaModule, kernelName: string, args: readonly CudaKernelArgument[], groupCount: readonly number[], blockSize: readonly number[]): void {
+  launch(
+    module: CudaModule,
+    kernelName: string,
+    args: readonly CudaKernelArgument[],
+    groupCount: readonly number[],
+    blockSize: readonly number[],
+  ): void {
     this.#live('launch');
     const where = `launch of kernel '${kernelName}'`;
     if (!(module instanceof CudaModule)) throw new LoomError(`${where}: expected a CudaModule from buildModule`);
@@ -299,8 +326,24 @@ export class CudaContext {
     const parameters = this.#arena.pack(this, fn, args);
     if (grid.some((n) => n === 0)) return;
     this.#makeCurrent();
-    const code = this.#api.cuLaunchKernel(fn.handle, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, null, parameters, null);
-    this.#check('cuLaunchKernel', code, () => `${where} over [${groupCount.join(', ')}] blocks of [${blockSize.join(', ')}] threads`);
+    const code = this.#api.cuLaunchKernel(
+      fn.handle,
+      grid[0],
+      grid[1],
+      grid[2],
+      block[0],
+      block[1],
+      block[2],
+      0,
+      null,
+      parameters,
+      null,
+    );
+    this.#check(
+      'cuLaunchKernel',
+      code,
+      () => `${where} over [${groupCount.join(', ')}] blocks of [${blockSize.join(', ')}] threads`,
+    );
   }
 
   /** Waits until everything queued has finished (and reports a kernel's failure, if one failed). */
@@ -444,7 +487,8 @@ function findDevice(options: CudaContextOptions): Opening | string {
     return `${call} failed: ${name}${description ? ` (${description})` : ''}`;
   };
   const init = api.cuInit(0);
-  if (init === CU.CUDA_ERROR_NO_DEVICE) return 'the CUDA driver found no CUDA-capable device (cuInit: CUDA_ERROR_NO_DEVICE)';
+  if (init === CU.CUDA_ERROR_NO_DEVICE)
+    return 'the CUDA driver found no CUDA-capable device (cuInit: CUDA_ERROR_NO_DEVICE)';
   if (init !== CU.CUDA_SUCCESS) return describe('cuInit', init);
   if ('failure' in compiler) return compiler.failure;
   const { nvrtc } = compiler;
@@ -477,7 +521,8 @@ function findDevice(options: CudaContextOptions): Opening | string {
   const minor = new Int32Array(1);
   const a = api.cuDeviceGetAttribute(major, CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, usable.ordinal);
   const b = api.cuDeviceGetAttribute(minor, CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, usable.ordinal);
-  if (a !== CU.CUDA_SUCCESS || b !== CU.CUDA_SUCCESS) return describe('cuDeviceGetAttribute', a !== CU.CUDA_SUCCESS ? a : b);
+  if (a !== CU.CUDA_SUCCESS || b !== CU.CUDA_SUCCESS)
+    return describe('cuDeviceGetAttribute', a !== CU.CUDA_SUCCESS ? a : b);
   const architecture = chooseArchitecture(nvrtc, major[0], minor[0]);
   if (typeof architecture === 'string') return architecture;
   return { api, koffi, nvrtc, ordinal: usable.ordinal, name: usable.name, architecture };
@@ -509,26 +554,36 @@ function asBytes(view: ArrayBufferView, use: string): Uint8Array {
 }
 
 function checkRange(use: string, buffer: CudaBuffer, offset: number, byteLength: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new LoomError(`${use}: the offset must be a whole number of bytes, got ${offset}`);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new LoomError(`${use}: the offset must be a whole number of bytes, got ${offset}`);
   if (offset + byteLength > buffer.byteLength) {
-    throw new LoomError(`${use}: bytes ${offset} .. ${offset + byteLength} are outside the ${buffer.byteLength}-byte buffer`);
+    throw new LoomError(
+      `${use}: bytes ${offset} .. ${offset + byteLength} are outside the ${buffer.byteLength}-byte buffer`,
+    );
   }
 }
 
 const AXES = ['x', 'y', 'z'];
 
 /** The grid as three block counts, checked against the device's largest grid. */
-function checkGrid(where: string, groupCount: readonly number[], max: readonly [number, number, number]): [number, number, number] {
+function checkGrid(
+  where: string,
+  groupCount: readonly number[],
+  max: readonly [number, number, number],
+): [number, number, number] {
   if (!Array.isArray(groupCount) || groupCount.length < 1 || groupCount.length > 3) {
     throw new LoomError(`${where}: the grid needs 1 to 3 axes, got [${groupCount}]`);
   }
   const grid: [number, number, number] = [1, 1, 1];
   groupCount.forEach((n, axis) => {
-    if (!Number.isSafeInteger(n) || n < 0) throw new LoomError(`${where}: grid [${groupCount.join(', ')}] is not whole numbers`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new LoomError(`${where}: grid [${groupCount.join(', ')}] is not whole numbers`);
     if (n > max[axis]) {
       throw new LoomError(
         `${where}: ${n} blocks along axis ${axis} (${AXES[axis]}) exceed the device's ${max[axis]}; ` +
-          (axis > 0 ? "tag the largest parallel iname 'g.0', which takes the most blocks" : 'split the problem into several launches'),
+          (axis > 0
+            ? "tag the largest parallel iname 'g.0', which takes the most blocks"
+            : 'split the problem into several launches'),
       );
     }
     grid[axis] = n;
@@ -537,14 +592,24 @@ function checkGrid(where: string, groupCount: readonly number[], max: readonly [
 }
 
 /** The block as three thread counts, checked against the device's and the kernel's limits. */
-function checkBlock(where: string, blockSize: readonly number[], axes: number, info: CudaDeviceInfo, fn: CudaFunction): [number, number, number] {
+function checkBlock(
+  where: string,
+  blockSize: readonly number[],
+  axes: number,
+  info: CudaDeviceInfo,
+  fn: CudaFunction,
+): [number, number, number] {
   if (!Array.isArray(blockSize) || blockSize.length !== axes) {
     throw new LoomError(`${where}: block size [${blockSize}] and grid differ in axes (${axes})`);
   }
   const block: [number, number, number] = [1, 1, 1];
   blockSize.forEach((n, axis) => {
-    if (!Number.isSafeInteger(n) || n < 1) throw new LoomError(`${where}: block size [${blockSize.join(', ')}] is not positive whole numbers`);
-    if (n > info.maxBlockSizes[axis]) throw new LoomError(`${where}: ${n} threads along axis ${axis} (${AXES[axis]}) exceed the device's ${info.maxBlockSizes[axis]}`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new LoomError(`${where}: block size [${blockSize.join(', ')}] is not positive whole numbers`);
+    if (n > info.maxBlockSizes[axis])
+      throw new LoomError(
+        `${where}: ${n} threads along axis ${axis} (${AXES[axis]}) exceed the device's ${info.maxBlockSizes[axis]}`,
+      );
     block[axis] = n;
   });
   const threads = block[0] * block[1] * block[2];
@@ -553,7 +618,9 @@ function checkBlock(where: string, blockSize: readonly number[], axes: number, i
       fn.maxThreadsPerBlock < info.maxThreadsPerBlock
         ? ` (it uses ${fn.registers} registers per thread, so the device runs at most ${fn.maxThreadsPerBlock} of its threads per block)`
         : '';
-    throw new LoomError(`${where}: a block of ${threads} threads exceeds the kernel's ${fn.maxThreadsPerBlock}${why}; use smaller work-groups (split an 'l.N' iname)`);
+    throw new LoomError(
+      `${where}: a block of ${threads} threads exceeds the kernel's ${fn.maxThreadsPerBlock}${why}; use smaller work-groups (split an 'l.N' iname)`,
+    );
   }
   return block;
 }

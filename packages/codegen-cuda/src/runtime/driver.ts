@@ -112,7 +112,9 @@ const PROTOTYPES: Record<keyof DriverApi, string> = {
 const OPTIONAL = new Set<keyof DriverApi>(['cuFuncGetParamInfo']);
 
 /** What loading gives: the bound API with koffi (to read the strings it returns), or why not. */
-export type DriverLoad = { readonly api: DriverApi; readonly koffi: Koffi; readonly library: string } | { readonly failure: string };
+export type DriverLoad =
+  | { readonly api: DriverApi; readonly koffi: Koffi; readonly library: string }
+  | { readonly failure: string };
 
 let loaded: DriverLoad | undefined;
 

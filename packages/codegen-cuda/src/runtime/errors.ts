@@ -40,7 +40,9 @@ export function cudaError(api: DriverApi, koffi: Koffi, call: string, code: numb
   const { name, description } = describeResult(api, koffi, code);
   const lines = [description, detail];
   if (STICKY_ERRORS.has(code)) {
-    lines.push('a kernel failed on the device, and the CUDA context cannot be used any more in this process: dispose the device');
+    lines.push(
+      'a kernel failed on the device, and the CUDA context cannot be used any more in this process: dispose the device',
+    );
   }
   return new CudaError(call, code, name, lines.filter(Boolean).join('\n'));
 }
@@ -74,7 +76,13 @@ export class CudaCompileError extends NvrtcError {
     const span = firstErrorSpan(log, source);
     const trimmed = log.trim();
     const described = trimmed ? `compile log:\n${indent(trimmed)}` : 'the compile log is empty';
-    super('nvrtcCompileProgram', code, codeName, `${described}\noptions: ${options.join(' ')}${span ? '\nthe first error in the source:' : ''}`, span);
+    super(
+      'nvrtcCompileProgram',
+      code,
+      codeName,
+      `${described}\noptions: ${options.join(' ')}${span ? '\nthe first error in the source:' : ''}`,
+      span,
+    );
   }
 }
 

@@ -46,12 +46,23 @@ export function describeDevice(
 ): CudaDeviceInfo {
   return {
     ...known,
-    computeCapability: [attribute(CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), attribute(CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)],
+    computeCapability: [
+      attribute(CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+    ],
     multiprocessors: attribute(CU.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
     warpSize: attribute(CU.CU_DEVICE_ATTRIBUTE_WARP_SIZE),
     maxThreadsPerBlock: attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-    maxBlockSizes: [attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y), attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)],
-    maxGridSizes: [attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y), attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)],
+    maxBlockSizes: [
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
+    ],
+    maxGridSizes: [
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+      attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
+    ],
     sharedMemoryPerBlock: attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK),
     registersPerBlock: attribute(CU.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK),
   };

@@ -24,11 +24,13 @@ function load(): { koffi: Koffi } | { failure: string } {
     // a plain require keeps the native addon out of the import graph until CUDA is used
     koffi = createRequire(import.meta.url)('koffi') as Koffi;
   } catch (e) {
-    if (isPackageNotFound(e, 'koffi')) return { failure: new MissingPackageError('koffi', 'the CUDA device (native calls from Node)').message };
+    if (isPackageNotFound(e, 'koffi'))
+      return { failure: new MissingPackageError('koffi', 'the CUDA device (native calls from Node)').message };
     return { failure: `the koffi package (native calls from Node) could not be loaded: ${firstLine(e)}` };
   }
   // device pointers (CUdeviceptr) and sizes travel as 64-bit values
-  if (koffi.sizeof('size_t') !== 8) return { failure: 'CUDA through koffi needs a 64-bit host (size_t is not 8 bytes)' };
+  if (koffi.sizeof('size_t') !== 8)
+    return { failure: 'CUDA through koffi needs a 64-bit host (size_t is not 8 bytes)' };
   return { koffi };
 }
 

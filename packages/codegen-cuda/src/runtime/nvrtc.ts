@@ -19,7 +19,14 @@ type ProgramHandle = bigint;
 export interface NvrtcApi {
   nvrtcVersion(major: Int32Array, minor: Int32Array): number;
   nvrtcGetErrorString(code: number): string;
-  nvrtcCreateProgram(program: BigUint64Array, source: string, name: string, headerCount: 0, headers: null, includeNames: null): number;
+  nvrtcCreateProgram(
+    program: BigUint64Array,
+    source: string,
+    name: string,
+    headerCount: 0,
+    headers: null,
+    includeNames: null,
+  ): number;
   nvrtcCompileProgram(program: ProgramHandle, optionCount: number, options: string[]): number;
   nvrtcGetProgramLogSize(program: ProgramHandle, size: BigUint64Array): number;
   nvrtcGetProgramLog(program: ProgramHandle, log: Uint8Array): number;
@@ -36,7 +43,8 @@ export interface NvrtcApi {
 const PROTOTYPES: Record<keyof NvrtcApi, string> = {
   nvrtcVersion: 'nvrtcResult nvrtcVersion(void *major, void *minor)',
   nvrtcGetErrorString: 'const char *nvrtcGetErrorString(nvrtcResult code)',
-  nvrtcCreateProgram: 'nvrtcResult nvrtcCreateProgram(void *program, const char *source, const char *name, int headerCount, void *headers, void *includeNames)',
+  nvrtcCreateProgram:
+    'nvrtcResult nvrtcCreateProgram(void *program, const char *source, const char *name, int headerCount, void *headers, void *includeNames)',
   nvrtcCompileProgram: 'nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int optionCount, const char **options)',
   nvrtcGetProgramLogSize: 'nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram program, void *size)',
   nvrtcGetProgramLog: 'nvrtcResult nvrtcGetProgramLog(nvrtcProgram program, void *log)',
@@ -114,7 +122,9 @@ export function loadNvrtcFrom(candidates: readonly string[]): { nvrtc: Nvrtc } |
       return { failure: `${name} does not provide NVRTC: ${firstLine(e)}` };
     }
   }
-  return { failure: `no NVRTC (CUDA's runtime compiler, in the CUDA toolkit; LOOM_NVRTC names it): could not load ${tried.join(', ')}` };
+  return {
+    failure: `no NVRTC (CUDA's runtime compiler, in the CUDA toolkit; LOOM_NVRTC names it): could not load ${tried.join(', ')}`,
+  };
 }
 
 /**
@@ -158,7 +168,13 @@ function describe(api: NvrtcApi, library: string): Nvrtc {
   const minor = new Int32Array(1);
   const code = api.nvrtcVersion(major, minor);
   if (code !== 0) throw new Error(`nvrtcVersion failed: ${api.nvrtcGetErrorString(code)}`);
-  return { api, version: [major[0], minor[0]], library, includeDir: includeDir(library), architectures: architectures(api) };
+  return {
+    api,
+    version: [major[0], minor[0]],
+    library,
+    includeDir: includeDir(library),
+    architectures: architectures(api),
+  };
 }
 
 function architectures(api: NvrtcApi): number[] {
@@ -184,10 +200,15 @@ function includeDir(library: string): string | undefined {
  * architectures, the driver compiling it on loading); a device older than every architecture
  * NVRTC knows cannot be compiled for: a reason.
  */
-export function chooseArchitecture(nvrtc: Pick<Nvrtc, 'architectures' | 'version'>, major: number, minor: number): { option: string; output: 'cubin' | 'ptx' } | string {
+export function chooseArchitecture(
+  nvrtc: Pick<Nvrtc, 'architectures' | 'version'>,
+  major: number,
+  minor: number,
+): { option: string; output: 'cubin' | 'ptx' } | string {
   const wanted = major * 10 + minor;
   const known = nvrtc.architectures;
-  if (known.length === 0 || known.includes(wanted)) return { option: `--gpu-architecture=sm_${wanted}`, output: 'cubin' };
+  if (known.length === 0 || known.includes(wanted))
+    return { option: `--gpu-architecture=sm_${wanted}`, output: 'cubin' };
   const below = known.filter((arch) => arch < wanted);
   if (below.length > 0) return { option: `--gpu-architecture=compute_${below[below.length - 1]}`, output: 'ptx' };
   return `NVRTC ${nvrtc.version.join('.')} does not compile for compute capability ${major}.${minor} (sm_${wanted}); it knows sm_${known.join(', sm_')}`;

@@ -45,7 +45,13 @@ const handleBytes = new BigUint64Array(1);
  * Sets argument `index` of `kernel` to `arg`, unless the kernel holds exactly that already
  * (`kernel.lastSet`): a kernel keeps its arguments between launches.
  */
-export function setArgument(api: OpenCLApi, kernel: KernelHandle, index: number, arg: KernelArgument, at: ArgumentContext): void {
+export function setArgument(
+  api: OpenCLApi,
+  kernel: KernelHandle,
+  index: number,
+  arg: KernelArgument,
+  at: ArgumentContext,
+): void {
   const { handle, generation, where } = at;
   if (alreadySet(kernel.lastSet[index], arg, handle, generation)) return;
   kernel.lastSet[index] = undefined;
@@ -76,7 +82,9 @@ export function setArgument(api: OpenCLApi, kernel: KernelHandle, index: number,
       set = { kind: 'local', byteLength: arg.byteLength };
       break;
     default:
-      throw new LoomError(`${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`);
+      throw new LoomError(
+        `${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`,
+      );
   }
   const code = api.clSetKernelArg(kernel.handle, index, size, value);
   if (code !== CL_SUCCESS) throw new OpenCLError('clSetKernelArg', code, `${where} (${describeArgument(arg, size)})`);

@@ -27,37 +27,139 @@ type HostPointer = ArrayBufferView | null;
 
 export interface OpenCLApi {
   clGetPlatformIDs(numEntries: number, platforms: BigUint64Array | null, numPlatforms: Uint32Array | null): number;
-  clGetPlatformInfo(platform: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
-  clGetDeviceIDs(platform: Handle, type: bigint, numEntries: number, devices: BigUint64Array | null, numDevices: Uint32Array | null): number;
-  clGetDeviceInfo(device: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
+  clGetPlatformInfo(
+    platform: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
+  clGetDeviceIDs(
+    platform: Handle,
+    type: bigint,
+    numEntries: number,
+    devices: BigUint64Array | null,
+    numDevices: Uint32Array | null,
+  ): number;
+  clGetDeviceInfo(
+    device: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
 
-  clCreateContext(properties: null, numDevices: number, devices: BigUint64Array, notify: null, userData: null, error: Int32Array): Handle | null;
+  clCreateContext(
+    properties: null,
+    numDevices: number,
+    devices: BigUint64Array,
+    notify: null,
+    userData: null,
+    error: Int32Array,
+  ): Handle | null;
   clReleaseContext(context: Handle): number;
 
   /** OpenCL 2.0 and later; absent from an OpenCL 1.x loader. */
-  clCreateCommandQueueWithProperties?(context: Handle, device: Handle, properties: BigUint64Array | null, error: Int32Array): Handle | null;
+  clCreateCommandQueueWithProperties?(
+    context: Handle,
+    device: Handle,
+    properties: BigUint64Array | null,
+    error: Int32Array,
+  ): Handle | null;
   /** OpenCL 1.x (deprecated since 2.0, but still exported by loaders for old platforms). */
   clCreateCommandQueue?(context: Handle, device: Handle, properties: bigint, error: Int32Array): Handle | null;
   clReleaseCommandQueue(queue: Handle): number;
   clFinish(queue: Handle): number;
 
-  clCreateProgramWithSource(context: Handle, count: number, strings: string[], lengths: null, error: Int32Array): Handle | null;
-  clBuildProgram(program: Handle, numDevices: number, devices: BigUint64Array, options: string, notify: null, userData: null): number;
-  clGetProgramBuildInfo(program: Handle, device: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
-  clGetProgramInfo(program: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
+  clCreateProgramWithSource(
+    context: Handle,
+    count: number,
+    strings: string[],
+    lengths: null,
+    error: Int32Array,
+  ): Handle | null;
+  clBuildProgram(
+    program: Handle,
+    numDevices: number,
+    devices: BigUint64Array,
+    options: string,
+    notify: null,
+    userData: null,
+  ): number;
+  clGetProgramBuildInfo(
+    program: Handle,
+    device: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
+  clGetProgramInfo(
+    program: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
   clReleaseProgram(program: Handle): number;
 
   clCreateKernel(program: Handle, name: string, error: Int32Array): Handle | null;
-  clGetKernelInfo(kernel: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
+  clGetKernelInfo(
+    kernel: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
   clSetKernelArg(kernel: Handle, index: number, size: number, value: HostPointer): number;
   clReleaseKernel(kernel: Handle): number;
 
   clCreateBuffer(context: Handle, flags: bigint, size: number, hostPtr: null, error: Int32Array): Handle | null;
   clReleaseMemObject(buffer: Handle): number;
-  clEnqueueWriteBuffer(queue: Handle, buffer: Handle, blocking: number, offset: number, size: number, data: ArrayBufferView, numWait: 0, waitList: null, event: null): number;
-  clEnqueueReadBuffer(queue: Handle, buffer: Handle, blocking: number, offset: number, size: number, into: ArrayBufferView, numWait: 0, waitList: null, event: null): number;
-  clEnqueueFillBuffer(queue: Handle, buffer: Handle, pattern: ArrayBufferView, patternSize: number, offset: number, size: number, numWait: 0, waitList: null, event: null): number;
-  clEnqueueCopyBuffer(queue: Handle, source: Handle, target: Handle, sourceOffset: number, targetOffset: number, size: number, numWait: 0, waitList: null, event: null): number;
+  clEnqueueWriteBuffer(
+    queue: Handle,
+    buffer: Handle,
+    blocking: number,
+    offset: number,
+    size: number,
+    data: ArrayBufferView,
+    numWait: 0,
+    waitList: null,
+    event: null,
+  ): number;
+  clEnqueueReadBuffer(
+    queue: Handle,
+    buffer: Handle,
+    blocking: number,
+    offset: number,
+    size: number,
+    into: ArrayBufferView,
+    numWait: 0,
+    waitList: null,
+    event: null,
+  ): number;
+  clEnqueueFillBuffer(
+    queue: Handle,
+    buffer: Handle,
+    pattern: ArrayBufferView,
+    patternSize: number,
+    offset: number,
+    size: number,
+    numWait: 0,
+    waitList: null,
+    event: null,
+  ): number;
+  clEnqueueCopyBuffer(
+    queue: Handle,
+    source: Handle,
+    target: Handle,
+    sourceOffset: number,
+    targetOffset: number,
+    size: number,
+    numWait: 0,
+    waitList: null,
+    event: null,
+  ): number;
 
   clEnqueueNDRangeKernel(
     queue: Handle,
@@ -71,7 +173,13 @@ export interface OpenCLApi {
     event: BigUint64Array | null,
   ): number;
   clWaitForEvents(numEvents: number, events: BigUint64Array): number;
-  clGetEventProfilingInfo(event: Handle, name: number, size: number, value: HostPointer, sizeRet: BigUint64Array | null): number;
+  clGetEventProfilingInfo(
+    event: Handle,
+    name: number,
+    size: number,
+    value: HostPointer,
+    sizeRet: BigUint64Array | null,
+  ): number;
   clReleaseEvent(event: Handle): number;
 }
 
@@ -81,22 +189,32 @@ export interface OpenCLApi {
  */
 const PROTOTYPES: Record<keyof OpenCLApi, string> = {
   clGetPlatformIDs: 'cl_int clGetPlatformIDs(cl_uint num_entries, void *platforms, void *num_platforms)',
-  clGetPlatformInfo: 'cl_int clGetPlatformInfo(cl_platform_id platform, cl_uint name, size_t size, void *value, void *size_ret)',
-  clGetDeviceIDs: 'cl_int clGetDeviceIDs(cl_platform_id platform, cl_ulong type, cl_uint num_entries, void *devices, void *num_devices)',
-  clGetDeviceInfo: 'cl_int clGetDeviceInfo(cl_device_id device, cl_uint name, size_t size, void *value, void *size_ret)',
+  clGetPlatformInfo:
+    'cl_int clGetPlatformInfo(cl_platform_id platform, cl_uint name, size_t size, void *value, void *size_ret)',
+  clGetDeviceIDs:
+    'cl_int clGetDeviceIDs(cl_platform_id platform, cl_ulong type, cl_uint num_entries, void *devices, void *num_devices)',
+  clGetDeviceInfo:
+    'cl_int clGetDeviceInfo(cl_device_id device, cl_uint name, size_t size, void *value, void *size_ret)',
 
-  clCreateContext: 'cl_context clCreateContext(void *properties, cl_uint num_devices, void *devices, void *notify, void *user_data, void *errcode_ret)',
+  clCreateContext:
+    'cl_context clCreateContext(void *properties, cl_uint num_devices, void *devices, void *notify, void *user_data, void *errcode_ret)',
   clReleaseContext: 'cl_int clReleaseContext(cl_context context)',
 
-  clCreateCommandQueueWithProperties: 'cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, void *properties, void *errcode_ret)',
-  clCreateCommandQueue: 'cl_command_queue clCreateCommandQueue(cl_context context, cl_device_id device, cl_ulong properties, void *errcode_ret)',
+  clCreateCommandQueueWithProperties:
+    'cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, void *properties, void *errcode_ret)',
+  clCreateCommandQueue:
+    'cl_command_queue clCreateCommandQueue(cl_context context, cl_device_id device, cl_ulong properties, void *errcode_ret)',
   clReleaseCommandQueue: 'cl_int clReleaseCommandQueue(cl_command_queue queue)',
   clFinish: 'cl_int clFinish(cl_command_queue queue)',
 
-  clCreateProgramWithSource: 'cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, void *lengths, void *errcode_ret)',
-  clBuildProgram: 'cl_int clBuildProgram(cl_program program, cl_uint num_devices, void *devices, const char *options, void *notify, void *user_data)',
-  clGetProgramBuildInfo: 'cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_uint name, size_t size, void *value, void *size_ret)',
-  clGetProgramInfo: 'cl_int clGetProgramInfo(cl_program program, cl_uint name, size_t size, void *value, void *size_ret)',
+  clCreateProgramWithSource:
+    'cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, void *lengths, void *errcode_ret)',
+  clBuildProgram:
+    'cl_int clBuildProgram(cl_program program, cl_uint num_devices, void *devices, const char *options, void *notify, void *user_data)',
+  clGetProgramBuildInfo:
+    'cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_uint name, size_t size, void *value, void *size_ret)',
+  clGetProgramInfo:
+    'cl_int clGetProgramInfo(cl_program program, cl_uint name, size_t size, void *value, void *size_ret)',
   clReleaseProgram: 'cl_int clReleaseProgram(cl_program program)',
 
   clCreateKernel: 'cl_kernel clCreateKernel(cl_program program, const char *name, void *errcode_ret)',
@@ -104,7 +222,8 @@ const PROTOTYPES: Record<keyof OpenCLApi, string> = {
   clSetKernelArg: 'cl_int clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void *value)',
   clReleaseKernel: 'cl_int clReleaseKernel(cl_kernel kernel)',
 
-  clCreateBuffer: 'cl_mem clCreateBuffer(cl_context context, cl_ulong flags, size_t size, void *host_ptr, void *errcode_ret)',
+  clCreateBuffer:
+    'cl_mem clCreateBuffer(cl_context context, cl_ulong flags, size_t size, void *host_ptr, void *errcode_ret)',
   clReleaseMemObject: 'cl_int clReleaseMemObject(cl_mem buffer)',
   clEnqueueWriteBuffer:
     'cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, const void *data, cl_uint num_wait, void *wait_list, void *event)',
@@ -118,7 +237,8 @@ const PROTOTYPES: Record<keyof OpenCLApi, string> = {
   clEnqueueNDRangeKernel:
     'cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, void *global_offset, void *global_size, void *local_size, cl_uint num_wait, void *wait_list, void *event)',
   clWaitForEvents: 'cl_int clWaitForEvents(cl_uint num_events, void *events)',
-  clGetEventProfilingInfo: 'cl_int clGetEventProfilingInfo(cl_event event, cl_uint name, size_t size, void *value, void *size_ret)',
+  clGetEventProfilingInfo:
+    'cl_int clGetEventProfilingInfo(cl_event event, cl_uint name, size_t size, void *value, void *size_ret)',
   clReleaseEvent: 'cl_int clReleaseEvent(cl_event event)',
 };
 
@@ -160,12 +280,14 @@ function load(): LoadResult {
     koffi = createRequire(import.meta.url)('koffi') as Koffi;
   } catch (e) {
     // koffi is an optional peer dependency: without it there is no OpenCL device, and the reason says what to install
-    if (isPackageNotFound(e, 'koffi')) return { failure: new MissingPackageError('koffi', 'the OpenCL device (native calls from Node)').message };
+    if (isPackageNotFound(e, 'koffi'))
+      return { failure: new MissingPackageError('koffi', 'the OpenCL device (native calls from Node)').message };
     return { failure: `the koffi package (native calls from Node) could not be loaded: ${firstLine(e)}` };
   }
 
   // The bindings pass sizes and handles as 64-bit values (BigUint64Array), as on every host Node ships for.
-  if (koffi.sizeof('size_t') !== 8) return { failure: 'OpenCL through koffi needs a 64-bit host (size_t is not 8 bytes)' };
+  if (koffi.sizeof('size_t') !== 8)
+    return { failure: 'OpenCL through koffi needs a 64-bit host (size_t is not 8 bytes)' };
 
   const tried: string[] = [];
   for (const name of libraryCandidates()) {
@@ -213,7 +335,16 @@ function declareTypes(koffi: Koffi): void {
   declare('cl_int', () => koffi.alias('cl_int', 'int32_t'));
   declare('cl_uint', () => koffi.alias('cl_uint', 'uint32_t'));
   declare('cl_ulong', () => koffi.alias('cl_ulong', 'uint64_t'));
-  for (const name of ['cl_platform_id', 'cl_device_id', 'cl_context', 'cl_command_queue', 'cl_program', 'cl_kernel', 'cl_mem', 'cl_event']) {
+  for (const name of [
+    'cl_platform_id',
+    'cl_device_id',
+    'cl_context',
+    'cl_command_queue',
+    'cl_program',
+    'cl_kernel',
+    'cl_mem',
+    'cl_event',
+  ]) {
     declare(name, () => koffi.pointer(name, koffi.opaque()));
   }
 }

@@ -10,11 +10,28 @@
  * `openclDevice()`) can decide between skipping and failing. Everything after opening reports
  * problems as `LoomError`s.
  */
-import { BufferPool, DEFAULT_POOL_BYTES, getDefaultCacheSize, LoomError, LruCache, sizeClass, type BufferPoolStats } from '@loom/core';
+import {
+  BufferPool,
+  DEFAULT_POOL_BYTES,
+  getDefaultCacheSize,
+  LoomError,
+  LruCache,
+  sizeClass,
+  type BufferPoolStats,
+} from '@loom/core';
 import { loadOpenCLApi, type Handle, type OpenCLApi } from './bindings.ts';
 import * as CL from './constants.ts';
 import { check, created, errorName } from './errors.ts';
-import { deviceAvailable, deviceString, deviceType, parseVersion, platformString, readDeviceInfo, type DeviceType, type OpenCLDeviceInfo } from './info.ts';
+import {
+  deviceAvailable,
+  deviceString,
+  deviceType,
+  parseVersion,
+  platformString,
+  readDeviceInfo,
+  type DeviceType,
+  type OpenCLDeviceInfo,
+} from './info.ts';
 import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
 import { compileProgram, OpenCLProgram } from './program.ts';
@@ -60,7 +77,13 @@ export class OpenCLContext {
     try {
       const choice = chooseDevice(loaded.api, options);
       if (typeof choice === 'string') return failed(choice);
-      const context = new OpenCLContext(loaded.api, choice.platform, choice.device, options.cacheSize ?? getDefaultCacheSize(), options.bufferPoolBytes ?? DEFAULT_POOL_BYTES);
+      const context = new OpenCLContext(
+        loaded.api,
+        choice.platform,
+        choice.device,
+        options.cacheSize ?? getDefaultCacheSize(),
+        options.bufferPoolBytes ?? DEFAULT_POOL_BYTES,
+      );
       OpenCLContext.#lastFailure = undefined;
       return context;
     } catch (e) {
@@ -103,7 +126,9 @@ export class OpenCLContext {
     this.#api = api;
     this.#device = device;
     this.info = readDeviceInfo(api, platform, device);
-    const context = created('clCreateContext', (error) => api.clCreateContext(null, 1, new BigUint64Array([device]), null, null, error));
+    const context = created('clCreateContext', (error) =>
+      api.clCreateContext(null, 1, new BigUint64Array([device]), null, null, error),
+    );
     try {
       this.#queue = createProfilingQueue(api, context, device, this.info.version);
     } catch (e) {
@@ -143,7 +168,9 @@ export class OpenCLContext {
       throw new LoomError(`createBuffer: the size must be a whole number of bytes, got ${byteLength}`);
     }
     if (byteLength > this.info.maxMemAllocSize) {
-      throw new LoomError(`createBuffer: ${byteLength} bytes exceed the device's largest allocation (${this.info.maxMemAllocSize} bytes)`);
+      throw new LoomError(
+        `createBuffer: ${byteLength} bytes exceed the device's largest allocation (${this.info.maxMemAllocSize} bytes)`,
+      );
     }
     // a size class, unless that would pass the largest allocation; OpenCL refuses size 0
     // (CL_INVALID_BUFFER_SIZE), and the class of 0 bytes stands in, never read or written
@@ -196,7 +223,10 @@ export class OpenCLContext {
     const bytes = asBytes(data, 'write');
     checkRange('write', buffer, offsetBytes, bytes.byteLength);
     if (bytes.byteLength === 0) return;
-    check('clEnqueueWriteBuffer', this.#api.clEnqueueWriteBuffer(queue, handle, CL.CL_TRUE, offsetBytes, bytes.byteLength, bytes, 0, null, null));
+    check(
+      'clEnqueueWriteBuffer',
+      this.#api.clEnqueueWriteBuffer(queue, handle, CL.CL_TRUE, offsetBytes, bytes.byteLength, bytes, 0, null, null),
+    );
   }
 
   /**
@@ -209,7 +239,10 @@ export class OpenCLContext {
     const bytes = asBytes(into, 'read');
     checkRange('read', buffer, offsetBytes, bytes.byteLength);
     if (bytes.byteLength === 0) return;
-    check('clEnqueueReadBuffer', this.#api.clEnqueueReadBuffer(queue, handle, CL.CL_TRUE, offsetBytes, bytes.byteLength, bytes, 0, null, null));
+    check(
+      'clEnqueueReadBuffer',
+      this.#api.clEnqueueReadBuffer(queue, handle, CL.CL_TRUE, offsetBytes, bytes.byteLength, bytes, 0, null, null),
+    );
   }
 
   /**
@@ -228,11 +261,18 @@ export class OpenCLContext {
       throw new LoomError(`fill: a ${buffer.byteLength}-byte buffer is not a whole number of ${size}-byte patterns`);
     }
     if (buffer.byteLength === 0) return;
-    check('clEnqueueFillBuffer', this.#api.clEnqueueFillBuffer(queue, handle, bytes, size, 0, buffer.byteLength, 0, null, null));
+    check(
+      'clEnqueueFillBuffer',
+      this.#api.clEnqueueFillBuffer(queue, handle, bytes, size, 0, buffer.byteLength, 0, null, null),
+    );
   }
 
   /** Queues a device-side copy of `byteLength` bytes (by default, the rest of `source`). */
-  copy(source: OpenCLBuffer, target: OpenCLBuffer, options: { byteLength?: number; sourceOffset?: number; targetOffset?: number } = {}): void {
+  copy(
+    source: OpenCLBuffer,
+    target: OpenCLBuffer,
+    options: { byteLength?: number; sourceOffset?: number; targetOffset?: number } = {},
+  ): void {
     const queue = this.#queueFor('copy');
     const from = source.handleFor(this, 'copy');
     const to = target.handleFor(this, 'copy');
@@ -241,7 +281,10 @@ export class OpenCLContext {
     checkRange('copy (from)', source, sourceOffset, byteLength);
     checkRange('copy (to)', target, targetOffset, byteLength);
     if (byteLength === 0) return;
-    check('clEnqueueCopyBuffer', this.#api.clEnqueueCopyBuffer(queue, from, to, sourceOffset, targetOffset, byteLength, 0, null, null));
+    check(
+      'clEnqueueCopyBuffer',
+      this.#api.clEnqueueCopyBuffer(queue, from, to, sourceOffset, targetOffset, byteLength, 0, null, null),
+    );
   }
 
   // --- kernels --------------------------------------------------------------------------------
@@ -251,7 +294,13 @@ export class OpenCLContext {
    * in work-groups of `localSize` (the driver chooses when it is left out). Returns once queued.
    * An empty range (a 0 in `globalSize`) runs nothing.
    */
-  launch(program: OpenCLProgram, kernelName: string, args: readonly KernelArgument[], globalSize: readonly number[], localSize?: readonly number[]): void {
+  launch(
+    program: OpenCLProgram,
+    kernelName: string,
+    args: readonly KernelArgument[],
+    globalSize: readonly number[],
+    localSize?: readonly number[],
+  ): void {
     this.#enqueue(program, kernelName, args, globalSize, localSize, null);
   }
 
@@ -259,15 +308,27 @@ export class OpenCLContext {
    * Like `launch`, but waits for the kernel and returns how long it ran on the device, in nanoseconds
    * (from event profiling: the time between the command's start and end, excluding queueing).
    */
-  launchTimed(program: OpenCLProgram, kernelName: string, args: readonly KernelArgument[], globalSize: readonly number[], localSize?: readonly number[]): number {
+  launchTimed(
+    program: OpenCLProgram,
+    kernelName: string,
+    args: readonly KernelArgument[],
+    globalSize: readonly number[],
+    localSize?: readonly number[],
+  ): number {
     const event = new BigUint64Array(1);
     if (!this.#enqueue(program, kernelName, args, globalSize, localSize, event)) return 0;
     try {
       check('clWaitForEvents', this.#api.clWaitForEvents(1, event));
       const start = new BigUint64Array(1);
       const end = new BigUint64Array(1);
-      check('clGetEventProfilingInfo', this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_START, 8, start, null));
-      check('clGetEventProfilingInfo', this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_END, 8, end, null));
+      check(
+        'clGetEventProfilingInfo',
+        this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_START, 8, start, null),
+      );
+      check(
+        'clGetEventProfilingInfo',
+        this.#api.clGetEventProfilingInfo(event[0], CL.CL_PROFILING_COMMAND_END, 8, end, null),
+      );
       return Number(end[0] - start[0]);
     } finally {
       this.#api.clReleaseEvent(event[0]);
@@ -290,7 +351,8 @@ export class OpenCLContext {
   ): boolean {
     const queue = this.#queueFor('launch');
     const where = `launch of kernel '${kernelName}'`;
-    if (!(program instanceof OpenCLProgram)) throw new LoomError(`${where}: expected an OpenCLProgram from buildProgram`);
+    if (!(program instanceof OpenCLProgram))
+      throw new LoomError(`${where}: expected an OpenCLProgram from buildProgram`);
     if (program.context !== this) throw new LoomError(`${where}: the program was built by another OpenCLContext`);
     if (!Array.isArray(args)) throw new LoomError(`${where}: the arguments must be an array`);
     checkNDRange(where, globalSize, localSize, this.info);
@@ -303,10 +365,16 @@ export class OpenCLContext {
       const where = `kernel '${kernelName}', argument ${index}`;
       let handle = 0n;
       if (arg?.kind === 'buffer') {
-        if (!(arg.buffer instanceof OpenCLBuffer)) throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
+        if (!(arg.buffer instanceof OpenCLBuffer))
+          throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
         handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
       }
-      setArgument(this.#api, kernel, index, arg, { handle, generation: this.#freedGeneration, localMemSize: this.info.localMemSize, where });
+      setArgument(this.#api, kernel, index, arg, {
+        handle,
+        generation: this.#freedGeneration,
+        localMemSize: this.info.localMemSize,
+        where,
+      });
     }
     if (globalSize.some((n) => n === 0)) return false;
 
@@ -315,7 +383,8 @@ export class OpenCLContext {
     check(
       'clEnqueueNDRangeKernel',
       this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
-      () => `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`,
+      () =>
+        `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`,
     );
     return true;
   }
@@ -379,7 +448,13 @@ function chooseDevice(api: OpenCLApi, options: OpenCLContextOptions): Candidate 
     const platformName = platformString(api, platform, CL.CL_PLATFORM_NAME);
     for (const device of listDevices(api, platform)) {
       if (!deviceAvailable(api, device)) continue;
-      all.push({ platform, device, platformName, deviceName: deviceString(api, device, CL.CL_DEVICE_NAME), type: deviceType(api, device) });
+      all.push({
+        platform,
+        device,
+        platformName,
+        deviceName: deviceString(api, device, CL.CL_DEVICE_NAME),
+        type: deviceType(api, device),
+      });
     }
   }
   const wantedType = options.type ?? 'all';
@@ -443,7 +518,8 @@ function createProfilingQueue(api: OpenCLApi, context: Handle, device: Handle, d
     return created('clCreateCommandQueueWithProperties', (error) => create(context, device, properties, error));
   }
   const create = api.clCreateCommandQueue;
-  if (!create) throw new LoomError(`the OpenCL library lacks clCreateCommandQueue, which this ${deviceVersion} device needs`);
+  if (!create)
+    throw new LoomError(`the OpenCL library lacks clCreateCommandQueue, which this ${deviceVersion} device needs`);
   return created('clCreateCommandQueue', (error) => create(context, device, CL.CL_QUEUE_PROFILING_ENABLE, error));
 }
 
@@ -462,30 +538,45 @@ function bytePattern(value: number): Uint8Array {
 }
 
 function checkRange(use: string, buffer: OpenCLBuffer, offset: number, byteLength: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new LoomError(`${use}: the offset must be a whole number of bytes, got ${offset}`);
-  if (!Number.isSafeInteger(byteLength) || byteLength < 0) throw new LoomError(`${use}: the length must be a whole number of bytes, got ${byteLength}`);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new LoomError(`${use}: the offset must be a whole number of bytes, got ${offset}`);
+  if (!Number.isSafeInteger(byteLength) || byteLength < 0)
+    throw new LoomError(`${use}: the length must be a whole number of bytes, got ${byteLength}`);
   if (offset + byteLength > buffer.byteLength) {
-    throw new LoomError(`${use}: bytes ${offset} .. ${offset + byteLength} are outside the ${buffer.byteLength}-byte buffer`);
+    throw new LoomError(
+      `${use}: bytes ${offset} .. ${offset + byteLength} are outside the ${buffer.byteLength}-byte buffer`,
+    );
   }
 }
 
 /** Checks an NDRange against the device before OpenCL gets to reply with a bare error code. */
-function checkNDRange(where: string, globalSize: readonly number[], localSize: readonly number[] | undefined, info: OpenCLDeviceInfo): void {
+function checkNDRange(
+  where: string,
+  globalSize: readonly number[],
+  localSize: readonly number[] | undefined,
+  info: OpenCLDeviceInfo,
+): void {
   const dimensions = info.maxWorkItemSizes.length || 3;
   if (!Array.isArray(globalSize) || globalSize.length < 1 || globalSize.length > dimensions) {
     throw new LoomError(`${where}: the global size needs 1 to ${dimensions} dimensions, got [${globalSize}]`);
   }
   for (const n of globalSize) {
-    if (!Number.isSafeInteger(n) || n < 0) throw new LoomError(`${where}: global size [${globalSize.join(', ')}] is not whole numbers`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new LoomError(`${where}: global size [${globalSize.join(', ')}] is not whole numbers`);
   }
   if (localSize === undefined) return;
   if (localSize.length !== globalSize.length) {
-    throw new LoomError(`${where}: local size [${localSize.join(', ')}] and global size [${globalSize.join(', ')}] differ in dimensions`);
+    throw new LoomError(
+      `${where}: local size [${localSize.join(', ')}] and global size [${globalSize.join(', ')}] differ in dimensions`,
+    );
   }
   localSize.forEach((n, d) => {
-    if (!Number.isSafeInteger(n) || n < 1) throw new LoomError(`${where}: local size [${localSize.join(', ')}] is not positive whole numbers`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new LoomError(`${where}: local size [${localSize.join(', ')}] is not positive whole numbers`);
     if (n > info.maxWorkItemSizes[d]) {
-      throw new LoomError(`${where}: local size ${n} in dimension ${d} exceeds the device's ${info.maxWorkItemSizes[d]}`);
+      throw new LoomError(
+        `${where}: local size ${n} in dimension ${d} exceeds the device's ${info.maxWorkItemSizes[d]}`,
+      );
     }
   });
   const groupSize = localSize.reduce((a, b) => a * b, 1);

@@ -88,7 +88,9 @@ export interface OpenCLDeviceInfo {
 }
 
 export function platformString(api: OpenCLApi, platform: Handle, name: number): string {
-  return asString(readInfo('clGetPlatformInfo', (size, value, ret) => api.clGetPlatformInfo(platform, name, size, value, ret)));
+  return asString(
+    readInfo('clGetPlatformInfo', (size, value, ret) => api.clGetPlatformInfo(platform, name, size, value, ret)),
+  );
 }
 
 function deviceInfo(api: OpenCLApi, device: Handle, name: number): Uint8Array {

@@ -83,7 +83,9 @@ export class OpenCLProgram {
   /** The kernels the program defines, as the driver lists them. */
   get kernelNames(): string[] {
     const { api, handle } = this.#live('kernelNames');
-    const bytes = readInfo('clGetProgramInfo', (size, value, ret) => api.clGetProgramInfo(handle, CL.CL_PROGRAM_KERNEL_NAMES, size, value, ret));
+    const bytes = readInfo('clGetProgramInfo', (size, value, ret) =>
+      api.clGetProgramInfo(handle, CL.CL_PROGRAM_KERNEL_NAMES, size, value, ret),
+    );
     return asString(bytes).split(';').filter(Boolean);
   }
 
@@ -98,11 +100,17 @@ export class OpenCLProgram {
       handle = created('clCreateKernel', (error) => api.clCreateKernel(native.handle, name, error));
     } catch (e) {
       if (e instanceof OpenCLError && e.codeName === 'CL_INVALID_KERNEL_NAME') {
-        throw new OpenCLError(e.call, e.code, `the program has no kernel '${name}' (it has: ${this.kernelNames.join(', ') || 'none'})`);
+        throw new OpenCLError(
+          e.call,
+          e.code,
+          `the program has no kernel '${name}' (it has: ${this.kernelNames.join(', ') || 'none'})`,
+        );
       }
       throw e;
     }
-    const count = readInfo('clGetKernelInfo', (size, value, ret) => api.clGetKernelInfo(handle, CL.CL_KERNEL_NUM_ARGS, size, value, ret));
+    const count = readInfo('clGetKernelInfo', (size, value, ret) =>
+      api.clGetKernelInfo(handle, CL.CL_KERNEL_NUM_ARGS, size, value, ret),
+    );
     const argumentCount = asUint32(count);
     const kernel = { handle, argumentCount, lastSet: new Array<SetArgument | undefined>(argumentCount) };
     native.kernels.set(name, kernel);
@@ -128,9 +136,22 @@ export class OpenCLProgram {
  * Compiles `source` for one device. A compile error becomes an `OpenCLBuildError` carrying the build
  * log, with the first line it blames shown from the source.
  */
-export function compileProgram(api: OpenCLApi, context: Handle, device: Handle, source: string, options: readonly string[]): { handle: Handle; buildLog: string } {
-  const handle = created('clCreateProgramWithSource', (error) => api.clCreateProgramWithSource(context, 1, [source], null, error));
-  const buildLog = () => asString(readInfo('clGetProgramBuildInfo', (size, value, ret) => api.clGetProgramBuildInfo(handle, device, CL.CL_PROGRAM_BUILD_LOG, size, value, ret)));
+export function compileProgram(
+  api: OpenCLApi,
+  context: Handle,
+  device: Handle,
+  source: string,
+  options: readonly string[],
+): { handle: Handle; buildLog: string } {
+  const handle = created('clCreateProgramWithSource', (error) =>
+    api.clCreateProgramWithSource(context, 1, [source], null, error),
+  );
+  const buildLog = () =>
+    asString(
+      readInfo('clGetProgramBuildInfo', (size, value, ret) =>
+        api.clGetProgramBuildInfo(handle, device, CL.CL_PROGRAM_BUILD_LOG, size, value, ret),
+      ),
+    );
   try {
     const code = api.clBuildProgram(handle, 1, new BigUint64Array([device]), options.join(' '), null, null);
     if (code === -11 /* CL_BUILD_PROGRAM_FAILURE */) throw new OpenCLBuildError(code, buildLog(), source);

@@ -85,20 +85,26 @@ export function makeCompiled(parts: CompiledParts): Compiled {
   const byName = (args: Readonly<Record<string, LeafValue>>) => runComputation(parts, args);
   const fn = (...args: LeafValue[]) => {
     if (args.length !== signature.length) {
-      throw new LoomError(`computation '${name}' takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+      throw new LoomError(
+        `computation '${name}' takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`,
+      );
     }
     return byName(Object.fromEntries(signature.map((p, k) => [p.name, args[k]])));
   };
   const prepare = async (...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation> => {
     if (args.length !== signature.length) {
-      throw new LoomError(`computation '${name}': prepare takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+      throw new LoomError(
+        `computation '${name}': prepare takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`,
+      );
     }
     const values = new Map<string, DeviceArray | number | bigint>();
     for (const [k, p] of signature.entries()) {
       const given = args[k];
       const scalar = typeof given === 'number' || typeof given === 'bigint';
       if (p.role === 's' ? !scalar : !(given instanceof DeviceArray))
-        throw new LoomError(`computation '${name}': prepare: parameter '${p.name}' takes ${p.role === 's' ? 'a number' : 'a DeviceArray'}, not ${describe(given)}`);
+        throw new LoomError(
+          `computation '${name}': prepare: parameter '${p.name}' takes ${p.role === 's' ? 'a number' : 'a DeviceArray'}, not ${describe(given)}`,
+        );
       if (given instanceof DeviceArray) await toDevice(device, p, given, name, []);
       values.set(p.name, given);
     }
@@ -125,11 +131,15 @@ export function makeCompiled(parts: CompiledParts): Compiled {
   });
 }
 
-async function runComputation(parts: CompiledParts, args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>> {
+async function runComputation(
+  parts: CompiledParts,
+  args: Readonly<Record<string, LeafValue>>,
+): Promise<Record<string, HostArray | DeviceArray>> {
   const { name, device, signature } = parts;
   const known = new Set(signature.map((p) => p.name));
   for (const key of Object.keys(args)) {
-    if (!known.has(key)) throw new LoomError(`computation '${name}' has no parameter '${key}' (parameters: ${[...known].join(', ')})`);
+    if (!known.has(key))
+      throw new LoomError(`computation '${name}' has no parameter '${key}' (parameters: ${[...known].join(', ')})`);
   }
   const owned: DeviceArray[] = [];
   let prepared: readonly PreparedLaunch[] = [];
@@ -140,7 +150,9 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
       const given = Object.hasOwn(args, p.name) ? args[p.name] : undefined;
       if (p.role === 's') {
         if (typeof given !== 'number' && typeof given !== 'bigint')
-          throw new LoomError(`computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`);
+          throw new LoomError(
+            `computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`,
+          );
         values.set(p.name, given);
         continue;
       }
@@ -171,7 +183,10 @@ async function runComputation(parts: CompiledParts, args: Readonly<Record<string
 }
 
 /** Every kernel bound (leaves to `values`) and checked before the first one runs. */
-async function prepareCalls(parts: CompiledParts, values: ReadonlyMap<string, DeviceArray | number | bigint>): Promise<PreparedLaunch[]> {
+async function prepareCalls(
+  parts: CompiledParts,
+  values: ReadonlyMap<string, DeviceArray | number | bigint>,
+): Promise<PreparedLaunch[]> {
   const { device, calls, memory } = parts;
   const prepared: PreparedLaunch[] = [];
   try {
@@ -197,7 +212,13 @@ async function prepareCalls(parts: CompiledParts, values: ReadonlyMap<string, De
 }
 
 /** A leaf's array on the device: a DeviceArray as given, host data copied there (inputs) or room for it (outputs). */
-async function toDevice(device: Device, p: ComputationParam, given: LeafValue, name: string, owned: DeviceArray[]): Promise<{ device: DeviceArray; host?: HostArray }> {
+async function toDevice(
+  device: Device,
+  p: ComputationParam,
+  given: LeafValue,
+  name: string,
+  owned: DeviceArray[],
+): Promise<{ device: DeviceArray; host?: HostArray }> {
   const shape = p.shape!;
   const size = shape.reduce((a, b) => a * b, 1);
   const where = `computation '${name}': parameter '${p.name}' (${p.dtype}, shape (${shape.join(', ')}))`;
@@ -208,15 +229,26 @@ async function toDevice(device: Device, p: ComputationParam, given: LeafValue, n
     return { device: array };
   }
   if (given instanceof DeviceArray) {
-    if (given.device !== device) throw new LoomError(`${where}: the DeviceArray lives on another device (${given.device.name})`);
-    if (given.dtype !== p.dtype || given.shape.join() !== shape.join()) throw new LoomError(`${where}: got a DeviceArray of ${given.dtype}, shape (${given.shape.join(', ')})`);
+    if (given.device !== device)
+      throw new LoomError(`${where}: the DeviceArray lives on another device (${given.device.name})`);
+    if (given.dtype !== p.dtype || given.shape.join() !== shape.join())
+      throw new LoomError(`${where}: got a DeviceArray of ${given.dtype}, shape (${given.shape.join(', ')})`);
     return { device: given };
   }
-  const data = ArrayBuffer.isView(given) ? (given as HostArray) : typeof given === 'object' && given !== null && 'data' in given ? (given as ShapedHostArray).data : undefined;
-  if (!data) throw new LoomError(`${where} is an array; pass a typed array, { data, shape } or a DeviceArray, not ${describe(given)}`);
+  const data = ArrayBuffer.isView(given)
+    ? (given as HostArray)
+    : typeof given === 'object' && given !== null && 'data' in given
+      ? (given as ShapedHostArray).data
+      : undefined;
+  if (!data)
+    throw new LoomError(
+      `${where} is an array; pass a typed array, { data, shape } or a DeviceArray, not ${describe(given)}`,
+    );
   const dtype = dtypeOfHostArray(data);
   // a complex array's host form is its parts, interleaved: a Float32Array of 2n numbers for n complex64
-  const compatible = data instanceof hostArrayConstructor(p.dtype) && (dtype === p.dtype || p.dtype === 'bool' || p.dtype === 'float16' || hostLanes(p.dtype) === 2);
+  const compatible =
+    data instanceof hostArrayConstructor(p.dtype) &&
+    (dtype === p.dtype || p.dtype === 'bool' || p.dtype === 'float16' || hostLanes(p.dtype) === 2);
   if (!compatible)
     throw new LoomError(
       `${where}: got a ${data.constructor.name} (${dtype})${hostLanes(p.dtype) === 2 ? `; pass its parts interleaved, in a ${hostArrayConstructor(p.dtype).name}` : ''}`,
@@ -227,7 +259,9 @@ async function toDevice(device: Device, p: ComputationParam, given: LeafValue, n
     throw new LoomError(
       `${where}: got ${data.length} ${hostLanes(p.dtype) === 2 ? `numbers (two per element, its parts; ${numbers} expected)` : 'elements'}${givenShape ? ` of shape (${givenShape.join(', ')})` : ''}`,
     );
-  const array = isInputRole(p.role) ? await DeviceArray.from(device, data, p.dtype, shape) : new DeviceArray(device, device.allocate(Math.max(4, data.byteLength)), p.dtype, shape);
+  const array = isInputRole(p.role)
+    ? await DeviceArray.from(device, data, p.dtype, shape)
+    : new DeviceArray(device, device.allocate(Math.max(4, data.byteLength)), p.dtype, shape);
   owned.push(array);
   return { device: array, host: data };
 }

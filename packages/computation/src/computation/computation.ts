@@ -51,7 +51,8 @@ import type {
 } from './typed.ts';
 
 /** A computation compiled for a device: call it with its parameters in order, `byName`, or `prepare` it for repeated launches. */
-export interface CompiledComputation<L extends readonly ComputationParam[]> extends Omit<Compiled, 'byName' | 'prepare'> {
+export interface CompiledComputation<L extends readonly ComputationParam[]>
+  extends Omit<Compiled, 'byName' | 'prepare'> {
   <const G extends PositionalArguments<L>>(...args: G): Promise<Outputs<L, G>>;
   /**
    * The call with its arguments by parameter name (an output left out is made for the call);
@@ -91,7 +92,9 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
   }
 
   /** A parameter of the signature, by name (its dtype and shape, for building transformations). */
-  parameter<N extends SignatureOf<P, T>[number]['name']>(name: N): Extract<SignatureOf<P, T>[number], { readonly name: N }> {
+  parameter<N extends SignatureOf<P, T>[number]['name']>(
+    name: N,
+  ): Extract<SignatureOf<P, T>[number], { readonly name: N }> {
     const p = this.tree.leaf(name);
     if (!p) throw new LoomError(`computation '${this.name}' has no parameter '${name}' in its signature`);
     return p as Extract<SignatureOf<P, T>[number], { readonly name: N }>;
@@ -103,7 +106,9 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
    */
   buildPlan(plan: ComputationPlan, device: DeviceParameters, ...args: KernelArgumentsOf<P>): void;
   buildPlan(): void {
-    throw new LoomError(`computation '${this.name}' has no buildPlan: override it, or make the computation with computation({ params, buildPlan })`);
+    throw new LoomError(
+      `computation '${this.name}' has no buildPlan: override it, or make the computation with computation({ params, buildPlan })`,
+    );
   }
 
   /**
@@ -113,7 +118,13 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
    * direction (an output like an input) joins it into one `'io'` parameter only when
    * `options.inOut` names it; otherwise that is a LoomError.
    */
-  attach<const TP extends readonly ParamSpec[], TC extends string, C extends TC, N extends AttachableNames<SignatureOf<P, T>, TP, C>, const M extends MappingFor<TP, C>>(
+  attach<
+    const TP extends readonly ParamSpec[],
+    TC extends string,
+    C extends TC,
+    N extends AttachableNames<SignatureOf<P, T>, TP, C>,
+    const M extends MappingFor<TP, C>,
+  >(
     name: N,
     tr: Transformation<TP, TC>,
     connector: C,
@@ -134,7 +145,9 @@ export class Computation<P extends readonly ComputationParam[] = readonly Comput
 
   /** Builds the plan for `device` (once per device), fuses the transformations, checks the code, allocates memory. */
   compile(device: Device): Promise<CompiledComputation<SignatureOf<P, T>>> {
-    return compiledOn(this as unknown as Computation)(device) as unknown as Promise<CompiledComputation<SignatureOf<P, T>>>;
+    return compiledOn(this as unknown as Computation)(device) as unknown as Promise<
+      CompiledComputation<SignatureOf<P, T>>
+    >;
   }
 }
 
@@ -173,7 +186,11 @@ export interface ComputationSpec<P extends readonly ComputationParam[]> {
 }
 
 /** What a computation's spec may say; any other key is an error. */
-const COMPUTATION_SPEC_KEYS = optionKeys<ComputationSpec<readonly ComputationParam[]> & { readonly name?: string }>()(['buildPlan', 'name', 'params']);
+const COMPUTATION_SPEC_KEYS = optionKeys<ComputationSpec<readonly ComputationParam[]> & { readonly name?: string }>()([
+  'buildPlan',
+  'name',
+  'params',
+]);
 
 /**
  * A computation (Reikna's `Computation`) from its parameters and its plan-building function:

@@ -11,7 +11,16 @@ import { accessesOf } from '../transformation/kernel-accesses.ts';
 import { bindKernel, mergeAliases } from './bind-kernel.ts';
 import type { DeviceParameters } from './device-parameters.ts';
 import { describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam } from './params.ts';
-import { ComputationPlan, describeValue, isPlanArray, KernelArgument, PersistentArray, TempArray, type KernelCall, type PlanValue } from './plan.ts';
+import {
+  ComputationPlan,
+  describeValue,
+  isPlanArray,
+  KernelArgument,
+  PersistentArray,
+  TempArray,
+  type KernelCall,
+  type PlanValue,
+} from './plan.ts';
 import type { TransformationTree } from './tree.ts';
 
 export type Bound =
@@ -41,7 +50,13 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
   const out: FusedCall[] = [];
   for (const call of plan.calls) {
     if (call.kind === 'kernel') {
-      out.push(fuseTree(kernelCall(call, comp, what, call.runtimeSizes && !takesTransformations(call, comp.tree)), comp.tree, what));
+      out.push(
+        fuseTree(
+          kernelCall(call, comp, what, call.runtimeSizes && !takesTransformations(call, comp.tree)),
+          comp.tree,
+          what,
+        ),
+      );
       continue;
     }
     const nested = call.computation as unknown as Flattenable & { signature: readonly ComputationParam[] };
@@ -52,7 +67,8 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
       const inner = passed.some((v) => hasTransformations(v, comp.tree)) ? fixSizes(nestedCall) : nestedCall;
       // the nested computation's leaves become what the call passed for them
       const bindings = new Map<string, PlanValue | Bound>();
-      for (const [name, bound] of inner.bindings) bindings.set(name, bound.kind === 'leaf' ? args.get(bound.name)! : bound);
+      for (const [name, bound] of inner.bindings)
+        bindings.set(name, bound.kind === 'leaf' ? args.get(bound.name)! : bound);
       out.push(fuseTree(bindOuter(inner.kernel, bindings), comp.tree, what));
     }
   }
@@ -60,8 +76,14 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
 }
 
 /** A kernel call bound and specialized; its arguments bound to plan values. */
-function kernelCall(call: KernelCall, comp: Flattenable, what: string, runtimeSizes: boolean): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
-  for (const [name, v] of call.bindings) checkOwned(v, comp, `${what}: kernel '${call.kernel.name}': argument '${name}'`);
+function kernelCall(
+  call: KernelCall,
+  comp: Flattenable,
+  what: string,
+  runtimeSizes: boolean,
+): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
+  for (const [name, v] of call.bindings)
+    checkOwned(v, comp, `${what}: kernel '${call.kernel.name}': argument '${name}'`);
   const { kernel, bindings } = bindKernel(call.kernel, call.bindings, what, runtimeSizes);
   return { kernel, bindings: new Map(bindings) };
 }
@@ -81,22 +103,37 @@ function hasTransformations(v: PlanValue, tree: TransformationTree): boolean {
 function fixSizes(call: FusedCall): FusedCall {
   const parameters = new Set(call.kernel.domains.flatMap((d) => d.params));
   const values: Record<string, number> = {};
-  for (const [name, bound] of call.bindings) if (bound.kind === 'number' && parameters.has(name) && Number.isSafeInteger(bound.value)) values[name] = Number(bound.value);
+  for (const [name, bound] of call.bindings)
+    if (bound.kind === 'number' && parameters.has(name) && Number.isSafeInteger(bound.value))
+      values[name] = Number(bound.value);
   if (Object.keys(values).length === 0) return call;
-  return { kernel: fixParameters(call.kernel, values), bindings: new Map([...call.bindings].filter(([name]) => !(name in values))) };
+  return {
+    kernel: fixParameters(call.kernel, values),
+    bindings: new Map([...call.bindings].filter(([name]) => !(name in values))),
+  };
 }
 
 /** A nested computation's kernel, its leaves replaced by what the call passed: arguments that now share an array merge. */
-function bindOuter(kernel: LoopKernel, bindings: Map<string, PlanValue | Bound>): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
+function bindOuter(
+  kernel: LoopKernel,
+  bindings: Map<string, PlanValue | Bound>,
+): { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> } {
   return mergeAliases(kernel, bindings);
 }
 
 /** A nested call's arguments, one per leaf of its signature, of the leaf's type. */
-function checkNestedArgs(nested: Flattenable & { signature: readonly ComputationParam[] }, args: readonly PlanValue[], comp: Flattenable, what: string): Map<string, PlanValue> {
+function checkNestedArgs(
+  nested: Flattenable & { signature: readonly ComputationParam[] },
+  args: readonly PlanValue[],
+  comp: Flattenable,
+  what: string,
+): Map<string, PlanValue> {
   const signature = nested.signature;
   const where = `${what}: computationCall('${nested.name}')`;
   if (args.length !== signature.length) {
-    throw new LoomError(`${where} takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`);
+    throw new LoomError(
+      `${where} takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`,
+    );
   }
   const out = new Map<string, PlanValue>();
   signature.forEach((leaf, k) => {
@@ -104,11 +141,15 @@ function checkNestedArgs(nested: Flattenable & { signature: readonly Computation
     const at = `${where}: argument ${k} ('${leaf.name}')`;
     checkOwned(v, comp, at);
     if (leaf.role === 's') {
-      if (isPlanArray(v) && !(v instanceof KernelArgument && v.role === 's')) throw new LoomError(`${at} is a scalar, but got ${describeValue(v)}`);
+      if (isPlanArray(v) && !(v instanceof KernelArgument && v.role === 's'))
+        throw new LoomError(`${at} is a scalar, but got ${describeValue(v)}`);
     } else {
-      if (!isPlanArray(v) || v.shape === undefined) throw new LoomError(`${at} is an array, but got ${describeValue(v)}`);
+      if (!isPlanArray(v) || v.shape === undefined)
+        throw new LoomError(`${at} is an array, but got ${describeValue(v)}`);
       if (!sameType(typeOf(leaf), { dtype: v.dtype, shape: v.shape })) {
-        throw new LoomError(`${at} is ${describeType(typeOf(leaf))}, but got ${describeValue(v)} of ${describeType({ dtype: v.dtype, shape: v.shape })}`);
+        throw new LoomError(
+          `${at} is ${describeType(typeOf(leaf))}, but got ${describeValue(v)} of ${describeType({ dtype: v.dtype, shape: v.shape })}`,
+        );
       }
       if (isOutputRole(leaf.role) && v instanceof KernelArgument && !isOutputRole(v.role))
         throw new LoomError(`${at} is written, but got '${v.name}', an input of the computation`);
@@ -120,7 +161,9 @@ function checkNestedArgs(nested: Flattenable & { signature: readonly Computation
 
 function checkOwned(v: PlanValue, comp: Flattenable, where: string): void {
   if (v instanceof KernelArgument && v.owner !== comp)
-    throw new LoomError(`${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`);
+    throw new LoomError(
+      `${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`,
+    );
   if (v === undefined || (typeof v !== 'number' && typeof v !== 'bigint' && !isPlanArray(v))) {
     throw new LoomError(
       `${where} is bound to ${typeof v === 'object' ? 'an object that is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)' : String(v)}`,
@@ -132,7 +175,11 @@ function checkOwned(v: PlanValue, comp: Flattenable, where: string): void {
  * The kernel with the transformations of the parameters its arguments are bound to fused
  * in, every argument then bound to a leaf, a temporary, a persistent array or a number.
  */
-function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> }, tree: TransformationTree, what: string): FusedCall {
+function fuseTree(
+  call: { kernel: LoopKernel; bindings: Map<string, PlanValue | Bound> },
+  tree: TransformationTree,
+  what: string,
+): FusedCall {
   let kernel = call.kernel;
   const bindings = new Map<string, Bound>();
   const pending: [string, string][] = [];
@@ -175,8 +222,11 @@ function fuseTree(call: { kernel: LoopKernel; bindings: Map<string, PlanValue | 
     const where = `${what}: kernel '${kernel.name}' ${access.writes.length ? 'writes' : 'reads'} '${node}'`;
     if (!leaf) throw new LoomError(`${where}, which transformations hide (it is not in the signature)`);
     if (access.reads.length && !isInputRole(leaf.role))
-      throw new LoomError(`${what}: kernel '${kernel.name}' reads '${node}', whose input transformations hide it (it is an output in the signature)`);
-    if (access.writes.length && !isOutputRole(leaf.role)) throw new LoomError(`${what}: kernel '${kernel.name}' writes '${node}', which is an input in the signature`);
+      throw new LoomError(
+        `${what}: kernel '${kernel.name}' reads '${node}', whose input transformations hide it (it is an output in the signature)`,
+      );
+    if (access.writes.length && !isOutputRole(leaf.role))
+      throw new LoomError(`${what}: kernel '${kernel.name}' writes '${node}', which is an input in the signature`);
     bindings.set(arg, { kind: 'leaf', name: node });
   }
   // intermediate nodes a transformation replaced are no longer arguments

@@ -38,7 +38,9 @@ export async function allocateMemory(device: Device, calls: readonly FusedCall[]
     const sizes = new Map<number, number>();
     for (const [temp, slot] of assignment) sizes.set(slot, Math.max(sizes.get(slot) ?? 4, bytesOf(temp)));
     for (let slot = 0; slot < sizes.size; slot++) buffers.push(device.allocate(sizes.get(slot)!));
-    const temporaries = new Map([...assignment].map(([temp, slot]) => [temp, new DeviceArray(device, buffers[slot], temp.dtype, temp.shape)]));
+    const temporaries = new Map(
+      [...assignment].map(([temp, slot]) => [temp, new DeviceArray(device, buffers[slot], temp.dtype, temp.shape)]),
+    );
     return {
       temporaries,
       persistent,
@@ -57,7 +59,9 @@ export async function allocateMemory(device: Device, calls: readonly FusedCall[]
 }
 
 /** Each temporary's buffer slot: in order of first use, a slot whose last user has finished, else a new one. */
-export function shareBuffers(lifetimes: ReadonlyMap<TempArray, { first: number; last: number }>): Map<TempArray, number> {
+export function shareBuffers(
+  lifetimes: ReadonlyMap<TempArray, { first: number; last: number }>,
+): Map<TempArray, number> {
   const byStart = [...lifetimes].sort((a, b) => a[1].first - b[1].first || a[0].id - b[0].id);
   const slots: { freeAfter: number; bytes: number }[] = [];
   const out = new Map<TempArray, number>();

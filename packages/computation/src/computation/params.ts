@@ -37,28 +37,40 @@ export function checkComputationParams(params: readonly ComputationParam[], what
   if (!Array.isArray(params)) throw new LoomError(`${what}: params must be an array of { name, dtype, shape, role }`);
   const seen = new Set<string>();
   for (const p of params) {
-    if (typeof p !== 'object' || p === null) throw new LoomError(`${what}: a parameter must be an object { name, dtype, shape, role }`);
+    if (typeof p !== 'object' || p === null)
+      throw new LoomError(`${what}: a parameter must be an object { name, dtype, shape, role }`);
     checkParamName(p.name, what);
     if (seen.has(p.name)) throw new LoomError(`${what}: parameter '${p.name}' is declared twice`);
     seen.add(p.name);
-    if (!['i', 'o', 'io', 's'].includes(p.role)) throw new LoomError(`${what}: parameter '${p.name}' has role '${String(p.role)}'; use 'i', 'o', 'io' or 's'`);
-    if (!isDType(p.dtype)) throw new LoomError(`${what}: parameter '${p.name}' needs a dtype (got ${JSON.stringify(p.dtype)})`);
+    if (!['i', 'o', 'io', 's'].includes(p.role))
+      throw new LoomError(`${what}: parameter '${p.name}' has role '${String(p.role)}'; use 'i', 'o', 'io' or 's'`);
+    if (!isDType(p.dtype))
+      throw new LoomError(`${what}: parameter '${p.name}' needs a dtype (got ${JSON.stringify(p.dtype)})`);
     if (p.role === 's') {
-      if (p.shape !== undefined) throw new LoomError(`${what}: scalar parameter '${p.name}' has a shape; scalars have none`);
+      if (p.shape !== undefined)
+        throw new LoomError(`${what}: scalar parameter '${p.name}' has a shape; scalars have none`);
       continue;
     }
     if (!Array.isArray(p.shape) || (p.shape as readonly number[]).some((n) => !Number.isSafeInteger(n) || n < 0)) {
-      throw new LoomError(`${what}: array parameter '${p.name}' needs a shape of non-negative integers (got ${JSON.stringify(p.shape)})`);
+      throw new LoomError(
+        `${what}: array parameter '${p.name}' needs a shape of non-negative integers (got ${JSON.stringify(p.shape)})`,
+      );
     }
   }
 }
 
 export function checkParamName(name: unknown, what: string): asserts name is string {
-  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new LoomError(`${what}: parameter name ${JSON.stringify(name)} is not an identifier`);
-  if (!IDENTIFIER.test(name)) throw new LoomError(`${what}: parameter name '${name}' starts with '_', which Loom keeps for the names it makes`);
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new LoomError(`${what}: parameter name ${JSON.stringify(name)} is not an identifier`);
+  if (!IDENTIFIER.test(name))
+    throw new LoomError(`${what}: parameter name '${name}' starts with '_', which Loom keeps for the names it makes`);
 }
 
-export function typeOf(p: { readonly dtype: DType; readonly shape?: readonly number[]; readonly role: string }): ValueType {
+export function typeOf(p: {
+  readonly dtype: DType;
+  readonly shape?: readonly number[];
+  readonly role: string;
+}): ValueType {
   return { dtype: p.dtype, shape: p.role === 's' ? undefined : p.shape };
 }
 

@@ -13,7 +13,15 @@
  * compiled computation owns; temporaries whose uses do not overlap share it), a
  * persistent array (data uploaded once, at compile time), or a number for a value argument.
  */
-import { checkOptionKeys, LoomError, dtypeOfHostArray, optionKeys, type DType, type HostArray, type LoopKernel } from '@loom/core';
+import {
+  checkOptionKeys,
+  LoomError,
+  dtypeOfHostArray,
+  optionKeys,
+  type DType,
+  type HostArray,
+  type LoopKernel,
+} from '@loom/core';
 import type { ComputationParam, ValueType } from './params.ts';
 import type { DeviceParameters } from './device-parameters.ts';
 
@@ -142,7 +150,9 @@ export class ComputationPlan {
   /** Memory for intermediate results, owned by the compiled computation. */
   tempArray(dtype: DType, shape: readonly number[]): TempArray {
     if (!Array.isArray(shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0))
-      throw new LoomError(`${this.what}: tempArray needs a shape of non-negative integers, got ${JSON.stringify(shape)}`);
+      throw new LoomError(
+        `${this.what}: tempArray needs a shape of non-negative integers, got ${JSON.stringify(shape)}`,
+      );
     const t = new TempArray(nextId++, dtype, Object.freeze([...shape]));
     this.#temporaries.push(t);
     return t;
@@ -155,10 +165,17 @@ export class ComputationPlan {
   }
 
   /** Data the computation keeps on the device, uploaded once when it is compiled. */
-  persistentArray(data: HostArray, shape: readonly number[] = [data.length], dtype: DType | undefined = dtypeOfHostArray(data)): PersistentArray {
+  persistentArray(
+    data: HostArray,
+    shape: readonly number[] = [data.length],
+    dtype: DType | undefined = dtypeOfHostArray(data),
+  ): PersistentArray {
     if (!dtype) throw new LoomError(`${this.what}: persistentArray takes a typed array`);
     const size = shape.reduce((a, b) => a * b, 1);
-    if (size !== data.length) throw new LoomError(`${this.what}: persistentArray: shape (${shape.join(', ')}) holds ${size} elements, the data ${data.length}`);
+    if (size !== data.length)
+      throw new LoomError(
+        `${this.what}: persistentArray: shape (${shape.join(', ')}) holds ${size} elements, the data ${data.length}`,
+      );
     const p = new PersistentArray(nextId++, dtype, Object.freeze([...shape]), data);
     this.#persistent.push(p);
     return p;
@@ -168,8 +185,14 @@ export class ComputationPlan {
   kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>, options: KernelCallOptions = {}): void {
     checkOptionKeys('kernelCall', options, KERNEL_CALL_OPTIONS);
     const knl = 'kernel' in kernel && !('instructions' in kernel) ? kernel.kernel : (kernel as LoopKernel);
-    if (typeof bindings !== 'object' || bindings === null) throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
-    this.#calls.push({ kind: 'kernel', kernel: knl, bindings: new Map(Object.entries(bindings)), runtimeSizes: options.runtimeSizes ?? false });
+    if (typeof bindings !== 'object' || bindings === null)
+      throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
+    this.#calls.push({
+      kind: 'kernel',
+      kernel: knl,
+      bindings: new Map(Object.entries(bindings)),
+      runtimeSizes: options.runtimeSizes ?? false,
+    });
   }
 
   /** Runs another computation (with its transformations), its signature's parameters given in order. */

@@ -21,7 +21,17 @@
 import { LoomError, checkOptionKeys, optionKeys } from '@loom/core';
 import { isArrayRole } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
-import { checkParamName, describeType, isInputRole, isOutputRole, sameType, typeOf, type ComputationParam, type ComputationRole, type ValueType } from './params.ts';
+import {
+  checkParamName,
+  describeType,
+  isInputRole,
+  isOutputRole,
+  sameType,
+  typeOf,
+  type ComputationParam,
+  type ComputationRole,
+  type ValueType,
+} from './params.ts';
 
 /** A transformation hung on a node: through `connector`, its other parameters named by `mapping`. */
 export interface Edge {
@@ -61,13 +71,28 @@ export class TransformationTree {
   }
 
   /** The tree with `tr` hung on the leaf `name` through `connector` (see the file's comment). */
-  connect(name: string, tr: Transformation, connector: string, mapping: Readonly<Record<string, string>>, what: string, options: ConnectOptions = {}): TransformationTree {
+  connect(
+    name: string,
+    tr: Transformation,
+    connector: string,
+    mapping: Readonly<Record<string, string>>,
+    what: string,
+    options: ConnectOptions = {},
+  ): TransformationTree {
     const node = this.nodes.get(name);
     const leaf = this.leaf(name);
-    if (!leaf) throw new LoomError(node ? `${what}: parameter '${name}' is hidden by transformations` : `${what}: parameter '${name}' is not a part of the signature`);
+    if (!leaf)
+      throw new LoomError(
+        node
+          ? `${what}: parameter '${name}' is hidden by transformations`
+          : `${what}: parameter '${name}' is not a part of the signature`,
+      );
     const c = tr.param(connector);
     if (!c) throw new LoomError(`${what}: the transformation has no parameter '${connector}'`);
-    if (!tr.connectors.includes(connector)) throw new LoomError(`${what}: '${connector}' is not one of the transformation's connectors (${tr.connectors.join(', ')})`);
+    if (!tr.connectors.includes(connector))
+      throw new LoomError(
+        `${what}: '${connector}' is not one of the transformation's connectors (${tr.connectors.join(', ')})`,
+      );
     const named = new Map(checkNames(tr, connector, mapping, what));
     const inOut = checkInOut(options, what);
     const joined = new Set<string>();
@@ -96,17 +121,23 @@ export class TransformationTree {
       const existing = this.nodes.get(target);
       if (existing) {
         const existingLeaf = this.leaf(target);
-        if (!existingLeaf || target === name) throw new LoomError(`${what}: parameter '${target}' is hidden by transformations`);
+        if (!existingLeaf || target === name)
+          throw new LoomError(`${what}: parameter '${target}' is hidden by transformations`);
         if (!sameType(type, existing.type)) {
           throw new LoomError(
             `${what}: incompatible types of the transformation parameter '${p.name}' (${describeType(type)}) and the node '${target}' (${describeType(existing.type)})`,
           );
         }
         if (p.role === 'o' && isOutputRole(existingLeaf.role))
-          throw new LoomError(`${what}: cannot connect transformation parameter '${p.name}' to an existing output node '${target}'`);
+          throw new LoomError(
+            `${what}: cannot connect transformation parameter '${p.name}' to an existing output node '${target}'`,
+          );
         if (p.role === 'i' && !isLoad && isOutputRole(existingLeaf.role))
-          throw new LoomError(`${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`);
-        const merged: ComputationRole = existingLeaf.role === role || existingLeaf.role === 'io' ? existingLeaf.role : 'io';
+          throw new LoomError(
+            `${what}: cannot read '${target}' (parameter '${p.name}') in a transformation of what is written to '${name}': '${target}' is an output`,
+          );
+        const merged: ComputationRole =
+          existingLeaf.role === role || existingLeaf.role === 'io' ? existingLeaf.role : 'io';
         if (merged !== existingLeaf.role) {
           if (!inOut.has(target)) throw joinRefused(what, p.name, p.role === 'o', target);
           joined.add(target);
@@ -116,7 +147,12 @@ export class TransformationTree {
       }
       checkParamName(target, what);
       nodes.set(target, { name: target, type });
-      leaves.set(target, type.shape === undefined ? { name: target, role, dtype: type.dtype } : { name: target, role, dtype: type.dtype, shape: type.shape });
+      leaves.set(
+        target,
+        type.shape === undefined
+          ? { name: target, role, dtype: type.dtype }
+          : { name: target, role, dtype: type.dtype, shape: type.shape },
+      );
     }
     const unused = [...inOut].filter((n) => !joined.has(n));
     if (unused.length) {
@@ -126,7 +162,13 @@ export class TransformationTree {
     }
     const order = tr.params.map((p) => (p.name === connector ? name : named.get(p.name)!));
     const at = order.indexOf(name);
-    const edge: Edge = { transformation: tr, connector, mapping: named, before: order.slice(0, at), after: order.slice(at + 1) };
+    const edge: Edge = {
+      transformation: tr,
+      connector,
+      mapping: named,
+      before: order.slice(0, at),
+      after: order.slice(at + 1),
+    };
     nodes.set(name, { ...node!, ...(isLoad ? { input: edge } : { output: edge }) });
     return new TransformationTree(
       this.roots,
@@ -155,14 +197,17 @@ const CONNECT_OPTIONS = optionKeys<ConnectOptions>()(['inOut']);
 function checkInOut(options: ConnectOptions, what: string): ReadonlySet<string> {
   checkOptionKeys('attach', options, CONNECT_OPTIONS);
   const names = options.inOut ?? [];
-  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw new LoomError(`${what}: inOut must be an array of parameter names`);
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
+    throw new LoomError(`${what}: inOut must be an array of parameter names`);
   return new Set(names);
 }
 
 /** A new output named like an existing input (or a new input like an output), not asked for. */
 function joinRefused(what: string, param: string, isOutput: boolean, target: string): LoomError {
   const [mine, theirs] = isOutput ? ['output', 'input'] : ['input', 'output'];
-  const effect = isOutput ? `the computation would overwrite the caller's '${target}'` : `the caller's output '${target}' would also be read`;
+  const effect = isOutput
+    ? `the computation would overwrite the caller's '${target}'`
+    : `the caller's output '${target}' would also be read`;
   return new LoomError(
     `${what}: the transformation's ${mine} '${param}' is mapped to '${target}', an existing ${theirs} of the computation: the two would become one in-out parameter (${effect}). ` +
       `Map '${param}' to a new name (e.g. { ${param}: '${target}_${mine === 'output' ? 'out' : 'in'}' }), or pass { inOut: ['${target}'] } if one array read and then overwritten is meant`,
@@ -170,7 +215,11 @@ function joinRefused(what: string, param: string, isOutput: boolean, target: str
 }
 
 /** The leaves in the order of the walk described at the top. */
-function signatureOrder(roots: readonly string[], nodes: ReadonlyMap<string, TreeNode>, leaves: ReadonlyMap<string, ComputationParam>): ComputationParam[] {
+function signatureOrder(
+  roots: readonly string[],
+  nodes: ReadonlyMap<string, TreeNode>,
+  leaves: ReadonlyMap<string, ComputationParam>,
+): ComputationParam[] {
   const out: ComputationParam[] = [];
   const visited = new Set<string>();
   const walk = (names: readonly string[], ignore: ReadonlySet<string>) => {
@@ -200,16 +249,26 @@ function signatureOrder(roots: readonly string[], nodes: ReadonlyMap<string, Tre
 }
 
 /** Every parameter but the connector named, once. */
-function checkNames(tr: Transformation, connector: string, mapping: Readonly<Record<string, string>>, what: string): [string, string][] {
-  if (typeof mapping !== 'object' || mapping === null) throw new LoomError(`${what}: the mapping must be an object { transformationParameter: 'newName' }`);
+function checkNames(
+  tr: Transformation,
+  connector: string,
+  mapping: Readonly<Record<string, string>>,
+  what: string,
+): [string, string][] {
+  if (typeof mapping !== 'object' || mapping === null)
+    throw new LoomError(`${what}: the mapping must be an object { transformationParameter: 'newName' }`);
   const entries = Object.entries(mapping);
   if (entries.some(([p]) => p === connector)) {
-    throw new LoomError(`${what}: parameter '${connector}' cannot be supplied both as the main connector and one of the child connections`);
+    throw new LoomError(
+      `${what}: parameter '${connector}' cannot be supplied both as the main connector and one of the child connections`,
+    );
   }
   const given = [...entries.map(([p]) => p), connector].sort();
   const available = tr.params.map((p) => p.name).sort();
   if (given.join() !== available.join()) {
-    throw new LoomError(`${what}: supplied transformation names [${given.join(', ')}] do not fully coincide with the existing ones: [${available.join(', ')}]`);
+    throw new LoomError(
+      `${what}: supplied transformation names [${given.join(', ')}] do not fully coincide with the existing ones: [${available.join(', ')}]`,
+    );
   }
   const targets = entries.map(([, n]) => n);
   const twice = targets.find((n, k) => targets.indexOf(n) !== k);
@@ -218,10 +277,16 @@ function checkNames(tr: Transformation, connector: string, mapping: Readonly<Rec
 }
 
 /** A transformation parameter's type at a node of type `connector`: what it leaves open is the connector's. */
-function typeFor(p: { name: string; role: string; dtype?: ValueType['dtype']; shape?: readonly (number | string)[] }, connector: ValueType, what: string): ValueType {
+function typeFor(
+  p: { name: string; role: string; dtype?: ValueType['dtype']; shape?: readonly (number | string)[] },
+  connector: ValueType,
+  what: string,
+): ValueType {
   if (!isArrayRole(p.role as 'i')) return { dtype: p.dtype ?? connector.dtype, shape: undefined };
   if (p.shape?.some((s) => typeof s !== 'number')) {
-    throw new LoomError(`${what}: the transformation's parameter '${p.name}' has a symbolic shape (${p.shape.join(', ')}); a computation's types are concrete`);
+    throw new LoomError(
+      `${what}: the transformation's parameter '${p.name}' has a symbolic shape (${p.shape.join(', ')}); a computation's types are concrete`,
+    );
   }
   return { dtype: p.dtype ?? connector.dtype, shape: (p.shape as readonly number[] | undefined) ?? connector.shape };
 }

@@ -17,15 +17,24 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** The host typed array of a dtype. */
 export type HostArrayOf<D extends DType> = HostArrays[D];
 /** An array argument: host data (flat or with its shape) or a DeviceArray. */
-export type ArrayArgument<D extends DType> = HostArrayOf<D> | { readonly data: HostArrayOf<D>; readonly shape: readonly number[] } | DeviceArray;
+export type ArrayArgument<D extends DType> =
+  | HostArrayOf<D>
+  | { readonly data: HostArrayOf<D>; readonly shape: readonly number[] }
+  | DeviceArray;
 
 type Leaf = ComputationParam;
 
 /** buildPlan's arguments: one KernelArgument per parameter. */
-export type KernelArgumentsOf<P extends readonly Leaf[]> = { [K in keyof P]: P[K] extends Leaf ? KernelArgument<P[K]> : never };
+export type KernelArgumentsOf<P extends readonly Leaf[]> = {
+  [K in keyof P]: P[K] extends Leaf ? KernelArgument<P[K]> : never;
+};
 
 /** What one parameter takes: a number for a scalar, an array for an array (optional for an output). */
-export type ArgumentFor<P extends Leaf> = P['role'] extends 's' ? number | bigint : P['role'] extends 'o' ? ArrayArgument<P['dtype']> | undefined : ArrayArgument<P['dtype']>;
+export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
+  ? number | bigint
+  : P['role'] extends 'o'
+    ? ArrayArgument<P['dtype']> | undefined
+    : ArrayArgument<P['dtype']>;
 
 /** What a loosely typed computation takes for any parameter (its signature unknown to the compiler). */
 export type LooseArgument =
@@ -37,7 +46,9 @@ export type LooseArgument =
   | undefined;
 
 /** The arguments of a compiled computation's call, in parameter order, typed by the parameters. */
-export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length'] ? LooseArgument[] : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
+export type PositionalArguments<L extends readonly Leaf[]> = number extends L['length']
+  ? LooseArgument[]
+  : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
 /** What `prepare` takes: a DeviceArray for each array, a number for each scalar. */
 export type PreparedArguments<L extends readonly Leaf[]> = number extends L['length']
@@ -49,20 +60,28 @@ type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: '
 /** The arguments of `byName`, by parameter name, typed by the parameters. */
 export type NamedArguments<L extends readonly Leaf[]> = number extends L['length']
   ? { readonly [name: string]: LooseArgument }
-  : Simplify<{ readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & { readonly [P in Optional<L> as P['name']]?: ArgumentFor<P> }>;
+  : Simplify<
+      { readonly [P in Required<L> as P['name']]: ArgumentFor<P> } & {
+        readonly [P in Optional<L> as P['name']]?: ArgumentFor<P>;
+      }
+    >;
 
 type LooseOutputs = { readonly [name: string]: HostArrays[keyof HostArrays] | DeviceArray };
 
 /** An output comes back as the DeviceArray passed for it, else as host data (the array passed, or a new one). */
-type Returned<P extends Leaf, Given> = [Given] extends [DeviceArray] ? DeviceArray : [Given] extends [{ readonly data: infer H }] ? H : HostArrayOf<P['dtype']>;
+type Returned<P extends Leaf, Given> = [Given] extends [DeviceArray]
+  ? DeviceArray
+  : [Given] extends [{ readonly data: infer H }]
+    ? H
+    : HostArrayOf<P['dtype']>;
 
 /** What a positional call resolves to: every output, by name, typed by what was passed for it. */
 export type Outputs<L extends readonly Leaf[], G extends readonly unknown[] = []> = number extends L['length']
   ? LooseOutputs
   : Simplify<{
-      [K in keyof L & `${number}` as L[K] extends { readonly role: 'o' | 'io'; readonly name: infer N extends string } ? N : never]: L[K] extends Leaf
-        ? Returned<L[K], K extends keyof G ? G[K] : undefined>
-        : never;
+      [K in keyof L & `${number}` as L[K] extends { readonly role: 'o' | 'io'; readonly name: infer N extends string }
+        ? N
+        : never]: L[K] extends Leaf ? Returned<L[K], K extends keyof G ? G[K] : undefined> : never;
     }>;
 
 /**
@@ -76,7 +95,12 @@ export type OnlyKnown<G, L extends readonly Leaf[]> = number extends L['length']
 /** What a call by name resolves to. */
 export type NamedOutputs<L extends readonly Leaf[], G> = number extends L['length']
   ? LooseOutputs
-  : Simplify<{ [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: Returned<P, P['name'] extends keyof G ? G[P['name']] : undefined> }>;
+  : Simplify<{
+      [P in Extract<L[number], { readonly role: 'o' | 'io' }> as P['name']]: Returned<
+        P,
+        P['name'] extends keyof G ? G[P['name']] : undefined
+      >;
+    }>;
 
 // ---- attach, at the type level ------------------------------------------------------------------
 //
@@ -110,7 +134,13 @@ export interface ComputationRegistry {}
 
 /** A computation's parameters as the compiler sees them: its own list when that is a tuple, else what typegen registered under its name. */
 export type RegisteredParams<N extends string, P extends readonly Leaf[]> =
-  IsTuple<P> extends true ? P : N extends keyof ComputationRegistry ? (ComputationRegistry[N] extends { readonly params: infer R extends readonly Leaf[] } ? R : P) : P;
+  IsTuple<P> extends true
+    ? P
+    : N extends keyof ComputationRegistry
+      ? ComputationRegistry[N] extends { readonly params: infer R extends readonly Leaf[] }
+        ? R
+        : P
+      : P;
 
 /** A computation's tree before anything is attached. */
 export type InitialTree<P extends readonly Leaf[]> = {
@@ -123,10 +153,13 @@ export type InitialTree<P extends readonly Leaf[]> = {
 };
 
 /** The signature of a tree: its leaves, in the walk's order (loose for a computation whose parameters the compiler does not know). */
-export type SignatureOf<P extends readonly Leaf[], T> = IsTuple<P> extends false ? P : T extends TreeState ? Walk<T, T['roots'], never, never>['r'] : never;
+export type SignatureOf<P extends readonly Leaf[], T> =
+  IsTuple<P> extends false ? P : T extends TreeState ? Walk<T, T['roots'], never, never>['r'] : never;
 
 type EdgesOf<T extends TreeState, N> = N extends keyof T['edges'] ? T['edges'][N] : {};
-type Children<E> = E extends { readonly output: readonly [infer OB extends readonly string[], infer OA extends readonly string[]] }
+type Children<E> = E extends {
+  readonly output: readonly [infer OB extends readonly string[], infer OA extends readonly string[]];
+}
   ? E extends { readonly input: readonly [infer IB extends readonly string[], infer IA extends readonly string[]] }
     ? [[...OB, ...OA], [...IB, ...IA]]
     : [OB, OA]
@@ -134,7 +167,10 @@ type Children<E> = E extends { readonly output: readonly [infer OB extends reado
     ? [IB, IA]
     : [[], []];
 
-type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited> = Names extends readonly [infer H extends string, ...infer Rest extends readonly string[]]
+type Walk<T extends TreeState, Names extends readonly string[], Ignore, Visited> = Names extends readonly [
+  infer H extends string,
+  ...infer Rest extends readonly string[],
+]
   ? [H] extends [Ignore | Visited]
     ? Walk<T, Rest, Ignore, Visited>
     : WalkNode<T, H, Rest[number], Visited | H> extends { r: infer R1 extends readonly Leaf[]; v: infer V1 }
@@ -157,28 +193,61 @@ type ParamNamed<TP extends readonly ParamSpec[], N> = Extract<TP[number], { read
 
 /** The transformation's parameters as the names they take (the connector as the node). */
 type Order<TP extends readonly ParamSpec[], C extends string, M, X extends string> = {
-  [K in keyof TP]: TP[K] extends ParamSpec ? (TP[K]['name'] extends C ? X : TP[K]['name'] extends keyof M ? M[TP[K]['name']] & string : never) : never;
+  [K in keyof TP]: TP[K] extends ParamSpec
+    ? TP[K]['name'] extends C
+      ? X
+      : TP[K]['name'] extends keyof M
+        ? M[TP[K]['name']] & string
+        : never
+    : never;
 };
-type Before<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]]
+type Before<O extends readonly string[], X> = O extends readonly [
+  infer H extends string,
+  ...infer R extends readonly string[],
+]
   ? [H] extends [X]
     ? []
     : [H, ...Before<R, X>]
   : [];
-type After<O extends readonly string[], X> = O extends readonly [infer H extends string, ...infer R extends readonly string[]] ? ([H] extends [X] ? R : After<R, X>) : [];
+type After<O extends readonly string[], X> = O extends readonly [
+  infer H extends string,
+  ...infer R extends readonly string[],
+]
+  ? [H] extends [X]
+    ? R
+    : After<R, X>
+  : [];
 
 type Role2 = 'i' | 'o' | 'io' | 's';
 type Merge<A extends Role2, B extends Role2> = A extends B ? A : A extends 'io' ? 'io' : 'io';
 
 /** The leaves after attaching: the connector's path taken, the transformation's other parameters added or merged. */
-type NewLeaves<T extends TreeState, X extends string, TP extends readonly ParamSpec[], C extends string, M, Load extends boolean> = Simplify<
+type NewLeaves<
+  T extends TreeState,
+  X extends string,
+  TP extends readonly ParamSpec[],
+  C extends string,
+  M,
+  Load extends boolean,
+> = Simplify<
   {
-    readonly [N in keyof T['leaves'] as N extends X ? (T['leaves'][N]['role'] extends 'io' ? N : never) : N]: N extends X
+    readonly [N in keyof T['leaves'] as N extends X
+      ? T['leaves'][N]['role'] extends 'io'
+        ? N
+        : never
+      : N]: N extends X
       ? Simplify<Omit<T['leaves'][N], 'role'> & { readonly role: Load extends true ? 'o' : 'i' }>
       : N extends MappedNames<TP, C, M>
-        ? Simplify<Omit<T['leaves'][N], 'role'> & { readonly role: Merge<T['leaves'][N]['role'], RoleMappedTo<TP, C, M, N>> }>
+        ? Simplify<
+            Omit<T['leaves'][N], 'role'> & { readonly role: Merge<T['leaves'][N]['role'], RoleMappedTo<TP, C, M, N>> }
+          >
         : T['leaves'][N];
   } & {
-    readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M ? (M[P['name']] extends keyof T['leaves'] ? never : M[P['name']] & string) : never]: {
+    readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M
+      ? M[P['name']] extends keyof T['leaves']
+        ? never
+        : M[P['name']] & string
+      : never]: {
       readonly name: P['name'] extends keyof M ? M[P['name']] & string : never;
       readonly role: P['role'];
       readonly dtype: P['dtype'] extends DType ? P['dtype'] : T['leaves'][X]['dtype'];
@@ -186,12 +255,15 @@ type NewLeaves<T extends TreeState, X extends string, TP extends readonly ParamS
     };
   }
 >;
-type MappedNames<TP extends readonly ParamSpec[], C extends string, M> = { [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? M[K] : never }[Exclude<
-  TP[number]['name'],
-  C
->];
+type MappedNames<TP extends readonly ParamSpec[], C extends string, M> = {
+  [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? M[K] : never;
+}[Exclude<TP[number]['name'], C>];
 type RoleMappedTo<TP extends readonly ParamSpec[], C extends string, M, N> = {
-  [K in Exclude<TP[number]['name'], C>]: K extends keyof M ? (M[K] extends N ? ParamNamed<TP, K>['role'] : never) : never;
+  [K in Exclude<TP[number]['name'], C>]: K extends keyof M
+    ? M[K] extends N
+      ? ParamNamed<TP, K>['role']
+      : never
+    : never;
 }[Exclude<TP[number]['name'], C>];
 
 /** The tree after `attach(X, transformation with params TP, connector C, mapping M)`. */
@@ -203,7 +275,12 @@ export type Attached<T, X extends string, TP extends readonly ParamSpec[], C ext
         readonly edges: Simplify<
           Omit<T['edges'], X> & {
             readonly [K in X]: Simplify<
-              EdgesOf<T, X> & { readonly [W in ParamNamed<TP, C>['role'] extends 'o' ? 'input' : 'output']: [Before<Order<TP, C, M, X>, X>, After<Order<TP, C, M, X>, X>] }
+              EdgesOf<T, X> & {
+                readonly [W in ParamNamed<TP, C>['role'] extends 'o' ? 'input' : 'output']: [
+                  Before<Order<TP, C, M, X>, X>,
+                  After<Order<TP, C, M, X>, X>,
+                ];
+              }
             >;
           }
         >;
@@ -220,6 +297,8 @@ export type AttachableNames<L extends readonly Leaf[], TP extends readonly Param
       : Extract<L[number], { readonly role: 'o' | 'io' }>['name'];
 
 /** The mapping `attach` wants: every transformation parameter but the connector, to a name. */
-export type MappingFor<TP extends readonly ParamSpec[], C extends string> = { readonly [K in Exclude<TP[number]['name'], C>]: string };
+export type MappingFor<TP extends readonly ParamSpec[], C extends string> = {
+  readonly [K in Exclude<TP[number]['name'], C>]: string;
+};
 
 export type { ComputationRole };

@@ -68,10 +68,18 @@ type Params<D extends DType> = readonly [
 ];
 
 /** A matrix product computation, batched over leading axes (Reikna's `MatrixMul`). */
-export function matrixMul<D extends DType>(a: Operand<D>, b: Operand<D>, options: MatrixMulOptions = {}): Computation<Params<D>> {
+export function matrixMul<D extends DType>(
+  a: Operand<D>,
+  b: Operand<D>,
+  options: MatrixMulOptions = {},
+): Computation<Params<D>> {
   checkOptionKeys('matrixMul', options, MATRIX_MUL_OPTIONS);
-  if (a.dtype !== b.dtype) throw new LoomError(`matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`);
-  if (a.shape.length < 2 || b.shape.length < 2) throw new LoomError('matrixMul: the operands need two axes at least (matrices, or batches of them)');
+  if (a.dtype !== b.dtype)
+    throw new LoomError(
+      `matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`,
+    );
+  if (a.shape.length < 2 || b.shape.length < 2)
+    throw new LoomError('matrixMul: the operands need two axes at least (matrices, or batches of them)');
   const ta = options.transposedA ?? false;
   const tb = options.transposedB ?? false;
   const [m, ka] = last2(a.shape, ta);
@@ -88,7 +96,11 @@ export function matrixMul<D extends DType>(a: Operand<D>, b: Operand<D>, options
     ],
     buildPlan(plan, device, output, matrixA, matrixB) {
       const tiles = tilesFor(options.tiles, a.dtype, device, [m, n, ka]);
-      plan.kernelCall(matmulKernel(a.dtype, a.shape, b.shape, batch, m, n, ka, ta, tb, tiles, device), { c: output, a: matrixA, b: matrixB });
+      plan.kernelCall(matmulKernel(a.dtype, a.shape, b.shape, batch, m, n, ka, ta, tb, tiles, device), {
+        c: output,
+        a: matrixA,
+        b: matrixB,
+      });
     },
   });
 }
@@ -103,7 +115,8 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
   return Array.from({ length: r }, (_, k) => {
     const x = a[a.length - r + k] ?? 1;
     const y = b[b.length - r + k] ?? 1;
-    if (x !== y && x !== 1 && y !== 1) throw new LoomError(`matrixMul: batch shapes (${a.join(', ')}) and (${b.join(', ')}) do not broadcast`);
+    if (x !== y && x !== 1 && y !== 1)
+      throw new LoomError(`matrixMul: batch shapes (${a.join(', ')}) and (${b.join(', ')}) do not broadcast`);
     return Math.max(x, y);
   });
 }
@@ -113,16 +126,27 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
  * least a tile in every direction, else 16 x 16 ones; undefined where even those are larger
  * than the matrices (the kernel then goes without tiles).
  */
-function tilesFor(wanted: MatmulTiles | undefined, dtype: DType, device: DeviceParameters, [m, n, k]: readonly number[]): MatmulTiles | undefined {
+function tilesFor(
+  wanted: MatmulTiles | undefined,
+  dtype: DType,
+  device: DeviceParameters,
+  [m, n, k]: readonly number[],
+): MatmulTiles | undefined {
   const fits = (t: MatmulTiles) => {
     const items = (t.tileM / t.regM) * (t.tileN / t.regN);
     const local = (t.tileM * t.tileK + t.tileK * t.tileN) * (dtype === 'float64' || dtype.endsWith('64') ? 8 : 4);
     return (
-      items <= device.maxWorkGroupSize && t.tileN / t.regN <= device.maxWorkGroupSizes[0] && t.tileM / t.regM <= device.maxWorkGroupSizes[1] && local <= device.localMemoryBytes
+      items <= device.maxWorkGroupSize &&
+      t.tileN / t.regN <= device.maxWorkGroupSizes[0] &&
+      t.tileM / t.regM <= device.maxWorkGroupSizes[1] &&
+      local <= device.localMemoryBytes
     );
   };
   if (wanted) {
-    if (!fits(wanted)) throw new LoomError(`matrixMul: tiles ${JSON.stringify(wanted)} need more work-items or local memory than the device allows`);
+    if (!fits(wanted))
+      throw new LoomError(
+        `matrixMul: tiles ${JSON.stringify(wanted)} need more work-items or local memory than the device allows`,
+      );
     return wanted;
   }
   // a panel's footprint is the tile only where the matrices are as large
@@ -192,20 +216,30 @@ function plainKernel(
 ): LoopKernel {
   const bt = batch.map((_, k) => `bt${k}`);
   // an operand's batch index: its own axes, right-aligned; an axis of 1 is broadcast (index 0)
-  const batchIndex = (shape: readonly number[]) => shape.slice(0, -2).map((s, k, own) => (s === 1 ? '0' : bt[batch.length - own.length + k]));
+  const batchIndex = (shape: readonly number[]) =>
+    shape.slice(0, -2).map((s, k, own) => (s === 1 ? '0' : bt[batch.length - own.length + k]));
   const aIndex = [...batchIndex(aShape), ...(ta ? ['k', 'i'] : ['i', 'k'])];
   const bIndex = [...batchIndex(bShape), ...(tb ? ['j', 'k'] : ['k', 'j'])];
   const domain = `{ [${[...bt, 'i', 'j', 'k'].join(', ')}]: ${[...bt.map((b, k) => `0 <= ${b} < ${batch[k]}`), `0 <= i < ${m}`, `0 <= j < ${n}`, `0 <= k < ${kk}`].join(' and ')} }`;
   return makeKernel(
     domain,
     `c[${[...bt, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`,
-    [globalArg('a', { dtype, shape: aShape }), globalArg('b', { dtype, shape: bShape }), globalArg('c', { dtype, shape: [...batch, m, n] })],
+    [
+      globalArg('a', { dtype, shape: aShape }),
+      globalArg('b', { dtype, shape: bShape }),
+      globalArg('c', { dtype, shape: [...batch, m, n] }),
+    ],
     { name: 'matrixmul' },
   );
 }
 
 /** Matrices smaller than a tile: one work-item per element of c, in 16 x 16 work-groups (or fewer). */
-function untiled(knl: LoopKernel, bt: readonly string[], batch: readonly number[], device: DeviceParameters): LoopKernel {
+function untiled(
+  knl: LoopKernel,
+  bt: readonly string[],
+  batch: readonly number[],
+  device: DeviceParameters,
+): LoopKernel {
   const side = Math.min(16, Math.floor(Math.sqrt(device.maxWorkGroupSize)));
   knl = splitIname(knl, 'i', side, { outerTag: 'g.1', innerTag: 'l.1' });
   knl = splitIname(knl, 'j', side, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -220,11 +254,20 @@ function batchOnGrid(knl: LoopKernel, bt: readonly string[], batch: readonly num
 }
 
 /** A fetch's two loops over the work-group: its last axis on l.0, the one before on l.1, in unrolled rounds where the panel is larger. */
-function spreadFetch(knl: LoopKernel, array: string, offset: number, [rows, columns]: [number, number], along0: number, along1: number): LoopKernel {
+function spreadFetch(
+  knl: LoopKernel,
+  array: string,
+  offset: number,
+  [rows, columns]: [number, number],
+  along0: number,
+  along1: number,
+): LoopKernel {
   const row = `${array}_dim_${offset}`;
   const column = `${array}_dim_${offset + 1}`;
   const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
-    extent === along ? tagInames(k, { [iname]: axis }) : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
+    extent === along
+      ? tagInames(k, { [iname]: axis })
+      : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
   knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
   return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
 }

@@ -17,8 +17,13 @@ type Params<D extends DType> = readonly [
 ];
 
 /** The entrywise norm `(sum |x|^order)^(1/order)` of an array over `axes` (default all), the reduced axes kept as 1 (Reikna's `EntrywiseNorm`). */
-export function entrywiseNorm<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, order = 2, axes?: readonly number[]): Computation<Params<D>> {
-  if (!(order > 0) || !Number.isFinite(order)) throw new LoomError(`entrywiseNorm: the order must be a positive number, got ${order}`);
+export function entrywiseNorm<D extends DType>(
+  arr: { readonly dtype: D; readonly shape: readonly number[] },
+  order = 2,
+  axes?: readonly number[],
+): Computation<Params<D>> {
+  if (!(order > 0) || !Number.isFinite(order))
+    throw new LoomError(`entrywiseNorm: the order must be a positive number, got ${order}`);
   const { dtype, shape } = arr;
   const sum = reduce(arr, predicateSum(dtype), axes);
   const outShape = sum.params[0].shape;
@@ -36,7 +41,9 @@ export function entrywiseNorm<D extends DType>(arr: { readonly dtype: D; readonl
           : `storeSame(output, ${dtype}(pow(loadSame(input), ${1 / order})))`,
   });
   // (with D generic the compiler cannot follow the signature: the loose view)
-  const norm = (sum as unknown as Computation).attach('input', normConst({ dtype }, order), 'output', { input: 'values' }).attach('output', root, 'input', { output: 'norms' });
+  const norm = (sum as unknown as Computation)
+    .attach('input', normConst({ dtype }, order), 'output', { input: 'values' })
+    .attach('output', root, 'input', { output: 'norms' });
   return computation<Params<D>>({
     name: 'entrywiseNorm',
     params: [

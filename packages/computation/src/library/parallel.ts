@@ -18,12 +18,20 @@ export function workGroupSize(device: DeviceParameters, extent = Infinity): numb
 }
 
 /** `inames` (outermost first, with their extents) spread over the grid as described above. */
-export function spreadOverGrid(knl: LoopKernel, inames: readonly string[], extents: readonly number[], device: DeviceParameters): LoopKernel {
+export function spreadOverGrid(
+  knl: LoopKernel,
+  inames: readonly string[],
+  extents: readonly number[],
+  device: DeviceParameters,
+): LoopKernel {
   const r = inames.length;
   if (r === 0) return knl;
   const last = inames[r - 1];
   const size = workGroupSize(device, extents[r - 1]);
-  knl = size >= extents[r - 1] && extents[r - 1] > 0 ? tagInames(knl, { [last]: 'l.0' }) : splitIname(knl, last, size, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl =
+    size >= extents[r - 1] && extents[r - 1] > 0
+      ? tagInames(knl, { [last]: 'l.0' })
+      : splitIname(knl, last, size, { outerTag: 'g.0', innerTag: 'l.0' });
   const tags: Record<string, string> = {};
   if (r >= 2) tags[inames[r - 2]] = 'g.1';
   if (r >= 3) tags[inames[r - 3]] = 'g.2';

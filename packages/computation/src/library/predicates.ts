@@ -12,7 +12,16 @@
  * combines elements a work-group apart. Without it, the order of the elements is kept
  * everywhere.
  */
-import { LoomError, checkOptionKeys, expr, isFloat, optionKeys, parseExpression, type DType, type Expr } from '@loom/core';
+import {
+  LoomError,
+  checkOptionKeys,
+  expr,
+  isFloat,
+  optionKeys,
+  parseExpression,
+  type DType,
+  type Expr,
+} from '@loom/core';
 
 /** An associative operation and its neutral element, for `reduce` and `scan` (Reikna's `Predicate`). */
 export interface Predicate {
@@ -42,8 +51,10 @@ export function predicate(operation: string, empty: number, options: PredicateOp
   checkOptionKeys('predicate', options, PREDICATE_OPTIONS);
   const names = [...expr.freeVariables(parseExpression(operation))];
   const unknown = names.filter((n) => n !== 'a' && n !== 'b');
-  if (unknown.length) throw new LoomError(`predicate '${operation}': it may name only 'a' and 'b', not '${unknown.join("', '")}'`);
-  if (typeof empty !== 'number' || Number.isNaN(empty)) throw new LoomError(`predicate '${operation}': the empty value must be a number`);
+  if (unknown.length)
+    throw new LoomError(`predicate '${operation}': it may name only 'a' and 'b', not '${unknown.join("', '")}'`);
+  if (typeof empty !== 'number' || Number.isNaN(empty))
+    throw new LoomError(`predicate '${operation}': the empty value must be a number`);
   return Object.freeze({ operation, empty, commutative: options.commutative ?? false });
 }
 
@@ -72,7 +83,10 @@ const RANGES: Partial<Record<DType, readonly [number, number]>> = {
 
 function range(dtype: DType): readonly [number, number] {
   const r = RANGES[dtype];
-  if (!r) throw new LoomError(`predicateMax/predicateMin: no ${dtype} (64-bit integers are beyond a JavaScript number's exact range)`);
+  if (!r)
+    throw new LoomError(
+      `predicateMax/predicateMin: no ${dtype} (64-bit integers are beyond a JavaScript number's exact range)`,
+    );
   return r;
 }
 /** The lowest finite value of a dtype: the empty value of max. */
@@ -98,6 +112,11 @@ export function emptyLiteral(p: Predicate, dtype: DType): string {
   const v = p.empty;
   // -2^31 is written as -(2^31 - 1) - 1: the literal 2^31 would not fit an int32
   if (v === -2147483648) return `${dtype}(-2147483647 - 1)`;
-  const text = Number.isInteger(v) && !isFloat(dtype) ? String(v) : Number.isInteger(v) && Math.abs(v) < 1e21 ? `${v}.0` : String(v);
+  const text =
+    Number.isInteger(v) && !isFloat(dtype)
+      ? String(v)
+      : Number.isInteger(v) && Math.abs(v) < 1e21
+        ? `${v}.0`
+        : String(v);
   return `${dtype}(${text})`;
 }

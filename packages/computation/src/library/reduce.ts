@@ -29,7 +29,16 @@
  * Every kernel reads the input and writes the output with their own shapes, so that
  * transformations attached to them fuse in.
  */
-import { LoomError, globalArg, makeKernel, splitIname, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
+import {
+  LoomError,
+  globalArg,
+  makeKernel,
+  splitIname,
+  tagInames,
+  temporaryVariable,
+  type DType,
+  type LoopKernel,
+} from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { PlanArray } from '../computation/plan.ts';
 import { spreadOverGrid, workGroupSize } from './parallel.ts';
@@ -58,12 +67,17 @@ interface View {
 }
 
 /** Reduces an array along axes with a predicate (Reikna's `Reduce`). */
-export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, axes?: readonly number[]): Computation<Params<D>> {
+export function reduce<D extends DType>(
+  arr: { readonly dtype: D; readonly shape: readonly number[] },
+  predicate: Predicate,
+  axes?: readonly number[],
+): Computation<Params<D>> {
   const { dtype, shape } = arr;
   const r = shape.length;
   const reduced = [...new Set(axes ?? shape.map((_, k) => k))].sort((a, b) => a - b);
   if (axes && reduced.length !== axes.length) throw new LoomError('reduce: cannot reduce twice over the same axis');
-  if (reduced.some((a) => !Number.isInteger(a) || a < 0 || a >= r)) throw new LoomError(`reduce: axes (${(axes ?? []).join(', ')}) are out of bounds for rank ${r}`);
+  if (reduced.some((a) => !Number.isInteger(a) || a < 0 || a >= r))
+    throw new LoomError(`reduce: axes (${(axes ?? []).join(', ')}) are out of bounds for rank ${r}`);
   const kept = shape.map((_, k) => k).filter((k) => !reduced.includes(k));
   const outShape = shape.map((n, k) => (reduced.includes(k) ? 1 : n));
   const rows = kept.reduce((acc, k) => acc * shape[k], 1);
@@ -73,7 +87,10 @@ export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape
   const direct = reduced.length === 1 && reduced[0] === r - 1 && kept.length <= 1;
   const inputView: View = { shape, at: (row, k) => `inp[${kept.length ? `${row}, ` : ''}${k}]` };
   // the output written by row: at most one kept axis, the others 1
-  const outputView: View | undefined = kept.length <= 1 ? { shape: outShape, at: (row) => `out[${outShape.map((_, a) => (kept.includes(a) ? row : '0')).join(', ')}]` } : undefined;
+  const outputView: View | undefined =
+    kept.length <= 1
+      ? { shape: outShape, at: (row) => `out[${outShape.map((_, a) => (kept.includes(a) ? row : '0')).join(', ')}]` }
+      : undefined;
   const matrix = (n: number): View => ({ shape: [rows, n], at: (row, k) => `inp[${row}, ${k}]` });
 
   return computation<Params<D>>({
@@ -97,8 +114,11 @@ export function reduce<D extends DType>(arr: { readonly dtype: D; readonly shape
         const groups = tree ? Math.ceil(current / (w * perItem)) : 1;
         const final = groups === 1;
         const target: PlanArray = final && outputView ? output : plan.tempArray(dtype, [rows, groups]);
-        const targetView: View = final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
-        const kernel = tree ? treePass(dtype, predicate, view, targetView, rows, current, groups, w, perItem) : rowPass(dtype, predicate, view, targetView, rows, current, w);
+        const targetView: View =
+          final && outputView ? outputView : { shape: [rows, groups], at: (row, g) => `out[${row}, ${g}]` };
+        const kernel = tree
+          ? treePass(dtype, predicate, view, targetView, rows, current, groups, w, perItem)
+          : rowPass(dtype, predicate, view, targetView, rows, current, w);
         plan.kernelCall(kernel, { out: target, inp: source });
         if (final) {
           if (target !== output) plan.kernelCall(scatter(dtype, outShape, kept, device), { out: output, inp: target });
@@ -116,7 +136,17 @@ function arrays(dtype: DType, input: View, output: View) {
   return [globalArg('inp', { dtype, shape: input.shape }), globalArg('out', { dtype, shape: output.shape })];
 }
 
-function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, groups: number, w: number, perItem: number): LoopKernel {
+function treePass(
+  dtype: DType,
+  p: Predicate,
+  input: View,
+  output: View,
+  rows: number,
+  length: number,
+  groups: number,
+  w: number,
+  perItem: number,
+): LoopKernel {
   const empty = emptyLiteral(p, dtype);
   // the element work-item l combines at step c: W apart (coalesced) when the order may change, else its own run
   const k = p.commutative ? `(g * ${perItem} + c) * ${w} + l` : `(g * ${w} + l) * ${perItem} + c`;
@@ -130,7 +160,11 @@ function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: n
     // step s: h work-items each combine two values, the first and the one `apart` after it
     const apart = w / (2 * h);
     const [into, other] = p.commutative ? ['l', `l + ${h}`] : [`${2 * apart} * l`, `${2 * apart} * l + ${apart}`];
-    lines.push(`if l < ${h}`, `  tile[${into}] = ${combine(p, `tile[${into}]`, `tile[${other}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`, 'end');
+    lines.push(
+      `if l < ${h}`,
+      `  tile[${into}] = ${combine(p, `tile[${into}]`, `tile[${other}]`)} {id=step${s}, dep=${previous}, inames=row:g:l}`,
+      'end',
+    );
     previous = `step${s}`;
   }
   // one work-item stores the work-group's value (the others are guarded out: no race)
@@ -139,24 +173,49 @@ function treePass(dtype: DType, p: Predicate, input: View, output: View, rows: n
   // the tile declared with its W values: the indices of the ordered tree reach past W for
   // the work-items its guards leave out, which a shape found from the accesses would count
   const tile = temporaryVariable('tile', { dtype, shape: [w], addressSpace: 'local' });
-  const knl = makeKernel(domain, lines.join('\n'), [...arrays(dtype, input, output), tile], { name: 'reduce_tree', silencedWarnings: ['write_race(store)'] });
+  const knl = makeKernel(domain, lines.join('\n'), [...arrays(dtype, input, output), tile], {
+    name: 'reduce_tree',
+    silencedWarnings: ['write_race(store)'],
+  });
   return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
 }
 
-function rowPass(dtype: DType, p: Predicate, input: View, output: View, rows: number, length: number, w: number): LoopKernel {
+function rowPass(
+  dtype: DType,
+  p: Predicate,
+  input: View,
+  output: View,
+  rows: number,
+  length: number,
+  w: number,
+): LoopKernel {
   const lines = [
     `<${dtype}> acc = ${emptyLiteral(p, dtype)} {id=init, inames=row}`,
     `acc = ${combine(p, 'acc', input.at('row', 'k'))} {id=fold, dep=init, inames=row:k}`,
     `${output.at('row', '0')} = acc {id=store, dep=fold, inames=row}`,
   ];
-  const knl = makeKernel(`{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_rows' });
+  const knl = makeKernel(
+    `{ [row, k]: 0 <= row < ${rows} and 0 <= k < ${length} }`,
+    lines.join('\n'),
+    arrays(dtype, input, output),
+    { name: 'reduce_rows' },
+  );
   return rows <= w ? tagInames(knl, { row: 'l.0' }) : splitIname(knl, 'row', w, { outerTag: 'g.0', innerTag: 'l.0' });
 }
 
 /** `tmp[row, k] = input[...]`: the kept axes flattened into the row, the reduced into k (both row-major). */
-function gather(dtype: DType, shape: readonly number[], kept: readonly number[], reduced: readonly number[], device: Parameters<typeof spreadOverGrid>[3]): LoopKernel {
+function gather(
+  dtype: DType,
+  shape: readonly number[],
+  kept: readonly number[],
+  reduced: readonly number[],
+  device: Parameters<typeof spreadOverGrid>[3],
+): LoopKernel {
   const idx = shape.map((_, k) => `i${k}`);
-  const flat = (axes: readonly number[]) => (axes.length ? axes.map((a, j) => [idx[a], ...axes.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ') : '0');
+  const flat = (axes: readonly number[]) =>
+    axes.length
+      ? axes.map((a, j) => [idx[a], ...axes.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ')
+      : '0';
   const rows = kept.reduce((a, k) => a * shape[k], 1);
   const length = reduced.reduce((a, k) => a * shape[k], 1);
   const knl = makeKernel(
@@ -169,7 +228,12 @@ function gather(dtype: DType, shape: readonly number[], kept: readonly number[],
 }
 
 /** `output[...] = tmp[row, 0]`: the rows back into the kept axes of the output. */
-function scatter(dtype: DType, outShape: readonly number[], kept: readonly number[], device: Parameters<typeof spreadOverGrid>[3]): LoopKernel {
+function scatter(
+  dtype: DType,
+  outShape: readonly number[],
+  kept: readonly number[],
+  device: Parameters<typeof spreadOverGrid>[3],
+): LoopKernel {
   const idx = outShape.map((_, k) => `i${k}`);
   const row = kept.map((a, j) => [idx[a], ...kept.slice(j + 1).map((b) => String(outShape[b]))].join('*')).join(' + ');
   const rows = kept.reduce((a, k) => a * outShape[k], 1);

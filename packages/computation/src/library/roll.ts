@@ -14,7 +14,10 @@ type Params<D extends DType> = readonly [
 ];
 
 /** Rotates an array along `axis` by a shift given at call time, as `numpy.roll` (Reikna's `Roll`). */
-export function roll<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, axis = -1): Computation<Params<D>> {
+export function roll<D extends DType>(
+  arr: { readonly dtype: D; readonly shape: readonly number[] },
+  axis = -1,
+): Computation<Params<D>> {
   const r = arr.shape.length;
   const a = axis < 0 ? axis + r : axis;
   if (!Number.isInteger(a) || a < 0 || a >= r) throw new LoomError(`roll: axis ${axis} is out of bounds for rank ${r}`);
@@ -27,6 +30,7 @@ export function roll<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       { name: 'shift', dtype: 'int32', role: 's' },
     ],
     // the source index: i - shift, brought into [0, n) whatever the sign of shift and of % on negatives
-    body: (idx) => `output[${idx.join(', ')}] = input[${idx.map((i, k) => (k === a ? `(${i} + ${n} - shift % ${n}) % ${n}` : i)).join(', ')}]`,
+    body: (idx) =>
+      `output[${idx.join(', ')}] = input[${idx.map((i, k) => (k === a ? `(${i} + ${n} - shift % ${n}) % ${n}` : i)).join(', ')}]`,
   });
 }

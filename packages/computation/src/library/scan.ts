@@ -28,7 +28,19 @@
  * Rows cut into whole blocks are read and written without bounds guards; otherwise each
  * load and store is guarded (the empty value stands for what lies past the row).
  */
-import { LoomError, byteSize, checkOptionKeys, globalArg, optionKeys, makeKernel, prioritizeLoops, tagInames, temporaryVariable, type DType, type LoopKernel } from '@loom/core';
+import {
+  LoomError,
+  byteSize,
+  checkOptionKeys,
+  globalArg,
+  optionKeys,
+  makeKernel,
+  prioritizeLoops,
+  tagInames,
+  temporaryVariable,
+  type DType,
+  type LoopKernel,
+} from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
@@ -82,13 +94,18 @@ interface View {
 const SCAN_OPTIONS = optionKeys<ScanOptions>()(['axes', 'exclusive', 'perItem', 'workGroupSize']);
 
 /** A prefix scan of an array along axes with a predicate (Reikna's `Scan`). */
-export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, predicate: Predicate, options: ScanOptions = {}): Computation<Params<D>> {
+export function scan<D extends DType>(
+  arr: { readonly dtype: D; readonly shape: readonly number[] },
+  predicate: Predicate,
+  options: ScanOptions = {},
+): Computation<Params<D>> {
   checkOptionKeys('scan', options, SCAN_OPTIONS);
   const { dtype, shape } = arr;
   const r = shape.length;
   const axes = options.axes ?? shape.map((_, k) => k);
   if (new Set(axes).size !== axes.length) throw new LoomError('scan: cannot scan twice over the same axis');
-  if (axes.some((a) => !Number.isInteger(a) || a < 0 || a >= r)) throw new LoomError(`scan: axes (${axes.join(', ')}) are out of bounds for rank ${r}`);
+  if (axes.some((a) => !Number.isInteger(a) || a < 0 || a >= r))
+    throw new LoomError(`scan: axes (${axes.join(', ')}) are out of bounds for rank ${r}`);
   if (options.perItem !== undefined && (!Number.isInteger(options.perItem) || options.perItem < 1))
     throw new LoomError(`scan: perItem must be a positive integer, got ${options.perItem}`);
   const kept = shape.map((_, k) => k).filter((k) => !axes.includes(k));
@@ -119,7 +136,8 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
       const needsScatter = !direct;
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
-      const pass = (mode: BlockMode, into: View) => blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode);
+      const pass = (mode: BlockMode, into: View) =>
+        blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode);
       if (blocks <= BLOCKS_IN_TURN || rows >= ROWS_IN_PARALLEL) {
         plan.kernelCall(pass('rows', finalView), { inp: source, out: finalTarget });
       } else {
@@ -127,13 +145,19 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
         plan.kernelCall(pass('totals', view(blocks)), { inp: source, out: totals });
         const offsets = plan.tempArray(dtype, [rows, blocks]);
         plan.computationCall(
-          scan({ dtype, shape: [rows, blocks] }, predicate, { axes: [1], exclusive: true, perItem: options.perItem, workGroupSize: options.workGroupSize }),
+          scan({ dtype, shape: [rows, blocks] }, predicate, {
+            axes: [1],
+            exclusive: true,
+            perItem: options.perItem,
+            workGroupSize: options.workGroupSize,
+          }),
           offsets,
           totals,
         );
         plan.kernelCall(pass('offsets', finalView), { inp: source, offsets, out: finalTarget });
       }
-      if (needsScatter) plan.kernelCall(regroup(dtype, shape, kept, axes, 'scatter', device), { out: output, inp: finalTarget });
+      if (needsScatter)
+        plan.kernelCall(regroup(dtype, shape, kept, axes, 'scatter', device), { out: output, inp: finalTarget });
     },
   });
 }
@@ -147,10 +171,19 @@ export function scan<D extends DType>(arr: { readonly dtype: D; readonly shape: 
  * a row shorter than a block (the block offsets of long rows), fewer work-items, down to a
  * subgroup: no more than the row takes.
  */
-function blockSize(dtype: DType, length: number, device: DeviceParameters, options: ScanOptions): { w: number; perItem: number } {
-  let w = options.workGroupSize ?? powerOfTwoBelow(Math.min(WORK_ITEMS, device.maxWorkGroupSize, device.maxWorkGroupSizes[0]));
+function blockSize(
+  dtype: DType,
+  length: number,
+  device: DeviceParameters,
+  options: ScanOptions,
+): { w: number; perItem: number } {
+  let w =
+    options.workGroupSize ??
+    powerOfTwoBelow(Math.min(WORK_ITEMS, device.maxWorkGroupSize, device.maxWorkGroupSizes[0]));
   if (w & (w - 1) || w < 1 || w > device.maxWorkGroupSize)
-    throw new LoomError(`scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`);
+    throw new LoomError(
+      `scan: workGroupSize ${w} must be a power of two the device allows (at most ${device.maxWorkGroupSize})`,
+    );
   const bytes = (c: number) => byteSize(dtype) * (w * c + 2 * w);
   let perItem = options.perItem ?? PER_ITEM;
   const chooseC = options.perItem === undefined;
@@ -193,7 +226,15 @@ interface BlockShape {
   readonly perItem: number;
 }
 
-function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: BlockShape, exclusive: boolean, mode: BlockMode): LoopKernel {
+function blockPass(
+  dtype: DType,
+  p: Predicate,
+  input: View,
+  output: View,
+  s: BlockShape,
+  exclusive: boolean,
+  mode: BlockMode,
+): LoopKernel {
   const { rows, length, blocks, w, perItem } = s;
   const block = w * perItem;
   const empty = emptyLiteral(p, dtype);
@@ -204,7 +245,9 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
   const guarded = length % block !== 0;
   // the global index of the block's element c*W + l: neighbouring work-items, neighbouring elements
   const global = (c: string) => `${b} * ${block} + ${c} * ${w} + l`;
-  const load = guarded ? `if(${global('c')} < ${length}, ${at(input, 'inp', 'row', global('c'))}, ${empty})` : at(input, 'inp', 'row', global('c'));
+  const load = guarded
+    ? `if(${global('c')} < ${length}, ${at(input, 'inp', 'row', global('c'))}, ${empty})`
+    : at(input, 'inp', 'row', global('c'));
   // a work-item's own C elements, consecutive in the block
   const mine = (i: string) => `tile[l * ${perItem} + ${i}]`;
   // a block's total alone, of a commutative operation: each work-item combines the elements it
@@ -225,12 +268,18 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
   // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
   const steps = Math.log2(w);
   for (let j = 0, d = 1; j < steps; j++, d *= 2) {
-    lines.push(`s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`);
+    lines.push(
+      `s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`,
+    );
   }
   const last = `s${steps}`;
   if (mode === 'totals') {
     // one work-item stores the block's total (the others are guarded out: no race)
-    lines.push('if l == 0', `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, ${within()}}`, 'end');
+    lines.push(
+      'if l == 0',
+      `  ${at(output, 'out', 'row', 'g')} = ${last}[${w - 1}] {id=store, dep=step${steps}, ${within()}}`,
+      'end',
+    );
   } else {
     const before = `if(l > 0, ${last}[l - 1], ${empty})`;
     const from = mode === 'offsets' ? 'offsets[row, g]' : 'carried';
@@ -239,14 +288,22 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
       // each work-item scans its elements in place from its prefix (the value before it, when exclusive)
       `<${dtype}> x = ${mine('e')} {id=take, dep=prefix, ${within('e')}}`,
       ...(exclusive
-        ? [`${mine('e')} = running {id=put, dep=take, ${within('e')}}`, `running = ${combine(p, 'running', 'x')} {id=again, dep=put, ${within('e')}}`]
-        : [`running = ${combine(p, 'running', 'x')} {id=again, dep=take, ${within('e')}}`, `${mine('e')} = running {id=put, dep=again, ${within('e')}}`]),
+        ? [
+            `${mine('e')} = running {id=put, dep=take, ${within('e')}}`,
+            `running = ${combine(p, 'running', 'x')} {id=again, dep=put, ${within('e')}}`,
+          ]
+        : [
+            `running = ${combine(p, 'running', 'x')} {id=again, dep=take, ${within('e')}}`,
+            `${mine('e')} = running {id=put, dep=again, ${within('e')}}`,
+          ]),
       // and the scanned block goes out as it came in, coalesced
       ...(guarded ? [`if ${global('k')} < ${length}`] : []),
       `${at(output, 'out', 'row', global('k'))} = tile[k * ${w} + l] {id=store, dep=put, ${within('k')}}`,
       ...(guarded ? ['end'] : []),
       // the next block starts where this one ends
-      ...(mode === 'rows' ? [`carried = ${combine(p, 'carried', `${last}[${w - 1}]`)} {id=carry, dep=prefix, ${within()}}`] : []),
+      ...(mode === 'rows'
+        ? [`carried = ${combine(p, 'carried', `${last}[${w - 1}]`)} {id=carry, dep=prefix, ${within()}}`]
+        : []),
     );
   }
   const local = (name: string, shape: number, baseStorage?: string) =>
@@ -264,16 +321,29 @@ function blockPass(dtype: DType, p: Predicate, input: View, output: View, s: Blo
   const loops = direct ? ['c'] : mode === 'totals' ? ['c', 'i'] : ['c', 'i', 'e', 'k'];
   const domain = `{ [row, ${b}, l, ${loops.join(', ')}]: 0 <= row < ${rows} and 0 <= ${b} < ${blocks} and 0 <= l < ${w} and ${loops.map((i) => `0 <= ${i} < ${perItem}`).join(' and ')} }`;
   const name = mode === 'totals' ? 'scan_totals' : mode === 'rows' ? 'scan_rows' : 'scan_block';
-  const knl = makeKernel(domain, lines.join('\n'), args, { name, silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [] });
+  const knl = makeKernel(domain, lines.join('\n'), args, {
+    name,
+    silencedWarnings: mode === 'totals' ? ['write_race(store)'] : [],
+  });
   if (mode !== 'rows') return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
   // the blocks in turn, each with its loops inside
   return loops.reduce((k, i) => prioritizeLoops(k, ['t', i]), tagInames(knl, { row: 'g.0', l: 'l.0' }));
 }
 
 /** Between the input's shape and rows x length: `gather` into the matrix, `scatter` back (the scanned axes in their order). */
-function regroup(dtype: DType, shape: readonly number[], kept: readonly number[], axes: readonly number[], way: 'gather' | 'scatter', device: DeviceParameters): LoopKernel {
+function regroup(
+  dtype: DType,
+  shape: readonly number[],
+  kept: readonly number[],
+  axes: readonly number[],
+  way: 'gather' | 'scatter',
+  device: DeviceParameters,
+): LoopKernel {
   const idx = shape.map((_, k) => `i${k}`);
-  const flat = (list: readonly number[]) => (list.length ? list.map((a, j) => [idx[a], ...list.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ') : '0');
+  const flat = (list: readonly number[]) =>
+    list.length
+      ? list.map((a, j) => [idx[a], ...list.slice(j + 1).map((b) => String(shape[b]))].join('*')).join(' + ')
+      : '0';
   const rows = kept.reduce((a, k) => a * shape[k], 1);
   const length = axes.reduce((a, k) => a * shape[k], 1);
   const matrix = `[${flat(kept)}, ${flat(axes)}]`;
@@ -282,7 +352,10 @@ function regroup(dtype: DType, shape: readonly number[], kept: readonly number[]
   const knl = makeKernel(
     domainOf(idx, shape),
     text,
-    [globalArg('inp', { dtype, shape: way === 'gather' ? shape : [rows, length] }), globalArg('out', { dtype, shape: way === 'gather' ? [rows, length] : shape })],
+    [
+      globalArg('inp', { dtype, shape: way === 'gather' ? shape : [rows, length] }),
+      globalArg('out', { dtype, shape: way === 'gather' ? [rows, length] : shape }),
+    ],
     { name: `scan_${way}` },
   );
   return spreadOverGrid(knl, idx, shape, device);

@@ -21,24 +21,43 @@ export interface ArrayType<D extends DType = DType> {
   readonly shape?: readonly number[];
 }
 
-type Out<D extends DType, N extends string = 'output'> = { readonly name: N; readonly dtype: D; readonly shape: readonly number[] | undefined; readonly role: 'o' };
-type In<D extends DType, N extends string = 'input'> = { readonly name: N; readonly dtype: D; readonly shape: readonly number[] | undefined; readonly role: 'i' };
+type Out<D extends DType, N extends string = 'output'> = {
+  readonly name: N;
+  readonly dtype: D;
+  readonly shape: readonly number[] | undefined;
+  readonly role: 'o';
+};
+type In<D extends DType, N extends string = 'input'> = {
+  readonly name: N;
+  readonly dtype: D;
+  readonly shape: readonly number[] | undefined;
+  readonly role: 'i';
+};
 type Scalar<D extends DType, N extends string = 'param'> = { readonly name: N; readonly dtype: D; readonly role: 's' };
 
 /** A number as a literal of the expression language (integers as integers, so `x * 2` stays in x's type). */
 function literal(value: number, what: string): string {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new LoomError(`${what}: the constant must be a finite number, got ${String(value)}`);
-  return Number.isInteger(value) ? String(value) : String(value).includes('e') || String(value).includes('.') ? String(value) : `${value}.0`;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new LoomError(`${what}: the constant must be a finite number, got ${String(value)}`);
+  return Number.isInteger(value)
+    ? String(value)
+    : String(value).includes('e') || String(value).includes('.')
+      ? String(value)
+      : `${value}.0`;
 }
 
 function checkType(arr: ArrayType, what: string): void {
-  if (typeof arr !== 'object' || arr === null || typeof arr.dtype !== 'string') throw new LoomError(`${what}: give the array's type, { dtype, shape }`);
+  if (typeof arr !== 'object' || arr === null || typeof arr.dtype !== 'string')
+    throw new LoomError(`${what}: give the array's type, { dtype, shape }`);
 }
 
 const shapeOf = (arr: ArrayType) => arr.shape;
 
 /** `output = input` (Reikna's `copy`); `out` may differ only in ... nothing Loom arrays have, so it must match. */
-export function copy<D extends DType>(arr: ArrayType<D>, out: ArrayType<D> = arr): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
+export function copy<D extends DType>(
+  arr: ArrayType<D>,
+  out: ArrayType<D> = arr,
+): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
   checkType(arr, 'copy');
   if (out.dtype !== arr.dtype || (out.shape && arr.shape && out.shape.join() !== arr.shape.join()))
     throw new LoomError('copy: input and output arrays must have the same shape and data type');
@@ -61,10 +80,13 @@ export function copyBroadcasted<D extends DType>(
   out: ArrayType<D> & { readonly shape: readonly number[] },
 ): Transformation<readonly [Out<D>, In<D>], 'output'> {
   checkType(arr, 'copyBroadcasted');
-  if (out.dtype !== arr.dtype) throw new LoomError('copyBroadcasted: input and output arrays must have the same data type');
+  if (out.dtype !== arr.dtype)
+    throw new LoomError('copyBroadcasted: input and output arrays must have the same data type');
   const offset = out.shape.length - arr.shape.length;
   if (offset < 0 || arr.shape.some((n, k) => n !== 1 && n !== out.shape[offset + k])) {
-    throw new LoomError(`copyBroadcasted: input of shape (${arr.shape.join(', ')}) is not broadcastable to output of shape (${out.shape.join(', ')})`);
+    throw new LoomError(
+      `copyBroadcasted: input of shape (${arr.shape.join(', ')}) is not broadcastable to output of shape (${out.shape.join(', ')})`,
+    );
   }
   const index = arr.shape.map((n, k) => (n === 1 ? '0' : `idx${offset + k}`));
   return transformation({
@@ -79,7 +101,10 @@ export function copyBroadcasted<D extends DType>(
 }
 
 /** `output = dtype(input)`. */
-export function cast<D extends DType, T extends DType>(arr: ArrayType<D>, dtype: T): Transformation<readonly [Out<T>, In<D>], 'output' | 'input'> {
+export function cast<D extends DType, T extends DType>(
+  arr: ArrayType<D>,
+  dtype: T,
+): Transformation<readonly [Out<T>, In<D>], 'output' | 'input'> {
   checkType(arr, 'cast');
   return transformation({
     name: 'cast',
@@ -94,7 +119,12 @@ export function cast<D extends DType, T extends DType>(arr: ArrayType<D>, dtype:
 type Binary = readonly [Out<DType>, In<DType>];
 type WithParam<D extends DType, P extends DType> = readonly [Out<D>, In<D>, Scalar<P>];
 
-function withConstant<D extends DType>(name: string, op: string, arr: ArrayType<D>, value: number): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
+function withConstant<D extends DType>(
+  name: string,
+  op: string,
+  arr: ArrayType<D>,
+  value: number,
+): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
   checkType(arr, name);
   return transformation({
     name,
@@ -107,7 +137,12 @@ function withConstant<D extends DType>(name: string, op: string, arr: ArrayType<
   }) as unknown as Transformation<readonly [Out<D>, In<D>], 'output' | 'input'>;
 }
 
-function withParam<D extends DType, P extends DType>(name: string, op: string, arr: ArrayType<D>, paramDtype: P): Transformation<WithParam<D, P>, 'output' | 'input'> {
+function withParam<D extends DType, P extends DType>(
+  name: string,
+  op: string,
+  arr: ArrayType<D>,
+  paramDtype: P,
+): Transformation<WithParam<D, P>, 'output' | 'input'> {
   checkType(arr, name);
   return transformation({
     name,
@@ -121,20 +156,35 @@ function withParam<D extends DType, P extends DType>(name: string, op: string, a
 }
 
 /** `output = input + value`. */
-export const addConst = <D extends DType>(arr: ArrayType<D>, value: number) => withConstant('addConst', '+', arr, value);
+export const addConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+  withConstant('addConst', '+', arr, value);
 /** `output = input + param`. */
-export const addParam = <D extends DType, P extends DType = D>(arr: ArrayType<D>, paramDtype: P = arr.dtype as unknown as P) => withParam('addParam', '+', arr, paramDtype);
+export const addParam = <D extends DType, P extends DType = D>(
+  arr: ArrayType<D>,
+  paramDtype: P = arr.dtype as unknown as P,
+) => withParam('addParam', '+', arr, paramDtype);
 /** `output = input * value`. */
-export const mulConst = <D extends DType>(arr: ArrayType<D>, value: number) => withConstant('mulConst', '*', arr, value);
+export const mulConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+  withConstant('mulConst', '*', arr, value);
 /** `output = input * param`. */
-export const mulParam = <D extends DType, P extends DType = D>(arr: ArrayType<D>, paramDtype: P = arr.dtype as unknown as P) => withParam('mulParam', '*', arr, paramDtype);
+export const mulParam = <D extends DType, P extends DType = D>(
+  arr: ArrayType<D>,
+  paramDtype: P = arr.dtype as unknown as P,
+) => withParam('mulParam', '*', arr, paramDtype);
 /** `output = input / value`. */
-export const divConst = <D extends DType>(arr: ArrayType<D>, value: number) => withConstant('divConst', '/', arr, value);
+export const divConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+  withConstant('divConst', '/', arr, value);
 /** `output = input / param`. */
-export const divParam = <D extends DType, P extends DType = D>(arr: ArrayType<D>, paramDtype: P = arr.dtype as unknown as P) => withParam('divParam', '/', arr, paramDtype);
+export const divParam = <D extends DType, P extends DType = D>(
+  arr: ArrayType<D>,
+  paramDtype: P = arr.dtype as unknown as P,
+) => withParam('divParam', '/', arr, paramDtype);
 
 /** `output = |input| ** order`. */
-export function normConst<D extends DType>(arr: ArrayType<D>, order: number): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
+export function normConst<D extends DType>(
+  arr: ArrayType<D>,
+  order: number,
+): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
   checkType(arr, 'normConst');
   const value = order === 2 ? 'x * x' : order === 1 ? 'abs(x)' : `pow(abs(x), ${literal(order, 'normConst')})`;
   return transformation({
@@ -148,7 +198,9 @@ export function normConst<D extends DType>(arr: ArrayType<D>, order: number): Tr
 }
 
 /** `output = |input| ** order`, `order` a parameter. */
-export function normParam<D extends DType>(arr: ArrayType<D>): Transformation<readonly [Out<D>, In<D>, Scalar<D, 'order'>], 'output' | 'input'> {
+export function normParam<D extends DType>(
+  arr: ArrayType<D>,
+): Transformation<readonly [Out<D>, In<D>, Scalar<D, 'order'>], 'output' | 'input'> {
   checkType(arr, 'normParam');
   return transformation({
     name: 'normParam',
@@ -172,7 +224,10 @@ export function ignore<D extends DType>(arr: ArrayType<D>): Transformation<reado
 }
 
 /** `output = value` everywhere: what the kernel reads is that constant. */
-export function broadcastConst<D extends DType>(arr: ArrayType<D>, value: number): Transformation<readonly [Out<D>], 'output'> {
+export function broadcastConst<D extends DType>(
+  arr: ArrayType<D>,
+  value: number,
+): Transformation<readonly [Out<D>], 'output'> {
   checkType(arr, 'broadcastConst');
   return transformation({
     name: 'broadcastConst',
@@ -182,7 +237,9 @@ export function broadcastConst<D extends DType>(arr: ArrayType<D>, value: number
 }
 
 /** `output = param` everywhere. */
-export function broadcastParam<D extends DType>(arr: ArrayType<D>): Transformation<readonly [Out<D>, Scalar<D>], 'output'> {
+export function broadcastParam<D extends DType>(
+  arr: ArrayType<D>,
+): Transformation<readonly [Out<D>, Scalar<D>], 'output'> {
   checkType(arr, 'broadcastParam');
   return transformation({
     name: 'broadcastParam',
@@ -244,6 +301,8 @@ export function combineComplex<D extends DType>(
 
 function checkComplexShape(shape: readonly number[], what: string): number[] {
   if (!Array.isArray(shape) || shape[shape.length - 1] !== 2)
-    throw new LoomError(`${what}: a complex array is stored with a last axis of 2 (real, imaginary); got shape (${(shape ?? []).join(', ')})`);
+    throw new LoomError(
+      `${what}: a complex array is stored with a last axis of 2 (real, imaginary); got shape (${(shape ?? []).join(', ')})`,
+    );
   return shape.slice(0, -1);
 }

@@ -14,7 +14,17 @@
  * passed at launch (`runtimeSizes`): transposes of other sizes with the same permutation
  * run the same code, built once per device.
  */
-import { LoomError, addPrefetch, globalArg, makeKernel, splitIname, tagInames, valueArg, type DType, type LoopKernel } from '@loom/core';
+import {
+  LoomError,
+  addPrefetch,
+  globalArg,
+  makeKernel,
+  splitIname,
+  tagInames,
+  valueArg,
+  type DType,
+  type LoopKernel,
+} from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import { spreadOverGrid } from './parallel.ts';
@@ -25,7 +35,10 @@ type Params<D extends DType> = readonly [
 ];
 
 /** Permutes an array's axes (Reikna's `Transpose`). */
-export function transpose<D extends DType>(arr: { readonly dtype: D; readonly shape: readonly number[] }, axes?: readonly number[]): Computation<Params<D>> {
+export function transpose<D extends DType>(
+  arr: { readonly dtype: D; readonly shape: readonly number[] },
+  axes?: readonly number[],
+): Computation<Params<D>> {
   const { dtype, shape } = arr;
   const perm = checkPermutation(axes ?? shape.map((_, k) => shape.length - 1 - k), shape.length);
   const outShape = perm.map((a) => shape[a]);
@@ -43,28 +56,44 @@ export function transpose<D extends DType>(arr: { readonly dtype: D; readonly sh
 
 export function checkPermutation(axes: readonly number[], rank: number): number[] {
   const sorted = [...axes].sort((a, b) => a - b);
-  if (axes.length !== rank || sorted.some((a, k) => a !== k)) throw new LoomError(`transpose: axes (${axes.join(', ')}) are not a permutation of the ${rank} axes`);
+  if (axes.length !== rank || sorted.some((a, k) => a !== k))
+    throw new LoomError(`transpose: axes (${axes.join(', ')}) are not a permutation of the ${rank} axes`);
   return [...axes];
 }
 
 /** The tile's side: 16 x 16 work-items, or fewer where the device allows fewer. */
 function tileSide(device: DeviceParameters): number {
   let t = 16;
-  while (t > 1 && (t * t > device.maxWorkGroupSize || t > device.maxWorkGroupSizes[1] || 2 * t * t * 8 > device.localMemoryBytes)) t /= 2;
+  while (
+    t > 1 &&
+    (t * t > device.maxWorkGroupSize || t > device.maxWorkGroupSizes[1] || 2 * t * t * 8 > device.localMemoryBytes)
+  )
+    t /= 2;
   return t;
 }
 
-export function transposeKernel(dtype: DType, shape: readonly number[], perm: readonly number[], device: DeviceParameters): LoopKernel {
+export function transposeKernel(
+  dtype: DType,
+  shape: readonly number[],
+  perm: readonly number[],
+  device: DeviceParameters,
+): LoopKernel {
   const r = shape.length;
   const idx = shape.map((_, k) => `i${k}`);
   // each axis's size a parameter, but an axis of 1, which decides the kernel's structure
   const size = shape.map((n, k) => (n === 1 ? '1' : `n${k}`));
-  const domain = r ? `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${size[k]}`).join(' and ')} }` : '{ [i0]: 0 <= i0 < 1 }';
+  const domain = r
+    ? `{ [${idx.join(', ')}]: ${idx.map((i, k) => `0 <= ${i} < ${size[k]}`).join(' and ')} }`
+    : '{ [i0]: 0 <= i0 < 1 }';
   const out = perm.map((a) => idx[a]);
   const knl = makeKernel(
     domain,
     r ? `out[${out.join(', ')}] = inp[${idx.join(', ')}]` : 'out = inp',
-    [globalArg('inp', { dtype, shape: size }), globalArg('out', { dtype, shape: perm.map((a) => size[a]) }), ...size.filter((n) => n !== '1').map((n) => valueArg(n, 'int32'))],
+    [
+      globalArg('inp', { dtype, shape: size }),
+      globalArg('out', { dtype, shape: perm.map((a) => size[a]) }),
+      ...size.filter((n) => n !== '1').map((n) => valueArg(n, 'int32')),
+    ],
     { name: 'transpose' },
   );
   const p = r - 1;

@@ -31,14 +31,29 @@ import type { Transformation } from './transformation.ts';
 export type AttachMapping = Readonly<Record<string, string>>;
 
 /** Fuses a transformation into a kernel's loads or stores of an argument, through one of its connectors (Reikna's `connect`). */
-export function attach(knl: LoopKernel, argName: string, tr: Transformation, connector: string, mapping: AttachMapping = {}): LoopKernel {
+export function attach(
+  knl: LoopKernel,
+  argName: string,
+  tr: Transformation,
+  connector: string,
+  mapping: AttachMapping = {},
+): LoopKernel {
   const what = `attach(kernel '${knl.name}', '${argName}', transformation '${tr.name}', '${connector}')`;
   const arg = knl.arg(argName);
-  if (!arg) throw new LoomError(`${what}: the kernel has no argument '${argName}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
-  if (arg.kind === 'value') throw new LoomError(`${what}: '${argName}' is a value argument; transformations attach to arrays`);
-  if (!tr.param(connector)) throw new LoomError(`${what}: the transformation has no parameter '${connector}' (parameters: ${tr.params.map((p) => p.name).join(', ')})`);
+  if (!arg)
+    throw new LoomError(
+      `${what}: the kernel has no argument '${argName}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`,
+    );
+  if (arg.kind === 'value')
+    throw new LoomError(`${what}: '${argName}' is a value argument; transformations attach to arrays`);
+  if (!tr.param(connector))
+    throw new LoomError(
+      `${what}: the transformation has no parameter '${connector}' (parameters: ${tr.params.map((p) => p.name).join(', ')})`,
+    );
   if (!tr.connectors.includes(connector)) {
-    throw new LoomError(`${what}: '${connector}' is not one of the transformation's connectors (${tr.connectors.join(', ')})`);
+    throw new LoomError(
+      `${what}: '${connector}' is not one of the transformation's connectors (${tr.connectors.join(', ')})`,
+    );
   }
   const names = checkMapping(tr, connector, mapping, what);
   const resolved = resolve(tr, connector, arg, names, what);
@@ -46,12 +61,18 @@ export function attach(knl: LoopKernel, argName: string, tr: Transformation, con
 
   const access = accessesOf(knl, argName);
   if (isLoad && access.reads.length === 0)
-    throw new LoomError(`${what}: the kernel never reads '${argName}'; a transformation through an output connector ('${connector}') processes what the kernel reads`);
+    throw new LoomError(
+      `${what}: the kernel never reads '${argName}'; a transformation through an output connector ('${connector}') processes what the kernel reads`,
+    );
   if (!isLoad && access.writes.length === 0)
-    throw new LoomError(`${what}: the kernel never writes '${argName}'; a transformation through an input connector ('${connector}') processes what the kernel writes`);
+    throw new LoomError(
+      `${what}: the kernel never writes '${argName}'; a transformation through an input connector ('${connector}') processes what the kernel writes`,
+    );
   if (isLoad && tr.params.some((p) => p.role === 'o' && p.name !== connector)) {
     const others = tr.params.filter((p) => p.role === 'o' && p.name !== connector).map((p) => p.name);
-    throw new LoomError(`${what}: attached to what the kernel reads, the transformation can only produce that value; it also stores '${others.join("', '")}'`);
+    throw new LoomError(
+      `${what}: attached to what the kernel reads, the transformation can only produce that value; it also stores '${others.join("', '")}'`,
+    );
   }
   checkNoReadBack(knl, argName, access, what);
 
@@ -62,20 +83,31 @@ export function attach(knl: LoopKernel, argName: string, tr: Transformation, con
 }
 
 /** Every parameter but the connector is named, once, by an identifier. */
-function checkMapping(tr: Transformation, connector: string, mapping: AttachMapping, what: string): Map<string, string> {
-  if (typeof mapping !== 'object' || mapping === null) throw new LoomError(`${what}: the mapping must be an object { transformationParameter: 'newName' }`);
+function checkMapping(
+  tr: Transformation,
+  connector: string,
+  mapping: AttachMapping,
+  what: string,
+): Map<string, string> {
+  if (typeof mapping !== 'object' || mapping === null)
+    throw new LoomError(`${what}: the mapping must be an object { transformationParameter: 'newName' }`);
   const given = Object.keys(mapping).sort();
   const wanted = tr.params
     .map((p) => p.name)
     .filter((n) => n !== connector)
     .sort();
-  if (given.includes(connector)) throw new LoomError(`${what}: '${connector}' is the connector; it cannot also be named in the mapping`);
+  if (given.includes(connector))
+    throw new LoomError(`${what}: '${connector}' is the connector; it cannot also be named in the mapping`);
   if (given.join() !== wanted.join()) {
-    throw new LoomError(`${what}: the mapping names [${given.join(', ')}], but the transformation's other parameters are [${wanted.join(', ')}]`);
+    throw new LoomError(
+      `${what}: the mapping names [${given.join(', ')}], but the transformation's other parameters are [${wanted.join(', ')}]`,
+    );
   }
   for (const [param, name] of Object.entries(mapping)) {
     if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-      throw new LoomError(`${what}: parameter '${param}' is mapped to ${JSON.stringify(name)}, which is not an identifier`);
+      throw new LoomError(
+        `${what}: parameter '${param}' is mapped to ${JSON.stringify(name)}, which is not an identifier`,
+      );
   }
   const outputs = tr.params.filter((p) => p.role === 'o' && p.name !== connector).map((p) => mapping[p.name]);
   const twice = outputs.find((n, k) => outputs.indexOf(n) !== k);
@@ -89,8 +121,21 @@ function checkMapping(tr: Transformation, connector: string, mapping: AttachMapp
  * position among them when the kernel accesses it the other way too); a parameter named
  * like an existing argument is that argument.
  */
-function newArguments(knl: LoopKernel, arg: KernelArg, params: readonly ResolvedParam[], connector: ResolvedParam, keeps: boolean, isLoad: boolean, what: string): KernelArg[] {
-  const taken = new Set([...knl.inames, ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
+function newArguments(
+  knl: LoopKernel,
+  arg: KernelArg,
+  params: readonly ResolvedParam[],
+  connector: ResolvedParam,
+  keeps: boolean,
+  isLoad: boolean,
+  what: string,
+): KernelArg[] {
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+  ]);
   const existing = new Map(knl.args.map((a) => [a.name, a]));
   const kept: KernelArg | undefined = keeps ? { ...arg, isInput: !isLoad, isOutput: isLoad } : undefined;
   const merged = new Map<string, KernelArg>();
@@ -104,11 +149,18 @@ function newArguments(knl: LoopKernel, arg: KernelArg, params: readonly Resolved
     const wanted = newArgument(p);
     if (p.arg === arg.name) {
       // the connector's name, reused for a new leaf: only once the connector is gone, and in the same direction
-      if (keeps) throw new LoomError(`${what}: '${p.arg}' stays an argument (the kernel also ${isLoad ? 'writes' : 'reads'} it); name '${p.param}' otherwise`);
+      if (keeps)
+        throw new LoomError(
+          `${what}: '${p.arg}' stays an argument (the kernel also ${isLoad ? 'writes' : 'reads'} it); name '${p.param}' otherwise`,
+        );
       if ((p.role === 'i') !== isLoad)
-        throw new LoomError(`${what}: '${p.param}' cannot take the name '${p.arg}' of the connector, which the kernel ${isLoad ? 'reads' : 'writes'}`);
+        throw new LoomError(
+          `${what}: '${p.param}' cannot take the name '${p.arg}' of the connector, which the kernel ${isLoad ? 'reads' : 'writes'}`,
+        );
     } else if (taken.has(p.arg)) {
-      throw new LoomError(`${what}: '${p.arg}' (for parameter '${p.param}') is already an iname, temporary, rule or domain parameter of the kernel`);
+      throw new LoomError(
+        `${what}: '${p.arg}' (for parameter '${p.param}') is already an iname, temporary, rule or domain parameter of the kernel`,
+      );
     }
     const old = p.arg === arg.name ? undefined : (existing.get(p.arg) ?? merged.get(p.arg));
     if (old) {
@@ -131,7 +183,15 @@ function newArguments(knl: LoopKernel, arg: KernelArg, params: readonly Resolved
       for (const name of expr.freeVariables(s)) {
         if (known.has(name)) continue;
         known.add(name);
-        out.push({ name, kind: 'value', dtype: undefined, shape: undefined, isInput: true, isOutput: false, forAtomic: false });
+        out.push({
+          name,
+          kind: 'value',
+          dtype: undefined,
+          shape: undefined,
+          isInput: true,
+          isOutput: false,
+          forAtomic: false,
+        });
       }
     }
   }
@@ -139,23 +199,50 @@ function newArguments(knl: LoopKernel, arg: KernelArg, params: readonly Resolved
 }
 
 function newArgument(p: ResolvedParam): KernelArg {
-  if (p.role === 's') return { name: p.arg, kind: 'value', dtype: p.dtype, shape: undefined, isInput: true, isOutput: false, forAtomic: false };
-  return { name: p.arg, kind: 'global', dtype: p.dtype, shape: p.shape, isInput: p.role === 'i', isOutput: p.role === 'o', forAtomic: false };
+  if (p.role === 's')
+    return {
+      name: p.arg,
+      kind: 'value',
+      dtype: p.dtype,
+      shape: undefined,
+      isInput: true,
+      isOutput: false,
+      forAtomic: false,
+    };
+  return {
+    name: p.arg,
+    kind: 'global',
+    dtype: p.dtype,
+    shape: p.shape,
+    isInput: p.role === 'i',
+    isOutput: p.role === 'o',
+    forAtomic: false,
+  };
 }
 
 /** A parameter named like an existing argument is that argument: it must agree, and only inputs and scalars may share. */
 function mergeArgument(old: KernelArg, wanted: KernelArg, p: ResolvedParam, what: string): KernelArg {
-  if (p.role === 'o') throw new LoomError(`${what}: the transformation's output '${p.param}' cannot write '${p.arg}', which the kernel already accesses`);
+  if (p.role === 'o')
+    throw new LoomError(
+      `${what}: the transformation's output '${p.param}' cannot write '${p.arg}', which the kernel already accesses`,
+    );
   if ((old.kind === 'value') !== (wanted.kind === 'value'))
     throw new LoomError(
       `${what}: '${p.arg}' is ${old.kind === 'value' ? 'a value' : 'an array'} argument of the kernel, but parameter '${p.param}' is ${wanted.kind === 'value' ? 'a scalar' : 'an array'}`,
     );
   const shape = (a: KernelArg) => (a.shape ?? []).map(printExpr).join(', ');
   if (old.kind !== 'value' && shape(old) !== shape(wanted))
-    throw new LoomError(`${what}: '${p.arg}' has shape (${shape(old)}) in the kernel, but parameter '${p.param}' has (${shape(wanted)})`);
-  if (old.isOutput) throw new LoomError(`${what}: the transformation would read '${p.arg}' (parameter '${p.param}'), which the kernel writes`);
+    throw new LoomError(
+      `${what}: '${p.arg}' has shape (${shape(old)}) in the kernel, but parameter '${p.param}' has (${shape(wanted)})`,
+    );
+  if (old.isOutput)
+    throw new LoomError(
+      `${what}: the transformation would read '${p.arg}' (parameter '${p.param}'), which the kernel writes`,
+    );
   if (old.dtype !== undefined && wanted.dtype !== undefined && old.dtype !== wanted.dtype) {
-    throw new LoomError(`${what}: '${p.arg}' is ${old.dtype} in the kernel, but parameter '${p.param}' is ${wanted.dtype}`);
+    throw new LoomError(
+      `${what}: '${p.arg}' is ${old.dtype} in the kernel, but parameter '${p.param}' is ${wanted.dtype}`,
+    );
   }
   return { ...old, dtype: old.dtype ?? wanted.dtype };
 }

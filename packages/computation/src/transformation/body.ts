@@ -57,7 +57,11 @@ interface Block {
  * Reads `text`; `what` names the transformation in messages. `check` sees every expression
  * as written (before locals are substituted), with its line, to report a wrong name there.
  */
-export function readBody(text: string, what: string, check: (e: Expr, span: SourceSpan, locals: ReadonlySet<string>) => void): Body {
+export function readBody(
+  text: string,
+  what: string,
+  check: (e: Expr, span: SourceSpan, locals: ReadonlySet<string>) => void,
+): Body {
   if (typeof text !== 'string') throw new LoomError(`${what}: the body must be a string of statements`);
   const stores: BodyStore[] = [];
   const blocks: Block[] = [{ guards: [], previous: [], locals: new Map(), span: { text, start: 0, end: 1 } }];
@@ -115,11 +119,18 @@ export function readBody(text: string, what: string, check: (e: Expr, span: Sour
     } else {
       const local = /^(<([A-Za-z0-9_]*)>\s*)?([A-Za-z_]\w*)\s*=(?!=)/.exec(trimmed);
       if (!local) {
-        throw new LoomError(`${what}: a statement is 'name = value', 'storeSame(param, value)', 'storeIdx(param, index..., value)' or if/elif/else/end`, span);
+        throw new LoomError(
+          `${what}: a statement is 'name = value', 'storeSame(param, value)', 'storeIdx(param, index..., value)' or if/elif/else/end`,
+          span,
+        );
       }
       const [head, , dtype, name] = local;
       if (dtype && !isDType(dtype)) throw new LoomError(`${what}: unknown dtype '<${dtype}>'`, span);
-      if (INDEX_NAME.test(name) || ACCESS_NAMES.includes(name)) throw new LoomError(`${what}: '${name}' cannot name a local value (it is the caller's index or an access)`, span);
+      if (INDEX_NAME.test(name) || ACCESS_NAMES.includes(name))
+        throw new LoomError(
+          `${what}: '${name}' cannot name a local value (it is the caller's index or an access)`,
+          span,
+        );
       const value = read(trimmed.slice(head.length), start + head.length);
       blocks[blocks.length - 1].locals.set(name, dtype ? expr.cast(dtype, value) : value);
     }
@@ -133,9 +144,11 @@ function readStore(e: Expr, guards: readonly Expr[], span: SourceSpan, what: str
     throw new LoomError(`${what}: a store is one call of storeSame or storeIdx, alone on its line`, span);
   }
   const [target, ...rest] = e.args;
-  if (target?.kind !== 'var') throw new LoomError(`${what}: ${e.fn}'s first argument names the parameter to store to`, span);
+  if (target?.kind !== 'var')
+    throw new LoomError(`${what}: ${e.fn}'s first argument names the parameter to store to`, span);
   const same = e.fn === STORE_SAME;
-  if (same && rest.length !== 1) throw new LoomError(`${what}: storeSame(param, value) takes the parameter and the value`, span);
+  if (same && rest.length !== 1)
+    throw new LoomError(`${what}: storeSame(param, value) takes the parameter and the value`, span);
   if (!same && rest.length < 1) throw new LoomError(`${what}: storeIdx(param, index..., value) needs a value`, span);
   return { param: target.name, same, indices: rest.slice(0, -1), value: rest[rest.length - 1], guards, span };
 }
@@ -146,7 +159,12 @@ export function loadsIn(e: Expr): { param: string; same: boolean; indices: reado
   expr.walk(e, (x) => {
     if (x.kind === 'call' && (x.fn === LOAD_SAME || x.fn === LOAD_IDX)) {
       const target = x.args[0];
-      out.push({ param: target?.kind === 'var' ? target.name : '', same: x.fn === LOAD_SAME, indices: x.args.slice(1), node: x });
+      out.push({
+        param: target?.kind === 'var' ? target.name : '',
+        same: x.fn === LOAD_SAME,
+        indices: x.args.slice(1),
+        node: x,
+      });
     }
   });
   return out;

@@ -11,17 +11,27 @@ import { expr, mapKernelExpressions, type Expr, type LoopKernel } from '@loom/co
 import { instantiate, type Resolved } from './resolve.ts';
 import type { Transformation } from './transformation.ts';
 
-export function fuseLoads(knl: LoopKernel, argName: string, tr: Transformation, resolved: Resolved, what: string): LoopKernel {
+export function fuseLoads(
+  knl: LoopKernel,
+  argName: string,
+  tr: Transformation,
+  resolved: Resolved,
+  what: string,
+): LoopKernel {
   const store = tr.body.stores.find((s) => s.param === resolved.connector.param)!;
   const dtype = resolved.connector.dtype;
   const valueAt = (index: readonly Expr[]): Expr => {
     const value = instantiate(store.value, index, resolved);
     // the kernel reads an element of the connector's dtype, whatever the body computes in
-    const plainRead = (value.kind === 'subscript' || value.kind === 'var') && resolved.params.some((p) => p.arg === nameOf(value) && p.dtype === dtype);
+    const plainRead =
+      (value.kind === 'subscript' || value.kind === 'var') &&
+      resolved.params.some((p) => p.arg === nameOf(value) && p.dtype === dtype);
     return dtype === undefined || plainRead ? value : expr.cast(dtype, value);
   };
-  const isRead = (x: Expr) => (x.kind === 'subscript' && x.array === argName) || (x.kind === 'var' && x.name === argName && resolved.rank === 0);
-  const rewrite = (e: Expr) => expr.mapExpr(e, (x) => (isRead(x) ? valueAt(x.kind === 'subscript' ? x.indices : []) : x));
+  const isRead = (x: Expr) =>
+    (x.kind === 'subscript' && x.array === argName) || (x.kind === 'var' && x.name === argName && resolved.rank === 0);
+  const rewrite = (e: Expr) =>
+    expr.mapExpr(e, (x) => (isRead(x) ? valueAt(x.kind === 'subscript' ? x.indices : []) : x));
   return mapKernelExpressions(knl, rewrite, { what });
 }
 

@@ -17,16 +17,32 @@ import { LoomError, expr, type Expr, type Instruction, type LoopKernel, type Tem
 import { element, instantiate, usesOfValue, type Resolved } from './resolve.ts';
 import type { Transformation } from './transformation.ts';
 
-export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation, resolved: Resolved, what: string): LoopKernel {
+export function fuseStores(
+  knl: LoopKernel,
+  argName: string,
+  tr: Transformation,
+  resolved: Resolved,
+  what: string,
+): LoopKernel {
   const connector = resolved.connector.param;
-  const uses = tr.body.stores.reduce((n, s) => n + [s.value, ...s.indices, ...s.guards].reduce((m, e) => m + usesOfValue(e, connector), 0), 0);
+  const uses = tr.body.stores.reduce(
+    (n, s) => n + [s.value, ...s.indices, ...s.guards].reduce((m, e) => m + usesOfValue(e, connector), 0),
+    0,
+  );
   const ids = new Set(knl.instructions.map((i) => i.id));
-  const names = new Set([...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.inames, ...knl.substitutions.keys()]);
+  const names = new Set([
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.inames,
+    ...knl.substitutions.keys(),
+  ]);
   const temporaries = new Map(knl.temporaries);
   const replaced = new Map<string, string[]>();
 
   const instructions = knl.instructions.flatMap((insn): Instruction[] => {
-    const written = insn.assignees.filter((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : undefined) === argName);
+    const written = insn.assignees.filter(
+      (a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : undefined) === argName,
+    );
     if (written.length > 0 && insn.assignees.length > 1) {
       throw new LoomError(
         `${what}: instruction '${insn.id}' assigns '${argName}' among several results; a transformation can be attached to a single assignment's target only`,
@@ -34,10 +50,18 @@ export function fuseStores(knl: LoopKernel, argName: string, tr: Transformation,
       );
     }
     const target = insn.assignees.length === 1 ? insn.assignees[0] : undefined;
-    const index = target?.kind === 'subscript' && target.array === argName ? target.indices : target?.kind === 'var' && target.name === argName ? [] : undefined;
+    const index =
+      target?.kind === 'subscript' && target.array === argName
+        ? target.indices
+        : target?.kind === 'var' && target.name === argName
+          ? []
+          : undefined;
     if (index === undefined) return [insn];
     if (insn.atomic || knl.arg(argName)?.forAtomic) {
-      throw new LoomError(`${what}: instruction '${insn.id}' updates '${argName}' atomically; a transformation cannot run inside an atomic update`, insn.span);
+      throw new LoomError(
+        `${what}: instruction '${insn.id}' updates '${argName}' atomically; a transformation cannot run inside an atomic update`,
+        insn.span,
+      );
     }
     const dtype = resolved.connector.dtype;
     let value: Expr = dtype === undefined ? insn.expression! : expr.cast(dtype, insn.expression!);

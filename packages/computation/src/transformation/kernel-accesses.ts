@@ -43,7 +43,12 @@ export function accessesOf(knl: LoopKernel, name: string): ArgumentAccesses {
     insn.predicates.forEach((p) => readsIn(p, insn));
   }
   const rules = [...knl.substitutions.values()].filter((r) =>
-    expr.someExpr(r.expression, (x) => (x.kind === 'subscript' && x.array === name) || (x.kind === 'var' && x.name === name && !r.params.includes(name))),
+    expr.someExpr(
+      r.expression,
+      (x) =>
+        (x.kind === 'subscript' && x.array === name) ||
+        (x.kind === 'var' && x.name === name && !r.params.includes(name)),
+    ),
   );
   return { reads, writes, rules: rules.map((r) => r.name) };
 }
@@ -58,12 +63,19 @@ export function checkNoReadBack(_knl: LoopKernel, name: string, access: Argument
     );
   };
   if (access.rules.length) refuse(`in the substitution rule '${access.rules[0]}'`);
-  if (access.writes.length > 1) refuse(`and writes it in more than one instruction ('${access.writes.map((w) => w.insn.id).join("', '")}')`);
+  if (access.writes.length > 1)
+    refuse(`and writes it in more than one instruction ('${access.writes.map((w) => w.insn.id).join("', '")}')`);
   const [write] = access.writes;
   for (const read of access.reads) {
-    if (read.insn.id !== write.insn.id) refuse(`in instruction '${read.insn.id}', apart from the instruction '${write.insn.id}' that writes it`);
-    const same = read.indices.length === write.indices.length && read.indices.every((e, k) => expr.exprEquals(e, write.indices[k]));
-    if (!same) refuse(`at [${read.indices.map(printExpr).join(', ')}], not at the element [${write.indices.map(printExpr).join(', ')}] it writes`);
+    if (read.insn.id !== write.insn.id)
+      refuse(`in instruction '${read.insn.id}', apart from the instruction '${write.insn.id}' that writes it`);
+    const same =
+      read.indices.length === write.indices.length &&
+      read.indices.every((e, k) => expr.exprEquals(e, write.indices[k]));
+    if (!same)
+      refuse(
+        `at [${read.indices.map(printExpr).join(', ')}], not at the element [${write.indices.map(printExpr).join(', ')}] it writes`,
+      );
   }
   if (!writesEachElementOnce(write)) {
     refuse(

@@ -36,19 +36,27 @@ export function checkParams(params: readonly ParamSpec[], what: string): void {
   if (!Array.isArray(params)) throw new LoomError(`${what}: params must be an array of { name, dtype, shape, role }`);
   const seen = new Set<string>();
   for (const p of params) {
-    if (typeof p !== 'object' || p === null || typeof p.name !== 'string') throw new LoomError(`${what}: a parameter must be an object { name, dtype, shape, role }`);
+    if (typeof p !== 'object' || p === null || typeof p.name !== 'string')
+      throw new LoomError(`${what}: a parameter must be an object { name, dtype, shape, role }`);
     if (!IDENTIFIER.test(p.name)) throw new LoomError(`${what}: parameter name '${p.name}' is not an identifier`);
     if (seen.has(p.name)) throw new LoomError(`${what}: parameter '${p.name}' is declared twice`);
     seen.add(p.name);
     if ((p.role as string) === 'io') {
-      throw new LoomError(`${what}: parameter '${p.name}' has role 'io'; a transformation's parameters are 'i', 'o' or 's' (one data path each)`);
+      throw new LoomError(
+        `${what}: parameter '${p.name}' has role 'io'; a transformation's parameters are 'i', 'o' or 's' (one data path each)`,
+      );
     }
-    if (p.role !== 'i' && p.role !== 'o' && p.role !== 's') throw new LoomError(`${what}: parameter '${p.name}' has role '${String(p.role)}'; use 'i', 'o' or 's'`);
-    if (p.dtype !== undefined && !isDType(p.dtype)) throw new LoomError(`${what}: parameter '${p.name}' has unknown dtype '${String(p.dtype)}'`);
-    if (p.role === 's' && p.shape !== undefined) throw new LoomError(`${what}: scalar parameter '${p.name}' has a shape; scalars have none`);
+    if (p.role !== 'i' && p.role !== 'o' && p.role !== 's')
+      throw new LoomError(`${what}: parameter '${p.name}' has role '${String(p.role)}'; use 'i', 'o' or 's'`);
+    if (p.dtype !== undefined && !isDType(p.dtype))
+      throw new LoomError(`${what}: parameter '${p.name}' has unknown dtype '${String(p.dtype)}'`);
+    if (p.role === 's' && p.shape !== undefined)
+      throw new LoomError(`${what}: scalar parameter '${p.name}' has a shape; scalars have none`);
     for (const entry of p.shape ?? []) {
       if (typeof entry === 'number' ? !Number.isSafeInteger(entry) || entry < 0 : typeof entry !== 'string') {
-        throw new LoomError(`${what}: parameter '${p.name}' has shape entry ${String(entry)}; use non-negative integers or parameter expressions ('n')`);
+        throw new LoomError(
+          `${what}: parameter '${p.name}' has shape entry ${String(entry)}; use non-negative integers or parameter expressions ('n')`,
+        );
       }
     }
   }

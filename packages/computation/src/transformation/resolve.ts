@@ -31,18 +31,28 @@ export interface Resolved {
 }
 
 /** Types each parameter of `tr` for attaching it through `connector` to `arg`, its others named by `mapping`. */
-export function resolve(tr: Transformation, connector: string, arg: KernelArg, mapping: ReadonlyMap<string, string>, what: string): Resolved {
+export function resolve(
+  tr: Transformation,
+  connector: string,
+  arg: KernelArg,
+  mapping: ReadonlyMap<string, string>,
+  what: string,
+): Resolved {
   const c = tr.param(connector)!;
   const argShape = arg.shape!;
   const shape = c.shape === undefined ? argShape : c.shape.map((s) => toExpr(s, what, c.name));
   if (!sameShape(shape, argShape)) {
     throw new LoomError(
       `${what}: the transformation's connector '${connector}' has shape (${shape.map(printExpr).join(', ')}), but argument '${arg.name}' has (${argShape.map(printExpr).join(', ')})` +
-        (argShape.some((s) => s.kind !== 'int') && shape.every((s) => s.kind === 'int') ? ": fix the kernel's parameters first (fixParameters) so that its shape is known" : ''),
+        (argShape.some((s) => s.kind !== 'int') && shape.every((s) => s.kind === 'int')
+          ? ": fix the kernel's parameters first (fixParameters) so that its shape is known"
+          : ''),
     );
   }
   if (c.dtype !== undefined && arg.dtype !== undefined && c.dtype !== arg.dtype) {
-    throw new LoomError(`${what}: the transformation's connector '${connector}' is ${c.dtype}, but argument '${arg.name}' is ${arg.dtype}`);
+    throw new LoomError(
+      `${what}: the transformation's connector '${connector}' is ${c.dtype}, but argument '${arg.name}' is ${arg.dtype}`,
+    );
   }
   const dtype = c.dtype ?? arg.dtype;
   const params = tr.params.map(
@@ -51,7 +61,11 @@ export function resolve(tr: Transformation, connector: string, arg: KernelArg, m
       arg: p.name === connector ? arg.name : mapping.get(p.name)!,
       role: p.role,
       dtype: p.dtype ?? dtype,
-      shape: !isArrayRole(p.role) ? undefined : p.shape === undefined ? shape : p.shape.map((s) => toExpr(s, what, p.name)),
+      shape: !isArrayRole(p.role)
+        ? undefined
+        : p.shape === undefined
+          ? shape
+          : p.shape.map((s) => toExpr(s, what, p.name)),
     }),
   );
   const resolved = { connector: params.find((p) => p.param === connector)!, params, rank: shape.length };
@@ -97,7 +111,11 @@ function checkRanks(tr: Transformation, resolved: Resolved, what: string): void 
   for (const store of tr.body.stores) {
     const rank = byName.get(store.param)!.shape!.length;
     const given = store.same ? resolved.rank : store.indices.length;
-    if (given !== rank) throw new LoomError(`${what}: this store gives ${given} indices, but '${store.param}' has ${rank} axes`, store.span);
+    if (given !== rank)
+      throw new LoomError(
+        `${what}: this store gives ${given} indices, but '${store.param}' has ${rank} axes`,
+        store.span,
+      );
   }
 }
 

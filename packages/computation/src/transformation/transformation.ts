@@ -62,7 +62,8 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
     const what = `transformation '${this.name}'`;
     checkParams(spec.params, what);
     for (const p of spec.params) {
-      if (INDEX_NAME.test(p.name) || ACCESS_NAMES.includes(p.name)) throw new LoomError(`${what}: parameter '${p.name}' has the name of the caller's index or of an access`);
+      if (INDEX_NAME.test(p.name) || ACCESS_NAMES.includes(p.name))
+        throw new LoomError(`${what}: parameter '${p.name}' has the name of the caller's index or of an access`);
     }
     this.params = Object.freeze([...spec.params]) as unknown as P;
     const byName = new Map(spec.params.map((p) => [p.name, p]));
@@ -81,7 +82,9 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
           throw e;
         }
       };
-      this.connectors = Object.freeze(spec.params.filter((p) => isArrayRole(p.role) && qualifies(p.name)).map((p) => p.name as C));
+      this.connectors = Object.freeze(
+        spec.params.filter((p) => isArrayRole(p.role) && qualifies(p.name)).map((p) => p.name as C),
+      );
     }
     Object.freeze(this);
   }
@@ -107,12 +110,18 @@ export class Transformation<P extends readonly ParamSpec[] = readonly ParamSpec[
 }
 
 /** What a transformation's spec may say; any other key is an error. */
-const TRANSFORMATION_SPEC_KEYS = optionKeys<TransformationSpec<readonly ParamSpec[], string>>()(['body', 'connectors', 'name', 'params']);
+const TRANSFORMATION_SPEC_KEYS = optionKeys<TransformationSpec<readonly ParamSpec[], string>>()([
+  'body',
+  'connectors',
+  'name',
+  'params',
+]);
 
 /** An elementwise transformation from its parameters, body and connectors (Reikna's `Transformation`). */
-export function transformation<const P extends readonly ParamSpec[], const C extends ArrayParamNames<P> = ArrayParamNames<P>>(
-  spec: TransformationSpec<P, C>,
-): Transformation<P, C> {
+export function transformation<
+  const P extends readonly ParamSpec[],
+  const C extends ArrayParamNames<P> = ArrayParamNames<P>,
+>(spec: TransformationSpec<P, C>): Transformation<P, C> {
   checkOptionKeys('transformation', spec, TRANSFORMATION_SPEC_KEYS);
   return new Transformation(spec);
 }
@@ -121,24 +130,51 @@ export function transformation<const P extends readonly ParamSpec[], const C ext
  * Names in an expression are the caller's index (`idx0`...), scalar parameters and locals;
  * array parameters appear only as what a load or store accesses.
  */
-function checkExpression(e: Expr, span: SourceSpan, locals: ReadonlySet<string>, params: ReadonlyMap<string, ParamSpec>, what: string): void {
+function checkExpression(
+  e: Expr,
+  span: SourceSpan,
+  locals: ReadonlySet<string>,
+  params: ReadonlyMap<string, ParamSpec>,
+  what: string,
+): void {
   const visit = (x: Expr, top: boolean): void | boolean => {
-    if (x.kind === 'reduce') throw new LoomError(`${what}: a transformation computes one element; it cannot reduce ('${x.op}')`, wordIn(span, x.op));
+    if (x.kind === 'reduce')
+      throw new LoomError(
+        `${what}: a transformation computes one element; it cannot reduce ('${x.op}')`,
+        wordIn(span, x.op),
+      );
     if (x.kind === 'subscript') {
-      throw new LoomError(`${what}: '${x.array}[...]' reads memory directly; use loadIdx(${x.array}, ...) or loadSame(${x.array})`, wordIn(span, x.array));
+      throw new LoomError(
+        `${what}: '${x.array}[...]' reads memory directly; use loadIdx(${x.array}, ...) or loadSame(${x.array})`,
+        wordIn(span, x.array),
+      );
     }
     if (x.kind === 'var' && !INDEX_NAME.test(x.name) && !locals.has(x.name)) {
       const p = params.get(x.name);
-      if (!p) throw new LoomError(`${what}: unknown name '${x.name}' (not a parameter, a local value or the index idx0, idx1, ...)`, wordIn(span, x.name));
-      if (p.role !== 's') throw new LoomError(`${what}: '${x.name}' is an array; read it with loadSame(${x.name}) or loadIdx(${x.name}, ...)`, wordIn(span, x.name));
+      if (!p)
+        throw new LoomError(
+          `${what}: unknown name '${x.name}' (not a parameter, a local value or the index idx0, idx1, ...)`,
+          wordIn(span, x.name),
+        );
+      if (p.role !== 's')
+        throw new LoomError(
+          `${what}: '${x.name}' is an array; read it with loadSame(${x.name}) or loadIdx(${x.name}, ...)`,
+          wordIn(span, x.name),
+        );
     }
     if (x.kind !== 'call' || !ACCESS_NAMES.includes(x.fn)) return undefined;
     const isStore = x.fn.startsWith('store');
-    if (isStore && !top) throw new LoomError(`${what}: ${x.fn} is a statement of its own, not part of an expression`, wordIn(span, x.fn));
+    if (isStore && !top)
+      throw new LoomError(`${what}: ${x.fn} is a statement of its own, not part of an expression`, wordIn(span, x.fn));
     const target = x.args[0];
-    if (target?.kind !== 'var') throw new LoomError(`${what}: ${x.fn}'s first argument names a parameter`, wordIn(span, x.fn));
+    if (target?.kind !== 'var')
+      throw new LoomError(`${what}: ${x.fn}'s first argument names a parameter`, wordIn(span, x.fn));
     const p = params.get(target.name);
-    if (!p) throw new LoomError(`${what}: ${x.fn}(${target.name}, ...): no parameter '${target.name}'`, wordIn(span, target.name));
+    if (!p)
+      throw new LoomError(
+        `${what}: ${x.fn}(${target.name}, ...): no parameter '${target.name}'`,
+        wordIn(span, target.name),
+      );
     const wanted = isStore ? 'o' : 'i';
     if (p.role !== wanted) {
       const role = p.role === 's' ? 'a scalar' : p.role === 'o' ? 'an output' : 'an input';
@@ -147,8 +183,10 @@ function checkExpression(e: Expr, span: SourceSpan, locals: ReadonlySet<string>,
         wordIn(span, target.name),
       );
     }
-    if (x.fn === LOAD_SAME && x.args.length !== 1) throw new LoomError(`${what}: loadSame(${target.name}) takes the parameter alone`, wordIn(span, x.fn));
-    if (x.fn === LOAD_IDX && x.args.length < 1) throw new LoomError(`${what}: loadIdx(param, index...)`, wordIn(span, x.fn));
+    if (x.fn === LOAD_SAME && x.args.length !== 1)
+      throw new LoomError(`${what}: loadSame(${target.name}) takes the parameter alone`, wordIn(span, x.fn));
+    if (x.fn === LOAD_IDX && x.args.length < 1)
+      throw new LoomError(`${what}: loadIdx(param, index...)`, wordIn(span, x.fn));
     for (const arg of x.args.slice(1)) expr.walk(arg, (y) => visit(y, false));
     return false;
   };
@@ -166,16 +204,29 @@ function checkConnector(tr: Transformation, name: string, what: string): void {
   if (!isArrayRole(p.role)) throw new LoomError(`${what}: connector '${name}' is a scalar; connectors are arrays`);
   if (p.role === 'o') {
     const stores = tr.body.stores.filter((s) => s.param === name);
-    if (stores.length !== 1) throw new LoomError(`${what}: connector '${name}' must be stored exactly once (storeSame(${name}, value)), not ${stores.length} times`);
+    if (stores.length !== 1)
+      throw new LoomError(
+        `${what}: connector '${name}' must be stored exactly once (storeSame(${name}, value)), not ${stores.length} times`,
+      );
     const [store] = stores;
-    if (!store.same) throw new LoomError(`${what}: connector '${name}' is stored with storeIdx; a connector is stored only with storeSame`, store.span);
-    if (store.guards.length) throw new LoomError(`${what}: connector '${name}' is stored inside an 'if'; a connector's value must always be stored`, store.span);
+    if (!store.same)
+      throw new LoomError(
+        `${what}: connector '${name}' is stored with storeIdx; a connector is stored only with storeSame`,
+        store.span,
+      );
+    if (store.guards.length)
+      throw new LoomError(
+        `${what}: connector '${name}' is stored inside an 'if'; a connector's value must always be stored`,
+        store.span,
+      );
     return;
   }
   for (const e of tr.expressions()) {
     for (const load of loadsIn(e)) {
       if (load.param === name && !load.same)
-        throw new LoomError(`${what}: connector '${name}' is read with loadIdx; a connector is read only with loadSame (the kernel's value exists at its own index alone)`);
+        throw new LoomError(
+          `${what}: connector '${name}' is read with loadIdx; a connector is read only with loadSame (the kernel's value exists at its own index alone)`,
+        );
     }
   }
 }

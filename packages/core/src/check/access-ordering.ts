@@ -27,7 +27,8 @@ export function checkVariableAccessOrdered(knl: LoopKernel): void {
   const prerequisites = prerequisiteClosure(knl.instructions);
   const ordered = (a: string, b: string) => prerequisites(a).has(b) || prerequisites(b).has(a);
   for (const [name, list] of touches) {
-    const scope = knl.temporaries.get(name) && knl.temporaries.get(name)!.addressSpace !== 'global' ? 'local' : 'global';
+    const scope =
+      knl.temporaries.get(name) && knl.temporaries.get(name)!.addressSpace !== 'global' ? 'local' : 'global';
     for (const w of list) {
       if (!w.isWrite) continue;
       for (const o of list) {
@@ -52,14 +53,16 @@ function touchesByVariable(knl: LoopKernel): Map<string, Touch[]> {
     add(a.array, { insn: a.instruction, indices: a.indices, isWrite: a.isWrite });
     subscripted.set(a.instruction.id, (subscripted.get(a.instruction.id) ?? new Set()).add(a.array));
   }
-  const isVariable = (name: string) => knl.temporaries.has(name) || (knl.arg(name) !== undefined && knl.arg(name)!.kind !== 'value');
+  const isVariable = (name: string) =>
+    knl.temporaries.has(name) || (knl.arg(name) !== undefined && knl.arg(name)!.kind !== 'value');
   for (const insn of knl.instructions) {
     if (insn.kind !== 'assign') continue;
     const target = soleAssignee(insn);
     if (target.kind === 'var' && isVariable(target.name)) add(target.name, { insn, indices: undefined, isWrite: true });
     // a variable read without a subscript (a scalar) is touched whole
     for (const name of namesRead(insn, knl.substitutions)) {
-      if (isVariable(name) && !subscripted.get(insn.id)?.has(name)) add(name, { insn, indices: undefined, isWrite: false });
+      if (isVariable(name) && !subscripted.get(insn.id)?.has(name))
+        add(name, { insn, indices: undefined, isWrite: false });
     }
   }
   return out;

@@ -43,7 +43,14 @@ export function describe(knl: LoopKernel, insn: Instruction, finding: Finding): 
 }
 
 export function fail(knl: LoopKernel, insn: Instruction, finding: Finding): never {
-  throw new KernelCheckError(finding.check, knl.name, insn.id, finding.inames, describe(knl, insn, finding), finding.span ?? insn.span);
+  throw new KernelCheckError(
+    finding.check,
+    knl.name,
+    insn.id,
+    finding.inames,
+    describe(knl, insn, finding),
+    finding.span ?? insn.span,
+  );
 }
 
 /**
@@ -52,7 +59,12 @@ export function fail(knl: LoopKernel, insn: Instruction, finding: Finding): neve
  */
 export function warn(knl: LoopKernel, insn: Instruction, finding: Finding, category: string, key: string): void {
   if (knl.silencedWarnings.includes(key)) return;
-  reportWarning(new LoomWarning(`${describe(knl, insn, finding)} (add '${key}' to the kernel's silencedWarnings to disable)`, category));
+  reportWarning(
+    new LoomWarning(
+      `${describe(knl, insn, finding)} (add '${key}' to the kernel's silencedWarnings to disable)`,
+      category,
+    ),
+  );
 }
 
 /** `'i', 'j'` */

@@ -15,7 +15,8 @@ import { fail, quoted } from './check-error.ts';
 
 export function checkIntegerIndices(knl: LoopKernel): void {
   const inames = new Set(knl.inames);
-  const typeOf = (name: string): DType | undefined => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
+  const typeOf = (name: string): DType | undefined =>
+    inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
   for (const insn of knl.instructions) {
     const subscripts: Subscript[] = [];
     for (const a of insn.assignees) if (a.kind === 'subscript') subscripts.push(a);
@@ -60,7 +61,8 @@ function spanOfSubscript(insn: Instruction, array: string): SourceSpan | undefin
   let depth = 0;
   for (let k = found.index + found[0].length - 1; k < line.length; k++) {
     if (line[k] === '[') depth++;
-    if (line[k] === ']' && --depth === 0) return { text: span.text, start: span.start + found.index, end: span.start + k + 1 };
+    if (line[k] === ']' && --depth === 0)
+      return { text: span.text, start: span.start + found.index, end: span.start + k + 1 };
   }
   return span;
 }

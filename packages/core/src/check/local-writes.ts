@@ -40,11 +40,19 @@ export function checkLocalTemporaryWrites(knl: LoopKernel, subkernels: readonly 
   }
 }
 
-function checkUsesAllLocalAxes(knl: LoopKernel, kernelName: string, t: TemporaryVariable, w: Instruction, axes: ReadonlySet<number>): void {
+function checkUsesAllLocalAxes(
+  knl: LoopKernel,
+  kernelName: string,
+  t: TemporaryVariable,
+  w: Instruction,
+  axes: ReadonlySet<number>,
+): void {
   const used = new Set(localAxesOf(knl, w));
   const missing = [...axes].filter((a) => !used.has(a)).sort();
   if (missing.length === 0) return;
-  const others = [...knl.inameTags].filter(([, tag]) => tag.kind === 'local' && missing.includes(tag.axis)).map(([n]) => n);
+  const others = [...knl.inameTags]
+    .filter(([, tag]) => tag.kind === 'local' && missing.includes(tag.axis))
+    .map(([n]) => n);
   fail(knl, w, {
     check: 'unused_hw_axes',
     inames: others,
@@ -55,7 +63,13 @@ function checkUsesAllLocalAxes(knl: LoopKernel, kernelName: string, t: Temporary
   });
 }
 
-function checkReadsAreWritten(knl: LoopKernel, kernelName: string, t: TemporaryVariable, writers: readonly Instruction[], insns: readonly Instruction[]): void {
+function checkReadsAreWritten(
+  knl: LoopKernel,
+  kernelName: string,
+  t: TemporaryVariable,
+  writers: readonly Instruction[],
+  insns: readonly Instruction[],
+): void {
   // per axis, the hull of what the writers write; undefined: not known, not judged
   const written: (Range | undefined)[] = t.shape.map(() => undefined);
   for (const w of writers) {
@@ -100,7 +114,12 @@ interface Range {
  * Per index, the constant range it takes over the instruction's loops and affine conditions
  * (its predicates, and for a read the `if(c, ...)` branches around it: `guards`).
  */
-function accessRange(knl: LoopKernel, insn: Instruction, indices: readonly Expr[], guards: readonly Expr[] = []): (Range | undefined)[] {
+function accessRange(
+  knl: LoopKernel,
+  insn: Instruction,
+  indices: readonly Expr[],
+  guards: readonly Expr[] = [],
+): (Range | undefined)[] {
   let set = domainOf(knl, insn.withinInames);
   for (const p of [...insn.predicates, ...guards]) {
     const { constraints, complete } = conditionConstraints(p);

@@ -53,7 +53,9 @@ function checkReader(knl: LoopKernel, name: string, w: Instruction, r: Instructi
   const written = indices.map((ix) => onAxes(knl, ix));
   const followsAxis = written.some((ix, k) => !exprEquals(ix, indices[k]));
   if (!followsAxis) return;
-  const foreign = readIndices(knl, r, name).find((ix) => ix.length !== written.length || ix.some((x, k) => !exprEquals(onAxes(knl, x), written[k])));
+  const foreign = readIndices(knl, r, name).find(
+    (ix) => ix.length !== written.length || ix.some((x, k) => !exprEquals(onAxes(knl, x), written[k])),
+  );
   if (foreign === undefined) return;
   fail(knl, r, {
     check: 'private_read_across_work_items',

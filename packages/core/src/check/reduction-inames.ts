@@ -23,7 +23,9 @@ export function checkReductionInamesNotSurrounding(knl: LoopKernel): void {
             inames: bad,
             problem:
               `uses a reduction within loop(s) that it was supposed to reduce over: ${quoted(bad)} ` +
-              (within.length ? '(the instruction already runs inside them)' : '(an enclosing reduction already runs over them)'),
+              (within.length
+                ? '(the instruction already runs inside them)'
+                : '(an enclosing reduction already runs over them)'),
             fix: `Reduce over a fresh iname with the same range (add it to the domain, e.g. duplicate the iname), or take ${quoted(bad)} out of the instruction.`,
           });
         }

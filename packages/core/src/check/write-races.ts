@@ -35,7 +35,9 @@ export function checkWriteRaces(knl: LoopKernel): void {
     const space = addressSpaceOf(knl, name);
     const names = a.kind === 'subscript' ? a.indices.flatMap(namesIn) : [];
     const indexedBy = new Set(names.flatMap((n) => [n, ...(carried.get(n) ?? [])]));
-    const races = insn.withinInames.filter((n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !hasSingleIteration(knl, n));
+    const races = insn.withinInames.filter(
+      (n) => racesIn(space, knl.inameTags.get(n)) && !indexedBy.has(n) && !hasSingleIteration(knl, n),
+    );
     if (races.length === 0) continue;
     const tags = races.map((n) => `${n}: ${tagToString(knl.inameTags.get(n))}`).join(', ');
     warn(

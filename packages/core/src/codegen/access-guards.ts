@@ -185,11 +185,19 @@ export class AccessGuards {
         return this.flatten(e);
       case 'if': {
         const condition = this.reads(insn, e.condition, path, checks, shared);
-        return ifThenElse(condition, this.reads(insn, e.then, [...path, condition], checks, shared), this.reads(insn, e.otherwise, [...path, not(condition)], checks, shared));
+        return ifThenElse(
+          condition,
+          this.reads(insn, e.then, [...path, condition], checks, shared),
+          this.reads(insn, e.otherwise, [...path, not(condition)], checks, shared),
+        );
       }
       case 'logical': {
         const left = this.reads(insn, e.left, path, checks, shared);
-        return logical(e.op, left, this.reads(insn, e.right, [...path, e.op === 'and' ? left : not(left)], checks, shared));
+        return logical(
+          e.op,
+          left,
+          this.reads(insn, e.right, [...path, e.op === 'and' ? left : not(left)], checks, shared),
+        );
       }
       case 'reduce':
         throw new InternalError('a reduction survived realization');
@@ -215,7 +223,11 @@ export class AccessGuards {
     if (index.kind === 'binary' && index.op === '//' && index.right.kind === 'int' && index.right.value > 0) {
       const numerator = this.affineInLoops(insn, index.left);
       const size = toLinear(extent);
-      return numerator !== undefined && size !== undefined && provenSymbolically(numerator.domain, numerator.lin, size.scale(index.right.value));
+      return (
+        numerator !== undefined &&
+        size !== undefined &&
+        provenSymbolically(numerator.domain, numerator.lin, size.scale(index.right.value))
+      );
     }
     const affine = this.affineInLoops(insn, index);
     if (!affine) return false;
@@ -229,7 +241,10 @@ export class AccessGuards {
   }
 
   /** `index` as an affine function of the instruction's loop indices and the parameters, with their domain. */
-  private affineInLoops(insn: Instruction, index: Expr): { lin: Linear; domain: ReturnType<typeof domainOf> } | undefined {
+  private affineInLoops(
+    insn: Instruction,
+    index: Expr,
+  ): { lin: Linear; domain: ReturnType<typeof domainOf> } | undefined {
     const lin = toLinear(index);
     // affine in loop indices and parameters only: a temporary (`t = idx[i]`) is data
     if (!lin || lin.variables.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return undefined;
@@ -251,7 +266,16 @@ export class AccessGuards {
     return logical('and', compare('<=', int(0), index), compare('<', index, this.shapeOf(access.array)![axis]));
   }
 
-  private note(checks: Check[], insn: Instruction, access: Subscript, axis: number, isWrite: boolean, inBounds: Expr, index: Expr, path: readonly Expr[]): void {
+  private note(
+    checks: Check[],
+    insn: Instruction,
+    access: Subscript,
+    axis: number,
+    isWrite: boolean,
+    inBounds: Expr,
+    index: Expr,
+    path: readonly Expr[],
+  ): void {
     if (!this.flags) return;
     this.sites.push({
       array: access.array,
@@ -280,7 +304,10 @@ export class AccessGuards {
     return {
       kind: 'if',
       condition: failed,
-      then: { kind: 'block', body: [store(2 * check.site, int(1)), store(2 * check.site + 1, cast('int32', check.index))] },
+      then: {
+        kind: 'block',
+        body: [store(2 * check.site, int(1)), store(2 * check.site + 1, cast('int32', check.index))],
+      },
     };
   }
 }

@@ -23,7 +23,15 @@ export type Stmt =
    * `target = value`; `target` is a `var` or a one-index `subscript`. With `vector`, every lane
    * of a `vec` loop at once (vectorize.ts): `vectorIndex` says which accesses are whole vectors.
    */
-  | { readonly kind: 'assign'; readonly target: Expr; readonly value: Expr; readonly dtype: DType; readonly atomic: boolean; readonly insnId: string; readonly vector?: VectorLoop }
+  | {
+      readonly kind: 'assign';
+      readonly target: Expr;
+      readonly value: Expr;
+      readonly dtype: DType;
+      readonly atomic: boolean;
+      readonly insnId: string;
+      readonly vector?: VectorLoop;
+    }
   /**
    * `length` elements; with `vectorWidth`, an array with a `vec` axis of that many lanes (the lane
    * index moves fastest). With `initializer`: a constant table of `length` values (a scalar: one),
@@ -99,7 +107,13 @@ export interface KernelFunction {
  */
 export type HostStep =
   | { readonly kind: 'launch'; readonly kernel: number }
-  | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly HostStep[] };
+  | {
+      readonly kind: 'loop';
+      readonly iname: string;
+      readonly lower: Expr;
+      readonly upper: Expr;
+      readonly body: readonly HostStep[];
+    };
 
 /** The program AST `buildProgram` makes from a kernel: its device kernels and the host steps that launch them, before a target spells it. */
 export interface ProgramAst {
@@ -146,12 +160,17 @@ export function mergeGuards(body: readonly Stmt[], same: (a: Expr, b: Expr) => b
       const last = out[out.length - 1];
       if (s.kind === 'if' && last?.kind === 'if' && same(last.condition, s.condition)) {
         const previous = last.then.kind === 'block' ? last.then.body : [last.then];
-        out[out.length - 1] = { kind: 'if', condition: last.condition, then: { kind: 'block', body: [...previous, s.then] } };
+        out[out.length - 1] = {
+          kind: 'if',
+          condition: last.condition,
+          then: { kind: 'block', body: [...previous, s.then] },
+        };
       } else out.push(s);
     }
     return out;
   };
-  const inner = (s: Stmt) => mapStmts(s, { stmt: (x) => (x.kind === 'block' ? { ...x, body: merge(x.body) } : hoistGuard(x)) });
+  const inner = (s: Stmt) =>
+    mapStmts(s, { stmt: (x) => (x.kind === 'block' ? { ...x, body: merge(x.body) } : hoistGuard(x)) });
   return merge(body.map(inner));
 }
 
@@ -169,6 +188,8 @@ function hoistGuard(s: Stmt): Stmt {
     ...statementsOfKind(guard.then, 'assign').flatMap((a) => [...freeVariables(a.target)]),
     ...statementsOfKind(guard.then, 'for').map((f) => f.iname),
   ]);
-  const invariant = !someExpr(guard.condition, (x) => x.kind === 'subscript') && ![...freeVariables(guard.condition)].some((n) => changing.has(n));
+  const invariant =
+    !someExpr(guard.condition, (x) => x.kind === 'subscript') &&
+    ![...freeVariables(guard.condition)].some((n) => changing.has(n));
   return invariant ? { kind: 'if', condition: guard.condition, then: { ...s, body: guard.then } } : s;
 }

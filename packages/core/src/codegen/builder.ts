@@ -19,7 +19,14 @@ import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
 import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
 import { mapStmts } from './stmt-visit.ts';
-import { boundConstraint, combineBounds, constraintsToCondition, laneUniformGuard, nonRedundant, withDim } from './conditions.ts';
+import {
+  boundConstraint,
+  combineBounds,
+  constraintsToCondition,
+  laneUniformGuard,
+  nonRedundant,
+  withDim,
+} from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
@@ -67,7 +74,9 @@ export class DeviceKernelBuilder {
       if (a.offset) {
         // a vector array's buffer is indexed in vectors on some targets and in lanes on others
         if (a.dimTags?.some((t) => t.kind === 'vec'))
-          throw new LoomError(`argument '${a.name}' has an offset and a 'vec' axis; an array of vectors must start at its buffer's start`);
+          throw new LoomError(
+            `argument '${a.name}' has an offset and a 'vec' axis; an array of vectors must start at its buffer's start`,
+          );
         this.offsets.set(a.name, a.offset);
       }
       if (lanes && this.hasVectorType(lanes)) this.vectorWidths.set(a.name, lanes);
@@ -125,8 +134,20 @@ export class DeviceKernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({ name: a.name, dtype: a.dtype!, kind: a.kind, written: written.has(a.name), vectorWidth: this.vectorWidths.get(a.name) })),
-      ...hostInames.map((n) => ({ name: n, dtype: INDEX_DTYPE, kind: 'value' as const, written: false, hostLoop: true })),
+        .map((a) => ({
+          name: a.name,
+          dtype: a.dtype!,
+          kind: a.kind,
+          written: written.has(a.name),
+          vectorWidth: this.vectorWidths.get(a.name),
+        })),
+      ...hostInames.map((n) => ({
+        name: n,
+        dtype: INDEX_DTYPE,
+        kind: 'value' as const,
+        written: false,
+        hostLoop: true,
+      })),
       ...globals
         .filter((t) => used.has(t.name))
         .map((t) => ({
@@ -136,7 +157,9 @@ export class DeviceKernelBuilder {
           written: written.has(t.name),
           temporaryShape: t.shape,
           vectorWidth: this.vectorWidths.get(t.name),
-          ...(t.initializer ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
+          ...(t.initializer
+            ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
+            : {}),
         })),
       ...(flags ? [{ name: flags, dtype: 'int32' as const, kind: 'global' as const, written: true }] : []),
     ];
@@ -148,10 +171,17 @@ export class DeviceKernelBuilder {
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
       length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
       vectorWidth: this.vectorWidths.get(t.name),
-      ...(t.initializer ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) } : {}),
+      ...(t.initializer
+        ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
+        : {}),
     }));
-    const ids = new Map<string, Expr>([...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const), ...scalarGlobals]);
-    const substituted = [...declarations, ...statements].map((s) => mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }));
+    const ids = new Map<string, Expr>([
+      ...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const),
+      ...scalarGlobals,
+    ]);
+    const substituted = [...declarations, ...statements].map((s) =>
+      mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }),
+    );
     const body = mergeGuards(substituted, exprEquals);
     return {
       name,
@@ -181,14 +211,19 @@ export class DeviceKernelBuilder {
     // a barrier inside runs as often on every work-item of a group, so its bounds take no
     // local iname: each work-item's instructions keep their own range as guards
     const barrier = containsBarrier(item);
-    const keep = [...this.hardwareAncestors(iname).filter((n) => !barrier || this.knl.inameTags.get(n)?.kind !== 'local'), ...outer];
+    const keep = [
+      ...this.hardwareAncestors(iname).filter((n) => !barrier || this.knl.inameTags.get(n)?.kind !== 'local'),
+      ...outer,
+    ];
     const domain = domainOf(this.knl, [...keep, iname]);
     // a loop over no points (`0 <= j < 0`: a reduction over nothing, or n = 0 fixed) is no code at all
     if (domain.isEmpty()) return [];
     const lower = nonRedundant(domain.lowerBounds(iname, keep), 'lower', iname, enforced);
     const upper = nonRedundant(domain.upperBounds(iname, keep), 'upper', iname, enforced);
     if (lower.length === 0 || upper.length === 0) {
-      throw new LoomError(`loop '${iname}' has no ${lower.length === 0 ? 'lower' : 'upper'} bound in its domain (${domain.toString()}); it cannot be generated`);
+      throw new LoomError(
+        `loop '${iname}' has no ${lower.length === 0 ? 'lower' : 'upper'} bound in its domain (${domain.toString()}); it cannot be generated`,
+      );
     }
     const slabs = this.knl.loopSlabs.get(iname);
     if (slabs && (lower.length !== 1 || upper.length !== 1))
@@ -226,14 +261,29 @@ export class DeviceKernelBuilder {
    * Slabs: the bulk of the loop, where the enclosing bounds imply every guard, and
    * separate first/last iterations that keep their guards.
    */
-  private slabbed(item: Loop, outer: readonly string[], enforced: BasicSet, lower: Bound, upper: Bound, [head, tail]: readonly [number, number]): Stmt[] {
+  private slabbed(
+    item: Loop,
+    outer: readonly string[],
+    enforced: BasicSet,
+    lower: Bound,
+    upper: Bound,
+    [head, tail]: readonly [number, number],
+  ): Stmt[] {
     const iname = item.iname;
     const shift = (b: Bound, by: number): Bound => ({ expr: b.expr.add(by * b.divisor), divisor: b.divisor });
     const out: Stmt[] = [];
     for (let k = 0; k < head; k++) {
       out.push({ kind: 'comment', text: `initial slab ${k} for '${iname}'` });
       // the single iteration lower + k, if it exists
-      out.push(this.forLoop(item, outer, enforced, [shift(lower, k)], [upper, { expr: lowerAsUpper(lower).add(k * lower.divisor), divisor: lower.divisor }]));
+      out.push(
+        this.forLoop(
+          item,
+          outer,
+          enforced,
+          [shift(lower, k)],
+          [upper, { expr: lowerAsUpper(lower).add(k * lower.divisor), divisor: lower.divisor }],
+        ),
+      );
     }
     out.push({ kind: 'comment', text: `bulk slab for '${iname}'` });
     out.push(this.forLoop(item, outer, enforced, [shift(lower, head)], [shift(upper, -tail)]));
@@ -253,9 +303,14 @@ export class DeviceKernelBuilder {
     const lo = staticMin(term, this.knl.assumptions);
     const hi = staticMax(term, this.knl.assumptions);
     if (!lo.isConstant || !hi.isConstant) {
-      throw new LoomError(`cannot unroll '${iname}': its length is not a constant (it runs from ${lo.toString()} to ${hi.toString()}); split it and unroll the inner part`);
+      throw new LoomError(
+        `cannot unroll '${iname}': its length is not a constant (it runs from ${lo.toString()} to ${hi.toString()}); split it and unroll the inner part`,
+      );
     }
-    if (hi.constant - lo.constant >= 1024) throw new LoomError(`cannot unroll '${iname}': ${hi.constant - lo.constant + 1} copies is too many (at most 1024)`);
+    if (hi.constant - lo.constant >= 1024)
+      throw new LoomError(
+        `cannot unroll '${iname}': ${hi.constant - lo.constant + 1} copies is too many (at most 1024)`,
+      );
     const out: Stmt[] = [];
     for (let v = lo.constant; v <= hi.constant; v++) {
       const fixed = withDim(enforced, iname).addConstraints([{ kind: 'eq', expr: Linear.variable(iname).sub(v) }]);
@@ -286,13 +341,26 @@ export class DeviceKernelBuilder {
     const domain = domainOf(this.knl, insn.withinInames, false, false);
     const context = domain.dims.reduce((set, d) => withDim(set, d), enforced);
     // a guard the same for every lane of a vec loop does not split its vector statement
-    const vecLanes = insn.withinInames.filter((n) => this.knl.inameTags.get(n)?.kind === 'vec' && enforced.dims.includes(n));
-    const gisted = vecLanes.reduce((g, lane) => laneUniformGuard(g, context, lane, ilpRange(this.knl, lane).hi), domain.gist(context));
+    const vecLanes = insn.withinInames.filter(
+      (n) => this.knl.inameTags.get(n)?.kind === 'vec' && enforced.dims.includes(n),
+    );
+    const gisted = vecLanes.reduce(
+      (g, lane) => laneUniformGuard(g, context, lane, ilpRange(this.knl, lane).hi),
+      domain.gist(context),
+    );
     const guard = constraintsToCondition(gisted, insn);
     const guarded = this.guards.instruction(insn);
     const name = nameWritten(insn)!;
-    const assign: Stmt = { kind: 'assign', target: guarded.target, value: guarded.value, dtype: this.types.get(name)!, atomic: insn.atomic, insnId: insn.id };
-    const when = (conditions: readonly Expr[], s: Stmt): Stmt => (conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s);
+    const assign: Stmt = {
+      kind: 'assign',
+      target: guarded.target,
+      value: guarded.value,
+      dtype: this.types.get(name)!,
+      atomic: insn.atomic,
+      insnId: insn.id,
+    };
+    const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
+      conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;
     if (guarded.predicateReports.length + guarded.reports.length === 0) {
       return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], assign)];
     }
@@ -344,11 +412,13 @@ export class DeviceKernelBuilder {
    * global temporary, which is a buffer of the call like an argument (a scalar one too).
    */
   private flatten(e: Expr): Expr {
-    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0) return subscript(e.name, [this.offsets.get(e.name) ?? int(0)]);
+    if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0)
+      return subscript(e.name, [this.offsets.get(e.name) ?? int(0)]);
     if (e.kind !== 'subscript') return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
-    if (strides.length !== e.indices.length) throw new LoomError(`'${e.array}' has ${strides.length} axes but is indexed with ${e.indices.length}`);
+    if (strides.length !== e.indices.length)
+      throw new LoomError(`'${e.array}' has ${strides.length} axes but is indexed with ${e.indices.length}`);
     let flat: Expr | undefined;
     e.indices.forEach((index, axis) => {
       const s = strides[axis];
@@ -390,10 +460,16 @@ function declaredLength(name: string, shape: readonly Expr[], strides: readonly 
  * A row-major initializer laid out by the temporary's strides (its axes may be permuted or
  * padded: elements no index reaches are zeros).
  */
-function initializerLayout(name: string, values: readonly number[], shape: readonly Expr[], strides: readonly Expr[]): number[] {
+function initializerLayout(
+  name: string,
+  values: readonly number[],
+  shape: readonly Expr[],
+  strides: readonly Expr[],
+): number[] {
   const sizes = shape.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
   const steps = strides.map((s) => (s.kind === 'int' ? s.value : Number.NaN));
-  if (sizes.some(Number.isNaN) || steps.some(Number.isNaN)) throw new LoomError(`temporary '${name}': an initialized temporary needs a constant shape and layout`);
+  if (sizes.some(Number.isNaN) || steps.some(Number.isNaN))
+    throw new LoomError(`temporary '${name}': an initialized temporary needs a constant shape and layout`);
   const out = new Array<number>(sizes.length ? requiredLength(sizes, steps) : 1).fill(0);
   values.forEach((v, flat) => {
     let rest = flat;
@@ -408,12 +484,18 @@ function initializerLayout(name: string, values: readonly number[], shape: reado
 }
 
 /** The lanes of an array's `vec` axis, if it has one. */
-function vectorWidthOf(name: string, shape: readonly Expr[] | undefined, dimTags: readonly DimTag[] | undefined): number | undefined {
+function vectorWidthOf(
+  name: string,
+  shape: readonly Expr[] | undefined,
+  dimTags: readonly DimTag[] | undefined,
+): number | undefined {
   const axis = dimTags?.findIndex((t) => t.kind === 'vec') ?? -1;
   if (axis < 0 || !shape) return undefined;
   const lanes = shape[axis];
   if (lanes.kind !== 'int' || !VECTOR_LANES.includes(lanes.value)) {
-    throw new LoomError(`'${name}': a 'vec' axis needs ${VECTOR_LANES.join(', ')} lanes (the lengths of vector types), not ${printExpr(lanes)}`);
+    throw new LoomError(
+      `'${name}': a 'vec' axis needs ${VECTOR_LANES.join(', ')} lanes (the lengths of vector types), not ${printExpr(lanes)}`,
+    );
   }
   return lanes.value;
 }

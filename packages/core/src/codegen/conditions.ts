@@ -10,12 +10,16 @@ export type Side = 'lower' | 'upper';
 
 /** `iname >= ceil(expr/d)` or `iname <= floor(expr/d)` as a constraint. */
 export function boundConstraint(iname: string, b: Bound, side: Side): Constraint {
-  return side === 'lower' ? { kind: 'ge', expr: Linear.variable(iname, b.divisor).sub(b.expr) } : { kind: 'ge', expr: b.expr.sub(Linear.variable(iname, b.divisor)) };
+  return side === 'lower'
+    ? { kind: 'ge', expr: Linear.variable(iname, b.divisor).sub(b.expr) }
+    : { kind: 'ge', expr: b.expr.sub(Linear.variable(iname, b.divisor)) };
 }
 
 /** Drops bounds that the others (with what is enforced) already imply. */
 export function nonRedundant(bounds: readonly Bound[], side: Side, iname: string, enforced: BasicSet): Bound[] {
-  const unique = bounds.filter((b, k) => bounds.findIndex((c) => c.divisor === b.divisor && c.expr.equals(b.expr)) === k);
+  const unique = bounds.filter(
+    (b, k) => bounds.findIndex((c) => c.divisor === b.divisor && c.expr.equals(b.expr)) === k,
+  );
   if (unique.length <= 1) return unique;
   const kept = [...unique];
   for (const b of unique) {
@@ -40,7 +44,8 @@ export function laneUniformGuard(guard: BasicSet, context: BasicSet, lane: strin
   // equivalent where the context holds: each implies the other, on every lane
   const underGuard = context.addConstraints(guard.constraints);
   const underLast = context.addConstraints(atLast);
-  if (!atLast.every((c) => underGuard.implies(c)) || !guard.constraints.every((c) => underLast.implies(c))) return guard;
+  if (!atLast.every((c) => underGuard.implies(c)) || !guard.constraints.every((c) => underLast.implies(c)))
+    return guard;
   return BasicSet.fromConstraints(guard.params, guard.dims, atLast);
 }
 
@@ -68,7 +73,9 @@ export function boundExpr(b: Bound, side: Side, enforced?: BasicSet): Expr {
 
 export function combineBounds(bounds: readonly Bound[], side: Side, enforced?: BasicSet): Expr {
   const exprs = bounds.map((b) => boundExpr(b, side, enforced));
-  return exprs.slice(1).reduce<Expr>((acc, x) => ({ kind: 'call', fn: side === 'lower' ? 'max' : 'min', args: [acc, x] }), exprs[0]);
+  return exprs
+    .slice(1)
+    .reduce<Expr>((acc, x) => ({ kind: 'call', fn: side === 'lower' ? 'max' : 'min', args: [acc, x] }), exprs[0]);
 }
 
 /** The constraints of a (gisted) set as one condition, or undefined when none remain. */
@@ -91,7 +98,10 @@ export function constraintsToCondition(set: BasicSet, insn: Instruction): Expr |
     }
     // bounds on existentials alone say nothing about the inames
     if (c.expr.variables.every((v) => existentials.has(v))) continue;
-    throw new LoomError(`instruction '${insn.id}': cannot generate a guard for the domain constraint '${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0'`, insn.span);
+    throw new LoomError(
+      `instruction '${insn.id}': cannot generate a guard for the domain constraint '${c.expr.toString()} ${c.kind === 'eq' ? '=' : '>='} 0'`,
+      insn.span,
+    );
   }
   if (parts.length === 0) return undefined;
   return parts.reduce((a, b) => logical('and', a, b));

@@ -42,9 +42,17 @@ export interface CodegenOptions {
  * The kernel's code for `target`, with what running it takes (generated.ts). Every input
  * array's dtype must be known (`addDtypes`); outputs' are inferred.
  */
-export function generateCode<T extends Target>(knl: LoopKernel, target: T, options?: CodegenOptions): GeneratedCode<ExtraOf<T>>;
+export function generateCode<T extends Target>(
+  knl: LoopKernel,
+  target: T,
+  options?: CodegenOptions,
+): GeneratedCode<ExtraOf<T>>;
 // (the signature above types a call with a union of targets as the union of what they tell)
-export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, options: CodegenOptions = {}): GeneratedCode<Extra> {
+export function generateCode<Extra>(
+  knl: LoopKernel,
+  target: Target<Extra>,
+  options: CodegenOptions = {},
+): GeneratedCode<Extra> {
   checkOptionKeys('generateCode', options, CODEGEN_OPTIONS);
   try {
     const { program, args, typedArgs } = build(knl, target, options);
@@ -56,7 +64,8 @@ export function generateCode<Extra>(knl: LoopKernel, target: Target<Extra>, opti
     );
   } catch (e) {
     // the set arithmetic does not know which kernel it works for: say it here
-    if (e instanceof CoefficientRangeError && e.kernel === undefined) throw new CoefficientRangeError(e.value, knl.name);
+    if (e instanceof CoefficientRangeError && e.kernel === undefined)
+      throw new CoefficientRangeError(e.value, knl.name);
     throw e;
   }
 }
@@ -67,11 +76,19 @@ export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenO
   return build(knl, target, options).program;
 }
 
-function build(knl: LoopKernel, target: Target | undefined, options: CodegenOptions): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+function build(
+  knl: LoopKernel,
+  target: Target | undefined,
+  options: CodegenOptions,
+): { program: ProgramAst; args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
   checkGeneratable(kernel);
   const facts = target && targetFacts(target);
-  const builder = new DeviceKernelBuilder(kernel, { ...options, vectorTypes: facts?.vectorTypes ?? false, vectorLanes: facts?.vectorLanes });
+  const builder = new DeviceKernelBuilder(kernel, {
+    ...options,
+    vectorTypes: facts?.vectorTypes ?? false,
+    vectorLanes: facts?.vectorLanes,
+  });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);
@@ -105,7 +122,10 @@ export interface LinearizedKernel {
   readonly host: readonly HostScheduleItem[];
 }
 
-function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKernel & { args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
+function linearized(
+  knl: LoopKernel,
+  target: Target | undefined,
+): LinearizedKernel & { args: readonly KernelArg[]; typedArgs: readonly KernelArg[] } {
   const { kernel, callerArgs: args, typedArgs } = runPasses(knl, PREPROCESS_PASSES, target ? { target } : {});
   const schedule = linearize(kernel);
   checkGlobalBarriers(kernel, schedule);
@@ -118,12 +138,23 @@ function linearized(knl: LoopKernel, target: Target | undefined): LinearizedKern
 }
 
 /** loopy's check that no instruction is left out of the schedules: code from them would skip it. */
-function checkEveryInstructionScheduled(kernel: LoopKernel, subkernels: readonly Subkernel[], host: readonly HostScheduleItem[]): void {
+function checkEveryInstructionScheduled(
+  kernel: LoopKernel,
+  subkernels: readonly Subkernel[],
+  host: readonly HostScheduleItem[],
+): void {
   // a global barrier is scheduled on the host, between launches
-  const hostBarriers = (items: readonly HostScheduleItem[]): string[] => items.flatMap((it) => (it.kind === 'barrier' ? [it.id] : it.kind === 'loop' ? hostBarriers(it.body) : []));
-  const scheduled = new Set([...subkernels.flatMap((sub) => scheduledInstructions(sub.schedule)), ...hostBarriers(host)]);
+  const hostBarriers = (items: readonly HostScheduleItem[]): string[] =>
+    items.flatMap((it) => (it.kind === 'barrier' ? [it.id] : it.kind === 'loop' ? hostBarriers(it.body) : []));
+  const scheduled = new Set([
+    ...subkernels.flatMap((sub) => scheduledInstructions(sub.schedule)),
+    ...hostBarriers(host),
+  ]);
   const missing = kernel.instructions.filter((insn) => !scheduled.has(insn.id)).map((insn) => insn.id);
-  if (missing.length) throw new UnscheduledInstructionError(`kernel '${kernel.name}': the instructions ${missing.join(', ')} are in no schedule`);
+  if (missing.length)
+    throw new UnscheduledInstructionError(
+      `kernel '${kernel.name}': the instructions ${missing.join(', ')} are in no schedule`,
+    );
 }
 
 /** loopy's `print(linearized kernel)`: the kernel view followed by its LINEARIZATION. */
@@ -131,5 +162,7 @@ export function stringifyLinearized(knl: LoopKernel): string {
   const { kernel, subkernels, host } = linearizeKernel(knl);
   const view = stringifyKernel(kernel).split('\n');
   const rule = view[view.length - 1];
-  return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, { subkernels, host }), rule].join('\n');
+  return [...view.slice(0, -1), rule, 'LINEARIZATION:', ...printLinearization(kernel, { subkernels, host }), rule].join(
+    '\n',
+  );
 }

@@ -120,7 +120,12 @@ export interface HostTemporary {
 }
 
 /** The generated code of `program`, whose caller-facing arguments are `hostArguments`, as `target` printed it. */
-export function describeProgram<Extra>(target: string, program: ProgramAst, printed: TargetOutput<Extra>, hostArguments: readonly HostArgument[]): GeneratedCode<Extra> {
+export function describeProgram<Extra>(
+  target: string,
+  program: ProgramAst,
+  printed: TargetOutput<Extra>,
+  hostArguments: readonly HostArgument[],
+): GeneratedCode<Extra> {
   // a separate array's name stands for a slice of the caller's array
   const slices = new Map<string, { argument: string; sepIndex: number }>();
   for (const a of hostArguments) a.sep?.names.forEach((name, k) => slices.set(name, { argument: a.name, sepIndex: k }));
@@ -132,7 +137,12 @@ export function describeProgram<Extra>(target: string, program: ProgramAst, prin
       if (p.name === flags) return { ...common, kind: 'bounds-flags' };
       if (p.temporaryShape) {
         if (!temporaries.has(p.name)) {
-          temporaries.set(p.name, { name: p.name, dtype: p.dtype, shape: p.temporaryShape, ...(p.temporaryInitializer ? { initializer: p.temporaryInitializer } : {}) });
+          temporaries.set(p.name, {
+            name: p.name,
+            dtype: p.dtype,
+            shape: p.temporaryShape,
+            ...(p.temporaryInitializer ? { initializer: p.temporaryInitializer } : {}),
+          });
         }
         return { ...common, kind: 'temporary' };
       }

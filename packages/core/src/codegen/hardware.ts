@@ -40,12 +40,17 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
   for (const [iname, tag] of knl.inameTags) {
     if (tag.kind !== 'local' && tag.kind !== 'group') continue;
     if (runs && !runs.has(iname)) continue;
-    if (tag.axis > 2) throw new LoomError(`'${iname}' is tagged ${tag.kind === 'local' ? 'l' : 'g'}.${tag.axis}: only axes 0, 1 and 2 exist`);
+    if (tag.axis > 2)
+      throw new LoomError(
+        `'${iname}' is tagged ${tag.kind === 'local' ? 'l' : 'g'}.${tag.axis}: only axes 0, 1 and 2 exist`,
+      );
     const domain = domainOf(knl, [iname]);
     const term = [{ set: domain, expr: Linear.variable(iname) }];
     const low = hardwareLowerBound(knl, iname, domain, term);
     if (!low.isConstant) {
-      throw new LoomError(`the lower bound of '${iname}' (${low.toString()}) must be a constant to map it to a hardware axis; split it or shift its domain`);
+      throw new LoomError(
+        `the lower bound of '${iname}' (${low.toString()}) must be a constant to map it to a hardware axis; split it or shift its domain`,
+      );
     }
     const offset = low.constant;
     if (tag.kind === 'local') {
@@ -68,7 +73,13 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
         );
       }
       // count = floor(up/d) - offset + 1 = floor((up + d*(1 - offset)) / d)
-      inames.set(iname, { iname, kind: 'group', axis: tag.axis, offset, count: { expr: up.expr.add(up.divisor * (1 - offset)), divisor: up.divisor } });
+      inames.set(iname, {
+        iname,
+        kind: 'group',
+        axis: tag.axis,
+        offset,
+        count: { expr: up.expr.add(up.divisor * (1 - offset)), divisor: up.divisor },
+      });
     }
   }
 
@@ -87,13 +98,18 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
       const { expr, divisor } = h.count!;
       const count = divisor === 1 ? fromLinear(expr) : binary('//', fromLinear(expr), int(divisor));
       if (!counts[h.axis].some((c) => printExpr(c) === printExpr(count))) counts[h.axis].push(count);
-      groupLimits.push({ axis: h.axis, constraint: { kind: 'ge', expr: expr.sub(v.sub(h.offset - 1).scale(divisor)) } });
+      groupLimits.push({
+        axis: h.axis,
+        constraint: { kind: 'ge', expr: expr.sub(v.sub(h.offset - 1).scale(divisor)) },
+      });
     }
   }
   // `iname < count` is guaranteed only when that count alone sizes the axis (no max of several)
   for (const { axis, constraint } of groupLimits) if (counts[axis].length === 1) constraints.push(constraint);
   const used = Math.max(1, ...[...inames.values()].map((h) => h.axis + 1));
-  const groupCount = counts.slice(0, used).map((cs) => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b]))));
+  const groupCount = counts
+    .slice(0, used)
+    .map((cs) => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b]))));
   return { inames, localSize: localSize.slice(0, used), groupCount, constraints };
 }
 
@@ -103,7 +119,12 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
  * a temporary an enclosing loop reads from memory), a LoomError says which temporaries
  * the bounds read, not only that a static minimum was not found.
  */
-function hardwareLowerBound(knl: LoopKernel, iname: string, domain: BasicSet, term: Parameters<typeof staticMin>[0]): Linear {
+function hardwareLowerBound(
+  knl: LoopKernel,
+  iname: string,
+  domain: BasicSet,
+  term: Parameters<typeof staticMin>[0],
+): Linear {
   try {
     return staticMin(term, knl.assumptions);
   } catch (e) {

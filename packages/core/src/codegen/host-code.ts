@@ -12,14 +12,18 @@ export function printHostProgram(kernels: readonly DeviceKernel[], steps: readon
   const walk = (items: readonly HostStep[], indent: string) => {
     for (const h of items) {
       if (h.kind === 'loop') {
-        lines.push(`${indent}for (${h.iname} = ${printExpr(h.lower)}; ${h.iname} <= ${printExpr(h.upper)}; ${h.iname}++) {`);
+        lines.push(
+          `${indent}for (${h.iname} = ${printExpr(h.lower)}; ${h.iname} <= ${printExpr(h.upper)}; ${h.iname}++) {`,
+        );
         walk(h.body, `${indent}  `);
         lines.push(`${indent}}`);
         continue;
       }
       const k = kernels[h.kernel];
       const groups = k.grid.groupCount.map(printExpr).join(', ');
-      lines.push(`${indent}${k.entryPoint}(${k.parameters.map((p) => p.name).join(', ')});  // ${groups} groups of ${k.grid.localSize.join(' x ')}`);
+      lines.push(
+        `${indent}${k.entryPoint}(${k.parameters.map((p) => p.name).join(', ')});  // ${groups} groups of ${k.grid.localSize.join(' x ')}`,
+      );
     }
   };
   walk(steps, '');

@@ -15,12 +15,23 @@ export function hostProgramOf(knl: LoopKernel, host: readonly HostScheduleItem[]
     items.flatMap((h): HostStep[] => {
       if (h.kind === 'barrier') return []; // the device's queue runs launches in order
       if (h.kind === 'launch') return [{ kind: 'launch', kernel: h.subkernel }];
-      return [{ kind: 'loop', iname: h.iname, ...hostLoopBounds(knl, h.iname, outer), body: steps(h.body, [...outer, h.iname]) }];
+      return [
+        {
+          kind: 'loop',
+          iname: h.iname,
+          ...hostLoopBounds(knl, h.iname, outer),
+          body: steps(h.body, [...outer, h.iname]),
+        },
+      ];
     });
   return steps(host, []);
 }
 
-function hostLoopBounds(knl: LoopKernel, iname: string, outer: readonly string[]): Pick<Extract<HostStep, { kind: 'loop' }>, 'lower' | 'upper'> {
+function hostLoopBounds(
+  knl: LoopKernel,
+  iname: string,
+  outer: readonly string[],
+): Pick<Extract<HostStep, { kind: 'loop' }>, 'lower' | 'upper'> {
   // the host knows the value arguments and its own loops, nothing a device kernel computes
   // (the same bounds a device loop would have: the domain with the inames inside projected out)
   const foreign = ancestors(knl, iname).filter((p) => !outer.includes(p));
@@ -34,7 +45,9 @@ function hostLoopBounds(knl: LoopKernel, iname: string, outer: readonly string[]
   const lower = nonRedundant(domain.lowerBounds(iname, outer), 'lower', iname, enforced);
   const upper = nonRedundant(domain.upperBounds(iname, outer), 'upper', iname, enforced);
   if (lower.length === 0 || upper.length === 0) {
-    throw new LoomError(`loop '${iname}' holds a global barrier, so the host runs it, but it has no ${lower.length === 0 ? 'lower' : 'upper'} bound (${domain.toString()})`);
+    throw new LoomError(
+      `loop '${iname}' holds a global barrier, so the host runs it, but it has no ${lower.length === 0 ? 'lower' : 'upper'} bound (${domain.toString()})`,
+    );
   }
   const fromData = [...lower, ...upper].flatMap((b) => b.expr.variables).filter((v) => knl.temporaries.has(v));
   if (fromData.length) {

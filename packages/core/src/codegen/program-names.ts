@@ -48,7 +48,10 @@ const namesOf = perObject((program: ProgramAst): ReadonlySet<string> => {
  */
 export function checkProgramNames(program: ProgramAst): void {
   for (const n of programNames(program)) {
-    if (!isName(n)) throw new LoomError(`the kernel uses ${showName(n)} as a name, which is not one (a name is a letter or '_' followed by letters, digits and '_')`);
+    if (!isName(n))
+      throw new LoomError(
+        `the kernel uses ${showName(n)} as a name, which is not one (a name is a letter or '_' followed by letters, digits and '_')`,
+      );
   }
 }
 

@@ -47,7 +47,9 @@ type Declaration = Extract<Stmt, { kind: 'declare' }>;
 export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   const declarations: Declaration[] = [];
   const body = withoutDeclarations(kernel.body, declarations);
-  const privates = new Set(declarations.filter((d) => d.addressSpace === 'private' && !d.initializer).map((d) => d.name));
+  const privates = new Set(
+    declarations.filter((d) => d.addressSpace === 'private' && !d.initializer).map((d) => d.name),
+  );
   const group = splitAtBarriers(statementsOf(body), privates, false);
 
   const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? 1);
@@ -76,7 +78,8 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
     // x fastest, as the other devices number a group's work-items
     for (const axis of [0, 1, 2]) {
       const counter = counters[axis];
-      if (counter !== undefined) s = { kind: 'for', iname: counter, lower: int(0), upper: int(sizes[axis] - 1), body: s };
+      if (counter !== undefined)
+        s = { kind: 'for', iname: counter, lower: int(0), upper: int(sizes[axis] - 1), body: s };
     }
     return s;
   };

@@ -117,7 +117,10 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
     case 'for': {
       const [iname, lower, upper] = [name(s.iname), expr(s.lower), expr(s.upper)];
       const body = mapStmts(s.body, mapper);
-      mapped = iname === s.iname && lower === s.lower && upper === s.upper && body === s.body ? s : { ...s, iname, lower, upper, body };
+      mapped =
+        iname === s.iname && lower === s.lower && upper === s.upper && body === s.body
+          ? s
+          : { ...s, iname, lower, upper, body };
       break;
     }
     case 'if': {
@@ -131,7 +134,10 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       // a vector statement names its lane iname (no loop introduces it)
       const lane = s.vector && name(s.vector.iname);
       const vector = s.vector && lane !== s.vector.iname ? { ...s.vector, iname: lane! } : s.vector;
-      mapped = target === s.target && value === s.value && vector === s.vector ? s : { ...s, target, value, ...(vector ? { vector } : {}) };
+      mapped =
+        target === s.target && value === s.value && vector === s.vector
+          ? s
+          : { ...s, target, value, ...(vector ? { vector } : {}) };
       break;
     }
     case 'declare': {

@@ -19,15 +19,24 @@ export type { Subkernel, SplitSchedule, HostScheduleItem };
  * `checkDefinitions: false` leaves out the MissingDefinitionError (saveAndReloadTemporaries
  * splits a kernel to find what to save, before the saves are there).
  */
-export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly ScheduleItem[], options: { checkDefinitions?: boolean } = {}): SplitSchedule {
+export function splitAtGlobalBarriers(
+  knl: LoopKernel,
+  schedule: readonly ScheduleItem[],
+  options: { checkDefinitions?: boolean } = {},
+): SplitSchedule {
   const isGlobalBarrier = (it: ScheduleItem): it is { kind: 'insn'; id: string } =>
     it.kind === 'insn' && knl.instruction(it.id).kind === 'barrier' && knl.instruction(it.id).barrierScope === 'global';
-  const holdsGlobalBarrier = (items: readonly ScheduleItem[]): boolean => items.some((it) => isGlobalBarrier(it) || (it.kind === 'loop' && holdsGlobalBarrier(it.body)));
+  const holdsGlobalBarrier = (items: readonly ScheduleItem[]): boolean =>
+    items.some((it) => isGlobalBarrier(it) || (it.kind === 'loop' && holdsGlobalBarrier(it.body)));
 
   const subkernels: Subkernel[] = [];
   const launch = (part: readonly ScheduleItem[], hostInames: readonly string[]): HostScheduleItem[] => {
     if (part.length === 0) return [];
-    subkernels.push({ name: subkernels.length === 0 ? knl.name : `${knl.name}_${subkernels.length - 1}`, schedule: part, hostInames });
+    subkernels.push({
+      name: subkernels.length === 0 ? knl.name : `${knl.name}_${subkernels.length - 1}`,
+      schedule: part,
+      hostInames,
+    });
     return [{ kind: 'launch', subkernel: subkernels.length - 1 }];
   };
   const split = (items: readonly ScheduleItem[], hostInames: readonly string[]): HostScheduleItem[] => {
@@ -39,7 +48,11 @@ export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly Schedu
         part = [];
       } else if (it.kind === 'loop' && holdsGlobalBarrier(it.body)) {
         checkHostLoop(knl, it.iname);
-        host.push(...launch(part, hostInames), { kind: 'loop', iname: it.iname, body: split(it.body, [...hostInames, it.iname]) });
+        host.push(...launch(part, hostInames), {
+          kind: 'loop',
+          iname: it.iname,
+          body: split(it.body, [...hostInames, it.iname]),
+        });
         part = [];
       } else part.push(it);
     }
@@ -55,10 +68,14 @@ export function splitAtGlobalBarriers(knl: LoopKernel, schedule: readonly Schedu
 function checkHostLoop(knl: LoopKernel, iname: string): void {
   const tag = knl.inameTags.get(iname);
   if (tag?.kind === 'unroll') {
-    throw new LoomError(`cannot unroll '${iname}': a global barrier sits inside it, so the host runs it as a loop around the device kernels (untag it)`);
+    throw new LoomError(
+      `cannot unroll '${iname}': a global barrier sits inside it, so the host runs it as a loop around the device kernels (untag it)`,
+    );
   }
   if (knl.loopSlabs.has(iname)) {
-    throw new LoomError(`cannot cut slabs off loop '${iname}': a global barrier sits inside it, so the host runs it as a loop around the device kernels (split it without slabs)`);
+    throw new LoomError(
+      `cannot cut slabs off loop '${iname}': a global barrier sits inside it, so the host runs it as a loop around the device kernels (split it without slabs)`,
+    );
   }
 }
 

@@ -32,7 +32,12 @@ class Unvectorizable extends Error {}
  * The statements of one `vec` loop as vector statements, or undefined when they cannot be
  * (then the caller unrolls). `widths`: the lanes of each array with a `vec` axis.
  */
-export function vectorizeStatements(statements: readonly Stmt[], loop: VectorLoop, widths: ReadonlyMap<string, number>, types: ReadonlyMap<string, DType>): Stmt[] | undefined {
+export function vectorizeStatements(
+  statements: readonly Stmt[],
+  loop: VectorLoop,
+  widths: ReadonlyMap<string, number>,
+  types: ReadonlyMap<string, DType>,
+): Stmt[] | undefined {
   const simplified = statements.map((s) => mapStmts(s, { expr: (e) => simplifyLaneDivisions(e, loop) }));
   const checker = new VectorChecker(loop, widths, types);
   try {
@@ -50,7 +55,8 @@ export function vectorizeStatements(statements: readonly Stmt[], loop: VectorLoo
  */
 function simplifyLaneDivisions(e: Expr, { iname, lanes }: VectorLoop): Expr {
   return mapExpr(e, (x) => {
-    if (x.kind !== 'binary' || (x.op !== '//' && x.op !== '%') || x.right.kind !== 'int' || x.right.value <= 0) return x;
+    if (x.kind !== 'binary' || (x.op !== '//' && x.op !== '%') || x.right.kind !== 'int' || x.right.value <= 0)
+      return x;
     const d = x.right.value;
     const lin = toLinear(x.left);
     if (!lin?.dependsOn(iname)) return x;
@@ -141,7 +147,8 @@ class VectorChecker {
   private condition(e: Expr, dtype: DType): boolean {
     if (e.kind !== 'compare') return this.value(e, dtype) && this.scalarOnly(e);
     const vector = [e.left, e.right].map((x) => this.value(x, dtype)).some(Boolean);
-    if (vector && this.typeOf({ kind: 'binary', op: '+', left: e.left, right: e.right }) !== dtype) throw new Unvectorizable('a comparison in another type');
+    if (vector && this.typeOf({ kind: 'binary', op: '+', left: e.left, right: e.right }) !== dtype)
+      throw new Unvectorizable('a comparison in another type');
     return vector;
   }
 
@@ -180,7 +187,18 @@ class VectorChecker {
 
 const isVectorFloat = (t: DType) => t === 'float32' || t === 'float64';
 /** Element types of vector statements: floats compute, integers are moved and selected only. */
-const VECTOR_ELEMENTS: readonly DType[] = ['float32', 'float64', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'];
+const VECTOR_ELEMENTS: readonly DType[] = [
+  'float32',
+  'float64',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+];
 
 /**
  * The vector index X of a flat index `lanes*X + iname`, or undefined when the index is not

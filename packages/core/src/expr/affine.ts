@@ -45,7 +45,8 @@ function linearOf(e: Expr): Linear | undefined {
           if (right.isConstant) return left.scale(right.constant);
           return undefined;
         default: {
-          const value = left.isConstant && right.isConstant ? foldInteger(e.op, left.constant, right.constant) : undefined;
+          const value =
+            left.isConstant && right.isConstant ? foldInteger(e.op, left.constant, right.constant) : undefined;
           return value === undefined ? undefined : Linear.constant(value);
         }
       }

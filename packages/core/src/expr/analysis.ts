@@ -56,7 +56,8 @@ export function arraysAccessed(e: Expr): Map<string, Subscript[]> {
  * Only variables are replaced; array names of subscripts and function names are not.
  */
 export function substitute(e: Expr, replacements: ReadonlyMap<string, Expr> | Readonly<Record<string, Expr>>): Expr {
-  const map: ReadonlyMap<string, Expr> = replacements instanceof Map ? replacements : new Map(Object.entries(replacements as Record<string, Expr>));
+  const map: ReadonlyMap<string, Expr> =
+    replacements instanceof Map ? replacements : new Map(Object.entries(replacements as Record<string, Expr>));
   return map.size === 0 ? e : substituteIn(e, map);
 }
 
@@ -77,7 +78,9 @@ function substituteInReduction(e: Extract<Expr, { kind: 'reduce' }>, map: Readon
     if (!used.has(name)) continue;
     const captured = e.inames.find((iname) => freeVariables(value).has(iname));
     if (captured !== undefined) {
-      throw new LoomError(`substituting '${name}' inside ${e.op}(${e.inames.join(', ')}, ...) would capture the reduction iname '${captured}'`);
+      throw new LoomError(
+        `substituting '${name}' inside ${e.op}(${e.inames.join(', ')}, ...) would capture the reduction iname '${captured}'`,
+      );
     }
   }
   return mapChildren(e, (c) => substituteIn(c, inner));
@@ -105,14 +108,16 @@ export function exprEquals(a: Expr, b: Expr): boolean {
       if (a.op !== (b as typeof a).op) return false;
       break;
     case 'call':
-      if (a.fn !== (b as typeof a).fn || a.tag !== (b as typeof a).tag || a.dtype !== (b as typeof a).dtype) return false;
+      if (a.fn !== (b as typeof a).fn || a.tag !== (b as typeof a).tag || a.dtype !== (b as typeof a).dtype)
+        return false;
       break;
     case 'cast':
       if (a.dtype !== (b as typeof a).dtype) return false;
       break;
     case 'reduce': {
       const other = b as typeof a;
-      if (a.op !== other.op || a.simultaneous !== other.simultaneous || a.inames.length !== other.inames.length) return false;
+      if (a.op !== other.op || a.simultaneous !== other.simultaneous || a.inames.length !== other.inames.length)
+        return false;
       if (a.inames.some((name, i) => name !== other.inames[i])) return false;
       break;
     }

@@ -38,7 +38,10 @@ export function checkExpressionNode(value: unknown, where: string): Expr {
     if (checked.has(node)) continue;
     const kids = nodeChildren(
       node,
-      (what) => new LoomError(`${where}: ${path ? `at ${path}, ` : ''}${what} (build nodes with the constructors of @loom/core's expr, or give a text)`),
+      (what) =>
+        new LoomError(
+          `${where}: ${path ? `at ${path}, ` : ''}${what} (build nodes with the constructors of @loom/core's expr, or give a text)`,
+        ),
     );
     onPath.add(node);
     stack.push({ node, path, leave: true });
@@ -53,21 +56,26 @@ type Fail = (what: string) => LoomError;
 
 /** The children of `node` with their field names, once its own fields are checked. */
 function nodeChildren(node: unknown, fail: Fail): [string, unknown][] {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) throw fail(`${show(node)} is not an expression node`);
+  if (typeof node !== 'object' || node === null || Array.isArray(node))
+    throw fail(`${show(node)} is not an expression node`);
   const n = node as Record<string, unknown>;
   const kind = n.kind;
   const operand = (): [string, unknown][] => [['operand', n.operand]];
   const list = (field: string, minimum = 0): [string, unknown][] => {
     const items = n[field];
     if (!Array.isArray(items) || items.length < minimum)
-      throw fail(`a '${String(kind)}' node needs ${field}: an array of ${minimum ? 'at least one ' : ''}expression${minimum ? '' : 's'}`);
+      throw fail(
+        `a '${String(kind)}' node needs ${field}: an array of ${minimum ? 'at least one ' : ''}expression${minimum ? '' : 's'}`,
+      );
     return items.map((item, k) => [`${field}[${k}]`, item]);
   };
   const name = (field: string) => {
-    if (typeof n[field] !== 'string' || !NAME_PATTERN.test(n[field] as string)) throw fail(`a '${String(kind)}' node's ${field} ${show(n[field])} is not a name`);
+    if (typeof n[field] !== 'string' || !NAME_PATTERN.test(n[field] as string))
+      throw fail(`a '${String(kind)}' node's ${field} ${show(n[field])} is not a name`);
   };
   const op = (ops: Set<string>) => {
-    if (typeof n.op !== 'string' || !ops.has(n.op)) throw fail(`a '${String(kind)}' node's op ${show(n.op)} is not one of ${[...ops].join(' ')}`);
+    if (typeof n.op !== 'string' || !ops.has(n.op))
+      throw fail(`a '${String(kind)}' node's op ${show(n.op)} is not one of ${[...ops].join(' ')}`);
   };
   const number = (ok: boolean, what: string) => {
     if (!ok) throw fail(`a '${String(kind)}' node's value ${show(n.value)} is not ${what}`);
@@ -78,11 +86,13 @@ function nodeChildren(node: unknown, fail: Fail): [string, unknown][] {
       return [];
     case 'float':
       number(typeof n.value === 'number', 'a number');
-      if (n.dtype !== undefined && n.dtype !== 'float32' && n.dtype !== 'float64') throw fail(`a 'float' node's dtype ${show(n.dtype)} is not float32 or float64`);
+      if (n.dtype !== undefined && n.dtype !== 'float32' && n.dtype !== 'float64')
+        throw fail(`a 'float' node's dtype ${show(n.dtype)} is not float32 or float64`);
       return [];
     case 'imag':
       number(typeof n.value === 'number', 'a number');
-      if (n.dtype !== undefined && n.dtype !== 'complex64' && n.dtype !== 'complex128') throw fail(`an 'imag' node's dtype ${show(n.dtype)} is not complex64 or complex128`);
+      if (n.dtype !== undefined && n.dtype !== 'complex64' && n.dtype !== 'complex128')
+        throw fail(`an 'imag' node's dtype ${show(n.dtype)} is not complex64 or complex128`);
       return [];
     case 'bool':
       number(typeof n.value === 'boolean', 'true or false');
@@ -92,14 +102,16 @@ function nodeChildren(node: unknown, fail: Fail): [string, unknown][] {
       return [];
     case 'subscript':
       name('array');
-      if (n.linear !== undefined && n.linear !== true) throw fail(`a 'subscript' node's linear is true or absent, not ${show(n.linear)}`);
+      if (n.linear !== undefined && n.linear !== true)
+        throw fail(`a 'subscript' node's linear is true or absent, not ${show(n.linear)}`);
       return list('indices');
     case 'neg':
     case 'bitnot':
     case 'not':
       return operand();
     case 'cast':
-      if (typeof n.dtype !== 'string' || !isDType(n.dtype)) throw fail(`a 'cast' node's dtype ${show(n.dtype)} is not a dtype`);
+      if (typeof n.dtype !== 'string' || !isDType(n.dtype))
+        throw fail(`a 'cast' node's dtype ${show(n.dtype)} is not a dtype`);
       return operand();
     case 'binary':
     case 'compare':
@@ -118,14 +130,21 @@ function nodeChildren(node: unknown, fail: Fail): [string, unknown][] {
     case 'call':
       name('fn');
       if (n.tag !== undefined) name('tag');
-      if (n.dtype !== undefined && (typeof n.dtype !== 'string' || !isDType(n.dtype))) throw fail(`a 'call' node's dtype ${show(n.dtype)} is not a dtype`);
+      if (n.dtype !== undefined && (typeof n.dtype !== 'string' || !isDType(n.dtype)))
+        throw fail(`a 'call' node's dtype ${show(n.dtype)} is not a dtype`);
       return list('args');
     case 'reduce': {
-      if (typeof n.op !== 'string' || n.op === '') throw fail(`a 'reduce' node's op ${show(n.op)} is not the name of a reduction`);
-      if (!Array.isArray(n.inames) || n.inames.length === 0 || n.inames.some((i) => typeof i !== 'string' || !NAME_PATTERN.test(i))) {
+      if (typeof n.op !== 'string' || n.op === '')
+        throw fail(`a 'reduce' node's op ${show(n.op)} is not the name of a reduction`);
+      if (
+        !Array.isArray(n.inames) ||
+        n.inames.length === 0 ||
+        n.inames.some((i) => typeof i !== 'string' || !NAME_PATTERN.test(i))
+      ) {
         throw fail(`a 'reduce' node's inames ${show(n.inames)} are not a list of names`);
       }
-      if (typeof n.simultaneous !== 'boolean') throw fail(`a 'reduce' node's simultaneous is true or false, not ${show(n.simultaneous)}`);
+      if (typeof n.simultaneous !== 'boolean')
+        throw fail(`a 'reduce' node's simultaneous is true or false, not ${show(n.simultaneous)}`);
       return list('operands', 1);
     }
     default:

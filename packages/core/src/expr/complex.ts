@@ -47,7 +47,9 @@ export function complexDivide(x: ComplexParts, y: ComplexParts, bind: Bind): Com
   const cWider = bind(compare('>=', absC, absD));
   const bothZero = logical('and', compare('==', c, int(0)), compare('==', d, int(0)));
   const rat = bind(ifThenElse(cWider, binary('/', d, c), binary('/', c, d)));
-  const scl = bind(binary('/', float(1), ifThenElse(cWider, binary('+', c, binary('*', d, rat)), binary('+', d, binary('*', c, rat)))));
+  const scl = bind(
+    binary('/', float(1), ifThenElse(cWider, binary('+', c, binary('*', d, rat)), binary('+', d, binary('*', c, rat)))),
+  );
   const re = ifThenElse(
     cWider,
     ifThenElse(bothZero, binary('/', a, absC), binary('*', binary('+', a, binary('*', b, rat)), scl)),
@@ -75,7 +77,11 @@ export function complexTruthy(z: ComplexParts): Expr {
  * `fn(z)` for a complex `z`: a real value (`abs`, `real`, `imag`) or a complex one. Other
  * functions are not defined for complex values here: a LoomError.
  */
-export function complexFunction(fn: string, z: ComplexParts, bind: Bind): { readonly real: Expr } | { readonly complex: ComplexParts } {
+export function complexFunction(
+  fn: string,
+  z: ComplexParts,
+  bind: Bind,
+): { readonly real: Expr } | { readonly complex: ComplexParts } {
   const re = bind(z.re);
   const im = bind(z.im);
   const modulus = () => call('hypot', [re, im]);
@@ -102,9 +108,19 @@ export function complexFunction(fn: string, z: ComplexParts, bind: Bind): { read
       return { complex: { re: x, im: ifThenElse(compare('<', im, int(0)), neg(y), y) } };
     }
     case 'sin':
-      return { complex: { re: binary('*', call('sin', [re]), call('cosh', [im])), im: binary('*', call('cos', [re]), call('sinh', [im])) } };
+      return {
+        complex: {
+          re: binary('*', call('sin', [re]), call('cosh', [im])),
+          im: binary('*', call('cos', [re]), call('sinh', [im])),
+        },
+      };
     case 'cos':
-      return { complex: { re: binary('*', call('cos', [re]), call('cosh', [im])), im: neg(binary('*', call('sin', [re]), call('sinh', [im]))) } };
+      return {
+        complex: {
+          re: binary('*', call('cos', [re]), call('cosh', [im])),
+          im: neg(binary('*', call('sin', [re]), call('sinh', [im]))),
+        },
+      };
     default:
       throw new LoomError(`${fn} is not defined for complex values here (${COMPLEX_FUNCTIONS.join(', ')} are)`);
   }

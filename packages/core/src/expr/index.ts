@@ -5,7 +5,13 @@
  */
 export * from './nodes.ts';
 export { parseExpression, MAX_BRACKET_NESTING, type ParseOptions } from './parse.ts';
-export { checkExpressionBounds, measureExpression, MAX_EXPRESSION_DEPTH, MAX_EXPRESSION_NODES, type ExpressionMeasure } from './limits.ts';
+export {
+  checkExpressionBounds,
+  measureExpression,
+  MAX_EXPRESSION_DEPTH,
+  MAX_EXPRESSION_NODES,
+  type ExpressionMeasure,
+} from './limits.ts';
 export { checkExpressionNode } from './check-node.ts';
 export { printExpr, formatFloat } from './print.ts';
 export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr } from './visit.ts';

@@ -32,8 +32,19 @@ export interface MathFunction {
   readonly js?: true;
 }
 
-const float = (arity: number, c?: string, js?: true): MathFunction => ({ arity, result: 'float', ...(c ? { c } : {}), ...(js ? { js } : {}) });
-const rounding = (name: string): MathFunction => ({ arity: 1, result: 'argument', rounding: true, c: name, ...(name === 'round' ? {} : { js: true }) });
+const float = (arity: number, c?: string, js?: true): MathFunction => ({
+  arity,
+  result: 'float',
+  ...(c ? { c } : {}),
+  ...(js ? { js } : {}),
+});
+const rounding = (name: string): MathFunction => ({
+  arity: 1,
+  result: 'argument',
+  rounding: true,
+  c: name,
+  ...(name === 'round' ? {} : { js: true }),
+});
 
 /** The known functions (see the file's comment). */
 export const MATH_FUNCTIONS = Object.freeze({
@@ -97,5 +108,9 @@ export const isMathFunction = (name: string): name is MathFunctionName => Object
 
 /** The known functions whose entry satisfies `test`. */
 export function mathFunctionsWhere(test: (f: MathFunction, name: MathFunctionName) => boolean): Set<MathFunctionName> {
-  return new Set((Object.entries(MATH_FUNCTIONS) as [MathFunctionName, MathFunction][]).filter(([name, f]) => test(f, name)).map(([name]) => name));
+  return new Set(
+    (Object.entries(MATH_FUNCTIONS) as [MathFunctionName, MathFunction][])
+      .filter(([name, f]) => test(f, name))
+      .map(([name]) => name),
+  );
 }

@@ -201,7 +201,23 @@ export interface Cast {
 }
 
 /** An expression of Loom's language: immutable nodes, told apart by `kind` (pymbolic's expressions in loopy). */
-export type Expr = IntLit | FloatLit | ImagLit | BoolLit | Var | Subscript | Neg | BitNot | Binary | Compare | Logical | Not | If | Call | Reduce | Cast;
+export type Expr =
+  | IntLit
+  | FloatLit
+  | ImagLit
+  | BoolLit
+  | Var
+  | Subscript
+  | Neg
+  | BitNot
+  | Binary
+  | Compare
+  | Logical
+  | Not
+  | If
+  | Call
+  | Reduce
+  | Cast;
 
 // Constructors: the only way nodes are built, so every node is frozen.
 
@@ -212,31 +228,47 @@ export const int = (value: number): IntLit => {
 };
 /** A float literal node (float32 or float64; none: a weak literal that takes its context's type). */
 export const float = (value: number, dtype?: 'float32' | 'float64'): FloatLit =>
-  Object.freeze(dtype === undefined ? { kind: 'float', value } : { kind: 'float', value: dtype === 'float32' ? Math.fround(value) : value, dtype });
+  Object.freeze(
+    dtype === undefined
+      ? { kind: 'float', value }
+      : { kind: 'float', value: dtype === 'float32' ? Math.fround(value) : value, dtype },
+  );
 /** An imaginary literal node (`value` times i). */
 export const imag = (value: number, dtype?: 'complex64' | 'complex128'): ImagLit =>
-  Object.freeze(dtype === undefined ? { kind: 'imag', value } : { kind: 'imag', value: dtype === 'complex64' ? Math.fround(value) : value, dtype });
+  Object.freeze(
+    dtype === undefined
+      ? { kind: 'imag', value }
+      : { kind: 'imag', value: dtype === 'complex64' ? Math.fround(value) : value, dtype },
+  );
 /** A boolean literal node. */
 export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', value });
 /** A name node. */
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
 /** An array access node `array[indices]` (`linear`: one flat index). */
 export const subscript = (array: string, indices: readonly Expr[], linear?: boolean): Subscript =>
-  Object.freeze(linear ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true } : { kind: 'subscript', array, indices: Object.freeze([...indices]) });
+  Object.freeze(
+    linear
+      ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true }
+      : { kind: 'subscript', array, indices: Object.freeze([...indices]) },
+  );
 /** A negation node. */
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });
 /** A bitwise-not node. */
 export const bitnot = (operand: Expr): BitNot => Object.freeze({ kind: 'bitnot', operand });
 /** A binary operation node. */
-export const binary = (op: BinaryOp, left: Expr, right: Expr): Binary => Object.freeze({ kind: 'binary', op, left, right });
+export const binary = (op: BinaryOp, left: Expr, right: Expr): Binary =>
+  Object.freeze({ kind: 'binary', op, left, right });
 /** A comparison node. */
-export const compare = (op: CompareOp, left: Expr, right: Expr): Compare => Object.freeze({ kind: 'compare', op, left, right });
+export const compare = (op: CompareOp, left: Expr, right: Expr): Compare =>
+  Object.freeze({ kind: 'compare', op, left, right });
 /** An `and`/`or` node. */
-export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical => Object.freeze({ kind: 'logical', op, left, right });
+export const logical = (op: LogicalOp, left: Expr, right: Expr): Logical =>
+  Object.freeze({ kind: 'logical', op, left, right });
 /** A logical-not node. */
 export const not = (operand: Expr): Not => Object.freeze({ kind: 'not', operand });
 /** A conditional node `condition ? then : otherwise`. */
-export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If => Object.freeze({ kind: 'if', condition, then, otherwise });
+export const ifThenElse = (condition: Expr, then: Expr, otherwise: Expr): If =>
+  Object.freeze({ kind: 'if', condition, then, otherwise });
 /** A function call node. */
 export const call = (fn: string, args: readonly Expr[], tag?: string, dtype?: string): Call =>
   Object.freeze({
@@ -247,7 +279,12 @@ export const call = (fn: string, args: readonly Expr[], tag?: string, dtype?: st
     ...(dtype === undefined ? {} : { dtype }),
   });
 /** A reduction of one expression (`body`) or of several (`argmax`: value and index). */
-export const reduce = (op: ReductionOp, inames: readonly string[], body: Expr | readonly Expr[], simultaneous = false): Reduce =>
+export const reduce = (
+  op: ReductionOp,
+  inames: readonly string[],
+  body: Expr | readonly Expr[],
+  simultaneous = false,
+): Reduce =>
   Object.freeze({
     kind: 'reduce',
     op,
@@ -274,5 +311,10 @@ export const mul = (a: Expr, b: Expr) => binary('*', a, b);
  * from the table of known functions (math-functions.ts).
  */
 export const KNOWN_FUNCTIONS: Readonly<Record<string, number | undefined>> = Object.freeze(
-  Object.fromEntries(Object.entries(MATH_FUNCTIONS).map(([name, f]: [string, MathFunction]) => [name, f.arity === 'variadic' ? undefined : f.arity])),
+  Object.fromEntries(
+    Object.entries(MATH_FUNCTIONS).map(([name, f]: [string, MathFunction]) => [
+      name,
+      f.arity === 'variadic' ? undefined : f.arity,
+    ]),
+  ),
 );

@@ -47,7 +47,11 @@ export function parseExpression(text: string, options: ParseOptions = {}): Expr 
   if (tokens.length === 0) throw errorAt(slice, 0, Math.max(text.length, 1), 'empty expression');
   checkBracketNesting(tokens, slice);
   const e = parseTokens(tokens, slice, { inames: options.inames });
-  checkExpressionBounds(e, 'the expression', { text: slice.source, start: slice.offset, end: slice.offset + Math.max(1, text.length) });
+  checkExpressionBounds(e, 'the expression', {
+    text: slice.source,
+    start: slice.offset,
+    end: slice.offset + Math.max(1, text.length),
+  });
   return e;
 }
 

@@ -72,12 +72,18 @@ const PRODUCT = 9;
 /** The operand of a prefix operator: nothing binary but `**` (which `power` reads). */
 const PREFIX = 10;
 
-const arithmetic = (level: number, ops: BinaryOp[]) => Object.fromEntries(ops.map((op) => [op, { level, build: (l: Expr, r: Expr) => binary(op, l, r) }]));
+const arithmetic = (level: number, ops: BinaryOp[]) =>
+  Object.fromEntries(ops.map((op) => [op, { level, build: (l: Expr, r: Expr) => binary(op, l, r) }]));
 
 const BINARY: Readonly<Record<string, { readonly level: number; readonly build: (l: Expr, r: Expr) => Expr }>> = {
   or: { level: OR, build: (l, r) => logical('or', l, r) },
   and: { level: AND, build: (l, r) => logical('and', l, r) },
-  ...Object.fromEntries((['==', '!=', '<', '<=', '>', '>='] as CompareOp[]).map((op) => [op, { level: COMPARISON, build: (l: Expr, r: Expr) => compare(op, l, r) }])),
+  ...Object.fromEntries(
+    (['==', '!=', '<', '<=', '>', '>='] as CompareOp[]).map((op) => [
+      op,
+      { level: COMPARISON, build: (l: Expr, r: Expr) => compare(op, l, r) },
+    ]),
+  ),
   ...arithmetic(BIT_OR, ['|']),
   ...arithmetic(BIT_XOR, ['^']),
   ...arithmetic(BIT_AND, ['&']),
@@ -142,7 +148,8 @@ class Parser {
       const then = this.conditional();
       this.inThenBranch = outer;
       const colon = this.peek();
-      if (colon?.text !== ':') throw this.syntaxError(colon, `expected ':' and the 'otherwise' part of '? :', found ${this.found(colon)}`);
+      if (colon?.text !== ':')
+        throw this.syntaxError(colon, `expected ':' and the 'otherwise' part of '? :', found ${this.found(colon)}`);
       this.pos++;
       return ifThenElse(condition, then, this.conditional());
     });
@@ -155,7 +162,10 @@ class Parser {
       const condition = this.binary(OR);
       const keyword = this.peek();
       if (keyword?.kind !== 'name' || keyword.text !== 'else') {
-        throw this.syntaxError(keyword, `expected 'else' and the 'otherwise' part of 'a if c else b', found ${this.found(keyword)}`);
+        throw this.syntaxError(
+          keyword,
+          `expected 'else' and the 'otherwise' part of 'a if c else b', found ${this.found(keyword)}`,
+        );
       }
       this.pos++;
       return ifThenElse(condition, then, this.conditional());
@@ -191,7 +201,10 @@ class Parser {
     if (!token) return;
     if (token.kind === 'name' && (token.text === 'if' || token.text === 'else')) return; // `a if c else b`
     // after a number or an operator, a number is a plain syntax error (`1 2`), reported at the end
-    const value = token.kind === 'name' || token.text === '(' || ((token.kind === 'number' || token.kind === 'bool') && this.lastOperand === 'other');
+    const value =
+      token.kind === 'name' ||
+      token.text === '(' ||
+      ((token.kind === 'number' || token.kind === 'bool') && this.lastOperand === 'other');
     if (value) throw this.error(token, `missing operator before '${token.text}'`);
   }
 
@@ -250,14 +263,20 @@ class Parser {
       this.pos++;
       const next = this.peek();
       if (token.text.includes('$') && next?.text !== '(') {
-        throw this.error(token, `a tag ('${token.text}') is only allowed on a call of a substitution rule, as in g$tag(x)`);
+        throw this.error(
+          token,
+          `a tag ('${token.text}') is only allowed on a call of a substitution rule, as in g$tag(x)`,
+        );
       }
-      const plain = next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
+      const plain =
+        next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
       const value = this.peek()?.kind === 'component' ? this.component(plain, this.next()) : plain;
       if (value.kind === 'var') return value;
       const after = this.peek();
-      if (after?.text === '[') throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
-      if (after?.text === '(' && value.kind === 'subscript') throw this.error(after, 'only a function, by its name, can be called');
+      if (after?.text === '[')
+        throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
+      if (after?.text === '(' && value.kind === 'subscript')
+        throw this.error(after, 'only a function, by its name, can be called');
       return value; // a `(` after a call is a missing operator, said by `binary`
     }
     if (token.text === '(' && !this.tupleParentheses.has(this.pos)) {
@@ -266,10 +285,12 @@ class Parser {
       this.close(')');
       this.lastOperand = 'other';
       const after = this.peek();
-      if (after?.text === '[') throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
+      if (after?.text === '[')
+        throw this.error(after, 'only an array, by its name, can be subscripted (write a[i, j], not a[i][j])');
       return inner;
     }
-    if (token.text === '(' || token.text === '[') throw this.error(token, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+    if (token.text === '(' || token.text === '[')
+      throw this.error(token, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
     if (token.text === ':') throw this.error(token, "ranges ('a:b') are not supported");
     throw this.syntaxError(token, `expected a value, found '${token.text}'`);
   }
@@ -313,7 +334,10 @@ class Parser {
     const lane = 'xyzw'.includes(name) ? 'xyzw'.indexOf(name) : Number.parseInt(name.slice(1), 16);
     if (value.kind === 'var') return subscript(value.name, [int(lane)]);
     if (value.kind === 'subscript' && !value.linear) return subscript(value.array, [...value.indices, int(lane)]);
-    throw this.error(token, `a component ('${token.text}') follows an array element or a vector name, not ${value.kind === 'call' ? 'a call' : 'a linear subscript'}`);
+    throw this.error(
+      token,
+      `a component ('${token.text}') follows an array element or a vector name, not ${value.kind === 'call' ? 'a call' : 'a linear subscript'}`,
+    );
   }
 
   private subscript(array: Token): Expr {
@@ -353,7 +377,8 @@ class Parser {
   private argument(tupleAllowed: boolean): Argument {
     const first = this.peek()!;
     if (first?.text === '[' || (first?.text === '(' && this.tupleParentheses.has(this.pos))) {
-      if (!tupleAllowed) throw this.error(first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+      if (!tupleAllowed)
+        throw this.error(first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
       return { first, tuple: this.tuple() };
     }
     const start = this.pos;
@@ -367,7 +392,8 @@ class Parser {
     const names = this.list(closer, () => {
       const name = this.peek();
       const after = this.tokens[this.pos + 1];
-      if (name?.kind !== 'name' || (after?.text !== ',' && after?.text !== closer)) throw this.error(name, 'expected an iname');
+      if (name?.kind !== 'name' || (after?.text !== ',' && after?.text !== closer))
+        throw this.error(name, 'expected an iname');
       this.pos++;
       return name;
     });
@@ -378,7 +404,8 @@ class Parser {
   /** What a call means: a reduction, a conditional, a cast, a known function, or a call of a rule. */
   private meaning(nameToken: Token, args: readonly Argument[]): Expr {
     const name = nameToken.text;
-    const arityError = (expected: string) => this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    const arityError = (expected: string) =>
+      this.error(nameToken, `${name}() takes ${expected}, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
     const inamesOf = (a: Argument) => (a.tuple ? a.tuple : a.bareName ? [a.bareName] : undefined);
 
     if (name === 'reduce' || name === 'simul_reduce') return this.generalReduction(nameToken, args);
@@ -393,11 +420,13 @@ class Parser {
       const values = `${op.arity === 1 ? 'an expression' : `${op.arity} expressions`}`;
       if (args.length !== op.arity + 1) throw arityError(`an iname (or a tuple of inames) and ${values}`);
       const inames = inamesOf(args[0]);
-      if (!inames) throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
+      if (!inames)
+        throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
       return reduce(name, this.checkedInames(inames, args[0].first), this.values(args.slice(1)));
     }
     const tuple = args.find((a) => a.tuple);
-    if (tuple) throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+    if (tuple)
+      throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
 
     const values = args.map((a) => a.value!);
     if (name === 'if') {
@@ -426,25 +455,43 @@ class Parser {
   private generalReduction(nameToken: Token, args: readonly Argument[]): Expr {
     const name = nameToken.text;
     if (args.length < 3)
-      throw this.error(nameToken, `${name}() takes an operation, its inames and the values it reduces, got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+      throw this.error(
+        nameToken,
+        `${name}() takes an operation, its inames and the values it reduces, got ${args.length} argument${args.length === 1 ? '' : 's'}`,
+      );
     const opName = operationName(args[0].value);
-    if (opName === undefined) throw this.error(args[0].first, `expected the name of a reduction operation (sum, product, max, min, any, all, argmax, argmin, segmented(sum), ...)`);
+    if (opName === undefined)
+      throw this.error(
+        args[0].first,
+        `expected the name of a reduction operation (sum, product, max, min, any, all, argmax, argmin, segmented(sum), ...)`,
+      );
     const op = findReductionOperation(opName);
-    if (!op) throw this.error(args[0].first, `unknown reduction '${opName}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`);
+    if (!op)
+      throw this.error(
+        args[0].first,
+        `unknown reduction '${opName}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`,
+      );
     if (args.length !== op.arity + 2)
       throw this.error(
         nameToken,
         `${name}(${opName}, ...) takes its inames and ${op.arity} value${op.arity === 1 ? '' : 's'}, got ${args.length - 1} argument${args.length === 2 ? '' : 's'} after the operation`,
       );
     const inames = args[1].tuple ?? (args[1].bareName ? [args[1].bareName] : undefined);
-    if (!inames) throw this.error(args[1].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
-    return reduce(opName, this.checkedInames(inames, args[1].first, true), this.values(args.slice(2)), name === 'simul_reduce');
+    if (!inames)
+      throw this.error(args[1].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
+    return reduce(
+      opName,
+      this.checkedInames(inames, args[1].first, true),
+      this.values(args.slice(2)),
+      name === 'simul_reduce',
+    );
   }
 
   /** The values of arguments (tuples are refused). */
   private values(args: readonly Argument[]): Expr[] {
     const tuple = args.find((a) => a.tuple);
-    if (tuple) throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
+    if (tuple)
+      throw this.error(tuple.first, 'a tuple is only allowed as the inames of a reduction, as in sum((i, j), e)');
     return args.map((a) => a.value!);
   }
 

@@ -95,7 +95,13 @@ function printBinary(e: Extract<Expr, { kind: 'binary' }>): string {
   }
 }
 
-const BITWISE_PRECEDENCE: Readonly<Record<string, Prec>> = { '|': Prec.BitOr, '^': Prec.BitXor, '&': Prec.BitAnd, '<<': Prec.Shift, '>>': Prec.Shift };
+const BITWISE_PRECEDENCE: Readonly<Record<string, Prec>> = {
+  '|': Prec.BitOr,
+  '^': Prec.BitXor,
+  '&': Prec.BitAnd,
+  '<<': Prec.Shift,
+  '>>': Prec.Shift,
+};
 
 /**
  * A sized literal: `2.0f`, `5jf`. The number is written as a float (`2.0`, not `2`), so that

@@ -40,7 +40,10 @@ type Remembered = readonly [(e: Expr) => Expr, (e: Expr) => Expr];
  * the lane. The same answers as `simplify`, each worked out once.
  */
 export function simplifier(options: SimplifyOptions = {}): (e: Expr) => Expr {
-  const remembered: Remembered = [perObjectWhile((e: Expr) => simplifyIn(e, false, options, remembered)), perObjectWhile((e: Expr) => simplifyIn(e, true, options, remembered))];
+  const remembered: Remembered = [
+    perObjectWhile((e: Expr) => simplifyIn(e, false, options, remembered)),
+    perObjectWhile((e: Expr) => simplifyIn(e, true, options, remembered)),
+  ];
   return remembered[options.integer ? 1 : 0];
 }
 
@@ -87,7 +90,8 @@ function fold(e: Expr): Expr {
       if (e.left.kind !== 'int' || e.right.kind !== 'int') return e;
       return bool(compareNumbers(e.op, e.left.value, e.right.value));
     case 'logical': {
-      if (e.left.kind === 'bool' && e.right.kind === 'bool') return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
+      if (e.left.kind === 'bool' && e.right.kind === 'bool')
+        return bool(e.op === 'and' ? e.left.value && e.right.value : e.left.value || e.right.value);
       // a truth value that settles nothing goes (`c and true` is c), one that settles all stays
       // alone (`c or true` is true): the operands are pure, so dropping one changes nothing
       const settles = e.op === 'or';

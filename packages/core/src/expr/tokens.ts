@@ -48,7 +48,34 @@ const BOOLEANS = new Set(['true', 'false']);
  * Symbolic operators we accept, longest first. `[[` opens loopy's linear subscript `a[[k]]`
  * (read only right after a name; elsewhere it is two brackets).
  */
-const OPERATORS = ['**', '//', '==', '!=', '<=', '>=', '<<', '>>', '+', '-', '*', '/', '%', '^', '&', '|', '~', '<', '>', '(', ')', '[', ']', ',', '?', ':'];
+const OPERATORS = [
+  '**',
+  '//',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '<<',
+  '>>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '^',
+  '&',
+  '|',
+  '~',
+  '<',
+  '>',
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '?',
+  ':',
+];
 
 /** Operators of other languages that users write by habit: what to say instead. */
 const FOREIGN_OPERATORS: ReadonlyArray<readonly [string, string]> = [
@@ -97,7 +124,10 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
       // `2a`, `2i`, `1e`, `0x1F`: other languages read an implicit multiplication (or a hex
       // literal); for us a number runs into a name only when an operator is missing.
       if (/^[A-Za-z0-9_.]/.test(text.slice(pos))) {
-        const what = text[pos] === '.' ? "unexpected '.'" : `missing operator between the number '${tokens[tokens.length - 1].text}' and '${text[pos]}'`;
+        const what =
+          text[pos] === '.'
+            ? "unexpected '.'"
+            : `missing operator between the number '${tokens[tokens.length - 1].text}' and '${text[pos]}'`;
         throw errorAt(slice, pos, pos + 1, what);
       }
       continue;
@@ -106,10 +136,14 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     if (name) {
       const word = name[0];
       const tag = WORD_OPERATORS.has(word) || BOOLEANS.has(word) ? null : TAG.exec(text.slice(pos + word.length));
-      push(WORD_OPERATORS.has(word) ? 'word' : BOOLEANS.has(word) ? 'bool' : 'name', word.length + (tag ? tag[0].length : 0));
+      push(
+        WORD_OPERATORS.has(word) ? 'word' : BOOLEANS.has(word) ? 'bool' : 'name',
+        word.length + (tag ? tag[0].length : 0),
+      );
       pushComponent();
       // `a.b`, `a.5`: there is no other attribute access (and respelled, `a.5` would run together).
-      if (text[pos] === '.') throw errorAt(slice, pos, pos + 1, "unexpected '.' (a vector component is one of .x .y .z .w .s0 ... .sf)");
+      if (text[pos] === '.')
+        throw errorAt(slice, pos, pos + 1, "unexpected '.' (a vector component is one of .x .y .z .w .s0 ... .sf)");
       continue;
     }
     // Operators of other languages are checked first, so that `<<` is not read as two `<`;

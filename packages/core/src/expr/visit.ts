@@ -3,7 +3,20 @@
  * handle those and hand the rest to `mapChildren` / `children`, so adding a node kind means
  * updating this file and the passes that really look at it.
  */
-import { binary, bitnot, call, cast, compare, ifThenElse, logical, neg, not, reduce, subscript, type Expr } from './nodes.ts';
+import {
+  binary,
+  bitnot,
+  call,
+  cast,
+  compare,
+  ifThenElse,
+  logical,
+  neg,
+  not,
+  reduce,
+  subscript,
+  type Expr,
+} from './nodes.ts';
 
 /** The direct sub-expressions of `e`, in source order. */
 export function children(e: Expr): Expr[] {
@@ -87,7 +100,11 @@ export function walk(e: Expr, visitor: (e: Expr) => void | boolean): void {
  * the reduction's own, while a `k` beside the sum would be a name from outside.
  * `bound` is what the caller's context already binds (an instruction's loops, say).
  */
-export function walkScoped(e: Expr, visitor: (e: Expr, bound: readonly string[]) => void | boolean, bound: readonly string[] = []): void {
+export function walkScoped(
+  e: Expr,
+  visitor: (e: Expr, bound: readonly string[]) => void | boolean,
+  bound: readonly string[] = [],
+): void {
   if (visitor(e, bound) === false) return;
   const inner = e.kind === 'reduce' ? [...bound, ...e.inames] : bound;
   for (const c of children(e)) walkScoped(c, visitor, inner);

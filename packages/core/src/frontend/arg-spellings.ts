@@ -38,14 +38,22 @@ function describe(x: unknown): string {
  * loopy's keyword arguments were written without an argument list. An argument declaration
  * (it has a `kind`) alone is not options: it belongs in a list.
  */
-export function splitArgsAndOptions<O extends object>(third: unknown, fourth: O | undefined): { readonly args: unknown; readonly options: O } {
+export function splitArgsAndOptions<O extends object>(
+  third: unknown,
+  fourth: O | undefined,
+): { readonly args: unknown; readonly options: O } {
   const proto = typeof third === 'object' && third !== null ? Object.getPrototypeOf(third) : undefined;
   const isPlainObject = proto === Object.prototype || proto === null;
   if (!isPlainObject) return { args: third, options: fourth ?? ({} as O) };
   if ('kind' in (third as object)) {
-    throw new LoomError(`makeKernel: the argument declaration '${String((third as { name?: unknown }).name)}' must be in a list: [globalArg(...), '...']`);
+    throw new LoomError(
+      `makeKernel: the argument declaration '${String((third as { name?: unknown }).name)}' must be in a list: [globalArg(...), '...']`,
+    );
   }
-  if (fourth !== undefined) throw new LoomError('makeKernel: options given twice (as the third argument and as the fourth); pass the argument list third');
+  if (fourth !== undefined)
+    throw new LoomError(
+      'makeKernel: options given twice (as the third argument and as the fourth); pass the argument list third',
+    );
   return { args: undefined, options: third as O };
 }
 
@@ -56,7 +64,8 @@ export function splitArgsAndOptions<O extends object>(third: unknown, fourth: O 
  */
 export function normalizeArgList(args: unknown): ArgEntry[] {
   if (args === undefined) return ['...'];
-  const entries: readonly unknown[] = typeof args === 'string' ? args.split(',') : Array.isArray(args) ? args : badList(args);
+  const entries: readonly unknown[] =
+    typeof args === 'string' ? args.split(',') : Array.isArray(args) ? args : badList(args);
   const out: ArgEntry[] = [];
   for (const entry of entries) {
     if (typeof entry === 'string') {
@@ -73,15 +82,19 @@ export function normalizeArgList(args: unknown): ArgEntry[] {
     }
     const spec = entry as ArgSpec | TemporarySpec;
     const names = spec.name.split(',').map((s) => s.trim());
-    if (names.some((n) => n === '')) throw new LoomError(`makeKernel: the argument name '${spec.name}' has an empty name between its commas`);
+    if (names.some((n) => n === ''))
+      throw new LoomError(`makeKernel: the argument name '${spec.name}' has an empty name between its commas`);
     // (a temporary's shape is read by declaredTemporary, which a temporaryVariable reaches only through here)
-    for (const name of names) out.push(spec.kind === 'temporary' ? { ...spec, name } : normalizeArgSpec({ ...spec, name }));
+    for (const name of names)
+      out.push(spec.kind === 'temporary' ? { ...spec, name } : normalizeArgSpec({ ...spec, name }));
   }
   return out;
 }
 
 function badList(args: unknown): never {
-  throw new LoomError(`makeKernel: the argument list must be a list or a comma-separated string ('a, b, ...'), got ${describe(args)}`);
+  throw new LoomError(
+    `makeKernel: the argument list must be a list or a comma-separated string ('a, b, ...'), got ${describe(args)}`,
+  );
 }
 
 function normalizeArgSpec(spec: ArgSpec): DeclaredArg {
@@ -92,7 +105,10 @@ function normalizeArgSpec(spec: ArgSpec): DeclaredArg {
  * A shape as loopy's `_parse_shape_or_strides` reads it: `'n'` is `(n,)`, `'n, m'` and
  * `'(n, m)'` are `(n, m)`, `'()'` is a scalar, a number is one axis; `'auto'` stays.
  */
-export function normalizeShape(shape: ShapeInput | null | undefined, name: string): (number | string)[] | 'auto' | null | undefined {
+export function normalizeShape(
+  shape: ShapeInput | null | undefined,
+  name: string,
+): (number | string)[] | 'auto' | null | undefined {
   // null: loopy's shape=None, one axis as long as the array passed (kernel/arg-layouts.ts)
   if (shape === undefined || shape === null || shape === 'auto') return shape;
   if (typeof shape === 'number') return [shape];
@@ -100,12 +116,16 @@ export function normalizeShape(shape: ShapeInput | null | undefined, name: strin
   if (Array.isArray(shape)) {
     for (const entry of shape) {
       if (typeof entry !== 'number' && typeof entry !== 'string') {
-        throw new LoomError(`'${name}': a shape entry must be a number or an expression string ('n + 1'), got ${describe(entry)}`);
+        throw new LoomError(
+          `'${name}': a shape entry must be a number or an expression string ('n + 1'), got ${describe(entry)}`,
+        );
       }
     }
     return [...shape];
   }
-  throw new LoomError(`'${name}': shape must be a list ([n, 4]), one string ('n, 4'), a number, 'auto' or null; got ${describe(shape)}`);
+  throw new LoomError(
+    `'${name}': shape must be a list ([n, 4]), one string ('n, 4'), a number, 'auto' or null; got ${describe(shape)}`,
+  );
 }
 
 /** `'(n, m)'` → `['n', 'm']`: commas outside brackets separate the axes. */

@@ -11,7 +11,9 @@ import type { Instruction, SubstitutionRule } from '../kernel/model.ts';
 
 /** `e` with every bare name of a parameterless rule (outside `bound`) made a call of it. */
 function callBareRules(e: Expr, parameterless: ReadonlySet<string>, bound: ReadonlySet<string> = new Set()): Expr {
-  return mapExpr(e, (x) => (x.kind === 'var' && parameterless.has(x.name) && !bound.has(x.name) ? call(x.name, []) : x));
+  return mapExpr(e, (x) =>
+    x.kind === 'var' && parameterless.has(x.name) && !bound.has(x.name) ? call(x.name, []) : x,
+  );
 }
 
 /**
@@ -19,13 +21,21 @@ function callBareRules(e: Expr, parameterless: ReadonlySet<string>, bound: Reado
  * parameters shadow rules of their name; a name both a rule and written by an instruction is
  * ambiguous and refused.
  */
-export function resolveBareRuleCalls(instructions: readonly Instruction[], rules: Map<string, SubstitutionRule>, written: ReadonlySet<string>): Instruction[] {
+export function resolveBareRuleCalls(
+  instructions: readonly Instruction[],
+  rules: Map<string, SubstitutionRule>,
+  written: ReadonlySet<string>,
+): Instruction[] {
   const parameterless = new Set([...rules.values()].filter((r) => r.params.length === 0).map((r) => r.name));
   if (parameterless.size === 0) return [...instructions];
   for (const name of parameterless) {
-    if (written.has(name)) throw new LoomError(`'${name}' is both a substitution rule and a variable an instruction writes: rename one of them`);
+    if (written.has(name))
+      throw new LoomError(
+        `'${name}' is both a substitution rule and a variable an instruction writes: rename one of them`,
+      );
   }
-  for (const [name, rule] of rules) rules.set(name, { ...rule, expression: callBareRules(rule.expression, parameterless, new Set(rule.params)) });
+  for (const [name, rule] of rules)
+    rules.set(name, { ...rule, expression: callBareRules(rule.expression, parameterless, new Set(rule.params)) });
   return instructions.map((insn) => ({
     ...insn,
     expression: insn.expression && callBareRules(insn.expression, parameterless),

@@ -53,8 +53,10 @@ export function indexRange(index: Expr, set: BasicSet, assumptions: BasicSet): I
         const [lo, hi] = rs[0];
         return lo >= 0 ? [lo, hi] : hi <= 0 ? [-hi, -lo] : [0, Math.max(-lo, hi)];
       }
-      if (index.fn === 'min' && rs.length > 0) return [Math.min(...rs.map((r) => r[0])), Math.min(...rs.map((r) => r[1]))];
-      if (index.fn === 'max' && rs.length > 0) return [Math.max(...rs.map((r) => r[0])), Math.max(...rs.map((r) => r[1]))];
+      if (index.fn === 'min' && rs.length > 0)
+        return [Math.min(...rs.map((r) => r[0])), Math.min(...rs.map((r) => r[1]))];
+      if (index.fn === 'max' && rs.length > 0)
+        return [Math.max(...rs.map((r) => r[0])), Math.max(...rs.map((r) => r[1]))];
       return undefined;
     }
     default:
@@ -62,7 +64,11 @@ export function indexRange(index: Expr, set: BasicSet, assumptions: BasicSet): I
   }
 }
 
-function affineRange(lin: NonNullable<ReturnType<typeof toLinear>>, set: BasicSet, assumptions: BasicSet): IndexRange | undefined {
+function affineRange(
+  lin: NonNullable<ReturnType<typeof toLinear>>,
+  set: BasicSet,
+  assumptions: BasicSet,
+): IndexRange | undefined {
   try {
     const hi = staticMax([{ set, expr: lin }], assumptions);
     const lo = staticMin([{ set, expr: lin }], assumptions);

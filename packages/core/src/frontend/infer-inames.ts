@@ -23,7 +23,11 @@ export interface InameRequest {
   readonly explicit?: { readonly names: readonly string[]; readonly additive: boolean };
 }
 
-export function inferWithinInames(requests: readonly InameRequest[], domains: readonly BasicSet[], rules: ReadonlyMap<string, SubstitutionRule>): Map<string, string[]> {
+export function inferWithinInames(
+  requests: readonly InameRequest[],
+  domains: readonly BasicSet[],
+  rules: ReadonlyMap<string, SubstitutionRule>,
+): Map<string, string[]> {
   const allInames = new Set(domains.flatMap((d) => d.dims));
   const parents = new Map<string, string[]>();
   /** The parameters of each iname's domain that are not inames: temporaries among them bring their writers' loops. */
@@ -68,7 +72,8 @@ export function inferWithinInames(requests: readonly InameRequest[], domains: re
   const assigneeInames = (insn: Instruction, name: string): Set<string> => {
     const out = new Set<string>();
     for (const a of insn.assignees) {
-      if (a.kind === 'subscript' && a.array === name) for (const ix of a.indices) for (const n of freeVariables(ix)) out.add(n);
+      if (a.kind === 'subscript' && a.array === name)
+        for (const ix of a.indices) for (const n of freeVariables(ix)) out.add(n);
     }
     return out;
   };
@@ -98,10 +103,14 @@ export function inferWithinInames(requests: readonly InameRequest[], domains: re
       };
       for (const n of [...mine, ...reduced]) for (const p of parents.get(n) ?? []) add(p);
       // a loop whose bounds are written by instructions runs inside every loop they run in
-      for (const n of [...mine, ...reduced]) for (const p of boundParams.get(n) ?? []) for (const wid of writers.get(p) ?? []) for (const w of result.get(wid)!) add(w);
+      for (const n of [...mine, ...reduced])
+        for (const p of boundParams.get(n) ?? [])
+          for (const wid of writers.get(p) ?? []) for (const w of result.get(wid)!) add(w);
       if (mine.size !== before) changed = true;
     }
   }
   const ordered = [...allInames];
-  return new Map([...result].map(([id, s]) => [id, ordered.filter((n) => s.has(n)).concat([...s].filter((n) => !allInames.has(n)))]));
+  return new Map(
+    [...result].map(([id, s]) => [id, ordered.filter((n) => s.has(n)).concat([...s].filter((n) => !allInames.has(n)))]),
+  );
 }

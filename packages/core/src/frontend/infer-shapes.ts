@@ -13,13 +13,21 @@ import type { Access } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 
-export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'temporaries'>, array: string, accesses: readonly Access[], what: 'argument' | 'temporary'): Expr[] {
+export function inferShape(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'temporaries'>,
+  array: string,
+  accesses: readonly Access[],
+  what: 'argument' | 'temporary',
+): Expr[] {
   const mine = accesses.filter((a) => a.array === array);
   if (mine.length === 0) return [];
   const rank = mine[0].indices.length;
   for (const a of mine) {
     if (a.indices.length !== rank) {
-      throw new LoomError(`${what} '${array}' is indexed with ${rank} and with ${a.indices.length} indices`, a.instruction.span);
+      throw new LoomError(
+        `${what} '${array}' is indexed with ${rank} and with ${a.indices.length} indices`,
+        a.instruction.span,
+      );
     }
   }
   const shape: Expr[] = [];
@@ -58,7 +66,9 @@ export function inferShape(knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'te
       shape.push(fromLinear(max));
     } catch (e) {
       if (e instanceof StaticValueFindingError) {
-        throw new StaticValueFindingError(`while trying to find shape axis ${axis} of ${what} '${array}': ${e.message.split('\n')[0]}`);
+        throw new StaticValueFindingError(
+          `while trying to find shape axis ${axis} of ${what} '${array}': ${e.message.split('\n')[0]}`,
+        );
       }
       throw e;
     }

@@ -16,7 +16,12 @@ import type { Expr } from '../expr/nodes.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
 
 /** The options multipleAssignment reads; any other key is an error. */
-const MULTIPLE_ASSIGNMENT_OPTIONS = optionKeys<MultipleAssignmentOptions>()(['dependsOn', 'id', 'noSyncWith', 'temporaries']);
+const MULTIPLE_ASSIGNMENT_OPTIONS = optionKeys<MultipleAssignmentOptions>()([
+  'dependsOn',
+  'id',
+  'noSyncWith',
+  'temporaries',
+]);
 
 /** The options assignment reads; any other key is an error. */
 const ASSIGNMENT_OPTIONS = optionKeys<AssignmentOptions>()(['dependsOn', 'id', 'noSyncWith', 'temporary']);
@@ -43,7 +48,10 @@ export interface AssignmentOptions {
 export function assignment(assignee: Expr, expression: Expr, options: AssignmentOptions): InstructionSpec {
   checkOptionKeys('assignment', options, ASSIGNMENT_OPTIONS);
   const { temporary, ...rest } = options;
-  return multipleAssignment([assignee], expression, { ...rest, ...(temporary === undefined ? {} : { temporaries: [temporary] }) });
+  return multipleAssignment([assignee], expression, {
+    ...rest,
+    ...(temporary === undefined ? {} : { temporaries: [temporary] }),
+  });
 }
 
 /** Options of an instruction that assigns several left-hand sides at once. */
@@ -53,7 +61,11 @@ export interface MultipleAssignmentOptions extends Omit<AssignmentOptions, 'temp
 }
 
 /** `v, k = argmax(i, a[i], i)`: one assignee per result of the reduction on the right. */
-export function multipleAssignment(assignees: readonly Expr[], expression: Expr, options: MultipleAssignmentOptions): InstructionSpec {
+export function multipleAssignment(
+  assignees: readonly Expr[],
+  expression: Expr,
+  options: MultipleAssignmentOptions,
+): InstructionSpec {
   checkOptionKeys('multipleAssignment', options, MULTIPLE_ASSIGNMENT_OPTIONS);
   const temporaries = options.temporaries?.map((t) => (t === undefined ? undefined : { dtype: t ?? undefined }));
   return {
@@ -77,6 +89,8 @@ export function multipleAssignment(assignees: readonly Expr[], expression: Expr,
 }
 
 /** Whether `makeKernel` was handed built instructions rather than text. */
-export function isInstructionSpecs(source: string | readonly string[] | readonly InstructionSpec[]): source is readonly InstructionSpec[] {
+export function isInstructionSpecs(
+  source: string | readonly string[] | readonly InstructionSpec[],
+): source is readonly InstructionSpec[] {
   return typeof source !== 'string' && source.length > 0 && typeof source[0] !== 'string';
 }

@@ -19,7 +19,15 @@ import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { resolveBareRuleCalls } from './bare-rule-calls.ts';
 import { inferShape } from './infer-shapes.ts';
-import { DEFAULT_OPTIONS, LoopKernel, type ArgKind, type Instruction, type KernelArg, type SubstitutionRule, type TemporaryVariable } from '../kernel/model.ts';
+import {
+  DEFAULT_OPTIONS,
+  LoopKernel,
+  type ArgKind,
+  type Instruction,
+  type KernelArg,
+  type SubstitutionRule,
+  type TemporaryVariable,
+} from '../kernel/model.ts';
 import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
 import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
 import { duplicateInames } from '../transform/duplicate-inames.ts';
@@ -29,13 +37,28 @@ import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
-import { normalizeArgList, splitArgsAndOptions, type ArgEntry, type ArgListInput, type DeclaredArg, type ShapeInput } from './arg-spellings.ts';
+import {
+  normalizeArgList,
+  splitArgsAndOptions,
+  type ArgEntry,
+  type ArgListInput,
+  type DeclaredArg,
+  type ShapeInput,
+} from './arg-spellings.ts';
 import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
 import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
 import '../kernel/print.ts';
 
 /** What globalArg and constantArg accept besides the name; any other key is an error. */
-const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()(['dtype', 'forAtomic', 'isInput', 'isOutput', 'shape', 'offset', 'order']);
+const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()([
+  'dtype',
+  'forAtomic',
+  'isInput',
+  'isOutput',
+  'shape',
+  'offset',
+  'order',
+]);
 
 /** An argument as the user declares it; unspecified fields are inferred. */
 export interface ArgSpec {
@@ -101,7 +124,15 @@ export interface MakeKernelOptions {
   readonly defaultOrder?: 'C' | 'F';
 }
 
-const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()(['name', 'assumptions', 'silencedWarnings', 'seqDependencies', 'fixedParameters', 'defaultOffset', 'defaultOrder']);
+const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
+  'name',
+  'assumptions',
+  'silencedWarnings',
+  'seqDependencies',
+  'fixedParameters',
+  'defaultOffset',
+  'defaultOrder',
+]);
 
 /**
  * A global array argument for `makeKernel`'s argument list (loopy's `GlobalArg`).
@@ -138,8 +169,11 @@ function resolveNosyncQueries(
     if (queries.length === 0) return insn;
     const entries = queries.flatMap(({ match, scope, span }) => {
       const query = parseMatch(match, `nosync_query of instruction '${insn.id}'`);
-      const ids = insns.filter((other) => other.id !== insn.id && matches(query, kernel, other)).map((other) => other.id);
-      if (ids.length === 0) throw new LoomError(`nosync_query '${match}' of instruction '${insn.id}' selects no instruction`, span);
+      const ids = insns
+        .filter((other) => other.id !== insn.id && matches(query, kernel, other))
+        .map((other) => other.id);
+      if (ids.length === 0)
+        throw new LoomError(`nosync_query '${match}' of instruction '${insn.id}' selects no instruction`, span);
       return ids.map((id) => (scope === 'any' ? id : `${id}@${scope}`));
     });
     return { ...insn, noSyncWith: [...new Set([...insn.noSyncWith, ...entries])] };
@@ -182,7 +216,9 @@ function makeKernelFrom(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = isInstructionSpecs(instructions) ? { instructions, substitutions: [] } : parseInstructions(instructions, inames);
+  const parsed = isInstructionSpecs(instructions)
+    ? { instructions, substitutions: [] }
+    : parseInstructions(instructions, inames);
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
@@ -209,7 +245,11 @@ function makeKernelFrom(
     span: p.span,
   }));
 
-  insns = resolveBareRuleCalls(insns, substitutions, new Set(insns.flatMap((insn) => insn.assignees.map(assigneeName))));
+  insns = resolveBareRuleCalls(
+    insns,
+    substitutions,
+    new Set(insns.flatMap((insn) => insn.assignees.map(assigneeName))),
+  );
   const temporaries = declaredTemporaries(parsed.instructions, inames);
   const inferRest = argList.includes('...');
   const temporarySpecs = argList.filter(isTemporarySpec);
@@ -217,34 +257,46 @@ function makeKernelFrom(
   checkDeclaredArgs(written, inames, temporaries);
   // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below
   const vectorArgs = written.filter((a) => a.dtype !== undefined && !isDType(a.dtype)).map((a) => a.name);
-  const declared = written.map((a) => (vectorArgs.includes(a.name) ? { ...a, ...vectorArray(a.name, a.dtype!, a.shape) } : a));
+  const declared = written.map((a) =>
+    vectorArgs.includes(a.name) ? { ...a, ...vectorArray(a.name, a.dtype!, a.shape) } : a,
+  );
   // temporaries declared with temporaryVariable(...): their shapes are given, not inferred
   const givenShapes = new Set<string>();
   for (const spec of temporarySpecs) {
     const { shapeGiven, ...t } = declaredTemporary(spec);
     if (inames.has(t.name)) throw new LoomError(`temporaryVariable '${t.name}' has the name of an iname`);
     if (temporaries.has(t.name) || declared.some((a) => a.name === t.name))
-      throw new LoomError(`'${t.name}' is declared twice (as a temporaryVariable and as ${temporaries.has(t.name) ? "a '<>' temporary" : 'an argument'})`);
+      throw new LoomError(
+        `'${t.name}' is declared twice (as a temporaryVariable and as ${temporaries.has(t.name) ? "a '<>' temporary" : 'an argument'})`,
+      );
     temporaries.set(t.name, t);
     if (shapeGiven) givenShapes.add(t.name);
   }
   // `a[[k]]`: one index into the elements, made a multi-index of the declared shape
   const shapes = new Map([
-    ...declared.filter((a) => Array.isArray(a.shape)).map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))] as const),
+    ...declared
+      .filter((a) => Array.isArray(a.shape))
+      .map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))] as const),
     ...[...givenShapes].map((n) => [n, temporaries.get(n)!.shape] as const),
   ]);
   insns = delinearizeInstructions(insns, shapes);
-  for (const [name, rule] of substitutions) substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
+  for (const [name, rule] of substitutions)
+    substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
 
   const withinInames = inferWithinInames(
-    insns.map((insn, k) => ({ insn, forInames: parsed.instructions[k].forInames, explicit: parsed.instructions[k].inames })),
+    insns.map((insn, k) => ({
+      insn,
+      forInames: parsed.instructions[k].forInames,
+      explicit: parsed.instructions[k].inames,
+    })),
     domainSets,
     substitutions,
   );
   const deps = resolveDependencies(
     insns.map((insn, k) => {
       const { deps, depsExhaustive } = parsed.instructions[k];
-      if (!options.seqDependencies || k === 0) return { insn, deps, exhaustive: depsExhaustive || !!options.seqDependencies };
+      if (!options.seqDependencies || k === 0)
+        return { insn, deps, exhaustive: depsExhaustive || !!options.seqDependencies };
       return { insn, deps: [...deps, insns[k - 1].id], exhaustive: true };
     }),
     substitutions,
@@ -303,20 +355,25 @@ function makeKernelFrom(
  */
 function applyArgLayouts(knl: LoopKernel, declared: readonly ArgSpec[], options: MakeKernelOptions): LoopKernel {
   const { defaultOffset = 0, defaultOrder = 'C' } = options;
-  if (defaultOffset !== 'auto' && defaultOffset !== 0) throw new LoomError(`makeKernel: defaultOffset must be 'auto' or 0, not ${JSON.stringify(defaultOffset)}`);
-  if (defaultOrder !== 'C' && defaultOrder !== 'F') throw new LoomError(`makeKernel: defaultOrder must be 'C' or 'F', not ${JSON.stringify(defaultOrder)}`);
+  if (defaultOffset !== 'auto' && defaultOffset !== 0)
+    throw new LoomError(`makeKernel: defaultOffset must be 'auto' or 0, not ${JSON.stringify(defaultOffset)}`);
+  if (defaultOrder !== 'C' && defaultOrder !== 'F')
+    throw new LoomError(`makeKernel: defaultOrder must be 'C' or 'F', not ${JSON.stringify(defaultOrder)}`);
   const byName = new Map(declared.map((a) => [a.name, a]));
   const arrays = knl.args.filter((a) => a.kind !== 'value');
   const offsetOf = (name: string) => byName.get(name)?.offset ?? defaultOffset;
   const orderOf = (name: string) => byName.get(name)?.order ?? defaultOrder;
   for (const a of arrays) {
     const order = orderOf(a.name);
-    if (order !== 'C' && order !== 'F') throw new LoomError(`argument '${a.name}': order must be 'C' or 'F', not ${JSON.stringify(order)}`);
+    if (order !== 'C' && order !== 'F')
+      throw new LoomError(`argument '${a.name}': order must be 'C' or 'F', not ${JSON.stringify(order)}`);
     const offset = offsetOf(a.name);
     if (typeof offset === 'number' && (!Number.isInteger(offset) || offset < 0))
       throw new LoomError(`argument '${a.name}': an offset is a whole number of elements, at least 0, not ${offset}`);
     if (typeof offset !== 'number' && typeof offset !== 'string')
-      throw new LoomError(`argument '${a.name}': offset must be 'auto', a number or an expression, not ${JSON.stringify(offset)}`);
+      throw new LoomError(
+        `argument '${a.name}': offset must be 'auto', a number or an expression, not ${JSON.stringify(offset)}`,
+      );
   }
   knl = withFortranOrder(
     knl,
@@ -338,7 +395,8 @@ function checkReadOnly(knl: LoopKernel): void {
   for (const insn of knl.instructions) {
     for (const a of insn.assignees) {
       const name = assigneeName(a);
-      if (knl.temporaries.get(name)?.readOnly) throw new LoomError(`instruction '${insn.id}' writes '${name}', which is declared read-only`, insn.span);
+      if (knl.temporaries.get(name)?.readOnly)
+        throw new LoomError(`instruction '${insn.id}' writes '${name}', which is declared read-only`, insn.span);
     }
   }
 }
@@ -377,7 +435,10 @@ function assignIds(parsed: readonly ParsedInstruction[]): string[] {
   return parsed.map((p) => p.id ?? fresh(p.idPrefix ?? 'insn'));
 }
 
-function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: ReadonlySet<string>): Map<string, TemporaryVariable> {
+function declaredTemporaries(
+  parsed: readonly ParsedInstruction[],
+  inames: ReadonlySet<string>,
+): Map<string, TemporaryVariable> {
   const temps = new Map<string, TemporaryVariable>();
   for (const p of parsed) {
     (p.temporaries ?? []).forEach((declaration, k) => {
@@ -396,32 +457,49 @@ function declaredTemporaries(parsed: readonly ParsedInstruction[], inames: Reado
   return temps;
 }
 
-function checkDeclaredArgs(declared: readonly DeclaredArg[], inames: ReadonlySet<string>, temps: ReadonlyMap<string, TemporaryVariable>): void {
+function checkDeclaredArgs(
+  declared: readonly DeclaredArg[],
+  inames: ReadonlySet<string>,
+  temps: ReadonlyMap<string, TemporaryVariable>,
+): void {
   const seen = new Set<string>();
   for (const a of declared) {
-    if (typeof a !== 'object' || a === null) throw new LoomError(`makeKernel: argument ${String(a)} must be an object with a 'name'`);
+    if (typeof a !== 'object' || a === null)
+      throw new LoomError(`makeKernel: argument ${String(a)} must be an object with a 'name'`);
     checkName(a.name, 'makeKernel: argument name');
     if (seen.has(a.name)) throw new LoomError(`argument '${a.name}' is declared twice`);
     seen.add(a.name);
     if (inames.has(a.name)) throw new LoomError(`argument '${a.name}' has the name of an iname`);
     if (temps.has(a.name)) throw new LoomError(`argument '${a.name}' is also declared as a temporary with '<>'`);
-    if (a.dtype !== undefined && !isDType(a.dtype) && !vectorDType(a.dtype)) throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
+    if (a.dtype !== undefined && !isDType(a.dtype) && !vectorDType(a.dtype))
+      throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
     if (a.dtype !== undefined && vectorDType(a.dtype) && a.kind === 'value')
-      throw new LoomError(`argument '${a.name}': a vector dtype (${a.dtype}) is for arrays; pass the lanes as values of their own`);
+      throw new LoomError(
+        `argument '${a.name}': a vector dtype (${a.dtype}) is for arrays; pass the lanes as values of their own`,
+      );
     if (a.kind !== undefined && !['global', 'value', 'constant'].includes(a.kind)) {
       throw new LoomError(`argument '${a.name}': kind must be 'global', 'value' or 'constant', got '${a.kind}'`);
     }
   }
 }
 
-function checkInamesKnown(insn: Instruction, inames: ReadonlySet<string>, rules: ReadonlyMap<string, SubstitutionRule>): void {
+function checkInamesKnown(
+  insn: Instruction,
+  inames: ReadonlySet<string>,
+  rules: ReadonlyMap<string, SubstitutionRule>,
+): void {
   for (const n of insn.withinInames) {
-    if (!inames.has(n)) throw new LoomError(`instruction '${insn.id}' names '${n}' as an iname, but no domain defines it`, insn.span);
+    if (!inames.has(n))
+      throw new LoomError(`instruction '${insn.id}' names '${n}' as an iname, but no domain defines it`, insn.span);
   }
   const check = (e: Expr) => {
     if (e.kind === 'reduce') {
       for (const n of e.inames) {
-        if (!inames.has(n)) throw new LoomError(`reduction over '${n}', which no domain defines as an iname`, insn.span && wordSpan(insn, n));
+        if (!inames.has(n))
+          throw new LoomError(
+            `reduction over '${n}', which no domain defines as an iname`,
+            insn.span && wordSpan(insn, n),
+          );
       }
     }
   };
@@ -430,7 +508,10 @@ function checkInamesKnown(insn: Instruction, inames: ReadonlySet<string>, rules:
     // loopy's check_for_inactive_iname_access: only an explicit `inames=` can leave one out
     for (const n of freeVariables(e)) {
       if (inames.has(n) && !insn.withinInames.includes(n)) {
-        throw new LoomError(`instruction '${insn.id}' reads the iname '${n}' outside its loop: add it to the instruction's inames=`, insn.span && wordSpan(insn, n));
+        throw new LoomError(
+          `instruction '${insn.id}' reads the iname '${n}' outside its loop: add it to the instruction's inames=`,
+          insn.span && wordSpan(insn, n),
+        );
       }
     }
   }
@@ -489,7 +570,9 @@ function classifyArguments(
   const parameters = new Set<string>();
   for (const d of domains) for (const p of d.params) parameters.add(p);
   for (const spec of declared)
-    if (Array.isArray(spec.shape)) for (const entry of spec.shape.map(parseShapeEntry(spec.name))) for (const n of freeVariables(entry)) parameters.add(n);
+    if (Array.isArray(spec.shape))
+      for (const entry of spec.shape.map(parseShapeEntry(spec.name)))
+        for (const n of freeVariables(entry)) parameters.add(n);
   for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
   // names in declared shapes (shape: ['m']) are parameters too
   for (const spec of declared) {
@@ -539,14 +622,20 @@ function classifyArguments(
     // a domain parameter or a name of a declared shape is an argument even without '...' (as loopy adds them)
     if (!spec && !inferRest && !parameters.has(name)) unknown(name, arrays.get(name) ?? scalars.get(name));
     const kind: ArgKind = spec?.kind ?? (isArrayName(name) ? 'global' : 'value');
-    if (!spec && kind === 'value' && !usedAsValue.has(name) && !parameters.has(name)) indexOnly(name, scalars.get(name));
+    if (!spec && kind === 'value' && !usedAsValue.has(name) && !parameters.has(name))
+      indexOnly(name, scalars.get(name));
     if (kind === 'value' && arrays.has(name)) {
       throw new LoomError(`'${name}' is declared as a value argument but is used as an array`, arrays.get(name)!.span);
     }
     if (kind === 'value' && written.has(name)) {
       throw new LoomError(`value argument '${name}' cannot be written by the kernel`);
     }
-    const shape = kind === 'value' ? undefined : spec?.shape === undefined || spec.shape === null || spec.shape === 'auto' ? undefined : spec.shape.map(parseShapeEntry(name));
+    const shape =
+      kind === 'value'
+        ? undefined
+        : spec?.shape === undefined || spec.shape === null || spec.shape === 'auto'
+          ? undefined
+          : spec.shape.map(parseShapeEntry(name));
     add({
       name,
       kind,
@@ -563,7 +652,8 @@ function classifyArguments(
 function parseShapeEntry(argName: string) {
   return (entry: number | string): Expr => {
     if (typeof entry === 'number') {
-      if (!Number.isInteger(entry) || entry < 0) throw new LoomError(`argument '${argName}': shape entries must be non-negative integers, got ${entry}`);
+      if (!Number.isInteger(entry) || entry < 0)
+        throw new LoomError(`argument '${argName}': shape entries must be non-negative integers, got ${entry}`);
       return parseExpression(String(entry));
     }
     return parseExpression(entry);

@@ -37,7 +37,11 @@ export interface ParsedInstruction {
   readonly depsExhaustive: boolean;
   readonly nosync: readonly string[];
   /** `nosync_query=MATCH@SCOPE`: the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
-  readonly nosyncQueries?: readonly { readonly match: string; readonly scope: NoSyncScope; readonly span: SourceSpan }[];
+  readonly nosyncQueries?: readonly {
+    readonly match: string;
+    readonly scope: NoSyncScope;
+    readonly span: SourceSpan;
+  }[];
   readonly priority: number;
   /** `if=a:b` condition variables and the conditions of enclosing `if` blocks. */
   readonly predicates: readonly Expr[];
@@ -85,7 +89,10 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `inames`: the kernel's inames, when known: `max(k, e)` and `min(k, e)` are then reductions
  * exactly when `k` is one of them (loopy's reading), whether or not `e` uses `k`.
  */
-export function parseInstructions(source: string | readonly string[], inames?: ReadonlySet<string>): ParsedInstructions {
+export function parseInstructions(
+  source: string | readonly string[],
+  inames?: ReadonlySet<string>,
+): ParsedInstructions {
   const text = typeof source === 'string' ? source : source.join('\n');
   // the same text parses the same way while the inames and the registered reductions stay
   // (they decide whether `max(k, e)` is a reduction); the answer is frozen, so sharing it is safe
@@ -118,7 +125,11 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
     if (trimmed === '') continue;
     const start = lineStart + line.indexOf(trimmed);
     const span: SourceSpan = { text, start, end: start + trimmed.length };
-    const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
+    const at = (from: number, length: number): SourceSpan => ({
+      text,
+      start: start + from,
+      end: start + from + Math.max(1, length),
+    });
 
     const keyword = /^(for|end|if|elif|else)\b/.exec(trimmed)?.[1];
     if (keyword) {
@@ -126,7 +137,10 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
       continue;
     }
 
-    const context = { forInames: blocks.flatMap((b) => b.inames), blockPredicates: blocks.flatMap((b) => b.predicates) };
+    const context = {
+      forInames: blocks.flatMap((b) => b.inames),
+      blockPredicates: blocks.flatMap((b) => b.predicates),
+    };
     if (trimmed.startsWith('...')) {
       instructions.push(parseSpecial(trimmed, at, span, context));
       continue;
@@ -142,7 +156,8 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
               .map((p) => p.trim())
               .filter((p) => p !== '');
       for (const p of params) {
-        if (!IDENT.test(p)) throw new LoomError(`substitution rule parameter '${p}' is not a name`, at(trimmed.indexOf(p), p.length));
+        if (!IDENT.test(p))
+          throw new LoomError(`substitution rule parameter '${p}' is not a name`, at(trimmed.indexOf(p), p.length));
       }
       const exprText = trimmed.slice(rule[0].length);
       substitutions.push({
@@ -212,7 +227,8 @@ function handleBlockLine(keyword: string, line: string, start: number, text: str
       return;
     }
     case 'end': {
-      if (rest !== '' && !/^[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*$/.test(rest)) throw new LoomError("unexpected text after 'end'", span);
+      if (rest !== '' && !/^[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*$/.test(rest))
+        throw new LoomError("unexpected text after 'end'", span);
       if (!blocks.pop()) throw new LoomError("'end' without an open 'for' or 'if' block", span);
       return;
     }
@@ -224,22 +240,32 @@ interface BlockContext {
   readonly blockPredicates: readonly Expr[];
 }
 
-function parseSpecial(line: string, at: (from: number, length: number) => SourceSpan, span: SourceSpan, context: BlockContext): ParsedInstruction {
+function parseSpecial(
+  line: string,
+  at: (from: number, length: number) => SourceSpan,
+  span: SourceSpan,
+  context: BlockContext,
+): ParsedInstruction {
   // A line starting with `...` and no word after it (`...`, `... {id=b}`) names no special instruction.
   const m = /^\.\.\.\s*(\w+)\s*/.exec(line);
   if (m === null) throw new LoomError("expected a special instruction after '...' (gbarrier, lbarrier or nop)", span);
   const what = m[1];
   if (what !== 'gbarrier' && what !== 'lbarrier' && what !== 'nop') {
-    throw new LoomError(`unknown special instruction '... ${what}' (expected gbarrier, lbarrier or nop)`, at(line.indexOf(what), what.length));
+    throw new LoomError(
+      `unknown special instruction '... ${what}' (expected gbarrier, lbarrier or nop)`,
+      at(line.indexOf(what), what.length),
+    );
   }
   const restStart = m[0].length;
   const rest = line.slice(restStart).trim();
   let attrs = emptyAttributes();
   if (rest !== '') {
-    if (!rest.startsWith('{') || !rest.endsWith('}')) throw new LoomError('expected attributes in braces', at(restStart, rest.length));
+    if (!rest.startsWith('{') || !rest.endsWith('}'))
+      throw new LoomError('expected attributes in braces', at(restStart, rest.length));
     attrs = parseAttributes(rest.slice(1, -1), (from, len) => at(restStart + 1 + from, len));
   }
-  if (what === 'nop' && attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers, not '... nop'", span);
+  if (what === 'nop' && attrs.memKind !== undefined)
+    throw new LoomError("the attribute 'mem_kind' belongs on barriers, not '... nop'", span);
   return {
     kind: what === 'nop' ? 'nop' : 'barrier',
     barrierScope: what === 'gbarrier' ? 'global' : what === 'lbarrier' ? 'local' : undefined,
@@ -250,8 +276,19 @@ function parseSpecial(line: string, at: (from: number, length: number) => Source
   };
 }
 
-function parseAssignment(line: string, text: string, start: number, span: SourceSpan, context: BlockContext, inames?: ReadonlySet<string>): ParsedInstruction {
-  const at = (from: number, length: number): SourceSpan => ({ text, start: start + from, end: start + from + Math.max(1, length) });
+function parseAssignment(
+  line: string,
+  text: string,
+  start: number,
+  span: SourceSpan,
+  context: BlockContext,
+  inames?: ReadonlySet<string>,
+): ParsedInstruction {
+  const at = (from: number, length: number): SourceSpan => ({
+    text,
+    start: start + from,
+    end: start + from + Math.max(1, length),
+  });
   let body = line;
 
   let attrs = emptyAttributes();
@@ -265,7 +302,10 @@ function parseAssignment(line: string, text: string, start: number, span: Source
 
   const eq = findAssignmentEquals(body);
   if (eq < 0) {
-    throw new LoomError("expected an assignment 'LHS = EXPRESSION' (or 'for', 'if', 'end', '... gbarrier', 'rule(x) := ...')", span);
+    throw new LoomError(
+      "expected an assignment 'LHS = EXPRESSION' (or 'for', 'if', 'end', '... gbarrier', 'rule(x) := ...')",
+      span,
+    );
   }
   const lhsText = body.slice(0, eq);
   const rhsText = body.slice(eq + 1);
@@ -273,7 +313,8 @@ function parseAssignment(line: string, text: string, start: number, span: Source
   if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(eq, 1));
   const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) => parseTarget(piece, text, start + offset));
   const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames });
-  if (attrs.memKind !== undefined) throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
+  if (attrs.memKind !== undefined)
+    throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   return {
     kind: 'assign',
     assignees: targets.map((t) => t.assignee),
@@ -290,10 +331,18 @@ function parseAssignment(line: string, text: string, start: number, span: Source
  * One target of the left-hand side: `out[i]`, `<> t`, `<float32> t[k]`. `offset` is where
  * `piece` starts in `text`.
  */
-function parseTarget(piece: string, text: string, offset: number): { assignee: Expr; temporary?: TemporaryDeclaration } {
+function parseTarget(
+  piece: string,
+  text: string,
+  offset: number,
+): { assignee: Expr; temporary?: TemporaryDeclaration } {
   const lead = piece.length - piece.trimStart().length;
   const trimmed = piece.trim();
-  const here = (from: number, length: number): SourceSpan => ({ text, start: offset + lead + from, end: offset + lead + from + Math.max(1, length) });
+  const here = (from: number, length: number): SourceSpan => ({
+    text,
+    start: offset + lead + from,
+    end: offset + lead + from + Math.max(1, length),
+  });
   if (trimmed === '') throw new LoomError('missing left-hand side before =', here(0, 1));
   let temporary: TemporaryDeclaration | undefined;
   let rest = trimmed;
@@ -368,7 +417,10 @@ function findAssignmentEquals(body: string): number {
   return -1;
 }
 
-type Attributes = Omit<ParsedInstruction, 'kind' | 'assignees' | 'expression' | 'temporaries' | 'forInames' | 'span' | 'barrierScope'>;
+type Attributes = Omit<
+  ParsedInstruction,
+  'kind' | 'assignees' | 'expression' | 'temporaries' | 'forInames' | 'span' | 'barrierScope'
+>;
 
 function emptyAttributes(): Attributes {
   return {
@@ -416,14 +468,16 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
     const eq = item.indexOf('=');
     const key = (eq < 0 ? item : item.slice(0, eq)).trim();
     const value = eq < 0 ? '' : item.slice(eq + 1).trim();
-    const valueAt = (len = value.length) => at(partStart + eq + 1 + (item.slice(eq + 1).length - item.slice(eq + 1).trimStart().length), len);
+    const valueAt = (len = value.length) =>
+      at(partStart + eq + 1 + (item.slice(eq + 1).length - item.slice(eq + 1).trimStart().length), len);
     const list = () =>
       value
         .split(':')
         .map((s) => s.trim())
         .filter((s) => s !== '');
     const needsValue = () => {
-      if (eq < 0 || value === '') throw new LoomError(`attribute '${key}' needs a value (${key}=...)`, at(partStart, item.length));
+      if (eq < 0 || value === '')
+        throw new LoomError(`attribute '${key}' needs a value (${key}=...)`, at(partStart, item.length));
     };
     switch (key) {
       case 'id':
@@ -473,7 +527,10 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.nosync = list().map((entry) => {
           const { pattern, scope } = parseNoSync(entry);
           if (pattern === '' || !NO_SYNC_SCOPES.includes(scope)) {
-            throw new LoomError(`malformed nosync entry '${entry}' (expected 'id' or 'id@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`, valueAt());
+            throw new LoomError(
+              `malformed nosync entry '${entry}' (expected 'id' or 'id@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`,
+              valueAt(),
+            );
           }
           return entry;
         });
@@ -483,7 +540,10 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         needsValue();
         const { pattern, scope } = parseNoSync(value);
         if (pattern.trim() === '' || !NO_SYNC_SCOPES.includes(scope)) {
-          throw new LoomError(`malformed nosync_query '${value}' (expected 'MATCH' or 'MATCH@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`, valueAt());
+          throw new LoomError(
+            `malformed nosync_query '${value}' (expected 'MATCH' or 'MATCH@SCOPE' with SCOPE one of ${NO_SYNC_SCOPES.join(', ')})`,
+            valueAt(),
+          );
         }
         attrs.nosyncQueries = [...(attrs.nosyncQueries ?? []), { match: pattern, scope, span: valueAt() }];
         break;
@@ -496,7 +556,8 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
       case 'if':
         needsValue();
         attrs.predicates = list().map((name) => {
-          if (!IDENT.test(name)) throw new LoomError(`'if' attribute takes scalar variable names, got '${name}'`, valueAt());
+          if (!IDENT.test(name))
+            throw new LoomError(`'if' attribute takes scalar variable names, got '${name}'`, valueAt());
           return parseExpression(name);
         });
         break;
@@ -519,11 +580,15 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         break;
       case 'mem_kind':
         needsValue();
-        if (value !== 'local' && value !== 'global') throw new LoomError(`mem_kind must be 'local' or 'global', got '${value}'`, valueAt());
+        if (value !== 'local' && value !== 'global')
+          throw new LoomError(`mem_kind must be 'local' or 'global', got '${value}'`, valueAt());
         attrs.memKind = value;
         break;
       default:
-        throw new LoomError(`unknown instruction attribute '${key}' (known: ${ATTRIBUTE_NAMES.join(', ')})`, at(partStart, key.length));
+        throw new LoomError(
+          `unknown instruction attribute '${key}' (known: ${ATTRIBUTE_NAMES.join(', ')})`,
+          at(partStart, key.length),
+        );
     }
   }
   return attrs;

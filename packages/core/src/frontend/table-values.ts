@@ -42,5 +42,7 @@ function misfit(v: number, dtype: DType): string | undefined {
   if (!Number.isInteger(v)) return `is not an integer, and the table is ${dtype}`;
   if (v < range[0] || v > range[1]) return `is outside the range of ${dtype} (${range[0]} to ${range[1]})`;
   // int64 values are given as doubles: beyond 2^53 the double may not be the value meant
-  return Number.isSafeInteger(v) ? undefined : 'is beyond 2^53 in magnitude, where a number is no longer exact (give it below 2^53)';
+  return Number.isSafeInteger(v)
+    ? undefined
+    : 'is beyond 2^53 in magnitude, where a number is no longer exact (give it below 2^53)';
 }

@@ -14,7 +14,15 @@ import { mapExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type FunctionTypes, type NameTypes } from '../kernel/type-inference.ts';
-import { defineFunction, globalFunction, isUserFunction, refuseReductionName, registerGlobally, type UserFunction, type UserFunctionSpec } from './user-functions.ts';
+import {
+  defineFunction,
+  globalFunction,
+  isUserFunction,
+  refuseReductionName,
+  registerGlobally,
+  type UserFunction,
+  type UserFunctionSpec,
+} from './user-functions.ts';
 
 /**
  * `registerFunction(fn)`: every kernel may call `fn`. `registerFunction(knl, fn)`: a new kernel,
@@ -22,7 +30,10 @@ import { defineFunction, globalFunction, isUserFunction, refuseReductionName, re
  */
 export function registerFunction(fn: UserFunction | UserFunctionSpec): void;
 export function registerFunction(knl: LoopKernel, ...fns: readonly (UserFunction | UserFunctionSpec)[]): LoopKernel;
-export function registerFunction(first: LoopKernel | UserFunction | UserFunctionSpec, ...rest: readonly (UserFunction | UserFunctionSpec)[]): LoopKernel | void {
+export function registerFunction(
+  first: LoopKernel | UserFunction | UserFunctionSpec,
+  ...rest: readonly (UserFunction | UserFunctionSpec)[]
+): LoopKernel | void {
   const checked = (f: UserFunction | UserFunctionSpec) => (isUserFunction(f) ? f : defineFunction(f));
   if (!isKernel(first)) {
     registerGlobally(checked(first));
@@ -31,7 +42,8 @@ export function registerFunction(first: LoopKernel | UserFunction | UserFunction
   const functions = new Map(first.functions);
   for (const f of rest.map(checked)) {
     refuseReductionName(f);
-    if (first.substitutions.has(f.name)) throw new LoomError(`registerFunction: kernel '${first.name}' has a substitution rule '${f.name}' already`);
+    if (first.substitutions.has(f.name))
+      throw new LoomError(`registerFunction: kernel '${first.name}' has a substitution rule '${f.name}' already`);
     functions.set(f.name, f);
   }
   return first.with({ functions });
@@ -60,7 +72,8 @@ export function functionTypes(knl: LoopKernel): FunctionTypes {
 export function resolveUserCalls(knl: LoopKernel): LoopKernel {
   if (!callsUserFunctions(knl)) return knl;
   const inames = new Set(knl.inames);
-  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
+  const typeOf: NameTypes = (name) =>
+    inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
   const types = functionTypes(knl);
   const resolve = (e: Expr): Expr =>
     mapExpr(expandSubstitutions(e, knl.substitutions), (x) => {
@@ -69,7 +82,9 @@ export function resolveUserCalls(knl: LoopKernel): LoopKernel {
       if (!fn) return x;
       const argTypes = x.args.map((a) => exprType(a, typeOf, types).dtype);
       const signature = fn.signature(argTypes);
-      const args = x.args.map((a, k) => (argTypes[k] === signature.args[k] && !exprType(a, typeOf, types).weak ? a : cast(signature.args[k], a)));
+      const args = x.args.map((a, k) =>
+        argTypes[k] === signature.args[k] && !exprType(a, typeOf, types).weak ? a : cast(signature.args[k], a),
+      );
       return call(x.fn, args, x.tag, signature.result);
     });
   const instructions = knl.instructions.map((insn) => ({
@@ -87,7 +102,8 @@ function callsUserFunctions(knl: LoopKernel): boolean {
     walk(expandSubstitutions(e, knl.substitutions), (x) => {
       if (x.kind === 'call' && userFunctionOf(knl, x.fn)) found = true;
     });
-  for (const insn of knl.instructions) [...insn.assignees, insn.expression, ...insn.predicates].forEach((e) => e && look(e));
+  for (const insn of knl.instructions)
+    [...insn.assignees, insn.expression, ...insn.predicates].forEach((e) => e && look(e));
   return found;
 }
 

@@ -35,7 +35,15 @@ import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
 import { isReductionName, reductionNames } from '../reduction/registry.ts';
 
 /** What a function's spec may say; any other key is an error. */
-const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()(['c', 'cuda', 'js', 'name', 'opencl', 'signature', 'wgsl']);
+const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()([
+  'c',
+  'cuda',
+  'js',
+  'name',
+  'opencl',
+  'signature',
+  'wgsl',
+]);
 
 /**
  * The languages a user function's implementations are written in, which are `defineFunction`'s
@@ -130,23 +138,31 @@ export interface UserFunction {
    * them that has one (a target's `functionDialects`), with its names checked; undefined when
    * there is none.
    */
-  implementation(dialects: SourceDialect | readonly FunctionDialect[], signature: FunctionSignature): TargetFunction | undefined;
+  implementation(
+    dialects: SourceDialect | readonly FunctionDialect[],
+    signature: FunctionSignature,
+  ): TargetFunction | undefined;
   /** The JavaScript implementation, or undefined. */
   javascript(signature: FunctionSignature): JsFunction | undefined;
 }
 
 /** Names the expression language gives a meaning of its own: a user function cannot take them. */
-const builtIn = (): Set<string> => new Set([...Object.keys(KNOWN_FUNCTIONS), ...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
+const builtIn = (): Set<string> =>
+  new Set([...Object.keys(KNOWN_FUNCTIONS), ...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
 
 /** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {
-  if (typeof spec !== 'object' || spec === null) throw new LoomError('defineFunction: expected { name, signature, opencl?, cuda?, c?, wgsl?, js? }');
+  if (typeof spec !== 'object' || spec === null)
+    throw new LoomError('defineFunction: expected { name, signature, opencl?, cuda?, c?, wgsl?, js? }');
   checkOptionKeys('defineFunction', spec, USER_FUNCTION_SPEC_KEYS);
   const name = checkName(spec.name, 'defineFunction: name');
   if (isReductionName(name)) {
-    throw new LoomError(`defineFunction: '${name}' is the name of a reduction (built in, or added by registerReduction); a function cannot shadow it: choose another name`);
+    throw new LoomError(
+      `defineFunction: '${name}' is the name of a reduction (built in, or added by registerReduction); a function cannot shadow it: choose another name`,
+    );
   }
-  if (builtIn().has(name) || isDType(name)) throw new LoomError(`defineFunction: '${name}' is a built-in of the expression language and cannot be redefined`);
+  if (builtIn().has(name) || isDType(name))
+    throw new LoomError(`defineFunction: '${name}' is a built-in of the expression language and cannot be redefined`);
   const where = `function '${name}'`;
   const fixed = typeof spec.signature === 'function' ? undefined : checkSignature(spec.signature, where);
   const rule = typeof spec.signature === 'function' ? spec.signature : undefined;
@@ -165,18 +181,27 @@ export function defineFunction(spec: UserFunctionSpec): UserFunction {
     signature(args: readonly DType[]): FunctionSignature {
       if (fixed) {
         if (args.length !== fixed.args.length) {
-          throw new LoomError(`${where} takes ${fixed.args.length} argument${fixed.args.length === 1 ? '' : 's'}, got ${args.length}`);
+          throw new LoomError(
+            `${where} takes ${fixed.args.length} argument${fixed.args.length === 1 ? '' : 's'}, got ${args.length}`,
+          );
         }
         return fixed;
       }
       const made = checkSignature(rule!(args), where);
-      if (made.args.length !== args.length) throw new LoomError(`${where}: its signature rule gave ${made.args.length} argument dtypes for ${args.length} arguments`);
+      if (made.args.length !== args.length)
+        throw new LoomError(
+          `${where}: its signature rule gave ${made.args.length} argument dtypes for ${args.length} arguments`,
+        );
       return made;
     },
-    implementation(dialects: SourceDialect | readonly FunctionDialect[], signature: FunctionSignature): TargetFunction | undefined {
+    implementation(
+      dialects: SourceDialect | readonly FunctionDialect[],
+      signature: FunctionSignature,
+    ): TargetFunction | undefined {
       for (const dialect of typeof dialects === 'string' ? [dialects] : dialects) {
         const impl = isSourceDialect(dialect) ? spec[dialect] : undefined;
-        if (impl !== undefined) return checkTargetFunction(typeof impl === 'function' ? impl(signature) : impl, `${where} (${dialect})`);
+        if (impl !== undefined)
+          return checkTargetFunction(typeof impl === 'function' ? impl(signature) : impl, `${where} (${dialect})`);
       }
       return undefined;
     },
@@ -195,15 +220,20 @@ function checkSignature(signature: FunctionSignature, where: string): FunctionSi
   }
   for (const t of [...signature.args, signature.result]) {
     if (typeof t !== 'string' || !isDType(t)) throw new LoomError(`${where}: ${showName(t)} is not a dtype`);
-    if (isComplex(t)) throw new LoomError(`${where}: complex dtypes (${t}) in a user function's signature are not supported; pass the parts`);
+    if (isComplex(t))
+      throw new LoomError(
+        `${where}: complex dtypes (${t}) in a user function's signature are not supported; pass the parts`,
+      );
   }
   return Object.freeze({ args: Object.freeze([...signature.args]), result: signature.result });
 }
 
 function checkTargetFunction(impl: TargetFunction, where: string): TargetFunction {
-  if (typeof impl !== 'object' || impl === null) throw new LoomError(`${where}: an implementation is { name, preamble? }`);
+  if (typeof impl !== 'object' || impl === null)
+    throw new LoomError(`${where}: an implementation is { name, preamble? }`);
   const name = checkName(impl.name, `${where}: the name its code is called by`);
-  if (impl.preamble !== undefined && typeof impl.preamble !== 'string') throw new LoomError(`${where}: the preamble must be a string of code`);
+  if (impl.preamble !== undefined && typeof impl.preamble !== 'string')
+    throw new LoomError(`${where}: the preamble must be a string of code`);
   return Object.freeze(impl.preamble === undefined ? { name } : { name, preamble: impl.preamble });
 }
 
@@ -214,7 +244,9 @@ export function registerGlobally(fn: UserFunction): void {
   refuseReductionName(fn);
   const known = GLOBAL.get(fn.name);
   if (known && known !== fn) {
-    throw new LoomError(`function '${fn.name}' is registered already (globally registered functions cannot change: compiled kernels use them)`);
+    throw new LoomError(
+      `function '${fn.name}' is registered already (globally registered functions cannot change: compiled kernels use them)`,
+    );
   }
   GLOBAL.set(fn.name, fn);
 }
@@ -225,7 +257,9 @@ export function registerGlobally(fn: UserFunction): void {
  */
 export function refuseReductionName(fn: UserFunction): void {
   if (isReductionName(fn.name)) {
-    throw new LoomError(`function '${fn.name}' cannot be registered: the reduction '${fn.name}' (registerReduction) has that name, and would shadow it; rename the function`);
+    throw new LoomError(
+      `function '${fn.name}' cannot be registered: the reduction '${fn.name}' (registerReduction) has that name, and would shadow it; rename the function`,
+    );
   }
 }
 
@@ -242,8 +276,13 @@ export function isUserFunction(value: unknown): value is UserFunction {
  * what to give `defineFunction` so that it has one.
  */
 export function missingImplementation(name: string, dialects: readonly FunctionDialect[]): LoomError {
-  if (dialects.length === 0) return new LoomError(`function '${name}' cannot be called here: this target reads no user function's implementation`);
+  if (dialects.length === 0)
+    return new LoomError(
+      `function '${name}' cannot be called here: this target reads no user function's implementation`,
+    );
   const keys = dialects.map((d) => (isSourceDialect(d) ? `${d}: { name, preamble }` : `${d}: a function`));
   const languages = [...new Set(dialects.map((d) => DIALECTS[d].language))].join(' or ');
-  return new LoomError(`function '${name}' has no ${languages} implementation (give defineFunction ${keys.join(', or ')})`);
+  return new LoomError(
+    `function '${name}' has no ${languages} implementation (give defineFunction ${keys.join(', or ')})`,
+  );
 }

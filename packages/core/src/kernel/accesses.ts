@@ -4,7 +4,14 @@
  * expanded first, so an access inside a rule counts where the rule is used.
  */
 import type { Expr, Subscript } from '../expr/nodes.ts';
-import { checkExpressionBounds, freeVariables, mapChildren, reductionInamesIn, substitute, walkGuarded } from '../expr/index.ts';
+import {
+  checkExpressionBounds,
+  freeVariables,
+  mapChildren,
+  reductionInamesIn,
+  substitute,
+  walkGuarded,
+} from '../expr/index.ts';
 import { InternalError, LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
 
@@ -50,7 +57,8 @@ class RuleExpansion {
   expand(x: Expr, depth: number): Expr {
     const known = this.done.get(x);
     if (known !== undefined) return known;
-    const result = x.kind === 'call' && this.rules.has(x.fn) ? this.call(x, depth) : mapChildren(x, (c) => this.expand(c, depth));
+    const result =
+      x.kind === 'call' && this.rules.has(x.fn) ? this.call(x, depth) : mapChildren(x, (c) => this.expand(c, depth));
     this.done.set(x, result);
     this.done.set(result, result);
     return result;
@@ -60,7 +68,9 @@ class RuleExpansion {
     if (depth > 50) throw new LoomError('substitution rules expand recursively without end');
     const rule = this.rules.get(x.fn)!;
     if (rule.params.length !== x.args.length) {
-      throw new LoomError(`substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`);
+      throw new LoomError(
+        `substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`,
+      );
     }
     const args = x.args.map((a) => this.expand(a, depth));
     const key = `${rule.name}(${args.map((a) => this.idOf(a)).join(',')})`;
@@ -81,7 +91,10 @@ class RuleExpansion {
 }
 
 /** Calls `visit` for every subscript in `e`, with the reduction inames and the `if` conditions around it. */
-export function forEachSubscript(e: Expr, visit: (s: Subscript, reductionInames: readonly string[], guards: readonly Expr[]) => void): void {
+export function forEachSubscript(
+  e: Expr,
+  visit: (s: Subscript, reductionInames: readonly string[], guards: readonly Expr[]) => void,
+): void {
   walkGuarded(e, (x, bound, guards) => {
     if (x.kind === 'subscript') visit(x, bound, guards);
   });
@@ -115,7 +128,8 @@ export function namesWritten(insn: Instruction): string[] {
  * realized with their reductions, before linearization).
  */
 export function soleAssignee(insn: Instruction): Expr {
-  if (insn.assignees.length !== 1) throw new InternalError(`instruction '${insn.id}' has ${insn.assignees.length} assignees where one was expected`);
+  if (insn.assignees.length !== 1)
+    throw new InternalError(`instruction '${insn.id}' has ${insn.assignees.length} assignees where one was expected`);
   return insn.assignees[0];
 }
 
@@ -143,19 +157,37 @@ export function allAccesses(knl: LoopKernel): Access[] {
   const out: Access[] = [];
   for (const insn of knl.instructions) {
     for (const a of insn.assignees) {
-      if (a.kind === 'subscript') out.push({ array: a.array, indices: a.indices, isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
+      if (a.kind === 'subscript')
+        out.push({
+          array: a.array,
+          indices: a.indices,
+          isWrite: true,
+          reductionInames: [],
+          instruction: insn,
+          guards: insn.predicates,
+        });
     }
     // the predicates guard the value; the assignee's indices and the predicates themselves are evaluated anyway
     const rules = knl.substitutions;
     const value = insn.expression ? [expandSubstitutions(insn.expression, rules)] : [];
-    const unguarded = [...insn.predicates.map((p) => expandSubstitutions(p, rules)), ...insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices : []))];
+    const unguarded = [
+      ...insn.predicates.map((p) => expandSubstitutions(p, rules)),
+      ...insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices : [])),
+    ];
     for (const [exprs, guards] of [
       [value, insn.predicates],
       [unguarded, []],
     ] as const) {
       for (const e of exprs) {
         forEachSubscript(e, (s, red, inner) =>
-          out.push({ array: s.array, indices: s.indices, isWrite: false, reductionInames: red, instruction: insn, guards: [...guards, ...inner] }),
+          out.push({
+            array: s.array,
+            indices: s.indices,
+            isWrite: false,
+            reductionInames: red,
+            instruction: insn,
+            guards: [...guards, ...inner],
+          }),
         );
       }
     }

@@ -18,17 +18,32 @@ import { INDEX_DTYPE } from './type-inference.ts';
 
 /** Every name the kernel uses: arguments, temporaries, inames, rules, domain parameters. */
 export function takenNames(knl: LoopKernel): Set<string> {
-  return new Set([...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.inames, ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
+  return new Set([
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.inames,
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+  ]);
 }
 
 /** A value argument of the index dtype that a layout is written in. */
 function indexArg(name: string): KernelArg {
-  return { name, kind: 'value', dtype: INDEX_DTYPE, shape: undefined, isInput: true, isOutput: false, forAtomic: false };
+  return {
+    name,
+    kind: 'value',
+    dtype: INDEX_DTYPE,
+    shape: undefined,
+    isInput: true,
+    isOutput: false,
+    forAtomic: false,
+  };
 }
 
 function arrayArg(knl: LoopKernel, name: string, what: string): KernelArg {
   const arg = knl.arg(name);
-  if (!arg || arg.kind === 'value') throw new LoomError(`${what}: '${name}' is not an array argument of kernel '${knl.name}'`);
+  if (!arg || arg.kind === 'value')
+    throw new LoomError(`${what}: '${name}' is not an array argument of kernel '${knl.name}'`);
   return arg;
 }
 
@@ -52,7 +67,9 @@ export function withAutoOffsets(knl: LoopKernel, names: readonly string[]): Loop
     added.push(indexArg(offset));
     offsets.set(name, variable(offset));
   }
-  return knl.with({ args: [...knl.args.map((a) => (offsets.has(a.name) ? { ...a, offset: offsets.get(a.name) } : a)), ...added] });
+  return knl.with({
+    args: [...knl.args.map((a) => (offsets.has(a.name) ? { ...a, offset: offsets.get(a.name) } : a)), ...added],
+  });
 }
 
 /** A fixed offset (a number or an expression in the value arguments, loopy's `offset=EXPR`). */
@@ -68,7 +85,11 @@ export function withOffset(knl: LoopKernel, name: string, offset: Expr): LoopKer
 export function withFortranOrder(knl: LoopKernel, names: readonly string[]): LoopKernel {
   const wanted = new Set(names);
   return knl.with({
-    args: knl.args.map((a) => (wanted.has(a.name) && a.shape && !a.dimTags ? { ...a, dimTags: a.shape.map((_, axis): DimTag => ({ kind: 'nested', level: axis })) } : a)),
+    args: knl.args.map((a) =>
+      wanted.has(a.name) && a.shape && !a.dimTags
+        ? { ...a, dimTags: a.shape.map((_, axis): DimTag => ({ kind: 'nested', level: axis })) }
+        : a,
+    ),
   });
 }
 
@@ -90,14 +111,20 @@ export function withShapeLessArgs(knl: LoopKernel, names: readonly string[]): Lo
     added.push(indexArg(length));
     shapes.set(name, [variable(length)]);
   }
-  return knl.with({ args: [...knl.args.map((a) => (shapes.has(a.name) ? { ...a, shape: shapes.get(a.name) } : a)), ...added] });
+  return knl.with({
+    args: [...knl.args.map((a) => (shapes.has(a.name) ? { ...a, shape: shapes.get(a.name) } : a)), ...added],
+  });
 }
 
 /**
  * The value argument for `stride:auto` on `axis` of array `name` (`a_stride0`), and the
  * kernel with it added: a stride the caller's array decides.
  */
-export function autoStride(knl: LoopKernel, name: string, axis: number): { readonly kernel: LoopKernel; readonly stride: Expr } {
+export function autoStride(
+  knl: LoopKernel,
+  name: string,
+  axis: number,
+): { readonly kernel: LoopKernel; readonly stride: Expr } {
   const stride = uniqueName(`${name}_stride${axis}`, takenNames(knl));
   return { kernel: knl.with({ args: [...knl.args, indexArg(stride)] }), stride: variable(stride) };
 }

@@ -54,7 +54,10 @@ export interface DependencyRequest {
   readonly exhaustive: boolean;
 }
 
-export function resolveDependencies(requests: readonly DependencyRequest[], rules: ReadonlyMap<string, SubstitutionRule>): Map<string, string[]> {
+export function resolveDependencies(
+  requests: readonly DependencyRequest[],
+  rules: ReadonlyMap<string, SubstitutionRule>,
+): Map<string, string[]> {
   const ids = requests.map((r) => r.insn.id);
   const writers = new Map<string, string[]>();
   for (const { insn } of requests) {
@@ -66,7 +69,10 @@ export function resolveDependencies(requests: readonly DependencyRequest[], rule
     for (const pattern of deps) {
       const matched = matchIds(pattern, ids);
       if (matched.length === 0) {
-        throw new LoomError(`instruction '${insn.id}' depends on '${pattern}', which matches no instruction (ids: ${ids.join(', ')})`, insn.span && spanOf(insn, pattern));
+        throw new LoomError(
+          `instruction '${insn.id}' depends on '${pattern}', which matches no instruction (ids: ${ids.join(', ')})`,
+          insn.span && spanOf(insn, pattern),
+        );
       }
       for (const m of matched) if (m !== insn.id) out.add(m);
     }

@@ -59,7 +59,9 @@ function dependsOnInames(knl: LoopKernel, index: number, inames: ReadonlySet<str
     if (!knl.temporaries.has(param)) continue;
     const writers = knl.instructions.filter((insn) => insn.assignees.some((a) => assigneeName(a) === param));
     if (writers.length > 1)
-      throw new LoomError(`the loop bound '${param}' is written by more than one instruction (${writers.map((w) => w.id).join(', ')}): it may be written once`);
+      throw new LoomError(
+        `the loop bound '${param}' is written by more than one instruction (${writers.map((w) => w.id).join(', ')}): it may be written once`,
+      );
     if (writers.some((w) => w.withinInames.some((n) => inames.has(n)))) return true;
   }
   return false;

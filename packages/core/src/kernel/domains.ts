@@ -43,7 +43,12 @@ export function allInames(knl: Pick<LoopKernel, 'domains'>): Set<string> {
  * must not re-check what the assumptions promise). Inames not asked for are
  * projected out unless `keepParents` is set.
  */
-export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, inames: Iterable<string>, keepParents = false, withAssumptions = true): BasicSet {
+export function domainOf(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
+  inames: Iterable<string>,
+  keepParents = false,
+  withAssumptions = true,
+): BasicSet {
   // kernels are immutable and share their domain lists: the same question gets the same set
   const wanted = new Set(inames);
   const key = `${[...wanted].sort().join(',')}|${keepParents}|${withAssumptions}`;
@@ -57,10 +62,17 @@ export function domainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, iname
  * Per domain list and assumptions (weakly), the sets asked for, by iname set and flags. A
  * kernel asks a number of questions fixed by its loops; the bound only caps a pathological one.
  */
-const answers = perObject((_: readonly BasicSet[] | BasicSet) => perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)));
+const answers = perObject((_: readonly BasicSet[] | BasicSet) =>
+  perObject((_: BasicSet) => new LruCache<string, BasicSet>(DOMAIN_QUESTIONS_PER_KERNEL)),
+);
 const DOMAIN_QUESTIONS_PER_KERNEL = 1024;
 
-function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wanted: ReadonlySet<string>, keepParents: boolean, withAssumptions: boolean): BasicSet {
+function computeDomainOf(
+  knl: Pick<LoopKernel, 'domains' | 'assumptions'>,
+  wanted: ReadonlySet<string>,
+  keepParents: boolean,
+  withAssumptions: boolean,
+): BasicSet {
   const all = homes(knl.domains);
   const needed = new Set<number>();
   const stack = [...wanted];
@@ -75,7 +87,9 @@ function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wante
     // a domain introducing several inames brings all of them: they share constraints
     for (const d of knl.domains[idx].dims) if (!closure.has(d)) stack.push(d);
   }
-  const parts = [...needed].sort((a, b) => a - b).map((idx) => ({ domain: knl.domains[idx], inameParams: knl.domains[idx].params.filter((p) => all.has(p)) }));
+  const parts = [...needed]
+    .sort((a, b) => a - b)
+    .map((idx) => ({ domain: knl.domains[idx], inameParams: knl.domains[idx].params.filter((p) => all.has(p)) }));
   const kept = (d: string) => wanted.has(d) || (keepParents && closure.has(d));
   // the same loops in the next kernel (another build, other names) make the same set: remembered up to renaming
   const key = new CanonicalKey().text(`${keepParents}|${withAssumptions}`).variables([...wanted]);
@@ -83,7 +97,9 @@ function computeDomainOf(knl: Pick<LoopKernel, 'domains' | 'assumptions'>, wante
   if (withAssumptions) setKey(key, knl.assumptions);
   for (const { domain, inameParams } of parts) setKey(key.variables(inameParams), domain);
   return BasicSet.remembered(key, () => {
-    let set = withAssumptions ? BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions) : BasicSet.universe([], []);
+    let set = withAssumptions
+      ? BasicSet.universe(knl.assumptions.params, []).intersect(knl.assumptions)
+      : BasicSet.universe([], []);
     parts.forEach(({ domain, inameParams }, k) => {
       set = set.intersect(domain.moveParamsToDims(inameParams));
       // Inames no later domain mentions go now, while the system is small: projecting them

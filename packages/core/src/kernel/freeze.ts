@@ -25,15 +25,21 @@ export class FrozenMap<K, V> extends Map<K, V> {
   }
 
   override set(key: K): never {
-    throw new TypeError(`cannot set '${String(key)}': the map belongs to a kernel, which is immutable (make a new one with kernel.with)`);
+    throw new TypeError(
+      `cannot set '${String(key)}': the map belongs to a kernel, which is immutable (make a new one with kernel.with)`,
+    );
   }
 
   override delete(key: K): never {
-    throw new TypeError(`cannot delete '${String(key)}': the map belongs to a kernel, which is immutable (make a new one with kernel.with)`);
+    throw new TypeError(
+      `cannot delete '${String(key)}': the map belongs to a kernel, which is immutable (make a new one with kernel.with)`,
+    );
   }
 
   override clear(): never {
-    throw new TypeError('cannot clear the map: it belongs to a kernel, which is immutable (make a new one with kernel.with)');
+    throw new TypeError(
+      'cannot clear the map: it belongs to a kernel, which is immutable (make a new one with kernel.with)',
+    );
   }
 }
 

@@ -51,7 +51,10 @@ export function findMostRecentGlobalBarrier(knl: LoopKernel, id: string): string
   if (order.length === 0) return undefined;
   const ordinal = new Map(order.map((b, k) => [b, k]));
   const latest = (ids: readonly (string | undefined)[]) =>
-    ids.reduce<string | undefined>((best, b) => (b !== undefined && (best === undefined || ordinal.get(b)! > ordinal.get(best)!) ? b : best), undefined);
+    ids.reduce<string | undefined>(
+      (best, b) => (b !== undefined && (best === undefined || ordinal.get(b)! > ordinal.get(best)!) ? b : best),
+      undefined,
+    );
   const memo = new Map<string, string | undefined>();
   const visit = (at: string): string | undefined => {
     if (memo.has(at)) return memo.get(at);
@@ -84,7 +87,13 @@ export function getSubkernels(linearized: LinearizedKernel): string[] {
  */
 export function getSubkernelToInsnIdMap(linearized: LinearizedKernel): Map<string, Set<string>> {
   const ids = (items: readonly ScheduleItem[]): string[] =>
-    items.flatMap((it) => (it.kind === 'loop' ? ids(it.body) : it.kind === 'insn' && linearized.kernel.instruction(it.id).kind !== 'barrier' ? [it.id] : []));
+    items.flatMap((it) =>
+      it.kind === 'loop'
+        ? ids(it.body)
+        : it.kind === 'insn' && linearized.kernel.instruction(it.id).kind !== 'barrier'
+          ? [it.id]
+          : [],
+    );
   return new Map(linearized.subkernels.map((sub) => [sub.name, new Set(ids(sub.schedule))]));
 }
 
@@ -94,7 +103,8 @@ function topologicalOrder(knl: LoopKernel): string[] {
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (id: string) => {
     if (state.get(id) === 'done') return;
-    if (state.get(id) === 'visiting') throw new LoomError(`the dependencies of kernel '${knl.name}' form a cycle through '${id}'`);
+    if (state.get(id) === 'visiting')
+      throw new LoomError(`the dependencies of kernel '${knl.name}' form a cycle through '${id}'`);
     state.set(id, 'visiting');
     for (const d of knl.instruction(id).dependsOn) visit(d);
     state.set(id, 'done');

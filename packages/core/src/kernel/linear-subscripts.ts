@@ -39,8 +39,14 @@ export function delinearizeInstructions(insns: readonly Instruction[], shapes: D
   return insns.map((insn) => {
     const assignees = insn.assignees.map((a) => delinearize(a, shapes));
     for (const assignee of assignees) {
-      if (assignee.kind !== 'var' && assignee.kind !== 'subscript') throw new LoomError(`instruction '${insn.id}': cannot assign to ${printExpr(assignee)}`, insn.span);
+      if (assignee.kind !== 'var' && assignee.kind !== 'subscript')
+        throw new LoomError(`instruction '${insn.id}': cannot assign to ${printExpr(assignee)}`, insn.span);
     }
-    return { ...insn, assignees, expression: insn.expression && delinearize(insn.expression, shapes), predicates: insn.predicates.map((p) => delinearize(p, shapes)) };
+    return {
+      ...insn,
+      assignees,
+      expression: insn.expression && delinearize(insn.expression, shapes),
+      predicates: insn.predicates.map((p) => delinearize(p, shapes)),
+    };
   });
 }

@@ -33,7 +33,11 @@ export type AddressSpace = 'private' | 'local' | 'global';
  *  - `sep`: each index of the axis is a separate array;
  *  - `vec`: the axis is the lanes of a vector type.
  */
-export type DimTag = { readonly kind: 'nested'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr } | { readonly kind: 'sep' } | { readonly kind: 'vec' };
+export type DimTag =
+  | { readonly kind: 'nested'; readonly level: number }
+  | { readonly kind: 'stride'; readonly stride: Expr }
+  | { readonly kind: 'sep' }
+  | { readonly kind: 'vec' };
 
 /** A kernel argument: an array in global/constant memory, or a value passed by copy. */
 export interface KernelArg {
@@ -345,7 +349,8 @@ export class LoopKernel implements LoopKernelFields {
  */
 function checkFieldNames(fields: LoopKernelFields, changed: Partial<LoopKernelFields>): void {
   if (changed.name !== undefined) checkName(fields.name, 'kernel name');
-  if (changed.domains) for (const d of fields.domains) for (const n of d.dims) checkName(n, `kernel '${fields.name}': iname`);
+  if (changed.domains)
+    for (const d of fields.domains) for (const n of d.dims) checkName(n, `kernel '${fields.name}': iname`);
   if (changed.args) for (const a of fields.args) checkName(a.name, `kernel '${fields.name}': argument`);
   if (changed.temporaries) {
     for (const [key, t] of fields.temporaries) {
@@ -359,7 +364,8 @@ function checkFieldNames(fields: LoopKernelFields, changed: Partial<LoopKernelFi
       for (const p of rule.params) checkName(p, `kernel '${fields.name}': parameter of rule '${key}'`);
     }
   }
-  if (changed.instructions) for (const insn of fields.instructions) checkName(insn.id, `kernel '${fields.name}': instruction id`, insn.span);
+  if (changed.instructions)
+    for (const insn of fields.instructions) checkName(insn.id, `kernel '${fields.name}': instruction id`, insn.span);
 }
 
 /** The fields `with` replaces, for the constructor it calls (set only for that call). */

@@ -5,7 +5,14 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { printExpr } from '../expr/index.ts';
 import { assigneeName, namesWritten } from './accesses.ts';
-import { parseNoSync, registerKernelPrinter, tagToString, type Instruction, type KernelArg, type LoopKernel } from './model.ts';
+import {
+  parseNoSync,
+  registerKernelPrinter,
+  tagToString,
+  type Instruction,
+  type KernelArg,
+  type LoopKernel,
+} from './model.ts';
 import { formatDimTags } from './strides.ts';
 
 /** The options stringifyKernel reads; any other key is an error. */
@@ -27,24 +34,29 @@ export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {})
   lines.push(RULE, 'DOMAINS:');
   for (const d of knl.domains) lines.push(d.toString());
   lines.push(RULE, 'INAME TAGS:');
-  for (const iname of [...knl.inames].sort(compareNames)) lines.push(`${iname}: ${tagToString(knl.inameTags.get(iname))}`);
+  for (const iname of [...knl.inames].sort(compareNames))
+    lines.push(`${iname}: ${tagToString(knl.inameTags.get(iname))}`);
   if (knl.temporaries.size) {
     lines.push(RULE, 'TEMPORARIES:');
     for (const t of [...knl.temporaries.values()].sort((a, b) => compareNames(a.name, b.name))) {
-      const shape = t.shape.length ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})` : 'shape: ()';
+      const shape = t.shape.length
+        ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})`
+        : 'shape: ()';
       lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}`);
     }
   }
   if (knl.substitutions.size) {
     lines.push(RULE, 'SUBSTITUTION RULES:');
-    for (const r of knl.substitutions.values()) lines.push(`${r.name}(${r.params.join(', ')}) := ${printExpr(r.expression)}`);
+    for (const r of knl.substitutions.values())
+      lines.push(`${r.name}(${r.params.join(', ')}) := ${printExpr(r.expression)}`);
   }
   lines.push(RULE, 'INSTRUCTIONS:');
   lines.push(...printInstructions(knl));
   const withDeps = options.withDependencies ?? knl.instructions.some((i) => i.dependsOn.length > 0);
   if (withDeps) {
     lines.push(RULE, 'DEPENDENCIES: (use dependencyGraph to visualize)');
-    for (const insn of knl.instructions) if (insn.dependsOn.length) lines.push(`${insn.id} : ${insn.dependsOn.join(', ')}`);
+    for (const insn of knl.instructions)
+      if (insn.dependsOn.length) lines.push(`${insn.id} : ${insn.dependsOn.join(', ')}`);
   }
   lines.push(RULE);
   return lines.join('\n');
@@ -100,7 +112,11 @@ function withScope(entry: string): string {
 }
 
 /** One instruction; the temporaries in `declares` are declared with their dtypes (`<float32> t = ...`). */
-export function printInstruction(insn: Instruction, knl?: LoopKernel, declares: ReadonlySet<string> = new Set()): string {
+export function printInstruction(
+  insn: Instruction,
+  knl?: LoopKernel,
+  declares: ReadonlySet<string> = new Set(),
+): string {
   const attrs = [`id=${insn.id}`];
   if (insn.dependsOn.length) attrs.push(`dep=${insn.dependsOn.join(':')}`);
   // as loopy prints it: every entry with its scope (an entry written without one waives both: @any)

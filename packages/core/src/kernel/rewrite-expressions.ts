@@ -27,7 +27,13 @@ import { expandSubstitutions } from './accesses.ts';
 import { renameInExpr, uniqueName } from './rename.ts';
 
 /** The options mapKernelExpressions reads; any other key is an error. */
-const MAP_KERNEL_EXPRESSIONS_OPTIONS = optionKeys<MapExpressionsOptions>()(['assignee', 'rules', 'shapes', 'what', 'within']);
+const MAP_KERNEL_EXPRESSIONS_OPTIONS = optionKeys<MapExpressionsOptions>()([
+  'assignee',
+  'rules',
+  'shapes',
+  'what',
+  'within',
+]);
 
 /** A rewrite of one expression; `insn` is the instruction it belongs to (none in a rule body or a shape). */
 export type ExprRewrite = (e: Expr, insn?: Instruction) => Expr;
@@ -66,19 +72,36 @@ export interface MapExpressionsOptions {
  * The kernel with `rewrite` applied to its expressions (see `MapExpressionsOptions`
  * for which). The caller changes the rest (domains, loops of the instructions) itself.
  */
-export function mapKernelExpressions(knl: LoopKernel, rewrite: ExprRewrite, options: MapExpressionsOptions): LoopKernel {
+export function mapKernelExpressions(
+  knl: LoopKernel,
+  rewrite: ExprRewrite,
+  options: MapExpressionsOptions,
+): LoopKernel {
   checkOptionKeys('mapKernelExpressions', options, MAP_KERNEL_EXPRESSIONS_OPTIONS);
   const { what, within } = options;
   const chosen = (insn: Instruction) => !within || within.has(insn.id);
-  const { substitutions, redirect } = options.rules === 'keep' ? { substitutions: knl.substitutions, redirect: (e: Expr) => e } : mapRules(knl, rewrite, what, within);
+  const { substitutions, redirect } =
+    options.rules === 'keep'
+      ? { substitutions: knl.substitutions, redirect: (e: Expr) => e }
+      : mapRules(knl, rewrite, what, within);
 
   // in the order an instruction is read: what it writes, its value, its conditions
   const assignee = options.assignee ?? 'indices';
   const instructions = knl.instructions.map((insn) => {
     if (!chosen(insn)) return insn;
     const f = (e: Expr) => redirect(rewrite(e, insn));
-    const target = (a: Expr): Expr => (assignee === 'whole' ? f(a) : assignee === 'indices' && a.kind === 'subscript' ? subscript(a.array, a.indices.map(f)) : a);
-    return { ...insn, assignees: insn.assignees.map(target), expression: insn.expression && f(insn.expression), predicates: insn.predicates.map(f) };
+    const target = (a: Expr): Expr =>
+      assignee === 'whole'
+        ? f(a)
+        : assignee === 'indices' && a.kind === 'subscript'
+          ? subscript(a.array, a.indices.map(f))
+          : a;
+    return {
+      ...insn,
+      assignees: insn.assignees.map(target),
+      expression: insn.expression && f(insn.expression),
+      predicates: insn.predicates.map(f),
+    };
   });
   if (!options.shapes) return knl.with({ instructions, substitutions });
 
@@ -118,7 +141,10 @@ function mapRules(
     taken.add(copy);
     target.set(name, copy);
   }
-  const redirect = (e: Expr) => mapExpr(e, (x) => (x.kind === 'call' && target.has(x.fn) && target.get(x.fn) !== x.fn ? call(target.get(x.fn)!, x.args, x.tag) : x));
+  const redirect = (e: Expr) =>
+    mapExpr(e, (x) =>
+      x.kind === 'call' && target.has(x.fn) && target.get(x.fn) !== x.fn ? call(target.get(x.fn)!, x.args, x.tag) : x,
+    );
 
   const substitutions = new Map<string, SubstitutionRule>();
   for (const [name, rule] of rules) {
@@ -202,5 +228,9 @@ export function inlineRulesThat(knl: LoopKernel, test: (rule: SubstitutionRule) 
   const inlined = withCallers(rules, new Set([...rules.values()].filter(test).map((r) => r.name)));
   if (inlined.size === 0) return knl;
   const only = new Map([...rules].filter(([name]) => inlined.has(name)));
-  return mapKernelExpressions(knl, (e) => expandSubstitutions(e, only), { what: 'inlining rules', rules: 'keep', assignee: 'none' });
+  return mapKernelExpressions(knl, (e) => expandSubstitutions(e, only), {
+    what: 'inlining rules',
+    rules: 'keep',
+    assignee: 'none',
+  });
 }

@@ -35,7 +35,10 @@ export function rowMajorDimTags(rank: number): DimTag[] {
  * One axis of a layout as loopy describes it: a stride (with its nesting level when it
  * was computed from one), a separate-array axis, or the lanes of a vector.
  */
-export type AxisLayout = { readonly kind: 'stride'; readonly stride: Expr; readonly level?: number } | { readonly kind: 'sep' } | { readonly kind: 'vec'; readonly length: number };
+export type AxisLayout =
+  | { readonly kind: 'stride'; readonly stride: Expr; readonly level?: number }
+  | { readonly kind: 'sep' }
+  | { readonly kind: 'vec'; readonly length: number };
 
 /**
  * The layout of each axis. Nested axes get strides from their levels: level 0 moves
@@ -47,7 +50,9 @@ export type AxisLayout = { readonly kind: 'stride'; readonly stride: Expr; reado
 export function arrayLayout(shape: readonly Expr[], dimTags?: readonly DimTag[]): AxisLayout[] {
   const tags = dimTags ?? rowMajorDimTags(shape.length);
   if (tags.length !== shape.length) {
-    throw new LoomError(`${tags.length} dim tags for an array with ${shape.length} axes (shape (${shape.map(printExpr).join(', ')}))`);
+    throw new LoomError(
+      `${tags.length} dim tags for an array with ${shape.length} axes (shape (${shape.map(printExpr).join(', ')}))`,
+    );
   }
   const layout: AxisLayout[] = new Array(shape.length);
   const nested = tags
@@ -80,11 +85,15 @@ export function stridesOf(shape: readonly Expr[], dimTags?: readonly DimTag[]): 
   const layout = arrayLayout(shape, dimTags);
   const sepAxis = layout.findIndex((l) => l.kind === 'sep');
   if (sepAxis >= 0) {
-    throw new LoomError(`axis ${sepAxis} is tagged 'sep' (one separate array per index); code generation does not support separate arrays yet`);
+    throw new LoomError(
+      `axis ${sepAxis} is tagged 'sep' (one separate array per index); code generation does not support separate arrays yet`,
+    );
   }
   const vec = layout.find((l): l is Extract<AxisLayout, { kind: 'vec' }> => l.kind === 'vec');
   const lanes = vec?.length ?? 1;
-  return layout.map((l) => (l.kind === 'stride' ? (lanes === 1 ? l.stride : simplify(mul(int(lanes), l.stride), { integer: true })) : int(1)));
+  return layout.map((l) =>
+    l.kind === 'stride' ? (lanes === 1 ? l.stride : simplify(mul(int(lanes), l.stride), { integer: true })) : int(1),
+  );
 }
 
 /**
@@ -93,7 +102,9 @@ export function stridesOf(shape: readonly Expr[], dimTags?: readonly DimTag[]): 
  */
 export function formatDimTags(shape: readonly Expr[], dimTags?: readonly DimTag[]): string {
   return arrayLayout(shape, dimTags)
-    .map((l) => (l.kind === 'stride' ? `${l.level === undefined ? '' : `N${l.level}:`}stride:${printExpr(l.stride)}` : l.kind))
+    .map((l) =>
+      l.kind === 'stride' ? `${l.level === undefined ? '' : `N${l.level}:`}stride:${printExpr(l.stride)}` : l.kind,
+    )
     .join(', ');
 }
 
@@ -105,7 +116,8 @@ export function formatDimTags(shape: readonly Expr[], dimTags?: readonly DimTag[
  * axis needs nothing. Strides must not be negative (there is no base offset).
  */
 export function requiredLength(shape: readonly number[], strides: readonly number[]): number {
-  if (shape.length !== strides.length) throw new LoomError(`requiredLength: ${shape.length} extents but ${strides.length} strides`);
+  if (shape.length !== strides.length)
+    throw new LoomError(`requiredLength: ${shape.length} extents but ${strides.length} strides`);
   if (shape.some((n) => n <= 0)) return 0;
   let last = 0;
   strides.forEach((s, axis) => {
@@ -123,6 +135,7 @@ export function requiredLengthExpr(shape: readonly Expr[], strides: readonly Exp
 
 function constantLength(extent: Expr, axis: number, tag: string): number {
   const e = simplify(extent, { integer: true });
-  if (e.kind !== 'int') throw new LoomError(`axis ${axis} is tagged '${tag}', so its length must be a constant, not ${printExpr(extent)}`);
+  if (e.kind !== 'int')
+    throw new LoomError(`axis ${axis} is tagged '${tag}', so its length must be a constant, not ${printExpr(extent)}`);
   return e.value;
 }

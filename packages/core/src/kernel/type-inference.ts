@@ -51,7 +51,8 @@ export type FunctionTypes = (fn: string, args: readonly DType[], e: Expr) => DTy
 export function combineTypes(a: ExprType, b: ExprType): ExprType {
   if (a.weak && b.weak) {
     if (isComplex(a.dtype) || isComplex(b.dtype)) return WEAK_COMPLEX;
-    if (isFloat(a.dtype) && isFloat(b.dtype)) return a.dtype === 'float64' || b.dtype === 'float64' ? WEAK_FLOAT64 : WEAK_FLOAT32;
+    if (isFloat(a.dtype) && isFloat(b.dtype))
+      return a.dtype === 'float64' || b.dtype === 'float64' ? WEAK_FLOAT64 : WEAK_FLOAT32;
     return isFloat(a.dtype) ? a : isFloat(b.dtype) ? b : WEAK_INT;
   }
   if (a.weak || b.weak) {
@@ -61,7 +62,8 @@ export function combineTypes(a: ExprType, b: ExprType): ExprType {
       // a complex literal keeps a float's width (float32 data and 1j stay complex64); integers meet it in complex128
       return { dtype: isFloat(strong.dtype) && strong.dtype !== 'float64' ? 'complex64' : 'complex128', weak: false };
     }
-    if (isFloat(weak.dtype) && isInteger(strong.dtype)) return { dtype: literalMeetsInteger(strong.dtype, weak.dtype), weak: false };
+    if (isFloat(weak.dtype) && isInteger(strong.dtype))
+      return { dtype: literalMeetsInteger(strong.dtype, weak.dtype), weak: false };
     if (strong.dtype === 'bool') return { dtype: weak.dtype, weak: false };
     return strong;
   }
@@ -76,7 +78,9 @@ export function combineTypes(a: ExprType, b: ExprType): ExprType {
  */
 function literalMeetsInteger(int: DType, literal: DType): DType {
   if (literal !== 'float32') return 'float64';
-  return int === 'int8' || int === 'uint8' || int === 'int16' || int === 'uint16' || int === 'int32' ? 'float32' : 'float64';
+  return int === 'int8' || int === 'uint8' || int === 'int16' || int === 'uint16' || int === 'int32'
+    ? 'float32'
+    : 'float64';
 }
 
 /**
@@ -123,11 +127,21 @@ export function exprTypes(typeOf: NameTypes, functions?: FunctionTypes): (e: Exp
 }
 
 /** A sub-expression's type: through the memo when there is one. (No closure per call: this is hot.) */
-function childType(x: Expr, typeOf: NameTypes, functions: FunctionTypes | undefined, memo: ((e: Expr) => ExprType) | undefined): ExprType {
+function childType(
+  x: Expr,
+  typeOf: NameTypes,
+  functions: FunctionTypes | undefined,
+  memo: ((e: Expr) => ExprType) | undefined,
+): ExprType {
   return memo ? memo(x) : nodeType(x, typeOf, functions, undefined);
 }
 
-function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefined, memo: ((e: Expr) => ExprType) | undefined): ExprType {
+function nodeType(
+  e: Expr,
+  typeOf: NameTypes,
+  functions: FunctionTypes | undefined,
+  memo: ((e: Expr) => ExprType) | undefined,
+): ExprType {
   switch (e.kind) {
     case 'int':
       return WEAK_INT;
@@ -141,7 +155,8 @@ function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefin
     case 'subscript': {
       const name = e.kind === 'var' ? e.name : e.array;
       const t = typeOf(name);
-      if (t === undefined) throw new LoomError(`the type of '${name}' is not known yet (pass data for it, or use addDtypes)`);
+      if (t === undefined)
+        throw new LoomError(`the type of '${name}' is not known yet (pass data for it, or use addDtypes)`);
       return { dtype: t, weak: false };
     }
     case 'neg':
@@ -163,13 +178,16 @@ function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefin
     case 'reduce': {
       const results = reductionResultTypes(e, typeOf);
       if (results.length !== 1) {
-        throw new LoomError(`${e.op}() yields ${results.length} results, not one value: assign them with 'v, k = ${e.op}(...)' (${printExpr(e)})`);
+        throw new LoomError(
+          `${e.op}() yields ${results.length} results, not one value: assign them with 'v, k = ${e.op}(...)' (${printExpr(e)})`,
+        );
       }
       return results[0];
     }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
-      if (e.dtype === undefined && e.args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
+      if (e.dtype === undefined && e.args.length === 0)
+        throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
       const args = e.args.map((x) => childType(x, typeOf, functions, memo));
       const user = functions?.(
@@ -198,11 +216,17 @@ function nodeType(e: Expr, typeOf: NameTypes, functions: FunctionTypes | undefin
 export function reductionResultTypes(e: Reduce, typeOf: NameTypes, functions?: FunctionTypes): ExprType[] {
   // a nest of one operation (splitReductionInward on argmax): the inner results are the values
   const [only] = e.operands;
-  const nested = e.operands.length === 1 && only.kind === 'reduce' && only.op === e.op && reductionOperation(e.op).arity > 1;
-  const operands = nested ? reductionResultTypes(only, typeOf, functions) : e.operands.map((x) => exprType(x, typeOf, functions));
+  const nested =
+    e.operands.length === 1 && only.kind === 'reduce' && only.op === e.op && reductionOperation(e.op).arity > 1;
+  const operands = nested
+    ? reductionResultTypes(only, typeOf, functions)
+    : e.operands.map((x) => exprType(x, typeOf, functions));
   if (e.inames.length === 0) return operands;
   const dtypes = reductionOperation(e.op).resultDtypes(operands.map((t) => t.dtype));
-  return dtypes.map((dtype, k) => ({ dtype, weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype }));
+  return dtypes.map((dtype, k) => ({
+    dtype,
+    weak: operands[k] !== undefined && operands[k].weak && operands[k].dtype === dtype,
+  }));
 }
 
 /** The types of what an instruction's right-hand side yields: one, or one per target of a multiple assignment. */

@@ -14,7 +14,9 @@ import { targetFacts } from '../codegen/target-facts.ts';
 export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
   for (const arg of knl.args) {
     if (arg.dtype === undefined) {
-      throw new LoomError(`the dtype of argument '${arg.name}' is not known: pass data for it when running, or use addDtypes(knl, { ${arg.name}: 'float32' })`);
+      throw new LoomError(
+        `the dtype of argument '${arg.name}' is not known: pass data for it when running, or use addDtypes(knl, { ${arg.name}: 'float32' })`,
+      );
     }
     const why = target?.unsupportedDType?.(arg.dtype);
     if (why) throw new LoomError(`argument '${arg.name}' has dtype ${arg.dtype}: ${why}`);
@@ -37,14 +39,20 @@ function checkAtomics(knl: LoopKernel, target: Target): void {
       const dtype = dtypeOf(name);
       if (dtype === undefined || atomicDTypes.has(dtype)) continue;
       const has = atomicDTypes.size ? `only of ${[...atomicDTypes].join(', ')}` : 'none';
-      throw new LoomError(`instruction '${insn.id}' updates '${name}' (${dtype}) atomically, but the ${target.name} target has atomic updates ${has}`, insn.span);
+      throw new LoomError(
+        `instruction '${insn.id}' updates '${name}' (${dtype}) atomically, but the ${target.name} target has atomic updates ${has}`,
+        insn.span,
+      );
     }
   }
 }
 
 /** Complex arguments and temporaries need their parts' dtype on the target (WGSL has no complex128: no float64). */
 export function checkComplexTypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
-  const named = [...knl.args.map((a) => ['argument', a] as const), ...[...knl.temporaries.values()].map((t) => ['temporary', t] as const)];
+  const named = [
+    ...knl.args.map((a) => ['argument', a] as const),
+    ...[...knl.temporaries.values()].map((t) => ['temporary', t] as const),
+  ];
   for (const [what, { name, dtype }] of named) {
     if (!dtype || !isComplex(dtype)) continue;
     const why = target?.unsupportedDType?.(complexPart(dtype));

@@ -7,5 +7,7 @@ import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 
 export function withDefaultValueTypes(knl: LoopKernel): LoopKernel {
   if (!knl.args.some((a) => a.kind === 'value' && a.dtype === undefined)) return knl;
-  return knl.with({ args: knl.args.map((a) => (a.kind === 'value' && a.dtype === undefined ? { ...a, dtype: INDEX_DTYPE } : a)) });
+  return knl.with({
+    args: knl.args.map((a) => (a.kind === 'value' && a.dtype === undefined ? { ...a, dtype: INDEX_DTYPE } : a)),
+  });
 }

@@ -19,13 +19,22 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   const temps = new Map(knl.temporaries);
   const argTypes = new Map(knl.args.map((a) => [a.name, a.dtype]));
   const inames = new Set(knl.inames);
-  const typeOf: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype);
+  const typeOf: NameTypes = (name) =>
+    inames.has(name) ? INDEX_DTYPE : argTypes.has(name) ? argTypes.get(name) : temps.get(name)?.dtype;
   const functions = functionTypes(knl);
   // only what nobody declared is inferred; it may widen as more writers become typeable
-  const inferred = [...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name), ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name)];
+  const inferred = [
+    ...[...temps.values()].filter((t) => t.dtype === undefined).map((t) => t.name),
+    ...knl.args.filter((a) => a.dtype === undefined).map((a) => a.name),
+  ];
   // each writer with the position of the target: a multiple assignment writes its k-th result there
   const writersOf = new Map(
-    inferred.map((name) => [name, knl.instructions.flatMap((insn) => (insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : []))]),
+    inferred.map((name) => [
+      name,
+      knl.instructions.flatMap((insn) =>
+        insn.expression ? namesWritten(insn).flatMap((n, k) => (n === name ? [{ insn, k }] : [])) : [],
+      ),
+    ]),
   );
   for (let round = 0, changed = true; changed && round < 4 * inferred.length + 4; round++) {
     changed = false;
@@ -60,9 +69,13 @@ export function inferTypes(knl: LoopKernel): LoopKernel {
   }
   for (const t of temps.values()) {
     if (t.dtype === undefined) {
-      throw new LoomError(`could not infer the type of temporary '${t.name}' (it depends on itself or on untyped data); declare it as <float32> ${t.name} = ...`);
+      throw new LoomError(
+        `could not infer the type of temporary '${t.name}' (it depends on itself or on untyped data); declare it as <float32> ${t.name} = ...`,
+      );
     }
   }
-  const args = knl.args.map((a) => (a.dtype === undefined && argTypes.get(a.name) !== undefined ? { ...a, dtype: argTypes.get(a.name) } : a));
+  const args = knl.args.map((a) =>
+    a.dtype === undefined && argTypes.get(a.name) !== undefined ? { ...a, dtype: argTypes.get(a.name) } : a,
+  );
   return knl.with({ temporaries: temps, args });
 }

@@ -21,24 +21,64 @@
  */
 import { complexPart, isComplex, type ComplexDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { binary, bitnot, call, cast, compare, float, ifThenElse, int, logical, neg, not, reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { complexAdd, complexDivide, complexEquals, complexFunction, complexMultiply, complexTruthy, type ComplexParts } from '../expr/complex.ts';
+import {
+  binary,
+  bitnot,
+  call,
+  cast,
+  compare,
+  float,
+  ifThenElse,
+  int,
+  logical,
+  neg,
+  not,
+  reduce,
+  subscript,
+  variable,
+  type Expr,
+} from '../expr/nodes.ts';
+import {
+  complexAdd,
+  complexDivide,
+  complexEquals,
+  complexFunction,
+  complexMultiply,
+  complexTruthy,
+  type ComplexParts,
+} from '../expr/complex.ts';
 import { freeVariables, printExpr, someExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
 import { uniqueName } from '../kernel/rename.ts';
 
-type Value = { readonly kind: 'real'; readonly expr: Expr } | ({ readonly kind: 'complex'; readonly dtype: ComplexDType } & ComplexParts);
+type Value =
+  | { readonly kind: 'real'; readonly expr: Expr }
+  | ({ readonly kind: 'complex'; readonly dtype: ComplexDType } & ComplexParts);
 
 const real = (expr: Expr): Value => ({ kind: 'real', expr });
-const complex = (parts: ComplexParts, dtype: ComplexDType): Value => ({ kind: 'complex', re: parts.re, im: parts.im, dtype });
+const complex = (parts: ComplexParts, dtype: ComplexDType): Value => ({
+  kind: 'complex',
+  re: parts.re,
+  im: parts.im,
+  dtype,
+});
 
 /** Whether `knl` has anything complex to lower: complex names, imaginary literals, complex casts, `real`/`imag`/`conj`. */
 export function mentionsComplex(knl: LoopKernel): boolean {
-  if (knl.args.some((a) => a.dtype && isComplex(a.dtype)) || [...knl.temporaries.values()].some((t) => t.dtype && isComplex(t.dtype))) return true;
-  const complexNode = (e: Expr) => e.kind === 'imag' || (e.kind === 'cast' && isComplex(e.dtype as DType)) || (e.kind === 'call' && ['real', 'imag', 'conj'].includes(e.fn));
-  const exprs = knl.instructions.flatMap((i) => [i.expression, ...i.assignees, ...i.predicates]).filter((e): e is Expr => e !== undefined);
+  if (
+    knl.args.some((a) => a.dtype && isComplex(a.dtype)) ||
+    [...knl.temporaries.values()].some((t) => t.dtype && isComplex(t.dtype))
+  )
+    return true;
+  const complexNode = (e: Expr) =>
+    e.kind === 'imag' ||
+    (e.kind === 'cast' && isComplex(e.dtype as DType)) ||
+    (e.kind === 'call' && ['real', 'imag', 'conj'].includes(e.fn));
+  const exprs = knl.instructions
+    .flatMap((i) => [i.expression, ...i.assignees, ...i.predicates])
+    .filter((e): e is Expr => e !== undefined);
   return [...exprs, ...[...knl.substitutions.values()].map((r) => r.expression)].some((e) => someExpr(e, complexNode));
 }
 
@@ -46,9 +86,16 @@ export function mentionsComplex(knl: LoopKernel): boolean {
 export function complexStorage(arg: KernelArg): KernelArg {
   if (!arg.dtype || !isComplex(arg.dtype)) return arg;
   if (arg.kind === 'value') {
-    throw new LoomError(`value argument '${arg.name}' is ${arg.dtype}: complex values are passed in arrays (a ${arg.dtype} array of one element)`);
+    throw new LoomError(
+      `value argument '${arg.name}' is ${arg.dtype}: complex values are passed in arrays (a ${arg.dtype} array of one element)`,
+    );
   }
-  return { ...arg, dtype: complexPart(arg.dtype), shape: [...arg.shape!, int(2)], ...(arg.dimTags ? { dimTags: partsAxis(arg) } : {}) };
+  return {
+    ...arg,
+    dtype: complexPart(arg.dtype),
+    shape: [...arg.shape!, int(2)],
+    ...(arg.dimTags ? { dimTags: partsAxis(arg) } : {}),
+  };
 }
 
 /** The layout with an innermost axis for the parts: they are adjacent, whatever the element layout. */
@@ -61,7 +108,9 @@ function partsAxis(arg: KernelArg): DimTag[] {
         case 'stride':
           return { kind: 'stride', stride: binary('*', int(2), t.stride) };
         default:
-          throw new LoomError(`complex argument '${arg.name}' has a '${t.kind}' axis, which complex arrays cannot have (their parts are interleaved)`);
+          throw new LoomError(
+            `complex argument '${arg.name}' has a '${t.kind}' axis, which complex arrays cannot have (their parts are interleaved)`,
+          );
       }
     }),
     { kind: 'nested', level: 0 },
@@ -70,7 +119,12 @@ function partsAxis(arg: KernelArg): DimTag[] {
 
 export function lowerComplex(knl: LoopKernel): LoopKernel {
   if (!mentionsComplex(knl)) return knl;
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.instructions.map((i) => i.id),
+  ]);
   const fresh = (base: string) => {
     const name = uniqueName(base, taken);
     taken.add(name);
@@ -91,8 +145,10 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
   const args = knl.args.map(complexStorage);
 
   const inames = new Set(knl.inames);
-  const original: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype));
-  const lowered: NameTypes = (name) => (inames.has(name) ? INDEX_DTYPE : (args.find((a) => a.name === name)?.dtype ?? temporaries.get(name)?.dtype));
+  const original: NameTypes = (name) =>
+    inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
+  const lowered: NameTypes = (name) =>
+    inames.has(name) ? INDEX_DTYPE : (args.find((a) => a.name === name)?.dtype ?? temporaries.get(name)?.dtype);
   const lowering = new Lowering(original, lowered, splitTemps);
 
   const instructions: Instruction[] = [];
@@ -112,7 +168,10 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
         ...insn,
         id: fresh(`${insn.id}_${name}`),
         // a value reads those bound before it that it uses (a reduction's result, in a product)
-        dependsOn: [...insn.dependsOn, ...bound.filter(({ assignees: [a] }) => a.kind === 'var' && uses.has(a.name)).map((b) => b.id)],
+        dependsOn: [
+          ...insn.dependsOn,
+          ...bound.filter(({ assignees: [a] }) => a.kind === 'var' && uses.has(a.name)).map((b) => b.id),
+        ],
         assignees: [variable(name)],
         expression: e,
         predicates,
@@ -134,8 +193,16 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     if (insn.assignees.length > 1) {
       // a multiple assignment (argmax): its results are real, or refused here
       const assignees = insn.assignees.map((a) => lowering.access(a, insn.id));
-      if (assignees.some((a) => a.kind !== 'real')) throw new LoomError(at('a multiple assignment of complex values is not supported'), insn.span);
-      withBound([{ ...insn, assignees: assignees.map((a) => (a as { expr: Expr }).expr), expression: (lower(insn.expression) as { expr: Expr }).expr, predicates }]);
+      if (assignees.some((a) => a.kind !== 'real'))
+        throw new LoomError(at('a multiple assignment of complex values is not supported'), insn.span);
+      withBound([
+        {
+          ...insn,
+          assignees: assignees.map((a) => (a as { expr: Expr }).expr),
+          expression: (lower(insn.expression) as { expr: Expr }).expr,
+          predicates,
+        },
+      ]);
       continue;
     }
     const assignee = insn.assignees[0];
@@ -143,7 +210,12 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     const value = lower(insn.expression);
     if (target.kind === 'real') {
       if (value.kind === 'complex') {
-        throw new LoomError(at(`assigns a complex value to the real '${printExpr(assignee)}'; take real(...), imag(...) or abs(...) of it`), insn.span);
+        throw new LoomError(
+          at(
+            `assigns a complex value to the real '${printExpr(assignee)}'; take real(...), imag(...) or abs(...) of it`,
+          ),
+          insn.span,
+        );
       }
       withBound([{ ...insn, assignees: [target.expr], expression: value.expr, predicates }]);
       continue;
@@ -166,9 +238,25 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     const heldId = fresh(`${insn.id}_im_value`);
     alsoIds.set(insn.id, [heldId, imId, ...bound.map((b) => b.id)]);
     withBound([
-      { ...insn, id: heldId, assignees: [variable(held)], expression: parts.im, predicates, tags: [], groups: [], conflictsWithGroups: [] },
+      {
+        ...insn,
+        id: heldId,
+        assignees: [variable(held)],
+        expression: parts.im,
+        predicates,
+        tags: [],
+        groups: [],
+        conflictsWithGroups: [],
+      },
       { ...insn, assignees: [target.re], expression: parts.re, predicates, dependsOn: [...insn.dependsOn, heldId] },
-      { ...insn, id: imId, assignees: [target.im], expression: variable(held), predicates, dependsOn: [...insn.dependsOn, insn.id] },
+      {
+        ...insn,
+        id: imId,
+        assignees: [target.im],
+        expression: variable(held),
+        predicates,
+        dependsOn: [...insn.dependsOn, insn.id],
+      },
     ]);
   }
   // whatever waited for an instruction now waits for every instruction it became
@@ -270,8 +358,12 @@ class Lowering {
       }
       case 'cast': {
         const v = rec(e.operand);
-        if (isComplex(e.dtype as DType)) return complex(this.asComplex(v, e.dtype as ComplexDType), e.dtype as ComplexDType);
-        if (v.kind === 'complex') return fail(`converting a complex value to ${e.dtype} would drop its imaginary part: take real(...) or abs(...)`);
+        if (isComplex(e.dtype as DType))
+          return complex(this.asComplex(v, e.dtype as ComplexDType), e.dtype as ComplexDType);
+        if (v.kind === 'complex')
+          return fail(
+            `converting a complex value to ${e.dtype} would drop its imaginary part: take real(...) or abs(...)`,
+          );
         return real(cast(e.dtype, v.expr));
       }
       case 'call':
@@ -329,7 +421,8 @@ class Lowering {
 
   asComplex(v: Value, dtype: ComplexDType): ComplexParts {
     const part = complexPart(dtype);
-    if (v.kind === 'complex') return v.dtype === dtype ? v : { re: this.castTo(v.re, part), im: this.castTo(v.im, part) };
+    if (v.kind === 'complex')
+      return v.dtype === dtype ? v : { re: this.castTo(v.re, part), im: this.castTo(v.im, part) };
     return { re: this.castTo(v.expr, part), im: this.castTo(float(0), part) };
   }
 
@@ -370,7 +463,8 @@ class Lowering {
    * in a temporary, in float64.
    */
   private castTo(e: Expr, dtype: DType): Expr {
-    if ((e.kind === 'int' || e.kind === 'float') && (dtype === 'float32' || dtype === 'float64')) return float(e.value, dtype);
+    if ((e.kind === 'int' || e.kind === 'float') && (dtype === 'float32' || dtype === 'float64'))
+      return float(e.value, dtype);
     if (e.kind === 'int' || e.kind === 'float') return e;
     const t = exprType(e, this.lowered);
     return !t.weak && t.dtype === dtype ? e : cast(dtype, e);

@@ -89,7 +89,12 @@ export interface RunPassesOptions {
 }
 
 /** Runs `passes` in order on `knl` (verified after each one in debug mode). */
-export function runPasses(knl: LoopKernel, passes: readonly PreprocessPass[] = PREPROCESS_PASSES, context: PreprocessContext = {}, options: RunPassesOptions = {}): Preprocessed {
+export function runPasses(
+  knl: LoopKernel,
+  passes: readonly PreprocessPass[] = PREPROCESS_PASSES,
+  context: PreprocessContext = {},
+  options: RunPassesOptions = {},
+): Preprocessed {
   const verify = options.verify ?? debugMode();
   const established = new Set<KernelProperty>();
   if (verify) verifyKernel(knl, established, 'before preprocessing (by the front end or a transformation)');

@@ -22,7 +22,8 @@ export function placeTemporaries(knl: LoopKernel): LoopKernel {
         const a = soleAssignee(insn);
         if (a.kind === 'subscript' && a.array === name) checkNotSplitAcrossGroups(knl, t, insn, a.indices);
       }
-    const placed = t.addressSpace === 'auto' ? { ...t, addressSpace: writtenPerGroup(knl, t) ? 'global' : choose(knl, t) } : t;
+    const placed =
+      t.addressSpace === 'auto' ? { ...t, addressSpace: writtenPerGroup(knl, t) ? 'global' : choose(knl, t) } : t;
     checkConstantSize(placed);
     temporaries.set(name, placed);
   }
@@ -99,7 +100,12 @@ function choose(knl: LoopKernel, t: TemporaryVariable): AddressSpace {
  * Each work-group has its own private and local memory: a temporary indexed by a
  * group iname would be filled piecewise, each group seeing only its own piece.
  */
-function checkNotSplitAcrossGroups(knl: LoopKernel, t: TemporaryVariable, insn: Instruction, indices: readonly Expr[]): void {
+function checkNotSplitAcrossGroups(
+  knl: LoopKernel,
+  t: TemporaryVariable,
+  insn: Instruction,
+  indices: readonly Expr[],
+): void {
   const names = new Set(indices.flatMap((ix) => [...freeVariables(ix)]));
   const across = insn.withinInames.filter((n) => knl.inameTags.get(n)?.kind === 'group' && names.has(n));
   if (across.length) {

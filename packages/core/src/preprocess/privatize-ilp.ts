@@ -62,7 +62,8 @@ function laneDimTags(knl: LoopKernel, inames: readonly string[], t: TemporaryVar
   let level = Math.max(-1, ...old.flatMap((tag) => (tag.kind === 'nested' ? [tag.level] : []))) + 1;
   // the innermost new axis is the next level up, the outermost the highest
   const added: DimTag[] = [];
-  for (let k = inames.length - 1; k >= 0; k--) added.unshift(k === vecAxis && !hasVec ? { kind: 'vec' } : { kind: 'nested', level: level++ });
+  for (let k = inames.length - 1; k >= 0; k--)
+    added.unshift(k === vecAxis && !hasVec ? { kind: 'vec' } : { kind: 'nested', level: level++ });
   return [...added, ...old];
 }
 
@@ -77,7 +78,9 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
     const t = target === undefined ? undefined : knl.temporaries.get(target);
     if (!t) continue;
     // a lane that already indexes what it writes has a place of its own (loopy's rule; issue 644)
-    const indexedBy = new Set(insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices.flatMap((x) => [...freeVariables(x)]) : [])));
+    const indexedBy = new Set(
+      insn.assignees.flatMap((a) => (a.kind === 'subscript' ? a.indices.flatMap((x) => [...freeVariables(x)]) : [])),
+    );
     const inames = ilpOf(insn).filter((n) => !indexedBy.has(n));
     if (!inames.length) continue;
     const known = expand.get(t.name) ?? [];
@@ -90,10 +93,17 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
     const t = temporaries.get(name)!;
     const extents = inames.map((n) => {
       const { lo, hi } = ilpRange(knl, n);
-      if (lo !== 0) throw new LoomError(`${knl.inameTags.get(n)?.kind === 'vec' ? 'vec' : 'ILP'} iname '${n}' must start at 0 to index the copies of '${name}'`);
+      if (lo !== 0)
+        throw new LoomError(
+          `${knl.inameTags.get(n)?.kind === 'vec' ? 'vec' : 'ILP'} iname '${n}' must start at 0 to index the copies of '${name}'`,
+        );
       return int(hi + 1);
     });
-    temporaries.set(name, { ...t, shape: [...extents, ...t.shape], dimTags: laneDimTags(knl, inames, t) } satisfies TemporaryVariable);
+    temporaries.set(name, {
+      ...t,
+      shape: [...extents, ...t.shape],
+      dimTags: laneDimTags(knl, inames, t),
+    } satisfies TemporaryVariable);
   }
 
   // What is written changes too (`acc = ...` becomes `acc[i_ilp] = ...`). Rules are kept:
@@ -114,5 +124,9 @@ export function privatizeIlpTemporaries(knl: LoopKernel): LoopKernel {
       const rest = x.kind === 'subscript' ? x.indices : [];
       return subscript(name, [...inames.map((n) => variable(n)), ...rest]);
     });
-  return mapKernelExpressions(knl.with({ temporaries }), (e, insn) => rewrite(e, insn!), { what: 'ILP', assignee: 'whole', rules: 'keep' });
+  return mapKernelExpressions(knl.with({ temporaries }), (e, insn) => rewrite(e, insn!), {
+    what: 'ILP',
+    assignee: 'whole',
+    rules: 'keep',
+  });
 }

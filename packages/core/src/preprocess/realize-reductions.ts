@@ -36,12 +36,17 @@ export interface RealizeReductionOptions extends ScanOptions {
 
 export function realizeReductions(knl: LoopKernel, options: RealizeReductionOptions = {}): LoopKernel {
   const only = options.insnIdFilter && new Set(options.insnIdFilter);
-  for (const id of only ?? []) if (!knl.instructions.some((i) => i.id === id)) throw new LoomError(`realizeReduction: no instruction '${id}'`);
+  for (const id of only ?? [])
+    if (!knl.instructions.some((i) => i.id === id)) throw new LoomError(`realizeReduction: no instruction '${id}'`);
   if (options.forceOuterInameForScan !== undefined && !options.forceScan && !options.automagicScansOk) {
-    throw new LoomError('realizeReduction: forceOuterInameForScan names the sweep iname of scans, but no scan was asked for (forceScan or automagicScansOk)');
+    throw new LoomError(
+      'realizeReduction: forceOuterInameForScan names the sweep iname of scans, but no scan was asked for (forceScan or automagicScansOk)',
+    );
   }
   if (options.forceOuterInameForScan !== undefined && !knl.inames.includes(options.forceOuterInameForScan)) {
-    throw new LoomError(`realizeReduction: forceOuterInameForScan: the kernel has no iname '${options.forceOuterInameForScan}'`);
+    throw new LoomError(
+      `realizeReduction: forceOuterInameForScan: the kernel has no iname '${options.forceOuterInameForScan}'`,
+    );
   }
   // nothing to realize and no rule to expand (most kernels): the kernel as it is
   if (knl.substitutions.size === 0 && !knl.instructions.some(reduces)) return knl;
@@ -60,9 +65,21 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
     // condition (`if sum(k, b[i, k]) > 0`) is accumulated first and unconditionally: the
     // condition is what it computes. The expression's reductions then accumulate under the
     // realized conditions, as the instruction runs.
-    const conditions = insn.predicates.map((p) => realizeExpr(r, expandSubstitutions(p, knl.substitutions), { insn, within: insn.withinInames, guards: [], readers }));
+    const conditions = insn.predicates.map((p) =>
+      realizeExpr(r, expandSubstitutions(p, knl.substitutions), {
+        insn,
+        within: insn.withinInames,
+        guards: [],
+        readers,
+      }),
+    );
     const predicates = conditions.map((c) => single(c, insn));
-    const value = realizeExpr(r, expandSubstitutions(insn.expression, knl.substitutions), { insn, within: insn.withinInames, guards: predicates, readers });
+    const value = realizeExpr(r, expandSubstitutions(insn.expression, knl.substitutions), {
+      insn,
+      within: insn.withinInames,
+      guards: predicates,
+      readers,
+    });
     if (r.added.length === 0) {
       const unchanged = value.values[0] === insn.expression && predicates.every((p, k) => p === insn.predicates[k]);
       out.push(unchanged ? insn : { ...insn, expression: value.values[0], predicates });
@@ -78,14 +95,20 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
       noSyncWith: [...new Set([...insn.noSyncWith, ...realized.flatMap((x) => x.noSync)])],
     };
     if (value.values.length !== insn.assignees.length) {
-      throw new LoomError(`instruction '${insn.id}' assigns ${insn.assignees.length} target(s) from ${value.values.length} result(s)`, insn.span);
+      throw new LoomError(
+        `instruction '${insn.id}' assigns ${insn.assignees.length} target(s) from ${value.values.length} result(s)`,
+        insn.span,
+      );
     }
     // a multiple assignment: one assignment per result, the first keeping the id
     const ids = insn.assignees.map((a, k) => (k === 0 ? insn.id : r.name(`${insn.id}_${assigneeName(a)}`)));
     if (ids.length > 1) parts.set(insn.id, ids);
     out.push(...insn.assignees.map((a, k) => ({ ...reader, id: ids[k], assignees: [a], expression: value.values[k] })));
   }
-  const instructions = parts.size === 0 ? out : out.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => parts.get(d) ?? [d]))] }));
+  const instructions =
+    parts.size === 0
+      ? out
+      : out.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => parts.get(d) ?? [d]))] }));
   return r.kernel(instructions);
 }
 
@@ -109,7 +132,11 @@ function readersOf(knl: LoopKernel, insn: Instruction): Scope['readers'] {
 }
 
 function single(x: Realized, insn: Instruction): Expr {
-  if (x.values.length !== 1) throw new LoomError(`instruction '${insn.id}': a reduction with ${x.values.length} results stands where one value is wanted`, insn.span);
+  if (x.values.length !== 1)
+    throw new LoomError(
+      `instruction '${insn.id}': a reduction with ${x.values.length} results stands where one value is wanted`,
+      insn.span,
+    );
   return x.values[0];
 }
 
@@ -124,7 +151,10 @@ function realizeExpr(r: Realization, e: Expr, scope: Scope): Realized {
     const holds = single(condition, scope.insn);
     const then = realizeExpr(r, e.then, { ...scope, guards: [...scope.guards, holds] });
     const otherwise = realizeExpr(r, e.otherwise, { ...scope, guards: [...scope.guards, not(holds)] });
-    return merge([ifThenElse(holds, single(then, scope.insn), single(otherwise, scope.insn))], [condition, then, otherwise]);
+    return merge(
+      [ifThenElse(holds, single(then, scope.insn), single(otherwise, scope.insn))],
+      [condition, then, otherwise],
+    );
   }
   const parts: Realized[] = [];
   const value = mapChildren(e, (c) => {
@@ -226,7 +256,13 @@ function realizeScan(r: Realization, e: Reduce, op: ReductionOperation, scope: S
 }
 
 /** A reduction over the sequential inames `inames`, its operands realized inside their loops. */
-function overLoops(r: Realization, e: Reduce, op: ReductionOperation, scope: Scope, inames: readonly string[]): Realized {
+function overLoops(
+  r: Realization,
+  e: Reduce,
+  op: ReductionOperation,
+  scope: Scope,
+  inames: readonly string[],
+): Realized {
   const point = operandsOf(r, e, { ...scope, within: [...scope.within, ...inames] });
   return realizeSequential(
     r,

@@ -55,7 +55,8 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
       const index = x.indices[axis];
       if (index.kind === 'int') return pick(x.array, x.indices, axis, checked(index.value, length, x.array));
       let chosen: Expr = pick(x.array, x.indices, axis, length - 1);
-      for (let k = length - 2; k >= 0; k--) chosen = ifThenElse(compare('==', index, int(k)), pick(x.array, x.indices, axis, k), chosen);
+      for (let k = length - 2; k >= 0; k--)
+        chosen = ifThenElse(compare('==', index, int(k)), pick(x.array, x.indices, axis, k), chosen);
       return chosen;
     });
   // reads everywhere (the indices of what is written included, and rule bodies, which
@@ -66,7 +67,10 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
     if (target.kind !== 'subscript' || !seps.has(target.array)) return [insn];
     const { axis, length } = seps.get(target.array)!;
     const index = target.indices[axis];
-    if (index.kind === 'int') return [{ ...insn, assignees: [pick(target.array, target.indices, axis, checked(index.value, length, target.array))] }];
+    if (index.kind === 'int')
+      return [
+        { ...insn, assignees: [pick(target.array, target.indices, axis, checked(index.value, length, target.array))] },
+      ];
     return Array.from({ length }, (_, k) => ({
       ...insn,
       id: k === 0 ? insn.id : `${insn.id}_s${k}`,
@@ -78,13 +82,18 @@ export function separateArrays(knl: LoopKernel): LoopKernel {
   const copies = new Map<string, string[]>();
   for (const i of instructions) {
     const original = i.id.replace(/_s\d+$/, '');
-    if (i.id !== original || knl.instructions.some((k) => k.id === i.id)) copies.set(original, [...(copies.get(original) ?? []), i.id]);
+    if (i.id !== original || knl.instructions.some((k) => k.id === i.id))
+      copies.set(original, [...(copies.get(original) ?? []), i.id]);
   }
-  const withDeps = instructions.map((i) => ({ ...i, dependsOn: [...new Set(i.dependsOn.flatMap((d) => copies.get(d) ?? [d]))] }));
+  const withDeps = instructions.map((i) => ({
+    ...i,
+    dependsOn: [...new Set(i.dependsOn.flatMap((d) => copies.get(d) ?? [d]))],
+  }));
   return read.with({ args, instructions: withDeps });
 }
 
 function checked(k: number, length: number, name: string): number {
-  if (k < 0 || k >= length) throw new LoomError(`'${name}' is indexed at ${k} along its 'sep' axis of length ${length}`);
+  if (k < 0 || k >= length)
+    throw new LoomError(`'${name}' is indexed at ${k} along its 'sep' axis of length ${length}`);
   return k;
 }

@@ -39,7 +39,12 @@ export function verifyKernel(knl: LoopKernel, established: ReadonlySet<KernelPro
 
 /** Every broken invariant of `knl`, one sentence each; empty for a sound kernel. */
 export function kernelProblems(knl: LoopKernel, established: ReadonlySet<KernelProperty> = new Set()): string[] {
-  return [...domainProblems(knl), ...nameProblems(knl), ...temporaryProblems(knl, established), ...instructionProblems(knl, established)];
+  return [
+    ...domainProblems(knl),
+    ...nameProblems(knl),
+    ...temporaryProblems(knl, established),
+    ...instructionProblems(knl, established),
+  ];
 }
 
 function domainProblems(knl: LoopKernel): string[] {
@@ -66,8 +71,10 @@ function nameProblems(knl: LoopKernel): string[] {
     if (t.name !== key) problems.push(`temporary '${t.name}' is filed as '${key}'`);
     if (args.has(key)) problems.push(`'${key}' is both an argument and a temporary`);
   }
-  for (const n of inames) if (args.has(n) || knl.temporaries.has(n)) problems.push(`iname '${n}' is also an argument or a temporary`);
-  for (const [key, rule] of knl.substitutions) if (rule.name !== key) problems.push(`substitution rule '${rule.name}' is filed as '${key}'`);
+  for (const n of inames)
+    if (args.has(n) || knl.temporaries.has(n)) problems.push(`iname '${n}' is also an argument or a temporary`);
+  for (const [key, rule] of knl.substitutions)
+    if (rule.name !== key) problems.push(`substitution rule '${rule.name}' is filed as '${key}'`);
   return problems;
 }
 
@@ -77,10 +84,14 @@ function temporaryProblems(knl: LoopKernel, established: ReadonlySet<KernelPrope
     if (!Array.isArray(t.shape)) problems.push(`temporary '${t.name}' has no shape`);
     // only global temporaries, allocated by the host for each call, may depend on the parameters
     else if (t.addressSpace !== 'global' && t.shape.some((e) => e.kind !== 'int')) {
-      problems.push(`temporary '${t.name}' in ${t.addressSpace} memory has a shape that is not constant: [${t.shape.map(printExpr).join(', ')}]`);
+      problems.push(
+        `temporary '${t.name}' in ${t.addressSpace} memory has a shape that is not constant: [${t.shape.map(printExpr).join(', ')}]`,
+      );
     }
-    if (established.has('typed') && t.dtype === undefined) problems.push(`temporary '${t.name}' has no dtype after type inference`);
-    if (established.has('temporariesPlaced') && t.addressSpace === 'auto') problems.push(`temporary '${t.name}' was not placed`);
+    if (established.has('typed') && t.dtype === undefined)
+      problems.push(`temporary '${t.name}' has no dtype after type inference`);
+    if (established.has('temporariesPlaced') && t.addressSpace === 'auto')
+      problems.push(`temporary '${t.name}' was not placed`);
   }
   return problems;
 }
@@ -98,12 +109,16 @@ function instructionProblems(knl: LoopKernel, established: ReadonlySet<KernelPro
   for (const insn of knl.instructions) {
     const where = `instruction '${insn.id}'`;
     for (const d of insn.dependsOn) if (!ids.has(d)) problems.push(`${where} depends on '${d}', which does not exist`);
-    for (const n of insn.withinInames) if (!inames.has(n)) problems.push(`${where} runs in the loop '${n}', which no domain has`);
+    for (const n of insn.withinInames)
+      if (!inames.has(n)) problems.push(`${where} runs in the loop '${n}', which no domain has`);
     problems.push(...writeProblems(insn, variable).map((p) => `${where} ${p}`));
     const values = readExpressions(insn, knl.substitutions);
-    for (const name of namesRead(insn, knl.substitutions)) if (!known(name)) problems.push(`${where} reads '${name}', which is no iname, argument or temporary`);
+    for (const name of namesRead(insn, knl.substitutions))
+      if (!known(name)) problems.push(`${where} reads '${name}', which is no iname, argument or temporary`);
     const free = new Set(values.flatMap((e) => [...freeVariables(e)]));
-    for (const n of free) if (inames.has(n) && !insn.withinInames.includes(n)) problems.push(`${where} reads the iname '${n}' outside its loop`);
+    for (const n of free)
+      if (inames.has(n) && !insn.withinInames.includes(n))
+        problems.push(`${where} reads the iname '${n}' outside its loop`);
     const reduced = new Set(values.flatMap((e) => [...reductionInamesIn(e)]));
     for (const n of reduced) if (!inames.has(n)) problems.push(`${where} reduces over '${n}', which no domain has`);
     if (established.has('reductionsRealized') && values.some((e) => someExpr(e, (x) => x.kind === 'reduce'))) {
@@ -117,7 +132,8 @@ function instructionProblems(knl: LoopKernel, established: ReadonlySet<KernelPro
 function writeProblems(insn: Instruction, isVariable: (name: string) => boolean): string[] {
   if (insn.kind !== 'assign') return insn.assignees.length || insn.expression ? [`is a ${insn.kind} but assigns`] : [];
   if (!insn.assignees.length || !insn.expression) return ['is an assignment without an assignee or a value'];
-  if (insn.assignees.some((a) => a.kind !== 'var' && a.kind !== 'subscript')) return ['assigns to something that is no variable or array element'];
+  if (insn.assignees.some((a) => a.kind !== 'var' && a.kind !== 'subscript'))
+    return ['assigns to something that is no variable or array element'];
   return namesWritten(insn)
     .filter((written) => !isVariable(written))
     .map((written) => `writes '${written}', which is no argument or temporary`);

@@ -17,7 +17,11 @@ import { addReductionOperation, type ReductionOperation } from './operations.ts'
 
 const same = (dtypes: readonly DType[]) => dtypes;
 
-function scalar(name: string, neutral: (t: DType) => Expr, combine: (a: Expr, b: Expr, t: DType) => Expr): ReductionOperation {
+function scalar(
+  name: string,
+  neutral: (t: DType) => Expr,
+  combine: (a: Expr, b: Expr, t: DType) => Expr,
+): ReductionOperation {
   return {
     name,
     arity: 1,
@@ -91,7 +95,9 @@ const twoTo62 = (t: DType) => binary('*', cast(t, int(2 ** 31)), int(2 ** 31));
 const isNan = (x: Expr, t: DType): Expr => (isFloat(t) ? compare('!=', x, x) : bool(false));
 
 const extremum = (name: 'max' | 'min') =>
-  scalar(name, name === 'max' ? lowest : highest, (a, b, t) => (t === 'bool' ? logical(name === 'max' ? 'or' : 'and', a, b) : call(name, [a, b])));
+  scalar(name, name === 'max' ? lowest : highest, (a, b, t) =>
+    t === 'bool' ? logical(name === 'max' ? 'or' : 'and', a, b) : call(name, [a, b]),
+  );
 
 /**
  * `argmax`/`argmin` of (value, index) pairs: `b` replaces `a` when its value is further out,

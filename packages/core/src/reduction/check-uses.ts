@@ -11,7 +11,11 @@ import type { Instruction } from '../kernel/model.ts';
 import { findReductionOperation, reductionNames, reductionOperation, type ReductionOperation } from './index.ts';
 
 /** `expressions`: what the instruction evaluates, its value first (as `readExpressions` lists them). */
-export function checkReductionUses(insn: Instruction, expressions: readonly Expr[], spanOf: (word: string) => SourceSpan | undefined): void {
+export function checkReductionUses(
+  insn: Instruction,
+  expressions: readonly Expr[],
+  spanOf: (word: string) => SourceSpan | undefined,
+): void {
   const top = insn.expression && expressions[0]?.kind === 'reduce' ? expressions[0] : undefined;
   for (const e of expressions) {
     walk(e, (x) => {
@@ -46,5 +50,8 @@ export function checkReductionUses(insn: Instruction, expressions: readonly Expr
 function known(x: Reduce, spanOf: (word: string) => SourceSpan | undefined): ReductionOperation {
   const op = findReductionOperation(x.op);
   if (op) return op;
-  throw new LoomError(`unknown reduction '${x.op}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`, spanOf(x.op.replace(/\(.*$/, '')));
+  throw new LoomError(
+    `unknown reduction '${x.op}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`,
+    spanOf(x.op.replace(/\(.*$/, '')),
+  );
 }

@@ -30,10 +30,21 @@ export function fold(
   id: (what: string) => string,
 ): string[] {
   const write = (k: number, value: Expr, extra: Partial<FoldPlacement> = {}) =>
-    r.add(scope, { ...placement, ...extra, id: id(targets.length === 1 ? '' : `_${k}`), assignees: [targets[k]], expression: value });
+    r.add(scope, {
+      ...placement,
+      ...extra,
+      id: id(targets.length === 1 ? '' : `_${k}`),
+      assignees: [targets[k]],
+      expression: value,
+    });
   if (op.select) {
     const take = r.temporary('take', 'bool', [], 'private');
-    const decided = r.add(scope, { ...placement, id: id('_take'), assignees: [variable(take)], expression: op.select(targets, b, dtypes) });
+    const decided = r.add(scope, {
+      ...placement,
+      id: id('_take'),
+      assignees: [variable(take)],
+      expression: op.select(targets, b, dtypes),
+    });
     // each work-item reads its own accumulators here and writes them next: no barrier between
     const after = { dependsOn: [decided], noSyncWith: [...placement.noSyncWith, `${decided}@local`] };
     return targets.map((t, k) => write(k, ifThenElse(variable(take), b[k], t), after));
@@ -42,6 +53,13 @@ export function fold(
   const readsOther = combined.some((c, k) => targets.some((t, j) => j !== k && someExpr(c, (x) => exprEquals(x, t))));
   if (!readsOther) return targets.map((_, k) => write(k, combined[k]));
   const next = targets.map((_, k) => r.temporary(`new_${scope.insn.id}`, dtypes[k], [], 'private'));
-  const computed = next.map((n, k) => r.add(scope, { ...placement, id: id(`_next_${k}`), assignees: [variable(n)], expression: combined[k] }));
-  return targets.map((_, k) => write(k, variable(next[k]), { dependsOn: computed, noSyncWith: [...placement.noSyncWith, ...computed.map((c) => `${c}@local`)] }));
+  const computed = next.map((n, k) =>
+    r.add(scope, { ...placement, id: id(`_next_${k}`), assignees: [variable(n)], expression: combined[k] }),
+  );
+  return targets.map((_, k) =>
+    write(k, variable(next[k]), {
+      dependsOn: computed,
+      noSyncWith: [...placement.noSyncWith, ...computed.map((c) => `${c}@local`)],
+    }),
+  );
 }

@@ -47,7 +47,14 @@ interface Axis {
  * Combines, over the local inames `locals`, the work-items' values `point` (their partial
  * results, typed `dtypes`), and returns the result.
  */
-export function realizeLocalTree(r: Realization, scope: Scope, op: ReductionOperation, locals: readonly string[], point: Realized, dtypes: readonly DType[]): Realized {
+export function realizeLocalTree(
+  r: Realization,
+  scope: Scope,
+  op: ReductionOperation,
+  locals: readonly string[],
+  point: Realized,
+  dtypes: readonly DType[],
+): Realized {
   if (!op.commutative) {
     throw new LoomError(
       `instruction '${scope.insn.id}': ${op.name}() depends on the order of its values, which a reduction across work-items (over ${locals.map((n) => `'${n}'`).join(', ')}) does not keep: reduce over sequential inames`,
@@ -57,7 +64,11 @@ export function realizeLocalTree(r: Realization, scope: Scope, op: ReductionOper
   const axes = locals.map((iname): Axis => {
     const tag = r.inameTags.get(iname)!;
     const { lo, size } = r.range(iname, 'a reduction across work-items');
-    if (size < 1) throw new LoomError(`instruction '${scope.insn.id}' reduces across work-items over '${iname}', which has no values`, scope.insn.span);
+    if (size < 1)
+      throw new LoomError(
+        `instruction '${scope.insn.id}' reduces across work-items over '${iname}', which has no values`,
+        scope.insn.span,
+      );
     return { iname, tag, axis: r.localAxis(iname)!, lo, size };
   });
   for (const [k, a] of axes.entries()) {
@@ -87,7 +98,9 @@ export function realizeLocalTree(r: Realization, scope: Scope, op: ReductionOper
   }
   const outer = surrounding.map((s) => (s.lo === 0 ? variable(s.iname) : add(variable(s.iname), int(-s.lo))));
   const used = new Set([...axes.map((a) => a.axis), ...surrounding.map((s) => r.localAxis(s.iname)!)]);
-  const idle = [...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : [])))].sort();
+  const idle = [
+    ...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : []))),
+  ].sort();
   const idleLanes = idle.map((a) => r.laneZeroOf(a));
 
   const count = axes.reduce((n, a) => n * a.size, 1);
@@ -100,10 +113,18 @@ export function realizeLocalTree(r: Realization, scope: Scope, op: ReductionOper
       return sum === undefined ? term : add(sum, term);
     }, undefined) ?? int(0);
   /** The same, spelled for a domain. */
-  const flat = (names: readonly string[]) => names.map((n, k) => (strides[k] === 1 ? n : `${strides[k]}*${n}`)).join(' + ');
+  const flat = (names: readonly string[]) =>
+    names.map((n, k) => (strides[k] === 1 ? n : `${strides[k]}*${n}`)).join(' + ');
 
   const label = locals.join('_');
-  const accs = dtypes.map((t, k) => r.temporary(dtypes.length === 1 ? `acc_${label}` : `acc_${label}_${k}`, t, [...surrounding.map((s) => s.size), count], 'local'));
+  const accs = dtypes.map((t, k) =>
+    r.temporary(
+      dtypes.length === 1 ? `acc_${label}` : `acc_${label}_${k}`,
+      t,
+      [...surrounding.map((s) => s.size), count],
+      'local',
+    ),
+  );
   const at = (acc: string, pos: Expr) => subscript(acc, [...outer, pos]);
   const id = (what: string) => r.name(`${scope.insn.id}_${label}_${what}`);
   const sameTags = axes.map((a) => a.tag);

@@ -62,8 +62,10 @@ const RESERVED = new Set(['reduce', 'simul_reduce', 'if', 'segmented', 'and', 'o
 /** Adds `op` to the registry (the built-ins and `registerReduction` come through here). */
 export function addReductionOperation(op: ReductionOperation): void {
   if (registry.has(op.name)) throw new LoomError(`a reduction named '${op.name}' is already registered`);
-  if (RESERVED.has(op.name)) throw new LoomError(`'${op.name}' cannot name a reduction: it is a word of the expression language`);
-  if (!Number.isInteger(op.arity) || op.arity < 1 || op.arity > 8) throw new LoomError(`reduction '${op.name}': arity must be an integer from 1 to 8, got ${op.arity}`);
+  if (RESERVED.has(op.name))
+    throw new LoomError(`'${op.name}' cannot name a reduction: it is a word of the expression language`);
+  if (!Number.isInteger(op.arity) || op.arity < 1 || op.arity > 8)
+    throw new LoomError(`reduction '${op.name}': arity must be an integer from 1 to 8, got ${op.arity}`);
   registry.set(op.name, Object.freeze({ ...op }));
   registrations++;
 }
@@ -76,7 +78,10 @@ export function findReductionOperation(name: string): ReductionOperation | undef
 /** The operation named `name`; a LoomError naming the known ones otherwise. */
 export function reductionOperation(name: string): ReductionOperation {
   const op = registry.get(name);
-  if (!op) throw new LoomError(`unknown reduction '${name}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`);
+  if (!op)
+    throw new LoomError(
+      `unknown reduction '${name}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`,
+    );
   return op;
 }
 

@@ -63,7 +63,12 @@ export class Realization {
     this.domains = [...knl.domains];
     this.inameTags = new Map(knl.inameTags);
     this.inames = new Set(knl.inames);
-    this.taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+    this.taken = new Set([
+      ...knl.inames,
+      ...knl.args.map((a) => a.name),
+      ...knl.temporaries.keys(),
+      ...knl.instructions.map((i) => i.id),
+    ]);
   }
 
   /** A fresh name based on `base`, reserved. */
@@ -74,7 +79,8 @@ export class Realization {
   }
 
   /** The dtype of a name in the kernel being realized (inames are int32). */
-  readonly typeOf = (name: string): DType | undefined => (this.inames.has(name) ? INDEX_DTYPE : (this.knl.arg(name)?.dtype ?? this.temporaries.get(name)?.dtype));
+  readonly typeOf = (name: string): DType | undefined =>
+    this.inames.has(name) ? INDEX_DTYPE : (this.knl.arg(name)?.dtype ?? this.temporaries.get(name)?.dtype);
 
   temporary(base: string, dtype: DType, shape: readonly number[], addressSpace: AddressSpace): string {
     const name = this.name(base);
@@ -86,7 +92,11 @@ export class Realization {
    * New inames `names` (fresh, from these bases) with the domain `constraints` says, in terms of
    * their names, tagged as `tags` says.
    */
-  newInames(bases: readonly string[], constraints: (names: readonly string[]) => string, tags: readonly (InameTag | undefined)[]): string[] {
+  newInames(
+    bases: readonly string[],
+    constraints: (names: readonly string[]) => string,
+    tags: readonly (InameTag | undefined)[],
+  ): string[] {
     const names = bases.map((b) => this.name(b));
     this.domains.push(BasicSet.parse(`{ [${names.join(', ')}]: ${constraints(names)} }`));
     names.forEach((n, k) => {
@@ -110,7 +120,10 @@ export class Realization {
   /** The constant range of an iname (over everything around it): its first value and how many there are. */
   range(iname: string, why: string): { lo: number; size: number } {
     const term = [{ set: domainOf(this.knl, [iname]), expr: Linear.variable(iname) }];
-    const fail = (range: string) => new LoomError(`'${iname}' runs ${range}, but ${why} needs a constant range (fix the parameters or split '${iname}')`);
+    const fail = (range: string) =>
+      new LoomError(
+        `'${iname}' runs ${range}, but ${why} needs a constant range (fix the parameters or split '${iname}')`,
+      );
     let lo, hi;
     try {
       lo = staticMin(term, this.knl.assumptions);
@@ -127,7 +140,10 @@ export class Realization {
    * Whether the reduction inames of `axes` take every value of their ranges wherever the
    * inames `within` are (a box, not a triangle nor a slice that depends on them).
    */
-  coversAxes(within: readonly string[], axes: readonly { readonly iname: string; readonly lo: number; readonly size: number }[]): boolean {
+  coversAxes(
+    within: readonly string[],
+    axes: readonly { readonly iname: string; readonly lo: number; readonly size: number }[],
+  ): boolean {
     const reduced = axes.map((a) => a.iname);
     const domain = domainOf(this.knl, [...within, ...reduced]);
     if (domain.existentials.length > 0) return false;
@@ -161,7 +177,10 @@ export class Realization {
   }
 
   /** Adds an instruction made for the one being realized; `scope.insn` lends it what is not given. */
-  add(scope: Scope, fields: Pick<Instruction, 'id' | 'assignees' | 'expression' | 'withinInames' | 'dependsOn'> & Partial<Instruction>): string {
+  add(
+    scope: Scope,
+    fields: Pick<Instruction, 'id' | 'assignees' | 'expression' | 'withinInames' | 'dependsOn'> & Partial<Instruction>,
+  ): string {
     this.added.push({
       ...scope.insn,
       noSyncWith: [],
@@ -177,6 +196,11 @@ export class Realization {
 
   /** The kernel with everything added (the instructions are the caller's). */
   kernel(instructions: readonly Instruction[]): LoopKernel {
-    return this.knl.with({ instructions, temporaries: this.temporaries, domains: this.domains, inameTags: this.inameTags });
+    return this.knl.with({
+      instructions,
+      temporaries: this.temporaries,
+      domains: this.domains,
+      inameTags: this.inameTags,
+    });
   }
 }

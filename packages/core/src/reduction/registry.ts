@@ -7,4 +7,11 @@
  */
 import './builtins.ts';
 
-export { findReductionOperation, isReductionName, reductionNames, reductionOperation, reductionRegistryVersion, type ReductionOperation } from './operations.ts';
+export {
+  findReductionOperation,
+  isReductionName,
+  reductionNames,
+  reductionOperation,
+  reductionRegistryVersion,
+  type ReductionOperation,
+} from './operations.ts';

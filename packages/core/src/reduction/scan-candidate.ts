@@ -49,7 +49,10 @@ export function scanCandidate(knl: LoopKernel, e: Reduce, within: readonly strin
   if (sweep === undefined) sweep = inferSweep(domainOf(knl, [scan], true), scan, inames, fail);
   else if (!inames.has(sweep)) throw new LoomError(`forceOuterInameForScan: no iname '${sweep}'`);
   if (sweep === scan) throw fail(`'${scan}' cannot sweep over itself`);
-  if (!within.includes(sweep)) throw fail(`its sweep iname '${sweep}' is not an iname of the instruction (it runs in ${within.map((n) => `'${n}'`).join(', ') || 'no loop'})`);
+  if (!within.includes(sweep))
+    throw fail(
+      `its sweep iname '${sweep}' is not an iname of the instruction (it runs in ${within.map((n) => `'${n}'`).join(', ') || 'no loop'})`,
+    );
 
   // the domain of the two, over the parameters and the other inames of their domains; the
   // triangle's bounds may use those the reduction is inside of, and is checked against it all
@@ -59,16 +62,21 @@ export function scanCandidate(knl: LoopKernel, e: Reduce, within: readonly strin
   domain = domain.moveDimsToParams(domain.dims.filter((d) => d !== sweep && d !== scan));
   const notAround = domain.params.filter((p) => inames.has(p) && !within.includes(p));
   const bounded = notAround.length > 0 ? domain.project(notAround) : domain;
-  if (domain.existentials.length > 0 || bounded.existentials.length > 0) throw fail(`the domain of '${sweep}' and '${scan}' has strides or divisions: ${domain.toString()}`);
+  if (domain.existentials.length > 0 || bounded.existentials.length > 0)
+    throw fail(`the domain of '${sweep}' and '${scan}' has strides or divisions: ${domain.toString()}`);
 
   const params = domain.params;
-  const exact = (bounds: readonly { expr: Linear; divisor: number }[]) => bounds.filter((b) => b.divisor === 1).map((b) => b.expr);
+  const exact = (bounds: readonly { expr: Linear; divisor: number }[]) =>
+    bounds.filter((b) => b.divisor === 1).map((b) => b.expr);
   const sweepOnly = bounded.project([scan]);
   const sweepLowers = exact(sweepOnly.lowerBounds(sweep, bounded.params));
   const sweepUppers = exact(sweepOnly.upperBounds(sweep, bounded.params));
   const scanLowers = exact(bounded.lowerBounds(scan, bounded.params));
-  const strides = [...new Set(exact(bounded.upperBounds(scan, [sweep, ...bounded.params])).map((b) => b.coeff(sweep)))].filter((s) => Number.isInteger(s) && s > 0);
-  if (strides.length === 0) throw fail(`the last value of '${scan}' does not grow with '${sweep}': ${domain.toString()}`);
+  const strides = [
+    ...new Set(exact(bounded.upperBounds(scan, [sweep, ...bounded.params])).map((b) => b.coeff(sweep))),
+  ].filter((s) => Number.isInteger(s) && s > 0);
+  if (strides.length === 0)
+    throw fail(`the last value of '${scan}' does not grow with '${sweep}': ${domain.toString()}`);
 
   // the constraints on the parameters alone hold in both
   const others = domain.constraints.filter((c) => !c.expr.dependsOn(sweep) && !c.expr.dependsOn(scan));
@@ -82,14 +90,22 @@ export function scanCandidate(knl: LoopKernel, e: Reduce, within: readonly strin
           const triangle = BasicSet.fromConstraints(
             params,
             [sweep, scan],
-            [...others, ge(i.sub(sweepLower)), ge(sweepUpper.sub(i)), ge(j.sub(scanLower)), ge(scanLower.add(i.sub(sweepLower).scale(stride)).sub(j))],
+            [
+              ...others,
+              ge(i.sub(sweepLower)),
+              ge(sweepUpper.sub(i)),
+              ge(j.sub(scanLower)),
+              ge(scanLower.add(i.sub(sweepLower).scale(stride)).sub(j)),
+            ],
           );
           if (sameSet(domain, triangle)) return { sweep, scan, sweepLower, scanLower, stride };
         }
       }
     }
   }
-  throw fail(`the domain of '${sweep}' and '${scan}' is not lo <= ${scan} <= lo + stride*(${sweep} - first ${sweep}): ${domain.toString()}`);
+  throw fail(
+    `the domain of '${sweep}' and '${scan}' is not lo <= ${scan} <= lo + stride*(${sweep} - first ${sweep}): ${domain.toString()}`,
+  );
 }
 
 /** Whether two sets over the same names have the same integer points. */
@@ -98,15 +114,23 @@ function sameSet(a: BasicSet, b: BasicSet): boolean {
 }
 
 /** The one iname besides `scan` that the constraints on `scan` mention (loopy's `_try_infer_sweep_iname`). */
-function inferSweep(domain: BasicSet, scan: string, inames: ReadonlySet<string>, fail: (why: string) => LoomError): string {
+function inferSweep(
+  domain: BasicSet,
+  scan: string,
+  inames: ReadonlySet<string>,
+  fail: (why: string) => LoomError,
+): string {
   const candidates = new Set<string>();
   for (const c of domain.constraints) {
     if (!c.expr.dependsOn(scan)) continue;
     for (const v of c.expr.variables) if (v !== scan && inames.has(v)) candidates.add(v);
   }
-  if (candidates.size === 0) throw fail(`no iname bounds '${scan}', so there is nothing to sweep it (its domain: ${domain.toString()})`);
+  if (candidates.size === 0)
+    throw fail(`no iname bounds '${scan}', so there is nothing to sweep it (its domain: ${domain.toString()})`);
   if (candidates.size > 1) {
-    throw fail(`the bounds of '${scan}' depend on ${[...candidates].map((n) => `'${n}'`).join(' and ')}: name the sweep iname (forceOuterInameForScan)`);
+    throw fail(
+      `the bounds of '${scan}' depend on ${[...candidates].map((n) => `'${n}'`).join(' and ')}: name the sweep iname (forceOuterInameForScan)`,
+    );
   }
   return [...candidates][0];
 }

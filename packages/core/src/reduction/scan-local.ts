@@ -28,13 +28,26 @@ import type { ReductionOperation } from './operations.ts';
 import type { Realization, Realized, Scope } from './realization.ts';
 import type { ScanParameters } from './scan-candidate.ts';
 
-export function realizeLocalScan(r: Realization, scope: Scope, op: ReductionOperation, scan: ScanParameters, part: Realized, dtypes: readonly DType[]): Realized {
+export function realizeLocalScan(
+  r: Realization,
+  scope: Scope,
+  op: ReductionOperation,
+  scan: ScanParameters,
+  part: Realized,
+  dtypes: readonly DType[],
+): Realized {
   const sweep = scan.sweep;
   const axis = r.localAxis(sweep)!;
   const tag = r.inameTags.get(sweep)!;
   const { lo, size } = r.range(sweep, 'a scan across work-items');
-  if (size < 1) throw new LoomError(`instruction '${scope.insn.id}' scans across work-items over '${sweep}', which has no values`, scope.insn.span);
-  const surrounding = scope.within.filter((n) => n !== sweep && r.localAxis(n) !== undefined).map((iname) => ({ iname, ...r.range(iname, 'a scan across work-items around it') }));
+  if (size < 1)
+    throw new LoomError(
+      `instruction '${scope.insn.id}' scans across work-items over '${sweep}', which has no values`,
+      scope.insn.span,
+    );
+  const surrounding = scope.within
+    .filter((n) => n !== sweep && r.localAxis(n) !== undefined)
+    .map((iname) => ({ iname, ...r.range(iname, 'a scan across work-items around it') }));
   for (const s of surrounding) {
     if (r.localAxis(s.iname) === axis) {
       throw new LoomError(
@@ -44,13 +57,22 @@ export function realizeLocalScan(r: Realization, scope: Scope, op: ReductionOper
     }
   }
   const used = new Set([axis, ...surrounding.map((s) => r.localAxis(s.iname)!)]);
-  const idle = [...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : [])))].sort();
+  const idle = [
+    ...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : []))),
+  ].sort();
   const idleLanes = idle.map((a) => r.laneZeroOf(a));
   const outer = surrounding.map((s) => (s.lo === 0 ? variable(s.iname) : add(variable(s.iname), int(-s.lo))));
   /** Every instruction of the scan but the transfer runs in these, beside its own iname. */
   const around = [...scope.within.filter((n) => n !== sweep), ...idleLanes];
 
-  const accs = dtypes.map((t, k) => r.temporary(dtypes.length === 1 ? `acc_${sweep}` : `acc_${sweep}_${k}`, t, [...surrounding.map((s) => s.size), size], 'local'));
+  const accs = dtypes.map((t, k) =>
+    r.temporary(
+      dtypes.length === 1 ? `acc_${sweep}` : `acc_${sweep}_${k}`,
+      t,
+      [...surrounding.map((s) => s.size), size],
+      'local',
+    ),
+  );
   const at = (acc: string, pos: Expr) => subscript(acc, [...outer, pos]);
   const id = (what: string) => r.name(`${scope.insn.id}_${sweep}_${what}`);
   const mine = lo === 0 ? variable(sweep) : add(variable(sweep), int(-lo));
@@ -62,7 +84,13 @@ export function realizeLocalScan(r: Realization, scope: Scope, op: ReductionOper
     const [b] = r.newInames([`${sweep}_base`], ([b]) => `0 <= ${b} < ${size}`, [tag]);
     const neutral = op.neutral(dtypes);
     inits = accs.map((acc, k) =>
-      r.add(scope, { id: id(`init_${k}`), assignees: [at(acc, variable(b))], expression: neutral[k], withinInames: [...around, b], dependsOn: r.globalBarriersBefore(scope.insn) }),
+      r.add(scope, {
+        id: id(`init_${k}`),
+        assignees: [at(acc, variable(b))],
+        expression: neutral[k],
+        withinInames: [...around, b],
+        dependsOn: r.globalBarriersBefore(scope.insn),
+      }),
     );
   }
 
@@ -87,15 +115,35 @@ export function realizeLocalScan(r: Realization, scope: Scope, op: ReductionOper
     const [s] = r.newInames([`${sweep}_s${stage}`], ([s]) => `${distance} <= ${s} < ${size}`, [tag]);
     const place = { withinInames: [...around, s], predicates: scope.guards };
     const reads = accs.flatMap((acc, k) => [
-      r.add(scope, { ...place, id: id(`read_${stage}_${k}`), assignees: [variable(before[k])], expression: at(acc, add(variable(s), int(-distance))), dependsOn: previous }),
-      r.add(scope, { ...place, id: id(`own_${stage}_${k}`), assignees: [variable(own[k])], expression: at(acc, variable(s)), dependsOn: previous }),
+      r.add(scope, {
+        ...place,
+        id: id(`read_${stage}_${k}`),
+        assignees: [variable(before[k])],
+        expression: at(acc, add(variable(s), int(-distance))),
+        dependsOn: previous,
+      }),
+      r.add(scope, {
+        ...place,
+        id: id(`own_${stage}_${k}`),
+        assignees: [variable(own[k])],
+        expression: at(acc, variable(s)),
+        dependsOn: previous,
+      }),
     ]);
     const combined = op.combine(
       before.map((b) => variable(b)),
       own.map((o) => variable(o)),
       dtypes,
     );
-    previous = accs.map((acc, k) => r.add(scope, { ...place, id: id(`stage_${stage}_${k}`), assignees: [at(acc, variable(s))], expression: combined[k], dependsOn: reads }));
+    previous = accs.map((acc, k) =>
+      r.add(scope, {
+        ...place,
+        id: id(`stage_${stage}_${k}`),
+        assignees: [at(acc, variable(s))],
+        expression: combined[k],
+        dependsOn: reads,
+      }),
+    );
   }
 
   // 4. each work-item reads its own running result, after a barrier

@@ -36,7 +36,12 @@ export interface ScanOptions {
  * The scan reduction `e` is to be realized as, or undefined where it is realized as a
  * reduction: no scan was asked for, or (detected automatically) it is none.
  */
-export function scanToRealize(r: Realization, e: Reduce, scope: Scope, options: ScanOptions): ScanParameters | undefined {
+export function scanToRealize(
+  r: Realization,
+  e: Reduce,
+  scope: Scope,
+  options: ScanOptions,
+): ScanParameters | undefined {
   if (!options.forceScan && !options.automagicScansOk) return undefined;
   try {
     return checkedScan(r, e, scope, options.forceOuterInameForScan);
@@ -51,7 +56,10 @@ function checkedScan(r: Realization, e: Reduce, scope: Scope, sweepName: string 
   const where = `instruction '${scope.insn.id}': ${e.op}(${scan.scan}, ...) as a scan over '${scan.sweep}'`;
   const scanTag = r.inameTags.get(scan.scan);
   if (scanTag && scanTag.kind !== 'for') {
-    throw new LoomError(`${where}: the scan iname '${scan.scan}' is tagged ${tagToString(scanTag)}; only the sweep iname may be parallel`, scope.insn.span);
+    throw new LoomError(
+      `${where}: the scan iname '${scan.scan}' is tagged ${tagToString(scanTag)}; only the sweep iname may be parallel`,
+      scope.insn.span,
+    );
   }
   const sweepTag = r.inameTags.get(scan.sweep);
   if (sweepTag && sweepTag.kind !== 'for' && sweepTag.kind !== 'unroll' && sweepTag.kind !== 'local') {
@@ -62,11 +70,19 @@ function checkedScan(r: Realization, e: Reduce, scope: Scope, sweepName: string 
   }
   if (scope.guards.length > 0) {
     // a condition that skips some i would also skip their values for every later i
-    throw new LoomError(`${where}: the instruction runs under conditions, which would leave values out of the later results`, scope.insn.span);
+    throw new LoomError(
+      `${where}: the instruction runs under conditions, which would leave values out of the later results`,
+      scope.insn.span,
+    );
   }
-  const nested = scope.within.filter((n) => n !== scan.sweep && r.localAxis(n) === undefined && parentInames(r.knl, n).includes(scan.sweep));
+  const nested = scope.within.filter(
+    (n) => n !== scan.sweep && r.localAxis(n) === undefined && parentInames(r.knl, n).includes(scan.sweep),
+  );
   if (nested.length > 0) {
-    throw new LoomError(`${where}: the instruction also runs in ${nested.map((n) => `'${n}'`).join(', ')}, whose loop is inside '${scan.sweep}'`, scope.insn.span);
+    throw new LoomError(
+      `${where}: the instruction also runs in ${nested.map((n) => `'${n}'`).join(', ')}, whose loop is inside '${scan.sweep}'`,
+      scope.insn.span,
+    );
   }
   return scan;
 }
@@ -77,9 +93,12 @@ function checkedScan(r: Realization, e: Reduce, scope: Scope, sweepName: string 
  */
 export function trackingIname(r: Realization, scan: ScanParameters): string {
   const last = scan.scanLower.add(Linear.variable(scan.sweep).sub(scan.sweepLower).scale(scan.stride));
-  const [t] = r.newInames([`${scan.sweep}_scan`], ([t]) => `${t} >= ${scan.scanLower.toString()} and ${t} <= ${last.toString()} and ${t} > ${last.sub(scan.stride).toString()}`, [
-    undefined,
-  ]);
+  const [t] = r.newInames(
+    [`${scan.sweep}_scan`],
+    ([t]) =>
+      `${t} >= ${scan.scanLower.toString()} and ${t} <= ${last.toString()} and ${t} > ${last.sub(scan.stride).toString()}`,
+    [undefined],
+  );
   return t;
 }
 

@@ -30,7 +30,9 @@ export function realizeSequential(
 ): Realized {
   const dtypes = op.resultDtypes(operandDtypes);
   const suffix = inames.join('_');
-  const accs = dtypes.map((t, k) => r.temporary(dtypes.length === 1 ? `acc_${suffix}` : `acc_${suffix}_${k}`, t, [], 'private'));
+  const accs = dtypes.map((t, k) =>
+    r.temporary(dtypes.length === 1 ? `acc_${suffix}` : `acc_${suffix}_${k}`, t, [], 'private'),
+  );
   const id = (what: string) => r.name(`${scope.insn.id}_${accs[0]}_${what}`);
   const within = [...scope.within, ...inames];
 

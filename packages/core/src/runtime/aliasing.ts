@@ -54,7 +54,13 @@ export function resolveAliases<A>(
   const rest: Record<string, A> = {};
   for (const name of Object.keys(args)) {
     // defined, not assigned: an argument called `__proto__` is an argument like any other
-    if (!aliases.some((a) => a.read === name)) Object.defineProperty(rest, name, { value: ownEntry(args, name), enumerable: true, writable: true, configurable: true });
+    if (!aliases.some((a) => a.read === name))
+      Object.defineProperty(rest, name, {
+        value: ownEntry(args, name),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return { kernel, args: rest, merged: aliases };
 }
@@ -79,7 +85,9 @@ function findAliases(knl: LoopKernel, args: Readonly<Record<string, unknown>>, c
       const what = `${caller}: kernel '${knl.name}': arguments '${x.name}' and '${y.name}' are the same buffer`;
       if (x.isOutput && y.isOutput) throw new LoomError(`${what}, and the kernel writes both: pass separate arrays`);
       if (a.dtype !== b.dtype || a.shape.join() !== b.shape.join()) {
-        throw new LoomError(`${what} seen as different arrays (${a.dtype} (${a.shape.join(', ')}) and ${b.dtype} (${b.shape.join(', ')})): pass separate arrays`);
+        throw new LoomError(
+          `${what} seen as different arrays (${a.dtype} (${a.shape.join(', ')}) and ${b.dtype} (${b.shape.join(', ')})): pass separate arrays`,
+        );
       }
       (found ??= []).push(x.isOutput ? { read: y.name, written: x.name } : { read: x.name, written: y.name });
     }
@@ -94,19 +102,29 @@ function mergeAlias(knl: LoopKernel, { read, written }: Alias, caller: string): 
       `${caller}: kernel '${knl.name}': arguments '${read}' and '${written}' are the same buffer, and ${why}; the result would depend on the device: pass separate arrays`,
     );
   const [r, w] = [knl.arg(read)!, knl.arg(written)!];
-  if ((r.dtype && w.dtype && r.dtype !== w.dtype) || JSON.stringify(r.dimTags) !== JSON.stringify(w.dimTags) || r.shape!.map(printExpr).join() !== w.shape!.map(printExpr).join()) {
+  if (
+    (r.dtype && w.dtype && r.dtype !== w.dtype) ||
+    JSON.stringify(r.dimTags) !== JSON.stringify(w.dimTags) ||
+    r.shape!.map(printExpr).join() !== w.shape!.map(printExpr).join()
+  ) {
     throw refuse('they are declared with different dtypes, shapes or layouts');
   }
   const accesses = allAccesses(knl).filter((a) => a.array === read || a.array === written);
   const index = accesses.length ? accesses[0].indices.map(printExpr).join(', ') : '';
-  const inames = accesses.length ? accesses[0].indices.map((e) => (e.kind === 'var' && knl.inames.includes(e.name) ? e.name : '')) : [];
-  if (inames.some((n) => n === '') || new Set(inames).size !== inames.length) throw refuse(`'${accesses[0].array}[${index}]' is not indexed by distinct inames`);
+  const inames = accesses.length
+    ? accesses[0].indices.map((e) => (e.kind === 'var' && knl.inames.includes(e.name) ? e.name : ''))
+    : [];
+  if (inames.some((n) => n === '') || new Set(inames).size !== inames.length)
+    throw refuse(`'${accesses[0].array}[${index}]' is not indexed by distinct inames`);
   for (const a of accesses) {
     const at = `${a.array}[${a.indices.map(printExpr).join(', ')}]`;
     if (a.isWrite && a.array === read) throw refuse(`the kernel writes '${read}' too`);
-    if (a.indices.map(printExpr).join(', ') !== index) throw refuse(`'${at}' and '${accesses[0].array}[${index}]' may be different elements`);
+    if (a.indices.map(printExpr).join(', ') !== index)
+      throw refuse(`'${at}' and '${accesses[0].array}[${index}]' may be different elements`);
     if (a.reductionInames.length > 0 || a.instruction.withinInames.some((n) => !inames.includes(n))) {
-      throw refuse(`instruction '${a.instruction.id}' reaches '${at}' more than once per element (inside a loop over other inames)`);
+      throw refuse(
+        `instruction '${a.instruction.id}' reaches '${at}' more than once per element (inside a loop over other inames)`,
+      );
     }
   }
   // every read of `read` comes before (or in) every instruction writing `written`
@@ -114,13 +132,20 @@ function mergeAlias(knl: LoopKernel, { read, written }: Alias, caller: string): 
   for (const a of accesses.filter((x) => x.array === read)) {
     for (const writer of writers) {
       if (a.instruction !== writer && !dependsOn(knl, writer.id, a.instruction.id)) {
-        throw refuse(`instruction '${a.instruction.id}' reads '${read}' without coming before '${writer.id}', which writes '${written}'`);
+        throw refuse(
+          `instruction '${a.instruction.id}' reads '${read}' without coming before '${writer.id}', which writes '${written}'`,
+        );
       }
     }
   }
-  const rename = (e: Parameters<typeof mapExpr>[0]) => mapExpr(e, (x) => (x.kind === 'subscript' && x.array === read ? subscript(written, x.indices) : x));
+  const rename = (e: Parameters<typeof mapExpr>[0]) =>
+    mapExpr(e, (x) => (x.kind === 'subscript' && x.array === read ? subscript(written, x.indices) : x));
   const merged = mapKernelExpressions(knl, rename, { what: 'aliased arguments', assignee: 'whole' });
-  return merged.with({ args: merged.args.filter((a) => a.name !== read).map((a) => (a.name === written ? { ...a, isInput: true, dtype: a.dtype ?? r.dtype } : a)) });
+  return merged.with({
+    args: merged.args
+      .filter((a) => a.name !== read)
+      .map((a) => (a.name === written ? { ...a, isInput: true, dtype: a.dtype ?? r.dtype } : a)),
+  });
 }
 
 /** Whether instruction `id` depends on `on`, directly or through others. */

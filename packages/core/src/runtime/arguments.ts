@@ -72,28 +72,42 @@ function isHostArray(x: unknown): x is HostArray {
 }
 
 function isShaped(x: unknown): x is ShapedHostArray {
-  return typeof x === 'object' && x !== null && !isHostArray(x) && !(x instanceof DeviceArray) && 'data' in x && 'shape' in x;
+  return (
+    typeof x === 'object' && x !== null && !isHostArray(x) && !(x instanceof DeviceArray) && 'data' in x && 'shape' in x
+  );
 }
 
 /**
  * The kernel as the caller's data sees it: a complex argument is an array of its parts with a
  * trailing axis of 2 (a complex64 array of n elements is a Float32Array of 2n numbers).
  */
-const storageView = perObject((knl: LoopKernel) => (knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype)) ? knl.with({ args: knl.args.map(complexStorage) }) : knl));
+const storageView = perObject((knl: LoopKernel) =>
+  knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype))
+    ? knl.with({ args: knl.args.map(complexStorage) })
+    : knl,
+);
 
 /**
  * The kernel with the dtype of each complex DeviceArray passed for an array argument of no
  * declared dtype: such an argument is complex as if declared so (its storage view has its
  * parts), never a real array that happens to hold them.
  */
-function withPassedComplex(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>): { readonly typed: LoopKernel; readonly inferred: ReadonlyMap<string, DType> } {
+function withPassedComplex(
+  kernel: LoopKernel,
+  given: Readonly<Record<string, RunArgument>>,
+): { readonly typed: LoopKernel; readonly inferred: ReadonlyMap<string, DType> } {
   const inferred = new Map<string, DType>();
   for (const a of kernel.args) {
     const v = a.kind !== 'value' && a.dtype === undefined ? ownEntry(given, a.name) : undefined;
     if (v instanceof DeviceArray && isComplex(v.dtype)) inferred.set(a.name, v.dtype);
   }
   if (inferred.size === 0) return { typed: kernel, inferred };
-  return { typed: kernel.with({ args: kernel.args.map((a) => (inferred.has(a.name) ? { ...a, dtype: inferred.get(a.name) } : a)) }), inferred };
+  return {
+    typed: kernel.with({
+      args: kernel.args.map((a) => (inferred.has(a.name) ? { ...a, dtype: inferred.get(a.name) } : a)),
+    }),
+    inferred,
+  };
 }
 
 /**
@@ -102,12 +116,20 @@ function withPassedComplex(kernel: LoopKernel, given: Readonly<Record<string, Ru
  * elements' (as computations take it). Arrays passed for real arguments stay as they are: a
  * complex DeviceArray there is refused by its dtype, not read as its parts.
  */
-function partsViews(typed: LoopKernel, given: Readonly<Record<string, RunArgument>>): Readonly<Record<string, RunArgument>> {
+function partsViews(
+  typed: LoopKernel,
+  given: Readonly<Record<string, RunArgument>>,
+): Readonly<Record<string, RunArgument>> {
   const out: Record<string, RunArgument> = { ...given };
   for (const a of typed.args) {
     if (a.dtype === undefined || !isComplex(a.dtype)) continue;
     const v = ownEntry(given, a.name);
-    const view = v instanceof DeviceArray ? v.partsView() : isShaped(v) && v.shape.length === a.shape?.length ? { data: v.data, shape: [...v.shape, 2] } : undefined;
+    const view =
+      v instanceof DeviceArray
+        ? v.partsView()
+        : isShaped(v) && v.shape.length === a.shape?.length
+          ? { data: v.data, shape: [...v.shape, 2] }
+          : undefined;
     // defined, not assigned: an argument called `__proto__` is an argument like any other
     if (view) Object.defineProperty(out, a.name, { value: view, enumerable: true, writable: true, configurable: true });
   }
@@ -118,11 +140,17 @@ function partsViews(typed: LoopKernel, given: Readonly<Record<string, RunArgumen
  * The caller's arguments bound to the kernel's. `views`: the layouts of the arrays passed as
  * views (views.ts), whose plain arrays `given` holds.
  */
-export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string, RunArgument>>, views: ReadonlyMap<string, ViewLayout> = NO_VIEWS): ArgumentBinding {
+export function bindArguments(
+  kernel: LoopKernel,
+  given: Readonly<Record<string, RunArgument>>,
+  views: ReadonlyMap<string, ViewLayout> = NO_VIEWS,
+): ArgumentBinding {
   for (const name of views.keys()) {
     const dtype = kernel.arg(name)?.dtype;
     if (dtype !== undefined && isComplex(dtype))
-      throw new LoomError(`argument '${name}' is complex: pass it as a whole array, not a view (views of complex arrays are not supported)`);
+      throw new LoomError(
+        `argument '${name}' is complex: pass it as a whole array, not a view (views of complex arrays are not supported)`,
+      );
   }
   const { typed, inferred } = withPassedComplex(kernel, given);
   const knl = typed === kernel ? storageView(kernel) : typed.with({ args: typed.args.map(complexStorage) });
@@ -131,7 +159,9 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
   const known = new Map(knl.args.map((a) => [a.name, a]));
   for (const name of Object.keys(args)) {
     if (!known.has(name)) {
-      throw new LoomError(`kernel '${knl.name}' has no argument '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
+      throw new LoomError(
+        `kernel '${knl.name}' has no argument '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`,
+      );
     }
   }
   const dtypes = new Map<string, DType>();
@@ -148,7 +178,15 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
       if (typeof v === 'number' && !Number.isFinite(v) && (arg.dtype === undefined || !arg.dtype.startsWith('float'))) {
         throw new LoomError(`argument '${arg.name}' must be a finite number, got ${v}`);
       }
-      const dtype = arg.dtype ?? (domainParams.has(arg.name) ? INDEX_DTYPE : typeof v === 'bigint' ? 'int64' : Number.isInteger(v) ? 'int32' : floatForScalar(knl, args));
+      const dtype =
+        arg.dtype ??
+        (domainParams.has(arg.name)
+          ? INDEX_DTYPE
+          : typeof v === 'bigint'
+            ? 'int64'
+            : Number.isInteger(v)
+              ? 'int32'
+              : floatForScalar(knl, args));
       if (!dtype.startsWith('float') && typeof v === 'number' && !Number.isInteger(v)) {
         throw new LoomError(`argument '${arg.name}' is ${dtype} but got the non-integer ${v}`);
       }
@@ -160,10 +198,16 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     if (v === undefined) continue;
     const data = v instanceof DeviceArray ? undefined : isShaped(v) ? v.data : v;
     if (!(v instanceof DeviceArray) && !isHostArray(data)) {
-      throw new LoomError(`argument '${arg.name}' is an array: pass a TypedArray, { data, shape } or a DeviceArray, not ${describe(v)}`);
+      throw new LoomError(
+        `argument '${arg.name}' is an array: pass a TypedArray, { data, shape } or a DeviceArray, not ${describe(v)}`,
+      );
     }
     const passed: DType = v instanceof DeviceArray ? v.dtype : dtypeOfHostArray(data)!;
-    const compatible = arg.dtype === undefined || arg.dtype === passed || (arg.dtype === 'bool' && passed === 'uint8') || (arg.dtype === 'float16' && passed === 'uint16');
+    const compatible =
+      arg.dtype === undefined ||
+      arg.dtype === passed ||
+      (arg.dtype === 'bool' && passed === 'uint8') ||
+      (arg.dtype === 'float16' && passed === 'uint16');
     if (!compatible) {
       throw new LoomError(`argument '${arg.name}' is ${arg.dtype}, but ${describe(v)} (${passed}) was passed`);
     }
@@ -171,18 +215,25 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     if ((v instanceof DeviceArray || isShaped(v)) && v.shape.length !== arg.shape!.length) {
       const declared = typed.arg(arg.name)!.shape!;
       const shape = (ownEntry(given, arg.name) as DeviceArray | ShapedHostArray).shape;
-      throw new LoomError(`argument '${arg.name}' has shape (${shape.join(', ')}), but the kernel needs ${declared.length} axes: (${declared.map(printExpr).join(', ')})`);
+      throw new LoomError(
+        `argument '${arg.name}' has shape (${shape.join(', ')}), but the kernel needs ${declared.length} axes: (${declared.map(printExpr).join(', ')})`,
+      );
     }
     // an argument typed by the complex DeviceArray passed is generated for its complex dtype
     dtypes.set(arg.name, inferred.get(arg.name) ?? arg.dtype ?? passed);
   }
-  for (const arg of knl.args) if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
+  for (const arg of knl.args)
+    if (arg.kind === 'value' && !dtypes.has(arg.name)) dtypes.set(arg.name, arg.dtype ?? INDEX_DTYPE);
 
   inferParameters(knl, args, values);
-  bindLayoutValues(knl, args, views, values, (arg) => arg.shape!.map((s, axis) => evaluate(s, values, `axis ${axis} of '${arg.name}'`)));
+  bindLayoutValues(knl, args, views, values, (arg) =>
+    arg.shape!.map((s, axis) => evaluate(s, values, `axis ${axis} of '${arg.name}'`)),
+  );
   for (const arg of knl.args) {
     if (arg.kind === 'value' && !values.has(arg.name)) {
-      throw new LoomError(`missing value for argument '${arg.name}': pass it, or pass an array whose size determines it`);
+      throw new LoomError(
+        `missing value for argument '${arg.name}': pass it, or pass an array whose size determines it`,
+      );
     }
   }
   checkAssumptions(knl, values);
@@ -192,7 +243,10 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     if (arg.kind === 'value') continue;
     const shape = arg.shape!.map((s, axis) => {
       const n = evaluate(s, values, `axis ${axis} of '${arg.name}'`);
-      if (n < 0) throw new LoomError(`argument '${arg.name}' would have a negative size ${n} along axis ${axis} (shape ${printExpr(s)})`);
+      if (n < 0)
+        throw new LoomError(
+          `argument '${arg.name}' would have a negative size ${n} along axis ${axis} (shape ${printExpr(s)})`,
+        );
       return n;
     });
     const elements = shape.reduce((a, b) => a * b, 1);
@@ -204,7 +258,8 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     }
     const v = ownEntry(args, arg.name);
     if (v === undefined) {
-      if (arg.isInput) throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
+      if (arg.isInput)
+        throw new LoomError(`missing input array '${arg.name}' (shape (${arg.shape!.map(printExpr).join(', ')}))`);
       arrays.push({ arg, dtype: dtypes.get(arg.name), shape });
       continue;
     }
@@ -212,17 +267,23 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
     if (v instanceof DeviceArray || isShaped(v)) {
       const got = v.shape;
       if (got.length !== shape.length || got.some((g, k) => g !== shape[k])) {
-        throw new LoomError(`argument '${arg.name}' has shape (${got.join(', ')}), but the kernel needs (${shape.join(', ')})`);
+        throw new LoomError(
+          `argument '${arg.name}' has shape (${got.join(', ')}), but the kernel needs (${shape.join(', ')})`,
+        );
       }
       // a view's data is its whole buffer, checked against the layout (bounds-check.ts)
       if (isShaped(v) && !views.has(arg.name) && v.data.length !== expected) {
-        throw new LoomError(`argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`);
+        throw new LoomError(
+          `argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`,
+        );
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: v instanceof DeviceArray ? v : v.data });
     } else {
       const data = v as HostArray;
       if (data.length !== expected) {
-        throw new LoomError(`argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`);
+        throw new LoomError(
+          `argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`,
+        );
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: data });
     }
@@ -239,7 +300,15 @@ export function bindArguments(kernel: LoopKernel, given: Readonly<Record<string,
 function floatForScalar(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>): DType {
   const floats = knl.args.flatMap((a) => {
     const v = ownEntry(given, a.name);
-    const t = a.dtype ?? (v instanceof DeviceArray ? v.dtype : isHostArray(v) ? dtypeOfHostArray(v) : isShaped(v) ? dtypeOfHostArray(v.data) : undefined);
+    const t =
+      a.dtype ??
+      (v instanceof DeviceArray
+        ? v.dtype
+        : isHostArray(v)
+          ? dtypeOfHostArray(v)
+          : isShaped(v)
+            ? dtypeOfHostArray(v.data)
+            : undefined);
     return t === 'float16' || t === 'float32' || t === 'float64' ? [t] : [];
   });
   if (floats.length === 0) return 'float64';
@@ -258,7 +327,11 @@ function evaluate(e: Expr, values: ReadonlyMap<string, number | bigint>, what: s
 }
 
 /** Finds missing parameters from array sizes: `n` from `a`'s length when `a` has shape (n) or (n, n). */
-function inferParameters(knl: LoopKernel, given: Readonly<Record<string, RunArgument>>, values: Map<string, number | bigint>): void {
+function inferParameters(
+  knl: LoopKernel,
+  given: Readonly<Record<string, RunArgument>>,
+  values: Map<string, number | bigint>,
+): void {
   const missing = () => knl.args.filter((a) => a.kind === 'value' && !values.has(a.name)).map((a) => a.name);
   for (let progress = true; progress && missing().length; ) {
     progress = false;
@@ -355,7 +428,9 @@ function checkFits(knl: LoopKernel, name: string, dtype: DType, v: number | bigi
   const index = dtype === INDEX_DTYPE && knl.domains.some((d) => d.params.includes(name));
   throw new LoomError(
     `kernel '${knl.name}': argument '${name}' = ${v} does not fit its dtype ${dtype} (${lo} to ${hi})` +
-      (index ? '; loop bounds and indices are 32-bit integers in the generated code: split the problem into launches with smaller sizes' : ''),
+      (index
+        ? '; loop bounds and indices are 32-bit integers in the generated code: split the problem into launches with smaller sizes'
+        : ''),
   );
 }
 

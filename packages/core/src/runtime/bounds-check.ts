@@ -28,7 +28,11 @@ import { evaluateInt, valuesEnv } from './evaluate.ts';
 const checked = perObject((_: LoopKernel) => new LruCache<string, true>(CHECKED_PER_KERNEL));
 const CHECKED_PER_KERNEL = 256;
 
-export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, number | bigint>, shapes: ReadonlyMap<string, readonly number[]>): void {
+export function checkAccessBounds(
+  knl: LoopKernel,
+  values: ReadonlyMap<string, number | bigint>,
+  shapes: ReadonlyMap<string, readonly number[]>,
+): void {
   const key = [...values].map(([k, v]) => `${k}=${v}`).join(',');
   const done = checked(knl);
   if (done.has(key)) return;
@@ -41,7 +45,11 @@ export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, n
     const table = knl.arg(access.array) ? undefined : tableShape(knl, access.array);
     const shape = table ?? (knl.arg(access.array) ? shapes.get(access.array) : undefined);
     if (!shape) continue;
-    const symbolic = restrictTo(domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]), access.guards, values);
+    const symbolic = restrictTo(
+      domainOf(knl, [...access.instruction.withinInames, ...access.reductionInames]),
+      access.guards,
+      values,
+    );
     // bounds read from data at run time (a temporary: loopy's data-dependent domain)
     if (symbolic.params.some((p) => knl.temporaries.has(p))) continue;
     const domain = symbolic.intersect(fixed);
@@ -50,7 +58,9 @@ export function checkAccessBounds(knl: LoopKernel, values: ReadonlyMap<string, n
       const lin = toLinear(index);
       if (!lin || lin.variables.some((v) => !domain.dims.includes(v) && !values.has(v))) return;
       // exact: is there an iteration whose index falls below 0 or reaches the size?
-      const at = lin.without([...values.keys()]).add(lin.variables.filter((v) => values.has(v)).reduce((s, v) => s + lin.coeff(v) * Number(values.get(v)), 0));
+      const at = lin
+        .without([...values.keys()])
+        .add(lin.variables.filter((v) => values.has(v)).reduce((s, v) => s + lin.coeff(v) * Number(values.get(v)), 0));
       const below = domain.addConstraints([{ kind: 'ge', expr: at.negate().sub(1) }]);
       const beyond = domain.addConstraints([{ kind: 'ge', expr: at.sub(shape[axis]) }]);
       if (below.isEmpty() && beyond.isEmpty()) return;
@@ -78,7 +88,9 @@ function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyM
   // a parameter the domain does not name (`i < n` where only `m` bounds the loops) is its value
   const withValues = (c: Constraint) => ({
     ...c,
-    expr: c.expr.variables.filter((v) => !known.has(v) && values.has(v)).reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
+    expr: c.expr.variables
+      .filter((v) => !known.has(v) && values.has(v))
+      .reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
   });
   const constraints = guards
     .flatMap((g) => conditionConstraints(g).constraints)
@@ -91,7 +103,14 @@ function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyM
  * The bound as a function of the parameters (then evaluated), which projection gets
  * tightest; with the parameters fixed only when no single symbolic bound exists.
  */
-function extremum(find: typeof staticMax, symbolic: BasicSet, fixedDomain: BasicSet, index: Linear, knl: LoopKernel, fixed: BasicSet): Linear {
+function extremum(
+  find: typeof staticMax,
+  symbolic: BasicSet,
+  fixedDomain: BasicSet,
+  index: Linear,
+  knl: LoopKernel,
+  fixed: BasicSet,
+): Linear {
   try {
     return find([{ set: symbolic, expr: index }], knl.assumptions);
   } catch {
@@ -119,17 +138,28 @@ export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): voi
     const env = valuesEnv(binding.values, what);
     const strides = stridesOf(a.arg.shape, a.arg.dimTags).map((s) => evaluateInt(s, env, what));
     const offset = a.arg.offset ? evaluateInt(a.arg.offset, env, what) : 0;
-    if (offset < 0) throw new LoomError(`array '${a.arg.name}' would start at offset ${offset}, before its buffer's start`);
+    if (offset < 0)
+      throw new LoomError(`array '${a.arg.name}' would start at offset ${offset}, before its buffer's start`);
     const reach = requiredLength(a.shape, strides);
     const needed = reach === 0 ? 0 : offset + reach;
     const held =
-      a.given instanceof DeviceArray ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype)) : a.given ? a.given.length : a.shape.reduce((x, y) => x * y, 1);
+      a.given instanceof DeviceArray
+        ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype))
+        : a.given
+          ? a.given.length
+          : a.shape.reduce((x, y) => x * y, 1);
     if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held, offset);
   }
 }
 
 /** The error for a layout that reaches past its buffer's end. */
-export function layoutDoesNotFit(name: string, strides: readonly number[], needed: number, held: number, offset = 0): LoomError {
+export function layoutDoesNotFit(
+  name: string,
+  strides: readonly number[],
+  needed: number,
+  held: number,
+  offset = 0,
+): LoomError {
   return new LoomError(
     `array '${name}' has a layout (${offset ? `offset ${offset}, ` : ''}strides ${strides.join(', ')}) that reaches element ${needed - 1}, ` +
       `but its buffer holds ${held}: pass a buffer of at least ${needed} elements`,

@@ -50,7 +50,12 @@ export async function allocateFlags(device: Device, checks: BoundsChecks): Promi
 }
 
 /** Reads the flags back after the launches; throws for the violations they record. */
-export async function throwViolations(device: Device, buffer: DeviceBuffer, checks: BoundsChecks, values: ReadonlyMap<string, number | bigint>): Promise<void> {
+export async function throwViolations(
+  device: Device,
+  buffer: DeviceBuffer,
+  checks: BoundsChecks,
+  values: ReadonlyMap<string, number | bigint>,
+): Promise<void> {
   const flags = new Int32Array(2 * checks.sites.length);
   await device.read(buffer, flags);
   const found = checks.sites.flatMap((site, k) => (flags[2 * k] !== 0 ? [{ site, value: flags[2 * k + 1] }] : []));
@@ -58,7 +63,10 @@ export async function throwViolations(device: Device, buffer: DeviceBuffer, chec
   const lines = found.map(({ site, value }) => {
     const what = site.isWrite ? `writes '${site.array}'` : `reads '${site.array}'`;
     const where = site.rank > 1 ? ` on axis ${site.axis}` : '';
-    const extent = site.extent.kind === 'int' ? `${site.extent.value}` : `${printExpr(site.extent)} = ${extentValue(site.extent, values)}`;
+    const extent =
+      site.extent.kind === 'int'
+        ? `${site.extent.value}`
+        : `${printExpr(site.extent)} = ${extentValue(site.extent, values)}`;
     return `instruction '${site.instruction}' ${what} at index ${site.index} = ${value}${where}, outside its extent ${extent}`;
   });
   const effect = 'out-of-bounds writes were dropped and reads gave 0';

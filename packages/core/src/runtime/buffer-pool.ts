@@ -58,7 +58,8 @@ export class BufferPool<Native> {
     /** Frees a native buffer for good. */
     private readonly destroy: (native: Native) => void,
   ) {
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new LoomError(`a buffer pool's size must be a whole number of bytes, got ${maxBytes}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
+      throw new LoomError(`a buffer pool's size must be a whole number of bytes, got ${maxBytes}`);
   }
 
   /** A free buffer of `bytes` (a size class), or undefined: then the device makes one (and says so: `created`). */

@@ -66,7 +66,10 @@ export interface PlannedTemporary {
  * A buffer-list slot, a value fixed by the signature, or the value of an enclosing host
  * loop (set at each launch), for each parameter of a kernel.
  */
-export type PlannedArgument = LaunchArgument | { readonly kind: 'slot'; readonly slot: number } | { readonly kind: 'host-loop'; readonly iname: string; readonly dtype: DType };
+export type PlannedArgument =
+  | LaunchArgument
+  | { readonly kind: 'slot'; readonly slot: number }
+  | { readonly kind: 'host-loop'; readonly iname: string; readonly dtype: DType };
 
 export interface PlannedLaunch {
   readonly kernel: DeviceKernel;
@@ -99,13 +102,21 @@ export interface CallPlan {
 
 export type PlannedStep =
   | { readonly kind: 'launch'; readonly launch: number }
-  | { readonly kind: 'loop'; readonly iname: string; readonly lower: Expr; readonly upper: Expr; readonly body: readonly PlannedStep[] };
+  | {
+      readonly kind: 'loop';
+      readonly iname: string;
+      readonly lower: Expr;
+      readonly upper: Expr;
+      readonly body: readonly PlannedStep[];
+    };
 
 /**
  * Per device and kernel (weakly), the plans for each signature (elementwise kernels see every
  * shape, so bounded), and the last call's signature argument by argument (`LastCall`).
  */
-const plans = perObject((_: Device) => perObject((_: LoopKernel): KernelPlans => ({ bySignature: new LruCache<string, CallPlan>(PLANS_PER_KERNEL) })));
+const plans = perObject((_: Device) =>
+  perObject((_: LoopKernel): KernelPlans => ({ bySignature: new LruCache<string, CallPlan>(PLANS_PER_KERNEL) })),
+);
 const PLANS_PER_KERNEL = 64;
 
 interface KernelPlans {
@@ -150,7 +161,8 @@ export function planCall(
   const perKernel = plans(device)(knl);
   const last = perKernel.last;
   // a call with views is never the fast path's: their layouts are no part of `LastCall`
-  if (last !== undefined && views.size === 0 && last.checkBounds === checkBounds && isLastCall(knl, args, last)) return last.plan;
+  if (last !== undefined && views.size === 0 && last.checkBounds === checkBounds && isLastCall(knl, args, last))
+    return last.plan;
   const signature = callSignature(knl, args, checkBounds, views);
   const known = signature === undefined ? undefined : perKernel.bySignature.get(signature);
   if (known) {
@@ -193,7 +205,12 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** `args`'s signature part by part, when a call of that plan had only DeviceArrays and numbers; otherwise undefined. */
-function lastCall(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, checkBounds: boolean, plan: CallPlan): LastCall | undefined {
+function lastCall(
+  knl: LoopKernel,
+  args: Readonly<Record<string, RunArgument>>,
+  checkBounds: boolean,
+  plan: CallPlan,
+): LastCall | undefined {
   const given: SignaturePart[] = [];
   let count = 0;
   for (const arg of knl.args) {
@@ -232,10 +249,19 @@ async function makePlan(
       byteLength: hostByteLength(binding.arrays[k].given) ?? byteLengthOf(a.dtype, a.shape),
       ...layoutOf(a.arg, a.shape, binding.values),
       slot: slot(a.arg.name),
-      ...(a.sep ? { sep: { ...a.sep, pieceStrides: pieceStrides(a.arg, a.shape, a.sep.axis, binding.values), slots: a.sep.names.map(slot) } } : {}),
+      ...(a.sep
+        ? {
+            sep: {
+              ...a.sep,
+              pieceStrides: pieceStrides(a.arg, a.shape, a.sep.axis, binding.values),
+              slots: a.sep.names.map(slot),
+            },
+          }
+        : {}),
     }),
   );
-  const size = (e: Parameters<typeof evaluateInt>[0], what: string) => evaluateInt(e, valuesEnv(binding.values, what), what);
+  const size = (e: Parameters<typeof evaluateInt>[0], what: string) =>
+    evaluateInt(e, valuesEnv(binding.values, what), what);
   const temporaries = code.host.temporaries.map(
     (t): PlannedTemporary => ({
       slot: slot(t.name),
@@ -246,7 +272,9 @@ async function makePlan(
       ...(t.initializer ? { initializer: hostArrayOf(t.dtype, t.initializer) } : {}),
     }),
   );
-  const checks = code.host.boundsChecks ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) } : undefined;
+  const checks = code.host.boundsChecks
+    ? { ...code.host.boundsChecks, slot: slot(code.host.boundsChecks.flags) }
+    : undefined;
 
   const launches: PlannedLaunch[] = [];
   const launchOf = new Map<number, number>();
@@ -254,7 +282,9 @@ async function makePlan(
     const groupCount = kernel.grid.groupCount.map((g) => size(g, 'the grid size'));
     if (groupCount.some((g) => g <= 0)) continue;
     checkGridLimits(kernel.function, groupCount);
-    const launchArgs = kernel.parameters.map((p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)));
+    const launchArgs = kernel.parameters.map(
+      (p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)),
+    );
     launchOf.set(index, launches.length);
     launches.push({ kernel, args: launchArgs, groupCount, localSize: kernel.grid.localSize });
   }
@@ -266,7 +296,18 @@ async function makePlan(
     });
   const program = steps(code.host.program);
   const hasHostLoops = program.some((s) => s.kind === 'loop');
-  return { binding: template, code, compiled, arrays, temporaries, ...(checks ? { checks } : {}), slots: slotOf.size, launches, steps: program, hasHostLoops };
+  return {
+    binding: template,
+    code,
+    compiled,
+    arrays,
+    temporaries,
+    ...(checks ? { checks } : {}),
+    slots: slotOf.size,
+    launches,
+    steps: program,
+    hasHostLoops,
+  };
 }
 
 /** The bytes of a host array passed (all of a view's data); undefined for a DeviceArray or nothing. */
@@ -274,15 +315,24 @@ function hostByteLength(given: HostArray | DeviceArray | undefined): number | un
   return given === undefined || given instanceof DeviceArray ? undefined : given.byteLength;
 }
 
-function plannedArgument(p: DeviceParameter, values: ReadonlyMap<string, number | bigint>, slot: (name: string) => number): PlannedArgument {
+function plannedArgument(
+  p: DeviceParameter,
+  values: ReadonlyMap<string, number | bigint>,
+  slot: (name: string) => number,
+): PlannedArgument {
   if (p.kind === 'host-loop') return { kind: 'host-loop', iname: p.argument, dtype: p.dtype };
   if (p.kind === 'value') return { kind: 'value', dtype: p.dtype, value: values.get(p.argument)! };
   return { kind: 'slot', slot: slot(p.name) };
 }
 
 /** An array's strides and the elements its layout reaches (its element count when row-major and dense). */
-function layoutOf(arg: KernelArg, shape: readonly number[], values: ReadonlyMap<string, number | bigint>): Pick<PlannedArray, 'strides' | 'offset' | 'requiredElements'> {
-  if (!arg.shape || (!arg.dimTags && !arg.offset) || arg.dimTags?.some((t) => t.kind === 'sep')) return { requiredElements: shape.reduce((x, y) => x * y, 1) };
+function layoutOf(
+  arg: KernelArg,
+  shape: readonly number[],
+  values: ReadonlyMap<string, number | bigint>,
+): Pick<PlannedArray, 'strides' | 'offset' | 'requiredElements'> {
+  if (!arg.shape || (!arg.dimTags && !arg.offset) || arg.dimTags?.some((t) => t.kind === 'sep'))
+    return { requiredElements: shape.reduce((x, y) => x * y, 1) };
   const what = `the layout of '${arg.name}'`;
   const env = valuesEnv(values, what);
   const strides = stridesOf(arg.shape, arg.dimTags).map((s) => evaluateInt(s, env, what));
@@ -299,7 +349,8 @@ export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
   // counted as the plan counts: a complex array's parts (the kernel's storage view)
   const view = given.partsView();
   const held = Math.floor(view.buffer.byteLength / byteSize(view.dtype));
-  if (held < a.requiredElements) throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held, a.offset);
+  if (held < a.requiredElements)
+    throw layoutDoesNotFit(a.arg.name, a.strides ?? [], a.requiredElements, held, a.offset);
 }
 
 /**
@@ -307,14 +358,22 @@ export function checkBufferFits(a: PlannedArray, given: DeviceArray): void {
  * frozen, and the very array of the last call when the buffers are the same, so that a
  * device can keep what it derives from them (`isImmutableArguments`).
  */
-export function launchArguments(launch: PlannedLaunch, buffers: readonly (DeviceBuffer | undefined)[], loops?: ReadonlyMap<string, number>): readonly LaunchArgument[] {
+export function launchArguments(
+  launch: PlannedLaunch,
+  buffers: readonly (DeviceBuffer | undefined)[],
+  loops?: ReadonlyMap<string, number>,
+): readonly LaunchArgument[] {
   const last = launch.last;
   if (last && sameBuffers(launch, last, buffers, loops)) return last;
   const args = Object.freeze(
     launch.args.map(
       (a): LaunchArgument =>
         Object.freeze(
-          a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot]! } : a.kind === 'host-loop' ? { kind: 'value', dtype: a.dtype, value: loopValue(loops, a.iname) } : a,
+          a.kind === 'slot'
+            ? { kind: 'buffer', buffer: buffers[a.slot]! }
+            : a.kind === 'host-loop'
+              ? { kind: 'value', dtype: a.dtype, value: loopValue(loops, a.iname) }
+              : a,
         ),
     ),
   );
@@ -328,7 +387,12 @@ function loopValue(loops: ReadonlyMap<string, number> | undefined, iname: string
   return v;
 }
 
-function sameBuffers(launch: PlannedLaunch, last: readonly LaunchArgument[], buffers: readonly (DeviceBuffer | undefined)[], loops?: ReadonlyMap<string, number>): boolean {
+function sameBuffers(
+  launch: PlannedLaunch,
+  last: readonly LaunchArgument[],
+  buffers: readonly (DeviceBuffer | undefined)[],
+  loops?: ReadonlyMap<string, number>,
+): boolean {
   for (let k = 0; k < launch.args.length; k++) {
     const a = launch.args[k];
     if (a.kind === 'slot' && (last[k] as { buffer: DeviceBuffer }).buffer !== buffers[a.slot]) return false;

@@ -17,7 +17,9 @@ export interface DeviceBuffer {
 }
 
 /** An argument of a kernel launch: a device buffer, or a scalar value with its dtype. */
-export type LaunchArgument = { readonly kind: 'buffer'; readonly buffer: DeviceBuffer } | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
+export type LaunchArgument =
+  | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
+  | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
 
 /**
  * Whether `args` can never change: a frozen array of frozen arguments, as `run` and
@@ -58,7 +60,13 @@ export interface Device<Extra = unknown, Compiled = unknown> {
    */
   read(buffer: DeviceBuffer, into: ArrayBufferView): Promise<void>;
   /** Runs one kernel of a compiled program over `groupCount` work-groups of `localSize` work-items. */
-  launch(compiled: Compiled, kernel: DeviceKernel, args: readonly LaunchArgument[], groupCount: readonly number[], localSize: readonly number[]): Promise<void>;
+  launch(
+    compiled: Compiled,
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    groupCount: readonly number[],
+    localSize: readonly number[],
+  ): Promise<void>;
   /**
    * Gives the buffer's memory back. Devices with a pool (`poolStats`) keep it to hand out
    * again, after the work already queued with it: the buffer object itself stays released.
@@ -115,19 +123,29 @@ export class DeviceArray {
    * to `device` with the given shape (default: one axis of all the elements). Plain numbers
    * are first put in the dtype's host array.
    */
-  static async from(device: Device, data: HostArray | readonly number[], dtype: DType, shape?: readonly number[]): Promise<DeviceArray> {
+  static async from(
+    device: Device,
+    data: HostArray | readonly number[],
+    dtype: DType,
+    shape?: readonly number[],
+  ): Promise<DeviceArray> {
     const host = ArrayBuffer.isView(data) ? data : Array.isArray(data) ? hostArrayOf(dtype, data) : undefined;
-    if (!host) throw new LoomError(`DeviceArray.from: data must be a typed array or an array of numbers, not ${typeof data}`);
+    if (!host)
+      throw new LoomError(`DeviceArray.from: data must be a typed array or an array of numbers, not ${typeof data}`);
     const lanes = hostLanes(dtype);
     const dims = shape ?? [host.length / lanes];
     const size = dims.reduce((a, b) => a * b, 1);
     if (!dims.every((d) => Number.isInteger(d) && d >= 0)) {
-      throw new LoomError(`DeviceArray.from: ${host.length} numbers are no whole number of ${dtype} elements (${lanes} numbers each)`);
+      throw new LoomError(
+        `DeviceArray.from: ${host.length} numbers are no whole number of ${dtype} elements (${lanes} numbers each)`,
+      );
     }
     const needed = size * byteSize(dtype);
     if (host.byteLength < needed) {
       const each = lanes === 2 ? ` (two numbers, its parts, per ${dtype} element)` : '';
-      throw new LoomError(`DeviceArray.from: shape (${dims.join(', ')}) of ${dtype} takes ${needed} bytes${each}; the data holds ${host.byteLength}`);
+      throw new LoomError(
+        `DeviceArray.from: shape (${dims.join(', ')}) of ${dtype} takes ${needed} bytes${each}; the data holds ${host.byteLength}`,
+      );
     }
     const buffer = device.allocate(Math.max(host.byteLength, 4));
     await device.write(buffer, host);
@@ -142,7 +160,9 @@ export class DeviceArray {
   reshape(shape: readonly number[]): DeviceArray {
     const size = shape.reduce((a, b) => a * b, 1);
     if (!shape.every((d) => Number.isInteger(d) && d >= 0) || size !== this.size) {
-      throw new LoomError(`DeviceArray.reshape: shape (${shape.join(', ')}) does not hold the ${this.size} elements of shape (${this.shape.join(', ')})`);
+      throw new LoomError(
+        `DeviceArray.reshape: shape (${shape.join(', ')}) does not hold the ${this.size} elements of shape (${this.shape.join(', ')})`,
+      );
     }
     return new DeviceArray(this.device, this.buffer, this.dtype, shape);
   }
@@ -157,7 +177,10 @@ export class DeviceArray {
    * const block = full.view([7, 5], { offset: 3 * 20 + 5, strides: [20, 1] }); // full[3:10, 5:10]
    * ```
    */
-  view(shape: readonly number[], layout: { readonly offset?: number; readonly strides?: readonly number[] } = {}): DeviceArrayView {
+  view(
+    shape: readonly number[],
+    layout: { readonly offset?: number; readonly strides?: readonly number[] } = {},
+  ): DeviceArrayView {
     return new DeviceArrayView(this, shape, layout.offset ?? 0, layout.strides ?? rowMajor(shape));
   }
 
@@ -166,7 +189,9 @@ export class DeviceArray {
    * axis of 2 (complex64 of shape (n) is float32 of shape (n, 2)); a real array is itself.
    */
   partsView(): DeviceArray {
-    return isComplex(this.dtype) ? new DeviceArray(this.device, this.buffer, complexPart(this.dtype), [...this.shape, 2]) : this;
+    return isComplex(this.dtype)
+      ? new DeviceArray(this.device, this.buffer, complexPart(this.dtype), [...this.shape, 2])
+      : this;
   }
 
   /** Its elements copied to the host (a complex dtype's parts interleaved: two numbers per element). */
@@ -215,13 +240,19 @@ export class DeviceArrayView {
     strides: readonly number[],
   ) {
     const what = `DeviceArray.view(${JSON.stringify(shape)}, offset ${offset}, strides ${JSON.stringify(strides)})`;
-    if (!shape.every((d) => Number.isInteger(d) && d >= 0)) throw new LoomError(`${what}: extents are whole numbers, at least 0`);
+    if (!shape.every((d) => Number.isInteger(d) && d >= 0))
+      throw new LoomError(`${what}: extents are whole numbers, at least 0`);
     if (strides.length !== shape.length) throw new LoomError(`${what}: one stride per axis`);
-    if (!strides.every((d) => Number.isInteger(d) && d >= 0)) throw new LoomError(`${what}: strides are whole numbers of elements, at least 0`);
-    if (!Number.isInteger(offset) || offset < 0) throw new LoomError(`${what}: the offset is a whole number of elements, at least 0`);
+    if (!strides.every((d) => Number.isInteger(d) && d >= 0))
+      throw new LoomError(`${what}: strides are whole numbers of elements, at least 0`);
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new LoomError(`${what}: the offset is a whole number of elements, at least 0`);
     const held = Math.floor(base.buffer.byteLength / byteSize(base.dtype));
-    const last = shape.some((d) => d === 0) ? offset - 1 : shape.reduce((acc, d, axis) => acc + (d - 1) * strides[axis], offset);
-    if (last >= held) throw new LoomError(`${what} reaches element ${last}, but the buffer holds ${held} ${base.dtype} elements`);
+    const last = shape.some((d) => d === 0)
+      ? offset - 1
+      : shape.reduce((acc, d, axis) => acc + (d - 1) * strides[axis], offset);
+    if (last >= held)
+      throw new LoomError(`${what} reaches element ${last}, but the buffer holds ${held} ${base.dtype} elements`);
     this.strides = Object.freeze([...strides]);
     Object.freeze(this);
   }
@@ -245,7 +276,8 @@ export class DeviceArrayView {
         at += (rest % this.shape[axis]) * this.strides[axis];
         rest = Math.floor(rest / this.shape[axis]);
       }
-      for (let lane = 0; lane < lanes; lane++) (out as Float64Array)[k * lanes + lane] = (whole as Float64Array)[at * lanes + lane];
+      for (let lane = 0; lane < lanes; lane++)
+        (out as Float64Array)[k * lanes + lane] = (whole as Float64Array)[at * lanes + lane];
     }
     return out;
   }

@@ -65,7 +65,8 @@ function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device:
   const where = `kernel '${kernel.name}'`;
   const on = `on ${device}`;
   const size = kernel.localSize;
-  if (size.length > 3) throw new LoomError(`${where}: work-groups have at most 3 axes, not ${size.length} (tag fewer inames 'l.N')`);
+  if (size.length > 3)
+    throw new LoomError(`${where}: work-groups have at most 3 axes, not ${size.length} (tag fewer inames 'l.N')`);
   size.forEach((n, axis) => {
     if (n > limits.maxWorkGroupSizes[axis]) {
       throw new LoomError(
@@ -131,8 +132,11 @@ export function checkGridLimits(kernel: KernelFunction, groupCount: readonly num
 
 /** Refuses a buffer larger than the device allows. */
 export function checkBufferSize(byteLength: number, limits: DeviceLimits, device: string): void {
-  if (!Number.isSafeInteger(byteLength) || byteLength < 0) throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: not a whole number of bytes`);
+  if (!Number.isSafeInteger(byteLength) || byteLength < 0)
+    throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: not a whole number of bytes`);
   if (byteLength > limits.maxBufferBytes) {
-    throw new LoomError(`cannot allocate ${byteLength} bytes on ${device}: one buffer holds at most ${limits.maxBufferBytes} bytes there; split the data into smaller arrays`);
+    throw new LoomError(
+      `cannot allocate ${byteLength} bytes on ${device}: one buffer holds at most ${limits.maxBufferBytes} bytes there; split the data into smaller arrays`,
+    );
   }
 }

@@ -27,5 +27,9 @@ export class MissingPackageError extends LoomError {
 export function isPackageNotFound(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const notFound = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
-  return notFound && typeof message === 'string' && (message.includes(`package '${name}'`) || message.includes(`module '${name}'`));
+  return (
+    notFound &&
+    typeof message === 'string' &&
+    (message.includes(`package '${name}'`) || message.includes(`module '${name}'`))
+  );
 }

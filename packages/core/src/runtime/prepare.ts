@@ -81,9 +81,12 @@ export async function prepareLaunch(
   for (const a of plan.arrays) {
     const given: unknown = ownEntry(args, a.arg.name);
     if (!(given instanceof DeviceArray)) {
-      throw new LoomError(`prepareLaunch: argument '${a.arg.name}' must be a DeviceArray (copy host data once with DeviceArray.from)`);
+      throw new LoomError(
+        `prepareLaunch: argument '${a.arg.name}' must be a DeviceArray (copy host data once with DeviceArray.from)`,
+      );
     }
-    if (given.device !== device) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' lives on another device (${given.device.name})`);
+    if (given.device !== device)
+      throw new LoomError(`prepareLaunch: argument '${a.arg.name}' lives on another device (${given.device.name})`);
     if (a.sep) throw new LoomError(`prepareLaunch: argument '${a.arg.name}' has a 'sep' axis; use run`);
     checkBufferFits(a, given);
     buffers[a.slot] = given.buffer;
@@ -143,12 +146,20 @@ export async function prepareLaunch(
  * The arguments of one launch with `buffers` in their slots and the host loops' values in
  * theirs: frozen, so a device may keep what it derives from them.
  */
-function freezeArguments(launch: PlannedLaunch, buffers: readonly DeviceBuffer[], loops?: ReadonlyMap<string, number>): readonly LaunchArgument[] {
+function freezeArguments(
+  launch: PlannedLaunch,
+  buffers: readonly DeviceBuffer[],
+  loops?: ReadonlyMap<string, number>,
+): readonly LaunchArgument[] {
   return Object.freeze(
     launch.args.map(
       (a): LaunchArgument =>
         Object.freeze(
-          a.kind === 'slot' ? { kind: 'buffer', buffer: buffers[a.slot] } : a.kind === 'host-loop' ? { kind: 'value', dtype: a.dtype, value: loops!.get(a.iname)! } : a,
+          a.kind === 'slot'
+            ? { kind: 'buffer', buffer: buffers[a.slot] }
+            : a.kind === 'host-loop'
+              ? { kind: 'value', dtype: a.dtype, value: loops!.get(a.iname)! }
+              : a,
         ),
     ),
   );
@@ -179,12 +190,19 @@ function replacements(
       const a = byName.get(name);
       const given: unknown = ownEntry(arrays, name);
       const alias = merged.find((m) => m.read === name);
-      if (alias) throw new LoomError(`launch: '${name}' was prepared as the same array as '${alias.written}' (one argument since): replace '${alias.written}', or prepare again`);
+      if (alias)
+        throw new LoomError(
+          `launch: '${name}' was prepared as the same array as '${alias.written}' (one argument since): replace '${alias.written}', or prepare again`,
+        );
       if (!a) throw new LoomError(`launch: the kernel has no array argument '${name}'`);
       if (!(given instanceof DeviceArray)) throw new LoomError(`launch: argument '${name}' must be a DeviceArray`);
-      if (given.device !== device) throw new LoomError(`launch: argument '${name}' lives on another device (${given.device.name})`);
+      if (given.device !== device)
+        throw new LoomError(`launch: argument '${name}' lives on another device (${given.device.name})`);
       // the dtype of the array prepared with (a bool argument may have been a uint8 array)
-      if (given.dtype !== dtypes.get(name)) throw new LoomError(`launch: argument '${name}' is ${given.dtype}, but the launch was prepared with ${dtypes.get(name)}`);
+      if (given.dtype !== dtypes.get(name))
+        throw new LoomError(
+          `launch: argument '${name}' is ${given.dtype}, but the launch was prepared with ${dtypes.get(name)}`,
+        );
       // the plan's shapes are the kernel's storage view's: a complex array's parts have a last axis of 2
       const view = given.partsView();
       if (view.shape.length !== a.shape.length || view.shape.some((n, k) => n !== a.shape[k])) {
@@ -208,7 +226,10 @@ function replacements(
  * DeviceArray's device, dtype, shape and buffer never change, so what was checked for it holds;
  * a released buffer is the device's to refuse, as for the arrays the launch was prepared with.
  */
-function sameArrays(last: { readonly names: readonly string[]; readonly given: readonly unknown[] }, arrays: Readonly<Record<string, DeviceArray>>): boolean {
+function sameArrays(
+  last: { readonly names: readonly string[]; readonly given: readonly unknown[] },
+  arrays: Readonly<Record<string, DeviceArray>>,
+): boolean {
   let count = 0;
   for (const name in arrays) {
     const k = last.names.indexOf(name);

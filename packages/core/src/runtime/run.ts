@@ -29,7 +29,12 @@ export type RunOutputs = Record<string, HostArray | DeviceArray | DeviceArrayVie
  * const { out } = await run(knl, cpuDevice(), { a: new Float32Array(n) });
  * ```
  */
-export async function run(kernel: LoopKernel, device: Device, given: Readonly<Record<string, RunArgument>> = {}, options?: RunOptions): Promise<RunOutputs> {
+export async function run(
+  kernel: LoopKernel,
+  device: Device,
+  given: Readonly<Record<string, RunArgument>> = {},
+  options?: RunOptions,
+): Promise<RunOutputs> {
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
   const { kernel: knl, args: passed } = resolveAliases(kernel, given, 'run');
   // views (DeviceArray.view, host arrays with strides or an offset) bind as plain arrays with their layouts aside
@@ -50,7 +55,8 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
       givens[k] = given;
       if (a.sep) {
         // a 'sep' axis: one device array per index along it
-        if (given instanceof DeviceArray) throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
+        if (given instanceof DeviceArray)
+          throw new LoomError(`argument '${a.arg.name}' has a 'sep' axis: pass it as a host array`);
         for (const [k, slice] of piecesOf(a.dtype, a.shape, a.sep, given).entries()) {
           const buffer = device.allocate(Math.max(slice.byteLength, 4));
           owned.push(buffer);
@@ -60,7 +66,8 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
         continue;
       }
       if (given instanceof DeviceArray) {
-        if (given.device !== device) throw new LoomError(`argument '${a.arg.name}' lives on another device (${given.device.name})`);
+        if (given.device !== device)
+          throw new LoomError(`argument '${a.arg.name}' lives on another device (${given.device.name})`);
         checkBufferFits(a, given);
         buffers[a.slot] = given.buffer;
         continue;
@@ -91,7 +98,8 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
       }
     } else {
       // the common case, kept free of the host-loop walk's allocations: a launch per planned kernel
-      for (const l of plan.launches) await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers), l.groupCount, l.localSize);
+      for (const l of plan.launches)
+        await device.launch(plan.compiled, l.kernel, launchArguments(l, buffers), l.groupCount, l.localSize);
     }
     if (checks) await throwViolations(device, buffers[checks.slot]!, checks, plan.binding.values);
 
@@ -101,9 +109,11 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
       if (!a.arg.isOutput) continue;
       const given = givens[k];
       if (a.sep) {
-        const target = (given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
+        const target =
+          (given as HostArray | undefined) ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
         const pieces = piecesOf(a.dtype, a.shape, a.sep);
-        for (const [k, piece] of pieces.entries()) if (piece.byteLength > 0) await device.read(buffers[a.sep.slots[k]]!, piece);
+        for (const [k, piece] of pieces.entries())
+          if (piece.byteLength > 0) await device.read(buffers[a.sep.slots[k]]!, piece);
         scatterPieces(target, a.shape, a.sep, pieces);
         output(outputs, a.arg.name, target);
         continue;
@@ -126,7 +136,8 @@ export async function run(kernel: LoopKernel, device: Device, given: Readonly<Re
 
 /** Defined, not assigned: an array called `__proto__` is an output like any other. */
 function output(outputs: RunOutputs, name: string, value: RunOutputs[string]): void {
-  if (name === '__proto__') Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
+  if (name === '__proto__')
+    Object.defineProperty(outputs, name, { value, enumerable: true, writable: true, configurable: true });
   else outputs[name] = value;
 }
 
@@ -142,14 +153,21 @@ function givenArray(v: RunArgument | undefined): HostArray | DeviceArray | undef
  * reads may be what it wrote, in an order no device fixes. Refused (aliasing.ts merges only
  * whole arrays passed twice).
  */
-function checkViewsDoNotAlias(knl: LoopKernel, args: Readonly<Record<string, RunArgument>>, views: ReadonlyMap<string, ViewLayout>): void {
+function checkViewsDoNotAlias(
+  knl: LoopKernel,
+  args: Readonly<Record<string, RunArgument>>,
+  views: ReadonlyMap<string, ViewLayout>,
+): void {
   const onDevice = knl.args.flatMap((a) => {
     const v = ownEntry(args, a.name);
     return v instanceof DeviceArray ? [{ arg: a, buffer: v.buffer }] : [];
   });
   for (const x of onDevice)
     for (const y of onDevice) {
-      if (x === y || x.buffer !== y.buffer || !x.arg.isOutput || !(views.has(x.arg.name) || views.has(y.arg.name))) continue;
-      throw new LoomError(`arguments '${x.arg.name}' and '${y.arg.name}' are views of one buffer, and the kernel writes '${x.arg.name}': pass views of separate buffers`);
+      if (x === y || x.buffer !== y.buffer || !x.arg.isOutput || !(views.has(x.arg.name) || views.has(y.arg.name)))
+        continue;
+      throw new LoomError(
+        `arguments '${x.arg.name}' and '${y.arg.name}' are views of one buffer, and the kernel writes '${x.arg.name}': pass views of separate buffers`,
+      );
     }
 }

@@ -16,7 +16,10 @@ import { float16Bits } from '../float16.ts';
  */
 export function scalarBytes(dtype: DType, value: number | bigint, where: string): Uint8Array {
   if (!isDType(dtype)) throw new LoomError(`${where}: '${String(dtype)}' is not a dtype`);
-  if (isComplex(dtype)) throw new LoomError(`${where}: '${dtype}' is not a dtype a scalar argument can have (a complex value travels as its two parts)`);
+  if (isComplex(dtype))
+    throw new LoomError(
+      `${where}: '${dtype}' is not a dtype a scalar argument can have (a complex value travels as its two parts)`,
+    );
   if (isFloat(dtype)) return floatBytes(dtype, value, where);
   return integerBytes(dtype, value, where);
 }
@@ -49,9 +52,12 @@ const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
 
 function integerBytes(dtype: DType, value: number | bigint, where: string): Uint8Array {
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) throw new LoomError(`${where}: a ${dtype} scalar needs an integer, got ${describe(value)}`);
+    if (!Number.isInteger(value))
+      throw new LoomError(`${where}: a ${dtype} scalar needs an integer, got ${describe(value)}`);
     if (!Number.isSafeInteger(value)) {
-      throw new LoomError(`${where}: ${value} is beyond 2^53 and may already have lost digits; pass a ${dtype} this large as a bigint`);
+      throw new LoomError(
+        `${where}: ${value} is beyond 2^53 and may already have lost digits; pass a ${dtype} this large as a bigint`,
+      );
     }
   } else if (typeof value !== 'bigint') {
     throw new LoomError(`${where}: a ${dtype} scalar needs a number or bigint, got ${describe(value)}`);

@@ -18,7 +18,12 @@ export interface SepLayout {
 }
 
 /** Each piece's strides, from the array's dim tags without the sep axis. */
-export function pieceStrides(arg: KernelArg, shape: readonly number[], axis: number, values: ReadonlyMap<string, number | bigint>): number[] {
+export function pieceStrides(
+  arg: KernelArg,
+  shape: readonly number[],
+  axis: number,
+  values: ReadonlyMap<string, number | bigint>,
+): number[] {
   const tags = arg.dimTags!.filter((_, k) => k !== axis);
   const what = `the strides of the pieces of '${arg.name}'`;
   const env = valuesEnv(values, what);
@@ -34,17 +39,35 @@ export function piecesOf(dtype: DType, shape: readonly number[], layout: SepLayo
   const inner = shape.filter((_, k) => k !== layout.axis);
   const length = requiredLength(inner, layout.pieceStrides);
   const pieces = Array.from({ length: shape[layout.axis] }, () => new Ctor(length) as HostArray);
-  if (given) forEachElement(shape, layout, (flat, piece, at) => ((pieces[piece] as Float64Array)[at] = (given as Float64Array)[flat]));
+  if (given)
+    forEachElement(
+      shape,
+      layout,
+      (flat, piece, at) => ((pieces[piece] as Float64Array)[at] = (given as Float64Array)[flat]),
+    );
   return pieces;
 }
 
 /** Writes the pieces back into the caller's row-major array. */
-export function scatterPieces(target: HostArray, shape: readonly number[], layout: SepLayout, pieces: readonly HostArray[]): void {
-  forEachElement(shape, layout, (flat, piece, at) => ((target as Float64Array)[flat] = (pieces[piece] as Float64Array)[at]));
+export function scatterPieces(
+  target: HostArray,
+  shape: readonly number[],
+  layout: SepLayout,
+  pieces: readonly HostArray[],
+): void {
+  forEachElement(
+    shape,
+    layout,
+    (flat, piece, at) => ((target as Float64Array)[flat] = (pieces[piece] as Float64Array)[at]),
+  );
 }
 
 /** Calls `f` with each element's row-major offset, its piece, and its offset in the piece. */
-function forEachElement(shape: readonly number[], layout: SepLayout, f: (flat: number, piece: number, at: number) => void): void {
+function forEachElement(
+  shape: readonly number[],
+  layout: SepLayout,
+  f: (flat: number, piece: number, at: number) => void,
+): void {
   const total = shape.reduce((x, y) => x * y, 1);
   const index = new Array<number>(shape.length).fill(0);
   for (let flat = 0; flat < total; flat++) {

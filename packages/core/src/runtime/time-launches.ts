@@ -32,7 +32,11 @@ export async function timeLaunchStream(
 }
 
 /** Median seconds per launch, after one launch to warm up (which pays for lazy compilation). */
-export async function timeLaunches(prepared: PreparedLaunch, probe: DeviceArray, options: LaunchTimingOptions = {}): Promise<number> {
+export async function timeLaunches(
+  prepared: PreparedLaunch,
+  probe: DeviceArray,
+  options: LaunchTimingOptions = {},
+): Promise<number> {
   const { samples = 5, repeat = 1 } = options;
   const bytes = new Uint8Array(Math.min(4, probe.buffer.byteLength));
   await prepared.launch();

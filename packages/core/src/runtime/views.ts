@@ -49,10 +49,18 @@ export function unpackViews(given: Readonly<Record<string, RunArgument>>): Unpac
       layout = { shape: v.shape, offset: v.offset, strides: v.strides };
     } else if (isHostView(v)) {
       const { strides, offset = 0 } = v;
-      if (strides !== undefined && (strides.length !== v.shape.length || !strides.every((s) => Number.isInteger(s) && s >= 0))) {
-        throw new LoomError(`argument '${name}': strides must be one whole number of elements (at least 0) per axis of shape (${v.shape.join(', ')}), not (${strides.join(', ')})`);
+      if (
+        strides !== undefined &&
+        (strides.length !== v.shape.length || !strides.every((s) => Number.isInteger(s) && s >= 0))
+      ) {
+        throw new LoomError(
+          `argument '${name}': strides must be one whole number of elements (at least 0) per axis of shape (${v.shape.join(', ')}), not (${strides.join(', ')})`,
+        );
       }
-      if (!Number.isInteger(offset) || offset < 0) throw new LoomError(`argument '${name}': the offset must be a whole number of elements, at least 0, not ${offset}`);
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new LoomError(
+          `argument '${name}': the offset must be a whole number of elements, at least 0, not ${offset}`,
+        );
       plain = { data: v.data, shape: v.shape };
       layout = { shape: v.shape, offset, strides: strides ?? rowMajor(v.shape) };
     }
@@ -66,11 +74,22 @@ export function unpackViews(given: Readonly<Record<string, RunArgument>>): Unpac
 }
 
 function isHostView(v: unknown): v is ShapedHostArray {
-  return typeof v === 'object' && v !== null && !(v instanceof DeviceArray) && 'data' in v && 'shape' in v && ('strides' in v || 'offset' in v);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !(v instanceof DeviceArray) &&
+    'data' in v &&
+    'shape' in v &&
+    ('strides' in v || 'offset' in v)
+  );
 }
 
 /** A layout value argument the caller did not pass: the name of a `Var`, if it is one of the kernel's value arguments. */
-function derived(knl: LoopKernel, e: Expr | undefined, values: ReadonlyMap<string, number | bigint>): string | undefined {
+function derived(
+  knl: LoopKernel,
+  e: Expr | undefined,
+  values: ReadonlyMap<string, number | bigint>,
+): string | undefined {
   return e?.kind === 'var' && knl.arg(e.name)?.kind === 'value' && !values.has(e.name) ? e.name : undefined;
 }
 
@@ -106,10 +125,15 @@ export function bindLayoutValues(
  * A view matches the kernel's layout of its argument: the same strides, and an offset the
  * kernel reads it at (an argument without one starts at the buffer's start).
  */
-export function checkViewsMatch(knl: LoopKernel, views: ReadonlyMap<string, ViewLayout>, values: ReadonlyMap<string, number | bigint>): void {
+export function checkViewsMatch(
+  knl: LoopKernel,
+  views: ReadonlyMap<string, ViewLayout>,
+  values: ReadonlyMap<string, number | bigint>,
+): void {
   for (const [name, view] of views) {
     const arg = knl.arg(name)!;
-    if (arg.dimTags?.some((t) => t.kind === 'sep' || t.kind === 'vec')) throw new LoomError(`argument '${name}' has a 'sep' or 'vec' axis: pass it as a plain array, not a view`);
+    if (arg.dimTags?.some((t) => t.kind === 'sep' || t.kind === 'vec'))
+      throw new LoomError(`argument '${name}' has a 'sep' or 'vec' axis: pass it as a plain array, not a view`);
     const what = `the layout of '${name}'`;
     const env = valuesEnv(values, what);
     const offset = arg.offset ? evaluateInt(arg.offset, env, what) : 0;

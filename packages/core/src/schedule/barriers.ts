@@ -40,7 +40,8 @@ export function insertBarriers(knl: LoopKernel, items: readonly ScheduleItem[]):
  */
 export function checkGlobalBarriers(knl: LoopKernel, items: readonly ScheduleItem[]): void {
   const analysis = new SyncAnalysis(knl);
-  const isGlobalBarrier = (id: string) => knl.instruction(id).kind === 'barrier' && knl.instruction(id).barrierScope === 'global';
+  const isGlobalBarrier = (id: string) =>
+    knl.instruction(id).kind === 'barrier' && knl.instruction(id).barrierScope === 'global';
   const check = (earlier: Iterable<string>, later: Iterable<string>, mode: 'forward' | 'carried') => {
     for (const w of earlier) for (const r of later) analysis.need(w, r, mode, 'global');
   };
@@ -123,16 +124,33 @@ class SyncAnalysis {
     this.parallel = [...knl.inameTags.values()].some((t) => t.kind === 'local' || t.kind === 'group');
     // without work-items to synchronize no barrier is ever needed (firstNeed): the accesses go unread
     if (!this.parallel) return;
-    for (const a of allAccesses(knl)) this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
+    for (const a of allAccesses(knl))
+      this.accesses.set(a.instruction.id, [...(this.accesses.get(a.instruction.id) ?? []), a]);
     for (const insn of knl.instructions) {
       const target = insn.kind === 'assign' ? soleAssignee(insn) : undefined;
       const list = this.accesses.get(insn.id) ?? [];
-      if (target?.kind === 'var') list.push({ array: target.name, indices: [], isWrite: true, reductionInames: [], instruction: insn, guards: insn.predicates });
+      if (target?.kind === 'var')
+        list.push({
+          array: target.name,
+          indices: [],
+          isWrite: true,
+          reductionInames: [],
+          instruction: insn,
+          guards: insn.predicates,
+        });
       // reads of scalar temporaries too: a local scalar written by one work-item (a reduction's
       // lane 0) and read by all needs its barrier like any array (differential seed 642683201)
       for (const name of namesRead(insn, knl.substitutions)) {
         const t = knl.temporaries.get(name);
-        if (t && t.shape.length === 0) list.push({ array: name, indices: [], isWrite: false, reductionInames: [], instruction: insn, guards: insn.predicates });
+        if (t && t.shape.length === 0)
+          list.push({
+            array: name,
+            indices: [],
+            isWrite: false,
+            reductionInames: [],
+            instruction: insn,
+            guards: insn.predicates,
+          });
       }
       this.accesses.set(insn.id, list);
     }
@@ -185,7 +203,11 @@ class SyncAnalysis {
         }
         const carried = head.map((r) => this.firstNeed(inner.since, r, 'carried')).find((n) => n);
         if (carried) {
-          body.push({ kind: 'barrier', scope: 'local', comment: `${carried.comment} across iterations of '${item.iname}'` });
+          body.push({
+            kind: 'barrier',
+            scope: 'local',
+            comment: `${carried.comment} across iterations of '${item.iname}'`,
+          });
           after = [];
         }
         out.push({ kind: 'loop', iname: item.iname, body });
@@ -211,7 +233,10 @@ class SyncAnalysis {
    */
   need(earlier: string, later: string, mode: 'forward' | 'carried', only?: 'global'): Need | undefined {
     if (earlier === later) return undefined;
-    const related = mode === 'forward' ? this.dependsOn(later, earlier) : this.dependsOn(later, earlier) || this.dependsOn(earlier, later);
+    const related =
+      mode === 'forward'
+        ? this.dependsOn(later, earlier)
+        : this.dependsOn(later, earlier) || this.dependsOn(earlier, later);
     if (!related) return undefined;
     const a = this.byId.get(earlier)!;
     const b = this.byId.get(later)!;
@@ -270,9 +295,12 @@ class SyncAnalysis {
     const pa = parallelOf(a);
     const pb = parallelOf(b);
     if (pa.length !== pb.length || pa.some((n) => !pb.includes(n))) return false;
-    const distinguishing = this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
+    const distinguishing =
+      this.addressSpaceOf(v) === 'local' ? pa.filter((n) => this.knl.inameTags.get(n)?.kind === 'local') : pa;
     const of = (i: Instruction) => (this.accesses.get(i.id) ?? []).filter((x) => x.array === v);
-    return of(a).every((x) => of(b).every((y) => !(x.isWrite || y.isWrite) || this.noElementShared(x.indices, a, y.indices, b, distinguishing)));
+    return of(a).every((x) =>
+      of(b).every((y) => !(x.isWrite || y.isWrite) || this.noElementShared(x.indices, a, y.indices, b, distinguishing)),
+    );
   }
 
   /**
@@ -281,12 +309,19 @@ class SyncAnalysis {
    * their domains with equal indices and a different value of one distinguishing iname
    * are empty. Indices that are not affine in the inames and parameters may share: false.
    */
-  private noElementShared(first: readonly Expr[], a: Instruction, second: readonly Expr[], b: Instruction, distinguishing: readonly string[]): boolean {
+  private noElementShared(
+    first: readonly Expr[],
+    a: Instruction,
+    second: readonly Expr[],
+    b: Instruction,
+    distinguishing: readonly string[],
+  ): boolean {
     if (first.length !== second.length) return false;
     const forms = [first.map(toLinear), second.map(toLinear)];
     if (forms.some((fs) => fs.some((f) => f === undefined))) return false;
     const [da, db] = [a, b].map((i) => domainOf(this.knl, i.withinInames));
-    const known = (set: BasicSet, fs: readonly (Linear | undefined)[]) => fs.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
+    const known = (set: BasicSet, fs: readonly (Linear | undefined)[]) =>
+      fs.every((f) => [...f!.coeffs.keys()].every((n) => set.dims.includes(n) || set.params.includes(n)));
     if (!known(da, forms[0]) || !known(db, forms[1])) return false;
     // the second point's inames primed, so that the two points are apart
     const other = new Map(db.dims.map((d) => [d, `${d}'`] as const));
@@ -305,7 +340,9 @@ class SyncAnalysis {
           .scale(sign)
           .sub(1),
       );
-    return distinguishing.every((n) => both.addConstraints([apart(n, 1)]).isEmpty() && both.addConstraints([apart(n, -1)]).isEmpty());
+    return distinguishing.every(
+      (n) => both.addConstraints([apart(n, 1)]).isEmpty() && both.addConstraints([apart(n, -1)]).isEmpty(),
+    );
   }
 
   private usesGroups(a: Instruction, b: Instruction): boolean {

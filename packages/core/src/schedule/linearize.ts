@@ -25,7 +25,10 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;
   // hardware axes are not loops, and ILP inames are opened around each instruction by itself
   // ILP and vec inames are opened around each instruction on its own (codegen/builder.ts), as in loopy
-  const isLoop = (n: string) => !isParallelTag(knl.inameTags.get(n)) && knl.inameTags.get(n)?.kind !== 'ilp' && knl.inameTags.get(n)?.kind !== 'vec';
+  const isLoop = (n: string) =>
+    !isParallelTag(knl.inameTags.get(n)) &&
+    knl.inameTags.get(n)?.kind !== 'ilp' &&
+    knl.inameTags.get(n)?.kind !== 'vec';
   const loopsOf = new Map(insns.map((i) => [i.id, new Set(i.withinInames.filter(isLoop))]));
   explainImpossibleOrders(insns, loopsOf);
   explainLoopsOutsideTheirBounds(knl, loopsOf, isLoop);
@@ -46,7 +49,9 @@ export function linearize(knl: LoopKernel): ScheduleItem[] {
 
 /** Ids of the instructions in a schedule, in order (loops entered). */
 export function scheduledInstructions(items: readonly ScheduleItem[]): string[] {
-  return items.flatMap((it) => (it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? scheduledInstructions(it.body) : []));
+  return items.flatMap((it) =>
+    it.kind === 'insn' ? [it.id] : it.kind === 'loop' ? scheduledInstructions(it.body) : [],
+  );
 }
 
 /** Loop and instruction ids, depth first, for printing and tests. */
@@ -62,7 +67,10 @@ export function scheduleToString(items: readonly ScheduleItem[], indent = ''): s
     .join('\n');
 }
 
-function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: ReadonlyMap<string, ReadonlySet<string>>): void {
+function explainImpossibleOrders(
+  insns: readonly Instruction[],
+  loopsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): void {
   const byId = new Map(insns.map((i) => [i.id, i]));
   // dependency cycles
   const state = new Map<string, 'visiting' | 'done'>();
@@ -71,7 +79,9 @@ function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: Readonl
     if (state.get(id) === 'done') return;
     if (state.get(id) === 'visiting') {
       const cycle = [...path.slice(path.indexOf(id)), id];
-      throw new LinearizationError(`dependency cycle: ${cycle.map((c) => `'${c}'`).join(' depends on ')}; no instruction can go first`);
+      throw new LinearizationError(
+        `dependency cycle: ${cycle.map((c) => `'${c}'`).join(' depends on ')}; no instruction can go first`,
+      );
     }
     state.set(id, 'visiting');
     path.push(id);
@@ -109,7 +119,11 @@ function explainImpossibleOrders(insns: readonly Instruction[], loopsOf: Readonl
  * known everywhere.) Transformations keep their instructions inside such loops
  * (footprint-store.ts); a kernel written so is refused here, saying which.
  */
-function explainLoopsOutsideTheirBounds(knl: LoopKernel, loopsOf: ReadonlyMap<string, ReadonlySet<string>>, isLoop: (iname: string) => boolean): void {
+function explainLoopsOutsideTheirBounds(
+  knl: LoopKernel,
+  loopsOf: ReadonlyMap<string, ReadonlySet<string>>,
+  isLoop: (iname: string) => boolean,
+): void {
   for (const insn of knl.instructions) {
     const loops = loopsOf.get(insn.id)!;
     for (const loop of loops) {
@@ -189,7 +203,10 @@ class Search {
       const active = new Set(s.stack);
       const ready = this.order.find(
         (i) =>
-          !s.scheduled.has(i.id) && sameSet(this.loopsOf.get(i.id)!, active) && i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) && this.boundsKnown(i.withinInames, s),
+          !s.scheduled.has(i.id) &&
+          sameSet(this.loopsOf.get(i.id)!, active) &&
+          i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d)) &&
+          this.boundsKnown(i.withinInames, s),
       );
       if (!ready) break;
       scheduled ??= new Set(s.scheduled);
@@ -228,20 +245,25 @@ class Search {
 
   /** Loops that may be entered now, best first (needed by a ready instruction, then by priority). */
   private candidates(s: State, active: ReadonlySet<string>): string[] {
-    const needing = this.insns.filter((i) => !s.scheduled.has(i.id) && [...active].every((n) => this.loopsOf.get(i.id)!.has(n)));
-    const depsDone = (i: Instruction) => i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d) || this.loopsOf.get(d) === undefined);
+    const needing = this.insns.filter(
+      (i) => !s.scheduled.has(i.id) && [...active].every((n) => this.loopsOf.get(i.id)!.has(n)),
+    );
+    const depsDone = (i: Instruction) =>
+      i.dependsOn.every((d) => s.scheduled.has(d) || !this.has(d) || this.loopsOf.get(d) === undefined);
     const score = new Map<string, number>();
     for (const insn of needing) {
       for (const loop of this.loopsOf.get(insn.id)!) {
         if (active.has(loop) || s.closed.has(loop)) continue;
-        if (!parentInames(this.knl, loop).every((p) => active.has(p) || isParallelTag(this.knl.inameTags.get(p)))) continue;
+        if (!parentInames(this.knl, loop).every((p) => active.has(p) || isParallelTag(this.knl.inameTags.get(p))))
+          continue;
         // a loop bounded by a temporary starts once the temporary is written
         if (!this.boundsKnown([loop], s)) continue;
         score.set(loop, Math.max(score.get(loop) ?? 0, depsDone(insn) ? 2 : 1));
       }
     }
     const loops = [...score.keys()];
-    const mustBeOutside = (a: string, b: string) => this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
+    const mustBeOutside = (a: string, b: string) =>
+      this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
     const declared = this.knl.inames;
     loops.sort((a, b) => {
       if (mustBeOutside(a, b)) return -1;
@@ -253,8 +275,15 @@ class Search {
       const first = loops[0];
       const readyNeeding = needing.filter(depsDone);
       for (const other of loops.slice(1)) {
-        const together = readyNeeding.some((i) => this.loopsOf.get(i.id)!.has(first) && this.loopsOf.get(i.id)!.has(other));
-        if (together && !mustBeOutside(first, other) && !mustBeOutside(other, first) && !this.ambiguities.some(([x, y]) => x === first && y === other)) {
+        const together = readyNeeding.some(
+          (i) => this.loopsOf.get(i.id)!.has(first) && this.loopsOf.get(i.id)!.has(other),
+        );
+        if (
+          together &&
+          !mustBeOutside(first, other) &&
+          !mustBeOutside(other, first) &&
+          !this.ambiguities.some(([x, y]) => x === first && y === other)
+        ) {
           this.ambiguities.push([first, other]);
         }
       }

@@ -22,7 +22,11 @@ export function printLinearization(knl: LoopKernel, split: SplitSchedule): strin
   const walk = (items: readonly ScheduleItem[], depth: number) => {
     for (const it of items) {
       if (it.kind === 'insn') emit(printInstruction(knl.instruction(it.id)), depth);
-      else if (it.kind === 'barrier') emit(`... ${it.scope === 'global' ? 'gbarrier' : 'lbarrier'}${it.comment ? ` /* ${it.comment} */` : ''}`, depth);
+      else if (it.kind === 'barrier')
+        emit(
+          `... ${it.scope === 'global' ? 'gbarrier' : 'lbarrier'}${it.comment ? ` /* ${it.comment} */` : ''}`,
+          depth,
+        );
       else {
         emit(`for ${it.iname}`, depth);
         walk(it.body, depth + 1);

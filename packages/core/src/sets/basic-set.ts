@@ -13,7 +13,16 @@
  * FM gives.
  */
 import { type Linear, gcd } from '../linear.ts';
-import { type Bound, type Constraint, FALSE, assign, divideFloor, isFalse, renameIn, variablesOf } from './constraint.ts';
+import {
+  type Bound,
+  type Constraint,
+  FALSE,
+  assign,
+  divideFloor,
+  isFalse,
+  renameIn,
+  variablesOf,
+} from './constraint.ts';
 import { simplifyExistentials } from './existentials.ts';
 import { freshName } from './names.ts';
 import { CanonicalKey, type PositionalConstraint, fromPositions, setCache, toPositions } from './canonical.ts';
@@ -78,7 +87,12 @@ export class BasicSet {
    * A set from its parts. Names used by the constraints but not declared become
    * parameters; `existentials` lists the names that are quantified away.
    */
-  static fromConstraints(params: readonly string[], dims: readonly string[], constraints: readonly Constraint[], existentials: readonly string[] = []): BasicSet {
+  static fromConstraints(
+    params: readonly string[],
+    dims: readonly string[],
+    constraints: readonly Constraint[],
+    existentials: readonly string[] = [],
+  ): BasicSet {
     const declared = [...params, ...dims, ...existentials];
     checkDistinct(declared);
     const extra = variablesOf(constraints).filter((n) => !declared.includes(n));
@@ -95,13 +109,21 @@ export class BasicSet {
     const known = rememberedSets.get(key.key);
     if (known) {
       const names = (list: readonly number[]) => list.map((i) => key.names[i]!);
-      return new BasicSet(names(known.params), names(known.dims), names(known.existentials), fromPositions(known.constraints, key.names));
+      return new BasicSet(
+        names(known.params),
+        names(known.dims),
+        names(known.existentials),
+        fromPositions(known.constraints, key.names),
+      );
     }
     const set = compute();
     const positions = (list: readonly string[]) => list.map((n) => key.index.get(n));
     const [params, dims, existentials] = [positions(set.params), positions(set.dims), positions(set.existentials)];
     const all = [...set.params, ...set.dims, ...set.existentials];
-    if ([...params, ...dims, ...existentials].every((i) => i !== undefined) && variablesOf(set.constraints).every((n) => all.includes(n))) {
+    if (
+      [...params, ...dims, ...existentials].every((i) => i !== undefined) &&
+      variablesOf(set.constraints).every((n) => all.includes(n))
+    ) {
       rememberedSets.set(key.key, {
         params: params as number[],
         dims: dims as number[],
@@ -174,7 +196,9 @@ export class BasicSet {
    */
   intersect(other: BasicSet): BasicSet {
     const dims = [...this.dims, ...other.dims.filter((d) => !this.dims.includes(d))];
-    const params = [...this.params, ...other.params.filter((p) => !this.params.includes(p))].filter((p) => !dims.includes(p));
+    const params = [...this.params, ...other.params.filter((p) => !this.params.includes(p))].filter(
+      (p) => !dims.includes(p),
+    );
     // Existentials are local to each set: rename the other's apart if a name is shared.
     const renaming = new Map(other.existentials.filter((e) => this.has(e)).map((e) => [e, freshName('e')] as const));
     const theirs = other.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) }));
@@ -186,7 +210,10 @@ export class BasicSet {
   project(names: readonly string[]): BasicSet {
     for (const n of names) this.require(n, [...this.params, ...this.dims], 'a parameter or set variable');
     const keep = (list: readonly string[]) => list.filter((n) => !names.includes(n));
-    return BasicSet.fromConstraints(keep(this.params), keep(this.dims), this.constraints, [...this.existentials, ...names]);
+    return BasicSet.fromConstraints(keep(this.params), keep(this.dims), this.constraints, [
+      ...this.existentials,
+      ...names,
+    ]);
   }
 
   // ---- questions ---------------------------------------------------------------------

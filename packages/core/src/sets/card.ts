@@ -57,7 +57,10 @@ function requireUniqueExistentials(set: BasicSet): void {
  * in every other constraint, only ever appear as f·outer + inner; t = f·outer + inner - lo
  * runs over the integers as (outer, inner) runs over Z × [lo, hi], one to one.
  */
-function mergeSplits(constraints: readonly Constraint[], vars: readonly string[]): { constraints: Constraint[]; vars: string[] } {
+function mergeSplits(
+  constraints: readonly Constraint[],
+  vars: readonly string[],
+): { constraints: Constraint[]; vars: string[] } {
   let cs = [...constraints];
   let vs = [...vars];
   for (let changed = true; changed; ) {
@@ -67,7 +70,12 @@ function mergeSplits(constraints: readonly Constraint[], vars: readonly string[]
       if (!range) continue;
       const others = cs.filter((c) => c !== range.lower && c !== range.upper);
       const f = range.hi - range.lo + 1;
-      const outer = vs.find((o) => o !== inner && others.some((c) => c.expr.dependsOn(o)) && others.every((c) => c.expr.coeff(o) === f * c.expr.coeff(inner)));
+      const outer = vs.find(
+        (o) =>
+          o !== inner &&
+          others.some((c) => c.expr.dependsOn(o)) &&
+          others.every((c) => c.expr.coeff(o) === f * c.expr.coeff(inner)),
+      );
       if (outer === undefined) continue;
       const t = freshName(inner.split('~')[0]);
       cs = others.map((c) => {
@@ -83,8 +91,13 @@ function mergeSplits(constraints: readonly Constraint[], vars: readonly string[]
 }
 
 /** `lo <= v <= hi` from two constraints on v alone, if there are such. */
-function constantRange(cs: readonly Constraint[], v: string): { lower: Constraint; upper: Constraint; lo: number; hi: number } | undefined {
-  const alone = cs.filter((c) => c.kind === 'ge' && c.expr.variables.length === 1 && c.expr.dependsOn(v) && Math.abs(c.expr.coeff(v)) === 1);
+function constantRange(
+  cs: readonly Constraint[],
+  v: string,
+): { lower: Constraint; upper: Constraint; lo: number; hi: number } | undefined {
+  const alone = cs.filter(
+    (c) => c.kind === 'ge' && c.expr.variables.length === 1 && c.expr.dependsOn(v) && Math.abs(c.expr.coeff(v)) === 1,
+  );
   const lower = alone.find((c) => c.expr.coeff(v) === 1);
   const upper = alone.find((c) => c.expr.coeff(v) === -1);
   if (!lower || !upper) return undefined;

@@ -16,7 +16,15 @@
  */
 import { Linear } from '../linear.ts';
 import { type Constraint, eliminateWith, ge, isFalse, tidy } from './constraint.ts';
-import { bestEquality, darkShadow, eliminateByEquality, isExact, realShadow, splitOn, type Split } from './fourier-motzkin.ts';
+import {
+  bestEquality,
+  darkShadow,
+  eliminateByEquality,
+  isExact,
+  realShadow,
+  splitOn,
+  type Split,
+} from './fourier-motzkin.ts';
 import { implies } from './omega.ts';
 import { eliminateApprox } from './projection.ts';
 import { type PositionalConstraint, canonicalForm, fromPositions, setCache, toPositions } from './canonical.ts';
@@ -44,9 +52,16 @@ export function simplifyExistentials(constraints: readonly Constraint[], existen
   const used = existentials.flatMap((e) => form.index.get(e) ?? []);
   const key = `${form.key}|${used.join(',')}`;
   const known = simplified.get(key);
-  if (known) return { constraints: fromPositions(known.constraints, form.names), existentials: known.existentials.map((i) => form.names[i]!) };
+  if (known)
+    return {
+      constraints: fromPositions(known.constraints, form.names),
+      existentials: known.existentials.map((i) => form.names[i]!),
+    };
   const out = simplify(constraints, existentials);
-  simplified.set(key, { constraints: toPositions(out.constraints, form.index), existentials: out.existentials.map((e) => form.index.get(e)!) });
+  simplified.set(key, {
+    constraints: toPositions(out.constraints, form.index),
+    existentials: out.existentials.map((e) => form.index.get(e)!),
+  });
   return out;
 }
 
@@ -112,7 +127,10 @@ function simplifyOne(cs: readonly Constraint[], e: string): Step | undefined {
  */
 function pinned(split: Split): Step | undefined {
   const e = split.variable;
-  const box = variableRanges(split.rest, new Set([...split.lower, ...split.upper].flatMap((c) => c.expr.variables.filter((v) => v !== e))));
+  const box = variableRanges(
+    split.rest,
+    new Set([...split.lower, ...split.upper].flatMap((c) => c.expr.variables.filter((v) => v !== e))),
+  );
   const side = (bounds: readonly Constraint[], round: (x: number) => number, sign: 1 | -1): number[] | undefined => {
     const values: number[] = [];
     for (const c of bounds) {
@@ -127,9 +145,23 @@ function pinned(split: Split): Step | undefined {
     return values;
   };
   const least = side(split.lower, Math.ceil, 1);
-  if (least) return { constraints: tidy([...split.rest, ...split.upper.map((u) => ge(u.expr.substitute(e, Linear.constant(Math.max(...least)))))]), removed: true };
+  if (least)
+    return {
+      constraints: tidy([
+        ...split.rest,
+        ...split.upper.map((u) => ge(u.expr.substitute(e, Linear.constant(Math.max(...least))))),
+      ]),
+      removed: true,
+    };
   const greatest = side(split.upper, Math.floor, -1);
-  if (greatest) return { constraints: tidy([...split.rest, ...split.lower.map((l) => ge(l.expr.substitute(e, Linear.constant(Math.min(...greatest)))))]), removed: true };
+  if (greatest)
+    return {
+      constraints: tidy([
+        ...split.rest,
+        ...split.lower.map((l) => ge(l.expr.substitute(e, Linear.constant(Math.min(...greatest))))),
+      ]),
+      removed: true,
+    };
   return undefined;
 }
 
@@ -180,7 +212,11 @@ function variableRanges(cs: readonly Constraint[], wanted: ReadonlySet<string>):
  * The interval of a linear expression over the box, or undefined where a variable is unbounded
  * (`infinite`: the sides unbounded variables make infinite are given as such instead).
  */
-function rangeOf(expr: Linear, box: ReadonlyMap<string, [number, number]>, infinite = false): [number, number] | undefined {
+function rangeOf(
+  expr: Linear,
+  box: ReadonlyMap<string, [number, number]>,
+  infinite = false,
+): [number, number] | undefined {
   let lo = expr.constant;
   let hi = expr.constant;
   for (const v of expr.variables) {

@@ -31,10 +31,41 @@ export interface ExponentForm {
   readonly name?: string;
 }
 
-export const KEYWORDS: ReadonlySet<string> = new Set(['and', 'or', 'not', 'exists', 'mod', 'floor', 'ceil', 'true', 'false']);
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'and',
+  'or',
+  'not',
+  'exists',
+  'mod',
+  'floor',
+  'ceil',
+  'true',
+  'false',
+]);
 
 /** Longest first, so `<=` is not read as `<` then `=`. */
-const PUNCTUATION = ['->', '<=', '>=', '==', '!=', '[', ']', '{', '}', '(', ')', ',', ':', '+', '-', '*', '/', '<', '>', '='];
+const PUNCTUATION = [
+  '->',
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '[',
+  ']',
+  '{',
+  '}',
+  '(',
+  ')',
+  ',',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '<',
+  '>',
+  '=',
+];
 
 /** Characters that are not ISL but whose intent is clear enough to suggest the ISL spelling. */
 const MISTAKES: ReadonlyArray<readonly [string, string]> = [
@@ -105,11 +136,14 @@ function exponentForm(written: string): ExponentForm {
   if (exp >= 0 && exp <= 32) value = BigInt(mantissa) * 10n ** BigInt(exp);
   else if (exp < 0 && -exp <= 32) {
     const divisor = 10n ** BigInt(-exp);
-    if (BigInt(mantissa) % divisor !== 0n) return { error: `${written} is not an integer: set constraints hold integers only` };
+    if (BigInt(mantissa) % divisor !== 0n)
+      return { error: `${written} is not an integer: set constraints hold integers only` };
     value = BigInt(mantissa) / divisor;
   }
   if (value === undefined || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    return { error: `${written} is beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer Loom's sets compute with exactly` };
+    return {
+      error: `${written} is beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer Loom's sets compute with exactly`,
+    };
   }
   return { value: String(value) };
 }
@@ -129,11 +163,17 @@ export function matchBrackets(text: string, tokens: readonly Token[]): Map<numbe
       open.push(k);
     } else if (t.text === ')' || t.text === ']' || t.text === '}') {
       const top = open.pop();
-      if (top === undefined) fail(text, t.start, t.end, `unbalanced brackets: '${t.text}' has no matching opening bracket`);
+      if (top === undefined)
+        fail(text, t.start, t.end, `unbalanced brackets: '${t.text}' has no matching opening bracket`);
       const opener = tokens[top]!;
       if (CLOSER[opener.text] !== t.text) {
         const want = CLOSER[opener.text];
-        fail(text, t.start, t.end, `unbalanced brackets: found '${t.text}' where '${want}' was expected (to close '${opener.text}')`);
+        fail(
+          text,
+          t.start,
+          t.end,
+          `unbalanced brackets: found '${t.text}' where '${want}' was expected (to close '${opener.text}')`,
+        );
       }
       match.set(top, k);
     }

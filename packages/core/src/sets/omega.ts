@@ -12,8 +12,26 @@
  * Every answer is exact; soundness never depends on a heuristic, only speed does.
  */
 import { Linear, floorDiv } from '../linear.ts';
-import { type Constraint, FALSE, eq, isFalse, negation, normalize, substitute, tidy, variablesOf } from './constraint.ts';
-import { type Split, darkShadow, eliminateByEquality, isExact, pairCount, realShadow, splitOn } from './fourier-motzkin.ts';
+import {
+  type Constraint,
+  FALSE,
+  eq,
+  isFalse,
+  negation,
+  normalize,
+  substitute,
+  tidy,
+  variablesOf,
+} from './constraint.ts';
+import {
+  type Split,
+  darkShadow,
+  eliminateByEquality,
+  isExact,
+  pairCount,
+  realShadow,
+  splitOn,
+} from './fourier-motzkin.ts';
 import { freshName } from './names.ts';
 import { canonicalForm, setCache } from './canonical.ts';
 

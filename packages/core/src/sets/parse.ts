@@ -90,7 +90,8 @@ class Parser {
     if (this.at('[')) {
       for (const n of this.names('a set variable name')) {
         if (this.dims.includes(n.text)) this.failAt(n, `set variable '${n.text}' is listed twice`);
-        if (this.params.includes(n.text)) this.failAt(n, `'${n.text}' is declared both as a parameter and as a set variable`);
+        if (this.params.includes(n.text))
+          this.failAt(n, `'${n.text}' is declared both as a parameter and as a set variable`);
         this.dims.push(n.text);
       }
       if (this.at('}')) return this.closeSet();
@@ -201,7 +202,8 @@ class Parser {
     const ops: string[] = [];
     for (;;) {
       const t = this.peek();
-      if (t.text === '==') this.failAt(t, `'==' is not ISL syntax: equality is written with a single '=' (as in 'i = 3*j')`);
+      if (t.text === '==')
+        this.failAt(t, `'==' is not ISL syntax: equality is written with a single '=' (as in 'i = 3*j')`);
       if (t.text === '!=') this.failAt(t, "'!=' (not equal) is not supported: it would make the domain non-convex");
       if (t.kind !== 'punct' || !COMPARISONS.has(t.text)) break;
       ops.push(this.next().text);
@@ -210,7 +212,11 @@ class Parser {
     if (ops.length === 0) {
       const first = lists[0]![0]!;
       const last = lists[0]![lists[0]!.length - 1]!;
-      this.fail(first.start, last.end, `expected a comparison (<, <=, >, >=, =) after '${this.text.slice(first.start, last.end)}'`);
+      this.fail(
+        first.start,
+        last.end,
+        `expected a comparison (<, <=, >, >=, =) after '${this.text.slice(first.start, last.end)}'`,
+      );
     }
     ops.forEach((op, k) => {
       for (const left of lists[k]!) for (const right of lists[k + 1]!) this.compare(left, op, right);
@@ -241,7 +247,11 @@ class Parser {
   private requireInteger(v: QuasiAffine): void {
     if (isInteger(v)) return;
     const d = v.division!;
-    this.fail(d.start, d.end, `division is only allowed inside floor(...) or ceil(...): '${this.text.slice(d.start, d.end)}' need not be an integer`);
+    this.fail(
+      d.start,
+      d.end,
+      `division is only allowed inside floor(...) or ceil(...): '${this.text.slice(d.start, d.end)}' need not be an integer`,
+    );
   }
 
   // ---- arithmetic --------------------------------------------------------------------
@@ -291,7 +301,9 @@ class Parser {
     if (t.text === '-' || t.text === '+') {
       this.next();
       const operand = this.factor();
-      return t.text === '-' ? this.exactly(t.start, operand.end, () => negated(operand, t.start)) : { ...operand, start: t.start };
+      return t.text === '-'
+        ? this.exactly(t.start, operand.end, () => negated(operand, t.start))
+        : { ...operand, start: t.start };
     }
     if (t.kind === 'int') {
       this.next();
@@ -308,7 +320,8 @@ class Parser {
       const constant = value(Linear.constant(n), t.start, t.end);
       // `3l`, `2(i + 1)`: a constant written right against what it multiplies.
       const after = this.peek();
-      if (after.start === t.end && (after.kind === 'ident' || after.text === '(')) return this.product(constant, this.factor());
+      if (after.start === t.end && (after.kind === 'ident' || after.text === '('))
+        return this.product(constant, this.factor());
       return constant;
     }
     if (t.kind === 'ident') {
@@ -320,7 +333,9 @@ class Parser {
       this.expect('(', `expected '(' after '${t.text}'`);
       const inner = this.expr();
       const close = this.expect(')', `expected ')' to close '${t.text}('`);
-      const rounded = this.exactly(t.start, close.end, () => (t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start)));
+      const rounded = this.exactly(t.start, close.end, () =>
+        t.text === 'floor' ? this.floor(inner) : negated(this.floor(negated(inner, inner.start)), inner.start),
+      );
       return { ...rounded, start: t.start, end: close.end };
     }
     if (t.text === '(') {
@@ -342,7 +357,8 @@ class Parser {
 
   private quotient(a: QuasiAffine, b: QuasiAffine): QuasiAffine {
     const source = this.text.slice(a.start, b.end);
-    if (!isConstant(b) || !isInteger(b)) this.fail(a.start, b.end, `division by a non-constant (${source}) is not affine`);
+    if (!isConstant(b) || !isInteger(b))
+      this.fail(a.start, b.end, `division by a non-constant (${source}) is not affine`);
     if (b.lin.constant === 0) this.fail(b.start, b.end, `division by zero in '${source}'`);
     return divided(a, b.lin.constant, this.span(a.start, b.end));
   }
@@ -350,7 +366,11 @@ class Parser {
   /** `a mod m` = a - m·floor(a/m), for a positive integer constant m. */
   private modulo(a: QuasiAffine, m: QuasiAffine): QuasiAffine {
     if (!isConstant(m) || !isInteger(m) || m.lin.constant <= 0) {
-      this.fail(m.start, m.end, `the modulus in 'mod' must be a positive integer constant, found '${this.text.slice(m.start, m.end)}'`);
+      this.fail(
+        m.start,
+        m.end,
+        `the modulus in 'mod' must be a positive integer constant, found '${this.text.slice(m.start, m.end)}'`,
+      );
     }
     this.requireInteger(a);
     const k = m.lin.constant;
@@ -422,7 +442,11 @@ class Parser {
       return compute();
     } catch (err) {
       if (!(err instanceof CoefficientRangeError)) throw err;
-      return this.fail(start, end, `integer arithmetic leaves the safe range (beyond ±(2^53 - 1)) in '${this.text.slice(start, end)}'`);
+      return this.fail(
+        start,
+        end,
+        `integer arithmetic leaves the safe range (beyond ±(2^53 - 1)) in '${this.text.slice(start, end)}'`,
+      );
     }
   }
 

@@ -52,8 +52,14 @@ export function combine(first: readonly Piece[], second: readonly Piece[], sense
       const common = a.domain.intersect(b.domain);
       if (common.isEmpty()) continue;
       // max: where a <= b take b, elsewhere a;  min: where b <= a take b, elsewhere a.
-      const takeB = sense === 'max' ? whereCompared(common, a.value, '<=', b.value, sense) : whereCompared(common, b.value, '<=', a.value, sense);
-      const takeA = sense === 'max' ? whereCompared(common, b.value, '<', a.value, sense) : whereCompared(common, a.value, '<', b.value, sense);
+      const takeB =
+        sense === 'max'
+          ? whereCompared(common, a.value, '<=', b.value, sense)
+          : whereCompared(common, b.value, '<=', a.value, sense);
+      const takeA =
+        sense === 'max'
+          ? whereCompared(common, b.value, '<', a.value, sense)
+          : whereCompared(common, a.value, '<', b.value, sense);
       out.push({ domain: takeB, value: b.value }, { domain: takeA, value: a.value });
     }
   }
@@ -151,7 +157,8 @@ function strideComplement(b: BasicSet, c: Constraint, local: readonly string[]):
  */
 export function convexUnion(a: BasicSet, b: BasicSet): BasicSet | undefined {
   if (a.existentials.length > 0 || b.existentials.length > 0) return undefined;
-  const halves = (s: BasicSet) => s.constraints.flatMap((c) => (c.kind === 'eq' ? [ge(c.expr), ge(c.expr.negate())] : [c]));
+  const halves = (s: BasicSet) =>
+    s.constraints.flatMap((c) => (c.kind === 'eq' ? [ge(c.expr), ge(c.expr.negate())] : [c]));
   const hull = [...halves(a).filter((c) => b.implies(c)), ...halves(b).filter((c) => a.implies(c))];
   const candidate = BasicSet.fromConstraints(a.params, a.dims, hull);
   const extra = subtract(candidate, a).flatMap((p) => subtract(p, b));

@@ -116,7 +116,8 @@ export class PwQPolynomial {
     const r = this.evaluate(values);
     if (!r.isInteger) throw new LoomError(`the value ${r.toString()} is not an integer`);
     const n = Number(r.num);
-    if (!Number.isSafeInteger(n)) throw new LoomError(`the value ${r.num} is beyond 2^53 - 1; use evaluate() for the exact value`);
+    if (!Number.isSafeInteger(n))
+      throw new LoomError(`the value ${r.num} is beyond 2^53 - 1; use evaluate() for the exact value`);
     return n;
   }
 
@@ -147,14 +148,20 @@ function printPiece(p: QPiece, params: readonly string[]): string {
 }
 
 function pointOf(params: readonly string[], values: ParamValues): Map<string, bigint> {
-  const get = values instanceof Map ? (n: string) => values.get(n) : (n: string) => (values as Record<string, number | bigint>)[n];
+  const get =
+    values instanceof Map
+      ? (n: string) => values.get(n)
+      : (n: string) => (values as Record<string, number | bigint>)[n];
   const missing = params.filter((p) => get(p) === undefined);
   if (missing.length > 0)
-    throw new LoomError(`no value for the parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} (the count depends on ${params.join(', ')})`);
+    throw new LoomError(
+      `no value for the parameter${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')} (the count depends on ${params.join(', ')})`,
+    );
   const out = new Map<string, bigint>();
   for (const p of params) {
     const v = get(p)!;
-    if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new LoomError(`parameter '${p}' = ${v} is not an integer`);
+    if (typeof v === 'number' && !Number.isSafeInteger(v))
+      throw new LoomError(`parameter '${p}' = ${v} is not an integer`);
     out.set(p, BigInt(v));
   }
   return out;
@@ -170,7 +177,9 @@ function pick(values: Readonly<Record<string, number>>, names: readonly string[]
 function subtractable(d: BasicSet): boolean {
   return d.existentials.every((e) => {
     const uses = d.constraints.filter((c) => c.expr.dependsOn(e));
-    return uses.length === 1 && uses[0]!.kind === 'eq' && d.existentials.every((x) => x === e || !uses[0]!.expr.dependsOn(x));
+    return (
+      uses.length === 1 && uses[0]!.kind === 'eq' && d.existentials.every((x) => x === e || !uses[0]!.expr.dependsOn(x))
+    );
   });
 }
 
@@ -212,7 +221,10 @@ function simplifiedPiece(p: QPiece): QPiece {
     const a = c.expr.coeff(name!);
     if (Math.abs(a) === 1) value = value.substituteAffine(name!, Linear.constant(-c.expr.constant * a));
   }
-  return { domain: p.domain, value: value.atoms().length === 0 ? value : value.mapAtoms((atom) => constantOn(p.domain, atom)) };
+  return {
+    domain: p.domain,
+    value: value.atoms().length === 0 ? value : value.mapAtoms((atom) => constantOn(p.domain, atom)),
+  };
 }
 
 /** floor(e/d) when e stays within one multiple of d on the domain, else undefined. */

@@ -64,6 +64,12 @@ export function scaled(v: QuasiAffine, k: QuasiAffine, start: number, end: numbe
 /** Quotient by the non-zero integer constant `d`. */
 export function divided(v: QuasiAffine, d: number, span: SourceSpan): QuasiAffine {
   const lin = d < 0 ? v.lin.negate() : v.lin;
-  const out = reduced({ lin, den: v.den * Math.abs(d), start: span.start, end: span.end, division: v.division ?? span });
+  const out = reduced({
+    lin,
+    den: v.den * Math.abs(d),
+    start: span.start,
+    end: span.end,
+    division: v.division ?? span,
+  });
   return out.den === 1 ? { ...out, division: undefined } : out;
 }

@@ -86,7 +86,9 @@ export class QPolynomial {
     if (kept.length === 0) return outside; // floor(r0/den) = 0
     const expr = Linear.of(kept, r0);
     const sorted = [...expr.variables].sort();
-    return outside.add(QPolynomial.symbol({ kind: 'floor', expr, den, key: `floor((${expr.toString(sorted)})/${den})` }));
+    return outside.add(
+      QPolynomial.symbol({ kind: 'floor', expr, den, key: `floor((${expr.toString(sorted)})/${den})` }),
+    );
   }
 
   /** `ceil(lin / den)` = -floor(-lin / den). */
@@ -132,14 +134,16 @@ export class QPolynomial {
   /** The atoms whose argument contains `name`. */
   atomsWith(name: string): FloorAtom[] {
     const out = new Map<string, FloorAtom>();
-    for (const t of this.terms.values()) for (const [s] of t.factors) if (s.kind === 'floor' && s.expr.dependsOn(name)) out.set(s.key, s);
+    for (const t of this.terms.values())
+      for (const [s] of t.factors) if (s.kind === 'floor' && s.expr.dependsOn(name)) out.set(s.key, s);
     return [...out.values()];
   }
 
   /** Highest power of the variable `name` (outside atoms). */
   degreeIn(name: string): number {
     let d = 0;
-    for (const t of this.terms.values()) for (const [s, e] of t.factors) if (s.kind === 'var' && s.name === name) d = Math.max(d, e);
+    for (const t of this.terms.values())
+      for (const [s, e] of t.factors) if (s.kind === 'var' && s.name === name) d = Math.max(d, e);
     return d;
   }
 
@@ -201,7 +205,9 @@ export class QPolynomial {
     const f = r instanceof Rational ? r : Rational.of(r);
     if (f.isZero) return QPolynomial.ZERO;
     if (f.equals(Rational.ONE)) return this;
-    return new QPolynomial(new Map([...this.terms].map(([k, t]) => [k, { factors: t.factors, coeff: t.coeff.mul(f) }])));
+    return new QPolynomial(
+      new Map([...this.terms].map(([k, t]) => [k, { factors: t.factors, coeff: t.coeff.mul(f) }])),
+    );
   }
 
   /** The product, expanded into terms. */
@@ -273,7 +279,8 @@ export class QPolynomial {
     let out = QPolynomial.ZERO;
     for (const t of this.terms.values()) {
       let product = QPolynomial.constant(t.coeff);
-      for (const [s, e] of t.factors) product = product.mul(((s.kind === 'floor' ? f(s) : undefined) ?? QPolynomial.symbol(s)).pow(e));
+      for (const [s, e] of t.factors)
+        product = product.mul(((s.kind === 'floor' ? f(s) : undefined) ?? QPolynomial.symbol(s)).pow(e));
       out = out.add(product);
     }
     return out;
@@ -294,7 +301,9 @@ export class QPolynomial {
     for (const t of this.terms.values()) {
       let v = t.coeff;
       for (const [s, e] of t.factors) {
-        const x = Rational.of(s.kind === 'var' ? valueOf(values, s.name) : floorDivBig(evaluateLinear(s.expr, values), BigInt(s.den)));
+        const x = Rational.of(
+          s.kind === 'var' ? valueOf(values, s.name) : floorDivBig(evaluateLinear(s.expr, values), BigInt(s.den)),
+        );
         for (let i = 0; i < e; i++) v = v.mul(x);
       }
       total = total.add(v);
@@ -357,7 +366,10 @@ function monomialKey(factors: readonly (readonly [Sym, number])[]): string {
   return factors.map(([s, e]) => (e === 1 ? s.key : `${s.key}^${e}`)).join('*');
 }
 
-function multiplyFactors(a: readonly (readonly [Sym, number])[], b: readonly (readonly [Sym, number])[]): (readonly [Sym, number])[] {
+function multiplyFactors(
+  a: readonly (readonly [Sym, number])[],
+  b: readonly (readonly [Sym, number])[],
+): (readonly [Sym, number])[] {
   const byKey = new Map<string, [Sym, number]>();
   for (const [s, e] of [...a, ...b]) {
     const had = byKey.get(s.key);

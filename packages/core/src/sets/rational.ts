@@ -42,7 +42,9 @@ export class Rational {
 
   /** The exact sum. */
   add(o: Rational): Rational {
-    return this.den === o.den ? Rational.of(this.num + o.num, this.den) : Rational.of(this.num * o.den + o.num * this.den, this.den * o.den);
+    return this.den === o.den
+      ? Rational.of(this.num + o.num, this.den)
+      : Rational.of(this.num * o.den + o.num * this.den, this.den * o.den);
   }
 
   /** The exact difference. */

@@ -15,7 +15,13 @@ import { Linear } from '../linear.ts';
 import type { BasicSet } from './basic-set.ts';
 import { type Bound, eq, ge } from './constraint.ts';
 import { freshName } from './names.ts';
-import { CanonicalKey, type PositionalConstraint, linearFromPositions, linearToPositions, setCache } from './canonical.ts';
+import {
+  CanonicalKey,
+  type PositionalConstraint,
+  linearFromPositions,
+  linearToPositions,
+  setCache,
+} from './canonical.ts';
 import { type Piece, type Sense, coalesce, combine, printPiecewise, whereCompared } from './piecewise.ts';
 
 export interface PieceTerm {
@@ -57,16 +63,24 @@ function withSet(key: CanonicalKey, set: BasicSet): CanonicalKey {
   return key.variables(set.params).variables(set.dims).variables(set.existentials).constraints(set.constraints);
 }
 
-function computeExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[], sense: Sense): Linear {
+function computeExtremum(
+  terms: readonly PieceTerm[],
+  context: BasicSet,
+  keep: readonly string[],
+  sense: Sense,
+): Linear {
   // `keep` variables are symbols of the answer, like parameters.
   const live = terms
     .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
     .map((t) => ({ ...t, within: t.set.intersect(context) }))
     .filter((t) => !t.within.isEmpty());
   // Is `c` on the right side of expr at every point of every term (within the context)?
-  const bounds = (c: Linear) => live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
+  const bounds = (c: Linear) =>
+    live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
   // the candidates are the terms' bounds; where each one holds (the pieces) matters only for the error message
-  const valid = candidates(live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set })))).filter(bounds);
+  const valid = candidates(
+    live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set }))),
+  ).filter(bounds);
   if (valid.length > 0)
     return tightest(
       valid,
@@ -78,9 +92,13 @@ function computeExtremum(terms: readonly PieceTerm[], context: BasicSet, keep: r
   const params = unique([...live.flatMap((t) => t.set.params), ...context.params]);
   let pw = pieces[0] ?? [];
   for (const next of pieces.slice(1)) pw = combine(pw, next, sense);
-  const inContext = pw.map((p) => ({ domain: p.domain.intersect(context), value: p.value })).filter((p) => !p.domain.isEmpty());
+  const inContext = pw
+    .map((p) => ({ domain: p.domain.intersect(context), value: p.value }))
+    .filter((p) => !p.domain.isEmpty());
   const shown = coalesce(inContext).map((p) => ({ domain: p.domain.gist(context), value: p.value }));
-  throw new StaticValueFindingError(`a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`);
+  throw new StaticValueFindingError(
+    `a static ${WORD[sense]} was not found for PwAff '${printPiecewise(params, shown, sense)}'`,
+  );
 }
 
 /**
@@ -94,7 +112,9 @@ export function staticMaxQuasiAffine(terms: readonly PieceTerm[], context: Basic
     return { expr: staticMax(terms, context), divisor: 1 };
   } catch (e) {
     if (!(e instanceof StaticValueFindingError)) throw e;
-    const live = terms.map((t) => t.set.intersect(context)).flatMap((within, k) => (within.isEmpty() ? [] : [{ within, expr: terms[k].expr }]));
+    const live = terms
+      .map((t) => t.set.intersect(context))
+      .flatMap((within, k) => (within.isEmpty() ? [] : [{ within, expr: terms[k].expr }]));
     const holds = (b: Bound) => live.every((t) => t.within.implies(ge(b.expr.sub(t.expr.scale(b.divisor)))));
     const found = terms.flatMap((t) => termBounds(t.set, t.expr, 'max')).find(holds);
     if (found) return found;
@@ -109,7 +129,9 @@ function termBounds(set: BasicSet, expr: Linear, sense: Sense): Bound[] {
   const bounds = sense === 'max' ? withV.upperBounds(v, []) : withV.lowerBounds(v, []);
   if (bounds.length === 0) {
     const side = sense === 'max' ? 'above' : 'below';
-    throw new StaticValueFindingError(`a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`);
+    throw new StaticValueFindingError(
+      `a static ${WORD[sense]} was not found: ${expr.toString()} is unbounded ${side} on ${set.toString()}`,
+    );
   }
   return bounds;
 }
@@ -126,7 +148,8 @@ function termPieces(set: BasicSet, expr: Linear, sense: Sense): Piece[] {
       bounds.forEach((other, j) => {
         if (j === k) return;
         const op = j < k ? '<' : '<=';
-        part = sense === 'max' ? whereCompared(part, bound, op, other, sense) : whereCompared(part, other, op, bound, sense);
+        part =
+          sense === 'max' ? whereCompared(part, bound, op, other, sense) : whereCompared(part, other, op, bound, sense);
       });
       return { domain: part, value: bound };
     })

@@ -46,13 +46,20 @@ interface State {
 const MAX_STATES = 20_000;
 
 /** Σ of `summand` over the integer points of `vars` satisfying `constraints`, as pieces over the other variables. */
-export function sumOver(constraints: readonly Constraint[], vars: readonly string[], summand: QPolynomial, describe: () => string): SumPiece[] {
+export function sumOver(
+  constraints: readonly Constraint[],
+  vars: readonly string[],
+  summand: QPolynomial,
+  describe: () => string,
+): SumPiece[] {
   const out: SumPiece[] = [];
   const stack: State[] = [{ constraints, vars, summand, kept: [] }];
   let states = 0;
   while (stack.length > 0) {
     if (++states > MAX_STATES) {
-      throw new LoomError(`counting the points of ${describe()} exactly needs more than ${MAX_STATES} pieces; Loom does not count it (it never approximates)`);
+      throw new LoomError(
+        `counting the points of ${describe()} exactly needs more than ${MAX_STATES} pieces; Loom does not count it (it never approximates)`,
+      );
     }
     const state = stack.pop()!;
     const cs = tidy(state.constraints);
@@ -211,7 +218,9 @@ function chambers(s: State, x: string, describe: () => string): State[] {
   }
   if (lowers.length === 0 || uppers.length === 0) {
     if (!hasIntegerPoint(s.constraints)) return [];
-    throw new LoomError(`cannot count the points of ${describe()}: '${x.split('~')[0]}' has no ${lowers.length === 0 ? 'lower' : 'upper'} bound, so there are infinitely many`);
+    throw new LoomError(
+      `cannot count the points of ${describe()}: '${x.split('~')[0]}' has no ${lowers.length === 0 ? 'lower' : 'upper'} bound, so there are infinitely many`,
+    );
   }
   // bounds the others imply make chambers that are empty: drop them first
   // (each test against what is left: two bounds that imply each other must not both go)
@@ -252,7 +261,12 @@ function chambers(s: State, x: string, describe: () => string): State[] {
       if (isFalse(constraints) || !hasIntegerPoint(constraints)) return;
       const first = QPolynomial.ceil(lo.value, lo.a);
       const last = QPolynomial.floor(up.value, up.a);
-      out.push({ constraints, vars: s.vars.filter((v) => v !== x), summand: sumOverRange(s.summand, x, first, last), kept: s.kept });
+      out.push({
+        constraints,
+        vars: s.vars.filter((v) => v !== x),
+        summand: sumOverRange(s.summand, x, first, last),
+        kept: s.kept,
+      });
     });
   });
   return out;
@@ -263,7 +277,9 @@ function withoutImplied(bounds: Bound[], system: readonly Constraint[]): Bound[]
   let kept = [...bounds];
   for (const b of bounds) {
     if (kept.length === 1) break;
-    const others = system.filter((c) => c !== b.constraint && (kept.some((k) => k.constraint === c) || !bounds.some((x) => x.constraint === c)));
+    const others = system.filter(
+      (c) => c !== b.constraint && (kept.some((k) => k.constraint === c) || !bounds.some((x) => x.constraint === c)),
+    );
     if (implies(others, b.constraint)) kept = kept.filter((k) => k !== b);
   }
   return kept;

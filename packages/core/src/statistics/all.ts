@@ -12,7 +12,12 @@ import { opMapOf, type OpMap, type OpMapOptions } from './op-map.ts';
 import { syncMapOf, type SyncMap } from './sync-map.ts';
 
 /** The options getStatistics reads; any other key is an error. */
-const GET_STATISTICS_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
+const GET_STATISTICS_OPTIONS = optionKeys<OpMapOptions>()([
+  'countRedundantWork',
+  'countWithinSubscripts',
+  'subgroupSize',
+  'within',
+]);
 
 /** A kernel's operation, memory access and synchronization counts, together. */
 export interface KernelStatistics {
@@ -30,5 +35,9 @@ export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): Kern
   const split = linearizedForCounting(knl);
   const kernel = split.kernel;
   const counts = new InstructionCounts(kernel, options, 'getStatistics');
-  return { ops: opMapOf(counts, options), memAccesses: memAccessMapOf(counts, options), sync: syncMapOf(split, counts) };
+  return {
+    ops: opMapOf(counts, options),
+    memAccesses: memAccessMapOf(counts, options),
+    sync: syncMapOf(split, counts),
+  };
 }

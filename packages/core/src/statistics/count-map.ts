@@ -76,7 +76,9 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
     const found = this.byId.get(k.id);
     if (!found) {
       const present = this.keys().map(String).sort();
-      throw new LoomError(`no count for ${k.toString()}; the map has ${present.length === 0 ? 'no keys' : `the keys:\n  ${present.join('\n  ')}`}`);
+      throw new LoomError(
+        `no count for ${k.toString()}; the map has ${present.length === 0 ? 'no keys' : `the keys:\n  ${present.join('\n  ')}`}`,
+      );
     }
     return found[1];
   }
@@ -88,16 +90,26 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
 
   /** The same counts with some fields of every key replaced (loopy's `with_set_attributes`). */
   withFields(changes: F): ToCountMap<K, F> {
-    return this.with([...this].map(([k, v]) => [this.kind.make({ ...fieldsOf(k, this.kind.fields), ...changes } as F), v] as const));
+    return this.with(
+      [...this].map(([k, v]) => [this.kind.make({ ...fieldsOf(k, this.kind.fields), ...changes } as F), v] as const),
+    );
   }
 
   /** The entries whose keys have, in each field named, one of the values given (a field keys do not have matches nothing). */
   filterBy(filter: FieldFilter<F>): ToCountMap<K, F> {
     const wanted = Object.entries(filter).map(([field, allowed]) => {
       const list: unknown[] = Array.isArray(allowed) ? allowed : [allowed];
-      return { field, known: (this.kind.fields as readonly string[]).includes(field), values: new Set(list.map((v) => canonicalField(field, v))) };
+      return {
+        field,
+        known: (this.kind.fields as readonly string[]).includes(field),
+        values: new Set(list.map((v) => canonicalField(field, v))),
+      };
     });
-    return this.with([...this].filter(([k]) => wanted.every((w) => w.known && w.values.has(canonicalField(w.field, (k as Record<string, unknown>)[w.field])))));
+    return this.with(
+      [...this].filter(([k]) =>
+        wanted.every((w) => w.known && w.values.has(canonicalField(w.field, (k as Record<string, unknown>)[w.field]))),
+      ),
+    );
   }
 
   /** The entries whose keys pass `test`. */
@@ -107,7 +119,9 @@ export class ToCountMap<K extends CountKey, F extends object> implements Iterabl
 
   /** Keys reduced to the named fields (the others None), counts of keys that become equal added. */
   groupBy(...fields: (keyof F & string)[]): ToCountMap<K, F> {
-    for (const f of fields) if (!this.kind.fields.includes(f)) throw new LoomError(`groupBy: '${f}' is not a field of the keys (${this.kind.fields.join(', ')})`);
+    for (const f of fields)
+      if (!this.kind.fields.includes(f))
+        throw new LoomError(`groupBy: '${f}' is not a field of the keys (${this.kind.fields.join(', ')})`);
     return this.with([...this].map(([k, v]) => [this.kind.make(fieldsOf(k, fields) as F), v] as const));
   }
 

@@ -82,7 +82,10 @@ export class AccessFootprints {
   /** The footprint of `variable`'s reads or writes; a LoomError naming the footprints there are when it has none. */
   get(variable: string, direction: FootprintDirection): AccessFootprint {
     const found = this.byKey.get(`${variable}:${direction}`);
-    if (!found) throw new LoomError(`no ${direction} footprint of '${variable}' (there are: ${[...this.byKey.keys()].join(', ') || 'none'})`);
+    if (!found)
+      throw new LoomError(
+        `no ${direction} footprint of '${variable}' (there are: ${[...this.byKey.keys()].join(', ') || 'none'})`,
+      );
     return found;
   }
 
@@ -122,29 +125,47 @@ export function footprintsOf(prepared: LoopKernel, options: FootprintOptions): A
     gather(soleAssignee(insn), 'write');
     gather(insn.expression!, 'read');
   }
-  return new AccessFootprints(new Map([...sets].map(([k, v]) => [k, new AccessFootprint(v.variable, v.direction, [...v.sets.values()], params)])));
+  return new AccessFootprints(
+    new Map([...sets].map(([k, v]) => [k, new AccessFootprint(v.variable, v.direction, [...v.sets.values()], params)])),
+  );
 }
 
 /** Bytes read and written per array: the footprints' sizes times the element size. */
-export function gatherAccessFootprintBytes(knl: LoopKernel, options: FootprintOptions = {}): Map<string, GuardedPwQPolynomial> {
+export function gatherAccessFootprintBytes(
+  knl: LoopKernel,
+  options: FootprintOptions = {},
+): Map<string, GuardedPwQPolynomial> {
   checkOptionKeys('gatherAccessFootprintBytes', options, FOOTPRINT_OPTIONS);
   const prepared = preprocess(knl);
   const out = new Map<string, GuardedPwQPolynomial>();
   for (const fp of footprintsOf(prepared, options).values()) {
     const dtype = prepared.arg(fp.variable)?.dtype ?? prepared.temporaries.get(fp.variable)?.dtype;
     if (dtype === undefined) throw new LoomError(`the dtype of '${fp.variable}' is not known`);
-    out.set(`${fp.variable}:${fp.direction}`, new GuardedPwQPolynomial(fp.count().scale(byteSize(dtype)), prepared.assumptions));
+    out.set(
+      `${fp.variable}:${fp.direction}`,
+      new GuardedPwQPolynomial(fp.count().scale(byteSize(dtype)), prepared.assumptions),
+    );
   }
   return out;
 }
 
 /** The indices `x` touches over `domain`, or undefined when told to ignore a non-affine one. */
-function footprintOf(x: Subscript, domain: BasicSet, params: readonly string[], options: FootprintOptions): BasicSet | undefined {
+function footprintOf(
+  x: Subscript,
+  domain: BasicSet,
+  params: readonly string[],
+  options: FootprintOptions,
+): BasicSet | undefined {
   const forms = x.indices.map(toLinear);
-  const bad = x.indices.find((_, k) => forms[k] === undefined || forms[k]!.variables.some((v) => !domain.dims.includes(v) && !params.includes(v)));
+  const bad = x.indices.find(
+    (_, k) =>
+      forms[k] === undefined || forms[k]!.variables.some((v) => !domain.dims.includes(v) && !params.includes(v)),
+  );
   if (bad !== undefined) {
     if (options.ignoreUncountable) return undefined;
-    throw new LoomError(`failed to gather the footprint of ${printExpr(x)}: its index ${printExpr(bad)} is not affine in the loop indices and parameters`);
+    throw new LoomError(
+      `failed to gather the footprint of ${printExpr(x)}: its index ${printExpr(bad)} is not affine in the loop indices and parameters`,
+    );
   }
   const dims = x.indices.map((_, k) => indexName(x.array, k, [...params, ...domain.dims]));
   const constraints = forms.map((f, k) => eq(Linear.variable(dims[k]!).sub(f!)));

@@ -62,12 +62,17 @@ export class GuardedPwQPolynomial {
     const point: Record<string, number> = {};
     for (const p of this.validDomain.params) {
       const v = get(p);
-      if (v === undefined) throw new LoomError(`no value for the parameter '${p}' (the count is valid where ${this.validDomain.toString()})`);
+      if (v === undefined)
+        throw new LoomError(
+          `no value for the parameter '${p}' (the count is valid where ${this.validDomain.toString()})`,
+        );
       point[p] = Number(v);
     }
     if (!this.validDomain.contains(point)) {
       const shown = this.validDomain.params.map((p) => `${p}=${point[p]}`).join(', ');
-      throw new LoomError(`the parameters (${shown}) are outside the kernel's assumptions ${this.validDomain.toString()}: the count is not defined there`);
+      throw new LoomError(
+        `the parameters (${shown}) are outside the kernel's assumptions ${this.validDomain.toString()}: the count is not defined there`,
+      );
     }
   }
 }

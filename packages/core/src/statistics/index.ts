@@ -3,7 +3,14 @@ export { getOpMap, type OpMap, type OpMapOptions } from './op-map.ts';
 export { getMemAccessMap, type MemAccessMap, type MemAccessMapOptions } from './mem-access-map.ts';
 export { getSynchronizationMap, type SyncMap } from './sync-map.ts';
 export { getStatistics, type KernelStatistics } from './all.ts';
-export { gatherAccessFootprints, gatherAccessFootprintBytes, AccessFootprint, AccessFootprints, type FootprintDirection, type FootprintOptions } from './footprints.ts';
+export {
+  gatherAccessFootprints,
+  gatherAccessFootprintBytes,
+  AccessFootprint,
+  AccessFootprints,
+  type FootprintDirection,
+  type FootprintOptions,
+} from './footprints.ts';
 export { ToCountMap, type FieldFilter, type KeyKind } from './count-map.ts';
 export { GuardedPwQPolynomial } from './guarded.ts';
 export {
@@ -21,4 +28,10 @@ export {
 } from './keys.ts';
 export type { InstructionCountOptions } from './instruction-counts.ts';
 export { estimateTime, kernelWork, type DeviceProfile, type TimeEstimate, type KernelWork } from './roofline.ts';
-export { measureDeviceProfile, measureKernelSeconds, measuredArrays, type MeasuredArray, type ProfileOptions } from './profile.ts';
+export {
+  measureDeviceProfile,
+  measureKernelSeconds,
+  measuredArrays,
+  type MeasuredArray,
+  type ProfileOptions,
+} from './profile.ts';

@@ -31,7 +31,9 @@ import { printExpr } from '../expr/index.ts';
  * sets): the maps of one kernel, and of kernels that share its domains, count each loop
  * nest once. A kernel asks about as many sets as it has loop nests; the bound is for show.
  */
-const counted = perObject((_: readonly BasicSet[]) => perObject((_: BasicSet) => new LruCache<string, PwQPolynomial>(1024)));
+const counted = perObject((_: readonly BasicSet[]) =>
+  perObject((_: BasicSet) => new LruCache<string, PwQPolynomial>(1024)),
+);
 
 /** Options shared by the counting functions (`getOpMap`, `getMemAccessMap`). */
 export interface InstructionCountOptions {
@@ -66,7 +68,9 @@ export class InstructionCounts {
   ofInames(inames: readonly string[]): GuardedPwQPolynomial {
     const key = `${[...inames].sort().join(',')}|${this.params.join(',')}`;
     const pw = counted(this.knl.domains)(this.knl.assumptions).memo(key, () =>
-      inames.length === 0 ? PwQPolynomial.of(1, this.params) : card(domainOf(this.knl, inames, false, false), this.params),
+      inames.length === 0
+        ? PwQPolynomial.of(1, this.params)
+        : card(domainOf(this.knl, inames, false, false), this.params),
     );
     return this.guard(pw);
   }
@@ -128,11 +132,20 @@ export class InstructionCounts {
     if (s === 'guess') {
       if (this.guessed) return 32;
       this.guessed = true;
-      reportWarning(new LoomWarning(`${this.what}: no sub-group size known; guessing 32 (pass subgroupSize)`, 'SubgroupSizeGuessWarning'));
+      reportWarning(
+        new LoomWarning(
+          `${this.what}: no sub-group size known; guessing 32 (pass subgroupSize)`,
+          'SubgroupSizeGuessWarning',
+        ),
+      );
       return 32;
     }
-    if (s === undefined) throw new LoomError(`${this.what}: counting per sub-group needs the sub-group size: pass subgroupSize (an integer, e.g. 32 for NVIDIA GPUs, or 'guess')`);
-    if (!Number.isInteger(s) || s < 1) throw new LoomError(`${this.what}: subgroupSize must be a positive integer or 'guess', got ${String(s)}`);
+    if (s === undefined)
+      throw new LoomError(
+        `${this.what}: counting per sub-group needs the sub-group size: pass subgroupSize (an integer, e.g. 32 for NVIDIA GPUs, or 'guess')`,
+      );
+    if (!Number.isInteger(s) || s < 1)
+      throw new LoomError(`${this.what}: subgroupSize must be a positive integer or 'guess', got ${String(s)}`);
     return s;
   }
 }

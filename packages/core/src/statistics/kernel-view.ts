@@ -56,6 +56,7 @@ function splitPatterns(text: string): string[] {
 export function expressionTyper(knl: LoopKernel): (e: Expr) => DType {
   const inames = new Set(knl.inames);
   const args = new Map(knl.args.map((a) => [a.name, a.dtype] as const));
-  const typeOf = (name: string) => (inames.has(name) ? INDEX_DTYPE : args.has(name) ? args.get(name) : knl.temporaries.get(name)?.dtype);
+  const typeOf = (name: string) =>
+    inames.has(name) ? INDEX_DTYPE : args.has(name) ? args.get(name) : knl.temporaries.get(name)?.dtype;
   return (e) => exprType(e, typeOf).dtype;
 }

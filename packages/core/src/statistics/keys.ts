@@ -18,7 +18,11 @@ import { polynomialOf } from './polynomial-of.ts';
  */
 export type CountGranularity = 'workitem' | 'subgroup' | 'workgroup';
 /** The granularities by name, as loopy spells them: `CountGranularity.WORKITEM`... */
-export const CountGranularity = Object.freeze({ WORKITEM: 'workitem', SUBGROUP: 'subgroup', WORKGROUP: 'workgroup' } as const);
+export const CountGranularity = Object.freeze({
+  WORKITEM: 'workitem',
+  SUBGROUP: 'subgroup',
+  WORKGROUP: 'workgroup',
+} as const);
 const GRANULARITIES: readonly string[] = Object.values(CountGranularity);
 
 /**
@@ -107,7 +111,17 @@ export interface MemAccessFields {
 /** A kind of memory access. */
 export class MemAccess implements CountKey {
   /** The fields of a `MemAccess` key, in the order loopy prints them. */
-  static readonly fields = ['mtype', 'dtype', 'lidStrides', 'gidStrides', 'direction', 'variable', 'variableTags', 'countGranularity', 'kernelName'] as const;
+  static readonly fields = [
+    'mtype',
+    'dtype',
+    'lidStrides',
+    'gidStrides',
+    'direction',
+    'variable',
+    'variableTags',
+    'countGranularity',
+    'kernelName',
+  ] as const;
   /** `global` or `local` memory. */
   readonly mtype: 'global' | 'local' | undefined;
   /** The dtype of the element accessed. */
@@ -216,7 +230,10 @@ export function normalizeStride(s: number | string | Expr | null): Stride {
   if (s === null || typeof s === 'number') return s;
   const expr = typeof s === 'string' ? parseExpression(s) : s;
   const p = polynomialOf(expr);
-  if (!p) throw new LoomError(`a stride must be a polynomial in the parameters, not '${typeof s === 'string' ? s : 'this expression'}'`);
+  if (!p)
+    throw new LoomError(
+      `a stride must be a polynomial in the parameters, not '${typeof s === 'string' ? s : 'this expression'}'`,
+    );
   const c = p.constantValue;
   return c !== undefined && c.isInteger ? Number(c.num) : p.toString();
 }

@@ -13,7 +13,11 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { insertBarriers } from '../schedule/barriers.ts';
 import { linearize } from '../schedule/linearize.ts';
 
-export function linearizedForCounting(knl: LoopKernel): { kernel: LoopKernel; subkernels: Subkernel[]; host: readonly HostScheduleItem[] } {
+export function linearizedForCounting(knl: LoopKernel): {
+  kernel: LoopKernel;
+  subkernels: Subkernel[];
+  host: readonly HostScheduleItem[];
+} {
   const kernel = preprocess(knl);
   const split = splitAtGlobalBarriers(kernel, linearize(kernel));
   const subkernels = split.subkernels.map((sub) => ({ ...sub, schedule: insertBarriers(kernel, sub.schedule) }));

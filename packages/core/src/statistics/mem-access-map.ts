@@ -68,7 +68,11 @@ export function accessesOf(knl: LoopKernel, insn: Instruction, typeOf: (e: Expr)
 }
 
 /** The global or local memory `x` accesses itself (not in its indices), if any. */
-function accessAt(knl: LoopKernel, x: Expr, typeOf: (e: Expr) => MemAccessFields['dtype']): MemAccessFields | undefined {
+function accessAt(
+  knl: LoopKernel,
+  x: Expr,
+  typeOf: (e: Expr) => MemAccessFields['dtype'],
+): MemAccessFields | undefined {
   if (x.kind !== 'var' && x.kind !== 'subscript') return undefined;
   const name = x.kind === 'var' ? x.name : x.array;
   const arg = knl.arg(name);
@@ -79,12 +83,20 @@ function accessAt(knl: LoopKernel, x: Expr, typeOf: (e: Expr) => MemAccessFields
   if (x.kind === 'var') {
     // loopy's quirks kept: a whole global array is counted per work-item, a local
     // scalar per sub-group and without its name
-    return space === 'global' ? { ...common, lidStrides: {}, gidStrides: {}, variable: name, countGranularity: 'workitem' } : { ...common, countGranularity: 'subgroup' };
+    return space === 'global'
+      ? { ...common, lidStrides: {}, gidStrides: {}, variable: name, countGranularity: 'workitem' }
+      : { ...common, countGranularity: 'subgroup' };
   }
   const shape = (arg ? arg.shape : temp!.shape) ?? [];
   const dimTags: readonly DimTag[] | undefined = arg ? arg.dimTags : temp!.dimTags;
   const { lid, gid } = accessStrides(knl, shape, dimTags, x.indices);
   // neighbouring work-items along l.0 reading different words: counted per work-item
   const spread = space === 'global' && 0 in lid && lid[0] !== 0;
-  return { ...common, lidStrides: lid, gidStrides: gid, variable: name, countGranularity: spread ? 'workitem' : 'subgroup' };
+  return {
+    ...common,
+    lidStrides: lid,
+    gidStrides: gid,
+    variable: name,
+    countGranularity: spread ? 'workitem' : 'subgroup',
+  };
 }

@@ -24,7 +24,12 @@ import { countedInstructions, expressionTyper, type WithinOption } from './kerne
 import { soleAssignee } from '../kernel/accesses.ts';
 
 /** The options getOpMap reads; any other key is an error. */
-const GET_OP_MAP_OPTIONS = optionKeys<OpMapOptions>()(['countRedundantWork', 'countWithinSubscripts', 'subgroupSize', 'within']);
+const GET_OP_MAP_OPTIONS = optionKeys<OpMapOptions>()([
+  'countRedundantWork',
+  'countWithinSubscripts',
+  'subgroupSize',
+  'within',
+]);
 
 /** Operation counts by `Op` (loopy's `get_op_map`). */
 export type OpMap = ToCountMap<Op, OpFields>;
@@ -73,7 +78,11 @@ export interface Operations {
 }
 
 /** The operations one run of `insn` performs, by dtype and name. */
-export function operationsOf(insn: Instruction, typeOf: (e: Expr) => DType, countWithinSubscripts: boolean): Operations[] {
+export function operationsOf(
+  insn: Instruction,
+  typeOf: (e: Expr) => DType,
+  countWithinSubscripts: boolean,
+): Operations[] {
   const tally = new Map<string, { dtype: DType; name: string; times: number }>();
   for (const e of [soleAssignee(insn), insn.expression!]) {
     walk(e, (x) => {
@@ -118,5 +127,8 @@ function operationOf(e: Expr): string | undefined {
 }
 
 function isMinusOne(e: Expr): boolean {
-  return ((e.kind === 'int' || e.kind === 'float') && e.value === -1) || (e.kind === 'neg' && (e.operand.kind === 'int' || e.operand.kind === 'float') && e.operand.value === 1);
+  return (
+    ((e.kind === 'int' || e.kind === 'float') && e.value === -1) ||
+    (e.kind === 'neg' && (e.operand.kind === 'int' || e.operand.kind === 'float') && e.operand.value === 1)
+  );
 }

@@ -82,7 +82,9 @@ async function measure(device: Device, options: ProfileOptions): Promise<DeviceP
     if (seconds >= minSeconds || n >= maxElements) break;
   }
   if (![bandwidth, flopRate, launchOverhead].every((x) => x > 0 && Number.isFinite(x))) {
-    throw new LoomError(`measuring '${device.name}' gave no usable figures (bandwidth ${bandwidth}, flop rate ${flopRate}, launch ${launchOverhead} s)`);
+    throw new LoomError(
+      `measuring '${device.name}' gave no usable figures (bandwidth ${bandwidth}, flop rate ${flopRate}, launch ${launchOverhead} s)`,
+    );
   }
   return { device: device.name, bandwidth, flopRate, launchOverhead };
 }
@@ -92,7 +94,11 @@ function copyKernel(): LoopKernel {
   const knl = makeKernel(
     '{ [i]: 0<=i<n }',
     'out[i] = a[i]',
-    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }), '...'],
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
+      '...',
+    ],
     { name: 'profile_copy', assumptions: `n >= 1 and n mod ${GROUP} = 0` },
   );
   return splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' });
@@ -112,7 +118,11 @@ function chainKernel(): LoopKernel {
       out[i] = x0 + x1 + x2 + x3 {dep=step*}
     end
   `,
-    [globalArg('a', { dtype: 'float32', shape: ['n'] }), globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }), '...'],
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n'] }),
+      globalArg('out', { dtype: 'float32', shape: ['n'], isInput: false }),
+      '...',
+    ],
     { name: 'profile_flops', assumptions: `n >= 1 and n mod ${GROUP} = 0` },
   );
   return setOptions(splitIname(knl, 'i', GROUP, { outerTag: 'g.0', innerTag: 'l.0' }), { fusedMultiplyAdd: true });
@@ -152,12 +162,21 @@ export function measuredArrays(knl: LoopKernel, params: Readonly<Record<string, 
   return preprocess(knl)
     .args.filter((arg) => arg.kind !== 'value')
     .map((arg) => {
-      if (arg.dtype === undefined) throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
+      if (arg.dtype === undefined)
+        throw new LoomError(`measuring '${knl.name}': the dtype of '${arg.name}' is not known (addDtypes)`);
       const shape = (arg.shape ?? []).map((e) => evaluateInt(e, env, `the shape of '${arg.name}'`));
-      const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) => evaluateInt(e, env, `the strides of '${arg.name}'`));
+      const strides = stridesOf(arg.shape ?? [], arg.dimTags).map((e) =>
+        evaluateInt(e, env, `the strides of '${arg.name}'`),
+      );
       // a complex element is two numbers, its parts
       const length = Math.max(1, requiredLength(shape, strides)) * hostLanes(arg.dtype);
-      return { name: arg.name, dtype: arg.dtype, shape, length, bytes: length * hostArrayConstructor(arg.dtype).BYTES_PER_ELEMENT };
+      return {
+        name: arg.name,
+        dtype: arg.dtype,
+        shape,
+        length,
+        bytes: length * hostArrayConstructor(arg.dtype).BYTES_PER_ELEMENT,
+      };
     });
 }
 
@@ -174,7 +193,11 @@ function parameterValues(knl: LoopKernel, params: Readonly<Record<string, number
  * five, after one to warm up), on arrays of the sizes the parameters give (measuredArrays),
  * filled with values in [0, 1) (floats) or zeros (integers). Every dtype must be known.
  */
-export async function measureKernelSeconds(knl: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number> {
+export async function measureKernelSeconds(
+  knl: LoopKernel,
+  device: Device,
+  params: Readonly<Record<string, number>>,
+): Promise<number> {
   const env = parameterValues(knl, params);
   const arrays: Record<string, DeviceArray> = {};
   try {
@@ -193,7 +216,12 @@ export async function measureKernelSeconds(knl: LoopKernel, device: Device, para
 }
 
 /** Median wall time of a launch of `knl` in a stream of launches (time-launches.ts). */
-async function timePrepared(device: Device, knl: LoopKernel, args: Readonly<Record<string, DeviceArray | number>>, probe: DeviceArray): Promise<number> {
+async function timePrepared(
+  device: Device,
+  knl: LoopKernel,
+  args: Readonly<Record<string, DeviceArray | number>>,
+  probe: DeviceArray,
+): Promise<number> {
   const prepared = await prepareLaunch(knl, device, args, { checkBounds: false });
   try {
     return await timeLaunchStream(prepared, probe);

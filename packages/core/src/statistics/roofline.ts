@@ -82,7 +82,10 @@ export function estimateTime(knl: LoopKernel, profile: DeviceProfile, params: Pa
     ['bandwidth', profile.bandwidth],
     ['flopRate', profile.flopRate],
   ] as const) {
-    if (!(v > 0) || !Number.isFinite(v)) throw new LoomError(`estimateTime: the profile of '${profile.device}' has ${what} ${v}; it must be a positive number`);
+    if (!(v > 0) || !Number.isFinite(v))
+      throw new LoomError(
+        `estimateTime: the profile of '${profile.device}' has ${what} ${v}; it must be a positive number`,
+      );
   }
   const work = kernelWork(knl, params);
   const computeSeconds = work.flops / profile.flopRate;
@@ -119,7 +122,10 @@ export function kernelWork(knl: LoopKernel, params: ParamValues = {}): KernelWor
     if (perRun > 0) flops += perRun * value(counts.runs(insn, 'workitem'));
   }
   const launches = value(syncMapOf(split, counts).filterBy({ kind: 'kernel_launch' }).sum());
-  const global = (name: string) => (kernel.arg(name) !== undefined ? kernel.arg(name)!.kind !== 'value' : kernel.temporaries.get(name)?.addressSpace === 'global');
+  const global = (name: string) =>
+    kernel.arg(name) !== undefined
+      ? kernel.arg(name)!.kind !== 'value'
+      : kernel.temporaries.get(name)?.addressSpace === 'global';
   const dtypeOf = (name: string) => kernel.arg(name)?.dtype ?? kernel.temporaries.get(name)?.dtype;
   try {
     let bytes = 0;

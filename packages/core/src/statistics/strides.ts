@@ -19,7 +19,12 @@ export interface AccessStrides {
   readonly gid: Record<number, Stride>;
 }
 
-export function accessStrides(knl: LoopKernel, shape: readonly Expr[], dimTags: readonly DimTag[] | undefined, indices: readonly Expr[]): AccessStrides {
+export function accessStrides(
+  knl: LoopKernel,
+  shape: readonly Expr[],
+  dimTags: readonly DimTag[] | undefined,
+  indices: readonly Expr[],
+): AccessStrides {
   const byAxis = { local: new Map<number, string>(), group: new Map<number, string>() };
   const used = new Set(indices.flatMap((e) => [...freeVariables(e)]));
   for (const iname of knl.inames) {
@@ -43,6 +48,7 @@ export function accessStrides(knl: LoopKernel, shape: readonly Expr[], dimTags: 
     const constant = total.constantValue;
     return constant !== undefined && constant.isInteger ? Number(constant.num) : total.toString();
   };
-  const collect = (m: Map<number, string>) => Object.fromEntries([...m].sort(([a], [b]) => a - b).map(([axis, iname]) => [axis, strideOf(iname)]));
+  const collect = (m: Map<number, string>) =>
+    Object.fromEntries([...m].sort(([a], [b]) => a - b).map(([axis, iname]) => [axis, strideOf(iname)]));
   return { lid: collect(byAxis.local), gid: collect(byAxis.group) };
 }

@@ -29,7 +29,8 @@ export function getSynchronizationMap(knl: LoopKernel): SyncMap {
 export function syncMapOf(split: SplitSchedule, counts: InstructionCounts): SyncMap {
   const kernel = counts.knl;
   const entries: [Sync, GuardedPwQPolynomial][] = [];
-  const add = (kind: string, loops: readonly string[]) => entries.push([new Sync({ kind, kernelName: kernel.name }), counts.ofInames(loops)]);
+  const add = (kind: string, loops: readonly string[]) =>
+    entries.push([new Sync({ kind, kernelName: kernel.name }), counts.ofInames(loops)]);
   const visit = (items: readonly ScheduleItem[], loops: readonly string[]) => {
     for (const it of items) {
       if (it.kind === 'loop') visit(it.body, [...loops, it.iname]);

@@ -32,7 +32,13 @@ export interface AddNosyncOptions {
 }
 
 /** `source` and `sink`: match expressions (`'writes:tmp3'`, `'id:w_*'`, a bare id; see match.ts), or lists of them. */
-export function addNosync(knl: LoopKernel, scope: NoSyncScope, source: Within, sink: Within, options: AddNosyncOptions = {}): LoopKernel {
+export function addNosync(
+  knl: LoopKernel,
+  scope: NoSyncScope,
+  source: Within,
+  sink: Within,
+  options: AddNosyncOptions = {},
+): LoopKernel {
   checkOptionKeys('addNosync', options, ADD_NOSYNC_OPTIONS);
   if (!NO_SYNC_SCOPES.includes(scope)) {
     throw new LoomError(`addNosync: unknown scope '${String(scope)}' (known: ${NO_SYNC_SCOPES.join(', ')})`);
@@ -68,7 +74,10 @@ export function addNosync(knl: LoopKernel, scope: NoSyncScope, source: Within, s
 function matchAll(knl: LoopKernel, within: Within, role: string): string[] {
   if (within === undefined) throw new LoomError(`addNosync: no ${role} instruction given`);
   const ids = instructionsWithin(knl, within, `addNosync: the ${role}`);
-  if (ids.size === 0) throw new LoomError(`addNosync: the ${role} '${describeWithin(within)}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ')})`);
+  if (ids.size === 0)
+    throw new LoomError(
+      `addNosync: the ${role} '${describeWithin(within)}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ')})`,
+    );
   return [...ids];
 }
 
@@ -92,5 +101,7 @@ function transitiveDependencies(insns: readonly Instruction[]): Map<string, Set<
 }
 
 function groupsConflict(a: Instruction, b: Instruction): boolean {
-  return a.conflictsWithGroups.some((g) => b.groups.includes(g)) || b.conflictsWithGroups.some((g) => a.groups.includes(g));
+  return (
+    a.conflictsWithGroups.some((g) => b.groups.includes(g)) || b.conflictsWithGroups.some((g) => a.groups.includes(g))
+  );
 }

@@ -19,7 +19,10 @@ import { uniqueName } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options aliasTemporaries reads; any other key is an error. */
-const ALIAS_TEMPORARIES_OPTIONS = optionKeys<AliasTemporariesOptions>()(['baseNamePrefix', 'synchronizeForExclusiveUse']);
+const ALIAS_TEMPORARIES_OPTIONS = optionKeys<AliasTemporariesOptions>()([
+  'baseNamePrefix',
+  'synchronizeForExclusiveUse',
+]);
 
 /** Options of `aliasTemporaries`. */
 export interface AliasTemporariesOptions {
@@ -30,12 +33,19 @@ export interface AliasTemporariesOptions {
 }
 
 /** Lets temporaries whose lifetimes do not overlap share storage (loopy's `alias_temporaries`). */
-export function aliasTemporaries(knl: LoopKernel, names: readonly string[], options: AliasTemporariesOptions = {}): LoopKernel {
+export function aliasTemporaries(
+  knl: LoopKernel,
+  names: readonly string[],
+  options: AliasTemporariesOptions = {},
+): LoopKernel {
   checkOptionKeys('aliasTemporaries', options, ALIAS_TEMPORARIES_OPTIONS);
   if (names.length < 2) throw new LoomError('aliasTemporaries: give at least two temporaries to share storage');
   const temps = names.map((n) => {
     const t = knl.temporaries.get(n);
-    if (!t) throw new LoomError(`aliasTemporaries: '${n}' is not a temporary (temporaries: ${[...knl.temporaries.keys()].join(', ') || 'none'})`);
+    if (!t)
+      throw new LoomError(
+        `aliasTemporaries: '${n}' is not a temporary (temporaries: ${[...knl.temporaries.keys()].join(', ') || 'none'})`,
+      );
     return t;
   });
   const first = temps[0];
@@ -49,18 +59,27 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
         `aliasTemporaries: '${t.name}' is ${t.addressSpace} and '${first.name}' ${first.addressSpace}; shared storage has one address space (setTemporaryAddressSpace)`,
       );
     if (t.dimTags?.some((d) => d.kind !== 'nested'))
-      throw new LoomError(`aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`);
+      throw new LoomError(
+        `aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`,
+      );
   }
   const sizes = temps.map(sizeOf);
   const layouts = temps.map(stridesOf);
 
   let instructions = knl.instructions;
   if (options.synchronizeForExclusiveUse ?? true) {
-    const usersOf = names.map((n) => knl.instructions.filter((i) => namesWritten(i).includes(n) || namesRead(i, knl.substitutions).has(n)).map((i) => i.id));
+    const usersOf = names.map((n) =>
+      knl.instructions
+        .filter((i) => namesWritten(i).includes(n) || namesRead(i, knl.substitutions).has(n))
+        .map((i) => i.id),
+    );
     for (const insn of knl.instructions) {
       const used = names.filter((_, k) => usersOf[k].includes(insn.id));
       if (used.length > 1)
-        throw new LoomError(`aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`, insn.span);
+        throw new LoomError(
+          `aliasTemporaries: instruction '${insn.id}' uses several of the temporaries (${used.join(', ')}); they cannot share storage`,
+          insn.span,
+        );
     }
     instructions = instructions.map((insn) => {
       const k = usersOf.findIndex((u) => u.includes(insn.id));
@@ -70,7 +89,12 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
     });
   }
 
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const storage = uniqueName(options.baseNamePrefix ?? 'temp_storage', taken);
   const flat = (name: string, indices: readonly Expr[]): Expr => {
     const strides = layouts[names.indexOf(name)];
@@ -83,15 +107,24 @@ export function aliasTemporaries(knl: LoopKernel, names: readonly string[], opti
       if (x.kind === 'var' && names.includes(x.name)) return flat(x.name, []);
       return x;
     });
-  const rewritten = mapKernelExpressions(knl.with({ instructions }), rewrite, { what: 'aliasTemporaries', assignee: 'whole' });
+  const rewritten = mapKernelExpressions(knl.with({ instructions }), rewrite, {
+    what: 'aliasTemporaries',
+    assignee: 'whole',
+  });
   const temporaries = new Map([...rewritten.temporaries].filter(([n]) => !names.includes(n)));
-  temporaries.set(storage, { name: storage, dtype: first.dtype, shape: [int(Math.max(...sizes))], addressSpace: first.addressSpace });
+  temporaries.set(storage, {
+    name: storage,
+    dtype: first.dtype,
+    shape: [int(Math.max(...sizes))],
+    addressSpace: first.addressSpace,
+  });
   return rewritten.with({ temporaries });
 }
 
 function constantShape(t: TemporaryVariable): number[] {
   return t.shape.map((s) => {
-    if (s.kind !== 'int') throw new LoomError(`aliasTemporaries: '${t.name}' has the non-constant extent ${printExpr(s)}`);
+    if (s.kind !== 'int')
+      throw new LoomError(`aliasTemporaries: '${t.name}' has the non-constant extent ${printExpr(s)}`);
     return s.value;
   });
 }
@@ -103,6 +136,7 @@ function sizeOf(t: TemporaryVariable): number {
 /** Row-major strides, or the nesting levels the temporary's dim tags give. */
 function stridesOf(t: TemporaryVariable): number[] {
   const shape = constantShape(t);
-  const levels = t.dimTags?.map((d) => (d.kind === 'nested' ? d.level : 0)) ?? shape.map((_, k) => shape.length - 1 - k);
+  const levels =
+    t.dimTags?.map((d) => (d.kind === 'nested' ? d.level : 0)) ?? shape.map((_, k) => shape.length - 1 - k);
   return shape.map((_, d) => shape.reduce((acc, len, e) => (levels[e] < levels[d] ? acc * len : acc), 1));
 }

@@ -18,7 +18,10 @@ import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
  */
 export function renameArgument(knl: LoopKernel, oldName: string, newName: string): LoopKernel {
   const arg = knl.arg(oldName);
-  if (!arg) throw new LoomError(`renameArgument: the kernel has no argument '${oldName}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
+  if (!arg)
+    throw new LoomError(
+      `renameArgument: the kernel has no argument '${oldName}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`,
+    );
   checkName(newName, 'renameArgument: the new name');
   if (newName === oldName) return knl;
   const used = [
@@ -38,8 +41,13 @@ export function renameArgument(knl: LoopKernel, oldName: string, newName: string
     });
   const rewritten = mapKernelExpressions(knl, rename, { what: 'renameArgument', assignee: 'whole', shapes: rename });
   const inSet = (s: BasicSet) => (s.params.includes(oldName) ? s.renameVariable(oldName, newName) : s);
-  const strides = (tags: readonly DimTag[] | undefined) => tags?.map((t) => (t.kind === 'stride' ? { kind: 'stride' as const, stride: rename(t.stride) } : t));
-  const args = rewritten.args.map((a) => ({ ...a, name: a.name === oldName ? newName : a.name, dimTags: strides(a.dimTags) }));
+  const strides = (tags: readonly DimTag[] | undefined) =>
+    tags?.map((t) => (t.kind === 'stride' ? { kind: 'stride' as const, stride: rename(t.stride) } : t));
+  const args = rewritten.args.map((a) => ({
+    ...a,
+    name: a.name === oldName ? newName : a.name,
+    dimTags: strides(a.dimTags),
+  }));
   const temporaries = new Map([...rewritten.temporaries].map(([n, t]) => [n, { ...t, dimTags: strides(t.dimTags) }]));
   return rewritten.with({ args, temporaries, domains: knl.domains.map(inSet), assumptions: inSet(knl.assumptions) });
 }
@@ -49,10 +57,13 @@ export function setArgumentOrder(knl: LoopKernel, names: string | readonly strin
   const order = nameList(names);
   const known = knl.args.map((a) => a.name);
   const unknown = order.filter((n) => !known.includes(n));
-  if (unknown.length) throw new LoomError(`setArgumentOrder: '${unknown.join("', '")}' is no argument (arguments: ${known.join(', ')})`);
-  if (new Set(order).size !== order.length) throw new LoomError(`setArgumentOrder: an argument is listed twice in '${order.join(', ')}'`);
+  if (unknown.length)
+    throw new LoomError(`setArgumentOrder: '${unknown.join("', '")}' is no argument (arguments: ${known.join(', ')})`);
+  if (new Set(order).size !== order.length)
+    throw new LoomError(`setArgumentOrder: an argument is listed twice in '${order.join(', ')}'`);
   const missing = known.filter((n) => !order.includes(n));
-  if (missing.length) throw new LoomError(`setArgumentOrder: '${missing.join("', '")}' is missing from the order; list every argument`);
+  if (missing.length)
+    throw new LoomError(`setArgumentOrder: '${missing.join("', '")}' is missing from the order; list every argument`);
   return knl.with({ args: order.map((n) => knl.arg(n)!) });
 }
 
@@ -79,7 +90,9 @@ export function removeUnusedArguments(knl: LoopKernel): LoopKernel {
 /** loopy's change_arg_to_image: none of Loom's targets (OpenCL C buffers, WGSL, JavaScript) has images. */
 export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
   if (!knl.arg(name)) throw new LoomError(`changeArgToImage: the kernel has no argument '${name}'`);
-  throw new LoomError(`changeArgToImage: no target of Loom has images ('${name}' stays a buffer); image arguments are not supported`);
+  throw new LoomError(
+    `changeArgToImage: no target of Loom has images ('${name}' stays a buffer); image arguments are not supported`,
+  );
 }
 
 /**
@@ -87,7 +100,11 @@ export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
  * temporaries), which the inames made for them take: a prefetch of `a` then sweeps
  * `a_dim_i` rather than `a_dim_0` (loopy's set_array_axis_names).
  */
-export function setArrayAxisNames(knl: LoopKernel, arrays: string | readonly string[], dimNames: string | readonly string[]): LoopKernel {
+export function setArrayAxisNames(
+  knl: LoopKernel,
+  arrays: string | readonly string[],
+  dimNames: string | readonly string[],
+): LoopKernel {
   const names = nameList(arrays);
   const axes = nameList(dimNames).map((n) => checkName(n, 'setArrayAxisNames: an axis name'));
   let args = knl.args;
@@ -96,8 +113,10 @@ export function setArrayAxisNames(knl: LoopKernel, arrays: string | readonly str
     const arg = knl.arg(name);
     const temp = knl.temporaries.get(name);
     const rank = arg?.kind === 'value' ? undefined : arg ? arg.shape?.length : temp?.shape.length;
-    if (rank === undefined) throw new LoomError(`setArrayAxisNames: '${name}' is not an array of the kernel (or its shape is not known)`);
-    if (rank !== axes.length) throw new LoomError(`setArrayAxisNames: '${name}' has ${rank} axes, but ${axes.length} names were given`);
+    if (rank === undefined)
+      throw new LoomError(`setArrayAxisNames: '${name}' is not an array of the kernel (or its shape is not known)`);
+    if (rank !== axes.length)
+      throw new LoomError(`setArrayAxisNames: '${name}' has ${rank} axes, but ${axes.length} names were given`);
     if (arg) args = args.map((a) => (a.name === name ? { ...a, dimNames: axes } : a));
     else temporaries.set(name, { ...temp!, dimNames: axes });
   }

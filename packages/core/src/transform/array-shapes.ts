@@ -14,9 +14,14 @@ import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { arrayLayout } from '../kernel/strides.ts';
 
 /** The options addPaddingToAvoidBankConflicts reads; any other key is an error. */
-const ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS = optionKeys<{ readonly banks?: number; readonly bankWidthBytes?: number }>()(['bankWidthBytes', 'banks']);
+const ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS = optionKeys<{
+  readonly banks?: number;
+  readonly bankWidthBytes?: number;
+}>()(['bankWidthBytes', 'banks']);
 
-type ArrayOf = { readonly kind: 'arg'; readonly arg: KernelArg } | { readonly kind: 'temporary'; readonly temp: TemporaryVariable };
+type ArrayOf =
+  | { readonly kind: 'arg'; readonly arg: KernelArg }
+  | { readonly kind: 'temporary'; readonly temp: TemporaryVariable };
 
 function arrayOf(knl: LoopKernel, name: string, what: string): ArrayOf {
   const arg = knl.arg(name);
@@ -38,27 +43,43 @@ export function concatenateArrays(knl: LoopKernel, names: readonly string[], new
   const what = 'concatenateArrays';
   if (names.length < 2) throw new LoomError(`${what}: give at least two arrays`);
   const arrays = names.map((n) => arrayOf(knl, n, what));
-  if (arrays.some((a) => a.kind !== arrays[0].kind)) throw new LoomError(`${what}: the arrays must all be temporaries or all arguments`);
+  if (arrays.some((a) => a.kind !== arrays[0].kind))
+    throw new LoomError(`${what}: the arrays must all be temporaries or all arguments`);
   const shapes = arrays.map(shapeOf);
   if (shapes.some((s) => s.length !== shapes[0].length) || axis < 0 || axis >= shapes[0].length)
     throw new LoomError(`${what}: the arrays have different ranks, or no axis ${axis}`);
   const describe = (a: ArrayOf) => {
     const { name: _, shape, ...rest } = a.kind === 'arg' ? a.arg : a.temp;
-    return JSON.stringify({ ...rest, dimTags: undefined, shape: shape?.map((s, k) => (k === axis ? '*' : printExpr(s))) });
+    return JSON.stringify({
+      ...rest,
+      dimTags: undefined,
+      shape: shape?.map((s, k) => (k === axis ? '*' : printExpr(s))),
+    });
   };
   const different = arrays.find((a) => describe(a) !== describe(arrays[0]));
-  if (different) throw new LoomError(`${what}: the arrays must be alike (dtype, address space, the other axes); '${names[arrays.indexOf(different)]}' differs from '${names[0]}'`);
+  if (different)
+    throw new LoomError(
+      `${what}: the arrays must be alike (dtype, address space, the other axes); '${names[arrays.indexOf(different)]}' differs from '${names[0]}'`,
+    );
   if (arrays.some((a) => (a.kind === 'arg' ? a.arg.dimTags : a.temp.dimTags)))
     throw new LoomError(`${what}: arrays with a layout of their own (tagArrayAxes) cannot be concatenated`);
   const offsets: number[] = [];
   let total = 0;
   shapes.forEach((s, k) => {
     const len = constant(s[axis]);
-    if (len.kind !== 'int') throw new LoomError(`${what}: '${names[k]}' has the non-constant length ${printExpr(s[axis])} along axis ${axis}`);
+    if (len.kind !== 'int')
+      throw new LoomError(
+        `${what}: '${names[k]}' has the non-constant length ${printExpr(s[axis])} along axis ${axis}`,
+      );
     offsets.push(total);
     total += len.value;
   });
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const name = newName ?? uniqueName('concatenated_array', taken);
   if (taken.has(name) && !names.includes(name)) throw new LoomError(`${what}: the name '${name}' is already used`);
   const rewrite = (e: Expr) =>
@@ -96,16 +117,25 @@ export function concatenateArrays(knl: LoopKernel, names: readonly string[], new
  * 4, and `a[i]` becomes `a[i // 4, i % 4]` (`order: 'F'` swaps the two: `a[i % 4, i // 4]`).
  * For an argument that is a different shape for the caller's data.
  */
-export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[], axis: number, count: number, order: 'C' | 'F' = 'C'): LoopKernel {
+export function splitArrayAxis(
+  knl: LoopKernel,
+  names: string | readonly string[],
+  axis: number,
+  count: number,
+  order: 'C' | 'F' = 'C',
+): LoopKernel {
   const what = 'splitArrayAxis';
-  if (!Number.isInteger(count) || count < 1) throw new LoomError(`${what}: the count must be a positive integer, got ${count}`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new LoomError(`${what}: the count must be a positive integer, got ${count}`);
   if (order !== 'C' && order !== 'F') throw new LoomError(`${what}: order must be 'C' or 'F', got '${String(order)}'`);
   let result = knl;
   for (const name of nameList(names)) {
     const array = arrayOf(result, name, what);
     const shape = shapeOf(array);
-    if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length) throw new LoomError(`${what}: '${name}' has no axis ${axis}`);
-    if (array.kind === 'arg' ? array.arg.dimTags : array.temp.dimTags) throw new LoomError(`${what}: '${name}' has a layout of its own (tagArrayAxes); split before laying it out`);
+    if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length)
+      throw new LoomError(`${what}: '${name}' has no axis ${axis}`);
+    if (array.kind === 'arg' ? array.arg.dimTags : array.temp.dimTags)
+      throw new LoomError(`${what}: '${name}' has a layout of its own (tagArrayAxes); split before laying it out`);
     const outerLen = constant(binary('//', add(shape[axis], int(count - 1)), int(count)));
     const halves = (ix: Expr) => [constant(binary('//', ix, int(count))), constant(binary('%', ix, int(count)))];
     const pair = (a: Expr, b: Expr) => (order === 'C' ? [a, b] : [b, a]);
@@ -121,9 +151,19 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
     result = mapKernelExpressions(result, rewrite, { what, assignee: 'whole' });
     // named axes: the split one becomes <name>_outer and <name>_inner
     const named = (array.kind === 'arg' ? array.arg : array.temp).dimNames;
-    const dimNames = named?.flatMap((n, d) => (d !== axis ? [n] : order === 'C' ? [`${n}_outer`, `${n}_inner`] : [`${n}_inner`, `${n}_outer`]));
-    if (array.kind === 'arg') result = result.with({ args: result.args.map((a) => (a.name === name ? { ...a, shape: newShape, dimNames } : a)) });
-    else result = result.with({ temporaries: new Map([...result.temporaries].map(([n, t]) => [n, n === name ? { ...t, shape: newShape, dimNames } : t])) });
+    const dimNames = named?.flatMap((n, d) =>
+      d !== axis ? [n] : order === 'C' ? [`${n}_outer`, `${n}_inner`] : [`${n}_inner`, `${n}_outer`],
+    );
+    if (array.kind === 'arg')
+      result = result.with({
+        args: result.args.map((a) => (a.name === name ? { ...a, shape: newShape, dimNames } : a)),
+      });
+    else
+      result = result.with({
+        temporaries: new Map(
+          [...result.temporaries].map(([n, t]) => [n, n === name ? { ...t, shape: newShape, dimNames } : t]),
+        ),
+      });
   }
   return result;
 }
@@ -133,14 +173,24 @@ export function splitArrayAxis(knl: LoopKernel, names: string | readonly string[
  * (`stride:N`), or the one a `c`/`f` layout computes, when that is a known integer (loopy
  * turns computed strides into fixed ones when the kernel is made, so both are padded alike).
  */
-function fixedStride(knl: LoopKernel, name: string, axis: number, what: string): { arg: KernelArg; stride: number; itemSize: number } {
+function fixedStride(
+  knl: LoopKernel,
+  name: string,
+  axis: number,
+  what: string,
+): { arg: KernelArg; stride: number; itemSize: number } {
   const arg = knl.arg(name);
   if (!arg || arg.kind === 'value') throw new LoomError(`${what}: '${name}' is not an array argument`);
-  if (!Number.isInteger(axis) || axis < 0 || axis >= arg.shape!.length) throw new LoomError(`${what}: '${name}' has no axis ${axis} (it has ${arg.shape!.length})`);
+  if (!Number.isInteger(axis) || axis < 0 || axis >= arg.shape!.length)
+    throw new LoomError(`${what}: '${name}' has no axis ${axis} (it has ${arg.shape!.length})`);
   const layout = arrayLayout(arg.shape!, arg.dimTags)[axis];
-  if (layout.kind !== 'stride') throw new LoomError(`${what}: axis ${axis} of '${name}' is a '${layout.kind}' axis, which has no stride`);
+  if (layout.kind !== 'stride')
+    throw new LoomError(`${what}: axis ${axis} of '${name}' is a '${layout.kind}' axis, which has no stride`);
   const stride = constant(layout.stride);
-  if (stride.kind !== 'int') throw new LoomError(`${what}: the stride of axis ${axis} of '${name}' (${printExpr(layout.stride)}) is not a known integer`);
+  if (stride.kind !== 'int')
+    throw new LoomError(
+      `${what}: the stride of axis ${axis} of '${name}' (${printExpr(layout.stride)}) is not a known integer`,
+    );
   if (arg.dtype === undefined) throw new LoomError(`${what}: the dtype of '${name}' is not known (addDtypes)`);
   return { arg, stride: stride.value, itemSize: byteSize(arg.dtype) };
 }
@@ -149,9 +199,16 @@ function fixedStride(knl: LoopKernel, name: string, axis: number, what: string):
  * The smallest number of rows (of stride `axis`) whose bytes, rounded up to `alignBytes`,
  * waste at most `allowedWaste` of the row's size (loopy's find_padding_multiple).
  */
-export function findPaddingMultiple(knl: LoopKernel, name: string, axis: number, alignBytes: number, allowedWaste = 0.1): number {
+export function findPaddingMultiple(
+  knl: LoopKernel,
+  name: string,
+  axis: number,
+  alignBytes: number,
+  allowedWaste = 0.1,
+): number {
   const { stride, itemSize } = fixedStride(knl, name, axis, 'findPaddingMultiple');
-  if (!Number.isInteger(alignBytes) || alignBytes < 1) throw new LoomError(`findPaddingMultiple: alignBytes must be a positive integer, got ${alignBytes}`);
+  if (!Number.isInteger(alignBytes) || alignBytes < 1)
+    throw new LoomError(`findPaddingMultiple: alignBytes must be a positive integer, got ${alignBytes}`);
   const bytes = stride * itemSize;
   for (let multiple = 1; ; multiple++) {
     const size = multiple * bytes;
@@ -163,10 +220,14 @@ export function findPaddingMultiple(knl: LoopKernel, name: string, axis: number,
 export function addPadding(knl: LoopKernel, name: string, axis: number, alignBytes: number): LoopKernel {
   const { arg, stride, itemSize } = fixedStride(knl, name, axis, 'addPadding');
   if (!Number.isInteger(alignBytes) || alignBytes < 1 || alignBytes % itemSize !== 0) {
-    throw new LoomError(`addPadding: alignBytes (${alignBytes}) must be a positive multiple of the element size of '${name}' (${itemSize} bytes)`);
+    throw new LoomError(
+      `addPadding: alignBytes (${alignBytes}) must be a positive multiple of the element size of '${name}' (${itemSize} bytes)`,
+    );
   }
   const padded = (Math.ceil((stride * itemSize) / alignBytes) * alignBytes) / itemSize;
-  return knl.with({ args: knl.args.map((a) => (a.name === name ? { ...a, dimTags: paddedTags(arg, axis, padded) } : a)) });
+  return knl.with({
+    args: knl.args.map((a) => (a.name === name ? { ...a, dimTags: paddedTags(arg, axis, padded) } : a)),
+  });
 }
 
 /**
@@ -182,7 +243,10 @@ function paddedTags(arg: KernelArg, axis: number, padded: number): DimTag[] {
     if (d === axis) return { kind: 'stride', stride: int(padded) };
     if (l.kind === 'sep' || l.kind === 'vec') return { kind: l.kind };
     const outside = level !== undefined && l.level !== undefined && l.level > level;
-    const stride = outside && own.kind === 'stride' ? simplify(binary('//', binary('*', l.stride, int(padded)), own.stride)) : l.stride;
+    const stride =
+      outside && own.kind === 'stride'
+        ? simplify(binary('//', binary('*', l.stride, int(padded)), own.stride))
+        : l.stride;
     return { kind: 'stride', stride };
   });
 }
@@ -195,7 +259,10 @@ function paddedTags(arg: KernelArg, axis: number, padded: number): DimTag[] {
  * @param options.banks memory banks (default 32)
  * @param options.bankWidthBytes bytes per bank word (default 4)
  */
-export function addPaddingToAvoidBankConflicts(knl: LoopKernel, options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): LoopKernel {
+export function addPaddingToAvoidBankConflicts(
+  knl: LoopKernel,
+  options: { readonly banks?: number; readonly bankWidthBytes?: number } = {},
+): LoopKernel {
   checkOptionKeys('addPaddingToAvoidBankConflicts', options, ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS);
   const banks = options.banks ?? 32;
   const width = options.bankWidthBytes ?? 4;

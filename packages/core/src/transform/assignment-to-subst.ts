@@ -22,7 +22,11 @@ import { uniqueName } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options assignmentToSubst reads; any other key is an error. */
-const ASSIGNMENT_TO_SUBST_OPTIONS = optionKeys<AssignmentToSubstOptions>()(['extraArguments', 'forceRetainArgument', 'within']);
+const ASSIGNMENT_TO_SUBST_OPTIONS = optionKeys<AssignmentToSubstOptions>()([
+  'extraArguments',
+  'forceRetainArgument',
+  'within',
+]);
 
 /** Options of `assignmentToSubst`. */
 export interface AssignmentToSubstOptions {
@@ -35,19 +39,33 @@ export interface AssignmentToSubstOptions {
 }
 
 /** Turns the assignments to a temporary into a substitution rule inlined at its uses (loopy's `assignment_to_subst`). */
-export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: AssignmentToSubstOptions = {}): LoopKernel {
+export function assignmentToSubst(
+  knl: LoopKernel,
+  lhsName: string,
+  options: AssignmentToSubstOptions = {},
+): LoopKernel {
   checkOptionKeys('assignmentToSubst', options, ASSIGNMENT_TO_SUBST_OPTIONS);
   const extra = nameList(options.extraArguments ?? []);
   const writers = new Set(knl.instructions.filter((i) => namesWritten(i).includes(lhsName)).map((i) => i.id));
   if (writers.size === 0) throw new LoomError(`assignmentToSubst: no assignment to '${lhsName}' found`);
   const byId = new Map(knl.instructions.map((i) => [i.id, i]));
-  const chosen = instructionsWithin(knl, options.within, 'assignmentToSubst: option within', options.within !== undefined);
+  const chosen = instructionsWithin(
+    knl,
+    options.within,
+    'assignmentToSubst: option within',
+    options.within !== undefined,
+  );
   const readers = knl.instructions.filter((i) => !writers.has(i.id) && namesRead(i, knl.substitutions).has(lhsName));
 
   // the assignment each reader reads, and the rule standing for it
   const definitionOf = new Map<string, string>();
   for (const r of readers) definitionOf.set(r.id, definition(byId, writers, lhsName, r.id));
-  const taken = new Set([...knl.substitutions.keys(), ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.inames]);
+  const taken = new Set([
+    ...knl.substitutions.keys(),
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.inames,
+  ]);
   const ruleOf = new Map<string, SubstitutionRule>();
   const replaced = readers.filter((r) => chosen.has(r.id));
   for (const r of replaced) {
@@ -70,7 +88,8 @@ export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: Ass
           rule.name,
           extra.map((n) => variable(n)),
         );
-      if (x.kind === 'subscript' && x.array === lhsName) return call(rule.name, [...x.indices, ...extra.map((n) => variable(n))]);
+      if (x.kind === 'subscript' && x.array === lhsName)
+        return call(rule.name, [...x.indices, ...extra.map((n) => variable(n))]);
       return x;
     });
   };
@@ -102,7 +121,12 @@ export function assignmentToSubst(knl: LoopKernel, lhsName: string, options: Ass
  * The assignment to `lhs` that instruction `id` reads: the one among its dependencies, or
  * found through the dependencies that do not write `lhs`. None or several is an error.
  */
-function definition(byId: ReadonlyMap<string, Instruction>, writers: ReadonlySet<string>, lhs: string, id: string): string {
+function definition(
+  byId: ReadonlyMap<string, Instruction>,
+  writers: ReadonlySet<string>,
+  lhs: string,
+  id: string,
+): string {
   const found = new Set<string>();
   const seen = new Set<string>();
   const visit = (at: string) => {
@@ -112,7 +136,10 @@ function definition(byId: ReadonlyMap<string, Instruction>, writers: ReadonlySet
       if (writers.has(d)) {
         const writer = byId.get(d)!;
         if (namesRead(writer, new Map()).has(lhs)) {
-          throw new LoomError(`assignmentToSubst: instruction '${d}' both reads and writes '${lhs}'; it cannot become a substitution rule`, writer.span);
+          throw new LoomError(
+            `assignmentToSubst: instruction '${d}' both reads and writes '${lhs}'; it cannot become a substitution rule`,
+            writer.span,
+          );
         }
         found.add(d);
       } else visit(d);
@@ -124,23 +151,42 @@ function definition(byId: ReadonlyMap<string, Instruction>, writers: ReadonlySet
       `assignmentToSubst: more than one write to '${lhs}' is found in the dependencies of '${id}' (${[...found].join(', ')}); which one it reads cannot be resolved`,
     );
   }
-  if (found.size === 0) throw new LoomError(`assignmentToSubst: no write to '${lhs}' is found in the dependencies of '${id}'; which one it reads cannot be resolved`);
+  if (found.size === 0)
+    throw new LoomError(
+      `assignmentToSubst: no write to '${lhs}' is found in the dependencies of '${id}'; which one it reads cannot be resolved`,
+    );
   return [...found][0];
 }
 
 /** The rule an assignment becomes: its indices (plain inames) and the extra arguments are the parameters. */
 function ruleFor(def: Instruction, name: string, extra: readonly string[]): SubstitutionRule {
-  if (def.kind !== 'assign' || !def.expression) throw new LoomError(`assignmentToSubst: '${def.id}' is not an assignment`);
-  if (def.predicates.length) throw new LoomError(`assignmentToSubst: '${def.id}' assigns under a condition; a substitution rule has none`, def.span);
-  if (def.assignees.length !== 1) throw new LoomError(`assignmentToSubst: '${def.id}' assigns ${def.assignees.length} results; a substitution rule has one`, def.span);
+  if (def.kind !== 'assign' || !def.expression)
+    throw new LoomError(`assignmentToSubst: '${def.id}' is not an assignment`);
+  if (def.predicates.length)
+    throw new LoomError(
+      `assignmentToSubst: '${def.id}' assigns under a condition; a substitution rule has none`,
+      def.span,
+    );
+  if (def.assignees.length !== 1)
+    throw new LoomError(
+      `assignmentToSubst: '${def.id}' assigns ${def.assignees.length} results; a substitution rule has one`,
+      def.span,
+    );
   const target = def.assignees[0];
   const indices = target.kind === 'subscript' ? target.indices : [];
   const params = indices.map((ix) => {
-    if (ix.kind !== 'var') throw new LoomError(`assignmentToSubst: in '${def.id}', the assignee index is not a plain iname; map the domain first (mapDomain)`, def.span);
+    if (ix.kind !== 'var')
+      throw new LoomError(
+        `assignmentToSubst: in '${def.id}', the assignee index is not a plain iname; map the domain first (mapDomain)`,
+        def.span,
+      );
     return ix.name;
   });
   const all = [...params, ...extra];
-  if (new Set(all).size !== all.length) throw new LoomError(`assignmentToSubst: in '${def.id}', an iname is both an index and an extra argument, or twice an index`);
+  if (new Set(all).size !== all.length)
+    throw new LoomError(
+      `assignmentToSubst: in '${def.id}', an iname is both an index and an extra argument, or twice an index`,
+    );
   return { name, params: all, expression: def.expression };
 }
 
@@ -149,7 +195,9 @@ function ruleFor(def: Instruction, name: string, extra: readonly string[]): Subs
  * computes it in its own iteration of them, so it must run in those same loops.
  */
 function checkSameIteration(def: Instruction, rule: SubstitutionRule, reader: Instruction): void {
-  const named = [...freeVariables(rule.expression)].filter((n) => def.withinInames.includes(n) && !rule.params.includes(n));
+  const named = [...freeVariables(rule.expression)].filter(
+    (n) => def.withinInames.includes(n) && !rule.params.includes(n),
+  );
   const outside = named.filter((n) => !reader.withinInames.includes(n));
   if (outside.length) {
     throw new LoomError(

@@ -13,8 +13,10 @@ import type { KernelOptions, LoopKernel } from '../kernel/model.ts';
 export function prioritizeLoops(knl: LoopKernel, order: string | readonly string[]): LoopKernel {
   const names = nameList(order);
   const known = new Set(knl.inames);
-  for (const n of names) if (!known.has(n)) throw new LoomError(`prioritizeLoops: unknown iname '${n}' (inames: ${[...known].join(', ')})`);
-  if (new Set(names).size !== names.length) throw new LoomError(`prioritizeLoops: an iname is listed twice in '${names.join(',')}'`);
+  for (const n of names)
+    if (!known.has(n)) throw new LoomError(`prioritizeLoops: unknown iname '${n}' (inames: ${[...known].join(', ')})`);
+  if (new Set(names).size !== names.length)
+    throw new LoomError(`prioritizeLoops: an iname is listed twice in '${names.join(',')}'`);
   return knl.with({ loopPriorities: [...knl.loopPriorities, names] });
 }
 
@@ -24,7 +26,9 @@ export function prioritizeLoops(knl: LoopKernel, order: string | readonly string
  */
 export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>): LoopKernel {
   if (typeof dtypes !== 'object' || dtypes === null || Array.isArray(dtypes)) {
-    throw new LoomError(`addDtypes: the dtypes must be an object of names to dtypes ({ 'a, b': 'float32' }), got ${Array.isArray(dtypes) ? 'a list' : String(dtypes)}`);
+    throw new LoomError(
+      `addDtypes: the dtypes must be an object of names to dtypes ({ 'a, b': 'float32' }), got ${Array.isArray(dtypes) ? 'a list' : String(dtypes)}`,
+    );
   }
   let args = knl.args;
   const temporaries = new Map(knl.temporaries);
@@ -45,14 +49,22 @@ export function addDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType
       }
       temporaries.set(name, { ...temp, dtype });
     } else {
-      throw new LoomError(`addDtypes: the kernel has no argument or temporary '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`);
+      throw new LoomError(
+        `addDtypes: the kernel has no argument or temporary '${name}' (arguments: ${knl.args.map((a) => a.name).join(', ')})`,
+      );
     }
   }
   return knl.with({ args, temporaries });
 }
 
 /** The kernel options setOptions may set; any other key is an error. */
-const KERNEL_OPTIONS = optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd', 'enforceVariableAccessOrdered']);
+const KERNEL_OPTIONS = optionKeys<KernelOptions>()([
+  'writeCode',
+  'buildOptions',
+  'allowTerminalColors',
+  'fusedMultiplyAdd',
+  'enforceVariableAccessOrdered',
+]);
 
 /** The kernel with some options changed (loopy's `set_options`). */
 export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): LoopKernel {

@@ -28,22 +28,51 @@ export interface ToBatchedOptions {
 }
 
 /** Runs the kernel `nbatches` times at once, over a new outer batch axis of the given arguments (loopy's `to_batched`). */
-export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryingArgs: string | readonly string[] = [], options: ToBatchedOptions = {}): LoopKernel {
+export function toBatched(
+  knl: LoopKernel,
+  nbatches: number | string,
+  batchVaryingArgs: string | readonly string[] = [],
+  options: ToBatchedOptions = {},
+): LoopKernel {
   checkOptionKeys('toBatched', options, TO_BATCHED_OPTIONS);
   const varying = nameList(batchVaryingArgs);
-  for (const n of varying) if (!knl.arg(n) && !knl.temporaries.has(n)) throw new LoomError(`toBatched: '${n}' is not an argument or temporary of the kernel`);
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
-  const iname = uniqueName(checkName(options.batchInamePrefix ?? 'ibatch', 'toBatched: option batchInamePrefix'), taken);
+  for (const n of varying)
+    if (!knl.arg(n) && !knl.temporaries.has(n))
+      throw new LoomError(`toBatched: '${n}' is not an argument or temporary of the kernel`);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+  ]);
+  const iname = uniqueName(
+    checkName(options.batchInamePrefix ?? 'ibatch', 'toBatched: option batchInamePrefix'),
+    taken,
+  );
   let count: Expr;
   let newArgs: KernelArg[] = [];
   if (typeof nbatches === 'number') {
-    if (!Number.isInteger(nbatches) || nbatches < 0) throw new LoomError(`toBatched: the number of batches must be a non-negative integer, got ${nbatches}`);
+    if (!Number.isInteger(nbatches) || nbatches < 0)
+      throw new LoomError(`toBatched: the number of batches must be a non-negative integer, got ${nbatches}`);
     count = int(nbatches);
   } else {
     checkName(nbatches, 'toBatched: the number of batches');
-    if (taken.has(nbatches) && !knl.arg(nbatches)) throw new LoomError(`toBatched: '${nbatches}' is already used in the kernel`);
+    if (taken.has(nbatches) && !knl.arg(nbatches))
+      throw new LoomError(`toBatched: '${nbatches}' is already used in the kernel`);
     count = variable(nbatches);
-    if (!knl.arg(nbatches)) newArgs = [{ name: nbatches, kind: 'value', dtype: 'int32', shape: undefined, isInput: true, isOutput: false, forAtomic: false }];
+    if (!knl.arg(nbatches))
+      newArgs = [
+        {
+          name: nbatches,
+          kind: 'value',
+          dtype: 'int32',
+          shape: undefined,
+          isInput: true,
+          isOutput: false,
+          forAtomic: false,
+        },
+      ];
   }
   const bound = typeof nbatches === 'number' ? Linear.constant(nbatches) : Linear.variable(nbatches);
   const domain = BasicSet.fromConstraints(
@@ -57,27 +86,39 @@ export function toBatched(knl: LoopKernel, nbatches: number | string, batchVaryi
 
   const batched = new Set(varying);
   if (!options.sequential) {
-    for (const t of knl.temporaries.values()) if (t.addressSpace === 'local' || t.addressSpace === 'global') batched.add(t.name);
+    for (const t of knl.temporaries.values())
+      if (t.addressSpace === 'local' || t.addressSpace === 'global') batched.add(t.name);
   }
   for (const name of batched) {
     const dims = knl.arg(name)?.dimTags ?? knl.temporaries.get(name)?.dimTags;
-    if (dims) throw new LoomError(`toBatched: '${name}' has a layout of its own (tagArrayAxes); batch before laying it out`);
+    if (dims)
+      throw new LoomError(`toBatched: '${name}' has a layout of its own (tagArrayAxes); batch before laying it out`);
   }
   const args = [
     ...knl.args.map((a): KernelArg => {
       if (!batched.has(a.name)) return a;
-      return a.kind === 'value' ? { ...a, kind: 'global', shape: [count] } : { ...a, shape: [count, ...(a.shape ?? [])], dimNames: batchAxis(a.dimNames) };
+      return a.kind === 'value'
+        ? { ...a, kind: 'global', shape: [count] }
+        : { ...a, shape: [count, ...(a.shape ?? [])], dimNames: batchAxis(a.dimNames) };
     }),
     ...newArgs,
   ];
-  const temporaries = new Map([...knl.temporaries].map(([n, t]) => [n, batched.has(n) ? { ...t, shape: [count, ...t.shape], dimNames: batchAxis(t.dimNames) } : t]));
+  const temporaries = new Map(
+    [...knl.temporaries].map(([n, t]) => [
+      n,
+      batched.has(n) ? { ...t, shape: [count, ...t.shape], dimNames: batchAxis(t.dimNames) } : t,
+    ]),
+  );
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {
       if (x.kind === 'subscript' && batched.has(x.array)) return subscript(x.array, [variable(iname), ...x.indices]);
       if (x.kind === 'var' && batched.has(x.name)) return subscript(x.name, [variable(iname)]);
       return x;
     });
-  const rewritten = mapKernelExpressions(knl.with({ args, temporaries }), rewrite, { what: 'toBatched', assignee: 'whole' });
+  const rewritten = mapKernelExpressions(knl.with({ args, temporaries }), rewrite, {
+    what: 'toBatched',
+    assignee: 'whole',
+  });
   const instructions = rewritten.instructions.map((i) => ({ ...i, withinInames: [iname, ...i.withinInames] }));
   return rewritten.with({ domains: [domain, ...knl.domains], instructions });
 }

@@ -59,7 +59,9 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   checkOptionKeys('bufferArray', options, BUFFER_ARRAY_OPTIONS);
   const what = 'bufferArray';
   const sweep = nameList(options.bufferInames ?? []);
-  for (const n of sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown buffer iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  for (const n of sweep)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`${what}: unknown buffer iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const arg = knl.arg(name);
   const temp = knl.temporaries.get(name);
   if (!arg && !temp) throw new LoomError(`${what}: the kernel has no array '${name}'`);
@@ -71,14 +73,40 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   const writes: Use[] = knl.instructions
     .flatMap((i) => (chosen.has(i.id) ? i.assignees.map((a) => ({ i, a })) : []))
     .filter(({ a }) => a.kind === 'subscript' && a.array === name)
-    .map(({ i, a }) => ({ instruction: i, reductionInames: [], args: affine((a as { indices: readonly Expr[] }).indices, name, i) }));
-  if (writes.length === 0) throw new LoomError(`${what}: no instruction ${options.within === undefined ? '' : 'within the match '}writes '${name}'`);
+    .map(({ i, a }) => ({
+      instruction: i,
+      reductionInames: [],
+      args: affine((a as { indices: readonly Expr[] }).indices, name, i),
+    }));
+  if (writes.length === 0)
+    throw new LoomError(
+      `${what}: no instruction ${options.within === undefined ? '' : 'within the match '}writes '${name}'`,
+    );
 
-  const question = { what, base: name, uses: writes, sweep, outer: [], boundingBox: options.fetchBoundingBox, global: options.temporaryAddressSpace === 'global' };
+  const question = {
+    what,
+    base: name,
+    uses: writes,
+    sweep,
+    outer: [],
+    boundingBox: options.fetchBoundingBox,
+    global: options.temporaryAddressSpace === 'global',
+  };
   const fixed = fixedInames(knl, question);
   const axes = footprintAxes(knl, question, fixed);
-  const within = [...new Set(writes.flatMap((w) => w.args.flatMap((l) => l.variables.filter((v) => knl.inames.includes(v) && !sweep.includes(v)))))];
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const within = [
+    ...new Set(
+      writes.flatMap((w) =>
+        w.args.flatMap((l) => l.variables.filter((v) => knl.inames.includes(v) && !sweep.includes(v))),
+      ),
+    ),
+  ];
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const fresh = (base: string) => {
     const n = uniqueName(base, taken);
     taken.add(n);
@@ -134,7 +162,11 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     mapExpr(e, (x) => {
       if (x.kind !== 'subscript' || x.array !== name) return x;
       const args = x.indices.map((ix) => toLinear(ix));
-      if (args.some((l) => !l) || !insideBox(knl, { instruction: insn, reductionInames: [], args: args as Linear[] }, axes, fixed)) return x;
+      if (
+        args.some((l) => !l) ||
+        !insideBox(knl, { instruction: insn, reductionInames: [], args: args as Linear[] }, axes, fixed)
+      )
+        return x;
       modified.add(insn.id);
       return stored.length
         ? subscript(
@@ -143,14 +175,30 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
           )
         : variable(buf);
     });
-  const rewritten = mapKernelExpressions(knl, (e, insn) => redirect(e, insn!), { what, within: chosen, rules: 'keep', assignee: 'whole' });
+  const rewritten = mapKernelExpressions(knl, (e, insn) => redirect(e, insn!), {
+    what,
+    within: chosen,
+    rules: 'keep',
+    assignee: 'whole',
+  });
 
   const ids = new Set(knl.instructions.map((i) => i.id));
   const initId = uniqueName(`init_${name}`, ids);
   ids.add(initId);
   const storeId = uniqueName(`store_${name}`, ids);
-  const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
-  const initValue = options.initExpression === undefined ? element(initInames) : substitute(parseExpression(options.initExpression), { base: element(initInames) });
+  const base = {
+    noSyncWith: [],
+    priority: 0,
+    predicates: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  } as const;
+  const initValue =
+    options.initExpression === undefined
+      ? element(initInames)
+      : substitute(parseExpression(options.initExpression), { base: element(initInames) });
   const init: Instruction = {
     ...base,
     kind: 'assign',
@@ -160,12 +208,18 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     withinInames: [...within, ...initInames],
     dependsOn: storeDependencies(knl, [...modified], initValue),
   };
-  const instructions: Instruction[] = [init, ...rewritten.instructions.map((i) => (modified.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, initId] } : i))];
+  const instructions: Instruction[] = [
+    init,
+    ...rewritten.instructions.map((i) => (modified.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, initId] } : i)),
+  ];
   if (options.storeExpression !== false) {
     const storeValue =
       options.storeExpression === undefined
         ? bufferAt(storeInames)
-        : substitute(parseExpression(options.storeExpression), { base: element(storeInames), buffer: bufferAt(storeInames) });
+        : substitute(parseExpression(options.storeExpression), {
+            base: element(storeInames),
+            buffer: bufferAt(storeInames),
+          });
     const store: Instruction = {
       ...base,
       kind: 'assign',
@@ -179,7 +233,8 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
     // what waited for a buffered instruction waits for the write-back
     for (let k = 0; k < instructions.length; k++) {
       const insn = instructions[k];
-      if (!modified.has(insn.id) && insn.id !== initId && insn.dependsOn.some((d) => modified.has(d))) instructions[k] = { ...insn, dependsOn: [...insn.dependsOn, storeId] };
+      if (!modified.has(insn.id) && insn.id !== initId && insn.dependsOn.some((d) => modified.has(d)))
+        instructions[k] = { ...insn, dependsOn: [...insn.dependsOn, storeId] };
     }
     instructions.push(store);
   }
@@ -209,7 +264,8 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
 function affine(indices: readonly Expr[], name: string, insn: Instruction): Linear[] {
   return indices.map((ix, axis) => {
     const lin = toLinear(ix);
-    if (!lin) throw new LoomError(`bufferArray: index '${printExpr(ix)}' of '${name}' (axis ${axis}) is not affine`, insn.span);
+    if (!lin)
+      throw new LoomError(`bufferArray: index '${printExpr(ix)}' of '${name}' (axis ${axis}) is not affine`, insn.span);
     return lin;
   });
 }

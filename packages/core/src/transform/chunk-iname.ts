@@ -24,21 +24,38 @@ import type { LoopKernel } from '../kernel/model.ts';
 import { splitBackend, type SplitInameOptions } from './split-iname.ts';
 
 /** The options chunkIname reads; any other key is an error. */
-const CHUNK_INAME_OPTIONS = optionKeys<ChunkInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
+const CHUNK_INAME_OPTIONS = optionKeys<ChunkInameOptions>()([
+  'innerIname',
+  'innerTag',
+  'outerIname',
+  'outerTag',
+  'slabs',
+  'within',
+]);
 
 /** Options of `chunkIname`: those of `splitIname`. */
 export type ChunkInameOptions = SplitInameOptions;
 
 /** Splits a loop into `numChunks` chunks of (nearly) equal length (loopy's `chunk_iname`). */
-export function chunkIname(knl: LoopKernel, iname: string, numChunks: number, options: ChunkInameOptions = {}): LoopKernel {
+export function chunkIname(
+  knl: LoopKernel,
+  iname: string,
+  numChunks: number,
+  options: ChunkInameOptions = {},
+): LoopKernel {
   checkOptionKeys('chunkIname', options, CHUNK_INAME_OPTIONS);
-  if (!Number.isInteger(numChunks) || numChunks < 1) throw new LoomError(`chunkIname: the number of chunks must be a positive integer, got ${numChunks}`);
+  if (!Number.isInteger(numChunks) || numChunks < 1)
+    throw new LoomError(`chunkIname: the number of chunks must be a positive integer, got ${numChunks}`);
   return splitBackend(knl, iname, options, 'chunkIname', () => {
     const size = boxSize(knl, iname);
     const c = numChunks;
     const integer = (e: Expr) => simplify(e, { integer: true });
-    const ceil = integer(size.isConstant ? int(Math.ceil(size.constant / c)) : binary('//', fromLinear(size.add(c - 1)), int(c)));
-    const floor = integer(size.isConstant ? int(Math.floor(size.constant / c)) : binary('//', fromLinear(size), int(c)));
+    const ceil = integer(
+      size.isConstant ? int(Math.ceil(size.constant / c)) : binary('//', fromLinear(size.add(c - 1)), int(c)),
+    );
+    const floor = integer(
+      size.isConstant ? int(Math.floor(size.constant / c)) : binary('//', fromLinear(size), int(c)),
+    );
     const rest = integer(size.isConstant ? int(size.constant % c) : binary('%', fromLinear(size), int(c)));
     return {
       outerCoefficient: 1,
@@ -60,7 +77,9 @@ function boxSize(knl: LoopKernel, iname: string): Linear {
     if (!c.expr.dependsOn(iname)) continue;
     const other = c.expr.variables.find((v) => v !== iname && (inames.has(v) || domain.existentials.includes(v)));
     if (other !== undefined) {
-      throw new LoomError(`chunkIname: the domain ${domain.toString()} is not box-shaped about '${iname}' (its bounds involve '${other}'); chunkIname needs 0 <= ${iname} < size`);
+      throw new LoomError(
+        `chunkIname: the domain ${domain.toString()} is not box-shaped about '${iname}' (its bounds involve '${other}'); chunkIname needs 0 <= ${iname} < size`,
+      );
     }
   }
   const nested = knl.domains.find((d) => d.params.includes(iname));
@@ -72,7 +91,9 @@ function boxSize(knl: LoopKernel, iname: string): Linear {
   const lowers = domain.lowerBounds(iname, []);
   const uppers = domain.upperBounds(iname, []);
   if (!lowers.some((b) => b.divisor === 1 && b.expr.isConstant && b.expr.constant === 0) || lowers.length !== 1) {
-    throw new LoomError(`chunkIname: '${iname}' must start at 0 (its lower bounds: ${lowers.map((b) => b.expr.toString()).join(', ') || 'none'})`);
+    throw new LoomError(
+      `chunkIname: '${iname}' must start at 0 (its lower bounds: ${lowers.map((b) => b.expr.toString()).join(', ') || 'none'})`,
+    );
   }
   if (uppers.length !== 1 || uppers[0].divisor !== 1) {
     throw new LoomError(

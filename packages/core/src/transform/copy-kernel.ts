@@ -11,14 +11,23 @@ import { tagArrayAxes } from './tag-array-axes.ts';
 import { tagInames } from './tag-inames.ts';
 
 /** A kernel that copies an array from one layout (dim tags) to another (loopy's `make_copy_kernel`). */
-export function makeCopyKernel(newDimTags: string | readonly string[], oldDimTags?: string | readonly string[]): LoopKernel {
+export function makeCopyKernel(
+  newDimTags: string | readonly string[],
+  oldDimTags?: string | readonly string[],
+): LoopKernel {
   const fresh = nameList(newDimTags);
   const old = oldDimTags === undefined ? fresh.map(() => 'c') : nameList(oldDimTags);
   if (fresh.length === 0) throw new LoomError('makeCopyKernel: no dim tags given');
-  if (old.length !== fresh.length) throw new LoomError(`makeCopyKernel: ${fresh.length} new dim tags but ${old.length} old ones`);
+  if (old.length !== fresh.length)
+    throw new LoomError(`makeCopyKernel: ${fresh.length} new dim tags but ${old.length} old ones`);
   const indices = fresh.map((_, k) => `i${k}`);
   const bounds = indices.map((ix, k) => `0<=${ix}<n${k}`).join(' and ');
-  let knl = makeKernel(`{ [${indices.join(', ')}]: ${bounds} }`, `output[${indices.join(', ')}] = input[${indices.join(', ')}]`, undefined, { name: 'loopy_kernel' });
+  let knl = makeKernel(
+    `{ [${indices.join(', ')}]: ${bounds} }`,
+    `output[${indices.join(', ')}] = input[${indices.join(', ')}]`,
+    undefined,
+    { name: 'loopy_kernel' },
+  );
   knl = tagArrayAxes(knl, 'input', old);
   knl = tagArrayAxes(knl, 'output', fresh);
   // separate arrays and vector lanes are unrolled over

@@ -16,7 +16,13 @@ import { tagInames, type TagSpec } from './tag-inames.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options duplicateInames reads; any other key is an error. */
-const DUPLICATE_INAMES_OPTIONS = optionKeys<DuplicateInamesOptions>()(['newInames', 'newNames', 'suffix', 'tags', 'within']);
+const DUPLICATE_INAMES_OPTIONS = optionKeys<DuplicateInamesOptions>()([
+  'newInames',
+  'newNames',
+  'suffix',
+  'tags',
+  'within',
+]);
 
 /** Options of `duplicateInames`. */
 export interface DuplicateInamesOptions {
@@ -36,16 +42,27 @@ export interface DuplicateInamesOptions {
 }
 
 /** Gives some instructions their own copy of inames (loopy's `duplicate_inames`). */
-export function duplicateInames(knl: LoopKernel, inames: string | readonly string[], options: DuplicateInamesOptions = {}): LoopKernel {
+export function duplicateInames(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  options: DuplicateInamesOptions = {},
+): LoopKernel {
   checkOptionKeys('duplicateInames', options, DUPLICATE_INAMES_OPTIONS);
   const list = nameList(inames);
-  if (options.newInames !== undefined && options.newNames !== undefined) throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
-  const given = typeof options.newInames === 'string' ? options.newInames.split(',').map((s) => s.trim()) : (options.newInames ?? options.newNames);
+  if (options.newInames !== undefined && options.newNames !== undefined)
+    throw new LoomError('duplicateInames: give newInames or newNames (the same option), not both');
+  const given =
+    typeof options.newInames === 'string'
+      ? options.newInames.split(',').map((s) => s.trim())
+      : (options.newInames ?? options.newNames);
   if (given !== undefined && given.length !== list.length) {
     throw new LoomError(`duplicateInames: ${given.length} new name(s) for ${list.length} iname(s); give one per iname`);
   }
   for (const old of Object.keys(options.tags ?? {})) {
-    if (!list.includes(old)) throw new LoomError(`duplicateInames: option tags names '${old}', which is not among the inames duplicated (${list.join(', ')})`);
+    if (!list.includes(old))
+      throw new LoomError(
+        `duplicateInames: option tags names '${old}', which is not among the inames duplicated (${list.join(', ')})`,
+      );
   }
   const chosen = instructionsWithin(knl, options.within, 'duplicateInames: option within', true);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
@@ -55,8 +72,12 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   list.forEach((iname, k) => {
     if (!knl.inames.includes(iname)) throw new LoomError(`duplicateInames: unknown iname '${iname}'`);
     const wanted = given?.[k];
-    const base = options.suffix === undefined ? iname : checkName(`${iname}${options.suffix}`, 'duplicateInames: option suffix');
-    const copyName = wanted === undefined ? uniqueName(base, taken) : checkName(wanted, `duplicateInames: option ${options.newNames ? 'newNames' : 'newInames'}`);
+    const base =
+      options.suffix === undefined ? iname : checkName(`${iname}${options.suffix}`, 'duplicateInames: option suffix');
+    const copyName =
+      wanted === undefined
+        ? uniqueName(base, taken)
+        : checkName(wanted, `duplicateInames: option ${options.newNames ? 'newNames' : 'newInames'}`);
     if (taken.has(copyName)) throw new LoomError(`duplicateInames: the name '${copyName}' is already used`);
     taken.add(copyName);
     renames.set(iname, copyName);
@@ -75,13 +96,19 @@ export function duplicateInames(knl: LoopKernel, inames: string | readonly strin
   }
   // a copy bounded by another duplicated iname (j <= i, both duplicated) is bounded by that one's copy
   for (const c of copies) {
-    for (const [old, copy] of renames) if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
+    for (const [old, copy] of renames)
+      if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
   }
   for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
   checkTemporariesKeepTheirWriters(knl, chosen, renames);
   // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
-  const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), { what: 'duplicateInames', within: chosen });
-  const instructions = rewritten.instructions.map((insn) => (chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn));
+  const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), {
+    what: 'duplicateInames',
+    within: chosen,
+  });
+  const instructions = rewritten.instructions.map((insn) =>
+    chosen.has(insn.id) ? { ...insn, withinInames: insn.withinInames.map((n) => renames.get(n) ?? n) } : insn,
+  );
   const result = rewritten.with({ instructions });
   const tags = Object.entries(options.tags ?? {}).map(([old, tag]) => [renames.get(old)!, tag] as const);
   return tags.length ? tagInames(result, tags) : result;
@@ -118,13 +145,18 @@ export function copyInameDomain(knl: LoopKernel, inames: readonly string[], copi
  * the instruction no longer runs in, and would silently run over the wrong values.
  * Duplicating the dependent iname as well gives both copies.
  */
-function checkNoDependentLoop(knl: LoopKernel, insn: LoopKernel['instructions'][number], renames: ReadonlyMap<string, string>): void {
+function checkNoDependentLoop(
+  knl: LoopKernel,
+  insn: LoopKernel['instructions'][number],
+  renames: ReadonlyMap<string, string>,
+): void {
   const kept = [...insn.withinInames, ...reductionInames(insn, knl.substitutions)].filter((x) => !renames.has(x));
   for (const x of kept) {
     // the inames x's bounds depend on, directly or through other inames
     const ancestors = new Set<string>();
     const pending = [x];
-    while (pending.length) for (const p of parentInames(knl, pending.pop()!)) if (!ancestors.has(p)) ancestors.add(p), pending.push(p);
+    while (pending.length)
+      for (const p of parentInames(knl, pending.pop()!)) if (!ancestors.has(p)) ancestors.add(p), pending.push(p);
     const old = [...renames.keys()].find((r) => ancestors.has(r));
     if (old !== undefined) {
       throw new LoomError(
@@ -155,7 +187,11 @@ function boundsRead(knl: LoopKernel, insn: LoopKernel['instructions'][number]): 
  * whole loop before the reader, or after it, and every reader sees one value (the last).
  * A temporary indexed by `i` keeps every iteration's value apart, so it may be parted.
  */
-function checkTemporariesKeepTheirWriters(knl: LoopKernel, chosen: ReadonlySet<string>, renames: ReadonlyMap<string, string>): void {
+function checkTemporariesKeepTheirWriters(
+  knl: LoopKernel,
+  chosen: ReadonlySet<string>,
+  renames: ReadonlyMap<string, string>,
+): void {
   for (const writer of knl.instructions)
     for (const target of writer.assignees) {
       const temporary = assigneeName(target);

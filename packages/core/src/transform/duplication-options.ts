@@ -20,7 +20,9 @@ export interface InameDuplicationOption {
  */
 export function getInameDuplicationOptions(knl: LoopKernel): InameDuplicationOption[] {
   const parallel = new Set(knl.inames.filter((n) => isParallelTag(knl.inameTags.get(n))));
-  const sets = distinct(knl.instructions.map((i) => i.withinInames.filter((n) => !parallel.has(n))).filter((s) => s.length > 0));
+  const sets = distinct(
+    knl.instructions.map((i) => i.withinInames.filter((n) => !parallel.has(n))).filter((s) => s.length > 0),
+  );
   const out: InameDuplicationOption[] = [];
   for (const { iname, sets: chosen } of options(sets, [])) {
     if (parallel.has(iname)) continue;

@@ -46,9 +46,12 @@ function checkParameters(knl: LoopKernel, fixed: ReadonlyMap<string, number>): v
   for (const [name, value] of fixed) {
     if (inames.has(name)) throw new LoomError(`fixParameters: '${name}' is an iname, not a parameter`);
     const arg = knl.arg(name);
-    if (arg && arg.kind !== 'value') throw new LoomError(`fixParameters: '${name}' is an array argument, not a parameter`);
+    if (arg && arg.kind !== 'value')
+      throw new LoomError(`fixParameters: '${name}' is an array argument, not a parameter`);
     if (!parameters.has(name)) {
-      throw new LoomError(`fixParameters: the kernel has no parameter '${name}' (parameters: ${[...parameters].join(', ') || 'none'})`);
+      throw new LoomError(
+        `fixParameters: the kernel has no parameter '${name}' (parameters: ${[...parameters].join(', ') || 'none'})`,
+      );
     }
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
       throw new LoomError(`fixParameters: '${name}' must be fixed to an integer, got ${String(value)}`);

@@ -52,7 +52,10 @@ export function rebaseCoupledReductions(knl: LoopKernel, c: CoupledReductions): 
   if (reductions.length === 0) return { value: c.value, tags: [] };
   const domain = domainOf(knl, reductions, true);
   // inames whose values the store has as the uses do: constants for the reductions' bounds
-  const known = new Set([...c.storeInames.filter((n) => !c.moved.has(n)), ...domain.params.filter((p) => !inames.has(p))]);
+  const known = new Set([
+    ...c.storeInames.filter((n) => !c.moved.has(n)),
+    ...domain.params.filter((p) => !inames.has(p)),
+  ]);
   const coupled = coupledTo(domain.constraints, reductions, known);
   // the uses' inames that bound the reductions and that the store lacks; inames the uses do
   // not run in bound them only as existing somewhere (projected out), for the store too
@@ -70,7 +73,9 @@ export function rebaseCoupledReductions(knl: LoopKernel, c: CoupledReductions): 
   );
   let set = domain;
   for (const [r, name] of fresh) set = set.renameVariable(r, name);
-  const storage = [...new Set(equations.flatMap((e) => e.variables))].filter((n) => ![...set.params, ...set.dims].includes(n) && !lost.includes(n));
+  const storage = [...new Set(equations.flatMap((e) => e.variables))].filter(
+    (n) => ![...set.params, ...set.dims].includes(n) && !lost.includes(n),
+  );
   set = set.intersect(
     BasicSet.fromConstraints(
       storage,
@@ -92,7 +97,11 @@ export function rebaseCoupledReductions(knl: LoopKernel, c: CoupledReductions): 
 }
 
 /** The variables that constrain `start` (directly, or through others), not passing through `known` ones. */
-function coupledTo(constraints: readonly Constraint[], start: readonly string[], known: ReadonlySet<string>): Set<string> {
+function coupledTo(
+  constraints: readonly Constraint[],
+  start: readonly string[],
+  known: ReadonlySet<string>,
+): Set<string> {
   const out = new Set(start);
   for (let grown = true; grown; ) {
     grown = false;

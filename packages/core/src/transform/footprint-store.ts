@@ -91,10 +91,14 @@ interface StoredAxis extends AxisFootprint {
 export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKernel {
   const { uses, what } = spec;
   if (uses.length === 0) throw new LoomError(`${what}: nothing to store: '${spec.base}' is never used`);
-  for (const n of spec.sweep) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' to sweep (inames: ${knl.inames.join(', ')})`);
+  for (const n of spec.sweep)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`${what}: unknown iname '${n}' to sweep (inames: ${knl.inames.join(', ')})`);
   for (const n of spec.fetchOuterInames ?? [])
     if (!knl.inames.includes(n))
-      throw new LoomError(`${what}: unknown iname '${n}' in ${what === 'addPrefetch' ? 'fetchOuterInames' : 'precomputeOuterInames'} (inames: ${knl.inames.join(', ')})`);
+      throw new LoomError(
+        `${what}: unknown iname '${n}' in ${what === 'addPrefetch' ? 'fetchOuterInames' : 'precomputeOuterInames'} (inames: ${knl.inames.join(', ')})`,
+      );
   const generators = spec.footprint ?? uses;
   // An iname may be both swept and an outer loop of the store (loopy's test_rank_one
   // fetches `b` over `j_inner` inside the local loop `j_inner`): the storage must still
@@ -111,7 +115,8 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   };
   const fixed = fixedInames(knl, { ...question, uses: [...generators, ...uses] });
   const axes = footprintAxes(knl, question, fixed);
-  if (uses[0].args.length !== axes.length) throw new LoomError(`${what}: the footprint has ${axes.length} axes, '${spec.base}' ${uses[0].args.length}`);
+  if (uses[0].args.length !== axes.length)
+    throw new LoomError(`${what}: the footprint has ${axes.length} axes, '${spec.base}' ${uses[0].args.length}`);
   axes.forEach((a, d) => {
     const why = a.extent === undefined ? undefined : spec.unstored?.(d);
     if (why !== undefined) throw new LoomError(`${what}: ${why}`);
@@ -121,17 +126,26 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   // The store runs inside the fixed inames its box moves with, and fetchOuterInames. A fixed
   // iname the box does not move with (its range fits in the box) would only repeat the
   // store: across work-items (i_inner on l.0) each would write the same cells at once.
-  const storeWithin = new Set([...fixed.filter((n) => axes.some((a) => a.base.dependsOn(n))), ...(spec.fetchOuterInames ?? [])]);
+  const storeWithin = new Set([
+    ...fixed.filter((n) => axes.some((a) => a.base.dependsOn(n))),
+    ...(spec.fetchOuterInames ?? []),
+  ]);
   if (spec.addressSpace === 'local') checkSharedBox(knl, question, axes, fixed);
   const inames = new Set(knl.inames);
   checkBaseInScope(question, inside, axes, inames);
 
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const stored = nameAxes(knl, spec, axes, taken);
   const tempName = temporaryFor(knl, spec, stored, taken);
   const ids = new Set(knl.instructions.map((i) => i.id));
   if (spec.storeId !== undefined) checkName(spec.storeId, `${what}: the store instruction's id`);
-  if (spec.storeId !== undefined && ids.has(spec.storeId)) throw new LoomError(`${what}: the instruction id '${spec.storeId}' is already used`);
+  if (spec.storeId !== undefined && ids.has(spec.storeId))
+    throw new LoomError(`${what}: the instruction id '${spec.storeId}' is already used`);
   const storeId = spec.storeId ?? uniqueName(spec.defaultStoreId, ids);
 
   const boxes = stored.flatMap((f) => boxConstraints(spec, f));
@@ -153,7 +167,10 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     return tidy(s ? add(fromLinear(a.base), variable(s.iname)) : fromLinear(a.base));
   });
   const enclosing = enclosingLoops(knl, [...storeWithin, ...stored.map((f) => f.iname)], boxes, fresh);
-  const storeInames = [...knl.inames.filter((n) => (storeWithin.has(n) || enclosing.has(n)) && !stored.some((f) => f.iname === n)), ...stored.map((f) => f.iname)];
+  const storeInames = [
+    ...knl.inames.filter((n) => (storeWithin.has(n) || enclosing.has(n)) && !stored.some((f) => f.iname === n)),
+    ...stored.map((f) => f.iname),
+  ];
   const rebased = rebaseCoupledReductions(knl, {
     what,
     base: spec.base,
@@ -230,10 +247,17 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
         }
       : undefined;
   const waitFor = barrier?.id ?? storeId;
-  const instructions = rewritten.instructions.map((insn) => (redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn));
+  const instructions = rewritten.instructions.map((insn) =>
+    redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn,
+  );
   const temporaries = new Map(knl.temporaries);
   if (!temporaries.has(tempName)) {
-    temporaries.set(tempName, { name: tempName, dtype: spec.dtype, shape: stored.map(boxSize), addressSpace: spec.addressSpace ?? 'auto' });
+    temporaries.set(tempName, {
+      name: tempName,
+      dtype: spec.dtype,
+      shape: stored.map(boxSize),
+      addressSpace: spec.addressSpace ?? 'auto',
+    });
   }
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
@@ -259,7 +283,12 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
  * for more steps. (A work-item's or group's id in a bound is known everywhere: the store
  * keeps out of those axes, which would repeat it on each work-item.)
  */
-function enclosingLoops(knl: LoopKernel, inames: readonly string[], boxes: readonly Constraint[], fresh: readonly StoredAxis[]): Set<string> {
+function enclosingLoops(
+  knl: LoopKernel,
+  inames: readonly string[],
+  boxes: readonly Constraint[],
+  fresh: readonly StoredAxis[],
+): Set<string> {
   const isFresh = new Set(fresh.map((f) => f.iname));
   const known = new Set(knl.inames);
   const freshParents = [...new Set(boxes.flatMap((c) => c.expr.variables).filter((v) => known.has(v)))];
@@ -276,7 +305,12 @@ function enclosingLoops(knl: LoopKernel, inames: readonly string[], boxes: reado
 }
 
 /** The stored axes (those the sweep moves), each with the name of its iname. */
-function nameAxes(knl: LoopKernel, spec: FootprintStore, axes: readonly AxisFootprint[], taken: Set<string>): StoredAxis[] {
+function nameAxes(
+  knl: LoopKernel,
+  spec: FootprintStore,
+  axes: readonly AxisFootprint[],
+  taken: Set<string>,
+): StoredAxis[] {
   return axes.flatMap((a, axis): StoredAxis[] => {
     if (a.extent === undefined) return [];
     const given = spec.axisNames?.[axis];
@@ -294,7 +328,12 @@ function nameAxes(knl: LoopKernel, spec: FootprintStore, axes: readonly AxisFoot
 }
 
 /** The temporary's name: a new one, or an existing temporary of the same shape (two stores into one buffer). */
-function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly StoredAxis[], taken: Set<string>): string {
+function temporaryFor(
+  knl: LoopKernel,
+  spec: FootprintStore,
+  stored: readonly StoredAxis[],
+  taken: Set<string>,
+): string {
   if (spec.temporaryName === undefined) {
     const name = uniqueName(spec.defaultTemporaryName, taken);
     taken.add(name);
@@ -309,9 +348,14 @@ function temporaryFor(knl: LoopKernel, spec: FootprintStore, stored: readonly St
   }
   const shape = existing.shape.map((s) => printExpr(s)).join(', ');
   const wanted = stored.map((f) => printExpr(boxSize(f))).join(', ');
-  if (shape !== wanted) throw new LoomError(`${spec.what}: the temporary '${name}' exists with shape (${shape}); this footprint needs (${wanted})`);
+  if (shape !== wanted)
+    throw new LoomError(
+      `${spec.what}: the temporary '${name}' exists with shape (${shape}); this footprint needs (${wanted})`,
+    );
   if (spec.dtype && existing.dtype && spec.dtype !== existing.dtype)
-    throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`);
+    throw new LoomError(
+      `${spec.what}: the temporary '${name}' is ${existing.dtype}, the values stored are ${spec.dtype}`,
+    );
   if (spec.addressSpace && existing.addressSpace !== 'auto' && existing.addressSpace !== spec.addressSpace) {
     throw new LoomError(`${spec.what}: the temporary '${name}' is ${existing.addressSpace}, not ${spec.addressSpace}`);
   }
@@ -335,15 +379,21 @@ function checkExistingIname(knl: LoopKernel, spec: FootprintStore, f: StoredAxis
   const mine = boxes.filter((c) => c.expr.dependsOn(f.iname));
   const other = mine.flatMap((c) => c.expr.variables).find((v) => v !== f.iname && knl.inames.includes(v));
   if (other !== undefined) {
-    throw new LoomError(`${spec.what}: the existing iname '${f.iname}' cannot run the store: the values needed along axis ${f.axis} depend on '${other}'`);
+    throw new LoomError(
+      `${spec.what}: the existing iname '${f.iname}' cannot run the store: the values needed along axis ${f.axis} depend on '${other}'`,
+    );
   }
   const existing = domainOf(knl, [f.iname]);
   const needed = BasicSet.fromConstraints([], [f.iname], mine);
   const same =
     mine.every((c) => existing.implies(c)) &&
-    existing.constraints.every((c) => needed.intersect(BasicSet.universe(knl.assumptions.params, [])).intersect(knl.assumptions).implies(c));
+    existing.constraints.every((c) =>
+      needed.intersect(BasicSet.universe(knl.assumptions.params, [])).intersect(knl.assumptions).implies(c),
+    );
   if (!same) {
-    throw new LoomError(`${spec.what}: the domain of the existing iname '${f.iname}' (${existing.toString()}) does not match the domain needed (${needed.toString()})`);
+    throw new LoomError(
+      `${spec.what}: the domain of the existing iname '${f.iname}' (${existing.toString()}) does not match the domain needed (${needed.toString()})`,
+    );
   }
 }
 
@@ -363,7 +413,9 @@ export function storeDependencies(knl: LoopKernel, users: readonly string[], val
       const dep = byId.get(d);
       if (dep && namesWritten(dep).some((w) => read.has(w))) out.add(d);
     }
-    const barriers = [...prerequisites(id)].filter((d) => byId.get(d)?.kind === 'barrier' && byId.get(d)?.barrierScope === 'global');
+    const barriers = [...prerequisites(id)].filter(
+      (d) => byId.get(d)?.kind === 'barrier' && byId.get(d)?.barrierScope === 'global',
+    );
     for (const b of barriers) if (!barriers.some((o) => o !== b && prerequisites(o).has(b))) out.add(b);
   }
   for (const id of users) out.delete(id);
@@ -374,20 +426,37 @@ export function storeDependencies(knl: LoopKernel, users: readonly string[], val
  * Data the kernel writes can be stored only once written: every writer of what the value
  * reads must come before the store (through its dependencies), and none may be a user.
  */
-function checkWritersBefore(knl: LoopKernel, spec: FootprintStore, value: Expr, dependsOn: readonly string[], users: ReadonlySet<string>): void {
+function checkWritersBefore(
+  knl: LoopKernel,
+  spec: FootprintStore,
+  value: Expr,
+  dependsOn: readonly string[],
+  users: ReadonlySet<string>,
+): void {
   const read = new Set([...freeVariables(value), ...arraysAccessed(value).keys()]);
   const prerequisites = prerequisiteClosure(knl.instructions);
   const before = new Set(dependsOn.flatMap((d) => [d, ...prerequisites(d)]));
   for (const insn of knl.instructions) {
     const written = namesWritten(insn).find((w) => read.has(w));
     if (written === undefined || before.has(insn.id)) continue;
-    const why = users.has(insn.id) ? 'which also reads the copy' : 'which does not come before the store (add a dependency, or a global barrier between them)';
-    throw new LoomError(`${spec.what}: '${written}' is written by instruction '${insn.id}', ${why}; only data that is final when the store runs can be stored`, insn.span);
+    const why = users.has(insn.id)
+      ? 'which also reads the copy'
+      : 'which does not come before the store (add a dependency, or a global barrier between them)';
+    throw new LoomError(
+      `${spec.what}: '${written}' is written by instruction '${insn.id}', ${why}; only data that is final when the store runs can be stored`,
+      insn.span,
+    );
   }
 }
 
 /** Tags for the store's new inames: per axis where given, else the default. */
-function tagStoreInames(knl: LoopKernel, result: LoopKernel, spec: FootprintStore, stored: readonly StoredAxis[], storeWithin: ReadonlySet<string>): LoopKernel {
+function tagStoreInames(
+  knl: LoopKernel,
+  result: LoopKernel,
+  spec: FootprintStore,
+  stored: readonly StoredAxis[],
+  storeWithin: ReadonlySet<string>,
+): LoopKernel {
   const fresh = stored.filter((f) => !f.existing);
   const explicit = fresh.map((f) => [f.iname, spec.axisTag?.(f.axis)] as const).filter(([, t]) => t !== undefined);
   if (explicit.length) result = tagInames(result, explicit);
@@ -406,7 +475,9 @@ function tagStoreInames(knl: LoopKernel, result: LoopKernel, spec: FootprintStor
   );
   const free = [0, 1, 2].filter((a) => !taken.has(a));
   if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
-    throw new LoomError(`${spec.what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`);
+    throw new LoomError(
+      `${spec.what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`,
+    );
   }
   const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
   return tagInames(

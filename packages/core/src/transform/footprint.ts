@@ -61,13 +61,16 @@ export interface FootprintQuestion {
 /** The fixed inames (not swept) the uses' arguments name, with the outer ones. */
 export function fixedInames(knl: LoopKernel, q: FootprintQuestion): string[] {
   const inames = new Set(knl.inames);
-  return [...new Set([...q.uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))), ...q.outer])].filter((n) => !q.sweep.includes(n));
+  return [
+    ...new Set([...q.uses.flatMap((u) => u.args.flatMap((l) => l.variables.filter((v) => inames.has(v)))), ...q.outer]),
+  ].filter((n) => !q.sweep.includes(n));
 }
 
 /** The footprint along each argument. */
 export function footprintAxes(knl: LoopKernel, q: FootprintQuestion, fixed: readonly string[]): AxisFootprint[] {
   const rank = q.uses[0].args.length;
-  if (q.uses.some((u) => u.args.length !== rank)) throw new LoomError(`${q.what}: '${q.base}' is used with different numbers of arguments`);
+  if (q.uses.some((u) => u.args.length !== rank))
+    throw new LoomError(`${q.what}: '${q.base}' is used with different numbers of arguments`);
   return Array.from({ length: rank }, (_, d) => axisFootprint(knl, q, d, fixed));
 }
 
@@ -88,7 +91,9 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   const base = staticMin(terms, knl.assumptions, fixed);
   const offsets = terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) }));
   // global memory is allocated per call: its size may be any expression of the parameters
-  const last = q.global ? staticMaxQuasiAffine(offsets, knl.assumptions) : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
+  const last = q.global
+    ? staticMaxQuasiAffine(offsets, knl.assumptions)
+    : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
   const spread = last.expr;
   if (!spread.isConstant && !q.global) {
     throw new LoomError(
@@ -98,7 +103,13 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   const extent = spread.add(1);
   const divided = last.divisor === 1 ? {} : { divisor: last.divisor };
   if (q.boundingBox) return { base, extent, ...divided };
-  return { base, extent, ...divided, lower: commonBounds(terms, fixed, 'lower'), upper: commonBounds(terms, fixed, 'upper') };
+  return {
+    base,
+    extent,
+    ...divided,
+    lower: commonBounds(terms, fixed, 'lower'),
+    upper: commonBounds(terms, fixed, 'upper'),
+  };
 }
 
 /** The number of cells a stored axis takes: `extent`, or `floor((extent - 1)/divisor) + 1`. */
@@ -117,7 +128,11 @@ export function lastOffsetBound(a: AxisFootprint & { readonly extent: Linear }, 
  * cut down to them, so nothing is computed where no use will look (at the end of
  * the data, the last group's box would otherwise run past the array).
  */
-function commonBounds(terms: readonly { set: BasicSet; expr: Linear }[], outer: readonly string[], side: 'lower' | 'upper'): Linear[] {
+function commonBounds(
+  terms: readonly { set: BasicSet; expr: Linear }[],
+  outer: readonly string[],
+  side: 'lower' | 'upper',
+): Linear[] {
   const v = '__footprint_value';
   const candidates: Linear[] = [];
   for (const t of terms) {
@@ -126,19 +141,28 @@ function commonBounds(terms: readonly { set: BasicSet; expr: Linear }[], outer: 
       if (b.divisor === 1 && !candidates.some((c) => c.equals(b.expr))) candidates.push(b.expr);
     }
   }
-  return candidates.filter((c) => terms.every((t) => t.set.implies({ kind: 'ge', expr: side === 'upper' ? c.sub(t.expr) : t.expr.sub(c) })));
+  return candidates.filter((c) =>
+    terms.every((t) => t.set.implies({ kind: 'ge', expr: side === 'upper' ? c.sub(t.expr) : t.expr.sub(c) })),
+  );
 }
 
 /**
  * Whether a use stays inside the box on every point it runs over (a footprint the caller
  * gave may not cover every use; those keep reading the original).
  */
-export function insideBox(knl: LoopKernel, use: Use, axes: readonly AxisFootprint[], fixed: readonly string[]): boolean {
+export function insideBox(
+  knl: LoopKernel,
+  use: Use,
+  axes: readonly AxisFootprint[],
+  fixed: readonly string[],
+): boolean {
   const set = pointsOf(knl, use, fixed);
   return axes.every((a, d) => {
     const offset = use.args[d].sub(a.base);
     if (a.extent === undefined) return offset.isConstant && offset.constant === 0;
-    return set.implies({ kind: 'ge', expr: offset }) && set.implies(lastOffsetBound({ ...a, extent: a.extent }, offset));
+    return (
+      set.implies({ kind: 'ge', expr: offset }) && set.implies(lastOffsetBound({ ...a, extent: a.extent }, offset))
+    );
   });
 }
 
@@ -147,7 +171,12 @@ export function insideBox(knl: LoopKernel, use: Use, axes: readonly AxisFootprin
  * iname the store runs in (not swept) would be a different box for each work-item,
  * all written into the same cells at once.
  */
-export function checkSharedBox(knl: LoopKernel, q: FootprintQuestion, axes: readonly AxisFootprint[], fixed: readonly string[]): void {
+export function checkSharedBox(
+  knl: LoopKernel,
+  q: FootprintQuestion,
+  axes: readonly AxisFootprint[],
+  fixed: readonly string[],
+): void {
   const local = fixed.filter((n) => knl.inameTags.get(n)?.kind === 'local');
   const moving = local.filter((n) => axes.some((a) => a.base.dependsOn(n)));
   if (moving.length === 0) return;
@@ -163,10 +192,21 @@ export function checkSharedBox(knl: LoopKernel, q: FootprintQuestion, axes: read
  * (a rule's precomputation inside 'f_dim_0' and an instruction outside it) would otherwise
  * give a base in an iname that the other use has no value of.
  */
-export function checkBaseInScope(q: FootprintQuestion, uses: readonly Use[], axes: readonly AxisFootprint[], inames: ReadonlySet<string>): void {
+export function checkBaseInScope(
+  q: FootprintQuestion,
+  uses: readonly Use[],
+  axes: readonly AxisFootprint[],
+  inames: ReadonlySet<string>,
+): void {
   for (const use of uses) {
     const inScope = new Set([...use.instruction.withinInames, ...use.reductionInames]);
-    const outside = [...new Set(axes.filter((a) => a.extent !== undefined).flatMap((f) => f.base.variables.filter((v) => inames.has(v) && !inScope.has(v))))];
+    const outside = [
+      ...new Set(
+        axes
+          .filter((a) => a.extent !== undefined)
+          .flatMap((f) => f.base.variables.filter((v) => inames.has(v) && !inScope.has(v))),
+      ),
+    ];
     if (outside.length === 0) continue;
     throw new LoomError(
       `${q.what}: the footprint of '${q.base}' starts at a place that depends on '${outside.join("', '")}', which instruction '${use.instruction.id}' is not inside; ` +

@@ -34,10 +34,14 @@ export interface FuseKernelsOptions {
 export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernelsOptions = {}): LoopKernel {
   checkOptionKeys('fuseKernels', options, FUSE_KERNELS_OPTIONS);
   if (kernels.length === 0) throw new LoomError('fuseKernels: no kernel given');
-  if (options.suffixes && options.suffixes.length !== kernels.length) throw new LoomError(`fuseKernels: ${options.suffixes.length} suffixes for ${kernels.length} kernels`);
+  if (options.suffixes && options.suffixes.length !== kernels.length)
+    throw new LoomError(`fuseKernels: ${options.suffixes.length} suffixes for ${kernels.length} kernels`);
   const flow = options.dataFlow ?? [];
   for (const [name, from, to] of flow) {
-    if (!kernels[from] || !kernels[to]) throw new LoomError(`fuseKernels: the data flow of '${name}' names kernel ${kernels[from] ? to : from}, which is not given`);
+    if (!kernels[from] || !kernels[to])
+      throw new LoomError(
+        `fuseKernels: the data flow of '${name}' names kernel ${kernels[from] ? to : from}, which is not given`,
+      );
   }
   checkOrdered(kernels, flow);
 
@@ -54,13 +58,26 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
     return map;
   });
   let instructions: Instruction[] = renamedKernels.flatMap((k, idx) =>
-    k.instructions.map((insn) => ({ ...insn, id: idMaps[idx].get(insn.id)!, dependsOn: insn.dependsOn.map((d) => idMaps[idx].get(d) ?? d) })),
+    k.instructions.map((insn) => ({
+      ...insn,
+      id: idMaps[idx].get(insn.id)!,
+      dependsOn: insn.dependsOn.map((d) => idMaps[idx].get(d) ?? d),
+    })),
   );
   for (const [name, from, to] of flow) {
-    const writers = renamedKernels[from].instructions.filter((i) => namesWritten(i).includes(name)).map((i) => idMaps[from].get(i.id)!);
-    const readers = new Set(renamedKernels[to].instructions.filter((i) => namesRead(i, renamedKernels[to].substitutions).has(name)).map((i) => idMaps[to].get(i.id)!));
-    if (!writers.length || !readers.size) throw new LoomError(`fuseKernels: kernel ${from} does not write '${name}' or kernel ${to} does not read it`);
-    instructions = instructions.map((i) => (readers.has(i.id) ? { ...i, dependsOn: [...new Set([...i.dependsOn, ...writers])] } : i));
+    const writers = renamedKernels[from].instructions
+      .filter((i) => namesWritten(i).includes(name))
+      .map((i) => idMaps[from].get(i.id)!);
+    const readers = new Set(
+      renamedKernels[to].instructions
+        .filter((i) => namesRead(i, renamedKernels[to].substitutions).has(name))
+        .map((i) => idMaps[to].get(i.id)!),
+    );
+    if (!writers.length || !readers.size)
+      throw new LoomError(`fuseKernels: kernel ${from} does not write '${name}' or kernel ${to} does not read it`);
+    instructions = instructions.map((i) =>
+      readers.has(i.id) ? { ...i, dependsOn: [...new Set([...i.dependsOn, ...writers])] } : i,
+    );
   }
 
   const first = renamedKernels[0];
@@ -94,7 +111,8 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
 
 /** A variable written by one kernel and used by another needs a data-flow entry between them. */
 function checkOrdered(kernels: readonly LoopKernel[], flow: readonly (readonly [string, number, number])[]): void {
-  const uses = (k: LoopKernel) => new Set(k.instructions.flatMap((i) => [...namesRead(i, k.substitutions), ...namesWritten(i)]));
+  const uses = (k: LoopKernel) =>
+    new Set(k.instructions.flatMap((i) => [...namesRead(i, k.substitutions), ...namesWritten(i)]));
   kernels.forEach((a, ia) => {
     const written = new Set(a.instructions.flatMap(namesWritten).filter((n) => !a.temporaries.has(n)));
     kernels.forEach((b, ib) => {
@@ -112,14 +130,24 @@ function checkOrdered(kernels: readonly LoopKernel[], flow: readonly (readonly [
 }
 
 /** A kernel's temporaries, renamed so no other kernel has a variable of that name. */
-function renameTemporaries(knl: LoopKernel, index: number, all: readonly LoopKernel[], suffix: string | undefined): LoopKernel {
-  const others = new Set(all.filter((_, k) => k !== index).flatMap((k) => [...k.temporaries.keys(), ...k.args.map((a) => a.name), ...k.inames]));
+function renameTemporaries(
+  knl: LoopKernel,
+  index: number,
+  all: readonly LoopKernel[],
+  suffix: string | undefined,
+): LoopKernel {
+  const others = new Set(
+    all
+      .filter((_, k) => k !== index)
+      .flatMap((k) => [...k.temporaries.keys(), ...k.args.map((a) => a.name), ...k.inames]),
+  );
   const renames = new Map<string, string>();
   const taken = new Set([...others, ...knl.args.map((a) => a.name), ...knl.inames, ...knl.temporaries.keys()]);
   for (const name of knl.temporaries.keys()) {
     if (suffix === undefined && !others.has(name)) continue;
     const fresh = suffix === undefined ? uniqueName(name, taken) : `${name}${suffix}`;
-    if (suffix !== undefined && taken.has(fresh)) throw new LoomError(`fuseKernels: renaming '${name}' with the suffix gives '${fresh}', which is already used`);
+    if (suffix !== undefined && taken.has(fresh))
+      throw new LoomError(`fuseKernels: renaming '${name}' with the suffix gives '${fresh}', which is already used`);
     taken.add(fresh);
     renames.set(name, fresh);
   }
@@ -131,7 +159,11 @@ function renameTemporaries(knl: LoopKernel, index: number, all: readonly LoopKer
       return x;
     });
   const rewritten = mapKernelExpressions(knl, rename, { what: 'fuseKernels', assignee: 'whole' });
-  return rewritten.with({ temporaries: new Map([...knl.temporaries].map(([n, t]) => [renames.get(n) ?? n, { ...t, name: renames.get(n) ?? n }])) });
+  return rewritten.with({
+    temporaries: new Map(
+      [...knl.temporaries].map(([n, t]) => [renames.get(n) ?? n, { ...t, name: renames.get(n) ?? n }]),
+    ),
+  });
 }
 
 /** Domains sharing inames become one (where they agree on those inames). */
@@ -147,8 +179,12 @@ function fuseDomains(kernels: readonly LoopKernel[]): BasicSet[] {
       const shared = out[at].dims.filter((n) => d.dims.includes(n));
       const mine = out[at].project(out[at].dims.filter((n) => !shared.includes(n)));
       const theirs = d.project(d.dims.filter((n) => !shared.includes(n)));
-      const agree = mine.constraints.every((c) => theirs.implies(c)) && theirs.constraints.every((c) => mine.implies(c));
-      if (!agree) throw new LoomError(`fuseKernels: the kernels do not agree on the domain of '${shared.join("', '")}' (${mine.toString()} vs ${theirs.toString()})`);
+      const agree =
+        mine.constraints.every((c) => theirs.implies(c)) && theirs.constraints.every((c) => mine.implies(c));
+      if (!agree)
+        throw new LoomError(
+          `fuseKernels: the kernels do not agree on the domain of '${shared.join("', '")}' (${mine.toString()} vs ${theirs.toString()})`,
+        );
       out[at] = out[at].intersect(d);
     }
   }
@@ -170,20 +206,35 @@ function fuseArgs(kernels: readonly LoopKernel[]): KernelArg[] {
         (known.dtype === undefined || a.dtype === undefined || known.dtype === a.dtype) &&
         JSON.stringify(known.shape) === JSON.stringify(a.shape) &&
         JSON.stringify(known.dimTags) === JSON.stringify(a.dimTags);
-      if (!same) throw new LoomError(`fuseKernels: the argument '${a.name}' is declared differently in kernel ${idx} than before`);
-      const writtenBefore = kernels.slice(0, idx).some((p) => p.instructions.some((i) => namesWritten(i).includes(a.name)));
-      out.set(a.name, { ...known, dtype: known.dtype ?? a.dtype, isInput: known.isInput || (a.isInput && !writtenBefore), isOutput: known.isOutput || a.isOutput });
+      if (!same)
+        throw new LoomError(
+          `fuseKernels: the argument '${a.name}' is declared differently in kernel ${idx} than before`,
+        );
+      const writtenBefore = kernels
+        .slice(0, idx)
+        .some((p) => p.instructions.some((i) => namesWritten(i).includes(a.name)));
+      out.set(a.name, {
+        ...known,
+        dtype: known.dtype ?? a.dtype,
+        isInput: known.isInput || (a.isInput && !writtenBefore),
+        isOutput: known.isOutput || a.isOutput,
+      });
     }
   });
   return [...out.values()];
 }
 
-function mergeMaps<V>(maps: readonly ReadonlyMap<string, V>[], what: string, same: (a: V, b: V) => boolean): Map<string, V> {
+function mergeMaps<V>(
+  maps: readonly ReadonlyMap<string, V>[],
+  what: string,
+  same: (a: V, b: V) => boolean,
+): Map<string, V> {
   const out = new Map<string, V>();
   for (const m of maps) {
     for (const [k, v] of m) {
       const known = out.get(k);
-      if (known !== undefined && !same(known, v)) throw new LoomError(`fuseKernels: the kernels disagree on the ${what} of '${k}'`);
+      if (known !== undefined && !same(known, v))
+        throw new LoomError(`fuseKernels: the kernels disagree on the ${what} of '${k}'`);
       out.set(k, v);
     }
   }

@@ -12,10 +12,14 @@ import { instructionsWithin, type Within } from './match.ts';
 /** `addInamesToInsn(knl, 'i', 'id:fetch')`: the instructions picked also run inside these loops. */
 export function addInamesToInsn(knl: LoopKernel, inames: string | readonly string[], within: Within): LoopKernel {
   const list = nameList(inames);
-  for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`addInamesToInsn: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  for (const n of list)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`addInamesToInsn: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const chosen = instructionsWithin(knl, within, 'addInamesToInsn', true);
   const instructions = knl.instructions.map((insn) =>
-    chosen.has(insn.id) ? { ...insn, withinInames: [...insn.withinInames, ...list.filter((n) => !insn.withinInames.includes(n))] } : insn,
+    chosen.has(insn.id)
+      ? { ...insn, withinInames: [...insn.withinInames, ...list.filter((n) => !insn.withinInames.includes(n))] }
+      : insn,
   );
   return knl.with({ instructions });
 }
@@ -32,11 +36,17 @@ export function removeInamesFromInsn(knl: LoopKernel, inames: string | readonly 
     if (!chosen.has(insn.id)) return insn;
     const kept = insn.withinInames.filter((n) => !list.includes(n));
     if (kept.length === insn.withinInames.length) {
-      throw new LoomError(`removeInamesFromInsn: instruction '${insn.id}' runs in none of '${list.join("', '")}' (it runs in ${insn.withinInames.join(', ') || 'no loop'})`);
+      throw new LoomError(
+        `removeInamesFromInsn: instruction '${insn.id}' runs in none of '${list.join("', '")}' (it runs in ${insn.withinInames.join(', ') || 'no loop'})`,
+      );
     }
     const read = new Set(readExpressions(insn, knl.substitutions).flatMap((e) => [...freeVariables(e)]));
     const used = list.filter((n) => read.has(n));
-    if (used.length) throw new LoomError(`removeInamesFromInsn: instruction '${insn.id}' uses '${used.join("', '")}'; it cannot leave that loop`, insn.span);
+    if (used.length)
+      throw new LoomError(
+        `removeInamesFromInsn: instruction '${insn.id}' uses '${used.join("', '")}'; it cannot leave that loop`,
+        insn.span,
+      );
     return { ...insn, withinInames: kept };
   });
   return knl.with({ instructions });
@@ -58,7 +68,10 @@ export function addInamesForUnusedHwAxes(knl: LoopKernel, within?: Within): Loop
   for (const kind of ['l', 'g']) {
     const axes = [...byAxis.keys()].filter((k) => k.startsWith(kind)).map((k) => Number(k.slice(2)));
     for (let a = 0; a < Math.max(-1, ...axes); a++) {
-      if (!axes.includes(a)) throw new LoomError(`addInamesForUnusedHwAxes: axis ${kind}.${a} is unused while ${kind}.${Math.max(...axes)} is used`);
+      if (!axes.includes(a))
+        throw new LoomError(
+          `addInamesForUnusedHwAxes: axis ${kind}.${a} is unused while ${kind}.${Math.max(...axes)} is used`,
+        );
     }
   }
   const chosen = instructionsWithin(knl, within, 'addInamesForUnusedHwAxes: option within', within !== undefined);

@@ -19,15 +19,22 @@ import { instructionsWithin, type Within } from './match.ts';
  * anything but the id: dependencies and `nosync` entries name instructions by their ids.
  */
 export function mapInstructions(knl: LoopKernel, within: Within, f: (insn: Instruction) => Instruction): LoopKernel {
-  if (typeof f !== 'function') throw new LoomError(`mapInstructions: the third argument must be a function from instruction to instruction, got ${typeof f}`);
+  if (typeof f !== 'function')
+    throw new LoomError(
+      `mapInstructions: the third argument must be a function from instruction to instruction, got ${typeof f}`,
+    );
   const chosen = instructionsWithin(knl, within, 'mapInstructions');
   const instructions = knl.instructions.map((insn) => {
     if (!chosen.has(insn.id)) return insn;
     const mapped = f(insn);
     if (typeof mapped !== 'object' || mapped === null)
-      throw new LoomError(`mapInstructions: the function returned ${String(mapped)} for instruction '${insn.id}', not an instruction`);
+      throw new LoomError(
+        `mapInstructions: the function returned ${String(mapped)} for instruction '${insn.id}', not an instruction`,
+      );
     if (mapped.id !== insn.id)
-      throw new LoomError(`mapInstructions: the function changed the id of '${insn.id}' to '${mapped.id}'; rename instructions with replaceInstructionIds`);
+      throw new LoomError(
+        `mapInstructions: the function changed the id of '${insn.id}' to '${mapped.id}'; rename instructions with replaceInstructionIds`,
+      );
     return mapped;
   });
   return knl.with({ instructions });
@@ -64,16 +71,25 @@ export function uniquifyInstructionIds(knl: LoopKernel): LoopKernel {
  * only where these conditions hold (loopy's `remove_predicates_from_insn`). A predicate is
  * named as written (`'cond'`, `'i > 5'`) or as an expression; one an instruction lacks is ignored.
  */
-export function removePredicatesFromInsn(knl: LoopKernel, predicates: string | readonly (string | Expr)[], within: Within): LoopKernel {
-  const list = typeof predicates === 'string' ? [predicates] : Array.isArray(predicates) ? predicates : badPredicates(predicates);
+export function removePredicatesFromInsn(
+  knl: LoopKernel,
+  predicates: string | readonly (string | Expr)[],
+  within: Within,
+): LoopKernel {
+  const list =
+    typeof predicates === 'string' ? [predicates] : Array.isArray(predicates) ? predicates : badPredicates(predicates);
   const removed = new Set(list.map((p) => (typeof p === 'string' ? printExpr(parseExpression(p)) : printExpr(p))));
   const chosen = instructionsWithin(knl, within, 'removePredicatesFromInsn', true);
-  const instructions = knl.instructions.map((insn) => (chosen.has(insn.id) ? { ...insn, predicates: insn.predicates.filter((p) => !removed.has(printExpr(p))) } : insn));
+  const instructions = knl.instructions.map((insn) =>
+    chosen.has(insn.id) ? { ...insn, predicates: insn.predicates.filter((p) => !removed.has(printExpr(p))) } : insn,
+  );
   return knl.with({ instructions });
 }
 
 function badPredicates(predicates: unknown): never {
-  throw new LoomError(`removePredicatesFromInsn: the predicates must be a list of conditions (['cond', 'i > 5']), got ${typeof predicates}`);
+  throw new LoomError(
+    `removePredicatesFromInsn: the predicates must be a list of conditions (['cond', 'i > 5']), got ${typeof predicates}`,
+  );
 }
 
 /**
@@ -100,14 +116,24 @@ export function simplifyIndices(knl: LoopKernel): LoopKernel {
       const set = domainOf(knl, insn.withinInames);
       const decide = (x: Expr): Expr => {
         const inner = mapChildren(x, decide);
-        if (inner.kind !== 'binary' || (inner.op !== '//' && inner.op !== '%') || inner.right.kind !== 'int' || inner.right.value <= 0) return inner;
+        if (
+          inner.kind !== 'binary' ||
+          (inner.op !== '//' && inner.op !== '%') ||
+          inner.right.kind !== 'int' ||
+          inner.right.value <= 0
+        )
+          return inner;
         const range = indexRange(inner.left, set, knl.assumptions);
         if (!range) return inner;
         const divisor = Number(inner.right.value);
         const [lo, hi] = [Math.floor(range[0] / divisor), Math.floor(range[1] / divisor)];
         if (lo !== hi) return inner;
         // the quotient is one constant over the domain: `x // d` is it, `x % d` is `x - d*it`
-        return inner.op === '//' ? int(lo) : lo === 0 ? inner.left : simplify(parseExpression(`(${printExpr(inner.left)}) - ${divisor * lo}`), { integer: true });
+        return inner.op === '//'
+          ? int(lo)
+          : lo === 0
+            ? inner.left
+            : simplify(parseExpression(`(${printExpr(inner.left)}) - ${divisor * lo}`), { integer: true });
       };
       const rewrite = (x: Expr): Expr => {
         if (x.kind !== 'subscript') return mapChildren(x, rewrite);

@@ -10,7 +10,13 @@ import { uniqueName } from '../kernel/rename.ts';
 import { instructionsWithin, type Within } from './match.ts';
 
 /** The options addBarrier reads; any other key is an error. */
-const ADD_BARRIER_OPTIONS = optionKeys<AddBarrierOptions>()(['id', 'memKind', 'synchronizationKind', 'tags', 'withinInames']);
+const ADD_BARRIER_OPTIONS = optionKeys<AddBarrierOptions>()([
+  'id',
+  'memKind',
+  'synchronizationKind',
+  'tags',
+  'withinInames',
+]);
 
 /**
  * `removeInstructions(knl, 'id:a or id:b')`: the instructions go; those that waited for
@@ -43,7 +49,8 @@ export function removeInstructions(knl: LoopKernel, within: Within): LoopKernel 
 
 /** `setInstructionPriority(knl, 'id:fetch*', 5)`: among instructions free to go first, higher priorities do. */
 export function setInstructionPriority(knl: LoopKernel, within: Within, priority: number): LoopKernel {
-  if (!Number.isInteger(priority)) throw new LoomError(`setInstructionPriority: the priority must be an integer, got ${priority}`);
+  if (!Number.isInteger(priority))
+    throw new LoomError(`setInstructionPriority: the priority must be an integer, got ${priority}`);
   const chosen = instructionsWithin(knl, within, 'setInstructionPriority', true);
   return knl.with({ instructions: knl.instructions.map((i) => (chosen.has(i.id) ? { ...i, priority } : i)) });
 }
@@ -65,10 +72,15 @@ export function addDependency(knl: LoopKernel, within: Within, dependsOn: Within
  * `replaceInstructionIds(knl, { a: ['a1', 'a2'] })`: every dependency on `a` becomes one on
  * `a1` and `a2` (loopy's replace_instruction_ids; the instruction `a` itself is untouched).
  */
-export function replaceInstructionIds(knl: LoopKernel, replacements: Readonly<Record<string, readonly string[]>>): LoopKernel {
+export function replaceInstructionIds(
+  knl: LoopKernel,
+  replacements: Readonly<Record<string, readonly string[]>>,
+): LoopKernel {
   const ids = new Set(knl.instructions.map((i) => i.id));
   for (const [old, news] of Object.entries(replacements)) {
-    for (const n of news) if (!ids.has(n)) throw new LoomError(`replaceInstructionIds: '${old}' is replaced by '${n}', which is no instruction`);
+    for (const n of news)
+      if (!ids.has(n))
+        throw new LoomError(`replaceInstructionIds: '${old}' is replaced by '${n}', which is no instruction`);
   }
   const swap = (id: string) => replacements[id] ?? [id];
   const instructions = knl.instructions.map((insn) => ({
@@ -86,7 +98,11 @@ export function replaceInstructionIds(knl: LoopKernel, replacements: Readonly<Re
 export function tagInstructions(knl: LoopKernel, tag: string, within?: Within): LoopKernel {
   checkName(tag, 'tagInstructions: the tag');
   const chosen = instructionsWithin(knl, within, 'tagInstructions: option within', within !== undefined);
-  return knl.with({ instructions: knl.instructions.map((i) => (chosen.has(i.id) && !i.tags.includes(tag) ? { ...i, tags: [...i.tags, tag] } : i)) });
+  return knl.with({
+    instructions: knl.instructions.map((i) =>
+      chosen.has(i.id) && !i.tags.includes(tag) ? { ...i, tags: [...i.tags, tag] } : i,
+    ),
+  });
 }
 
 /** Options of `addBarrier`. */
@@ -107,19 +123,28 @@ export interface AddBarrierOptions {
  * `addBarrier(knl, 'id:transpose', 'id:double')`: a barrier after the instructions `before`
  * picks and before those `after` picks (loopy's add_barrier).
  */
-export function addBarrier(knl: LoopKernel, before: Within, after: Within, options: AddBarrierOptions = {}): LoopKernel {
+export function addBarrier(
+  knl: LoopKernel,
+  before: Within,
+  after: Within,
+  options: AddBarrierOptions = {},
+): LoopKernel {
   checkOptionKeys('addBarrier', options, ADD_BARRIER_OPTIONS);
   const kind = options.synchronizationKind ?? 'global';
-  if (kind !== 'global' && kind !== 'local') throw new LoomError(`addBarrier: synchronizationKind must be 'global' or 'local', got '${String(kind)}'`);
+  if (kind !== 'global' && kind !== 'local')
+    throw new LoomError(`addBarrier: synchronizationKind must be 'global' or 'local', got '${String(kind)}'`);
   if (options.memKind !== undefined && options.memKind !== 'global' && options.memKind !== 'local')
     throw new LoomError(`addBarrier: memKind must be 'global' or 'local', got '${String(options.memKind)}'`);
-  if (kind === 'global' && options.memKind === 'local') throw new LoomError('addBarrier: a global barrier makes all memory consistent; memKind local does not apply');
-  for (const n of options.withinInames ?? []) if (!knl.inames.includes(n)) throw new LoomError(`addBarrier: unknown iname '${n}' in withinInames`);
+  if (kind === 'global' && options.memKind === 'local')
+    throw new LoomError('addBarrier: a global barrier makes all memory consistent; memKind local does not apply');
+  for (const n of options.withinInames ?? [])
+    if (!knl.inames.includes(n)) throw new LoomError(`addBarrier: unknown iname '${n}' in withinInames`);
   const first = instructionsWithin(knl, before, 'addBarrier: the instructions before', true);
   const then = instructionsWithin(knl, after, 'addBarrier: the instructions after', true);
   const ids = new Set(knl.instructions.map((i) => i.id));
   if (options.id !== undefined) checkName(options.id, 'addBarrier: option id');
-  if (options.id !== undefined && ids.has(options.id)) throw new LoomError(`addBarrier: the instruction id '${options.id}' is already used`);
+  if (options.id !== undefined && ids.has(options.id))
+    throw new LoomError(`addBarrier: the instruction id '${options.id}' is already used`);
   const id = options.id ?? uniqueName(`${kind[0]}barrier`, ids);
   const barrier: Instruction = {
     kind: 'barrier',
@@ -138,8 +163,11 @@ export function addBarrier(knl: LoopKernel, before: Within, after: Within, optio
     atomic: false,
   };
   const instructions = knl.instructions.flatMap((insn) => {
-    const updated = then.has(insn.id) && !insn.dependsOn.includes(id) ? { ...insn, dependsOn: [...insn.dependsOn, id] } : insn;
-    return first.has(insn.id) && insn === knl.instructions.filter((i) => first.has(i.id)).at(-1) ? [updated, barrier] : [updated];
+    const updated =
+      then.has(insn.id) && !insn.dependsOn.includes(id) ? { ...insn, dependsOn: [...insn.dependsOn, id] } : insn;
+    return first.has(insn.id) && insn === knl.instructions.filter((i) => first.has(i.id)).at(-1)
+      ? [updated, barrier]
+      : [updated];
   });
   return knl.with({ instructions });
 }

@@ -49,11 +49,18 @@ interface Extent {
 }
 
 /** Joins several inames into one that runs over their product (loopy's `join_inames`). */
-export function joinInames(knl: LoopKernel, inames: string | readonly string[], newIname?: string, options: JoinInamesOptions = {}): LoopKernel {
+export function joinInames(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  newIname?: string,
+  options: JoinInamesOptions = {},
+): LoopKernel {
   checkOptionKeys('joinInames', options, JOIN_INAMES_OPTIONS);
   const list = nameList(inames);
   if (options.within !== undefined) {
-    for (const n of list) if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+    for (const n of list)
+      if (!knl.inames.includes(n))
+        throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
     const chosen = instructionsWithin(knl, options.within, 'joinInames: option within', true);
     const { kernel, names } = isolateInames(knl, list, chosen);
     const joined = newIname ?? list.join('_and_');
@@ -67,7 +74,13 @@ export function joinInames(knl: LoopKernel, inames: string | readonly string[], 
   const inherited = inheritedTag(knl, list, options.tag !== undefined);
   checkJoinable(knl, list);
   knl = withoutBoundsImpliedByParents(knl, list);
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+  ]);
   // a name of our choosing steps aside; a name the caller chose must be free
   const joined = newIname ?? uniqueName(list.join('_and_'), taken);
   checkName(joined, 'joinInames: the new iname');
@@ -91,7 +104,10 @@ export function joinInames(knl: LoopKernel, inames: string | readonly string[], 
   }
 
   const rewritten = mapKernelExpressions(knl, (e) => replaceJoined(e, list, joined, values), { what: 'joinInames' });
-  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: replaceInList(insn.withinInames, list, joined) }));
+  const instructions = rewritten.instructions.map((insn) => ({
+    ...insn,
+    withinInames: replaceInList(insn.withinInames, list, joined),
+  }));
   const loopPriorities = knl.loopPriorities.map((p) => replaceInList(p, list, joined));
   let result = rewritten.with({ domains, instructions, loopPriorities });
   const inameTags = new Map([...result.inameTags].filter(([n]) => !list.includes(n)));
@@ -124,19 +140,29 @@ function inheritedTag(knl: LoopKernel, list: readonly string[], tagGiven: boolea
       `joinInames: '${list[0]}' is tagged '${first}' and '${other}' '${tagToString(tags[list.indexOf(other)])}'; only loops with the same tag (or none) can be joined`,
     );
   }
-  if (tags[0]!.kind === 'vec') throw new LoomError(`joinInames: '${list[0]}' is tagged 'vec'; vector lanes cannot be joined (join, then tag the result)`);
+  if (tags[0]!.kind === 'vec')
+    throw new LoomError(
+      `joinInames: '${list[0]}' is tagged 'vec'; vector lanes cannot be joined (join, then tag the result)`,
+    );
   return first;
 }
 
 function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
-  if (list.length < 2) throw new LoomError(`joinInames: give at least two inames to join (got ${list.length === 0 ? 'none' : `'${list[0]}'`}; renameIname renames one)`);
-  if (new Set(list).size !== list.length) throw new LoomError(`joinInames: an iname is listed twice in '${list.join(', ')}'`);
+  if (list.length < 2)
+    throw new LoomError(
+      `joinInames: give at least two inames to join (got ${list.length === 0 ? 'none' : `'${list[0]}'`}; renameIname renames one)`,
+    );
+  if (new Set(list).size !== list.length)
+    throw new LoomError(`joinInames: an iname is listed twice in '${list.join(', ')}'`);
   for (const n of list) {
-    if (!knl.inames.includes(n)) throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+    if (!knl.inames.includes(n))
+      throw new LoomError(`joinInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
     if (knl.loopSlabs.has(n)) throw new LoomError(`joinInames: '${n}' has slabs; join before asking for slabs`);
     const nested = knl.domains.find((d) => d.params.includes(n));
     if (nested) {
-      throw new LoomError(`joinInames: the bounds of ${nested.dims.map((d) => `'${d}'`).join(', ')} depend on '${n}' (${nested.toString()}); only independent loops can be joined`);
+      throw new LoomError(
+        `joinInames: the bounds of ${nested.dims.map((d) => `'${d}'`).join(', ')} depend on '${n}' (${nested.toString()}); only independent loops can be joined`,
+      );
     }
   }
   // The joined loops must be used together: an instruction inside `i` but not `j`
@@ -146,7 +172,9 @@ function checkJoinable(knl: LoopKernel, list: readonly string[]): void {
     const within = insn.withinInames.filter((n) => joined.has(n));
     if (within.length > 0 && within.length < list.length) {
       const missing = list.filter((n) => !within.includes(n));
-      throw new LoomError(`joinInames: instruction '${insn.id}' is inside '${within.join("', '")}' but not '${missing.join("', '")}'; joining would repeat it`);
+      throw new LoomError(
+        `joinInames: instruction '${insn.id}' is inside '${within.join("', '")}' but not '${missing.join("', '")}'; joining would repeat it`,
+      );
     }
     for (const e of [insn.expression, ...insn.predicates]) {
       if (!e) continue;
@@ -202,7 +230,9 @@ function boxOf(knl: LoopKernel, list: readonly string[]): { extents: Extent[]; c
           : domain.dims.includes(other)
             ? `'${about}' is tied to the iname '${other}'`
             : `the bounds of '${about}' depend on '${other}'`;
-        throw new LoomError(`joinInames: ${why} in ${domain.toString()}; only loops with constant bounds over a rectangle can be joined (fixParameters can make bounds constant)`);
+        throw new LoomError(
+          `joinInames: ${why} in ${domain.toString()}; only loops with constant bounds over a rectangle can be joined (fixParameters can make bounds constant)`,
+        );
       }
       coupled.push(c);
     }
@@ -211,7 +241,8 @@ function boxOf(knl: LoopKernel, list: readonly string[]): { extents: Extent[]; c
   const extents = list.map((iname) => {
     const lowers = set.lowerBounds(iname, []).map((b) => Math.ceil(b.expr.constant / b.divisor));
     const uppers = set.upperBounds(iname, []).map((b) => Math.floor(b.expr.constant / b.divisor));
-    if (!lowers.length || !uppers.length) throw new LoomError(`joinInames: '${iname}' has no ${lowers.length ? 'upper' : 'lower'} bound`);
+    if (!lowers.length || !uppers.length)
+      throw new LoomError(`joinInames: '${iname}' has no ${lowers.length ? 'upper' : 'lower'} bound`);
     const lower = Math.max(...lowers);
     const length = Math.min(...uppers) - lower + 1;
     if (length <= 0) throw new LoomError(`joinInames: the loop over '${iname}' is empty`);
@@ -242,7 +273,13 @@ function boxConstraints({ iname, lower, length }: Extent): Constraint[] {
  * that had one; the old inames and their box constraints leave every domain. A domain
  * left without inames hands its remaining conditions (on parameters) to the new one.
  */
-function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, total: number, coupled: readonly Constraint[]): BasicSet[] {
+function joinDomains(
+  knl: LoopKernel,
+  list: readonly string[],
+  joined: string,
+  total: number,
+  coupled: readonly Constraint[],
+): BasicSet[] {
   const homes = [...new Set(list.map((n) => homeDomainIndex(knl, n)))].sort((a, b) => a - b);
   const old = new Set(list);
   const range: Constraint[] = [
@@ -250,7 +287,12 @@ function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, t
     { kind: 'ge', expr: Linear.constant(total - 1).sub(Linear.variable(joined)) },
   ];
   const strip = (d: BasicSet, extraDims: (dims: string[]) => string[], extra: readonly Constraint[]) =>
-    BasicSet.fromConstraints(d.params, extraDims(d.dims.filter((n) => !old.has(n))), [...d.constraints.filter((c) => !coupled.includes(c)), ...extra], d.existentials);
+    BasicSet.fromConstraints(
+      d.params,
+      extraDims(d.dims.filter((n) => !old.has(n))),
+      [...d.constraints.filter((c) => !coupled.includes(c)), ...extra],
+      d.existentials,
+    );
 
   const first = knl.domains[homes[0]];
   const at = first.dims.findIndex((n) => old.has(n));
@@ -272,7 +314,8 @@ function joinDomains(knl: LoopKernel, list: readonly string[], joined: string, t
 function replaceJoined(e: Expr, list: readonly string[], joined: string, values: ReadonlyMap<string, Expr>): Expr {
   return mapExpr(e, (x) => {
     if (x.kind === 'var') return values.get(x.name) ?? x;
-    if (x.kind === 'reduce' && x.inames.some((n) => list.includes(n))) return reduce(x.op, replaceInList(x.inames, list, joined), x.operands, x.simultaneous);
+    if (x.kind === 'reduce' && x.inames.some((n) => list.includes(n)))
+      return reduce(x.op, replaceInList(x.inames, list, joined), x.operands, x.simultaneous);
     return x;
   });
 }

@@ -35,11 +35,17 @@ export function mapDomain(knl: LoopKernel, map: string): LoopKernel {
 }
 
 /** Replaces inames by new ones related to them by affine equations (loopy's `affine_map_inames`). */
-export function affineMapInames(knl: LoopKernel, oldInames: string | readonly string[], newInames: string | readonly string[], equations: string | readonly string[]): LoopKernel {
+export function affineMapInames(
+  knl: LoopKernel,
+  oldInames: string | readonly string[],
+  newInames: string | readonly string[],
+  equations: string | readonly string[],
+): LoopKernel {
   const inputs = nameList(oldInames);
   const outputs = nameList(newInames);
   const eqs = typeof equations === 'string' ? [equations] : equations;
-  for (const e of eqs) if (!/^[^=]+=[^=]+$/.test(e)) throw new LoomError(`affineMapInames: '${e}' is not an equation 'lhs = rhs'`);
+  for (const e of eqs)
+    if (!/^[^=]+=[^=]+$/.test(e)) throw new LoomError(`affineMapInames: '${e}' is not an equation 'lhs = rhs'`);
   const text = `{ [${inputs.join(', ')}] -> [${outputs.join(', ')}] : ${eqs.join(' and ')} }`;
   return applyMap(knl, parseMap(text), 'affineMapInames');
 }
@@ -56,7 +62,11 @@ function parseMap(text: string): ParsedMap {
   const arrow = close < 0 ? null : /^\s*->\s*\[/.exec(text.slice(close + 1));
   if (!arrow) {
     const at = brace < 0 ? 0 : open < 0 ? brace : close < 0 ? open : close;
-    throw new LoomError("mapDomain: expected a map '[params] -> { [old inames] -> [new inames] : conditions }'", { text, start: at, end: at + 1 });
+    throw new LoomError("mapDomain: expected a map '[params] -> { [old inames] -> [new inames] : conditions }'", {
+      text,
+      start: at,
+      end: at + 1,
+    });
   }
   const inputs = text
     .slice(open + 1, close)
@@ -67,7 +77,8 @@ function parseMap(text: string): ParsedMap {
   const set = BasicSet.parse(joined);
   const outputs = set.dims.slice(inputs.length);
   const twice = inputs.find((n) => outputs.includes(n));
-  if (twice !== undefined) throw new LoomError(`mapDomain: '${twice}' is both an old and a new iname; give the new one another name`);
+  if (twice !== undefined)
+    throw new LoomError(`mapDomain: '${twice}' is both an old and a new iname; give the new one another name`);
   return { set, inputs, outputs };
 }
 
@@ -78,26 +89,45 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
   const values = solveInputs(map, what);
 
   // the map applies to the one domain holding all of its old inames
-  const applicable = knl.domains.map((d, k) => ({ d, k })).filter(({ d }) => inputs.every((n) => d.dims.includes(n) || d.params.includes(n)));
+  const applicable = knl.domains
+    .map((d, k) => ({ d, k }))
+    .filter(({ d }) => inputs.every((n) => d.dims.includes(n) || d.params.includes(n)));
   const rules = 'The map must be applicable to exactly one domain: one whose inames include all of its old inames.';
   if (applicable.length !== 1) {
-    throw new LoomError(`${what}: the map ${applicable.length === 0 ? 'was not applicable to any domain' : 'was applicable to more than one domain'}. ${rules}`);
+    throw new LoomError(
+      `${what}: the map ${applicable.length === 0 ? 'was not applicable to any domain' : 'was applicable to more than one domain'}. ${rules}`,
+    );
   }
   const { d: home, k: index } = applicable[0];
   const asParam = inputs.find((n) => !home.dims.includes(n));
-  if (asParam !== undefined) throw new LoomError(`${what}: '${asParam}' bounds another domain's loops; map the inames of a domain no other domain depends on`);
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.domains.flatMap((d) => d.params)]);
+  if (asParam !== undefined)
+    throw new LoomError(
+      `${what}: '${asParam}' bounds another domain's loops; map the inames of a domain no other domain depends on`,
+    );
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+    ...knl.domains.flatMap((d) => d.params),
+  ]);
   for (const n of outputs) {
     checkName(n, `${what}: a new iname`);
     if (taken.has(n)) throw new LoomError(`${what}: the new iname '${n}' is already used in the kernel`);
   }
   for (const n of inputs) {
     const tag = knl.inameTags.get(n);
-    if (tag && tag.kind !== 'for') throw new LoomError(`${what}: '${n}' is tagged '${tagToString(tag)}'; map the domain before tagging (and tag the new inames)`);
+    if (tag && tag.kind !== 'for')
+      throw new LoomError(
+        `${what}: '${n}' is tagged '${tagToString(tag)}'; map the domain before tagging (and tag the new inames)`,
+      );
     if (knl.loopSlabs.has(n)) throw new LoomError(`${what}: '${n}' has slabs; map the domain before asking for slabs`);
   }
   const prioritized = knl.loopPriorities.find((p) => p.some((n) => inputs.includes(n)));
-  if (prioritized) throw new LoomError(`${what}: the loop priority (${prioritized.join(', ')}) contains iname(s) the map transforms; prioritize the new inames after mapping`);
+  if (prioritized)
+    throw new LoomError(
+      `${what}: the loop priority (${prioritized.join(', ')}) contains iname(s) the map transforms; prioritize the new inames after mapping`,
+    );
   for (const insn of knl.instructions) {
     const within = inputs.filter((n) => insn.withinInames.includes(n));
     if (within.length && within.length < inputs.length) {
@@ -108,14 +138,22 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
   }
 
   // the image: the old inames' values substituted into the domain and the map's conditions
-  const substituteAll = (c: Constraint): Constraint => ({ kind: c.kind, expr: inputs.reduce((e, n) => e.substitute(n, values.get(n)!), c.expr) });
+  const substituteAll = (c: Constraint): Constraint => ({
+    kind: c.kind,
+    expr: inputs.reduce((e, n) => e.substitute(n, values.get(n)!), c.expr),
+  });
   const dims = [...home.dims.filter((n) => !inputs.includes(n)), ...outputs];
   const renamedExistentials = map.set.existentials.map((e) => `${e}__map`);
   const mapConstraints = map.set.constraints.map((c) => ({
     kind: c.kind,
     expr: map.set.existentials.reduce((e, x, k) => e.substitute(x, Linear.variable(renamedExistentials[k])), c.expr),
   }));
-  const image = BasicSet.fromConstraints(home.params, dims, [...home.constraints, ...mapConstraints].map(substituteAll), [...home.existentials, ...renamedExistentials]);
+  const image = BasicSet.fromConstraints(
+    home.params,
+    dims,
+    [...home.constraints, ...mapConstraints].map(substituteAll),
+    [...home.existentials, ...renamedExistentials],
+  );
   const domains = knl.domains.map((d, k) => (k === index ? image : d));
 
   const exprOf = new Map(inputs.map((n) => [n, fromLinear(values.get(n)!)] as const));
@@ -126,12 +164,16 @@ function applyMap(knl: LoopKernel, map: ParsedMap, what: string): LoopKernel {
       const reduced = inputs.filter((n) => x.inames.includes(n));
       if (reduced.length === 0) return x;
       if (reduced.length < inputs.length)
-        throw new LoomError(`${what}: a ${x.op} reduction over ${x.inames.join(', ')} involves only a part of the mapped inames; reductions must involve all or none of them`);
+        throw new LoomError(
+          `${what}: a ${x.op} reduction over ${x.inames.join(', ')} involves only a part of the mapped inames; reductions must involve all or none of them`,
+        );
       return reduce(x.op, [...x.inames.filter((n) => !inputs.includes(n)), ...outputs], x.operands, x.simultaneous);
     });
   const rewritten = mapKernelExpressions(knl.with({ domains }), rewrite, { what });
   const instructions = rewritten.instructions.map((insn) =>
-    insn.withinInames.some((n) => inputs.includes(n)) ? { ...insn, withinInames: [...insn.withinInames.filter((n) => !inputs.includes(n)), ...outputs] } : insn,
+    insn.withinInames.some((n) => inputs.includes(n))
+      ? { ...insn, withinInames: [...insn.withinInames.filter((n) => !inputs.includes(n)), ...outputs] }
+      : insn,
   );
   return rewritten.with({ instructions });
 }
@@ -158,7 +200,10 @@ function checkBijective({ set, inputs, outputs }: ParsedMap, what: string): void
         },
       ]);
       if (!apart.isEmpty()) {
-        const side = same === inputs ? 'an old point has several images' : `several old points have the same image (they differ in '${n}')`;
+        const side =
+          same === inputs
+            ? 'an old point has several images'
+            : `several old points have the same image (they differ in '${n}')`;
         throw new LoomError(`${what}: the map must be bijective, and ${side}: ${set.toString()}`);
       }
     }
@@ -209,12 +254,16 @@ function solveInputs({ set, inputs }: ParsedMap, what: string): Map<string, Line
     const value = values.get(v);
     const free = value?.numerator.variables.filter((n) => unknowns.includes(n)) ?? [];
     if (!value || free.length) {
-      throw new LoomError(`${what}: '${v}' cannot be expressed as an affine function of the new inames from the map's equalities (${set.toString()})`);
+      throw new LoomError(
+        `${what}: '${v}' cannot be expressed as an affine function of the new inames from the map's equalities (${set.toString()})`,
+      );
     }
     const g = gcd(value.numerator.coefficientGcd(), gcd(value.numerator.constant, value.denominator));
     const d = value.denominator / (g || 1);
     if (Math.abs(d) !== 1)
-      throw new LoomError(`${what}: '${v}' is not an integer affine function of the new inames (${value.numerator.toString()} divided by ${value.denominator})`);
+      throw new LoomError(
+        `${what}: '${v}' is not an integer affine function of the new inames (${value.numerator.toString()} divided by ${value.denominator})`,
+      );
     out.set(
       v,
       Linear.of(

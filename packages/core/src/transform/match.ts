@@ -48,13 +48,16 @@ interface Token {
 export function parseMatch(within: Within, what = 'within'): MatchExpr {
   if (within === undefined) return { kind: 'all' };
   if (typeof within !== 'string') {
-    if (!Array.isArray(within)) throw new LoomError(`${what}: expected a match expression or a list of them, got ${typeof within}`);
-    if (within.length === 0) throw new LoomError(`${what}: an empty list matches nothing; leave the option out to match every instruction`);
+    if (!Array.isArray(within))
+      throw new LoomError(`${what}: expected a match expression or a list of them, got ${typeof within}`);
+    if (within.length === 0)
+      throw new LoomError(`${what}: an empty list matches nothing; leave the option out to match every instruction`);
     const children = within.map((w) => parseMatch(String(w), what));
     return children.length === 1 ? children[0] : { kind: 'or', children };
   }
   const tokens = tokenize(within, what);
-  if (tokens.length === 0) throw new LoomError(`${what}: the match expression is empty`, { text: within, start: 0, end: 1 });
+  if (tokens.length === 0)
+    throw new LoomError(`${what}: the match expression is empty`, { text: within, start: 0, end: 1 });
   const parser = new MatchParser(within, tokens, what);
   const result = parser.expression(0);
   parser.expectEnd();
@@ -79,17 +82,36 @@ function tokenize(text: string, what: string): Token[] {
     }
     WORD.lastIndex = k;
     const word = WORD.exec(text);
-    if (!word) throw new LoomError(`${what}: unexpected character '${ch}' in the match expression`, { text, start: k, end: k + 1 });
+    if (!word)
+      throw new LoomError(`${what}: unexpected character '${ch}' in the match expression`, {
+        text,
+        start: k,
+        end: k + 1,
+      });
     const end = k + word[0].length;
     if (text[end] === ':') {
       const prefix = word[0];
       if (!(TERMINALS as readonly string[]).includes(prefix)) {
-        throw new LoomError(`${what}: unknown match kind '${prefix}:' (known: ${TERMINALS.map((t) => `${t}:`).join(', ')})`, { text, start: k, end });
+        throw new LoomError(
+          `${what}: unknown match kind '${prefix}:' (known: ${TERMINALS.map((t) => `${t}:`).join(', ')})`,
+          { text, start: k, end },
+        );
       }
       WORD.lastIndex = end + 1;
       const glob = WORD.exec(text);
-      if (!glob) throw new LoomError(`${what}: '${prefix}:' needs a name or pattern after it`, { text, start: end + 1, end: end + 2 });
-      tokens.push({ kind: 'terminal', terminal: prefix as TerminalKind, glob: glob[0], start: k, end: end + 1 + glob[0].length });
+      if (!glob)
+        throw new LoomError(`${what}: '${prefix}:' needs a name or pattern after it`, {
+          text,
+          start: end + 1,
+          end: end + 2,
+        });
+      tokens.push({
+        kind: 'terminal',
+        terminal: prefix as TerminalKind,
+        glob: glob[0],
+        start: k,
+        end: end + 1 + glob[0].length,
+      });
       k = end + 1 + glob[0].length;
     } else {
       const w = word[0];
@@ -126,12 +148,23 @@ class MatchParser {
 
   expectEnd(): void {
     const next = this.tokens[this.at];
-    if (next) this.fail(next, next.kind === ')' ? 'a closing parenthesis without an opening one' : "expected 'and', 'or' or the end of the expression");
+    if (next)
+      this.fail(
+        next,
+        next.kind === ')'
+          ? 'a closing parenthesis without an opening one'
+          : "expected 'and', 'or' or the end of the expression",
+      );
   }
 
   private operand(): MatchExpr {
     const token = this.tokens[this.at];
-    if (!token) throw new LoomError(`${this.what}: the match expression ends too early`, { text: this.text, start: this.text.length, end: this.text.length + 1 });
+    if (!token)
+      throw new LoomError(`${this.what}: the match expression ends too early`, {
+        text: this.text,
+        start: this.text.length,
+        end: this.text.length + 1,
+      });
     this.at++;
     switch (token.kind) {
       case 'not':
@@ -141,7 +174,11 @@ class MatchParser {
         const close = this.tokens[this.at];
         if (close?.kind !== ')') {
           if (close) this.fail(close, "expected ')'");
-          throw new LoomError(`${this.what}: '(' is never closed`, { text: this.text, start: token.start, end: token.end });
+          throw new LoomError(`${this.what}: '(' is never closed`, {
+            text: this.text,
+            start: token.start,
+            end: token.end,
+          });
         }
         this.at++;
         return inner;
@@ -206,7 +243,9 @@ export function instructionsWithin(knl: LoopKernel, within: Within, what = 'with
   const m = parseMatch(within, what);
   const ids = new Set(knl.instructions.filter((i) => matches(m, knl, i)).map((i) => i.id));
   if (required && ids.size === 0) {
-    throw new LoomError(`${what}: '${[within].flat().join("', '")}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ') || 'none'})`);
+    throw new LoomError(
+      `${what}: '${[within].flat().join("', '")}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ') || 'none'})`,
+    );
   }
   return ids;
 }

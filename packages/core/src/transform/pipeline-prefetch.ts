@@ -55,13 +55,22 @@ export interface PipelinePrefetchOptions {
 }
 
 /** `fetch`: the fetch instructions (a match expression: an id, `writes:a_fetch`, ...); `iname`: the sequential loop they run in. */
-export function pipelinePrefetch(knl: LoopKernel, fetch: Within, iname: string, options: PipelinePrefetchOptions = {}): LoopKernel {
+export function pipelinePrefetch(
+  knl: LoopKernel,
+  fetch: Within,
+  iname: string,
+  options: PipelinePrefetchOptions = {},
+): LoopKernel {
   checkOptionKeys('pipelinePrefetch', options, PIPELINE_PREFETCH_OPTIONS);
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'pipelinePrefetch: option temporaryName');
   checkLoop(knl, iname);
   const picked = findInstructions(knl, fetch);
-  if (picked.length === 0) throw new LoomError(`pipelinePrefetch: '${[fetch].flat().join("', '")}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ')})`);
-  if (picked.length > 1 && options.temporaryName !== undefined) throw new LoomError('pipelinePrefetch: option temporaryName names one temporary; pick one fetch instruction');
+  if (picked.length === 0)
+    throw new LoomError(
+      `pipelinePrefetch: '${[fetch].flat().join("', '")}' matches no instruction (ids: ${knl.instructions.map((i) => i.id).join(', ')})`,
+    );
+  if (picked.length > 1 && options.temporaryName !== undefined)
+    throw new LoomError('pipelinePrefetch: option temporaryName names one temporary; pick one fetch instruction');
   for (const insn of picked) knl = pipelineOne(knl, knl.instruction(insn.id), iname, options);
   return knl;
 }
@@ -77,9 +86,15 @@ function checkLoop(knl: LoopKernel, iname: string): void {
 
 function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options: PipelinePrefetchOptions): LoopKernel {
   const what = `pipelinePrefetch: instruction '${insn.id}'`;
-  if (insn.kind !== 'assign' || insn.assignees.length !== 1 || !insn.expression) throw new LoomError(`${what} is not a single assignment`, insn.span);
-  if (!insn.withinInames.includes(iname)) throw new LoomError(`${what} does not run in loop '${iname}' (it runs in ${insn.withinInames.join(', ') || 'no loop'})`, insn.span);
-  if (reductionInames(insn, knl.substitutions).size) throw new LoomError(`${what} contains a reduction; pipeline a plain load`, insn.span);
+  if (insn.kind !== 'assign' || insn.assignees.length !== 1 || !insn.expression)
+    throw new LoomError(`${what} is not a single assignment`, insn.span);
+  if (!insn.withinInames.includes(iname))
+    throw new LoomError(
+      `${what} does not run in loop '${iname}' (it runs in ${insn.withinInames.join(', ') || 'no loop'})`,
+      insn.span,
+    );
+  if (reductionInames(insn, knl.substitutions).size)
+    throw new LoomError(`${what} contains a reduction; pipeline a plain load`, insn.span);
   const value = insn.expression;
   const written = namesWritten(insn)[0];
   const nested = (i: Instruction) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname);
@@ -97,7 +112,10 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   // reduction over `iname` runs in loops around it); a loop that bounds `iname` is around it
   const range = loopRange(knl, iname, what);
   const inner = insn.withinInames.filter(
-    (n) => n !== iname && !range.parents.includes(n) && knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)),
+    (n) =>
+      n !== iname &&
+      !range.parents.includes(n) &&
+      knl.instructions.every((i) => !i.withinInames.includes(n) || i.withinInames.includes(iname)),
   );
   const outer = insn.withinInames.filter((n) => n !== iname && !inner.includes(n));
   const isAxis = (n: string) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '');
@@ -106,7 +124,12 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const registers = inner.filter((n) => !isAxis(n)).sort((a, b) => lanesLast(a) - lanesLast(b));
   const extents = registers.map((r) => constantRange(knl, r, what));
 
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.instructions.map((i) => i.id)]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.instructions.map((i) => i.id),
+  ]);
   const fresh = (base: string) => {
     const name = uniqueName(base, taken);
     taken.add(name);
@@ -130,16 +153,22 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   const hasNext = !range.set.addConstraints(atNext).isEmpty();
   // a fetch with no loops of its own inside `iname` has no domain to copy: its next step's
   // load is guarded by the bounds of `iname` at `iname + 1` (those one step does not keep)
-  const nextGuard = atNext.filter((c) => !range.set.implies(c)).map((c) => compare(c.kind === 'eq' ? '==' : '>=', fromLinear(c.expr), int(0)));
+  const nextGuard = atNext
+    .filter((c) => !range.set.implies(c))
+    .map((c) => compare(c.kind === 'eq' ? '==' : '>=', fromLinear(c.expr), int(0)));
   const domains = [...knl.domains];
   if (inner.length) {
     const around = innerDomain(knl, inner, [...outer, iname, ...range.parents]);
-    const copy = (names: ReadonlyMap<string, string>) => inner.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
+    const copy = (names: ReadonlyMap<string, string>) =>
+      inner.reduce((d, n) => d.renameVariable(n, names.get(n)!), around);
     if (hasNext) domains.push(atStep(copy(nextOf), iname, shifted, range));
     const first = atStep(copy(firstOf), iname, range.lower, range);
     const stray = first.params.filter((p) => knl.inames.includes(p) && !outer.includes(p));
     if (stray.length)
-      throw new LoomError(`${what}: the bounds of its loops inside '${iname}' depend on '${stray.join("', '")}', which the first step before the loop does not run in`, insn.span);
+      throw new LoomError(
+        `${what}: the bounds of its loops inside '${iname}' depend on '${stray.join("', '")}', which the first step before the loop does not run in`,
+        insn.span,
+      );
     domains.push(first);
   }
 
@@ -156,10 +185,19 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
         );
   // affine indices written out again after the substitution (`16*0 + x` is `x`)
   const at = (e: Expr, values: ReadonlyMap<string, Expr>) =>
-    mapExpr(substitute(e, values), (x) => (x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear) : x));
-  const toNext = new Map<string, Expr>([[iname, fromLinear(shifted)], ...[...nextOf].map(([n, c]) => [n, variable(c)] as const)]);
-  const toFirst = new Map<string, Expr>([[iname, fromLinear(range.lower)], ...[...firstOf].map(([n, c]) => [n, variable(c)] as const)]);
-  const renamedWithin = (names: ReadonlyMap<string, string>, keepLoop: boolean) => insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
+    mapExpr(substitute(e, values), (x) =>
+      x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear) : x,
+    );
+  const toNext = new Map<string, Expr>([
+    [iname, fromLinear(shifted)],
+    ...[...nextOf].map(([n, c]) => [n, variable(c)] as const),
+  ]);
+  const toFirst = new Map<string, Expr>([
+    [iname, fromLinear(range.lower)],
+    ...[...firstOf].map(([n, c]) => [n, variable(c)] as const),
+  ]);
+  const renamedWithin = (names: ReadonlyMap<string, string>, keepLoop: boolean) =>
+    insn.withinInames.filter((n) => keepLoop || n !== iname).map((n) => names.get(n) ?? n);
   const ids = new Set(knl.instructions.map((i) => i.id));
   const outsideDeps = insn.dependsOn.filter((d) => ids.has(d) && !nested(knl.instruction(d)));
   const base = {
@@ -196,7 +234,8 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   // issued first; not what shares a loop with the fetch (a vector staged through registers
   // in the same round), which the loads' loop cannot go around
   const prerequisites = prerequisiteClosure(knl.instructions);
-  const waits = (i: Instruction) => hasNext && nested(i) && prerequisites(i.id).has(insn.id) && !i.withinInames.some((n) => registers.includes(n));
+  const waits = (i: Instruction) =>
+    hasNext && nested(i) && prerequisites(i.id).has(insn.id) && !i.withinInames.some((n) => registers.includes(n));
   const instructions = knl.instructions.flatMap((i): Instruction[] => {
     if (i.id === insn.id) return hasNext ? [store, next] : [store];
     if (waits(i)) return [{ ...i, dependsOn: [...i.dependsOn, nextId] }];
@@ -204,12 +243,19 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   });
   instructions.unshift(first);
   const source = knl.temporaries.get(written) ?? knl.arg(written);
-  const registersTemp: TemporaryVariable = { name: regName, dtype: source?.dtype, shape: extents.map((e) => int(e.max - e.min + 1)), addressSpace: 'private' };
+  const registersTemp: TemporaryVariable = {
+    name: regName,
+    dtype: source?.dtype,
+    shape: extents.map((e) => int(e.max - e.min + 1)),
+    addressSpace: 'private',
+  };
   const tags = new Map(knl.inameTags);
   const copied = hasNext ? [nextOf, firstOf] : [firstOf];
   for (const [n, tag] of knl.inameTags) for (const copies of copied) if (copies.has(n)) tags.set(copies.get(n)!, tag);
   // the copies nest as the loops they copy were asked to (prioritizeLoops)
-  const copiedPriorities = copied.flatMap((copies) => knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)));
+  const copiedPriorities = copied.flatMap((copies) =>
+    knl.loopPriorities.filter((p) => p.every((n) => copies.has(n))).map((p) => p.map((n) => copies.get(n)!)),
+  );
   const result = knl.with({
     domains,
     instructions,
@@ -218,8 +264,11 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
     loopPriorities: [...knl.loopPriorities, ...copiedPriorities],
   });
   const vec = registers.findIndex((r) => knl.inameTags.get(r)?.kind === 'vec');
-  if (vec >= 0 && vec !== registers.length - 1) throw new LoomError(`${what}: more than one of its loops is a vector lane loop`, insn.span);
-  return vec >= 0 ? tagArrayAxes(result, regName, registers.map((_, k) => (k === vec ? 'vec' : 'c')).join(',')) : result;
+  if (vec >= 0 && vec !== registers.length - 1)
+    throw new LoomError(`${what}: more than one of its loops is a vector lane loop`, insn.span);
+  return vec >= 0
+    ? tagArrayAxes(result, regName, registers.map((_, k) => (k === vec ? 'vec' : 'c')).join(','))
+    : result;
 }
 
 /** An affine index written out again (`16*0 + x` is `x`); others as they are. */
@@ -237,17 +286,27 @@ function constantRange(knl: LoopKernel, name: string, what: string): { min: numb
   const lows = constants(set.lowerBounds(name, []), Math.ceil);
   const highs = constants(set.upperBounds(name, []), Math.floor);
   if (lows.length === 0 || highs.length === 0)
-    throw new LoomError(`${what}: its loop '${name}' has no constant bounds; the registers that hold a step's values need a fixed count`);
+    throw new LoomError(
+      `${what}: its loop '${name}' has no constant bounds; the registers that hold a step's values need a fixed count`,
+    );
   return { min: Math.max(...lows), max: Math.min(...highs) };
 }
 
 /** The loop's values over the inames its bounds depend on: its first value and the constraints that bound it. */
-function loopRange(knl: LoopKernel, iname: string, what: string): { lower: Linear; set: BasicSet; constraints: readonly Constraint[]; parents: readonly string[] } {
+function loopRange(
+  knl: LoopKernel,
+  iname: string,
+  what: string,
+): { lower: Linear; set: BasicSet; constraints: readonly Constraint[]; parents: readonly string[] } {
   // the inames its bounds depend on, directly or through others
   const parents: string[] = [];
-  for (const pending = [iname]; pending.length; ) for (const p of parentInames(knl, pending.pop()!)) if (!parents.includes(p)) parents.push(p), pending.push(p);
+  for (const pending = [iname]; pending.length; )
+    for (const p of parentInames(knl, pending.pop()!)) if (!parents.includes(p)) parents.push(p), pending.push(p);
   const set = domainOf(knl, [iname, ...parents], false, false);
-  if (set.existentials.length) throw new LoomError(`${what}: the bounds of loop '${iname}' are not affine (${set.toString()}); its next iteration cannot be tested`);
+  if (set.existentials.length)
+    throw new LoomError(
+      `${what}: the bounds of loop '${iname}' are not affine (${set.toString()}); its next iteration cannot be tested`,
+    );
   const lowers = set.lowerBounds(iname, parents);
   if (lowers.length !== 1 || lowers[0].divisor !== 1)
     throw new LoomError(
@@ -264,13 +323,22 @@ function loopRange(knl: LoopKernel, iname: string, what: string): { lower: Linea
 function innerDomain(knl: LoopKernel, inner: readonly string[], around: readonly string[]): BasicSet {
   const aroundSet = domainOf(knl, around, false, false);
   const set = domainOf(knl, [...inner, ...around], false, false);
-  return set.moveDimsToParams(set.dims.filter((d) => !inner.includes(d))).gist(aroundSet.moveDimsToParams(aroundSet.dims));
+  return set
+    .moveDimsToParams(set.dims.filter((d) => !inner.includes(d)))
+    .gist(aroundSet.moveDimsToParams(aroundSet.dims));
 }
 
 /** A copied domain with `iname` replaced by `at`, bounded to where `iname`'s range holds at `at`. */
-function atStep(copy: BasicSet, iname: string, at: Linear, range: { set: BasicSet; constraints: readonly Constraint[] }): BasicSet {
+function atStep(
+  copy: BasicSet,
+  iname: string,
+  at: Linear,
+  range: { set: BasicSet; constraints: readonly Constraint[] },
+): BasicSet {
   // bounds the range implies go first (clipping a fetch to its array is, for whole tiles): the guard is then the range's own
-  const constraints = [...copy.gist(range.set).constraints, ...range.constraints].map((c) => substituteInConstraint(c, iname, at));
+  const constraints = [...copy.gist(range.set).constraints, ...range.constraints].map((c) =>
+    substituteInConstraint(c, iname, at),
+  );
   const used = new Set(constraints.flatMap((c) => c.expr.variables));
   const params = [
     ...copy.params.filter((p) => p !== iname),

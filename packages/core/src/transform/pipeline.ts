@@ -35,7 +35,11 @@ export function inferUnknownTypes(knl: LoopKernel, options: { readonly expectCom
  * `addDtypes`, then `inferUnknownTypes` (loopy's add_and_infer_dtypes).
  * @param options.expectCompletion a dtype that cannot be inferred yet is an error
  */
-export function addAndInferDtypes(knl: LoopKernel, dtypes: Readonly<Record<string, DType>>, options: { readonly expectCompletion?: boolean } = {}): LoopKernel {
+export function addAndInferDtypes(
+  knl: LoopKernel,
+  dtypes: Readonly<Record<string, DType>>,
+  options: { readonly expectCompletion?: boolean } = {},
+): LoopKernel {
   checkOptionKeys('addAndInferDtypes', options, TYPE_INFERENCE_OPTIONS);
   return inferUnknownTypes(addDtypes(knl, dtypes), options);
 }

@@ -17,7 +17,16 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import type { Call, Expr } from '../expr/nodes.ts';
-import { freeVariables, mapExpr, parseExpression, printExpr, someExpr, substitute, toLinear, walkScoped } from '../expr/index.ts';
+import {
+  freeVariables,
+  mapExpr,
+  parseExpression,
+  printExpr,
+  someExpr,
+  substitute,
+  toLinear,
+  walkScoped,
+} from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -83,12 +92,20 @@ export interface PrecomputeOptions {
  * `subst`: the rule's name, or calls of it (`'f(i_inner, j)'`, a list) whose footprint over
  * the sweep is what is stored; then only the calls inside that footprint read the temporary.
  */
-export function precompute(knl: LoopKernel, subst: string | readonly string[], sweep: string | readonly string[] = [], options: PrecomputeOptions = {}): LoopKernel {
+export function precompute(
+  knl: LoopKernel,
+  subst: string | readonly string[],
+  sweep: string | readonly string[] = [],
+  options: PrecomputeOptions = {},
+): LoopKernel {
   checkOptionKeys('precompute', options, PRECOMPUTE_OPTIONS);
   checkOptionNames(options);
   const { ruleName, generators } = parseUse(knl, subst);
   const rule = knl.substitutions.get(ruleName);
-  if (!rule) throw new LoomError(`precompute: no substitution rule '${ruleName}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`);
+  if (!rule)
+    throw new LoomError(
+      `precompute: no substitution rule '${ruleName}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`,
+    );
   if (options.fetchOuterInames !== undefined && options.precomputeOuterInames !== undefined) {
     throw new LoomError('precompute: give precomputeOuterInames or fetchOuterInames (the same option), not both');
   }
@@ -99,7 +116,10 @@ export function precompute(knl: LoopKernel, subst: string | readonly string[], s
 
   // the value, with the rules it calls written out and its parameters renamed apart from them
   const apart = rule.params.map((_, k) => `__${ruleName}_parameter_${k}`);
-  const body = expandSubstitutions(renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]]))), knl.substitutions);
+  const body = expandSubstitutions(
+    renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]]))),
+    knl.substitutions,
+  );
   const inames = new Set(knl.inames);
   const direct = swept.filter((n) => freeVariables(body).has(n) && inames.has(n));
   const axes = storageOrder(rule, direct, options.storageAxes);
@@ -110,23 +130,38 @@ export function precompute(knl: LoopKernel, subst: string | readonly string[], s
     for (const e of [insn.expression, ...insn.predicates]) {
       if (!e) continue;
       walkScoped(e, (x, bound) => {
-        if (x.kind === 'call' && x.fn === ruleName) uses.push({ instruction: insn, reductionInames: bound, args: useArgs(x, axes, insn.span) });
+        if (x.kind === 'call' && x.fn === ruleName)
+          uses.push({ instruction: insn, reductionInames: bound, args: useArgs(x, axes, insn.span) });
       });
     }
   }
-  if (uses.length === 0) throw new LoomError(`precompute: the rule '${ruleName}' is never used${options.within === undefined ? '' : ' in the instructions within'}`);
+  if (uses.length === 0)
+    throw new LoomError(
+      `precompute: the rule '${ruleName}' is never used${options.within === undefined ? '' : ' in the instructions within'}`,
+    );
   const footprint = generators?.map((g): Use => {
     const named = [...new Set(g.args.flatMap((a) => [...freeVariables(a)]))].filter((n) => inames.has(n));
-    return { instruction: uses[0].instruction, reductionInames: [], args: useArgs(g, axes), points: domainOf(knl, named) };
+    return {
+      instruction: uses[0].instruction,
+      reductionInames: [],
+      args: useArgs(g, axes),
+      points: domainOf(knl, named),
+    };
   });
 
-  const named = typeof options.precomputeInames === 'string' ? list(options.precomputeInames) : options.precomputeInames;
+  const named =
+    typeof options.precomputeInames === 'string' ? list(options.precomputeInames) : options.precomputeInames;
   const names = axes.map((_, k) => named?.[k]);
   const tags = options.storageAxisToTag ?? {};
   // the store runs inside the loops its value names that it does not sweep (E := a[i] swept over i_inner names i_outer)
   const valueInames = [...freeVariables(body)].filter((n) => inames.has(n) && !swept.includes(n));
   const given = options.precomputeOuterInames ?? options.fetchOuterInames;
-  const outer = given === undefined ? (valueInames.length ? valueInames : undefined) : [...new Set([...list(given), ...valueInames])];
+  const outer =
+    given === undefined
+      ? valueInames.length
+        ? valueInames
+        : undefined
+      : [...new Set([...list(given), ...valueInames])];
   return storeFootprint(knl, {
     what: 'precompute',
     base: ruleName,
@@ -143,15 +178,21 @@ export function precompute(knl: LoopKernel, subst: string | readonly string[], s
     defaultTag: options.defaultTag,
     axisTag: (k) => {
       const a = axes[k];
-      const keys = [names[k], a.kind === 'param' ? rule.params[a.index] : a.iname, a.kind === 'param' ? String(a.index) : undefined];
+      const keys = [
+        names[k],
+        a.kind === 'param' ? rule.params[a.index] : a.iname,
+        a.kind === 'param' ? String(a.index) : undefined,
+      ];
       const key = keys.find((x) => x !== undefined && x in tags);
       return key === undefined ? undefined : tags[key];
     },
-    unstored: (k) => (axes[k].stored ? undefined : `storageAxes leaves out ${describe(rule, axes[k])}, which the sweep moves: list it`),
+    unstored: (k) =>
+      axes[k].stored ? undefined : `storageAxes leaves out ${describe(rule, axes[k])}, which the sweep moves: list it`,
     addressSpace: options.temporaryAddressSpace,
     dtype: options.dtype,
     boundingBox: options.fetchBoundingBox,
-    value: (args) => substitute(body, new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const))),
+    value: (args) =>
+      substitute(body, new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const))),
     rewrite: (e, read) =>
       mapExpr(e, (x) => {
         if (x.kind !== 'call' || x.fn !== ruleName) return x;
@@ -161,25 +202,40 @@ export function precompute(knl: LoopKernel, subst: string | readonly string[], s
 }
 
 /** A storage axis: a parameter of the rule, or a swept iname its value uses. */
-type Axis = { readonly kind: 'param'; readonly index: number; readonly stored: boolean } | { readonly kind: 'iname'; readonly iname: string; readonly stored: boolean };
+type Axis =
+  | { readonly kind: 'param'; readonly index: number; readonly stored: boolean }
+  | { readonly kind: 'iname'; readonly iname: string; readonly stored: boolean };
 
-function storageOrder(rule: SubstitutionRule, direct: readonly string[], storageAxes: PrecomputeOptions['storageAxes']): Axis[] {
-  const all: Axis[] = [...direct.map((iname): Axis => ({ kind: 'iname', iname, stored: true })), ...rule.params.map((_, index): Axis => ({ kind: 'param', index, stored: true }))];
+function storageOrder(
+  rule: SubstitutionRule,
+  direct: readonly string[],
+  storageAxes: PrecomputeOptions['storageAxes'],
+): Axis[] {
+  const all: Axis[] = [
+    ...direct.map((iname): Axis => ({ kind: 'iname', iname, stored: true })),
+    ...rule.params.map((_, index): Axis => ({ kind: 'param', index, stored: true })),
+  ];
   if (storageAxes === undefined) return all;
   const wanted = typeof storageAxes === 'string' ? list(storageAxes) : storageAxes;
   const picked = wanted.map((w) => {
     const k =
-      typeof w === 'number' ? all.findIndex((a) => a.kind === 'param' && a.index === w) : all.findIndex((a) => (a.kind === 'param' ? rule.params[a.index] === w : a.iname === w));
+      typeof w === 'number'
+        ? all.findIndex((a) => a.kind === 'param' && a.index === w)
+        : all.findIndex((a) => (a.kind === 'param' ? rule.params[a.index] === w : a.iname === w));
     if (k < 0)
       throw new LoomError(
         `precompute: storage axis '${w}' is neither a parameter of '${rule.name}' (${rule.params.join(', ') || 'none'}) nor a swept iname its value uses (${direct.join(', ') || 'none'})`,
       );
     return all[k];
   });
-  if (new Set(picked).size !== picked.length) throw new LoomError(`precompute: a storage axis is listed twice in '${wanted.join(', ')}'`);
+  if (new Set(picked).size !== picked.length)
+    throw new LoomError(`precompute: a storage axis is listed twice in '${wanted.join(', ')}'`);
   const missing = all.filter((a) => !picked.includes(a));
   const iname = missing.find((a) => a.kind === 'iname');
-  if (iname) throw new LoomError(`precompute: storageAxes must list ${describe(rule, iname)}: the rule's value uses it and it is swept`);
+  if (iname)
+    throw new LoomError(
+      `precompute: storageAxes must list ${describe(rule, iname)}: the rule's value uses it and it is swept`,
+    );
   return [...picked, ...missing.map((a) => ({ ...a, stored: false }))];
 }
 
@@ -192,9 +248,11 @@ function useArgs(x: Call, axes: readonly Axis[], span?: SourceSpan): Linear[] {
   return axes.map((a) => {
     if (a.kind === 'iname') return Linear.variable(a.iname);
     const arg = x.args[a.index];
-    if (arg === undefined) throw new LoomError(`precompute: '${x.fn}' is called with ${x.args.length} argument(s), but takes more`, span);
+    if (arg === undefined)
+      throw new LoomError(`precompute: '${x.fn}' is called with ${x.args.length} argument(s), but takes more`, span);
     const lin = toLinear(arg);
-    if (!lin) throw new LoomError(`precompute: argument ${a.index} of '${x.fn}' ('${printExpr(arg)}') is not affine`, span);
+    if (!lin)
+      throw new LoomError(`precompute: argument ${a.index} of '${x.fn}' ('${printExpr(arg)}') is not affine`, span);
     return lin;
   });
 }
@@ -210,19 +268,23 @@ function parseUse(knl: LoopKernel, subst: string | readonly string[]): { ruleNam
     return e;
   });
   const names = new Set(calls.map((c) => c.fn));
-  if (names.size !== 1) throw new LoomError(`precompute: the calls given call different rules (${[...names].join(', ')})`);
+  if (names.size !== 1)
+    throw new LoomError(`precompute: the calls given call different rules (${[...names].join(', ')})`);
   const ruleName = calls[0].fn;
   const rule = knl.substitutions.get(ruleName);
   for (const c of calls) {
     if (rule && c.args.length !== rule.params.length)
-      throw new LoomError(`precompute: '${printExpr(c)}' gives ${c.args.length} argument(s); '${ruleName}' takes ${rule.params.length}`);
+      throw new LoomError(
+        `precompute: '${printExpr(c)}' gives ${c.args.length} argument(s); '${ruleName}' takes ${rule.params.length}`,
+      );
   }
   return { ruleName, generators: calls };
 }
 
 function checkOptionNames(options: PrecomputeOptions): void {
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'precompute: option temporaryName');
-  const inames = typeof options.precomputeInames === 'string' ? list(options.precomputeInames) : options.precomputeInames;
+  const inames =
+    typeof options.precomputeInames === 'string' ? list(options.precomputeInames) : options.precomputeInames;
   if (inames !== undefined)
     checkNames(
       inames.filter((n) => n !== undefined),

@@ -74,7 +74,12 @@ export interface PrefetchOptions {
  * knl = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.auto' });
  * ```
  */
-export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | readonly string[] = [], options: PrefetchOptions = {}): LoopKernel {
+export function addPrefetch(
+  knl: LoopKernel,
+  spec: string,
+  sweep: string | readonly string[] = [],
+  options: PrefetchOptions = {},
+): LoopKernel {
   checkOptionKeys('addPrefetch', options, ADD_PREFETCH_OPTIONS);
   checkPrefetchNames(options);
   const { name, subscripts } = splitName(spec, options);
@@ -99,13 +104,20 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
     reductionInames: a.reductionInames,
     args: a.indices.map((ix, axis) => {
       const lin = toLinear(ix);
-      if (!lin) throw new LoomError(`addPrefetch: index '${printExpr(ix)}' of '${name}' (axis ${axis}) is not affine; it cannot be prefetched`, a.instruction.span);
+      if (!lin)
+        throw new LoomError(
+          `addPrefetch: index '${printExpr(ix)}' of '${name}' (axis ${axis}) is not affine; it cannot be prefetched`,
+          a.instruction.span,
+        );
       return lin;
     }),
   }));
   const shape = arg?.shape ?? knl.temporaries.get(name)!.shape;
   const footprint = subscripts && footprintUses(knl, name, shape, subscripts, uses[0]);
-  const given = typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : (options.dimArgNames ?? options.dimNames);
+  const given =
+    typeof options.dimArgNames === 'string'
+      ? options.dimArgNames.split(',').map((s) => s.trim())
+      : (options.dimArgNames ?? options.dimNames);
   return storeFootprint(knl, {
     what: 'addPrefetch',
     base: name,
@@ -126,7 +138,10 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
     boundingBox: options.fetchBoundingBox,
     limit: (axis) => (shape[axis] ? toLinear(shape[axis]) : undefined),
     value: (args) => subscript(name, args),
-    rewrite: (e, read) => mapExpr(e, (x) => (x.kind === 'subscript' && x.array === name ? (read(x.indices.map((ix) => toLinear(ix)!)) ?? x) : x)),
+    rewrite: (e, read) =>
+      mapExpr(e, (x) =>
+        x.kind === 'subscript' && x.array === name ? (read(x.indices.map((ix) => toLinear(ix)!)) ?? x) : x,
+      ),
   });
 }
 
@@ -134,11 +149,26 @@ export function addPrefetch(knl: LoopKernel, spec: string, sweep: string | reado
 function splitName(spec: string, options: PrefetchOptions): { name: string; subscripts?: string[][] } {
   const open = spec.indexOf('[');
   const given =
-    options.footprintSubscripts === undefined ? undefined : typeof options.footprintSubscripts === 'string' ? [options.footprintSubscripts] : options.footprintSubscripts;
+    options.footprintSubscripts === undefined
+      ? undefined
+      : typeof options.footprintSubscripts === 'string'
+        ? [options.footprintSubscripts]
+        : options.footprintSubscripts;
   if (open < 0) return { name: checkName(spec.trim(), 'addPrefetch: the array'), subscripts: given?.map(entries) };
-  if (given) throw new LoomError(`addPrefetch: '${spec}' has a footprint in its name; give it there or in footprintSubscripts, not both`);
-  if (!spec.trimEnd().endsWith(']')) throw new LoomError(`addPrefetch: expected 'name[indices]', got '${spec}'`, { text: spec, start: spec.length - 1, end: spec.length });
-  return { name: checkName(spec.slice(0, open).trim(), 'addPrefetch: the array'), subscripts: [entries(spec.slice(open + 1, spec.trimEnd().length - 1))] };
+  if (given)
+    throw new LoomError(
+      `addPrefetch: '${spec}' has a footprint in its name; give it there or in footprintSubscripts, not both`,
+    );
+  if (!spec.trimEnd().endsWith(']'))
+    throw new LoomError(`addPrefetch: expected 'name[indices]', got '${spec}'`, {
+      text: spec,
+      start: spec.length - 1,
+      end: spec.length,
+    });
+  return {
+    name: checkName(spec.slice(0, open).trim(), 'addPrefetch: the array'),
+    subscripts: [entries(spec.slice(open + 1, spec.trimEnd().length - 1))],
+  };
 }
 
 function entries(text: string): string[] {
@@ -152,17 +182,28 @@ function entries(text: string): string[] {
  * The footprint the caller spelled out, as uses: an index expression is its value where the
  * inames it names run (swept or fixed), `:` a variable of its own over the whole axis.
  */
-function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], subscripts: readonly string[][], sample: Use): { uses: Use[]; sweep: string[] } {
+function footprintUses(
+  knl: LoopKernel,
+  name: string,
+  shape: readonly Expr[],
+  subscripts: readonly string[][],
+  sample: Use,
+): { uses: Use[]; sweep: string[] } {
   const inames = new Set(knl.inames);
   const sweep: string[] = [];
   const uses = subscripts.map((entriesOf, k): Use => {
     if (entriesOf.length !== shape.length)
-      throw new LoomError(`addPrefetch: the footprint '${entriesOf.join(', ')}' has ${entriesOf.length} indices; '${name}' has ${shape.length} axes`);
+      throw new LoomError(
+        `addPrefetch: the footprint '${entriesOf.join(', ')}' has ${entriesOf.length} indices; '${name}' has ${shape.length} axes`,
+      );
     const slices: { v: string; extent: Linear }[] = [];
     const args = entriesOf.map((text, axis) => {
       if (text === ':') {
         const extent = toLinear(shape[axis]);
-        if (!extent) throw new LoomError(`addPrefetch: axis ${axis} of '${name}' has no affine length (${printExpr(shape[axis])}) to fetch whole`);
+        if (!extent)
+          throw new LoomError(
+            `addPrefetch: axis ${axis} of '${name}' has no affine length (${printExpr(shape[axis])}) to fetch whole`,
+          );
         const v = `__${name}_fetch_axis_${k}_${axis}`;
         slices.push({ v, extent });
         sweep.push(v);
@@ -172,8 +213,13 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
       const index = throughAppliedRewrites(knl, parseExpression(text));
       const lin = toLinear(index);
       if (!lin) throw new LoomError(`addPrefetch: the footprint index '${text}' is not affine`);
-      const unknown = [...freeVariables(index)].filter((n) => !inames.has(n) && !knl.domains.some((d) => d.params.includes(n)) && !knl.arg(n));
-      if (unknown.length) throw new LoomError(`addPrefetch: the footprint index '${text}' names '${unknown.join("', '")}', which is no iname or parameter`);
+      const unknown = [...freeVariables(index)].filter(
+        (n) => !inames.has(n) && !knl.domains.some((d) => d.params.includes(n)) && !knl.arg(n),
+      );
+      if (unknown.length)
+        throw new LoomError(
+          `addPrefetch: the footprint index '${text}' names '${unknown.join("', '")}', which is no iname or parameter`,
+        );
       return lin;
     });
     const named = [...new Set(args.flatMap((l) => l.variables.filter((v) => inames.has(v))))];
@@ -185,7 +231,12 @@ function footprintUses(knl: LoopKernel, name: string, shape: readonly Expr[], su
         { kind: 'ge' as const, expr: extent.sub(1).sub(Linear.variable(v)) },
       ]),
     );
-    return { instruction: sample.instruction, reductionInames: [], args, points: named.length ? domainOf(knl, named).intersect(whole) : whole };
+    return {
+      instruction: sample.instruction,
+      reductionInames: [],
+      args,
+      points: named.length ? domainOf(knl, named).intersect(whole) : whole,
+    };
   });
   return { uses, sweep };
 }
@@ -196,7 +247,9 @@ function throughAppliedRewrites(knl: LoopKernel, e: Expr): Expr {
   const current = new Set(knl.inames);
   let out = e;
   for (const rewrite of knl.appliedInameRewrites) {
-    out = mapExpr(out, (x) => (x.kind === 'var' && rewrite.has(x.name) && !current.has(x.name) ? rewrite.get(x.name)! : x));
+    out = mapExpr(out, (x) =>
+      x.kind === 'var' && rewrite.has(x.name) && !current.has(x.name) ? rewrite.get(x.name)! : x,
+    );
   }
   return out;
 }
@@ -210,8 +263,14 @@ function checkPrefetchNames(options: PrefetchOptions): void {
   if (options.temporaryName !== undefined) checkName(options.temporaryName, 'addPrefetch: option temporaryName');
   if (options.dimNames !== undefined) checkNames(options.dimNames, 'addPrefetch: option dimNames');
   if (options.dimArgNames !== undefined)
-    checkNames(typeof options.dimArgNames === 'string' ? options.dimArgNames.split(',').map((s) => s.trim()) : options.dimArgNames, 'addPrefetch: option dimArgNames');
-  if (options.dimNames !== undefined && options.dimArgNames !== undefined) throw new LoomError('addPrefetch: give dimArgNames or dimNames (the same option), not both');
+    checkNames(
+      typeof options.dimArgNames === 'string'
+        ? options.dimArgNames.split(',').map((s) => s.trim())
+        : options.dimArgNames,
+      'addPrefetch: option dimArgNames',
+    );
+  if (options.dimNames !== undefined && options.dimArgNames !== undefined)
+    throw new LoomError('addPrefetch: give dimArgNames or dimNames (the same option), not both');
   if (options.prefetchInsnId !== undefined) checkName(options.prefetchInsnId, 'addPrefetch: option prefetchInsnId');
   if (options.ruleName !== undefined) checkName(options.ruleName, 'addPrefetch: option ruleName');
 }

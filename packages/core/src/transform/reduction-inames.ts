@@ -40,20 +40,35 @@ export function splitReductionInward(knl: LoopKernel, inames: string | readonly 
  * Moves `inames` of a reduction into a nested outer reduction (loopy's `split_reduction_outward`):
  * `sum([i, j], e)` split outward on `i` is `sum([i], sum([j], e))`. Only `sum`, `product`, `max` and `min` split.
  */
-export function splitReductionOutward(knl: LoopKernel, inames: string | readonly string[], within?: Within): LoopKernel {
+export function splitReductionOutward(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  within?: Within,
+): LoopKernel {
   return splitReduction(knl, inames, 'out', within, 'splitReductionOutward');
 }
 
-function splitReduction(knl: LoopKernel, inames: string | readonly string[], direction: 'in' | 'out', within: Within, what: string): LoopKernel {
+function splitReduction(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  direction: 'in' | 'out',
+  within: Within,
+  what: string,
+): LoopKernel {
   const split = nameList(inames);
   if (split.length === 0) throw new LoomError(`${what}: no iname given`);
-  for (const n of split) if (!knl.inames.includes(n)) throw new LoomError(`${what}: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  for (const n of split)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`${what}: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const chosen = instructionsWithin(knl, within, `${what}: option within`, true);
   let changed = 0;
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {
       if (x.kind !== 'reduce' || !split.every((n) => x.inames.includes(n))) return x;
-      if (!NESTABLE.has(x.op)) throw new LoomError(`${what}: a ${x.op} reduction over ${x.inames.join(', ')} cannot be split into nested ones`);
+      if (!NESTABLE.has(x.op))
+        throw new LoomError(
+          `${what}: a ${x.op} reduction over ${x.inames.join(', ')} cannot be split into nested ones`,
+        );
       const rest = x.inames.filter((n) => !split.includes(n));
       if (rest.length === 0) return x; // nothing to split off: it already reduces over exactly these
       changed++;
@@ -63,7 +78,9 @@ function splitReduction(knl: LoopKernel, inames: string | readonly string[], dir
     });
   const result = mapKernelExpressions(knl, rewrite, { what, within: chosen });
   if (changed === 0) {
-    throw new LoomError(`${what}: no reduction over '${split.join("', '")}' and other inames in the instructions within '${describeWithin(within)}'`);
+    throw new LoomError(
+      `${what}: no reduction over '${split.join("', '")}' and other inames in the instructions within '${describeWithin(within)}'`,
+    );
   }
   return result;
 }
@@ -84,11 +101,18 @@ export interface MakeReductionInamesUniqueOptions {
 export function makeReductionInamesUnique(knl: LoopKernel, options: MakeReductionInamesUniqueOptions = {}): LoopKernel {
   checkOptionKeys('makeReductionInamesUnique', options, MAKE_REDUCTION_INAMES_UNIQUE_OPTIONS);
   const only = options.inames === undefined ? undefined : new Set(nameList(options.inames));
-  for (const n of only ?? []) if (!knl.inames.includes(n)) throw new LoomError(`makeReductionInamesUnique: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  for (const n of only ?? [])
+    if (!knl.inames.includes(n))
+      throw new LoomError(`makeReductionInamesUnique: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   // each call of a rule with a reduction is a reduction of its own: the rule is written out where it is called
   knl = inlineRulesThat(knl, (rule) => hasReduction(rule.expression));
   const chosen = instructionsWithin(knl, options.within, 'makeReductionInamesUnique: option within');
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const seen = new Map<string, number>();
   const copies: [string, string][] = [];
   const instructions = knl.instructions.map((insn) => {
@@ -143,7 +167,8 @@ function mapTopDown(e: Expr, f: (e: Expr) => Expr | undefined): Expr {
  */
 function checkNoTemporaryOfLoop(knl: LoopKernel, insn: Instruction, x: Reduce, iname: string, copy: string): void {
   const read = new Set<string>();
-  for (const o of x.operands) walk(o, (e) => void (e.kind === 'var' ? read.add(e.name) : e.kind === 'subscript' ? read.add(e.array) : undefined));
+  for (const o of x.operands)
+    walk(o, (e) => void (e.kind === 'var' ? read.add(e.name) : e.kind === 'subscript' ? read.add(e.array) : undefined));
   for (const name of read) {
     if (!knl.temporaries.has(name)) continue;
     const writer = knl.instructions.find((w) => w.withinInames.includes(iname) && namesWritten(w).includes(name));

@@ -19,10 +19,18 @@ import { uniqueName } from '../kernel/rename.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /** The options reductionArgToSubstRule reads; any other key is an error. */
-const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions & { readonly ruleName?: string }>()(['ruleName', 'within']);
+const REDUCTION_ARG_TO_SUBST_RULE_OPTIONS = optionKeys<ReductionTransformOptions & { readonly ruleName?: string }>()([
+  'ruleName',
+  'within',
+]);
 
 /** The options realizeReduction reads; any other key is an error. */
-const REALIZE_REDUCTION_OPTIONS = optionKeys<RealizeReductionOptions>()(['automagicScansOk', 'forceOuterInameForScan', 'forceScan', 'insnIdFilter']);
+const REALIZE_REDUCTION_OPTIONS = optionKeys<RealizeReductionOptions>()([
+  'automagicScansOk',
+  'forceOuterInameForScan',
+  'forceScan',
+  'insnIdFilter',
+]);
 
 /** Options of `reductionArgToSubstRule`: which instructions it changes. */
 export interface ReductionTransformOptions {
@@ -36,20 +44,39 @@ export interface ReductionTransformOptions {
  * `precompute` can then store.
  * @param options.ruleName the rule's name (then there must be one such reduction)
  */
-export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readonly string[], options: ReductionTransformOptions & { readonly ruleName?: string } = {}): LoopKernel {
+export function reductionArgToSubstRule(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  options: ReductionTransformOptions & { readonly ruleName?: string } = {},
+): LoopKernel {
   checkOptionKeys('reductionArgToSubstRule', options, REDUCTION_ARG_TO_SUBST_RULE_OPTIONS);
   const names = nameList(inames);
   if (options.ruleName !== undefined) checkName(options.ruleName, 'reductionArgToSubstRule: option ruleName');
-  const within = instructionsWithin(knl, options.within, 'reductionArgToSubstRule: option within', options.within !== undefined);
+  const within = instructionsWithin(
+    knl,
+    options.within,
+    'reductionArgToSubstRule: option within',
+    options.within !== undefined,
+  );
   const substitutions = new Map<string, SubstitutionRule>(knl.substitutions);
-  const taken = new Set([...substitutions.keys(), ...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
+  const taken = new Set([
+    ...substitutions.keys(),
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+  ]);
   const made: string[] = [];
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {
-      if (x.kind !== 'reduce' || x.inames.length !== names.length || !names.every((n) => x.inames.includes(n))) return x;
-      if (x.operands.length !== 1) throw new LoomError(`reductionArgToSubstRule: ${x.op}() reduces ${x.operands.length} values per point; a rule holds one`);
+      if (x.kind !== 'reduce' || x.inames.length !== names.length || !names.every((n) => x.inames.includes(n)))
+        return x;
+      if (x.operands.length !== 1)
+        throw new LoomError(
+          `reductionArgToSubstRule: ${x.op}() reduces ${x.operands.length} values per point; a rule holds one`,
+        );
       const name = options.ruleName ?? uniqueName(`red_${names.join('_')}_arg`, taken);
-      if (options.ruleName !== undefined && (made.length > 0 || taken.has(name))) throw new LoomError(`reductionArgToSubstRule: the rule '${name}' already exists`);
+      if (options.ruleName !== undefined && (made.length > 0 || taken.has(name)))
+        throw new LoomError(`reductionArgToSubstRule: the rule '${name}' already exists`);
       taken.add(name);
       made.push(name);
       substitutions.set(name, { name, params: names, expression: x.operands[0] });
@@ -65,8 +92,14 @@ export function reductionArgToSubstRule(knl: LoopKernel, inames: string | readon
         x.simultaneous,
       );
     });
-  const rewritten = mapKernelExpressions(knl, rewrite, { what: 'reductionArgToSubstRule', within, rules: 'keep', assignee: 'none' });
-  if (made.length === 0) throw new LoomError(`reductionArgToSubstRule: no reduction over exactly ${names.map((n) => `'${n}'`).join(', ')}`);
+  const rewritten = mapKernelExpressions(knl, rewrite, {
+    what: 'reductionArgToSubstRule',
+    within,
+    rules: 'keep',
+    assignee: 'none',
+  });
+  if (made.length === 0)
+    throw new LoomError(`reductionArgToSubstRule: no reduction over exactly ${names.map((n) => `'${n}'`).join(', ')}`);
   return rewritten.with({ substitutions });
 }
 

@@ -29,7 +29,9 @@ export function usedInames(knl: LoopKernel): Set<string> {
 /** `inames`: the candidates (a list or comma-separated); default every iname. Used ones stay. */
 export function removeUnusedInames(knl: LoopKernel, inames?: string | readonly string[]): LoopKernel {
   const candidates = inames === undefined ? knl.inames : nameList(inames);
-  for (const n of candidates) if (!knl.inames.includes(n)) throw new LoomError(`removeUnusedInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  for (const n of candidates)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`removeUnusedInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
   const used = usedInames(knl);
   const unused = new Set(candidates.filter((n) => !used.has(n)));
   if (unused.size === 0) return knl;

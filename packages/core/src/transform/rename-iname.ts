@@ -34,9 +34,15 @@ export interface RenameInameOptions {
 }
 
 /** Renames an iname (loopy's `rename_iname`). */
-export function renameIname(knl: LoopKernel, oldName: string, newName: string, options: RenameInameOptions = {}): LoopKernel {
+export function renameIname(
+  knl: LoopKernel,
+  oldName: string,
+  newName: string,
+  options: RenameInameOptions = {},
+): LoopKernel {
   checkOptionKeys('renameIname', options, RENAME_INAME_OPTIONS);
-  if (!knl.inames.includes(oldName)) throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);
+  if (!knl.inames.includes(oldName))
+    throw new LoomError(`renameIname: unknown iname '${oldName}' (inames: ${knl.inames.join(', ')})`);
   checkName(newName, 'renameIname: the new name');
   if (options.within !== undefined) {
     const chosen = instructionsWithin(knl, options.within, 'renameIname: option within', true);
@@ -45,10 +51,13 @@ export function renameIname(knl: LoopKernel, oldName: string, newName: string, o
   }
   if (newName === oldName) return knl;
   const clash = nonInameUse(knl, newName);
-  if (clash) throw new LoomError(`renameIname: cannot rename '${oldName}' to '${newName}': '${newName}' is already ${clash}`);
+  if (clash)
+    throw new LoomError(`renameIname: cannot rename '${oldName}' to '${newName}': '${newName}' is already ${clash}`);
   if (!knl.inames.includes(newName)) return renameFresh(knl, oldName, newName);
   if (!options.existingOk) {
-    throw new LoomError(`renameIname: '${newName}' is already an iname; pass { existingOk: true } to merge '${oldName}' into it (their domains must be identical)`);
+    throw new LoomError(
+      `renameIname: '${newName}' is already an iname; pass { existingOk: true } to merge '${oldName}' into it (their domains must be identical)`,
+    );
   }
   return mergeInto(knl, oldName, newName);
 }
@@ -67,7 +76,9 @@ function nonInameUse(knl: LoopKernel, name: string): string | undefined {
 /** The plain case: a new name nobody uses yet. */
 function renameFresh(knl: LoopKernel, oldName: string, newName: string): LoopKernel {
   const renames = new Map([[oldName, newName]]);
-  const domains = knl.domains.map((d) => (d.dims.includes(oldName) || d.params.includes(oldName) ? d.renameVariable(oldName, newName) : d));
+  const domains = knl.domains.map((d) =>
+    d.dims.includes(oldName) || d.params.includes(oldName) ? d.renameVariable(oldName, newName) : d,
+  );
   return renameEverywhereElse(knl.with({ domains }), oldName, newName, renames);
 }
 
@@ -81,7 +92,9 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
   for (const insn of knl.instructions) {
     const used = inamesUsedBy(insn);
     if (used.has(oldName) && used.has(newName)) {
-      throw new LoomError(`renameIname: instruction '${insn.id}' uses both '${oldName}' and '${newName}'; merging them would make the two equal and change what it computes`);
+      throw new LoomError(
+        `renameIname: instruction '${insn.id}' uses both '${oldName}' and '${newName}'; merging them would make the two equal and change what it computes`,
+      );
     }
   }
   const joint = domainOf(knl, [oldName, newName], true);
@@ -91,12 +104,22 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
   const oldSide = joint.renameVariable(newName, spare).project([spare]).renameVariable(oldName, newName);
   const newSide = joint.project([oldName]);
   if (!sameSet(oldSide, newSide)) {
-    throw new LoomError(`renameIname: '${oldName}' and '${newName}' do not run over the same values (${oldSide.toString()} vs ${newSide.toString()}); they cannot be merged`);
+    throw new LoomError(
+      `renameIname: '${oldName}' and '${newName}' do not run over the same values (${oldSide.toString()} vs ${newSide.toString()}); they cannot be merged`,
+    );
   }
   const oldTag = knl.inameTags.get(oldName);
   const newTag = knl.inameTags.get(newName);
-  if (oldTag && newTag && oldTag.kind !== 'for' && newTag.kind !== 'for' && tagToString(oldTag) !== tagToString(newTag)) {
-    throw new LoomError(`renameIname: '${oldName}' is tagged '${tagToString(oldTag)}' and '${newName}' '${tagToString(newTag)}'; they cannot be merged`);
+  if (
+    oldTag &&
+    newTag &&
+    oldTag.kind !== 'for' &&
+    newTag.kind !== 'for' &&
+    tagToString(oldTag) !== tagToString(newTag)
+  ) {
+    throw new LoomError(
+      `renameIname: '${oldName}' is tagged '${tagToString(oldTag)}' and '${newName}' '${tagToString(newTag)}'; they cannot be merged`,
+    );
   }
   const oldSlabs = knl.loopSlabs.get(oldName);
   const newSlabs = knl.loopSlabs.get(newName);
@@ -132,9 +155,17 @@ function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKerne
 }
 
 /** Instructions, substitution rules, tags, priorities and slabs: the same for both cases. */
-function renameEverywhereElse(knl: LoopKernel, oldName: string, newName: string, renames: ReadonlyMap<string, string>): LoopKernel {
+function renameEverywhereElse(
+  knl: LoopKernel,
+  oldName: string,
+  newName: string,
+  renames: ReadonlyMap<string, string>,
+): LoopKernel {
   const rewritten = mapKernelExpressions(knl, (e) => renameInExpr(e, renames), { what: 'renameIname' });
-  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: [...new Set(insn.withinInames.map((n) => (n === oldName ? newName : n)))] }));
+  const instructions = rewritten.instructions.map((insn) => ({
+    ...insn,
+    withinInames: [...new Set(insn.withinInames.map((n) => (n === oldName ? newName : n)))],
+  }));
   const inameTags = new Map(knl.inameTags);
   const tag = inameTags.get(oldName);
   inameTags.delete(oldName);

@@ -28,13 +28,22 @@ export interface RenameInamesOptions {
 }
 
 /** Renames several inames to one (loopy's `rename_inames`). */
-export function renameInames(knl: LoopKernel, oldInames: string | readonly string[], newIname: string, options: RenameInamesOptions = {}): LoopKernel {
+export function renameInames(
+  knl: LoopKernel,
+  oldInames: string | readonly string[],
+  newIname: string,
+  options: RenameInamesOptions = {},
+): LoopKernel {
   checkOptionKeys('renameInames', options, RENAME_INAMES_OPTIONS);
   const olds = nameList(oldInames);
   if (olds.length === 0) throw new LoomError('renameInames: no iname to rename');
-  if (new Set(olds).size !== olds.length) throw new LoomError(`renameInames: an iname is listed twice in '${olds.join(', ')}'`);
-  for (const n of olds) if (!knl.inames.includes(n)) throw new LoomError(`renameInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
-  if (olds.includes(newIname)) throw new LoomError(`renameInames: the new name '${newIname}' is one of the inames being renamed`);
+  if (new Set(olds).size !== olds.length)
+    throw new LoomError(`renameInames: an iname is listed twice in '${olds.join(', ')}'`);
+  for (const n of olds)
+    if (!knl.inames.includes(n))
+      throw new LoomError(`renameInames: unknown iname '${n}' (inames: ${knl.inames.join(', ')})`);
+  if (olds.includes(newIname))
+    throw new LoomError(`renameInames: the new name '${newIname}' is one of the inames being renamed`);
   const nested = knl.instructions.find((i) => olds.filter((n) => i.withinInames.includes(n)).length > 1);
   if (nested) {
     throw new LoomError(
@@ -56,6 +65,7 @@ export function renameInames(knl: LoopKernel, oldInames: string | readonly strin
     names = olds.map((n) => isolated.names.get(n)!);
   }
   // the first takes the new name (or merges into it); each next one merges into it
-  for (const old of names) result = renameIname(result, old, newIname, { existingOk: result.inames.includes(newIname) });
+  for (const old of names)
+    result = renameIname(result, old, newIname, { existingOk: result.inames.includes(newIname) });
   return result;
 }

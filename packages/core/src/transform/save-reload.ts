@@ -32,7 +32,9 @@ import { uniqueName } from '../kernel/rename.ts';
 /** Saves the temporaries that live across global barriers to global memory and reloads them after (loopy's `save_and_reload_temporaries`). */
 export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
   // (the linearizer's warnings come again, to the user, when the result is generated)
-  const { subkernels, host } = collectWarnings(() => splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false })).result;
+  const { subkernels, host } = collectWarnings(() =>
+    splitAtGlobalBarriers(knl, linearize(knl), { checkDefinitions: false }),
+  ).result;
   const carried = [...knl.temporaries.values()].filter((t) => t.addressSpace !== 'global' && !t.initializer);
   if (subkernels.length < 2 || carried.length === 0) return knl;
 
@@ -43,13 +45,26 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
   let instructions = [...knl.instructions];
   const temporaries = new Map(knl.temporaries);
   const domains = [...knl.domains];
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...temporaries.keys(), ...instructions.map((i) => i.id)]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...temporaries.keys(),
+    ...instructions.map((i) => i.id),
+  ]);
   const fresh = (base: string) => {
     const n = uniqueName(base, taken);
     taken.add(n);
     return n;
   };
-  const base = { noSyncWith: [], priority: 0, predicates: [], tags: [], groups: [], conflictsWithGroups: [], atomic: false } as const;
+  const base = {
+    noSyncWith: [],
+    priority: 0,
+    predicates: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  } as const;
   const addDependency = (ids: ReadonlySet<string>, on: string) => {
     instructions = instructions.map((i) => (ids.has(i.id) ? { ...i, dependsOn: [...i.dependsOn, on] } : i));
   };
@@ -68,7 +83,12 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
 
     const axes = slotAxes(knl, t, subkernels, [...saves, ...reloads]);
     const slot = fresh(`${t.name}_save_slot`);
-    temporaries.set(slot, { name: slot, dtype: t.dtype, shape: [...axes.extents, ...t.shape], addressSpace: 'global' } satisfies TemporaryVariable);
+    temporaries.set(slot, {
+      name: slot,
+      dtype: t.dtype,
+      shape: [...axes.extents, ...t.shape],
+      addressSpace: 'global',
+    } satisfies TemporaryVariable);
     // each save and reload runs over the temporary's elements with inames of its own
     const elementDims = (): string[] => {
       const dims = t.shape.map((_, k) => fresh(`${t.name}_dim_${k}`));
@@ -93,7 +113,15 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
       const dims = elementDims();
       const { slot: into, element, within } = ends(w, dims);
       const id = fresh(`${t.name}_save`);
-      instructions.push({ ...base, kind: 'assign', id, assignees: [into], expression: element, withinInames: within, dependsOn: [...uses[w].writers(t.name)] });
+      instructions.push({
+        ...base,
+        kind: 'assign',
+        id,
+        assignees: [into],
+        expression: element,
+        withinInames: within,
+        dependsOn: [...uses[w].writers(t.name)],
+      });
       // the save ends its kernel: the next global barrier waits for it
       const next = neighbours.get(w)?.next;
       if (next) addDependency(new Set([next]), id);
@@ -103,7 +131,15 @@ export function saveAndReloadTemporaries(knl: LoopKernel): LoopKernel {
       const { slot: from, element, within } = ends(s, dims);
       const id = fresh(`${t.name}_reload`);
       const previous = neighbours.get(s)?.previous;
-      instructions.push({ ...base, kind: 'assign', id, assignees: [element], expression: from, withinInames: within, dependsOn: previous ? [previous] : [] });
+      instructions.push({
+        ...base,
+        kind: 'assign',
+        id,
+        assignees: [element],
+        expression: from,
+        withinInames: within,
+        dependsOn: previous ? [previous] : [],
+      });
       // the reload starts its kernel: whatever the kernel does with t comes after it
       addDependency(uses[s].users(t.name), id);
     }
@@ -138,13 +174,20 @@ function usesOf(knl: LoopKernel, schedule: readonly ScheduleItem[]): KernelUses 
 
 /** The kernels in the order the host launches them, each host loop's body twice. */
 function executionOrder(host: readonly HostScheduleItem[]): number[] {
-  return host.flatMap((h) => (h.kind === 'launch' ? [h.subkernel] : h.kind === 'loop' ? [...executionOrder(h.body), ...executionOrder(h.body)] : []));
+  return host.flatMap((h) =>
+    h.kind === 'launch'
+      ? [h.subkernel]
+      : h.kind === 'loop'
+        ? [...executionOrder(h.body), ...executionOrder(h.body)]
+        : [],
+  );
 }
 
 /** Per kernel, the global barriers next to it in its loop body: the last one before, the first one after. */
 function barrierNeighbours(host: readonly HostScheduleItem[]): Map<number, { previous?: string; next?: string }> {
   const out = new Map<number, { previous?: string; next?: string }>();
-  const barriersIn = (items: readonly HostScheduleItem[]): string[] => items.flatMap((h) => (h.kind === 'barrier' ? [h.id] : h.kind === 'loop' ? barriersIn(h.body) : []));
+  const barriersIn = (items: readonly HostScheduleItem[]): string[] =>
+    items.flatMap((h) => (h.kind === 'barrier' ? [h.id] : h.kind === 'loop' ? barriersIn(h.body) : []));
   const visit = (items: readonly HostScheduleItem[]) => {
     items.forEach((h, k) => {
       if (h.kind === 'loop') visit(h.body);
@@ -167,7 +210,11 @@ function slotAxes(knl: LoopKernel, t: TemporaryVariable, subkernels: readonly Su
       .map((id) => knl.instruction(id))
       .filter((i) => namesWritten(i).includes(t.name) || namesRead(i, knl.substitutions).has(t.name));
   const axesOf = (insn: Instruction) =>
-    new Map(insn.withinInames.filter((n) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? '')).map((n) => [tagToString(knl.inameTags.get(n)), n] as const));
+    new Map(
+      insn.withinInames
+        .filter((n) => ['local', 'group'].includes(knl.inameTags.get(n)?.kind ?? ''))
+        .map((n) => [tagToString(knl.inameTags.get(n)), n] as const),
+    );
   const first = users(kernels[0])[0];
   const tags = [...axesOf(first).keys()].sort();
   const extents = tags.map((tag) => extentOf(knl, axesOf(first).get(tag)!));
@@ -175,7 +222,9 @@ function slotAxes(knl: LoopKernel, t: TemporaryVariable, subkernels: readonly Su
   for (const sub of kernels) {
     for (const insn of users(sub)) {
       const mine = axesOf(insn);
-      const same = mine.size === tags.length && tags.every((tag, k) => mine.has(tag) && printExpr(extentOf(knl, mine.get(tag)!)) === printExpr(extents[k]));
+      const same =
+        mine.size === tags.length &&
+        tags.every((tag, k) => mine.has(tag) && printExpr(extentOf(knl, mine.get(tag)!)) === printExpr(extents[k]));
       if (!same) {
         throw new LoomError(
           `saveAndReloadTemporaries: '${t.name}' is used by '${first.id}' on the hardware axes (${tags.join(', ') || 'none'}) and by '${insn.id}' on (${[...mine.keys()].sort().join(', ') || 'none'}), or with other lengths: its save slot would need both layouts`,

@@ -15,9 +15,15 @@ import { matchIds } from '../kernel/dependencies.ts';
 const SPACES: readonly AddressSpace[] = ['private', 'local', 'global'];
 
 /** Moves temporaries to private, local or global memory (loopy's `set_temporary_address_space`). */
-export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readonly string[], space: AddressSpace): LoopKernel {
+export function setTemporaryAddressSpace(
+  knl: LoopKernel,
+  names: string | readonly string[],
+  space: AddressSpace,
+): LoopKernel {
   if (!SPACES.includes(space)) {
-    throw new LoomError(`setTemporaryAddressSpace: unknown address space '${String(space)}' (known: ${SPACES.join(', ')})`);
+    throw new LoomError(
+      `setTemporaryAddressSpace: unknown address space '${String(space)}' (known: ${SPACES.join(', ')})`,
+    );
   }
   const patterns = nameList(names);
   if (patterns.length === 0) throw new LoomError('setTemporaryAddressSpace: no temporary named');
@@ -26,7 +32,9 @@ export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readon
   for (const pattern of patterns) {
     const matched = matchIds(pattern, known);
     if (matched.length === 0) {
-      const what = knl.arg(pattern) ? `'${pattern}' is an argument, not a temporary` : `no temporary matches '${pattern}'`;
+      const what = knl.arg(pattern)
+        ? `'${pattern}' is an argument, not a temporary`
+        : `no temporary matches '${pattern}'`;
       throw new LoomError(`setTemporaryAddressSpace: ${what} (temporaries: ${known.join(', ') || 'none'})`);
     }
     for (const m of matched) chosen.add(m);
@@ -35,7 +43,9 @@ export function setTemporaryAddressSpace(knl: LoopKernel, names: string | readon
   for (const name of chosen) {
     // nothing writes a table's values into local memory before the kernel runs (it would read 0s)
     if (space === 'local' && temporaries.get(name)!.initializer) {
-      throw new LoomError(`setTemporaryAddressSpace: '${name}' is a constant table (it has an initializer), which local memory cannot hold initialized; make it private or global`);
+      throw new LoomError(
+        `setTemporaryAddressSpace: '${name}' is a constant table (it has an initializer), which local memory cannot hold initialized; make it private or global`,
+      );
     }
     temporaries.set(name, { ...temporaries.get(name)!, addressSpace: space });
   }

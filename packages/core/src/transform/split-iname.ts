@@ -21,7 +21,14 @@ import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 
 /** The options splitIname reads; any other key is an error. */
-const SPLIT_INAME_OPTIONS = optionKeys<SplitInameOptions>()(['innerIname', 'innerTag', 'outerIname', 'outerTag', 'slabs', 'within']);
+const SPLIT_INAME_OPTIONS = optionKeys<SplitInameOptions>()([
+  'innerIname',
+  'innerTag',
+  'outerIname',
+  'outerTag',
+  'slabs',
+  'within',
+]);
 
 /** Options of `splitIname`: the new inames' names and tags, slabs, `within`. */
 export interface SplitInameOptions {
@@ -48,9 +55,15 @@ export interface SplitInameOptions {
  * knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
  * ```
  */
-export function splitIname(knl: LoopKernel, iname: string, factor: number, options: SplitInameOptions = {}): LoopKernel {
+export function splitIname(
+  knl: LoopKernel,
+  iname: string,
+  factor: number,
+  options: SplitInameOptions = {},
+): LoopKernel {
   checkOptionKeys('splitIname', options, SPLIT_INAME_OPTIONS);
-  if (!Number.isInteger(factor) || factor < 1) throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);
+  if (!Number.isInteger(factor) || factor < 1)
+    throw new LoomError(`splitIname: the split factor must be a positive integer, got ${factor}`);
   return splitBackend(knl, iname, options, 'splitIname', () => ({
     outerCoefficient: factor,
     innerCoefficient: 1,
@@ -78,45 +91,71 @@ export interface SplitShape {
  * What splitIname and chunkIname share: names, tags, `within`, the domains, the code, the
  * loop priorities and slabs. `shape` is asked once the iname is known to exist.
  */
-export function splitBackend(knl: LoopKernel, iname: string, options: SplitInameOptions, what: string, shape: () => SplitShape): LoopKernel {
-  if (!knl.inames.includes(iname)) throw new LoomError(`${what}: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
+export function splitBackend(
+  knl: LoopKernel,
+  iname: string,
+  options: SplitInameOptions,
+  what: string,
+  shape: () => SplitShape,
+): LoopKernel {
+  if (!knl.inames.includes(iname))
+    throw new LoomError(`${what}: unknown iname '${iname}' (inames: ${knl.inames.join(', ')})`);
   const tag = knl.inameTags.get(iname);
   if (tag && tag.kind !== 'for') {
-    throw new LoomError(`${what}: '${iname}' is tagged '${tagToString(tag)}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`);
+    throw new LoomError(
+      `${what}: '${iname}' is tagged '${tagToString(tag)}'; split it before tagging (the halves can be tagged with outerTag/innerTag)`,
+    );
   }
-  const outer = options.outerIname === undefined ? `${iname}_outer` : checkName(options.outerIname, `${what}: option outerIname`);
-  const inner = options.innerIname === undefined ? `${iname}_inner` : checkName(options.innerIname, `${what}: option innerIname`);
+  const outer =
+    options.outerIname === undefined ? `${iname}_outer` : checkName(options.outerIname, `${what}: option outerIname`);
+  const inner =
+    options.innerIname === undefined ? `${iname}_inner` : checkName(options.innerIname, `${what}: option innerIname`);
   const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys()]);
-  for (const name of [outer, inner]) if (taken.has(name)) throw new LoomError(`${what}: the name '${name}' is already used`);
+  for (const name of [outer, inner])
+    if (taken.has(name)) throw new LoomError(`${what}: the name '${name}' is already used`);
   if (options.within !== undefined) {
     // the instructions within get a copy of the iname, which the split then consumes
     const chosen = instructionsWithin(knl, options.within, `${what}: option within`, true);
     const users = instructionsUsing(knl, iname);
     if (![...users].some((id) => chosen.has(id))) {
-      throw new LoomError(`${what}: no instruction within '${describeWithin(options.within)}' uses '${iname}' (users: ${[...users].join(', ') || 'none'})`);
+      throw new LoomError(
+        `${what}: no instruction within '${describeWithin(options.within)}' uses '${iname}' (users: ${[...users].join(', ') || 'none'})`,
+      );
     }
     const { kernel, names } = isolateInames(knl, [iname], chosen);
-    return splitBackend(kernel, names.get(iname)!, { ...options, within: undefined, outerIname: outer, innerIname: inner }, what, shape);
+    return splitBackend(
+      kernel,
+      names.get(iname)!,
+      { ...options, within: undefined, outerIname: outer, innerIname: inner },
+      what,
+      shape,
+    );
   }
   const { outerCoefficient, innerCoefficient, innerExtent, outerExtent, value } = shape();
 
   const domains = [...knl.domains];
   const index = homeDomainIndex(knl, iname);
-  const split = (set: BasicSet) => splitDomain(set, iname, outer, inner, { outerCoefficient, innerCoefficient, innerExtent, outerExtent });
+  const split = (set: BasicSet) =>
+    splitDomain(set, iname, outer, inner, { outerCoefficient, innerCoefficient, innerExtent, outerExtent });
   domains[index] = split(domains[index]);
   // later domains that use the iname as a parameter now see the two new ones
   for (let k = 0; k < domains.length; k++) {
-    if (k !== index && domains[k].params.includes(iname)) domains[k] = split(domains[k].moveParamsToDims([iname])).moveDimsToParams([outer, inner]);
+    if (k !== index && domains[k].params.includes(iname))
+      domains[k] = split(domains[k].moveParamsToDims([iname])).moveDimsToParams([outer, inner]);
   }
 
   const replacement = value(outer, inner);
   const rewritten = mapKernelExpressions(knl, (e) => replaceIname(e, iname, [outer, inner], replacement), { what });
-  const instructions = rewritten.instructions.map((insn) => ({ ...insn, withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])) }));
+  const instructions = rewritten.instructions.map((insn) => ({
+    ...insn,
+    withinInames: insn.withinInames.flatMap((n) => (n === iname ? [outer, inner] : [n])),
+  }));
   const loopPriorities = knl.loopPriorities.map((p) => p.flatMap((n) => (n === iname ? [outer, inner] : [n])));
   const loopSlabs = new Map(knl.loopSlabs);
   if (options.slabs && (options.slabs[0] || options.slabs[1])) {
     const [head, tail] = options.slabs;
-    if (![head, tail].every((s) => Number.isInteger(s) && s >= 0)) throw new LoomError(`${what}: slabs must be non-negative integers, got [${head}, ${tail}]`);
+    if (![head, tail].every((s) => Number.isInteger(s) && s >= 0))
+      throw new LoomError(`${what}: slabs must be non-negative integers, got [${head}, ${tail}]`);
     loopSlabs.set(outer, [head, tail]);
   }
   // remembered, so that a footprint written in the old name still reads (addPrefetch 'x[j,k]')
@@ -129,7 +168,13 @@ export function splitBackend(knl: LoopKernel, iname: string, options: SplitIname
   return result;
 }
 
-function splitDomain(set: BasicSet, iname: string, outer: string, inner: string, shape: Omit<SplitShape, 'value'>): BasicSet {
+function splitDomain(
+  set: BasicSet,
+  iname: string,
+  outer: string,
+  inner: string,
+  shape: Omit<SplitShape, 'value'>,
+): BasicSet {
   // the same split of the same set (a kernel built again: BasicSet.parse shares its sets) is the
   // same set, kept so that what was asked of it (domainOf, per set) is answered from memory; one
   // with existentials is made afresh, as their names must not be shared
@@ -145,10 +190,22 @@ function splitDomain(set: BasicSet, iname: string, outer: string, inner: string,
 /** Per set (weakly), its splits by iname, new names and shape. */
 const splitsOf = perObject((_: BasicSet) => new LruCache<string, BasicSet>(16));
 
-function computeSplitDomain(set: BasicSet, iname: string, outer: string, inner: string, shape: Omit<SplitShape, 'value'>): BasicSet {
+function computeSplitDomain(
+  set: BasicSet,
+  iname: string,
+  outer: string,
+  inner: string,
+  shape: Omit<SplitShape, 'value'>,
+): BasicSet {
   const value = Linear.of({ [outer]: shape.outerCoefficient, [inner]: shape.innerCoefficient });
-  const constraints: Constraint[] = set.constraints.map((c) => ({ kind: c.kind, expr: c.expr.substitute(iname, value) }));
-  const fixed = shape.innerExtent !== undefined ? { name: inner, extent: shape.innerExtent } : { name: outer, extent: shape.outerExtent! };
+  const constraints: Constraint[] = set.constraints.map((c) => ({
+    kind: c.kind,
+    expr: c.expr.substitute(iname, value),
+  }));
+  const fixed =
+    shape.innerExtent !== undefined
+      ? { name: inner, extent: shape.innerExtent }
+      : { name: outer, extent: shape.outerExtent! };
   constraints.push({ kind: 'ge', expr: Linear.variable(fixed.name) });
   constraints.push({ kind: 'ge', expr: Linear.constant(fixed.extent - 1).sub(Linear.variable(fixed.name)) });
   const dims = set.dims.flatMap((d) => (d === iname ? [outer, inner] : [d]));
@@ -163,7 +220,8 @@ function computeSplitDomain(set: BasicSet, iname: string, outer: string, inner: 
 export function replaceIname(e: Expr, iname: string, halves: readonly string[], replacement: Expr): Expr {
   return mapExpr(e, (x) => {
     if (x.kind === 'var' && x.name === iname) return replacement;
-    if (x.kind === 'reduce' && x.inames.includes(iname)) return { ...x, inames: x.inames.flatMap((n) => (n === iname ? [...halves] : [n])) };
+    if (x.kind === 'reduce' && x.inames.includes(iname))
+      return { ...x, inames: x.inames.flatMap((n) => (n === iname ? [...halves] : [n])) };
     return x;
   });
 }

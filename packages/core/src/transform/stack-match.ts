@@ -41,16 +41,28 @@ export function parseStackMatch(text: string, what = 'within'): StackMatch {
     rest = rest.slice(0, -1).trim();
   }
   const parts = rest.split('>');
-  if (parts.some((p) => p.trim() === '')) throw new LoomError(`${what}: the stack match '${text}' has an empty entry (entries are match expressions or '...', joined by '>')`);
+  if (parts.some((p) => p.trim() === ''))
+    throw new LoomError(
+      `${what}: the stack match '${text}' has an empty entry (entries are match expressions or '...', joined by '>')`,
+    );
   for (const part of parts.reverse()) {
     const entry = part.trim();
-    match = entry === '...' ? { kind: 'wildcard', inner: match } : { kind: 'item', match: parseMatch(entry, what), inner: match };
+    match =
+      entry === '...'
+        ? { kind: 'wildcard', inner: match }
+        : { kind: 'item', match: parseMatch(entry, what), inner: match };
   }
   return match;
 }
 
 /** Whether the stack `insn > rules...` is matched; `what` names the asker in errors. */
-export function stackMatches(m: StackMatch, knl: MatchContext, insn: Instruction, rules: readonly RuleFrame[], what = 'within'): boolean {
+export function stackMatches(
+  m: StackMatch,
+  knl: MatchContext,
+  insn: Instruction,
+  rules: readonly RuleFrame[],
+  what = 'within',
+): boolean {
   const at = (s: StackMatch, level: number): boolean => {
     const size = rules.length + 1 - level;
     switch (s.kind) {
@@ -86,6 +98,8 @@ function ruleMatches(m: MatchExpr, frame: RuleFrame, what: string): boolean {
     case 'tag':
       return frame.tag !== undefined && m.pattern.test(frame.tag);
     default:
-      throw new LoomError(`${what}: '${m.kind}:' cannot be applied to a rule invocation ('${frame.name}'); use id: or tag: past the first '>'`);
+      throw new LoomError(
+        `${what}: '${m.kind}:' cannot be applied to a rule invocation ('${frame.name}'); use id: or tag: past the first '>'`,
+      );
   }
 }

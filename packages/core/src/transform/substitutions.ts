@@ -10,7 +10,17 @@
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import { call, type Expr } from '../expr/nodes.ts';
-import { children, exprEquals, freeVariables, mapChildren, mapExpr, parseExpression, printExpr, substitute, walk } from '../expr/index.ts';
+import {
+  children,
+  exprEquals,
+  freeVariables,
+  mapChildren,
+  mapExpr,
+  parseExpression,
+  printExpr,
+  substitute,
+  walk,
+} from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { wildcardToRegExp } from '../kernel/dependencies.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from '../kernel/model.ts';
@@ -25,10 +35,17 @@ import { uniqueName } from '../kernel/rename.ts';
  * itself. `+` and `*` match either way round. Instructions outside `within` are left
  * alone; rule bodies are always searched.
  */
-export function extractSubst(knl: LoopKernel, name: string, template: string | Expr, parameters: string | readonly string[] = [], within?: Within): LoopKernel {
+export function extractSubst(
+  knl: LoopKernel,
+  name: string,
+  template: string | Expr,
+  parameters: string | readonly string[] = [],
+  within?: Within,
+): LoopKernel {
   checkName(name, 'extractSubst: the rule name');
   const params = checkNames(nameList(parameters), 'extractSubst: a parameter');
-  if (new Set(params).size !== params.length) throw new LoomError(`extractSubst: a parameter is listed twice in '${params.join(', ')}'`);
+  if (new Set(params).size !== params.length)
+    throw new LoomError(`extractSubst: a parameter is listed twice in '${params.join(', ')}'`);
   const taken = [...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys(), ...knl.inames];
   if (taken.includes(name)) throw new LoomError(`extractSubst: the name '${name}' is already used in the kernel`);
   const shape = typeof template === 'string' ? parseExpression(template) : template;
@@ -51,7 +68,10 @@ export function extractSubst(knl: LoopKernel, name: string, template: string | E
   // in a rule body, a template's own variable (`i` in `x[i, a1]`) must not be the rule's parameter of that name
   const literal = [...freeVariables(shape)].filter((v) => !params.includes(v));
   for (const [n, rule] of rewritten.substitutions) {
-    substitutions.set(n, rule.params.some((p) => literal.includes(p)) ? rule : { ...rule, expression: replace(rule.expression) });
+    substitutions.set(
+      n,
+      rule.params.some((p) => literal.includes(p)) ? rule : { ...rule, expression: replace(rule.expression) },
+    );
   }
   if (found === 0) throw new LoomError(`extractSubst: no expression matches '${printExpr(shape)}'`);
   substitutions.set(name, { name, params, expression: shape });
@@ -62,7 +82,12 @@ export function extractSubst(knl: LoopKernel, name: string, template: string | E
  * The bindings of `params` that make `template` equal `e`, or undefined. Sums and products
  * are tried in both orders (the first order that unifies wins).
  */
-function unify(template: Expr, e: Expr, params: readonly string[], bound: Map<string, Expr>): Map<string, Expr> | undefined {
+function unify(
+  template: Expr,
+  e: Expr,
+  params: readonly string[],
+  bound: Map<string, Expr>,
+): Map<string, Expr> | undefined {
   if (template.kind === 'var' && params.includes(template.name)) {
     const known = bound.get(template.name);
     if (known) return exprEquals(known, e) ? bound : undefined;
@@ -96,7 +121,11 @@ export function expandSubst(knl: LoopKernel, within?: Within): LoopKernel {
   if (knl.substitutions.size === 0) return knl;
   if (isStackMatchText(within)) return expandSubstOnStack(knl, parseStackMatch(within, 'expandSubst: option within'));
   const chosen = instructionsWithin(knl, within, 'expandSubst: option within', within !== undefined);
-  const expanded = mapKernelExpressions(knl, (e) => expandSubstitutions(e, knl.substitutions), { what: 'expandSubst', within: chosen, rules: 'keep' });
+  const expanded = mapKernelExpressions(knl, (e) => expandSubstitutions(e, knl.substitutions), {
+    what: 'expandSubst',
+    within: chosen,
+    rules: 'keep',
+  });
   return expanded.with({ substitutions: rulesStillCalled(expanded) });
 }
 
@@ -121,7 +150,10 @@ function expandSubstOnStack(knl: LoopKernel, m: StackMatch): LoopKernel {
       const expand = stackMatches(m, knl, insn, here, what);
       if (expand) {
         matched = true;
-        if (rule.params.length !== x.args.length) throw new LoomError(`substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`);
+        if (rule.params.length !== x.args.length)
+          throw new LoomError(
+            `substitution rule '${rule.name}' takes ${rule.params.length} argument(s), got ${x.args.length}`,
+          );
       }
       // the body in this call's context; the arguments were rewritten in the caller's
       const body = rewrite(rule.expression, insn, here, depth + 1);
@@ -139,7 +171,10 @@ function expandSubstOnStack(knl: LoopKernel, m: StackMatch): LoopKernel {
     });
   };
   // (mapExpr rebuilds bottom-up: the arguments of a call are rewritten before the call is)
-  const expanded = mapKernelExpressions(knl, (e, insn) => (insn ? rewrite(e, insn, [], 0) : e), { what: 'expandSubst', rules: 'keep' });
+  const expanded = mapKernelExpressions(knl, (e, insn) => (insn ? rewrite(e, insn, [], 0) : e), {
+    what: 'expandSubst',
+    rules: 'keep',
+  });
   if (!matched) throw new LoomError(`${what}: the stack match matches no rule invocation`);
   const all = expanded.with({ substitutions: new Map([...rules, ...copies]) });
   return all.with({ substitutions: rulesStillCalled(all) });
@@ -148,7 +183,9 @@ function expandSubstOnStack(knl: LoopKernel, m: StackMatch): LoopKernel {
 /** The rules some instruction calls, directly or through other rules. */
 export function rulesStillCalled(knl: LoopKernel): Map<string, SubstitutionRule> {
   const called = new Set<string>();
-  const pending: Expr[] = knl.instructions.flatMap((i) => [...i.assignees, i.expression, ...i.predicates].filter((e): e is Expr => e !== undefined));
+  const pending: Expr[] = knl.instructions.flatMap((i) =>
+    [...i.assignees, i.expression, ...i.predicates].filter((e): e is Expr => e !== undefined),
+  );
   while (pending.length) {
     walk(pending.pop()!, (x) => {
       if (x.kind === 'call' && knl.substitutions.has(x.fn) && !called.has(x.fn)) {
@@ -169,7 +206,13 @@ export function findRulesMatching(knl: LoopKernel, pattern: string): string[] {
 /** The one rule matching a glob pattern; none or several is an error. */
 export function findOneRuleMatching(knl: LoopKernel, pattern: string): string {
   const rules = findRulesMatching(knl, pattern);
-  if (rules.length > 1) throw new LoomError(`findOneRuleMatching: more than one substitution rule matched '${pattern}' (${rules.join(', ')})`);
-  if (rules.length === 0) throw new LoomError(`findOneRuleMatching: no substitution rule matched '${pattern}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`);
+  if (rules.length > 1)
+    throw new LoomError(
+      `findOneRuleMatching: more than one substitution rule matched '${pattern}' (${rules.join(', ')})`,
+    );
+  if (rules.length === 0)
+    throw new LoomError(
+      `findOneRuleMatching: no substitution rule matched '${pattern}' (rules: ${[...knl.substitutions.keys()].join(', ') || 'none'})`,
+    );
   return rules[0];
 }

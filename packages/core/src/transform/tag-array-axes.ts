@@ -32,7 +32,11 @@ import { autoStride } from '../kernel/arg-layouts.ts';
  * `arrayNames`: one name, or several separated by commas, each an argument or a
  * temporary. `tags`: a comma-separated string or a list, one tag per axis.
  */
-export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly string[], tags: string | readonly string[]): LoopKernel {
+export function tagArrayAxes(
+  knl: LoopKernel,
+  arrayNames: string | readonly string[],
+  tags: string | readonly string[],
+): LoopKernel {
   const names = nameList(arrayNames);
   if (names.length === 0) throw new LoomError('tagArrayAxes: no array named');
   let args = knl.args;
@@ -52,7 +56,8 @@ export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly stri
       const dimTags = parseDimTags(tags, arg.shape, name, parameterNames(knl), auto);
       args = args.map((a) => (a.name === name ? { ...a, dimTags } : a));
     } else if (temp) {
-      if (temp.shape.length === 0) throw new LoomError(`tagArrayAxes: temporary '${name}' is a scalar; it has no axes to tag`);
+      if (temp.shape.length === 0)
+        throw new LoomError(`tagArrayAxes: temporary '${name}' is a scalar; it has no axes to tag`);
       // a temporary's size is fixed when the kernel is compiled: its strides must be too
       const dimTags = parseDimTags(tags, temp.shape, name, new Set());
       temporaries.set(name, { ...temp, dimTags });
@@ -64,7 +69,10 @@ export function tagArrayAxes(knl: LoopKernel, arrayNames: string | readonly stri
   return knl.with({ args, temporaries });
 }
 
-type Written = { readonly kind: 'c' | 'f' | 'sep' | 'vec' } | { readonly kind: 'N'; readonly level: number } | { readonly kind: 'stride'; readonly stride: Expr | 'auto' };
+type Written =
+  | { readonly kind: 'c' | 'f' | 'sep' | 'vec' }
+  | { readonly kind: 'N'; readonly level: number }
+  | { readonly kind: 'stride'; readonly stride: Expr | 'auto' };
 
 /**
  * The tags for an array of this shape, resolved: optional tags dropped, `c`/`f` turned
@@ -89,26 +97,33 @@ export function parseDimTags(
     } else k++;
   }
   if (texts.length !== shape.length) {
-    throw new LoomError(`tagArrayAxes: ${what} has ${shape.length} axes, but ${texts.length} tags were given (${raw.join(', ')})`);
+    throw new LoomError(
+      `tagArrayAxes: ${what} has ${shape.length} axes, but ${texts.length} tags were given (${raw.join(', ')})`,
+    );
   }
   const written = texts.map((t, axis) => readTag(t, axis, what, parameters));
 
   if (written.some((w) => w.kind === 'c') && written.some((w) => w.kind === 'f')) {
-    throw new LoomError(`tagArrayAxes: ${what} mixes 'c' and 'f'; the nesting they ask for is ambiguous (use N0-N9 to spell it out)`);
+    throw new LoomError(
+      `tagArrayAxes: ${what} mixes 'c' and 'f'; the nesting they ask for is ambiguous (use N0-N9 to spell it out)`,
+    );
   }
   const explicit = written.flatMap((w) => (w.kind === 'N' ? [w.level] : []));
   const twice = explicit.find((l, k) => explicit.indexOf(l) !== k);
   if (twice !== undefined) throw new LoomError(`tagArrayAxes: ${what} has two axes at nesting level N${twice}`);
   checkExplicitLevels(written, explicit, what, raw);
   const vecAxes = written.flatMap((w, axis) => (w.kind === 'vec' ? [axis] : []));
-  if (vecAxes.length > 1) throw new LoomError(`tagArrayAxes: ${what} has ${vecAxes.length} 'vec' axes; at most one axis can be a vector`);
+  if (vecAxes.length > 1)
+    throw new LoomError(`tagArrayAxes: ${what} has ${vecAxes.length} 'vec' axes; at most one axis can be a vector`);
   written.forEach((w, axis) => {
     // a sep axis may stay parametric until fixParameters fixes it (loopy's make_copy_kernel
     // makes such kernels): separateArrays, in preprocessing, needs the length
     if (w.kind !== 'vec') return;
     const extent = simplify(shape[axis], { integer: true });
     if (extent.kind !== 'int') {
-      throw new LoomError(`tagArrayAxes: axis ${axis} of ${what} is tagged '${w.kind}', so its length must be a constant, not ${printExpr(shape[axis])}`);
+      throw new LoomError(
+        `tagArrayAxes: axis ${axis} of ${what} is tagged '${w.kind}', so its length must be a constant, not ${printExpr(shape[axis])}`,
+      );
     }
   });
 
@@ -146,15 +161,24 @@ export function parseDimTags(
  * `stride:` (which level would those take?), and they must be contiguous (in
  * `N1,N0,N5` nothing says what lies between N1 and N5).
  */
-function checkExplicitLevels(written: readonly Written[], explicit: readonly number[], what: string, raw: readonly string[]): void {
+function checkExplicitLevels(
+  written: readonly Written[],
+  explicit: readonly number[],
+  what: string,
+  raw: readonly string[],
+): void {
   if (explicit.length === 0) return;
   const other = written.find((w) => w.kind === 'c' || w.kind === 'f' || w.kind === 'stride');
   if (other) {
-    throw new LoomError(`tagArrayAxes: ${what} mixes explicit nesting levels (N0-N9) with '${other.kind}' in '${raw.join(',')}'; give every strided axis a level, or none`);
+    throw new LoomError(
+      `tagArrayAxes: ${what} mixes explicit nesting levels (N0-N9) with '${other.kind}' in '${raw.join(',')}'; give every strided axis a level, or none`,
+    );
   }
   const sorted = [...explicit].sort((a, b) => a - b);
   if (sorted.some((l, k) => l !== sorted[0] + k)) {
-    throw new LoomError(`tagArrayAxes: the nesting levels of ${what} (${explicit.map((l) => `N${l}`).join(', ')}) are not contiguous`);
+    throw new LoomError(
+      `tagArrayAxes: the nesting levels of ${what} (${explicit.map((l) => `N${l}`).join(', ')}) are not contiguous`,
+    );
   }
 }
 
@@ -169,7 +193,9 @@ function readTag(text: string, axis: number, what: string, parameters: ReadonlyS
     try {
       stride = simplify(parseExpression(body), { integer: true });
     } catch (e) {
-      throw new LoomError(`tagArrayAxes: cannot read the stride '${body}' of axis ${axis} of ${what}: ${(e as Error).message}`);
+      throw new LoomError(
+        `tagArrayAxes: cannot read the stride '${body}' of axis ${axis} of ${what}: ${(e as Error).message}`,
+      );
     }
     const unknown = [...freeVariables(stride)].filter((n) => !parameters.has(n));
     if (unknown.length) {
@@ -179,7 +205,9 @@ function readTag(text: string, axis: number, what: string, parameters: ReadonlyS
     }
     return { kind: 'stride', stride };
   }
-  throw new LoomError(`tagArrayAxes: unknown dim tag '${text}' for axis ${axis} of ${what} (known: c, f, N0-N9, stride:EXPR, sep, vec, each optionally followed by '?')`);
+  throw new LoomError(
+    `tagArrayAxes: unknown dim tag '${text}' for axis ${axis} of ${what} (known: c, f, N0-N9, stride:EXPR, sep, vec, each optionally followed by '?')`,
+  );
 }
 
 /** Commas inside parentheses belong to a stride expression (`stride:max(n, 1)`). */
@@ -203,7 +231,10 @@ function splitTopLevel(spec: string): string[] {
 /** Value arguments and the parameters of the domains: what an array stride may be written in. */
 function parameterNames(knl: LoopKernel): Set<string> {
   const inames = new Set(knl.inames);
-  return new Set([...knl.args.filter((a) => a.kind === 'value').map((a) => a.name), ...knl.domains.flatMap((d) => d.params).filter((p) => !inames.has(p))]);
+  return new Set([
+    ...knl.args.filter((a) => a.kind === 'value').map((a) => a.name),
+    ...knl.domains.flatMap((d) => d.params).filter((p) => !inames.has(p)),
+  ]);
 }
 
 /**

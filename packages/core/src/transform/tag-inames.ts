@@ -17,7 +17,12 @@ const TAG_INAMES_OPTIONS = optionKeys<TagInamesOptions>()(['ignoreNonexistent'])
 /** An iname tag as text (`'g.0'`, `'l.0'`, `'unr'`, `'ilp'`...); null or undefined: untagged. */
 export type TagSpec = string | null | undefined;
 
-export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending: ReadonlyMap<string, InameTag>): InameTag {
+export function parseTag(
+  spec: TagSpec,
+  iname: string,
+  knl: LoopKernel,
+  pending: ReadonlyMap<string, InameTag>,
+): InameTag {
   if (spec === null || spec === undefined || spec === 'for' || spec === 'None') return { kind: 'for' };
   const text = spec.trim();
   let m: RegExpExecArray | null;
@@ -40,7 +45,9 @@ export function parseTag(spec: TagSpec, iname: string, knl: LoopKernel, pending:
     if (!knl.inames.includes(other)) throw new LoomError(`tag '${text}' for '${iname}': there is no iname '${other}'`);
     return pending.get(other) ?? knl.inameTags.get(other) ?? { kind: 'for' };
   }
-  throw new LoomError(`unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, unr_hint, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`);
+  throw new LoomError(
+    `unknown iname tag '${text}' for '${iname}' (known: for, l.N, g.N, unr, unr_hint, ilp, ilp.unr, ilp.seq, vec, like.INAME, unused.l, unused.g, l.auto)`,
+  );
 }
 
 /** The inames an entry names (a wildcard may name several); none is an error unless the caller said to skip such entries. */
@@ -51,9 +58,14 @@ function inamesNamed(knl: LoopKernel, written: string, options: TagInamesOptions
   throw new LoomError(`tagInames: ${what} (inames: ${knl.inames.join(', ')})`);
 }
 
-function nextUnusedAxis(kind: 'local' | 'group', knl: LoopKernel | undefined, pending: ReadonlyMap<string, InameTag>): number {
+function nextUnusedAxis(
+  kind: 'local' | 'group',
+  knl: LoopKernel | undefined,
+  pending: ReadonlyMap<string, InameTag>,
+): number {
   const used = new Set<number>();
-  for (const tag of [...(knl?.inameTags.values() ?? []), ...pending.values()]) if (tag.kind === kind) used.add(tag.axis);
+  for (const tag of [...(knl?.inameTags.values() ?? []), ...pending.values()])
+    if (tag.kind === kind) used.add(tag.axis);
   for (let axis = 0; axis < 3; axis++) if (!used.has(axis)) return axis;
   throw new LoomError(`no unused ${kind} axis is left (all three are taken)`);
 }
@@ -69,7 +81,11 @@ export interface TagInamesOptions {
  * An iname may be a wildcard (`'i*': 'unr'` tags every iname starting with `i`; at least one
  * must match). An iname that already has a different implementation tag cannot be retagged.
  */
-export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[], options: TagInamesOptions = {}): LoopKernel {
+export function tagInames(
+  knl: LoopKernel,
+  tags: Readonly<Record<string, TagSpec>> | string | readonly (readonly [string, TagSpec])[],
+  options: TagInamesOptions = {},
+): LoopKernel {
   checkOptionKeys('tagInames', options, TAG_INAMES_OPTIONS);
   const entries: [string, TagSpec][] =
     typeof tags === 'string'
@@ -86,12 +102,16 @@ export function tagInames(knl: LoopKernel, tags: Readonly<Record<string, TagSpec
         ? tags.map(([a, b]) => [a, b] as [string, TagSpec])
         : Object.entries(tags as Record<string, TagSpec>);
   const pending = new Map<string, InameTag>();
-  const expanded = entries.flatMap(([written, spec]) => inamesNamed(knl, written, options).map((iname) => [iname, spec] as const));
+  const expanded = entries.flatMap(([written, spec]) =>
+    inamesNamed(knl, written, options).map((iname) => [iname, spec] as const),
+  );
   for (const [iname, spec] of expanded) {
     const tag = parseTag(spec, iname, knl, pending);
     const existing = pending.get(iname) ?? knl.inameTags.get(iname);
     if (existing && existing.kind !== 'for' && tag.kind !== 'for' && tagToString(existing) !== tagToString(tag)) {
-      throw new LoomError(`tagInames: '${iname}' is already tagged '${tagToString(existing)}'; it cannot also be '${tagToString(tag)}'`);
+      throw new LoomError(
+        `tagInames: '${iname}' is already tagged '${tagToString(existing)}'; it cannot also be '${tagToString(tag)}'`,
+      );
     }
     pending.set(iname, tag);
   }
@@ -113,7 +133,8 @@ const TAG_KINDS: readonly TagKind[] = ['for', 'local', 'group', 'unroll', 'ilp',
  * an iname tagged otherwise keeps its tag. Wildcards as in `tagInames`.
  */
 export function untagInames(knl: LoopKernel, inames: string | readonly string[], kind?: TagKind): LoopKernel {
-  if (kind !== undefined && !TAG_KINDS.includes(kind)) throw new LoomError(`untagInames: unknown tag kind '${String(kind)}' (known: ${TAG_KINDS.join(', ')})`);
+  if (kind !== undefined && !TAG_KINDS.includes(kind))
+    throw new LoomError(`untagInames: unknown tag kind '${String(kind)}' (known: ${TAG_KINDS.join(', ')})`);
   const list = nameList(inames);
   const inameTags = new Map(knl.inameTags);
   for (const written of list) {
@@ -129,7 +150,8 @@ export function untagInames(knl: LoopKernel, inames: string | readonly string[],
  * picks runs on, as a tag: `'l.1'`. (loopy's find_unused_axis_tag.)
  */
 export function findUnusedAxisTag(knl: LoopKernel, kind: 'l' | 'g', within?: Within): `${'l' | 'g'}.${number}` {
-  if (kind !== 'l' && kind !== 'g') throw new LoomError(`findUnusedAxisTag: the kind must be 'l' or 'g', got '${String(kind)}'`);
+  if (kind !== 'l' && kind !== 'g')
+    throw new LoomError(`findUnusedAxisTag: the kind must be 'l' or 'g', got '${String(kind)}'`);
   const tagKind = kind === 'l' ? 'local' : 'group';
   const chosen = instructionsWithin(knl, within, 'findUnusedAxisTag: option within');
   const used = new Set<number>();

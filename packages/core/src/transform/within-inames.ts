@@ -13,18 +13,31 @@ import { uniqueName } from '../kernel/rename.ts';
 
 /** Ids of the instructions that run in `iname` or reduce over it (through the rules they call too). */
 export function instructionsUsing(knl: LoopKernel, iname: string): Set<string> {
-  return new Set(knl.instructions.filter((i) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname)).map((i) => i.id));
+  return new Set(
+    knl.instructions
+      .filter((i) => i.withinInames.includes(iname) || reductionInames(i, knl.substitutions).has(iname))
+      .map((i) => i.id),
+  );
 }
 
 /**
  * The kernel in which the instructions of `chosen` alone use each of `inames` (copies made
  * where others use them too), and the name each iname now has for the chosen instructions.
  */
-export function isolateInames(knl: LoopKernel, inames: readonly string[], chosen: ReadonlySet<string>): { kernel: LoopKernel; names: Map<string, string> } {
+export function isolateInames(
+  knl: LoopKernel,
+  inames: readonly string[],
+  chosen: ReadonlySet<string>,
+): { kernel: LoopKernel; names: Map<string, string> } {
   const names = new Map(inames.map((n) => [n, n] as const));
   const shared = inames.filter((n) => [...instructionsUsing(knl, n)].some((id) => !chosen.has(id)));
   if (shared.length === 0) return { kernel: knl, names };
-  const taken = new Set([...knl.inames, ...knl.args.map((a) => a.name), ...knl.temporaries.keys(), ...knl.substitutions.keys()]);
+  const taken = new Set([
+    ...knl.inames,
+    ...knl.args.map((a) => a.name),
+    ...knl.temporaries.keys(),
+    ...knl.substitutions.keys(),
+  ]);
   const copies = shared.map((n) => {
     const copy = uniqueName(`${n}_within`, taken);
     taken.add(copy);

@@ -21,10 +21,24 @@ import { prepareLaunch, type PreparedLaunch } from '../runtime/prepare.ts';
 import { timeLaunchStream } from '../runtime/time-launches.ts';
 
 /** What a tuning problem may say; any other key is an error. */
-const TUNING_PROBLEM_KEYS = optionKeys<TuningProblem<unknown>>()(['arguments', 'argumentsFor', 'build', 'check', 'name', 'space', 'work']);
+const TUNING_PROBLEM_KEYS = optionKeys<TuningProblem<unknown>>()([
+  'arguments',
+  'argumentsFor',
+  'build',
+  'check',
+  'name',
+  'space',
+  'work',
+]);
 
 /** The options autotune reads; any other key is an error. */
-const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()(['budgetSeconds', 'cache', 'fresh', 'onProgress', 'time']);
+const AUTOTUNE_OPTIONS = optionKeys<AutotuneOptions<unknown>>()([
+  'budgetSeconds',
+  'cache',
+  'fresh',
+  'onProgress',
+  'time',
+]);
 
 /** The arguments a tuning problem's kernels run on, by name: device arrays and scalar values. */
 export type TuningArguments = Readonly<Record<string, DeviceArray | number | bigint>>;
@@ -163,7 +177,11 @@ export interface TuningResult<C> {
  * const { best, seconds } = await autotune(problem, device, { budgetSeconds: 30 });
  * ```
  */
-export async function autotune<C>(problem: TuningProblem<C>, device: Device, options: AutotuneOptions<C> = {}): Promise<TuningResult<C>> {
+export async function autotune<C>(
+  problem: TuningProblem<C>,
+  device: Device,
+  options: AutotuneOptions<C> = {},
+): Promise<TuningResult<C>> {
   checkOptionKeys('autotune', options, AUTOTUNE_OPTIONS);
   const { budgetSeconds = 60, onProgress, cache, fresh = false, time = wallTime } = options;
   if (!fresh && cache) {
@@ -177,7 +195,9 @@ export async function autotune<C>(problem: TuningProblem<C>, device: Device, opt
   const probe = Object.values(args).find((a): a is DeviceArray => a instanceof DeviceArray);
   if (!probe) throw new LoomError(`tuning '${problem.name}': its arguments have no device array to wait for`);
   // each configuration starts from the arrays as they were made, so none is judged on another's output
-  const initial = await Promise.all(Object.values(args).map(async (a) => (a instanceof DeviceArray ? ([a, await a.toHost()] as const) : undefined)));
+  const initial = await Promise.all(
+    Object.values(args).map(async (a) => (a instanceof DeviceArray ? ([a, await a.toHost()] as const) : undefined)),
+  );
   const restore = async () => {
     for (const entry of initial) if (entry) await device.write(entry[0].buffer, entry[1]);
   };
@@ -191,7 +211,15 @@ export async function autotune<C>(problem: TuningProblem<C>, device: Device, opt
       const trial = await tryConfig(problem, config, device, args, probe, time, restore);
       trials.push(trial);
       if (trial.seconds !== undefined && (best === undefined || trial.seconds < best.seconds!)) best = trial;
-      onProgress?.({ problem: problem.name, done: trials.length, total: problem.space.length, trial, best, elapsedSeconds: elapsed(), budgetSeconds });
+      onProgress?.({
+        problem: problem.name,
+        done: trials.length,
+        total: problem.space.length,
+        trial,
+        best,
+        elapsedSeconds: elapsed(),
+        budgetSeconds,
+      });
     }
   } finally {
     for (const a of Object.values(args)) if (a instanceof DeviceArray) a.release();
@@ -199,9 +227,16 @@ export async function autotune<C>(problem: TuningProblem<C>, device: Device, opt
 
   if (!best) {
     const reasons = trials.map((t) => `  ${JSON.stringify(t.config)}: ${t.failure}`).slice(0, 5);
-    throw new LoomError(`tuning '${problem.name}' on ${device.name}: no configuration ran (${trials.length} tried)\n${reasons.join('\n')}`);
+    throw new LoomError(
+      `tuning '${problem.name}' on ${device.name}: no configuration ran (${trials.length} tried)\n${reasons.join('\n')}`,
+    );
   }
-  await cache?.set(problem.name, device.name, { config: best.config, seconds: best.seconds!, tried: trials.length, measuredAt: new Date().toISOString() });
+  await cache?.set(problem.name, device.name, {
+    config: best.config,
+    seconds: best.seconds!,
+    tried: trials.length,
+    measuredAt: new Date().toISOString(),
+  });
   return { best: best.config, seconds: best.seconds!, trials, fromCache: false };
 }
 
@@ -216,7 +251,9 @@ async function tryConfig<C>(
 ): Promise<Trial<C>> {
   let prepared: PreparedLaunch | undefined;
   try {
-    prepared = await prepareLaunch(problem.build(config), device, problem.argumentsFor?.(config, args) ?? args, { checkBounds: false });
+    prepared = await prepareLaunch(problem.build(config), device, problem.argumentsFor?.(config, args) ?? args, {
+      checkBounds: false,
+    });
     await restore();
     await prepared.launch();
     const wrong = await problem.check?.(args, config);
@@ -243,6 +280,8 @@ function sameConfig(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as object).sort(([x], [y]) => (x < y ? -1 : 1))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as object).sort(([x], [y]) => (x < y ? -1 : 1)))
+      : v,
   );
 }

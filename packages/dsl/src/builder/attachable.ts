@@ -16,7 +16,10 @@ export interface TransformationParam {
 }
 
 /** A transformation as `.attach` takes it: its parameters, its connectors, and the means to fuse itself into a kernel. */
-export interface AttachableTransformation<P extends readonly TransformationParam[] = readonly TransformationParam[], C extends string = string> {
+export interface AttachableTransformation<
+  P extends readonly TransformationParam[] = readonly TransformationParam[],
+  C extends string = string,
+> {
   readonly name: string;
   readonly params: P;
   readonly connectors: readonly C[];

@@ -75,7 +75,9 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   // ---- parameters and data ----
 
   /** `fixParameters`: specialize to these values; they are no longer arguments. */
-  fix<const V extends { readonly [K in ValueNames<S>]?: number }>(values: V): KernelBuilder<I, WithoutArgs<S, keyof V>> {
+  fix<const V extends { readonly [K in ValueNames<S>]?: number }>(
+    values: V,
+  ): KernelBuilder<I, WithoutArgs<S, keyof V>> {
     return this.derive((k) => fixParameters(k, values as Readonly<Record<string, number>>));
   }
 
@@ -93,7 +95,10 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * `addAndInferDtypes`: `dtypes`, then the dtypes of temporaries and outputs inferred from what is written to them.
    * @param options.expectCompletion a dtype that cannot be inferred yet is an error (else the rest is inferred from the data at run time)
    */
-  addAndInferDtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T, options: { readonly expectCompletion?: boolean } = {}): KernelBuilder<I, WithDtypes<S, T>> {
+  addAndInferDtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(
+    dtypes: T,
+    options: { readonly expectCompletion?: boolean } = {},
+  ): KernelBuilder<I, WithDtypes<S, T>> {
     return this.derive((k) => addAndInferDtypes(k, dtypes as Readonly<Record<string, DType>>, options));
   }
 
@@ -106,7 +111,10 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   }
 
   /** `renameArgument`: the argument (an array, or a value the domains use) is called `newName` from now on. */
-  renameArgument<const Old extends ArgNames<S>, const New extends string>(oldName: Old, newName: New): KernelBuilder<I, RenamedArg<S, Old, New>> {
+  renameArgument<const Old extends ArgNames<S>, const New extends string>(
+    oldName: Old,
+    newName: New,
+  ): KernelBuilder<I, RenamedArg<S, Old, New>> {
     return this.derive((k) => renameArgument(k, oldName, newName));
   }
 
@@ -120,7 +128,8 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => {
       const result = removeUnusedArguments(k);
       const kept = names.filter((n) => result.arg(n));
-      if (kept.length) throw new LoomError(`removeUnusedArguments: '${kept.join("', '")}' is used by the kernel; it stays`);
+      if (kept.length)
+        throw new LoomError(`removeUnusedArguments: '${kept.join("', '")}' is used by the kernel; it stays`);
       return k.with({ args: k.args.filter((a) => !(names as readonly string[]).includes(a.name)) });
     });
   }
@@ -151,7 +160,10 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * @param options.ruleName the rule's name (then there must be one such reduction)
    * @param options.within only the reductions in these instructions (a match expression)
    */
-  reductionRule(inames: readonly I[] | I, options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {}): KernelBuilder<I, S> {
+  reductionRule(
+    inames: readonly I[] | I,
+    options: { readonly ruleName?: string; readonly within?: string | readonly string[] } = {},
+  ): KernelBuilder<I, S> {
     checkVerbOptions('reductionRule', options);
     return this.derive((k) => reductionArgToSubstRule(k, typeof inames === 'string' ? [inames] : inames, options));
   }
@@ -167,7 +179,12 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * @param options.forceOuterInameForScan the iname a scan is swept by
    */
   realizeReduction(
-    options: { readonly insnIdFilter?: readonly string[]; readonly forceScan?: boolean; readonly automagicScansOk?: boolean; readonly forceOuterInameForScan?: I } = {},
+    options: {
+      readonly insnIdFilter?: readonly string[];
+      readonly forceScan?: boolean;
+      readonly automagicScansOk?: boolean;
+      readonly forceOuterInameForScan?: I;
+    } = {},
   ): KernelBuilder<I | `red_${string}` | `${I}_scan${string}` | `${I}_s${number}` | `${I}_base${string}`, S> {
     return this.derive((k) => realizeReduction(k, options));
   }
@@ -192,7 +209,9 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => {
       const args = names.filter((n) => k.arg(n));
       if (args.length)
-        throw new LoomError(`concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`);
+        throw new LoomError(
+          `concatenateTemporaries: '${args.join("', '")}' is an argument; concatenating arguments changes the signature (use concatenateArrays and apply)`,
+        );
       return concatenateArrays(k, names, newName, axis);
     });
   }
@@ -203,7 +222,12 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   }
 
   /** `splitArrayAxis`: an axis of these arrays becomes two (`a[i]` becomes `a[i // count, i % count]`). */
-  splitArrayAxis(names: string | readonly string[], axis: number, count: number, order: 'C' | 'F' = 'C'): KernelBuilder<I, S> {
+  splitArrayAxis(
+    names: string | readonly string[],
+    axis: number,
+    count: number,
+    order: 'C' | 'F' = 'C',
+  ): KernelBuilder<I, S> {
     return this.derive((k) => splitArrayAxis(k, names, axis, count, order));
   }
 
@@ -217,7 +241,9 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
    * @param options.banks memory banks (default 32)
    * @param options.bankWidthBytes bytes per bank word (default 4)
    */
-  addPaddingToAvoidBankConflicts(options: { readonly banks?: number; readonly bankWidthBytes?: number } = {}): KernelBuilder<I, S> {
+  addPaddingToAvoidBankConflicts(
+    options: { readonly banks?: number; readonly bankWidthBytes?: number } = {},
+  ): KernelBuilder<I, S> {
     return this.derive((k) => addPaddingToAvoidBankConflicts(k, options));
   }
 
@@ -246,7 +272,12 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     TC extends string,
     C extends TC,
     const M extends { readonly [K in Exclude<TP[number]['name'], C>]: string },
-  >(arg: A, tr: AttachableTransformation<TP, TC>, connector: C, mapping: M): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
+  >(
+    arg: A,
+    tr: AttachableTransformation<TP, TC>,
+    connector: C,
+    mapping: M,
+  ): KernelBuilder<I, WithAttached<S, A, TP, C, M>> {
     return this.derive((k) => tr.attachTo(k, arg, connector, mapping as Readonly<Record<string, string>>));
   }
 

@@ -8,7 +8,15 @@
  * the most derived class (`KernelBuilder`), typed by the verb with the inames `I2` and the
  * signature `S2` the step leaves.
  */
-import { generateCode, getStatistics, run, type Device, type KernelStatistics, type LoopKernel, type Target } from '@loom/core';
+import {
+  generateCode,
+  getStatistics,
+  run,
+  type Device,
+  type KernelStatistics,
+  type LoopKernel,
+  type Target,
+} from '@loom/core';
 import type { Fragment } from '../template/fragments.ts';
 import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
@@ -21,7 +29,11 @@ import type { RunParameters } from './typing.ts';
 
 export type Step = (knl: LoopKernel) => LoopKernel;
 
-type BuilderClass = new (source: KernelSource, steps: readonly Step[], knl: LoopKernel) => KernelBuilder<string, AnySignature>;
+type BuilderClass = new (
+  source: KernelSource,
+  steps: readonly Step[],
+  knl: LoopKernel,
+) => KernelBuilder<string, AnySignature>;
 
 export class BuilderCore<I extends string, S extends AnySignature> {
   readonly #source: KernelSource;
@@ -51,8 +63,13 @@ export class BuilderCore<I extends string, S extends AnySignature> {
    */
   args<const D extends ArgDecls>(declarations: D): KernelBuilder<I, DeclaredSignature<D>> {
     const source = { ...this.#source, declared: declarations };
-    const replayed = inTemplates(fragmentsOf(source), () => this.#steps.reduce((k, step) => step(k), buildKernel(source)));
-    return new (this.constructor as BuilderClass)(source, this.#steps, replayed) as unknown as KernelBuilder<I, DeclaredSignature<D>>;
+    const replayed = inTemplates(fragmentsOf(source), () =>
+      this.#steps.reduce((k, step) => step(k), buildKernel(source)),
+    );
+    return new (this.constructor as BuilderClass)(source, this.#steps, replayed) as unknown as KernelBuilder<
+      I,
+      DeclaredSignature<D>
+    >;
   }
 
   /** Any other core transformation; the builder cannot know what it does to inames, so they become loose. */
@@ -98,6 +115,10 @@ export class BuilderCore<I extends string, S extends AnySignature> {
   /** One more step: errors point into the templates the kernel was written with. */
   protected derive<I2 extends string = I, S2 extends AnySignature = S>(step: Step): KernelBuilder<I2, S2> {
     const next = inTemplates(this.#fragments, () => step(this.kernel));
-    return new (this.constructor as BuilderClass)(this.#source, [...this.#steps, step], next) as unknown as KernelBuilder<I2, S2>;
+    return new (this.constructor as BuilderClass)(
+      this.#source,
+      [...this.#steps, step],
+      next,
+    ) as unknown as KernelBuilder<I2, S2>;
   }
 }

@@ -36,25 +36,35 @@ import { checkVerbOptions } from './verb-options.ts';
 
 export class InameVerbs<I extends string, S extends AnySignature> extends BuilderCore<I, S> {
   /** `splitIname`: `i` becomes `i_outer` and `i_inner`, with `i = factor*i_outer + i_inner`. */
-  split<N extends I, const O extends string = `${N}_outer`, const In extends string = `${N}_inner`, const W extends Within = undefined>(
-    iname: N,
-    factor: number,
-    options: SplitOptions<I, O, In, W> = {},
-  ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
+  split<
+    N extends I,
+    const O extends string = `${N}_outer`,
+    const In extends string = `${N}_inner`,
+    const W extends Within = undefined,
+  >(iname: N, factor: number, options: SplitOptions<I, O, In, W> = {}): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
     checkVerbOptions('split', options);
     const { outer, inner, outerIname, innerIname, slabs, within } = options;
-    return this.derive((k) => splitIname(k, iname, factor, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
+    return this.derive((k) =>
+      splitIname(k, iname, factor, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }),
+    );
   }
 
   /** `chunkIname`: `i` becomes `numChunks` contiguous chunks: `i_outer` picks the chunk, `i_inner` the place in it. */
-  chunk<N extends I, const O extends string = `${N}_outer`, const In extends string = `${N}_inner`, const W extends Within = undefined>(
+  chunk<
+    N extends I,
+    const O extends string = `${N}_outer`,
+    const In extends string = `${N}_inner`,
+    const W extends Within = undefined,
+  >(
     iname: N,
     numChunks: number,
     options: SplitOptions<I, O, In, W> = {},
   ): KernelBuilder<AfterWithin<I, N, O | In, W>, S> {
     checkVerbOptions('chunk', options);
     const { outer, inner, outerIname, innerIname, slabs, within } = options;
-    return this.derive((k) => chunkIname(k, iname, numChunks, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }));
+    return this.derive((k) =>
+      chunkIname(k, iname, numChunks, { outerTag: outer, innerTag: inner, outerIname, innerIname, slabs, within }),
+    );
   }
 
   /**
@@ -104,10 +114,18 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
    */
   dup<N extends I, const New extends readonly string[] = never>(
     inames: N | readonly N[],
-    options: { readonly within?: Within; readonly newInames?: New; readonly newNames?: New; readonly suffix?: string; readonly tags?: { readonly [K in N]?: Tag<I> } } = {},
+    options: {
+      readonly within?: Within;
+      readonly newInames?: New;
+      readonly newNames?: New;
+      readonly suffix?: string;
+      readonly tags?: { readonly [K in N]?: Tag<I> };
+    } = {},
   ): KernelBuilder<I | ([New] extends [never] ? Numbered<N> : New[number]), S> {
     checkVerbOptions('dup', options);
-    return this.derive((k) => duplicateInames(k, inames as string | readonly string[], options as Parameters<typeof duplicateInames>[2]));
+    return this.derive((k) =>
+      duplicateInames(k, inames as string | readonly string[], options as Parameters<typeof duplicateInames>[2]),
+    );
   }
 
   /**
@@ -159,7 +177,10 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     return this.derive((k) => {
       const result = removeUnusedInames(k, inames);
       const kept = inames.filter((n) => result.inames.includes(n));
-      if (kept.length) throw new LoomError(`removeUnusedInames: '${kept.join("', '")}' is used by an instruction (or bounds a loop that is); it stays`);
+      if (kept.length)
+        throw new LoomError(
+          `removeUnusedInames: '${kept.join("', '")}' is used by an instruction (or bounds a loop that is); it stays`,
+        );
       return result;
     });
   }
@@ -193,7 +214,9 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
    * @param options.inames only these inames; default all
    * @param options.within only the reductions in these instructions (a match expression)
    */
-  makeReductionInamesUnique(options: { readonly inames?: readonly I[]; readonly within?: Within } = {}): KernelBuilder<I | Numbered<I>, S> {
+  makeReductionInamesUnique(
+    options: { readonly inames?: readonly I[]; readonly within?: Within } = {},
+  ): KernelBuilder<I | Numbered<I>, S> {
     return this.derive((k) => makeReductionInamesUnique(k, options));
   }
 

@@ -52,7 +52,9 @@ export type Numbered<Base extends string> = `${Base}_${number}`;
  * What a verb with a `within` option leaves: with no `within`, the old inames are gone
  * (`Removed` excluded); with one, the instructions outside it keep them.
  */
-export type AfterWithin<I extends string, Removed extends string, Added extends string, W> = [W] extends [undefined] ? Exclude<I, Removed> | Added : I | Added;
+export type AfterWithin<I extends string, Removed extends string, Added extends string, W> = [W] extends [undefined]
+  ? Exclude<I, Removed> | Added
+  : I | Added;
 
 /**
  * The old and new inames of an ISL map `[p] -> { [i, j] -> [i0, j0] : ... }`:

@@ -20,11 +20,12 @@ export type Instructions = InsnInput | readonly InsnInput[];
  * A kernel from its loop domains (ISL syntax) and instructions (loopy's textual syntax),
  * as strings, `domain`/`insn` templates, or lists of them.
  */
-export function kernel<const D extends Domains, const X extends Instructions, const Name extends string = string, const A extends ArgDecls = never>(
-  domains: D,
-  instructions: X,
-  options: KernelBuilderOptions<Name, A> = {},
-): BuilderFor<D, X, Name, A> {
+export function kernel<
+  const D extends Domains,
+  const X extends Instructions,
+  const Name extends string = string,
+  const A extends ArgDecls = never,
+>(domains: D, instructions: X, options: KernelBuilderOptions<Name, A> = {}): BuilderFor<D, X, Name, A> {
   const list = <T>(x: T | readonly T[]): readonly T[] => (Array.isArray(x) ? x : [x as T]);
   checkVerbOptions('kernel', options);
   const { args, temporaries, ...makeOptions } = options;

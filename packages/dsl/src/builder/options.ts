@@ -8,7 +8,8 @@ import type { Tag } from './inames.ts';
  * template kernel up in the `KernelRegistry`, and `args` declares the arguments from the
  * start (like `.args()`, for kernels that need declarations to be built at all).
  */
-export interface KernelBuilderOptions<Name extends string = string, A extends ArgDecls = ArgDecls> extends MakeKernelOptions {
+export interface KernelBuilderOptions<Name extends string = string, A extends ArgDecls = ArgDecls>
+  extends MakeKernelOptions {
   /** The kernel's name; a literal one also finds a template kernel's types in the `KernelRegistry`. */
   readonly name?: Name;
   /** The argument declarations, as `.args()` takes them. */

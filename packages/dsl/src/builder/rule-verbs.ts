@@ -41,7 +41,11 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
    * `pipelinePrefetch`: the fetch instructions `fetch` picks load the values of the next
    * iteration of `iname` into registers while this one computes (copies of their loops: `x_next`, `x_first`).
    */
-  pipelinePrefetch(fetch: Within, iname: I, options: PipelinePrefetchOptions = {}): KernelBuilder<I | `${I}_next` | `${I}_first`, S> {
+  pipelinePrefetch(
+    fetch: Within,
+    iname: I,
+    options: PipelinePrefetchOptions = {},
+  ): KernelBuilder<I | `${I}_next` | `${I}_first`, S> {
     return this.derive((k) => pipelinePrefetch(k, fetch, iname, options));
   }
 
@@ -57,7 +61,12 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   }
 
   /** `extractSubst`: subexpressions shaped like `template` become calls of a new rule `name`. */
-  extractSubst(name: string, template: string, parameters: string | readonly string[] = [], within?: Within): KernelBuilder<I, S> {
+  extractSubst(
+    name: string,
+    template: string,
+    parameters: string | readonly string[] = [],
+    within?: Within,
+  ): KernelBuilder<I, S> {
     return this.derive((k) => extractSubst(k, name, template, parameters, within));
   }
 

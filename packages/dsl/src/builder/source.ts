@@ -57,11 +57,18 @@ export function buildKernel(source: KernelSource): LoopKernel {
   const instructions = fragments[fragments.length - 1].text;
   return inTemplates(fragments, () => {
     const temporaries = source.temporaries ?? [];
-    if (!source.declared) return makeKernel(domains, instructions, temporaries.length ? [...temporaries, '...'] : undefined, source.options);
+    if (!source.declared)
+      return makeKernel(
+        domains,
+        instructions,
+        temporaries.length ? [...temporaries, '...'] : undefined,
+        source.options,
+      );
     const { specs, parameters } = declaredArgs(source.declared);
     let knl = makeKernel(domains, instructions, [...specs, ...temporaries, '...'], source.options);
     // a vector element type's lanes are the array's last axis, a vec axis
-    for (const [name, decl] of Object.entries(source.declared)) if (decl.kind === 'array' && decl.lanes) knl = tagVectorLanes(knl, name);
+    for (const [name, decl] of Object.entries(source.declared))
+      if (decl.kind === 'array' && decl.lanes) knl = tagVectorLanes(knl, name);
     checkDeclarations(knl, source.declared, parameters);
     return knl;
   });
@@ -83,9 +90,19 @@ function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<s
       }
     }
     // a vector element type (f32x4('n')): its lanes are a last axis (tagged vec once the kernel is made)
-    if (decl.lanes && shape === 'auto') throw new LoomError(`.args(): '${name}' has a vector element type: give its shape (the number of vectors along each axis)`);
+    if (decl.lanes && shape === 'auto')
+      throw new LoomError(
+        `.args(): '${name}' has a vector element type: give its shape (the number of vectors along each axis)`,
+      );
     const withLanes = decl.lanes && shape !== 'auto' ? [...shape, decl.lanes] : shape;
-    specs.push(globalArg(name, { dtype: decl.dtype, shape: withLanes, isInput: decl.mode !== 'out', isOutput: decl.mode !== 'in' }));
+    specs.push(
+      globalArg(name, {
+        dtype: decl.dtype,
+        shape: withLanes,
+        isInput: decl.mode !== 'out',
+        isOutput: decl.mode !== 'in',
+      }),
+    );
   }
   for (const name of Object.keys(declared)) parameters.delete(name);
   for (const p of parameters) specs.push(valueArg(p));
@@ -98,7 +115,11 @@ function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<s
  * inputs are not written nor outputs left unwritten.
  */
 function checkDeclarations(knl: LoopKernel, declared: ArgDecls, parameters: ReadonlySet<string>): void {
-  const written = new Set(knl.instructions.flatMap((i) => i.assignees.map((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : ''))));
+  const written = new Set(
+    knl.instructions.flatMap((i) =>
+      i.assignees.map((a) => (a.kind === 'subscript' ? a.array : a.kind === 'var' ? a.name : '')),
+    ),
+  );
   for (const arg of knl.args) {
     const decl = declared[arg.name];
     if (!decl && !parameters.has(arg.name)) {
@@ -109,7 +130,9 @@ function checkDeclarations(knl: LoopKernel, declared: ArgDecls, parameters: Read
       );
     }
     if (decl?.kind === 'array' && decl.mode === 'in' && written.has(arg.name)) {
-      throw new LoomError(`.args(): '${arg.name}' is declared as an input, but the kernel writes it: declare it with .inout(...) (or .out(...))`);
+      throw new LoomError(
+        `.args(): '${arg.name}' is declared as an input, but the kernel writes it: declare it with .inout(...) (or .out(...))`,
+      );
     }
     if (decl?.kind === 'array' && decl.mode !== 'in' && !written.has(arg.name)) {
       throw new LoomError(`.args(): '${arg.name}' is declared as an output, but the kernel never writes it`);

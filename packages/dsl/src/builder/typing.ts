@@ -8,7 +8,16 @@ import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
 import type { InferredSignature } from '../signature/infer.ts';
 import type { DType } from '@loom/core';
 import type { TransformationParam as ParamSpec } from './attachable.ts';
-import type { AnySignature, ArgInfo, KernelRegistry, LooseSignature, OnlyKnown, RunArgs, Signature, Simplify } from '../signature/signature.ts';
+import type {
+  AnySignature,
+  ArgInfo,
+  KernelRegistry,
+  LooseSignature,
+  OnlyKnown,
+  RunArgs,
+  Signature,
+  Simplify,
+} from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 
 type Registered<Name extends string> = Name extends keyof KernelRegistry
@@ -18,7 +27,12 @@ type Registered<Name extends string> = Name extends keyof KernelRegistry
   : never;
 
 /** The inames: from literal domains, else from the registry, else any. */
-type InamesFor<D, Name extends string> = string extends InamesOfDomains<D> ? ([Registered<Name>] extends [never] ? string : Registered<Name>['inames']) : InamesOfDomains<D>;
+type InamesFor<D, Name extends string> =
+  string extends InamesOfDomains<D>
+    ? [Registered<Name>] extends [never]
+      ? string
+      : Registered<Name>['inames']
+    : InamesOfDomains<D>;
 
 /** The signature: declared, else read from literal text, else from the registry, else loose. */
 type SignatureFor<D, X, Name extends string, A extends ArgDecls> = [A] extends [never]
@@ -30,30 +44,51 @@ type SignatureFor<D, X, Name extends string, A extends ArgDecls> = [A] extends [
   : DeclaredSignature<A>;
 
 /** The builder `kernel()` returns, typed by the best source there is. */
-export type BuilderFor<D, X, Name extends string, A extends ArgDecls = never> = KernelBuilder<InamesFor<D, Name>, SignatureFor<D, X, Name, A>>;
+export type BuilderFor<D, X, Name extends string, A extends ArgDecls = never> = KernelBuilder<
+  InamesFor<D, Name>,
+  SignatureFor<D, X, Name, A>
+>;
 
 /** `.dtypes({ a: 'float32' })`: those arguments now have that dtype. */
 export type WithDtypes<S extends AnySignature, T> = S extends Signature
-  ? Simplify<{ readonly [K in keyof S]: K extends keyof T ? Simplify<Omit<S[K], 'dtype'> & { readonly dtype: T[K] }> : S[K] }>
+  ? Simplify<{
+      readonly [K in keyof S]: K extends keyof T ? Simplify<Omit<S[K], 'dtype'> & { readonly dtype: T[K] }> : S[K];
+    }>
   : S;
 
 /** `.fix({ n: 8 })`: `n` is no longer an argument. */
 export type WithoutArgs<S extends AnySignature, K> = S extends Signature ? Simplify<Omit<S, K & string>> : S;
 
 /** `.renameArgument('a', 'b')`: the argument `a` is now called `b`. */
-export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }> : S;
+export type RenamedArg<S extends AnySignature, Old extends string, New extends string> = S extends Signature
+  ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
+  : S;
 
 /** `.toBatched('nb', ['x'])`: `nb` is a new value argument (unless it was one); `x` keeps its kind and dtype (a value becomes an array). */
 export type Batched<S extends AnySignature, N extends string, V extends string> = S extends Signature
   ? Simplify<
-      { readonly [K in keyof S]: K extends V ? (S[K]['kind'] extends 'value' ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }> : S[K]) : S[K] } & (N extends keyof S
+      {
+        readonly [K in keyof S]: K extends V
+          ? S[K]['kind'] extends 'value'
+            ? Simplify<Omit<S[K], 'kind'> & { readonly kind: 'array' }>
+            : S[K]
+          : S[K];
+      } & (N extends keyof S
         ? {}
-        : { readonly [K in N]: { readonly kind: 'value'; readonly dtype: 'int32'; readonly required: true; readonly output: false } })
+        : {
+            readonly [K in N]: {
+              readonly kind: 'value';
+              readonly dtype: 'int32';
+              readonly required: true;
+              readonly output: false;
+            };
+          })
     >
   : S;
 
 /** When nothing is required, `run`'s arguments may be left out. */
-export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
+export type RunParameters<S extends AnySignature, G> =
+  {} extends RunArgs<S> ? [args?: OnlyKnown<G, S>] : [args: OnlyKnown<G, S>];
 
 /**
  * `.attach(arg, tr, connector, mapping)`: the argument gives way to the transformation's other
@@ -61,12 +96,22 @@ export type RunParameters<S extends AnySignature, G> = {} extends RunArgs<S> ? [
  * outputs, scalars required values; what the transformation leaves untyped has the argument's
  * dtype. An argument the kernel also accesses the other way stays, for that way alone.
  */
-export type WithAttached<S extends AnySignature, A extends string, TP extends readonly ParamSpec[], C extends string, M> = S extends Signature
+export type WithAttached<
+  S extends AnySignature,
+  A extends string,
+  TP extends readonly ParamSpec[],
+  C extends string,
+  M,
+> = S extends Signature
   ? Simplify<
       {
-        readonly [K in keyof S as K extends A ? (S[K]['required'] extends true ? (S[K]['output'] extends true ? K : never) : never) : K]: K extends A
-          ? Kept<S[K], Extract<TP[number], { readonly name: C }>['role']>
-          : S[K];
+        readonly [K in keyof S as K extends A
+          ? S[K]['required'] extends true
+            ? S[K]['output'] extends true
+              ? K
+              : never
+            : never
+          : K]: K extends A ? Kept<S[K], Extract<TP[number], { readonly name: C }>['role']> : S[K];
       } & {
         readonly [P in Exclude<TP[number], { readonly name: C }> as P['name'] extends keyof M
           ? M[P['name']] extends keyof S
@@ -81,7 +126,10 @@ export type WithAttached<S extends AnySignature, A extends string, TP extends re
 
 /** An 'inout' argument after a transformation takes one of its ways. */
 type Kept<I extends ArgInfo, ConnectorRole> = Simplify<
-  Omit<I, 'required' | 'output'> & (ConnectorRole extends 'o' ? { readonly required: false; readonly output: true } : { readonly required: true; readonly output: false })
+  Omit<I, 'required' | 'output'> &
+    (ConnectorRole extends 'o'
+      ? { readonly required: false; readonly output: true }
+      : { readonly required: true; readonly output: false })
 >;
 
 type AttachedArg<P extends ParamSpec, At extends ArgInfo> = {

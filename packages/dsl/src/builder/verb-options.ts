@@ -5,13 +5,39 @@
  * them here, before mapping: core would never see a misspelt key that was dropped. Verbs
  * that pass their options on unchanged under the core function's name leave it to core.
  */
-import { checkOptionKeys, optionKeys, type AddNosyncOptions, type DuplicateInamesOptions, type JoinInamesOptions, type KernelOptions, type RenameInameOptions } from '@loom/core';
-import type { KernelBuilderOptions, PrecomputeOptions, PrefetchOptions, SplitOptions, StatsOptions, TileOptions } from './options.ts';
+import {
+  checkOptionKeys,
+  optionKeys,
+  type AddNosyncOptions,
+  type DuplicateInamesOptions,
+  type JoinInamesOptions,
+  type KernelOptions,
+  type RenameInameOptions,
+} from '@loom/core';
+import type {
+  KernelBuilderOptions,
+  PrecomputeOptions,
+  PrefetchOptions,
+  SplitOptions,
+  StatsOptions,
+  TileOptions,
+} from './options.ts';
 
 /** Core spellings someone may give a verb, and the verb's name for the same option. */
-const CORE_SPELLINGS: Readonly<Record<string, string>> = { outerTag: 'outer', innerTag: 'inner', temporaryAddressSpace: 'space' };
+const CORE_SPELLINGS: Readonly<Record<string, string>> = {
+  outerTag: 'outer',
+  innerTag: 'inner',
+  temporaryAddressSpace: 'space',
+};
 
-const SPLIT_OPTIONS = optionKeys<SplitOptions<string, string, string>>()(['outer', 'inner', 'outerIname', 'innerIname', 'slabs', 'within']);
+const SPLIT_OPTIONS = optionKeys<SplitOptions<string, string, string>>()([
+  'outer',
+  'inner',
+  'outerIname',
+  'innerIname',
+  'slabs',
+  'within',
+]);
 
 export const VERB_OPTIONS = {
   kernel: optionKeys<KernelBuilderOptions>()([
@@ -58,9 +84,18 @@ export const VERB_OPTIONS = {
     'space',
     'computeInsnId',
   ]),
-  reductionRule: optionKeys<{ readonly ruleName?: string; readonly within?: string | readonly string[] }>()(['ruleName', 'within']),
+  reductionRule: optionKeys<{ readonly ruleName?: string; readonly within?: string | readonly string[] }>()([
+    'ruleName',
+    'within',
+  ]),
   nosync: optionKeys<AddNosyncOptions>()(['bidirectional', 'force', 'emptyOk']),
-  options: optionKeys<KernelOptions>()(['writeCode', 'buildOptions', 'allowTerminalColors', 'fusedMultiplyAdd', 'enforceVariableAccessOrdered']),
+  options: optionKeys<KernelOptions>()([
+    'writeCode',
+    'buildOptions',
+    'allowTerminalColors',
+    'fusedMultiplyAdd',
+    'enforceVariableAccessOrdered',
+  ]),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
 

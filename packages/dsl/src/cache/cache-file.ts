@@ -44,7 +44,10 @@ export function readCacheFile(file: string): Map<string, unknown> {
     return new Map();
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    warnCache(file, `is not a JSON object of entries by name (it is ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}); it is ignored, and rewritten`);
+    warnCache(
+      file,
+      `is not a JSON object of entries by name (it is ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}); it is ignored, and rewritten`,
+    );
     return new Map();
   }
   return new Map(Object.entries(json));

@@ -37,7 +37,9 @@ export const GLOBAL_OPTIONS = {
 } as const satisfies OptionSpecs;
 
 /** The values parsed: a string option's value, or whether a boolean one was given. */
-export type OptionValues<O extends OptionSpecs> = { readonly [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean };
+export type OptionValues<O extends OptionSpecs> = {
+  readonly [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean;
+};
 
 export interface ParsedArguments<O extends OptionSpecs> {
   readonly values: OptionValues<O>;
@@ -51,11 +53,19 @@ export function asksForHelp(args: readonly string[]): boolean {
 }
 
 /** The options and positionals of `args`, or what is wrong with them, in words for the user. */
-export function parseArguments<O extends OptionSpecs>(args: readonly string[], options: O): ParsedArguments<O> | string {
+export function parseArguments<O extends OptionSpecs>(
+  args: readonly string[],
+  options: O,
+): ParsedArguments<O> | string {
   const mistake = findMistake(args, options);
   if (mistake) return mistake;
   try {
-    const { values, positionals } = parseArgs({ args: [...args], options: nodeOptions(options), strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: nodeOptions(options),
+      strict: true,
+      allowPositionals: true,
+    });
     return { values: values as OptionValues<O>, positionals };
   } catch (e) {
     // findMistake says the mistakes parseArgs finds in words of its own; any other is said as parseArgs says it
@@ -64,7 +74,9 @@ export function parseArguments<O extends OptionSpecs>(args: readonly string[], o
 }
 
 function nodeOptions(options: OptionSpecs): Record<string, { type: 'boolean' | 'string'; short?: string }> {
-  return Object.fromEntries(Object.entries(options).map(([name, o]) => [name, o.short ? { type: o.type, short: o.short } : { type: o.type }]));
+  return Object.fromEntries(
+    Object.entries(options).map(([name, o]) => [name, o.short ? { type: o.type, short: o.short } : { type: o.type }]),
+  );
 }
 
 /**
@@ -73,7 +85,13 @@ function nodeOptions(options: OptionSpecs): Record<string, { type: 'boolean' | '
  * programmer: "Option '-p, --project <value>' argument missing".)
  */
 function findMistake(args: readonly string[], options: OptionSpecs): string | undefined {
-  const { tokens } = parseArgs({ args: [...args], options: nodeOptions(options), strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: nodeOptions(options),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const option = options[token.name];
@@ -85,7 +103,10 @@ function findMistake(args: readonly string[], options: OptionSpecs): string | un
     const shown = token.rawName.startsWith('--') ? token.rawName : `${token.rawName} (--${token.name})`;
     if (option.type === 'boolean' && token.value !== undefined) return `${shown} takes no value ('${token.value}')`;
     // a value that looks like an option is one forgotten: `--project --check` (write --project=-x to mean it)
-    if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+    if (
+      option.type === 'string' &&
+      (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))
+    ) {
       return `${shown} needs ${option.value ?? 'a value'}`;
     }
   }

@@ -14,7 +14,11 @@ import type { IsLiteral, Identifiers, SplitList } from './scan.ts';
 /** Words of the set language that are not names. */
 type SetKeywords = 'and' | 'or' | 'not' | 'mod' | 'exists' | 'floor' | 'ceil' | 'min' | 'max' | 'true' | 'false';
 
-type LiteralInames<D extends string> = D extends `${string}{${infer Body}` ? (Body extends `${string}[${infer Dims}]${string}` ? SplitList<Dims> : never) : never;
+type LiteralInames<D extends string> = D extends `${string}{${infer Body}`
+  ? Body extends `${string}[${infer Dims}]${string}`
+    ? SplitList<Dims>
+    : never
+  : never;
 
 /** Names bound by every `exists a, b:` in the text. */
 type ExistsNames<D extends string, Found extends string = never> = D extends `${string}exists${infer After}`
@@ -35,4 +39,6 @@ export type DomainParams<D> = IsLiteral<D> extends true ? LiteralParams<D & stri
  */
 export type InamesOfDomains<D> = D extends readonly unknown[] ? DomainInames<D[number]> : DomainInames<D>;
 /** The parameters of domains, read from their text by the type checker. */
-export type ParamsOfDomains<D> = D extends readonly unknown[] ? Exclude<DomainParams<D[number]>, InamesOfDomains<D>> : DomainParams<D>;
+export type ParamsOfDomains<D> = D extends readonly unknown[]
+  ? Exclude<DomainParams<D[number]>, InamesOfDomains<D>>
+  : DomainParams<D>;

@@ -34,7 +34,9 @@ type WithoutOperations<S extends string, Done extends string = ''> = S extends `
 type AsRead<E extends string> = E extends `a:${infer N}` ? `ra:${N}` : E extends `s:${infer N}` ? `rs:${N}` : never;
 
 /** The lines of a block, as a union (duplicates merge, order does not matter here). */
-type Lines<S extends string, Found extends string = never> = S extends `${infer Line}\n${infer Rest}` ? Lines<Rest, Found | Line> : Found | S;
+type Lines<S extends string, Found extends string = never> = S extends `${infer Line}\n${infer Rest}`
+  ? Lines<Rest, Found | Line>
+  : Found | S;
 
 type WithoutComment<L extends string> = L extends `${infer Code}#${string}` ? Code : L;
 type WithoutAttributes<L extends string> = L extends `${infer Code}{${string}` ? Code : L;
@@ -60,7 +62,12 @@ type Assignee<T extends string> = Target<Targets<T>>;
 type Target<T extends string> = T extends `<${string}>${infer Rest}` ? Written<Trim<Rest>, 't'> : Written<T, 'w'>;
 
 /** `a, b[i, j]` → `'a' | 'b[i, j]'`: the commas outside brackets separate (one bracket level deep per `x` of `Depth`). */
-type Targets<S extends string, Current extends string = '', Depth extends string = '', Found extends string = never> = S extends `${infer C}${infer Rest}`
+type Targets<
+  S extends string,
+  Current extends string = '',
+  Depth extends string = '',
+  Found extends string = never,
+> = S extends `${infer C}${infer Rest}`
   ? C extends '[' | '('
     ? Targets<Rest, `${Current}${C}`, `${Depth}x`, Found>
     : C extends ']' | ')'
@@ -71,7 +78,9 @@ type Targets<S extends string, Current extends string = '', Depth extends string
           : Targets<Rest, `${Current}${C}`, Depth, Found>
         : Targets<Rest, `${Current}${C}`, Depth, Found>
   : Found | Trim<Current>;
-type Written<T extends string, M extends string> = T extends `${infer Name}[${infer Indices}` ? `${M}:${Trim<Name>}` | Reads<Indices> : `${M}:${T}`;
+type Written<T extends string, M extends string> = T extends `${infer Name}[${infer Indices}`
+  ? `${M}:${Trim<Name>}` | Reads<Indices>
+  : `${M}:${T}`;
 
 /** `f(x, y) := body`: the rule's own parameters are not names of the kernel. */
 type Rule<Head extends string, Body extends string> = Head extends `${infer Name}(${infer Params})`
@@ -81,7 +90,11 @@ type Rule<Head extends string, Body extends string> = Head extends `${infer Name
 type LineFacts<L extends string> = L extends unknown ? Statement<Trim<WithoutAttributes<WithoutComment<L>>>> : never;
 
 /** All entries of an instruction block (a string, or a list of strings joined by lines). */
-export type InstructionFacts<X> = X extends readonly string[] ? LineFacts<Lines<X[number]>> : X extends string ? LineFacts<Lines<X>> : never;
+export type InstructionFacts<X> = X extends readonly string[]
+  ? LineFacts<Lines<X[number]>>
+  : X extends string
+    ? LineFacts<Lines<X>>
+    : never;
 
 /** Words of the expression language that are not names. */
 type ExpressionKeywords = 'and' | 'or' | 'not' | 'true' | 'false';
@@ -96,4 +109,7 @@ export type InputArrays<I extends string, E extends string> = Extract<Arrays<I, 
 /** Arrays the kernel writes: `run` returns them. */
 export type OutputArrays<I extends string, E extends string> = Exclude<Marked<E, 'w'>, NotArguments<I, E>>;
 /** Scalars read that are neither inames, parameters, arrays, temporaries nor rules: value arguments. */
-export type ScalarValues<I extends string, P extends string, E extends string> = Exclude<Marked<E, 'rs'>, NotArguments<I, E> | P | ExpressionKeywords | Arrays<I, E>>;
+export type ScalarValues<I extends string, P extends string, E extends string> = Exclude<
+  Marked<E, 'rs'>,
+  NotArguments<I, E> | P | ExpressionKeywords | Arrays<I, E>
+>;

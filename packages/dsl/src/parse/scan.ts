@@ -79,7 +79,11 @@ type Mark<Next extends string> = Next extends '[' ? 'a' : Next extends '(' ? 'c'
 type FirstNonBlank<S extends string> = S extends `${infer C}${infer R}` ? (C extends Blank ? FirstNonBlank<R> : C) : '';
 
 /** The entry for a finished identifier `Word`, or nothing for a number or an empty word. */
-type Emit<Word extends string, Next extends string> = Word extends '' ? never : Word extends `${Digit}${string}` ? never : `${Mark<Next>}:${Word}`;
+type Emit<Word extends string, Next extends string> = Word extends ''
+  ? never
+  : Word extends `${Digit}${string}`
+    ? never
+    : `${Mark<Next>}:${Word}`;
 
 export type Scan<S extends string> = ScanWords<S>;
 
@@ -92,7 +96,12 @@ type ScanWords<S extends string, Found extends string = never> = S extends `${in
   : Found | ScanChars<S, ''>;
 
 /** The identifiers of one word; `After` is what follows the word (for `a [i]`). */
-type ScanChars<S extends string, After extends string, Word extends string = '', Found extends string = never> = S extends `${infer C}${infer Rest}`
+type ScanChars<
+  S extends string,
+  After extends string,
+  Word extends string = '',
+  Found extends string = never,
+> = S extends `${infer C}${infer Rest}`
   ? C extends IdentifierChar
     ? ScanChars<Rest, After, `${Word}${C}`, Found>
     : ScanChars<Rest, After, '', Found | Emit<Word, C extends Blank ? FirstNonBlank<Rest> : C>>
@@ -112,7 +121,11 @@ export type TrimEnd<S extends string> = S extends `${infer R}${Blank}` ? TrimEnd
 export type Trim<S extends string> = TrimEnd<TrimStart<S>>;
 
 /** `'a, b ,c'` → `'a' | 'b' | 'c'` (empty entries dropped). */
-export type SplitList<S extends string, Sep extends string = ',', Found extends string = never> = S extends `${infer Head}${Sep}${infer Rest}`
+export type SplitList<
+  S extends string,
+  Sep extends string = ',',
+  Found extends string = never,
+> = S extends `${infer Head}${Sep}${infer Rest}`
   ? SplitList<Rest, Sep, Found | Exclude<Trim<Head>, ''>>
   : Found | Exclude<Trim<S>, ''>;
 

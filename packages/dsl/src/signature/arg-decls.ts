@@ -7,7 +7,11 @@ export type Mode = 'in' | 'out' | 'inout';
 export type ShapeEntry = string | number;
 
 /** An array argument declared with an element type (`f32('n')`). */
-export interface ArrayDecl<T extends DType = DType, M extends Mode = Mode, Sh extends readonly ShapeEntry[] | 'auto' = readonly ShapeEntry[] | 'auto'> {
+export interface ArrayDecl<
+  T extends DType = DType,
+  M extends Mode = Mode,
+  Sh extends readonly ShapeEntry[] | 'auto' = readonly ShapeEntry[] | 'auto',
+> {
   /** An array (not a value). */
   readonly kind: 'array';
   /** Its element dtype. */

@@ -15,7 +15,9 @@ import type { Simplify } from './signature.ts';
 export type { ArgDecl, ArgDecls, ArrayDecl, Mode, ShapeEntry, ValueDecl } from './arg-decls.ts';
 
 type NamesInShape<Sh> = Sh extends readonly (infer E)[] ? Variables<Extract<E, string>> : never;
-type ShapeNames<D extends ArgDecls> = { [K in keyof D]: D[K] extends ArrayDecl<DType, Mode, infer Sh> ? NamesInShape<Sh> : never }[keyof D];
+type ShapeNames<D extends ArgDecls> = {
+  [K in keyof D]: D[K] extends ArrayDecl<DType, Mode, infer Sh> ? NamesInShape<Sh> : never;
+}[keyof D];
 type DeclaredValues<D extends ArgDecls> = { [K in keyof D]: D[K] extends ValueDecl ? K : never }[keyof D];
 
 /** Names in the shapes of the inputs, per input. */
@@ -30,7 +32,9 @@ type Single<U> = [U] extends [never] ? never : true extends IsUnion<U> ? never :
 /** The names a round of solving settles: the sole unknown name of some input's shape. */
 type Settled<D extends ArgDecls, Known> = { [K in keyof D]: Single<Exclude<InputShapeNames<D>[K], Known>> }[keyof D];
 
-type Solve<D extends ArgDecls, Known, Rounds extends unknown[] = []> = Rounds['length'] extends 4 ? Known : Solve<D, Known | Settled<D, Known>, [...Rounds, unknown]>;
+type Solve<D extends ArgDecls, Known, Rounds extends unknown[] = []> = Rounds['length'] extends 4
+  ? Known
+  : Solve<D, Known | Settled<D, Known>, [...Rounds, unknown]>;
 
 /** Parameters `run` can find from the inputs' sizes. */
 export type Inferable<D extends ArgDecls> = Exclude<Solve<D, DeclaredValues<D>>, DeclaredValues<D>>;
@@ -39,7 +43,12 @@ export type Inferable<D extends ArgDecls> = Exclude<Solve<D, DeclaredValues<D>>,
 export type DeclaredSignature<D extends ArgDecls> = Simplify<
   {
     readonly [K in keyof D]: D[K] extends ArrayDecl<infer T, infer M>
-      ? { readonly kind: 'array'; readonly dtype: T; readonly required: M extends 'out' ? false : true; readonly output: M extends 'in' ? false : true }
+      ? {
+          readonly kind: 'array';
+          readonly dtype: T;
+          readonly required: M extends 'out' ? false : true;
+          readonly output: M extends 'in' ? false : true;
+        }
       : { readonly kind: 'value'; readonly dtype: D[K]['dtype']; readonly required: true; readonly output: false };
   } & {
     readonly [K in Exclude<ShapeNames<D>, keyof D>]: {

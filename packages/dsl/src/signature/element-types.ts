@@ -92,7 +92,9 @@ function vectorType<T extends DType>(dtype: T, lanes: 2 | 3 | 4 | 8 | 16): Vecto
     <M extends Mode>(mode: M) =>
     (...shape: ShapeEntry[]) =>
       Object.freeze({ kind: 'array', dtype, mode, shape: shape.length ? Object.freeze(shape) : 'auto', lanes });
-  return Object.freeze(Object.assign(array('in'), { out: array('out'), inout: array('inout'), dtype, lanes })) as unknown as VectorElementType<T>;
+  return Object.freeze(
+    Object.assign(array('in'), { out: array('out'), inout: array('inout'), dtype, lanes }),
+  ) as unknown as VectorElementType<T>;
 }
 
 /** Arrays of 2-lane float32 vectors: `f32x2('n')`, `f32x2.out('n')`, `f32x2.inout('n')`. */

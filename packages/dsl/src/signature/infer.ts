@@ -34,9 +34,16 @@ type FromFacts<I extends string, P extends string, E extends string> = Simplify<
       readonly output: false;
     };
   } & {
-    readonly [K in ScalarValues<I, P, E>]: { readonly kind: 'value'; readonly dtype: 'auto'; readonly required: true; readonly output: false };
+    readonly [K in ScalarValues<I, P, E>]: {
+      readonly kind: 'value';
+      readonly dtype: 'auto';
+      readonly required: true;
+      readonly output: false;
+    };
   }
 >;
 
 /** The signature of `kernel(domains, instructions)` when both are literal strings; else loose. */
-export type InferredSignature<D, X> = [AllLiteral<D>, AllLiteral<X>] extends [true, true] ? FromFacts<InamesOfDomains<D>, ParamsOfDomains<D>, InstructionFacts<X>> : LooseSignature;
+export type InferredSignature<D, X> = [AllLiteral<D>, AllLiteral<X>] extends [true, true]
+  ? FromFacts<InamesOfDomains<D>, ParamsOfDomains<D>, InstructionFacts<X>>
+  : LooseSignature;

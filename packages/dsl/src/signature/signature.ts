@@ -62,7 +62,10 @@ export interface RegisteredKernel {
 export type HostOf<D> = D extends DType ? HostArrays[D] : HostArray;
 
 /** An array argument: host data (flat, or with its shape), or data already on the device. */
-export type ArrayArgument<D> = HostOf<D> | { readonly data: HostOf<D>; readonly shape: readonly number[] } | DeviceArray;
+export type ArrayArgument<D> =
+  | HostOf<D>
+  | { readonly data: HostOf<D>; readonly shape: readonly number[] }
+  | DeviceArray;
 /** A value argument: a number (64-bit integers may be bigints). */
 export type ValueArgument<D> = D extends 'int64' | 'uint64' | 'auto' ? number | bigint : number;
 
@@ -76,12 +79,18 @@ type OptionalNames<S extends Signature> = Exclude<keyof S, RequiredNames<S>>;
 type OutputNames<S extends Signature> = { [K in keyof S]: S[K]['output'] extends true ? K : never }[keyof S];
 
 export type ArgNames<S extends AnySignature> = S extends Signature ? keyof S & string : string;
-export type ArrayNames<S extends AnySignature> = S extends Signature ? { [K in keyof S]: S[K]['kind'] extends 'array' ? K : never }[keyof S] & string : string;
-export type ValueNames<S extends AnySignature> = S extends Signature ? { [K in keyof S]: S[K]['kind'] extends 'value' ? K : never }[keyof S] & string : string;
+export type ArrayNames<S extends AnySignature> = S extends Signature
+  ? { [K in keyof S]: S[K]['kind'] extends 'array' ? K : never }[keyof S] & string
+  : string;
+export type ValueNames<S extends AnySignature> = S extends Signature
+  ? { [K in keyof S]: S[K]['kind'] extends 'value' ? K : never }[keyof S] & string
+  : string;
 
 /** What `run` takes: every required argument, optionally the others, nothing else. */
 export type RunArgs<S extends AnySignature> = S extends Signature
-  ? Simplify<{ readonly [K in RequiredNames<S>]: ArgumentOf<S[K]> } & { readonly [K in OptionalNames<S>]?: ArgumentOf<S[K]> }>
+  ? Simplify<
+      { readonly [K in RequiredNames<S>]: ArgumentOf<S[K]> } & { readonly [K in OptionalNames<S>]?: ArgumentOf<S[K]> }
+    >
   : Readonly<Record<string, RunArgument>>;
 
 /**
@@ -90,7 +99,9 @@ export type RunArgs<S extends AnySignature> = S extends Signature
  * argument only against its constraint, which lets extra names through; mapping over the
  * names given puts them back under check.)
  */
-export type OnlyKnown<G, S extends AnySignature> = S extends Signature ? { [K in keyof G]: K extends keyof S ? G[K] : `'${K & string}' is not an argument of this kernel` } : G;
+export type OnlyKnown<G, S extends AnySignature> = S extends Signature
+  ? { [K in keyof G]: K extends keyof S ? G[K] : `'${K & string}' is not an argument of this kernel` }
+  : G;
 
 /**
  * What an output comes back as: what was passed for it, else a new host array. (Tuples
@@ -105,4 +116,6 @@ type Returned<A extends ArgInfo, Given> = [Given] extends [DeviceArray]
       : HostOf<A['dtype']>;
 
 /** What `run` resolves to, given the signature and the arguments `G` it was passed. */
-export type Outputs<S extends AnySignature, G> = S extends Signature ? { [K in OutputNames<S>]: Returned<S[K], K extends keyof G ? G[K] : undefined> } : RunOutputs;
+export type Outputs<S extends AnySignature, G> = S extends Signature
+  ? { [K in OutputNames<S>]: Returned<S[K], K extends keyof G ? G[K] : undefined> }
+  : RunOutputs;

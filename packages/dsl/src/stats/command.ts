@@ -12,7 +12,16 @@
  */
 import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { estimateTime, getStatistics, LoomError, measureKernelSeconds, type Device, type DeviceProfile, type LoopKernel, type TimeEstimate } from '@loom/core';
+import {
+  estimateTime,
+  getStatistics,
+  LoomError,
+  measureKernelSeconds,
+  type Device,
+  type DeviceProfile,
+  type LoopKernel,
+  type TimeEstimate,
+} from '@loom/core';
 import type { ParsedArguments } from '../cli/args.ts';
 import { kernelsOf, type NamedKernel } from './kernels-of.ts';
 import { measuredKernelsOf } from './measured-run.ts';
@@ -55,9 +64,17 @@ export async function statsCommand(args: ParsedArguments<typeof STATS_OPTIONS>):
         return 2;
       }
       device = await deviceOfKind(parsed.device);
-      const cached = await cachedProfile(device, (file) => progress(`measuring the profile of ${device!.name} (bandwidth, flop rate, launch overhead; once, kept in ${file})`));
+      const cached = await cachedProfile(device, (file) =>
+        progress(
+          `measuring the profile of ${device!.name} (bandwidth, flop rate, launch overhead; once, kept in ${file})`,
+        ),
+      );
       profile ??= cached.profile;
-      const source = { measured: 'measured', cache: 'profile from the cache', committed: 'profile committed with Loom' }[cached.source];
+      const source = {
+        measured: 'measured',
+        cache: 'profile from the cache',
+        committed: 'profile committed with Loom',
+      }[cached.source];
       console.log(
         `${device.name}: ${source}: ${format(cached.profile.bandwidth)} B/s, ${format(cached.profile.flopRate)} flop/s, launch ${format(cached.profile.launchOverhead)} s`,
       );
@@ -71,10 +88,14 @@ export async function statsCommand(args: ParsedArguments<typeof STATS_OPTIONS>):
   }
   for (const k of fromRun) {
     const ratio = k.measured ? ` (predicted/measured ${format(k.estimate.seconds / k.measured)})` : '';
-    console.log(`${k.name}, from ${parsed.measured}: predicted ${format(k.estimate.seconds)} s, measured ${format(k.measured ?? Number.NaN)} s${ratio}, ${k.estimate.bound} bound`);
+    console.log(
+      `${k.name}, from ${parsed.measured}: predicted ${format(k.estimate.seconds)} s, measured ${format(k.measured ?? Number.NaN)} s${ratio}, ${k.estimate.bound} bound`,
+    );
   }
   if (parsed.file !== undefined && kernels.length === 0) {
-    console.error(`loom stats: ${parsed.file} exports no kernel (LoopKernels, builders, or functions named ...Kernel taking no argument)`);
+    console.error(
+      `loom stats: ${parsed.file} exports no kernel (LoopKernels, builders, or functions named ...Kernel taking no argument)`,
+    );
     return 1;
   }
   const plotted: PlottedKernel[] = [...fromRun];
@@ -89,7 +110,8 @@ export async function statsCommand(args: ParsedArguments<typeof STATS_OPTIONS>):
       if (parsed.verbose) console.log(`\n${arraysAt(kernel, parsed.params)}`);
       if (profile) {
         const estimate = estimateTime(kernel, profile, parsed.params);
-        if (device) progress(`measuring ${name} at ${at(parsed.params)} on ${device.name}${sizeOf(kernel, parsed.params)}`);
+        if (device)
+          progress(`measuring ${name} at ${at(parsed.params)} on ${device.name}${sizeOf(kernel, parsed.params)}`);
         const measured = device ? await measuredOrWhyNot(kernel, device, parsed.params) : undefined;
         console.log(`\n${describe(estimate, profile, parsed.params, measured)}`);
         plotted.push({ name, estimate, measured: typeof measured === 'number' ? measured : undefined });
@@ -114,7 +136,11 @@ export async function statsCommand(args: ParsedArguments<typeof STATS_OPTIONS>):
 }
 
 /** Seconds per launch on the device, or why the kernel could not run there (Loom refuses to generate it, say). */
-async function measuredOrWhyNot(kernel: LoopKernel, device: Device, params: Readonly<Record<string, number>>): Promise<number | string> {
+async function measuredOrWhyNot(
+  kernel: LoopKernel,
+  device: Device,
+  params: Readonly<Record<string, number>>,
+): Promise<number | string> {
   try {
     return await measureKernelSeconds(kernel, device, params);
   } catch (e) {
@@ -160,7 +186,9 @@ function kernelsOverMemory(kernels: readonly NamedKernel[], parsed: StatsArgumen
   });
   if (!over.length) return undefined;
   const needed = Math.max(...over.map((o) => o.bytes));
-  const each = over.map((o) => `${o.name} needs ${formatBytes(o.bytes)} of device memory (${o.largest.map(describeArray).join('; ')})`);
+  const each = over.map(
+    (o) => `${o.name} needs ${formatBytes(o.bytes)} of device memory (${o.largest.map(describeArray).join('; ')})`,
+  );
   return `at ${at(parsed.params)}, ${each.join(', ')}: more than --max-memory ${formatBytes(parsed.maxMemory)}, so nothing runs; give smaller --params, or raise the limit with --max-memory ${suggestedLimit(needed)}`;
 }
 
@@ -169,13 +197,21 @@ function suggestedLimit(bytes: number): string {
   return bytes >= 2 ** 30 ? `${Math.ceil(bytes / 2 ** 30)}GiB` : `${Math.ceil(bytes / 2 ** 20)}MiB`;
 }
 
-function describe(e: TimeEstimate, profile: DeviceProfile, params: Readonly<Record<string, number>>, measured: number | string | undefined): string {
-  const ai = Number.isFinite(e.arithmeticIntensity) ? `${format(e.arithmeticIntensity)} flop/byte` : 'no memory traffic';
+function describe(
+  e: TimeEstimate,
+  profile: DeviceProfile,
+  params: Readonly<Record<string, number>>,
+  measured: number | string | undefined,
+): string {
+  const ai = Number.isFinite(e.arithmeticIntensity)
+    ? `${format(e.arithmeticIntensity)} flop/byte`
+    : 'no memory traffic';
   const lines = [
     `estimate on ${profile.device} at ${at(params)}: ${format(e.seconds)} s, ${e.bound} bound`,
     `  ${format(e.flops)} flops, ${format(e.bytes)} bytes (${e.traffic === 'footprint' ? 'each element once' : 'each access'}), ${ai}, ${e.launches} launch${e.launches === 1 ? '' : 'es'}`,
   ];
-  if (typeof measured === 'number') lines.push(`  measured: ${format(measured)} s (predicted/measured ${format(e.seconds / measured)})`);
+  if (typeof measured === 'number')
+    lines.push(`  measured: ${format(measured)} s (predicted/measured ${format(e.seconds / measured)})`);
   if (typeof measured === 'string') lines.push(`  not measured: ${measured}`);
   return lines.join('\n');
 }
@@ -193,17 +229,32 @@ function statsArguments({ values, positionals }: ParsedArguments<typeof STATS_OP
   const subgroupSize = Number(values['subgroup-size'] ?? 32);
   if (!Number.isInteger(subgroupSize) || subgroupSize < 1) return '--subgroup-size needs a positive integer';
   const device = values.device;
-  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
+  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device))
+    return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
   const maxMemory = values['max-memory'] === undefined ? DEFAULT_MAX_MEMORY : parseSize(values['max-memory']);
-  if (maxMemory === undefined) return `--max-memory takes a size (2GiB, 512MiB, 100MB, or bytes), not '${values['max-memory']}'`;
-  if (values['max-memory'] !== undefined && device === undefined) return '--max-memory limits what runs on a device: give --device';
+  if (maxMemory === undefined)
+    return `--max-memory takes a size (2GiB, 512MiB, 100MB, or bytes), not '${values['max-memory']}'`;
+  if (values['max-memory'] !== undefined && device === undefined)
+    return '--max-memory limits what runs on a device: give --device';
   const { profile, plot, measured } = values;
   if (file === undefined && measured === undefined) return 'which file? (loom stats <file.ts>)';
-  if (plot !== undefined && device === undefined && profile === undefined) return '--plot needs a roofline: give --device or --profile';
+  if (plot !== undefined && device === undefined && profile === undefined)
+    return '--plot needs a roofline: give --device or --profile';
   // said before anything is counted or measured, rather than after
   if (plot !== undefined && !statSync(path.dirname(path.resolve(plot)), { throwIfNoEntry: false })?.isDirectory()) {
     return `--plot ${plot}: the folder ${path.dirname(plot)} does not exist`;
   }
-  if (measured !== undefined && device === undefined && profile === undefined) return "--measured needs the profile of the run's device: give --profile or --device";
-  return { file, params, subgroupSize, device: device as DeviceKind | undefined, profile, plot, measured, maxMemory, verbose: values.verbose === true };
+  if (measured !== undefined && device === undefined && profile === undefined)
+    return "--measured needs the profile of the run's device: give --profile or --device";
+  return {
+    file,
+    params,
+    subgroupSize,
+    device: device as DeviceKind | undefined,
+    profile,
+    plot,
+    measured,
+    maxMemory,
+    verbose: values.verbose === true,
+  };
 }

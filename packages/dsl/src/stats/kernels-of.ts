@@ -30,7 +30,8 @@ export async function kernelsOf(file: string): Promise<NamedKernel[]> {
 
 /** The module's exports; a TypeScript file is read through tsx. */
 export async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (!/\.([mc]?tsx?|[mc]?js)$/.test(file)) throw new LoomError(`${file}: give a TypeScript or JavaScript module (.ts, .js, .mts, .mjs...)`);
+  if (!/\.([mc]?tsx?|[mc]?js)$/.test(file))
+    throw new LoomError(`${file}: give a TypeScript or JavaScript module (.ts, .js, .mts, .mjs...)`);
   if (!existsSync(file)) throw new LoomError(`${file}: no such file`);
   if (/\.[mc]?tsx?$/.test(file)) await typescriptLoader();
   return (await import(pathToFileURL(path.resolve(file)).href)) as Record<string, unknown>;
@@ -53,7 +54,9 @@ async function typescriptLoader(): Promise<void> {
     registered = true;
   } catch (e) {
     if (isPackageNotFound(e, 'tsx'))
-      throw new LoomError("reading a TypeScript file needs the 'tsx' package, which is not installed: npm install --save-dev tsx (or give a .js file)");
+      throw new LoomError(
+        "reading a TypeScript file needs the 'tsx' package, which is not installed: npm install --save-dev tsx (or give a .js file)",
+      );
     throw e;
   }
 }

@@ -33,13 +33,21 @@ export function measuredKernelsOf(file: string, device: string): PlottedKernel[]
         return []; // a line cut short
       }
     })
-    .filter((l): l is RooflineLine => l.bench === 'roofline' && typeof l.device === 'string' && typeof l.details === 'object');
+    .filter(
+      (l): l is RooflineLine => l.bench === 'roofline' && typeof l.device === 'string' && typeof l.details === 'object',
+    );
   const here = lines.filter((l) => l.device === device);
   if (here.length === 0) {
     const devices = [...new Set(lines.map((l) => `'${l.device}'`))].join(', ') || 'none';
-    throw new LoomError(`${file} has no roofline measurement on '${device}' (it has: ${devices}); give the profile of one of those`);
+    throw new LoomError(
+      `${file} has no roofline measurement on '${device}' (it has: ${devices}); give the profile of one of those`,
+    );
   }
-  return here.map((l) => ({ name: `${l.case} (${l.size})`, estimate: estimateOf(l), measured: Number(l.details.measuredMs) / 1e3 }));
+  return here.map((l) => ({
+    name: `${l.case} (${l.size})`,
+    estimate: estimateOf(l),
+    measured: Number(l.details.measuredMs) / 1e3,
+  }));
 }
 
 /** The prediction as the run recorded it. */

@@ -46,7 +46,10 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The arrays a run of the kernel allocates at `params`, or why they cannot be known (a parameter not given). */
-export function arraysOf(kernel: LoopKernel, params: Readonly<Record<string, number>>): readonly MeasuredArray[] | string {
+export function arraysOf(
+  kernel: LoopKernel,
+  params: Readonly<Record<string, number>>,
+): readonly MeasuredArray[] | string {
   try {
     return measuredArrays(kernel, params);
   } catch (e) {

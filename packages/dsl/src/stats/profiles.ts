@@ -38,9 +38,13 @@ export function readProfile(file: string): DeviceProfile {
 
 function profileOf(json: unknown, where: string): DeviceProfile {
   const p = (json ?? {}) as Partial<DeviceProfile>;
-  const ok = typeof p.device === 'string' && [p.bandwidth, p.flopRate, p.launchOverhead].every((x) => typeof x === 'number' && x >= 0);
+  const ok =
+    typeof p.device === 'string' &&
+    [p.bandwidth, p.flopRate, p.launchOverhead].every((x) => typeof x === 'number' && x >= 0);
   if (!ok || !(p.bandwidth! > 0 && p.flopRate! > 0)) {
-    throw new LoomError(`${where} is not a device profile: it needs { "device": name, "bandwidth": bytes/s, "flopRate": flop/s, "launchOverhead": s }`);
+    throw new LoomError(
+      `${where} is not a device profile: it needs { "device": name, "bandwidth": bytes/s, "flopRate": flop/s, "launchOverhead": s }`,
+    );
   }
   return { device: p.device!, bandwidth: p.bandwidth!, flopRate: p.flopRate!, launchOverhead: p.launchOverhead! };
 }
@@ -58,7 +62,11 @@ export function profileFileName(deviceName: string): string {
  * Writes `profile` as the committed profile of its device (in `dir`, default `profilesDir()`),
  * with `notes` beside the figures (when and how it was measured). Returns the file's path.
  */
-export function writeProfile(profile: DeviceProfile, notes: Readonly<Record<string, string | number | boolean>> = {}, dir: string = profilesDir()): string {
+export function writeProfile(
+  profile: DeviceProfile,
+  notes: Readonly<Record<string, string | number | boolean>> = {},
+  dir: string = profilesDir(),
+): string {
   profileOf(profile, `the profile of '${profile.device}'`); // refuse to write one that cannot be read back
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, profileFileName(profile.device));
@@ -91,8 +99,12 @@ export function deviceProfile(nameOrFile: string, dir: string = profilesDir()): 
   if (matches.length === 1) return matches[0]!.profile;
   const known = all.map((p) => `'${p.profile.device}'`).join(', ') || 'none';
   if (matches.length > 1)
-    throw new LoomError(`the profile '${nameOrFile}' is ambiguous: ${matches.map((p) => `'${p.profile.device}'`).join(', ')} match it; give more of the name`);
-  throw new LoomError(`cannot read the profile ${nameOrFile}: it is no file, and no committed profile's device is called so (committed in ${dir}: ${known})`);
+    throw new LoomError(
+      `the profile '${nameOrFile}' is ambiguous: ${matches.map((p) => `'${p.profile.device}'`).join(', ')} match it; give more of the name`,
+    );
+  throw new LoomError(
+    `cannot read the profile ${nameOrFile}: it is no file, and no committed profile's device is called so (committed in ${dir}: ${known})`,
+  );
 }
 
 /** The device of that kind (its package must be installed, its driver present), as `anyDevice` finds it. */
@@ -109,7 +121,10 @@ export type ProfileSource = 'cache' | 'committed' | 'measured';
  * The device's profile: from the disk cache, else the committed one of a device of that very
  * name, else measured now and added to the cache (`onMeasuring` is told first: it takes seconds).
  */
-export async function cachedProfile(device: Device, onMeasuring?: (file: string) => void): Promise<{ profile: DeviceProfile; source: ProfileSource }> {
+export async function cachedProfile(
+  device: Device,
+  onMeasuring?: (file: string) => void,
+): Promise<{ profile: DeviceProfile; source: ProfileSource }> {
   const file = path.join(cacheDir(), 'device-profiles.json');
   // every entry is checked, the others kept as they are when the file is rewritten
   const all = readCacheFile(file);

@@ -23,7 +23,10 @@ const BOTTOM = 60;
 export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKernel[]): string {
   const plotted = kernels.filter((k) => k.estimate.flops > 0 && Number.isFinite(k.estimate.arithmeticIntensity));
   const ridge = profile.flopRate / profile.bandwidth;
-  const rates = plotted.flatMap((k) => [k.estimate.flops / k.estimate.seconds, ...(k.measured ? [k.estimate.flops / k.measured] : [])]);
+  const rates = plotted.flatMap((k) => [
+    k.estimate.flops / k.estimate.seconds,
+    ...(k.measured ? [k.estimate.flops / k.measured] : []),
+  ]);
   const intensities = plotted.map((k) => k.estimate.arithmeticIntensity);
   const [x0, x1] = decades([ridge / 100, ridge * 100, ...intensities]);
   const [y0, y1] = decades([profile.flopRate * 2, (x0 * profile.bandwidth) / 2, ...rates]);
@@ -31,9 +34,13 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
   const y = (v: number) => HEIGHT - BOTTOM - ((Math.log10(v) - y0) / (y1 - y0)) * (HEIGHT - TOP - BOTTOM);
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`);
-  out.push(`<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="14">Roofline: ${escape(profile.device)}</text>`);
+  out.push(
+    `<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="14">Roofline: ${escape(profile.device)}</text>`,
+  );
   // axes with a tick per decade
   for (let d = x0; d <= x1; d++) {
     out.push(`<line x1="${x(10 ** d)}" y1="${TOP}" x2="${x(10 ** d)}" y2="${HEIGHT - BOTTOM}" stroke="#eee"/>`);
@@ -43,11 +50,19 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
     out.push(`<line x1="${LEFT}" y1="${y(10 ** d)}" x2="${WIDTH - RIGHT}" y2="${y(10 ** d)}" stroke="#eee"/>`);
     out.push(`<text x="${LEFT - 6}" y="${y(10 ** d) + 4}" text-anchor="end">1e${d}</text>`);
   }
-  out.push(`<rect x="${LEFT}" y="${TOP}" width="${WIDTH - LEFT - RIGHT}" height="${HEIGHT - TOP - BOTTOM}" fill="none" stroke="#333"/>`);
-  out.push(`<text x="${(LEFT + WIDTH - RIGHT) / 2}" y="${HEIGHT - 18}" text-anchor="middle">arithmetic intensity (flop/byte)</text>`);
-  out.push(`<text x="18" y="${(TOP + HEIGHT - BOTTOM) / 2}" text-anchor="middle" transform="rotate(-90 18 ${(TOP + HEIGHT - BOTTOM) / 2})">flop/s</text>`);
+  out.push(
+    `<rect x="${LEFT}" y="${TOP}" width="${WIDTH - LEFT - RIGHT}" height="${HEIGHT - TOP - BOTTOM}" fill="none" stroke="#333"/>`,
+  );
+  out.push(
+    `<text x="${(LEFT + WIDTH - RIGHT) / 2}" y="${HEIGHT - 18}" text-anchor="middle">arithmetic intensity (flop/byte)</text>`,
+  );
+  out.push(
+    `<text x="18" y="${(TOP + HEIGHT - BOTTOM) / 2}" text-anchor="middle" transform="rotate(-90 18 ${(TOP + HEIGHT - BOTTOM) / 2})">flop/s</text>`,
+  );
   // what is drawn in the frame stays in it
-  out.push(`<clipPath id="frame"><rect x="${LEFT}" y="${TOP}" width="${WIDTH - LEFT - RIGHT}" height="${HEIGHT - TOP - BOTTOM}"/></clipPath>`);
+  out.push(
+    `<clipPath id="frame"><rect x="${LEFT}" y="${TOP}" width="${WIDTH - LEFT - RIGHT}" height="${HEIGHT - TOP - BOTTOM}"/></clipPath>`,
+  );
   out.push('<g clip-path="url(#frame)">');
   // the roofs: memory up to the ridge, compute after it
   const left = 10 ** x0;
@@ -55,7 +70,9 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
   out.push(
     `<polyline points="${x(left)},${y(left * profile.bandwidth)} ${x(ridge)},${y(profile.flopRate)} ${x(right)},${y(profile.flopRate)}" fill="none" stroke="#c33" stroke-width="2"/>`,
   );
-  out.push(`<text x="${x(ridge) + 6}" y="${y(profile.flopRate) - 6}" fill="#c33">${format(profile.flopRate)} flop/s, ${format(profile.bandwidth)} B/s</text>`);
+  out.push(
+    `<text x="${x(ridge) + 6}" y="${y(profile.flopRate) - 6}" fill="#c33">${format(profile.flopRate)} flop/s, ${format(profile.bandwidth)} B/s</text>`,
+  );
   // the kernels
   plotted.forEach((k, n) => {
     const ai = k.estimate.arithmeticIntensity;
@@ -65,12 +82,16 @@ export function rooflineSvg(profile: DeviceProfile, kernels: readonly PlottedKer
     );
     if (k.measured) {
       const measured = k.estimate.flops / k.measured;
-      out.push(`<circle cx="${x(ai)}" cy="${y(measured)}" r="5" fill="#36c"><title>${escape(k.name)}: measured ${format(measured)} flop/s</title></circle>`);
+      out.push(
+        `<circle cx="${x(ai)}" cy="${y(measured)}" r="5" fill="#36c"><title>${escape(k.name)}: measured ${format(measured)} flop/s</title></circle>`,
+      );
     }
     out.push(`<text x="${x(ai) + 8}" y="${y(predicted) + 4 + 12 * (n % 2)}">${escape(k.name)}</text>`);
   });
   out.push('</g>');
-  out.push(`<text x="${LEFT}" y="${HEIGHT - 4}" font-size="11">hollow: predicted; filled: measured${legendOfSkipped(kernels, plotted)}</text>`);
+  out.push(
+    `<text x="${LEFT}" y="${HEIGHT - 4}" font-size="11">hollow: predicted; filled: measured${legendOfSkipped(kernels, plotted)}</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -12,7 +12,8 @@ import { describeLocation, type Fragment, type TemplateLocation } from './fragme
 export type WithTemplateLocation<E> = E & { readonly templateLocation?: TemplateLocation };
 
 export function pointIntoTemplates<E>(error: E, fragments: readonly Fragment[]): WithTemplateLocation<E> {
-  if (!(error instanceof LoomError) || !error.span || 'templateLocation' in error) return error as WithTemplateLocation<E>;
+  if (!(error instanceof LoomError) || !error.span || 'templateLocation' in error)
+    return error as WithTemplateLocation<E>;
   const { span } = error;
   const location = fragments.find((f) => f.text === span.text)?.locate(span.start);
   if (!location) return error as WithTemplateLocation<E>;
@@ -33,5 +34,7 @@ export function inTemplates<T>(fragments: readonly Fragment[], fn: () => T): T {
 
 /** The template position an error points at, when it points into one. */
 export function templateLocationOf(error: unknown): TemplateLocation | undefined {
-  return typeof error === 'object' && error !== null && 'templateLocation' in error ? (error as { templateLocation: TemplateLocation }).templateLocation : undefined;
+  return typeof error === 'object' && error !== null && 'templateLocation' in error
+    ? (error as { templateLocation: TemplateLocation }).templateLocation
+    : undefined;
 }

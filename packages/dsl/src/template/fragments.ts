@@ -35,7 +35,12 @@ export class Template<K extends FragmentKind = FragmentKind> {
   /** Where character `offset` of literal piece `piece` is in the file, or in the template. */
   locate(piece: number, offset: number): TemplateLocation {
     const layout = this.layout();
-    if (layout) return { ...lineAndColumn(layout.text, layout.pieceStarts[piece] + offset), file: layout.file, template: this.kind };
+    if (layout)
+      return {
+        ...lineAndColumn(layout.text, layout.pieceStarts[piece] + offset),
+        file: layout.file,
+        template: this.kind,
+      };
     const before = this.raw.slice(0, piece).reduce((n, p) => n + p.length + '${…}'.length, 0);
     return { ...lineAndColumn(this.shape, before + offset), template: this.kind };
   }
@@ -43,7 +48,8 @@ export class Template<K extends FragmentKind = FragmentKind> {
   /** Where interpolation `index` (its `${`) is. */
   locateValue(index: number): TemplateLocation {
     const layout = this.layout();
-    if (layout) return { ...lineAndColumn(layout.text, layout.valueStarts[index]), file: layout.file, template: this.kind };
+    if (layout)
+      return { ...lineAndColumn(layout.text, layout.valueStarts[index]), file: layout.file, template: this.kind };
     return this.locate(index, this.raw[index].length);
   }
 
@@ -85,9 +91,12 @@ export class Fragment<K extends FragmentKind = FragmentKind> {
 
   /** Where character `offset` of the text came from, if from a template. */
   locate(offset: number): TemplateLocation | undefined {
-    const segment = this.segments.find((s) => s.start <= offset && offset < s.end) ?? this.segments.find((s) => s.end === offset);
+    const segment =
+      this.segments.find((s) => s.start <= offset && offset < s.end) ?? this.segments.find((s) => s.end === offset);
     if (!segment) return undefined;
-    return 'value' in segment ? segment.template.locateValue(segment.value) : segment.template.locate(segment.piece, offset - segment.start);
+    return 'value' in segment
+      ? segment.template.locateValue(segment.value)
+      : segment.template.locate(segment.piece, offset - segment.start);
   }
 
   /** The text, so a fragment interpolates into a template or a string as what it says. */
@@ -138,11 +147,15 @@ function render(value: unknown, template: Template, index: number): string | { t
   }
   if (typeof value === 'bigint') return value < 0n ? `(${value})` : String(value);
   if (typeof value === 'string') {
-    if (!NAME.test(value)) fail(`an interpolated string becomes a name, and ${JSON.stringify(value)} is not one (splice text with ${template.kind}\`...\`)`);
+    if (!NAME.test(value))
+      fail(
+        `an interpolated string becomes a name, and ${JSON.stringify(value)} is not one (splice text with ${template.kind}\`...\`)`,
+      );
     return value;
   }
   if (value instanceof Fragment) {
-    if (value.kind !== template.kind) fail(`a ${value.kind} fragment cannot be spliced into a ${template.kind} template`);
+    if (value.kind !== template.kind)
+      fail(`a ${value.kind} fragment cannot be spliced into a ${template.kind} template`);
     return { text: value.text, segments: [...value.segments] };
   }
   if (Array.isArray(value)) {
@@ -162,7 +175,9 @@ function render(value: unknown, template: Template, index: number): string | { t
     });
     return { text, segments };
   }
-  return fail(`cannot interpolate ${describe(value)}: use a number, a name (string), a ${template.kind} fragment or an array of these`);
+  return fail(
+    `cannot interpolate ${describe(value)}: use a number, a name (string), a ${template.kind} fragment or an array of these`,
+  );
 }
 
 /** Segments of a text that now starts at `at` in a larger one. */
@@ -185,5 +200,7 @@ export function templateError(message: string, location: TemplateLocation | unde
 
 /** `at examples/k.ts:12:15`, or `at line 2, column 9 of the insn template`. */
 export function describeLocation(location: TemplateLocation): string {
-  return location.file ? `at ${location.file}:${location.line}:${location.column}` : `at line ${location.line}, column ${location.column} of the ${location.template} template`;
+  return location.file
+    ? `at ${location.file}:${location.line}:${location.column}`
+    : `at line ${location.line}, column ${location.column} of the ${location.template} template`;
 }

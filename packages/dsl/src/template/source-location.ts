@@ -62,7 +62,9 @@ export function pathOf(location: string): string {
 const SOURCE_FILES_KEPT = 32;
 
 type FileSystem = { readFileSync(path: string, encoding: 'utf8'): string };
-const nodeFs = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:fs') as FileSystem | undefined;
+const nodeFs = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.(
+  'node:fs',
+) as FileSystem | undefined;
 /** Source files read to place template errors (null: unreadable); a few, the recently used. */
 const files = new LruCache<string, string | null>(SOURCE_FILES_KEPT);
 

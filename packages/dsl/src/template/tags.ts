@@ -8,7 +8,15 @@
  */
 import { perObject } from '@loom/core';
 import { callSiteOf, pathOf, type CallSite } from './source-location.ts';
-import { type Fragment, Template, interpolate, type DomainFragment, type FragmentKind, type InsnFragment, type Interpolation } from './fragments.ts';
+import {
+  type Fragment,
+  Template,
+  interpolate,
+  type DomainFragment,
+  type FragmentKind,
+  type InsnFragment,
+  type Interpolation,
+} from './fragments.ts';
 
 const thisFile = pathOf(import.meta.url);
 /** Per template's strings (kept while the code holding the template lives), its Template by tag. */
@@ -39,6 +47,11 @@ export function insn(strings: TemplateStringsArray, ...values: Interpolation[]):
  * A fragment from template pieces whose position is already known: `loom typegen`
  * evaluates templates it read from a file, so it names the site itself.
  */
-export function fragmentAt<K extends FragmentKind>(kind: K, raw: readonly string[], values: readonly unknown[], site: CallSite): Fragment<K> {
+export function fragmentAt<K extends FragmentKind>(
+  kind: K,
+  raw: readonly string[],
+  values: readonly unknown[],
+  site: CallSite,
+): Fragment<K> {
   return interpolate(new Template(kind, raw, () => site), values);
 }

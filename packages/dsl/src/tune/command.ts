@@ -34,7 +34,9 @@ export async function tuneCommand(args: ParsedArguments<typeof TUNE_OPTIONS>): P
       .filter(isTuningProblem)
       .filter((p) => parsed.only === undefined || p.name === parsed.only);
     if (problems.length === 0) {
-      console.error(`loom tune: ${parsed.file} exports no tuning problem${parsed.only ? ` named '${parsed.only}'` : ''} (defineTuning)`);
+      console.error(
+        `loom tune: ${parsed.file} exports no tuning problem${parsed.only ? ` named '${parsed.only}'` : ''} (defineTuning)`,
+      );
       return 1;
     }
     const device = parsed.device ? await deviceOfKind(parsed.device) : await anyDevice();
@@ -42,10 +44,19 @@ export async function tuneCommand(args: ParsedArguments<typeof TUNE_OPTIONS>): P
       const cache = fileTuningCache();
       for (const problem of problems) {
         const bar = progressBar(problem, parsed.verbose);
-        const result = await autotune(problem, device, { budgetSeconds: parsed.budgetSeconds, fresh: parsed.fresh, cache, onProgress: bar });
-        const from = result.fromCache ? 'from the cache' : `best of ${result.trials.filter((t) => t.seconds !== undefined).length} that ran (${result.trials.length} tried)`;
+        const result = await autotune(problem, device, {
+          budgetSeconds: parsed.budgetSeconds,
+          fresh: parsed.fresh,
+          cache,
+          onProgress: bar,
+        });
+        const from = result.fromCache
+          ? 'from the cache'
+          : `best of ${result.trials.filter((t) => t.seconds !== undefined).length} that ran (${result.trials.length} tried)`;
         console.error(`${problem.name} on ${device.name}: ${describeTime(result.seconds, problem)}, ${from}`);
-        console.log(JSON.stringify({ problem: problem.name, device: device.name, config: result.best, seconds: result.seconds }));
+        console.log(
+          JSON.stringify({ problem: problem.name, device: device.name, config: result.best, seconds: result.seconds }),
+        );
       }
     } finally {
       device.dispose();
@@ -68,7 +79,8 @@ function progressBar<C>(problem: TuningProblem<C>, verbose: boolean): (p: Tuning
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} ${p.elapsedSeconds.toFixed(0)}/${p.budgetSeconds} s, ${best}`;
     if (tty) process.stderr.write(`\r${bar}${p.done === p.total ? '\n' : ''}`);
     else {
-      const what = p.trial.seconds === undefined ? `failed: ${p.trial.failure}` : describeTime(p.trial.seconds, problem);
+      const what =
+        p.trial.seconds === undefined ? `failed: ${p.trial.failure}` : describeTime(p.trial.seconds, problem);
       process.stderr.write(`${p.done}/${p.total} ${JSON.stringify(p.trial.config)}: ${what}\n`);
     }
   };
@@ -94,8 +106,16 @@ function tuneArguments({ values, positionals }: ParsedArguments<typeof TUNE_OPTI
   const file = positionals[0];
   if (file === undefined) return 'which file? (loom tune <file.ts>)';
   const device = values.device;
-  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device)) return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
+  if (device !== undefined && !(DEVICE_KINDS as readonly string[]).includes(device))
+    return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
   const budgetSeconds = values.budget === undefined ? 60 : Number(values.budget);
   if (!(budgetSeconds > 0)) return `--budget needs a positive number of seconds, not '${values.budget}'`;
-  return { file, device: device as DeviceKind | undefined, budgetSeconds, fresh: values.fresh === true, only: values.only, verbose: values.verbose === true };
+  return {
+    file,
+    device: device as DeviceKind | undefined,
+    budgetSeconds,
+    fresh: values.fresh === true,
+    only: values.only,
+    verbose: values.verbose === true,
+  };
 }

@@ -55,8 +55,11 @@ function whatIsWrong(entry: unknown): string | undefined {
   if (!isJsonObject(entry)) return 'it is not an object';
   if (!('config' in entry) || entry.config === undefined) return 'it has no config';
   const { seconds, tried, measuredAt } = entry;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return `"seconds" is ${JSON.stringify(seconds)}, not a number of seconds`;
-  if (typeof tried !== 'number' || !Number.isInteger(tried) || tried < 1) return `"tried" is ${JSON.stringify(tried)}, not a positive integer`;
-  if (typeof measuredAt !== 'string' || Number.isNaN(Date.parse(measuredAt))) return `"measuredAt" is ${JSON.stringify(measuredAt)}, not a date`;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0)
+    return `"seconds" is ${JSON.stringify(seconds)}, not a number of seconds`;
+  if (typeof tried !== 'number' || !Number.isInteger(tried) || tried < 1)
+    return `"tried" is ${JSON.stringify(tried)}, not a positive integer`;
+  if (typeof measuredAt !== 'string' || Number.isNaN(Date.parse(measuredAt)))
+    return `"measuredAt" is ${JSON.stringify(measuredAt)}, not a date`;
   return undefined;
 }

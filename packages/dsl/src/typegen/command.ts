@@ -18,14 +18,25 @@ interface TypegenArguments {
 }
 
 /** The command's exit code: 0 done, 1 kernels in error or declarations stale, 2 a usage mistake. */
-export async function typegenCommand({ values, positionals }: ParsedArguments<typeof TYPEGEN_OPTIONS>): Promise<number> {
+export async function typegenCommand({
+  values,
+  positionals,
+}: ParsedArguments<typeof TYPEGEN_OPTIONS>): Promise<number> {
   if (positionals.length) {
-    console.error(`loom typegen: it takes no file ('${positionals[0]}'): it reads the files of the project's tsconfig.json (--project)\n\n${TYPEGEN_COMMAND.usage}`);
+    console.error(
+      `loom typegen: it takes no file ('${positionals[0]}'): it reads the files of the project's tsconfig.json (--project)\n\n${TYPEGEN_COMMAND.usage}`,
+    );
     return 2;
   }
-  const parsed: TypegenArguments = { check: values.check === true, verbose: values.verbose === true, project: path.resolve(values.project ?? 'tsconfig.json') };
+  const parsed: TypegenArguments = {
+    check: values.check === true,
+    verbose: values.verbose === true,
+    project: path.resolve(values.project ?? 'tsconfig.json'),
+  };
   if (!existsSync(parsed.project)) {
-    console.error(`loom typegen: no ${shown(parsed.project)}: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>`);
+    console.error(
+      `loom typegen: no ${shown(parsed.project)}: run it in a TypeScript project, or name its tsconfig with --project <tsconfig.json>`,
+    );
     return 2;
   }
   let report: TypegenReport;
@@ -51,12 +62,15 @@ function printReport(report: TypegenReport, { check, verbose }: TypegenArguments
   const counted = `${report.kernels.length} template kernel${report.kernels.length === 1 ? '' : 's'}${computations ? ` and ${computations} computation${computations === 1 ? '' : 's'}` : ''}`;
   if (check) {
     if (report.stale.length) {
-      console.error(`loom typegen --check: ${report.stale.map((s) => `${shown(s.file)} is ${s.why}`).join('; ')}; run \`loom typegen\``);
+      console.error(
+        `loom typegen --check: ${report.stale.map((s) => `${shown(s.file)} is ${s.why}`).join('; ')}; run \`loom typegen\``,
+      );
     } else if (report.ok) console.log(`loom typegen --check: ${counted}, declarations up to date`);
   } else {
     for (const file of report.written) console.log(`loom typegen: wrote ${shown(file)}`);
     for (const file of report.removed) console.log(`loom typegen: removed ${shown(file)}`);
-    if (report.ok && !report.written.length && !report.removed.length) console.log(`loom typegen: ${counted}, declarations up to date`);
+    if (report.ok && !report.written.length && !report.removed.length)
+      console.log(`loom typegen: ${counted}, declarations up to date`);
   }
 }
 

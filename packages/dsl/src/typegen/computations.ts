@@ -50,7 +50,11 @@ function loadComputation(): Promise<typeof import('@loom/computation') | undefin
   return loaded;
 }
 
-export async function findComputations(file: SourceFile, evaluator: Evaluator, relative: (file: string) => string): Promise<ComputationScan> {
+export async function findComputations(
+  file: SourceFile,
+  evaluator: Evaluator,
+  relative: (file: string) => string,
+): Promise<ComputationScan> {
   const scan: ComputationScan = { computations: [], notes: [], errors: [] };
   for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
     const maker = computationMakerOf(call.getExpression());
@@ -80,7 +84,9 @@ export async function findComputations(file: SourceFile, evaluator: Evaluator, r
     }
     const library = await loadComputation();
     if (!library) {
-      scan.errors.push(`${where}: computation '${name}' is made with @loom/computation, which is not installed: npm install @loom/computation`);
+      scan.errors.push(
+        `${where}: computation '${name}' is made with @loom/computation, which is not installed: npm install @loom/computation`,
+      );
       continue;
     }
     try {
@@ -103,7 +109,9 @@ function property(spec: ObjectLiteralExpression, key: string): Node | undefined 
 }
 
 function unwrapped(node: Node): Node {
-  return Node.isParenthesizedExpression(node) || Node.isAsExpression(node) || Node.isSatisfiesExpression(node) ? unwrapped(node.getExpression()) : node;
+  return Node.isParenthesizedExpression(node) || Node.isAsExpression(node) || Node.isSatisfiesExpression(node)
+    ? unwrapped(node.getExpression())
+    : node;
 }
 
 function notStaticReason(error: NotStatic, relative: (file: string) => string): string {

@@ -27,7 +27,13 @@ export function describeKernel(knl: LoopKernel): KernelDescription {
           required: !inferable.has(arg.name),
           output: false,
         }
-      : { name: arg.name, kind: 'array' as const, dtype: arg.dtype ?? ('auto' as const), required: arg.isInput, output: arg.isOutput },
+      : {
+          name: arg.name,
+          kind: 'array' as const,
+          dtype: arg.dtype ?? ('auto' as const),
+          required: arg.isInput,
+          output: arg.isOutput,
+        },
   );
   return { inames: knl.inames, args };
 }
@@ -35,7 +41,8 @@ export function describeKernel(knl: LoopKernel): KernelDescription {
 function inferableParameters(knl: LoopKernel): Set<string> {
   const values = new Set(knl.args.filter((a) => a.kind === 'value').map((a) => a.name));
   const inputs = knl.args.filter((a) => a.kind !== 'value' && a.isInput && a.shape);
-  const namesOf = (shape: readonly expr.Expr[]) => new Set(shape.flatMap((s) => [...expr.freeVariables(s)]).filter((n) => values.has(n)));
+  const namesOf = (shape: readonly expr.Expr[]) =>
+    new Set(shape.flatMap((s) => [...expr.freeVariables(s)]).filter((n) => values.has(n)));
   const known = new Set<string>();
   for (let progress = true; progress; ) {
     progress = false;

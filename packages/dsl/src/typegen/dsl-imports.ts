@@ -24,15 +24,22 @@ export function computationMakerOf(node: Node): ComputationMaker | undefined {
     for (const declaration of file.getImportDeclarations()) {
       if (declaration.getModuleSpecifierValue() !== COMPUTATION_MODULE) continue;
       for (const specifier of declaration.getNamedImports()) {
-        if ((specifier.getAliasNode()?.getText() ?? specifier.getName()) === node.getText() && MAKERS.includes(specifier.getName())) return specifier.getName() as ComputationMaker;
+        if (
+          (specifier.getAliasNode()?.getText() ?? specifier.getName()) === node.getText() &&
+          MAKERS.includes(specifier.getName())
+        )
+          return specifier.getName() as ComputationMaker;
       }
     }
     return undefined;
   }
   if (Node.isPropertyAccessExpression(node) && MAKERS.includes(node.getName())) {
     const object = node.getExpression();
-    const namespaces = file.getImportDeclarations().filter((d) => d.getModuleSpecifierValue() === COMPUTATION_MODULE && d.getNamespaceImport());
-    if (Node.isIdentifier(object) && namespaces.some((d) => d.getNamespaceImport()!.getText() === object.getText())) return node.getName() as ComputationMaker;
+    const namespaces = file
+      .getImportDeclarations()
+      .filter((d) => d.getModuleSpecifierValue() === COMPUTATION_MODULE && d.getNamespaceImport());
+    if (Node.isIdentifier(object) && namespaces.some((d) => d.getNamespaceImport()!.getText() === object.getText()))
+      return node.getName() as ComputationMaker;
   }
   return undefined;
 }
@@ -44,7 +51,8 @@ export function dslRoleOf(node: Node): DslRole | undefined {
   if (Node.isPropertyAccessExpression(node)) {
     const object = node.getExpression();
     const name = node.getName();
-    if (Node.isIdentifier(object) && namespaceImports(file).has(object.getText()) && ROLES.includes(name)) return name as DslRole;
+    if (Node.isIdentifier(object) && namespaceImports(file).has(object.getText()) && ROLES.includes(name))
+      return name as DslRole;
   }
   return undefined;
 }

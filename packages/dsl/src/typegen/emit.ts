@@ -30,8 +30,14 @@ export interface DescribedComputation {
   readonly params: readonly ComputationParam[];
 }
 
-export function emitDeclarations(sourceName: string, kernels: readonly DescribedKernel[], computations: readonly DescribedComputation[] = []): string {
-  const what = [kernels.length ? 'template kernels' : '', computations.length ? 'computations' : ''].filter(Boolean).join(' and ');
+export function emitDeclarations(
+  sourceName: string,
+  kernels: readonly DescribedKernel[],
+  computations: readonly DescribedComputation[] = [],
+): string {
+  const what = [kernels.length ? 'template kernels' : '', computations.length ? 'computations' : '']
+    .filter(Boolean)
+    .join(' and ');
   const lines = [
     `${GENERATED_HEADER} from ${sourceName}: the signatures of its ${what}.`,
     `// Do not edit. After changing those ${kernels.length ? 'kernels' : 'computations'} run \`loom typegen\` (\`loom typegen --check\` says when this is stale).`,
@@ -52,7 +58,9 @@ function kernelRegistry(sourceName: string, kernels: readonly DescribedKernel[])
     lines.push(`      inames: ${k.description.inames.map(quote).join(' | ') || 'never'};`);
     lines.push('      args: {');
     for (const a of k.description.args) {
-      lines.push(`        ${key(a.name)}: { kind: ${quote(a.kind)}; dtype: ${quote(a.dtype)}; required: ${a.required}; output: ${a.output} };`);
+      lines.push(
+        `        ${key(a.name)}: { kind: ${quote(a.kind)}; dtype: ${quote(a.dtype)}; required: ${a.required}; output: ${a.output} };`,
+      );
     }
     lines.push('      };');
     lines.push('    };');
@@ -70,7 +78,9 @@ function computationRegistry(sourceName: string, computations: readonly Describe
     lines.push('      params: readonly [');
     for (const p of c.params) {
       const shape = p.shape ? `; readonly shape: readonly [${p.shape.join(', ')}]` : '';
-      lines.push(`        { readonly name: ${quote(p.name)}; readonly dtype: ${quote(p.dtype)}${shape}; readonly role: ${quote(p.role)} },`);
+      lines.push(
+        `        { readonly name: ${quote(p.name)}; readonly dtype: ${quote(p.dtype)}${shape}; readonly role: ${quote(p.role)} },`,
+      );
     }
     lines.push('      ];');
     lines.push('    };');

@@ -12,13 +12,30 @@
  * loosely.
  */
 import path from 'node:path';
-import { Node, SyntaxKind, VariableDeclarationKind, type CallExpression, type Identifier, type Project, type SourceFile, type TaggedTemplateExpression } from 'ts-morph';
+import {
+  Node,
+  SyntaxKind,
+  VariableDeclarationKind,
+  type CallExpression,
+  type Identifier,
+  type Project,
+  type SourceFile,
+  type TaggedTemplateExpression,
+} from 'ts-morph';
 import { fragmentAt } from '../template/tags.ts';
 import type { Fragment } from '../template/fragments.ts';
 import * as elementTypes from '../signature/element-types.ts';
 import { dslRoleOf, ELEMENT_TYPES } from './dsl-imports.ts';
 
-export type StaticValue = number | bigint | string | boolean | undefined | Fragment | readonly StaticValue[] | { readonly [key: string]: StaticValue };
+export type StaticValue =
+  | number
+  | bigint
+  | string
+  | boolean
+  | undefined
+  | Fragment
+  | readonly StaticValue[]
+  | { readonly [key: string]: StaticValue };
 
 export class NotStatic extends Error {
   constructor(
@@ -36,7 +53,13 @@ export class Evaluator {
   constructor(private readonly project: Project) {}
 
   evaluate(node: Node): StaticValue {
-    if (Node.isParenthesizedExpression(node) || Node.isAsExpression(node) || Node.isSatisfiesExpression(node) || Node.isTypeAssertion(node) || Node.isNonNullExpression(node)) {
+    if (
+      Node.isParenthesizedExpression(node) ||
+      Node.isAsExpression(node) ||
+      Node.isSatisfiesExpression(node) ||
+      Node.isTypeAssertion(node) ||
+      Node.isNonNullExpression(node)
+    ) {
       return this.evaluate(node.getExpression());
     }
     if (Node.isNumericLiteral(node)) return node.getLiteralValue();
@@ -47,7 +70,10 @@ export class Evaluator {
     if (Node.isTemplateExpression(node)) {
       return node
         .getTemplateSpans()
-        .reduce<string>((text, span) => text + String(this.evaluate(span.getExpression())) + span.getLiteral().getLiteralText(), node.getHead().getLiteralText());
+        .reduce<string>(
+          (text, span) => text + String(this.evaluate(span.getExpression())) + span.getLiteral().getLiteralText(),
+          node.getHead().getLiteralText(),
+        );
     }
     if (Node.isPrefixUnaryExpression(node)) {
       const value = this.evaluate(node.getOperand());
@@ -55,7 +81,8 @@ export class Evaluator {
       if (typeof value === 'number' && node.getOperatorToken() === SyntaxKind.PlusToken) return value;
       throw new NotStatic(node, 'only numbers can be negated statically');
     }
-    if (Node.isBinaryExpression(node)) return this.binary(node.getOperatorToken().getKind(), node.getLeft(), node.getRight(), node);
+    if (Node.isBinaryExpression(node))
+      return this.binary(node.getOperatorToken().getKind(), node.getLeft(), node.getRight(), node);
     if (Node.isArrayLiteralExpression(node)) {
       return node.getElements().map((e) => {
         if (Node.isSpreadElement(e)) throw new NotStatic(e, 'spread elements are not evaluated');
@@ -72,7 +99,8 @@ export class Evaluator {
   private binary(operator: SyntaxKind, leftNode: Node, rightNode: Node, node: Node): StaticValue {
     const left = this.evaluate(leftNode);
     const right = this.evaluate(rightNode);
-    if (operator === SyntaxKind.PlusToken && (typeof left === 'string' || typeof right === 'string')) return String(left) + String(right);
+    if (operator === SyntaxKind.PlusToken && (typeof left === 'string' || typeof right === 'string'))
+      return String(left) + String(right);
     if (typeof left === 'number' && typeof right === 'number') {
       switch (operator) {
         case SyntaxKind.PlusToken:
@@ -113,7 +141,8 @@ export class Evaluator {
   /** A `domain`/`insn` template, built by the DSL's tags with its position in the file. */
   private template(node: TaggedTemplateExpression): StaticValue {
     const kind = dslRoleOf(node.getTag());
-    if (kind !== 'domain' && kind !== 'insn') throw new NotStatic(node, `'${node.getTag().getText()}' is not the DSL's domain or insn tag`);
+    if (kind !== 'domain' && kind !== 'insn')
+      throw new NotStatic(node, `'${node.getTag().getText()}' is not the DSL's domain or insn tag`);
     const literal = node.getTemplate();
     const raw: string[] = [];
     const values: StaticValue[] = [];
@@ -134,10 +163,20 @@ export class Evaluator {
   private declaration(node: CallExpression): StaticValue {
     const callee = node.getExpression();
     const [type, verb] =
-      Node.isPropertyAccessExpression(callee) && ['out', 'inout', 'value'].includes(callee.getName()) ? [callee.getExpression(), callee.getName()] : [callee, undefined];
+      Node.isPropertyAccessExpression(callee) && ['out', 'inout', 'value'].includes(callee.getName())
+        ? [callee.getExpression(), callee.getName()]
+        : [callee, undefined];
     const role = dslRoleOf(type);
-    if (!role || !ELEMENT_TYPES.includes(role)) throw new NotStatic(node, `'${node.getText().slice(0, 40)}' is a call: only the DSL's element types (f32('n'), ...) are evaluated`);
-    const elementType = elementTypes[role as keyof typeof elementTypes] as unknown as Record<string, (...args: unknown[]) => StaticValue> & ((...args: unknown[]) => StaticValue);
+    if (!role || !ELEMENT_TYPES.includes(role))
+      throw new NotStatic(
+        node,
+        `'${node.getText().slice(0, 40)}' is a call: only the DSL's element types (f32('n'), ...) are evaluated`,
+      );
+    const elementType = elementTypes[role as keyof typeof elementTypes] as unknown as Record<
+      string,
+      (...args: unknown[]) => StaticValue
+    > &
+      ((...args: unknown[]) => StaticValue);
     const args = node.getArguments().map((a) => this.evaluate(a));
     return verb ? elementType[verb](...args) : elementType(...args);
   }
@@ -193,13 +232,17 @@ function rawText(node: Node): string {
 }
 
 function isConst(declaration: Node): boolean {
-  return declaration.getParentIfKind(SyntaxKind.VariableDeclarationList)?.getDeclarationKind() === VariableDeclarationKind.Const;
+  return (
+    declaration.getParentIfKind(SyntaxKind.VariableDeclarationList)?.getDeclarationKind() ===
+    VariableDeclarationKind.Const
+  );
 }
 
 /** The innermost `const name = ...` whose scope holds `use`. */
 function constDeclarationInScope(use: Node, name: string) {
   for (let scope: Node | undefined = use.getParent(); scope; scope = scope.getParent()) {
-    if (!Node.isBlock(scope) && !Node.isSourceFile(scope) && !Node.isModuleBlock(scope) && !Node.isCaseClause(scope)) continue;
+    if (!Node.isBlock(scope) && !Node.isSourceFile(scope) && !Node.isModuleBlock(scope) && !Node.isCaseClause(scope))
+      continue;
     for (const statement of scope.getChildSyntaxList()?.getChildren() ?? []) {
       if (!Node.isVariableStatement(statement)) continue;
       const declaration = statement.getDeclarations().find((d) => d.getName() === name);

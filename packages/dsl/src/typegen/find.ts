@@ -57,10 +57,16 @@ export function findKernels(file: SourceFile, evaluator: Evaluator, relative: (f
       continue;
     }
     try {
-      const built = kernel(texts[0] as Domains, texts[1] as Instructions, evaluator.evaluate(options!) as KernelBuilderOptions).kernel;
+      const built = kernel(
+        texts[0] as Domains,
+        texts[1] as Instructions,
+        evaluator.evaluate(options!) as KernelBuilderOptions,
+      ).kernel;
       scan.kernels.push({ name, file: file.getFilePath(), line, kernel: built });
     } catch (error) {
-      scan.errors.push(`${where}: kernel '${name}' does not build: ${error instanceof Error ? error.message : String(error)}`);
+      scan.errors.push(
+        `${where}: kernel '${name}' does not build: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   return scan;
@@ -77,7 +83,11 @@ function writesTemplates(call: CallExpression): boolean {
   return call
     .getArguments()
     .slice(0, 2)
-    .some((argument) => [argument, ...argument.getDescendants()].some((n) => Node.isTaggedTemplateExpression(n) && dslRoleOf(n.getTag()) !== undefined));
+    .some((argument) =>
+      [argument, ...argument.getDescendants()].some(
+        (n) => Node.isTaggedTemplateExpression(n) && dslRoleOf(n.getTag()) !== undefined,
+      ),
+    );
 }
 
 function containsFragment(value: StaticValue): boolean {

@@ -84,11 +84,19 @@ export async function typegen(options: TypegenOptions = {}): Promise<TypegenRepo
     computations.push(...computationScan.computations);
     if (scan.kernels.length === 0 && computationScan.computations.length === 0) continue;
     const described = scan.kernels.map((k) => ({ name: k.name, line: k.line, description: describeKernel(k.kernel) }));
-    expected.set(declarationPathFor(file), emitDeclarations(path.basename(file), described, computationScan.computations));
+    expected.set(
+      declarationPathFor(file),
+      emitDeclarations(path.basename(file), described, computationScan.computations),
+    );
   }
-  errors.push(...duplicateNames(kernels, 'kernel', 'template kernels', relative), ...duplicateNames(computations, 'computation', 'computations', relative));
+  errors.push(
+    ...duplicateNames(kernels, 'kernel', 'template kernels', relative),
+    ...duplicateNames(computations, 'computation', 'computations', relative),
+  );
 
-  const generated = files.filter((f) => f.endsWith('.loom.d.ts') && readFileSync(f, 'utf8').startsWith(GENERATED_HEADER));
+  const generated = files.filter(
+    (f) => f.endsWith('.loom.d.ts') && readFileSync(f, 'utf8').startsWith(GENERATED_HEADER),
+  );
   const stale: { file: string; why: 'missing' | 'out of date' | 'left over' }[] = [];
   for (const [file, content] of expected) {
     if (!existsSync(file)) stale.push({ file, why: 'missing' });
@@ -130,7 +138,9 @@ function projectFiles(configPath: string): string[] {
   // a tsconfig that parses with errors (broken JSON, an unknown option, an `extends` that is
   // not there) is not read as the project it means: typegen would find no kernel and say all
   // is up to date. That it takes in no file at all is no error of its own (TS18003).
-  diagnostics.push(...(parsed?.errors ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error && d.code !== NO_INPUTS));
+  diagnostics.push(
+    ...(parsed?.errors ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error && d.code !== NO_INPUTS),
+  );
   if (!parsed || diagnostics.length) {
     const message = diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n');
     throw new Error(`cannot read ${configPath}${message ? `: ${message}` : ''}`);
@@ -140,7 +150,12 @@ function projectFiles(configPath: string): string[] {
 
 const isSource = (file: string) => /\.(m|c)?tsx?$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
 
-function duplicateNames(found: readonly { name: string; file: string; line: number }[], what: string, plural: string, relative: (file: string) => string): string[] {
+function duplicateNames(
+  found: readonly { name: string; file: string; line: number }[],
+  what: string,
+  plural: string,
+  relative: (file: string) => string,
+): string[] {
   const byName = new Map<string, { file: string; line: number }[]>();
   for (const k of found) byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
   return [...byName]
