@@ -13,7 +13,7 @@ declare module '@loom/dsl' {
         out: { kind: 'array'; dtype: 'auto'; required: false; output: true };
       };
     };
-    /** tutorial-dsl.ts:70 */
+    /** tutorial-dsl.ts:73 */
     transpose_and_dbl: {
       inames: 'i' | 'j';
       args: {
@@ -22,7 +22,7 @@ declare module '@loom/dsl' {
         out: { kind: 'array'; dtype: 'auto'; required: true; output: true };
       };
     };
-    /** tutorial-dsl.ts:88 */
+    /** tutorial-dsl.ts:93 */
     transpose_and_dbl_fixed: {
       inames: 'i' | 'j' | 'ii' | 'jj';
       args: {
@@ -31,7 +31,7 @@ declare module '@loom/dsl' {
         out: { kind: 'array'; dtype: 'auto'; required: true; output: true };
       };
     };
-    /** tutorial-dsl.ts:109 */
+    /** tutorial-dsl.ts:114 */
     zero_fill: {
       inames: 'i' | 'j';
       args: {
@@ -39,7 +39,7 @@ declare module '@loom/dsl' {
         n: { kind: 'value'; dtype: 'int32'; required: true; output: false };
       };
     };
-    /** tutorial-dsl.ts:142 */
+    /** tutorial-dsl.ts:149 */
     matmul: {
       inames: 'i' | 'j' | 'k';
       args: {
