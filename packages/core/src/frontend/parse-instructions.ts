@@ -35,6 +35,8 @@ export interface ParsedInstruction {
   readonly deps: readonly string[];
   /** `dep=*...`: the listed dependencies are all there are (no single-writer heuristic). */
   readonly depsExhaustive: boolean;
+  /** `dep_query=MATCH`: it depends on the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
+  readonly depQueries?: readonly { readonly match: string; readonly span: SourceSpan }[];
   readonly nosync: readonly string[];
   /** `nosync_query=MATCH@SCOPE`: the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
   readonly nosyncQueries?: readonly {
@@ -427,6 +429,7 @@ function emptyAttributes(): Attributes {
     dup: [],
     deps: [],
     depsExhaustive: false,
+    depQueries: [],
     nosync: [],
     nosyncQueries: [],
     priority: 0,
@@ -444,6 +447,7 @@ const ATTRIBUTE_NAMES = [
   'inames',
   'dup',
   'dep',
+  'dep_query',
   'nosync',
   'no_sync_with',
   'nosync_query',
@@ -520,6 +524,11 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
           .filter((s) => s !== '');
         break;
       }
+      case 'dep_query':
+        // one match expression (`writes:a`), as loopy's; several dep_query attributes add up
+        needsValue();
+        attrs.depQueries = [...(attrs.depQueries ?? []), { match: value, span: valueAt() }];
+        break;
       case 'nosync':
       case 'no_sync_with': // the spelling loopy prints, read back
         needsValue();
