@@ -584,7 +584,17 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.conflictsWithGroups = list();
         break;
       case 'atomic':
-        if (eq >= 0) throw new LoomError("attribute 'atomic' takes no value", at(partStart, item.length));
+        // loopy's `atomic=init` stores a value atomically (no update): Loom's targets have atomic updates only
+        if (eq >= 0 && value === 'init')
+          throw new LoomError(
+            "atomic=init (an atomic store, loopy's AtomicInit) is not supported: Loom's targets do atomic updates only (x = x + e, min, max); write the initial value without 'atomic' and order the updates after it (dep=, a barrier)",
+            at(partStart, item.length),
+          );
+        if (eq >= 0)
+          throw new LoomError(
+            `attribute 'atomic' takes no value (or loopy's 'init'), got '${value}'`,
+            at(partStart, item.length),
+          );
         attrs.atomic = true;
         break;
       case 'mem_kind':
