@@ -145,7 +145,11 @@ export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipe
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
 export { assignmentToSubst, type AssignmentToSubstOptions } from './transform/assignment-to-subst.ts';
 export { bufferArray, type BufferArrayOptions } from './transform/buffer-array.ts';
-export { aliasTemporaries, type AliasTemporariesOptions } from './transform/alias-temporaries.ts';
+export {
+  aliasTemporaries,
+  allocateTemporariesForBaseStorage,
+  type AliasTemporariesOptions,
+} from './transform/alias-temporaries.ts';
 export {
   removeInstructions,
   setInstructionPriority,

@@ -181,6 +181,25 @@ function resolveNosyncQueries(
 }
 
 /**
+ * `dep_query=MATCH` (loopy's): the ids of the instructions the match expression selects, the
+ * instruction itself aside, added to its `dep=` list. Matching nothing is an error.
+ */
+function depQueryIds(
+  insn: Instruction,
+  queries: ParsedInstruction['depQueries'],
+  insns: readonly Instruction[],
+  kernel: { name: string; substitutions: ReadonlyMap<string, SubstitutionRule> },
+): string[] {
+  return (queries ?? []).flatMap(({ match, span }) => {
+    const query = parseMatch(match, `dep_query of instruction '${insn.id}'`);
+    const ids = insns.filter((other) => other.id !== insn.id && matches(query, kernel, other)).map((o) => o.id);
+    if (ids.length === 0)
+      throw new LoomError(`dep_query '${match}' of instruction '${insn.id}' selects no instruction`, span);
+    return ids;
+  });
+}
+
+/**
  * `instructions`: the textual syntax (a string, or one line per entry), or instructions
  * built from expression nodes (`assignment`, instruction-specs.ts). `args` as loopy's
  * `kernel_data`: a list of declarations, names and `'...'` (infer the rest), or one
@@ -292,9 +311,12 @@ function makeKernelFrom(
     domainSets,
     substitutions,
   );
+  const placed = insns.map((insn) => ({ ...insn, withinInames: withinInames.get(insn.id)! }));
   const deps = resolveDependencies(
     insns.map((insn, k) => {
-      const { deps, depsExhaustive } = parsed.instructions[k];
+      const { depsExhaustive } = parsed.instructions[k];
+      const queried = depQueryIds(placed[k], parsed.instructions[k].depQueries, placed, { name, substitutions });
+      const deps = [...parsed.instructions[k].deps, ...queried];
       if (!options.seqDependencies || k === 0)
         return { insn, deps, exhaustive: depsExhaustive || !!options.seqDependencies };
       return { insn, deps: [...deps, insns[k - 1].id], exhaustive: true };

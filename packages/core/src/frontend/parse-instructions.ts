@@ -35,6 +35,8 @@ export interface ParsedInstruction {
   readonly deps: readonly string[];
   /** `dep=*...`: the listed dependencies are all there are (no single-writer heuristic). */
   readonly depsExhaustive: boolean;
+  /** `dep_query=MATCH`: it depends on the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
+  readonly depQueries?: readonly { readonly match: string; readonly span: SourceSpan }[];
   readonly nosync: readonly string[];
   /** `nosync_query=MATCH@SCOPE`: the instructions a match expression selects (match.ts), resolved by `makeKernel`. */
   readonly nosyncQueries?: readonly {
@@ -427,6 +429,7 @@ function emptyAttributes(): Attributes {
     dup: [],
     deps: [],
     depsExhaustive: false,
+    depQueries: [],
     nosync: [],
     nosyncQueries: [],
     priority: 0,
@@ -444,6 +447,7 @@ const ATTRIBUTE_NAMES = [
   'inames',
   'dup',
   'dep',
+  'dep_query',
   'nosync',
   'no_sync_with',
   'nosync_query',
@@ -520,6 +524,11 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
           .filter((s) => s !== '');
         break;
       }
+      case 'dep_query':
+        // one match expression (`writes:a`), as loopy's; several dep_query attributes add up
+        needsValue();
+        attrs.depQueries = [...(attrs.depQueries ?? []), { match: value, span: valueAt() }];
+        break;
       case 'nosync':
       case 'no_sync_with': // the spelling loopy prints, read back
         needsValue();
@@ -575,7 +584,17 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.conflictsWithGroups = list();
         break;
       case 'atomic':
-        if (eq >= 0) throw new LoomError("attribute 'atomic' takes no value", at(partStart, item.length));
+        // loopy's `atomic=init` stores a value atomically (no update): Loom's targets have atomic updates only
+        if (eq >= 0 && value === 'init')
+          throw new LoomError(
+            "atomic=init (an atomic store, loopy's AtomicInit) is not supported: Loom's targets do atomic updates only (x = x + e, min, max); write the initial value without 'atomic' and order the updates after it (dep=, a barrier)",
+            at(partStart, item.length),
+          );
+        if (eq >= 0)
+          throw new LoomError(
+            `attribute 'atomic' takes no value (or loopy's 'init'), got '${value}'`,
+            at(partStart, item.length),
+          );
         attrs.atomic = true;
         break;
       case 'mem_kind':

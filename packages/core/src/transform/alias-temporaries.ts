@@ -12,7 +12,7 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { add, int, mul, subscript, type Expr } from '../expr/nodes.ts';
-import { mapExpr, printExpr, simplify } from '../expr/index.ts';
+import { exprEquals, mapExpr, printExpr, simplify } from '../expr/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
@@ -63,7 +63,7 @@ export function aliasTemporaries(
         `aliasTemporaries: '${t.name}' has a vector or separate axis; only plainly laid-out temporaries can share storage`,
       );
   }
-  const sizes = temps.map(sizeOf);
+  const length = storageLength(temps);
   const layouts = temps.map(stridesOf);
 
   let instructions = knl.instructions;
@@ -98,7 +98,7 @@ export function aliasTemporaries(
   const storage = uniqueName(options.baseNamePrefix ?? 'temp_storage', taken);
   const flat = (name: string, indices: readonly Expr[]): Expr => {
     const strides = layouts[names.indexOf(name)];
-    const offset = indices.reduce<Expr>((acc, ix, d) => add(acc, mul(int(strides[d]), ix)), int(0));
+    const offset = indices.reduce<Expr>((acc, ix, d) => add(acc, mul(strides[d], ix)), int(0));
     return subscript(storage, [simplify(offset, { integer: true })]);
   };
   const rewrite = (e: Expr) =>
@@ -115,28 +115,61 @@ export function aliasTemporaries(
   temporaries.set(storage, {
     name: storage,
     dtype: first.dtype,
-    shape: [int(Math.max(...sizes))],
+    shape: [length],
     addressSpace: first.addressSpace,
   });
   return rewritten.with({ temporaries });
 }
 
-function constantShape(t: TemporaryVariable): number[] {
-  return t.shape.map((s) => {
-    if (s.kind !== 'int')
-      throw new LoomError(`aliasTemporaries: '${t.name}' has the non-constant extent ${printExpr(s)}`);
-    return s.value;
-  });
-}
-
-function sizeOf(t: TemporaryVariable): number {
-  return constantShape(t).reduce((a, b) => a * b, 1);
-}
-
-/** Row-major strides, or the nesting levels the temporary's dim tags give. */
-function stridesOf(t: TemporaryVariable): number[] {
-  const shape = constantShape(t);
+/** Row-major strides, or the nesting levels the temporary's dim tags give; expressions where the shape is parametric. */
+function stridesOf(t: TemporaryVariable): Expr[] {
+  const shape = t.shape;
   const levels =
     t.dimTags?.map((d) => (d.kind === 'nested' ? d.level : 0)) ?? shape.map((_, k) => shape.length - 1 - k);
-  return shape.map((_, d) => shape.reduce((acc, len, e) => (levels[e] < levels[d] ? acc * len : acc), 1));
+  return shape.map((_, d) =>
+    simplify(
+      shape.reduce<Expr>((acc, len, e) => (levels[e] < levels[d] ? mul(acc, len) : acc), int(1)),
+      { integer: true },
+    ),
+  );
+}
+
+/**
+ * The storage's length: the largest of the sizes where all are constant, else the one size
+ * they all have (loopy's base storage of temporaries of one parametric shape, e.g. `(n,)`).
+ * Parametric sizes that differ have no maximum the device code can declare: an error.
+ */
+function storageLength(temps: readonly TemporaryVariable[]): Expr {
+  const sizes = temps.map((t) =>
+    simplify(
+      t.shape.reduce<Expr>((acc, len) => mul(acc, len), int(1)),
+      { integer: true },
+    ),
+  );
+  if (sizes.every((s) => s.kind === 'int')) return int(Math.max(...sizes.map((s) => (s.kind === 'int' ? s.value : 0))));
+  const differing = sizes.findIndex((s) => !exprEquals(s, sizes[0]));
+  if (differing >= 0)
+    throw new LoomError(
+      `aliasTemporaries: '${temps[0].name}' holds ${printExpr(sizes[0])} elements and '${temps[differing].name}' ${printExpr(sizes[differing])}; temporaries of sizes known only at run time can share storage only when their sizes are the same`,
+    );
+  return sizes[0];
+}
+
+/**
+ * loopy's `allocate_temporaries_for_base_storage`: give the temporaries that name one
+ * `baseStorage` their shared storage. Loom does this as `makeKernel` declares them
+ * (`temporaryVariable(name, { baseStorage })` becomes one storage array at once, as
+ * `aliasTemporaries` makes it), so every kernel already has its base storage allocated and
+ * this returns the kernel as it is; it is here so that code written for loopy runs unchanged.
+ * ```ts
+ * const knl = makeKernel('{ [i]: 0<=i<n }', 'a[i] = 0\nc[i] = b[i] {dep_query=writes:a}', [
+ *   temporaryVariable('a', { dtype: 'float64', shape: 'n', baseStorage: 'base', addressSpace: 'global' }),
+ *   temporaryVariable('b', { dtype: 'float64', shape: 'n', baseStorage: 'base', addressSpace: 'global' }),
+ *   '...',
+ * ]);
+ * allocateTemporariesForBaseStorage(knl) === knl; // true: 'base' is already a temporary
+ * ```
+ */
+export function allocateTemporariesForBaseStorage(knl: LoopKernel): LoopKernel {
+  return knl;
 }

@@ -7,6 +7,7 @@
 import {
   addPrefetch,
   aliasTemporaries,
+  allocateTemporariesForBaseStorage,
   assignmentToSubst,
   bufferArray,
   expandSubst,
@@ -91,5 +92,16 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   /** `aliasTemporaries`: these temporaries share one storage, their uses ordered one after the other. */
   aliasTemporaries(names: readonly string[], options: AliasTemporariesOptions = {}): KernelBuilder<I, S> {
     return this.derive((k) => aliasTemporaries(k, names, options));
+  }
+
+  /**
+   * `allocateTemporariesForBaseStorage` (loopy's): temporaries sharing a `baseStorage` get it;
+   * Loom allocates it as the kernel is made, so the kernel is unchanged.
+   * ```ts
+   * kernel.allocateTemporariesForBaseStorage().compile(device);
+   * ```
+   */
+  allocateTemporariesForBaseStorage(): KernelBuilder<I, S> {
+    return this.derive((k) => allocateTemporariesForBaseStorage(k));
   }
 }
