@@ -40,6 +40,7 @@ import {
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { runComputationCase } from '../test/support/differential/computations.ts';
 import { runArgumentCase } from '../test/support/differential/kernel-arguments.ts';
+import { runLayoutCase } from '../test/support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from '../test/support/differential/pointwise-integers.ts';
 
 const DEFAULT_SEED_FILE = fileURLToPath(new URL('./results/differential-last-seed.txt', import.meta.url));
@@ -224,6 +225,14 @@ integer pointwise, seed ${seed}: ${finding}`);
       console.log(`
 DISAGREEMENT (kernel arguments) ${f}`);
     pointwiseFinding ||= (argumentCase?.findings.length ?? 0) > 0;
+    // the same seed's argument-layout case (views, order F, loopy's spellings, complex values: argument-layouts.ts)
+    record('argument layouts');
+    const layoutCase =
+      features.has('argumentLayouts') || features.has('argumentSpellings') || features.has('complexValueArguments')
+        ? await runLayoutCase(seed, features, devices)
+        : undefined;
+    for (const f of layoutCase?.findings ?? []) console.log(`\nDISAGREEMENT (argument layouts) ${f}`);
+    pointwiseFinding ||= (layoutCase?.findings.length ?? 0) > 0;
     // the computation library's case of the same seed (reduce, scan, complex arrays), when enabled
     record('computation library');
     const computations =

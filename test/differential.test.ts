@@ -29,6 +29,7 @@ import {
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 import { runComputationCase } from './support/differential/computations.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
+import { runLayoutCase } from './support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
 
 /**
@@ -44,14 +45,17 @@ const EXCLUDED: readonly Feature[] = [
   'warnedRaces',
 ];
 
+/** Issue 27's argument layouts and spellings (argument-layouts.ts): sampled by their own test below. */
+const LAYOUTS: readonly Feature[] = ['argumentLayouts', 'argumentSpellings', 'complexValueArguments'];
+
 /**
  * The older samples below leave out issue 24's families and issue 27's global footprints (their
  * own tests sample them): their fixed seeds keep the kernels they were chosen for, and their time.
  */
-const OLDER: readonly Feature[] = [...EXCLUDED, 'laneTemporaries', 'dependentDomains', 'globalFootprints'];
+const OLDER: readonly Feature[] = [...EXCLUDED, 'laneTemporaries', 'dependentDomains', 'globalFootprints', ...LAYOUTS];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
-const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints'];
+const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', ...LAYOUTS];
 
 /*
  * Not excluded here but per device: WebGPU is never held to float specials. WGSL lets
@@ -291,6 +295,26 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
     ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')),
     ran.join('; '),
   );
+});
+
+test("argument layouts (order F, views with offsets and strides), loopy's argument spellings and complex value arguments agree with plain JS on every device, fixed seeds", async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const ran: string[] = [];
+  for (const seed of range(27_000, 6)) {
+    const r = await runLayoutCase(seed, features, testDevices());
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
+    ran.push(...r.ran);
+  }
+  // the sample reaches a view, an F-order layout, a spelling other than a list, and a complex value
+  for (const kind of [/views/, / F /, /arguments: (?!list)/, /^complex value arguments/])
+    assert.ok(
+      ran.some((w) => kind.test(w)),
+      `no case matches ${kind}: ${ran.join('; ')}`,
+    );
 });
 
 test("every device: issue 27's global footprints of parametric size (addPrefetch, precompute into global memory) agree with the untransformed kernel", async () => {

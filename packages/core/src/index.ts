@@ -282,7 +282,7 @@ export {
   type Trial,
   type AutotuneOptions,
 } from './tune/autotune.ts';
-export type { RunArgument, ShapedHostArray } from './runtime/arguments.ts';
+export type { ComplexScalar, RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { debugMode, setDebugMode } from './runtime/environment.ts';
 

@@ -90,6 +90,13 @@ export const FEATURES = {
   // sizes known only at run time (issue 27, s7-i27a): drawn as steps of chains.ts
   globalFootprints:
     "addPrefetch or precompute into a global temporary (temporaryAddressSpace: 'global') over inames of parametric length: a footprint sized in the parameters, allocated per call",
+  // arrays and arguments (issue 27, s7-i27i): cases of argument-layouts.ts, with a random stream of their own
+  argumentLayouts:
+    "arrays laid out as loopy lets them be: order 'F' (per argument or defaultOrder), blocks of larger buffers passed as views from the host or of DeviceArrays (offset: 'auto' or defaultOffset, stride:auto axes)",
+  argumentSpellings:
+    "loopy's spellings of a kernel's arguments: one comma-separated string, names with commas, shapes as strings, bare names, no list at all",
+  complexValueArguments:
+    "complex64 value arguments (loopy's test_axpy), each passed as a number, { re, im } or [re, im]",
 } as const;
 
 export type Feature = keyof typeof FEATURES;

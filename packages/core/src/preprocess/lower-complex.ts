@@ -82,20 +82,41 @@ export function mentionsComplex(knl: LoopKernel): boolean {
   return [...exprs, ...[...knl.substitutions.values()].map((r) => r.expression)].some((e) => someExpr(e, complexNode));
 }
 
-/** The argument as it is stored: a complex one as an array of its parts with a trailing axis of 2. */
-export function complexStorage(arg: KernelArg): KernelArg {
-  if (!arg.dtype || !isComplex(arg.dtype)) return arg;
-  if (arg.kind === 'value') {
-    throw new LoomError(
-      `value argument '${arg.name}' is ${arg.dtype}: complex values are passed in arrays (a ${arg.dtype} array of one element)`,
-    );
+/**
+ * The names of the parts of a complex value argument `a`: `a_re` and `a_im`, two value
+ * arguments of its part dtype (loopy passes a complex scalar by value; no target here has a
+ * complex type, so its parts travel as two reals). Fixed names, not fresh ones: the runtime
+ * splits the caller's value under the same names; a kernel that already uses one is refused.
+ */
+export function complexValueParts(arg: KernelArg, knl: LoopKernel): { re: string; im: string } {
+  const parts = { re: `${arg.name}_re`, im: `${arg.name}_im` };
+  for (const name of [parts.re, parts.im]) {
+    if (knl.arg(name) || knl.temporaries.has(name) || knl.inames.includes(name))
+      throw new LoomError(
+        `complex value argument '${arg.name}' is passed as its parts '${parts.re}' and '${parts.im}', but the kernel already has a '${name}': rename it`,
+      );
   }
-  return {
-    ...arg,
-    dtype: complexPart(arg.dtype),
-    shape: [...arg.shape!, int(2)],
-    ...(arg.dimTags ? { dimTags: partsAxis(arg) } : {}),
-  };
+  return parts;
+}
+
+/**
+ * The arguments as they are stored: a complex array of shape S as an array of its parts with a
+ * trailing axis of 2, a complex value as two value arguments of its parts (complexValueParts).
+ */
+export function complexStorage(arg: KernelArg, knl: LoopKernel): KernelArg[] {
+  if (!arg.dtype || !isComplex(arg.dtype)) return [arg];
+  if (arg.kind === 'value') {
+    const { re, im } = complexValueParts(arg, knl);
+    return [re, im].map((name) => ({ ...arg, name, dtype: complexPart(arg.dtype as ComplexDType) }));
+  }
+  return [
+    {
+      ...arg,
+      dtype: complexPart(arg.dtype),
+      shape: [...arg.shape!, int(2)],
+      ...(arg.dimTags ? { dimTags: partsAxis(arg) } : {}),
+    },
+  ];
 }
 
 /** The layout with an innermost axis for the parts: they are adjacent, whatever the element layout. */
@@ -142,7 +163,10 @@ export function lowerComplex(knl: LoopKernel): LoopKernel {
     splitTemps.set(t.name, parts);
     for (const name of [parts.re, parts.im]) temporaries.set(name, { ...t, name, dtype: complexPart(t.dtype) });
   }
-  const args = knl.args.map(complexStorage);
+  // a complex value is read as its two parts, as a scalar complex temporary is
+  for (const a of knl.args)
+    if (a.kind === 'value' && a.dtype && isComplex(a.dtype)) splitTemps.set(a.name, complexValueParts(a, knl));
+  const args = knl.args.flatMap((a) => complexStorage(a, knl));
 
   const inames = new Set(knl.inames);
   const original: NameTypes = (name) =>

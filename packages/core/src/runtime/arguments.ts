@@ -5,7 +5,7 @@
  */
 import { ownEntry } from '../names.ts';
 import { byteSize, dtypeOfHostArray, isComplex, isDType, isInteger, type DType, type HostArray } from '../dtypes.ts';
-import { complexStorage } from '../preprocess/lower-complex.ts';
+import { complexStorage, complexValueParts } from '../preprocess/lower-complex.ts';
 import { LoomError } from '../errors.ts';
 import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
@@ -36,7 +36,10 @@ export interface ShapedHostArray {
 }
 
 /** What `run` takes for an argument: a host array (shaped or flat), a DeviceArray or a view of one, or a scalar. */
-export type RunArgument = HostArray | ShapedHostArray | DeviceArray | DeviceArrayView | number | bigint;
+export type RunArgument = HostArray | ShapedHostArray | DeviceArray | DeviceArrayView | number | bigint | ComplexScalar;
+
+/** A complex value argument's value: its real and imaginary parts (a number alone is real). */
+export type ComplexScalar = { readonly re: number; readonly im: number } | readonly [number, number];
 
 /** A caller's array bound to a kernel argument, its dtype known once the code is generated. */
 export interface BoundArray {
@@ -83,7 +86,7 @@ function isShaped(x: unknown): x is ShapedHostArray {
  */
 const storageView = perObject((knl: LoopKernel) =>
   knl.args.some((a) => a.dtype !== undefined && isComplex(a.dtype))
-    ? knl.with({ args: knl.args.map(complexStorage) })
+    ? knl.with({ args: knl.args.flatMap((a) => complexStorage(a, knl)) })
     : knl,
 );
 
@@ -124,6 +127,18 @@ function partsViews(
   for (const a of typed.args) {
     if (a.dtype === undefined || !isComplex(a.dtype)) continue;
     const v = ownEntry(given, a.name);
+    if (a.kind === 'value') {
+      if (v === undefined) continue;
+      const parts = complexValueParts(a, typed);
+      const [re, im] = complexScalar(a.name, v);
+      delete out[a.name];
+      for (const [name, part] of [
+        [parts.re, re],
+        [parts.im, im],
+      ] as const)
+        Object.defineProperty(out, name, { value: part, enumerable: true, writable: true, configurable: true });
+      continue;
+    }
     const view =
       v instanceof DeviceArray
         ? v.partsView()
@@ -134,6 +149,23 @@ function partsViews(
     if (view) Object.defineProperty(out, a.name, { value: view, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * A complex value as its parts: a number is real (`5` is 5+0j), `{ re, im }` and `[re, im]`
+ * give both parts (JavaScript has no complex numbers; these are the spellings Loom's complex
+ * outputs and `pointwise()` payloads use).
+ */
+function complexScalar(name: string, v: unknown): [number, number] {
+  if (typeof v === 'number') return [v, 0];
+  if (Array.isArray(v) && v.length === 2 && v.every((p) => typeof p === 'number')) return [v[0], v[1]];
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const { re, im } = v as { re?: unknown; im?: unknown };
+    if (typeof re === 'number' && typeof im === 'number' && Object.keys(v).length === 2) return [re, im];
+  }
+  throw new LoomError(
+    `argument '${name}' is a complex value argument: pass a number, { re, im } or [re, im], not ${describe(v)}`,
+  );
 }
 
 /**
@@ -153,7 +185,8 @@ export function bindArguments(
       );
   }
   const { typed, inferred } = withPassedComplex(kernel, given);
-  const knl = typed === kernel ? storageView(kernel) : typed.with({ args: typed.args.map(complexStorage) });
+  const knl =
+    typed === kernel ? storageView(kernel) : typed.with({ args: typed.args.flatMap((a) => complexStorage(a, typed)) });
   // the storage view has no complex arrays: a complex array is passed as its parts
   const args = knl !== kernel ? partsViews(typed, given) : given;
   const known = new Map(knl.args.map((a) => [a.name, a]));
