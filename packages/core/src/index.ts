@@ -84,6 +84,8 @@ export {
   type AssignmentOptions,
   type MultipleAssignmentOptions,
   type InstructionSpec,
+  noOp,
+  type NoOpOptions,
 } from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';

@@ -28,9 +28,9 @@ import {
   type SubstitutionRule,
   type TemporaryVariable,
 } from '../kernel/model.ts';
-import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
-import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
-import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { parseInstructions, type ParsedInstruction, type ParsedInstructions } from './parse-instructions.ts';
+import type { InstructionSpec } from './instruction-specs.ts';
+import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
@@ -194,7 +194,7 @@ function resolveNosyncQueries(
  */
 export function makeKernel(
   domains: string | readonly string[],
-  instructions: string | readonly string[] | readonly InstructionSpec[],
+  instructions: string | readonly (string | InstructionSpec)[],
   args?: ArgListInput | MakeKernelOptions,
   options?: MakeKernelOptions,
 ): LoopKernel {
@@ -202,9 +202,42 @@ export function makeKernel(
   return makeKernelFrom(domains, instructions, normalizeArgList(split.args), split.options);
 }
 
+/**
+ * Text lines, built instructions, or both in one list (loopy's `["<> a = 1",
+ * lp.NoOpInstruction(...)]`): each run of strings is parsed as lines of text, in its place.
+ */
+function parseMixedInstructions(
+  instructions: string | readonly (string | InstructionSpec)[],
+  inames: ReadonlySet<string>,
+): { instructions: readonly InstructionSpec[]; substitutions: ParsedInstructions['substitutions'] } {
+  if (typeof instructions === 'string' || instructions.every((i) => typeof i === 'string'))
+    return parseInstructions(instructions as string | readonly string[], inames);
+  if (instructions.every((i) => typeof i !== 'string'))
+    return { instructions: instructions as readonly InstructionSpec[], substitutions: [] };
+  const out: InstructionSpec[] = [];
+  const substitutions: ParsedInstructions['substitutions'][number][] = [];
+  let lines: string[] = [];
+  const flush = () => {
+    if (!lines.length) return;
+    const parsed = parseInstructions(lines, inames);
+    out.push(...parsed.instructions);
+    substitutions.push(...parsed.substitutions);
+    lines = [];
+  };
+  for (const item of instructions) {
+    if (typeof item === 'string') lines.push(item);
+    else {
+      flush();
+      out.push(item);
+    }
+  }
+  flush();
+  return { instructions: out, substitutions };
+}
+
 function makeKernelFrom(
   domains: string | readonly string[],
-  instructions: string | readonly string[] | readonly InstructionSpec[],
+  instructions: string | readonly (string | InstructionSpec)[],
   argList: readonly ArgEntry[],
   options: MakeKernelOptions,
 ): LoopKernel {
@@ -216,9 +249,7 @@ function makeKernelFrom(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = isInstructionSpecs(instructions)
-    ? { instructions, substitutions: [] }
-    : parseInstructions(instructions, inames);
+  const parsed = parseMixedInstructions(instructions, inames);
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
@@ -330,7 +361,7 @@ function makeKernelFrom(
   // `dup=` attributes are duplicate_inames applied to one instruction
   parsed.instructions.forEach((p, k) => {
     if (p.dup.length) {
-      knl = duplicateInames(
+      knl = duplicateInamesAsWritten(
         knl,
         p.dup.map((d) => d.iname),
         { within: ids[k], newNames: p.dup.map((d) => d.newName) },
