@@ -9,7 +9,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCode, globalArg, makeKernel, noOp, run } from '@loom/core';
+import {
+  addDtypes,
+  defineFunction,
+  generateCode,
+  globalArg,
+  isComplex,
+  LoomError,
+  makeKernel,
+  noOp,
+  registerFunction,
+  run,
+} from '@loom/core';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
 for (const device of testDevices()) {
@@ -62,6 +73,58 @@ for (const device of testDevices()) {
       [...out],
       [...x].map((v) => 2 * v),
     );
+  });
+}
+
+/**
+ * testlib.py's Log2Callable: float32 or float64 in and out (integers as float32), calling the
+ * target's log2. Loom's targets keep their built-ins' names to themselves (a user function's
+ * code is called by a name of its own), so each implementation is a one-line wrapper.
+ */
+let jsCalls = 0;
+const wrapper = (qualifier: string, t: 'float' | 'double', log2: string) =>
+  `${qualifier} ${t} user_log2_${t}(${t} x) { return ${log2}(x); }`;
+const log2Callable = defineFunction({
+  name: 'log2',
+  signature: ([x]) => {
+    if (x === undefined || isComplex(x)) throw new LoomError(`log2: unexpected type ${x}`);
+    const t = x === 'float64' ? 'float64' : 'float32';
+    return { args: [t], result: t };
+  },
+  opencl: (s) => {
+    const t = s.result === 'float32' ? 'float' : 'double';
+    return { name: `user_log2_${t}`, preamble: wrapper('inline', t, 'log2') };
+  },
+  cuda: (s) => {
+    const t = s.result === 'float32' ? 'float' : 'double';
+    return { name: `user_log2_${t}`, preamble: wrapper('__device__ inline', t, t === 'float' ? 'log2f' : 'log2') };
+  },
+  c: (s) => {
+    const t = s.result === 'float32' ? 'float' : 'double';
+    return { name: `user_log2_${t}`, preamble: wrapper('static inline', t, t === 'float' ? 'log2f' : 'log2') };
+  },
+  wgsl: { name: 'user_log2', preamble: 'fn user_log2(x: f32) -> f32 { return log2(x); }' },
+  js: (x) => {
+    jsCalls++;
+    return Math.log2(x as number);
+  },
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_register_function_lookup`, async () => {
+    const prog = registerFunction(makeKernel('{[i]: 0<=i<10}', 'y[i] = log2(x[i])'), log2Callable);
+    const dtype = supportsDType(device, 'float64') ? 'float64' : 'float32';
+    const knl = addDtypes(prog, { x: dtype });
+    const values = Array.from({ length: 10 }, (_, k) => 0.05 + k / 10.5);
+    const x = dtype === 'float64' ? Float64Array.from(values) : Float32Array.from(values);
+    const callsBefore = jsCalls;
+    const out = (await run(knl, device, { x })).y as Float64Array;
+    // the user's log2 is called, not the built-in one of the same name
+    assert.ok(generateCode(knl, device.target).code.includes('user_log2') || jsCalls > callsBefore);
+    assert.is(out.constructor, x.constructor);
+    const ref = [...x].map(Math.log2);
+    const err = Math.hypot(...ref.map((v, k) => v - out[k])) / Math.hypot(...ref);
+    assert.ok(err < (dtype === 'float64' ? 1e-15 : 1e-6), `relative error ${err}`);
   });
 }
 
