@@ -20,6 +20,7 @@ import {
   noOp,
   registerFunction,
   run,
+  tagArrayAxes,
 } from '@loom/core';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
@@ -127,5 +128,29 @@ for (const device of testDevices()) {
     assert.ok(err < (dtype === 'float64' ? 1e-15 : 1e-6), `relative error ${err}`);
   });
 }
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_indexof`, async () => {
+    const knl = makeKernel('{ [i,j]: 0<=i,j<5 }', 'out[i,j] = indexof(out[i,j])', [
+      globalArg('out', { isInput: false, shape: 'auto' }),
+    ]);
+    const out = (await run(knl, device, {})).out as Int32Array;
+    assert.equal(
+      [...out],
+      Array.from({ length: 25 }, (_, k) => k),
+    );
+    // the index is where the layout puts the element: in Fortran order, out[i,j] lies at i + 5*j
+    const fortran = (await run(tagArrayAxes(knl, 'out', 'f,f'), device, {})).out as Int32Array;
+    assert.equal(
+      [...fortran],
+      Array.from({ length: 25 }, (_, k) => k),
+    );
+  });
+}
+
+test('indexof takes one array element', () => {
+  const knl = makeKernel('{ [i]: 0<=i<5 }', 'out[i] = indexof(i)', [globalArg('out', { shape: 5, dtype: 'int32' })]);
+  assert.throws(() => generateCode(knl, testDevices()[0].target), /indexof takes one argument, an array element/);
+});
 
 test.run();

@@ -584,8 +584,11 @@ function classifyArguments(
       if (a.kind === 'subscript' || !temps.has(w)) arrays.set(w, arrays.get(w) ?? insn);
     }
     for (const e of readExpressions(insn, rules)) {
+      // `indexof(out[i])` asks where the element lies, not what it holds: no read of `out`
+      const located = new Set<Expr>();
+      walk(e, (x) => void (x.kind === 'call' && x.fn === 'indexof' && located.add(x.args[0])));
       forEachSubscript(e, (s) => {
-        read.add(s.array);
+        if (!located.has(s)) read.add(s.array);
         if (!arrays.has(s.array)) arrays.set(s.array, insn);
       });
       for (const n of freeVariables(e)) {
