@@ -153,4 +153,28 @@ test('indexof takes one array element', () => {
   assert.throws(() => generateCode(knl, testDevices()[0].target), /indexof takes one argument, an array element/);
 });
 
+for (const device of testDevices()) {
+  test(`${device.name}: test_tuple`, async () => {
+    const knl = makeKernel('[] -> {[]: }', 'a, b = make_tuple(1, 2.)');
+    const { a, b } = await run(knl, device, {});
+    assert.equal([...(a as Int32Array)], [1]);
+    assert.equal([...(b as Float32Array)], [2]);
+  });
+
+  test(`${device.name}: make_tuple in a loop, its id depended on`, async () => {
+    const knl = makeKernel(
+      '{[i]: 0<=i<4}',
+      ['<> s, <> t = make_tuple(x[i], 2*x[i]) {id=tup}', 'out[i] = s + t {dep=tup}'],
+      [globalArg('x', { shape: 4, dtype: 'float32' }), '...'],
+    );
+    const x = Float32Array.of(1, -2, 3.5, 4);
+    const out = (await run(knl, device, { x })).out as Float32Array;
+    assert.equal(
+      [...out],
+      [...x].map((v) => 3 * v),
+    );
+    assert.throws(() => makeKernel('[] -> {[]: }', 'a, b = make_tuple(1)'), /make_tuple gives 1 value to 2 assignees/);
+  });
+}
+
 test.run();

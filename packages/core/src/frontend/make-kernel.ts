@@ -30,6 +30,7 @@ import {
 } from '../kernel/model.ts';
 import { parseInstructions, type ParsedInstruction, type ParsedInstructions } from './parse-instructions.ts';
 import type { InstructionSpec } from './instruction-specs.ts';
+import { expandTuples } from './tuples.ts';
 import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
@@ -249,7 +250,8 @@ function makeKernelFrom(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = parseMixedInstructions(instructions, inames);
+  const asWritten = parseMixedInstructions(instructions, inames);
+  const parsed = { ...asWritten, instructions: expandTuples(asWritten.instructions) };
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
