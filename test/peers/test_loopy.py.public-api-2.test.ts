@@ -177,4 +177,156 @@ for (const device of testDevices()) {
   });
 }
 
+/** numpy's assert_allclose: |got - want| <= atol + rtol * |want|, for complex values as [re, im] pairs too. */
+function assertAllClose(got: ArrayLike<number>, want: ArrayLike<number>, rtol: number, atol = 0, what = '') {
+  assert.is(got.length, want.length, what);
+  for (let k = 0; k < want.length; k++) {
+    const ok = Math.abs(got[k] - want[k]) <= atol + rtol * Math.abs(want[k]);
+    assert.ok(ok, `${what}[${k}]: ${got[k]} is not close to ${want[k]}`);
+  }
+}
+
+/** Interleaved complex values [re0, im0, re1, im1, ...] from a function of the index. */
+const complexes = (n: number, f: (k: number) => [number, number]) => Array.from({ length: n }, (_, k) => f(k)).flat();
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_complex_support`, async () => {
+    const double = supportsDType(device, 'float64');
+    const dtype = double ? 'float64' : 'float32';
+    const knl = makeKernel(
+      '{[i, i1, i2]: 0<=i,i1,i2<10}',
+      `
+      euler1[i]  = exp(3.14159265359j)
+      euler2[i] = (2.7182818284 ** (3.14159265359j))
+      euler1_real[i] = real(euler1[i])
+      euler1_imag[i] = imag(euler1[i])
+      real_times_complex[i] = in1[i]*(in2[i]*1j)
+      real_plus_complex[i] = in1[i] + (in2[i]*1j)
+      abs_complex[i] = abs(real_plus_complex[i])
+      complex_div_complex[i] = (2jf + 7*in1[i])/(32jf + 37*in1[i])
+      complex_div_real[i] = (2jf + 7*in1[i])/in1[i]
+      real_div_complex[i] = in1[i]/(2jf + 7*in1[i])
+      out_sum = sum(i1, 1.0*i1 + i1*1jf)*sum(i2, 1.0*i2 + i2*1jf)
+      conj_out_sum = conj(out_sum)
+      `,
+      [
+        globalArg('out_sum, euler1, real_plus_complex', { isInput: false, shape: 'auto' }),
+        globalArg('in1, in2', { dtype, shape: 10 }),
+        '...',
+      ],
+      { seqDependencies: true },
+    );
+    if (!double) {
+      // loopy's complex literals are complex128 (numpy's), as Loom's are: refused where float64 is missing
+      assert.throws(() => generateCode(knl, device.target), /float64/);
+      return;
+    }
+    const n = 10;
+    const values = (seed: number) =>
+      Array.from({ length: n }, (_, k) => ((k * 7919 + seed * 104729) % 1000) / 1000 + 0.01);
+    const Array_ = double ? Float64Array : Float32Array;
+    const [in1, in2] = [Array_.from(values(1)), Array_.from(values(2))];
+    const out = await run(knl, device, { in1, in2 });
+    const rtol = double ? 1e-7 : 1e-5;
+    const get = (name: string) => out[name] as Float64Array;
+    const div = ([a, b]: number[], [c, d]: number[]): [number, number] => {
+      const q = c * c + d * d;
+      return [(a * c + b * d) / q, (b * c - a * d) / q];
+    };
+    assertAllClose(
+      get('euler1'),
+      complexes(n, () => [-1, 0]),
+      rtol,
+      1e-10,
+      'euler1',
+    );
+    assertAllClose(
+      get('euler2'),
+      complexes(n, () => [-1, 0]),
+      rtol,
+      1e-6,
+      'euler2',
+    );
+    assertAllClose(get('euler1_real'), Array(n).fill(-1), rtol, 0, 'euler1_real');
+    assertAllClose(get('euler1_imag'), Array(n).fill(0), 0, 1e-10, 'euler1_imag');
+    assertAllClose(
+      get('real_times_complex'),
+      complexes(n, (k) => [0, in1[k] * in2[k]]),
+      rtol,
+      0,
+      'real_times_complex',
+    );
+    assertAllClose(
+      get('real_plus_complex'),
+      complexes(n, (k) => [in1[k], in2[k]]),
+      rtol,
+      0,
+      'real_plus_complex',
+    );
+    assertAllClose(
+      get('abs_complex'),
+      [...in1].map((v, k) => Math.hypot(v, in2[k])),
+      rtol,
+      0,
+      'abs_complex',
+    );
+    assertAllClose(
+      get('complex_div_complex'),
+      complexes(n, (k) => div([7 * in1[k], 2], [37 * in1[k], 32])),
+      rtol,
+      0,
+      'complex_div_complex',
+    );
+    assertAllClose(
+      get('complex_div_real'),
+      complexes(n, (k) => [7, 2 / in1[k]]),
+      rtol,
+      0,
+      'complex_div_real',
+    );
+    assertAllClose(
+      get('real_div_complex'),
+      complexes(n, (k) => div([in1[k], 0], [7 * in1[k], 2])),
+      rtol,
+      0,
+      'real_div_complex',
+    );
+    // (s + s*1j)**2 with s = n(n-1)/2 is 2j*s**2
+    const s = 0.5 * n * (n - 1);
+    assertAllClose(get('out_sum'), [0, 2 * s * s], rtol, 0, 'out_sum');
+    assertAllClose(get('conj_out_sum'), [0, -2 * s * s], rtol, 0, 'conj_out_sum');
+  });
+
+  test(`${device.name}: ** on complex values, against plain JavaScript`, async () => {
+    const knl = makeKernel(
+      '{[i]: 0<=i<4}',
+      ['sq[i] = z[i]**2', 'inv[i] = z[i]**-3', 'gen[i] = z[i]**w[i]', 'zero[i] = (0*z[i])**w[i]'],
+      [globalArg('z, w', { shape: 4, dtype: 'complex64' }), '...'],
+    );
+    const z = Float32Array.of(1, 1, 2, 0, 0, 1, 1, -1);
+    const w = Float32Array.of(0.5, 0, 2, 1, 0, 0, -1, 0.25);
+    const out = await run(knl, device, { z, w });
+    const pairs = (a: Float32Array) => Array.from({ length: a.length / 2 }, (_, k) => [a[2 * k], a[2 * k + 1]]);
+    const mul = ([a, b]: number[], [c, d]: number[]) => [a * c - b * d, a * d + b * c];
+    const pow = ([a, b]: number[], [c, d]: number[]) => {
+      if (a === 0 && b === 0) return c === 0 && d === 0 ? [1, 0] : [0, 0];
+      const [lr, th] = [Math.log(Math.hypot(a, b)), Math.atan2(b, a)];
+      const [re, im] = [c * lr - d * th, c * th + d * lr];
+      return [Math.exp(re) * Math.cos(im), Math.exp(re) * Math.sin(im)];
+    };
+    const want = {
+      sq: pairs(z).map((v) => mul(v, v)),
+      inv: pairs(z).map((v) => {
+        const [a, b] = mul(mul(v, v), v);
+        const q = a * a + b * b;
+        return [a / q, -b / q];
+      }),
+      gen: pairs(z).map((v, k) => pow(v, pairs(w)[k])),
+      zero: pairs(w).map((v) => pow([0, 0], v)),
+    };
+    for (const [name, expected] of Object.entries(want))
+      assertAllClose(out[name] as Float32Array, expected.flat(), 1e-5, 1e-6, name);
+  });
+}
+
 test.run();
