@@ -20,8 +20,12 @@ import {
   noOp,
   registerFunction,
   run,
+  printExpr,
+  splitIname,
+  collectCommonFactorsOnIncrement,
   tagArrayAxes,
 } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
 for (const device of testDevices()) {
@@ -328,5 +332,56 @@ for (const device of testDevices()) {
       assertAllClose(out[name] as Float32Array, expected.flat(), 1e-5, 1e-6, name);
   });
 }
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_collect_common_factors`, async () => {
+    let knl = makeKernel(
+      '{[i,j]: 0<=i,j<n}',
+      `
+      <float32> out_tmp = 0 {id=out_init,inames=i}
+      out_tmp = out_tmp + alpha[i]*a[i,j]*b1[j] {id=out_up1,dep=out_init}
+      out_tmp = out_tmp + alpha[i]*a[j,i]*b2[j] {id=out_up2,dep=out_init,nosync=out_up1}
+      out[i] = out_tmp {dep=out_up1:out_up2}
+      `,
+    );
+    knl = addDtypes(knl, { a: 'float32', alpha: 'float32', b1: 'float32', b2: 'float32' });
+    const refKnl = knl;
+    knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = collectCommonFactorsOnIncrement(knl, 'out_tmp');
+    // alpha[i] left the updates for the read
+    assert.not.match(printExpr(knl.instructions.find((insn) => insn.id === 'out_up1')!.expression!), /alpha/);
+    const n = 13;
+    const data = (len: number, seed: number) =>
+      Float32Array.from({ length: len }, (_, k) => ((k * 37 + seed * 11) % 17) / 8 - 1);
+    const inputs = { n, a: data(n * n, 1), alpha: data(n, 2), b1: data(n, 3), b2: data(n, 4) };
+    const ref = (await run(refKnl, cpuDevice(), inputs)).out as Float32Array;
+    const got = (await run(knl, device, inputs)).out as Float32Array;
+    assertAllClose(got, ref, 1e-5, 1e-6, 'out');
+  });
+}
+
+test('collectCommonFactorsOnIncrement refuses what it cannot do', () => {
+  const knl = makeKernel('{[i,j]: 0<=i,j<4}', [
+    '<> acc = 0 {id=init,inames=i}',
+    'acc = acc + a[i]*b[j] {id=up,dep=init}',
+    'out[i] = acc {dep=up}',
+  ]);
+  assert.throws(() => collectCommonFactorsOnIncrement(knl, 'acc', 'x'), /varyByAxes .* is not supported/);
+  assert.throws(() => collectCommonFactorsOnIncrement(knl, 'nothing'), /'nothing' is not an array or temporary/);
+  const none = makeKernel('{[i]: 0<=i<4}', [
+    '<> acc = 0 {id=init}',
+    'acc = acc + a[i] {id=up1,dep=init}',
+    'acc = acc + b[i] {id=up2,dep=up1}',
+    'out[0] = acc {dep=up2}',
+  ]);
+  assert.throws(() => collectCommonFactorsOnIncrement(none, 'acc'), /no common factors found/);
+  // b[j] is common to every increment, but the read of acc is outside loop j
+  const outside = makeKernel('{[i,j]: 0<=i,j<4}', [
+    '<> acc = 0 {id=init,inames=i}',
+    'acc = acc + a[i,j]*b[j] {id=up,dep=init}',
+    'out[i] = acc {dep=up}',
+  ]);
+  assert.throws(() => collectCommonFactorsOnIncrement(outside, 'acc'), /depends on 'j'.*outside loop 'j'/);
+});
 
 test.run();

@@ -185,6 +185,7 @@ export {
   foldConstants,
   simplifyIndices,
 } from './transform/instruction-maps.ts';
+export { collectCommonFactorsOnIncrement } from './transform/common-factors.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
 export {
   concatenateArrays,
