@@ -335,21 +335,26 @@ for (const device of testDevices()) {
 
 for (const device of testDevices()) {
   test(`${device.name}: test_collect_common_factors`, async () => {
-    let knl = makeKernel(
-      '{[i,j]: 0<=i,j<n}',
-      `
+    const knlText = `
       <float32> out_tmp = 0 {id=out_init,inames=i}
       out_tmp = out_tmp + alpha[i]*a[i,j]*b1[j] {id=out_up1,dep=out_init}
       out_tmp = out_tmp + alpha[i]*a[j,i]*b2[j] {id=out_up2,dep=out_init,nosync=out_up1}
       out[i] = out_tmp {dep=out_up1:out_up2}
-      `,
-    );
+      `;
+    let knl = makeKernel('{[i,j]: 0<=i,j<n}', knlText);
     knl = addDtypes(knl, { a: 'float32', alpha: 'float32', b1: 'float32', b2: 'float32' });
     const refKnl = knl;
     knl = splitIname(knl, 'i', 256, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = collectCommonFactorsOnIncrement(knl, 'out_tmp');
     // alpha[i] left the updates for the read
     assert.not.match(printExpr(knl.instructions.find((insn) => insn.id === 'out_up1')!.expression!), /alpha/);
+    // the builder's verb is the same transformation
+    const { kernel } = await import('@loom/dsl');
+    const built = kernel('{[i,j]: 0<=i,j<n}', knlText)
+      .dtypes({ a: 'float32', alpha: 'float32', b1: 'float32', b2: 'float32' })
+      .split('i', 256, { outer: 'g.0', inner: 'l.0' })
+      .collectCommonFactorsOnIncrement('out_tmp');
+    assert.is(built.kernel.toString(), knl.toString());
     const n = 13;
     const data = (len: number, seed: number) =>
       Float32Array.from({ length: len }, (_, k) => ((k * 37 + seed * 11) % 17) / 8 - 1);
