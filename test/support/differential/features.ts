@@ -90,6 +90,8 @@ export const FEATURES = {
   // sizes known only at run time (issue 27, s7-i27a): drawn as steps of chains.ts
   globalFootprints:
     "addPrefetch or precompute into a global temporary (temporaryAddressSpace: 'global') over inames of parametric length: a footprint sized in the parameters, allocated per call",
+  // the rest of loopy's public API (issue 27, s7-i27g): drawn in expressions.ts
+  complexPowers: 'z ** 2 and z ** 3 on complex values (an integer literal exponent: repeated squaring)',
 } as const;
 
 export type Feature = keyof typeof FEATURES;
