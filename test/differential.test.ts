@@ -52,10 +52,17 @@ const LAYOUTS: readonly Feature[] = ['argumentLayouts', 'argumentSpellings', 'co
  * The older samples below leave out issue 24's families and issue 27's global footprints (their
  * own tests sample them): their fixed seeds keep the kernels they were chosen for, and their time.
  */
-const OLDER: readonly Feature[] = [...EXCLUDED, 'laneTemporaries', 'dependentDomains', 'globalFootprints', ...LAYOUTS];
+const OLDER: readonly Feature[] = [
+  ...EXCLUDED,
+  'laneTemporaries',
+  'dependentDomains',
+  'globalFootprints',
+  'complexPowers',
+  ...LAYOUTS,
+];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
-const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', ...LAYOUTS];
+const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', 'complexPowers', ...LAYOUTS];
 
 /*
  * Not excluded here but per device: WebGPU is never held to float specials. WGSL lets
@@ -333,6 +340,25 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
     assert.ok(
       results.some((r) => parametric(r) && agreedOn(r, device.name)),
       `${device.name}: no global footprint compared (seeds ${seeds})`,
+    );
+});
+
+/** A case's kernel raises a complex value to a power (complexPowers). */
+const usesComplexPower = (r: Pick<CaseResult, 'kcase'>) => usesComplex(r) && r.kcase.instructions.includes('**');
+
+test('every device: random complex kernels with powers (z ** 2, z ** 3) agree with the untransformed kernel', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const seeds: number[] = [];
+  for (let seed = 5000; seeds.length < 3 && seed < 6000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
+    if (own.every((p) => p && usesComplexPower(p))) seeds.push(seed);
+  }
+  assert.is(seeds.length, 3, 'too few seeds draw a complex power');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => usesComplexPower(r) && agreedOn(r, device.name)),
+      `${device.name}: no complex power compared (seeds ${seeds})`,
     );
 });
 

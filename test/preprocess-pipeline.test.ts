@@ -63,6 +63,7 @@ test('the passes run from one named list, in this order', () => {
   assert.equal(
     PREPROCESS_PASSES.map((p) => p.name),
     [
+      'lowerIndexof',
       'defaultValueTypes',
       'inferTypes',
       'resolveUserCalls',

@@ -79,6 +79,8 @@ export class CExpressionPrinter {
    * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
    */
   indexNames: ReadonlySet<string> = new Set();
+  /** Loop counters that are never negative (`nonNegativeNames`), set per kernel: operands of unsigned `%` and `//`. */
+  nonNegativeNames: ReadonlySet<string> = new Set();
   /** The program's user functions, and the names of the kernel being printed (a function's name must not be one). */
   functions: ReadonlyMap<string, UserFunction> = new Map();
   kernelNames: ReadonlySet<string> = new Set();
@@ -255,6 +257,34 @@ export class CExpressionPrinter {
     return infix(rem, e.op, atom('0'), PRECEDENCE.equality);
   }
 
+  /**
+   * Integer `//` or `%`: with both operands non-negative (unsigned, a non-negative literal or
+   * loop counter) the rounding and the divisor's sign do not matter, so the unsigned helper of
+   * `t`'s width computes it (only `x % 0` is guarded), as loopy prints a plain `%` there.
+   */
+  private integerDivision(
+    kind: 'mod' | 'floor_div',
+    e: Extract<Expr, { kind: 'binary' }>,
+    t: DType,
+    l: Printed,
+    r: Printed,
+  ): Printed {
+    // a signed dtype's unsigned twin; an unsigned dtype already gets the unsigned helper
+    const unsigned = ({ int8: 'uint8', int16: 'uint16', int32: 'uint32', int64: 'uint64' } as const)[t as 'int8'];
+    if (unsigned === undefined || !this.isNonNegative(e.left) || !this.isNonNegative(e.right))
+      return call(this.helper(kind, t), [l.text, r.text]);
+    const result = call(this.helper(kind, unsigned), [this.print(e.left, unsigned), this.print(e.right, unsigned)]);
+    return this.converted(result, unsigned, t);
+  }
+
+  /** Whether `e` is never negative by its type or what it names (a literal, a loop counter from 0). */
+  private isNonNegative(e: Expr): boolean {
+    if (e.kind === 'int') return e.value >= 0;
+    if (e.kind === 'var' && this.nonNegativeNames.has(e.name)) return true;
+    const t = this.typeOfExpr(e);
+    return t.startsWith('uint') || t === 'bool';
+  }
+
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
     if (this.halfStorage && t === 'float16') {
       // computed in float, rounded to float16 (`//`: the quotient rounded, then floored)
@@ -285,10 +315,10 @@ export class CExpressionPrinter {
         return infix(l, '/', r, PRECEDENCE.multiplicative);
       case '//':
         if (isFloat(t)) return call(this.math('floor', t), [infix(l, '/', r, PRECEDENCE.multiplicative).text]);
-        return call(this.helper('floor_div', t), [l.text, r.text]);
+        return this.integerDivision('floor_div', e, t, l, r);
       case '%':
         if (isFloat(t)) return call(this.helper('mod', t), [l.text, r.text]);
-        return call(this.helper('mod', t), [l.text, r.text]);
+        return this.integerDivision('mod', e, t, l, r);
       case '**':
         if (isFloat(t)) return call(this.math('pow', t), [l.text, r.text]);
         return call(this.helper('pow', t), [l.text, r.text]);

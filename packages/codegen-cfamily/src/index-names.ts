@@ -66,3 +66,15 @@ export function isIndexExpression(e: Expr, names: ReadonlySet<string>): boolean 
       return false;
   }
 }
+
+/**
+ * Loop counters that never go below zero: every loop over them starts at a non-negative
+ * literal. With a divisor that is non-negative too, their `%` and `//` need no sign fix-up
+ * (loopy's `loopy_mod` is left out the same way: `test_unsigned_types_to_mod`).
+ */
+export function nonNegativeNames(k: KernelFunction): Set<string> {
+  const loops = statementsOfKind(k.body, 'for');
+  const startsAtZeroOrMore = (iname: string) =>
+    loops.filter((l) => l.iname === iname).every((l) => l.lower.kind === 'int' && l.lower.value >= 0);
+  return new Set(loops.map((l) => l.iname).filter(startsAtZeroOrMore));
+}

@@ -15,7 +15,7 @@ import {
 } from '@loom/core';
 import type { CDialect } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
-import { indexNames } from './index-names.ts';
+import { indexNames, nonNegativeNames } from './index-names.ts';
 import { printStmt } from './statements.ts';
 
 /** How a program is printed, beyond its dialect. */
@@ -105,6 +105,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
     }
   }
   printer.indexNames = indexNames(k);
+  printer.nonNegativeNames = nonNegativeNames(k);
   const params = k.params.map((p) => {
     // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
     if (p.kind === 'value')

@@ -84,6 +84,8 @@ export {
   type AssignmentOptions,
   type MultipleAssignmentOptions,
   type InstructionSpec,
+  noOp,
+  type NoOpOptions,
 } from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
@@ -187,6 +189,7 @@ export {
   foldConstants,
   simplifyIndices,
 } from './transform/instruction-maps.ts';
+export { collectCommonFactorsOnIncrement } from './transform/common-factors.ts';
 export { privatizeTemporariesWithInames, unprivatizeTemporariesWithInames } from './transform/privatize.ts';
 export {
   concatenateArrays,

@@ -151,6 +151,8 @@ export class ExpressionGenerator {
     if (this.float && !this.complex) ops.push('abs');
     // the parts of a complex value (real ones, which promote back), its conjugate, a halving
     if (this.complex) ops.push('part', 'conj', 'half');
+    // a complex power by a small integer literal: loopy's `**` on complex values
+    if (this.complex && this.features.has('complexPowers')) ops.push('power');
     // bit operations of integers; in a reduction's body they would only make its values large
     if (!this.float && this.features.has('bitwise') && scope.reduction === undefined)
       ops.push('&', '|', '^', '~', 'shift');
@@ -188,6 +190,8 @@ export class ExpressionGenerator {
         return { kind: 'call', fn: r.pick(['real', 'imag']), args: [sub()] };
       case 'conj':
         return { kind: 'call', fn: 'conj', args: [sub()] };
+      case 'power':
+        return bin('**', sub(), leaf(r.pick(['2', '3'])));
       case 'half':
         // a complex value divided by a real power of two: exact, part by part
         return bin('/', sub(), leaf(r.pick(['2', '4', '0.5'])));

@@ -125,3 +125,39 @@ export function complexFunction(
       throw new LoomError(`${fn} is not defined for complex values here (${COMPLEX_FUNCTIONS.join(', ')} are)`);
   }
 }
+
+/**
+ * The parts of `x ** y`. An integer literal exponent `n` (|n| <= 100) is repeated squaring,
+ * then 1/x^-n for a negative one, as numpy's `npy_cpow` does (exact where the products are);
+ * any other exponent is `exp(y * log(x))` on the principal branch (PyTorch's, C's `cpow`),
+ * with `0 ** y` being 1 for `y == 0` and 0 otherwise, where the logarithm of 0 would give NaN.
+ */
+export function complexPower(x: ComplexParts, y: ComplexParts, exponent: Expr, bind: Bind): ComplexParts {
+  if (exponent.kind === 'int' && Math.abs(exponent.value) <= 100) {
+    const n = Math.abs(exponent.value);
+    let result: ComplexParts = { re: float(1), im: float(0) };
+    let square: ComplexParts = { re: bind(x.re), im: bind(x.im) };
+    for (let bits = n, first = true; bits > 0; bits >>= 1) {
+      if (bits & 1) {
+        result = first ? square : complexMultiply(result, square, bind);
+        first = false;
+      }
+      if (bits > 1) square = complexMultiply(square, square, bind);
+    }
+    return exponent.value < 0 ? complexDivide({ re: float(1), im: float(0) }, result, bind) : result;
+  }
+  const [a, b, c, d] = [bind(x.re), bind(x.im), bind(y.re), bind(y.im)];
+  const logModulus = bind(call('log', [call('hypot', [a, b])]));
+  const angle = bind(call('atan2', [b, a]));
+  // y * log(x), then exp of it
+  const re = bind(binary('-', binary('*', c, logModulus), binary('*', d, angle)));
+  const im = bind(binary('+', binary('*', c, angle), binary('*', d, logModulus)));
+  const scale = bind(call('exp', [re]));
+  const baseIsZero = logical('and', compare('==', a, int(0)), compare('==', b, int(0)));
+  const exponentIsZero = logical('and', compare('==', c, int(0)), compare('==', d, int(0)));
+  const atZero = ifThenElse(exponentIsZero, float(1), float(0));
+  return {
+    re: ifThenElse(baseIsZero, atZero, binary('*', scale, call('cos', [im]))),
+    im: ifThenElse(baseIsZero, float(0), binary('*', scale, call('sin', [im]))),
+  };
+}

@@ -14,6 +14,7 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
+import { parseExpression } from '../expr/parse.ts';
 
 /** The options multipleAssignment reads; any other key is an error. */
 const MULTIPLE_ASSIGNMENT_OPTIONS = optionKeys<MultipleAssignmentOptions>()([
@@ -88,9 +89,42 @@ export function multipleAssignment(
   };
 }
 
-/** Whether `makeKernel` was handed built instructions rather than text. */
-export function isInstructionSpecs(
-  source: string | readonly string[] | readonly InstructionSpec[],
-): source is readonly InstructionSpec[] {
-  return typeof source !== 'string' && source.length > 0 && typeof source[0] !== 'string';
+/** The options noOp reads; any other key is an error. */
+const NO_OP_OPTIONS = optionKeys<NoOpOptions>()(['dependsOn', 'id', 'predicates']);
+
+/** Options of `noOp`: loopy's `NoOpInstruction` keywords. */
+export interface NoOpOptions {
+  /** The instruction's id (default: chosen by makeKernel). */
+  readonly id?: string;
+  /** The instructions it depends on, all of them (the text's `dep=*a:b`). */
+  readonly dependsOn?: readonly string[];
+  /** Conditions it runs under (the text's `if=`): expressions, or text parsed as one (`'a > 0'`). */
+  readonly predicates?: readonly (Expr | string)[];
+}
+
+/**
+ * An instruction that does nothing (loopy's `NoOpInstruction`, the text's `... nop`): a point
+ * that others depend on, which may be predicated. It mixes with text lines in makeKernel's list:
+ *
+ *   makeKernel([], ['<> a = 1', noOp({ predicates: ['a > 0'] })])
+ */
+export function noOp(options: NoOpOptions = {}): InstructionSpec {
+  checkOptionKeys('noOp', options, NO_OP_OPTIONS);
+  const predicates = (options.predicates ?? []).map((p) => (typeof p === 'string' ? parseExpression(p) : p));
+  return {
+    kind: 'nop',
+    id: options.id,
+    assignees: [],
+    dup: [],
+    deps: options.dependsOn ?? [],
+    depsExhaustive: options.dependsOn !== undefined,
+    nosync: [],
+    priority: 0,
+    predicates,
+    forInames: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  };
 }

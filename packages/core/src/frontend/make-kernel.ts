@@ -28,9 +28,10 @@ import {
   type SubstitutionRule,
   type TemporaryVariable,
 } from '../kernel/model.ts';
-import { parseInstructions, type ParsedInstruction } from './parse-instructions.ts';
-import { isInstructionSpecs, type InstructionSpec } from './instruction-specs.ts';
-import { duplicateInames } from '../transform/duplicate-inames.ts';
+import { parseInstructions, type ParsedInstruction, type ParsedInstructions } from './parse-instructions.ts';
+import type { InstructionSpec } from './instruction-specs.ts';
+import { expandTuples } from './tuples.ts';
+import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
@@ -213,7 +214,7 @@ function depQueryIds(
  */
 export function makeKernel(
   domains: string | readonly string[],
-  instructions: string | readonly string[] | readonly InstructionSpec[],
+  instructions: string | readonly (string | InstructionSpec)[],
   args?: ArgListInput | MakeKernelOptions,
   options?: MakeKernelOptions,
 ): LoopKernel {
@@ -221,9 +222,42 @@ export function makeKernel(
   return makeKernelFrom(domains, instructions, normalizeArgList(split.args), split.options);
 }
 
+/**
+ * Text lines, built instructions, or both in one list (loopy's `["<> a = 1",
+ * lp.NoOpInstruction(...)]`): each run of strings is parsed as lines of text, in its place.
+ */
+function parseMixedInstructions(
+  instructions: string | readonly (string | InstructionSpec)[],
+  inames: ReadonlySet<string>,
+): { instructions: readonly InstructionSpec[]; substitutions: ParsedInstructions['substitutions'] } {
+  if (typeof instructions === 'string' || instructions.every((i) => typeof i === 'string'))
+    return parseInstructions(instructions as string | readonly string[], inames);
+  if (instructions.every((i) => typeof i !== 'string'))
+    return { instructions: instructions as readonly InstructionSpec[], substitutions: [] };
+  const out: InstructionSpec[] = [];
+  const substitutions: ParsedInstructions['substitutions'][number][] = [];
+  let lines: string[] = [];
+  const flush = () => {
+    if (!lines.length) return;
+    const parsed = parseInstructions(lines, inames);
+    out.push(...parsed.instructions);
+    substitutions.push(...parsed.substitutions);
+    lines = [];
+  };
+  for (const item of instructions) {
+    if (typeof item === 'string') lines.push(item);
+    else {
+      flush();
+      out.push(item);
+    }
+  }
+  flush();
+  return { instructions: out, substitutions };
+}
+
 function makeKernelFrom(
   domains: string | readonly string[],
-  instructions: string | readonly string[] | readonly InstructionSpec[],
+  instructions: string | readonly (string | InstructionSpec)[],
   argList: readonly ArgEntry[],
   options: MakeKernelOptions,
 ): LoopKernel {
@@ -235,9 +269,8 @@ function makeKernelFrom(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const parsed = isInstructionSpecs(instructions)
-    ? { instructions, substitutions: [] }
-    : parseInstructions(instructions, inames);
+  const asWritten = parseMixedInstructions(instructions, inames);
+  const parsed = { ...asWritten, instructions: expandTuples(asWritten.instructions) };
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
@@ -352,7 +385,7 @@ function makeKernelFrom(
   // `dup=` attributes are duplicate_inames applied to one instruction
   parsed.instructions.forEach((p, k) => {
     if (p.dup.length) {
-      knl = duplicateInames(
+      knl = duplicateInamesAsWritten(
         knl,
         p.dup.map((d) => d.iname),
         { within: ids[k], newNames: p.dup.map((d) => d.newName) },
@@ -575,8 +608,11 @@ function classifyArguments(
       if (a.kind === 'subscript' || !temps.has(w)) arrays.set(w, arrays.get(w) ?? insn);
     }
     for (const e of readExpressions(insn, rules)) {
+      // `indexof(out[i])` asks where the element lies, not what it holds: no read of `out`
+      const located = new Set<Expr>();
+      walk(e, (x) => void (x.kind === 'call' && x.fn === 'indexof' && located.add(x.args[0])));
       forEachSubscript(e, (s) => {
-        read.add(s.array);
+        if (!located.has(s)) read.add(s.array);
         if (!arrays.has(s.array)) arrays.set(s.array, insn);
       });
       for (const n of freeVariables(e)) {

@@ -564,10 +564,16 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         break;
       case 'if':
         needsValue();
-        attrs.predicates = list().map((name) => {
-          if (!IDENT.test(name))
-            throw new LoomError(`'if' attribute takes scalar variable names, got '${name}'`, valueAt());
-          return parseExpression(name);
+        // loopy parses each condition as an expression (`if=a > 0:flag`), not only a name
+        attrs.predicates = list().map((condition) => {
+          try {
+            return parseExpression(condition);
+          } catch (e) {
+            throw new LoomError(
+              `'if' attribute takes conditions (names or comparisons) separated by ':', and '${condition}' is not one: ${(e as Error).message.split('\n')[0]}`,
+              valueAt(),
+            );
+          }
         });
         break;
       case 'tags':

@@ -31,7 +31,6 @@ import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
-import { KNOWN_FUNCTIONS } from '../expr/nodes.ts';
 import { isReductionName, reductionNames } from '../reduction/registry.ts';
 
 /** What a function's spec may say; any other key is an error. */
@@ -98,7 +97,7 @@ type PerSignature<T> = T | ((signature: FunctionSignature) => T);
 
 /** What `defineFunction` takes: a function's name, signatures and its body in each target's language. */
 export interface UserFunctionSpec {
-  /** The name kernels call it by; it must not be a built-in or a reduction. */
+  /** The name kernels call it by; it must not be a reduction or a form of the language (`if`, `lid`); a math function's name overrides it. */
   readonly name: string;
   /** The signature, or the signature for the arguments' dtypes (throw a LoomError to refuse them). */
   readonly signature: FunctionSignature | ((args: readonly DType[]) => FunctionSignature);
@@ -146,9 +145,12 @@ export interface UserFunction {
   javascript(signature: FunctionSignature): JsFunction | undefined;
 }
 
-/** Names the expression language gives a meaning of its own: a user function cannot take them. */
-const builtIn = (): Set<string> =>
-  new Set([...Object.keys(KNOWN_FUNCTIONS), ...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
+/**
+ * Names the expression language gives a meaning of its own, which a user function cannot take. A math function
+ * (`log2`, `sin`) is not among them: a user function of its name overrides it in the kernels
+ * it is registered on, as loopy's `register_callable` does (`test_register_function_lookup`).
+ */
+const builtIn = (): Set<string> => new Set([...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
 
 /** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {

@@ -41,6 +41,7 @@ import {
 import {
   complexAdd,
   complexDivide,
+  complexPower,
   complexEquals,
   complexFunction,
   complexMultiply,
@@ -356,6 +357,8 @@ class Lowering {
             return complex(complexMultiply(x, y, this.binder), t);
           case '/':
             return complex(complexDivide(x, y, this.binder), t);
+          case '**':
+            return complex(complexPower(x, y, e.right, this.binder), t);
           default:
             return fail(`the operator ${e.op} is not defined for complex values`);
         }

@@ -3,6 +3,7 @@
  * into one that code generation can lower, instruction for instruction. They run in the
  * order of one named list, `PREPROCESS_PASSES`:
  *
+ *   lowerIndexof             `indexof(a[i, j])` becomes the element's flat index
  *   defaultValueTypes        untyped value arguments (domain parameters) are int32
  *   inferTypes               temporaries and outputs typed from what is assigned to them
  *   resolveUserCalls         calls of user functions get their signature's types (../functions)
@@ -26,6 +27,7 @@ import type { Target } from '../codegen/target.ts';
 import { debugMode } from '../runtime/environment.ts';
 import { withDefaultValueTypes } from './default-value-types.ts';
 import { inferTypes } from './infer-types.ts';
+import { lowerIndexof } from './lower-indexof.ts';
 import { resolveUserCalls } from '../functions/resolve.ts';
 import { lowerComplex } from './lower-complex.ts';
 import { separateArrays } from './separate-arrays.ts';
@@ -51,6 +53,7 @@ export interface PreprocessPass {
 
 /** The passes, in the order they run. */
 export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<PreprocessPass[]>([
+  { name: 'lowerIndexof', run: lowerIndexof },
   { name: 'defaultValueTypes', run: withDefaultValueTypes },
   { name: 'inferTypes', run: inferTypes, establishes: ['typed'] },
   { name: 'resolveUserCalls', run: resolveUserCalls },

@@ -47,6 +47,29 @@ export function duplicateInames(
   inames: string | readonly string[],
   options: DuplicateInamesOptions = {},
 ): LoopKernel {
+  return duplicate(knl, inames, options, true);
+}
+
+/**
+ * makeKernel's `{dup=i}`: the instruction is written with a loop of its own, so parting a
+ * temporary's writer from its readers is what the author asked for (loopy's
+ * `test_unsigned_types_to_mod`: `<> c = b[i] {dup=i}` runs over its own `i` before
+ * `a[i] = i % c` reads the last value), not a change of meaning as on an existing kernel.
+ */
+export function duplicateInamesAsWritten(
+  knl: LoopKernel,
+  inames: readonly string[],
+  options: DuplicateInamesOptions,
+): LoopKernel {
+  return duplicate(knl, inames, options, false);
+}
+
+function duplicate(
+  knl: LoopKernel,
+  inames: string | readonly string[],
+  options: DuplicateInamesOptions,
+  keepWriters: boolean,
+): LoopKernel {
   checkOptionKeys('duplicateInames', options, DUPLICATE_INAMES_OPTIONS);
   const list = nameList(inames);
   if (options.newInames !== undefined && options.newNames !== undefined)
@@ -100,7 +123,7 @@ export function duplicateInames(
       if (domains[c].params.includes(old)) domains[c] = domains[c].renameVariable(old, copy);
   }
   for (const insn of knl.instructions) if (chosen.has(insn.id)) checkNoDependentLoop(knl, insn, renames);
-  checkTemporariesKeepTheirWriters(knl, chosen, renames);
+  if (keepWriters) checkTemporariesKeepTheirWriters(knl, chosen, renames);
   // rules called by the chosen instructions use the copies too (see mapKernelExpressions)
   const rewritten = mapKernelExpressions(knl.with({ domains }), (e) => renameInExpr(e, renames), {
     what: 'duplicateInames',

@@ -39,6 +39,7 @@ import {
   removePredicatesFromInsn,
   foldConstants,
   simplifyIndices,
+  collectCommonFactorsOnIncrement,
   renameArgument,
   replaceInstructionIds,
   saveAndReloadTemporaries,
@@ -322,6 +323,11 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   /** `foldConstants`: integer constant sub-expressions computed (`2*3` → `6`); `.foldConstants()`. */
   foldConstants(): KernelBuilder<I, S> {
     return this.derive((k) => foldConstants(k));
+  }
+
+  /** `collectCommonFactorsOnIncrement`: factors common to every increment of an accumulator move to its reads (`.collectCommonFactorsOnIncrement('out_tmp')`). */
+  collectCommonFactorsOnIncrement(name: string): KernelBuilder<I, S> {
+    return this.derive((k) => collectCommonFactorsOnIncrement(k, name));
   }
 
   /** `simplifyIndices`: subscripts simplified over their loops' bounds (`X[10*(j//10) + j]` → `X[j]` for `j < 10`); `.simplifyIndices()`. */
