@@ -334,4 +334,17 @@ test('issue 15 verbs: each is its core function', () => {
   });
 });
 
+test("args in core's spelling (a list of globalArg) or a declaration that is not one is a LoomError, not a TypeError", () => {
+  const list = [globalArg('a', { dtype: 'float32', shape: ['n'] }), '...'];
+  for (const [args, pattern] of [
+    [list, /args must map each argument's name to its declaration .*not a list/],
+    [{ a: 3 }, /args\.a must be a declaration/],
+  ] as const) {
+    assert.throws(
+      () => kernel(domain`{ [i]: 0<=i<n }`, insn`out[i] = a[i]`, { args } as never),
+      (e: unknown) => e instanceof LoomError && pattern.test(e.message),
+    );
+  }
+});
+
 test.run();
