@@ -273,7 +273,8 @@ export class CExpressionPrinter {
     const unsigned = ({ int8: 'uint8', int16: 'uint16', int32: 'uint32', int64: 'uint64' } as const)[t as 'int8'];
     const nonNegative = this.isNonNegative(e.left) && this.isNonNegative(e.right);
     // by a positive literal, C's own operators (which truncate, as floor does here): `i / 4`, `i % 4`
-    if (nonNegative && e.right.kind === 'int' && e.right.value > 0) return infix(l, kind === 'mod' ? '%' : '/', r, PRECEDENCE.multiplicative);
+    if (nonNegative && e.right.kind === 'int' && e.right.value > 0)
+      return infix(l, kind === 'mod' ? '%' : '/', r, PRECEDENCE.multiplicative);
     if (unsigned === undefined || !nonNegative) return call(this.helper(kind, t), [l.text, r.text]);
     const result = call(this.helper(kind, unsigned), [this.print(e.left, unsigned), this.print(e.right, unsigned)]);
     return this.converted(result, unsigned, t);

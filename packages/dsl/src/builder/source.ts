@@ -78,11 +78,15 @@ export function buildKernel(source: KernelSource): LoopKernel {
 function declaredArgs(declared: ArgDecls): { specs: ArgSpec[]; parameters: Set<string> } {
   // core's argument list (globalArg(...), '...') is makeKernel's; here each name maps to a declaration
   if (Array.isArray(declared) || typeof declared !== 'object' || declared === null) {
-    throw new LoomError(`kernel(): args must map each argument's name to its declaration ({ a: f32('n'), out: f32.out('n') }), not ${Array.isArray(declared) ? 'a list' : typeof declared}`);
+    throw new LoomError(
+      `kernel(): args must map each argument's name to its declaration ({ a: f32('n'), out: f32.out('n') }), not ${Array.isArray(declared) ? 'a list' : typeof declared}`,
+    );
   }
   for (const [name, decl] of Object.entries(declared)) {
     if (typeof decl !== 'object' || decl === null || (decl.kind !== 'value' && decl.kind !== 'array')) {
-      throw new LoomError(`kernel(): args.${name} must be a declaration (f32('n'), i32.out('m'), f32.value(), ...), got ${JSON.stringify(decl) ?? typeof decl}`);
+      throw new LoomError(
+        `kernel(): args.${name} must be a declaration (f32('n'), i32.out('m'), f32.value(), ...), got ${JSON.stringify(decl) ?? typeof decl}`,
+      );
     }
   }
   const specs: ArgSpec[] = [];
