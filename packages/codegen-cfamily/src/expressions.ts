@@ -272,8 +272,9 @@ export class CExpressionPrinter {
     // a signed dtype's unsigned twin; an unsigned dtype already gets the unsigned helper
     const unsigned = ({ int8: 'uint8', int16: 'uint16', int32: 'uint32', int64: 'uint64' } as const)[t as 'int8'];
     const nonNegative = this.isNonNegative(e.left) && this.isNonNegative(e.right);
-    // by a positive literal, C's own operators (which truncate, as floor does here): `i / 4`, `i % 4`
-    if (nonNegative && e.right.kind === 'int' && e.right.value > 0)
+    // a variable by a positive literal, C's own operators (which truncate, as floor does here):
+    // `i / 4`, `i % 4` (two literals keep the helper: `7 / 3` would read back as a true division)
+    if (nonNegative && e.right.kind === 'int' && e.right.value > 0 && e.left.kind !== 'int')
       return infix(l, kind === 'mod' ? '%' : '/', r, PRECEDENCE.multiplicative);
     if (unsigned === undefined || !nonNegative) return call(this.helper(kind, t), [l.text, r.text]);
     const result = call(this.helper(kind, unsigned), [this.print(e.left, unsigned), this.print(e.right, unsigned)]);
