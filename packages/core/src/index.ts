@@ -68,14 +68,8 @@ export type {
   DimTag,
   NoSyncScope,
 } from './kernel/model.ts';
-export {
-  makeKernel,
-  globalArg,
-  valueArg,
-  constantArg,
-  type ArgSpec,
-  type MakeKernelOptions,
-} from './frontend/make-kernel.ts';
+export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export { globalArg, valueArg, constantArg, type ArgSpec } from './frontend/argument-specs.ts';
 export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
 export {

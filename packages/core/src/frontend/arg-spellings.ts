@@ -11,7 +11,7 @@
  * in loopy/kernel/array.py). Anything that is none of these is a LoomError that says what to write.
  */
 import { LoomError } from '../errors.ts';
-import type { ArgSpec } from './make-kernel.ts';
+import type { ArgSpec } from './argument-specs.ts';
 import type { TemporarySpec } from './temporary-specs.ts';
 
 /** An argument declaration with its shape read: a list of entries, `'auto'`, or not given. */

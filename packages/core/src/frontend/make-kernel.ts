@@ -7,14 +7,14 @@
  * are arrays, values, temporaries; what is read and written; instruction ids;
  * the loops each instruction lives in; dependencies; array shapes.
  */
-import { checkOptionKeys, didYouMean, optionKeys } from '../option-keys.ts';
-import { isDType, type DType } from '../dtypes.ts';
+import { checkOptionKeys, optionKeys } from '../option-keys.ts';
+import { isDType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { freeVariables, parseExpression, walk } from '../expr/index.ts';
 import { BasicSet } from '../sets/index.ts';
-import { allAccesses, assigneeName, forEachSubscript, readExpressions } from '../kernel/accesses.ts';
+import { allAccesses, assigneeName, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
 import { resolveBareRuleCalls } from './bare-rule-calls.ts';
@@ -22,9 +22,7 @@ import { inferShape } from './infer-shapes.ts';
 import {
   DEFAULT_OPTIONS,
   LoopKernel,
-  type ArgKind,
   type Instruction,
-  type KernelArg,
   type SubstitutionRule,
   type TemporaryVariable,
 } from '../kernel/model.ts';
@@ -34,7 +32,7 @@ import { expandTuples } from './tuples.ts';
 import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
-import { vectorArray, vectorDType, type VectorDTypeName } from '../vector-dtypes.ts';
+import { vectorArray, vectorDType } from '../vector-dtypes.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
@@ -44,52 +42,12 @@ import {
   type ArgEntry,
   type ArgListInput,
   type DeclaredArg,
-  type ShapeInput,
 } from './arg-spellings.ts';
 import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
 import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
+import type { ArgSpec } from './argument-specs.ts';
+import { classifyArguments, parseShapeEntry, wordSpan } from './classify-arguments.ts';
 import '../kernel/print.ts';
-
-/** What globalArg and constantArg accept besides the name; any other key is an error. */
-const ARG_SPEC_KEYS = optionKeys<Omit<ArgSpec, 'name' | 'kind'>>()([
-  'dtype',
-  'forAtomic',
-  'isInput',
-  'isOutput',
-  'shape',
-  'offset',
-  'order',
-]);
-
-/** An argument as the user declares it; unspecified fields are inferred. */
-export interface ArgSpec {
-  /** The argument's name, as the instructions use it. */
-  readonly name: string;
-  /** `'global'` (an array), `'value'` (a scalar) or `'constant'` (a read-only array); default: `'global'` for a name the instructions subscript, else `'value'`. */
-  readonly kind?: ArgKind;
-  /** A dtype, or a vector dtype (`float4`: the array's lanes become a last, `vec` axis; vector-dtypes.ts). */
-  readonly dtype?: DType | VectorDTypeName;
-  /**
-   * The shape: lengths or parameter expressions (`['n', 'n + 1']`), or as loopy writes it, one string
-   * (`'n'`, `'n, m'`, `'(n, m)'`) or one number; `'auto'`: what the accesses need; `null`: no shape
-   * (loopy's `shape=None`), one axis as long as the array passed (`NAME_length`).
-   */
-  readonly shape?: ShapeInput | null;
-  /**
-   * Where element 0 lies in the buffer passed (loopy's `offset`): `'auto'` takes it from the
-   * view passed (a value argument `NAME_offset`), a number or an expression in the value
-   * arguments fixes it; default `makeKernel`'s `defaultOffset`, else 0.
-   */
-  readonly offset?: 'auto' | number | string;
-  /** `'C'` (row-major) or `'F'` (column-major, the first axis fastest); default `makeKernel`'s `defaultOrder`, else `'C'`. */
-  readonly order?: 'C' | 'F';
-  /** Whether the kernel reads it; default: inferred from the instructions. */
-  readonly isInput?: boolean;
-  /** Whether the kernel writes it; default: inferred from the instructions. */
-  readonly isOutput?: boolean;
-  /** Whether it is updated with atomic operations. */
-  readonly forAtomic?: boolean;
-}
 
 /** Options of `makeKernel`: the kernel's name, options, assumptions and more. */
 export interface MakeKernelOptions {
@@ -134,26 +92,6 @@ const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
   'defaultOffset',
   'defaultOrder',
 ]);
-
-/**
- * A global array argument for `makeKernel`'s argument list (loopy's `GlobalArg`).
- * ```ts
- * makeKernel(domain, insns, [globalArg('out', { shape: 'auto', isInput: false }), '...']);
- * ```
- */
-export function globalArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
-  checkOptionKeys('globalArg', spec, ARG_SPEC_KEYS);
-  return { ...spec, name, kind: 'global' };
-}
-/** A scalar value argument for `makeKernel`'s argument list (loopy's `ValueArg`). */
-export function valueArg(name: string, dtype?: DType): ArgSpec {
-  return { name, kind: 'value', dtype };
-}
-/** A read-only array argument in constant memory (loopy's `ConstantArg`). */
-export function constantArg(name: string, spec: Omit<ArgSpec, 'name' | 'kind'> = {}): ArgSpec {
-  checkOptionKeys('constantArg', spec, ARG_SPEC_KEYS);
-  return { ...spec, name, kind: 'constant' };
-}
 
 /**
  * `nosync_query=MATCH@SCOPE`: the instructions the match expression selects, the instruction
@@ -570,152 +508,6 @@ function checkInamesKnown(
       }
     }
   }
-}
-
-/** A span under the first whole-word occurrence of `word` in the instruction's text. */
-export function wordSpan(insn: Instruction, word: string) {
-  const span = insn.span!;
-  const line = span.text.slice(span.start, span.end);
-  const m = new RegExp(`\\b${word.replace(/[^\w]/g, '')}\\b`).exec(line);
-  return m ? { text: span.text, start: span.start + m.index, end: span.start + m.index + word.length } : span;
-}
-
-/**
- * Decide, for every name the kernel uses, what it is. Arrays (subscripted names)
- * are global arguments; other free names are value arguments (domain parameters
- * among them). Declared arguments keep what they say.
- */
-function classifyArguments(
-  insns: readonly Instruction[],
-  domains: readonly BasicSet[],
-  inames: ReadonlySet<string>,
-  temps: ReadonlyMap<string, TemporaryVariable>,
-  rules: ReadonlyMap<string, SubstitutionRule>,
-  declared: readonly DeclaredArg[],
-  inferRest: boolean,
-): KernelArg[] {
-  const arrays = new Map<string, Instruction>();
-  const scalars = new Map<string, Instruction | undefined>();
-  const written = new Set<string>();
-  const read = new Set<string>();
-  /** Names read as values somewhere, not only inside the indices of a subscript. */
-  const usedAsValue = new Set<string>();
-  for (const insn of insns) {
-    for (const a of insn.assignees) {
-      const w = assigneeName(a);
-      written.add(w);
-      // a written scalar that is not a temporary is a zero-dimensional global array
-      if (a.kind === 'subscript' || !temps.has(w)) arrays.set(w, arrays.get(w) ?? insn);
-    }
-    for (const e of readExpressions(insn, rules)) {
-      // `indexof(out[i])` asks where the element lies, not what it holds: no read of `out`
-      const located = new Set<Expr>();
-      walk(e, (x) => void (x.kind === 'call' && x.fn === 'indexof' && located.add(x.args[0])));
-      forEachSubscript(e, (s) => {
-        if (!located.has(s)) read.add(s.array);
-        if (!arrays.has(s.array)) arrays.set(s.array, insn);
-      });
-      for (const n of freeVariables(e)) {
-        read.add(n);
-        if (!scalars.has(n)) scalars.set(n, insn);
-      }
-      walk(e, (x) => {
-        if (x.kind === 'var') usedAsValue.add(x.name);
-        return x.kind !== 'subscript';
-      });
-    }
-  }
-  const parameters = new Set<string>();
-  for (const d of domains) for (const p of d.params) parameters.add(p);
-  for (const spec of declared)
-    if (Array.isArray(spec.shape))
-      for (const entry of spec.shape.map(parseShapeEntry(spec.name)))
-        for (const n of freeVariables(entry)) parameters.add(n);
-  for (const d of domains) for (const p of d.params) if (!inames.has(p) && !scalars.has(p)) scalars.set(p, undefined);
-  // names in declared shapes (shape: ['m']) are parameters too
-  for (const spec of declared) {
-    if (!Array.isArray(spec.shape)) continue;
-    for (const entry of spec.shape.map(parseShapeEntry(spec.name))) {
-      for (const n of freeVariables(entry)) if (!inames.has(n) && !scalars.has(n)) scalars.set(n, undefined);
-    }
-  }
-
-  const byName = new Map(declared.map((a) => [a.name, a]));
-  const result: KernelArg[] = [];
-  const seen = new Set<string>();
-  const add = (arg: KernelArg) => {
-    if (seen.has(arg.name)) return;
-    seen.add(arg.name);
-    result.push(arg);
-  };
-  const isArrayName = (n: string) => arrays.has(n) && !temps.has(n);
-  // a name read as a variable is one, even where a function has the same name (`sqrt` as a size)
-  const isScalarName = (n: string) => !inames.has(n) && !temps.has(n) && !arrays.has(n) && !rules.has(n);
-
-  const unknown = (name: string, insn: Instruction | undefined): never => {
-    throw new LoomError(
-      `unknown variable '${name}'${insn ? ` in instruction '${insn.id}'` : ''}: it is not an iname, a temporary or a declared argument (add it to the arguments, or add "..." to infer the rest)`,
-      insn?.span && wordSpan(insn, name),
-    );
-  };
-
-  // A name met only in indices (`a[ii]`, a typo for `i`) would become a parameter that only an
-  // inferred shape mentions, solved from the array's length when the kernel runs: every
-  // index the same, silently. loopy too would take it for an argument; Loom asks.
-  const indexOnly = (name: string, insn: Instruction | undefined): never => {
-    const guess = didYouMean(name, [...inames]);
-    throw new LoomError(
-      `'${name}'${insn ? ` in instruction '${insn.id}'` : ''} is used only as an index, and is neither an iname, an argument, a temporary nor a domain parameter${guess ? `; did you mean the iname '${guess}'?` : ` (declare it with valueArg('${name}') if it is a value passed in)`}`,
-      insn?.span && wordSpan(insn, name),
-    );
-  };
-
-  // order: declared arguments first in their order, then the inferred ones by name (as loopy does)
-  const inferred = [...new Set([...arrays.keys(), ...scalars.keys()])].filter((n) => !byName.has(n)).sort();
-  const order = [...declared.map((a) => a.name), ...inferred];
-  for (const name of order) {
-    const spec = byName.get(name);
-    if (!spec && temps.has(name)) continue;
-    if (!spec && !isArrayName(name) && !isScalarName(name)) continue;
-    // a domain parameter or a name of a declared shape is an argument even without '...' (as loopy adds them)
-    if (!spec && !inferRest && !parameters.has(name)) unknown(name, arrays.get(name) ?? scalars.get(name));
-    const kind: ArgKind = spec?.kind ?? (isArrayName(name) ? 'global' : 'value');
-    if (!spec && kind === 'value' && !usedAsValue.has(name) && !parameters.has(name))
-      indexOnly(name, scalars.get(name));
-    if (kind === 'value' && arrays.has(name)) {
-      throw new LoomError(`'${name}' is declared as a value argument but is used as an array`, arrays.get(name)!.span);
-    }
-    if (kind === 'value' && written.has(name)) {
-      throw new LoomError(`value argument '${name}' cannot be written by the kernel`);
-    }
-    const shape =
-      kind === 'value'
-        ? undefined
-        : spec?.shape === undefined || spec.shape === null || spec.shape === 'auto'
-          ? undefined
-          : spec.shape.map(parseShapeEntry(name));
-    add({
-      name,
-      kind,
-      dtype: spec?.dtype as DType | undefined, // vector dtypes are element dtypes by now
-      shape,
-      isInput: spec?.isInput ?? (kind === 'value' || read.has(name)),
-      isOutput: spec?.isOutput ?? written.has(name),
-      forAtomic: spec?.forAtomic ?? false,
-    });
-  }
-  return result;
-}
-
-function parseShapeEntry(argName: string) {
-  return (entry: number | string): Expr => {
-    if (typeof entry === 'number') {
-      if (!Number.isInteger(entry) || entry < 0)
-        throw new LoomError(`argument '${argName}': shape entries must be non-negative integers, got ${entry}`);
-      return parseExpression(String(entry));
-    }
-    return parseExpression(entry);
-  };
 }
 
 /** Shapes of arguments declared `auto` (or not given) and of array temporaries. */
