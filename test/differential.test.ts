@@ -286,6 +286,14 @@ test('integer pointwise payloads with edge operands (**, %, / by 0 and −1 from
   }
 });
 
+test('the integer cases expect the refusal of a negative literal compared with unsigned data (seed 3924308598 on the H200)', async () => {
+  // the generator expected x > (-255) over uint8 to compare by -255, where Loom refuses the comparison
+  const c = integerCase(3924308598, new FeatureSet(EXCLUDED), false);
+  assert.is(c.source, '(x, y) => x > (-255)');
+  assert.ok('error' in c.expected);
+  for (const device of testDevices()) assert.is(await runIntegerCase(c, device), undefined, device.name);
+});
+
 test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as two arguments) agree with plain JS on every device, or are LoomErrors where aliasing is unsafe, fixed seeds', async () => {
   const features = new FeatureSet(EXCLUDED);
   const ran: string[] = [];
