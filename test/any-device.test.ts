@@ -1,6 +1,6 @@
 /**
- * anyDevice(): the first of OpenCL, WebGPU and the CPU that is installed and present (the
- * installed test checks the fall-through when the driver packages are missing).
+ * anyDevice(): the first of OpenCL, CUDA, WebGPU, compiled C and the CPU that is installed and
+ * present (the installed test checks the fall-through when the driver packages are missing).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,9 +10,8 @@ import { testDevices } from './support/devices.ts';
 
 const double = kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]').args({ a: f32('n'), out: f32.out('n') });
 
-test('by default it is the first kind present, in the order OpenCL, WebGPU, CPU', async () => {
-  const order = ['OpenCL', 'WebGPU', 'CPU'];
-  // the test devices anyDevice knows (the C device is asked for by cDevice() itself)
+test('by default it is the first kind present, in the order OpenCL, CUDA, WebGPU, C, CPU', async () => {
+  const order = ['OpenCL', 'CUDA', 'WebGPU', 'C:', 'CPU'];
   const expected = testDevices()
     .map((d) => d.name)
     .filter((name) => order.some((k) => name.startsWith(k)))
@@ -25,10 +24,10 @@ test('by default it is the first kind present, in the order OpenCL, WebGPU, CPU'
 
 test('prefer picks the order, and each kind present is found', async () => {
   assert.match((await anyDevice({ prefer: ['cpu', 'opencl'] })).name, /^CPU/);
-  const kinds = { OpenCL: 'opencl', WebGPU: 'webgpu', CPU: 'cpu' } as const;
+  const kinds = { OpenCL: 'opencl', CUDA: 'cuda', WebGPU: 'webgpu', 'C:': 'c', CPU: 'cpu' } as const;
   for (const device of testDevices()) {
     const kind = Object.entries(kinds).find(([label]) => device.name.startsWith(label))?.[1];
-    if (!kind) continue; // a device anyDevice does not know (the C device)
+    assert.ok(kind, `anyDevice knows the kind of ${device.name}`);
     const found = await anyDevice({ prefer: [kind] });
     assert.is(found.target.name, device.target.name);
   }

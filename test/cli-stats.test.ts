@@ -241,7 +241,7 @@ test('usage mistakes: exit code 2 and one line saying what', async () => {
       ['stats', example, '--params', 'n'],
       /^loom stats: --params takes name=integer pairs separated by commas, not 'n'/,
     ],
-    [['stats', example, '--device', 'tpu'], /^loom stats: --device is one of cpu, opencl, webgpu, not 'tpu'/],
+    [['stats', example, '--device', 'tpu'], /^loom stats: --device is one of cpu, c, opencl, cuda, webgpu, not 'tpu'/],
     [['stats', example, '--plot', 'r.svg'], /^loom stats: --plot needs a roofline: give --device or --profile/],
     [['stats', example, '--profile', 'nowhere.json'], /^loom stats: cannot read the profile nowhere.json/],
     [['stats', example, '--watch'], /^loom stats: unknown option '--watch'/],

@@ -1,19 +1,20 @@
 /**
  * `anyDevice()`: the best device this process can have, found at run time among the device
  * packages that are installed. Each device lives in its own optional package (OpenCL in
- * `@loom/codegen-opencl` with `koffi`, WebGPU in `@loom/codegen-wgsl` with `webgpu`, the CPU in
- * `@loom/codegen-js`), so a program that imported them all would fail to start wherever one is
+ * `@loom/codegen-opencl` with `koffi`, CUDA in `@loom/codegen-cuda` with `koffi`, WebGPU in
+ * `@loom/codegen-wgsl` with `webgpu`, compiled C in `@loom/codegen-c` with `koffi` and a C compiler,
+ * the CPU in `@loom/codegen-js`), so a program that imported them all would fail to start wherever one is
  * missing. This looks each one up by name instead, and a package or driver that is not there is
  * a reason to try the next one, never an error, until none is left.
  */
 import { checkOptionKeys, isPackageNotFound, LoomError, optionKeys, type Device } from '@loom/core';
 
 /** The kinds of device `anyDevice` knows, in its default order of preference. */
-export type DeviceKind = 'opencl' | 'webgpu' | 'cpu';
+export type DeviceKind = 'opencl' | 'cuda' | 'webgpu' | 'c' | 'cpu';
 
 /** Options of `anyDevice`: which kinds of device to try, in order. */
 export interface AnyDeviceOptions {
-  /** The kinds to try, in order (default: OpenCL, then WebGPU, then the CPU). */
+  /** The kinds to try, in order (default: OpenCL, CUDA, WebGPU, compiled C, then the CPU's JavaScript). */
   readonly prefer?: readonly DeviceKind[];
 }
 
@@ -38,6 +39,15 @@ const SOURCES: Record<DeviceKind, DeviceSource> = {
       return device ?? (m.openclUnavailableReason as () => string)();
     },
   },
+  cuda: {
+    label: 'CUDA',
+    packageName: '@loom/codegen-cuda',
+    alsoInstall: ' koffi',
+    async open(m) {
+      const device = (m.cudaDevice as () => Device | undefined)();
+      return device ?? (m.cudaUnavailableReason as () => string)();
+    },
+  },
   webgpu: {
     label: 'WebGPU',
     packageName: '@loom/codegen-wgsl',
@@ -45,6 +55,15 @@ const SOURCES: Record<DeviceKind, DeviceSource> = {
     async open(m) {
       const device = await (m.webgpuDevice as () => Promise<Device | undefined>)();
       return device ?? (m.webgpuUnavailableReason as () => string)();
+    },
+  },
+  c: {
+    label: 'C',
+    packageName: '@loom/codegen-c',
+    alsoInstall: ' koffi',
+    async open(m) {
+      const device = (m.cDevice as () => Device | undefined)();
+      return device ?? (m.cUnavailableReason as () => string)();
     },
   },
   cpu: {
@@ -57,10 +76,12 @@ const SOURCES: Record<DeviceKind, DeviceSource> = {
   },
 };
 
-const DEFAULT_ORDER: readonly DeviceKind[] = ['opencl', 'webgpu', 'cpu'];
+// OpenCL first: where both GPU APIs are there (NVIDIA), the benchmarks have OpenCL at or a little above CUDA
+// (BENCHMARKS.md); compiled C before the CPU's JavaScript, which is a reference rather than a fast path
+const DEFAULT_ORDER: readonly DeviceKind[] = ['opencl', 'cuda', 'webgpu', 'c', 'cpu'];
 
 /**
- * The first device of `prefer` (OpenCL, WebGPU, the CPU by default) whose package is installed
+ * The first device of `prefer` (by default OpenCL, CUDA, WebGPU, compiled C, the CPU's JavaScript) whose package is installed
  * and whose driver finds a device. It never fails for a missing package or driver; only when no
  * kind is left does it throw a `LoomError` that says, for each kind, why there was none and what
  * to install.
@@ -71,8 +92,9 @@ const DEFAULT_ORDER: readonly DeviceKind[] = ['opencl', 'webgpu', 'cpu'];
  * ```ts
  * import { anyDevice, f32, kernel } from '@loom/dsl';
  *
- * const device = await anyDevice();                          // OpenCL, WebGPU or the CPU
- * const gpuOnly = await anyDevice({ prefer: ['webgpu', 'opencl'] }).catch(() => undefined);
+ * const device = await anyDevice();                          // OpenCL, CUDA, WebGPU, C or the CPU
+ * const gpuOnly = await anyDevice({ prefer: ['cuda', 'webgpu', 'opencl'] }).catch(() => undefined);
+ * const nativeCpu = await anyDevice({ prefer: ['c'] });     // gcc/cc with OpenMP
  * ```
  */
 export async function anyDevice(options: AnyDeviceOptions = {}): Promise<Device> {

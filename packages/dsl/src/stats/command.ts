@@ -1,5 +1,5 @@
 /**
- * `loom stats <file> [--params n=1024,m=512] [--subgroup-size 32] [--device cpu|opencl|webgpu]
+ * `loom stats <file> [--params n=1024,m=512] [--subgroup-size 32] [--device cpu|c|opencl|cuda|webgpu]
  *  [--profile profile.json|device name] [--plot roofline.svg]`: for every kernel the file
  * exports, its operation, memory access and synchronization maps, and with a device (measured
  * on it, kept on disk, or committed with Loom) or a profile (a file, or a committed profile

@@ -5,7 +5,7 @@
  *    repository, one JSON file per device in `packages/dsl/profiles/` (or
  *    `$LOOM_PROFILES_DIR`), found by the device's name or a part of it
  *    (`deviceProfile('H100 80GB HBM3 (NVIDIA CUDA)')`);
- *  - cached: measured on a device here (`--device cpu|opencl|webgpu`) once and kept on disk,
+ *  - cached: measured on a device here (`--device cpu|c|opencl|cuda|webgpu`) once and kept on disk,
  *    in `$LOOM_CACHE_DIR/device-profiles.json` (default `~/.cache/loom/`), by device name;
  *  - written down: any JSON file `{ device, bandwidth, flopRate, launchOverhead }` (`--profile`).
  */
@@ -18,7 +18,7 @@ import { cacheDir, readCacheFile, warnCache, writeCacheFile } from '../cache/cac
 
 export type { DeviceKind } from '../any-device.ts';
 /** The kinds `--device` takes. */
-export const DEVICE_KINDS: readonly DeviceKind[] = ['cpu', 'opencl', 'webgpu'];
+export const DEVICE_KINDS: readonly DeviceKind[] = ['cpu', 'c', 'opencl', 'cuda', 'webgpu'];
 
 /** Where the committed profiles live: `packages/dsl/profiles/` (from src/stats and dist/stats alike), or `$LOOM_PROFILES_DIR`. */
 export function profilesDir(): string {

@@ -14,11 +14,11 @@ export const STATS_OPTIONS = {
 
 export const STATS_COMMAND: CommandSpec<typeof STATS_OPTIONS> = {
   name: 'stats',
-  summary: `stats <file.ts> [--params n=1024] [--device cpu|opencl|webgpu | --profile <file|device>] [--plot <roofline.svg>]
+  summary: `stats <file.ts> [--params n=1024] [--device cpu|c|opencl|cuda|webgpu | --profile <file|device>] [--plot <roofline.svg>]
       the operation, memory access and synchronization counts of the kernels a file exports,
       and the roofline's estimate of their time`,
   usage: `usage: loom stats <file.ts|.js> [--params n=1024,m=512] [--subgroup-size 32]
-                  [--device cpu|opencl|webgpu | --profile <profile.json|device name>] [--plot <roofline.svg>]
+                  [--device cpu|c|opencl|cuda|webgpu | --profile <profile.json|device name>] [--plot <roofline.svg>]
                   [--measured <run.jsonl>] [--max-memory <size>] [--verbose]
 
   Prints, for every kernel the file exports (LoopKernels, builders, and functions named

@@ -12,12 +12,12 @@ export const TUNE_OPTIONS = {
 
 export const TUNE_COMMAND: CommandSpec<typeof TUNE_OPTIONS> = {
   name: 'tune',
-  summary: `tune <file.ts> [--device cpu|opencl|webgpu] [--budget <seconds>] [--fresh] [--only <name>]
+  summary: `tune <file.ts> [--device cpu|c|opencl|cuda|webgpu] [--budget <seconds>] [--fresh] [--only <name>]
       searches the configurations of the tuning problems a file exports (defineTuning) on a
       device and keeps the best per device`,
   get usage() {
     // the cache's folder is read when asked ($LOOM_CACHE_DIR may change in a test)
-    return `usage: loom tune <file.ts> [--device cpu|opencl|webgpu] [--budget <seconds>] [--fresh] [--only <name>] [--verbose]
+    return `usage: loom tune <file.ts> [--device cpu|c|opencl|cuda|webgpu] [--budget <seconds>] [--fresh] [--only <name>] [--verbose]
 
   Searches the configurations of each tuning problem the file exports (defineTuning from
   @loom/core) on the device (default: opencl if present, else webgpu, else cpu), trying new
