@@ -115,7 +115,7 @@ test('a private value kept across a barrier in a loop gets one copy per work-ite
   ]);
 });
 
-test("a private array kept across regions: each work-item's elements follow the previous one's", () => {
+test("a private array kept across regions: element e of the work-items' copies side by side, so the loop over work-items reads consecutive words", () => {
   const body: Stmt[] = [
     { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'private', length: 3 },
     assign('acc[2]', `a[${lid(0)}]`),
@@ -125,9 +125,9 @@ test("a private array kept across regions: each work-item's elements follow the 
   assert.equal(show(serializeWorkItems(kernelOf(body, [4])).body), [
     'private acc[12]',
     'for lid_0 in 0..3',
-    '  acc[lid_0*3 + 2] = a[lid_0]',
+    '  acc[lid_0 + 8] = a[lid_0]',
     'for lid_0 in 0..3',
-    '  out[lid_0] = acc[lid_0*3 + 2]',
+    '  out[lid_0] = acc[lid_0 + 8]',
   ]);
 });
 

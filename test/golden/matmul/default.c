@@ -13,22 +13,22 @@ static void sgemm(float const *__restrict__ a, float const *__restrict__ b, floa
   for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
     for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
     {
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 0] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 1] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 2] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 3] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 4] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 5] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 6] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 7] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 8] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 9] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 10] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 11] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 12] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 13] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 14] = 0.0f;
-      acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 15] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 256] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 512] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 768] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1024] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1280] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1536] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1792] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2048] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2304] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2560] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2816] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3072] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3328] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3584] = 0.0f;
+      acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3840] = 0.0f;
     }
   for (int k_outer = 0; k_outer <= 7; ++k_outer)
   {
@@ -48,43 +48,43 @@ static void sgemm(float const *__restrict__ a, float const *__restrict__ b, floa
       for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
         for (int k_inner = 0; k_inner <= 15; ++k_inner)
         {
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 0] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 0] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 1] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 1] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 16];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 2] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 2] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 32];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 3] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 3] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 48];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 4] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 4] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 5] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 5] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 16];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 6] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 6] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 32];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 7] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 7] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 48];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 8] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 8] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 9] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 9] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 16];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 10] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 10] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 32];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 11] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 11] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 48];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 12] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 12] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 13] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 13] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 16];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 14] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 14] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 32];
-          acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 15] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 15] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 48];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1] = acc_k_outer_k_inner[lid_0 + 16 * lid_1] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 256] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 256] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 16];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 512] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 512] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 32];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 768] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 768] + a_fetch[16 * lid_1 + k_inner] * b_fetch[64 * k_inner + lid_0 + 48];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1024] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1024] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1280] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1280] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 16];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1536] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1536] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 32];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1792] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1792] + a_fetch[16 * lid_1 + k_inner + 256] * b_fetch[64 * k_inner + lid_0 + 48];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2048] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2048] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2304] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2304] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 16];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2560] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2560] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 32];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2816] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2816] + a_fetch[16 * lid_1 + k_inner + 512] * b_fetch[64 * k_inner + lid_0 + 48];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3072] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3072] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3328] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3328] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 16];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3584] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3584] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 32];
+          acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3840] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3840] + a_fetch[16 * lid_1 + k_inner + 768] * b_fetch[64 * k_inner + lid_0 + 48];
         }
   }
   for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
     for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
     {
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 0];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 16] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 1];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 32] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 2];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 48] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 3];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2048] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 4];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2064] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 5];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2080] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 6];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2096] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 7];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4096] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 8];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4112] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 9];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4128] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 10];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4144] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 11];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6144] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 12];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6160] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 13];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6176] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 14];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6192] = acc_k_outer_k_inner[(lid_0 + 16 * lid_1) * 16 + 15];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0] = acc_k_outer_k_inner[lid_0 + 16 * lid_1];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 16] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 256];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 32] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 512];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 48] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 768];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2048] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1024];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2064] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1280];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2080] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1536];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2096] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 1792];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4096] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2048];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4112] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2304];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4128] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2560];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4144] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 2816];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6144] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3072];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6160] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3328];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6176] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3584];
+      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6192] = acc_k_outer_k_inner[lid_0 + 16 * lid_1 + 3840];
     }
 }
 
