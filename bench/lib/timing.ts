@@ -3,7 +3,10 @@
  *
  *   OpenCL   event profiling (`launchTimed`): the device's own start and end stamps of each launch
  *   WebGPU   many dispatches in one submit, wall time to `onSubmittedWorkDone` (webgpu-timer.ts)
- *   CUDA     CUDA events on the default stream around each launch of the program (`timeQueued`)
+ *   CUDA     CUDA events on the default stream around each launch of the program (`timeQueued`), behind
+ *            a lead launch of it: the start event is stamped when the lead ends, by when the host has
+ *            queued the timed launch (on an idle GPU the stamp comes first, and the host's launch
+ *            time through koffi, tens of microseconds, would be counted: 10% of an elementwise row)
  *   CPU, C   wall time around `launch` (the launch returns when the work is done)
  *
  * Each returns the median of several samples, after a warm-up launch (which also pays for
@@ -97,8 +100,11 @@ function cudaSeconds(
       block: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
     })),
   );
-  const once = () =>
-    context.timeQueued(() => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block))) / 1e3;
+  const queue = () => launches.forEach((l) => context.launch(l.module, l.name, l.args, l.grid, l.block));
+  const once = () => {
+    queue(); // the lead (above)
+    return context.timeQueued(queue) / 1e3;
+  };
   return sampled(once, options);
 }
 
