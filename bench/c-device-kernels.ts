@@ -60,7 +60,9 @@ const PARALLEL_FOR = '#ifdef _OPENMP\n  #pragma omp parallel for schedule(static
 /**
  * The tutorial's kernels that take arrays in and give arrays out, at a 1-D size `n1` and a 2-D
  * side `n2` (multiples of 16, as their splits assume); `matmulN` for the tiled matmul, the
- * slowest of them.
+ * slowest of them. Each has the hand-written nest of the same work, parallel (OpenMP over its
+ * outer loop) exactly where the kernel has group axes: an untransformed kernel is one work-item,
+ * which the C device runs on one thread, as a C programmer's plain loop runs.
  */
 export function tutorialRuns(n1: number, n2: number, matmulN: number): TutorialRun[] {
   return [
@@ -73,15 +75,58 @@ export function tutorialRuns(n1: number, n2: number, matmulN: number): TutorialR
           entry,
           `  const float *restrict a = args[${p('a')}];
   float *restrict out = args[${p('out')}];
-${PARALLEL_FOR}
   for (int i = 0; i < ${n1}; ++i)
     out[i] = 2.0f * a[i];`,
         ),
     },
-    { kernel: tutorial('parallel'), inputs: {}, outputs: { a: [n1] } },
-    { kernel: tutorial('local temporary'), inputs: { a: [n1] }, outputs: { out: [n1] } },
+    {
+      kernel: tutorial('parallel'),
+      inputs: {},
+      outputs: { a: [n1] },
+      handWritten: (entry, p) =>
+        launcher(
+          entry,
+          `  float *restrict a = args[${p('a')}];
+${PARALLEL_FOR}
+  for (int i = 0; i < ${n1}; ++i)
+    a[i] = 0.0f;`,
+        ),
+    },
+    {
+      kernel: tutorial('local temporary'),
+      inputs: { a: [n1] },
+      outputs: { out: [n1] },
+      handWritten: (entry, p) =>
+        launcher(
+          entry,
+          `  const float *restrict a = args[${p('a')}];
+  float *restrict out = args[${p('out')}];
+${PARALLEL_FOR}
+  for (int block = 0; block < ${n1 / 16}; ++block) {
+    float sum = 0.0f;
+    for (int k = 0; k < 16; ++k)
+      sum += a[16 * block + k];
+    for (int i = 0; i < 16; ++i)
+      out[16 * block + i] = sum;
+  }`,
+        ),
+    },
     {
       kernel: tutorial('tiled transpose'),
+      inputs: { a: [n2, n2] },
+      outputs: { out: [n2, n2] },
+      handWritten: (entry, p) =>
+        launcher(
+          entry,
+          `  const float *restrict a = args[${p('a')}];
+  float *restrict out = args[${p('out')}];
+  for (int i = 0; i < ${n2}; ++i)
+    for (int j = 0; j < ${n2}; ++j)
+      out[(size_t) i * ${n2} + j] = a[(size_t) j * ${n2} + i];`,
+        ),
+    },
+    {
+      kernel: tutorial('tiled transpose, 2-D prefetch'),
       inputs: { a: [n2, n2] },
       outputs: { out: [n2, n2] },
       handWritten: (entry, p) =>
@@ -92,14 +137,14 @@ ${PARALLEL_FOR}
 ${PARALLEL_FOR}
   for (int i = 0; i < ${n2}; ++i)
     for (int j = 0; j < ${n2}; ++j)
-      out[(size_t) i * ${n2} + j] = a[(size_t) j * ${n2} + i];`,
+      out[(size_t) j * ${n2} + i] = a[(size_t) i * ${n2} + j];`,
         ),
     },
-    { kernel: tutorial('tiled transpose, 2-D prefetch'), inputs: { a: [n2, n2] }, outputs: { out: [n2, n2] } },
     {
       kernel: tutorial('tiled matmul'),
       inputs: { a: [matmulN, matmulN], b: [matmulN, matmulN] },
       outputs: { c: [matmulN, matmulN] },
+      handWritten: (entry, p) => handWrittenSgemm(entry, p, matmulN),
     },
   ];
 }

@@ -6,8 +6,9 @@
  *
  * `args[k]` points at the memory of the kernel's k-th parameter: a buffer's elements, or a
  * value's bytes. The launcher runs every work-group of the grid, in parallel with OpenMP where
- * the compiler has it (`_OPENMP`): the groups of one launch are independent, as on a GPU, and
- * within a group the work-items are already loops (serialize-work-items.ts in core).
+ * the compiler has it (`_OPENMP`) and there is more than one: the groups of one launch are
+ * independent, as on a GPU, and within a group the work-items are already loops
+ * (serialize-work-items.ts in core).
  */
 import type { KernelFunction } from '@loom/core';
 import { cType } from './c-types.ts';
@@ -28,7 +29,9 @@ export function printLauncher(k: KernelFunction, entry: string): string {
     '{',
     '  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];',
     '#ifdef _OPENMP',
-    '  #pragma omp parallel for collapse(3) schedule(static)',
+    // one group (an untransformed kernel is one work-item) runs on the calling thread: opening a
+    // team for it costs more than a small kernel, and much more where the cores are busy
+    '  #pragma omp parallel for collapse(3) schedule(static) if ((int64_t) count0 * count1 * count2 > 1)',
     '#endif',
     '  for (int32_t g2 = 0; g2 < count2; ++g2)',
     '    for (int32_t g1 = 0; g1 < count1; ++g1)',
