@@ -150,9 +150,8 @@ test('aVectorReads: a float4 panel of a too, read four steps of k at a time from
   assert.match(code, '__local float4 a_fetch[512];');
   assert.match(code, 'a_fetch[64 * lid(1) + 4 * lid(0) + 1] = a_vec[0];');
   assert.match(code, 'for (int k_inner_outer = 0; k_inner_outer <= 3; ++k_inner_outer)');
-  // the four unrolled steps read a row's consecutive floats, from a multiple of 4
-  for (const step of ['', ' + 1', ' + 2', ' + 3'])
-    assert.match(code, `((__local float *) a_fetch)[16 * lid(1) + 4 * k_inner_outer${step}]`);
+  // the four unrolled steps read one vector's four components, at a row's vector k_inner_outer
+  for (const lane of ['s0', 's1', 's2', 's3']) assert.match(code, `a_fetch[4 * lid(1) + k_inner_outer].${lane}`);
   assert.not.match(code, '?');
 });
 

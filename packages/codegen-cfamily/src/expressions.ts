@@ -227,14 +227,27 @@ export class CExpressionPrinter {
    * otherwise the vectors are read as a plain array of elements.
    */
   private vectorElement(array: string, index: Expr, { lanes, space }: VectorArray, t: DType): Printed {
-    const lin = E.toLinear(index);
+    // the hardware ids (`gid(1)`, `lid(0)`) are atoms of the affine index: named for toLinear,
+    // put back after. Without them a work-item's lanes would be read through a scalar pointer,
+    // which NVRTC does not merge into one vector load (0.89x of OpenCL's elementwise add)
+    const ids = new Map<string, Expr>();
+    const named = E.mapExpr(index, (x) => {
+      if (!isHardwareId(x)) return x;
+      const name = `\u0000${E.printExpr(x)}`;
+      ids.set(name, x);
+      return E.variable(name);
+    });
+    const lin = E.toLinear(named);
     const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
     if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
-      const vectorIndex = E.fromLinear(
-        Linear.of(
-          [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
-          (lin.constant - lane) / lanes,
+      const vectorIndex = E.substitute(
+        E.fromLinear(
+          Linear.of(
+            [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
+            (lin.constant - lane) / lanes,
+          ),
         ),
+        ids,
       );
       return {
         text: `${array}[${this.print(vectorIndex, 'int32')}]${this.dialect.vectors.element(lane)}`,
