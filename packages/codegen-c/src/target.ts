@@ -16,6 +16,8 @@ import {
   checkOptionKeys,
   LoomError,
   optionKeys,
+  printLocalSize,
+  type Expr,
   serializeWorkItems,
   mapStmts,
   statementsOfKind,
@@ -108,10 +110,10 @@ function groupStackBytes(k: KernelFunction): number {
 }
 
 /** Refuses a kernel whose work-group would not fit the stack of the thread that runs it. */
-export function checkGroupStack(name: string, localSize: readonly number[], bytes: number): void {
+export function checkGroupStack(name: string, localSize: readonly Expr[], bytes: number): void {
   if (bytes > MAX_GROUP_STACK_BYTES) {
     throw new LoomError(
-      `kernel '${name}': one work-group of ${localSize.join(' x ')} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
+      `kernel '${name}': one work-group of ${printLocalSize(localSize)} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
         `each private array kept across a barrier for every work-item), more than the ${MAX_GROUP_STACK_BYTES} a thread's stack is given: use smaller work-groups or fewer private values`,
     );
   }

@@ -24,9 +24,10 @@
  * barrier with mem_kind=global fences global memory): either ends a region.
  */
 import { LoomError, InternalError, unreachable } from '../errors.ts';
-import { add, int, mul, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, int, mul, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
+import { requireConstantLocalSize } from './local-size.ts';
 import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
 
 /** A statement of the serialized group: a region the work-items run in turn, or a loop or guard around regions. */
@@ -42,7 +43,8 @@ type Declaration = Extract<Stmt, { kind: 'declare' }>;
  * the module comment): no `lid(N)` and no barrier is left in it. Each local axis of more than
  * one work-item becomes a loop counter (`lid_0`, renamed where a kernel name takes it), in
  * `types` as int32; every declaration moves to the top of the body. `localSize` stays: it is
- * the group's shape the loops run over.
+ * the group's shape the loops run over, and where it is known only at launch (`n`), the loops
+ * run to that expression of the kernel's value arguments.
  */
 export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   const declarations: Declaration[] = [];
@@ -52,11 +54,22 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   );
   const group = splitAtBarriers(statementsOf(body), privates, false);
 
-  const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? 1);
+  const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? int(1));
   const taken = new Set([...kernel.types.keys(), ...kernel.params.map((p) => p.name), kernel.name]);
-  const counters = sizes.map((size, axis) => (size > 1 ? freshName(`lid_${axis}`, taken) : undefined));
-  const items = sizes.reduce((a, b) => a * b, 1);
+  // a parametric size may be 1 at launch: its loop then runs once
+  const counters = sizes.map((size, axis) =>
+    size.kind !== 'int' || size.value > 1 ? freshName(`lid_${axis}`, taken) : undefined,
+  );
   const contextual = contextArrays(group, privates);
+  // the copies of private values, one per work-item, are declared arrays of a fixed length
+  const fixedSizes = contextual.size
+    ? requireConstantLocalSize(
+        kernel.name,
+        sizes,
+        `the private temporar${contextual.size > 1 ? 'ies' : 'y'} '${[...contextual].join("', '")}' must keep a copy per work-item across a barrier, in an array of a length fixed when the code is generated`,
+      )
+    : [];
+  const items = fixedSizes.reduce((a, b) => a * b, 1);
 
   const lengths = new Map(declarations.map((d) => [d.name, d.length]));
   const rewrite = (e: Expr): Expr =>
@@ -65,11 +78,11 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
         const counter = counters[x.args[0].value];
         return counter === undefined ? int(0) : variable(counter);
       }
-      if (x.kind === 'var' && contextual.has(x.name)) return subscript(x.name, [itemIndex(counters, sizes)]);
+      if (x.kind === 'var' && contextual.has(x.name)) return subscript(x.name, [itemIndex(counters, fixedSizes)]);
       if (x.kind === 'subscript' && contextual.has(x.array)) {
         // one work-item's copy: its elements after those of the work-items before it
         const length = lengths.get(x.array) ?? 1;
-        return subscript(x.array, [add(mul(itemIndex(counters, sizes), int(length)), x.indices[0])]);
+        return subscript(x.array, [add(mul(itemIndex(counters, fixedSizes), int(length)), x.indices[0])]);
       }
       return x;
     });
@@ -79,7 +92,7 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
     for (const axis of [0, 1, 2]) {
       const counter = counters[axis];
       if (counter !== undefined)
-        s = { kind: 'for', iname: counter, lower: int(0), upper: int(sizes[axis] - 1), body: s };
+        s = { kind: 'for', iname: counter, lower: int(0), upper: lastItem(sizes[axis]), body: s };
     }
     return s;
   };
@@ -104,6 +117,11 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   const types = new Map(kernel.types);
   for (const counter of counters) if (counter !== undefined) types.set(counter, 'int32');
   return { ...kernel, body: { kind: 'block', body: [...declared, ...emit(group)] }, types };
+}
+
+/** The last work-item's id along an axis of `size` work-items (the loops' bounds are inclusive). */
+function lastItem(size: Expr): Expr {
+  return size.kind === 'int' ? int(size.value - 1) : sub(size, int(1));
 }
 
 /** Whether `s` holds a barrier anywhere in it. */
