@@ -99,7 +99,7 @@ test('a work-group sized at launch: the loops run to its expression in the value
   ]);
 });
 
-test('a private value kept across a barrier needs a copy per work-item: refused for a work-group sized at launch', () => {
+test('a private value kept across a barrier needs a copy per work-item: as many as a launch may have, for a work-group sized at launch', () => {
   const body: Stmt[] = [
     { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'private' },
     assign('acc', `a[${lid(0)}]`),
@@ -114,6 +114,17 @@ test('a private value kept across a barrier needs a copy per work-item: refused 
         (e as Error).message,
       ),
   );
+  // the target states the most work-items a launch may have (the device checks it at launch)
+  const serialized = serializeWorkItems(kernelOf(body, ['n', 'm']), { maxWorkGroupSize: 1024 });
+  assert.equal(show(serialized.body), [
+    'private acc[1024]',
+    'for lid_1 in 0..m - 1',
+    '  for lid_0 in 0..n - 1',
+    '    acc[lid_0 + n*lid_1] = a[lid_0]',
+    'for lid_1 in 0..m - 1',
+    '  for lid_0 in 0..n - 1',
+    '    out[lid_0] = acc[lid_0 + n*lid_1]',
+  ]);
 });
 
 test('a private value kept across a barrier in a loop gets one copy per work-item; the loop runs once per group', () => {

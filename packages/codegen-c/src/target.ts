@@ -14,6 +14,7 @@
 import {
   byteSize,
   checkOptionKeys,
+  COMMON_LIMITS,
   LoomError,
   optionKeys,
   printLocalSize,
@@ -80,7 +81,10 @@ export function generateC(program: ProgramAst): string {
 }
 
 function spellC(program: ProgramAst): TargetOutput<CExtra> {
-  const kernels = program.kernels.map((k) => serializeWorkItems(withoutVectorArrays(k)));
+  // a work-group sized at launch has at most the C device's work-items (checked at each launch)
+  const kernels = program.kernels.map((k) =>
+    serializeWorkItems(withoutVectorArrays(k), { maxWorkGroupSize: COMMON_LIMITS.maxWorkGroupSize }),
+  );
   // float16 is stored as its bits and computed in float (half-storage.ts)
   const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
   const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));

@@ -27,7 +27,7 @@ import { LoomError, InternalError, unreachable } from '../errors.ts';
 import { add, int, mul, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
-import { requireConstantLocalSize } from './local-size.ts';
+import { constantLocalSize, requireConstantLocalSize } from './local-size.ts';
 import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
 
 /** A statement of the serialized group: a region the work-items run in turn, or a loop or guard around regions. */
@@ -45,8 +45,15 @@ type Declaration = Extract<Stmt, { kind: 'declare' }>;
  * `types` as int32; every declaration moves to the top of the body. `localSize` stays: it is
  * the group's shape the loops run over, and where it is known only at launch (`n`), the loops
  * run to that expression of the kernel's value arguments.
+ *
+ * `maxWorkGroupSize`: the most work-items a launch may have (the device checks it at launch).
+ * A private value kept across a barrier then gets that many copies where the group's size is
+ * known only at launch; without it, such a kernel is a LoomError.
  */
-export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
+export function serializeWorkItems(
+  kernel: KernelFunction,
+  options: { readonly maxWorkGroupSize?: number } = {},
+): KernelFunction {
   const declarations: Declaration[] = [];
   const body = withoutDeclarations(kernel.body, declarations);
   const privates = new Set(
@@ -61,15 +68,19 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
     size.kind !== 'int' || size.value > 1 ? freshName(`lid_${axis}`, taken) : undefined,
   );
   const contextual = contextArrays(group, privates);
-  // the copies of private values, one per work-item, are declared arrays of a fixed length
-  const fixedSizes = contextual.size
-    ? requireConstantLocalSize(
-        kernel.name,
-        sizes,
-        `the private temporar${contextual.size > 1 ? 'ies' : 'y'} '${[...contextual].join("', '")}' must keep a copy per work-item across a barrier, in an array of a length fixed when the code is generated`,
-      )
-    : [];
-  const items = fixedSizes.reduce((a, b) => a * b, 1);
+  // the copies of private values, one per work-item, are declared arrays of a fixed length:
+  // the group's size, or the most work-items a launch may have where it is known only then
+  const constant = constantLocalSize(sizes);
+  const items =
+    constant?.reduce((a, b) => a * b, 1) ??
+    (contextual.size === 0
+      ? 1
+      : (options.maxWorkGroupSize ??
+        requireConstantLocalSize(
+          kernel.name,
+          sizes,
+          `the private temporar${contextual.size > 1 ? 'ies' : 'y'} '${[...contextual].join("', '")}' must keep a copy per work-item across a barrier, in an array of a length fixed when the code is generated`,
+        ).reduce((a, b) => a * b, 1)));
 
   const lengths = new Map(declarations.map((d) => [d.name, d.length]));
   const rewrite = (e: Expr): Expr =>
@@ -78,11 +89,11 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
         const counter = counters[x.args[0].value];
         return counter === undefined ? int(0) : variable(counter);
       }
-      if (x.kind === 'var' && contextual.has(x.name)) return subscript(x.name, [itemIndex(counters, fixedSizes)]);
+      if (x.kind === 'var' && contextual.has(x.name)) return subscript(x.name, [itemIndex(counters, sizes)]);
       if (x.kind === 'subscript' && contextual.has(x.array)) {
         // one work-item's copy: its elements after those of the work-items before it
         const length = lengths.get(x.array) ?? 1;
-        return subscript(x.array, [add(mul(itemIndex(counters, fixedSizes), int(length)), x.indices[0])]);
+        return subscript(x.array, [add(mul(itemIndex(counters, sizes), int(length)), x.indices[0])]);
       }
       return x;
     });
@@ -248,12 +259,12 @@ function namesIn(stmts: readonly Stmt[]): Set<string> {
 }
 
 /** The flat number of the work-item within its group: `lid_0 + size0 * (lid_1 + size1 * lid_2)`. */
-function itemIndex(counters: readonly (string | undefined)[], sizes: readonly number[]): Expr {
+function itemIndex(counters: readonly (string | undefined)[], sizes: readonly Expr[]): Expr {
   let index: Expr | undefined;
   for (const axis of [2, 1, 0]) {
     const counter = counters[axis];
     if (counter === undefined) continue;
-    index = index === undefined ? variable(counter) : add(variable(counter), mul(int(sizes[axis]), index));
+    index = index === undefined ? variable(counter) : add(variable(counter), mul(sizes[axis], index));
   }
   return index ?? int(0);
 }
