@@ -59,7 +59,8 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
       );
     }
     const offset = low.constant;
-    const count = tag.kind === 'local' ? localCount(knl, iname, term, offset) : groupCount(knl, iname, domain, offset);
+    const count =
+      tag.kind === 'local' ? localCount(knl, iname, domain, term, offset) : parametricCount(knl, iname, domain, offset);
     inames.set(iname, { iname, kind: tag.kind, axis: tag.axis, offset, count });
   }
 
@@ -114,22 +115,21 @@ function constantValue(e: Expr): number {
 function localCount(
   knl: LoopKernel,
   iname: string,
+  domain: BasicSet,
   term: Parameters<typeof staticMax>[0],
   offset: number,
 ): HardwareIname['count'] {
   const high = staticMaxOrUndefined(term, knl.assumptions);
   if (high?.isConstant) return { expr: Linear.constant(high.constant - offset + 1), divisor: 1 };
-  return parametricCount(knl, iname, domainOf(knl, [iname]), offset);
-}
-
-function groupCount(knl: LoopKernel, iname: string, domain: BasicSet, offset: number): HardwareIname['count'] {
   return parametricCount(knl, iname, domain, offset);
 }
 
 /**
- * `floor(up / d) - offset + 1` for an upper bound `up / d` of the iname in the parameters:
- * any upper bound is a valid size, so one without a division is preferred. A bound that reads
- * a temporary is known only while the kernel runs: too late to size the launch.
+ * `floor(up / d) - offset + 1` for an upper bound `up / d` of the iname in the parameters (the
+ * number of groups of a `g.N` iname, the work-items of a parametric `l.N` one): any upper bound
+ * is a valid size, since the domain's other bounds stay guards, so one without a division is
+ * preferred. A bound that reads a temporary is known only while the kernel runs: too late to
+ * size the launch.
  */
 function parametricCount(knl: LoopKernel, iname: string, domain: BasicSet, offset: number): HardwareIname['count'] {
   const tag = tagToString(knl.inameTags.get(iname));
