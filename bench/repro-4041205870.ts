@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/repro-4041205870.ts
  */
-import { generateCode, run } from '@loom/core';
+import { generateCode, requireConstantLocalSize, run } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
 import type { OpenCLDevice } from '@loom/codegen-opencl';
 import { isPocl } from '../packages/codegen-opencl/src/pocl-barrier-guard.ts';
@@ -48,7 +48,12 @@ for (const device of testDevices()) {
   const program = context.buildProgram(code.code, []);
   const cBuffer = context.createBufferFrom(c);
   const outBuffer = context.createBufferFrom(new Float32Array(2 * n).fill(Number.NaN));
-  const local = [...kernel.grid.localSize]; // one work-group: the tree is the only parallel axis
+  // one work-group: the tree is the only parallel axis
+  const local = requireConstantLocalSize(
+    kernel.name,
+    kernel.grid.localSize,
+    'this repro launches its one group by hand',
+  );
   context.launch(
     program,
     kernel.entryPoint,

@@ -103,7 +103,9 @@ console.log(
 knl = splitIname(fill('n>=0'), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
 show('parallel fill', knl);
 const grid = getGridSizeUpperBounds(addDtypes(knl, { a: 'float32' }));
-console.log(`groups: (${grid.groups.map(printExpr).join(', ')}), work-group: (${grid.local.join(', ')})`);
+console.log(
+  `groups: (${grid.groups.map(printExpr).join(', ')}), work-group: (${grid.local.map(printExpr).join(', ')})`,
+);
 await check('parallel fill', knl, { a: x }, zeros, 'a');
 
 // Temporaries in local memory, with the barrier loopy inserts

@@ -12,6 +12,7 @@ import {
   type KernelFunction,
   type KernelParam,
   type Stmt,
+  requireConstantLocalSize,
 } from '@loom/core';
 import { cpuDevice, erf, jsTarget } from '@loom/codegen-js';
 
@@ -41,7 +42,7 @@ function kernel(spec: KernelSpec): KernelFunction {
     name: spec.name ?? 'knl',
     params,
     body: { kind: 'block', body: spec.body },
-    localSize: spec.localSize ?? [1],
+    localSize: (spec.localSize ?? [1]).map(int),
     groupCount: [int(1)],
     types,
   };
@@ -97,7 +98,13 @@ async function launch(
       ? { kind: 'value' as const, dtype: p.dtype, value: args[p.name] as number | bigint }
       : { kind: 'buffer' as const, buffer: buffers.get(p.name)! },
   );
-  await device.launch(compiled, code.kernels[0], launchArgs, grid.groups ?? [1], grid.local ?? k.localSize);
+  await device.launch(
+    compiled,
+    code.kernels[0],
+    launchArgs,
+    grid.groups ?? [1],
+    grid.local ?? requireConstantLocalSize(k.name, k.localSize, 'the test launches by hand'),
+  );
   const out: Record<string, HostArray> = {};
   for (const [name, buffer] of buffers) {
     const given = args[name] as HostArray;

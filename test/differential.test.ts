@@ -58,11 +58,24 @@ const OLDER: readonly Feature[] = [
   'dependentDomains',
   'globalFootprints',
   'complexPowers',
+  'parametricWorkGroups',
   ...LAYOUTS,
 ];
 
+/**
+ * The samples of issue 27's earlier steps (global footprints, complex powers) leave out the
+ * parametric work-groups (sampled by their own test): their seeds keep the chains they were chosen for.
+ */
+const BEFORE_PARAMETRIC_WORK_GROUPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups'];
+
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
-const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', 'complexPowers', ...LAYOUTS];
+const ISSUE_24: readonly Feature[] = [
+  ...EXCLUDED,
+  'globalFootprints',
+  'complexPowers',
+  'parametricWorkGroups',
+  ...LAYOUTS,
+];
 
 /*
  * Not excluded here but per device: WebGPU is never held to float specials. WGSL lets
@@ -337,13 +350,14 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
   // size the parameters give in global memory
   const parametric = (p: Pick<CaseResult, 'chain'>) =>
     p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
+  const features = BEFORE_PARAMETRIC_WORK_GROUPS;
   const seeds: number[] = [];
   for (let seed = 9000; seeds.length < 3 && seed < 10_000; seed++) {
-    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(features).without(limitsOf(d))));
     if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && Object.keys(p.kcase.params).length > 0))
       seeds.push(seed);
   }
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), features);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => parametric(r) && agreedOn(r, device.name)),
@@ -351,18 +365,39 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
     );
 });
 
+test("every device: issue 27's parametric work-groups (an l.N axis over n, sized at launch) agree with the untransformed kernel at several sizes", async () => {
+  // the first seeds from 11000 whose chain (as each device gets it) tagged an axis sized at
+  // launch; their cases run at their own n and m, so the sample covers several work-group sizes
+  const parametric = (p: Pick<CaseResult, 'chain'>) =>
+    p.chain?.steps.some((s) => s.feature === 'parametricWorkGroups') ?? false;
+  const seeds: number[] = [];
+  for (let seed = 11_000; seeds.length < 4 && seed < 12_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64')) seeds.push(seed);
+  }
+  assert.is(seeds.length, 4, 'too few seeds draw a parametric work-group');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const sizes = new Set(results.filter(parametric).map((r) => JSON.stringify(r.kcase.params)));
+  assert.ok(sizes.size > 1, `the sample ran at one size only: ${[...sizes]}`);
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => parametric(r) && agreedOn(r, device.name)),
+      `${device.name}: no parametric work-group compared (seeds ${seeds})`,
+    );
+});
+
 /** A case's kernel raises a complex value to a power (complexPowers). */
 const usesComplexPower = (r: Pick<CaseResult, 'kcase'>) => usesComplex(r) && r.kcase.instructions.includes('**');
 
 test('every device: random complex kernels with powers (z ** 2, z ** 3) agree with the untransformed kernel', async () => {
-  const features = new FeatureSet(EXCLUDED);
+  const features = new FeatureSet(BEFORE_PARAMETRIC_WORK_GROUPS);
   const seeds: number[] = [];
   for (let seed = 5000; seeds.length < 3 && seed < 6000; seed++) {
     const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
     if (own.every((p) => p && usesComplexPower(p))) seeds.push(seed);
   }
   assert.is(seeds.length, 3, 'too few seeds draw a complex power');
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), BEFORE_PARAMETRIC_WORK_GROUPS);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => usesComplexPower(r) && agreedOn(r, device.name)),

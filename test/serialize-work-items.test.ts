@@ -21,11 +21,23 @@ const assign = (target: string, value: string): Stmt => ({
 });
 const barrier = (comment: string): Stmt => ({ kind: 'barrier', scope: 'local', comment });
 
-function kernelOf(body: readonly Stmt[], localSize: readonly number[], names: readonly string[] = []): KernelFunction {
+function kernelOf(
+  body: readonly Stmt[],
+  localSize: readonly (number | string)[],
+  names: readonly string[] = [],
+): KernelFunction {
   const types = new Map<string, DType>([
     ...['a', 'out', 't', 'acc', 'n', 'k', ...names].map((n): [string, DType] => [n, 'float32']),
   ]);
-  return { name: 'knl', params: [], body: { kind: 'block', body }, localSize, groupCount: [int(1)], types };
+  return {
+    name: 'knl',
+    params: [],
+    body: { kind: 'block', body },
+    // a string is a size known only at launch, in the kernel's value arguments
+    localSize: localSize.map((s) => (typeof s === 'number' ? int(s) : parse(s))),
+    groupCount: [int(1)],
+    types,
+  };
 }
 
 /** The statements as indented pseudo-C, one line each: what a reader compares. */
@@ -65,6 +77,54 @@ test('a barrier cuts the body into regions, each a loop over the work-items', ()
     '  out[lid_0] = t[63 - lid_0]',
   ]);
   assert.is(serialized.types.get('lid_0'), 'int32');
+});
+
+test('a work-group sized at launch: the loops run to its expression in the value arguments', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 't', dtype: 'float32', addressSpace: 'local', length: 64 },
+    assign(`t[${lid(0)}]`, `a[${lid(0)}]`),
+    barrier('for t (use depends on fetch)'),
+    assign(`out[${lid(1)}]`, `t[${lid(0)}]`),
+  ];
+  // n may be 1 at launch: its axis gets a loop all the same
+  const serialized = serializeWorkItems(kernelOf(body, ['n', '(m + 2) // 3']));
+  assert.equal(show(serialized.body), [
+    'local t[64]',
+    'for lid_1 in 0..(m + 2) // 3 - 1',
+    '  for lid_0 in 0..n - 1',
+    '    t[lid_0] = a[lid_0]',
+    'for lid_1 in 0..(m + 2) // 3 - 1',
+    '  for lid_0 in 0..n - 1',
+    '    out[lid_1] = t[lid_0]',
+  ]);
+});
+
+test('a private value kept across a barrier needs a copy per work-item: as many as a launch may have, for a work-group sized at launch', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'private' },
+    assign('acc', `a[${lid(0)}]`),
+    barrier('for t (x depends on y)'),
+    assign(`out[${lid(0)}]`, 'acc'),
+  ];
+  assert.throws(
+    () => serializeWorkItems(kernelOf(body, ['n'])),
+    (e: unknown) =>
+      e instanceof LoomError &&
+      /kernel 'knl': its work-group size is known only at launch \(axis 0: n\), but the private temporary 'acc' must keep a copy per work-item/.test(
+        (e as Error).message,
+      ),
+  );
+  // the target states the most work-items a launch may have (the device checks it at launch)
+  const serialized = serializeWorkItems(kernelOf(body, ['n', 'm']), { maxWorkGroupSize: 1024 });
+  assert.equal(show(serialized.body), [
+    'private acc[1024]',
+    'for lid_1 in 0..m - 1',
+    '  for lid_0 in 0..n - 1',
+    '    acc[lid_0 + n*lid_1] = a[lid_0]',
+    'for lid_1 in 0..m - 1',
+    '  for lid_0 in 0..n - 1',
+    '    out[lid_0] = acc[lid_0 + n*lid_1]',
+  ]);
 });
 
 test('a private value kept across a barrier in a loop gets one copy per work-item; the loop runs once per group', () => {

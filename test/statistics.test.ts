@@ -19,6 +19,7 @@ import {
   run,
   splitIname,
   tagInames,
+  chunkIname,
   type LoopKernel,
 } from '@loom/core';
 import { testDevices } from './support/devices.ts';
@@ -100,6 +101,31 @@ test('counting redundant work multiplies by the sizes of the unused hardware axe
   // w runs once per i per sub-group of its one work-group; redundantly on each of the 3 groups
   assert.is(plain, 10 * 2);
   assert.is(redundant, 10 * 2 * 3);
+});
+
+test('a work-group sized at launch (l.0 over n): ceil(n / subgroupSize) sub-groups per group, and n work-items redundantly', () => {
+  const knl = tagInames(
+    addDtypes(
+      makeKernel('{ [i, j] : 0 <= i < n and 0 <= j < m }', 'out[i] = 2*a[i] {id=w}\nc[i, j] = 3*b[i, j] {id=v}'),
+      { a: 'float32', b: 'float32' },
+    ),
+    { i: 'l.0', j: 'g.0' },
+  );
+  // w runs on every work-item of each of the m groups: per sub-group, ceil(n/4) times per group
+  const per = (options: Parameters<typeof getOpMap>[1]) =>
+    getOpMap(knl, { subgroupSize: 4, within: 'w', ...options }).evalAndSum({ n: 10, m: 20 });
+  assert.is(per({}), Math.ceil(10 / 4));
+  assert.is(per({ countRedundantWork: true }), Math.ceil(10 / 4) * 20);
+  // a chunk of ceil(n/3): not affine, so its sub-groups cannot be counted
+  const chunked = chunkIname(
+    addDtypes(makeKernel('{ [i] : 0 <= i < n }', 'out[i] = 2*a[i]'), { a: 'float32' }),
+    'i',
+    3,
+    {
+      innerTag: 'l.0',
+    },
+  );
+  refuses(() => getOpMap(chunked, { subgroupSize: 4 }).evalAndSum({ n: 10 }), /known only at launch and is not affine/);
 });
 
 test('footprints: what is read and written, each element once; a non-affine index is an error unless ignored', () => {

@@ -212,7 +212,7 @@ function kernel(
         name: 'knl',
         params,
         body: { kind: 'block', body },
-        localSize,
+        localSize: localSize.map(int),
         groupCount: [variable('groups')],
         types: new Map(Object.entries(types)),
       },

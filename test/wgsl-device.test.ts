@@ -16,6 +16,7 @@ import {
   makeKernel,
   prioritizeLoops,
   programCode,
+  requireConstantLocalSize,
   run,
   valueArg,
   type Device,
@@ -414,7 +415,13 @@ if (device) {
         launchArgs.push({ kind: 'buffer', buffer: array.buffer });
       }
     }
-    await device!.launch(compiled, code.kernels[0], launchArgs, groups, kernel.localSize);
+    await device!.launch(
+      compiled,
+      code.kernels[0],
+      launchArgs,
+      groups,
+      requireConstantLocalSize(kernel.name, kernel.localSize, 'the test launches by hand'),
+    );
     const out: Record<string, Numbers> = {};
     for (const name of read) out[name] = (await buffers.get(name)!.toHost()) as Numbers;
     for (const b of buffers.values()) b.release();
@@ -433,7 +440,7 @@ if (device) {
           name: 'knl',
           params,
           body: { kind: 'block', body },
-          localSize,
+          localSize: localSize.map(int),
           groupCount: [variable('groups')],
           types: new Map(Object.entries(types)),
         },
@@ -660,7 +667,7 @@ if (device) {
                 },
               ],
             },
-            localSize: [1],
+            localSize: [int(1)],
             groupCount: counts.map((_, axis) => variable(`g${axis}`)),
             types: new Map(params.map((p) => [p.name, 'int32' as DType])),
           },

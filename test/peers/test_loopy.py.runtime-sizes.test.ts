@@ -52,14 +52,7 @@ for (const device of testDevices()) {
   test(`${device.name}: test_empty_domain`, async () => {
     for (const tag of ['for', 'l.0', 'g.0', 'fixed'] as const) {
       let knl = makeKernel('{[i,j]: 0 <= i < n}', 'for i\n  c = 1\nend');
-      if (tag === 'l.0') {
-        // loopy sizes the work-group from n at launch; Loom fixes it when the code is generated
-        throwsLoom(
-          () => generateCode(tagInames(knl, { i: 'l.0' }), device.target),
-          /'i' is tagged l.0, but its length \(n\) is not a constant/,
-        );
-        continue;
-      }
+      // l.0: the work-group is n work-items, sized at launch as loopy does; n = 0 launches nothing
       const args: Record<string, number | Int32Array> = {};
       if (tag === 'fixed') knl = fixParameters(knl, { n: 0 });
       else {
@@ -82,12 +75,13 @@ for (const device of testDevices()) {
       );
     for (const fix of [true, false]) {
       for (const n of [130, 2, 3, 7]) {
-        // a chunk's length is ceil(n/3) or floor(n/3): a work-group size only once n is fixed
-        let knl = chunkIname(chunkKernel(), 'i', 3, fix ? { innerTag: 'l.0' } : { outerTag: 'g.0' });
+        // a chunk is ceil(n/3) work-items: fixed with n, else sized when the kernel is launched
+        let knl = chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' });
         knl = prioritizeLoops(knl, 'i_outer, i_inner');
         if (fix) knl = fixParameters(knl, { n });
         const a = randomFloat32(n, n);
         const { out } = await run(knl, device, fix ? { a } : { a, n });
+        // as auto_test_vs_ref: against the kernel run sequentially (here, plain JavaScript)
         assertClose(
           out as Float32Array,
           Array.from(a, (x) => 2 * x),
@@ -97,9 +91,25 @@ for (const device of testDevices()) {
         );
       }
     }
-    throwsLoom(
-      () => generateCode(chunkIname(chunkKernel(), 'i', 3, { innerTag: 'l.0' }), device.target),
-      /'i_inner' is tagged l\.0, but its length .* is not a constant/,
+  });
+
+  test(`${device.name}: test_chunk_iname (the work-group size beyond the device's, refused at launch)`, async () => {
+    let knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      'out[i] = 2*a[i]',
+      [globalArg('out', { dtype: 'float32' }), globalArg('a', { dtype: 'float32' }), '...'],
+      { assumptions: 'n>0' },
+    );
+    knl = chunkIname(knl, 'i', 3, { innerTag: 'l.0' });
+    const n = 3 * device.limits.maxWorkGroupSizes[0] + 3;
+    const refused = await run(knl, device, { a: new Float32Array(n), n }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(refused instanceof LoomError, String(refused));
+    assert.match(
+      (refused as Error).message,
+      /work-group has \d+ work-items along axis 0 \(x\) \(\(n \+ 2\) \/\/ 3 at this launch\)/,
     );
   });
 }

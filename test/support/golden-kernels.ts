@@ -351,7 +351,8 @@ function pointwiseExample(): GoldenKernel[] {
 /**
  * Not from the examples: what code generation does beyond them and the run-time side relies
  * on — `sep` axes (one device array per index), `vec` axes and a `vec` loop (one vector
- * statement), names a target reserves, the bounds-check flag buffer, and float16 arithmetic.
+ * statement), names a target reserves, the bounds-check flag buffer, float16 arithmetic, and
+ * a work-group sized at launch (`l.0` over n: no reqd_work_group_size, WGSL's `override`).
  */
 function features(): GoldenKernel[] {
   const separate = makeKernel(
@@ -373,6 +374,10 @@ function features(): GoldenKernel[] {
       k: 'vec',
     },
   );
+  const parametric = tagInames(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[j, i] = 2*a[j, i]'), {
+    i: 'l.0',
+    j: 'g.0',
+  });
   const half = makeKernel('{ [i]: 0<=i<n }', ['<> t = a[i] * b[i] + 1', 'out[i] = sqrt(t) + a[i] // b[i]']);
   const reserved = makeKernel(
     '{[int]:0<=int<n}',
@@ -411,5 +416,6 @@ function features(): GoldenKernel[] {
     { id: 'features/gather-checked', kernel: gather, options: { checkBounds: true } },
     { id: 'features/vec-loop', kernel: typed(vectorLoop, { a: 'float32', b: 'float32' }) },
     { id: 'features/float16', kernel: typed(half, { a: 'float16', b: 'float16' }) },
+    { id: 'features/parametric-work-group', kernel: typed(parametric, { a: 'float32' }) },
   ];
 }

@@ -14,8 +14,11 @@
 import {
   byteSize,
   checkOptionKeys,
+  COMMON_LIMITS,
   LoomError,
   optionKeys,
+  printLocalSize,
+  type Expr,
   serializeWorkItems,
   mapStmts,
   statementsOfKind,
@@ -78,7 +81,10 @@ export function generateC(program: ProgramAst): string {
 }
 
 function spellC(program: ProgramAst): TargetOutput<CExtra> {
-  const kernels = program.kernels.map((k) => serializeWorkItems(withoutVectorArrays(k)));
+  // a work-group sized at launch has at most the C device's work-items (checked at each launch)
+  const kernels = program.kernels.map((k) =>
+    serializeWorkItems(withoutVectorArrays(k), { maxWorkGroupSize: COMMON_LIMITS.maxWorkGroupSize }),
+  );
   // float16 is stored as its bits and computed in float (half-storage.ts)
   const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
   const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));
@@ -108,10 +114,10 @@ function groupStackBytes(k: KernelFunction): number {
 }
 
 /** Refuses a kernel whose work-group would not fit the stack of the thread that runs it. */
-export function checkGroupStack(name: string, localSize: readonly number[], bytes: number): void {
+export function checkGroupStack(name: string, localSize: readonly Expr[], bytes: number): void {
   if (bytes > MAX_GROUP_STACK_BYTES) {
     throw new LoomError(
-      `kernel '${name}': one work-group of ${localSize.join(' x ')} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
+      `kernel '${name}': one work-group of ${printLocalSize(localSize)} work-items needs ${bytes} bytes of arrays on the C device (local memory, and a copy of ` +
         `each private array kept across a barrier for every work-item), more than the ${MAX_GROUP_STACK_BYTES} a thread's stack is given: use smaller work-groups or fewer private values`,
     );
   }

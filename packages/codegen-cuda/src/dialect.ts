@@ -6,7 +6,7 @@
  * int`, `long long`), `f`-suffixed float32 math functions, `float4` vectors assembled with
  * `make_float4` and read with `.x`, float16 as `__half` storage, `atomicAdd`/`atomicCAS`.
  */
-import { LoomError, type DType } from '@loom/core';
+import { constantLocalSize, LoomError, type DType } from '@loom/core';
 import { KEEP_ROLLED, type CDialect, type ProgramFacts, type VectorSpelling } from '@loom/codegen-cfamily';
 import { cudaAtomic } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
@@ -70,7 +70,10 @@ export const cudaDialect: CDialect = {
   // barrier(CLK_GLOBAL_MEM_FENCE) promises no more (work-groups still do not see each other)
   barrier: (_scope, comment) => `__syncthreads()${comment ? ` /* ${comment} */` : ''};`,
   kernelDeclaration: (k, params) => {
-    const threads = k.localSize.reduce((a, b) => a * b, 1);
+    const constant = constantLocalSize(k.localSize);
+    // a block size known only at launch (`l.0` over `0 <= i < n`) bounds nothing the compiler could use
+    if (!constant) return `extern "C" __global__ void ${k.name}(${params.join(', ')})`;
+    const threads = constant.reduce((a, b) => a * b, 1);
     return `extern "C" __global__ void __launch_bounds__(${threads}) ${k.name}(${params.join(', ')})`;
   },
   // CUDA's __constant__ is a variable's space, not a pointer's: a constant argument is a const pointer

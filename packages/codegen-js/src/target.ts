@@ -123,7 +123,7 @@ class KernelPrinter {
     ];
     const groups = k.groupCount.map(printExpr).join(', ');
     this.line(
-      `// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.join(', ')})`,
+      `// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.map(printExpr).join(', ')})`,
     );
     this.line(`function${this.layout.barriers > 0 ? '*' : ''} ${this.layout.jsName}(${params.join(', ')}) {`);
     this.nested(() => this.body(k.body));

@@ -6,7 +6,7 @@
  * `vload3`), half storage through `vload_half`, built-in and compare-and-swap atomics, and
  * the pragmas for fp64, atomics and FP_CONTRACT.
  */
-import { nameTable, type DType } from '@loom/core';
+import { constantLocalSize, nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
 import { openclAtomic } from './atomics.ts';
@@ -35,7 +35,10 @@ export const openclDialect: CDialect = {
   barrier: (scope, comment) =>
     `barrier(${scope === 'local' ? 'CLK_LOCAL_MEM_FENCE' : 'CLK_GLOBAL_MEM_FENCE'})${comment ? ` /* ${comment} */` : ''};`,
   kernelDeclaration: (k, params) => {
-    const size = [...k.localSize, 1, 1, 1].slice(0, 3).join(', ');
+    const constant = constantLocalSize(k.localSize);
+    // a work-group size known only at launch (`l.0` over `0 <= i < n`) is the launch's alone, as loopy prints it
+    if (!constant) return `__kernel void ${k.name}(${params.join(', ')})`;
+    const size = [...constant, 1, 1, 1].slice(0, 3).join(', ');
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
   arrayParameter: (p, type) =>

@@ -301,13 +301,14 @@ class WgpuDevice implements WebGPUDevice {
     kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
+    localSize: readonly number[],
   ): Promise<void> {
     try {
       this.checkAlive();
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.launcher.launch(compiled, kernel, args, groupCount);
+    return this.launcher.launch(compiled, kernel, args, groupCount, localSize);
   }
 
   release(buffer: DeviceBuffer): void {

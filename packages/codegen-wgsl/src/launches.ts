@@ -44,6 +44,8 @@ interface ShapeCache {
 interface Recorded {
   readonly compiled: WgslProgram;
   readonly groupCount: readonly number[];
+  /** The work-group size (a pipeline's, for a kernel sized at launch). */
+  readonly localSize: readonly number[];
   /** Per parameter: the native buffer and binding size, or the value. */
   readonly args: readonly (
     | { readonly native: GPUBuffer; readonly size: number }
@@ -86,14 +88,15 @@ export class Launcher {
     kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
+    localSize: readonly number[],
   ): Promise<void> {
     const recent = this.recorded(kernel);
-    const known = recent.find((r) => replays(r, compiled, args, groupCount));
+    const known = recent.find((r) => replays(r, compiled, args, groupCount, localSize));
     if (known) {
       this.replay(known);
       return;
     }
-    const recorded = await this.encode(compiled, kernel, args, groupCount);
+    const recorded = await this.encode(compiled, kernel, args, groupCount, localSize);
     if (!recorded) return;
     recent.unshift(recorded);
     if (recent.length > RECORDED_PER_KERNEL) recent.pop();
@@ -133,10 +136,14 @@ export class Launcher {
     kernel: DeviceKernel,
     args: readonly LaunchArgument[],
     groupCount: readonly number[],
+    localSize: readonly number[],
   ): Promise<Recorded | undefined> {
-    const dispatch = planDispatch(kernel.name, groupCount, kernel.grid.localSize, this.limits);
+    const dispatch = planDispatch(kernel.name, groupCount, localSize, this.limits);
     const variant = compiled.variantNow(dispatch.folded) ?? (await compiled.variant(dispatch.folded));
-    const entry = variant.kernels.get(kernel.name);
+    // a kernel sized at launch has a pipeline per work-group size (program.ts)
+    const entry = variant.module.localSizeOverrides.has(kernel.name)
+      ? (variant.sizedNow(kernel.name, localSize) ?? (await variant.sized(kernel.name, localSize)))
+      : variant.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
 
     const buffers = new Map<string, { wrapper: GpuBuffer; native: GPUBuffer }>();
@@ -170,7 +177,7 @@ export class Launcher {
         ? { value: a.value }
         : { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
     });
-    return { ...recorded, compiled, groupCount: [...groupCount], args: kept };
+    return { ...recorded, compiled, groupCount: [...groupCount], localSize: [...localSize], args: kept };
   }
 
   private encodeChecked(
@@ -181,7 +188,7 @@ export class Launcher {
     groupCount: readonly number[],
     dispatch: readonly [number, number, number],
     shape: string,
-  ): Omit<Recorded, 'compiled' | 'groupCount' | 'args'> | undefined {
+  ): Omit<Recorded, 'compiled' | 'groupCount' | 'localSize' | 'args'> | undefined {
     const device = this.device;
     const encoder = device.createCommandEncoder();
     const entries: GPUBindGroupEntry[] = [];
@@ -354,11 +361,13 @@ function replays(
   compiled: WgslProgram,
   args: readonly LaunchArgument[],
   groupCount: readonly number[],
+  localSize: readonly number[],
 ): boolean {
   if (
     r.compiled !== compiled ||
     r.shape.dropped ||
     !sameNumbers(r.groupCount, groupCount) ||
+    !sameNumbers(r.localSize, localSize) ||
     r.args.length !== args.length
   )
     return false;

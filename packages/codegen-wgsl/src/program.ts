@@ -1,10 +1,11 @@
 /**
  * A compiled WGSL program: its shader module and one compute pipeline per kernel, bound as
  * the module's layout says. A program whose grid must be folded (`limits.ts`) gets a second
- * variant the first time it is launched so.
+ * variant the first time it is launched so. A kernel whose work-group size is known only at
+ * launch gets a pipeline per size, its `override` constants set to it (kept, a few per kernel).
  */
 /// <reference types="@webgpu/types" preserve="true" />
-import { LoomError, type GeneratedCode } from '@loom/core';
+import { LoomError, LruCache, type DeviceKernel, type GeneratedCode } from '@loom/core';
 import type { StorageBinding } from './bindings.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
 import type { WgslExtra, WgslModule } from './target.ts';
@@ -26,8 +27,16 @@ export interface KernelPipeline {
 
 export interface Variant {
   readonly module: WgslModule;
+  /** The pipelines of the kernels whose work-group size the code fixes. */
   readonly kernels: ReadonlyMap<string, KernelPipeline>;
+  /** The pipeline of a kernel whose work-group size is known only at launch, for the launch's size. */
+  sized(kernel: string, localSize: readonly number[]): Promise<KernelPipeline>;
+  /** That pipeline, if it is made already. */
+  sizedNow(kernel: string, localSize: readonly number[]): KernelPipeline | undefined;
 }
+
+/** Pipelines kept per variant for work-group sizes known only at launch (a few sizes per kernel are usual). */
+const SIZED_PIPELINES = 16;
 
 /** A compiled program: its plain variant, and the folded-grid one when a launch needs it. */
 export class WgslProgram {
@@ -78,37 +87,77 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
       throw compilationError(`kernel ${kernelNames}`, module.code, info.messages);
     return shader;
   });
+  const make = (k: DeviceKernel, constants?: Record<string, number>) =>
+    makePipeline(device, shader, module, k, foldedGrid, constants);
   const kernels = new Map<string, KernelPipeline>();
-  for (const k of code.kernels) {
-    const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
-    const usesUniform =
-      module.layout.uniform !== undefined &&
-      (k.parameters.some((p) => p.kind === 'value' || p.kind === 'host-loop') ||
-        storage.some((s) => s.pool) ||
-        foldedGrid);
-    const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
-      binding: s.binding,
-      visibility: SHADER_STAGE_COMPUTE,
-      buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
-    }));
-    if (usesUniform)
-      entries.push({
-        binding: module.layout.uniform!.binding,
-        visibility: SHADER_STAGE_COMPUTE,
-        buffer: { type: 'uniform' },
-      });
-    const pipeline = await withErrorScopes(device, `creating the pipeline of kernel '${k.name}'`, async () => {
-      const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries })] });
-      try {
-        return await device.createComputePipelineAsync({
-          layout,
-          compute: { module: shader, entryPoint: module.entryPoints.get(k.name)! },
+  for (const k of code.kernels) if (!module.localSizeOverrides.has(k.name)) kernels.set(k.name, await make(k));
+
+  const sized = new LruCache<string, Promise<KernelPipeline>>(SIZED_PIPELINES);
+  const made = new LruCache<string, KernelPipeline>(SIZED_PIPELINES);
+  const key = (kernel: string, localSize: readonly number[]) => `${kernel}|${localSize.join(',')}`;
+  return {
+    module,
+    kernels,
+    sizedNow: (kernel, localSize) => made.get(key(kernel, localSize)),
+    sized(kernel, localSize) {
+      const at = key(kernel, localSize);
+      let p = sized.get(at);
+      if (!p) {
+        const k = code.kernels.find((x) => x.name === kernel);
+        const overrides = module.localSizeOverrides.get(kernel);
+        if (!k || !overrides) throw new LoomError(`the compiled program has no kernel '${kernel}' sized at launch`);
+        const constants: Record<string, number> = {};
+        overrides.forEach((name, axis) => {
+          if (name !== undefined) constants[name] = localSize[axis] ?? 1;
         });
-      } catch (e) {
-        throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
+        p = make(k, constants);
+        sized.set(at, p);
+        p.then(
+          (pipeline) => made.set(at, pipeline),
+          () => sized.delete(at),
+        );
       }
+      return p;
+    },
+  };
+}
+
+/** The compute pipeline of kernel `k`, with its `override` constants set where it has some. */
+async function makePipeline(
+  device: GPUDevice,
+  shader: GPUShaderModule,
+  module: WgslModule,
+  k: DeviceKernel,
+  foldedGrid: boolean,
+  constants?: Record<string, number>,
+): Promise<KernelPipeline> {
+  const storage = module.layout.storage.filter((s) => s.arrays.some((a) => k.parameters.some((p) => p.name === a)));
+  const usesUniform =
+    module.layout.uniform !== undefined &&
+    (k.parameters.some((p) => p.kind === 'value' || p.kind === 'host-loop') ||
+      storage.some((s) => s.pool) ||
+      foldedGrid);
+  const entries: GPUBindGroupLayoutEntry[] = storage.map((s) => ({
+    binding: s.binding,
+    visibility: SHADER_STAGE_COMPUTE,
+    buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
+  }));
+  if (usesUniform)
+    entries.push({
+      binding: module.layout.uniform!.binding,
+      visibility: SHADER_STAGE_COMPUTE,
+      buffer: { type: 'uniform' },
     });
-    kernels.set(k.name, { id: nextPipelineId++, pipeline, storage, usesUniform });
-  }
-  return { module, kernels };
+  const pipeline = await withErrorScopes(device, `creating the pipeline of kernel '${k.name}'`, async () => {
+    const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries })] });
+    try {
+      return await device.createComputePipelineAsync({
+        layout,
+        compute: { module: shader, entryPoint: module.entryPoints.get(k.name)!, ...(constants ? { constants } : {}) },
+      });
+    } catch (e) {
+      throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
+    }
+  });
+  return { id: nextPipelineId++, pipeline, storage, usesUniform };
 }

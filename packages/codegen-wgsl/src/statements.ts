@@ -64,6 +64,8 @@ export interface KernelContext {
   ): { readonly name: string; readonly signature: FunctionSignature };
   /** The grid is folded into the dispatch (`limits.ts`): group ids are recovered from a linear index. */
   readonly foldedGrid: boolean;
+  /** Per axis, the `override` constant of a work-group size known only at launch (target.ts). */
+  readonly localSizeOverrides?: readonly (string | undefined)[];
 }
 
 export function printKernel(kernel: KernelFunction, entryPoint: string, context: KernelContext): string {
@@ -111,7 +113,14 @@ class KernelPrinter {
     if (groupIds) builtins.push('@builtin(workgroup_id) workgroup_id: vec3<u32>');
     if (this.context.foldedGrid) builtins.push('@builtin(num_workgroups) num_workgroups: vec3<u32>');
     if (this.ids.lid) builtins.push('@builtin(local_invocation_id) local_invocation_id: vec3<u32>');
-    this.line(`@compute @workgroup_size(${k.localSize.join(', ')})`);
+    const sizes = k.localSize.map((s, axis) => {
+      const override = this.context.localSizeOverrides?.[axis];
+      if (override !== undefined) return override;
+      if (s.kind !== 'int')
+        throw new InternalError(`kernel '${k.name}': no override for its work-group size along axis ${axis}`);
+      return String(s.value);
+    });
+    this.line(`@compute @workgroup_size(${sizes.join(', ')})`);
     this.line(`fn ${this.entryPoint}(${builtins.join(', ')}) {`);
     this.nested(() => {
       this.prologue();

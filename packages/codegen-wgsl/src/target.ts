@@ -34,6 +34,7 @@ import {
   type Target,
   type TargetOutput,
   checkOptionKeys,
+  constantLocalSize,
   optionKeys,
 } from '@loom/core';
 import { ArrayAccess } from './arrays.ts';
@@ -68,6 +69,12 @@ export interface WgslModule {
   readonly layout: ModuleLayout;
   /** Each kernel's entry point (its name, unless WGSL reserves it). */
   readonly entryPoints: ReadonlyMap<string, string>;
+  /**
+   * Per kernel whose work-group size is known only at launch: per axis, the pipeline-overridable
+   * constant (`override`) its `@workgroup_size` reads, or undefined for a constant axis. The
+   * device sets them when it makes the pipeline for a launch's sizes.
+   */
+  readonly localSizeOverrides: ReadonlyMap<string, readonly (string | undefined)[]>;
 }
 
 /** What the WebGPU device needs besides the code: where every argument is bound, and the folded-grid variant. */
@@ -145,14 +152,38 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   // a local temporary used by several kernels (saved and reloaded across a global barrier) is declared once
   const workgroupVars = [...new Set(program.kernels.flatMap((k) => workgroupDeclarations(k, names, limits)))];
   const entryNames = new Map(program.kernels.map((k) => [k.name, names.entryPoint(k.name)]));
+  const localSizeOverrides = new Map(
+    program.kernels
+      .filter((k) => !constantLocalSize(k.localSize))
+      .map((k) => {
+        const entry = entryNames.get(k.name)!;
+        return [
+          k.name,
+          k.localSize.map((s, axis) => (s.kind === 'int' ? undefined : names.fresh(`${entry}_local_size_${axis}`))),
+        ];
+      }),
+  );
+  const overrides = [...localSizeOverrides.values()].flatMap((axes) =>
+    axes.flatMap((name) => (name === undefined ? [] : [`override ${name}: u32;`])),
+  );
   const entryPoints = program.kernels.map((k) =>
-    printKernel(k, entryNames.get(k.name)!, { names, layout, arrays, helper, userFunction, foldedGrid }),
+    printKernel(k, entryNames.get(k.name)!, {
+      names,
+      layout,
+      arrays,
+      helper,
+      userFunction,
+      foldedGrid,
+      localSizeOverrides: localSizeOverrides.get(k.name),
+    }),
   );
 
   const sections: string[][] = [];
   if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
   sections.push(arrays.declarations());
   if (workgroupVars.length) sections.push(workgroupVars);
+  // work-group sizes known only at launch: set when the device makes a pipeline for the launch
+  if (overrides.length) sections.push(overrides);
   const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
   if (functions.length) sections.push(functions.join('\n\n').split('\n'));
   sections.push(entryPoints.join('\n\n').split('\n'));
@@ -160,7 +191,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     .filter((s) => s.length)
     .map((s) => s.join('\n'))
     .join('\n\n')}\n`;
-  return { code, layout, entryPoints: entryNames };
+  return { code, layout, entryPoints: entryNames, localSizeOverrides };
 }
 
 function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits): void {
@@ -172,7 +203,9 @@ function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits):
   // a float16 value with no float16 name (`float32(float16(x))`) needs f16 as much
   if (!shaderF16 && usesFloat16(k))
     throw new LoomError(`kernel '${k.name}' computes in float16: ${unsupportedDType('float16', false)}`);
-  checkWorkgroupSize(k.name, k.localSize, limits);
+  // a size known only at launch is checked there, against the device's limits (core's checkGridLimits)
+  const constant = constantLocalSize(k.localSize);
+  if (constant) checkWorkgroupSize(k.name, constant, limits);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   chunkIname,
   duplicateInames,
   fixParameters,
+  getGridSizeUpperBounds,
   joinInames,
   LoomError,
   makeReductionInamesUnique,
@@ -64,6 +65,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'mapDomain',
   'untag',
   'globalFootprints',
+  'parametricWorkGroups',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -250,8 +252,36 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
         addPrefetch(k, array, sweep, options),
       );
     }
+    case 'parametricWorkGroups': {
+      // a work-group of n (or ceil(n/k)) work-items, sized at launch (issue 27); not a reduction
+      // iname: a reduction across work-items needs a constant range (a LoomError)
+      const l = freeAxis(knl, 'local');
+      const candidates = free.filter((n) => !n.startsWith('k'));
+      if (l === undefined || !candidates.length) return undefined;
+      const iname = rng.pick(candidates);
+      const chunks = rng.chance(0.4) ? rng.int(2, 3) : undefined;
+      const s =
+        chunks === undefined
+          ? step(`tagInames(knl, { ${iname}: 'l.${l}' })`, (k) => tagInames(k, { [iname]: `l.${l}` }))
+          : step(`chunkIname(knl, ${q(iname)}, ${chunks}, { innerTag: 'l.${l}' })`, (k) =>
+              chunkIname(k, iname, chunks, { innerTag: `l.${l}` }),
+            );
+      // only where the axis's size is one the launch gives (not one a constant-length iname fixes)
+      return sizedAtLaunch(knl, s, l) ? s : undefined;
+    }
     default:
       return undefined;
+  }
+}
+
+/** Whether `s` applied to `knl` gives local axis `axis` a size known only at launch. */
+function sizedAtLaunch(knl: LoopKernel, s: Step, axis: number): boolean {
+  try {
+    const local = getGridSizeUpperBounds(s.apply(knl)).local[axis];
+    return local !== undefined && local.kind !== 'int';
+  } catch (e) {
+    if (e instanceof LoomError) return false;
+    throw e;
   }
 }
 

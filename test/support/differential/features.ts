@@ -97,6 +97,9 @@ export const FEATURES = {
     "loopy's spellings of a kernel's arguments: one comma-separated string, names with commas, shapes as strings, bare names, no list at all",
   complexValueArguments:
     "complex64 value arguments (loopy's test_axpy), each passed as a number, { re, im } or [re, im]",
+  // sizes known only at run time (issue 27, s8-runtime): drawn as steps of chains.ts
+  parametricWorkGroups:
+    "an l.N tag on an iname of parametric length (i over n, a chunk of ceil(n/k)): a work-group sized at launch, run at each case's n and m",
   // the rest of loopy's public API (issue 27, s7-i27g): drawn in expressions.ts
   complexPowers: 'z ** 2 and z ** 3 on complex values (an integer literal exponent: repeated squaring)',
 } as const;

@@ -92,8 +92,11 @@ export interface KernelFunction {
   readonly params: readonly KernelParam[];
   /** What each work-item runs. */
   readonly body: Stmt;
-  /** Work-group size per axis (all 1 for sequential kernels). */
-  readonly localSize: readonly number[];
+  /**
+   * Work-group size per axis (all 1 for sequential kernels): integer literals, or expressions
+   * in the value arguments evaluated at launch (local-size.ts).
+   */
+  readonly localSize: readonly Expr[];
   /** Number of work-groups per axis, as expressions in the parameters. */
   readonly groupCount: readonly Expr[];
   /** Every name's dtype: arguments, temporaries, inames. */

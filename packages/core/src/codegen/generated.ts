@@ -51,8 +51,8 @@ export interface DeviceKernel {
   readonly grid: {
     /** Work-groups per axis, as expressions in the value arguments. */
     readonly groupCount: readonly Expr[];
-    /** Work-items per work-group, per axis. */
-    readonly localSize: readonly number[];
+    /** Work-items per work-group, per axis: integer literals, or expressions in the value arguments. */
+    readonly localSize: readonly Expr[];
   };
   /** The kernel as the program AST has it. */
   readonly function: KernelFunction;

@@ -7,8 +7,8 @@ import { findGrid } from './hardware.ts';
 export interface GridSizes {
   /** Number of work-groups per axis (expressions in the parameters). */
   readonly groups: readonly Expr[];
-  /** Work-group size per axis. */
-  readonly local: readonly number[];
+  /** Work-group size per axis (expressions in the parameters where they are not constants). */
+  readonly local: readonly Expr[];
 }
 
 /** A kernel's launch sizes per axis: its work-group counts, in its parameters, and its work-group size (loopy's `get_grid_size_upper_bounds`). */

@@ -3,8 +3,13 @@
  * finds, for each such iname, its range (a constant offset plus the work-group size
  * or the number of groups), the launch sizes per axis, and the constraints the
  * hardware guarantees (`0 <= lid(0) < 128`), so guards only check the rest.
+ *
+ * A work-group size, like a number of groups, may be an expression in the parameters
+ * (`l.0` over `0 <= i < n`: n work-items), evaluated when the kernel is launched, as
+ * loopy does; `constantLocalSize` (local-size.ts) gives the numbers where an analysis
+ * needs them before that, and a LoomError otherwise.
  */
-import { LoomError, StaticValueFindingError } from '../errors.ts';
+import { InternalError, LoomError, StaticValueFindingError } from '../errors.ts';
 import { add, binary, call, int, type Expr } from '../expr/nodes.ts';
 import { fromLinear, printExpr } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -18,16 +23,17 @@ export interface HardwareIname {
   readonly axis: number;
   /** The iname's smallest value: iname = offset + id. */
   readonly offset: number;
-  /** Local: the work-group size along the axis. */
-  readonly size?: number;
-  /** Group: the number of groups, as `floor(expr / divisor)` in the parameters. */
-  readonly count?: { readonly expr: Linear; readonly divisor: number };
+  /**
+   * Its number of values, as `floor(expr / divisor)` in the parameters: the number of
+   * groups (group), or of work-items the iname needs along its axis (local).
+   */
+  readonly count: { readonly expr: Linear; readonly divisor: number };
 }
 
 export interface Grid {
   readonly inames: ReadonlyMap<string, HardwareIname>;
-  /** Work-group size per axis (at least one axis). */
-  readonly localSize: readonly number[];
+  /** Work-group size per axis (at least one axis), in the parameters: `int(128)`, or `n` known at launch. */
+  readonly localSize: readonly Expr[];
   /** Number of work-groups per axis, in the parameters. */
   readonly groupCount: readonly Expr[];
   /** What the hardware guarantees about the tagged inames. */
@@ -53,64 +59,92 @@ export function findGrid(knl: LoopKernel, runs?: ReadonlySet<string>): Grid {
       );
     }
     const offset = low.constant;
-    if (tag.kind === 'local') {
-      const high = staticMaxOrUndefined(term, knl.assumptions);
-      if (!high?.isConstant) {
-        throw new LoomError(
-          `'${iname}' is tagged l.${tag.axis}, but its length (${high ? high.sub(offset - 1).toString() : 'a piecewise expression of the parameters'}) is not a constant: work-group sizes are fixed when the code is generated (split '${iname}' and tag the inner part)`,
-        );
-      }
-      inames.set(iname, { iname, kind: 'local', axis: tag.axis, offset, size: high.constant - offset + 1 });
-    } else {
-      const ups = domain.upperBounds(iname, []);
-      if (ups.length === 0) throw new LoomError(`'${iname}' is tagged g.${tag.axis} but has no upper bound`);
-      // any upper bound is a valid count; prefer one without a division
-      const up = ups.find((b) => b.divisor === 1) ?? ups[0];
-      const fromData = up.expr.variables.filter((v) => knl.temporaries.has(v));
-      if (fromData.length) {
-        throw new LoomError(
-          `'${iname}' is tagged g.${tag.axis}, but its bound reads the temporary '${fromData.join("', '")}': the number of work-groups must be known before the kernel runs (pass it as a value argument, or leave '${iname}' a loop)`,
-        );
-      }
-      // count = floor(up/d) - offset + 1 = floor((up + d*(1 - offset)) / d)
-      inames.set(iname, {
-        iname,
-        kind: 'group',
-        axis: tag.axis,
-        offset,
-        count: { expr: up.expr.add(up.divisor * (1 - offset)), divisor: up.divisor },
-      });
-    }
+    const count =
+      tag.kind === 'local' ? localCount(knl, iname, domain, term, offset) : parametricCount(knl, iname, domain, offset);
+    inames.set(iname, { iname, kind: tag.kind, axis: tag.axis, offset, count });
   }
 
-  const localSize = [1, 1, 1];
-  for (const h of inames.values()) if (h.kind === 'local') localSize[h.axis] = Math.max(localSize[h.axis], h.size!);
-  const counts: Expr[][] = [[], [], []];
+  const sizes: { local: Expr[][]; group: Expr[][] } = { local: [[], [], []], group: [[], [], []] };
   const constraints: Constraint[] = [];
-  const groupLimits: { axis: number; constraint: Constraint }[] = [];
+  const limits: { kind: HardwareIname['kind']; axis: number; iname: string; constraint: Constraint }[] = [];
   for (const h of inames.values()) {
     const v = Linear.variable(h.iname);
     constraints.push({ kind: 'ge', expr: v.sub(h.offset) });
-    if (h.kind === 'local') {
-      // the hardware range of the axis; an iname shorter than the axis keeps a guard from its domain
-      constraints.push({ kind: 'ge', expr: Linear.constant(h.offset + localSize[h.axis] - 1).sub(v) });
-    } else {
-      const { expr, divisor } = h.count!;
-      const count = divisor === 1 ? fromLinear(expr) : binary('//', fromLinear(expr), int(divisor));
-      if (!counts[h.axis].some((c) => printExpr(c) === printExpr(count))) counts[h.axis].push(count);
-      groupLimits.push({
-        axis: h.axis,
-        constraint: { kind: 'ge', expr: expr.sub(v.sub(h.offset - 1).scale(divisor)) },
-      });
+    const { expr, divisor } = h.count;
+    const size = divisor === 1 ? fromLinear(expr) : binary('//', fromLinear(expr), int(divisor));
+    const axisSizes = sizes[h.kind][h.axis];
+    if (!axisSizes.some((c) => printExpr(c) === printExpr(size))) axisSizes.push(size);
+    // iname - offset < count, times the divisor: the hardware range of the axis
+    limits.push({
+      kind: h.kind,
+      axis: h.axis,
+      iname: h.iname,
+      constraint: { kind: 'ge', expr: expr.sub(v.sub(h.offset - 1).scale(divisor)) },
+    });
+  }
+  const maxOf = (cs: readonly Expr[]): Expr => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b])));
+  const used = Math.max(1, ...[...inames.values()].map((h) => h.axis + 1));
+  // constant work-group sizes of one axis: the largest (an iname shorter than the axis keeps a guard from its domain)
+  const localSize = sizes.local
+    .slice(0, used)
+    .map((cs) => (cs.every((c) => c.kind === 'int') ? int(Math.max(1, ...cs.map(constantValue))) : maxOf(cs)));
+  for (const { kind, axis, iname, constraint } of limits) {
+    const size = localSize[axis];
+    if (kind === 'local' && size.kind === 'int') {
+      // the hardware range of the axis, whichever iname sizes it
+      const h = inames.get(iname)!;
+      constraints.push({ kind: 'ge', expr: Linear.constant(h.offset + size.value - 1).sub(Linear.variable(iname)) });
+    } else if (sizes[kind][axis].length === 1) {
+      // `iname < count` is guaranteed only when that count alone sizes the axis (no max of several)
+      constraints.push(constraint);
     }
   }
-  // `iname < count` is guaranteed only when that count alone sizes the axis (no max of several)
-  for (const { axis, constraint } of groupLimits) if (counts[axis].length === 1) constraints.push(constraint);
-  const used = Math.max(1, ...[...inames.values()].map((h) => h.axis + 1));
-  const groupCount = counts
-    .slice(0, used)
-    .map((cs) => (cs.length === 0 ? int(1) : cs.reduce((a, b) => call('max', [a, b]))));
-  return { inames, localSize: localSize.slice(0, used), groupCount, constraints };
+  return { inames, localSize, groupCount: sizes.group.slice(0, used).map(maxOf), constraints };
+}
+
+function constantValue(e: Expr): number {
+  if (e.kind !== 'int') throw new InternalError('a constant work-group size is an integer literal');
+  return e.value;
+}
+
+/**
+ * The work-items a local iname needs: its length where that is a constant, else the number
+ * of values up to an upper bound in the parameters (`n`, or `floor((n + 2)/3)` for a chunk
+ * of a third), which the launch evaluates, as loopy sets the work-group size at launch.
+ */
+function localCount(
+  knl: LoopKernel,
+  iname: string,
+  domain: BasicSet,
+  term: Parameters<typeof staticMax>[0],
+  offset: number,
+): HardwareIname['count'] {
+  const high = staticMaxOrUndefined(term, knl.assumptions);
+  if (high?.isConstant) return { expr: Linear.constant(high.constant - offset + 1), divisor: 1 };
+  return parametricCount(knl, iname, domain, offset);
+}
+
+/**
+ * `floor(up / d) - offset + 1` for an upper bound `up / d` of the iname in the parameters (the
+ * number of groups of a `g.N` iname, the work-items of a parametric `l.N` one): any upper bound
+ * is a valid size, since the domain's other bounds stay guards, so one without a division is
+ * preferred. A bound that reads a temporary is known only while the kernel runs: too late to
+ * size the launch.
+ */
+function parametricCount(knl: LoopKernel, iname: string, domain: BasicSet, offset: number): HardwareIname['count'] {
+  const tag = tagToString(knl.inameTags.get(iname));
+  const ups = domain.upperBounds(iname, []);
+  if (ups.length === 0) throw new LoomError(`'${iname}' is tagged ${tag} but has no upper bound`);
+  const up = ups.find((b) => b.divisor === 1) ?? ups[0];
+  const fromData = up.expr.variables.filter((v) => knl.temporaries.has(v));
+  if (fromData.length) {
+    const what = knl.inameTags.get(iname)?.kind === 'local' ? 'the work-group size' : 'the number of work-groups';
+    throw new LoomError(
+      `'${iname}' is tagged ${tag}, but its bound reads the temporary '${fromData.join("', '")}': ${what} must be known before the kernel runs (pass it as a value argument, or leave '${iname}' a loop)`,
+    );
+  }
+  // count = floor(up/d) - offset + 1 = floor((up + d*(1 - offset)) / d)
+  return { expr: up.expr.add(up.divisor * (1 - offset)), divisor: up.divisor };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { printExpr } from '../expr/index.ts';
 import type { HostStep } from './ast.ts';
 import type { DeviceKernel } from './generated.ts';
+import { printLocalSize } from './local-size.ts';
 
 export function printHostProgram(kernels: readonly DeviceKernel[], steps: readonly HostStep[]): string {
   const lines: string[] = [];
@@ -22,7 +23,7 @@ export function printHostProgram(kernels: readonly DeviceKernel[], steps: readon
       const k = kernels[h.kernel];
       const groups = k.grid.groupCount.map(printExpr).join(', ');
       lines.push(
-        `${indent}${k.entryPoint}(${k.parameters.map((p) => p.name).join(', ')});  // ${groups} groups of ${k.grid.localSize.join(' x ')}`,
+        `${indent}${k.entryPoint}(${k.parameters.map((p) => p.name).join(', ')});  // ${groups} groups of ${printLocalSize(k.grid.localSize)}`,
       );
     }
   };

@@ -24,10 +24,11 @@
  * barrier with mem_kind=global fences global memory): either ends a region.
  */
 import { LoomError, InternalError, unreachable } from '../errors.ts';
-import { add, int, mul, subscript, variable, type Expr } from '../expr/nodes.ts';
+import { add, int, mul, sub, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { simplify } from '../expr/simplify.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
+import { constantLocalSize, requireConstantLocalSize } from './local-size.ts';
 import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
 
 /** A statement of the serialized group: a region the work-items run in turn, or a loop or guard around regions. */
@@ -43,9 +44,17 @@ type Declaration = Extract<Stmt, { kind: 'declare' }>;
  * the module comment): no `lid(N)` and no barrier is left in it. Each local axis of more than
  * one work-item becomes a loop counter (`lid_0`, renamed where a kernel name takes it), in
  * `types` as int32; every declaration moves to the top of the body. `localSize` stays: it is
- * the group's shape the loops run over.
+ * the group's shape the loops run over, and where it is known only at launch (`n`), the loops
+ * run to that expression of the kernel's value arguments.
+ *
+ * `maxWorkGroupSize`: the most work-items a launch may have (the device checks it at launch).
+ * A private value kept across a barrier then gets that many copies where the group's size is
+ * known only at launch; without it, such a kernel is a LoomError.
  */
-export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
+export function serializeWorkItems(
+  kernel: KernelFunction,
+  options: { readonly maxWorkGroupSize?: number } = {},
+): KernelFunction {
   const declarations: Declaration[] = [];
   const body = withoutDeclarations(kernel.body, declarations);
   const privates = new Set(
@@ -53,11 +62,26 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   );
   const group = splitAtBarriers(statementsOf(body), privates, false);
 
-  const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? 1);
+  const sizes = [0, 1, 2].map((axis) => kernel.localSize[axis] ?? int(1));
   const taken = new Set([...kernel.types.keys(), ...kernel.params.map((p) => p.name), kernel.name]);
-  const counters = sizes.map((size, axis) => (size > 1 ? freshName(`lid_${axis}`, taken) : undefined));
-  const items = sizes.reduce((a, b) => a * b, 1);
+  // a parametric size may be 1 at launch: its loop then runs once
+  const counters = sizes.map((size, axis) =>
+    size.kind !== 'int' || size.value > 1 ? freshName(`lid_${axis}`, taken) : undefined,
+  );
   const contextual = contextArrays(group, privates);
+  // the copies of private values, one per work-item, are declared arrays of a fixed length:
+  // the group's size, or the most work-items a launch may have where it is known only then
+  const constant = constantLocalSize(sizes);
+  const items =
+    constant?.reduce((a, b) => a * b, 1) ??
+    (contextual.size === 0
+      ? 1
+      : (options.maxWorkGroupSize ??
+        requireConstantLocalSize(
+          kernel.name,
+          sizes,
+          `the private temporar${contextual.size > 1 ? 'ies' : 'y'} '${[...contextual].join("', '")}' must keep a copy per work-item across a barrier, in an array of a length fixed when the code is generated`,
+        ).reduce((a, b) => a * b, 1)));
 
   const rewrite = (e: Expr): Expr =>
     mapExpr(e, (x) => {
@@ -82,7 +106,7 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
     for (const axis of [0, 1, 2]) {
       const counter = counters[axis];
       if (counter !== undefined)
-        s = { kind: 'for', iname: counter, lower: int(0), upper: int(sizes[axis] - 1), body: s };
+        s = { kind: 'for', iname: counter, lower: int(0), upper: lastItem(sizes[axis]), body: s };
     }
     return s;
   };
@@ -107,6 +131,11 @@ export function serializeWorkItems(kernel: KernelFunction): KernelFunction {
   const types = new Map(kernel.types);
   for (const counter of counters) if (counter !== undefined) types.set(counter, 'int32');
   return { ...kernel, body: { kind: 'block', body: [...declared, ...emit(group)] }, types };
+}
+
+/** The last work-item's id along an axis of `size` work-items (the loops' bounds are inclusive). */
+function lastItem(size: Expr): Expr {
+  return size.kind === 'int' ? int(size.value - 1) : sub(size, int(1));
 }
 
 /** Whether `s` holds a barrier anywhere in it. */
@@ -233,12 +262,12 @@ function namesIn(stmts: readonly Stmt[]): Set<string> {
 }
 
 /** The flat number of the work-item within its group: `lid_0 + size0 * (lid_1 + size1 * lid_2)`. */
-function itemIndex(counters: readonly (string | undefined)[], sizes: readonly number[]): Expr {
+function itemIndex(counters: readonly (string | undefined)[], sizes: readonly Expr[]): Expr {
   let index: Expr | undefined;
   for (const axis of [2, 1, 0]) {
     const counter = counters[axis];
     if (counter === undefined) continue;
-    index = index === undefined ? variable(counter) : add(variable(counter), mul(int(sizes[axis]), index));
+    index = index === undefined ? variable(counter) : add(variable(counter), mul(sizes[axis], index));
   }
   return index ?? int(0);
 }

@@ -280,13 +280,16 @@ async function makePlan(
   const launchOf = new Map<number, number>();
   for (const [index, kernel] of code.kernels.entries()) {
     const groupCount = kernel.grid.groupCount.map((g) => size(g, 'the grid size'));
-    if (groupCount.some((g) => g <= 0)) continue;
-    checkGridLimits(kernel.function, groupCount);
+    // a work-group size known only now (`l.0` over `0 <= i < n`), as loopy sets it at launch
+    const localSize = kernel.grid.localSize.map((l) => size(l, 'the work-group size'));
+    // an empty grid, or work-groups of no work-items (n = 0), runs nothing
+    if (groupCount.some((g) => g <= 0) || localSize.some((l) => l <= 0)) continue;
+    checkGridLimits(kernel.function, groupCount, localSize, device.limits, device.name);
     const launchArgs = kernel.parameters.map(
       (p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)),
     );
     launchOf.set(index, launches.length);
-    launches.push({ kernel, args: launchArgs, groupCount, localSize: kernel.grid.localSize });
+    launches.push({ kernel, args: launchArgs, groupCount, localSize });
   }
   const steps = (items: readonly HostStep[]): PlannedStep[] =>
     items.flatMap((h): PlannedStep[] => {

@@ -10,7 +10,8 @@
  *                        fixed by the code, checked when a device compiles it
  *   checkGridLimits      work-items per axis: every index is a 32-bit integer in the
  *                        generated code, so a grid of 2^31 work-items along an axis would
- *                        overflow; checked when a launch is planned
+ *                        overflow; and a work-group size known only at launch (`l.0` over
+ *                        `0 <= i < n`) against the device's: checked when a launch is planned
  *   checkBufferSize      one buffer's bytes, checked when a device allocates
  *
  * The CPU device has no hardware limits of its own; it takes `COMMON_LIMITS`, those of a
@@ -20,6 +21,8 @@ import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { KernelFunction, ProgramAst, Stmt } from '../codegen/ast.ts';
 import { statementsOfKind } from '../codegen/stmt-visit.ts';
+import { constantLocalSize, printLocalSize } from '../codegen/local-size.ts';
+import { printExpr } from '../expr/index.ts';
 
 /** What a device allows: work-group sizes, local and private memory, buffer sizes (checked before code runs). */
 export interface DeviceLimits {
@@ -64,24 +67,13 @@ export function checkProgramLimits(program: ProgramAst, limits: DeviceLimits, de
 function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device: string): void {
   const where = `kernel '${kernel.name}'`;
   const on = `on ${device}`;
-  const size = kernel.localSize;
-  if (size.length > 3)
-    throw new LoomError(`${where}: work-groups have at most 3 axes, not ${size.length} (tag fewer inames 'l.N')`);
-  size.forEach((n, axis) => {
-    if (n > limits.maxWorkGroupSizes[axis]) {
-      throw new LoomError(
-        `${where}: its work-group has ${n} work-items along axis ${axis} (${AXES[axis]}), more than the ${limits.maxWorkGroupSizes[axis]} allowed ${on}; ` +
-          `split the iname tagged 'l.${axis}' (splitIname) and tag the outer part 'g.${axis}'`,
-      );
-    }
-  });
-  const total = size.reduce((a, b) => a * b, 1);
-  if (total > limits.maxWorkGroupSize) {
+  if (kernel.localSize.length > 3)
     throw new LoomError(
-      `${where}: its work-group of ${size.join(' x ')} = ${total} work-items exceeds the maximum work-group size ${on} (${limits.maxWorkGroupSize}); ` +
-        "split an iname tagged 'l.N' (splitIname) and tag the outer part 'g.N'",
+      `${where}: work-groups have at most 3 axes, not ${kernel.localSize.length} (tag fewer inames 'l.N')`,
     );
-  }
+  // a size known only at launch is checked there (checkGridLimits)
+  const size = constantLocalSize(kernel.localSize);
+  if (size) checkWorkGroupSize(kernel, size, limits, device);
   const memory = declaredMemory(kernel.body);
   if (memory.private > limits.maxPrivateMemoryBytes) {
     throw new LoomError(
@@ -94,6 +86,42 @@ function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device:
     throw new LoomError(
       `${where}: its local temporaries (${memory.localNames.join(', ')}) take ${memory.local} bytes per work-group, ` +
         `more than the ${limits.maxLocalMemoryBytes} bytes of local memory ${on}; use smaller tiles (split factors, prefetch footprints)`,
+    );
+  }
+}
+
+/**
+ * Refuses a work-group of `size` work-items (the code's constant sizes, or those a launch
+ * evaluated) past the device's limits; a parametric axis shows its expression and value.
+ */
+function checkWorkGroupSize(
+  kernel: KernelFunction,
+  size: readonly number[],
+  limits: DeviceLimits,
+  device: string,
+): void {
+  const where = `kernel '${kernel.name}'`;
+  const on = `on ${device}`;
+  const atLaunch = (axis: number) => {
+    const e = kernel.localSize[axis];
+    return e.kind === 'int' ? '' : ` (${printExpr(e)} at this launch)`;
+  };
+  size.forEach((n, axis) => {
+    if (n > limits.maxWorkGroupSizes[axis]) {
+      throw new LoomError(
+        `${where}: its work-group has ${n} work-items along axis ${axis} (${AXES[axis]})${atLaunch(axis)}, more than the ${limits.maxWorkGroupSizes[axis]} allowed ${on}; ` +
+          `split the iname tagged 'l.${axis}' (splitIname) and tag the outer part 'g.${axis}'`,
+      );
+    }
+  });
+  const total = size.reduce((a, b) => a * b, 1);
+  if (total > limits.maxWorkGroupSize) {
+    const parametric = constantLocalSize(kernel.localSize)
+      ? ''
+      : ` (${printLocalSize(kernel.localSize)} at this launch)`;
+    throw new LoomError(
+      `${where}: its work-group of ${size.join(' x ')} = ${total} work-items${parametric} exceeds the maximum work-group size ${on} (${limits.maxWorkGroupSize}); ` +
+        "split an iname tagged 'l.N' (splitIname) and tag the outer part 'g.N'",
     );
   }
 }
@@ -116,11 +144,19 @@ function declaredMemory(body: Stmt): { private: number; local: number; privateNa
 
 /**
  * Refuses a launch whose global index along an axis (group id x work-group size + local id)
- * would not fit the generated code's 32-bit indices. Allocates nothing: it runs per launch.
+ * would not fit the generated code's 32-bit indices, or whose work-group size, known only at
+ * launch, exceeds the device's. Allocates nothing: it runs per launch.
  */
-export function checkGridLimits(kernel: KernelFunction, groupCount: readonly number[]): void {
+export function checkGridLimits(
+  kernel: KernelFunction,
+  groupCount: readonly number[],
+  localSize: readonly number[],
+  limits: DeviceLimits,
+  device: string,
+): void {
+  if (!constantLocalSize(kernel.localSize)) checkWorkGroupSize(kernel, localSize, limits, device);
   for (let axis = 0; axis < groupCount.length; axis++) {
-    const items = groupCount[axis] * (kernel.localSize[axis] ?? 1);
+    const items = groupCount[axis] * (localSize[axis] ?? 1);
     if (items > MAX_INDEX) {
       throw new LoomError(
         `kernel '${kernel.name}': a grid of ${items} work-items along axis ${axis} does not fit the 32-bit indices of the generated code (at most ${MAX_INDEX}); ` +

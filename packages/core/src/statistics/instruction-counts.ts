@@ -14,6 +14,8 @@
  */
 import { LoomError, LoomWarning, reportWarning } from '../errors.ts';
 import { findGrid, type Grid } from '../codegen/hardware.ts';
+import { constantLocalSize, printLocalSize } from '../codegen/local-size.ts';
+import { add, binary, int, mul, type Expr } from '../expr/nodes.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { LruCache } from '../lru.ts';
@@ -82,8 +84,18 @@ export class InstructionCounts {
     const withoutLocal = insn.withinInames.filter((n) => tags.get(n)?.kind !== 'local');
     const perGroup = this.redundant(insn, this.ofInames(withoutLocal), false);
     if (granularity === 'workgroup') return perGroup;
-    const groupSize = this.grid().localSize.reduce((a, b) => a * b, 1);
-    return perGroup.scale(Math.ceil(groupSize / this.subgroupSize()));
+    const local = this.grid().localSize;
+    const constant = constantLocalSize(local);
+    if (constant) return perGroup.scale(Math.ceil(constant.reduce((a, b) => a * b, 1) / this.subgroupSize()));
+    // a work-group sized at launch (`l.0` over n): ceil(size / subgroupSize) sub-groups, as loopy counts them
+    const size = this.subgroupSize();
+    const groupSize = local.reduce((a, b) => mul(a, b));
+    const subgroups = polynomialOf(binary('//', add(groupSize, int(size - 1)), int(size)));
+    if (!subgroups)
+      throw new LoomError(
+        `${this.what}: the work-group size ${printLocalSize(local)} is known only at launch and is not affine in the parameters, so its sub-groups cannot be counted; count per work-item or work-group, or fix the parameters`,
+      );
+    return perGroup.mul(PwQPolynomial.of(subgroups, this.params));
   }
 
   guard(pw: PwQPolynomial): GuardedPwQPolynomial {
@@ -101,18 +113,20 @@ export class InstructionCounts {
       if (tag?.kind === 'local') used.local.add(tag.axis);
     }
     let factor = PwQPolynomial.of(1, this.params);
-    grid.groupCount.forEach((size, axis) => {
-      if (used.group.has(axis)) return;
+    const times = (size: Expr, axis: number, what: string) => {
       const p = polynomialOf(size);
       if (!p)
         throw new LoomError(
-          `${this.what}: the number of work-groups along axis ${axis} (${printExpr(size)}) is not a polynomial in the parameters; count without countRedundantWork`,
+          `${this.what}: the ${what} along axis ${axis} (${printExpr(size)}) is not a polynomial in the parameters; count without countRedundantWork`,
         );
       factor = factor.mul(PwQPolynomial.of(p, this.params));
+    };
+    grid.groupCount.forEach((size, axis) => {
+      if (!used.group.has(axis)) times(size, axis, 'number of work-groups');
     });
     if (withLocal) {
       grid.localSize.forEach((size, axis) => {
-        if (!used.local.has(axis)) factor = factor.mul(PwQPolynomial.of(size, this.params));
+        if (!used.local.has(axis)) times(size, axis, 'work-group size');
       });
     }
     return count.mul(factor);
