@@ -53,6 +53,11 @@ export class DeviceKernelBuilder {
   /** The lane counts of the target's vector types: a `vec` loop of another length is unrolled. */
   private readonly vectorLanes: readonly number[];
   /**
+   * The image arguments the target reads as images (`Target.images`): their accesses keep one
+   * index per axis (the texture's coordinates). On other targets an image is a global array.
+   */
+  private readonly images = new Set<string>();
+  /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
    */
@@ -60,7 +65,7 @@ export class DeviceKernelBuilder {
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[] } = {},
+    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[]; images?: boolean } = {},
   ) {
     this.vectorTypes = options.vectorTypes ?? false;
     this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
@@ -69,6 +74,7 @@ export class DeviceKernelBuilder {
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
     for (const a of knl.args) {
       this.types.set(a.name, a.dtype!);
+      if (a.kind === 'image' && options.images) this.images.add(a.name);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
       const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
       if (a.offset) {
@@ -134,13 +140,17 @@ export class DeviceKernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({
-          name: a.name,
-          dtype: a.dtype!,
-          kind: a.kind,
-          written: written.has(a.name),
-          vectorWidth: this.vectorWidths.get(a.name),
-        })),
+        .map(
+          (a): KernelParam => ({
+            name: a.name,
+            dtype: a.dtype!,
+            // an image the target does not read as one is the global array it was made from
+            kind: a.kind === 'image' ? 'global' : a.kind,
+            written: written.has(a.name),
+            vectorWidth: this.vectorWidths.get(a.name),
+            ...(this.images.has(a.name) ? { image: { shape: a.shape! } } : {}),
+          }),
+        ),
       ...hostInames.map((n) => ({
         name: n,
         dtype: INDEX_DTYPE,
@@ -415,6 +425,8 @@ export class DeviceKernelBuilder {
     if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0)
       return subscript(e.name, [this.offsets.get(e.name) ?? int(0)]);
     if (e.kind !== 'subscript') return e;
+    // an image is read at its coordinates, one per axis (ast.ts)
+    if (this.images.has(e.array)) return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
     if (strides.length !== e.indices.length)
