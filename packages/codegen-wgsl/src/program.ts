@@ -5,7 +5,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import { LoomError, type GeneratedCode } from '@loom/core';
-import type { StorageBinding } from './bindings.ts';
+import type { StorageBinding, TextureBinding } from './bindings.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
 import type { WgslExtra, WgslModule } from './target.ts';
 
@@ -21,6 +21,8 @@ export interface KernelPipeline {
   readonly id: number;
   readonly pipeline: GPUComputePipeline;
   readonly storage: readonly StorageBinding[];
+  /** The image arguments it reads, bound as textures (made from their buffers at each launch). */
+  readonly textures: readonly TextureBinding[];
   readonly usesUniform: boolean;
 }
 
@@ -91,6 +93,16 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
       visibility: SHADER_STAGE_COMPUTE,
       buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
     }));
+    const textures = [...module.layout.textures.values()].filter((t) => k.parameters.some((p) => p.name === t.array));
+    for (const t of textures)
+      entries.push({
+        binding: t.binding,
+        visibility: SHADER_STAGE_COMPUTE,
+        texture: {
+          sampleType: t.texel === 'f32' ? 'unfilterable-float' : t.texel === 'i32' ? 'sint' : 'uint',
+          viewDimension: t.dimensions === 2 ? '2d' : '3d',
+        },
+      });
     if (usesUniform)
       entries.push({
         binding: module.layout.uniform!.binding,
@@ -108,7 +120,7 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
         throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
       }
     });
-    kernels.set(k.name, { id: nextPipelineId++, pipeline, storage, usesUniform });
+    kernels.set(k.name, { id: nextPipelineId++, pipeline, storage, textures, usesUniform });
   }
   return { module, kernels };
 }
