@@ -26,6 +26,7 @@ import {
 import { f32, kernel } from '@loom/dsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
 import { DEFAULT_MATMUL, matmulKernel, type MatmulConfig } from '../../examples/matmul.ts';
+import { imageKernel } from './image-kernels.ts';
 
 export interface GoldenKernel {
   /** A file name stem: `group/name`. */
@@ -351,7 +352,8 @@ function pointwiseExample(): GoldenKernel[] {
 /**
  * Not from the examples: what code generation does beyond them and the run-time side relies
  * on — `sep` axes (one device array per index), `vec` axes and a `vec` loop (one vector
- * statement), names a target reserves, the bounds-check flag buffer, and float16 arithmetic.
+ * statement), names a target reserves, the bounds-check flag buffer, float16 arithmetic, and
+ * image arguments (OpenCL images, WGSL textures, arrays elsewhere, CUDA's refusal).
  */
 function features(): GoldenKernel[] {
   const separate = makeKernel(
@@ -411,5 +413,6 @@ function features(): GoldenKernel[] {
     { id: 'features/gather-checked', kernel: gather, options: { checkBounds: true } },
     { id: 'features/vec-loop', kernel: typed(vectorLoop, { a: 'float32', b: 'float32' }) },
     { id: 'features/float16', kernel: typed(half, { a: 'float16', b: 'float16' }) },
+    { id: 'features/images', kernel: imageKernel() },
   ];
 }

@@ -136,7 +136,8 @@ export class CExpressionPrinter {
 
   /** A read of image `name` at `indices` (one per axis, row-major): its coordinates are the indices reversed (x fastest). */
   private imageRead(name: string, indices: readonly Expr[], t: DType): string {
-    if (!this.dialect.images) throw new InternalError(`'${name}' is an image, which ${this.dialect.language} cannot read`);
+    if (!this.dialect.images)
+      throw new InternalError(`'${name}' is an image, which ${this.dialect.language} cannot read`);
     const coordinates = [...indices].reverse().map((i) => this.print(i, 'int32'));
     return this.dialect.images.read(name, coordinates, t);
   }

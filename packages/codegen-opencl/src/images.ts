@@ -25,7 +25,8 @@ export const openclImages: ImageSpelling = {
     const read = READ_FUNCTIONS[t];
     if (!read) throw new InternalError(`OpenCL C: no image read of ${t} (kernel/images.ts refuses other dtypes)`);
     // a 3D image takes an int4, whose fourth coordinate is unused
-    const vector = coordinates.length === 2 ? `(int2)(${coordinates.join(', ')})` : `(int4)(${coordinates.join(', ')}, 0)`;
+    const vector =
+      coordinates.length === 2 ? `(int2)(${coordinates.join(', ')})` : `(int4)(${coordinates.join(', ')}, 0)`;
     return `${read}(${image}, ${IMAGE_SAMPLER}, ${vector}).x`;
   },
   prologue: [

@@ -240,7 +240,11 @@ export class ExpressionPrinter {
       case 'var':
         return primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
-        if (c.isTexture(e.array)) return c.loadTexel(e.array, [...e.indices].reverse().map((i) => this.index(i)));
+        if (c.isTexture(e.array))
+          return c.loadTexel(
+            e.array,
+            [...e.indices].reverse().map((i) => this.index(i)),
+          );
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
         const vector = this.vectorReference(e);
         if (vector) return vector;

@@ -69,7 +69,14 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
-export { globalArg, valueArg, constantArg, imageArg, type ArgSpec, type ImageArgSpec } from './frontend/argument-specs.ts';
+export {
+  globalArg,
+  valueArg,
+  constantArg,
+  imageArg,
+  type ArgSpec,
+  type ImageArgSpec,
+} from './frontend/argument-specs.ts';
 export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
 export {

@@ -51,7 +51,8 @@ export function imageFromBuffer(
   // cl_image_desc: the type (a cl_uint, padded to 8 bytes), width, height, depth, array size,
   // row and slice pitches (0: none, the image is made empty), mip levels and samples, buffer
   const descriptor = new BigUint64Array(9);
-  new Uint32Array(descriptor.buffer, 0, 1)[0] = arg.extents.length === 2 ? CL.CL_MEM_OBJECT_IMAGE2D : CL.CL_MEM_OBJECT_IMAGE3D;
+  new Uint32Array(descriptor.buffer, 0, 1)[0] =
+    arg.extents.length === 2 ? CL.CL_MEM_OBJECT_IMAGE2D : CL.CL_MEM_OBJECT_IMAGE3D;
   descriptor[1] = BigInt(width);
   descriptor[2] = BigInt(height);
   descriptor[3] = BigInt(arg.extents.length === 3 ? depth : 0);

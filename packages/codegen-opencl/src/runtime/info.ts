@@ -156,7 +156,11 @@ function imageInfo(api: OpenCLApi, device: Handle): Pick<OpenCLDeviceInfo, 'imag
   return {
     images: {
       2: [size(CL.CL_DEVICE_IMAGE2D_MAX_WIDTH), size(CL.CL_DEVICE_IMAGE2D_MAX_HEIGHT)],
-      3: [size(CL.CL_DEVICE_IMAGE3D_MAX_WIDTH), size(CL.CL_DEVICE_IMAGE3D_MAX_HEIGHT), size(CL.CL_DEVICE_IMAGE3D_MAX_DEPTH)],
+      3: [
+        size(CL.CL_DEVICE_IMAGE3D_MAX_WIDTH),
+        size(CL.CL_DEVICE_IMAGE3D_MAX_HEIGHT),
+        size(CL.CL_DEVICE_IMAGE3D_MAX_DEPTH),
+      ],
     },
   };
 }

@@ -104,6 +104,10 @@ export function imageArg(name: string, spec: ImageArgSpec = {}): ArgSpec {
 function shapeAxes(shape: ShapeInput | undefined): number | undefined {
   if (shape === undefined || shape === 'auto') return undefined;
   if (typeof shape === 'number') return 1;
-  if (typeof shape === 'string') return shape.replace(/^\s*\(|\)\s*$/g, '').split(',').filter((s) => s.trim()).length;
+  if (typeof shape === 'string')
+    return shape
+      .replace(/^\s*\(|\)\s*$/g, '')
+      .split(',')
+      .filter((s) => s.trim()).length;
   return shape.length;
 }

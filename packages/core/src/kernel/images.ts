@@ -44,9 +44,9 @@ export function checkImageArgument(knl: LoopKernel, arg: KernelArg, where: strin
     say(
       `has ${arg.shape.length} ax${arg.shape.length === 1 ? 'is' : 'es'}; an image has 2 or 3 (image2d_t/texture_2d, image3d_t/texture_3d): keep it a global argument`,
     );
-  if (arg.offset !== undefined) say('has an offset; an image starts at its data\'s first element');
+  if (arg.offset !== undefined) say("has an offset; an image starts at its data's first element");
   if (arg.dimTags?.some((t, axis) => t.kind !== 'nested' || t.level !== arg.shape!.length - 1 - axis))
-    say('is not row-major (C order); an image\'s coordinates are its row-major indices');
+    say("is not row-major (C order); an image's coordinates are its row-major indices");
   if (arg.dtype !== undefined && !IMAGE_DTYPES.includes(arg.dtype))
     say(`has dtype ${arg.dtype}; an image holds ${IMAGE_DTYPES.join(', ')} (one 32-bit channel)`);
 }

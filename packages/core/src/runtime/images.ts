@@ -39,7 +39,8 @@ export function imageExtents(
       e,
       (n) => {
         const v = values.get(n);
-        if (v === undefined) throw new LoomError(`the shape of image argument '${name}' needs '${n}', which no parameter passes`);
+        if (v === undefined)
+          throw new LoomError(`the shape of image argument '${name}' needs '${n}', which no parameter passes`);
         return v;
       },
       `the shape of image argument '${name}'`,
@@ -51,7 +52,9 @@ export function imageExtents(
   const axes = ['width', 'height', 'depth'];
   extents.forEach((e, axis) => {
     if (e < 1)
-      throw new LoomError(`image argument '${name}' has shape (${shape.join(', ')}); an image is at least 1 along each axis`);
+      throw new LoomError(
+        `image argument '${name}' has shape (${shape.join(', ')}); an image is at least 1 along each axis`,
+      );
     if (e > max[axis])
       throw new LoomError(
         `image argument '${name}' of shape (${shape.join(', ')}) is ${e} ${axes[axis]}, past ${device}'s largest ${dims}D image (${max.join(' x ')}): keep it a global argument`,
