@@ -58,11 +58,15 @@ const OLDER: readonly Feature[] = [
   'dependentDomains',
   'globalFootprints',
   'complexPowers',
+  'images',
   ...LAYOUTS,
 ];
 
+/** Issue 27's earlier samples (global footprints, complex powers) leave out image steps, for the same reason. */
+const BEFORE_IMAGES: readonly Feature[] = [...EXCLUDED, 'images'];
+
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
-const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', 'complexPowers', ...LAYOUTS];
+const ISSUE_24: readonly Feature[] = [...EXCLUDED, 'globalFootprints', 'complexPowers', 'images', ...LAYOUTS];
 
 /*
  * Not excluded here but per device: WebGPU is never held to float specials. WGSL lets
@@ -339,11 +343,11 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
     p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
   const seeds: number[] = [];
   for (let seed = 9000; seeds.length < 3 && seed < 10_000; seed++) {
-    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(BEFORE_IMAGES).without(limitsOf(d))));
     if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && Object.keys(p.kcase.params).length > 0))
       seeds.push(seed);
   }
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), BEFORE_IMAGES);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => parametric(r) && agreedOn(r, device.name)),
@@ -355,18 +359,36 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
 const usesComplexPower = (r: Pick<CaseResult, 'kcase'>) => usesComplex(r) && r.kcase.instructions.includes('**');
 
 test('every device: random complex kernels with powers (z ** 2, z ** 3) agree with the untransformed kernel', async () => {
-  const features = new FeatureSet(EXCLUDED);
+  const features = new FeatureSet(BEFORE_IMAGES);
   const seeds: number[] = [];
   for (let seed = 5000; seeds.length < 3 && seed < 6000; seed++) {
     const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
     if (own.every((p) => p && usesComplexPower(p))) seeds.push(seed);
   }
   assert.is(seeds.length, 3, 'too few seeds draw a complex power');
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), BEFORE_IMAGES);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => usesComplexPower(r) && agreedOn(r, device.name)),
       `${device.name}: no complex power compared (seeds ${seeds})`,
+    );
+});
+
+test('every device: random kernels reading an input as an image (changeArgToImage) agree with the untransformed kernel', async () => {
+  // the first seeds from 11000 whose chain (as each device gets it) made an input an image
+  const imaged = (p: Pick<CaseResult, 'chain'>) => p.chain?.steps.some((s) => s.feature === 'images') ?? false;
+  const seeds: number[] = [];
+  for (let seed = 11_000; seeds.length < 3 && seed < 12_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && imaged(p))) seeds.push(seed);
+  }
+  assert.is(seeds.length, 3, 'too few seeds draw an image');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  // a target that refuses images (CUDA) declines every such case
+  for (const device of testDevices().filter((d) => typeof targetFacts(d.target).images !== 'object'))
+    assert.ok(
+      results.some((r) => imaged(r) && agreedOn(r, device.name)),
+      `${device.name}: no image case compared (seeds ${seeds})`,
     );
 });
 

@@ -103,6 +103,7 @@ test('what an image may not be is a LoomError naming the argument', () => {
   throwsLoom(() => changeArgToImage(copy('float32', 'n, m'), 'nope'), /no argument 'nope'/);
   throwsLoom(() => imageArg('a', { shape: 'n, m', dimensions: 3 }), /the shape has 2 axes, but dimensions says 3/);
   throwsLoom(() => imageArg('a', { dimensions: 4 as 3 }), /dimensions is 2 or 3, not 4/);
+  throwsLoom(() => imageArg('a', { dimensions: 2 }), /dimensions checks the shape, which is not given/);
   throwsLoom(() => imageArg('a', { shap: 'n' } as never), /unknown option 'shap'/);
   // an image written by the kernel is refused when the kernel is generated, whatever its spelling
   const written = makeKernel('{ [i, j]: 0<=i<n and 0<=j<m }', 'a[i, j] = 1', [

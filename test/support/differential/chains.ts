@@ -7,6 +7,7 @@
  */
 import {
   addPrefetch,
+  changeArgToImage,
   chunkIname,
   duplicateInames,
   fixParameters,
@@ -64,6 +65,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'mapDomain',
   'untag',
   'globalFootprints',
+  'images',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -249,6 +251,15 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
         addPrefetch(k, array, sweep, options),
       );
+    }
+    case 'images': {
+      // an input of 2 or 3 axes read as an image (issue 27's ImageArg); a dtype images do not hold is refused
+      const arrays = [...kcase.arrays]
+        .filter(([a, dims]) => knl.arg(a)?.kind === 'global' && (dims.length === 2 || dims.length === 3))
+        .map(([a]) => a);
+      if (!arrays.length) return undefined;
+      const array = rng.pick(arrays);
+      return step(`changeArgToImage(knl, ${q(array)})`, (k) => changeArgToImage(k, array));
     }
     default:
       return undefined;

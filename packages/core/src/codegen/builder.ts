@@ -6,7 +6,7 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, printExpr, simplifier, substitute } from '../expr/index.ts';
+import { exprEquals, printExpr, simplifier, someExpr, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
@@ -18,7 +18,7 @@ import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
 import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
-import { mapStmts } from './stmt-visit.ts';
+import { mapStmts, walkStmts } from './stmt-visit.ts';
 import {
   boundConstraint,
   combineBounds,
@@ -400,7 +400,9 @@ export class DeviceKernelBuilder {
     // guards are worked out once, with the lane as a variable, then specialized per lane:
     // an 8x8 register tile would otherwise redo the set work 64 times
     const generic = this.instruction(insn, ranged);
-    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && this.vectorLanes.includes(hi + 1)) {
+    // an image read is one texel, never a vector load: its lanes are unrolled
+    const readsImage = this.images.size > 0 && generic.some((g) => this.readsImage(g));
+    if (tag?.kind === 'vec' && this.vectorTypes && !readsImage && lo === 0 && this.vectorLanes.includes(hi + 1)) {
       const vector = vectorizeStatements(generic, { iname, lanes: hi + 1 }, this.vectorWidths, this.types);
       if (vector) return vector;
     }
@@ -442,6 +444,17 @@ export class DeviceKernelBuilder {
     const offset = this.offsets.get(e.array);
     if (offset) flat = flat === undefined ? offset : binary('+', offset, flat);
     return subscript(e.array, [flat ?? int(0)]);
+  }
+
+  /** Whether a statement reads an image argument (one kept as an image: `images`). */
+  private readsImage(statement: Stmt): boolean {
+    let found = false;
+    walkStmts(statement, {
+      expr: (e) => {
+        found ||= someExpr(e, (x) => x.kind === 'subscript' && this.images.has(x.array));
+      },
+    });
+    return found;
   }
 
   private isBuffer(name: string): boolean {

@@ -76,7 +76,7 @@ export interface ImageArgSpec {
   readonly dtype?: DType;
   /** The shape, as globalArg takes it; default: what the accesses need. */
   readonly shape?: ShapeInput;
-  /** 2 or 3: checked against the shape (an image of another rank is an error). */
+  /** 2 or 3, checked against the shape, which it needs (without both, the accesses give the shape). */
   readonly dimensions?: 2 | 3;
 }
 
@@ -86,7 +86,10 @@ const IMAGE_SPEC_KEYS = optionKeys<ImageArgSpec>()(['dtype', 'shape', 'dimension
  * A read-only image argument (loopy's `ImageArg`): OpenCL reads it as an `image2d_t` or
  * `image3d_t`, WebGPU as a `texture_2d`/`texture_3d`, the other targets as a global array.
  * ```ts
- * makeKernel('{ [i, j]: 0<=i<n and 0<=j<m }', 'out[i, j] = 2*a[i, j]', [imageArg('a', { dtype: 'float32', dimensions: 2 }), '...']);
+ * makeKernel('{ [i, j]: 0<=i<n and 0<=j<m }', 'out[i, j] = 2*a[i, j]', [
+ *   imageArg('a', { dtype: 'float32', shape: 'n, m', dimensions: 2 }),
+ *   '...',
+ * ]);
  * ```
  */
 export function imageArg(name: string, spec: ImageArgSpec = {}): ArgSpec {
@@ -95,6 +98,10 @@ export function imageArg(name: string, spec: ImageArgSpec = {}): ArgSpec {
   if (dimensions !== undefined && dimensions !== 2 && dimensions !== 3)
     throw new LoomError(`imageArg '${name}': dimensions is 2 or 3, not ${String(dimensions)}`);
   const axes = shapeAxes(spec.shape);
+  if (dimensions !== undefined && axes === undefined)
+    throw new LoomError(
+      `imageArg '${name}': dimensions checks the shape, which is not given; give it (shape: 'n, m'), or leave both out for the shape the accesses need`,
+    );
   if (dimensions !== undefined && axes !== undefined && axes !== dimensions)
     throw new LoomError(`imageArg '${name}': the shape has ${axes} axes, but dimensions says ${dimensions}`);
   return { ...rest, name, kind: 'image', isInput: true, isOutput: false };
