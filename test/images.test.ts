@@ -168,6 +168,16 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: an empty image (n = 0) runs no read, as an empty array`, async () => {
+    const data = imageData(0, 5, 2);
+    if (typeof images === 'object') {
+      await rejectsLoom(() => run(imageKernel(), device, { ...data, n: 0, m: 5, p: 2 }), /texture objects/);
+      return;
+    }
+    const { out } = await run(imageKernel(), device, { ...data, n: 0, m: 5, p: 2 });
+    assert.is((out as Float32Array).length, 0);
+  });
+
   test(`${device.name}: a uint32 image`, async () => {
     const knl = changeArgToImage(
       prioritizeLoops(

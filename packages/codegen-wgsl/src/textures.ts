@@ -23,13 +23,16 @@ export function textureFromBuffer(
   source: GPUBuffer,
   extents: readonly number[],
 ): GPUTexture {
-  const [width, height, depth = 1] = extents;
+  // an empty image (an extent of 0, read by no invocation) is bound as one texel, left unfilled
+  const empty = extents.includes(0);
+  const [width, height, depth = 1] = empty ? extents.map(() => 1) : extents;
   const texture = device.createTexture({
     size: { width, height, depthOrArrayLayers: depth },
     dimension: binding.dimensions === 2 ? '2d' : '3d',
     format: binding.format,
     usage: TEXTURE_USAGE.COPY_DST | TEXTURE_USAGE.TEXTURE_BINDING,
   });
+  if (empty) return texture;
   const rowBytes = width * 4;
   if (rowBytes % ROW_ALIGNMENT === 0) {
     encoder.copyBufferToTexture(

@@ -42,8 +42,10 @@ export function imageFromBuffer(
     throw new LoomError(`${where}: this OpenCL loader has no images (clCreateImage, OpenCL 1.2)`);
   const channel = CHANNEL_TYPES[arg.dtype];
   if (channel === undefined) throw new InternalError(`${where}: no OpenCL image of ${arg.dtype}`);
-  const [width, height, depth = 1] = arg.extents;
-  if (width * height * depth * 4 > arg.buffer.byteLength)
+  // an empty image (an extent of 0, read by no work-item) is bound as one texel, left unfilled
+  const empty = arg.extents.includes(0);
+  const [width, height, depth = 1] = empty ? arg.extents.map(() => 1) : arg.extents;
+  if (!empty && width * height * depth * 4 > arg.buffer.byteLength)
     throw new LoomError(
       `${where}: an image of ${arg.extents.join(' x ')} ${arg.dtype} needs ${width * height * depth * 4} bytes; the buffer holds ${arg.buffer.byteLength}`,
     );
@@ -61,6 +63,7 @@ export function imageFromBuffer(
     (error) => api.clCreateImage!(context, CL.CL_MEM_READ_ONLY, format, descriptor, null, error),
     () => `${where}: a ${arg.extents.join(' x ')} image of ${arg.dtype}`,
   );
+  if (empty) return image;
   try {
     check(
       'clEnqueueCopyBufferToImage',

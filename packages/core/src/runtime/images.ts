@@ -12,8 +12,10 @@ import { evaluateInt } from './evaluate.ts';
 
 /**
  * The extents of the image parameter `index` of `kernel` for this launch, in the order image
- * APIs take them: width (the last, fastest axis), height, then depth for a 3D image. A device
- * without images, or an image past the device's limits, is a LoomError naming the argument.
+ * APIs take them: width (the last, fastest axis), height, then depth for a 3D image. An extent
+ * may be 0 (an empty array, which no work-item reads): the device then binds an image of one
+ * texel, which no API refuses. A device without images, or an image past the device's limits,
+ * is a LoomError naming the argument.
  */
 export function imageExtents(
   kernel: DeviceKernel,
@@ -51,10 +53,6 @@ export function imageExtents(
   const max = limits.maxImageSizes[dims];
   const axes = ['width', 'height', 'depth'];
   extents.forEach((e, axis) => {
-    if (e < 1)
-      throw new LoomError(
-        `image argument '${name}' has shape (${shape.join(', ')}); an image is at least 1 along each axis`,
-      );
     if (e > max[axis])
       throw new LoomError(
         `image argument '${name}' of shape (${shape.join(', ')}) is ${e} ${axes[axis]}, past ${device}'s largest ${dims}D image (${max.join(' x ')}): keep it a global argument`,
