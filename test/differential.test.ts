@@ -59,14 +59,16 @@ const OLDER: readonly Feature[] = [
   'globalFootprints',
   'complexPowers',
   'parametricWorkGroups',
+  'images',
   ...LAYOUTS,
 ];
 
 /**
- * The samples of issue 27's earlier steps (global footprints, complex powers) leave out the
- * parametric work-groups (sampled by their own test): their seeds keep the chains they were chosen for.
+ * The samples of issue 27's earlier steps (global footprints, complex powers) leave out the steps
+ * added after them (parametric work-groups, images: each sampled by its own test), so that their
+ * seeds keep the chains they were chosen for.
  */
-const BEFORE_PARAMETRIC_WORK_GROUPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups'];
+const BEFORE_LATER_STEPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups', 'images'];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
 const ISSUE_24: readonly Feature[] = [
@@ -74,6 +76,7 @@ const ISSUE_24: readonly Feature[] = [
   'globalFootprints',
   'complexPowers',
   'parametricWorkGroups',
+  'images',
   ...LAYOUTS,
 ];
 
@@ -350,7 +353,7 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
   // size the parameters give in global memory
   const parametric = (p: Pick<CaseResult, 'chain'>) =>
     p.chain?.steps.some((s) => s.feature === 'globalFootprints') ?? false;
-  const features = BEFORE_PARAMETRIC_WORK_GROUPS;
+  const features = BEFORE_LATER_STEPS;
   const seeds: number[] = [];
   for (let seed = 9000; seeds.length < 3 && seed < 10_000; seed++) {
     const own = testDevices().map((d) => planCase(seed, new FeatureSet(features).without(limitsOf(d))));
@@ -390,18 +393,36 @@ test("every device: issue 27's parametric work-groups (an l.N axis over n, sized
 const usesComplexPower = (r: Pick<CaseResult, 'kcase'>) => usesComplex(r) && r.kcase.instructions.includes('**');
 
 test('every device: random complex kernels with powers (z ** 2, z ** 3) agree with the untransformed kernel', async () => {
-  const features = new FeatureSet(BEFORE_PARAMETRIC_WORK_GROUPS);
+  const features = new FeatureSet(BEFORE_LATER_STEPS);
   const seeds: number[] = [];
   for (let seed = 5000; seeds.length < 3 && seed < 6000; seed++) {
     const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
     if (own.every((p) => p && usesComplexPower(p))) seeds.push(seed);
   }
   assert.is(seeds.length, 3, 'too few seeds draw a complex power');
-  const results = await sample(seeds, testDevices(), BEFORE_PARAMETRIC_WORK_GROUPS);
+  const results = await sample(seeds, testDevices(), BEFORE_LATER_STEPS);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => usesComplexPower(r) && agreedOn(r, device.name)),
       `${device.name}: no complex power compared (seeds ${seeds})`,
+    );
+});
+
+test('every device: random kernels reading an input as an image (changeArgToImage) agree with the untransformed kernel', async () => {
+  // the first seeds from 11000 whose chain (as each device gets it) made an input an image
+  const imaged = (p: Pick<CaseResult, 'chain'>) => p.chain?.steps.some((s) => s.feature === 'images') ?? false;
+  const seeds: number[] = [];
+  for (let seed = 11_000; seeds.length < 3 && seed < 12_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && imaged(p))) seeds.push(seed);
+  }
+  assert.is(seeds.length, 3, 'too few seeds draw an image');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  // a target that refuses images (CUDA) declines every such case
+  for (const device of testDevices().filter((d) => typeof targetFacts(d.target).images !== 'object'))
+    assert.ok(
+      results.some((r) => imaged(r) && agreedOn(r, device.name)),
+      `${device.name}: no image case compared (seeds ${seeds})`,
     );
 });
 

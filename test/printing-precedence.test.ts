@@ -152,6 +152,10 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         typeOf: typeOf(world),
         nameOf: (name) => name,
         loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
+        isTexture: () => false,
+        loadTexel: () => {
+          throw new Error('no images here');
+        },
         vectorStorage: () => undefined,
         hardwareId: () => {
           throw new Error('no hardware ids here');

@@ -26,6 +26,7 @@ import {
 import { f32, kernel } from '@loom/dsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
 import { DEFAULT_MATMUL, matmulKernel, type MatmulConfig } from '../../examples/matmul.ts';
+import { imageKernel } from './image-kernels.ts';
 
 export interface GoldenKernel {
   /** A file name stem: `group/name`. */
@@ -352,7 +353,8 @@ function pointwiseExample(): GoldenKernel[] {
  * Not from the examples: what code generation does beyond them and the run-time side relies
  * on — `sep` axes (one device array per index), `vec` axes and a `vec` loop (one vector
  * statement), names a target reserves, the bounds-check flag buffer, float16 arithmetic, and
- * a work-group sized at launch (`l.0` over n: no reqd_work_group_size, WGSL's `override`).
+ * a work-group sized at launch (`l.0` over n: no reqd_work_group_size, WGSL's `override`), and
+ * image arguments (OpenCL images, WGSL textures, arrays elsewhere, CUDA's refusal).
  */
 function features(): GoldenKernel[] {
   const separate = makeKernel(
@@ -417,5 +419,6 @@ function features(): GoldenKernel[] {
     { id: 'features/vec-loop', kernel: typed(vectorLoop, { a: 'float32', b: 'float32' }) },
     { id: 'features/float16', kernel: typed(half, { a: 'float16', b: 'float16' }) },
     { id: 'features/parametric-work-group', kernel: typed(parametric, { a: 'float32' }) },
+    { id: 'features/images', kernel: imageKernel() },
   ];
 }

@@ -75,6 +75,11 @@ export interface CDialect {
   kernelDeclaration(k: KernelFunction, params: readonly string[]): string;
   /** An array parameter's declaration: its element or vector type `type`, const unless written. */
   arrayParameter(p: KernelParam, type: string): string;
+  /**
+   * How a language with images declares and reads them (OpenCL's `image2d_t` and `read_imagef`);
+   * absent where the target reads image arguments as arrays (its `images` fact is not `'native'`).
+   */
+  readonly images?: ImageSpelling;
   /** The qualifier of an address space in a pointer cast, with its trailing space (`__global `), or ''. */
   addressSpace(space: CAddressSpace): string;
   /** What precedes the declaration of a local (work-group) array, with its trailing space: `__local `, `__shared__ `. */
@@ -106,6 +111,16 @@ export interface CDialect {
   // --- the program ---
   /** The lines before the helper functions: pragmas, extensions, includes, the hardware-id macros. */
   prelude(facts: ProgramFacts): string[];
+}
+
+/** How images are declared and read (`CDialect.images`). */
+export interface ImageSpelling {
+  /** A read-only image parameter's declaration (`read_only image2d_t a`). */
+  parameter(p: KernelParam): string;
+  /** One element of `image` at `coordinates` (x, the last index, first), as a value of dtype `t`. */
+  read(image: string, coordinates: readonly string[], t: DType): string;
+  /** The lines that open a kernel body reading images (OpenCL's sampler), without indentation. */
+  readonly prologue: readonly string[];
 }
 
 /** What the printed kernels need, for the dialect's `prelude`. */

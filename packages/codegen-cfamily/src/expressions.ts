@@ -94,6 +94,8 @@ export class CExpressionPrinter {
    */
   halfStorage = false;
   halfBuffers: ReadonlySet<string> = new Set();
+  /** The kernel's image parameters (`KernelParam.image`): read at their coordinates through `dialect.images`. */
+  images: ReadonlySet<string> = new Set();
 
   /** Types per expression node, remembered: printing asks for an operand's type at every level. */
   private readonly types: (e: Expr) => ExprType;
@@ -132,12 +134,21 @@ export class CExpressionPrinter {
     return this.converted(printed, t, want);
   }
 
+  /** A read of image `name` at `indices` (one per axis, row-major): its coordinates are the indices reversed (x fastest). */
+  private imageRead(name: string, indices: readonly Expr[], t: DType): string {
+    if (!this.dialect.images)
+      throw new InternalError(`'${name}' is an image, which ${this.dialect.language} cannot read`);
+    const coordinates = [...indices].reverse().map((i) => this.print(i, 'int32'));
+    return this.dialect.images.read(name, coordinates, t);
+  }
+
   /** `e` without its conversion: the literals are spelled by `expr` (in the type they take), so `raw` never sees them. */
   private raw(e: Exclude<Expr, { kind: 'int' | 'float' | 'bool' }>, t: DType): Printed {
     switch (e.kind) {
       case 'var':
         return atom(e.name);
       case 'subscript': {
+        if (this.images.has(e.array)) return applied(this.imageRead(e.array, e.indices, t));
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         if (this.halfStorage && this.halfBuffers.has(e.array))
           return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));

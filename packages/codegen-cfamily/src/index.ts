@@ -6,7 +6,14 @@
  *
  * @module @loom/codegen-cfamily
  */
-export type { CAddressSpace, CDialect, HalfStorageSpelling, ProgramFacts, VectorSpelling } from './dialect.ts';
+export type {
+  CAddressSpace,
+  CDialect,
+  HalfStorageSpelling,
+  ImageSpelling,
+  ProgramFacts,
+  VectorSpelling,
+} from './dialect.ts';
 export { printCProgram, dialectNames, type CProgram, type CProgramOptions } from './program.ts';
 export { CExpressionPrinter, type VectorArray } from './expressions.ts';
 export { PRECEDENCE, paren, type Printed } from './precedence.ts';

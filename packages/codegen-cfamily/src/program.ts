@@ -5,6 +5,7 @@
  * first (`int` → `int_`), with core's `TargetNames`.
  */
 import {
+  InternalError,
   programNames,
   renameProgram,
   statementsOf,
@@ -104,12 +105,17 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
       });
     }
   }
+  printer.images = new Set(k.params.filter((p) => p.image).map((p) => p.name));
   printer.indexNames = indexNames(k);
   printer.nonNegativeNames = nonNegativeNames(k);
   const params = k.params.map((p) => {
     // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
     if (p.kind === 'value')
       return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
+    if (p.image) {
+      if (!dialect.images) throw new InternalError(`'${p.name}' is an image, which ${dialect.language} cannot declare`);
+      return dialect.images.parameter(p);
+    }
     const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
     return dialect.arrayParameter(
       p,
@@ -119,6 +125,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
   return [
     dialect.kernelDeclaration(k, params),
     '{',
+    ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
     ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)),
     '}',
   ].join('\n');

@@ -41,6 +41,11 @@ export function cudaTarget(): Target<CudaExtra> {
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    // loopy's CUDA target refuses ImageArg too ("not yet: texture arguments in CUDA")
+    images: {
+      refused:
+        "CUDA reads images through texture objects (a CUDA array, a resource and a texture descriptor made with the driver API's cuTexObjectCreate for each launch), which Loom's CUDA device does not make; keep it a global argument, which CUDA's caches serve as well for read-only data",
+    },
     // floats as IEEE 754 has them (the float facts' defaults): NVRTC's defaults, which the device
     // keeps (no --use_fast_math), keep subnormals (--ftz=false) and round / and sqrt correctly
     // (--prec-div, --prec-sqrt); products are kept out of fmas by the dialect (__fmul_rn)

@@ -6,6 +6,7 @@ import {
   checkBufferSize,
   checkProgramLimits,
   COMMON_LIMITS,
+  imageExtents,
   isImmutableArguments,
   LoomError,
   perObject,
@@ -124,13 +125,28 @@ class ClDevice implements OpenCLDevice {
       global.push(groupCount[axis] * size);
       local.push(size);
     }
+    const translated = kernelArguments(args, !this.context.info.supportsFloat16);
     this.context.launch(
       compiled,
       kernel.entryPoint,
-      kernelArguments(args, !this.context.info.supportsFloat16),
+      hasImages(kernel) ? this.withImages(kernel, args, translated) : translated,
       global,
       local,
     );
+  }
+
+  /** The arguments with each image parameter's buffer marked to become an image of its extents (runtime/images.ts). */
+  private withImages(
+    kernel: DeviceKernel,
+    args: readonly LaunchArgument[],
+    translated: readonly KernelArgument[],
+  ): KernelArgument[] {
+    return translated.map((a, k) => {
+      const parameter = kernel.parameters[k];
+      if (!parameter.image || a.kind !== 'buffer') return a;
+      const extents = imageExtents(kernel, args, k, this.limits, this.name);
+      return { kind: 'image', buffer: a.buffer, dtype: parameter.dtype, extents };
+    });
   }
 
   release(buffer: DeviceBuffer): void {
@@ -198,5 +214,9 @@ function openclLimits(info: OpenCLContext['info']): DeviceLimits {
     maxLocalMemoryBytes: info.localMemSize,
     maxPrivateMemoryBytes: COMMON_LIMITS.maxPrivateMemoryBytes,
     maxBufferBytes: info.maxMemAllocSize,
+    ...(info.images ? { maxImageSizes: info.images } : {}),
   });
 }
+
+/** Whether a device kernel reads image parameters (remembered per kernel: a launch is on the hot path). */
+const hasImages = perObject((kernel: DeviceKernel) => kernel.parameters.some((p) => p.image !== undefined));

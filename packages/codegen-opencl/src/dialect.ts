@@ -13,6 +13,7 @@ import { openclAtomic } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclHalfStorage } from './half-storage.ts';
 import { isReservedInOpenCL } from './names.ts';
+import { openclImages } from './images.ts';
 
 // OpenCL's math functions are overloaded: C's name serves half, float and double alike.
 // OpenCL C adds rsqrt to C99's (no prototype: a call of `constructor` finds nothing here).
@@ -43,6 +44,7 @@ export const openclDialect: CDialect = {
   },
   arrayParameter: (p, type) =>
     `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+  images: openclImages,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',
   halfStorage: openclHalfStorage,

@@ -92,6 +92,8 @@ const KEYWORDS = [
   'image2d_depth_t',
   'image2d_array_depth_t',
   'image3d_t',
+  // the sampler of image reads (images.ts)
+  'loopy_sampler',
   'atomic_int',
   'atomic_uint',
   'atomic_long',

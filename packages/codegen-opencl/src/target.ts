@@ -42,6 +42,8 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     functionDialects: openclDialect.functionDialects,
     // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop (atomics.ts)
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
+    images: 'native',
     generate: (program) => spellOpenCL(program, halfStorage),
   };
 }

@@ -57,9 +57,25 @@ export class ArrayAccess {
         : describePacking(this.layout.arrays.get(s.arrays[0])!);
       lines.push(`@group(0) @binding(${s.binding}) var<storage, ${s.access}> ${s.name}: array<${s.element}>;${note}`);
     }
+    for (const t of this.layout.textures.values())
+      lines.push(`@group(0) @binding(${t.binding}) var ${t.name}: texture_${t.dimensions}d<${t.texel}>;`);
     if (uniform)
       lines.push(`@group(0) @binding(${uniform.binding}) var<uniform> ${uniform.variable}: ${uniform.struct};`);
     return lines;
+  }
+
+  /** Whether `array` is an image argument, bound as a texture. */
+  isTexture(array: string): boolean {
+    return this.layout.textures.has(array);
+  }
+
+  /** The texel of image `array` at `coordinates` (x, the last index, first), in its dtype's computation type. */
+  loadTexel(array: string, coordinates: readonly Printed[]): Printed {
+    const t = this.layout.textures.get(array);
+    if (!t) throw new InternalError(`'${array}' is not bound as a texture`);
+    const vector = `vec${coordinates.length}<i32>(${coordinates.map((c) => c.text).join(', ')})`;
+    // mip level 0, the only one; the texel's first channel is the element
+    return primary(`textureLoad(${t.name}, ${vector}, 0).x`, computeType(t.dtype));
   }
 
   /** The accessor functions of packed words that the printed code calls, each a block of lines. */

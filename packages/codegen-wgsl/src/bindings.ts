@@ -96,9 +96,31 @@ export interface UniformLayout {
   readonly size: number;
 }
 
+/**
+ * An image argument (`KernelParam.image`): a sampled texture of one 32-bit channel, bound after
+ * the storage buffers and read with `textureLoad`; the device fills it from the buffer the host
+ * passed, before each launch (launches.ts).
+ */
+export interface TextureBinding {
+  readonly binding: number;
+  /** The WGSL variable. */
+  readonly name: string;
+  /** The Loom argument. */
+  readonly array: string;
+  readonly dtype: DType;
+  /** 2 or 3 axes: `texture_2d` or `texture_3d`. */
+  readonly dimensions: 2 | 3;
+  /** The texel type the shader reads: `f32`, `i32` or `u32`. */
+  readonly texel: 'f32' | 'i32' | 'u32';
+  /** The texture's format, which the device creates it with. */
+  readonly format: 'r32float' | 'r32sint' | 'r32uint';
+}
+
 export interface ModuleLayout {
   readonly arrays: ReadonlyMap<string, ArrayPlacement>;
   readonly storage: readonly StorageBinding[];
+  /** The image arguments, by name. */
+  readonly textures: ReadonlyMap<string, TextureBinding>;
   readonly uniform?: UniformLayout;
   /** The program's array and value arguments, by name (the union over its kernels). */
   readonly params: ReadonlyMap<string, KernelParam>;
@@ -113,7 +135,7 @@ export interface LayoutOptions {
 export function layoutModule(program: ProgramAst, names: NameTable, options: LayoutOptions): ModuleLayout {
   const params = programParams(program);
   const atomicTargets = atomicallyUpdated(program);
-  const arrays = [...params.values()].filter((p) => p.kind !== 'value');
+  const arrays = [...params.values()].filter((p) => p.kind !== 'value' && !p.image);
   const pooled = choosePooled(arrays, atomicTargets, options.maxStorageBuffers);
 
   const storage: StorageBinding[] = [];
@@ -172,8 +194,34 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
     }
   }
 
-  const uniform = layoutUniform(params, offsetMembers, names, storage.length, options.foldedGrid);
-  return { arrays: placements, storage, uniform, params };
+  const textures = new Map<string, TextureBinding>();
+  for (const p of params.values()) {
+    if (!p.image) continue;
+    textures.set(p.name, {
+      binding: storage.length + textures.size,
+      name: names.of(p.name),
+      array: p.name,
+      dtype: p.dtype,
+      dimensions: p.image.shape.length as 2 | 3,
+      ...textureFormat(p),
+    });
+  }
+  const uniform = layoutUniform(params, offsetMembers, names, storage.length + textures.size, options.foldedGrid);
+  return { arrays: placements, storage, textures, uniform, params };
+}
+
+/** The texel type and format of an image of `p`'s dtype (core's kernel/images.ts lists the dtypes). */
+function textureFormat(p: KernelParam): Pick<TextureBinding, 'texel' | 'format'> {
+  switch (p.dtype) {
+    case 'float32':
+      return { texel: 'f32', format: 'r32float' };
+    case 'int32':
+      return { texel: 'i32', format: 'r32sint' };
+    case 'uint32':
+      return { texel: 'u32', format: 'r32uint' };
+    default:
+      throw new InternalError(`image '${p.name}' of dtype ${p.dtype} reached the WGSL layout`);
+  }
 }
 
 /** The arguments of every kernel of the program, once each (a later kernel may write what an earlier one reads). */

@@ -73,6 +73,10 @@ export interface ExpressionContext {
   nameOf(loomName: string): string;
   /** An element of an array argument or temporary, in the computation type of its dtype. */
   loadElement(array: string, index: Printed): Printed;
+  /** Whether `array` is an image argument, bound as a texture (`bindings.ts`). */
+  isTexture(array: string): boolean;
+  /** A texel of an image argument at `coordinates` (x, the last index, first), in its computation type. */
+  loadTexel(array: string, coordinates: readonly Printed[]): Printed;
   /** An array argument held as vectors (`bindings.ts`): its variable and lanes; else undefined. */
   vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined;
   /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
@@ -236,6 +240,11 @@ export class ExpressionPrinter {
       case 'var':
         return primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
+        if (c.isTexture(e.array))
+          return c.loadTexel(
+            e.array,
+            [...e.indices].reverse().map((i) => this.index(i)),
+          );
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
         const vector = this.vectorReference(e);
         if (vector) return vector;

@@ -17,11 +17,21 @@
  * buffer whose allocation WebGPU has not confirmed, a shape never validated).
  */
 /// <reference types="@webgpu/types" preserve="true" />
-import { LoomError, LruCache, perObject, type DeviceKernel, type DType, type LaunchArgument } from '@loom/core';
+import {
+  imageExtents,
+  LoomError,
+  LruCache,
+  perObject,
+  type DeviceKernel,
+  type DeviceLimits,
+  type DType,
+  type LaunchArgument,
+} from '@loom/core';
 import { elementBytes, type ModuleLayout, type StorageBinding } from './bindings.ts';
 import { GpuBuffer } from './buffers.ts';
 import { withErrorScopes } from './errors.ts';
-import { planDispatch, type WgslLimits } from './limits.ts';
+import { loomLimits, planDispatch, type WgslLimits } from './limits.ts';
+import { textureFromBuffer } from './textures.ts';
 import type { KernelPipeline, Variant, WgslProgram } from './program.ts';
 
 const USAGE = { COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
@@ -69,6 +79,8 @@ export class Launcher {
   private readonly shapes: LruCache<string, ShapeCache>;
   /** Per kernel (weakly), its recent launches, the most recent first. */
   private readonly recorded = perObject((_: DeviceKernel): Recorded[] => []);
+  /** The limits images are checked against (maxTextureDimension2D, 3D). */
+  private readonly imageLimits: DeviceLimits;
 
   constructor(
     private readonly device: GPUDevice,
@@ -76,6 +88,7 @@ export class Launcher {
     cacheSize: number,
   ) {
     this.validated = new LruCache(cacheSize);
+    this.imageLimits = loomLimits(limits);
     // WebGPU keeps a destroyed buffer alive for the work already submitted with it
     this.shapes = new LruCache(cacheSize, (dropped) => {
       dropped.dropped = true;
@@ -148,7 +161,10 @@ export class Launcher {
 
     const buffers = new Map<string, { wrapper: GpuBuffer; native: GPUBuffer }>();
     const values = new Map<string, { dtype: DType; value: number | bigint }>();
+    // image arguments: the extents of the texture each becomes (width first)
+    const images = new Map<string, readonly number[]>();
     for (const [k, p] of kernel.parameters.entries()) {
+      if (p.image) images.set(p.name, imageExtents(kernel, args, k, this.imageLimits, 'this WebGPU device'));
       const a = args[k];
       if (a === undefined) throw new LoomError(`kernel '${kernel.name}' was launched without its argument '${p.name}'`);
       if (a.kind === 'value') {
@@ -163,7 +179,7 @@ export class Launcher {
     const device = this.device;
     // the pipeline, not the kernel's name: programs compiled for other layouts reuse names
     const shape = `${entry.id}|${[...buffers].map(([n, b]) => `${n}:${b.wrapper.bindingSize}`).join(',')}`;
-    const body = () => this.encodeChecked(variant, entry, buffers, values, groupCount, dispatch.size, shape);
+    const body = () => this.encodeChecked(variant, entry, buffers, values, images, groupCount, dispatch.size, shape);
     let recorded: ReturnType<typeof body>;
     if (this.validated.has(shape)) recorded = body();
     else {
@@ -185,6 +201,7 @@ export class Launcher {
     entry: KernelPipeline,
     buffers: ReadonlyMap<string, { wrapper: GpuBuffer; native: GPUBuffer }>,
     values: ReadonlyMap<string, { dtype: DType; value: number | bigint }>,
+    images: ReadonlyMap<string, readonly number[]>,
     groupCount: readonly number[],
     dispatch: readonly [number, number, number],
     shape: string,
@@ -194,7 +211,7 @@ export class Launcher {
     const entries: GPUBindGroupEntry[] = [];
     const poolOffsets = new Map<string, number>();
     const copiesBack: (() => void)[] = [];
-    const temporaries: GPUBuffer[] = [];
+    const temporaries: (GPUBuffer | GPUTexture)[] = [];
     try {
       for (const s of entry.storage) {
         if (!s.pool) {
@@ -225,8 +242,14 @@ export class Launcher {
         }
         entries.push({ binding: s.binding, resource: { buffer: pool } });
       }
-      // a shape with pooled arrays makes its uniform buffer and bind group afresh, and is not recorded
-      const cache = poolOffsets.size === 0 ? this.shapeCache(shape) : undefined;
+      // each image becomes a texture of this launch, filled from its buffer before the dispatch
+      for (const t of entry.textures) {
+        const texture = textureFromBuffer(device, encoder, t, buffers.get(t.array)!.native, images.get(t.array)!);
+        temporaries.push(texture);
+        entries.push({ binding: t.binding, resource: texture.createView() });
+      }
+      // a shape with pooled arrays or textures makes its uniform buffer and bind group afresh, and is not recorded
+      const cache = poolOffsets.size === 0 && entry.textures.length === 0 ? this.shapeCache(shape) : undefined;
       let uniformBytes: Uint8Array | undefined;
       if (entry.usesUniform) {
         const bytes = new Uint8Array(uniformBytesOf(variant.module.layout, values, poolOffsets, groupCount));
@@ -247,11 +270,14 @@ export class Launcher {
         }
         entries.push({ binding: variant.module.layout.uniform!.binding, resource: { buffer: uniform } });
       }
-      const groupKey = entries
-        .map(
-          (e) => `${bufferId((e.resource as GPUBufferBinding).buffer)}:${(e.resource as GPUBufferBinding).size ?? ''}`,
-        )
-        .join(',');
+      const groupKey = cache
+        ? entries
+            .map(
+              (e) =>
+                `${bufferId((e.resource as GPUBufferBinding).buffer)}:${(e.resource as GPUBufferBinding).size ?? ''}`,
+            )
+            .join(',')
+        : '';
       let bindGroup = cache?.bindGroups.get(groupKey);
       if (!bindGroup) {
         bindGroup = device.createBindGroup({ layout: entry.pipeline.getBindGroupLayout(0), entries });

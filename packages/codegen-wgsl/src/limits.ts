@@ -34,6 +34,10 @@ export interface WgslLimits {
   readonly maxComputeWorkgroupSizeZ: number;
   /** The most work-groups along one axis of a dispatch (more are folded into y and z). */
   readonly maxComputeWorkgroupsPerDimension: number;
+  /** The largest 2D texture along each axis (an image argument of 2 axes). */
+  readonly maxTextureDimension2D: number;
+  /** The largest 3D texture along each axis (an image argument of 3 axes). */
+  readonly maxTextureDimension3D: number;
 }
 
 /** WebGPU's default limits, what every adapter supports. */
@@ -47,6 +51,8 @@ export const DEFAULT_LIMITS: WgslLimits = Object.freeze({
   maxComputeWorkgroupSizeY: 256,
   maxComputeWorkgroupSizeZ: 64,
   maxComputeWorkgroupsPerDimension: 65535,
+  maxTextureDimension2D: 8192,
+  maxTextureDimension3D: 2048,
 });
 
 export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof WgslLimits)[];
@@ -66,6 +72,10 @@ export function loomLimits(limits: WgslLimits): DeviceLimits {
     maxLocalMemoryBytes: limits.maxComputeWorkgroupStorageSize,
     maxPrivateMemoryBytes: Math.min(COMMON_LIMITS.maxPrivateMemoryBytes, 65535),
     maxBufferBytes: limits.maxBufferSize,
+    maxImageSizes: {
+      2: [limits.maxTextureDimension2D, limits.maxTextureDimension2D] as const,
+      3: [limits.maxTextureDimension3D, limits.maxTextureDimension3D, limits.maxTextureDimension3D] as const,
+    },
   });
 }
 

@@ -6,7 +6,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import { LoomError, LruCache, type DeviceKernel, type GeneratedCode } from '@loom/core';
-import type { StorageBinding } from './bindings.ts';
+import type { StorageBinding, TextureBinding } from './bindings.ts';
 import { compilationError, withErrorScopes } from './errors.ts';
 import type { WgslExtra, WgslModule } from './target.ts';
 
@@ -22,6 +22,8 @@ export interface KernelPipeline {
   readonly id: number;
   readonly pipeline: GPUComputePipeline;
   readonly storage: readonly StorageBinding[];
+  /** The image arguments it reads, bound as textures (made from their buffers at each launch). */
+  readonly textures: readonly TextureBinding[];
   readonly usesUniform: boolean;
 }
 
@@ -142,6 +144,16 @@ async function makePipeline(
     visibility: SHADER_STAGE_COMPUTE,
     buffer: { type: s.access === 'read' ? 'read-only-storage' : 'storage' },
   }));
+  const textures = [...module.layout.textures.values()].filter((t) => k.parameters.some((p) => p.name === t.array));
+  for (const t of textures)
+    entries.push({
+      binding: t.binding,
+      visibility: SHADER_STAGE_COMPUTE,
+      texture: {
+        sampleType: t.texel === 'f32' ? 'unfilterable-float' : t.texel === 'i32' ? 'sint' : 'uint',
+        viewDimension: t.dimensions === 2 ? '2d' : '3d',
+      },
+    });
   if (usesUniform)
     entries.push({
       binding: module.layout.uniform!.binding,
@@ -159,5 +171,5 @@ async function makePipeline(
       throw new LoomError(`WebGPU could not create the pipeline of kernel '${k.name}': ${(e as Error).message}`);
     }
   });
-  return { id: nextPipelineId++, pipeline, storage, usesUniform };
+  return { id: nextPipelineId++, pipeline, storage, textures, usesUniform };
 }

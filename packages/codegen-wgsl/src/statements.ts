@@ -96,6 +96,8 @@ class KernelPrinter {
         arrays.has(array)
           ? arrays.load(array, index)
           : primary(`${names.of(array)}[${index.text}]`, this.elementType(array)),
+      isTexture: (array) => arrays.isTexture(array),
+      loadTexel: (array, coordinates) => arrays.loadTexel(array, coordinates),
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),

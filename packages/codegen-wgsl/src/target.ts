@@ -111,6 +111,8 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     signedZeros: false,
     flushesSubnormals: ['float32'],
     relaxedFloatAccuracy: true,
+    // texture_2d/texture_3d read with textureLoad (bindings.ts); the device fills them at launch
+    images: 'native',
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

@@ -69,7 +69,14 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
-export { globalArg, valueArg, constantArg, type ArgSpec } from './frontend/argument-specs.ts';
+export {
+  globalArg,
+  valueArg,
+  constantArg,
+  imageArg,
+  type ArgSpec,
+  type ImageArgSpec,
+} from './frontend/argument-specs.ts';
 export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
 export {
@@ -303,7 +310,7 @@ export {
   type StmtVisitor,
   type StmtMapper,
 } from './codegen/stmt-visit.ts';
-export type { Target, TargetOutput } from './codegen/target.ts';
+export type { Target, TargetOutput, ImageSupport } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
 export {
   MATH_FUNCTIONS,
@@ -334,6 +341,7 @@ export {
 } from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
+export { imageExtents } from './runtime/images.ts';
 export { scalarBytes } from './runtime/scalar-bytes.ts';
 export { perObject } from './memo.ts';
 export { checkOptionKeys, didYouMean, optionKeys, type CheckOptionKeysHints } from './option-keys.ts';

@@ -7,6 +7,7 @@
  */
 import {
   addPrefetch,
+  changeArgToImage,
   chunkIname,
   duplicateInames,
   fixParameters,
@@ -66,6 +67,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'untag',
   'globalFootprints',
   'parametricWorkGroups',
+  'images',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -268,6 +270,15 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
             );
       // only where the axis's size is one the launch gives (not one a constant-length iname fixes)
       return sizedAtLaunch(knl, s, l) ? s : undefined;
+    }
+    case 'images': {
+      // an input of 2 or 3 axes read as an image (issue 27's ImageArg); a dtype images do not hold is refused
+      const arrays = [...kcase.arrays]
+        .filter(([a, dims]) => knl.arg(a)?.kind === 'global' && (dims.length === 2 || dims.length === 3))
+        .map(([a]) => a);
+      if (!arrays.length) return undefined;
+      const array = rng.pick(arrays);
+      return step(`changeArgToImage(knl, ${q(array)})`, (k) => changeArgToImage(k, array));
     }
     default:
       return undefined;

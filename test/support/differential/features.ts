@@ -102,6 +102,9 @@ export const FEATURES = {
     "an l.N tag on an iname of parametric length (i over n, a chunk of ceil(n/k)): a work-group sized at launch, run at each case's n and m",
   // the rest of loopy's public API (issue 27, s7-i27g): drawn in expressions.ts
   complexPowers: 'z ** 2 and z ** 3 on complex values (an integer literal exponent: repeated squaring)',
+  // image arguments (issue 27, s8-images): drawn as steps of chains.ts
+  images:
+    'changeArgToImage of an input array of 2 or 3 axes (float32, int32, uint32; other dtypes are refused): an OpenCL image, a WebGPU texture, an array elsewhere',
 } as const;
 
 export type Feature = keyof typeof FEATURES;

@@ -9,6 +9,7 @@ import type { OpenCLBuffer } from './buffer.ts';
 import { CL_SUCCESS } from './constants.ts';
 import { OpenCLError } from './errors.ts';
 import type { KernelHandle } from './program.ts';
+import type { ImageArgument } from './images.ts';
 
 /** An argument of an OpenCL kernel launch: a buffer, a scalar with its dtype, or local memory of a size. */
 export type KernelArgument =
@@ -17,7 +18,9 @@ export type KernelArgument =
   /** A by-value parameter (`int n`, `float alpha`); bool travels as one byte, float16 as `half`. */
   | { kind: 'scalar'; dtype: DType; value: number | bigint }
   /** A `__local T *` parameter: the device allocates `byteLength` bytes per work-group. */
-  | { kind: 'local'; byteLength: number };
+  | { kind: 'local'; byteLength: number }
+  /** A `read_only image2d_t`/`image3d_t` parameter: an image made from the buffer for this launch (images.ts). */
+  | (ImageArgument & { buffer: OpenCLBuffer });
 
 /**
  * What an argument index of a kernel was last set to: a cl_mem (valid within a generation
@@ -57,7 +60,7 @@ export function setArgument(
   kernel.lastSet[index] = undefined;
   let size: number;
   let value: ArrayBufferView | null;
-  let set: SetArgument;
+  let set: SetArgument | undefined;
   switch (arg?.kind) {
     case 'buffer':
       handleBytes[0] = handle;
@@ -69,6 +72,13 @@ export function setArgument(
       value = scalarBytes(arg.dtype, arg.value, where);
       size = value.byteLength;
       set = { kind: 'scalar', dtype: arg.dtype, value: arg.value };
+      break;
+    case 'image':
+      // `handle` is the image made for this launch, released after it: never kept as set
+      handleBytes[0] = handle;
+      value = handleBytes;
+      size = value.byteLength;
+      set = undefined;
       break;
     case 'local':
       if (!Number.isSafeInteger(arg.byteLength) || arg.byteLength <= 0) {
@@ -83,7 +93,7 @@ export function setArgument(
       break;
     default:
       throw new LoomError(
-        `${where}: expected { kind: 'buffer' | 'scalar' | 'local', ... }, got ${JSON.stringify(arg)}`,
+        `${where}: expected { kind: 'buffer' | 'scalar' | 'local' | 'image', ... }, got ${JSON.stringify(arg)}`,
       );
   }
   const code = api.clSetKernelArg(kernel.handle, index, size, value);
@@ -95,6 +105,8 @@ function describeArgument(arg: KernelArgument, size: number): string {
   switch (arg.kind) {
     case 'buffer':
       return 'a buffer; does the kernel declare a pointer here?';
+    case 'image':
+      return 'an image; does the kernel declare an image here?';
     case 'scalar':
       return `a ${arg.dtype} scalar of ${size} bytes; does the kernel declare that type here?`;
     case 'local':

@@ -116,6 +116,25 @@ export interface OpenCLApi {
 
   clCreateBuffer(context: Handle, flags: bigint, size: number, hostPtr: null, error: Int32Array): Handle | null;
   clReleaseMemObject(buffer: Handle): number;
+  clCreateImage?(
+    context: Handle,
+    flags: bigint,
+    format: Uint32Array,
+    descriptor: BigUint64Array,
+    hostPtr: null,
+    error: Int32Array,
+  ): Handle | null;
+  clEnqueueCopyBufferToImage?(
+    queue: Handle,
+    buffer: Handle,
+    image: Handle,
+    offset: number,
+    origin: BigUint64Array,
+    region: BigUint64Array,
+    numWait: 0,
+    waitList: null,
+    event: null,
+  ): number;
   clEnqueueWriteBuffer(
     queue: Handle,
     buffer: Handle,
@@ -225,6 +244,10 @@ const PROTOTYPES: Record<keyof OpenCLApi, string> = {
   clCreateBuffer:
     'cl_mem clCreateBuffer(cl_context context, cl_ulong flags, size_t size, void *host_ptr, void *errcode_ret)',
   clReleaseMemObject: 'cl_int clReleaseMemObject(cl_mem buffer)',
+  clCreateImage:
+    'cl_mem clCreateImage(cl_context context, cl_ulong flags, const void *format, const void *descriptor, void *host_ptr, void *errcode_ret)',
+  clEnqueueCopyBufferToImage:
+    'cl_int clEnqueueCopyBufferToImage(cl_command_queue queue, cl_mem buffer, cl_mem image, size_t offset, const void *origin, const void *region, cl_uint num_wait, void *wait_list, void *event)',
   clEnqueueWriteBuffer:
     'cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_uint blocking, size_t offset, size_t size, const void *data, cl_uint num_wait, void *wait_list, void *event)',
   clEnqueueReadBuffer:
@@ -243,7 +266,13 @@ const PROTOTYPES: Record<keyof OpenCLApi, string> = {
 };
 
 /** Functions a loader may lack without OpenCL being unusable: one queue constructor is enough. */
-const OPTIONAL = new Set<keyof OpenCLApi>(['clCreateCommandQueueWithProperties', 'clCreateCommandQueue']);
+const OPTIONAL = new Set<keyof OpenCLApi>([
+  'clCreateCommandQueueWithProperties',
+  'clCreateCommandQueue',
+  // OpenCL 1.2's images: a loader without them has no images (info.ts reports none)
+  'clCreateImage',
+  'clEnqueueCopyBufferToImage',
+]);
 
 /** Where the ICD loader lives on each system; `LOOM_OPENCL_LIBRARY` overrides (a path or a soname). */
 function libraryCandidates(): string[] {

@@ -36,6 +36,12 @@ export const CL_DEVICE_DOUBLE_FP_CONFIG = 0x1032;
 export const CL_DEVICE_SINGLE_FP_CONFIG = 0x101b;
 export const CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1n << 7n;
 export const CL_DEVICE_OPENCL_C_VERSION = 0x103d;
+export const CL_DEVICE_IMAGE2D_MAX_WIDTH = 0x1011;
+export const CL_DEVICE_IMAGE2D_MAX_HEIGHT = 0x1012;
+export const CL_DEVICE_IMAGE3D_MAX_WIDTH = 0x1013;
+export const CL_DEVICE_IMAGE3D_MAX_HEIGHT = 0x1014;
+export const CL_DEVICE_IMAGE3D_MAX_DEPTH = 0x1015;
+export const CL_DEVICE_IMAGE_SUPPORT = 0x1016;
 
 // command queues
 export const CL_QUEUE_PROPERTIES = 0x1093;
@@ -43,6 +49,15 @@ export const CL_QUEUE_PROFILING_ENABLE = 1n << 1n;
 
 // memory objects (cl_mem_flags, a cl_ulong bitfield)
 export const CL_MEM_READ_WRITE = 1n << 0n;
+export const CL_MEM_READ_ONLY = 1n << 2n;
+
+// images: one channel (cl_channel_order), its type (cl_channel_type), 2D or 3D (cl_mem_object_type)
+export const CL_R = 0x10b0;
+export const CL_SIGNED_INT32 = 0x10d9;
+export const CL_UNSIGNED_INT32 = 0x10dc;
+export const CL_FLOAT = 0x10de;
+export const CL_MEM_OBJECT_IMAGE2D = 0x10f1;
+export const CL_MEM_OBJECT_IMAGE3D = 0x10f2;
 
 // programs and kernels
 export const CL_PROGRAM_BUILD_LOG = 0x1183;

@@ -32,6 +32,7 @@ import {
   type DeviceType,
   type OpenCLDeviceInfo,
 } from './info.ts';
+import { imageFromBuffer } from './images.ts';
 import { setArgument, type KernelArgument } from './arguments.ts';
 import { OpenCLBuffer } from './buffer.ts';
 import { compileProgram, OpenCLProgram } from './program.ts';
@@ -360,33 +361,43 @@ export class OpenCLContext {
     if (args.length !== kernel.argumentCount) {
       throw new LoomError(`${where}: the kernel takes ${kernel.argumentCount} arguments, ${args.length} given`);
     }
-    for (let index = 0; index < args.length; index++) {
-      const arg = args[index];
-      const where = `kernel '${kernelName}', argument ${index}`;
-      let handle = 0n;
-      if (arg?.kind === 'buffer') {
-        if (!(arg.buffer instanceof OpenCLBuffer))
-          throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
-        handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
+    // the images made for this launch, released once it is queued (OpenCL keeps them until it has run)
+    const images: Handle[] = [];
+    try {
+      for (let index = 0; index < args.length; index++) {
+        const arg = args[index];
+        const where = `kernel '${kernelName}', argument ${index}`;
+        let handle = 0n;
+        if (arg?.kind === 'buffer' || arg?.kind === 'image') {
+          if (!(arg.buffer instanceof OpenCLBuffer))
+            throw new LoomError(`${where}: expected an OpenCLBuffer from createBuffer`);
+          handle = arg.buffer.handleFor(this, where); // a released buffer fails here, remembered or not
+        }
+        if (arg?.kind === 'image') {
+          handle = imageFromBuffer(this.#api, this.#contextFor('launch'), queue, handle, arg, where);
+          images.push(handle);
+        }
+        setArgument(this.#api, kernel, index, arg, {
+          handle,
+          generation: this.#freedGeneration,
+          localMemSize: this.info.localMemSize,
+          where,
+        });
       }
-      setArgument(this.#api, kernel, index, arg, {
-        handle,
-        generation: this.#freedGeneration,
-        localMemSize: this.info.localMemSize,
-        where,
-      });
-    }
-    if (globalSize.some((n) => n === 0)) return false;
+      if (globalSize.some((n) => n === 0)) return false;
 
-    const global = new BigUint64Array(globalSize.map(BigInt));
-    const local = localSize ? new BigUint64Array(localSize.map(BigInt)) : null;
-    check(
-      'clEnqueueNDRangeKernel',
-      this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
-      () =>
-        `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`,
-    );
-    return true;
+      const global = new BigUint64Array(globalSize.map(BigInt));
+      const local = localSize ? new BigUint64Array(localSize.map(BigInt)) : null;
+      check(
+        'clEnqueueNDRangeKernel',
+        this.#api.clEnqueueNDRangeKernel(queue, kernel.handle, globalSize.length, null, global, local, 0, null, event),
+        () =>
+          `${where} with global size [${globalSize.join(', ')}]${localSize ? `, local size [${localSize.join(', ')}]` : ''}`,
+      );
+      return true;
+    } finally {
+      for (const image of images) this.#api.clReleaseMemObject(image);
+    }
   }
 
   // --- lifetime -------------------------------------------------------------------------------

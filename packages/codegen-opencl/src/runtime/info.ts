@@ -85,6 +85,12 @@ export interface OpenCLDeviceInfo {
    * OpenCL's default allows 2.5 ulp, and NVIDIA's driver uses it.
    */
   readonly correctlyRoundedDivideSqrt: boolean;
+  /**
+   * The largest 2D and 3D images, width first (CL_DEVICE_IMAGE2D_MAX_WIDTH...), or undefined
+   * when the device has no images (CL_DEVICE_IMAGE_SUPPORT false, or a loader without OpenCL
+   * 1.2's clCreateImage).
+   */
+  readonly images?: { readonly 2: readonly [number, number]; readonly 3: readonly [number, number, number] };
 }
 
 export function platformString(api: OpenCLApi, platform: Handle, name: number): string {
@@ -138,6 +144,24 @@ export function readDeviceInfo(api: OpenCLApi, platform: Handle, device: Handle)
     supportsFloat64: extensions.includes('cl_khr_fp64') || deviceFloat64Config(api, device) !== 0n,
     supportsFloat16: extensions.includes('cl_khr_fp16'),
     correctlyRoundedDivideSqrt: (deviceSingleFpConfig(api, device) & CL.CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) !== 0n,
+    ...imageInfo(api, device),
+  };
+}
+
+/** The device's image limits, where it has images and the loader makes them. */
+function imageInfo(api: OpenCLApi, device: Handle): Pick<OpenCLDeviceInfo, 'images'> {
+  if (!api.clCreateImage || !api.clEnqueueCopyBufferToImage) return {};
+  if (asUint32(deviceInfo(api, device, CL.CL_DEVICE_IMAGE_SUPPORT)) === 0) return {};
+  const size = (name: number) => asUint64(deviceInfo(api, device, name));
+  return {
+    images: {
+      2: [size(CL.CL_DEVICE_IMAGE2D_MAX_WIDTH), size(CL.CL_DEVICE_IMAGE2D_MAX_HEIGHT)],
+      3: [
+        size(CL.CL_DEVICE_IMAGE3D_MAX_WIDTH),
+        size(CL.CL_DEVICE_IMAGE3D_MAX_HEIGHT),
+        size(CL.CL_DEVICE_IMAGE3D_MAX_DEPTH),
+      ],
+    },
   };
 }
 

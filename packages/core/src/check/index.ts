@@ -20,6 +20,7 @@ import { checkWriteRaces } from './write-races.ts';
 import { checkLocalTemporaryWrites } from './local-writes.ts';
 import { checkPrivateTemporaryReads } from './private-reads.ts';
 import { checkVariableAccessOrdered } from './access-ordering.ts';
+import { checkImageArguments } from '../kernel/images.ts';
 
 export { KernelCheckError } from './check-error.ts';
 
@@ -29,6 +30,7 @@ export function checkTypedKernel(knl: LoopKernel): void {
   checkHardwareAxesUsedOnce(knl);
   checkReductionInamesNotSurrounding(knl);
   checkNoReductionOverVecInames(knl);
+  checkImageArguments(knl);
 }
 
 /**

@@ -2,7 +2,8 @@
  * The target-independent program that code generation produces: kernels with typed
  * parameters, loops, guards, assignments. A target (OpenCL C, WGSL, JavaScript)
  * only decides how to spell it. Array accesses are already flattened to one
- * index (row-major strides applied); types of names are in `KernelFunction.types`.
+ * index (row-major strides applied), except reads of an image parameter (`KernelParam.image`),
+ * which keep one index per axis; types of names are in `KernelFunction.types`.
  */
 import type { DType } from '../dtypes.ts';
 import { bool, float, int, type Expr } from '../expr/nodes.ts';
@@ -82,6 +83,13 @@ export interface KernelParam {
   readonly temporaryInitializer?: readonly number[];
   /** An array with a `vec` axis: this many consecutive elements form one vector. */
   readonly vectorWidth?: number;
+  /**
+   * An image argument the target reads as an image (`Target.images`): read-only, of this shape
+   * (2 or 3 axes, in the value arguments), and read as `a[i, j]`, one index per axis, the last
+   * one the texture's `x`. The host still passes a buffer of its elements, row-major: the device
+   * makes the image from it at launch (`imageExtents`).
+   */
+  readonly image?: { readonly shape: readonly Expr[] };
 }
 
 /** One device kernel in the program AST: its parameters, grid sizes and body. */

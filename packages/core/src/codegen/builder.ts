@@ -6,7 +6,7 @@
 import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
-import { exprEquals, printExpr, simplifier, substitute } from '../expr/index.ts';
+import { exprEquals, printExpr, simplifier, someExpr, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
@@ -18,7 +18,7 @@ import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
 import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
-import { mapStmts } from './stmt-visit.ts';
+import { mapStmts, walkStmts } from './stmt-visit.ts';
 import {
   boundConstraint,
   combineBounds,
@@ -53,6 +53,11 @@ export class DeviceKernelBuilder {
   /** The lane counts of the target's vector types: a `vec` loop of another length is unrolled. */
   private readonly vectorLanes: readonly number[];
   /**
+   * The image arguments the target reads as images (`Target.images`): their accesses keep one
+   * index per axis (the texture's coordinates). On other targets an image is a global array.
+   */
+  private readonly images = new Set<string>();
+  /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
    */
@@ -60,7 +65,7 @@ export class DeviceKernelBuilder {
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[] } = {},
+    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[]; images?: boolean } = {},
   ) {
     this.vectorTypes = options.vectorTypes ?? false;
     this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
@@ -69,6 +74,7 @@ export class DeviceKernelBuilder {
     for (const n of knl.inames) this.types.set(n, INDEX_DTYPE);
     for (const a of knl.args) {
       this.types.set(a.name, a.dtype!);
+      if (a.kind === 'image' && options.images) this.images.add(a.name);
       if (a.shape) this.strides.set(a.name, stridesOf(a.shape, a.dimTags));
       const lanes = vectorWidthOf(a.name, a.shape, a.dimTags);
       if (a.offset) {
@@ -134,13 +140,17 @@ export class DeviceKernelBuilder {
     const params: KernelParam[] = [
       ...this.knl.args
         .filter((a) => a.kind === 'value' || used.has(a.name))
-        .map((a) => ({
-          name: a.name,
-          dtype: a.dtype!,
-          kind: a.kind,
-          written: written.has(a.name),
-          vectorWidth: this.vectorWidths.get(a.name),
-        })),
+        .map(
+          (a): KernelParam => ({
+            name: a.name,
+            dtype: a.dtype!,
+            // an image the target does not read as one is the global array it was made from
+            kind: a.kind === 'image' ? 'global' : a.kind,
+            written: written.has(a.name),
+            vectorWidth: this.vectorWidths.get(a.name),
+            ...(this.images.has(a.name) ? { image: { shape: a.shape! } } : {}),
+          }),
+        ),
       ...hostInames.map((n) => ({
         name: n,
         dtype: INDEX_DTYPE,
@@ -390,7 +400,9 @@ export class DeviceKernelBuilder {
     // guards are worked out once, with the lane as a variable, then specialized per lane:
     // an 8x8 register tile would otherwise redo the set work 64 times
     const generic = this.instruction(insn, ranged);
-    if (tag?.kind === 'vec' && this.vectorTypes && lo === 0 && this.vectorLanes.includes(hi + 1)) {
+    // an image read is one texel, never a vector load: its lanes are unrolled
+    const readsImage = this.images.size > 0 && generic.some((g) => this.readsImage(g));
+    if (tag?.kind === 'vec' && this.vectorTypes && !readsImage && lo === 0 && this.vectorLanes.includes(hi + 1)) {
       const vector = vectorizeStatements(generic, { iname, lanes: hi + 1 }, this.vectorWidths, this.types);
       if (vector) return vector;
     }
@@ -415,6 +427,8 @@ export class DeviceKernelBuilder {
     if (e.kind === 'var' && this.isBuffer(e.name) && this.strides.get(e.name)?.length === 0)
       return subscript(e.name, [this.offsets.get(e.name) ?? int(0)]);
     if (e.kind !== 'subscript') return e;
+    // an image is read at its coordinates, one per axis (ast.ts)
+    if (this.images.has(e.array)) return e;
     const strides = this.strides.get(e.array);
     if (!strides) throw new LoomError(`'${e.array}' is indexed but is not an array`);
     if (strides.length !== e.indices.length)
@@ -430,6 +444,17 @@ export class DeviceKernelBuilder {
     const offset = this.offsets.get(e.array);
     if (offset) flat = flat === undefined ? offset : binary('+', offset, flat);
     return subscript(e.array, [flat ?? int(0)]);
+  }
+
+  /** Whether a statement reads an image argument (one kept as an image: `images`). */
+  private readsImage(statement: Stmt): boolean {
+    let found = false;
+    walkStmts(statement, {
+      expr: (e) => {
+        found ||= someExpr(e, (x) => x.kind === 'subscript' && this.images.has(x.array));
+      },
+    });
+    return found;
   }
 
   private isBuffer(name: string): boolean {

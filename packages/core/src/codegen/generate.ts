@@ -7,7 +7,7 @@
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { CoefficientRangeError, UnscheduledInstructionError } from '../errors.ts';
+import { CoefficientRangeError, LoomError, UnscheduledInstructionError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { runPasses, PREPROCESS_PASSES } from '../preprocess/pipeline.ts';
 import { calledFunctions } from '../functions/resolve.ts';
@@ -22,7 +22,7 @@ import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames } from './program-names.ts';
 import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
-import { targetFacts } from './target-facts.ts';
+import { targetFacts, type TargetFacts } from './target-facts.ts';
 import { describeProgram, hostArgument, type GeneratedCode } from './generated.ts';
 
 /** The options generateCode reads; any other key is an error. */
@@ -88,6 +88,7 @@ function build(
     ...options,
     vectorTypes: facts?.vectorTypes ?? false,
     vectorLanes: facts?.vectorLanes,
+    images: imageSupport(kernel, target, facts),
   });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;
@@ -101,6 +102,21 @@ function build(
   };
   checkProgramNames(program);
   return { program, args, typedArgs };
+}
+
+/**
+ * Whether the kernel's image arguments are read as images (the target's `images` fact):
+ * a target that refuses them says why here, naming the arguments, before any code is built.
+ */
+function imageSupport(knl: LoopKernel, target: Target | undefined, facts: TargetFacts | undefined): boolean {
+  const images = knl.args.filter((a) => a.kind === 'image').map((a) => `'${a.name}'`);
+  if (!images.length || !target || !facts) return false;
+  const support = facts.images;
+  if (typeof support === 'object')
+    throw new LoomError(
+      `${target.name}: image argument${images.length > 1 ? 's' : ''} ${images.join(', ')}: ${support.refused}`,
+    );
+  return support === 'native';
 }
 
 /**

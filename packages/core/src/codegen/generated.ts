@@ -79,6 +79,8 @@ export interface DeviceParameter {
   readonly sepIndex?: number;
   /** Arrays: the kernel writes it. */
   readonly written: boolean;
+  /** An array the device binds as an image of this shape (`KernelParam.image`; `imageExtents` evaluates it). */
+  readonly image?: { readonly shape: readonly Expr[] };
 }
 
 /** The host side of generated code: arguments, global temporaries and the launches in order. */
@@ -149,7 +151,8 @@ export function describeProgram<Extra>(
       if (p.hostLoop) return { ...common, kind: 'host-loop' };
       if (p.kind === 'value') return { ...common, kind: 'value' };
       const slice = slices.get(p.name);
-      return slice ? { ...common, kind: 'array', ...slice } : { ...common, kind: 'array' };
+      const array = p.image ? { ...common, image: p.image } : common;
+      return slice ? { ...array, kind: 'array', ...slice } : { ...array, kind: 'array' };
     });
     return {
       name: fn.name,

@@ -7,7 +7,7 @@
  */
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
-import type { Target } from './target.ts';
+import type { ImageSupport, Target } from './target.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
 /** A target's facts, each one stated or its default (target.ts documents them). */
@@ -38,6 +38,8 @@ export interface TargetFacts {
   readonly flushesSubnormals: ReadonlySet<DType>;
   /** Whether float division, math functions and `fma` are held only to WGSL's looser accuracy. */
   readonly relaxedFloatAccuracy: boolean;
+  /** How it reads image arguments: as images, as global arrays, or not at all (and why). */
+  readonly images: ImageSupport;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType(dtype: DType): string | undefined;
 }
@@ -74,6 +76,7 @@ function readFacts(target: Target): TargetFacts {
     signedZeros: target.signedZeros ?? true,
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),
     relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
+    images: target.images ?? 'emulated',
     unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
   };
 }

@@ -93,7 +93,19 @@ export interface Target<Extra = unknown> {
    * correctly rounded, math functions within a few ulp, `fma` rounded once.
    */
   readonly relaxedFloatAccuracy?: boolean;
+  /**
+   * How it reads image arguments (`changeArgToImage`, `imageArg`): `'native'`, as images of its
+   * own (OpenCL's `image2d_t`, WGSL's `texture_2d`), whose reads keep one index per axis in the
+   * program AST (`KernelParam.image`) and whose device makes the image at launch; `'emulated'`,
+   * as the global arrays they were made from (the same numbers: an image is read only within
+   * its shape, as every array is); or why it cannot have them (`{ refused }`, said in a
+   * LoomError naming the argument before any code is built). Default `'emulated'`.
+   */
+  readonly images?: ImageSupport;
 }
+
+/** How a target reads image arguments (`Target.images`). */
+export type ImageSupport = 'native' | 'emulated' | { readonly refused: string };
 
 /** One program spelled by a target. */
 export interface TargetOutput<Extra = unknown> {

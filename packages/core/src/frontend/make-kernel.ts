@@ -470,8 +470,10 @@ function checkDeclaredArgs(
       throw new LoomError(
         `argument '${a.name}': a vector dtype (${a.dtype}) is for arrays; pass the lanes as values of their own`,
       );
-    if (a.kind !== undefined && !['global', 'value', 'constant'].includes(a.kind)) {
-      throw new LoomError(`argument '${a.name}': kind must be 'global', 'value' or 'constant', got '${a.kind}'`);
+    if (a.kind !== undefined && !['global', 'value', 'constant', 'image'].includes(a.kind)) {
+      throw new LoomError(
+        `argument '${a.name}': kind must be 'global', 'value', 'constant' or 'image', got '${a.kind}'`,
+      );
     }
   }
 }

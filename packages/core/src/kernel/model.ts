@@ -17,8 +17,12 @@ const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
 /** No splits applied yet. */
 const NO_REWRITES: readonly ReadonlyMap<string, Expr>[] = Object.freeze([]);
 
-/** The kinds of kernel argument: global array, scalar value, constant array. */
-export type ArgKind = 'global' | 'value' | 'constant';
+/**
+ * The kinds of kernel argument: global array, scalar value, constant array, and image (loopy's
+ * `ImageArg`: a read-only array of 2 or 3 axes that targets with images read through their
+ * texture hardware, and the others as a global array; kernel/images.ts).
+ */
+export type ArgKind = 'global' | 'value' | 'constant' | 'image';
 /** Where a temporary lives: private (per work-item), local (per work-group) or global. */
 export type AddressSpace = 'private' | 'local' | 'global';
 
@@ -43,7 +47,7 @@ export type DimTag =
 export interface KernelArg {
   /** The argument's name. */
   readonly name: string;
-  /** `'global'` (an array), `'value'` (a scalar) or `'constant'` (a read-only array in constant memory). */
+  /** `'global'` (an array), `'value'` (a scalar), `'constant'` (a read-only array in constant memory) or `'image'`. */
   readonly kind: ArgKind;
   /** `undefined`: decided by the data passed at run time (`<auto/runtime>`). */
   readonly dtype: DType | undefined;

@@ -74,7 +74,7 @@ function printArg(arg: KernelArg): string {
   const shape = arg.shape === undefined ? '<auto>' : `(${arg.shape.map(printExpr).join(', ')})`;
   const tags = arg.shape === undefined ? '' : `, dim_tags: (${formatDimTags(arg.shape, arg.dimTags)})`;
   const direction = [arg.isInput ? 'in' : '', arg.isOutput ? 'out' : ''].filter(Boolean).join('/');
-  const aspace = arg.kind === 'constant' ? 'constant' : 'global';
+  const aspace = arg.kind === 'constant' ? 'constant' : arg.kind === 'image' ? 'global image' : 'global';
   const atomic = arg.forAtomic ? ' for_atomic' : '';
   return `${arg.name}: type: ${type}, shape: ${shape}${tags}${direction ? ` ${direction}` : ''} aspace: ${aspace}${atomic}`;
 }

@@ -36,6 +36,16 @@ export interface DeviceLimits {
   readonly maxPrivateMemoryBytes: number;
   /** Bytes in one buffer. */
   readonly maxBufferBytes: number;
+  /**
+   * The largest image the device makes, per axis as its API counts them (width, the fastest
+   * index, first): 2D (OpenCL's CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT, WebGPU's
+   * maxTextureDimension2D) and 3D. Absent: the device has no images (a target that reads images
+   * as arrays needs none).
+   */
+  readonly maxImageSizes?: {
+    readonly 2: readonly [number, number];
+    readonly 3: readonly [number, number, number];
+  };
 }
 
 /**

@@ -8,7 +8,8 @@ import { mapExpr } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { namesRead, namesWritten } from '../kernel/accesses.ts';
-import type { DimTag, LoopKernel } from '../kernel/model.ts';
+import type { DimTag, KernelArg, LoopKernel } from '../kernel/model.ts';
+import { checkImageArgument } from '../kernel/images.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 
 /**
@@ -87,12 +88,23 @@ export function removeUnusedArguments(knl: LoopKernel): LoopKernel {
   return knl.with({ args: knl.args.filter((a) => used.has(a.name)) });
 }
 
-/** loopy's change_arg_to_image: none of Loom's targets (OpenCL C buffers, WGSL, JavaScript) has images. */
+/**
+ * loopy's change_arg_to_image: the read-only array argument `name` becomes an image (loopy's
+ * `ImageArg`), which OpenCL reads as an `image2d_t`/`image3d_t` and WebGPU as a texture, through
+ * their texture caches; the other targets read it as before. The caller passes the same array.
+ * ```ts
+ * const knl = changeArgToImage(matrixVector, 'a');   // a[i, j]: read_imagef(a, loopy_sampler, (int2)(j, i)).x
+ * ```
+ */
 export function changeArgToImage(knl: LoopKernel, name: string): LoopKernel {
-  if (!knl.arg(name)) throw new LoomError(`changeArgToImage: the kernel has no argument '${name}'`);
-  throw new LoomError(
-    `changeArgToImage: no target of Loom has images ('${name}' stays a buffer); image arguments are not supported`,
-  );
+  const arg = knl.arg(name);
+  if (!arg) throw new LoomError(`changeArgToImage: the kernel has no argument '${name}'`);
+  if (arg.kind === 'value')
+    throw new LoomError(`changeArgToImage: '${name}' is a value argument; only an array can become an image`);
+  if (arg.kind === 'image') return knl;
+  const image: KernelArg = { ...arg, kind: 'image' };
+  checkImageArgument(knl, image, 'changeArgToImage');
+  return knl.with({ args: knl.args.map((a) => (a.name === name ? image : a)) });
 }
 
 /**

@@ -135,7 +135,16 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     });
   }
 
-  /** `changeArgToImage`: always an error, which says why (no target of Loom has images). */
+  /**
+   * `changeArgToImage`: the read-only array argument becomes an image (loopy's `ImageArg`):
+   * OpenCL reads it as an `image2d_t`/`image3d_t`, WebGPU as a texture, the other devices as
+   * the array it was; `run` takes the same data.
+   * ```ts
+   * kernel('{ [i, j]: 0<=i<n and 0<=j<m }', 'out[i, j] = 2*a[i, j]')
+   *   .args({ a: f32('n', 'm'), out: f32.out('n', 'm') })
+   *   .changeArgToImage('a');
+   * ```
+   */
   changeArgToImage(name: ArgNames<S>): KernelBuilder<I, S> {
     return this.derive((k) => changeArgToImage(k, name));
   }

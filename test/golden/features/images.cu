@@ -1,0 +1,1 @@
+// refused: LoomError: cuda: image arguments 'a', 'b': CUDA reads images through texture objects (a CUDA array, a resource and a texture descriptor made with the driver API's cuTexObjectCreate for each launch), which Loom's CUDA device does not make; keep it a global argument, which CUDA's caches serve as well for read-only data
