@@ -239,7 +239,7 @@ test("the dependency graph: the kernel's instructions, dependencies and loops, r
   await page.selectOption('#preset', Object.keys(KERNELS)[0]);
   await typeInto(page, 'chain', ".dtypes({ a: 'float32' })");
   await typeInto(page, 'instructions', '<float32> t = 2*a[i] {id=scale}\nout[i] = t + 1 {id=store}');
-  await page.waitForFunction("window.playground.graph?.dot.includes('\"scale\" -> \"store\"')", undefined, {
+  await page.waitForFunction('window.playground.graph?.dot.includes(\'"scale" -> "store"\')', undefined, {
     timeout: 30_000,
   });
   const graph: { dot: string; note?: string } = await page.evaluate('window.playground.graph');

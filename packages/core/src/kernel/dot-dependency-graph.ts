@@ -24,6 +24,12 @@
  *
  * Everything is quoted and escaped, and the order is the kernel's and the schedule's, so the
  * same kernel always gives the same text.
+ *
+ * Where it departs from loopy, on purpose: loopy leaves edge ends and cluster names unquoted
+ * and escapes labels with Python's `repr` (DOT reads `\'` as a stray backslash); it names a
+ * loop entered twice `cluster_i` twice, which Graphviz merges into one box; it draws neither
+ * `no_sync_with` nor barriers (barrier instructions float outside the loops); and it labels a
+ * barrier or no-op `<instruction id>` where Loom writes `... lbarrier` as its kernel view does.
  */
 import { LoomError, LoomWarning, reportWarning, unreachable } from '../errors.ts';
 import { printExpr } from '../expr/index.ts';
