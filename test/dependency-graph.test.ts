@@ -133,23 +133,51 @@ test("a barrier the user wrote is its instruction's box, in the loop it runs in"
   assert.is(dot.split('\n').filter((l) => l === '"fence"').length, 1, 'in one place');
 });
 
-test('a kernel that does not linearize (dtypes unknown): no clusters and a warning by default, an error when asked for', () => {
-  const untyped = tutorialKernels.transposeAndDouble();
-  const { result, warnings } = collectWarnings(() => getDotDependencyGraph(untyped));
+test('arrays without dtypes yet: the loops are drawn all the same, as loopy draws them', () => {
+  const { result, warnings } = collectWarnings(() => getDotDependencyGraph(tutorialKernels.transposeAndDouble()));
+  assert.is(warnings.length, 0);
+  assert.is(result, getDotDependencyGraph(kernels['transpose-and-double']!()), 'as typed');
+  // the builder's kernel of the DSL, untyped, with a temporary typed from them
+  assert.match(
+    getDotDependencyGraph(makeKernel('{ [i]: 0<=i<n }', '<> t = 2*a[i] {id=scale}\nout[i] = t {id=store}')),
+    'subgraph "cluster_i" { label="i"\n"scale"\n"store"\n}',
+  );
+});
+
+test('a kernel that does not linearize: no clusters and a warning saying why by default, an error when asked for', () => {
+  // the barrier is outside loop k, between two instructions inside it: no order of the loops has it
+  const knl = tagInames(
+    makeKernel(
+      '{ [k,j]: 0<=k<m and 0<=j<16 }',
+      `
+      <float32> t[j] = a[16*k + j] {id=w}
+      ... lbarrier {id=fence, dep=w}
+      out[16*k + j] = t[15 - j] {id=r, dep=fence}
+      `,
+    ),
+    'j:l.0',
+  );
+  const { result, warnings } = collectWarnings(() => getDotDependencyGraph(knl));
   assert.not.match(result, 'subgraph');
-  assert.match(result, '"transpose" -> "insn"');
+  assert.match(result, '"w" -> "fence"\n"fence" -> "r"');
   assert.is(warnings.length, 1);
   assert.match(
     warnings[0]!.message,
-    "the dependency graph has no loop clusters, since the kernel does not linearize: the dtype of argument 'a' is not known",
+    "kernel 'loopy_kernel': the dependency graph has no loop clusters, since the kernel does not linearize: the dtype of argument 'a' is not known: pass data for it when running, or use addDtypes(knl, { a: 'float32' }) (and with its untyped arrays taken as float32: no valid order: instruction 'r' (inside loop 'k') depends on 'fence' (outside loop 'k')",
   );
   assert.throws(
-    () => getDotDependencyGraph(untyped, { inameCluster: true }),
+    () => getDotDependencyGraph(knl, { inameCluster: true }),
     (e: unknown) =>
-      e instanceof LoomError && /cannot draw the loops of kernel 'loopy_kernel' \(inameCluster: true\)/.test(e.message),
+      e instanceof LoomError &&
+      /cannot draw the loops of kernel 'loopy_kernel' \(inameCluster: true\), since it does not linearize: .*: no valid order/.test(
+        e.message,
+      ),
   );
+  // typed, nothing is guessed: its own reason alone
+  const typedWarnings = collectWarnings(() => getDotDependencyGraph(addDtypes(knl, { a: 'float32' }))).warnings;
+  assert.match(typedWarnings[0]!.message, /does not linearize: no valid order: /);
   // not asked for: no linearization, no warning
-  const plain = collectWarnings(() => getDotDependencyGraph(untyped, { inameCluster: false }));
+  const plain = collectWarnings(() => getDotDependencyGraph(knl, { inameCluster: false }));
   assert.is(plain.warnings.length, 0);
   assert.is(plain.result, result);
 });

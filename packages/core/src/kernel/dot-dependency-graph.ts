@@ -18,9 +18,10 @@
  *   (an arrow implied by a path of others is left out, as loopy leaves it out);
  * - each `noSyncWith` entry is a dashed line without arrowhead, labelled with its scope as
  *   loopy prints it (`@any`), that does not change the layout (`constraint=false`);
- * - where the kernel linearizes, each sequential loop is a `cluster_` subgraph holding the
- *   instructions and barriers that run in it, nested as the loops nest; barriers the
- *   linearization inserts are plain-text nodes `... lbarrier` in the loop they sit in.
+ * - where the kernel linearizes (as in loopy, also before its arrays have dtypes), each
+ *   sequential loop is a `cluster_` subgraph holding the instructions and barriers that run
+ *   in it, nested as the loops nest; barriers the linearization inserts are plain-text nodes
+ *   `... lbarrier` in the loop they sit in.
  *
  * Everything is quoted and escaped, and the order is the kernel's and the schedule's, so the
  * same kernel always gives the same text.
@@ -35,6 +36,7 @@ import { LoomError, LoomWarning, reportWarning, unreachable } from '../errors.ts
 import { printExpr } from '../expr/index.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { linearizeKernel, type LinearizedKernel } from '../codegen/generate.ts';
+import { addDtypes } from '../transform/basic.ts';
 import type { Target } from '../codegen/target.ts';
 import type { HostScheduleItem } from '../schedule/host-schedule.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
@@ -45,9 +47,10 @@ import { parseNoSync, type Instruction, type LoopKernel } from './model.ts';
 export interface DotDependencyGraphOptions {
   /**
    * Draw loops as clusters around the instructions in them (loopy's `iname_cluster`). By
-   * default they are drawn where the kernel linearizes, and where it does not (its argument
-   * types are not known yet, say) a LoomWarning says why and the graph has no clusters, as
-   * loopy does. `true` makes that an error; `false` draws no clusters.
+   * default they are drawn where the kernel linearizes (arrays whose dtype is not known yet
+   * are taken as float32 for it), and where it does not (a dependency that no order of the
+   * loops honours, say) a LoomWarning says why and the graph has no clusters, as loopy
+   * does. `true` makes that an error; `false` draws no clusters.
    */
   readonly inameCluster?: boolean;
   /** Label each box with the instruction's id and show its code as the tooltip (loopy's `use_insn_id`). */
@@ -92,17 +95,44 @@ function linearizedOrWhyNot(knl: LoopKernel, options: DotDependencyGraphOptions)
     return linearizeKernel(knl, options.target);
   } catch (e) {
     if (!(e instanceof LoomError)) throw e;
+    const drawn = linearizedWithPlaceholderDtypes(knl, options.target);
+    if (drawn && !(drawn instanceof LoomError)) return drawn;
+    // both reasons where the guess was tried: the kernel's own, and what stopped it after the guess
+    const why = drawn ? `${e.message} (and with its untyped arrays taken as float32: ${drawn.message})` : e.message;
     if (options.inameCluster === true)
       throw new LoomError(
-        `getDotDependencyGraph: cannot draw the loops of kernel '${knl.name}' (inameCluster: true), since it does not linearize: ${e.message}`,
+        `getDotDependencyGraph: cannot draw the loops of kernel '${knl.name}' (inameCluster: true), since it does not linearize: ${why}`,
       );
     reportWarning(
       new LoomWarning(
-        `kernel '${knl.name}': the dependency graph has no loop clusters, since the kernel does not linearize: ${e.message}`,
+        `kernel '${knl.name}': the dependency graph has no loop clusters, since the kernel does not linearize: ${why}`,
         'DependencyGraphWarning',
       ),
     );
     return undefined;
+  }
+}
+
+/**
+ * loopy linearizes a kernel whose arrays have no dtype yet; Loom's preprocessing types
+ * everything first. For the picture only, arrays of unknown dtype are taken as float32: one
+ * real dtype in place of another changes none of the instructions, dependencies and loops
+ * drawn (and the guess is never complex, which would split instructions into parts). Where
+ * even that does not linearize (a dependency no loop order honours, or an array read as an
+ * index, which wants an integer type), the error it met; undefined where there is nothing
+ * to guess.
+ */
+function linearizedWithPlaceholderDtypes(
+  knl: LoopKernel,
+  target: Target | undefined,
+): LinearizedKernel | LoomError | undefined {
+  const untyped = knl.args.filter((a) => a.kind !== 'value' && a.dtype === undefined).map((a) => a.name);
+  if (untyped.length === 0) return undefined;
+  try {
+    return linearizeKernel(addDtypes(knl, Object.fromEntries(untyped.map((name) => [name, 'float32']))), target);
+  } catch (e) {
+    if (!(e instanceof LoomError)) throw e;
+    return e;
   }
 }
 

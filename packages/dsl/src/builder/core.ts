@@ -112,7 +112,7 @@ export class BuilderCore<I extends string, S extends AnySignature> {
   /**
    * The dependency graph as Graphviz DOT text (`getDotDependencyGraph`, loopy's
    * `get_dot_dependency_graph`): instructions as boxes, dependencies as arrows, loops as
-   * clusters where the kernel linearizes (dtypes known). `npx loom graph FILE` draws it as SVG.
+   * clusters where the kernel linearizes. `npx loom graph FILE` draws it as SVG.
    * ```ts
    * kernel('{ [i]: 0<=i<n }', '<> t = 2*a[i]\nout[i] = t')
    *   .args({ a: f32('n'), out: f32.out('n') })

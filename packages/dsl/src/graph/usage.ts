@@ -17,7 +17,7 @@ export const GRAPH_COMMAND: CommandSpec<typeof GRAPH_OPTIONS> = {
   Draws the dependency graph of a kernel the file exports (LoopKernels, builders, and
   functions named ...Kernel that take no argument), as loopy's show_dependency_graph does:
   each instruction a box with its code, each dependency an arrow from prerequisite to
-  dependent, no_sync_with a dashed line, and, where the kernel linearizes (its dtypes known),
+  dependent, no_sync_with a dashed line, and, where the kernel linearizes (dtypes not needed),
   each loop a box around the instructions in it. --kernel picks the kernel by its export's
   name or its own when the file exports several. Writes an SVG to --out (default graph.svg),
   laid out by Graphviz from the optional package @hpcc-js/wasm-graphviz
