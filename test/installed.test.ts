@@ -65,13 +65,14 @@ test.after(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-test('the install brings no native driver and no ts-morph: they are optional peers', () => {
+test('the install brings no native driver, no ts-morph and no Graphviz: they are optional peers', () => {
   assert.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/dist/index.js')), '@loom/dsl is installed, built');
   assert.ok(existsSync(path.join(app, 'node_modules/@loom/core/dist/index.js')), '@loom/core comes with it');
-  for (const optional of ['webgpu', 'koffi', 'ts-morph']) {
+  for (const optional of ['webgpu', 'koffi', 'ts-morph', '@hpcc-js/wasm-graphviz']) {
     assert.not.ok(existsSync(path.join(app, 'node_modules', optional)), `${optional} was installed`);
   }
   assert.not.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/src')), 'the sources are not shipped');
+  assert.ok(existsSync(path.join(app, 'node_modules/@loom/dsl/dist/graph/render-svg.js')), '@loom/dsl/graph is built');
 });
 
 test('every package installed carries the MIT licence: its LICENSE file and its "license" field', () => {

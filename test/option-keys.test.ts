@@ -26,6 +26,7 @@ import {
   gatherAccessFootprintBytes,
   gatherAccessFootprints,
   generateCode,
+  getDotDependencyGraph,
   getMemAccessMap,
   getOpMap,
   getStatistics,
@@ -203,7 +204,7 @@ test('the kernel frontends: makeKernel, globalArg, temporaryVariable, parseExpre
   assert.is(globalArg('a', { dtype: 'float32' }).dtype, 'float32');
 });
 
-test('the analyses: getOpMap, getMemAccessMap, getStatistics, footprints', () => {
+test('the analyses: getOpMap, getMemAccessMap, getStatistics, footprints, getDotDependencyGraph', () => {
   const knl = plain();
   const analyses: readonly (readonly [string, (extra: Extra) => unknown])[] = [
     ['getOpMap', (x) => getOpMap(knl, { subgroupSize: 32, ...x })],
@@ -211,6 +212,7 @@ test('the analyses: getOpMap, getMemAccessMap, getStatistics, footprints', () =>
     ['getStatistics', (x) => getStatistics(knl, { subgroupSize: 32, ...x })],
     ['gatherAccessFootprints', (x) => gatherAccessFootprints(knl, { ignoreUncountable: false, ...x })],
     ['gatherAccessFootprintBytes', (x) => gatherAccessFootprintBytes(knl, { ignoreUncountable: false, ...x })],
+    ['getDotDependencyGraph', (x) => getDotDependencyGraph(knl, { useInsnId: true, ...x })],
   ];
   for (const [name, call] of analyses) {
     assert.match(loomError(() => call(BOGUS)).message, new RegExp(`^${name}: unknown option 'bogusKey'`));

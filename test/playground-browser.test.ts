@@ -234,6 +234,34 @@ test('mistakes show as LoomErrors with their caret, in the chain and in the inst
   assert.match(inInstructions, /out\[i\] = 2\*a\[i\] \+ @\n\s*\^$/, inInstructions);
 });
 
+test("the dependency graph: the kernel's instructions, dependencies and loops, redrawn as you type; blank, saying why, on an error", async () => {
+  await page.click('#tab-kernel');
+  await page.selectOption('#preset', Object.keys(KERNELS)[0]);
+  await typeInto(page, 'chain', ".dtypes({ a: 'float32' })");
+  await typeInto(page, 'instructions', '<float32> t = 2*a[i] {id=scale}\nout[i] = t + 1 {id=store}');
+  await page.waitForFunction('window.playground.graph?.dot.includes(\'"scale" -> "store"\')', undefined, {
+    timeout: 30_000,
+  });
+  const graph: { dot: string; note?: string } = await page.evaluate('window.playground.graph');
+  assert.match(graph.dot, 'subgraph "cluster_i" { label="i"');
+  assert.is(graph.note, undefined, 'the loops are drawn');
+  assert.is(await page.getAttribute('#kernel-graph', 'data-state'), 'ok');
+  const titles = (kind: string): Promise<string[]> =>
+    page.$$eval(`#kernel-graph svg g.${kind} > title`, (ts) => ts.map((t) => t.textContent ?? ''));
+  assert.equal((await titles('node')).sort(), ['scale', 'store'], 'a node per instruction');
+  assert.equal(await titles('edge'), ['scale->store'], 'an edge per dependency');
+  assert.equal(await titles('cluster'), ['cluster_i'], 'a box for the loop');
+  assert.match((await page.textContent('#kernel-graph')) ?? '', 't <- 2*a[i]');
+  await screenshot(page, 'playground-graph');
+
+  // an error: the graph goes, and the pane says why
+  await typeInto(page, 'instructions', 'out[i] = 2*a[i] + @');
+  await page.waitForSelector('#kernel-graph[data-state=blank]', { state: 'attached' });
+  assert.is(await page.$$eval('#kernel-graph svg', (svgs) => svgs.length), 0);
+  assert.match((await page.textContent('#kernel-graph-why')) ?? '', 'the kernel has an error: ');
+  assert.is(await page.evaluate('window.playground.graph'), undefined);
+});
+
 test('nothing stale: a domain error clears the last run; the error stays after Run; blank panes say why', async () => {
   await page.selectOption('#preset', Object.keys(KERNELS)[0]);
   await clickAndWait(page, '#run-kernel', 'kernel-result', '#kernel-error');

@@ -1,6 +1,7 @@
 /**
  * The kernel tab: a kernel edited field by field (domain, instructions, a chain of
- * transformations, the value arguments), its view, WGSL and OpenCL C as you type, and
+ * transformations, the value arguments), its view, WGSL and OpenCL C and its dependency
+ * graph (graph-pane.ts) as you type, and
  * "Run": the GPU's outputs checked against the CPU device's, the time of a launch on the
  * GPU, the operation and memory counts and the roofline point (stats.ts).
  *
@@ -14,6 +15,7 @@ import { kernel } from '@loom/dsl';
 import { applyChain, parseLiteral, type Builder } from './chain.ts';
 import { checkKernel, type Devices } from './check.ts';
 import type { CodeEditor } from './editor.ts';
+import type { GraphPane } from './graph-pane.ts';
 import { attempt, element, firstLine, showError, type CodePane } from './page.ts';
 import { showComparisons } from './results.ts';
 import { rooflineChart } from './roofline.ts';
@@ -30,6 +32,7 @@ export interface KernelPanes {
   readonly view: CodePane;
   readonly wgsl: CodePane;
   readonly opencl: CodePane;
+  readonly graph: GraphPane;
 }
 
 export class KernelTab {
@@ -59,10 +62,12 @@ export class KernelTab {
     const builder = built.value;
     if (!builder) {
       const why = `the kernel has an error: ${firstLine(built.error)}`;
-      for (const pane of Object.values(this.panes)) pane.blank(why);
+      for (const pane of [this.panes.view, this.panes.wgsl, this.panes.opencl]) pane.blank(why);
+      void this.panes.graph.show(undefined, why);
       return;
     }
     this.panes.view.show(builder.toString());
+    void this.panes.graph.show(builder, '');
     for (const [pane, target, name] of [
       [this.panes.wgsl, wgslTarget, 'WGSL'],
       [this.panes.opencl, openclTarget, 'OpenCL C'],

@@ -15,6 +15,7 @@ import { DEFAULT_COMPUTATION, DTYPES, OPERATIONS, PREDICATES } from './computati
 import { KernelTab } from './kernel-tab.ts';
 import { ComputationTab, PointwiseTab } from './other-tabs.ts';
 import type { CodeEditor } from './editor.ts';
+import { graphPane } from './graph-pane.ts';
 import { CodePane, element, firstLine } from './page.ts';
 import { KERNELS, POINTWISE } from './presets.ts';
 import { decodeState, encodeState, TABS, type PageState, type Tab } from './url-state.ts';
@@ -76,6 +77,7 @@ const kernelTab = new KernelTab(
     view: pane('kernel-view', 'loom', 'Kernel'),
     wgsl: pane('wgsl', 'wgsl', 'WGSL'),
     opencl: pane('opencl', 'opencl', 'OpenCL C'),
+    graph: graphPane(),
   },
   devices,
 );

@@ -6,6 +6,7 @@
 import type { KernelCheck, Comparison } from './check.ts';
 import type { ComputationCheck } from './computation-check.ts';
 import type { CodeEditor } from './editor.ts';
+import type { GraphState } from './graph-pane.ts';
 import type { KernelStatistics } from './stats.ts';
 
 export interface PlaygroundState {
@@ -14,6 +15,8 @@ export interface PlaygroundState {
   ready: boolean;
   kernel?: KernelCheck | undefined;
   stats?: Omit<KernelStatistics, 'estimate'> | undefined;
+  /** The kernel tab's dependency graph, once drawn. */
+  graph?: GraphState | undefined;
   pointwise?: readonly Comparison[] | undefined;
   computation?: ComputationCheck | undefined;
   /** The whole text of the editor or code pane of this id (CodeMirror draws only the lines in view). */

@@ -90,6 +90,7 @@ export {
 } from './frontend/instruction-specs.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
+export { getDotDependencyGraph, type DotDependencyGraphOptions } from './kernel/dot-dependency-graph.ts';
 export { allParams, parentsPerDomain } from './kernel/domain-tree.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 

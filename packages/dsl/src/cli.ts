@@ -4,11 +4,12 @@
  *   loom typegen [--check] [--verbose] [--project tsconfig.json]   types template kernels
  *   loom stats <file> [--params n=...] [--device ...] [--plot ...]  counts, estimates, roofline
  *   loom tune <file> [--device ...] [--budget s] [--fresh]          searches tuning problems
+ *   loom graph <file> [--kernel NAME] [--out graph.svg] [--dot]     draws a kernel's dependency graph
  *   loom help [command] | --help | --version
  *
  * Options are parsed by one parser (cli/args.ts); each command's options and help are in a
  * light module (`<command>/usage.ts`), its work in one loaded only to run it, so that help and
- * usage mistakes never load an optional package (ts-morph). Global options (--help, --version,
+ * usage mistakes never load an optional package (ts-morph, @hpcc-js/wasm-graphviz). Global options (--help, --version,
  * --verbose) are taken before the command as well as after it. Usage mistakes (an unknown
  * command or option, no tsconfig) are said in one line, with a did-you-mean where one is
  * close, and exit with 2; `loom typegen` exits with 1 when kernels do not build or, with
@@ -24,6 +25,7 @@ import {
   type OptionSpecs,
   type ParsedArguments,
 } from './cli/args.ts';
+import { GRAPH_COMMAND } from './graph/usage.ts';
 import { STATS_COMMAND } from './stats/usage.ts';
 import { TUNE_COMMAND } from './tune/usage.ts';
 import { TYPEGEN_COMMAND } from './typegen/usage.ts';
@@ -45,6 +47,11 @@ const COMMANDS: readonly Command[] = [
     spec: TUNE_COMMAND,
     run: async (parsed) =>
       (await import('./tune/command.ts')).tuneCommand(parsed as ParsedArguments<typeof TUNE_COMMAND.options>),
+  },
+  {
+    spec: GRAPH_COMMAND,
+    run: async (parsed) =>
+      (await import('./graph/command.ts')).graphCommand(parsed as ParsedArguments<typeof GRAPH_COMMAND.options>),
   },
 ];
 

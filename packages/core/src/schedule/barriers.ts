@@ -167,7 +167,11 @@ class SyncAnalysis {
         const insn = this.byId.get(item.id)!;
         if (insn.kind === 'barrier') {
           // a barrier item's scope is the memory it fences: `{mem_kind=global}` asks for global memory too
-          out.push({ kind: 'barrier', scope: insn.memKind === 'global' ? 'global' : (insn.barrierScope ?? 'local') });
+          out.push({
+            kind: 'barrier',
+            scope: insn.memKind === 'global' ? 'global' : (insn.barrierScope ?? 'local'),
+            originatingInsnId: insn.id,
+          });
           pending = [];
           continue;
         }

@@ -18,8 +18,16 @@ import { prerequisiteClosure } from '../kernel/dependencies.ts';
 export type ScheduleItem =
   | { readonly kind: 'loop'; readonly iname: string; readonly body: readonly ScheduleItem[] }
   | { readonly kind: 'insn'; readonly id: string }
-  /** Inserted by the barrier pass (`schedule/barriers.ts`), or a user's `... lbarrier`. */
-  | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string };
+  /**
+   * Inserted by the barrier pass (`schedule/barriers.ts`), or a user's `... lbarrier`, whose id
+   * `originatingInsnId` keeps (loopy's `originating_insn_id`: the dependency graph draws it there).
+   */
+  | {
+      readonly kind: 'barrier';
+      readonly scope: 'local' | 'global';
+      readonly comment?: string;
+      readonly originatingInsnId?: string;
+    };
 
 export function linearize(knl: LoopKernel): ScheduleItem[] {
   const insns = knl.instructions;

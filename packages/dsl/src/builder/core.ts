@@ -10,7 +10,9 @@
  */
 import {
   generateCode,
+  getDotDependencyGraph,
   getStatistics,
+  type DotDependencyGraphOptions,
   run,
   type Device,
   type KernelStatistics,
@@ -105,6 +107,20 @@ export class BuilderCore<I extends string, S extends AnySignature> {
     } catch (error) {
       throw pointIntoTemplates(error, this.#fragments);
     }
+  }
+
+  /**
+   * The dependency graph as Graphviz DOT text (`getDotDependencyGraph`, loopy's
+   * `get_dot_dependency_graph`): instructions as boxes, dependencies as arrows, loops as
+   * clusters where the kernel linearizes. `npx loom graph FILE` draws it as SVG.
+   * ```ts
+   * kernel('{ [i]: 0<=i<n }', '<> t = 2*a[i]\nout[i] = t')
+   *   .args({ a: f32('n'), out: f32.out('n') })
+   *   .dotDependencyGraph(); // 'digraph "loopy_kernel" { ... subgraph "cluster_i" { label="i" ... }'
+   * ```
+   */
+  dotDependencyGraph(options?: DotDependencyGraphOptions): string {
+    return inTemplates(this.#fragments, () => getDotDependencyGraph(this.kernel, options));
   }
 
   /** loopy's kernel view: arguments, domains, inames, temporaries, instructions. */
