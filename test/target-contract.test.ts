@@ -199,7 +199,7 @@ test('atomics: an update of a dtype the target has no atomics for is refused bef
     () => generateCode(knl('float32'), madeUp),
     (e: unknown) =>
       e instanceof LoomError &&
-      /updates 'out' \(float32\) atomically, but the made-up target has atomic updates only of int32/.test(e.message),
+      /updates 'out' \(float32\) atomically, but the made-up target has atomics only of int32/.test(e.message),
   );
   assert.throws(() => generateCode(knl('float16'), wgslTarget()), /atomic updates only of int32, uint32, float32/);
   assert.throws(

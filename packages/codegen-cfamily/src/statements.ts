@@ -48,10 +48,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
         return [`${pad}${dialect.halfStorage.store(target.array, printer.print(target.indices[0], 'int32'), value)}`];
       }
       if (s.vector) return [`${pad}${printVectorAssign(s, printer)}`];
-      return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
+      return [`${pad}${printer.place(target)} = ${printer.print(s.value, s.dtype)};`];
     }
     case 'declare': {
-      const space = s.addressSpace === 'local' ? dialect.localQualifier : '';
+      printer.addressSpaces.set(s.name, s.addressSpace === 'local' ? 'local' : 'private');
+      if (s.forAtomic) printer.atomicVariables.add(s.name);
+      const space = `${s.addressSpace === 'local' ? dialect.localQualifier : ''}${s.forAtomic ? dialect.atomicQualifier : ''}`;
       // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
       const packed = s.vectorWidth !== undefined && dialect.vectors.packed.includes(s.vectorWidth);
       const lanes = s.vectorWidth && !packed ? s.vectorWidth : 1;

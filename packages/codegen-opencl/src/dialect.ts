@@ -9,7 +9,7 @@
 import { nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
-import { openclAtomic } from './atomics.ts';
+import { openclAtomic, openclAtomicStore } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclHalfStorage } from './half-storage.ts';
 import { isReservedInOpenCL } from './names.ts';
@@ -39,7 +39,7 @@ export const openclDialect: CDialect = {
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
   arrayParameter: (p, type) =>
-    `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+    `${p.kind === 'constant' ? '__constant' : '__global'} ${p.forAtomic ? 'volatile ' : ''}${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',
   halfStorage: openclHalfStorage,
@@ -55,6 +55,9 @@ export const openclDialect: CDialect = {
       `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
   },
   atomic: openclAtomic,
+  atomicStore: openclAtomicStore,
+  // loopy's "cl1" atomics: a variable accessed atomically is volatile, so every read is a load
+  atomicQualifier: 'volatile ',
   keepRolled: KEEP_ROLLED,
   prelude: openclPrelude,
 };

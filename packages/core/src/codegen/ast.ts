@@ -52,6 +52,8 @@ export type Stmt =
       readonly vectorWidth?: number;
       /** The values of a constant table, row-major. */
       readonly initializer?: readonly number[];
+      /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
+      readonly forAtomic?: boolean;
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
@@ -82,6 +84,8 @@ export interface KernelParam {
   readonly temporaryInitializer?: readonly number[];
   /** An array with a `vec` axis: this many consecutive elements form one vector. */
   readonly vectorWidth?: number;
+  /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
+  readonly forAtomic?: boolean;
 }
 
 /** One device kernel in the program AST: its parameters, grid sizes and body. */

@@ -140,6 +140,7 @@ export class DeviceKernelBuilder {
           kind: a.kind,
           written: written.has(a.name),
           vectorWidth: this.vectorWidths.get(a.name),
+          ...(a.forAtomic ? { forAtomic: true } : {}),
         })),
       ...hostInames.map((n) => ({
         name: n,
@@ -157,6 +158,7 @@ export class DeviceKernelBuilder {
           written: written.has(t.name),
           temporaryShape: t.shape,
           vectorWidth: this.vectorWidths.get(t.name),
+          ...(t.forAtomic ? { forAtomic: true } : {}),
           ...(t.initializer
             ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
             : {}),
@@ -174,6 +176,7 @@ export class DeviceKernelBuilder {
       ...(t.initializer
         ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
         : {}),
+      ...(t.forAtomic ? { forAtomic: true } : {}),
     }));
     const ids = new Map<string, Expr>([
       ...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const),

@@ -232,6 +232,7 @@ function makeKernelFrom(
     groups: p.groups,
     conflictsWithGroups: p.conflictsWithGroups,
     atomic: p.atomic,
+    ...(p.atomicInit ? { atomicInit: true } : {}),
     span: p.span,
   }));
 

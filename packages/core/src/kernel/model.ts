@@ -85,6 +85,11 @@ export interface TemporaryVariable {
   readonly initializer?: readonly number[];
   /** No instruction writes it (loopy's `read_only`). */
   readonly readOnly?: boolean;
+  /**
+   * It is accessed atomically (loopy's `for_atomic`): declared as the target's atomic type, every
+   * read of it an atomic load. Absent: plain.
+   */
+  readonly forAtomic?: boolean;
 }
 
 /**
@@ -134,6 +139,11 @@ export interface Instruction {
   readonly conflictsWithGroups: readonly string[];
   /** Whether its update is atomic (`atomic` in the instruction's options). */
   readonly atomic: boolean;
+  /**
+   * An atomic store of a value that does not read its target (`atomic=init`, loopy's
+   * `AtomicInit`), rather than an update; only with `atomic`. Absent: an update.
+   */
+  readonly atomicInit?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
 }

@@ -42,7 +42,8 @@ export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {})
       const shape = t.shape.length
         ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})`
         : 'shape: ()';
-      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}`);
+      const atomic = t.forAtomic ? ' for_atomic' : '';
+      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}${atomic}`);
     }
   }
   if (knl.substitutions.size) {
@@ -125,7 +126,7 @@ export function printInstruction(
   if (insn.groups.length) attrs.push(`groups=${insn.groups.join(':')}`);
   if (insn.conflictsWithGroups.length) attrs.push(`conflicts_grp=${insn.conflictsWithGroups.join(':')}`);
   if (insn.tags.length) attrs.push(`tags=${insn.tags.join(':')}`);
-  if (insn.atomic) attrs.push('atomic');
+  if (insn.atomic) attrs.push(insn.atomicInit ? 'atomic=init' : 'atomic');
   if (insn.memKind) attrs.push(`mem_kind=${insn.memKind}`);
   const pred = insn.predicates.length ? `if (${insn.predicates.map(printExpr).join(' and ')}) ` : '';
   let body: string;
