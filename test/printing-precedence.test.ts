@@ -152,6 +152,7 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         typeOf: typeOf(world),
         nameOf: (name) => name,
         loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
+        loadAtomicScalar: () => undefined,
         vectorStorage: () => undefined,
         hardwareId: () => {
           throw new Error('no hardware ids here');

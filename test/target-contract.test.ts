@@ -201,10 +201,10 @@ test('atomics: an update of a dtype the target has no atomics for is refused bef
       e instanceof LoomError &&
       /updates 'out' \(float32\) atomically, but the made-up target has atomics only of int32/.test(e.message),
   );
-  assert.throws(() => generateCode(knl('float16'), wgslTarget()), /atomic updates only of int32, uint32, float32/);
+  assert.throws(() => generateCode(knl('float16'), wgslTarget()), /atomics only of int32, uint32, float32/);
   assert.throws(
     () => generateCode(knl('int64'), openclTarget()),
-    /atomic updates only of int32, uint32, float32, float64/,
+    /atomics only of int32, uint32, float32, float64/,
   );
 });
 

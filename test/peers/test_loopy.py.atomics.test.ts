@@ -22,6 +22,7 @@ import {
   type Device,
   type DType,
   type LoopKernel,
+  type RunArgument,
 } from '@loom/core';
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
@@ -49,7 +50,11 @@ const hasAtomics = (device: Device, dtype: DType) =>
   supportsDType(device, dtype) && targetFacts(device.target).atomicDTypes.has(dtype);
 
 /** `run`'s refusal, asserted to be a LoomError about atomics. */
-async function assertRefused(knl: LoopKernel, device: Device, data: Record<string, unknown>): Promise<void> {
+async function assertRefused(
+  knl: LoopKernel,
+  device: Device,
+  data: Readonly<Record<string, RunArgument>>,
+): Promise<void> {
   const refused = await run(knl, device, data).then(
     () => undefined,
     (e: unknown) => e,
@@ -126,7 +131,8 @@ test('atomic=init: a value that reads its target, a value for atomic, a forAtomi
     (e: unknown) => e instanceof LoomError && /takes no value/.test(String(e)),
   );
   assert.throws(
-    () => makeKernel('{ [i]: 0<=i<4 }', 't = i\nout[i] = t', [temporaryVariable('t', { forAtomic: 1 as never }), '...']),
+    () =>
+      makeKernel('{ [i]: 0<=i<4 }', 't = i\nout[i] = t', [temporaryVariable('t', { forAtomic: 1 as never }), '...']),
     (e: unknown) => e instanceof LoomError && /forAtomic must be true or false/.test(String(e)),
   );
 });

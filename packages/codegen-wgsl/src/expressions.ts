@@ -73,6 +73,8 @@ export interface ExpressionContext {
   nameOf(loomName: string): string;
   /** An element of an array argument or temporary, in the computation type of its dtype. */
   loadElement(array: string, index: Printed): Printed;
+  /** A scalar temporary held as a WGSL atomic (workgroup-atomics.ts), loaded; undefined for any other name. */
+  loadAtomicScalar(name: string): Printed | undefined;
   /** An array argument held as vectors (`bindings.ts`): its variable and lanes; else undefined. */
   vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined;
   /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
@@ -234,7 +236,7 @@ export class ExpressionPrinter {
     const c = this.context;
     switch (e.kind) {
       case 'var':
-        return primary(c.nameOf(e.name), this.scalarType(e));
+        return c.loadAtomicScalar(e.name) ?? primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
         const vector = this.vectorReference(e);

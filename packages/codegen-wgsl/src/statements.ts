@@ -36,6 +36,7 @@ import {
   type VectorLoop,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
+import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
 import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
 import {
   axisName,
@@ -80,6 +81,8 @@ class KernelPrinter {
   private readonly barriers = new Map<Stmt, boolean>();
   /** Private temporaries held as vectors (`array<vec4<f32>, 1>`), by Loom name: their lanes. */
   private readonly vectorTemporaries = new Map<string, number>();
+  /** Local temporaries held as WGSL atomics (workgroup-atomics.ts), by Loom name: their dtypes. */
+  private readonly atomics: ReadonlyMap<string, DType>;
 
   constructor(
     private readonly kernel: KernelFunction,
@@ -87,13 +90,20 @@ class KernelPrinter {
     private readonly context: KernelContext,
   ) {
     const { names, arrays } = context;
+    this.atomics = workgroupAtomics(kernel);
     const expressions: ExpressionContext = {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
-      loadElement: (array, index) =>
-        arrays.has(array)
-          ? arrays.load(array, index)
-          : primary(`${names.of(array)}[${index.text}]`, this.elementType(array)),
+      loadElement: (array, index) => {
+        if (arrays.has(array)) return arrays.load(array, index);
+        const atomic = this.atomics.get(array);
+        if (atomic) return atomicLoad(`&${names.of(array)}[${index.text}]`, atomic);
+        return primary(`${names.of(array)}[${index.text}]`, this.elementType(array));
+      },
+      loadAtomicScalar: (name) => {
+        const atomic = this.atomics.get(name);
+        return atomic && atomicLoad(`&${names.of(name)}`, atomic);
+      },
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
@@ -300,6 +310,9 @@ class KernelPrinter {
     if (s.vector) return this.vectorAssignment(s, s.vector);
     const { names, arrays } = this.context;
     const target = s.target;
+    const atomicName = target.kind === 'var' ? target.name : target.kind === 'subscript' ? target.array : undefined;
+    const atomic = atomicName === undefined ? undefined : this.atomics.get(atomicName);
+    if (atomic) return this.workgroupAtomicAssignment(s, atomic);
     if (target.kind === 'var') {
       if (s.atomic)
         throw new LoomError(
@@ -336,6 +349,24 @@ class KernelPrinter {
       return;
     }
     this.line(arrays.store(target.array, index, this.exprs.converted(s.value, dtype)));
+  }
+
+  /** An assignment to a local temporary held as a WGSL atomic: a store, or (`{atomic}` reading it) an update. */
+  private workgroupAtomicAssignment(s: Extract<Stmt, { kind: 'assign' }>, dtype: DType): void {
+    const { names } = this.context;
+    const target = s.target;
+    const ref =
+      target.kind === 'subscript'
+        ? `&${names.of(target.array)}[${this.exprs.index(target.indices[0]).text}]`
+        : `&${names.of((target as Extract<Expr, { kind: 'var' }>).name)}`;
+    if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
+      const update = (old: Printed) =>
+        this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
+      this.line(`// ${commentText(`${printExpr(target)} = ${printExpr(s.value)}`)}, atomically`);
+      for (const l of atomicUpdate(ref, dtype, update, this.simpleAtomic(s.value, target, dtype))) this.line(l);
+      return;
+    }
+    this.line(atomicStore(ref, this.exprs.converted(s.value, dtype), dtype));
   }
 
   /** `a[i] + x`, `a[i] - x`, `min(a[i], x)`, `max(a[i], x)` on an integer array: one atomic instruction. */

@@ -319,7 +319,13 @@ function parseAssignment(
   const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
-  if (attrs.atomic) checkAtomicTargets(targets.map((t) => t.assignee), expression, attrs.atomicInit === true, span);
+  if (attrs.atomic)
+    checkAtomicTargets(
+      targets.map((t) => t.assignee),
+      expression,
+      attrs.atomicInit === true,
+      span,
+    );
   return {
     kind: 'assign',
     assignees: targets.map((t) => t.assignee),
