@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import {
   allocateTemporariesForBaseStorage,
   generateCode,
-  globalArg,
   LoomError,
   makeKernel,
   preprocessKernel,

@@ -99,6 +99,9 @@ export const FEATURES = {
     "complex64 value arguments (loopy's test_axpy), each passed as a number, { re, im } or [re, im]",
   // the rest of loopy's public API (issue 27, s7-i27g): drawn in expressions.ts
   complexPowers: 'z ** 2 and z ** 3 on complex values (an integer literal exponent: repeated squaring)',
+  // atomic stores and loads (issue 27, s8-atomics): cases of atomics.ts
+  atomicStoresLoads:
+    "atomic=init stores into a forAtomic array from parallel work-items, and loopy's test_atomic_load with data: a local forAtomic counter zeroed, bumped and read back atomically",
 } as const;
 
 export type Feature = keyof typeof FEATURES;
