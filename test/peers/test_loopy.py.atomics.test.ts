@@ -1,14 +1,17 @@
 /**
  * Ports of loopy's test/test_loopy.py tests of issue 27's atomics group: atomic stores
  * (`atomic=init`, loopy's AtomicInit), atomic loads (every read of a `forAtomic` variable,
- * loopy's AtomicLoad) and `forAtomic` temporaries. Each runs on every test device and is
- * checked against plain JavaScript; a device whose target has no atomics of the dtype
- * refuses the kernel with a LoomError before anything runs. Names are the originals'.
+ * loopy's AtomicLoad) and `forAtomic` temporaries; and C code as an instruction
+ * (`cInstruction`, loopy's CInstruction). Each runs on every test device and is checked
+ * against plain JavaScript; a device whose target has no atomics of the dtype, or cannot
+ * compile C, refuses the kernel with a LoomError before anything runs. Names are the originals'.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  cInstruction,
   fixParameters,
+  preprocessKernel,
   generateCode,
   globalArg,
   LoomError,
@@ -27,7 +30,9 @@ import {
 import { cudaTarget } from '@loom/codegen-cuda';
 import { openclTarget } from '@loom/codegen-opencl';
 import { cTarget } from '@loom/codegen-c';
-import { supportsDType, testDevices } from '../support/devices.ts';
+import { assertClose, supportsDType, testDevices } from '../support/devices.ts';
+import { wgslTarget } from '@loom/codegen-wgsl';
+import { jsTarget } from '@loom/codegen-js';
 
 const DTYPES = ['int32', 'int64', 'float32', 'float64'] as const;
 
@@ -169,6 +174,84 @@ for (const device of testDevices()) {
       );
     });
   }
+}
+
+/** loopy's kernel of test_c_instruction: C code computes x, an assignment stores it. */
+function cInstructionKernel() {
+  const knl = makeKernel(
+    '{[i,j]: 0<=i,j<n }',
+    [cInstruction('i,j', '\n        x = sin((float) i*j);\n        ', { assignees: 'x' }), 'a[i,j] = x'],
+    [globalArg('a', { shape: 'auto', dtype: 'float32' }), temporaryVariable('x', { dtype: 'float32' }), '...'],
+    { assumptions: 'n>=1' },
+  );
+  return splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
+}
+
+test('test_c_instruction: the code is printed as given, after the names it uses', () => {
+  const knl = cInstructionKernel();
+  assert.ok(/x <- CODE\(i,j\) "x = sin\(\(float\) i\*j\);"/.test(stringifyKernel(knl)), stringifyKernel(knl));
+  for (const target of [openclTarget(), cudaTarget(), cTarget()]) {
+    const code = generateCode(knl, target).code;
+    // i is a hardware index here: the code gets it as a name of its own
+    assert.ok(/int const i = [^;]+;\n\n\s+x = sin\(\(float\) i\*j\);/.test(code), code);
+  }
+  for (const target of [wgslTarget(), jsTarget()])
+    assert.throws(
+      () => generateCode(knl, target),
+      (e: unknown) =>
+        e instanceof LoomError && /instruction 'insn' is C code/.test(String(e)) && /OpenCL, CUDA, C/.test(String(e)),
+    );
+});
+
+test('test_within_inames_and_reduction: C code writing phi leaves the reduction outside i', () => {
+  const knl = makeKernel(
+    '{[i,j] : 0<=i,j<n}',
+    [cInstruction('i', 'doSomethingToGetPhi();', { assignees: 'phi' }), 'a = sum(j, phi[j]) {inames=}'],
+    [
+      globalArg('a', { dtype: 'float32', shape: [] }),
+      temporaryVariable('phi', { dtype: 'float32', shape: 'n', addressSpace: 'global' }),
+      '...',
+    ],
+  );
+  const pre = preprocessKernel(knl, cTarget());
+  const update = pre.instructions.find((insn) => /update/.test(insn.id));
+  assert.ok(update, pre.instructions.map((insn) => insn.id).join(', '));
+  assert.not.ok(update.withinInames.includes('i'), update.withinInames.join(', '));
+});
+
+test('cInstruction: bad input is a LoomError', () => {
+  assert.throws(
+    () => cInstruction('i', 'x = 1;', { assignees: 'x + 1' }),
+    (e: unknown) => e instanceof LoomError && /assignee/.test(String(e)),
+  );
+  assert.throws(
+    () => cInstruction('i', 'x = 1;', { assigness: 'x' } as never),
+    (e: unknown) => e instanceof LoomError,
+  );
+  assert.throws(
+    () => cInstruction('i', 42 as never),
+    (e: unknown) => e instanceof LoomError && /string/.test(String(e)),
+  );
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_c_instruction`, async () => {
+    const knl = cInstructionKernel();
+    const n = 20;
+    if (!targetFacts(device.target).cInstructions) {
+      // the CPU device and WebGPU cannot compile C: refused before anything runs
+      const refused = await run(knl, device, { n }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(refused instanceof LoomError && /is C code/.test(refused.message), String(refused));
+      return;
+    }
+    const { a } = await run(knl, device, { n });
+    const expected = Array.from({ length: n * n }, (_, k) => Math.sin(Math.fround(Math.floor(k / n) * (k % n))));
+    // OpenCL's float sin is held to 4 ulp
+    assertClose(a as Float32Array, expected, 'a', 1e-5, 1e-6);
+  });
 }
 
 test.run();

@@ -77,6 +77,16 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       return [`${pad}${space}${type} ${s.name}${dims};`];
     }
+    case 'code': {
+      // loopy's CInstruction: the code as given, in a block of its own after the names it uses
+      // (a name bound to itself, a loop's own index, needs no declaration)
+      const inner = pad + INDENT;
+      const bindings = s.bindings
+        .filter((b) => !(b.value.kind === 'var' && b.value.name === b.name))
+        .map((b) => `${inner}int const ${b.name} = ${printer.print(b.value, 'int32')};`);
+      const code = s.code.split('\n').map((line) => (line.trim() === '' ? '' : `${inner}${line}`));
+      return [`${pad}{`, ...bindings, ...(bindings.length ? [''] : []), ...code, `${pad}}`];
+    }
     case 'barrier':
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
     case 'comment':

@@ -42,6 +42,8 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     vectorTypes: true,
     functionDialects: openclDialect.functionDialects,
     // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop, stores by exchange (atomics.ts)
+    // C-family: a cInstruction's C code is printed as given
+    cInstructions: true,
     atomicDTypes: OPENCL_ATOMIC_DTYPES,
     generate: (program) => spellOpenCL(program, halfStorage),
   };

@@ -235,6 +235,11 @@ class KernelPrinter {
         this.line(`workgroupBarrier();${note}`);
         return;
       }
+      case 'code':
+        // checked before code generation (cInstructions in the target's facts); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' is C code (cInstruction), which the WGSL target cannot run; the C-family targets (OpenCL, CUDA, C) can`,
+        );
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;

@@ -55,6 +55,16 @@ export type Stmt =
       /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
       readonly forAtomic?: boolean;
     }
+  /**
+   * C code printed as given (a `cInstruction`): each binding declared `int const name = value;`
+   * before it, where the value is not the name itself. Only targets that compile C get one.
+   */
+  | {
+      readonly kind: 'code';
+      readonly code: string;
+      readonly bindings: readonly { readonly name: string; readonly value: Expr }[];
+      readonly insnId: string;
+    }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
 

@@ -338,7 +338,7 @@ export class DeviceKernelBuilder {
   }
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
-    if (insn.kind !== 'assign') return [];
+    if (insn.kind !== 'assign' && insn.kind !== 'c') return [];
     const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
@@ -352,6 +352,7 @@ export class DeviceKernelBuilder {
       domain.gist(context),
     );
     const guard = constraintsToCondition(gisted, insn);
+    if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
     const guarded = this.guards.instruction(insn);
     const name = nameWritten(insn)!;
     const assign: Stmt = {
@@ -380,6 +381,15 @@ export class DeviceKernelBuilder {
    * (`ilp`, `ilp.unr`, and `vec` where it cannot be vector code), a loop of its own
    * (`ilp.seq`), or one vector statement (`vec`, vectorize.ts), each with its own guards.
    */
+  /** A `cInstruction`'s code under its guard and predicates: loopy reads nothing of it, and neither does Loom. */
+  private cCode(insn: Instruction, conditions: readonly Expr[]): Stmt {
+    const { code, inameExprs } = insn.cCode!;
+    const stmt: Stmt = { kind: 'code', code, bindings: inameExprs, insnId: insn.id };
+    return conditions.length
+      ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt }
+      : stmt;
+  }
+
   private laneCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
     const { lo, hi } = ilpRange(this.knl, iname);
     const ranged = withDim(enforced, iname).addConstraints([

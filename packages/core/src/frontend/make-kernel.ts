@@ -233,6 +233,7 @@ function makeKernelFrom(
     conflictsWithGroups: p.conflictsWithGroups,
     atomic: p.atomic,
     ...(p.atomicInit ? { atomicInit: true } : {}),
+    ...(p.cCode ? { cCode: p.cCode } : {}),
     span: p.span,
   }));
 

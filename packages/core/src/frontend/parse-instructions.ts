@@ -15,14 +15,16 @@ import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
 import { parseExpression, someExpr } from '../expr/index.ts';
-import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.ts';
+import { NO_SYNC_SCOPES, parseNoSync, type CCode, type NoSyncScope } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
 import { frozenField } from '../kernel/freeze.ts';
 import { parsedTextCache } from '../lru.ts';
 import { reductionRegistryVersion } from '../reduction/registry.ts';
 
 export interface ParsedInstruction {
-  readonly kind: 'assign' | 'barrier' | 'nop';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop';
+  /** A `cInstruction`'s code (c-instruction.ts). */
+  readonly cCode?: CCode;
   readonly id?: string;
   readonly idPrefix?: string;
   /** What the line assigns to: one target, or one per result of a reduction (`v, k = argmax(...)`). */
@@ -522,7 +524,8 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.idPrefix = checkName(value, "instruction attribute 'id_prefix'", valueAt());
         break;
       case 'inames': {
-        needsValue();
+        // `inames=` with nothing after it: in no loop at all (loopy's empty within_inames)
+        if (eq < 0) throw new LoomError(`attribute 'inames' needs a value (inames=...)`, at(partStart, item.length));
         const additive = value.startsWith('+');
         const names = (additive ? value.slice(1) : value)
           .split(':')

@@ -132,7 +132,12 @@ export function printInstruction(
   let body: string;
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
   else if (insn.kind === 'nop') body = '... nop';
-  else {
+  else if (insn.kind === 'c') {
+    // as loopy prints a CInstruction: what it writes, then what it reads, then the code
+    const c = insn.cCode!;
+    const reads = [...c.inameExprs.map((b) => b.name), ...c.readVariables].join(',');
+    body = `${insn.assignees.map(printExpr).join(', ')} <- CODE(${reads}) ${JSON.stringify(c.code)}`;
+  } else {
     const targets = insn.assignees.map((a) => {
       const name = assigneeName(a);
       const decl = knl && declares.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';
