@@ -20,6 +20,7 @@ import {
   tagArrayAxes,
   tagInames,
   temporaryVariable,
+  cInstruction,
   type CodegenOptions,
   type DType,
   type LoopKernel,
@@ -220,6 +221,13 @@ function transformationsExample(): GoldenKernel[] {
     ],
     { silencedWarnings: ['write_race(temp_sum)', 'write_race(init)'] },
   );
+  // loopy's test_c_instruction: C code as given, where the target compiles C (refused elsewhere)
+  const cCode = makeKernel(
+    '{[i,j]: 0<=i,j<n }',
+    [cInstruction('i,j', 'x = sin((float) i*j);', { assignees: 'x' }), 'a[i,j] = x'],
+    [globalArg('a', { shape: 'auto', dtype: 'float32' }), temporaryVariable('x', { dtype: 'float32' }), '...'],
+    { assumptions: 'n>=1' },
+  );
   let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
     assumptions: 'n >= 1',
   });
@@ -276,6 +284,7 @@ function transformationsExample(): GoldenKernel[] {
     { id: 'transformations/rotate-saved', kernel: saveAndReloadTemporaries(rotate) },
     { id: 'transformations/atomic-histogram', kernel: hist },
     { id: 'transformations/atomic-load', kernel: tagInames(counter, { j: 'l.0' }) },
+    { id: 'transformations/c-instruction', kernel: splitIname(cCode, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }) },
     { id: 'transformations/tiled-matmul', kernel: typed(mm, { a: 'float32', b: 'float32' }) },
   ];
 }
