@@ -60,6 +60,7 @@ const OLDER: readonly Feature[] = [
   'complexPowers',
   'parametricWorkGroups',
   'images',
+  'atomicStoresLoads',
   ...LAYOUTS,
 ];
 
@@ -68,7 +69,7 @@ const OLDER: readonly Feature[] = [
  * added after them (parametric work-groups, images: each sampled by its own test), so that their
  * seeds keep the chains they were chosen for.
  */
-const BEFORE_LATER_STEPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups', 'images'];
+const BEFORE_LATER_STEPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups', 'images', 'atomicStoresLoads'];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
 const ISSUE_24: readonly Feature[] = [
@@ -77,6 +78,7 @@ const ISSUE_24: readonly Feature[] = [
   'complexPowers',
   'parametricWorkGroups',
   'images',
+  'atomicStoresLoads',
   ...LAYOUTS,
 ];
 
@@ -203,6 +205,28 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
       assert.ok(
         results.some((r) => r.kcase.shape === shape && agreedOn(r, device.name)),
         `${device.name}: no ${shape} case compared (seeds ${shape === 'lanes' ? laneSeeds : segmentSeeds})`,
+      );
+});
+
+test("every device: issue 27's atomic stores and loads (atomic=init, forAtomic counters) agree with the untransformed kernel", async () => {
+  // the first seeds from 27000 whose case (as each device gets it) is of each atomics form
+  const features = (d: Device) => new FeatureSet(EXCLUDED).without(limitsOf(d));
+  const pick = (form: RegExp, count: number) => {
+    const seeds: number[] = [];
+    for (let seed = 27_000; seeds.length < count && seed < 30_000; seed++) {
+      const own = testDevices().map((d) => planCase(seed, features(d)));
+      if (own.every((p) => p?.kcase.shape === 'atomics' && form.test(p.kcase.instructions))) seeds.push(seed);
+    }
+    return seeds;
+  };
+  const forms = { init: /^out\[i %/, counter: /\btemp = temp \+ a\[j\]/ };
+  const seeds = [...pick(forms.init, 2), ...pick(forms.counter, 2)];
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    for (const [name, form] of Object.entries(forms))
+      assert.ok(
+        results.some((r) => form.test(r.kcase.instructions) && agreedOn(r, device.name)),
+        `${device.name}: no ${name} case of the atomics compared (seeds ${seeds})`,
       );
 });
 

@@ -69,6 +69,7 @@ test('the passes run from one named list, in this order', () => {
       'resolveUserCalls',
       'checkTypedKernel',
       'checkComplexTypes',
+      'checkCInstructions',
       'lowerComplex',
       'realizeReductions',
       'separateArrays',

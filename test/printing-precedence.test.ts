@@ -156,6 +156,7 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         loadTexel: () => {
           throw new Error('no images here');
         },
+        loadAtomicScalar: () => undefined,
         vectorStorage: () => undefined,
         hardwareId: () => {
           throw new Error('no hardware ids here');

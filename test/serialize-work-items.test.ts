@@ -52,6 +52,8 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}if ${printExpr(s.condition)}`, ...show(s.then, depth + 1)];
     case 'assign':
       return [`${pad}${printExpr(s.target)} = ${printExpr(s.value)}`];
+    case 'code':
+      return [`${pad}${s.code}`];
     case 'declare':
       return [`${pad}${s.addressSpace} ${s.name}${s.length === undefined ? '' : `[${s.length}]`}`];
     case 'barrier':

@@ -1,15 +1,15 @@
 /**
  * Ports of loopy's test/test_loopy.py tests of issue 27's "atomics of temporaries, base
- * storage" group: `atomic=init` (refused: no atomic stores yet), `dep_query` (a dependency given as a match expression) and temporaries
- * sharing a `baseStorage` (`allocateTemporariesForBaseStorage`). Each runs on every test
- * device and is checked against plain JavaScript. Names are the originals'.
+ * storage" group: `dep_query` (a dependency given as a match expression) and temporaries
+ * sharing a `baseStorage` (`allocateTemporariesForBaseStorage`); `atomic=init` is ported
+ * with the atomics (test_loopy.py.atomics.test.ts). Each runs on every test device and is
+ * checked against plain JavaScript. Names are the originals'.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   allocateTemporariesForBaseStorage,
   generateCode,
-  globalArg,
   LoomError,
   makeKernel,
   preprocessKernel,
@@ -73,24 +73,6 @@ test('base storage of parametric temporaries of different sizes is a LoomError',
         '...',
       ]),
     (e: unknown) => e instanceof LoomError && /sizes are the same/.test(String(e)),
-  );
-});
-
-test('test_atomic_init: atomic=init is refused with a LoomError that says what to write', () => {
-  // loopy generates an atomic store; Loom's targets have atomic updates only (test/peers/README.md)
-  for (const dtype of ['int32', 'int64', 'float32', 'float64'] as const) {
-    assert.throws(
-      () =>
-        makeKernel('{ [i]: 0<=i<100 }', 'out[i%4] = 0 {id=init, atomic=init}', [
-          globalArg('out', { dtype, shape: 'auto', forAtomic: true }),
-          '...',
-        ]),
-      (e: unknown) => e instanceof LoomError && /atomic=init/.test(String(e)) && /without 'atomic'/.test(String(e)),
-    );
-  }
-  assert.throws(
-    () => makeKernel('{ [i]: 0<=i<4 }', 'out[i] = out[i] + 1 {atomic=yes}'),
-    (e: unknown) => e instanceof LoomError && /takes no value/.test(String(e)),
   );
 });
 

@@ -19,6 +19,8 @@ import {
   splitIname,
   tagArrayAxes,
   tagInames,
+  temporaryVariable,
+  cInstruction,
   type CodegenOptions,
   type DType,
   type LoopKernel,
@@ -203,6 +205,30 @@ function transformationsExample(): GoldenKernel[] {
     { assumptions: 'n>0' },
   );
   hist = splitIname(hist, 'i', 64, { outerTag: 'g.0', innerTag: 'l.0' });
+  // loopy's test_atomic_load: atomic stores and loads of a local forAtomic counter and a global array
+  const counter = makeKernel(
+    '{ [j]: 0<=j<10 }',
+    `for j
+       temp = 0 {id=init, atomic}
+       ... lbarrier {id=lb1, dep=init}
+       temp = temp + 1 {id=temp_sum, dep=lb1, atomic}
+       ... lbarrier {id=lb2, dep=temp_sum}
+       out[j] = temp {id=final, dep=lb2, atomic=init, nosync=init:temp_sum}
+     end`,
+    [
+      globalArg('out', { dtype: 'float32', shape: [10], forAtomic: true }),
+      temporaryVariable('temp', { dtype: 'float32', forAtomic: true, addressSpace: 'local' }),
+      '...',
+    ],
+    { silencedWarnings: ['write_race(temp_sum)', 'write_race(init)'] },
+  );
+  // loopy's test_c_instruction: C code as given, where the target compiles C (refused elsewhere)
+  const cCode = makeKernel(
+    '{[i,j]: 0<=i,j<n }',
+    [cInstruction('i,j', 'x = sin((float) i*j);', { assignees: 'x' }), 'a[i,j] = x'],
+    [globalArg('a', { shape: 'auto', dtype: 'float32' }), temporaryVariable('x', { dtype: 'float32' }), '...'],
+    { assumptions: 'n>=1' },
+  );
   let mm = makeKernel('{ [i,j,k]: 0<=i<n and 0<=j<n and 0<=k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, {
     assumptions: 'n >= 1',
   });
@@ -258,6 +284,8 @@ function transformationsExample(): GoldenKernel[] {
     },
     { id: 'transformations/rotate-saved', kernel: saveAndReloadTemporaries(rotate) },
     { id: 'transformations/atomic-histogram', kernel: hist },
+    { id: 'transformations/atomic-load', kernel: tagInames(counter, { j: 'l.0' }) },
+    { id: 'transformations/c-instruction', kernel: splitIname(cCode, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' }) },
     { id: 'transformations/tiled-matmul', kernel: typed(mm, { a: 'float32', b: 'float32' }) },
   ];
 }

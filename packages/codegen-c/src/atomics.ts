@@ -1,6 +1,9 @@
 /**
- * C's atomic updates, with GCC's and Clang's `__atomic` builtins: the work-groups of a launch
- * run in parallel (OpenMP), so two of them may update one element at once. An integer add is
+ * C's atomics, with GCC's and Clang's `__atomic` builtins: the work-groups of a launch run in
+ * parallel (OpenMP), so two of them may access one element at once. Stores (`atomic=init`) and
+ * loads (reads of a `forAtomic` variable) are `__atomic_store_n`/`__atomic_load_n` on integers,
+ * and helpers around the generic `__atomic_store`/`__atomic_load` on floats (the `_n` forms
+ * take integers only). An integer add is
  * `__atomic_fetch_add` (two's complement wrapping, as Loom's integers); a float add and every
  * min/max is a compare-and-swap loop on the value (`__atomic_compare_exchange` compares the
  * bytes, so a NaN in memory is not a value that never matches), with NaN propagating as
@@ -23,11 +26,7 @@ export function cAtomic(
   printer: CExpressionPrinter,
   insnId: string,
 ): string {
-  if (!C_ATOMIC_DTYPES.includes(dtype)) {
-    throw new LoomError(
-      `instruction '${insnId}': atomic updates of ${dtype} are not supported on C (${C_ATOMIC_DTYPES.join(', ')} are)`,
-    );
-  }
+  checkAtomicDType('updates', dtype, insnId);
   if (op === 'add' && !dtype.startsWith('float')) return `__atomic_fetch_add(${address}, ${v}, __ATOMIC_RELAXED);`;
   return `${compareAndSwap(op, dtype, printer)}(${address}, ${v});`;
 }
@@ -59,4 +58,58 @@ function compareAndSwap(op: AtomicUpdate['op'], dtype: DType, printer: CExpressi
     ].join('\n'),
   );
   return name;
+}
+
+/** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */
+export function cAtomicStore(
+  dtype: DType,
+  address: string,
+  v: string,
+  printer: CExpressionPrinter,
+  insnId: string,
+): string {
+  checkAtomicDType('stores', dtype, insnId);
+  if (!dtype.startsWith('float')) return `__atomic_store_n(${address}, ${v}, __ATOMIC_RELAXED);`;
+  const name = `loom_atomic_store_${dtype}`;
+  const t = cType(dtype);
+  printer.helpers.set(
+    name,
+    [
+      `static inline void ${name}(${t} *target, ${t} value)`,
+      '{',
+      '  // __atomic_store_n takes integers only: the generic form stores a float from memory',
+      '  __atomic_store(target, &value, __ATOMIC_RELAXED);',
+      '}',
+    ].join('\n'),
+  );
+  return `${name}(${address}, ${v});`;
+}
+
+/** An atomic load of the `dtype` at `address`, as an expression (`CDialect.atomicLoad`). */
+export function cAtomicLoad(dtype: DType, address: string, printer: CExpressionPrinter): string {
+  checkAtomicDType('loads', dtype, undefined);
+  if (!dtype.startsWith('float')) return `__atomic_load_n(${address}, __ATOMIC_RELAXED)`;
+  const name = `loom_atomic_load_${dtype}`;
+  const t = cType(dtype);
+  printer.helpers.set(
+    name,
+    [
+      `static inline ${t} ${name}(${t} const *target)`,
+      '{',
+      '  // __atomic_load_n takes integers only: the generic form loads a float into memory',
+      `  ${t} value;`,
+      '  __atomic_load(target, &value, __ATOMIC_RELAXED);',
+      '  return value;',
+      '}',
+    ].join('\n'),
+  );
+  return `${name}(${address})`;
+}
+
+function checkAtomicDType(what: string, dtype: DType, insnId: string | undefined): void {
+  if (C_ATOMIC_DTYPES.includes(dtype)) return;
+  const where = insnId === undefined ? 'a variable accessed atomically' : `instruction '${insnId}'`;
+  throw new LoomError(
+    `${where}: atomic ${what} of ${dtype} are not supported on C (${C_ATOMIC_DTYPES.join(', ')} are)`,
+  );
 }

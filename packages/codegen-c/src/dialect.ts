@@ -10,7 +10,7 @@
  */
 import { InternalError } from '@loom/core';
 import type { CDialect, VectorSpelling } from '@loom/codegen-cfamily';
-import { cAtomic } from './atomics.ts';
+import { cAtomic, cAtomicLoad, cAtomicStore } from './atomics.ts';
 import { cFloatToInteger, cLiteral, cType } from './c-types.ts';
 import { cHalfStorage } from './half-storage.ts';
 import { cMathFunction } from './math.ts';
@@ -80,6 +80,10 @@ export const cDialect: CDialect = {
   halfStorage: cHalfStorage,
   vectors: cVectors,
   atomic: cAtomic,
+  atomicStore: cAtomicStore,
+  atomicLoad: cAtomicLoad,
+  // the __atomic builtins take plain pointers
+  atomicQualifier: '',
   // GCC and Clang unroll min/max accumulations correctly (the pragma is for NVIDIA's compilers)
   keepRolled: undefined,
   prelude: cPrelude,

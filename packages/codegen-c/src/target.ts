@@ -70,6 +70,8 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     sequentialWorkItems: true,
     functionDialects: cDialect.functionDialects,
     // __atomic builtins and compare-and-swap loops (atomics.ts): the groups run in parallel
+    // C-family: a cInstruction's C code is printed as given
+    cInstructions: true,
     atomicDTypes: C_ATOMIC_DTYPES,
     generate: spellC,
   };

@@ -1,9 +1,11 @@
 /**
- * `{atomic}` updates: `out[k] = out[k] + e` becomes an atomic add, `min`/`max` atomic
- * minimum and maximum. Which update is meant is the same in every C-family language; how
- * it is done (built-in atomics, a compare-and-swap loop) is the dialect's `atomic`.
+ * `{atomic}` instructions: `out[k] = out[k] + e` becomes an atomic add, `min`/`max` atomic
+ * minimum and maximum, and a value that does not read its target (`atomic=init`, loopy's
+ * AtomicInit) an atomic store. Which operation is meant is the same in every C-family
+ * language; how it is done (built-in atomics, a compare-and-swap loop) is the dialect's
+ * `atomic` and `atomicStore`.
  */
-import { expr as E, LoomError, type DType, type Expr } from '@loom/core';
+import { expr as E, InternalError, LoomError, type DType, type Expr } from '@loom/core';
 import type { CExpressionPrinter } from './expressions.ts';
 
 /** An atomic update `target = target op operand`. */
@@ -29,7 +31,7 @@ export function atomicUpdateOf(target: Expr, value: Expr, insnId: string): Atomi
   );
 }
 
-/** The statement for an atomic update, registering helper functions on the printer. */
+/** The statement for an atomic instruction (an update or a store), registering helper functions on the printer. */
 export function printAtomic(
   target: Expr,
   value: Expr,
@@ -37,8 +39,21 @@ export function printAtomic(
   insnId: string,
   printer: CExpressionPrinter,
 ): string {
+  const name = target.kind === 'subscript' ? target.array : target.kind === 'var' ? target.name : undefined;
+  if (name === undefined) throw new InternalError(`instruction '${insnId}' assigns to no variable`);
+  const address = `&${printer.place(target)}`;
+  const space = printer.addressSpaceOf(name);
+  const readsTarget = E.someExpr(
+    value,
+    (x) => (x.kind === 'var' && x.name === name) || (x.kind === 'subscript' && x.array === name),
+  );
+  if (!readsTarget) {
+    const v = printer.print(value, dtype);
+    // private memory is the work-item's own: no other sees a store half done
+    if (space === 'private') return `${printer.place(target)} = ${v};`;
+    return printer.dialect.atomicStore(dtype, address, v, printer, insnId, space);
+  }
   const update = atomicUpdateOf(target, value, insnId);
-  const address = `&${printer.print(target)}`;
   const operand = printer.print(update.operand, dtype);
-  return printer.dialect.atomic(update, dtype, address, operand, printer, insnId);
+  return printer.dialect.atomic(update, dtype, address, operand, printer, insnId, space);
 }

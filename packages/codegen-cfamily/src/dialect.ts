@@ -94,7 +94,10 @@ export interface CDialect {
   readonly vectors: VectorSpelling;
 
   // --- atomics ---
-  /** The statement of an atomic update (`target op= operand`), at `address` (`&out[k]`), `operand` printed in `dtype`. */
+  /**
+   * The statement of an atomic update (`target op= operand`), at `address` (`&out[k]`) in memory
+   * `space`, `operand` printed in `dtype`.
+   */
   atomic(
     update: AtomicUpdate,
     dtype: DType,
@@ -102,7 +105,27 @@ export interface CDialect {
     operand: string,
     printer: CExpressionPrinter,
     insnId: string,
+    space: CAddressSpace,
   ): string;
+  /**
+   * The statement storing `value` (printed in `dtype`) atomically at `address` in memory `space`:
+   * an atomic store (loopy's `atomic=init`, or `{atomic}` on a value that does not read its target).
+   */
+  atomicStore(
+    dtype: DType,
+    address: string,
+    value: string,
+    printer: CExpressionPrinter,
+    insnId: string,
+    space: CAddressSpace,
+  ): string;
+  /**
+   * An atomic load of the `dtype` at `address` in memory `space`, as an expression; absent where a
+   * read of a variable declared with `atomicQualifier` is one already (OpenCL 1.2's volatile).
+   */
+  atomicLoad?(dtype: DType, address: string, printer: CExpressionPrinter, space: CAddressSpace): string;
+  /** What precedes the type of a variable accessed atomically (`forAtomic`), with its trailing space: `volatile `, or ''. */
+  readonly atomicQualifier: string;
 
   // --- loops ---
   /** The line before a loop that must stay rolled (unroll-guard.ts), or undefined where no compiler needs one. */

@@ -96,6 +96,10 @@ export class CExpressionPrinter {
   halfBuffers: ReadonlySet<string> = new Set();
   /** The kernel's image parameters (`KernelParam.image`): read at their coordinates through `dialect.images`. */
   images: ReadonlySet<string> = new Set();
+  /** Where each array and declared variable of the kernel lives, set from its parameters and declarations. */
+  readonly addressSpaces = new Map<string, CAddressSpace>();
+  /** Variables accessed atomically (`forAtomic`): every read of one is an atomic load (loopy's AtomicLoad). */
+  readonly atomicVariables = new Set<string>();
 
   /** Types per expression node, remembered: printing asks for an operand's type at every level. */
   private readonly types: (e: Expr) => ExprType;
@@ -110,6 +114,36 @@ export class CExpressionPrinter {
   /** Prints `e` converted to `want` (when given). */
   print(e: Expr, want?: DType): string {
     return this.expr(e, want).text;
+  }
+
+  /** Where variable `name` lives: an undeclared name is a private scalar. */
+  addressSpaceOf(name: string): CAddressSpace {
+    return this.addressSpaces.get(name) ?? 'private';
+  }
+
+  /**
+   * `target` as the place an assignment writes (`out[i]`, `t`): an atomic variable's element
+   * is printed as itself, not as an atomic load of it. Its indices are values, read as usual.
+   */
+  place(target: Expr): string {
+    const name = target.kind === 'subscript' ? target.array : target.kind === 'var' ? target.name : undefined;
+    if (name === undefined || !this.atomicVariables.has(name)) return this.print(target);
+    return this.element(target as Extract<Expr, { kind: 'var' | 'subscript' }>);
+  }
+
+  /** A variable or one element of a flattened array, as its plain C lvalue. */
+  private element(e: Extract<Expr, { kind: 'var' | 'subscript' }>): string {
+    if (e.kind === 'var') return e.name;
+    if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
+    return `${e.array}[${this.print(e.indices[0], 'int32')}]`;
+  }
+
+  /** A read of an atomic variable as the dialect's atomic load; undefined for any other read. */
+  private atomicRead(e: Extract<Expr, { kind: 'var' | 'subscript' }>, t: DType): Printed | undefined {
+    const name = e.kind === 'var' ? e.name : e.array;
+    const load = this.dialect.atomicLoad;
+    if (!load || !this.atomicVariables.has(name)) return undefined;
+    return applied(load(t, `&${this.element(e)}`, this, this.addressSpaceOf(name)));
   }
 
   /** The dtype of `e`. */
@@ -146,10 +180,12 @@ export class CExpressionPrinter {
   private raw(e: Exclude<Expr, { kind: 'int' | 'float' | 'bool' }>, t: DType): Printed {
     switch (e.kind) {
       case 'var':
-        return atom(e.name);
+        return this.atomicRead(e, t) ?? atom(e.name);
       case 'subscript': {
         if (this.images.has(e.array)) return applied(this.imageRead(e.array, e.indices, t));
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
+        const atomic = this.atomicRead(e, t);
+        if (atomic) return atomic;
         if (this.halfStorage && this.halfBuffers.has(e.array))
           return applied(this.dialect.halfStorage.load(e.array, this.print(e.indices[0], 'int32')));
         const vector = this.vectorWidths.get(e.array);

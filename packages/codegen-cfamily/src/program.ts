@@ -96,6 +96,8 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
 function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
   const { dialect } = printer;
   for (const p of k.params) {
+    if (p.kind !== 'value') printer.addressSpaces.set(p.name, p.kind === 'constant' ? 'constant' : 'global');
+    if (p.forAtomic) printer.atomicVariables.add(p.name);
     if (p.vectorWidth) {
       const packed = dialect.vectors.packed.includes(p.vectorWidth);
       printer.vectorWidths.set(p.name, {

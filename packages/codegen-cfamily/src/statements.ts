@@ -48,10 +48,12 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
         return [`${pad}${dialect.halfStorage.store(target.array, printer.print(target.indices[0], 'int32'), value)}`];
       }
       if (s.vector) return [`${pad}${printVectorAssign(s, printer)}`];
-      return [`${pad}${printer.print(target)} = ${printer.print(s.value, s.dtype)};`];
+      return [`${pad}${printer.place(target)} = ${printer.print(s.value, s.dtype)};`];
     }
     case 'declare': {
-      const space = s.addressSpace === 'local' ? dialect.localQualifier : '';
+      printer.addressSpaces.set(s.name, s.addressSpace === 'local' ? 'local' : 'private');
+      if (s.forAtomic) printer.atomicVariables.add(s.name);
+      const space = `${s.addressSpace === 'local' ? dialect.localQualifier : ''}${s.forAtomic ? dialect.atomicQualifier : ''}`;
       // a vector temporary is an array of vectors (but for packed lanes: elements, see VectorArray)
       const packed = s.vectorWidth !== undefined && dialect.vectors.packed.includes(s.vectorWidth);
       const lanes = s.vectorWidth && !packed ? s.vectorWidth : 1;
@@ -74,6 +76,16 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       }
       const type = lanes > 1 ? dialect.vectors.type(element, lanes) : t;
       return [`${pad}${space}${type} ${s.name}${dims};`];
+    }
+    case 'code': {
+      // loopy's CInstruction: the code as given, in a block of its own after the names it uses
+      // (a name bound to itself, a loop's own index, needs no declaration)
+      const inner = pad + INDENT;
+      const bindings = s.bindings
+        .filter((b) => !(b.value.kind === 'var' && b.value.name === b.name))
+        .map((b) => `${inner}int const ${b.name} = ${printer.print(b.value, 'int32')};`);
+      const code = s.code.split('\n').map((line) => (line.trim() === '' ? '' : `${inner}${line}`));
+      return [`${pad}{`, ...bindings, ...(bindings.length ? [''] : []), ...code, `${pad}}`];
     }
     case 'barrier':
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];

@@ -1,5 +1,7 @@
 /**
- * CUDA's atomic updates: `atomicAdd` for int32, uint32, float32 and float64 (the last needs
+ * CUDA's atomics. Stores (`atomic=init`) are `atomicExch` (int32, uint32, float32; float64's
+ * bits as an unsigned long long), and loads (reads of a `forAtomic` variable) volatile reads,
+ * which the hardware does whole for aligned 32- and 64-bit values. Updates: `atomicAdd` for int32, uint32, float32 and float64 (the last needs
  * compute capability 6.0, which every GPU NVRTC still targets has), `atomicMin`/`atomicMax` for
  * int32 and uint32, and for float min/max a compare-and-swap loop on the value's bits (CUDA has
  * no float atomicMin), with NaN propagating as Loom's min/max do everywhere. The dtypes are
@@ -54,4 +56,26 @@ function floatMinMax(op: 'min' | 'max', dtype: 'float32' | 'float64', printer: C
     ].join('\n'),
   );
   return name;
+}
+
+/** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */
+export function cudaAtomicStore(
+  dtype: DType,
+  address: string,
+  v: string,
+  _printer: CExpressionPrinter,
+  insnId: string,
+): string {
+  if (dtype === 'int32' || dtype === 'uint32' || dtype === 'float32') return `atomicExch(${address}, ${v});`;
+  // CUDA has no double exchange: the bits exchanged as an unsigned long long
+  if (dtype === 'float64')
+    return `atomicExch((unsigned long long *) ${address}, (unsigned long long) __double_as_longlong(${v}));`;
+  throw new LoomError(
+    `instruction '${insnId}': atomic stores of ${dtype} are not supported on CUDA (int32, uint32, float32, float64 are)`,
+  );
+}
+
+/** An atomic load of the `dtype` at `address` (`CDialect.atomicLoad`): a volatile read, const or not. */
+export function cudaAtomicLoad(dtype: DType, address: string, printer: CExpressionPrinter): string {
+  return `*(volatile ${printer.dialect.type(dtype)} const *) ${address}`;
 }

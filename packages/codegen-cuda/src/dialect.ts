@@ -8,7 +8,7 @@
  */
 import { constantLocalSize, LoomError, type DType } from '@loom/core';
 import { KEEP_ROLLED, type CDialect, type ProgramFacts, type VectorSpelling } from '@loom/codegen-cfamily';
-import { cudaAtomic } from './atomics.ts';
+import { cudaAtomic, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
 import { cudaHalfStorage } from './half-storage.ts';
 import { cudaMathFunction } from './math.ts';
@@ -84,6 +84,10 @@ export const cudaDialect: CDialect = {
   halfStorage: cudaHalfStorage,
   vectors: cudaVectors,
   atomic: cudaAtomic,
+  atomicStore: cudaAtomicStore,
+  atomicLoad: cudaAtomicLoad,
+  // atomicAdd and atomicExch take plain pointers: loads are volatile where they are read
+  atomicQualifier: '',
   keepRolled: KEEP_ROLLED,
   prelude: cudaPrelude,
 };

@@ -40,6 +40,8 @@ export function cudaTarget(): Target<CudaExtra> {
     // CUDA's own code: a plain C preamble would need __device__ on each function
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
+    // C-family: a cInstruction's C code is printed as given
+    cInstructions: true,
     atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
     // loopy's CUDA target refuses ImageArg too ("not yet: texture arguments in CUDA")
     images: {

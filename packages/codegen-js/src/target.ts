@@ -160,6 +160,11 @@ class KernelPrinter {
         this.line(`yield ${this.barriersSeen++}; // barrier (${s.scope})${note}`);
         return;
       }
+      case 'code':
+        // checked before code generation (cInstructions in the target's facts); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' is C code (cInstruction), which the JavaScript target cannot run; the C-family targets (OpenCL, CUDA, C) can`,
+        );
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;

@@ -1,10 +1,20 @@
 /**
- * OpenCL's atomic updates: integers use OpenCL's built-in atomics; floats (which OpenCL 1.2
- * has no atomic add for) use a compare-and-swap loop on the value's bits.
+ * OpenCL's atomics, in OpenCL 1.2's built-ins (what every device here has, PoCL included):
+ *  - updates: integers use `atomic_add`/`atomic_min`/`atomic_max`; floats (which OpenCL 1.2
+ *    has no atomic add for) a compare-and-swap loop on the value's bits;
+ *  - stores (`atomic=init`): `atomic_xchg`, which OpenCL 1.2 has for int, uint and float, and
+ *    for double `atom_xchg` on its bits (cl_khr_int64_base_atomics);
+ *  - loads: a variable accessed atomically (`forAtomic`) is declared `volatile`, as loopy's
+ *    "cl1" atomics declare it, so each read of it is a load from memory (the dialect's
+ *    `atomicQualifier`): an aligned 32- or 64-bit load is never torn.
+ * Each works in global and local memory alike; the helpers are made per address space.
  */
 import { LoomError, type DType } from '@loom/core';
-import type { AtomicUpdate, CExpressionPrinter } from '@loom/codegen-cfamily';
+import type { AtomicUpdate, CAddressSpace, CExpressionPrinter } from '@loom/codegen-cfamily';
 import { clType } from './c-types.ts';
+
+/** The dtypes OpenCL accesses atomically (its `atomicDTypes`). */
+export const OPENCL_ATOMIC_DTYPES: readonly DType[] = ['int32', 'uint32', 'float32', 'float64'];
 
 /** The statement of an atomic update of `dtype` at `address` (`CDialect.atomic`). */
 export function openclAtomic(
@@ -14,16 +24,47 @@ export function openclAtomic(
   v: string,
   printer: CExpressionPrinter,
   insnId: string,
+  space: CAddressSpace,
 ): string {
   if (dtype === 'int32' || dtype === 'uint32') return `atomic_${op}(${address}, ${v});`;
-  if (dtype === 'float32' || dtype === 'float64') return `${floatHelper(op, dtype, printer)}(${address}, ${v});`;
-  throw new LoomError(
-    `instruction '${insnId}': atomic updates of ${dtype} are not supported on OpenCL (int32, uint32, float32, float64 are)`,
+  if (dtype === 'float32' || dtype === 'float64') return `${floatHelper(op, dtype, printer, space)}(${address}, ${v});`;
+  throw unsupported('updates', dtype, insnId);
+}
+
+/** The statement storing `v` atomically at `address` (`CDialect.atomicStore`). */
+export function openclAtomicStore(
+  dtype: DType,
+  address: string,
+  v: string,
+  printer: CExpressionPrinter,
+  insnId: string,
+  space: CAddressSpace,
+): string {
+  if (dtype === 'int32' || dtype === 'uint32' || dtype === 'float32') return `atomic_xchg(${address}, ${v});`;
+  if (dtype === 'float64') {
+    // OpenCL has no double exchange: the bits exchanged as a long (the extension's atom_xchg)
+    printer.extensions.add('cl_khr_int64_base_atomics');
+    return `atom_xchg((volatile ${printer.dialect.addressSpace(space)}long *) ${address}, as_long(${v}));`;
+  }
+  throw unsupported('stores', dtype, insnId);
+}
+
+function unsupported(what: string, dtype: DType, insnId: string): LoomError {
+  return new LoomError(
+    `instruction '${insnId}': atomic ${what} of ${dtype} are not supported on OpenCL (${OPENCL_ATOMIC_DTYPES.join(', ')} are)`,
   );
 }
 
-function floatHelper(op: AtomicUpdate['op'], dtype: 'float32' | 'float64', printer: CExpressionPrinter): string {
-  const name = `loom_atomic_${op}_${dtype}`;
+function floatHelper(
+  op: AtomicUpdate['op'],
+  dtype: 'float32' | 'float64',
+  printer: CExpressionPrinter,
+  space: CAddressSpace,
+): string {
+  // a pointer's address space is part of its type in OpenCL 1.2: one helper per space
+  const local = space === 'local';
+  const name = `loom_atomic_${op}_${dtype}${local ? '_local' : ''}`;
+  const qualifier = local ? '__local' : '__global';
   const t = clType(dtype);
   const bits = dtype === 'float32' ? 'unsigned int' : 'unsigned long';
   const cas = dtype === 'float32' ? 'atomic_cmpxchg' : 'atom_cmpxchg';
@@ -35,7 +76,7 @@ function floatHelper(op: AtomicUpdate['op'], dtype: 'float32' | 'float64', print
   printer.helpers.set(
     name,
     [
-      `inline void ${name}(volatile __global ${t} *target, ${t} operand)`,
+      `inline void ${name}(volatile ${qualifier} ${t} *target, ${t} operand)`,
       '{',
       `  union { ${bits} bits; ${t} value; } prev, next;`,
       '  do',
@@ -43,7 +84,7 @@ function floatHelper(op: AtomicUpdate['op'], dtype: 'float32' | 'float64', print
       '    prev.value = *target;',
       `    next.value = ${combine};`,
       '  }',
-      `  while (${cas}((volatile __global ${bits} *) target, prev.bits, next.bits) != prev.bits);`,
+      `  while (${cas}((volatile ${qualifier} ${bits} *) target, prev.bits, next.bits) != prev.bits);`,
       '}',
     ].join('\n'),
   );

@@ -9,7 +9,7 @@
 import { constantLocalSize, nameTable, type DType } from '@loom/core';
 import type { CDialect, ProgramFacts } from '@loom/codegen-cfamily';
 import { C_MATH_FUNCTIONS, KEEP_ROLLED } from '@loom/codegen-cfamily';
-import { openclAtomic } from './atomics.ts';
+import { openclAtomic, openclAtomicStore } from './atomics.ts';
 import { clLiteral, clType, floatToIntegerHelper } from './c-types.ts';
 import { openclHalfStorage } from './half-storage.ts';
 import { isReservedInOpenCL } from './names.ts';
@@ -43,7 +43,7 @@ export const openclDialect: CDialect = {
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
   arrayParameter: (p, type) =>
-    `${p.kind === 'constant' ? '__constant' : '__global'} ${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
+    `${p.kind === 'constant' ? '__constant' : '__global'} ${p.forAtomic ? 'volatile ' : ''}${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   images: openclImages,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',
@@ -60,6 +60,9 @@ export const openclDialect: CDialect = {
       `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,
   },
   atomic: openclAtomic,
+  atomicStore: openclAtomicStore,
+  // loopy's "cl1" atomics: a variable accessed atomically is volatile, so every read is a load
+  atomicQualifier: 'volatile ',
   keepRolled: KEEP_ROLLED,
   prelude: openclPrelude,
 };

@@ -7,6 +7,7 @@
  *       out[i] = 2.0f * a[i];
  *   }
  */
+import { OPENCL_ATOMIC_DTYPES } from './atomics.ts';
 import { type ProgramAst, type Target, type TargetOutput, checkOptionKeys, optionKeys } from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
 import { openclDialect } from './dialect.ts';
@@ -40,8 +41,10 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     name: 'opencl',
     vectorTypes: true,
     functionDialects: openclDialect.functionDialects,
-    // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop (atomics.ts)
-    atomicDTypes: ['int32', 'uint32', 'float32', 'float64'],
+    // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop, stores by exchange (atomics.ts)
+    // C-family: a cInstruction's C code is printed as given
+    cInstructions: true,
+    atomicDTypes: OPENCL_ATOMIC_DTYPES,
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
     images: 'native',
     generate: (program) => spellOpenCL(program, halfStorage),

@@ -77,6 +77,8 @@ export interface ExpressionContext {
   isTexture(array: string): boolean;
   /** A texel of an image argument at `coordinates` (x, the last index, first), in its computation type. */
   loadTexel(array: string, coordinates: readonly Printed[]): Printed;
+  /** A scalar temporary held as a WGSL atomic (workgroup-atomics.ts), loaded; undefined for any other name. */
+  loadAtomicScalar(name: string): Printed | undefined;
   /** An array argument held as vectors (`bindings.ts`): its variable and lanes; else undefined. */
   vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined;
   /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
@@ -238,7 +240,7 @@ export class ExpressionPrinter {
     const c = this.context;
     switch (e.kind) {
       case 'var':
-        return primary(c.nameOf(e.name), this.scalarType(e));
+        return c.loadAtomicScalar(e.name) ?? primary(c.nameOf(e.name), this.scalarType(e));
       case 'subscript': {
         if (c.isTexture(e.array))
           return c.loadTexel(

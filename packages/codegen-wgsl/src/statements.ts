@@ -36,6 +36,7 @@ import {
   type VectorLoop,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
+import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
 import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
 import {
   axisName,
@@ -82,6 +83,8 @@ class KernelPrinter {
   private readonly barriers = new Map<Stmt, boolean>();
   /** Private temporaries held as vectors (`array<vec4<f32>, 1>`), by Loom name: their lanes. */
   private readonly vectorTemporaries = new Map<string, number>();
+  /** Local temporaries held as WGSL atomics (workgroup-atomics.ts), by Loom name: their dtypes. */
+  private readonly atomics: ReadonlyMap<string, DType>;
 
   constructor(
     private readonly kernel: KernelFunction,
@@ -89,13 +92,20 @@ class KernelPrinter {
     private readonly context: KernelContext,
   ) {
     const { names, arrays } = context;
+    this.atomics = workgroupAtomics(kernel);
     const expressions: ExpressionContext = {
       typeOf: (name) => kernel.types.get(name),
       nameOf: (name) => names.of(name),
-      loadElement: (array, index) =>
-        arrays.has(array)
-          ? arrays.load(array, index)
-          : primary(`${names.of(array)}[${index.text}]`, this.elementType(array)),
+      loadElement: (array, index) => {
+        if (arrays.has(array)) return arrays.load(array, index);
+        const atomic = this.atomics.get(array);
+        if (atomic) return atomicLoad(`&${names.of(array)}[${index.text}]`, atomic);
+        return primary(`${names.of(array)}[${index.text}]`, this.elementType(array));
+      },
+      loadAtomicScalar: (name) => {
+        const atomic = this.atomics.get(name);
+        return atomic && atomicLoad(`&${names.of(name)}`, atomic);
+      },
       isTexture: (array) => arrays.isTexture(array),
       loadTexel: (array, coordinates) => arrays.loadTexel(array, coordinates),
       vectorStorage: (array) => this.vectorStorage(array),
@@ -236,6 +246,11 @@ class KernelPrinter {
         this.line(`workgroupBarrier();${note}`);
         return;
       }
+      case 'code':
+        // checked before code generation (cInstructions in the target's facts); kept as a last guard
+        throw new LoomError(
+          `instruction '${s.insnId}' is C code (cInstruction), which the WGSL target cannot run; the C-family targets (OpenCL, CUDA, C) can`,
+        );
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
@@ -311,6 +326,9 @@ class KernelPrinter {
     if (s.vector) return this.vectorAssignment(s, s.vector);
     const { names, arrays } = this.context;
     const target = s.target;
+    const atomicName = target.kind === 'var' ? target.name : target.kind === 'subscript' ? target.array : undefined;
+    const atomic = atomicName === undefined ? undefined : this.atomics.get(atomicName);
+    if (atomic) return this.workgroupAtomicAssignment(s, atomic);
     if (target.kind === 'var') {
       if (s.atomic)
         throw new LoomError(
@@ -347,6 +365,24 @@ class KernelPrinter {
       return;
     }
     this.line(arrays.store(target.array, index, this.exprs.converted(s.value, dtype)));
+  }
+
+  /** An assignment to a local temporary held as a WGSL atomic: a store, or (`{atomic}` reading it) an update. */
+  private workgroupAtomicAssignment(s: Extract<Stmt, { kind: 'assign' }>, dtype: DType): void {
+    const { names } = this.context;
+    const target = s.target;
+    const ref =
+      target.kind === 'subscript'
+        ? `&${names.of(target.array)}[${this.exprs.index(target.indices[0]).text}]`
+        : `&${names.of((target as Extract<Expr, { kind: 'var' }>).name)}`;
+    if (s.atomic && E.someExpr(s.value, (x) => E.exprEquals(x, target))) {
+      const update = (old: Printed) =>
+        this.exprs.withReplacement(target, old, () => this.exprs.converted(s.value, dtype));
+      this.line(`// ${commentText(`${printExpr(target)} = ${printExpr(s.value)}`)}, atomically`);
+      for (const l of atomicUpdate(ref, dtype, update, this.simpleAtomic(s.value, target, dtype))) this.line(l);
+      return;
+    }
+    this.line(atomicStore(ref, this.exprs.converted(s.value, dtype), dtype));
   }
 
   /** `a[i] + x`, `a[i] - x`, `min(a[i], x)`, `max(a[i], x)` on an integer array: one atomic instruction. */

@@ -21,6 +21,7 @@
  * (`bindings.ts`, `arrays.ts`), local temporaries as `var<workgroup>`, helper functions, and
  * one entry point per kernel (`statements.ts`).
  */
+import { atomicElementType, workgroupAtomics } from './workgroup-atomics.ts';
 import {
   expr,
   LoomError,
@@ -224,9 +225,11 @@ function usesFloat16(k: KernelFunction): boolean {
 /** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */
 function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: WgslLimits): string[] {
   const locals = statementsOfKind(k.body, 'declare').filter((d) => d.addressSpace === 'local');
+  const atomics = workgroupAtomics(k);
   let bytes = 0;
   const lines = locals.map((d) => {
-    const t = computeType(d.dtype as DType);
+    const atomic = atomics.get(d.name);
+    const t = atomic ? atomicElementType(atomic) : computeType(d.dtype as DType);
     bytes += (d.length ?? 1) * (t === 'f16' ? 2 : 4);
     return `var<workgroup> ${names.of(d.name)}: ${d.length === undefined ? t : `array<${t}, ${d.length}>`};`;
   });

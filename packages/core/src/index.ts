@@ -57,6 +57,7 @@ export { card, PwQPolynomial, QPolynomial, Rational, type ParamValues } from './
 // --- for users: kernels ------------------------------------------------------------------------
 export { LoopKernel } from './kernel/model.ts';
 export type {
+  CCode,
   KernelArg,
   ArgKind,
   AddressSpace,
@@ -88,6 +89,7 @@ export {
   noOp,
   type NoOpOptions,
 } from './frontend/instruction-specs.ts';
+export { cInstruction, type CInstructionOptions } from './frontend/c-instruction.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';
 export { stringifyKernel, type StringifyOptions } from './kernel/print.ts';
 export { getDotDependencyGraph, type DotDependencyGraphOptions } from './kernel/dot-dependency-graph.ts';

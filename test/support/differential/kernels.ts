@@ -20,9 +20,10 @@ import { drawTable, sideStream } from './tables.ts';
 import type { Step } from './chains.ts';
 import { generateLaneCase } from './lanes.ts';
 import { generateSegmentCase } from './segments.ts';
+import { generateAtomicCase } from './atomics.ts';
 
-/** The kernel's form; `lanes` and `segments` are made by lanes.ts and segments.ts. */
-export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri' | 'lanes' | 'segments';
+/** The kernel's form; `lanes`, `segments` and `atomics` are made by lanes.ts, segments.ts and atomics.ts. */
+export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri' | 'lanes' | 'segments' | 'atomics';
 
 export interface KernelCase {
   readonly seed: number;
@@ -56,6 +57,9 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   if (features.has('laneTemporaries') && family < 0.1) return generateLaneCase(seed, rng, features);
   if (features.has('dependentDomains') && family >= 0.1 && family < 0.2)
     return generateSegmentCase(seed, rng, features);
+  // issue 27's atomics, from a stream of their own too: with the feature left out, every seed keeps its case
+  if (features.has('atomicStoresLoads') && sideStream(seed, 0x27a7).next() < 0.08)
+    return generateAtomicCase(seed, rng, features);
   const dtypes: DType[] = [
     'float32',
     'float32',

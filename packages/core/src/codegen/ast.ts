@@ -53,6 +53,18 @@ export type Stmt =
       readonly vectorWidth?: number;
       /** The values of a constant table, row-major. */
       readonly initializer?: readonly number[];
+      /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
+      readonly forAtomic?: boolean;
+    }
+  /**
+   * C code printed as given (a `cInstruction`): each binding declared `int const name = value;`
+   * before it, where the value is not the name itself. Only targets that compile C get one.
+   */
+  | {
+      readonly kind: 'code';
+      readonly code: string;
+      readonly bindings: readonly { readonly name: string; readonly value: Expr }[];
+      readonly insnId: string;
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
@@ -90,6 +102,8 @@ export interface KernelParam {
    * makes the image from it at launch (`imageExtents`).
    */
   readonly image?: { readonly shape: readonly Expr[] };
+  /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
+  readonly forAtomic?: boolean;
 }
 
 /** One device kernel in the program AST: its parameters, grid sizes and body. */

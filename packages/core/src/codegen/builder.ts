@@ -149,6 +149,7 @@ export class DeviceKernelBuilder {
             written: written.has(a.name),
             vectorWidth: this.vectorWidths.get(a.name),
             ...(this.images.has(a.name) ? { image: { shape: a.shape! } } : {}),
+            ...(a.kind !== 'image' && a.forAtomic ? { forAtomic: true } : {}),
           }),
         ),
       ...hostInames.map((n) => ({
@@ -167,6 +168,7 @@ export class DeviceKernelBuilder {
           written: written.has(t.name),
           temporaryShape: t.shape,
           vectorWidth: this.vectorWidths.get(t.name),
+          ...(t.forAtomic ? { forAtomic: true } : {}),
           ...(t.initializer
             ? { temporaryInitializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
             : {}),
@@ -184,6 +186,7 @@ export class DeviceKernelBuilder {
       ...(t.initializer
         ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
         : {}),
+      ...(t.forAtomic ? { forAtomic: true } : {}),
     }));
     const ids = new Map<string, Expr>([
       ...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const),
@@ -345,7 +348,7 @@ export class DeviceKernelBuilder {
   }
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
-    if (insn.kind !== 'assign') return [];
+    if (insn.kind !== 'assign' && insn.kind !== 'c') return [];
     const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
@@ -359,6 +362,7 @@ export class DeviceKernelBuilder {
       domain.gist(context),
     );
     const guard = constraintsToCondition(gisted, insn);
+    if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
     const guarded = this.guards.instruction(insn);
     const name = nameWritten(insn)!;
     const assign: Stmt = {
@@ -387,6 +391,15 @@ export class DeviceKernelBuilder {
    * (`ilp`, `ilp.unr`, and `vec` where it cannot be vector code), a loop of its own
    * (`ilp.seq`), or one vector statement (`vec`, vectorize.ts), each with its own guards.
    */
+  /** A `cInstruction`'s code under its guard and predicates: loopy reads nothing of it, and neither does Loom. */
+  private cCode(insn: Instruction, conditions: readonly Expr[]): Stmt {
+    const { code, inameExprs } = insn.cCode!;
+    const stmt: Stmt = { kind: 'code', code, bindings: inameExprs, insnId: insn.id };
+    return conditions.length
+      ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: stmt }
+      : stmt;
+  }
+
   private laneCopies(insn: Instruction, iname: string, enforced: BasicSet): Stmt[] {
     const { lo, hi } = ilpRange(this.knl, iname);
     const ranged = withDim(enforced, iname).addConstraints([

@@ -179,6 +179,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
         out.push({ kind: 'if', guard: s, then: splitAtBarriers(statementsOf(s.then), privates, inLoop) });
         break;
       case 'assign':
+      case 'code':
       case 'declare':
       case 'comment':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);

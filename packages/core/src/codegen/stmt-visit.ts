@@ -7,7 +7,8 @@
  * themselves), not every pass that only looks for declarations or barriers.
  *
  * What a statement holds, besides the statements inside it:
- *  - expressions: a loop's bounds, a guard's condition, an assignment's target and value;
+ *  - expressions: a loop's bounds, a guard's condition, an assignment's target and value, the
+ *    values C code's bindings take;
  *  - names it introduces: a loop's index, a declared temporary. Names inside
  *    expressions are the expressions' business (`walk`, `mapExpr`).
  */
@@ -42,6 +43,8 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return [s.condition];
     case 'assign':
       return [s.target, s.value];
+    case 'code':
+      return s.bindings.map((b) => b.value);
     default:
       return [];
   }
@@ -143,6 +146,14 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
     case 'declare': {
       const declared = name(s.name);
       mapped = declared === s.name ? s : { ...s, name: declared };
+      break;
+    }
+    case 'code': {
+      // the bound names are the code's own spelling: only their values are mapped
+      const values = s.bindings.map((b) => expr(b.value));
+      mapped = values.every((v, k) => v === s.bindings[k].value)
+        ? s
+        : { ...s, bindings: s.bindings.map((b, k) => ({ name: b.name, value: values[k] })) };
       break;
     }
     default:

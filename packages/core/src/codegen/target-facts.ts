@@ -30,6 +30,8 @@ export interface TargetFacts {
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
   readonly atomicDTypes: ReadonlySet<DType>;
+  /** Whether it compiles C code given as is (`cInstruction`, loopy's CInstruction). */
+  readonly cInstructions: boolean;
   /** Whether float arithmetic keeps NaN and infinities. */
   readonly floatSpecials: boolean;
   /** Whether the sign of a float zero is kept. */
@@ -72,6 +74,7 @@ function readFacts(target: Target): TargetFacts {
     subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
+    cInstructions: target.cInstructions ?? false,
     floatSpecials: target.floatSpecials ?? true,
     signedZeros: target.signedZeros ?? true,
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),

@@ -73,6 +73,11 @@ export interface Target<Extra = unknown> {
    */
   readonly atomicDTypes?: readonly DType[];
   /**
+   * Whether the target compiles C, so that a `cInstruction`'s code (loopy's CInstruction) is
+   * printed as given (default false: a kernel with one is refused before code is generated).
+   */
+  readonly cInstructions?: boolean;
+  /**
    * Whether float arithmetic keeps NaN and infinities as IEEE 754 says. Default true; WGSL lets
    * its compilers assume values finite (lavapipe folds `(b - k) - b` to `-k` whatever `b` is), so
    * there a result computed through NaN or ±Inf may be any value. Tests of NaN (`isnan`, `a != a`)

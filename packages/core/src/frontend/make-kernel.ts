@@ -232,6 +232,8 @@ function makeKernelFrom(
     groups: p.groups,
     conflictsWithGroups: p.conflictsWithGroups,
     atomic: p.atomic,
+    ...(p.atomicInit ? { atomicInit: true } : {}),
+    ...(p.cCode ? { cCode: p.cCode } : {}),
     span: p.span,
   }));
 

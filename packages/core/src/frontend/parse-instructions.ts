@@ -14,15 +14,17 @@
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
-import { parseExpression } from '../expr/index.ts';
-import { NO_SYNC_SCOPES, parseNoSync, type NoSyncScope } from '../kernel/model.ts';
+import { parseExpression, someExpr } from '../expr/index.ts';
+import { NO_SYNC_SCOPES, parseNoSync, type CCode, type NoSyncScope } from '../kernel/model.ts';
 import { checkName } from '../names.ts';
 import { frozenField } from '../kernel/freeze.ts';
 import { parsedTextCache } from '../lru.ts';
 import { reductionRegistryVersion } from '../reduction/registry.ts';
 
 export interface ParsedInstruction {
-  readonly kind: 'assign' | 'barrier' | 'nop';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop';
+  /** A `cInstruction`'s code (c-instruction.ts). */
+  readonly cCode?: CCode;
   readonly id?: string;
   readonly idPrefix?: string;
   /** What the line assigns to: one target, or one per result of a reduction (`v, k = argmax(...)`). */
@@ -53,6 +55,8 @@ export interface ParsedInstruction {
   readonly groups: readonly string[];
   readonly conflictsWithGroups: readonly string[];
   readonly atomic: boolean;
+  /** `atomic=init`: an atomic store (loopy's AtomicInit). */
+  readonly atomicInit?: boolean;
   readonly barrierScope?: 'global' | 'local';
   readonly memKind?: 'global' | 'local';
   /** Where the text said it; absent for an instruction built from nodes (instruction-specs.ts). */
@@ -317,6 +321,13 @@ function parseAssignment(
   const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
+  if (attrs.atomic)
+    checkAtomicTargets(
+      targets.map((t) => t.assignee),
+      expression,
+      attrs.atomicInit === true,
+      span,
+    );
   return {
     kind: 'assign',
     assignees: targets.map((t) => t.assignee),
@@ -327,6 +338,25 @@ function parseAssignment(
     forInames: context.forInames,
     span,
   };
+}
+
+/**
+ * An atomic instruction has one target (loopy's rule); `atomic=init` stores a value, so its
+ * value may not read the variable it initializes (that would be an update: write `atomic`).
+ */
+function checkAtomicTargets(targets: readonly Expr[], value: Expr, init: boolean, span: SourceSpan): void {
+  if (targets.length !== 1) throw new LoomError('an atomic instruction has exactly one left-hand side', span);
+  const target = targets[0];
+  const name = target.kind === 'subscript' ? target.array : target.kind === 'var' ? target.name : undefined;
+  const readsTarget = someExpr(
+    value,
+    (x) => (x.kind === 'var' && x.name === name) || (x.kind === 'subscript' && x.array === name),
+  );
+  if (init && readsTarget)
+    throw new LoomError(
+      `atomic=init stores a value, but this one reads '${name}', which it initializes; an update is written '{atomic}'`,
+      span,
+    );
 }
 
 /**
@@ -494,7 +524,8 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.idPrefix = checkName(value, "instruction attribute 'id_prefix'", valueAt());
         break;
       case 'inames': {
-        needsValue();
+        // `inames=` with nothing after it: in no loop at all (loopy's empty within_inames)
+        if (eq < 0) throw new LoomError(`attribute 'inames' needs a value (inames=...)`, at(partStart, item.length));
         const additive = value.startsWith('+');
         const names = (additive ? value.slice(1) : value)
           .split(':')
@@ -590,17 +621,13 @@ function parseAttributes(inner: string, at: (from: number, length: number) => So
         attrs.conflictsWithGroups = list();
         break;
       case 'atomic':
-        // loopy's `atomic=init` stores a value atomically (no update): Loom's targets have atomic updates only
-        if (eq >= 0 && value === 'init')
-          throw new LoomError(
-            "atomic=init (an atomic store, loopy's AtomicInit) is not supported: Loom's targets do atomic updates only (x = x + e, min, max); write the initial value without 'atomic' and order the updates after it (dep=, a barrier)",
-            at(partStart, item.length),
-          );
-        if (eq >= 0)
+        // loopy's `atomic=init` stores a value atomically; a bare `atomic` updates
+        if (eq >= 0 && value !== 'init')
           throw new LoomError(
             `attribute 'atomic' takes no value (or loopy's 'init'), got '${value}'`,
             at(partStart, item.length),
           );
+        if (eq >= 0) attrs.atomicInit = true;
         attrs.atomic = true;
         break;
       case 'mem_kind':

@@ -42,6 +42,8 @@ export interface TemporarySpec {
   readonly baseStorage?: string;
   /** Row-major (`'C'`, the default) or column-major (`'F'`) layout; an initializer is given row-major either way. */
   readonly order?: 'C' | 'F';
+  /** Accessed atomically (loopy's `for_atomic`): declared as the target's atomic type, read with atomic loads. */
+  readonly forAtomic?: boolean;
 }
 
 const KEYS = optionKeys<Omit<TemporarySpec, 'kind' | 'name'>>()([
@@ -52,6 +54,7 @@ const KEYS = optionKeys<Omit<TemporarySpec, 'kind' | 'name'>>()([
   'readOnly',
   'baseStorage',
   'order',
+  'forAtomic',
 ]);
 
 /** A temporary variable for `makeKernel`'s argument list (loopy's `TemporaryVariable`). */
@@ -78,7 +81,16 @@ export function declaredTemporary(spec: TemporarySpec): TemporaryVariable & { re
       throw new LoomError(`${what}: shape entries must be non-negative integers or expressions, got ${s}`);
     return parseExpression(String(s));
   });
-  const base = { name: spec.name, addressSpace: space, ...(spec.readOnly ? { readOnly: true } : {}) };
+  const base = {
+    name: spec.name,
+    addressSpace: space,
+    ...(spec.readOnly ? { readOnly: true } : {}),
+    ...(spec.forAtomic ? { forAtomic: true } : {}),
+  };
+  if (spec.forAtomic !== undefined && typeof spec.forAtomic !== 'boolean')
+    throw new LoomError(`${what}: forAtomic must be true or false, not ${String(spec.forAtomic)}`);
+  if (spec.forAtomic && spec.initializer !== undefined)
+    throw new LoomError(`${what}: a read-only table with an initializer is never accessed atomically (forAtomic)`);
   if (spec.order !== undefined && spec.order !== 'C' && spec.order !== 'F')
     throw new LoomError(`${what}: order must be 'C' or 'F', not '${String(spec.order)}'`);
   if (spec.initializer === undefined) {

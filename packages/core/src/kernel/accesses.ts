@@ -3,7 +3,7 @@
  * that enclose them, and the scalar names it uses. Substitution-rule calls are
  * expanded first, so an access inside a rule counts where the rule is used.
  */
-import type { Expr, Subscript } from '../expr/nodes.ts';
+import { variable, type Expr, type Subscript } from '../expr/nodes.ts';
 import {
   checkExpressionBounds,
   freeVariables,
@@ -144,6 +144,11 @@ export function readExpressions(insn: Instruction, rules: ReadonlyMap<string, Su
   if (insn.expression) out.push(expandSubstitutions(insn.expression, rules));
   for (const p of insn.predicates) out.push(expandSubstitutions(p, rules));
   for (const a of insn.assignees) if (a.kind === 'subscript') out.push(...a.indices);
+  // C code reads the names its iname expressions use and the variables it says it reads
+  if (insn.cCode) {
+    for (const { value } of insn.cCode.inameExprs) out.push(value);
+    for (const name of insn.cCode.readVariables) out.push(variable(name));
+  }
   return out;
 }
 

@@ -89,15 +89,33 @@ export interface TemporaryVariable {
   readonly initializer?: readonly number[];
   /** No instruction writes it (loopy's `read_only`). */
   readonly readOnly?: boolean;
+  /**
+   * It is accessed atomically (loopy's `for_atomic`): declared as the target's atomic type, every
+   * read of it an atomic load. Absent: plain.
+   */
+  readonly forAtomic?: boolean;
+}
+
+/**
+ * The C code of a `cInstruction` (loopy's `CInstruction`), printed as given inside the loops
+ * by the targets that compile C (`TargetFacts.cInstructions`).
+ */
+export interface CCode {
+  /** The C statements, their common indentation removed. */
+  readonly code: string;
+  /** Names the code uses, each declared `int const NAME = VALUE;` before it (loopy's `iname_exprs`). */
+  readonly inameExprs: readonly { readonly name: string; readonly value: Expr }[];
+  /** The variables the code reads (loopy's `read_variables`): what orders it after their writers. */
+  readonly readVariables: readonly string[];
 }
 
 /**
  * An assignment `assignee = expression`, a multiple assignment `v, k = argmax(i, a[i], i)`,
- * or a barrier / no-op placeholder.
+ * C code given as is (`cInstruction`), or a barrier / no-op placeholder.
  */
 export interface Instruction {
-  /** An assignment, a barrier, or a no-op that only orders others. */
-  readonly kind: 'assign' | 'barrier' | 'nop';
+  /** An assignment, C code (its `cCode`), a barrier, or a no-op that only orders others. */
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop';
   /** Unique in the kernel; what dependencies and match expressions name. */
   readonly id: string;
   /**
@@ -106,8 +124,10 @@ export interface Instruction {
    * into single ones), none for barriers and no-ops.
    */
   readonly assignees: readonly Expr[];
-  /** The value assigned (absent for barriers and no-ops). */
+  /** The value assigned (absent for barriers, no-ops and C code). */
   readonly expression?: Expr;
+  /** What a `'c'` instruction runs; its `assignees` are what the code writes (loopy's `assignees`). */
+  readonly cCode?: CCode;
   /** For barriers: which memory the barrier synchronizes. */
   readonly barrierScope?: 'global' | 'local';
   /**
@@ -138,6 +158,11 @@ export interface Instruction {
   readonly conflictsWithGroups: readonly string[];
   /** Whether its update is atomic (`atomic` in the instruction's options). */
   readonly atomic: boolean;
+  /**
+   * An atomic store of a value that does not read its target (`atomic=init`, loopy's
+   * `AtomicInit`), rather than an update; only with `atomic`. Absent: an update.
+   */
+  readonly atomicInit?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
 }

@@ -42,7 +42,8 @@ export function stringifyKernel(knl: LoopKernel, options: StringifyOptions = {})
       const shape = t.shape.length
         ? `shape: (${t.shape.map(printExpr).join(', ')}), dim_tags: (${formatDimTags(t.shape, t.dimTags)})`
         : 'shape: ()';
-      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}`);
+      const atomic = t.forAtomic ? ' for_atomic' : '';
+      lines.push(`${t.name}: type: ${t.dtype ?? '<auto/runtime>'}, ${shape} aspace: ${t.addressSpace}${atomic}`);
     }
   }
   if (knl.substitutions.size) {
@@ -125,13 +126,18 @@ export function printInstruction(
   if (insn.groups.length) attrs.push(`groups=${insn.groups.join(':')}`);
   if (insn.conflictsWithGroups.length) attrs.push(`conflicts_grp=${insn.conflictsWithGroups.join(':')}`);
   if (insn.tags.length) attrs.push(`tags=${insn.tags.join(':')}`);
-  if (insn.atomic) attrs.push('atomic');
+  if (insn.atomic) attrs.push(insn.atomicInit ? 'atomic=init' : 'atomic');
   if (insn.memKind) attrs.push(`mem_kind=${insn.memKind}`);
   const pred = insn.predicates.length ? `if (${insn.predicates.map(printExpr).join(' and ')}) ` : '';
   let body: string;
   if (insn.kind === 'barrier') body = `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
   else if (insn.kind === 'nop') body = '... nop';
-  else {
+  else if (insn.kind === 'c') {
+    // as loopy prints a CInstruction: what it writes, then what it reads, then the code
+    const c = insn.cCode!;
+    const reads = [...c.inameExprs.map((b) => b.name), ...c.readVariables].join(',');
+    body = `${insn.assignees.map(printExpr).join(', ')} <- CODE(${reads}) ${JSON.stringify(c.code)}`;
+  } else {
     const targets = insn.assignees.map((a) => {
       const name = assigneeName(a);
       const decl = knl && declares.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';

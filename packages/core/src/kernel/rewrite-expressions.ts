@@ -1,7 +1,7 @@
 /**
  * The one way a pass rewrites the expressions of a kernel (loopy's rule-aware
  * mappers, `RuleAwareIdentityMapper.map_kernel`): each instruction's assignee,
- * expression and conditions, each substitution rule's body and, when asked, the
+ * expression and conditions (and C code's bound values), each substitution rule's body and, when asked, the
  * shapes of arrays. Transformations (split, join, rename, duplicate, fixParameters,
  * prefetch, precompute) and the passes before code generation (separate arrays,
  * privatize ILP temporaries) all go through it, so none can forget a place.
@@ -101,6 +101,10 @@ export function mapKernelExpressions(
       assignees: insn.assignees.map(target),
       expression: insn.expression && f(insn.expression),
       predicates: insn.predicates.map(f),
+      // C code's names keep their spelling; the values they are bound to are read like any (loopy's)
+      ...(insn.cCode
+        ? { cCode: { ...insn.cCode, inameExprs: insn.cCode.inameExprs.map((b) => ({ ...b, value: f(b.value) })) } }
+        : {}),
     };
   });
   if (!options.shapes) return knl.with({ instructions, substitutions });

@@ -1,12 +1,12 @@
 /**
  * The last pass: every argument has a dtype (an input nobody typed cannot be guessed from
  * the kernel), the target can store every dtype the kernel uses, accumulators of realized
- * reductions included (WGSL has no float64, say), and has atomic updates of the dtypes the
- * kernel updates atomically. Reported as the user's error, before any code is written.
+ * reductions included (WGSL has no float64, say), and has atomics of the dtypes the kernel
+ * updates or stores atomically, and of those of the variables it loads atomically (`forAtomic`). Reported as the user's error, before any code is written.
  */
 import { complexPart, isComplex } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { namesWritten } from '../kernel/accesses.ts';
+import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Target } from '../codegen/target.ts';
 import { targetFacts } from '../codegen/target-facts.ts';
@@ -29,18 +29,32 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
   return knl;
 }
 
-/** Every `{atomic}` update is of a dtype the target updates atomically (`Target.atomicDTypes`). */
+/**
+ * Every `{atomic}` update or store, and every read of a variable accessed atomically (`forAtomic`:
+ * an atomic load, loopy's AtomicLoad), is of a dtype the target has atomics of (`Target.atomicDTypes`).
+ */
 function checkAtomics(knl: LoopKernel, target: Target): void {
   const { atomicDTypes } = targetFacts(target);
+  const has = atomicDTypes.size ? `only of ${[...atomicDTypes].join(', ')}` : 'none';
   const dtypeOf = (name: string) => knl.args.find((a) => a.name === name)?.dtype ?? knl.temporaries.get(name)?.dtype;
+  const forAtomic = (name: string) =>
+    knl.args.find((a) => a.name === name)?.forAtomic ?? knl.temporaries.get(name)?.forAtomic ?? false;
   for (const insn of knl.instructions) {
-    if (!insn.atomic) continue;
-    for (const name of namesWritten(insn)) {
+    if (insn.atomic) {
+      for (const name of namesWritten(insn)) {
+        const dtype = dtypeOf(name);
+        if (dtype === undefined || atomicDTypes.has(dtype)) continue;
+        throw new LoomError(
+          `instruction '${insn.id}' ${insn.atomicInit ? 'stores' : 'updates'} '${name}' (${dtype}) atomically, but the ${target.name} target has atomics ${has}`,
+          insn.span,
+        );
+      }
+    }
+    for (const name of namesRead(insn, knl.substitutions)) {
       const dtype = dtypeOf(name);
-      if (dtype === undefined || atomicDTypes.has(dtype)) continue;
-      const has = atomicDTypes.size ? `only of ${[...atomicDTypes].join(', ')}` : 'none';
+      if (!forAtomic(name) || dtype === undefined || atomicDTypes.has(dtype)) continue;
       throw new LoomError(
-        `instruction '${insn.id}' updates '${name}' (${dtype}) atomically, but the ${target.name} target has atomic updates ${has}`,
+        `instruction '${insn.id}' reads '${name}' (${dtype}), which is accessed atomically (forAtomic), but the ${target.name} target has atomics ${has}`,
         insn.span,
       );
     }

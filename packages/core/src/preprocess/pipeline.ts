@@ -9,6 +9,7 @@
  *   resolveUserCalls         calls of user functions get their signature's types (../functions)
  *   checkTypedKernel         the validity checks on the kernel as written (../check)
  *   checkComplexTypes        the target can store the parts of every complex value
+ *   checkCInstructions       the target compiles C, where a cInstruction's code is C
  *   lowerComplex             complex values become their real and imaginary parts
  *   realizeReductions        `sum(k, e)` becomes an accumulator and its update loop
  *   separateArrays           an array's `sep` axis becomes one array per index
@@ -35,6 +36,7 @@ import { realizeReductions } from './realize-reductions.ts';
 import { placeTemporaries } from './placement.ts';
 import { privatizeIlpTemporaries } from './privatize-ilp.ts';
 import { checkComplexTypes, checkDtypes } from './check-dtypes.ts';
+import { checkCInstructions } from './check-c-instructions.ts';
 import { verifyKernel, type KernelProperty } from './verify.ts';
 
 /** What a pass may need besides the kernel. */
@@ -59,6 +61,7 @@ export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<Prepro
   { name: 'resolveUserCalls', run: resolveUserCalls },
   { name: 'checkTypedKernel', run: checkedAsTyped },
   { name: 'checkComplexTypes', run: (knl, { target }) => checkComplexTypes(knl, target) },
+  { name: 'checkCInstructions', run: (knl, { target }) => checkCInstructions(knl, target) },
   { name: 'lowerComplex', run: lowerComplex },
   // reductions first: the passes after them see one assignee per instruction
   { name: 'realizeReductions', run: (knl) => realizeReductions(knl), establishes: ['reductionsRealized'] },

@@ -1,0 +1,54 @@
+#include <stdint.h>
+#include <math.h>
+
+#define gid(N) ((int) loom_group_ids_int32[N])
+static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
+
+static inline void loom_atomic_store_float32(float *target, float value)
+{
+  // __atomic_store_n takes integers only: the generic form stores a float from memory
+  __atomic_store(target, &value, __ATOMIC_RELAXED);
+}
+static inline void loom_atomic_add_float32(float *target, float operand)
+{
+  // compare-and-swap: __atomic_fetch_add takes integers only; a failed exchange reloads `seen`
+  float seen, next;
+  __atomic_load(target, &seen, __ATOMIC_RELAXED);
+  do
+    next = seen + operand;
+  while (!__atomic_compare_exchange(target, &seen, &next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+static inline float loom_atomic_load_float32(float const *target)
+{
+  // __atomic_load_n takes integers only: the generic form loads a float into memory
+  float value;
+  __atomic_load(target, &value, __ATOMIC_RELAXED);
+  return value;
+}
+
+static void loopy_kernel(float *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
+{
+  float temp;
+  for (int lid_0 = 0; lid_0 <= 9; ++lid_0)
+    loom_atomic_store_float32(&temp, 0.0f);
+  for (int lid_0 = 0; lid_0 <= 9; ++lid_0)
+    loom_atomic_add_float32(&temp, 1.0f);
+  for (int lid_0 = 0; lid_0 <= 9; ++lid_0)
+    loom_atomic_store_float32(&out[lid_0], loom_atomic_load_float32(&temp));
+}
+
+void loopy_kernel__launch(void *const *args, const int32_t *group_count)
+{
+  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];
+#ifdef _OPENMP
+  #pragma omp parallel for collapse(3) schedule(static)
+#endif
+  for (int32_t g2 = 0; g2 < count2; ++g2)
+    for (int32_t g1 = 0; g1 < count1; ++g1)
+      for (int32_t g0 = 0; g0 < count0; ++g0)
+      {
+        const int32_t group[3] = { g0, g1, g2 };
+        loopy_kernel((float *) args[0], group);
+      }
+}
