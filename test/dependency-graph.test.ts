@@ -15,11 +15,14 @@ import * as assert from 'uvu/assert';
 import {
   addDtypes,
   addDependency,
+  cInstruction,
   collectWarnings,
   getDotDependencyGraph,
   LoomError,
+  globalArg,
   makeKernel,
   tagInames,
+  temporaryVariable,
   type LoopKernel,
 } from '@loom/core';
 import { dependencyGraphSvg, renderDotAsSvg } from '@loom/dsl/graph';
@@ -180,6 +183,17 @@ test('a kernel that does not linearize: no clusters and a warning saying why by 
   const plain = collectWarnings(() => getDotDependencyGraph(knl, { inameCluster: false }));
   assert.is(plain.warnings.length, 0);
   assert.is(plain.result, result);
+});
+
+test("C code is a box of what it writes and loopy's <C code> placeholder, with its arrow to the reader", () => {
+  const knl = makeKernel(
+    '{[i]: 0<=i<n }',
+    [cInstruction('i', 'x = sin((float) i);', { assignees: 'x', id: 'compute' }), 'a[i] = x {id=store}'],
+    [globalArg('a', { shape: 'auto', dtype: 'float32' }), temporaryVariable('x', { dtype: 'float32' }), '...'],
+  );
+  const dot = getDotDependencyGraph(knl);
+  assert.match(dot, '"compute" [label="x <- <C code>",shape="box",tooltip="compute"];');
+  assert.match(dot, '"compute" -> "store"');
 });
 
 test('an unknown option is an error', () => {

@@ -150,6 +150,11 @@ function instructionLabel(insn: Instruction): string {
       const text = `${insn.assignees.map(printExpr).join(', ')} <- ${printExpr(insn.expression!)}`;
       return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL)}...` : text;
     }
+    case 'c': {
+      // loopy's label for C code: what it writes, then a placeholder for the code itself
+      const text = `${insn.assignees.map(printExpr).join(', ')} <- <C code>`;
+      return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL)}...` : text;
+    }
     case 'barrier':
       return `... ${insn.barrierScope === 'global' ? 'gbarrier' : 'lbarrier'}`;
     case 'nop':
