@@ -24,6 +24,10 @@ export interface FootprintBarriers {
   readonly waitFor: string;
 }
 
+/**
+ * The barriers for `store` and its `readers` (ids not in `takenIds`), named after `base`:
+ * `a_barrier` after the store, and `a_barrier_before` where the store shares a loop with them.
+ */
 export function footprintBarriers(
   knl: LoopKernel,
   base: string,
