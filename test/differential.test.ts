@@ -188,6 +188,14 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
         results.some((r) => r.kcase.shape === shape && agreedOn(r, device.name)),
         `${device.name}: no ${shape} case compared (seeds ${shape === 'lanes' ? laneSeeds : segmentSeeds})`,
       );
+  // issue 27's shape-less values (shapelessArguments): x declared without a shape, read at indices from data
+  const shapeless = (r: CaseResult) =>
+    r.kcase.shape === 'segments' && r.kcase.source.includes("globalArg('x', { dtype");
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => shapeless(r) && agreedOn(r, device.name)),
+      `${device.name}: no segments case with a shape-less x compared (seeds ${segmentSeeds})`,
+    );
 });
 
 test('every device: the computation library (reduce and scan with random predicates, shapes and axes; complex arrays) agrees with plain JS', async () => {

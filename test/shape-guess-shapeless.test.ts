@@ -18,6 +18,24 @@ test('a one-axis argument read at an index from data is shape-less, its length t
   assert.is(knl.arg('a_length')?.kind, 'value');
 });
 
+test('a one-axis argument read over a loop bounded by data is shape-less, not sized by a temporary', () => {
+  const knl = makeKernel(
+    ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'],
+    ['<> start = ptr[b]', '<> stop = ptr[b + 1]', 'out[b] = sum(s, x[s])'],
+    [globalArg('x', { dtype: 'float32' }), globalArg('ptr', { dtype: 'int32', shape: ['nb + 1'] }), '...'],
+  );
+  assert.equal(knl.arg('x')!.shape, [{ kind: 'var', name: 'x_length' }]);
+  assert.throws(
+    () =>
+      makeKernel(
+        ['{ [b]: 0<=b<nb }', '{ [s]: start<=s<stop }'],
+        ['<> start = ptr[b]', '<> stop = ptr[b + 1]', 'out[b] = sum(s, x[s, 0])'],
+        [globalArg('ptr', { dtype: 'int32', shape: ['nb + 1'] }), '...'],
+      ),
+    (e: unknown) => e instanceof LoomError && /shape of argument 'x'.*temporary 'stop'/.test(e.message),
+  );
+});
+
 test('an argument of two axes, or a temporary, read at an index from data needs its shape', () => {
   assert.throws(
     () => makeKernel('{[i]: 0<=i<n}', 'out[i] = a[idx[i], 0]', [globalArg('a', { dtype: 'float32' }), '...']),

@@ -57,6 +57,16 @@ export function inferShape(
     }
     try {
       const max = staticMax(terms, knl.assumptions);
+      // a loop bounded by data (`start <= s < stop`, temporaries read in the kernel) bounds the
+      // index only by those values: a size no run could compute before the launch
+      const fromData = max.variables.filter((v) => knl.temporaries.has(v));
+      if (fromData.length) {
+        if (shapeLessAllowed) return null;
+        unbounded(
+          `its greatest index along axis ${axis} is bounded by the temporar${fromData.length > 1 ? 'ies' : 'y'} '${fromData.join("', '")}', known only while the kernel runs`,
+          mine[0].instruction,
+        );
+      }
       shape.push(fromLinear(max));
     } catch (e) {
       if (e instanceof StaticValueFindingError) {
