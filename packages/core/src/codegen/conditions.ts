@@ -154,7 +154,14 @@ function existsBetweenBounds(set: BasicSet, e: string): Expr[] {
       if (l.coeff === 1 || u.coeff === 1) {
         // b·L <= U, or L <= a·U
         const diff = u.bound.scale(l.coeff).sub(l.bound.scale(u.coeff));
-        parts.push(linearCondition({ kind: 'ge', expr: diff }, set.dims));
+        // two constant bounds (0 <= e <= 5) say nothing about the other variables
+        if (diff.variables.length || diff.constant < 0)
+          parts.push(linearCondition({ kind: 'ge', expr: diff }, set.dims));
+        continue;
+      }
+      if (!l.bound.variables.length && !u.bound.variables.length) {
+        if (Math.floor(u.bound.constant / u.coeff) < Math.ceil(l.bound.constant / l.coeff))
+          parts.push(compare('>=', int(0), int(1)));
         continue;
       }
       const ceilLower = boundExpr({ expr: l.bound, divisor: l.coeff }, 'lower');
