@@ -77,6 +77,15 @@ test('project eliminates exactly, keeping strides as existentials', () => {
   assert.is(split.project(['io', 'ii']).toString(), '[n] -> { [i] : 0 <= i < n }');
   // Projecting a parameter away.
   assert.is(s.project(['n']).toString(), '{ [i, j] : 0 <= j <= i }');
+  // A middle part of a split of a split, projected from under the outer one: its least value
+  // is 0 for every inner ii, though the bound -2560o - ii (o unbounded above) has no constant
+  // ceiling; o >= 0 keeps that bound below the other (test_global_parallel_reduction's init)
+  const nested = BasicSet.parse(
+    '[n] -> { [o, im, ii] : o >= 0 and 0 <= ii <= 127 and 0 <= 128im + ii <= 2559 and 0 <= 2560o + 128im + ii < n }',
+  );
+  const init = nested.project(['im']);
+  assert.equal(init.existentials, []);
+  assert.is(init.toString(), '[n] -> { [o, ii] : o >= 0 and 0 <= ii <= 127 and ii < n - 2560o }');
 });
 
 test('bounds of the triangle (the examples of the spec)', () => {

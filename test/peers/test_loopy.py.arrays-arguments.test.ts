@@ -25,6 +25,7 @@ import {
   splitIname,
   stridesOf,
   targetFacts,
+  tagArrayAxes,
   tagInames,
   valueArg,
   type LoopKernel,
@@ -115,49 +116,72 @@ for (const device of testDevices()) {
     });
   }
 
-  // test_domain.py: loopy only prints the code; here it also runs on a CSR matrix
+  // test_domain.py: loopy only prints the code; here it also runs on a CSR matrix. a_values is
+  // declared without a shape, and its index is read from data: it stays shape-less (loopy's
+  // `shape=None`), as long as the array passed, its reads guarded and checked at run time.
   for (const variant of ['test_dependent_loop_bounds', 'test_dependent_loop_bounds_2'] as const) {
     test(`${device.name}: ${variant}`, async () => {
-      const instructions =
-        variant === 'test_dependent_loop_bounds'
-          ? ['<> row_len = a_rowstarts[i+1] - a_rowstarts[i]', 'a_sum[i] = sum(jj, a_values[[a_rowstarts[i]+jj]])']
-          : [
-              '<> row_start = a_rowstarts[i]',
-              '<> row_len = a_rowstarts[i+1] - row_start',
-              'a_sum[i] = sum(jj, a_values[[row_start+jj]])',
-            ];
+      const second = variant === 'test_dependent_loop_bounds_2';
+      const out = second ? 'ax' : 'a_sum';
+      const instructions = second
+        ? [
+            '<> row_start = a_rowstarts[i]',
+            '<> row_len = a_rowstarts[i+1] - row_start',
+            'ax[i] = sum(jj, a_values[[row_start+jj]])',
+          ]
+        : ['<> row_len = a_rowstarts[i+1] - a_rowstarts[i]', 'a_sum[i] = sum(jj, a_values[[a_rowstarts[i]+jj]])'];
       let knl = makeKernel(
         ['{[i]: 0<=i<n}', '{[jj]: 0<=jj<row_len}'],
         instructions,
         [
           globalArg('a_rowstarts', { dtype: 'int32', shape: 'auto' }),
           globalArg('a_indices', { dtype: 'int32', shape: 'auto' }),
-          // loopy leaves a_values without a shape; an index read from data has no guess, so Loom asks for one (README)
-          globalArg('a_values', { dtype: 'float32', shape: ['nnz'] }),
-          globalArg('a_sum', { dtype: 'float32', shape: 'auto' }),
+          globalArg('a_values', { dtype: 'float32' }),
+          globalArg(out, { dtype: 'float32', shape: 'auto' }),
           valueArg('n', 'int32'),
         ],
         { assumptions: 'n>=1 and row_len>=1' },
       );
-      // a_indices is never read: loopy's guess for it is `()`
+      // a_indices is never read: loopy's guess for it is `()`; a_values has one axis, the array's length
       assert.equal(knl.arg('a_indices')!.shape, []);
-      if (variant === 'test_dependent_loop_bounds_2')
+      assert.equal(knl.arg('a_values')!.shape, [{ kind: 'var', name: 'a_values_length' }]);
+      if (second) {
+        // loopy's `strides=(1,)` on a_values
+        knl = tagArrayAxes(knl, 'a_values', 'stride:1');
         knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
+      }
       generateCode(knl, openclTarget());
       const rowLengths = [3, 1, 4, 1, 5, 2, 6];
       const starts = [0];
       for (const len of rowLengths) starts.push(starts[starts.length - 1] + len);
       const values = Float32Array.from(ints(starts[starts.length - 1], 3));
-      const { a_sum } = await run(knl, device, {
+      const result = await run(knl, device, {
         a_rowstarts: Int32Array.from(starts),
         a_indices: new Int32Array(1),
         a_values: values,
         n: rowLengths.length,
       });
       assert.equal(
-        Array.from(a_sum as Float32Array),
+        Array.from(result[out] as Float32Array),
         rowLengths.map((_, i) => values.slice(starts[i], starts[i + 1]).reduce((s, v) => s + v, 0)),
       );
+      // a row that runs past the array passed reads no element outside it: the guard gives 0
+      // and the bounds check (on by default on the CPU device, asked for here) reports it
+      const refused = await run(
+        knl,
+        device,
+        {
+          a_rowstarts: Int32Array.from([...starts.slice(0, -1), starts[starts.length - 1] + 2]),
+          a_indices: new Int32Array(1),
+          a_values: values,
+          n: rowLengths.length,
+        },
+        { checkBounds: true },
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(refused instanceof LoomError && /out of bounds[\s\S]*a_values/.test(refused.message), String(refused));
     });
   }
 

@@ -153,7 +153,7 @@ for (const device of testDevices()) {
 }
 
 test('test_reduction.py::test_global_parallel_reduction: the per-block sums go to a global temporary of floor((n-1)/2560)+1 cells', () => {
-  // loopy's recipe with n left parametric (the run on every device, with n fixed, is in
+  // loopy's recipe with n left parametric (the run on every device, at several n, is in
   // test_reduction.py.test.ts)
   let knl = addDtypes(makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])'), { a: 'float32' });
   knl = splitIname(knl, 'i', 128 * 20);

@@ -159,28 +159,31 @@ for (const device of testDevices()) {
     });
   }
 
-  // loopy passes n at run time; the precompute here stores the footprint of the rule over
-  // i_outer, which needs a constant extent: n is fixed. As in loopy, 1000 < 2560 values make
-  // one group of the first stage; the larger sizes end in a partial block, whose sum in the
-  // store must stop at n (its reduction's domain is tied to i_outer, which the store replaces).
-  for (const size of [1000, 100_000, 1_234_567])
+  // As loopy: n is passed at run time, and one kernel serves every size. The precompute stores
+  // one sum per block of 2560 in a global temporary of floor((n-1)/2560)+1 cells; 1000 < 2560
+  // values make one block, the larger sizes end in a partial block, whose sum in the store must
+  // stop at n (its reduction's domain is tied to i_outer, which the store replaces).
+  const globalParallelReduction = (() => {
+    let knl = makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])');
+    knl = addDtypes(knl, { a: 'float32' });
+    const gsize = 128;
+    knl = splitIname(knl, 'i', gsize * 20);
+    knl = splitIname(knl, 'i_inner', gsize, { innerTag: 'l.0' });
+    knl = splitReductionOutward(knl, 'i_outer');
+    knl = splitReductionInward(knl, 'i_inner_outer');
+    knl = reductionArgToSubstRule(knl, 'i_outer');
+    // loopy's default_tag='l.auto' is then overridden by tagging i_outer_0 g.0; Loom's tags
+    // are final, so the precompute iname is tagged once
+    knl = precompute(knl, 'red_i_outer_arg', 'i_outer', {
+      temporaryAddressSpace: 'global',
+      precomputeInames: ['i_outer_0'],
+    });
+    knl = realizeReduction(knl);
+    return tagInames(knl, { i_outer_0: 'g.0' });
+  })();
+  for (const size of [1000, 2560, 2561, 100_000, 1_234_567])
     test(`${on}: test_reduction.py::test_global_parallel_reduction[${size}]`, async () => {
-      let knl = makeKernel('{[i]: 0 <= i < n }', 'z[0] = sum(i, a[i])');
-      knl = fixParameters(addDtypes(knl, { a: 'float32' }), { n: size });
-      const gsize = 128;
-      knl = splitIname(knl, 'i', gsize * 20);
-      knl = splitIname(knl, 'i_inner', gsize, { innerTag: 'l.0' });
-      knl = splitReductionOutward(knl, 'i_outer');
-      knl = splitReductionInward(knl, 'i_inner_outer');
-      knl = reductionArgToSubstRule(knl, 'i_outer');
-      // loopy's default_tag='l.auto' is then overridden by tagging i_outer_0 g.0; Loom's tags
-      // are final, so the precompute iname is tagged once
-      knl = precompute(knl, 'red_i_outer_arg', 'i_outer', {
-        temporaryAddressSpace: 'global',
-        precomputeInames: ['i_outer_0'],
-      });
-      knl = realizeReduction(knl);
-      knl = tagInames(knl, { i_outer_0: 'g.0' });
+      const knl = globalParallelReduction;
       // (loopy then adds a dependency of the i_outer accumulator on the precompute's global
       // barrier; Loom initializes an accumulator after the global barriers its instruction waits for)
       assert.ok(
@@ -189,7 +192,7 @@ for (const device of testDevices()) {
         ),
       );
       const a = randomFloat32(size, 7);
-      const { z } = await run(knl, device, { a });
+      const { z } = await run(knl, device, { a, n: size });
       assertClose(z as Float32Array, [sumOf(a)], 'z', 1e-5, 1e-5);
     });
 

@@ -88,8 +88,12 @@ export const FEATURES = {
   pointwiseUnsignedBitwiseLiterals:
     '& | ^ in narrow-integer chains beside a negative literal (-1, -2, -100, ~k), which wraps into an unsigned computation dtype first ((x | -2) >> 1 over uint8 is 127, not -1)',
   // sizes known only at run time (issue 27, s7-i27a): drawn as steps of chains.ts
+  // shape-less arguments read at data-dependent indices (issue 27, s8-shapeless): drawn in segments.ts from a stream of its own
+  shapelessArguments:
+    "the segments' values x declared without a shape (loopy's GlobalArg without one): read at indices from data, x is as long as the array passed, its reads guarded",
+  // and the footprint's global barriers in the sequential loops the store shares with its reads (s8-shapeless)
   globalFootprints:
-    "addPrefetch or precompute into a global temporary (temporaryAddressSpace: 'global') over inames of parametric length: a footprint sized in the parameters, allocated per call",
+    "addPrefetch or precompute into a global temporary (temporaryAddressSpace: 'global') over inames of parametric length: a footprint sized in the parameters, allocated per call; stored inside a sequential loop its reads share, its global barriers run in that loop (a host loop around the launches)",
   // arrays and arguments (issue 27, s7-i27i): cases of argument-layouts.ts, with a random stream of their own
   argumentLayouts:
     "arrays laid out as loopy lets them be: order 'F' (per argument or defaultOrder), blocks of larger buffers passed as views from the host or of DeviceArrays (offset: 'auto' or defaultOffset, stride:auto axes)",

@@ -32,7 +32,7 @@ import { ExpressionGenerator, exprToString, leaf, type Scope } from './expressio
 import type { FeatureSet } from './features.ts';
 import type { KernelCase } from './kernels.ts';
 import { tagStep } from './lanes.ts';
-import type { Rng } from './random.ts';
+import { Rng } from './random.ts';
 
 type Layout = 'startsCounts' | 'ptr' | 'offset';
 type Mode = 'scatter' | 'reduce' | 'both';
@@ -132,14 +132,22 @@ export function generateSegmentCase(seed: number, rng: Rng, features: FeatureSet
           : new Float32Array(n).fill(-7);
   const outShape = scatters ? ['n'] : ['nb'];
   const typeOf = (name: string) => (name === 'ptr' || name === 'starts' || name === 'counts' ? 'int32' : dtype);
+  // x with no shape, left to the guess (shapelessArguments): drawn from a stream of its own, so
+  // that a sample with the feature left out draws the same kernel otherwise
+  const xShapeless = features.has('shapelessArguments') && new Rng(seed ^ 0x5a9e1e55).chance(0.5);
+  const shapeless = (name: string) => name === 'x' && xShapeless;
   const argSpecs = [
-    ...[...arrays].map(([name, shape]) => globalArg(name, { shape, dtype: typeOf(name) })),
+    ...[...arrays].map(([name, shape]) =>
+      globalArg(name, shapeless(name) ? { dtype: typeOf(name) } : { shape, dtype: typeOf(name) }),
+    ),
     globalArg('out', { shape: outShape, dtype }),
     '...' as const,
   ];
   const argText = [
-    ...[...arrays].map(
-      ([name, shape]) => `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${typeOf(name)}' })`,
+    ...[...arrays].map(([name, shape]) =>
+      shapeless(name)
+        ? `globalArg('${name}', { dtype: '${typeOf(name)}' })`
+        : `globalArg('${name}', { shape: ${JSON.stringify(shape)}, dtype: '${typeOf(name)}' })`,
     ),
     `globalArg('out', { shape: ${JSON.stringify(outShape)}, dtype: '${dtype}' })`,
     "'...'",

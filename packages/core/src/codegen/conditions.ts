@@ -82,7 +82,11 @@ export function combineBounds(bounds: readonly Bound[], side: Side, enforced?: B
 export function constraintsToCondition(set: BasicSet, insn: Instruction): Expr | undefined {
   const existentials = new Set(set.existentials);
   const parts: Expr[] = [];
+  // an existential bounded by inequalities alone, each its only one: exists as floor divisions
+  const bounded = set.existentials.filter((e) => onlyInInequalities(set, e, existentials));
+  for (const e of bounded) parts.push(...existsBetweenBounds(set, e));
   for (const c of set.constraints) {
+    if (bounded.some((e) => c.expr.dependsOn(e))) continue;
     const ex = c.expr.variables.filter((v) => existentials.has(v));
     if (ex.length === 0) {
       parts.push(linearCondition(c, set.dims));
@@ -118,4 +122,52 @@ function linearCondition(c: Constraint, dims: readonly string[]): Expr {
   const rhs = fromLinear(k > 0 ? rest.negate() : rest);
   if (c.kind === 'eq') return compare('==', lhs, rhs);
   return compare(k > 0 ? '>=' : '<=', lhs, rhs);
+}
+
+/** `e` appears in no equality, and in no constraint beside another existential. */
+function onlyInInequalities(set: BasicSet, e: string, existentials: ReadonlySet<string>): boolean {
+  const uses = set.constraints.filter((c) => c.expr.dependsOn(e));
+  return uses.every((c) => c.kind === 'ge' && c.expr.variables.filter((v) => existentials.has(v)).length === 1);
+}
+
+/**
+ * `exists e: L_k <= a_k·e and b_j·e <= U_j` as the conditions the other variables must meet:
+ * some integer lies between the bounds exactly when every lower bound's ceiling is at most
+ * every upper bound's floor, ceil(L/a) <= floor(U/b) for each pair (isl's and loopy's guards
+ * write it with floor divisions too). A unit coefficient on either side keeps the pair
+ * linear: L <= floor(U/b) is b·L <= U.
+ */
+function existsBetweenBounds(set: BasicSet, e: string): Expr[] {
+  const lower: { bound: Linear; coeff: number }[] = [];
+  const upper: { bound: Linear; coeff: number }[] = [];
+  for (const c of set.constraints) {
+    if (!c.expr.dependsOn(e)) continue;
+    // k·e + R >= 0: e >= -R/k for k > 0, e <= R/|k| for k < 0
+    const k = c.expr.coeff(e);
+    const rest = c.expr.without([e]);
+    if (k > 0) lower.push({ bound: rest.negate(), coeff: k });
+    else upper.push({ bound: rest, coeff: -k });
+  }
+  const parts: Expr[] = [];
+  for (const l of lower) {
+    for (const u of upper) {
+      if (l.coeff === 1 || u.coeff === 1) {
+        // b·L <= U, or L <= a·U
+        const diff = u.bound.scale(l.coeff).sub(l.bound.scale(u.coeff));
+        // two constant bounds (0 <= e <= 5) say nothing about the other variables
+        if (diff.variables.length || diff.constant < 0)
+          parts.push(linearCondition({ kind: 'ge', expr: diff }, set.dims));
+        continue;
+      }
+      if (!l.bound.variables.length && !u.bound.variables.length) {
+        if (Math.floor(u.bound.constant / u.coeff) < Math.ceil(l.bound.constant / l.coeff))
+          parts.push(compare('>=', int(0), int(1)));
+        continue;
+      }
+      const ceilLower = boundExpr({ expr: l.bound, divisor: l.coeff }, 'lower');
+      const floorUpper = boundExpr({ expr: u.bound, divisor: u.coeff }, 'upper');
+      parts.push(compare('>=', floorUpper, ceilLower));
+    }
+  }
+  return parts;
 }

@@ -514,23 +514,31 @@ function checkInamesKnown(
   }
 }
 
-/** Shapes of arguments declared `auto` (or not given) and of array temporaries. */
+/**
+ * Shapes of arguments declared `auto` (or not given) and of array temporaries; a one-axis
+ * argument read at an index no set bounds gets no shape, as loopy's guess gives it none.
+ */
 function inferShapes(knl: LoopKernel, givenShapes: ReadonlySet<string>): LoopKernel {
   const accesses = allAccesses(knl);
+  // one-axis arguments read at an index no set bounds: loopy's guess leaves them shape-less
+  const shapeLess: string[] = [];
   const args = knl.args.map((arg) => {
     if (arg.kind === 'value' || arg.shape !== undefined) return arg;
     const zeroDim = knl.instructions.some((i) => i.assignees.some((a) => a.kind === 'var' && a.name === arg.name));
     if (zeroDim) return { ...arg, shape: [] };
     // loopy's guess for an array the kernel never accesses: `()`, one element
     if (!accesses.some((a) => a.array === arg.name)) return { ...arg, shape: [] };
-    return { ...arg, shape: inferShape(knl, arg.name, accesses, 'argument') };
+    const shape = inferShape(knl, arg.name, accesses, 'argument');
+    if (shape === null) shapeLess.push(arg.name);
+    return shape === null ? arg : { ...arg, shape };
   });
   const temporaries = new Map(knl.temporaries);
   for (const [name, t] of knl.temporaries) {
     if (givenShapes.has(name) || !accesses.some((a) => a.array === name)) continue;
     // a size in the parameters is for a global temporary (run allocates it per call); placing
     // one in private or local memory is refused where temporaries are placed (preprocess/placement.ts)
-    temporaries.set(name, { ...t, shape: inferShape(knl, name, accesses, 'temporary') });
+    // a temporary's guess is never shape-less (inferShape throws instead)
+    temporaries.set(name, { ...t, shape: inferShape(knl, name, accesses, 'temporary') ?? [] });
   }
-  return knl.with({ args, temporaries });
+  return withShapeLessArgs(knl.with({ args, temporaries }), shapeLess);
 }

@@ -428,6 +428,11 @@ export function tagToString(tag: InameTag | undefined): string {
   }
 }
 
+/** A plain loop (untagged or `for`): one iteration after another, which may hold a global barrier. */
+export function isSequentialTag(tag: InameTag | undefined): boolean {
+  return tag === undefined || tag.kind === 'for';
+}
+
 /** Parallel inames are not loops in the generated code: the hardware runs them. */
 export function isParallelTag(tag: InameTag | undefined): boolean {
   return tag?.kind === 'local' || tag?.kind === 'group';

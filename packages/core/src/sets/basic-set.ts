@@ -147,16 +147,21 @@ export class BasicSet {
   // New variables that no constraint mentions leave a simplified set as simplified as it was:
   // no need to simplify it again (code generation adds a loop's iname to a set at every level).
 
-  /** The set with new set variables, unconstrained, after the existing ones. */
+  /**
+   * The set with new set variables, unconstrained, after the existing ones. An existential of
+   * the same name (an iname projected out, then added back as a loop's) is renamed apart.
+   */
   addDims(names: readonly string[]): BasicSet {
-    checkDistinct([...this.params, ...this.dims, ...names, ...this.existentials]);
-    return new BasicSet(this.params, [...this.dims, ...names], this.existentials, this.constraints);
+    checkDistinct([...this.params, ...this.dims, ...names]);
+    const apart = this.existentialsApartFrom(names);
+    return new BasicSet(this.params, [...this.dims, ...names], apart.existentials, apart.constraints);
   }
 
-  /** The set with new parameters, unconstrained, after the existing ones. */
+  /** The set with new parameters, unconstrained, after the existing ones (existentials of their names renamed apart). */
   addParams(names: readonly string[]): BasicSet {
-    checkDistinct([...this.params, ...names, ...this.dims, ...this.existentials]);
-    return new BasicSet([...this.params, ...names], this.dims, this.existentials, this.constraints);
+    checkDistinct([...this.params, ...names, ...this.dims]);
+    const apart = this.existentialsApartFrom(names);
+    return new BasicSet([...this.params, ...names], this.dims, apart.existentials, apart.constraints);
   }
 
   /** Makes set variables parameters (a later loop domain sees an outer iname as a parameter). */
@@ -301,6 +306,17 @@ export class BasicSet {
   private constraintsApartFrom(other: BasicSet): Constraint[] {
     const renaming = new Map(this.existentials.filter((e) => other.has(e)).map((e) => [e, freshName('e')] as const));
     return this.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) }));
+  }
+
+  /** This set's existentials and constraints, an existential named like one of `names` renamed to a fresh name. */
+  private existentialsApartFrom(names: readonly string[]): Pick<BasicSet, 'existentials' | 'constraints'> {
+    const clash = this.existentials.filter((e) => names.includes(e));
+    if (clash.length === 0) return this;
+    const renaming = new Map(clash.map((e) => [e, freshName('e')] as const));
+    return {
+      existentials: this.existentials.map((e) => renaming.get(e) ?? e),
+      constraints: this.constraints.map((c) => ({ kind: c.kind, expr: renameIn(c.expr, renaming) })),
+    };
   }
 
   private emptied(): BasicSet {

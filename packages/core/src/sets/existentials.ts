@@ -120,10 +120,12 @@ function simplifyOne(cs: readonly Constraint[], e: string): Step | undefined {
 /**
  * `exists e: -j <= 96e < m - j` with `0 <= j <= 95` (a split loop seen from its inner
  * index): e's lower bound, ceil(-j/96), is 0 for every j the other constraints allow, so
- * e exists iff e = 0 fits the upper bounds: `0 < m - j`. In general: when each lower bound
+ * e exists iff e = 0 fits the upper bounds: `0 < m - j`. In general: when a lower bound
  * of e has the same ceiling over the box the single-variable constraints give its
- * variables, the largest of those is e's least value, and e exists iff that value meets
- * every upper bound (the same with the roles of the bounds exchanged).
+ * variables, and the other constraints keep every other lower bound at or below the
+ * largest such ceiling (`-2560o - j <= 96e` beside `-j <= 96e`, with o >= 0: the
+ * bound of an outer split, whose range is no box), that ceiling is e's least value, and
+ * e exists iff it meets every upper bound (the same with the roles of the bounds exchanged).
  */
 function pinned(split: Split): Step | undefined {
   const e = split.variable;
@@ -131,34 +133,40 @@ function pinned(split: Split): Step | undefined {
     split.rest,
     new Set([...split.lower, ...split.upper].flatMap((c) => c.expr.variables.filter((v) => v !== e))),
   );
-  const side = (bounds: readonly Constraint[], round: (x: number) => number, sign: 1 | -1): number[] | undefined => {
+  // The value e is pinned to on one side: the extreme of the bounds' constant roundings, if
+  // every other bound of that side is implied no further (a·e + R >= 0 at that value).
+  const side = (
+    bounds: readonly Constraint[],
+    round: (x: number) => number,
+    sign: 1 | -1,
+    extreme: (...xs: number[]) => number,
+  ): number | undefined => {
     const values: number[] = [];
     for (const c of bounds) {
       // a·e + R >= 0: e >= -R/a (a > 0), e <= R/|a| (a < 0)
       const a = c.expr.coeff(e);
       const range = rangeOf(c.expr.without([e]).scale(-sign), box);
-      if (!range) return undefined;
+      if (!range) continue;
       const [lo, hi] = [round(range[0] / Math.abs(a)), round(range[1] / Math.abs(a))];
-      if (lo !== hi) return undefined;
-      values.push(lo);
+      if (lo === hi) values.push(lo);
     }
-    return values;
+    if (values.length === 0) return undefined;
+    const at = extreme(...values);
+    const within = (c: Constraint) => implies(split.rest, ge(c.expr.substitute(e, Linear.constant(at))));
+    return bounds.every(within) ? at : undefined;
   };
-  const least = side(split.lower, Math.ceil, 1);
-  if (least)
+  const least = side(split.lower, Math.ceil, 1, Math.max);
+  if (least !== undefined)
     return {
-      constraints: tidy([
-        ...split.rest,
-        ...split.upper.map((u) => ge(u.expr.substitute(e, Linear.constant(Math.max(...least))))),
-      ]),
+      constraints: tidy([...split.rest, ...split.upper.map((u) => ge(u.expr.substitute(e, Linear.constant(least))))]),
       removed: true,
     };
-  const greatest = side(split.upper, Math.floor, -1);
-  if (greatest)
+  const greatest = side(split.upper, Math.floor, -1, Math.min);
+  if (greatest !== undefined)
     return {
       constraints: tidy([
         ...split.rest,
-        ...split.lower.map((l) => ge(l.expr.substitute(e, Linear.constant(Math.min(...greatest))))),
+        ...split.lower.map((l) => ge(l.expr.substitute(e, Linear.constant(greatest)))),
       ]),
       removed: true,
     };

@@ -22,6 +22,7 @@ import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
+import { footprintBarriers } from './footprint-barriers.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
 import {
@@ -231,22 +232,18 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     conflictsWithGroups: [],
     atomic: false,
   };
-  // A global temporary is written by every work-group and read by any: as loopy does, the
-  // readers wait at a global barrier (which ends the device kernel) named after the store.
-  const barrier: Instruction | undefined =
+  // a footprint in global memory: its readers wait at a global barrier (footprint-barriers.ts)
+  const synced =
     spec.addressSpace === 'global'
-      ? {
-          ...store,
-          kind: 'barrier',
-          id: uniqueName(`${spec.base}_barrier`, new Set([...taken, storeId, ...knl.instructions.map((i) => i.id)])),
-          assignees: [],
-          expression: undefined,
-          barrierScope: 'global',
-          withinInames: [],
-          dependsOn: [storeId],
-        }
-      : undefined;
-  const waitFor = barrier?.id ?? storeId;
+      ? footprintBarriers(
+          knl,
+          spec.base,
+          store,
+          rewritten.instructions.filter((i) => redirected.has(i.id)),
+          new Set([...taken, storeId, ...knl.instructions.map((i) => i.id)]),
+        )
+      : { store, barriers: [], waitFor: storeId };
+  const waitFor = synced.waitFor;
   const instructions = rewritten.instructions.map((insn) =>
     redirected.has(insn.id) ? { ...insn, dependsOn: [...insn.dependsOn, waitFor] } : insn,
   );
@@ -264,7 +261,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const result = rewritten.with({
     domains: rebased.domain ? [...domains, rebased.domain] : domains,
     inameTags: new Map([...rewritten.inameTags, ...rebased.tags]),
-    instructions: [store, ...(barrier ? [barrier] : []), ...instructions],
+    instructions: [synced.store, ...synced.barriers, ...instructions],
     temporaries,
   });
   const left = rulesStillCalled(result);
