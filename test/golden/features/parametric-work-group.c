@@ -15,7 +15,7 @@ void loopy_kernel__launch(void *const *args, const int32_t *group_count)
 {
   const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];
 #ifdef _OPENMP
-  #pragma omp parallel for collapse(3) schedule(static)
+  #pragma omp parallel for collapse(3) schedule(static) if ((int64_t) count0 * count1 * count2 > 1)
 #endif
   for (int32_t g2 = 0; g2 < count2; ++g2)
     for (int32_t g1 = 0; g1 < count1; ++g1)
