@@ -33,6 +33,7 @@ import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType } from '../vector-dtypes.ts';
+import { lowerVectorValues } from './vector-values.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
@@ -317,6 +318,11 @@ function makeKernelFrom(
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
   });
+  // whole `float4` values and dot(): lane by lane, before anything looks at shapes
+  knl = lowerVectorValues(
+    knl,
+    new Map(vectorArgs.map((n) => [n, vectorDType(written.find((a) => a.name === n)!.dtype!)!.lanes])),
+  );
   // loopy fixes them before iname duplication and shape inference, as here
   if (options.fixedParameters) knl = fixParameters(knl, options.fixedParameters);
 
