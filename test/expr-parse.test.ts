@@ -368,9 +368,14 @@ test('constructs outside the language are rejected at their token', () => {
   x if c
         ^`,
   );
+  // loopy's tagged array read `G$x[...]` keeps its tag (addPrefetch selects by it) and prints it
+  const tagged = parseExpression('G$x[0, e] + G[1, e]');
+  assert.equal(printExpr(tagged), 'G$x[0, e] + G[1, e]');
+  assert.equal(tagged.kind === 'binary' && tagged.left.kind === 'subscript' && tagged.left.tag, 'x');
+  assert.equal(tagged.kind === 'binary' && tagged.right.kind === 'subscript' && tagged.right.tag, undefined);
   rejects(
     'x$t + 1',
-    /a tag \('x\$t'\) is only allowed on a call/,
+    /a tag \('x\$t'\) is only allowed on a call of a substitution rule or on an array read/,
     `
   x$t + 1
   ^^^`,

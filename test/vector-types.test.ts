@@ -253,9 +253,15 @@ test('vector dtypes and components: the errors', () => {
     () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = a[i].x', [globalArg('a', { dtype: 'float4' }), '...']),
     /vector dtype float4: give its shape/,
   );
+  // a float4 value argument is a vector: stored into a scalar array it is refused
   refused(
-    () => makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [valueArg('s', 'float4' as never), '...']),
-    /a vector dtype \(float4\) is for arrays/,
+    () =>
+      makeKernel('{ [i]: 0<=i<n }', 'out[i] = s', [
+        valueArg('s', 'float4' as never),
+        globalArg('out', { dtype: 'float32', shape: ['n'] }),
+        '...',
+      ]),
+    /stores a vector of 4 lanes into 'out\[i\]', which holds scalars/,
   );
   refused(
     () =>

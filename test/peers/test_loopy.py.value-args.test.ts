@@ -1,6 +1,6 @@
 /**
  * Ports of loopy's tests of value arguments that are not real scalars (issue 27, "Arrays and
- * arguments"): a complex `a` passed by value, and (refused, see README.md) a `float4` one.
+ * arguments"): a complex `a` passed by value, and a `float4` one (passed as its lanes, see README.md).
  * Each runs on every test device against plain JavaScript; names are the originals', the
  * file each comes from is in its comment.
  */
@@ -87,11 +87,17 @@ for (const device of testDevices()) {
       const out = await run(variant(axpy('float32')), device, { a: 5, x, b: 7, y, n });
       assertClose(out.z as Float32Array, expected, 'float32');
     }
-    // loopy's third dtype, float4 passed by value: refused when the kernel is made (README.md)
-    assert.throws(
-      () => axpy('float4' as DType),
-      (e: unknown) => e instanceof LoomError && /float4/.test(String(e)),
-    );
+    // loopy's third dtype, float4: `a` and `b` are vectors (loopy's make_float4(1, 2, 3, 4) and
+    // (6, 7, 8, 9)), passed as their lanes (README.md); the product works lane by lane
+    const a4 = Float32Array.of(1, 2, 3, 4);
+    const b4 = Float32Array.of(6, 7, 8, 9);
+    const x4 = randomFloat32(4 * n, 5);
+    const y4 = randomFloat32(4 * n, 6);
+    const expected4 = Array.from(x4, (v, k) => a4[k % 4] * v + b4[k % 4] * y4[k]);
+    for (const variant of [(k: LoopKernel) => k, variantCpu, variantGpu]) {
+      const out = await run(variant(axpy('float4' as DType)), device, { a: a4, x: x4, b: b4, y: y4, n });
+      assertClose(out.z as Float32Array, expected4, 'float4');
+    }
   });
 
   test(`${device.name}: test_axpy: a complex value given as something else is a LoomError`, async () => {

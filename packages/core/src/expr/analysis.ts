@@ -100,7 +100,8 @@ export function exprEquals(a: Expr, b: Expr): boolean {
     case 'var':
       return a.name === (b as typeof a).name;
     case 'subscript':
-      if (a.array !== (b as typeof a).array || a.linear !== (b as typeof a).linear) return false;
+      if (a.array !== (b as typeof a).array || a.linear !== (b as typeof a).linear || a.tag !== (b as typeof a).tag)
+        return false;
       break;
     case 'binary':
     case 'compare':

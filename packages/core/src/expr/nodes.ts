@@ -86,6 +86,11 @@ export interface Subscript {
   readonly indices: readonly Expr[];
   /** Loopy's `a[[k]]`: one index into the array's storage. */
   readonly linear?: true;
+  /**
+   * Loopy's tagged read `G$x[...]`: names this use of the array, so that `addPrefetch(knl,
+   * 'G$x[...]')` fetches only the reads tagged `x`. Nothing else looks at it, and no target prints it.
+   */
+  readonly tag?: string;
 }
 /** Arithmetic negation `-operand`. */
 export interface Neg {
@@ -244,13 +249,15 @@ export const imag = (value: number, dtype?: 'complex64' | 'complex128'): ImagLit
 export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', value });
 /** A name node. */
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
-/** An array access node `array[indices]` (`linear`: one flat index). */
-export const subscript = (array: string, indices: readonly Expr[], linear?: boolean): Subscript =>
-  Object.freeze(
-    linear
-      ? { kind: 'subscript', array, indices: Object.freeze([...indices]), linear: true }
-      : { kind: 'subscript', array, indices: Object.freeze([...indices]) },
-  );
+/** An array access node `array[indices]` (`linear`: one flat index; `tag`: loopy's `array$tag[...]`). */
+export const subscript = (array: string, indices: readonly Expr[], linear?: boolean, tag?: string): Subscript =>
+  Object.freeze({
+    kind: 'subscript',
+    array,
+    indices: Object.freeze([...indices]),
+    ...(linear ? { linear: true as const } : {}),
+    ...(tag !== undefined ? { tag } : {}),
+  });
 /** A negation node. */
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });
 /** A bitwise-not node. */

@@ -262,10 +262,10 @@ class Parser {
       }
       this.pos++;
       const next = this.peek();
-      if (token.text.includes('$') && next?.text !== '(') {
+      if (token.text.includes('$') && next?.text !== '(' && next?.text !== '[') {
         throw this.error(
           token,
-          `a tag ('${token.text}') is only allowed on a call of a substitution rule, as in g$tag(x)`,
+          `a tag ('${token.text}') is only allowed on a call of a substitution rule or on an array read, as in g$tag(x) or a$tag[i]`,
         );
       }
       const plain =
@@ -333,14 +333,17 @@ class Parser {
     const name = token.text.slice(1);
     const lane = 'xyzw'.includes(name) ? 'xyzw'.indexOf(name) : Number.parseInt(name.slice(1), 16);
     if (value.kind === 'var') return subscript(value.name, [int(lane)]);
-    if (value.kind === 'subscript' && !value.linear) return subscript(value.array, [...value.indices, int(lane)]);
+    if (value.kind === 'subscript' && !value.linear)
+      return subscript(value.array, [...value.indices, int(lane)], false, value.tag);
     throw this.error(
       token,
       `a component ('${token.text}') follows an array element or a vector name, not ${value.kind === 'call' ? 'a call' : 'a linear subscript'}`,
     );
   }
 
-  private subscript(array: Token): Expr {
+  /** `a[i, j]`, `a[[k]]`, and loopy's tagged read `a$tag[i, j]` (the tag names this use of `a`: addPrefetch). */
+  private subscript(token: Token): Expr {
+    const [array, tag] = token.text.split('$') as [string, string | undefined];
     this.pos++; // `[`
     // `a[[k]]`: loopy's linear subscript, one index into the storage (a list is no index here)
     const open = this.peek();
@@ -349,11 +352,11 @@ class Parser {
       const index = this.bracketed(() => this.conditional());
       this.close(']');
       this.close(']');
-      return subscript(array.text, [index], true);
+      return subscript(array, [index], true, tag);
     }
     const indices = this.bracketed(() => this.list(']', () => this.conditional()));
     this.close(']');
-    return subscript(array.text, indices); // `a[]`: the one element of a scalar array
+    return subscript(array, indices, false, tag); // `a[]`: the one element of a scalar array
   }
 
   private call(nameToken: Token): Expr {

@@ -43,8 +43,8 @@ export function printExpr(e: Expr): string {
     case 'var':
       return e.name;
     case 'subscript':
-      if (e.linear) return `${e.array}[[${printExpr(e.indices[0])}]]`;
-      return `${e.array}[${e.indices.map(printExpr).join(', ')}]`;
+      if (e.linear) return `${e.array}${e.tag ? `$${e.tag}` : ''}[[${printExpr(e.indices[0])}]]`;
+      return `${e.array}${e.tag ? `$${e.tag}` : ''}[${e.indices.map(printExpr).join(', ')}]`;
     case 'neg':
       // `-(1)`: a bare `-1` would read back as the literal -1, not a negation of 1.
       if (isLiteral(e.operand) && precedence(e.operand) === Prec.Atom) return `-(${printExpr(e.operand)})`;

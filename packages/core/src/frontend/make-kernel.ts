@@ -33,6 +33,7 @@ import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType } from '../vector-dtypes.ts';
+import { lowerVectorValues } from './vector-values.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
 import { delinearize, delinearizeInstructions } from '../kernel/linear-subscripts.ts';
@@ -247,11 +248,14 @@ function makeKernelFrom(
   const temporarySpecs = argList.filter(isTemporarySpec);
   const written = argList.filter((a): a is DeclaredArg => a !== '...' && !isTemporarySpec(a));
   checkDeclaredArgs(written, inames, temporaries);
-  // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below
+  // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below;
+  // a vector value argument (loopy's float4 ValueArg) is an array of one vector, its lanes
   const vectorArgs = written.filter((a) => a.dtype !== undefined && !isDType(a.dtype)).map((a) => a.name);
-  const declared = written.map((a) =>
-    vectorArgs.includes(a.name) ? { ...a, ...vectorArray(a.name, a.dtype!, a.shape) } : a,
-  );
+  const declared = written.map((a): DeclaredArg => {
+    if (!vectorArgs.includes(a.name)) return a;
+    if (a.kind === 'value') return { ...a, kind: 'global', ...vectorArray(a.name, a.dtype!, []) };
+    return { ...a, ...vectorArray(a.name, a.dtype!, a.shape) };
+  });
   // temporaries declared with temporaryVariable(...): their shapes are given, not inferred
   const givenShapes = new Set<string>();
   for (const spec of temporarySpecs) {
@@ -319,6 +323,11 @@ function makeKernelFrom(
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
   });
+  // whole `float4` values and dot(): lane by lane, before anything looks at shapes
+  knl = lowerVectorValues(
+    knl,
+    new Map(vectorArgs.map((n) => [n, vectorDType(written.find((a) => a.name === n)!.dtype!)!.lanes])),
+  );
   // loopy fixes them before iname duplication and shape inference, as here
   if (options.fixedParameters) knl = fixParameters(knl, options.fixedParameters);
 
@@ -468,10 +477,6 @@ function checkDeclaredArgs(
     if (temps.has(a.name)) throw new LoomError(`argument '${a.name}' is also declared as a temporary with '<>'`);
     if (a.dtype !== undefined && !isDType(a.dtype) && !vectorDType(a.dtype))
       throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
-    if (a.dtype !== undefined && vectorDType(a.dtype) && a.kind === 'value')
-      throw new LoomError(
-        `argument '${a.name}': a vector dtype (${a.dtype}) is for arrays; pass the lanes as values of their own`,
-      );
     if (a.kind !== undefined && !['global', 'value', 'constant', 'image'].includes(a.kind)) {
       throw new LoomError(
         `argument '${a.name}': kind must be 'global', 'value', 'constant' or 'image', got '${a.kind}'`,

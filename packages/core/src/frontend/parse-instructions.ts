@@ -11,6 +11,7 @@
  * This module only reads text into records; what the names mean (arrays, inames,
  * temporaries) is decided by `makeKernel`.
  */
+import { vectorDType } from '../vector-dtypes.ts';
 import { isDType, type DType } from '../dtypes.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { not, type Expr } from '../expr/nodes.ts';
@@ -382,13 +383,15 @@ function parseTarget(
   const decl = /^<\s*([A-Za-z0-9_]*)\s*>\s*/.exec(trimmed);
   if (decl) {
     const typeName = decl[1];
-    if (typeName !== '' && !isDType(typeName)) {
+    // `<float4> t = ...`: a vector temporary, made lanes by vector-values.ts
+    if (typeName !== '' && !isDType(typeName) && !vectorDType(typeName)) {
       throw new LoomError(
-        `unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, or '<>' to infer it)`,
+        `unknown type '${typeName}' in temporary declaration (use a dtype such as float32, int32, float4, or '<>' to infer it)`,
         here(trimmed.indexOf(typeName), typeName.length),
       );
     }
-    temporary = { dtype: typeName === '' ? undefined : typeName };
+    // a vector dtype's name stands until makeKernel makes the temporary its lanes (lowerVectorValues)
+    temporary = { dtype: typeName === '' ? undefined : (typeName as DType) };
     restAt = decl[0].length;
     rest = trimmed.slice(restAt);
   }

@@ -19,6 +19,8 @@ export interface Access {
   readonly array: string;
   readonly indices: readonly Expr[];
   readonly isWrite: boolean;
+  /** A read's tag, as loopy's `a$tag[i]` names it (tag-selective addPrefetch). */
+  readonly tag?: string;
   /** Inames of the reductions this access sits in (they range too). */
   readonly reductionInames: readonly string[];
   readonly instruction: Instruction;
@@ -189,6 +191,7 @@ export function allAccesses(knl: LoopKernel): Access[] {
             array: s.array,
             indices: s.indices,
             isWrite: false,
+            ...(s.tag !== undefined ? { tag: s.tag } : {}),
             reductionInames: red,
             instruction: insn,
             guards: [...guards, ...inner],

@@ -7,6 +7,10 @@
  * The footprint may be spelled out: `addPrefetch(knl, 'a[:, j]', ['j'])` fetches whole rows
  * (`:` is an entire axis) for every `j`; the reads inside it then read the copy, the others
  * the array.
+ *
+ * A tagged name fetches only the reads written with that tag (loopy's `TaggedVariable`):
+ * `addPrefetch(knl, 'G$x[:, e, :, :]')` fetches the reads `G$x[...]` into `G_x_fetch`, and
+ * leaves `G$y[...]` and untagged reads of `G` reading `G`.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
@@ -82,7 +86,11 @@ export function addPrefetch(
 ): LoopKernel {
   checkOptionKeys('addPrefetch', options, ADD_PREFETCH_OPTIONS);
   checkPrefetchNames(options);
-  const { name, subscripts } = splitName(spec, options);
+  const { name, tag, subscripts } = splitName(spec, options);
+  // loopy's names for a tagged fetch: `G$x` fetches into `G_x_fetch`
+  const base = tag === undefined ? name : `${name}_${tag}`;
+  const selected = (array: string, readTag: string | undefined) =>
+    array === name && (tag === undefined || readTag === tag);
   const swept = nameList(sweep);
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
@@ -93,7 +101,11 @@ export function addPrefetch(
   if (all.every((a) => a.isWrite)) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
   if (all.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
   const within = instructionsWithin(knl, options.within, 'addPrefetch: option within');
-  const accesses = all.filter((a) => !a.isWrite && within.has(a.instruction.id));
+  const accesses = all.filter((a) => !a.isWrite && within.has(a.instruction.id) && selected(a.array, a.tag));
+  if (accesses.length === 0 && tag !== undefined && all.some((a) => !a.isWrite && within.has(a.instruction.id)))
+    throw new LoomError(
+      `addPrefetch: no read of '${name}' is tagged '${tag}' (tags of its reads: ${[...new Set(all.filter((a) => !a.isWrite).map((a) => (a.tag === undefined ? 'none' : `'${a.tag}'`)))].join(', ')})`,
+    );
   if (accesses.length === 0) {
     throw new LoomError(
       `addPrefetch: no instruction within '${describeWithin(options.within)}' reads '${name}' (readers: ${[...new Set(all.filter((a) => !a.isWrite).map((a) => a.instruction.id))].join(', ')})`,
@@ -113,7 +125,12 @@ export function addPrefetch(
     }),
   }));
   const shape = arg?.shape ?? knl.temporaries.get(name)!.shape;
-  const footprint = subscripts && footprintUses(knl, name, shape, subscripts, uses[0]);
+  // a vector array's footprint may leave out its lanes (loopy's `DrDsDt[:, :]` of float4s): all of them
+  const lanesAxis = (arg ?? knl.temporaries.get(name))?.dimTags?.at(-1)?.kind === 'vec' ? shape.length - 1 : undefined;
+  const spelled = subscripts?.map((entriesOf) =>
+    lanesAxis !== undefined && entriesOf.length === lanesAxis ? [...entriesOf, ':'] : entriesOf,
+  );
+  const footprint = spelled && footprintUses(knl, name, shape, spelled, uses[0]);
   const given =
     typeof options.dimArgNames === 'string'
       ? options.dimArgNames.split(',').map((s) => s.trim())
@@ -127,12 +144,14 @@ export function addPrefetch(
     extraSweep: footprint?.sweep,
     fetchOuterInames: options.fetchOuterInames === undefined ? undefined : nameList(options.fetchOuterInames),
     temporaryName: options.temporaryName,
-    defaultTemporaryName: `${name}_fetch`,
+    defaultTemporaryName: `${base}_fetch`,
     axisNames: given,
-    defaultAxisName: (axis) => `${name}_dim_${(arg ?? knl.temporaries.get(name))?.dimNames?.[axis] ?? axis}`,
+    defaultAxisName: (axis) => `${base}_dim_${(arg ?? knl.temporaries.get(name))?.dimNames?.[axis] ?? axis}`,
     storeId: options.prefetchInsnId,
-    defaultStoreId: options.ruleName ?? `${name}_fetch_rule`,
+    defaultStoreId: options.ruleName ?? `${base}_fetch_rule`,
     defaultTag: options.defaultTag,
+    // the lanes of one vector are copied together, by one work-item
+    ...(lanesAxis !== undefined ? { axisTag: (axis: number) => (axis === lanesAxis ? 'unr' : undefined) } : {}),
     addressSpace: options.temporaryAddressSpace,
     dtype: arg?.dtype ?? knl.temporaries.get(name)?.dtype,
     boundingBox: options.fetchBoundingBox,
@@ -140,13 +159,16 @@ export function addPrefetch(
     value: (args) => subscript(name, args),
     rewrite: (e, read) =>
       mapExpr(e, (x) =>
-        x.kind === 'subscript' && x.array === name ? (read(x.indices.map((ix) => toLinear(ix)!)) ?? x) : x,
+        x.kind === 'subscript' && selected(x.array, x.tag) ? (read(x.indices.map((ix) => toLinear(ix)!)) ?? x) : x,
       ),
   });
 }
 
-/** `'a'`, or `'a[i, :]'` with its footprint; `footprintSubscripts` gives footprints too (not both). */
-function splitName(spec: string, options: PrefetchOptions): { name: string; subscripts?: string[][] } {
+/**
+ * `'a'`, or `'a[i, :]'` with its footprint; `footprintSubscripts` gives footprints too (not both).
+ * `'a$x'`, `'a$x[i, :]'`: loopy's tagged name, which fetches only the reads written `a$x[...]`.
+ */
+function splitName(spec: string, options: PrefetchOptions): { name: string; tag?: string; subscripts?: string[][] } {
   const open = spec.indexOf('[');
   const given =
     options.footprintSubscripts === undefined
@@ -154,7 +176,7 @@ function splitName(spec: string, options: PrefetchOptions): { name: string; subs
       : typeof options.footprintSubscripts === 'string'
         ? [options.footprintSubscripts]
         : options.footprintSubscripts;
-  if (open < 0) return { name: checkName(spec.trim(), 'addPrefetch: the array'), subscripts: given?.map(entries) };
+  if (open < 0) return { ...taggedName(spec), subscripts: given?.map(entries) };
   if (given)
     throw new LoomError(
       `addPrefetch: '${spec}' has a footprint in its name; give it there or in footprintSubscripts, not both`,
@@ -166,9 +188,17 @@ function splitName(spec: string, options: PrefetchOptions): { name: string; subs
       end: spec.length,
     });
   return {
-    name: checkName(spec.slice(0, open).trim(), 'addPrefetch: the array'),
+    ...taggedName(spec.slice(0, open)),
     subscripts: [entries(spec.slice(open + 1, spec.trimEnd().length - 1))],
   };
+}
+
+/** `'a'` → { name: 'a' }; `'a$x'` → { name: 'a', tag: 'x' }. */
+function taggedName(text: string): { name: string; tag?: string } {
+  const [name, tag, ...more] = text.trim().split('$');
+  if (more.length) throw new LoomError(`addPrefetch: '${text.trim()}' has more than one tag ('name$tag' has one)`);
+  const checked = checkName(name, 'addPrefetch: the array');
+  return tag === undefined ? { name: checked } : { name: checked, tag: checkName(tag, 'addPrefetch: the tag') };
 }
 
 function entries(text: string): string[] {
