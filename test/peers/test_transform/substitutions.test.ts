@@ -136,23 +136,29 @@ for (const device of testDevices()) {
     });
     knl = splitIname(knl, 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = precompute(knl, 'D', 'i_inner', { defaultTag: 'l.auto' });
-    // the store computes E at its own iname, not at i_inner
+    // the store calls E, kept as a rule (as loopy keeps it) that reads the store's iname
     const store = knl.instruction('D');
     assert.ok(!freeVariablesOf(store.expression!).includes('i_inner'));
     assert.equal(
       store.withinInames.filter((n) => n.startsWith('D_')),
       ['D_i_inner'],
     );
-    assert.equal([...knl.substitutions.keys()], []);
+    assert.equal([...knl.substitutions.keys()], ['E']);
+    assert.match(stringifyKernel(knl), 'D_0[D_i_inner] = E()*E()');
+    assert.ok(freeVariablesOf(knl.substitutions.get('E')!.expression).includes('D_i_inner'));
+    // so a later precompute finds E, in the store's iname
+    const twice = precompute(knl, 'E', 'D_i_inner', { defaultTag: 'for' });
+    assert.equal([...twice.substitutions.keys()], []);
     const n = 300;
     const a = randomFloat32(n, 5);
-    assertClose(
-      (await run(knl, device, { a, n })).b as Float32Array,
-      range(n, (i) => a[i] * a[i]),
-      'b',
-      0,
-      0,
-    );
+    for (const k of [knl, twice])
+      assertClose(
+        (await run(k, device, { a, n })).b as Float32Array,
+        range(n, (i) => a[i] * a[i]),
+        'b',
+        0,
+        0,
+      );
   });
 
   test(`${device.name}: test_precompute_with_preexisting_inames`, async () => {

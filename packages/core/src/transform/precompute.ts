@@ -10,8 +10,10 @@
  * `<rule>_<iname>` for a swept iname of the value; the temporary `<rule>_0`; the store
  * instruction `<rule>`.
  *
- * Rules the rule calls are written out in the store; calls of the rule inside other rules
- * count where those rules are called.
+ * Rules the rule calls stay rules, as loopy keeps them: the store calls a copy of each in
+ * the store's inames (`E := a[i_inner]` becomes `E := a[D_i_inner]` once nothing else calls
+ * the old `E`), so a later `precompute` of `E` finds it (rule-variants.ts). Calls of the rule
+ * inside other rules count where those rules are called.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
@@ -36,6 +38,7 @@ import { storeFootprint, type Use } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr } from '../kernel/rename.ts';
 import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
+import { substituteKeepingRules } from '../kernel/rule-variants.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 /** The options precompute reads; any other key is an error. */
@@ -116,10 +119,8 @@ export function precompute(
 
   // the value, with the rules it calls written out and its parameters renamed apart from them
   const apart = rule.params.map((_, k) => `__${ruleName}_parameter_${k}`);
-  const body = expandSubstitutions(
-    renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]]))),
-    knl.substitutions,
-  );
+  const own = renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]])));
+  const body = expandSubstitutions(own, knl.substitutions);
   const inames = new Set(knl.inames);
   const direct = swept.filter((n) => freeVariables(body).has(n) && inames.has(n));
   const axes = storageOrder(rule, direct, options.storageAxes);
@@ -162,6 +163,8 @@ export function precompute(
         ? valueInames
         : undefined
       : [...new Set([...list(given), ...valueInames])];
+  const axisValues = (args: readonly Expr[]) =>
+    new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const));
   return storeFootprint(knl, {
     what: 'precompute',
     base: ruleName,
@@ -191,8 +194,8 @@ export function precompute(
     addressSpace: options.temporaryAddressSpace,
     dtype: options.dtype,
     boundingBox: options.fetchBoundingBox,
-    value: (args) =>
-      substitute(body, new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const))),
+    value: (args) => substitute(body, axisValues(args)),
+    keptValue: (args, taken) => substituteKeepingRules(own, axisValues(args), knl.substitutions, taken),
     rewrite: (e, read) =>
       mapExpr(e, (x) => {
         if (x.kind !== 'call' || x.fn !== ruleName) return x;
