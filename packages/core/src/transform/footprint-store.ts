@@ -20,6 +20,7 @@ import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import { isParallelTag, type AddressSpace, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
+import { assignAutomaticAxes } from './automatic-axes.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
@@ -312,7 +313,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   const left = rulesStillCalled(result);
   const substitutions = new Map([...result.substitutions].filter(([n]) => !called.has(n) || left.has(n)));
   const finished = finishRuleVariants(result.with({ substitutions }), new Map([...copies, ...(kept?.originals ?? [])]));
-  return tagStoreInames(knl, finished, spec, stored, storeWithin);
+  return tagStoreInames(finished, spec, stored);
 }
 
 /** A rule body's arguments in the names of the instruction that calls it; undefined where not affine there. */
@@ -504,40 +505,26 @@ function checkWritersBefore(
 }
 
 /** Tags for the store's new inames: per axis where given, else the default. */
-function tagStoreInames(
-  knl: LoopKernel,
-  result: LoopKernel,
-  spec: FootprintStore,
-  stored: readonly StoredAxis[],
-  storeWithin: ReadonlySet<string>,
-): LoopKernel {
+function tagStoreInames(result: LoopKernel, spec: FootprintStore, stored: readonly StoredAxis[]): LoopKernel {
   const fresh = stored.filter((f) => !f.existing);
-  const explicit = fresh.map((f) => [f.iname, spec.axisTag?.(f.axis)] as const).filter(([, t]) => t !== undefined);
+  const tagOf = (f: StoredAxis) => spec.axisTag?.(f.axis) ?? spec.defaultTag;
+  // l.auto as loopy resolves it before precompute returns: fitted to the work-group, once the
+  // other tags are in place (automatic-axes.ts)
+  const auto = fresh.filter((f) => tagOf(f) === 'l.auto').map((f) => f.iname);
+  const explicit = fresh
+    .filter((f) => spec.axisTag?.(f.axis) !== undefined && tagOf(f) !== 'l.auto')
+    .map((f) => [f.iname, spec.axisTag!(f.axis)] as const);
   if (explicit.length) result = tagInames(result, explicit);
   const rest = fresh.filter((f) => spec.axisTag?.(f.axis) === undefined).map((f) => f.iname);
-  if (spec.defaultTag === undefined || spec.defaultTag === null || rest.length === 0) return result;
-  const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
-  // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
-  const order = auto ? [...rest].reverse() : rest;
-  // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
-  // of one instruction on one axis would be the same index
-  const taken = new Set(
-    [...storeWithin]
-      .map((n) => knl.inameTags.get(n))
-      .filter((t) => t?.kind === 'local')
-      .map((t) => (t as { axis: number }).axis),
-  );
-  const free = [0, 1, 2].filter((a) => !taken.has(a));
-  if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
-    throw new LoomError(
-      `${spec.what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`,
+  if (spec.defaultTag !== undefined && spec.defaultTag !== null && spec.defaultTag !== 'l.auto' && rest.length) {
+    // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
+    const order = spec.defaultTag === 'unused.l' ? [...rest].reverse() : rest;
+    result = tagInames(
+      result,
+      order.map((dim) => [dim, spec.defaultTag] as const),
     );
   }
-  const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
-  return tagInames(
-    result,
-    order.map((dim, k) => [dim, tagOf(k)] as const),
-  );
+  return auto.length ? assignAutomaticAxes(result, auto) : result;
 }
 
 /** `x + 0` and friends, from adding a zero base. */

@@ -79,7 +79,7 @@ export interface PrecomputeOptions {
   readonly fetchOuterInames?: string | readonly string[];
   /** Tags of the new inames by storage axis (parameter name, position, swept iname or given iname name). */
   readonly storageAxisToTag?: Readonly<Record<string, TagSpec>>;
-  /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). */
+  /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). `'l.auto'`: see addPrefetch's. */
   readonly defaultTag?: TagSpec;
   /** The temporary's dtype; default: the type of the rule's value. */
   readonly dtype?: DType;

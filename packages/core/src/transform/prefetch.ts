@@ -43,7 +43,11 @@ const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
 
 /** Options of `addPrefetch`. */
 export interface PrefetchOptions {
-  /** Tag of the fetch inames: `'l.auto'` spreads them over local axes (last array axis on l.0); default: loops. */
+  /**
+   * Tag of the fetch inames; default: loops. `'l.auto'` fits them to the work-group's local axes
+   * as loopy does (the smallest stride on l.0, one longer than its axis split into
+   * `<name>_outer` and `<name>_inner`, loops where no axis is free: automatic-axes.ts).
+   */
   readonly defaultTag?: TagSpec;
   /** Extra inames the fetch runs inside (loopy's fetch_outer_inames): a list, or loopy's comma-separated string `'i_outer, j_outer'`. */
   readonly fetchOuterInames?: string | readonly string[];
