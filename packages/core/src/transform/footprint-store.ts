@@ -202,10 +202,9 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   });
   const value = rebased.value;
   // a value whose reductions were rebased is stored written out; otherwise as the spec keeps it
-  const kept =
-    spec.keptValue && value === expanded
-      ? spec.keptValue(args, new Set([...taken, tempName, storeId, ...stored.map((f) => f.iname)]))
-      : undefined;
+  // names of the rule copies made below (the store's value's and the rewritten uses'), one set for both
+  const ruleNames = new Set([...taken, tempName, storeId, ...stored.map((f) => f.iname)]);
+  const kept = spec.keptValue && value === expanded ? spec.keptValue(args, ruleNames) : undefined;
   const keys = new Map<string, boolean>();
   const keyOf = (insn: string, l: readonly Linear[]) => `${insn}|${l.map((x) => x.toString()).join(',')}`;
   for (const u of uses) {
@@ -237,8 +236,12 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   let copies: ReadonlyMap<string, string> = new Map();
   let rewritten: LoopKernel;
   if (spec.throughRules) {
-    const names = new Set([...taken, tempName, storeId, ...stored.map((f) => f.iname)]);
-    const through = rewriteThroughRules(knl, within, (e, insn, context) => spec.rewrite(e, read(insn, context)), names);
+    const through = rewriteThroughRules(
+      knl,
+      within,
+      (e, insn, context) => spec.rewrite(e, read(insn, context)),
+      ruleNames,
+    );
     rewritten = through.kernel;
     copies = through.originals;
   } else {

@@ -13,22 +13,15 @@
  * Rules the rule calls stay rules, as loopy keeps them: the store calls a copy of each in
  * the store's inames (`E := a[i_inner]` becomes `E := a[D_i_inner]` once nothing else calls
  * the old `E`), so a later `precompute` of `E` finds it (rule-variants.ts). Calls of the rule
- * inside other rules count where those rules are called.
+ * inside other rules count where those rules are called, and read the temporary through
+ * copies of those rules (rewrite-through-rules.ts): `g(x) := f(x) + 1` becomes
+ * `g(x) := f_0[x - base] + 1`, and keeps its name once nothing calls the old `g`.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import type { Call, Expr } from '../expr/nodes.ts';
-import {
-  freeVariables,
-  mapExpr,
-  parseExpression,
-  printExpr,
-  someExpr,
-  substitute,
-  toLinear,
-  walkScoped,
-} from '../expr/index.ts';
+import { freeVariables, mapExpr, parseExpression, printExpr, substitute, toLinear, walkScoped } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -37,7 +30,6 @@ import type { DType } from '../dtypes.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr } from '../kernel/rename.ts';
-import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
 import { substituteKeepingRules } from '../kernel/rule-variants.ts';
 import type { TagSpec } from './tag-inames.ts';
 
@@ -112,8 +104,6 @@ export function precompute(
   if (options.fetchOuterInames !== undefined && options.precomputeOuterInames !== undefined) {
     throw new LoomError('precompute: give precomputeOuterInames or fetchOuterInames (the same option), not both');
   }
-  // calls inside other rules become calls in the instructions that use those rules
-  knl = inlineRulesThat(knl, (other) => other.name !== ruleName && callsRule(other.expression, ruleName));
   const swept = list(sweep);
   const chosen = instructionsWithin(knl, options.within, 'precompute: option within', options.within !== undefined);
 
@@ -125,12 +115,14 @@ export function precompute(
   const direct = swept.filter((n) => freeVariables(body).has(n) && inames.has(n));
   const axes = storageOrder(rule, direct, options.storageAxes);
 
+  // calls inside other rules count where those rules are called: seen with the others written out
+  const others = new Map([...knl.substitutions].filter(([name]) => name !== ruleName));
   const uses: Use[] = [];
   for (const insn of knl.instructions) {
     if (!chosen.has(insn.id)) continue;
     for (const e of [insn.expression, ...insn.predicates]) {
       if (!e) continue;
-      walkScoped(e, (x, bound) => {
+      walkScoped(expandSubstitutions(e, others), (x, bound) => {
         if (x.kind === 'call' && x.fn === ruleName)
           uses.push({ instruction: insn, reductionInames: bound, args: useArgs(x, axes, insn.span) });
       });
@@ -167,6 +159,8 @@ export function precompute(
     new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const));
   return storeFootprint(knl, {
     what: 'precompute',
+    // calls inside other rules read the temporary through copies of those rules, which stay (as in loopy)
+    throughRules: true,
     base: ruleName,
     uses,
     footprint,
@@ -298,8 +292,4 @@ function checkOptionNames(options: PrecomputeOptions): void {
 
 function list(x: string | readonly string[]): string[] {
   return nameList(x);
-}
-
-function callsRule(e: Expr, fn: string): boolean {
-  return someExpr(e, (x) => x.kind === 'call' && x.fn === fn);
 }

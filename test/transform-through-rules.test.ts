@@ -1,8 +1,8 @@
 /**
- * addPrefetch reads through substitution rules without writing them out (loopy's
- * add_prefetch, which extracts the reads into a rule and precomputes it rule-aware): the
- * rules stay, reading the copy, so a later `precompute` of one still finds it (test_tim2d's
- * sequence). On every test device, against plain JavaScript.
+ * addPrefetch and precompute read through substitution rules without writing them out
+ * (loopy's rule-aware mapping; its add_prefetch extracts the reads into a rule and
+ * precomputes it): the rules stay, reading the copy, so a later `precompute` of one still
+ * finds it (test_tim2d's sequence). On every test device, against plain JavaScript.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -83,7 +83,51 @@ test("a rule parameter named like an iname of the copy's index is refused, not c
   );
 });
 
+/** g calls f twice; out reads g within the precompute, other outside it. */
+function callerRule(): LoopKernel {
+  return makeKernel(
+    '{[i]: 0<=i<n}',
+    ['f(x) := a[x]*2', 'g(x) := f(x) + f(x + 1)', 'out[i] = g(i) {id=w}', 'other[i] = g(i) + 1 {id=o}'],
+    [
+      globalArg('a', { dtype: 'float32', shape: ['n + 1'] }),
+      globalArg('out', { dtype: 'float32', shape: ['n'] }),
+      globalArg('other', { dtype: 'float32', shape: ['n'] }),
+      '...',
+    ],
+  );
+}
+
+test('precompute of f keeps the rule g that calls it, reading the temporary', () => {
+  const base = splitIname(callerRule(), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+  const all = precompute(base, 'f', ['i_inner'], { defaultTag: 'l.0' });
+  assert.equal([...all.substitutions.keys()], ['g']);
+  assert.equal([...expr.arraysAccessed(all.substitutions.get('g')!.expression).keys()], ['f_0']);
+  // within one instruction: it calls a copy, the other keeps g and f
+  const some = precompute(base, 'f', ['i_inner'], { defaultTag: 'l.0', within: 'id:w' });
+  assert.equal([...some.substitutions.keys()].sort(), ['f', 'g', 'g_0']);
+});
+
 for (const device of testDevices()) {
+  test(`${device.name}: precompute through a rule that calls the rule, within all instructions or one`, async () => {
+    const base = splitIname(callerRule(), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    const n = 40;
+    const a = randomFloat32(n + 1, 9);
+    const want = expected(a, n);
+    for (const within of [undefined, 'id:w']) {
+      const knl = precompute(base, 'f', ['i_inner'], { defaultTag: 'l.0', within });
+      const r = await run(knl, device, { a, n });
+      assertClose(r.out as Float32Array, want.out, 'out', 0, 0);
+      // (a + b) + 1: WGSL may reassociate it (one ulp on lavapipe)
+      assertClose(
+        r.other as Float32Array,
+        want.out.map((x) => x + 1),
+        'other',
+        1e-6,
+        0,
+      );
+    }
+  });
+
   test(`${device.name}: prefetch through a rule, then precompute the rule`, async () => {
     let knl = splitIname(twoReaders(), 'i', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = addPrefetch(knl, 'a', ['i_inner'], { defaultTag: 'l.auto' });
