@@ -54,6 +54,7 @@ const LAYOUTS: readonly Feature[] = ['argumentLayouts', 'argumentSpellings', 'co
  */
 const OLDER: readonly Feature[] = [
   ...EXCLUDED,
+  'nestedRules',
   'laneTemporaries',
   'dependentDomains',
   'globalFootprints',
@@ -69,7 +70,13 @@ const OLDER: readonly Feature[] = [
  * added after them (parametric work-groups, images: each sampled by its own test), so that their
  * seeds keep the chains they were chosen for.
  */
-const BEFORE_LATER_STEPS: readonly Feature[] = [...EXCLUDED, 'parametricWorkGroups', 'images', 'atomicStoresLoads'];
+const BEFORE_LATER_STEPS: readonly Feature[] = [
+  ...EXCLUDED,
+  'parametricWorkGroups',
+  'images',
+  'atomicStoresLoads',
+  'nestedRules',
+];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
 const ISSUE_24: readonly Feature[] = [
@@ -79,6 +86,7 @@ const ISSUE_24: readonly Feature[] = [
   'parametricWorkGroups',
   'images',
   'atomicStoresLoads',
+  'nestedRules',
   ...LAYOUTS,
 ];
 
@@ -430,6 +438,26 @@ test("every device: issue 27's parametric work-groups (an l.N axis over n, sized
     assert.ok(
       results.some((r) => parametric(r) && agreedOn(r, device.name)),
       `${device.name}: no parametric work-group compared (seeds ${seeds})`,
+    );
+});
+
+test("every device: issue 27's nested rules (precompute of a rule g that calls f keeps f) agree with the untransformed kernel", async () => {
+  // the first seeds from 11000 whose kernel has g and whose chain (as each device gets it) precomputes it
+  const nested = (p: Pick<CaseResult, 'kcase' | 'chain'>) =>
+    p.kcase.instructions.includes('g(') &&
+    (p.chain?.steps.some((s) => s.text.startsWith("precompute(knl, 'g'")) ?? false);
+  const features = new FeatureSet(EXCLUDED);
+  const seeds: number[] = [];
+  for (let seed = 11_000; seeds.length < 3 && seed < 12_000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
+    if (own.every((p) => p && nested(p))) seeds.push(seed);
+  }
+  assert.is(seeds.length, 3, 'too few seeds precompute a nested rule');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => nested(r) && agreedOn(r, device.name)),
+      `${device.name}: no nested rule compared (seeds ${seeds})`,
     );
 });
 

@@ -551,7 +551,7 @@ for (const device of testDevices()) {
 }
 
 for (const device of testDevices()) {
-  test(`${device.name}: addPrefetch over i_outer with l.auto while i_inner is l.0 stores its tile once, on a free axis`, async () => {
+  test(`${device.name}: addPrefetch over i_outer with l.auto while i_inner is l.0 stores its tile once, fitted to the work-group`, async () => {
     // before: the store ran inside i_inner although its box does not move with it, and l.auto
     // put the fetch iname on l.0 too (two inames of one instruction on one axis); with other
     // sweeps the copies along l.0 raced on the tile (WriteRaceConditionWarning; warnedRaces)
@@ -563,7 +563,9 @@ for (const device of testDevices()) {
     );
     knl = splitIname(fixParameters(knl, { n: 8 }), 'i', 4, { innerTag: 'l.0' });
     knl = addPrefetch(knl, 'a', ['i_outer'], { defaultTag: 'l.auto' });
-    assert.equal(knl.instruction('a_fetch_rule').withinInames, ['a_dim_0']);
+    // l.auto fits the 8 values to the 4 work-items of l.0 as loopy does: a loop of 2 around the axis
+    assert.equal(knl.instruction('a_fetch_rule').withinInames, ['a_dim_0_outer', 'a_dim_0_inner']);
+    assert.equal(knl.inameTags.get('a_dim_0_inner'), { kind: 'local', axis: 0 });
     const warnings: string[] = [];
     const previous = setWarningHandler((w) => warnings.push(w.toString()));
     try {

@@ -24,6 +24,12 @@ import {
 import { openclTarget } from '@loom/codegen-opencl';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
 
+/** An iname's tag as loopy prints it for a local axis (`l.1`), else `for`. */
+function localAxis(knl: LoopKernel, iname: string): string {
+  const tag = knl.inameTags.get(iname);
+  return tag?.kind === 'local' ? `l.${tag.axis}` : (tag?.kind ?? 'for');
+}
+
 const range = (n: number, f: (k: number) => number) => Float32Array.from({ length: n }, (_, k) => f(k));
 
 function stencil(n: number): LoopKernel {
@@ -47,9 +53,13 @@ for (const device of testDevices()) {
       let knl = stencil(n);
       knl = splitIname(knl, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
       knl = splitIname(knl, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
-      // (loopy's l.auto fits the 18-value fetch axes to the 16-wide work-group by splitting
-      // them, a_dim_0_outer...; Loom's takes the next local axes, which grow to 18)
+      // l.auto fits the 18-value fetch axes to the 16-wide work-group by splitting them
       knl = addPrefetch(knl, 'a', ['i_inner', 'j_inner'], { fetchBoundingBox: true, defaultTag: 'l.auto' });
+      knl = prioritizeLoops(knl, ['a_dim_0_outer', 'a_dim_1_outer']);
+      assert.equal(
+        ['a_dim_0_outer', 'a_dim_0_inner', 'a_dim_1_outer', 'a_dim_1_inner'].map((n) => localAxis(knl, n)),
+        ['for', 'l.1', 'for', 'l.0'],
+      );
       const w = n + 2;
       const a = range(w * w, (k) => ((k * 7) % 13) - 6);
       const expected = new Float32Array(w * w);

@@ -39,8 +39,9 @@ test('test_cuda_target', async () => {
   knl = splitIname(knl, 'i_outer', 4, { outerTag: 'g.0', innerTag: 'ilp' });
   knl = addPrefetch(knl, 'a', ['i_inner', 'i_outer_inner'], { defaultTag: 'l.auto' });
   const code = cudaCode(knl);
-  // the work-group size is the kernel's: the prefetch's l.auto axis makes it 32 work-items
-  assert.match(code, /^extern "C" __global__ void __launch_bounds__\(32\) loopy_kernel\(/m);
+  // the work-group size is the kernel's 8: l.auto fits the 32-value fetch to it (loopy's
+  // a_dim_0_outer, a loop of 4, around a_dim_0_inner on l.0)
+  assert.match(code, /^extern "C" __global__ void __launch_bounds__\(8\) loopy_kernel\(/m);
   assert.match(code, /__shared__ float a_fetch\[32\];/);
   assert.match(code, /__syncthreads\(\)/);
   assert.match(code, /#define tIdx\(N\) \(\(int\) threadIdx\.N\)/);

@@ -64,6 +64,11 @@ export function transformCases(): void {
   type _fetched = Expect<Equal<Inames<typeof fetched>, 'i' | 'j' | 'ai' | 'aj'>>;
   // @ts-expect-error: 'b' is not an array of the kernel
   knl.prefetch('b[i, :]', ['i']);
+  // l.auto may split a fetch iname to fit the work-group (loopy's names for the parts)
+  const fitted = knl.prefetch('a[i, :]', ['i'], { dimArgNames: ['ai', 'aj'], defaultTag: 'l.auto' });
+  type _fitted = Expect<
+    Equal<Inames<typeof fitted>, 'i' | 'j' | 'ai' | 'aj' | 'ai_outer' | 'aj_outer' | 'ai_inner' | 'aj_inner'>
+  >;
   const named = kernel('{ [i]: 0<=i<n }', 'f(x) := 2*a[x]\nout[i] = f(i)').precompute('f', ['i'], {
     precomputeInames: ['fi'],
   });

@@ -135,11 +135,14 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       );
     }
     case 'precompute': {
-      if (!knl.substitutions.has('f')) return undefined;
+      // g (nestedRules) while there is one, which keeps the f it calls for a later precompute of f;
+      // no draw here, so the older samples' seeds keep their chains
+      const rule = ['g', 'f'].find((r) => knl.substitutions.has(r));
+      if (rule === undefined) return undefined;
       const sweep = rng.subset(knl.inames);
       const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
-      return step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
-        precompute(k, 'f', sweep, options),
+      return step(`precompute(knl, ${q(rule)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+        precompute(k, rule, sweep, options),
       );
     }
     case 'duplicate': {

@@ -27,6 +27,8 @@ export const FEATURES = {
   conditionals: "if(c, a, b) and Python's (a if c else b) expressions, and if/else instruction blocks",
   rules: 'substitution rules (f(x) := …), which precompute can store',
   rulePredicates: 'a rule call in the condition of an if-block',
+  // issue 27, rule handling: precompute keeps the rules it reads through, prefetch does not write them out
+  nestedRules: 'a rule g calling f, precomputed (g or f, or g then f) after the kernel may have been prefetched',
   warnedRaces:
     'a kernel Loom warns about (WriteRaceConditionWarning) is compared anyway; without it, it counts as declined',
   // transformations

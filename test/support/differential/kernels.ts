@@ -113,6 +113,17 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
     });
     lines.push(`f(${formals.join(', ')}) := ${exprToString(body)}`);
     ruleCall = leaf(`f(${index.join(', ')})`);
+    // issue 27 (rules): a rule that calls f, whose precompute keeps f for a later one
+    if (features.has('nestedRules') && rng.chance(0.7)) {
+      const outerBody = gen.expr(1, {
+        index: formals,
+        inames: formals,
+        arrays: ['a', 'b'],
+        extra: [leaf(`f(${formals.join(', ')})`)],
+      });
+      lines.push(`g(${formals.join(', ')}) := ${exprToString(outerBody)}`);
+      ruleCall = leaf(`g(${index.join(', ')})`);
+    }
   }
 
   const elementScope: Scope = {

@@ -11,7 +11,7 @@
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
 import { add, subscript, variable, type Expr } from '../expr/nodes.ts';
-import { arraysAccessed, freeVariables, fromLinear, printExpr, toLinear } from '../expr/index.ts';
+import { arraysAccessed, freeVariables, fromLinear, printExpr, substitute, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet, type Constraint } from '../sets/index.ts';
 import { domainOf, parentInames } from '../kernel/domains.ts';
@@ -20,11 +20,14 @@ import { prerequisiteClosure } from '../kernel/dependencies.ts';
 import { isParallelTag, type AddressSpace, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import { tagInames, type TagSpec } from './tag-inames.ts';
+import { assignAutomaticAxes } from './automatic-axes.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { rebaseCoupledReductions } from './footprint-reductions.ts';
 import { footprintBarriers } from './footprint-barriers.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { rulesStillCalled } from './substitutions.ts';
+import { finishRuleVariants, type RuleVariants } from '../kernel/rule-variants.ts';
+import { rewriteThroughRules } from '../kernel/rewrite-through-rules.ts';
 import {
   boxSize,
   checkBaseInScope,
@@ -73,8 +76,20 @@ export interface FootprintStore {
   readonly boundingBox?: boolean;
   /** Valid argument values along an axis are below this (clips the stored box to an array). */
   readonly limit?: (axis: number) => Linear | undefined;
-  /** The value to store for these arguments. */
+  /** The value to store for these arguments, with the rules it calls written out (what the checks read). */
   readonly value: (args: readonly Expr[]) => Expr;
+  /**
+   * The same value as the store writes it, calling copies of the rules that `value` writes
+   * out (precompute keeps them, as loopy does: rule-variants.ts); new rule names avoid
+   * `taken`. Default: `value`.
+   */
+  readonly keptValue?: (args: readonly Expr[], taken: Set<string>) => RuleVariants;
+  /**
+   * The uses may lie in the bodies of rules the instructions call: the rewrite follows the
+   * calls into copies of those rules (rewrite-through-rules.ts) and the rules stay, as
+   * loopy's add_prefetch leaves them. Otherwise the caller has written them out.
+   */
+  readonly throughRules?: boolean;
   /**
    * Rewrites an instruction's expression so that its uses read the temporary: `read` gives
    * the temporary's element for a use's arguments, or undefined for a use left outside.
@@ -172,10 +187,11 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     ...knl.inames.filter((n) => (storeWithin.has(n) || enclosing.has(n)) && !stored.some((f) => f.iname === n)),
     ...stored.map((f) => f.iname),
   ];
+  const expanded = spec.value(args);
   const rebased = rebaseCoupledReductions(knl, {
     what,
     base: spec.base,
-    value: spec.value(args),
+    value: expanded,
     uses: inside,
     stored: axes.map((a, d) => {
       const s = stored.find((f) => f.axis === d);
@@ -186,6 +202,10 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     taken,
   });
   const value = rebased.value;
+  // a value whose reductions were rebased is stored written out; otherwise as the spec keeps it
+  // names of the rule copies made below (the store's value's and the rewritten uses'), one set for both
+  const ruleNames = new Set([...taken, tempName, storeId, ...stored.map((f) => f.iname)]);
+  const kept = spec.keptValue && value === expanded ? spec.keptValue(args, ruleNames) : undefined;
   const keys = new Map<string, boolean>();
   const keyOf = (insn: string, l: readonly Linear[]) => `${insn}|${l.map((x) => x.toString()).join(',')}`;
   for (const u of uses) {
@@ -193,21 +213,46 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
     keys.set(k, (keys.get(k) ?? true) && inside.includes(u));
   }
   const redirected = new Set<string>();
-  const rewritten = mapKernelExpressions(
-    knl,
-    (e, insn) =>
-      spec.rewrite(e, (useArgs) => {
-        if (!keys.get(keyOf(insn!.id, useArgs))) return undefined;
-        redirected.add(insn!.id);
-        return stored.length
-          ? subscript(
-              tempName,
-              stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base)))),
-            )
-          : variable(tempName);
-      }),
-    { what, within: new Set(inside.map((u) => u.instruction.id)), rules: 'keep', assignee: 'indices' },
-  );
+  // a use's element of the temporary, written in the names of the scope it is read in: the
+  // instruction's, or a rule body's whose parameters stand for `context` (spec.throughRules)
+  const read =
+    (insn: Instruction, context: ReadonlyMap<string, Expr>) =>
+    (useArgs: readonly Linear[]): Expr | undefined => {
+      const actual = context.size === 0 ? useArgs : inCaller(useArgs, context);
+      if (!actual || !keys.get(keyOf(insn.id, actual))) return undefined;
+      const captured = stored.flatMap((f) => f.base.variables).find((n) => context.has(n));
+      if (captured !== undefined)
+        throw new LoomError(
+          `${what}: a substitution rule read through has a parameter named '${captured}', which the temporary's index needs as the kernel's name; rename the parameter`,
+        );
+      redirected.add(insn.id);
+      return stored.length
+        ? subscript(
+            tempName,
+            stored.map((f) => tidy(fromLinear(useArgs[f.axis].sub(f.base)))),
+          )
+        : variable(tempName);
+    };
+  const within = new Set(inside.map((u) => u.instruction.id));
+  let copies: ReadonlyMap<string, string> = new Map();
+  let rewritten: LoopKernel;
+  if (spec.throughRules) {
+    const through = rewriteThroughRules(
+      knl,
+      within,
+      (e, insn, context) => spec.rewrite(e, read(insn, context)),
+      ruleNames,
+    );
+    rewritten = through.kernel;
+    copies = through.originals;
+  } else {
+    rewritten = mapKernelExpressions(knl, (e, insn) => spec.rewrite(e, read(insn!, new Map())), {
+      what,
+      within,
+      rules: 'keep',
+      assignee: 'indices',
+    });
+  }
   const dependsOn = storeDependencies(knl, [...redirected], value);
   checkWritersBefore(knl, spec, value, dependsOn, redirected);
   const store: Instruction = {
@@ -221,7 +266,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
           )
         : variable(tempName),
     ],
-    expression: value,
+    expression: kept?.expression ?? value,
     withinInames: storeInames,
     dependsOn,
     noSyncWith: [],
@@ -259,6 +304,7 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   // rules the redirected uses called and nothing calls any more go (loopy drops them too)
   const called = rulesStillCalled(knl);
   const result = rewritten.with({
+    substitutions: new Map([...rewritten.substitutions, ...(kept?.rules ?? [])]),
     domains: rebased.domain ? [...domains, rebased.domain] : domains,
     inameTags: new Map([...rewritten.inameTags, ...rebased.tags]),
     instructions: [synced.store, ...synced.barriers, ...instructions],
@@ -266,7 +312,19 @@ export function storeFootprint(knl: LoopKernel, spec: FootprintStore): LoopKerne
   });
   const left = rulesStillCalled(result);
   const substitutions = new Map([...result.substitutions].filter(([n]) => !called.has(n) || left.has(n)));
-  return tagStoreInames(knl, result.with({ substitutions }), spec, stored, storeWithin);
+  const finished = finishRuleVariants(result.with({ substitutions }), new Map([...copies, ...(kept?.originals ?? [])]));
+  return tagStoreInames(finished, spec, stored);
+}
+
+/** A rule body's arguments in the names of the instruction that calls it; undefined where not affine there. */
+function inCaller(args: readonly Linear[], context: ReadonlyMap<string, Expr>): Linear[] | undefined {
+  const out: Linear[] = [];
+  for (const a of args) {
+    const l = toLinear(substitute(fromLinear(a), context));
+    if (!l) return undefined;
+    out.push(l);
+  }
+  return out;
 }
 
 /**
@@ -447,40 +505,26 @@ function checkWritersBefore(
 }
 
 /** Tags for the store's new inames: per axis where given, else the default. */
-function tagStoreInames(
-  knl: LoopKernel,
-  result: LoopKernel,
-  spec: FootprintStore,
-  stored: readonly StoredAxis[],
-  storeWithin: ReadonlySet<string>,
-): LoopKernel {
+function tagStoreInames(result: LoopKernel, spec: FootprintStore, stored: readonly StoredAxis[]): LoopKernel {
   const fresh = stored.filter((f) => !f.existing);
-  const explicit = fresh.map((f) => [f.iname, spec.axisTag?.(f.axis)] as const).filter(([, t]) => t !== undefined);
+  const tagOf = (f: StoredAxis) => spec.axisTag?.(f.axis) ?? spec.defaultTag;
+  // l.auto as loopy resolves it before precompute returns: fitted to the work-group, once the
+  // other tags are in place (automatic-axes.ts)
+  const auto = fresh.filter((f) => tagOf(f) === 'l.auto').map((f) => f.iname);
+  const explicit = fresh
+    .filter((f) => spec.axisTag?.(f.axis) !== undefined && tagOf(f) !== 'l.auto')
+    .map((f) => [f.iname, spec.axisTag!(f.axis)] as const);
   if (explicit.length) result = tagInames(result, explicit);
   const rest = fresh.filter((f) => spec.axisTag?.(f.axis) === undefined).map((f) => f.iname);
-  if (spec.defaultTag === undefined || spec.defaultTag === null || rest.length === 0) return result;
-  const auto = spec.defaultTag === 'l.auto' || spec.defaultTag === 'unused.l';
-  // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
-  const order = auto ? [...rest].reverse() : rest;
-  // l.auto skips the local axes the store already runs on (fetchOuterInames): two inames
-  // of one instruction on one axis would be the same index
-  const taken = new Set(
-    [...storeWithin]
-      .map((n) => knl.inameTags.get(n))
-      .filter((t) => t?.kind === 'local')
-      .map((t) => (t as { axis: number }).axis),
-  );
-  const free = [0, 1, 2].filter((a) => !taken.has(a));
-  if (spec.defaultTag === 'l.auto' && taken.size && free.length < order.length) {
-    throw new LoomError(
-      `${spec.what}: no local axis is left for ${order.length} fetch iname(s): the store already runs on l.${[...taken].join(', l.')}`,
+  if (spec.defaultTag !== undefined && spec.defaultTag !== null && spec.defaultTag !== 'l.auto' && rest.length) {
+    // the last axis moves fastest in memory: local axis 0 lets neighbouring work-items read neighbouring words
+    const order = spec.defaultTag === 'unused.l' ? [...rest].reverse() : rest;
+    result = tagInames(
+      result,
+      order.map((dim) => [dim, spec.defaultTag] as const),
     );
   }
-  const tagOf = (k: number) => (spec.defaultTag === 'l.auto' && taken.size ? `l.${free[k]}` : spec.defaultTag);
-  return tagInames(
-    result,
-    order.map((dim, k) => [dim, tagOf(k)] as const),
-  );
+  return auto.length ? assignAutomaticAxes(result, auto) : result;
 }
 
 /** `x + 0` and friends, from adding a zero base. */

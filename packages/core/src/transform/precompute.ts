@@ -10,23 +10,18 @@
  * `<rule>_<iname>` for a swept iname of the value; the temporary `<rule>_0`; the store
  * instruction `<rule>`.
  *
- * Rules the rule calls are written out in the store; calls of the rule inside other rules
- * count where those rules are called.
+ * Rules the rule calls stay rules, as loopy keeps them: the store calls a copy of each in
+ * the store's inames (`E := a[i_inner]` becomes `E := a[D_i_inner]` once nothing else calls
+ * the old `E`), so a later `precompute` of `E` finds it (rule-variants.ts). Calls of the rule
+ * inside other rules count where those rules are called, and read the temporary through
+ * copies of those rules (rewrite-through-rules.ts): `g(x) := f(x) + 1` becomes
+ * `g(x) := f_0[x - base] + 1`, and keeps its name once nothing calls the old `g`.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError, type SourceSpan } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import type { Call, Expr } from '../expr/nodes.ts';
-import {
-  freeVariables,
-  mapExpr,
-  parseExpression,
-  printExpr,
-  someExpr,
-  substitute,
-  toLinear,
-  walkScoped,
-} from '../expr/index.ts';
+import { freeVariables, mapExpr, parseExpression, printExpr, substitute, toLinear, walkScoped } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -35,7 +30,7 @@ import type { DType } from '../dtypes.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
 import { instructionsWithin, type Within } from './match.ts';
 import { renameInExpr } from '../kernel/rename.ts';
-import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
+import { substituteKeepingRules } from '../kernel/rule-variants.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 /** The options precompute reads; any other key is an error. */
@@ -76,7 +71,7 @@ export interface PrecomputeOptions {
   readonly fetchOuterInames?: string | readonly string[];
   /** Tags of the new inames by storage axis (parameter name, position, swept iname or given iname name). */
   readonly storageAxisToTag?: Readonly<Record<string, TagSpec>>;
-  /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). */
+  /** Tag of the new inames that `storageAxisToTag` does not tag; default: none (loops). `'l.auto'`: see addPrefetch's. */
   readonly defaultTag?: TagSpec;
   /** The temporary's dtype; default: the type of the rule's value. */
   readonly dtype?: DType;
@@ -109,27 +104,25 @@ export function precompute(
   if (options.fetchOuterInames !== undefined && options.precomputeOuterInames !== undefined) {
     throw new LoomError('precompute: give precomputeOuterInames or fetchOuterInames (the same option), not both');
   }
-  // calls inside other rules become calls in the instructions that use those rules
-  knl = inlineRulesThat(knl, (other) => other.name !== ruleName && callsRule(other.expression, ruleName));
   const swept = list(sweep);
   const chosen = instructionsWithin(knl, options.within, 'precompute: option within', options.within !== undefined);
 
   // the value, with the rules it calls written out and its parameters renamed apart from them
   const apart = rule.params.map((_, k) => `__${ruleName}_parameter_${k}`);
-  const body = expandSubstitutions(
-    renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]]))),
-    knl.substitutions,
-  );
+  const own = renameInExpr(rule.expression, new Map(rule.params.map((p, k) => [p, apart[k]])));
+  const body = expandSubstitutions(own, knl.substitutions);
   const inames = new Set(knl.inames);
   const direct = swept.filter((n) => freeVariables(body).has(n) && inames.has(n));
   const axes = storageOrder(rule, direct, options.storageAxes);
 
+  // calls inside other rules count where those rules are called: seen with the others written out
+  const others = new Map([...knl.substitutions].filter(([name]) => name !== ruleName));
   const uses: Use[] = [];
   for (const insn of knl.instructions) {
     if (!chosen.has(insn.id)) continue;
     for (const e of [insn.expression, ...insn.predicates]) {
       if (!e) continue;
-      walkScoped(e, (x, bound) => {
+      walkScoped(expandSubstitutions(e, others), (x, bound) => {
         if (x.kind === 'call' && x.fn === ruleName)
           uses.push({ instruction: insn, reductionInames: bound, args: useArgs(x, axes, insn.span) });
       });
@@ -162,8 +155,12 @@ export function precompute(
         ? valueInames
         : undefined
       : [...new Set([...list(given), ...valueInames])];
+  const axisValues = (args: readonly Expr[]) =>
+    new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const));
   return storeFootprint(knl, {
     what: 'precompute',
+    // calls inside other rules read the temporary through copies of those rules, which stay (as in loopy)
+    throughRules: true,
     base: ruleName,
     uses,
     footprint,
@@ -191,8 +188,8 @@ export function precompute(
     addressSpace: options.temporaryAddressSpace,
     dtype: options.dtype,
     boundingBox: options.fetchBoundingBox,
-    value: (args) =>
-      substitute(body, new Map(axes.map((a, k) => [a.kind === 'param' ? apart[a.index] : a.iname, args[k]] as const))),
+    value: (args) => substitute(body, axisValues(args)),
+    keptValue: (args, taken) => substituteKeepingRules(own, axisValues(args), knl.substitutions, taken),
     rewrite: (e, read) =>
       mapExpr(e, (x) => {
         if (x.kind !== 'call' || x.fn !== ruleName) return x;
@@ -295,8 +292,4 @@ function checkOptionNames(options: PrecomputeOptions): void {
 
 function list(x: string | readonly string[]): string[] {
   return nameList(x);
-}
-
-function callsRule(e: Expr, fn: string): boolean {
-  return someExpr(e, (x) => x.kind === 'call' && x.fn === fn);
 }

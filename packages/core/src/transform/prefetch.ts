@@ -11,12 +11,15 @@
  * A tagged name fetches only the reads written with that tag (loopy's `TaggedVariable`):
  * `addPrefetch(knl, 'G$x[:, e, :, :]')` fetches the reads `G$x[...]` into `G_x_fetch`, and
  * leaves `G$y[...]` and untagged reads of `G` reading `G`.
+ * Reads inside substitution rules read the copy too, through copies of the rules made for
+ * their callers; the rules stay rules (a rule every caller reads the same way keeps its
+ * name), so a later `precompute` still finds them, as after loopy's add_prefetch.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, checkNames, nameList } from '../names.ts';
 import { subscript, type Expr } from '../expr/nodes.ts';
-import { freeVariables, mapExpr, parseExpression, printExpr, someExpr, toLinear } from '../expr/index.ts';
+import { freeVariables, mapExpr, parseExpression, printExpr, toLinear } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { allAccesses } from '../kernel/accesses.ts';
@@ -24,7 +27,6 @@ import { domainOf } from '../kernel/domains.ts';
 import type { AddressSpace, LoopKernel } from '../kernel/model.ts';
 import { describeWithin, instructionsWithin, type Within } from './match.ts';
 import { storeFootprint, type Use } from './footprint-store.ts';
-import { inlineRulesThat } from '../kernel/rewrite-expressions.ts';
 import type { TagSpec } from './tag-inames.ts';
 
 /** The options addPrefetch reads; any other key is an error. */
@@ -44,7 +46,11 @@ const ADD_PREFETCH_OPTIONS = optionKeys<PrefetchOptions>()([
 
 /** Options of `addPrefetch`. */
 export interface PrefetchOptions {
-  /** Tag of the fetch inames: `'l.auto'` spreads them over local axes (last array axis on l.0); default: loops. */
+  /**
+   * Tag of the fetch inames; default: loops. `'l.auto'` fits them to the work-group's local axes
+   * as loopy does (the smallest stride on l.0, one longer than its axis split into
+   * `<name>_outer` and `<name>_inner`, loops where no axis is free: automatic-axes.ts).
+   */
   readonly defaultTag?: TagSpec;
   /** Extra inames the fetch runs inside (loopy's fetch_outer_inames): a list, or loopy's comma-separated string `'i_outer, j_outer'`. */
   readonly fetchOuterInames?: string | readonly string[];
@@ -95,8 +101,6 @@ export function addPrefetch(
   const arg = knl.arg(name);
   if (!arg && !knl.temporaries.has(name)) throw new LoomError(`addPrefetch: the kernel has no array '${name}'`);
   if (arg?.kind === 'value') throw new LoomError(`addPrefetch: '${name}' is a value argument, not an array`);
-  // reads inside substitution rules become reads in the instructions that call them
-  knl = inlineRulesThat(knl, (rule) => readsArray(rule.expression, name));
   const all = allAccesses(knl).filter((a) => a.array === name);
   if (all.every((a) => a.isWrite)) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
   if (all.length === 0) throw new LoomError(`addPrefetch: the kernel never reads '${name}'`);
@@ -137,6 +141,8 @@ export function addPrefetch(
       : (options.dimArgNames ?? options.dimNames);
   return storeFootprint(knl, {
     what: 'addPrefetch',
+    // reads inside rules read the copy through copies of the rules, which stay (loopy's extract_subst + precompute)
+    throughRules: true,
     base: name,
     uses,
     footprint: footprint?.uses,
@@ -282,10 +288,6 @@ function throughAppliedRewrites(knl: LoopKernel, e: Expr): Expr {
     );
   }
   return out;
-}
-
-function readsArray(e: Expr, name: string): boolean {
-  return someExpr(e, (x) => x.kind === 'subscript' && x.array === name);
 }
 
 /** The names `addPrefetch` is given become a temporary, inames and an instruction id: they must be names. */

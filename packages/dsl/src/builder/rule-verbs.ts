@@ -24,15 +24,29 @@ import type { AnySignature, ArrayNames } from '../signature/signature.ts';
 import type { KernelBuilder } from './builder.ts';
 import { InameVerbs } from './iname-verbs.ts';
 import type { PrecomputeOptions, PrefetchOptions } from './options.ts';
+import type { Tag } from './inames.ts';
 import { checkVerbOptions } from './verb-options.ts';
+
+/**
+ * The names new inames tagged `T` may end up with: `defaultTag: 'l.auto'` splits one longer
+ * than its local axis into `<name>_outer` and `<name>_inner`, as loopy's automatic axes do.
+ * ```ts
+ * kernel(...).prefetch('a', ['i_inner', 'j_inner'], { defaultTag: 'l.auto' }).prioritize('a_dim_0_outer,a_dim_1_outer');
+ * ```
+ */
+export type AutoFitted<T, N extends string> = T extends 'l.auto' ? N | `${N}_outer` | `${N}_inner` : N;
 
 export class RuleVerbs<I extends string, S extends AnySignature> extends InameVerbs<I, S> {
   /** `addPrefetch`: read the part of `array` the swept inames touch into a temporary first. */
-  prefetch<A extends ArrayNames<S>, const Dims extends readonly string[] = never>(
+  prefetch<
+    A extends ArrayNames<S>,
+    const Dims extends readonly string[] = never,
+    const T extends Tag<I> | undefined = undefined,
+  >(
     array: A | `${A}[${string}]`,
     sweep: readonly I[] = [],
-    options: PrefetchOptions<I, Dims> = {},
-  ): KernelBuilder<I | ([Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]), S> {
+    options: PrefetchOptions<I, Dims> & { readonly defaultTag?: T } = {},
+  ): KernelBuilder<I | AutoFitted<T, [Dims] extends [never] ? `${A}_dim_${number}` : Dims[number]>, S> {
     checkVerbOptions('prefetch', options);
     const { space, ...rest } = options;
     return this.derive((k) => addPrefetch(k, array, sweep, { ...rest, temporaryAddressSpace: space }));
@@ -51,11 +65,11 @@ export class RuleVerbs<I extends string, S extends AnySignature> extends InameVe
   }
 
   /** `precompute`: evaluate a substitution rule over the footprint of its uses into a temporary first. */
-  precompute<const Dims extends readonly string[] = never>(
+  precompute<const Dims extends readonly string[] = never, const T extends Tag<I> | undefined = undefined>(
     rule: string | readonly string[],
     sweep: readonly I[] = [],
-    options: PrecomputeOptions<I, Dims> = {},
-  ): KernelBuilder<[Dims] extends [never] ? string : I | Dims[number], S> {
+    options: PrecomputeOptions<I, Dims> & { readonly defaultTag?: T } = {},
+  ): KernelBuilder<[Dims] extends [never] ? string : I | AutoFitted<T, Dims[number]>, S> {
     checkVerbOptions('precompute', options);
     const { space, ...rest } = options;
     return this.derive((k) => precompute(k, rule, sweep, { ...rest, temporaryAddressSpace: space }));
