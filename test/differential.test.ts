@@ -419,7 +419,6 @@ test("every device: issue 27's global footprints of parametric size (addPrefetch
     }
 });
 
-
 test("every device: issue 27's parametric work-groups (an l.N axis over n, sized at launch) agree with the untransformed kernel at several sizes", async () => {
   // the first seeds from 11000 whose chain (as each device gets it) tagged an axis sized at
   // launch; their cases run at their own n and m, so the sample covers several work-group sizes
