@@ -10,7 +10,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { autotune, defineTuning, isTuningProblem, LoomError, memoryTuningCache, type TuningProgress } from '@loom/core';
+import {
+  autotune,
+  defineTuning,
+  DeviceArray,
+  isTuningProblem,
+  LoomError,
+  makeKernel,
+  memoryTuningCache,
+  splitIname,
+  type TuningProgress,
+} from '@loom/core';
 import { fileTuningCache } from '@loom/dsl/tune';
 import { loom } from './support/cli.ts';
 import { testDevices } from './support/devices.ts';
@@ -49,14 +59,31 @@ for (const device of testDevices()) {
   });
 
   test(`${device.name}: a configuration the device refuses is a failed trial, not an error`, async () => {
+    // work-groups of twice the device's most, over a range long enough to fill them (over the
+    // fixture's 4096 elements a group is only as large as the range, which the device takes)
     const tooLarge = device.limits.maxWorkGroupSize * 2;
+    const length = 2 * tooLarge;
+    const input = Float32Array.from({ length }, (_, k) => k % 7);
     const problem = defineTuning<ScaleConfig>({
-      ...scaleTuning,
       name: 'too large',
       space: [{ group: tooLarge }, { group: 32 }],
+      work: { amount: length, unit: 'element' },
+      build: ({ group }) =>
+        splitIname(makeKernel(`{ [i]: 0<=i<${length} }`, 'out[i] = 2*a[i]', undefined, { name: 'scale' }), 'i', group, {
+          outerTag: 'g.0',
+          innerTag: 'l.0',
+        }),
+      arguments: async (d) => ({
+        a: await DeviceArray.from(d, input, 'float32', [length]),
+        out: await DeviceArray.from(d, new Float32Array(length), 'float32', [length]),
+      }),
+      check: async (args) => {
+        const out = (await (args.out as DeviceArray).toHost()) as Float32Array;
+        return out.every((v, k) => v === 2 * input[k]!) ? undefined : 'wrong';
+      },
     });
     const result = await autotune(problem, device);
-    assert.ok(result.trials[0]!.failure !== undefined, 'the oversized work-group failed');
+    assert.match(result.trials[0]!.failure ?? '', /work-group/, 'the oversized work-group failed');
     assert.equal(result.best, { group: 32 });
   });
 
