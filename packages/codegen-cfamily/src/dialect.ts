@@ -76,6 +76,11 @@ export interface CDialect {
   /** An array parameter's declaration: its element or vector type `type`, const unless written. */
   arrayParameter(p: KernelParam, type: string): string;
   /**
+   * A local array sized at launch as a kernel parameter (`__local float *__restrict__ a_fetch`),
+   * for a language whose target states `localArraysAsArguments`; absent elsewhere.
+   */
+  localArrayParameter?(name: string, type: string): string;
+  /**
    * How a language with images declares and reads them (OpenCL's `image2d_t` and `read_imagef`);
    * absent where the target reads image arguments as arrays (its `images` fact is not `'native'`).
    */

@@ -124,6 +124,14 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
       vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype),
     );
   });
+  // local arrays sized at launch, passed after the parameters (OpenCL's __local T *, set by clSetKernelArg)
+  for (const l of k.localArguments ?? []) {
+    if (!dialect.localArrayParameter)
+      throw new InternalError(`local array '${l.name}' is a kernel argument, which ${dialect.language} cannot declare`);
+    printer.addressSpaces.set(l.name, 'local');
+    const element: DType = printer.halfStorage && l.dtype === 'float16' ? 'float32' : l.dtype;
+    params.push(dialect.localArrayParameter(l.name, dialect.type(element)));
+  }
   return [
     dialect.kernelDeclaration(k, params),
     '{',

@@ -10,6 +10,7 @@ import {
   COMMON_LIMITS,
   isImmutableArguments,
   LoomError,
+  InternalError,
   optionKeys,
   perObject,
   type BufferPoolStats,
@@ -128,14 +129,15 @@ function kernelArguments(args: readonly LaunchArgument[]): readonly CudaKernelAr
 
 const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument[] =>
   Object.freeze(
-    args.map(
-      (a): CudaKernelArgument =>
-        Object.freeze(
-          a.kind === 'buffer'
-            ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
-            : { kind: 'scalar', dtype: a.dtype, value: a.value },
-        ),
-    ),
+    args.map((a): CudaKernelArgument => {
+      // CUDA declares no local array as an argument (localArraysAsArguments): code generation never asks for one
+      if (a.kind === 'local') throw new InternalError('a local-memory argument reached the CUDA device');
+      return Object.freeze(
+        a.kind === 'buffer'
+          ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
+          : { kind: 'scalar', dtype: a.dtype, value: a.value },
+      );
+    }),
   );
 /** The translation of a frozen argument list, kept with it; undefined for one that may change. */
 const translated = perObject((args: readonly LaunchArgument[]) =>

@@ -20,6 +20,7 @@
 import {
   imageExtents,
   LoomError,
+  InternalError,
   LruCache,
   perObject,
   type DeviceKernel,
@@ -171,6 +172,8 @@ export class Launcher {
         values.set(p.name, { dtype: a.dtype, value: a.value });
         continue;
       }
+      // WGSL declares its workgroup arrays (no localArraysAsArguments): code generation never asks for one
+      if (a.kind === 'local') throw new InternalError(`a local-memory argument '${p.name}' reached the WebGPU device`);
       const wrapper = a.buffer;
       if (!(wrapper instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');
       buffers.set(p.name, { wrapper, native: wrapper.readyNow() ?? (await wrapper.ready()) });
@@ -404,6 +407,7 @@ function replays(
       if (!('value' in kept) || !Object.is(kept.value, a.value)) return false;
       continue;
     }
+    if (a.kind === 'local') return false;
     const wrapper = a.buffer;
     if (
       !(wrapper instanceof GpuBuffer) ||

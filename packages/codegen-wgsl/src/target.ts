@@ -35,6 +35,7 @@ import {
   type Target,
   type TargetOutput,
   checkOptionKeys,
+  constantLength,
   constantLocalSize,
   optionKeys,
 } from '@loom/core';
@@ -230,8 +231,9 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
   const lines = locals.map((d) => {
     const atomic = atomics.get(d.name);
     const t = atomic ? atomicElementType(atomic) : computeType(d.dtype as DType);
-    bytes += (d.length ?? 1) * (t === 'f16' ? 2 : 4);
-    return `var<workgroup> ${names.of(d.name)}: ${d.length === undefined ? t : `array<${t}, ${d.length}>`};`;
+    const length = constantLength(d, 'WGSL');
+    bytes += (length ?? 1) * (t === 'f16' ? 2 : 4);
+    return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : `array<${t}, ${length}>`};`;
   });
   checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);
   return lines;
