@@ -3,7 +3,8 @@
  * in local memory, and precompute into a local array of parametric size, run on every
  * device whose target declares such arrays (the `runtimeSizedArrays` fact: C's
  * variable-length arrays, the CPU device's typed arrays, OpenCL's `__local T *` arguments
- * sized by the host) against plain JavaScript, and refused before anything runs elsewhere. The private variant, as loopy has it, is in
+ * sized by the host, CUDA's dynamic shared memory: printed code only, no GPU here) against
+ * plain JavaScript, and refused before anything runs elsewhere (WGSL). The private variant, as loopy has it, is in
  * test_loopy.py.runtime-sizes.test.ts. Each launch checks the sizes it gives against the
  * device's local and private memory.
  */
@@ -26,6 +27,7 @@ import {
 } from '@loom/core';
 import { cTarget } from '@loom/codegen-c';
 import { cudaTarget } from '@loom/codegen-cuda';
+import { dynamicSharedBytes } from '../../packages/codegen-cuda/src/shared-memory.ts';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { assertClose, randomFloat32, testDevices } from '../support/devices.ts';
@@ -70,13 +72,40 @@ test('test_variable_size_temporary (local): the prefetch of 4 rows is a local ar
   const local = opencl.kernels[0].parameters.find((p) => p.name === 'a_fetch')!;
   assert.equal([local.kind, printExpr(local.localLength!)], ['local', '4*n']);
   assert.match(generateCode(knl, cTarget()).code, /\bfloat a_fetch\[4 \* n\];/);
-  for (const target of [cudaTarget(), wgslTarget()])
-    assert.throws(
-      () => generateCode(knl, target),
-      (e: unknown) =>
-        e instanceof LoomError &&
-        e.message.includes(`the ${target.name} target cannot declare such an array in local memory`),
-    );
+  // CUDA: carved out of the block's dynamic shared memory, whose bytes the launch passes
+  const cuda = generateCode(knl, cudaTarget());
+  assert.match(
+    cuda.code,
+    /\{\n {2}extern __shared__ __align__\(16\) unsigned char loom_dynamic_shared\[\];\n {2}float \*__restrict__ a_fetch = \(float \*\) \(loom_dynamic_shared \+ 0\);\n/,
+  );
+  assert.equal(
+    cuda.kernels[0].parameters.map((p) => p.kind),
+    ['array', 'value', 'array', 'local'],
+  );
+  assert.throws(
+    () => generateCode(knl, wgslTarget()),
+    (e: unknown) =>
+      e instanceof LoomError && e.message.includes('the wgsl target cannot declare such an array in local memory'),
+  );
+});
+
+test("CUDA: several local arrays sized at launch are carved one after another, each at a multiple of 16 bytes, their total the launch's dynamic shared memory", () => {
+  let knl = addDtypes(
+    makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', ['twice(j) := 2*a[j]', 'out[i] = sum(j, twice(j) * b[i,j])'].join('\n')),
+    { a: 'float32', b: 'float32' },
+  );
+  knl = splitIname(knl, 'i', 8, { outerTag: 'g.0', innerTag: 'l.0' });
+  knl = precompute(knl, 'twice', ['j'], { temporaryAddressSpace: 'local' });
+  knl = splitIname(knl, 'j_0', 8, { innerTag: 'l.0' });
+  knl = addPrefetch(knl, 'b', ['i_inner', 'j'], { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+  const code = generateCode(knl, cudaTarget()).code;
+  assert.ok(code.includes('float *__restrict__ twice_0 = (float *) (loom_dynamic_shared + 0);'), code);
+  assert.ok(
+    code.includes('float *__restrict__ b_fetch = (float *) (loom_dynamic_shared + ((4 * m) + 15) / 16 * 16);'),
+    code,
+  );
+  // the device's total: m = 5 floats take 20 bytes, rounded to 32, then 8*5 floats 160
+  assert.is(dynamicSharedBytes([4 * 5, 4 * 8 * 5]), 32 + 160);
 });
 
 for (const device of testDevices()) {
