@@ -308,10 +308,14 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
   }
 }
 
-/** The private or local temporaries of `after` that `before` did not have so, of a size known only at launch. */
-function newParametricTemporaries(before: LoopKernel, after: LoopKernel): string[] {
+/** The temporaries of `after` in `spaces` that `before` did not have so, of a size known only at launch. */
+function newParametricTemporaries(
+  before: LoopKernel,
+  after: LoopKernel,
+  spaces: readonly string[] = ['auto', 'private', 'local'],
+): string[] {
   return [...after.temporaries.values()]
-    .filter((t) => t.addressSpace !== 'global' && t.shape.some((e) => e.kind !== 'int'))
+    .filter((t) => spaces.includes(t.addressSpace) && t.shape.some((e) => e.kind !== 'int'))
     .filter((t) => {
       const old = before.temporaries.get(t.name);
       return !old || old.addressSpace !== t.addressSpace || old.shape.every((e) => e.kind === 'int');
@@ -321,12 +325,13 @@ function newParametricTemporaries(before: LoopKernel, after: LoopKernel): string
 
 /**
  * `after`, unless it adds a private or local temporary of parametric size while the feature
- * parametricTemporaries is off: then a LoomError, so the chain drops the step as it did before
- * such temporaries were generated, and the older samples' seeds keep their kernels.
+ * parametricTemporaries is off, or a private one (which only C and the CPU device declare):
+ * then a LoomError, so the chain drops the step as it did before such temporaries were
+ * generated, and the older samples' seeds keep their kernels.
  */
 function sizedOnlyIf(features: FeatureSet, before: LoopKernel, after: LoopKernel): LoopKernel {
-  if (features.has('parametricTemporaries')) return after;
-  const added = newParametricTemporaries(before, after);
+  const refused = features.has('parametricTemporaries') ? ['auto', 'private'] : ['auto', 'private', 'local'];
+  const added = newParametricTemporaries(before, after, refused);
   if (added.length)
     throw new LoomError(`${added.join(', ')}: a private or local temporary of parametric size (parametricTemporaries)`);
   return after;
@@ -335,7 +340,7 @@ function sizedOnlyIf(features: FeatureSet, before: LoopKernel, after: LoopKernel
 /** Whether `s` applied to `knl` adds a private or local temporary sized at launch. */
 function addsParametricTemporary(knl: LoopKernel, s: Step): boolean {
   try {
-    return newParametricTemporaries(knl, s.apply(knl)).length > 0;
+    return newParametricTemporaries(knl, s.apply(knl), ['local']).length > 0;
   } catch (e) {
     if (e instanceof LoomError) return false;
     throw e;
