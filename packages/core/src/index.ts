@@ -298,7 +298,15 @@ export { debugMode, setDebugMode } from './runtime/environment.ts';
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './kernel/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
-export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoop } from './codegen/ast.ts';
+export type {
+  Stmt,
+  KernelFunction,
+  KernelParam,
+  LocalArgument,
+  ProgramAst,
+  HostStep,
+  VectorLoop,
+} from './codegen/ast.ts';
 export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
