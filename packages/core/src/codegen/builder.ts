@@ -32,10 +32,6 @@ import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
-/**
- * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
- * (Not the DSL's `KernelBuilder`, which chains transformations on a user's kernel.)
- */
 /** The address spaces where a target declares arrays of a size known only at launch (its `runtimeSizedArrays` fact). */
 export interface RuntimeSizedArrays {
   readonly spaces: ReadonlySet<'private' | 'local'>;
@@ -45,6 +41,10 @@ export interface RuntimeSizedArrays {
   readonly localArguments?: boolean;
 }
 
+/**
+ * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
+ * (Not the DSL's `KernelBuilder`, which chains transformations on a user's kernel.)
+ */
 export class DeviceKernelBuilder {
   private readonly types = new Map<string, DType>();
   private readonly strides = new Map<string, Expr[]>();
@@ -206,17 +206,17 @@ export class DeviceKernelBuilder {
         : {}),
       ...(t.forAtomic ? { forAtomic: true } : {}),
     }));
-    // local arrays sized at launch that the target takes as kernel arguments (OpenCL's __local T *)
-    const asArguments = (s: Stmt) =>
+    // local arrays sized at launch that the target takes as launch arguments (OpenCL's __local T *,
+    // CUDA's dynamic shared memory, WGSL's override-sized arrays): no declaration in the body
+    const asArguments = (s: Stmt): s is Stmt & { kind: 'declare'; length: Expr } =>
       this.runtimeSizedArrays?.localArguments === true &&
       s.kind === 'declare' &&
       s.addressSpace === 'local' &&
       s.length !== undefined &&
       typeof s.length !== 'number';
-    const localArguments = declarations.filter(asArguments).map((s): LocalArgument => {
-      const d = s as Extract<Stmt, { kind: 'declare' }>;
-      return { name: d.name, dtype: d.dtype, length: d.length as Expr };
-    });
+    const localArguments = declarations
+      .filter(asArguments)
+      .map((d): LocalArgument => ({ name: d.name, dtype: d.dtype, length: d.length }));
     const ids = new Map<string, Expr>([
       ...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const),
       ...scalarGlobals,

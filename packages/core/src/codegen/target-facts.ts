@@ -34,7 +34,7 @@ export interface TargetFacts {
   readonly cInstructions: boolean;
   /** The address spaces whose temporaries may have a size known only at launch. */
   readonly runtimeSizedArrays: ReadonlySet<'private' | 'local'>;
-  /** Whether a local array sized at launch is a kernel argument (OpenCL's `__local T *`). */
+  /** Whether a local array sized at launch is a launch argument (OpenCL's `__local T *`, CUDA's dynamic shared memory, WGSL's override). */
   readonly localArraysAsArguments: boolean;
   /** Whether float arithmetic keeps NaN and infinities. */
   readonly floatSpecials: boolean;
