@@ -98,7 +98,7 @@ export function paddingIsSafe(prepared: PreparedLaunch, tile = 'y_fetch'): boole
 }
 
 function declaredLength(s: Stmt, name: string): number | undefined {
-  if (s.kind === 'declare' && s.name === name) return s.length;
+  if (s.kind === 'declare' && s.name === name) return typeof s.length === 'number' ? s.length : undefined;
   if (s.kind === 'block')
     for (const t of s.body) {
       const found = declaredLength(t, name);

@@ -62,6 +62,7 @@ const OLDER: readonly Feature[] = [
   'parametricWorkGroups',
   'images',
   'atomicStoresLoads',
+  'parametricTemporaries',
   ...LAYOUTS,
 ];
 
@@ -76,6 +77,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'images',
   'atomicStoresLoads',
   'nestedRules',
+  'parametricTemporaries',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -87,6 +89,7 @@ const ISSUE_24: readonly Feature[] = [
   'images',
   'atomicStoresLoads',
   'nestedRules',
+  'parametricTemporaries',
   ...LAYOUTS,
 ];
 
@@ -424,13 +427,15 @@ test("every device: issue 27's parametric work-groups (an l.N axis over n, sized
   // launch; their cases run at their own n and m, so the sample covers several work-group sizes
   const parametric = (p: Pick<CaseResult, 'chain'>) =>
     p.chain?.steps.some((s) => s.feature === 'parametricWorkGroups') ?? false;
+  // without the later parametric temporaries (sampled below), so the seeds keep their chains
+  const excluded: readonly Feature[] = [...EXCLUDED, 'parametricTemporaries'];
   const seeds: number[] = [];
   for (let seed = 11_000; seeds.length < 4 && seed < 12_000; seed++) {
-    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(excluded).without(limitsOf(d))));
     if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64')) seeds.push(seed);
   }
   assert.is(seeds.length, 4, 'too few seeds draw a parametric work-group');
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), excluded);
   const sizes = new Set(results.filter(parametric).map((r) => JSON.stringify(r.kcase.params)));
   assert.ok(sizes.size > 1, `the sample ran at one size only: ${[...sizes]}`);
   for (const device of testDevices())
@@ -442,17 +447,21 @@ test("every device: issue 27's parametric work-groups (an l.N axis over n, sized
 
 test("every device: issue 27's nested rules (precompute of a rule g that calls f keeps f) agree with the untransformed kernel", async () => {
   // the first seeds from 11000 whose kernel has g and whose chain (as each device gets it) precomputes it
+  // (to 14000: since the merges of issue 27's s8 branches only two of them lie below 12000)
   const nested = (p: Pick<CaseResult, 'kcase' | 'chain'>) =>
     p.kcase.instructions.includes('g(') &&
     (p.chain?.steps.some((s) => s.text.startsWith("precompute(knl, 'g'")) ?? false);
-  const features = new FeatureSet(EXCLUDED);
+  // without the later parametric temporaries, which a device without them would not draw: every
+  // device's chain is then the same, as the seeds are chosen for
+  const excluded: readonly Feature[] = [...EXCLUDED, 'parametricTemporaries'];
+  const features = new FeatureSet(excluded);
   const seeds: number[] = [];
   for (let seed = 11_000; seeds.length < 3 && seed < 16_000; seed++) {
     const own = testDevices().map((d) => planCase(seed, features.without(limitsOf(d))));
     if (own.every((p) => p && nested(p))) seeds.push(seed);
   }
   assert.is(seeds.length, 3, 'too few seeds precompute a nested rule');
-  const results = await sample(seeds, testDevices(), EXCLUDED);
+  const results = await sample(seeds, testDevices(), excluded);
   for (const device of testDevices())
     assert.ok(
       results.some((r) => nested(r) && agreedOn(r, device.name)),
@@ -510,6 +519,28 @@ test('every device: random kernels reading an input as an image (changeArgToImag
     assert.ok(
       results.some((r) => imaged(r) && agreedOn(r, device.name)),
       `${device.name}: no image case compared (seeds ${seeds})`,
+    );
+});
+
+test("every device: issue 27's parametric temporaries (a prefetch or precompute into local memory of parametric size) agree with the untransformed kernel", async () => {
+  // the first seeds from 13000 whose chain (as each device gets it) adds one; a device without
+  // local arrays sized at launch (none of the test devices) would run the seed without it
+  const parametric = (p: Pick<CaseResult, 'chain'>) =>
+    p.chain?.steps.some((s) => s.feature === 'parametricTemporaries') ?? false;
+  const sized = testDevices().filter((d) => !limitsOf(d).includes('parametricTemporaries'));
+  const seeds: number[] = [];
+  for (let seed = 13_000; seeds.length < 4 && seed < 14_000; seed++) {
+    const own = sized.map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (own.every((p) => p && parametric(p) && p.kcase.dtype !== 'float64' && compilesQuietly(p.chain.kernel)))
+      seeds.push(seed);
+  }
+  assert.is(seeds.length, 4, 'too few seeds draw a parametric temporary');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  assert.ok(sized.length > 0, 'no test device declares arrays sized at launch');
+  for (const device of sized)
+    assert.ok(
+      results.some((r) => parametric(r) && agreedOn(r, device.name)),
+      `${device.name}: no parametric temporary compared (seeds ${seeds})`,
     );
 });
 

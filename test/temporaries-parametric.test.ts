@@ -1,8 +1,10 @@
 /**
  * Temporaries whose size depends on the parameters: global ones, which run and
  * prepareLaunch allocate for each call at the size the call's values give; a private or
- * local one is refused, saying why. addPrefetch and precompute store a footprint of
- * parametric size in global memory when asked to.
+ * local one is declared sized at launch where the target can (C's variable-length arrays),
+ * and refused elsewhere, saying why (test/peers/test_loopy.py.temps.test.ts runs them).
+ * addPrefetch and precompute store a footprint of parametric size in global memory when
+ * asked to.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,6 +23,7 @@ import {
   splitIname,
 } from '@loom/core';
 import { openclTarget } from '@loom/codegen-opencl';
+import { cTarget } from '@loom/codegen-c';
 import { testDevices } from './support/devices.ts';
 
 /** out[i] = sum of a[0..i], through a global temporary c of n elements that the second kernel reads. */
@@ -54,30 +57,38 @@ test('a global temporary of parametric size is a buffer of the call, with its sh
   );
 });
 
-test('a private or local temporary of parametric size is refused, naming global memory as the way out', () => {
+test('a private temporary of parametric size is refused on OpenCL, naming the target and global memory as the way out; C declares it, and a local one on OpenCL is a __local argument', () => {
   const knl = makeKernel('{ [i]: 0<=i<n }', ['<> c[i] = 2*a[i]', 'out[i] = c[i]'].join('\n'));
-  for (const space of ['private', 'local', 'auto'] as const) {
-    const placed = space === 'auto' ? knl : setTemporaryAddressSpace(knl, 'c', space);
+  const local = addDtypes(setTemporaryAddressSpace(knl, 'c', 'local'), { a: 'float32' });
+  assert.match(generateCode(local, openclTarget()).code, /, __local float \*__restrict__ c\)/);
+  assert.match(generateCode(local, cTarget()).code, /\bfloat c\[n\];/);
+  for (const space of ['private', 'auto'] as const) {
+    const placed = addDtypes(space === 'auto' ? knl : setTemporaryAddressSpace(knl, 'c', space), { a: 'float32' });
     assert.throws(
-      () => generateCode(addDtypes(placed, { a: 'float32' }), openclTarget()),
+      () => generateCode(placed, openclTarget()),
       (e: unknown) =>
         e instanceof LoomError &&
-        /temporary 'c' has shape \(n\), which depends on the parameters/.test(e.message) &&
-        /setTemporaryAddressSpace\(knl, 'c', 'global'\)/.test(e.message),
+        e.message.includes("temporary 'c' in private memory has a size known only at launch (n elements)") &&
+        e.message.includes('the opencl target cannot declare such an array') &&
+        e.message.includes("temporaryAddressSpace: 'global'"),
+      space,
     );
+    assert.match(generateCode(placed, cTarget()).code, /\bfloat c\[n\];/, space);
   }
 });
 
-test('a footprint of parametric size stays an error, unless stored in global memory', () => {
+test('a footprint of parametric size is a private array sized at launch (refused where the target has none), or a global one', () => {
   const knl = addDtypes(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[j] * b[i])'), {
     a: 'float32',
     b: 'float32',
   });
+  const privately = addPrefetch(knl, 'a', ['j']);
+  assert.equal(privately.temporaries.get('a_fetch')?.shape.map(printExpr), ['m']);
   assert.throws(
-    () => addPrefetch(knl, 'a', ['j']),
+    () => generateCode(privately, openclTarget()),
     (e: unknown) =>
       e instanceof LoomError &&
-      /does not have a constant size \(m\)/.test(e.message) &&
+      /temporary 'a_fetch' in private memory has a size known only at launch \(m elements\)/.test(e.message) &&
       /temporaryAddressSpace: 'global'/.test(e.message),
   );
   const fetched = addPrefetch(knl, 'a', ['j'], { temporaryAddressSpace: 'global' });

@@ -90,12 +90,12 @@ function cudaSeconds(
     prepared.kernels.map((k) => ({
       module: prepared.compiled as CudaModule,
       name: k.kernel.entryPoint,
-      args: k.args.map(
-        (a): CudaKernelArgument =>
-          a.kind === 'buffer'
-            ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
-            : { kind: 'scalar', dtype: a.dtype, value: a.value },
-      ),
+      args: k.args.map((a): CudaKernelArgument => {
+        if (a.kind === 'local') throw new Error('CUDA takes no local-memory argument');
+        return a.kind === 'buffer'
+          ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
+          : { kind: 'scalar', dtype: a.dtype, value: a.value };
+      }),
       grid: k.groupCount,
       block: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),
     })),
@@ -122,7 +122,9 @@ function openclSeconds(
         (a): KernelArgument =>
           a.kind === 'buffer'
             ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer }
-            : { kind: 'scalar', dtype: a.dtype, value: a.value },
+            : a.kind === 'local'
+              ? { kind: 'local', byteLength: a.byteLength }
+              : { kind: 'scalar', dtype: a.dtype, value: a.value },
       ),
       global: k.groupCount.map((g, axis) => g * (k.localSize[axis] ?? 1)),
       local: k.groupCount.map((_, axis) => k.localSize[axis] ?? 1),

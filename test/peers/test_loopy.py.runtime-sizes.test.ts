@@ -30,10 +30,16 @@ import {
   splitReductionOutward,
   stringifyKernel,
   tagInames,
+  targetFacts,
   valueArg,
   type Device,
   type LoopKernel,
 } from '@loom/core';
+import { cTarget } from '@loom/codegen-c';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { jsTarget } from '@loom/codegen-js';
+import { openclTarget } from '@loom/codegen-opencl';
+import { wgslTarget } from '@loom/codegen-wgsl';
 import { linearizeKernel } from '../../packages/core/src/codegen/generate.ts';
 import { assertClose, randomFloat32, supportsDType, testDevices } from '../support/devices.ts';
 
@@ -118,6 +124,10 @@ for (const device of testDevices()) {
 
 // {{{ temporaries of parametric size
 
+/** Plain JS: the sums of the rows of the n by n `a`, in float32 as the kernel adds them. */
+const rowSums = (a: Float32Array, n: number) =>
+  Array.from({ length: n }, (_, i) => a.subarray(i * n, (i + 1) * n).reduce((s, x) => Math.fround(s + x), 0));
+
 /** loopy's kernel: the whole of a (n by n) prefetched, with no tags, then summed along rows. */
 function variableSizeKernel(options: Parameters<typeof addPrefetch>[3]): LoopKernel {
   const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j])'), { a: 'float32' });
@@ -125,18 +135,50 @@ function variableSizeKernel(options: Parameters<typeof addPrefetch>[3]): LoopKer
 }
 
 test('test_variable_size_temporary', () => {
-  // loopy prints a private array of n*n elements (a C99 variable-length array, which OpenCL
-  // C refuses to compile); Loom says so before generating anything, and names the way out
-  throwsLoom(
-    () => variableSizeKernel({ defaultTag: undefined }),
-    /footprint of 'a' along axis 0 does not have a constant size \(n\).*temporaryAddressSpace: 'global'/,
-  );
-  const knl = variableSizeKernel({ defaultTag: undefined, temporaryAddressSpace: 'global' });
+  // as loopy: code generation succeeds with a private array of n*n elements, a C99
+  // variable-length array where the target has them (C); OpenCL C, CUDA and WGSL have none,
+  // and Loom says so before generating anything, naming the target and the way out
+  const knl = variableSizeKernel({ defaultTag: undefined });
+  const fetch = knl.temporaries.get('a_fetch')!;
   assert.equal(
-    knl.temporaries.get('a_fetch')!.shape.map((e) => printExpr(e)),
+    fetch.shape.map((e) => printExpr(e)),
+    ['n', 'n'],
+  );
+  assert.match(generateCode(knl, cTarget()).code, /\bfloat a_fetch\[n \* n\];/);
+  assert.match(generateCode(knl, jsTarget()).code, /const a_fetch = new Float32Array\(Math\.imul\(n, n\)\);/);
+  for (const target of [openclTarget(), cudaTarget(), wgslTarget()])
+    throwsLoom(
+      () => generateCode(knl, target),
+      new RegExp(
+        `temporary 'a_fetch' in private memory has a size known only at launch \\(n\\*n elements\\), and the ${target.name} target cannot declare such an array.*temporaryAddressSpace: 'global'`,
+      ),
+    );
+  const global = variableSizeKernel({ defaultTag: undefined, temporaryAddressSpace: 'global' });
+  assert.equal(
+    global.temporaries.get('a_fetch')!.shape.map((e) => printExpr(e)),
     ['n', 'n'],
   );
 });
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_variable_size_temporary (the private prefetch, run at several sizes where the target declares it)`, async () => {
+    const knl = variableSizeKernel({ defaultTag: undefined });
+    for (const n of [1, 5, 17]) {
+      const a = randomFloat32(n * n, n);
+      if (!targetFacts(device.target).runtimeSizedArrays.has('private')) {
+        const refused = await run(knl, device, { a, n }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        assert.ok(refused instanceof LoomError, String(refused));
+        assert.match((refused as Error).message, /'a_fetch' in private memory has a size known only at launch/);
+        continue;
+      }
+      const { out } = await run(knl, device, { a, n });
+      assertClose(out as Float32Array, rowSums(a, n), `n=${n}`, 1e-5, 1e-5);
+    }
+  });
+}
 
 for (const device of testDevices()) {
   test(`${device.name}: test_variable_size_temporary (the prefetch in global memory, run at several sizes)`, async () => {
@@ -144,10 +186,7 @@ for (const device of testDevices()) {
     for (const n of [1, 5, 17]) {
       const a = randomFloat32(n * n, n);
       const { out } = await run(knl, device, { a, n });
-      const rows = Array.from({ length: n }, (_, i) =>
-        a.subarray(i * n, (i + 1) * n).reduce((s, x) => Math.fround(s + x), 0),
-      );
-      assertClose(out as Float32Array, rows, `n=${n}`, 1e-5, 1e-5);
+      assertClose(out as Float32Array, rowSums(a, n), `n=${n}`, 1e-5, 1e-5);
     }
   });
 }

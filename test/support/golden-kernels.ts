@@ -381,8 +381,10 @@ function pointwiseExample(): GoldenKernel[] {
  * Not from the examples: what code generation does beyond them and the run-time side relies
  * on — `sep` axes (one device array per index), `vec` axes and a `vec` loop (one vector
  * statement), names a target reserves, the bounds-check flag buffer, float16 arithmetic, and
- * a work-group sized at launch (`l.0` over n: no reqd_work_group_size, WGSL's `override`), and
- * image arguments (OpenCL images, WGSL textures, arrays elsewhere, CUDA's refusal).
+ * a work-group sized at launch (`l.0` over n: no reqd_work_group_size, WGSL's `override`),
+ * image arguments (OpenCL images, WGSL textures, arrays elsewhere, CUDA's refusal), and a local
+ * array sized at launch (OpenCL's __local argument, CUDA's dynamic shared memory, WGSL's
+ * override-sized workgroup array, a C variable-length array, the launcher's typed array).
  */
 function features(): GoldenKernel[] {
   const separate = makeKernel(
@@ -407,6 +409,15 @@ function features(): GoldenKernel[] {
   const parametric = tagInames(makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[j, i] = 2*a[j, i]'), {
     i: 'l.0',
     j: 'g.0',
+  });
+  // loopy's test_variable_size_temporary in local memory: each group's 4 rows of a (4*n floats)
+  const rows = splitIname(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j])'), 'i', 4, {
+    outerTag: 'g.0',
+    innerTag: 'l.0',
+  });
+  const localRows = addPrefetch(typed(rows, { a: 'float32' }), 'a', ['i_inner', 'j'], {
+    temporaryAddressSpace: 'local',
+    defaultTag: 'l.auto',
   });
   const half = makeKernel('{ [i]: 0<=i<n }', ['<> t = a[i] * b[i] + 1', 'out[i] = sqrt(t) + a[i] // b[i]']);
   const reserved = makeKernel(
@@ -448,5 +459,6 @@ function features(): GoldenKernel[] {
     { id: 'features/float16', kernel: typed(half, { a: 'float16', b: 'float16' }) },
     { id: 'features/parametric-work-group', kernel: typed(parametric, { a: 'float32' }) },
     { id: 'features/images', kernel: imageKernel() },
+    { id: 'features/local-array-sized-at-launch', kernel: localRows },
   ];
 }

@@ -72,6 +72,8 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     // __atomic builtins and compare-and-swap loops (atomics.ts): the groups run in parallel
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
+    // C99 variable-length arrays: a work-item's, and a work-group's on the thread that runs it
+    runtimeSizedArrays: ['private', 'local'],
     atomicDTypes: C_ATOMIC_DTYPES,
     generate: spellC,
   };
@@ -110,9 +112,16 @@ function withoutVectorArrays(k: KernelFunction): KernelFunction {
   return { ...k, params, body };
 }
 
-/** The bytes of the arrays a serialized kernel declares: one work-group's, on one thread's stack. */
+/**
+ * The bytes of the arrays a serialized kernel declares: one work-group's, on one thread's stack.
+ * Arrays sized at launch are left out: each launch checks them against the device's local and
+ * private memory (checkGridLimits), which keeps them far below the stack.
+ */
 function groupStackBytes(k: KernelFunction): number {
-  return statementsOfKind(k.body, 'declare').reduce((sum, d) => sum + (d.length ?? 1) * byteSize(d.dtype), 0);
+  return statementsOfKind(k.body, 'declare').reduce(
+    (sum, d) => sum + (typeof d.length === 'number' ? d.length : d.length === undefined ? 1 : 0) * byteSize(d.dtype),
+    0,
+  );
 }
 
 /** Refuses a kernel whose work-group would not fit the stack of the thread that runs it. */

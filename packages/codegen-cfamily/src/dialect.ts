@@ -18,6 +18,15 @@ import type { CExpressionPrinter } from './expressions.ts';
 /** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
 export type CAddressSpace = 'global' | 'constant' | 'local' | 'private';
 
+/** A local array sized at launch as `CDialect.localArrayPrologue` gets it. */
+export interface LocalArraySpelling {
+  readonly name: string;
+  /** Its element type, as the language spells it. */
+  readonly type: string;
+  /** Its bytes, as the language spells an `int` expression of the value arguments. */
+  readonly bytes: string;
+}
+
 /** The hooks of the C printer for one C-family language. */
 export interface CDialect {
   /** The language's name in messages: `'OpenCL C'`, `'CUDA C'`. */
@@ -75,6 +84,17 @@ export interface CDialect {
   kernelDeclaration(k: KernelFunction, params: readonly string[]): string;
   /** An array parameter's declaration: its element or vector type `type`, const unless written. */
   arrayParameter(p: KernelParam, type: string): string;
+  /**
+   * A local array sized at launch as a kernel parameter (`__local float *__restrict__ a_fetch`),
+   * for a language whose target states `localArraysAsArguments`; absent elsewhere.
+   */
+  localArrayParameter?(name: string, type: string): string;
+  /**
+   * The first lines of a kernel whose local arrays sized at launch are carved out of memory the
+   * launch provides (CUDA's `extern __shared__` dynamic shared memory), for a language without
+   * `localArrayParameter`: each array's name, element type and bytes (an expression, printed).
+   */
+  localArrayPrologue?(arrays: readonly LocalArraySpelling[]): string[];
   /**
    * How a language with images declares and reads them (OpenCL's `image2d_t` and `read_imagef`);
    * absent where the target reads image arguments as arrays (its `images` fact is not `'native'`).

@@ -11,6 +11,7 @@ export type {
   CDialect,
   HalfStorageSpelling,
   ImageSpelling,
+  LocalArraySpelling,
   ProgramFacts,
   VectorSpelling,
 } from './dialect.ts';

@@ -5,6 +5,8 @@
  * first (`int` → `int_`), with core's `TargetNames`.
  */
 import {
+  byteSize,
+  expr,
   InternalError,
   programNames,
   renameProgram,
@@ -14,7 +16,7 @@ import {
   type KernelFunction,
   type ProgramAst,
 } from '@loom/core';
-import type { CDialect } from './dialect.ts';
+import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { indexNames, nonNegativeNames } from './index-names.ts';
 import { printStmt } from './statements.ts';
@@ -124,9 +126,26 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
       vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype),
     );
   });
+  // local arrays sized at launch: parameters after the others (OpenCL's __local T *, set by
+  // clSetKernelArg), or carved out of the launch's memory (CUDA's dynamic shared memory)
+  const carved: LocalArraySpelling[] = [];
+  for (const l of k.localArguments ?? []) {
+    printer.addressSpaces.set(l.name, 'local');
+    const element: DType = printer.halfStorage && l.dtype === 'float16' ? 'float32' : l.dtype;
+    if (dialect.localArrayParameter) params.push(dialect.localArrayParameter(l.name, dialect.type(element)));
+    else if (dialect.localArrayPrologue) {
+      const bytes = printer.print(
+        expr.simplify(expr.mul(l.length, expr.int(byteSize(element))), { integer: true }),
+        'int32',
+      );
+      carved.push({ name: l.name, type: dialect.type(element), bytes });
+    } else
+      throw new InternalError(`local array '${l.name}' is sized at launch, which ${dialect.language} cannot declare`);
+  }
   return [
     dialect.kernelDeclaration(k, params),
     '{',
+    ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
     ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)),
     '}',

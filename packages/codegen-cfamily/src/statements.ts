@@ -63,7 +63,13 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
           space: s.addressSpace === 'local' ? 'local' : 'private',
           packed,
         });
-      const dims = s.length !== undefined ? `[${s.length / lanes}]` : '';
+      // a size known only at launch is a C99 variable-length array (targets with runtimeSizedArrays)
+      const dims =
+        s.length === undefined
+          ? ''
+          : typeof s.length === 'number'
+            ? `[${s.length / lanes}]`
+            : `[${printer.print(s.length, 'int32')}]`;
       // without half arithmetic a float16 temporary is a float (`HalfStorageSpelling`)
       const element: DType = printer.halfStorage && s.dtype === 'float16' ? 'float32' : (s.dtype as DType);
       const t = dialect.type(element);

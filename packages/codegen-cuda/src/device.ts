@@ -25,6 +25,7 @@ import type { CudaBuffer } from './runtime/buffer.ts';
 import { CudaContext, type CudaContextOptions } from './runtime/context.ts';
 import type { CudaDeviceInfo } from './runtime/info.ts';
 import type { CudaModule } from './runtime/module.ts';
+import { dynamicSharedBytes } from './shared-memory.ts';
 import { cudaTarget, type CudaExtra } from './target.ts';
 
 /** The options cudaDevice reads; any other key is an error. */
@@ -96,7 +97,9 @@ class NvidiaDevice implements CudaDevice {
   ): Promise<void> {
     // a kernel without local axes still runs blocks of one thread, along as many axes as its grid
     const block = groupCount.map((_, axis) => localSize[axis] ?? 1);
-    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block);
+    // local arrays sized at launch are no parameters: the launch's dynamic shared memory holds them
+    const shared = dynamicSharedBytes(args.flatMap((a) => (a.kind === 'local' ? [a.byteLength] : [])));
+    this.context.launch(compiled, kernel.entryPoint, kernelArguments(args), groupCount, block, shared);
   }
 
   release(buffer: DeviceBuffer): void {
@@ -128,14 +131,17 @@ function kernelArguments(args: readonly LaunchArgument[]): readonly CudaKernelAr
 
 const translate = (args: readonly LaunchArgument[]): readonly CudaKernelArgument[] =>
   Object.freeze(
-    args.map(
-      (a): CudaKernelArgument =>
+    // the local arrays sized at launch are no parameters: the dynamic shared memory holds them
+    args.flatMap((a): CudaKernelArgument[] => {
+      if (a.kind === 'local') return [];
+      return [
         Object.freeze(
           a.kind === 'buffer'
             ? { kind: 'buffer', buffer: a.buffer as CudaBuffer }
             : { kind: 'scalar', dtype: a.dtype, value: a.value },
         ),
-    ),
+      ];
+    }),
   );
 /** The translation of a frozen argument list, kept with it; undefined for one that may change. */
 const translated = perObject((args: readonly LaunchArgument[]) =>
@@ -146,7 +152,8 @@ const translated = perObject((args: readonly LaunchArgument[]) =>
  * What the device reports; private memory, which CUDA does not bound per thread below its
  * 512 KiB of local memory, takes the common 8 KiB (`COMMON_LIMITS`), as on every device, so
  * a kernel that runs here runs elsewhere. Shared memory is the static `__shared__` limit
- * (48 KiB): the generated code declares its local arrays statically.
+ * (48 KiB), which the dynamic shared memory of local arrays sized at launch also keeps (more
+ * would need an opt-in per kernel).
  */
 function cudaLimits(info: CudaDeviceInfo): DeviceLimits {
   return Object.freeze({

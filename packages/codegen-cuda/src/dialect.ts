@@ -7,7 +7,14 @@
  * `make_float4` and read with `.x`, float16 as `__half` storage, `atomicAdd`/`atomicCAS`.
  */
 import { constantLocalSize, LoomError, type DType } from '@loom/core';
-import { KEEP_ROLLED, type CDialect, type ProgramFacts, type VectorSpelling } from '@loom/codegen-cfamily';
+import {
+  KEEP_ROLLED,
+  type CDialect,
+  type LocalArraySpelling,
+  type ProgramFacts,
+  type VectorSpelling,
+} from '@loom/codegen-cfamily';
+import { DYNAMIC_SHARED_ALIGNMENT } from './shared-memory.ts';
 import { cudaAtomic, cudaAtomicLoad, cudaAtomicStore } from './atomics.ts';
 import { cudaFloatToInteger, cudaLiteral, cudaType } from './c-types.ts';
 import { cudaHalfStorage } from './half-storage.ts';
@@ -81,6 +88,7 @@ export const cudaDialect: CDialect = {
   // a pointer in CUDA has no address space: it is generic
   addressSpace: () => '',
   localQualifier: '__shared__ ',
+  localArrayPrologue: dynamicSharedArrays,
   halfStorage: cudaHalfStorage,
   vectors: cudaVectors,
   atomic: cudaAtomic,
@@ -91,6 +99,23 @@ export const cudaDialect: CDialect = {
   keepRolled: KEEP_ROLLED,
   prelude: cudaPrelude,
 };
+
+/**
+ * Local arrays sized at launch, carved in order out of the block's dynamic shared memory (one
+ * `extern __shared__` byte array; the device passes their total as cuLaunchKernel's
+ * sharedMemBytes), each starting at a multiple of `DYNAMIC_SHARED_ALIGNMENT` bytes.
+ */
+function dynamicSharedArrays(arrays: readonly LocalArraySpelling[]): string[] {
+  const a = DYNAMIC_SHARED_ALIGNMENT;
+  const lines = [`extern __shared__ __align__(${a}) unsigned char loom_dynamic_shared[];`];
+  let offset = '0';
+  for (const { name, type, bytes } of arrays) {
+    lines.push(`${type} *__restrict__ ${name} = (${type} *) (loom_dynamic_shared + ${offset});`);
+    const rounded = `((${bytes}) + ${a - 1}) / ${a} * ${a}`;
+    offset = offset === '0' ? rounded : `${offset} + ${rounded}`;
+  }
+  return lines;
+}
 
 function cudaPrelude({ float16 }: ProgramFacts): string[] {
   return [

@@ -9,6 +9,9 @@ import {
   checkBufferSize,
   checkProgramLimits,
   COMMON_LIMITS,
+  evaluateInt,
+  valuesEnv,
+  type Expr,
   getDefaultCacheSize,
   hostArrayConstructor,
   LoomError,
@@ -139,7 +142,7 @@ class JsDevice implements CpuDevice {
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
     const values = kernelArguments(kernel.function, args);
     try {
-      runWorkGroups(entry, values, groupCount, localSize);
+      runWorkGroups(entry, values, groupCount, localSize, launchLengths(kernel.function, args));
     } catch (e) {
       if (e instanceof LoomError) throw e;
       throw withCause(
@@ -208,6 +211,17 @@ function kernelArguments(kernel: KernelFunction, args: readonly LaunchArgument[]
     const Ctor = hostArrayConstructor(p.dtype);
     return new Ctor(buffer.data, 0, Math.floor(buffer.byteLength / byteSize(p.dtype)));
   });
+}
+
+/** Evaluates a temporary's size known only at launch in this launch's value arguments. */
+function launchLengths(kernel: KernelFunction, args: readonly LaunchArgument[]): (length: Expr) => number {
+  const values = new Map<string, number | bigint>();
+  kernel.params.forEach((p, k) => {
+    const arg = args[k];
+    if (arg?.kind === 'value') values.set(p.name, arg.value);
+  });
+  const what = `the size of a temporary of kernel '${kernel.name}'`;
+  return (length) => evaluateInt(length, valuesEnv(values, what), what);
 }
 
 function hostBuffer(b: DeviceBuffer): HostBuffer {

@@ -10,15 +10,18 @@
  *
  * Both sides compute this from the same `KernelFunction`, never from each other.
  */
-import { LoomError, walkStmts, type DType, type KernelFunction, type Stmt } from '@loom/core';
+import { LoomError, walkStmts, type DType, type Expr, type KernelFunction, type Stmt } from '@loom/core';
 import { jsName } from './names.ts';
 
 /** A temporary shared by several work-items: one array per work-group (`local`) or per launch (`global`). */
 export interface SharedTemporary {
   readonly name: string;
   readonly dtype: DType;
-  /** Elements; a shared scalar is an array of one, read and written as `name[0]`. */
-  readonly length: number;
+  /**
+   * Elements; a shared scalar is an array of one, read and written as `name[0]`. An expression
+   * in the kernel's value parameters where the size is known only at launch (evaluated there).
+   */
+  readonly length: number | Expr;
   readonly scalar: boolean;
   readonly scope: 'local' | 'global';
 }
@@ -51,9 +54,10 @@ export function kernelLayout(kernel: KernelFunction): KernelLayout {
   return { name: kernel.name, jsName: jsName(kernel.name), shared, barriers };
 }
 
-/** Elements of a declared temporary (1 for a scalar). */
-export function declaredLength(s: Extract<Stmt, { kind: 'declare' }>): number {
+/** Elements of a declared temporary (1 for a scalar); an expression where known only at launch. */
+export function declaredLength(s: Extract<Stmt, { kind: 'declare' }>): number | Expr {
   if (s.length === undefined) return 1;
+  if (typeof s.length !== 'number') return s.length;
   if (!Number.isInteger(s.length) || s.length < 0) {
     throw new LoomError(`temporary '${s.name}' needs a constant size to be allocated, got ${s.length}`);
   }

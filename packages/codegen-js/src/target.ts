@@ -56,6 +56,8 @@ export function jsTarget(): Target<JsExtra> {
     name: 'js',
     // workgroups.ts runs a group's work-items one after another, each up to its next barrier
     sequentialWorkItems: true,
+    // typed arrays are allocated at run time: a work-item's in its function, a group's by the launcher
+    runtimeSizedArrays: ['private', 'local'],
     functionDialects: ['js'],
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
@@ -210,7 +212,8 @@ class KernelPrinter {
 
   private declaration(s: Extract<Stmt, { kind: 'declare' }>): void {
     const name = jsName(s.name);
-    const type = s.length === undefined ? s.dtype : `${s.dtype}[${s.length}]`;
+    const size = typeof s.length === 'number' ? String(s.length) : s.length && printExpr(s.length);
+    const type = size === undefined ? s.dtype : `${s.dtype}[${size}]`;
     if (s.addressSpace !== 'private') {
       const owner = s.addressSpace === 'local' ? 'work-group' : 'launch';
       this.line(`// ${name}: ${s.addressSpace} ${type}, one per ${owner}, passed in by the launcher`);
@@ -237,7 +240,11 @@ class KernelPrinter {
     if (s.length === undefined) {
       this.line(`let ${name} = ${isBigIntType(s.dtype) ? '0n' : '0'}; // ${type}`);
     } else {
-      this.line(`const ${name} = new ${hostArrayConstructor(s.dtype).name}(${declaredLength(s)}); // ${type}`);
+      const length = declaredLength(s);
+      // a size known only at launch (a prefetch of a[:, :] over 0 <= i, j < n) is computed here
+      const elements =
+        typeof length === 'number' ? String(length) : this.exprs.integer(length, `the size of '${s.name}'`).code;
+      this.line(`const ${name} = new ${hostArrayConstructor(s.dtype).name}(${elements}); // ${type}`);
     }
   }
 

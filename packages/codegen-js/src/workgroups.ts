@@ -12,7 +12,7 @@
  * Group and item order is x fastest, then y, then z. Local temporaries are fresh
  * (zero-filled) for every group; global temporaries once per launch.
  */
-import { hostArrayConstructor, LoomError } from '@loom/core';
+import { hostArrayConstructor, LoomError, type Expr } from '@loom/core';
 import type { KernelLayout, SharedTemporary } from './layout.ts';
 
 export interface CompiledKernel {
@@ -23,16 +23,23 @@ export interface CompiledKernel {
 
 type Vec3 = readonly [number, number, number];
 
-/** Runs `groupCount` work-groups of `localSize` work-items; `args` are the kernel's parameters, converted. */
+/**
+ * Runs `groupCount` work-groups of `localSize` work-items; `args` are the kernel's parameters,
+ * converted; `lengthOf` evaluates a temporary's size known only at launch.
+ */
 export function runWorkGroups(
   kernel: CompiledKernel,
   args: readonly unknown[],
   groupCount: readonly number[],
   localSize: readonly number[],
+  lengthOf: (length: Expr) => number,
 ): void {
   const groups = toVec3(groupCount, 'groupCount');
   const local = toVec3(localSize, 'localSize');
-  const shared = kernel.layout.shared;
+  // each size once per launch: a local array of n*n elements is the same in every group
+  const shared = kernel.layout.shared.map((s) =>
+    typeof s.length === 'number' ? { ...s, length: s.length } : { ...s, length: lengthOf(s.length) },
+  );
   const perLaunch = shared.map((s) => (s.scope === 'global' ? allocate(s) : undefined));
   const argv: unknown[] = [0, 0, 0, 0, 0, 0, ...args, ...perLaunch];
   const sharedAt = 6 + args.length;
@@ -109,7 +116,7 @@ function divergence(kernel: CompiledKernel, group: Vec3, passed: number, what: s
   );
 }
 
-function allocate(s: SharedTemporary): ArrayBufferView {
+function allocate(s: SharedTemporary & { readonly length: number }): ArrayBufferView {
   return new (hostArrayConstructor(s.dtype))(s.length);
 }
 

@@ -9,6 +9,7 @@ import {
   imageExtents,
   isImmutableArguments,
   LoomError,
+  unreachable,
   perObject,
   roundToFloat16,
   type BufferPoolStats,
@@ -183,11 +184,19 @@ function kernelArguments(args: readonly LaunchArgument[], halfAsFloat: boolean):
 }
 
 const translate = (args: readonly LaunchArgument[]): KernelArgument[] =>
-  args.map((a) =>
-    a.kind === 'buffer'
-      ? { kind: 'buffer', buffer: a.buffer as OpenCLBuffer }
-      : { kind: 'scalar', dtype: a.dtype, value: a.value },
-  );
+  args.map((a): KernelArgument => {
+    switch (a.kind) {
+      case 'buffer':
+        return { kind: 'buffer', buffer: a.buffer as OpenCLBuffer };
+      case 'value':
+        return { kind: 'scalar', dtype: a.dtype, value: a.value };
+      case 'local':
+        // a __local array sized at launch: clSetKernelArg with its bytes and no value
+        return { kind: 'local', byteLength: a.byteLength };
+      default:
+        return unreachable(a, 'launch argument');
+    }
+  });
 const translateHalfAsFloat = (args: readonly LaunchArgument[]): KernelArgument[] =>
   translate(args).map((a) =>
     a.kind === 'scalar' && a.dtype === 'float16'

@@ -47,6 +47,7 @@ export const openclDialect: CDialect = {
   images: openclImages,
   addressSpace: (space) => `__${space} `,
   localQualifier: '__local ',
+  localArrayParameter: (name, type) => `__local ${type} *__restrict__ ${name}`,
   halfStorage: openclHalfStorage,
   vectors: {
     type: (t: DType, lanes: number) => `${clType(t)}${lanes}`,

@@ -44,6 +44,10 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     // int32/uint32 with OpenCL's atomics, floats by a compare-and-swap loop, stores by exchange (atomics.ts)
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
+    // OpenCL C has no variable-length arrays: a local array sized at launch is a __local T *
+    // argument whose bytes clSetKernelArg sets; a private one is refused
+    runtimeSizedArrays: ['local'],
+    localArraysAsArguments: true,
     atomicDTypes: OPENCL_ATOMIC_DTYPES,
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
     images: 'native',

@@ -18,6 +18,7 @@
  */
 /// <reference types="@webgpu/types" preserve="true" />
 import {
+  byteSize,
   imageExtents,
   LoomError,
   LruCache,
@@ -153,10 +154,15 @@ export class Launcher {
   ): Promise<Recorded | undefined> {
     const dispatch = planDispatch(kernel.name, groupCount, localSize, this.limits);
     const variant = compiled.variantNow(dispatch.folded) ?? (await compiled.variant(dispatch.folded));
-    // a kernel sized at launch has a pipeline per work-group size (program.ts)
-    const entry = variant.module.localSizeOverrides.has(kernel.name)
-      ? (variant.sizedNow(kernel.name, localSize) ?? (await variant.sized(kernel.name, localSize)))
-      : variant.kernels.get(kernel.name);
+    // a kernel sized at launch has a pipeline per work-group size and local arrays' lengths (program.ts)
+    const lengths = kernel.parameters.flatMap((p, k) => {
+      const a = args[k];
+      return a?.kind === 'local' ? [a.byteLength / byteSize(p.dtype)] : [];
+    });
+    const entry =
+      variant.module.localSizeOverrides.has(kernel.name) || variant.module.localArrayOverrides.has(kernel.name)
+        ? (variant.sizedNow(kernel.name, localSize, lengths) ?? (await variant.sized(kernel.name, localSize, lengths)))
+        : variant.kernels.get(kernel.name);
     if (!entry) throw new LoomError(`the compiled program has no kernel '${kernel.name}'`);
 
     const buffers = new Map<string, { wrapper: GpuBuffer; native: GPUBuffer }>();
@@ -171,6 +177,8 @@ export class Launcher {
         values.set(p.name, { dtype: a.dtype, value: a.value });
         continue;
       }
+      // a local array sized at launch is no binding: the pipeline's override sizes it (above)
+      if (a.kind === 'local') continue;
       const wrapper = a.buffer;
       if (!(wrapper instanceof GpuBuffer)) throw new LoomError('this buffer does not belong to a WebGPU device');
       buffers.set(p.name, { wrapper, native: wrapper.readyNow() ?? (await wrapper.ready()) });
@@ -189,9 +197,9 @@ export class Launcher {
     if (!recorded) return undefined;
     const kept = kernel.parameters.map((p, k) => {
       const a = args[k];
-      return a.kind === 'value'
-        ? { value: a.value }
-        : { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
+      if (a.kind === 'value') return { value: a.value };
+      if (a.kind === 'local') return { value: a.byteLength };
+      return { native: buffers.get(p.name)!.native, size: buffers.get(p.name)!.wrapper.bindingSize };
     });
     return { ...recorded, compiled, groupCount: [...groupCount], localSize: [...localSize], args: kept };
   }
@@ -402,6 +410,10 @@ function replays(
     const kept = r.args[k];
     if (a.kind === 'value') {
       if (!('value' in kept) || !Object.is(kept.value, a.value)) return false;
+      continue;
+    }
+    if (a.kind === 'local') {
+      if (!('value' in kept) || kept.value !== a.byteLength) return false;
       continue;
     }
     const wrapper = a.buffer;

@@ -31,10 +31,13 @@ export interface Variant {
   readonly module: WgslModule;
   /** The pipelines of the kernels whose work-group size the code fixes. */
   readonly kernels: ReadonlyMap<string, KernelPipeline>;
-  /** The pipeline of a kernel whose work-group size is known only at launch, for the launch's size. */
-  sized(kernel: string, localSize: readonly number[]): Promise<KernelPipeline>;
+  /**
+   * The pipeline of a kernel whose work-group size or local arrays are known only at launch, for
+   * the launch's size and its local arrays' element counts (in order).
+   */
+  sized(kernel: string, localSize: readonly number[], lengths: readonly number[]): Promise<KernelPipeline>;
   /** That pipeline, if it is made already. */
-  sizedNow(kernel: string, localSize: readonly number[]): KernelPipeline | undefined;
+  sizedNow(kernel: string, localSize: readonly number[], lengths: readonly number[]): KernelPipeline | undefined;
 }
 
 /** Pipelines kept per variant for work-group sizes known only at launch (a few sizes per kernel are usual). */
@@ -92,25 +95,33 @@ async function buildVariant(device: GPUDevice, code: GeneratedCode<WgslExtra>, f
   const make = (k: DeviceKernel, constants?: Record<string, number>) =>
     makePipeline(device, shader, module, k, foldedGrid, constants);
   const kernels = new Map<string, KernelPipeline>();
-  for (const k of code.kernels) if (!module.localSizeOverrides.has(k.name)) kernels.set(k.name, await make(k));
+  for (const k of code.kernels)
+    if (!module.localSizeOverrides.has(k.name) && !module.localArrayOverrides.has(k.name))
+      kernels.set(k.name, await make(k));
 
   const sized = new LruCache<string, Promise<KernelPipeline>>(SIZED_PIPELINES);
   const made = new LruCache<string, KernelPipeline>(SIZED_PIPELINES);
-  const key = (kernel: string, localSize: readonly number[]) => `${kernel}|${localSize.join(',')}`;
+  const key = (kernel: string, localSize: readonly number[], lengths: readonly number[]) =>
+    `${kernel}|${localSize.join(',')}|${lengths.join(',')}`;
   return {
     module,
     kernels,
-    sizedNow: (kernel, localSize) => made.get(key(kernel, localSize)),
-    sized(kernel, localSize) {
-      const at = key(kernel, localSize);
+    sizedNow: (kernel, localSize, lengths) => made.get(key(kernel, localSize, lengths)),
+    sized(kernel, localSize, lengths) {
+      const at = key(kernel, localSize, lengths);
       let p = sized.get(at);
       if (!p) {
         const k = code.kernels.find((x) => x.name === kernel);
         const overrides = module.localSizeOverrides.get(kernel);
-        if (!k || !overrides) throw new LoomError(`the compiled program has no kernel '${kernel}' sized at launch`);
+        const arrays = module.localArrayOverrides.get(kernel);
+        if (!k || (!overrides && !arrays))
+          throw new LoomError(`the compiled program has no kernel '${kernel}' sized at launch`);
         const constants: Record<string, number> = {};
-        overrides.forEach((name, axis) => {
+        overrides?.forEach((name, axis) => {
           if (name !== undefined) constants[name] = localSize[axis] ?? 1;
+        });
+        arrays?.forEach((name, i) => {
+          constants[name] = lengths[i];
         });
         p = make(k, constants);
         sized.set(at, p);

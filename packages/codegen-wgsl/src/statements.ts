@@ -16,6 +16,7 @@
  * outer such loops, read-only data), or generation stops with a LoomError naming the loop.
  */
 import {
+  constantLength,
   initializerLiteral,
   commentText,
   expr as E,
@@ -422,13 +423,14 @@ class KernelPrinter {
       default: {
         const t = computeType(s.dtype);
         const lanes = s.vectorWidth;
-        if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && s.length !== undefined) {
+        const length = constantLength(s, 'WGSL');
+        if ((lanes === 2 || lanes === 4) && VECTOR_ELEMENTS.has(s.dtype) && !s.initializer && length !== undefined) {
           // a private array with a vec axis of 2 or 4 lanes: vectors, as arguments are (bindings.ts)
           this.vectorTemporaries.set(s.name, lanes);
-          this.line(`var ${this.context.names.of(s.name)}: array<vec${lanes}<${t}>, ${s.length / lanes}>;`);
+          this.line(`var ${this.context.names.of(s.name)}: array<vec${lanes}<${t}>, ${length / lanes}>;`);
           return;
         }
-        const type = s.length === undefined ? t : `array<${t}, ${s.length}>`;
+        const type = length === undefined ? t : `array<${t}, ${length}>`;
         if (s.initializer) {
           // a constant table: initialized where it is declared, never written
           const values = s.initializer.map((v) => this.exprs.converted(initializerLiteral(v, s.dtype), s.dtype).text);

@@ -35,6 +35,7 @@ import {
   type Target,
   type TargetOutput,
   checkOptionKeys,
+  constantLength,
   constantLocalSize,
   optionKeys,
 } from '@loom/core';
@@ -76,6 +77,12 @@ export interface WgslModule {
    * device sets them when it makes the pipeline for a launch's sizes.
    */
   readonly localSizeOverrides: ReadonlyMap<string, readonly (string | undefined)[]>;
+  /**
+   * Per kernel with local arrays sized at launch (`KernelFunction.localArguments`): the
+   * `override` constant of each one's element count, in order. The device sets them, with the
+   * work-group size's, when it makes the pipeline for a launch.
+   */
+  readonly localArrayOverrides: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What the WebGPU device needs besides the code: where every argument is bound, and the folded-grid variant. */
@@ -97,6 +104,10 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     // a loop over a `vec` iname of 2 or 4 lanes is one vector statement (`array<vec4<f32>>`, bindings.ts)
     vectorTypes: true,
     vectorLanes: [2, 4],
+    // a local array sized at launch is an array<T, C> whose count C is an override constant, set
+    // by the pipeline the device makes for the launch; WGSL has no private array of such a size
+    runtimeSizedArrays: ['local'],
+    localArraysAsArguments: true,
     // the narrow integers are packed in words, float16 is not held as vectors
     vectorDTypes: ['float32', 'int32', 'uint32'],
     // a storage is bound whole, as `array<vec4<f32>>`: a partial last vector could not be bound
@@ -166,9 +177,27 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
         ];
       }),
   );
-  const overrides = [...localSizeOverrides.values()].flatMap((axes) =>
-    axes.flatMap((name) => (name === undefined ? [] : [`override ${name}: u32;`])),
+  // local arrays sized at launch: an array<T, C> whose element count C is an override constant
+  const localArrayOverrides = new Map(
+    program.kernels
+      .filter((k) => k.localArguments?.length)
+      .map((k) => {
+        const entry = entryNames.get(k.name)!;
+        return [k.name, k.localArguments!.map((l) => names.fresh(`${entry}_${l.name}_length`))] as const;
+      }),
   );
+  const localArrayVars = program.kernels.flatMap((k) =>
+    (k.localArguments ?? []).map((l, i) => {
+      const count = localArrayOverrides.get(k.name)![i];
+      return `var<workgroup> ${names.of(l.name)}: array<${computeType(l.dtype)}, ${count}>;`;
+    }),
+  );
+  const overrides = [
+    ...[...localSizeOverrides.values()].flatMap((axes) =>
+      axes.flatMap((name) => (name === undefined ? [] : [`override ${name}: u32;`])),
+    ),
+    ...[...localArrayOverrides.values()].flat().map((name) => `override ${name}: u32;`),
+  ];
   const entryPoints = program.kernels.map((k) =>
     printKernel(k, entryNames.get(k.name)!, {
       names,
@@ -184,9 +213,9 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   const sections: string[][] = [];
   if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
   sections.push(arrays.declarations());
-  if (workgroupVars.length) sections.push(workgroupVars);
-  // work-group sizes known only at launch: set when the device makes a pipeline for the launch
+  // work-group sizes and local arrays known only at launch: set when the device makes a pipeline for the launch
   if (overrides.length) sections.push(overrides);
+  if (workgroupVars.length || localArrayVars.length) sections.push([...workgroupVars, ...localArrayVars]);
   const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
   if (functions.length) sections.push(functions.join('\n\n').split('\n'));
   sections.push(entryPoints.join('\n\n').split('\n'));
@@ -194,7 +223,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     .filter((s) => s.length)
     .map((s) => s.join('\n'))
     .join('\n\n')}\n`;
-  return { code, layout, entryPoints: entryNames, localSizeOverrides };
+  return { code, layout, entryPoints: entryNames, localSizeOverrides, localArrayOverrides };
 }
 
 function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits): void {
@@ -230,8 +259,9 @@ function workgroupDeclarations(k: KernelFunction, names: NameTable, limits: Wgsl
   const lines = locals.map((d) => {
     const atomic = atomics.get(d.name);
     const t = atomic ? atomicElementType(atomic) : computeType(d.dtype as DType);
-    bytes += (d.length ?? 1) * (t === 'f16' ? 2 : 4);
-    return `var<workgroup> ${names.of(d.name)}: ${d.length === undefined ? t : `array<${t}, ${d.length}>`};`;
+    const length = constantLength(d, 'WGSL');
+    bytes += (length ?? 1) * (t === 'f16' ? 2 : 4);
+    return `var<workgroup> ${names.of(d.name)}: ${length === undefined ? t : `array<${t}, ${length}>`};`;
   });
   checkWorkgroupStorage(k.name, bytes, locals.map((d) => d.name).join(', '), limits);
   return lines;

@@ -298,8 +298,16 @@ export { debugMode, setDebugMode } from './runtime/environment.ts';
 export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } from './kernel/rewrite-expressions.ts';
 
 // --- for target and device packages ------------------------------------------------------------
-export type { Stmt, KernelFunction, KernelParam, ProgramAst, HostStep, VectorLoop } from './codegen/ast.ts';
-export { initializerLiteral } from './codegen/ast.ts';
+export type {
+  Stmt,
+  KernelFunction,
+  KernelParam,
+  LocalArgument,
+  ProgramAst,
+  HostStep,
+  VectorLoop,
+} from './codegen/ast.ts';
+export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export {
@@ -343,6 +351,7 @@ export {
   type LaunchArgument,
 } from './runtime/device.ts';
 export { BufferPool, DEFAULT_POOL_BYTES, sizeClass, type BufferPoolStats } from './runtime/buffer-pool.ts';
+export { evaluateInt, valuesEnv, type IntEnv } from './runtime/evaluate.ts';
 export { COMMON_LIMITS, MAX_INDEX, checkProgramLimits, checkBufferSize, type DeviceLimits } from './runtime/limits.ts';
 export { imageExtents } from './runtime/images.ts';
 export { scalarBytes } from './runtime/scalar-bytes.ts';

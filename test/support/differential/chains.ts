@@ -68,6 +68,7 @@ const STEP_FEATURES: readonly Feature[] = [
   'globalFootprints',
   'parametricWorkGroups',
   'images',
+  'parametricTemporaries',
 ];
 
 const q = (s: string) => `'${s}'`;
@@ -131,7 +132,7 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const sweep = rng.subset(knl.inames);
       const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
       return step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
-        addPrefetch(k, array, sweep, options),
+        sizedOnlyIf(features, k, addPrefetch(k, array, sweep, options)),
       );
     }
     case 'precompute': {
@@ -142,7 +143,7 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       const sweep = rng.subset(knl.inames);
       const options = rng.chance(0.3) ? { defaultTag: 'l.auto' } : {};
       return step(`precompute(knl, ${q(rule)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
-        precompute(k, rule, sweep, options),
+        sizedOnlyIf(features, k, precompute(k, rule, sweep, options)),
       );
     }
     case 'duplicate': {
@@ -185,7 +186,7 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
         ...(features.has('globalTemporaries') ? (['global'] as const) : []),
       ] as const);
       return step(`setTemporaryAddressSpace(knl, ${q(temp)}, ${q(space)})`, (k) =>
-        setTemporaryAddressSpace(k, temp, space),
+        sizedOnlyIf(features, k, setTemporaryAddressSpace(k, temp, space)),
       );
     }
     case 'chunk': {
@@ -274,6 +275,25 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
       // only where the axis's size is one the launch gives (not one a constant-length iname fixes)
       return sizedAtLaunch(knl, s, l) ? s : undefined;
     }
+    case 'parametricTemporaries': {
+      // a prefetch or precompute into local memory whose footprint has a parametric size, declared
+      // sized at launch (issue 27, s8-temps); kept only where the size is one the launch gives
+      const sweep = rng.subset(knl.inames);
+      const options = { temporaryAddressSpace: 'local' as const };
+      const arrays = [...kcase.arrays.keys()].filter((a) => knl.arg(a) && !knl.temporaries.has(`${a}_fetch`));
+      const s =
+        knl.substitutions.has('f') && (!arrays.length || rng.chance(0.5))
+          ? step(`precompute(knl, 'f', ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+              precompute(k, 'f', sweep, options),
+            )
+          : arrays.length
+            ? ((array: string) =>
+                step(`addPrefetch(knl, ${q(array)}, ${list(sweep)}, ${JSON.stringify(options)})`, (k) =>
+                  addPrefetch(k, array, sweep, options),
+                ))(rng.pick(arrays))
+            : undefined;
+      return s && addsParametricTemporary(knl, s) ? s : undefined;
+    }
     case 'images': {
       // an input of 2 or 3 axes read as an image (issue 27's ImageArg); a dtype images do not hold is refused
       const arrays = [...kcase.arrays]
@@ -285,6 +305,45 @@ function randomStep(rng: Rng, knl: LoopKernel, kcase: KernelCase, features: Feat
     }
     default:
       return undefined;
+  }
+}
+
+/** The temporaries of `after` in `spaces` that `before` did not have so, of a size known only at launch. */
+function newParametricTemporaries(
+  before: LoopKernel,
+  after: LoopKernel,
+  spaces: readonly string[] = ['auto', 'private', 'local'],
+): string[] {
+  return [...after.temporaries.values()]
+    .filter((t) => spaces.includes(t.addressSpace) && t.shape.some((e) => e.kind !== 'int'))
+    .filter((t) => {
+      const old = before.temporaries.get(t.name);
+      return !old || old.addressSpace !== t.addressSpace || old.shape.every((e) => e.kind === 'int');
+    })
+    .map((t) => t.name);
+}
+
+/**
+ * `after`, unless it adds a private or local temporary of parametric size while the feature
+ * parametricTemporaries is off, or a private one (which only C and the CPU device declare):
+ * then a LoomError, so the chain drops the step as it did before such temporaries were
+ * generated, and the older samples' seeds keep their kernels.
+ */
+function sizedOnlyIf(features: FeatureSet, before: LoopKernel, after: LoopKernel): LoopKernel {
+  const refused = features.has('parametricTemporaries') ? ['auto', 'private'] : ['auto', 'private', 'local'];
+  const added = newParametricTemporaries(before, after, refused);
+  if (added.length)
+    throw new LoomError(`${added.join(', ')}: a private or local temporary of parametric size (parametricTemporaries)`);
+  return after;
+}
+
+/** Whether `s` applied to `knl` adds a private or local temporary sized at launch. */
+function addsParametricTemporary(knl: LoopKernel, s: Step): boolean {
+  try {
+    return newParametricTemporaries(knl, s.apply(knl), ['local']).length > 0;
+  } catch (e) {
+    if (e instanceof LoomError) return false;
+    throw e;
   }
 }
 

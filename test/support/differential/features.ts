@@ -106,6 +106,9 @@ export const FEATURES = {
   // sizes known only at run time (issue 27, s8-runtime): drawn as steps of chains.ts
   parametricWorkGroups:
     "an l.N tag on an iname of parametric length (i over n, a chunk of ceil(n/k)): a work-group sized at launch, run at each case's n and m",
+  // temporaries of run-time size (issue 27, s8-temps): drawn as steps of chains.ts
+  parametricTemporaries:
+    "addPrefetch or precompute into local memory (temporaryAddressSpace: 'local') whose footprint has a parametric size: a local array sized at launch (a C variable-length array, a typed array, OpenCL's __local argument, a WGSL override-sized workgroup array); with it on, plain prefetch, precompute and setTemporaryAddressSpace steps may also leave local temporaries sized at launch (without it they are refused, as before; private ones always are: OpenCL, CUDA and WGSL have none)",
   // the rest of loopy's public API (issue 27, s7-i27g): drawn in expressions.ts
   complexPowers: 'z ** 2 and z ** 3 on complex values (an integer literal exponent: repeated squaring)',
   // image arguments (issue 27, s8-images): drawn as steps of chains.ts
@@ -161,7 +164,8 @@ export const finiteFloatsOnly = (device: Device): boolean => !targetFacts(device
  * The feature classes `device` cannot be held to, whatever a run enables: a device that
  * assumes finite floats gets the same seed's case made without float specials (NaN, ±Inf,
  * −0, 1e30), and its elements that come out non-finite anyway (x / 0 from finite inputs) are
- * not compared (compare.ts).
+ * not compared (compare.ts); a target that declares no local arrays sized at launch gets it
+ * without local temporaries of parametric size.
  */
 export function limitsOf(device: Device): readonly Feature[] {
   // what the target states it does not keep (WGSL: none of the three, README)
@@ -170,5 +174,7 @@ export function limitsOf(device: Device): readonly Feature[] {
   if (!facts.floatSpecials) limits.push('floatSpecials');
   if (!facts.signedZeros) limits.push('signedZeros');
   if (facts.flushesSubnormals.size) limits.push('subnormals');
+  // a target without local arrays sized at launch refuses them
+  if (!facts.runtimeSizedArrays.has('local')) limits.push('parametricTemporaries');
   return limits;
 }

@@ -305,7 +305,8 @@ export class CudaContext {
 
   /**
    * Queues `kernelName` from `module` over a grid of `groupCount` blocks (1 to 3 axes, x first)
-   * of `blockSize` threads each, with `args` for its parameters; returns once queued. An empty
+   * of `blockSize` threads each, with `args` for its parameters and `sharedBytes` of dynamic
+   * shared memory per block (its `extern __shared__` array); returns once queued. An empty
    * grid (a 0 in `groupCount`) runs nothing. The sizes are checked against the device's and
    * the kernel's limits first, so that the driver never answers with a bare error code.
    */
@@ -315,6 +316,7 @@ export class CudaContext {
     args: readonly CudaKernelArgument[],
     groupCount: readonly number[],
     blockSize: readonly number[],
+    sharedBytes = 0,
   ): void {
     this.#live('launch');
     const where = `launch of kernel '${kernelName}'`;
@@ -334,7 +336,7 @@ export class CudaContext {
       block[0],
       block[1],
       block[2],
-      0,
+      sharedBytes,
       null,
       parameters,
       null,

@@ -8,6 +8,7 @@
 import type { DType } from '../dtypes.ts';
 import { bool, float, int, type Expr } from '../expr/nodes.ts';
 import { isFloat } from '../dtypes.ts';
+import { InternalError } from '../errors.ts';
 import type { AddressSpace } from '../kernel/model.ts';
 import type { BoundsChecks } from './access-guards.ts';
 import { mapStmts, statementsOfKind } from './stmt-visit.ts';
@@ -47,8 +48,11 @@ export type Stmt =
       readonly dtype: DType;
       /** Where it lives: private, local or global memory. */
       readonly addressSpace: AddressSpace;
-      /** An array's number of elements; absent: a scalar. */
-      readonly length?: number;
+      /**
+       * An array's number of elements; absent: a scalar. An expression in the kernel's value
+       * parameters where the size is known only at launch (targets with `runtimeSizedArrays`).
+       */
+      readonly length?: number | Expr;
       /** Lanes per vector, for an array with a `vec` axis. */
       readonly vectorWidth?: number;
       /** The values of a constant table, row-major. */
@@ -123,6 +127,22 @@ export interface KernelFunction {
   readonly groupCount: readonly Expr[];
   /** Every name's dtype: arguments, temporaries, inames. */
   readonly types: ReadonlyMap<string, DType>;
+  /**
+   * Local arrays of a size known only at launch that the target takes as kernel arguments
+   * after `params` (`localArraysAsArguments`: OpenCL's `__local float *a_fetch`, its bytes set
+   * by clSetKernelArg), in order; they have no declaration in `body`.
+   */
+  readonly localArguments?: readonly LocalArgument[];
+}
+
+/** A local array passed as a kernel argument, sized at launch (`KernelFunction.localArguments`). */
+export interface LocalArgument {
+  /** Its name in the device code. */
+  readonly name: string;
+  /** Its element dtype. */
+  readonly dtype: DType;
+  /** Its number of elements, in the value arguments. */
+  readonly length: Expr;
 }
 
 /**
@@ -165,6 +185,18 @@ export interface ProgramAst {
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });
+
+/**
+ * A declaration's number of elements where the target declares only constant sizes (undefined:
+ * a scalar). A size known only at launch never reaches such a target: code generation refuses
+ * it first (the `runtimeSizedArrays` fact), so one here is Loom's own mistake.
+ */
+export function constantLength(s: Extract<Stmt, { kind: 'declare' }>, language: string): number | undefined {
+  if (s.length === undefined || typeof s.length === 'number') return s.length;
+  throw new InternalError(
+    `temporary '${s.name}' has a size known only at launch, which ${language} cannot declare (runtimeSizedArrays)`,
+  );
+}
 
 /** One value of a constant table (`declare`'s initializer) as a literal a target prints in `dtype`. */
 export function initializerLiteral(value: number, dtype: DType): Expr {

@@ -12,12 +12,12 @@ import { staticMax, staticMin, type BasicSet, type Bound } from '../sets/index.t
 import { domainOf, parentInames } from '../kernel/domains.ts';
 import { nameWritten, namesRead, namesWritten } from '../kernel/accesses.ts';
 import { ilpRange, isLaneIname } from '../preprocess/privatize-ilp.ts';
-import type { DimTag, Instruction, LoopKernel } from '../kernel/model.ts';
-import { requiredLength, stridesOf } from '../kernel/strides.ts';
+import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
+import { requiredLength, requiredLengthExpr, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
 import { AccessGuards, type BoundsChecks } from './access-guards.ts';
-import { block, mergeGuards, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import { block, mergeGuards, type KernelFunction, type KernelParam, type LocalArgument, type Stmt } from './ast.ts';
 import { mapStmts, walkStmts } from './stmt-visit.ts';
 import {
   boundConstraint,
@@ -31,6 +31,15 @@ import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.t
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
+
+/** The address spaces where a target declares arrays of a size known only at launch (its `runtimeSizedArrays` fact). */
+export interface RuntimeSizedArrays {
+  readonly spaces: ReadonlySet<'private' | 'local'>;
+  /** The target's name, for the message that refuses one elsewhere. */
+  readonly target: string;
+  /** Whether a local one is a kernel argument rather than a declaration (`localArraysAsArguments`). */
+  readonly localArguments?: boolean;
+}
 
 /**
  * Builds the program AST's device kernels (`KernelFunction`s) of one linearized kernel.
@@ -57,6 +66,8 @@ export class DeviceKernelBuilder {
    * index per axis (the texture's coordinates). On other targets an image is a global array.
    */
   private readonly images = new Set<string>();
+  /** Where the target declares arrays of a size known only at launch, and its name for the refusal. */
+  private readonly runtimeSizedArrays?: RuntimeSizedArrays;
   /**
    * `simplify` over the kernel's index names, remembering each node: the copies of an unrolled
    * loop share every sub-expression but those of the lane (an 8x8 register tile has 64).
@@ -65,8 +76,15 @@ export class DeviceKernelBuilder {
 
   constructor(
     private readonly knl: LoopKernel,
-    options: { checkBounds?: boolean; vectorTypes?: boolean; vectorLanes?: readonly number[]; images?: boolean } = {},
+    options: {
+      checkBounds?: boolean;
+      vectorTypes?: boolean;
+      vectorLanes?: readonly number[];
+      images?: boolean;
+      runtimeSizedArrays?: RuntimeSizedArrays;
+    } = {},
   ) {
+    this.runtimeSizedArrays = options.runtimeSizedArrays;
     this.vectorTypes = options.vectorTypes ?? false;
     this.vectorLanes = options.vectorLanes ?? VECTOR_LANES;
     this.byId = new Map(knl.instructions.map((i) => [i.id, i]));
@@ -181,18 +199,29 @@ export class DeviceKernelBuilder {
       name: t.name,
       dtype: t.dtype!,
       addressSpace: t.addressSpace === 'auto' ? 'private' : t.addressSpace,
-      length: t.shape.length ? declaredLength(t.name, t.shape, this.strides.get(t.name)!) : undefined,
+      length: t.shape.length ? this.declaredLength(t) : undefined,
       vectorWidth: this.vectorWidths.get(t.name),
       ...(t.initializer
         ? { initializer: initializerLayout(t.name, t.initializer, t.shape, this.strides.get(t.name)!) }
         : {}),
       ...(t.forAtomic ? { forAtomic: true } : {}),
     }));
+    // local arrays sized at launch that the target takes as launch arguments (OpenCL's __local T *,
+    // CUDA's dynamic shared memory, WGSL's override-sized arrays): no declaration in the body
+    const asArguments = (s: Stmt): s is Stmt & { kind: 'declare'; length: Expr } =>
+      this.runtimeSizedArrays?.localArguments === true &&
+      s.kind === 'declare' &&
+      s.addressSpace === 'local' &&
+      s.length !== undefined &&
+      typeof s.length !== 'number';
+    const localArguments = declarations
+      .filter(asArguments)
+      .map((d): LocalArgument => ({ name: d.name, dtype: d.dtype, length: d.length }));
     const ids = new Map<string, Expr>([
       ...[...this.grid.inames].map(([n, h]) => [n, hardwareExpr(h)] as const),
       ...scalarGlobals,
     ]);
-    const substituted = [...declarations, ...statements].map((s) =>
+    const substituted = [...declarations.filter((s) => !asArguments(s)), ...statements].map((s) =>
       mapStmts(s, { expr: (e) => (ids.size ? substitute(e, ids) : e) }),
     );
     const body = mergeGuards(substituted, exprEquals);
@@ -203,6 +232,7 @@ export class DeviceKernelBuilder {
       localSize: this.grid.localSize,
       groupCount: this.grid.groupCount,
       types: this.types,
+      ...(localArguments.length ? { localArguments } : {}),
     };
   }
 
@@ -470,6 +500,32 @@ export class DeviceKernelBuilder {
     return found;
   }
 
+  /**
+   * Elements a private or local temporary needs: a number, or (where its shape or layout is
+   * parametric, a prefetch of `a[:, :]` over `0 <= i, j < n`) an expression the target
+   * evaluates at launch, when it says it can (`runtimeSizedArrays`).
+   */
+  private declaredLength(t: TemporaryVariable): number | Expr {
+    const strides = this.strides.get(t.name)!;
+    const numbers = [...t.shape, ...strides].map((e) => (e.kind === 'int' ? e.value : undefined));
+    if (numbers.every((n) => n !== undefined))
+      return requiredLength(numbers.slice(0, t.shape.length), numbers.slice(t.shape.length));
+    const space = t.addressSpace === 'local' ? 'local' : 'private';
+    const length = requiredLengthExpr(t.shape, strides);
+    const where = this.runtimeSizedArrays;
+    if (!where?.spaces.has(space)) {
+      throw new LoomError(
+        `temporary '${t.name}' in ${space} memory has a size known only at launch (${printExpr(length)} elements), ` +
+          `and ${where ? `the ${where.target} target` : 'code generated without a target'} cannot declare such an array in ${space} memory` +
+          (space === 'private' ? ' (OpenCL C, CUDA and WGSL have no variable-length arrays)' : '') +
+          "; give it temporaryAddressSpace: 'global' (its size may depend on the parameters there), or fix the parameters it depends on (fixParameters)",
+      );
+    }
+    if (this.vectorWidths.has(t.name))
+      throw new LoomError(`temporary '${t.name}': an array of vectors needs a constant size, not ${printExpr(length)}`);
+    return length;
+  }
+
   private isBuffer(name: string): boolean {
     return this.knl.arg(name) !== undefined || this.knl.temporaries.get(name)?.addressSpace === 'global';
   }
@@ -480,18 +536,6 @@ function dropDecidedGuards(s: Stmt): Stmt[] {
   if (s.kind !== 'if') return [s];
   if (s.condition.kind === 'bool') return s.condition.value ? dropDecidedGuards(s.then) : [];
   return [s];
-}
-
-/** Elements a temporary needs: the largest offset its strides reach, plus one (padding included). */
-function declaredLength(name: string, shape: readonly Expr[], strides: readonly Expr[]): number {
-  const constant = (e: Expr, what: string) => {
-    if (e.kind !== 'int') throw new LoomError(`temporary '${name}' needs a constant ${what}, not ${printExpr(e)}`);
-    return e.value;
-  };
-  return requiredLength(
-    shape.map((s) => constant(s, 'shape')),
-    strides.map((s) => constant(s, 'stride')),
-  );
 }
 
 /**

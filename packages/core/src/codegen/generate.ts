@@ -89,6 +89,15 @@ function build(
     vectorTypes: facts?.vectorTypes ?? false,
     vectorLanes: facts?.vectorLanes,
     images: imageSupport(kernel, target, facts),
+    ...(target && facts
+      ? {
+          runtimeSizedArrays: {
+            spaces: facts.runtimeSizedArrays,
+            target: target.name,
+            localArguments: facts.localArraysAsArguments,
+          },
+        }
+      : {}),
   });
   const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const boundsChecks = builder.boundsChecks;

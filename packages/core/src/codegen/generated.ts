@@ -65,6 +65,7 @@ export interface DeviceKernel {
  *   `temporary`    the global temporary `argument`, allocated for the call (`HostSteps.temporaries`)
  *   `bounds-flags` the bounds-check flag buffer (`HostSteps.boundsChecks`)
  *   `host-loop`    the value of the enclosing host loop over the iname `argument` (`HostSteps.program`)
+ *   `local`        local memory of `localLength` elements per work-group, sized at launch (OpenCL's `__local T *`)
  */
 export interface DeviceParameter {
   /** The name the code gives it (`a_s1` for slice 1 of a sep array `a`). */
@@ -74,7 +75,9 @@ export interface DeviceParameter {
   /** Its element dtype. */
   readonly dtype: DType;
   /** What the host passes (see above). */
-  readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags' | 'host-loop';
+  readonly kind: 'array' | 'value' | 'temporary' | 'bounds-flags' | 'host-loop' | 'local';
+  /** A `local` parameter's elements, in the value arguments (`KernelFunction.localArguments`). */
+  readonly localLength?: Expr;
   /** An array with a `sep` axis: which of its separate arrays. */
   readonly sepIndex?: number;
   /** Arrays: the kernel writes it. */
@@ -154,6 +157,16 @@ export function describeProgram<Extra>(
       const array = p.image ? { ...common, image: p.image } : common;
       return slice ? { ...array, kind: 'array', ...slice } : { ...array, kind: 'array' };
     });
+    // after the parameters, as the target prints them: local arrays sized at launch
+    for (const l of fn.localArguments ?? [])
+      parameters.push({
+        name: l.name,
+        argument: l.name,
+        dtype: l.dtype,
+        written: true,
+        kind: 'local',
+        localLength: l.length,
+      });
     return {
       name: fn.name,
       entryPoint: printed.entryPoints[index],

@@ -126,7 +126,11 @@ export function serializeWorkItems(
 
   const declared = declarations.map((d): Stmt => {
     if (!contextual.has(d.name)) return d;
-    return { ...d, length: (d.length ?? 1) * items };
+    const length = d.length ?? 1;
+    return {
+      ...d,
+      length: typeof length === 'number' ? length * items : simplify(mul(length, int(items)), { integer: true }),
+    };
   });
   const types = new Map(kernel.types);
   for (const counter of counters) if (counter !== undefined) types.set(counter, 'int32');

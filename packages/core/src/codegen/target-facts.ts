@@ -32,6 +32,10 @@ export interface TargetFacts {
   readonly atomicDTypes: ReadonlySet<DType>;
   /** Whether it compiles C code given as is (`cInstruction`, loopy's CInstruction). */
   readonly cInstructions: boolean;
+  /** The address spaces whose temporaries may have a size known only at launch. */
+  readonly runtimeSizedArrays: ReadonlySet<'private' | 'local'>;
+  /** Whether a local array sized at launch is a launch argument (OpenCL's `__local T *`, CUDA's dynamic shared memory, WGSL's override). */
+  readonly localArraysAsArguments: boolean;
   /** Whether float arithmetic keeps NaN and infinities. */
   readonly floatSpecials: boolean;
   /** Whether the sign of a float zero is kept. */
@@ -75,6 +79,8 @@ function readFacts(target: Target): TargetFacts {
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,
+    runtimeSizedArrays: new Set(target.runtimeSizedArrays ?? []),
+    localArraysAsArguments: target.localArraysAsArguments ?? false,
     floatSpecials: target.floatSpecials ?? true,
     signedZeros: target.signedZeros ?? true,
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),

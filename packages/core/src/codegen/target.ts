@@ -78,6 +78,23 @@ export interface Target<Extra = unknown> {
    */
   readonly cInstructions?: boolean;
   /**
+   * The address spaces in which a temporary may have a size known only at launch (a prefetch of
+   * `a[:, :]` over `0 <= i, j < n` needs `n*n` elements): C declares a variable-length array
+   * there, the CPU device allocates a typed array, the GPU targets take local ones as launch
+   * arguments (`localArraysAsArguments`). Default none: such a temporary is refused before code
+   * is generated, naming the target and what to write instead (OpenCL C has no variable-length
+   * arrays: a private one is refused there).
+   */
+  readonly runtimeSizedArrays?: readonly ('private' | 'local')[];
+  /**
+   * Whether a local array of a size known only at launch is a launch argument rather than a
+   * declaration in the body (`KernelFunction.localArguments`, a `'local'` `LaunchArgument` of
+   * its bytes): OpenCL's `__local float *a_fetch` parameter, set with `clSetKernelArg(kernel, k,
+   * bytes, NULL)`; CUDA's dynamic shared memory; WGSL's workgroup array sized by an `override`.
+   * Default false: declared in the body (a C variable-length array).
+   */
+  readonly localArraysAsArguments?: boolean;
+  /**
    * Whether float arithmetic keeps NaN and infinities as IEEE 754 says. Default true; WGSL lets
    * its compilers assume values finite (lavapipe folds `(b - k) - b` to `-k` whatever `b` is), so
    * there a result computed through NaN or ±Inf may be any value. Tests of NaN (`isnan`, `a != a`)

@@ -8,7 +8,7 @@
  */
 import { LoomError } from '../errors.ts';
 import { add, int, mul, sub, type Expr } from '../expr/nodes.ts';
-import { printExpr, simplify } from '../expr/index.ts';
+import { exprEquals, printExpr, simplify } from '../expr/index.ts';
 import type { DimTag } from './model.ts';
 
 export function rowMajorStrides(shape: readonly Expr[]): Expr[] {
@@ -129,6 +129,14 @@ export function requiredLength(shape: readonly number[], strides: readonly numbe
 
 /** `requiredLength` as an expression in the parameters (for extents that are at least 1). */
 export function requiredLengthExpr(shape: readonly Expr[], strides: readonly Expr[]): Expr {
+  // a dense row-major layout (the usual one) needs the product of its extents: n*n, as loopy prints it
+  const dense = strides.every((s, axis) =>
+    exprEquals(
+      s,
+      axis === strides.length - 1 ? int(1) : simplify(mul(shape[axis + 1], strides[axis + 1]), { integer: true }),
+    ),
+  );
+  if (dense && shape.length) return simplify(mul(shape[0], strides[0]), { integer: true });
   const last = shape.reduce<Expr>((acc, n, axis) => add(acc, mul(sub(n, int(1)), strides[axis])), int(0));
   return simplify(add(last, int(1)), { integer: true });
 }

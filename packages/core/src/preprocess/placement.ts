@@ -24,20 +24,26 @@ export function placeTemporaries(knl: LoopKernel): LoopKernel {
       }
     const placed =
       t.addressSpace === 'auto' ? { ...t, addressSpace: writtenPerGroup(knl, t) ? 'global' : choose(knl, t) } : t;
-    checkConstantSize(placed);
+    checkKnownSize(knl, placed);
     temporaries.set(name, placed);
   }
   return knl.with({ temporaries });
 }
 
 /**
- * A private or local temporary is declared with a fixed size in the device code; only a
- * global one, which the host allocates for each call, may have a size in the parameters.
+ * A private or local temporary's size is a constant or an expression of the kernel's value
+ * arguments, which a launch knows (code generation asks the target whether it declares such an
+ * array: C does, as a variable-length array; OpenCL C does not). A size in anything else (a
+ * temporary, an iname) is known to no launch; only a global temporary, which the host
+ * allocates for each call, may have one.
  */
-function checkConstantSize(t: TemporaryVariable): void {
-  if (t.addressSpace === 'global' || t.shape.every((s) => s.kind === 'int')) return;
+function checkKnownSize(knl: LoopKernel, t: TemporaryVariable): void {
+  if (t.addressSpace === 'global') return;
+  const values = new Set(knl.args.filter((a) => a.kind === 'value').map((a) => a.name));
+  const unknown = [...new Set(t.shape.flatMap((s) => [...freeVariables(s)]))].filter((n) => !values.has(n));
+  if (unknown.length === 0) return;
   throw new LoomError(
-    `temporary '${t.name}' has shape (${t.shape.map(printExpr).join(', ')}), which depends on the parameters, but ${t.addressSpace} memory is declared with a fixed size in the device code: ` +
+    `temporary '${t.name}' has shape (${t.shape.map(printExpr).join(', ')}), which depends on ${unknown.map((n) => `'${n}'`).join(', ')}, not value arguments a launch knows, but ${t.addressSpace} memory is sized at launch at the latest: ` +
       `place it in global memory, which run allocates for each call (setTemporaryAddressSpace(knl, '${t.name}', 'global')), or give it a constant size (fixParameters, or split the loop that indexes it)`,
   );
 }

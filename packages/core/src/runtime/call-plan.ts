@@ -284,7 +284,9 @@ async function makePlan(
     const localSize = kernel.grid.localSize.map((l) => size(l, 'the work-group size'));
     // an empty grid, or work-groups of no work-items (n = 0), runs nothing
     if (groupCount.some((g) => g <= 0) || localSize.some((l) => l <= 0)) continue;
-    checkGridLimits(kernel.function, groupCount, localSize, device.limits, device.name);
+    checkGridLimits(kernel.function, groupCount, localSize, device.limits, device.name, (l) =>
+      size(l, 'the size of a temporary'),
+    );
     const launchArgs = kernel.parameters.map(
       (p): PlannedArgument => Object.freeze(plannedArgument(p, binding.values, slot)),
     );
@@ -325,6 +327,12 @@ function plannedArgument(
 ): PlannedArgument {
   if (p.kind === 'host-loop') return { kind: 'host-loop', iname: p.argument, dtype: p.dtype };
   if (p.kind === 'value') return { kind: 'value', dtype: p.dtype, value: values.get(p.argument)! };
+  if (p.kind === 'local') {
+    const what = `the size of local array '${p.name}'`;
+    const length = evaluateInt(p.localLength!, valuesEnv(values, what), what);
+    // at least one element: a work-group of no work-items reads none, and OpenCL wants some bytes
+    return { kind: 'local', byteLength: Math.max(length, 1) * byteSize(p.dtype) };
+  }
   return { kind: 'slot', slot: slot(p.name) };
 }
 

@@ -16,10 +16,14 @@ export interface DeviceBuffer {
   readonly byteLength: number;
 }
 
-/** An argument of a kernel launch: a device buffer, or a scalar value with its dtype. */
+/**
+ * An argument of a kernel launch: a device buffer, a scalar value with its dtype, or local
+ * memory of a number of bytes per work-group (a target with `localArraysAsArguments`).
+ */
 export type LaunchArgument =
   | { readonly kind: 'buffer'; readonly buffer: DeviceBuffer }
-  | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint };
+  | { readonly kind: 'value'; readonly dtype: DType; readonly value: number | bigint }
+  | { readonly kind: 'local'; readonly byteLength: number };
 
 /**
  * Whether `args` can never change: a frozen array of frozen arguments, as `run` and

@@ -3,8 +3,10 @@ import { LoomError } from '../errors.ts';
 import { printExpr } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
 
+/** The value of each parameter a size expression names. */
 export type IntEnv = (name: string) => number;
 
+/** The integer value of `e` (a size in the parameters) in `env`; a LoomError naming `what` where it has none. */
 export function evaluateInt(e: Expr, env: IntEnv, what: string): number {
   const rec = (x: Expr) => evaluateInt(x, env, what);
   switch (e.kind) {

@@ -19,10 +19,11 @@
  */
 import { byteSize } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import type { KernelFunction, ProgramAst, Stmt } from '../codegen/ast.ts';
+import type { KernelFunction, ProgramAst } from '../codegen/ast.ts';
 import { statementsOfKind } from '../codegen/stmt-visit.ts';
 import { constantLocalSize, printLocalSize } from '../codegen/local-size.ts';
 import { printExpr } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
 
 /** What a device allows: work-group sizes, local and private memory, buffer sizes (checked before code runs). */
 export interface DeviceLimits {
@@ -76,7 +77,6 @@ export function checkProgramLimits(program: ProgramAst, limits: DeviceLimits, de
 
 function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device: string): void {
   const where = `kernel '${kernel.name}'`;
-  const on = `on ${device}`;
   if (kernel.localSize.length > 3)
     throw new LoomError(
       `${where}: work-groups have at most 3 axes, not ${kernel.localSize.length} (tag fewer inames 'l.N')`,
@@ -84,17 +84,29 @@ function checkKernelLimits(kernel: KernelFunction, limits: DeviceLimits, device:
   // a size known only at launch is checked there (checkGridLimits)
   const size = constantLocalSize(kernel.localSize);
   if (size) checkWorkGroupSize(kernel, size, limits, device);
-  const memory = declaredMemory(kernel.body);
+  checkMemory(kernel, declaredMemory(kernel), limits, device);
+}
+
+/** Refuses private or local temporaries past the device's memory (`atLaunch`: sizes evaluated for one launch). */
+function checkMemory(
+  kernel: KernelFunction,
+  memory: DeclaredMemory,
+  limits: DeviceLimits,
+  device: string,
+  atLaunch = '',
+): void {
+  const where = `kernel '${kernel.name}'`;
+  const on = `on ${device}`;
   if (memory.private > limits.maxPrivateMemoryBytes) {
     throw new LoomError(
-      `${where}: its private temporaries (${memory.privateNames.join(', ')}) take ${memory.private} bytes per work-item, ` +
+      `${where}: its private temporaries (${memory.privateNames.join(', ')}) take ${memory.private} bytes per work-item${atLaunch}, ` +
         `more than the ${limits.maxPrivateMemoryBytes} bytes of private memory allowed ${on}; ` +
         "make them smaller, or give them a global address space (setTemporaryAddressSpace(knl, name, 'global'))",
     );
   }
   if (memory.local > limits.maxLocalMemoryBytes) {
     throw new LoomError(
-      `${where}: its local temporaries (${memory.localNames.join(', ')}) take ${memory.local} bytes per work-group, ` +
+      `${where}: its local temporaries (${memory.localNames.join(', ')}) take ${memory.local} bytes per work-group${atLaunch}, ` +
         `more than the ${limits.maxLocalMemoryBytes} bytes of local memory ${on}; use smaller tiles (split factors, prefetch footprints)`,
     );
   }
@@ -136,17 +148,34 @@ function checkWorkGroupSize(
   }
 }
 
-/** The bytes of private and local temporaries a kernel declares, and their names. */
-function declaredMemory(body: Stmt): { private: number; local: number; privateNames: string[]; localNames: string[] } {
+interface DeclaredMemory {
+  readonly private: number;
+  readonly local: number;
+  readonly privateNames: readonly string[];
+  readonly localNames: readonly string[];
+}
+
+/**
+ * The bytes of private and local temporaries a kernel declares, and their names (with each
+ * size known only at launch, as `lengthOf` evaluates it). Without `lengthOf` those count
+ * nothing: they are checked at each launch (checkGridLimits).
+ */
+function declaredMemory(kernel: KernelFunction, lengthOf?: (length: Expr) => number): DeclaredMemory {
   const out = { private: 0, local: 0, privateNames: [] as string[], localNames: [] as string[] };
-  for (const s of statementsOfKind(body, 'declare')) {
-    const bytes = (s.length ?? 1) * byteSize(s.dtype);
+  // local arrays passed as arguments (OpenCL's __local T *) count as declared ones
+  const passed = (kernel.localArguments ?? []).map((l) => ({ ...l, addressSpace: 'local' as const }));
+  for (const s of [...statementsOfKind(kernel.body, 'declare'), ...passed]) {
+    const length = s.length ?? 1;
+    const elements = typeof length === 'number' ? length : (lengthOf?.(length) ?? 0);
+    const name =
+      typeof length === 'number' ? `'${s.name}'` : `'${s.name}' (${printExpr(length)} = ${elements} elements)`;
+    const bytes = elements * byteSize(s.dtype);
     if (s.addressSpace === 'private') {
       out.private += bytes;
-      out.privateNames.push(`'${s.name}'`);
+      out.privateNames.push(name);
     } else if (s.addressSpace === 'local') {
       out.local += bytes;
-      out.localNames.push(`'${s.name}'`);
+      out.localNames.push(name);
     }
   }
   return out;
@@ -163,8 +192,14 @@ export function checkGridLimits(
   localSize: readonly number[],
   limits: DeviceLimits,
   device: string,
+  lengthOf: (length: Expr) => number,
 ): void {
   if (!constantLocalSize(kernel.localSize)) checkWorkGroupSize(kernel, localSize, limits, device);
+  // temporaries sized at launch (a prefetch of a[:, :] over 0 <= i, j < n) with the sizes of this one
+  const parametric =
+    kernel.localArguments?.length ||
+    statementsOfKind(kernel.body, 'declare').some((d) => d.length !== undefined && typeof d.length !== 'number');
+  if (parametric) checkMemory(kernel, declaredMemory(kernel, lengthOf), limits, device, ' at this launch');
   for (let axis = 0; axis < groupCount.length; axis++) {
     const items = groupCount[axis] * (localSize[axis] ?? 1);
     if (items > MAX_INDEX) {

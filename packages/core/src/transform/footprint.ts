@@ -28,8 +28,8 @@ export interface Use {
 export interface AxisFootprint {
   readonly base: Linear;
   /**
-   * Undefined when the swept inames do not move this argument. A constant, unless the
-   * footprint goes to global memory, where a size in the parameters is allowed.
+   * Undefined when the swept inames do not move this argument. Affine in the parameters; a
+   * size that is not a constant is known only at launch (code generation asks the target).
    */
   readonly extent?: Linear;
   /**
@@ -94,12 +94,9 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   const last = q.global
     ? staticMaxQuasiAffine(offsets, knl.assumptions)
     : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
+  // a private or local box of parametric size is declared with a length evaluated at launch
+  // where the target can (a C variable-length array); code generation refuses it elsewhere
   const spread = last.expr;
-  if (!spread.isConstant && !q.global) {
-    throw new LoomError(
-      `${q.what}: the footprint of '${q.base}' along axis ${axis} does not have a constant size (${spread.add(1).toString()}); sweep fewer inames or split them, or store it in global memory (temporaryAddressSpace: 'global'), whose size may depend on the parameters`,
-    );
-  }
   const extent = spread.add(1);
   const divided = last.divisor === 1 ? {} : { divisor: last.divisor };
   if (q.boundingBox) return { base, extent, ...divided };
