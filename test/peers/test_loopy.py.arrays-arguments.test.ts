@@ -252,9 +252,13 @@ for (const device of testDevices()) {
       ],
       { name: 'batched_matvec', assumptions: 'K>=1' },
     );
-    // loopy fetches with l.auto, which it fits into the work-group limit; Loom's l.auto takes the
-    // whole 36 x 36 footprint, over every device's limit of 1024 (README), so the fetch is sequential here
-    let knl = addPrefetch(seq, 'd[:,:]');
+    // l.auto, fitted as loopy's assign_automatic_axes fits it: the kernel has no work-group, so
+    // the fetch inames stay loops
+    let knl = addPrefetch(seq, 'd[:,:]', [], { defaultTag: 'l.auto' });
+    assert.ok(
+      knl.inames.filter((n) => n.startsWith('d_dim')).every((n) => knl.inameTags.get(n) === undefined),
+      'the fetch runs in loops',
+    );
     const padMult = findPaddingMultiple(knl, 'f', 0, 64);
     knl = splitArrayAxis(knl, 'f', 0, padMult);
     knl = addPadding(knl, 'f', 0, 64);
