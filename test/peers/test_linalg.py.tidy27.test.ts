@@ -11,6 +11,7 @@ import {
   addPrefetch,
   bufferArray,
   globalArg,
+  LoomError,
   makeKernel,
   run,
   splitIname,
@@ -161,5 +162,21 @@ for (const device of testDevices()) {
     );
   });
 }
+
+test('tagInames: l.auto on an iname tagged already, or tagged twice at once, is refused', () => {
+  const knl = tagInames(makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i]'), { i: 'l.0' });
+  for (const tags of [{ i: 'l.auto' }, [['i', 'l.auto'] as const, ['i', 'unr'] as const]]) {
+    try {
+      tagInames(tags instanceof Array ? makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i]') : knl, tags);
+      assert.unreachable('expected a LoomError');
+    } catch (e) {
+      assert.instance(e, LoomError);
+      assert.match(
+        (e as Error).message,
+        /tagInames: 'i' is (already tagged 'l\.0'|also tagged 'unr'); it cannot also be 'l\.auto'/,
+      );
+    }
+  }
+});
 
 test.run();
