@@ -167,7 +167,7 @@ test('tagInames: l.auto on an iname tagged already, or tagged twice at once, is 
   const knl = tagInames(makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i]'), { i: 'l.0' });
   for (const tags of [{ i: 'l.auto' }, [['i', 'l.auto'] as const, ['i', 'unr'] as const]]) {
     try {
-      tagInames(tags instanceof Array ? makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i]') : knl, tags);
+      tagInames(Array.isArray(tags) ? makeKernel('{[i]: 0<=i<16}', 'out[i] = a[i]') : knl, tags);
       assert.unreachable('expected a LoomError');
     } catch (e) {
       assert.instance(e, LoomError);
