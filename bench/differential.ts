@@ -228,7 +228,10 @@ DISAGREEMENT (kernel arguments) ${f}`);
     // the same seed's argument-layout case (views, order F, loopy's spellings, complex values: argument-layouts.ts)
     record('argument layouts');
     const layoutCase =
-      features.has('argumentLayouts') || features.has('argumentSpellings') || features.has('complexValueArguments')
+      features.has('argumentLayouts') ||
+      features.has('argumentSpellings') ||
+      features.has('complexValueArguments') ||
+      features.has('paddedArguments')
         ? await runLayoutCase(seed, features, devices)
         : undefined;
     for (const f of layoutCase?.findings ?? []) console.log(`\nDISAGREEMENT (argument layouts) ${f}`);

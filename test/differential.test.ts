@@ -46,7 +46,12 @@ const EXCLUDED: readonly Feature[] = [
 ];
 
 /** Issue 27's argument layouts and spellings (argument-layouts.ts): sampled by their own test below. */
-const LAYOUTS: readonly Feature[] = ['argumentLayouts', 'argumentSpellings', 'complexValueArguments'];
+const LAYOUTS: readonly Feature[] = [
+  'argumentLayouts',
+  'argumentSpellings',
+  'complexValueArguments',
+  'paddedArguments',
+];
 
 /**
  * The older samples below leave out issue 24's families and issue 27's global footprints (their
@@ -371,7 +376,7 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
   );
 });
 
-test("argument layouts (order F, views with offsets and strides), loopy's argument spellings and complex value arguments agree with plain JS on every device, fixed seeds", async () => {
+test("argument layouts (order F, views with offsets and strides, padded arrays passed flat), loopy's argument spellings and complex value arguments agree with plain JS on every device, fixed seeds", async () => {
   const features = new FeatureSet(EXCLUDED);
   const ran: string[] = [];
   for (const seed of range(27_000, 6)) {
@@ -384,7 +389,13 @@ test("argument layouts (order F, views with offsets and strides), loopy's argume
     ran.push(...r.ran);
   }
   // the sample reaches a view, an F-order layout, a spelling other than a list, and a complex value
-  for (const kind of [/views/, / F /, /arguments: (?!list)/, /^complex value arguments/])
+  for (const kind of [
+    /views/,
+    / F /,
+    /arguments: (?!list)/,
+    /^complex value arguments/,
+    /^padded arguments: .*split by/,
+  ])
     assert.ok(
       ran.some((w) => kind.test(w)),
       `no case matches ${kind}: ${ran.join('; ')}`,

@@ -291,7 +291,7 @@ for (const device of testDevices()) {
     const c = Int32Array.from([3, 4, 0]);
     await raises(
       () => run(padded, device, { r, c, a: floats(3), out: new Float32Array(8) }, unchecked),
-      /reaches element 8, but its buffer holds 8/,
+      /'out' has 8 elements, but the kernel lays 'out' out with strides \(5, 1\) for shape \(2, 4\), so a flat array is its buffer with those gaps: pass 9 to 10 elements/,
     );
     const buffer = device.allocate(10 * 4);
     await device.write(buffer, new Float32Array(10).fill(-1));

@@ -116,11 +116,10 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'im_x', 16, { outerTag: 'g.0', innerTag: 'l.0' });
     knl = splitIname(knl, 'im_y', 16, { outerTag: 'g.1', innerTag: 'l.1' });
     knl = tagInames(knl, { ifeat: 'g.2' });
-    // (loopy's l.auto fits f's three fetch axes into the work-group's two; Loom's would open a
-    // third local axis, along which the img fetch below would then race: f is fetched by loops)
+    // l.auto fits f's three fetch axes into the work-group's two, as loopy's assign_automatic_axes does
     knl = addPrefetch(knl, 'f[ifeat,:,:,:]', [], {
       fetchOuterInames: ['im_x_outer', 'im_y_outer', 'ifeat'],
-      defaultTag: null,
+      defaultTag: 'l.auto',
     });
     knl = addPrefetch(knl, 'img', ['im_x_inner', 'im_y_inner', 'f_x', 'f_y'], {
       fetchOuterInames: ['iimg', 'im_x_outer', 'im_y_outer', 'ifeat', 'icolor'],

@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert';
 import {
   addPadding,
   addPrefetch,
-  DeviceArray,
   findPaddingMultiple,
   fixParameters,
   fuseKernels,
@@ -253,9 +252,13 @@ for (const device of testDevices()) {
       ],
       { name: 'batched_matvec', assumptions: 'K>=1' },
     );
-    // loopy fetches with l.auto, which it fits into the work-group limit; Loom's l.auto takes the
-    // whole 36 x 36 footprint, over every device's limit of 1024 (README), so the fetch is sequential here
-    let knl = addPrefetch(seq, 'd[:,:]');
+    // l.auto, fitted as loopy's assign_automatic_axes fits it: the kernel has no work-group, so
+    // the fetch inames stay loops
+    let knl = addPrefetch(seq, 'd[:,:]', [], { defaultTag: 'l.auto' });
+    assert.ok(
+      knl.inames.filter((n) => n.startsWith('d_dim')).every((n) => knl.inameTags.get(n) === undefined),
+      'the fetch runs in loops',
+    );
     const padMult = findPaddingMultiple(knl, 'f', 0, 64);
     knl = splitArrayAxis(knl, 'f', 0, padMult);
     knl = addPadding(knl, 'f', 0, 64);
@@ -271,12 +274,8 @@ for (const device of testDevices()) {
       for (let j = 0; j < Np; j++)
         padded[Math.floor(k / padMult) * strides[0] + (k % padMult) * strides[1] + j * strides[2]] =
           fLogical[k * Np + j];
-    const onDevice = new DeviceArray(device, (await DeviceArray.from(device, padded, 'float32')).buffer, 'float32', [
-      groups,
-      padMult,
-      Np,
-    ]);
-    const { result } = await run(knl, device, { d, f: onDevice, K });
+    // as loopy's host array has the padded strides, the Float32Array passed is f's padded buffer
+    const { result } = await run(knl, device, { d, f: padded, K });
     const reference = (await run(seq, device, { d, f: fLogical, K })).result as Float32Array;
     assert.equal(Array.from(result as Float32Array), Array.from(reference));
     // and the reference is the product, in integers exact in float32

@@ -172,11 +172,11 @@ for (const device of testDevices()) {
     knl = splitReductionOutward(knl, 'i_outer');
     knl = splitReductionInward(knl, 'i_inner_outer');
     knl = reductionArgToSubstRule(knl, 'i_outer');
-    // loopy's default_tag='l.auto' is then overridden by tagging i_outer_0 g.0; Loom's tags
-    // are final, so the precompute iname is tagged once
+    // l.auto leaves i_outer_0 a loop, as loopy's assign_automatic_axes leaves an iname of
+    // parametric length, so it can be tagged g.0 below
     knl = precompute(knl, 'red_i_outer_arg', 'i_outer', {
       temporaryAddressSpace: 'global',
-      precomputeInames: ['i_outer_0'],
+      defaultTag: 'l.auto',
     });
     knl = realizeReduction(knl);
     return tagInames(knl, { i_outer_0: 'g.0' });

@@ -22,6 +22,10 @@ export async function inameCases(device: Device): Promise<void> {
   // @ts-expect-error: not a tag
   split.tag({ j: 'l.7' });
   split.tag({ j: 'like.i_inner' });
+  // l.auto may split an iname to fit the work-group (loopy's names for the parts)
+  const fitted = split.tag({ j: 'l.auto' });
+  type _fitted = Expect<Equal<(typeof fitted.inames)[number], 'i_outer' | 'i_inner' | 'j' | 'j_outer' | 'j_inner'>>;
+  fitted.prioritize('j_outer');
 
   split.prioritize('i_outer,i_inner');
   split.prioritize(['j', 'i_inner']);

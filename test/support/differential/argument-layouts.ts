@@ -13,16 +13,22 @@
  *   declarations, one comma-separated string (`'a, b, s, ...'`), names with commas
  *   (`globalArg('a,b', …)`), shapes as strings (`'n, m'`), or no list at all;
  * - (`complexValueArguments`) axpy with complex value arguments `p`, `q` (loopy's test_axpy),
- *   each passed as a number, `{ re, im }` or `[re, im]`.
+ *   each passed as a number, `{ re, im }` or `[re, im]`;
+ * - (`paddedArguments`) padded layouts (`addPadding`, `findPaddingMultiple`) passed as flat
+ *   host arrays holding their padded buffers, or padded outputs left to `run` (`paddedCase`).
  *
  * Every device, against plain JS. Values are small halves and the scalars halves too: every
  * product and sum is exact in float32, so results compare exactly.
  */
 import {
+  addPadding,
   DeviceArray,
+  findPaddingMultiple,
   globalArg,
   makeKernel,
   run,
+  splitArrayAxis,
+  stridesOf,
   tagArrayAxes,
   valueArg,
   type ArgSpec,
@@ -207,7 +213,78 @@ export async function runLayoutCase(
       }
     }
   }
+  if (features.has('paddedArguments')) await paddedCase(seed, devices, ran, findings);
   return { seed, ran, findings };
+}
+
+/**
+ * (`paddedArguments`, issue 27's padded arrays from the host, s8-tidy27) `b = s*a + a*a` over
+ * (n, m) with `a`'s rows (or groups of rows, `splitArrayAxis` by `findPaddingMultiple` first)
+ * padded to an alignment, as loopy's test_small_batched_matvec pads `f`, and `b` padded or
+ * not: `a` passed flat as its padded buffer (as long as the layout reaches, or the whole
+ * padded block), `b` passed flat the same ways or left to `run` to allocate. The gaps of
+ * what is passed hold a sentinel that must be neither read nor overwritten. A stream of its
+ * own, so the other cases of a seed stay as they were.
+ */
+async function paddedCase(seed: number, devices: readonly Device[], ran: string[], findings: string[]): Promise<void> {
+  const rng = new Rng(seed ^ 0x7add27);
+  const n = rng.int(1, 9);
+  const m = rng.int(1, 9);
+  const s = rng.int(-4, 4) / 2;
+  const align = rng.pick([8, 16, 32, 64]);
+  // rows of a constant length, so that their stride is a known integer to pad
+  let knl: LoopKernel = makeKernel(
+    `{ [i, j]: 0 <= i < n and 0 <= j < ${m} }`,
+    'b[i, j] = s*a[i, j] + a[i, j]*a[i, j]',
+    [globalArg('a, b', { dtype: 'float32', shape: ['n', m] }), valueArg('s', 'float32'), '...'],
+  );
+  const groupRows = rng.chance(0.5) ? findPaddingMultiple(knl, 'a', 0, align) : 1;
+  if (groupRows > 1) knl = splitArrayAxis(knl, 'a', 0, groupRows);
+  knl = addPadding(knl, 'a', 0, align);
+  const padB = rng.chance(0.6);
+  if (padB) knl = addPadding(knl, 'b', 0, align);
+  // where the kernel lays (i, j) out, and the lengths a flat array of it may have
+  const layout = (name: string, position: (k: number[], i: number, j: number) => number[]) => {
+    const arg = knl.arg(name)!;
+    const strides = stridesOf(arg.shape!, arg.dimTags).map((e) => (e.kind === 'int' ? e.value : Number.NaN));
+    const extents = name === 'a' && groupRows > 1 ? [Math.ceil(n / groupRows), groupRows, m] : [n, m];
+    const reach = 1 + extents.reduce((acc, e, axis) => acc + (e - 1) * strides[axis], 0);
+    const at = (i: number, j: number) => position(strides, i, j).reduce((acc, x) => acc + x, 0);
+    return { at, reach, block: Math.max(reach, extents[0] * strides[0]) };
+  };
+  const a = layout('a', (st, i, j) =>
+    groupRows > 1 ? [Math.floor(i / groupRows) * st[0], (i % groupRows) * st[1], j * st[2]] : [i * st[0], j * st[1]],
+  );
+  const b = layout('b', (st, i, j) => [i * st[0], j * st[1]]);
+  const aLength = rng.pick([a.reach, a.block]);
+  const bGiven = rng.pick<'reach' | 'block' | 'not passed'>(['reach', 'block', 'not passed']);
+  const inferN = groupRows === 1 && rng.chance(0.5);
+  const SENTINEL = 4096.5;
+  const aData = new Array<number>(aLength).fill(SENTINEL);
+  const bData = new Array<number>(bGiven === 'block' ? b.block : b.reach).fill(bGiven === 'not passed' ? 0 : SENTINEL);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < m; j++) {
+      const x = rng.int(-8, 8) / 2;
+      aData[a.at(i, j)] = x;
+      bData[b.at(i, j)] = s * x + x * x;
+    }
+  const what = `b = s*a + a*a, ${n} x ${m}, a ${groupRows > 1 ? `split by ${groupRows} and ` : ''}padded to ${align} bytes (${aLength === a.reach ? 'as long as it reaches' : 'the whole block'}), b ${padB ? 'padded' : 'dense'} (${bGiven})${inferN ? ', n from the length of a' : ''}`;
+  ran.push(`padded arguments: ${what}`);
+  for (const device of devices) {
+    try {
+      // n found from a's length, as from a dense array's, where a's shape says it (not split into groups)
+      const given: Record<string, RunArgument> = { a: Float32Array.from(aData), s, ...(inferN ? {} : { n }) };
+      if (bGiven !== 'not passed') given.b = new Float32Array(bData.length).fill(SENTINEL);
+      const out = (await run(knl, device, given)).b as Float32Array;
+      const bad = bData.findIndex((e, k) => out[k] !== e);
+      if (bad >= 0 || out.length !== bData.length)
+        findings.push(
+          `${device.name}: padded arguments: ${what}: element ${bad} of ${out.length} is ${out[bad]}, expected ${bData[bad]} of ${bData.length} (seed ${seed})`,
+        );
+    } catch (e) {
+      findings.push(`${device.name}: padded arguments: ${what}: ${(e as Error).message.split('\n')[0]} (seed ${seed})`);
+    }
+  }
 }
 
 /** Whether the spelling declares the arrays (and so can carry an order or offset per argument). */

@@ -103,6 +103,9 @@ export const FEATURES = {
     "loopy's spellings of a kernel's arguments: one comma-separated string, names with commas, shapes as strings, bare names, no list at all",
   complexValueArguments:
     "complex64 value arguments (loopy's test_axpy), each passed as a number, { re, im } or [re, im]",
+  // padded arrays from the host (issue 27, s8-tidy27): drawn in argument-layouts.ts from a stream of its own
+  paddedArguments:
+    "arrays padded with addPadding (after splitArrayAxis by findPaddingMultiple, as loopy's test_small_batched_matvec): passed flat as their padded buffers, as long as the layout reaches or the whole block, and padded outputs left to run to allocate",
   // sizes known only at run time (issue 27, s8-runtime): drawn as steps of chains.ts
   parametricWorkGroups:
     "an l.N tag on an iname of parametric length (i over n, a chunk of ceil(n/k)): a work-group sized at launch, run at each case's n and m",

@@ -18,6 +18,7 @@ import { DeviceArray, type DeviceArrayView } from './device.ts';
 import { bindLayoutValues, checkViewsMatch, NO_VIEWS, type ViewLayout } from './views.ts';
 import { evaluateInt, valuesEnv } from './evaluate.ts';
 import { MAX_INDEX } from './limits.ts';
+import { flatLengths, type FlatLengths } from './flat-lengths.ts';
 
 /**
  * A host array with an explicit shape; with `strides` or `offset`, a view of `data` (numpy's
@@ -25,7 +26,10 @@ import { MAX_INDEX } from './limits.ts';
  * `run` moves the whole of `data` (views.ts).
  */
 export interface ShapedHostArray {
-  /** The elements, row-major (a view's whole buffer). */
+  /**
+   * The elements, row-major (a view's whole buffer); without strides, laid out as the kernel
+   * lays the argument out, a padded layout's gaps included (flat-lengths.ts).
+   */
   readonly data: HostArray;
   /** The shape they have. */
   readonly shape: readonly number[];
@@ -305,17 +309,25 @@ export function bindArguments(
         );
       }
       // a view's data is its whole buffer, checked against the layout (bounds-check.ts)
-      if (isShaped(v) && !views.has(arg.name) && v.data.length !== expected) {
-        throw new LoomError(
-          `argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`,
-        );
+      if (isShaped(v) && !views.has(arg.name)) {
+        const lengths = flatLengths(arg, shape, values);
+        if (v.data.length < lengths.least || v.data.length > lengths.most)
+          throw new LoomError(
+            lengths.least === expected && lengths.most === expected
+              ? `argument '${arg.name}': data has ${v.data.length} elements, but its shape (${got.join(', ')}) has ${expected}`
+              : `argument '${arg.name}': data has ${v.data.length} elements, but ${paddedLayout(arg.name, shape, lengths)}`,
+          );
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: v instanceof DeviceArray ? v : v.data });
     } else {
       const data = v as HostArray;
-      if (data.length !== expected) {
+      // the array is the argument's buffer: a padded layout's gaps included
+      const lengths = flatLengths(arg, shape, values);
+      if (data.length < lengths.least || data.length > lengths.most) {
         throw new LoomError(
-          `argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`,
+          lengths.least === expected && lengths.most === expected
+            ? `argument '${arg.name}' has ${data.length} elements, but shape (${arg.shape!.map(printExpr).join(', ')}) = (${shape.join(', ')}) needs ${expected}`
+            : `argument '${arg.name}' has ${data.length} elements, but ${paddedLayout(arg.name, shape, lengths)}`,
         );
       }
       arrays.push({ arg, dtype: dtypes.get(arg.name)!, shape, given: data });
@@ -346,6 +358,16 @@ function floatForScalar(knl: LoopKernel, given: Readonly<Record<string, RunArgum
   });
   if (floats.length === 0) return 'float64';
   return floats.includes('float64') ? 'float64' : floats.includes('float32') ? 'float32' : 'float16';
+}
+
+/** What a padded (or offset) layout asks of a flat array, for the error that refuses one. */
+function paddedLayout(name: string, shape: readonly number[], lengths: FlatLengths): string {
+  const range = lengths.least === lengths.most ? `${lengths.least}` : `${lengths.least} to ${lengths.most}`;
+  return (
+    `the kernel lays '${name}' out with ${lengths.offset ? `offset ${lengths.offset} and ` : ''}strides (${lengths.strides?.join(', ')}) ` +
+    `for shape (${shape.join(', ')}), so a flat array is its buffer with those gaps: pass ${range} elements, ` +
+    `element [i, j, ...] at ${lengths.offset ? `${lengths.offset} + ` : ''}i*stride0 + j*stride1 + ...`
+  );
 }
 
 function describe(v: unknown): string {
@@ -388,25 +410,31 @@ function inferParameters(
         });
         continue;
       }
-      // a flat host array: its length is the product of the shape; solve for a single unknown
+      // a flat host array: its length is what the layout takes (the product of the shape when
+      // dense, up to the padded block when padded); solve for a single unknown, the smallest that fits
       const length = (v as HostArray).length;
       const names = new Set(arg.shape.flatMap((s) => [...freeNames(s)]));
       const unknown = [...names].filter((n) => !values.has(n) && knl.arg(n)?.kind === 'value');
       if (unknown.length !== 1) continue;
       const p = unknown[0];
-      const size = (x: number) => {
+      const lengthsAt = (x: number) => {
         const env = new Map(values);
         env.set(p, x);
-        return arg.shape!.reduce((acc, s) => acc * evaluate(s, env, 'a size'), 1);
+        return flatLengths(
+          arg,
+          arg.shape!.map((s) => evaluate(s, env, 'a size')),
+          env,
+        );
       };
       let lo = 0;
       let hi = Math.max(1, length);
       while (lo < hi) {
         const mid = Math.floor((lo + hi) / 2);
-        if (size(mid) < length) lo = mid + 1;
+        if (lengthsAt(mid).most < length) lo = mid + 1;
         else hi = mid;
       }
-      if (size(lo) === length) {
+      const fits = lengthsAt(lo);
+      if (fits.least <= length && length <= fits.most) {
         values.set(p, lo);
         progress = true;
       }

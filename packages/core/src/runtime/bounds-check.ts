@@ -128,7 +128,7 @@ function numeric(values: ReadonlyMap<string, number | bigint>): Record<string, n
  * whole array into its buffer. A buffer shorter than the layout's last element would let
  * an in-range `a[1, 2]` land past its end, so it is refused, naming the argument. A
  * DeviceArray holds what its buffer was allocated with; a host array its data (a view's
- * whole buffer, views.ts).
+ * whole buffer, views.ts); an output not passed is allocated to fit.
  */
 export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): void {
   for (const a of binding.arrays) {
@@ -140,14 +140,14 @@ export function checkLayoutsFit(_knl: LoopKernel, binding: ArgumentBinding): voi
     const offset = a.arg.offset ? evaluateInt(a.arg.offset, env, what) : 0;
     if (offset < 0)
       throw new LoomError(`array '${a.arg.name}' would start at offset ${offset}, before its buffer's start`);
+    // an output nobody passed is allocated as long as its layout reaches (call-plan.ts)
+    if (!a.given) continue;
     const reach = requiredLength(a.shape, strides);
     const needed = reach === 0 ? 0 : offset + reach;
     const held =
       a.given instanceof DeviceArray
         ? Math.floor(a.given.buffer.byteLength / byteSize(a.given.partsView().dtype))
-        : a.given
-          ? a.given.length
-          : a.shape.reduce((x, y) => x * y, 1);
+        : a.given.length;
     if (needed > held) throw layoutDoesNotFit(a.arg.name, strides, needed, held, offset);
   }
 }

@@ -39,7 +39,10 @@ export interface PlannedArray {
   readonly arg: KernelArg;
   readonly dtype: DType;
   readonly shape: readonly number[];
-  /** The bytes of `shape` in `dtype`, row-major (what `run` allocates for a host array). */
+  /**
+   * The bytes `run` allocates for a host array: those of the array passed, else of `shape` in
+   * `dtype` (row-major), or what a padded layout reaches.
+   */
   readonly byteLength: number;
   /** Its strides in elements, when a layout tag gives them (row-major and dense otherwise). */
   readonly strides?: readonly number[];
@@ -240,14 +243,19 @@ async function makePlan(
 
   const slotOf = new Map<string, number>();
   const slot = (name: string) => slotOf.get(name) ?? (slotOf.set(name, slotOf.size), slotOf.size - 1);
-  const arrays = template.arrays.map(
-    (a, k): PlannedArray => ({
+  const arrays = template.arrays.map((a, k): PlannedArray => {
+    const layout = layoutOf(a.arg, a.shape, binding.values);
+    return {
       arg: a.arg,
       dtype: a.dtype,
       shape: a.shape,
-      // a host array's data (a view's whole buffer, which may be more than its shape)
-      byteLength: hostByteLength(binding.arrays[k].given) ?? byteLengthOf(a.dtype, a.shape),
-      ...layoutOf(a.arg, a.shape, binding.values),
+      // a host array's data (a view's whole buffer, which may be more than its shape); an
+      // output nobody passed, what its layout reaches (a padded one more than its elements,
+      // as loopy allocates it)
+      byteLength:
+        hostByteLength(binding.arrays[k].given) ??
+        (layout.strides ? layout.requiredElements * byteSize(a.dtype) : byteLengthOf(a.dtype, a.shape)),
+      ...layout,
       slot: slot(a.arg.name),
       ...(a.sep
         ? {
@@ -258,8 +266,8 @@ async function makePlan(
             },
           }
         : {}),
-    }),
-  );
+    };
+  });
   const size = (e: Parameters<typeof evaluateInt>[0], what: string) =>
     evaluateInt(e, valuesEnv(binding.values, what), what);
   const temporaries = code.host.temporaries.map(

@@ -5,7 +5,7 @@
  * signature is planned once (call-plan.ts); a call binds its arrays and launches.
  */
 import { ownEntry } from '../names.ts';
-import { hostArrayConstructor, type HostArray } from '../dtypes.ts';
+import { byteSize, hostArrayConstructor, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { RunArgument, ShapedHostArray } from './arguments.ts';
@@ -123,7 +123,8 @@ export async function run(
         output(outputs, a.arg.name, views.has(a.arg.name) ? (ownEntry(passed, a.arg.name) as DeviceArrayView) : given);
         continue;
       }
-      const target = given ?? new (hostArrayConstructor(a.dtype))(a.shape.reduce((x, y) => x * y, 1));
+      // an output nobody passed comes back as its whole buffer: a padded layout's gaps included
+      const target = given ?? new (hostArrayConstructor(a.dtype))(a.byteLength / byteSize(a.dtype));
       if (target.byteLength > 0) await device.read(buffers[a.slot]!, target);
       output(outputs, a.arg.name, target);
     }

@@ -46,7 +46,7 @@ export interface BufferArrayOptions {
   readonly storeExpression?: string | false;
   /** Only the accesses in these instructions (a match expression) use the buffer; default: all. */
   readonly within?: Within;
-  /** Tag of the fill and write-back inames (default `'l.auto'`). */
+  /** Tag of the fill and write-back inames (default `'l.auto'`: fitted to the work-group, loops in a kernel without one). */
   readonly defaultTag?: TagSpec;
   /** Where the temporary lives; default `'auto'`, decided when the kernel is preprocessed (loopy's `AddressSpace.AUTO`). */
   readonly temporaryAddressSpace?: AddressSpace;
@@ -248,14 +248,11 @@ export function bufferArray(knl: LoopKernel, name: string, options: BufferArrayO
   let result = rewritten.with({ domains, instructions, temporaries });
   const tag = options.defaultTag === undefined ? 'l.auto' : options.defaultTag;
   if (tag !== null && stored.length) {
-    // l.auto numbers the axes of each loop nest apart: the last array axis on l.0
+    // all at once, as loopy's buffer_array tags them: l.auto fits the fill and write-back
+    // inames to the work-group (assign_automatic_axes), in a kernel without one they stay loops
     result = tagInames(
       result,
-      [...initInames].reverse().map((n) => [n, tag] as const),
-    );
-    result = tagInames(
-      result,
-      [...storeInames].reverse().map((n) => [n, tag] as const),
+      [...initInames, ...storeInames].map((n) => [n, tag] as const),
     );
   }
   return result;

@@ -1,15 +1,18 @@
 /**
  * `tagInames`: choose how each iname is implemented — a loop (`for`), a local or
  * group hardware axis (`l.N`, `g.N`), unrolled (`unr`), ILP (`ilp`, `ilp.unr`,
- * `ilp.seq`), a vector lane (`vec`), or like another iname (`like.i`), or the next
- * unused hardware axis (`unused.l`, `unused.g`, `l.auto`).
+ * `ilp.seq`), a vector lane (`vec`), or like another iname (`like.i`), the next
+ * unused hardware axis (`unused.l`, `unused.g`), or a local axis fitted to the work-group
+ * (`l.auto`, as loopy's assign_automatic_axes fits it: automatic-axes.ts).
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { nameList } from '../names.ts';
-import { LoomError } from '../errors.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import { tagToString, type InameTag, type LoopKernel } from '../kernel/model.ts';
 import { matchIds } from '../kernel/dependencies.ts';
 import { instructionsWithin, type Within } from './match.ts';
+// a cycle through split-iname.ts (which tags the parts of a split), used only inside functions
+import { assignAutomaticAxes } from './automatic-axes.ts';
 
 /** The options tagInames reads; any other key is an error. */
 const TAG_INAMES_OPTIONS = optionKeys<TagInamesOptions>()(['ignoreNonexistent']);
@@ -36,9 +39,8 @@ export function parseTag(
   if (text === 'ilp.seq') return { kind: 'ilp', unrolled: false };
   if (text === 'vec') return { kind: 'vec' };
   if (text === 'unused.l') return { kind: 'local', axis: nextUnusedAxis('local', knl, pending) };
-  // l.auto: the next local axis among the inames tagged together (a prefetch's fetch inames
-  // take l.0, l.1, ... like the work-group they run in)
-  if (text === 'l.auto') return { kind: 'local', axis: nextUnusedAxis('local', undefined, pending) };
+  if (text === 'l.auto')
+    throw new InternalError(`parseTag: 'l.auto' for '${iname}' is fitted by tagInames (automatic-axes.ts), not parsed`);
   if (text === 'unused.g') return { kind: 'group', axis: nextUnusedAxis('group', knl, pending) };
   if ((m = /^like\.([A-Za-z_]\w*)$/.exec(text))) {
     const other = m[1];
@@ -80,6 +82,14 @@ export interface TagInamesOptions {
  * `tagInames(knl, { i_inner: 'l.0', i_outer: 'g.0' })` or `tagInames(knl, 'i_inner:l.0, i_outer:g.0')`.
  * An iname may be a wildcard (`'i*': 'unr'` tags every iname starting with `i`; at least one
  * must match). An iname that already has a different implementation tag cannot be retagged.
+ * `'l.auto'` places an iname on a local axis of the work-group the kernel's `l.N` inames make,
+ * fitted as loopy's assign_automatic_axes fits it (the one of smallest global stride on
+ * `l.0`; one longer than its axis split into `<name>_outer`, a loop, and `<name>_inner`; in a
+ * kernel without a work-group, a loop):
+ * ```ts
+ * knl = tagInames(knl, { i: 'l.0' }); // i of 16 values: a work-group of 16
+ * knl = tagInames(knl, { f: 'l.auto' }); // f of 40 values, in another instruction: f_outer (a loop), f_inner on l.0
+ * ```
  */
 export function tagInames(
   knl: LoopKernel,
@@ -105,7 +115,17 @@ export function tagInames(
   const expanded = entries.flatMap(([written, spec]) =>
     inamesNamed(knl, written, options).map((iname) => [iname, spec] as const),
   );
+  // l.auto: fitted to the work-group once the other tags are in place (below)
+  const auto = expanded.filter(([, spec]) => spec?.trim() === 'l.auto').map(([iname]) => iname);
   for (const [iname, spec] of expanded) {
+    if (auto.includes(iname)) {
+      const existing = pending.get(iname) ?? knl.inameTags.get(iname);
+      if (spec?.trim() !== 'l.auto' || (existing && existing.kind !== 'for'))
+        throw new LoomError(
+          `tagInames: '${iname}' is ${existing && existing.kind !== 'for' ? `already tagged '${tagToString(existing)}'` : `also tagged '${spec}'`}; it cannot also be 'l.auto'`,
+        );
+      continue;
+    }
     const tag = parseTag(spec, iname, knl, pending);
     const existing = pending.get(iname) ?? knl.inameTags.get(iname);
     if (existing && existing.kind !== 'for' && tag.kind !== 'for' && tagToString(existing) !== tagToString(tag)) {
@@ -120,7 +140,11 @@ export function tagInames(
     if (tag.kind === 'for') inameTags.delete(iname);
     else inameTags.set(iname, tag);
   }
-  return knl.with({ inameTags });
+  const tagged = knl.with({ inameTags });
+  // loopy keeps l.auto until a transformation calls assign_automatic_axes (and refuses to
+  // preprocess a kernel that still has it); Loom has no pending tag, so it fits them now, by
+  // the same rule, to the work-group the kernel's other local inames make
+  return auto.length ? assignAutomaticAxes(tagged, auto) : tagged;
 }
 
 /** The kinds of iname tag. */

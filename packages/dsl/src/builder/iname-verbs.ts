@@ -29,7 +29,7 @@ import {
 import type { AnySignature } from '../signature/signature.ts';
 import { BuilderCore } from './core.ts';
 import type { KernelBuilder } from './builder.ts';
-import type { AfterWithin, CheckedInameList, Join, MapInames, Numbered, Tag } from './inames.ts';
+import type { AfterWithin, AutoFittedTags, CheckedInameList, Join, MapInames, Numbered, Tag } from './inames.ts';
 import type { SplitOptions, TileOptions } from './options.ts';
 import { tileTags } from './tile.ts';
 import { checkVerbOptions } from './verb-options.ts';
@@ -89,8 +89,16 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     });
   }
 
-  /** `tagInames`: how each iname runs (`'l.0'`, `'g.0'`, `'unr'`, `'ilp'`, `'vec'`, ...). */
-  tag(tags: { readonly [K in I]?: Tag<I> }): KernelBuilder<I, S> {
+  /**
+   * `tagInames`: how each iname runs (`'l.0'`, `'g.0'`, `'unr'`, `'ilp'`, `'vec'`, ...); `'l.auto'`
+   * fits one to the work-group, split into `<name>_outer` and `<name>_inner` when longer than its axis:
+   * ```ts
+   * kernel(...).tag({ i: 'l.0' }).tag({ f: 'l.auto' }).prioritize('f_outer');
+   * ```
+   */
+  tag<const T extends { readonly [K in I]?: Tag<I> }>(
+    tags: T & { readonly [K in Exclude<keyof T, I>]: never },
+  ): KernelBuilder<I | AutoFittedTags<T>, S> {
     return this.derive((k) => tagInames(k, tags as Readonly<Record<string, Tag>>));
   }
 

@@ -26,6 +26,14 @@ export type Tag<I extends string = string> =
   | null;
 
 /**
+ * The names `tag({ f: 'l.auto' })` may split an iname into: `f_outer` (a loop) and `f_inner`
+ * (the local axis), when `f` is longer than the axis it is fitted to.
+ */
+export type AutoFittedTags<T> = {
+  [K in keyof T]: T[K] extends 'l.auto' ? `${K & string}_outer` | `${K & string}_inner` : never;
+}[keyof T];
+
+/**
  * A comma-separated list of inames, checked: the list itself when every name is an
  * iname, else a message naming the first unknown ones, which the argument then fails to
  * match (`'i,q'` is not assignable to `"unknown iname: q"`).
