@@ -176,10 +176,11 @@ const NAME_TAKERS: {
   { api: 'instruction id', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id=${n}}`) },
   { api: 'id_prefix', build: (n) => makeKernel('{[i]:0<=i<n}', `out[i]=a[i] {id_prefix=${n}}`) },
   { api: 'iname in a domain', build: (n) => makeKernel(`{[${n}]:0<=${n}<n}`, `out[${n}]=a[${n}]`) },
-  // (`a[0]` declares the array temporary a, a size in n: refused when placed, as it cannot be private)
+  // (`a[0]` declares the array temporary a, a size in n: refused by a target without private arrays
+  // sized at launch, as OpenCL C has none; the CPU device's JavaScript and C would declare it)
   {
     api: 'temporary',
-    build: (n) => generateCode(makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]), jsTarget()),
+    build: (n) => generateCode(makeKernel('{[i]:0<=i<n}', [`<float32> ${n} = a[i]`, `out[i] = ${n}`]), openclTarget()),
   },
   { api: 'rule name', build: (n) => makeKernel('{[i]:0<=i<n}', [`${n}(x) := 2*x`, `out[i] = ${n}(a[i])`]) },
   {

@@ -23,6 +23,7 @@
 import { InternalError } from '../errors.ts';
 import { freeVariables, printExpr, reductionInamesIn, someExpr } from '../expr/index.ts';
 import { namesWritten, namesRead, readExpressions } from '../kernel/accesses.ts';
+import { allParams } from '../kernel/domain-tree.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 
 /** What a pass makes true of the kernel for good (pipeline.ts lists which pass establishes what). */
@@ -80,13 +81,17 @@ function nameProblems(knl: LoopKernel): string[] {
 
 function temporaryProblems(knl: LoopKernel, established: ReadonlySet<KernelProperty>): string[] {
   const problems: string[] = [];
+  const known = new Set([...knl.args.filter((a) => a.kind === 'value').map((a) => a.name), ...allParams(knl)]);
   for (const t of knl.temporaries.values()) {
     if (!Array.isArray(t.shape)) problems.push(`temporary '${t.name}' has no shape`);
-    // only global temporaries, allocated by the host for each call, may depend on the parameters
-    else if (t.addressSpace !== 'global' && t.shape.some((e) => e.kind !== 'int')) {
-      problems.push(
-        `temporary '${t.name}' in ${t.addressSpace} memory has a shape that is not constant: [${t.shape.map(printExpr).join(', ')}]`,
-      );
+    // a private or local shape may depend on what a launch knows (value arguments, domain
+    // parameters: sized at launch where the target can, placement.ts); a global one on anything
+    else if (t.addressSpace !== 'global') {
+      const unknown = t.shape.flatMap((e) => [...freeVariables(e)]).filter((n) => !known.has(n));
+      if (unknown.length > 0)
+        problems.push(
+          `temporary '${t.name}' in ${t.addressSpace} memory has a shape in names no launch knows (${unknown.join(', ')}): [${t.shape.map(printExpr).join(', ')}]`,
+        );
     }
     if (established.has('typed') && t.dtype === undefined)
       problems.push(`temporary '${t.name}' has no dtype after type inference`);
