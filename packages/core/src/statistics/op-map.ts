@@ -10,7 +10,7 @@
  *  - operations in array indices are counted unless `countWithinSubscripts` is false.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { InternalError } from '../errors.ts';
+import { InternalError, unreachable } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
 import { preprocess } from '../preprocess/pipeline.ts';
@@ -115,8 +115,18 @@ function operationOf(e: Expr): string | undefined {
           return 'div';
         case '**':
           return 'pow';
+        case '&':
+        case '|':
+        case '^':
+          return 'bw';
+        case '<<':
+        case '>>':
+          return 'shift';
+        default:
+          return unreachable(e, 'binary operator');
       }
-      return undefined;
+    case 'bitnot':
+      return 'bw';
     case 'call':
       return `func:${e.fn}`;
     case 'reduce':
