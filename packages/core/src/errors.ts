@@ -58,6 +58,12 @@ export class LinearizationError extends LoomError {}
  */
 export class UnscheduledInstructionError extends LinearizationError {}
 
+/**
+ * The instructions' dependencies form a cycle (loopy's `DependencyCycleFound`), so none of
+ * them can go first; the message names the cycle, instruction by instruction.
+ */
+export class DependencyCycleFound extends LinearizationError {}
+
 /** A value (argument, temporary) is read but never given. */
 export class MissingDefinitionError extends LoomError {}
 

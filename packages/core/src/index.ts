@@ -20,6 +20,7 @@ export {
   StaticValueFindingError,
   LinearizationError,
   UnscheduledInstructionError,
+  DependencyCycleFound,
   MissingDefinitionError,
   MissingBarrierError,
   VariableAccessNotOrdered,

@@ -4,7 +4,7 @@
  * instruction waits for, and, once linearized, the device kernels and the instructions
  * each one runs.
  */
-import { LoomError } from '../errors.ts';
+import { DependencyCycleFound, LoomError } from '../errors.ts';
 import type { LinearizedKernel } from '../codegen/generate.ts';
 import type { ScheduleItem } from '../schedule/linearize.ts';
 import type { Instruction, LoopKernel } from './model.ts';
@@ -97,14 +97,14 @@ export function getSubkernelToInsnIdMap(linearized: LinearizedKernel): Map<strin
   return new Map(linearized.subkernels.map((sub) => [sub.name, new Set(ids(sub.schedule))]));
 }
 
-/** The instruction ids, each after all it depends on (ties in the kernel's order); a cycle is a LoomError. */
+/** The instruction ids, each after all it depends on (ties in the kernel's order); a cycle is a DependencyCycleFound. */
 function topologicalOrder(knl: LoopKernel): string[] {
   const order: string[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (id: string) => {
     if (state.get(id) === 'done') return;
     if (state.get(id) === 'visiting')
-      throw new LoomError(`the dependencies of kernel '${knl.name}' form a cycle through '${id}'`);
+      throw new DependencyCycleFound(`the dependencies of kernel '${knl.name}' form a cycle through '${id}'`);
     state.set(id, 'visiting');
     for (const d of knl.instruction(id).dependsOn) visit(d);
     state.set(id, 'done');

@@ -11,8 +11,8 @@ import { LruCache } from '../lru.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, toLinear } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { BasicSet, staticMax, staticMin, type Constraint } from '../sets/index.ts';
-import { conditionConstraints } from '../kernel/conditions.ts';
+import { BasicSet, staticMax, staticMin } from '../sets/index.ts';
+import { conditionConstraints, restrictToNonzero } from '../kernel/conditions.ts';
 import { Linear } from '../linear.ts';
 import { allAccesses } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -79,24 +79,29 @@ export function checkAccessBounds(
 /**
  * The iterations where the access happens: the domain where its affine guards hold
  * (`if i < 80 ... end`, `if(i < 80, a[i], 0)`: a store or a read guarded so it stays in
- * a smaller array). A guard that is not a conjunction of affine comparisons is left out:
- * the set is then larger than the truth, which can only refuse a kernel, never let one
- * through that leaves its arrays.
+ * a smaller array; `in[i-1] if i else 0`, where `i` is not 0). A guard that is not a
+ * conjunction of affine comparisons is left out: the set is then larger than the truth,
+ * which can only refuse a kernel, never let one through that leaves its arrays.
  */
 function restrictTo(domain: BasicSet, guards: readonly Expr[], values: ReadonlyMap<string, number | bigint>): BasicSet {
   const known = new Set([...domain.dims, ...domain.params]);
   // a parameter the domain does not name (`i < n` where only `m` bounds the loops) is its value
-  const withValues = (c: Constraint) => ({
-    ...c,
-    expr: c.expr.variables
+  const withValues = (e: Linear) =>
+    e.variables
       .filter((v) => !known.has(v) && values.has(v))
-      .reduce((e, v) => e.substitute(v, Linear.constant(Number(values.get(v)))), c.expr),
-  });
-  const constraints = guards
-    .flatMap((g) => conditionConstraints(g).constraints)
+      .reduce((x, v) => x.substitute(v, Linear.constant(Number(values.get(v)))), e);
+  const mentionsKnown = (e: Linear) => e.variables.every((v) => known.has(v));
+  const parts = guards.map(conditionConstraints);
+  const constraints = parts
+    .flatMap((p) => p.constraints)
+    .map((c) => ({ ...c, expr: withValues(c.expr) }))
+    .filter((c) => mentionsKnown(c.expr));
+  const restricted = constraints.length ? domain.addConstraints(constraints) : domain;
+  return parts
+    .flatMap((p) => p.nonzero)
     .map(withValues)
-    .filter((c) => c.expr.variables.every((v) => known.has(v)));
-  return constraints.length ? domain.addConstraints(constraints) : domain;
+    .filter(mentionsKnown)
+    .reduce(restrictToNonzero, restricted);
 }
 
 /**

@@ -8,7 +8,7 @@
  * error says why: a dependency cycle, or a loop that would have to be entered
  * twice because something outside it sits between two of its instructions.
  */
-import { LinearizationError, LoomWarning, reportWarning } from '../errors.ts';
+import { DependencyCycleFound, LinearizationError, LoomWarning, reportWarning } from '../errors.ts';
 import { isParallelTag, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { homeDomainIndex, parentInames } from '../kernel/domains.ts';
 import { nameWritten } from '../kernel/accesses.ts';
@@ -87,7 +87,7 @@ function explainImpossibleOrders(
     if (state.get(id) === 'done') return;
     if (state.get(id) === 'visiting') {
       const cycle = [...path.slice(path.indexOf(id)), id];
-      throw new LinearizationError(
+      throw new DependencyCycleFound(
         `dependency cycle: ${cycle.map((c) => `'${c}'`).join(' depends on ')}; no instruction can go first`,
       );
     }
@@ -164,6 +164,8 @@ class Search {
   private readonly insns: readonly Instruction[];
   private readonly order: readonly Instruction[];
   private readonly ids: ReadonlySet<string>;
+  /** Each iname's place in the kernel's declaration order, the last tie-break between loops. */
+  private readonly declared: ReadonlyMap<string, number>;
 
   /** Per iname: the writers of the temporaries its bounds read (loopy's data-dependent domains). */
   private readonly boundWriters: ReadonlyMap<string, readonly string[]>;
@@ -174,6 +176,7 @@ class Search {
   ) {
     this.insns = knl.instructions;
     this.ids = new Set(this.insns.map((i) => i.id));
+    this.declared = new Map(knl.inames.map((n, k) => [n, k]));
     // higher priority first, then declaration order
     this.order = [...this.insns].sort((a, b) => b.priority - a.priority);
     this.boundWriters = new Map(
@@ -272,20 +275,18 @@ class Search {
     const loops = [...score.keys()];
     const mustBeOutside = (a: string, b: string) =>
       this.knl.loopPriorities.some((p) => p.includes(a) && p.includes(b) && p.indexOf(a) < p.indexOf(b));
-    const declared = this.knl.inames;
     loops.sort((a, b) => {
       if (mustBeOutside(a, b)) return -1;
       if (mustBeOutside(b, a)) return 1;
-      return score.get(b)! - score.get(a)! || declared.indexOf(a) - declared.indexOf(b);
+      return score.get(b)! - score.get(a)! || this.declared.get(a)! - this.declared.get(b)!;
     });
     // an ambiguity: the first choice and another are both required by one ready instruction, with no priority between them
     if (loops.length > 1) {
       const first = loops[0];
-      const readyNeeding = needing.filter(depsDone);
+      // asked once per loop: the instructions that need the first are few, the loops many (a long kernel)
+      const needingFirst = needing.filter((i) => this.loopsOf.get(i.id)!.has(first) && depsDone(i));
       for (const other of loops.slice(1)) {
-        const together = readyNeeding.some(
-          (i) => this.loopsOf.get(i.id)!.has(first) && this.loopsOf.get(i.id)!.has(other),
-        );
+        const together = needingFirst.some((i) => this.loopsOf.get(i.id)!.has(other));
         if (
           together &&
           !mustBeOutside(first, other) &&
