@@ -183,6 +183,8 @@ function checkExplicitLevels(
 }
 
 function readTag(text: string, axis: number, what: string, parameters: ReadonlySet<string>): Written {
+  // loopy spells the orders either way ('sep,C'), as numpy's order='C'
+  if (text === 'C' || text === 'F') return { kind: text === 'C' ? 'c' : 'f' };
   if (text === 'c' || text === 'f' || text === 'sep' || text === 'vec') return { kind: text };
   const nested = /^N(\d)$/.exec(text);
   if (nested) return { kind: 'N', level: Number(nested[1]) };
@@ -206,7 +208,7 @@ function readTag(text: string, axis: number, what: string, parameters: ReadonlyS
     return { kind: 'stride', stride };
   }
   throw new LoomError(
-    `tagArrayAxes: unknown dim tag '${text}' for axis ${axis} of ${what} (known: c, f, N0-N9, stride:EXPR, sep, vec, each optionally followed by '?')`,
+    `tagArrayAxes: unknown dim tag '${text}' for axis ${axis} of ${what} (known: c, f (or C, F), N0-N9, stride:EXPR, sep, vec, each optionally followed by '?')`,
   );
 }
 
