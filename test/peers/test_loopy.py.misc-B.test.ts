@@ -14,10 +14,12 @@ import {
   addPrefetch,
   generateCode,
   globalArg,
+  LoomError,
   makeKernel,
   printExpr,
   run,
   splitIname,
+  substitutionRule,
   tagArrayAxes,
   tagInames,
   temporaryVariable,
@@ -35,6 +37,37 @@ test('test_arg_inference_for_predicates', () => {
     ['10'],
   );
 });
+
+test('test_creation_kwargs', () => {
+  // loopy's issue 705: the substitutions passed to makeKernel are the kernel's
+  const knl = makeKernel('{[i]: 0<=i<10}', 'a[i] = foo() * i', {
+    substitutions: { foo: substitutionRule('foo', [], '3.14') },
+  });
+  assert.equal([...knl.substitutions.keys()], ['foo']);
+  assert.equal(printExpr(knl.substitutions.get('foo')!.expression), '3.14');
+  // a rule defined in the text too is refused
+  assert.throws(
+    () =>
+      makeKernel('{[i]: 0<=i<10}', ['foo := 5', 'a[i] = foo() * i'], {
+        substitutions: { foo: substitutionRule('foo', [], '3.14') },
+      }),
+    (e: unknown) =>
+      e instanceof LoomError && /'foo' is defined both in the instructions and in the option/.test(e.message),
+  );
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: test_creation_kwargs (the rules given apart are expanded)`, async () => {
+    const knl = makeKernel('{[i]: 0<=i<10}', 'a[i] = foo() * i + sq(i)', {
+      substitutions: { foo: substitutionRule('foo', [], '2.5'), sq: substitutionRule('sq', ['x'], 'x*x') },
+    });
+    const { a } = await run(knl, device, {});
+    assert.equal(
+      Array.from(a as Float32Array),
+      Array.from({ length: 10 }, (_, i) => 2.5 * i + i * i),
+    );
+  });
+}
 
 /** loopy's kernel: t1 and t2 are sums over i (and p: they are not reset), then compared through abs. */
 function fnInComparison(): LoopKernel {
@@ -171,7 +204,7 @@ for (const device of testDevices()) {
       `,
     );
     const { y } = await run(knl, device, {});
-    assert.ok(y instanceof Float32Array, 'a weak float literal times an integer is float32');
+    assert.ok(y instanceof Float32Array, '10.0 is float32, which holds it exactly (as loopy sizes literals)');
     assertClose(
       y as Float32Array,
       Array.from({ length: 10 }, (_, i) => Math.abs(10 * (i - 5))),

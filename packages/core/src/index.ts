@@ -80,6 +80,7 @@ export {
   type ImageArgSpec,
 } from './frontend/argument-specs.ts';
 export { temporaryVariable, type TemporarySpec } from './frontend/temporary-specs.ts';
+export { substitutionRule } from './frontend/substitution-specs.ts';
 export { parseInstructions } from './frontend/parse-instructions.ts';
 export {
   assignment,

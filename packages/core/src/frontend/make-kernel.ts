@@ -46,6 +46,7 @@ import {
 } from './arg-spellings.ts';
 import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
 import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
+import { addOptionRules } from './substitution-specs.ts';
 import type { ArgSpec } from './argument-specs.ts';
 import { classifyArguments, parseShapeEntry, wordSpan } from './classify-arguments.ts';
 import '../kernel/print.ts';
@@ -82,6 +83,11 @@ export interface MakeKernelOptions {
   readonly defaultOffset?: 'auto' | 0;
   /** The order of every array argument that does not give its own (loopy's `default_order`): `'C'` (default) or `'F'`. */
   readonly defaultOrder?: 'C' | 'F';
+  /**
+   * Substitution rules besides those of the text (loopy's `substitutions`), each under its
+   * name: `{ foo: substitutionRule('foo', [], '3.14') }`. A name the text defines too is an error.
+   */
+  readonly substitutions?: Readonly<Record<string, SubstitutionRule>>;
 }
 
 const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
@@ -92,6 +98,7 @@ const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
   'fixedParameters',
   'defaultOffset',
   'defaultOrder',
+  'substitutions',
 ]);
 
 /**
@@ -215,6 +222,7 @@ function makeKernelFrom(
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);
     substitutions.set(s.name, { name: s.name, params: s.params, expression: s.expression });
   }
+  addOptionRules(substitutions, options.substitutions);
 
   const ids = assignIds(parsed.instructions);
   let insns: Instruction[] = parsed.instructions.map((p, k) => ({

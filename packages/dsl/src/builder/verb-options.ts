@@ -48,6 +48,7 @@ export const VERB_OPTIONS = {
     'fixedParameters',
     'defaultOffset',
     'defaultOrder',
+    'substitutions',
     'args',
     'temporaries',
   ]),
