@@ -8,6 +8,8 @@
  * `visit.ts` for the generic mapper); nodes are never mutated.
  */
 
+import { LoomError } from '../errors.ts';
+import { DTYPES, isDType } from '../dtypes.ts';
 import { MATH_FUNCTIONS, type MathFunction } from './math-functions.ts';
 
 /** Arithmetic operators (`//` floor division, `**` power). */
@@ -303,8 +305,18 @@ export const reduce = (
 function isExprList(x: Expr | readonly Expr[]): x is readonly Expr[] {
   return Array.isArray(x);
 }
-/** A cast node: `operand` converted to `dtype`. */
-export const cast = (dtype: string, operand: Expr): Cast => Object.freeze({ kind: 'cast', dtype, operand });
+/**
+ * A cast node: `operand` converted to `dtype`, which must be one of Loom's dtypes: a cast to
+ * anything else (a struct, a vector, a misspelling) would only fail, or worse, in some target's
+ * code, so it is refused here, where it is made.
+ */
+export function cast(dtype: string, operand: Expr): Cast {
+  if (typeof dtype !== 'string' || !isDType(dtype))
+    throw new LoomError(
+      `cast: ${typeof dtype === 'string' ? `'${dtype}'` : JSON.stringify(dtype)} is no dtype (dtypes: ${DTYPES.join(', ')})`,
+    );
+  return Object.freeze({ kind: 'cast', dtype, operand });
+}
 
 /** `a + b`. */
 export const add = (a: Expr, b: Expr) => binary('+', a, b);
