@@ -70,6 +70,7 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export { makeEinsum } from './frontend/einsum.ts';
 export {
   globalArg,
   valueArg,
@@ -145,7 +146,13 @@ export { fixParameters } from './transform/fix-parameters.ts';
 export { setTemporaryAddressSpace } from './transform/set-temporary-address-space.ts';
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes, tagVectorLanes } from './transform/tag-array-axes.ts';
-export { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from './kernel/arg-layouts.ts';
+export {
+  withAutoOffsets,
+  withAutoStrides,
+  withFortranOrder,
+  withOffset,
+  withShapeLessArgs,
+} from './kernel/arg-layouts.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
