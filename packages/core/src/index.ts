@@ -143,6 +143,7 @@ export {
 export { renameIname, type RenameInameOptions } from './transform/rename-iname.ts';
 export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
+export { diffKernel, type DiffKernelOptions } from './transform/diff.ts';
 export { setTemporaryAddressSpace } from './transform/set-temporary-address-space.ts';
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes, tagVectorLanes } from './transform/tag-array-axes.ts';
