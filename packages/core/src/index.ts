@@ -338,6 +338,7 @@ export {
   type MathFunction,
   type MathFunctionName,
 } from './expr/math-functions.ts';
+export { MATH_DERIVATIVES, type MathDerivative } from './expr/math-derivatives.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export {

@@ -169,7 +169,7 @@ class DiffContext {
   private leaf(e: Var | Subscript, inames: readonly string[]): Derivative {
     const name = e.kind === 'var' ? e.name : e.array;
     if (name === this.by) {
-      if (e.kind === 'var' || e.linear || e.indices.length !== inames.length)
+      if (e.kind === 'var' ? inames.length > 0 : e.linear || e.indices.length !== inames.length)
         throw new LoomError(
           `diffKernel: '${printExpr(e)}' does not index each of the ${inames.length} axes of '${this.by}'`,
         );
