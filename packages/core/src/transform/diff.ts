@@ -169,12 +169,13 @@ class DiffContext {
   private leaf(e: Var | Subscript, inames: readonly string[]): Derivative {
     const name = e.kind === 'var' ? e.name : e.array;
     if (name === this.by) {
-      if (e.kind === 'var' ? inames.length > 0 : e.linear || e.indices.length !== inames.length)
+      const indices = e.kind === 'subscript' && !e.linear ? e.indices : [];
+      if (e.kind === 'var' ? inames.length > 0 : e.linear || indices.length !== inames.length)
         throw new LoomError(
           `diffKernel: '${printExpr(e)}' does not index each of the ${inames.length} axes of '${this.by}'`,
         );
       if (inames.length === 0) return float(1);
-      const same = e.indices
+      const same = indices
         .map((index, axis): Expr => compare('==', variable(inames[axis]), index))
         .reduce((a, b) => logical('and', a, b));
       return ifThenElse(same, float(1), float(0));
