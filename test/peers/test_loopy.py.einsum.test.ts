@@ -13,6 +13,7 @@ import { einsum, randomValues } from '../support/einsum.ts';
 for (const device of testDevices()) {
   test(`${device.name}: test_einsum_parsing`, async () => {
     let knl = makeEinsum('ik, kj -> ij', ['A', 'B']);
+    assert.is(knl.name, 'einsum3to2_kernel', "loopy's name: einsum, the number of indices, to, the output's");
     assert.is(stringifyKernel(knl), stringifyKernel(makeEinsum('ik,kj->ij', ['A', 'B'])));
     knl = addDtypes(knl, { A: 'float32', B: 'float32' });
     const n = 10;

@@ -18,9 +18,20 @@ import { add, binary, call, compare, type Expr, float, ifThenElse, logical, mul,
 
 /** How `diffKernel` differentiates a call of one known function (see the file's comment). */
 export type MathDerivative =
-  | { readonly kind: 'partials'; readonly partials: (args: readonly Expr[]) => readonly Expr[] }
-  | { readonly kind: 'linear' }
-  | { readonly kind: 'constant' };
+  | {
+      /** Differentiated through its partial derivatives. */
+      readonly kind: 'partials';
+      /** The partial derivative by each argument, as expressions in the arguments. */
+      readonly partials: (args: readonly Expr[]) => readonly Expr[];
+    }
+  | {
+      /** Linear: the derivative is the function of the arguments' derivatives. */
+      readonly kind: 'linear';
+    }
+  | {
+      /** Piecewise constant: the derivative is 0. */
+      readonly kind: 'constant';
+    };
 
 const div = (a: Expr, b: Expr) => binary('/', a, b);
 const sq = (a: Expr) => mul(a, a);

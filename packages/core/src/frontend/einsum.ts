@@ -69,8 +69,8 @@ export function makeEinsum(spec: string, argNames: readonly string[], options: M
       : `sum(${sumIndices.length === 1 ? sumIndices[0] : `(${sumIndices.join(', ')})`}, ${product})`;
   const bounds = indices.map((i) => `0 <= ${i} < N${i}`).join(' and ');
   return makeKernel(`{[${indices.join(', ')}]: ${bounds}}`, `${access('out', output)} = ${rhs}`, undefined, {
-    name: `einsum${indices.length}to${seenOut.size}_kernel`,
     ...options,
+    name: options.name ?? `einsum${indices.length}to${seenOut.size}_kernel`,
   });
 }
 

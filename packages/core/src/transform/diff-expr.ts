@@ -11,6 +11,7 @@ import { isMathFunction } from '../expr/math-functions.ts';
 import {
   add,
   binary,
+  type BinaryOp,
   call,
   cast,
   type Expr,
@@ -95,7 +96,7 @@ export function differentiate(e: Expr, leaf: (e: Var | Subscript) => Derivative)
   }
 }
 
-function binaryDerivative(op: string, a: Expr, b: Expr, da: Derivative, db: Derivative): Derivative {
+function binaryDerivative(op: BinaryOp, a: Expr, b: Expr, da: Derivative, db: Derivative): Derivative {
   if (da === null && db === null) return null;
   switch (op) {
     case '+':
@@ -118,9 +119,15 @@ function binaryDerivative(op: string, a: Expr, b: Expr, da: Derivative, db: Deri
       return minus(da, db === null ? null : times(call('floor', [binary('/', a, b)]), db));
     case '//':
       return null;
-    default:
-      // bitwise operators take integers only, whose derivative is 0
+    // bitwise operators take integers only, whose derivative is 0
+    case '&':
+    case '|':
+    case '^':
+    case '<<':
+    case '>>':
       return null;
+    default:
+      return unreachable(op, 'operator');
   }
 }
 
