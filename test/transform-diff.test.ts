@@ -95,7 +95,12 @@ const argNames = (count: number) => Array.from({ length: count }, (_, k) => `a${
 
 /** `out[i] = f(a0[i], a1[i], ...)`. */
 function kernelOf(fn: string, count: number): LoopKernel {
-  return makeKernel('{[i]: 0<=i<n}', `out[i] = ${fn}(${argNames(count).map((a) => `${a}[i]`).join(', ')})`);
+  return makeKernel(
+    '{[i]: 0<=i<n}',
+    `out[i] = ${fn}(${argNames(count)
+      .map((a) => `${a}[i]`)
+      .join(', ')})`,
+  );
 }
 
 async function values(knl: LoopKernel, data: Record<string, number[]>, name = 'out'): Promise<number[]> {
@@ -190,7 +195,10 @@ test('through temporaries, substitution rules and sums, by a two-axis array', as
     const down = await values(knl, { m: m.map((v, k) => (k === e ? v - h : v)) });
     for (let i = 0; i < 3; i++) {
       const expected = (up[i] - down[i]) / (2 * h);
-      assert.ok(Math.abs(got[i * 9 + e] - expected) <= 1e-6, `d out[${i}] / d m[${e}]: ${got[i * 9 + e]} vs ${expected}`);
+      assert.ok(
+        Math.abs(got[i * 9 + e] - expected) <= 1e-6,
+        `d out[${i}] / d m[${e}]: ${got[i * 9 + e]} vs ${expected}`,
+      );
     }
   }
 });
@@ -200,8 +208,14 @@ test('by a scalar argument; copyOutputs keeps the output; diffInamePrefix names 
   const [dknl] = diffKernel(knl, 'out', 's', { copyOutputs: ['out'] });
   const x = [0.5, -1, 2];
   const result = await run(dknl, device, { x: Float64Array.from(x), s: 0.7 });
-  assert.equal(Array.from(result.out_ds as Float64Array), x.map((v) => v ** 2 + Math.exp(0.7)));
-  assert.equal(Array.from(result.out as Float64Array), x.map((v) => 0.7 * v ** 2 + Math.exp(0.7)));
+  assert.equal(
+    Array.from(result.out_ds as Float64Array),
+    x.map((v) => v ** 2 + Math.exp(0.7)),
+  );
+  assert.equal(
+    Array.from(result.out as Float64Array),
+    x.map((v) => 0.7 * v ** 2 + Math.exp(0.7)),
+  );
 
   const [named] = diffKernel(makeKernel('{[i]: 0<=i<n}', 'out[i] = x[i]'), 'out', 'x', { diffInamePrefix: 'k' });
   assert.ok(named.inames.includes('k0'), named.inames.join(', '));
