@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addInamesToInsn,
+  diffKernel,
   chunkIname,
   expandSubst,
   extractSubst,
@@ -40,7 +41,7 @@ import {
   valueArg,
   type LoopKernel,
 } from '@loom/core';
-import { jsTarget } from '@loom/codegen-js';
+import { cpuDevice, jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { domain, f32, i32, insn, kernel } from '@loom/dsl';
@@ -332,6 +333,29 @@ test('issue 15 verbs: each is its core function', () => {
   assertSameKernel(kernel(text[0], text[1]).chunk('i', 3).kernel, chunkIname(makeKernel(text[0], text[1]), 'i', 3), {
     a: 'float32',
   });
+});
+
+test('diffKernel: the verb is the core function, and its derivative is returned as typed', async () => {
+  const text = ['{ [i]: 0<=i<n }', 'z[i] = sin(x[i])*x[i]'] as const;
+  const built = kernel(text[0], text[1]).diffKernel('z', 'x', { copyOutputs: ['z'] });
+  const [functional] = diffKernel(makeKernel(text[0], text[1]), 'z', 'x', { copyOutputs: ['z'] });
+  assertSameKernel(built.kernel, functional, { x: 'float32' });
+  const x = Float32Array.from([0.5, -1, 2]);
+  const { z, z_dx } = await built.run(cpuDevice(), { x });
+  assert.equal(Array.from(z as Float32Array), Array.from(Float32Array.from(x, (v) => Math.sin(v) * v)));
+  // dz[i]/dx[k]: cos(x)*x + sin(x) where k is i
+  const expected = Array.from({ length: 9 }, (_, e) => {
+    const [i, k] = [Math.floor(e / 3), e % 3];
+    return i === k ? Math.cos(x[i]) * x[i] + Math.sin(x[i]) : 0;
+  });
+  Array.from(z_dx as Float32Array).forEach((v, e) =>
+    assert.ok(Math.abs(v - expected[e]) < 1e-6, `z_dx[${e}]: ${v} vs ${expected[e]}`),
+  );
+  // a derivative named otherwise than the signature says is refused, not mistyped
+  assert.throws(
+    () => kernel('{ [i]: 0<=i<n }', 'z[i] = x[i] + z_dx[i]').diffKernel('z', 'x'),
+    /named 'z_dx_0' \('z_dx' is taken\)/,
+  );
 });
 
 test("args in core's spelling (a list of globalArg) or a declaration that is not one is a LoomError, not a TypeError", () => {

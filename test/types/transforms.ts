@@ -109,6 +109,14 @@ export function argumentCases(): void {
 }
 
 export function dataCases(): void {
+  const derivative = kernel('{ [i]: 0<=i<n }', 'z[i] = sin(x[i])').diffKernel('z', 'x');
+  derivative.renameArgument('z_dx', 'gradient');
+  type DerivativeInames<B> = B extends { readonly inames: readonly (infer N)[] } ? N : never;
+  type _derivative = Expect<
+    Equal<DerivativeInames<typeof derivative>, 'i' | `diff_i${number}` | `diff_i${number}_${number}`>
+  >;
+  // @ts-expect-error: 'q' is not an argument to differentiate by
+  kernel('{ [i]: 0<=i<n }', 'z[i] = sin(x[i])').diffKernel('z', 'q');
   const knl = kernel('{ [i,j]: 0<=i,j<n }', 'out[i] = sum(j, a[i,j]*x[j])');
   const batched = knl.toBatched('nbatches', ['out', 'x']);
   type Inames<B> = B extends { readonly inames: readonly (infer N)[] } ? N : never;

@@ -71,6 +71,7 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
+export { makeEinsum } from './frontend/einsum.ts';
 export {
   globalArg,
   valueArg,
@@ -144,10 +145,17 @@ export {
 export { renameIname, type RenameInameOptions } from './transform/rename-iname.ts';
 export { joinInames, type JoinInamesOptions } from './transform/join-inames.ts';
 export { fixParameters } from './transform/fix-parameters.ts';
+export { diffKernel, type DiffKernelOptions } from './transform/diff.ts';
 export { setTemporaryAddressSpace } from './transform/set-temporary-address-space.ts';
 export { addNosync, type AddNosyncOptions } from './transform/add-nosync.ts';
 export { tagArrayAxes, tagVectorLanes } from './transform/tag-array-axes.ts';
-export { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from './kernel/arg-layouts.ts';
+export {
+  withAutoOffsets,
+  withAutoStrides,
+  withFortranOrder,
+  withOffset,
+  withShapeLessArgs,
+} from './kernel/arg-layouts.ts';
 export { addPrefetch, type PrefetchOptions } from './transform/prefetch.ts';
 export { pipelinePrefetch, type PipelinePrefetchOptions } from './transform/pipeline-prefetch.ts';
 export { extractSubst, expandSubst, findRulesMatching, findOneRuleMatching } from './transform/substitutions.ts';
@@ -332,6 +340,7 @@ export {
   type MathFunction,
   type MathFunctionName,
 } from './expr/math-functions.ts';
+export { MATH_DERIVATIVES, type MathDerivative } from './expr/math-derivatives.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export {

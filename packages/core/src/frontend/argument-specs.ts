@@ -40,8 +40,12 @@ export interface ArgSpec {
    * arguments fixes it; default `makeKernel`'s `defaultOffset`, else 0.
    */
   readonly offset?: 'auto' | number | string;
-  /** `'C'` (row-major) or `'F'` (column-major, the first axis fastest); default `makeKernel`'s `defaultOrder`, else `'C'`. */
-  readonly order?: 'C' | 'F';
+  /**
+   * `'C'` (row-major), `'F'` (column-major, the first axis fastest) or `'auto'` (loopy's
+   * `order=auto`: every stride taken from the array passed, `stride:auto` on each axis); default
+   * `makeKernel`'s `defaultOrder`, else `'C'`.
+   */
+  readonly order?: 'C' | 'F' | 'auto';
   /** Whether the kernel reads it; default: inferred from the instructions. */
   readonly isInput?: boolean;
   /** Whether the kernel writes it; default: inferred from the instructions. */

@@ -44,7 +44,13 @@ import {
   type ArgListInput,
   type DeclaredArg,
 } from './arg-spellings.ts';
-import { withAutoOffsets, withFortranOrder, withOffset, withShapeLessArgs } from '../kernel/arg-layouts.ts';
+import {
+  withAutoOffsets,
+  withAutoStrides,
+  withFortranOrder,
+  withOffset,
+  withShapeLessArgs,
+} from '../kernel/arg-layouts.ts';
 import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporary-specs.ts';
 import { addOptionRules } from './substitution-specs.ts';
 import type { ArgSpec } from './argument-specs.ts';
@@ -81,8 +87,14 @@ export interface MakeKernelOptions {
    * ```
    */
   readonly defaultOffset?: 'auto' | 0;
-  /** The order of every array argument that does not give its own (loopy's `default_order`): `'C'` (default) or `'F'`. */
-  readonly defaultOrder?: 'C' | 'F';
+  /**
+   * The order of every array argument that does not give its own (loopy's `default_order`): `'C'`
+   * (default), `'F'`, or `'auto'`: each stride taken from the array passed (`stride:auto` on every axis).
+   * ```ts
+   * makeKernel('{[i,j]: 0<=i<n and 0<=j<m}', 'b[i,j] = 2*a[i,j]', undefined, { defaultOrder: 'auto' });
+   * ```
+   */
+  readonly defaultOrder?: 'C' | 'F' | 'auto';
   /**
    * Substitution rules besides those of the text (loopy's `substitutions`), each under its
    * name: `{ foo: substitutionRule('foo', [], '3.14') }`. A name the text defines too is an error.
@@ -369,16 +381,16 @@ function applyArgLayouts(knl: LoopKernel, declared: readonly ArgSpec[], options:
   const { defaultOffset = 0, defaultOrder = 'C' } = options;
   if (defaultOffset !== 'auto' && defaultOffset !== 0)
     throw new LoomError(`makeKernel: defaultOffset must be 'auto' or 0, not ${JSON.stringify(defaultOffset)}`);
-  if (defaultOrder !== 'C' && defaultOrder !== 'F')
-    throw new LoomError(`makeKernel: defaultOrder must be 'C' or 'F', not ${JSON.stringify(defaultOrder)}`);
+  if (defaultOrder !== 'C' && defaultOrder !== 'F' && defaultOrder !== 'auto')
+    throw new LoomError(`makeKernel: defaultOrder must be 'C', 'F' or 'auto', not ${JSON.stringify(defaultOrder)}`);
   const byName = new Map(declared.map((a) => [a.name, a]));
   const arrays = knl.args.filter((a) => a.kind !== 'value');
   const offsetOf = (name: string) => byName.get(name)?.offset ?? defaultOffset;
   const orderOf = (name: string) => byName.get(name)?.order ?? defaultOrder;
   for (const a of arrays) {
     const order = orderOf(a.name);
-    if (order !== 'C' && order !== 'F')
-      throw new LoomError(`argument '${a.name}': order must be 'C' or 'F', not ${JSON.stringify(order)}`);
+    if (order !== 'C' && order !== 'F' && order !== 'auto')
+      throw new LoomError(`argument '${a.name}': order must be 'C', 'F' or 'auto', not ${JSON.stringify(order)}`);
     const offset = offsetOf(a.name);
     if (typeof offset === 'number' && (!Number.isInteger(offset) || offset < 0))
       throw new LoomError(`argument '${a.name}': an offset is a whole number of elements, at least 0, not ${offset}`);
@@ -390,6 +402,10 @@ function applyArgLayouts(knl: LoopKernel, declared: readonly ArgSpec[], options:
   knl = withFortranOrder(
     knl,
     arrays.filter((a) => orderOf(a.name) === 'F').map((a) => a.name),
+  );
+  knl = withAutoStrides(
+    knl,
+    arrays.filter((a) => orderOf(a.name) === 'auto').map((a) => a.name),
   );
   for (const a of arrays) {
     const offset = offsetOf(a.name);

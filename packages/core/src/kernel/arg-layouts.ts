@@ -94,6 +94,29 @@ export function withFortranOrder(knl: LoopKernel, names: readonly string[]): Loo
 }
 
 /**
+ * Arrays of loopy's `order=auto`: every axis `stride:auto`, a value argument per axis
+ * (`a_stride0`, ...) that `run` takes from the array passed, so a transposed view runs as is.
+ * An array whose layout was given already keeps it.
+ * ```ts
+ * withAutoStrides(makeKernel('{[i,j]: 0<=i,j<n}', 'b[i,j] = a[j,i]'), ['a']);
+ * ```
+ */
+export function withAutoStrides(knl: LoopKernel, names: readonly string[]): LoopKernel {
+  for (const name of names) {
+    const arg = arrayArg(knl, name, 'order auto');
+    if (!arg.shape || arg.dimTags) continue;
+    const dimTags: DimTag[] = [];
+    for (let axis = 0; axis < arg.shape.length; axis++) {
+      const made = autoStride(knl, name, axis);
+      knl = made.kernel;
+      dimTags.push({ kind: 'stride', stride: made.stride });
+    }
+    knl = knl.with({ args: knl.args.map((a) => (a.name === name ? { ...a, dimTags } : a)) });
+  }
+  return knl;
+}
+
+/**
  * Arrays without a shape (loopy's `shape=None`): one axis, as long as the array passed.
  * Its length is a value argument `NAME_length` that `run` takes from the array; an
  * index that cannot be proven in range before the launch is guarded in the generated

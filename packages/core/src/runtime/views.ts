@@ -96,8 +96,9 @@ function derived(
 /**
  * The offsets and strides (`NAME_offset`, `NAME_strideK`) of the arrays passed, for the
  * layout arguments the caller did not pass: from a view its own, from any other array 0
- * and the row-major strides of its shape (what a plain array is). `shapeOf` evaluates an
- * argument's shape once its parameters are known.
+ * and the row-major strides of its shape (what a plain array is), as for an output `run`
+ * allocates (loopy's invoker allocates those C-contiguous). `shapeOf` evaluates an argument's
+ * shape once its parameters are known.
  */
 export function bindLayoutValues(
   knl: LoopKernel,
@@ -107,7 +108,7 @@ export function bindLayoutValues(
   shapeOf: (arg: KernelArg) => readonly number[],
 ): void {
   for (const arg of knl.args) {
-    if (arg.kind === 'value' || ownEntry(given, arg.name) === undefined) continue;
+    if (arg.kind === 'value' || (ownEntry(given, arg.name) === undefined && arg.isInput)) continue;
     const view = views.get(arg.name);
     const offset = derived(knl, arg.offset, values);
     if (offset) values.set(offset, view?.offset ?? 0);

@@ -25,6 +25,7 @@ import {
   assume,
   changeArgToImage,
   concatenateArrays,
+  diffKernel,
   fixParameters,
   inferUnknownTypes,
   LoomError,
@@ -54,6 +55,7 @@ import {
   toBatched,
   unprivatizeTemporariesWithInames,
   type ToBatchedOptions,
+  type DiffKernelOptions,
   type Instruction,
   type AddBarrierOptions,
   type AddNosyncOptions,
@@ -68,7 +70,7 @@ import {
 import type { AttachableTransformation, TransformationParam } from './attachable.ts';
 import type { AnySignature, ArgNames, ArrayNames, ValueNames } from '../signature/signature.ts';
 import { RuleVerbs } from './rule-verbs.ts';
-import type { Batched, RenamedArg, WithAttached, WithDtypes, WithoutArgs } from './typing.ts';
+import type { Batched, RenamedArg, WithAttached, WithDerivatives, WithDtypes, WithoutArgs } from './typing.ts';
 import { checkVerbOptions } from './verb-options.ts';
 
 /** A kernel being written with the DSL: each method is a transformation returning a new builder, typed by the kernel's inames and signature. */
@@ -255,6 +257,33 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     options: { readonly banks?: number; readonly bankWidthBytes?: number } = {},
   ): KernelBuilder<I, S> {
     return this.derive((k) => addPaddingToAvoidBankConflicts(k, options));
+  }
+
+  /**
+   * `diffKernel`: the derivatives of the outputs by the argument `by` (loopy's diff_kernel):
+   * `z_dx[i, k]` is dz[i]/dx[k], over new loops `diff_i0, ...`; the kernel then computes those
+   * (and the outputs `copyOutputs` names), the outputs' own writers left out.
+   * ```ts
+   * kernel('{ [i]: 0<=i<n }', 'z[i] = sin(x[i])').diffKernel('z', 'x');   // returns z_dx, n x n
+   * ```
+   * @param options.diffInamePrefix the new loops' names, followed by the axis of `by` (default `diff_i`)
+   * @param options.copyOutputs outputs whose values the kernel computes too
+   */
+  diffKernel<const O extends ArgNames<S>, const B extends ArgNames<S>, const P extends string = 'diff_i'>(
+    outputs: O | readonly O[],
+    by: B,
+    options: Omit<DiffKernelOptions, 'diffInamePrefix'> & { readonly diffInamePrefix?: P } = {},
+  ): KernelBuilder<I | `${P}${number}` | `${P}${number}_${number}`, WithDerivatives<S, O, B>> {
+    return this.derive((k) => {
+      const [result, names] = diffKernel(k, outputs, by, options);
+      // the signature names each derivative OUT_dBY: another name (that one was taken) would not match it
+      for (const [output, name] of names)
+        if (name !== `${output}_d${by}`)
+          throw new LoomError(
+            `diffKernel: the derivative of '${output}' is named '${name}' ('${output}_d${by}' is taken); call diffKernel from @loom/core, which returns the names`,
+          );
+      return result;
+    });
   }
 
   /** `toBatched`: a batch of the computation, over a new iname `ibatch`; the varying arguments gain a leading axis. */

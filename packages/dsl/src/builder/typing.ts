@@ -64,6 +64,20 @@ export type RenamedArg<S extends AnySignature, Old extends string, New extends s
   ? Simplify<Omit<S, Old> & { readonly [K in New]: S[Old] }>
   : S;
 
+/** `.diffKernel('z', 'x')`: each output `z` gains its derivative `z_dx`, an array the kernel returns (typed by the data). */
+export type WithDerivatives<S extends AnySignature, O extends string, B extends string> = S extends Signature
+  ? Simplify<
+      { readonly [K in keyof S]: S[K] } & {
+        readonly [K in `${O}_d${B}`]: {
+          readonly kind: 'array';
+          readonly dtype: 'auto';
+          readonly required: false;
+          readonly output: true;
+        };
+      }
+    >
+  : S;
+
 /** `.toBatched('nb', ['x'])`: `nb` is a new value argument (unless it was one); `x` keeps its kind and dtype (a value becomes an array). */
 export type Batched<S extends AnySignature, N extends string, V extends string> = S extends Signature
   ? Simplify<
