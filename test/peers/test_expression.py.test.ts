@@ -15,7 +15,9 @@ import {
   expr,
   generateCode,
   globalArg,
+  isExpressionEqual,
   makeKernel,
+  parseExpression,
   run,
   tagArrayAxes,
   tagInames,
@@ -252,6 +254,16 @@ for (const device of testDevices()) {
     for (const [name, want] of checks) assertAllClose(get(name), want, name, 1e-6);
   });
 }
+
+test('test_is_expression_equal', () => {
+  const e = (text: string) => parseExpression(text);
+  assert.ok(isExpressionEqual(e('x+2'), e('2+x')));
+  assert.ok(isExpressionEqual(e('(x+2)**2'), e('x**2 + 4*x + 4')));
+  assert.ok(isExpressionEqual(e('(x+y)**2'), e('x**2 + 2*x*y + y**2')));
+  // and what differs is told apart
+  assert.not.ok(isExpressionEqual(e('(x+y)**2'), e('x**2 + y**2')));
+  assert.not.ok(isExpressionEqual(e('a[x] + 1'), e('1 + a[x + 0] + 1')));
+});
 
 test('test_floor_div', () => {
   // (i-1)*(i-2) may be negative as far as the printer can tell: the helper that rounds down
