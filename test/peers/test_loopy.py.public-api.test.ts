@@ -11,8 +11,10 @@ import * as assert from 'uvu/assert';
 import {
   allParams,
   foldConstants,
+  generateCode,
   globalArg,
   linearize,
+  LoomError,
   makeKernel,
   mapInstructions,
   parentsPerDomain,
@@ -25,6 +27,7 @@ import {
   uniquifyInstructionIds,
   valueArg,
 } from '@loom/core';
+import { openclTarget } from '@loom/codegen-opencl';
 import { testDevices } from '../support/devices.ts';
 
 test('test_parameter_inference', () => {
@@ -48,6 +51,14 @@ function rowLengthKernel() {
 
 test('test_dependent_loop_bounds_3', () => {
   assert.equal(parentsPerDomain(rowLengthKernel()), [null, 0]);
+  const knl = splitIname(rowLengthKernel(), 'i', 128, { outerTag: 'g.0', innerTag: 'l.0' });
+  generateCode(knl, openclTarget());
+  // jj's bound is read from data in the kernel: it cannot size a grid axis
+  const bad = splitIname(knl, 'jj', 128, { outerTag: 'g.1', innerTag: 'l.1' });
+  assert.throws(
+    () => generateCode(bad, openclTarget()),
+    (e: unknown) => e instanceof LoomError && /row_len/.test(e.message),
+  );
 });
 
 test('test_independent_multi_domain', () => {

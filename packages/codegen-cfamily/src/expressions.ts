@@ -341,10 +341,20 @@ export class CExpressionPrinter {
     return this.converted(result, unsigned, t);
   }
 
-  /** Whether `e` is never negative by its type or what it names (a literal, a loop counter from 0). */
+  /**
+   * Whether `e` is never negative by its type or what it is made of: a literal, a loop counter
+   * from 0, a hardware id, and sums, products, quotients and remainders of those (loopy's
+   * `i*(i+1) // 2` is C's `/`). A sum or product counts only as index arithmetic, which does
+   * not overflow (`isIndexExpression`): data arithmetic wraps and may turn negative.
+   */
   private isNonNegative(e: Expr): boolean {
     if (e.kind === 'int') return e.value >= 0;
     if (e.kind === 'var' && this.nonNegativeNames.has(e.name)) return true;
+    if (e.kind === 'call' && isHardwareId(e)) return true;
+    if (e.kind === 'binary' && ['+', '*', '//', '%'].includes(e.op)) {
+      const wraps = (e.op === '+' || e.op === '*') && !this.isIndexArithmetic(e);
+      if (!wraps && this.isNonNegative(e.left) && this.isNonNegative(e.right)) return true;
+    }
     const t = this.typeOfExpr(e);
     return t.startsWith('uint') || t === 'bool';
   }

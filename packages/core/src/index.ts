@@ -49,7 +49,7 @@ export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
  * ```
  */
 export * as expr from './expr/index.ts';
-export { parseExpression, printExpr } from './expr/index.ts';
+export { isExpressionEqual, parseExpression, printExpr } from './expr/index.ts';
 export type { Expr } from './expr/nodes.ts';
 export { Linear } from './linear.ts';
 export { BasicSet, staticMax, staticMin } from './sets/index.ts';

@@ -1,13 +1,6 @@
 #define lid(N) ((int) get_local_id(N))
 #define gid(N) ((int) get_group_id(N))
 
-inline int loom_mod_int32(int a, int b)
-{
-  // the remainder with the divisor's sign; x % 0 and INT_MIN % -1 (undefined in C) are 0
-  if (b == 0 || b == -1) return 0;
-  int r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
-}
 inline void loom_atomic_add_float32(volatile __global float *target, float operand)
 {
   union { unsigned int bits; float value; } prev, next;
@@ -22,5 +15,5 @@ inline void loom_atomic_add_float32(volatile __global float *target, float opera
 __kernel void __attribute__ ((reqd_work_group_size(64, 1, 1))) loopy_kernel(__global volatile float *__restrict__ out, __global float const *__restrict__ a, int const n)
 {
   if (64 * gid(0) <= n - lid(0) - 1)
-    loom_atomic_add_float32(&out[loom_mod_int32(64 * gid(0) + lid(0), 20)], 2.0f * a[64 * gid(0) + lid(0)]);
+    loom_atomic_add_float32(&out[(64 * gid(0) + lid(0)) % 20], 2.0f * a[64 * gid(0) + lid(0)]);
 }

@@ -21,15 +21,23 @@ import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.
 import { fail, quoted } from './check-error.ts';
 
 export function checkPrivateTemporaryReads(knl: LoopKernel): void {
+  // only a write inside a parallel iname can be read in another work-item: the readers of the
+  // other temporaries are never looked for (a kernel of thousands of private temporaries, as
+  // complex arithmetic lowers to, would otherwise cost temporaries × instructions)
+  const parallelWriters = new Map<string, { w: Instruction; parallel: string[] }[]>();
+  for (const w of knl.instructions) {
+    const name = nameWritten(w);
+    if (name === undefined || knl.temporaries.get(name)?.addressSpace !== 'private') continue;
+    const parallel = w.withinInames.filter((n) => axisOf(knl, n) !== undefined);
+    if (parallel.length === 0) continue;
+    parallelWriters.set(name, [...(parallelWriters.get(name) ?? []), { w, parallel }]);
+  }
   for (const t of knl.temporaries.values()) {
-    if (t.addressSpace !== 'private') continue;
-    const writers = knl.instructions.filter((insn) => nameWritten(insn) === t.name);
+    const writers = parallelWriters.get(t.name);
+    if (writers === undefined) continue;
     const readers = knl.instructions.filter((insn) => reads(knl, insn, t.name));
-    for (const w of writers) {
-      const parallel = w.withinInames.filter((n) => axisOf(knl, n) !== undefined);
-      if (parallel.length === 0) continue;
+    for (const { w, parallel } of writers)
       for (const r of readers) if (r.id !== w.id) checkReader(knl, t.name, w, r, parallel);
-    }
   }
 }
 

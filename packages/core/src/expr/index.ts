@@ -18,6 +18,7 @@ export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr
 export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';
 export { simplifier, simplify, type SimplifyOptions } from './simplify.ts';
+export { isExpressionEqual } from './polynomial.ts';
 export {
   complexAdd,
   complexMultiply,

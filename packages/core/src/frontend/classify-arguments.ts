@@ -51,7 +51,10 @@ export function classifyArguments(
     for (const e of readExpressions(insn, rules)) {
       // `indexof(out[i])` asks where the element lies, not what it holds: no read of `out`
       const located = new Set<Expr>();
-      walk(e, (x) => void (x.kind === 'call' && x.fn === 'indexof' && located.add(x.args[0])));
+      walk(
+        e,
+        (x) => void (x.kind === 'call' && (x.fn === 'indexof' || x.fn === 'indexof_vec') && located.add(x.args[0])),
+      );
       forEachSubscript(e, (s) => {
         if (!located.has(s)) read.add(s.array);
         if (!arrays.has(s.array)) arrays.set(s.array, insn);

@@ -189,8 +189,8 @@ function nodeType(
       if (e.dtype === undefined && e.args.length === 0)
         throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
-      // loopy's indexof: an element's flat index, an int32 (preprocess/lower-indexof.ts)
-      if (e.fn === 'indexof') return { dtype: INDEX_DTYPE, weak: false };
+      // loopy's indexof and indexof_vec: an element's flat index, an int32 (preprocess/lower-indexof.ts)
+      if (e.fn === 'indexof' || e.fn === 'indexof_vec') return { dtype: INDEX_DTYPE, weak: false };
       const args = e.args.map((x) => childType(x, typeOf, functions, memo));
       const user = functions?.(
         e.fn,

@@ -236,7 +236,9 @@ class SyncAnalysis {
    * looks for the latter alone).
    */
   need(earlier: string, later: string, mode: 'forward' | 'carried', only?: 'global'): Need | undefined {
-    if (earlier === later) return undefined;
+    // no work-items to synchronize, no accesses recorded: asking which instruction depends on
+    // which would only build the dependency closure (instructions² for a long sequence)
+    if (earlier === later || !this.parallel) return undefined;
     const related =
       mode === 'forward'
         ? this.dependsOn(later, earlier)

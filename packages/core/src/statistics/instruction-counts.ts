@@ -25,7 +25,7 @@ import { card } from '../sets/card.ts';
 import { PwQPolynomial } from '../sets/pw-qpolynomial.ts';
 import { GuardedPwQPolynomial } from './guarded.ts';
 import type { CountGranularity } from './keys.ts';
-import { polynomialOf } from './polynomial-of.ts';
+import { polynomialOf } from '../expr/polynomial.ts';
 import { printExpr } from '../expr/index.ts';
 
 /**

@@ -10,7 +10,7 @@ import type { DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { parseExpression } from '../expr/index.ts';
 import type { Expr } from '../expr/nodes.ts';
-import { polynomialOf } from './polynomial-of.ts';
+import { polynomialOf } from '../expr/polynomial.ts';
 
 /**
  * How often something is counted: once per work-item, once per sub-group (a warp: the

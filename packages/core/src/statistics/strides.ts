@@ -12,7 +12,7 @@ import type { DimTag, LoopKernel } from '../kernel/model.ts';
 import { arrayLayout } from '../kernel/strides.ts';
 import { QPolynomial } from '../sets/quasi-polynomial.ts';
 import type { Stride } from './keys.ts';
-import { polynomialOf } from './polynomial-of.ts';
+import { polynomialOf } from '../expr/polynomial.ts';
 
 export interface AccessStrides {
   readonly lid: Record<number, Stride>;

@@ -72,7 +72,24 @@ export function setOptions(knl: LoopKernel, options: Partial<KernelOptions>): Lo
   return knl.with({ options: { ...knl.options, ...options } });
 }
 
-/** `assume(knl, "n mod 16 = 0")`: add to what the parameters are promised to satisfy. */
-export function assume(knl: LoopKernel, conditions: string): LoopKernel {
-  return knl.with({ assumptions: knl.assumptions.intersect(BasicSet.parseConditions(conditions)) });
+/**
+ * Adds to what the parameters are promised to satisfy: bare conditions, or a set of
+ * parameters alone in ISL syntax or as a `BasicSet` (loopy's `assume` takes an isl set too).
+ * ```ts
+ * knl = assume(knl, 'n mod 16 = 0');
+ * knl = assume(knl, '[elemsize, ncomp] -> { : elemsize >= 0 and ncomp >= 0 }');
+ * ```
+ */
+export function assume(knl: LoopKernel, conditions: string | BasicSet): LoopKernel {
+  const set =
+    conditions instanceof BasicSet
+      ? conditions
+      : conditions.includes('{')
+        ? BasicSet.parse(conditions)
+        : BasicSet.parseConditions(conditions);
+  if (set.dims.length > 0)
+    throw new LoomError(
+      `assume: an assumption is about parameters alone, but ${set.toString()} has the variables ${set.dims.join(', ')} (write '[${set.dims.join(', ')}] -> { : ... }')`,
+    );
+  return knl.with({ assumptions: knl.assumptions.intersect(set) });
 }

@@ -84,7 +84,7 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
     return this.derive((k) => fixParameters(k, values as Readonly<Record<string, number>>));
   }
 
-  /** `assume`: promise conditions on the parameters (`'n >= 1 and n mod 16 = 0'`). */
+  /** `assume`: promise conditions on the parameters (`'n >= 1 and n mod 16 = 0'`, or `'[n] -> { : n >= 1 }'`). */
   assume(conditions: string): KernelBuilder<I, S> {
     return this.derive((k) => assume(k, conditions));
   }
