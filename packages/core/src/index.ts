@@ -110,6 +110,7 @@ export {
   type Callable,
 } from './program/program.ts';
 export { inlineCallableKernel } from './program/inline.ts';
+export { packAndUnpackArgsForCall } from './program/pack-args.ts';
 export { programKernel } from './program/resolve.ts';
 export { sweptInames, type KernelCall } from './kernel/model.ts';
 
