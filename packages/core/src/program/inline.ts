@@ -14,7 +14,7 @@
 import { LoomError } from '../errors.ts';
 import { mapExpr, substitute, toLinear, fromLinear, freeVariables } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
-import { LoopKernel, sweptInames, type Instruction, type KernelArg } from '../kernel/model.ts';
+import { LoopKernel, type Instruction, type KernelArg } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { assigneeName } from '../kernel/accesses.ts';

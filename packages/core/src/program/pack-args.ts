@@ -70,8 +70,8 @@ function packCall(
   const assigneeSweeps = [...call.assigneeSweeps];
   const assignees = [...site.assignees];
 
-  /** The packed copy of `ref`, and the sub-array reference of it the call takes instead. */
-  const pack = (arg: KernelArg, ref: Expr, sweep: readonly string[]) => {
+  /** A temporary in the callee's shape for `arg`: where the swept element goes, and the reference the call takes instead. */
+  const pack = (arg: KernelArg, sweep: readonly string[]) => {
     const shape = (arg.shape ?? []).map((e) => constantOf(substitute(e, values), arg, site));
     const temp = uniqueName(`${arg.name}_${callee.name}_packed`, taken);
     taken.add(temp);
@@ -131,7 +131,7 @@ function packCall(
   inputs.forEach((a, k) => {
     const sweep = call.argSweeps[k];
     if (sweep === undefined || a.kind === 'value' || (only && !only.includes(a.name))) return;
-    const { packed, newRef, newSweep } = pack(a, passed[k], sweep);
+    const { packed, newRef, newSweep } = pack(a, sweep);
     before.push(copy(`${site.id}_pack_${a.name}`, packed, passed[k], sweep, [...site.dependsOn]));
     passed[k] = newRef;
     argSweeps[k] = newSweep;
@@ -139,7 +139,7 @@ function packCall(
   outputs.forEach((a, k) => {
     const sweep = call.assigneeSweeps[k];
     if (only && !only.includes(a.name)) return;
-    const { packed, newRef, newSweep } = pack(a, site.assignees[k], sweep);
+    const { packed, newRef, newSweep } = pack(a, sweep);
     after.push(copy(`${site.id}_unpack_${a.name}`, site.assignees[k], packed, sweep, [site.id]));
     assignees[k] = newRef;
     assigneeSweeps[k] = newSweep;
