@@ -111,6 +111,7 @@ export {
 } from './program/program.ts';
 export { inlineCallableKernel } from './program/inline.ts';
 export { packAndUnpackArgsForCall } from './program/pack-args.ts';
+export { inferArgDescr } from './program/arg-descr.ts';
 export { programKernel } from './program/resolve.ts';
 export { sweptInames, type KernelCall } from './kernel/model.ts';
 
