@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  allocateTemporariesForBaseStorage,
   assume,
   generateCode,
   globalArg,
@@ -739,6 +740,35 @@ for (const device of testDevices()) {
       const { result } = await run(p, device, { N: n });
       assert.equal([...(result as Int32Array)].map(Number), [n - 1], how);
     }
+  });
+
+  test(`${device.name}: test_global_temp_var_with_base_storage`, async () => {
+    let knl = makeKernel(
+      '{[i, i2] : 0<=i,i2<3}',
+      `
+      a[i] = 5
+      b[i] = a[i] + 1
+      ... gbarrier
+      c[i2] = b[i2] + 2
+      d[i2] = c[i2] + 3
+      `,
+      [
+        temporaryVariable('a', { dtype: 'int32', shape: [3], addressSpace: 'global', baseStorage: 'bs' }),
+        temporaryVariable('b', { dtype: 'int32', shape: [3], addressSpace: 'global', baseStorage: 'bs' }),
+        temporaryVariable('c', { dtype: 'int32', shape: [3], addressSpace: 'global', baseStorage: 'bs' }),
+        '...',
+      ],
+      { seqDependencies: true },
+    );
+    knl = allocateTemporariesForBaseStorage(knl);
+    // two device kernels: the first takes the base storage, the second it and d
+    const code = generateCode(knl, device.target);
+    assert.equal(
+      code.kernels.map((k) => k.parameters.length),
+      [1, 2],
+    );
+    const { d } = await run(knl, device, {});
+    assert.equal([...(d as Int32Array)], [11, 11, 11]);
   });
 
   test(`${device.name}: test_inline_deps`, async () => {
