@@ -14,12 +14,13 @@
 import { LoomError } from '../errors.ts';
 import { mapExpr, substitute, toLinear, fromLinear, freeVariables } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
-import { LoopKernel, type Instruction, type KernelArg } from '../kernel/model.ts';
+import { LoopKernel, sweptInames, type Instruction, type KernelArg } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { assigneeName } from '../kernel/accesses.ts';
 import { BasicSet } from '../sets/index.ts';
-import { layoutArgNames } from '../kernel/arg-layouts.ts';
+import { layoutArgNames, takenNames } from '../kernel/arg-layouts.ts';
+import { removeUnusedInames } from '../transform/remove-unused-inames.ts';
 import type { Linear } from '../linear.ts';
 import { asProgram, Program, type Callable } from './program.ts';
 
@@ -102,11 +103,11 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
 
   // names apart from the caller's
   const taken = new Set<string>([
-    ...caller.inames,
-    ...caller.args.map((a) => a.name),
-    ...caller.temporaries.keys(),
-    ...caller.substitutions.keys(),
-    ...caller.instructions.flatMap((i) => [...(i.expression ? freeVariables(i.expression) : [])]),
+    ...takenNames(caller),
+    ...caller.instructions.flatMap((i) => [
+      ...(i.expression ? freeVariables(i.expression) : []),
+      ...i.predicates.flatMap((p) => [...freeVariables(p)]),
+    ]),
   ]);
   const rename = new Map<string, string>();
   const fresh = (n: string) => {
@@ -242,7 +243,7 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
   for (const [n, s] of callee.loopSlabs) loopSlabs.set(rename.get(n) ?? n, s);
   const functions = new Map(caller.functions);
   for (const [n, f] of callee.functions) functions.set(n, f);
-  return caller.with({
+  const withCallee = caller.with({
     instructions,
     domains,
     temporaries,
@@ -256,6 +257,8 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
       ...site.withinInames.flatMap((s) => callee.inames.map((n) => [s, rename.get(n)!])),
     ],
   });
+  // the inames the call swept are the callee's now: left unused, they leave the domains
+  return removeUnusedInames(withCallee, [...sweptInames(site)]);
 }
 
 function binaryPlus(a: Expr, b: Expr): Expr {
