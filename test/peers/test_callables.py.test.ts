@@ -4,6 +4,9 @@
  * `inline` parameter runs inside each test: the program as merged (which every target inlines
  * when it compiles it, program/resolve.ts) and the program after `inlineCallableKernel`. Each
  * runs on every test device against plain JavaScript; float64 where the device has it.
+ * test_register_function_lookup is ported with the user functions, in
+ * test_loopy.py.public-api-2.test.ts; test_double_resolving, test_symbol_mangler_in_call and
+ * test_inlining_does_not_lose_preambles are in NOT-PORTED.md.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
