@@ -2,9 +2,8 @@
  * Ports of loopy's test/test_statistics.py: synchronization counts, all counters of a parallel
  * matmul, tagged variables, footprints, summations and filters (the operation counts are in
  * test_statistics.py.op-counter.test.ts, the memory access counts in .mem-access.test.ts). The
- * numbers are the originals'. Not ported: test_stats_on_callable_kernel,
- * test_stats_on_callable_kernel_within_loop and test_callable_kernel_with_substitution (Loom has
- * no callable kernels yet: issue 28), test_floor_div_coefficient_collector (Loom cannot declare
+ * numbers are the originals'; a callee's work counts once per call, as loopy counts it. Not
+ * ported: test_floor_div_coefficient_collector (Loom cannot declare
  * the shape of a temporary whose indices are not affine; the stride of a non-affine index is
  * tested in statistics.test.ts).
  */
@@ -19,13 +18,17 @@ import {
   gatherAccessFootprints,
   getMemAccessMap,
   getOpMap,
+  globalArg,
   getSynchronizationMap,
   LoomError,
+  makeFunction,
   makeKernel,
+  merge,
   MemAccess,
   Op,
   splitIname,
   tagInames,
+  valueArg,
   type DType,
   type LoopKernel,
 } from '@loom/core';
@@ -336,6 +339,48 @@ test('test_statistics.py::test_within_stats', () => {
     () => memMap.groupBy('dtype').get(new MemAccess({ dtype: 'int32' })),
     (e: unknown) => e instanceof LoomError,
   );
+});
+
+/** loopy's matrix-vector callee of the callable-kernel statistics tests, over `n` (or 20). */
+const matvec = (name: string, n?: string) =>
+  makeFunction(`{[i, j]: 0<=i, j< ${n ?? 20}}`, 'y[i] = sum(j, A[i,j]*x[j])', n ? [valueArg(n), '...'] : undefined, {
+    name,
+  });
+
+test('test_statistics.py::test_stats_on_callable_kernel', () => {
+  const caller = makeKernel(
+    '{:}',
+    'y[:]  = matvec20x20(A[:,:], x[:])',
+    [globalArg('x,y', { shape: [20], dtype: 'float64' }), globalArg('A', { shape: [20, 20], dtype: 'float64' })],
+    { name: 'matvec' },
+  );
+  const prog = merge([caller, matvec('matvec20x20')]);
+  const opMap = getOpMap(prog, { subgroupSize: SGS, countRedundantWork: true, countWithinSubscripts: true });
+  assert.is(opMap.filterBy({ name: ['add'] }).evalAndSum({}), 400);
+});
+
+test('test_statistics.py::test_stats_on_callable_kernel_within_loop', () => {
+  const caller = makeKernel(
+    '{[i]: 0<=i< 20}',
+    'y[i, :]  = matvec20x20(A[:,:], x[i, :])',
+    [globalArg('x,y', { shape: [20, 20], dtype: 'float64' }), globalArg('A', { shape: [20, 20], dtype: 'float64' })],
+    { name: 'matmat' },
+  );
+  const prog = merge([caller, matvec('matvec20x20')]);
+  const opMap = getOpMap(prog, { subgroupSize: SGS, countRedundantWork: true, countWithinSubscripts: true });
+  assert.is(opMap.filterBy({ name: ['add'] }).evalAndSum({}), 8000);
+});
+
+test('test_statistics.py::test_callable_kernel_with_substitution', () => {
+  const caller = makeKernel(
+    '{[i]: 0<=i< 20}',
+    'y[i, :]  = matvec(20, A[:,:], x[i, :])',
+    [globalArg('x,y', { shape: [20, 20], dtype: 'float64' }), globalArg('A', { shape: [20, 20], dtype: 'float64' })],
+    { name: 'matmat' },
+  );
+  const prog = merge([caller, matvec('matvec', 'n')]);
+  const opMap = getOpMap(prog, { subgroupSize: SGS, countRedundantWork: true, countWithinSubscripts: true });
+  assert.is(opMap.filterBy({ name: ['add'] }).evalAndSum({}), 8000);
 });
 
 test.run();

@@ -99,6 +99,25 @@ export { getDotDependencyGraph, type DotDependencyGraphOptions } from './kernel/
 export { allParams, parentsPerDomain } from './kernel/domain-tree.ts';
 export { stridesOf, arrayLayout, formatDimTags, requiredLength, type AxisLayout } from './kernel/strides.ts';
 
+// --- for users: programs of several kernels, calls and inlining ---------------------------------
+export {
+  Program,
+  asProgram,
+  makeFunction,
+  merge,
+  registerCallable,
+  renameCallable,
+  forEachKernel,
+  mapKernel,
+  mapEntrypoints,
+  type Callable,
+} from './program/program.ts';
+export { inlineCallableKernel } from './program/inline.ts';
+export { packAndUnpackArgsForCall } from './program/pack-args.ts';
+export { inferArgDescr } from './program/arg-descr.ts';
+export { programKernel } from './program/resolve.ts';
+export { sweptInames, type KernelCall } from './kernel/model.ts';
+
 // --- for users: functions of one's own ----------------------------------------------------------
 export {
   defineFunction,

@@ -6,6 +6,8 @@
  *
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { CoefficientRangeError, LoomError, UnscheduledInstructionError } from '../errors.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
@@ -43,16 +45,17 @@ export interface CodegenOptions {
  * array's dtype must be known (`addDtypes`); outputs' are inferred.
  */
 export function generateCode<T extends Target>(
-  knl: LoopKernel,
+  knl: LoopKernel | Program,
   target: T,
   options?: CodegenOptions,
 ): GeneratedCode<ExtraOf<T>>;
 // (the signature above types a call with a union of targets as the union of what they tell)
 export function generateCode<Extra>(
-  knl: LoopKernel,
+  program: LoopKernel | Program,
   target: Target<Extra>,
   options: CodegenOptions = {},
 ): GeneratedCode<Extra> {
+  const knl = compiledKernel(program);
   checkOptionKeys('generateCode', options, CODEGEN_OPTIONS);
   try {
     const { program, args, typedArgs } = build(knl, target, options);
@@ -71,7 +74,8 @@ export function generateCode<Extra>(
 }
 
 /** Builds the target-independent program AST of a kernel (scheduling, lowering, guards): what `generateCode` hands to a target. */
-export function buildProgram(knl: LoopKernel, target?: Target, options: CodegenOptions = {}): ProgramAst {
+export function buildProgram(program: LoopKernel | Program, target?: Target, options: CodegenOptions = {}): ProgramAst {
+  const knl = compiledKernel(program);
   checkOptionKeys('buildProgram', options, CODEGEN_OPTIONS);
   return build(knl, target, options).program;
 }

@@ -10,7 +10,7 @@
  * inames are final (loopy's `within_inames_is_final`).
  */
 import type { SubstitutionRule } from '../kernel/model.ts';
-import type { Instruction } from '../kernel/model.ts';
+import { sweptInames, type Instruction } from '../kernel/model.ts';
 import type { BasicSet } from '../sets/index.ts';
 import { freeVariables } from '../expr/index.ts';
 import { namesRead, namesWritten, readExpressions, reductionInames } from '../kernel/accesses.ts';
@@ -48,14 +48,17 @@ export function inferWithinInames(
   const fixed = new Set<string>();
   const reduction = new Map<string, Set<string>>();
   for (const { insn, forInames, explicit } of requests) {
-    reduction.set(insn.id, reductionInames(insn, rules));
+    // the inames a call's sub-array references sweep are bound by the call, as a reduction's are
+    reduction.set(insn.id, new Set([...reductionInames(insn, rules), ...sweptInames(insn)]));
     if (explicit && !explicit.additive) {
       result.set(insn.id, new Set(explicit.names));
       fixed.add(insn.id);
       continue;
     }
     const used = new Set<string>();
-    for (const e of readExpressions(insn, rules)) for (const n of freeVariables(e)) if (allInames.has(n)) used.add(n);
+    const swept = sweptInames(insn);
+    for (const e of readExpressions(insn, rules))
+      for (const n of freeVariables(e)) if (allInames.has(n) && !swept.has(n)) used.add(n);
     for (const n of forInames) used.add(n);
     for (const n of explicit?.names ?? []) used.add(n);
     result.set(insn.id, used);

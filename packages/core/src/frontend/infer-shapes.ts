@@ -17,7 +17,7 @@ import { int, type Expr } from '../expr/nodes.ts';
 import { staticMax, type PieceTerm } from '../sets/index.ts';
 import type { Access } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import { sweptInames, type LoopKernel } from '../kernel/model.ts';
 
 export function inferShape(
   knl: Pick<LoopKernel, 'domains' | 'assumptions' | 'temporaries'>,
@@ -91,7 +91,7 @@ function footprintTerm(
 ): PieceTerm | string {
   const index = a.indices[axis];
   const lin = toLinear(index);
-  const set = domainOf(knl, [...a.instruction.withinInames, ...a.reductionInames]);
+  const set = domainOf(knl, [...a.instruction.withinInames, ...a.reductionInames, ...sweptInames(a.instruction)]);
   if (!lin) {
     // loopy's guess for a quasi-affine index (`i % 20`, `abs(5 - i)`): its greatest value, plus one
     const range = indexRange(index, set, knl.assumptions);

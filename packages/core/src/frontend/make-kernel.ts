@@ -22,6 +22,7 @@ import { inferShape } from './infer-shapes.ts';
 import {
   DEFAULT_OPTIONS,
   LoopKernel,
+  sweptInames,
   type Instruction,
   type SubstitutionRule,
   type TemporaryVariable,
@@ -55,6 +56,7 @@ import { applyBaseStorage, declaredTemporary, isTemporarySpec } from './temporar
 import { addOptionRules } from './substitution-specs.ts';
 import type { ArgSpec } from './argument-specs.ts';
 import { classifyArguments, parseShapeEntry, wordSpan } from './classify-arguments.ts';
+import { resolveKernelCalls } from './call-operands.ts';
 import '../kernel/print.ts';
 
 /** Options of `makeKernel`: the kernel's name, options, assumptions and more. */
@@ -295,6 +297,14 @@ function makeKernelFrom(
       .map((a) => [a.name, (a.shape as (number | string)[]).map(parseShapeEntry(a.name))] as const),
     ...[...givenShapes].map((n) => [n, temporaries.get(n)!.shape] as const),
   ]);
+  // calls of kernels: slices and whole arrays become swept inames (of domains of their own)
+  insns = resolveKernelCalls(
+    insns,
+    parsed.instructions.map((p) => (p as ParsedInstruction).kernelCall),
+    shapes,
+    domainSets,
+    inames,
+  );
   insns = delinearizeInstructions(insns, shapes);
   for (const [name, rule] of substitutions)
     substitutions.set(name, { ...rule, expression: delinearize(rule.expression, shapes) });
@@ -529,11 +539,12 @@ function checkInamesKnown(
       }
     }
   };
+  const swept = sweptInames(insn);
   for (const e of readExpressions(insn, rules)) {
     walk(e, check);
     // loopy's check_for_inactive_iname_access: only an explicit `inames=` can leave one out
     for (const n of freeVariables(e)) {
-      if (inames.has(n) && !insn.withinInames.includes(n)) {
+      if (inames.has(n) && !insn.withinInames.includes(n) && !swept.has(n)) {
         throw new LoomError(
           `instruction '${insn.id}' reads the iname '${n}' outside its loop: add it to the instruction's inames=`,
           insn.span && wordSpan(insn, n),

@@ -20,10 +20,13 @@ import { NO_SYNC_SCOPES, parseNoSync, type CCode, type NoSyncScope } from '../ke
 import { checkName } from '../names.ts';
 import { frozenField } from '../kernel/freeze.ts';
 import { parsedTextCache } from '../lru.ts';
+import { parseKernelCall, type ParsedKernelCall } from './parse-call.ts';
 import { reductionRegistryVersion } from '../reduction/registry.ts';
 
 export interface ParsedInstruction {
-  readonly kind: 'assign' | 'c' | 'barrier' | 'nop';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call';
+  /** A call of a callable kernel as written (parse-call.ts); `makeKernel` makes its sub-array references. */
+  readonly kernelCall?: ParsedKernelCall;
   /** A `cInstruction`'s code (c-instruction.ts). */
   readonly cCode?: CCode;
   readonly id?: string;
@@ -308,6 +311,27 @@ function parseAssignment(
   }
 
   const eq = findAssignmentEquals(body);
+  const kernelCall =
+    eq < 0
+      ? parseKernelCall(undefined, { text: body, offset: start }, text, splitTopLevel)
+      : parseKernelCall(
+          { text: body.slice(0, eq), offset: start },
+          { text: body.slice(eq + 1), offset: start + eq + 1 },
+          text,
+          splitTopLevel,
+        );
+  if (kernelCall) {
+    if (attrs.atomic || attrs.memKind !== undefined)
+      throw new LoomError('a call of a kernel takes no atomic or mem_kind attribute', span);
+    return {
+      kind: 'call',
+      kernelCall,
+      ...attrs,
+      predicates: [...context.blockPredicates, ...attrs.predicates],
+      forInames: context.forInames,
+      span,
+    };
+  }
   if (eq < 0) {
     throw new LoomError(
       "expected an assignment 'LHS = EXPRESSION' (or 'for', 'if', 'end', '... gbarrier', 'rule(x) := ...')",

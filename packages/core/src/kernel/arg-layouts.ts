@@ -27,6 +27,25 @@ export function takenNames(knl: LoopKernel): Set<string> {
   ]);
 }
 
+/**
+ * The value arguments made here for an array's layout (`a_offset`, `a_length`, `a_stride0`):
+ * what a caller's data fills in, not arguments a call of the kernel passes (program/inline.ts).
+ */
+export function layoutArgNames(knl: LoopKernel): Set<string> {
+  const out = new Set<string>();
+  const isVar = (e: Expr | undefined, prefix: string) => e?.kind === 'var' && e.name.startsWith(prefix) && e.name;
+  for (const a of knl.args) {
+    const prefix = `${a.name}_`;
+    const names = [
+      isVar(a.offset, prefix),
+      ...(a.shape ?? []).map((e) => isVar(e, prefix)),
+      ...(a.dimTags ?? []).map((t) => t.kind === 'stride' && isVar(t.stride, prefix)),
+    ];
+    for (const n of names) if (n && knl.args.some((v) => v.kind === 'value' && v.name === n)) out.add(n);
+  }
+  return out;
+}
+
 /** A value argument of the index dtype that a layout is written in. */
 function indexArg(name: string): KernelArg {
   return {

@@ -146,7 +146,8 @@ function nodeLine(insn: Instruction, useInsnId: boolean): string {
 /** What an instruction does, as loopy labels it: `a[i], b <- expression`; barriers and no-ops as Loom prints them. */
 function instructionLabel(insn: Instruction): string {
   switch (insn.kind) {
-    case 'assign': {
+    case 'assign':
+    case 'call': {
       const text = `${insn.assignees.map(printExpr).join(', ')} <- ${printExpr(insn.expression!)}`;
       return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL)}...` : text;
     }

@@ -114,8 +114,11 @@ export interface CCode {
  * C code given as is (`cInstruction`), or a barrier / no-op placeholder.
  */
 export interface Instruction {
-  /** An assignment, C code (its `cCode`), a barrier, or a no-op that only orders others. */
-  readonly kind: 'assign' | 'c' | 'barrier' | 'nop';
+  /**
+   * An assignment, C code (its `cCode`), a barrier, a no-op that only orders others, or a call
+   * of another kernel of the program (its `call`; inlined before preprocessing, program/inline.ts).
+   */
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call';
   /** Unique in the kernel; what dependencies and match expressions name. */
   readonly id: string;
   /**
@@ -128,6 +131,8 @@ export interface Instruction {
   readonly expression?: Expr;
   /** What a `'c'` instruction runs; its `assignees` are what the code writes (loopy's `assignees`). */
   readonly cCode?: CCode;
+  /** What a `'call'` instruction sweeps; its `expression` is `callee(args...)`. */
+  readonly call?: KernelCall;
   /** For barriers: which memory the barrier synchronizes. */
   readonly barrierScope?: 'global' | 'local';
   /**
@@ -165,6 +170,29 @@ export interface Instruction {
   readonly atomicInit?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
+}
+
+/**
+ * The sub-array references of a call of a callable kernel (loopy's `CallInstruction` with
+ * `SubArrayRef`s): `[j]: y[i, j] = f([j]: x[i, j], n)`. A swept iname is bound by the
+ * reference (it runs over its domain inside the callee), not a loop of the instruction.
+ */
+export interface KernelCall {
+  /** The callee's name in the program. */
+  readonly callee: string;
+  /** Per assignee, the inames it sweeps (`[]` for a scalar result). */
+  readonly assigneeSweeps: readonly (readonly string[])[];
+  /** Per argument of the call, the inames it sweeps; `undefined`: a value passed as is. */
+  readonly argSweeps: readonly (readonly string[] | undefined)[];
+}
+
+/** Every iname the sub-array references of a call instruction sweep (none for other kinds). */
+export function sweptInames(insn: Instruction): Set<string> {
+  const out = new Set<string>();
+  if (!insn.call) return out;
+  for (const s of insn.call.assigneeSweeps) for (const n of s) out.add(n);
+  for (const s of insn.call.argSweeps) for (const n of s ?? []) out.add(n);
+  return out;
 }
 
 /** A substitution rule (loopy's): a named, parameterised expression inlined where it is used. */

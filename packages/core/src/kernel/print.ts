@@ -4,6 +4,7 @@
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { printExpr } from '../expr/index.ts';
+import type { Expr } from '../expr/nodes.ts';
 import { assigneeName, namesWritten } from './accesses.ts';
 import {
   parseNoSync,
@@ -137,6 +138,15 @@ export function printInstruction(
     const c = insn.cCode!;
     const reads = [...c.inameExprs.map((b) => b.name), ...c.readVariables].join(',');
     body = `${insn.assignees.map(printExpr).join(', ')} <- CODE(${reads}) ${JSON.stringify(c.code)}`;
+  } else if (insn.kind === 'call') {
+    // loopy's call syntax: each sub-array reference with the inames it sweeps
+    const ref = (e: Expr, sweep: readonly string[] | undefined) =>
+      sweep === undefined ? printExpr(e) : `[${sweep.join(', ')}]: ${printExpr(e)}`;
+    const call = insn.call!;
+    const expr = insn.expression as Extract<Expr, { kind: 'call' }>;
+    const args = expr.args.map((a, k) => ref(a, call.argSweeps[k])).join(', ');
+    const targets = insn.assignees.map((a, k) => ref(a, call.assigneeSweeps[k]));
+    body = `${targets.length ? `${targets.join(', ')} = ` : ''}${call.callee}(${args})`;
   } else {
     const targets = insn.assignees.map((a) => {
       const name = assigneeName(a);

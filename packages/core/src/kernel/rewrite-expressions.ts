@@ -19,7 +19,7 @@
  * instructions then calling the copy.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
-import { call, subscript, type Expr } from '../expr/nodes.ts';
+import { call, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { freeVariables, mapExpr, walk } from '../expr/index.ts';
 import { LoomError } from '../errors.ts';
 import type { Instruction, LoopKernel, SubstitutionRule } from './model.ts';
@@ -105,6 +105,7 @@ export function mapKernelExpressions(
       ...(insn.cCode
         ? { cCode: { ...insn.cCode, inameExprs: insn.cCode.inameExprs.map((b) => ({ ...b, value: f(b.value) })) } }
         : {}),
+      ...(insn.call ? { call: mapSweeps(insn, f, what) } : {}),
     };
   });
   if (!options.shapes) return knl.with({ instructions, substitutions });
@@ -113,6 +114,28 @@ export function mapKernelExpressions(
   const args = knl.args.map((a) => (a.shape ? { ...a, shape: a.shape.map(shape) } : a));
   const temporaries = new Map([...knl.temporaries].map(([name, t]) => [name, { ...t, shape: t.shape.map(shape) }]));
   return knl.with({ instructions, substitutions, args, temporaries });
+}
+
+/**
+ * The inames a call's sub-array references sweep follow a rename (`renameIname`, `dup=`); a
+ * rewrite that makes one of them an expression (a split) cannot be followed: the callee runs over
+ * the whole swept range.
+ */
+function mapSweeps(insn: Instruction, f: (e: Expr) => Expr, what: string): NonNullable<Instruction['call']> {
+  const call = insn.call!;
+  const one = (name: string): string => {
+    const mapped = f(variable(name));
+    if (mapped.kind === 'var') return mapped.name;
+    throw new LoomError(
+      `${what}: instruction '${insn.id}' sweeps '${name}' in a call of '${call.callee}', which this would make an expression`,
+      insn.span,
+    );
+  };
+  return {
+    ...call,
+    assigneeSweeps: call.assigneeSweeps.map((s) => s.map(one)),
+    argSweeps: call.argSweeps.map((s) => s?.map(one)),
+  };
 }
 
 /**

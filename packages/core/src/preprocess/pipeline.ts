@@ -22,6 +22,7 @@
  * leaves it broken is named in an InternalError: a pass's bug shows where it is, not three
  * passes later as a puzzling failure of code generation.
  */
+import { refuseCalls } from '../program/resolve.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { checkTypedKernel } from '../check/index.ts';
 import type { Target } from '../codegen/target.ts';
@@ -101,6 +102,8 @@ export function runPasses(
   context: PreprocessContext = {},
   options: RunPassesOptions = {},
 ): Preprocessed {
+  // calls of kernels are inlined from their program before anything runs (program/resolve.ts)
+  refuseCalls(knl);
   const verify = options.verify ?? debugMode();
   const established = new Set<KernelProperty>();
   if (verify) verifyKernel(knl, established, 'before preprocessing (by the front end or a transformation)');

@@ -12,6 +12,8 @@
  * `launch()` reads the small flag buffer back and throws for data-dependent indices
  * found out of range; off, a launch is only the device launches.
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { LoomError } from '../errors.ts';
 import type { DType } from '../dtypes.ts';
 import { ownEntry } from '../names.ts';
@@ -68,11 +70,12 @@ export interface PreparedLaunch {
  * ```
  */
 export async function prepareLaunch(
-  kernel: LoopKernel,
+  program: LoopKernel | Program,
   device: Device,
   given: Readonly<Record<string, DeviceArray | number | bigint>>,
   options?: RunOptions,
 ): Promise<PreparedLaunch> {
+  const kernel = compiledKernel(program);
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
   const { kernel: knl, args, merged } = resolveAliases(kernel, given, 'prepareLaunch');
   const plan = await planCall(knl, device, args, options, 'prepareLaunch');

@@ -8,6 +8,8 @@ import { ownEntry } from '../names.ts';
 import { byteSize, hostArrayConstructor, type HostArray } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import type { RunArgument, ShapedHostArray } from './arguments.ts';
 import { DeviceArray, type Device, type DeviceArrayView, type DeviceBuffer } from './device.ts';
 import { unpackViews, type ViewLayout } from './views.ts';
@@ -30,11 +32,12 @@ export type RunOutputs = Record<string, HostArray | DeviceArray | DeviceArrayVie
  * ```
  */
 export async function run(
-  kernel: LoopKernel,
+  program: LoopKernel | Program,
   device: Device,
   given: Readonly<Record<string, RunArgument>> = {},
   options?: RunOptions,
 ): Promise<RunOutputs> {
+  const kernel = compiledKernel(program);
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
   const { kernel: knl, args: passed } = resolveAliases(kernel, given, 'run');
   // views (DeviceArray.view, host arrays with strides or an offset) bind as plain arrays with their layouts aside

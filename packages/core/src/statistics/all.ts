@@ -3,6 +3,8 @@
  * linearization of the kernel, the loop nests counted once for all three (what the
  * builder's `.stats()` gives).
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { linearizedForCounting } from './linearized.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -30,7 +32,8 @@ export interface KernelStatistics {
 }
 
 /** All of a kernel's counts at once: `getOpMap`, `getMemAccessMap` and `getSynchronizationMap`. */
-export function getStatistics(knl: LoopKernel, options: OpMapOptions = {}): KernelStatistics {
+export function getStatistics(program: LoopKernel | Program, options: OpMapOptions = {}): KernelStatistics {
+  const knl = compiledKernel(program);
   checkOptionKeys('getStatistics', options, GET_STATISTICS_OPTIONS);
   const split = linearizedForCounting(knl);
   const kernel = split.kernel;

@@ -9,6 +9,8 @@
  *  - a local access is counted once per sub-group;
  *  - accesses in the index of an access count too, in the direction of the access.
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { Expr } from '../expr/nodes.ts';
 import { walk } from '../expr/visit.ts';
@@ -36,7 +38,8 @@ export interface MemAccessMapOptions extends InstructionCountOptions, WithinOpti
 export const MEM_ACCESS_KEYS = { fields: MemAccess.fields, make: (f: MemAccessFields) => new MemAccess(f) };
 
 /** Counts a kernel's memory accesses (loopy's `get_mem_access_map`). */
-export function getMemAccessMap(knl: LoopKernel, options: MemAccessMapOptions = {}): MemAccessMap {
+export function getMemAccessMap(program: LoopKernel | Program, options: MemAccessMapOptions = {}): MemAccessMap {
+  const knl = compiledKernel(program);
   checkOptionKeys('getMemAccessMap', options, GET_MEM_ACCESS_MAP_OPTIONS);
   const prepared = preprocess(knl);
   return memAccessMapOf(new InstructionCounts(prepared, options, 'getMemAccessMap'), options);

@@ -9,6 +9,8 @@
  *    an `if` are counted (as loopy does);
  *  - operations in array indices are counted unless `countWithinSubscripts` is false.
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { InternalError, unreachable } from '../errors.ts';
 import type { Expr } from '../expr/nodes.ts';
@@ -49,7 +51,8 @@ export const OP_KEYS = { fields: Op.fields, make: (f: OpFields) => new Op(f) };
  * const ops = getOpMap(knl); console.log(ops.toString());
  * ```
  */
-export function getOpMap(knl: LoopKernel, options: OpMapOptions = {}): OpMap {
+export function getOpMap(program: LoopKernel | Program, options: OpMapOptions = {}): OpMap {
+  const knl = compiledKernel(program);
   checkOptionKeys('getOpMap', options, GET_OP_MAP_OPTIONS);
   const prepared = preprocess(knl);
   return opMapOf(new InstructionCounts(prepared, options, 'getOpMap'), options);

@@ -4,6 +4,8 @@
  * `kernel_launch` per device kernel, a `barrier_global` per `... gbarrier`, and a
  * `barrier_local` per local barrier, times the iterations of the loops around it.
  */
+import { compiledKernel } from '../program/resolve.ts';
+import type { Program } from '../program/program.ts';
 import { linearizedForCounting } from './linearized.ts';
 import type { HostScheduleItem, SplitSchedule } from '../codegen/subkernels.ts';
 import type { LoopKernel } from '../kernel/model.ts';
@@ -20,7 +22,8 @@ export type SyncMap = ToCountMap<Sync, SyncFields>;
 export const SYNC_KEYS = { fields: Sync.fields, make: (f: SyncFields) => new Sync(f) };
 
 /** Counts a kernel's barriers and launches (loopy's `get_synchronization_map`). */
-export function getSynchronizationMap(knl: LoopKernel): SyncMap {
+export function getSynchronizationMap(program: LoopKernel | Program): SyncMap {
+  const knl = compiledKernel(program);
   const split = linearizedForCounting(knl);
   return syncMapOf(split, new InstructionCounts(split.kernel, {}, 'getSynchronizationMap'));
 }

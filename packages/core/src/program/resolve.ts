@@ -1,0 +1,72 @@
+/**
+ * A program as the one kernel a target compiles: its entrypoint with every call of a callable
+ * kernel inlined (callees' own calls first), and the program's user functions registered.
+ *
+ * Every target inlines: a callee is never printed as a device function of its own (loopy's
+ * `inline=False` path). WGSL could not take one anyway (its functions take no storage
+ * pointers), and a callee with a global barrier must be inlined on every target, as in loopy;
+ * for OpenCL, CUDA, C and the CPU device, calls as functions are a later step, and inlining
+ * gives the same results.
+ */
+import { LoomError } from '../errors.ts';
+import { LoopKernel } from '../kernel/model.ts';
+import { perObject } from '../memo.ts';
+import { callsIn, inlineInto } from './inline.ts';
+import { asProgram, Program } from './program.ts';
+
+/**
+ * The kernel `name` of the program (default: its one entrypoint) with every call inlined: what
+ * `run` and `generateCode` compile for a program.
+ * ```ts
+ * const knl = programKernel(merge([caller, callee]));
+ * ```
+ */
+export function programKernel(prog: LoopKernel | Program, name?: string): LoopKernel {
+  const p = asProgram(prog);
+  const entry = name === undefined ? p.defaultEntrypoint : p.kernel(name);
+  return resolvedOf(p)(entry);
+}
+
+const resolvedOf = perObject((p: Program) => {
+  const done = new Map<string, LoopKernel>();
+  const resolve = (knl: LoopKernel, stack: readonly string[]): LoopKernel => {
+    const known = done.get(knl.name);
+    if (known && p.callables.get(knl.name) === knl) return known;
+    let out = knl;
+    for (const callee of callsIn(knl)) {
+      if (stack.includes(callee))
+        throw new LoomError(`kernel '${knl.name}' calls '${callee}', which calls it back: recursion is not inlinable`);
+      const c = p.callables.get(callee);
+      if (!(c instanceof LoopKernel)) {
+        const site = knl.instructions.find((i) => i.call?.callee === callee);
+        throw new LoomError(
+          `kernel '${knl.name}' calls '${callee}', which is not a kernel of the program (merge it in)`,
+          site?.span,
+        );
+      }
+      out = inlineInto(out, resolve(c, [...stack, knl.name]));
+    }
+    const functions = new Map(out.functions);
+    for (const [n, c] of p.callables) if (!(c instanceof LoopKernel)) functions.set(n, c);
+    if (functions.size !== out.functions.size) out = out.with({ functions });
+    if (p.callables.get(knl.name) === knl) done.set(knl.name, out);
+    return out;
+  };
+  return (knl: LoopKernel) => resolve(knl, []);
+});
+
+/** A kernel with its calls inlined, given a kernel or a program: what the compiling entry points take. */
+export function compiledKernel(k: LoopKernel | Program): LoopKernel {
+  return k instanceof Program ? programKernel(k) : k;
+}
+
+/** A `LoomError` for a kernel that still calls kernels: they live in a program (`merge`). */
+export function refuseCalls(knl: LoopKernel): void {
+  const callees = callsIn(knl);
+  if (!callees.length) return;
+  const site = knl.instructions.find((i) => i.kind === 'call');
+  throw new LoomError(
+    `kernel '${knl.name}' calls ${callees.map((c) => `'${c}'`).join(', ')}: run or compile the program that holds ${callees.length > 1 ? 'them' : 'it'} (merge([caller, callee]))`,
+    site?.span,
+  );
+}
