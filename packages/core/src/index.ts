@@ -261,6 +261,7 @@ export type {
 
 // --- for users: code generation and running ----------------------------------------------------
 export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
+export { generateHeader } from './codegen/header.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
 export { constantLocalSize, printLocalSize, requireConstantLocalSize } from './codegen/local-size.ts';
 export type { ScheduleItem } from './schedule/linearize.ts';
