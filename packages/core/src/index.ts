@@ -336,6 +336,7 @@ export { buildProgram } from './codegen/generate.ts';
 export {
   exprType,
   exprTypes,
+  resultTypes,
   combineTypes,
   isHardwareId,
   type ExprType,
