@@ -20,10 +20,13 @@ export function checkReductionUses(
   // a nest of one operation of several values (`argmax(i, argmax(j, a[i, j], j))`): the inner
   // reduction's results are the outer one's values, so each stands where a tuple may
   const nest = new Set<Expr>();
-  for (let x: Expr | undefined = top; x?.kind === 'reduce'; x = x.operands[0]) {
+  for (let x: Reduce | undefined = top; x; ) {
     nest.add(x);
-    const [only] = x.operands;
-    if (x.operands.length !== 1 || only.kind !== 'reduce' || only.op !== x.op || known(x, spanOf).arity < 2) break;
+    const only: Expr = x.operands[0];
+    x =
+      x.operands.length === 1 && only.kind === 'reduce' && only.op === x.op && known(x, spanOf).arity > 1
+        ? only
+        : undefined;
   }
   for (const e of expressions) {
     walk(e, (x) => {
