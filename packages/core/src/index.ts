@@ -276,6 +276,12 @@ export {
 } from './codegen/generated.ts';
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
+export {
+  autoTestVsRef,
+  AutomaticTestFailure,
+  type AutoTestOptions,
+  type AutoTestResult,
+} from './runtime/auto-test.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export {
   autotune,
