@@ -178,7 +178,10 @@ function compareOutput(
       : isFloat(dtype) || isComplex(dtype);
   let scale = 0;
   if (inexact)
-    for (const x of expected as ArrayLike<number>) if (Number.isFinite(x)) scale = Math.max(scale, Math.abs(x));
+    for (let k = 0; k < expected.length; k++) {
+      const x = expected[k] as number;
+      if (Number.isFinite(x)) scale = Math.max(scale, Math.abs(x));
+    }
   const tolerance = inexact ? rtol * Math.max(scale, Number.MIN_VALUE) : 0;
   for (let k = 0; k < expected.length; k++) {
     const e = expected[k];
