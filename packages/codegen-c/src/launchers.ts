@@ -17,6 +17,10 @@ import { cType } from './c-types.ts';
 export const LAUNCH_SUFFIX = '__launch';
 
 /** The exported launcher of kernel `k`, spelled `entry` in the code. */
+/** What a caller of the C device's code links against: the launcher of kernel `entry` (its kernel is static). */
+export const launcherDeclaration = (entry: string): string =>
+  `void ${entry}${LAUNCH_SUFFIX}(void *const *args, const int32_t *group_count)`;
+
 export function printLauncher(k: KernelFunction, entry: string): string {
   const args = k.params.map((p, i) => {
     if (p.kind !== 'value') return `(${cType(p.dtype)} *) args[${i}]`;
@@ -25,7 +29,7 @@ export function printLauncher(k: KernelFunction, entry: string): string {
   });
   const call = `${entry}(${[...args, 'group'].join(', ')});`;
   return [
-    `void ${entry}${LAUNCH_SUFFIX}(void *const *args, const int32_t *group_count)`,
+    launcherDeclaration(entry),
     '{',
     '  const int32_t count0 = group_count[0], count1 = group_count[1], count2 = group_count[2];',
     '#ifdef _OPENMP',

@@ -30,7 +30,7 @@ import {
 import { printCProgram } from '@loom/codegen-cfamily';
 import { C_ATOMIC_DTYPES } from './atomics.ts';
 import { cDialect } from './dialect.ts';
-import { printLauncher } from './launchers.ts';
+import { launcherDeclaration, printLauncher } from './launchers.ts';
 
 /**
  * What the C target tells its device: the bytes of arrays one work-group of each kernel puts
@@ -95,6 +95,7 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
   return {
     code: `${code}\n${launchers.join('\n\n')}\n`,
     entryPoints,
+    declarations: entryPoints.map((e) => `${launcherDeclaration(e)};`),
     extra: { groupStackBytes: kernels.map(groupStackBytes) },
   };
 }

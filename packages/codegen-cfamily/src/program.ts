@@ -33,6 +33,8 @@ export interface CProgram {
   readonly code: string;
   /** Each kernel's name in the code, in program order. */
   readonly entryPoints: readonly string[];
+  /** Each kernel's declaration, as a header would hold it (`__kernel void k(__global float *a);`), in program order. */
+  readonly declarations: readonly string[];
 }
 
 /** How `program`'s names are spelled in `dialect` (kernel names included). */
@@ -46,16 +48,22 @@ export function printCProgram(program: ProgramAst, dialect: CDialect, options: C
   const names = dialectNames(program, dialect);
   // most programs use no reserved word: then there is nothing to rename
   const renamed = names.renamesAny ? renameProgram(program, (n) => names.of(n)) : program;
-  return { code: printProgram(renamed, dialect, options), entryPoints: program.kernels.map((k) => names.of(k.name)) };
+  const { code, declarations } = printProgram(renamed, dialect, options);
+  return { code, entryPoints: program.kernels.map((k) => names.of(k.name)), declarations };
 }
 
-function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: CProgramOptions): string {
+function printProgram(
+  program: ProgramAst,
+  dialect: CDialect,
+  { halfStorage }: CProgramOptions,
+): { code: string; declarations: string[] } {
   const helpers = new Map<string, string>();
   const preambles = new Set<string>();
   const extensions = new Set<string>();
   let usesDouble = false;
   let contractible = false;
   const functionOwners = new Map<string, string>();
+  const declarations: string[] = [];
   const kernels = program.kernels.map((k) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
@@ -66,7 +74,8 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
     );
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
     printer.functionOwners = functionOwners;
-    const text = printKernel(k, printer);
+    const { text, declaration } = printKernel(k, printer);
+    declarations.push(`${declaration};`);
     for (const [n, h] of printer.helpers) helpers.set(n, h);
     for (const p of printer.preambles) preambles.add(p);
     for (const x of printer.extensions) extensions.add(x);
@@ -92,10 +101,10 @@ function printProgram(program: ProgramAst, dialect: CDialect, { halfStorage }: C
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
   parts.push('', ...kernels.join('\n\n').split('\n'));
-  return `${parts.join('\n')}\n`;
+  return { code: `${parts.join('\n')}\n`, declarations };
 }
 
-function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
+function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: string; declaration: string } {
   const { dialect } = printer;
   for (const p of k.params) {
     if (p.kind !== 'value') printer.addressSpaces.set(p.name, p.kind === 'constant' ? 'constant' : 'global');
@@ -142,12 +151,14 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): string {
     } else
       throw new InternalError(`local array '${l.name}' is sized at launch, which ${dialect.language} cannot declare`);
   }
-  return [
-    dialect.kernelDeclaration(k, params),
+  const declaration = dialect.kernelDeclaration(k, params);
+  const text = [
+    declaration,
     '{',
     ...(carved.length ? dialect.localArrayPrologue!(carved).map((line) => `  ${line}`) : []),
     ...(printer.images.size ? dialect.images!.prologue.map((line) => `  ${line}`) : []),
     ...statementsOf(k.body).flatMap((s) => printStmt(s, printer, 1)),
     '}',
   ].join('\n');
+  return { text, declaration };
 }

@@ -66,6 +66,6 @@ export function generateCuda(program: ProgramAst): string {
 
 function spellCuda(program: ProgramAst): TargetOutput<CudaExtra> {
   // the C printer in CUDA's dialect (dialect.ts); float16 is always stored as __half and computed in float
-  const { code, entryPoints } = printCProgram(program, cudaDialect, { halfStorage: true });
-  return { code, entryPoints, extra: undefined };
+  const { code, entryPoints, declarations } = printCProgram(program, cudaDialect, { halfStorage: true });
+  return { code, entryPoints, declarations, extra: undefined };
 }

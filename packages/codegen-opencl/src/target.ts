@@ -62,6 +62,6 @@ export function generateOpenCL(program: ProgramAst): string {
 
 function spellOpenCL(program: ProgramAst, halfStorage: boolean): TargetOutput<OpenCLExtra> {
   // the C printer in OpenCL's dialect (dialect.ts); the names OpenCL reserves are renamed (names.ts)
-  const { code, entryPoints } = printCProgram(program, openclDialect, { halfStorage });
-  return { code, entryPoints, extra: undefined };
+  const { code, entryPoints, declarations } = printCProgram(program, openclDialect, { halfStorage });
+  return { code, entryPoints, declarations, extra: undefined };
 }

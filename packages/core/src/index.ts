@@ -290,6 +290,7 @@ export type {
 
 // --- for users: code generation and running ----------------------------------------------------
 export { generateCode, stringifyLinearized, type CodegenOptions } from './codegen/generate.ts';
+export { generateHeader } from './codegen/header.ts';
 export { getGridSizeUpperBounds } from './codegen/grid.ts';
 export { constantLocalSize, printLocalSize, requireConstantLocalSize } from './codegen/local-size.ts';
 export type { ScheduleItem } from './schedule/linearize.ts';
@@ -304,6 +305,12 @@ export {
 } from './codegen/generated.ts';
 export type { BoundsChecks, BoundsSite } from './codegen/access-guards.ts';
 export { run, type RunOutputs, type RunOptions } from './runtime/run.ts';
+export {
+  autoTestVsRef,
+  AutomaticTestFailure,
+  type AutoTestOptions,
+  type AutoTestResult,
+} from './runtime/auto-test.ts';
 export { prepareLaunch, type PreparedLaunch, type PreparedKernel } from './runtime/prepare.ts';
 export {
   autotune,
@@ -365,6 +372,7 @@ export { buildProgram } from './codegen/generate.ts';
 export {
   exprType,
   exprTypes,
+  resultTypes,
   combineTypes,
   isHardwareId,
   type ExprType,

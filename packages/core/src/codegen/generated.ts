@@ -45,6 +45,8 @@ export interface DeviceKernel {
   readonly name: string;
   /** Its name in the code (the target's spelling of `name`). */
   readonly entryPoint: string;
+  /** Its declaration, as a header holds it, where the target's language has them (`TargetOutput.declarations`). */
+  readonly declaration?: string;
   /** In the order the kernel takes them. */
   readonly parameters: readonly DeviceParameter[];
   /** The launch grid. */
@@ -170,6 +172,7 @@ export function describeProgram<Extra>(
     return {
       name: fn.name,
       entryPoint: printed.entryPoints[index],
+      ...(printed.declarations ? { declaration: printed.declarations[index] } : {}),
       parameters,
       grid: { groupCount: fn.groupCount, localSize: fn.localSize },
       function: fn,

@@ -135,6 +135,11 @@ export interface TargetOutput<Extra = unknown> {
   readonly code: string;
   /** Each kernel's name as the code spells it (`kernel` is `kernel_` in OpenCL C), in program order. */
   readonly entryPoints: readonly string[];
+  /**
+   * Each kernel's declaration, in program order, where the language has them (the C family):
+   * the prototype a header holds for a caller of the entry point (`generateHeader`).
+   */
+  readonly declarations?: readonly string[];
   /** The target's own facts about the code, for its device. */
   readonly extra: Extra;
 }

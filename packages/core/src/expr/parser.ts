@@ -421,7 +421,8 @@ class Parser {
     const op = name === 'max' || name === 'min' ? undefined : findReductionOperation(name);
     if (op) {
       const values = `${op.arity === 1 ? 'an expression' : `${op.arity} expressions`}`;
-      if (args.length !== op.arity + 1) throw arityError(`an iname (or a tuple of inames) and ${values}`);
+      if (args.length !== op.arity + 1 && !this.isNestedTuple(name, args.slice(1)))
+        throw arityError(`an iname (or a tuple of inames) and ${values}`);
       const inames = inamesOf(args[0]);
       if (!inames)
         throw this.error(args[0].first, `expected the iname (or a tuple of inames) that ${name}() reduces over`);
@@ -474,7 +475,7 @@ class Parser {
         args[0].first,
         `unknown reduction '${opName}' (known: ${reductionNames().join(', ')}; add one with registerReduction)`,
       );
-    if (args.length !== op.arity + 2)
+    if (args.length !== op.arity + 2 && !this.isNestedTuple(opName, args.slice(2)))
       throw this.error(
         nameToken,
         `${name}(${opName}, ...) takes its inames and ${op.arity} value${op.arity === 1 ? '' : 's'}, got ${args.length - 1} argument${args.length === 2 ? '' : 's'} after the operation`,
@@ -487,6 +488,21 @@ class Parser {
       this.checkedInames(inames, args[1].first, true),
       this.values(args.slice(2)),
       name === 'simul_reduce',
+    );
+  }
+
+  /**
+   * Whether the values of a reduction of several values are one reduction of the same
+   * operation, whose results are the values (`reduce(argmax, i, reduce(argmax, j, a[i, j], j))`:
+   * an argmax over i of the argmax over j), as type inference and realization read such a nest.
+   */
+  private isNestedTuple(opName: string, values: readonly Argument[]): boolean {
+    const [only] = values;
+    return (
+      values.length === 1 &&
+      only.value?.kind === 'reduce' &&
+      only.value.op === opName &&
+      findReductionOperation(opName)!.arity > 1
     );
   }
 

@@ -71,6 +71,7 @@ export function classifyArguments(
   }
   const parameters = new Set<string>();
   for (const d of domains) for (const p of d.params) parameters.add(p);
+  const domainParameters = new Set(parameters);
   for (const spec of declared)
     if (Array.isArray(spec.shape))
       for (const entry of spec.shape.map(parseShapeEntry(spec.name)))
@@ -131,6 +132,17 @@ export function classifyArguments(
     }
     if (kind === 'value' && written.has(name)) {
       throw new LoomError(`value argument '${name}' cannot be written by the kernel`);
+    }
+    // a loop bound is read as a value by every loop: an array there (`n = 15` making `n` an
+    // output) would be compared as a pointer. A bound the kernel computes is a temporary (`<> n = ...`)
+    if (kind !== 'value' && domainParameters.has(name) && !inames.has(name)) {
+      const writer = arrays.get(name);
+      throw new LoomError(
+        written.has(name)
+          ? `'${name}' is a domain parameter (a loop bound), which the kernel cannot write${writer ? ` (instruction '${writer.id}')` : ''}; a bound the kernel computes is a temporary: '<> ${name} = ...'`
+          : `'${name}' is a domain parameter (a loop bound), so a value argument, but it is declared or used as an array`,
+        writer?.span,
+      );
     }
     const shape =
       kind === 'value'

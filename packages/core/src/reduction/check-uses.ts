@@ -17,17 +17,30 @@ export function checkReductionUses(
   spanOf: (word: string) => SourceSpan | undefined,
 ): void {
   const top = insn.expression && expressions[0]?.kind === 'reduce' ? expressions[0] : undefined;
+  // a nest of one operation of several values (`argmax(i, argmax(j, a[i, j], j))`): the inner
+  // reduction's results are the outer one's values, so each stands where a tuple may
+  const nest = new Set<Expr>();
+  for (let x: Reduce | undefined = top; x; ) {
+    nest.add(x);
+    const only: Expr = x.operands[0];
+    x =
+      x.operands.length === 1 && only.kind === 'reduce' && only.op === x.op && known(x, spanOf).arity > 1
+        ? only
+        : undefined;
+  }
   for (const e of expressions) {
     walk(e, (x) => {
       if (x.kind !== 'reduce') return;
       const op = known(x, spanOf);
-      if (x.operands.length !== op.arity) {
+      const inner = x.operands[0];
+      const nested = x.operands.length === 1 && inner.kind === 'reduce' && nest.has(inner) && inner.op === x.op;
+      if (x.operands.length !== op.arity && !nested) {
         throw new LoomError(
           `${op.name}() reduces ${op.arity} value${op.arity === 1 ? '' : 's'} per point (after its inames), got ${x.operands.length}: ${printExpr(x)}`,
           spanOf(op.name),
         );
       }
-      if (op.arity > 1 && x !== top) {
+      if (op.arity > 1 && !nest.has(x)) {
         throw new LoomError(
           `${op.name}() yields ${op.arity} results, so it must be the whole right-hand side of a multiple assignment with one target per result ('v, k = ${op.name}(...)'): ${printExpr(x)}`,
           spanOf(op.name),
