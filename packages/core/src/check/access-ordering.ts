@@ -10,7 +10,7 @@ import { toLinear } from '../expr/affine.ts';
 import { touchesByVariable, type Touch } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import { domainOf } from '../kernel/domains.ts';
-import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { LoopKernel } from '../kernel/model.ts';
 import { Linear } from '../linear.ts';
 import { eq } from '../sets/index.ts';
 

@@ -121,10 +121,12 @@ export function getKennedyUnweightedFusionCandidates(
 function checkNotMixed(knl: LoopKernel, candidates: readonly string[], what: string): void {
   const within = candidates.filter((c) => knl.instructions.some((i) => i.withinInames.includes(c)));
   const reduced = candidates.filter((c) => knl.instructions.some((i) => reductionInames(i, knl.substitutions).has(c)));
-  if (within.length && reduced.length)
+  if (within.length && reduced.length) {
+    const loop = within.find((c) => c !== reduced[0]) ?? within[0];
     throw new LoomError(
-      `${what}: '${reduced[0]}' is a reduction iname and '${within[0]}' is a loop instructions run in; Loom fuses loops of one kind at a time`,
+      `${what}: '${reduced[0]}' is a reduction iname and '${loop}' a loop instructions run in; Loom fuses loops of one kind at a time`,
     );
+  }
 }
 
 /** Every iname of `nest` and the nests inside it: the whole of a sibling loop nest. */
