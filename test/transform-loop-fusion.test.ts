@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  cInstruction,
   getKennedyUnweightedFusionCandidates,
   LoomError,
   makeKernel,
@@ -156,6 +157,17 @@ test('the decision agrees with running both loop orders, for every pair of shift
     }
   }
   assert.ok(fusedSome > 10);
+});
+
+test('C code reading what a candidate loop writes keeps its loop apart', () => {
+  const knl = makeKernel('{[j0, j1]: 0 <= j0, j1 < 8}', [
+    'a[j0] = j0 {id=w}',
+    cInstruction('j1', 'b[j1] = a[7 - j1];', { assignees: 'b[j1]', readVariables: 'a', id: 'c', dependsOn: ['w'] }),
+  ]);
+  // nothing says which elements of a the code reads: it may read one a later iteration writes
+  assert.equal(batches(knl, ['j0', 'j1']), [['j0'], ['j1']]);
+  const plain = makeKernel('{[j0, j1]: 0 <= j0, j1 < 8}', 'a[j0] = j0 {id=w}\nb[j1] = a[j1] {dep=w}');
+  assert.equal(batches(plain, ['j0', 'j1']), [['j0', 'j1']]);
 });
 
 test('refusals: unknown inames and options, nested candidates, mixed kinds, unusable batches', () => {

@@ -11,12 +11,12 @@
  *    value exists only once that loop has ended;
  *  - they touch one element of a variable (one of them writing it) in iterations that fusion
  *    would reorder: iteration p of the earlier loop and iteration s < p of the later one
- *    (`x[i0 - 1] = ...` then `x[i1] = ...`), or where an index is not affine (indirection),
- *    since then nothing proves they do not.
+ *    (`x[i0 - 1] = ...` then `x[i1] = ...`), or where an index is not affine (indirection)
+ *    or C code touches the variable, since then nothing proves they do not.
  */
 import { LoomError } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
-import { reductionInames, touchesByVariable, type Touch } from '../kernel/accesses.ts';
+import { assigneeName, reductionInames, touchesByVariable, type Touch } from '../kernel/accesses.ts';
 import { domainOf } from '../kernel/domains.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import { Linear } from '../linear.ts';
@@ -117,7 +117,7 @@ function addMemoryEdges(
 ): void {
   const rank = new Map(topologicalOrder(candidates, successors).map((c, k) => [c, k]));
   const candidateOf = (insn: Instruction) => insn.withinInames.find((n) => rank.has(n));
-  for (const touches of touchesByVariable(knl).values()) {
+  for (const touches of touchesWithCCode(knl).values()) {
     for (const a of touches) {
       for (const b of touches) {
         if (!a.isWrite && !b.isWrite) continue;
@@ -131,6 +131,22 @@ function addMemoryEdges(
       }
     }
   }
+}
+
+/**
+ * Every touch of each variable; C code (`cInstruction`) touches the whole of what it reads and
+ * writes, since nothing says which elements its text reaches.
+ */
+function touchesWithCCode(knl: LoopKernel): Map<string, Touch[]> {
+  const out = touchesByVariable(knl);
+  for (const insn of knl.instructions) {
+    if (!insn.cCode) continue;
+    const add = (name: string, isWrite: boolean) =>
+      out.set(name, [...(out.get(name) ?? []), { insn, indices: undefined, isWrite }]);
+    for (const name of insn.cCode.readVariables) add(name, false);
+    for (const a of insn.assignees) add(assigneeName(a), true);
+  }
+  return out;
 }
 
 /**
