@@ -179,6 +179,9 @@ test('refusals: unknown inames and options, nested candidates, mixed kinds, unus
   throwsLoom(() => getKennedyUnweightedFusionCandidates(knl, ['k', 'j']), /'j' is a reduction iname and 'k' a loop/);
   const nested = makeKernel('{[i, j]: 0 <= i, j < 4}', 'a[i] = 1\nb[i, j] = 2');
   throwsLoom(() => getKennedyUnweightedFusionCandidates(nested, ['i', 'j']), /'j' is nested within 'i'/);
+  // one reduction iname in two loops: no tree of loops entered once holds both (nor does linearization)
+  const shared = makeKernel('{[i, k, j]: 0 <= i, k, j < 4}', 'y0[i] = sum(j, a[i, j])\ny1[k] = sum(j, b[k, j])');
+  throwsLoom(() => getKennedyUnweightedFusionCandidates(shared, ['i', 'k']), /makeReductionInamesUnique/);
   throwsLoom(() => renameInamesInBatch(knl, { f: ['i'], g: ['i'] }), /renamed both to 'f' and to 'g'/);
   throwsLoom(() => renameInamesInBatch(knl, { f: [] }), /lists no inames/);
   throwsLoom(() => renameInamesInBatch(knl, { f: ['q'] }), /unknown iname 'q'/);

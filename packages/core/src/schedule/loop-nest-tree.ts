@@ -95,7 +95,8 @@ class GrowingTree implements LoopNestTree {
         throw new LoomError(
           `the loops of ${what} (${[...chain].sort().join(', ')}) cannot nest with those of the other instructions: ` +
             `'${nests[k - 1].inames.join(', ')}' and '${nests[k].inames.join(', ')}' are not one inside the other ` +
-            `(each loop is entered once, so every instruction's loops must lie on one path of the tree:\n${this})`,
+            `(each loop is entered once, so every instruction's loops must lie on one path of the tree; ` +
+            `duplicateInames or makeReductionInamesUnique gives each use a loop of its own):\n${this}`,
         );
       }
     }
