@@ -13,6 +13,8 @@ import {
   extractSubst,
   makeReductionInamesUnique,
   renameInames,
+  renameInamesInBatch,
+  getKennedyUnweightedFusionCandidates,
   setInstructionPriority,
   tagInstructions,
   addDtypes,
@@ -73,6 +75,16 @@ function assertSameKernel(
     assert.is(generateCode(typed(built), target).code, generateCode(typed(functional), target).code);
   }
 }
+
+test('renameInamesInBatch: a record and the Kennedy fusion map give the core kernel', () => {
+  const text = ['{ [j0, j1, k]: 0 <= j0, j1, k < n }', 'a[j0] = 2*x[j0]\nb[j1] = a[j1] + 1\nc[k] = 3'] as const;
+  const built = kernel(text[0], text[1]);
+  const batches = getKennedyUnweightedFusionCandidates(built.kernel, ['j0', 'j1']);
+  assert.equal([...batches], [['ifused', ['j0', 'j1']]]);
+  const functional = renameInamesInBatch(makeKernel(text[0], text[1]), batches);
+  assertSameKernel(built.renameInamesInBatch(batches).kernel, functional, { x: 'float32' });
+  assertSameKernel(built.renameInamesInBatch({ ifused: ['j0', 'j1'] }).kernel, functional, { x: 'float32' });
+});
 
 test('the tutorial: double a vector', () => {
   assertSameKernel(

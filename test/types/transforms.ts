@@ -32,6 +32,18 @@ export function transformCases(): void {
   // @ts-expect-error: unknown iname
   knl.renameInames(['i', 'q'], 'iq');
 
+  // a batch of renamings: each key replaces the inames it lists
+  const batched = kernel('{ [i,j,k]: 0<=i,j,k<n }', 'a[i] = 1\nb[j] = 2\nc[k] = 3').renameInamesInBatch({
+    ifused: ['i', 'j'],
+  });
+  type _batched = Expect<Equal<Inames<typeof batched>, 'ifused' | 'k'>>;
+  // @ts-expect-error: 'i' was renamed
+  batched.untag('i');
+  // @ts-expect-error: unknown iname
+  knl.renameInamesInBatch({ iq: ['i', 'q'] });
+  const fromMap = knl.renameInamesInBatch(new Map([['ij', ['i', 'j'] as const]]));
+  type _fromMap = Expect<Equal<Inames<typeof fromMap>, string>>;
+
   const removed = kernel('{ [i,j]: 0<=i<n and 0<=j<4 }', 'out[i] = a[i]').removeUnusedInames(['j']);
   type _removed = Expect<Equal<Inames<typeof removed>, 'i'>>;
   // @ts-expect-error: 'j' was removed

@@ -147,6 +147,8 @@ export {
 export { parseMatch, findInstructions, type Within, type MatchExpr } from './transform/match.ts';
 export { chunkIname, type ChunkInameOptions } from './transform/chunk-iname.ts';
 export { renameInames, type RenameInamesOptions } from './transform/rename-inames.ts';
+export { renameInamesInBatch, type InameBatches } from './transform/rename-inames-in-batch.ts';
+export { getKennedyUnweightedFusionCandidates, type KennedyFusionOptions } from './transform/loop-fusion.ts';
 export { removeUnusedInames } from './transform/remove-unused-inames.ts';
 export {
   splitReductionInward,

@@ -7,20 +7,12 @@
  */
 import { VariableAccessNotOrdered } from '../errors.ts';
 import { toLinear } from '../expr/affine.ts';
-import type { Expr } from '../expr/nodes.ts';
-import { allAccesses, namesRead, soleAssignee } from '../kernel/accesses.ts';
+import { touchesByVariable, type Touch } from '../kernel/accesses.ts';
 import { prerequisiteClosure, waivesBarrier } from '../kernel/dependencies.ts';
 import { domainOf } from '../kernel/domains.ts';
-import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { LoopKernel } from '../kernel/model.ts';
 import { Linear } from '../linear.ts';
 import { eq } from '../sets/index.ts';
-
-interface Touch {
-  readonly insn: Instruction;
-  /** undefined: the whole variable (a scalar, or a read through a rule) */
-  readonly indices: readonly Expr[] | undefined;
-  readonly isWrite: boolean;
-}
 
 export function checkVariableAccessOrdered(knl: LoopKernel): void {
   const touches = touchesByVariable(knl);
@@ -43,29 +35,6 @@ export function checkVariableAccessOrdered(knl: LoopKernel): void {
       }
     }
   }
-}
-
-function touchesByVariable(knl: LoopKernel): Map<string, Touch[]> {
-  const out = new Map<string, Touch[]>();
-  const add = (name: string, t: Touch) => out.set(name, [...(out.get(name) ?? []), t]);
-  const subscripted = new Map<string, Set<string>>();
-  for (const a of allAccesses(knl)) {
-    add(a.array, { insn: a.instruction, indices: a.indices, isWrite: a.isWrite });
-    subscripted.set(a.instruction.id, (subscripted.get(a.instruction.id) ?? new Set()).add(a.array));
-  }
-  const isVariable = (name: string) =>
-    knl.temporaries.has(name) || (knl.arg(name) !== undefined && knl.arg(name)!.kind !== 'value');
-  for (const insn of knl.instructions) {
-    if (insn.kind !== 'assign') continue;
-    const target = soleAssignee(insn);
-    if (target.kind === 'var' && isVariable(target.name)) add(target.name, { insn, indices: undefined, isWrite: true });
-    // a variable read without a subscript (a scalar) is touched whole
-    for (const name of namesRead(insn, knl.substitutions)) {
-      if (isVariable(name) && !subscripted.get(insn.id)?.has(name))
-        add(name, { insn, indices: undefined, isWrite: false });
-    }
-  }
-  return out;
 }
 
 /**

@@ -215,3 +215,36 @@ export function writerMap(knl: LoopKernel): Map<string, string[]> {
   }
   return map;
 }
+
+/** One instruction's touch of a variable: one element (its indices), or the whole of it. */
+export interface Touch {
+  readonly insn: Instruction;
+  /** undefined: the whole variable (a scalar, or a read through a rule) */
+  readonly indices: readonly Expr[] | undefined;
+  readonly isWrite: boolean;
+}
+
+/** For each array and scalar variable (arguments and temporaries, not values), every touch of it. */
+export function touchesByVariable(knl: LoopKernel): Map<string, Touch[]> {
+  const out = new Map<string, Touch[]>();
+  const add = (name: string, t: Touch) => out.set(name, [...(out.get(name) ?? []), t]);
+  const subscripted = new Map<string, Set<string>>();
+  for (const a of allAccesses(knl)) {
+    add(a.array, { insn: a.instruction, indices: a.indices, isWrite: a.isWrite });
+    subscripted.set(a.instruction.id, (subscripted.get(a.instruction.id) ?? new Set()).add(a.array));
+  }
+  const isVariable = (name: string) =>
+    knl.temporaries.has(name) || (knl.arg(name) !== undefined && knl.arg(name)!.kind !== 'value');
+  for (const insn of knl.instructions) {
+    if (insn.kind !== 'assign') continue;
+    for (const target of insn.assignees)
+      if (target.kind === 'var' && isVariable(target.name))
+        add(target.name, { insn, indices: undefined, isWrite: true });
+    // a variable read without a subscript (a scalar) is touched whole
+    for (const name of namesRead(insn, knl.substitutions)) {
+      if (isVariable(name) && !subscripted.get(insn.id)?.has(name))
+        add(name, { insn, indices: undefined, isWrite: false });
+    }
+  }
+  return out;
+}

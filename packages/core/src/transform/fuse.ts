@@ -3,11 +3,12 @@
  * (loopy's fuse_kernels). Inames of the same name become one loop (their domains must
  * agree on them); arguments of the same name are one argument (they must agree);
  * temporaries are renamed apart (with `suffixes`, or made unique); instruction ids clashing
- * are renamed. `dataFlow` entries `[name, from, to]` make the readers of `name` in kernel
- * `to` wait for its writers in kernel `from`.
+ * are renamed. `dataFlow` entries `[name, from, to]` make the instructions of kernel `to`
+ * that use `name` (read or write it) wait for its writers in kernel `from`.
  *
- * A variable one kernel writes and another uses, with no data-flow entry between them,
- * is refused: nothing would order them.
+ * A variable one kernel writes and another uses, with no chain of data-flow entries of that
+ * variable between them (`[x, 0, 1]` and `[x, 1, 2]` order kernels 0 and 2), is refused:
+ * nothing would order them.
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
@@ -26,7 +27,7 @@ const FUSE_KERNELS_OPTIONS = optionKeys<FuseKernelsOptions>()(['dataFlow', 'suff
 export interface FuseKernelsOptions {
   /** One per kernel: its temporaries get it appended (loopy's suffixes). */
   readonly suffixes?: readonly string[];
-  /** `[name, fromKernel, toKernel]`: the readers of `name` in `toKernel` wait for its writers in `fromKernel`. */
+  /** `[name, fromKernel, toKernel]`: the instructions using `name` in `toKernel` wait for its writers in `fromKernel`. */
   readonly dataFlow?: readonly (readonly [string, number, number])[];
 }
 
@@ -68,15 +69,16 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
     const writers = renamedKernels[from].instructions
       .filter((i) => namesWritten(i).includes(name))
       .map((i) => idMaps[from].get(i.id)!);
-    const readers = new Set(
+    // as in loopy, a later writer waits too: the last write must be the later kernel's
+    const users = new Set(
       renamedKernels[to].instructions
-        .filter((i) => namesRead(i, renamedKernels[to].substitutions).has(name))
+        .filter((i) => namesRead(i, renamedKernels[to].substitutions).has(name) || namesWritten(i).includes(name))
         .map((i) => idMaps[to].get(i.id)!),
     );
-    if (!writers.length || !readers.size)
-      throw new LoomError(`fuseKernels: kernel ${from} does not write '${name}' or kernel ${to} does not read it`);
+    if (!writers.length || !users.size)
+      throw new LoomError(`fuseKernels: kernel ${from} does not write '${name}' or kernel ${to} does not use it`);
     instructions = instructions.map((i) =>
-      readers.has(i.id) ? { ...i, dependsOn: [...new Set([...i.dependsOn, ...writers])] } : i,
+      users.has(i.id) ? { ...i, dependsOn: [...new Set([...i.dependsOn, ...writers])] } : i,
     );
   }
 
@@ -119,7 +121,7 @@ function checkOrdered(kernels: readonly LoopKernel[], flow: readonly (readonly [
       if (ia === ib) return;
       for (const name of written) {
         if (!uses(b).has(name) || b.temporaries.has(name)) continue;
-        if (!flow.some(([n, f, t]) => n === name && ((f === ia && t === ib) || (f === ib && t === ia)))) {
+        if (!flowReaches(flow, name, ia, ib) && !flowReaches(flow, name, ib, ia)) {
           throw new LoomError(
             `fuseKernels: kernel ${ia} writes '${name}' and kernel ${ib} uses it, but nothing orders them: give dataFlow [['${name}', ${ia}, ${ib}]] (or the other way)`,
           );
@@ -127,6 +129,26 @@ function checkOrdered(kernels: readonly LoopKernel[], flow: readonly (readonly [
       }
     });
   });
+}
+
+/** Whether data-flow entries of `name` lead from kernel `from` to kernel `to`, directly or through others. */
+function flowReaches(
+  flow: readonly (readonly [string, number, number])[],
+  name: string,
+  from: number,
+  to: number,
+): boolean {
+  const reached = new Set([from]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [n, f, t] of flow) {
+      if (n === name && reached.has(f) && !reached.has(t)) {
+        reached.add(t);
+        grew = true;
+      }
+    }
+  }
+  return reached.has(to);
 }
 
 /** A kernel's temporaries, renamed so no other kernel has a variable of that name. */

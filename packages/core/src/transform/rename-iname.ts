@@ -12,7 +12,7 @@
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import { checkName } from '../names.ts';
-import { freeVariables, reductionInamesIn } from '../expr/index.ts';
+import { walkScoped } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
 import { BasicSet } from '../sets/index.ts';
 import { domainOf, homeDomainIndex } from '../kernel/domains.ts';
@@ -90,8 +90,7 @@ function renameFresh(knl: LoopKernel, oldName: string, newName: string): LoopKer
  */
 function mergeInto(knl: LoopKernel, oldName: string, newName: string): LoopKernel {
   for (const insn of knl.instructions) {
-    const used = inamesUsedBy(insn);
-    if (used.has(oldName) && used.has(newName)) {
+    if (seenTogether(insn, oldName, newName)) {
       throw new LoomError(
         `renameIname: instruction '${insn.id}' uses both '${oldName}' and '${newName}'; merging them would make the two equal and change what it computes`,
       );
@@ -178,12 +177,25 @@ function renameEverywhereElse(
   return rewritten.with({ instructions, inameTags, loopPriorities, loopSlabs });
 }
 
-/** Every name an instruction uses as an iname: its loops, its reductions, the variables it reads. */
-function inamesUsedBy(insn: Instruction): Set<string> {
-  const used = new Set(insn.withinInames);
+/**
+ * Whether the instruction ever has both inames in scope at once, where merging them would
+ * make two values one: both its loops, or one used (or reduced over) inside the other's loop
+ * or reduction. Two reductions side by side (`sum(a, f(a)) + sum(b, g(b))`) never are, and
+ * merge into two reductions over one loop.
+ */
+function seenTogether(insn: Instruction, a: string, b: string): boolean {
+  const within = new Set(insn.withinInames);
+  if (within.has(a) && within.has(b)) return true;
   const exprs = [...insn.assignees, insn.expression, ...insn.predicates].filter((e) => e !== undefined);
-  for (const e of exprs) for (const n of [...freeVariables(e), ...reductionInamesIn(e)]) used.add(n);
-  return used;
+  let together = false;
+  for (const e of exprs) {
+    walkScoped(e, (x, bound) => {
+      const names = x.kind === 'var' ? [x.name] : x.kind === 'reduce' ? x.inames : [];
+      const visible = new Set([...within, ...bound, ...(x.kind === 'reduce' ? x.inames : [])]);
+      if ((names.includes(a) && visible.has(b)) || (names.includes(b) && visible.has(a))) together = true;
+    });
+  }
+  return together;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   removeUnusedInames,
   renameIname,
   renameInames,
+  renameInamesInBatch,
   splitIname,
   splitReductionInward,
   splitReductionOutward,
@@ -161,6 +162,25 @@ export class InameVerbs<I extends string, S extends AnySignature> extends Builde
     options: { readonly existingOk?: boolean; readonly within?: W } = {},
   ): KernelBuilder<AfterWithin<I, L[number], New, W>, S> {
     return this.derive((k) => renameInames(k, inames, newIname, options));
+  }
+
+  /**
+   * `renameInamesInBatch`: each entry's loops become one loop named by its key (loopy's
+   * rename_inames_in_batch). A record says the new inames to the types; the `Map` that
+   * `getKennedyUnweightedFusionCandidates` returns leaves them `string`.
+   * ```ts
+   * knl.renameInamesInBatch({ ifused: ['j0', 'j1'] });
+   * knl.renameInamesInBatch(getKennedyUnweightedFusionCandidates(knl.kernel, ['j0', 'j1']));
+   * ```
+   */
+  renameInamesInBatch<const B extends { readonly [New: string]: readonly I[] }>(
+    batches: B,
+  ): KernelBuilder<Exclude<I, B[keyof B][number]> | Extract<keyof B, string>, S>;
+  renameInamesInBatch(batches: ReadonlyMap<string, readonly string[]>): KernelBuilder<string, S>;
+  renameInamesInBatch(
+    batches: { readonly [New: string]: readonly I[] } | ReadonlyMap<string, readonly string[]>,
+  ): KernelBuilder<string, S> {
+    return this.derive((k) => renameInamesInBatch(k, batches));
   }
 
   /**
