@@ -10,10 +10,10 @@ static void loopy_kernel(float *__restrict__ out, float const *__restrict__ a, i
   {
     for (int i = 0; i <= -1 + n; ++i)
       for (int j = 0; j <= -1 + n; ++j)
-        out[n * j + i] = a[n * i + j];
+        out[(int64_t) (n * j) + i] = a[(int64_t) (n * i) + j];
     for (int ii = 0; ii <= -1 + n; ++ii)
       for (int jj = 0; jj <= -1 + n; ++jj)
-        out[n * ii + jj] = 2.0f * out[n * ii + jj];
+        out[(int64_t) (n * ii) + jj] = 2.0f * out[(int64_t) (n * ii) + jj];
   }
 }
 

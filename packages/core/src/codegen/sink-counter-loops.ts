@@ -1,0 +1,70 @@
+/**
+ * Work-item loops moved inside a loop that every work-item runs alike, once a group's
+ * work-items run one after another (serialize-work-items.ts):
+ *
+ *     for (lid_0 = 0; lid_0 <= 15; ++lid_0)            for (k = 0; k <= 15; ++k)
+ *       for (k = 0; k <= 15; ++k)                →       for (lid_0 = 0; lid_0 <= 15; ++lid_0)
+ *         acc[lid_0] += a_f[k] * b_f[16 * k + lid_0];        acc[lid_0] += a_f[k] * b_f[16 * k + lid_0];
+ *
+ * The work-item loop innermost is the one a C compiler vectorizes: consecutive work-items touch
+ * consecutive words (PoCL puts its work-item loops there for the same reason). It runs the
+ * work-items' steps in another order, which is sound because nothing orders two work-items of
+ * a group between barriers: on a GPU they run at once, and an access of one work-item's data by
+ * another without a barrier is a race Loom's checks refuse. What is not shared is a work-item's
+ * own private scalar, which the serialized group keeps in one variable its work-items take
+ * turns with (only the private values kept across barriers get a copy per work-item): a loop
+ * whose body uses one is left alone, as is a loop whose bounds differ between work-items.
+ */
+import { walk } from '../expr/visit.ts';
+import type { Expr } from '../expr/nodes.ts';
+import type { Stmt } from './ast.ts';
+import { soleStatement, walkStmts } from './stmt-visit.ts';
+
+type ForStmt = Extract<Stmt, { kind: 'for' }>;
+
+/**
+ * `loop`, a work-item loop (its counter in `counters`), with itself moved below each loop of one
+ * statement it holds whose bounds read no counter and no temporary (`temporaries`: what the body
+ * might change), and whose body reads no name of `shared`: the private scalars the group's
+ * work-items take turns with.
+ */
+export function sinkCounterLoops(
+  loop: ForStmt,
+  counters: ReadonlySet<string>,
+  temporaries: ReadonlySet<string>,
+  shared: ReadonlySet<string>,
+): Stmt {
+  const inner = soleStatement(loop.body);
+  if (inner?.kind !== 'for') return loop;
+  if (counters.has(inner.iname) || reads(inner, counters) || reads(inner, temporaries)) return loop;
+  if (reads(loop, new Set([inner.iname]))) return loop;
+  if (usesAny(inner.body, shared)) return loop;
+  return { ...inner, body: sinkCounterLoops({ ...loop, body: inner.body }, counters, temporaries, shared) };
+}
+
+/** Whether the bounds of `loop` read any of `names`. */
+function reads(loop: ForStmt, names: ReadonlySet<string>): boolean {
+  return mentions([loop.lower, loop.upper], names);
+}
+
+function mentions(exprs: readonly Expr[], names: ReadonlySet<string>): boolean {
+  let found = false;
+  for (const e of exprs) walk(e, (x) => void (x.kind === 'var' && names.has(x.name) && (found = true)));
+  return found;
+}
+
+/**
+ * Whether any statement in `s` reads or writes a name of `names`, or is C code given as is
+ * (whose names Loom cannot see).
+ */
+function usesAny(s: Stmt, names: ReadonlySet<string>): boolean {
+  let found = false;
+  walkStmts(s, {
+    stmt: (x) => void (x.kind === 'code' && (found = true)),
+    expr: (e) =>
+      walk(e, (y) => {
+        if ((y.kind === 'var' && names.has(y.name)) || (y.kind === 'subscript' && names.has(y.array))) found = true;
+      }),
+  });
+  return found;
+}
