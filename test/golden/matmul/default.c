@@ -44,9 +44,9 @@ static void sgemm(float const *__restrict__ a, float const *__restrict__ b, floa
         b_fetch[(int64_t) (64 * lid_1) + lid_0 + 32] = b[(int64_t) (2048 * k_outer) + 128 * lid_1 + 64 * gid(0) + lid_0 + 32];
         b_fetch[(int64_t) (64 * lid_1) + lid_0 + 48] = b[(int64_t) (2048 * k_outer) + 128 * lid_1 + 64 * gid(0) + lid_0 + 48];
       }
-    for (int k_inner = 0; k_inner <= 15; ++k_inner)
-      for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
-        for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+    for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+      for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+        for (int k_inner = 0; k_inner <= 15; ++k_inner)
         {
           acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] + a_fetch[(int64_t) (16 * lid_1) + k_inner] * b_fetch[(int64_t) (64 * k_inner) + lid_0];
           acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1 + 256] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1 + 256] + a_fetch[(int64_t) (16 * lid_1) + k_inner] * b_fetch[(int64_t) (64 * k_inner) + lid_0 + 16];

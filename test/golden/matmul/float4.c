@@ -81,9 +81,9 @@ static void sgemm(float const *__restrict__ a, float const *__restrict__ b, floa
           a_fetch[(int64_t) (272 * lid_1) + 17 * lid_0 + 15] = a_vec[(int64_t) lid_0 + 16 * lid_1 + 768];
         }
       }
-    for (int k_inner = 0; k_inner <= 15; ++k_inner)
-      for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
-        for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+    for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+      for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+        for (int k_inner = 0; k_inner <= 15; ++k_inner)
         {
           acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] + a_fetch[(int64_t) (17 * lid_1) + k_inner] * b_fetch[(int64_t) (64 * k_inner) + 4 * lid_0];
           acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1 + 256] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1 + 256] + a_fetch[(int64_t) (17 * lid_1) + k_inner] * b_fetch[(int64_t) (64 * k_inner) + 4 * lid_0 + 1];
