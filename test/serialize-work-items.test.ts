@@ -360,4 +360,26 @@ test('statements under guards of their own get a work-item loop each, where the 
   ]);
 });
 
+test('a work-item loop of several statements splits, so that its uniform loop can take the work-items inside', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'local', length: 16 },
+    {
+      kind: 'for',
+      iname: 'k',
+      lower: int(0),
+      upper: int(15),
+      body: assign(`acc[${lid(0)}]`, `acc[${lid(0)}] + a[k]`),
+    },
+    assign(`out[${lid(0)}]`, `acc[${lid(0)}]`),
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [16])).body), [
+    'local acc[16]',
+    'for k in 0..15',
+    '  for lid_0 in 0..15',
+    '    acc[lid_0] = acc[lid_0] + a[k]',
+    'for lid_0 in 0..15',
+    '  out[lid_0] = acc[lid_0]',
+  ]);
+});
+
 test.run();

@@ -116,7 +116,7 @@ export function serializeWorkItems(
         { kind: 'for', iname: counter, lower: int(0), upper: lastItem(sizes[axis]), body: s },
         declaredNames,
       );
-      const sunk = sinkCounterLoops(loop, counterNames, declaredNames, shared);
+      const sunk = sinkCounterLoops(loop, { counters: counterNames, temporaries: declaredNames, shared });
       s = hoisted ? { kind: 'if', condition: hoisted, then: sunk } : sunk;
     }
     return s;
@@ -125,7 +125,9 @@ export function serializeWorkItems(
     list.flatMap((g): Stmt[] => {
       switch (g.kind) {
         case 'region':
-          return g.body.length === 0 ? [] : separatelyGuarded(g.body, shared).map(wrapItems);
+          return g.body.length === 0
+            ? []
+            : separatelyGuarded(g.body, shared).flatMap((run) => statementsOf(wrapItems(run)));
         case 'for':
           return [{ ...g.loop, body: block(emit(g.body)) }];
         case 'if':

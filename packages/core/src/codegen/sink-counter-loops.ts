@@ -22,29 +22,58 @@
  */
 import { walk } from '../expr/visit.ts';
 import type { Expr } from '../expr/nodes.ts';
-import type { Stmt } from './ast.ts';
-import { soleStatement, walkStmts } from './stmt-visit.ts';
+import { block, type Stmt } from './ast.ts';
+import { soleStatement, statementsOf, walkStmts } from './stmt-visit.ts';
 
 type ForStmt = Extract<Stmt, { kind: 'for' }>;
 
+/** What the serialized group tells about its names. */
+export interface SinkContext {
+  /** The work-item counters (`lid_0`...). */
+  readonly counters: ReadonlySet<string>;
+  /** The kernel's temporaries: what a loop's body might change. */
+  readonly temporaries: ReadonlySet<string>;
+  /** The private scalars the group's work-items take turns with, in one variable. */
+  readonly shared: ReadonlySet<string>;
+}
+
 /**
- * `loop`, a work-item loop (its counter in `counters`), with itself moved below each loop of one
- * statement it holds whose bounds read no counter and no temporary (`temporaries`: what the body
- * might change), and whose body reads no name of `shared`: the private scalars the group's
- * work-items take turns with.
+ * `loop`, a work-item loop, with itself moved below each loop of one statement it holds whose
+ * bounds read no counter and no temporary, and whose body reads no shared private scalar. Where
+ * it holds several statements, one of them such a loop, it is first split into a work-item loop
+ * per run of statements (the loops on their own), which runs every work-item's first run before
+ * any runs its second: as unordered as the work-items are, unless they share a private scalar
+ * or C code Loom cannot see into.
  */
-export function sinkCounterLoops(
-  loop: ForStmt,
-  counters: ReadonlySet<string>,
-  temporaries: ReadonlySet<string>,
-  shared: ReadonlySet<string>,
-): Stmt {
+export function sinkCounterLoops(loop: ForStmt, context: SinkContext): Stmt {
   const inner = soleStatement(loop.body);
-  if (inner?.kind !== 'for') return loop;
-  if (counters.has(inner.iname) || reads(inner, counters) || reads(inner, temporaries)) return loop;
-  if (reads(loop, new Set([inner.iname]))) return loop;
-  if (usesAny(inner.body, shared) || statementCount(inner.body) > MAX_SUNK_STATEMENTS) return loop;
-  return { ...inner, body: sinkCounterLoops({ ...loop, body: inner.body }, counters, temporaries, shared) };
+  if (inner?.kind === 'for') {
+    if (!sinkable(loop, inner, context)) return loop;
+    return { ...inner, body: sinkCounterLoops({ ...loop, body: inner.body }, context) };
+  }
+  const body = statementsOf(loop.body);
+  const splits =
+    body.some((s) => s.kind === 'for' && sinkable(loop, s, context)) && !usesAny(loop.body, context.shared);
+  if (!splits) return loop;
+  return { kind: 'block', body: runs(body).map((run) => sinkCounterLoops({ ...loop, body: block(run) }, context)) };
+}
+
+/** Whether the work-item loop `loop` may go inside `inner`, a loop it holds. */
+function sinkable(loop: ForStmt, inner: ForStmt, { counters, temporaries, shared }: SinkContext): boolean {
+  if (counters.has(inner.iname) || reads(inner, counters) || reads(inner, temporaries)) return false;
+  if (reads(loop, new Set([inner.iname]))) return false;
+  return !usesAny(inner.body, shared) && statementCount(inner.body) <= MAX_SUNK_STATEMENTS;
+}
+
+/** The statements in runs: each loop on its own, the statements between loops together. */
+function runs(stmts: readonly Stmt[]): Stmt[][] {
+  const out: Stmt[][] = [];
+  for (const s of stmts) {
+    const last = out[out.length - 1];
+    if (s.kind !== 'for' && last && last[last.length - 1].kind !== 'for') last.push(s);
+    else out.push([s]);
+  }
+  return out;
 }
 
 /** The most statements a loop may hold for the work-item loops to go inside it (see the module comment). */
