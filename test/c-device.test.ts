@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  addPrefetch,
   defineFunction,
   globalArg,
   registerFunction,
@@ -18,6 +19,7 @@ import {
   LoomError,
   makeKernel,
   run,
+  splitIname,
   tagInames,
   type DType,
   type LoopKernel,
@@ -147,6 +149,41 @@ test('atomic updates from work-groups that run in parallel: every dtype the C ta
         `${dtype} ${name}`,
       );
   }
+});
+
+test('groups that reach past the domain: guards folded into the work-item loops, loops sunk and split, same values as the CPU', async () => {
+  // n not a multiple of the groups: the last group's guards cut its work-item loops short
+  for (const n of [1, 37, 130]) {
+    let fill = makeKernel('{ [i]: 0<=i<n }', 'a[i] = 2*i + 1', [globalArg('a', { dtype: 'float32', shape: ['n'] })]);
+    fill = tagInames(splitIname(fill, 'i', 16), { i_outer: 'g.0', i_inner: 'l.0' });
+    await agree(fill, { n }, 'a');
+
+    // a 16x16-tiled matmul: the fetches split per guard, the work-items innermost in the k_inner loop
+    let mm = makeKernel('{ [i, j, k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k] * b[k, j])', undefined, {
+      assumptions: 'n >= 1',
+    });
+    mm = addDtypes(mm, { a: 'float32', b: 'float32' });
+    mm = splitIname(mm, 'i', 16, { outerTag: 'g.1', innerTag: 'l.1' });
+    mm = splitIname(mm, 'j', 16, { outerTag: 'g.0', innerTag: 'l.0' });
+    mm = splitIname(mm, 'k', 16);
+    mm = addPrefetch(mm, 'a', ['k_inner', 'i_inner'], { defaultTag: 'l.auto' });
+    mm = addPrefetch(mm, 'b', ['j_inner', 'k_inner'], { defaultTag: 'l.auto' });
+    const code = generateCode(mm, cTarget()).code;
+    assert.match(code, /for \(int k_inner[^\n]*\n\s*for \(int lid_1/);
+    await agree(mm, { a: randomFloat32(n * n, 3), b: randomFloat32(n * n, 4), n }, 'c', 1e-5);
+  }
+});
+
+test('a private scalar the work-items take turns with keeps each work-item whole in a loop', async () => {
+  // t is one variable the serialized work-items share: the work-item loop must stay outside k
+  let knl = makeKernel(
+    '{ [g, l, k]: 0<=g<3 and 0<=l<8 and 0<=k<4 }',
+    ['<float32> t = a[8*g + l, k] * 2  {id=t}', 'out[8*g + l, k] = t + k  {dep=t}'],
+    [globalArg('a', { dtype: 'float32', shape: [24, 4] }), '...'],
+  );
+  knl = tagInames(knl, { g: 'g.0', l: 'l.0' });
+  assert.match(generateCode(knl, cTarget()).code, /for \(int lid_0[^\n]*\n\s*for \(int k/);
+  await agree(knl, { a: randomFloat32(96, 5) }, 'out');
 });
 
 test('a compile error is a LoomError with the compiler message and the generated line', async () => {

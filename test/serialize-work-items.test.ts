@@ -261,4 +261,125 @@ test('a barrier in a loop or guard that differs between work-items is a LoomErro
   );
 });
 
+test("a guard on the work-item counter folds into the loop's bounds, so that a C compiler vectorizes the loop", () => {
+  // 128 * gid(0) + lid(0) < n, the guard a group that may reach past n gets
+  const body: Stmt[] = [
+    {
+      kind: 'if',
+      condition: parse(`128 * gid(0) <= n - ${lid(0)} - 1`),
+      then: assign(`a[128 * gid(0) + ${lid(0)}]`, '0'),
+    },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [128])).body), [
+    'for lid_0 in 0..min(127, n - 128*gid(0) - 1)',
+    '  a[128*gid(0) + lid_0] = 0',
+  ]);
+});
+
+test('what a guard says of an outer counter moves out of the inner loop and folds there; what it cannot fold stays', () => {
+  const body: Stmt[] = [
+    {
+      kind: 'if',
+      // lid(1) >= 2, an upper bound of lid(0), and 2*lid(0) (a coefficient that is not ±1): kept
+      condition: parse(`${lid(1)} >= 2 and ${lid(0)} < n and 2 * ${lid(0)} < n`),
+      then: assign(`out[${lid(1)}, ${lid(0)}]`, '1'),
+    },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [16, 4])).body), [
+    'for lid_1 in 2..3',
+    '  for lid_0 in 0..min(15, n - 1)',
+    '    if 2*lid_0 < n',
+    '      out[lid_1, lid_0] = 1',
+  ]);
+});
+
+test('a guard that reads a temporary stays a guard: the work-items may see different values', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 't', dtype: 'float32', addressSpace: 'local', length: 64 },
+    { kind: 'if', condition: parse(`${lid(0)} < t[0]`), then: assign(`out[${lid(0)}]`, '1') },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [64])).body), [
+    'local t[64]',
+    'for lid_0 in 0..63',
+    '  if lid_0 < t[0]',
+    '    out[lid_0] = 1',
+  ]);
+});
+
+test('the work-item loops go inside a loop every work-item runs alike, where consecutive work-items touch consecutive words', () => {
+  const body: Stmt[] = [
+    {
+      kind: 'for',
+      iname: 'k',
+      lower: int(0),
+      upper: int(15),
+      body: assign(
+        `acc[${lid(0)} + 16*${lid(1)}]`,
+        `acc[${lid(0)} + 16*${lid(1)}] + a[16*${lid(1)} + k] * b[16*k + ${lid(0)}]`,
+      ),
+    },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [16, 16], ['b'])).body), [
+    'for k in 0..15',
+    '  for lid_1 in 0..15',
+    '    for lid_0 in 0..15',
+    '      acc[lid_0 + 16*lid_1] = acc[lid_0 + 16*lid_1] + a[16*lid_1 + k]*b[16*k + lid_0]',
+  ]);
+});
+
+test('the work-item loop stays outside a loop whose body uses a private scalar the work-items take turns with', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 't', dtype: 'float32', addressSpace: 'private' },
+    {
+      kind: 'for',
+      iname: 'k',
+      lower: int(0),
+      upper: int(3),
+      body: { kind: 'block', body: [assign('t', `a[${lid(0)}, k]`), assign(`out[${lid(0)}, k]`, '2*t')] },
+    },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [8])).body), [
+    'private t',
+    'for lid_0 in 0..7',
+    '  for k in 0..3',
+    '    t = a[lid_0, k]',
+    '    out[lid_0, k] = 2*t',
+  ]);
+});
+
+test('statements under guards of their own get a work-item loop each, where the guards fold', () => {
+  const body: Stmt[] = [
+    { kind: 'if', condition: parse(`${lid(0)} < n`), then: assign(`a[${lid(0)}]`, '1') },
+    { kind: 'if', condition: parse(`${lid(0)} < m`), then: assign(`out[${lid(0)}]`, '2') },
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [32], ['m'])).body), [
+    'for lid_0 in 0..min(31, n - 1)',
+    '  a[lid_0] = 1',
+    'for lid_0 in 0..min(31, m - 1)',
+    '  out[lid_0] = 2',
+  ]);
+});
+
+test('a work-item loop of several statements splits, so that its uniform loop can take the work-items inside', () => {
+  const body: Stmt[] = [
+    { kind: 'declare', name: 'acc', dtype: 'float32', addressSpace: 'local', length: 16 },
+    {
+      kind: 'for',
+      iname: 'k',
+      lower: int(0),
+      upper: int(15),
+      body: assign(`acc[${lid(0)}]`, `acc[${lid(0)}] + a[k]`),
+    },
+    assign(`out[${lid(0)}]`, `acc[${lid(0)}]`),
+  ];
+  assert.equal(show(serializeWorkItems(kernelOf(body, [16])).body), [
+    'local acc[16]',
+    'for k in 0..15',
+    '  for lid_0 in 0..15',
+    '    acc[lid_0] = acc[lid_0] + a[k]',
+    'for lid_0 in 0..15',
+    '  out[lid_0] = acc[lid_0]',
+  ]);
+});
+
 test.run();

@@ -86,5 +86,7 @@ export const cDialect: CDialect = {
   atomicQualifier: '',
   // GCC and Clang unroll min/max accumulations correctly (the pragma is for NVIDIA's compilers)
   keepRolled: undefined,
+  // gcc runs with -fwrapv (runtime/compiler.ts): a wrapping int32 sum hides the loop's step from its vectorizer
+  wideIndexSums: 'int64_t',
   prelude: cPrelude,
 };

@@ -148,6 +148,15 @@ export interface CDialect {
   readonly atomicQualifier: string;
 
   // --- loops ---
+  /**
+   * The integer type an array index of several terms is summed in, from its first term on
+   * (`a[(int64_t) (n * i) + j]`), or undefined to sum it as the index's int32. A C compiler told
+   * that signed integers wrap (`-fwrapv`) cannot see `16 * g + lid_0` step by one as `lid_0` does,
+   * since the int32 sum may wrap, and leaves the loop scalar; summed in 64 bits it cannot wrap.
+   * The value is the same for every valid access: Loom indexes arrays by int32, so an index
+   * within its array was never a wrapped int32 sum.
+   */
+  readonly wideIndexSums?: string;
   /** The line before a loop that must stay rolled (unroll-guard.ts), or undefined where no compiler needs one. */
   readonly keepRolled: string | undefined;
 

@@ -116,6 +116,22 @@ export class CExpressionPrinter {
     return this.expr(e, want).text;
   }
 
+  /**
+   * An array index: an int32 expression, or, where the dialect sums indices wider
+   * (`wideIndexSums`) and this one has two terms or more that are not numbers, its terms summed
+   * in that type from the first on.
+   */
+  private index(e: Expr): string {
+    const wide = this.dialect.wideIndexSums;
+    const terms = wide === undefined ? [] : additiveTerms(e, '+');
+    if (terms.filter((t) => t.term.kind !== 'int').length < 2) return this.print(e, 'int32');
+    const [first, ...rest] = terms.map((t) => ({ ...t, printed: this.expr(t.term, 'int32') }));
+    let text = `(${wide}) ${paren(first.printed, PRECEDENCE.unary)}`;
+    if (first.sign === '-') text = `-${text}`;
+    for (const t of rest) text += ` ${t.sign} ${paren(t.printed, PRECEDENCE.additive + 1)}`;
+    return text;
+  }
+
   /** Where variable `name` lives: an undeclared name is a private scalar. */
   addressSpaceOf(name: string): CAddressSpace {
     return this.addressSpaces.get(name) ?? 'private';
@@ -195,7 +211,7 @@ export class CExpressionPrinter {
             ? applied(this.dialect.vectors.loadPacked!(this.print(whole.index, 'int32'), e.array))
             : { text: `${e.array}[${this.print(whole.index, 'int32')}]`, precedence: PRECEDENCE.postfix };
         if (vector && !vector.packed) return this.vectorElement(e.array, e.indices[0], vector, t);
-        return { text: `${e.array}[${this.print(e.indices[0], 'int32')}]`, precedence: PRECEDENCE.postfix };
+        return { text: `${e.array}[${this.index(e.indices[0])}]`, precedence: PRECEDENCE.postfix };
       }
       case 'neg': {
         const operand = this.expr(e.operand, t);
@@ -650,4 +666,13 @@ function isBoolish(t: DType): boolean {
 /** A dialect's spelling of a call, a member access or an index (`vload_half(i, a)`, `tIdx(x)`): binds as a postfix expression. */
 function applied(text: string): Printed {
   return { text, precedence: PRECEDENCE.postfix };
+}
+
+/** `a + b - c` as its terms, each with the sign it is summed with. */
+function additiveTerms(e: Expr, sign: '+' | '-'): { readonly term: Expr; readonly sign: '+' | '-' }[] {
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+    const flipped = sign === '+' ? '-' : '+';
+    return [...additiveTerms(e.left, sign), ...additiveTerms(e.right, e.op === '+' ? sign : flipped)];
+  }
+  return [{ term: e, sign }];
 }

@@ -5,11 +5,15 @@
 static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
+static inline int loom_min_int32(int a, int b)
+{
+  return a < b ? a : b;
+}
+
 static void loopy_kernel(float const *__restrict__ a, float *__restrict__ out, int const n, int const *__restrict__ loom_group_ids_int32)
 {
-  for (int lid_0 = 0; lid_0 <= 127; ++lid_0)
-    if (128 * gid(0) <= n - lid_0 - 1)
-      out[128 * gid(0) + lid_0] = 2.0f * a[128 * gid(0) + lid_0];
+  for (int lid_0 = 0; lid_0 <= loom_min_int32(127, n - 128 * gid(0) - 1); ++lid_0)
+    out[(int64_t) (128 * gid(0)) + lid_0] = 2.0f * a[(int64_t) (128 * gid(0)) + lid_0];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -14,9 +14,9 @@ static void image_read(float const *__restrict__ a, int const *__restrict__ b, f
       acc_l = 0;
     if (16 * gid(0) <= m - lid_0 - 1)
       for (int l = 0; l <= -1 + p; ++l)
-        acc_l = (int) ((unsigned int) acc_l + (unsigned int) b[n * m * l + m * gid(1) + (16 * gid(0) + lid_0)]);
+        acc_l = (int) ((unsigned int) acc_l + (unsigned int) b[(int64_t) (n * m * l) + m * gid(1) + 16 * gid(0) + lid_0]);
     if (16 * gid(0) <= m - lid_0 - 1 && p >= 1)
-      out[m * gid(1) + (16 * gid(0) + lid_0)] = a[m * gid(1) + (16 * gid(0) + lid_0)] * w[16 * gid(0) + lid_0] + (float) acc_l;
+      out[(int64_t) (m * gid(1)) + 16 * gid(0) + lid_0] = a[(int64_t) (m * gid(1)) + 16 * gid(0) + lid_0] * w[(int64_t) (16 * gid(0)) + lid_0] + (float) acc_l;
   }
 }
 

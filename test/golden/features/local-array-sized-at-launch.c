@@ -5,25 +5,27 @@
 static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
+static inline int loom_min_int32(int a, int b)
+{
+  return a < b ? a : b;
+}
+
 static void loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
 {
   float a_fetch[4 * n];
   float acc_j[4];
   for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
-  {
     if (4 * gid(0) <= n - lid_0 - 1)
       acc_j[lid_0] = 0.0f;
-    for (int a_dim_1 = 0; a_dim_1 <= -1 + n; ++a_dim_1)
+  for (int a_dim_1 = 0; a_dim_1 <= -1 + n; ++a_dim_1)
+    for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
       if (4 * gid(0) <= n - lid_0 - 1)
-        a_fetch[n * lid_0 + a_dim_1] = a[n * (4 * gid(0) + lid_0) + a_dim_1];
-  }
-  for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
-    if (4 * gid(0) <= n - lid_0 - 1)
-    {
-      for (int j = 0; j <= -1 + n; ++j)
-        acc_j[lid_0] = acc_j[lid_0] + a_fetch[n * lid_0 + j];
-      out[4 * gid(0) + lid_0] = acc_j[lid_0];
-    }
+        a_fetch[(int64_t) (n * lid_0) + a_dim_1] = a[(int64_t) (n * (4 * gid(0) + lid_0)) + a_dim_1];
+  for (int j = 0; j <= -1 + n; ++j)
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(3, n - 4 * gid(0) - 1); ++lid_0)
+      acc_j[lid_0] = acc_j[lid_0] + a_fetch[(int64_t) (n * lid_0) + j];
+  for (int lid_0 = 0; lid_0 <= loom_min_int32(3, n - 4 * gid(0) - 1); ++lid_0)
+    out[(int64_t) (4 * gid(0)) + lid_0] = acc_j[lid_0];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

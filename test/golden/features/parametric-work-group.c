@@ -8,7 +8,7 @@ static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 static void loopy_kernel(float const *__restrict__ a, int const m, int const n, float *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
 {
   for (int lid_0 = 0; lid_0 <= -1 + n; ++lid_0)
-    out[n * gid(0) + lid_0] = 2.0f * a[n * gid(0) + lid_0];
+    out[(int64_t) (n * gid(0)) + lid_0] = 2.0f * a[(int64_t) (n * gid(0)) + lid_0];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

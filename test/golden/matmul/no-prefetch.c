@@ -30,39 +30,39 @@ static void sgemm(float const *__restrict__ a, float const *__restrict__ b, floa
       for (int k_outer = 0; k_outer <= 7; ++k_outer)
         for (int k_inner = 0; k_inner <= 15; ++k_inner)
         {
-          acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0];
-          acc_k_outer_k_inner[1] = acc_k_outer_k_inner[1] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
-          acc_k_outer_k_inner[2] = acc_k_outer_k_inner[2] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
-          acc_k_outer_k_inner[3] = acc_k_outer_k_inner[3] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
-          acc_k_outer_k_inner[4] = acc_k_outer_k_inner[4] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0];
-          acc_k_outer_k_inner[5] = acc_k_outer_k_inner[5] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
-          acc_k_outer_k_inner[6] = acc_k_outer_k_inner[6] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
-          acc_k_outer_k_inner[7] = acc_k_outer_k_inner[7] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
-          acc_k_outer_k_inner[8] = acc_k_outer_k_inner[8] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0];
-          acc_k_outer_k_inner[9] = acc_k_outer_k_inner[9] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
-          acc_k_outer_k_inner[10] = acc_k_outer_k_inner[10] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
-          acc_k_outer_k_inner[11] = acc_k_outer_k_inner[11] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
-          acc_k_outer_k_inner[12] = acc_k_outer_k_inner[12] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0];
-          acc_k_outer_k_inner[13] = acc_k_outer_k_inner[13] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
-          acc_k_outer_k_inner[14] = acc_k_outer_k_inner[14] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
-          acc_k_outer_k_inner[15] = acc_k_outer_k_inner[15] + a[8192 * gid(1) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[2048 * k_outer + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
+          acc_k_outer_k_inner[0] = acc_k_outer_k_inner[0] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0];
+          acc_k_outer_k_inner[1] = acc_k_outer_k_inner[1] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
+          acc_k_outer_k_inner[2] = acc_k_outer_k_inner[2] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
+          acc_k_outer_k_inner[3] = acc_k_outer_k_inner[3] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
+          acc_k_outer_k_inner[4] = acc_k_outer_k_inner[4] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0];
+          acc_k_outer_k_inner[5] = acc_k_outer_k_inner[5] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
+          acc_k_outer_k_inner[6] = acc_k_outer_k_inner[6] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
+          acc_k_outer_k_inner[7] = acc_k_outer_k_inner[7] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 2048] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
+          acc_k_outer_k_inner[8] = acc_k_outer_k_inner[8] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0];
+          acc_k_outer_k_inner[9] = acc_k_outer_k_inner[9] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
+          acc_k_outer_k_inner[10] = acc_k_outer_k_inner[10] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
+          acc_k_outer_k_inner[11] = acc_k_outer_k_inner[11] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 4096] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
+          acc_k_outer_k_inner[12] = acc_k_outer_k_inner[12] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0];
+          acc_k_outer_k_inner[13] = acc_k_outer_k_inner[13] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 16];
+          acc_k_outer_k_inner[14] = acc_k_outer_k_inner[14] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 32];
+          acc_k_outer_k_inner[15] = acc_k_outer_k_inner[15] + a[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 16 * k_outer + k_inner + 6144] * b[(int64_t) (2048 * k_outer) + 128 * k_inner + 64 * gid(0) + lid_0 + 48];
         }
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0] = acc_k_outer_k_inner[0];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 16] = acc_k_outer_k_inner[1];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 32] = acc_k_outer_k_inner[2];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 48] = acc_k_outer_k_inner[3];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2048] = acc_k_outer_k_inner[4];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2064] = acc_k_outer_k_inner[5];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2080] = acc_k_outer_k_inner[6];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2096] = acc_k_outer_k_inner[7];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4096] = acc_k_outer_k_inner[8];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4112] = acc_k_outer_k_inner[9];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4128] = acc_k_outer_k_inner[10];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4144] = acc_k_outer_k_inner[11];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6144] = acc_k_outer_k_inner[12];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6160] = acc_k_outer_k_inner[13];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6176] = acc_k_outer_k_inner[14];
-      c[8192 * gid(1) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6192] = acc_k_outer_k_inner[15];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0] = acc_k_outer_k_inner[0];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 16] = acc_k_outer_k_inner[1];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 32] = acc_k_outer_k_inner[2];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 48] = acc_k_outer_k_inner[3];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2048] = acc_k_outer_k_inner[4];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2064] = acc_k_outer_k_inner[5];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2080] = acc_k_outer_k_inner[6];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 2096] = acc_k_outer_k_inner[7];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4096] = acc_k_outer_k_inner[8];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4112] = acc_k_outer_k_inner[9];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4128] = acc_k_outer_k_inner[10];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 4144] = acc_k_outer_k_inner[11];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6144] = acc_k_outer_k_inner[12];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6160] = acc_k_outer_k_inner[13];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6176] = acc_k_outer_k_inner[14];
+      c[(int64_t) (8192 * gid(1)) + 128 * lid_1 + 64 * gid(0) + lid_0 + 6192] = acc_k_outer_k_inner[15];
     }
 }
 

@@ -12,29 +12,29 @@ static void pointwise_rank1(float const *__restrict__ buf0, float *__restrict__ 
   for (int lid_0 = 0; lid_0 <= 255; ++lid_0)
   {
     if (1024 * gid(0) <= n - lid_0 - 1)
-      in0_re[0] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0];
+      in0_re[0] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0];
     if (1024 * gid(0) <= n - lid_0 - 257)
-      in0_re[1] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 512];
+      in0_re[1] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 512];
     if (1024 * gid(0) <= n - lid_0 - 513)
-      in0_re[2] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 1024];
+      in0_re[2] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 1024];
     if (1024 * gid(0) <= n - lid_0 - 769)
-      in0_re[3] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 1536];
+      in0_re[3] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 1536];
     if (1024 * gid(0) <= n - lid_0 - 1)
-      in0_im[0] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 1];
+      in0_im[0] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 1];
     if (1024 * gid(0) <= n - lid_0 - 257)
-      in0_im[1] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 513];
+      in0_im[1] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 513];
     if (1024 * gid(0) <= n - lid_0 - 513)
-      in0_im[2] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 1025];
+      in0_im[2] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 1025];
     if (1024 * gid(0) <= n - lid_0 - 769)
-      in0_im[3] = buf0[2 * in0_offset + 2048 * gid(0) + 2 * lid_0 + 1537];
+      in0_im[3] = buf0[(int64_t) (2 * in0_offset) + 2048 * gid(0) + 2 * lid_0 + 1537];
     if (1024 * gid(0) <= n - lid_0 - 1)
-      buf1[out0_offset + 1024 * gid(0) + lid_0] = hypotf(in0_re[0], in0_im[0]);
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0] = hypotf(in0_re[0], in0_im[0]);
     if (1024 * gid(0) <= n - lid_0 - 257)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 256] = hypotf(in0_re[1], in0_im[1]);
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 256] = hypotf(in0_re[1], in0_im[1]);
     if (1024 * gid(0) <= n - lid_0 - 513)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 512] = hypotf(in0_re[2], in0_im[2]);
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 512] = hypotf(in0_re[2], in0_im[2]);
     if (1024 * gid(0) <= n - lid_0 - 769)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 768] = hypotf(in0_re[3], in0_im[3]);
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 768] = hypotf(in0_re[3], in0_im[3]);
   }
 }
 

@@ -11,21 +11,21 @@ static void copy_rank1(float const *__restrict__ buf0, float *__restrict__ buf1,
   for (int lid_0 = 0; lid_0 <= 255; ++lid_0)
   {
     if (1024 * gid(0) <= n - lid_0 - 1)
-      in0[0] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0) < buf0_size ? buf0[in0_offset + in0_stride0 * (1024 * gid(0) + lid_0)] : (float) 0;
+      in0[0] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0) < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * (1024 * gid(0) + lid_0)] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 257)
-      in0[1] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256) < buf0_size ? buf0[in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256)] : (float) 0;
+      in0[1] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256) < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 256)] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 513)
-      in0[2] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512) < buf0_size ? buf0[in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512)] : (float) 0;
+      in0[2] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512) < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 512)] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 769)
-      in0[3] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768) < buf0_size ? buf0[in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768)] : (float) 0;
+      in0[3] = 0 <= in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768) && in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768) < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * (1024 * gid(0) + lid_0 + 768)] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 1)
-      buf1[out0_offset + 1024 * gid(0) + lid_0] = in0[0];
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0] = in0[0];
     if (1024 * gid(0) <= n - lid_0 - 257)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 256] = in0[1];
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 256] = in0[1];
     if (1024 * gid(0) <= n - lid_0 - 513)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 512] = in0[2];
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 512] = in0[2];
     if (1024 * gid(0) <= n - lid_0 - 769)
-      buf1[out0_offset + 1024 * gid(0) + lid_0 + 768] = in0[3];
+      buf1[(int64_t) out0_offset + 1024 * gid(0) + lid_0 + 768] = in0[3];
   }
 }
 

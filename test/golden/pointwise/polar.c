@@ -47,37 +47,37 @@ static void polar_rank2(float const *__restrict__ buf0, float const *__restrict_
     if (1024 * gid(0) <= n - lid_0 - 769)
       i0[3] = q0[3];
     if (1024 * gid(0) <= n - lid_0 - 1)
-      in0[0] = 0 <= in0_offset + in0_stride0 * i0[0] + i1[0] && in0_offset + in0_stride0 * i0[0] + i1[0] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[0] + i1[0]] : (float) 0;
+      in0[0] = 0 <= in0_offset + in0_stride0 * i0[0] + i1[0] && in0_offset + in0_stride0 * i0[0] + i1[0] < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * i0[0] + i1[0]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 257)
-      in0[1] = 0 <= in0_offset + in0_stride0 * i0[1] + i1[1] && in0_offset + in0_stride0 * i0[1] + i1[1] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[1] + i1[1]] : (float) 0;
+      in0[1] = 0 <= in0_offset + in0_stride0 * i0[1] + i1[1] && in0_offset + in0_stride0 * i0[1] + i1[1] < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * i0[1] + i1[1]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 513)
-      in0[2] = 0 <= in0_offset + in0_stride0 * i0[2] + i1[2] && in0_offset + in0_stride0 * i0[2] + i1[2] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[2] + i1[2]] : (float) 0;
+      in0[2] = 0 <= in0_offset + in0_stride0 * i0[2] + i1[2] && in0_offset + in0_stride0 * i0[2] + i1[2] < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * i0[2] + i1[2]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 769)
-      in0[3] = 0 <= in0_offset + in0_stride0 * i0[3] + i1[3] && in0_offset + in0_stride0 * i0[3] + i1[3] < buf0_size ? buf0[in0_offset + in0_stride0 * i0[3] + i1[3]] : (float) 0;
+      in0[3] = 0 <= in0_offset + in0_stride0 * i0[3] + i1[3] && in0_offset + in0_stride0 * i0[3] + i1[3] < buf0_size ? buf0[(int64_t) in0_offset + in0_stride0 * i0[3] + i1[3]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 1)
-      in1[0] = 0 <= in1_offset + in1_stride0 * i0[0] + i1[0] && in1_offset + in1_stride0 * i0[0] + i1[0] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[0] + i1[0]] : (float) 0;
+      in1[0] = 0 <= in1_offset + in1_stride0 * i0[0] + i1[0] && in1_offset + in1_stride0 * i0[0] + i1[0] < buf1_size ? buf1[(int64_t) in1_offset + in1_stride0 * i0[0] + i1[0]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 257)
-      in1[1] = 0 <= in1_offset + in1_stride0 * i0[1] + i1[1] && in1_offset + in1_stride0 * i0[1] + i1[1] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[1] + i1[1]] : (float) 0;
+      in1[1] = 0 <= in1_offset + in1_stride0 * i0[1] + i1[1] && in1_offset + in1_stride0 * i0[1] + i1[1] < buf1_size ? buf1[(int64_t) in1_offset + in1_stride0 * i0[1] + i1[1]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 513)
-      in1[2] = 0 <= in1_offset + in1_stride0 * i0[2] + i1[2] && in1_offset + in1_stride0 * i0[2] + i1[2] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[2] + i1[2]] : (float) 0;
+      in1[2] = 0 <= in1_offset + in1_stride0 * i0[2] + i1[2] && in1_offset + in1_stride0 * i0[2] + i1[2] < buf1_size ? buf1[(int64_t) in1_offset + in1_stride0 * i0[2] + i1[2]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 769)
-      in1[3] = 0 <= in1_offset + in1_stride0 * i0[3] + i1[3] && in1_offset + in1_stride0 * i0[3] + i1[3] < buf1_size ? buf1[in1_offset + in1_stride0 * i0[3] + i1[3]] : (float) 0;
+      in1[3] = 0 <= in1_offset + in1_stride0 * i0[3] + i1[3] && in1_offset + in1_stride0 * i0[3] + i1[3] < buf1_size ? buf1[(int64_t) in1_offset + in1_stride0 * i0[3] + i1[3]] : (float) 0;
     if (1024 * gid(0) <= n - lid_0 - 1 && (0 <= out0_offset + out0_stride0 * i0[0] + i1[0] && out0_offset + out0_stride0 * i0[0] + i1[0] < buf2_size))
-      buf2[out0_offset + out0_stride0 * i0[0] + i1[0]] = in0[0] * cosf(in1[0]);
+      buf2[(int64_t) out0_offset + out0_stride0 * i0[0] + i1[0]] = in0[0] * cosf(in1[0]);
     if (1024 * gid(0) <= n - lid_0 - 257 && (0 <= out0_offset + out0_stride0 * i0[1] + i1[1] && out0_offset + out0_stride0 * i0[1] + i1[1] < buf2_size))
-      buf2[out0_offset + out0_stride0 * i0[1] + i1[1]] = in0[1] * cosf(in1[1]);
+      buf2[(int64_t) out0_offset + out0_stride0 * i0[1] + i1[1]] = in0[1] * cosf(in1[1]);
     if (1024 * gid(0) <= n - lid_0 - 513 && (0 <= out0_offset + out0_stride0 * i0[2] + i1[2] && out0_offset + out0_stride0 * i0[2] + i1[2] < buf2_size))
-      buf2[out0_offset + out0_stride0 * i0[2] + i1[2]] = in0[2] * cosf(in1[2]);
+      buf2[(int64_t) out0_offset + out0_stride0 * i0[2] + i1[2]] = in0[2] * cosf(in1[2]);
     if (1024 * gid(0) <= n - lid_0 - 769 && (0 <= out0_offset + out0_stride0 * i0[3] + i1[3] && out0_offset + out0_stride0 * i0[3] + i1[3] < buf2_size))
-      buf2[out0_offset + out0_stride0 * i0[3] + i1[3]] = in0[3] * cosf(in1[3]);
+      buf2[(int64_t) out0_offset + out0_stride0 * i0[3] + i1[3]] = in0[3] * cosf(in1[3]);
     if (1024 * gid(0) <= n - lid_0 - 1 && (0 <= out1_offset + out1_stride0 * i0[0] + i1[0] && out1_offset + out1_stride0 * i0[0] + i1[0] < buf3_size))
-      buf3[out1_offset + out1_stride0 * i0[0] + i1[0]] = in0[0] * sinf(in1[0]);
+      buf3[(int64_t) out1_offset + out1_stride0 * i0[0] + i1[0]] = in0[0] * sinf(in1[0]);
     if (1024 * gid(0) <= n - lid_0 - 257 && (0 <= out1_offset + out1_stride0 * i0[1] + i1[1] && out1_offset + out1_stride0 * i0[1] + i1[1] < buf3_size))
-      buf3[out1_offset + out1_stride0 * i0[1] + i1[1]] = in0[1] * sinf(in1[1]);
+      buf3[(int64_t) out1_offset + out1_stride0 * i0[1] + i1[1]] = in0[1] * sinf(in1[1]);
     if (1024 * gid(0) <= n - lid_0 - 513 && (0 <= out1_offset + out1_stride0 * i0[2] + i1[2] && out1_offset + out1_stride0 * i0[2] + i1[2] < buf3_size))
-      buf3[out1_offset + out1_stride0 * i0[2] + i1[2]] = in0[2] * sinf(in1[2]);
+      buf3[(int64_t) out1_offset + out1_stride0 * i0[2] + i1[2]] = in0[2] * sinf(in1[2]);
     if (1024 * gid(0) <= n - lid_0 - 769 && (0 <= out1_offset + out1_stride0 * i0[3] + i1[3] && out1_offset + out1_stride0 * i0[3] + i1[3] < buf3_size))
-      buf3[out1_offset + out1_stride0 * i0[3] + i1[3]] = in0[3] * sinf(in1[3]);
+      buf3[(int64_t) out1_offset + out1_stride0 * i0[3] + i1[3]] = in0[3] * sinf(in1[3]);
   }
 }
 

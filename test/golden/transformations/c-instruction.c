@@ -18,7 +18,7 @@ static void loopy_kernel(float *__restrict__ a, int const n, int const *__restri
 
           x = sin((float) i*j);
         }
-        a[n * (128 * gid(0) + lid_0) + j] = x;
+        a[(int64_t) (n * (128 * gid(0) + lid_0)) + j] = x;
       }
     }
 }

@@ -5,23 +5,25 @@
 static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
+static inline int loom_min_int32(int a, int b)
+{
+  return a < b ? a : b;
+}
+
 static void loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
 {
   float a_temp[16];
   float acc_k[16];
-  for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
-    if (16 * gid(0) <= n - lid_0 - 1)
-    {
-      a_temp[lid_0] = a[16 * gid(0) + lid_0];
-      acc_k[lid_0] = 0.0f;
-    }
-  for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
-    if (16 * gid(0) <= n - lid_0 - 1)
-    {
-      for (int k = 0; k <= 15; ++k)
-        acc_k[lid_0] = acc_k[lid_0] + a_temp[k];
-      out[16 * gid(0) + lid_0] = acc_k[lid_0];
-    }
+  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+  {
+    a_temp[lid_0] = a[(int64_t) (16 * gid(0)) + lid_0];
+    acc_k[lid_0] = 0.0f;
+  }
+  for (int k = 0; k <= 15; ++k)
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+      acc_k[lid_0] = acc_k[lid_0] + a_temp[k];
+  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+    out[(int64_t) (16 * gid(0)) + lid_0] = acc_k[lid_0];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

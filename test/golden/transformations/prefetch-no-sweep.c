@@ -5,19 +5,23 @@
 static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
+static inline int loom_min_int32(int a, int b)
+{
+  return a < b ? a : b;
+}
+
 static void loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out, int const *__restrict__ loom_group_ids_int32)
 {
   float a_fetch;
   float acc_k;
-  for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
-    if (16 * gid(0) <= n - lid_0 - 1)
-    {
-      a_fetch = a[16 * gid(0) + lid_0];
-      acc_k = 0.0f;
-      for (int k = 0; k <= 15; ++k)
-        acc_k = acc_k + a_fetch;
-      out[16 * gid(0) + lid_0] = acc_k;
-    }
+  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+  {
+    a_fetch = a[(int64_t) (16 * gid(0)) + lid_0];
+    acc_k = 0.0f;
+    for (int k = 0; k <= 15; ++k)
+      acc_k = acc_k + a_fetch;
+    out[(int64_t) (16 * gid(0)) + lid_0] = acc_k;
+  }
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -26,9 +26,9 @@ static void rotate_v2(int const *__restrict__ arr, int const n, int *__restrict_
   int tmp;
   for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
   {
-    tmp = arr[16 * gid(0) + lid_0];
+    tmp = arr[(int64_t) (16 * gid(0)) + lid_0];
     if (0 <= gid(0) && gid(0) < loom_floor_div_int32(n + 15, 16))
-      tmp_save_slot[16 * gid(0) + lid_0] = tmp;
+      tmp_save_slot[(int64_t) (16 * gid(0)) + lid_0] = tmp;
   }
 }
 
@@ -37,7 +37,7 @@ static void rotate_v2_0(int *__restrict__ arr, int const n, int const *__restric
   int tmp;
   for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
   {
-    tmp = 0 <= gid(0) && gid(0) < loom_floor_div_int32(n + 15, 16) ? tmp_save_slot[16 * gid(0) + lid_0] : 0;
+    tmp = 0 <= gid(0) && gid(0) < loom_floor_div_int32(n + 15, 16) ? tmp_save_slot[(int64_t) (16 * gid(0)) + lid_0] : 0;
     if (0 <= loom_mod_int32(16 * gid(0) + lid_0 + 1, n) && loom_mod_int32(16 * gid(0) + lid_0 + 1, n) < n)
       arr[loom_mod_int32(16 * gid(0) + lid_0 + 1, n)] = tmp;
   }

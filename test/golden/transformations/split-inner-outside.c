@@ -14,7 +14,7 @@ static void loopy_kernel(float *__restrict__ a, int const n, int const *__restri
 {
   for (int i_inner = 0; i_inner <= loom_min_int32(15, n - 1); ++i_inner)
     for (int i_outer = (-i_inner + 15) / 16; i_outer <= (n - i_inner - 1) / 16; ++i_outer)
-      a[16 * i_outer + i_inner] = 0.0f;
+      a[(int64_t) (16 * i_outer) + i_inner] = 0.0f;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -14,7 +14,7 @@ static void loopy_kernel(float *__restrict__ a, int const n, int const *__restri
 {
   for (int i_outer = 0; i_outer <= (n - 1) / 16; ++i_outer)
     for (int i_inner = 0; i_inner <= loom_min_int32(n - 16 * i_outer - 1, 15); ++i_inner)
-      a[16 * i_outer + i_inner] = 0.0f;
+      a[(int64_t) (16 * i_outer) + i_inner] = 0.0f;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -11,7 +11,7 @@ static void loopy_kernel(float const *__restrict__ a, int const n, float *__rest
     for (int j_outer = 0; j_outer <= (n - 1) / 16; ++j_outer)
       for (int i_inner = 0; i_inner <= 15; ++i_inner)
         for (int j_inner = 0; j_inner <= 15; ++j_inner)
-          out[n * (16 * i_outer + i_inner) + (16 * j_outer + j_inner)] = a[n * (16 * j_outer + j_inner) + (16 * i_outer + i_inner)];
+          out[(int64_t) (n * (16 * i_outer + i_inner)) + 16 * j_outer + j_inner] = a[(int64_t) (n * (16 * j_outer + j_inner)) + 16 * i_outer + i_inner];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -26,9 +26,9 @@ static void loopy_kernel(int const *__restrict__ a, int *__restrict__ mn, int *_
     acc_k_1 = 2147483647;
     for (int k = 0; k <= 3; ++k)
     {
-      acc_k = (int) ((unsigned int) acc_k * (unsigned int) a[4 * i + k]);
-      acc_k_0 = loom_max_int32(acc_k_0, a[4 * i + k]);
-      acc_k_1 = loom_min_int32(acc_k_1, a[4 * i + k]);
+      acc_k = (int) ((unsigned int) acc_k * (unsigned int) a[(int64_t) (4 * i) + k]);
+      acc_k_0 = loom_max_int32(acc_k_0, a[(int64_t) (4 * i) + k]);
+      acc_k_1 = loom_min_int32(acc_k_1, a[(int64_t) (4 * i) + k]);
     }
     pr[i] = acc_k;
     mx[i] = acc_k_0;

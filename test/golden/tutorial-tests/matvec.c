@@ -13,7 +13,7 @@ static void loopy_kernel(float const *__restrict__ A, int const m, int const n, 
     if (m >= 1)
       acc_k = 0.0f;
     for (int k = 0; k <= -1 + m; ++k)
-      acc_k = acc_k + A[m * i + k] * x[k];
+      acc_k = acc_k + A[(int64_t) (m * i) + k] * x[k];
     if (m >= 1)
       y[i] = acc_k;
   }

@@ -7,14 +7,12 @@ static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
 static void loopy_kernel(float *__restrict__ out, float const *__restrict__ a, int const n, int const *__restrict__ loom_group_ids_int32)
 {
-  {
-    for (int i = 0; i <= -1 + n; ++i)
-      for (int j = 0; j <= -1 + n; ++j)
-        out[n * j + i] = a[n * i + j];
-    for (int ii = 0; ii <= -1 + n; ++ii)
-      for (int jj = 0; jj <= -1 + n; ++jj)
-        out[n * ii + jj] = 2.0f * out[n * ii + jj];
-  }
+  for (int i = 0; i <= -1 + n; ++i)
+    for (int j = 0; j <= -1 + n; ++j)
+      out[(int64_t) (n * j) + i] = a[(int64_t) (n * i) + j];
+  for (int ii = 0; ii <= -1 + n; ++ii)
+    for (int jj = 0; jj <= -1 + n; ++jj)
+      out[(int64_t) (n * ii) + jj] = 2.0f * out[(int64_t) (n * ii) + jj];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

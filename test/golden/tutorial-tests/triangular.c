@@ -9,7 +9,7 @@ static void loopy_kernel(float *__restrict__ out, float const *__restrict__ a, i
 {
   for (int i = 0; i <= -1 + n; ++i)
     for (int j = 0; j <= i; ++j)
-      out[n * i + j] = a[i] + (float) j;
+      out[(int64_t) (n * i) + j] = a[i] + (float) j;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

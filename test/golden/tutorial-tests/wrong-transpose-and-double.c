@@ -10,8 +10,8 @@ static void transpose_and_dbl(float *__restrict__ out, float const *__restrict__
   for (int i = 0; i <= -1 + n; ++i)
     for (int j = 0; j <= -1 + n; ++j)
     {
-      out[n * j + i] = a[n * i + j];
-      out[n * i + j] = 2.0f * out[n * i + j];
+      out[(int64_t) (n * j) + i] = a[(int64_t) (n * i) + j];
+      out[(int64_t) (n * i) + j] = 2.0f * out[(int64_t) (n * i) + j];
     }
 }
 

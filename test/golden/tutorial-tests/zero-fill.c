@@ -9,7 +9,7 @@ static void loopy_kernel(float *__restrict__ a, int const n, int const *__restri
 {
   for (int j = 0; j <= -1 + n; ++j)
     for (int i = 0; i <= -1 + n; ++i)
-      a[n * i + j] = 0.0f;
+      a[(int64_t) (n * i) + j] = 0.0f;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

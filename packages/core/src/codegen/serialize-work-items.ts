@@ -28,6 +28,8 @@ import { add, int, mul, sub, subscript, variable, type Expr } from '../expr/node
 import { simplify } from '../expr/simplify.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
+import { foldCounterGuards } from './fold-counter-guards.ts';
+import { sinkCounterLoops } from './sink-counter-loops.ts';
 import { constantLocalSize, requireConstantLocalSize } from './local-size.ts';
 import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
 
@@ -69,6 +71,10 @@ export function serializeWorkItems(
     size.kind !== 'int' || size.value > 1 ? freshName(`lid_${axis}`, taken) : undefined,
   );
   const contextual = contextArrays(group, privates);
+  const declaredNames = new Set(declarations.map((d) => d.name));
+  const counterNames = new Set(counters.filter((c) => c !== undefined));
+  // the private values the work-items take turns with, in one variable (no copy per work-item)
+  const shared = new Set([...privates].filter((name) => !contextual.has(name)));
   // the copies of private values, one per work-item, are declared arrays of a fixed length:
   // the group's size, or the most work-items a launch may have where it is known only then
   const constant = constantLocalSize(sizes);
@@ -105,8 +111,13 @@ export function serializeWorkItems(
     // x fastest, as the other devices number a group's work-items
     for (const axis of [0, 1, 2]) {
       const counter = counters[axis];
-      if (counter !== undefined)
-        s = { kind: 'for', iname: counter, lower: int(0), upper: lastItem(sizes[axis]), body: s };
+      if (counter === undefined) continue;
+      const { loop, hoisted } = foldCounterGuards(
+        { kind: 'for', iname: counter, lower: int(0), upper: lastItem(sizes[axis]), body: s },
+        declaredNames,
+      );
+      const sunk = sinkCounterLoops(loop, { counters: counterNames, temporaries: declaredNames, shared });
+      s = hoisted ? { kind: 'if', condition: hoisted, then: sunk } : sunk;
     }
     return s;
   };
@@ -114,7 +125,9 @@ export function serializeWorkItems(
     list.flatMap((g): Stmt[] => {
       switch (g.kind) {
         case 'region':
-          return g.body.length === 0 ? [] : [wrapItems(g.body)];
+          return g.body.length === 0
+            ? []
+            : separatelyGuarded(g.body, shared).flatMap((run) => statementsOf(wrapItems(run)));
         case 'for':
           return [{ ...g.loop, body: block(emit(g.body)) }];
         case 'if':
@@ -135,6 +148,20 @@ export function serializeWorkItems(
   const types = new Map(kernel.types);
   for (const counter of counters) if (counter !== undefined) types.set(counter, 'int32');
   return { ...kernel, body: { kind: 'block', body: [...declared, ...emit(group)] }, types };
+}
+
+/**
+ * A region's statements as the runs of work-item loops to wrap them in: one loop per statement
+ * where each is under its own guard (so that each guard can fold into its loop's bounds), else
+ * one loop around them all. Splitting the loop runs every work-item's first statement before
+ * any runs its second, which no work-item can tell (nothing orders two work-items between
+ * barriers), unless they share a private scalar (`shared`, one variable they take turns with).
+ */
+function separatelyGuarded(region: readonly Stmt[], shared: ReadonlySet<string>): (readonly Stmt[])[] {
+  const guarded = region.length > 1 && region.every((s) => s.kind === 'if');
+  if (!guarded || [...namesIn(region)].some((name) => shared.has(name))) return [region];
+  if (region.some((s) => someStmt(s, (x) => x.kind === 'code'))) return [region];
+  return region.map((s) => [s]);
 }
 
 /** The last work-item's id along an axis of `size` work-items (the loops' bounds are inclusive). */

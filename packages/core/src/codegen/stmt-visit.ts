@@ -29,6 +29,12 @@ export function subStatements(s: Stmt): readonly Stmt[] {
   }
 }
 
+/** The one statement `body` holds, through blocks of one statement; `undefined` when it holds several or none. */
+export function soleStatement(body: Stmt): Stmt | undefined {
+  if (body.kind !== 'block') return body;
+  return body.body.length === 1 ? soleStatement(body.body[0]) : undefined;
+}
+
 /** A body as the list of its statements: a block's, or the one statement. */
 export function statementsOf(body: Stmt): readonly Stmt[] {
   return body.kind === 'block' ? body.body : [body];
