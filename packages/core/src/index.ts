@@ -67,6 +67,7 @@ export type {
   SubstitutionRule,
   InameTag,
   KernelOptions,
+  IndexDType,
   DimTag,
   NoSyncScope,
 } from './kernel/model.ts';

@@ -10,6 +10,7 @@
  *    temporaries privatized), with its schedule split into device kernels;
  *  - before the code is built (`checkGeneratable`).
  */
+import { LoomError } from '../errors.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Subkernel } from '../schedule/print-linearization.ts';
 import { checkConstantExtents } from './constant-extents.ts';
@@ -26,11 +27,20 @@ export { KernelCheckError } from './check-error.ts';
 
 /** loopy's pre-schedule checks that look at instructions as written. */
 export function checkTypedKernel(knl: LoopKernel): void {
+  checkIndexDtype(knl);
   checkIntegerIndices(knl);
   checkHardwareAxesUsedOnce(knl);
   checkReductionInamesNotSurrounding(knl);
   checkNoReductionOverVecInames(knl);
   checkImageArguments(knl);
+}
+
+/** Every target's code indexes in int32 (runtime/limits.ts checks each launch against it), so int64 would be a promise unkept. */
+function checkIndexDtype(knl: LoopKernel): void {
+  if (knl.indexDtype !== 'int32')
+    throw new LoomError(
+      `kernel '${knl.name}' asks for ${knl.indexDtype} indices (indexDtype): Loom's targets index in int32 only; make it with indexDtype 'int32'`,
+    );
 }
 
 /**

@@ -21,6 +21,7 @@ import { resolveBareRuleCalls } from './bare-rule-calls.ts';
 import { inferShape } from './infer-shapes.ts';
 import {
   DEFAULT_OPTIONS,
+  type IndexDType,
   LoopKernel,
   sweptInames,
   type Instruction,
@@ -102,6 +103,15 @@ export interface MakeKernelOptions {
    * name: `{ foo: substitutionRule('foo', [], '3.14') }`. A name the text defines too is an error.
    */
   readonly substitutions?: Readonly<Record<string, SubstitutionRule>>;
+  /**
+   * The integer type of the kernel's indices (loopy's `index_dtype`): `'int32'` (the default,
+   * and the only one Loom generates code in) or `'int64'`. A program whose kernels differ in it
+   * is refused, as loopy refuses it.
+   * ```ts
+   * makeFunction('{[i]: 0<=i<10}', 'x[i] = 2*x[i]', undefined, { name: 'doublify', indexDtype: 'int32' });
+   * ```
+   */
+  readonly indexDtype?: IndexDType;
 }
 
 const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
@@ -113,6 +123,7 @@ const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
   'defaultOffset',
   'defaultOrder',
   'substitutions',
+  'indexDtype',
 ]);
 
 /**
@@ -224,6 +235,10 @@ function makeKernelFrom(
   checkOptionKeys('makeKernel', options, MAKE_KERNEL_OPTIONS);
   // the kernel's name is spelled in every target's code (see ../names.ts)
   const name = checkName(options.name ?? 'loopy_kernel', 'makeKernel: the kernel name (option name)');
+  if (options.indexDtype !== undefined && options.indexDtype !== 'int32' && options.indexDtype !== 'int64')
+    throw new LoomError(
+      `makeKernel: indexDtype must be 'int32' or 'int64' (a signed integer), not '${options.indexDtype}'`,
+    );
   const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));
   checkInamesUnique(domainSets);
   const inames = new Set(domainSets.flatMap((d) => d.dims));
@@ -352,6 +367,7 @@ function makeKernelFrom(
     loopSlabs: new Map(),
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
+    indexDtype: options.indexDtype,
   });
   // whole `float4` values and dot(): lane by lane, before anything looks at shapes
   knl = lowerVectorValues(

@@ -260,6 +260,13 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   enforceVariableAccessOrdered: false,
 });
 
+/**
+ * The integer type of a kernel's inames and index arithmetic (loopy's `index_dtype`). Loom's
+ * generated code indexes in int32 on every target (runtime/limits.ts); int64 is recorded so that
+ * a program mixing the two is refused as loopy refuses it, and code generation refuses it alone.
+ */
+export type IndexDType = 'int32' | 'int64';
+
 export interface LoopKernelFields {
   /** The kernel's name. */
   readonly name: string;
@@ -293,6 +300,8 @@ export interface LoopKernelFields {
    * from before a split (`addPrefetch(knl, 'x[j,k]', ...)`) is read through them. Absent: none.
    */
   readonly appliedInameRewrites?: readonly ReadonlyMap<string, Expr>[];
+  /** The integer type of its indices (`makeKernel`'s `indexDtype`); absent: int32. */
+  readonly indexDtype?: IndexDType;
 }
 
 /**
@@ -314,6 +323,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly silencedWarnings!: readonly string[];
   readonly functions!: ReadonlyMap<string, UserFunction>;
   readonly appliedInameRewrites!: readonly ReadonlyMap<string, Expr>[];
+  readonly indexDtype!: IndexDType;
 
   constructor(fields: LoopKernelFields) {
     // from `with`, only the replaced fields are new: the others passed these checks already
@@ -335,6 +345,7 @@ export class LoopKernel implements LoopKernelFields {
     this.silencedWarnings = frozenField(fields.silencedWarnings);
     this.functions = frozenField(fields.functions ?? NO_FUNCTIONS);
     this.appliedInameRewrites = frozenField(fields.appliedInameRewrites ?? NO_REWRITES);
+    this.indexDtype = fields.indexDtype ?? 'int32';
     Object.freeze(this);
   }
 
@@ -351,7 +362,7 @@ export class LoopKernel implements LoopKernelFields {
   /** The kernel's fields as a plain object (to build a changed copy). */
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
-    const { loopPriorities, loopSlabs, options, silencedWarnings, functions, appliedInameRewrites } = this;
+    const { loopPriorities, loopSlabs, options, silencedWarnings, functions, appliedInameRewrites, indexDtype } = this;
     return {
       name,
       domains,
@@ -367,6 +378,7 @@ export class LoopKernel implements LoopKernelFields {
       silencedWarnings,
       functions,
       appliedInameRewrites,
+      indexDtype,
     };
   }
 

@@ -46,6 +46,12 @@ export function inlineCallableKernel(prog: LoopKernel | Program, name: string): 
 
 /** `caller` with each of its calls of `callee` inlined. */
 export function inlineInto(caller: LoopKernel, callee: LoopKernel): LoopKernel {
+  // loopy's check_all_callees_have_same_index_dtype: inlined, the callee's index arithmetic becomes the caller's
+  if (callee.indexDtype !== caller.indexDtype && callsIn(caller).includes(callee.name))
+    throw new LoomError(
+      `kernel '${caller.name}' (index dtype ${caller.indexDtype}) calls '${callee.name}', whose index dtype is ${callee.indexDtype}: a callee must index in its caller's dtype (makeKernel's indexDtype)`,
+      caller.instructions.find((i) => i.call?.callee === callee.name)?.span,
+    );
   let knl = caller;
   for (;;) {
     const site = knl.instructions.find((i) => i.call?.callee === callee.name);

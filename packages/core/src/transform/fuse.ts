@@ -45,6 +45,11 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
       );
   }
   checkOrdered(kernels, flow);
+  const differing = kernels.find((k) => k.indexDtype !== kernels[0].indexDtype);
+  if (differing)
+    throw new LoomError(
+      `fuseKernels: kernel '${differing.name}' indexes in ${differing.indexDtype}, kernel '${kernels[0].name}' in ${kernels[0].indexDtype}`,
+    );
 
   // temporaries renamed apart, then instruction ids
   const renamedKernels = kernels.map((k, idx) => renameTemporaries(k, idx, kernels, options.suffixes?.[idx]));
@@ -108,6 +113,7 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
     ),
     options: first.options,
     silencedWarnings: [...new Set(renamedKernels.flatMap((k) => k.silencedWarnings))],
+    indexDtype: first.indexDtype,
   });
 }
 

@@ -49,6 +49,7 @@ export const VERB_OPTIONS = {
     'defaultOffset',
     'defaultOrder',
     'substitutions',
+    'indexDtype',
     'args',
     'temporaries',
   ]),
