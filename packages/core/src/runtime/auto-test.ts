@@ -11,6 +11,8 @@ import { printExpr } from '../expr/index.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { requiredLengthExpr, stridesOf } from '../kernel/strides.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
+import type { Program } from '../program/program.ts';
+import { compiledKernel } from '../program/resolve.ts';
 import type { RunArgument } from './arguments.ts';
 import type { Device } from './device.ts';
 import { evaluateInt } from './evaluate.ts';
@@ -53,7 +55,7 @@ export interface AutoTestResult {
 }
 
 /**
- * Runs `refKnl` and `testKnl` on the same data and throws an `AutomaticTestFailure` naming the
+ * Runs `refKnl` and `testKnl` (kernels or programs) on the same data and throws an `AutomaticTestFailure` naming the
  * first output element where they differ. Every array argument of the reference is filled with
  * pseudo-random values of its dtype (outputs too, so that elements neither kernel writes agree);
  * its value arguments come from `parameters`. Then `testKnl` runs `warmupRounds` times untimed and
@@ -65,9 +67,9 @@ export interface AutoTestResult {
  * ```
  */
 export async function autoTestVsRef(
-  refKnl: LoopKernel,
+  refKnl: LoopKernel | Program,
   device: Device,
-  testKnl: LoopKernel = refKnl,
+  testKnl: LoopKernel | Program = refKnl,
   options: AutoTestOptions = {},
 ): Promise<AutoTestResult> {
   checkOptionKeys('autoTestVsRef', options, AUTO_TEST_OPTIONS);
@@ -80,7 +82,9 @@ export async function autoTestVsRef(
       throw new LoomError(
         `autoTestVsRef: ${name} must be an integer of at least ${name === 'timingRounds' ? 1 : 0}, got ${rounds}`,
       );
-  const data = madeUpData(refKnl, parameters, seed);
+  // a program's arguments are its entrypoint's, its callees inlined (as run compiles it)
+  const ref = compiledKernel(refKnl);
+  const data = madeUpData(ref, parameters, seed);
   const copy = () =>
     Object.fromEntries(
       Object.entries(data).map(([k, v]) => [k, ArrayBuffer.isView(v) ? (v as HostArray).slice() : v]),
@@ -94,7 +98,7 @@ export async function autoTestVsRef(
       `autoTestVsRef: the kernel under test has no output ${missing.map((n) => `'${n}'`).join(', ')}`,
     );
   for (const name of compared) {
-    const dtype = refKnl.args.find((a) => a.name === name)?.dtype;
+    const dtype = ref.args.find((a) => a.name === name)?.dtype;
     compareOutput(name, expected[name] as HostArray, actual[name] as HostArray, dtype, rtol);
   }
   for (let k = 0; k < warmupRounds; k++) await run(testKnl, device, copy());
