@@ -72,6 +72,17 @@ const twice = defineFunction({
 
 const f32 = (xs: number[]) => xs.map(Math.fround);
 
+/** `seven()`: a function of no arguments. */
+const seven = defineFunction({
+  name: 'seven',
+  signature: { args: [], result: 'int32' },
+  opencl: { name: 'loom_user_seven', preamble: 'inline int loom_user_seven(void) { return 7; }' },
+  cuda: { name: 'loom_user_seven', preamble: '__device__ inline int loom_user_seven(void) { return 7; }' },
+  c: { name: 'loom_user_seven', preamble: 'static inline int loom_user_seven(void) { return 7; }' },
+  wgsl: { name: 'loom_user_seven', preamble: 'fn loom_user_seven() -> i32 { return 7; }' },
+  js: () => 7,
+});
+
 for (const device of testDevices()) {
   test(`${device.name}: a registered function, called twice, against plain JavaScript`, async () => {
     const knl = registerFunction(
@@ -82,6 +93,13 @@ for (const device of testDevices()) {
     const { out } = await run(knl, device, { a });
     // softplus(x) - softplus(-x) is x
     Array.from(out as Float32Array).forEach((v, k) => assert.ok(Math.abs(v - a[k]) < 1e-5, `${v} vs ${a[k]}`));
+  });
+
+  test(`${device.name}: a function of no arguments types the temporary it is assigned to`, async () => {
+    const knl = registerFunction(makeKernel('{ [i]: 0<=i<n }', ['<> t = seven()', 'out[i] = t + i']), seven);
+    const { out } = await run(knl, device, { n: 3 });
+    assert.instance(out, Int32Array);
+    assert.equal(Array.from(out as Int32Array), [7, 8, 9]);
   });
 
   test(`${device.name}: a generic function types what it computes: float32 in, float32 out; int32 in, int32 out`, async () => {

@@ -21,6 +21,7 @@ import {
   merge,
   programKernel,
   registerCallable,
+  registerFunction,
   renameCallable,
   run,
   setOptions,
@@ -89,6 +90,21 @@ test('a kernel that calls a kernel it does not hold is refused, naming the calle
     () => generateCode(caller(), cpuDevice().target),
     (e: unknown) => e instanceof LoomError && /calls 'twice'/.test(e.message) && /merge/.test(e.message),
   );
+});
+
+test('a user function called as an instruction of its own, keeping no result, is refused under the call', () => {
+  const f = defineFunction({ name: 'f', signature: { args: ['float32'], result: 'float32' }, js: (x: number) => x });
+  for (const text of ['f(x[0])', 'f(sum(i, x[i]))']) {
+    const knl = makeKernel('{ [i]: 0 <= i < 10 }', text, [globalArg('x', { dtype: 'float32', shape: [10] })]);
+    for (const prog of [registerFunction(knl, f), registerCallable(knl, 'f', f)])
+      assert.throws(
+        () => generateCode(prog, cpuDevice().target),
+        (e: unknown) =>
+          e instanceof LoomError &&
+          /calls the user function 'f' as an instruction of its own/.test(e.message) &&
+          e.span !== undefined,
+      );
+  }
 });
 
 test('a wrong call gets a LoomError under the call', () => {

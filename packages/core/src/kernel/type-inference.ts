@@ -186,8 +186,6 @@ function nodeType(
     }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
-      if (e.dtype === undefined && e.args.length === 0)
-        throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
       // loopy's indexof and indexof_vec: an element's flat index, an int32 (preprocess/lower-indexof.ts)
       if (e.fn === 'indexof' || e.fn === 'indexof_vec') return { dtype: INDEX_DTYPE, weak: false };
@@ -198,6 +196,8 @@ function nodeType(
         e,
       );
       if (user !== undefined) return { dtype: user, weak: false };
+      // a user function's signature may take no arguments; a built-in's type comes from its arguments
+      if (args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       const joined = args.reduce(combineTypes);
       if (PREDICATES.has(e.fn)) return BOOL;
       if (isComplex(joined.dtype)) {

@@ -11,6 +11,7 @@
 import { LoomError } from '../errors.ts';
 import { LoopKernel } from '../kernel/model.ts';
 import { perObject } from '../memo.ts';
+import { userFunctionOf } from '../functions/resolve.ts';
 import { callsIn, inlineInto } from './inline.ts';
 import { asProgram, Program } from './program.ts';
 
@@ -37,6 +38,7 @@ const resolvedOf = perObject((p: Program) => {
       if (stack.includes(callee))
         throw new LoomError(`kernel '${knl.name}' calls '${callee}', which calls it back: recursion is not inlinable`);
       const c = p.callables.get(callee);
+      if (c !== undefined ? !(c instanceof LoopKernel) : userFunctionOf(knl, callee)) refuseNoResultCall(knl, callee);
       if (!(c instanceof LoopKernel)) {
         const site = knl.instructions.find((i) => i.call?.callee === callee);
         throw new LoomError(
@@ -64,9 +66,22 @@ export function compiledKernel(k: LoopKernel | Program): LoopKernel {
 export function refuseCalls(knl: LoopKernel): void {
   const callees = callsIn(knl);
   if (!callees.length) return;
+  for (const c of callees) if (userFunctionOf(knl, c)) refuseNoResultCall(knl, c);
   const site = knl.instructions.find((i) => i.kind === 'call');
   throw new LoomError(
     `kernel '${knl.name}' calls ${callees.map((c) => `'${c}'`).join(', ')}: run or compile the program that holds ${callees.length > 1 ? 'them' : 'it'} (merge([caller, callee]))`,
     site?.span,
+  );
+}
+
+/**
+ * A user function called as an instruction of its own (`f()`, `f(sum(i, x[i]))`: loopy's call
+ * with no returned value). A user function returns a value (its signature's `result`) and every
+ * target prints its calls inside expressions, so no target has a call statement to print it as.
+ */
+function refuseNoResultCall(knl: LoopKernel, callee: string): never {
+  throw new LoomError(
+    `kernel '${knl.name}' calls the user function '${callee}' as an instruction of its own, keeping no result: Loom's user functions return a value (defineFunction's signature.result) and are called inside expressions; assign the result (\`<> r = ${callee}(...)\`)`,
+    knl.instructions.find((i) => i.call?.callee === callee)?.span,
   );
 }
