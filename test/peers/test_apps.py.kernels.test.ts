@@ -298,14 +298,16 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'el_outer', 2, { outerTag: 'g.0', innerTag: 'ilp', slabs: [0, 1] });
     knl = tagInames(knl, { i2: 'l.1', alpha1: 'unr', alpha2: 'unr' });
     knl = addDtypes(knl, { qpts: 'float32', coeffs: 'float32', tmp: 'float32' });
-    // 37 elements: one whole group of 32 (16 work-items, 2 ILP lanes), then a ragged one
-    const nels = 37;
+    // 37 elements: one whole group of 32 (16 work-items, 2 ILP lanes), then a ragged one; 5: less than a group
     const qpts = within(2 * NQP1D, 1, 0.05, 0.9);
     const coeffs = within(15, 2, -1, 1);
-    // tmp accumulates, so it starts zero-filled (loopy's note)
-    const { tmp } = await run(knl, device, { qpts, coeffs, tmp: new Float32Array(nels * 5 * NQP1D), nels });
     const one = bernsteinTmp(qpts, coeffs);
-    assertClose(tmp as Float32Array, Array.from({ length: nels }, () => Array.from(one)).flat(), 'tmp', 1e-5, 1e-5);
+    for (const nels of [37, 5]) {
+      // tmp accumulates, so it starts zero-filled (loopy's note)
+      const { tmp } = await run(knl, device, { qpts, coeffs, tmp: new Float32Array(nels * 5 * NQP1D), nels });
+      const expected = Array.from({ length: nels }, () => Array.from(one)).flat();
+      assertClose(tmp as Float32Array, expected, `tmp, nels=${nels}`, 1e-5, 1e-5);
+    }
   });
 
   test(`${device.name}: test_rob_stroud_bernstein_full`, async () => {

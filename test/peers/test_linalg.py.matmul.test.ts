@@ -106,7 +106,7 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'k', 8, { slabs: [0, 1] });
     knl = addPrefetch(knl, 'a', ['k_inner', 'i_inner'], { fetchOuterInames: outer, defaultTag: 'l.auto' });
     knl = addPrefetch(knl, 'b', ['j_inner', 'k_inner'], { fetchOuterInames: outer, defaultTag: 'l.auto' });
-    for (const n of [16, 37]) {
+    for (const n of [16, 37, 5]) {
       const a = randomFloat32(n * n, 21);
       const b = randomFloat32(n * n, 22);
       const { c } = await run(knl, device, { a: { data: a, shape: [n, n] }, b: { data: b, shape: [n, n] }, n });
@@ -127,19 +127,21 @@ for (const device of testDevices()) {
     knl = extractSubst(knl, 'b_acc', 'b[i1,i2]', 'i1, i2');
     knl = precompute(knl, 'a_acc', 'k_inner,i_inner', { precomputeOuterInames: outer, defaultTag: 'l.auto' });
     knl = precompute(knl, 'b_acc', 'j_inner,k_inner', { precomputeOuterInames: outer, defaultTag: 'l.auto' });
-    // loopy: n = 160, m = n + 12, ell = m + 12
-    const n = 20;
-    const [m, ell] = [n + 12, n + 24];
-    const a = randomFloat32(n * m, 31);
-    const b = randomFloat32(m * ell, 32);
-    const { c } = await run(knl, device, {
-      a: { data: a, shape: [n, m] },
-      b: { data: b, shape: [m, ell] },
-      n,
-      m,
-      ell,
-    });
-    assertClose(c as Float32Array, product(a, b, n, m, ell), 'c', 1e-4, 1e-4);
+    // loopy: n = 160, m = n + 12, ell = m + 12: no axis a multiple of its tile, as with n = 21;
+    // n = 3 is less than one tile along every axis
+    for (const n of [21, 3]) {
+      const [m, ell] = [n + 12, n + 24];
+      const a = randomFloat32(n * m, 31);
+      const b = randomFloat32(m * ell, 32);
+      const { c } = await run(knl, device, {
+        a: { data: a, shape: [n, m] },
+        b: { data: b, shape: [m, ell] },
+        n,
+        m,
+        ell,
+      });
+      assertClose(c as Float32Array, product(a, b, n, m, ell), `c, n=${n}`, 1e-4, 1e-4);
+    }
   });
 
   test(`${device.name}: test_troublesome_premagma_fermi_matrix_mul`, async () => {
