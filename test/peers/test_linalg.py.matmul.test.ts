@@ -97,6 +97,31 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: test_plain_matrix_mul: float4 elements`, async () => {
+    // loopy's first dtype (test_linalg.py.tidy27.test.ts ports the float32 one): a product of
+    // float4 values is taken lane by lane, each lane a matrix product of its own
+    const n = 40;
+    const shape = [n, n];
+    let knl = makeKernel(
+      `{[i,j,k]: 0<=i,j,k<${n}}`,
+      'c[i, j] = sum(k, a[i, k]*b[k, j])',
+      ['a', 'b', 'c'].map((name) => globalArg(name, { dtype: 'float4', shape })),
+      { name: 'matmul' },
+    );
+    knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.1' });
+    knl = splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.0' });
+    knl = splitIname(knl, 'k', 16);
+    knl = addPrefetch(knl, 'a', ['k_inner', 'i_inner'], { fetchOuterInames: outer, defaultTag: 'l.auto' });
+    knl = addPrefetch(knl, 'b', ['j_inner', 'k_inner'], { fetchOuterInames: outer, defaultTag: 'l.auto' });
+    const a = randomFloat32(n * n * 4, 81);
+    const b = randomFloat32(n * n * 4, 82);
+    const { c } = await run(knl, device, { a, b });
+    const lane = (x: Float32Array, l: number) => x.filter((_, e) => e % 4 === l);
+    const expected = new Float64Array(n * n * 4);
+    for (let l = 0; l < 4; l++) product(lane(a, l), lane(b, l), n).forEach((v, e) => (expected[e * 4 + l] = v));
+    assertClose(c as Float32Array, expected, 'c', 1e-4, 1e-4);
+  });
+
   test(`${device.name}: test_variable_size_matrix_mul`, async () => {
     // loopy skips it on PoCL ("crashes on pocl"); it runs on every device here
     let knl = makeKernel('{[i,j,k]: 0<=i,j,k<n}', 'c[i, j] = sum(k, a[i, k]*b[k, j])');
