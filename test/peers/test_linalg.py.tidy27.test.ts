@@ -64,7 +64,7 @@ function fetchAxes(knl: LoopKernel, array: string): string[] {
 
 for (const device of testDevices()) {
   test(`${device.name}: test_plain_matrix_mul`, async () => {
-    // loopy also runs float4 matrices; the float32 case is ported
+    // loopy also runs float4 matrices: that case is in test_linalg.py.matmul.test.ts
     let knl = matmul(false);
     knl = splitIname(knl, 'i', 16, { outerTag: 'g.0', innerTag: 'l.1' });
     knl = splitIname(knl, 'j', 16, { outerTag: 'g.1', innerTag: 'l.0' });

@@ -7,6 +7,7 @@
 import { LoomError } from '../errors.ts';
 import { call, type Expr } from '../expr/nodes.ts';
 import { mapExpr } from '../expr/visit.ts';
+import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { Instruction, SubstitutionRule } from '../kernel/model.ts';
 
 /** `e` with every bare name of a parameterless rule (outside `bound`) made a call of it. */
@@ -42,4 +43,29 @@ export function resolveBareRuleCalls(
     predicates: insn.predicates.map((p) => callBareRules(p, parameterless)),
     assignees: insn.assignees.map((a) => callBareRules(a, parameterless)),
   }));
+}
+
+/**
+ * The instructions with rule calls in their assignees' indices written out (`f_new[i, j]`
+ * with `i := ii + 1`, loopy's test_lbm): a rule stands for a value read, and an index of what
+ * is written is no place to precompute one, so every pass that looks at what an instruction
+ * writes sees the index itself.
+ */
+export function expandAssigneeRuleCalls(
+  instructions: readonly Instruction[],
+  rules: ReadonlyMap<string, SubstitutionRule>,
+): Instruction[] {
+  if (rules.size === 0) return [...instructions];
+  return instructions.map((insn) => {
+    const assignees = insn.assignees.map((a) =>
+      a.kind === 'subscript' ? { ...a, indices: a.indices.map((i) => expandSubstitutions(i, rules)) } : a,
+    );
+    return assignees.every((a, k) => a === insn.assignees[k] || sameIndices(a, insn.assignees[k]))
+      ? insn
+      : { ...insn, assignees };
+  });
+}
+
+function sameIndices(a: Expr, b: Expr): boolean {
+  return a.kind === 'subscript' && b.kind === 'subscript' && a.indices.every((index, k) => index === b.indices[k]);
 }

@@ -17,7 +17,7 @@ import { BasicSet } from '../sets/index.ts';
 import { allAccesses, assigneeName, readExpressions } from '../kernel/accesses.ts';
 import { resolveDependencies } from '../kernel/dependencies.ts';
 import { inferWithinInames } from './infer-inames.ts';
-import { resolveBareRuleCalls } from './bare-rule-calls.ts';
+import { expandAssigneeRuleCalls, resolveBareRuleCalls } from './bare-rule-calls.ts';
 import { inferShape } from './infer-shapes.ts';
 import {
   DEFAULT_OPTIONS,
@@ -280,6 +280,7 @@ function makeKernelFrom(
     substitutions,
     new Set(insns.flatMap((insn) => insn.assignees.map(assigneeName))),
   );
+  insns = expandAssigneeRuleCalls(insns, substitutions);
   const temporaries = declaredTemporaries(parsed.instructions, inames);
   const inferRest = argList.includes('...');
   const temporarySpecs = argList.filter(isTemporarySpec);

@@ -5,6 +5,7 @@
  *   <> tmp = EXPRESSION            <float32> tmp[i] = EXPRESSION
  *   v, <> k = argmax(i, a[i], i)   (a multiple assignment: one target per result)
  *   for i, j ... end               if COND ... elif COND ... else ... end
+ *   with {id_prefix=p, dep=q*} ... end   (attributes every instruction inside gets)
  *   ... gbarrier   ... lbarrier   ... nop
  *   rule(x, y) := EXPRESSION
  *
@@ -84,8 +85,10 @@ export interface ParsedInstructions {
 }
 
 interface Block {
-  readonly kind: 'for' | 'if';
+  readonly kind: 'for' | 'if' | 'with';
   readonly inames: readonly string[];
+  /** For `with` blocks: the attributes they give the instructions inside (their `if` is in `predicates`). */
+  readonly attributes?: Attributes;
   /** For `if` blocks: the condition of the current branch (negations of earlier branches included). */
   predicates: Expr[];
   /** For `if` blocks: the conditions of the branches seen so far, negated for `else`. */
@@ -141,7 +144,7 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
       end: start + from + Math.max(1, length),
     });
 
-    const keyword = /^(for|end|if|elif|else)\b/.exec(trimmed)?.[1];
+    const keyword = /^(for|end|if|elif|else)\b/.exec(trimmed)?.[1] ?? (/^with\s*\{/.test(trimmed) ? 'with' : undefined);
     if (keyword) {
       handleBlockLine(keyword, trimmed, start, text, blocks);
       continue;
@@ -150,6 +153,7 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
     const context = {
       forInames: blocks.flatMap((b) => b.inames),
       blockPredicates: blocks.flatMap((b) => b.predicates),
+      withAttributes: blocks.flatMap((b) => (b.attributes ? [b.attributes] : [])),
     };
     if (trimmed.startsWith('...')) {
       instructions.push(parseSpecial(trimmed, at, span, context));
@@ -239,15 +243,70 @@ function handleBlockLine(keyword: string, line: string, start: number, text: str
     case 'end': {
       if (rest !== '' && !/^[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*$/.test(rest))
         throw new LoomError("unexpected text after 'end'", span);
-      if (!blocks.pop()) throw new LoomError("'end' without an open 'for' or 'if' block", span);
+      if (!blocks.pop()) throw new LoomError("'end' without an open 'for', 'if' or 'with' block", span);
+      return;
+    }
+    case 'with': {
+      const close = rest.lastIndexOf('}');
+      if (!rest.startsWith('{') || close !== rest.length - 1)
+        throw new LoomError("'with' expects attributes in braces, e.g. 'with {id_prefix=init, dep=a*}'", span);
+      const attributes = parseAttributes(rest.slice(1, -1), (from, length) => ({
+        text,
+        start: restOffset + 1 + from,
+        end: restOffset + 1 + from + Math.max(1, length),
+      }));
+      checkWithAttributes(attributes, span);
+      const inames = attributes.inames?.names ?? [];
+      blocks.push({ kind: 'with', inames, predicates: [...attributes.predicates], previous: [], attributes, span });
       return;
     }
   }
 }
 
+/** What only one instruction can have (its id, priority, dup, nosync, atomic) has no meaning for a block of them (loopy's rule). */
+function checkWithAttributes(attributes: Attributes, span: SourceSpan): void {
+  const refused = [
+    attributes.id !== undefined && 'id',
+    attributes.priority !== 0 && 'priority',
+    attributes.dup.length > 0 && 'dup',
+    (attributes.nosync.length > 0 || (attributes.nosyncQueries?.length ?? 0) > 0) && 'nosync',
+    attributes.atomic && 'atomic',
+    attributes.memKind !== undefined && 'mem_kind',
+    attributes.inames?.additive && 'inames=+',
+  ].filter((x): x is string => typeof x === 'string');
+  if (refused.length)
+    throw new LoomError(
+      `the attribute '${refused[0]}' belongs on one instruction, not on a 'with' block (allowed there: id_prefix, dep, dep_query, if, tags, groups, conflicts, inames)`,
+      span,
+    );
+}
+
+/**
+ * An instruction's own attributes with those of the `with` blocks around it: dependencies,
+ * tags and groups add up; the innermost `id_prefix` names it unless it has its own id or prefix.
+ */
+function withBlockAttributes(own: Attributes, blocks: readonly Attributes[]): Attributes {
+  if (blocks.length === 0) return own;
+  const all = [...blocks, own];
+  const union = (pick: (a: Attributes) => readonly string[]) => [...new Set(all.flatMap(pick))];
+  const prefix = [...all].reverse().find((a) => a.idPrefix !== undefined)?.idPrefix;
+  return {
+    ...own,
+    ...(own.id === undefined && prefix !== undefined ? { idPrefix: prefix } : {}),
+    deps: union((a) => a.deps),
+    depsExhaustive: all.some((a) => a.depsExhaustive),
+    depQueries: all.flatMap((a) => a.depQueries ?? []),
+    tags: union((a) => a.tags),
+    groups: union((a) => a.groups),
+    conflictsWithGroups: union((a) => a.conflictsWithGroups),
+  };
+}
+
 interface BlockContext {
   readonly forInames: readonly string[];
   readonly blockPredicates: readonly Expr[];
+  /** The attributes of the `with` blocks around the line, outermost first. */
+  readonly withAttributes: readonly Attributes[];
 }
 
 function parseSpecial(
@@ -274,6 +333,7 @@ function parseSpecial(
       throw new LoomError('expected attributes in braces', at(restStart, rest.length));
     attrs = parseAttributes(rest.slice(1, -1), (from, len) => at(restStart + 1 + from, len));
   }
+  attrs = withBlockAttributes(attrs, context.withAttributes);
   if (what === 'nop' && attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers, not '... nop'", span);
   return {
@@ -309,6 +369,7 @@ function parseAssignment(
     attrs = parseAttributes(inner, (from, len) => at(innerStart + from, len));
     body = body.slice(0, braceAt);
   }
+  attrs = withBlockAttributes(attrs, context.withAttributes);
 
   const eq = findAssignmentEquals(body);
   const kernelCall =

@@ -252,10 +252,17 @@ function paddedTags(arg: KernelArg, axis: number, padded: number): DimTag[] {
 }
 
 /**
- * Local temporaries whose rows start in the same memory bank (a row length a multiple of
- * `banks` words) get one word of padding per row, so that work-items reading a column hit
- * different banks (loopy's add_padding_to_avoid_bank_conflicts; the bank layout, which
- * loopy reads from the OpenCL device, is given here).
+ * Local temporaries read down a column (one row per work-item) whose rows map onto few memory
+ * banks get their rows lengthened by the fewest elements that spread such a read over the most
+ * banks (loopy's add_padding_to_avoid_bank_conflicts; the bank layout, which loopy reads from the
+ * OpenCL device, is given here). A 16 x 16 float32 tile on 32 banks gets rows of 17: rows of 16
+ * words put a column in 2 banks, 8 work-items in each. A temporary whose address space is still
+ * `'auto'` is left alone, as loopy leaves it: it may not end up in local memory.
+ *
+ * ```ts
+ * knl = addPrefetch(knl, 'a', ['i_inner', 'j_inner'], { temporaryAddressSpace: 'local' });
+ * knl = addPaddingToAvoidBankConflicts(knl, { banks: 32 });
+ * ```
  * @param options.banks memory banks (default 32)
  * @param options.bankWidthBytes bytes per bank word (default 4)
  */
@@ -266,23 +273,54 @@ export function addPaddingToAvoidBankConflicts(
   checkOptionKeys('addPaddingToAvoidBankConflicts', options, ADD_PADDING_TO_AVOID_BANK_CONFLICTS_OPTIONS);
   const banks = options.banks ?? 32;
   const width = options.bankWidthBytes ?? 4;
+  for (const [what, v] of [
+    ['banks', banks],
+    ['bankWidthBytes', width],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1)
+      throw new LoomError(`addPaddingToAvoidBankConflicts: ${what} must be a positive integer, got ${v}`);
+  }
   const temporaries = new Map(knl.temporaries);
   for (const t of knl.temporaries.values()) {
     if (t.addressSpace !== 'local' || t.shape.length < 2 || t.dtype === undefined || t.dimTags) continue;
     const shape = t.shape.map(constant);
     if (shape.some((s) => s.kind !== 'int')) continue;
     const itemSize = byteSize(t.dtype);
-    const row = (shape[shape.length - 1] as { value: number }).value;
-    if (((row * itemSize) / width) % banks !== 0) continue;
-    const padding = Math.max(1, Math.ceil(width / itemSize));
     const lengths = shape.map((s) => (s as { value: number }).value);
+    const row = lengths[lengths.length - 1];
+    // loopy tries increments below half a row and keeps the first with the fewest conflicts
+    let best = 0;
+    let fewest = columnConflicts(row * itemSize, itemSize, banks, width);
+    for (let inc = 1; inc < Math.floor(row / 2) && fewest > 1; inc++) {
+      const conflicts = columnConflicts((row + inc) * itemSize, itemSize, banks, width);
+      if (conflicts < fewest) [best, fewest] = [inc, conflicts];
+    }
+    if (best === 0) continue;
     const strides: number[] = [];
     let stride = 1;
     for (let d = lengths.length - 1; d >= 0; d--) {
       strides[d] = stride;
-      stride *= d === lengths.length - 1 ? lengths[d] + padding : lengths[d];
+      stride *= d === lengths.length - 1 ? lengths[d] + best : lengths[d];
     }
     temporaries.set(t.name, { ...t, dimTags: strides.map((s) => ({ kind: 'stride', stride: int(s) })) });
   }
   return knl.with({ temporaries });
+}
+
+/**
+ * How many different words the busiest bank serves when `banks` work-items each read the first
+ * element of their own row (rows `rowBytes` apart): 1 is conflict-free.
+ */
+function columnConflicts(rowBytes: number, itemSize: number, banks: number, width: number): number {
+  const wordsPerBank = new Map<number, Set<number>>();
+  for (let r = 0; r < banks; r++) {
+    const first = Math.floor((r * rowBytes) / width);
+    const last = Math.floor((r * rowBytes + itemSize - 1) / width);
+    for (let word = first; word <= last; word++) {
+      const words = wordsPerBank.get(word % banks) ?? new Set<number>();
+      words.add(word);
+      wordsPerBank.set(word % banks, words);
+    }
+  }
+  return Math.max(...[...wordsPerBank.values()].map((w) => w.size));
 }

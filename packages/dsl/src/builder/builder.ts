@@ -249,7 +249,7 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   }
 
   /**
-   * `addPaddingToAvoidBankConflicts`: local tiles whose rows would start in one memory bank get a word of padding per row.
+   * `addPaddingToAvoidBankConflicts`: local tiles whose columns would fall in few memory banks get their rows lengthened.
    * @param options.banks memory banks (default 32)
    * @param options.bankWidthBytes bytes per bank word (default 4)
    */
