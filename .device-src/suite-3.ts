@@ -1,0 +1,30 @@
+// 25 test files, about 76 s on the 2-core machine
+import './defer-uvu.ts';
+import '../test/peers/reikna/test_transpose.py.test.ts';
+import '../test/computation-scan.test.ts';
+import '../test/reductions.test.ts';
+import '../test/elementwise-narrow-integers.test.ts';
+import '../test/elementwise-pointwise.test.ts';
+import '../test/peers/test_transform/data.test.ts';
+import '../test/peers/test_apps.py.test.ts';
+import '../test/computation-attach.test.ts';
+import '../test/transform-pipeline-prefetch.test.ts';
+import '../test/parametric-work-groups.test.ts';
+import '../test/peers/test_diff.py.test.ts';
+import '../test/peers/test_linalg.py.tidy27.test.ts';
+import '../test/peers/test_loopy.py.atomics.test.ts';
+import '../test/peers/test_loopy.py.dependencies.test.ts';
+import '../test/peers/test_loopy.py.public-api-2.test.ts';
+import '../test/peers/test_loopy.py.value-args.test.ts';
+import '../test/peers/test_target.py.casts.test.ts';
+import '../test/transform-loop-fusion.test.ts';
+import '../test/buffer-pool.test.ts';
+import '../test/complex-kernels.test.ts';
+import '../test/complex-inferred-dtypes.test.ts';
+import '../test/statistics.test.ts';
+import '../test/any-device.test.ts';
+import '../test/float16-kernels.test.ts';
+import '../test/transform-stack-match.test.ts';
+import { exec } from 'uvu';
+
+await exec();
