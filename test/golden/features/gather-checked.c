@@ -12,15 +12,26 @@ static inline int loom_min_int32(int a, int b)
 
 static void loopy_kernel(int const *__restrict__ idx, float const *__restrict__ a, int const m, int const n, float *__restrict__ out, int *__restrict__ loom_bounds, int const *__restrict__ loom_group_ids_int32)
 {
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(63, n - 64 * gid(0) - 1); ++lid_0)
-  {
-    if (!(0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m))
+  if (n - 64 * gid(0) - 1 >= 63)
+    for (int lid_0 = 0; lid_0 <= 63; ++lid_0)
     {
-      loom_bounds[0] = 1;
-      loom_bounds[1] = idx[(int64_t) (64 * gid(0)) + lid_0];
+      if (!(0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m))
+      {
+        loom_bounds[0] = 1;
+        loom_bounds[1] = idx[(int64_t) (64 * gid(0)) + lid_0];
+      }
+      out[(int64_t) (64 * gid(0)) + lid_0] = 0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m ? a[idx[(int64_t) (64 * gid(0)) + lid_0]] : (float) 0;
     }
-    out[(int64_t) (64 * gid(0)) + lid_0] = 0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m ? a[idx[(int64_t) (64 * gid(0)) + lid_0]] : (float) 0;
-  }
+  if (!(n - 64 * gid(0) - 1 >= 63))
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(63, n - 64 * gid(0) - 1); ++lid_0)
+    {
+      if (!(0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m))
+      {
+        loom_bounds[0] = 1;
+        loom_bounds[1] = idx[(int64_t) (64 * gid(0)) + lid_0];
+      }
+      out[(int64_t) (64 * gid(0)) + lid_0] = 0 <= idx[(int64_t) (64 * gid(0)) + lid_0] && idx[(int64_t) (64 * gid(0)) + lid_0] < m ? a[idx[(int64_t) (64 * gid(0)) + lid_0]] : (float) 0;
+    }
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

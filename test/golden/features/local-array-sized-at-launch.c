@@ -21,11 +21,22 @@ static void loopy_kernel(float const *__restrict__ a, int const n, float *__rest
     for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
       if (4 * gid(0) <= n - lid_0 - 1)
         a_fetch[(int64_t) (n * lid_0) + a_dim_1] = a[(int64_t) (n * (4 * gid(0) + lid_0)) + a_dim_1];
-  for (int j = 0; j <= -1 + n; ++j)
+  if (n - 4 * gid(0) - 1 >= 3)
+  {
+    for (int j = 0; j <= -1 + n; ++j)
+      for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
+        acc_j[lid_0] = acc_j[lid_0] + a_fetch[(int64_t) (n * lid_0) + j];
+    for (int lid_0 = 0; lid_0 <= 3; ++lid_0)
+      out[(int64_t) (4 * gid(0)) + lid_0] = acc_j[lid_0];
+  }
+  if (!(n - 4 * gid(0) - 1 >= 3))
+  {
+    for (int j = 0; j <= -1 + n; ++j)
+      for (int lid_0 = 0; lid_0 <= loom_min_int32(3, n - 4 * gid(0) - 1); ++lid_0)
+        acc_j[lid_0] = acc_j[lid_0] + a_fetch[(int64_t) (n * lid_0) + j];
     for (int lid_0 = 0; lid_0 <= loom_min_int32(3, n - 4 * gid(0) - 1); ++lid_0)
-      acc_j[lid_0] = acc_j[lid_0] + a_fetch[(int64_t) (n * lid_0) + j];
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(3, n - 4 * gid(0) - 1); ++lid_0)
-    out[(int64_t) (4 * gid(0)) + lid_0] = acc_j[lid_0];
+      out[(int64_t) (4 * gid(0)) + lid_0] = acc_j[lid_0];
+  }
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -5,10 +5,6 @@
 static inline float loom_rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double loom_rsqrt(double x) { return 1.0 / sqrt(x); }
 
-static inline int loom_min_int32(int a, int b)
-{
-  return a < b ? a : b;
-}
 static inline void loom_atomic_add_float32(float *target, float operand)
 {
   // compare-and-swap: __atomic_fetch_add takes integers only; a failed exchange reloads `seen`
@@ -18,11 +14,19 @@ static inline void loom_atomic_add_float32(float *target, float operand)
     next = seen + operand;
   while (!__atomic_compare_exchange(target, &seen, &next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
+static inline int loom_min_int32(int a, int b)
+{
+  return a < b ? a : b;
+}
 
 static void loopy_kernel(float *__restrict__ out, float const *__restrict__ a, int const n, int const *__restrict__ loom_group_ids_int32)
 {
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(63, n - 64 * gid(0) - 1); ++lid_0)
-    loom_atomic_add_float32(&out[(64 * gid(0) + lid_0) % 20], 2.0f * a[(int64_t) (64 * gid(0)) + lid_0]);
+  if (n - 64 * gid(0) - 1 >= 63)
+    for (int lid_0 = 0; lid_0 <= 63; ++lid_0)
+      loom_atomic_add_float32(&out[(64 * gid(0) + lid_0) % 20], 2.0f * a[(int64_t) (64 * gid(0)) + lid_0]);
+  if (!(n - 64 * gid(0) - 1 >= 63))
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(63, n - 64 * gid(0) - 1); ++lid_0)
+      loom_atomic_add_float32(&out[(64 * gid(0) + lid_0) % 20], 2.0f * a[(int64_t) (64 * gid(0)) + lid_0]);
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

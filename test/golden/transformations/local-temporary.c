@@ -14,16 +14,34 @@ static void loopy_kernel(float const *__restrict__ a, int const n, float *__rest
 {
   float a_temp[16];
   float acc_k[16];
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-  {
-    a_temp[lid_0] = a[(int64_t) (16 * gid(0)) + lid_0];
-    acc_k[lid_0] = 0.0f;
-  }
-  for (int k = 0; k <= 15; ++k)
+  if (n - 16 * gid(0) - 1 >= 15)
+    for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+    {
+      a_temp[lid_0] = a[(int64_t) (16 * gid(0)) + lid_0];
+      acc_k[lid_0] = 0.0f;
+    }
+  if (!(n - 16 * gid(0) - 1 >= 15))
     for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-      acc_k[lid_0] = acc_k[lid_0] + a_temp[k];
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-    out[(int64_t) (16 * gid(0)) + lid_0] = acc_k[lid_0];
+    {
+      a_temp[lid_0] = a[(int64_t) (16 * gid(0)) + lid_0];
+      acc_k[lid_0] = 0.0f;
+    }
+  if (n - 16 * gid(0) - 1 >= 15)
+  {
+    for (int k = 0; k <= 15; ++k)
+      for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+        acc_k[lid_0] = acc_k[lid_0] + a_temp[k];
+    for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+      out[(int64_t) (16 * gid(0)) + lid_0] = acc_k[lid_0];
+  }
+  if (!(n - 16 * gid(0) - 1 >= 15))
+  {
+    for (int k = 0; k <= 15; ++k)
+      for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+        acc_k[lid_0] = acc_k[lid_0] + a_temp[k];
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+      out[(int64_t) (16 * gid(0)) + lid_0] = acc_k[lid_0];
+  }
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

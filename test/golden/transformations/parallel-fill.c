@@ -12,8 +12,12 @@ static inline int loom_min_int32(int a, int b)
 
 static void loopy_kernel(float *__restrict__ a, int const n, int const *__restrict__ loom_group_ids_int32)
 {
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(127, n - 128 * gid(0) - 1); ++lid_0)
-    a[(int64_t) (128 * gid(0)) + lid_0] = 0.0f;
+  if (n - 128 * gid(0) - 1 >= 127)
+    for (int lid_0 = 0; lid_0 <= 127; ++lid_0)
+      a[(int64_t) (128 * gid(0)) + lid_0] = 0.0f;
+  if (!(n - 128 * gid(0) - 1 >= 127))
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(127, n - 128 * gid(0) - 1); ++lid_0)
+      a[(int64_t) (128 * gid(0)) + lid_0] = 0.0f;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

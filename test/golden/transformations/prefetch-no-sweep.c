@@ -14,14 +14,24 @@ static void loopy_kernel(float const *__restrict__ a, int const n, float *__rest
 {
   float a_fetch;
   float acc_k;
-  for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-  {
-    a_fetch = a[(int64_t) (16 * gid(0)) + lid_0];
-    acc_k = 0.0f;
-    for (int k = 0; k <= 15; ++k)
-      acc_k = acc_k + a_fetch;
-    out[(int64_t) (16 * gid(0)) + lid_0] = acc_k;
-  }
+  if (n - 16 * gid(0) - 1 >= 15)
+    for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+    {
+      a_fetch = a[(int64_t) (16 * gid(0)) + lid_0];
+      acc_k = 0.0f;
+      for (int k = 0; k <= 15; ++k)
+        acc_k = acc_k + a_fetch;
+      out[(int64_t) (16 * gid(0)) + lid_0] = acc_k;
+    }
+  if (!(n - 16 * gid(0) - 1 >= 15))
+    for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+    {
+      a_fetch = a[(int64_t) (16 * gid(0)) + lid_0];
+      acc_k = 0.0f;
+      for (int k = 0; k <= 15; ++k)
+        acc_k = acc_k + a_fetch;
+      out[(int64_t) (16 * gid(0)) + lid_0] = acc_k;
+    }
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

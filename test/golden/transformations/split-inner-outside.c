@@ -12,9 +12,14 @@ static inline int loom_min_int32(int a, int b)
 
 static void loopy_kernel(float *__restrict__ a, int const n, int const *__restrict__ loom_group_ids_int32)
 {
-  for (int i_inner = 0; i_inner <= loom_min_int32(15, n - 1); ++i_inner)
-    for (int i_outer = (-i_inner + 15) / 16; i_outer <= (n - i_inner - 1) / 16; ++i_outer)
-      a[(int64_t) (16 * i_outer) + i_inner] = 0.0f;
+  if (n - 1 >= 15)
+    for (int i_inner = 0; i_inner <= 15; ++i_inner)
+      for (int i_outer = (-i_inner + 15) / 16; i_outer <= (n - i_inner - 1) / 16; ++i_outer)
+        a[(int64_t) (16 * i_outer) + i_inner] = 0.0f;
+  if (!(n - 1 >= 15))
+    for (int i_inner = 0; i_inner <= loom_min_int32(15, n - 1); ++i_inner)
+      for (int i_outer = (-i_inner + 15) / 16; i_outer <= (n - i_inner - 1) / 16; ++i_outer)
+        a[(int64_t) (16 * i_outer) + i_inner] = 0.0f;
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

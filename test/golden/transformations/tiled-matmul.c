@@ -15,25 +15,51 @@ static void loopy_kernel(float const *__restrict__ a, float const *__restrict__ 
   float a_fetch[256];
   float b_fetch[256];
   float acc_k_outer_k_inner[256];
-  for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
-    for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-      acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = 0.0f;
+  if (n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15)
+    for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+      for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+        acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = 0.0f;
+  if (!(n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15))
+    for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
+      for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+        acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = 0.0f;
   for (int k_outer = 0; k_outer <= (n - 1) / 16; ++k_outer)
   {
-    for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * k_outer - 1); ++lid_1)
-      for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-        b_fetch[(int64_t) (16 * lid_1) + lid_0] = b[(int64_t) (n * (16 * k_outer + lid_1)) + 16 * gid(0) + lid_0];
-    for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
-      for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * k_outer - 1); ++lid_0)
-        a_fetch[(int64_t) (16 * lid_1) + lid_0] = a[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * k_outer + lid_0];
-    for (int k_inner = 0; k_inner <= loom_min_int32(n - 16 * k_outer - 1, 15); ++k_inner)
-      for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
+    if (n - 16 * k_outer - 1 >= 15 && n - 16 * gid(0) - 1 >= 15)
+      for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+        for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+          b_fetch[(int64_t) (16 * lid_1) + lid_0] = b[(int64_t) (n * (16 * k_outer + lid_1)) + 16 * gid(0) + lid_0];
+    if (!(n - 16 * k_outer - 1 >= 15 && n - 16 * gid(0) - 1 >= 15))
+      for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * k_outer - 1); ++lid_1)
         for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-          acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] + a_fetch[(int64_t) (16 * lid_1) + k_inner] * b_fetch[(int64_t) (16 * k_inner) + lid_0];
+          b_fetch[(int64_t) (16 * lid_1) + lid_0] = b[(int64_t) (n * (16 * k_outer + lid_1)) + 16 * gid(0) + lid_0];
+    if (n - 16 * gid(1) - 1 >= 15 && n - 16 * k_outer - 1 >= 15)
+      for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+        for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+          a_fetch[(int64_t) (16 * lid_1) + lid_0] = a[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * k_outer + lid_0];
+    if (!(n - 16 * gid(1) - 1 >= 15 && n - 16 * k_outer - 1 >= 15))
+      for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
+        for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * k_outer - 1); ++lid_0)
+          a_fetch[(int64_t) (16 * lid_1) + lid_0] = a[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * k_outer + lid_0];
+    if (n - 16 * k_outer - 1 >= 15 && n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15)
+      for (int k_inner = 0; k_inner <= 15; ++k_inner)
+        for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+          for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+            acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] + a_fetch[(int64_t) (16 * lid_1) + k_inner] * b_fetch[(int64_t) (16 * k_inner) + lid_0];
+    if (!(n - 16 * k_outer - 1 >= 15 && n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15))
+      for (int k_inner = 0; k_inner <= loom_min_int32(n - 16 * k_outer - 1, 15); ++k_inner)
+        for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
+          for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+            acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1] + a_fetch[(int64_t) (16 * lid_1) + k_inner] * b_fetch[(int64_t) (16 * k_inner) + lid_0];
   }
-  for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
-    for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
-      c[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * gid(0) + lid_0] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1];
+  if (n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15)
+    for (int lid_1 = 0; lid_1 <= 15; ++lid_1)
+      for (int lid_0 = 0; lid_0 <= 15; ++lid_0)
+        c[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * gid(0) + lid_0] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1];
+  if (!(n - 16 * gid(1) - 1 >= 15 && n - 16 * gid(0) - 1 >= 15))
+    for (int lid_1 = 0; lid_1 <= loom_min_int32(15, n - 16 * gid(1) - 1); ++lid_1)
+      for (int lid_0 = 0; lid_0 <= loom_min_int32(15, n - 16 * gid(0) - 1); ++lid_0)
+        c[(int64_t) (n * (16 * gid(1) + lid_1)) + 16 * gid(0) + lid_0] = acc_k_outer_k_inner[(int64_t) lid_0 + 16 * lid_1];
 }
 
 void loopy_kernel__launch(void *const *args, const int32_t *group_count)

@@ -29,6 +29,7 @@ import { simplify } from '../expr/simplify.ts';
 import { mapExpr, walk } from '../expr/visit.ts';
 import { block, type KernelFunction, type Stmt } from './ast.ts';
 import { foldCounterGuards } from './fold-counter-guards.ts';
+import { versionFullGroups } from './full-group-version.ts';
 import { sinkCounterLoops } from './sink-counter-loops.ts';
 import { constantLocalSize, requireConstantLocalSize } from './local-size.ts';
 import { mapStmts, someStmt, statementsOf, walkStmts } from './stmt-visit.ts';
@@ -119,7 +120,7 @@ export function serializeWorkItems(
       const sunk = sinkCounterLoops(loop, { counters: counterNames, temporaries: declaredNames, shared });
       s = hoisted ? { kind: 'if', condition: hoisted, then: sunk } : sunk;
     }
-    return s;
+    return versionFullGroups(s, declaredNames);
   };
   const emit = (list: readonly GroupStmt[]): Stmt[] =>
     list.flatMap((g): Stmt[] => {
