@@ -482,4 +482,32 @@ test("precompute: a reduction's domain tied to an iname the store cannot read of
 
 // }}}
 
+// {{{ a footprint whose least index is piecewise (found porting test_apps.py's nonzero-base convolution)
+
+for (const device of testDevices()) {
+  test(`${device.name}: a prefetch over a split of a domain that starts above zero has a box of constant size`, async () => {
+    // x from 2: the least index of group o is max(8*o, 2) - 2; of its bounds 0 and 8*o - 2, the
+    // second gives a box of 12 (0 gave one as long as the array, which OpenCL could not declare)
+    let knl = makeKernel('{ [x, f]: 2 <= x < n - 2 and -2 <= f <= 2 }', 'out[x - 2] = sum(f, a[x - f])', [
+      globalArg('a, out', { dtype: 'float32' }),
+      '...',
+    ]);
+    knl = splitIname(knl, 'x', 8, { outerTag: 'g.0', innerTag: 'l.0' });
+    knl = addPrefetch(knl, 'a', ['x_inner', 'f'], { defaultTag: 'l.auto' });
+    assert.equal(knl.temporaries.get('a_fetch')!.shape, [{ kind: 'int', value: 12 }]);
+    for (const n of [30, 7]) {
+      const a = randomFloat32(n, n);
+      const { out } = await run(knl, device, { a, n, out: new Float32Array(n - 4) });
+      const expected = Array.from({ length: n - 4 }, (_, k) => {
+        let s = 0;
+        for (let f = -2; f <= 2; f++) s += a[k + 2 - f];
+        return s;
+      });
+      assertClose(out as Float32Array, expected, `n=${n}`, 1e-5, 1e-5);
+    }
+  });
+}
+
+// }}}
+
 test.run();

@@ -63,6 +63,42 @@ function withSet(key: CanonicalKey, set: BasicSet): CanonicalKey {
   return key.variables(set.params).variables(set.dims).variables(set.existentials).constraints(set.constraints);
 }
 
+/** The terms with `keep` made symbols, intersected with the context; the empty ones dropped. */
+function liveTerms(terms: readonly PieceTerm[], context: BasicSet, keep: readonly string[]) {
+  return terms
+    .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
+    .map((t) => ({ ...t, within: t.set.intersect(context) }))
+    .filter((t) => !t.within.isEmpty());
+}
+
+/**
+ * The terms' own bounds (the candidates) that are on the right side of every term's expr at
+ * every point of its set within the context.
+ */
+function validBounds(live: ReturnType<typeof liveTerms>, sense: Sense): Linear[] {
+  const bounds = (c: Linear) =>
+    live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
+  // where each candidate holds (the pieces) matters only for the error message
+  return candidates(
+    live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set }))),
+  ).filter(bounds);
+}
+
+/**
+ * Every affine lower bound of the terms that `staticMin` could answer, its answer first. Where
+ * none is tighter everywhere (`max(8*o, 2) - 2` has the bounds `0` and `8*o - 2`), the caller
+ * chooses by what it needs: a footprint, the base that makes its box smallest.
+ */
+export function staticMinCandidates(
+  terms: readonly PieceTerm[],
+  context: BasicSet,
+  keep: readonly string[] = [],
+): Linear[] {
+  const first = staticMin(terms, context, keep);
+  const rest = validBounds(liveTerms(terms, context, keep), 'min').filter((c) => !c.equals(first));
+  return [first, ...rest];
+}
+
 function computeExtremum(
   terms: readonly PieceTerm[],
   context: BasicSet,
@@ -70,17 +106,8 @@ function computeExtremum(
   sense: Sense,
 ): Linear {
   // `keep` variables are symbols of the answer, like parameters.
-  const live = terms
-    .map((t) => ({ set: t.set.moveDimsToParams(keep.filter((k) => t.set.dims.includes(k))), expr: t.expr }))
-    .map((t) => ({ ...t, within: t.set.intersect(context) }))
-    .filter((t) => !t.within.isEmpty());
-  // Is `c` on the right side of expr at every point of every term (within the context)?
-  const bounds = (c: Linear) =>
-    live.every((t) => t.within.implies(ge(sense === 'max' ? c.sub(t.expr) : t.expr.sub(c))));
-  // the candidates are the terms' bounds; where each one holds (the pieces) matters only for the error message
-  const valid = candidates(
-    live.flatMap((t) => termBounds(t.set, t.expr, sense).map((value) => ({ value, domain: t.set }))),
-  ).filter(bounds);
+  const live = liveTerms(terms, context, keep);
+  const valid = validBounds(live, sense);
   if (valid.length > 0)
     return tightest(
       valid,

@@ -5,9 +5,9 @@
  * constant. Arguments the swept inames do not move have no extent: they are passed
  * through unchanged. footprint-store.ts stores the values over the box in a temporary.
  */
-import { LoomError } from '../errors.ts';
+import { LoomError, StaticValueFindingError } from '../errors.ts';
 import { Linear } from '../linear.ts';
-import { type BasicSet, type Constraint, staticMax, staticMaxQuasiAffine, staticMin } from '../sets/index.ts';
+import { type BasicSet, type Constraint, staticMax, staticMaxQuasiAffine, staticMinCandidates } from '../sets/index.ts';
 import { add, binary, int, type Expr } from '../expr/nodes.ts';
 import { fromLinear } from '../expr/index.ts';
 import { domainOf } from '../kernel/domains.ts';
@@ -88,12 +88,7 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
   const moves = args.some((l) => q.sweep.some((s) => l.dependsOn(s)));
   if (!moves && args.every((l) => l.equals(args[0]))) return { base: args[0] };
   const terms = q.uses.map((u, k) => ({ set: pointsOf(knl, u, fixed), expr: args[k] }));
-  const base = staticMin(terms, knl.assumptions, fixed);
-  const offsets = terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) }));
-  // global memory is allocated per call: its size may be any expression of the parameters
-  const last = q.global
-    ? staticMaxQuasiAffine(offsets, knl.assumptions)
-    : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
+  const { base, last } = smallestBox(knl, q, terms, fixed);
   // a private or local box of parametric size is declared with a length evaluated at launch
   // where the target can (a C variable-length array); code generation refuses it elsewhere
   const spread = last.expr;
@@ -107,6 +102,46 @@ function axisFootprint(knl: LoopKernel, q: FootprintQuestion, axis: number, fixe
     lower: commonBounds(terms, fixed, 'lower'),
     upper: commonBounds(terms, fixed, 'upper'),
   };
+}
+
+/**
+ * The box's base and last offset. Where the least argument is no one affine expression (a
+ * split of `f_w <= im_x` puts it at `max(8*o, f_w)`), each affine lower bound is a possible
+ * base: the one whose box has the smallest constant size is taken (`8*o - f_w`, a box of
+ * 8 + 2*f_w, not `0` and a box as long as the array), else staticMin's answer.
+ */
+function smallestBox(
+  knl: LoopKernel,
+  q: FootprintQuestion,
+  terms: readonly { set: BasicSet; expr: Linear }[],
+  fixed: readonly string[],
+): { base: Linear; last: { expr: Linear; divisor: number } } {
+  const lastOffset = (base: Linear) => {
+    const offsets = terms.map((t) => ({ set: t.set, expr: t.expr.sub(base) }));
+    // global memory is allocated per call: its size may be any expression of the parameters
+    return q.global
+      ? staticMaxQuasiAffine(offsets, knl.assumptions)
+      : { expr: staticMax(offsets, knl.assumptions), divisor: 1 };
+  };
+  const [first, ...others] = staticMinCandidates(terms, knl.assumptions, fixed);
+  let chosen = { base: first, last: lastOffset(first) };
+  // a base that moves with a local iname would be a different box per work-item (checkSharedBox)
+  const local = (n: string) => knl.inameTags.get(n)?.kind === 'local';
+  for (const base of others.filter((b) => !b.variables.some(local))) {
+    let last: { expr: Linear; divisor: number };
+    try {
+      last = lastOffset(base);
+    } catch (e) {
+      if (e instanceof StaticValueFindingError) continue;
+      throw e;
+    }
+    const smaller =
+      last.expr.isConstant &&
+      last.divisor === 1 &&
+      (!chosen.last.expr.isConstant || last.expr.constant < chosen.last.expr.constant);
+    if (smaller) chosen = { base, last };
+  }
+  return chosen;
 }
 
 /** The number of cells a stored axis takes: `extent`, or `floor((extent - 1)/divisor) + 1`. */
