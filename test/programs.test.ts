@@ -60,6 +60,8 @@ test('merge, entrypoints, renameCallable, registerCallable, forEachKernel', () =
   assert.equal([...prog.callables.keys()].sort(), ['caller', 'twice']);
   const renamed = renameCallable(prog, 'twice', 'double');
   assert.equal([...renamed.callables.keys()].sort(), ['caller', 'double']);
+  // the new name reaches generated code as a kernel's: it must be a name
+  assert.throws(() => renameCallable(prog, 'caller', 'x(); evil'), /renameCallable: the new name: .* is not a name/);
   assert.match(stringifyKernel(renamed.kernel('caller')), 'double([j]: x[j, i])');
   const names: string[] = [];
   forEachKernel(renamed, (_, name) => names.push(name));

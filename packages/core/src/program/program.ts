@@ -8,6 +8,7 @@
  * takes both, and `run`/`generateCode` take either.
  */
 import { LoomError } from '../errors.ts';
+import { checkName } from '../names.ts';
 import { call, type Expr } from '../expr/nodes.ts';
 import { frozenField } from '../kernel/freeze.ts';
 import { LoopKernel } from '../kernel/model.ts';
@@ -133,6 +134,8 @@ export function registerCallable(prog: LoopKernel | Program, name: string, calla
  */
 export function renameCallable(prog: LoopKernel | Program, from: string, to: string): Program {
   const p = asProgram(prog);
+  // the new name becomes a kernel's name in the generated code
+  checkName(to, 'renameCallable: the new name');
   const c = p.callables.get(from);
   if (c === undefined) throw new LoomError(`renameCallable: the program has no callable '${from}'`);
   if (p.callables.has(to)) throw new LoomError(`renameCallable: the program already has a callable '${to}'`);
