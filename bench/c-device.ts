@@ -15,7 +15,9 @@
  * against float64 dot products. Times are wall time around launches that return when done, the
  * median of several (lib/timing.ts); bounds checks off, as in the hand-written nests.
  *
- *   node --import tsx bench/c-device.ts [--full] [--json] [--n=1024] [--threads=1,2,4,16]
+ *   node --import tsx bench/c-device.ts [--full] [--json] [--n=1024] [--threads=1,2,4,16] [--cflags='-march=native']
+ *
+ * `--cflags` adds compiler flags (cDevice's `flags`, space-separated) to the kernels and the nests alike.
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -49,7 +51,12 @@ const n = numberFlag(options, 'n', options.full ? 1024 : 256);
 const child = options.flags.get('scaling-child');
 const timing: TimingOptions = { samples: options.full ? 5 : 3, maxSeconds: options.full ? 4 : 1 };
 
-const device = cDevice() ?? fail(`no C device: ${cUnavailableReason()}`);
+const cflags =
+  options.flags
+    .get('cflags')
+    ?.split(/\s+/)
+    .filter((f) => f !== '') ?? [];
+const device = cDevice({ flags: cflags }) ?? fail(`no C device: ${cUnavailableReason()}`);
 if (child) {
   const { loom, hand } = await sgemmSeconds(device, JSON.parse(child));
   console.log(JSON.stringify({ threads: process.env.OMP_NUM_THREADS, loom, hand }));
@@ -244,7 +251,13 @@ function scaling(config: MatmulConfig): void {
   for (const threads of counts) {
     const run = spawnSync(
       process.execPath,
-      [...process.execArgv, process.argv[1], `--n=${n}`, `--scaling-child=${JSON.stringify(config)}`],
+      [
+        ...process.execArgv,
+        process.argv[1],
+        `--n=${n}`,
+        `--scaling-child=${JSON.stringify(config)}`,
+        ...(cflags.length > 0 ? [`--cflags=${cflags.join(' ')}`] : []),
+      ],
       {
         env: { ...process.env, OMP_NUM_THREADS: String(threads) },
         encoding: 'utf8',

@@ -255,4 +255,29 @@ test('a second device finds the library the first compiled, in the cache folder'
   }
 });
 
+test('cDevice({ flags }) adds compiler flags, keyed in the cache; a flag that changes the results is refused', async () => {
+  if (!device) return;
+  for (const flag of ['-ffast-math', '-Ofast', '-ffp-contract=fast', '-fno-wrapv', '-funsigned-char'])
+    assert.throws(
+      () => cDevice({ flags: [flag] }),
+      (e: unknown) => e instanceof LoomError && e.message.includes(`'${flag}'`),
+      flag,
+    );
+  assert.throws(
+    () => cDevice({ flags: [''] }),
+    (e: unknown) => e instanceof LoomError,
+  );
+  const tuned = cDevice({ flags: ['-O2', '-funroll-loops'] })!;
+  try {
+    assert.ok(tuned.name.endsWith('-O2 -funroll-loops'), tuned.name);
+    const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i] + 1', undefined, { name: 'flagged' }), {
+      a: 'float32',
+    });
+    const { out } = await run(knl, tuned, { a: new Float32Array([1, 2, 3]) });
+    assert.equal(Array.from(out as Float32Array), [3, 5, 7]);
+  } finally {
+    tuned.dispose();
+  }
+});
+
 test.run();

@@ -24,17 +24,25 @@ import {
 } from '@loom/core';
 import type { LibraryHandle } from 'koffi';
 import { LAUNCH_SUFFIX } from './launchers.ts';
-import { compileToCache, findCompiler, type CCompiler } from './runtime/compiler.ts';
+import { checkExtraFlags, compileToCache, findCompiler, type CCompiler } from './runtime/compiler.ts';
 import { loadKoffi, NativeBuffer, type Koffi } from './runtime/native.ts';
 import { checkGroupStack, cTarget, type CExtra } from './target.ts';
 
 /** The options cDevice reads; any other key is an error. */
-const C_DEVICE_OPTIONS = optionKeys<CDeviceOptions>()(['cacheSize']);
+const C_DEVICE_OPTIONS = optionKeys<CDeviceOptions>()(['cacheSize', 'flags']);
 
 /** Options of `cDevice`. */
 export interface CDeviceOptions {
   /** How many loaded programs the device keeps (least recently used unloaded first); default `getDefaultCacheSize()`. */
   readonly cacheSize?: number;
+  /**
+   * Compiler flags added after Loom's own, e.g. `['-march=native']` to compile for this machine's
+   * CPU (the programs run where they are compiled). A flag that would change what the code
+   * computes (`-ffast-math`, `-Ofast`, `-ffp-contract=fast`, `-fno-wrapv`, ...) is a LoomError.
+   *
+   *     const device = cDevice({ flags: ['-march=native'] });
+   */
+  readonly flags?: readonly string[];
 }
 
 /** A launcher: `void K__launch(void *const *args, const int32_t *group_count)`. */
@@ -61,11 +69,12 @@ export interface CDevice extends Device<CExtra, CProgram> {
  */
 export function cDevice(options: CDeviceOptions = {}): CDevice | undefined {
   checkOptionKeys('cDevice', options, C_DEVICE_OPTIONS);
+  const flags = checkExtraFlags(options.flags ?? []);
   const k = loadKoffi();
   if ('failure' in k) return undefined;
   const found = findCompiler();
   if ('failure' in found) return undefined;
-  return new NativeDevice(k.koffi, found.compiler, options.cacheSize ?? getDefaultCacheSize());
+  return new NativeDevice(k.koffi, found.compiler, options.cacheSize ?? getDefaultCacheSize(), flags);
 }
 
 /** Why `cDevice()` returned undefined. */
@@ -91,8 +100,10 @@ class NativeDevice implements CDevice {
     private readonly koffi: Koffi,
     readonly compiler: CCompiler,
     cacheSize: number,
+    private readonly flags: readonly string[],
   ) {
-    this.name = `C: ${compiler.version}${compiler.openmp ? ' with OpenMP' : ''}`;
+    const extra = flags.length > 0 ? `, ${flags.join(' ')}` : '';
+    this.name = `C: ${compiler.version}${compiler.openmp ? ' with OpenMP' : ''}${extra}`;
     this.programs = new LruCache(cacheSize, (program) => program.library.unload());
   }
 
@@ -103,7 +114,7 @@ class NativeDevice implements CDevice {
     if (cached) return cached;
     checkProgramLimits(code.program, this.limits, this.name);
     code.program.kernels.forEach((k, i) => checkGroupStack(k.name, k.localSize, code.extra.groupStackBytes[i]));
-    const { library: file } = await compileToCache(this.compiler, code.code);
+    const { library: file } = await compileToCache(this.compiler, code.code, this.flags);
     const library = this.koffi.load(file);
     const launchers = new Map<string, Launcher>();
     for (const k of code.kernels) {
