@@ -25,6 +25,8 @@ export function unsupportedDType(dtype: DType, shaderF16: boolean): string | und
   switch (dtype) {
     case 'float64':
       return 'WGSL has no 64-bit floats; use float32, or run on the OpenCL or CPU device, which support float64';
+    case 'complex128':
+      return 'WGSL has no 64-bit floats, the parts of a complex128; use complex64, or run on the OpenCL or CPU device';
     case 'int64':
     case 'uint64':
       return 'WGSL has no 64-bit integers; use int32/uint32, or run on the OpenCL or CPU device, which support 64-bit integers';

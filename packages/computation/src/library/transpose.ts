@@ -4,11 +4,14 @@
  *
  * When the permutation moves the input's last axis (the one contiguous in memory), reading
  * and writing cannot both be contiguous element by element; the kernel goes through local
- * memory in tiles: a work-group reads a 16 x 16 tile with neighbouring work-items on
+ * memory in tiles: a work-group reads a 32 x 32 tile with neighbouring work-items on
  * neighbouring input elements, and writes it with neighbouring work-items on neighbouring
  * output elements (the input's last axis and the axis that becomes the output's last are
- * the tile's two sides; the other axes select the tile). Otherwise each work-item copies
- * one element, neighbours writing neighbours.
+ * the tile's two sides; the other axes select the tile). The group is 32 x 8 work-items, each
+ * moving four elements of a column of the tile (unrolled), and the tile's rows are padded to
+ * 33 elements so that a column's reads fall in different memory banks: the classic GPU
+ * transpose, which moves twice the data of a 16 x 16 tile of one element per work-item.
+ * Otherwise each work-item copies one element, neighbours writing neighbours.
  *
  * The kernel takes the sizes of the axes as parameters (`n0`, `n1`, ...; axes of 1 stay 1),
  * passed at launch (`runtimeSizes`): transposes of other sizes with the same permutation
@@ -17,9 +20,11 @@
 import {
   LoomError,
   addPrefetch,
+  byteSize,
   globalArg,
   makeKernel,
   splitIname,
+  tagArrayAxes,
   tagInames,
   valueArg,
   type DType,
@@ -61,15 +66,21 @@ export function checkPermutation(axes: readonly number[], rank: number): number[
   return [...axes];
 }
 
-/** The tile's side: 16 x 16 work-items, or fewer where the device allows fewer. */
-function tileSide(device: DeviceParameters): number {
+/**
+ * The tile: `side` x `side` elements, moved by `side` x `rows` work-items (`side / rows`
+ * elements each); 32 x 32 by 32 x 8 where the device allows it, else the largest square of one
+ * element per work-item that it allows.
+ */
+function tileShape(device: DeviceParameters, dtype: DType): { readonly side: number; readonly rows: number } {
+  const fits = (side: number, rows: number) =>
+    side * rows <= device.maxWorkGroupSize &&
+    side <= device.maxWorkGroupSizes[0] &&
+    rows <= device.maxWorkGroupSizes[1] &&
+    (side + 1) * side * byteSize(dtype) <= device.localMemoryBytes / 2;
+  if (fits(32, 8)) return { side: 32, rows: 8 };
   let t = 16;
-  while (
-    t > 1 &&
-    (t * t > device.maxWorkGroupSize || t > device.maxWorkGroupSizes[1] || 2 * t * t * 8 > device.localMemoryBytes)
-  )
-    t /= 2;
-  return t;
+  while (t > 1 && !fits(t, t)) t /= 2;
+  return { side: t, rows: t };
 }
 
 export function transposeKernel(
@@ -107,12 +118,28 @@ export function transposeKernel(
       device,
     );
 
-  const t = tileSide(device);
-  let tiled = splitIname(knl, idx[q], t, { outerTag: 'g.0', innerTag: 'l.0' });
-  tiled = splitIname(tiled, idx[p], t, { outerTag: 'g.1', innerTag: 'l.1' });
-  tiled = addPrefetch(tiled, 'inp', [`${idx[p]}_inner`, `${idx[q]}_inner`], { temporaryAddressSpace: 'local' });
+  const { side, rows } = tileShape(device, dtype);
+  let tiled = splitIname(knl, idx[q], side, { outerTag: 'g.0', innerTag: 'l.0' });
+  const pInner = `${idx[p]}_inner`;
+  let fetchSweep: string[];
+  if (rows < side) {
+    // each work-item writes side / rows elements of its column of the tile, unrolled
+    tiled = splitIname(tiled, idx[p], side, { outerTag: 'g.1' });
+    tiled = splitIname(tiled, pInner, rows, { outerTag: 'unr', innerTag: 'l.1' });
+    fetchSweep = [`${pInner}_outer`, `${pInner}_inner`, `${idx[q]}_inner`];
+  } else {
+    tiled = splitIname(tiled, idx[p], side, { outerTag: 'g.1', innerTag: 'l.1' });
+    fetchSweep = [pInner, `${idx[q]}_inner`];
+  }
+  tiled = addPrefetch(tiled, 'inp', fetchSweep, { temporaryAddressSpace: 'local' });
   // the fetch: neighbouring work-items read along the input's last axis
-  tiled = tagInames(tiled, { [`inp_dim_${p}`]: 'l.0', [`inp_dim_${q}`]: 'l.1' });
+  tiled = tagInames(tiled, { [`inp_dim_${p}`]: 'l.0' });
+  tiled =
+    rows < side
+      ? splitIname(tiled, `inp_dim_${q}`, rows, { outerTag: 'unr', innerTag: 'l.1' })
+      : tagInames(tiled, { [`inp_dim_${q}`]: 'l.1' });
+  // the tile's axes are (q, p), q < p = the last: rows of side + 1 spread a column over the banks
+  tiled = tagArrayAxes(tiled, 'inp_fetch', `stride:${side + 1},stride:1`);
   const batch = idx.map((name, k) => ({ name, size: shape[k] })).filter((_, k) => k !== p && k !== q && shape[k] > 1);
   return batchOnGrid(tiled, batch);
 }
