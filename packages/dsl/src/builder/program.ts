@@ -56,6 +56,11 @@ export class ProgramBuilder<I extends string, S extends AnySignature, K extends 
 
   /** Program builders come from a kernel builder's `.calls()`; this is its machinery. */
   constructor(entry: KernelBuilder<I, S>, callees: K) {
+    for (const [name, c] of Object.entries(callees))
+      if (!isCallee(c))
+        throw new LoomError(
+          `.calls(): '${name}' must be a kernel builder (kernel(...)) or a program builder (.calls(...)), not ${c instanceof LoopKernel ? 'a LoopKernel (merge it with @loom/core)' : typeof c}`,
+        );
     this.#entry = entry;
     this.#callees = Object.freeze({ ...callees });
     this.#fragments = [entry, ...Object.values(callees)].flatMap((c) => ProgramBuilder.#fragmentsOf(c));
@@ -208,12 +213,8 @@ function checkedProgram(entry: LoopKernel, callees: Callees): Program {
       const main = inner.defaultEntrypoint;
       for (const [n, k] of inner.callables) if (n !== main.name) add(n, k);
       add(name, main.name === name ? main : main.with({ name }));
-    } else if (c instanceof BuilderCore) {
-      add(name, c.kernel.name === name ? c.kernel : c.kernel.with({ name }));
     } else {
-      throw new LoomError(
-        `.calls(): '${name}' must be a kernel builder (kernel(...)) or a program builder (.calls(...)), not ${typeof c}`,
-      );
+      add(name, c.kernel.name === name ? c.kernel : c.kernel.with({ name }));
     }
   }
   for (const [, k] of callables) {
