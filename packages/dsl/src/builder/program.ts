@@ -56,7 +56,7 @@ export class ProgramBuilder<I extends string, S extends AnySignature, K extends 
 
   /** Program builders come from a kernel builder's `.calls()`; this is its machinery. */
   constructor(entry: KernelBuilder<I, S>, callees: K) {
-    for (const [name, c] of Object.entries(callees))
+    for (const [name, c] of Object.entries(callees) as [string, unknown][])
       if (!isCallee(c))
         throw new LoomError(
           `.calls(): '${name}' must be a kernel builder (kernel(...)) or a program builder (.calls(...)), not ${c instanceof LoopKernel ? 'a LoopKernel (merge it with @loom/core)' : typeof c}`,
