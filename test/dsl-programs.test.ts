@@ -109,6 +109,11 @@ test('a call the compiler cannot read is checked when the program is made, the c
   assert.throws(() => main.calls({ twice: twice.kernel } as never), /'twice' must be a kernel builder/);
   assert.throws(() => main.calls({ main: twice } as never), /'main' is the calling kernel's own name/);
   assert.throws(() => main.calls([twice] as never), /pass the callees by name/);
+  // a builder interpolated where its name belongs
+  assert.throws(
+    () => insn`[j]: y[i, j] = ${twice as never}([j]: x[j, i])`,
+    /cannot interpolate a KernelBuilder: a kernel calls another by name; .*\.calls\(\{ twice \}\)/,
+  );
 });
 
 test('a program builder: its kernels, its code with every call inlined, its statistics, its kernel view', () => {
