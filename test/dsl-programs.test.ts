@@ -31,7 +31,7 @@ for (const device of testDevices()) {
     assert.equal(Array.from(y), twiceTransposed(x));
   });
 
-  test(`${device.name}: a program transformed by kernel name, and with its callee inlined`, async () => {
+  test(`${device.name}: a program transformed by kernel name, with its callee inlined, with its callee renamed`, async () => {
     const x = randomFloat32(N * N, 4);
     const split = prog
       .mapKernel('twice', (t) => t.split('i', 3, { inner: 'unr' }).prioritize('i_outer,i_inner'))
@@ -40,6 +40,9 @@ for (const device of testDevices()) {
     const inlined = prog.inlineCallableKernel('twice');
     assert.equal([...inlined.program.callables.keys()], ['main']);
     assert.equal(Array.from((await inlined.run(device, { x })).y), twiceTransposed(x), 'inlined');
+    const renamed = prog.renameCallable('twice', 'double');
+    assert.equal([...renamed.program.callables.keys()].sort(), ['double', 'main']);
+    assert.equal(Array.from((await renamed.run(device, { x })).y), twiceTransposed(x), 'renamed');
   });
 
   test(`${device.name}: values passed to a callee (a scalar, then the parameter its shapes name), and a program called by another`, async () => {
@@ -141,6 +144,8 @@ test('a program builder: its kernels, its code with every call inlined, its stat
   assert.ok(mapped.program.kernel('twice').inames.includes('i_outer'));
   assert.not.ok(prog.program.kernel('twice').inames.includes('i_outer'));
   assert.throws(() => mapped.mapKernel('nope' as never, (t) => t), /calls no kernel 'nope'/);
+  assert.throws(() => prog.renameCallable('twice', 'main' as never), /already has a kernel 'main'/);
+  assert.throws(() => prog.renameCallable('twice', 'x(); evil' as never), /not a name/);
   assert.throws(() => prog.mapEntrypoints((m) => m.apply((k) => k.with({ name: 'other' }))), /came back named 'other'/);
 });
 

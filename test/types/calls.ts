@@ -124,6 +124,11 @@ export function programVerbCases(): void {
   type _inlined = Expect<Equal<Parameters<typeof inlined.mapKernel>[0], never>>;
   // @ts-expect-error: no callee 'twice' left
   inlined.inlineCallableKernel('twice');
+  // a callee renamed is known by its new name
+  const renamed = prog.renameCallable('twice', 'double');
+  type _renamed = Expect<Equal<Parameters<typeof renamed.mapKernel>[0], 'double'>>;
+  // @ts-expect-error: no callee 'thrice'
+  prog.renameCallable('thrice', 'double');
   // a program calls programs
   const outer = kernel('{ [k, i, j]: 0<=k<2 and 0<=i,j<10 }', '[i, j]: w[k, i, j] = inner([i, j]: v[k, i, j])')
     .args({ v: f32(2, 10, 10), w: f32.out(2, 10, 10) })

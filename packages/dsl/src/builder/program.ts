@@ -23,6 +23,7 @@ import {
   LoopKernel,
   Program,
   programKernel,
+  renameCallable,
   run,
   type Callable,
   type Device,
@@ -148,6 +149,43 @@ export class ProgramBuilder<I extends string, S extends AnySignature, K extends 
     );
     const { [name]: _, ...rest } = this.#callees;
     return new ProgramBuilder(entry, rest) as ProgramBuilder<string, S, Simplify<Omit<K, N>>>;
+  }
+
+  /**
+   * `renameCallable`: the callee `from` is called `to`, in the entrypoint's calls too.
+   * ```ts
+   * prog.renameCallable('twice', 'double').mapKernel('double', (d) => d.tag({ i: 'unr' }));
+   * ```
+   */
+  renameCallable<const From extends keyof K & string, const To extends string>(
+    from: From,
+    to: To,
+  ): ProgramBuilder<I, S, Simplify<Omit<K, From> & { readonly [_ in To]: K[From] }>> {
+    const callee = this.#callees[from];
+    if (callee === undefined) throw new LoomError(`renameCallable: the program calls no kernel '${from}'`);
+    if (to in this.#callees || to === this.name)
+      throw new LoomError(`renameCallable: the program already has a kernel '${to}'`);
+    const knl = this.program.kernel(from);
+    // the entrypoint's inames stay: only its calls change
+    const entry = this.#entry.apply((k) =>
+      renameCallable(
+        new Program(
+          new Map<string, Callable>([
+            [k.name, k],
+            [from, knl],
+          ]),
+          [k.name],
+        ),
+        from,
+        to,
+      ).kernel(k.name),
+    ) as unknown as KernelBuilder<I, S>;
+    const { [from]: _, ...rest } = this.#callees;
+    return new ProgramBuilder(entry, { ...rest, [to]: callee }) as unknown as ProgramBuilder<
+      I,
+      S,
+      Simplify<Omit<K, From> & { readonly [_ in To]: K[From] }>
+    >;
   }
 
   /**
