@@ -112,6 +112,7 @@ test('a call the compiler cannot read is checked when the program is made, the c
   assert.throws(() => main.calls({ twice: twice.kernel } as never), /'twice' must be a kernel builder/);
   assert.throws(() => main.calls({ main: twice } as never), /'main' is the calling kernel's own name/);
   assert.throws(() => main.calls([twice] as never), /pass the callees by name/);
+  assert.throws(() => main.calls({ twice, 'two words': twice } as never), /"two words" is not a name/);
   // a builder interpolated where its name belongs
   assert.throws(
     () => insn`[j]: y[i, j] = ${twice as never}([j]: x[j, i])`,

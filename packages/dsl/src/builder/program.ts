@@ -246,6 +246,9 @@ function checkedProgram(entry: LoopKernel, callees: Callees): Program {
     callables.set(name, c);
   };
   for (const [name, c] of Object.entries(callees)) {
+    // the key is what the instructions call, and then the callee kernel's name
+    if (!/^[A-Za-z_]\w*$/.test(name))
+      throw new LoomError(`.calls(): ${JSON.stringify(name)} is not a name, which instructions could call`);
     if (c instanceof ProgramBuilder) {
       const inner = c.program;
       const main = inner.defaultEntrypoint;
