@@ -72,7 +72,7 @@ export type {
   NoSyncScope,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
-export { makeEinsum } from './frontend/einsum.ts';
+export { makeEinsum, einsumSource, type EinsumSource } from './frontend/einsum.ts';
 export {
   globalArg,
   valueArg,

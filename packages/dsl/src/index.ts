@@ -13,6 +13,15 @@
 export { kernel, type Domains, type Instructions } from './builder/kernel.ts';
 export { anyDevice, type AnyDeviceOptions, type DeviceKind } from './any-device.ts';
 export { KernelBuilder } from './builder/builder.ts';
+export { ProgramBuilder } from './builder/program.ts';
+export {
+  einsum,
+  type EinsumInames,
+  type EinsumOperandCount,
+  type EinsumSignature,
+} from './builder/einsum.ts';
+export type { Callee, Callees, CheckedCallees, SignatureOf } from './builder/call-checks.ts';
+export type { CallFact, CallFacts } from './parse/calls.ts';
 export type { BuilderFor } from './builder/typing.ts';
 export type { AttachableTransformation, TransformationParam } from './builder/attachable.ts';
 export type {

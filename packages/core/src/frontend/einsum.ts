@@ -29,6 +29,28 @@ interface Subscripts {
  * ```
  */
 export function makeEinsum(spec: string, argNames: readonly string[], options: MakeKernelOptions = {}): LoopKernel {
+  const source = einsumSource(spec, argNames);
+  return makeKernel(source.domain, source.instruction, undefined, { ...options, name: options.name ?? source.name });
+}
+
+/** The text of an einsum's kernel: its domain, its one instruction, its default name. */
+export interface EinsumSource {
+  /** The loop domain, `{[i, j, k]: 0 <= i < Ni and ...}`. */
+  readonly domain: string;
+  /** The instruction, `out[i, j] = sum(k, a[i, k]*b[k, j])`. */
+  readonly instruction: string;
+  /** `einsum{number of indices}to{number of output indices}_kernel`. */
+  readonly name: string;
+}
+
+/**
+ * What `makeEinsum` gives `makeKernel`, the spec and names checked as it checks them: for a
+ * front end that makes the kernel its own way (the DSL's `einsum`, whose `.args()` rebuilds it).
+ * ```ts
+ * einsumSource('ij,j->i', ['a', 'x']).instruction; // 'out[i] = sum(j, a[i, j]*x[j])'
+ * ```
+ */
+export function einsumSource(spec: string, argNames: readonly string[]): EinsumSource {
   if (typeof spec !== 'string') throw new LoomError(`makeEinsum: the spec must be a string, not ${showName(spec)}`);
   const { inputs, output } = parseSpec(spec);
   if (!Array.isArray(argNames) || argNames.length !== inputs.length) {
@@ -68,10 +90,11 @@ export function makeEinsum(spec: string, argNames: readonly string[], options: M
       ? product
       : `sum(${sumIndices.length === 1 ? sumIndices[0] : `(${sumIndices.join(', ')})`}, ${product})`;
   const bounds = indices.map((i) => `0 <= ${i} < N${i}`).join(' and ');
-  return makeKernel(`{[${indices.join(', ')}]: ${bounds}}`, `${access('out', output)} = ${rhs}`, undefined, {
-    ...options,
-    name: options.name ?? `einsum${indices.length}to${seenOut.size}_kernel`,
-  });
+  return {
+    domain: `{[${indices.join(', ')}]: ${bounds}}`,
+    instruction: `${access('out', output)} = ${rhs}`,
+    name: `einsum${indices.length}to${seenOut.size}_kernel`,
+  };
 }
 
 const span = (text: string, start: number, end = start + 1): SourceSpan => ({

@@ -74,7 +74,7 @@ import type { Batched, RenamedArg, WithAttached, WithDerivatives, WithDtypes, Wi
 import { checkVerbOptions } from './verb-options.ts';
 
 /** A kernel being written with the DSL: each method is a transformation returning a new builder, typed by the kernel's inames and signature. */
-export class KernelBuilder<I extends string, S extends AnySignature> extends RuleVerbs<I, S> {
+export class KernelBuilder<I extends string, S extends AnySignature, C = never> extends RuleVerbs<I, S, C> {
   // ---- parameters and data ----
 
   /** `fixParameters`: specialize to these values; they are no longer arguments. */
@@ -90,8 +90,8 @@ export class KernelBuilder<I extends string, S extends AnySignature> extends Rul
   }
 
   /** `addDtypes`: fix element types ahead of running; `run` then wants exactly those. */
-  dtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T): KernelBuilder<I, WithDtypes<S, T>> {
-    return this.derive((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
+  dtypes<const T extends { readonly [K in ArgNames<S>]?: DType }>(dtypes: T): KernelBuilder<I, WithDtypes<S, T>, C> {
+    return this.derive<I, WithDtypes<S, T>, C>((k) => addDtypes(k, dtypes as Readonly<Record<string, DType>>));
   }
 
   /**

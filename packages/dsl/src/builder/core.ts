@@ -9,6 +9,7 @@
  * signature `S2` the step leaves.
  */
 import {
+  LoomError,
   generateCode,
   getDotDependencyGraph,
   getStatistics,
@@ -26,6 +27,8 @@ import type { AnySignature, LooseSignature, Outputs, RunArgs } from '../signatur
 import { buildKernel, fragmentsOf, type KernelSource } from './source.ts';
 import type { KernelBuilder } from './builder.ts';
 import type { StatsOptions } from './options.ts';
+import type { Callees, CheckedCallees } from './call-checks.ts';
+import { ProgramBuilder } from './program.ts';
 import { checkVerbOptions } from './verb-options.ts';
 import type { RunParameters } from './typing.ts';
 
@@ -35,9 +38,16 @@ type BuilderClass = new (
   source: KernelSource,
   steps: readonly Step[],
   knl: LoopKernel,
-) => KernelBuilder<string, AnySignature>;
+) => KernelBuilder<string, AnySignature, unknown>;
 
-export class BuilderCore<I extends string, S extends AnySignature> {
+/** The template fragments a builder was written with (for the program builder's error positions). */
+export let templateFragments: (b: BuilderCore<string, AnySignature, unknown>) => readonly Fragment[];
+
+export class BuilderCore<I extends string, S extends AnySignature, C = never> {
+  static {
+    templateFragments = (b) => b.#fragments;
+  }
+
   readonly #source: KernelSource;
   readonly #steps: readonly Step[];
   readonly #fragments: readonly Fragment[];
@@ -63,15 +73,34 @@ export class BuilderCore<I extends string, S extends AnySignature> {
    * rebuilt from its text with these declarations and the transformations so far are
    * replayed; from here on `run` is typed by them.
    */
-  args<const D extends ArgDecls>(declarations: D): KernelBuilder<I, DeclaredSignature<D>> {
+  args<const D extends ArgDecls>(declarations: D): KernelBuilder<I, DeclaredSignature<D>, C> {
     const source = { ...this.#source, declared: declarations };
     const replayed = inTemplates(fragmentsOf(source), () =>
       this.#steps.reduce((k, step) => step(k), buildKernel(source)),
     );
     return new (this.constructor as BuilderClass)(source, this.#steps, replayed) as unknown as KernelBuilder<
       I,
-      DeclaredSignature<D>
+      DeclaredSignature<D>,
+      C
     >;
+  }
+
+  /**
+   * The kernels this one calls, each under the name its instructions call it by: a program
+   * (loopy's translation unit) whose entrypoint is this kernel. The compiler checks each call
+   * it can read against the callee's signature (how many arguments and results, their
+   * dtypes, no result written to an input), and making the program checks every call again.
+   * ```ts
+   * const twice = kernel('{ [i]: 0<=i<10 }', 'b[i] = 2*a[i]').args({ a: f32(10), b: f32.out(10) });
+   * const prog = kernel('{ [i, j]: 0<=i,j<10 }', '[j]: y[i, j] = twice([j]: x[j, i])')
+   *   .args({ x: f32(10, 10), y: f32.out(10, 10) })
+   *   .calls({ twice });
+   * ```
+   */
+  calls<const K extends Callees>(callees: K & CheckedCallees<K, S, C>): ProgramBuilder<I, S, K> {
+    if (typeof callees !== 'object' || callees === null || Array.isArray(callees))
+      throw new LoomError('.calls(): pass the callees by name (.calls({ twice }))');
+    return new ProgramBuilder(this as unknown as KernelBuilder<I, S>, callees as unknown as K);
   }
 
   /** Any other core transformation; the builder cannot know what it does to inames, so they become loose. */
@@ -129,12 +158,14 @@ export class BuilderCore<I extends string, S extends AnySignature> {
   }
 
   /** One more step: errors point into the templates the kernel was written with. */
-  protected derive<I2 extends string = I, S2 extends AnySignature = S>(step: Step): KernelBuilder<I2, S2> {
+  protected derive<I2 extends string = I, S2 extends AnySignature = S, C2 = never>(
+    step: Step,
+  ): KernelBuilder<I2, S2, C2> {
     const next = inTemplates(this.#fragments, () => step(this.kernel));
     return new (this.constructor as BuilderClass)(
       this.#source,
       [...this.#steps, step],
       next,
-    ) as unknown as KernelBuilder<I2, S2>;
+    ) as unknown as KernelBuilder<I2, S2, C2>;
   }
 }

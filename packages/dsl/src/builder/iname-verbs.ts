@@ -35,7 +35,7 @@ import type { SplitOptions, TileOptions } from './options.ts';
 import { tileTags } from './tile.ts';
 import { checkVerbOptions } from './verb-options.ts';
 
-export class InameVerbs<I extends string, S extends AnySignature> extends BuilderCore<I, S> {
+export class InameVerbs<I extends string, S extends AnySignature, C = never> extends BuilderCore<I, S, C> {
   /** `splitIname`: `i` becomes `i_outer` and `i_inner`, with `i = factor*i_outer + i_inner`. */
   split<
     N extends I,

@@ -36,7 +36,7 @@ import { checkVerbOptions } from './verb-options.ts';
  */
 export type AutoFitted<T, N extends string> = T extends 'l.auto' ? N | `${N}_outer` | `${N}_inner` : N;
 
-export class RuleVerbs<I extends string, S extends AnySignature> extends InameVerbs<I, S> {
+export class RuleVerbs<I extends string, S extends AnySignature, C = never> extends InameVerbs<I, S, C> {
   /** `addPrefetch`: read the part of `array` the swept inames touch into a temporary first. */
   prefetch<
     A extends ArrayNames<S>,

@@ -4,6 +4,7 @@
  * signature.
  */
 import type { InamesOfDomains } from '../parse/domain.ts';
+import type { CallFacts } from '../parse/calls.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
 import type { InferredSignature } from '../signature/infer.ts';
 import type { DType } from '@loom/core';
@@ -43,10 +44,11 @@ type SignatureFor<D, X, Name extends string, A extends ArgDecls> = [A] extends [
     : InferredSignature<D, X>
   : DeclaredSignature<A>;
 
-/** The builder `kernel()` returns, typed by the best source there is. */
+/** The builder `kernel()` returns, typed by the best source there is; literal instructions also tell the calls they make. */
 export type BuilderFor<D, X, Name extends string, A extends ArgDecls = never> = KernelBuilder<
   InamesFor<D, Name>,
-  SignatureFor<D, X, Name, A>
+  SignatureFor<D, X, Name, A>,
+  CallFacts<X>
 >;
 
 /** `.dtypes({ a: 'float32' })`: those arguments now have that dtype. */

@@ -34,12 +34,12 @@ type WithoutOperations<S extends string, Done extends string = ''> = S extends `
 type AsRead<E extends string> = E extends `a:${infer N}` ? `ra:${N}` : E extends `s:${infer N}` ? `rs:${N}` : never;
 
 /** The lines of a block, as a union (duplicates merge, order does not matter here). */
-type Lines<S extends string, Found extends string = never> = S extends `${infer Line}\n${infer Rest}`
+export type Lines<S extends string, Found extends string = never> = S extends `${infer Line}\n${infer Rest}`
   ? Lines<Rest, Found | Line>
   : Found | S;
 
-type WithoutComment<L extends string> = L extends `${infer Code}#${string}` ? Code : L;
-type WithoutAttributes<L extends string> = L extends `${infer Code}{${string}` ? Code : L;
+export type WithoutComment<L extends string> = L extends `${infer Code}#${string}` ? Code : L;
+export type WithoutAttributes<L extends string> = L extends `${infer Code}{${string}` ? Code : L;
 
 type Statement<L extends string> = L extends '' | 'end' | 'else'
   ? never
@@ -58,8 +58,12 @@ type Statement<L extends string> = L extends '' | 'end' | 'else'
 /** The targets of an assignment: one, or several (`v, <> k = argmax(...)`), each read by `Target`. */
 type Assignee<T extends string> = Target<Targets<T>>;
 
-/** `out[i, j]`, `s`, `<> t`, `<float32> t[k]`: the name written (or declared) and the index reads. */
-type Target<T extends string> = T extends `<${string}>${infer Rest}` ? Written<Trim<Rest>, 't'> : Written<T, 'w'>;
+/** `out[i, j]`, `s`, `<> t`, `<float32> t[k]`, `[j]: y[i, j]` (a call's result): the name written (or declared) and the index reads. */
+type Target<T extends string> = T extends `<${string}>${infer Rest}`
+  ? Written<Trim<Rest>, 't'>
+  : T extends `[${string}]:${infer Ref}`
+    ? Written<Trim<Ref>, 'w'>
+    : Written<T, 'w'>;
 
 /** `a, b[i, j]` → `'a' | 'b[i, j]'`: the commas outside brackets separate (one bracket level deep per `x` of `Depth`). */
 type Targets<

@@ -68,8 +68,8 @@ type Letter =
   | 'Y'
   | 'Z'
   | '_';
-type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
-type IdentifierChar = Letter | Digit;
+export type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+export type IdentifierChar = Letter | Digit;
 type Blank = ' ' | '\t' | '\r' | '\n';
 
 /** What a finished identifier is, judged by the first non-blank character after it. */

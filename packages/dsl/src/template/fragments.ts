@@ -175,6 +175,11 @@ function render(value: unknown, template: Template, index: number): string | { t
     });
     return { text, segments };
   }
+  // a kernel is called by the name the instructions write, the builder given to .calls()
+  if (typeof value === 'object' && value !== null && typeof (value as { calls?: unknown }).calls === 'function')
+    fail(
+      `cannot interpolate ${describe(value)}: a kernel calls another by name; write the name (twice(...)) and pass the builder with .calls({ twice })`,
+    );
   return fail(
     `cannot interpolate ${describe(value)}: use a number, a name (string), a ${template.kind} fragment or an array of these`,
   );
