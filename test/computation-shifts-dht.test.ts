@@ -147,6 +147,14 @@ test('dht: the inverse transform of one mode is its function on the grid', async
   }
 });
 
+test('dht over no axes copies its input', async () => {
+  const data = Float32Array.from({ length: 12 }, (_, k) => k / 4 - 1);
+  for (const device of testDevices()) {
+    const none = await dht({ dtype: 'float32', shape: [3, 4] }, { axes: [] }).compile(device);
+    assert.equal([...((await none(undefined, data)).modes as Float32Array)], [...data], device.name);
+  }
+});
+
 test('dht refuses dtypes it has no transform for, and options that do not fit the array', () => {
   assert.throws(() => dht({ dtype: 'int32', shape: [4] }), /takes float32, float64, complex64 or complex128/);
   assert.throws(() => dht({ dtype: 'float32', shape: [4, 4] }, { addPoints: [1] }), /one per axis/);

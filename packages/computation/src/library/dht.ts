@@ -28,6 +28,7 @@ import type { ComputationParam } from '../computation/params.ts';
 import { getSpatialPoints, getSpatialWeights, getTransformationMatrix } from './dht-grid.ts';
 import { normalizeAxes } from './fftshift.ts';
 import { spreadOverGrid } from './parallel.ts';
+import { transposeKernel } from './transpose.ts';
 
 /** Options of `dht`. */
 export interface DhtOptions {
@@ -115,6 +116,12 @@ export function dht<D extends DType>(
     name: 'dht',
     params,
     buildPlan(plan, device, output, input) {
+      // over no axes the transform is the identity: the output must still be written
+      if (axes.length === 0) {
+        const identity = modeShape.map((_, k) => k);
+        plan.kernelCall(transposeKernel(dtype, modeShape, identity, device), { out: output, inp: input });
+        return;
+      }
       let current: typeof input | ReturnType<typeof plan.tempArray> = input;
       let shape = [...input.shape!];
       axes.forEach((axis, step) => {
