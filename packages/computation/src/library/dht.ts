@@ -26,7 +26,7 @@ import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { ComputationParam } from '../computation/params.ts';
 import { getSpatialPoints, getSpatialWeights, getTransformationMatrix } from './dht-grid.ts';
-import { normalizeAxes } from './fftshift.ts';
+import { normalizeAxes } from './axes.ts';
 import { spreadOverGrid } from './parallel.ts';
 import { transposeKernel } from './transpose.ts';
 

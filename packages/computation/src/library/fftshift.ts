@@ -10,9 +10,10 @@
  * `output`, as Reikna does for odd lengths. Both kernels take the axes' sizes at launch, so
  * shifts of other shapes over the same axes share their code.
  */
-import { LoomError, globalArg, makeKernel, valueArg, type DType, type LoopKernel } from '@loom/core';
+import { globalArg, makeKernel, valueArg, type DType, type LoopKernel } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
+import { normalizeAxes } from './axes.ts';
 import { spreadOverGrid } from './parallel.ts';
 import { transposeKernel } from './transpose.ts';
 
@@ -67,17 +68,6 @@ export function fftShift<D extends DType>(
       );
     },
   });
-}
-
-/** Axes in range, negative ones counted from the end, each once; sorted. */
-export function normalizeAxes(what: string, axes: readonly number[], rank: number): number[] {
-  const out = axes.map((a) => {
-    if (!Number.isInteger(a) || a < -rank || a >= rank)
-      throw new LoomError(`${what}: axis ${a} is out of bounds for an array of rank ${rank}`);
-    return a < 0 ? a + rank : a;
-  });
-  if (new Set(out).size !== out.length) throw new LoomError(`${what}: axes (${axes.join(', ')}) repeat an axis`);
-  return out.sort((a, b) => a - b);
 }
 
 /**
