@@ -190,10 +190,5 @@ function contractionKernel(
     ],
     { name: 'dht' },
   );
-  return spreadOverGrid(
-    knl,
-    idx,
-    outShape.map((n) => (n === 1 ? 1 : Number.POSITIVE_INFINITY)),
-    device,
-  );
+  return spreadOverGrid(knl, idx, outShape, device, { runtimeSizes: true });
 }

@@ -99,10 +99,5 @@ function shiftKernel(
     ],
     { name: 'fftshift' },
   );
-  return spreadOverGrid(
-    knl,
-    idx,
-    shape.map((n) => (n === 1 ? 1 : Number.POSITIVE_INFINITY)),
-    device,
-  );
+  return spreadOverGrid(knl, idx, shape, device, { runtimeSizes: true });
 }
