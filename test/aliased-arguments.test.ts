@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DeviceArray, makeKernel, prepareLaunch, run } from '@loom/core';
+import { DeviceArray, makeKernel, prepareLaunch, run, splitIname } from '@loom/core';
 import { testDevices } from './support/devices.ts';
 import { refused } from './support/refusals.ts';
 
@@ -67,11 +67,35 @@ test('in place where each element is read, then written, by one work-item: every
   }
 });
 
+test('in place over a split loop (each element one work-item of a work-group): every device agrees with JS', async () => {
+  const n = 37;
+  const x = values(n);
+  const knl = splitIname(makeKernel('{ [i]: 0 <= i < n }', 'y[i] = 2 * x[i] + 1', f32), 'i', 8, {
+    outerTag: 'g.0',
+    innerTag: 'l.0',
+  });
+  for (const device of testDevices()) {
+    const a = await DeviceArray.from(device, x, 'float32');
+    await run(knl, device, { y: a, x: a });
+    assert.equal(
+      [...(await a.toHost())],
+      x.map((v) => 2 * v + 1),
+      device.name,
+    );
+    a.release();
+  }
+});
+
 test('aliasing whose result would depend on the device is a LoomError before anything runs, on every device', async () => {
   const n = 8;
   const cases: [string, ReturnType<typeof makeKernel>, string][] = [
     ['reversed', makeKernel('{ [i]: 0 <= i < n }', 'y[i] = x[n - 1 - i]', f32), 'may be different elements'],
     ['a neighbour', makeKernel('{ [i]: 0 <= i < n - 1 }', 'y[i] = x[i + 1]', f32), 'may be different elements'],
+    [
+      'two inames on one element',
+      makeKernel('{ [i, j]: 0 <= i < 4 and 0 <= j < 2 }', 'y[2*i + 2*j] = x[2*i + 2*j] + 1', f32),
+      'is not indexed by distinct inames',
+    ],
     [
       'a sum over the array',
       makeKernel('{ [i, j]: 0 <= i, j < n }', 'y[i] = sum(j, x[j])', f32),

@@ -85,5 +85,17 @@ export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
 export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
-export { roll } from './library/roll.ts';
+export { roll, rollInplace } from './library/roll.ts';
+export { fftShift } from './library/fftshift.ts';
+export { dht, type DhtOptions } from './library/dht.ts';
+export {
+  hermite,
+  harmonic,
+  hRoots,
+  getSpatialPoints,
+  getSpatialGridAndWeights,
+  getSpatialGrid,
+  getSpatialWeights,
+  getTransformationMatrix,
+} from './library/dht-grid.ts';
 export { entrywiseNorm } from './library/norm.ts';

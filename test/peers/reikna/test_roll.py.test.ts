@@ -1,25 +1,15 @@
 /**
- * Ports of Reikna's tests/test_algorithms/test_roll.py (test_roll; RollInplace is not built),
- * on every test device against plain JS, with shifts of both signs and larger than the axis.
+ * Ports of Reikna's tests/test_algorithms/test_roll.py (test_roll, test_roll_inplace), on
+ * every test device against plain JS, with shifts of both signs and larger than the axis.
  * The compiled roll is reused for every shift: the shift is a parameter.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { roll } from '@loom/computation';
+import { DeviceArray } from '@loom/core';
+import { roll, rollInplace } from '@loom/computation';
 import { testDevices } from '../../support/devices.ts';
-import { flatten, sizeOf, testIntegers, unflatten } from '../../support/ndarray.ts';
-
-/** numpy.roll(a, shift, axis). */
-function rollRef(a: ArrayLike<number>, shape: readonly number[], shift: number, axis: number): number[] {
-  const ax = axis < 0 ? axis + shape.length : axis;
-  const out = new Array(a.length);
-  for (let f = 0; f < a.length; f++) {
-    const idx = unflatten(f, shape);
-    idx[ax] = (((idx[ax] + shift) % shape[ax]) + shape[ax]) % shape[ax];
-    out[flatten(idx, shape)] = a[f];
-  }
-  return out;
-}
+import { sizeOf, testIntegers } from '../../support/ndarray.ts';
+import { rollRef } from '../../support/shift.ts';
 
 for (const shape of [[10], [10, 20], [10, 20, 30]]) {
   for (const axis of [-1, 0, 1, 2]) {
@@ -33,6 +23,32 @@ for (const shape of [[10], [10, 20], [10, 20, 30]]) {
           const { output } = await compiled(undefined, a, shift);
           assert.equal([...(output as Int32Array)], rollRef(a, shape, shift, axis), `${device.name}, shift ${shift}`);
         }
+      }
+    });
+  }
+}
+
+for (const shape of [[10], [10, 20], [10, 20, 30]]) {
+  for (const axis of [-1, 0, 1, 2]) {
+    if (axis >= shape.length) continue;
+    test(`test_roll.py::test_roll_inplace[(${shape}),${axis}]`, async () => {
+      const a = testIntegers(Int32Array, sizeOf(shape), sizeOf(shape));
+      const comp = rollInplace({ dtype: 'int32', shape }, axis);
+      for (const device of testDevices()) {
+        const compiled = await comp.compile(device);
+        // a DeviceArray rolled where it lies, again and again: each roll starts from the last one
+        const array = await DeviceArray.from(device, a, 'int32', shape);
+        let expected: ArrayLike<number> = a;
+        for (const shift of [4, -3, 0, 27]) {
+          await compiled(array, shift);
+          expected = rollRef(expected, shape, shift, axis);
+          assert.equal([...(await array.toHost())], expected, `${device.name}, shift ${shift}`);
+        }
+        array.release();
+        // a host array is updated in place too
+        const host = Int32Array.from(a);
+        await compiled(host, 4);
+        assert.equal([...host], rollRef(a, shape, 4, axis), `${device.name}, a host array`);
       }
     });
   }

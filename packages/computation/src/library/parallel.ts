@@ -17,19 +17,26 @@ export function workGroupSize(device: DeviceParameters, extent = Infinity): numb
   return size;
 }
 
-/** `inames` (outermost first, with their extents) spread over the grid as described above. */
+/**
+ * `inames` (outermost first, with their extents) spread over the grid as described above.
+ * With `runtimeSizes` the extents are this call's, but the kernel's loop bounds are parameters
+ * that other calls set otherwise: the last axis is always split (never one work-group), but
+ * an axis of 1 (which the code holds constant), by the work-group size its extent here
+ * suggests (a short axis does not leave most of 256 work-items idle).
+ */
 export function spreadOverGrid(
   knl: LoopKernel,
   inames: readonly string[],
   extents: readonly number[],
   device: DeviceParameters,
+  options: { readonly runtimeSizes?: boolean } = {},
 ): LoopKernel {
   const r = inames.length;
   if (r === 0) return knl;
   const last = inames[r - 1];
   const size = workGroupSize(device, extents[r - 1]);
   knl =
-    size >= extents[r - 1] && extents[r - 1] > 0
+    (!options.runtimeSizes || extents[r - 1] === 1) && size >= extents[r - 1] && extents[r - 1] > 0
       ? tagInames(knl, { [last]: 'l.0' })
       : splitIname(knl, last, size, { outerTag: 'g.0', innerTag: 'l.0' });
   const tags: Record<string, string> = {};

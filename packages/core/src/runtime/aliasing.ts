@@ -18,8 +18,12 @@ import { LoomError } from '../errors.ts';
 import { ownEntry } from '../names.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, mapExpr } from '../expr/index.ts';
-import { subscript } from '../expr/nodes.ts';
+import { toLinear } from '../expr/affine.ts';
+import { subscript, type Expr } from '../expr/nodes.ts';
+import { Linear } from '../linear.ts';
+import { staticMax, staticMin } from '../sets/index.ts';
 import { allAccesses } from '../kernel/accesses.ts';
+import { domainOf } from '../kernel/domains.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { mapKernelExpressions } from '../kernel/rewrite-expressions.ts';
 import { DeviceArray } from './device.ts';
@@ -111,11 +115,8 @@ function mergeAlias(knl: LoopKernel, { read, written }: Alias, caller: string): 
   }
   const accesses = allAccesses(knl).filter((a) => a.array === read || a.array === written);
   const index = accesses.length ? accesses[0].indices.map(printExpr).join(', ') : '';
-  const inames = accesses.length
-    ? accesses[0].indices.map((e) => (e.kind === 'var' && knl.inames.includes(e.name) ? e.name : ''))
-    : [];
-  if (inames.some((n) => n === '') || new Set(inames).size !== inames.length)
-    throw refuse(`'${accesses[0].array}[${index}]' is not indexed by distinct inames`);
+  const inames = accesses.length ? injectiveInames(knl, accesses[0].indices) : [];
+  if (!inames) throw refuse(`'${accesses[0].array}[${index}]' is not indexed by distinct inames`);
   for (const a of accesses) {
     const at = `${a.array}[${a.indices.map(printExpr).join(', ')}]`;
     if (a.isWrite && a.array === read) throw refuse(`the kernel writes '${read}' too`);
@@ -146,6 +147,33 @@ function mergeAlias(knl: LoopKernel, { read, written }: Alias, caller: string): 
       .filter((a) => a.name !== read)
       .map((a) => (a.name === written ? { ...a, isInput: true, dtype: a.dtype ?? r.dtype } : a)),
   });
+}
+
+/**
+ * The inames of an element index when each of their values reaches its own element, else
+ * undefined: each position an iname, or inames in mixed radix as a split leaves them
+ * (`256*i_outer + i_inner`, each coefficient beyond the reach of the smaller terms over their
+ * extents), no iname in two positions.
+ */
+function injectiveInames(knl: LoopKernel, indices: readonly Expr[]): string[] | undefined {
+  const inames: string[] = [];
+  for (const index of indices) {
+    const form = toLinear(index);
+    if (!form || form.isConstant) return undefined;
+    const terms = form.variables.map((name) => ({ name, coeff: form.coeff(name) })).sort((a, b) => a.coeff - b.coeff);
+    let reach = 0;
+    for (const [k, { name, coeff }] of terms.entries()) {
+      if (!knl.inames.includes(name) || inames.includes(name) || coeff <= reach) return undefined;
+      inames.push(name);
+      // the largest term's extent does not matter
+      if (k === terms.length - 1) break;
+      const term = [{ set: domainOf(knl, [name]), expr: Linear.variable(name) }];
+      const span = staticMax(term, knl.assumptions).sub(staticMin(term, knl.assumptions));
+      if (!span.isConstant) return undefined;
+      reach += coeff * span.constant;
+    }
+  }
+  return inames;
 }
 
 /** Whether instruction `id` depends on `on`, directly or through others. */
