@@ -511,6 +511,11 @@ export class CExpressionPrinter {
     return call(name, [value]);
   }
 
+  /** The call of a call statement (a user function called for its side effect): `f(x)`, any result dropped. */
+  statementCall(e: Extract<Expr, { kind: 'call' }>): string {
+    return this.userCall(e).text;
+  }
+
   /** A call of a user function: its implementation's name in this language, the arguments in its signature's dtypes. */
   private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
     const fn = this.functions.get(e.fn);

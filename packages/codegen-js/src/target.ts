@@ -162,6 +162,9 @@ class KernelPrinter {
         this.line(`yield ${this.barriersSeen++}; // barrier (${s.scope})${note}`);
         return;
       }
+      case 'call':
+        this.line(`${this.exprs.statementCall(s.call)};`);
+        return;
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(

@@ -247,6 +247,9 @@ class KernelPrinter {
         this.line(`workgroupBarrier();${note}`);
         return;
       }
+      case 'call':
+        this.line(`${this.exprs.statementCall(s.call)};`);
+        return;
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(

@@ -6,7 +6,7 @@
  * which keep one index per axis; types of names are in `KernelFunction.types`.
  */
 import type { DType } from '../dtypes.ts';
-import { bool, float, int, type Expr } from '../expr/nodes.ts';
+import { bool, float, int, type Call, type Expr } from '../expr/nodes.ts';
 import { isFloat } from '../dtypes.ts';
 import { InternalError } from '../errors.ts';
 import type { AddressSpace } from '../kernel/model.ts';
@@ -70,6 +70,11 @@ export type Stmt =
       readonly bindings: readonly { readonly name: string; readonly value: Expr }[];
       readonly insnId: string;
     }
+  /**
+   * `f(args);`: a user function called for its side effect (a `user-call` instruction), whatever
+   * it returns dropped. `call` is a resolved call (its `dtype` the signature's result).
+   */
+  | { readonly kind: 'call'; readonly call: Call; readonly insnId: string }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
 
