@@ -95,6 +95,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     }
     case 'call':
       return [`${pad}${printer.statementCall(s.call)};`];
+    case 'trace':
+      return [`${pad}${printer.traceLine(s.pieces, s.values)};`];
     case 'barrier':
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
     case 'comment':

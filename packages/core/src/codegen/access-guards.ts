@@ -83,6 +83,8 @@ interface Check {
 export interface GuardedInstruction {
   /** Absent for a `user-call`, which writes nothing (its `value` is the call). */
   readonly target: Expr | undefined;
+  /** The assignee's indices as the code reads them (none for a variable or a call). */
+  readonly targetIndices: readonly Expr[];
   readonly value: Expr;
   readonly predicates: readonly Expr[];
   /** The write happens only where all of these hold (the target's unproven axes). */
@@ -134,9 +136,10 @@ export class AccessGuards {
     const checks: Check[] = [];
     const assignee = insn.kind === 'user-call' ? undefined : soleAssignee(insn);
     let target: Expr | undefined;
+    let indices: Expr[] = [];
     const writeConditions: Expr[] = [];
     if (assignee?.kind === 'subscript') {
-      const indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
+      indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
       target = this.flatten(subscript(assignee.array, indices));
       for (const axis of this.unprovenAxes(insn, assignee)) {
         const inBounds = this.inBounds(assignee, axis, indices[axis]);
@@ -148,6 +151,7 @@ export class AccessGuards {
     const value = this.reads(insn, insn.expression!, [], checks, assignee?.kind === 'subscript' ? assignee : undefined);
     return {
       target,
+      targetIndices: indices,
       value,
       predicates,
       writeConditions,

@@ -75,6 +75,17 @@ export type Stmt =
    * it returns dropped. `call` is a resolved call (its `dtype` the signature's result).
    */
   | { readonly kind: 'call'; readonly call: Call; readonly insnId: string }
+  /**
+   * A line the device prints (loopy's trace_assignments): the `pieces` of text with the `values`
+   * between them (`pieces.length === values.length + 1`), each printed as its dtype prints
+   * (integers in decimal, floats as C's `%g`). Only targets that state `prints` get one.
+   */
+  | {
+      readonly kind: 'trace';
+      readonly pieces: readonly string[];
+      readonly values: readonly { readonly value: Expr; readonly dtype: DType }[];
+      readonly insnId: string;
+    }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
   | { readonly kind: 'comment'; readonly text: string };
 

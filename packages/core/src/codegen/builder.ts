@@ -29,6 +29,7 @@ import {
 } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
+import { traced } from './trace.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
@@ -395,14 +396,21 @@ export class DeviceKernelBuilder {
     if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
     const guarded = this.guards.instruction(insn);
     const assign = this.statement(insn, guarded);
+    const statements =
+      assign.kind === 'assign'
+        ? traced(this.knl, insn, this.grid, assign, guarded.targetIndices, {
+            value: assign.target,
+            dtype: assign.dtype,
+          })
+        : [assign];
     const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
       conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;
     if (guarded.predicateReports.length + guarded.reports.length === 0) {
-      return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], assign)];
+      return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], block(statements))];
     }
     // bounds checking: each report runs where its access is evaluated, inside the domain
     // guard, and (but for the predicates' own reads) where the predicates hold
-    const underPredicates = [...guarded.reports, when(guarded.writeConditions, assign)];
+    const underPredicates = [...guarded.reports, when(guarded.writeConditions, block(statements))];
     const checked = guarded.predicates.length ? [when(guarded.predicates, block(underPredicates))] : underPredicates;
     const all = [...guarded.predicateReports, ...checked];
     return guard ? [when([guard], block(all))] : all;

@@ -213,6 +213,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
       case 'assign':
       case 'code':
       case 'call':
+      case 'trace':
       case 'declare':
       case 'comment':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);

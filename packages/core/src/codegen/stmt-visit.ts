@@ -8,7 +8,7 @@
  *
  * What a statement holds, besides the statements inside it:
  *  - expressions: a loop's bounds, a guard's condition, an assignment's target and value, the
- *    values C code's bindings take, the call of a call statement;
+ *    values C code's bindings take, the call of a call statement, the values a trace prints;
  *  - names it introduces: a loop's index, a declared temporary. Names inside
  *    expressions are the expressions' business (`walk`, `mapExpr`).
  */
@@ -54,6 +54,8 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return s.bindings.map((b) => b.value);
     case 'call':
       return [s.call];
+    case 'trace':
+      return s.values.map((v) => v.value);
     default:
       return [];
   }
@@ -170,6 +172,13 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       if (made.kind !== 'call')
         throw new InternalError(`a call statement's call (${s.call.fn}) was mapped to a ${made.kind} expression`);
       mapped = made === s.call ? s : { ...s, call: made };
+      break;
+    }
+    case 'trace': {
+      const values = s.values.map((v) => expr(v.value));
+      mapped = values.every((v, k) => v === s.values[k].value)
+        ? s
+        : { ...s, values: s.values.map((v, k) => ({ value: values[k], dtype: v.dtype })) };
       break;
     }
     default:

@@ -253,6 +253,16 @@ export interface KernelOptions {
    * an if/else with no dependency between them, which this check would refuse.
    */
   readonly enforceVariableAccessOrdered: boolean;
+  /**
+   * Print a line from the device each time an assignment runs, before it runs (loopy's
+   * trace_assignments; print first, so that the last line names a crashing one):
+   * `knl.insn[gid0=0][lid0=1]: foo[0,1]`, the kernel, the instruction, the work-group and
+   * work-item ids, and the element written. Where the target has a way to print (OpenCL, CUDA
+   * and C's `printf`, the CPU device's `console.log`); elsewhere (WGSL) a LoomError.
+   */
+  readonly traceAssignments: boolean;
+  /** As `traceAssignments`, but printed after the assignment, with the value written (`... = 1`; loopy's trace_assignment_values). */
+  readonly traceAssignmentValues: boolean;
 }
 
 export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
@@ -261,6 +271,8 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   allowTerminalColors: false,
   fusedMultiplyAdd: false,
   enforceVariableAccessOrdered: false,
+  traceAssignments: false,
+  traceAssignmentValues: false,
 });
 
 /**
