@@ -9,7 +9,16 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDtypes, generateCode, LoomError, makeKernel, preprocessKernel, registerFunction, run } from '@loom/core';
+import {
+  addDtypes,
+  defineFunction,
+  generateCode,
+  LoomError,
+  makeKernel,
+  preprocessKernel,
+  registerFunction,
+  run,
+} from '@loom/core';
 import { stdoutOf } from '../support/child-stdout.ts';
 import { testDevices } from '../support/devices.ts';
 import {
@@ -98,6 +107,29 @@ for (const [k, device] of testDevices().entries()) {
     );
     const code = generateCode(knl, device.target).code;
     assert.ok(callStatement(code, ''), code);
+  });
+}
+
+/** `twice(x)`: a value, in every target's language. */
+const twice = defineFunction({
+  name: 'twice',
+  signature: { args: ['float32'], result: 'float32' },
+  opencl: { name: 'twice', preamble: 'float twice(float x) { return 2.0f * x; }' },
+  cuda: { name: 'twice', preamble: '__device__ float twice(float x) { return 2.0f * x; }' },
+  c: { name: 'twice', preamble: 'static float twice(float x) { return 2.0f * x; }' },
+  wgsl: { name: 'twice', preamble: 'fn twice(x: f32) -> f32 { return 2.0 * x; }' },
+  js: (x: number) => 2 * x,
+});
+
+for (const device of testDevices()) {
+  test(`${device.name}: a function with a result, called on a line of its own, has it dropped`, async () => {
+    const knl = registerFunction(makeKernel('{[i]: 0<=i<3}', ['twice(x[i]) {id=c}', 'y[i] = x[i] + 1 {dep=c}']), twice);
+    const typed = addDtypes(knl, { x: 'float32' });
+    // WGSL drops a value only through the phony assignment
+    if (device.target.functionDialects?.includes('wgsl'))
+      assert.match(generateCode(typed, device.target).code, /_ = twice\(/);
+    const out = await run(knl, device, { x: Float32Array.of(1, 2, 3) });
+    assert.equal([...(out.y as Float32Array)], [2, 3, 4]);
   });
 }
 

@@ -44,10 +44,6 @@ export interface VectorArray {
   readonly packed: boolean;
 }
 
-/**
- * Prints expressions of one kernel as C, in `dialect`, and records what they need: helper
- * functions, user functions' preambles, extensions, double precision.
- */
 /** How `printf` prints the integers `int` does not hold: its conversion and the type the value is cast to. */
 const TRACE_INTEGERS: Partial<Record<DType, readonly [string, string]>> = {
   uint32: ['%u', 'unsigned int'],
@@ -55,6 +51,10 @@ const TRACE_INTEGERS: Partial<Record<DType, readonly [string, string]>> = {
   uint64: ['%lu', 'unsigned long'],
 };
 
+/**
+ * Prints expressions of one kernel as C, in `dialect`, and records what they need: helper
+ * functions, user functions' preambles, extensions, double precision.
+ */
 export class CExpressionPrinter {
   /** Helper functions the printed code needs, by name → definition. */
   readonly helpers = new Map<string, string>();
