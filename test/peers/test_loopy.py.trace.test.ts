@@ -9,6 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateCode, LoomError, run } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { stdoutOf } from '../support/child-stdout.ts';
 import { testDevices } from '../support/devices.ts';
 import { childKernelName, expectedTrace, FOO, TRACE_OPTIONS, traceKernel } from '../support/trace.ts';
@@ -70,6 +71,14 @@ for (const [k, device] of testDevices().entries()) {
     }
   });
 }
+
+test('test_trace_assignments: CUDA code (no CUDA device here to run it)', () => {
+  for (const option of TRACE_OPTIONS) {
+    const code = generateCode(traceKernel(option), cudaTarget()).code;
+    const format = `printf("loopy_kernel.insn[gid0=%d][lid0=%d]: foo[%d,%d]${option === 'traceAssignmentValues' ? ' = %d' : ''}\\n"`;
+    assert.ok(code.includes(format), code);
+  }
+});
 
 test('test_trace_assignments: the trace comes before an assignment, its value after', () => {
   const cpu = testDevices()[0];

@@ -19,6 +19,7 @@ import {
   registerFunction,
   run,
 } from '@loom/core';
+import { cudaTarget } from '@loom/codegen-cuda';
 import { stdoutOf } from '../support/child-stdout.ts';
 import { testDevices } from '../support/devices.ts';
 import {
@@ -132,6 +133,12 @@ for (const device of testDevices()) {
     assert.equal([...(out.y as Float32Array)], [2, 3, 4]);
   });
 }
+
+test('test_call_with_no_returned_value: CUDA code (no CUDA device here to run it)', () => {
+  const code = generateCode(registerFunction(makeKernel('{:}', 'f()'), noRetFunction(0)), cudaTarget()).code;
+  assert.ok(code.includes('__device__ void f() { printf("Hi! (device 0)\\n"); }'), code);
+  assert.ok(callStatement(code, ''), code);
+});
 
 test('a void function has no value: used in an expression, it is refused', () => {
   const device = testDevices()[0];
