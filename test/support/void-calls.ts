@@ -10,7 +10,9 @@
  */
 import {
   addDtypes,
+  callInstruction,
   defineFunction,
+  expr,
   makeKernel,
   registerFunction,
   run,
@@ -53,6 +55,9 @@ export function noRetFunction(device: number, onCall: () => void = () => {}): Us
   });
 }
 
+/** loopy's kernel of test_call_with_no_returned_value: `f()` as an instruction made from nodes. */
+export const noRetKernel = () => makeKernel('{:}', [callInstruction(expr.call('f', []))]);
+
 /** `hits()`: how many times `f()` ran in this work-item (WGSL only). */
 export const hitsFunction = defineFunction({
   name: 'hits',
@@ -94,7 +99,7 @@ export const sumCallKernel = (f: UserFunction, more: readonly string[] = []) =>
 export async function printCFamilyCalls(): Promise<void> {
   for (const [k, device] of testDevices().entries()) {
     if (!printsWithPrintf(device)) continue;
-    await run(registerFunction(makeKernel('{:}', 'f()'), noRetFunction(k)), device, {});
+    await run(registerFunction(noRetKernel(), noRetFunction(k)), device, {});
     await run(sumCallKernel(valueFunction(k)), device, { x: SUM_INPUT });
   }
 }
