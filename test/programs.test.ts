@@ -94,18 +94,35 @@ test('a kernel that calls a kernel it does not hold is refused, naming the calle
   );
 });
 
-test('a user function called as an instruction of its own, keeping no result, is refused under the call', () => {
+test('a user function called in the call syntax of kernels (sub-array references) is refused under the call', () => {
   const f = defineFunction({ name: 'f', signature: { args: ['float32'], result: 'float32' }, js: (x: number) => x });
-  for (const text of ['f(x[0])', 'f(sum(i, x[i]))']) {
-    const knl = makeKernel('{ [i]: 0 <= i < 10 }', text, [globalArg('x', { dtype: 'float32', shape: [10] })]);
-    for (const prog of [registerFunction(knl, f), registerCallable(knl, 'f', f)])
-      assert.throws(
-        () => generateCode(prog, cpuDevice().target),
-        (e: unknown) =>
-          e instanceof LoomError &&
-          /calls the user function 'f' as an instruction of its own/.test(e.message) &&
-          e.span !== undefined,
-      );
+  const knl = makeKernel('{ [i]: 0 <= i < 10 }', '[i]: y[i] = f([i]: x[i])', [
+    globalArg('x, y', { dtype: 'float32', shape: [10] }),
+  ]);
+  for (const prog of [registerFunction(knl, f), registerCallable(knl, 'f', f)])
+    assert.throws(
+      () => generateCode(prog, cpuDevice().target),
+      (e: unknown) =>
+        e instanceof LoomError &&
+        /calls the user function 'f' with sub-array references/.test(e.message) &&
+        e.span !== undefined,
+    );
+});
+
+test('a user function called as an instruction of its own is a call statement, its result dropped', async () => {
+  const seen: number[] = [];
+  const f = defineFunction({
+    name: 'f',
+    signature: { args: ['float32'], result: 'float32' },
+    js: (x: number) => seen.push(x),
+  });
+  const knl = makeKernel('{ [i]: 0 <= i < 4 }', 'f(sum(i, x[i]))', [globalArg('x', { dtype: 'float32', shape: [4] })]);
+  for (const prog of [registerFunction(knl, f), registerCallable(knl, 'f', f)]) {
+    const code = generateCode(prog, cpuDevice().target).code;
+    assert.match(code, /loom\.user\["f\(float32\)"\]\(acc_i\);/);
+    seen.length = 0;
+    await run(prog, cpuDevice(), { x: Float32Array.of(1, 2, 3, 4.5) });
+    assert.equal(seen, [10.5]);
   }
 });
 

@@ -54,6 +54,10 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}${printExpr(s.target)} = ${printExpr(s.value)}`];
     case 'code':
       return [`${pad}${s.code}`];
+    case 'call':
+      return [`${pad}${printExpr(s.call)}`];
+    case 'trace':
+      return [`${pad}trace ${s.values.map((v) => printExpr(v.value)).join(', ')}`];
     case 'declare':
       return [`${pad}${s.addressSpace} ${s.name}${s.length === undefined ? '' : `[${s.length}]`}`];
     case 'barrier':

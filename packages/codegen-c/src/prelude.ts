@@ -64,6 +64,6 @@ static inline uint16_t loom_half_bits(double x)
 }`;
 
 /** The lines before the helper functions (`CDialect.prelude`). */
-export function cPrelude({ float16 }: ProgramFacts): string[] {
-  return [...ALWAYS, ...(float16 ? ['', ...HALF.split('\n')] : [])];
+export function cPrelude({ float16, prints }: ProgramFacts): string[] {
+  return [...(prints ? ['#include <stdio.h>'] : []), ...ALWAYS, ...(float16 ? ['', ...HALF.split('\n')] : [])];
 }

@@ -72,6 +72,8 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     // __atomic builtins and compare-and-swap loops (atomics.ts): the groups run in parallel
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
+    // printf, for traceAssignments
+    prints: true,
     // C99 variable-length arrays: a work-item's, and a work-group's on the thread that runs it
     runtimeSizedArrays: ['private', 'local'],
     atomicDTypes: C_ATOMIC_DTYPES,

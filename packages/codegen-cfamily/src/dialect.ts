@@ -187,6 +187,8 @@ export interface ProgramFacts {
   readonly extensions: readonly string[];
   /** Some float16 value is printed: a half buffer, a float16 name, or a value rounded to float16. */
   readonly float16: boolean;
+  /** Some line is printed with `printf` (a `trace` statement). */
+  readonly prints: boolean;
 }
 
 /** float16 stored as half and computed in float: how a half is read, written and rounded. */

@@ -44,6 +44,13 @@ export interface VectorArray {
   readonly packed: boolean;
 }
 
+/** How `printf` prints the integers `int` does not hold: its conversion and the type the value is cast to. */
+const TRACE_INTEGERS: Partial<Record<DType, readonly [string, string]>> = {
+  uint32: ['%u', 'unsigned int'],
+  int64: ['%ld', 'long'],
+  uint64: ['%lu', 'unsigned long'],
+};
+
 /**
  * Prints expressions of one kernel as C, in `dialect`, and records what they need: helper
  * functions, user functions' preambles, extensions, double precision.
@@ -63,6 +70,8 @@ export class CExpressionPrinter {
   vectorLoop: VectorLoop | undefined;
   /** Whether a float64 value or operation was printed. */
   usesDouble = false;
+  /** Whether a line is printed (`printf`, a `trace` statement). */
+  prints = false;
   /** The program allows `a * b + c` fused into an fma (`ProgramAst.fusedMultiplyAdd`): for `CDialect.product`. */
   fusedMultiplyAdd = false;
   /** Whether a float product and a float sum or difference were printed: fma material. */
@@ -509,6 +518,30 @@ export class CExpressionPrinter {
     if (fromDouble) this.usesDouble = true;
     const value = isFloat(from) ? p.text : `(float) ${paren(p, PRECEDENCE.unary)}`;
     return call(name, [value]);
+  }
+
+  /**
+   * A `trace` statement's line as a `printf` call: integers in decimal (64-bit ones as `long`,
+   * which is 64 bits in OpenCL C, and in C and CUDA on the 64-bit Unix platforms Loom runs on),
+   * floats as `%g` (a float16 as a float).
+   */
+  traceLine(pieces: readonly string[], values: readonly { readonly value: Expr; readonly dtype: DType }[]): string {
+    this.prints = true;
+    const escape = (text: string) => JSON.stringify(text.replace(/%/g, '%%')).slice(1, -1);
+    const printed = values.map(({ value, dtype }) => {
+      const text = this.expr(value, dtype);
+      if (isFloat(dtype))
+        return { spec: '%g', arg: dtype === 'float16' ? `(float) ${paren(text, PRECEDENCE.unary)}` : text.text };
+      const [spec, type] = TRACE_INTEGERS[dtype] ?? ['%d', 'int'];
+      return { spec, arg: `(${type}) ${paren(text, PRECEDENCE.unary)}` };
+    });
+    const format = pieces.map((p, k) => escape(p) + (k < printed.length ? printed[k].spec : '')).join('');
+    return `printf("${format}\\n"${printed.map((p) => `, ${p.arg}`).join('')})`;
+  }
+
+  /** The call of a call statement (a user function called for its side effect): `f(x)`, any result dropped. */
+  statementCall(e: Extract<Expr, { kind: 'call' }>): string {
+    return this.userCall(e).text;
   }
 
   /** A call of a user function: its implementation's name in this language, the arguments in its signature's dtypes. */

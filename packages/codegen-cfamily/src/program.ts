@@ -61,6 +61,7 @@ function printProgram(
   const preambles = new Set<string>();
   const extensions = new Set<string>();
   let usesDouble = false;
+  let prints = false;
   let contractible = false;
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
@@ -80,6 +81,7 @@ function printProgram(
     for (const p of printer.preambles) preambles.add(p);
     for (const x of printer.extensions) extensions.add(x);
     contractible ||= printer.contractible;
+    prints ||= printer.prints;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
     return text;
   });
@@ -95,6 +97,7 @@ function printProgram(
     fusedMultiplyAdd: !!program.fusedMultiplyAdd,
     extensions: [...extensions].sort(),
     float16,
+    prints,
   };
   const parts = dialect.prelude(facts);
   if (helpers.size) parts.push('', ...helpers.values());

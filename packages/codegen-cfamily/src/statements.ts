@@ -93,6 +93,10 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       const code = s.code.split('\n').map((line) => (line.trim() === '' ? '' : `${inner}${line}`));
       return [`${pad}{`, ...bindings, ...(bindings.length ? [''] : []), ...code, `${pad}}`];
     }
+    case 'call':
+      return [`${pad}${printer.statementCall(s.call)};`];
+    case 'trace':
+      return [`${pad}${printer.traceLine(s.pieces, s.values)};`];
     case 'barrier':
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
     case 'comment':

@@ -177,14 +177,25 @@ export class ExpressionPrinter {
     return `${jsName(e.array)}[${this.index(e.indices, e).code}]`;
   }
 
+  /** The call of a call statement (a user function called for its side effect): any result dropped. */
+  statementCall(e: Extract<Expr, { kind: 'call' }>): string {
+    return this.userCallCode(e).code;
+  }
+
   /** A user function's call: its arguments in the signature's dtypes; its result in the result dtype's representation. */
   private userCall(e: Extract<Expr, { kind: 'call' }>): JsValue {
+    const { code, result } = this.userCallCode(e);
+    if (result === 'void') throw new InternalError(`the call of the void function '${e.fn}' is used as a value`);
+    return atom(code, result);
+  }
+
+  private userCallCode(e: Extract<Expr, { kind: 'call' }>): { code: string; result: DType | 'void' } {
     const { key, signature } = this.calls.key(
       e.fn,
       e.args.map((a) => this.dtype(a)),
     );
     const args = e.args.map((a, k) => convert(this.value(a), signature.args[k]).code);
-    return atom(`${HELPERS_PARAM}.user[${JSON.stringify(key)}](${args.join(', ')})`, signature.result);
+    return { code: `${HELPERS_PARAM}.user[${JSON.stringify(key)}](${args.join(', ')})`, result: signature.result };
   }
 
   /** `gid(0)`, `lid(2)`: the kernel function's `gid0`, `lid2` parameters. */

@@ -59,6 +59,8 @@ export function jsTarget(): Target<JsExtra> {
     // typed arrays are allocated at run time: a work-item's in its function, a group's by the launcher
     runtimeSizedArrays: ['private', 'local'],
     functionDialects: ['js'],
+    // console.log, for traceAssignments
+    prints: true,
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
     generate: spellJavaScript,
@@ -160,6 +162,19 @@ class KernelPrinter {
         // every work-item of the group stops here until all have arrived (workgroups.ts)
         const note = s.comment ? `: ${commentText(s.comment)}` : '';
         this.line(`yield ${this.barriersSeen++}; // barrier (${s.scope})${note}`);
+        return;
+      }
+      case 'call':
+        this.line(`${this.exprs.statementCall(s.call)};`);
+        return;
+      case 'trace': {
+        // each value as JavaScript prints numbers (`String`), between the pieces of text
+        const values = s.values.map((v) => `String(${this.exprs.converted(v.value, v.dtype).code})`);
+        const parts = s.pieces.flatMap((p, k) => [
+          ...(p === '' ? [] : [JSON.stringify(p)]),
+          ...(k < values.length ? [values[k]] : []),
+        ]);
+        this.line(`console.log(${parts.join(' + ')});`);
         return;
       }
       case 'code':

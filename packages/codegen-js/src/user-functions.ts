@@ -3,12 +3,12 @@
  * gave for the call's signature, reached as `loom.user[key]` (one key per function and
  * signature), wrapped on the host so that its result is in the representation of the result
  * dtype, converted as a cast converts (`toRepresentation`): a float32 result rounded, an int32
- * one truncated and saturated, a bool 0 or 1.
+ * one truncated and saturated, a bool 0 or 1. A void function's return value is ignored.
  */
 import { LoomError, type DType, type FunctionSignature, type UserFunction } from '@loom/core';
 import { toRepresentation } from './runtime-helpers.ts';
 
-export type HostFunction = (...args: (number | bigint)[]) => number | bigint;
+export type HostFunction = (...args: (number | bigint)[]) => number | bigint | undefined;
 
 /** The user functions a program calls, keyed as the code reaches them. */
 export class UserCalls {
@@ -31,6 +31,8 @@ export class UserCalls {
       const result = signature.result;
       this.functions.set(key, (...args) => {
         const value = f(...args);
+        // a void function is called for its side effect: what it returns is dropped, as C drops it
+        if (result === 'void') return undefined;
         if (typeof value !== 'number' && typeof value !== 'bigint' && typeof value !== 'boolean') {
           throw new LoomError(`function '${name}' returned ${typeof value}, not a number`);
         }

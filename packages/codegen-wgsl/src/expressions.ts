@@ -436,19 +436,34 @@ export class ExpressionPrinter {
       : either(nonNegative, '&&', unsigned);
   }
 
+  /**
+   * The call of a call statement (a user function called for its side effect): `f(x)`, or `_ = f(x)`
+   * where it returns a value, which WGSL drops only through the phony assignment.
+   */
+  statementCall(e: Extract<Expr, { kind: 'call' }>): string {
+    const { name, args, result } = this.userCall(e);
+    return `${result === 'void' ? '' : '_ = '}${name}(${args.join(', ')})`;
+  }
+
+  /** A user function's WGSL name, its arguments in its signature's types, and its result dtype. */
+  private userCall(e: Extract<Expr, { kind: 'call' }>): { name: string; args: string[]; result: DType | 'void' } {
+    const { name, signature } = this.context.userFunction(
+      e.fn,
+      e.args.map((a) => this.dtype(a)),
+    );
+    const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
+    return { name, args, result: signature.result };
+  }
+
   private call(e: Extract<Expr, { kind: 'call' }>): Printed {
     if (isHardwareId(e)) {
       const axis = (e.args[0] as { value: number }).value;
       return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
     }
     if (e.dtype !== undefined) {
-      // a user function: the arguments in its signature's types
-      const { name, signature } = this.context.userFunction(
-        e.fn,
-        e.args.map((a) => this.dtype(a)),
-      );
-      const args = e.args.map((a, k) => this.print(a, computeType(this.checked(a, signature.args[k]))).text);
-      return call(name, args, computeType(this.checked(e, signature.result)));
+      const { name, args, result } = this.userCall(e);
+      if (result === 'void') throw new InternalError(`the call of the void function '${e.fn}' is used as a value`);
+      return call(name, args, computeType(this.checked(e, result)));
     }
     if (e.fn === 'isnan' || e.fn === 'isinf' || e.fn === 'isfinite') {
       const x = e.args[0];

@@ -247,6 +247,12 @@ class KernelPrinter {
         this.line(`workgroupBarrier();${note}`);
         return;
       }
+      case 'call':
+        this.line(`${this.exprs.statementCall(s.call)};`);
+        return;
+      case 'trace':
+        // refused before code generation (the target does not state `prints`); kept as a last guard
+        throw new LoomError(`instruction '${s.insnId}' is traced (traceAssignments), but WGSL code cannot print`);
       case 'code':
         // checked before code generation (cInstructions in the target's facts); kept as a last guard
         throw new LoomError(

@@ -92,6 +92,8 @@ export {
   type InstructionSpec,
   noOp,
   type NoOpOptions,
+  callInstruction,
+  type CallInstructionOptions,
 } from './frontend/instruction-specs.ts';
 export { cInstruction, type CInstructionOptions } from './frontend/c-instruction.ts';
 export { registerReduction, type ReductionDefinition } from './reduction/index.ts';

@@ -81,7 +81,10 @@ interface Check {
 
 /** An instruction's target and value with guards in place. */
 export interface GuardedInstruction {
-  readonly target: Expr;
+  /** Absent for a `user-call`, which writes nothing (its `value` is the call). */
+  readonly target: Expr | undefined;
+  /** The assignee's indices as the code reads them (none for a variable or a call). */
+  readonly targetIndices: readonly Expr[];
   readonly value: Expr;
   readonly predicates: readonly Expr[];
   /** The write happens only where all of these hold (the target's unproven axes). */
@@ -131,22 +134,24 @@ export class AccessGuards {
     const predicateChecks: Check[] = [];
     const predicates = insn.predicates.map((p) => this.reads(insn, p, [], predicateChecks));
     const checks: Check[] = [];
-    const assignee = soleAssignee(insn);
-    let target: Expr;
+    const assignee = insn.kind === 'user-call' ? undefined : soleAssignee(insn);
+    let target: Expr | undefined;
+    let indices: Expr[] = [];
     const writeConditions: Expr[] = [];
-    if (assignee.kind === 'subscript') {
-      const indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
+    if (assignee?.kind === 'subscript') {
+      indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
       target = this.flatten(subscript(assignee.array, indices));
       for (const axis of this.unprovenAxes(insn, assignee)) {
         const inBounds = this.inBounds(assignee, axis, indices[axis]);
         writeConditions.push(inBounds);
         this.note(checks, insn, assignee, axis, true, inBounds, indices[axis], []);
       }
-    } else target = this.flatten(assignee);
+    } else if (assignee) target = this.flatten(assignee);
     // `out[t] = out[t] + x`: the read is as safe as the write it shares a guard with
-    const value = this.reads(insn, insn.expression!, [], checks, assignee.kind === 'subscript' ? assignee : undefined);
+    const value = this.reads(insn, insn.expression!, [], checks, assignee?.kind === 'subscript' ? assignee : undefined);
     return {
       target,
+      targetIndices: indices,
       value,
       predicates,
       writeConditions,

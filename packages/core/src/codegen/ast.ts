@@ -6,7 +6,7 @@
  * which keep one index per axis; types of names are in `KernelFunction.types`.
  */
 import type { DType } from '../dtypes.ts';
-import { bool, float, int, type Expr } from '../expr/nodes.ts';
+import { bool, float, int, type Call, type Expr } from '../expr/nodes.ts';
 import { isFloat } from '../dtypes.ts';
 import { InternalError } from '../errors.ts';
 import type { AddressSpace } from '../kernel/model.ts';
@@ -68,6 +68,22 @@ export type Stmt =
       readonly kind: 'code';
       readonly code: string;
       readonly bindings: readonly { readonly name: string; readonly value: Expr }[];
+      readonly insnId: string;
+    }
+  /**
+   * `f(args);`: a user function called for its side effect (a `user-call` instruction), whatever
+   * it returns dropped. `call` is a resolved call (its `dtype` the signature's result).
+   */
+  | { readonly kind: 'call'; readonly call: Call; readonly insnId: string }
+  /**
+   * A line the device prints (loopy's trace_assignments): the `pieces` of text with the `values`
+   * between them (`pieces.length === values.length + 1`), each printed as its dtype prints
+   * (integers in decimal, floats as C's `%g`). Only targets that state `prints` get one.
+   */
+  | {
+      readonly kind: 'trace';
+      readonly pieces: readonly string[];
+      readonly values: readonly { readonly value: Expr; readonly dtype: DType }[];
       readonly insnId: string;
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }

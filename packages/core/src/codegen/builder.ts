@@ -4,7 +4,7 @@
  * already ensure, and flat array indices.
  */
 import type { DType } from '../dtypes.ts';
-import { LoomError } from '../errors.ts';
+import { InternalError, LoomError } from '../errors.ts';
 import { binary, int, logical, subscript, type Expr } from '../expr/nodes.ts';
 import { exprEquals, printExpr, simplifier, someExpr, substitute } from '../expr/index.ts';
 import { Linear } from '../linear.ts';
@@ -16,7 +16,7 @@ import type { DimTag, Instruction, LoopKernel, TemporaryVariable } from '../kern
 import { requiredLength, requiredLengthExpr, stridesOf } from '../kernel/strides.ts';
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { scheduledInstructions, type ScheduleItem } from '../schedule/linearize.ts';
-import { AccessGuards, type BoundsChecks } from './access-guards.ts';
+import { AccessGuards, type BoundsChecks, type GuardedInstruction } from './access-guards.ts';
 import { block, mergeGuards, type KernelFunction, type KernelParam, type LocalArgument, type Stmt } from './ast.ts';
 import { mapStmts, walkStmts } from './stmt-visit.ts';
 import {
@@ -29,6 +29,7 @@ import {
 } from './conditions.ts';
 import { findGrid, hardwareContext, hardwareExpr, type Grid } from './hardware.ts';
 import { VECTOR_LANES, vectorizeStatements } from './vectorize.ts';
+import { traced } from './trace.ts';
 
 type Loop = Extract<ScheduleItem, { kind: 'loop' }>;
 
@@ -378,7 +379,7 @@ export class DeviceKernelBuilder {
   }
 
   private instruction(insn: Instruction, enforced: BasicSet): Stmt[] {
-    if (insn.kind !== 'assign' && insn.kind !== 'c') return [];
+    if (insn.kind !== 'assign' && insn.kind !== 'c' && insn.kind !== 'user-call') return [];
     const lanes = insn.withinInames.filter((n) => isLaneIname(this.knl, n) && !enforced.dims.includes(n));
     if (lanes.length) return this.laneCopies(insn, lanes[0], enforced);
     const domain = domainOf(this.knl, insn.withinInames, false, false);
@@ -394,26 +395,42 @@ export class DeviceKernelBuilder {
     const guard = constraintsToCondition(gisted, insn);
     if (insn.kind === 'c') return [this.cCode(insn, [...(guard ? [guard] : []), ...insn.predicates])];
     const guarded = this.guards.instruction(insn);
-    const name = nameWritten(insn)!;
-    const assign: Stmt = {
-      kind: 'assign',
-      target: guarded.target,
-      value: guarded.value,
-      dtype: this.types.get(name)!,
-      atomic: insn.atomic,
-      insnId: insn.id,
-    };
+    const assign = this.statement(insn, guarded);
+    const statements =
+      assign.kind === 'assign'
+        ? traced(this.knl, insn, this.grid, assign, guarded.targetIndices, {
+            value: assign.target,
+            dtype: assign.dtype,
+          })
+        : [assign];
     const when = (conditions: readonly Expr[], s: Stmt): Stmt =>
       conditions.length ? { kind: 'if', condition: conditions.reduce((a, b) => logical('and', a, b)), then: s } : s;
     if (guarded.predicateReports.length + guarded.reports.length === 0) {
-      return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], assign)];
+      return [when([...(guard ? [guard] : []), ...guarded.predicates, ...guarded.writeConditions], block(statements))];
     }
     // bounds checking: each report runs where its access is evaluated, inside the domain
     // guard, and (but for the predicates' own reads) where the predicates hold
-    const underPredicates = [...guarded.reports, when(guarded.writeConditions, assign)];
+    const underPredicates = [...guarded.reports, when(guarded.writeConditions, block(statements))];
     const checked = guarded.predicates.length ? [when(guarded.predicates, block(underPredicates))] : underPredicates;
     const all = [...guarded.predicateReports, ...checked];
     return guard ? [when([guard], block(all))] : all;
+  }
+
+  /** The assignment, or the call statement of a `user-call`, that an instruction makes. */
+  private statement(insn: Instruction, guarded: GuardedInstruction): Stmt {
+    if (guarded.target === undefined) {
+      if (guarded.value.kind !== 'call')
+        throw new InternalError(`instruction '${insn.id}' writes nothing, but makes no call`);
+      return { kind: 'call', call: guarded.value, insnId: insn.id };
+    }
+    return {
+      kind: 'assign',
+      target: guarded.target,
+      value: guarded.value,
+      dtype: this.types.get(nameWritten(insn)!)!,
+      atomic: insn.atomic,
+      insnId: insn.id,
+    };
   }
 
   /**

@@ -7,6 +7,7 @@
  * The checks (../check) refuse kernels that would compute wrong numbers.
  */
 import { compiledKernel } from '../program/resolve.ts';
+import { checkTracing } from './trace.ts';
 import type { Program } from '../program/program.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { CoefficientRangeError, LoomError, UnscheduledInstructionError } from '../errors.ts';
@@ -88,6 +89,7 @@ function build(
   const { kernel, subkernels, host, args, typedArgs } = linearized(knl, target);
   checkGeneratable(kernel);
   const facts = target && targetFacts(target);
+  checkTracing(kernel, target, facts);
   const builder = new DeviceKernelBuilder(kernel, {
     ...options,
     vectorTypes: facts?.vectorTypes ?? false,

@@ -161,7 +161,8 @@ export function serializeWorkItems(
 function separatelyGuarded(region: readonly Stmt[], shared: ReadonlySet<string>): (readonly Stmt[])[] {
   const guarded = region.length > 1 && region.every((s) => s.kind === 'if');
   if (!guarded || [...namesIn(region)].some((name) => shared.has(name))) return [region];
-  if (region.some((s) => someStmt(s, (x) => x.kind === 'code'))) return [region];
+  // C code, and a user function called for its side effect, may keep state Loom cannot see
+  if (region.some((s) => someStmt(s, (x) => x.kind === 'code' || x.kind === 'call'))) return [region];
   return region.map((s) => [s]);
 }
 
@@ -212,6 +213,8 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
         break;
       case 'assign':
       case 'code':
+      case 'call':
+      case 'trace':
       case 'declare':
       case 'comment':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);

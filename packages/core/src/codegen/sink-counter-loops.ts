@@ -79,10 +79,10 @@ function runs(stmts: readonly Stmt[]): Stmt[][] {
 /** The most statements a loop may hold for the work-item loops to go inside it (see the module comment). */
 const MAX_SUNK_STATEMENTS = 2;
 
-/** The assignments and C code in `s`, at any depth. */
+/** The assignments, C code and call statements in `s`, at any depth. */
 function statementCount(s: Stmt): number {
   let count = 0;
-  walkStmts(s, { stmt: (x) => void ((x.kind === 'assign' || x.kind === 'code') && count++) });
+  walkStmts(s, { stmt: (x) => void ((x.kind === 'assign' || x.kind === 'code' || x.kind === 'call') && count++) });
   return count;
 }
 
@@ -98,13 +98,13 @@ function mentions(exprs: readonly Expr[], names: ReadonlySet<string>): boolean {
 }
 
 /**
- * Whether any statement in `s` reads or writes a name of `names`, or is C code given as is
- * (whose names Loom cannot see).
+ * Whether any statement in `s` reads or writes a name of `names`, or is C code given as is or a
+ * call of a user function (whose names Loom cannot see).
  */
 function usesAny(s: Stmt, names: ReadonlySet<string>): boolean {
   let found = false;
   walkStmts(s, {
-    stmt: (x) => void (x.kind === 'code' && (found = true)),
+    stmt: (x) => void ((x.kind === 'code' || x.kind === 'call') && (found = true)),
     expr: (e) =>
       walk(e, (y) => {
         if ((y.kind === 'var' && names.has(y.name)) || (y.kind === 'subscript' && names.has(y.array))) found = true;

@@ -8,12 +8,13 @@
  *
  * What a statement holds, besides the statements inside it:
  *  - expressions: a loop's bounds, a guard's condition, an assignment's target and value, the
- *    values C code's bindings take;
+ *    values C code's bindings take, the call of a call statement, the values a trace prints;
  *  - names it introduces: a loop's index, a declared temporary. Names inside
  *    expressions are the expressions' business (`walk`, `mapExpr`).
  */
 import type { Expr } from '../expr/nodes.ts';
 import type { Stmt } from './ast.ts';
+import { InternalError } from '../errors.ts';
 
 /** The statements directly inside `s`, in order. */
 export function subStatements(s: Stmt): readonly Stmt[] {
@@ -51,6 +52,10 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return [s.target, s.value];
     case 'code':
       return s.bindings.map((b) => b.value);
+    case 'call':
+      return [s.call];
+    case 'trace':
+      return s.values.map((v) => v.value);
     default:
       return [];
   }
@@ -160,6 +165,20 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       mapped = values.every((v, k) => v === s.bindings[k].value)
         ? s
         : { ...s, bindings: s.bindings.map((b, k) => ({ name: b.name, value: values[k] })) };
+      break;
+    }
+    case 'call': {
+      const made = expr(s.call);
+      if (made.kind !== 'call')
+        throw new InternalError(`a call statement's call (${s.call.fn}) was mapped to a ${made.kind} expression`);
+      mapped = made === s.call ? s : { ...s, call: made };
+      break;
+    }
+    case 'trace': {
+      const values = s.values.map((v) => expr(v.value));
+      mapped = values.every((v, k) => v === s.values[k].value)
+        ? s
+        : { ...s, values: s.values.map((v, k) => ({ value: values[k], dtype: v.dtype })) };
       break;
     }
     default:

@@ -32,6 +32,8 @@ export interface TargetFacts {
   readonly atomicDTypes: ReadonlySet<DType>;
   /** Whether it compiles C code given as is (`cInstruction`, loopy's CInstruction). */
   readonly cInstructions: boolean;
+  /** Whether device code can print a line (`trace` statements: loopy's trace_assignments). */
+  readonly prints: boolean;
   /** The address spaces whose temporaries may have a size known only at launch. */
   readonly runtimeSizedArrays: ReadonlySet<'private' | 'local'>;
   /** Whether a local array sized at launch is a launch argument (OpenCL's `__local T *`, CUDA's dynamic shared memory, WGSL's override). */
@@ -79,6 +81,7 @@ function readFacts(target: Target): TargetFacts {
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,
+    prints: target.prints ?? false,
     runtimeSizedArrays: new Set(target.runtimeSizedArrays ?? []),
     localArraysAsArguments: target.localArraysAsArguments ?? false,
     floatSpecials: target.floatSpecials ?? true,

@@ -78,6 +78,13 @@ export interface Target<Extra = unknown> {
    */
   readonly cInstructions?: boolean;
   /**
+   * Whether device code can print a line (the `trace` statement: OpenCL, CUDA and C's `printf`,
+   * JavaScript's `console.log`), which the kernel options `traceAssignments` and
+   * `traceAssignmentValues` need. Default false: a kernel with either is refused before code is
+   * generated.
+   */
+  readonly prints?: boolean;
+  /**
    * The address spaces in which a temporary may have a size known only at launch (a prefetch of
    * `a[:, :]` over `0 <= i, j < n` needs `n*n` elements): C declares a variable-length array
    * there, the CPU device allocates a typed array, the GPU targets take local ones as launch

@@ -12,7 +12,8 @@
  */
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import type { DType } from '../dtypes.ts';
-import type { Expr } from '../expr/nodes.ts';
+import type { Call, Expr } from '../expr/nodes.ts';
+import { printExpr } from '../expr/print.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
 import { parseExpression } from '../expr/parse.ts';
 
@@ -121,6 +122,53 @@ export function noOp(options: NoOpOptions = {}): InstructionSpec {
     nosync: [],
     priority: 0,
     predicates,
+    forInames: [],
+    tags: [],
+    groups: [],
+    conflictsWithGroups: [],
+    atomic: false,
+  };
+}
+
+/** The options callInstruction reads; any other key is an error. */
+const CALL_INSTRUCTION_OPTIONS = optionKeys<CallInstructionOptions>()(['dependsOn', 'id']);
+
+/** Options of `callInstruction`: loopy's `CallInstruction` keywords. */
+export interface CallInstructionOptions {
+  /** The instruction's id (default: chosen by makeKernel). */
+  readonly id?: string;
+  /** The instructions it depends on, all of them (the text's `dep=*a:b`). Absent: guessed from what it reads. */
+  readonly dependsOn?: readonly string[];
+}
+
+/**
+ * A call with no result, as the line `f(x[i])` says it (loopy's `CallInstruction` with no
+ * assignees): a call statement of a user function, kept for its side effect, or a call of a
+ * kernel of the program that returns nothing. Its arguments are values.
+ *
+ *   makeKernel('{:}', [callInstruction(call('f', []), { id: 'hi' })])
+ */
+export function callInstruction(callee: Call, options: CallInstructionOptions = {}): InstructionSpec {
+  checkOptionKeys('callInstruction', options, CALL_INSTRUCTION_OPTIONS);
+  // where a message about the call points: its text, as a line would have said it
+  const text = printExpr(callee);
+  const span = { text, start: 0, end: text.length };
+  return {
+    kind: 'call',
+    kernelCall: {
+      callee: callee.fn,
+      assignees: [],
+      args: callee.args.map((expr) => ({ expr, slices: [], span })),
+      span,
+    },
+    id: options.id,
+    assignees: [],
+    dup: [],
+    deps: options.dependsOn ?? [],
+    depsExhaustive: options.dependsOn !== undefined,
+    nosync: [],
+    priority: 0,
+    predicates: [],
     forInames: [],
     tags: [],
     groups: [],

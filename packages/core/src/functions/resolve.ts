@@ -9,8 +9,8 @@
  * - `calledFunctions` lists what a program calls, for the targets to spell.
  */
 import { LoomError } from '../errors.ts';
-import { call, cast, type Expr } from '../expr/nodes.ts';
-import { mapExpr, walk } from '../expr/index.ts';
+import { call, cast, type Call, type Expr } from '../expr/nodes.ts';
+import { mapExpr, printExpr, walk } from '../expr/index.ts';
 import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type FunctionTypes, type NameTypes } from '../kernel/type-inference.ts';
@@ -59,9 +59,20 @@ export function userFunctionOf(knl: LoopKernel, name: string): UserFunction | un
   return knl.functions.get(name) ?? globalFunction(name);
 }
 
-/** Type inference's view of `knl`'s user functions. */
+/** Type inference's view of `knl`'s user functions: a void one has no value to type. */
 export function functionTypes(knl: LoopKernel): FunctionTypes {
-  return (fn, args) => userFunctionOf(knl, fn)?.signature(args).result;
+  return (fn, args, e) => {
+    const result = userFunctionOf(knl, fn)?.signature(args).result;
+    if (result === 'void') throw voidValue(fn, e);
+    return result;
+  };
+}
+
+/** The error for a void function's call where a value is needed. */
+function voidValue(fn: string, e: Expr): LoomError {
+  return new LoomError(
+    `function '${fn}' returns nothing (its signature's result is void), so '${printExpr(e)}' has no value: call it as an instruction of its own (\`${printExpr(e)}\` on a line by itself)`,
+  );
 }
 
 /**
@@ -75,8 +86,10 @@ export function resolveUserCalls(knl: LoopKernel): LoopKernel {
   const typeOf: NameTypes = (name) =>
     inames.has(name) ? INDEX_DTYPE : (knl.arg(name)?.dtype ?? knl.temporaries.get(name)?.dtype);
   const types = functionTypes(knl);
-  const resolve = (e: Expr): Expr =>
-    mapExpr(expandSubstitutions(e, knl.substitutions), (x) => {
+  // `statement`: `e` is the call a `user-call` instruction makes, the one place a void call may be
+  const resolve = (e: Expr, statement = false): Expr => {
+    const voids: Call[] = [];
+    const out = mapExpr(expandSubstitutions(e, knl.substitutions), (x) => {
       if (x.kind !== 'call' || x.dtype !== undefined) return x;
       const fn = userFunctionOf(knl, x.fn);
       if (!fn) return x;
@@ -85,13 +98,19 @@ export function resolveUserCalls(knl: LoopKernel): LoopKernel {
       const args = x.args.map((a, k) =>
         argTypes[k] === signature.args[k] && !exprType(a, typeOf, types).weak ? a : cast(signature.args[k], a),
       );
-      return call(x.fn, args, x.tag, signature.result);
+      const made = call(x.fn, args, x.tag, signature.result);
+      if (signature.result === 'void') voids.push(made);
+      return made;
     });
+    const misplaced = voids.find((v) => !(statement && v === out));
+    if (misplaced) throw voidValue(misplaced.fn, misplaced);
+    return out;
+  };
   const instructions = knl.instructions.map((insn) => ({
     ...insn,
-    assignees: insn.assignees.map(resolve),
-    expression: insn.expression && resolve(insn.expression),
-    predicates: insn.predicates.map(resolve),
+    assignees: insn.assignees.map((e) => resolve(e)),
+    expression: insn.expression && resolve(insn.expression, insn.kind === 'user-call'),
+    predicates: insn.predicates.map((e) => resolve(e)),
   }));
   return knl.with({ instructions });
 }

@@ -73,8 +73,11 @@ const SOURCE_DIALECTS: readonly SourceDialect[] = FUNCTION_DIALECTS.filter(isSou
 export interface FunctionSignature {
   /** The dtypes of the arguments, in order. */
   readonly args: readonly DType[];
-  /** The dtype of the result. */
-  readonly result: DType;
+  /**
+   * The dtype of the result, or `'void'`: the function returns nothing and is called for its side
+   * effect, as an instruction of its own (`f(x[i])` on its own line; loopy's call with no assignees).
+   */
+  readonly result: DType | 'void';
 }
 
 /** A function of OpenCL C, CUDA, C or WGSL: called by `name`, defined by `preamble` (emitted once per program). */
@@ -86,12 +89,13 @@ export interface TargetFunction {
 }
 
 /**
- * A JavaScript implementation: numbers in and out (bigints for int64/uint64, 0/1 for bool).
+ * A JavaScript implementation: numbers in and out (bigints for int64/uint64, 0/1 for bool); what
+ * one of a void signature returns is ignored.
  * Its parameters are `any` so that `(x) => ...` reads its argument as a number without a
  * type, and `(x: bigint) => ...` is accepted for a 64-bit signature.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a JS implementation reads its arguments as numbers without annotations
-export type JsFunction = (...args: any[]) => number | bigint | boolean;
+export type JsFunction = (...args: any[]) => number | bigint | boolean | void;
 
 type PerSignature<T> = T | ((signature: FunctionSignature) => T);
 
@@ -221,7 +225,11 @@ function checkSignature(signature: FunctionSignature, where: string): FunctionSi
     throw new LoomError(`${where}: a signature is { args: [dtype, ...], result: dtype }`);
   }
   for (const t of [...signature.args, signature.result]) {
-    if (typeof t !== 'string' || !isDType(t)) throw new LoomError(`${where}: ${showName(t)} is not a dtype`);
+    if (t === 'void' && t === signature.result) continue;
+    if (typeof t !== 'string' || !isDType(t))
+      throw new LoomError(
+        `${where}: ${showName(t)} is not a dtype${t === 'void' ? ' (only a result may be void)' : ''}`,
+      );
     if (isComplex(t))
       throw new LoomError(
         `${where}: complex dtypes (${t}) in a user function's signature are not supported; pass the parts`,

@@ -236,7 +236,7 @@ export function touchesByVariable(knl: LoopKernel): Map<string, Touch[]> {
   const isVariable = (name: string) =>
     knl.temporaries.has(name) || (knl.arg(name) !== undefined && knl.arg(name)!.kind !== 'value');
   for (const insn of knl.instructions) {
-    if (insn.kind !== 'assign') continue;
+    if (insn.kind !== 'assign' && insn.kind !== 'user-call') continue;
     for (const target of insn.assignees)
       if (target.kind === 'var' && isVariable(target.name))
         add(target.name, { insn, indices: undefined, isWrite: true });

@@ -147,7 +147,8 @@ function nodeLine(insn: Instruction, useInsnId: boolean): string {
 function instructionLabel(insn: Instruction): string {
   switch (insn.kind) {
     case 'assign':
-    case 'call': {
+    case 'call':
+    case 'user-call': {
       const text = `${insn.assignees.map(printExpr).join(', ')} <- ${printExpr(insn.expression!)}`;
       return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL)}...` : text;
     }

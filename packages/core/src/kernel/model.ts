@@ -115,10 +115,13 @@ export interface CCode {
  */
 export interface Instruction {
   /**
-   * An assignment, C code (its `cCode`), a barrier, a no-op that only orders others, or a call
-   * of another kernel of the program (its `call`; inlined before preprocessing, program/inline.ts).
+   * An assignment, C code (its `cCode`), a barrier, a no-op that only orders others, a call
+   * of another kernel of the program (its `call`; inlined before preprocessing, program/inline.ts),
+   * or a call of a user function kept for its side effect, whose result (if any) nothing keeps
+   * (`user-call`: its `expression` is the call and it has no assignees; loopy's call with no
+   * assignees, functions/call-statements.ts).
    */
-  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call';
+  readonly kind: 'assign' | 'c' | 'barrier' | 'nop' | 'call' | 'user-call';
   /** Unique in the kernel; what dependencies and match expressions name. */
   readonly id: string;
   /**
@@ -127,7 +130,7 @@ export interface Instruction {
    * into single ones), none for barriers and no-ops.
    */
   readonly assignees: readonly Expr[];
-  /** The value assigned (absent for barriers, no-ops and C code). */
+  /** The value assigned, or the call a `user-call` makes (absent for barriers, no-ops and C code). */
   readonly expression?: Expr;
   /** What a `'c'` instruction runs; its `assignees` are what the code writes (loopy's `assignees`). */
   readonly cCode?: CCode;
@@ -250,6 +253,16 @@ export interface KernelOptions {
    * an if/else with no dependency between them, which this check would refuse.
    */
   readonly enforceVariableAccessOrdered: boolean;
+  /**
+   * Print a line from the device each time an assignment runs, before it runs (loopy's
+   * trace_assignments; print first, so that the last line names a crashing one):
+   * `knl.insn[gid0=0][lid0=1]: foo[0,1]`, the kernel, the instruction, the work-group and
+   * work-item ids, and the element written. Where the target has a way to print (OpenCL, CUDA
+   * and C's `printf`, the CPU device's `console.log`); elsewhere (WGSL) a LoomError.
+   */
+  readonly traceAssignments: boolean;
+  /** As `traceAssignments`, but printed after the assignment, with the value written (`... = 1`; loopy's trace_assignment_values). */
+  readonly traceAssignmentValues: boolean;
 }
 
 export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
@@ -258,6 +271,8 @@ export const DEFAULT_OPTIONS: KernelOptions = Object.freeze({
   allowTerminalColors: false,
   fusedMultiplyAdd: false,
   enforceVariableAccessOrdered: false,
+  traceAssignments: false,
+  traceAssignmentValues: false,
 });
 
 /**

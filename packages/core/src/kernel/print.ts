@@ -147,7 +147,8 @@ export function printInstruction(
     const args = expr.args.map((a, k) => ref(a, call.argSweeps[k])).join(', ');
     const targets = insn.assignees.map((a, k) => ref(a, call.assigneeSweeps[k]));
     body = `${targets.length ? `${targets.join(', ')} = ` : ''}${call.callee}(${args})`;
-  } else {
+  } else if (insn.kind === 'user-call') body = printExpr(insn.expression!);
+  else {
     const targets = insn.assignees.map((a) => {
       const name = assigneeName(a);
       const decl = knl && declares.has(name) ? `<${knl.temporaries.get(name)!.dtype ?? ''}> ` : '';

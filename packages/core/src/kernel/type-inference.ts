@@ -186,6 +186,10 @@ function nodeType(
     }
     case 'call': {
       if (isHardwareId(e)) return { dtype: INDEX_DTYPE, weak: false };
+      if (e.dtype === 'void')
+        throw new LoomError(
+          `function '${e.fn}' returns nothing (its signature's result is void): ${printExpr(e)} has no value to use`,
+        );
       if (e.dtype !== undefined) return { dtype: e.dtype as DType, weak: false };
       // loopy's indexof and indexof_vec: an element's flat index, an int32 (preprocess/lower-indexof.ts)
       if (e.fn === 'indexof' || e.fn === 'indexof_vec') return { dtype: INDEX_DTYPE, weak: false };

@@ -23,6 +23,7 @@
  * passes later as a puzzling failure of code generation.
  */
 import { refuseCalls } from '../program/resolve.ts';
+import { withCallStatements } from '../functions/call-statements.ts';
 import type { KernelArg, LoopKernel } from '../kernel/model.ts';
 import { checkTypedKernel } from '../check/index.ts';
 import type { Target } from '../codegen/target.ts';
@@ -97,12 +98,14 @@ export interface RunPassesOptions {
 
 /** Runs `passes` in order on `knl` (verified after each one in debug mode). */
 export function runPasses(
-  knl: LoopKernel,
+  given: LoopKernel,
   passes: readonly PreprocessPass[] = PREPROCESS_PASSES,
   context: PreprocessContext = {},
   options: RunPassesOptions = {},
 ): Preprocessed {
-  // calls of kernels are inlined from their program before anything runs (program/resolve.ts)
+  // calls of kernels are inlined from their program before anything runs (program/resolve.ts);
+  // a call of a user function on a line of its own is a statement of this kernel
+  const knl = withCallStatements(given);
   refuseCalls(knl);
   const verify = options.verify ?? debugMode();
   const established = new Set<KernelProperty>();

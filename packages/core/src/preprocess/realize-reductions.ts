@@ -94,6 +94,10 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
       dependsOn: [...new Set([...insn.dependsOn, ...realized.flatMap((x) => x.dependsOn)])],
       noSyncWith: [...new Set([...insn.noSyncWith, ...realized.flatMap((x) => x.noSync)])],
     };
+    if (insn.kind === 'user-call') {
+      out.push({ ...reader, expression: single(value, insn) });
+      continue;
+    }
     if (value.values.length !== insn.assignees.length) {
       throw new LoomError(
         `instruction '${insn.id}' assigns ${insn.assignees.length} target(s) from ${value.values.length} result(s)`,
@@ -118,12 +122,14 @@ function reduces(insn: Instruction): boolean {
 }
 
 /**
- * Whether every work-item wants the instruction's value: it writes a private temporary (each
+ * Whether every work-item wants the instruction's value: it is a call statement, or writes a private temporary (each
  * work-item its own copy; a multiple assignment that also writes shared memory then writes the
  * same values there from every work-item). Otherwise it writes shared memory, once (see
  * local-tree.ts).
  */
 function readersOf(knl: LoopKernel, insn: Instruction): Scope['readers'] {
+  // a call statement runs in every work-item that reaches it, each with the value
+  if (insn.kind === 'user-call') return 'all';
   const isPrivate = (a: Expr) => {
     const t = knl.temporaries.get(assigneeName(a));
     return t !== undefined && (t.addressSpace === 'private' || (t.addressSpace === 'auto' && a.kind === 'var'));

@@ -136,6 +136,10 @@ function instructionProblems(knl: LoopKernel, established: ReadonlySet<KernelPro
 /** What is wrong with what the instruction writes, if anything. */
 function writeProblems(insn: Instruction, isVariable: (name: string) => boolean): string[] {
   if (insn.kind === 'c') return insn.cCode && !insn.expression ? [] : ['is C code without its code, or with a value'];
+  if (insn.kind === 'user-call')
+    return insn.assignees.length || insn.expression?.kind !== 'call'
+      ? ['is a user-call but assigns or calls nothing']
+      : [];
   if (insn.kind !== 'assign') return insn.assignees.length || insn.expression ? [`is a ${insn.kind} but assigns`] : [];
   if (!insn.assignees.length || !insn.expression) return ['is an assignment without an assignee or a value'];
   if (insn.assignees.some((a) => a.kind !== 'var' && a.kind !== 'subscript'))

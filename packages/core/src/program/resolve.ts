@@ -11,7 +11,7 @@
 import { LoomError } from '../errors.ts';
 import { LoopKernel } from '../kernel/model.ts';
 import { perObject } from '../memo.ts';
-import { userFunctionOf } from '../functions/resolve.ts';
+import { withCallStatements } from '../functions/call-statements.ts';
 import { callsIn, inlineInto } from './inline.ts';
 import { asProgram, Program } from './program.ts';
 
@@ -33,12 +33,18 @@ const resolvedOf = perObject((p: Program) => {
   const resolve = (knl: LoopKernel, stack: readonly string[]): LoopKernel => {
     const known = done.get(knl.name);
     if (known && p.callables.get(knl.name) === knl) return known;
-    let out = knl;
-    for (const callee of callsIn(knl)) {
+    // the program's user functions win over the kernels' own (before inlining, so that a call of
+    // one on a line of its own is a call statement; after, over what callees bring along)
+    const withProgramFunctions = (k: LoopKernel) => {
+      const functions = new Map(k.functions);
+      for (const [n, c] of p.callables) if (!(c instanceof LoopKernel)) functions.set(n, c);
+      return [...functions].every(([n, f]) => k.functions.get(n) === f) ? k : k.with({ functions });
+    };
+    let out = withCallStatements(withProgramFunctions(knl));
+    for (const callee of callsIn(out)) {
       if (stack.includes(callee))
         throw new LoomError(`kernel '${knl.name}' calls '${callee}', which calls it back: recursion is not inlinable`);
       const c = p.callables.get(callee);
-      if (c !== undefined ? !(c instanceof LoopKernel) : userFunctionOf(knl, callee)) refuseNoResultCall(knl, callee);
       if (!(c instanceof LoopKernel)) {
         const site = knl.instructions.find((i) => i.call?.callee === callee);
         throw new LoomError(
@@ -48,9 +54,7 @@ const resolvedOf = perObject((p: Program) => {
       }
       out = inlineInto(out, resolve(c, [...stack, knl.name]));
     }
-    const functions = new Map(out.functions);
-    for (const [n, c] of p.callables) if (!(c instanceof LoopKernel)) functions.set(n, c);
-    if (functions.size !== out.functions.size) out = out.with({ functions });
+    out = withProgramFunctions(out);
     if (p.callables.get(knl.name) === knl) done.set(knl.name, out);
     return out;
   };
@@ -66,22 +70,9 @@ export function compiledKernel(k: LoopKernel | Program): LoopKernel {
 export function refuseCalls(knl: LoopKernel): void {
   const callees = callsIn(knl);
   if (!callees.length) return;
-  for (const c of callees) if (userFunctionOf(knl, c)) refuseNoResultCall(knl, c);
   const site = knl.instructions.find((i) => i.kind === 'call');
   throw new LoomError(
     `kernel '${knl.name}' calls ${callees.map((c) => `'${c}'`).join(', ')}: run or compile the program that holds ${callees.length > 1 ? 'them' : 'it'} (merge([caller, callee]))`,
     site?.span,
-  );
-}
-
-/**
- * A user function called as an instruction of its own (`f()`, `f(sum(i, x[i]))`: loopy's call
- * with no returned value). A user function returns a value (its signature's `result`) and every
- * target prints its calls inside expressions, so no target has a call statement to print it as.
- */
-function refuseNoResultCall(knl: LoopKernel, callee: string): never {
-  throw new LoomError(
-    `kernel '${knl.name}' calls the user function '${callee}' as an instruction of its own, keeping no result: Loom's user functions return a value (defineFunction's signature.result) and are called inside expressions; assign the result (\`<> r = ${callee}(...)\`)`,
-    knl.instructions.find((i) => i.call?.callee === callee)?.span,
   );
 }

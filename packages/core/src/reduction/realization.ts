@@ -183,6 +183,8 @@ export class Realization {
   ): string {
     this.added.push({
       ...scope.insn,
+      // an accumulator's assignments, whatever the instruction they serve (a call statement too)
+      kind: 'assign',
       noSyncWith: [],
       tags: [],
       groups: [],

@@ -64,6 +64,8 @@ const KERNEL_OPTIONS = optionKeys<KernelOptions>()([
   'allowTerminalColors',
   'fusedMultiplyAdd',
   'enforceVariableAccessOrdered',
+  'traceAssignments',
+  'traceAssignmentValues',
 ]);
 
 /** The kernel with some options changed (loopy's `set_options`). */

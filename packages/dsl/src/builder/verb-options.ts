@@ -97,6 +97,8 @@ export const VERB_OPTIONS = {
     'allowTerminalColors',
     'fusedMultiplyAdd',
     'enforceVariableAccessOrdered',
+    'traceAssignments',
+    'traceAssignmentValues',
   ]),
   stats: optionKeys<StatsOptions>()(['subgroupSize', 'countRedundantWork', 'countWithinSubscripts']),
 } as const;
