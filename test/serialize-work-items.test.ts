@@ -60,6 +60,8 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}barrier`];
     case 'comment':
       return [`${pad}// ${s.text}`];
+    case 'call':
+      return [`${pad}${s.function}(${s.args.map(printExpr).join(', ')})`];
   }
 }
 

@@ -42,6 +42,8 @@ export function cudaTarget(): Target<CudaExtra> {
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
+    // a callee's code is a function that reads the work-item ids and holds barriers as the kernel does
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true },
     // no variable-length arrays: a local array sized at launch is carved out of the dynamic shared
     // memory the launch provides (shared-memory.ts); a private one is refused
     runtimeSizedArrays: ['local'],

@@ -61,6 +61,8 @@ export function jsTarget(): Target<JsExtra> {
     functionDialects: ['js'],
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
+    // a function takes the work-item ids it reads; a barrier would make it a generator of its own
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false },
     generate: spellJavaScript,
     unsupportedDType,
   };
@@ -84,8 +86,12 @@ export function generateJavaScript(program: ProgramAst): string {
 function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   for (const k of program.kernels) checkDTypes(k);
   const calls = new UserCalls(program.functions ?? new Map());
+  // the callees' functions first: plain functions of the arrays and values they use
+  const functions = (program.deviceFunctions ?? []).map((f) =>
+    new KernelPrinter({ ...f, localSize: [], groupCount: [] }, calls).printFunction(),
+  );
   const printers = program.kernels.map((k) => new KernelPrinter(k, calls));
-  const code = `${[...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n')}\n`;
+  const code = `${[...PROGRAM_HEADER, ...[...functions, ...printers.map((p) => p.print())].map((t) => `\n${t}`)].join('\n')}\n`;
   const layouts = printers.map((p) => p.layout);
   return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts, userFunctions: calls.functions } };
 }
@@ -133,6 +139,17 @@ class KernelPrinter {
     return this.lines.join('\n');
   }
 
+  /** A callee's device function (`ProgramAst.deviceFunctions`): its parameters, no work-item ids. */
+  printFunction(): string {
+    const k = this.kernel;
+    if (this.layout.barriers > 0 || this.layout.shared.length)
+      throw new InternalError(`device function '${k.name}' holds a barrier or shared memory, which it cannot here`);
+    this.line(`function ${this.layout.jsName}(${k.params.map((p) => jsName(p.name)).join(', ')}) {`);
+    this.nested(() => this.body(k.body));
+    this.line('}');
+    return this.lines.join('\n');
+  }
+
   /** The statements of a body (a block's, or the one statement). */
   private body(s: Stmt): void {
     for (const x of statementsOf(s)) this.statement(x);
@@ -170,6 +187,14 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
+      case 'call': {
+        // arrays and values by name; the work-item ids the function reads, as the kernel spells them
+        const args = s.args.map((a) =>
+          a.kind === 'var' ? jsName(a.name) : this.exprs.integer(a, 'a work-item id').code,
+        );
+        this.line(`${jsName(s.function)}(${args.join(', ')});`);
+        return;
+      }
       default:
         unreachable(s, 'statement');
     }

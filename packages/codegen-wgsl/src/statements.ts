@@ -255,6 +255,9 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
+      case 'call':
+        // the WGSL target states no deviceFunctions: its callees are inlined
+        throw new InternalError(`a call of the device function '${s.function}' reached the WGSL printer`);
       default:
         return unreachable(s, 'statement');
     }

@@ -340,6 +340,7 @@ export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } fr
 export type {
   Stmt,
   KernelFunction,
+  DeviceFunction,
   KernelParam,
   LocalArgument,
   ProgramAst,
@@ -360,7 +361,7 @@ export {
   type StmtVisitor,
   type StmtMapper,
 } from './codegen/stmt-visit.ts';
-export type { Target, TargetOutput, ImageSupport } from './codegen/target.ts';
+export type { Target, TargetOutput, ImageSupport, DeviceFunctionSupport } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
 export {
   MATH_FUNCTIONS,

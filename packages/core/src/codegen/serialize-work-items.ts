@@ -212,6 +212,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
         break;
       case 'assign':
       case 'code':
+      case 'call':
       case 'declare':
       case 'comment':
         throw new InternalError(`a '${s.kind}' statement holds a barrier`);

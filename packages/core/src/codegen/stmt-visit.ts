@@ -51,6 +51,8 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return [s.target, s.value];
     case 'code':
       return s.bindings.map((b) => b.value);
+    case 'call':
+      return s.args;
     default:
       return [];
   }
@@ -160,6 +162,11 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       mapped = values.every((v, k) => v === s.bindings[k].value)
         ? s
         : { ...s, bindings: s.bindings.map((b, k) => ({ name: b.name, value: values[k] })) };
+      break;
+    }
+    case 'call': {
+      const args = s.args.map(expr);
+      mapped = args.every((a, k) => a === s.args[k]) ? s : { ...s, args };
       break;
     }
     default:

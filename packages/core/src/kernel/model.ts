@@ -170,6 +170,23 @@ export interface Instruction {
   readonly atomicInit?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
+  /**
+   * The calls this instruction was inlined from when a program was compiled, outermost first
+   * (program/resolve.ts): code generation makes each call's code a device function of its own
+   * where the target can call one (codegen/device-functions.ts). Absent for instructions
+   * written in the kernel, and for those `inlineCallableKernel` inlined on request.
+   */
+  readonly inlinedFrom?: readonly InlinedCall[];
+}
+
+/** One call an instruction was inlined from (`Instruction.inlinedFrom`). */
+export interface InlinedCall {
+  /** The callee kernel's name. */
+  readonly callee: string;
+  /** The call site: unique among the calls of one compiled kernel. */
+  readonly site: string;
+  /** The callee's inames, as renamed into the caller: the loops that belong to the call's code. */
+  readonly inames: readonly string[];
 }
 
 /**
