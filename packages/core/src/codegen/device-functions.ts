@@ -15,8 +15,8 @@
  * caller), it simply stays inlined, which is what loopy does with what it cannot call.
  *
  * The function is the call's code specialized to its call site, as the caller indexes its
- * arrays: a callee called from two sites with different arrays is two functions (`f`, `f_0`),
- * called twice with the same arrays one.
+ * arrays: a callee called from two sites is two functions (`f`, `f_0`), since inlining named
+ * each site's loops and temporaries apart; only code identical to an earlier function's reuses it.
  */
 import { walk, mapExpr } from '../expr/index.ts';
 import { variable, type Expr } from '../expr/nodes.ts';
