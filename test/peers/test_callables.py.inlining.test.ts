@@ -335,6 +335,46 @@ for (const device of testDevices()) {
     }
   });
 
+  test(`${device.name}: test_inlining_does_not_lose_preambles`, async () => {
+    // loopy's callee prints through MYPRINTF, defined by a preamble as OURPRINTF, which a
+    // preamble generator defines as printf; here the C code sets a value the same two macros
+    // spell, and the second preamble stands for the generator (a Python callable). C code is
+    // not renamed when inlined (in loopy neither), so it names the callee's temporary alone.
+    const callee = makeFunction(
+      '{ : }',
+      [cInstruction([], 'v = MYVALUE;', { assignees: 'v', id: 'set' }), 'out[0] = v {dep=set}'],
+      [globalArg('out', { dtype: 'int32', shape: [1] }), temporaryVariable('v', { dtype: 'int32' })],
+      {
+        name: 'print_foo',
+        preambles: [
+          ['1729', '#define MYVALUE OURVALUE'],
+          ['0', '#define OURVALUE 1729'],
+        ],
+      },
+    );
+    const caller = makeKernel(
+      '{ [i]: 0<=i<1 }',
+      '[i]: result[i] = print_foo()',
+      [globalArg('result', { dtype: 'int32', shape: [1] })],
+      {
+        name: 'print_foo_caller',
+      },
+    );
+    for (const [how, p] of bothWays(merge([caller, callee]), device, ['print_foo'])) {
+      if (!targetFacts(device.target).cInstructions) {
+        // preambles are C: refused where the target compiles no C
+        assert.throws(() => generateCode(p, device.target), /C/, how);
+        continue;
+      }
+      const { code } = generateCode(p, device.target);
+      // each preamble once, in the order of their keys
+      assert.ok(code.indexOf('#define OURVALUE 1729') < code.indexOf('#define MYVALUE OURVALUE'), `${how}: order`);
+      assert.is(code.split('#define MYVALUE').length, 2, `${how}: once`);
+      const { result } = await run(p, device, {});
+      assert.equal([...(result as Int32Array)], [1729], how);
+    }
+  });
+
   test(`${device.name}: test_global_temp_var_with_base_storage`, async () => {
     let knl = makeKernel(
       '{[i, i2] : 0<=i,i2<3}',

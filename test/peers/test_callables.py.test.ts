@@ -7,8 +7,8 @@
  * program after `inlineCallableKernel`, whose code has none (`bothWays` checks both). Each
  * runs on every test device against plain JavaScript; float64 where the device has it.
  * test_register_function_lookup is ported with the user functions, in
- * test_loopy.py.public-api-2.test.ts; test_double_resolving, test_symbol_mangler_in_call and
- * test_inlining_does_not_lose_preambles are in NOT-PORTED.md.
+ * test_loopy.py.public-api-2.test.ts; test_double_resolving and test_symbol_mangler_in_call are in
+ * NOT-PORTED.md.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -113,6 +113,8 @@ function printProgram(
     float16,
   };
   const parts = dialect.prelude(facts);
+  // the kernels' own preambles (makeKernel's preambles), in the order of their keys
+  if (program.preambles?.length) parts.push('', ...program.preambles);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);

@@ -70,6 +70,8 @@ export type {
   IndexDType,
   DimTag,
   NoSyncScope,
+  Preamble,
+  InlinedCall,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
 export { makeEinsum } from './frontend/einsum.ts';

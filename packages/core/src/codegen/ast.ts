@@ -205,6 +205,8 @@ export interface ProgramAst {
   readonly functions?: ReadonlyMap<string, UserFunction>;
   /** The callee kernels' functions the kernels call (`call` statements), callees before their callers. */
   readonly deviceFunctions?: readonly DeviceFunction[];
+  /** C code printed before the kernels (`makeKernel`'s `preambles`), in the order of their keys, each once. */
+  readonly preambles?: readonly string[];
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

@@ -111,6 +111,7 @@ function build(
   const program: ProgramAst = {
     kernels,
     ...(deviceFunctions.length ? { deviceFunctions } : {}),
+    ...(kernel.preambles.length ? { preambles: preambleCode(kernel) } : {}),
     host: hostProgramOf(kernel, host),
     ...(boundsChecks ? { boundsChecks } : {}),
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
@@ -134,6 +135,12 @@ function asDeviceFunctions(
   const taken = programNames({ kernels });
   const { kernels: outlined, functions } = outlineCallees(kernels, calls, facts.deviceFunctions, taken);
   return { kernels: outlined, deviceFunctions: functions };
+}
+
+/** The kernel's preambles' code in the order of their keys (a stable sort: equal keys as written), each once. */
+function preambleCode(knl: LoopKernel): string[] {
+  const sorted = [...knl.preambles].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return [...new Set(sorted.map(([, code]) => code))];
 }
 
 /**

@@ -16,6 +16,7 @@ import type { UserFunction } from '../functions/user-functions.ts';
 const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
 /** No splits applied yet. */
 const NO_REWRITES: readonly ReadonlyMap<string, Expr>[] = Object.freeze([]);
+const NO_PREAMBLES: readonly Preamble[] = Object.freeze([]);
 
 /**
  * The kinds of kernel argument: global array, scalar value, constant array, and image (loopy's
@@ -319,7 +320,15 @@ export interface LoopKernelFields {
   readonly appliedInameRewrites?: readonly ReadonlyMap<string, Expr>[];
   /** The integer type of its indices (`makeKernel`'s `indexDtype`); absent: int32. */
   readonly indexDtype?: IndexDType;
+  /** C code printed before the kernels (`makeKernel`'s `preambles`, loopy's); absent: none. */
+  readonly preambles?: readonly Preamble[];
 }
+
+/**
+ * C code a kernel needs before it (loopy's preamble): `[key, code]`, printed in the order of the
+ * keys, each code once (a callee's come along when it is inlined or made a function).
+ */
+export type Preamble = readonly [key: string, code: string];
 
 /**
  * A loop kernel (loopy's `LoopKernel`): domains, instructions, arguments, temporaries and the tags and
@@ -341,6 +350,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly functions!: ReadonlyMap<string, UserFunction>;
   readonly appliedInameRewrites!: readonly ReadonlyMap<string, Expr>[];
   readonly indexDtype!: IndexDType;
+  readonly preambles!: readonly Preamble[];
 
   constructor(fields: LoopKernelFields) {
     // from `with`, only the replaced fields are new: the others passed these checks already
@@ -363,6 +373,7 @@ export class LoopKernel implements LoopKernelFields {
     this.functions = frozenField(fields.functions ?? NO_FUNCTIONS);
     this.appliedInameRewrites = frozenField(fields.appliedInameRewrites ?? NO_REWRITES);
     this.indexDtype = fields.indexDtype ?? 'int32';
+    this.preambles = frozenField(fields.preambles ?? NO_PREAMBLES);
     Object.freeze(this);
   }
 
@@ -380,6 +391,7 @@ export class LoopKernel implements LoopKernelFields {
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
     const { loopPriorities, loopSlabs, options, silencedWarnings, functions, appliedInameRewrites, indexDtype } = this;
+    const { preambles } = this;
     return {
       name,
       domains,
@@ -396,6 +408,7 @@ export class LoopKernel implements LoopKernelFields {
       functions,
       appliedInameRewrites,
       indexDtype,
+      preambles,
     };
   }
 

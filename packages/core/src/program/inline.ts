@@ -9,7 +9,7 @@
  *    steps (negative ones too), offsets and the caller's strides all follow;
  *  - the call's loops, predicates and dependencies carried: the callee's first instructions
  *    depend on what the call depended on, and what depended on the call depends on the
- *    callee's last ones. C code, barriers (global ones too) and user functions come along.
+ *    callee's last ones. C code, preambles, barriers (global ones too) and user functions come along.
  */
 import { LoomError } from '../errors.ts';
 import { mapExpr, substitute, toLinear, fromLinear, freeVariables } from '../expr/index.ts';
@@ -267,8 +267,11 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel, o
   for (const [n, s] of callee.loopSlabs) loopSlabs.set(rename.get(n) ?? n, s);
   const functions = new Map(caller.functions);
   for (const [n, f] of callee.functions) functions.set(n, f);
+  const preambles = [...caller.preambles];
+  for (const p of callee.preambles) if (!preambles.some((q) => q[0] === p[0] && q[1] === p[1])) preambles.push(p);
   const withCallee = caller.with({
     instructions,
+    ...(preambles.length !== caller.preambles.length ? { preambles } : {}),
     domains,
     temporaries,
     inameTags,
