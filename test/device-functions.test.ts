@@ -2,7 +2,7 @@
  * Callee kernels as device functions (codegen/device-functions.ts): each call site of a callee is
  * a function of its own (`twice`, `twice_0`), whatever arrays it passes; a callee's private
  * temporary is the function's local; the values computed are the inlined program's, on every
- * device; WGSL, whose target states no `deviceFunctions`, inlines.
+ * device (WGSL's functions reach the arrays through the module's bindings).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

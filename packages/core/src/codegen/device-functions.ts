@@ -37,7 +37,8 @@ export function outlineCallees(
   const functions: DeviceFunction[] = [];
   const names = new Set(taken);
   const out = kernels.map((k) => {
-    const body = outlineScope(k.body, k.params, k.types, 0, { calls, support, functions, names });
+    const arrays = k.params.filter((p) => p.kind !== 'value');
+    const body = outlineScope(k.body, k.params, k.types, 0, { calls, support, functions, names, arrays });
     return body === k.body ? k : { ...k, body };
   });
   return { kernels: out, functions };
@@ -50,6 +51,8 @@ interface Context {
   readonly functions: DeviceFunction[];
   /** Names the program spells, function names included as they are made. */
   readonly names: Set<string>;
+  /** The kernel's arrays: what a function reaches by binding, where the target's functions take no arrays. */
+  readonly arrays: readonly KernelParam[];
 }
 
 /** A run of statements of one call, outlined: the call statement, and the declarations it took along. */
@@ -236,6 +239,11 @@ function outline(run: readonly Stmt[], call: InlinedCall, scope: Scope): Outline
   for (const n of used) {
     if (bound.has(n)) continue;
     const p = scope.params.find((q) => q.name === n);
+    // a kernel's array in a function's function: a binding still, never a value
+    if (!p && scope.ctx.arrays.some((q) => q.name === n)) {
+      if (support.arrays === 'bindings') continue;
+      return undefined;
+    }
     if (p) {
       if (p.image) return undefined;
       if (p.kind !== 'value' && support.arrays === 'bindings') continue;
