@@ -74,8 +74,9 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
     // a function reads no work-item id of its own: the ids are the serialized group's loop
-    // counters, and its local barriers would cut the kernel's work-item loops
-    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false },
+    // counters, its local barriers would cut the kernel's work-item loops, and a private array
+    // of the caller's may become one copy per work-item after the function is made
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: false },
     // C99 variable-length arrays: a work-item's, and a work-group's on the thread that runs it
     runtimeSizedArrays: ['private', 'local'],
     atomicDTypes: C_ATOMIC_DTYPES,
@@ -116,7 +117,9 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
  * are elements `lanes * i + k`, the index every access already has.
  */
 function withoutVectorArrays<F extends KernelFunction | DeviceFunction>(k: F): F {
-  const params = k.params.map(({ vectorWidth: _, ...p }) => p);
+  const params = k.params.map((p) =>
+    p.kind !== 'private' && p.vectorWidth !== undefined ? { ...p, vectorWidth: undefined } : p,
+  );
   const body = mapStmts(k.body, {
     stmt: (s) => (s.kind === 'declare' && s.vectorWidth !== undefined ? { ...s, vectorWidth: undefined } : s),
   });

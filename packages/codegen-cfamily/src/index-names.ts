@@ -10,7 +10,10 @@
  */
 import { isHardwareId, statementsOfKind, type Expr, type KernelFunction } from '@loom/core';
 
-export function indexNames(k: Pick<KernelFunction, 'params' | 'body'>): Set<string> {
+export function indexNames(k: {
+  readonly params: readonly { readonly name: string; readonly kind: string }[];
+  readonly body: KernelFunction['body'];
+}): Set<string> {
   const names = new Set([
     ...k.params.filter((p) => p.kind === 'value').map((p) => p.name),
     ...statementsOfKind(k.body, 'for').map((s) => s.iname),

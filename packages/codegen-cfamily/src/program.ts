@@ -14,6 +14,7 @@ import {
   TargetNames,
   type DType,
   type DeviceFunction,
+  type FunctionParam,
   type KernelFunction,
   type KernelParam,
   type ProgramAst,
@@ -136,9 +137,11 @@ function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
 }
 
 /** The parameters declared, the printer told what each is (address space, vectors, images, atomics). */
-function printParameters(list: readonly KernelParam[], printer: CExpressionPrinter): string[] {
+function printParameters(list: readonly FunctionParam[], printer: CExpressionPrinter): string[] {
   const { dialect } = printer;
-  for (const p of list) {
+  const own = list.filter((p): p is KernelParam => p.kind !== 'private');
+  for (const p of list) if (p.kind === 'private') printer.addressSpaces.set(p.name, 'private');
+  for (const p of own) {
     if (p.kind !== 'value') printer.addressSpaces.set(p.name, p.kind === 'constant' ? 'constant' : 'global');
     if (p.forAtomic) printer.atomicVariables.add(p.name);
     if (p.vectorWidth) {
@@ -150,8 +153,11 @@ function printParameters(list: readonly KernelParam[], printer: CExpressionPrint
       });
     }
   }
-  printer.images = new Set(list.filter((p) => p.image).map((p) => p.name));
+  printer.images = new Set(own.filter((p) => p.image).map((p) => p.name));
   return list.map((p) => {
+    // a private array of the caller's, by pointer (in its address space where the language has them)
+    if (p.kind === 'private')
+      return `${dialect.addressSpace('private')}${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)}${p.written ? '' : ' const'} *${p.name}`;
     // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
     if (p.kind === 'value')
       return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;

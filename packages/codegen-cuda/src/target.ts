@@ -43,7 +43,7 @@ export function cudaTarget(): Target<CudaExtra> {
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
     // a callee's code is a function that reads the work-item ids and holds barriers as the kernel does
-    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true },
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true, privateArrays: true },
     // no variable-length arrays: a local array sized at launch is carved out of the dynamic shared
     // memory the launch provides (shared-memory.ts); a private one is refused
     runtimeSizedArrays: ['local'],

@@ -22,7 +22,9 @@ import {
   printExpr,
   statementsOf,
   type DType,
+  type FunctionParam,
   type KernelFunction,
+  type KernelParam,
   type ProgramAst,
   type Stmt,
   type Target,
@@ -62,7 +64,7 @@ export function jsTarget(): Target<JsExtra> {
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
     // a function takes the work-item ids it reads; a barrier would make it a generator of its own
-    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false },
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
     generate: spellJavaScript,
     unsupportedDType,
   };
@@ -88,12 +90,17 @@ function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   const calls = new UserCalls(program.functions ?? new Map());
   // the callees' functions first: plain functions of the arrays and values they use
   const functions = (program.deviceFunctions ?? []).map((f) =>
-    new KernelPrinter({ ...f, localSize: [], groupCount: [] }, calls).printFunction(),
+    // a private array is a typed array as a global one is
+    new KernelPrinter({ ...f, params: f.params.map(asArray), localSize: [], groupCount: [] }, calls).printFunction(),
   );
   const printers = program.kernels.map((k) => new KernelPrinter(k, calls));
   const code = `${[...PROGRAM_HEADER, ...[...functions, ...printers.map((p) => p.print())].map((t) => `\n${t}`)].join('\n')}\n`;
   const layouts = printers.map((p) => p.layout);
   return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts, userFunctions: calls.functions } };
+}
+
+function asArray(p: FunctionParam): KernelParam {
+  return p.kind === 'private' ? { ...p, kind: 'global' } : p;
 }
 
 function checkDTypes(kernel: KernelFunction): void {

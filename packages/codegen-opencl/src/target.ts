@@ -45,7 +45,7 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     // C-family: a cInstruction's C code is printed as given
     cInstructions: true,
     // a callee's code is a function that reads the work-item ids and holds barriers as the kernel does
-    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true },
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true, privateArrays: true },
     // OpenCL C has no variable-length arrays: a local array sized at launch is a __local T *
     // argument whose bytes clSetKernelArg sets; a private one is refused
     runtimeSizedArrays: ['local'],

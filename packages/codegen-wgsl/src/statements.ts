@@ -82,7 +82,12 @@ export function printKernel(kernel: KernelFunction, entryPoint: string, context:
  */
 export function printDeviceFunction(f: DeviceFunction, context: KernelContext): string {
   const name = context.names.of(f.name);
-  return new KernelPrinter({ ...f, localSize: [], groupCount: [] }, name, context).printFunction();
+  const params = f.params.map((p) => {
+    if (p.kind === 'private')
+      throw new InternalError(`device function '${f.name}' takes a private array (privateArrays)`);
+    return p;
+  });
+  return new KernelPrinter({ ...f, params, localSize: [], groupCount: [] }, name, context).printFunction();
 }
 
 class KernelPrinter {

@@ -127,7 +127,7 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     images: 'native',
     // a function reaches the arrays by their module-scope bindings (it can take no storage
     // pointer) and takes the work-item ids as values; no barrier, whose uniformity WGSL checks per function
-    deviceFunctions: { arrays: 'bindings', workItemIds: 'passed', barriers: false },
+    deviceFunctions: { arrays: 'bindings', workItemIds: 'passed', barriers: false, privateArrays: false },
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

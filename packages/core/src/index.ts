@@ -343,6 +343,8 @@ export type {
   Stmt,
   KernelFunction,
   DeviceFunction,
+  FunctionParam,
+  PrivateArrayParam,
   KernelParam,
   LocalArgument,
   ProgramAst,

@@ -148,12 +148,30 @@ export interface KernelFunction {
 export interface DeviceFunction {
   /** The function's name: the callee kernel's, made unique in the program. */
   readonly name: string;
-  /** Arrays (by pointer, or the target's module-scope binding: `DeviceFunctionSupport`) and values. */
-  readonly params: readonly KernelParam[];
+  /**
+   * Arrays (by pointer, or the target's module-scope binding: `DeviceFunctionSupport`), values,
+   * and private arrays of the caller's (by pointer, where the target's functions take them).
+   */
+  readonly params: readonly FunctionParam[];
   /** Its code; the callee's private temporaries are declared in it. */
   readonly body: Stmt;
   /** Every name's dtype, as in the kernel it was taken from. */
   readonly types: ReadonlyMap<string, DType>;
+}
+
+/** A device function's parameter: a kernel's (an array or a value), or a private array of its caller's. */
+export type FunctionParam = KernelParam | PrivateArrayParam;
+
+/** A private array of the calling work-item's, passed to a device function by pointer (`DeviceFunctionSupport.privateArrays`). */
+export interface PrivateArrayParam {
+  /** Its name, the caller's. */
+  readonly name: string;
+  /** Its element dtype. */
+  readonly dtype: DType;
+  /** The parameter kind, which tells it from a kernel's parameters. */
+  readonly kind: 'private';
+  /** Written by the function (no `const`). */
+  readonly written: boolean;
 }
 
 /** A local array passed as a kernel argument, sized at launch (`KernelFunction.localArguments`). */

@@ -23,7 +23,14 @@ import { variable, type Expr } from '../expr/nodes.ts';
 import type { InlinedCall } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { INDEX_DTYPE, isHardwareId } from '../kernel/type-inference.ts';
-import { block, type DeviceFunction, type KernelFunction, type KernelParam, type Stmt } from './ast.ts';
+import {
+  block,
+  type DeviceFunction,
+  type FunctionParam,
+  type KernelFunction,
+  type KernelParam,
+  type Stmt,
+} from './ast.ts';
 import { mapStmts, statementsOf, walkStmts } from './stmt-visit.ts';
 import type { DeviceFunctionSupport } from './target.ts';
 
@@ -64,7 +71,7 @@ interface Outlined {
 /** The body of a kernel or function (`depth` calls deep) with the calls at that depth outlined. */
 function outlineScope(
   body: Stmt,
-  params: readonly KernelParam[],
+  params: readonly FunctionParam[],
   types: ReadonlyMap<string, string>,
   depth: number,
   ctx: Context,
@@ -81,7 +88,7 @@ function outlineScope(
 
 interface Scope {
   readonly body: Stmt;
-  readonly params: readonly KernelParam[];
+  readonly params: readonly FunctionParam[];
   readonly types: ReadonlyMap<string, string>;
   /** The scope's own declarations (a kernel's temporaries are declared first in its body). */
   readonly declarations: ReadonlyMap<string, Extract<Stmt, { kind: 'declare' }>>;
@@ -233,7 +240,7 @@ function outline(run: readonly Stmt[], call: InlinedCall, scope: Scope): Outline
     });
   if (refused) return undefined;
 
-  const params: KernelParam[] = [];
+  const params: FunctionParam[] = [];
   const args: Expr[] = [];
   const moved: Extract<Stmt, { kind: 'declare' }>[] = [];
   for (const n of used) {
@@ -245,9 +252,12 @@ function outline(run: readonly Stmt[], call: InlinedCall, scope: Scope): Outline
       return undefined;
     }
     if (p) {
-      if (p.image) return undefined;
-      if (p.kind !== 'value' && support.arrays === 'bindings') continue;
-      params.push(asParameter(p, written.has(n)));
+      if (p.kind === 'private') params.push({ ...p, written: written.has(n) });
+      else {
+        if (p.image) return undefined;
+        if (p.kind !== 'value' && support.arrays === 'bindings') continue;
+        params.push(asParameter(p, written.has(n)));
+      }
       args.push(variable(n));
       continue;
     }
@@ -258,8 +268,15 @@ function outline(run: readonly Stmt[], call: InlinedCall, scope: Scope): Outline
         moved.push(d);
         continue;
       }
+      // a private array of the caller's goes by pointer where the target's functions take one
+      if (d.length !== undefined) {
+        if (!support.privateArrays || d.vectorWidth !== undefined || d.initializer) return undefined;
+        params.push({ name: n, dtype: d.dtype, kind: 'private', written: written.has(n) });
+        args.push(variable(n));
+        continue;
+      }
       // a private scalar of the caller's that the call only reads is a value; anything else is shared
-      if (d.length !== undefined || written.has(n)) return undefined;
+      if (written.has(n)) return undefined;
     } else if (written.has(n)) return undefined;
     const dtype = scope.types.get(n);
     if (dtype === undefined) return undefined;
@@ -320,7 +337,7 @@ function usedOutside(body: Stmt, inRun: ReadonlySet<Stmt>, name: string): boolea
 /** The function's name: a function of the same callee with the same parameters and code is reused. */
 function addFunction(
   callee: string,
-  params: readonly KernelParam[],
+  params: readonly FunctionParam[],
   body: Stmt,
   types: ReadonlyMap<string, KernelParam['dtype']>,
   ctx: Context,
@@ -334,7 +351,7 @@ function addFunction(
   return name;
 }
 
-function fingerprint(params: readonly KernelParam[], body: Stmt): string {
+function fingerprint(params: readonly FunctionParam[], body: Stmt): string {
   return JSON.stringify([params, body], (_, v) => (typeof v === 'bigint' ? `${v}n` : v));
 }
 

@@ -156,6 +156,12 @@ export interface DeviceFunctionSupport {
    * the barriers of the kernel's own body, or run as generators that yield there).
    */
   readonly barriers: boolean;
+  /**
+   * Whether a function takes a private array of its caller's by pointer (C's `float *t`); false
+   * where it cannot (WGSL's function pointers) or where the array may become one copy per
+   * work-item after the function is made (serialized work-items).
+   */
+  readonly privateArrays: boolean;
 }
 
 /** One program spelled by a target. */
