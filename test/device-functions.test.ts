@@ -8,6 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   generateCode,
+  mapKernel,
+  tagInames,
   globalArg,
   inlineCallableKernel,
   makeFunction,
@@ -54,6 +56,34 @@ for (const device of testDevices()) {
       assert.equal([...(out.y as Float32Array)], expected, `${second}: y`);
       if (second === 'z') assert.equal([...(out.z as Float32Array)], expected, 'z');
     }
+  });
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: a callee with a local barrier`, async () => {
+    // the work-items exchange values through global memory between the barrier's sides
+    let callee = makeFunction(
+      '{[i]: 0<=i<4}',
+      `
+      b[i] = 2*a[i] {id=double}
+      ... lbarrier {id=sync, dep=double, mem_kind=global}
+      c[i] = b[3 - i] {dep=sync}
+      `,
+      [globalArg('a, b, c', { dtype: 'float32', shape: [4] })],
+      { name: 'reverse_twice' },
+    );
+    callee = mapKernel(callee, 'reverse_twice', (k) => tagInames(k, { i: 'l.0' }));
+    const knl = makeKernel('{[j, k]: 0<=j, k<4}', '[j]: b[j], [k]: c[k] = reverse_twice([j]: a[j], [j]: b[j])', [
+      globalArg('a, b, c', { dtype: 'float32', shape: [4] }),
+    ]);
+    const prog = merge([knl, callee]);
+    const code = generateCode(prog, device.target);
+    const facts = targetFacts(device.target).deviceFunctions;
+    // a function holds the barrier where the target's functions may (OpenCL, CUDA); elsewhere it is inlined
+    assert.is((code.program.deviceFunctions ?? []).length, facts && facts.barriers ? 1 : 0);
+    const a = Float32Array.from([1, 2, 3, 4]);
+    const out = await run(prog, device, { a, b: new Float32Array(4) });
+    assert.equal([...(out.c as Float32Array)], [8, 6, 4, 2]);
   });
 }
 
