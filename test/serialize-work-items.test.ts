@@ -64,6 +64,8 @@ function show(s: Stmt, depth = 0): string[] {
       return [`${pad}barrier`];
     case 'comment':
       return [`${pad}// ${s.text}`];
+    case 'device-call':
+      return [`${pad}${s.function}(${s.args.map(printExpr).join(', ')})`];
   }
 }
 

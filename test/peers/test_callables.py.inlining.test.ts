@@ -1,8 +1,9 @@
 /**
  * Ports of loopy's test/test_callables.py, second half: callees with global barriers (inlined
- * on every target), scalars passed in and out, hardware axes in callees, and the cases of
- * `inlineCallableKernel` itself (dependencies, strides, predicates, bounds, barriers). As in
- * test_callables.py.test.ts, loopy's `inline` parameter runs inside each test, on every device.
+ * on every target, never device functions), scalars passed in and out, hardware axes in callees,
+ * and the cases of `inlineCallableKernel` itself (dependencies, strides, predicates, bounds,
+ * barriers). As in test_callables.py.test.ts, loopy's `inline` parameter runs inside each test,
+ * on every device: merged, the callee is a device function where the target calls functions.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -32,6 +33,7 @@ import {
 } from '@loom/core';
 import { supportsDType, testDevices } from '../support/devices.ts';
 import {
+  assertCalleeFunctions,
   bothWays,
   floatType,
   arrayOf,
@@ -55,14 +57,20 @@ const onesAndZeros = () =>
 for (const device of testDevices()) {
   test(`${device.name}: test_callees_with_gbarriers_are_inlined`, async () => {
     const knl = makeKernel('{ : }', 'y[:] = ones_and_zeros()', [globalArg('y', { shape: [6] })]);
-    const { y } = await run(merge([knl, onesAndZeros()]), device, {});
+    const prog = merge([knl, onesAndZeros()]);
+    // a global barrier splits the callee between device kernels: inlined, never a function
+    assertCalleeFunctions('merged', prog, device, [], ['ones_and_zeros']);
+    const { y } = await run(prog, device, {});
     assert.equal([...(y as Float32Array)], [1, 1, 1, 0, 0, 0]);
   });
 
   test(`${device.name}: test_callees_with_gbarriers_are_inlined_with_nested_calls`, async () => {
     const dummy = makeFunction('{[i]: 0<=i<6}', '[i]: y[i] = ones_and_zeros()', { name: 'dummy_ones_and_zeros' });
     const knl = makeKernel('{ : }', 'y[:] = dummy_ones_and_zeros()', [globalArg('y', { shape: [6] })]);
-    const { y } = await run(merge([knl, dummy, onesAndZeros()]), device, {});
+    const prog = merge([knl, dummy, onesAndZeros()]);
+    // the caller of a callee with a global barrier has one too: both inlined
+    assertCalleeFunctions('merged', prog, device, [], ['dummy_ones_and_zeros', 'ones_and_zeros']);
+    const { y } = await run(prog, device, {});
     assert.equal([...(y as Float32Array)], [1, 1, 1, 0, 0, 0]);
   });
 
@@ -96,7 +104,7 @@ for (const device of testDevices()) {
     const dt = floatType(device);
     const callSin = makeFunction('{:}', 'y = sin(x)', { name: 'call_sin' });
     const knl = makeKernel('{:}', '[]: real_y[()] = call_sin(real_x)', [valueArg('real_x', dt), '...']);
-    for (const [how, p] of bothWays(merge([knl, callSin]), 'call_sin')) {
+    for (const [how, p] of bothWays(merge([knl, callSin]), device, ['call_sin'])) {
       const { real_y } = await run(p, device, { real_x: 3 });
       assertNear(real_y as Float64Array, [Math.sin(3)], how);
     }
@@ -107,7 +115,7 @@ for (const device of testDevices()) {
     const twice = makeFunction('{ : }', 'y = 2*x', { name: 'twice' });
     const knl = addDtypes(makeKernel('{ : }', '[]: Y[0, 0] = twice(X)'), { X: dt });
     const xIn = random(1, 19)[0];
-    for (const [how, p] of bothWays(merge([knl, twice]), 'twice')) {
+    for (const [how, p] of bothWays(merge([knl, twice]), device, ['twice'])) {
       const { Y } = await run(p, device, { X: xIn });
       assertNear(Y as Float64Array, [2 * xIn], how);
     }
@@ -164,7 +172,7 @@ for (const device of testDevices()) {
     twice = mapKernel(twice, 'twice', (k) => tagInames(k, { i: 'l.1' }));
     knl = tagInames(knl, { i: 'l.0' });
     const x = arrayOf(dt, random(100, 22));
-    for (const [how, p] of bothWays(merge([knl, twice]), 'twice')) {
+    for (const [how, p] of bothWays(merge([knl, twice]), device, ['twice'])) {
       const { y } = await run(p, device, { x });
       assertNear(
         y as Float64Array,
@@ -184,7 +192,7 @@ for (const device of testDevices()) {
     );
     twice = mapKernel(twice, 'twice', (k) => tagInames(k, { i: 'l.0' }));
     knl = tagInames(knl, { i: 'l.0' });
-    for (const [how, p] of bothWays(merge([knl, twice]), 'twice'))
+    for (const [how, p] of bothWays(merge([knl, twice]), device, ['twice']))
       assert.throws(
         () => generateCode(p, device.target),
         (e: unknown) => e instanceof LoomError && /l\.0|axis/.test(e.message),
@@ -199,7 +207,7 @@ for (const device of testDevices()) {
       globalArg('x', { dtype: dt, shape: 'auto' }),
     ]);
     const x = arrayOf(dt, random(10, 23));
-    for (const [how, p] of bothWays(merge([knl, callee]), 'callee_with_update')) {
+    for (const [how, p] of bothWays(merge([knl, callee]), device, ['callee_with_update'])) {
       const out = await run(p, device, { x: x.slice() });
       assertNear(
         out.x as Float64Array,
@@ -229,7 +237,7 @@ for (const device of testDevices()) {
       for (let k = 0, v = start; v < 40; v += 3, k++) x[v] = k * k;
       const y = Array(40).fill(1729);
       for (let k = 0, v = 39; v > start; v -= 3, k++) y[v] = k * k;
-      for (const [how, p] of bothWays(merge([knl, callee]), 'squared_arange')) {
+      for (const [how, p] of bothWays(merge([knl, callee]), device, ['squared_arange'])) {
         const out = await run(p, device, {});
         assert.equal([...(out.X as Int32Array)].map(Number), x, `${how} start=${start} X`);
         assert.equal([...(out.Y as Int32Array)].map(Number), y, `${how} start=${start} Y`);
@@ -279,7 +287,10 @@ for (const device of testDevices()) {
     );
     knl = tagArrayAxes(knl, 'tmp', 'stride:0,stride:1,stride:1');
     const ref = merge([knl, timesTwo]);
-    for (const [how, p] of bothWays(ref, 'times_two')) {
+    // the callee reads the caller's private array: a function takes it by pointer where the target's can
+    // (not on WGSL, nor where the work-items are serialized: `privateArrays`)
+    const facts = targetFacts(device.target).deviceFunctions;
+    for (const [how, p] of bothWays(ref, device, ['times_two'], facts && facts.privateArrays ? ['times_two'] : [])) {
       const { y } = await run(p, device, {});
       assert.equal([...(y as Float64Array)], [4], how);
     }
@@ -299,7 +310,7 @@ for (const device of testDevices()) {
       `,
       [globalArg('x', { shape: [10, 10], dtype: dt })],
     );
-    for (const [how, p] of bothWays(merge([knl, twice]), 'twice')) {
+    for (const [how, p] of bothWays(merge([knl, twice]), device, ['twice'])) {
       const out = (await run(p, device, { x: arrayOf(dt, Array(100).fill(1)) })).x as Float64Array;
       assert.equal([...out].slice(0, 50), Array(50).fill(1), `${how}: rows 0-4`);
       assert.equal([...out].slice(50), Array(50).fill(2), `${how}: rows 5-9`);
@@ -315,7 +326,7 @@ for (const device of testDevices()) {
     );
     const caller = makeKernel('{ : }', '[]: result[0] = circuit_breaker(N)', [valueArg('N', 'int32'), '...']);
     const n = 3 + Math.floor(random(1, 24)[0] * 5);
-    for (const [how, p] of bothWays(merge([caller, knl]), 'circuit_breaker')) {
+    for (const [how, p] of bothWays(merge([caller, knl]), device, ['circuit_breaker'])) {
       if (!targetFacts(device.target).cInstructions) {
         // C code runs only where the target compiles C: refused, saying so
         assert.throws(() => generateCode(p, device.target), /C/, how);
@@ -323,6 +334,46 @@ for (const device of testDevices()) {
       }
       const { result } = await run(p, device, { N: n });
       assert.equal([...(result as Int32Array)].map(Number), [n - 1], how);
+    }
+  });
+
+  test(`${device.name}: test_inlining_does_not_lose_preambles`, async () => {
+    // loopy's callee prints through MYPRINTF, defined by a preamble as OURPRINTF, which a
+    // preamble generator defines as printf; here the C code sets a value the same two macros
+    // spell, and the second preamble stands for the generator (a Python callable). C code is
+    // not renamed when inlined (in loopy neither), so it names the callee's temporary alone.
+    const callee = makeFunction(
+      '{ : }',
+      [cInstruction([], 'v = MYVALUE;', { assignees: 'v', id: 'set' }), 'out[0] = v {dep=set}'],
+      [globalArg('out', { dtype: 'int32', shape: [1] }), temporaryVariable('v', { dtype: 'int32' })],
+      {
+        name: 'print_foo',
+        preambles: [
+          ['1729', '#define MYVALUE OURVALUE'],
+          ['0', '#define OURVALUE 1729'],
+        ],
+      },
+    );
+    const caller = makeKernel(
+      '{ [i]: 0<=i<1 }',
+      '[i]: result[i] = print_foo()',
+      [globalArg('result', { dtype: 'int32', shape: [1] })],
+      {
+        name: 'print_foo_caller',
+      },
+    );
+    for (const [how, p] of bothWays(merge([caller, callee]), device, ['print_foo'])) {
+      if (!targetFacts(device.target).cInstructions) {
+        // preambles are C: refused where the target compiles no C
+        assert.throws(() => generateCode(p, device.target), /C/, how);
+        continue;
+      }
+      const { code } = generateCode(p, device.target);
+      // each preamble once, in the order of their keys
+      assert.ok(code.indexOf('#define OURVALUE 1729') < code.indexOf('#define MYVALUE OURVALUE'), `${how}: order`);
+      assert.is(code.split('#define MYVALUE').length, 2, `${how}: once`);
+      const { result } = await run(p, device, {});
+      assert.equal([...(result as Int32Array)], [1729], how);
     }
   });
 
@@ -477,7 +528,7 @@ for (const device of testDevices()) {
       [valueArg('m'), globalArg('y', { shape: 'auto' })],
     );
     knl = tagInames(knl, { j_outer: 'g.0' });
-    for (const [how, p] of bothWays(merge([fft, knl]), 'fft')) {
+    for (const [how, p] of bothWays(merge([fft, knl]), device, ['fft'])) {
       const typed = mapKernel(p, 'loopy_kernel', (k) => addDtypes(k, { y: 'complex128' }));
       if (!supportsDType(device, 'float64')) {
         // complex128 is two float64s, which the target lacks: refused, saying so

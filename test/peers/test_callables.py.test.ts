@@ -2,12 +2,13 @@
  * Ports of loopy's test/test_callables.py: programs of several kernels (`merge`), calls with
  * sub-array references, slices and several results, and `inlineCallableKernel`; the callees with global barriers, scalars, hardware axes and
  * inlining's own cases are in test_callables.py.inlining.test.ts. loopy's
- * `inline` parameter runs inside each test: the program as merged (which every target inlines
- * when it compiles it, program/resolve.ts) and the program after `inlineCallableKernel`. Each
+ * `inline` parameter runs inside each test: the program as merged, whose callees are device
+ * functions in the code where the target calls functions (codegen/device-functions.ts), and the
+ * program after `inlineCallableKernel`, whose code has none (`bothWays` checks both). Each
  * runs on every test device against plain JavaScript; float64 where the device has it.
  * test_register_function_lookup is ported with the user functions, in
- * test_loopy.py.public-api-2.test.ts; test_double_resolving, test_symbol_mangler_in_call and
- * test_inlining_does_not_lose_preambles are in NOT-PORTED.md.
+ * test_loopy.py.public-api-2.test.ts; test_double_resolving and test_symbol_mangler_in_call are in
+ * NOT-PORTED.md.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -49,7 +50,7 @@ for (const device of testDevices()) {
       [globalArg('x, y', { dtype: dt, shape: [n, n, n, n, n] }), '...'],
     );
     const prog = merge([grandchild, child, parent]);
-    for (const [how, p] of bothWays(prog, 'linear_combo2', 'linear_combo1')) {
+    for (const [how, p] of bothWays(prog, device, ['linear_combo2', 'linear_combo1'])) {
       const { z } = await run(p, device, { x, y });
       assertNear(
         z as Float64Array,
@@ -70,7 +71,7 @@ for (const device of testDevices()) {
       'z[i, 3:-1:-1, k, :, m] = linear_combo(x[i, :, k, :, m], y[i, :, k, :, m])',
       [globalArg('x, y, z', { dtype: dt, shape: [n, n, n, n, n] }), '...'],
     );
-    for (const [how, p] of bothWays(merge([parent, child]), 'linear_combo')) {
+    for (const [how, p] of bothWays(merge([parent, child]), device, ['linear_combo'])) {
       const z = (await run(p, device, { x, y })).z as Float64Array;
       // z[:, ::-1] = 2x + 3y
       const at = (i: number, j: number, k: number, l: number, m: number) => (((i * n + j) * n + k) * n + l) * n + m;
@@ -102,7 +103,7 @@ for (const device of testDevices()) {
       { name: 'caller' },
     );
     caller = splitIname(caller, 'i', 4, { innerTag: 'l.1', outerTag: 'g.1' });
-    for (const [how, p] of bothWays(merge([caller, callee]), 'linear_combo')) {
+    for (const [how, p] of bothWays(merge([caller, callee]), device, ['linear_combo'])) {
       const { z } = await run(p, device, { x, y });
       assertNear(
         z as Float64Array,
@@ -129,7 +130,7 @@ for (const device of testDevices()) {
       `,
     );
     const prog = merge([merge([merge([knl, callee1]), callee2]), callee3]);
-    for (const [how, p] of bothWays(prog, 'callee_fn1', 'callee_fn2', 'callee_fn3')) {
+    for (const [how, p] of bothWays(prog, device, ['callee_fn1', 'callee_fn2', 'callee_fn3'])) {
       const out = await run(p, device, { x1, x2, x3 });
       assertNear(
         out.y1 as Float64Array,
@@ -197,7 +198,7 @@ for (const device of testDevices()) {
       (e: unknown) => e instanceof LoomError && /packAndUnpackArgsForCall/.test(e.message),
     );
     const packed = packAndUnpackArgsForCall(packAndUnpackArgsForCall(merged, 'callee_fn1'), 'callee_fn2');
-    for (const [how, p] of bothWays(packed, 'callee_fn1', 'callee_fn2')) {
+    for (const [how, p] of bothWays(packed, device, ['callee_fn1', 'callee_fn2'])) {
       const out = await run(p, device, { x1, x2 });
       assertNear(
         out.y1 as Float64Array,
@@ -221,7 +222,7 @@ for (const device of testDevices()) {
       globalArg('x, y', { dtype: dt, shape: [10] }),
       '...',
     ]);
-    for (const [how, p] of bothWays(merge([caller, callee]), 'wence_function')) {
+    for (const [how, p] of bothWays(merge([caller, callee]), device, ['wence_function'])) {
       const { z } = await run(p, device, { x, y });
       assertNear(
         z as Float64Array,
@@ -241,7 +242,7 @@ for (const device of testDevices()) {
       globalArg('x, y, z', { dtype: dt, shape: [n, n] }),
       '...',
     ]);
-    for (const [how, p] of bothWays(merge([parent, child]), 'linear_combo')) {
+    for (const [how, p] of bothWays(merge([parent, child]), device, ['linear_combo'])) {
       const { z } = await run(p, device, { x, y });
       assertNear(
         z as Float64Array,

@@ -1,13 +1,59 @@
 import * as assert from 'uvu/assert';
-import { inlineCallableKernel, type DType, type Device, type Program } from '@loom/core';
+import {
+  generateCode,
+  inlineCallableKernel,
+  LoomError,
+  targetFacts,
+  type DType,
+  type Device,
+  type Program,
+} from '@loom/core';
 import { supportsDType } from './devices.ts';
 
-/** The program as merged, and with `names` inlined in order: loopy's `inline` parameter. */
-export function bothWays(prog: Program, ...names: string[]): [string, Program][] {
-  return [
+/**
+ * The program as merged, and with `names` inlined in order: loopy's `inline` parameter. Each
+ * way's code for `device` is checked first: merged, every callee of `names` is a device function
+ * where the target calls functions (`functions` lists them where only some can be); inlined, none is.
+ */
+export function bothWays(
+  prog: Program,
+  device: Device,
+  names: readonly string[],
+  functions: readonly string[] = names,
+): [string, Program][] {
+  const ways: [string, Program][] = [
     ['inline=False', prog],
     ['inline=True', names.reduce(inlineCallableKernel, prog)],
   ];
+  for (const [how, p] of ways) assertCalleeFunctions(how, p, device, how === 'inline=False' ? functions : [], names);
+  return ways;
+}
+
+/**
+ * Of the callees `names`, exactly `expected` are device functions of the code generated for
+ * `device` (none where its target inlines every callee), each defined and called in the code.
+ * A program the target refuses (C code where no C compiles) is the test's own business.
+ */
+export function assertCalleeFunctions(
+  how: string,
+  p: Program,
+  device: Device,
+  expected: readonly string[],
+  names: readonly string[],
+): void {
+  let generated: ReturnType<typeof generateCode>;
+  try {
+    generated = generateCode(p, device.target);
+  } catch (e) {
+    if (e instanceof LoomError) return;
+    throw e;
+  }
+  const made = new Set((generated.program.deviceFunctions ?? []).map((f) => f.name.replace(/_\d+$/, '')));
+  const want = targetFacts(device.target).deviceFunctions ? expected : [];
+  for (const n of names) {
+    assert.is(made.has(n), want.includes(n), `${how}: '${n}' ${want.includes(n) ? 'is' : 'is not'} a device function`);
+    if (want.includes(n)) assert.match(generated.code, new RegExp(`\\b${n}(_\\d+)?\\(`), `${how}: '${n}' called`);
+  }
 }
 
 export const floatType = (device: Device): DType => (supportsDType(device, 'float64') ? 'float64' : 'float32');

@@ -72,6 +72,7 @@ export const cDialect: CDialect = {
   // one work-group per call; `static`: only the launcher is exported from the library
   kernelDeclaration: (k, params) =>
     `static void ${k.name}(${[...params, `int const *__restrict__ ${GROUP_IDS}`].join(', ')})`,
+  functionDeclaration: (name, params) => `static void ${name}(${params.join(', ')})`,
   arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   // one address space on a CPU
   addressSpace: () => '',

@@ -22,6 +22,7 @@ import {
   serializeWorkItems,
   mapStmts,
   statementsOfKind,
+  type DeviceFunction,
   type KernelFunction,
   type ProgramAst,
   type Target,
@@ -74,6 +75,10 @@ export function cTarget(options: CTargetOptions = {}): Target<CExtra> {
     cInstructions: true,
     // printf, for traceAssignments
     prints: true,
+    // a function reads no work-item id of its own: the ids are the serialized group's loop
+    // counters, its local barriers would cut the kernel's work-item loops, and a private array
+    // of the caller's may become one copy per work-item after the function is made
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: false },
     // C99 variable-length arrays: a work-item's, and a work-group's on the thread that runs it
     runtimeSizedArrays: ['private', 'local'],
     atomicDTypes: C_ATOMIC_DTYPES,
@@ -92,7 +97,13 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
     serializeWorkItems(withoutVectorArrays(k), { maxWorkGroupSize: COMMON_LIMITS.maxWorkGroupSize }),
   );
   // float16 is stored as its bits and computed in float (half-storage.ts)
-  const { code, entryPoints } = printCProgram({ ...program, kernels }, cDialect, { halfStorage: true });
+  // a callee's function reads the work-item ids it is passed: the kernel's loop counters
+  const deviceFunctions = program.deviceFunctions?.map(withoutVectorArrays);
+  const { code, entryPoints } = printCProgram(
+    { ...program, kernels, ...(deviceFunctions ? { deviceFunctions } : {}) },
+    cDialect,
+    { halfStorage: true },
+  );
   const launchers = kernels.map((k, i) => printLauncher(k, entryPoints[i]));
   return {
     code: `${code}\n${launchers.join('\n\n')}\n`,
@@ -107,8 +118,10 @@ function spellC(program: ProgramAst): TargetOutput<CExtra> {
  * statement reads a whole vector (the `vec` loops were unrolled), and the lanes of vector i
  * are elements `lanes * i + k`, the index every access already has.
  */
-function withoutVectorArrays(k: KernelFunction): KernelFunction {
-  const params = k.params.map(({ vectorWidth: _, ...p }) => p);
+function withoutVectorArrays<F extends KernelFunction | DeviceFunction>(k: F): F {
+  const params = k.params.map((p) =>
+    p.kind !== 'private' && p.vectorWidth !== undefined ? { ...p, vectorWidth: undefined } : p,
+  );
   const body = mapStmts(k.body, {
     stmt: (s) => (s.kind === 'declare' && s.vectorWidth !== undefined ? { ...s, vectorWidth: undefined } : s),
   });

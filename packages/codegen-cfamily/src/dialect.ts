@@ -82,6 +82,11 @@ export interface CDialect {
   // --- declarations ---
   /** A kernel's first line, from its printed parameters. */
   kernelDeclaration(k: KernelFunction, params: readonly string[]): string;
+  /**
+   * A device function's first line (a callee kernel's code, `ProgramAst.deviceFunctions`), from
+   * its printed parameters: `void f(...)`, CUDA's `__device__ void f(...)`.
+   */
+  functionDeclaration(name: string, params: readonly string[]): string;
   /** An array parameter's declaration: its element or vector type `type`, const unless written. */
   arrayParameter(p: KernelParam, type: string): string;
   /**

@@ -10,7 +10,10 @@
  */
 import { isHardwareId, statementsOfKind, type Expr, type KernelFunction } from '@loom/core';
 
-export function indexNames(k: KernelFunction): Set<string> {
+export function indexNames(k: {
+  readonly params: readonly { readonly name: string; readonly kind: string }[];
+  readonly body: KernelFunction['body'];
+}): Set<string> {
   const names = new Set([
     ...k.params.filter((p) => p.kind === 'value').map((p) => p.name),
     ...statementsOfKind(k.body, 'for').map((s) => s.iname),
@@ -72,7 +75,7 @@ export function isIndexExpression(e: Expr, names: ReadonlySet<string>): boolean 
  * literal. With a divisor that is non-negative too, their `%` and `//` need no sign fix-up
  * (loopy's `loopy_mod` is left out the same way: `test_unsigned_types_to_mod`).
  */
-export function nonNegativeNames(k: KernelFunction): Set<string> {
+export function nonNegativeNames(k: Pick<KernelFunction, 'body'>): Set<string> {
   const loops = statementsOfKind(k.body, 'for');
   const startsAtZeroOrMore = (iname: string) =>
     loops.filter((l) => l.iname === iname).every((l) => l.lower.kind === 'int' && l.lower.value >= 0);

@@ -13,7 +13,10 @@ import {
   statementsOf,
   TargetNames,
   type DType,
+  type DeviceFunction,
+  type FunctionParam,
   type KernelFunction,
+  type KernelParam,
   type ProgramAst,
 } from '@loom/core';
 import type { CDialect, LocalArraySpelling } from './dialect.ts';
@@ -65,7 +68,7 @@ function printProgram(
   let contractible = false;
   const functionOwners = new Map<string, string>();
   const declarations: string[] = [];
-  const kernels = program.kernels.map((k) => {
+  const printerOf = (k: KernelFunction | DeviceFunction) => {
     const printer = new CExpressionPrinter(dialect, (name) => k.types.get(name));
     printer.functions = program.functions ?? new Map();
     printer.fusedMultiplyAdd = !!program.fusedMultiplyAdd;
@@ -75,20 +78,34 @@ function printProgram(
     );
     printer.kernelNames = new Set([...k.types.keys(), k.name]);
     printer.functionOwners = functionOwners;
-    const { text, declaration } = printKernel(k, printer);
-    declarations.push(`${declaration};`);
+    return printer;
+  };
+  const gather = (printer: CExpressionPrinter, k: KernelFunction | DeviceFunction) => {
     for (const [n, h] of printer.helpers) helpers.set(n, h);
     for (const p of printer.preambles) preambles.add(p);
     for (const x of printer.extensions) extensions.add(x);
     contractible ||= printer.contractible;
     prints ||= printer.prints;
     usesDouble ||= printer.usesDouble || k.params.some((p) => p.dtype === 'float64');
+  };
+  // the callees' functions first, each before its callers
+  const functions = (program.deviceFunctions ?? []).map((f) => {
+    const printer = printerOf(f);
+    const text = printFunction(f, printer);
+    gather(printer, f);
+    return text;
+  });
+  const kernels = program.kernels.map((k) => {
+    const printer = printerOf(k);
+    const { text, declaration } = printKernel(k, printer);
+    declarations.push(`${declaration};`);
+    gather(printer, k);
     return text;
   });
   const rounding = [false, true].map((fromDouble) => dialect.halfStorage.round(fromDouble).name);
   const float16 =
     rounding.some((name) => helpers.has(name)) ||
-    program.kernels.some(
+    [...program.kernels, ...(program.deviceFunctions ?? [])].some(
       (k) => [...k.types.values()].includes('float16') || k.params.some((p) => p.dtype === 'float16'),
     );
   const facts = {
@@ -100,16 +117,34 @@ function printProgram(
     prints,
   };
   const parts = dialect.prelude(facts);
+  // the kernels' own preambles (makeKernel's preambles), in the order of their keys
+  if (program.preambles?.length) parts.push('', ...program.preambles);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
-  parts.push('', ...kernels.join('\n\n').split('\n'));
+  parts.push('', ...[...functions, ...kernels].join('\n\n').split('\n'));
   return { code: `${parts.join('\n')}\n`, declarations };
 }
 
-function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: string; declaration: string } {
+/** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
+function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
+  const params = printParameters(f.params, printer);
+  printer.indexNames = indexNames(f);
+  printer.nonNegativeNames = nonNegativeNames(f);
+  return [
+    printer.dialect.functionDeclaration(f.name, params),
+    '{',
+    ...statementsOf(f.body).flatMap((s) => printStmt(s, printer, 1)),
+    '}',
+  ].join('\n');
+}
+
+/** The parameters declared, the printer told what each is (address space, vectors, images, atomics). */
+function printParameters(list: readonly FunctionParam[], printer: CExpressionPrinter): string[] {
   const { dialect } = printer;
-  for (const p of k.params) {
+  const own = list.filter((p): p is KernelParam => p.kind !== 'private');
+  for (const p of list) if (p.kind === 'private') printer.addressSpaces.set(p.name, 'private');
+  for (const p of own) {
     if (p.kind !== 'value') printer.addressSpaces.set(p.name, p.kind === 'constant' ? 'constant' : 'global');
     if (p.forAtomic) printer.atomicVariables.add(p.name);
     if (p.vectorWidth) {
@@ -121,10 +156,11 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
       });
     }
   }
-  printer.images = new Set(k.params.filter((p) => p.image).map((p) => p.name));
-  printer.indexNames = indexNames(k);
-  printer.nonNegativeNames = nonNegativeNames(k);
-  const params = k.params.map((p) => {
+  printer.images = new Set(own.filter((p) => p.image).map((p) => p.name));
+  return list.map((p) => {
+    // a private array of the caller's, by pointer (in its address space where the language has them)
+    if (p.kind === 'private')
+      return `${dialect.addressSpace('private')}${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)}${p.written ? '' : ' const'} *${p.name}`;
     // without half arithmetic a float16 value travels as a float (`HalfStorageSpelling`)
     if (p.kind === 'value')
       return `${dialect.type(printer.halfStorage && p.dtype === 'float16' ? 'float32' : p.dtype)} const ${p.name}`;
@@ -138,6 +174,13 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
       vector ? dialect.vectors.type(p.dtype as DType, p.vectorWidth!) : dialect.type(p.dtype),
     );
   });
+}
+
+function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: string; declaration: string } {
+  const { dialect } = printer;
+  const params = printParameters(k.params, printer);
+  printer.indexNames = indexNames(k);
+  printer.nonNegativeNames = nonNegativeNames(k);
   // local arrays sized at launch: parameters after the others (OpenCL's __local T *, set by
   // clSetKernelArg), or carved out of the launch's memory (CUDA's dynamic shared memory)
   const carved: LocalArraySpelling[] = [];

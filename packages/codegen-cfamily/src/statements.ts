@@ -101,6 +101,8 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
     case 'comment':
       return [`${pad}/* ${commentText(s.text)} */`];
+    case 'device-call':
+      return [`${pad}${s.function}(${s.args.map((a) => printer.print(a)).join(', ')});`];
     default:
       return unreachable(s, 'statement');
   }

@@ -84,6 +84,7 @@ export const cudaDialect: CDialect = {
     return `extern "C" __global__ void __launch_bounds__(${threads}) ${k.name}(${params.join(', ')})`;
   },
   // CUDA's __constant__ is a variable's space, not a pointer's: a constant argument is a const pointer
+  functionDeclaration: (name, params) => `__device__ void ${name}(${params.join(', ')})`,
   arrayParameter: (p, type) => `${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   // a pointer in CUDA has no address space: it is generic
   addressSpace: () => '',

@@ -44,6 +44,8 @@ export function cudaTarget(): Target<CudaExtra> {
     cInstructions: true,
     // printf, for traceAssignments
     prints: true,
+    // a callee's code is a function that reads the work-item ids and holds barriers as the kernel does
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true, privateArrays: true },
     // no variable-length arrays: a local array sized at launch is carved out of the dynamic shared
     // memory the launch provides (shared-memory.ts); a private one is refused
     runtimeSizedArrays: ['local'],

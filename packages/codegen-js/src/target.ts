@@ -22,7 +22,9 @@ import {
   printExpr,
   statementsOf,
   type DType,
+  type FunctionParam,
   type KernelFunction,
+  type KernelParam,
   type ProgramAst,
   type Stmt,
   type Target,
@@ -63,6 +65,8 @@ export function jsTarget(): Target<JsExtra> {
     prints: true,
     // an update needs nothing atomic: work-items never interleave between barriers here
     atomicDTypes: DTYPES.filter((t) => !isComplex(t)),
+    // a function takes the work-item ids it reads; a barrier would make it a generator of its own
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'passed', barriers: false, privateArrays: true },
     generate: spellJavaScript,
     unsupportedDType,
   };
@@ -86,10 +90,19 @@ export function generateJavaScript(program: ProgramAst): string {
 function spellJavaScript(program: ProgramAst): TargetOutput<JsExtra> {
   for (const k of program.kernels) checkDTypes(k);
   const calls = new UserCalls(program.functions ?? new Map());
+  // the callees' functions first: plain functions of the arrays and values they use
+  const functions = (program.deviceFunctions ?? []).map((f) =>
+    // a private array is a typed array as a global one is
+    new KernelPrinter({ ...f, params: f.params.map(asArray), localSize: [], groupCount: [] }, calls).printFunction(),
+  );
   const printers = program.kernels.map((k) => new KernelPrinter(k, calls));
-  const code = `${[...PROGRAM_HEADER, ...printers.map((p) => `\n${p.print()}`)].join('\n')}\n`;
+  const code = `${[...PROGRAM_HEADER, ...[...functions, ...printers.map((p) => p.print())].map((t) => `\n${t}`)].join('\n')}\n`;
   const layouts = printers.map((p) => p.layout);
   return { code, entryPoints: layouts.map((l) => l.jsName), extra: { layouts, userFunctions: calls.functions } };
+}
+
+function asArray(p: FunctionParam): KernelParam {
+  return p.kind === 'private' ? { ...p, kind: 'global' } : p;
 }
 
 function checkDTypes(kernel: KernelFunction): void {
@@ -130,6 +143,17 @@ class KernelPrinter {
       `// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.map(printExpr).join(', ')})`,
     );
     this.line(`function${this.layout.barriers > 0 ? '*' : ''} ${this.layout.jsName}(${params.join(', ')}) {`);
+    this.nested(() => this.body(k.body));
+    this.line('}');
+    return this.lines.join('\n');
+  }
+
+  /** A callee's device function (`ProgramAst.deviceFunctions`): its parameters, no work-item ids. */
+  printFunction(): string {
+    const k = this.kernel;
+    if (this.layout.barriers > 0 || this.layout.shared.length)
+      throw new InternalError(`device function '${k.name}' holds a barrier or shared memory, which it cannot here`);
+    this.line(`function ${this.layout.jsName}(${k.params.map((p) => jsName(p.name)).join(', ')}) {`);
     this.nested(() => this.body(k.body));
     this.line('}');
     return this.lines.join('\n');
@@ -185,6 +209,14 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
+      case 'device-call': {
+        // arrays and values by name; the work-item ids the function reads, as the kernel spells them
+        const args = s.args.map((a) =>
+          a.kind === 'var' ? jsName(a.name) : this.exprs.integer(a, 'a work-item id').code,
+        );
+        this.line(`${jsName(s.function)}(${args.join(', ')});`);
+        return;
+      }
       default:
         unreachable(s, 'statement');
     }

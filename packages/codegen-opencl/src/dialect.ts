@@ -42,6 +42,7 @@ export const openclDialect: CDialect = {
     const size = [...constant, 1, 1, 1].slice(0, 3).join(', ');
     return `__kernel void __attribute__ ((reqd_work_group_size(${size}))) ${k.name}(${params.join(', ')})`;
   },
+  functionDeclaration: (name, params) => `void ${name}(${params.join(', ')})`,
   arrayParameter: (p, type) =>
     `${p.kind === 'constant' ? '__constant' : '__global'} ${p.forAtomic ? 'volatile ' : ''}${type}${p.written ? '' : ' const'} *__restrict__ ${p.name}`,
   images: openclImages,

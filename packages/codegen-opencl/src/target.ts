@@ -46,6 +46,8 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     cInstructions: true,
     // printf, for traceAssignments
     prints: true,
+    // a callee's code is a function that reads the work-item ids and holds barriers as the kernel does
+    deviceFunctions: { arrays: 'pointers', workItemIds: 'read', barriers: true, privateArrays: true },
     // OpenCL C has no variable-length arrays: a local array sized at launch is a __local T *
     // argument whose bytes clSetKernelArg sets; a private one is refused
     runtimeSizedArrays: ['local'],

@@ -241,7 +241,8 @@ function programParams(program: ProgramAst): Map<string, KernelParam> {
 /** Arrays that some instruction updates atomically. */
 function atomicallyUpdated(program: ProgramAst): Set<string> {
   const found = new Set<string>();
-  for (const k of program.kernels) {
+  // a callee's device function updates the kernels' bindings too
+  for (const k of [...program.kernels, ...(program.deviceFunctions ?? [])]) {
     for (const s of statementsOfKind(k.body, 'assign'))
       if (s.atomic && s.target.kind === 'subscript') found.add(s.target.array);
   }

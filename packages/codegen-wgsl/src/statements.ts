@@ -29,6 +29,7 @@ import {
   subStatements,
   walkStmts,
   type DType,
+  type DeviceFunction,
   type Expr,
   type KernelFunction,
   type Stmt,
@@ -72,6 +73,21 @@ export interface KernelContext {
 
 export function printKernel(kernel: KernelFunction, entryPoint: string, context: KernelContext): string {
   return new KernelPrinter(kernel, entryPoint, context).print();
+}
+
+/**
+ * A callee's device function (`ProgramAst.deviceFunctions`): `fn name(n: i32, ...)`. It takes
+ * values alone: the arrays it reads and writes are the module's bindings, named as the kernels
+ * name them, and the work-item ids it uses are passed in (WGSL's built-ins are the entry point's).
+ */
+export function printDeviceFunction(f: DeviceFunction, context: KernelContext): string {
+  const name = context.names.of(f.name);
+  const params = f.params.map((p) => {
+    if (p.kind === 'private')
+      throw new InternalError(`device function '${f.name}' takes a private array (privateArrays)`);
+    return p;
+  });
+  return new KernelPrinter({ ...f, params, localSize: [], groupCount: [] }, name, context).printFunction();
 }
 
 class KernelPrinter {
@@ -139,6 +155,20 @@ class KernelPrinter {
       this.prologue();
       this.body(k.body, undefined);
     });
+    this.line('}');
+    return this.lines.join('\n');
+  }
+
+  /** The kernel as a device function: its value parameters, no built-ins, no prologue. */
+  printFunction(): string {
+    const k = this.kernel;
+    const { names } = this.context;
+    const params = k.params.map((p) => {
+      if (p.kind !== 'value') throw new InternalError(`device function '${k.name}' takes the array '${p.name}'`);
+      return `${names.of(p.name)}: ${computeType(p.dtype as DType)}`;
+    });
+    this.line(`fn ${this.entryPoint}(${params.join(', ')}) {`);
+    this.nested(() => this.body(k.body, undefined));
     this.line('}');
     return this.lines.join('\n');
   }
@@ -261,6 +291,16 @@ class KernelPrinter {
       case 'comment':
         for (const text of s.text.split('\n')) this.line(`// ${commentText(text)}`);
         return;
+      case 'device-call': {
+        // values by name (in the caller's dtype, which is the parameter's), work-item ids as i32
+        const args = s.args.map((a) =>
+          a.kind === 'var'
+            ? this.exprs.converted(a, this.kernel.types.get(a.name) ?? 'int32').text
+            : this.exprs.index(a).text,
+        );
+        this.line(`${this.context.names.of(s.function)}(${args.join(', ')});`);
+        return;
+      }
       default:
         return unreachable(s, 'statement');
     }

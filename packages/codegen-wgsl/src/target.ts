@@ -44,7 +44,7 @@ import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
-import { printKernel } from './statements.ts';
+import { printDeviceFunction, printKernel } from './statements.ts';
 import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
@@ -125,6 +125,9 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     relaxedFloatAccuracy: true,
     // texture_2d/texture_3d read with textureLoad (bindings.ts); the device fills them at launch
     images: 'native',
+    // a function reaches the arrays by their module-scope bindings (it can take no storage
+    // pointer) and takes the work-item ids as values; no barrier, whose uniformity WGSL checks per function
+    deviceFunctions: { arrays: 'bindings', workItemIds: 'passed', barriers: false, privateArrays: false },
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };
@@ -198,27 +201,22 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     ),
     ...[...localArrayOverrides.values()].flat().map((name) => `override ${name}: u32;`),
   ];
+  const context = { names, layout, arrays, helper, userFunction, foldedGrid };
+  // the callees' functions before the entry points (WGSL needs no order; a reader does)
+  const deviceFunctions = (program.deviceFunctions ?? []).map((f) => printDeviceFunction(f, context));
   const entryPoints = program.kernels.map((k) =>
-    printKernel(k, entryNames.get(k.name)!, {
-      names,
-      layout,
-      arrays,
-      helper,
-      userFunction,
-      foldedGrid,
-      localSizeOverrides: localSizeOverrides.get(k.name),
-    }),
+    printKernel(k, entryNames.get(k.name)!, { ...context, localSizeOverrides: localSizeOverrides.get(k.name) }),
   );
 
   const sections: string[][] = [];
-  if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
+  if ([...program.kernels, ...(program.deviceFunctions ?? [])].some(usesFloat16)) sections.push(['enable f16;']);
   sections.push(arrays.declarations());
   // work-group sizes and local arrays known only at launch: set when the device makes a pipeline for the launch
   if (overrides.length) sections.push(overrides);
   if (workgroupVars.length || localArrayVars.length) sections.push([...workgroupVars, ...localArrayVars]);
   const functions = [...helpers.values(), ...user.preambles, ...arrays.accessorFunctions()];
   if (functions.length) sections.push(functions.join('\n\n').split('\n'));
-  sections.push(entryPoints.join('\n\n').split('\n'));
+  sections.push([...deviceFunctions, ...entryPoints].join('\n\n').split('\n'));
   const code = `${sections
     .filter((s) => s.length)
     .map((s) => s.join('\n'))
@@ -245,7 +243,7 @@ function checkKernel(k: KernelFunction, shaderF16: boolean, limits: WgslLimits):
  * of dtype float16, or a value made float16 without one (a cast, `float16(0.1)`, or a user
  * function returning float16), whose literals are f16 too.
  */
-function usesFloat16(k: KernelFunction): boolean {
+function usesFloat16(k: Pick<KernelFunction, 'types' | 'body'>): boolean {
   if ([...k.types.values()].includes('float16')) return true;
   const isHalf = (e: Expr) => (e.kind === 'cast' || e.kind === 'call') && e.dtype === 'float16';
   return someStmt(k.body, (s) => ownExpressions(s).some((e) => expr.someExpr(e, isHalf)));

@@ -70,6 +70,8 @@ export type {
   IndexDType,
   DimTag,
   NoSyncScope,
+  Preamble,
+  InlinedCall,
 } from './kernel/model.ts';
 export { makeKernel, type MakeKernelOptions } from './frontend/make-kernel.ts';
 export { makeEinsum, einsumSource, type EinsumSource } from './frontend/einsum.ts';
@@ -342,6 +344,9 @@ export { mapKernelExpressions, type ExprRewrite, type MapExpressionsOptions } fr
 export type {
   Stmt,
   KernelFunction,
+  DeviceFunction,
+  FunctionParam,
+  PrivateArrayParam,
   KernelParam,
   LocalArgument,
   ProgramAst,
@@ -362,7 +367,7 @@ export {
   type StmtVisitor,
   type StmtMapper,
 } from './codegen/stmt-visit.ts';
-export type { Target, TargetOutput, ImageSupport } from './codegen/target.ts';
+export type { Target, TargetOutput, ImageSupport, DeviceFunctionSupport } from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
 export {
   MATH_FUNCTIONS,

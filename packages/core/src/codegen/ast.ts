@@ -87,7 +87,12 @@ export type Stmt =
       readonly insnId: string;
     }
   | { readonly kind: 'barrier'; readonly scope: 'local' | 'global'; readonly comment?: string }
-  | { readonly kind: 'comment'; readonly text: string };
+  | { readonly kind: 'comment'; readonly text: string }
+  /**
+   * A call of the device function `function` (`ProgramAst.deviceFunctions`), one argument per
+   * parameter: an array's or a value's name, or a work-item id (`lid(0)`) the target passes in.
+   */
+  | { readonly kind: 'device-call'; readonly function: string; readonly args: readonly Expr[] };
 
 /** A loop over a `vec` iname spelled as vector code: its iname and its number of lanes. */
 export interface VectorLoop {
@@ -151,6 +156,40 @@ export interface KernelFunction {
   readonly localArguments?: readonly LocalArgument[];
 }
 
+/**
+ * A callee kernel's code as a function the device kernels call (codegen/device-functions.ts):
+ * its parameters are the arrays and values the code reads or writes, and the work-item ids where
+ * the target passes them in. It is spelled as a kernel is, with its own declaration.
+ */
+export interface DeviceFunction {
+  /** The function's name: the callee kernel's, made unique in the program. */
+  readonly name: string;
+  /**
+   * Arrays (by pointer, or the target's module-scope binding: `DeviceFunctionSupport`), values,
+   * and private arrays of the caller's (by pointer, where the target's functions take them).
+   */
+  readonly params: readonly FunctionParam[];
+  /** Its code; the callee's private temporaries are declared in it. */
+  readonly body: Stmt;
+  /** Every name's dtype, as in the kernel it was taken from. */
+  readonly types: ReadonlyMap<string, DType>;
+}
+
+/** A device function's parameter: a kernel's (an array or a value), or a private array of its caller's. */
+export type FunctionParam = KernelParam | PrivateArrayParam;
+
+/** A private array of the calling work-item's, passed to a device function by pointer (`DeviceFunctionSupport.privateArrays`). */
+export interface PrivateArrayParam {
+  /** Its name, the caller's. */
+  readonly name: string;
+  /** Its element dtype. */
+  readonly dtype: DType;
+  /** The parameter kind, which tells it from a kernel's parameters. */
+  readonly kind: 'private';
+  /** Written by the function (no `const`). */
+  readonly written: boolean;
+}
+
 /** A local array passed as a kernel argument, sized at launch (`KernelFunction.localArguments`). */
 export interface LocalArgument {
   /** Its name in the device code. */
@@ -198,6 +237,10 @@ export interface ProgramAst {
    * carries its result dtype (`Call.dtype`) and its arguments in the signature's dtypes.
    */
   readonly functions?: ReadonlyMap<string, UserFunction>;
+  /** The callee kernels' functions the kernels call (`call` statements), callees before their callers. */
+  readonly deviceFunctions?: readonly DeviceFunction[];
+  /** C code printed before the kernels (`makeKernel`'s `preambles`), in the order of their keys, each once. */
+  readonly preambles?: readonly string[];
 }
 
 export const block = (body: readonly Stmt[]): Stmt => (body.length === 1 ? body[0] : { kind: 'block', body });

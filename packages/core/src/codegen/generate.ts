@@ -20,9 +20,10 @@ import { splitAtGlobalBarriers, type HostScheduleItem, type Subkernel } from './
 import { hostProgramOf } from './host-program.ts';
 import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
-import type { ProgramAst } from './ast.ts';
+import type { DeviceFunction, KernelFunction, ProgramAst } from './ast.ts';
+import { outlineCallees } from './device-functions.ts';
 import { DeviceKernelBuilder } from './builder.ts';
-import { checkProgramNames } from './program-names.ts';
+import { checkProgramNames, programNames } from './program-names.ts';
 import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
 import type { ExtraOf, Target } from './target.ts';
 import { targetFacts, type TargetFacts } from './target-facts.ts';
@@ -105,11 +106,14 @@ function build(
         }
       : {}),
   });
-  const kernels = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
+  const built = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
+  const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);
   const program: ProgramAst = {
     kernels,
+    ...(deviceFunctions.length ? { deviceFunctions } : {}),
+    ...(kernel.preambles.length ? { preambles: preambleCode(kernel) } : {}),
     host: hostProgramOf(kernel, host),
     ...(boundsChecks ? { boundsChecks } : {}),
     ...(kernel.options.fusedMultiplyAdd ? { fusedMultiplyAdd: true } : {}),
@@ -117,6 +121,28 @@ function build(
   };
   checkProgramNames(program);
   return { program, args, typedArgs };
+}
+
+/**
+ * The callees inlined when the program was compiled made device functions where the target
+ * calls functions (device-functions.ts); elsewhere they stay inlined.
+ */
+function asDeviceFunctions(
+  knl: LoopKernel,
+  kernels: readonly KernelFunction[],
+  facts: TargetFacts | undefined,
+): { kernels: readonly KernelFunction[]; deviceFunctions: readonly DeviceFunction[] } {
+  const calls = new Map(knl.instructions.flatMap((i) => (i.inlinedFrom ? [[i.id, i.inlinedFrom] as const] : [])));
+  if (!facts?.deviceFunctions || !calls.size) return { kernels, deviceFunctions: [] };
+  const taken = programNames({ kernels });
+  const { kernels: outlined, functions } = outlineCallees(kernels, calls, facts.deviceFunctions, taken);
+  return { kernels: outlined, deviceFunctions: functions };
+}
+
+/** The kernel's preambles' code in the order of their keys (a stable sort: equal keys as written), each once. */
+function preambleCode(knl: LoopKernel): string[] {
+  const sorted = [...knl.preambles].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return [...new Set(sorted.map(([, code]) => code))];
 }
 
 /**

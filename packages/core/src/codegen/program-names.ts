@@ -2,15 +2,15 @@
  * The names of a program AST, gathered and renamed as a whole: what a target needs to
  * spell them with `TargetNames` (see ../names.ts).
  *
- * The names are those of kernels, parameters, temporaries, loop indices and the
- * variables and arrays expressions refer to. Function names in calls are not among
+ * The names are those of kernels, device functions, parameters, temporaries, loop indices and
+ * the variables and arrays expressions refer to. Function names in calls are not among
  * them: they are Loom's own built-ins, which each target translates from a table.
  */
 import { LoomError } from '../errors.ts';
 import { mapExpr, walk } from '../expr/index.ts';
 import { reduce, subscript, variable, type Expr } from '../expr/nodes.ts';
 import { isName, showName } from '../names.ts';
-import type { KernelFunction, ProgramAst, Stmt } from './ast.ts';
+import type { DeviceFunction, KernelFunction, ProgramAst, Stmt } from './ast.ts';
 import { mapStmts, walkStmts } from './stmt-visit.ts';
 import { perObject } from '../memo.ts';
 
@@ -37,6 +37,12 @@ const namesOf = perObject((program: ProgramAst): ReadonlySet<string> => {
     for (const n of k.types.keys()) names.add(n);
     fromStmt(k.body);
     k.groupCount.forEach(fromExpr);
+  }
+  for (const f of program.deviceFunctions ?? []) {
+    names.add(f.name);
+    f.params.forEach((p) => names.add(p.name));
+    for (const n of f.types.keys()) names.add(n);
+    fromStmt(f.body);
   }
   return names;
 });
@@ -73,7 +79,8 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
       if (x.kind === 'reduce') return reduce(x.op, x.inames.map(spell), x.operands, x.simultaneous);
       return x;
     });
-  const stmt = (s: Stmt) => mapStmts(s, { name: spell, expr });
+  const stmt = (s: Stmt) =>
+    mapStmts(s, { name: spell, expr, stmt: (x) => (x.kind === 'device-call' ? { ...x, function: spell(x.function) } : x) });
   const kernel = (k: KernelFunction): KernelFunction => ({
     ...k,
     name: spell(k.name),
@@ -82,5 +89,16 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
     groupCount: k.groupCount.map(expr),
     types: new Map([...k.types].map(([n, t]) => [spell(n), t])),
   });
-  return { ...program, kernels: program.kernels.map(kernel) };
+  const fn = (f: DeviceFunction): DeviceFunction => ({
+    ...f,
+    name: spell(f.name),
+    params: f.params.map((p) => ({ ...p, name: spell(p.name) })),
+    body: stmt(f.body),
+    types: new Map([...f.types].map(([n, t]) => [spell(n), t])),
+  });
+  return {
+    ...program,
+    kernels: program.kernels.map(kernel),
+    ...(program.deviceFunctions ? { deviceFunctions: program.deviceFunctions.map(fn) } : {}),
+  };
 }

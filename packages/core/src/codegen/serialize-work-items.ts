@@ -214,6 +214,7 @@ function splitAtBarriers(stmts: readonly Stmt[], privates: ReadonlySet<string>, 
       case 'assign':
       case 'code':
       case 'call':
+      case 'device-call':
       case 'trace':
       case 'declare':
       case 'comment':

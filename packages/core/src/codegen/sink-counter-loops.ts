@@ -79,10 +79,10 @@ function runs(stmts: readonly Stmt[]): Stmt[][] {
 /** The most statements a loop may hold for the work-item loops to go inside it (see the module comment). */
 const MAX_SUNK_STATEMENTS = 2;
 
-/** The assignments, C code and call statements in `s`, at any depth. */
+/** The assignments, C code, call statements and device-function calls in `s`, at any depth. */
 function statementCount(s: Stmt): number {
   let count = 0;
-  walkStmts(s, { stmt: (x) => void ((x.kind === 'assign' || x.kind === 'code' || x.kind === 'call') && count++) });
+  walkStmts(s, { stmt: (x) => void ((x.kind === 'assign' || x.kind === 'code' || x.kind === 'call' || x.kind === 'device-call') && count++) });
   return count;
 }
 

@@ -56,6 +56,8 @@ export function ownExpressions(s: Stmt): readonly Expr[] {
       return [s.call];
     case 'trace':
       return s.values.map((v) => v.value);
+    case 'device-call':
+      return s.args;
     default:
       return [];
   }
@@ -179,6 +181,11 @@ export function mapStmts(s: Stmt, mapper: StmtMapper): Stmt {
       mapped = values.every((v, k) => v === s.values[k].value)
         ? s
         : { ...s, values: s.values.map((v, k) => ({ value: values[k], dtype: v.dtype })) };
+      break;
+    }
+    case 'device-call': {
+      const args = s.args.map(expr);
+      mapped = args.every((a, k) => a === s.args[k]) ? s : { ...s, args };
       break;
     }
     default:

@@ -7,7 +7,7 @@
  */
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
-import type { ImageSupport, Target } from './target.ts';
+import type { DeviceFunctionSupport, ImageSupport, Target } from './target.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
 /** A target's facts, each one stated or its default (target.ts documents them). */
@@ -48,6 +48,8 @@ export interface TargetFacts {
   readonly relaxedFloatAccuracy: boolean;
   /** How it reads image arguments: as images, as global arrays, or not at all (and why). */
   readonly images: ImageSupport;
+  /** How it calls callee kernels as functions, or false: it inlines them. */
+  readonly deviceFunctions: DeviceFunctionSupport | false;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType(dtype: DType): string | undefined;
 }
@@ -89,6 +91,7 @@ function readFacts(target: Target): TargetFacts {
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),
     relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
     images: target.images ?? 'emulated',
+    deviceFunctions: target.deviceFunctions ?? false,
     unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
   };
 }

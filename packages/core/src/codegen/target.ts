@@ -131,10 +131,45 @@ export interface Target<Extra = unknown> {
    * LoomError naming the argument before any code is built). Default `'emulated'`.
    */
   readonly images?: ImageSupport;
+  /**
+   * Whether and how it calls a callee kernel's code as a function (`ProgramAst.deviceFunctions`,
+   * codegen/device-functions.ts), loopy's `inline=False`. Default false: every callee is inlined.
+   */
+  readonly deviceFunctions?: DeviceFunctionSupport | false;
 }
 
 /** How a target reads image arguments (`Target.images`). */
 export type ImageSupport = 'native' | 'emulated' | { readonly refused: string };
+
+/**
+ * What a target's functions can do (`Target.deviceFunctions`). A callee's code that needs more
+ * than its target can is inlined where it is called, as loopy inlines what it cannot call.
+ */
+export interface DeviceFunctionSupport {
+  /**
+   * How a function reaches a global array: `'pointers'`, as a parameter (C's `float *a`, a
+   * JavaScript typed array); `'bindings'`, by the module-scope name the kernel binds it to
+   * (WGSL, whose functions take no pointers into storage buffers), with no parameter.
+   */
+  readonly arrays: 'pointers' | 'bindings';
+  /**
+   * Whether a function reads the work-item ids itself (`'read'`: OpenCL's `get_local_id`, CUDA's
+   * `threadIdx`) or takes the ids it uses as parameters (`'passed'`: WGSL's built-ins are the
+   * entry point's, and serialized work-items are loop counters of the kernel).
+   */
+  readonly workItemIds: 'read' | 'passed';
+  /**
+   * Whether a function may hold a local barrier (false where the work-items are serialized at
+   * the barriers of the kernel's own body, or run as generators that yield there).
+   */
+  readonly barriers: boolean;
+  /**
+   * Whether a function takes a private array of its caller's by pointer (C's `float *t`); false
+   * where it cannot (WGSL's function pointers) or where the array may become one copy per
+   * work-item after the function is made (serialized work-items).
+   */
+  readonly privateArrays: boolean;
+}
 
 /** One program spelled by a target. */
 export interface TargetOutput<Extra = unknown> {

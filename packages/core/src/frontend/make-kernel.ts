@@ -22,6 +22,7 @@ import { inferShape } from './infer-shapes.ts';
 import {
   DEFAULT_OPTIONS,
   type IndexDType,
+  type Preamble,
   LoopKernel,
   sweptInames,
   type Instruction,
@@ -112,6 +113,17 @@ export interface MakeKernelOptions {
    * ```
    */
   readonly indexDtype?: IndexDType;
+  /**
+   * C code printed before the kernels (loopy's `preambles`): `[key, code]` pairs, printed in
+   * the order of their keys, each code once in a program. Only targets that compile C (OpenCL,
+   * CUDA, C) take them; a callee's reach the code of its callers.
+   * ```ts
+   * makeFunction('{ : }', [cInstruction([], 'out[0] = MY_VALUE;')], undefined, {
+   *   name: 'f', preambles: [['1729', '#define MY_VALUE 1729']],
+   * });
+   * ```
+   */
+  readonly preambles?: readonly Preamble[];
 }
 
 const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
@@ -124,6 +136,7 @@ const MAKE_KERNEL_OPTIONS = optionKeys<MakeKernelOptions>()([
   'defaultOrder',
   'substitutions',
   'indexDtype',
+  'preambles',
 ]);
 
 /**
@@ -239,6 +252,9 @@ function makeKernelFrom(
     throw new LoomError(
       `makeKernel: indexDtype must be 'int32' or 'int64' (a signed integer), not '${options.indexDtype}'`,
     );
+  for (const p of options.preambles ?? [])
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string' || typeof p[1] !== 'string')
+      throw new LoomError(`makeKernel: a preamble is a [key, code] pair of strings, not ${JSON.stringify(p)}`);
   const domainSets = (typeof domains === 'string' ? [domains] : domains).map((d) => BasicSet.parse(d));
   checkInamesUnique(domainSets);
   const inames = new Set(domainSets.flatMap((d) => d.dims));
@@ -369,6 +385,7 @@ function makeKernelFrom(
     options: DEFAULT_OPTIONS,
     silencedWarnings: options.silencedWarnings ?? [],
     indexDtype: options.indexDtype,
+    ...(options.preambles?.length ? { preambles: options.preambles.map(([k, c]) => [k, c] as const) } : {}),
   });
   // whole `float4` values and dot(): lane by lane, before anything looks at shapes
   knl = lowerVectorValues(

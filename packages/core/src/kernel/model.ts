@@ -16,6 +16,7 @@ import type { UserFunction } from '../functions/user-functions.ts';
 const NO_FUNCTIONS: ReadonlyMap<string, UserFunction> = new FrozenMap();
 /** No splits applied yet. */
 const NO_REWRITES: readonly ReadonlyMap<string, Expr>[] = Object.freeze([]);
+const NO_PREAMBLES: readonly Preamble[] = Object.freeze([]);
 
 /**
  * The kinds of kernel argument: global array, scalar value, constant array, and image (loopy's
@@ -173,6 +174,23 @@ export interface Instruction {
   readonly atomicInit?: boolean;
   /** Where the instruction was written, for error messages. */
   readonly span?: SourceSpan;
+  /**
+   * The calls this instruction was inlined from when a program was compiled, outermost first
+   * (program/resolve.ts): code generation makes each call's code a device function of its own
+   * where the target can call one (codegen/device-functions.ts). Absent for instructions
+   * written in the kernel, and for those `inlineCallableKernel` inlined on request.
+   */
+  readonly inlinedFrom?: readonly InlinedCall[];
+}
+
+/** One call an instruction was inlined from (`Instruction.inlinedFrom`). */
+export interface InlinedCall {
+  /** The callee kernel's name. */
+  readonly callee: string;
+  /** The call site: unique among the calls of one compiled kernel. */
+  readonly site: string;
+  /** The callee's inames, as renamed into the caller: the loops that belong to the call's code. */
+  readonly inames: readonly string[];
 }
 
 /**
@@ -317,7 +335,15 @@ export interface LoopKernelFields {
   readonly appliedInameRewrites?: readonly ReadonlyMap<string, Expr>[];
   /** The integer type of its indices (`makeKernel`'s `indexDtype`); absent: int32. */
   readonly indexDtype?: IndexDType;
+  /** C code printed before the kernels (`makeKernel`'s `preambles`, loopy's); absent: none. */
+  readonly preambles?: readonly Preamble[];
 }
+
+/**
+ * C code a kernel needs before it (loopy's preamble): `[key, code]`, printed in the order of the
+ * keys, each code once (a callee's come along when it is inlined or made a function).
+ */
+export type Preamble = readonly [key: string, code: string];
 
 /**
  * A loop kernel (loopy's `LoopKernel`): domains, instructions, arguments, temporaries and the tags and
@@ -339,6 +365,7 @@ export class LoopKernel implements LoopKernelFields {
   readonly functions!: ReadonlyMap<string, UserFunction>;
   readonly appliedInameRewrites!: readonly ReadonlyMap<string, Expr>[];
   readonly indexDtype!: IndexDType;
+  readonly preambles!: readonly Preamble[];
 
   constructor(fields: LoopKernelFields) {
     // from `with`, only the replaced fields are new: the others passed these checks already
@@ -361,6 +388,7 @@ export class LoopKernel implements LoopKernelFields {
     this.functions = frozenField(fields.functions ?? NO_FUNCTIONS);
     this.appliedInameRewrites = frozenField(fields.appliedInameRewrites ?? NO_REWRITES);
     this.indexDtype = fields.indexDtype ?? 'int32';
+    this.preambles = frozenField(fields.preambles ?? NO_PREAMBLES);
     Object.freeze(this);
   }
 
@@ -378,6 +406,7 @@ export class LoopKernel implements LoopKernelFields {
   fields(): LoopKernelFields {
     const { name, domains, instructions, args, temporaries, substitutions, inameTags, assumptions } = this;
     const { loopPriorities, loopSlabs, options, silencedWarnings, functions, appliedInameRewrites, indexDtype } = this;
+    const { preambles } = this;
     return {
       name,
       domains,
@@ -394,6 +423,7 @@ export class LoopKernel implements LoopKernelFields {
       functions,
       appliedInameRewrites,
       indexDtype,
+      preambles,
     };
   }
 

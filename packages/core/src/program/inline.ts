@@ -9,12 +9,12 @@
  *    steps (negative ones too), offsets and the caller's strides all follow;
  *  - the call's loops, predicates and dependencies carried: the callee's first instructions
  *    depend on what the call depended on, and what depended on the call depends on the
- *    callee's last ones. C code, barriers (global ones too) and user functions come along.
+ *    callee's last ones. C code, preambles, barriers (global ones too) and user functions come along.
  */
 import { LoomError } from '../errors.ts';
 import { mapExpr, substitute, toLinear, fromLinear, freeVariables } from '../expr/index.ts';
 import { subscript, variable, type Expr } from '../expr/nodes.ts';
-import { LoopKernel, sweptInames, type Instruction, type KernelArg } from '../kernel/model.ts';
+import { LoopKernel, sweptInames, type InlinedCall, type Instruction, type KernelArg } from '../kernel/model.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import { domainOf } from '../kernel/domains.ts';
 import { assigneeName } from '../kernel/accesses.ts';
@@ -44,8 +44,17 @@ export function inlineCallableKernel(prog: LoopKernel | Program, name: string): 
   return new Program(callables, p.entrypoints);
 }
 
+/** How `inlineInto` inlines. */
+export interface InlineOptions {
+  /**
+   * Mark the inlined instructions with the call they come from (`Instruction.inlinedFrom`), so
+   * that code generation makes the call's code a device function where the target can call one.
+   */
+  readonly asFunction?: boolean;
+}
+
 /** `caller` with each of its calls of `callee` inlined. */
-export function inlineInto(caller: LoopKernel, callee: LoopKernel): LoopKernel {
+export function inlineInto(caller: LoopKernel, callee: LoopKernel, options: InlineOptions = {}): LoopKernel {
   // loopy's check_all_callees_have_same_index_dtype: inlined, the callee's index arithmetic becomes the caller's
   if (callee.indexDtype !== caller.indexDtype && callsIn(caller).includes(callee.name))
     throw new LoomError(
@@ -56,7 +65,7 @@ export function inlineInto(caller: LoopKernel, callee: LoopKernel): LoopKernel {
   for (;;) {
     const site = knl.instructions.find((i) => i.call?.callee === callee.name);
     if (!site) return knl;
-    knl = inlineCall(knl, site, callee);
+    knl = inlineCall(knl, site, callee, options);
   }
 }
 
@@ -68,7 +77,7 @@ interface Binding {
   readonly write?: { readonly ref: Expr; readonly sweep: readonly string[] };
 }
 
-function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): LoopKernel {
+function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel, options: InlineOptions): LoopKernel {
   const call = site.call!;
   const passed = (site.expression as Extract<Expr, { kind: 'call' }>).args;
   // the values a layout takes from the data passed (`a_offset`) are the caller's sub-array's own
@@ -195,6 +204,14 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
     idOf.set(insn.id, id);
   }
   const dependedOn = new Set(callee.instructions.flatMap((i) => i.dependsOn));
+  const renamedIname = (n: string) => rename.get(n) ?? n;
+  const from: InlinedCall = { callee: callee.name, site: site.id, inames: callee.inames.map(renamedIname) };
+  // the calls inlined into the callee before are inside this one, their inames renamed with the callee's
+  const inlinedFrom = (insn: Instruction): Pick<Instruction, 'inlinedFrom'> => {
+    const inner = (insn.inlinedFrom ?? []).map((c) => ({ ...c, inames: c.inames.map(renamedIname) }));
+    const all = options.asFunction ? [from, ...inner] : inner;
+    return all.length ? { inlinedFrom: all } : {};
+  };
   const sinks = callee.instructions.filter((i) => !dependedOn.has(i.id)).map((i) => idOf.get(i.id)!);
   const inlined: Instruction[] = callee.instructions.map((insn) => {
     const own = insn.dependsOn.filter((d) => idOf.has(d)).map((d) => idOf.get(d)!);
@@ -221,6 +238,7 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
         : {}),
       ...(insn.call ? { call: renameSweeps(insn.call, rename) } : {}),
       span: insn.span ?? site.span,
+      ...inlinedFrom(insn),
     };
   });
   const after = sinks.length ? sinks : [...site.dependsOn];
@@ -249,8 +267,11 @@ function inlineCall(caller: LoopKernel, site: Instruction, callee: LoopKernel): 
   for (const [n, s] of callee.loopSlabs) loopSlabs.set(rename.get(n) ?? n, s);
   const functions = new Map(caller.functions);
   for (const [n, f] of callee.functions) functions.set(n, f);
+  const preambles = [...caller.preambles];
+  for (const p of callee.preambles) if (!preambles.some((q) => q[0] === p[0] && q[1] === p[1])) preambles.push(p);
   const withCallee = caller.with({
     instructions,
+    ...(preambles.length !== caller.preambles.length ? { preambles } : {}),
     domains,
     temporaries,
     inameTags,

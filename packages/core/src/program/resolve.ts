@@ -2,11 +2,11 @@
  * A program as the one kernel a target compiles: its entrypoint with every call of a callable
  * kernel inlined (callees' own calls first), and the program's user functions registered.
  *
- * Every target inlines: a callee is never printed as a device function of its own (loopy's
- * `inline=False` path). WGSL could not take one anyway (its functions take no storage
- * pointers), and a callee with a global barrier must be inlined on every target, as in loopy;
- * for OpenCL, CUDA, C and the CPU device, calls as functions are a later step, and inlining
- * gives the same results.
+ * The kernel is inlined so that typing, checks, scheduling and the grid see one kernel, but each
+ * inlined instruction remembers its call (`Instruction.inlinedFrom`): code generation then makes
+ * the call's code a device function where the target can call one (codegen/device-functions.ts),
+ * loopy's `inline=False`. A callee with a global barrier is inlined for good, as loopy does: its
+ * code is split between device kernels, which no function call can span.
  */
 import { LoomError } from '../errors.ts';
 import { LoopKernel } from '../kernel/model.ts';
@@ -52,7 +52,8 @@ const resolvedOf = perObject((p: Program) => {
           site?.span,
         );
       }
-      out = inlineInto(out, resolve(c, [...stack, knl.name]));
+      const resolved = resolve(c, [...stack, knl.name]);
+      out = inlineInto(out, resolved, { asFunction: !hasGlobalBarrier(resolved) });
     }
     out = withProgramFunctions(out);
     if (p.callables.get(knl.name) === knl) done.set(knl.name, out);
@@ -60,6 +61,10 @@ const resolvedOf = perObject((p: Program) => {
   };
   return (knl: LoopKernel) => resolve(knl, []);
 });
+
+function hasGlobalBarrier(knl: LoopKernel): boolean {
+  return knl.instructions.some((i) => i.kind === 'barrier' && i.barrierScope === 'global');
+}
 
 /** A kernel with its calls inlined, given a kernel or a program: what the compiling entry points take. */
 export function compiledKernel(k: LoopKernel | Program): LoopKernel {

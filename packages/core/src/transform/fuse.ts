@@ -114,6 +114,9 @@ export function fuseKernels(kernels: readonly LoopKernel[], options: FuseKernels
     options: first.options,
     silencedWarnings: [...new Set(renamedKernels.flatMap((k) => k.silencedWarnings))],
     indexDtype: first.indexDtype,
+    preambles: renamedKernels
+      .flatMap((k) => k.preambles)
+      .filter((p, i, all) => all.findIndex((q) => q[0] === p[0] && q[1] === p[1]) === i),
   });
 }
 

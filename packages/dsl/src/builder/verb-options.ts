@@ -50,6 +50,7 @@ export const VERB_OPTIONS = {
     'defaultOrder',
     'substitutions',
     'indexDtype',
+    'preambles',
     'args',
     'temporaries',
   ]),
