@@ -80,7 +80,11 @@ export function renameProgram(program: ProgramAst, spell: (name: string) => stri
       return x;
     });
   const stmt = (s: Stmt) =>
-    mapStmts(s, { name: spell, expr, stmt: (x) => (x.kind === 'device-call' ? { ...x, function: spell(x.function) } : x) });
+    mapStmts(s, {
+      name: spell,
+      expr,
+      stmt: (x) => (x.kind === 'device-call' ? { ...x, function: spell(x.function) } : x),
+    });
   const kernel = (k: KernelFunction): KernelFunction => ({
     ...k,
     name: spell(k.name),

@@ -82,7 +82,10 @@ const MAX_SUNK_STATEMENTS = 2;
 /** The assignments, C code, call statements and device-function calls in `s`, at any depth. */
 function statementCount(s: Stmt): number {
   let count = 0;
-  walkStmts(s, { stmt: (x) => void ((x.kind === 'assign' || x.kind === 'code' || x.kind === 'call' || x.kind === 'device-call') && count++) });
+  walkStmts(s, {
+    stmt: (x) =>
+      void ((x.kind === 'assign' || x.kind === 'code' || x.kind === 'call' || x.kind === 'device-call') && count++),
+  });
   return count;
 }
 
