@@ -87,3 +87,23 @@ export { scan, type ScanOptions } from './library/scan.ts';
 export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
 export { roll } from './library/roll.ts';
 export { entrywiseNorm } from './library/norm.ts';
+export {
+  philox,
+  threefry,
+  bijectionComputation,
+  keyGenerator,
+  uniformInteger,
+  uniformFloat,
+  normalBm,
+  gamma,
+  vonmises,
+  cbrng,
+  CBRNG,
+  type Bijection,
+  type KeyGenerator,
+  type Seed,
+  type Sampler,
+  type RawWords,
+  type RandomsType,
+  type WordDtype,
+} from './library/cbrng/index.ts';
