@@ -20,8 +20,10 @@ import {
   uniformInteger,
   vonmises,
   type Bijection,
+  type CBRNG,
   type Sampler,
 } from '@loom/computation';
+import { cbrngBenchCase, checkStandardNormal } from '../../../bench/cbrng-case.ts';
 import { LoomError, type Device } from '@loom/core';
 import { philoxRef, threefryRef } from '../../support/cbrng-ref.ts';
 import { supportsDType, testDevices } from '../../support/devices.ts';
@@ -239,7 +241,13 @@ function checkDistribution(values: ArrayLike<number>, ref: Reference, what: stri
   }
 }
 
-/** The samples of `sampler` from `generators` generators (seed 456), `batch` values each, checked against `ref`. */
+/** Computations compiled once per device and sampler, so that a later test calls them again. */
+const compiledFor = new Map<string, { rng: CBRNG; run: Awaited<ReturnType<CBRNG['compile']>> }>();
+
+/**
+ * The samples of `sampler` from `generators` generators (seed 456), `batch` values each, checked
+ * against `ref`; with `calls`, that many calls on the same counters, the last one checked.
+ */
 async function checkSampler(
   device: Device,
   sampler: Sampler,
@@ -247,18 +255,27 @@ async function checkSampler(
   what: string,
   batch = 20,
   generators = 512,
+  calls = 1,
 ) {
-  const rng = cbrng({ dtype: sampler.dtype, shape: [batch, generators] }, 1, sampler, { seed: 456 });
-  if (await refusedWithout(device, sampler.bijection, () => rng.compile(device), what)) return;
-  if (!supportsDType(device, sampler.dtype)) return;
-  const compiled = await rng.compile(device);
-  const { randoms } = await compiled(rng.createCounters(), undefined);
+  const key = `${device.name}|${what}|${batch}x${generators}`;
+  let entry = compiledFor.get(key);
+  if (!entry) {
+    const rng = cbrng({ dtype: sampler.dtype, shape: [batch, generators] }, 1, sampler, { seed: 456 });
+    if (await refusedWithout(device, sampler.bijection, () => rng.compile(device), what)) return;
+    if (!supportsDType(device, sampler.dtype)) return;
+    entry = { rng, run: await rng.compile(device) };
+    compiledFor.set(key, entry);
+  }
+  const counters = entry.rng.createCounters();
+  let randoms: unknown;
+  for (let c = 0; c < calls; c++) randoms = (await entry.run(counters, undefined)).randoms;
   const values = Array.from(randoms as ArrayLike<number | bigint>, Number);
   checkDistribution(values, ref, `${device.name}: ${what}`, sampler.dtype.startsWith('complex'));
 }
 
 /** The bijections the samplers run on: Reikna's Philox-4x64, and Philox-4x32 (which WebGPU has too). */
 const SAMPLING = [philox(64, 4), philox(32, 4)];
+const kappa = 0.7;
 /** Reikna's Philox-4x64 where the device has 64-bit integers, else Philox-4x32 (the float samplers, whose kernels are long). */
 const samplingOn = (device: Device) => [supportsDType(device, 'uint64') ? philox(64, 4) : philox(32, 4)];
 
@@ -284,7 +301,6 @@ for (const device of testDevices()) {
       );
   });
 
-  const kappa = 0.7;
   const FLOAT_SAMPLERS: readonly [string, (b: Bijection) => Sampler, Reference][] = [
     ['uniform_float', (b) => uniformFloat(b, 'float32', -5, 7.7), uniformContinuous(-5, 7.7)],
     ['normal_bm', (b) => normalBm(b, 'float32', -2, 10), { mean: -2, std: 10 }],
@@ -299,6 +315,26 @@ for (const device of testDevices()) {
   for (const [name, make, ref] of FLOAT_SAMPLERS) {
     test(`${device.name}: test_cbrng.py::test_kernel_sampler_float[${name}]`, async () => {
       for (const b of samplingOn(device)) await checkSampler(device, make(b), ref, `${name}, ${b.wordDtype}`);
+    });
+  }
+
+  test(`${device.name}: test_cbrng.py::test_computation_performance[normal_bm]`, async () => {
+    // the benchmark's kernel (bench/cbrng.ts) at a small size: Reikna's batch of 2^6, several calls
+    const rng = cbrngBenchCase(device, 64, 256);
+    const run = await rng.compile(device);
+    const counters = rng.createCounters();
+    let randoms: Float32Array = new Float32Array();
+    for (let c = 0; c < 3; c++) randoms = (await run(counters, undefined)).randoms as Float32Array;
+    checkStandardNormal(randoms);
+    checkDistribution(randoms, { mean: 0, std: 1 }, `${device.name}: performance, normal_bm`);
+  });
+
+  for (const [name, make, ref] of FLOAT_SAMPLERS) {
+    if (name === 'normal_bm') continue;
+    test(`${device.name}: test_cbrng.py::test_computation_performance[${name}]`, async () => {
+      // the samplers' computations again, called back to back as Reikna's timing loop does
+      for (const b of samplingOn(device))
+        await checkSampler(device, make(b), ref, `${name}, ${b.wordDtype}`, 20, 512, 3);
     });
   }
 

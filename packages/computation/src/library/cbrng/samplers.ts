@@ -20,7 +20,9 @@ import { wordConstant } from './words.ts';
 
 /** The raw words of one call: 32-bit word `k`, and the 64-bit value of words `k` and `k + 1` (`k` even). */
 export interface RawWords {
+  /** Raw 32-bit word `k` of the call, as a uint32 expression. */
   uint32(k: number): string;
+  /** Raw words `k` and `k + 1` as one uint64 expression (`k` even). */
   uint64(k: number): string;
 }
 
