@@ -3,7 +3,7 @@
  * (kernel literals are safe integers, so a 64-bit constant past 2^53 is written from its halves,
  * which every compiler folds) and the arithmetic of multi-word counters.
  */
-import { LoomError } from '@loom/core';
+import { LoomError, wordConstant } from '@loom/core';
 
 /** The dtype of a generator's words. */
 export type WordDtype = 'uint32' | 'uint64';
@@ -11,13 +11,8 @@ export type WordDtype = 'uint32' | 'uint64';
 /** The word dtype of `bits`-bit words. */
 export const wordDtype = (bits: 32 | 64): WordDtype => (bits === 32 ? 'uint32' : 'uint64');
 
-/** `value` (reduced modulo 2^bits) as an expression of dtype `dtype`. */
-export function wordConstant(value: bigint, dtype: WordDtype): string {
-  const bits = dtype === 'uint32' ? 32 : 64;
-  const v = BigInt.asUintN(bits, value);
-  if (v <= BigInt(Number.MAX_SAFE_INTEGER)) return `${dtype}(${v})`;
-  return `((uint64(${v >> 32n}) << 32) | uint64(${v & 0xffffffffn}))`;
-}
+/** A word constant as an expression (core's, shared with the bijections' rounds). */
+export { wordConstant };
 
 /** The checked `bits` and `words` of a bijection (`what` names it in messages). */
 export function checkShape(what: string, bits: number, words: number): asserts bits is 32 | 64 {
