@@ -39,6 +39,13 @@ test('type inference gives each function the result its entry states', () => {
     const typeOf = (dtype: DType) => exprType(parseExpression(call(name, n)), () => dtype).dtype;
     const expected = { float: 'float64', argument: 'int32', truth: 'bool' }[f.result];
     assert.is(typeOf('int32'), expected, `${name} of int32`);
+    if (f.integerBits) {
+      // on the bits of 32- and 64-bit integers only
+      assert.is(typeOf('uint64'), 'uint64', `${name} of uint64`);
+      for (const t of ['float32', 'int16'] as const)
+        assert.throws(() => typeOf(t), /works on the bits of 32- and 64-bit integers/, `${name} of ${t}`);
+      continue;
+    }
     assert.is(typeOf('float32'), f.result === 'truth' ? 'bool' : 'float32', `${name} of float32`);
   }
   // of a complex value, a real one

@@ -6,6 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { philoxRef } from '../support/cbrng-ref.ts';
 import {
   addDtypes,
   fixParameters,
@@ -197,20 +198,20 @@ for (const device of testDevices()) {
     });
 
   test(`${on}: test_reduction.py::test_global_mc_parallel_reduction[1000]`, async () => {
-    // loopy draws the values with philox4x32 (random123), which Loom does not have: a hash of
-    // i in integer arithmetic stands in. What is kept is the shape: values computed per i in a
-    // temporary and summed over a split i whose middle part runs across work-items (outer_tag
-    // l.0), the inner part reduced by each work-item. (loopy then stores the per-group sums with
-    // precompute into a global temporary, which Loom's precompute cannot do for a rule reading
-    // a temporary written in the swept loop: that part is test_global_parallel_reduction's.)
+    // loopy's kernel: the values drawn with philox4x32_f32 (Random123). (loopy then stores the
+    // per-group sums with precompute into a global temporary, which Loom's precompute cannot do
+    // for a rule reading a temporary written in the swept loop: that part is
+    // test_global_parallel_reduction's.)
     const size = 1000;
     let knl = makeKernel(
       '{[i]: 0 <= i < n }',
       `
       for i
-        <> vals = float32((i*7919) % 1000) / float32(1000)
+        <> key = make_uint2(i, 324830944)  {inames=i}
+        <> ctr = make_uint4(0, 1, 2, 3)  {inames=i,id=init_ctr}
+        <> vals, ctr = philox4x32_f32(ctr, key)  {dep=init_ctr}
       end
-      z = sum(i, vals)
+      z = sum(i, vals.s0 + vals.s1 + vals.s2 + vals.s3)
     `,
     );
     knl = fixParameters(knl, { n: size });
@@ -219,7 +220,12 @@ for (const device of testDevices()) {
     knl = splitIname(knl, 'i_inner', gsize, { outerTag: 'l.0' });
     knl = splitReductionInward(knl, 'i_inner_inner');
     knl = splitReductionInward(knl, 'i_inner_outer');
-    const values = Array.from({ length: size }, (_, i) => Math.fround(((i * 7919) % 1000) / 1000));
+    // each i's four words of Philox-4x32-10, as floats in [0, 1] (the plain-JS reference)
+    const values = Array.from({ length: size }, (_, i) =>
+      philoxRef(32, 4, [0n, 1n, 2n, 3n], [BigInt(i), 324830944n])
+        .map((w) => Math.fround(Math.fround(Number(w)) * 2 ** -32))
+        .reduce((a, b) => Math.fround(a + b), 0),
+    );
     const { z } = await run(knl, device, {});
     assertClose(z as Float32Array, [sumOf(values)], 'z', 1e-6, 1e-4);
   });

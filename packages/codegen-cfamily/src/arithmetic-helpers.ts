@@ -10,7 +10,9 @@
  * - float `min`/`max` propagate NaN (`torch.minimum`/`maximum`; C's fmin/fmax drop it)
  *   and order -0 below +0; `fmin`/`fmax` are C's, with the zeros ordered the same way;
  * - shifts by a count outside [0, width) shift everything out (PyTorch's; OpenCL takes the
- *   count modulo the width, C and CUDA leave it undefined), and a left shift wraps instead of overflowing.
+ *   count modulo the width, C and CUDA leave it undefined), and a left shift wraps instead of overflowing;
+ * - `mul_hi` and `rotate` (OpenCL's built-ins) where a dialect has no built-in of its own: the
+ *   64-bit high half from 32-bit halves (C99 has no 128-bit type), the rotation count modulo the width.
  *
  * Each helper is named for its kind and dtype and defined once per program.
  */
@@ -18,7 +20,19 @@ import { byteSize, isFloat, type DType } from '@loom/core';
 import type { CDialect } from './dialect.ts';
 
 /** The helpers' kinds: what each computes is the file's comment. */
-export type HelperKind = 'div' | 'floor_div' | 'mod' | 'pow' | 'maximum' | 'minimum' | 'fmax' | 'fmin' | 'shl' | 'shr';
+export type HelperKind =
+  | 'div'
+  | 'floor_div'
+  | 'mod'
+  | 'pow'
+  | 'maximum'
+  | 'minimum'
+  | 'fmax'
+  | 'fmin'
+  | 'shl'
+  | 'shr'
+  | 'mul_hi'
+  | 'rotate';
 
 /** The name of helper `kind` for dtype `t` (`loom_div_int32`), the same in every dialect. */
 export function helperName(kind: HelperKind, t: DType): string {
@@ -109,6 +123,18 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
           : `return (b >= 0 && b < ${bits}) ? a >> b : 0;`,
       );
     }
+    case 'mul_hi':
+      return lines(...mulHi(t, dialect));
+    case 'rotate': {
+      const bits = byteSize(t) * 8;
+      const u = unsigned ?? ct;
+      return lines(
+        `// a rotated left by b modulo ${bits}, on the bits (OpenCL's rotate)`,
+        `${u} x = (${u}) a;`,
+        `${u} s = (${u}) b & ${bits - 1}u;`,
+        `return (${ct}) ((x << s) | (x >> ((${bits}u - s) & ${bits - 1}u)));`,
+      );
+    }
     case 'fmax':
     case 'fmin': {
       const max = kind === 'fmax';
@@ -131,4 +157,31 @@ export function helperDefinition(kind: HelperKind, t: DType, dialect: CDialect):
       );
     }
   }
+}
+
+/** The body of `mul_hi` for dtype `t`: the high half of the full product. */
+function mulHi(t: DType, dialect: CDialect): string[] {
+  const ct = dialect.type(t);
+  if (t === 'int32' || t === 'uint32') {
+    const wide = dialect.type(t === 'int32' ? 'int64' : 'uint64');
+    return [`return (${ct}) (((${wide}) a * (${wide}) b) >> 32);`];
+  }
+  // four 32-bit partial products, summed with their carries (C99 has no 128-bit integer)
+  const u = dialect.type('uint64');
+  const body = [
+    `${u} ua = (${u}) a, ub = (${u}) b;`,
+    `${u} a0 = ua & 0xffffffffu, a1 = ua >> 32, b0 = ub & 0xffffffffu, b1 = ub >> 32;`,
+    `${u} p01 = a0 * b1, p10 = a1 * b0;`,
+    `${u} mid = ((a0 * b0) >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);`,
+    `${u} hi = a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);`,
+  ];
+  if (t === 'uint64') return ['// the high 64 bits of the 128-bit product', ...body, 'return hi;'];
+  // a signed operand below zero stands for itself plus 2^64: take the other operand back out
+  return [
+    '// the high 64 bits of the signed 128-bit product',
+    ...body,
+    `if (a < 0) hi -= ub;`,
+    `if (b < 0) hi -= ua;`,
+    `return (${ct}) hi;`,
+  ];
 }

@@ -50,6 +50,11 @@ export interface CDialect {
   // --- functions ---
   /** The name of the math function `fn` (Loom's name) on floats of dtype `t`, or undefined where it has none. */
   mathFunction(fn: string, t: DType): string | undefined;
+  /**
+   * The built-in computing `mul_hi` or `rotate` (core's integer-bits functions) on dtype `t`
+   * (OpenCL's overloads, CUDA's `__umulhi`); undefined, or left out: the printer's portable helper.
+   */
+  integerBuiltin?(fn: 'mul_hi' | 'rotate', t: DType): string | undefined;
   /** The name of `abs` on integers of dtype `t`; undefined where |x| is x itself and the language has no overload for it. */
   integerAbs(t: DType): string | undefined;
   /**

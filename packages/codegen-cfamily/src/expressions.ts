@@ -498,6 +498,13 @@ export class CExpressionPrinter {
         return { text: `(${this.dialect.type(t)}) ${abs}(${this.print(e.args[0], c)})`, precedence: PRECEDENCE.unary };
       }
       if (['floor', 'ceil', 'round', 'trunc'].includes(e.fn)) return this.expr(e.args[0], t);
+      if (e.fn === 'mul_hi' || e.fn === 'rotate') {
+        const builtin = this.dialect.integerBuiltin?.(e.fn, t);
+        return call(
+          builtin ?? this.helper(e.fn, t),
+          e.args.map((a) => this.print(a, t)),
+        );
+      }
     }
     const name = this.dialect.mathFunction(e.fn, t);
     if (!name)

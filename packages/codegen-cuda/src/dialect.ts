@@ -64,6 +64,8 @@ export const cudaDialect: CDialect = {
   type: cudaType,
   literal: cudaLiteral,
   mathFunction: cudaMathFunction,
+  // CUDA's integer intrinsics have the high half of a product; a rotation is the printer's helper
+  integerBuiltin: (fn, t) => (fn === 'mul_hi' ? CUDA_MUL_HI[t] : undefined),
   // |x| of an unsigned x is x (CUDA's abs has no unsigned overload); llabs for long long
   integerAbs: (t) => (t === 'int64' ? 'llabs' : t.startsWith('uint') ? undefined : 'abs'),
   unordered: (a, b) => `(isnan(${a}) || isnan(${b}))`,
@@ -125,3 +127,11 @@ function cudaPrelude({ float16 }: ProgramFacts): string[] {
     '#define bIdx(N) ((int) blockIdx.N)',
   ];
 }
+
+/** CUDA's intrinsic for the high half of a product, per dtype. */
+const CUDA_MUL_HI: Partial<Record<DType, string>> = {
+  int32: '__mulhi',
+  uint32: '__umulhi',
+  int64: '__mul64hi',
+  uint64: '__umul64hi',
+};

@@ -44,6 +44,9 @@ export function callFunction(fn: string, args: readonly JsValue[], resultType: D
     case 'trunc':
     case 'round':
       return rounding(fn, args[0], computeType(resultType));
+    case 'mul_hi':
+    case 'rotate':
+      return integerBits(fn, args, computeType(resultType));
     default:
       return floatFunction(fn, args, isFloatType(resultType) ? resultType : 'float64');
   }
@@ -93,6 +96,15 @@ function abs(arg: JsValue, c: DType): JsValue {
     default:
       return x; // unsigned
   }
+}
+
+/** mul_hi and rotate on 32- or 64-bit integers (type inference refused any other dtype). */
+function integerBits(fn: 'mul_hi' | 'rotate', args: readonly JsValue[], c: DType): JsValue {
+  const [a, b] = args.map((x) => convert(x, c).code);
+  const signed = c === 'int32' || c === 'int64';
+  const wide = isBigIntType(c);
+  if (fn === 'rotate') return atom(`loom.rotate${wide ? 64 : 32}(${a}, ${b}${signed ? ', true' : ''})`, c);
+  return atom(`loom.mulHi${signed ? '' : 'U'}${wide ? 64 : 32}(${a}, ${b})`, c);
 }
 
 /** floor, ceil, trunc, round: exact on floats (no float32 rounding needed), no-ops on integers. */

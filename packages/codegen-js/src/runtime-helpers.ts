@@ -11,7 +11,22 @@
  */
 import { float16Bits, float16Value, roundToFloat16, type DType } from '@loom/core';
 import { erf } from './erf.ts';
-import { shl32, shl64, shlU32, shlU64, shr32, shr64, shrU32, shrU64 } from './bit-helpers.ts';
+import {
+  mulHi32,
+  mulHi64,
+  mulHiU32,
+  mulHiU64,
+  rotate32,
+  rotate64,
+  shl32,
+  shl64,
+  shlU32,
+  shlU64,
+  shr32,
+  shr64,
+  shrU32,
+  shrU64,
+} from './bit-helpers.ts';
 import { copysign, erfc, fma, fma16, fma32, fmax, fmin } from './math-helpers.ts';
 
 // --- 32-bit integers ----------------------------------------------------------------------------
@@ -263,6 +278,18 @@ export const runtimeHelpers = Object.freeze({
   shr64,
   /** Logical `a >> b` for uint64; 0 for a count outside [0, 64). */
   shrU64,
+  /** `mul_hi` of int32: the high half of the signed 64-bit product. */
+  mulHi32,
+  /** `mul_hi` of uint32: the high half of the 64-bit product. */
+  mulHiU32,
+  /** `mul_hi` of int64 (bigints): the high half of the signed 128-bit product. */
+  mulHi64,
+  /** `mul_hi` of uint64: the high half of the 128-bit product. */
+  mulHiU64,
+  /** `rotate` of a 32-bit integer: left by the count modulo 32, on the bits (signed result with `signed`). */
+  rotate32,
+  /** `rotate` of a 64-bit integer (bigints): left by the count modulo 64, on the bits. */
+  rotate64,
   /** C's `copysign(a, b)`: the magnitude of `a` with the sign bit of `b`. */
   copysign,
   /** The complementary error function 1 − erf(x), accurate where it is small. */

@@ -27,6 +27,8 @@ export const openclDialect: CDialect = {
   type: clType,
   literal: clLiteral,
   mathFunction: (fn) => MATH_FUNCTIONS[fn],
+  // OpenCL C's mul_hi and rotate are overloaded for every integer type
+  integerBuiltin: (fn) => fn,
   integerAbs: () => 'abs',
   unordered: (a, b) => `isunordered(${a}, ${b})`,
   floatToInteger: floatToIntegerHelper,

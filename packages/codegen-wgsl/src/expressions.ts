@@ -514,6 +514,14 @@ export class ExpressionPrinter {
           args.map((a) => a.text),
           t,
         );
+      case 'mul_hi':
+      case 'rotate':
+        // integers (type inference refused anything else; 64-bit words were refused above)
+        return call(
+          this.context.helper(e.fn, t),
+          args.map((a) => a.text),
+          t,
+        );
       case 'cbrt':
         return call(this.context.helper('cbrt', t), [args[0].text], t);
       case 'erf':

@@ -1,7 +1,8 @@
 /**
  * Small WGSL functions for what WGSL has no operator or built-in for, with the semantics
  * the CPU reference (and OpenCL C) give: Python's `//` and `%`, integer `**`, C's `round`
- * (halves away from zero) and `pow` (negative bases with whole exponents), `cbrt`, `erf`.
+ * (halves away from zero) and `pow` (negative bases with whole exponents), `cbrt`, `erf`,
+ * OpenCL's `mul_hi` (from 16-bit halves: WGSL has no 64-bit integer) and `rotate`.
  * An integer division by zero gives 0, as on the CPU device (undefined in C). NaN and
  * infinity are made at run time: WGSL rejects them as constants. What needs the bits of
  * a float (NaN tests, exact fmod, saturating conversions, C's pow) is in `ieee-helpers.ts`.
@@ -30,6 +31,8 @@ export type HelperKind =
   | 'infinity'
   | 'shl'
   | 'shr'
+  | 'mul_hi'
+  | 'rotate'
   | 'at_run_time'
   | IeeeHelperKind
   | MathHelperKind;
@@ -82,6 +85,17 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
         `// |x| of an i32 (-2147483648 stays itself, as abs() gives): NVIDIA's Vulkan driver (580)`,
         `// miscompiled abs() of an i32 compared in a select (bench/repro-nvidia-wgsl-abs.ts)`,
         `fn ${name}(x: ${t}) -> ${t} { return select(-x, x, x >= 0i); }`,
+      ].join('\n');
+    case 'mul_hi':
+      return mulHi(name, t);
+    case 'rotate':
+      return [
+        `// a rotated left by b modulo 32, on the bits (OpenCL's rotate)`,
+        `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+        `  let x = bitcast<u32>(a);`,
+        `  let s = bitcast<u32>(b) & 31u;`,
+        `  return bitcast<${t}>((x << s) | (x >> ((32u - s) & 31u)));`,
+        `}`,
       ].join('\n');
     case 'floor_div':
       return [
@@ -196,4 +210,23 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
     default:
       throw new InternalError(`no WGSL helper '${kind}' for ${t}`);
   }
+}
+
+/** `mul_hi` of u32 or i32: the high 32 bits of the 64-bit product, from four 16-bit partial products. */
+function mulHi(name: string, t: WgslScalar): string {
+  const signed = t === 'i32';
+  return [
+    `// the high 32 bits of the ${signed ? 'signed ' : ''}64-bit product (WGSL has no 64-bit integer)`,
+    `fn ${name}(a: ${t}, b: ${t}) -> ${t} {`,
+    `  let ua = bitcast<u32>(a);`,
+    `  let ub = bitcast<u32>(b);`,
+    `  let a0 = ua & 0xffffu; let a1 = ua >> 16u; let b0 = ub & 0xffffu; let b1 = ub >> 16u;`,
+    `  let p01 = a0 * b1; let p10 = a1 * b0;`,
+    `  let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);`,
+    `  var hi = a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);`,
+    // a negative operand stands for itself plus 2^32: take the other operand back out
+    ...(signed ? [`  if (a < 0i) { hi -= ub; }`, `  if (b < 0i) { hi -= ua; }`] : []),
+    `  return bitcast<${t}>(hi);`,
+    `}`,
+  ].join('\n');
 }

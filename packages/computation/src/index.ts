@@ -99,3 +99,23 @@ export {
   getTransformationMatrix,
 } from './library/dht-grid.ts';
 export { entrywiseNorm } from './library/norm.ts';
+export {
+  philox,
+  threefry,
+  bijectionComputation,
+  keyGenerator,
+  uniformInteger,
+  uniformFloat,
+  normalBm,
+  gamma,
+  vonmises,
+  cbrng,
+  CBRNG,
+  type Bijection,
+  type KeyGenerator,
+  type Seed,
+  type Sampler,
+  type RawWords,
+  type RandomsType,
+  type WordDtype,
+} from './library/cbrng/index.ts';

@@ -136,6 +136,15 @@ export {
   type SourceDialect,
 } from './functions/user-functions.ts';
 export { registerFunction } from './functions/resolve.ts';
+// Random123's bijections as round assignments (loopy's philox4x32_f32-style functions, @loom/computation's cbrng)
+export {
+  random123Rounds,
+  random123KeyWords,
+  wordConstant,
+  type Random123Spec,
+  type Random123Assignment,
+  type Random123Word,
+} from './functions/random123.ts';
 
 // --- for users: transformations ----------------------------------------------------------------
 export { prioritizeLoops, addDtypes, setOptions, assume } from './transform/basic.ts';

@@ -130,4 +130,7 @@ export const MATH_DERIVATIVES: Readonly<Record<MathFunctionName, MathDerivative>
   real: LINEAR,
   imag: LINEAR,
   conj: LINEAR,
+  // functions of integers' bits: an integer result has no derivative
+  mul_hi: CONSTANT,
+  rotate: CONSTANT,
 });

@@ -7,7 +7,8 @@
  *
  * `min`/`max` propagate NaN (PyTorch's minimum/maximum), while `fmin`/`fmax` ignore it (C's,
  * and PyTorch's fmin/fmax); `isnan`, `isinf` and `isfinite` are truth values; `real`, `imag`,
- * `conj` (and `abs`) work on complex values.
+ * `conj` (and `abs`) work on complex values. `mul_hi` and `rotate` (OpenCL's) work on the bits of
+ * 32- and 64-bit integers: what counter-based random numbers (Philox, Threefry) are made of.
  */
 
 /** One known function: its arity, its result's dtype, and the names other languages call it by. */
@@ -26,6 +27,12 @@ export interface MathFunction {
   readonly realOfComplex?: true;
   /** Defined on complex values only (real, imag, conj): lowered to the parts before any printer sees it. */
   readonly complexOnly?: true;
+  /**
+   * Defined on 32- and 64-bit integers only, on their bits (mul_hi, rotate): a call on floats or
+   * narrower integers is a LoomError when the kernel is typed. Each target spells it with its
+   * built-in where it has one (OpenCL's `mul_hi`, CUDA's `__umul64hi`) and a helper elsewhere.
+   */
+  readonly integerBits?: true;
   /** The name C-family printers call for its float version (C99's `<math.h>`, which OpenCL C and CUDA share); undefined where they print it by rules of their own. */
   readonly c?: string;
   /** Whether JavaScript's `Math.<name>` is this function on doubles (the CPU device and constant folding call it). */
@@ -98,6 +105,9 @@ export const MATH_FUNCTIONS = Object.freeze({
   real: { arity: 1, result: 'argument', realOfComplex: true, complexOnly: true },
   imag: { arity: 1, result: 'argument', realOfComplex: true, complexOnly: true },
   conj: { arity: 1, result: 'argument', complexOnly: true },
+  // OpenCL C's: the high half of the full product, and a left rotation by the count modulo the width
+  mul_hi: { arity: 2, result: 'argument', integerBits: true },
+  rotate: { arity: 2, result: 'argument', integerBits: true },
 } satisfies Record<string, MathFunction>);
 
 /** The name of a known function. */

@@ -32,6 +32,7 @@ import {
 import { parseInstructions, type ParsedInstruction, type ParsedInstructions } from './parse-instructions.ts';
 import type { InstructionSpec } from './instruction-specs.ts';
 import { expandTuples } from './tuples.ts';
+import { expandRandom123Calls } from './random123-calls.ts';
 import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
@@ -261,7 +262,7 @@ function makeKernelFrom(
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
   const asWritten = parseMixedInstructions(instructions, inames);
-  const parsed = { ...asWritten, instructions: expandTuples(asWritten.instructions) };
+  const parsed = { ...asWritten, instructions: expandRandom123Calls(expandTuples(asWritten.instructions)) };
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
     if (substitutions.has(s.name)) throw new LoomError(`substitution rule '${s.name}' is defined twice`, s.span);

@@ -8,6 +8,8 @@
  *   `DrDsDt[n, m].y`) it is one lane, a scalar.
  * - A `<>` temporary assigned a vector value (or declared `<float4>`) is a vector temporary:
  *   its lanes become its last axis, as an argument's do (`du` is read whole, `du.x` one lane).
+ * - `make_uint4(a, b, c, d)` (OpenCL's vector constructors) makes a vector of its scalars, each
+ *   converted to the lanes' dtype.
  * - Arithmetic, negation, casts, conditionals, known math functions and the `sum`, `product`,
  *   `max` and `min` reductions work lane by lane (OpenCL's meaning; a scalar beside a vector
  *   is used for every lane); `dot(a, b)` is the sum of the lanes' products, a scalar.
@@ -21,7 +23,7 @@
  * no target is asked whether it has vector types.
  */
 import { LoomError, unreachable } from '../errors.ts';
-import { binary, call, int, subscript, type Expr } from '../expr/nodes.ts';
+import { binary, call, cast, int, subscript, type Expr } from '../expr/nodes.ts';
 import { MATH_FUNCTIONS } from '../expr/math-functions.ts';
 import { mapChildren, printExpr, someExpr } from '../expr/index.ts';
 import type { Instruction, LoopKernel } from '../kernel/model.ts';
@@ -209,6 +211,13 @@ class VectorLanes {
         this.scalar(e.condition, insn, 'the condition of if()');
         return combine([e.then, e.otherwise], 'if()');
       case 'call': {
+        const made = vectorConstructor(e.fn);
+        if (made) {
+          if (e.args.length !== made.lanes)
+            fail(`${e.fn}() takes ${made.lanes} scalars, one per lane, got ${e.args.length} in '${printExpr(e)}'`);
+          scalarOnly(e.args, `an argument of ${e.fn}() (one lane each)`);
+          return made.lanes;
+        }
         if (e.fn === 'dot') {
           if (e.args.length !== 2) fail(`dot() takes two vectors, got ${e.args.length} arguments`);
           const [a, b] = e.args.map((x) => this.of(x, insn));
@@ -247,6 +256,11 @@ class VectorLanes {
 
   /** Lane `l` of `e` (a scalar is the same in every lane; `l` undefined: `e` is a scalar), `dot` written out. */
   lane(e: Expr, l?: number): Expr {
+    const made = e.kind === 'call' ? vectorConstructor(e.fn) : undefined;
+    if (made && e.kind === 'call') {
+      if (l === undefined) throw new LoomError(`the vector '${printExpr(e)}' stands where a scalar belongs`);
+      return cast(made.dtype, this.lane(e.args[l]));
+    }
     if (e.kind === 'call' && e.fn === 'dot' && e.args.length === 2) {
       const n = this.of(e.args[0]);
       if (n === undefined) return binary('*', this.lane(e.args[0]), this.lane(e.args[1]));
@@ -274,6 +288,11 @@ class VectorLanes {
       );
     return mapChildren(e, (child) => this.lane(child, l));
   }
+}
+
+/** OpenCL's `make_uint4(a, b, c, d)` (pyopencl's `cltypes`): the vector type it makes, or undefined. */
+function vectorConstructor(fn: string) {
+  return fn.startsWith('make_') ? vectorDType(fn.slice(5)) : undefined;
 }
 
 function readsName(e: Expr, name: string): boolean {

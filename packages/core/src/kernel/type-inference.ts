@@ -96,6 +96,9 @@ export function floatLiteralType(value: number): ExprType {
 const PREDICATES: ReadonlySet<string> = mathFunctionsWhere((f) => f.result === 'truth');
 /** Functions of complex values whose value is real: a complex's parts and its modulus. */
 const REAL_OF_COMPLEX: ReadonlySet<string> = mathFunctionsWhere((f) => f.realOfComplex === true);
+/** Functions on the bits of 32- and 64-bit integers. */
+const INTEGER_BITS: ReadonlySet<string> = mathFunctionsWhere((f) => f.integerBits === true);
+const WORDS: ReadonlySet<DType> = new Set<DType>(['int32', 'uint32', 'int64', 'uint64']);
 
 /** The type of a bitwise operation on `t`: integers only. */
 function bitwiseType(t: ExprType, e: Expr): ExprType {
@@ -204,6 +207,15 @@ function nodeType(
       if (args.length === 0) throw new LoomError(`function '${e.fn}' called without arguments: ${printExpr(e)}`);
       const joined = args.reduce(combineTypes);
       if (PREDICATES.has(e.fn)) return BOOL;
+      if (INTEGER_BITS.has(e.fn)) {
+        // a weak literal alone is an int32 here, as it is stored
+        const t = joined.weak && isInteger(joined.dtype) ? { dtype: INDEX_DTYPE, weak: false } : joined;
+        if (!WORDS.has(t.dtype))
+          throw new LoomError(
+            `${e.fn} works on the bits of 32- and 64-bit integers, not ${t.dtype} values: ${printExpr(e)}`,
+          );
+        return t;
+      }
       if (isComplex(joined.dtype)) {
         if (REAL_OF_COMPLEX.has(e.fn)) return { dtype: complexPart(joined.dtype), weak: joined.weak };
         return joined;

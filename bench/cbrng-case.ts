@@ -1,0 +1,28 @@
+/**
+ * The kernel bench/cbrng.ts times, and its check: `cbrng` with `normalBm` float32 (Reikna's
+ * test_computation_performance, torch.randn's counterpart) over `batch` x `generators` values,
+ * on Philox-4x64 (Reikna's default) where the device has 64-bit integers, else Philox-4x32.
+ * test/peers/reikna/test_cbrng.py.test.ts runs the same case at a small size.
+ */
+import { cbrng, normalBm, philox, type CBRNG } from '@loom/computation';
+import type { Device } from '@loom/core';
+
+/** The generator of the benchmark on `device`. */
+export function cbrngBenchCase(device: Device, batch: number, generators: number): CBRNG {
+  const wide = !device.target.unsupportedDType?.('uint64');
+  const sampler = normalBm(philox(wide ? 64 : 32, 4), 'float32', 0, 1);
+  return cbrng({ dtype: 'float32', shape: [batch, generators] }, 1, sampler, { seed: 2024 });
+}
+
+/** Throws unless `values` look standard normal: mean and variance within 6 standard errors. */
+export function checkStandardNormal(values: Float32Array): void {
+  const n = values.length;
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += values[i];
+  mean /= n;
+  let variance = 0;
+  for (let i = 0; i < n; i++) variance += (values[i] - mean) ** 2;
+  variance /= n;
+  if (!(Math.abs(mean) < 6 / Math.sqrt(n)) || !(Math.abs(variance - 1) < 6 * Math.sqrt(2 / (n - 1))))
+    throw new Error(`not standard normal: mean ${mean}, variance ${variance} over ${n} values`);
+}

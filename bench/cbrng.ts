@@ -1,0 +1,82 @@
+/**
+ * Counter-based random numbers (issue 29): `cbrng` with `normalBm` float32 (bench/cbrng-case.ts),
+ * 2^24 values with --full (torch.randn's size in bench/torch_side.py), 2^18 here; samples/s
+ * of one call, its two kernels (sampling, advancing the counters) timed together through
+ * `compiled.prepare` as bench/computations.ts times the library. The reference in-process is
+ * a Loom kernel writing the same array (`out[i] = 0`): the ratio says how far the generator is
+ * from the bound of storing its output, which is what the CPU devices here can say; absolute
+ * figures come from the GPU machine. Every result is checked (mean and variance) before it counts.
+ *
+ *   node --import tsx bench/cbrng.ts [--full] [--json] [--backends=opencl,webgpu,cpu,c]
+ */
+import { DeviceArray, makeKernel, prepareLaunch, splitIname } from '@loom/core';
+import { cbrngBenchCase, checkStandardNormal } from './cbrng-case.ts';
+import { parseOptions } from './lib/cli.ts';
+import { openDevices, type BenchDevice } from './lib/devices.ts';
+import { progress, Reporter } from './lib/records.ts';
+import { kernelSeconds, sequenceSeconds } from './lib/timing.ts';
+
+const options = parseOptions();
+const reporter = new Reporter(options.json);
+const generators = options.full ? 2 ** 18 : 2 ** 14;
+const batch = 64;
+const n = batch * generators;
+
+for (const d of await openDevices(options.backends)) {
+  progress(`${d.backend}: ${d.device.name}`);
+  await measure(d);
+}
+reporter.printTable(`cbrng normalBm float32, ${batch} x ${generators} values (samples/s as GB/s written)`);
+
+async function measure(d: BenchDevice): Promise<void> {
+  const arrays: DeviceArray[] = [];
+  try {
+    const fill = splitIname(makeKernel(`{ [i]: 0<=i<${n} }`, 'out[i] = 0.0f'), 'i', 256, {
+      outerTag: 'g.0',
+      innerTag: 'l.0',
+    });
+    const out = await DeviceArray.from(d.device, new Float32Array(n), 'float32', [n]);
+    arrays.push(out);
+    const filled = await prepareLaunch(fill, d.device, { out });
+    const fillSeconds = await kernelSeconds(d, filled, { maxSeconds: 2 });
+
+    const rng = cbrngBenchCase(d.device, batch, generators);
+    const compiled = await rng.compile(d.device);
+    const counters = await DeviceArray.from(
+      d.device,
+      rng.createCounters(),
+      rng.sampler.bijection.wordDtype,
+      rng.params[0].shape,
+    );
+    const randoms = await DeviceArray.from(d.device, new Float32Array(n), 'float32', [batch, generators]);
+    arrays.push(counters, randoms);
+    const prepared = await compiled.prepare(counters, randoms);
+    let seconds: number;
+    try {
+      seconds = await sequenceSeconds(d, prepared.launches, { maxSeconds: 3 });
+    } finally {
+      prepared.release();
+    }
+    checkStandardNormal((await randoms.toHost()) as Float32Array);
+    const bytes = 4 * n;
+    const b = rng.sampler.bijection;
+    reporter.add({
+      bench: 'cbrng',
+      backend: d.backend,
+      case: 'normalBm float32',
+      size: n,
+      value: bytes / seconds / 1e9,
+      unit: 'GB/s',
+      reference: 'out[i] = 0 (Loom)',
+      referenceValue: bytes / fillSeconds / 1e9,
+      device: d.device.name,
+      note: `${b.name}-${b.words}x${b.bits}; ${(n / seconds / 1e9).toFixed(3)} G samples/s`,
+    });
+    compiled.release();
+  } catch (e) {
+    progress(`  ${d.backend}: FAILED: ${(e as Error).message.split('\n')[0]}`);
+    process.exitCode = 1;
+  } finally {
+    for (const x of arrays) x.release();
+  }
+}
