@@ -41,6 +41,7 @@ export type {
   Outputs,
   NamedOutputs,
   LooseArgument,
+  ScalarArgument,
   Attached,
   AttachableNames,
   MappingFor,
