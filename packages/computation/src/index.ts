@@ -70,6 +70,7 @@ export {
   splitComplex,
   combineComplex,
   type ArrayType,
+  type RealOf,
 } from './library/transformations.ts';
 export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';

@@ -6,9 +6,9 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cast, entrywiseNorm, matrixMul, mulConst } from '@loom/computation';
+import { cast, matrixMul, mulConst } from '@loom/computation';
 import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
-import { reduceRef, sizeOf } from '../../support/ndarray.ts';
+import { sizeOf } from '../../support/ndarray.ts';
 
 /** numpy.matmul with broadcast batches, in float64. */
 function matmulRef(
@@ -105,38 +105,5 @@ test('a matrix product with a scaling on its output and a cast on one input is o
     assertClose(scaled as Float32Array, expected, device.name, 1e-5, 1e-4);
   }
 });
-
-function normRef(a: ArrayLike<number>, shape: readonly number[], order: number, axes: readonly number[]): number[] {
-  return reduceRef(
-    Array.from(a, (x) => Math.abs(x) ** order),
-    shape,
-    axes,
-    (x, y) => x + y,
-    0,
-  ).map((x) => x ** (1 / order));
-}
-
-for (const order of [0.5, 1, 2]) {
-  test(`test_norm.py::test_all_axes[float32-${order}]`, async () => {
-    const a = randomFloat32(100, 3);
-    const comp = entrywiseNorm({ dtype: 'float32', shape: [100] }, order);
-    for (const device of testDevices()) {
-      const { output } = await (await comp.compile(device))(undefined, a);
-      assertClose(output as Float32Array, normRef(a, [100], order, [0]), device.name, 1e-5);
-    }
-  });
-}
-
-for (const axes of [undefined, [0], [2], [1, 2]]) {
-  test(`test_norm.py::test_some_axes[${axes ? `(${axes})` : 'None'}]`, async () => {
-    const shape = [20, 10, 5];
-    const a = randomFloat32(sizeOf(shape), 4);
-    const comp = entrywiseNorm({ dtype: 'float32', shape }, 2, axes);
-    for (const device of testDevices()) {
-      const { output } = await (await comp.compile(device))(undefined, a);
-      assertClose(output as Float32Array, normRef(a, shape, 2, axes ?? [0, 1, 2]), device.name, 1e-5);
-    }
-  });
-}
 
 test.run();
