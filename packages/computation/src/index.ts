@@ -86,6 +86,12 @@ export {
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
-export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
+export {
+  matrixMul,
+  DEFAULT_TILES,
+  type MatmulTiles,
+  type MatrixMulOptions,
+  type ProductDType,
+} from './library/matrixmul.ts';
 export { roll } from './library/roll.ts';
 export { entrywiseNorm } from './library/norm.ts';
