@@ -76,7 +76,7 @@ test('test_constant_arrays.py::test_constant_arrays_computation_nested', async (
 test('a kernel or a nested computation that writes a constant array is refused when compiled', async () => {
   await refused(
     () => dummy(arr1, arr2, { writeConstant: true }).compile(testDevices()[0]),
-    "kernel 'dummy' writes its argument 'arr1', bound to a constant array (int32, (200)), which kernels only read",
+    "kernel 'dummy': argument 'arr1': the kernel writes it, but it is bound to a constant array (int32, (200)), which kernels only read",
   );
   const inner = dummy(arr1, arr2);
   const writer = computation({

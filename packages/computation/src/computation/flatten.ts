@@ -189,13 +189,8 @@ function fuseTree(
   for (const [arg, v] of call.bindings) {
     if (v instanceof KernelArgument) pending.push([arg, v.name]);
     else if (v instanceof TempArray) bindings.set(arg, { kind: 'temporary', array: v });
-    else if (v instanceof PersistentArray) {
-      if (v.constant && accessesOf(kernel, arg).writes.length > 0)
-        throw new LoomError(
-          `${what}: kernel '${kernel.name}' writes its argument '${arg}', bound to ${describeValue(v)}, which kernels only read`,
-        );
-      bindings.set(arg, { kind: 'persistent', array: v });
-    } else if (typeof v === 'number' || typeof v === 'bigint') bindings.set(arg, { kind: 'number', value: v });
+    else if (v instanceof PersistentArray) bindings.set(arg, { kind: 'persistent', array: v });
+    else if (typeof v === 'number' || typeof v === 'bigint') bindings.set(arg, { kind: 'number', value: v });
     else bindings.set(arg, v as Bound);
   }
   // breadth of the tree: each attach may add arguments bound to further nodes
