@@ -8,7 +8,9 @@
  *   scan last axis    the running sums along the rows of 8192 x 8192
  *   transpose         8192 x 8192 float32
  *   matmul            a 4096³ float32 product (`matrixMul`), and `matmul * k`: the same with
- *                     `mulConst` attached to its output (fused into the product's stores)
+ *                     `mulConst` attached to its output (fused into the product's stores);
+ *                     `--matmul-block-widths=8,16,32` adds `matmul (bw 16)`, ...: square tiles
+ *                     of that width, one element per work-item (Reikna's test_performance_block_width)
  *
  * A call is timed as bench/lib/timing.ts times kernels, through `compiled.prepare` (every
  * kernel bound to its arrays once): on OpenCL the sum of the event-profiled times of the
@@ -22,6 +24,7 @@
  * (the whole output is compared, except the matmul's: a band of rows and a sample of entries).
  *
  *   node --import tsx bench/computations.ts [--full] [--json] [--backends=opencl,webgpu,cpu] [--scan-blocks=WxC,...]
+ *     [--matmul-block-widths=W,...]
  */
 import { DeviceArray, type DType } from '@loom/core';
 import {
@@ -109,6 +112,13 @@ const cases: Case[] = [
   },
   matmulCase(false),
   matmulCase(true),
+  ...(options.flags.get('matmul-block-widths') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((w) => {
+      if (!/^[1-9][0-9]*$/.test(w)) throw new Error(`--matmul-block-widths: '${w}' is not a block width`);
+      return matmulCase(false, Number(w));
+    }),
 ];
 
 /**
@@ -154,13 +164,17 @@ function scanCases(): Case[] {
   ]);
 }
 
-function matmulCase(scaled: boolean): Case {
-  const plain = matrixMul({ dtype: 'float32', shape: [n, n] }, { dtype: 'float32', shape: [n, n] });
+function matmulCase(scaled: boolean, blockWidthOverride?: number): Case {
+  const plain = matrixMul(
+    { dtype: 'float32', shape: [n, n] },
+    { dtype: 'float32', shape: [n, n] },
+    blockWidthOverride ? { blockWidthOverride } : {},
+  );
   const comp = scaled
     ? plain.attach('output', mulConst({ dtype: 'float32' }, K), 'input', { output: 'scaled' })
     : plain;
   return {
-    name: scaled ? 'matmul * k' : 'matmul',
+    name: scaled ? 'matmul * k' : blockWidthOverride ? `matmul (bw ${blockWidthOverride})` : 'matmul',
     size: n,
     comp: comp as unknown as Computation,
     inputs: [a, b],
@@ -168,7 +182,11 @@ function matmulCase(scaled: boolean): Case {
     unit: 'TFLOP/s',
     work: 2 * n ** 3,
     check: (out) => checkMatmul(out, scaled ? K : 1),
-    note: scaled ? `${n}³, mulConst(${K}) attached to the output (one kernel)` : `${n}³, matrixMul alone`,
+    note: scaled
+      ? `${n}³, mulConst(${K}) attached to the output (one kernel)`
+      : blockWidthOverride
+        ? `${n}³, blocks of ${blockWidthOverride} x ${blockWidthOverride}, one element per work-item`
+        : `${n}³, matrixMul alone`,
   };
 }
 

@@ -239,7 +239,9 @@ DISAGREEMENT (kernel arguments) ${f}`);
     // the computation library's case of the same seed (reduce, scan, complex arrays), when enabled
     record('computation library');
     const computations =
-      features.has('computationPredicates') || features.has('computationComplex')
+      features.has('computationPredicates') ||
+      features.has('computationComplex') ||
+      features.has('computationComplexParameters')
         ? await runComputationCase(seed, features, devices)
         : undefined;
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);

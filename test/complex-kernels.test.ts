@@ -1,7 +1,7 @@
 /**
  * Complex values in kernels: complex64 and complex128 arguments (interleaved parts, as
  * `pointwise()` tensors have them), complex temporaries and literals (`1j`, `5jf`), complex
- * arithmetic and functions, on every device against plain JavaScript complex arithmetic in
+ * arithmetic and functions (pow too), on every device against plain JavaScript complex arithmetic in
  * doubles; and the LoomErrors for what has no complex meaning (ordering, a complex value
  * stored into a real array, complex128 on WebGPU).
  */
@@ -82,6 +82,9 @@ for (const device of testDevices()) {
           'modulus[i] = abs(x[i])',
           'parts[i] = real(x[i]) - 3*imag(y[i])',
           'same[i] = if(x[i] == conj(conj(x[i])), 1, 0)',
+          'sq[i] = pow(x[i], 2)',
+          'half[i] = pow(x[i], 0.5)',
+          'zw[i] = pow(x[i], y[i])',
         ],
         [
           globalArg('x', { dtype, shape: ['n'] }),
@@ -114,6 +117,20 @@ for (const device of testDevices()) {
       assertComplexClose(out.ex as Float32Array, X.map(cexp), loose, 'exp');
       assertComplexClose(out.lg as Float32Array, X.map(clog), loose, 'log');
       assertComplexClose(out.rt as Float32Array, X.map(csqrt), loose, 'sqrt');
+      // pow of complex values is `**`: an integer exponent by products, any other exp(w log z)
+      assertComplexClose(
+        out.sq as Float32Array,
+        X.map((x) => mul(x, x)),
+        rtol,
+        'pow(x, 2)',
+      );
+      assertComplexClose(out.half as Float32Array, X.map(csqrt), loose * 4, 'pow(x, 0.5)');
+      assertComplexClose(
+        out.zw as Float32Array,
+        X.map((x, k) => cexp(mul(Y[k], clog(x)))),
+        loose * 8,
+        'pow(x, y)',
+      );
       assertComplexClose(
         out.cj as Float32Array,
         X.map(([a, b]) => [a + 1, -b] as const),

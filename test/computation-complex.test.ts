@@ -3,13 +3,14 @@
  * two numbers on the host (its parts, interleaved). DeviceArrays of complex dtypes round-trip
  * every number; a computation with complex parameters allocates, copies and reads back all of
  * them (host arrays, DeviceArrays, an output left out, a prepared call); a kernel takes
- * complex DeviceArrays through run and prepareLaunch. Every device, against plain JS complex
- * arithmetic; complex128 where the device has float64.
+ * complex DeviceArrays through run and prepareLaunch. Complex scalar parameters (a number,
+ * `{ re, im }` or `[re, im]`), of a computation and of transformations attached to it. Every
+ * device, against plain JS complex arithmetic; complex128 where the device has float64.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DeviceArray, makeKernel, prepareLaunch, run, type Device } from '@loom/core';
-import { pureParallel } from '@loom/computation';
+import { addParam, mulParam, pureParallel } from '@loom/computation';
 import { supportsDType, testDevices } from './support/devices.ts';
 import { refused } from './support/refusals.ts';
 
@@ -98,6 +99,80 @@ test('a computation with complex parameters: the output allocated, copied and re
       for (const a of [dx, dw, dy, again]) a.release();
       await refused(() => compiled(undefined, hostOf(t, x.slice(0, n)), hostOf(t, w)), 'two per element, its parts');
       await refused(() => compiled(undefined, Int32Array.from(x) as never, hostOf(t, w)), 'pass its parts interleaved');
+    }
+  }
+});
+
+/** y = a * x: each element times one complex number. */
+const scaled = (x: readonly number[], [re, im]: readonly [number, number]) =>
+  Array.from({ length: x.length }, (_, k) => {
+    const j = k - (k % 2);
+    return k % 2 === 0 ? x[j] * re - x[j + 1] * im : x[j] * im + x[j + 1] * re;
+  });
+
+test('complex scalar parameters: a number, { re, im } or [re, im], in a call, by name and prepared', async () => {
+  const n = 9;
+  for (const device of testDevices()) {
+    for (const t of complexDtypes(device)) {
+      const what = `${device.name}, ${t}`;
+      const comp = pureParallel({
+        params: [
+          { name: 'y', dtype: t, shape: [n], role: 'o' },
+          { name: 'x', dtype: t, shape: [n], role: 'i' },
+          { name: 'a', dtype: t, role: 's' },
+        ] as const,
+        body: 'y[idx0] = a * x[idx0]',
+      });
+      const compiled = await comp.compile(device);
+      const x = parts(n, 6);
+      const call = async (a: number | { re: number; im: number } | [number, number]) => [
+        ...((await compiled(undefined, hostOf(t, x), a)).y as Float32Array),
+      ];
+      assert.equal(await call({ re: 0.5, im: -2 }), scaled(x, [0.5, -2]), `${what}: { re, im }`);
+      assert.equal(await call([-1.5, 0.25]), scaled(x, [-1.5, 0.25]), `${what}: [re, im]`);
+      assert.equal(await call(3), scaled(x, [3, 0]), `${what}: a number is real`);
+      const byName = await compiled.byName({ x: hostOf(t, x), a: [0, 1] });
+      assert.equal([...(byName.y as Float32Array)], scaled(x, [0, 1]), `${what}: by name`);
+      const [dx, dy] = await Promise.all([DeviceArray.from(device, x, t), DeviceArray.from(device, parts(n, 0), t)]);
+      const prepared = await compiled.prepare(dy, dx, { re: 2, im: 2 });
+      await prepared.launch();
+      assert.equal([...(await dy.toHost())], scaled(x, [2, 2]), `${what}: prepared`);
+      prepared.release();
+      dx.release();
+      dy.release();
+      await refused(() => compiled(undefined, hostOf(t, x), [1, 2, 3] as never), "parameter 'a' is a scalar");
+      await refused(() => compiled(undefined, hostOf(t, x), { re: 1 } as never), 'pass a number, { re, im } or');
+    }
+  }
+  // a real scalar takes no complex value
+  const real = pureParallel({
+    params: [
+      { name: 'y', dtype: 'float32', shape: [2], role: 'o' },
+      { name: 'a', dtype: 'float32', role: 's' },
+    ] as const,
+    body: 'y[idx0] = a',
+  });
+  const compiled = await real.compile(testDevices()[0]);
+  await refused(
+    () => compiled(undefined, { re: 1, im: 0 } as never),
+    "parameter 'a' is a scalar (float32); pass a number,",
+  );
+});
+
+test('transformations with complex parameters on complex arrays: addParam and mulParam', async () => {
+  const n = 12;
+  for (const device of testDevices()) {
+    for (const t of complexDtypes(device)) {
+      const comp = complexComputation(t, [n])
+        .attach('x', mulParam({ dtype: t }), 'output', { input: 'x_in', param: 'scale' })
+        .attach('y', addParam({ dtype: t }), 'input', { output: 'y_out', param: 'shift' });
+      const compiled = await comp.compile(device);
+      const x = parts(n, 7);
+      const w = parts(n, 8);
+      const { y_out } = await compiled(undefined, [0.25, 0], hostOf(t, x), { re: -1, im: 0.5 }, hostOf(t, w));
+      // y = (x * scale) * w + 1j, then + shift
+      const expected = mulAdd(scaled(x, [-1, 0.5]), w).map((v, k) => v + (k % 2 === 0 ? 0.25 : 0));
+      assert.equal([...(y_out as Float32Array)], expected, `${device.name}, ${t}`);
     }
   }
 });

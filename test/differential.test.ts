@@ -28,6 +28,7 @@ import {
 } from './support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 import { runComputationCase } from './support/differential/computations.ts';
+import { runComplexParameterCase } from './support/differential/computation-complex.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
 import { runLayoutCase } from './support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
@@ -267,6 +268,27 @@ test('every device: the computation library (reduce and scan with random predica
     ran.push(...r.ran);
   }
   assert.ok(ran.some((w) => w.startsWith('reduce')) && ran.some((w) => w.startsWith('complex64')), ran.join('; '));
+});
+
+test('every device: complex parameters of computations (scalars, parts, norms, real x complex products) agree with plain JS', async () => {
+  // seeds from 31 000 until each of the four computations has run (computation-complex.ts)
+  const features = new FeatureSet(EXCLUDED);
+  const kinds = [/scalars/, /combineComplex/, /Norm|normConst/, /matrixMul/];
+  const ran: string[] = [];
+  for (let seed = 31_000; seed < 31_040 && !kinds.every((k) => ran.some((w) => k.test(w))); seed++) {
+    const r = await runComplexParameterCase(seed, features, testDevices());
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
+    ran.push(...r.ran);
+  }
+  for (const k of kinds)
+    assert.ok(
+      ran.some((w) => k.test(w)),
+      `no case of ${k} ran: ${ran.join('; ')}`,
+    );
 });
 
 test('the same seed gives the same kernel, inputs and chain', async () => {

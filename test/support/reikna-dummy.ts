@@ -3,14 +3,18 @@
  * the ports in test/peers: `Dummy` (two kernels, temporaries, a persistent array),
  * `DummyNested` (calls a Dummy with a transformation attached, twice) and `DummyAdvanced`
  * ('io' parameters, one array passed for several parameters). Reikna computes them in
- * complex64; Loom's core dtypes are real, so these are float32. The mock_* functions are
- * the plain-JS references.
+ * complex64 with float32 coefficients; here the arrays are float32 unless `dtype: 'complex64'`
+ * is asked for. The mock_* functions are the plain-JS references (of complex arrays, their
+ * parts interleaved: a real coefficient scales each part).
  */
 import { makeKernel, splitIname, type LoopKernel } from '@loom/core';
 import { computation, transformation, type ComputationParam } from '@loom/computation';
 
+/** The dtypes of the Dummies' arrays. */
+export type DummyDType = 'float32' | 'complex64';
+
 /** Output = Input * Parameter (dummy.py's tr_scale). */
-export function trScale(dtype: 'float32' = 'float32', coeff: 'float32' = 'float32') {
+export function trScale(dtype: DummyDType = 'float32', coeff: 'float32' = 'float32') {
   return transformation({
     name: 'tr_scale',
     params: [
@@ -29,23 +33,32 @@ function blocks(knl: LoopKernel): LoopKernel {
 }
 
 export interface DummyOptions {
+  /** The arrays' dtype (the coefficient is float32): float32 by default, complex64 as Reikna's. */
+  readonly dtype?: DummyDType;
   readonly sameAB?: boolean;
   readonly incorrectParameterName?: boolean;
   readonly kernelAdhocArray?: boolean;
+  /** Binds the second kernel's scalar `k` to the string '10', a value of no numeric type (test_untyped_scalar). */
+  readonly untypedScalar?: boolean;
 }
 
 /** C = A^T * coeff; D = B / coeff * 10 + arange (B and D have A's shape, or n when not sameAB). */
 export function dummy(n: number, options: DummyOptions = {}) {
   const sameAB = options.sameAB ?? false;
+  const dtype = options.dtype ?? 'float32';
   const bShape = sameAB ? [n, n] : [n];
   const params = [
-    { name: options.incorrectParameterName ? '_C' : 'C', dtype: 'float32', shape: [n, n], role: 'o' },
-    { name: 'D', dtype: 'float32', shape: bShape, role: 'o' },
-    { name: 'A', dtype: 'float32', shape: [n, n], role: 'i' },
-    { name: 'B', dtype: 'float32', shape: bShape, role: 'i' },
+    { name: options.incorrectParameterName ? '_C' : 'C', dtype, shape: [n, n], role: 'o' },
+    { name: 'D', dtype, shape: bShape, role: 'o' },
+    { name: 'A', dtype, shape: [n, n], role: 'i' },
+    { name: 'B', dtype, shape: bShape, role: 'i' },
     { name: 'coeff', dtype: 'float32', role: 's' },
   ] as const satisfies readonly ComputationParam[];
-  const persistent = Float32Array.from({ length: bShape.reduce((a, b) => a * b, 1) }, (_, k) => k);
+  // numpy.arange(size) in the arrays' dtype: a complex one's imaginary parts 0
+  const lanes = dtype === 'complex64' ? 2 : 1;
+  const persistent = Float32Array.from({ length: bShape.reduce((a, b) => a * b, 1) * lanes }, (_, k) =>
+    k % lanes === 0 ? k / lanes : 0,
+  );
   const dPart = sameAB ? ['d[i, j] = b[i, j] / coeff'] : ['d[i] = b[i] / coeff {inames=i}'];
   const first = blocks(
     makeKernel('{ [i, j]: 0<=i,j<n }', ['c[j, i] = a[i, j] * coeff', ...dPart], undefined, { name: 'dummy' }),
@@ -64,7 +77,7 @@ export function dummy(n: number, options: DummyOptions = {}) {
     buildPlan(plan, _device, C, D, A, B, coeff) {
       const cTemp = plan.tempArrayLike(C);
       const dTemp = plan.tempArrayLike(D);
-      const arr = plan.persistentArray(persistent, bShape);
+      const arr = plan.persistentArray(persistent, bShape, dtype);
       plan.kernelCall(first, { c: cTemp, d: dTemp, a: A, b: B, coeff });
       plan.kernelCall(second, {
         cc: C,
@@ -72,20 +85,26 @@ export function dummy(n: number, options: DummyOptions = {}) {
         c: cTemp,
         d: dTemp,
         p: options.kernelAdhocArray ? (persistent as never) : arr,
-        k: 10,
+        k: options.untypedScalar ? ('10' as never) : 10,
       });
     },
   });
 }
 
 export function mockDummy(a: Float32Array, b: Float32Array, coeff: number, n: number): [Float64Array, Float64Array] {
-  const c = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) c[j * n + i] = a[i * n + j] * coeff;
-  const d = Float64Array.from(b, (x, k) => (x / coeff) * 10 + k);
+  // a complex array's numbers are its parts, interleaved (two per element)
+  const lanes = a.length / (n * n);
+  const c = new Float64Array(a.length);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      for (let p = 0; p < lanes; p++) c[(j * n + i) * lanes + p] = a[(i * n + j) * lanes + p] * coeff;
+  const d = Float64Array.from(b, (x, k) => (x / coeff) * 10 + (k % lanes === 0 ? k / lanes : 0));
   return [c, d];
 }
 
 export interface NestedOptions {
+  /** The arrays' dtype, as the Dummy's. */
+  readonly dtype?: DummyDType;
   readonly sameAB?: boolean;
   readonly computationAdhocArray?: boolean;
   readonly computationIncorrectRole?: boolean;
@@ -96,17 +115,18 @@ export interface NestedOptions {
 /** Calls a Dummy (with tr_scale on its A) twice: (0.4 a, b, coeff), then (0.4 c, d, secondCoeff). */
 export function dummyNested(n: number, secondCoeff: number, options: NestedOptions = {}) {
   const sameAB = options.sameAB ?? false;
+  const dtype = options.dtype ?? 'float32';
   const bShape = sameAB ? [n, n] : [n];
-  const scale = trScale();
-  const nested = dummy(n, { sameAB }).attach('A', scale, 'o1', { i1: 'A_prime', s1: 'scale_coeff' });
-  const nested2 = dummy(n, { sameAB });
+  const scale = trScale(dtype);
+  const nested = dummy(n, { sameAB, dtype }).attach('A', scale, 'o1', { i1: 'A_prime', s1: 'scale_coeff' });
+  const nested2 = dummy(n, { sameAB, dtype });
   return computation({
     name: 'DummyNested',
     params: [
-      { name: 'C', dtype: 'float32', shape: [n, n], role: 'o' },
-      { name: 'D', dtype: 'float32', shape: bShape, role: 'o' },
-      { name: 'A', dtype: 'float32', shape: [n, n], role: 'i' },
-      { name: 'B', dtype: 'float32', shape: bShape, role: 'i' },
+      { name: 'C', dtype, shape: [n, n], role: 'o' },
+      { name: 'D', dtype, shape: bShape, role: 'o' },
+      { name: 'A', dtype, shape: [n, n], role: 'i' },
+      { name: 'B', dtype, shape: bShape, role: 'i' },
       { name: 'coeff', dtype: 'float32', role: 's' },
     ],
     buildPlan(plan, _device, C, D, A, B, coeff) {
@@ -148,16 +168,16 @@ function scaled(a: Float32Array, k: number): Float32Array {
 }
 
 /** 'io' parameters: a nested Dummy takes C for both A and B; then C = CT + coeff2 * CT. */
-export function dummyAdvanced(n: number) {
-  const nested = dummy(n, { sameAB: true });
+export function dummyAdvanced(n: number, dtype: DummyDType = 'float32') {
+  const nested = dummy(n, { sameAB: true, dtype });
   const combine = blocks(
     makeKernel('{ [i, j]: 0<=i,j<n }', 'cc[i, j] = c[i, j] + d[i, j] * coeff', undefined, { name: 'advanced' }),
   );
   return computation({
     name: 'DummyAdvanced',
     params: [
-      { name: 'C', dtype: 'float32', shape: [n, n], role: 'io' },
-      { name: 'D', dtype: 'float32', shape: [n, n], role: 'io' },
+      { name: 'C', dtype, shape: [n, n], role: 'io' },
+      { name: 'D', dtype, shape: [n, n], role: 'io' },
       { name: 'coeff1', dtype: 'float32', role: 's' },
       { name: 'coeff2', dtype: 'float32', role: 's' },
     ],

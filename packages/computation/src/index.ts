@@ -41,6 +41,7 @@ export type {
   Outputs,
   NamedOutputs,
   LooseArgument,
+  ScalarArgument,
   Attached,
   AttachableNames,
   MappingFor,
@@ -69,6 +70,7 @@ export {
   splitComplex,
   combineComplex,
   type ArrayType,
+  type RealOf,
 } from './library/transformations.ts';
 export { pureParallel, pureParallelFromTransformation, type PureParallelSpec } from './library/pure-parallel.ts';
 export { spreadOverGrid, workGroupSize } from './library/parallel.ts';
@@ -84,7 +86,13 @@ export {
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
-export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
+export {
+  matrixMul,
+  DEFAULT_TILES,
+  type MatmulTiles,
+  type MatrixMulOptions,
+  type ProductDType,
+} from './library/matrixmul.ts';
 export { roll, rollInplace } from './library/roll.ts';
 export { fftShift } from './library/fftshift.ts';
 export { dht, type DhtOptions } from './library/dht.ts';

@@ -2,8 +2,9 @@
  * Ports of Reikna's tests/test_core/test_computation.py: computations with temporaries,
  * persistent arrays, nested computations and 'io' parameters (the Dummy computations of
  * test/support/reikna-dummy.ts), run on every test device and compared with plain JS;
- * and the plans Reikna refuses, refused with a LoomError when compiled. Sizes are smaller
- * than Reikna's (200 and 2000): the CPU device runs every test too.
+ * and the plans Reikna refuses, refused with a LoomError when compiled. The arrays are
+ * complex64 with a float32 coefficient, as Reikna's; sizes are smaller than Reikna's (200 and
+ * 2000): the CPU device runs every test too.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +20,9 @@ import {
 } from '../../support/reikna-dummy.ts';
 
 const N = 24;
+const T = 'complex64';
+/** n complex64 values, their parts interleaved. */
+const complexData = (n: number, seed: number) => randomFloat32(2 * n, seed);
 
 async function refused(make: () => Promise<unknown> | unknown, message: string | RegExp): Promise<void> {
   try {
@@ -31,11 +35,11 @@ async function refused(make: () => Promise<unknown> | unknown, message: string |
 }
 
 test('test_computation.py::test_dummy', async () => {
-  const a = randomFloat32(N * N, 1);
-  const b = randomFloat32(N, 2);
+  const a = complexData(N * N, 1);
+  const b = complexData(N, 2);
   const [c, d] = mockDummy(a, b, 2, N);
   for (const device of testDevices()) {
-    const compiled = await dummy(N).compile(device);
+    const compiled = await dummy(N, { dtype: T }).compile(device);
     const out = await compiled(undefined, undefined, a, b, 2);
     assertClose(out.C as Float32Array, c, `${device.name}: C`, 1e-6);
     assertClose(out.D as Float32Array, d, `${device.name}: D`, 1e-5);
@@ -43,11 +47,11 @@ test('test_computation.py::test_dummy', async () => {
 });
 
 test('test_computation.py::test_nested_dummy', async () => {
-  const a = randomFloat32(N * N, 3);
-  const b = randomFloat32(N, 4);
+  const a = complexData(N * N, 3);
+  const b = complexData(N, 4);
   const [c, d] = mockDummyNested(a, b, 2, 3, N);
   for (const device of testDevices()) {
-    const compiled = await dummyNested(N, 3).compile(device);
+    const compiled = await dummyNested(N, 3, { dtype: T }).compile(device);
     const out = await compiled(undefined, undefined, a, b, 2);
     assertClose(out.C as Float32Array, c, `${device.name}: C`, 1e-5);
     assertClose(out.D as Float32Array, d, `${device.name}: D`, 1e-4);
@@ -56,43 +60,60 @@ test('test_computation.py::test_nested_dummy', async () => {
 });
 
 test('test_computation.py::test_incorrect_parameter_name', async () => {
-  await refused(() => dummy(N, { incorrectParameterName: true }), "parameter name '_C' starts with '_'");
+  await refused(() => dummy(N, { dtype: T, incorrectParameterName: true }), "parameter name '_C' starts with '_'");
+});
+
+test('test_computation.py::test_untyped_scalar', async () => {
+  // a JavaScript number has no dtype of its own: bound to a kernel's value argument it takes that
+  // argument's (the Dummy binds its scalar k to 10, as Reikna's numpy.float32(10)); what is not a
+  // number is refused, as Reikna refuses its untyped int, before anything runs
+  await refused(
+    () => dummy(N, { dtype: T, untypedScalar: true }).compile(testDevices()[0]),
+    /argument 'k' is bound to the string "10", which is not a plan value/,
+  );
+  const a = complexData(N * N, 9);
+  const b = complexData(N, 10);
+  const [, d] = mockDummy(a, b, 2, N);
+  for (const device of testDevices()) {
+    const out = await (await dummy(N, { dtype: T }).compile(device))(undefined, undefined, a, b, 2);
+    assertClose(out.D as Float32Array, d, `${device.name}: the number 10 in the arrays' dtype`, 1e-5);
+  }
 });
 
 test('test_computation.py::test_kernel_adhoc_array', async () => {
   await refused(
-    () => dummy(N, { kernelAdhocArray: true }).compile(testDevices()[0]),
-    "argument 'p' is bound to an object that is not a plan value",
+    () => dummy(N, { dtype: T, kernelAdhocArray: true }).compile(testDevices()[0]),
+    "argument 'p' is bound to an object, which is not a plan value",
   );
 });
 
 test('test_computation.py::test_computation_adhoc_array', async () => {
   await refused(
-    () => dummyNested(N, 3, { computationAdhocArray: true }).compile(testDevices()[0]),
-    /argument 0 \('C'\) is bound to an object that is not a plan value/,
+    () => dummyNested(N, 3, { dtype: T, computationAdhocArray: true }).compile(testDevices()[0]),
+    /argument 0 \('C'\) is bound to an object, which is not a plan value/,
   );
 });
 
 test('test_computation.py::test_computation_incorrect_role', async () => {
   await refused(
-    () => dummyNested(N, 3, { computationIncorrectRole: true }).compile(testDevices()[0]),
+    () => dummyNested(N, 3, { dtype: T, computationIncorrectRole: true }).compile(testDevices()[0]),
     "argument 1 ('D') is written, but got 'B', an input of the computation",
   );
 });
 
 test('test_computation.py::test_computation_incorrect_type', async () => {
   await refused(
-    () => dummyNested(N, 3, { computationIncorrectType: true }).compile(testDevices()[0]),
-    "argument 2 ('A_prime') is float32 (24, 24), but got parameter 'B' of float32 (24)",
+    () => dummyNested(N, 3, { dtype: T, computationIncorrectType: true }).compile(testDevices()[0]),
+    "argument 2 ('A_prime') is complex64 (24, 24), but got parameter 'B' of complex64 (24)",
   );
 });
 
 test('test_computation.py::test_same_arguments', async () => {
-  const c = randomFloat32(N * N, 5);
-  const d = randomFloat32(N * N, 6);
+  const c = complexData(N * N, 5);
+  const d = complexData(N * N, 6);
   const [cRef, dRef] = mockDummyAdvanced(c, d, 3, 4, N);
   for (const device of testDevices()) {
-    const compiled = await dummyAdvanced(N).compile(device);
+    const compiled = await dummyAdvanced(N, T).compile(device);
     const cOut = c.slice();
     const dOut = d.slice();
     await compiled(cOut, dOut, 3, 4);
@@ -102,11 +123,11 @@ test('test_computation.py::test_same_arguments', async () => {
 });
 
 test('test_computation.py::test_same_arg_as_i_and_o', async () => {
-  const a = randomFloat32(N * N, 7);
-  const b = randomFloat32(N, 8);
+  const a = complexData(N * N, 7);
+  const b = complexData(N, 8);
   const [c, d] = mockDummyNested(a, b, 2, 3, N, true);
   for (const device of testDevices()) {
-    const compiled = await dummyNested(N, 3, { sameArgAsIAndO: true }).compile(device);
+    const compiled = await dummyNested(N, 3, { dtype: T, sameArgAsIAndO: true }).compile(device);
     const out = await compiled(undefined, undefined, a, b, 2);
     assertClose(out.C as Float32Array, c, `${device.name}: C`, 1e-5);
     assertClose(out.D as Float32Array, d, `${device.name}: D`, 1e-4);

@@ -1,38 +1,48 @@
 /**
- * Ports of Reikna's tests/test_linalg/test_matrixmul.py (test_shapes, test_transposed) and
- * test_norm.py (test_all_axes, test_some_axes), on every test device against plain JS;
- * Reikna's sizes, fewer of their combinations (each shape compiles its own kernels), and the
- * matrix product with a scaling and a cast fused in, which stays one kernel.
+ * Ports of Reikna's tests/test_linalg/test_matrixmul.py, on every test device against plain JS
+ * (Reikna's ref_dot, in doubles): test_shapes (Reikna's sizes, fewer of their combinations: each
+ * shape compiles its own kernels), test_transposed, test_dtypes (real and complex64 operands in
+ * the four combinations, the output given as Reikna gives it), test_out_arr_shape, and the
+ * correctness part of test_performance_shape and test_performance_block_width on small sizes
+ * (their timing is bench/computations.ts's); and the matrix product with a scaling and a cast
+ * fused in, which stays one kernel.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cast, entrywiseNorm, matrixMul, mulConst } from '@loom/computation';
-import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
-import { reduceRef, sizeOf } from '../../support/ndarray.ts';
+import { generateCode, printExpr, type DType, type HostArray } from '@loom/core';
+import { cast, deviceParameters, matrixMul, mulConst, type MatrixMulOptions } from '@loom/computation';
+import { assertClose, randomFloat32, supportsDType, testDevices } from '../../support/devices.ts';
+import { sizeOf } from '../../support/ndarray.ts';
+import { refused } from '../../support/refusals.ts';
+import { add, assertNegligible, mul, testValues, toHost, type Elem } from '../../support/reikna-values.ts';
 
-/** numpy.matmul with broadcast batches, in float64. */
+/** Reikna's ref_dot: numpy.dot per batch, a batch of 1 going with every batch of the other operand. */
 function matmulRef(
-  a: ArrayLike<number>,
+  a: readonly Elem[],
   aShape: readonly number[],
-  b: ArrayLike<number>,
+  b: readonly Elem[],
   bShape: readonly number[],
   ta = false,
   tb = false,
-): number[] {
+): Elem[] {
   const [m, k] = ta ? [aShape.at(-1)!, aShape.at(-2)!] : [aShape.at(-2)!, aShape.at(-1)!];
   const n = tb ? bShape.at(-2)! : bShape.at(-1)!;
   const ba = sizeOf(aShape.slice(0, -2));
   const bb = sizeOf(bShape.slice(0, -2));
   const batch = Math.max(ba, bb);
-  const out: number[] = [];
+  const out: Elem[] = [];
   for (let t = 0; t < batch; t++) {
     for (let i = 0; i < m; i++) {
       for (let j = 0; j < n; j++) {
-        let s = 0;
+        let s: Elem = 0;
         for (let q = 0; q < k; q++)
-          s +=
-            a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)] *
-            b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)];
+          s = add(
+            s,
+            mul(
+              a[(ba > 1 ? t : 0) * m * k + (ta ? q * m + i : i * k + q)],
+              b[(bb > 1 ? t : 0) * k * n + (tb ? j * k + q : q * n + j)],
+            ),
+          );
         out.push(s);
       }
     }
@@ -40,19 +50,28 @@ function matmulRef(
   return out;
 }
 
-async function check(aShape: readonly number[], bShape: readonly number[], ta = false, tb = false): Promise<void> {
-  const a = randomFloat32(sizeOf(aShape), sizeOf(aShape));
-  const b = randomFloat32(sizeOf(bShape), sizeOf(bShape) + 1);
-  const expected = matmulRef(a, aShape, b, bShape, ta, tb);
-  const k = ta ? aShape.at(-2)! : aShape.at(-1)!;
-  const comp = matrixMul(
-    { dtype: 'float32', shape: aShape },
-    { dtype: 'float32', shape: bShape },
-    { transposedA: ta, transposedB: tb },
-  );
+/** Reikna's check_errors: a product of test arrays of these shapes and dtypes against ref_dot. */
+async function check(
+  aShape: readonly number[],
+  bShape: readonly number[],
+  options: MatrixMulOptions & { readonly aDtype?: DType; readonly bDtype?: DType } = {},
+): Promise<void> {
+  const { aDtype = 'float32', bDtype = 'float32', ...matmulOptions } = options;
+  const a = testValues(aDtype, sizeOf(aShape), sizeOf(aShape));
+  const b = testValues(bDtype, sizeOf(bShape), sizeOf(bShape) + 1);
+  const expected = matmulRef(a, aShape, b, bShape, options.transposedA, options.transposedB);
+  const comp = matrixMul({ dtype: aDtype, shape: aShape }, { dtype: bDtype, shape: bShape }, matmulOptions);
+  const outDtype = comp.signature[0].dtype;
+  const k = options.transposedA ? aShape.at(-2)! : aShape.at(-1)!;
   for (const device of testDevices()) {
-    const { output } = await (await comp.compile(device))(undefined, a, b);
-    assertClose(output as Float32Array, expected, device.name, 1e-5, 1e-6 * k);
+    if (![aDtype, bDtype].every((t) => supportsDType(device, t))) continue;
+    const { output } = await (await comp.compile(device))(
+      undefined,
+      toHost(aDtype, a) as never,
+      toHost(bDtype, b) as never,
+    );
+    // a sum of k products in float32: Reikna's tolerance, and an absolute one that grows with k
+    assertNegligible(output as HostArray, expected, outDtype, device.name, { atol: 1e-6 * k });
   }
 }
 
@@ -84,9 +103,106 @@ for (const ta of [false, true]) {
   for (const tb of [false, true]) {
     test(`test_matrixmul.py::test_transposed[(56, 78, 44)-${ta ? 'A.T' : 'A'}-${tb ? 'B.T' : 'B'}]`, async () => {
       const [aSize, bSize, conv] = SIZES[3];
-      await check(ta ? [conv, aSize] : [aSize, conv], tb ? [bSize, conv] : [conv, bSize], ta, tb);
+      // Reikna's batch of 10 on both operands
+      await check([10, ...(ta ? [conv, aSize] : [aSize, conv])], [10, ...(tb ? [bSize, conv] : [conv, bSize])], {
+        transposedA: ta,
+        transposedB: tb,
+      });
     });
   }
+}
+
+for (const [c1, c2] of [
+  [false, false],
+  [false, true],
+  [true, false],
+  [true, true],
+] as const) {
+  test(`test_matrixmul.py::test_dtypes[${c1 ? 'c' : 'r'}${c2 ? 'c' : 'r'}]`, async () => {
+    const [aDtype, bDtype] = [c1 ? 'complex64' : 'float32', c2 ? 'complex64' : 'float32'] as const;
+    const product = c1 || c2 ? 'complex64' : 'float32';
+    // numpy's result type of the operands, unless the output says otherwise (Reikna's out_arr_t)
+    const comp = matrixMul({ dtype: aDtype, shape: [3, 40, 50] }, { dtype: bDtype, shape: [3, 50, 60] });
+    assert.equal(
+      comp.signature.map((p) => p.dtype),
+      [product, aDtype, bDtype],
+    );
+    // Reikna's (30, 40, 50) x (30, 50, 60) with a batch of 3
+    await check([3, 40, 50], [3, 50, 60], { aDtype, bDtype, output: { dtype: product, shape: [3, 40, 60] } });
+    // tiles of the default size (64 x 64) hold the complex operands too
+    await check([70, 20], [20, 66], { aDtype, bDtype });
+  });
+}
+
+test('test_matrixmul.py::test_out_arr_shape', async () => {
+  const comp = matrixMul({ dtype: 'float32', shape: [1, 22, 33] }, { dtype: 'float32', shape: [2, 3, 33, 44] });
+  assert.equal(comp.signature[0].shape, [2, 3, 22, 44]);
+  // a vector is a matrix of one row (a) or one column (b), as Reikna takes it
+  const vectors = matrixMul({ dtype: 'float32', shape: [33] }, { dtype: 'float32', shape: [33] });
+  assert.equal(
+    vectors.signature.map((p) => p.shape),
+    [
+      [1, 1],
+      [1, 33],
+      [33, 1],
+    ],
+  );
+  // an output with more (or fewer) leading axes of 1 than the product's, the product written there
+  await check([5, 7], [7, 6], { output: { dtype: 'float32', shape: [1, 5, 6] } });
+  await check([1, 5, 7], [7, 6], { output: { dtype: 'float32', shape: [5, 6] } });
+  await refused(
+    () =>
+      matrixMul(
+        { dtype: 'float32', shape: [5, 7] },
+        { dtype: 'float32', shape: [7, 6] },
+        { output: { dtype: 'float32', shape: [6, 5] } },
+      ),
+    'does not hold the product',
+  );
+});
+
+/**
+ * Reikna's perf_shape with a memory limit of 2**12 elements, not 2**20: (batch, size) for sizes
+ * 16, 32, 64 and 25, each with one of the four transpositions (test_transposed has them all).
+ */
+const PERF_SHAPES = [16, 32, 64, 25].map((size, k) => [Math.floor(2 ** 12 / size ** 2), size, k % 2, k >> 1] as const);
+
+for (const [batch, size, ta, tb] of PERF_SHAPES) {
+  test(`test_matrixmul.py::test_performance_shape[${batch}x${size},${size}-${ta ? 'A.T' : 'A'}-${tb ? 'B.T' : 'B'}]`, async () => {
+    const shape = [batch, size, size];
+    await check(shape, shape, { transposedA: !!ta, transposedB: !!tb, output: { dtype: 'float32', shape } });
+  });
+}
+
+for (const blockWidth of [8, 16, 32]) {
+  test(`test_matrixmul.py::test_performance_block_width[${blockWidth}x${blockWidth}]`, async () => {
+    // Reikna's (4, 512) as (2, 64): blocks of the width asked, one element per work-item
+    const shape = [2, 64, 64];
+    const comp = matrixMul(
+      { dtype: 'float32', shape },
+      { dtype: 'float32', shape },
+      { blockWidthOverride: blockWidth },
+    );
+    const a = testValues('float32', sizeOf(shape), 1);
+    const b = testValues('float32', sizeOf(shape), 2);
+    const expected = matmulRef(a, shape, b, shape);
+    for (const device of testDevices()) {
+      // Reikna skips a block width the device cannot hold; here it is refused, before anything runs
+      if (blockWidth ** 2 > deviceParameters(device).maxWorkGroupSize) {
+        await refused(() => comp.compile(device), 'need more work-items or local memory than the device allows');
+        continue;
+      }
+      const compiled = await comp.compile(device);
+      const [kernel] = generateCode(compiled.kernels[0], device.target).kernels;
+      assert.equal(
+        kernel.grid.localSize.slice(0, 2).map(printExpr),
+        [String(blockWidth), String(blockWidth)],
+        `${device.name}: work-groups of the block width`,
+      );
+      const { output } = await compiled(undefined, toHost('float32', a) as never, toHost('float32', b) as never);
+      assertNegligible(output as HostArray, expected, 'float32', device.name, { atol: 1e-6 * 64 });
+    }
+  });
 }
 
 test('a matrix product with a scaling on its output and a cast on one input is one kernel, and matches plain JS', async () => {
@@ -96,7 +212,7 @@ test('a matrix product with a scaling on its output and a cast on one input is o
     .attach('matrix_a', cast({ dtype: 'int32' }, 'float32'), 'output', { input: 'a_int' });
   const a = Int32Array.from({ length: m * k }, (_, x) => ((x * 7) % 13) - 6);
   const b = randomFloat32(k * n, 2);
-  const expected = matmulRef(a, [m, k], b, [k, n]).map((x) => x * 0.5);
+  const expected = matmulRef(Array.from(a), [m, k], Array.from(b), [k, n]).map((x) => (x as number) * 0.5);
   for (const device of testDevices()) {
     const compiled = await comp.compile(device);
     assert.is(compiled.kernels.length, 1, 'one kernel');
@@ -105,38 +221,5 @@ test('a matrix product with a scaling on its output and a cast on one input is o
     assertClose(scaled as Float32Array, expected, device.name, 1e-5, 1e-4);
   }
 });
-
-function normRef(a: ArrayLike<number>, shape: readonly number[], order: number, axes: readonly number[]): number[] {
-  return reduceRef(
-    Array.from(a, (x) => Math.abs(x) ** order),
-    shape,
-    axes,
-    (x, y) => x + y,
-    0,
-  ).map((x) => x ** (1 / order));
-}
-
-for (const order of [0.5, 1, 2]) {
-  test(`test_norm.py::test_all_axes[float32-${order}]`, async () => {
-    const a = randomFloat32(100, 3);
-    const comp = entrywiseNorm({ dtype: 'float32', shape: [100] }, order);
-    for (const device of testDevices()) {
-      const { output } = await (await comp.compile(device))(undefined, a);
-      assertClose(output as Float32Array, normRef(a, [100], order, [0]), device.name, 1e-5);
-    }
-  });
-}
-
-for (const axes of [undefined, [0], [2], [1, 2]]) {
-  test(`test_norm.py::test_some_axes[${axes ? `(${axes})` : 'None'}]`, async () => {
-    const shape = [20, 10, 5];
-    const a = randomFloat32(sizeOf(shape), 4);
-    const comp = entrywiseNorm({ dtype: 'float32', shape }, 2, axes);
-    for (const device of testDevices()) {
-      const { output } = await (await comp.compile(device))(undefined, a);
-      assertClose(output as Float32Array, normRef(a, shape, 2, axes ?? [0, 1, 2]), device.name, 1e-5);
-    }
-  });
-}
 
 test.run();

@@ -1,10 +1,12 @@
 /**
  * Ports of Reikna's tests/test_algorithms/test_pureparallel.py: pure parallel computations
  * nested, guided by an input, an output or a shape, made from a transformation, and one
- * temporary passed as input and output of the same call; on every test device against plain JS.
+ * temporary passed as input and output of the same call (complex64, as Reikna's, and one array
+ * passed for both parameters); on every test device against plain JS.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DeviceArray } from '@loom/core';
 import { computation, copy, mulParam, pureParallel, pureParallelFromTransformation } from '@loom/computation';
 import { assertClose, randomFloat32, testDevices } from '../../support/devices.ts';
 
@@ -121,13 +123,15 @@ for (const guiding of ['input', 'output', 'none'] as const) {
 }
 
 test('test_pureparallel.py::test_same_argument', async () => {
-  const trf = copy({ dtype: 'float32', shape: [SIZE] });
+  // Reikna's complex64 array of shape (1000, 8, 1), passed (as one array) for both parameters
+  const shape = [1000, 8, 1];
+  const trf = copy({ dtype: 'complex64', shape });
   const copyComp = pureParallelFromTransformation(trf, 'input');
   const helper = computation({
     name: 'SameArgumentHelper',
     params: [
-      { name: 'outer_output', dtype: 'float32', shape: [SIZE], role: 'o' },
-      { name: 'outer_input', dtype: 'float32', shape: [SIZE], role: 'i' },
+      { name: 'outer_output', dtype: 'complex64', shape, role: 'o' },
+      { name: 'outer_input', dtype: 'complex64', shape, role: 'i' },
     ],
     buildPlan(plan, _device, output, input) {
       const temp = plan.tempArrayLike(input);
@@ -136,10 +140,15 @@ test('test_pureparallel.py::test_same_argument', async () => {
       plan.computationCall(copyComp, output, temp);
     },
   });
-  const a = randomFloat32(SIZE, 6);
+  const a = randomFloat32(2 * 8000, 6);
   for (const device of testDevices()) {
-    const { outer_output } = await (await helper.compile(device))(undefined, a);
-    assert.equal([...(outer_output as Float32Array)], [...a], device.name);
+    const compiled = await helper.compile(device);
+    const { outer_output } = await compiled(undefined, a);
+    assert.equal([...(outer_output as Float32Array)], [...a], `${device.name}: host arrays`);
+    const array = await DeviceArray.from(device, a, 'complex64', shape);
+    await compiled(array, array);
+    assert.equal([...(await array.toHost())], [...a], `${device.name}: one DeviceArray for both`);
+    array.release();
   }
 });
 

@@ -2,13 +2,14 @@
  * Ports of Reikna's tests/test_algorithms/test_reduce.py, on every test device against
  * plain JS. Reikna sums int64; WGSL has no 64-bit integers, so these sum int32 (small values:
  * exact). Shapes are Reikna's (two of the largest replaced by a 10^6-element input), and axes
- * None, 0, 1, 2.
+ * None, 0, 1, 2. test_summation sums int64, as Reikna's, where the device has it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { predicate, predicateMax, predicateSum, reduce } from '@loom/computation';
-import { testDevices } from '../../support/devices.ts';
+import { supportsDType, testDevices } from '../../support/devices.ts';
 import { reduceRef, sizeOf, testIntegers } from '../../support/ndarray.ts';
+import { testValues, toHost } from '../../support/reikna-values.ts';
 
 // Reikna's shapes, but 512*231 and 1536x789 give way to one 10^6-element input (each shape
 // compiles its own kernels, and the CPU device runs every test too)
@@ -91,6 +92,22 @@ test('a long reduce: more than the least number of elements per work-item (2 row
       reduceRef(a, shape, [1], (x, y) => x + y, 0),
       device.name,
     );
+  }
+});
+
+test('test_reduce.py::test_summation', async () => {
+  // Reikna's int64 sum of 2**22 elements, timed there; here 2**18 of them, checked (the timing
+  // is bench/computations.ts's 'reduce all'), on each device with int64 (WGSL has none)
+  const n = 2 ** 18;
+  const a = toHost('int64', testValues('int64', n, 22)) as BigInt64Array;
+  const expected = a.reduce((x, y) => x + y, 0n);
+  const comp = reduce({ dtype: 'int64', shape: [n] }, predicateSum('int64'));
+  assert.equal(comp.signature[0].shape, [1]);
+  const devices = testDevices().filter((d) => supportsDType(d, 'int64'));
+  assert.ok(devices.length > 0, 'a device with int64');
+  for (const device of devices) {
+    const { output } = await (await comp.compile(device))(undefined, a);
+    assert.equal([...(output as BigInt64Array)], [expected], device.name);
   }
 });
 

@@ -2,9 +2,11 @@
  * Ports of Reikna's tests/test_core/test_transformation.py: transformations attached to
  * the parameters of the Dummy computations (test/support/reikna-dummy.ts), the
  * signatures they give, the results on every test device against plain JS, and the
- * connections Reikna refuses. Loom's computations are immutable (attach returns a new
- * one), so a refused attach leaves nothing behind; parameters are named by strings, so
- * Reikna's tests of parameter objects from other computations become one of a plan.
+ * connections Reikna refuses. The arrays are complex64 and the coefficients float32, as
+ * Reikna's (test_transformation_macros is float32, as Reikna's). Loom's computations are
+ * immutable (attach returns a new one), so a refused attach leaves nothing behind; parameters
+ * are named by strings, so Reikna's tests of parameter objects from other computations become
+ * one of a plan.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,14 +24,18 @@ import {
 } from '../../support/reikna-dummy.ts';
 
 const N = 24;
+/** Reikna's arrays are complex64 (their coefficients float32). */
+const T = 'complex64';
+/** n complex64 values, their parts interleaved. */
+const complexData = (n: number, seed: number) => randomFloat32(2 * n, seed);
 
 /** Output = Input. */
 const trIdentity = (shape?: readonly number[]) =>
   transformation({
     name: 'tr_identity',
     params: [
-      { name: 'o1', dtype: 'float32', role: 'o', shape },
-      { name: 'i1', dtype: 'float32', role: 'i', shape },
+      { name: 'o1', dtype: T, role: 'o', shape },
+      { name: 'i1', dtype: T, role: 'i', shape },
     ],
     body: 'storeSame(o1, loadSame(i1))',
   });
@@ -37,9 +43,9 @@ const trIdentity = (shape?: readonly number[]) =>
 const tr2To1 = transformation({
   name: 'tr_2_to_1',
   params: [
-    { name: 'o1', dtype: 'float32', role: 'o' },
-    { name: 'i1', dtype: 'float32', role: 'i' },
-    { name: 'i2', dtype: 'float32', role: 'i' },
+    { name: 'o1', dtype: T, role: 'o' },
+    { name: 'i1', dtype: T, role: 'i' },
+    { name: 'i2', dtype: T, role: 'i' },
     { name: 's1', dtype: 'float32', role: 's' },
   ],
   body: `
@@ -51,9 +57,9 @@ const tr2To1 = transformation({
 const tr1To2 = transformation({
   name: 'tr_1_to_2',
   params: [
-    { name: 'o1', dtype: 'float32', role: 'o' },
-    { name: 'o2', dtype: 'float32', role: 'o' },
-    { name: 'i1', dtype: 'float32', role: 'i' },
+    { name: 'o1', dtype: T, role: 'o' },
+    { name: 'o2', dtype: T, role: 'o' },
+    { name: 'i1', dtype: T, role: 'i' },
   ],
   body: `
     t = loadSame(i1) * 0.5
@@ -84,7 +90,7 @@ function connectAll(comp: Computation<any, any>) {
     .attach('B_prime', identity, 'o1', { i1: 'B_new_prime' })
     .attach('C', tr1To2, 'i1', { o1: 'C_half1', o2: 'C_half2' })
     .attach('C_half1', identity, 'i1', { o1: 'C_new_half1' })
-    .attach('D', trScale(), 'i1', { o1: 'D_prime', s1: 'D_param' });
+    .attach('D', trScale(T), 'i1', { o1: 'D_prime', s1: 'D_param' });
 }
 
 test('test_transformation.py::test_io_parameter_in_transformation', async () => {
@@ -99,7 +105,7 @@ test('test_transformation.py::test_io_parameter_in_transformation', async () => 
 });
 
 test('test_transformation.py::test_signature_correctness', () => {
-  const d = dummy(N, { sameAB: true });
+  const d = dummy(N, { sameAB: true, dtype: T });
   assert.equal(names(d), ['C:o', 'D:o', 'A:i', 'B:i', 'coeff:s']);
   assert.equal(names(connectAll(d)), [
     'C_new_half1:o',
@@ -114,13 +120,13 @@ test('test_transformation.py::test_signature_correctness', () => {
 });
 
 test('test_transformation.py::test_same_shape', async () => {
-  const aPrime = randomFloat32(N * N, 1);
-  const bNewPrime = randomFloat32(N * N, 2);
+  const aPrime = complexData(N * N, 1);
+  const bNewPrime = complexData(N * N, 2);
   const a = aPrime;
   const b = Float32Array.from(aPrime, (x, k) => Math.fround(Math.fround(3 * x) + bNewPrime[k]));
   const [c, d] = mockDummy(a, b, 2, N);
   for (const device of testDevices()) {
-    const compiled = await connectAll(dummy(N, { sameAB: true })).compile(device);
+    const compiled = await connectAll(dummy(N, { sameAB: true, dtype: T })).compile(device);
     const out = await compiled(undefined, undefined, undefined, 4, aPrime, bNewPrime, 3, 2);
     assertClose(
       out.C_new_half1 as Float32Array,
@@ -148,11 +154,11 @@ test('test_transformation.py::test_same_shape', async () => {
 test('test_transformation.py::test_connection_to_base', async () => {
   const identity = trIdentity();
   // A's transformation reads B (effectively making A the same as B); C's scale reads coeff
-  const comp = dummy(N, { sameAB: true })
+  const comp = dummy(N, { sameAB: true, dtype: T })
     .attach('A', identity, 'o1', { i1: 'B' })
-    .attach('C', trScale(), 'i1', { o1: 'C_prime', s1: 'coeff' });
+    .attach('C', trScale(T), 'i1', { o1: 'C_prime', s1: 'coeff' });
   assert.equal(names(comp), ['C_prime:o', 'D:o', 'B:i', 'coeff:s']);
-  const b = randomFloat32(N * N, 3);
+  const b = complexData(N * N, 3);
   const [c, d] = mockDummy(b, b, 2, N);
   for (const device of testDevices()) {
     const out = await (await comp.compile(device))(undefined, undefined, b, 2);
@@ -167,12 +173,12 @@ test('test_transformation.py::test_connection_to_base', async () => {
 });
 
 test('test_transformation.py::test_nested_same_shape', async () => {
-  const aPrime = randomFloat32(N * N, 4);
-  const bNewPrime = randomFloat32(N * N, 5);
+  const aPrime = complexData(N * N, 4);
+  const bNewPrime = complexData(N * N, 5);
   const b = Float32Array.from(aPrime, (x, k) => Math.fround(Math.fround(3 * x) + bNewPrime[k]));
   const [c, d] = mockDummyNested(aPrime, b, 2, 7, N);
   for (const device of testDevices()) {
-    const compiled = await connectAll(dummyNested(N, 7, { sameAB: true })).compile(device);
+    const compiled = await connectAll(dummyNested(N, 7, { sameAB: true, dtype: T })).compile(device);
     const out = await compiled(undefined, undefined, undefined, 4, aPrime, bNewPrime, 3, 2);
     assertClose(
       out.C_new_half1 as Float32Array,
@@ -199,12 +205,12 @@ test('test_transformation.py::test_nested_same_shape', async () => {
 });
 
 test('test_transformation.py::test_strings_as_parameters', () => {
-  const comp = dummy(N, { sameAB: true }).attach('A', trIdentity(), 'o1', { i1: 'A_prime' });
+  const comp = dummy(N, { sameAB: true, dtype: T }).attach('A', trIdentity(), 'o1', { i1: 'A_prime' });
   assert.equal(names(comp), ['C:o', 'D:o', 'A_prime:i', 'B:i', 'coeff:s']);
 });
 
 test('test_transformation.py::test_alien_parameters', async () => {
-  const other = dummy(N);
+  const other = dummy(N, { dtype: T });
   let alien: unknown;
   const first = computation({
     name: 'first',
@@ -233,13 +239,13 @@ test('test_transformation.py::test_alien_parameters', async () => {
 
 test('test_transformation.py::test_connector_repetition', async () => {
   await refused(
-    () => dummy(N, { sameAB: true }).attach('A', trIdentity(), 'o1', { o1: 'A', i1: 'A_prime' } as never),
+    () => dummy(N, { sameAB: true, dtype: T }).attach('A', trIdentity(), 'o1', { o1: 'A', i1: 'A_prime' } as never),
     "parameter 'o1' cannot be supplied both as the main connector and one of the child connections",
   );
 });
 
 test('test_transformation.py::test_wrong_connector', async () => {
-  const comp = dummy(N, { sameAB: true }).attach('A', trIdentity(), 'o1', { i1: 'A_prime' });
+  const comp = dummy(N, { sameAB: true, dtype: T }).attach('A', trIdentity(), 'o1', { i1: 'A_prime' });
   await refused(
     () => comp.attach('AA' as 'B', trIdentity(), 'o1', { i1: 'A_pp' }),
     "parameter 'AA' is not a part of the signature",
@@ -249,14 +255,14 @@ test('test_transformation.py::test_wrong_connector', async () => {
 
 test('test_transformation.py::test_type_mismatch', async () => {
   await refused(
-    () => dummy(N, { sameAB: true }).attach('A', trIdentity([N, N + 1]), 'o1', { i1: 'A_prime' }),
-    /incompatible types of the transformation parameter 'o1' \(float32 \(24, 25\)\) and the node 'A' \(float32 \(24, 24\)\)/,
+    () => dummy(N, { sameAB: true, dtype: T }).attach('A', trIdentity([N, N + 1]), 'o1', { i1: 'A_prime' }),
+    /incompatible types of the transformation parameter 'o1' \(complex64 \(24, 25\)\) and the node 'A' \(complex64 \(24, 24\)\)/,
   );
 });
 
 test('test_transformation.py::test_wrong_data_path', async () => {
   const identity = trIdentity();
-  const comp = dummyAdvanced(N)
+  const comp = dummyAdvanced(N, T)
     .attach('C', identity, 'o1', { i1: 'C_in' })
     .attach('D', identity, 'i1', { o1: 'D_out' });
   assert.equal(names(comp), ['C:o', 'C_in:i', 'D_out:o', 'D:i', 'coeff1:s', 'coeff2:s']);
@@ -278,7 +284,7 @@ test('test_transformation.py::test_wrong_data_path', async () => {
 });
 
 test('test_transformation.py::test_wrong_transformation_parameters', async () => {
-  const comp = dummy(N, { sameAB: true });
+  const comp = dummy(N, { sameAB: true, dtype: T });
   await refused(
     () => comp.attach('A', trIdentity(), 'o1', { input: 'A_prime' } as never),
     'supplied transformation names [input, o1] do not fully coincide with the existing ones: [i1, o1]',
@@ -291,13 +297,13 @@ test('test_transformation.py::test_wrong_transformation_parameters', async () =>
 
 test('test_transformation.py::test_io_merge', async () => {
   // Reikna joins the input and output paths silently; Loom asks for it by name (computation-attach.test.ts: the refusal)
-  const scale = trScale();
-  const comp = dummyAdvanced(N)
+  const scale = trScale(T);
+  const comp = dummyAdvanced(N, T)
     .attach('C', scale, 'o1', { i1: 'C_prime', s1: 'scale_in' })
     .attach('C', scale, 'i1', { o1: 'C_prime', s1: 'scale_out' }, { inOut: ['C_prime'] });
   assert.equal(names(comp), ['C_prime:io', 'scale_out:s', 'scale_in:s', 'D:io', 'coeff1:s', 'coeff2:s']);
-  const c = randomFloat32(N * N, 6);
-  const d = randomFloat32(N * N, 7);
+  const c = complexData(N * N, 6);
+  const d = complexData(N * N, 7);
   const [cRef, dRef] = mockDummyAdvanced(
     Float32Array.from(c, (x) => Math.fround(x * 0.5)),
     d,

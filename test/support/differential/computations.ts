@@ -4,13 +4,16 @@
  * predicate (commutative or not, from test/support/predicates.ts), and runs reduce and
  * scan (inclusive or exclusive) on every device, against plain JS; and complex arrays:
  * DeviceArray round trips and a computation with complex parameters. Features
- * `computationPredicates` and `computationComplex` (features.ts) enable each half.
+ * `computationPredicates` and `computationComplex` (features.ts) enable each half;
+ * `computationComplexParameters` adds a case of computation-complex.ts (complex scalars,
+ * transformations, norms and matrix products of complex parameters).
  */
 import { DeviceArray, type Device } from '@loom/core';
 import { pureParallel, reduce, scan } from '@loom/computation';
 import { supportsDType } from '../devices.ts';
 import { reduceRef, scanAlongAxes, sizeOf } from '../ndarray.ts';
 import { COMMUTATIVE, NON_COMMUTATIVE, seeded } from '../predicates.ts';
+import { runComplexParameterCase } from './computation-complex.ts';
 import type { FeatureSet } from './features.ts';
 
 /** What one seed ran, and every disagreement with plain JS (empty: none). */
@@ -111,6 +114,11 @@ export async function runComputationCase(
         }
       }
     }
+  }
+  if (features.has('computationComplexParameters')) {
+    const r = await runComplexParameterCase(seed, features, devices);
+    ran.push(...r.ran);
+    findings.push(...r.findings);
   }
   return { seed, ran, findings };
 }

@@ -68,6 +68,9 @@ export const FEATURES = {
     'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
   computationComplex:
     'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
+  // complex parameters of computations (issue 29, s11-complex): cases of computation-complex.ts
+  computationComplexParameters:
+    'complex64 (complex128 with wideTypes) parameters of computations: complex scalars as a number, { re, im } or [re, im], addParam on a complex array, combineComplex/splitComplex, normConst and entrywiseNorm of drawn orders (a real result), matrixMul of real x complex operands',
   // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts
   complexInferredArguments:
     'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',

@@ -21,7 +21,7 @@ import {
   type KernelArg,
   type LoopKernel,
 } from '@loom/core';
-import { describeValue, isPlanArray, KernelArgument, type PlanValue } from './plan.ts';
+import { describeValue, isPlanArray, KernelArgument, PersistentArray, type PlanValue } from './plan.ts';
 
 export function bindKernel(
   knl: LoopKernel,
@@ -69,6 +69,10 @@ function checkKind(arg: KernelArg, value: PlanValue | undefined, knl: LoopKernel
     if (value instanceof KernelArgument && value.role === 'i' && arg.isOutput)
       throw new LoomError(
         `${where}: the kernel writes it, but it is bound to '${value.name}', an input of the computation`,
+      );
+    if (value instanceof PersistentArray && value.constant && arg.isOutput)
+      throw new LoomError(
+        `${where}: the kernel writes it, but it is bound to ${describeValue(value)}, which kernels only read`,
       );
     return;
   }

@@ -7,7 +7,8 @@
  *   await compiled.byName({ input1, input2, param: 0.5 });               // or by name
  *
  * Arrays may be host arrays (copied to the device and, for outputs, back into them) or
- * DeviceArrays (used in place); an output left out is allocated and returned. Before any
+ * DeviceArrays (used in place); an output left out is allocated and returned. A complex scalar
+ * is a number, `{ re, im }` or `[re, im]`, as core's `run` takes it. Before any
  * kernel runs, every kernel is bound and checked (prepareLaunch): a wrong argument or an
  * access out of bounds stops the call with nothing run.
  */
@@ -19,7 +20,9 @@ import {
   generateCode,
   hostArrayConstructor,
   hostLanes,
+  isComplex,
   prepareLaunch,
+  type ComplexScalar,
   type Device,
   type HostArray,
   type LoopKernel,
@@ -65,8 +68,11 @@ export interface Compiled {
    * the outputs by name.
    */
   byName(args: Readonly<Record<string, LeafValue>>): Promise<Record<string, HostArray | DeviceArray>>;
-  /** The signature's arrays as DeviceArrays, its scalars as numbers, in order: a call prepared to be launched many times. */
-  prepare(...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation>;
+  /**
+   * The signature's arrays as DeviceArrays, its scalars as numbers (a complex one also as `{ re, im }`
+   * or `[re, im]`), in order: a call prepared to be launched many times.
+   */
+  prepare(...args: (DeviceArray | ScalarValue)[]): Promise<PreparedComputation>;
   /** The signature it is called with, in order. */
   readonly signature: readonly ComputationParam[];
   /** The kernels it launches, in order, with the transformations fused in. */
@@ -91,21 +97,24 @@ export function makeCompiled(parts: CompiledParts): Compiled {
     }
     return byName(Object.fromEntries(signature.map((p, k) => [p.name, args[k]])));
   };
-  const prepare = async (...args: (DeviceArray | number | bigint)[]): Promise<PreparedComputation> => {
+  const prepare = async (...args: (DeviceArray | ScalarValue)[]): Promise<PreparedComputation> => {
     if (args.length !== signature.length) {
       throw new LoomError(
         `computation '${name}': prepare takes ${signature.length} arguments (${signature.map((p) => p.name).join(', ')}), got ${args.length}`,
       );
     }
-    const values = new Map<string, DeviceArray | number | bigint>();
+    const values = new Map<string, DeviceArray | ScalarValue>();
     for (const [k, p] of signature.entries()) {
       const given = args[k];
-      const scalar = typeof given === 'number' || typeof given === 'bigint';
-      if (p.role === 's' ? !scalar : !(given instanceof DeviceArray))
+      if (p.role === 's') {
+        values.set(p.name, scalarValue(p, given, `computation '${name}': prepare`));
+        continue;
+      }
+      if (!(given instanceof DeviceArray))
         throw new LoomError(
-          `computation '${name}': prepare: parameter '${p.name}' takes ${p.role === 's' ? 'a number' : 'a DeviceArray'}, not ${describe(given)}`,
+          `computation '${name}': prepare: parameter '${p.name}' takes a DeviceArray, not ${describe(given)}`,
         );
-      if (given instanceof DeviceArray) await toDevice(device, p, given, name, []);
+      await toDevice(device, p, given, name, []);
       values.set(p.name, given);
     }
     const launches = await prepareCalls(parts, values);
@@ -144,16 +153,12 @@ async function runComputation(
   const owned: DeviceArray[] = [];
   let prepared: readonly PreparedLaunch[] = [];
   try {
-    const values = new Map<string, DeviceArray | number | bigint>();
+    const values = new Map<string, DeviceArray | ScalarValue>();
     const readBack: { name: string; from: DeviceArray; into?: HostArray }[] = [];
     for (const p of signature) {
       const given = Object.hasOwn(args, p.name) ? args[p.name] : undefined;
       if (p.role === 's') {
-        if (typeof given !== 'number' && typeof given !== 'bigint')
-          throw new LoomError(
-            `computation '${name}': parameter '${p.name}' is a scalar (${p.dtype}); pass a number, not ${describe(given)}`,
-          );
-        values.set(p.name, given);
+        values.set(p.name, scalarValue(p, given, `computation '${name}'`));
         continue;
       }
       const array = await toDevice(device, p, given, name, owned);
@@ -185,13 +190,13 @@ async function runComputation(
 /** Every kernel bound (leaves to `values`) and checked before the first one runs. */
 async function prepareCalls(
   parts: CompiledParts,
-  values: ReadonlyMap<string, DeviceArray | number | bigint>,
+  values: ReadonlyMap<string, DeviceArray | ScalarValue>,
 ): Promise<PreparedLaunch[]> {
   const { device, calls, memory } = parts;
   const prepared: PreparedLaunch[] = [];
   try {
     for (const call of calls) {
-      const callArgs: Record<string, DeviceArray | number | bigint> = {};
+      const callArgs: Record<string, DeviceArray | ScalarValue> = {};
       for (const [arg, bound] of call.bindings) {
         callArgs[arg] =
           bound.kind === 'leaf'
@@ -209,6 +214,32 @@ async function prepareCalls(
     for (const p of prepared) p.release();
     throw e;
   }
+}
+
+/** What a scalar parameter takes: a number (or bigint), and for a complex one its parts as core's `run` takes them. */
+export type ScalarValue = number | bigint | ComplexScalar;
+
+/**
+ * A scalar parameter's value, checked here so that a mistake names the computation's parameter
+ * (the kernels' arguments may be named otherwise): a complex dtype takes a number (real),
+ * `{ re, im }` or `[re, im]`; any other a number or a bigint.
+ */
+function scalarValue(p: ComputationParam, given: unknown, where: string): ScalarValue {
+  if (typeof given === 'number' || (typeof given === 'bigint' && !isComplex(p.dtype))) return given;
+  if (isComplex(p.dtype)) {
+    const pair = Array.isArray(given) && given.length === 2 && given.every((x) => typeof x === 'number');
+    const object =
+      typeof given === 'object' &&
+      given !== null &&
+      !Array.isArray(given) &&
+      Object.keys(given).length === 2 &&
+      typeof (given as { re?: unknown }).re === 'number' &&
+      typeof (given as { im?: unknown }).im === 'number';
+    if (pair || object) return given as ComplexScalar;
+  }
+  throw new LoomError(
+    `${where}: parameter '${p.name}' is a scalar (${p.dtype}); pass a number${isComplex(p.dtype) ? ', { re, im } or [re, im]' : ''}, not ${describe(given)}`,
+  );
 }
 
 /** A leaf's array on the device: a DeviceArray as given, host data copied there (inputs) or room for it (outputs). */

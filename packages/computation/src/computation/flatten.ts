@@ -153,6 +153,8 @@ function checkNestedArgs(
       }
       if (isOutputRole(leaf.role) && v instanceof KernelArgument && !isOutputRole(v.role))
         throw new LoomError(`${at} is written, but got '${v.name}', an input of the computation`);
+      if (isOutputRole(leaf.role) && v instanceof PersistentArray && v.constant)
+        throw new LoomError(`${at} is written, but got ${describeValue(v)}, which kernels only read`);
     }
     out.set(leaf.name, v);
   });
@@ -165,8 +167,9 @@ function checkOwned(v: PlanValue, comp: Flattenable, where: string): void {
       `${where}: '${v.name}' is a parameter of another computation; the connection target must belong to this computation`,
     );
   if (v === undefined || (typeof v !== 'number' && typeof v !== 'bigint' && !isPlanArray(v))) {
+    // a number is the only untyped value a plan takes: the kernel's argument gives it its dtype
     throw new LoomError(
-      `${where} is bound to ${typeof v === 'object' ? 'an object that is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)' : String(v)}`,
+      `${where} is bound to ${typeof v === 'object' ? 'an object' : v === undefined ? 'nothing' : `the ${typeof v} ${JSON.stringify(v)}`}, which is not a plan value (a parameter, plan.tempArray(), plan.persistentArray() or a number)`,
     );
   }
 }

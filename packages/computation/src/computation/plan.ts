@@ -17,6 +17,7 @@ import {
   checkOptionKeys,
   LoomError,
   dtypeOfHostArray,
+  hostLanes,
   optionKeys,
   type DType,
   type HostArray,
@@ -71,7 +72,10 @@ export class TempArray implements ValueType {
   }
 }
 
-/** An array of a plan that keeps its contents between calls (Reikna's `persistent_array`). */
+/**
+ * An array of a plan that keeps its contents between calls (Reikna's `persistent_array`), or
+ * that no kernel may write (`constant`: Reikna's `constant_array`).
+ */
 export class PersistentArray implements ValueType {
   /** Tells a persistent array apart from parameters and temporaries. */
   readonly kind = 'persistent';
@@ -84,6 +88,8 @@ export class PersistentArray implements ValueType {
     readonly shape: readonly number[],
     /** The contents uploaded when the computation is compiled. */
     readonly data: HostArray,
+    /** Read only: a kernel or computation that writes it is refused when the plan is built. */
+    readonly constant = false,
   ) {
     Object.freeze(this);
   }
@@ -164,19 +170,44 @@ export class ComputationPlan {
     return this.tempArray(like.dtype, like.shape);
   }
 
-  /** Data the computation keeps on the device, uploaded once when it is compiled. */
+  /**
+   * Data the computation keeps on the device, uploaded once when it is compiled (a complex
+   * dtype's parts interleaved: two numbers per element).
+   */
   persistentArray(
     data: HostArray,
     shape: readonly number[] = [data.length],
     dtype: DType | undefined = dtypeOfHostArray(data),
   ): PersistentArray {
-    if (!dtype) throw new LoomError(`${this.what}: persistentArray takes a typed array`);
-    const size = shape.reduce((a, b) => a * b, 1);
+    return this.#keep('persistentArray', data, shape, dtype, false);
+  }
+
+  /**
+   * Data the computation's kernels only read, uploaded once when it is compiled (Reikna's
+   * `constant_array`): a kernel or nested computation that writes it is refused.
+   */
+  constantArray(
+    data: HostArray,
+    shape: readonly number[] = [data.length],
+    dtype: DType | undefined = dtypeOfHostArray(data),
+  ): PersistentArray {
+    return this.#keep('constantArray', data, shape, dtype, true);
+  }
+
+  #keep(
+    what: string,
+    data: HostArray,
+    shape: readonly number[],
+    dtype: DType | undefined,
+    constant: boolean,
+  ): PersistentArray {
+    if (!dtype) throw new LoomError(`${this.what}: ${what} takes a typed array`);
+    const size = shape.reduce((a, b) => a * b, 1) * hostLanes(dtype);
     if (size !== data.length)
       throw new LoomError(
-        `${this.what}: persistentArray: shape (${shape.join(', ')}) holds ${size} elements, the data ${data.length}`,
+        `${this.what}: ${what}: shape (${shape.join(', ')}) of ${dtype} holds ${size} numbers, the data ${data.length}`,
       );
-    const p = new PersistentArray(nextId++, dtype, Object.freeze([...shape]), data);
+    const p = new PersistentArray(nextId++, dtype, Object.freeze([...shape]), data, constant);
     this.#persistent.push(p);
     return p;
   }
@@ -222,6 +253,7 @@ export function describeValue(v: PlanValue): string {
   if (typeof v === 'number' || typeof v === 'bigint') return `the number ${v}`;
   if (v instanceof KernelArgument) return `parameter '${v.name}'`;
   if (v instanceof TempArray) return `a temporary array (${v.dtype}, (${v.shape.join(', ')}))`;
-  if (v instanceof PersistentArray) return `a persistent array (${v.dtype}, (${v.shape.join(', ')}))`;
+  if (v instanceof PersistentArray)
+    return `a ${v.constant ? 'constant' : 'persistent'} array (${v.dtype}, (${v.shape.join(', ')}))`;
   return String(v);
 }

@@ -4,7 +4,7 @@
  * so that the compiled function's arguments are checked: a Float64Array where the
  * signature says float32, a missing input, an unknown name are compile-time errors.
  */
-import type { DeviceArray, DType, HostArrays } from '@loom/core';
+import type { ComplexScalar, DeviceArray, DType, HostArrays } from '@loom/core';
 
 /** The TypedArray that holds each dtype on the host: core's, which this package's users name from here too. */
 export type { HostArrays };
@@ -29,9 +29,14 @@ export type KernelArgumentsOf<P extends readonly Leaf[]> = {
   [K in keyof P]: P[K] extends Leaf ? KernelArgument<P[K]> : never;
 };
 
+/** What a scalar of a dtype takes: a number (a bigint for 64-bit integers); a complex one also its parts, `{ re, im }` or `[re, im]`. */
+export type ScalarArgument<D extends DType> = D extends 'complex64' | 'complex128'
+  ? number | ComplexScalar
+  : number | bigint;
+
 /** What one parameter takes: a number for a scalar, an array for an array (optional for an output). */
 export type ArgumentFor<P extends Leaf> = P['role'] extends 's'
-  ? number | bigint
+  ? ScalarArgument<P['dtype']>
   : P['role'] extends 'o'
     ? ArrayArgument<P['dtype']> | undefined
     : ArrayArgument<P['dtype']>;
@@ -43,6 +48,7 @@ export type LooseArgument =
   | DeviceArray
   | number
   | bigint
+  | ComplexScalar
   | undefined;
 
 /** The arguments of a compiled computation's call, in parameter order, typed by the parameters. */
@@ -50,10 +56,16 @@ export type PositionalArguments<L extends readonly Leaf[]> = number extends L['l
   ? LooseArgument[]
   : { [K in keyof L]: L[K] extends Leaf ? ArgumentFor<L[K]> : never };
 
-/** What `prepare` takes: a DeviceArray for each array, a number for each scalar. */
+/** What `prepare` takes: a DeviceArray for each array, a number for each scalar (a complex one as `ScalarArgument` says). */
 export type PreparedArguments<L extends readonly Leaf[]> = number extends L['length']
-  ? (DeviceArray | number | bigint)[]
-  : { [K in keyof L]: L[K] extends Leaf ? (L[K]['role'] extends 's' ? number | bigint : DeviceArray) : never };
+  ? (DeviceArray | number | bigint | ComplexScalar)[]
+  : {
+      [K in keyof L]: L[K] extends Leaf
+        ? L[K]['role'] extends 's'
+          ? ScalarArgument<L[K]['dtype']>
+          : DeviceArray
+        : never;
+    };
 
 type Required<L extends readonly Leaf[]> = Exclude<L[number], { readonly role: 'o' }>;
 type Optional<L extends readonly Leaf[]> = Extract<L[number], { readonly role: 'o' }>;

@@ -2,7 +2,9 @@
  * `matrixMul(a, b, options)`: batched matrix products (Reikna's MatrixMul), `output = a @ b`
  * over the last two axes, the axes before them broadcast as numpy broadcasts them (a batch
  * axis of 1 goes with every batch of the other operand); `transposedA` / `transposedB` read
- * an operand stored as its transpose (its last two axes swapped).
+ * an operand stored as its transpose (its last two axes swapped). As Reikna's, the operands may
+ * differ in dtype (real x complex: the product is complex, numpy's result type, unless `output`
+ * says otherwise), and a vector operand is a matrix of one row (a) or one column (b).
  *
  * The kernel is examples/matmul.ts's: `c[i, j] = sum(k, a[i, k]*b[k, j])` and the same
  * transformations, one work-group per tile of c (split i and j, g.*), a register tile per
@@ -16,9 +18,11 @@ import {
   LoomError,
   addPrefetch,
   optionKeys,
+  byteSize,
   globalArg,
   makeKernel,
   prioritizeLoops,
+  promote,
   setOptions,
   splitIname,
   tagInames,
@@ -48,61 +52,130 @@ export const DEFAULT_TILES: MatmulTiles = Object.freeze({ tileM: 64, tileN: 64, 
 const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16, regM: 1, regN: 1 });
 
 /** Options of `matrixMul`. */
-export interface MatrixMulOptions {
+export interface MatrixMulOptions<O extends DType = DType> {
   /** Take `a` transposed (its last two axes swapped), as Reikna's `transposed_a`. */
   readonly transposedA?: boolean;
   /** Take `b` transposed, likewise. */
   readonly transposedB?: boolean;
   /** The tiles; default `DEFAULT_TILES` where the device allows them. */
   readonly tiles?: MatmulTiles;
+  /**
+   * Square tiles of this side, one output element per work-item (Reikna's `block_width_override`):
+   * `blockWidthOverride`² work-items per work-group. Not with `tiles`.
+   */
+  readonly blockWidthOverride?: number;
+  /**
+   * The output's type (Reikna's `out_arr_t`): its dtype (default numpy's result type of the
+   * operands') and shape (default the broadcast batch, then rows of a by columns of b).
+   */
+  readonly output?: { readonly dtype: O; readonly shape?: readonly number[] };
 }
 
 /** The options matrixMul reads; any other key is an error. */
-const MATRIX_MUL_OPTIONS = optionKeys<MatrixMulOptions>()(['tiles', 'transposedA', 'transposedB']);
+const MATRIX_MUL_OPTIONS = optionKeys<MatrixMulOptions>()([
+  'blockWidthOverride',
+  'output',
+  'tiles',
+  'transposedA',
+  'transposedB',
+]);
 
 type Operand<D extends DType> = { readonly dtype: D; readonly shape: readonly number[] };
-type Params<D extends DType> = readonly [
-  { readonly name: 'output'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'o' },
-  { readonly name: 'matrix_a'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
-  { readonly name: 'matrix_b'; readonly dtype: D; readonly shape: readonly number[]; readonly role: 'i' },
+type Params<O extends DType, A extends DType, B extends DType> = readonly [
+  { readonly name: 'output'; readonly dtype: O; readonly shape: readonly number[]; readonly role: 'o' },
+  { readonly name: 'matrix_a'; readonly dtype: A; readonly shape: readonly number[]; readonly role: 'i' },
+  { readonly name: 'matrix_b'; readonly dtype: B; readonly shape: readonly number[]; readonly role: 'i' },
 ];
 
+/** The dtype of a product of A and B as `promote` gives it, where the compiler can tell (same dtypes, real x complex). */
+export type ProductDType<A extends DType, B extends DType> = [A] extends [B]
+  ? [B] extends [A]
+    ? A
+    : DType
+  : 'complex128' extends A | B
+    ? 'complex128'
+    : 'complex64' extends A | B
+      ? 'float64' extends A | B
+        ? 'complex128'
+        : 'complex64'
+      : DType;
+
 /** A matrix product computation, batched over leading axes (Reikna's `MatrixMul`). */
-export function matrixMul<D extends DType>(
-  a: Operand<D>,
-  b: Operand<D>,
-  options: MatrixMulOptions = {},
-): Computation<Params<D>> {
+export function matrixMul<A extends DType, B extends DType = A, O extends DType = ProductDType<A, B>>(
+  a: Operand<A>,
+  b: Operand<B>,
+  options: MatrixMulOptions<O> = {},
+): Computation<Params<O, A, B>> {
   checkOptionKeys('matrixMul', options, MATRIX_MUL_OPTIONS);
-  if (a.dtype !== b.dtype)
-    throw new LoomError(
-      `matrixMul: the operands are ${a.dtype} and ${b.dtype}; cast one (the cast transformation) so they agree`,
-    );
-  if (a.shape.length < 2 || b.shape.length < 2)
-    throw new LoomError('matrixMul: the operands need two axes at least (matrices, or batches of them)');
+  if (a.shape.length < 1 || b.shape.length < 1)
+    throw new LoomError('matrixMul: the operands need an axis at least (vectors, matrices, or batches of them)');
+  // a vector is a matrix of one row (a) or of one column (b), as Reikna takes it
+  const aShape = a.shape.length === 1 ? [1, ...a.shape] : a.shape;
+  const bShape = b.shape.length === 1 ? [...b.shape, 1] : b.shape;
   const ta = options.transposedA ?? false;
   const tb = options.transposedB ?? false;
-  const [m, ka] = last2(a.shape, ta);
-  const [kb, n] = last2(b.shape, tb);
+  const [m, ka] = last2(aShape, ta);
+  const [kb, n] = last2(bShape, tb);
   if (ka !== kb) throw new LoomError(`matrixMul: a is ${m} x ${ka} but b is ${kb} x ${n}: the inner sizes differ`);
-  const batch = broadcastBatch(a.shape.slice(0, -2), b.shape.slice(0, -2));
-  const outShape = [...batch, m, n];
-  return computation<Params<D>>({
+  const batch = broadcastBatch(aShape.slice(0, -2), bShape.slice(0, -2));
+  const out = outputType(options.output, promote(a.dtype, b.dtype), [...batch, m, n]);
+  const tiles = checkedTiles(options);
+  return computation<Params<O, A, B>>({
     name: 'matrixMul',
     params: [
-      { name: 'output', dtype: a.dtype, shape: outShape, role: 'o' },
-      { name: 'matrix_a', dtype: a.dtype, shape: a.shape, role: 'i' },
-      { name: 'matrix_b', dtype: a.dtype, shape: b.shape, role: 'i' },
+      { name: 'output', dtype: out.dtype as O, shape: out.shape, role: 'o' },
+      { name: 'matrix_a', dtype: a.dtype, shape: aShape, role: 'i' },
+      { name: 'matrix_b', dtype: b.dtype, shape: bShape, role: 'i' },
     ],
     buildPlan(plan, device, output, matrixA, matrixB) {
-      const tiles = tilesFor(options.tiles, a.dtype, device, [m, n, ka]);
-      plan.kernelCall(matmulKernel(a.dtype, a.shape, b.shape, batch, m, n, ka, ta, tb, tiles, device), {
+      const operands: Operands = { a: a.dtype, b: b.dtype, c: out.dtype, aShape, bShape, cShape: out.shape };
+      const chosen = tilesFor(tiles, operands, device, [m, n, ka]);
+      plan.kernelCall(matmulKernel(operands, batch, m, n, ka, ta, tb, chosen, device), {
         c: output,
         a: matrixA,
         b: matrixB,
       });
     },
   });
+}
+
+/** The dtypes and shapes of the kernel's arrays. */
+interface Operands {
+  readonly a: DType;
+  readonly b: DType;
+  readonly c: DType;
+  readonly aShape: readonly number[];
+  readonly bShape: readonly number[];
+  readonly cShape: readonly number[];
+}
+
+/** The output's type: as given (its shape holding the product's elements, batch axes of 1 aside), else the product's. */
+function outputType(
+  given: MatrixMulOptions['output'],
+  dtype: DType,
+  shape: readonly number[],
+): { dtype: DType; shape: readonly number[] } {
+  if (given === undefined) return { dtype, shape };
+  if (typeof given !== 'object' || given === null || typeof given.dtype !== 'string')
+    throw new LoomError("matrixMul: 'output' is the output array's type, { dtype, shape? }");
+  if (given.shape === undefined) return { dtype: given.dtype, shape };
+  // Reikna's out_arr_t may have more or fewer leading axes of 1 (a product of matrices into (1, m, n))
+  const core = (s: readonly number[]) => s.slice(s.findIndex((x, k) => x !== 1 || k >= s.length - 2)).join();
+  if (!Array.isArray(given.shape) || core(given.shape) !== core(shape))
+    throw new LoomError(
+      `matrixMul: the output's shape (${given.shape.join(', ')}) does not hold the product, of shape (${shape.join(', ')})`,
+    );
+  return { dtype: given.dtype, shape: given.shape };
+}
+
+/** `tiles`, or the square tiles of `blockWidthOverride` (one element per work-item), or undefined: the default. */
+function checkedTiles(options: MatrixMulOptions): MatmulTiles | undefined {
+  const bw = options.blockWidthOverride;
+  if (bw === undefined) return options.tiles;
+  if (options.tiles !== undefined) throw new LoomError('matrixMul: give tiles or blockWidthOverride, not both');
+  if (!Number.isInteger(bw) || bw < 1)
+    throw new LoomError(`matrixMul: blockWidthOverride must be a positive integer, got ${String(bw)}`);
+  return { tileM: bw, tileN: bw, tileK: bw, regM: 1, regN: 1 };
 }
 
 function last2(shape: readonly number[], transposed: boolean): [number, number] {
@@ -128,13 +201,13 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
  */
 function tilesFor(
   wanted: MatmulTiles | undefined,
-  dtype: DType,
+  operands: Operands,
   device: DeviceParameters,
   [m, n, k]: readonly number[],
 ): MatmulTiles | undefined {
   const fits = (t: MatmulTiles) => {
     const items = (t.tileM / t.regM) * (t.tileN / t.regN);
-    const local = (t.tileM * t.tileK + t.tileK * t.tileN) * (dtype === 'float64' || dtype.endsWith('64') ? 8 : 4);
+    const local = t.tileM * t.tileK * byteSize(operands.a) + t.tileK * t.tileN * byteSize(operands.b);
     return (
       items <= device.maxWorkGroupSize &&
       t.tileN / t.regN <= device.maxWorkGroupSizes[0] &&
@@ -155,9 +228,7 @@ function tilesFor(
 }
 
 function matmulKernel(
-  dtype: DType,
-  aShape: readonly number[],
-  bShape: readonly number[],
+  operands: Operands,
   batch: readonly number[],
   m: number,
   n: number,
@@ -167,7 +238,8 @@ function matmulKernel(
   tiles: MatmulTiles | undefined,
   device: DeviceParameters,
 ): LoopKernel {
-  let knl = plainKernel(dtype, aShape, bShape, batch, m, n, kk, ta, tb);
+  let knl = plainKernel(operands, batch, m, n, kk, ta, tb);
+  const { aShape, bShape } = operands;
   const bt = batch.map((_, k) => `bt${k}`);
   if (!tiles) return untiled(knl, bt, batch, device);
   const { tileM, tileN, tileK, regM, regN } = tiles;
@@ -204,9 +276,7 @@ function matmulKernel(
 
 /** `c[i, j] = sum(k, a[i, k]*b[k, j])` with the batch axes and the operands' layouts. */
 function plainKernel(
-  dtype: DType,
-  aShape: readonly number[],
-  bShape: readonly number[],
+  { a, b, c, aShape, bShape, cShape }: Operands,
   batch: readonly number[],
   m: number,
   n: number,
@@ -220,14 +290,16 @@ function plainKernel(
     shape.slice(0, -2).map((s, k, own) => (s === 1 ? '0' : bt[batch.length - own.length + k]));
   const aIndex = [...batchIndex(aShape), ...(ta ? ['k', 'i'] : ['i', 'k'])];
   const bIndex = [...batchIndex(bShape), ...(tb ? ['j', 'k'] : ['k', 'j'])];
+  // the output's batch axes, right-aligned: its extra leading axes of 1 at 0, the batch's missing ones (of 1) unused
+  const cBatch = cShape.slice(0, -2).map((_, k, own) => bt[batch.length - own.length + k] ?? '0');
   const domain = `{ [${[...bt, 'i', 'j', 'k'].join(', ')}]: ${[...bt.map((b, k) => `0 <= ${b} < ${batch[k]}`), `0 <= i < ${m}`, `0 <= j < ${n}`, `0 <= k < ${kk}`].join(' and ')} }`;
   return makeKernel(
     domain,
-    `c[${[...bt, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`,
+    `c[${[...cBatch, 'i', 'j'].join(', ')}] = sum(k, a[${aIndex.join(', ')}]*b[${bIndex.join(', ')}])`,
     [
-      globalArg('a', { dtype, shape: aShape }),
-      globalArg('b', { dtype, shape: bShape }),
-      globalArg('c', { dtype, shape: [...batch, m, n] }),
+      globalArg('a', { dtype: a, shape: aShape }),
+      globalArg('b', { dtype: b, shape: bShape }),
+      globalArg('c', { dtype: c, shape: cShape }),
     ],
     { name: 'matrixmul' },
   );

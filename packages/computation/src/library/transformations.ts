@@ -7,10 +7,12 @@
  *   comp.attach('C', mulConst(comp.parameter('C'), 2.5), 'input', { output: 'scaled' })
  *   attach(kernel, 'a', cast({ dtype: 'int32' }, 'float32'), 'output', { input: 'a_int' })
  *
- * Complex numbers: Loom's kernels have real dtypes; `splitComplex` and `combineComplex`
- * take complex arrays stored interleaved, as a last axis of 2 (real, imaginary).
+ * Complex arrays are arrays of complex64 or complex128 (as every kernel takes them): the
+ * constants of `addConst`, `mulConst`, `divConst` and `broadcastConst` may be complex (`{ re, im }`
+ * or `[re, im]`), `splitComplex` and `combineComplex` go between a complex array and two real
+ * ones, and `normConst` and `normParam` of a complex array are real, as Reikna's are.
  */
-import { LoomError, type DType } from '@loom/core';
+import { complexPart, isComplex, LoomError, type ComplexScalar, type DType } from '@loom/core';
 import { transformation, type Transformation } from '../transformation/transformation.ts';
 
 /** The type of an array a transformation is made for; no shape: any. */
@@ -35,15 +37,29 @@ type In<D extends DType, N extends string = 'input'> = {
 };
 type Scalar<D extends DType, N extends string = 'param'> = { readonly name: N; readonly dtype: D; readonly role: 's' };
 
-/** A number as a literal of the expression language (integers as integers, so `x * 2` stays in x's type). */
-function literal(value: number, what: string): string {
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new LoomError(`${what}: the constant must be a finite number, got ${String(value)}`);
-  return Number.isInteger(value)
-    ? String(value)
-    : String(value).includes('e') || String(value).includes('.')
-      ? String(value)
-      : `${value}.0`;
+/** The dtype of a complex dtype's parts; a real dtype is its own (Reikna's `real_for` where the input is complex). */
+export type RealOf<D extends DType> = D extends 'complex64' ? 'float32' : D extends 'complex128' ? 'float64' : D;
+
+const realOf = <D extends DType>(dtype: D) => complexPart(dtype) as RealOf<D>;
+
+/**
+ * A constant as a literal of the expression language: a number (integers as integers, so
+ * `x * 2` stays in x's type), or a complex one, `{ re, im }` or `[re, im]`, as `(re + imj)`
+ * (a weak literal: beside complex64 data it stays complex64).
+ */
+function literal(value: number | ComplexScalar, what: string): string {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  const parts = Array.isArray(value)
+    ? value
+    : typeof value === 'object' && value !== null && 're' in value && 'im' in value
+      ? [value.re, value.im]
+      : undefined;
+  if (parts?.length !== 2 || !parts.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    throw new LoomError(
+      `${what}: the constant must be a finite number or a complex one ({ re, im } or [re, im]), got ${JSON.stringify(value) ?? String(value)}`,
+    );
+  const [re, im] = parts as [number, number];
+  return `(${re} ${Object.is(im, -0) || im < 0 ? '-' : '+'} ${Math.abs(im)}j)`;
 }
 
 function checkType(arr: ArrayType, what: string): void {
@@ -123,7 +139,7 @@ function withConstant<D extends DType>(
   name: string,
   op: string,
   arr: ArrayType<D>,
-  value: number,
+  value: number | ComplexScalar,
 ): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
   checkType(arr, name);
   return transformation({
@@ -155,24 +171,24 @@ function withParam<D extends DType, P extends DType>(
   }) as unknown as Transformation<WithParam<D, P>, 'output' | 'input'>;
 }
 
-/** `output = input + value`. */
-export const addConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+/** `output = input + value` (a complex constant, `{ re, im }` or `[re, im]`, for a complex array). */
+export const addConst = <D extends DType>(arr: ArrayType<D>, value: number | ComplexScalar) =>
   withConstant('addConst', '+', arr, value);
 /** `output = input + param`. */
 export const addParam = <D extends DType, P extends DType = D>(
   arr: ArrayType<D>,
   paramDtype: P = arr.dtype as unknown as P,
 ) => withParam('addParam', '+', arr, paramDtype);
-/** `output = input * value`. */
-export const mulConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+/** `output = input * value` (a complex constant, `{ re, im }` or `[re, im]`, for a complex array). */
+export const mulConst = <D extends DType>(arr: ArrayType<D>, value: number | ComplexScalar) =>
   withConstant('mulConst', '*', arr, value);
 /** `output = input * param`. */
 export const mulParam = <D extends DType, P extends DType = D>(
   arr: ArrayType<D>,
   paramDtype: P = arr.dtype as unknown as P,
 ) => withParam('mulParam', '*', arr, paramDtype);
-/** `output = input / value`. */
-export const divConst = <D extends DType>(arr: ArrayType<D>, value: number) =>
+/** `output = input / value` (a complex constant, `{ re, im }` or `[re, im]`, for a complex array). */
+export const divConst = <D extends DType>(arr: ArrayType<D>, value: number | ComplexScalar) =>
   withConstant('divConst', '/', arr, value);
 /** `output = input / param`. */
 export const divParam = <D extends DType, P extends DType = D>(
@@ -180,37 +196,49 @@ export const divParam = <D extends DType, P extends DType = D>(
   paramDtype: P = arr.dtype as unknown as P,
 ) => withParam('divParam', '/', arr, paramDtype);
 
-/** `output = |input| ** order`. */
+/**
+ * `output = |input| ** order`; of a complex array, a real one (its parts' dtype), as Reikna's
+ * `norm_const`.
+ */
 export function normConst<D extends DType>(
   arr: ArrayType<D>,
   order: number,
-): Transformation<readonly [Out<D>, In<D>], 'output' | 'input'> {
+): Transformation<readonly [Out<RealOf<D>>, In<D>], 'output' | 'input'> {
   checkType(arr, 'normConst');
-  const value = order === 2 ? 'x * x' : order === 1 ? 'abs(x)' : `pow(abs(x), ${literal(order, 'normConst')})`;
+  if (typeof order !== 'number' || !Number.isFinite(order))
+    throw new LoomError(`normConst: the order must be a finite number, got ${String(order)}`);
+  const out = realOf(arr.dtype);
+  // the square of the modulus needs no root: x*x, or the parts' squares of a complex x
+  const square = isComplex(arr.dtype) ? 'real(x) * real(x) + imag(x) * imag(x)' : 'x * x';
+  const value = order === 2 ? square : order === 1 ? 'abs(x)' : `pow(abs(x), ${literal(order, 'normConst')})`;
   return transformation({
     name: 'normConst',
     params: [
-      { name: 'output', dtype: arr.dtype, shape: shapeOf(arr), role: 'o' },
+      { name: 'output', dtype: out, shape: shapeOf(arr), role: 'o' },
       { name: 'input', dtype: arr.dtype, shape: shapeOf(arr), role: 'i' },
-    ] as const satisfies Binary,
-    body: `x = loadSame(input)\nstoreSame(output, ${arr.dtype}(${value}))`,
-  }) as unknown as Transformation<readonly [Out<D>, In<D>], 'output' | 'input'>;
+    ] as const satisfies readonly [Out<RealOf<D>>, In<D>],
+    body: `x = loadSame(input)\nstoreSame(output, ${out}(${value}))`,
+  }) as unknown as Transformation<readonly [Out<RealOf<D>>, In<D>], 'output' | 'input'>;
 }
 
-/** `output = |input| ** order`, `order` a parameter. */
+/**
+ * `output = |input| ** order`, `order` a parameter; of a complex array, a real one (and a real
+ * `order`), as Reikna's `norm_param`.
+ */
 export function normParam<D extends DType>(
   arr: ArrayType<D>,
-): Transformation<readonly [Out<D>, In<D>, Scalar<D, 'order'>], 'output' | 'input'> {
+): Transformation<readonly [Out<RealOf<D>>, In<D>, Scalar<RealOf<D>, 'order'>], 'output' | 'input'> {
   checkType(arr, 'normParam');
+  const out = realOf(arr.dtype);
   return transformation({
     name: 'normParam',
     params: [
-      { name: 'output', dtype: arr.dtype, shape: shapeOf(arr), role: 'o' },
+      { name: 'output', dtype: out, shape: shapeOf(arr), role: 'o' },
       { name: 'input', dtype: arr.dtype, shape: shapeOf(arr), role: 'i' },
-      { name: 'order', dtype: arr.dtype, role: 's' },
-    ] as const satisfies readonly [Out<D>, In<D>, Scalar<D, 'order'>],
-    body: `storeSame(output, ${arr.dtype}(pow(abs(loadSame(input)), order)))`,
-  }) as unknown as Transformation<readonly [Out<D>, In<D>, Scalar<D, 'order'>], 'output' | 'input'>;
+      { name: 'order', dtype: out, role: 's' },
+    ] as const satisfies readonly [Out<RealOf<D>>, In<D>, Scalar<RealOf<D>, 'order'>],
+    body: `storeSame(output, ${out}(pow(abs(loadSame(input)), order)))`,
+  }) as unknown as Transformation<readonly [Out<RealOf<D>>, In<D>, Scalar<RealOf<D>, 'order'>], 'output' | 'input'>;
 }
 
 /** Discards what the kernel writes: the kernel stores nothing there. */
@@ -223,10 +251,10 @@ export function ignore<D extends DType>(arr: ArrayType<D>): Transformation<reado
   });
 }
 
-/** `output = value` everywhere: what the kernel reads is that constant. */
+/** `output = value` everywhere (a complex value, `{ re, im }` or `[re, im]`, for a complex array): what the kernel reads is that constant. */
 export function broadcastConst<D extends DType>(
   arr: ArrayType<D>,
-  value: number,
+  value: number | ComplexScalar,
 ): Transformation<readonly [Out<D>], 'output'> {
   checkType(arr, 'broadcastConst');
   return transformation({
@@ -251,58 +279,58 @@ export function broadcastParam<D extends DType>(
   });
 }
 
+/** What a complex array's parts go to or come from: real, of the complex dtype's parts. */
+type Parts<D extends DType, N1 extends string, N2 extends string, R extends 'i' | 'o'> = readonly [
+  { readonly name: N1; readonly dtype: RealOf<D>; readonly shape: readonly number[] | undefined; readonly role: R },
+  { readonly name: N2; readonly dtype: RealOf<D>; readonly shape: readonly number[] | undefined; readonly role: R },
+];
+
+function checkComplex(arr: ArrayType, what: string): void {
+  checkType(arr, what);
+  if (!isComplex(arr.dtype))
+    throw new LoomError(
+      `${what}: the array must be complex (complex64 or complex128), got ${arr.dtype}; a complex array's parts, interleaved in a real array, are a complex array of half its last axis`,
+    );
+}
+
 /**
- * A complex array (last axis of 2: real, imaginary) into its parts: `real = Re(input)`,
- * `imag = Im(input)`. What kernels write: each element the kernel stores lands in one part.
+ * A complex array into its parts: `real = Re(input)`, `imag = Im(input)`, two arrays of the
+ * shape of `input` and the dtype of its parts (Reikna's `split_complex`). What kernels write.
  */
 export function splitComplex<D extends DType>(
-  arr: ArrayType<D> & { readonly shape: readonly number[] },
-): Transformation<readonly [Out<D, 'real'>, Out<D, 'imag'>, In<D>], 'input'> {
-  checkType(arr, 'splitComplex');
-  const parts = checkComplexShape(arr.shape, 'splitComplex');
-  const index = parts.map((_, k) => `idx${k}`).join(', ');
+  arr: ArrayType<D>,
+): Transformation<readonly [...Parts<D, 'real', 'imag', 'o'>, In<D>], 'input'> {
+  checkComplex(arr, 'splitComplex');
+  const part = realOf(arr.dtype);
   return transformation({
     name: 'splitComplex',
     params: [
-      { name: 'real', dtype: arr.dtype, shape: parts, role: 'o' },
-      { name: 'imag', dtype: arr.dtype, shape: parts, role: 'o' },
-      { name: 'input', dtype: arr.dtype, shape: arr.shape, role: 'i' },
-    ] as const satisfies readonly [Out<D, 'real'>, Out<D, 'imag'>, In<D>],
-    body: `
-      if idx${parts.length} == 0
-        storeIdx(real, ${index}${index ? ', ' : ''}loadSame(input))
-      else
-        storeIdx(imag, ${index}${index ? ', ' : ''}loadSame(input))
-      end
-    `,
+      { name: 'real', dtype: part, shape: shapeOf(arr), role: 'o' },
+      { name: 'imag', dtype: part, shape: shapeOf(arr), role: 'o' },
+      { name: 'input', dtype: arr.dtype, shape: shapeOf(arr), role: 'i' },
+    ] as const satisfies readonly [...Parts<D, 'real', 'imag', 'o'>, In<D>],
+    body: 'z = loadSame(input)\nstoreSame(real, real(z))\nstoreSame(imag, imag(z))',
     connectors: ['input'],
-  });
+  }) as unknown as Transformation<readonly [...Parts<D, 'real', 'imag', 'o'>, In<D>], 'input'>;
 }
 
-/** Two real arrays into a complex one (last axis of 2): `output = real + 1j * imag`. What kernels read. */
+/**
+ * Two real arrays into a complex one: `output = real + 1j * imag`, the parts of the shape of
+ * `output` and the dtype of its parts (Reikna's `combine_complex`). What kernels read.
+ */
 export function combineComplex<D extends DType>(
-  arr: ArrayType<D> & { readonly shape: readonly number[] },
-): Transformation<readonly [Out<D>, In<D, 'real'>, In<D, 'imag'>], 'output'> {
-  checkType(arr, 'combineComplex');
-  const parts = checkComplexShape(arr.shape, 'combineComplex');
-  const index = parts.map((_, k) => `idx${k}`).join(', ');
-  const load = (p: string) => (index ? `loadIdx(${p}, ${index})` : `loadIdx(${p})`);
+  arr: ArrayType<D>,
+): Transformation<readonly [Out<D>, ...Parts<D, 'real', 'imag', 'i'>], 'output'> {
+  checkComplex(arr, 'combineComplex');
+  const part = realOf(arr.dtype);
   return transformation({
     name: 'combineComplex',
     params: [
-      { name: 'output', dtype: arr.dtype, shape: arr.shape, role: 'o' },
-      { name: 'real', dtype: arr.dtype, shape: parts, role: 'i' },
-      { name: 'imag', dtype: arr.dtype, shape: parts, role: 'i' },
-    ] as const satisfies readonly [Out<D>, In<D, 'real'>, In<D, 'imag'>],
-    body: `storeSame(output, if(idx${parts.length} == 0, ${load('real')}, ${load('imag')}))`,
+      { name: 'output', dtype: arr.dtype, shape: shapeOf(arr), role: 'o' },
+      { name: 'real', dtype: part, shape: shapeOf(arr), role: 'i' },
+      { name: 'imag', dtype: part, shape: shapeOf(arr), role: 'i' },
+    ] as const satisfies readonly [Out<D>, ...Parts<D, 'real', 'imag', 'i'>],
+    body: `storeSame(output, ${arr.dtype}(loadSame(real) + 1j * loadSame(imag)))`,
     connectors: ['output'],
-  });
-}
-
-function checkComplexShape(shape: readonly number[], what: string): number[] {
-  if (!Array.isArray(shape) || shape[shape.length - 1] !== 2)
-    throw new LoomError(
-      `${what}: a complex array is stored with a last axis of 2 (real, imaginary); got shape (${(shape ?? []).join(', ')})`,
-    );
-  return shape.slice(0, -1);
+  }) as unknown as Transformation<readonly [Out<D>, ...Parts<D, 'real', 'imag', 'i'>], 'output'>;
 }

@@ -11,7 +11,7 @@
  *   private temporary first, so that both parts are computed from the old value.
  * - A part used several times by a formula (Smith's division uses the divisor's parts five
  *   times) is computed once into a private temporary, by an instruction just before.
- * - Expressions are expanded into real arithmetic on the parts (`+ - * /`, `==`, `!=`,
+ * - Expressions are expanded into real arithmetic on the parts (`+ - * /`, `**` and `pow`, `==`, `!=`,
  *   conditionals, `sum` reductions, `real`, `imag`, `conj`, `abs`, `exp`, `log`, `sqrt`, `sin`,
  *   `cos`). Whatever has no complex meaning here (ordering, `//`, a product reduction of
  *   complex values, a complex value stored into a real array) is a LoomError naming it.
@@ -471,6 +471,11 @@ class Lowering {
           e.dtype,
         ),
       );
+    if (e.fn === 'pow' && args.length === 2) {
+      // pow(z, w) is z ** w, whatever the exponent's type (numpy's power, Reikna's pow of complex values)
+      const t = this.dtypeOf(e) as ComplexDType;
+      return complex(complexPower(this.asComplex(args[0], t), this.asComplex(args[1], t), e.args[1], this.binder), t);
+    }
     if (args.length !== 1) return fail(`${e.fn}() of complex values is not supported`);
     const result = complexFunction(e.fn, z as ComplexParts, this.binder);
     return 'real' in result ? real(result.real) : complex(result.complex, (z as { dtype: ComplexDType }).dtype);

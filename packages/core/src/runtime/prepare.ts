@@ -6,7 +6,8 @@
  * need, where `run`'s per-call work would be measured or paid every time.
  *
  * Host arrays are refused rather than copied: a prepared launch owns no user data, so the
- * caller decides when data moves (`DeviceArray.from`, `toHost`).
+ * caller decides when data moves (`DeviceArray.from`, `toHost`). Value arguments are numbers
+ * (a complex one also `{ re, im }` or `[re, im]`, as `run` takes it).
  *
  * With bounds checking (`options.checkBounds`, on by default on the CPU device), each
  * `launch()` reads the small flag buffer back and throws for data-dependent indices
@@ -24,6 +25,7 @@ import { allocateFlags, throwViolations, type RunOptions } from './bounds-flags.
 import { checkBufferFits, planCall, type CallPlan, type PlannedLaunch } from './call-plan.ts';
 import { hostLaunches, type HostLaunch } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
+import type { ComplexScalar } from './arguments.ts';
 
 /** One kernel of the program, with its arguments and grid fixed. */
 export interface PreparedKernel {
@@ -72,7 +74,7 @@ export interface PreparedLaunch {
 export async function prepareLaunch(
   program: LoopKernel | Program,
   device: Device,
-  given: Readonly<Record<string, DeviceArray | number | bigint>>,
+  given: Readonly<Record<string, DeviceArray | number | bigint | ComplexScalar>>,
   options?: RunOptions,
 ): Promise<PreparedLaunch> {
   const kernel = compiledKernel(program);
