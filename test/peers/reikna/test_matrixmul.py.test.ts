@@ -99,6 +99,11 @@ test('test_matrixmul.py::test_shapes[(),()-(122, 5, 1000)]', async () => {
   await check([122, 1000], [1000, 5]);
 });
 
+test('products of at least 128 x 128 float32 take 128 x 128 tiles of 8 x 8 a work-item, their edges guarded', async () => {
+  await check([130, 150], [150, 141]);
+  await check([2, 150, 129], [141, 150], { transposedA: true, transposedB: true });
+});
+
 for (const ta of [false, true]) {
   for (const tb of [false, true]) {
     test(`test_matrixmul.py::test_transposed[(56, 78, 44)-${ta ? 'A.T' : 'A'}-${tb ? 'B.T' : 'B'}]`, async () => {

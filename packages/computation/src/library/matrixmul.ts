@@ -50,6 +50,13 @@ export interface MatmulTiles {
 export const DEFAULT_TILES: MatmulTiles = Object.freeze({ tileM: 64, tileN: 64, tileK: 16, regM: 4, regN: 4 });
 /** For devices that allow fewer work-items or less local memory: 16x16, one element per work-item. */
 const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16, regM: 1, regN: 1 });
+/**
+ * For large products of 4-byte elements: 128x128 per work-group, 8x8 per work-item (256
+ * work-items), the best scalar configuration examples/matmul.ts's tuner found on NVIDIA's
+ * OpenCL and Vulkan (twice the register reuse of DEFAULT_TILES). Wider elements keep
+ * DEFAULT_TILES: 64 complex or double accumulators a work-item would spill.
+ */
+const LARGE_TILES: MatmulTiles = Object.freeze({ tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8 });
 
 /** Options of `matrixMul`. */
 export interface MatrixMulOptions<O extends DType = DType> {
@@ -57,7 +64,10 @@ export interface MatrixMulOptions<O extends DType = DType> {
   readonly transposedA?: boolean;
   /** Take `b` transposed, likewise. */
   readonly transposedB?: boolean;
-  /** The tiles; default `DEFAULT_TILES` where the device allows them. */
+  /**
+   * The tiles; by default 128x128 tiles of 8x8 per work-item for matrices of 4-byte elements at
+   * least that large, else `DEFAULT_TILES`, where the device allows them.
+   */
   readonly tiles?: MatmulTiles;
   /**
    * Square tiles of this side, one output element per work-item (Reikna's `block_width_override`):
@@ -224,7 +234,8 @@ function tilesFor(
   }
   // a panel's footprint is the tile only where the matrices are as large
   const within = (t: MatmulTiles) => m >= t.tileM && n >= t.tileN && k >= t.tileK;
-  return [DEFAULT_TILES, SMALL_TILES].find((t) => fits(t) && within(t));
+  const narrow = byteSize(operands.a) <= 4 && byteSize(operands.b) <= 4;
+  return [...(narrow ? [LARGE_TILES] : []), DEFAULT_TILES, SMALL_TILES].find((t) => fits(t) && within(t));
 }
 
 function matmulKernel(
