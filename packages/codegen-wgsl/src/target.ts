@@ -125,6 +125,8 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     relaxedFloatAccuracy: true,
     // texture_2d/texture_3d read with textureLoad (bindings.ts); the device fills them at launch
     images: 'native',
+    // a struct in a storage buffer is laid out by WGSL's own rules, which hold only 32-bit scalars and f16
+    structLayoutRules: 'wgsl-storage',
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };

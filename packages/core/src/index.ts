@@ -41,6 +41,27 @@ export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 export * from './dtypes.ts';
 export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
+export {
+  fieldArray,
+  isStructDType,
+  packStructs,
+  structDType,
+  structLayout,
+  structLeaves,
+  unpackStructs,
+  type FieldArray,
+  type FieldLayout,
+  type FieldType,
+  type LaidOutElement,
+  type LaidOutType,
+  type StructDType,
+  type StructField,
+  type StructLayout,
+  type StructLayoutRules,
+  type StructLeaf,
+  type StructScalar,
+  type StructValue,
+} from './structs/index.ts';
 /**
  * The expression layer as a namespace: the node constructors (`expr.add`, `expr.variable`...), parsing,
  * printing, traversals and simplification.

@@ -8,6 +8,7 @@
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { ImageSupport, Target } from './target.ts';
+import type { StructLayoutRules } from '../structs/layout.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
 /** A target's facts, each one stated or its default (target.ts documents them). */
@@ -46,6 +47,8 @@ export interface TargetFacts {
   readonly relaxedFloatAccuracy: boolean;
   /** How it reads image arguments: as images, as global arrays, or not at all (and why). */
   readonly images: ImageSupport;
+  /** The rules by which it lays out struct dtypes. */
+  readonly structLayoutRules: StructLayoutRules;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType(dtype: DType): string | undefined;
 }
@@ -86,6 +89,7 @@ function readFacts(target: Target): TargetFacts {
     flushesSubnormals: new Set(target.flushesSubnormals ?? []),
     relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
     images: target.images ?? 'emulated',
+    structLayoutRules: target.structLayoutRules ?? 'c',
     unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
   };
 }

@@ -4,6 +4,7 @@
  * (WGSL's binding layout, the JavaScript functions' layouts): `Extra`, typed per target,
  * reaches the device through `GeneratedCode<Extra>` (generated.ts).
  */
+import type { StructLayoutRules } from '../structs/layout.ts';
 import type { DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { ProgramAst } from './ast.ts';
@@ -124,6 +125,12 @@ export interface Target<Extra = unknown> {
    * LoomError naming the argument before any code is built). Default `'emulated'`.
    */
   readonly images?: ImageSupport;
+  /**
+   * The rules by which it lays out a struct dtype in an array (structs/layout.ts): `'c'` (C,
+   * OpenCL C, CUDA, the CPU device) or `'wgsl-storage'` (WGSL's storage buffers, which hold
+   * fewer scalar types). Default `'c'`. Host data of a struct array is packed by these rules.
+   */
+  readonly structLayoutRules?: StructLayoutRules;
 }
 
 /** How a target reads image arguments (`Target.images`). */
