@@ -7,6 +7,7 @@
 import {
   byteSize,
   expr,
+  structLayout,
   InternalError,
   programNames,
   renameProgram,
@@ -20,6 +21,7 @@ import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { indexNames, nonNegativeNames } from './index-names.ts';
 import { printStmt } from './statements.ts';
+import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
 export interface CProgramOptions {
@@ -97,6 +99,8 @@ function printProgram(
     float16,
   };
   const parts = dialect.prelude(facts);
+  const structs = structDeclarations(program, dialect, halfStorage);
+  if (structs.length) parts.push('', ...structs);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
@@ -119,6 +123,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
     }
   }
   printer.images = new Set(k.params.filter((p) => p.image).map((p) => p.name));
+  printer.structSizes = new Map(k.params.flatMap((p) => (p.struct ? [[p.name, structLayout(p.struct).size]] : [])));
   printer.indexNames = indexNames(k);
   printer.nonNegativeNames = nonNegativeNames(k);
   const params = k.params.map((p) => {
@@ -129,6 +134,7 @@ function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: st
       if (!dialect.images) throw new InternalError(`'${p.name}' is an image, which ${dialect.language} cannot declare`);
       return dialect.images.parameter(p);
     }
+    if (p.struct) return dialect.arrayParameter(p, p.struct.name);
     const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
     return dialect.arrayParameter(
       p,

@@ -44,6 +44,7 @@ import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
+import { structDeclarations, structNames } from './structs.ts';
 import { printKernel } from './statements.ts';
 import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
@@ -149,9 +150,11 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   for (const k of program.kernels) checkKernel(k, shaderF16, limits);
 
   const names = new NameTable();
+  const structs = structNames(program, names);
   const layout = layoutModule(program, names, {
     maxStorageBuffers: limits.maxStorageBuffersPerShaderStage,
     foldedGrid,
+    structs,
   });
   const arrays = new ArrayAccess(layout, names);
   const helpers = new Map<string, string>();
@@ -214,6 +217,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
 
   const sections: string[][] = [];
   if (program.kernels.some(usesFloat16)) sections.push(['enable f16;']);
+  sections.push(structDeclarations(program, structs));
   sections.push(arrays.declarations());
   // work-group sizes and local arrays known only at launch: set when the device makes a pipeline for the launch
   if (overrides.length) sections.push(overrides);

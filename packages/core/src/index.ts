@@ -62,6 +62,7 @@ export {
   type StructScalar,
   type StructValue,
 } from './structs/index.ts';
+export type { FieldRef } from './expr/nodes.ts';
 /**
  * The expression layer as a namespace: the node constructors (`expr.add`, `expr.variable`...), parsing,
  * printing, traversals and simplification.
@@ -369,6 +370,7 @@ export type {
 } from './codegen/ast.ts';
 export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
+export { programStructs, structElementIndex } from './codegen/struct-elements.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export {
   walkStmts,
