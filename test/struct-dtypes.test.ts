@@ -7,6 +7,9 @@ import * as assert from 'uvu/assert';
 import {
   LoomError,
   fieldArray,
+  globalArg,
+  makeKernel,
+  run,
   packStructs,
   structDType,
   structLayout,
@@ -19,6 +22,7 @@ import { cudaTarget } from '@loom/codegen-cuda';
 import { jsTarget } from '@loom/codegen-js';
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
+import { supportsDType, testDevices } from './support/devices.ts';
 
 const inner = structDType('inner', [['v', 'uint64']]);
 // Reikna's test_structure_type: uint32, a nested struct of one uint64, uint32
@@ -173,6 +177,114 @@ test('packStructs and unpackStructs: JS objects to the bytes of a layout and bac
   refuses(() => packStructs(layout, [{ i1: 1, nested: { v: 2 ** 60 }, i2: 1 }]), /safe integer/);
   refuses(() => packStructs(withArray, [{ h: 1, xs: [1, 2] }]), /array of 3/);
   refuses(() => unpackStructs(layout, new Uint8Array(30)), /whole number/);
+});
+
+const point = structDType('point', [
+  ['x', 'float32'],
+  ['y', 'float32'],
+]);
+const particle = structDType('particle', [
+  ['id', 'uint32'],
+  ['at', point],
+  ['w', fieldArray('int32', 3)],
+]);
+
+for (const device of testDevices()) {
+  test(`${device.name}: a kernel reads nested and array fields of structs passed as objects, and writes fields`, async () => {
+    const knl = makeKernel(
+      '{ [i]: 0<=i<n }',
+      `
+      out[i] = p[i].at.x * p[i].at.y + p[i].w[2] - p[i].id {id=sum}
+      q[i].id = p[i].id + 1 {id=id}
+      q[i].at.x = p[i].at.y {id=x}
+      q[i].at.y = p[i].at.x {id=y}
+      q[i].w[0] = p[i].w[1] {id=w0, nosync_query=writes:q}
+      q[i].w[1] = p[i].w[0] {id=w1, nosync_query=writes:q}
+      q[i].w[2] = p[i].w[2] * 2 {id=w2, nosync_query=writes:q}
+      `,
+      [
+        globalArg('p', { dtype: particle, shape: ['n'] }),
+        globalArg('q', { dtype: particle, shape: ['n'] }),
+        globalArg('out', { dtype: 'float32', shape: ['n'] }),
+        '...',
+      ],
+      { silencedWarnings: ['write_race(*)'] },
+    );
+    const n = 37;
+    const ps = Array.from({ length: n }, (_, i) => ({
+      id: i * 3,
+      at: { x: i * 0.5, y: 2 - i },
+      w: [i, -i, i * 7],
+    }));
+    const { out, q } = await run(knl, device, { n, p: ps });
+    assert.equal(
+      [...(out as Float32Array)],
+      ps.map((v) => Math.fround(Math.fround(v.at.x * v.at.y) + v.w[2] - v.id)),
+    );
+    assert.equal(
+      unpackStructs(structLayout(particle), q as Uint8Array),
+      ps.map((v) => ({ id: v.id + 1, at: { x: v.at.y, y: v.at.x }, w: [v.w[1], v.w[0], v.w[2] * 2] })),
+    );
+    // the same structs passed as the bytes of an ArrayBuffer
+    const bytes = packStructs(structLayout(particle), ps);
+    const again = await run(knl, device, { n, p: bytes.buffer as ArrayBuffer });
+    assert.equal([...(again.out as Float32Array)], [...(out as Float32Array)]);
+  });
+
+  test(`${device.name}: struct fields of 64-bit integers where the target has them`, async () => {
+    const wide = structDType('wide', [
+      ['a', 'uint32'],
+      ['v', 'uint64'],
+    ]);
+    const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i].v = inp[i].v + inp[i].a', [
+      globalArg('inp', { dtype: wide, shape: ['n'] }),
+      globalArg('out', { dtype: wide, shape: ['n'] }),
+      '...',
+    ]);
+    if (!supportsDType(device, 'uint64')) {
+      const refusal = await run(knl, device, { n: 1, inp: [{ a: 1, v: 2 }] }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      assert.ok(refusal instanceof LoomError && /wide.v is uint64/.test(refusal.message), String(refusal));
+      return;
+    }
+    const inp = [
+      { a: 1, v: 2n ** 40n },
+      { a: 7, v: 5n },
+    ];
+    const { out } = await run(knl, device, { n: 2, inp });
+    assert.equal(
+      unpackStructs(structLayout(wide), out as Uint8Array).map((x) => x.v),
+      [2n ** 40n + 1n, 12n],
+    );
+  });
+}
+
+test('field accesses are checked when the kernel is made', () => {
+  const refuses = (insns: string, pattern: RegExp) =>
+    assert.throws(
+      () =>
+        makeKernel('{ [i]: 0<=i<n }', insns, [
+          globalArg('p', { dtype: particle, shape: ['n'] }),
+          globalArg('f', { dtype: 'float32', shape: ['n'] }),
+          '...',
+        ]),
+      (e: Error) => e instanceof LoomError && pattern.test(e.message),
+      `${insns}: ${pattern}`,
+    );
+  refuses('f[i] = p[i].z', /has no field 'z'/);
+  refuses('f[i] = p[i].at', /whole 'point' struct/);
+  refuses('f[i] = p[i].w', /whole array field/);
+  refuses('f[i] = p[i].w[3]', /past the array field/);
+  refuses('f[i] = p[i]', /not a whole element/);
+  refuses('p[i] = p[i]', /not a whole element/);
+  refuses('f[i] = f[i].zz + p[i].id', /'f' is not an array of structs/);
+  refuses('f[i] = p[i].id.x', /not a struct/);
+  assert.throws(
+    () => makeKernel('{ [i]: 0<=i<n }', 'p[i].id = 1', [globalArg('p', { dtype: particle })]),
+    (e: Error) => e instanceof LoomError && /give its shape/.test(e.message),
+  );
 });
 
 test.run();

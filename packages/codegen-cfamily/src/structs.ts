@@ -34,10 +34,17 @@ export function structDeclarations(program: ProgramAst, dialect: CDialect, halfS
 }
 
 function arrayOf(type: FieldType): { element: RealDType | StructDType; length?: number } {
-  return typeof type === 'object' && type.kind === 'array' ? { element: type.element, length: type.length } : { element: type };
+  return typeof type === 'object' && type.kind === 'array'
+    ? { element: type.element, length: type.length }
+    : { element: type };
 }
 
-function elementType(element: RealDType | StructDType, dialect: CDialect, halfStorage: boolean, s: StructDType): string {
+function elementType(
+  element: RealDType | StructDType,
+  dialect: CDialect,
+  halfStorage: boolean,
+  s: StructDType,
+): string {
   if (typeof element === 'object') return element.name;
   if (element === 'float16' && halfStorage)
     throw new LoomError(

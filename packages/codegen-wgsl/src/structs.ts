@@ -43,7 +43,8 @@ export function structDeclarations(program: ProgramAst, structs: ReadonlyMap<str
 }
 
 function memberType(type: FieldType, structs: ReadonlyMap<string, string>): string {
-  if (typeof type === 'object' && type.kind === 'array') return `array<${elementType(type.element, structs)}, ${type.length}>`;
+  if (typeof type === 'object' && type.kind === 'array')
+    return `array<${elementType(type.element, structs)}, ${type.length}>`;
   return elementType(type, structs);
 }
 

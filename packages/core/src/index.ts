@@ -352,6 +352,7 @@ export {
   type AutotuneOptions,
 } from './tune/autotune.ts';
 export type { ComplexScalar, RunArgument, ShapedHostArray } from './runtime/arguments.ts';
+export type { StructArgument } from './runtime/struct-arguments.ts';
 export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { debugMode, setDebugMode } from './runtime/environment.ts';
 

@@ -28,7 +28,9 @@ export function structArgument(a: DeclaredArg): DeclaredArg {
       `argument '${a.name}' has the struct dtype '${a.dtype.name}': give its shape (the number of structs along each axis)`,
     );
   if (a.order === 'F' || a.order === 'auto' || a.offset !== undefined)
-    throw new LoomError(`argument '${a.name}' has a struct dtype: it is stored row-major from its start (no order, no offset)`);
+    throw new LoomError(
+      `argument '${a.name}' has a struct dtype: it is stored row-major from its start (no order, no offset)`,
+    );
   const size = structLayout(a.dtype).size;
   return { ...a, dtype: 'uint8', shape: [...a.shape, size], struct: a.dtype };
 }
@@ -48,7 +50,9 @@ export function resolveStructFields(knl: LoopKernel): LoopKernel {
   const resolve = (e: Expr): Expr =>
     mapExpr(e, (x) => {
       if (x.kind === 'var' && layouts.has(x.name))
-        throw new LoomError(`'${x.name}' is an array of structs: read or write one field of an element, as ${x.name}[i].f`);
+        throw new LoomError(
+          `'${x.name}' is an array of structs: read or write one field of an element, as ${x.name}[i].f`,
+        );
       if (x.kind !== 'subscript') return x;
       const layout = layouts.get(x.array);
       if (!layout) {

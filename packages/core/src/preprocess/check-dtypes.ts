@@ -10,6 +10,8 @@ import { namesRead, namesWritten } from '../kernel/accesses.ts';
 import type { LoopKernel } from '../kernel/model.ts';
 import type { Target } from '../codegen/target.ts';
 import { targetFacts } from '../codegen/target-facts.ts';
+import { structLayout, structLeaves } from '../structs/layout.ts';
+import type { StructDType } from '../structs/struct-dtype.ts';
 
 export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
   for (const arg of knl.args) {
@@ -20,6 +22,7 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
     }
     const why = target?.unsupportedDType?.(arg.dtype);
     if (why) throw new LoomError(`argument '${arg.name}' has dtype ${arg.dtype}: ${why}`);
+    if (arg.struct && target) checkStructFields(arg.name, arg.struct, target);
   }
   for (const t of knl.temporaries.values()) {
     const why = t.dtype && target?.unsupportedDType?.(t.dtype);
@@ -27,6 +30,20 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
   }
   if (target) checkAtomics(knl, target);
   return knl;
+}
+
+/** Every field of a struct array is a dtype the target has, in a struct its layout rules can place. */
+function checkStructFields(name: string, struct: StructDType, target: Target): void {
+  try {
+    for (const leaf of structLeaves(structLayout(struct, targetFacts(target).structLayoutRules))) {
+      const why = target.unsupportedDType?.(leaf.dtype);
+      if (why) throw new LoomError(`field '${leaf.path.join('.')}' has dtype ${leaf.dtype}: ${why}`);
+    }
+  } catch (e) {
+    if (e instanceof LoomError)
+      throw new LoomError(`argument '${name}' is an array of '${struct.name}' structs: ${e.message}`);
+    throw e;
+  }
 }
 
 /**
