@@ -8,7 +8,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { predicate, predicateMax, predicateSum, scan, type Predicate } from '@loom/computation';
-import { testDevices } from '../../support/devices.ts';
+import { packStructs, structLayout, unpackStructs } from '@loom/core';
+import { supportsDType, testDevices } from '../../support/devices.ts';
+import {
+  addStructures,
+  structureType,
+  structureValues,
+  zeroStructure,
+  type Structure,
+} from '../../support/structure-type.ts';
 import { scanRef, sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
 
 /** ref_scan: the axes made innermost (in their order), flattened, scanned, and put back. */
@@ -86,5 +94,33 @@ test('a 10^6-element scan, and a running maximum over axis 0 (any associative op
     assert.equal([...(output as Float32Array)], expected, device.name);
   }
 });
+
+// Reikna's struct (uint32, a nested uint64, uint32) where the device has uint64, and its 32-bit twin
+// everywhere, scanned over axis 0 by the fieldwise sum Reikna's predicate writes out
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_scan_structure_type[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [100, 100];
+    for (const wide of [true, false]) {
+      const dtype = structureType(wide);
+      const layout = structLayout(dtype);
+      const a = structureValues(100 * 100, wide, wide ? 5 : 6);
+      const expected: Structure[] = new Array(a.length);
+      for (let j = 0; j < 100; j++) {
+        let running = zeroStructure(wide);
+        for (let i = 0; i < 100; i++) {
+          const next = addStructures(running, a[i * 100 + j], wide);
+          expected[i * 100 + j] = exclusive ? running : next;
+          running = next;
+        }
+      }
+      const comp = scan({ dtype, shape }, predicateSum(), { axes: [0], exclusive });
+      for (const device of testDevices()) {
+        if (wide && !supportsDType(device, 'uint64')) continue;
+        const { output } = await (await comp.compile(device))(undefined, packStructs(layout, a));
+        assert.equal(unpackStructs(layout, output as Uint8Array), expected, `${device.name}, ${dtype.name}`);
+      }
+    }
+  });
+}
 
 test.run();

@@ -334,10 +334,14 @@ class Parser {
    */
   private member(value: Expr): Expr {
     const token = this.peek()!;
-    const struct = value.kind === 'subscript' && !value.linear && (token.kind === 'field' || this.options.structs?.has(value.array));
+    const struct =
+      value.kind === 'subscript' && !value.linear && (token.kind === 'field' || this.options.structs?.has(value.array));
     if (!struct) {
       if (token.kind === 'field')
-        throw this.error(token, `a field ('${token.text}') follows an element of a struct array, as in a[i]${token.text}`);
+        throw this.error(
+          token,
+          `unexpected '${token.text}' (a vector component is one of .x .y .z .w .s0 ... .sf; a struct field follows an element of a struct array, as in a[i]${token.text})`,
+        );
       const lane = this.component(value, this.next());
       const after = this.peek();
       if (after?.kind === 'field' || after?.kind === 'component')
