@@ -6,7 +6,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   LoomError,
+  addPrefetch,
   fieldArray,
+  generateCode,
   globalArg,
   makeKernel,
   run,
@@ -284,6 +286,17 @@ test('field accesses are checked when the kernel is made', () => {
   assert.throws(
     () => makeKernel('{ [i]: 0<=i<n }', 'p[i].id = 1', [globalArg('p', { dtype: particle })]),
     (e: Error) => e instanceof LoomError && /give its shape/.test(e.message),
+  );
+});
+
+test('a transformation that copies a struct array elsewhere is refused before any code is written', () => {
+  const knl = makeKernel('{ [i]: 0<=i<n }', 'out[i] = p[i].id', [
+    globalArg('p', { dtype: particle, shape: [16] }),
+    globalArg('out', { dtype: 'uint32', shape: [16] }),
+  ]);
+  assert.throws(
+    () => generateCode(addPrefetch(knl, 'p', ['i']), jsTarget()),
+    (e: Error) => e instanceof LoomError && /struct array/.test(e.message),
   );
 });
 

@@ -96,6 +96,22 @@ test('a long reduce: more than the least number of elements per work-item (2 row
   }
 });
 
+// Reikna's performance test of a 2^22-element int64 sum, as a correctness test of 2^18 elements:
+// int64 where the device has it (BigInt64Array), int32 on WebGPU
+test('test_reduce.py::test_summation', async () => {
+  const n = 2 ** 18;
+  const small = testIntegers(Int32Array, n, 17);
+  const expected = small.reduce((x, y) => x + y, 0);
+  for (const device of testDevices()) {
+    const wide = supportsDType(device, 'int64');
+    const dtype = wide ? 'int64' : 'int32';
+    const input = wide ? BigInt64Array.from(small, (x) => BigInt(x)) : small;
+    const comp = reduce({ dtype, shape: [n] }, predicateSum(dtype));
+    const { output } = await (await comp.compile(device))(undefined, input);
+    assert.equal([...(output as BigInt64Array | Int32Array)].map(Number), [expected], `${device.name}, ${dtype}`);
+  }
+});
+
 // Reikna's struct of uint32, a nested uint64 and uint32 (where the device has uint64), and its
 // 32-bit twin everywhere; reduced over axis 0 by the fieldwise sum Reikna's predicate writes out
 test('test_reduce.py::test_structure_type', async () => {

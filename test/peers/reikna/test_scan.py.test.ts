@@ -97,6 +97,25 @@ test('a 10^6-element scan, and a running maximum over axis 0 (any associative op
 
 // Reikna's struct (uint32, a nested uint64, uint32) where the device has uint64, and its 32-bit twin
 // everywhere, scanned over axis 0 by the fieldwise sum Reikna's predicate writes out
+// Reikna's performance test of large scans (int64, every axis, 2^20 to 2^26 elements) as a
+// correctness test of one smaller size that still takes block offsets: int64 where the device
+// has it (BigInt64Array), int32 on WebGPU
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_large_scan_performance[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [3 * 65536 + 7];
+    const small = testIntegers(Int32Array, sizeOf(shape), 13);
+    const expected = refScan(small, shape, undefined, exclusive);
+    for (const device of testDevices()) {
+      const wide = supportsDType(device, 'int64');
+      const dtype = wide ? 'int64' : 'int32';
+      const input = wide ? BigInt64Array.from(small, (x) => BigInt(x)) : small;
+      const comp = scan({ dtype, shape }, predicateSum(dtype), { exclusive });
+      const { output } = await (await comp.compile(device))(undefined, input);
+      assert.equal([...(output as BigInt64Array | Int32Array)].map(Number), expected, `${device.name}, ${dtype}`);
+    }
+  });
+}
+
 for (const exclusive of [true, false]) {
   test(`test_scan.py::test_scan_structure_type[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
     const shape = [100, 100];
