@@ -68,6 +68,9 @@ export const FEATURES = {
     'reduce and scan (@loom/computation) over random shapes and axes, with commutative and non-commutative associative predicates',
   computationComplex:
     'complex64 (and complex128 with wideTypes) DeviceArray round trips and a computation with complex parameters',
+  // struct dtypes (s11-structs, issue 29): cases of struct-arrays.ts
+  structArrays:
+    'arrays of struct dtypes (nested structs, array fields, int64 and float64 fields with wideTypes), fields read and written by a kernel, the input passed as objects or bytes',
   // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts
   complexInferredArguments:
     'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',
