@@ -27,6 +27,8 @@ export function structArgument(a: DeclaredArg): DeclaredArg {
     throw new LoomError(
       `argument '${a.name}' has the struct dtype '${a.dtype.name}': give its shape (the number of structs along each axis)`,
     );
+  if (a.forAtomic)
+    throw new LoomError(`argument '${a.name}' has a struct dtype: its fields cannot be updated atomically`);
   if (a.order === 'F' || a.order === 'auto' || a.offset !== undefined)
     throw new LoomError(
       `argument '${a.name}' has a struct dtype: it is stored row-major from its start (no order, no offset)`,
