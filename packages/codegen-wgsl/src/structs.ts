@@ -31,13 +31,14 @@ export function structDeclarations(program: ProgramAst, structs: ReadonlyMap<str
       throw new LoomError(
         `struct '${s.name}' takes ${layout.size} bytes, which WGSL cannot bind as a storage array (a multiple of 4 bytes): add a field`,
       );
+    if (lines.length) lines.push('');
     lines.push(`struct ${structs.get(s.name)} {`);
     for (const f of s.fields) {
       if (isReservedInWgsl(f.name))
         throw new LoomError(`field '${f.name}' of struct '${s.name}' is a reserved word of WGSL; choose another name`);
       lines.push(`  ${f.name}: ${memberType(f.type, structs)},`);
     }
-    lines.push('}', '');
+    lines.push('}');
   }
   return lines;
 }
