@@ -132,7 +132,9 @@ class KernelPrinter {
       // a struct array is its bytes: its fields are read and written through a DataView
       for (const p of k.params.filter((x) => x.struct)) {
         const name = jsName(p.name);
-        this.line(`const ${structView(p.name)} = new DataView(${name}.buffer, ${name}.byteOffset, ${name}.byteLength);`);
+        this.line(
+          `const ${structView(p.name)} = new DataView(${name}.buffer, ${name}.byteOffset, ${name}.byteLength);`,
+        );
       }
       this.body(k.body);
     });

@@ -350,7 +350,9 @@ class KernelPrinter {
     }
     if (target.field?.dtype) {
       if (s.atomic)
-        throw new LoomError(`instruction '${s.insnId}': atomic updates of struct fields are not supported by the WGSL target`);
+        throw new LoomError(
+          `instruction '${s.insnId}': atomic updates of struct fields are not supported by the WGSL target`,
+        );
       const field = this.exprs.fieldReference(target);
       this.line(`${field.text} = ${this.exprs.converted(s.value, target.field.dtype).text};`);
       return;

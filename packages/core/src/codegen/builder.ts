@@ -401,7 +401,10 @@ export class DeviceKernelBuilder {
       target: guarded.target,
       value: guarded.value,
       // a struct field is stored in its own dtype, not its array's bytes
-      dtype: guarded.target.kind === 'subscript' && guarded.target.field?.dtype ? guarded.target.field.dtype : this.types.get(name)!,
+      dtype:
+        guarded.target.kind === 'subscript' && guarded.target.field?.dtype
+          ? guarded.target.field.dtype
+          : this.types.get(name)!,
       atomic: insn.atomic,
       insnId: insn.id,
     };

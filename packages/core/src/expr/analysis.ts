@@ -158,7 +158,10 @@ export function isConstant(e: Expr): boolean {
 }
 
 /** Whether two subscripts reach the same field (or both the whole element). */
-function sameFieldPath(a: readonly (string | number)[] | undefined, b: readonly (string | number)[] | undefined): boolean {
+function sameFieldPath(
+  a: readonly (string | number)[] | undefined,
+  b: readonly (string | number)[] | undefined,
+): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && a.every((step, k) => step === b[k]);
 }

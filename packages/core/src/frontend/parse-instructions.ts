@@ -408,7 +408,9 @@ function parseAssignment(
   const rhsText = body.slice(eq + 1);
   if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(eq, 1));
   if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(eq, 1));
-  const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) => parseTarget(piece, text, start + offset, structs));
+  const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) =>
+    parseTarget(piece, text, start + offset, structs),
+  );
   const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames, structs });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
