@@ -116,6 +116,36 @@ for (const exclusive of [true, false]) {
   });
 }
 
+// Reikna's performance test of many small scans (complex64, 500x2x2 rows of 256, seq_size 1 to 8) as
+// a correctness test of 5x2x2 rows: each element count per work-item (perItem) and both kinds
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_small_scan_performance[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [5, 2, 2, 256];
+    const n = sizeOf(shape);
+    // interleaved parts, small integers: every sum exact
+    const parts = Float32Array.from(testIntegers(Int32Array, 2 * n, 19));
+    const rows = n / 256;
+    const expected = new Array<number>(2 * n);
+    for (let r = 0; r < rows; r++)
+      for (const part of [0, 1]) {
+        let running = 0;
+        for (let k = 0; k < 256; k++) {
+          const at = 2 * (r * 256 + k) + part;
+          const next = running + parts[at];
+          expected[at] = exclusive ? running : next;
+          running = next;
+        }
+      }
+    for (const perItem of [1, 2, 4, 8]) {
+      const comp = scan({ dtype: 'complex64', shape }, predicateSum('complex64'), { axes: [3], exclusive, perItem });
+      for (const device of testDevices()) {
+        const { output } = await (await comp.compile(device))(undefined, parts);
+        assert.equal([...(output as Float32Array)], expected, `${device.name}, seq_size ${perItem}`);
+      }
+    }
+  });
+}
+
 for (const exclusive of [true, false]) {
   test(`test_scan.py::test_scan_structure_type[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
     const shape = [100, 100];
