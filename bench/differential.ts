@@ -39,6 +39,7 @@ import {
 } from '../test/support/differential/index.ts';
 import { pointwiseCase, runPointwiseCase } from '../test/support/differential/pointwise.ts';
 import { runComputationCase } from '../test/support/differential/computations.ts';
+import { runStructCase } from '../test/support/differential/struct-arrays.ts';
 import { runArgumentCase } from '../test/support/differential/kernel-arguments.ts';
 import { runLayoutCase } from '../test/support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from '../test/support/differential/pointwise-integers.ts';
@@ -245,6 +246,11 @@ DISAGREEMENT (kernel arguments) ${f}`);
         ? await runComputationCase(seed, features, devices)
         : undefined;
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);
+    // the same seed's struct-array case (struct-arrays.ts), when enabled
+    record('struct arrays');
+    const structs = features.has('structArrays') ? await runStructCase(seed, features, devices) : undefined;
+    for (const f of structs?.findings ?? []) console.log(`\nDISAGREEMENT (struct arrays) ${f}`);
+    pointwiseFinding ||= (structs?.findings.length ?? 0) > 0;
     if (results.some(caseHasFinding) || pointwiseFinding || computations?.findings.length) failingSeeds.push(seed);
     else if (seeds.length && !quiet)
       console.log(

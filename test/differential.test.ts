@@ -30,6 +30,7 @@ import { pointwiseCase, runPointwiseCase } from './support/differential/pointwis
 import { runComputationCase } from './support/differential/computations.ts';
 import { runComplexParameterCase } from './support/differential/computation-complex.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
+import { runStructCase } from './support/differential/struct-arrays.ts';
 import { runLayoutCase } from './support/differential/argument-layouts.ts';
 import { integerCase, runIntegerCase } from './support/differential/pointwise-integers.ts';
 
@@ -396,6 +397,21 @@ test('kernel arguments (complex DeviceArrays for inferred dtypes; one array as t
     ran.some((w) => w.startsWith('complex arguments')) && ran.some((w) => w.startsWith('aliased arguments')),
     ran.join('; '),
   );
+});
+
+test('arrays of struct dtypes (nested structs, array fields, 64-bit fields where held) agree with plain JS on every device, or are LoomErrors where a field cannot be held, fixed seeds', async () => {
+  const features = new FeatureSet(EXCLUDED);
+  const ran: string[] = [];
+  for (const seed of range(29_000, 3)) {
+    const r = await runStructCase(seed, features, testDevices());
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
+    ran.push(...r.ran);
+  }
+  assert.ok(ran.length === 3, ran.join('; '));
 });
 
 test("argument layouts (order F, views with offsets and strides, padded arrays passed flat), loopy's argument spellings and complex value arguments agree with plain JS on every device, fixed seeds", async () => {

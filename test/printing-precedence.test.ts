@@ -153,6 +153,10 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         nameOf: (name) => name,
         loadElement: (array, index) => primary(`${array}[${index.text}]`, computeType(world)),
         isTexture: () => false,
+        structSize: () => undefined,
+        structElement: () => {
+          throw new Error('no structs here');
+        },
         loadTexel: () => {
           throw new Error('no images here');
         },

@@ -11,12 +11,14 @@
 import {
   addDtypes,
   addPrefetch,
+  fieldArray,
   globalArg,
   makeKernel,
   prioritizeLoops,
   saveAndReloadTemporaries,
   setOptions,
   splitIname,
+  structDType,
   tagArrayAxes,
   tagInames,
   temporaryVariable,
@@ -436,7 +438,28 @@ function features(): GoldenKernel[] {
     64,
     { outerTag: 'g.0', innerTag: 'l.0' },
   );
+  // an array of structs with a nested struct and an array field, read and written field by field
+  const point = structDType('point', [
+    ['x', 'float32'],
+    ['y', 'float32'],
+  ]);
+  const particle = structDType('particle', [
+    ['id', 'uint32'],
+    ['at', point],
+    ['w', fieldArray('int32', 3)],
+  ]);
+  const structs = splitIname(
+    makeKernel(
+      '{ [i]: 0<=i<n }',
+      ['out[i].at.x = p[i].at.y * p[i].w[2] {id=x}', 'out[i].id = p[i].id + 1 {id=id, nosync_query=writes:out}'],
+      [globalArg('p', { dtype: particle, shape: ['n'] }), globalArg('out', { dtype: particle, shape: ['n'] }), '...'],
+    ),
+    'i',
+    64,
+    { outerTag: 'g.0', innerTag: 'l.0' },
+  );
   return [
+    { id: 'features/struct-arrays', kernel: structs },
     {
       id: 'features/sep-axes',
       kernel: typed(

@@ -23,6 +23,8 @@ export const launcherDeclaration = (entry: string): string =>
 
 export function printLauncher(k: KernelFunction, entry: string): string {
   const args = k.params.map((p, i) => {
+    // a struct array is a pointer to its struct (the typedef the program declares)
+    if (p.struct) return `(${p.struct.name} *) args[${i}]`;
     if (p.kind !== 'value') return `(${cType(p.dtype)} *) args[${i}]`;
     // a float16 value travels as the float that holds it (half storage), as the OpenCL device passes it
     return `*(const ${cType(p.dtype === 'float16' ? 'float32' : p.dtype)} *) args[${i}]`;

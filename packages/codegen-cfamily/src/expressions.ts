@@ -28,6 +28,7 @@ import {
   type UserFunction,
   type VectorLoop,
   vectorIndex,
+  structElementIndex,
 } from '@loom/core';
 import { isIndexExpression } from './index-names.ts';
 import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
@@ -105,6 +106,8 @@ export class CExpressionPrinter {
   halfBuffers: ReadonlySet<string> = new Set();
   /** The kernel's image parameters (`KernelParam.image`): read at their coordinates through `dialect.images`. */
   images: ReadonlySet<string> = new Set();
+  /** The struct arrays (ast.ts `KernelParam.struct`), by name: their struct's size in bytes. */
+  structSizes: ReadonlyMap<string, number> = new Map();
   /** Where each array and declared variable of the kernel lives, set from its parameters and declarations. */
   readonly addressSpaces = new Map<string, CAddressSpace>();
   /** Variables accessed atomically (`forAtomic`): every read of one is an atomic load (loopy's AtomicLoad). */
@@ -154,6 +157,14 @@ export class CExpressionPrinter {
     const name = target.kind === 'subscript' ? target.array : target.kind === 'var' ? target.name : undefined;
     if (name === undefined || !this.atomicVariables.has(name)) return this.print(target);
     return this.element(target as Extract<Expr, { kind: 'var' | 'subscript' }>);
+  }
+
+  /** `a[element].path`: a field of an element of a struct array, whose flattened index counts bytes. */
+  private structField(e: Extract<Expr, { kind: 'subscript' }>): string {
+    const size = this.structSizes.get(e.array);
+    if (size === undefined || e.indices.length !== 1)
+      throw new InternalError(`'${e.array}${E.printField(e.field)}' reached the printer without its struct array`);
+    return `${e.array}[${this.index(structElementIndex(e.indices[0], size))}]${E.printField(e.field)}`;
   }
 
   /** A variable or one element of a flattened array, as its plain C lvalue. */
@@ -208,6 +219,7 @@ export class CExpressionPrinter {
         return this.atomicRead(e, t) ?? atom(e.name);
       case 'subscript': {
         if (this.images.has(e.array)) return applied(this.imageRead(e.array, e.indices, t));
+        if (e.field) return { text: this.structField(e), precedence: PRECEDENCE.postfix };
         if (e.indices.length !== 1) throw new InternalError(`'${e.array}' reached the printer unflattened`);
         const atomic = this.atomicRead(e, t);
         if (atomic) return atomic;

@@ -7,6 +7,7 @@
 import {
   byteSize,
   expr,
+  structLayout,
   InternalError,
   programNames,
   renameProgram,
@@ -23,6 +24,7 @@ import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
 import { indexNames, nonNegativeNames } from './index-names.ts';
 import { printStmt } from './statements.ts';
+import { structDeclarations } from './structs.ts';
 
 /** How a program is printed, beyond its dialect. */
 export interface CProgramOptions {
@@ -119,6 +121,8 @@ function printProgram(
   const parts = dialect.prelude(facts);
   // the kernels' own preambles (makeKernel's preambles), in the order of their keys
   if (program.preambles?.length) parts.push('', ...program.preambles);
+  const structs = structDeclarations(program, dialect, halfStorage);
+  if (structs.length) parts.push('', ...structs);
   if (helpers.size) parts.push('', ...helpers.values());
   // the user functions' own code, each once
   if (preambles.size) parts.push('', ...preambles);
@@ -157,6 +161,7 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
     }
   }
   printer.images = new Set(own.filter((p) => p.image).map((p) => p.name));
+  printer.structSizes = new Map(own.flatMap((p) => (p.struct ? [[p.name, structLayout(p.struct).size]] : [])));
   return list.map((p) => {
     // a private array of the caller's, by pointer (in its address space where the language has them)
     if (p.kind === 'private')
@@ -168,6 +173,7 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
       if (!dialect.images) throw new InternalError(`'${p.name}' is an image, which ${dialect.language} cannot declare`);
       return dialect.images.parameter(p);
     }
+    if (p.struct) return dialect.arrayParameter(p, p.struct.name);
     const vector = p.vectorWidth !== undefined && !dialect.vectors.packed.includes(p.vectorWidth);
     return dialect.arrayParameter(
       p,

@@ -20,6 +20,7 @@ import {
   type DType,
   type Expr,
   type KernelFunction,
+  type RealDType,
 } from '@loom/core';
 import { binaryOp, complement, negate } from './arithmetic.ts';
 import { callFunction } from './functions.ts';
@@ -71,6 +72,7 @@ export class ExpressionPrinter {
       case 'var':
         return this.variable(e.name);
       case 'subscript':
+        if (e.field?.dtype) return loaded(this.fieldRead(e), e.field.dtype);
         return loaded(this.element(e), this.declaredType(e.array));
       case 'neg': {
         // `-0.1` is a literal still to be converted to its context's type, not a float64 negation
@@ -172,6 +174,27 @@ export class ExpressionPrinter {
     return this.sharedScalars.has(name) ? loaded(`${jsName(name)}[0]`, dtype) : atom(jsName(name), dtype);
   }
 
+  /**
+   * A field of a struct element (ast.ts `KernelParam.struct`): the struct array is its bytes, read
+   * through the DataView the kernel function makes of it (`structView`), at the element's first
+   * byte plus the field's offset, little-endian as the host packed it.
+   */
+  private fieldRead(e: Extract<Expr, { kind: 'subscript' }>): string {
+    const { dtype, offset } = e.field!;
+    return `${structView(e.array)}.get${dataViewType(dtype!)}(${this.fieldByte(e, offset!)}, true)`;
+  }
+
+  /** A store of `value` (in the field's stored representation) into a struct element's field. */
+  fieldWrite(e: Extract<Expr, { kind: 'subscript' }>, value: string): string {
+    const { dtype, offset } = e.field!;
+    return `${structView(e.array)}.set${dataViewType(dtype!)}(${this.fieldByte(e, offset!)}, ${value}, true)`;
+  }
+
+  private fieldByte(e: Extract<Expr, { kind: 'subscript' }>, offset: number): string {
+    const first = this.index(e.indices, e).code;
+    return offset ? `${first} + ${offset}` : first;
+  }
+
   /** The array element `e` as a place to store to: `a[index]` (a float16 array holds bits). */
   element(e: Extract<Expr, { kind: 'subscript' }>): string {
     return `${jsName(e.array)}[${this.index(e.indices, e).code}]`;
@@ -245,4 +268,35 @@ export class ExpressionPrinter {
 /** An element read from an array of `dtype`: a float16 array holds bits, read as the number they stand for. */
 function loaded(element: string, dtype: DType): JsValue {
   return dtype === 'float16' ? atom(`loom.halfValue(${element})`, dtype) : atom(element, dtype);
+}
+
+/** The DataView over a struct array's bytes, made once per kernel call (target.ts). */
+export const structView = (array: string): string => `${jsName(array)}$view`;
+
+/** The DataView accessor of a dtype (`getFloat32`...): the representation its typed array holds (float16: its bits). */
+function dataViewType(dtype: RealDType): string {
+  switch (dtype) {
+    case 'bool':
+    case 'uint8':
+      return 'Uint8';
+    case 'int8':
+      return 'Int8';
+    case 'int16':
+      return 'Int16';
+    case 'uint16':
+    case 'float16':
+      return 'Uint16';
+    case 'int32':
+      return 'Int32';
+    case 'uint32':
+      return 'Uint32';
+    case 'int64':
+      return 'BigInt64';
+    case 'uint64':
+      return 'BigUint64';
+    case 'float32':
+      return 'Float32';
+    case 'float64':
+      return 'Float64';
+  }
 }

@@ -30,7 +30,7 @@ import {
   type Target,
   type TargetOutput,
 } from '@loom/core';
-import { ExpressionPrinter } from './expressions.ts';
+import { ExpressionPrinter, structView } from './expressions.ts';
 import { UserCalls, type HostFunction } from './user-functions.ts';
 import { declaredLength, kernelLayout, type KernelLayout } from './layout.ts';
 import { jsName, WORK_ITEM_PARAMS } from './names.ts';
@@ -143,7 +143,16 @@ class KernelPrinter {
       `// kernel '${commentText(k.name)}': work-groups (${groups}), work-items per group (${k.localSize.map(printExpr).join(', ')})`,
     );
     this.line(`function${this.layout.barriers > 0 ? '*' : ''} ${this.layout.jsName}(${params.join(', ')}) {`);
-    this.nested(() => this.body(k.body));
+    this.nested(() => {
+      // a struct array is its bytes: its fields are read and written through a DataView
+      for (const p of k.params.filter((x) => x.struct)) {
+        const name = jsName(p.name);
+        this.line(
+          `const ${structView(p.name)} = new DataView(${name}.buffer, ${name}.byteOffset, ${name}.byteLength);`,
+        );
+      }
+      this.body(k.body);
+    });
     this.line('}');
     return this.lines.join('\n');
   }
@@ -240,6 +249,10 @@ class KernelPrinter {
     // atomic updates need nothing: work-items never interleave between barriers here
     const note = s.atomic ? ' // atomic' : '';
     const target = s.target;
+    if (target.kind === 'subscript' && target.field?.dtype) {
+      this.line(`${this.exprs.fieldWrite(target, this.exprs.stored(s.value, target.field.dtype).code)};${note}`);
+      return;
+    }
     if (target.kind === 'subscript') {
       const dtype = this.kernel.types.get(target.array) ?? s.dtype;
       const element = this.exprs.element(target);

@@ -138,6 +138,11 @@ export class ArrayAccess {
     return a.storage.element.startsWith('atomic') ? call('atomicLoad', [`&${element}`], t) : primary(element, t);
   }
 
+  /** Element `index` of an array bound natively (a struct array's: structs.ts), as its storage spells it. */
+  element(array: string, index: Printed): string {
+    return `${this.placement(array).storage.name}[${index.text}]`;
+  }
+
   /** The statement storing `value` (in the computation type) at `index`. */
   store(array: string, index: Printed, value: Printed): string {
     const a = this.placement(array);

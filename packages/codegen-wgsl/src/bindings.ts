@@ -130,6 +130,8 @@ export interface LayoutOptions {
   readonly maxStorageBuffers: number;
   /** The grid is folded: the uniform carries its size. */
   readonly foldedGrid: boolean;
+  /** The WGSL names of the struct dtypes of struct arrays (structs.ts), by struct name. */
+  readonly structs?: ReadonlyMap<string, string>;
 }
 
 export function layoutModule(program: ProgramAst, names: NameTable, options: LayoutOptions): ModuleLayout {
@@ -137,12 +139,19 @@ export function layoutModule(program: ProgramAst, names: NameTable, options: Lay
   const atomicTargets = atomicallyUpdated(program);
   const arrays = [...params.values()].filter((p) => p.kind !== 'value' && !p.image);
   const pooled = choosePooled(arrays, atomicTargets, options.maxStorageBuffers);
+  for (const p of arrays)
+    if (p.struct && (pooled.has(p.name) || atomicTargets.has(p.name)))
+      throw new LoomError(
+        `the array of structs '${p.name}' needs a storage binding of its own (no atomic updates), which the device's maxStorageBuffersPerShaderStage (${options.maxStorageBuffers}) does not leave it`,
+      );
 
   const storage: StorageBinding[] = [];
   const placements = new Map<string, ArrayPlacement>();
   for (const p of arrays.filter((a) => !pooled.has(a.name))) {
     const atomic = atomicTargets.has(p.name);
-    const { element, access } = ownBindingElement(p, atomic);
+    const { element, access } = p.struct
+      ? { element: options.structs!.get(p.struct.name)!, access: { kind: 'native' } as const }
+      : ownBindingElement(p, atomic);
     const binding: StorageBinding = {
       binding: storage.length,
       name: names.of(p.name),

@@ -20,6 +20,7 @@ import {
   nameTable,
   printExpr,
   expr as E,
+  structElementIndex,
   type DType,
   type Expr,
   type NameTypes,
@@ -75,6 +76,10 @@ export interface ExpressionContext {
   loadElement(array: string, index: Printed): Printed;
   /** Whether `array` is an image argument, bound as a texture (`bindings.ts`). */
   isTexture(array: string): boolean;
+  /** A struct array's struct size in bytes (structs.ts); undefined for any other array. */
+  structSize(array: string): number | undefined;
+  /** The element `index` of a struct array, as its storage variable spells it. */
+  structElement(array: string, index: Printed): string;
   /** A texel of an image argument at `coordinates` (x, the last index, first), in its computation type. */
   loadTexel(array: string, coordinates: readonly Printed[]): Printed;
   /** A scalar temporary held as a WGSL atomic (workgroup-atomics.ts), loaded; undefined for any other name. */
@@ -173,6 +178,16 @@ export class ExpressionPrinter {
   }
 
   /** `e` as an array index or loop bound (i32). */
+  /** `a[element].path`: a field of a struct array's element, whose flattened index counts bytes. */
+  fieldReference(e: Extract<Expr, { kind: 'subscript' }>): Printed {
+    const c = this.context;
+    const size = c.structSize(e.array);
+    if (size === undefined || !e.field?.dtype)
+      throw new InternalError(`'${printExpr(e)}' reached the WGSL printer without its struct array`);
+    const index = this.index(structElementIndex(e.indices[0], size));
+    return primary(`${c.structElement(e.array, index)}${E.printField(e.field)}`, computeType(e.field.dtype));
+  }
+
   index(e: Expr): Printed {
     return this.print(e, 'i32');
   }
@@ -248,6 +263,7 @@ export class ExpressionPrinter {
             [...e.indices].reverse().map((i) => this.index(i)),
           );
         if (e.indices.length !== 1) throw new InternalError(`'${printExpr(e)}' reached the WGSL printer unflattened`);
+        if (e.field) return this.fieldReference(e);
         const vector = this.vectorReference(e);
         if (vector) return vector;
         return c.loadElement(e.array, this.index(e.indices[0]));

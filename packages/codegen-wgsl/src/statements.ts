@@ -36,6 +36,7 @@ import {
   type FunctionSignature,
   vectorIndex,
   type VectorLoop,
+  structLayout,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
@@ -124,6 +125,11 @@ class KernelPrinter {
         return atomic && atomicLoad(`&${names.of(name)}`, atomic);
       },
       isTexture: (array) => arrays.isTexture(array),
+      structSize: (array) => {
+        const p = kernel.params.find((x) => x.name === array);
+        return p?.struct && structLayout(p.struct, 'wgsl-storage').size;
+      },
+      structElement: (array, index) => arrays.element(array, index),
       loadTexel: (array, coordinates) => arrays.loadTexel(array, coordinates),
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
@@ -387,6 +393,15 @@ class KernelPrinter {
     }
     if (target.kind !== 'subscript' || target.indices.length !== 1) {
       throw new InternalError(`cannot assign to '${printExpr(target)}' (instruction '${s.insnId}')`);
+    }
+    if (target.field?.dtype) {
+      if (s.atomic)
+        throw new LoomError(
+          `instruction '${s.insnId}': atomic updates of struct fields are not supported by the WGSL target`,
+        );
+      const field = this.exprs.fieldReference(target);
+      this.line(`${field.text} = ${this.exprs.converted(s.value, target.field.dtype).text};`);
+      return;
     }
     const dtype = this.kernel.types.get(target.array) ?? s.dtype;
     const index = this.exprs.index(target.indices[0]);

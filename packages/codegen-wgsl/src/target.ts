@@ -44,6 +44,7 @@ import { layoutModule, type ModuleLayout } from './bindings.ts';
 import { helperDefinition, helperDependencies, helperName, type HelperKind } from './helpers.ts';
 import { checkWorkgroupSize, checkWorkgroupStorage, DEFAULT_LIMITS, type WgslLimits } from './limits.ts';
 import { NameTable } from './names.ts';
+import { structDeclarations, structNames } from './structs.ts';
 import { printDeviceFunction, printKernel } from './statements.ts';
 import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
@@ -128,6 +129,8 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     // a function reaches the arrays by their module-scope bindings (it can take no storage
     // pointer) and takes the work-item ids as values; no barrier, whose uniformity WGSL checks per function
     deviceFunctions: { arrays: 'bindings', workItemIds: 'passed', barriers: false, privateArrays: false },
+    // a struct in a storage buffer is laid out by WGSL's own rules, which hold only 32-bit scalars and f16
+    structLayoutRules: 'wgsl-storage',
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };
@@ -150,9 +153,11 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   for (const k of program.kernels) checkKernel(k, shaderF16, limits);
 
   const names = new NameTable();
+  const structs = structNames(program, names);
   const layout = layoutModule(program, names, {
     maxStorageBuffers: limits.maxStorageBuffersPerShaderStage,
     foldedGrid,
+    structs,
   });
   const arrays = new ArrayAccess(layout, names);
   const helpers = new Map<string, string>();
@@ -210,6 +215,7 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
 
   const sections: string[][] = [];
   if ([...program.kernels, ...(program.deviceFunctions ?? [])].some(usesFloat16)) sections.push(['enable f16;']);
+  sections.push(structDeclarations(program, structs));
   sections.push(arrays.declarations());
   // work-group sizes and local arrays known only at launch: set when the device makes a pipeline for the launch
   if (overrides.length) sections.push(overrides);

@@ -85,6 +85,7 @@ export {
 } from './library/predicates.ts';
 export { transpose } from './library/transpose.ts';
 export { reduce } from './library/reduce.ts';
+export type { StructParams } from './library/fieldwise.ts';
 export { scan, type ScanOptions } from './library/scan.ts';
 export {
   matrixMul,

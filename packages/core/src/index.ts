@@ -41,6 +41,28 @@ export { ReductionIsNotTriangularError } from './reduction/scan-candidate.ts';
 export * from './dtypes.ts';
 export { vectorDType, vectorDTypeName, type VectorDTypeName, type VectorLanes } from './vector-dtypes.ts';
 export { float16Bits, float16Value, roundToFloat16 } from './float16.ts';
+export {
+  fieldArray,
+  isStructDType,
+  packStructs,
+  structDType,
+  structLayout,
+  structLeaves,
+  unpackStructs,
+  type FieldArray,
+  type FieldLayout,
+  type FieldType,
+  type LaidOutElement,
+  type LaidOutType,
+  type StructDType,
+  type StructField,
+  type StructLayout,
+  type StructLayoutRules,
+  type StructLeaf,
+  type StructScalar,
+  type StructValue,
+} from './structs/index.ts';
+export type { FieldRef } from './expr/nodes.ts';
 /**
  * The expression layer as a namespace: the node constructors (`expr.add`, `expr.variable`...), parsing,
  * printing, traversals and simplification.
@@ -343,6 +365,7 @@ export {
   type AutotuneOptions,
 } from './tune/autotune.ts';
 export type { ComplexScalar, RunArgument, ShapedHostArray } from './runtime/arguments.ts';
+export type { StructArgument } from './runtime/struct-arguments.ts';
 export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';
 export { debugMode, setDebugMode } from './runtime/environment.ts';
 
@@ -364,6 +387,7 @@ export type {
 } from './codegen/ast.ts';
 export { constantLength, initializerLiteral } from './codegen/ast.ts';
 export { serializeWorkItems } from './codegen/serialize-work-items.ts';
+export { programStructs, structElementIndex } from './codegen/struct-elements.ts';
 export { laneOf, vectorIndex, VECTOR_LANES } from './codegen/vectorize.ts';
 export {
   walkStmts,

@@ -7,7 +7,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { predicate, predicateMax, predicateSum, reduce } from '@loom/computation';
+import { packStructs, structLayout, unpackStructs } from '@loom/core';
 import { supportsDType, testDevices } from '../../support/devices.ts';
+import { addStructures, structureType, structureValues, zeroStructure } from '../../support/structure-type.ts';
 import { reduceRef, sizeOf, testIntegers } from '../../support/ndarray.ts';
 import { testValues, toHost } from '../../support/reikna-values.ts';
 
@@ -108,6 +110,26 @@ test('test_reduce.py::test_summation', async () => {
   for (const device of devices) {
     const { output } = await (await comp.compile(device))(undefined, a);
     assert.equal([...(output as BigInt64Array)], [expected], device.name);
+  }
+});
+
+// Reikna's struct of uint32, a nested uint64 and uint32 (where the device has uint64), and its
+// 32-bit twin everywhere; reduced over axis 0 by the fieldwise sum Reikna's predicate writes out
+test('test_reduce.py::test_structure_type', async () => {
+  const shape = [100, 100];
+  for (const wide of [true, false]) {
+    const dtype = structureType(wide);
+    const layout = structLayout(dtype);
+    const a = structureValues(100 * 100, wide, wide ? 3 : 4);
+    const expected = Array.from({ length: 100 }, (_, j) =>
+      a.filter((_, k) => k % 100 === j).reduce((x, y) => addStructures(x, y, wide), zeroStructure(wide)),
+    );
+    const comp = reduce({ dtype, shape }, predicateSum(), [0]);
+    for (const device of testDevices()) {
+      if (wide && !supportsDType(device, 'uint64')) continue;
+      const { output } = await (await comp.compile(device))(undefined, packStructs(layout, a));
+      assert.equal(unpackStructs(layout, output as Uint8Array), expected, `${device.name}, ${dtype.name}`);
+    }
   }
 });
 

@@ -8,7 +8,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { predicate, predicateMax, predicateSum, scan, type Predicate } from '@loom/computation';
-import { testDevices } from '../../support/devices.ts';
+import { packStructs, structLayout, unpackStructs } from '@loom/core';
+import { supportsDType, testDevices } from '../../support/devices.ts';
+import {
+  addStructures,
+  structureType,
+  structureValues,
+  zeroStructure,
+  type Structure,
+} from '../../support/structure-type.ts';
 import { scanRef, sizeOf, testIntegers, transposeRef } from '../../support/ndarray.ts';
 
 /** ref_scan: the axes made innermost (in their order), flattened, scanned, and put back. */
@@ -86,5 +94,82 @@ test('a 10^6-element scan, and a running maximum over axis 0 (any associative op
     assert.equal([...(output as Float32Array)], expected, device.name);
   }
 });
+
+// Reikna's struct (uint32, a nested uint64, uint32) where the device has uint64, and its 32-bit twin
+// everywhere, scanned over axis 0 by the fieldwise sum Reikna's predicate writes out
+// Reikna's performance test of large scans (int64, every axis, 2^20 to 2^26 elements) as a
+// correctness test of one smaller size that still takes block offsets: int64 where the device
+// has it (BigInt64Array), int32 on WebGPU
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_large_scan_performance[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [3 * 65536 + 7];
+    const small = testIntegers(Int32Array, sizeOf(shape), 13);
+    const expected = refScan(small, shape, undefined, exclusive);
+    for (const device of testDevices()) {
+      const wide = supportsDType(device, 'int64');
+      const dtype = wide ? 'int64' : 'int32';
+      const input = wide ? BigInt64Array.from(small, (x) => BigInt(x)) : small;
+      const comp = scan({ dtype, shape }, predicateSum(dtype), { exclusive });
+      const { output } = await (await comp.compile(device))(undefined, input);
+      assert.equal([...(output as BigInt64Array | Int32Array)].map(Number), expected, `${device.name}, ${dtype}`);
+    }
+  });
+}
+
+// Reikna's performance test of many small scans (complex64, 500x2x2 rows of 256, seq_size 1 to 8) as
+// a correctness test of 5x2x2 rows: each element count per work-item (perItem) and both kinds
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_small_scan_performance[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [5, 2, 2, 256];
+    const n = sizeOf(shape);
+    // interleaved parts, small integers: every sum exact
+    const parts = Float32Array.from(testIntegers(Int32Array, 2 * n, 19));
+    const rows = n / 256;
+    const expected = new Array<number>(2 * n);
+    for (let r = 0; r < rows; r++)
+      for (const part of [0, 1]) {
+        let running = 0;
+        for (let k = 0; k < 256; k++) {
+          const at = 2 * (r * 256 + k) + part;
+          const next = running + parts[at];
+          expected[at] = exclusive ? running : next;
+          running = next;
+        }
+      }
+    for (const perItem of [1, 2, 4, 8]) {
+      const comp = scan({ dtype: 'complex64', shape }, predicateSum('complex64'), { axes: [3], exclusive, perItem });
+      for (const device of testDevices()) {
+        const { output } = await (await comp.compile(device))(undefined, parts);
+        assert.equal([...(output as Float32Array)], expected, `${device.name}, seq_size ${perItem}`);
+      }
+    }
+  });
+}
+
+for (const exclusive of [true, false]) {
+  test(`test_scan.py::test_scan_structure_type[${exclusive ? 'exclusive' : 'inclusive'}]`, async () => {
+    const shape = [100, 100];
+    for (const wide of [true, false]) {
+      const dtype = structureType(wide);
+      const layout = structLayout(dtype);
+      const a = structureValues(100 * 100, wide, wide ? 5 : 6);
+      const expected: Structure[] = new Array(a.length);
+      for (let j = 0; j < 100; j++) {
+        let running = zeroStructure(wide);
+        for (let i = 0; i < 100; i++) {
+          const next = addStructures(running, a[i * 100 + j], wide);
+          expected[i * 100 + j] = exclusive ? running : next;
+          running = next;
+        }
+      }
+      const comp = scan({ dtype, shape }, predicateSum(), { axes: [0], exclusive });
+      for (const device of testDevices()) {
+        if (wide && !supportsDType(device, 'uint64')) continue;
+        const { output } = await (await comp.compile(device))(undefined, packStructs(layout, a));
+        assert.equal(unpackStructs(layout, output as Uint8Array), expected, `${device.name}, ${dtype.name}`);
+      }
+    }
+  });
+}
 
 test.run();

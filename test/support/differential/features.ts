@@ -71,6 +71,9 @@ export const FEATURES = {
   // complex parameters of computations (issue 29, s11-complex): cases of computation-complex.ts
   computationComplexParameters:
     'complex64 (complex128 with wideTypes) parameters of computations: complex scalars as a number, { re, im } or [re, im], addParam on a complex array, combineComplex/splitComplex, normConst and entrywiseNorm of drawn orders (a real result), matrixMul of real x complex operands',
+  // struct dtypes (s11-structs, issue 29): cases of struct-arrays.ts
+  structArrays:
+    'arrays of struct dtypes (nested structs, array fields, int64 and float64 fields with wideTypes), fields read and written by a kernel, the input passed as objects or bytes',
   // kernel arguments and integer payloads (s6-gen2, issue 24 follow-ups): cases of kernel-arguments.ts and pointwise-integers.ts
   complexInferredArguments:
     'complex DeviceArrays for kernel arguments whose dtypes are inferred or declared, through run (output given or left out), prepareLaunch and launch',

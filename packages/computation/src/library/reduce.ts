@@ -36,10 +36,13 @@ import {
   splitIname,
   tagInames,
   temporaryVariable,
+  isStructDType,
   type DType,
   type LoopKernel,
+  type StructDType,
 } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
+import { fieldwise, type StructParams } from './fieldwise.ts';
 import type { PlanArray } from '../computation/plan.ts';
 import { spreadOverGrid, workGroupSize } from './parallel.ts';
 import { combine, emptyLiteral, type Predicate } from './predicates.ts';
@@ -66,13 +69,35 @@ interface View {
   at(row: string, k: string): string;
 }
 
-/** Reduces an array along axes with a predicate (Reikna's `Reduce`). */
+/**
+ * Reduces an array along axes with a predicate (Reikna's `Reduce`). An array of structs
+ * (`structDType`) is reduced field by field, each real field by the predicate (fieldwise.ts);
+ * its parameters are then the structs' bytes.
+ * ```ts
+ * const sums = reduce({ dtype: 'float32', shape: [100, 100] }, predicateSum(), [0]);
+ * ```
+ */
 export function reduce<D extends DType>(
   arr: { readonly dtype: D; readonly shape: readonly number[] },
   predicate: Predicate,
   axes?: readonly number[],
-): Computation<Params<D>> {
-  const { dtype, shape } = arr;
+): Computation<Params<D>>;
+export function reduce(
+  arr: { readonly dtype: StructDType; readonly shape: readonly number[] },
+  predicate: Predicate,
+  axes?: readonly number[],
+): Computation<StructParams>;
+export function reduce<D extends DType>(
+  arr: { readonly dtype: D | StructDType; readonly shape: readonly number[] },
+  predicate: Predicate,
+  axes?: readonly number[],
+): Computation<Params<D>> | Computation<StructParams> {
+  const { dtype: given, shape } = arr;
+  if (isStructDType(given)) {
+    const kept = reduce({ dtype: 'uint8', shape }, predicate, axes).signature[0].shape!;
+    return fieldwise('reduce', given, shape, kept, (dtype) => reduce({ dtype, shape }, predicate, axes));
+  }
+  const dtype = given;
   const r = shape.length;
   const reduced = [...new Set(axes ?? shape.map((_, k) => k))].sort((a, b) => a - b);
   if (axes && reduced.length !== axes.length) throw new LoomError('reduce: cannot reduce twice over the same axis');

@@ -38,9 +38,12 @@ import {
   prioritizeLoops,
   tagInames,
   temporaryVariable,
+  isStructDType,
   type DType,
   type LoopKernel,
+  type StructDType,
 } from '@loom/core';
+import { fieldwise, type StructParams } from './fieldwise.ts';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
 import type { PlanArray } from '../computation/plan.ts';
@@ -93,14 +96,34 @@ interface View {
 
 const SCAN_OPTIONS = optionKeys<ScanOptions>()(['axes', 'exclusive', 'perItem', 'workGroupSize']);
 
-/** A prefix scan of an array along axes with a predicate (Reikna's `Scan`). */
+/**
+ * A prefix scan of an array along axes with a predicate (Reikna's `Scan`). An array of
+ * structs (`structDType`) is scanned field by field, each real field by the predicate
+ * (fieldwise.ts); its parameters are then the structs' bytes.
+ * ```ts
+ * const cumsum = scan({ dtype: 'int32', shape: [1000] }, predicateSum(), { exclusive: true });
+ * ```
+ */
 export function scan<D extends DType>(
   arr: { readonly dtype: D; readonly shape: readonly number[] },
   predicate: Predicate,
+  options?: ScanOptions,
+): Computation<Params<D>>;
+export function scan(
+  arr: { readonly dtype: StructDType; readonly shape: readonly number[] },
+  predicate: Predicate,
+  options?: ScanOptions,
+): Computation<StructParams>;
+export function scan<D extends DType>(
+  arr: { readonly dtype: D | StructDType; readonly shape: readonly number[] },
+  predicate: Predicate,
   options: ScanOptions = {},
-): Computation<Params<D>> {
+): Computation<Params<D>> | Computation<StructParams> {
   checkOptionKeys('scan', options, SCAN_OPTIONS);
-  const { dtype, shape } = arr;
+  const { dtype: given, shape } = arr;
+  if (isStructDType(given))
+    return fieldwise('scan', given, shape, shape, (dtype) => scan({ dtype, shape }, predicate, options));
+  const dtype = given;
   const r = shape.length;
   const axes = options.axes ?? shape.map((_, k) => k);
   if (new Set(axes).size !== axes.length) throw new LoomError('scan: cannot scan twice over the same axis');

@@ -140,7 +140,7 @@ export class AccessGuards {
     const writeConditions: Expr[] = [];
     if (assignee?.kind === 'subscript') {
       indices = assignee.indices.map((x) => this.reads(insn, x, [], checks));
-      target = this.flatten(subscript(assignee.array, indices));
+      target = this.flatten(subscript(assignee.array, indices, false, undefined, assignee.field));
       for (const axis of this.unprovenAxes(insn, assignee)) {
         const inBounds = this.inBounds(assignee, axis, indices[axis]);
         writeConditions.push(inBounds);
@@ -171,7 +171,7 @@ export class AccessGuards {
     switch (e.kind) {
       case 'subscript': {
         const indices = e.indices.map((x) => this.reads(insn, x, path, checks, shared));
-        const flat = this.flatten(subscript(e.array, indices));
+        const flat = this.flatten(subscript(e.array, indices, false, undefined, e.field));
         if (shared && exprEquals(e, shared)) return flat;
         const axes = this.unprovenAxes(insn, e);
         if (axes.length === 0) return flat;

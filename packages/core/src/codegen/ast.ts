@@ -6,6 +6,7 @@
  * which keep one index per axis; types of names are in `KernelFunction.types`.
  */
 import type { DType } from '../dtypes.ts';
+import type { StructDType } from '../structs/struct-dtype.ts';
 import { bool, float, int, type Call, type Expr } from '../expr/nodes.ts';
 import { isFloat } from '../dtypes.ts';
 import { InternalError } from '../errors.ts';
@@ -129,6 +130,13 @@ export interface KernelParam {
   readonly image?: { readonly shape: readonly Expr[] };
   /** Accessed atomically (loopy's `for_atomic`): the target's atomic type, reads atomic loads. */
   readonly forAtomic?: boolean;
+  /**
+   * An array of structs (frontend/struct-fields.ts): `dtype` is uint8 and every access a
+   * one-index subscript whose index is the element's first byte (a multiple of the struct's
+   * size) and whose `field` gives the value's dtype, path and byte offset in the element.
+   * C-like targets declare the struct and index `a[index / size].path`; others read the bytes.
+   */
+  readonly struct?: StructDType;
 }
 
 /** One device kernel in the program AST: its parameters, grid sizes and body. */

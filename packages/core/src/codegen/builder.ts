@@ -169,6 +169,7 @@ export class DeviceKernelBuilder {
             vectorWidth: this.vectorWidths.get(a.name),
             ...(this.images.has(a.name) ? { image: { shape: a.shape! } } : {}),
             ...(a.kind !== 'image' && a.forAtomic ? { forAtomic: true } : {}),
+            ...(a.struct ? { struct: a.struct } : {}),
           }),
         ),
       ...hostInames.map((n) => ({
@@ -427,7 +428,11 @@ export class DeviceKernelBuilder {
       kind: 'assign',
       target: guarded.target,
       value: guarded.value,
-      dtype: this.types.get(nameWritten(insn)!)!,
+      // a struct field is stored in its own dtype, not its array's bytes
+      dtype:
+        guarded.target.kind === 'subscript' && guarded.target.field?.dtype
+          ? guarded.target.field.dtype
+          : this.types.get(nameWritten(insn)!)!,
       atomic: insn.atomic,
       insnId: insn.id,
     };
@@ -503,7 +508,7 @@ export class DeviceKernelBuilder {
     // an argument passed as a view starts `offset` elements into its buffer (kernel/arg-layouts.ts)
     const offset = this.offsets.get(e.array);
     if (offset) flat = flat === undefined ? offset : binary('+', offset, flat);
-    return subscript(e.array, [flat ?? int(0)]);
+    return subscript(e.array, [flat ?? int(0)], false, undefined, e.field);
   }
 
   /** Whether a statement reads an image argument (one kept as an image: `images`). */

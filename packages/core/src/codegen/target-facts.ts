@@ -8,6 +8,7 @@
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { DeviceFunctionSupport, ImageSupport, Target } from './target.ts';
+import type { StructLayoutRules } from '../structs/layout.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
 /** A target's facts, each one stated or its default (target.ts documents them). */
@@ -50,6 +51,8 @@ export interface TargetFacts {
   readonly images: ImageSupport;
   /** How it calls callee kernels as functions, or false: it inlines them. */
   readonly deviceFunctions: DeviceFunctionSupport | false;
+  /** The rules by which it lays out struct dtypes. */
+  readonly structLayoutRules: StructLayoutRules;
   /** Why a dtype cannot be used here, or undefined when it can. */
   unsupportedDType(dtype: DType): string | undefined;
 }
@@ -92,6 +95,7 @@ function readFacts(target: Target): TargetFacts {
     relaxedFloatAccuracy: target.relaxedFloatAccuracy ?? false,
     images: target.images ?? 'emulated',
     deviceFunctions: target.deviceFunctions ?? false,
+    structLayoutRules: target.structLayoutRules ?? 'c',
     unsupportedDType: (dtype) => target.unsupportedDType?.(dtype),
   };
 }

@@ -4,6 +4,7 @@
  * (WGSL's binding layout, the JavaScript functions' layouts): `Extra`, typed per target,
  * reaches the device through `GeneratedCode<Extra>` (generated.ts).
  */
+import type { StructLayoutRules } from '../structs/layout.ts';
 import type { DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
 import type { ProgramAst } from './ast.ts';
@@ -136,6 +137,12 @@ export interface Target<Extra = unknown> {
    * codegen/device-functions.ts), loopy's `inline=False`. Default false: every callee is inlined.
    */
   readonly deviceFunctions?: DeviceFunctionSupport | false;
+  /**
+   * The rules by which it lays out a struct dtype in an array (structs/layout.ts): `'c'` (C,
+   * OpenCL C, CUDA, the CPU device) or `'wgsl-storage'` (WGSL's storage buffers, which hold
+   * fewer scalar types). Default `'c'`. Host data of a struct array is packed by these rules.
+   */
+  readonly structLayoutRules?: StructLayoutRules;
 }
 
 /** How a target reads image arguments (`Target.images`). */

@@ -102,6 +102,7 @@ export function exprEquals(a: Expr, b: Expr): boolean {
     case 'subscript':
       if (a.array !== (b as typeof a).array || a.linear !== (b as typeof a).linear || a.tag !== (b as typeof a).tag)
         return false;
+      if (!sameFieldPath(a.field?.path, (b as typeof a).field?.path)) return false;
       break;
     case 'binary':
     case 'compare':
@@ -154,4 +155,13 @@ export function isConstant(e: Expr): boolean {
     default:
       return children(e).every(isConstant);
   }
+}
+
+/** Whether two subscripts reach the same field (or both the whole element). */
+function sameFieldPath(
+  a: readonly (string | number)[] | undefined,
+  b: readonly (string | number)[] | undefined,
+): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((step, k) => step === b[k]);
 }

@@ -13,7 +13,7 @@ export {
   type ExpressionMeasure,
 } from './limits.ts';
 export { checkExpressionNode } from './check-node.ts';
-export { printExpr, formatFloat } from './print.ts';
+export { printExpr, formatFloat, printField } from './print.ts';
 export { children, mapChildren, walk, walkScoped, walkGuarded, mapExpr, someExpr } from './visit.ts';
 export { freeVariables, reductionInamesIn, arraysAccessed, substitute, exprEquals, isConstant } from './analysis.ts';
 export { toLinear, fromLinear, foldInteger } from './affine.ts';

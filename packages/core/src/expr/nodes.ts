@@ -9,7 +9,7 @@
  */
 
 import { LoomError } from '../errors.ts';
-import { DTYPES, isDType } from '../dtypes.ts';
+import { DTYPES, isDType, type RealDType } from '../dtypes.ts';
 import { MATH_FUNCTIONS, type MathFunction } from './math-functions.ts';
 
 /** Arithmetic operators (`//` floor division, `**` power). */
@@ -93,6 +93,21 @@ export interface Subscript {
    * 'G$x[...]')` fetches only the reads tagged `x`. Nothing else looks at it, and no target prints it.
    */
   readonly tag?: string;
+  /** `a[i].f.g`: a field inside the element, which is a struct (structs/). */
+  readonly field?: FieldRef;
+}
+/**
+ * The path to a real value inside a struct element: field names and, in array fields, element
+ * indices. The front end resolves it against the array's struct dtype (`dtype`, `offset`),
+ * so that no later pass needs the struct to type or place it.
+ */
+export interface FieldRef {
+  /** Field names and constant array-field indices, outermost first. */
+  readonly path: readonly (string | number)[];
+  /** The dtype of the value reached, once resolved. */
+  readonly dtype?: RealDType;
+  /** Its byte offset from the struct's start, once resolved. */
+  readonly offset?: number;
 }
 /** Arithmetic negation `-operand`. */
 export interface Neg {
@@ -252,13 +267,20 @@ export const bool = (value: boolean): BoolLit => Object.freeze({ kind: 'bool', v
 /** A name node. */
 export const variable = (name: string): Var => Object.freeze({ kind: 'var', name });
 /** An array access node `array[indices]` (`linear`: one flat index; `tag`: loopy's `array$tag[...]`). */
-export const subscript = (array: string, indices: readonly Expr[], linear?: boolean, tag?: string): Subscript =>
+export const subscript = (
+  array: string,
+  indices: readonly Expr[],
+  linear?: boolean,
+  tag?: string,
+  field?: FieldRef,
+): Subscript =>
   Object.freeze({
     kind: 'subscript',
     array,
     indices: Object.freeze([...indices]),
     ...(linear ? { linear: true as const } : {}),
     ...(tag !== undefined ? { tag } : {}),
+    ...(field !== undefined ? { field } : {}),
   });
 /** A negation node. */
 export const neg = (operand: Expr): Neg => Object.freeze({ kind: 'neg', operand });

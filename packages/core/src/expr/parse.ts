@@ -12,7 +12,7 @@ import { errorAt, tokenize, type SourceSlice, type Token } from './tokens.ts';
 import { checkExpressionBounds } from './limits.ts';
 
 /** The options parseExpression reads; any other key is an error. */
-const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['inames', 'offset', 'source']);
+const PARSE_EXPRESSION_OPTIONS = optionKeys<ParseOptions>()(['inames', 'offset', 'source', 'structs']);
 
 /**
  * The deepest nesting of brackets read. Each level costs the parser some ten stack frames and
@@ -32,6 +32,8 @@ export interface ParseOptions {
   readonly source?: string;
   /** The kernel's inames, to tell the reduction `max(k, e)` from the function `max(a, b)`. */
   readonly inames?: ReadonlySet<string>;
+  /** The arrays whose elements are structs: `a[i].x` is then the field `x`, not a vector component. */
+  readonly structs?: ReadonlySet<string>;
 }
 
 /**
@@ -46,7 +48,7 @@ export function parseExpression(text: string, options: ParseOptions = {}): Expr 
   const tokens = tokenize(text, slice);
   if (tokens.length === 0) throw errorAt(slice, 0, Math.max(text.length, 1), 'empty expression');
   checkBracketNesting(tokens, slice);
-  const e = parseTokens(tokens, slice, { inames: options.inames });
+  const e = parseTokens(tokens, slice, { inames: options.inames, structs: options.structs });
   checkExpressionBounds(e, 'the expression', {
     text: slice.source,
     start: slice.offset,

@@ -95,6 +95,8 @@ const BINARY: Readonly<Record<string, { readonly level: number; readonly build: 
 export interface ParserOptions {
   /** The kernel's inames: decides whether `max(k, e)` is a reduction or the function. */
   readonly inames?: ReadonlySet<string>;
+  /** The arrays whose elements are structs: after one of their elements, `.x` is a field, not a vector component. */
+  readonly structs?: ReadonlySet<string>;
 }
 
 /** Reads `tokens` (all of them) as one expression. */
@@ -270,7 +272,8 @@ class Parser {
       }
       const plain =
         next?.text === '(' ? this.call(token) : next?.text === '[' ? this.subscript(token) : variable(token.text);
-      const value = this.peek()?.kind === 'component' ? this.component(plain, this.next()) : plain;
+      const member = this.peek()?.kind;
+      const value = member === 'component' || member === 'field' ? this.member(plain) : plain;
       if (value.kind === 'var') return value;
       const after = this.peek();
       if (after?.text === '[')
@@ -323,6 +326,47 @@ class Parser {
       default:
         return float(value);
     }
+  }
+
+  /**
+   * What follows an element: `a[i].f.g[2]`, a path into a struct (a field token, or any
+   * `.name` after an element of a struct array), or `a[i].y`, a vector component.
+   */
+  private member(value: Expr): Expr {
+    const token = this.peek()!;
+    const struct =
+      value.kind === 'subscript' && !value.linear && (token.kind === 'field' || this.options.structs?.has(value.array));
+    if (!struct) {
+      if (token.kind === 'field')
+        throw this.error(
+          token,
+          `unexpected '${token.text}' (a vector component is one of .x .y .z .w .s0 ... .sf; a struct field follows an element of a struct array, as in a[i]${token.text})`,
+        );
+      const lane = this.component(value, this.next());
+      const after = this.peek();
+      if (after?.kind === 'field' || after?.kind === 'component')
+        throw this.error(after, `'${after.text}' follows a vector component`);
+      return lane;
+    }
+    const path: (string | number)[] = [];
+    for (;;) {
+      const next = this.peek();
+      if (next?.kind === 'field' || next?.kind === 'component') {
+        this.pos++;
+        path.push(next.text.slice(1));
+      } else if (next?.text === '[' && path.length) {
+        // an element of an array field: a constant index, so that the field's place is known
+        this.pos++;
+        const index = this.peek();
+        if (index?.kind !== 'number' || !/^\d+$/.test(index.text))
+          throw this.error(index ?? next, 'an array field is indexed by an integer constant, as in a[i].v[2]');
+        this.pos++;
+        this.close(']');
+        path.push(Number(index.text));
+      } else break;
+    }
+    const s = value as Extract<Expr, { kind: 'subscript' }>;
+    return subscript(s.array, s.indices, false, s.tag, { path });
   }
 
   /**

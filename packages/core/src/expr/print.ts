@@ -9,7 +9,7 @@
  */
 import { unreachable } from '../errors.ts';
 import { freeVariables } from './analysis.ts';
-import type { Expr } from './nodes.ts';
+import type { Expr, FieldRef } from './nodes.ts';
 
 /** Binding strength, loosest first, as in Python: `not` is looser than comparisons. */
 const Prec = {
@@ -43,8 +43,8 @@ export function printExpr(e: Expr): string {
     case 'var':
       return e.name;
     case 'subscript':
-      if (e.linear) return `${e.array}${e.tag ? `$${e.tag}` : ''}[[${printExpr(e.indices[0])}]]`;
-      return `${e.array}${e.tag ? `$${e.tag}` : ''}[${e.indices.map(printExpr).join(', ')}]`;
+      if (e.linear) return `${e.array}${e.tag ? `$${e.tag}` : ''}[[${printExpr(e.indices[0])}]]${printField(e.field)}`;
+      return `${e.array}${e.tag ? `$${e.tag}` : ''}[${e.indices.map(printExpr).join(', ')}]${printField(e.field)}`;
     case 'neg':
       // `-(1)`: a bare `-1` would read back as the literal -1, not a negation of 1.
       if (isLiteral(e.operand) && precedence(e.operand) === Prec.Atom) return `-(${printExpr(e.operand)})`;
@@ -188,4 +188,9 @@ export function formatFloat(value: number): string {
   if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
   const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
   return `${sign}${whole}.${digits.slice(exponent + 1) || '0'}`;
+}
+
+/** `.f.g[2]`: a field path as written after an element. */
+export function printField(field: FieldRef | undefined): string {
+  return field ? field.path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('') : '';
 }

@@ -13,6 +13,7 @@ export type TokenKind =
   | 'name' //    identifiers: variables, arrays, functions, inames
   | 'word' //    the word operators and, or, not
   | 'component' // a vector component after an array element or a name: .x .y .z .w .s0 ... .sf
+  | 'field' //   a struct field after an array element: .name (a component's spelling reads as a component)
   | 'op'; //     punctuation and symbolic operators
 
 export interface Token {
@@ -99,6 +100,8 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 const TAG = /^\$[A-Za-z_][A-Za-z0-9_]*/;
 /** OpenCL's names of one vector component: `.x` to `.w`, `.s0` to `.sf` (lane 0 to 15). */
 const COMPONENT = /^\.(?:[xyzw]|s[0-9a-fA-F])(?![A-Za-z0-9_])/;
+/** A struct field's name after an element (`a[i].hit`, `a[i].nested.v`). */
+const FIELD = /^\.[A-Za-z_][A-Za-z0-9_]*/;
 
 /** Splits `text` into tokens; throws a `LoomError` at the first character that is not ours. */
 export function tokenize(text: string, slice: SourceSlice): Token[] {
@@ -108,9 +111,16 @@ export function tokenize(text: string, slice: SourceSlice): Token[] {
     tokens.push({ kind, text: text.slice(pos, pos + length), start: pos, end: pos + length });
     pos += length;
   };
+  // components and fields, as many as follow (`a[i].nested.v`)
   const pushComponent = () => {
-    const component = COMPONENT.exec(text.slice(pos));
-    if (component) push('component', component[0].length);
+    for (;;) {
+      const rest = text.slice(pos);
+      const component = COMPONENT.exec(rest);
+      const field = component ? null : FIELD.exec(rest);
+      if (component) push('component', component[0].length);
+      else if (field) push('field', field[0].length);
+      else return;
+    }
   };
   while (pos < text.length) {
     const rest = text.slice(pos);

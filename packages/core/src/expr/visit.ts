@@ -59,7 +59,7 @@ export function mapChildren(e: Expr, f: (child: Expr, index: number) => Expr): E
   if (mapped.every((c, i) => c === old[i])) return e;
   switch (e.kind) {
     case 'subscript':
-      return subscript(e.array, mapped, e.linear, e.tag);
+      return subscript(e.array, mapped, e.linear, e.tag, e.field);
     case 'neg':
       return neg(mapped[0]);
     case 'bitnot':

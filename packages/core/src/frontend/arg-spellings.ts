@@ -10,12 +10,17 @@
  * and each is read here as loopy reads it (loopy/kernel/creation.py, `_parse_shape_or_strides`
  * in loopy/kernel/array.py). Anything that is none of these is a LoomError that says what to write.
  */
+import type { StructDType } from '../structs/struct-dtype.ts';
 import { LoomError } from '../errors.ts';
 import type { ArgSpec } from './argument-specs.ts';
 import type { TemporarySpec } from './temporary-specs.ts';
 
 /** An argument declaration with its shape read: a list of entries, `'auto'`, or not given. */
-export type DeclaredArg = Omit<ArgSpec, 'shape'> & { readonly shape?: readonly (number | string)[] | 'auto' | null };
+export type DeclaredArg = Omit<ArgSpec, 'shape'> & {
+  readonly shape?: readonly (number | string)[] | 'auto' | null;
+  /** A struct array's struct, once its dtype is its bytes (struct-fields.ts). */
+  readonly struct?: StructDType;
+};
 
 /** One entry of makeKernel's argument list, as the rest of the frontend reads it. */
 export type ArgEntry = DeclaredArg | TemporarySpec | '...';

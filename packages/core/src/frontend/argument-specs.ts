@@ -2,6 +2,7 @@
  * The arguments of `makeKernel`'s list as a user declares them (loopy's `GlobalArg`,
  * `ValueArg`, `ConstantArg`): what each may say, checked when it is made.
  */
+import type { StructDType } from '../structs/struct-dtype.ts';
 import { checkOptionKeys, optionKeys } from '../option-keys.ts';
 import { LoomError } from '../errors.ts';
 import type { DType } from '../dtypes.ts';
@@ -26,8 +27,12 @@ export interface ArgSpec {
   readonly name: string;
   /** `'global'` (an array), `'value'` (a scalar), `'constant'` (a read-only array) or `'image'` (imageArg); default: `'global'` for a name the instructions subscript, else `'value'`. */
   readonly kind?: ArgKind;
-  /** A dtype, or a vector dtype (`float4`: the array's lanes become a last, `vec` axis; vector-dtypes.ts). */
-  readonly dtype?: DType | VectorDTypeName;
+  /**
+   * A dtype, a vector dtype (`float4`: the array's lanes become a last, `vec` axis;
+   * vector-dtypes.ts), or a struct dtype (`structDType(...)`: an array of structs, read and
+   * written field by field, `a[i].f`; it needs its shape).
+   */
+  readonly dtype?: DType | VectorDTypeName | StructDType;
   /**
    * The shape: lengths or parameter expressions (`['n', 'n + 1']`), or as loopy writes it, one string
    * (`'n'`, `'n, m'`, `'(n, m)'`) or one number; `'auto'`: what the accesses need; `null`: no shape

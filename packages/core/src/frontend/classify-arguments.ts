@@ -158,6 +158,7 @@ export function classifyArguments(
       isInput: spec?.isInput ?? (kind === 'value' || read.has(name)),
       isOutput: spec?.isOutput ?? written.has(name),
       forAtomic: spec?.forAtomic ?? false,
+      ...(spec?.struct ? { struct: spec.struct } : {}),
     });
   }
   return result;

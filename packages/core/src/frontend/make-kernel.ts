@@ -37,6 +37,8 @@ import { duplicateInamesAsWritten } from '../transform/duplicate-inames.ts';
 import { fixParameters } from '../transform/fix-parameters.ts';
 import { tagVectorLanes } from '../transform/tag-array-axes.ts';
 import { vectorArray, vectorDType } from '../vector-dtypes.ts';
+import { isStructDType } from '../structs/struct-dtype.ts';
+import { resolveStructFields, structArgument, structNames } from './struct-fields.ts';
 import { lowerVectorValues } from './vector-values.ts';
 import { checkReductionUses } from '../reduction/check-uses.ts';
 import { matches, parseMatch } from '../transform/match.ts';
@@ -214,9 +216,10 @@ export function makeKernel(
 function parseMixedInstructions(
   instructions: string | readonly (string | InstructionSpec)[],
   inames: ReadonlySet<string>,
+  structs: ReadonlySet<string>,
 ): { instructions: readonly InstructionSpec[]; substitutions: ParsedInstructions['substitutions'] } {
   if (typeof instructions === 'string' || instructions.every((i) => typeof i === 'string'))
-    return parseInstructions(instructions as string | readonly string[], inames);
+    return parseInstructions(instructions as string | readonly string[], inames, structs);
   if (instructions.every((i) => typeof i !== 'string'))
     return { instructions: instructions as readonly InstructionSpec[], substitutions: [] };
   const out: InstructionSpec[] = [];
@@ -224,7 +227,7 @@ function parseMixedInstructions(
   let lines: string[] = [];
   const flush = () => {
     if (!lines.length) return;
-    const parsed = parseInstructions(lines, inames);
+    const parsed = parseInstructions(lines, inames, structs);
     out.push(...parsed.instructions);
     substitutions.push(...parsed.substitutions);
     lines = [];
@@ -261,7 +264,11 @@ function makeKernelFrom(
   const inames = new Set(domainSets.flatMap((d) => d.dims));
   const assumptions = BasicSet.parseConditions(options.assumptions ?? '');
 
-  const asWritten = parseMixedInstructions(instructions, inames);
+  const asWritten = parseMixedInstructions(
+    instructions,
+    inames,
+    structNames(argList.filter((a): a is DeclaredArg => a !== '...' && !isTemporarySpec(a))),
+  );
   const parsed = { ...asWritten, instructions: expandRandom123Calls(expandTuples(asWritten.instructions)) };
   const substitutions = new Map<string, SubstitutionRule>();
   for (const s of parsed.substitutions) {
@@ -305,11 +312,14 @@ function makeKernelFrom(
   checkDeclaredArgs(written, inames, temporaries);
   // a vector dtype is its element dtype with the lanes as a last axis, tagged `vec` below;
   // a vector value argument (loopy's float4 ValueArg) is an array of one vector, its lanes
-  const vectorArgs = written.filter((a) => a.dtype !== undefined && !isDType(a.dtype)).map((a) => a.name);
+  const vectorArgs = written
+    .filter((a) => a.dtype !== undefined && !isStructDType(a.dtype) && !isDType(a.dtype))
+    .map((a) => a.name);
   const declared = written.map((a): DeclaredArg => {
+    if (isStructDType(a.dtype)) return structArgument(a);
     if (!vectorArgs.includes(a.name)) return a;
-    if (a.kind === 'value') return { ...a, kind: 'global', ...vectorArray(a.name, a.dtype!, []) };
-    return { ...a, ...vectorArray(a.name, a.dtype!, a.shape) };
+    if (a.kind === 'value') return { ...a, kind: 'global', ...vectorArray(a.name, a.dtype as string, []) };
+    return { ...a, ...vectorArray(a.name, a.dtype as string, a.shape) };
   });
   // temporaries declared with temporaryVariable(...): their shapes are given, not inferred
   const givenShapes = new Set<string>();
@@ -388,10 +398,12 @@ function makeKernelFrom(
     indexDtype: options.indexDtype,
     ...(options.preambles?.length ? { preambles: options.preambles.map(([k, c]) => [k, c] as const) } : {}),
   });
+  // each field of a struct element read and written at its place in the element's bytes
+  knl = resolveStructFields(knl);
   // whole `float4` values and dot(): lane by lane, before anything looks at shapes
   knl = lowerVectorValues(
     knl,
-    new Map(vectorArgs.map((n) => [n, vectorDType(written.find((a) => a.name === n)!.dtype!)!.lanes])),
+    new Map(vectorArgs.map((n) => [n, vectorDType(written.find((a) => a.name === n)!.dtype as string)!.lanes])),
   );
   // loopy fixes them before iname duplication and shape inference, as here
   if (options.fixedParameters) knl = fixParameters(knl, options.fixedParameters);
@@ -544,7 +556,7 @@ function checkDeclaredArgs(
     seen.add(a.name);
     if (inames.has(a.name)) throw new LoomError(`argument '${a.name}' has the name of an iname`);
     if (temps.has(a.name)) throw new LoomError(`argument '${a.name}' is also declared as a temporary with '<>'`);
-    if (a.dtype !== undefined && !isDType(a.dtype) && !vectorDType(a.dtype))
+    if (a.dtype !== undefined && !isStructDType(a.dtype) && !isDType(a.dtype) && !vectorDType(a.dtype))
       throw new LoomError(`argument '${a.name}': unknown dtype '${a.dtype}'`);
     if (a.kind !== undefined && !['global', 'value', 'constant', 'image'].includes(a.kind)) {
       throw new LoomError(

@@ -98,23 +98,29 @@ interface Block {
 
 /**
  * `inames`: the kernel's inames, when known: `max(k, e)` and `min(k, e)` are then reductions
- * exactly when `k` is one of them (loopy's reading), whether or not `e` uses `k`.
+ * exactly when `k` is one of them (loopy's reading), whether or not `e` uses `k`. `structs`:
+ * the arrays of struct elements, after whose elements `.x` is a field, not a vector component.
  */
 export function parseInstructions(
   source: string | readonly string[],
   inames?: ReadonlySet<string>,
+  structs?: ReadonlySet<string>,
 ): ParsedInstructions {
   const text = typeof source === 'string' ? source : source.join('\n');
   // the same text parses the same way while the inames and the registered reductions stay
   // (they decide whether `max(k, e)` is a reduction); the answer is frozen, so sharing it is safe
-  const key = `${reductionRegistryVersion()}\u0000${inames ? [...inames].join(',') : ''}\u0000${text}`;
-  return PARSED.memo(key, () => frozenField(parseText(text, inames)));
+  const key = `${reductionRegistryVersion()}\u0000${inames ? [...inames].join(',') : ''}\u0000${structs ? [...structs].join(',') : ''}\u0000${text}`;
+  return PARSED.memo(key, () => frozenField(parseText(text, inames, structs)));
 }
 
 /** Parsed instruction texts: a kernel built again from the same source skips the parser. */
 const PARSED = parsedTextCache<ParsedInstructions>(256);
 
-function parseText(text: string, inames: ReadonlySet<string> | undefined): ParsedInstructions {
+function parseText(
+  text: string,
+  inames: ReadonlySet<string> | undefined,
+  structs: ReadonlySet<string> | undefined,
+): ParsedInstructions {
   const instructions: ParsedInstruction[] = [];
   const substitutions: ParsedSubstitution[] = [];
   const blocks: Block[] = [];
@@ -175,12 +181,12 @@ function parseText(text: string, inames: ReadonlySet<string> | undefined): Parse
       substitutions.push({
         name: rule[1],
         params,
-        expression: parseExpression(exprText, { source: text, offset: start + rule[0].length, inames }),
+        expression: parseExpression(exprText, { source: text, offset: start + rule[0].length, inames, structs }),
         span,
       });
       continue;
     }
-    instructions.push(parseAssignment(trimmed, text, start, span, context, inames));
+    instructions.push(parseAssignment(trimmed, text, start, span, context, inames, structs));
   }
   if (blocks.length) {
     const open = blocks[blocks.length - 1];
@@ -351,6 +357,7 @@ function parseAssignment(
   span: SourceSpan,
   context: BlockContext,
   inames?: ReadonlySet<string>,
+  structs?: ReadonlySet<string>,
 ): ParsedInstruction {
   const at = (from: number, length: number): SourceSpan => ({
     text,
@@ -401,8 +408,10 @@ function parseAssignment(
   const rhsText = body.slice(eq + 1);
   if (rhsText.trim() === '') throw new LoomError('missing expression after =', at(eq, 1));
   if (lhsText.trim() === '') throw new LoomError('missing left-hand side before =', at(eq, 1));
-  const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) => parseTarget(piece, text, start + offset));
-  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames });
+  const targets = splitTopLevel(lhsText).map(({ text: piece, offset }) =>
+    parseTarget(piece, text, start + offset, structs),
+  );
+  const expression = parseExpression(rhsText, { source: text, offset: start + eq + 1, inames, structs });
   if (attrs.memKind !== undefined)
     throw new LoomError("the attribute 'mem_kind' belongs on barriers ('... lbarrier {mem_kind=global}')", span);
   if (attrs.atomic)
@@ -451,6 +460,7 @@ function parseTarget(
   piece: string,
   text: string,
   offset: number,
+  structs?: ReadonlySet<string>,
 ): { assignee: Expr; temporary?: TemporaryDeclaration } {
   const lead = piece.length - piece.trimStart().length;
   const trimmed = piece.trim();
@@ -478,7 +488,7 @@ function parseTarget(
     restAt = decl[0].length;
     rest = trimmed.slice(restAt);
   }
-  const assignee = parseExpression(rest, { source: text, offset: offset + lead + restAt });
+  const assignee = parseExpression(rest, { source: text, offset: offset + lead + restAt, structs });
   if (assignee.kind !== 'var' && assignee.kind !== 'subscript') {
     throw new LoomError('the left-hand side must be a variable or an array element', here(restAt, rest.length));
   }

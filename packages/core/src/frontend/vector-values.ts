@@ -277,7 +277,7 @@ class VectorLanes {
         if (l === undefined) throw new LoomError(`the vector '${printExpr(e)}' stands where a scalar belongs`);
         return subscript(name, [...indices, int(l)], false, e.kind === 'subscript' ? e.tag : undefined);
       }
-      return e.kind === 'var' ? e : subscript(e.array, indices, e.linear, e.tag);
+      return e.kind === 'var' ? e : subscript(e.array, indices, e.linear, e.tag, e.field);
     }
     if (e.kind === 'call' && !(Object.hasOwn(MATH_FUNCTIONS, e.fn) && !this.knl.substitutions.has(e.fn)))
       return call(

@@ -22,7 +22,7 @@ export function delinearize(e: Expr, shapes: DeclaredShapes): Expr {
   return mapExpr(e, (x) => {
     if (x.kind !== 'subscript' || !x.linear) return x;
     const shape = shapes.get(x.array);
-    if (!shape || shape.length <= 1) return subscript(x.array, x.indices, false, x.tag);
+    if (!shape || shape.length <= 1) return subscript(x.array, x.indices, false, x.tag, x.field);
     const [k] = x.indices;
     const stride = (axis: number) => shape.slice(axis + 1).reduce((p, s) => binary('*', p, s));
     const indices = shape.map((s, axis) => {
@@ -30,7 +30,7 @@ export function delinearize(e: Expr, shapes: DeclaredShapes): Expr {
       const quotient = binary('//', k, stride(axis));
       return axis === 0 ? quotient : binary('%', quotient, s);
     });
-    return subscript(x.array, indices, false, x.tag);
+    return subscript(x.array, indices, false, x.tag, x.field);
   });
 }
 

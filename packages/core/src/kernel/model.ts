@@ -5,6 +5,7 @@
  * here is ever mutated after construction: the constructor freezes every field deeply,
  * maps included (freeze.ts).
  */
+import type { StructDType } from '../structs/struct-dtype.ts';
 import type { DType } from '../dtypes.ts';
 import type { Expr } from '../expr/nodes.ts';
 import type { BasicSet } from '../sets/index.ts';
@@ -70,6 +71,12 @@ export interface KernelArg {
    * value argument `NAME_offset` that `run` takes from the view passed (arg-layouts.ts).
    */
   readonly offset?: Expr;
+  /**
+   * An array of structs: its elements' fields. The array itself is their bytes (`dtype`
+   * uint8, the struct's size as a last axis: frontend/struct-fields.ts), read and written one
+   * field at a time (`Subscript.field`).
+   */
+  readonly struct?: StructDType;
 }
 
 /** A temporary of a kernel: a variable or array that lives only while it runs. */

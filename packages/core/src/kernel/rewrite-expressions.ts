@@ -94,7 +94,7 @@ export function mapKernelExpressions(
       assignee === 'whole'
         ? f(a)
         : assignee === 'indices' && a.kind === 'subscript'
-          ? subscript(a.array, a.indices.map(f), a.linear, a.tag)
+          ? subscript(a.array, a.indices.map(f), a.linear, a.tag, a.field)
           : a;
     return {
       ...insn,

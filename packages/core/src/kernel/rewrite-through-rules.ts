@@ -81,7 +81,7 @@ export function rewriteThroughRules(
     return {
       ...insn,
       assignees: insn.assignees.map((a) =>
-        a.kind === 'subscript' ? subscript(a.array, a.indices.map(f), a.linear) : a,
+        a.kind === 'subscript' ? subscript(a.array, a.indices.map(f), a.linear, a.tag, a.field) : a,
       ),
       expression: insn.expression && f(insn.expression),
       predicates: insn.predicates.map(f),

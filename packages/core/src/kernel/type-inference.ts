@@ -156,6 +156,8 @@ function nodeType(
       return BOOL;
     case 'var':
     case 'subscript': {
+      // a field of a struct element: its own dtype, resolved by the front end (frontend/struct-fields.ts)
+      if (e.kind === 'subscript' && e.field?.dtype !== undefined) return { dtype: e.field.dtype, weak: false };
       const name = e.kind === 'var' ? e.name : e.array;
       const t = typeOf(name);
       if (t === undefined)

@@ -6,10 +6,14 @@
  */
 import { complexPart, isComplex } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
-import { namesRead, namesWritten } from '../kernel/accesses.ts';
-import type { LoopKernel } from '../kernel/model.ts';
+import { namesRead, namesWritten, readExpressions } from '../kernel/accesses.ts';
+import type { Instruction, LoopKernel } from '../kernel/model.ts';
+import type { Expr } from '../expr/nodes.ts';
+import { printExpr, walk } from '../expr/index.ts';
 import type { Target } from '../codegen/target.ts';
 import { targetFacts } from '../codegen/target-facts.ts';
+import { structLayout, structLeaves } from '../structs/layout.ts';
+import type { StructDType } from '../structs/struct-dtype.ts';
 
 export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKernel {
   for (const arg of knl.args) {
@@ -20,13 +24,61 @@ export function checkDtypes(knl: LoopKernel, target: Target | undefined): LoopKe
     }
     const why = target?.unsupportedDType?.(arg.dtype);
     if (why) throw new LoomError(`argument '${arg.name}' has dtype ${arg.dtype}: ${why}`);
+    if (arg.struct && target) checkStructFields(arg.name, arg.struct, target);
   }
   for (const t of knl.temporaries.values()) {
     const why = t.dtype && target?.unsupportedDType?.(t.dtype);
     if (why) throw new LoomError(`temporary '${t.name}' has dtype ${t.dtype}: ${why}`);
   }
   if (target) checkAtomics(knl, target);
+  checkStructAccesses(knl);
   return knl;
+}
+
+/**
+ * Every field access is of a struct array, at an element's first byte: a transformation that
+ * copies a struct array's bytes elsewhere (a prefetch, a precompute) or reshapes its byte axis
+ * leaves accesses no target can spell, refused here rather than guessed.
+ */
+function checkStructAccesses(knl: LoopKernel): void {
+  const structs = new Map(knl.args.flatMap((a) => (a.struct ? [[a.name, a] as const] : [])));
+  const check = (insn: Instruction, e: Expr) =>
+    walk(e, (x) => {
+      if (x.kind !== 'subscript') return;
+      const arg = structs.get(x.array);
+      if (!x.field && !arg) return;
+      const last = x.indices[x.indices.length - 1];
+      if (
+        !x.field ||
+        !arg ||
+        x.linear ||
+        x.indices.length !== arg.shape?.length ||
+        last?.kind !== 'int' ||
+        last.value !== 0
+      )
+        throw new LoomError(
+          `instruction '${insn.id}' reads or writes '${printExpr(x)}', which is no field of an element of a struct array as makeKernel made it (transformations that copy or reshape a struct array's bytes are not supported)`,
+          insn.span,
+        );
+    });
+  for (const insn of knl.instructions) {
+    for (const e of readExpressions(insn, knl.substitutions)) check(insn, e);
+    for (const a of insn.assignees) check(insn, a);
+  }
+}
+
+/** Every field of a struct array is a dtype the target has, in a struct its layout rules can place. */
+function checkStructFields(name: string, struct: StructDType, target: Target): void {
+  try {
+    for (const leaf of structLeaves(structLayout(struct, targetFacts(target).structLayoutRules))) {
+      const why = target.unsupportedDType?.(leaf.dtype);
+      if (why) throw new LoomError(`field '${leaf.path.join('.')}' has dtype ${leaf.dtype}: ${why}`);
+    }
+  } catch (e) {
+    if (e instanceof LoomError)
+      throw new LoomError(`argument '${name}' is an array of '${struct.name}' structs: ${e.message}`);
+    throw e;
+  }
 }
 
 /**

@@ -434,7 +434,8 @@ class Lowering {
             }),
           );
     const t = this.original(name);
-    if (t === undefined || !isComplex(t)) return real(e.kind === 'var' ? e : subscript(e.array, indices, e.linear));
+    if (t === undefined || !isComplex(t))
+      return real(e.kind === 'var' ? e : subscript(e.array, indices, e.linear, e.tag, e.field));
     const split = this.splitTemps.get(name);
     const at = (part: string) => (e.kind === 'var' ? variable(part) : subscript(part, indices));
     if (split) return complex({ re: at(split.re), im: at(split.im) }, t);

@@ -18,6 +18,7 @@ import { checkBufferFits, launchArguments, planCall } from './call-plan.ts';
 import { hostLaunches } from './host-loops.ts';
 import { resolveAliases } from './aliasing.ts';
 import { piecesOf, scatterPieces } from './sep-pieces.ts';
+import { packStructArguments, type StructArgument } from './struct-arguments.ts';
 
 export type { RunOptions };
 
@@ -34,12 +35,12 @@ export type RunOutputs = Record<string, HostArray | DeviceArray | DeviceArrayVie
 export async function run(
   program: LoopKernel | Program,
   device: Device,
-  given: Readonly<Record<string, RunArgument>> = {},
+  given: Readonly<Record<string, RunArgument | StructArgument>> = {},
   options?: RunOptions,
 ): Promise<RunOutputs> {
   const kernel = compiledKernel(program);
   // one DeviceArray read and written through two arguments: one argument (aliasing.ts)
-  const { kernel: knl, args: passed } = resolveAliases(kernel, given, 'run');
+  const { kernel: knl, args: passed } = resolveAliases(kernel, packStructArguments(kernel, given), 'run');
   // views (DeviceArray.view, host arrays with strides or an offset) bind as plain arrays with their layouts aside
   const { args, views } = unpackViews(passed);
   if (views.size) checkViewsDoNotAlias(knl, args, views);

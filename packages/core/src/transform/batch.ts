@@ -111,7 +111,8 @@ export function toBatched(
   );
   const rewrite = (e: Expr) =>
     mapExpr(e, (x) => {
-      if (x.kind === 'subscript' && batched.has(x.array)) return subscript(x.array, [variable(iname), ...x.indices]);
+      if (x.kind === 'subscript' && batched.has(x.array))
+        return subscript(x.array, [variable(iname), ...x.indices], false, x.tag, x.field);
       if (x.kind === 'var' && batched.has(x.name)) return subscript(x.name, [variable(iname)]);
       return x;
     });

@@ -186,7 +186,7 @@ function pipelineOne(knl: LoopKernel, insn: Instruction, iname: string, options:
   // affine indices written out again after the substitution (`16*0 + x` is `x`)
   const at = (e: Expr, values: ReadonlyMap<string, Expr>) =>
     mapExpr(substitute(e, values), (x) =>
-      x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear, x.tag) : x,
+      x.kind === 'subscript' ? subscript(x.array, x.indices.map(tidy), x.linear, x.tag, x.field) : x,
     );
   const toNext = new Map<string, Expr>([
     [iname, fromLinear(shifted)],
