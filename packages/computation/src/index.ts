@@ -87,3 +87,4 @@ export { scan, type ScanOptions } from './library/scan.ts';
 export { matrixMul, DEFAULT_TILES, type MatmulTiles, type MatrixMulOptions } from './library/matrixmul.ts';
 export { roll } from './library/roll.ts';
 export { entrywiseNorm } from './library/norm.ts';
+export { fft, type FFTOptions } from './library/fft/fft.ts';

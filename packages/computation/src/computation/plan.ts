@@ -17,6 +17,7 @@ import {
   checkOptionKeys,
   LoomError,
   dtypeOfHostArray,
+  hostLanes,
   optionKeys,
   type DType,
   type HostArray,
@@ -171,10 +172,11 @@ export class ComputationPlan {
     dtype: DType | undefined = dtypeOfHostArray(data),
   ): PersistentArray {
     if (!dtype) throw new LoomError(`${this.what}: persistentArray takes a typed array`);
-    const size = shape.reduce((a, b) => a * b, 1);
+    // a complex element is two numbers of the data, its parts
+    const size = shape.reduce((a, b) => a * b, 1) * hostLanes(dtype);
     if (size !== data.length)
       throw new LoomError(
-        `${this.what}: persistentArray: shape (${shape.join(', ')}) holds ${size} elements, the data ${data.length}`,
+        `${this.what}: persistentArray: shape (${shape.join(', ')}) of ${dtype} holds ${size} numbers, the data ${data.length}`,
       );
     const p = new PersistentArray(nextId++, dtype, Object.freeze([...shape]), data);
     this.#persistent.push(p);
