@@ -117,7 +117,8 @@ class Chain {
     const filter = plan.persistentArray(bluesteinFilter(n, m, dtype), [m], dtype);
     // two arrays in turn, never one kernel's source and destination (no aliasing to prove safe)
     const [u, v] = [plan.tempArray(dtype, padded.shape), plan.tempArray(dtype, padded.shape)];
-    const step = (s: 'pad' | 'filter' | 'unpad', d: Direction) => bluesteinStep(s, dtype, layout, padded, d, this.device);
+    const step = (s: 'pad' | 'filter' | 'unpad', d: Direction) =>
+      bluesteinStep(s, dtype, layout, padded, d, this.device);
     this.call(step('pad', direction), { src, dst: u, table: chirpTable });
     this.passes(padded, u, v, FORWARD_ONLY);
     this.call(step('filter', FORWARD_ONLY), { src: v, dst: u, table: filter });
@@ -146,7 +147,11 @@ class Chain {
         conjugateIn: p === 0 && direction.conjugateIn,
         scaleOut: last ? direction.scaleOut : 0,
       };
-      this.call(globalPass(dtype, layout, { radix, ns }, d, device), { src: from, dst: to, ...(ns > 1 ? { tw: tw! } : {}) });
+      this.call(globalPass(dtype, layout, { radix, ns }, d, device), {
+        src: from,
+        dst: to,
+        ...(ns > 1 ? { tw: tw! } : {}),
+      });
       from = to;
       ns *= radix;
     });

@@ -22,7 +22,16 @@ import {
 } from '@loom/core';
 import type { DeviceParameters } from '../../computation/device-parameters.ts';
 import { passLines } from './global-pass.ts';
-import { batchAxes, batchIname, element, takesInverse, loaded, stored, type AxisLayout, type Direction } from './layout.ts';
+import {
+  batchAxes,
+  batchIname,
+  element,
+  takesInverse,
+  loaded,
+  stored,
+  type AxisLayout,
+  type Direction,
+} from './layout.ts';
 
 /** Work-items a work-group aims at for short rows (several rows per work-group), as Reikna's 64. */
 const GROUP_TARGET = 64;
@@ -55,7 +64,9 @@ export function localShape(
   const maxItems = Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]);
   if (threads > maxItems || bytes(1) > device.localMemoryBytes) return undefined;
   // rows per work-group: a divisor of the innermost batch axis (no partial work-group around the barriers)
-  const last = batchAxes(layout).filter((m) => layout.shape[m] > 1).pop();
+  const last = batchAxes(layout)
+    .filter((m) => layout.shape[m] > 1)
+    .pop();
   const extent = last === undefined ? 1 : layout.shape[last];
   let rows = 1;
   for (let w = 2; w <= extent && w * threads <= GROUP_TARGET; w++) {
