@@ -16,6 +16,7 @@ export type Bench =
   | 'reductions'
   | 'roofline'
   | 'computations'
+  | 'fft'
   | 'c-device';
 export type Backend = 'opencl' | 'webgpu' | 'cuda' | 'cpu' | 'c';
 

@@ -71,3 +71,39 @@ export function referenceFft(
   }
   return out;
 }
+
+/** Reikna's get_test_array for a complex dtype: real and imaginary parts uniform in [0, 1), deterministic. */
+export function testComplex(size: number, seed = 1): Float32Array {
+  const out = new Float32Array(2 * size);
+  let s = (seed * 2654435761) >>> 0 || 1;
+  for (let k = 0; k < out.length; k++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    out[k] = (s >>> 0) / 2 ** 32;
+  }
+  return out;
+}
+
+/**
+ * Reikna's diff_is_negligible for complex arrays (numpy.isclose on each element: |a - b| <=
+ * atol + rtol |b|, moduli of complex differences); throws naming the first element that is not.
+ */
+export function assertComplexClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  what: string,
+  atol: number,
+  rtol: number,
+): void {
+  if (actual.length !== expected.length)
+    throw new Error(`${what}: ${actual.length} numbers, expected ${expected.length}`);
+  for (let k = 0; k < expected.length; k += 2) {
+    const diff = Math.hypot(actual[k] - expected[k], actual[k + 1] - expected[k + 1]);
+    const ref = Math.hypot(expected[k], expected[k + 1]);
+    if (!(diff <= atol + rtol * ref))
+      throw new Error(
+        `${what}: element ${k / 2} is ${actual[k]}${actual[k + 1] < 0 ? '' : '+'}${actual[k + 1]}j, expected ${expected[k]}${expected[k + 1] < 0 ? '' : '+'}${expected[k + 1]}j`,
+      );
+  }
+}

@@ -19,7 +19,6 @@ import {
   generateCode,
   hostArrayConstructor,
   hostLanes,
-  prepareLaunch,
   type Device,
   type HostArray,
   type LoopKernel,
@@ -27,6 +26,7 @@ import {
   type RunArgument,
   type ShapedHostArray,
 } from '@loom/core';
+import { prepareWithAliasedCopies } from './aliased-copy.ts';
 import type { FusedCall } from './flatten.ts';
 import type { OwnedMemory } from './memory.ts';
 import { isInputRole, isOutputRole, type ComputationParam } from './params.ts';
@@ -202,7 +202,7 @@ async function prepareCalls(
                 ? memory.persistent.get(bound.array)!
                 : bound.value;
       }
-      prepared.push(await prepareLaunch(call.kernel, device, callArgs));
+      prepared.push(await prepareWithAliasedCopies(call.kernel, device, callArgs));
     }
     return prepared;
   } catch (e) {
