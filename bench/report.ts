@@ -194,7 +194,7 @@ for (const [bench, title, note] of [
   [
     'fft',
     '`fft` of @loom/computation, complex64, forward (size: elements)',
-    'Each FFT compiled once, its call prepared and timed as the computations are. GFLOP/s = 5 N log2 N per transform of N points (over several axes: the size times the sum of log2 of the axes, times 5), against `torch.fft.fftn` (cuFFT) over the same axes; the note gives the shape and the kernels per call. The prime size goes through Bluestein\'s algorithm.',
+    "Each FFT compiled once, its call prepared and timed as the computations are. GFLOP/s = 5 N log2 N per transform of N points (over several axes: the size times the sum of log2 of the axes, times 5), against `torch.fft.fftn` (cuFFT) over the same axes; the note gives the shape and the kernels per call. The prime size goes through Bluestein's algorithm.",
   ],
   [
     'codegen',
