@@ -10,6 +10,7 @@ import {
   AliasedArgumentsError,
   DeviceArray,
   globalArg,
+  LruCache,
   makeKernel,
   prepareLaunch,
   splitIname,
@@ -21,13 +22,12 @@ import {
 
 type CallArgs = Record<string, DeviceArray | number | bigint>;
 
-const copyKernels = new Map<DType, LoopKernel>();
+/** `dst[i] = src[i]` over flat arrays of a dtype, in work-groups of 256: one kernel per dtype. */
+const copyKernels = new LruCache<DType, LoopKernel>(32);
 
-/** `dst[i] = src[i]` over flat arrays of `dtype`, in work-groups of 256. */
 function copyKernel(dtype: DType): LoopKernel {
-  let knl = copyKernels.get(dtype);
-  if (!knl) {
-    knl = splitIname(
+  return copyKernels.memo(dtype, () =>
+    splitIname(
       makeKernel(
         '{ [i]: 0 <= i < n }',
         'dst[i] = src[i]',
@@ -37,10 +37,8 @@ function copyKernel(dtype: DType): LoopKernel {
       'i',
       256,
       { outerTag: 'g.0', innerTag: 'l.0' },
-    );
-    copyKernels.set(dtype, knl);
-  }
-  return knl;
+    ),
+  );
 }
 
 /**
