@@ -7,7 +7,9 @@
  * needs nothing in the generated code: that is the hot path, and it stays bare.
  * So is an affine index of a constant table (a temporary with an initializer). Other
  * temporaries have no such check before launch; their affine indices are proven here
- * instead, symbolically, over the instruction's domain and the kernel's assumptions.
+ * instead, symbolically, over the instruction's domain and the kernel's assumptions. So are
+ * quasi-affine indices of any array (floor divisions and remainders by constants among the
+ * terms, `(j // 4) * 16 + j % 4`: a variable per division, quasi-affine.ts).
  *
  * Every other access gets a guard in the generated code, on every target:
  *
