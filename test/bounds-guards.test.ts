@@ -33,7 +33,7 @@ test('an index with floor divisions and remainders by constants is proven in bou
     [globalArg('out', { shape: [64], dtype: 'float32' }), globalArg('a', { shape: [16], dtype: 'float32' }), '...'],
   );
   const code = generateCode(tagInames(stockham, { j: 'l.0' }), openclTarget()).code;
-  assert.not.match(code, '<= ', 'no bounds guard');
+  assert.not.match(code, '0 <= ', 'no bounds guard');
   const expected = new Array<number>(64);
   for (let j = 0; j < 16; j++)
     for (let s = 0; s < 4; s++)
