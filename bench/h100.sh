@@ -2,7 +2,7 @@
 # Every benchmark figure of issues 7 and 14 in one command, PyTorch's included, then the report.
 #
 # On the GPU machine, from the repository root, with .device/ carried along (packed here first:
-#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/pointwise-host.ts bench/roofline.ts bench/report.ts):
+#   ../shared/device/pack.sh bench/elementwise.ts bench/matmul.ts bench/reductions.ts bench/computations.ts bench/fft.ts bench/codegen.ts bench/statistics.ts bench/launch.ts bench/pointwise-host.ts bench/roofline.ts bench/report.ts):
 #     bash bench/h100.sh
 # Here (CPU devices, small sizes, the TypeScript run directly):
 #     bash bench/h100.sh --local
@@ -83,12 +83,14 @@ if $quick; then
   step matmul 90 ours matmul --json --backends=opencl,cuda $sizes --classic-up-to=0 --budget=10 --awkward-budget=2
   step reductions 30 ours reductions --json --backends=opencl,cuda
   step computations 60 ours computations --json --backends=opencl,cuda
+  step fft 90 ours fft --json --backends=opencl,cuda
 else
   step torch 120 python3 bench/torch_side.py $full --json
   step elementwise 120 ours elementwise --json
   step matmul 210 ours matmul --json --budget=40
   step reductions 45 ours reductions --json
   step computations 90 ours computations --json
+  step fft 120 ours fft --json
   step codegen 120 ours codegen --json --fresh=3
   step statistics 40 ours statistics --json --samples=10
   step launch 45 ours launch --json

@@ -61,6 +61,7 @@ const TORCH_NAME: Record<string, string> = {
   elementwise: 'torch.add',
   matmul: 'torch.matmul (cuBLAS, TF32 off)',
   reductions: 'torch.sum',
+  fft: 'torch.fft.fftn (cuFFT)',
 };
 /** Where a bench compares with several PyTorch operations: the one for each case. */
 const TORCH_CASE_NAME: Record<string, string> = {
@@ -189,6 +190,11 @@ for (const [bench, title, note] of [
     'computations',
     "@loom/computation's library, float32 (size: elements; n for matmul)",
     'Each computation compiled once, its call prepared on device arrays (`compiled.prepare`) and timed: on OpenCL the sum of the event-profiled times of the kernels of one call; on CUDA the time between two events around them; on WebGPU all kernels of a call dispatched in order, dozens of calls per submit, by wall time. GB/s of the data read (reduce), read and written (scan, transpose); TFLOP/s = 2n³ / time. `matmul * k` is `matrixMul` with `mulConst` attached to its output (one kernel), against `torch.matmul(a, b) * k` (two); the note gives the kernels per call.',
+  ],
+  [
+    'fft',
+    '`fft` of @loom/computation, complex64, forward (size: elements)',
+    "Each FFT compiled once, its call prepared and timed as the computations are. GFLOP/s = 5 N log2 N per transform of N points (over several axes: the size times the sum of log2 of the axes, times 5), against `torch.fft.fftn` (cuFFT) over the same axes; the note gives the shape and the kernels per call. The prime size goes through Bluestein's algorithm.",
   ],
   [
     'codegen',

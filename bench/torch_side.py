@@ -18,12 +18,15 @@ and bench/matmul.ts, timed with CUDA events, printed as JSON lines that bench/re
                8192 x 8192 (GB/s read), torch.cumsum of the same (GB/s read + written), x.t().contiguous()
                of 8192 x 8192 (GB/s read + written), torch.matmul(a, b) and torch.matmul(a, b) * k at 4096³
                (TFLOP/s); without --full 2^18, 256 x 1024 and 128³, as ours
+  fft          bench/fft.ts's cases: torch.fft.fftn (cuFFT) of complex64 over the same axes, forward, out of
+               place; GFLOP/s = 5 N log2 N per transform, as ours
 
 Without a CUDA device it says so and exits cleanly: the other benchmarks still run.
 """
 import argparse
 import datetime
 import json
+import math
 import statistics
 import sys
 
@@ -152,6 +155,7 @@ def main():
         print(f"  torch reductions: FAILED: {e}", file=sys.stderr)
 
     computations(torch, cuda, record, args.full)
+    ffts(torch, cuda, record, args.full)
     return 0
 
 
@@ -219,6 +223,45 @@ def computations(torch, cuda, record, full):
         torch.cuda.empty_cache()
     except Exception as e:
         print(f"  torch computations: FAILED: {e}", file=sys.stderr)
+
+
+def ffts(torch, cuda, record, full):
+    """The cases of bench/fft.ts: names, shapes and axes as it has them; each result checked against float64."""
+    cases = [
+        ("2^10 x 2^14 batched", (2**14, 2**10), (1,)),
+        ("2^20 x 2^4 batched", (2**4, 2**20), (1,)),
+        ("2^24", (2**24,), (0,)),
+        ("4096^2 2-D", (4096, 4096), (0, 1)),
+        ("3^12 x 8 batched", (8, 3**12), (1,)),
+        ("5^8 x 8 batched", (8, 5**8), (1,)),
+        ("prime 1048573 x 4 batched", (4, 1048573), (1,)),
+    ] if full else [
+        ("2^10 x 2^14 batched", (2**6, 2**10), (1,)),
+        ("2^20 x 2^4 batched", (2**2, 2**14), (1,)),
+        ("2^24", (2**16,), (0,)),
+        ("4096^2 2-D", (256, 256), (0, 1)),
+        ("3^12 x 8 batched", (2, 3**8), (1,)),
+        ("5^8 x 8 batched", (2, 5**6), (1,)),
+        ("prime 1048573 x 4 batched", (2, 4099), (1,)),
+    ]
+    for name, shape, axes in cases:
+        try:
+            size = 1
+            for n in shape:
+                size *= n
+            k = torch.arange(2 * size, device=cuda)
+            parts = (((k * 7919) % 1000).to(torch.float32) / 1000).reshape(*shape, 2)
+            x = torch.view_as_complex(parts.contiguous())
+            call = lambda: torch.fft.fftn(x, dim=axes)
+            seconds = time_per_call(torch, call)
+            exact = torch.fft.fftn(x.to(torch.complex128), dim=axes)
+            assert torch.allclose(call().to(torch.complex128), exact, atol=1e-2, rtol=1e-4), f"fft {name} gave an unexpected result"
+            flops = 5 * size * sum(math.log2(shape[a]) for a in axes)
+            record("fft", name, size, flops / seconds / 1e9, "GFLOP/s")
+            del k, parts, x, exact
+            torch.cuda.empty_cache()
+        except Exception as e:  # one failure must not cost the other figures
+            print(f"  torch fft {name}: FAILED: {e}", file=sys.stderr)
 
 
 if __name__ == "__main__":

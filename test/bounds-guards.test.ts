@@ -25,6 +25,31 @@ import { testDevices } from './support/devices.ts';
 
 const a = Float32Array.from({ length: 100 }, (_, i) => i);
 
+test('an index with floor divisions and remainders by constants is proven in bounds (no guard); one that may leave its array keeps its guard', async () => {
+  // a Stockham FFT's output index: (j // 4) * 16 + j % 4 + 4 s, j < 16, s < 4: every element of 64
+  const stockham = makeKernel(
+    '{ [j, s]: 0<=j<16 and 0<=s<4 }',
+    'out[(j // 4) * 16 + j % 4 + 4*s] = a[(j % 4) * 3 + j // 4 + 0*s] + s',
+    [globalArg('out', { shape: [64], dtype: 'float32' }), globalArg('a', { shape: [16], dtype: 'float32' }), '...'],
+  );
+  const code = generateCode(tagInames(stockham, { j: 'l.0' }), openclTarget()).code;
+  assert.not.match(code, '0 <= ', 'no bounds guard');
+  const expected = new Array<number>(64);
+  for (let j = 0; j < 16; j++)
+    for (let s = 0; s < 4; s++)
+      expected[Math.floor(j / 4) * 16 + (j % 4) + 4 * s] = (j % 4) * 3 + Math.floor(j / 4) + s;
+  for (const device of testDevices()) {
+    const { out } = await run(stockham, device, { a: a.slice(0, 16) });
+    assert.equal([...(out as Float32Array)], expected, device.name);
+  }
+  // one more than the last element: the guard stays (and the run drops the write)
+  const beyond = makeKernel('{ [j]: 0<=j<16 }', 'out[(j // 4) * 16 + j % 4 + 13] = 1', [
+    globalArg('out', { shape: [64], dtype: 'float32' }),
+    '...',
+  ]);
+  assert.match(generateCode(beyond, openclTarget()).code, '< 64', 'a guard');
+});
+
 test('a store guarded by an if block stays inside a smaller output', async () => {
   const knl = makeKernel(
     '{ [i]: 0<=i<100 }',

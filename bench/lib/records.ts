@@ -17,6 +17,7 @@ export type Bench =
   | 'roofline'
   | 'computations'
   | 'cbrng'
+  | 'fft'
   | 'c-device';
 export type Backend = 'opencl' | 'webgpu' | 'cuda' | 'cpu' | 'c';
 

@@ -128,3 +128,4 @@ export {
   type RandomsType,
   type WordDtype,
 } from './library/cbrng/index.ts';
+export { fft, type FFTOptions } from './library/fft/fft.ts';

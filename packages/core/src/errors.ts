@@ -86,6 +86,22 @@ export class CoefficientRangeError extends LoomError {
   }
 }
 
+/**
+ * One buffer passed as a read-only and a written argument of a kernel whose result would then
+ * depend on the device (runtime/aliasing.ts): a caller may pass a copy of the read one instead.
+ */
+export class AliasedArgumentsError extends LoomError {
+  constructor(
+    message: string,
+    /** The read-only argument. */
+    readonly read: string,
+    /** The written argument it shares its buffer with. */
+    readonly written: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A dependency needs a synchronization the generated code cannot provide (a global barrier). */
 export class MissingBarrierError extends LoomError {}
 

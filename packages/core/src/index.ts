@@ -23,6 +23,7 @@ export {
   DependencyCycleFound,
   MissingDefinitionError,
   MissingBarrierError,
+  AliasedArgumentsError,
   VariableAccessNotOrdered,
   LoomWarning,
 } from './errors.ts';

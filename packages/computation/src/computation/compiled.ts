@@ -21,7 +21,6 @@ import {
   hostArrayConstructor,
   hostLanes,
   isComplex,
-  prepareLaunch,
   type ComplexScalar,
   type Device,
   type HostArray,
@@ -30,6 +29,7 @@ import {
   type RunArgument,
   type ShapedHostArray,
 } from '@loom/core';
+import { prepareWithAliasedCopies } from './aliased-copy.ts';
 import type { FusedCall } from './flatten.ts';
 import type { OwnedMemory } from './memory.ts';
 import { isInputRole, isOutputRole, type ComputationParam } from './params.ts';
@@ -207,7 +207,7 @@ async function prepareCalls(
                 ? memory.persistent.get(bound.array)!
                 : bound.value;
       }
-      prepared.push(await prepareLaunch(call.kernel, device, callArgs));
+      prepared.push(await prepareWithAliasedCopies(call.kernel, device, callArgs));
     }
     return prepared;
   } catch (e) {

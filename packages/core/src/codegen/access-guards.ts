@@ -7,7 +7,9 @@
  * needs nothing in the generated code: that is the hot path, and it stays bare.
  * So is an affine index of a constant table (a temporary with an initializer). Other
  * temporaries have no such check before launch; their affine indices are proven here
- * instead, symbolically, over the instruction's domain and the kernel's assumptions.
+ * instead, symbolically, over the instruction's domain and the kernel's assumptions. So are
+ * quasi-affine indices of any array (floor divisions and remainders by constants among the
+ * terms, `(j // 4) * 16 + j % 4`: a variable per division, quasi-affine.ts).
  *
  * Every other access gets a guard in the generated code, on every target:
  *
@@ -37,6 +39,7 @@ import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import type { Stmt } from './ast.ts';
 import { tableShape } from '../kernel/tables.ts';
+import { floorConstraints, quasiAffine } from './quasi-affine.ts';
 
 /** One guarded access along one axis, as `run` reports it when the guard fails. */
 export interface BoundsSite {
@@ -235,7 +238,7 @@ export class AccessGuards {
       );
     }
     const affine = this.affineInLoops(insn, index);
-    if (!affine) return false;
+    if (!affine) return this.provenQuasiAffine(insn, extent, index);
     const { lin, domain } = affine;
     // loop bounds read from data (loopy's data-dependent domains) escape the check before launch
     const dataDependent = domain.params.some((p) => this.knl.temporaries.has(p));
@@ -243,6 +246,28 @@ export class AccessGuards {
     if ((this.knl.arg(array) || tableShape(this.knl, array)) && !dataDependent) return true;
     const size = toLinear(extent);
     return size !== undefined && provenSymbolically(domain, lin, size);
+  }
+
+  /**
+   * An index with floor divisions and remainders by constants among its terms (`(j // 4) * 16 +
+   * j % 4`), proven in bounds over the domain with a variable for each division (quasi-affine.ts);
+   * the check before launch sees affine indices only, so this holds for arguments too.
+   */
+  private provenQuasiAffine(insn: Instruction, extent: Expr, index: Expr): boolean {
+    const quasi = quasiAffine(index, '_loom_floor');
+    if (!quasi || quasi.floors.length === 0) return false;
+    const names = new Set(quasi.floors.map((f) => f.name));
+    const used = [...quasi.lin.variables, ...quasi.floors.flatMap((f) => f.numerator.variables)].filter(
+      (v) => !names.has(v),
+    );
+    if (used.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return false;
+    const domain = domainOf(this.knl, insn.withinInames);
+    if (used.some((v) => this.isIname(v) && !domain.dims.includes(v))) return false;
+    if (domain.params.some((p) => this.knl.temporaries.has(p))) return false;
+    const size = toLinear(extent);
+    if (!size) return false;
+    const withFloors = domain.addParams([...names]).addConstraints(floorConstraints(quasi.floors));
+    return provenSymbolically(withFloors, quasi.lin, size);
   }
 
   /** `index` as an affine function of the instruction's loop indices and the parameters, with their domain. */

@@ -14,7 +14,7 @@
  * loopy and PyOpenCL pass aliased buffers through and leave the result to the hardware; a result
  * that differs between devices is what Loom refuses.
  */
-import { LoomError } from '../errors.ts';
+import { AliasedArgumentsError, LoomError } from '../errors.ts';
 import { ownEntry } from '../names.ts';
 import { perObject } from '../memo.ts';
 import { printExpr, mapExpr } from '../expr/index.ts';
@@ -102,8 +102,10 @@ function findAliases(knl: LoopKernel, args: Readonly<Record<string, unknown>>, c
 /** The kernel with `read`'s accesses made `written`'s, once checked that this is what sharing the buffer means. */
 function mergeAlias(knl: LoopKernel, { read, written }: Alias, caller: string): LoopKernel {
   const refuse = (why: string) =>
-    new LoomError(
+    new AliasedArgumentsError(
       `${caller}: kernel '${knl.name}': arguments '${read}' and '${written}' are the same buffer, and ${why}; the result would depend on the device: pass separate arrays`,
+      read,
+      written,
     );
   const [r, w] = [knl.arg(read)!, knl.arg(written)!];
   if (
