@@ -380,12 +380,13 @@ test('constructs outside the language are rejected at their token', () => {
   x$t + 1
   ^^^`,
   );
+  // a field follows an element of a struct array (a[i].b), never a bare name
   rejects(
     'a.b',
-    /unexpected '\.'/,
+    /unexpected '\.b' \(a vector component is one of .*; a struct field follows an element of a struct array/,
     `
   a.b
-   ^`,
+   ^^`,
   );
   rejects(
     'a # comment',
