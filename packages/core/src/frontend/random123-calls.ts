@@ -20,6 +20,7 @@ import { parseExpression } from '../expr/index.ts';
 import { int, subscript, variable, type Expr } from '../expr/nodes.ts';
 import type { DType } from '../dtypes.ts';
 import { random123KeyWords, random123Rounds, wordConstant, type Random123Spec } from '../functions/random123.ts';
+import { suffixedNames } from '../kernel/rename.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
 
 const FUNCTION = /^(philox|threefry)(2|4)x(32|64)(_f32|_f64)?$/;
@@ -28,12 +29,7 @@ const FUNCTION = /^(philox|threefry)(2|4)x(32|64)(_f32|_f64)?$/;
 export function expandRandom123Calls(parsed: readonly ParsedInstruction[]): ParsedInstruction[] {
   if (!parsed.some((p) => random123Call(p) !== undefined)) return [...parsed];
   const taken = new Set(parsed.flatMap((p) => (p.id === undefined ? [] : [p.id])));
-  const fresh = (base: string) => {
-    let k = 0;
-    while (taken.has(`${base}_${k}`)) k++;
-    taken.add(`${base}_${k}`);
-    return `${base}_${k}`;
-  };
+  const fresh = suffixedNames(taken);
   const resultIds = new Map<string, string[]>();
   let calls = 0;
   const expanded = parsed.flatMap((p) => {

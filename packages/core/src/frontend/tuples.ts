@@ -5,18 +5,14 @@
  * and what says `dep=ID` depends on every part.
  */
 import { LoomError } from '../errors.ts';
+import { suffixedNames } from '../kernel/rename.ts';
 import type { ParsedInstruction } from './parse-instructions.ts';
 
 /** `parsed` with each `make_tuple` assignment made one assignment per assignee. */
 export function expandTuples(parsed: readonly ParsedInstruction[]): ParsedInstruction[] {
   if (!parsed.some(isTuple)) return [...parsed];
   const taken = new Set(parsed.flatMap((p) => (p.id === undefined ? [] : [p.id])));
-  const fresh = (base: string) => {
-    let k = 0;
-    while (taken.has(`${base}_${k}`)) k++;
-    taken.add(`${base}_${k}`);
-    return `${base}_${k}`;
-  };
+  const fresh = suffixedNames(taken);
   const partIds = new Map<string, string[]>();
   const expanded = parsed.flatMap((p) => {
     if (!isTuple(p)) return [p];

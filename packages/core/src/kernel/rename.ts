@@ -18,6 +18,19 @@ export function renameInExpr(e: Expr, renames: ReadonlyMap<string, string>): Exp
   });
 }
 
+/**
+ * A maker of names `base_0`, `base_1`, ... none of them in `taken` nor made before (it adds
+ * each to `taken`): the ids of instructions that the front end writes out of one line.
+ */
+export function suffixedNames(taken: Set<string>): (base: string) => string {
+  return (base) => {
+    let k = 0;
+    while (taken.has(`${base}_${k}`)) k++;
+    taken.add(`${base}_${k}`);
+    return `${base}_${k}`;
+  };
+}
+
 /** A name not in `taken`: `base`, else `base_0`, `base_1`, ... */
 export function uniqueName(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;
