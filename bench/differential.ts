@@ -242,7 +242,8 @@ DISAGREEMENT (kernel arguments) ${f}`);
     const computations =
       features.has('computationPredicates') ||
       features.has('computationComplex') ||
-      features.has('computationComplexParameters')
+      features.has('computationComplexParameters') ||
+      features.has('computationNoAxes')
         ? await runComputationCase(seed, features, devices)
         : undefined;
     for (const f of computations?.findings ?? []) console.log(`\nDISAGREEMENT (computation library) ${f}`);

@@ -29,6 +29,7 @@ import {
 import { pointwiseCase, runPointwiseCase } from './support/differential/pointwise.ts';
 import { runComputationCase } from './support/differential/computations.ts';
 import { runComplexParameterCase } from './support/differential/computation-complex.ts';
+import { runNoAxesCase } from './support/differential/computation-no-axes.ts';
 import { runArgumentCase } from './support/differential/kernel-arguments.ts';
 import { runStructCase } from './support/differential/struct-arrays.ts';
 import { runLayoutCase } from './support/differential/argument-layouts.ts';
@@ -278,6 +279,27 @@ test('every device: complex parameters of computations (scalars, parts, norms, r
   const ran: string[] = [];
   for (let seed = 31_000; seed < 31_040 && !kinds.every((k) => ran.some((w) => k.test(w))); seed++) {
     const r = await runComplexParameterCase(seed, features, testDevices());
+    assert.equal(
+      r.findings,
+      [],
+      `reproduce: npx tsx bench/differential.ts --seed ${seed} --exclude ${EXCLUDED.join(',')}`,
+    );
+    ran.push(...r.ran);
+  }
+  for (const k of kinds)
+    assert.ok(
+      ran.some((w) => k.test(w)),
+      `no case of ${k} ran: ${ran.join('; ')}`,
+    );
+});
+
+test('every device: computations with nothing to transform (no axes, or axes of length 1; rank 0 to 3) write their whole output', async () => {
+  // seeds from 41 000 until the empty axis list, axes of length 1 and a rank-0 array have each run
+  const features = new FeatureSet(EXCLUDED);
+  const kinds = [/axes \(\)$/, /axes \(\d/, /shape \(\)/];
+  const ran: string[] = [];
+  for (let seed = 41_000; seed < 41_020 && !kinds.every((k) => ran.some((w) => k.test(w))); seed++) {
+    const r = await runNoAxesCase(seed, features, testDevices());
     assert.equal(
       r.findings,
       [],

@@ -6,7 +6,8 @@
  * DeviceArray round trips and a computation with complex parameters. Features
  * `computationPredicates` and `computationComplex` (features.ts) enable each half;
  * `computationComplexParameters` adds a case of computation-complex.ts (complex scalars,
- * transformations, norms and matrix products of complex parameters).
+ * transformations, norms and matrix products of complex parameters); `computationNoAxes` a case
+ * of computation-no-axes.ts (computations with nothing to transform).
  */
 import { DeviceArray, type Device } from '@loom/core';
 import { pureParallel, reduce, scan } from '@loom/computation';
@@ -14,6 +15,7 @@ import { supportsDType } from '../devices.ts';
 import { reduceRef, scanAlongAxes, sizeOf } from '../ndarray.ts';
 import { COMMUTATIVE, NON_COMMUTATIVE, seeded } from '../predicates.ts';
 import { runComplexParameterCase } from './computation-complex.ts';
+import { runNoAxesCase } from './computation-no-axes.ts';
 import type { FeatureSet } from './features.ts';
 
 /** What one seed ran, and every disagreement with plain JS (empty: none). */
@@ -117,6 +119,11 @@ export async function runComputationCase(
   }
   if (features.has('computationComplexParameters')) {
     const r = await runComplexParameterCase(seed, features, devices);
+    ran.push(...r.ran);
+    findings.push(...r.findings);
+  }
+  if (features.has('computationNoAxes')) {
+    const r = await runNoAxesCase(seed, features, devices);
     ran.push(...r.ran);
     findings.push(...r.findings);
   }

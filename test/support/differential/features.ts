@@ -71,6 +71,9 @@ export const FEATURES = {
   // complex parameters of computations (issue 29, s11-complex): cases of computation-complex.ts
   computationComplexParameters:
     'complex64 (complex128 with wideTypes) parameters of computations: complex scalars as a number, { re, im } or [re, im], addParam on a complex array, combineComplex/splitComplex, normConst and entrywiseNorm of drawn orders (a real result), matrixMul of real x complex operands',
+  // computations with nothing to transform (issue 29: dht over no axes left its output unwritten): computation-no-axes.ts
+  computationNoAxes:
+    'reduce, scan, fft, fftShift and dht over no axes, or only over axes of length 1 (rank 0 to 3): the identity (an exclusive scan: the empty value), written over an output of garbage',
   // struct dtypes (s11-structs, issue 29): cases of struct-arrays.ts
   structArrays:
     'arrays of struct dtypes (nested structs, array fields, int64 and float64 fields with wideTypes), fields read and written by a kernel, the input passed as objects or bytes',
