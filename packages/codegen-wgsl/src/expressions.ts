@@ -90,6 +90,13 @@ export interface ExpressionContext {
   hardwareId(kind: 'gid' | 'lid', axis: number): string;
   /** Registers a helper function and returns its name. */
   helper(kind: HelperKind, t: WgslScalar): string;
+  /**
+   * `a * b + c` may be one fma (`setOptions(knl, { fusedMultiplyAdd: true })`): printed as WGSL's
+   * `fma`, which Vulkan and Metal compile to their fused instruction; a sum of a product is
+   * otherwise left to the shader compiler, which on NVIDIA's Vulkan driver kept it unfused
+   * (the profile's chains of multiply-adds ran at half the rate OpenCL's did).
+   */
+  readonly fusedMultiplyAdd?: boolean;
   /** A user function's WGSL name for arguments of these dtypes, and the signature it is called with (its preamble registered). */
   userFunction(
     name: string,
@@ -360,7 +367,7 @@ export class ExpressionPrinter {
     switch (e.op) {
       case '+':
       case '-':
-        return infix(l, e.op, r, Prec.Additive, t);
+        return (atRunTime ? undefined : this.fusedSum(e, t)) ?? infix(l, e.op, r, Prec.Additive, t);
       case '*':
         return infix(l, e.op, r, Prec.Multiplicative, t);
       case '/':
@@ -393,6 +400,29 @@ export class ExpressionPrinter {
       case '>>':
         return helper('shr');
     }
+  }
+
+  /**
+   * `a * b ± c` or `c ± a * b` as one `fma`, where the kernel allows it and the sum is of floats;
+   * undefined otherwise. (Printed afresh from the nodes: the product's operands are the fma's.)
+   */
+  private fusedSum(e: Extract<Expr, { kind: 'binary' }>, t: WgslScalar): Printed | undefined {
+    if (!this.context.fusedMultiplyAdd || !isFloatScalar(t)) return undefined;
+    const isProduct = (x: Expr): x is Extract<Expr, { kind: 'binary' }> => x.kind === 'binary' && x.op === '*';
+    const [product, addend, negateProduct] = isProduct(e.left)
+      ? [e.left, e.right, false]
+      : isProduct(e.right)
+        ? [e.right, e.left, e.op === '-']
+        : [undefined, undefined, false];
+    // a product of integers promoted to a float sum is computed as integers: no fma
+    if (!product || !addend || arithmeticType(this.checked(product)) !== t) return undefined;
+    const a = this.print(product.left, t);
+    const b = this.print(product.right, t);
+    const c = this.print(addend, t);
+    const negated = (p: Printed) => `-${operand(p, Prec.Unary)}`;
+    const first = negateProduct ? negated(a) : a.text;
+    const last = e.op === '-' && !negateProduct ? negated(c) : c.text;
+    return call('fma', [first, b.text, last], t);
   }
 
   /** Comparisons in the promoted type of both sides. */

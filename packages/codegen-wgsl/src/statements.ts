@@ -68,6 +68,8 @@ export interface KernelContext {
   ): { readonly name: string; readonly signature: FunctionSignature };
   /** The grid is folded into the dispatch (`limits.ts`): group ids are recovered from a linear index. */
   readonly foldedGrid: boolean;
+  /** The program allows `a * b + c` fused (`ProgramAst.fusedMultiplyAdd`): printed as `fma`. */
+  readonly fusedMultiplyAdd: boolean;
   /** Per axis, the `override` constant of a work-group size known only at launch (target.ts). */
   readonly localSizeOverrides?: readonly (string | undefined)[];
 }
@@ -134,6 +136,7 @@ class KernelPrinter {
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
       helper: (kind, t) => context.helper(kind, t),
+      fusedMultiplyAdd: context.fusedMultiplyAdd,
       userFunction: (name, argTypes) => context.userFunction(name, argTypes),
     };
     this.exprs = new ExpressionPrinter(expressions);

@@ -206,7 +206,8 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
     ),
     ...[...localArrayOverrides.values()].flat().map((name) => `override ${name}: u32;`),
   ];
-  const context = { names, layout, arrays, helper, userFunction, foldedGrid };
+  const fusedMultiplyAdd = program.fusedMultiplyAdd ?? false;
+  const context = { names, layout, arrays, helper, userFunction, foldedGrid, fusedMultiplyAdd };
   // the callees' functions before the entry points (WGSL needs no order; a reader does)
   const deviceFunctions = (program.deviceFunctions ?? []).map((f) => printDeviceFunction(f, context));
   const entryPoints = program.kernels.map((k) =>

@@ -37,22 +37,22 @@ fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocati
     b_fetch[64i * local_id.y + local_id.x + 48i] = b[2048i * k_outer + 128i * local_id.y + 64i * group_id.x + local_id.x + 48i];
     workgroupBarrier(); // for a_fetch (insn_acc_k_outer_k_inner_update depends on a_fetch_rule)
     for (var k_inner: i32 = 0i; k_inner <= 15i; k_inner++) {
-      acc_k_outer_k_inner[0i] = acc_k_outer_k_inner[0i] + a_fetch[16i * local_id.y + k_inner] * b_fetch[64i * k_inner + local_id.x];
-      acc_k_outer_k_inner[1i] = acc_k_outer_k_inner[1i] + a_fetch[16i * local_id.y + k_inner] * b_fetch[64i * k_inner + local_id.x + 16i];
-      acc_k_outer_k_inner[2i] = acc_k_outer_k_inner[2i] + a_fetch[16i * local_id.y + k_inner] * b_fetch[64i * k_inner + local_id.x + 32i];
-      acc_k_outer_k_inner[3i] = acc_k_outer_k_inner[3i] + a_fetch[16i * local_id.y + k_inner] * b_fetch[64i * k_inner + local_id.x + 48i];
-      acc_k_outer_k_inner[4i] = acc_k_outer_k_inner[4i] + a_fetch[16i * local_id.y + k_inner + 256i] * b_fetch[64i * k_inner + local_id.x];
-      acc_k_outer_k_inner[5i] = acc_k_outer_k_inner[5i] + a_fetch[16i * local_id.y + k_inner + 256i] * b_fetch[64i * k_inner + local_id.x + 16i];
-      acc_k_outer_k_inner[6i] = acc_k_outer_k_inner[6i] + a_fetch[16i * local_id.y + k_inner + 256i] * b_fetch[64i * k_inner + local_id.x + 32i];
-      acc_k_outer_k_inner[7i] = acc_k_outer_k_inner[7i] + a_fetch[16i * local_id.y + k_inner + 256i] * b_fetch[64i * k_inner + local_id.x + 48i];
-      acc_k_outer_k_inner[8i] = acc_k_outer_k_inner[8i] + a_fetch[16i * local_id.y + k_inner + 512i] * b_fetch[64i * k_inner + local_id.x];
-      acc_k_outer_k_inner[9i] = acc_k_outer_k_inner[9i] + a_fetch[16i * local_id.y + k_inner + 512i] * b_fetch[64i * k_inner + local_id.x + 16i];
-      acc_k_outer_k_inner[10i] = acc_k_outer_k_inner[10i] + a_fetch[16i * local_id.y + k_inner + 512i] * b_fetch[64i * k_inner + local_id.x + 32i];
-      acc_k_outer_k_inner[11i] = acc_k_outer_k_inner[11i] + a_fetch[16i * local_id.y + k_inner + 512i] * b_fetch[64i * k_inner + local_id.x + 48i];
-      acc_k_outer_k_inner[12i] = acc_k_outer_k_inner[12i] + a_fetch[16i * local_id.y + k_inner + 768i] * b_fetch[64i * k_inner + local_id.x];
-      acc_k_outer_k_inner[13i] = acc_k_outer_k_inner[13i] + a_fetch[16i * local_id.y + k_inner + 768i] * b_fetch[64i * k_inner + local_id.x + 16i];
-      acc_k_outer_k_inner[14i] = acc_k_outer_k_inner[14i] + a_fetch[16i * local_id.y + k_inner + 768i] * b_fetch[64i * k_inner + local_id.x + 32i];
-      acc_k_outer_k_inner[15i] = acc_k_outer_k_inner[15i] + a_fetch[16i * local_id.y + k_inner + 768i] * b_fetch[64i * k_inner + local_id.x + 48i];
+      acc_k_outer_k_inner[0i] = fma(a_fetch[16i * local_id.y + k_inner], b_fetch[64i * k_inner + local_id.x], acc_k_outer_k_inner[0i]);
+      acc_k_outer_k_inner[1i] = fma(a_fetch[16i * local_id.y + k_inner], b_fetch[64i * k_inner + local_id.x + 16i], acc_k_outer_k_inner[1i]);
+      acc_k_outer_k_inner[2i] = fma(a_fetch[16i * local_id.y + k_inner], b_fetch[64i * k_inner + local_id.x + 32i], acc_k_outer_k_inner[2i]);
+      acc_k_outer_k_inner[3i] = fma(a_fetch[16i * local_id.y + k_inner], b_fetch[64i * k_inner + local_id.x + 48i], acc_k_outer_k_inner[3i]);
+      acc_k_outer_k_inner[4i] = fma(a_fetch[16i * local_id.y + k_inner + 256i], b_fetch[64i * k_inner + local_id.x], acc_k_outer_k_inner[4i]);
+      acc_k_outer_k_inner[5i] = fma(a_fetch[16i * local_id.y + k_inner + 256i], b_fetch[64i * k_inner + local_id.x + 16i], acc_k_outer_k_inner[5i]);
+      acc_k_outer_k_inner[6i] = fma(a_fetch[16i * local_id.y + k_inner + 256i], b_fetch[64i * k_inner + local_id.x + 32i], acc_k_outer_k_inner[6i]);
+      acc_k_outer_k_inner[7i] = fma(a_fetch[16i * local_id.y + k_inner + 256i], b_fetch[64i * k_inner + local_id.x + 48i], acc_k_outer_k_inner[7i]);
+      acc_k_outer_k_inner[8i] = fma(a_fetch[16i * local_id.y + k_inner + 512i], b_fetch[64i * k_inner + local_id.x], acc_k_outer_k_inner[8i]);
+      acc_k_outer_k_inner[9i] = fma(a_fetch[16i * local_id.y + k_inner + 512i], b_fetch[64i * k_inner + local_id.x + 16i], acc_k_outer_k_inner[9i]);
+      acc_k_outer_k_inner[10i] = fma(a_fetch[16i * local_id.y + k_inner + 512i], b_fetch[64i * k_inner + local_id.x + 32i], acc_k_outer_k_inner[10i]);
+      acc_k_outer_k_inner[11i] = fma(a_fetch[16i * local_id.y + k_inner + 512i], b_fetch[64i * k_inner + local_id.x + 48i], acc_k_outer_k_inner[11i]);
+      acc_k_outer_k_inner[12i] = fma(a_fetch[16i * local_id.y + k_inner + 768i], b_fetch[64i * k_inner + local_id.x], acc_k_outer_k_inner[12i]);
+      acc_k_outer_k_inner[13i] = fma(a_fetch[16i * local_id.y + k_inner + 768i], b_fetch[64i * k_inner + local_id.x + 16i], acc_k_outer_k_inner[13i]);
+      acc_k_outer_k_inner[14i] = fma(a_fetch[16i * local_id.y + k_inner + 768i], b_fetch[64i * k_inner + local_id.x + 32i], acc_k_outer_k_inner[14i]);
+      acc_k_outer_k_inner[15i] = fma(a_fetch[16i * local_id.y + k_inner + 768i], b_fetch[64i * k_inner + local_id.x + 48i], acc_k_outer_k_inner[15i]);
     }
     workgroupBarrier(); // for a_fetch (insn_acc_k_outer_k_inner_update depends on a_fetch_rule) across iterations of 'k_outer'
   }

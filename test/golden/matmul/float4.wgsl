@@ -46,22 +46,22 @@ fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocati
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule)
     for (var k_inner: i32 = 0i; k_inner <= 15i; k_inner++) {
-      acc_k_outer_k_inner[0i].x = acc_k_outer_k_inner[0i].x + a_fetch[17i * local_id.y + k_inner] * b_fetch[64i * k_inner + 4i * local_id.x + 0i];
-      acc_k_outer_k_inner[0i].y = acc_k_outer_k_inner[0i].y + a_fetch[17i * local_id.y + k_inner] * b_fetch[64i * k_inner + 4i * local_id.x + 1i];
-      acc_k_outer_k_inner[0i].z = acc_k_outer_k_inner[0i].z + a_fetch[17i * local_id.y + k_inner] * b_fetch[64i * k_inner + 4i * local_id.x + 2i];
-      acc_k_outer_k_inner[0i].w = acc_k_outer_k_inner[0i].w + a_fetch[17i * local_id.y + k_inner] * b_fetch[64i * k_inner + 4i * local_id.x + 3i];
-      acc_k_outer_k_inner[1i].x = acc_k_outer_k_inner[1i].x + a_fetch[17i * local_id.y + k_inner + 272i] * b_fetch[64i * k_inner + 4i * local_id.x + 0i];
-      acc_k_outer_k_inner[1i].y = acc_k_outer_k_inner[1i].y + a_fetch[17i * local_id.y + k_inner + 272i] * b_fetch[64i * k_inner + 4i * local_id.x + 1i];
-      acc_k_outer_k_inner[1i].z = acc_k_outer_k_inner[1i].z + a_fetch[17i * local_id.y + k_inner + 272i] * b_fetch[64i * k_inner + 4i * local_id.x + 2i];
-      acc_k_outer_k_inner[1i].w = acc_k_outer_k_inner[1i].w + a_fetch[17i * local_id.y + k_inner + 272i] * b_fetch[64i * k_inner + 4i * local_id.x + 3i];
-      acc_k_outer_k_inner[2i].x = acc_k_outer_k_inner[2i].x + a_fetch[17i * local_id.y + k_inner + 544i] * b_fetch[64i * k_inner + 4i * local_id.x + 0i];
-      acc_k_outer_k_inner[2i].y = acc_k_outer_k_inner[2i].y + a_fetch[17i * local_id.y + k_inner + 544i] * b_fetch[64i * k_inner + 4i * local_id.x + 1i];
-      acc_k_outer_k_inner[2i].z = acc_k_outer_k_inner[2i].z + a_fetch[17i * local_id.y + k_inner + 544i] * b_fetch[64i * k_inner + 4i * local_id.x + 2i];
-      acc_k_outer_k_inner[2i].w = acc_k_outer_k_inner[2i].w + a_fetch[17i * local_id.y + k_inner + 544i] * b_fetch[64i * k_inner + 4i * local_id.x + 3i];
-      acc_k_outer_k_inner[3i].x = acc_k_outer_k_inner[3i].x + a_fetch[17i * local_id.y + k_inner + 816i] * b_fetch[64i * k_inner + 4i * local_id.x + 0i];
-      acc_k_outer_k_inner[3i].y = acc_k_outer_k_inner[3i].y + a_fetch[17i * local_id.y + k_inner + 816i] * b_fetch[64i * k_inner + 4i * local_id.x + 1i];
-      acc_k_outer_k_inner[3i].z = acc_k_outer_k_inner[3i].z + a_fetch[17i * local_id.y + k_inner + 816i] * b_fetch[64i * k_inner + 4i * local_id.x + 2i];
-      acc_k_outer_k_inner[3i].w = acc_k_outer_k_inner[3i].w + a_fetch[17i * local_id.y + k_inner + 816i] * b_fetch[64i * k_inner + 4i * local_id.x + 3i];
+      acc_k_outer_k_inner[0i].x = fma(a_fetch[17i * local_id.y + k_inner], b_fetch[64i * k_inner + 4i * local_id.x + 0i], acc_k_outer_k_inner[0i].x);
+      acc_k_outer_k_inner[0i].y = fma(a_fetch[17i * local_id.y + k_inner], b_fetch[64i * k_inner + 4i * local_id.x + 1i], acc_k_outer_k_inner[0i].y);
+      acc_k_outer_k_inner[0i].z = fma(a_fetch[17i * local_id.y + k_inner], b_fetch[64i * k_inner + 4i * local_id.x + 2i], acc_k_outer_k_inner[0i].z);
+      acc_k_outer_k_inner[0i].w = fma(a_fetch[17i * local_id.y + k_inner], b_fetch[64i * k_inner + 4i * local_id.x + 3i], acc_k_outer_k_inner[0i].w);
+      acc_k_outer_k_inner[1i].x = fma(a_fetch[17i * local_id.y + k_inner + 272i], b_fetch[64i * k_inner + 4i * local_id.x + 0i], acc_k_outer_k_inner[1i].x);
+      acc_k_outer_k_inner[1i].y = fma(a_fetch[17i * local_id.y + k_inner + 272i], b_fetch[64i * k_inner + 4i * local_id.x + 1i], acc_k_outer_k_inner[1i].y);
+      acc_k_outer_k_inner[1i].z = fma(a_fetch[17i * local_id.y + k_inner + 272i], b_fetch[64i * k_inner + 4i * local_id.x + 2i], acc_k_outer_k_inner[1i].z);
+      acc_k_outer_k_inner[1i].w = fma(a_fetch[17i * local_id.y + k_inner + 272i], b_fetch[64i * k_inner + 4i * local_id.x + 3i], acc_k_outer_k_inner[1i].w);
+      acc_k_outer_k_inner[2i].x = fma(a_fetch[17i * local_id.y + k_inner + 544i], b_fetch[64i * k_inner + 4i * local_id.x + 0i], acc_k_outer_k_inner[2i].x);
+      acc_k_outer_k_inner[2i].y = fma(a_fetch[17i * local_id.y + k_inner + 544i], b_fetch[64i * k_inner + 4i * local_id.x + 1i], acc_k_outer_k_inner[2i].y);
+      acc_k_outer_k_inner[2i].z = fma(a_fetch[17i * local_id.y + k_inner + 544i], b_fetch[64i * k_inner + 4i * local_id.x + 2i], acc_k_outer_k_inner[2i].z);
+      acc_k_outer_k_inner[2i].w = fma(a_fetch[17i * local_id.y + k_inner + 544i], b_fetch[64i * k_inner + 4i * local_id.x + 3i], acc_k_outer_k_inner[2i].w);
+      acc_k_outer_k_inner[3i].x = fma(a_fetch[17i * local_id.y + k_inner + 816i], b_fetch[64i * k_inner + 4i * local_id.x + 0i], acc_k_outer_k_inner[3i].x);
+      acc_k_outer_k_inner[3i].y = fma(a_fetch[17i * local_id.y + k_inner + 816i], b_fetch[64i * k_inner + 4i * local_id.x + 1i], acc_k_outer_k_inner[3i].y);
+      acc_k_outer_k_inner[3i].z = fma(a_fetch[17i * local_id.y + k_inner + 816i], b_fetch[64i * k_inner + 4i * local_id.x + 2i], acc_k_outer_k_inner[3i].z);
+      acc_k_outer_k_inner[3i].w = fma(a_fetch[17i * local_id.y + k_inner + 816i], b_fetch[64i * k_inner + 4i * local_id.x + 3i], acc_k_outer_k_inner[3i].w);
     }
     workgroupBarrier(); // for b_fetch (insn_acc_k_outer_k_inner_update depends on b_fetch_rule) across iterations of 'k_outer'
   }

@@ -25,22 +25,22 @@ fn sgemm(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocati
   acc_k_outer_k_inner[15i] = 0.0;
   for (var k_outer: i32 = 0i; k_outer <= 7i; k_outer++) {
     for (var k_inner: i32 = 0i; k_inner <= 15i; k_inner++) {
-      acc_k_outer_k_inner[0i] = acc_k_outer_k_inner[0i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x];
-      acc_k_outer_k_inner[1i] = acc_k_outer_k_inner[1i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i];
-      acc_k_outer_k_inner[2i] = acc_k_outer_k_inner[2i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i];
-      acc_k_outer_k_inner[3i] = acc_k_outer_k_inner[3i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i];
-      acc_k_outer_k_inner[4i] = acc_k_outer_k_inner[4i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x];
-      acc_k_outer_k_inner[5i] = acc_k_outer_k_inner[5i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i];
-      acc_k_outer_k_inner[6i] = acc_k_outer_k_inner[6i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i];
-      acc_k_outer_k_inner[7i] = acc_k_outer_k_inner[7i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i];
-      acc_k_outer_k_inner[8i] = acc_k_outer_k_inner[8i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x];
-      acc_k_outer_k_inner[9i] = acc_k_outer_k_inner[9i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i];
-      acc_k_outer_k_inner[10i] = acc_k_outer_k_inner[10i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i];
-      acc_k_outer_k_inner[11i] = acc_k_outer_k_inner[11i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i];
-      acc_k_outer_k_inner[12i] = acc_k_outer_k_inner[12i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x];
-      acc_k_outer_k_inner[13i] = acc_k_outer_k_inner[13i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i];
-      acc_k_outer_k_inner[14i] = acc_k_outer_k_inner[14i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i];
-      acc_k_outer_k_inner[15i] = acc_k_outer_k_inner[15i] + a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i] * b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i];
+      acc_k_outer_k_inner[0i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x], acc_k_outer_k_inner[0i]);
+      acc_k_outer_k_inner[1i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i], acc_k_outer_k_inner[1i]);
+      acc_k_outer_k_inner[2i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i], acc_k_outer_k_inner[2i]);
+      acc_k_outer_k_inner[3i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i], acc_k_outer_k_inner[3i]);
+      acc_k_outer_k_inner[4i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x], acc_k_outer_k_inner[4i]);
+      acc_k_outer_k_inner[5i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i], acc_k_outer_k_inner[5i]);
+      acc_k_outer_k_inner[6i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i], acc_k_outer_k_inner[6i]);
+      acc_k_outer_k_inner[7i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 2048i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i], acc_k_outer_k_inner[7i]);
+      acc_k_outer_k_inner[8i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x], acc_k_outer_k_inner[8i]);
+      acc_k_outer_k_inner[9i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i], acc_k_outer_k_inner[9i]);
+      acc_k_outer_k_inner[10i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i], acc_k_outer_k_inner[10i]);
+      acc_k_outer_k_inner[11i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 4096i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i], acc_k_outer_k_inner[11i]);
+      acc_k_outer_k_inner[12i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x], acc_k_outer_k_inner[12i]);
+      acc_k_outer_k_inner[13i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 16i], acc_k_outer_k_inner[13i]);
+      acc_k_outer_k_inner[14i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 32i], acc_k_outer_k_inner[14i]);
+      acc_k_outer_k_inner[15i] = fma(a[8192i * group_id.y + 128i * local_id.y + 16i * k_outer + k_inner + 6144i], b[2048i * k_outer + 128i * k_inner + 64i * group_id.x + local_id.x + 48i], acc_k_outer_k_inner[15i]);
     }
   }
   c[8192i * group_id.y + 128i * local_id.y + 64i * group_id.x + local_id.x] = acc_k_outer_k_inner[0i];
