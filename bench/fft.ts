@@ -18,7 +18,7 @@
  * periodic or lattice-like input piles the transform into a few huge bins, whose float32 rounding,
  * cuFFT's too, then exceeds that atol on the small ones).
  *
- *   node --import tsx bench/fft.ts [--full] [--json] [--backends=opencl,webgpu,cpu]
+ *   node --import tsx bench/fft.ts [--full] [--json] [--backends=opencl,webgpu,cpu] [--only=2^24,prime]
  */
 import { DeviceArray } from '@loom/core';
 import { fft } from '@loom/computation';
@@ -57,10 +57,15 @@ const FFT_CASES: readonly Case[] = options.full
       { name: 'prime 1048573 x 4 batched', shape: [2, 4099], axes: [1] },
     ];
 
+// --only=2^24,prime: the cases whose names contain one of these (a profiler's run of a few)
+const only = options.flags.get('only')?.split(',');
+const cases = only ? FFT_CASES.filter((c) => only.some((o) => c.name.includes(o))) : FFT_CASES;
+if (!cases.length) throw new Error(`--only=${only}: no case is named so (${FFT_CASES.map((c) => c.name).join('; ')})`);
+
 const devices = await openDevices(options.backends);
 for (const d of devices) {
   reporter.info('device', { bench: 'fft', backend: d.backend, device: d.device.name, full: options.full });
-  for (const c of FFT_CASES) await measure(d, c);
+  for (const c of cases) await measure(d, c);
 }
 reporter.printTable(`fft, complex64, forward (${options.full ? "the issue's sizes" : 'small sizes'})`);
 
