@@ -20,15 +20,23 @@ import { kernelSeconds, sequenceSeconds } from './lib/timing.ts';
 
 const options = parseOptions();
 const reporter = new Reporter(options.json);
-const generators = options.full ? 2 ** 18 : 2 ** 14;
-const batch = 64;
-const n = batch * generators;
+const n = options.full ? 2 ** 24 : 2 ** 20;
+/**
+ * The cases: bijection bits and samples per generator (a work-item's: the generators are n / that).
+ * 64 a generator reads and writes each counter once per 64 values; 16 spreads the same values over
+ * four times the work-items (more work-groups to balance over the device) for four times the counters.
+ */
+const CASES: readonly { readonly bits: 32 | 64; readonly batch: number }[] = [
+  { bits: 32, batch: 64 },
+  { bits: 32, batch: 16 },
+  { bits: 64, batch: 64 },
+];
 
 for (const d of await openDevices(options.backends)) {
   progress(`${d.backend}: ${d.device.name}`);
   await measure(d);
 }
-reporter.printTable(`cbrng normalBm float32, ${batch} x ${generators} values (samples/s as GB/s written)`);
+reporter.printTable(`cbrng normalBm float32, ${n} values a call (samples/s as GB/s written)`);
 
 async function measure(d: BenchDevice): Promise<void> {
   const arrays: DeviceArray[] = [];
@@ -42,7 +50,8 @@ async function measure(d: BenchDevice): Promise<void> {
     const filled = await prepareLaunch(fill, d.device, { out });
     const fillSeconds = await kernelSeconds(d, filled, { maxSeconds: 2 });
     const wide = !d.device.target.unsupportedDType?.('uint64');
-    for (const bits of wide ? ([32, 64] as const) : ([32] as const)) await measureCase(d, bits, fillSeconds, arrays);
+    for (const { bits, batch } of CASES)
+      if (bits === 32 || wide) await measureCase(d, bits, batch, fillSeconds, arrays);
   } catch (e) {
     progress(`  ${d.backend}: FAILED: ${(e as Error).message.split('\n')[0]}`);
     process.exitCode = 1;
@@ -51,7 +60,14 @@ async function measure(d: BenchDevice): Promise<void> {
   }
 }
 
-async function measureCase(d: BenchDevice, bits: 32 | 64, fillSeconds: number, arrays: DeviceArray[]): Promise<void> {
+async function measureCase(
+  d: BenchDevice,
+  bits: 32 | 64,
+  batch: number,
+  fillSeconds: number,
+  arrays: DeviceArray[],
+): Promise<void> {
+  const generators = n / batch;
   const rng = cbrngBenchCase(batch, generators, bits);
   const compiled = await rng.compile(d.device);
   const counters = await DeviceArray.from(
@@ -76,7 +92,7 @@ async function measureCase(d: BenchDevice, bits: 32 | 64, fillSeconds: number, a
   reporter.add({
     bench: 'cbrng',
     backend: d.backend,
-    case: `normalBm float32, ${id}`,
+    case: `normalBm float32, ${id}, ${batch} x ${generators}`,
     size: n,
     value: bytes / seconds / 1e9,
     unit: 'GB/s',
