@@ -386,43 +386,50 @@ for (const device of testDevices()) {
   test(`${device.name}: cbrng: each call is one kernel, its values the generators' streams, its counters advanced`, async () => {
     // raw 32-bit words as the randoms (a uniform integer over all of uint32): sample n of generator g
     // is word n of g's stream, from the counter it started with; a batch of 6 leaves words 6 and 7
-    // of the second counter unused, and the next call starts at the third. Counters near a carry.
-    for (const bits of supportsDType(device, 'uint64') ? ([32, 64] as const) : ([32] as const)) {
-      const b = philox(bits, 4);
-      const [batch, gens] = [6, [3, 5]];
-      const G = gens[0] * gens[1];
-      const rng = cbrng({ dtype: 'uint32', shape: [batch, ...gens] }, 2, uniformInteger(b, 'uint32', 0, 2 ** 32), {
-        seed: 77,
-      });
-      const run = await rng.compile(device);
-      assert.is(run.kernels.length, 1, `${bits}-bit: one kernel launch a call`);
-      const top = (1n << BigInt(bits)) - 1n;
-      const start = Array.from({ length: G }, (_, g) => [0n, BigInt(g), g % 2 ? top : 0n, top - BigInt(g % 3)]);
-      const counters = typed(b, start.flat());
-      const perWord = bits / 32;
-      const per = 4 * perWord;
-      const used = Math.ceil(batch / per);
-      for (let call = 0; call < 3; call++) {
-        const { randoms } = await run(counters, undefined);
-        const got = Array.from(randoms as Uint32Array);
-        const want: number[] = new Array(batch * G);
-        for (let g = 0; g < G; g++) {
-          const key = rng.keys.reference(g);
-          for (let n = 0; n < batch; n++) {
-            const out = philoxRef(bits, 4, counterAdd(start[g], call * used + Math.floor(n / per), bits), key, 10);
-            const w = n % per;
-            const word = bits === 32 ? out[w] : (out[w >> 1] >> (w % 2 ? 32n : 0n)) & 0xffffffffn;
-            want[n * G + g] = Number(word);
+    // of Philox-4x32's second counter unused, and the next call starts at the third. Counters near
+    // a carry; generators over two axes, and samples over two axes.
+    const bitsHere = supportsDType(device, 'uint64') ? ([32, 64] as const) : ([32] as const);
+    const shapes = [
+      { shape: [6, 3, 5], generatorsDim: 2 },
+      { shape: [2, 3, 5], generatorsDim: 1 },
+    ];
+    for (const bits of bitsHere)
+      for (const { shape, generatorsDim } of shapes) {
+        const b = philox(bits, 4);
+        const G = shape.slice(shape.length - generatorsDim).reduce((x, y) => x * y, 1);
+        const batch = (shape[0] * shape[1] * shape[2]) / G;
+        const rng = cbrng({ dtype: 'uint32', shape }, generatorsDim, uniformInteger(b, 'uint32', 0, 2 ** 32), {
+          seed: 77,
+        });
+        const run = await rng.compile(device);
+        assert.is(run.kernels.length, 1, `${bits}-bit: one kernel launch a call`);
+        const top = (1n << BigInt(bits)) - 1n;
+        const start = Array.from({ length: G }, (_, g) => [0n, BigInt(g), g % 2 ? top : 0n, top - BigInt(g % 3)]);
+        const counters = typed(b, start.flat());
+        const perWord = bits / 32;
+        const per = 4 * perWord;
+        const used = Math.ceil(batch / per);
+        for (let call = 0; call < 3; call++) {
+          const { randoms } = await run(counters, undefined);
+          const got = Array.from(randoms as Uint32Array);
+          const want: number[] = new Array(batch * G);
+          for (let g = 0; g < G; g++) {
+            const key = rng.keys.reference(g);
+            for (let n = 0; n < batch; n++) {
+              const out = philoxRef(bits, 4, counterAdd(start[g], call * used + Math.floor(n / per), bits), key, 10);
+              const w = n % per;
+              const word = bits === 32 ? out[w] : (out[w >> 1] >> (w % 2 ? 32n : 0n)) & 0xffffffffn;
+              want[n * G + g] = Number(word);
+            }
           }
+          assert.equal(got, want, `${device.name}: ${bits}-bit, [${shape}], call ${call}: the randoms`);
+          assert.equal(
+            words(counters),
+            start.flatMap((c) => counterAdd(c, (call + 1) * used, bits)),
+            `${device.name}: ${bits}-bit, [${shape}], call ${call}: the counters`,
+          );
         }
-        assert.equal(got, want, `${device.name}: ${bits}-bit, call ${call}: the randoms`);
-        assert.equal(
-          words(counters),
-          start.flatMap((c) => counterAdd(c, (call + 1) * used, bits)),
-          `${device.name}: ${bits}-bit, call ${call}: the counters`,
-        );
       }
-    }
   });
 }
 
