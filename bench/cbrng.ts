@@ -23,11 +23,13 @@ const reporter = new Reporter(options.json);
 const n = options.full ? 2 ** 24 : 2 ** 20;
 /**
  * The cases: bijection bits and samples per generator (a work-item's: the generators are n / that).
- * 64 a generator reads and writes each counter once per 64 values; 16 spreads the same values over
- * four times the work-items (more work-groups to balance over the device) for four times the counters.
+ * 64 a generator reads and writes each counter once per 64 values; 32 and 16 spread the same values
+ * over two and four times the work-items (more work-groups to balance over the device, and more to
+ * hide latency with) for as many more counters.
  */
 const CASES: readonly { readonly bits: 32 | 64; readonly batch: number }[] = [
   { bits: 32, batch: 64 },
+  { bits: 32, batch: 32 },
   { bits: 32, batch: 16 },
   { bits: 64, batch: 64 },
 ];
