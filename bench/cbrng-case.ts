@@ -1,16 +1,15 @@
 /**
  * The kernel bench/cbrng.ts times, and its check: `cbrng` with `normalBm` float32 (Reikna's
- * test_computation_performance, torch.randn's counterpart) over `batch` x `generators` values,
- * on Philox-4x64 (Reikna's default) where the device has 64-bit integers, else Philox-4x32.
+ * test_computation_performance, torch.randn's counterpart) over `batch` x `generators` values, on
+ * Philox-4x32-10 (torch.randn's generator, and the one every device has) or, with `bits` 64,
+ * Philox-4x64-10 (Reikna's default; a device without 64-bit integers refuses it).
  * test/peers/reikna/test_cbrng.py.test.ts runs the same case at a small size.
  */
 import { cbrng, normalBm, philox, type CBRNG } from '@loom/computation';
-import type { Device } from '@loom/core';
 
-/** The generator of the benchmark on `device`. */
-export function cbrngBenchCase(device: Device, batch: number, generators: number): CBRNG {
-  const wide = !device.target.unsupportedDType?.('uint64');
-  const sampler = normalBm(philox(wide ? 64 : 32, 4), 'float32', 0, 1);
+/** The generator of the benchmark. */
+export function cbrngBenchCase(batch: number, generators: number, bits: 32 | 64 = 32): CBRNG {
+  const sampler = normalBm(philox(bits, 4), 'float32', 0, 1);
   return cbrng({ dtype: 'float32', shape: [batch, generators] }, 1, sampler, { seed: 2024 });
 }
 

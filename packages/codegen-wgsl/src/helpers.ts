@@ -212,7 +212,12 @@ export function helperDefinition(kind: HelperKind, t: WgslScalar): string {
   }
 }
 
-/** `mul_hi` of u32 or i32: the high 32 bits of the 64-bit product, from four 16-bit partial products. */
+/**
+ * `mul_hi` of u32 or i32: the high 32 bits of the 64-bit product, from four 16-bit partial
+ * products. Each partial product is added to the carry running up from the one below it, where
+ * it cannot overflow (at most (2^16 - 1)^2 + 2^16 - 1), so most additions fuse into the
+ * multiplications (integer multiply-adds): Philox's rounds on WebGPU are these multiplications.
+ */
 function mulHi(name: string, t: WgslScalar): string {
   const signed = t === 'i32';
   return [
@@ -221,9 +226,9 @@ function mulHi(name: string, t: WgslScalar): string {
     `  let ua = bitcast<u32>(a);`,
     `  let ub = bitcast<u32>(b);`,
     `  let a0 = ua & 0xffffu; let a1 = ua >> 16u; let b0 = ub & 0xffffu; let b1 = ub >> 16u;`,
-    `  let p01 = a0 * b1; let p10 = a1 * b0;`,
-    `  let mid = ((a0 * b0) >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);`,
-    `  var hi = a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);`,
+    `  let t = a1 * b0 + ((a0 * b0) >> 16u);`,
+    `  let m = a0 * b1 + (t & 0xffffu);`,
+    `  var hi = a1 * b1 + (t >> 16u) + (m >> 16u);`,
     // a negative operand stands for itself plus 2^32: take the other operand back out
     ...(signed ? [`  if (a < 0i) { hi -= ub; }`, `  if (b < 0i) { hi -= ua; }`] : []),
     `  return bitcast<${t}>(hi);`,

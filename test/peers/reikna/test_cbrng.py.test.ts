@@ -319,14 +319,17 @@ for (const device of testDevices()) {
   }
 
   test(`${device.name}: test_cbrng.py::test_computation_performance[normal_bm]`, async () => {
-    // the benchmark's kernel (bench/cbrng.ts) at a small size: Reikna's batch of 2^6, several calls
-    const rng = cbrngBenchCase(device, 64, 256);
-    const run = await rng.compile(device);
-    const counters = rng.createCounters();
-    let randoms: Float32Array = new Float32Array();
-    for (let c = 0; c < 3; c++) randoms = (await run(counters, undefined)).randoms as Float32Array;
-    checkStandardNormal(randoms);
-    checkDistribution(randoms, { mean: 0, std: 1 }, `${device.name}: performance, normal_bm`);
+    // the benchmark's kernels (bench/cbrng.ts) at a small size: Reikna's batch of 2^6, several calls
+    for (const bits of supportsDType(device, 'uint64') ? ([32, 64] as const) : ([32] as const)) {
+      const rng = cbrngBenchCase(64, 256, bits);
+      const run = await rng.compile(device);
+      assert.is(run.kernels.length, 1, 'a call is one kernel launch');
+      const counters = rng.createCounters();
+      let randoms: Float32Array = new Float32Array();
+      for (let c = 0; c < 3; c++) randoms = (await run(counters, undefined)).randoms as Float32Array;
+      checkStandardNormal(randoms);
+      checkDistribution(randoms, { mean: 0, std: 1 }, `${device.name}: performance, normal_bm, ${bits}-bit`);
+    }
   });
 
   for (const [name, make, ref] of FLOAT_SAMPLERS) {
@@ -367,6 +370,66 @@ for (const device of testDevices()) {
     let same = 0;
     for (let i = 0; i < first.length; i++) if (first[i] === second[i]) same++;
     assert.ok(same < first.length / 100, `${same} of ${first.length} numbers repeated`);
+  });
+}
+
+/** Counter `ctr` (word 0 most significant) plus `n`, wrapping, as words. */
+function counterAdd(ctr: readonly bigint[], n: number, bits: number): bigint[] {
+  const mask = (1n << BigInt(bits)) - 1n;
+  let v = ctr.reduce((a, w) => (a << BigInt(bits)) | w, 0n) + BigInt(n);
+  const out = ctr.map(() => 0n);
+  for (let w = ctr.length - 1; w >= 0; w--, v >>= BigInt(bits)) out[w] = v & mask;
+  return out;
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: cbrng: each call is one kernel, its values the generators' streams, its counters advanced`, async () => {
+    // raw 32-bit words as the randoms (a uniform integer over all of uint32): sample n of generator g
+    // is word n of g's stream, from the counter it started with; a batch of 6 leaves words 6 and 7
+    // of Philox-4x32's second counter unused, and the next call starts at the third. Counters near
+    // a carry; generators over two axes, and samples over two axes.
+    const bitsHere = supportsDType(device, 'uint64') ? ([32, 64] as const) : ([32] as const);
+    const shapes = [
+      { shape: [6, 3, 5], generatorsDim: 2 },
+      { shape: [2, 3, 5], generatorsDim: 1 },
+    ];
+    for (const bits of bitsHere)
+      for (const { shape, generatorsDim } of shapes) {
+        const b = philox(bits, 4);
+        const G = shape.slice(shape.length - generatorsDim).reduce((x, y) => x * y, 1);
+        const batch = (shape[0] * shape[1] * shape[2]) / G;
+        const rng = cbrng({ dtype: 'uint32', shape }, generatorsDim, uniformInteger(b, 'uint32', 0, 2 ** 32), {
+          seed: 77,
+        });
+        const run = await rng.compile(device);
+        assert.is(run.kernels.length, 1, `${bits}-bit: one kernel launch a call`);
+        const top = (1n << BigInt(bits)) - 1n;
+        const start = Array.from({ length: G }, (_, g) => [0n, BigInt(g), g % 2 ? top : 0n, top - BigInt(g % 3)]);
+        const counters = typed(b, start.flat());
+        const perWord = bits / 32;
+        const per = 4 * perWord;
+        const used = Math.ceil(batch / per);
+        for (let call = 0; call < 3; call++) {
+          const { randoms } = await run(counters, undefined);
+          const got = Array.from(randoms as Uint32Array);
+          const want: number[] = new Array(batch * G);
+          for (let g = 0; g < G; g++) {
+            const key = rng.keys.reference(g);
+            for (let n = 0; n < batch; n++) {
+              const out = philoxRef(bits, 4, counterAdd(start[g], call * used + Math.floor(n / per), bits), key, 10);
+              const w = n % per;
+              const word = bits === 32 ? out[w] : (out[w >> 1] >> (w % 2 ? 32n : 0n)) & 0xffffffffn;
+              want[n * G + g] = Number(word);
+            }
+          }
+          assert.equal(got, want, `${device.name}: ${bits}-bit, [${shape}], call ${call}: the randoms`);
+          assert.equal(
+            words(counters),
+            start.flatMap((c) => counterAdd(c, (call + 1) * used, bits)),
+            `${device.name}: ${bits}-bit, [${shape}], call ${call}: the counters`,
+          );
+        }
+      }
   });
 }
 

@@ -10,9 +10,12 @@
  *   const counters = rng.createCounters();
  *   const { randoms } = await run(counters, undefined);   // counters advanced in place
  *
- * The samples of a generator are computed side by side: sample call `n` reads the raw words
- * `n * rawWords ...` of the generator's stream, several calls sharing one bijection where its
- * words suffice (samplers.ts), so the kernel's grid is the generators times the blocks of calls.
+ * Sample call `n` of a generator reads the raw words `n * rawWords ...` of its stream, several
+ * calls sharing one bijection where its words suffice (samplers.ts). A call is one kernel, one
+ * work-item per generator (as Reikna's): it alone reads its generator's counter, draws the blocks
+ * of calls in turn, and writes the counter back advanced. Were the blocks of one generator spread
+ * over work-items, the counter's write could not be ordered after the others' reads within one
+ * launch, and a second kernel would have to advance it (a launch and a round trip of the counters).
  */
 import { globalArg, LoomError, makeKernel, type DType } from '@loom/core';
 import { Computation } from '../../computation/computation.ts';
@@ -79,12 +82,7 @@ export class CBRNG extends Computation<Params> {
     const layout = blockLayout(this.sampler, this.params[1].shape, this.generatorShape);
     const g = layout.generatorShape.map((_, k) => `g${k}`);
     const sample = samplingKernel(this.sampler, this.keys, layout);
-    plan.kernelCall(spreadOverGrid(sample, ['b', ...g], [layout.blocks, ...layout.generatorShape], device), {
-      counters,
-      randoms,
-    });
-    const advance = advanceKernel(this.sampler.bijection, layout);
-    plan.kernelCall(spreadOverGrid(advance, g, layout.generatorShape, device), { counters });
+    plan.kernelCall(spreadOverGrid(sample, g, layout.generatorShape, device), { counters, randoms });
   }
 }
 
@@ -143,14 +141,18 @@ function rawWords(outputs: readonly (readonly string[])[], bits: 32 | 64, start:
   };
 }
 
-/** The kernel drawing the randoms: one work-item per block of calls and generator. */
+/**
+ * The kernel drawing the randoms: one work-item per generator, a loop over its blocks of calls
+ * (`b`), and the generator's counter read before the loop and written back advanced after it.
+ */
 function samplingKernel(sampler: Sampler, keys: KeyGenerator, layout: BlockLayout) {
   const b = sampler.bijection;
   const t = b.wordDtype;
-  const { generators: G, batch, countersPerBlock: K, callsPerBlock: P, blocks } = layout;
+  const { batch, countersPerBlock: K, callsPerBlock: P, blocks } = layout;
   const { g, flat, domain } = generatorIndex(layout);
-  const lines = Array.from({ length: b.words }, (_, w) => `<${t}> c${w} = counters[${[...g, w].join(', ')}]`);
+  const at = (w: number) => [...g, w].join(', ');
   const base = Array.from({ length: b.words }, (_, w) => `c${w}`);
+  const lines = base.map((c, w) => `<${t}> ${c} = counters[${at(w)}]`);
   const key = keys.expressions(flat);
   const outputs: string[][] = [];
   for (let k = 0; k < K; k++) {
@@ -165,20 +167,33 @@ function samplingKernel(sampler: Sampler, keys: KeyGenerator, layout: BlockLayou
     const { code, values } = sampler.code(rawWords(outputs, b.bits, p * sampler.rawWords), `s${p}`);
     if (code) lines.push(code);
     values.forEach((value, v) => {
-      const at = `(b*${P} + ${p})*${rpc} + ${v}`;
-      const store = `randoms[[(${at})*${G} + ${flat}]] = ${value}`;
-      lines.push(guarded ? `if ${at} < ${batch}\n  ${store}\nend` : store);
+      const sample = `(b*${P} + ${p})*${rpc} + ${v}`;
+      const store = `${randomsAt(layout, sample, g, flat)} = ${value}`;
+      lines.push(guarded ? `if ${sample} < ${batch}\n  ${store}\nend` : store);
     });
   }
+  // the write reads only the counter's words, so it waits for their reads and for nothing in the loop
+  counterPlus(base, `${blocks * K}`, t).forEach((e, w) => lines.push(`counters[${at(w)}] = ${e}`));
   return makeKernel(
     `{ [b, ${g.join(', ')}]: 0 <= b < ${blocks} and ${domain} }`,
     lines.join('\n'),
     [
-      globalArg('counters', { dtype: t, shape: layout.counterShape, isInput: true, isOutput: false }),
+      globalArg('counters', { dtype: t, shape: layout.counterShape, isInput: true, isOutput: true }),
       globalArg('randoms', { dtype: sampler.dtype, shape: layout.shape, isInput: false, isOutput: true }),
     ],
     { name: 'cbrng_sample' },
   );
+}
+
+/**
+ * The randoms' element of sample `sample` of generator `g`: indexed by axis where the samples
+ * have one axis, flat otherwise (a flat index is divided back into axes, which a store per value
+ * pays for in integer divisions).
+ */
+function randomsAt(layout: BlockLayout, sample: string, g: readonly string[], flat: string): string {
+  const sampleAxes = layout.shape.length - layout.generatorShape.length;
+  if (sampleAxes === 1) return `randoms[${[sample, ...g].join(', ')}]`;
+  return `randoms[[(${sample})*${layout.generators} + ${flat}]]`;
 }
 
 /** The generators' inames (one per axis), the flat generator index over them, and their domain. */
@@ -188,27 +203,6 @@ function generatorIndex(layout: BlockLayout) {
   const flat = g.map((name, k) => [name, ...shape.slice(k + 1).map(String)].join('*')).join(' + ');
   const domain = g.map((name, k) => `0 <= ${name} < ${shape[k]}`).join(' and ');
   return { g, flat: `(${flat})`, domain };
-}
-
-/** The kernel advancing each generator's counter past the counters the sampling used. */
-function advanceKernel(b: Bijection, layout: BlockLayout) {
-  const t = b.wordDtype;
-  const W = b.words;
-  const { g, domain } = generatorIndex(layout);
-  const at = (w: number) => [...g, w].join(', ');
-  const lines = Array.from({ length: W }, (_, w) => `<${t}> c${w} = counters[${at(w)}]`);
-  const next = counterPlus(
-    Array.from({ length: W }, (_, w) => `c${w}`),
-    `${layout.blocks * layout.countersPerBlock}`,
-    t,
-  );
-  next.forEach((e, w) => lines.push(`counters[${at(w)}] = ${e}`));
-  return makeKernel(
-    `{ [${g.join(', ')}]: ${domain} }`,
-    lines.join('\n'),
-    [globalArg('counters', { dtype: t, shape: layout.counterShape, isInput: true, isOutput: true })],
-    { name: 'cbrng_advance' },
-  );
 }
 
 /** The sampler arguments of each convenience constructor, by name. */

@@ -4,8 +4,8 @@
  * Tsang) and von Mises (Best and Fisher). A sampler is Loom kernel text: instructions that turn
  * the raw words of one call into `randomsPerCall` values.
  *
- * Every call reads a fixed number of raw 32-bit words (`rawWords`), so that the samples of a
- * generator are computed side by side rather than one after the other. A rejection sampler
+ * Every call reads a fixed number of raw 32-bit words (`rawWords`), so that each call's words
+ * sit at a fixed place in the generator's stream (no call waits on the one before). A rejection sampler
  * (gamma, von Mises, a uniform integer over a range that does not divide 2^32) tries a fixed
  * number of candidates, each from words of its own, and keeps the first accepted; the number is
  * chosen so that none is accepted with a probability below 2^-40 per value (then the last
@@ -232,7 +232,8 @@ function boxMuller(raw: RawWords, k: number, t: DType, prefix: string, sigma: nu
   const r = `${prefix}_r`;
   const a = `${prefix}_a`;
   const code = [
-    `<${t}> ${r} = sqrt(${lit(-2, t)} * log(${unit(raw, k, t)})) * ${lit(sigma, t)}`,
+    // times 1 is exact, and left out (it need not be folded by every compiler)
+    `<${t}> ${r} = sqrt(${lit(-2, t)} * log(${unit(raw, k, t)}))${sigma === 1 ? '' : ` * ${lit(sigma, t)}`}`,
     `<${t}> ${a} = ${lit(2 * Math.PI, t)} * (${unit(raw, k + unitWords(t), t)})`,
   ].join('\n');
   return [{ code, value: `${r} * cos(${a})` }, `${r} * sin(${a})`] as const;
