@@ -7,7 +7,9 @@
  * own CLI does, the entry defers the files' `test.run()` (UVU_DEFER) and runs them all once every
  * file is loaded: a file's top-level await (the WebGPU device) would otherwise let uvu start early.
  *
- *   node scripts/device-suite.mjs [slices=6]
+ *   node scripts/device-suite.mjs [slices=6] [regex]
+ *
+ * With a regex, only the test files whose paths (relative to test/) match it: a run of what changed.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +29,10 @@ function deviceTests(dir = 'test') {
   });
 }
 
-const files = deviceTests().sort((a, b) => (durations[b] ?? 1) - (durations[a] ?? 1));
+const only = process.argv[3] ? new RegExp(process.argv[3]) : undefined;
+const files = deviceTests()
+  .filter((f) => !only || only.test(f))
+  .sort((a, b) => (durations[b] ?? 1) - (durations[a] ?? 1));
 const buckets = Array.from({ length: slices }, () => ({ total: 0, files: [] }));
 for (const f of files) {
   const lightest = buckets.reduce((a, b) => (b.total < a.total ? b : a));
