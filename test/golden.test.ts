@@ -46,7 +46,7 @@ const expectedFiles = new Set<string>();
 
 for (const golden of kernels) {
   const { id } = golden;
-  for (const [extension, target] of targets) {
+  for (const [extension, target] of [...targets, ...(golden.variants ?? [])]) {
     const file = `${id}.${extension}`;
     expectedFiles.add(file);
     test(`golden: ${file}`, () => {

@@ -165,6 +165,9 @@ const TARGETS: { name: string; grammar: Grammar; print: (e: Expr, world: World) 
         hardwareId: () => {
           throw new Error('no hardware ids here');
         },
+        subgroupId: () => {
+          throw new Error('no subgroup ids here');
+        },
         helper: helperName,
         userFunction: () => {
           throw new Error('no user functions here');

@@ -26,7 +26,9 @@ import {
   type CodegenOptions,
   type DType,
   type LoopKernel,
+  type Target,
 } from '@loom/core';
+import { openclTarget } from '@loom/codegen-opencl';
 import { f32, kernel } from '@loom/dsl';
 import { empty, pointwise, tensor } from '@loom/elementwise';
 import { DEFAULT_MATMUL, matmulKernel, type MatmulConfig } from '../../examples/matmul.ts';
@@ -39,6 +41,8 @@ export interface GoldenKernel {
   readonly kernel: LoopKernel;
   /** How to generate it (default: as `generateCode` does). */
   readonly options?: CodegenOptions;
+  /** More targets than every kernel's, each with the file extension its code is kept under (`ptx.cl`). */
+  readonly variants?: readonly (readonly [string, Target])[];
 }
 
 /** The kernels of test/tutorial-kernels.test.ts (which builds them from here), untyped as the test runs them. */
@@ -458,7 +462,27 @@ function features(): GoldenKernel[] {
     64,
     { outerTag: 'g.0', innerTag: 'l.0' },
   );
+  // every subgroup function, over work-groups of whole warps; OpenCL also in NVIDIA's PTX spelling
+  const subgroups = tagInames(
+    makeKernel(
+      '{ [g, l]: 0<=g<n and 0<=l<64 }',
+      [
+        '<> x = a[64*g + l]',
+        'sum[64*g + l] = subgroupAdd(x) + subgroupMin(x) * subgroupMax(x)',
+        'scan[64*g + l] = subgroupInclusiveAdd(x) - subgroupExclusiveAdd(x)',
+        'moved[64*g + l] = subgroupShuffle(x, subgroupSize() - 1 - subgroupLocalId()) + subgroupShuffleXor(x, 2) + subgroupBroadcast(x, 0)',
+        'ids[64*g + l] = subgroupId()',
+      ],
+      [globalArg('a', { dtype: 'float32', shape: ['64*n'] }), '...'],
+    ),
+    { g: 'g.0', l: 'l.0' },
+  );
   return [
+    {
+      id: 'features/subgroups',
+      kernel: subgroups,
+      variants: [['ptx.cl', openclTarget({ subgroups: 'nvidia-ptx' })]],
+    },
     { id: 'features/struct-arrays', kernel: structs },
     {
       id: 'features/sep-axes',

@@ -59,7 +59,18 @@ type Reductions = InferredSignature<
   res[i] = reduce(sum, j, b[i, j]) + simul_reduce(max, [j], c[j]) * scale
   `
 >;
+type Subgroups = InferredSignature<
+  '{ [l]: 0<=l<64 }',
+  `
+  out[l] = subgroupAdd(a[l]) + subgroupShuffle(b[l], k) + subgroupSize() + subgroupLocalId()
+  lanes[l] = subgroupBroadcast(a[l], subgroupId()) + subgroupExclusiveAdd(b[l])
+  `
+>;
 export type InstructionCases = [
+  // subgroup functions, with or without arguments, are no arguments of the kernel
+  Expect<
+    Equal<Facts<Subgroups>, { inputs: 'a' | 'b'; outputs: 'out' | 'lanes'; required: 'a' | 'b' | 'k'; values: 'k' }>
+  >,
   // a multiple assignment writes each of its targets; a reduction's operation is no argument
   Expect<
     Equal<

@@ -14,6 +14,7 @@
 import type { DType, FunctionDialect, KernelFunction, KernelParam } from '@loom/core';
 import type { AtomicUpdate } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
+import type { SubgroupSpelling } from './subgroups.ts';
 
 /** Where an array lives, as the printer tells a dialect (a pointer cast or a declaration needs it). */
 export type CAddressSpace = 'global' | 'constant' | 'local' | 'private';
@@ -81,6 +82,8 @@ export interface CDialect {
   // --- hardware ---
   /** A hardware id: the work-item's (`'lid'`) or work-group's (`'gid'`) index on `axis`. */
   hardwareId(fn: 'lid' | 'gid', axis: number): string;
+  /** How subgroup functions are spelled (subgroups.ts); absent where the language has none (core refuses them first). */
+  readonly subgroups?: SubgroupSpelling;
   /** A barrier of the work-group, for local or global memory, with its comment (already printed) or none. */
   barrier(scope: 'local' | 'global', comment: string | undefined): string;
 

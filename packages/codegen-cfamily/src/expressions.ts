@@ -9,6 +9,7 @@
  * literals, function names, vector members, half loads) it asks of its dialect.
  */
 import {
+  isSubgroupFunction,
   InternalError,
   unreachable,
   expr as E,
@@ -33,6 +34,7 @@ import {
 import { isIndexExpression } from './index-names.ts';
 import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
 import type { CAddressSpace, CDialect } from './dialect.ts';
+import { printSubgroupCall } from './subgroups.ts';
 import { PRECEDENCE, atom, call, infix, literal, paren, prefix, type Printed } from './precedence.ts';
 
 /** An array with a `vec` axis: its lanes, its address space, and whether it is held packed (3 lanes). */
@@ -467,6 +469,11 @@ export class CExpressionPrinter {
   private call(e: Extract<Expr, { kind: 'call' }>, t: DType): Printed {
     if (isHardwareId(e))
       return applied(this.dialect.hardwareId(e.fn as 'lid' | 'gid', (e.args[0] as { value: number }).value));
+    if (isSubgroupFunction(e.fn)) {
+      const [value, ...lanes] = e.args;
+      const args = value ? [this.print(value, t), ...lanes.map((a) => this.print(a, 'int32'))] : [];
+      return applied(printSubgroupCall(e.fn, args, t, this.dialect, this));
+    }
     if (e.dtype !== undefined) return this.userCall(e);
     // float16 without half arithmetic: computed in float, rounded to float16
     if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');

@@ -21,4 +21,5 @@ export { PRECEDENCE, paren, type Printed } from './precedence.ts';
 export { atomicUpdateOf, type AtomicUpdate } from './atomics.ts';
 export { helperName, type HelperKind } from './arithmetic-helpers.ts';
 export { KEEP_ROLLED } from './unroll-guard.ts';
+export { printSubgroupCall, type ShuffleMode, type SubgroupSink, type SubgroupSpelling } from './subgroups.ts';
 export { C_MATH_FUNCTIONS } from './math-names.ts';

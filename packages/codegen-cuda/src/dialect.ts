@@ -75,6 +75,17 @@ export const cudaDialect: CDialect = {
   helperQualifier: 'inline __device__',
   oversizedShift: () => 'CUDA leaves it undefined',
   hardwareId: (fn, axis) => `${fn === 'lid' ? 'tIdx' : 'bIdx'}(${AXES[axis]})`,
+  subgroups: {
+    kind: 'shuffles',
+    width: 32,
+    // a warp is 32 consecutive threads of the block, x fastest
+    linearLocalId: '((int) (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)))',
+    // __shfl_*_sync is overloaded for every 32- and 64-bit scalar; every lane of the warp takes part
+    shuffle: (mode, _t, value, arg) => ({
+      text: `__shfl${mode === 'idx' ? '' : mode === 'bfly' ? '_xor' : '_up'}_sync(0xffffffffu, ${value}, ${arg})`,
+      helpers: [],
+    }),
+  },
   // a block-wide barrier that also orders the block's global memory accesses: OpenCL's
   // barrier(CLK_GLOBAL_MEM_FENCE) promises no more (work-groups still do not see each other)
   barrier: (_scope, comment) => `__syncthreads()${comment ? ` /* ${comment} */` : ''};`,

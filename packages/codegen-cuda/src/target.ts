@@ -37,6 +37,8 @@ export function cudaTarget(): Target<CudaExtra> {
     vectorLanes: CUDA_VECTOR_LANES,
     // a warp: what subgroup-sized algorithms (computations' scans) are tuned for
     subgroupSize: 32,
+    // warp shuffles (__shfl_xor_sync) on every 32- and 64-bit scalar (dialect.ts); a block of whole warps
+    subgroups: { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: 32 },
     // CUDA's own code: a plain C preamble would need __device__ on each function
     functionDialects: cudaDialect.functionDialects,
     // atomicAdd/atomicMin/atomicMax, and compare-and-swap loops for float min and max (dialect.ts)

@@ -71,7 +71,12 @@ class ClDevice implements OpenCLDevice {
     this.name = `OpenCL: ${context.info.deviceName} (${context.info.platformName})`;
     this.limits = openclLimits(context.info);
     // without cl_khr_fp16, float16 is stored as half and computed in float (half-storage.ts)
-    this.target = openclTarget({ float16: context.info.supportsFloat16 ? 'native' : 'storage' });
+    const { extensions, platformName } = context.info;
+    this.target = openclTarget({
+      float16: context.info.supportsFloat16 ? 'native' : 'storage',
+      // NVIDIA's OpenCL has no cl_khr_subgroups, but its compiler takes the warp's PTX shuffles
+      subgroups: extensions.includes('cl_khr_subgroups') ? 'khr' : /nvidia/i.test(platformName) ? 'nvidia-ptx' : 'none',
+    });
   }
 
   async compile(

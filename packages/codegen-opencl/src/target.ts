@@ -8,12 +8,20 @@
  *   }
  */
 import { OPENCL_ATOMIC_DTYPES } from './atomics.ts';
-import { type ProgramAst, type Target, type TargetOutput, checkOptionKeys, optionKeys } from '@loom/core';
+import {
+  type ProgramAst,
+  type SubgroupSupport,
+  type Target,
+  type TargetOutput,
+  checkOptionKeys,
+  optionKeys,
+} from '@loom/core';
 import { printCProgram } from '@loom/codegen-cfamily';
 import { openclDialect } from './dialect.ts';
+import { KHR_SUBGROUPS, PTX_SUBGROUPS } from './subgroups.ts';
 
 /** The options openclTarget reads; any other key is an error. */
-const OPENCL_TARGET_OPTIONS = optionKeys<OpenCLTargetOptions>()(['float16']);
+const OPENCL_TARGET_OPTIONS = optionKeys<OpenCLTargetOptions>()(['float16', 'subgroups']);
 
 /** OpenCL C needs nothing but the code and its kernels' names: the driver finds the rest in it. */
 export type OpenCLExtra = undefined;
@@ -26,7 +34,23 @@ export interface OpenCLTargetOptions {
    * (half-storage.ts), for devices without it.
    */
   readonly float16?: 'native' | 'storage';
+  /**
+   * How subgroup functions are spelled: `'khr'` with the built-ins of `cl_khr_subgroups` (the
+   * default: code only), `'nvidia-ptx'` with NVIDIA's warp shuffles in inline PTX (its OpenCL has
+   * no cl_khr_subgroups), `'none'` where the device has neither (a kernel calling one is refused).
+   */
+  readonly subgroups?: 'khr' | 'nvidia-ptx' | 'none';
 }
+
+/** What each spelling of subgroups states to core: its dtypes and its subgroups' width. */
+const SUBGROUP_SUPPORT: Readonly<Record<'khr' | 'nvidia-ptx' | 'none', SubgroupSupport>> = {
+  // the width is the driver's (1 on PoCL's CPU devices, 8 to 64 on GPUs); the last subgroup may be partial
+  khr: { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: { min: 1, max: 128 } },
+  'nvidia-ptx': { dtypes: ['int32', 'uint32', 'float32', 'int64', 'uint64', 'float64'], size: 32 },
+  none: {
+    refused: "this OpenCL device has no cl_khr_subgroups (nor is it NVIDIA's, whose warp shuffles Loom spells in PTX)",
+  },
+};
 
 /**
  * The OpenCL target: spells the program AST as OpenCL C.
@@ -37,6 +61,7 @@ export interface OpenCLTargetOptions {
 export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLExtra> {
   checkOptionKeys('openclTarget', options, OPENCL_TARGET_OPTIONS);
   const halfStorage = options.float16 === 'storage';
+  const subgroups = options.subgroups ?? 'khr';
   return {
     name: 'opencl',
     vectorTypes: true,
@@ -55,7 +80,8 @@ export function openclTarget(options: OpenCLTargetOptions = {}): Target<OpenCLEx
     atomicDTypes: OPENCL_ATOMIC_DTYPES,
     // image2d_t/image3d_t read through a sampler (images.ts); the device makes them at launch
     images: 'native',
-    generate: (program) => spellOpenCL(program, halfStorage),
+    subgroups: SUBGROUP_SUPPORT[subgroups],
+    generate: (program) => spellOpenCL(program, halfStorage, subgroups),
   };
 }
 
@@ -64,8 +90,16 @@ export function generateOpenCL(program: ProgramAst): string {
   return spellOpenCL(program, false).code;
 }
 
-function spellOpenCL(program: ProgramAst, halfStorage: boolean): TargetOutput<OpenCLExtra> {
+function spellOpenCL(
+  program: ProgramAst,
+  halfStorage: boolean,
+  subgroups: 'khr' | 'nvidia-ptx' | 'none' = 'khr',
+): TargetOutput<OpenCLExtra> {
   // the C printer in OpenCL's dialect (dialect.ts); the names OpenCL reserves are renamed (names.ts)
-  const { code, entryPoints, declarations } = printCProgram(program, openclDialect, { halfStorage });
+  const dialect =
+    subgroups === 'none'
+      ? openclDialect
+      : { ...openclDialect, subgroups: subgroups === 'khr' ? KHR_SUBGROUPS : PTX_SUBGROUPS };
+  const { code, entryPoints, declarations } = printCProgram(program, dialect, { halfStorage });
   return { code, entryPoints, declarations, extra: undefined };
 }

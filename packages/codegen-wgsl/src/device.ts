@@ -76,6 +76,8 @@ export interface WebGPUDevice extends Device<WgslExtra, WgslProgram> {
   readonly wgslLimits: WgslLimits;
   /** Whether float16 is available ('shader-f16'). */
   readonly shaderF16: boolean;
+  /** The subgroup sizes the adapter reports where it has the 'subgroups' feature (asked for), else false. */
+  readonly subgroups: false | { readonly min: number; readonly max: number };
   /** The underlying GPUDevice, for interoperation. */
   readonly gpuDevice: GPUDevice;
   /** The same as `dispose()`. */
@@ -132,10 +134,14 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
   }
   const limits = adapterLimits(adapter);
   const shaderF16 = adapter.features.has('shader-f16');
+  const subgroups = adapterSubgroups(adapter);
   try {
     const device = await adapter.requestDevice({
       requiredLimits: { ...limits },
-      requiredFeatures: shaderF16 ? ['shader-f16'] : [],
+      requiredFeatures: [
+        ...(shaderF16 ? ['shader-f16' as const] : []),
+        ...(subgroups ? ['subgroups' as GPUFeatureName] : []),
+      ],
     });
     return new WgpuDevice(
       gpu,
@@ -143,6 +149,7 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
       device,
       limits,
       shaderF16,
+      subgroups,
       options.cacheSize ?? getDefaultCacheSize(),
       options.bufferPoolBytes ?? DEFAULT_POOL_BYTES,
     );
@@ -155,6 +162,16 @@ export async function webgpuDevice(options: WebGPUDeviceOptions = {}): Promise<W
 /** Why the last `webgpuDevice()` returned undefined. */
 export function webgpuUnavailableReason(): string {
   return unavailable;
+}
+
+/**
+ * The adapter's subgroup sizes where it has the 'subgroups' feature (asked for with the device), else
+ * false. An adapter that does not report its sizes gets WebGPU's bounds, 4 to 128.
+ */
+function adapterSubgroups(adapter: GPUAdapter): false | { min: number; max: number } {
+  if (!adapter.features.has('subgroups')) return false;
+  const info = adapter.info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number };
+  return { min: info.subgroupMinSize || 4, max: info.subgroupMaxSize || 128 };
 }
 
 /** The adapter's maxima of the limits Loom cares about: asking for them lifts the defaults (128 MiB bindings, 8 buffers...). */
@@ -186,6 +203,7 @@ class WgpuDevice implements WebGPUDevice {
     readonly gpuDevice: GPUDevice,
     readonly wgslLimits: WgslLimits,
     readonly shaderF16: boolean,
+    readonly subgroups: false | { readonly min: number; readonly max: number },
     cacheSize: number,
     poolBytes: number,
   ) {
@@ -198,7 +216,7 @@ class WgpuDevice implements WebGPUDevice {
     const { device, vendor, description } = adapterInfo;
     const what = device || vendor || 'unknown adapter';
     this.name = `WebGPU: ${description && description !== what ? `${what} (${description})` : what}`;
-    this.target = wgslTarget({ shaderF16, limits: wgslLimits });
+    this.target = wgslTarget({ shaderF16, limits: wgslLimits, subgroups });
     gpuDevice.lost.then((lost) => {
       this.lostReason = lost.message || lost.reason || 'unknown reason';
     });

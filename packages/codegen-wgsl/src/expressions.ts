@@ -16,6 +16,9 @@ import {
   type ExprType,
   isFloat,
   isHardwareId,
+  isSubgroupFunction,
+  subgroupFunction,
+  type SubgroupFunctionName,
   LoomError,
   nameTable,
   printExpr,
@@ -88,6 +91,8 @@ export interface ExpressionContext {
   vectorStorage(array: string): { readonly name: string; readonly lanes: number } | undefined;
   /** `gid(N)` / `lid(N)`: the work-group / work-item index along axis N, as i32. */
   hardwareId(kind: 'gid' | 'lid', axis: number): string;
+  /** `subgroupLocalId()`, `subgroupSize()`, `subgroupId()`, as i32 (from the entry point's built-ins). */
+  subgroupId(fn: 'subgroupLocalId' | 'subgroupSize' | 'subgroupId'): string;
   /** Registers a helper function and returns its name. */
   helper(kind: HelperKind, t: WgslScalar): string;
   /**
@@ -501,11 +506,31 @@ export class ExpressionPrinter {
     return { name, args, result: signature.result };
   }
 
+  /** A subgroup function: WGSL's built-in of the same name, on 32-bit values (core checked the dtype). */
+  private subgroupCall(e: Extract<Expr, { kind: 'call' }>, fn: SubgroupFunctionName): Printed {
+    const f = subgroupFunction(fn);
+    if (f.kind === 'id') return primary(this.context.subgroupId(fn as 'subgroupLocalId'), 'i32');
+    const t = arithmeticType(this.checked(e));
+    const value = this.print(e.args[0], t);
+    if (value.lanes) throw new LaneByLane(`'${e.fn}' of a vector`);
+    if (f.kind === 'reduce' || f.kind === 'scan') return call(fn, [value.text], t);
+    const lane = this.print(e.args[1], 'u32').text;
+    // subgroupBroadcast takes a constant lane only; a uniform lane computed at run time is a shuffle's
+    const name =
+      f.kind === 'shuffle-xor'
+        ? 'subgroupShuffleXor'
+        : f.kind === 'broadcast' && e.args[1].kind === 'int'
+          ? 'subgroupBroadcast'
+          : 'subgroupShuffle';
+    return call(name, [value.text, lane], t);
+  }
+
   private call(e: Extract<Expr, { kind: 'call' }>): Printed {
     if (isHardwareId(e)) {
       const axis = (e.args[0] as { value: number }).value;
       return primary(this.context.hardwareId(e.fn as 'gid' | 'lid', axis), 'i32');
     }
+    if (isSubgroupFunction(e.fn)) return this.subgroupCall(e, e.fn);
     if (e.dtype !== undefined) {
       const { name, args, result } = this.userCall(e);
       if (result === 'void') throw new InternalError(`the call of the void function '${e.fn}' is used as a value`);

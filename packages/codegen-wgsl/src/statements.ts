@@ -97,7 +97,7 @@ class KernelPrinter {
   private readonly lines: string[] = [];
   private depth = 0;
   private readonly exprs: ExpressionPrinter;
-  private readonly ids: { readonly gid: boolean; readonly lid: boolean };
+  private readonly ids: { readonly gid: boolean; readonly lid: boolean; readonly subgroup: boolean };
   /** Names whose value is the same in every work-item of a group. */
   private readonly uniformNames = new Set<string>();
   private readonly barriers = new Map<Stmt, boolean>();
@@ -135,6 +135,7 @@ class KernelPrinter {
       loadTexel: (array, coordinates) => arrays.loadTexel(array, coordinates),
       vectorStorage: (array) => this.vectorStorage(array),
       hardwareId: (kind, axis) => `${kind === 'gid' ? 'group_id' : 'local_id'}.${axisName(axis)}`,
+      subgroupId: (fn) => SUBGROUP_IDS[fn],
       helper: (kind, t) => context.helper(kind, t),
       fusedMultiplyAdd: context.fusedMultiplyAdd,
       userFunction: (name, argTypes) => context.userFunction(name, argTypes),
@@ -151,6 +152,12 @@ class KernelPrinter {
     if (groupIds) builtins.push('@builtin(workgroup_id) workgroup_id: vec3<u32>');
     if (this.context.foldedGrid) builtins.push('@builtin(num_workgroups) num_workgroups: vec3<u32>');
     if (this.ids.lid) builtins.push('@builtin(local_invocation_id) local_invocation_id: vec3<u32>');
+    if (this.ids.subgroup)
+      builtins.push(
+        '@builtin(local_invocation_index) local_invocation_index: u32',
+        '@builtin(subgroup_invocation_id) subgroup_invocation_id: u32',
+        '@builtin(subgroup_size) subgroup_size: u32',
+      );
     const sizes = k.localSize.map((s, axis) => {
       const override = this.context.localSizeOverrides?.[axis];
       if (override !== undefined) return override;
@@ -172,6 +179,10 @@ class KernelPrinter {
   printFunction(): string {
     const k = this.kernel;
     const { names } = this.context;
+    if (this.ids.subgroup)
+      throw new LoomError(
+        `function '${k.name}' reads the subgroup ids, which WGSL gives only to an entry point: call it inlined`,
+      );
     const params = k.params.map((p) => {
       if (p.kind !== 'value') throw new InternalError(`device function '${k.name}' takes the array '${p.name}'`);
       return `${names.of(p.name)}: ${computeType(p.dtype as DType)}`;
@@ -564,12 +575,20 @@ function splatted(value: Printed, lanes: number): string {
   return value.lanes ? value.text : `vec${lanes}<${value.type}>(${value.text})`;
 }
 
+/** The subgroup ids from the entry point's built-ins; a subgroup holds consecutive linear local ids. */
+const SUBGROUP_IDS: Readonly<Record<'subgroupLocalId' | 'subgroupSize' | 'subgroupId', string>> = {
+  subgroupLocalId: 'i32(subgroup_invocation_id)',
+  subgroupSize: 'i32(subgroup_size)',
+  subgroupId: 'i32(local_invocation_index / subgroup_size)',
+};
+
 /** Which work-group and work-item ids a kernel body reads. */
-function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean } {
-  const used = { gid: false, lid: false };
+function hardwareIdsUsed(body: Stmt): { gid: boolean; lid: boolean; subgroup: boolean } {
+  const used = { gid: false, lid: false, subgroup: false };
   const expr = (e: Expr) =>
     E.walk(e, (x) => {
       if (x.kind === 'call' && isHardwareId(x)) used[x.fn as 'gid' | 'lid'] = true;
+      if (x.kind === 'call' && Object.hasOwn(SUBGROUP_IDS, x.fn)) used.subgroup = true;
     });
   walkStmts(body, { expr });
   return used;

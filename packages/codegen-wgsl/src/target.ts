@@ -24,6 +24,7 @@
 import { atomicElementType, workgroupAtomics } from './workgroup-atomics.ts';
 import {
   expr,
+  isSubgroupFunction,
   LoomError,
   ownExpressions,
   someStmt,
@@ -50,13 +51,19 @@ import { UserFunctions, WGSL_FUNCTION_DIALECTS } from './user-functions.ts';
 import { computeType, unsupportedDType, type WgslScalar } from './types.ts';
 
 /** The options wgslTarget reads; any other key is an error. */
-const WGSL_TARGET_OPTIONS = optionKeys<WgslTargetOptions>()(['limits', 'shaderF16']);
+const WGSL_TARGET_OPTIONS = optionKeys<WgslTargetOptions>()(['limits', 'shaderF16', 'subgroups']);
 
 export interface WgslTargetOptions {
   /** Whether float16 may be used: the device has the 'shader-f16' feature (default true: code only). */
   readonly shaderF16?: boolean;
   /** The limits the code must respect (default: those every WebGPU device has). */
   readonly limits?: Partial<WgslLimits>;
+  /**
+   * Whether subgroup functions may be used (the device has the 'subgroups' feature), and the
+   * subgroup sizes its adapter reports (`subgroupMinSize`, `subgroupMaxSize`); `false` where it
+   * has none. Default `{ min: 4, max: 128 }`, WebGPU's bounds: code only.
+   */
+  readonly subgroups?: false | { readonly min: number; readonly max: number };
 }
 
 export interface WgslModuleOptions extends WgslTargetOptions {
@@ -100,6 +107,7 @@ export interface WgslExtra {
 export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
   checkOptionKeys('wgslTarget', options, WGSL_TARGET_OPTIONS);
   const shaderF16 = options.shaderF16 ?? true;
+  const subgroups = options.subgroups ?? { min: 4, max: 128 };
   return {
     name: 'wgsl',
     // a loop over a `vec` iname of 2 or 4 lanes is one vector statement (`array<vec4<f32>>`, bindings.ts)
@@ -131,6 +139,11 @@ export function wgslTarget(options: WgslTargetOptions = {}): Target<WgslExtra> {
     deviceFunctions: { arrays: 'bindings', workItemIds: 'passed', barriers: false, privateArrays: false },
     // a struct in a storage buffer is laid out by WGSL's own rules, which hold only 32-bit scalars and f16
     structLayoutRules: 'wgsl-storage',
+    // subgroupAdd, subgroupShuffle, ... are WGSL's own built-ins (`enable subgroups;`) on 32-bit values
+    subgroups:
+      subgroups === false
+        ? { refused: "this WebGPU adapter lacks the 'subgroups' feature" }
+        : { dtypes: ['int32', 'uint32', 'float32'], size: subgroups },
     generate: (program) => spellWgsl(program, options),
     unsupportedDType: (dtype) => unsupportedDType(dtype, shaderF16),
   };
@@ -215,7 +228,14 @@ export function generateWgsl(program: ProgramAst, options: WgslModuleOptions = {
   );
 
   const sections: string[][] = [];
-  if ([...program.kernels, ...(program.deviceFunctions ?? [])].some(usesFloat16)) sections.push(['enable f16;']);
+  const all = [...program.kernels, ...(program.deviceFunctions ?? [])];
+  const enables = [
+    ...(all.some(usesFloat16) ? ['enable f16;'] : []),
+    // core checked that every work-item of a subgroup reaches each call (codegen/subgroup-uses.ts); WGSL's own
+    // analysis takes any guard on an id for a divergent one
+    ...(all.some(usesSubgroups) ? ['enable subgroups;', 'diagnostic(off, subgroup_uniformity);'] : []),
+  ];
+  if (enables.length) sections.push(enables);
   sections.push(structDeclarations(program, structs));
   sections.push(arrays.declarations());
   // work-group sizes and local arrays known only at launch: set when the device makes a pipeline for the launch
@@ -254,6 +274,12 @@ function usesFloat16(k: Pick<KernelFunction, 'types' | 'body'>): boolean {
   if ([...k.types.values()].includes('float16')) return true;
   const isHalf = (e: Expr) => (e.kind === 'cast' || e.kind === 'call') && e.dtype === 'float16';
   return someStmt(k.body, (s) => ownExpressions(s).some((e) => expr.someExpr(e, isHalf)));
+}
+
+/** Whether the kernel calls a subgroup function, which WGSL accepts only after `enable subgroups;`. */
+function usesSubgroups(k: Pick<KernelFunction, 'body'>): boolean {
+  const isSubgroup = (e: Expr) => e.kind === 'call' && isSubgroupFunction(e.fn);
+  return someStmt(k.body, (s) => ownExpressions(s).some((e) => expr.someExpr(e, isSubgroup)));
 }
 
 /** `var<workgroup>` declarations of a kernel's local temporaries (module scope in WGSL). */

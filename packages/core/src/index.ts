@@ -401,7 +401,13 @@ export {
   type StmtVisitor,
   type StmtMapper,
 } from './codegen/stmt-visit.ts';
-export type { Target, TargetOutput, ImageSupport, DeviceFunctionSupport } from './codegen/target.ts';
+export type {
+  Target,
+  TargetOutput,
+  ImageSupport,
+  DeviceFunctionSupport,
+  SubgroupSupport,
+} from './codegen/target.ts';
 export { targetFacts, holdsVectors, type TargetFacts } from './codegen/target-facts.ts';
 export {
   MATH_FUNCTIONS,
@@ -411,6 +417,13 @@ export {
   type MathFunctionName,
 } from './expr/math-functions.ts';
 export { MATH_DERIVATIVES, type MathDerivative } from './expr/math-derivatives.ts';
+export {
+  SUBGROUP_FUNCTIONS,
+  isSubgroupFunction,
+  subgroupFunction,
+  type SubgroupFunction,
+  type SubgroupFunctionName,
+} from './expr/subgroup-functions.ts';
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export {

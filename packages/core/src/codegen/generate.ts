@@ -22,6 +22,7 @@ import { printLinearization } from '../schedule/print-linearization.ts';
 import { stringifyKernel } from '../kernel/print.ts';
 import type { DeviceFunction, KernelFunction, ProgramAst } from './ast.ts';
 import { outlineCallees } from './device-functions.ts';
+import { checkSubgroupUses } from './subgroup-uses.ts';
 import { DeviceKernelBuilder } from './builder.ts';
 import { checkProgramNames, programNames } from './program-names.ts';
 import { checkGeneratable, checkLinearizedKernel } from '../check/index.ts';
@@ -108,6 +109,7 @@ function build(
   });
   const built = subkernels.map((sub) => builder.build(sub.schedule, sub.name, sub.hostInames));
   const { kernels, deviceFunctions } = asDeviceFunctions(kernel, built, facts);
+  checkSubgroupUses({ kernels, deviceFunctions }, facts, target?.name);
   const boundsChecks = builder.boundsChecks;
   const functions = calledFunctions(kernel);
   const program: ProgramAst = {

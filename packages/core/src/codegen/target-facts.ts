@@ -7,7 +7,7 @@
  */
 import { DTYPES, isComplex, type DType } from '../dtypes.ts';
 import type { FunctionDialect } from '../functions/user-functions.ts';
-import type { DeviceFunctionSupport, ImageSupport, Target } from './target.ts';
+import type { DeviceFunctionSupport, ImageSupport, SubgroupSupport, Target } from './target.ts';
 import type { StructLayoutRules } from '../structs/layout.ts';
 import { VECTOR_LANES } from './vectorize.ts';
 
@@ -27,6 +27,8 @@ export interface TargetFacts {
   readonly sequentialWorkItems: boolean;
   /** Work-items that run in lockstep. */
   readonly subgroupSize: number;
+  /** Whether kernels may call subgroup functions, on which dtypes and how wide a subgroup is; or why not. */
+  readonly subgroups: SubgroupSupport;
   /** The keys of a user function's implementations it reads, most specific first. */
   readonly functionDialects: readonly FunctionDialect[];
   /** The dtypes an `{atomic}` update may have. */
@@ -83,6 +85,11 @@ function readFacts(target: Target): TargetFacts {
     preferVectorStatements: target.preferVectorStatements ?? false,
     sequentialWorkItems,
     subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
+    subgroups:
+      target.subgroups ??
+      (sequentialWorkItems
+        ? { refused: 'its work-items run one after another, so none of them ever run in lockstep as a subgroup' }
+        : { refused: 'it has no subgroup operations' }),
     functionDialects: target.functionDialects ?? [],
     atomicDTypes: new Set(target.atomicDTypes ?? []),
     cInstructions: target.cInstructions ?? false,

@@ -63,6 +63,15 @@ export interface Target<Extra = unknown> {
    */
   readonly subgroupSize?: number;
   /**
+   * Whether kernels here may call subgroup functions (`subgroupAdd`, `subgroupShuffle`, ...:
+   * expr/subgroup-functions.ts), on which dtypes, and how wide a subgroup is; or why not
+   * (`{ refused }`, said in a LoomError naming the function before any code is built). A
+   * device's target states what the device in hand has (OpenCL's `cl_khr_subgroups`, WebGPU's
+   * `subgroups` feature). Default refused: no subgroup operations (and where work-items run one
+   * after another, none can be).
+   */
+  readonly subgroups?: SubgroupSupport;
+  /**
    * Which of a user function's implementations (`defineFunction`'s keys) this target reads,
    * most specific first: OpenCL's own code, say, before the C code it shares with CUDA and C.
    * Default none: a call of a user function is then an error.
@@ -144,6 +153,19 @@ export interface Target<Extra = unknown> {
    */
   readonly structLayoutRules?: StructLayoutRules;
 }
+
+/** Whether and how a target has subgroup functions (`Target.subgroups`). */
+export type SubgroupSupport =
+  | {
+      /** The dtypes their values may have here. */
+      readonly dtypes: readonly DType[];
+      /**
+       * How many work-items a subgroup has: always the same (a warp of 32), or one the driver
+       * picks per pipeline within a range (WebGPU's adapter reports it), powers of two.
+       */
+      readonly size: number | { readonly min: number; readonly max: number };
+    }
+  | { readonly refused: string };
 
 /** How a target reads image arguments (`Target.images`). */
 export type ImageSupport = 'native' | 'emulated' | { readonly refused: string };

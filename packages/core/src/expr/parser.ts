@@ -56,6 +56,7 @@ import {
 } from './nodes.ts';
 import { freeVariables } from './analysis.ts';
 import { MAX_EXPRESSION_DEPTH } from './limits.ts';
+import { isSubgroupFunction, SUBGROUP_FUNCTIONS } from './subgroup-functions.ts';
 import { errorAt, type SourceSlice, type Token } from './tokens.ts';
 import { findReductionOperation, isReductionName, reductionNames } from '../reduction/registry.ts';
 
@@ -490,6 +491,10 @@ class Parser {
       if (arity === undefined ? values.length === 0 : values.length !== arity) {
         throw arityError(arity === undefined ? 'at least 1 argument' : `${arity} argument${arity === 1 ? '' : 's'}`);
       }
+    }
+    if (isSubgroupFunction(name)) {
+      const { arity } = SUBGROUP_FUNCTIONS[name];
+      if (values.length !== arity) throw arityError(`${arity} argument${arity === 1 ? '' : 's'}`);
     }
     // Any other name is a call too: it may be a substitution rule, which the kernel checks.
     return call(name, values);

@@ -32,6 +32,7 @@ import { isComplex, isDType, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import { checkName, showName } from '../names.ts';
 import { isReductionName, reductionNames } from '../reduction/registry.ts';
+import { SUBGROUP_FUNCTIONS } from '../expr/subgroup-functions.ts';
 
 /** What a function's spec may say; any other key is an error. */
 const USER_FUNCTION_SPEC_KEYS = optionKeys<UserFunctionSpec>()([
@@ -154,7 +155,8 @@ export interface UserFunction {
  * (`log2`, `sin`) is not among them: a user function of its name overrides it in the kernels
  * it is registered on, as loopy's `register_callable` does (`test_register_function_lookup`).
  */
-const builtIn = (): Set<string> => new Set([...reductionNames(), 'if', 'gid', 'lid', 'truediv']);
+const builtIn = (): Set<string> =>
+  new Set([...reductionNames(), ...Object.keys(SUBGROUP_FUNCTIONS), 'if', 'gid', 'lid', 'truediv']);
 
 /** Defines a user function kernels can call (loopy's callables), registered on a kernel with `registerFunction`. */
 export function defineFunction(spec: UserFunctionSpec): UserFunction {

@@ -7,6 +7,7 @@
  * that types temporaries and outputs from these rules is ../preprocess/infer-types.ts.
  */
 import { mathFunctionsWhere } from '../expr/math-functions.ts';
+import { isSubgroupFunction, subgroupFunction, type SubgroupFunctionName } from '../expr/subgroup-functions.ts';
 import { complexPart, isComplex, isFloat, isInteger, promote, type DType } from '../dtypes.ts';
 import { LoomError } from '../errors.ts';
 import type { Expr, Reduce } from '../expr/nodes.ts';
@@ -199,6 +200,7 @@ function nodeType(
       // loopy's indexof and indexof_vec: an element's flat index, an int32 (preprocess/lower-indexof.ts)
       if (e.fn === 'indexof' || e.fn === 'indexof_vec') return { dtype: INDEX_DTYPE, weak: false };
       const args = e.args.map((x) => childType(x, typeOf, functions, memo));
+      if (isSubgroupFunction(e.fn)) return subgroupCallType(e, args);
       const user = functions?.(
         e.fn,
         args.map((a) => a.dtype),
@@ -227,6 +229,33 @@ function nodeType(
       return joined;
     }
   }
+}
+
+/** The dtypes a subgroup function's value may have (a target may take fewer: its `subgroups` fact). */
+const SUBGROUP_DTYPES: ReadonlySet<DType> = new Set<DType>([
+  'int32',
+  'uint32',
+  'float32',
+  'int64',
+  'uint64',
+  'float64',
+]);
+
+/** A subgroup function's result: an int32 id, or its value's dtype (a weak literal as it is stored). */
+function subgroupCallType(e: Expr & { kind: 'call' }, args: readonly ExprType[]): ExprType {
+  const f = subgroupFunction(e.fn as SubgroupFunctionName);
+  if (f.kind === 'id') return { dtype: INDEX_DTYPE, weak: false };
+  const [value, lane] = args;
+  if (lane !== undefined && !isInteger(lane.dtype))
+    throw new LoomError(
+      `${e.fn}: its second argument is a lane, an integer, not a ${lane.dtype} value: ${printExpr(e)}`,
+    );
+  const dtype = value.weak && isInteger(value.dtype) ? INDEX_DTYPE : value.dtype;
+  if (!SUBGROUP_DTYPES.has(dtype))
+    throw new LoomError(
+      `${e.fn} works on 32- and 64-bit integers and floats, not ${dtype} values (cast the value): ${printExpr(e)}`,
+    );
+  return { dtype, weak: false };
 }
 
 /**

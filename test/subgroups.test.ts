@@ -1,0 +1,220 @@
+/**
+ * The subgroup functions (core's expr/subgroup-functions.ts) on every device: where the device
+ * has subgroups (WebGPU with the 'subgroups' feature, CUDA, OpenCL with cl_khr_subgroups or
+ * NVIDIA's PTX shuffles), their values against plain JavaScript computed with the subgroup size
+ * the device reports at run time (`subgroupSize()` written out: lavapipe's is not NVIDIA's 32);
+ * elsewhere the LoomError naming the function and why, before anything runs. Then the refusals
+ * of code generation: a call reached by only some work-items, a dtype the target lacks.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  generateCode,
+  globalArg,
+  LoomError,
+  makeKernel,
+  run,
+  splitIname,
+  tagInames,
+  targetFacts,
+  valueArg,
+  type Device,
+  type DType,
+  type HostArray,
+  type Target,
+} from '@loom/core';
+import { wgslTarget } from '@loom/codegen-wgsl';
+import { cudaTarget } from '@loom/codegen-cuda';
+import { openclTarget } from '@loom/codegen-opencl';
+import { testDevices } from './support/devices.ts';
+
+const GROUP = 64;
+const GROUPS = 2;
+const N = GROUP * GROUPS;
+
+/** Every subgroup function, one output each, over work-groups of 64 (l.0) along a 1-D grid (g.0). */
+function functionsKernel(dtype: DType) {
+  return tagInames(
+    makeKernel(
+      `{ [g, l]: 0<=g<${GROUPS} and 0<=l<${GROUP} }`,
+      `
+      size[${GROUP}*g + l] = subgroupSize()
+      lane[${GROUP}*g + l] = subgroupLocalId()
+      sub[${GROUP}*g + l] = subgroupId()
+      total[${GROUP}*g + l] = subgroupAdd(a[${GROUP}*g + l])
+      least[${GROUP}*g + l] = subgroupMin(a[${GROUP}*g + l])
+      most[${GROUP}*g + l] = subgroupMax(a[${GROUP}*g + l])
+      incl[${GROUP}*g + l] = subgroupInclusiveAdd(a[${GROUP}*g + l])
+      excl[${GROUP}*g + l] = subgroupExclusiveAdd(a[${GROUP}*g + l])
+      next[${GROUP}*g + l] = subgroupShuffle(a[${GROUP}*g + l], (subgroupLocalId() + 1) % subgroupSize())
+      pair[${GROUP}*g + l] = subgroupShuffleXor(a[${GROUP}*g + l], 1)
+      first[${GROUP}*g + l] = subgroupBroadcast(a[${GROUP}*g + l], 0)
+      kth[${GROUP}*g + l] = subgroupBroadcast(a[${GROUP}*g + l], k)
+      `,
+      [
+        globalArg('a', { dtype, shape: N }),
+        valueArg('k', 'int32'),
+        ...['size', 'lane', 'sub'].map((name) => globalArg(name, { dtype: 'int32', shape: N })),
+        ...['total', 'least', 'most', 'incl', 'excl', 'next', 'pair', 'first', 'kth'].map((name) =>
+          globalArg(name, { dtype, shape: N }),
+        ),
+      ],
+    ),
+    { g: 'g.0', l: 'l.0' },
+  );
+}
+
+/** The members of each work-item's subgroup: consecutive local ids, `size` of them (the last one cut at the group's end). */
+function subgroupsOf(size: number) {
+  return Array.from({ length: N }, (_, i) => {
+    const g = Math.floor(i / GROUP);
+    const l = i % GROUP;
+    const start = Math.floor(l / size) * size;
+    const end = Math.min(start + size, GROUP);
+    return { base: g * GROUP, start, end, lane: l - start, sub: Math.floor(l / size) };
+  });
+}
+
+/** Small integers (exact in every dtype), of both signs where the dtype has them. */
+function input(dtype: DType): HostArray {
+  const values = Array.from({ length: N }, (_, i) => ((i * 37 + 11) % 23) - (dtype === 'uint32' ? 0 : 9));
+  return dtype === 'float32'
+    ? Float32Array.from(values)
+    : dtype === 'uint32'
+      ? Uint32Array.from(values)
+      : Int32Array.from(values);
+}
+
+const hasSubgroups = (device: Device) => !('refused' in targetFacts(device.target).subgroups);
+
+for (const device of testDevices()) {
+  test(`${device.name}: subgroup functions`, async () => {
+    if (!hasSubgroups(device)) {
+      const facts = targetFacts(device.target).subgroups as { refused: string };
+      try {
+        await run(functionsKernel('float32'), device, { a: input('float32'), k: 1 });
+        assert.unreachable('a device without subgroups ran subgroup functions');
+      } catch (e) {
+        assert.instance(e, LoomError);
+        assert.match((e as Error).message, 'subgroupSize: ');
+        assert.match((e as Error).message, 'cannot call subgroup functions');
+        assert.match((e as Error).message, facts.refused);
+      }
+      return;
+    }
+    for (const dtype of ['int32', 'uint32', 'float32'] as const) {
+      const a = input(dtype);
+      const k = 1;
+      const out = await run(functionsKernel(dtype), device, { a, k });
+      const size = Number((out.size as Int32Array)[0]);
+      assert.ok(size >= 1 && (size & (size - 1)) === 0, `subgroup size ${size}: a power of two`);
+      const members = subgroupsOf(size);
+      const values = (i: number, from = members[i].start, to = members[i].end) =>
+        Array.from({ length: to - from }, (_, j) => Number(a[members[i].base + from + j]));
+      const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+      const expected: Record<string, (i: number) => number> = {
+        size: () => size,
+        lane: (i) => members[i].lane,
+        sub: (i) => members[i].sub,
+        total: (i) => sum(values(i)),
+        least: (i) => Math.min(...values(i)),
+        most: (i) => Math.max(...values(i)),
+        incl: (i) => sum(values(i, members[i].start, members[i].start + members[i].lane + 1)),
+        excl: (i) => sum(values(i, members[i].start, members[i].start + members[i].lane)),
+        next: (i) => Number(a[members[i].base + members[i].start + ((members[i].lane + 1) % size)]),
+        pair: (i) => Number(a[members[i].base + members[i].start + (members[i].lane ^ 1)]),
+        first: (i) => Number(a[members[i].base + members[i].start]),
+        kth: (i) => Number(a[members[i].base + members[i].start + k]),
+      };
+      for (const [name, f] of Object.entries(expected)) {
+        const want = Array.from({ length: N }, (_, i) => f(i));
+        assert.equal(
+          Array.from(out[name] as ArrayLike<number>, Number),
+          want,
+          `${dtype} ${name} (subgroups of ${size})`,
+        );
+      }
+    }
+  });
+}
+
+test('a subgroup function under a condition on the local ids is refused', () => {
+  const guarded = tagInames(
+    makeKernel('{ [l]: 0<=l<64 }', 'out[l] = subgroupAdd(a[l]) {if=l < 20}', [
+      globalArg('a', { dtype: 'float32', shape: 64 }),
+      '...',
+    ]),
+    { l: 'l.0' },
+  );
+  const ternary = tagInames(
+    makeKernel('{ [l]: 0<=l<64 }', 'out[l] = if(l < 20, subgroupMax(a[l]), 0)', [
+      globalArg('a', { dtype: 'float32', shape: 64 }),
+      '...',
+    ]),
+    { l: 'l.0' },
+  );
+  // a parametric domain split over the work-group: its guard leaves some work-items out of the last group
+  const parametric = splitIname(
+    makeKernel('{ [i]: 0<=i<n }', 'out[i] = subgroupAdd(a[i])', [
+      globalArg('a', { dtype: 'float32', shape: 'n' }),
+      '...',
+    ]),
+    'i',
+    64,
+    { outerTag: 'g.0', innerTag: 'l.0' },
+  );
+  for (const [knl, fn] of [
+    [guarded, 'subgroupAdd'],
+    [ternary, 'subgroupMax'],
+    [parametric, 'subgroupAdd'],
+  ] as const) {
+    assert.throws(
+      () => generateCode(knl, wgslTarget()),
+      (e: Error) =>
+        e instanceof LoomError &&
+        e.message.startsWith(`${fn}: `) &&
+        e.message.includes('depends on the local ids') &&
+        e.message.includes('every work-item of a subgroup must reach'),
+    );
+  }
+  // a condition the whole work-group shares is no reason to refuse
+  const uniform = tagInames(
+    makeKernel('{ [g, l]: 0<=g<4 and 0<=l<64 }', 'out[64*g + l] = subgroupAdd(a[64*g + l]) {if=g < 2}', [
+      globalArg('a', { dtype: 'float32', shape: 256 }),
+      '...',
+    ]),
+    { g: 'g.0', l: 'l.0' },
+  );
+  assert.match(generateCode(uniform, wgslTarget()).code, 'subgroupAdd(');
+});
+
+test('subgroup functions refuse dtypes their target lacks, and work-groups that are no whole warps', () => {
+  const knl = (dtype: DType, size = 64) =>
+    tagInames(
+      makeKernel(`{ [l]: 0<=l<${size} }`, 'out[l] = subgroupAdd(a[l])', [
+        globalArg('a', { dtype, shape: size }),
+        globalArg('out', { dtype, shape: size }),
+      ]),
+      { l: 'l.0' },
+    );
+  // WGSL has no int64 at all; a target whose subgroup functions take fewer dtypes than it stores says so
+  assert.throws(() => generateCode(knl('int64'), wgslTarget()), /int64/);
+  const floatsOnly: Target = { ...cudaTarget(), subgroups: { dtypes: ['float32'], size: 32 } };
+  assert.throws(
+    () => generateCode(knl('int32'), floatsOnly),
+    /subgroupAdd: the cuda target's subgroup functions take float32 values, not int32/,
+  );
+  assert.throws(() => generateCode(knl('int8'), cudaTarget()), /subgroupAdd.*not int8/);
+  assert.match(generateCode(knl('float64'), cudaTarget()).code, '__shfl_xor_sync');
+  assert.throws(
+    () => generateCode(knl('float32', 48), cudaTarget()),
+    /work-groups of 48 work-items, not a whole number of subgroups of 32/,
+  );
+  assert.throws(
+    () => generateCode(knl('float32'), openclTarget({ subgroups: 'none' })),
+    /subgroupAdd: the opencl target cannot call subgroup functions/,
+  );
+  assert.throws(() => makeKernel('{ [l]: 0<=l<4 }', 'out[l] = subgroupShuffle(a[l])'), /subgroupShuffle.*2 arguments/);
+});
+
+test.run();
