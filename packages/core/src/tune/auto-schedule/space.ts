@@ -30,7 +30,7 @@ export interface SpaceRestrictions {
 
 /** What the space is made from: the kernel's parallel inames, its reduction, the arrays the reduction reads. */
 export interface KernelAnalysis {
-  /** Inames no instruction reduces over, with their extents at the tuning sizes. */
+  /** Inames no instruction reduces over and every instruction runs in, with their extents at the tuning sizes. */
   readonly parallel: readonly { readonly iname: string; readonly extent: number }[];
   /** The kernel's one reduction iname used only in reductions, if there is exactly one. */
   readonly reduction?: { readonly iname: string; readonly extent: number };
@@ -50,8 +50,11 @@ export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, nu
   for (const insn of knl.instructions) for (const r of reductionInames(insn, knl.substitutions)) reduced.add(r);
   const looped = new Set(knl.instructions.flatMap((insn) => insn.withinInames));
   const tagged = new Set(knl.inameTags.keys());
+  // an iname some instruction runs outside of would need a global barrier between them (softmax's
+  // row maximum before its quotients): only the loops around every instruction go on the grid
+  const everywhere = (i: string) => knl.instructions.every((insn) => insn.withinInames.includes(i));
   const parallel = knl.inames
-    .filter((i) => looped.has(i) && !reduced.has(i) && !tagged.has(i))
+    .filter((i) => everywhere(i) && !reduced.has(i) && !tagged.has(i))
     .flatMap((iname) => {
       const extent = extentOf(knl, iname, sizes);
       return extent === undefined ? [] : [{ iname, extent }];
@@ -144,7 +147,7 @@ function* placementsOf(
           for (const l1 of second
             ? localSizes(second.extent, [1, 2, 4, 8, 16], Math.floor(restrictions.maxGroup / l0))
             : [1])
-            for (const b1 of second ? blocks.filter((b) => b === 1 || l1 * b <= second.extent) : [1]) {
+            for (const b1 of second ? blocks.filter((b) => b === 1 || (l1 > 1 && l1 * b <= second.extent)) : [1]) {
               const placed: Placement[] = [{ ...first, axis: 0, local: l0, block: b0 }];
               if (second) placed.push({ ...second, axis: 1, local: l1, block: b1 });
               // a parallel iname without a local axis still takes a group axis of its own
