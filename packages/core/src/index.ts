@@ -365,6 +365,20 @@ export {
   type Trial,
   type AutotuneOptions,
 } from './tune/autotune.ts';
+export {
+  autoSchedule,
+  applySchedule,
+  scheduleScript,
+  predictScheduleTime,
+  type AutoScheduleOptions,
+  type AutoScheduleProgress,
+  type AutoScheduleResult,
+  type MeasuredCandidate,
+  type PredictedCandidate,
+  type ScheduleStep,
+  type SpaceRestrictions,
+  type CostBreakdown,
+} from './tune/auto-schedule/index.ts';
 export type { ComplexScalar, RunArgument, ShapedHostArray } from './runtime/arguments.ts';
 export type { StructArgument } from './runtime/struct-arguments.ts';
 export { LruCache, forgetParsedTexts, getDefaultCacheSize, setDefaultCacheSize } from './lru.ts';

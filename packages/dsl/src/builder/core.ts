@@ -10,6 +10,10 @@
  */
 import {
   LoomError,
+  applySchedule,
+  autoSchedule,
+  type AutoScheduleOptions,
+  type AutoScheduleResult,
   generateCode,
   getDotDependencyGraph,
   getStatistics,
@@ -133,6 +137,27 @@ export class BuilderCore<I extends string, S extends AnySignature, C = never> {
   async run<const G extends RunArgs<S>>(device: Device, ...[args]: RunParameters<S, G>): Promise<Outputs<S, G>> {
     try {
       return (await run(this.kernel, device, (args ?? {}) as RunArgs<LooseSignature>)) as Outputs<S, G>;
+    } catch (error) {
+      throw pointIntoTemplates(error, this.#fragments);
+    }
+  }
+
+  /**
+   * `autoSchedule`: searches transformations of this kernel for the fastest on `device`
+   * (candidates ranked by a cost model, the best few checked and measured) and resolves to
+   * the best as a builder, with the builder code that reproduces it (`script`).
+   * ```ts
+   * const { kernel: fast, script } = await matmul.autoSchedule(device, { sizes: { n: 1024 }, budget: 30 });
+   * console.log(script); // .split('j', 64, { outer: 'g.0', inner: 'l.0' }) ...
+   * ```
+   */
+  async autoSchedule(
+    device: Device,
+    options: AutoScheduleOptions = {},
+  ): Promise<Omit<AutoScheduleResult, 'kernel'> & { readonly kernel: KernelBuilder<string, S> }> {
+    try {
+      const result = await autoSchedule(this.kernel, device, options);
+      return { ...result, kernel: this.derive((k) => applySchedule(k, result.steps)) };
     } catch (error) {
       throw pointIntoTemplates(error, this.#fragments);
     }

@@ -2,13 +2,15 @@
  * `loom tune <file> [--device opencl] [--budget 60] [--fresh] [--only name]`: runs the
  * tuning problems a file exports (`defineTuning`) on a device, with a progress bar, and
  * keeps each best configuration in the tuning cache (file-cache.ts); a problem already in
- * the cache for that device is not measured again unless `--fresh`.
+ * the cache for that device is not measured again unless `--fresh`. With `--auto`, the
+ * file's kernels are auto-scheduled instead (auto.ts).
  */
 import { autotune, isTuningProblem, LoomError, type TuningProblem, type TuningProgress } from '@loom/core';
 import type { ParsedArguments } from '../cli/args.ts';
 import { anyDevice } from '../any-device.ts';
 import { importModule } from '../stats/kernels-of.ts';
 import { DEVICE_KINDS, deviceOfKind, type DeviceKind } from '../stats/profiles.ts';
+import { autoTuneFile, parseParams } from './auto.ts';
 import { fileTuningCache } from './file-cache.ts';
 import { TUNE_COMMAND, type TUNE_OPTIONS } from './usage.ts';
 
@@ -19,6 +21,9 @@ interface TuneArguments {
   readonly fresh: boolean;
   readonly only?: string;
   readonly verbose: boolean;
+  /** `--auto`: auto-schedule the file's kernels at `params`, rather than its tuning problems. */
+  readonly auto: boolean;
+  readonly params: Readonly<Record<string, number>>;
 }
 
 /** The command's exit code: 0 done, 1 no problem found or a LoomError, 2 a usage mistake. */
@@ -29,6 +34,14 @@ export async function tuneCommand(args: ParsedArguments<typeof TUNE_OPTIONS>): P
     return 2;
   }
   try {
+    if (parsed.auto) {
+      const device = parsed.device ? await deviceOfKind(parsed.device) : await anyDevice();
+      try {
+        return await autoTuneFile(parsed, device);
+      } finally {
+        device.dispose();
+      }
+    }
     const exports = await importModule(parsed.file);
     const problems = Object.values(exports)
       .filter(isTuningProblem)
@@ -110,7 +123,12 @@ function tuneArguments({ values, positionals }: ParsedArguments<typeof TUNE_OPTI
     return `--device is one of ${DEVICE_KINDS.join(', ')}, not '${device}'`;
   const budgetSeconds = values.budget === undefined ? 60 : Number(values.budget);
   if (!(budgetSeconds > 0)) return `--budget needs a positive number of seconds, not '${values.budget}'`;
+  const params = parseParams(values.params);
+  if (typeof params === 'string') return params;
+  if (values.params !== undefined && values.auto !== true) return '--params goes with --auto';
   return {
+    auto: values.auto === true,
+    params,
     file,
     device: device as DeviceKind | undefined,
     budgetSeconds,

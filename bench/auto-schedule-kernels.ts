@@ -1,0 +1,184 @@
+/**
+ * The kernels of bench/auto-schedule.ts (issue 31's targets), as written, untransformed, with
+ * the best hand-transformed Loom kernel of the repository for each where one exists, and plain
+ * JavaScript references for the small test (test/auto-schedule-bench.test.ts).
+ */
+import { addDtypes, addPrefetch, makeKernel, splitIname, type LoopKernel } from '@loom/core';
+import { DEFAULT_MATMUL, matmulKernel } from '../examples/matmul.ts';
+import { rowSumKernel } from './reductions-kernels.ts';
+
+type Sizes = Readonly<Record<string, number>>;
+
+export interface AutoScheduleCase {
+  readonly name: string;
+  /** The kernel as written: one line of math, its parameters the sizes. */
+  readonly kernel: LoopKernel;
+  /** Sizes of the default run (a CPU in seconds) and of `--full` (the GPU machine). */
+  readonly small: Sizes;
+  readonly full: Sizes;
+  /** The hand-transformed kernel at these sizes (fixed or parametric), where the repository has one. */
+  readonly hand?: (sizes: Sizes) => { readonly kernel: LoopKernel; readonly from: string };
+  /** The outputs from plain JavaScript, for inputs by name. */
+  readonly reference: (inputs: Readonly<Record<string, Float32Array>>, sizes: Sizes) => Record<string, Float32Array>;
+}
+
+const f32 = (knl: LoopKernel, ...names: string[]) =>
+  addDtypes(knl, Object.fromEntries(names.map((n) => [n, 'float32' as const])));
+
+/** Sums of `count` values `at(0..count-1)`. */
+const sumOf = (count: number, at: (k: number) => number) => {
+  let s = 0;
+  for (let k = 0; k < count; k++) s += at(k);
+  return s;
+};
+
+export const AUTO_SCHEDULE_CASES: readonly AutoScheduleCase[] = [
+  {
+    name: 'matmul',
+    kernel: f32(
+      makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])', undefined, { name: 'matmul' }),
+      'a',
+      'b',
+    ),
+    small: { n: 128 },
+    full: { n: 1024 },
+    hand: ({ n }) => ({
+      kernel: f32(matmulKernel(DEFAULT_MATMUL, { m: n!, n: n!, k: n! }), 'a', 'b'),
+      from: 'examples/matmul.ts DEFAULT_MATMUL',
+    }),
+    reference: ({ a, b }, { n }) => ({
+      c: Float32Array.from({ length: n! * n! }, (_, p) =>
+        sumOf(n!, (k) => a![Math.floor(p / n!) * n! + k]! * b![k * n! + (p % n!)]!),
+      ),
+    }),
+  },
+  {
+    name: 'batched matvec',
+    kernel: f32(
+      makeKernel('{ [l,i,j]: 0<=l<nb and 0<=i,j<n }', 'y[l, i] = sum(j, m[l, i, j]*x[l, j])', undefined, {
+        name: 'matvec',
+      }),
+      'm',
+      'x',
+    ),
+    small: { nb: 8, n: 128 },
+    full: { nb: 64, n: 1024 },
+    reference: ({ m, x }, { nb, n }) => ({
+      y: Float32Array.from({ length: nb! * n! }, (_, p) => {
+        const l = Math.floor(p / n!);
+        return sumOf(n!, (j) => m![p * n! + j]! * x![l * n! + j]!);
+      }),
+    }),
+  },
+  {
+    name: 'transpose',
+    kernel: f32(makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j, i] = a[i, j]', undefined, { name: 'transpose' }), 'a'),
+    small: { n: 256 },
+    full: { n: 4096 },
+    hand: () => {
+      // bench/codegen-kernels.ts's 'tiled transpose, 2-D prefetch' (loopy's tutorial)
+      let knl = makeKernel('{ [i,j]: 0<=i,j<n }', 'out[j,i] = a[i,j]', undefined, { name: 'transpose' });
+      knl = splitIname(knl, 'j', 16, { innerTag: 'l.1', outerTag: 'g.0' });
+      knl = splitIname(knl, 'i', 16, { innerTag: 'l.0', outerTag: 'g.1' });
+      return {
+        kernel: f32(addPrefetch(knl, 'a', ['i_inner', 'j_inner'], { defaultTag: 'l.auto' }), 'a'),
+        from: "bench/codegen-kernels.ts 'tiled transpose, 2-D prefetch'",
+      };
+    },
+    reference: ({ a }, { n }) => ({
+      out: Float32Array.from({ length: n! * n! }, (_, p) => a![(p % n!) * n! + Math.floor(p / n!)]!),
+    }),
+  },
+  {
+    name: '5-point stencil',
+    kernel: f32(
+      makeKernel(
+        '{ [i,j]: 1<=i<n-1 and 1<=j<n-1 }',
+        'u[i, j] = a[i-1, j] + a[i+1, j] + a[i, j-1] + a[i, j+1] - 4*a[i, j]',
+        undefined,
+        { name: 'stencil' },
+      ),
+      'a',
+      'u',
+    ),
+    small: { n: 256 },
+    full: { n: 4096 },
+    // u is (n-1) x (n-1), as inferred from what is written; row and column 0 stay as passed
+    reference: ({ a, u }, { n }) => ({
+      u: Float32Array.from({ length: (n! - 1) * (n! - 1) }, (_, p) => {
+        const i = Math.floor(p / (n! - 1));
+        const j = p % (n! - 1);
+        if (i < 1 || j < 1) return u![p]!;
+        const at = (x: number, y: number) => a![x * n! + y]!;
+        return at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4 * at(i, j);
+      }),
+    }),
+  },
+  {
+    name: 'row sums',
+    kernel: f32(
+      makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[i] = sum(j, a[i, j])', undefined, { name: 'rows' }),
+      'a',
+    ),
+    small: { n: 256, m: 1024 },
+    full: { n: 4096, m: 4096 },
+    hand: ({ n, m }) => ({ kernel: rowSumKernel(n!, m!), from: 'bench/reductions-kernels.ts rowSumKernel' }),
+    reference: ({ a }, { n, m }) => ({
+      out: Float32Array.from({ length: n! }, (_, i) => sumOf(m!, (j) => a![i * m! + j]!)),
+    }),
+  },
+  {
+    name: 'column sums',
+    kernel: f32(
+      makeKernel('{ [i,j]: 0<=i<n and 0<=j<m }', 'out[j] = sum(i, a[i, j])', undefined, { name: 'cols' }),
+      'a',
+    ),
+    small: { n: 1024, m: 256 },
+    full: { n: 4096, m: 4096 },
+    reference: ({ a }, { n, m }) => ({
+      out: Float32Array.from({ length: m! }, (_, j) => sumOf(n!, (i) => a![i * m! + j]!)),
+    }),
+  },
+  {
+    name: 'softmax over rows',
+    kernel: f32(
+      makeKernel(
+        // one iname per loop: the two reductions and the quotient's loop each run once per row
+        '{ [i,j,k,l]: 0<=i<n and 0<=j,k,l<m }',
+        `mx[i] = max(k, x[i, k]) {id=mx}
+         s[i] = sum(l, exp(x[i, l] - mx[i])) {id=s, dep=mx}
+         y[i, j] = exp(x[i, j] - mx[i]) / s[i] {dep=s}`,
+        undefined,
+        { name: 'softmax' },
+      ),
+      'x',
+      'mx',
+      's',
+    ),
+    small: { n: 256, m: 256 },
+    full: { n: 4096, m: 1024 },
+    reference: ({ x }, { n, m }) => {
+      const mx = Float32Array.from({ length: n! }, (_, i) => Math.max(...x!.subarray(i * m!, (i + 1) * m!)));
+      const s = Float32Array.from({ length: n! }, (_, i) => sumOf(m!, (j) => Math.exp(x![i * m! + j]! - mx[i]!)));
+      const y = Float32Array.from({ length: n! * m! }, (_, p) => {
+        const i = Math.floor(p / m!);
+        return Math.exp(x![p]! - mx[i]!) / s[i]!;
+      });
+      return { mx, s, y };
+    },
+  },
+];
+
+/** Kendall's tau between two rankings of the same items (1: the same order, -1: reversed); NaN under two items. */
+export function kendallTau(xs: readonly number[], ys: readonly number[]): number {
+  let concordant = 0;
+  let discordant = 0;
+  for (let p = 0; p < xs.length; p++)
+    for (let q = p + 1; q < xs.length; q++) {
+      const s = Math.sign(xs[p]! - xs[q]!) * Math.sign(ys[p]! - ys[q]!);
+      if (s > 0) concordant++;
+      else if (s < 0) discordant++;
+    }
+  const pairs = (xs.length * (xs.length - 1)) / 2;
+  return pairs === 0 ? Number.NaN : (concordant - discordant) / pairs;
+}

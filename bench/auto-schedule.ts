@@ -1,0 +1,139 @@
+/**
+ * Auto-scheduling (issue 31): each kernel of bench/auto-schedule-kernels.ts as written, then
+ * `autoSchedule`d on the device, against the best hand-transformed Loom kernel of the repository
+ * where one exists. Per kernel and device: milliseconds untransformed, auto-scheduled and by hand,
+ * the ratios, the seconds the search took, and Kendall's tau between the cost model's predictions
+ * and the measured times of the candidates it measured (the issue asks for τ ≥ 0.7).
+ *
+ *   node --import tsx bench/auto-schedule.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu,c]
+ *        [--budget=SECONDS] [--measure=N] [--candidates=N] [--only=NAME] [--skip-untransformed]
+ *
+ * Small sizes by default (seconds on a CPU); `--full` for the GPU machine. Every auto-scheduled
+ * kernel is checked by autoSchedule itself (against the kernel as written on the CPU device at
+ * small sizes, then on the device at the benchmark's sizes).
+ */
+import { autoSchedule, measureDeviceProfile, measureKernelSeconds, type Device } from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
+import { AUTO_SCHEDULE_CASES, kendallTau } from './auto-schedule-kernels.ts';
+import { numberFlag, parseOptions } from './lib/cli.ts';
+import { openDevices } from './lib/devices.ts';
+import { progress } from './lib/records.ts';
+
+const options = parseOptions();
+const budget = numberFlag(options, 'budget', options.full ? 60 : 10);
+const measure = numberFlag(options, 'measure', 6);
+const candidates = numberFlag(options, 'candidates', options.full ? 96 : 24);
+const only = options.flags.get('only');
+const skipUntransformed = options.flags.has('skip-untransformed');
+const check = cpuDevice();
+
+interface Row {
+  readonly kernel: string;
+  readonly device: string;
+  readonly sizes: Readonly<Record<string, number>>;
+  readonly untransformedMs: number | null;
+  readonly autoMs: number;
+  readonly handMs: number | null;
+  readonly hand: string | null;
+  readonly autoOverHand: number | null;
+  readonly speedup: number | null;
+  readonly tau: number | null;
+  readonly pickedWithin: number | null;
+  readonly tuningSeconds: number;
+  readonly script: string;
+}
+
+const rows: Row[] = [];
+for (const { device } of await openDevices(options.backends)) {
+  const profile = await measureDeviceProfile(device, options.full ? {} : { maxBytes: 16 << 20 });
+  progress(`${device.name}: ${JSON.stringify(profile)}`);
+  for (const c of AUTO_SCHEDULE_CASES) {
+    if (only && c.name !== only) continue;
+    const sizes = options.full ? c.full : c.small;
+    rows.push(await benchOne(device, c, sizes, profile));
+    const row = rows.at(-1)!;
+    if (options.json) console.log(JSON.stringify({ bench: 'auto-schedule', ...row }));
+    progress(`${row.kernel} on ${row.device}: ${format(row)}`);
+  }
+}
+printTable(rows);
+
+async function benchOne(
+  device: Device,
+  c: (typeof AUTO_SCHEDULE_CASES)[number],
+  sizes: Readonly<Record<string, number>>,
+  profile: Awaited<ReturnType<typeof measureDeviceProfile>>,
+): Promise<Row> {
+  const started = performance.now();
+  const result = await autoSchedule(c.kernel, device, {
+    sizes,
+    budget,
+    measure,
+    profile,
+    checkDevice: check,
+    space: { candidates },
+    onProgress: (p) => {
+      if (p.done === p.total) progress(`  ${c.name}: ${p.phase} ${p.done}/${p.total}`);
+    },
+  });
+  const tuningSeconds = (performance.now() - started) / 1000;
+  const autoSeconds = await measureKernelSeconds(result.kernel, device, sizes);
+  const untransformed = skipUntransformed ? null : await measureKernelSeconds(c.kernel, device, sizes);
+  const hand = c.hand?.(sizes);
+  const handSeconds = hand ? await measureKernelSeconds(hand.kernel, device, sizes) : null;
+  // the model against the measurements, over the candidates that ran
+  const pairs = result.measured.flatMap((m) => {
+    const p = result.predicted.find((q) => q.script === m.script);
+    return m.seconds !== undefined && p ? [[p.seconds, m.seconds] as const] : [];
+  });
+  const tau =
+    pairs.length >= 2
+      ? kendallTau(
+          pairs.map((p) => p[0]),
+          pairs.map((p) => p[1]),
+        )
+      : null;
+  // the model's own pick (the first it ranked that ran) against the best measured
+  const measuredBest = Math.min(...pairs.map((p) => p[1]));
+  const modelPick = pairs.length ? [...pairs].sort((a, b) => a[0] - b[0])[0]![1] : null;
+  return {
+    kernel: c.name,
+    device: device.name,
+    sizes,
+    untransformedMs: untransformed === null ? null : untransformed * 1e3,
+    autoMs: autoSeconds * 1e3,
+    handMs: handSeconds === null ? null : handSeconds * 1e3,
+    hand: hand?.from ?? null,
+    autoOverHand: handSeconds === null ? null : autoSeconds / handSeconds,
+    speedup: untransformed === null ? null : untransformed / autoSeconds,
+    tau,
+    pickedWithin: modelPick === null ? null : modelPick / measuredBest,
+    tuningSeconds,
+    script: result.script,
+  };
+}
+
+function format(row: Row): string {
+  const ms = (x: number | null) => (x === null ? '-' : x.toPrecision(3));
+  const ratio = (x: number | null) => (x === null ? '-' : x.toFixed(2));
+  return [
+    `untransformed ${ms(row.untransformedMs)} ms`,
+    `auto ${ms(row.autoMs)} ms`,
+    `hand ${ms(row.handMs)} ms`,
+    `auto/hand ${ratio(row.autoOverHand)}`,
+    `speed-up ${ratio(row.speedup)}x`,
+    `tau ${ratio(row.tau)}`,
+    `model's pick ${ratio(row.pickedWithin)}x the best`,
+    `tuned in ${row.tuningSeconds.toFixed(1)} s`,
+  ].join(', ');
+}
+
+function printTable(all: readonly Row[]): void {
+  const lines = all.map((r) => `${r.kernel.padEnd(18)} ${r.device.slice(0, 28).padEnd(28)} ${format(r)}`);
+  const ratios = all.flatMap((r) => (r.autoOverHand === null ? [] : [Math.log(r.autoOverHand)]));
+  const geo = ratios.length ? Math.exp(ratios.reduce((a, b) => a + b, 0) / ratios.length).toFixed(2) : '-';
+  process.stderr.write(
+    `\nauto-scheduling (${options.full ? 'full' : 'small'} sizes, budget ${budget} s)\n${lines.join('\n')}\n` +
+      `geometric mean of auto / hand: ${geo}\n\nscripts:\n${all.map((r) => `${r.kernel}: ${r.script.replace(/\n/g, ' ') || '(none)'}`).join('\n')}\n`,
+  );
+}

@@ -1,0 +1,144 @@
+/**
+ * The cost model of `autoSchedule`: a time for a candidate kernel from its exact counts at the
+ * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
+ * footprint (blind to how the work is laid out), this weighs what the schedule changes:
+ *
+ *  - global memory in 32-byte sectors: a warp of 32 work-items along l.0 (fewer when the
+ *    work-group is narrower) touches `ceil(lanes · stride · bytes / 32)` sectors per access,
+ *    up to one per lane, from `getMemAccessMap`'s per-work-item strides along l.0; an access
+ *    the same for the whole sub-group is one sector. A prefetch shows up as fewer global
+ *    accesses and more local ones;
+ *  - local memory traffic, at an assumed 8× the global bandwidth, and local barriers, each
+ *    costing an assumed 64 floating-point operations per work-item (guesses: the measured
+ *    correction in search.ts absorbs their scale);
+ *  - flops at the measured rate; the three overlap (the largest counts);
+ *  - parallelism: a launch of fewer work-items than the device runs at once is slowed in
+ *    proportion (`parallelism`, from the options: devices do not report it).
+ */
+import { byteSize } from '../../dtypes.ts';
+import type { ProgramAst } from '../../codegen/ast.ts';
+import { buildProgram } from '../../codegen/generate.ts';
+import type { Device } from '../../runtime/device.ts';
+import { checkProgramLimits } from '../../runtime/limits.ts';
+import { parseExpression } from '../../expr/parse.ts';
+import type { LoopKernel } from '../../kernel/model.ts';
+import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
+import { getStatistics } from '../../statistics/all.ts';
+import type { DeviceProfile } from '../../statistics/roofline.ts';
+import { kernelWork } from '../../statistics/roofline.ts';
+
+const WARP = 32;
+const SECTOR = 32;
+const LOCAL_SPEEDUP = 8;
+const BARRIER_FLOPS = 64;
+
+/** What the model counted for one candidate, and the time it predicts. */
+export interface CostBreakdown {
+  /** The predicted seconds per launch. */
+  readonly seconds: number;
+  /** Bytes of global memory moved, in whole sectors. */
+  readonly globalBytes: number;
+  /** Bytes of local memory read and written. */
+  readonly localBytes: number;
+  /** Local barriers per work-item. */
+  readonly barriers: number;
+  /** Floating-point operations. */
+  readonly flops: number;
+  /** Work-items of the largest launch. */
+  readonly workItems: number;
+}
+
+/** The model's time for `knl` (built as `program`) at `sizes` on a device with this profile. */
+export function predictCost(
+  knl: LoopKernel,
+  program: ProgramAst,
+  profile: DeviceProfile,
+  sizes: Readonly<Record<string, number>>,
+  parallelism: number,
+): CostBreakdown {
+  const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
+  let workItems = 1;
+  let lanes = 1;
+  for (const k of program.kernels) {
+    const local = k.localSize.map((e) => evaluateInt(e, env, 'a work-group size'));
+    const groups = k.groupCount.map((e) => evaluateInt(e, env, 'a work-group count'));
+    const items = [...local, ...groups].reduce((a, b) => a * b, 1);
+    if (items >= workItems) {
+      workItems = items;
+      lanes = Math.min(WARP, local[0] ?? 1);
+    }
+  }
+  const stats = getStatistics(knl, { subgroupSize: WARP });
+  let globalBytes = 0;
+  let localBytes = 0;
+  for (const [key, count] of stats.memAccesses) {
+    const n = count.evalWithDict(sizes);
+    const bytes = key.dtype ? byteSize(key.dtype) : 4;
+    if (key.mtype === 'local') {
+      localBytes += n * bytes * (key.countGranularity === 'workitem' ? 1 : WARP);
+      continue;
+    }
+    if (key.countGranularity !== 'workitem') {
+      // one access for the whole sub-group: its sectors, once
+      globalBytes += n * Math.ceil(bytes / SECTOR) * SECTOR;
+      continue;
+    }
+    const stride = strideValue(key.lidStrides?.[0], env);
+    // lanes side by side along l.0 (a row of the warp); a warp holds WARP / lanes such rows
+    const sectorsPerRow =
+      stride === undefined ? lanes : Math.min(lanes, Math.ceil((lanes * Math.max(1, stride) * bytes) / SECTOR));
+    globalBytes += (n / lanes) * sectorsPerRow * SECTOR;
+  }
+  let barriers = 0;
+  for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
+  const work = kernelWork(knl, sizes);
+  const fill = Math.min(1, workItems / parallelism);
+  const busy = Math.max(
+    work.flops / profile.flopRate,
+    Math.max(globalBytes, work.bytes) / profile.bandwidth,
+    localBytes / (LOCAL_SPEEDUP * profile.bandwidth),
+  );
+  const barrierSeconds = (barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
+  return {
+    seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
+    globalBytes,
+    localBytes,
+    barriers,
+    flops: work.flops,
+    workItems,
+  };
+}
+
+/** A stride along l.0 in elements at the sizes (absolute), or undefined where the index is not affine. */
+function strideValue(stride: number | string | null | undefined, env: (name: string) => number): number | undefined {
+  if (stride === undefined) return 0;
+  if (stride === null) return undefined;
+  if (typeof stride === 'number') return Math.abs(stride);
+  try {
+    return Math.abs(evaluateInt(parseExpression(stride), env, 'a stride'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The time `autoSchedule`'s cost model predicts for a kernel as scheduled, at `sizes`, on
+ * `device` with its profile (`measureDeviceProfile`): to compare schedules without running them.
+ * ```ts
+ * const { seconds, globalBytes } = predictScheduleTime(knl, device, profile, { n: 4096 });
+ * ```
+ */
+export function predictScheduleTime(
+  knl: LoopKernel,
+  device: Device,
+  profile: DeviceProfile,
+  sizes: Readonly<Record<string, number>>,
+  options: { readonly parallelism?: number } = {},
+): CostBreakdown {
+  const program = buildProgram(knl, device.target);
+  checkProgramLimits(program, device.limits, device.name);
+  return predictCost(knl, program, profile, sizes, options.parallelism ?? DEFAULT_PARALLELISM);
+}
+
+/** Work-items a device is assumed to run at once when the caller does not say (a mid-size GPU's). */
+export const DEFAULT_PARALLELISM = 16384;

@@ -1,0 +1,302 @@
+/**
+ * `autoSchedule(knl, device, options)`: the search. Every candidate of the space (space.ts) is
+ * built with the transformations a user calls (steps.ts); one Loom refuses or the device
+ * cannot take (code generation fails, work-group or memory past `device.limits`) is pruned
+ * with its reason and never runs. The cost model (cost-model.ts) ranks the rest; the best few
+ * are checked against the unscheduled kernel at small sizes on the check device, then measured
+ * on the device at the tuning sizes through `autotune` (its budget, cache and result checks, here
+ * against the unscheduled kernel's outputs on the device). The model is corrected by one scale
+ * per kernel, fitted to what was measured (geometric mean of measured / predicted): enough to
+ * report predictions in seconds, not a learned model.
+ */
+import { buildProgram } from '../../codegen/generate.ts';
+import { hostArrayConstructor, isFloat, type HostArray } from '../../dtypes.ts';
+import { InternalError, LoomError } from '../../errors.ts';
+import type { LoopKernel } from '../../kernel/model.ts';
+import { checkOptionKeys, optionKeys } from '../../option-keys.ts';
+import { autoTestVsRef } from '../../runtime/auto-test.ts';
+import { DeviceArray, type Device } from '../../runtime/device.ts';
+import { checkProgramLimits } from '../../runtime/limits.ts';
+import { run } from '../../runtime/run.ts';
+import { measureDeviceProfile, measuredArrays } from '../../statistics/profile.ts';
+import type { DeviceProfile } from '../../statistics/roofline.ts';
+import { autotune, defineTuning, type TuningArguments, type TuningCache } from '../autotune.ts';
+import { DEFAULT_PARALLELISM, predictCost, type CostBreakdown } from './cost-model.ts';
+import { analyzeKernel, enumerateCandidates, type SpaceRestrictions } from './space.ts';
+import { applySchedule, scheduleScript, type ScheduleStep } from './steps.ts';
+
+const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
+  'budget',
+  'cache',
+  'checkDevice',
+  'checkSizes',
+  'fresh',
+  'measure',
+  'onProgress',
+  'parallelism',
+  'profile',
+  'seed',
+  'sizes',
+  'space',
+]);
+
+/** Options of `autoSchedule`. */
+export interface AutoScheduleOptions {
+  /** Seconds for measuring candidates on the device (default 60); ranking by the model is not timed. */
+  readonly budget?: number;
+  /** Told as the search goes: ranking by the model, checking, measuring. */
+  readonly onProgress?: (progress: AutoScheduleProgress) => void;
+  /** Picks the sample of the space the model ranks (default 1): the same seed, the same candidates and ranking. */
+  readonly seed?: number;
+  /** Where the measured best is kept between runs, per kernel and device (as `autotune`'s). */
+  readonly cache?: TuningCache;
+  /** Measure even when the cache has a result. */
+  readonly fresh?: boolean;
+  /** The kernel's parameters at which to tune, by name. */
+  readonly sizes?: Readonly<Record<string, number>>;
+  /** Restrictions of the space: `{ localMemory: false, maxGroup: 256 }`. */
+  readonly space?: SpaceRestrictions;
+  /** How many of the best-ranked candidates to check and measure (default 4). */
+  readonly measure?: number;
+  /** The device every measured candidate is first checked on, against the unscheduled kernel (default: `device`). */
+  readonly checkDevice?: Device;
+  /** The parameters of that check (default: `sizes`, each at most 40). */
+  readonly checkSizes?: Readonly<Record<string, number>>;
+  /** The device's profile (default: `measureDeviceProfile(device)`, measured once per device). */
+  readonly profile?: DeviceProfile;
+  /** Work-items the device runs at once: a launch of fewer is slowed in proportion (default 16384). */
+  readonly parallelism?: number;
+}
+
+/** What `onProgress` is told. */
+export interface AutoScheduleProgress {
+  /** `rank`: building candidates and predicting their times; `check`: against the unscheduled kernel; `measure`: on the device. */
+  readonly phase: 'rank' | 'check' | 'measure';
+  /** Steps of this phase done, of `total`. */
+  readonly done: number;
+  readonly total: number;
+  /** The candidate just handled. */
+  readonly label: string;
+  /** The best measured seconds so far (measure phase). */
+  readonly bestSeconds?: number;
+  /** Seconds since the search began. */
+  readonly elapsedSeconds: number;
+  /** The measuring budget, in seconds. */
+  readonly budgetSeconds: number;
+}
+
+/** A candidate the model ranked: its steps, its script and the model's time. */
+export interface PredictedCandidate {
+  readonly steps: readonly ScheduleStep[];
+  readonly script: string;
+  /** The model's seconds, before the fitted scale. */
+  readonly seconds: number;
+  readonly cost: CostBreakdown;
+}
+
+/** A candidate checked and measured: its seconds, or why it did not run or was wrong. */
+export interface MeasuredCandidate {
+  readonly steps: readonly ScheduleStep[];
+  readonly script: string;
+  readonly seconds?: number;
+  readonly failure?: string;
+}
+
+/** What `autoSchedule` found. */
+export interface AutoScheduleResult {
+  /** The fastest measured candidate's kernel. */
+  readonly kernel: LoopKernel;
+  /** Its transformations as `@loom/dsl` builder code, to paste after the kernel (empty: leave it as it is). */
+  readonly script: string;
+  /** The same transformations as data (`applySchedule(knl, steps)`). */
+  readonly steps: readonly ScheduleStep[];
+  /** The candidates the model ranked, fastest first. */
+  readonly predicted: readonly PredictedCandidate[];
+  /** The candidates checked and measured, in the order they were measured (one, from the cache). */
+  readonly measured: readonly MeasuredCandidate[];
+  /** Candidates pruned before anything ran, with the reason (Loom refused them, or the device's limits did). */
+  readonly pruned: readonly { readonly script: string; readonly reason: string }[];
+  /** measured / predicted seconds, fitted over the measured candidates: multiply a prediction by it for seconds on the device. */
+  readonly scale: number;
+  /** Whether the best came from the cache. */
+  readonly fromCache: boolean;
+}
+
+/**
+ * Searches transformations of an untransformed kernel for the fastest on `device`: candidates
+ * built by Loom's own transformations, ranked by a cost model on exact counts and the device's
+ * profile, the best few checked against the kernel as written and measured. Resolves to the best
+ * kernel and the builder code that reproduces it.
+ * ```ts
+ * const knl = addDtypes(makeKernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), { a: 'float32' });
+ * const { kernel, script } = await autoSchedule(knl, device, { sizes: { n: 1 << 20 }, budget: 10 });
+ * console.log(script); // .split('i', 256, { outer: 'g.0', inner: 'l.0' })
+ * ```
+ */
+export async function autoSchedule(
+  knl: LoopKernel,
+  device: Device,
+  options: AutoScheduleOptions = {},
+): Promise<AutoScheduleResult> {
+  checkOptionKeys('autoSchedule', options, AUTO_SCHEDULE_OPTIONS);
+  const { budget = 60, onProgress, seed = 1, cache, fresh, sizes = {}, space = {}, measure = 4 } = options;
+  if (!(budget > 0)) throw new LoomError(`autoSchedule: budget must be a positive number of seconds, not ${budget}`);
+  if (!(Number.isInteger(measure) && measure >= 1))
+    throw new LoomError(`autoSchedule: measure must be a positive integer, not ${measure}`);
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const report = (p: Omit<AutoScheduleProgress, 'elapsedSeconds' | 'budgetSeconds'>) =>
+    onProgress?.({ ...p, elapsedSeconds: elapsed(), budgetSeconds: budget });
+
+  const profile = options.profile ?? (await measureDeviceProfile(device));
+  const maxGroup = Math.min(space.maxGroup ?? 1024, device.limits.maxWorkGroupSize);
+  const candidates = enumerateCandidates(analyzeKernel(knl, sizes), { ...space, maxGroup }, seed);
+  const predicted: PredictedCandidate[] = [];
+  const pruned: { script: string; reason: string }[] = [];
+  for (const [k, c] of candidates.entries()) {
+    const script = scheduleScript(c.steps);
+    try {
+      const candidate = applySchedule(knl, c.steps);
+      const program = buildProgram(candidate, device.target);
+      checkProgramLimits(program, device.limits, device.name);
+      const cost = predictCost(candidate, program, profile, sizes, options.parallelism ?? DEFAULT_PARALLELISM);
+      predicted.push({ steps: c.steps, script, seconds: cost.seconds, cost });
+    } catch (e) {
+      if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
+      pruned.push({ script, reason: e.message.split('\n')[0]!.slice(0, 300) });
+    }
+    report({ phase: 'rank', done: k + 1, total: candidates.length, label: c.label });
+  }
+  // a stable sort: ties keep the seed's order
+  predicted.sort((a, b) => a.seconds - b.seconds);
+  if (predicted.length === 0)
+    throw new LoomError(`autoSchedule '${knl.name}': no candidate could be built (${pruned[0]?.reason ?? 'none'})`);
+
+  const checkDevice = options.checkDevice ?? device;
+  const checkSizes =
+    options.checkSizes ?? Object.fromEntries(Object.entries(sizes).map(([name, v]) => [name, Math.min(v, 40)]));
+  const measured: MeasuredCandidate[] = [];
+  const chosen: PredictedCandidate[] = [];
+  for (const p of predicted) {
+    if (chosen.length === measure) break;
+    try {
+      await autoTestVsRef(knl, checkDevice, applySchedule(knl, p.steps), {
+        parameters: checkSizes,
+        warmupRounds: 0,
+        rtol: 1e-4,
+      });
+      chosen.push(p);
+    } catch (e) {
+      if (!(e instanceof LoomError) || e instanceof InternalError) throw e;
+      measured.push({ steps: p.steps, script: p.script, failure: `check on ${checkDevice.name}: ${e.message}` });
+    }
+    report({ phase: 'check', done: chosen.length, total: measure, label: p.script || 'unscheduled' });
+  }
+  if (chosen.length === 0)
+    throw new LoomError(`autoSchedule '${knl.name}': no candidate passed the check (${measured[0]?.failure})`);
+
+  const problem = defineTuning<readonly ScheduleStep[]>({
+    name: `autoSchedule ${knl.name} ${fingerprint(knl, sizes, space, seed)}`,
+    space: chosen.map((c) => c.steps),
+    build: (steps) => applySchedule(knl, steps),
+    ...deviceCheck(knl, sizes),
+  });
+  const tuned = await autotune(problem, device, {
+    budgetSeconds: Math.max(0, budget - elapsed()),
+    cache,
+    fresh,
+    onProgress: (p) =>
+      report({
+        phase: 'measure',
+        done: p.done,
+        total: p.total,
+        label: scheduleScript(p.trial.config) || 'unscheduled',
+        bestSeconds: p.best?.seconds,
+      }),
+  });
+  const best = tuned.best;
+  const scriptOf = (steps: readonly ScheduleStep[]) => scheduleScript(steps);
+  if (tuned.fromCache) measured.push({ steps: best, script: scriptOf(best), seconds: tuned.seconds });
+  for (const t of tuned.trials) measured.push({ steps: t.config, script: scriptOf(t.config), ...secondsOf(t) });
+  return {
+    kernel: applySchedule(knl, best),
+    script: scriptOf(best),
+    steps: best,
+    predicted,
+    measured,
+    pruned,
+    scale: fittedScale(predicted, measured),
+    fromCache: tuned.fromCache,
+  };
+}
+
+const secondsOf = (t: { seconds?: number; failure?: string }) =>
+  t.seconds === undefined ? { failure: t.failure } : { seconds: t.seconds };
+
+/** Geometric mean of measured / predicted over the candidates that ran (1 when none did). */
+function fittedScale(predicted: readonly PredictedCandidate[], measured: readonly MeasuredCandidate[]): number {
+  const ratios = measured.flatMap((m) => {
+    const p = predicted.find((c) => c.script === m.script);
+    return m.seconds !== undefined && p && p.seconds > 0 ? [Math.log(m.seconds / p.seconds)] : [];
+  });
+  return ratios.length === 0 ? 1 : Math.exp(ratios.reduce((a, b) => a + b, 0) / ratios.length);
+}
+
+/**
+ * The arguments the measured candidates run on at the tuning sizes (floats in [0, 1), other
+ * dtypes zero), and their check: every output as the unscheduled kernel computes it on the same device.
+ */
+function deviceCheck(knl: LoopKernel, sizes: Readonly<Record<string, number>>) {
+  let expected: Readonly<Record<string, HostArray>> = {};
+  const outputs = knl.args.filter((a) => a.kind !== 'value' && a.isOutput).map((a) => a.name);
+  return {
+    async arguments(device: Device): Promise<TuningArguments> {
+      let state = 12345;
+      const host: Record<string, HostArray> = {};
+      for (const { name, dtype, length } of measuredArrays(knl, sizes)) {
+        const data = new (hostArrayConstructor(dtype))(length);
+        if (isFloat(dtype))
+          for (let k = 0; k < length; k++) {
+            state = (state * 1103515245 + 12345) >>> 0;
+            (data as Float32Array)[k] = state / 2 ** 32;
+          }
+        host[name] = data;
+      }
+      const values = Object.fromEntries(knl.valueArgs.map((a) => [a.name, sizes[a.name] ?? 0]));
+      const copies = Object.fromEntries(Object.entries(host).map(([k, v]) => [k, v.slice()]));
+      expected = (await run(knl, device, { ...copies, ...values })) as Record<string, HostArray>;
+      const args: Record<string, DeviceArray | number> = { ...values };
+      const shapes = new Map(measuredArrays(knl, sizes).map((a) => [a.name, a]));
+      for (const [name, data] of Object.entries(host))
+        args[name] = await DeviceArray.from(device, data, shapes.get(name)!.dtype, shapes.get(name)!.shape);
+      return args;
+    },
+    async check(args: TuningArguments): Promise<string | undefined> {
+      for (const name of outputs) {
+        const want = expected[name];
+        const got = await (args[name] as DeviceArray).toHost();
+        if (!want) continue;
+        const scale = Math.max(1e-30, ...Array.from(want as ArrayLike<number>, (v) => Math.abs(Number(v))));
+        for (let k = 0; k < want.length; k++) {
+          const a = Number((want as ArrayLike<number>)[k]);
+          const b = Number((got as ArrayLike<number>)[k]);
+          if (!(Math.abs(a - b) <= 1e-4 * scale)) return `${name}[${k}] is ${b}, the unscheduled kernel's ${a}`;
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** A short hash of what the search depends on: the kernel, the sizes, the space and the seed. */
+function fingerprint(
+  knl: LoopKernel,
+  sizes: Readonly<Record<string, number>>,
+  space: SpaceRestrictions,
+  seed: number,
+): string {
+  const text = `${knl.toString()}|${JSON.stringify(Object.entries(sizes).sort())}|${JSON.stringify(space)}|${seed}`;
+  let h = 0x811c9dc5;
+  for (let k = 0; k < text.length; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,231 @@
+/**
+ * The space `autoSchedule` searches, for this first increment: each parallel (never reduced)
+ * iname split onto a group axis and a local axis (`g.N`/`l.N`) with a register block between
+ * them (`ilp` where a reduction's accumulators get one copy per block entry, `unr` elsewhere),
+ * a third parallel iname whole on `g.2`, the rest sequential loops in a fixed priority; and for
+ * a kernel with one reduction, its iname split with the inputs the work-group shares staged in
+ * local memory per step (`addPrefetch`, fetch loops spread over the group). The candidates are
+ * lists of steps (steps.ts): whether Loom builds them is decided by building them (search.ts).
+ */
+import { LoomError } from '../../errors.ts';
+import { allAccesses, reductionInames } from '../../kernel/accesses.ts';
+import type { LoopKernel } from '../../kernel/model.ts';
+import { freeVariables } from '../../expr/analysis.ts';
+import { getGridSizeUpperBounds } from '../../codegen/grid.ts';
+import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
+import { tagInames } from '../../transform/tag-inames.ts';
+import type { ScheduleStep } from './steps.ts';
+
+/** Restrictions of the space (`AutoScheduleOptions.space`). */
+export interface SpaceRestrictions {
+  /** Whether candidates may stage inputs in local memory (default true). */
+  readonly localMemory?: boolean;
+  /** The most work-items in a work-group (default: the device's limit, at most 1024). */
+  readonly maxGroup?: number;
+  /** Whether candidates may block parallel inames in registers (`ilp`/`unr`; default true). */
+  readonly registerBlocking?: boolean;
+  /** How many candidates the cost model ranks, sampled by the seed (default 48). */
+  readonly candidates?: number;
+}
+
+/** What the space is made from: the kernel's parallel inames, its reduction, the arrays the reduction reads. */
+export interface KernelAnalysis {
+  /** Inames no instruction reduces over and every instruction runs in, with their extents at the tuning sizes. */
+  readonly parallel: readonly { readonly iname: string; readonly extent: number }[];
+  /** The kernel's one reduction iname used only in reductions, if there is exactly one. */
+  readonly reduction?: { readonly iname: string; readonly extent: number };
+  /** Global arrays read inside that reduction, with the inames their indices use. */
+  readonly reads: readonly { readonly array: string; readonly inames: ReadonlySet<string> }[];
+}
+
+/** One point of the space: its steps and a short name for progress reports. */
+export interface Candidate {
+  readonly steps: readonly ScheduleStep[];
+  readonly label: string;
+}
+
+/** The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`. */
+export function analyzeKernel(knl: LoopKernel, sizes: Readonly<Record<string, number>>): KernelAnalysis {
+  const reduced = new Set<string>();
+  for (const insn of knl.instructions) for (const r of reductionInames(insn, knl.substitutions)) reduced.add(r);
+  const looped = new Set(knl.instructions.flatMap((insn) => insn.withinInames));
+  const tagged = new Set(knl.inameTags.keys());
+  // an iname some instruction runs outside of would need a global barrier between them (softmax's
+  // row maximum before its quotients): only the loops around every instruction go on the grid
+  const everywhere = (i: string) => knl.instructions.every((insn) => insn.withinInames.includes(i));
+  const parallel = knl.inames
+    .filter((i) => everywhere(i) && !reduced.has(i) && !tagged.has(i))
+    .flatMap((iname) => {
+      const extent = extentOf(knl, iname, sizes);
+      return extent === undefined ? [] : [{ iname, extent }];
+    });
+  const pure = [...reduced].filter((r) => !looped.has(r) && !tagged.has(r));
+  const extent = pure.length === 1 && reduced.size === 1 ? extentOf(knl, pure[0]!, sizes) : undefined;
+  if (extent === undefined) return { parallel, reads: [] };
+  const iname = pure[0]!;
+  const reads = new Map<string, Set<string>>();
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || !access.reductionInames.includes(iname) || !knl.arg(access.array)) continue;
+    const inames = reads.get(access.array) ?? new Set<string>();
+    for (const index of access.indices) for (const v of freeVariables(index)) if (knl.inames.includes(v)) inames.add(v);
+    reads.set(access.array, inames);
+  }
+  return {
+    parallel,
+    reduction: { iname, extent },
+    reads: [...reads].map(([array, inames]) => ({ array, inames })),
+  };
+}
+
+/** The number of values `iname` takes at `sizes`, or undefined where it cannot go on a hardware axis. */
+function extentOf(knl: LoopKernel, iname: string, sizes: Readonly<Record<string, number>>): number | undefined {
+  try {
+    const grid = getGridSizeUpperBounds(tagInames(knl, { [iname]: 'g.0' }));
+    const env = valuesEnv(new Map(Object.entries(sizes)), `the extent of '${iname}'`);
+    return evaluateInt(grid.groups[0]!, env, `the extent of '${iname}'`);
+  } catch (e) {
+    // a lower bound that is not constant, a parameter without a size: not a candidate for an axis
+    if (e instanceof LoomError) return undefined;
+    throw e;
+  }
+}
+
+/** How one parallel iname is placed: on axis `axis` with `local` work-items and `block` registers each, whole on a group axis, or a loop. */
+interface Placement {
+  readonly iname: string;
+  readonly extent: number;
+  readonly axis?: number;
+  readonly local: number;
+  readonly block: number;
+}
+
+/**
+ * Every candidate of the space, the unscheduled kernel first, then (for a seed) a sample of
+ * `restrictions.candidates` of the rest, in an order the seed fixes.
+ */
+export function enumerateCandidates(
+  analysis: KernelAnalysis,
+  restrictions: SpaceRestrictions & { readonly maxGroup: number },
+  seed: number,
+): Candidate[] {
+  const all: Candidate[] = [];
+  const seen = new Set<string>();
+  const add = (c: Candidate) => {
+    const key = JSON.stringify(c.steps);
+    if (!seen.has(key)) {
+      seen.add(key);
+      all.push(c);
+    }
+  };
+  for (const placements of placementsOf(analysis, restrictions))
+    for (const step of reductionSteps(analysis, restrictions)) {
+      const c = candidateOf(analysis, placements, step);
+      if (c) add(c);
+    }
+  const random = xorshift(seed);
+  for (let k = all.length - 1; k > 0; k--) {
+    const j = Math.floor(random() * (k + 1));
+    [all[k], all[j]] = [all[j]!, all[k]!];
+  }
+  return [{ steps: [], label: 'unscheduled' }, ...all.slice(0, restrictions.candidates ?? 48)];
+}
+
+function* placementsOf(
+  analysis: KernelAnalysis,
+  restrictions: SpaceRestrictions & { readonly maxGroup: number },
+): Generator<Placement[]> {
+  const { parallel } = analysis;
+  const blocks = restrictions.registerBlocking === false ? [1] : [1, 2, 4];
+  for (const first of parallel) {
+    const others = parallel.filter((p) => p !== first);
+    for (const second of [undefined, ...others]) {
+      const rest = others.filter((p) => p !== second);
+      const third = rest[0];
+      const loops = rest.slice(third ? 1 : 0);
+      for (const l0 of localSizes(first.extent, [8, 16, 32, 64, 128, 256], restrictions.maxGroup))
+        for (const b0 of blocks.filter((b) => b === 1 || l0 * b <= first.extent))
+          for (const l1 of second
+            ? localSizes(second.extent, [1, 2, 4, 8, 16], Math.floor(restrictions.maxGroup / l0))
+            : [1])
+            for (const b1 of second ? blocks.filter((b) => b === 1 || (l1 > 1 && l1 * b <= second.extent)) : [1]) {
+              const placed: Placement[] = [{ ...first, axis: 0, local: l0, block: b0 }];
+              if (second) placed.push({ ...second, axis: 1, local: l1, block: b1 });
+              // a parallel iname without a local axis still takes a group axis of its own
+              if (third) placed.push({ ...third, axis: second ? 2 : 1, local: 1, block: 1 });
+              for (const loop of loops) placed.push({ ...loop, local: 1, block: 1 });
+              yield placed;
+            }
+    }
+  }
+}
+
+/** Local sizes for an iname of `extent` values: those of `sizes` up to the extent's next power of two, and the extent itself when small. */
+function localSizes(extent: number, sizes: readonly number[], most: number): number[] {
+  const fit = sizes.filter((s) => s <= most && (s === 1 || s < 2 * extent));
+  if (extent <= 64 && extent <= most && !fit.includes(extent)) fit.push(extent);
+  return fit;
+}
+
+/** The reduction's step counts staged per round (0: not split). */
+function reductionSteps(analysis: KernelAnalysis, restrictions: SpaceRestrictions): number[] {
+  const r = analysis.reduction;
+  if (!r || restrictions.localMemory === false) return [0];
+  return [0, ...[8, 16, 32].filter((s) => s <= r.extent)];
+}
+
+function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], staged: number): Candidate | undefined {
+  const steps: ScheduleStep[] = [];
+  const localParts = new Map<string, string[]>();
+  const blockTag = analysis.reduction ? 'ilp' : 'unr';
+  const labels: string[] = [];
+  for (const p of placed) {
+    if (p.axis === undefined) continue;
+    if (p.local === 1 && p.block === 1) {
+      steps.push({ kind: 'tag', tags: { [p.iname]: `g.${p.axis}` } });
+      localParts.set(p.iname, []);
+      labels.push(`${p.iname}:g.${p.axis}`);
+    } else if (p.block === 1) {
+      steps.push({ kind: 'split', iname: p.iname, factor: p.local, outer: `g.${p.axis}`, inner: `l.${p.axis}` });
+      localParts.set(p.iname, [`${p.iname}_inner`]);
+      labels.push(`${p.iname}:${p.local}`);
+    } else {
+      // strided blocks: neighbouring work-items keep neighbouring elements in each copy
+      steps.push({ kind: 'split', iname: p.iname, factor: p.local * p.block, outer: `g.${p.axis}` });
+      steps.push({ kind: 'split', iname: `${p.iname}_inner`, factor: p.local, outer: blockTag, inner: `l.${p.axis}` });
+      localParts.set(p.iname, [`${p.iname}_inner_outer`, `${p.iname}_inner_inner`]);
+      labels.push(`${p.iname}:${p.local}x${p.block}`);
+    }
+  }
+  const loops = placed.filter((p) => p.axis === undefined).map((p) => p.iname);
+  const r = analysis.reduction;
+  if (r && staged > 0) {
+    const grouped = placed.filter((p) => p.axis !== undefined && p.local > 1).map((p) => p.iname);
+    const fetches = analysis.reads.filter(
+      ({ inames }) =>
+        grouped.some((g) => !inames.has(g)) && [...inames].every((i) => i === r.iname || localParts.has(i)),
+    );
+    // a split reduction with nothing to stage is the unsplit one, rolled differently
+    if (fetches.length === 0) return undefined;
+    steps.push({ kind: 'split', iname: r.iname, factor: staged });
+    for (const { array, inames } of fetches) {
+      const sweep = [...inames].flatMap((i) => (i === r.iname ? [`${r.iname}_inner`] : localParts.get(i)!));
+      steps.push({ kind: 'prefetch', array, sweep });
+    }
+    steps.push({ kind: 'prioritize', order: [...loops, `${r.iname}_outer`, `${r.iname}_inner`] });
+    labels.push(`${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}`);
+  } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
+  return { steps, label: labels.join(' ') };
+}
+
+/** A small deterministic generator of numbers in [0, 1): the same seed, the same sample. */
+function xorshift(seed: number): () => number {
+  let s = seed >>> 0 || 0x9e3779b9;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * A schedule as data: the chain of transformations that turns the user's kernel into a
+ * candidate, each step one call of a public transformation (`splitIname`, `tagInames`,
+ * `addPrefetch`, `prioritizeLoops`). The same list is applied to kernels here and printed as
+ * the `@loom/dsl` builder chain that does the same, so a pasted script rebuilds the kernel the
+ * search measured, call for call.
+ */
+import { LoomError } from '../../errors.ts';
+import type { LoopKernel } from '../../kernel/model.ts';
+import { prioritizeLoops } from '../../transform/basic.ts';
+import { addPrefetch } from '../../transform/prefetch.ts';
+import { splitIname } from '../../transform/split-iname.ts';
+import { tagInames } from '../../transform/tag-inames.ts';
+
+/** One transformation of a schedule (plain data: a cache keeps it as JSON). */
+export type ScheduleStep =
+  | {
+      readonly kind: 'split';
+      readonly iname: string;
+      readonly factor: number;
+      readonly outer?: string;
+      readonly inner?: string;
+    }
+  | { readonly kind: 'tag'; readonly tags: Readonly<Record<string, string>> }
+  | {
+      /** The part of `array` the swept inames touch, staged in local memory, its loops spread over the work-group. */
+      readonly kind: 'prefetch';
+      readonly array: string;
+      readonly sweep: readonly string[];
+    }
+  | { readonly kind: 'prioritize'; readonly order: readonly string[] };
+
+/**
+ * Applies a schedule's steps to a kernel, in order, with the transformations a user calls
+ * (what `autoSchedule` returns as `steps`, e.g. on another kernel written the same way).
+ * ```ts
+ * const fast = applySchedule(knl, result.steps);
+ * ```
+ */
+export function applySchedule(knl: LoopKernel, steps: readonly ScheduleStep[]): LoopKernel {
+  return steps.reduce(applyStep, knl);
+}
+
+function applyStep(knl: LoopKernel, step: ScheduleStep): LoopKernel {
+  switch (step.kind) {
+    case 'split':
+      return splitIname(knl, step.iname, step.factor, { outerTag: step.outer, innerTag: step.inner });
+    case 'tag':
+      return tagInames(knl, step.tags);
+    case 'prefetch':
+      return addPrefetch(knl, step.array, step.sweep, { temporaryAddressSpace: 'local', defaultTag: 'l.auto' });
+    case 'prioritize':
+      return prioritizeLoops(knl, step.order);
+    default: {
+      const never: never = step;
+      throw new LoomError(`applySchedule: unknown step ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * The steps as `@loom/dsl` builder code, one verb a line, to paste after the kernel:
+ * `.split('i', 64, { outer: 'g.0', inner: 'l.0' })`. Empty for no steps.
+ */
+export function scheduleScript(steps: readonly ScheduleStep[]): string {
+  return steps.map((s) => `.${verbOf(s)}`).join('\n');
+}
+
+function verbOf(step: ScheduleStep): string {
+  switch (step.kind) {
+    case 'split': {
+      const tags = [step.outer && `outer: ${quote(step.outer)}`, step.inner && `inner: ${quote(step.inner)}`];
+      const options = tags.filter(Boolean).join(', ');
+      return `split(${quote(step.iname)}, ${step.factor}${options ? `, { ${options} }` : ''})`;
+    }
+    case 'tag':
+      return `tag({ ${Object.entries(step.tags)
+        .map(([k, v]) => `${key(k)}: ${quote(v)}`)
+        .join(', ')} })`;
+    case 'prefetch':
+      return `prefetch(${quote(step.array)}, [${step.sweep.map(quote).join(', ')}], { space: 'local', defaultTag: 'l.auto' })`;
+    case 'prioritize':
+      return `prioritize(${quote(step.order.join(','))})`;
+    default: {
+      const never: never = step;
+      throw new LoomError(`scheduleScript: unknown step ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const key = (s: string) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : quote(s));

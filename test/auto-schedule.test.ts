@@ -1,0 +1,265 @@
+/**
+ * `autoSchedule`: untransformed kernels (matmul, row sums, a transpose, a 5-point stencil) in,
+ * scheduled kernels out that compute what the kernels as written compute, with a script that
+ * rebuilds them through the builder; the same seed, the same search; candidates the device
+ * refuses never run; the cost model ranks an uncoalesced schedule below a coalesced one.
+ * On the CPU device and OpenCL (PoCL), with tiny budgets and samples.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  addDtypes,
+  autoSchedule,
+  makeKernel,
+  memoryTuningCache,
+  predictScheduleTime,
+  run,
+  splitIname,
+  type Device,
+  type DeviceProfile,
+  type LoopKernel,
+} from '@loom/core';
+import { cpuDevice } from '@loom/codegen-js';
+import { kernel } from '@loom/dsl';
+import { scale } from './support/auto-schedule-fixture.ts';
+import { loom } from './support/cli.ts';
+import { randomFloat32, testDevices } from './support/devices.ts';
+
+const PROFILE: DeviceProfile = { device: 'test', bandwidth: 1e11, flopRate: 1e12, launchOverhead: 1e-5 };
+const cpu = cpuDevice();
+const small = { budget: 1, measure: 2, profile: PROFILE, checkDevice: cpu, space: { candidates: 6 } } as const;
+
+interface Case {
+  readonly name: string;
+  readonly domain: string;
+  readonly code: string;
+  readonly sizes: Record<string, number>;
+  readonly inputs: (sizes: Record<string, number>) => Record<string, Float32Array>;
+  /** The expected outputs, from plain JavaScript. */
+  readonly reference: (inputs: Record<string, Float32Array>, sizes: Record<string, number>) => Record<string, number[]>;
+}
+
+const CASES: Case[] = [
+  {
+    name: 'matmul',
+    domain: '{ [i,j,k]: 0<=i,j,k<n }',
+    code: 'c[i, j] = sum(k, a[i, k]*b[k, j])',
+    sizes: { n: 20 },
+    inputs: ({ n }) => ({ a: randomFloat32(n! * n!, 1), b: randomFloat32(n! * n!, 2) }),
+    reference: ({ a, b }, { n }) => {
+      const c: number[] = [];
+      for (let i = 0; i < n!; i++)
+        for (let j = 0; j < n!; j++) {
+          let s = 0;
+          for (let k = 0; k < n!; k++) s += a![i * n! + k]! * b![k * n! + j]!;
+          c.push(s);
+        }
+      return { c };
+    },
+  },
+  {
+    name: 'row sums',
+    domain: '{ [i,j]: 0<=i<n and 0<=j<m }',
+    code: 's[i] = sum(j, a[i, j])',
+    sizes: { n: 20, m: 36 },
+    inputs: ({ n, m }) => ({ a: randomFloat32(n! * m!, 3) }),
+    reference: ({ a }, { n, m }) => ({
+      s: Array.from({ length: n! }, (_, i) => a!.slice(i * m!, (i + 1) * m!).reduce((x, y) => x + y, 0)),
+    }),
+  },
+  {
+    name: 'transpose',
+    domain: '{ [i,j]: 0<=i<n and 0<=j<m }',
+    code: 'b[j, i] = a[i, j]',
+    sizes: { n: 24, m: 40 },
+    inputs: ({ n, m }) => ({ a: randomFloat32(n! * m!, 4) }),
+    reference: ({ a }, { n, m }) => ({
+      b: Array.from({ length: n! * m! }, (_, k) => a![(k % n!) * m! + Math.floor(k / n!)]!),
+    }),
+  },
+  {
+    name: 'stencil',
+    domain: '{ [i,j]: 1<=i<n-1 and 1<=j<m-1 }',
+    code: 'u[i, j] = a[i-1, j] + a[i+1, j] + a[i, j-1] + a[i, j+1] - 4*a[i, j]',
+    sizes: { n: 18, m: 34 },
+    // u's shape is inferred from what is written: (n - 1) x (m - 1), its row and column 0 left as passed
+    inputs: ({ n, m }) => ({ a: randomFloat32(n! * m!, 5), u: new Float32Array((n! - 1) * (m! - 1)) }),
+    reference: ({ a }, { n, m }) => ({
+      u: Array.from({ length: (n! - 1) * (m! - 1) }, (_, k) => {
+        const i = Math.floor(k / (m! - 1));
+        const j = k % (m! - 1);
+        if (i < 1 || j < 1) return 0;
+        const at = (x: number, y: number) => a![x * m! + y]!;
+        return at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4 * at(i, j);
+      }),
+    }),
+  },
+];
+
+const coreKernel = (c: Case): LoopKernel =>
+  addDtypes(makeKernel(c.domain, c.code, undefined, { name: c.name.replace(/\W/g, '_') }), {
+    a: 'float32',
+    ...(c.name === 'matmul' ? { b: 'float32' } : {}),
+    ...(c.name === 'stencil' ? { u: 'float32' } : {}),
+  });
+
+/** What `knl` computes on `device` at the case's sizes, against plain JavaScript. */
+async function checkResults(c: Case, knl: LoopKernel, device: Device, what: string): Promise<void> {
+  const inputs = c.inputs(c.sizes);
+  const got = await run(knl, device, { ...inputs, ...c.sizes });
+  for (const [name, want] of Object.entries(c.reference(inputs, c.sizes))) {
+    const out = got[name] as Float32Array;
+    assert.is(out.length, want.length, `${what}: ${name}'s length`);
+    want.forEach((v, k) => {
+      if (Math.abs(out[k]! - v) > 1e-4 * (1 + Math.abs(v)))
+        assert.unreachable(`${what}: ${name}[${k}] is ${out[k]}, not ${v}`);
+    });
+  }
+}
+
+const devices = testDevices().filter((d) => d.name === cpu.name || d.name.startsWith('OpenCL'));
+
+for (const device of devices)
+  for (const c of CASES)
+    test(`${device.name}: ${c.name} auto-scheduled computes what the kernel as written computes; its script rebuilds it`, async () => {
+      const knl = coreKernel(c);
+      const result = await autoSchedule(knl, device, { ...small, sizes: c.sizes });
+      assert.ok(
+        result.measured.some((m) => m.seconds !== undefined && m.seconds > 0),
+        'a candidate was measured',
+      );
+      assert.ok(result.predicted.length > 1, 'the model ranked candidates');
+      await checkResults(c, knl, device, 'unscheduled');
+      await checkResults(c, result.kernel, device, `scheduled ${result.script}`);
+      // the script, pasted after the builder's kernel, gives the same kernel
+      const builder = kernel(c.domain, c.code, { name: knl.name }).apply((k) => addDtypes(k, dtypesOf(knl)));
+      const rebuilt = new Function('k', `return k${result.script}`)(builder) as typeof builder;
+      assert.is(rebuilt.kernel.toString(), result.kernel.toString());
+    });
+
+const dtypesOf = (knl: LoopKernel) =>
+  Object.fromEntries(knl.args.filter((a) => a.dtype !== undefined).map((a) => [a.name, a.dtype!]));
+
+test('the same seed gives the same candidates, ranking and result', async () => {
+  const c = CASES[0]!;
+  const options = { ...small, measure: 1, sizes: c.sizes, seed: 7 };
+  const first = await autoSchedule(coreKernel(c), cpu, options);
+  const second = await autoSchedule(coreKernel(c), cpu, options);
+  const ranking = (r: typeof first) => r.predicted.map((p) => [p.script, p.seconds]);
+  assert.equal(ranking(second), ranking(first));
+  assert.is(second.script, first.script);
+  assert.is(second.kernel.toString(), first.kernel.toString());
+  const other = await autoSchedule(coreKernel(c), cpu, { ...options, seed: 8 });
+  assert.not.equal(ranking(other), ranking(first), 'another seed samples other candidates');
+});
+
+test('candidates the device refuses are pruned with their reason and never run', async () => {
+  const c = CASES[0]!;
+  // a device that takes 8 work-items along l.0 and 64 bytes of local memory
+  const launched: number[][] = [];
+  const device: Device = Object.create(cpu);
+  Object.defineProperty(device, 'limits', {
+    value: { ...cpu.limits, maxWorkGroupSizes: [8, 1024, 64], maxLocalMemoryBytes: 64 },
+  });
+  device.launch = (compiled, kernel, args, groupCount, localSize) => {
+    launched.push([...localSize]);
+    return cpu.launch(compiled as Parameters<typeof cpu.launch>[0], kernel, args, groupCount, localSize);
+  };
+  const result = await autoSchedule(coreKernel(c), device, {
+    ...small,
+    checkDevice: device,
+    sizes: c.sizes,
+    space: { candidates: 24 },
+  });
+  assert.ok(
+    result.pruned.some((p) => /local memory/.test(p.reason)),
+    JSON.stringify(result.pruned.slice(0, 3)),
+  );
+  assert.ok(
+    result.pruned.some((p) => /work-group/.test(p.reason)),
+    JSON.stringify(result.pruned.slice(0, 3)),
+  );
+  assert.ok(launched.length > 0);
+  assert.ok(
+    launched.every((size) => (size[0] ?? 1) <= 8),
+    JSON.stringify(launched),
+  );
+  const ran = result.measured.map((m) => m.script);
+  for (const p of result.pruned) assert.not.ok(ran.includes(p.script), `pruned but run: ${p.script}`);
+  await checkResults(c, result.kernel, cpu, result.script);
+});
+
+test('the cost model ranks an uncoalesced schedule (l.0 across rows) below a coalesced one', () => {
+  const knl = addDtypes(makeKernel('{ [i,j]: 0<=i,j<n }', 'b[i, j] = 2*a[i, j]'), { a: 'float32' });
+  const schedule = (along0: string, along1: string) =>
+    splitIname(splitIname(knl, along0, 32, { outerTag: 'g.0', innerTag: 'l.0' }), along1, 8, {
+      outerTag: 'g.1',
+      innerTag: 'l.1',
+    });
+  const sizes = { n: 1024 };
+  const good = predictScheduleTime(schedule('j', 'i'), cpu, PROFILE, sizes);
+  const bad = predictScheduleTime(schedule('i', 'j'), cpu, PROFILE, sizes);
+  assert.ok(bad.globalBytes >= 8 * good.globalBytes, `${bad.globalBytes} vs ${good.globalBytes}`);
+  assert.ok(bad.seconds > 4 * good.seconds, `${bad.seconds} vs ${good.seconds}`);
+});
+
+test('the builder verb resolves to a builder of the best kernel; a cache answers the second search', async () => {
+  const c = CASES[1]!;
+  const cache = memoryTuningCache();
+  const builder = kernel(c.domain, c.code, { name: 'rowsum' }).dtypes({ a: 'float32' });
+  const first = await builder.autoSchedule(cpu, { ...small, sizes: c.sizes, cache });
+  const second = await builder.autoSchedule(cpu, { ...small, sizes: c.sizes, cache });
+  assert.is(second.fromCache, true);
+  assert.is(second.script, first.script);
+  assert.is(first.kernel.kernel.toString(), applyScript(builder, first.script).kernel.toString());
+  const inputs = c.inputs(c.sizes);
+  const { s } = await first.kernel.run(cpu, { ...inputs, ...c.sizes } as never);
+  const want = c.reference(inputs, c.sizes).s!;
+  want.forEach((v, k) => assert.ok(Math.abs((s as Float32Array)[k]! - v) <= 1e-4 * (1 + Math.abs(v))));
+});
+
+const applyScript = <B>(b: B, script: string): B => new Function('k', `return k${script}`)(b) as B;
+
+test('loom tune --auto prints the script of each kernel the file exports; pasted, it runs right', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loom-auto-'));
+  const before = process.env.LOOM_CACHE_DIR;
+  process.env.LOOM_CACHE_DIR = dir;
+  try {
+    const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/auto-schedule-fixture.ts');
+    const { code, stdout, stderr } = await loom(
+      'tune',
+      '--auto',
+      fixture,
+      '--device',
+      'cpu',
+      '--params',
+      'n=300',
+      '--budget',
+      '1',
+    );
+    assert.is(code, 0, stderr);
+    assert.match(stderr, /measure\s+\[/);
+    assert.match(stderr, /scale on CPU/);
+    const script = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('.'))
+      .join('\n');
+    assert.match(stdout, /^\/\/ scale, auto-scheduled for CPU/);
+    const input = randomFloat32(300, 9);
+    const { out } = await applyScript(scale, script).run(cpu, { a: input, n: 300 } as never);
+    input.forEach((v, k) => assert.is((out as Float32Array)[k], 2 * v));
+    const usage = await loom('tune', fixture, '--params', 'n=3');
+    assert.is(usage.code, 2);
+    assert.match(usage.stderr, /--params goes with --auto/);
+  } finally {
+    if (before === undefined) delete process.env.LOOM_CACHE_DIR;
+    else process.env.LOOM_CACHE_DIR = before;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
