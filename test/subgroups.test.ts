@@ -243,6 +243,14 @@ test('a subgroup function under a condition on the local ids is refused', () => 
     { g: 'g.0', l: 'l.0' },
   );
   assert.match(generateCode(uniform, wgslTarget()).code, 'subgroupAdd(');
+  // the ids need no other work-item: read under any condition
+  const ids = tagInames(
+    makeKernel('{ [l]: 0<=l<64 }', 'out[l] = subgroupLocalId() + 100*subgroupId() {if=l < 20}', [
+      globalArg('out', { dtype: 'int32', shape: 64 }),
+    ]),
+    { l: 'l.0' },
+  );
+  assert.match(generateCode(ids, wgslTarget()).code, 'subgroup_invocation_id');
 });
 
 test('subgroup functions refuse dtypes their target lacks, and work-groups that are no whole warps', () => {
