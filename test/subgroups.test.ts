@@ -138,6 +138,63 @@ for (const device of testDevices()) {
   });
 }
 
+/** `out[g] = op(l, a[n*g + l])` over work-groups of `n` work-items. */
+function reductionKernel(op: 'sum' | 'max' | 'min', dtype: DType, n: number, groups: number) {
+  return tagInames(
+    makeKernel(`{ [g, l]: 0<=g<${groups} and 0<=l<${n} }`, `out[g] = ${op}(l, a[${n}*g + l])`, [
+      globalArg('a', { dtype, shape: n * groups }),
+      globalArg('out', { dtype, shape: groups }),
+    ]),
+    { g: 'g.0', l: 'l.0' },
+  );
+}
+
+for (const device of testDevices()) {
+  test(`${device.name}: sums and integer maxima over l.0 by subgroups where the device has them, as the tree has them`, async () => {
+    const cases = [
+      ['sum', 'float32', 64],
+      ['sum', 'int32', 64],
+      ['max', 'int32', 64],
+      ['min', 'uint32', 64],
+      ['sum', 'float32', 256],
+      // a float max keeps Loom's NaN propagation: always the tree
+      ['max', 'float32', 64],
+    ] as const;
+    for (const [op, dtype, n] of cases) {
+      const groups = 3;
+      const knl = reductionKernel(op, dtype, n, groups);
+      const values = Array.from({ length: n * groups }, (_, i) => ((i * 29 + 5) % 41) - (dtype === 'uint32' ? 0 : 20));
+      const a =
+        dtype === 'float32'
+          ? Float32Array.from(values)
+          : dtype === 'uint32'
+            ? Uint32Array.from(values)
+            : Int32Array.from(values);
+      const { out } = await run(knl, device, { a });
+      const want = Array.from({ length: groups }, (_, g) => {
+        const row = values.slice(g * n, (g + 1) * n);
+        return op === 'sum' ? row.reduce((x, y) => x + y, 0) : op === 'max' ? Math.max(...row) : Math.min(...row);
+      });
+      assert.equal(Array.from(out as ArrayLike<number>, Number), want, `${op} of ${n} ${dtype} values`);
+      // where the device has subgroups wide and narrow enough, the code uses them, and only there
+      const support = targetFacts(device.target).subgroups;
+      const sizes =
+        'refused' in support
+          ? undefined
+          : typeof support.size === 'number'
+            ? { min: support.size, max: support.size }
+            : support.size;
+      const expected =
+        sizes !== undefined &&
+        n % sizes.max === 0 &&
+        n <= sizes.min * sizes.min &&
+        !(op === 'max' && dtype === 'float32');
+      const code = generateCode(knl, device.target).code;
+      assert.is(/subgroup|sub_group|shfl/.test(code), expected, `${op} of ${n} ${dtype} values by subgroups`);
+    }
+  });
+}
+
 test('a subgroup function under a condition on the local ids is refused', () => {
   const guarded = tagInames(
     makeKernel('{ [l]: 0<=l<64 }', 'out[l] = subgroupAdd(a[l]) {if=l < 20}', [
@@ -186,6 +243,14 @@ test('a subgroup function under a condition on the local ids is refused', () => 
     { g: 'g.0', l: 'l.0' },
   );
   assert.match(generateCode(uniform, wgslTarget()).code, 'subgroupAdd(');
+  // the ids need no other work-item: read under any condition
+  const ids = tagInames(
+    makeKernel('{ [l]: 0<=l<64 }', 'out[l] = subgroupLocalId() + 100*subgroupId() {if=l < 20}', [
+      globalArg('out', { dtype: 'int32', shape: 64 }),
+    ]),
+    { l: 'l.0' },
+  );
+  assert.match(generateCode(ids, wgslTarget()).code, 'subgroup_invocation_id');
 });
 
 test('subgroup functions refuse dtypes their target lacks, and work-groups that are no whole warps', () => {

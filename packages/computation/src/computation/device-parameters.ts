@@ -5,7 +5,7 @@
  * reduction's work-group), and the kernels they build are checked against the same limits
  * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
  */
-import { targetFacts, type Device } from '@loom/core';
+import { targetFacts, type Device, type SubgroupSupport } from '@loom/core';
 
 /** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
@@ -25,6 +25,11 @@ export interface DeviceParameters {
    * run one after another (the CPU device).
    */
   readonly subgroupSize: number;
+  /**
+   * Whether the target has subgroup functions, on which dtypes and how wide (`targetFacts`'
+   * `subgroups`): a scan's work-group scans its work-items' totals with them where it can.
+   */
+  readonly subgroups: SubgroupSupport;
 }
 
 /** The `DeviceParameters` of a device. */
@@ -36,5 +41,6 @@ export function deviceParameters(device: Device): DeviceParameters {
     maxWorkGroupSizes: limits.maxWorkGroupSizes,
     localMemoryBytes: limits.maxLocalMemoryBytes,
     subgroupSize: targetFacts(target).subgroupSize,
+    subgroups: targetFacts(target).subgroups,
   });
 }

@@ -22,7 +22,9 @@
  *               order (as Scan does): work-item l combines its C consecutive elements in
  *               turn, and the tree combines neighbours, each value with the one after it
  *               (step s: 2^(s+1) l with 2^(s+1) l + 2^s), so every value stands for a run of
- *               consecutive elements combined left to right.
+ *               consecutive elements combined left to right. A sum is written as core's
+ *               `sum(l, acc)` instead, which core realizes by subgroup functions where the
+ *               device has them (reduction/subgroup-tree.ts), else by the same tree.
  *   row pass    for rows no longer than a work-group (or too many rows to give each its
  *               work-groups): one work-item per row combines it in order.
  *
@@ -180,6 +182,13 @@ function treePass(
     `acc = ${combine(p, 'acc', `if(${k} < ${length}, ${input.at('row', k)}, ${empty})`)} {id=gather, dep=init, inames=row:g:l:c}`,
     `tile[l] = acc {id=tile, dep=gather, inames=row:g:l}`,
   ];
+  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
+  if (p.operation === 'a + b' && p.empty === 0) {
+    // a sum is core's reduction over l.0: by subgroups where the device has them, else core's tree
+    lines[2] = `${output.at('row', 'g')} = sum(l, acc) {id=store, dep=gather, inames=row:g}`;
+    const knl = makeKernel(domain, lines.join('\n'), arrays(dtype, input, output), { name: 'reduce_tree' });
+    return tagInames(knl, { row: 'g.1', g: 'g.0', l: 'l.0' });
+  }
   let previous = 'tile';
   for (let h = w / 2, s = 0; h >= 1; h /= 2, s++) {
     // step s: h work-items each combine two values, the first and the one `apart` after it
@@ -194,7 +203,6 @@ function treePass(
   }
   // one work-item stores the work-group's value (the others are guarded out: no race)
   lines.push('if l == 0', `  ${output.at('row', 'g')} = tile[0] {id=store, dep=${previous}, inames=row:g:l}`, 'end');
-  const domain = `{ [row, g, l, c]: 0 <= row < ${rows} and 0 <= g < ${groups} and 0 <= l < ${w} and 0 <= c < ${perItem} }`;
   // the tile declared with its W values: the indices of the ordered tree reach past W for
   // the work-items its guards leave out, which a shape found from the accesses would count
   const tile = temporaryVariable('tile', { dtype, shape: [w], addressSpace: 'local' });

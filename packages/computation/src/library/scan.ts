@@ -10,7 +10,9 @@
  * work-item takes its C consecutive elements from the tile, so that every element is
  * combined in order (any associative operation, commutative or not). Then the work-group
  * scans its W work-items' totals in local memory (Hillis and Steele: log2(W) steps, two
- * buffers in turn, barriers between steps), each work-item scans its elements in the tile
+ * buffers in turn, barriers between steps; a sum, where the device has subgroup functions and
+ * W suits its subgroups, by subgroupInclusiveAdd within each subgroup and one exclusive scan of
+ * the subgroups' totals: one barrier), each work-item scans its elements in the tile
  * from its prefix, and after a barrier the tile goes out as it came in, coalesced.
  *
  * Many rows, or a row of a few blocks: one work-group per row scans its blocks in turn,
@@ -42,6 +44,7 @@ import {
   type DType,
   type LoopKernel,
   type StructDType,
+  type SubgroupSupport,
 } from '@loom/core';
 import { fieldwise, type StructParams } from './fieldwise.ts';
 import { computation, type Computation } from '../computation/computation.ts';
@@ -160,7 +163,16 @@ export function scan<D extends DType>(
       const finalTarget: PlanArray = needsScatter ? plan.tempArray(dtype, [rows, length]) : output;
       const finalView = needsScatter ? view(length) : own;
       const pass = (mode: BlockMode, into: View) =>
-        blockPass(dtype, predicate, sourceView, into, { rows, length, blocks, w, perItem }, exclusive, mode);
+        blockPass(
+          dtype,
+          predicate,
+          sourceView,
+          into,
+          { rows, length, blocks, w, perItem },
+          exclusive,
+          mode,
+          device.subgroups,
+        );
       if (blocks <= BLOCKS_IN_TURN || rows >= ROWS_IN_PARALLEL) {
         plan.kernelCall(pass('rows', finalView), { inp: source, out: finalTarget });
       } else {
@@ -249,6 +261,24 @@ interface BlockShape {
   readonly perItem: number;
 }
 
+/**
+ * The subgroup sizes to scan a work-group of `w` by subgroup functions, where that scans what
+ * Hillis and Steele's steps do: a sum of a dtype the device's subgroups take, the work-group a
+ * whole number of the largest subgroups and no more than the smallest one's square (the
+ * subgroups' totals are scanned by one subgroup). Undefined elsewhere.
+ */
+function subgroupScan(
+  dtype: DType,
+  p: Predicate,
+  w: number,
+  subgroups: SubgroupSupport | undefined,
+): { readonly min: number; readonly max: number } | undefined {
+  if (!subgroups || 'refused' in subgroups || p.operation !== 'a + b' || p.empty !== 0) return undefined;
+  if (!subgroups.dtypes.includes(dtype)) return undefined;
+  const sizes = typeof subgroups.size === 'number' ? { min: subgroups.size, max: subgroups.size } : subgroups.size;
+  return w % sizes.max === 0 && w <= sizes.min * sizes.min ? sizes : undefined;
+}
+
 function blockPass(
   dtype: DType,
   p: Predicate,
@@ -257,6 +287,7 @@ function blockPass(
   s: BlockShape,
   exclusive: boolean,
   mode: BlockMode,
+  subgroups?: SubgroupSupport,
 ): LoopKernel {
   const { rows, length, blocks, w, perItem } = s;
   const block = w * perItem;
@@ -288,12 +319,27 @@ function blockPass(
         ]),
     `s0[l] = total {id=step0, dep=sum, ${within()}}`,
   ];
-  // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d
-  const steps = Math.log2(w);
-  for (let j = 0, d = 1; j < steps; j++, d *= 2) {
+  // Hillis and Steele over the W totals: s(j+1)[l] = s(j)[l - d] op s(j)[l] where l >= d; or,
+  // for a sum where the device has subgroups, their scans (one barrier)
+  const bySubgroups = subgroupScan(dtype, p, w, subgroups);
+  const steps = bySubgroups ? 1 : Math.log2(w);
+  if (bySubgroups) {
+    lines.pop();
     lines.push(
-      `s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`,
+      `<${dtype}> incl = subgroupInclusiveAdd(total) {id=step0, dep=sum, ${within()}}`,
+      // the last lane of each subgroup holds the subgroup's total
+      'if subgroupLocalId() == subgroupSize() - 1',
+      `  part[subgroupId()] = incl {id=partial, dep=step0, ${within()}}`,
+      'end',
+      `<${dtype}> before = subgroupExclusiveAdd(if(subgroupLocalId() * subgroupSize() < ${w}, part[subgroupLocalId()], ${empty})) {id=across, dep=partial, ${within()}}`,
+      `s1[l] = incl + subgroupShuffle(before, subgroupId()) {id=step1, dep=across, ${within()}}`,
     );
+  } else {
+    for (let j = 0, d = 1; j < steps; j++, d *= 2) {
+      lines.push(
+        `s${j + 1}[l] = if(l >= ${d}, ${combine(p, `s${j}[l - ${d}]`, `s${j}[l]`)}, s${j}[l]) {id=step${j + 1}, dep=step${j}, ${within()}}`,
+      );
+    }
   }
   const last = `s${steps}`;
   if (mode === 'totals') {
@@ -336,7 +382,9 @@ function blockPass(
     globalArg('out', { dtype, shape: output.shape }),
     ...(direct ? [] : [local('tile', block)]),
     // the scan's steps in two buffers in turn: step j+1 reads one and writes the other
-    ...Array.from({ length: steps + 1 }, (_, j) => local(`s${j}`, w, steps > 0 ? `scan${j % 2}` : undefined)),
+    ...(bySubgroups
+      ? [local('s1', w), local('part', w / bySubgroups.min)]
+      : Array.from({ length: steps + 1 }, (_, j) => local(`s${j}`, w, steps > 0 ? `scan${j % 2}` : undefined))),
   ];
   // each work-item carries its own copy of the total so far (all equal)
   if (mode === 'rows') args.push(temporaryVariable('carried', { dtype, addressSpace: 'private' }));

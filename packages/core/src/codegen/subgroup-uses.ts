@@ -158,12 +158,17 @@ class Uniformity {
     }
   }
 
-  /** Refuses a subgroup call in `s` reached under one of `around` (what depends on the local ids). */
+  /**
+   * Refuses a subgroup call in `s` reached under one of `around` (what depends on the local ids);
+   * the ids (`subgroupLocalId()`) need no other work-item and may be read anywhere.
+   */
   check(s: Stmt, around: readonly string[]): void {
     if (around.length > 0) {
       const reached = ownExpressions(s).flatMap((e) => {
         const calls: string[] = [];
-        walkCalls(e, (c) => calls.push(c.fn));
+        walkCalls(e, (c) => {
+          if (subgroupFunction(c.fn as SubgroupFunctionName).kind !== 'id') calls.push(c.fn);
+        });
         return calls;
       });
       if (s.kind === 'device-call' && this.calling.has(s.function)) reached.push(`function ${s.function}`);
@@ -183,7 +188,11 @@ class Uniformity {
   private checkExpr(e: Expr, around: readonly string[]): void {
     const guarded = (condition: Expr, parts: readonly Expr[]) => {
       if (!this.differs(condition)) return;
-      for (const part of parts) walkCalls(part, (c) => this.refuse(c.fn, `the condition ${printExpr(condition)}`));
+      for (const part of parts)
+        walkCalls(part, (c) => {
+          if (subgroupFunction(c.fn as SubgroupFunctionName).kind !== 'id')
+            this.refuse(c.fn, `the condition ${printExpr(condition)}`);
+        });
     };
     if (e.kind === 'if') guarded(e.condition, [e.then, e.otherwise]);
     if (e.kind === 'logical') guarded(e.left, [e.right]);

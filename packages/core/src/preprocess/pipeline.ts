@@ -66,7 +66,11 @@ export const PREPROCESS_PASSES: readonly PreprocessPass[] = Object.freeze<Prepro
   { name: 'checkCInstructions', run: (knl, { target }) => checkCInstructions(knl, target) },
   { name: 'lowerComplex', run: lowerComplex },
   // reductions first: the passes after them see one assignee per instruction
-  { name: 'realizeReductions', run: (knl) => realizeReductions(knl), establishes: ['reductionsRealized'] },
+  {
+    name: 'realizeReductions',
+    run: (knl, { target }) => realizeReductions(knl, {}, target),
+    establishes: ['reductionsRealized'],
+  },
   { name: 'separateArrays', run: separateArrays },
   { name: 'placeTemporaries', run: placeTemporaries, establishes: ['temporariesPlaced'] },
   { name: 'privatizeIlpTemporaries', run: privatizeIlpTemporaries },

@@ -7,7 +7,8 @@
  * How depends on the reduction's inames:
  *  - sequential ones (`for`, `unr`, untagged) loop (../reduction/sequential.ts);
  *  - local ones (`l.N`) combine the work-items' values in a tree in local memory
- *    (../reduction/local-tree.ts), after each work-item has reduced the sequential ones;
+ *    (../reduction/local-tree.ts), after each work-item has reduced the sequential ones, or,
+ *    given a `target` with subgroup functions, by them (../reduction/subgroup-tree.ts);
  *  - group ones (`g.N`) are refused: work-groups cannot combine values within a launch.
  * A triangular reduction asked to be a scan (`forceScan`, `automagicScansOk`) carries its
  * result from one value of its sweep iname to the next instead (../reduction/scan.ts).
@@ -28,13 +29,15 @@ import { realizeLocalScan } from '../reduction/scan-local.ts';
 import { assigneeName, expandSubstitutions } from '../kernel/accesses.ts';
 import { tagToString, type Instruction, type LoopKernel } from '../kernel/model.ts';
 import { exprType } from '../kernel/type-inference.ts';
+import type { Target } from '../codegen/target.ts';
+import { targetFacts } from '../codegen/target-facts.ts';
 
 export interface RealizeReductionOptions extends ScanOptions {
   /** Realize only the reductions of these instructions (loopy's `insn_id_filter`); default: all. */
   readonly insnIdFilter?: readonly string[];
 }
 
-export function realizeReductions(knl: LoopKernel, options: RealizeReductionOptions = {}): LoopKernel {
+export function realizeReductions(knl: LoopKernel, options: RealizeReductionOptions = {}, target?: Target): LoopKernel {
   const only = options.insnIdFilter && new Set(options.insnIdFilter);
   for (const id of only ?? [])
     if (!knl.instructions.some((i) => i.id === id)) throw new LoomError(`realizeReduction: no instruction '${id}'`);
@@ -50,7 +53,8 @@ export function realizeReductions(knl: LoopKernel, options: RealizeReductionOpti
   }
   // nothing to realize and no rule to expand (most kernels): the kernel as it is
   if (knl.substitutions.size === 0 && !knl.instructions.some(reduces)) return knl;
-  const r = new Realization(knl, options);
+  // a target's subgroup functions make local reductions cheaper (../reduction/subgroup-tree.ts)
+  const r = new Realization(knl, options, target && targetFacts(target).subgroups);
   const out: Instruction[] = [];
   /** A multiple assignment's id → the ids of its parts: who waited for it waits for all. */
   const parts = new Map<string, string[]>();

@@ -34,6 +34,7 @@ import type { InameTag } from '../kernel/model.ts';
 import type { ReductionOperation } from './operations.ts';
 import type { Realization, Realized, Scope } from './realization.ts';
 import { fold } from './fold.ts';
+import { realizeSubgroupReduction } from './subgroup-tree.ts';
 
 interface Axis {
   readonly iname: string;
@@ -101,6 +102,10 @@ export function realizeLocalTree(
   const idle = [
     ...new Set([...r.inameTags.values()].flatMap((t) => (t.kind === 'local' && !used.has(t.axis) ? [t.axis] : []))),
   ].sort();
+  if (axes.length === 1 && axes[0].axis === 0 && surrounding.length === 0 && idle.length === 0) {
+    const viaSubgroups = realizeSubgroupReduction(r, scope, op, axes[0].iname, axes[0], point, dtypes);
+    if (viaSubgroups) return viaSubgroups;
+  }
   const idleLanes = idle.map((a) => r.laneZeroOf(a));
 
   const count = axes.reduce((n, a) => n * a.size, 1);

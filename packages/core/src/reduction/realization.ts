@@ -14,6 +14,7 @@ import type { AddressSpace, InameTag, Instruction, LoopKernel, TemporaryVariable
 import { INDEX_DTYPE } from '../kernel/type-inference.ts';
 import { uniqueName } from '../kernel/rename.ts';
 import type { ScanOptions } from './scan.ts';
+import type { SubgroupSupport } from '../codegen/target.ts';
 
 /** Where a reduction sits: what its realization runs inside of and waits for. */
 export interface Scope {
@@ -58,6 +59,8 @@ export class Realization {
     readonly knl: LoopKernel,
     /** Which reductions become scans (scan.ts). */
     readonly scanOptions: ScanOptions = {},
+    /** The target's subgroup functions, where code is generated for a target (subgroup-tree.ts). */
+    readonly subgroups?: SubgroupSupport,
   ) {
     this.temporaries = new Map(knl.temporaries);
     this.domains = [...knl.domains];
@@ -160,6 +163,25 @@ export class Realization {
       ]),
     );
     return domain.constraints.every((c) => box.implies(c));
+  }
+
+  /**
+   * Whether the work-group is `iname`'s values alone: every local iname is on axis 0 and spans
+   * no more values (a constant range), so that the linear local id is `iname`'s.
+   */
+  workGroupIsOnly(iname: string, size: number): boolean {
+    for (const [other, tag] of this.inameTags) {
+      if (tag.kind !== 'local') continue;
+      if (tag.axis !== 0) return false;
+      if (other === iname || !this.inames.has(other)) continue;
+      try {
+        if (this.range(other, 'a subgroup reduction').size > size) return false;
+      } catch (e) {
+        if (e instanceof LoomError) return false;
+        throw e;
+      }
+    }
+    return true;
   }
 
   /** The global barriers `insn` waits for: what an accumulator of it is initialized after. */

@@ -1,0 +1,98 @@
+/**
+ * A reduction over one `l.0` iname by subgroup functions, where the target has them: each
+ * subgroup combines its work-items' values by shuffles, its first lane puts the subgroup's
+ * result into local memory, and after one barrier every subgroup combines those partials
+ * (one per lane) by shuffles again:
+ *
+ *   s = subgroupAdd(e)                                        {id=..._subgroup}
+ *   part[subgroupId()] = s          if subgroupLocalId() == 0 {id=..._partial}
+ *   t = subgroupAdd(subgroupLocalId()*subgroupSize() < N ? part[subgroupLocalId()] : 0)
+ *   total[0] = t                    if l == lo                {id=..._total}
+ *   out = total[0]                                            (the reader)
+ *
+ * Two barriers where the tree in local memory (local-tree.ts) has one per halving. It is taken
+ * only where it computes what the tree does for every subgroup size the device may pick: the
+ * work-group is the reduction's iname alone (every local iname of the kernel spans the same
+ * values, on axis 0: the linear local id is the iname's, and no guard leaves a work-item out),
+ * a whole number of the largest subgroups, and few enough that the partials fit in the lanes of
+ * the smallest; a sum of 32- or 64-bit values, or a max or min of integers (a float max would
+ * have to propagate NaN as Loom's `max` does, which the targets' subgroup max does not promise).
+ * A float sum is then added in another order than the tree's: equal within rounding.
+ */
+import type { DType } from '../dtypes.ts';
+import { isInteger } from '../dtypes.ts';
+import type { SubgroupSupport } from '../codegen/target.ts';
+import { binary, call, compare, ifThenElse, int, subscript, variable, type Expr } from '../expr/nodes.ts';
+import type { ReductionOperation } from './operations.ts';
+import type { Realization, Realized, Scope } from './realization.ts';
+
+/** The subgroup function of each operation it takes. */
+const SUBGROUP_OPS: Readonly<Record<string, string>> = { sum: 'subgroupAdd', max: 'subgroupMax', min: 'subgroupMin' };
+
+/** The reduction by subgroups of the values `point` over the `l.0` iname `iname` (of `lo..lo+size-1`), or undefined where it does not apply. */
+export function realizeSubgroupReduction(
+  r: Realization,
+  scope: Scope,
+  op: ReductionOperation,
+  iname: string,
+  range: { readonly lo: number; readonly size: number },
+  point: Realized,
+  dtypes: readonly DType[],
+): Realized | undefined {
+  const support: SubgroupSupport | undefined = r.subgroups;
+  const fn = SUBGROUP_OPS[op.name];
+  if (!support || 'refused' in support || fn === undefined || dtypes.length !== 1) return undefined;
+  const [dtype] = dtypes;
+  if (!support.dtypes.includes(dtype) || (op.name !== 'sum' && !isInteger(dtype))) return undefined;
+  const { min, max } = typeof support.size === 'number' ? { min: support.size, max: support.size } : support.size;
+  const n = range.size;
+  if (n % max !== 0 || n > min * min) return undefined;
+  if (scope.guards.length > 0 || !r.coversAxes(scope.within, [{ iname, ...range }])) return undefined;
+  if (!r.workGroupIsOnly(iname, n)) return undefined;
+
+  const label = r.name(`${scope.insn.id}_${iname}`);
+  const id = (what: string) => r.name(`${label}_${what}`);
+  const lane = call('subgroupLocalId', []);
+  const local = r.temporary(`sg_${iname}`, dtype, [], 'private');
+  const partials = r.temporary(`part_${iname}`, dtype, [n / min], 'local');
+  const combined = r.temporary(`sg_total_${iname}`, dtype, [], 'private');
+  const total = r.temporary(`acc_${iname}`, dtype, [1], 'local');
+  const within = [...new Set([...scope.within, iname, ...point.lanes])];
+
+  const own = r.add(scope, {
+    id: id('subgroup'),
+    assignees: [variable(local)],
+    expression: call(fn, [point.values[0]]),
+    withinInames: within,
+    dependsOn: [...scope.insn.dependsOn, ...point.dependsOn],
+    noSyncWith: point.noSync,
+  });
+  const partial = r.add(scope, {
+    id: id('partial'),
+    assignees: [subscript(partials, [call('subgroupId', [])])],
+    expression: variable(local),
+    withinInames: within,
+    dependsOn: [own],
+    predicates: [compare('==', lane, int(0))],
+  });
+  const present = compare('<', binary('*', lane, call('subgroupSize', [])), int(n));
+  const across = r.add(scope, {
+    id: id('across'),
+    assignees: [variable(combined)],
+    expression: call(fn, [ifThenElse(present, subscript(partials, [lane]), op.neutral(dtypes)[0])]),
+    withinInames: within,
+    dependsOn: [partial],
+  });
+  const first = compare('==', variable(iname), int(range.lo));
+  const stored = r.add(scope, {
+    id: id('total'),
+    assignees: [subscript(total, [int(0)])],
+    expression: variable(combined),
+    withinInames: within,
+    dependsOn: [across],
+    predicates: [first],
+  });
+  const values: Expr[] = [subscript(total, [int(0)])];
+  if (scope.readers === 'all') return { values, dependsOn: [stored], lanes: [], noSync: [] };
+  return { values, dependsOn: [stored], lanes: [r.laneZeroOf(0)], noSync: [`${stored}@local`] };
+}
