@@ -42,7 +42,10 @@ const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
 
 /** Options of `autoSchedule`. */
 export interface AutoScheduleOptions {
-  /** Seconds for measuring candidates on the device (default 60); ranking by the model is not timed. */
+  /**
+   * The search's seconds (default 60): candidates are measured until they are spent (at least one). The
+   * ranking and the checks, which come first, are not cut short by it, so a seed always ranks the same candidates.
+   */
   readonly budget?: number;
   /** Told as the search goes: ranking by the model, checking, measuring. */
   readonly onProgress?: (progress: AutoScheduleProgress) => void;
