@@ -158,7 +158,9 @@ export const AUTO_SCHEDULE_CASES: readonly AutoScheduleCase[] = [
     small: { n: 256, m: 256 },
     full: { n: 4096, m: 1024 },
     reference: ({ x }, { n, m }) => {
-      const mx = Float32Array.from({ length: n! }, (_, i) => Math.max(...x!.subarray(i * m!, (i + 1) * m!)));
+      const mx = Float32Array.from({ length: n! }, (_, i) =>
+        x!.subarray(i * m!, (i + 1) * m!).reduce((a, b) => Math.max(a, b)),
+      );
       const s = Float32Array.from({ length: n! }, (_, i) => sumOf(m!, (j) => Math.exp(x![i * m! + j]! - mx[i]!)));
       const y = Float32Array.from({ length: n! * m! }, (_, p) => {
         const i = Math.floor(p / m!);

@@ -7,6 +7,7 @@
  *
  *   node --import tsx bench/auto-schedule.ts [--full] [--json] [--backends=opencl,webgpu,cuda,cpu,c]
  *        [--budget=SECONDS] [--measure=N] [--candidates=N] [--only=NAME] [--skip-untransformed]
+ *        [--parallelism=WORK_ITEMS]
  *
  * Small sizes by default (seconds on a CPU); `--full` for the GPU machine. Every auto-scheduled
  * kernel is checked by autoSchedule itself (against the kernel as written on the CPU device at
@@ -24,6 +25,8 @@ const budget = numberFlag(options, 'budget', options.full ? 60 : 10);
 const measure = numberFlag(options, 'measure', 6);
 const candidates = numberFlag(options, 'candidates', options.full ? 96 : 24);
 const only = options.flags.get('only');
+// work-items the device runs at once, for the cost model (an H200: 132 SMs x 2048)
+const parallelism = numberFlag(options, 'parallelism', 16384);
 const skipUntransformed = options.flags.has('skip-untransformed');
 const check = cpuDevice();
 
@@ -70,6 +73,7 @@ async function benchOne(
     budget,
     measure,
     profile,
+    parallelism,
     checkDevice: check,
     space: { candidates },
     onProgress: (p) => {

@@ -68,6 +68,24 @@ test('an index that is not affine has no stride (None), and is counted per work-
   assert.equal(load.lidStrides, { 0: 1 });
 });
 
+test('a stride that is a power of a parameter (a batch of matrices on a group axis) is counted and filtered', () => {
+  // the stride of l in m[l, i, j] is n^2: its key's text, read back by filterBy, was refused
+  let knl = makeKernel('{ [l, i, j]: 0<=l<nb and 0<=i,j<n }', 'y[l, i] = sum(j, m[l, i, j]*x[l, j])');
+  knl = tagInames(splitIname(addDtypes(knl, { m: 'float32', x: 'float32' }), 'i', 16, { innerTag: 'l.0' }), {
+    l: 'g.1',
+  });
+  const memMap = getMemAccessMap(knl, { subgroupSize: 32 });
+  const loads = memMap.filterBy({ direction: ['load'], variable: ['m'] });
+  const key = loads.keys()[0]!;
+  assert.equal(key.gidStrides, { 1: 'n^2' });
+  assert.equal(key.lidStrides, { 0: 'n' });
+  assert.is(
+    loads.filterBy({ gidStrides: { 1: 'n**2' } }).evalAndSum({ nb: 2, n: 32 }),
+    loads.evalAndSum({ nb: 2, n: 32 }),
+  );
+  assert.is(loads.evalAndSum({ nb: 2, n: 32 }), 2 * 32 * 32);
+});
+
 test('a global barrier: two kernel launches, one global barrier', () => {
   const knl = addDtypes(
     makeKernel(

@@ -228,7 +228,9 @@ function normalizeStrides(input: StridesInput): Strides {
 /** A stride as a number when constant, else its polynomial's text (so `m*65` and `65*m` are one stride). */
 export function normalizeStride(s: number | string | Expr | null): Stride {
   if (s === null || typeof s === 'number') return s;
-  const expr = typeof s === 'string' ? parseExpression(s) : s;
+  // the text this returns is isl's, powers written `n^2`: read back (a key rebuilt from its
+  // fields, by filterBy or groupBy) it must give the same stride, so `^` is read as a power here
+  const expr = typeof s === 'string' ? parseExpression(s.replace(/\^/g, '**')) : s;
   const p = polynomialOf(expr);
   if (!p)
     throw new LoomError(

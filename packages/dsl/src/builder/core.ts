@@ -24,6 +24,7 @@ import {
   type LoopKernel,
   type Target,
 } from '@loom/core';
+import { anyDevice } from '../any-device.ts';
 import type { Fragment } from '../template/fragments.ts';
 import { inTemplates, pointIntoTemplates } from '../template/errors.ts';
 import type { ArgDecls, DeclaredSignature } from '../signature/declared.ts';
@@ -37,6 +38,16 @@ import { checkVerbOptions } from './verb-options.ts';
 import type { RunParameters } from './typing.ts';
 
 export type Step = (knl: LoopKernel) => LoopKernel;
+
+/** The CPU device (`@loom/codegen-js`), or undefined where that package is not installed. */
+async function cpuDeviceIfInstalled(): Promise<Device | undefined> {
+  try {
+    return await anyDevice({ prefer: ['cpu'] });
+  } catch (error) {
+    if (error instanceof LoomError) return undefined;
+    throw error;
+  }
+}
 
 type BuilderClass = new (
   source: KernelSource,
@@ -144,7 +155,8 @@ export class BuilderCore<I extends string, S extends AnySignature, C = never> {
 
   /**
    * `autoSchedule`: searches transformations of this kernel for the fastest on `device`
-   * (candidates ranked by a cost model, the best few checked and measured) and resolves to
+   * (candidates ranked by a cost model, the best few checked against the kernel as written on
+   * the CPU device by default, then measured) and resolves to
    * the best as a builder, with the builder code that reproduces it (`script`).
    * ```ts
    * const { kernel: fast, script } = await matmul.autoSchedule(device, { sizes: { n: 1024 }, budget: 30 });
@@ -155,11 +167,15 @@ export class BuilderCore<I extends string, S extends AnySignature, C = never> {
     device: Device,
     options: AutoScheduleOptions = {},
   ): Promise<Omit<AutoScheduleResult, 'kernel'> & { readonly kernel: KernelBuilder<string, S> }> {
+    // the candidates are checked against the kernel as written on the CPU device, where it is installed
+    const check = options.checkDevice ?? (await cpuDeviceIfInstalled());
     try {
-      const result = await autoSchedule(this.kernel, device, options);
+      const result = await autoSchedule(this.kernel, device, { ...options, checkDevice: check ?? device });
       return { ...result, kernel: this.derive((k) => applySchedule(k, result.steps)) };
     } catch (error) {
       throw pointIntoTemplates(error, this.#fragments);
+    } finally {
+      if (!options.checkDevice) check?.dispose();
     }
   }
 

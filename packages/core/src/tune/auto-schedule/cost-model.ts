@@ -115,7 +115,8 @@ function strideValue(stride: number | string | null | undefined, env: (name: str
   if (stride === null) return undefined;
   if (typeof stride === 'number') return Math.abs(stride);
   try {
-    return Math.abs(evaluateInt(parseExpression(stride), env, 'a stride'));
+    // (a stride's text is isl's: powers are `n^2`)
+    return Math.abs(evaluateInt(parseExpression(stride.replace(/\^/g, '**')), env, 'a stride'));
   } catch {
     return undefined;
   }

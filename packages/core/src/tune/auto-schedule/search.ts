@@ -42,7 +42,10 @@ const AUTO_SCHEDULE_OPTIONS = optionKeys<AutoScheduleOptions>()([
 
 /** Options of `autoSchedule`. */
 export interface AutoScheduleOptions {
-  /** Seconds for measuring candidates on the device (default 60); ranking by the model is not timed. */
+  /**
+   * The search's seconds (default 60): candidates are measured until they are spent (at least one). The
+   * ranking and the checks, which come first, are not cut short by it, so a seed always ranks the same candidates.
+   */
   readonly budget?: number;
   /** Told as the search goes: ranking by the model, checking, measuring. */
   readonly onProgress?: (progress: AutoScheduleProgress) => void;
@@ -56,7 +59,7 @@ export interface AutoScheduleOptions {
   readonly sizes?: Readonly<Record<string, number>>;
   /** Restrictions of the space: `{ localMemory: false, maxGroup: 256 }`. */
   readonly space?: SpaceRestrictions;
-  /** How many of the best-ranked candidates to check and measure (default 4). */
+  /** How many of the best-ranked candidates to check and measure (default 4); the kernel as written is measured after them. */
   readonly measure?: number;
   /** The device every measured candidate is first checked on, against the unscheduled kernel (default: `device`). */
   readonly checkDevice?: Device;
@@ -197,7 +200,8 @@ export async function autoSchedule(
 
   const problem = defineTuning<readonly ScheduleStep[]>({
     name: `autoSchedule ${knl.name} ${fingerprint(knl, sizes, space, seed)}`,
-    space: chosen.map((c) => c.steps),
+    // the kernel as written is measured last, when the budget leaves time: a result is never slower than it
+    space: [...chosen.map((c) => c.steps), ...(chosen.some((c) => c.steps.length === 0) ? [] : [[]])],
     build: (steps) => applySchedule(knl, steps),
     ...deviceCheck(knl, sizes),
   });
@@ -276,7 +280,9 @@ function deviceCheck(knl: LoopKernel, sizes: Readonly<Record<string, number>>) {
         const want = expected[name];
         const got = await (args[name] as DeviceArray).toHost();
         if (!want) continue;
-        const scale = Math.max(1e-30, ...Array.from(want as ArrayLike<number>, (v) => Math.abs(Number(v))));
+        // (a loop: spreading a million elements into Math.max overflows the stack)
+        let scale = 1e-30;
+        for (let k = 0; k < want.length; k++) scale = Math.max(scale, Math.abs(Number((want as ArrayLike<number>)[k])));
         for (let k = 0; k < want.length; k++) {
           const a = Number((want as ArrayLike<number>)[k]);
           const b = Number((got as ArrayLike<number>)[k]);

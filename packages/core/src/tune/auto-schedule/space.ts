@@ -4,7 +4,8 @@
  * them (`ilp` where a reduction's accumulators get one copy per block entry, `unr` elsewhere),
  * a third parallel iname whole on `g.2`, the rest sequential loops in a fixed priority; and for
  * a kernel with one reduction, its iname split with the inputs the work-group shares staged in
- * local memory per step (`addPrefetch`, fetch loops spread over the group). The candidates are
+ * local memory per step (`addPrefetch`, fetch loops spread over the group), or split across the
+ * work-group's l.0 (a tree in local memory) with the parallel inames whole on group axes. The candidates are
  * lists of steps (steps.ts): whether Loom builds them is decided by building them (search.ts).
  */
 import { LoomError } from '../../errors.ts';
@@ -100,8 +101,9 @@ interface Placement {
 }
 
 /**
- * Every candidate of the space, the unscheduled kernel first, then (for a seed) a sample of
- * `restrictions.candidates` of the rest, in an order the seed fixes.
+ * Every candidate of the space, the unscheduled kernel first, then the reductions across the
+ * work-group, then (for a seed) a sample of `restrictions.candidates` of the rest, in an order
+ * the seed fixes.
  */
 export function enumerateCandidates(
   analysis: KernelAnalysis,
@@ -127,7 +129,9 @@ export function enumerateCandidates(
     const j = Math.floor(random() * (k + 1));
     [all[k], all[j]] = [all[j]!, all[k]!];
   }
-  return [{ steps: [], label: 'unscheduled' }, ...all.slice(0, restrictions.candidates ?? 48)];
+  // the few reductions across the work-group are always ranked: no sample may miss the one way to read rows coalesced
+  const trees = treeCandidates(analysis, restrictions);
+  return [{ steps: [], label: 'unscheduled' }, ...trees, ...all.slice(0, restrictions.candidates ?? 48)];
 }
 
 function* placementsOf(
@@ -215,6 +219,24 @@ function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], sta
     labels.push(`${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}`);
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
   return { steps, label: labels.join(' ') };
+}
+
+/**
+ * Reductions across the work-group: each parallel iname whole on a group axis, the reduction
+ * iname split with its inner part on l.0 (a tree in local memory, which realizeReductions
+ * builds), as a row sum reads a long row with neighbouring work-items on neighbouring elements.
+ */
+function treeCandidates(analysis: KernelAnalysis, restrictions: SpaceRestrictions & { readonly maxGroup: number }) {
+  const r = analysis.reduction;
+  if (!r || analysis.parallel.length > 3 || restrictions.localMemory === false) return [];
+  const tags = Object.fromEntries(analysis.parallel.map((p, axis) => [p.iname, `g.${axis}`]));
+  return [32, 64, 128, 256]
+    .filter((size) => size <= restrictions.maxGroup && size < 2 * r.extent)
+    .map((size): Candidate => {
+      const steps: ScheduleStep[] = analysis.parallel.length ? [{ kind: 'tag', tags }] : [];
+      steps.push({ kind: 'split', iname: r.iname, factor: size, inner: 'l.0' });
+      return { steps, label: `${r.iname}: a tree over ${size} work-items` };
+    });
 }
 
 /** A small deterministic generator of numbers in [0, 1): the same seed, the same sample. */
