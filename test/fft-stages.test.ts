@@ -12,6 +12,7 @@ import { DeviceArray, type Device } from '@loom/core';
 import { fft, type DeviceParameters } from '@loom/computation';
 import { flatten } from '../packages/computation/src/computation/flatten.ts';
 import { planAxis } from '../packages/computation/src/library/fft/stages.ts';
+import { stageTwiddles } from '../packages/computation/src/library/fft/twiddles.ts';
 import { supportsDType, testDevices } from './support/devices.ts';
 import { assertComplexClose, referenceFft, testComplex } from './support/fft-reference.ts';
 
@@ -44,6 +45,8 @@ test('fft stages: multi-stage plans, columns, 3-D, radices 3/5/7 and Bluestein, 
     [[3, 37], [1]], // a prime: Bluestein around two multi-stage transforms
     [[37, 4], [0]], // a prime along a strided axis
   ];
+  // pre-twiddles of more than DIRECT_TWIDDLES points: two tables
+  const wide: [number[], number[]] = [[1, 8192], [1]];
   for (const base of testDevices()) {
     const device = withLocalMemory(base, 1024);
     for (const [shape, axes] of cases) {
@@ -55,7 +58,24 @@ test('fft stages: multi-stage plans, columns, 3-D, radices 3/5/7 and Bluestein, 
         assertComplexClose(output as Float32Array, referenceFft(data, shape, axes, inverse === 1), what, 2e-5, 1e-3);
       }
     }
+    const [shape, axes] = wide;
+    const data = testComplex(sizeOf(shape), 8);
+    const { output } = await (await fft({ dtype: 'complex64', shape }, { axes }).compile(withLocalMemory(base, 4096)))(
+      undefined,
+      data,
+      0,
+    );
+    assertComplexClose(
+      output as Float32Array,
+      referenceFft(data, shape, axes),
+      `${base.name}: 8192 points`,
+      2e-5,
+      1e-3,
+    );
   }
+  const last = planAxis('complex64', { shape: wide[0], axis: 1 }, { ...H200, localMemoryBytes: 4096 }).at(-1)!;
+  const table = stageTwiddles(last.radix, last.ns, last.passes.length);
+  assert.ok(table.split < table.denominator, `8192 points: a two-level table (${table.split} of ${table.denominator})`);
 });
 
 test('fft stages: the plans above do take several stages', () => {
@@ -72,7 +92,7 @@ test('fft stages: in place, and complex128, through several stages', async () =>
   for (const base of testDevices()) {
     const device = withLocalMemory(base, 2048);
     const compiled = await fft({ dtype: 'complex64', shape }, { axes: [0, 1] }).compile(device);
-    const buffer = await DeviceArray.from(base, data, 'complex64', shape);
+    const buffer = await DeviceArray.from(device, data, 'complex64', shape);
     await compiled(buffer, buffer, 0);
     assertComplexClose(
       (await buffer.toHost()) as Float32Array,
