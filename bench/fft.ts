@@ -100,7 +100,8 @@ async function measure(d: BenchDevice, c: Case): Promise<void> {
       value: flops / seconds / 1e9,
       unit: 'GFLOP/s',
       device: d.device.name,
-      note: `shape (${c.shape.join(', ')}) over (${c.axes.join(', ')}); ${kernels} kernel${kernels > 1 ? 's' : ''}`,
+      // each stage kernel reads and writes the array once: kernels are round trips through global memory
+      note: `shape (${c.shape.join(', ')}) over (${c.axes.join(', ')}); ${kernels} kernel${kernels > 1 ? 's' : ''} (round trips)`,
     });
     compiled.release();
   } catch (e) {

@@ -5,78 +5,70 @@
  *
  *   X[k] = a[k] sum_n (x[n] a[n]) conj(a[k - n])
  *
- *   pad        u = x a, zeros up to M            (this module)
- *   fft        U = FFT_M(u)                      (the passes)
- *   filter     V = conj(U K), K = FFT_M(conj a) / M, precomputed on the host
+ *   pad        u = x a, zeros up to M            the first transform's first load
+ *   fft        U = FFT_M(u)                      (the stages)
+ *   filter     V = conj(U K), K = FFT_M(conj a) / M, precomputed on the host:
+ *                                                the first transform's last store
  *   fft        W = FFT_M(V)                      so conj(W) is the convolution
- *   unpad      X = a conj(W), the first N        (this module)
+ *   unpad      X = a conj(W), the first N        the second transform's last store
  *
  * Both transforms are forward: the inverse of the middle one is the conjugate of a forward
- * transform of the conjugate, folded into the filter and unpad kernels.
+ * transform of the conjugate, folded into the filter and unpad. The three steps are hooks of
+ * the stage kernels (stage-kernel.ts), so that Bluestein's algorithm costs the two transforms'
+ * round trips through global memory and no more.
  */
-import { globalArg, makeKernel, valueArg, type DType, type LoopKernel } from '@loom/core';
-import type { DeviceParameters } from '../../computation/device-parameters.ts';
-import { spreadOverGrid } from '../parallel.ts';
-import {
-  batchAxes,
-  batchBounds,
-  batchIname,
-  element,
-  loaded,
-  stored,
-  takesInverse,
-  type AxisLayout,
-  type Direction,
-} from './layout.ts';
+import type { DType } from '@loom/core';
+import { element, loaded, stored, type AxisLayout, type Direction } from './layout.ts';
+import type { LoadHook, StoreHook } from './stage-kernel.ts';
 
-type Step = 'pad' | 'filter' | 'unpad';
+/** The hooks of Bluestein's steps; `chirp` (N entries) and `filter` (M) are the tables' arguments. */
+export interface BluesteinHooks {
+  readonly pad: LoadHook;
+  readonly filter: StoreHook;
+  readonly unpad: StoreHook;
+}
 
 /**
- * A Bluestein step over the padded layout's elements (`pad`, `filter`) or the original's
- * (`unpad`): `src` and `dst` of their layouts, `table` the chirp (N) or the filter (M).
+ * The hooks of a Bluestein transform of `original`'s axis padded to `padded`'s, `direction`
+ * applied at the pad (the input's conjugate) and the unpad (the output's).
  */
-export function bluesteinStep(
-  step: Step,
+export function bluesteinHooks(
   dtype: DType,
   original: AxisLayout,
   padded: AxisLayout,
   direction: Direction,
-  device: DeviceParameters,
-): LoopKernel {
+): BluesteinHooks {
   const n = original.shape[original.axis];
-  const over = step === 'unpad' ? original : padded;
-  const size = over.shape[over.axis];
-  const all = [...batchAxes(over).map(batchIname), 'k'];
-  const domain = `{ [${all.join(', ')}]: ${[...batchBounds(over), `0 <= k < ${size}`].join(' and ')} }`;
-  const inames = all.join(':');
-  const lines =
-    step === 'pad'
-      ? [
-          `if k < ${n}`,
-          `  <${dtype}> x = ${element('src', original, 'k')} {inames=${inames}}`,
-          `  ${element('dst', padded, 'k')} = ${loaded('x', direction)} * table[k] {inames=${inames}}`,
-          'end',
-          `if k >= ${n}`,
-          `  ${element('dst', padded, 'k')} = 0 {inames=${inames}}`,
-          'end',
-        ]
-      : step === 'filter'
-        ? [`${element('dst', padded, 'k')} = conj(${element('src', padded, 'k')} * table[k]) {inames=${inames}}`]
-        : [
-            `<${dtype}> x = conj(${element('src', padded, 'k')}) * table[k] {inames=${inames}}`,
-            `${element('dst', original, 'k')} = ${stored('x', direction)} {inames=${inames}}`,
-          ];
-  const knl = makeKernel(
-    domain,
-    lines.join('\n'),
-    [
-      globalArg('src', { dtype, shape: step === 'pad' ? original.shape : padded.shape }),
-      globalArg('dst', { dtype, shape: step === 'unpad' ? original.shape : padded.shape }),
-      globalArg('table', { dtype, shape: [step === 'filter' ? size : n] }),
-      ...(takesInverse(direction) ? [valueArg('inverse', 'int32')] : []),
-    ],
-    { name: `fft_bluestein_${step}` },
-  );
-  const order = over.shape.map((_, m) => (m === over.axis ? 'k' : batchIname(m)));
-  return spreadOverGrid(knl, order, over.shape, device);
+  const m = padded.shape[padded.axis];
+  const chirp = { name: 'chirp', size: n };
+  const filter = { name: 'filter', size: m };
+  return {
+    pad: {
+      shape: original.shape,
+      tables: [chirp],
+      // zeros beyond n: the value is set, then overwritten where the input has a point
+      lines: (name, k, inames, attrs) => [
+        `<${dtype}> ${name} = 0 {id=${name}0, ${attrs}}`,
+        `if ${k} < ${n}`,
+        `  ${name} = ${loaded(element('src', original, k, inames), direction)} * chirp[${k}] {id=${name}1, dep=${name}0, ${attrs}}`,
+        'end',
+      ],
+    },
+    filter: {
+      shape: padded.shape,
+      tables: [filter],
+      lines: (k, value, inames, attrs) => [
+        `${element('dst', padded, k, inames)} = conj(${value} * filter[${k}]) {${attrs}}`,
+      ],
+    },
+    unpad: {
+      shape: original.shape,
+      tables: [chirp],
+      lines: (k, value, inames, attrs) => [
+        `if ${k} < ${n}`,
+        `  ${element('dst', original, k, inames)} = ${stored(`conj(${value}) * chirp[${k}]`, direction)} {${attrs}}`,
+        'end',
+      ],
+    },
+  };
 }

@@ -8,12 +8,13 @@
  * One axis at a time, the last first. Along an axis of N points:
  *
  *   N = 1          nothing to do (an axis of one point is its own transform)
- *   N smooth       (prime factors 2, 3, 5, 7) Stockham passes, one per radix (radices.ts):
- *                  all in one kernel through local memory when the rows are contiguous and
- *                  fit a work-group (local-kernel.ts), else a kernel per pass (global-pass.ts)
- *   otherwise      Bluestein's algorithm (bluestein.ts) around two smooth transforms
+ *   N smooth       (prime factors 2, 3, 5, 7) stage kernels (stages.ts): N = R1 ... Rm, each
+ *                  stage a pass of radix Ri over global memory whose Ri-point DFTs are done
+ *                  in local memory (stage-kernel.ts), the fewest stages local memory allows
+ *   otherwise      Bluestein's algorithm (bluestein.ts): two smooth transforms, its chirp and
+ *                  filter products fused into their first loads and last stores
  *
- * A chain of passes reads its source only in its first kernel and writes its destination
+ * A chain of stages reads its source only in its first kernel and writes its destination
  * only in its last, through temporaries between: in place is safe. The inverse is the
  * conjugate of the forward transform of the conjugate, scaled: the first kernel of the whole
  * computation conjugates what it loads and the last conjugates and scales what it stores,
@@ -25,12 +26,12 @@ import { computation, type Computation } from '../../computation/computation.ts'
 import type { DeviceParameters } from '../../computation/device-parameters.ts';
 import type { ComputationPlan, KernelArgument, PlanArray, PlanValue } from '../../computation/plan.ts';
 import { spreadOverGrid } from '../parallel.ts';
-import { bluesteinStep } from './bluestein.ts';
-import { globalPass } from './global-pass.ts';
-import { FORWARD_ONLY, partDtype, withAxisSize, type AxisLayout, type Direction } from './layout.ts';
-import { localKernel, localShape } from './local-kernel.ts';
-import { bluesteinSize, passRadices, smoothFactors } from './radices.ts';
-import { bluesteinFilter, chirp, twiddles } from './twiddles.ts';
+import { bluesteinHooks } from './bluestein.ts';
+import { partDtype, withAxisSize, type AxisLayout, type Direction } from './layout.ts';
+import { bluesteinSize, smoothFactors } from './radices.ts';
+import { hookTables, stageKernel, type StageHooks } from './stage-kernel.ts';
+import { planAxis } from './stages.ts';
+import { bluesteinFilter, chirp, stageTable, stageTwiddles } from './twiddles.ts';
 import { globalArg, makeKernel, type LoopKernel } from '@loom/core';
 
 type Params<D extends DType> = readonly [
@@ -113,47 +114,51 @@ class Chain {
     const m = bluesteinSize(n);
     const padded = withAxisSize(layout, m);
     const { plan, dtype } = this;
-    const chirpTable = plan.persistentArray(chirp(n, dtype), [n], dtype);
-    const filter = plan.persistentArray(bluesteinFilter(n, m, dtype), [m], dtype);
-    // two arrays in turn, never one kernel's source and destination (no aliasing to prove safe)
-    const [u, v] = [plan.tempArray(dtype, padded.shape), plan.tempArray(dtype, padded.shape)];
-    const step = (s: 'pad' | 'filter' | 'unpad', d: Direction) =>
-      bluesteinStep(s, dtype, layout, padded, d, this.device);
-    this.call(step('pad', direction), { src, dst: u, table: chirpTable });
-    this.passes(padded, u, v, FORWARD_ONLY);
-    this.call(step('filter', FORWARD_ONLY), { src: v, dst: u, table: filter });
-    this.passes(padded, u, v, FORWARD_ONLY);
-    this.call(step('unpad', direction), { src: v, dst, table: chirpTable });
+    const tables = {
+      chirp: plan.persistentArray(chirp(n, dtype), [n], dtype),
+      filter: plan.persistentArray(bluesteinFilter(n, m, dtype), [m], dtype),
+    };
+    const hooks = bluesteinHooks(dtype, layout, padded, direction);
+    const between = plan.tempArray(dtype, padded.shape);
+    this.passes(padded, src, between, { conjugateIn: direction.conjugateIn, scaleOut: 0 }, tables, {
+      load: hooks.pad,
+      store: hooks.filter,
+    });
+    this.passes(padded, between, dst, { conjugateIn: false, scaleOut: direction.scaleOut }, tables, {
+      store: hooks.unpad,
+    });
   }
 
-  /** A smooth transform: one local kernel, or a global kernel per pass through temporaries. */
-  private passes(layout: AxisLayout, src: PlanArray, dst: PlanArray, direction: Direction): void {
+  /**
+   * A smooth transform: a stage kernel per stage, through temporaries between (stages.ts);
+   * `hooks` replace the first stage's load and the last's store, reading `tables`.
+   */
+  private passes(
+    layout: AxisLayout,
+    src: PlanArray,
+    dst: PlanArray,
+    direction: Direction,
+    tables: Readonly<Record<string, PlanValue>> = {},
+    hooks: StageHooks = {},
+  ): void {
     const { plan, dtype, device } = this;
-    const n = layout.shape[layout.axis];
-    const radices = passRadices(n);
-    const tw = radices.length > 1 ? plan.persistentArray(twiddles(n, dtype), [n], dtype) : undefined;
-    const local = localShape(dtype, layout, radices, device);
-    if (local) {
-      this.call(localKernel(dtype, layout, radices, local, direction), { src, dst, ...(tw ? { tw } : {}) });
-      return;
-    }
-    const temps = [plan.tempArray(dtype, layout.shape), plan.tempArray(dtype, layout.shape)];
+    const stages = planAxis(dtype, layout, device);
+    const temps = stages.length > 1 ? [plan.tempArray(dtype, layout.shape), plan.tempArray(dtype, layout.shape)] : [];
     let from = src;
-    let ns = 1;
-    radices.forEach((radix, p) => {
-      const last = p === radices.length - 1;
-      const to = last ? dst : temps[p % 2];
+    stages.forEach((stage, k) => {
+      const last = k === stages.length - 1;
+      const to = last ? dst : temps[k % 2];
       const d: Direction = {
-        conjugateIn: p === 0 && direction.conjugateIn,
+        conjugateIn: k === 0 && direction.conjugateIn,
         scaleOut: last ? direction.scaleOut : 0,
       };
-      this.call(globalPass(dtype, layout, { radix, ns }, d, device), {
-        src: from,
-        dst: to,
-        ...(ns > 1 ? { tw: tw! } : {}),
-      });
+      const own: StageHooks = { load: k === 0 ? hooks.load : undefined, store: last ? hooks.store : undefined };
+      const table = stageTwiddles(stage.radix, stage.ns, stage.passes.length);
+      const bindings: Record<string, PlanValue> = { src: from, dst: to };
+      if (table.size) bindings.tw = plan.persistentArray(stageTable(table, dtype), [table.size], dtype);
+      for (const t of hookTables(own)) bindings[t.name] = tables[t.name];
+      this.call(stageKernel(dtype, layout, stage, d, own), bindings);
       from = to;
-      ns *= radix;
     });
   }
 

@@ -54,8 +54,6 @@ export interface Direction {
   readonly scaleOut: number;
 }
 
-export const FORWARD_ONLY: Direction = { conjugateIn: false, scaleOut: 0 };
-
 /** The load of `value` (a private name) for `d`. */
 export const loaded = (value: string, d: Direction): string =>
   d.conjugateIn ? `if(inverse != 0, conj(${value}), ${value})` : value;

@@ -3,8 +3,8 @@
  * transform's precision, so that their error does not grow with the size (a table the
  * device computed in float32, or a recurrence, would lose digits on 2^20 points).
  *
- *   twiddles(n)          exp(-2 pi i m / n), m < n: every pass of a size-n transform reads
- *                        its factors from this one table
+ *   stageTable           a stage kernel's roots and pre-twiddles (StageTwiddles: a
+ *                        two-level table where a direct one would be large)
  *   chirp(n)             exp(-pi i m^2 / n), m < n: Bluestein's chirp (m^2 taken modulo 2n
  *                        first, exactly, so the angle stays small)
  *   bluesteinFilter      the transform of the conjugate chirp laid out for a circular
@@ -31,11 +31,46 @@ function interleave(p: Parts, dtype: DType): Float32Array | Float64Array {
   return out;
 }
 
-/** exp(-2 pi i m / n) for m < n, interleaved, in the host array of `dtype`. */
-export function twiddles(n: number, dtype: DType): Float32Array | Float64Array {
-  const re = new Float64Array(n);
-  const im = new Float64Array(n);
-  for (let m = 0; m < n; m++) [re[m], im[m]] = unitRoot(m, n);
+/** The largest table of a stage's pre-twiddles read directly; larger ones are two tables of about its square root. */
+export const DIRECT_TWIDDLES = 4096;
+
+/**
+ * Where a stage's constants lie in its table (offsets in complex elements): the R roots of
+ * its passes in local memory at 0 (exp(-2 pi i m / R), read by passLines), then its
+ * pre-twiddles exp(-2 pi i a / D), a = (j mod ns) r < D = ns R: directly (`lo` of D entries),
+ * or for D above DIRECT_TWIDDLES as two tables, w^a = hi[a div K] lo[a mod K], each entry
+ * rounded once from float64, so the product's error is two roundings whatever D (a table of
+ * D entries would take 128 MB for 2^24 points, read scattered).
+ */
+export interface StageTwiddles {
+  readonly roots: number;
+  readonly denominator: number;
+  /** 0: no pre-twiddles (the first stage); else K, the `lo` table's length (D when direct). */
+  readonly split: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly size: number;
+}
+
+export function stageTwiddles(radix: number, ns: number, passes: number): StageTwiddles {
+  const roots = passes > 1 ? radix : 0;
+  const denominator = ns * radix;
+  const split = ns === 1 ? 0 : denominator <= DIRECT_TWIDDLES ? denominator : Math.ceil(Math.sqrt(denominator));
+  const his = split && split < denominator ? Math.ceil(denominator / split) : 0;
+  return { roots, denominator, split, lo: roots, hi: roots + split, size: roots + split + his };
+}
+
+/** The table `layout` describes, interleaved in the host array of `dtype`. */
+export function stageTable(layout: StageTwiddles, dtype: DType): Float32Array | Float64Array {
+  const re = new Float64Array(layout.size);
+  const im = new Float64Array(layout.size);
+  const put = (at: number, k: number, n: number) => {
+    [re[at], im[at]] = unitRoot(k, n);
+  };
+  for (let m = 0; m < layout.roots; m++) put(m, m, layout.roots);
+  for (let m = 0; m < layout.split; m++) put(layout.lo + m, m, layout.denominator);
+  for (let m = 0; layout.hi + m < layout.size; m++)
+    put(layout.hi + m, (m * layout.split) % layout.denominator, layout.denominator);
   return interleave({ re, im }, dtype);
 }
 
