@@ -5,7 +5,7 @@
  * reduction's work-group), and the kernels they build are checked against the same limits
  * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
  */
-import { targetFacts, type Device } from '@loom/core';
+import { targetFacts, type Device, type DType } from '@loom/core';
 
 /** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
@@ -25,16 +25,31 @@ export interface DeviceParameters {
    * run one after another (the CPU device).
    */
   readonly subgroupSize: number;
+  /**
+   * The dtypes the target's vector types hold (`float4`, `int4`...), none where it has none
+   * (WGSL, JavaScript run `vec` loops lane by lane): a kernel that reads rows as vectors is
+   * worth it only where they exist.
+   */
+  readonly vectorDTypes: readonly DType[];
+  /**
+   * Whether the target's compilers load a vector at once only from a whole-vector statement
+   * (WGSL's Tint and Naga), not from a kernel that moves a vector's lanes one at a time:
+   * such kernels are slower there than their scalar forms.
+   */
+  readonly preferVectorStatements: boolean;
 }
 
 /** The `DeviceParameters` of a device. */
 export function deviceParameters(device: Device): DeviceParameters {
   const { limits, target } = device;
+  const facts = targetFacts(target);
   return Object.freeze({
     target: target.name,
     maxWorkGroupSize: limits.maxWorkGroupSize,
     maxWorkGroupSizes: limits.maxWorkGroupSizes,
     localMemoryBytes: limits.maxLocalMemoryBytes,
-    subgroupSize: targetFacts(target).subgroupSize,
+    subgroupSize: facts.subgroupSize,
+    vectorDTypes: Object.freeze(facts.vectorTypes ? [...facts.vectorDTypes] : []),
+    preferVectorStatements: facts.preferVectorStatements,
   });
 }
