@@ -13,8 +13,8 @@
  * 4-byte dtype take the tuner's best configurations: on targets with vector types, 128 x 128
  * tiles of 8 x 8 a work-item, 32 steps of k staged, panels loaded and c accumulated and stored
  * as float4s (where rows are whole float4s: k and n multiples of 4, operands not transposed);
- * on targets whose compilers want whole-vector statements (WGSL: the tuner's pick on Dawn)
- * and where the operands do not allow float4s, the same tiles of scalars, 16 steps of k. Sizes need not
+ * on targets whose compilers want whole-vector statements (WGSL: the tuner's pick on Dawn is
+ * scalar) and where the operands do not allow float4s, the same tiles of scalars, 16 steps of k. Sizes need not
  * be multiples of the tiles: the splits guard the edges. A batch axis runs on grid axis 2 (the
  * largest, when there are several; the others are loops).
  */
@@ -265,8 +265,7 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
  * operands take, the matrices at least a tile in every direction: the tuned float4 SGEMM
  * (one 4-byte dtype the target's vectors hold, rows of whole float4s, a target that need
  * not write whole-vector statements), LARGE_TILES (4-byte
- * elements; its staged loop unrolled where the target wants whole-vector statements, as the
- * tuner picked on WebGPU),
+ * elements),
  * DEFAULT_TILES, 16 x 16 ones; undefined where even those are larger than the matrices (the
  * kernel then goes without tiles).
  */
@@ -312,8 +311,9 @@ function configFor(
   // a panel's footprint is the tile only where the matrices are as large
   const within = (t: MatmulConfig) => m >= t.tileM && n >= t.tileN && k >= t.tileK;
   const narrow = byteSize(operands.a) <= 4 && byteSize(operands.b) <= 4;
-  // unrolled where whole-vector statements are wanted (WGSL), as the tuner picked on Dawn
-  const large = scalarConfig(LARGE_TILES, device.preferVectorStatements);
+  // rolled on every target: the tuner's pick on Dawn unrolls the staged loop (6% faster there),
+  // but its 1024 unrolled multiply-adds take lavapipe about a minute to compile
+  const large = scalarConfig(LARGE_TILES);
   // the float4 kernel moves its staged vectors to local memory lane by lane, which targets that
   // want whole-vector statements compile slower than the scalar kernel (the tuner's pick on Dawn)
   const vectors = device.vectorDTypes.includes(operands.c) && !device.preferVectorStatements;
