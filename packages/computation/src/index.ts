@@ -94,6 +94,16 @@ export {
   type MatrixMulOptions,
   type ProductDType,
 } from './library/matrixmul.ts';
+export {
+  tileMatmul,
+  matmulVectorViews,
+  configProblem,
+  layoutProblem,
+  workGroupOf,
+  DEFAULT_MATMUL,
+  type MatmulConfig,
+  type MatmulLayout,
+} from './library/matmul-tiling.ts';
 export { roll, rollInplace } from './library/roll.ts';
 export { fftShift } from './library/fftshift.ts';
 export { dht, type DhtOptions } from './library/dht.ts';

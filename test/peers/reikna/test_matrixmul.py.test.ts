@@ -9,8 +9,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateCode, printExpr, type DType, type HostArray } from '@loom/core';
-import { cast, deviceParameters, matrixMul, mulConst, type MatrixMulOptions } from '@loom/computation';
+import { addDtypes, generateCode, printExpr, type Device, type DType, type HostArray } from '@loom/core';
+import {
+  cast,
+  computation,
+  deviceParameters,
+  matrixMul,
+  mulConst,
+  type MatmulConfig,
+  type MatrixMulOptions,
+} from '@loom/computation';
+import { matmulKernel } from '../../../examples/matmul.ts';
 import { assertClose, randomFloat32, supportsDType, testDevices } from '../../support/devices.ts';
 import { sizeOf } from '../../support/ndarray.ts';
 import { refused } from '../../support/refusals.ts';
@@ -54,9 +63,14 @@ function matmulRef(
 async function check(
   aShape: readonly number[],
   bShape: readonly number[],
-  options: MatrixMulOptions & { readonly aDtype?: DType; readonly bDtype?: DType } = {},
+  options: MatrixMulOptions & {
+    readonly aDtype?: DType;
+    readonly bDtype?: DType;
+    /** Asserts on each device whether the kernel loads float4s. */
+    readonly float4?: (device: Device) => boolean;
+  } = {},
 ): Promise<void> {
-  const { aDtype = 'float32', bDtype = 'float32', ...matmulOptions } = options;
+  const { aDtype = 'float32', bDtype = 'float32', float4, ...matmulOptions } = options;
   const a = testValues(aDtype, sizeOf(aShape), sizeOf(aShape));
   const b = testValues(bDtype, sizeOf(bShape), sizeOf(bShape) + 1);
   const expected = matmulRef(a, aShape, b, bShape, options.transposedA, options.transposedB);
@@ -65,11 +79,14 @@ async function check(
   const k = options.transposedA ? aShape.at(-2)! : aShape.at(-1)!;
   for (const device of testDevices()) {
     if (![aDtype, bDtype].every((t) => supportsDType(device, t))) continue;
-    const { output } = await (await comp.compile(device))(
-      undefined,
-      toHost(aDtype, a) as never,
-      toHost(bDtype, b) as never,
-    );
+    const compiled = await comp.compile(device);
+    if (float4)
+      assert.is(
+        vectorLoads(compiled.code()[0]),
+        float4(device),
+        `${device.name}: float4 loads in ${aShape} x ${bShape}`,
+      );
+    const { output } = await compiled(undefined, toHost(aDtype, a) as never, toHost(bDtype, b) as never);
     // a sum of k products in float32: Reikna's tolerance, and an absolute one that grows with k
     assertNegligible(output as HostArray, expected, outDtype, device.name, { atol: 1e-6 * k });
   }
@@ -225,6 +242,150 @@ test('a matrix product with a scaling on its output and a cast on one input is o
     const { scaled } = await compiled(undefined, a, b);
     assertClose(scaled as Float32Array, expected, device.name, 1e-5, 1e-4);
   }
+});
+
+/** Whether a kernel's code loads whole vectors of 4 from its arguments (OpenCL and CUDA: float4/int4, WGSL: vec4). */
+function vectorLoads(code: string): boolean {
+  return /(float4|int4|vec4<[fiu]32>)/.test(code);
+}
+
+/** Where `matrixMul` takes the float4 kernel by default: a target whose vectors hold float32 and need no whole-vector statements. */
+function float4Target(device: Device): boolean {
+  const params = deviceParameters(device);
+  return params.vectorDTypes.includes('float32') && !params.preferVectorStatements;
+}
+
+/** examples/matmul.ts's tuned configurations: NVIDIA's OpenCL's (float4) and Dawn's (scalar; matrixMul's rolled). */
+const TUNED_OPENCL: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 32,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+  vectorWidth: 4,
+  vectorReads: true,
+};
+const TUNED_WEBGPU: MatmulConfig = {
+  tileM: 128,
+  tileN: 128,
+  tileK: 16,
+  regM: 8,
+  regN: 8,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+};
+
+test('4096 x 4096 x 4096 float32: the kernel is the tuned SGEMM of examples/matmul.ts, per target', async () => {
+  const comp = matrixMul({ dtype: 'float32', shape: [4096, 4096] }, { dtype: 'float32', shape: [4096, 4096] });
+  const targets = new Set<string>();
+  for (const device of testDevices()) {
+    const params = deviceParameters(device);
+    // the float4 kernel where the target's vectors need no whole-vector statements (OpenCL, CUDA), else Dawn's pick
+    const tuned = float4Target(device) ? TUNED_OPENCL : params.preferVectorStatements ? TUNED_WEBGPU : undefined;
+    // (a device with fewer work-items or less local memory takes smaller tiles)
+    const local = tuned === TUNED_OPENCL ? 128 * 33 * 4 + 32 * 128 * 4 : 2 * 128 * 16 * 4;
+    if (!tuned || params.maxWorkGroupSize < 256 || params.localMemoryBytes < local) continue;
+    const compiled = await comp.compile(device);
+    const sgemm = matmulKernel(tuned, { m: 4096, n: 4096, k: 4096 });
+    const expected = generateCode(addDtypes(sgemm, { a: 'float32', b: 'float32' }), device.target).code;
+    assert.is(compiled.code()[0].replaceAll('matrixmul', 'sgemm'), expected, device.name);
+    assert.is(vectorLoads(expected), tuned === TUNED_OPENCL, device.name);
+    targets.add(device.target.name);
+  }
+  // OpenCL (PoCL) and WebGPU (lavapipe) are required under CI
+  if (process.env.CI) assert.ok(targets.has('opencl') && targets.has('wgsl'), [...targets].join());
+});
+
+test('the float4 SGEMM: products whose rows are whole float4s, batches, int32, on every device', async () => {
+  await check([130, 68], [68, 132], { float4: float4Target });
+  await check([2, 128, 32], [32, 128], { aDtype: 'int32', bDtype: 'int32', float4: float4Target });
+});
+
+test('the float4 SGEMM: edges that take the scalar kernel (k or n not a multiple of 4, a transposed operand, mixed dtypes)', async () => {
+  const never = () => false;
+  await check([128, 34], [34, 128], { float4: never });
+  await check([128, 32], [128, 32], { transposedB: true, aDtype: 'int32', float4: never });
+});
+
+test('the float4 SGEMM with transformations on its operands and output, and nested in another computation', async () => {
+  const [m, k, n] = [128, 32, 128];
+  const a = randomFloat32(m * k, 3);
+  const b = randomFloat32(k * n, 4);
+  const product = matmulRef(Array.from(a), [m, k], Array.from(b), [k, n]) as number[];
+  const plain = matrixMul({ dtype: 'float32', shape: [m, k] }, { dtype: 'float32', shape: [k, n] });
+  const bHalved = plain.attach('matrix_b', mulConst({ dtype: 'float32' }, 0.5), 'output', { input: 'b_full' });
+  const outer = computation({
+    name: 'outer',
+    params: [
+      { name: 'out', dtype: 'float32', shape: [m, n], role: 'o' },
+      { name: 'x', dtype: 'float32', shape: [m, k], role: 'i' },
+      { name: 'y', dtype: 'float32', shape: [k, n], role: 'i' },
+    ],
+    buildPlan(plan, _device, out, x, y) {
+      plan.computationCall(plain, out, x, y);
+    },
+  })
+    .attach('out', mulConst({ dtype: 'float32' }, 0.5), 'input', { output: 'scaled' })
+    .attach('x', mulConst({ dtype: 'float32' }, 1), 'output', { input: 'x_in' });
+  const half = product.map((x) => x * 0.5);
+  for (const device of testDevices()) {
+    for (const [what, comp] of [
+      ['b halved', bHalved],
+      ['nested, output scaled, x through a transformation', outer],
+    ] as const) {
+      const compiled = await comp.compile(device);
+      assert.is(compiled.kernels.length, 1, `${device.name}, ${what}: one kernel`);
+      // the arrays no transformation replaced are still read as float4s
+      assert.is(vectorLoads(compiled.code()[0]), float4Target(device), `${device.name}, ${what}: float4 loads`);
+      const result = await compiled(undefined, a, b);
+      const got = Object.values(result)[0] as Float32Array;
+      assertClose(got, half, `${device.name}, ${what}`, 1e-5, 1e-4);
+    }
+  }
+});
+
+test('matrixMul takes a tuned configuration (config), and refuses one the operands cannot take before anything runs', async () => {
+  const [m, k, n] = [128, 32, 128];
+  const a = testValues('float32', m * k, 1);
+  const b = testValues('float32', k * n, 2);
+  const expected = matmulRef(a, [m, k], b, [k, n]);
+  for (const config of [{ ...TUNED_OPENCL, tileK: 16, layout: 'blocked' as const }]) {
+    const comp = matrixMul({ dtype: 'float32', shape: [m, k] }, { dtype: 'float32', shape: [k, n] }, { config });
+    for (const device of testDevices()) {
+      const params = deviceParameters(device);
+      if (params.maxWorkGroupSize < 256 || params.localMemoryBytes < 33280) continue;
+      const { output } = await (await comp.compile(device))(
+        undefined,
+        toHost('float32', a) as never,
+        toHost('float32', b) as never,
+      );
+      assertNegligible(output as HostArray, expected, 'float32', `${device.name}: ${JSON.stringify(config)}`, {
+        atol: 1e-6 * k,
+      });
+    }
+  }
+  const [device] = testDevices();
+  const f32 = (shape: number[]) => ({ dtype: 'float32' as const, shape });
+  await refused(
+    () => matrixMul(f32([64, 128]), f32([64, 256]), { config: TUNED_OPENCL, transposedA: true }).compile(device),
+    'need operands stored row by row',
+  );
+  await refused(
+    () => matrixMul(f32([128, 66]), f32([66, 256]), { config: TUNED_OPENCL }).compile(device),
+    'rows of whole float4s',
+  );
+  await refused(
+    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: TUNED_OPENCL, tiles: { ...TUNED_OPENCL } }),
+    'give one of config, tiles and blockWidthOverride',
+  );
+  await refused(
+    () => matrixMul(f32([128, 64]), f32([64, 256]), { config: { ...TUNED_OPENCL, regN: 6 } }),
+    'the register tile must divide the work-group tile',
+  );
 });
 
 test.run();

@@ -198,7 +198,7 @@ async function prepareCalls(
     for (const call of calls) {
       const callArgs: Record<string, DeviceArray | ScalarValue> = {};
       for (const [arg, bound] of call.bindings) {
-        callArgs[arg] =
+        const value =
           bound.kind === 'leaf'
             ? values.get(bound.name)!
             : bound.kind === 'temporary'
@@ -206,6 +206,9 @@ async function prepareCalls(
               : bound.kind === 'persistent'
                 ? memory.persistent.get(bound.array)!
                 : bound.value;
+        // a kernel that views the array otherwise (rows as vectors) takes it reshaped: the same memory
+        const view = call.views?.get(arg);
+        callArgs[arg] = view && value instanceof DeviceArray ? value.reshape(view) : value;
       }
       prepared.push(await prepareWithAliasedCopies(call.kernel, device, callArgs));
     }

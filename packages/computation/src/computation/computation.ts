@@ -29,7 +29,7 @@ import type { ParamSpec } from '../transformation/params.ts';
 import type { Transformation } from '../transformation/transformation.ts';
 import { makeCompiled, type Compiled, type PreparedComputation } from './compiled.ts';
 import { deviceParameters, type DeviceParameters } from './device-parameters.ts';
-import { flatten } from './flatten.ts';
+import { finishCall, flatten } from './flatten.ts';
 import { allocateMemory } from './memory.ts';
 import { checkComputationParams, type ComputationParam } from './params.ts';
 import type { ComputationPlan, KernelArgument } from './plan.ts';
@@ -161,7 +161,9 @@ const compiledOn = perObject((comp: Computation) =>
 );
 
 async function build(comp: Computation, device: Device): Promise<Compiled> {
-  const calls = flatten(comp as never, deviceParameters(device));
+  const calls = flatten(comp as never, deviceParameters(device)).map((c) =>
+    finishCall(c, `computation '${comp.name}'`),
+  );
   // every kernel's code, generated now: what Loom cannot generate fails here, before any call
   for (const call of calls) generateCode(call.kernel, device.target);
   const memory = await allocateMemory(device, calls);

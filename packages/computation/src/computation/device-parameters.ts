@@ -5,7 +5,7 @@
  * reduction's work-group), and the kernels they build are checked against the same limits
  * when compiled, so a plan that asks for too much fails with a LoomError, never on the device.
  */
-import { targetFacts, type Device, type SubgroupSupport } from '@loom/core';
+import { targetFacts, type Device, type DType, type SubgroupSupport } from '@loom/core';
 
 /** What a computation's plan may know of its device (Reikna's `device_params`): work-group limits, local memory, warp size. */
 export interface DeviceParameters {
@@ -30,17 +30,32 @@ export interface DeviceParameters {
    * `subgroups`): a scan's work-group scans its work-items' totals with them where it can.
    */
   readonly subgroups: SubgroupSupport;
+  /**
+   * The dtypes the target's vector types hold (`float4`, `int4`...), none where it has none
+   * (WGSL, JavaScript run `vec` loops lane by lane): a kernel that reads rows as vectors is
+   * worth it only where they exist.
+   */
+  readonly vectorDTypes: readonly DType[];
+  /**
+   * Whether the target's compilers load a vector at once only from a whole-vector statement
+   * (WGSL's Tint and Naga), not from a kernel that moves a vector's lanes one at a time:
+   * such kernels are slower there than their scalar forms.
+   */
+  readonly preferVectorStatements: boolean;
 }
 
 /** The `DeviceParameters` of a device. */
 export function deviceParameters(device: Device): DeviceParameters {
   const { limits, target } = device;
+  const facts = targetFacts(target);
   return Object.freeze({
     target: target.name,
     maxWorkGroupSize: limits.maxWorkGroupSize,
     maxWorkGroupSizes: limits.maxWorkGroupSizes,
     localMemoryBytes: limits.maxLocalMemoryBytes,
-    subgroupSize: targetFacts(target).subgroupSize,
-    subgroups: targetFacts(target).subgroups,
+    subgroupSize: facts.subgroupSize,
+    subgroups: facts.subgroups,
+    vectorDTypes: Object.freeze(facts.vectorTypes ? [...facts.vectorDTypes] : []),
+    preferVectorStatements: facts.preferVectorStatements,
   });
 }

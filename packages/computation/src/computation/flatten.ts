@@ -5,7 +5,7 @@
  * down the tree to the leaves). What comes out is a list of kernels, each argument bound
  * to a leaf of the signature, a temporary, a persistent array or a number.
  */
-import { LoomError, fixParameters, type LoopKernel } from '@loom/core';
+import { LoomError, fixParameters, printExpr, type KernelArg, type LoopKernel } from '@loom/core';
 import { attach } from '../transformation/attach.ts';
 import { accessesOf } from '../transformation/kernel-accesses.ts';
 import { bindKernel, mergeAliases } from './bind-kernel.ts';
@@ -32,6 +32,10 @@ export type Bound =
 export interface FusedCall {
   readonly kernel: LoopKernel;
   readonly bindings: ReadonlyMap<string, Bound>;
+  /** The kernel call's `finish`, not yet applied (`finishCall` applies it). */
+  readonly finish?: (kernel: LoopKernel) => LoopKernel;
+  /** Arguments whose arrays the finished kernel takes reshaped: the shape it takes each in. */
+  readonly views?: ReadonlyMap<string, readonly number[]>;
 }
 
 /** What flattening needs of a computation (computation.ts). */
@@ -50,13 +54,12 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
   const out: FusedCall[] = [];
   for (const call of plan.calls) {
     if (call.kind === 'kernel') {
-      out.push(
-        fuseTree(
-          kernelCall(call, comp, what, call.runtimeSizes && !takesTransformations(call, comp.tree)),
-          comp.tree,
-          what,
-        ),
+      const fused = fuseTree(
+        kernelCall(call, comp, what, call.runtimeSizes && !takesTransformations(call, comp.tree)),
+        comp.tree,
+        what,
       );
+      out.push(call.finish ? { ...fused, finish: call.finish } : fused);
       continue;
     }
     const nested = call.computation as unknown as Flattenable & { signature: readonly ComputationParam[] };
@@ -69,10 +72,47 @@ export function flatten(comp: Flattenable, device: DeviceParameters): FusedCall[
       const bindings = new Map<string, PlanValue | Bound>();
       for (const [name, bound] of inner.bindings)
         bindings.set(name, bound.kind === 'leaf' ? args.get(bound.name)! : bound);
-      out.push(fuseTree(bindOuter(inner.kernel, bindings), comp.tree, what));
+      const fused = fuseTree(bindOuter(inner.kernel, bindings), comp.tree, what);
+      // the caller's transformations are fused in above: finishing waits for the outermost computation
+      out.push(nestedCall.finish ? { ...fused, finish: nestedCall.finish } : fused);
     }
   }
   return out;
+}
+
+/**
+ * A fused call with its `finish` applied: the kernel as it will be compiled. An argument whose
+ * shape `finish` changed keeps its elements and dtype (its array is passed reshaped: `views`);
+ * anything else is refused.
+ */
+export function finishCall(call: FusedCall, what: string): FusedCall {
+  if (!call.finish) return call;
+  const kernel = call.finish(call.kernel);
+  const views = new Map<string, readonly number[]>();
+  const count = (shape: readonly number[]) => shape.reduce((x, y) => x * y, 1);
+  const concrete = (a: KernelArg | undefined) =>
+    a?.shape?.every((s) => s.kind === 'int') ? a.shape.map((s) => (s as { value: number }).value) : undefined;
+  for (const arg of call.kernel.args) {
+    const after = kernel.arg(arg.name);
+    const printed = (a: KernelArg) => a.shape?.map(printExpr).join();
+    if (after?.kind === arg.kind && after.dtype === arg.dtype && printed(after) === printed(arg)) continue;
+    const [before, shape] = [concrete(arg), concrete(after)];
+    if (
+      !after ||
+      after.kind !== arg.kind ||
+      after.dtype !== arg.dtype ||
+      !before ||
+      !shape ||
+      count(before) !== count(shape)
+    )
+      throw new LoomError(
+        `${what}: kernel '${kernel.name}': finish changed argument '${arg.name}' other than by a reshape of its elements`,
+      );
+    views.set(arg.name, shape);
+  }
+  if (kernel.args.length !== call.kernel.args.length)
+    throw new LoomError(`${what}: kernel '${kernel.name}': finish added or removed arguments`);
+  return { kernel, bindings: call.bindings, ...(views.size ? { views } : {}) };
 }
 
 /** A kernel call bound and specialized; its arguments bound to plan values. */

@@ -108,6 +108,8 @@ export interface KernelCall {
   readonly bindings: ReadonlyMap<string, PlanValue>;
   /** Its integer parameters passed at launch rather than fixed into the code (`KernelCallOptions`). */
   readonly runtimeSizes: boolean;
+  /** Applied once the transformations are fused in (`KernelCallOptions.finish`). */
+  readonly finish?: (kernel: LoopKernel) => LoopKernel;
 }
 
 export interface KernelCallOptions {
@@ -119,10 +121,20 @@ export interface KernelCallOptions {
    * (the transformations are made for concrete shapes).
    */
   readonly runtimeSizes?: boolean;
+  /**
+   * A last transformation of the kernel, applied when the computation is compiled, after the
+   * transformations attached to its parameters (and to those of the computations that call
+   * this one) are fused in: for what depends on which arguments are still the arrays bound
+   * here, such as viewing an array's rows as vectors (`matmulVectorViews`), which a
+   * transformation fused in its place reads its own way. It may change an argument's shape to
+   * another of the same elements, a reshape of the contiguous array (the array bound is
+   * passed reshaped); nothing else about the arguments.
+   */
+  readonly finish?: (kernel: LoopKernel) => LoopKernel;
 }
 
 /** The options kernelCall reads; any other key is an error. */
-const KERNEL_CALL_OPTIONS = optionKeys<KernelCallOptions>()(['runtimeSizes']);
+const KERNEL_CALL_OPTIONS = optionKeys<KernelCallOptions>()(['finish', 'runtimeSizes']);
 
 export interface ComputationCall {
   readonly kind: 'computation';
@@ -215,6 +227,8 @@ export class ComputationPlan {
   /** Runs a Loom kernel, each of its arguments bound to a parameter, temporary, persistent array or number. */
   kernelCall(kernel: KernelLike, bindings: Readonly<Record<string, PlanValue>>, options: KernelCallOptions = {}): void {
     checkOptionKeys('kernelCall', options, KERNEL_CALL_OPTIONS);
+    if (options.finish !== undefined && typeof options.finish !== 'function')
+      throw new LoomError(`${this.what}: kernelCall's finish is a function of the kernel`);
     const knl = 'kernel' in kernel && !('instructions' in kernel) ? kernel.kernel : (kernel as LoopKernel);
     if (typeof bindings !== 'object' || bindings === null)
       throw new LoomError(`${this.what}: kernelCall(kernel, { argument: value, ... })`);
@@ -223,6 +237,7 @@ export class ComputationPlan {
       kernel: knl,
       bindings: new Map(Object.entries(bindings)),
       runtimeSizes: options.runtimeSizes ?? false,
+      ...(options.finish ? { finish: options.finish } : {}),
     });
   }
 

@@ -6,31 +6,35 @@
  * differ in dtype (real x complex: the product is complex, numpy's result type, unless `output`
  * says otherwise), and a vector operand is a matrix of one row (a) or one column (b).
  *
- * The kernel is examples/matmul.ts's: `c[i, j] = sum(k, a[i, k]*b[k, j])` and the same
- * transformations, one work-group per tile of c (split i and j, g.*), a register tile per
- * work-item (ilp), the panels of a and b staged in local memory for each step of k
- * (addPrefetch), fetched by the whole work-group with neighbours on neighbouring words.
- * Sizes need not be multiples of the tiles: the splits guard the edges. A batch axis runs on
- * grid axis 2 (the largest, when there are several; the others are loops).
+ * The kernel is examples/matmul.ts's tuned SGEMM: `c[i, j] = sum(k, a[i, k]*b[k, j])` and the
+ * same transformations (`tileMatmul`, matmul-tiling.ts), one work-group per tile of c, a
+ * register tile per work-item, the panels of a and b staged in local memory for each step of k,
+ * fetched by the whole work-group with neighbours on neighbouring words. Large products of one
+ * 4-byte dtype take the tuner's best configurations: on targets with vector types, 128 x 128
+ * tiles of 8 x 8 a work-item, 32 steps of k staged, panels loaded and c accumulated and stored
+ * as float4s (where rows are whole float4s: k and n multiples of 4, operands not transposed);
+ * on targets whose compilers want whole-vector statements (WGSL: the tuner's pick on Dawn is
+ * scalar) and where the operands do not allow float4s, the same tiles of scalars, 16 steps of k. Sizes need not
+ * be multiples of the tiles: the splits guard the edges. A batch axis runs on grid axis 2 (the
+ * largest, when there are several; the others are loops).
  */
 import {
   checkOptionKeys,
   LoomError,
-  addPrefetch,
   optionKeys,
   byteSize,
   globalArg,
   makeKernel,
-  prioritizeLoops,
   promote,
-  setOptions,
   splitIname,
   tagInames,
   type DType,
+  printExpr,
   type LoopKernel,
 } from '@loom/core';
 import { computation, type Computation } from '../computation/computation.ts';
 import type { DeviceParameters } from '../computation/device-parameters.ts';
+import { configProblem, layoutProblem, matmulVectorViews, tileMatmul, type MatmulConfig } from './matmul-tiling.ts';
 
 /** The tile sizes of `matrixMul`'s kernel. */
 export interface MatmulTiles {
@@ -57,6 +61,20 @@ const SMALL_TILES: MatmulTiles = Object.freeze({ tileM: 16, tileN: 16, tileK: 16
  * DEFAULT_TILES: 64 complex or double accumulators a work-item would spill.
  */
 const LARGE_TILES: MatmulTiles = Object.freeze({ tileM: 128, tileN: 128, tileK: 16, regM: 8, regN: 8 });
+/**
+ * The tuned SGEMM's best configuration on NVIDIA's OpenCL (BENCHMARKS.md, "128x128x32 r8x8
+ * strided float4 rw"): LARGE_TILES with 32 steps of k staged, the panels loaded as float4s and
+ * each work-item's columns accumulated and stored as float4s.
+ */
+const VECTOR_CONFIG: MatmulConfig = Object.freeze({
+  ...LARGE_TILES,
+  tileK: 32,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+  vectorWidth: 4,
+  vectorReads: true,
+});
 
 /** Options of `matrixMul`. */
 export interface MatrixMulOptions<O extends DType = DType> {
@@ -75,6 +93,12 @@ export interface MatrixMulOptions<O extends DType = DType> {
    */
   readonly blockWidthOverride?: number;
   /**
+   * A configuration of the tuned SGEMM's transformations (examples/matmul.ts's `MatmulConfig`,
+   * as its autotuner finds it: `autotune(matmulTuning(n), device, { cache })`'s `best`), for
+   * the product's kernel in place of the default. Not with `tiles` or `blockWidthOverride`.
+   */
+  readonly config?: MatmulConfig;
+  /**
    * The output's type (Reikna's `out_arr_t`): its dtype (default numpy's result type of the
    * operands') and shape (default the broadcast batch, then rows of a by columns of b).
    */
@@ -84,6 +108,7 @@ export interface MatrixMulOptions<O extends DType = DType> {
 /** The options matrixMul reads; any other key is an error. */
 const MATRIX_MUL_OPTIONS = optionKeys<MatrixMulOptions>()([
   'blockWidthOverride',
+  'config',
   'output',
   'tiles',
   'transposedA',
@@ -139,11 +164,27 @@ export function matrixMul<A extends DType, B extends DType = A, O extends DType 
     ],
     buildPlan(plan, device, output, matrixA, matrixB) {
       const operands: Operands = { a: a.dtype, b: b.dtype, c: out.dtype, aShape, bShape, cShape: out.shape };
-      const chosen = tilesFor(tiles, operands, device, [m, n, ka]);
-      plan.kernelCall(matmulKernel(operands, batch, m, n, ka, ta, tb, chosen, device), {
-        c: output,
-        a: matrixA,
-        b: matrixB,
+      const chosen = configFor(tiles, operands, device, [m, n, ka], ta, tb);
+      const knl = matmulKernel(operands, batch, m, n, ka, ta, tb, chosen, device);
+      const bindings = { c: output, a: matrixA, b: matrixB };
+      if ((chosen?.vectorWidth ?? 1) === 1) return plan.kernelCall(knl, bindings);
+      // rows as float4s: only the arrays still bound here once transformations are fused in
+      // (one fused in an operand's place reads it its own way, lane by lane)
+      const untouched = (k: LoopKernel, name: string) => {
+        const [now, was] = [k.arg(name), knl.arg(name)!];
+        return (
+          now !== undefined &&
+          now.dtype === was.dtype &&
+          now.shape?.map(printExpr).join() === was.shape?.map(printExpr).join()
+        );
+      };
+      plan.kernelCall(knl, bindings, {
+        finish: (k) =>
+          matmulVectorViews(
+            k,
+            chosen!,
+            (chosen!.vectorReads ? ['a', 'b', 'c'] : ['a', 'b']).filter((x) => untouched(k, x)),
+          ),
       });
     },
   });
@@ -178,14 +219,29 @@ function outputType(
   return { dtype: given.dtype, shape: given.shape };
 }
 
-/** `tiles`, or the square tiles of `blockWidthOverride` (one element per work-item), or undefined: the default. */
-function checkedTiles(options: MatrixMulOptions): MatmulTiles | undefined {
+/**
+ * The configuration asked: `config`, or `tiles` or the square tiles of `blockWidthOverride`
+ * (one element per work-item) as a scalar configuration; undefined: the default.
+ */
+function checkedTiles(options: MatrixMulOptions): MatmulConfig | undefined {
+  const given = [options.config, options.tiles, options.blockWidthOverride].filter((x) => x !== undefined).length;
+  if (given > 1) throw new LoomError('matrixMul: give one of config, tiles and blockWidthOverride');
+  if (options.config !== undefined) {
+    const problem = configProblem(options.config);
+    if (problem) throw new LoomError(`matrixMul: config ${JSON.stringify(options.config)}: ${problem}`);
+    return options.config;
+  }
   const bw = options.blockWidthOverride;
-  if (bw === undefined) return options.tiles;
-  if (options.tiles !== undefined) throw new LoomError('matrixMul: give tiles or blockWidthOverride, not both');
+  if (bw === undefined) return options.tiles && scalarConfig(options.tiles);
   if (!Number.isInteger(bw) || bw < 1)
     throw new LoomError(`matrixMul: blockWidthOverride must be a positive integer, got ${String(bw)}`);
-  return { tileM: bw, tileN: bw, tileK: bw, regM: 1, regN: 1 };
+  return scalarConfig({ tileM: bw, tileN: bw, tileK: bw, regM: 1, regN: 1 });
+}
+
+/** Tiles as a configuration of scalars: strided register tiles, panels in local memory. */
+function scalarConfig(t: MatmulTiles, unrollK = false): MatmulConfig {
+  const { tileM, tileN, tileK, regM, regN } = t;
+  return { tileM, tileN, tileK, regM, regN, layout: 'strided', prefetch: true, unrollK };
 }
 
 function last2(shape: readonly number[], transposed: boolean): [number, number] {
@@ -205,19 +261,27 @@ function broadcastBatch(a: readonly number[], b: readonly number[]): number[] {
 }
 
 /**
- * The tiles: as asked, else the default where the device allows it and the matrices are at
- * least a tile in every direction, else 16 x 16 ones; undefined where even those are larger
- * than the matrices (the kernel then goes without tiles).
+ * The configuration: as asked, else the first of the defaults the device allows and the
+ * operands take, the matrices at least a tile in every direction: the tuned float4 SGEMM
+ * (one 4-byte dtype the target's vectors hold, rows of whole float4s, a target that need
+ * not write whole-vector statements), LARGE_TILES (4-byte
+ * elements),
+ * DEFAULT_TILES, 16 x 16 ones; undefined where even those are larger than the matrices (the
+ * kernel then goes without tiles).
  */
-function tilesFor(
-  wanted: MatmulTiles | undefined,
+function configFor(
+  wanted: MatmulConfig | undefined,
   operands: Operands,
   device: DeviceParameters,
   [m, n, k]: readonly number[],
-): MatmulTiles | undefined {
-  const fits = (t: MatmulTiles) => {
+  ta: boolean,
+  tb: boolean,
+): MatmulConfig | undefined {
+  const fits = (t: MatmulConfig) => {
     const items = (t.tileM / t.regM) * (t.tileN / t.regN);
-    const local = t.tileM * t.tileK * byteSize(operands.a) + t.tileK * t.tileN * byteSize(operands.b);
+    // the float4 kernel pads each row of a's panel by a word (bank conflicts)
+    const rowA = t.tileK + (t.vectorWidth === 4 && !t.aVectorReads ? 1 : 0);
+    const local = t.tileM * rowA * byteSize(operands.a) + t.tileK * t.tileN * byteSize(operands.b);
     return (
       items <= device.maxWorkGroupSize &&
       t.tileN / t.regN <= device.maxWorkGroupSizes[0] &&
@@ -225,7 +289,19 @@ function tilesFor(
       local <= device.localMemoryBytes
     );
   };
+  // why the operands cannot take t's float4 views of their rows (which a target without vector types runs lane by lane)
+  const takes = (t: MatmulConfig) => {
+    if ((t.vectorWidth ?? 1) === 1) return undefined;
+    const { a, b, c } = operands;
+    const held = device.vectorDTypes.length === 0 || device.vectorDTypes.includes(a);
+    if (a !== b || a !== c || byteSize(a) !== 4 || !held)
+      return `the float4 loads need a, b and the output of one 4-byte dtype the target's vectors hold (here ${a}, ${b}, ${c})`;
+    if (k % 4 || n % 4) return `the float4 loads need rows of whole float4s (k = ${k} and n = ${n} multiples of 4)`;
+    return undefined;
+  };
   if (wanted) {
+    const problem = layoutProblem(wanted, { transposedA: ta, transposedB: tb }) ?? takes(wanted);
+    if (problem) throw new LoomError(`matrixMul: config ${JSON.stringify(wanted)}: ${problem}`);
     if (!fits(wanted))
       throw new LoomError(
         `matrixMul: tiles ${JSON.stringify(wanted)} need more work-items or local memory than the device allows`,
@@ -233,9 +309,22 @@ function tilesFor(
     return wanted;
   }
   // a panel's footprint is the tile only where the matrices are as large
-  const within = (t: MatmulTiles) => m >= t.tileM && n >= t.tileN && k >= t.tileK;
+  const within = (t: MatmulConfig) => m >= t.tileM && n >= t.tileN && k >= t.tileK;
   const narrow = byteSize(operands.a) <= 4 && byteSize(operands.b) <= 4;
-  return [...(narrow ? [LARGE_TILES] : []), DEFAULT_TILES, SMALL_TILES].find((t) => fits(t) && within(t));
+  // rolled on every target: the tuner's pick on Dawn unrolls the staged loop (6% faster there),
+  // but its 1024 unrolled multiply-adds take lavapipe about a minute to compile
+  const large = scalarConfig(LARGE_TILES);
+  // the float4 kernel moves its staged vectors to local memory lane by lane, which targets that
+  // want whole-vector statements compile slower than the scalar kernel (the tuner's pick on Dawn)
+  const vectors = device.vectorDTypes.includes(operands.c) && !device.preferVectorStatements;
+  const candidates = [
+    ...(narrow ? [...(vectors ? [VECTOR_CONFIG] : []), large] : []),
+    scalarConfig(DEFAULT_TILES),
+    scalarConfig(SMALL_TILES),
+  ];
+  return candidates.find(
+    (t) => fits(t) && within(t) && !layoutProblem(t, { transposedA: ta, transposedB: tb }) && !takes(t),
+  );
 }
 
 function matmulKernel(
@@ -246,43 +335,22 @@ function matmulKernel(
   kk: number,
   ta: boolean,
   tb: boolean,
-  tiles: MatmulTiles | undefined,
+  config: MatmulConfig | undefined,
   device: DeviceParameters,
 ): LoopKernel {
-  let knl = plainKernel(operands, batch, m, n, kk, ta, tb);
-  const { aShape, bShape } = operands;
+  const knl = plainKernel(operands, batch, m, n, kk, ta, tb);
   const bt = batch.map((_, k) => `bt${k}`);
-  if (!tiles) return untiled(knl, bt, batch, device);
-  const { tileM, tileN, tileK, regM, regN } = tiles;
-  const along0 = tileN / regN;
-  const along1 = tileM / regM;
-  const problem =
-    tileM % regM || tileN % regN
-      ? 'the register tile must divide the work-group tile'
-      : tileK % along0 || tileK % along1
-        ? `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`
-        : undefined;
-  if (problem) throw new LoomError(`matrixMul: tiles ${JSON.stringify(tiles)}: ${problem}`);
-
-  // 1. work-group tiles; 2. register tiles (strided: neighbours read neighbouring words of the panels)
-  knl = splitIname(knl, 'i', tileM, { outerTag: 'g.1' });
-  knl = splitIname(knl, 'j', tileN, { outerTag: 'g.0' });
-  knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
-  knl = splitIname(knl, 'j_inner', along0, { outerTag: 'ilp', innerTag: 'l.0' });
-  // 3. k in steps of tileK, each step's panels of a and b in local memory
-  knl = splitIname(knl, 'k', tileK);
-  knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], { temporaryAddressSpace: 'local' });
-  knl = addPrefetch(knl, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], { temporaryAddressSpace: 'local' });
-  // 4. every work-item fetches its share, along l.0 the operand's last (contiguous) axis
-  const r = (shape: readonly number[]) => shape.length - 2;
-  const aAxes: [number, number] = ta ? [tileK, tileM] : [tileM, tileK];
-  const bAxes: [number, number] = tb ? [tileN, tileK] : [tileK, tileN];
-  knl = spreadFetch(knl, 'a', r(aShape), aAxes, along0, along1);
-  knl = spreadFetch(knl, 'b', r(bShape), bAxes, along0, along1);
-  knl = batchOnGrid(knl, bt, batch);
-  // 5. acc + a*b as one fma, as cuBLAS computes it
-  knl = setOptions(knl, { fusedMultiplyAdd: true });
-  return prioritizeLoops(knl, 'k_outer,k_inner');
+  if (!config) return untiled(knl, bt, batch, device);
+  const problem = configProblem(config);
+  if (problem) throw new LoomError(`matrixMul: tiles ${JSON.stringify(config)}: ${problem}`);
+  const axes = (shape: readonly number[]) => shape.length - 2;
+  const tiled = tileMatmul(knl, config, {
+    transposedA: ta,
+    transposedB: tb,
+    batchAxes: { a: axes(operands.aShape), b: axes(operands.bShape), c: axes(operands.cShape) },
+    partialK: kk % config.tileK !== 0,
+  });
+  return batchOnGrid(tiled, bt, batch);
 }
 
 /** `c[i, j] = sum(k, a[i, k]*b[k, j])` with the batch axes and the operands' layouts. */
@@ -334,23 +402,4 @@ function batchOnGrid(knl: LoopKernel, bt: readonly string[], batch: readonly num
   if (bt.length === 0) return knl;
   const largest = bt.reduce((x, y, k) => (batch[k] > batch[bt.indexOf(x)] ? y : x));
   return tagInames(knl, { [largest]: 'g.2' });
-}
-
-/** A fetch's two loops over the work-group: its last axis on l.0, the one before on l.1, in unrolled rounds where the panel is larger. */
-function spreadFetch(
-  knl: LoopKernel,
-  array: string,
-  offset: number,
-  [rows, columns]: [number, number],
-  along0: number,
-  along1: number,
-): LoopKernel {
-  const row = `${array}_dim_${offset}`;
-  const column = `${array}_dim_${offset + 1}`;
-  const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
-    extent === along
-      ? tagInames(k, { [iname]: axis })
-      : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
-  knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
-  return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
 }

@@ -1,0 +1,351 @@
+/**
+ * The transformations of a fast matrix product, shared by `matrixMul` and examples/matmul.ts's
+ * tuned SGEMM: `tileMatmul(knl, config)` takes a kernel `c[..., i, j] = sum(k, a[..., i, k]*b[..., k, j])`
+ * (inames i, j, k; arrays a, b, c, any leading batch axes) to one work-group per tile of c, a
+ * register tile per work-item, the panels of a and b staged in local memory for each step of k,
+ * and with `vectorWidth: 4` float4 staging loads, float4 accumulators and stores.
+ *
+ *   1. work-group tiles   each work-group computes a tileM x tileN block of c (split i and j, tag g.*)
+ *   2. register tiles     each work-item holds regM x regN results in registers (split again, tag `ilp`):
+ *                         one value of a is reused regN times, one of b regM times
+ *   3. local memory       the a and b panels a work-group needs for tileK steps of k are staged in
+ *                         local memory (addPrefetch), read from global memory once per work-group
+ *   4. cooperative fetch  all work-items of the group share the staging, neighbours reading
+ *                         neighbouring words (splitIname onto l.0/l.1)
+ *
+ * The float4 views of the global arrays' rows are a step of their own (`matmulVectorViews`): a
+ * computation applies it once the transformations attached to its operands are fused in.
+ */
+import {
+  addPrefetch,
+  pipelinePrefetch,
+  prioritizeLoops,
+  setOptions,
+  splitArrayAxis,
+  splitIname,
+  tagArrayAxes,
+  tagInames,
+  LoomError,
+  type LoopKernel,
+} from '@loom/core';
+
+/** A configuration of `tileMatmul`: tile sizes, layout, staging and vector widths. */
+export interface MatmulConfig {
+  /** Rows and columns of c computed by one work-group. */
+  readonly tileM: number;
+  readonly tileN: number;
+  /** Steps of k staged in local memory at a time. */
+  readonly tileK: number;
+  /** Rows and columns of c held in registers by one work-item. */
+  readonly regM: number;
+  readonly regN: number;
+  /**
+   * How a work-item's register tile sits in the work-group's tile: `strided` (rows t, t+T, t+2T...,
+   * where T is the number of work-items along the axis: neighbouring work-items read neighbouring
+   * words of local memory, with no bank conflicts) or `blocked` (rows regM*t ... regM*t + regM-1).
+   */
+  readonly layout: 'strided' | 'blocked';
+  /** Stage a and b in local memory (otherwise every work-item reads global memory, through the caches). */
+  readonly prefetch: boolean;
+  /** Unroll the loop over the tileK staged steps. */
+  readonly unrollK: boolean;
+  /**
+   * Each work-item's columns in runs of 4 consecutive ones (strided or blocked as runs), read
+   * from b's local panel as float4s, accumulated in float4s and written to c as float4s (c's
+   * rows viewed as vectors). Needs vectorWidth 4 (b's local panel holds float4s) and regN a
+   * multiple of 4.
+   */
+  readonly vectorReads?: boolean;
+  /**
+   * With vectorReads, a's local panel too holds float4s (4 steps of k of a row): the fetch
+   * stores whole vectors, and the product, its staged k loop split by 4 and unrolled within,
+   * reads 4 consecutive values of a row from one 16-byte-aligned vector (which GPU compilers
+   * can load at once). Its rows are not padded (that would break the alignment).
+   */
+  readonly aVectorReads?: boolean;
+  /**
+   * Lanes of the loads that stage the panels (with prefetch): 4 reads a and b as float4
+   * vectors (their rows viewed as vectors, the fetch's innermost loop a `vec` loop), one
+   * 16-byte load per work-item and round instead of four 4-byte ones. 1 (the default) or 4.
+   * Targets without vector types (WGSL, JavaScript) run the same loads lane by lane.
+   */
+  readonly vectorWidth?: 1 | 4;
+  /**
+   * Software pipelining of the staging loads (pipelinePrefetch): each work-item loads its
+   * share of the panels of step k_outer + 1 into registers while step k_outer computes, and
+   * stores them to the local panels at the start of the next step. Needs prefetch.
+   */
+  readonly pipelined?: boolean;
+  /**
+   * a's local panel stored k-major (a column of the panel contiguous, padded to keep 16-byte
+   * rows): a blocked register tile then reads its regM values of a from consecutive words,
+   * which GPU compilers load as float4s, as b's are (cuBLAS-style kernels transpose a's panel
+   * for the same reason). Needs prefetch, and a's panel of scalars (not aVectorReads).
+   */
+  readonly aTransposed?: boolean;
+}
+
+/** A good start on GPUs: 64x64 per work-group, 4x4 per work-item (256 work-items). */
+export const DEFAULT_MATMUL: MatmulConfig = {
+  tileM: 64,
+  tileN: 64,
+  tileK: 16,
+  regM: 4,
+  regN: 4,
+  layout: 'strided',
+  prefetch: true,
+  unrollK: false,
+};
+
+/** The work-group's shape: work-items along j (l.0) and along i (l.1). */
+export function workGroupOf(config: MatmulConfig): { along0: number; along1: number } {
+  return { along0: config.tileN / config.regN, along1: config.tileM / config.regM };
+}
+
+/** Why a configuration cannot be built (sizes that do not divide), or undefined when it can. */
+export function configProblem(config: MatmulConfig): string | undefined {
+  const { tileM, tileN, tileK, regM, regN } = config;
+  if (tileM % regM || tileN % regN) return 'the register tile must divide the work-group tile';
+  const { along0, along1 } = workGroupOf(config);
+  // a's panel is tileM x tileK, b's tileK x tileN: k runs along l.0 for a and along l.1 for b
+  const vectorWidth = config.vectorWidth ?? 1;
+  if (vectorWidth !== 1 && vectorWidth !== 4) return `vectorWidth must be 1 or 4, not ${String(vectorWidth)}`;
+  if (vectorWidth !== 1 && !config.prefetch) return 'vectorWidth applies to the staging loads: it needs prefetch';
+  if (vectorWidth === 1 && config.prefetch && (tileK % along0 || tileK % along1))
+    return `tileK must be a multiple of the work-group's sides (${along0} x ${along1})`;
+  if (config.vectorReads && (vectorWidth !== 4 || regN % 4))
+    return 'vectorReads needs vectorWidth 4 and regN a multiple of 4';
+  if (config.aVectorReads && !config.vectorReads) return 'aVectorReads needs vectorReads';
+  if (config.pipelined && !config.prefetch) return 'pipelined applies to the staging loads: it needs prefetch';
+  if (config.aTransposed && (!config.prefetch || config.aVectorReads))
+    return "aTransposed lays out a's local panel: it needs prefetch, and not aVectorReads";
+  if (vectorWidth !== 1) {
+    // a's panel: tileM rows over the whole work-group, its tileK/4 vectors a row in turn; b's: tileN/4 vectors along l.0, tileK rows along l.1
+    const fits = (extent: number, along: number) => extent <= along || extent % along === 0;
+    if (tileK % vectorWidth || tileN % vectorWidth)
+      return `tileK and tileN must be multiples of the vector width ${vectorWidth}`;
+    if (tileM % along0 || !fits(tileM / along0, along1))
+      return `a's panel rows (${tileM}) do not spread over the work-group (${along0} x ${along1})`;
+    if (!fits(tileN / vectorWidth, along0) || !fits(tileK, along1))
+      return `b's panel (${tileK} x ${tileN / vectorWidth} vectors) does not spread over the work-group (${along0} x ${along1})`;
+  }
+  return undefined;
+}
+
+/** How the operands lie in memory, for `tileMatmul`: transposed operands, leading batch axes. */
+export interface MatmulLayout {
+  /** a is stored as its transpose: `a[..., k, i]`. */
+  readonly transposedA?: boolean;
+  /** b is stored as its transpose: `b[..., j, k]`. */
+  readonly transposedB?: boolean;
+  /** How many axes a, b and c have before their two matrix axes (default none). */
+  readonly batchAxes?: { readonly a: number; readonly b: number; readonly c: number };
+  /**
+   * k is not a multiple of tileK: the last step of k is generated apart (a slab), so that the
+   * others run tileK steps unguarded.
+   */
+  readonly partialK?: boolean;
+}
+
+/**
+ * Why `config` cannot take operands laid out as `layout`, or undefined when it can: the float4
+ * loads read rows of a along k and of b along j, which transposed operands do not have.
+ */
+export function layoutProblem(config: MatmulConfig, layout: MatmulLayout): string | undefined {
+  const rowsRead = (config.vectorWidth ?? 1) !== 1 || config.aTransposed;
+  if (rowsRead && (layout.transposedA || layout.transposedB))
+    return 'the float4 loads and the k-major panel of a need operands stored row by row, not transposed';
+  return undefined;
+}
+
+/**
+ * A matrix product kernel `c[..., i, j] = sum(k, a[..., i, k]*b[..., k, j])` tiled as `config`
+ * says: work-group tiles on g.1/g.0, register tiles (`ilp`), the panels of a and b in local
+ * memory, fetched by the whole work-group (a batch axis is the caller's to place on the grid).
+ * With `vectorWidth: 4`, apply `matmulVectorViews` too, once nothing else will change the
+ * kernel's accesses of a, b and c.
+ * ```ts
+ * const knl = tileMatmul(makeKernel('{ [i,j,k]: 0<=i,j,k<256 }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), DEFAULT_MATMUL);
+ * ```
+ */
+export function tileMatmul(knl: LoopKernel, config: MatmulConfig, layout: MatmulLayout = {}): LoopKernel {
+  const problem = configProblem(config) ?? layoutProblem(config, layout);
+  if (problem) throw new LoomError(`tileMatmul(${JSON.stringify(config)}): ${problem}`);
+  const { tileM, tileN, tileK, regM, regN } = config;
+  const { along0, along1 } = workGroupOf(config);
+  const batch = layout.batchAxes ?? { a: 0, b: 0, c: 0 };
+
+  // 1. Work-group tiles: i = tileM*i_outer + i_inner, i_outer on the group grid's axis 1 (j on axis 0).
+  knl = splitIname(knl, 'i', tileM, { outerTag: 'g.1' });
+  knl = splitIname(knl, 'j', tileN, { outerTag: 'g.0' });
+
+  // 2. Register tiles: each tile row index splits into a work-item part (l.*) and a register
+  //    part (ilp): the ilp inames become unrolled copies of every instruction inside them, and
+  //    the sum's accumulator becomes a small private array, one entry per copy.
+  //    With vectorReads, a work-item's columns come in runs of 4 (the lane loop `j_inner_inner`,
+  //    tagged vec), laid out strided or blocked as runs: its accumulators, its reads of b's
+  //    panel and its writes of c become float4s.
+  const vectorReads = config.vectorReads ?? false;
+  const column = vectorReads ? 'j_inner_outer' : 'j_inner';
+  if (vectorReads) knl = splitIname(knl, 'j_inner', 4, { innerTag: 'vec' });
+  if (config.layout === 'strided') {
+    knl = splitIname(knl, 'i_inner', along1, { outerTag: 'ilp', innerTag: 'l.1' });
+    knl = splitIname(knl, column, along0, { outerTag: 'ilp', innerTag: 'l.0' });
+  } else {
+    knl = splitIname(knl, 'i_inner', regM, { outerTag: 'l.1', innerTag: 'ilp' });
+    knl = splitIname(knl, column, vectorReads ? regN / 4 : regN, { outerTag: 'l.0', innerTag: 'ilp' });
+  }
+
+  // 3. The k loop in steps of tileK; each step's panels of a and b go to local memory.
+  knl = splitIname(knl, 'k', tileK, layout.partialK ? { slabs: [0, 1] } : {});
+  if (config.prefetch) {
+    // the fetch inames are named after the matrix axes, whatever the batch axes before them
+    const panelAxes = (name: string, axes: number) => ({
+      temporaryAddressSpace: 'local' as const,
+      dimArgNames: [...batchNames(name, axes), `${name}_dim_0`, `${name}_dim_1`],
+    });
+    knl = addPrefetch(knl, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], panelAxes('a', batch.a));
+    knl = addPrefetch(
+      knl,
+      'b',
+      ['k_inner', `${column}_outer`, `${column}_inner`, ...(vectorReads ? ['j_inner_inner'] : [])],
+      panelAxes('b', batch.b),
+    );
+    // 4. Every work-item fetches its share: neighbouring work-items (along l.0) read neighbouring
+    //    words of a panel row, so each row is read from global memory in whole lines.
+    if ((config.vectorWidth ?? 1) === 1) {
+      const aPanel: [number, number] = layout.transposedA ? [tileK, tileM] : [tileM, tileK];
+      const bPanel: [number, number] = layout.transposedB ? [tileN, tileK] : [tileK, tileN];
+      knl = spreadOverWorkGroup(knl, aPanel, 'a_dim_0', 'a_dim_1', along0, along1);
+      knl = spreadOverWorkGroup(knl, bPanel, 'b_dim_0', 'b_dim_1', along0, along1);
+    } else knl = vectorFetch(knl, config);
+    // a's panel k-major: a row of the register tile's a values in consecutive words
+    if (config.aTransposed) knl = transposeAPanel(knl, tileM);
+    // 5. the loads of step k_outer + 1 issued before step k_outer computes
+    if (config.pipelined) knl = pipelinePrefetch(knl, 'reads:a or reads:b', 'k_outer');
+  }
+  if (config.unrollK) knl = tagInames(knl, { [config.aVectorReads ? 'k_inner_outer' : 'k_inner']: 'unr' });
+  // 6. acc + a*b as one fma, as cuBLAS computes it (by default Loom rounds the product and the sum apart)
+  knl = setOptions(knl, { fusedMultiplyAdd: true });
+  return prioritizeLoops(knl, config.aVectorReads ? 'k_outer,k_inner_outer,k_inner_inner' : 'k_outer,k_inner');
+}
+
+/**
+ * The global arrays of a `tileMatmul` kernel of `vectorWidth: 4` seen as rows of float4s (their
+ * last axis split by 4, the lanes a `vec` axis: the same memory, which the caller passes
+ * reshaped), so that the staging loads, and with `vectorReads` the stores of c, are float4
+ * loads and stores. `arrays` names those to view (default a, b and, with vectorReads, c): an
+ * array a fused transformation replaced is left out, and read lane by lane. Each row must be a
+ * whole number of float4s (k and n multiples of 4).
+ * ```ts
+ * const knl = matmulVectorViews(tileMatmul(plain, { ...DEFAULT_MATMUL, vectorWidth: 4, vectorReads: true }), config);
+ * ```
+ */
+export function matmulVectorViews(
+  knl: LoopKernel,
+  config: MatmulConfig,
+  arrays: readonly string[] = config.vectorReads ? ['a', 'b', 'c'] : ['a', 'b'],
+): LoopKernel {
+  const width = config.vectorWidth ?? 1;
+  if (width === 1) return knl;
+  for (const name of arrays) {
+    const rank = knl.arg(name)?.shape?.length;
+    if (rank === undefined) throw new LoomError(`matmulVectorViews: the kernel has no array argument '${name}'`);
+    knl = splitArrayAxis(knl, name, rank - 1, width);
+    knl = tagArrayAxes(knl, name, `${'c,'.repeat(rank)}vec`);
+  }
+  return knl;
+}
+
+function batchNames(name: string, axes: number): string[] {
+  return axes === 1 ? [`${name}_batch`] : Array.from({ length: axes }, (_, k) => `${name}_batch${k}`);
+}
+
+/**
+ * Spreads a fetch's two loops over the work-group: the panel's last axis (contiguous in memory)
+ * over l.0, its first over l.1, each in unrolled rounds when the panel is larger than the group.
+ * (Joining the two loops first would let any panel shape fit, but the fetch's bounds depend on
+ * the group's position, which joinInames does not allow.)
+ */
+function spreadOverWorkGroup(
+  knl: LoopKernel,
+  [rows, columns]: [number, number],
+  row: string,
+  column: string,
+  along0: number,
+  along1: number,
+): LoopKernel {
+  const spread = (k: LoopKernel, iname: string, extent: number, axis: string, along: number) =>
+    extent === along
+      ? tagInames(k, { [iname]: axis })
+      : splitIname(k, iname, along, { outerTag: 'unr', innerTag: axis });
+  knl = spread(spread(knl, column, columns, 'l.0', along0), row, rows, 'l.1', along1);
+  // when both axes take several rounds, go row by row, as the panel lies in memory
+  return rows > along1 && columns > along0 ? prioritizeLoops(knl, `${row}_outer,${column}_outer`) : knl;
+}
+
+/**
+ * The staging loads as float4 vectors, loopy's recipe in two steps. Each fetch's panel row is
+ * split into vectors (`x_dim_1` = 4*vector + lane), and a second, private prefetch of the global
+ * array over the lane loop (`x_vec`, its loop tagged `vec`) loads one vector at a time; the
+ * global arrays, viewed as rows of float4 (`matmulVectorViews`: a `vec` last axis), make that
+ * load one float4 load. Its four lanes go to local memory one float at a time, so
+ * the local panels keep their scalar layout and the product reads them as before (a local
+ * panel of float4s would make the product's reads `k // 4` and `k % 4` of the loop index).
+ *
+ * b's panel (tileK rows of tileN/4 vectors) spreads as the scalar one does, vectors along l.0.
+ * a's panel has only tileK/4 vectors a row, fewer than the work-items along l.0, and l.0 cannot
+ * take both a part of the row and a part of the column (that needs `//` and `%` of the local id):
+ * its rows spread over both axes of the work-group, l.0 fastest, and each work-item loads the
+ * vectors of its row in turn. Neighbouring work-items then read neighbouring rows, 16 bytes of
+ * each: whole 32-byte sectors over the unrolled round.
+ */
+function vectorFetch(knl: LoopKernel, config: MatmulConfig): LoopKernel {
+  const { along0, along1 } = workGroupOf(config);
+  const width = config.vectorWidth ?? 1;
+  const aVec = config.aVectorReads ?? false;
+  knl = splitIname(knl, 'a_dim_1', width, { outerTag: 'unr', innerTag: aVec ? 'vec' : 'unr' });
+  knl = splitIname(knl, 'a_dim_0', along0, { innerTag: 'l.0' });
+  knl = spreadOver(knl, 'a_dim_0_outer', config.tileM / along0, 'l.1', along1);
+  // b's local panel of float4s (vectorReads) takes each vector whole
+  knl = splitIname(knl, 'b_dim_1', width, { innerTag: config.vectorReads ? 'vec' : 'unr' });
+  knl = spreadOver(knl, 'b_dim_1_outer', config.tileN / width, 'l.0', along0);
+  knl = spreadOver(knl, 'b_dim_0', config.tileK, 'l.1', along1);
+  // when both take several rounds, go row by row, as the panel lies in memory
+  if (config.tileK > along1 && config.tileN / width > along0)
+    knl = prioritizeLoops(knl, 'b_dim_0_outer,b_dim_1_outer_outer');
+  for (const name of ['a', 'b']) {
+    knl = addPrefetch(knl, name, [`${name}_dim_1_inner`], {
+      temporaryAddressSpace: 'private',
+      temporaryName: `${name}_vec`,
+      defaultTag: 'vec',
+    });
+    knl = tagArrayAxes(knl, `${name}_vec`, 'vec');
+  }
+  // a work-item stores its row of a's panel: rows tileK words apart, a multiple of the 32 banks'
+  // width, would put the 16 rows of a half-warp in 2 banks (a 16-way conflict); one word of
+  // padding a row spreads them over all banks (the product reads a row, broadcast, either way)
+  if (!aVec) knl = tagArrayAxes(knl, 'a_fetch', `stride:${config.tileK + 1},stride:1`);
+  // a's local panel of float4s along k: the product's staged loop in steps of 4, unrolled
+  // within, reads four consecutive values of an a row from one aligned float4
+  if (aVec) knl = splitIname(knl, 'k_inner', 4, { innerTag: 'unr' });
+  // the local panels' rows of float4s (the global arrays' are matmulVectorViews')
+  const panels = config.vectorReads ? (aVec ? 'a_fetch,b_fetch' : 'b_fetch') : '';
+  return panels ? tagArrayAxes(splitArrayAxis(knl, panels, 1, width), panels, 'c,c,vec') : knl;
+}
+
+/**
+ * a's local panel (tileM rows i by tileK columns k, a batch's too) stored column by column:
+ * strides 1 along i and tileM + 4 along k (the 4 words of padding keep each column 16-byte
+ * aligned and move consecutive columns to other banks).
+ */
+function transposeAPanel(knl: LoopKernel, tileM: number): LoopKernel {
+  return tagArrayAxes(knl, 'a_fetch', ['stride:1', `stride:${tileM + 4}`]);
+}
+
+/** `iname` (extent values) on a work-group axis of `along` work-items: in unrolled rounds when longer, guarded when shorter. */
+function spreadOver(knl: LoopKernel, iname: string, extent: number, axis: string, along: number): LoopKernel {
+  return extent <= along
+    ? tagInames(knl, { [iname]: axis })
+    : splitIname(knl, iname, along, { outerTag: 'unr', innerTag: axis });
+}
