@@ -4,7 +4,8 @@
  * its `@loom/*` imports are the packages' sources) and
  *
  *   - type-checked, all blocks in one run of tsc: each `@ts-expect-error` must meet its error;
- *   - run with tsx, on whatever devices are present — unless a `<!-- typecheck-only -->` line
+ *   - run with tsx, all in one process one after another (support/run-modules.ts), on whatever
+ *     devices are present — unless a `<!-- typecheck-only -->` line
  *     stands before the block (blocks that show compile errors);
  *   - what it prints is checked: the comment lines right below a `console.log(...)` line are
  *     what that call prints.
@@ -15,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ModulesRun, runModules } from './support/run-modules.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -103,16 +105,21 @@ test('every block type-checks (and each @ts-expect-error meets its error)', () =
   assert.is(result.status, 0, report);
 });
 
-for (const block of blocks.filter((b) => !b.typecheckOnly)) {
+const runnable = blocks.filter((b) => !b.typecheckOnly);
+let ran: ModulesRun | undefined;
+/** All runnable blocks, run once, one after another in one process (see run-modules.ts: why not one each). */
+const runs = (): ModulesRun => {
+  ran ??= runModules(runnable.map(fileOf), { FORCE_COLOR: '0' }); // printed as to a file, without colours
+  return ran;
+};
+
+for (const block of runnable) {
   test(`the block at ${where(block)} runs and prints what it says`, () => {
-    const env = { ...process.env, FORCE_COLOR: '0' }; // printed as to a file, without colours
-    const result = spawnSync(process.execPath, ['--conditions=loom-source', '--import', 'tsx', fileOf(block)], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    assert.is(result.status, 0, `exited with ${result.status}:\n${result.stderr.slice(-3000)}`);
+    const { runs: byFile, status, stderr } = runs();
+    const result = byFile.get(fileOf(block));
+    assert.ok(result, `the blocks' process (status ${status}) ended before this block:\n${stderr.slice(-3000)}`);
+    assert.is(result.error, null, `it threw:\n${result.error}\n${result.stderr.slice(-3000)}`);
+    assert.is(result.exitCode, 0, `it set process.exitCode to ${result.exitCode}:\n${result.stderr.slice(-3000)}`);
     let from = 0;
     for (const expected of expectedOutputs(block.code)) {
       const at = result.stdout.indexOf(expected, from);
@@ -124,5 +131,10 @@ for (const block of blocks.filter((b) => !b.typecheckOnly)) {
     }
   });
 }
+
+test('the process that ran the blocks ended on its own, with status 0 (no handle left open, no late rejection)', () => {
+  const { status, stderr } = runs();
+  assert.is(status, 0, `status ${status}:\n${stderr.slice(-3000)}`);
+});
 
 test.run();
