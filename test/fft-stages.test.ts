@@ -28,6 +28,9 @@ const H200: DeviceParameters = {
   maxWorkGroupSizes: [1024, 1024, 64],
   localMemoryBytes: 48 * 1024,
   subgroupSize: 32,
+  subgroups: { dtypes: ['float32', 'int32', 'uint32'], size: 32 },
+  vectorDTypes: ['float32'],
+  preferVectorStatements: false,
 };
 
 test('fft stages: multi-stage plans, columns, 3-D, radices 3/5/7 and Bluestein, inverse, on every device', async () => {
