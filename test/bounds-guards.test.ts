@@ -50,6 +50,32 @@ test('an index with floor divisions and remainders by constants is proven in bou
   assert.match(generateCode(beyond, openclTarget()).code, '< 64', 'a guard');
 });
 
+test('a product of two loop indices is bounded by their ranges: an FFT twiddle index needs no guard; one that may pass the end keeps it', async () => {
+  // (g·9 mod 27)·(l // 3) mod 27 lies in [0, 27) whatever g and l: with 27 added, inside 54
+  const twiddle = (extent: number) =>
+    makeKernel('{ [g, l]: 0<=g<5 and 0<=l<12 }', `out[g, l] = tw[27 + (g * 9 % 27) * (l // 3) % 27]`, [
+      globalArg('out', { shape: [5, 12], dtype: 'float32' }),
+      globalArg('tw', { shape: [extent], dtype: 'float32' }),
+    ]);
+  const knl = tagInames(twiddle(54), { g: 'g.0', l: 'l.0' });
+  assert.not.match(generateCode(knl, openclTarget()).code, '0 <= ', 'no bounds guard');
+  const tw = Float32Array.from({ length: 54 }, (_, i) => i * i);
+  const expected = Array.from({ length: 60 }, (_, e) => {
+    const [g, l] = [Math.floor(e / 12), e % 12];
+    return (27 + (((g * 9) % 27) * Math.floor(l / 3)) % 27) ** 2;
+  });
+  for (const device of testDevices()) {
+    const { out } = await run(knl, device, { tw });
+    assert.equal([...(out as Float32Array)], expected, device.name);
+  }
+  // without the remainder the product reaches 18·3 + 27 = 81: past 54, so the guard stays
+  const wide = makeKernel('{ [g, l]: 0<=g<5 and 0<=l<12 }', 'out[g, l] = tw[27 + (g * 9 % 27) * (l // 3)]', [
+    globalArg('out', { shape: [5, 12], dtype: 'float32' }),
+    globalArg('tw', { shape: [54], dtype: 'float32' }),
+  ]);
+  assert.match(generateCode(wide, openclTarget()).code, '< 54', 'a guard');
+});
+
 test('a store guarded by an if block stays inside a smaller output', async () => {
   const knl = makeKernel(
     '{ [i]: 0<=i<100 }',

@@ -9,7 +9,8 @@
  * temporaries have no such check before launch; their affine indices are proven here
  * instead, symbolically, over the instruction's domain and the kernel's assumptions. So are
  * quasi-affine indices of any array (floor divisions and remainders by constants among the
- * terms, `(j // 4) * 16 + j % 4`: a variable per division, quasi-affine.ts).
+ * terms, `(j // 4) * 16 + j % 4`: a variable per division, quasi-affine.ts), where a product
+ * of two loop indices may stand as one unknown in its range (`(k * m) % 729`, index-range.ts).
  *
  * Every other access gets a guard in the generated code, on every target:
  *
@@ -39,7 +40,8 @@ import type { Instruction, LoopKernel } from '../kernel/model.ts';
 import type { DType } from '../dtypes.ts';
 import type { Stmt } from './ast.ts';
 import { tableShape } from '../kernel/tables.ts';
-import { floorConstraints, quasiAffine } from './quasi-affine.ts';
+import { floorConstraints, productConstraints, quasiAffine } from './quasi-affine.ts';
+import type { Interval } from './index-range.ts';
 
 /** One guarded access along one axis, as `run` reports it when the guard fails. */
 export interface BoundsSite {
@@ -231,11 +233,8 @@ export class AccessGuards {
     if (index.kind === 'binary' && index.op === '//' && index.right.kind === 'int' && index.right.value > 0) {
       const numerator = this.affineInLoops(insn, index.left);
       const size = toLinear(extent);
-      return (
-        numerator !== undefined &&
-        size !== undefined &&
-        provenSymbolically(numerator.domain, numerator.lin, size.scale(index.right.value))
-      );
+      if (numerator && size) return provenSymbolically(numerator.domain, numerator.lin, size.scale(index.right.value));
+      return this.provenQuasiAffine(insn, extent, index);
     }
     const affine = this.affineInLoops(insn, index);
     if (!affine) return this.provenQuasiAffine(insn, extent, index);
@@ -254,19 +253,21 @@ export class AccessGuards {
    * the check before launch sees affine indices only, so this holds for arguments too.
    */
   private provenQuasiAffine(insn: Instruction, extent: Expr, index: Expr): boolean {
-    const quasi = quasiAffine(index, '_loom_floor');
-    if (!quasi || quasi.floors.length === 0) return false;
-    const names = new Set(quasi.floors.map((f) => f.name));
+    const domain = domainOf(this.knl, insn.withinInames);
+    const quasi = quasiAffine(index, '_loom_floor', (v) => (this.isIname(v) ? constantRange(domain, v) : undefined));
+    if (!quasi || quasi.floors.length + quasi.products.length === 0) return false;
+    const names = new Set([...quasi.floors, ...quasi.products].map((f) => f.name));
     const used = [...quasi.lin.variables, ...quasi.floors.flatMap((f) => f.numerator.variables)].filter(
       (v) => !names.has(v),
     );
     if (used.some((v) => !this.isIname(v) && this.knl.arg(v)?.kind !== 'value')) return false;
-    const domain = domainOf(this.knl, insn.withinInames);
     if (used.some((v) => this.isIname(v) && !domain.dims.includes(v))) return false;
     if (domain.params.some((p) => this.knl.temporaries.has(p))) return false;
     const size = toLinear(extent);
     if (!size) return false;
-    const withFloors = domain.addParams([...names]).addConstraints(floorConstraints(quasi.floors));
+    const withFloors = domain
+      .addParams([...names])
+      .addConstraints([...floorConstraints(quasi.floors), ...productConstraints(quasi.products)]);
     return provenSymbolically(withFloors, quasi.lin, size);
   }
 
@@ -353,6 +354,15 @@ function provenSymbolically(domain: ReturnType<typeof domainOf>, index: Linear, 
   const below = set.addConstraints([{ kind: 'ge', expr: index.negate().sub(1) }]);
   const beyond = set.addConstraints([{ kind: 'ge', expr: index.sub(size) }]);
   return below.isEmpty() && beyond.isEmpty();
+}
+
+/** The constant bounds of loop index `v` over `domain`, or undefined where one depends on a parameter. */
+function constantRange(domain: ReturnType<typeof domainOf>, v: string): Interval | undefined {
+  const constants = (bounds: readonly { expr: Linear; divisor: number }[], round: (x: number) => number) =>
+    bounds.filter((b) => b.expr.isConstant).map((b) => round(b.expr.constant / b.divisor));
+  const lows = constants(domain.lowerBounds(v, []), Math.ceil);
+  const highs = constants(domain.upperBounds(v, []), Math.floor);
+  return lows.length && highs.length ? { low: Math.max(...lows), high: Math.min(...highs) } : undefined;
 }
 
 /** `base`, or `base_1`, ... : a name no argument, temporary or iname of the kernel has. */

@@ -66,17 +66,22 @@ export function implies(cs: readonly Constraint[], c: Constraint): boolean {
 
 type Choice = 'none' | { kind: 'unbounded' | 'exact' | 'inexact'; split: Split };
 
-/** Prefers what is free (an unbounded variable), then exact eliminations, then the cheapest. */
+/**
+ * Prefers what is free (an unbounded variable), then exact eliminations (the fewest new
+ * constraints), then the inexact elimination with the fewest splinters to try.
+ */
 function chooseVariable(cs: readonly Constraint[]): Choice {
   let exact: Split | undefined;
   let inexact: Split | undefined;
+  let inexactCost = Infinity;
   for (const v of variablesOf(cs)) {
     const split = splitOn(cs, v);
     if (split.lower.length === 0 || split.upper.length === 0) return { kind: 'unbounded', split };
     if (isExact(split)) {
       if (!exact || pairCount(split) < pairCount(exact)) exact = split;
-    } else if (!inexact || pairCount(split) < pairCount(inexact)) {
-      inexact = split;
+    } else if (!exact) {
+      const cost = splinterCount(split);
+      if (cost < inexactCost) [inexact, inexactCost] = [split, cost];
     }
   }
   if (exact) return { kind: 'exact', split: exact };
@@ -87,17 +92,41 @@ function chooseVariable(cs: readonly Constraint[]): Choice {
 function inexactStep(cs: readonly Constraint[], split: Split): boolean {
   if (!search(realShadow(split))) return false;
   if (search(darkShadow(split))) return true;
-  const x = split.variable;
-  const m = Math.max(...split.upper.map((u) => -u.expr.coeff(x)));
-  for (const l of split.lower) {
-    const a = l.expr.coeff(x);
-    const last = floorDiv(a * m - a - m, m);
-    for (let i = 0; i <= last; i++) {
-      // a·x + R = i: x sits i above this lower bound.
-      if (search([...cs, eq(l.expr.sub(i))])) return true;
-    }
-  }
-  return false;
+  return splinters(split).some((equality) => search([...cs, equality]));
+}
+
+/**
+ * The equalities to try when the real shadow holds and the dark one does not: an integer
+ * solution outside the dark shadow lies within a few steps of one of the bounds on one
+ * side (a·x + R = i, for i up to (a·m - a - m)/m with m the largest coefficient on the
+ * other side). Either side will do, so the one with fewer equalities is taken: with the
+ * divisions of an index (`c·q <= e <= c·q + c - 1`) one side can be far cheaper.
+ */
+function splinters(split: Split): Constraint[] {
+  const near = cheaperSide(split);
+  return near.bounds.flatMap((c) =>
+    Array.from({ length: offsets(c, split.variable, near.farCoefficient) }, (_, i) => eq(c.expr.sub(i))),
+  );
+}
+
+function splinterCount(split: Split): number {
+  const near = cheaperSide(split);
+  return near.bounds.reduce((n, c) => n + offsets(c, split.variable, near.farCoefficient), 0);
+}
+
+function cheaperSide(split: Split): { bounds: readonly Constraint[]; farCoefficient: number } {
+  const largest = (cs: readonly Constraint[]) => Math.max(...cs.map((c) => Math.abs(c.expr.coeff(split.variable))));
+  const count = (bounds: readonly Constraint[], m: number) =>
+    bounds.reduce((n, c) => n + offsets(c, split.variable, m), 0);
+  const low = { bounds: split.lower, farCoefficient: largest(split.upper) };
+  const high = { bounds: split.upper, farCoefficient: largest(split.lower) };
+  return count(high.bounds, high.farCoefficient) < count(low.bounds, low.farCoefficient) ? high : low;
+}
+
+/** How many offsets from bound `c` of x a solution outside the dark shadow may sit at. */
+function offsets(c: Constraint, x: string, farCoefficient: number): number {
+  const a = Math.abs(c.expr.coeff(x));
+  return Math.max(0, floorDiv(a * farCoefficient - a - farCoefficient, farCoefficient) + 1);
 }
 
 /**
