@@ -31,7 +31,7 @@ import { partDtype, withAxisSize, type AxisLayout, type Direction } from './layo
 import { bluesteinSize, smoothFactors } from './radices.ts';
 import { hookTables, stageKernel, type StageHooks } from './stage-kernel.ts';
 import { planAxis } from './stages.ts';
-import { bluesteinFilter, chirp, stageTable, stageTwiddles } from './twiddles.ts';
+import { bluesteinFilter, chirp, stageTable, tableOfStage } from './twiddles.ts';
 import { globalArg, makeKernel, type LoopKernel } from '@loom/core';
 
 type Params<D extends DType> = readonly [
@@ -153,7 +153,7 @@ class Chain {
         scaleOut: last ? direction.scaleOut : 0,
       };
       const own: StageHooks = { load: k === 0 ? hooks.load : undefined, store: last ? hooks.store : undefined };
-      const table = stageTwiddles(stage.radix, stage.ns, stage.passes.length);
+      const table = tableOfStage(stage);
       const bindings: Record<string, PlanValue> = { src: from, dst: to };
       if (table.size) bindings.tw = plan.persistentArray(stageTable(table, dtype), [table.size], dtype);
       for (const t of hookTables(own)) bindings[t.name] = tables[t.name];

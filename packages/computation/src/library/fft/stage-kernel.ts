@@ -1,18 +1,22 @@
 /**
  * A stage kernel (stages.ts): one Stockham pass of radix R over global memory, its R-point
  * DFTs computed by a work-group in local memory. Each work-group takes U units (sub-transforms
- * of one batch element) and runs three phases, with barriers between:
+ * of one batch element); the work-items are the butterflies of the first pass:
  *
- *   copy in     element r of unit u, at j + r N/R along the axis, times the pre-twiddle
- *               exp(-2 pi i (j mod ns) r / (ns R)), into buf0[r U + u]; the work-item index runs
- *               over u first where units are neighbours in memory (subs, columns), over r where
- *               a unit is a contiguous row (rows)
- *   passes      the R-point DFT of every unit, Stockham passes of passRadices(R) between buf0
- *               and buf1 in turn, the units the fastest index (a warp's work-items touch
- *               consecutive elements when U is a cache line; padding spreads them otherwise)
- *   copy out    output s of unit u, from buf[s U + u] to (j div ns) ns R + (j mod ns) + s ns,
- *               in the order that makes the global stores contiguous: u first for columns and
- *               when ns is a multiple of U, else (j, s) in the order of the addresses
+ *   load        the first pass reads its inputs straight from global memory into registers:
+ *               element r of unit u, at j + r N/R along the axis, times the pre-twiddle
+ *               exp(-2 pi i (j mod ns) r / (ns R)) (read from a unit table when a group's units
+ *               lie in one block of ns: twiddles.ts)
+ *   passes      the R-point DFT of every unit, Stockham passes of passRadices(R) through local
+ *               memory, the units the fastest index (a warp's work-items touch consecutive
+ *               elements when U is a cache line; padding spreads them otherwise). A pass whose
+ *               radix divides the first's takes R0/r of its butterflies per work-item, loading
+ *               every input before storing any output, so one buffer serves every pass
+ *               (Loom's barriers order the reads before the writes); otherwise two, in turn
+ *   store       the last pass writes output s of unit u to (j div ns) ns R + (j mod ns) + s ns
+ *               straight to global memory when a warp's stores are neighbours there (rows,
+ *               columns, ns a multiple of U: stages.ts's storesDirectly); else through local
+ *               memory and a copy out in the order of the addresses
  *
  * The first stage of the whole transform conjugates what it loads and the last conjugates and
  * scales what it stores when `inverse` is set (layout.ts's Direction); a stage's hooks replace
@@ -39,8 +43,8 @@ import {
   type AxisLayout,
   type Direction,
 } from './layout.ts';
-import { paddedSize, type StagePlan } from './stages.ts';
-import { stageTwiddles } from './twiddles.ts';
+import { localBuffers, paddedSize, storesDirectly, type StagePlan } from './stages.ts';
+import { tableOfStage } from './twiddles.ts';
 
 /** One Stockham pass: radix `radix` after sub-transforms of `ns` points. */
 export interface PassShape {
@@ -48,11 +52,25 @@ export interface PassShape {
   readonly ns: number;
 }
 
+/** What a pass reads for one of its inputs: lines defining private values first, then the value. */
+export interface PassInput {
+  readonly lines: readonly string[];
+  readonly value: string;
+}
+
+/** A pass's instructions for one butterfly, in the order they must run. */
+export interface PassParts {
+  readonly loads: string[];
+  readonly compute: string[];
+  readonly stores: string[];
+}
+
 /**
  * The instructions of one pass of an n-point transform for butterfly `j` (an expression):
- * loads from `load(k)`, twiddles from `tw[0..n)` (exp(-2 pi i m / n)), stores through
- * `store(k, value)` (ids `${prefix}store${s}`). The loads wait for the instructions `after`
- * names (the previous pass's stores to local memory: several writers, so no dependency is inferred).
+ * input q from `load(k, q)`, twiddles from `tw[0..n)` (exp(-2 pi i m / n)), output s through
+ * `store(k, value, attrs)` (attrs name the id `${prefix}store${s}`). The loads wait for the
+ * instructions `after` names (the previous pass's stores to local memory: several writers, so
+ * no dependency is inferred).
  */
 export function passLines(
   n: number,
@@ -61,27 +79,28 @@ export function passLines(
   prefix: string,
   inames: string,
   j: string,
-  load: (k: string) => string,
-  store: (k: string, value: string) => string,
+  load: (k: string, q: number) => PassInput,
+  store: (k: string, value: string, attrs: string) => readonly string[],
   after?: string,
-): string[] {
+): PassParts {
   const { radix: r, ns } = pass;
   const count = n / r;
-  const lines: string[] = [];
+  const loads: string[] = [];
   const xs = Array.from({ length: r }, (_, q) => {
     const k = q === 0 ? j : `${j} + ${q * count}`;
     const name = `${prefix}x${q}`;
-    const twiddled = q === 0 || ns === 1 ? load(k) : `${load(k)} * tw[(${j} % ${ns}) * ${(q * n) / (ns * r)}]`;
-    lines.push(`<${ctype}> ${name} = ${twiddled} {inames=${inames}${after ? `, dep=${after}` : ''}}`);
+    const input = load(k, q);
+    loads.push(...input.lines);
+    const twiddled = q === 0 || ns === 1 ? input.value : `${input.value} * tw[(${j} % ${ns}) * ${(q * n) / (ns * r)}]`;
+    loads.push(`<${ctype}> ${name} = ${twiddled} {inames=${inames}${after ? `, dep=${after}` : ''}}`);
     return name;
   });
   const b = butterfly(xs, `${prefix}y`, ctype, inames);
-  lines.push(...b.lines);
   const base = ns === 1 ? `${j} * ${r}` : `(${j} // ${ns}) * ${ns * r} + ${j} % ${ns}`;
-  b.outputs.forEach((y, s) => {
-    lines.push(`${store(s === 0 ? base : `${base} + ${s * ns}`, y)} {id=${prefix}store${s}, inames=${inames}}`);
-  });
-  return lines;
+  const stores = b.outputs.flatMap((y, s) => [
+    ...store(s === 0 ? base : `${base} + ${s * ns}`, y, `id=${prefix}store${s}, inames=${inames}`),
+  ]);
+  return { loads, compute: b.lines, stores };
 }
 
 /** A constant table a hook reads: its argument's name and length. */
@@ -155,7 +174,9 @@ export function stageKernel(
   const { n, radix: R, ns, passes, units, perGroup: U, unitAxis, threads: T, padEvery: P } = stage;
   const size = paddedSize(U * R, P);
   const at = (a: string) => (P ? `${a} + (${a}) // ${P}` : a);
-  const table = stageTwiddles(R, ns, passes.length);
+  const table = tableOfStage(stage);
+  const direct = storesDirectly(units, ns, U);
+  const buffers = localBuffers(passes, direct);
   const grid = batchAxes(layout).filter((m) => m !== unitAxis);
   const unitExtent = units === 'subs' ? n / R : unitAxis < 0 ? 1 : layout.shape[unitAxis];
   const unitIndex = (u: string) => (U === 1 ? 'g' : `(g * ${U} + ${u})`);
@@ -182,72 +203,88 @@ export function stageKernel(
     if (f.guard) lines.push('end');
   };
 
-  // copy in
-  const cin = flat(U * R, T, 'ci');
-  const [uIn, rIn] = units === 'rows' ? [div(cin.index, R), mod(cin.index, R)] : [mod(cin.index, U), div(cin.index, U)];
-  phase(cin, (inames) => {
-    const attrs = `inames=${inames}`;
-    const k = subOf(uIn) === '0' ? rIn : `${subOf(uIn)} + ${rIn} * ${n / R}`;
-    const pre = (v: string) => {
-      if (!table.split) return v;
-      const a = `(${mod(subOf(uIn), ns)}) * ${rIn}`;
-      if (table.split === table.denominator) return `${v} * tw[${table.lo} + ${a}]`;
-      return `${v} * tw[${table.lo} + ${a} % ${table.split}] * tw[${table.hi} + ${a} // ${table.split}]`;
-    };
+  // element r of unit u from global memory, times its pre-twiddle exp(-2 pi i (j mod ns) r / (ns R))
+  const pretwiddle = (v: string, u: string, r: string): string => {
+    if (!table.split) return v;
+    // with a unit table, the group's first sub-transform's factor (shared by its work-items) times u's
+    const j = table.units ? `g * ${U}` : subOf(u);
+    const a = `(${mod(j, ns)}) * ${r}`;
+    const unit = table.units ? ` * tw[${table.unit} + ${r} * ${U} + ${u}]` : '';
+    if (table.split === table.denominator) return `${v} * tw[${table.lo} + ${a}]${unit}`;
+    return `${v} * tw[${table.lo} + ${a} % ${table.split}] * tw[${table.hi} + ${a} // ${table.split}]${unit}`;
+  };
+  const globalInput = (name: string, u: string, r: string, attrs: string): PassInput => {
+    const k = subOf(u) === '0' ? r : `${subOf(u)} + (${r}) * ${n / R}`;
     const value = hooks.load
-      ? hooks.load.lines('cinx', k, axisInames(uIn), attrs)
-      : [`<${dtype}> cinx = ${loaded(element('src', layout, k, axisInames(uIn)), direction)} {id=cinx, ${attrs}}`];
-    return [...value, `buf0[${at(`${rIn} * ${U} + ${uIn}`)}] = ${pre('cinx')} {id=cin, dep=cinx*, ${attrs}}`];
-  });
+      ? hooks.load.lines(name, k, axisInames(u), attrs)
+      : [`<${dtype}> ${name} = ${loaded(element('src', layout, k, axisInames(u)), direction)} {id=${name}, ${attrs}}`];
+    return { lines: value, value: pretwiddle(name, u, `(${r})`) };
+  };
+  // output s of unit u to global memory, at (j div ns) ns R + (j mod ns) + s ns along the axis
+  const globalOutput = (u: string, s: string, value: string, attrs: string): string[] => {
+    const j = subOf(u);
+    const base = j === '0' ? '' : ns === 1 ? `${j} * ${R} + ` : `(${j} // ${ns}) * ${ns * R} + ${j} % ${ns} + `;
+    const k = `${base}${s === '0' ? '0' : ns === 1 ? s : `(${s}) * ${ns}`}`;
+    return hooks.store
+      ? hooks.store.lines(k, value, axisInames(u), attrs)
+      : [`${element('dst', layout, k, axisInames(u))} = ${stored(value, direction)} {${attrs}}`];
+  };
 
-  // the passes in local memory
+  // the passes: the first loads from global memory, the last stores to it when that is direct. A
+  // pass of a radix dividing the first's takes R0/r butterflies a work-item (`ways`), all loaded
+  // before any is stored (so that it may read and write one buffer); another takes a loop over them
   let inner = 1;
   passes.forEach((r, p) => {
-    const f = flat((U * R) / r, T, `t${p}`);
-    const [u, b] = [mod(f.index, U), div(f.index, U)];
-    const [from, to] = [`buf${p % 2}`, `buf${(p + 1) % 2}`];
-    const after = p === 0 ? 'cin' : `p${p - 1}store*`;
-    phase(f, (inames) =>
-      passLines(
-        R,
-        { radix: r, ns: inner },
-        dtype,
-        `p${p}`,
-        inames,
-        b,
-        (k) => `${from}[${at(`(${k}) * ${U} + ${u}`)}]`,
-        (k, v) => `${to}[${at(`(${k}) * ${U} + ${u}`)}] = ${v}`,
-        after,
-      ),
-    );
+    const ways = passes[0] % r === 0 ? passes[0] / r : 1;
+    const f = flat((U * R) / r / ways, T, `t${p}`);
+    const [from, to] = buffers === 1 ? ['buf0', 'buf0'] : [`buf${(p + 1) % 2}`, `buf${p % 2}`];
+    const last = p === passes.length - 1;
+    phase(f, (inames) => {
+      const parts = Array.from({ length: ways }, (_, w) => {
+        // butterfly f.index + w T of the pass; T is a multiple of U, so its unit is f.index's
+        const u = mod(f.index, U);
+        const b = w === 0 ? div(f.index, U) : `(${div(f.index, U)} + ${(w * T) / U})`;
+        return passLines(
+          R,
+          { radix: r, ns: inner },
+          dtype,
+          `p${p}w${w}`,
+          inames,
+          b,
+          (k, q) =>
+            p === 0
+              ? globalInput(`p0w${w}in${q}`, u, k, `inames=${inames}`)
+              : { lines: [], value: `${from}[${at(`(${k}) * ${U} + ${u}`)}]` },
+          (k, v, attrs) =>
+            last && direct
+              ? globalOutput(`(${u})`, k, v, attrs)
+              : [`${to}[${at(`(${k}) * ${U} + ${u}`)}] = ${v} {${attrs}}`],
+          p === 0 ? undefined : `p${p - 1}w*store*`,
+        );
+      });
+      return [...parts.flatMap((x) => x.loads), ...parts.flatMap((x) => x.compute), ...parts.flatMap((x) => x.stores)];
+    });
     inner *= r;
   });
 
-  // copy out
-  const last = `buf${passes.length % 2}`;
-  const cout = flat(U * R, T, 'co');
-  const e = cout.index;
-  let uOut: string;
-  let sOut: string;
-  if (units === 'rows') [uOut, sOut] = [div(e, R), mod(e, R)];
-  else if (units === 'subs' && ns === 1) [uOut, sOut] = [div(e, R), mod(e, R)];
-  else if (units === 'subs' && ns < U && U % ns === 0)
-    [uOut, sOut] = [`${div(e, ns * R)} * ${ns} + ${mod(e, ns)}`, mod(div(e, ns), R)];
-  else [uOut, sOut] = [mod(e, U), div(e, U)];
-  phase(cout, (inames) => {
-    const attrs = `inames=${inames}`;
-    const j = subOf(`(${uOut})`);
-    const base = j === '0' ? '' : ns === 1 ? `${j} * ${R} + ` : `(${j} // ${ns}) * ${ns * R} + ${j} % ${ns} + `;
-    const k = `${base}${sOut === '0' ? '0' : ns === 1 ? sOut : `(${sOut}) * ${ns}`}`;
-    const value = `${last}[${at(`(${sOut}) * ${U} + ${uOut}`)}]`;
-    const deps = `dep=p${passes.length - 1}store*`;
-    return [
-      `<${dtype}> coutx = ${value} {${attrs}, ${deps}}`,
-      ...(hooks.store
-        ? hooks.store.lines(k, 'coutx', axisInames(`(${uOut})`), attrs)
-        : [`${element('dst', layout, k, axisInames(`(${uOut})`))} = ${stored('coutx', direction)} {${attrs}}`]),
-    ];
-  });
+  // the copy out, in the order of the global addresses, when the last pass could not store directly
+  if (!direct) {
+    const cout = flat(U * R, T, 'co');
+    const e = cout.index;
+    let uOut: string;
+    let sOut: string;
+    if (ns === 1) [uOut, sOut] = [div(e, R), mod(e, R)];
+    else if (ns < U && U % ns === 0) [uOut, sOut] = [`${div(e, ns * R)} * ${ns} + ${mod(e, ns)}`, mod(div(e, ns), R)];
+    else [uOut, sOut] = [mod(e, U), div(e, U)];
+    phase(cout, (inames) => {
+      const attrs = `inames=${inames}`;
+      const value = `buf${buffers === 1 ? 0 : (passes.length - 1) % 2}[${at(`(${sOut}) * ${U} + ${uOut}`)}]`;
+      return [
+        `<${dtype}> coutx = ${value} {${attrs}, dep=p${passes.length - 1}w*store*}`,
+        ...globalOutput(`(${uOut})`, sOut, 'coutx', attrs),
+      ];
+    });
+  }
 
   const domain = `{ [${[...outer, ...loops].join(', ')}]: ${bounds.join(' and ')} }`;
   const knl = makeKernel(
@@ -259,8 +296,9 @@ export function stageKernel(
       ...(table.size ? [globalArg('tw', { dtype, shape: [table.size] })] : []),
       ...hookTables(hooks).map((t) => globalArg(t.name, { dtype, shape: [t.size] })),
       ...(takesInverse(direction) ? [valueArg('inverse', 'int32')] : []),
-      temporaryVariable('buf0', { dtype, shape: [size], addressSpace: 'local' }),
-      temporaryVariable('buf1', { dtype, shape: [size], addressSpace: 'local' }),
+      ...Array.from({ length: buffers }, (_, k) =>
+        temporaryVariable(`buf${k}`, { dtype, shape: [size], addressSpace: 'local' }),
+      ),
     ],
     { name: `fft_stage_${R}` },
   );

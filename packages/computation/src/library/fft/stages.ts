@@ -15,7 +15,7 @@
  *   columns   an axis with contiguous axes after it: U consecutive elements of the last
  *             axis of extent above 1, neighbours for every r and every output
  *
- * Local memory holds two buffers of U R elements (the passes between them in turn), padded
+ * Local memory holds up to two buffers of U R elements (the passes between them in turn), padded
  * when a warp's work-items would otherwise touch one bank many times (stage-kernel.ts).
  */
 import { byteSize, LoomError, type DType } from '@loom/core';
@@ -54,21 +54,52 @@ const LINE_BYTES = 128;
 const GROUP_TARGET = 256;
 
 /**
- * The padding of a buffer of `units` elements per radix point: none when a warp's 32 banks of
- * 4 bytes see a cache line of neighbours (units of 128 bytes or more: every pass reads and
- * writes consecutive units), else one element per 128 bytes, which makes the stride-R
- * accesses of a pass (j R + s, R a power of two) land on consecutive banks.
+ * The padding of a buffer of `units` complex elements per radix point, of `bytes` each. Local
+ * complex arrays are stored as two arrays of parts (bytes / 2 each), so a warp meets the 32
+ * banks of 4 bytes every 128 bytes of parts. No padding when the units of one point fill that
+ * (each pass then reads and writes consecutive units) and the stage stores `direct`ly; else
+ * one element per 128 / bytes (16 for complex64), which puts the strided accesses on
+ * consecutive banks: a first pass's stores (j R + s, R 16) and a copy out's reads (a stride of U).
  */
-export function padEvery(units: number, bytes: number): number {
-  return units * bytes >= LINE_BYTES ? 0 : Math.max(1, LINE_BYTES / bytes);
+export function padEvery(units: number, bytes: number, direct = true): number {
+  return direct && units * (bytes / 2) >= LINE_BYTES ? 0 : Math.max(1, LINE_BYTES / bytes);
 }
 
 /** A buffer's elements with its padding. */
 export const paddedSize = (size: number, every: number): number => (every ? size + Math.floor(size / every) : size);
 
-/** Local memory a stage takes: two buffers of `units * radix` complex elements. */
-function stageBytes(units: number, radix: number, bytes: number): number {
-  return 2 * paddedSize(units * radix, padEvery(units, bytes)) * bytes;
+/**
+ * Whether a stage's last pass stores straight to global memory (stage-kernel.ts): when a warp's
+ * work-items, units the fastest, write neighbours there: rows and columns always, sub-transforms
+ * when a group's U units lie in one block of ns (ns a multiple of U). Otherwise (the first of
+ * several stages on a contiguous axis, whose outputs lie R apart) a copy through local memory
+ * puts the stores in the order of their addresses.
+ */
+export const storesDirectly = (units: UnitKind, ns: number, perGroup: number): boolean =>
+  units !== 'subs' || ns % perGroup === 0;
+
+/** Whether a stage's pre-twiddles take a unit table (twiddles.ts): a group's sub-transforms in one block of ns. */
+export const unitTwiddles = (stage: Pick<StagePlan, 'units' | 'ns' | 'perGroup'>): boolean =>
+  stage.units === 'subs' && stage.ns > 1 && stage.perGroup > 1 && stage.ns % stage.perGroup === 0;
+
+/**
+ * The local buffers a stage's passes go between (`passes` its radices, largest first): the
+ * first pass reads global memory into registers, so only the passes that write local memory
+ * need one (the last does not when it stores `direct`ly). One buffer does when every pass that
+ * both reads and writes local memory has a radix dividing the first's (the work-items are the
+ * first pass's butterflies, so each then takes a whole number of the pass's butterflies): each
+ * loads all its inputs into registers before any stores its outputs, and Loom puts a barrier
+ * between. Otherwise two, in turn.
+ */
+export function localBuffers(passes: readonly number[], direct: boolean): number {
+  const writers = direct ? passes.length - 1 : passes.length;
+  if (writers <= 0) return 0;
+  return passes.slice(1, writers).every((r) => passes[0] % r === 0) ? 1 : 2;
+}
+
+/** Local memory a stage takes: `buffers` buffers of `units * radix` complex elements. */
+function stageBytes(units: number, radix: number, bytes: number, buffers: number, direct: boolean): number {
+  return buffers * paddedSize(units * radix, padEvery(units, bytes, direct)) * bytes;
 }
 
 /** Whether every axis after the transformed one has one element (its points are neighbours). */
@@ -121,9 +152,15 @@ export function planAxis(dtype: DType, layout: AxisLayout, device: DeviceParamet
   const maxItems = Math.min(device.maxWorkGroupSize, device.maxWorkGroupSizes[0]);
   const dense = contiguous(layout);
   const sector = Math.max(1, Math.ceil(SECTOR_BYTES / bytes));
-  const fits = (units: number, radix: number) =>
-    stageBytes(units, radix, bytes) <= device.localMemoryBytes &&
-    (units * radix) / Math.max(...passRadices(radix)) <= maxItems;
+  // a stage of `radix` after sub-transforms of `ns`, `units` a group, one of `count` stages
+  const fits = (units: number, radix: number, ns: number, count: number) => {
+    const kind: UnitKind = !dense ? 'columns' : count === 1 ? 'rows' : 'subs';
+    const direct = storesDirectly(kind, ns, units);
+    return (
+      stageBytes(units, radix, bytes, localBuffers(passRadices(radix), direct), direct) <= device.localMemoryBytes &&
+      (units * radix) / Math.max(...passRadices(radix)) <= maxItems
+    );
+  };
   // one stage on a contiguous axis reads whole rows; otherwise a run needs a sector of units (the
   // smallest divisor of their count that makes one), if any stages fit at all
   const columns = dense
@@ -138,7 +175,8 @@ export function planAxis(dtype: DType, layout: AxisLayout, device: DeviceParamet
   const stagesFor = (need: (m: number, r: number) => number): number[] | undefined => {
     for (let m = 1; m <= Math.max(1, Math.ceil(Math.log2(n))); m++) {
       const cut = balanced(n, m);
-      if (cut.every((r) => fits(need(m, r), r))) return cut;
+      const before = (k: number) => cut.slice(0, k).reduce((a, b) => a * b, 1);
+      if (cut.every((r, k) => fits(need(m, r), r, before(k), m))) return cut;
     }
     return undefined;
   };
@@ -172,7 +210,10 @@ function stagePlan(
   const unitAxis = units === 'columns' ? lastLong(layout, after) : units === 'rows' ? lastLong(layout, before) : -1;
   const extent = units === 'subs' ? n / radix : unitAxis < 0 ? 1 : layout.shape[unitAxis];
   const butterflies = (u: number) => (u * radix) / passes[0];
-  const fits = (u: number) => stageBytes(u, radix, bytes) <= device.localMemoryBytes && butterflies(u) <= maxItems;
+  const direct = (u: number) => storesDirectly(units, ns, u);
+  const fits = (u: number) =>
+    stageBytes(u, radix, bytes, localBuffers(passes, direct(u)), direct(u)) <= device.localMemoryBytes &&
+    butterflies(u) <= maxItems;
   // rows: as many as make GROUP_TARGET work-items; subs and columns: a cache line of neighbours, or
   // more while the work-group has fewer than half GROUP_TARGET work-items
   const limit =
@@ -181,5 +222,5 @@ function stagePlan(
       : Math.max(Math.ceil(LINE_BYTES / bytes), GROUP_TARGET / 2 / butterflies(1));
   const perGroup = largestDivisor(extent, limit, fits);
   const threads = Math.min(maxItems, Math.max(1, butterflies(perGroup)));
-  return { n, radix, ns, passes, units, perGroup, unitAxis, threads, padEvery: padEvery(perGroup, bytes) };
+  return { n, radix, ns, passes, units, perGroup, unitAxis, threads, padEvery: padEvery(perGroup, bytes, direct(perGroup)) };
 }

@@ -12,6 +12,7 @@
  *                        Bluestein's algorithm
  */
 import type { DType } from '@loom/core';
+import { unitTwiddles, type StagePlan } from './stages.ts';
 
 type Parts = { re: Float64Array; im: Float64Array };
 
@@ -41,6 +42,12 @@ export const DIRECT_TWIDDLES = 4096;
  * or for D above DIRECT_TWIDDLES as two tables, w^a = hi[a div K] lo[a mod K], each entry
  * rounded once from float64, so the product's error is two roundings whatever D (a table of
  * D entries would take 128 MB for 2^24 points, read scattered).
+ *
+ * With `units` U (a work-group's U consecutive sub-transforms j0 + u lying in one block of
+ * ns), w^((j0 + u) r) = w^(j0 r) w^(u r): the second factor from a table of U R entries at
+ * `unit` (entry r U + u, so that a warp's units read neighbours), the first from the tables
+ * above at one index per r, which the group's work-items share. Without it a warp's work-items
+ * would read D's tables at 32 scattered places (a stride of r).
  */
 export interface StageTwiddles {
   readonly roots: number;
@@ -49,16 +56,27 @@ export interface StageTwiddles {
   readonly split: number;
   readonly lo: number;
   readonly hi: number;
+  /** U of the unit table (0: none) and its offset. */
+  readonly units: number;
+  readonly unit: number;
   readonly size: number;
 }
 
-export function stageTwiddles(radix: number, ns: number, passes: number): StageTwiddles {
+/** A stage's table layout: radix R after sub-transforms of ns, `passes` passes in local memory, `units` as above (0: none). */
+export function stageTwiddles(radix: number, ns: number, passes: number, units = 0): StageTwiddles {
   const roots = passes > 1 ? radix : 0;
   const denominator = ns * radix;
   const split = ns === 1 ? 0 : denominator <= DIRECT_TWIDDLES ? denominator : Math.ceil(Math.sqrt(denominator));
   const his = split && split < denominator ? Math.ceil(denominator / split) : 0;
-  return { roots, denominator, split, lo: roots, hi: roots + split, size: roots + split + his };
+  const unitCount = split ? units : 0;
+  const hi = roots + split;
+  const unit = hi + his;
+  return { roots, denominator, split, lo: roots, hi, units: unitCount, unit, size: unit + unitCount * radix };
 }
+
+/** The table layout of a stage kernel (stages.ts's plan). */
+export const tableOfStage = (stage: StagePlan): StageTwiddles =>
+  stageTwiddles(stage.radix, stage.ns, stage.passes.length, unitTwiddles(stage) ? stage.perGroup : 0);
 
 /** The table `layout` describes, interleaved in the host array of `dtype`. */
 export function stageTable(layout: StageTwiddles, dtype: DType): Float32Array | Float64Array {
@@ -69,8 +87,11 @@ export function stageTable(layout: StageTwiddles, dtype: DType): Float32Array | 
   };
   for (let m = 0; m < layout.roots; m++) put(m, m, layout.roots);
   for (let m = 0; m < layout.split; m++) put(layout.lo + m, m, layout.denominator);
-  for (let m = 0; layout.hi + m < layout.size; m++)
+  for (let m = 0; layout.hi + m < layout.unit; m++)
     put(layout.hi + m, (m * layout.split) % layout.denominator, layout.denominator);
+  const radix = layout.denominator && layout.units ? (layout.size - layout.unit) / layout.units : 0;
+  for (let r = 0; r < radix; r++)
+    for (let u = 0; u < layout.units; u++) put(layout.unit + r * layout.units + u, u * r, layout.denominator);
   return interleave({ re, im }, dtype);
 }
 
