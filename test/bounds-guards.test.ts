@@ -62,7 +62,7 @@ test('a product of two loop indices is bounded by their ranges: an FFT twiddle i
   const tw = Float32Array.from({ length: 54 }, (_, i) => i * i);
   const expected = Array.from({ length: 60 }, (_, e) => {
     const [g, l] = [Math.floor(e / 12), e % 12];
-    return (27 + (((g * 9) % 27) * Math.floor(l / 3)) % 27) ** 2;
+    return (27 + ((((g * 9) % 27) * Math.floor(l / 3)) % 27)) ** 2;
   });
   for (const device of testDevices()) {
     const { out } = await run(knl, device, { tw });

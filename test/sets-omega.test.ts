@@ -19,7 +19,12 @@ interface Row {
 const boxed = (): Constraint[] =>
   NAMES.flatMap((n) => [ge(Linear.of({ [n]: 1 }, BOX)), ge(Linear.of({ [n]: -1 }, BOX))]);
 const toConstraint = (r: Row): Constraint =>
-  ge(Linear.of(NAMES.map((n, k) => [n, r.coeffs[k]!] as const), r.constant));
+  ge(
+    Linear.of(
+      NAMES.map((n, k) => [n, r.coeffs[k]!] as const),
+      r.constant,
+    ),
+  );
 
 function bruteForce(rows: readonly Row[]): boolean {
   for (let x = -BOX; x <= BOX; x++)

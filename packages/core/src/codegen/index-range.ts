@@ -31,7 +31,8 @@ export function intervalOf(e: Expr, rangeOf: (name: string) => Interval | undefi
           const c = x.right.value;
           if (x.op === '//') return { low: Math.floor(left.low / c), high: Math.floor(left.high / c) };
           // one period or less, not wrapping: the remainder keeps the order
-          if (Math.floor(left.low / c) === Math.floor(left.high / c)) return { low: mod(left.low, c), high: mod(left.high, c) };
+          if (Math.floor(left.low / c) === Math.floor(left.high / c))
+            return { low: mod(left.low, c), high: mod(left.high, c) };
           return { low: 0, high: c - 1 };
         }
         const right = walk(x.right);

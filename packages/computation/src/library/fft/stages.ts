@@ -222,5 +222,15 @@ function stagePlan(
       : Math.max(Math.ceil(LINE_BYTES / bytes), GROUP_TARGET / 2 / butterflies(1));
   const perGroup = largestDivisor(extent, limit, fits);
   const threads = Math.min(maxItems, Math.max(1, butterflies(perGroup)));
-  return { n, radix, ns, passes, units, perGroup, unitAxis, threads, padEvery: padEvery(perGroup, bytes, direct(perGroup)) };
+  return {
+    n,
+    radix,
+    ns,
+    passes,
+    units,
+    perGroup,
+    unitAxis,
+    threads,
+    padEvery: padEvery(perGroup, bytes, direct(perGroup)),
+  };
 }
