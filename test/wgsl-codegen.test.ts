@@ -79,6 +79,18 @@ test('transpose and double: argument order, row-major indices, loop nests', () =
   assert.ok(code.includes('@group(0) @binding(1) var<storage, read> a: array<f32>;'));
 });
 
+test("a non-negative index's // and % are WGSL's own / and %; anything that may be negative keeps the floor helpers", () => {
+  const knl = makeKernel(
+    '{ [i, j]: 0<=i<n and -3<=j<3 }',
+    'out[i, j + 3] = (i // 4) * 10 + i % 4 + (2*i + 1) // 3 + j // 2 + j % 2 + (i - 5) // 2',
+    [globalArg('out', { shape: ['n', 6], dtype: 'int32' }), '...'],
+  );
+  const code = wgsl(knl);
+  assert.match(code, 'i / 4i * 10i + i % 4i + (2i * i + 1i) / 3i');
+  // j starts at -3, and i - 5 may be negative: floor division and Python's remainder
+  assert.match(code, 'floor_div_i32(j, 2i) + mod_i32(j, 2i) + floor_div_i32(i - 5i, 2i)');
+});
+
 test('every operand is converted explicitly and every literal is typed', () => {
   const tri = prioritizeLoops(
     makeKernel('{ [i,j]: 0<=j<=i<n }', 'out[i,j] = a[i] + j', [

@@ -30,8 +30,9 @@ import {
   type VectorLoop,
   vectorIndex,
   structElementIndex,
+  isIndexExpression,
+  isNonNegative,
 } from '@loom/core';
-import { isIndexExpression } from './index-names.ts';
 import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
 import type { CAddressSpace, CDialect } from './dialect.ts';
 import { printSubgroupCall } from './subgroups.ts';
@@ -84,7 +85,7 @@ export class CExpressionPrinter {
   private readonly floatOps = new Set<string>();
   /**
    * Names whose integer arithmetic is index arithmetic: loop counters, value arguments
-   * (sizes) and temporaries computed from them alone (`index-names.ts`), set per kernel. Their sums and products stay in range (the device limits check
+   * (sizes) and temporaries computed from them alone (core's `indexNames`), set per kernel. Their sums and products stay in range (the device limits check
    * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
    * product and negation is computed in the unsigned type, where C defines the wrapping
    * Loom means: signed overflow is undefined in C, and clang uses that to fold
@@ -387,15 +388,11 @@ export class CExpressionPrinter {
    * not overflow (`isIndexExpression`): data arithmetic wraps and may turn negative.
    */
   private isNonNegative(e: Expr): boolean {
-    if (e.kind === 'int') return e.value >= 0;
-    if (e.kind === 'var' && this.nonNegativeNames.has(e.name)) return true;
-    if (e.kind === 'call' && isHardwareId(e)) return true;
-    if (e.kind === 'binary' && ['+', '*', '//', '%'].includes(e.op)) {
-      const wraps = (e.op === '+' || e.op === '*') && !this.isIndexArithmetic(e);
-      if (!wraps && this.isNonNegative(e.left) && this.isNonNegative(e.right)) return true;
-    }
-    const t = this.typeOfExpr(e);
-    return t.startsWith('uint') || t === 'bool';
+    const facts = { index: this.indexNames, nonNegative: this.nonNegativeNames };
+    return isNonNegative(e, facts, (x) => {
+      const t = this.typeOfExpr(x);
+      return t.startsWith('uint') || t === 'bool';
+    });
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {

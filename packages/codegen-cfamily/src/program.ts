@@ -19,10 +19,11 @@ import {
   type KernelFunction,
   type KernelParam,
   type ProgramAst,
+  indexNames,
+  nonNegativeNames,
 } from '@loom/core';
 import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
-import { indexNames, nonNegativeNames } from './index-names.ts';
 import { printStmt } from './statements.ts';
 import { structDeclarations } from './structs.ts';
 

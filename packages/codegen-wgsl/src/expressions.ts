@@ -34,6 +34,8 @@ import {
   type FunctionSignature,
   type VectorLoop,
   type MathFunctionName,
+  isNonNegative,
+  type IndexFacts,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
 import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar } from './types.ts';
@@ -102,6 +104,13 @@ export interface ExpressionContext {
    * (the profile's chains of multiply-adds ran at half the rate OpenCL's did).
    */
   readonly fusedMultiplyAdd?: boolean;
+  /**
+   * The kernel's index arithmetic and non-negative loop counters (core's `indexFacts`): `i // 4`
+   * and `i % 4` of a non-negative `i` print as WGSL's own `/` and `%` (which truncate, as floor
+   * does there), not as the floor-division helpers, which cost a division, a remainder and a
+   * select each time an index is computed.
+   */
+  readonly indexFacts?: IndexFacts;
   /** A user function's WGSL name for arguments of these dtypes, and the signature it is called with (its preamble registered). */
   userFunction(
     name: string,
@@ -358,6 +367,22 @@ export class ExpressionPrinter {
     return computeType(t);
   }
 
+  /**
+   * Whether the integer `//` or `%` `e` means what WGSL's truncating operator computes: a
+   * non-negative index (a loop counter from 0, a hardware id, index arithmetic of those) by a
+   * positive literal (two literals keep the helper, as constant folding expects).
+   */
+  private truncates(e: Extract<Expr, { kind: 'binary' }>): boolean {
+    const facts = this.context.indexFacts;
+    return (
+      facts !== undefined &&
+      e.right.kind === 'int' &&
+      e.right.value > 0 &&
+      e.left.kind !== 'int' &&
+      isNonNegative(e.left, facts)
+    );
+  }
+
   private binary(e: Extract<Expr, { kind: 'binary' }>): Printed {
     const t = arithmeticType(this.checked(e));
     // floats of literals only would be computed by the WGSL compiler, which refuses a result
@@ -381,10 +406,10 @@ export class ExpressionPrinter {
       case '//':
         if (isFloatScalar(t)) return call('floor', [infix(l, '/', r, Prec.Multiplicative, t).text], t);
         if (t === 'u32') return nonZeroLiteral(e.right) ? infix(l, '/', r, Prec.Multiplicative, t) : helper('div');
-        return helper('floor_div');
+        return this.truncates(e) ? infix(l, '/', r, Prec.Multiplicative, t) : helper('floor_div');
       case '%':
         if (isFloatScalar(t)) return helper('remainder');
-        return t === 'u32' ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
+        return t === 'u32' || this.truncates(e) ? infix(l, '%', r, Prec.Multiplicative, t) : helper('mod');
       case '**':
         return helper('pow');
       case '&':

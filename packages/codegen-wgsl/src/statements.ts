@@ -37,6 +37,7 @@ import {
   vectorIndex,
   type VectorLoop,
   structLayout,
+  indexFacts,
 } from '@loom/core';
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
@@ -138,6 +139,7 @@ class KernelPrinter {
       subgroupId: (fn) => SUBGROUP_IDS[fn],
       helper: (kind, t) => context.helper(kind, t),
       fusedMultiplyAdd: context.fusedMultiplyAdd,
+      indexFacts: indexFacts(kernel),
       userFunction: (name, argTypes) => context.userFunction(name, argTypes),
     };
     this.exprs = new ExpressionPrinter(expressions);

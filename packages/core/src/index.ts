@@ -441,6 +441,14 @@ export {
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export {
+  indexFacts,
+  indexNames,
+  isIndexExpression,
+  isNonNegative,
+  nonNegativeNames,
+  type IndexFacts,
+} from './codegen/index-names.ts';
+export {
   exprType,
   exprTypes,
   resultTypes,

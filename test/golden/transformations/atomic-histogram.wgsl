@@ -6,13 +6,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<uniform> params: Params;
 
-// Python's a % b: the remainder has the sign of b (WGSL's % takes a's)
-fn mod_i32(a: i32, b: i32) -> i32 {
-  if (b == 0i) { return 0i; }
-  let r = a % b;
-  return select(r, r + b, r != 0i && ((r < 0i) != (b < 0i)));
-}
-
 @compute @workgroup_size(64)
 fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_invocation_id) local_invocation_id: vec3<u32>) {
   let n = params.n;
@@ -21,10 +14,10 @@ fn loopy_kernel(@builtin(workgroup_id) workgroup_id: vec3<u32>, @builtin(local_i
   if (64i * group_id.x <= n - local_id.x - 1i) {
     // out[(64*gid(0) + lid(0)) % 20] = out[(64*gid(0) + lid(0)) % 20] + 2*a[64*gid(0) + lid(0)], atomically
     {
-      var old_bits = atomicLoad(&out[mod_i32(64i * group_id.x + local_id.x, 20i)]);
+      var old_bits = atomicLoad(&out[(64i * group_id.x + local_id.x) % 20i]);
       loop {
         let old_value = bitcast<f32>(old_bits);
-        let swap = atomicCompareExchangeWeak(&out[mod_i32(64i * group_id.x + local_id.x, 20i)], old_bits, bitcast<u32>(old_value + 2.0 * a[64i * group_id.x + local_id.x]));
+        let swap = atomicCompareExchangeWeak(&out[(64i * group_id.x + local_id.x) % 20i], old_bits, bitcast<u32>(old_value + 2.0 * a[64i * group_id.x + local_id.x]));
         if (swap.exchanged) { break; }
         old_bits = swap.old_value;
       }

@@ -1,14 +1,19 @@
 /**
- * Which names hold index arithmetic, whose signed sums and products the OpenCL printer may
- * leave as plain C (see `ClExpressionPrinter.indexNames`): value arguments (sizes), loop
- * counters, and private temporaries computed from those alone — the multi-index that
- * `pointwise()` kernels recover from a flat work-item id (`q = i // n`, `r = i - n*q`).
+ * Which names hold index arithmetic, whose signed sums and products a printer may leave as
+ * the target's plain operators: value arguments (sizes), loop counters, and private
+ * temporaries computed from those alone — the multi-index that `pointwise()` kernels recover
+ * from a flat work-item id (`q = i // n`, `r = i - n*q`).
  *
  * Their values stay within the 32-bit index range the device limits check, so C's signed
- * overflow cannot happen. A temporary that feeds on itself (`acc = acc + i`, a sum over
- * inames) or on anything read from memory is data, and wraps in the unsigned type.
+ * overflow cannot happen (nor WGSL's wrapping). A temporary that feeds on itself (`acc = acc + i`,
+ * a sum over inames) or on anything read from memory is data, and wraps in the unsigned type.
+ * With these facts every target prints `i // 4` and `i % 4` of a non-negative `i` as its own
+ * truncating operators, as loopy does, instead of a floor-division helper.
  */
-import { isHardwareId, statementsOfKind, type Expr, type KernelFunction } from '@loom/core';
+import type { Expr } from '../expr/nodes.ts';
+import { isHardwareId } from '../kernel/type-inference.ts';
+import type { KernelFunction } from './ast.ts';
+import { statementsOfKind } from './stmt-visit.ts';
 
 export function indexNames(k: {
   readonly params: readonly { readonly name: string; readonly kind: string }[];
@@ -80,4 +85,34 @@ export function nonNegativeNames(k: Pick<KernelFunction, 'body'>): Set<string> {
   const startsAtZeroOrMore = (iname: string) =>
     loops.filter((l) => l.iname === iname).every((l) => l.lower.kind === 'int' && l.lower.value >= 0);
   return new Set(loops.map((l) => l.iname).filter(startsAtZeroOrMore));
+}
+
+/** What a kernel's printer knows about its integer names (`indexFacts`). */
+export interface IndexFacts {
+  /** Names of index arithmetic (`indexNames`): their sums and products do not overflow. */
+  readonly index: ReadonlySet<string>;
+  /** Loop counters that never go below zero (`nonNegativeNames`). */
+  readonly nonNegative: ReadonlySet<string>;
+}
+
+/** The index facts of a kernel function. */
+export function indexFacts(k: Pick<KernelFunction, 'params' | 'body'>): IndexFacts {
+  return { index: indexNames(k), nonNegative: nonNegativeNames(k) };
+}
+
+/**
+ * Whether `e` is never negative by what it is made of: a literal, a loop counter from 0, a
+ * hardware id, and sums, products, quotients and remainders of those (loopy's `i*(i+1) // 2`).
+ * A sum or product counts only as index arithmetic, which does not overflow: data arithmetic
+ * wraps and may turn negative. `unsigned` says whether a node's type alone makes it so.
+ */
+export function isNonNegative(e: Expr, facts: IndexFacts, unsigned: (e: Expr) => boolean = () => false): boolean {
+  if (e.kind === 'int') return e.value >= 0;
+  if (e.kind === 'var' && facts.nonNegative.has(e.name)) return true;
+  if (e.kind === 'call' && isHardwareId(e)) return true;
+  if (e.kind === 'binary' && ['+', '*', '//', '%'].includes(e.op)) {
+    const wraps = (e.op === '+' || e.op === '*') && !isIndexExpression(e, facts.index);
+    if (!wraps && isNonNegative(e.left, facts, unsigned) && isNonNegative(e.right, facts, unsigned)) return true;
+  }
+  return unsigned(e);
 }
