@@ -15,6 +15,15 @@ import { isHardwareId } from '../kernel/type-inference.ts';
 import type { KernelFunction } from './ast.ts';
 import { statementsOfKind } from './stmt-visit.ts';
 
+/**
+ * The names of a kernel function that hold index arithmetic (see above): its value arguments,
+ * its loop counters, and the private temporaries computed from those alone, found as a least
+ * fixpoint over the assignments.
+ *
+ * ```ts
+ * const names = indexNames(kernelFunction); // Set { 'n', 'i', 'q', ... }
+ * ```
+ */
 export function indexNames(k: {
   readonly params: readonly { readonly name: string; readonly kind: string }[];
   readonly body: KernelFunction['body'];
