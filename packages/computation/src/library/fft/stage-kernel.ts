@@ -91,7 +91,13 @@ export function passLines(
     const name = `${prefix}x${q}`;
     const input = load(k, q);
     loads.push(...input.lines);
-    const twiddled = q === 0 || ns === 1 ? input.value : `${input.value} * tw[(${j} % ${ns}) * ${(q * n) / (ns * r)}]`;
+    // the twiddle into a private of its own: each of its parts is read once, whatever the
+    // shader compiler makes of the two real products that use it
+    let twiddled = input.value;
+    if (q !== 0 && ns !== 1) {
+      loads.push(`<${ctype}> ${prefix}t${q} = tw[(${j} % ${ns}) * ${(q * n) / (ns * r)}] {inames=${inames}}`);
+      twiddled = `${input.value} * ${prefix}t${q}`;
+    }
     loads.push(`<${ctype}> ${name} = ${twiddled} {inames=${inames}${after ? `, dep=${after}` : ''}}`);
     return name;
   });
@@ -203,23 +209,35 @@ export function stageKernel(
     if (f.guard) lines.push('end');
   };
 
-  // element r of unit u from global memory, times its pre-twiddle exp(-2 pi i (j mod ns) r / (ns R))
-  const pretwiddle = (v: string, u: string, r: string): string => {
-    if (!table.split) return v;
+  // element r of unit u's pre-twiddle exp(-2 pi i (j mod ns) r / (ns R)), undefined in the first stage
+  const pretwiddle = (u: string, r: string): string | undefined => {
+    if (!table.split) return undefined;
     // with a unit table, the group's first sub-transform's factor (shared by its work-items) times u's
     const j = table.units ? `g * ${U}` : subOf(u);
     const a = `(${mod(j, ns)}) * ${r}`;
     const unit = table.units ? ` * tw[${table.unit} + ${r} * ${U} + ${u}]` : '';
-    if (table.split === table.denominator) return `${v} * tw[${table.lo} + ${a}]${unit}`;
-    return `${v} * tw[${table.lo} + ${a} % ${table.split}] * tw[${table.hi} + ${a} // ${table.split}]${unit}`;
+    if (table.split === table.denominator) return `tw[${table.lo} + ${a}]${unit}`;
+    return `tw[${table.lo} + ${a} % ${table.split}] * tw[${table.hi} + ${a} // ${table.split}]${unit}`;
   };
+  // element r of unit u from global memory, times its pre-twiddle (computed into a private of its own,
+  // so that each table entry's parts are read once)
   const globalInput = (name: string, u: string, r: string, attrs: string): PassInput => {
     const k = subOf(u) === '0' ? r : `${subOf(u)} + (${r}) * ${n / R}`;
-    const value = hooks.load
+    const lines = hooks.load
       ? hooks.load.lines(name, k, axisInames(u), attrs)
       : [`<${dtype}> ${name} = ${loaded(element('src', layout, k, axisInames(u)), direction)} {id=${name}, ${attrs}}`];
-    return { lines: value, value: pretwiddle(name, u, `(${r})`) };
+    const factor = pretwiddle(u, `(${r})`);
+    if (!factor) return { lines, value: name };
+    return {
+      lines: [...lines, `<${dtype}> ${name}w = ${factor} {id=${name}w, ${attrs}}`],
+      value: `${name} * ${name}w`,
+    };
   };
+  // a later pass's input from local memory into a private first: both parts read once each
+  const localInput = (name: string, value: string, inames: string, after: string): PassInput => ({
+    lines: [`<${dtype}> ${name} = ${value} {id=${name}, inames=${inames}, dep=${after}}`],
+    value: name,
+  });
   // output s of unit u to global memory, at (j div ns) ns R + (j mod ns) + s ns along the axis
   const globalOutput = (u: string, s: string, value: string, attrs: string): string[] => {
     const j = subOf(u);
@@ -254,7 +272,7 @@ export function stageKernel(
           (k, q) =>
             p === 0
               ? globalInput(`p0w${w}in${q}`, u, k, `inames=${inames}`)
-              : { lines: [], value: `${from}[${at(`(${k}) * ${U} + ${u}`)}]` },
+              : localInput(`p${p}w${w}in${q}`, `${from}[${at(`(${k}) * ${U} + ${u}`)}]`, inames, `p${p - 1}w*store*`),
           (k, v, attrs) =>
             last && direct
               ? globalOutput(`(${u})`, k, v, attrs)
