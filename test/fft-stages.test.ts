@@ -139,6 +139,7 @@ test('fft stages: kernels per case of issue 29 on the H200 (48 KB, 1024 work-ite
   // one stage reads a whole row per unit; several read sub-transforms of a cache line's neighbours
   const [row] = planAxis('complex64', { shape: [2 ** 14, 2 ** 10], axis: 1 }, H200);
   assert.equal([row.units, row.radix], ['rows', 1024]);
+  assert.is(row.threads, 128, '2^10 rows: 128 work-items a group (two rows of 64 butterflies)');
   for (const stage of planAxis('complex64', { shape: [2 ** 24], axis: 0 }, H200)) {
     assert.equal(stage.radix, 256);
     assert.ok(stage.perGroup * 8 >= 32, `2^24: runs of ${stage.perGroup * 8} bytes`);
