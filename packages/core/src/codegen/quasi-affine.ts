@@ -21,6 +21,8 @@ export interface FloorVariable {
 /** A term the sets cannot read (a product of two loop indices) as a new variable in its range. */
 export interface BoundedTerm extends Interval {
   readonly name: string;
+  /** The term it stands for. */
+  readonly expr: Expr;
 }
 
 /**
@@ -41,7 +43,7 @@ export function quasiAffine(
     const range = rangeOf && intervalOf(x, rangeOf);
     if (!range) return undefined;
     const name = `${prefix}p${products.length}`;
-    products.push({ name, ...range });
+    products.push({ name, expr: x, ...range });
     return Linear.variable(name);
   };
   const walk = (x: Expr): Linear | undefined => {
