@@ -42,7 +42,8 @@ import {
   type CompareOp,
 } from '../packages/core/src/expr/index.ts';
 import { ClExpressionPrinter } from '../packages/codegen-opencl/src/expressions.ts';
-import { ExpressionPrinter as WgslPrinter, primary } from '../packages/codegen-wgsl/src/expressions.ts';
+import { ExpressionPrinter as WgslPrinter } from '../packages/codegen-wgsl/src/expressions.ts';
+import { primary } from '../packages/codegen-wgsl/src/printed.ts';
 import { helperName } from '../packages/codegen-wgsl/src/helpers.ts';
 import { computeType } from '../packages/codegen-wgsl/src/types.ts';
 import { ExpressionPrinter as JsPrinter } from '../packages/codegen-js/src/expressions.ts';

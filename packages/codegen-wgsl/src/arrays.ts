@@ -5,7 +5,7 @@
  */
 import { InternalError, type DType } from '@loom/core';
 import type { ArrayPlacement, ModuleLayout } from './bindings.ts';
-import { call, primary, type Printed } from './expressions.ts';
+import { call, primary, type Printed } from './printed.ts';
 import type { NameTable } from './names.ts';
 import { computeType } from './types.ts';
 

@@ -8,7 +8,8 @@
  * integer `**` and some C functions are small helper functions (`helpers.ts`).
  *
  * WGSL's grammar is stricter than C's about mixing operators: `a && b || c`, `a < b == c`
- * and `a & b + c` need parentheses, so the precedence levels below follow its grammar.
+ * and `a & b + c` need parentheses, so the precedence levels follow its grammar (printed.ts).
+ * Integers narrower than 32 bits are held in i32 and wrapped (narrow-integers.ts).
  */
 import {
   combineTypes,
@@ -38,32 +39,9 @@ import {
   type IndexFacts,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
-import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, zero, type WgslScalar } from './types.ts';
-
-/** Binding strength, loosest first, after WGSL's grammar. */
-export const Prec = {
-  /** `a && b && c` or `a || b || c`: never mixed without parentheses. */
-  Logical: 1,
-  /** `a < b`: one comparison, never chained. */
-  Relational: 2,
-  /** `a & b`, `a << b`: operands must be unary expressions. */
-  Bitwise: 3,
-  Additive: 4,
-  Multiplicative: 5,
-  Unary: 6,
-  /** Literals, names, calls, `a[i]`, `v.x`. */
-  Primary: 7,
-} as const;
-
-export interface Printed {
-  readonly text: string;
-  readonly prec: number;
-  readonly type: WgslScalar;
-  /** For a `&&` or `||` chain: which one (they may not be mixed without parentheses). */
-  readonly logical?: '&&' | '||';
-  /** A vector of `type`s (in a vector statement): its lanes. */
-  readonly lanes?: number;
-}
+import { fitsIn, NARROW, RANGES, wrapLiteral, wrapNarrow } from './narrow-integers.ts';
+import { call, convert, infix, operand, Prec, primary, relation, splat, type Printed } from './printed.ts';
+import { arithmeticType, computeType, isFloatScalar, isNonFiniteIn, literal, type WgslScalar } from './types.ts';
 
 /**
  * What a vector statement contains that the printer spells only lane by lane (a NaN test
@@ -671,91 +649,6 @@ function castDType(e: Extract<Expr, { kind: 'cast' }>): DType {
   if (isFloat(t) || ['bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'].includes(t))
     return t;
   throw new LoomError(`cannot convert to the unknown dtype '${e.dtype}': ${printExpr(e)}`);
-}
-
-/** `p` converted to WGSL type `to` (a bool becomes 0/1; a number becomes a bool when non-zero). */
-export function convert(p: Printed, to: WgslScalar): Printed {
-  if (p.type === to) return p;
-  if (to === 'bool') return relation(p, '!=', primary(zero(p.type), p.type));
-  return call(to, [p.text], to);
-}
-
-/** Literal `e` as the value a variable of `dtype` would hold (wrapped into a narrow type's range). */
-function wrapLiteral(e: Extract<Expr, { kind: 'int' | 'float' | 'bool' }>, dtype: DType): Expr {
-  if (e.kind === 'bool' || isFloat(dtype)) return e;
-  const bits = { int8: 8, int16: 16, uint8: 8, uint16: 16 }[dtype as string];
-  if (bits === undefined) return e;
-  const whole = Number.isFinite(e.value) ? Math.trunc(e.value) : 0;
-  const wrapped = dtype.startsWith('u') ? BigInt.asUintN(bits, BigInt(whole)) : BigInt.asIntN(bits, BigInt(whole));
-  return E.int(Number(wrapped));
-}
-
-const RANGES: Partial<Record<DType, readonly [number, number]>> = {
-  bool: [0, 1],
-  int8: [-128, 127],
-  int16: [-32768, 32767],
-  int32: [-(2 ** 31), 2 ** 31 - 1],
-  uint8: [0, 255],
-  uint16: [0, 65535],
-  uint32: [0, 2 ** 32 - 1],
-};
-
-const NARROW: ReadonlySet<DType> = new Set(['int8', 'int16', 'uint8', 'uint16']);
-
-function fitsIn(from: DType, to: DType): boolean {
-  if (from === to) return true;
-  const a = RANGES[from];
-  const b = RANGES[to];
-  return a !== undefined && b !== undefined && a[0] >= b[0] && a[1] <= b[1];
-}
-
-/** An i32 wrapped into a narrow integer dtype's range, as C's conversion to that type wraps it. */
-function wrapNarrow(p: Printed, dtype: DType): Printed {
-  switch (dtype) {
-    case 'int8':
-      return call('extractBits', [p.text, '0u', '8u'], 'i32'); // sign-extends bits 0..7
-    case 'int16':
-      return call('extractBits', [p.text, '0u', '16u'], 'i32');
-    case 'uint8':
-      return { text: `${operand(p, Prec.Unary)} & 255i`, prec: Prec.Bitwise, type: 'i32' };
-    case 'uint16':
-      return { text: `${operand(p, Prec.Unary)} & 65535i`, prec: Prec.Bitwise, type: 'i32' };
-    default:
-      return p;
-  }
-}
-
-export function primary(text: string, type: WgslScalar): Printed {
-  return { text, prec: Prec.Primary, type };
-}
-
-export function call(fn: string, args: readonly string[], type: WgslScalar): Printed {
-  return primary(`${fn}(${args.join(', ')})`, type);
-}
-
-/** `p` as an operand that needs at least precedence `min`. */
-export function operand(p: Printed, min: number): string {
-  return p.prec >= min ? p.text : `(${p.text})`;
-}
-
-/** A left-associative arithmetic operator: `a - (b - c)` keeps its parentheses (a vector with a scalar: the scalar applies to every lane). */
-function infix(l: Printed, op: string, r: Printed, prec: number, type: WgslScalar): Printed {
-  return { text: `${operand(l, prec)} ${op} ${operand(r, prec + 1)}`, prec, type, lanes: l.lanes ?? r.lanes };
-}
-
-/**
- * A comparison: both sides must be arithmetic expressions (WGSL chains no comparisons, and `a & b < c` needs parentheses).
- * A vector compared with a scalar compares every lane with it: WGSL wants both sides vectors.
- */
-export function relation(l: Printed, op: string, r: Printed): Printed {
-  const lanes = l.lanes ?? r.lanes;
-  const side = (p: Printed) => (lanes && !p.lanes ? splat(p, lanes) : operand(p, Prec.Additive));
-  return { text: `${side(l)} ${op} ${side(r)}`, prec: Prec.Relational, type: 'bool', lanes };
-}
-
-/** `p` as a vector of `lanes` (its value in every lane when it is a scalar), or as it is without `lanes`. */
-function splat(p: Printed, lanes: number | undefined): string {
-  return lanes && !p.lanes ? `vec${lanes}<${p.type}>(${p.text})` : p.text;
 }
 
 /** The float operators WGSL's constant evaluation computes and can refuse (an infinite or NaN result). */

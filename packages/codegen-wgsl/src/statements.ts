@@ -42,16 +42,8 @@ import {
 import type { ArrayAccess, AtomicOperation } from './arrays.ts';
 import { atomicLoad, atomicStore, atomicUpdate, workgroupAtomics } from './workgroup-atomics.ts';
 import { VECTOR_ELEMENTS, type ModuleLayout } from './bindings.ts';
-import {
-  axisName,
-  ExpressionPrinter,
-  LaneByLane,
-  operand,
-  Prec,
-  primary,
-  type ExpressionContext,
-  type Printed,
-} from './expressions.ts';
+import { axisName, ExpressionPrinter, LaneByLane, type ExpressionContext } from './expressions.ts';
+import { operand, Prec, primary, type Printed } from './printed.ts';
 import type { HelperKind } from './helpers.ts';
 import type { NameTable } from './names.ts';
 import { computeType, type WgslScalar } from './types.ts';

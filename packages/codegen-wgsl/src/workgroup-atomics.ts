@@ -7,7 +7,7 @@
  */
 import { LoomError, statementsOfKind, type DType, type KernelFunction } from '@loom/core';
 import type { AtomicOperation } from './arrays.ts';
-import { call, primary, type Printed } from './expressions.ts';
+import { call, primary, type Printed } from './printed.ts';
 import { computeType } from './types.ts';
 
 /** The dtypes a workgroup variable can be accessed atomically in. */
