@@ -217,6 +217,31 @@ for (const [op, dtype, predicate, sizes] of [
   });
 }
 
+test('auto-schedule: the chain found on WebGPU is measured, appended to the chain, and the kernel it makes agrees with the CPU device', async () => {
+  await page.click('#tab-kernel');
+  await page.selectOption('#preset', Object.keys(KERNELS)[0]);
+  // the kernel as written, untransformed: the search starts from it
+  await typeInto(page, 'chain', ".dtypes({ a: 'float32' })");
+  await clickAndWait(page, '#auto-schedule', 'kernel-auto', '#kernel-error');
+  const found: { script: string; measured: { script: string; seconds?: number }[] } = await page.evaluate(
+    'window.playground.autoSchedule',
+  );
+  assert.ok(found.measured.length > 0, 'candidates were measured');
+  assert.ok(
+    found.measured.some((m) => m.seconds !== undefined && m.seconds > 0),
+    JSON.stringify(found.measured),
+  );
+  if (found.script) {
+    assert.match((await page.textContent('#kernel-auto pre')) ?? '', found.script);
+    await page.click('#append-schedule');
+    assert.is(await textOf(page, 'chain'), `.dtypes({ a: 'float32' })\n${found.script}`);
+    assert.is(await page.evaluate('window.playground.autoSchedule'), undefined, 'the search belongs to the old kernel');
+  }
+  await clickAndWait(page, '#run-kernel', 'kernel-result', '#kernel-error');
+  const check: KernelCheck = await page.evaluate('window.playground.kernel');
+  assertAgree(check.comparisons);
+});
+
 test('mistakes show as LoomErrors with their caret, in the chain and in the instructions', async () => {
   await page.click('#tab-kernel');
   await page.selectOption('#preset', Object.keys(KERNELS)[0]);

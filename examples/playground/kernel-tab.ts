@@ -3,7 +3,8 @@
  * transformations, the value arguments), its view, WGSL and OpenCL C and its dependency
  * graph (graph-pane.ts) as you type, and
  * "Run": the GPU's outputs checked against the CPU device's, the time of a launch on the
- * GPU, the operation and memory counts and the roofline point (stats.ts).
+ * GPU, the operation and memory counts and the roofline point (stats.ts); "Auto-schedule":
+ * the transformations `autoSchedule` finds on the GPU, to append to the chain (auto-schedule.ts).
  *
  * Nothing stale is ever shown: any edit clears the results, timings and statistics of the
  * last run (a run still under way when the fields change is dropped when it ends), and an
@@ -12,6 +13,7 @@
 import { openclTarget } from '@loom/codegen-opencl';
 import { wgslTarget } from '@loom/codegen-wgsl';
 import { kernel } from '@loom/dsl';
+import { autoScheduleInto } from './auto-schedule.ts';
 import { applyChain, parseLiteral, type Builder } from './chain.ts';
 import { checkKernel, type Devices } from './check.ts';
 import type { CodeEditor } from './editor.ts';
@@ -47,12 +49,18 @@ export class KernelTab {
     private readonly devices: Devices,
   ) {
     element('run-kernel').addEventListener('click', () => void this.run());
+    element('auto-schedule').addEventListener('click', () => void this.autoSchedule());
   }
 
   /** The fields changed: what the last run showed no longer holds; the code is generated again. */
   changed(): void {
     this.#revision++;
     this.#clearRun();
+    // a search's chain belongs to the kernel it searched
+    window.playground.autoSchedule = undefined;
+    const auto = element('kernel-auto');
+    auto.replaceChildren();
+    delete auto.dataset.state;
     const built = attempt(() =>
       applyChain(kernel(this.fields.domain.value(), this.fields.instructions.value()), this.fields.chain.value()),
     );
@@ -105,6 +113,32 @@ export class KernelTab {
       result.dataset.state = 'error';
       result.textContent = 'The run failed (the error is above).';
     }
+  }
+
+  /** Searches transformations of the kernel as it stands; its chain can then be appended to the field. */
+  async autoSchedule(): Promise<void> {
+    const box = element('kernel-auto');
+    const revision = this.#revision;
+    if (!this.#builder) {
+      showError(element('kernel-error'), this.#error);
+      box.dataset.state = 'error';
+      box.textContent = 'Not searched: the kernel has an error (above).';
+      return;
+    }
+    const sizes = parseLiteral(this.fields.values.value()) as Record<string, number>;
+    const state = await autoScheduleInto(
+      box,
+      this.#builder,
+      sizes,
+      this.devices,
+      () => revision !== this.#revision,
+      (script) => {
+        const chain = this.fields.chain.value().trimEnd();
+        this.fields.chain.set(chain ? `${chain}\n${script}` : script);
+        this.changed();
+      },
+    );
+    if (state) window.playground.autoSchedule = state;
   }
 
   async #showStatistics(builder: Builder, values: Record<string, number>, revision: number): Promise<void> {

@@ -3,6 +3,7 @@
  * a read-only code pane that says why it is blank, and `window.playground` (what the page
  * last computed, for the end-to-end test and for the curious: open the console).
  */
+import type { AutoScheduleState } from './auto-schedule.ts';
 import type { KernelCheck, Comparison } from './check.ts';
 import type { ComputationCheck } from './computation-check.ts';
 import type { CodeEditor } from './editor.ts';
@@ -15,6 +16,8 @@ export interface PlaygroundState {
   ready: boolean;
   kernel?: KernelCheck | undefined;
   stats?: Omit<KernelStatistics, 'estimate'> | undefined;
+  /** What the kernel tab's "Auto-schedule" found. */
+  autoSchedule?: AutoScheduleState | undefined;
   /** The kernel tab's dependency graph, once drawn. */
   graph?: GraphState | undefined;
   pointwise?: readonly Comparison[] | undefined;
