@@ -30,8 +30,10 @@ import {
   type VectorLoop,
   vectorIndex,
   structElementIndex,
+  divisionTruncates,
   isIndexExpression,
   isNonNegative,
+  type IndexFacts,
 } from '@loom/core';
 import { helperDefinition, helperName, type HelperKind } from './arithmetic-helpers.ts';
 import type { CAddressSpace, CDialect } from './dialect.ts';
@@ -84,16 +86,15 @@ export class CExpressionPrinter {
   }
   private readonly floatOps = new Set<string>();
   /**
-   * Names whose integer arithmetic is index arithmetic: loop counters, value arguments
-   * (sizes) and temporaries computed from them alone (core's `indexNames`), set per kernel. Their sums and products stay in range (the device limits check
-   * the 32-bit index range), so they print as plain C. Every other signed sum, difference,
-   * product and negation is computed in the unsigned type, where C defines the wrapping
-   * Loom means: signed overflow is undefined in C, and clang uses that to fold
-   * `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7.
+   * What the kernel being printed knows of its integer names (core's `indexFacts`), set per
+   * kernel. Index arithmetic (loop counters, value arguments and temporaries computed from them
+   * alone) stays in range (the device limits check the 32-bit index range), so it prints as
+   * plain C; every other signed sum, difference, product and negation is computed in the
+   * unsigned type, where C defines the wrapping Loom means: signed overflow is undefined in C,
+   * and clang uses that to fold `2 + a <= 0` into `a <= -2` and `(b * 7) / b` into 7. Loop
+   * counters that are never negative make `i // 4` C's `/`.
    */
-  indexNames: ReadonlySet<string> = new Set();
-  /** Loop counters that are never negative (`nonNegativeNames`), set per kernel: operands of unsigned `%` and `//`. */
-  nonNegativeNames: ReadonlySet<string> = new Set();
+  indexFacts: IndexFacts = { index: new Set(), nonNegative: new Set() };
   /** The program's user functions, and the names of the kernel being printed (a function's name must not be one). */
   functions: ReadonlyMap<string, UserFunction> = new Map();
   kernelNames: ReadonlySet<string> = new Set();
@@ -371,11 +372,10 @@ export class CExpressionPrinter {
   ): Printed {
     // a signed dtype's unsigned twin; an unsigned dtype already gets the unsigned helper
     const unsigned = ({ int8: 'uint8', int16: 'uint16', int32: 'uint32', int64: 'uint64' } as const)[t as 'int8'];
-    const nonNegative = this.isNonNegative(e.left) && this.isNonNegative(e.right);
-    // a variable by a positive literal, C's own operators (which truncate, as floor does here):
-    // `i / 4`, `i % 4` (two literals keep the helper: `7 / 3` would read back as a true division)
-    if (nonNegative && e.right.kind === 'int' && e.right.value > 0 && e.left.kind !== 'int')
+    // a non-negative index by a positive literal: C's own operators (which truncate, as floor does here)
+    if (divisionTruncates(e, this.indexFacts, this.isUnsigned))
       return infix(l, kind === 'mod' ? '%' : '/', r, PRECEDENCE.multiplicative);
+    const nonNegative = this.isNonNegative(e.left) && this.isNonNegative(e.right);
     if (unsigned === undefined || !nonNegative) return call(this.helper(kind, t), [l.text, r.text]);
     const result = call(this.helper(kind, unsigned), [this.print(e.left, unsigned), this.print(e.right, unsigned)]);
     return this.converted(result, unsigned, t);
@@ -388,12 +388,14 @@ export class CExpressionPrinter {
    * not overflow (`isIndexExpression`): data arithmetic wraps and may turn negative.
    */
   private isNonNegative(e: Expr): boolean {
-    const facts = { index: this.indexNames, nonNegative: this.nonNegativeNames };
-    return isNonNegative(e, facts, (x) => {
-      const t = this.typeOfExpr(x);
-      return t.startsWith('uint') || t === 'bool';
-    });
+    return isNonNegative(e, this.indexFacts, this.isUnsigned);
   }
+
+  /** Whether the type of `e` alone makes it non-negative. */
+  private readonly isUnsigned = (e: Expr): boolean => {
+    const t = this.typeOfExpr(e);
+    return t.startsWith('uint') || t === 'bool';
+  };
 
   private binary(e: Extract<Expr, { kind: 'binary' }>, t: DType): Printed {
     if (this.halfStorage && t === 'float16') {
@@ -607,7 +609,7 @@ export class CExpressionPrinter {
 
   /**
    * Whether `e` (a sum, difference, product or negation of dtype `t`) is signed arithmetic
-   * on data, which may overflow (see `indexNames`). int8, uint8 and int16 operands are promoted
+   * on data, which may overflow (see `indexFacts`). int8, uint8 and int16 operands are promoted
    * to int by C itself, where they cannot overflow; a uint16 product can (65535 * 65535 is
    * past INT_MAX in C's int), so it is computed in uint too.
    */
@@ -617,7 +619,7 @@ export class CExpressionPrinter {
   }
 
   private isIndexArithmetic(e: Expr): boolean {
-    return isIndexExpression(e, this.indexNames);
+    return isIndexExpression(e, this.indexFacts.index);
   }
 
   /** The helper function `kind` for dtype `t`, recorded for the program (for statements that call one). */

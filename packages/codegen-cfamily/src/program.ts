@@ -19,8 +19,7 @@ import {
   type KernelFunction,
   type KernelParam,
   type ProgramAst,
-  indexNames,
-  nonNegativeNames,
+  indexFacts,
 } from '@loom/core';
 import type { CDialect, LocalArraySpelling } from './dialect.ts';
 import { CExpressionPrinter } from './expressions.ts';
@@ -134,8 +133,7 @@ function printProgram(
 /** A device function: a callee kernel's code, its parameters declared as a kernel's are. */
 function printFunction(f: DeviceFunction, printer: CExpressionPrinter): string {
   const params = printParameters(f.params, printer);
-  printer.indexNames = indexNames(f);
-  printer.nonNegativeNames = nonNegativeNames(f);
+  printer.indexFacts = indexFacts(f);
   return [
     printer.dialect.functionDeclaration(f.name, params),
     '{',
@@ -186,8 +184,7 @@ function printParameters(list: readonly FunctionParam[], printer: CExpressionPri
 function printKernel(k: KernelFunction, printer: CExpressionPrinter): { text: string; declaration: string } {
   const { dialect } = printer;
   const params = printParameters(k.params, printer);
-  printer.indexNames = indexNames(k);
-  printer.nonNegativeNames = nonNegativeNames(k);
+  printer.indexFacts = indexFacts(k);
   // local arrays sized at launch: parameters after the others (OpenCL's __local T *, set by
   // clSetKernelArg), or carved out of the launch's memory (CUDA's dynamic shared memory)
   const carved: LocalArraySpelling[] = [];

@@ -35,7 +35,7 @@ import {
   type FunctionSignature,
   type VectorLoop,
   type MathFunctionName,
-  isNonNegative,
+  divisionTruncates,
   type IndexFacts,
 } from '@loom/core';
 import type { HelperKind } from './helpers.ts';
@@ -345,20 +345,10 @@ export class ExpressionPrinter {
     return computeType(t);
   }
 
-  /**
-   * Whether the integer `//` or `%` `e` means what WGSL's truncating operator computes: a
-   * non-negative index (a loop counter from 0, a hardware id, index arithmetic of those) by a
-   * positive literal (two literals keep the helper, as constant folding expects).
-   */
+  /** Whether the integer `//` or `%` `e` is WGSL's truncating operator's (core's `divisionTruncates`). */
   private truncates(e: Extract<Expr, { kind: 'binary' }>): boolean {
     const facts = this.context.indexFacts;
-    return (
-      facts !== undefined &&
-      e.right.kind === 'int' &&
-      e.right.value > 0 &&
-      e.left.kind !== 'int' &&
-      isNonNegative(e.left, facts)
-    );
+    return facts !== undefined && divisionTruncates(e, facts);
   }
 
   private binary(e: Extract<Expr, { kind: 'binary' }>): Printed {

@@ -441,6 +441,7 @@ export {
 export { missingImplementation } from './functions/user-functions.ts';
 export { buildProgram } from './codegen/generate.ts';
 export {
+  divisionTruncates,
   indexFacts,
   indexNames,
   isIndexExpression,

@@ -105,7 +105,7 @@ export interface IndexFacts {
 }
 
 /** The index facts of a kernel function. */
-export function indexFacts(k: Pick<KernelFunction, 'params' | 'body'>): IndexFacts {
+export function indexFacts(k: Parameters<typeof indexNames>[0]): IndexFacts {
   return { index: indexNames(k), nonNegative: nonNegativeNames(k) };
 }
 
@@ -124,4 +124,17 @@ export function isNonNegative(e: Expr, facts: IndexFacts, unsigned: (e: Expr) =>
     if (!wraps && isNonNegative(e.left, facts, unsigned) && isNonNegative(e.right, facts, unsigned)) return true;
   }
   return unsigned(e);
+}
+
+/**
+ * Whether the integer `//` or `%` `e` computes what a target's truncating `/` and `%` do: a
+ * non-negative operand (not a literal: two literals keep the helper, which constant folding
+ * expects, and C would read `7 / 3` back as a true division) by a positive literal.
+ */
+export function divisionTruncates(
+  e: Extract<Expr, { kind: 'binary' }>,
+  facts: IndexFacts,
+  unsigned: (e: Expr) => boolean = () => false,
+): boolean {
+  return e.right.kind === 'int' && e.right.value > 0 && e.left.kind !== 'int' && isNonNegative(e.left, facts, unsigned);
 }

@@ -103,24 +103,24 @@ function inexactStep(cs: readonly Constraint[], split: Split): boolean {
  * divisions of an index (`c·q <= e <= c·q + c - 1`) one side can be far cheaper.
  */
 function splinters(split: Split): Constraint[] {
-  const near = cheaperSide(split);
-  return near.bounds.flatMap((c) =>
-    Array.from({ length: offsets(c, split.variable, near.farCoefficient) }, (_, i) => eq(c.expr.sub(i))),
+  const { bounds, farCoefficient } = cheaperSide(split);
+  return bounds.flatMap((c) =>
+    Array.from({ length: offsets(c, split.variable, farCoefficient) }, (_, i) => eq(c.expr.sub(i))),
   );
 }
 
-function splinterCount(split: Split): number {
-  const near = cheaperSide(split);
-  return near.bounds.reduce((n, c) => n + offsets(c, split.variable, near.farCoefficient), 0);
-}
+const splinterCount = (split: Split): number => cheaperSide(split).count;
 
-function cheaperSide(split: Split): { bounds: readonly Constraint[]; farCoefficient: number } {
-  const largest = (cs: readonly Constraint[]) => Math.max(...cs.map((c) => Math.abs(c.expr.coeff(split.variable))));
-  const count = (bounds: readonly Constraint[], m: number) =>
-    bounds.reduce((n, c) => n + offsets(c, split.variable, m), 0);
-  const low = { bounds: split.lower, farCoefficient: largest(split.upper) };
-  const high = { bounds: split.upper, farCoefficient: largest(split.lower) };
-  return count(high.bounds, high.farCoefficient) < count(low.bounds, low.farCoefficient) ? high : low;
+/** The side of `split` to splinter on (its bounds, the other side's largest coefficient) and how many equalities it takes. */
+function cheaperSide(split: Split): { bounds: readonly Constraint[]; farCoefficient: number; count: number } {
+  const x = split.variable;
+  const side = (bounds: readonly Constraint[], far: readonly Constraint[]) => {
+    const farCoefficient = Math.max(...far.map((c) => Math.abs(c.expr.coeff(x))));
+    return { bounds, farCoefficient, count: bounds.reduce((n, c) => n + offsets(c, x, farCoefficient), 0) };
+  };
+  const low = side(split.lower, split.upper);
+  const high = side(split.upper, split.lower);
+  return high.count < low.count ? high : low;
 }
 
 /** How many offsets from bound `c` of x a solution outside the dark shadow may sit at. */

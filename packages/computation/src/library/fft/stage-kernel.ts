@@ -67,10 +67,9 @@ export interface PassParts {
 
 /**
  * The instructions of one pass of an n-point transform for butterfly `j` (an expression):
- * input q from `load(k, q)`, twiddles from `tw[0..n)` (exp(-2 pi i m / n)), output s through
- * `store(k, value, attrs)` (attrs name the id `${prefix}store${s}`). The loads wait for the
- * instructions `after` names (the previous pass's stores to local memory: several writers, so
- * no dependency is inferred).
+ * input q from `load(k, q)` (whose lines wait for whatever they read), twiddles from
+ * `tw[0..n)` (exp(-2 pi i m / n)), output s through `store(k, value, attrs)` (attrs name the
+ * id `${prefix}store${s}`).
  */
 export function passLines(
   n: number,
@@ -81,7 +80,6 @@ export function passLines(
   j: string,
   load: (k: string, q: number) => PassInput,
   store: (k: string, value: string, attrs: string) => readonly string[],
-  after?: string,
 ): PassParts {
   const { radix: r, ns } = pass;
   const count = n / r;
@@ -98,14 +96,14 @@ export function passLines(
       loads.push(`<${ctype}> ${prefix}t${q} = tw[(${j} % ${ns}) * ${(q * n) / (ns * r)}] {inames=${inames}}`);
       twiddled = `${input.value} * ${prefix}t${q}`;
     }
-    loads.push(`<${ctype}> ${name} = ${twiddled} {inames=${inames}${after ? `, dep=${after}` : ''}}`);
+    loads.push(`<${ctype}> ${name} = ${twiddled} {inames=${inames}}`);
     return name;
   });
   const b = butterfly(xs, `${prefix}y`, ctype, inames);
   const base = ns === 1 ? `${j} * ${r}` : `(${j} // ${ns}) * ${ns * r} + ${j} % ${ns}`;
-  const stores = b.outputs.flatMap((y, s) => [
-    ...store(s === 0 ? base : `${base} + ${s * ns}`, y, `id=${prefix}store${s}, inames=${inames}`),
-  ]);
+  const stores = b.outputs.flatMap((y, s) =>
+    store(s === 0 ? base : `${base} + ${s * ns}`, y, `id=${prefix}store${s}, inames=${inames}`),
+  );
   return { loads, compute: b.lines, stores };
 }
 
@@ -258,9 +256,9 @@ export function stageKernel(
     const [from, to] = buffers === 1 ? ['buf0', 'buf0'] : [`buf${(p + 1) % 2}`, `buf${p % 2}`];
     const last = p === passes.length - 1;
     phase(f, (inames) => {
+      // butterfly f.index + w T of the pass; T is a multiple of U, so its unit is f.index's
+      const u = mod(f.index, U);
       const parts = Array.from({ length: ways }, (_, w) => {
-        // butterfly f.index + w T of the pass; T is a multiple of U, so its unit is f.index's
-        const u = mod(f.index, U);
         const b = w === 0 ? div(f.index, U) : `(${div(f.index, U)} + ${(w * T) / U})`;
         return passLines(
           R,
@@ -277,7 +275,6 @@ export function stageKernel(
             last && direct
               ? globalOutput(`(${u})`, k, v, attrs)
               : [`${to}[${at(`(${k}) * ${U} + ${u}`)}] = ${v} {${attrs}}`],
-          p === 0 ? undefined : `p${p - 1}w*store*`,
         );
       });
       return [...parts.flatMap((x) => x.loads), ...parts.flatMap((x) => x.compute), ...parts.flatMap((x) => x.stores)];

@@ -56,6 +56,8 @@ export interface StageTwiddles {
   readonly split: number;
   readonly lo: number;
   readonly hi: number;
+  /** The stage's radix R (the unit table's rows). */
+  readonly radix: number;
   /** U of the unit table (0: none) and its offset. */
   readonly units: number;
   readonly unit: number;
@@ -71,7 +73,7 @@ export function stageTwiddles(radix: number, ns: number, passes: number, units =
   const unitCount = split ? units : 0;
   const hi = roots + split;
   const unit = hi + his;
-  return { roots, denominator, split, lo: roots, hi, units: unitCount, unit, size: unit + unitCount * radix };
+  return { roots, denominator, split, lo: roots, hi, radix, units: unitCount, unit, size: unit + unitCount * radix };
 }
 
 /** The table layout of a stage kernel (stages.ts's plan). */
@@ -89,8 +91,7 @@ export function stageTable(layout: StageTwiddles, dtype: DType): Float32Array | 
   for (let m = 0; m < layout.split; m++) put(layout.lo + m, m, layout.denominator);
   for (let m = 0; layout.hi + m < layout.unit; m++)
     put(layout.hi + m, (m * layout.split) % layout.denominator, layout.denominator);
-  const radix = layout.denominator && layout.units ? (layout.size - layout.unit) / layout.units : 0;
-  for (let r = 0; r < radix; r++)
+  for (let r = 0; layout.units && r < layout.radix; r++)
     for (let u = 0; u < layout.units; u++) put(layout.unit + r * layout.units + u, u * r, layout.denominator);
   return interleave({ re, im }, dtype);
 }
