@@ -6,20 +6,20 @@
  * division by zero, `//`, `%`, integer `**`, float min/max with NaN, float to integer
  * conversions), small helper functions give Loom's meaning (`arithmetic-helpers.ts`);
  * the printer records the ones it uses. What the language spells its own way (types,
- * literals, function names, vector members, half loads) it asks of its dialect.
+ * literals, function names, vector members, half loads) it asks of its dialect. Calls of
+ * user functions (user-calls.ts), elements of vector arrays (vector-elements.ts) and `trace`
+ * lines (trace.ts) are printed by modules of their own.
  */
 import {
   isSubgroupFunction,
   InternalError,
   unreachable,
   expr as E,
-  Linear,
   exprType,
   exprTypes,
   type ExprType,
   isHardwareId,
   LoomError,
-  missingImplementation,
   isFloat,
   isInteger,
   roundToFloat16,
@@ -39,23 +39,10 @@ import { helperDefinition, helperName, type HelperKind } from './arithmetic-help
 import type { CAddressSpace, CDialect } from './dialect.ts';
 import { printSubgroupCall } from './subgroups.ts';
 import { PRECEDENCE, atom, call, infix, literal, paren, prefix, type Printed } from './precedence.ts';
+import { printUserCall } from './user-calls.ts';
+import { vectorElement, type VectorArray } from './vector-elements.ts';
 
-/** An array with a `vec` axis: its lanes, its address space, and whether it is held packed (3 lanes). */
-export interface VectorArray {
-  /** Its lanes per vector. */
-  readonly lanes: number;
-  /** Where it lives (a pointer cast to its elements needs it). */
-  readonly space: CAddressSpace;
-  /** Held as packed elements, not as vectors (`VectorSpelling.packed`). */
-  readonly packed: boolean;
-}
-
-/** How `printf` prints the integers `int` does not hold: its conversion and the type the value is cast to. */
-const TRACE_INTEGERS: Partial<Record<DType, readonly [string, string]>> = {
-  uint32: ['%u', 'unsigned int'],
-  int64: ['%ld', 'long'],
-  uint64: ['%lu', 'unsigned long'],
-};
+export type { VectorArray } from './vector-elements.ts';
 
 /**
  * Prints expressions of one kernel as C, in `dialect`, and records what they need: helper
@@ -235,7 +222,7 @@ export class CExpressionPrinter {
           return whole.packed
             ? applied(this.dialect.vectors.loadPacked!(this.print(whole.index, 'int32'), e.array))
             : { text: `${e.array}[${this.print(whole.index, 'int32')}]`, precedence: PRECEDENCE.postfix };
-        if (vector && !vector.packed) return this.vectorElement(e.array, e.indices[0], vector, t);
+        if (vector && !vector.packed) return vectorElement(this, e.array, e.indices[0], vector, t);
         return { text: `${e.array}[${this.index(e.indices[0])}]`, precedence: PRECEDENCE.postfix };
       }
       case 'neg': {
@@ -308,42 +295,6 @@ export class CExpressionPrinter {
       );
     const vt = this.dialect.vectors.type(t, this.vectorLoop!.lanes);
     return applied(select(vt, this.print(e.then, t), this.print(e.otherwise, t), this.print(e.condition)));
-  }
-
-  /**
-   * An element of a vector array: `a[4*i + 2]` → `a[i].s2` when the lane is known;
-   * otherwise the vectors are read as a plain array of elements.
-   */
-  private vectorElement(array: string, index: Expr, { lanes, space }: VectorArray, t: DType): Printed {
-    // the hardware ids (`gid(1)`, `lid(0)`) are atoms of the affine index: named for toLinear,
-    // put back after. Without them a work-item's lanes would be read through a scalar pointer,
-    // which NVRTC does not merge into one vector load (0.89x of OpenCL's elementwise add)
-    const ids = new Map<string, Expr>();
-    const named = E.mapExpr(index, (x) => {
-      if (!isHardwareId(x)) return x;
-      const name = `\u0000${E.printExpr(x)}`;
-      ids.set(name, x);
-      return E.variable(name);
-    });
-    const lin = E.toLinear(named);
-    const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
-    if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
-      const vectorIndex = E.substitute(
-        E.fromLinear(
-          Linear.of(
-            [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
-            (lin.constant - lane) / lanes,
-          ),
-        ),
-        ids,
-      );
-      return {
-        text: `${array}[${this.print(vectorIndex, 'int32')}]${this.dialect.vectors.element(lane)}`,
-        precedence: PRECEDENCE.postfix,
-      };
-    }
-    const pointer = `${this.dialect.addressSpace(space)}${this.dialect.type(t)} *`;
-    return { text: `((${pointer}) ${array})[${this.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
   }
 
   /** `x % k == 0` with a constant k: C's remainder gives the same answer as Python's, no helper needed. */
@@ -473,7 +424,7 @@ export class CExpressionPrinter {
       const args = value ? [this.print(value, t), ...lanes.map((a) => this.print(a, 'int32'))] : [];
       return applied(printSubgroupCall(e.fn, args, t, this.dialect, this));
     }
-    if (e.dtype !== undefined) return this.userCall(e);
+    if (e.dtype !== undefined) return printUserCall(this, e);
     // float16 without half arithmetic: computed in float, rounded to float16
     if (this.halfStorage && t === 'float16') return this.toHalf(this.call(e, 'float32'), 'float32');
     const float = isFloat(t);
@@ -545,66 +496,9 @@ export class CExpressionPrinter {
     return call(name, [value]);
   }
 
-  /**
-   * A `trace` statement's line as a `printf` call: integers in decimal (64-bit ones as `long`,
-   * which is 64 bits in OpenCL C, and in C and CUDA on the 64-bit Unix platforms Loom runs on),
-   * floats as `%g` (a float16 as a float).
-   */
-  traceLine(pieces: readonly string[], values: readonly { readonly value: Expr; readonly dtype: DType }[]): string {
-    this.prints = true;
-    const escape = (text: string) => JSON.stringify(text.replace(/%/g, '%%')).slice(1, -1);
-    const printed = values.map(({ value, dtype }) => {
-      const text = this.expr(value, dtype);
-      if (isFloat(dtype))
-        return { spec: '%g', arg: dtype === 'float16' ? `(float) ${paren(text, PRECEDENCE.unary)}` : text.text };
-      const [spec, type] = TRACE_INTEGERS[dtype] ?? ['%d', 'int'];
-      return { spec, arg: `(${type}) ${paren(text, PRECEDENCE.unary)}` };
-    });
-    const format = pieces.map((p, k) => escape(p) + (k < printed.length ? printed[k].spec : '')).join('');
-    return `printf("${format}\\n"${printed.map((p) => `, ${p.arg}`).join('')})`;
-  }
-
   /** The call of a call statement (a user function called for its side effect): `f(x)`, any result dropped. */
   statementCall(e: Extract<Expr, { kind: 'call' }>): string {
-    return this.userCall(e).text;
-  }
-
-  /** A call of a user function: its implementation's name in this language, the arguments in its signature's dtypes. */
-  private userCall(e: Extract<Expr, { kind: 'call' }>): Printed {
-    const fn = this.functions.get(e.fn);
-    if (!fn)
-      throw new InternalError(
-        `the call of '${e.fn}' carries a result dtype, but the program has no function '${e.fn}'`,
-      );
-    const signature = fn.signature(e.args.map((a) => this.typeOfExpr(a)));
-    const { language, functionDialects } = this.dialect;
-    const impl = fn.implementation(functionDialects, signature);
-    if (!impl) throw missingImplementation(e.fn, functionDialects);
-    // as the WGSL target claims the name (codegen-wgsl's user-functions.ts): a keyword, type or
-    // built-in function of the language, or a helper of this printer, would not compile or would
-    // silently call something else
-    if (this.dialect.isReserved(impl.name)) {
-      throw new LoomError(
-        `function '${e.fn}' is called '${impl.name}' in ${language}, a keyword, type or built-in function of ${language} (or a name Loom's ${language.replace(/ C$/, '')} code uses): choose another`,
-      );
-    }
-    if (this.kernelNames.has(impl.name)) {
-      throw new LoomError(
-        `function '${e.fn}' is called '${impl.name}' in ${language}, which the kernel also uses as a name: rename one of them`,
-      );
-    }
-    const owner = this.functionOwners.get(impl.name);
-    if (owner !== undefined && owner !== e.fn) {
-      throw new LoomError(
-        `functions '${owner}' and '${e.fn}' are both called '${impl.name}' in ${language}, which has no overloads: give them different names`,
-      );
-    }
-    this.functionOwners.set(impl.name, e.fn);
-    if (impl.preamble !== undefined) this.preambles.add(impl.preamble);
-    return call(
-      impl.name,
-      e.args.map((a, k) => this.print(a, signature.args[k])),
-    );
+    return printUserCall(this, e).text;
   }
 
   /**

@@ -15,6 +15,7 @@ import {
 import { printAtomic } from './atomics.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import { PRECEDENCE, paren } from './precedence.ts';
+import { printTraceLine } from './trace.ts';
 import { accumulatesMinMax } from './unroll-guard.ts';
 
 const INDENT = '  ';
@@ -96,7 +97,7 @@ export function printStmt(s: Stmt, printer: CExpressionPrinter, depth: number): 
     case 'call':
       return [`${pad}${printer.statementCall(s.call)};`];
     case 'trace':
-      return [`${pad}${printer.traceLine(s.pieces, s.values)};`];
+      return [`${pad}${printTraceLine(printer, s.pieces, s.values)};`];
     case 'barrier':
       return [`${pad}${dialect.barrier(s.scope, s.comment ? commentText(s.comment) : undefined)}`];
     case 'comment':
