@@ -230,6 +230,14 @@ export interface VectorSpelling {
   /** The member of lane `lane` (`.s2`, `.z`). */
   element(lane: number): string;
   /**
+   * Whether assigning one lane of a vector in memory (`a[i].s1 = x`) reads and writes the whole
+   * vector (Clang's OpenCL C does: a read-modify-write of 8 or 16 bytes for a 4-byte store, which
+   * made every complex store of the H200's FFT kernels a load too, and would lose a lane another
+   * work-item writes meanwhile). A lane of a global or local vector is then written through a
+   * pointer to the elements instead.
+   */
+  readonly laneWritesWholeVector?: boolean;
+  /**
    * Vector arithmetic: a vector statement is printed once, on whole vectors (OpenCL), with
    * `select` for a conditional per lane. Without it (CUDA's vector types have no operators),
    * a vector statement's value is printed lane by lane and assembled with `construct`.

@@ -40,7 +40,7 @@ import type { CAddressSpace, CDialect } from './dialect.ts';
 import { printSubgroupCall } from './subgroups.ts';
 import { PRECEDENCE, atom, call, infix, literal, paren, prefix, type Printed } from './precedence.ts';
 import { printUserCall } from './user-calls.ts';
-import { vectorElement, type VectorArray } from './vector-elements.ts';
+import { elementThroughPointer, vectorElement, type VectorArray } from './vector-elements.ts';
 
 export type { VectorArray } from './vector-elements.ts';
 
@@ -146,6 +146,12 @@ export class CExpressionPrinter {
    */
   place(target: Expr): string {
     const name = target.kind === 'subscript' ? target.array : target.kind === 'var' ? target.name : undefined;
+    if (target.kind === 'subscript' && this.dialect.vectors.laneWritesWholeVector) {
+      const vector = this.vectorWidths.get(target.array);
+      // a private vector stays in registers, where a lane is no memory access of its own
+      if (vector && !vector.packed && vector.space !== 'private' && !this.wholeVector(target))
+        return elementThroughPointer(this, target.array, target.indices[0], vector, this.typeOfExpr(target)).text;
+    }
     if (name === undefined || !this.atomicVariables.has(name)) return this.print(target);
     return this.element(target as Extract<Expr, { kind: 'var' | 'subscript' }>);
   }

@@ -2,7 +2,7 @@
  * Arrays with a `vec` axis in the C printer: how they are held, and how one element of one is
  * read (a lane of a vector where the index says which, else through a pointer to elements).
  */
-import { expr as E, isHardwareId, Linear, type DType, type Expr } from '@loom/core';
+import { laneOf, type DType, type Expr } from '@loom/core';
 import type { CAddressSpace } from './dialect.ts';
 import type { CExpressionPrinter } from './expressions.ts';
 import { PRECEDENCE, type Printed } from './precedence.ts';
@@ -28,33 +28,27 @@ export function vectorElement(
   { lanes, space }: VectorArray,
   t: DType,
 ): Printed {
-  // the hardware ids (`gid(1)`, `lid(0)`) are atoms of the affine index: named for toLinear,
-  // put back after. Without them a work-item's lanes would be read through a scalar pointer,
-  // which NVRTC does not merge into one vector load (0.89x of OpenCL's elementwise add)
-  const ids = new Map<string, Expr>();
-  const named = E.mapExpr(index, (x) => {
-    if (!isHardwareId(x)) return x;
-    const name = `\u0000${E.printExpr(x)}`;
-    ids.set(name, x);
-    return E.variable(name);
-  });
-  const lin = E.toLinear(named);
-  const lane = lin ? ((lin.constant % lanes) + lanes) % lanes : -1;
-  if (lin && [...lin.coeffs.values()].every((c) => c % lanes === 0)) {
-    const vectorIndex = E.substitute(
-      E.fromLinear(
-        Linear.of(
-          [...lin.coeffs].map(([n, c]) => [n, c / lanes] as const),
-          (lin.constant - lane) / lanes,
-        ),
-      ),
-      ids,
-    );
+  // a work-item's lanes read through a scalar pointer are not merged into one vector load by
+  // NVRTC (0.89x of OpenCL's elementwise add), so the vector index is worked out whenever the
+  // index is a sum of multiples of the lanes and a constant, whatever the multiplied terms are
+  // (`2048 * (gid(0) * 2 + lid(0) % 2) + 2 * (lid(0) / 2) + 1`: vector `1024 * (...) + lid(0) / 2`, lane 1)
+  const split = laneOf(index, lanes);
+  if (split)
     return {
-      text: `${array}[${printer.print(vectorIndex, 'int32')}]${printer.dialect.vectors.element(lane)}`,
+      text: `${array}[${printer.print(split.vector, 'int32')}]${printer.dialect.vectors.element(split.lane)}`,
       precedence: PRECEDENCE.postfix,
     };
-  }
+  return elementThroughPointer(printer, array, index, { space }, t);
+}
+
+/** An element of a vector array through a pointer to its elements: `((__global float *) a)[4*i + 2]`. */
+export function elementThroughPointer(
+  printer: CExpressionPrinter,
+  array: string,
+  index: Expr,
+  { space }: Pick<VectorArray, 'space'>,
+  t: DType,
+): Printed {
   const pointer = `${printer.dialect.addressSpace(space)}${printer.dialect.type(t)} *`;
   return { text: `((${pointer}) ${array})[${printer.print(index, 'int32')}]`, precedence: PRECEDENCE.postfix };
 }

@@ -59,6 +59,7 @@ export const openclDialect: CDialect = {
     loadPacked: (index, array) => `vload3(${index}, ${array})`,
     storePacked: (value, index, array) => `vstore3(${value}, ${index}, ${array});`,
     element: (lane) => `.s${lane.toString(16)}`,
+    laneWritesWholeVector: true,
     arithmetic: true,
     select: (vectorType, then, otherwise, condition) =>
       `select((${vectorType})(${otherwise}), (${vectorType})(${then}), ${condition})`,

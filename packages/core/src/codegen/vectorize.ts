@@ -21,6 +21,7 @@ import { exprType, isHardwareId } from '../kernel/type-inference.ts';
 import { Linear, floorDiv } from '../linear.ts';
 import type { Stmt, VectorLoop } from './ast.ts';
 import { mapStmts } from './stmt-visit.ts';
+import { termsOfLanes } from './vector-lanes.ts';
 
 /** The lane counts vector types have (OpenCL's; WGSL's are 2, 3 and 4, but WGSL unrolls). */
 export const VECTOR_LANES: readonly number[] = [2, 3, 4, 8, 16];
@@ -219,7 +220,8 @@ export function vectorIndex(index: Expr, { iname, lanes }: VectorLoop, width: nu
 
 /**
  * The vector X and the lane L of a flat index `lanes*X + L` with L a constant, or undefined
- * when the lane is not known before the kernel runs (printers spell the access `a[X].s2`).
+ * when the lane is not known before the kernel runs (printers spell the access `a[X].s2`):
+ * read as a linear form, else term by term (vector-lanes.ts).
  */
 export function laneOf(index: Expr, lanes: number): { readonly vector: Expr; readonly lane: number } | undefined {
   let lane = 0;
@@ -231,7 +233,7 @@ export function laneOf(index: Expr, lanes: number): { readonly vector: Expr; rea
       (lin.constant - lane) / lanes,
     );
   });
-  return vector && { vector, lane };
+  return vector ? { vector, lane } : termsOfLanes(index, lanes);
 }
 
 /**

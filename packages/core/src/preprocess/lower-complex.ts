@@ -53,6 +53,7 @@ import { expandSubstitutions } from '../kernel/accesses.ts';
 import type { DimTag, Instruction, KernelArg, LoopKernel, TemporaryVariable } from '../kernel/model.ts';
 import { exprType, INDEX_DTYPE, type NameTypes } from '../kernel/type-inference.ts';
 import { uniqueName } from '../kernel/rename.ts';
+import { rowMajorDimTags } from '../kernel/strides.ts';
 
 type Value =
   | { readonly kind: 'real'; readonly expr: Expr }
@@ -115,15 +116,17 @@ export function complexStorage(arg: KernelArg, knl: LoopKernel): KernelArg[] {
       ...arg,
       dtype: complexPart(arg.dtype),
       shape: [...arg.shape!, int(2)],
-      ...(arg.dimTags ? { dimTags: partsAxis(arg) } : {}),
+      dimTags: partsAxis(arg),
     },
   ];
 }
 
 /** The layout with an innermost axis for the parts: they are adjacent, whatever the element layout. */
 function partsAxis(arg: KernelArg): DimTag[] {
+  const tags = arg.dimTags ?? rowMajorDimTags(arg.shape!.length);
+  if (!arg.offset && tags.every((t) => t.kind === 'nested')) return [...tags, { kind: 'vec' }];
   return [
-    ...arg.dimTags!.map((t): DimTag => {
+    ...tags.map((t): DimTag => {
       switch (t.kind) {
         case 'nested':
           return { kind: 'nested', level: t.level + 1 };

@@ -1,0 +1,66 @@
+/**
+ * A flat index into an array of vectors, `lanes * X + L`, taken apart into its vector X and
+ * lane L by its syntax: its terms other than a constant must each be a multiple of `lanes`,
+ * whatever they multiply (`2 * (lid(0) / 2)`, `2048 * (g % 4)`). The linear reading
+ * (vectorize.ts's `laneOf`) needs affine indices; this one reaches the indices of tiled,
+ * split and FFT kernels, whose divisions and remainders are not.
+ */
+import { binary, int, neg, type Expr } from '../expr/nodes.ts';
+import { simplify } from '../expr/index.ts';
+
+/** `index` as `lanes * vector + lane`, when its terms other than a constant are multiples of `lanes`. */
+export function termsOfLanes(index: Expr, lanes: number): { vector: Expr; lane: number } | undefined {
+  const terms: { expr: Expr; sign: 1 | -1 }[] = [];
+  const collect = (e: Expr, sign: 1 | -1): void => {
+    if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+      collect(e.left, sign);
+      collect(e.right, e.op === '+' ? sign : (-sign as 1 | -1));
+    } else if (e.kind === 'neg') collect(e.operand, -sign as 1 | -1);
+    else terms.push({ expr: e, sign });
+  };
+  collect(index, 1);
+  let constant = 0;
+  const quotients: Expr[] = [];
+  for (const { expr, sign } of terms) {
+    if (expr.kind === 'int') {
+      constant += sign * Number(expr.value);
+      continue;
+    }
+    const q = exactQuotient(expr, lanes);
+    if (!q) return undefined;
+    quotients.push(sign === 1 ? q : neg(q));
+  }
+  const lane = ((constant % lanes) + lanes) % lanes;
+  const rest = (constant - lane) / lanes;
+  const parts = rest === 0 && quotients.length ? quotients : [...quotients, int(rest)];
+  const vector = parts.reduce((a, b) => (b.kind === 'neg' ? binary('-', a, b.operand) : binary('+', a, b)));
+  return { vector: simplify(vector, { integer: true }), lane };
+}
+
+/** `e / k` when `e` is syntactically a multiple of `k` (a product with such a factor, a sum of them). */
+function exactQuotient(e: Expr, k: number): Expr | undefined {
+  switch (e.kind) {
+    case 'int': {
+      const v = Number(e.value);
+      return v % k === 0 ? int(v / k) : undefined;
+    }
+    case 'neg': {
+      const q = exactQuotient(e.operand, k);
+      return q && neg(q);
+    }
+    case 'binary':
+      if (e.op === '+' || e.op === '-') {
+        const [l, r] = [exactQuotient(e.left, k), exactQuotient(e.right, k)];
+        return l && r && binary(e.op, l, r);
+      }
+      if (e.op === '*') {
+        const l = exactQuotient(e.left, k);
+        if (l) return binary('*', l, e.right);
+        const r = exactQuotient(e.right, k);
+        return r && binary('*', e.left, r);
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
