@@ -35,7 +35,8 @@ function separateKernel(): LoopKernel {
 test('vec axes become OpenCL vector types with lane access', () => {
   const code = generateCode(addDtypes(vectorKernel(true), { a: 'float32' }), openclTarget()).code;
   assert.match(code, '__global float4 const *__restrict__ a');
-  assert.match(code, 'out[i].s1 = 2.0f * a[i].s1 + a[i].s2;');
+  // a lane is read as a member, written through a pointer to the elements (laneWritesWholeVector)
+  assert.match(code, '((__global float *) out)[4 * i + 1] = 2.0f * a[i].s1 + a[i].s2;');
   // a lane that varies at run time reads the vectors as elements
   const loop = generateCode(addDtypes(vectorKernel(false), { a: 'float32' }), openclTarget()).code;
   assert.match(loop, '((__global float *) a)[4 * i + k]');

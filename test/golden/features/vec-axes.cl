@@ -6,9 +6,9 @@ __kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) loopy_kernel(__glo
 {
   for (int i = 0; i <= -1 + n; ++i)
   {
-    out[i].s0 = 2.0f * a[i].s0 + a[i].s3;
-    out[i].s1 = 2.0f * a[i].s1 + a[i].s2;
-    out[i].s2 = 2.0f * a[i].s2 + a[i].s1;
-    out[i].s3 = 2.0f * a[i].s3 + a[i].s0;
+    ((__global float *) out)[4 * i] = 2.0f * a[i].s0 + a[i].s3;
+    ((__global float *) out)[4 * i + 1] = 2.0f * a[i].s1 + a[i].s2;
+    ((__global float *) out)[4 * i + 2] = 2.0f * a[i].s2 + a[i].s1;
+    ((__global float *) out)[4 * i + 3] = 2.0f * a[i].s3 + a[i].s0;
   }
 }

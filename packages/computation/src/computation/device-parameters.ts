@@ -42,6 +42,12 @@ export interface DeviceParameters {
    * such kernels are slower there than their scalar forms.
    */
   readonly preferVectorStatements: boolean;
+  /**
+   * The 32-bit values one work-item's straight-line code may keep live before the target's
+   * compilers slow it down (`targetFacts`' `livePrivateValues`); undefined where there is no
+   * such limit. `fft` sizes its butterflies by it.
+   */
+  readonly livePrivateValues?: number;
 }
 
 /** The `DeviceParameters` of a device. */
@@ -57,5 +63,6 @@ export function deviceParameters(device: Device): DeviceParameters {
     subgroups: facts.subgroups,
     vectorDTypes: Object.freeze(facts.vectorTypes ? [...facts.vectorDTypes] : []),
     preferVectorStatements: facts.preferVectorStatements,
+    ...(facts.livePrivateValues === undefined ? {} : { livePrivateValues: facts.livePrivateValues }),
   });
 }

@@ -23,6 +23,8 @@ export interface TargetFacts {
   readonly wholeVectorStorage: boolean;
   /** Whether vector code is best written as whole-vector statements rather than lane by lane. */
   readonly preferVectorStatements: boolean;
+  /** The 32-bit values straight-line code may keep live before its compilers slow it down; undefined: no such limit. */
+  readonly livePrivateValues: number | undefined;
   /** Whether the work-items of a group run one after another. */
   readonly sequentialWorkItems: boolean;
   /** Work-items that run in lockstep. */
@@ -83,6 +85,7 @@ function readFacts(target: Target): TargetFacts {
     vectorDTypes: new Set(target.vectorDTypes ?? DEFAULT_VECTOR_DTYPES),
     wholeVectorStorage: target.wholeVectorStorage ?? false,
     preferVectorStatements: target.preferVectorStatements ?? false,
+    livePrivateValues: target.livePrivateValues,
     sequentialWorkItems,
     subgroupSize: target.subgroupSize ?? (sequentialWorkItems ? 1 : DEFAULT_SUBGROUP_SIZE),
     subgroups:

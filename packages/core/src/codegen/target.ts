@@ -51,6 +51,14 @@ export interface Target<Extra = unknown> {
    */
   readonly preferVectorStatements?: boolean;
   /**
+   * How many 32-bit values a work-item's straight-line code may keep live before the target's
+   * compilers make it much slower (spilling, or scheduling it poorly); undefined where they
+   * manage as many as the hardware has registers. A sizing hint for unrolled code: `fft` keeps
+   * its butterflies within it (Dawn's WGSL on NVIDIA's Vulkan driver ran 1024-point transforms of
+   * radix-16 butterflies, about 70 live values, 4.7x slower than of radix 8).
+   */
+  readonly livePrivateValues?: number;
+  /**
    * Whether the work-items of a group run one after another (the CPU device's JavaScript, a C
    * loop nest) rather than side by side: nothing is gained by coalescing memory accesses, and no
    * two work-items ever run in lockstep. Default false.

@@ -6,7 +6,9 @@
  *
  * Radices: powers of two grouped into 16 (then 8, 4 or 2 for what is left), threes into 9,
  * fives and sevens one at a time. Larger radices mean fewer passes over memory; the largest
- * comes first, which fixes how many work-items a local kernel needs (N over it).
+ * comes first, which fixes how many work-items a local kernel needs (N over it). Where a
+ * target's compilers slow down with many live values (`livePrivateValues`), the groups are
+ * smaller: radix 8 and 9 on WGSL.
  */
 
 /** The primes a pass handles directly. */
@@ -27,8 +29,21 @@ export function smoothFactors(n: number): Map<number, number> | undefined {
   return rest === 1 ? out : undefined;
 }
 
-/** The radices of the passes of a smooth `n`, largest first (an empty list for 1). */
-export function passRadices(n: number): number[] {
+/** The 32-bit values a radix-`r` butterfly keeps live: its inputs' and outputs' parts, a few more for twiddles and indices. */
+export const butterflyLiveValues = (r: number): number => 4 * r + 8;
+
+/** How many factors `p` one pass groups: up to `most`, fewer when their butterfly would not fit `liveValues`. */
+function perPass(p: number, most: number, liveValues: number | undefined): number {
+  let per = most;
+  while (per > 1 && liveValues !== undefined && butterflyLiveValues(p ** per) > liveValues) per--;
+  return per;
+}
+
+/**
+ * The radices of the passes of a smooth `n`, largest first (an empty list for 1), each butterfly
+ * within `liveValues` 32-bit values where the target states such a limit.
+ */
+export function passRadices(n: number, liveValues?: number): number[] {
   const factors = smoothFactors(n);
   if (!factors) throw new Error(`passRadices: ${n} has a prime factor above 7`);
   const radices: number[] = [];
@@ -40,8 +55,8 @@ export function passRadices(n: number): number[] {
     }
     if (e) radices.push(p ** e);
   };
-  group(2, factors.get(2) ?? 0, 4);
-  group(3, factors.get(3) ?? 0, 2);
+  group(2, factors.get(2) ?? 0, perPass(2, 4, liveValues));
+  group(3, factors.get(3) ?? 0, perPass(3, 2, liveValues));
   group(5, factors.get(5) ?? 0, 1);
   group(7, factors.get(7) ?? 0, 1);
   return radices.sort((a, b) => b - a);
