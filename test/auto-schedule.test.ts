@@ -13,6 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   addDtypes,
+  addPrefetch,
   autoSchedule,
   makeKernel,
   memoryTuningCache,
@@ -22,8 +23,10 @@ import {
   type Device,
   type DeviceProfile,
   type LoopKernel,
+  scheduleScript,
 } from '@loom/core';
 import { cpuDevice } from '@loom/codegen-js';
+import { analyzeKernel, enumerateCandidates } from '../packages/core/src/tune/auto-schedule/space.ts';
 import { kernel } from '@loom/dsl';
 import { scale } from './support/auto-schedule-fixture.ts';
 import { loom } from './support/cli.ts';
@@ -206,6 +209,58 @@ test('the cost model ranks an uncoalesced schedule (l.0 across rows) below a coa
   const bad = predictScheduleTime(schedule('i', 'j'), cpu, PROFILE, sizes);
   assert.ok(bad.globalBytes >= 8 * good.globalBytes, `${bad.globalBytes} vs ${good.globalBytes}`);
   assert.ok(bad.seconds > 4 * good.seconds, `${bad.seconds} vs ${good.seconds}`);
+});
+
+test("the cost model counts a register tile's panel reads once per element: larger tiles read local memory less", () => {
+  const knl = addDtypes(makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), {
+    a: 'float32',
+    b: 'float32',
+  });
+  // a tile of 64 x 64 over 16 x 16 work-items, each `block` x `block` outputs (ilp), k staged by 16
+  const tiled = (block: number) => {
+    let k = splitIname(knl, 'j', 16 * block, { outerTag: 'g.0' });
+    k = splitIname(k, 'j_inner', 16, { outerTag: 'ilp', innerTag: 'l.0' });
+    k = splitIname(k, 'i', 16 * block, { outerTag: 'g.1' });
+    k = splitIname(k, 'i_inner', 16, { outerTag: 'ilp', innerTag: 'l.1' });
+    k = splitIname(k, 'k', 16);
+    k = addPrefetch(k, 'a', ['i_inner_outer', 'i_inner_inner', 'k_inner'], {
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
+    return addPrefetch(k, 'b', ['k_inner', 'j_inner_outer', 'j_inner_inner'], {
+      temporaryAddressSpace: 'local',
+      defaultTag: 'l.auto',
+    });
+  };
+  const sizes = { n: 512 };
+  const [one, four] = [1, 4].map((b) => predictScheduleTime(tiled(b), cpu, PROFILE, sizes));
+  // 2 panel reads per multiply-add without a tile; (4 + 4) / 16 with a 4 x 4 one (plus the fetches' stores)
+  assert.ok(four.localBytes < 0.4 * one.localBytes, `${four.localBytes} vs ${one.localBytes}`);
+});
+
+test('the search climbs from its sample to neighbouring tiles the model ranks better', async () => {
+  const knl = addDtypes(makeKernel('{ [i,j,k]: 0<=i,j,k<n }', 'c[i, j] = sum(k, a[i, k]*b[k, j])'), {
+    a: 'float32',
+    b: 'float32',
+  });
+  const sizes = { n: 256 };
+  const result = await autoSchedule(knl, cpu, { ...small, sizes, space: { candidates: 4 } });
+  const sample = enumerateCandidates(
+    analyzeKernel(knl, sizes),
+    { candidates: 4, maxGroup: cpu.limits.maxWorkGroupSize },
+    1,
+  ).map((c) => scheduleScript(c.steps));
+  const ranked = [...result.predicted.map((p) => p.script), ...result.pruned.map((p) => p.script)];
+  assert.ok(ranked.length > sample.length, `neighbours ranked beyond the sample (${ranked.length})`);
+  const bestOfSample = Math.min(...result.predicted.filter((p) => sample.includes(p.script)).map((p) => p.seconds));
+  assert.ok(
+    result.predicted[0]!.seconds < bestOfSample,
+    'the climb found a candidate the model ranks above the sample',
+  );
+  assert.not.ok(sample.includes(result.predicted[0]!.script));
+  const c = (await run(result.kernel, cpu, { a: randomFloat32(256 * 256, 1), b: randomFloat32(256 * 256, 2) }))
+    .c as Float32Array;
+  assert.is(c.length, 256 * 256);
 });
 
 test('the builder verb resolves to a builder of the best kernel; a cache answers the second search', async () => {

@@ -8,7 +8,10 @@
  *    up to one per lane, from `getMemAccessMap`'s per-work-item strides along l.0; an access
  *    the same for the whole sub-group is one sector. A prefetch shows up as fewer global
  *    accesses and more local ones;
- *  - local memory traffic, at an assumed 8× the global bandwidth, and local barriers, each
+ *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
+ *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
+ *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
+ *    step, not 32); and local barriers, each
  *    costing an assumed 64 floating-point operations per work-item (guesses: the measured
  *    correction in search.ts absorbs their scale);
  *  - flops at the measured rate; the three overlap (the largest counts);
@@ -26,6 +29,10 @@ import { evaluateInt, valuesEnv } from '../../runtime/evaluate.ts';
 import { getStatistics } from '../../statistics/all.ts';
 import type { DeviceProfile } from '../../statistics/roofline.ts';
 import { kernelWork } from '../../statistics/roofline.ts';
+import { LoomError } from '../../errors.ts';
+import { freeVariables } from '../../expr/analysis.ts';
+import { allAccesses } from '../../kernel/accesses.ts';
+import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 
 const WARP = 32;
 const SECTOR = 32;
@@ -69,13 +76,15 @@ export function predictCost(
     }
   }
   const stats = getStatistics(knl, { subgroupSize: WARP });
+  const reuse = localReuse(knl);
   let globalBytes = 0;
   let localBytes = 0;
   for (const [key, count] of stats.memAccesses) {
     const n = count.evalWithDict(sizes);
     const bytes = key.dtype ? byteSize(key.dtype) : 4;
     if (key.mtype === 'local') {
-      localBytes += n * bytes * (key.countGranularity === 'workitem' ? 1 : WARP);
+      const shared = key.direction === 'load' && key.variable ? (reuse.get(key.variable) ?? 1) : 1;
+      localBytes += n * bytes * (key.countGranularity === 'workitem' ? 1 : WARP) * shared;
       continue;
     }
     if (key.countGranularity !== 'workitem') {
@@ -107,6 +116,40 @@ export function predictCost(
     flops: work.flops,
     workItems,
   };
+}
+
+/**
+ * Per local array, the fraction of its counted reads that touch distinct elements within one
+ * set of unrolled copies: the copies of an instruction over `ilp` and `unr` inames its index does
+ * not use read the same element (one read of a register, once the compiler has it). The smallest
+ * fraction over the array's reads, each copy count from the inames' constant ranges.
+ */
+export function localReuse(knl: LoopKernel): Map<string, number> {
+  const out = new Map<string, number>();
+  const copies = (iname: string) => {
+    const kind = knl.inameTags.get(iname)?.kind;
+    if (kind !== 'ilp' && kind !== 'unroll') return 1;
+    try {
+      const { lo, hi } = ilpRange(knl, iname);
+      return hi - lo + 1;
+    } catch (e) {
+      if (e instanceof LoomError) return 1;
+      throw e;
+    }
+  };
+  for (const access of allAccesses(knl)) {
+    if (access.isWrite || knl.temporaries.get(access.array)?.addressSpace !== 'local') continue;
+    const used = new Set(access.indices.flatMap((e) => [...freeVariables(e)]));
+    let all = 1;
+    let distinct = 1;
+    for (const iname of new Set([...access.instruction.withinInames, ...access.reductionInames])) {
+      const n = copies(iname);
+      all *= n;
+      if (used.has(iname)) distinct *= n;
+    }
+    out.set(access.array, Math.min(out.get(access.array) ?? 1, distinct / all));
+  }
+  return out;
 }
 
 /** A stride along l.0 in elements at the sizes (absolute), or undefined where the index is not affine. */

@@ -43,6 +43,14 @@ export interface KernelAnalysis {
 export interface Candidate {
   readonly steps: readonly ScheduleStep[];
   readonly label: string;
+  /** The knobs it was made from, when it is a point of the tiled space (its neighbours are found from them). */
+  readonly knobs?: Knobs;
+}
+
+/** The knobs of a tiled candidate: where each parallel iname goes, and the reduction steps staged per round (0: none). */
+export interface Knobs {
+  readonly placements: readonly Placement[];
+  readonly staged: number;
 }
 
 /** The parallel inames, the reduction and its reads of `knl`, extents evaluated at `sizes`. */
@@ -92,7 +100,7 @@ function extentOf(knl: LoopKernel, iname: string, sizes: Readonly<Record<string,
 }
 
 /** How one parallel iname is placed: on axis `axis` with `local` work-items and `block` registers each, whole on a group axis, or a loop. */
-interface Placement {
+export interface Placement {
   readonly iname: string;
   readonly extent: number;
   readonly axis?: number;
@@ -139,7 +147,7 @@ function* placementsOf(
   restrictions: SpaceRestrictions & { readonly maxGroup: number },
 ): Generator<Placement[]> {
   const { parallel } = analysis;
-  const blocks = restrictions.registerBlocking === false ? [1] : [1, 2, 4];
+  const blocks = restrictions.registerBlocking === false ? [1] : SAMPLED_BLOCKS;
   for (const first of parallel) {
     const others = parallel.filter((p) => p !== first);
     for (const second of [undefined, ...others]) {
@@ -163,6 +171,66 @@ function* placementsOf(
   }
 }
 
+/** Register blocks the sample draws from; the refinement (`neighbourCandidates`) reaches MAX_BLOCK. */
+const SAMPLED_BLOCKS = [1, 2, 4];
+/** The largest register block along one iname, and of all of a work-item's blocks together (accumulators). */
+const MAX_BLOCK = 8;
+const MAX_BLOCK_PRODUCT = 64;
+
+/**
+ * The tiled candidates one knob away from `knobs`: one iname's work-items or register block
+ * doubled or halved, or the next smaller or larger reduction staging. The search ranks these
+ * around its best-ranked candidates (a hill climb on the model), which reaches the larger
+ * register tiles that a sample of the whole space rarely holds (matmul's 16 x 16 work-items of
+ * 4 x 4, or 8 x 8, among a few thousand points).
+ */
+export function neighbourCandidates(
+  analysis: KernelAnalysis,
+  restrictions: SpaceRestrictions & { readonly maxGroup: number },
+  knobs: Knobs,
+): Candidate[] {
+  const out: Candidate[] = [];
+  const { placements, staged } = knobs;
+  const valid = (placed: readonly Placement[]) => {
+    const onAxes = placed.filter((p) => p.axis !== undefined);
+    const group = onAxes.reduce((a, p) => a * p.local, 1);
+    const blocks = onAxes.reduce((a, p) => a * p.block, 1);
+    return (
+      group <= restrictions.maxGroup &&
+      blocks <= MAX_BLOCK_PRODUCT &&
+      onAxes.every(
+        (p) =>
+          Number.isInteger(p.local) &&
+          p.local >= 1 &&
+          p.local < 2 * p.extent &&
+          Number.isInteger(p.block) &&
+          p.block >= 1 &&
+          p.block <= MAX_BLOCK &&
+          (p.block === 1 || (p.local * p.block <= p.extent && (p.axis === 0 || p.local > 1))) &&
+          (restrictions.registerBlocking !== false || p.block === 1),
+      )
+    );
+  };
+  const push = (placed: readonly Placement[], stagedSteps: number) => {
+    if (!valid(placed)) return;
+    const c = candidateOf(analysis, placed, stagedSteps);
+    if (c) out.push(c);
+  };
+  placements.forEach((p, k) => {
+    if (p.axis === undefined) return;
+    const changed = (q: Partial<Placement>) => placements.map((x, m) => (m === k ? { ...x, ...q } : x));
+    for (const local of [p.local * 2, p.local / 2]) push(changed({ local }), staged);
+    for (const block of [p.block * 2, p.block / 2]) push(changed({ block }), staged);
+    // work-items traded for registers: the same tile of the iname, computed by fewer, fuller work-items
+    push(changed({ local: p.local / 2, block: p.block * 2 }), staged);
+    push(changed({ local: p.local * 2, block: p.block / 2 }), staged);
+  });
+  const stagings = reductionSteps(analysis, restrictions);
+  const at = stagings.indexOf(staged);
+  for (const s of [stagings[at - 1], stagings[at + 1]]) if (s !== undefined) push(placements, s);
+  return out;
+}
+
 /** Local sizes for an iname of `extent` values: those of `sizes` up to the extent's next power of two, and the extent itself when small. */
 function localSizes(extent: number, sizes: readonly number[], most: number): number[] {
   const fit = sizes.filter((s) => s <= most && (s === 1 || s < 2 * extent));
@@ -182,6 +250,7 @@ function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], sta
   const localParts = new Map<string, string[]>();
   const blockTag = analysis.reduction ? 'ilp' : 'unr';
   const labels: string[] = [];
+  const knobs: Knobs = { placements: placed, staged };
   for (const p of placed) {
     if (p.axis === undefined) continue;
     if (p.local === 1 && p.block === 1) {
@@ -218,7 +287,7 @@ function candidateOf(analysis: KernelAnalysis, placed: readonly Placement[], sta
     steps.push({ kind: 'prioritize', order: [...loops, `${r.iname}_outer`, `${r.iname}_inner`] });
     labels.push(`${r.iname}:${staged} staged ${fetches.map((f) => f.array).join(',')}`);
   } else if (loops.length > 1) steps.push({ kind: 'prioritize', order: loops });
-  return { steps, label: labels.join(' ') };
+  return { steps, label: labels.join(' '), knobs };
 }
 
 /**
