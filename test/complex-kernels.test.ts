@@ -182,30 +182,6 @@ for (const device of testDevices()) {
       );
     });
   }
-
-  test(`${device.name}: test_sized_and_complex_literals (loopy) – 5jf is complex64, 5j complex128, 5f float32`, async () => {
-    // loopy's test_loopy.py::test_sized_and_complex_literals, checked against its values
-    const wide = supportsDType(device, 'float64');
-    const knl = makeKernel(
-      '{ [i]: 0<=i<n }',
-      ['<> aa = 5jf', ...(wide ? ['<> bb = 5j', 'b[i] = imag(bb)'] : []), 'a[i] = imag(aa)', 'c[i] = 5f'],
-      [
-        globalArg('a', { dtype: 'float32', shape: ['n'] }),
-        globalArg('b', { dtype: 'float32', shape: ['n'] }),
-        globalArg('c', { dtype: 'float32', shape: ['n'] }),
-        '...',
-      ],
-      { assumptions: 'n>=1' },
-    );
-    if (!wide)
-      console.log(
-        `${device.name}: test_sized_and_complex_literals without 5j: complex128 needs float64, which WGSL lacks`,
-      );
-    const { a, b, c } = await run(knl, device, { n: 5 });
-    assert.equal(Array.from(a as Float32Array), [5, 5, 5, 5, 5]);
-    if (wide) assert.equal(Array.from(b as Float32Array), [5, 5, 5, 5, 5]);
-    assert.equal(Array.from(c as Float32Array), [5, 5, 5, 5, 5]);
-  });
 }
 
 test('the types of complex expressions follow the promotion rules', async () => {
