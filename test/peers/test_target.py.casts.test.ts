@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expr, LoomError, makeKernel, preprocessKernel, run } from '@loom/core';
+import { expr, LoomError, makeKernel, preprocessKernel, run, structDType } from '@loom/core';
 import { supportsDType, testDevices } from '../support/devices.ts';
 
 const throwsLoom = (f: () => unknown, message: RegExp) =>
@@ -40,8 +40,13 @@ for (const device of testDevices()) {
 }
 
 test('test_target_invalid_type_cast', () => {
-  // loopy's TypeCast to a numpy struct dtype: Loom has no struct dtypes, and a cast to what is
-  // no dtype is refused when the node is made
+  // loopy's TypeCast to a numpy struct dtype: a struct is assigned field by field, never cast to,
+  // and a cast to what is no dtype is refused when the node is made
+  const pair = structDType('pair', [
+    ['a', 'uint32'],
+    ['b', 'int32'],
+  ]);
+  throwsLoom(() => expr.cast(pair as unknown as string, expr.int(1)), /cast: the struct 'pair' is no dtype/);
   throwsLoom(() => expr.cast('struct', expr.int(1)), /cast: 'struct' is no dtype/);
   throwsLoom(
     () => expr.cast({ names: ['', ''], formats: ['<u4', '<i4'] } as unknown as string, expr.int(1)),

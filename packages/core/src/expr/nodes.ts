@@ -327,16 +327,25 @@ export const reduce = (
 function isExprList(x: Expr | readonly Expr[]): x is readonly Expr[] {
   return Array.isArray(x);
 }
+/** What a refused cast names: `'float4'`, `the struct 'bbhit'`, or the object as JSON. */
+function describeCastTarget(dtype: unknown): string {
+  if (typeof dtype === 'string') return `'${dtype}'`;
+  const struct = dtype as { kind?: unknown; name?: unknown } | null;
+  // a struct's fields are assigned one by one (`result[i].hit = ...`), never cast to as a whole
+  if (struct?.kind === 'struct' && typeof struct.name === 'string') return `the struct '${struct.name}'`;
+  return JSON.stringify(dtype);
+}
+
 /**
  * A cast node: `operand` converted to `dtype`, which must be one of Loom's dtypes: a cast to
  * anything else (a struct, a vector, a misspelling) would only fail, or worse, in some target's
  * code, so it is refused here, where it is made.
  */
 export function cast(dtype: string, operand: Expr): Cast {
-  if (typeof dtype !== 'string' || !isDType(dtype))
-    throw new LoomError(
-      `cast: ${typeof dtype === 'string' ? `'${dtype}'` : JSON.stringify(dtype)} is no dtype (dtypes: ${DTYPES.join(', ')})`,
-    );
+  if (typeof dtype !== 'string' || !isDType(dtype)) {
+    const what = describeCastTarget(dtype);
+    throw new LoomError(`cast: ${what} is no dtype a value can be cast to (dtypes: ${DTYPES.join(', ')})`);
+  }
   return Object.freeze({ kind: 'cast', dtype, operand });
 }
 
