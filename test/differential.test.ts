@@ -71,6 +71,7 @@ const OLDER: readonly Feature[] = [
   'images',
   'atomicStoresLoads',
   'parametricTemporaries',
+  'vectorLaneWrites',
   ...LAYOUTS,
 ];
 
@@ -86,6 +87,7 @@ const BEFORE_LATER_STEPS: readonly Feature[] = [
   'atomicStoresLoads',
   'nestedRules',
   'parametricTemporaries',
+  'vectorLaneWrites',
 ];
 
 /** Issue 24's family sample leaves out issue 27's steps, for the same reason. */
@@ -98,6 +100,7 @@ const ISSUE_24: readonly Feature[] = [
   'atomicStoresLoads',
   'nestedRules',
   'parametricTemporaries',
+  'vectorLaneWrites',
   ...LAYOUTS,
 ];
 
@@ -232,6 +235,25 @@ test("every device: issue 24's kernel kinds, lane temporaries and data-dependent
     assert.ok(
       results.some((r) => shapeless(r) && agreedOn(r, device.name)),
       `${device.name}: no segments case with a shape-less x compared (seeds ${segmentSeeds})`,
+    );
+});
+
+test('every device: vector lanes written by neighbouring work-items (c,vec outputs, i on l.0) agree with the untransformed kernel', async () => {
+  // the first seeds from 9000 whose case is of the family on every device and whose chain tagged the output's lanes
+  const seeds: number[] = [];
+  for (let seed = 9000; seeds.length < 3 && seed < 12000; seed++) {
+    const own = testDevices().map((d) => planCase(seed, new FeatureSet(EXCLUDED).without(limitsOf(d))));
+    if (
+      own.every((p) => p?.kcase.shape === 'vectorLanes' && p.chain.steps.some((s) => s.text.includes("'out', 'c,vec'")))
+    )
+      seeds.push(seed);
+  }
+  assert.is(seeds.length, 3, 'three seeds of the family');
+  const results = await sample(seeds, testDevices(), EXCLUDED);
+  for (const device of testDevices())
+    assert.ok(
+      results.some((r) => r.kcase.shape === 'vectorLanes' && agreedOn(r, device.name)),
+      `${device.name}: no vector-lane case compared (seeds ${seeds})`,
     );
 });
 

@@ -87,6 +87,8 @@ export const FEATURES = {
   // kernels of issue 24's bugs (s6-gen): lanes.ts and segments.ts, each with its own chain
   laneTemporaries:
     "a temporary (private, local, or moved by setTemporaryAddressSpace) written in 'ilp', 'ilp.seq', 'unr' or 'vec' lanes (or a split's inner half tagged so) and read in them or in a later loop, with l./g. tags on the other iname",
+  vectorLaneWrites:
+    "an output whose last axis is a vector's lanes ('c,vec', 2 or 4), each lane written by a work-item of its own (out[i // L, i % L] with i on l.0), its input read the same way as a vector or not",
   dependentDomains:
     'CSR-like segments: a loop over boxes b and an inner loop over s bounded by temporaries read from starts/counts or ptr[b]..ptr[b+1], writing each element and/or reducing each segment (empty ones included), under b on groups or work-items and splits of s',
   // narrow integer intermediates (s6-narrow): cases of pointwise-narrow.ts

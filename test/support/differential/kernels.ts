@@ -20,10 +20,20 @@ import { drawTable, sideStream } from './tables.ts';
 import type { Step } from './chains.ts';
 import { generateLaneCase } from './lanes.ts';
 import { generateSegmentCase } from './segments.ts';
+import { generateVectorLaneCase } from './vector-lanes.ts';
 import { generateAtomicCase } from './atomics.ts';
 
 /** The kernel's form; `lanes`, `segments` and `atomics` are made by lanes.ts, segments.ts and atomics.ts. */
-export type Shape = 'map1' | 'map2' | 'tri2' | 'reduce' | 'reduceTri' | 'lanes' | 'segments' | 'atomics';
+export type Shape =
+  | 'map1'
+  | 'map2'
+  | 'tri2'
+  | 'reduce'
+  | 'reduceTri'
+  | 'lanes'
+  | 'segments'
+  | 'atomics'
+  | 'vectorLanes';
 
 export interface KernelCase {
   readonly seed: number;
@@ -60,6 +70,9 @@ export function generateKernel(seed: number, rng: Rng, features: FeatureSet): Ke
   // issue 27's atomics, from a stream of their own too: with the feature left out, every seed keeps its case
   if (features.has('atomicStoresLoads') && sideStream(seed, 0x27a7).next() < 0.08)
     return generateAtomicCase(seed, rng, features);
+  // vector lanes written by neighbouring work-items (issue 29's OpenCL lane stores), from a stream of its own
+  if (features.has('vectorLaneWrites') && sideStream(seed, 0x29ec).next() < 0.06)
+    return generateVectorLaneCase(seed, rng, features);
   const dtypes: DType[] = [
     'float32',
     'float32',
