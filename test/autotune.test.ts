@@ -253,3 +253,36 @@ test('loom tune: usage mistakes exit with 2, a file without problems with 1', as
 });
 
 test.run();
+
+test('a configuration whose one launch outlasts the budget left is timed by that launch, not timed again', async () => {
+  const { cpuDevice } = await import('@loom/codegen-js');
+  const device = cpuDevice();
+  const n = 60_000_000;
+  let timings = 0;
+  const problem = defineTuning<{ readonly n: number }>({
+    name: 'one slow launch',
+    space: [{ n }],
+    build: () => makeKernel('{ [k]: 0<=k<n }', 'out[0] = sum(k, a[k % 7] * 0.5)', undefined, { name: 'slow' }),
+    arguments: async (d) => ({
+      a: await DeviceArray.from(
+        d,
+        Float32Array.from({ length: 7 }, (_, k) => k),
+        'float32',
+        [7],
+      ),
+      out: await DeviceArray.from(d, new Float32Array(1), 'float32', [1]),
+      n,
+    }),
+  });
+  const result = await autotune(problem, device, {
+    budgetSeconds: 0.1,
+    time: async () => {
+      timings++;
+      return 1;
+    },
+  });
+  const [trial] = result.trials;
+  assert.ok(trial!.seconds! > 0.5, `one launch of ${n} steps took ${trial!.seconds} s`);
+  assert.is(trial!.timedOnce, true);
+  assert.is(timings, 0, 'the timing function was not called');
+});

@@ -88,6 +88,11 @@ export interface Trial<C> {
   readonly config: C;
   /** Seconds per launch, when it ran and passed the check. */
   readonly seconds?: number;
+  /**
+   * Whether `seconds` is the wall time of the one checked launch (compilation included), not
+   * timed launches: that launch was so slow that timing more would have run far past the budget.
+   */
+  readonly timedOnce?: boolean;
   /** Why it was not measured (refused, failed to build, wrong result). */
   readonly failure?: string;
 }
@@ -145,7 +150,11 @@ export function memoryTuningCache(): TuningCache {
 
 /** Options of `autotune`: time budget, progress callback, cache and timing. */
 export interface AutotuneOptions<C> {
-  /** Stop starting new trials after this many seconds; default 60. */
+  /**
+   * Stop starting new trials after this many seconds; default 60. A trial whose checked launch
+   * alone takes over half a second and whose timing would run past what is left is timed by
+   * that launch (`Trial.timedOnce`).
+   */
   readonly budgetSeconds?: number;
   /** Told after each trial: how far the search is, the trial, the best so far. */
   readonly onProgress?: (progress: TuningProgress<C>) => void;
@@ -208,7 +217,7 @@ export async function autotune<C>(
   try {
     for (const config of problem.space) {
       if (trials.length > 0 && elapsed() > budgetSeconds) break;
-      const trial = await tryConfig(problem, config, device, args, probe, time, restore);
+      const trial = await tryConfig(problem, config, device, args, probe, time, restore, budgetSeconds - elapsed());
       trials.push(trial);
       if (trial.seconds !== undefined && (best === undefined || trial.seconds < best.seconds!)) best = trial;
       onProgress?.({
@@ -248,6 +257,7 @@ async function tryConfig<C>(
   probe: DeviceArray,
   time: NonNullable<AutotuneOptions<C>['time']>,
   restore: () => Promise<void>,
+  remainingSeconds: number,
 ): Promise<Trial<C>> {
   let prepared: PreparedLaunch | undefined;
   try {
@@ -255,9 +265,17 @@ async function tryConfig<C>(
       checkBounds: false,
     });
     await restore();
+    const started = performance.now();
     await prepared.launch();
     const wrong = await problem.check?.(args, config);
     if (wrong) return { config, failure: `wrong result: ${wrong}` };
+    await prepared.device.read(probe.buffer, new Uint8Array(Math.min(4, probe.buffer.byteLength)));
+    // a launch so slow that timing it (TIMED_LAUNCHES more) would run far past the budget is
+    // timed by itself: matmul of 1024 as written takes 11 s a launch on the H200 (the check's
+    // read-back is included, which matters only for launches far shorter than SLOW_LAUNCH)
+    const once = (performance.now() - started) / 1000;
+    if (once > SLOW_LAUNCH && once * TIMED_LAUNCHES > Math.max(0, remainingSeconds))
+      return { config, seconds: once, timedOnce: true };
     return { config, seconds: await time(prepared, probe) };
   } catch (e) {
     // Loom's own bugs are not a configuration's failure
@@ -267,6 +285,11 @@ async function tryConfig<C>(
     prepared?.release();
   }
 }
+
+/** About how many launches timing one configuration takes (`timeLaunchStream`'s warm-ups and samples). */
+const TIMED_LAUNCHES = 6;
+/** Seconds from which one launch is slow enough to be timed by itself when the budget is short. */
+const SLOW_LAUNCH = 0.5;
 
 /** Wall time per launch in a stream of launches, waiting for the device once per sample. */
 function wallTime(prepared: PreparedLaunch, probe: DeviceArray): Promise<number> {
