@@ -3,11 +3,14 @@
  * tuning sizes and the device's measured profile. Where `estimateTime` weighs a kernel's
  * footprint (blind to how the work is laid out), this weighs what the schedule changes:
  *
- *  - global memory in 32-byte sectors: a warp of 32 work-items along l.0 (fewer when the
- *    work-group is narrower) touches `ceil(lanes · stride · bytes / 32)` sectors per access,
- *    up to one per lane, from `getMemAccessMap`'s per-work-item strides along l.0; an access
- *    the same for the whole sub-group is one sector. A prefetch shows up as fewer global
- *    accesses and more local ones;
+ *  - global memory in 32-byte sectors, twice: what crosses the L1 cache, a warp of 32
+ *    work-items along l.0 (fewer when the work-group is narrower) touching
+ *    `ceil(lanes · stride · bytes / 32)` sectors per access, up to one per lane, from
+ *    `getMemAccessMap`'s per-work-item strides along l.0, at an assumed 4× the global bandwidth;
+ *    and what reaches memory, the sectors the whole work-group touches per access (a warp
+ *    across rows reads 32 sectors, but the warps beside it along l.1 read the rest of each: a
+ *    16 x 16 transpose tile moves what a coalesced copy moves). An access the same for the
+ *    whole sub-group is one sector. A prefetch shows up as fewer global accesses and more local ones;
  *  - local memory traffic, at an assumed 8× the global bandwidth, a read counted once for the
  *    unrolled copies (`ilp`, `unr`) that read the same element, which the compiler keeps in a
  *    register (`localReuse`: a 4 x 4 register tile of matmul reads 4 + 4 elements of its panels a
@@ -37,14 +40,17 @@ import { ilpRange } from '../../preprocess/privatize-ilp.ts';
 const WARP = 32;
 const SECTOR = 32;
 const LOCAL_SPEEDUP = 8;
+const L1_SPEEDUP = 4;
 const BARRIER_FLOPS = 64;
 
 /** What the model counted for one candidate, and the time it predicts. */
 export interface CostBreakdown {
   /** The predicted seconds per launch. */
   readonly seconds: number;
-  /** Bytes of global memory moved, in whole sectors. */
+  /** Bytes of global memory moved, in the whole sectors each work-group touches. */
   readonly globalBytes: number;
+  /** Bytes of global memory requested through the L1 cache, in the whole sectors each warp touches. */
+  readonly l1Bytes: number;
   /** Bytes of local memory read and written. */
   readonly localBytes: number;
   /** Local barriers per work-item. */
@@ -66,6 +72,7 @@ export function predictCost(
   const env = valuesEnv(new Map(Object.entries(sizes)), `the cost of '${knl.name}'`);
   let workItems = 1;
   let lanes = 1;
+  let groupShape: number[] = [1];
   for (const k of program.kernels) {
     const local = k.localSize.map((e) => evaluateInt(e, env, 'a work-group size'));
     const groups = k.groupCount.map((e) => evaluateInt(e, env, 'a work-group count'));
@@ -73,11 +80,13 @@ export function predictCost(
     if (items >= workItems) {
       workItems = items;
       lanes = Math.min(WARP, local[0] ?? 1);
+      groupShape = local.length ? local : [1];
     }
   }
   const stats = getStatistics(knl, { subgroupSize: WARP });
   const reuse = localReuse(knl);
   let globalBytes = 0;
+  let l1Bytes = 0;
   let localBytes = 0;
   for (const [key, count] of stats.memAccesses) {
     const n = count.evalWithDict(sizes);
@@ -90,13 +99,16 @@ export function predictCost(
     if (key.countGranularity !== 'workitem') {
       // one access for the whole sub-group: its sectors, once
       globalBytes += n * Math.ceil(bytes / SECTOR) * SECTOR;
+      l1Bytes += n * Math.ceil(bytes / SECTOR) * SECTOR;
       continue;
     }
     const stride = strideValue(key.lidStrides?.[0], env);
     // lanes side by side along l.0 (a row of the warp); a warp holds WARP / lanes such rows
     const sectorsPerRow =
       stride === undefined ? lanes : Math.min(lanes, Math.ceil((lanes * Math.max(1, stride) * bytes) / SECTOR));
-    globalBytes += (n / lanes) * sectorsPerRow * SECTOR;
+    l1Bytes += (n / lanes) * sectorsPerRow * SECTOR;
+    const strides = groupShape.map((_, axis) => strideValue(key.lidStrides?.[axis], env));
+    globalBytes += (n / groupShape.reduce((a, b) => a * b, 1)) * groupSectors(groupShape, strides, bytes) * SECTOR;
   }
   let barriers = 0;
   for (const [key, count] of stats.sync) if (key.kind === 'barrier_local') barriers += count.evalWithDict(sizes);
@@ -105,17 +117,43 @@ export function predictCost(
   const busy = Math.max(
     work.flops / profile.flopRate,
     Math.max(globalBytes, work.bytes) / profile.bandwidth,
+    l1Bytes / (L1_SPEEDUP * profile.bandwidth),
     localBytes / (LOCAL_SPEEDUP * profile.bandwidth),
   );
   const barrierSeconds = (barriers * workItems * BARRIER_FLOPS) / profile.flopRate;
   return {
     seconds: work.launches * profile.launchOverhead + (busy + barrierSeconds) / fill,
     globalBytes,
+    l1Bytes,
     localBytes,
     barriers,
     flops: work.flops,
     workItems,
   };
+}
+
+/**
+ * The 32-byte sectors one access of a whole work-group touches, its shape `group` (work-items per
+ * local axis) and the access's stride along each (0: the same element; undefined: unknown, each
+ * work-item its own sector). Along the axis of the smallest stride below a sector the work-items
+ * share sectors, `ceil(L · stride · bytes / 32)` of them a line; every other axis that moves
+ * multiplies the lines, up to one sector per distinct element.
+ */
+export function groupSectors(
+  group: readonly number[],
+  strides: readonly (number | undefined)[],
+  bytes: number,
+): number {
+  const moving = group
+    .map((size, axis) => ({ size, stride: strides[axis] }))
+    .filter((a) => a.stride !== 0 && a.size > 1);
+  const distinct = moving.reduce((n, a) => n * a.size, 1);
+  const near = moving
+    .filter((a): a is { size: number; stride: number } => a.stride !== undefined && a.stride * bytes < SECTOR)
+    .sort((a, b) => a.stride - b.stride)[0];
+  if (!near) return distinct;
+  const line = Math.ceil((near.size * near.stride * bytes) / SECTOR);
+  return Math.min(distinct, line * (distinct / near.size));
 }
 
 /**
