@@ -86,6 +86,13 @@ for (const device of testDevices()) {
       assert.match(tiled, /__local float buf1_tile\[1055\]/); // 33 words a row, 32 rows
       assert.match(tiled, /barrier\(CLK_LOCAL_MEM_FENCE\)/);
       assert.match(tiled, /reqd_work_group_size\(32, 8, 1\)/);
+      // x and the output are rows of the task (`buf[i0, offset + i1]`), proven in bounds: no guard
+      // against their storages' lengths, as in the hand-written kernel
+      assert.not.match(tiled, /buf0_size|buf2_size/);
+      assert.match(
+        tiled,
+        /buf2\[out0_stride0 \* \(32 \* gid\(1\) \+ lid\(1\)\) \+ \(out0_offset \+ 32 \* gid\(0\) \+ lid\(0\)\)\] = /,
+      );
     } else if (target === 'wgsl') {
       // whole vec4s: one load per input, one store per output
       const vector = add.plan(x, x).code();
@@ -153,6 +160,13 @@ for (const device of testDevices()) {
     const stepped = base.t.slice(1, 0, 90, 2).transpose(0, 1); // [45, 50], stride (2, 90)
     const x2 = make(device, [45, 50], 10);
     assertNumbers(await values(await add(x2.t, stepped)), ref(x2.t, x2.host, stepped, base.host), 'stepped');
+
+    // rows walked backwards (a negative row stride), into an output whose rows run backwards too
+    const flipped = x.t.flip(0);
+    const backwards = empty([73, 40], { device });
+    await add(flipped, yT, { out0: backwards.flip(0) });
+    if (gpu) assert.is(add.plan(flipped, yT, { out0: backwards.flip(0) }).variant, 'tiled');
+    assertNumbers(await values(backwards.flip(0)), ref(flipped, x.host, yT, base.host), 'flipped rows, in and out');
 
     // in place: out0 is x, y transposed beside it
     const expected = ref(x.t, x.host, yT, base.host);

@@ -68,6 +68,8 @@ export type InputSpec =
       readonly unitInner: boolean;
       /** Read through a local tile (the tiled variant): its stride along task axis 0 is 1. */
       readonly tiled: boolean;
+      /** Its stride along task axis 0 is not negative (set for the tiled variant only, which may address it as rows). */
+      readonly forwardRows?: boolean;
     }
   /** A scalar passed by value as `as`. */
   | { readonly kind: 'scalar'; readonly as: TensorDType };
@@ -77,6 +79,8 @@ export interface OutputSpec {
   readonly dtype: TensorDType;
   /** Its stride along the innermost task axis is 1 (baked in: plainer, guard-free addressing). */
   readonly unitInner: boolean;
+  /** Its stride along task axis 0 is not negative (set for the tiled variant only, which may address it as rows). */
+  readonly forwardRows?: boolean;
 }
 
 /** Everything that shapes a variant's code. */
@@ -159,13 +163,19 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // the vector variant counts vectors, not elements: sizes, offsets and strides in groups of four
   const per = variant === 'vector4' ? { per: VECTOR_LANES } : {};
   const tiledStorages = new Set(spec.inputs.flatMap((i) => (i.kind === 'tensor' && i.tiled ? [i.storage] : [])));
+  const rowStorages = rowLayoutStorages(spec);
   const storageShapes = storages.map((s, k) =>
     tiledStorages.has(k)
       ? ['size1', `${s}_reach`]
-      : variant === 'vector4'
-        ? [`${s}_size`, VECTOR_LANES]
-        : [`${s}_size`],
+      : rowStorages.has(k)
+        ? ['size0', `${s}_reach`]
+        : variant === 'vector4'
+          ? [`${s}_size`, VECTOR_LANES]
+          : [`${s}_size`],
   );
+  // a 2-D storage ends where its operand's elements end (`reach`, set by the launch): what the
+  // guards need to prove every access in bounds, so that the kernel has none
+  const assumptions: string[] = [];
   const args: ArgSpec[] = spec.storages.map((dtype, k) => globalArg(storages[k], { shape: storageShapes[k], dtype }));
   /** The array axis tags a variant needs once the kernel is made (`vec` lanes, a tiled input's strides). */
   const axisTags = new Map<string, string>();
@@ -173,21 +183,27 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   // the int32 value arguments (sizes, strides, offsets), each with where its value comes from
   const indexParams = new Map<string, ValueSource>(variant === 'tiled' ? [] : [['n', { from: 'elements', ...per }]]);
   spec.storages.forEach((_, k) => {
-    if (!tiledStorages.has(k)) indexParams.set(`${storages[k]}_size`, { from: 'storage-length', storage: k, ...per });
+    if (!tiledStorages.has(k) && !rowStorages.has(k))
+      indexParams.set(`${storages[k]}_size`, { from: 'storage-length', storage: k, ...per });
   });
   const types = new Map<string, DType>();
   // every dependency is spelled out: the single-writer guess would see loads wait for stores of in-place outputs
   const after = (...lists: string[][]) => lists.flat();
   let operand = 0;
   /** An operand's strides (the innermost one is baked in when it is 1) and offset. */
-  const addressParams = (prefix: string, unitInner: boolean, tiledStorage?: number) => {
+  const addressParams = (prefix: string, unitInner: boolean, storage: number, tiled = false) => {
     for (let d = 0; d < rank; d++) {
-      const baked = (unitInner && d === rank - 1) || (tiledStorage !== undefined && d === 0);
+      const baked = (unitInner && d === rank - 1) || (tiled && d === 0);
       if (!baked) indexParams.set(`${prefix}_stride${d}`, { from: 'stride', operand, axis: d, ...per });
     }
     indexParams.set(`${prefix}_offset`, { from: 'offset', operand, ...per });
-    if (tiledStorage !== undefined)
-      indexParams.set(`${storages[tiledStorage]}_reach`, { from: 'reach', operand, axis: 0 });
+    if (tiled || rowStorages.has(storage)) {
+      // a tiled input's rows run along task axis 0, an untiled operand's along axis 1
+      const axis = tiled ? 0 : 1;
+      const reach = `${storages[storage]}_reach`;
+      indexParams.set(reach, { from: 'reach', operand, axis });
+      assumptions.push(`${prefix}_offset >= 0 and ${reach} = ${prefix}_offset + size${axis}`);
+    }
     operand++;
   };
   /** The stored numbers of an operand's element here: one subscript, or a complex's two. */
@@ -197,6 +213,11 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       // the tile's footprint must be affine: the outer stride goes to the array's axis 0
       axisTags.set(buffer, `stride:${prefix}_stride1,stride:1`);
       return [subscript(buffer, [variable('i1'), add(variable(`${prefix}_offset`), variable('i0'))])];
+    }
+    if (rowStorages.has(storage)) {
+      // rows of the task: `buf[i0, offset + i1]`, the operand's outer stride the array's axis 0
+      axisTags.set(buffer, `stride:${prefix}_stride0,stride:1`);
+      return [subscript(buffer, [variable('i0'), add(variable(`${prefix}_offset`), variable('i1'))])];
     }
     if (variant !== 'vector4') return elementParts(buffer, elementIndex(prefix, rank, unitInner), dtype);
     // vector statements of rank 1 (WGSL): the vector's index `offset + t` is affine in the loop
@@ -274,7 +295,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
       );
       return;
     }
-    addressParams(name, input.unitInner, input.tiled ? input.storage : undefined);
+    addressParams(name, input.unitInner, input.storage, input.tiled);
     const stored = access(name, input.storage, input.dtype, input.unitInner);
     const load = (target: string, source: Expr) => {
       const value = componentDType(input.dtype) === part ? source : cast(part, source);
@@ -339,7 +360,7 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
   const values = lowerOutputs(payload.outputs, env);
   spec.outputs.forEach((output, k) => {
     const name = operandName('out', k);
-    addressParams(name, output.unitInner);
+    addressParams(name, output.unitInner, output.storage);
     const value = values[k];
     const parts = storedParts(value, output.dtype, env);
     for (const part of parts) checkLiteralRanges(part, literals, componentDType(output.dtype));
@@ -367,7 +388,10 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     vector4: `{ [t, k]: 0 <= t < n and 0 <= k < ${VECTOR_LANES} }`,
     tiled: '{ [i0, i1]: 0 <= i0 < size0 and 0 <= i1 < size1 }',
   }[variant];
-  let kernel = makeKernel(domain, instructions, allArgs, { name });
+  let kernel = makeKernel(domain, instructions, allArgs, {
+    name,
+    ...(assumptions.length ? { assumptions: assumptions.join(' and ') } : {}),
+  });
   for (const [array, tags] of axisTags) kernel = tagArrayAxes(kernel, array, tags);
   kernel = scheduleVariant(
     kernel,
@@ -382,6 +406,32 @@ export function buildKernel(payload: Payload, spec: KernelSpec, name: string): P
     values: new Map([...scalarSources, ...constants, ...indexParams]),
   };
   return { spec, kernel, plan };
+}
+
+/**
+ * The storages the tiled variant addresses as rows of the task, a 2-D array `[size0, reach]`
+ * whose axis 0 has the operand's stride: those of a real operand with stride 1 along the
+ * inner axis and a stride along the outer one that is not negative (an array's layout has
+ * none), the only one to view its storage. Its accesses are then affine with a known
+ * extent, proven in bounds (the hand-written transpose-add has no guards; the flat
+ * addressing's `0 <= at < size` guard on every load and store cost the tiled variant a third
+ * of its bandwidth's worth of instructions).
+ */
+function rowLayoutStorages(spec: KernelSpec): Set<number> {
+  if (spec.variant !== 'tiled') return new Set();
+  const operands = [
+    ...spec.inputs.flatMap((i) => (i.kind === 'tensor' ? [{ ...i, output: false }] : [])),
+    ...spec.outputs.map((o) => ({ ...o, tiled: false, output: true })),
+  ];
+  const users = new Map<number, number>();
+  for (const o of operands) users.set(o.storage, (users.get(o.storage) ?? 0) + 1);
+  return new Set(
+    operands
+      .filter(
+        (o) => !o.tiled && o.unitInner && o.forwardRows === true && !isComplex(o.dtype) && users.get(o.storage) === 1,
+      )
+      .map((o) => o.storage),
+  );
 }
 
 /** The dtype a temporary holding `e` is declared with: the core's type for it. */

@@ -87,6 +87,9 @@ export function kernelSpec(
         : (outputs[k - tensorInputs.length]?.storage.length ?? task.shape.reduce((a, b) => a * b, 1)),
   }));
   const choice = chooseVariant(target, task, facts, blockSize);
+  // the tiled variant addresses an operand as rows of the task when its rows run forwards (kernel.ts)
+  const rows = (operand: number) =>
+    choice.name === 'tiled' && task.strides[operand][0] >= 0 ? { forwardRows: true as const } : {};
   let operand = 0;
   const spec: KernelSpec = {
     variant: choice.name,
@@ -103,12 +106,14 @@ export function kernelSpec(
         as: dtypes.inputs[k],
         unitInner: unit(n),
         tiled: choice.tiledOperands.has(n),
+        ...rows(n),
       };
     }),
     outputs: outputs.map((_, k) => ({
       storage: outputStorage[k],
       dtype: dtypes.outputs[k],
       unitInner: unit(tensorInputs.length + k),
+      ...rows(tensorInputs.length + k),
     })),
     blockSize,
   };
